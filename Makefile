@@ -1,0 +1,37 @@
+# Two commands do all set-up: `make run` and `make test`. Both create .venv on first use.
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PORT   ?= 8765
+
+.PHONY: run test lint format migrations-check bench clean
+
+$(STAMP): pyproject.toml scripts/bootstrap scripts/system-packages.txt
+	scripts/bootstrap
+
+run: $(STAMP)
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py dashboard --port $(PORT)
+
+test: $(STAMP)
+	$(PY) -m pytest -n auto
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy workrail_site workflows_app runs exports
+	$(PY) manage.py makemigrations --check --dry-run
+
+format: $(STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+migrations-check: $(STAMP)
+	$(PY) manage.py makemigrations --check --dry-run
+
+bench: $(STAMP)
+	$(PY) bench/startup.py
+	$(PY) bench/list_workflows.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RunsConfig(AppConfig):
+    name = "runs"
+    verbose_name = "Runs"

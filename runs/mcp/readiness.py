@@ -1,0 +1,51 @@
+"""Background preparation of a freshly started MCP process: Django apps, migrations, catalog.
+
+Tools that need the database call `wait_until_ready()`; the catalog tools do not need to, but the
+first scan is done here too so the first list_workflows is fast.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import threading
+
+logger = logging.getLogger("workrail.mcp")
+
+_ready = threading.Event()
+_failure: list[BaseException] = []
+
+
+def start_background_setup() -> threading.Thread:
+    worker = threading.Thread(target=_setup, name="workrail-setup", daemon=True)
+    worker.start()
+    return worker
+
+
+def _setup() -> None:
+    try:
+        import django
+        from django.core.management import call_command
+
+        django.setup()
+        # migrate prints progress; keep it off stdout, which belongs to the protocol.
+        log = io.StringIO()
+        call_command("migrate", interactive=False, verbosity=1, stdout=log, stderr=log)
+        applied = [line for line in log.getvalue().splitlines() if line.strip().startswith("Applying")]
+        if applied:
+            logger.info("applied %d migrations", len(applied))
+        from runs.services.catalog import current_catalog
+
+        current_catalog()
+    except BaseException as exc:  # reported to every tool that waits, never lost
+        logger.exception("start-up failed")
+        _failure.append(exc)
+    finally:
+        _ready.set()
+
+
+def wait_until_ready(timeout: float = 60.0) -> None:
+    if not _ready.wait(timeout):
+        raise TimeoutError("WorkRail is still preparing its database")
+    if _failure:
+        raise RuntimeError("WorkRail could not prepare its database") from _failure[0]

@@ -1,0 +1,71 @@
+"""Plain-text renderings of tool results: what an agent (or a person) reads first."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def error_text(error: dict[str, Any]) -> str:
+    retry = "Retrying may help." if error["retryable"] else "Retrying the same call will not help."
+    return f"Error {error['code']}: {error['message']}\nNext: {error['suggestion']}\n{retry}"
+
+
+def _diagnostic_line(diagnostic: dict[str, Any]) -> str:
+    where = diagnostic["file"] or ""
+    if diagnostic["pointer"]:
+        where += f" at {diagnostic['pointer']}"
+    return f"- [{diagnostic['severity']}] {diagnostic['code']} {where}: {diagnostic['message']} Fix: {diagnostic['fix']}"
+
+
+def workflow_list_text(result: dict[str, Any]) -> str:
+    lines = [f"{result['count']} workflows available."]
+    for item in result["workflows"]:
+        flags = [item["kind"], item["source"]["kind"], f"{item['stepCount']} steps"]
+        if item["idStatus"] == "legacy":
+            flags.append("legacy id")
+        lines.append(f"- {item['id']} — {item['name']} ({', '.join(flags)}): {item['description']}")
+    if result["warnings"]:
+        lines += ["", f"{len(result['warnings'])} warnings:"]
+        lines += [_diagnostic_line(d) for d in result["warnings"]]
+    lines += ["", "Next: inspect_workflow {\"workflowId\": \"<id>\"} to see one before starting it."]
+    return "\n".join(lines)
+
+
+def workflow_details_text(result: dict[str, Any]) -> str:
+    workflow = result["workflow"]
+    lines = [
+        f"{workflow['name']} ({workflow['id']}, version {workflow['version']}, {workflow['kind']})",
+        workflow["description"],
+        f"workflowHash: {workflow['workflowHash']}",
+    ]
+    if workflow.get("about"):
+        lines += ["", workflow["about"]]
+    for key, title in (("preconditions", "Preconditions"), ("clarificationPrompts", "Questions to clarify first"),
+                       ("metaGuidance", "Guidance")):
+        if workflow.get(key):
+            lines += ["", f"{title}:"] + [f"- {item}" for item in workflow[key]]
+    lines += ["", "Steps:"]
+    lines += _outline_lines(result["steps"], indent="")
+    for diagnostic in workflow["warnings"]:
+        lines.append(_diagnostic_line(diagnostic))
+    return "\n".join(lines)
+
+
+def _outline_lines(steps: list[dict[str, Any]], indent: str) -> list[str]:
+    lines = []
+    for number, step in enumerate(steps, 1):
+        notes = []
+        if "runCondition" in step:
+            notes.append(f"only if {json.dumps(step['runCondition'], sort_keys=True)}")
+        if step.get("requireConfirmation"):
+            notes.append("asks for confirmation")
+        if step["kind"] == "loop":
+            notes.append(f"{step['loop']['type']} loop, at most {step['loop']['maxIterations']} iterations")
+        suffix = f" ({'; '.join(notes)})" if notes else ""
+        lines.append(f"{indent}{number}. {step['title']} [{step['id']}]{suffix}")
+        if "prompt" in step:
+            lines += [f"{indent}   {line}" for line in step["prompt"].splitlines()]
+        if step["kind"] == "loop":
+            lines += _outline_lines(step["body"], indent + "   ")
+    return lines

@@ -1,0 +1,139 @@
+"""The MCP tools as data: name, schemas, examples, annotations and the service call behind each.
+
+A tool's description is generated from its summary and its examples, and its examples are checked
+against its input schema by the tests, so what the agent reads cannot drift from what it may send.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from runs.errors import ErrorCode, WorkRailError
+from runs.mcp import rendering, schemas
+from runs.services import catalog
+
+logger = logging.getLogger("workrail.mcp")
+
+
+@dataclass(frozen=True)
+class Annotations:
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool = False
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    summary: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    examples: list[dict[str, Any]]
+    annotations: Annotations
+    handler: Callable[..., dict[str, Any]]
+    render: Callable[[dict[str, Any]], str]
+    _validator: Draft202012Validator = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_validator", Draft202012Validator(self.input_schema))
+
+    @property
+    def description(self) -> str:
+        lines = [self.summary, "", "Examples of arguments:"]
+        lines += [json.dumps(example, sort_keys=True) for example in self.examples]
+        return "\n".join(lines)
+
+    def check_arguments(self, arguments: Any) -> None:
+        problem = best_match(self._validator.iter_errors(arguments))
+        if problem is None:
+            return
+        where = "".join(f"/{part}" for part in problem.absolute_path) or "the arguments"
+        raise WorkRailError(
+            ErrorCode.INVALID_INPUT,
+            f"{self.name}: at {where}, {problem.message}.",
+            f"Send arguments that match the tool's input schema, for example {json.dumps(self.examples[0])}.",
+            details={"pointer": where if where != "the arguments" else "", "schema": self.input_schema},
+        )
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    structured: dict[str, Any]
+    text: str
+    is_error: bool
+
+
+def execute(spec: ToolSpec, arguments: Any) -> ToolOutcome:
+    """Runs one tool call; every failure becomes data, never an exception across the boundary."""
+    try:
+        spec.check_arguments(arguments)
+        result = spec.handler(**arguments)
+    except WorkRailError as exc:
+        return error_outcome(exc)
+    except Exception:
+        logger.exception("tool %s failed", spec.name)
+        return error_outcome(WorkRailError(
+            ErrorCode.INTERNAL_ERROR,
+            f"{spec.name} failed unexpectedly; the details are in the server log (stderr).",
+            "Retry once; if it fails again, report the server log. Nothing stored was changed by this call.",
+            retryable=True,
+        ))
+    return ToolOutcome(result, spec.render(result), is_error=False)
+
+
+def error_outcome(exc: WorkRailError) -> ToolOutcome:
+    payload = exc.as_dict()
+    return ToolOutcome({"error": payload}, rendering.error_text(payload), is_error=True)
+
+
+def _list_workflows(kind: str | None = None, namespace: str | None = None) -> dict[str, Any]:
+    return catalog.list_workflows(kind=kind, namespace=namespace)
+
+
+def _inspect_workflow(workflowId: str, mode: str = "metadata") -> dict[str, Any]:  # noqa: N803 - wire name
+    return catalog.inspect_workflow(workflowId, "preview" if mode == "preview" else "metadata")
+
+
+READ_ONLY = Annotations(read_only=True, destructive=False, idempotent=True)
+
+TOOLS: list[ToolSpec] = [
+    ToolSpec(
+        name="list_workflows",
+        title="List workflows",
+        summary=(
+            "List the workflows and routines WorkRail can run, with their ids, what they do, where they "
+            "come from and their workflowHash. Files that failed to load are reported under 'warnings' "
+            "with the file, a JSON pointer and how to fix them. Read-only."
+        ),
+        input_schema=schemas.LIST_WORKFLOWS_INPUT,
+        output_schema=schemas.LIST_WORKFLOWS_OUTPUT,
+        examples=[{}, {"kind": "workflow"}, {"namespace": "wr"}],
+        annotations=READ_ONLY,
+        handler=_list_workflows,
+        render=rendering.workflow_list_text,
+    ),
+    ToolSpec(
+        name="inspect_workflow",
+        title="Inspect a workflow",
+        summary=(
+            "Show one workflow before running it: purpose, preconditions, questions to clarify, and its "
+            "step outline (mode 'metadata'), or also each step's prompt and role (mode 'preview'). "
+            "Read-only; never starts a run."
+        ),
+        input_schema=schemas.INSPECT_WORKFLOW_INPUT,
+        output_schema=schemas.INSPECT_WORKFLOW_OUTPUT,
+        examples=[{"workflowId": "wr.bug_investigation"}, {"workflowId": "wr.code_review", "mode": "preview"}],
+        annotations=READ_ONLY,
+        handler=_inspect_workflow,
+        render=rendering.workflow_details_text,
+    ),
+]

@@ -1,0 +1,120 @@
+"""Use cases of the read-only catalog: list and inspect workflows.
+
+Every door (MCP tools, HTTP API, dashboard) calls these functions and nothing below them, so the
+answer to "which workflows exist and what do they do" is computed in exactly one place.
+"""
+
+from __future__ import annotations
+
+import difflib
+from functools import cache
+from typing import Any, Literal
+
+from django.conf import settings
+
+from workflows_app.catalog import Catalog, CatalogLoader, WorkflowEntry
+from workflows_app.sources import configured_sources
+from runs.errors import ErrorCode, WorkRailError
+
+PREVIEW_PROMPT_CHARS = 600
+
+
+@cache
+def catalog_loader() -> CatalogLoader:
+    return CatalogLoader(
+        configured_sources(
+            workrail_home=settings.WORKRAIL_HOME,
+            project_dir=settings.WORKRAIL_PROJECT_DIR,
+            extra_paths=list(settings.WORKRAIL_WORKFLOW_PATHS),
+        )
+    )
+
+
+def current_catalog() -> Catalog:
+    return catalog_loader().load()
+
+
+def list_workflows(kind: str | None = None, namespace: str | None = None) -> dict[str, Any]:
+    catalog = current_catalog()
+    entries = [
+        entry
+        for entry in catalog.entries
+        if (kind is None or entry.kind == kind) and (namespace is None or entry.parsed_id.namespace == namespace)
+    ]
+    return {
+        "count": len(entries),
+        "workflows": [summary(entry) for entry in entries],
+        "warnings": [d.as_dict() for d in catalog.diagnostics],
+    }
+
+
+def inspect_workflow(workflow_id: str, mode: Literal["metadata", "preview"] = "metadata") -> dict[str, Any]:
+    catalog = current_catalog()
+    entry = find_workflow(catalog, workflow_id)
+    compiled = entry.compiled
+    details: dict[str, Any] = {
+        **summary(entry),
+        **{key: compiled[key] for key in ("about", "preconditions", "clarificationPrompts", "metaGuidance",
+                                          "recommendedPreferences", "examples", "features") if key in compiled},
+    }
+    result: dict[str, Any] = {"mode": mode, "workflow": details, "steps": [_outline(s, mode) for s in compiled["steps"]]}
+    return result
+
+
+def find_workflow(catalog: Catalog, workflow_id: str) -> WorkflowEntry:
+    entry = catalog.get(workflow_id)
+    if entry is not None:
+        return entry
+    if workflow_id in catalog.invalid:
+        problems = catalog.invalid[workflow_id]
+        first = problems[0]
+        raise WorkRailError(
+            ErrorCode.WORKFLOW_INVALID,
+            f"Workflow '{workflow_id}' exists but cannot run: {first.message}",
+            f"Fix {first.file}{' at ' + first.pointer if first.pointer else ''}: {first.fix}",
+            details={"diagnostics": [d.as_dict() for d in problems]},
+        )
+    known = [e.id for e in catalog.entries]
+    close = difflib.get_close_matches(workflow_id, known, n=3, cutoff=0.5)
+    hint = f"Did you mean {', '.join(close)}? " if close else ""
+    raise WorkRailError(
+        ErrorCode.WORKFLOW_NOT_FOUND,
+        f"No workflow has the id '{workflow_id}'.",
+        f"{hint}Call list_workflows to see the available ids.",
+        details={"didYouMean": close},
+    )
+
+
+def summary(entry: WorkflowEntry) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "name": entry.compiled["name"],
+        "description": entry.compiled["description"],
+        "version": entry.compiled["version"],
+        "kind": entry.kind,
+        "idStatus": entry.parsed_id.status.value,
+        "namespace": entry.parsed_id.namespace,
+        "source": {"kind": entry.source.kind.value, "path": str(entry.path)},
+        "stepCount": entry.step_count,
+        "workflowHash": entry.workflow_hash,
+        "warnings": [d.as_dict() for d in entry.warnings],
+    }
+
+
+def _outline(step: dict[str, Any], mode: str) -> dict[str, Any]:
+    item: dict[str, Any] = {"id": step["id"], "title": step["title"], "kind": step["kind"]}
+    if "runCondition" in step:
+        item["runCondition"] = step["runCondition"]
+    if step.get("requireConfirmation"):
+        item["requireConfirmation"] = step["requireConfirmation"]
+    if step["kind"] == "loop":
+        item["loop"] = step["loop"]
+        item["body"] = [_outline(child, mode) for child in step["body"]]
+    elif mode == "preview":
+        prompt = step["prompt"]
+        truncated = len(prompt) > PREVIEW_PROMPT_CHARS
+        item["prompt"] = prompt[:PREVIEW_PROMPT_CHARS].rstrip() + (" …" if truncated else "")
+        item["promptTruncated"] = truncated
+        if "agentRole" in step:
+            item["agentRole"] = step["agentRole"]
+    return item

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class WorkflowsAppConfig(AppConfig):
+    name = "workflows_app"
+    verbose_name = "Workflows"

@@ -1,0 +1,167 @@
+"""The workflow catalog: every source loaded, duplicates resolved, each workflow compiled and hashed.
+
+Loading is cached twice: a file is parsed and validated again only when its size or mtime changes,
+and the whole catalog is rebuilt only when some file under a source changed. A listing with nothing
+changed costs one directory walk.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from functools import cached_property
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workflows_app.compiler import CompileError, RoutineDocument, compile_workflow
+from workflows_app.diagnostics import Code, Diagnostic, Severity, warning
+from workflows_app.hashing import workflow_hash
+from workflows_app.ids import ParsedId
+from workflows_app.loader import LoadedFile, load_file
+from workflows_app.sources import Source, SourceKind
+
+
+@dataclass(frozen=True)
+class WorkflowEntry:
+    id: str
+    parsed_id: ParsedId
+    kind: str
+    source: Source
+    path: Path
+    document: dict[str, Any]
+    compiled: dict[str, Any]
+    workflow_hash: str
+    warnings: tuple[Diagnostic, ...]
+
+    @property
+    def sort_key(self) -> tuple[bool, str, bool, str]:
+        namespace = self.parsed_id.namespace
+        return (namespace is None, namespace or "", self.kind != "workflow", self.id)
+
+    @property
+    def step_count(self) -> int:
+        """Top-level steps as authored (a loop counts once), which is what a reader of the file sees."""
+        return len(self.document["steps"])
+
+
+@dataclass(frozen=True)
+class Catalog:
+    entries: tuple[WorkflowEntry, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    invalid: dict[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
+
+    def get(self, workflow_id: str) -> WorkflowEntry | None:
+        return self._by_id.get(workflow_id)
+
+    @cached_property
+    def _by_id(self) -> dict[str, WorkflowEntry]:
+        return {entry.id: entry for entry in self.entries}
+
+
+class CatalogLoader:
+    """Loads the catalog from `sources`; safe to share between threads."""
+
+    def __init__(self, sources: list[Source]) -> None:
+        self.sources = sources
+        self._lock = threading.Lock()
+        self._files: dict[tuple[Path, int, int, int], LoadedFile] = {}
+        self._fingerprint: tuple[Any, ...] | None = None
+        self._catalog: Catalog | None = None
+
+    def load(self) -> Catalog:
+        with self._lock:
+            listing = [(source, path, _stat(path)) for source in self.sources for path in source.files()]
+            fingerprint = tuple((str(path), stat) for _source, path, stat in listing)
+            if self._catalog is not None and fingerprint == self._fingerprint:
+                return self._catalog
+            files = []
+            fresh: dict[tuple[Path, int, int, int], LoadedFile] = {}
+            for source, path, stat in listing:
+                key = (path, source.precedence, *stat)
+                loaded = self._files.get(key) or load_file(path, source)
+                fresh[key] = loaded
+                files.append(loaded)
+            self._files = fresh
+            self._catalog = assemble(files, self.sources)
+            self._fingerprint = fingerprint
+            return self._catalog
+
+
+def _stat(path: Path) -> tuple[int, int]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+def assemble(files: list[LoadedFile], sources: list[Source]) -> Catalog:
+    diagnostics: list[Diagnostic] = [d for f in files for d in f.diagnostics]
+    diagnostics += _missing_sources(sources)
+    invalid: dict[str, list[Diagnostic]] = {}
+    for loaded in files:
+        if not loaded.is_valid and loaded.parsed_id is not None:
+            invalid.setdefault(loaded.parsed_id.raw, []).extend(
+                d for d in loaded.diagnostics if d.severity is Severity.ERROR
+            )
+    winners, shadow_notes = _resolve_duplicates([f for f in files if f.is_valid])
+    diagnostics += [note for notes in shadow_notes.values() for note in notes]
+
+    routines: dict[str, RoutineDocument] = {}
+    for loaded in winners:  # winners are in precedence order: the first routine of a name is used
+        assert loaded.parsed_id is not None and loaded.document is not None
+        routines.setdefault(loaded.parsed_id.name, RoutineDocument(loaded.parsed_id.raw, loaded.document))
+
+    entries = []
+    for loaded in winners:
+        assert loaded.parsed_id is not None and loaded.document is not None
+        try:
+            compiled = compile_workflow(loaded.document, kind=loaded.kind, resolve_routine=routines.get)
+        except CompileError as exc:
+            located = [dataclasses.replace(d, file=str(loaded.path), workflow_id=loaded.parsed_id.raw)
+                       for d in exc.diagnostics]
+            diagnostics += located
+            invalid.setdefault(loaded.parsed_id.raw, []).extend(located)
+            continue
+        own_warnings = [*loaded.diagnostics, *shadow_notes.get(loaded.parsed_id.raw, [])]
+        entries.append(WorkflowEntry(
+            id=loaded.parsed_id.raw, parsed_id=loaded.parsed_id, kind=loaded.kind, source=loaded.source,
+            path=loaded.path, document=loaded.document, compiled=compiled, workflow_hash=workflow_hash(compiled),
+            warnings=tuple(own_warnings),
+        ))
+    entries.sort(key=lambda e: e.sort_key)
+    return Catalog(tuple(entries), tuple(diagnostics), {k: tuple(v) for k, v in invalid.items()})
+
+
+def _resolve_duplicates(valid: list[LoadedFile]) -> tuple[list[LoadedFile], dict[str, list[Diagnostic]]]:
+    """The first file of an id in precedence order wins; every other copy is reported, never silently lost."""
+    ordered = sorted(enumerate(valid), key=lambda pair: (pair[1].source.precedence, pair[0]))
+    winners: dict[str, LoadedFile] = {}
+    notes: dict[str, list[Diagnostic]] = {}
+    for _, loaded in ordered:
+        assert loaded.parsed_id is not None
+        workflow_id = loaded.parsed_id.raw
+        if workflow_id not in winners:
+            winners[workflow_id] = loaded
+            continue
+        kept = winners[workflow_id]
+        notes.setdefault(workflow_id, []).append(warning(
+            Code.DUPLICATE_ID,
+            f"Workflow id '{workflow_id}' is defined more than once; using {kept.path} ({kept.source.kind}) "
+            f"and ignoring {loaded.path} ({loaded.source.kind}).",
+            "Give one of the files another id, or delete the copy you do not want. Precedence: "
+            "bundled, then user, then project, then WORKRAIL_WORKFLOW_PATHS in order.",
+            file=str(loaded.path), workflow_id=workflow_id,
+            details={"kept": str(kept.path), "ignored": str(loaded.path)},
+        ))
+    return list(winners.values()), notes
+
+
+def _missing_sources(sources: list[Source]) -> list[Diagnostic]:
+    return [
+        warning(Code.SOURCE_MISSING, f"Workflow path {source.root} (from WORKRAIL_WORKFLOW_PATHS) does not exist.",
+                "Create the directory or remove it from WORKRAIL_WORKFLOW_PATHS.", file=str(source.root))
+        for source in sources
+        if source.kind is SourceKind.EXTRA and not source.root.exists()
+    ]

@@ -1,0 +1,220 @@
+"""Compiles a validated workflow document into the executable form that runs are pinned to.
+
+Compiling expands routine template calls, applies features, inlines loop bodies given by reference,
+renders `promptBlocks`, guidance and function definitions into each step's prompt, and drops what
+only matters to authors. Context templating (`{{var}}`) and prompt fragments stay for run time,
+because they depend on the run's context. The result is plain JSON; its hash is the workflow's
+identity (see hashing.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from workflows_app import builtins
+from workflows_app.diagnostics import Code, Diagnostic, error, pointer_of
+
+COMPILER_VERSION = 1
+Step = dict[str, Any]
+
+# Workflow-level fields carried into the compiled form: they shape what the agent is told.
+CARRIED_FIELDS = (
+    "about", "preconditions", "clarificationPrompts", "metaGuidance", "recommendedPreferences", "modelTier",
+    "assessments", "references", "extensionPoints", "metricsProfile", "examples",
+)
+# Step fields consumed by compilation (rendered into the prompt or expanded away).
+CONSUMED_STEP_FIELDS = ("prompt", "promptBlocks", "guidance", "functionDefinitions", "functionReferences",
+                        "functionCalls", "templateCall")
+
+
+@dataclass(frozen=True)
+class RoutineDocument:
+    id: str
+    document: dict[str, Any]
+
+
+RoutineResolver = Callable[[str], RoutineDocument | None]
+
+
+class CompileError(Exception):
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__("; ".join(d.message for d in diagnostics))
+        self.diagnostics = diagnostics
+
+
+def compile_workflow(document: dict[str, Any], *, kind: str, resolve_routine: RoutineResolver) -> dict[str, Any]:
+    """Raises CompileError when a template cannot be expanded."""
+    return _Compiler(resolve_routine).compile(document, kind, stack=(document["id"],))
+
+
+class _Compiler:
+    def __init__(self, resolve_routine: RoutineResolver) -> None:
+        self._resolve = resolve_routine
+
+    def compile(self, document: dict[str, Any], kind: str, stack: tuple[str, ...]) -> dict[str, Any]:
+        functions = {f["name"]: f for f in document.get("functionDefinitions", [])}
+        steps = _inline_referenced_bodies(document["steps"])
+        compiled_steps: list[Step] = []
+        for index, step in enumerate(steps):
+            compiled_steps += self._step(step, ["steps", index], functions, stack)
+        compiled: dict[str, Any] = {
+            "compilerVersion": COMPILER_VERSION,
+            "id": document["id"],
+            "kind": kind,
+            "name": document["name"],
+            "description": document["description"],
+            "version": document["version"],
+        }
+        compiled.update({name: document[name] for name in CARRIED_FIELDS if name in document})
+        features = document.get("features", [])
+        if features:
+            compiled["features"] = list(features)
+            compiled["metaGuidance"] = [*compiled.get("metaGuidance", []),
+                                        *(builtins.FEATURES[f] for f in features)]
+        compiled["steps"] = compiled_steps
+        return compiled
+
+    def _step(self, step: Step, path: list[str | int], functions: dict[str, Any], stack: tuple[str, ...]) -> list[Step]:
+        if "templateCall" in step:
+            return self._expand_template(step, path, stack)
+        if step.get("type") == "loop":
+            loop_functions = {**functions, **{f["name"]: f for f in step.get("functionDefinitions", [])}}
+            body: list[Step] = []
+            for index, child in enumerate(step["body"]):
+                body += self._step(child, [*path, "body", index], loop_functions, stack)
+            compiled = {k: v for k, v in step.items() if k not in ("type", "body", "functionDefinitions")}
+            return [{"kind": "loop", **compiled, "body": body}]
+        kind = "parallel" if step.get("type") == "parallel" else "step"
+        compiled = {k: v for k, v in step.items() if k not in (*CONSUMED_STEP_FIELDS, "type")}
+        return [{"kind": kind, **compiled, "prompt": render_prompt(step, functions)}]
+
+    def _expand_template(self, step: Step, path: list[str | int], stack: tuple[str, ...]) -> list[Step]:
+        call = step["templateCall"]
+        pointer = pointer_of([*path, "templateCall", "templateId"])
+        routine_name = builtins.routine_name_of(call["templateId"]) or ""
+        routine = self._resolve(routine_name)
+        if routine is None:
+            raise CompileError([error(
+                Code.UNKNOWN_REFERENCE,
+                f"Template '{call['templateId']}' needs a routine whose id ends in '{routine_name}'; none is loaded.",
+                "Add that routine to a workflow directory, or fix the template id.", pointer=pointer)])
+        if routine.id in stack:
+            raise CompileError([error(Code.TEMPLATE_CYCLE,
+                                      f"Template call cycle: {' -> '.join([*stack, routine.id])}.",
+                                      "Remove the template call that leads back to a workflow being expanded.",
+                                      pointer=pointer)])
+        expanded = self.compile(routine.document, "routine", (*stack, routine.id))
+        args = call.get("args", {})
+        prefix = step["id"]
+        steps = [_prefixed(s, prefix, args, step.get("runCondition"), call["templateId"]) for s in expanded["steps"]]
+        guidance = expanded.get("metaGuidance", [])
+        if steps and guidance:
+            steps[0]["prompt"] = "Routine guidance:\n" + "\n".join(f"- {g}" for g in guidance) + "\n\n" + steps[0]["prompt"]
+        return steps
+
+
+def _inline_referenced_bodies(steps: list[Step]) -> list[Step]:
+    """A loop whose body names a top-level step owns that step: it runs inside the loop only."""
+    by_id = {s["id"]: s for s in steps}
+    owned = {s["body"] for s in steps if s.get("type") == "loop" and isinstance(s.get("body"), str)}
+    result = []
+    for step in steps:
+        if step["id"] in owned:
+            continue
+        if step.get("type") == "loop" and isinstance(step.get("body"), str):
+            step = {**step, "body": [by_id[step["body"]]]}
+        result.append(step)
+    return result
+
+
+def _prefixed(step: Step, prefix: str, args: dict[str, Any], run_condition: Any, template_id: str) -> Step:
+    """A routine step placed inside a caller: ids namespaced by the calling step, args substituted."""
+    step = _substitute_args(step, args)
+    step["id"] = f"{prefix}.{step['id']}"
+    step["origin"] = {"templateId": template_id, "callStepId": prefix}
+    if run_condition is not None:
+        own = step.get("runCondition")
+        step["runCondition"] = run_condition if own is None else {"and": [run_condition, own]}
+    if step.get("kind") == "loop":
+        step["body"] = [_prefixed(child, prefix, {}, None, template_id) for child in step["body"]]
+    return step
+
+
+def _substitute_args(value: Any, args: dict[str, Any]) -> Any:
+    if isinstance(value, str):
+        return _ARG.sub(lambda m: str(args[m.group(1)]) if m.group(1) in args else m.group(0), value)
+    if isinstance(value, list):
+        return [_substitute_args(item, args) for item in value]
+    if isinstance(value, dict):
+        return {key: _substitute_args(item, args) for key, item in value.items()}
+    return value
+
+
+_ARG = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+def render_prompt(step: Step, functions: dict[str, Any]) -> str:
+    """The full instruction text of a step, deterministic for a given step."""
+    sections: list[str] = []
+    if step.get("prompt"):
+        sections.append(step["prompt"].strip())
+    if step.get("promptBlocks"):
+        sections.append(render_prompt_blocks(step["promptBlocks"]))
+    if step.get("type") == "parallel":
+        sections.append(_render_delegations(step))
+    if step.get("guidance"):
+        sections.append("Guidance:\n" + "\n".join(f"- {g}" for g in step["guidance"]))
+    used = _functions_used(step, {**functions, **{f["name"]: f for f in step.get("functionDefinitions", [])}})
+    if used:
+        sections.append("Functions:\n" + "\n".join(_render_function(f) for f in used))
+    return "\n\n".join(sections) if sections else step["title"]
+
+
+def render_prompt_blocks(blocks: dict[str, Any]) -> str:
+    parts: list[str] = []
+    if "goal" in blocks:
+        parts.append(f"Goal: {_value(blocks['goal'])}")
+    if blocks.get("constraints"):
+        parts.append("Constraints:\n" + "\n".join(f"- {_value(v)}" for v in blocks["constraints"]))
+    if blocks.get("procedure"):
+        parts.append("Procedure:\n" + "\n".join(f"{i}. {_value(v)}" for i, v in enumerate(blocks["procedure"], 1)))
+    if blocks.get("outputRequired"):
+        parts.append("Output required:\n" + "\n".join(f"- {k}: {v}" for k, v in blocks["outputRequired"].items()))
+    if blocks.get("verify"):
+        parts.append("Verify:\n" + "\n".join(f"- {_value(v)}" for v in blocks["verify"]))
+    return "\n\n".join(parts)
+
+
+def _value(value: str | list[dict[str, str]]) -> str:
+    if isinstance(value, str):
+        return value
+    return "".join(part["text"] if part["kind"] == "text" else builtins.REFS[part["refId"]] for part in value)
+
+
+def _render_delegations(step: Step) -> str:
+    lines = ["Run these delegations in parallel, then combine their results:"]
+    for delegation in step["parallelDelegations"]:
+        goal = f": {delegation['goal']}" if delegation.get("goal") else ""
+        lines.append(f"- {delegation['workflowId']}{goal}")
+    synthesis = step.get("synthesis", {}).get("prompt")
+    if synthesis:
+        lines.append(f"Synthesis: {synthesis}")
+    return "\n".join(lines)
+
+
+def _functions_used(step: Step, available: dict[str, Any]) -> list[dict[str, Any]]:
+    names = [ref.removesuffix("()") for ref in step.get("functionReferences", [])]
+    names += [call["name"] for call in step.get("functionCalls", [])]
+    seen: dict[str, dict[str, Any]] = {}
+    for name in names:
+        if name in available and name not in seen:
+            seen[name] = available[name]
+    return list(seen.values())
+
+
+def _render_function(function: dict[str, Any]) -> str:
+    params = ", ".join(p["name"] for p in function.get("parameters", []))
+    return f"- {function['name']}({params}): {function['definition']}"

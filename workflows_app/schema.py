@@ -1,0 +1,125 @@
+"""Validation against the WorkRail v0.3 workflow schema (vendored, MIT; see schema/LICENSE).
+
+Two deliberate departures, both documented in docs/workflows.md:
+- the condition language gains `startsWith`, `endsWith` and `matches`, which our interpreter supports;
+- a few descriptive fields from older WorkRail releases (`tags`, `tips`, `autoRecognitionPatterns`,
+  a step's `expectedOutput`, `examples` written as objects) never affect execution, so they are
+  dropped with an IGNORED_FIELD warning instead of making the whole workflow unusable.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft7Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from workflows_app.diagnostics import Code, Diagnostic, error, pointer_of, warning
+
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "workflow.schema.v0.3.json"
+MAX_ERRORS_PER_FILE = 10
+
+LEGACY_TOP_LEVEL_FIELDS = ("tags", "tips", "autoRecognitionPatterns")
+LEGACY_STEP_FIELDS = ("expectedOutput",)
+EXTRA_CONDITION_OPERATORS = {
+    "startsWith": {"type": "string", "description": "Variable (as text) starts with this value"},
+    "endsWith": {"type": "string", "description": "Variable (as text) ends with this value"},
+    "matches": {"type": "string", "description": "Variable (as text) matches this regular expression"},
+}
+
+
+@cache
+def workflow_schema() -> dict[str, Any]:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    schema["$defs"]["condition"]["properties"].update(copy.deepcopy(EXTRA_CONDITION_OPERATORS))
+    return schema
+
+
+@cache
+def _validator() -> Draft7Validator:
+    return Draft7Validator(workflow_schema())
+
+
+@cache
+def _examples_validator() -> Draft7Validator:
+    return Draft7Validator(workflow_schema()["properties"]["examples"])
+
+
+def drop_legacy_fields(document: dict[str, Any]) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """Returns a copy without the descriptive legacy fields, and one warning per dropped field."""
+    cleaned = dict(document)
+    found: list[Diagnostic] = []
+    fix = "Remove the field: it has no effect in this version of the workflow format."
+    for name in LEGACY_TOP_LEVEL_FIELDS:
+        if name in cleaned:
+            del cleaned[name]
+            found.append(warning(Code.IGNORED_FIELD, f"'{name}' is not part of the v0.3 format; ignored.", fix,
+                                 pointer=pointer_of([name])))
+    if "examples" in cleaned and not _examples_validator().is_valid(cleaned["examples"]):
+        del cleaned["examples"]
+        found.append(warning(
+            Code.IGNORED_FIELD,
+            "'examples' must be 1 to 6 short strings (10-120 characters) in the v0.3 format; ignored.",
+            "Rewrite examples as short goal strings, or remove the field.",
+            pointer="/examples",
+        ))
+    steps = cleaned.get("steps")
+    if isinstance(steps, list):
+        cleaned["steps"] = [_drop_step_fields(step, [index], found) for index, step in enumerate(steps)]
+    return cleaned, found
+
+
+def _drop_step_fields(step: Any, path: list[str | int], found: list[Diagnostic]) -> Any:
+    if not isinstance(step, dict):
+        return step
+    step = dict(step)
+    for name in LEGACY_STEP_FIELDS:
+        if name in step:
+            del step[name]
+            found.append(warning(Code.IGNORED_FIELD, f"Step field '{name}' is not part of the v0.3 format; ignored.",
+                                 "Remove the field, or describe the expected output in the prompt.",
+                                 pointer=pointer_of(["steps", *path, name])))
+    if isinstance(step.get("body"), list):
+        step["body"] = [
+            _drop_step_fields(child, [*path, "body", index], found) for index, child in enumerate(step["body"])
+        ]
+    return step
+
+
+def schema_diagnostics(document: Any) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    errors = sorted(_validator().iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    for err in errors[:MAX_ERRORS_PER_FILE]:
+        specific = best_match(err.context) if err.context else err
+        found.append(_describe(specific if specific is not None else err))
+    if len(errors) > MAX_ERRORS_PER_FILE:
+        found.append(error(Code.SCHEMA_VIOLATION, f"{len(errors) - MAX_ERRORS_PER_FILE} more schema errors not shown.",
+                           "Fix the errors above and validate again."))
+    return found
+
+
+def _describe(err: ValidationError) -> Diagnostic:
+    pointer = pointer_of(list(err.absolute_path))
+    where = pointer or "the document root"
+    validator = err.validator
+    if validator == "required":
+        fix = "Add the missing property."
+    elif validator == "additionalProperties":
+        allowed = sorted(err.schema.get("properties", {})) if isinstance(err.schema, dict) else []
+        fix = "Remove or rename the unexpected property." + (f" Allowed here: {', '.join(allowed)}." if allowed else "")
+    elif validator in {"enum", "const"}:
+        fix = f"Use one of the allowed values: {err.validator_value!r}."
+    elif validator == "pattern":
+        fix = f"Make the value match the pattern {err.validator_value}."
+    elif validator == "type":
+        fix = f"Use a value of type {err.validator_value}."
+    elif validator in {"minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum"}:
+        fix = f"Respect the limit {validator}={err.validator_value}."
+    else:
+        fix = "Change the value so that it satisfies the workflow schema (v0.3)."
+    return error(Code.SCHEMA_VIOLATION, f"At {where}: {err.message}", fix, pointer=pointer,
+                 details={"rule": str(validator)})

@@ -1,0 +1,132 @@
+"""Django settings. Every knob is an environment variable, read here and nowhere else."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from workrail_site.env import Env
+from workrail_site.storage import ensure_home, read_or_create_secret
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+env = Env()
+
+# --- Where WorkRail keeps its state ---------------------------------------------------------------
+WORKRAIL_HOME = ensure_home(env.path("WORKRAIL_HOME", Path.home() / ".workrail"))
+
+# --- Workflow sources (see workflows_app.sources) -------------------------------------------------
+WORKRAIL_PROJECT_DIR = env.path("WORKRAIL_PROJECT_DIR", Path.cwd())
+WORKRAIL_WORKFLOW_PATHS = env.paths("WORKRAIL_WORKFLOW_PATHS")
+
+# --- Django core ----------------------------------------------------------------------------------
+DEBUG = env.bool("WORKRAIL_DEBUG", False)
+SECRET_KEY = read_or_create_secret(WORKRAIL_HOME / "secret_key")
+# The dashboard is local-only. A fixed loopback list defeats DNS rebinding: a page on another
+# origin that resolves its own name to 127.0.0.1 still sends its own Host header, which is refused.
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
+DASHBOARD_PORT = env.int("WORKRAIL_PORT", 8765, minimum=1024, maximum=65535)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "workflows_app",
+    "runs",
+    "exports",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "workrail_site.urls"
+WSGI_APPLICATION = "workrail_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------------
+SQLITE_BUSY_TIMEOUT_MS = 20_000
+
+
+def _database_from_url(url: str) -> dict[str, object]:
+    try:
+        config: dict[str, object] = dict(dj_database_url.parse(url, conn_max_age=0))
+    except ValueError as exc:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL is malformed ({exc}). Use sqlite:////absolute/path.sqlite3 or "
+            "postgres://user:password@host:5432/name."
+        ) from None
+    engine = str(config.get("ENGINE", ""))
+    if engine not in {"django.db.backends.sqlite3", "django.db.backends.postgresql"}:
+        raise ImproperlyConfigured(f"DATABASE_URL uses {engine or 'an unknown engine'}: only sqlite and postgres are supported.")
+    return config
+
+
+def _sqlite(config: dict[str, object]) -> dict[str, object]:
+    # Several MCP processes and the dashboard share one file. WAL lets readers run beside a writer;
+    # IMMEDIATE transactions take the write lock up front, so a writer waits (busy_timeout) instead of
+    # failing with "database is locked" when it upgrades a read lock mid-transaction.
+    options = dict(config.get("OPTIONS") or {})  # type: ignore[call-overload]
+    options.setdefault("transaction_mode", "IMMEDIATE")
+    options.setdefault("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)
+    options.setdefault(
+        "init_command",
+        f"PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS};",
+    )
+    return {**config, "OPTIONS": options}
+
+
+_database_url = env.str("DATABASE_URL", "")
+if _database_url:
+    _default_db = _database_from_url(_database_url)
+else:
+    _default_db = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(WORKRAIL_HOME / "workrail.sqlite3")}
+if _default_db["ENGINE"] == "django.db.backends.sqlite3":
+    _default_db = _sqlite(_default_db)
+DATABASES = {"default": _default_db}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Internationalisation and static files ---------------------------------------------------------
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+STATIC_URL = "static/"
+
+# --- Logging: stderr only. stdout belongs to the MCP protocol when `manage.py mcp` runs. ---------------
+LOG_LEVEL = env.choice("WORKRAIL_LOG_LEVEL", "INFO", ["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"])
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "stream": sys.stderr, "formatter": "plain"}},
+    "root": {"handlers": ["stderr"], "level": LOG_LEVEL},
+    "loggers": {"django": {"handlers": ["stderr"], "level": LOG_LEVEL, "propagate": False}},
+}
+
+env.reject_unknown()
