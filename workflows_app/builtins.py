@@ -58,7 +58,11 @@ CONTRACTS: dict[str, dict[str, Any]] = {
             },
             "additionalProperties": False,
         },
-        "example": {"kind": "wr.loop_control", "decision": "stop", "metadata": {"reason": "All checks pass."}},
+        "example": {
+            "kind": "wr.loop_control",
+            "decision": "stop",
+            "metadata": {"reason": "All checks pass."},
+        },
     },
     "mr_review.changed_files": {
         "artifactKind": "mr_review.changed_files",
@@ -106,7 +110,10 @@ CONTRACTS: dict[str, dict[str, Any]] = {
                             "severity": {"enum": ["Critical", "Major", "Minor", "Nit"]},
                             "location": {
                                 "type": "object",
-                                "properties": {"file": {"type": "string"}, "line": {"type": "integer", "minimum": 1}},
+                                "properties": {
+                                    "file": {"type": "string"},
+                                    "line": {"type": "integer", "minimum": 1},
+                                },
                                 "required": ["file"],
                             },
                             "title": {"type": "string", "minLength": 1},

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from functools import cached_property
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -119,17 +119,26 @@ def assemble(files: list[LoadedFile], sources: list[Source]) -> Catalog:
         try:
             compiled = compile_workflow(loaded.document, kind=loaded.kind, resolve_routine=routines.get)
         except CompileError as exc:
-            located = [dataclasses.replace(d, file=str(loaded.path), workflow_id=loaded.parsed_id.raw)
-                       for d in exc.diagnostics]
+            located = [
+                dataclasses.replace(d, file=str(loaded.path), workflow_id=loaded.parsed_id.raw) for d in exc.diagnostics
+            ]
             diagnostics += located
             invalid.setdefault(loaded.parsed_id.raw, []).extend(located)
             continue
         own_warnings = [*loaded.diagnostics, *shadow_notes.get(loaded.parsed_id.raw, [])]
-        entries.append(WorkflowEntry(
-            id=loaded.parsed_id.raw, parsed_id=loaded.parsed_id, kind=loaded.kind, source=loaded.source,
-            path=loaded.path, document=loaded.document, compiled=compiled, workflow_hash=workflow_hash(compiled),
-            warnings=tuple(own_warnings),
-        ))
+        entries.append(
+            WorkflowEntry(
+                id=loaded.parsed_id.raw,
+                parsed_id=loaded.parsed_id,
+                kind=loaded.kind,
+                source=loaded.source,
+                path=loaded.path,
+                document=loaded.document,
+                compiled=compiled,
+                workflow_hash=workflow_hash(compiled),
+                warnings=tuple(own_warnings),
+            )
+        )
     entries.sort(key=lambda e: e.sort_key)
     return Catalog(tuple(entries), tuple(diagnostics), {k: tuple(v) for k, v in invalid.items()})
 
@@ -146,22 +155,29 @@ def _resolve_duplicates(valid: list[LoadedFile]) -> tuple[list[LoadedFile], dict
             winners[workflow_id] = loaded
             continue
         kept = winners[workflow_id]
-        notes.setdefault(workflow_id, []).append(warning(
-            Code.DUPLICATE_ID,
-            f"Workflow id '{workflow_id}' is defined more than once; using {kept.path} ({kept.source.kind}) "
-            f"and ignoring {loaded.path} ({loaded.source.kind}).",
-            "Give one of the files another id, or delete the copy you do not want. Precedence: "
-            "bundled, then user, then project, then WORKRAIL_WORKFLOW_PATHS in order.",
-            file=str(loaded.path), workflow_id=workflow_id,
-            details={"kept": str(kept.path), "ignored": str(loaded.path)},
-        ))
+        notes.setdefault(workflow_id, []).append(
+            warning(
+                Code.DUPLICATE_ID,
+                f"Workflow id '{workflow_id}' is defined more than once; using {kept.path} ({kept.source.kind}) "
+                f"and ignoring {loaded.path} ({loaded.source.kind}).",
+                "Give one of the files another id, or delete the copy you do not want. Precedence: "
+                "bundled, then user, then project, then WORKRAIL_WORKFLOW_PATHS in order.",
+                file=str(loaded.path),
+                workflow_id=workflow_id,
+                details={"kept": str(kept.path), "ignored": str(loaded.path)},
+            )
+        )
     return list(winners.values()), notes
 
 
 def _missing_sources(sources: list[Source]) -> list[Diagnostic]:
     return [
-        warning(Code.SOURCE_MISSING, f"Workflow path {source.root} (from WORKRAIL_WORKFLOW_PATHS) does not exist.",
-                "Create the directory or remove it from WORKRAIL_WORKFLOW_PATHS.", file=str(source.root))
+        warning(
+            Code.SOURCE_MISSING,
+            f"Workflow path {source.root} (from WORKRAIL_WORKFLOW_PATHS) does not exist.",
+            "Create the directory or remove it from WORKRAIL_WORKFLOW_PATHS.",
+            file=str(source.root),
+        )
         for source in sources
         if source.kind is SourceKind.EXTRA and not source.root.exists()
     ]

@@ -22,12 +22,28 @@ Step = dict[str, Any]
 
 # Workflow-level fields carried into the compiled form: they shape what the agent is told.
 CARRIED_FIELDS = (
-    "about", "preconditions", "clarificationPrompts", "metaGuidance", "recommendedPreferences", "modelTier",
-    "assessments", "references", "extensionPoints", "metricsProfile", "examples",
+    "about",
+    "preconditions",
+    "clarificationPrompts",
+    "metaGuidance",
+    "recommendedPreferences",
+    "modelTier",
+    "assessments",
+    "references",
+    "extensionPoints",
+    "metricsProfile",
+    "examples",
 )
 # Step fields consumed by compilation (rendered into the prompt or expanded away).
-CONSUMED_STEP_FIELDS = ("prompt", "promptBlocks", "guidance", "functionDefinitions", "functionReferences",
-                        "functionCalls", "templateCall")
+CONSUMED_STEP_FIELDS = (
+    "prompt",
+    "promptBlocks",
+    "guidance",
+    "functionDefinitions",
+    "functionReferences",
+    "functionCalls",
+    "templateCall",
+)
 
 
 @dataclass(frozen=True)
@@ -72,8 +88,10 @@ class _Compiler:
         features = document.get("features", [])
         if features:
             compiled["features"] = list(features)
-            compiled["metaGuidance"] = [*compiled.get("metaGuidance", []),
-                                        *(builtins.FEATURES[f] for f in features)]
+            compiled["metaGuidance"] = [
+                *compiled.get("metaGuidance", []),
+                *(builtins.FEATURES[f] for f in features),
+            ]
         compiled["steps"] = compiled_steps
         return compiled
 
@@ -97,22 +115,37 @@ class _Compiler:
         routine_name = builtins.routine_name_of(call["templateId"]) or ""
         routine = self._resolve(routine_name)
         if routine is None:
-            raise CompileError([error(
-                Code.UNKNOWN_REFERENCE,
-                f"Template '{call['templateId']}' needs a routine whose id ends in '{routine_name}'; none is loaded.",
-                "Add that routine to a workflow directory, or fix the template id.", pointer=pointer)])
+            raise CompileError(
+                [
+                    error(
+                        Code.UNKNOWN_REFERENCE,
+                        f"Template '{call['templateId']}' needs a routine whose id ends in "
+                        f"'{routine_name}'; none is loaded.",
+                        "Add that routine to a workflow directory, or fix the template id.",
+                        pointer=pointer,
+                    )
+                ]
+            )
         if routine.id in stack:
-            raise CompileError([error(Code.TEMPLATE_CYCLE,
-                                      f"Template call cycle: {' -> '.join([*stack, routine.id])}.",
-                                      "Remove the template call that leads back to a workflow being expanded.",
-                                      pointer=pointer)])
+            raise CompileError(
+                [
+                    error(
+                        Code.TEMPLATE_CYCLE,
+                        f"Template call cycle: {' -> '.join([*stack, routine.id])}.",
+                        "Remove the template call that leads back to a workflow being expanded.",
+                        pointer=pointer,
+                    )
+                ]
+            )
         expanded = self.compile(routine.document, "routine", (*stack, routine.id))
         args = call.get("args", {})
         prefix = step["id"]
         steps = [_prefixed(s, prefix, args, step.get("runCondition"), call["templateId"]) for s in expanded["steps"]]
         guidance = expanded.get("metaGuidance", [])
         if steps and guidance:
-            steps[0]["prompt"] = "Routine guidance:\n" + "\n".join(f"- {g}" for g in guidance) + "\n\n" + steps[0]["prompt"]
+            steps[0]["prompt"] = (
+                "Routine guidance:\n" + "\n".join(f"- {g}" for g in guidance) + "\n\n" + steps[0]["prompt"]
+            )
         return steps
 
 

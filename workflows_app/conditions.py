@@ -13,7 +13,19 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-COMPARISONS = ("equals", "not_equals", "gt", "gte", "lt", "lte", "contains", "startsWith", "endsWith", "matches", "in")
+COMPARISONS = (
+    "equals",
+    "not_equals",
+    "gt",
+    "gte",
+    "lt",
+    "lte",
+    "contains",
+    "startsWith",
+    "endsWith",
+    "matches",
+    "in",
+)
 COMBINATORS = ("and", "or", "not")
 NUMERIC = ("gt", "gte", "lt", "lte")
 TEXTUAL = ("startsWith", "endsWith", "matches")
@@ -112,8 +124,12 @@ def _compare(op: str, value: Any, expected: Any) -> bool:
         number = _number(value)
         if number is None or _number(expected) is None:
             return False
-        return {"gt": number > expected, "gte": number >= expected, "lt": number < expected,
-                "lte": number <= expected}[op]
+        return {
+            "gt": number > expected,
+            "gte": number >= expected,
+            "lt": number < expected,
+            "lte": number <= expected,
+        }[op]
     if op == "contains":
         if isinstance(value, list):
             return any(_equal(item, expected) for item in value)

@@ -29,8 +29,10 @@ class LoadedFile:
 
     @property
     def is_valid(self) -> bool:
-        return self.document is not None and self.parsed_id is not None and not any(
-            d.severity is Severity.ERROR for d in self.diagnostics
+        return (
+            self.document is not None
+            and self.parsed_id is not None
+            and not any(d.severity is Severity.ERROR for d in self.diagnostics)
         )
 
 
@@ -52,8 +54,13 @@ def load_file(path: Path, source: Source) -> LoadedFile:
         if parsed is not None:
             kind = _kind(parsed, path, source)
     elif document is not None:
-        found.append(error(Code.SCHEMA_VIOLATION, "A workflow file must contain a JSON object.",
-                           "Wrap the workflow definition in { ... } with id, name, description, version, steps."))
+        found.append(
+            error(
+                Code.SCHEMA_VIOLATION,
+                "A workflow file must contain a JSON object.",
+                "Wrap the workflow definition in { ... } with id, name, description, version, steps.",
+            )
+        )
         document = None
     workflow_id = parsed.raw if parsed else None
     located = tuple(dataclasses.replace(d, file=str(path), workflow_id=workflow_id) for d in found)
@@ -64,41 +71,77 @@ def _read(path: Path) -> tuple[Any, list[Diagnostic]]:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            return None, [error(Code.FILE_UNREADABLE, f"File is {size} bytes; the limit is {MAX_FILE_BYTES}.",
-                                "Split the workflow or remove embedded data.")]
+            return None, [
+                error(
+                    Code.FILE_UNREADABLE,
+                    f"File is {size} bytes; the limit is {MAX_FILE_BYTES}.",
+                    "Split the workflow or remove embedded data.",
+                )
+            ]
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         return None, [error(Code.FILE_UNREADABLE, f"File is not UTF-8 text ({exc.reason}).", "Save the file as UTF-8.")]
     except OSError as exc:
-        return None, [error(Code.FILE_UNREADABLE, f"Cannot read file: {exc.strerror}.", "Check the path and permissions.")]
+        return None, [
+            error(Code.FILE_UNREADABLE, f"Cannot read file: {exc.strerror}.", "Check the path and permissions.")
+        ]
     try:
         return json.loads(text), []
     except json.JSONDecodeError as exc:
-        return None, [error(Code.INVALID_JSON, f"Invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}.",
-                            "Fix the JSON syntax (a trailing comma or a missing quote is the usual cause).",
-                            details={"line": exc.lineno, "column": exc.colno})]
+        return None, [
+            error(
+                Code.INVALID_JSON,
+                f"Invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}.",
+                "Fix the JSON syntax (a trailing comma or a missing quote is the usual cause).",
+                details={"line": exc.lineno, "column": exc.colno},
+            )
+        ]
 
 
 def _check_id(raw: Any, source: Source) -> tuple[ParsedId | None, list[Diagnostic]]:
     try:
         parsed = parse_id(raw)
     except InvalidId as exc:
-        return None, [error(Code.INVALID_ID, f"Invalid workflow id: {exc}.",
-                            "Use namespace.name, e.g. 'project.release_checklist'.", pointer="/id")]
+        return None, [
+            error(
+                Code.INVALID_ID,
+                f"Invalid workflow id: {exc}.",
+                "Use namespace.name, e.g. 'project.release_checklist'.",
+                pointer="/id",
+            )
+        ]
     if parsed.is_reserved and not source.allows_reserved_namespace:
         suggestion = suggest_namespaced(parsed.name, SUGGESTED_NAMESPACE[source.kind])
-        return None, [error(Code.RESERVED_NAMESPACE,
-                            f"The 'wr.' namespace is reserved for workflows bundled with WorkRail; '{raw}' "
-                            f"comes from the {source.kind} directory.",
-                            f"Rename it, e.g. to '{suggestion}'.", pointer="/id", details={"suggestedId": suggestion})]
+        return None, [
+            error(
+                Code.RESERVED_NAMESPACE,
+                f"The 'wr.' namespace is reserved for workflows bundled with WorkRail; '{raw}' "
+                f"comes from the {source.kind} directory.",
+                f"Rename it, e.g. to '{suggestion}'.",
+                pointer="/id",
+                details={"suggestedId": suggestion},
+            )
+        ]
     if source.allows_reserved_namespace and not parsed.is_reserved:
-        return None, [error(Code.INVALID_ID, f"Bundled workflow '{raw}' must use the 'wr.' namespace.",
-                            f"Rename it to 'wr.{parsed.name}'.", pointer="/id")]
+        return None, [
+            error(
+                Code.INVALID_ID,
+                f"Bundled workflow '{raw}' must use the 'wr.' namespace.",
+                f"Rename it to 'wr.{parsed.name}'.",
+                pointer="/id",
+            )
+        ]
     if parsed.status is IdStatus.LEGACY:
         suggestion = suggest_namespaced(parsed.raw, SUGGESTED_NAMESPACE[source.kind])
-        return parsed, [warning(Code.LEGACY_ID,
-                                f"'{raw}' is a legacy id without a namespace; it runs, but new workflows need one.",
-                                f"Rename it to '{suggestion}'.", pointer="/id", details={"suggestedId": suggestion})]
+        return parsed, [
+            warning(
+                Code.LEGACY_ID,
+                f"'{raw}' is a legacy id without a namespace; it runs, but new workflows need one.",
+                f"Rename it to '{suggestion}'.",
+                pointer="/id",
+                details={"suggestedId": suggestion},
+            )
+        ]
     return parsed, []
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft7Validator
-from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.exceptions import ValidationError
 
 from workflows_app.diagnostics import Code, Diagnostic, error, pointer_of, warning
 
@@ -57,16 +57,24 @@ def drop_legacy_fields(document: dict[str, Any]) -> tuple[dict[str, Any], list[D
     for name in LEGACY_TOP_LEVEL_FIELDS:
         if name in cleaned:
             del cleaned[name]
-            found.append(warning(Code.IGNORED_FIELD, f"'{name}' is not part of the v0.3 format; ignored.", fix,
-                                 pointer=pointer_of([name])))
+            found.append(
+                warning(
+                    Code.IGNORED_FIELD,
+                    f"'{name}' is not part of the v0.3 format; ignored.",
+                    fix,
+                    pointer=pointer_of([name]),
+                )
+            )
     if "examples" in cleaned and not _examples_validator().is_valid(cleaned["examples"]):
         del cleaned["examples"]
-        found.append(warning(
-            Code.IGNORED_FIELD,
-            "'examples' must be 1 to 6 short strings (10-120 characters) in the v0.3 format; ignored.",
-            "Rewrite examples as short goal strings, or remove the field.",
-            pointer="/examples",
-        ))
+        found.append(
+            warning(
+                Code.IGNORED_FIELD,
+                "'examples' must be 1 to 6 short strings (10-120 characters) in the v0.3 format; ignored.",
+                "Rewrite examples as short goal strings, or remove the field.",
+                pointer="/examples",
+            )
+        )
     steps = cleaned.get("steps")
     if isinstance(steps, list):
         cleaned["steps"] = [_drop_step_fields(step, [index], found) for index, step in enumerate(steps)]
@@ -80,9 +88,14 @@ def _drop_step_fields(step: Any, path: list[str | int], found: list[Diagnostic])
     for name in LEGACY_STEP_FIELDS:
         if name in step:
             del step[name]
-            found.append(warning(Code.IGNORED_FIELD, f"Step field '{name}' is not part of the v0.3 format; ignored.",
-                                 "Remove the field, or describe the expected output in the prompt.",
-                                 pointer=pointer_of(["steps", *path, name])))
+            found.append(
+                warning(
+                    Code.IGNORED_FIELD,
+                    f"Step field '{name}' is not part of the v0.3 format; ignored.",
+                    "Remove the field, or describe the expected output in the prompt.",
+                    pointer=pointer_of(["steps", *path, name]),
+                )
+            )
     if isinstance(step.get("body"), list):
         step["body"] = [
             _drop_step_fields(child, [*path, "body", index], found) for index, child in enumerate(step["body"])
@@ -92,14 +105,32 @@ def _drop_step_fields(step: Any, path: list[str | int], found: list[Diagnostic])
 
 def schema_diagnostics(document: Any) -> list[Diagnostic]:
     found: list[Diagnostic] = []
-    errors = sorted(_validator().iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    errors = [leaf for err in _validator().iter_errors(document) for leaf in _leaves(err)]
+    errors.sort(key=lambda e: (list(map(str, e.absolute_path)), e.message))
     for err in errors[:MAX_ERRORS_PER_FILE]:
-        specific = best_match(err.context) if err.context else err
-        found.append(_describe(specific if specific is not None else err))
+        found.append(_describe(err))
     if len(errors) > MAX_ERRORS_PER_FILE:
-        found.append(error(Code.SCHEMA_VIOLATION, f"{len(errors) - MAX_ERRORS_PER_FILE} more schema errors not shown.",
-                           "Fix the errors above and validate again."))
+        found.append(
+            error(
+                Code.SCHEMA_VIOLATION,
+                f"{len(errors) - MAX_ERRORS_PER_FILE} more schema errors not shown.",
+                "Fix the errors above and validate again.",
+            )
+        )
     return found
+
+
+def _leaves(err: ValidationError) -> list[ValidationError]:
+    """The errors worth showing for a failed oneOf/anyOf: those of the alternative the author most
+    likely meant, i.e. the one that got deepest into the document (then the one with fewest errors).
+    A step with a typo in its runCondition is reported there, not as "not a loop step"."""
+    if not err.context:
+        return [err]
+    branches: dict[object, list[ValidationError]] = {}
+    for child in err.context:
+        branches.setdefault(child.relative_schema_path[0], []).append(child)
+    chosen = min(branches.values(), key=lambda errs: (-max(len(e.absolute_path) for e in errs), len(errs)))
+    return [leaf for child in chosen for leaf in _leaves(child)]
 
 
 def _describe(err: ValidationError) -> Diagnostic:
@@ -121,5 +152,10 @@ def _describe(err: ValidationError) -> Diagnostic:
         fix = f"Respect the limit {validator}={err.validator_value}."
     else:
         fix = "Change the value so that it satisfies the workflow schema (v0.3)."
-    return error(Code.SCHEMA_VIOLATION, f"At {where}: {err.message}", fix, pointer=pointer,
-                 details={"rule": str(validator)})
+    return error(
+        Code.SCHEMA_VIOLATION,
+        f"At {where}: {err.message}",
+        fix,
+        pointer=pointer,
+        details={"rule": str(validator)},
+    )

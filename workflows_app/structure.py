@@ -44,9 +44,14 @@ def structure_diagnostics(document: dict[str, Any]) -> list[Diagnostic]:
         scope = functions | {f["name"] for f in (loop or {}).get("functionDefinitions", [])}
         found += _references_of(step, path, assessments, scope)
         if step.get("type") is None and not ({"prompt", "promptBlocks", "templateCall"} & step.keys()):
-            found.append(error(Code.SCHEMA_VIOLATION, f"Step '{step['id']}' has nothing to do: no prompt.",
-                               "Give the step a 'prompt', 'promptBlocks' or a 'templateCall'.",
-                               pointer=pointer_of(path)))
+            found.append(
+                error(
+                    Code.EMPTY_STEP,
+                    f"Step '{step['id']}' has nothing to do: no prompt.",
+                    "Give the step a 'prompt', 'promptBlocks' or a 'templateCall'.",
+                    pointer=pointer_of(path),
+                )
+            )
     return found
 
 
@@ -55,12 +60,14 @@ def _duplicate_step_ids(steps: list[dict[str, Any]]) -> list[Diagnostic]:
     found = []
     for step, path, _loop in walk_steps(steps):
         if step["id"] in seen:
-            found.append(error(
-                Code.DUPLICATE_STEP_ID,
-                f"Step id '{step['id']}' is used again (first at {pointer_of(seen[step['id']])}).",
-                "Give every step, including those inside loop bodies, its own id.",
-                pointer=pointer_of([*path, "id"]),
-            ))
+            found.append(
+                error(
+                    Code.DUPLICATE_STEP_ID,
+                    f"Step id '{step['id']}' is used again (first at {pointer_of(seen[step['id']])}).",
+                    "Give every step, including those inside loop bodies, its own id.",
+                    pointer=pointer_of([*path, "id"]),
+                )
+            )
         else:
             seen[step["id"]] = path
     return found
@@ -77,27 +84,45 @@ def _loop_bodies(steps: list[dict[str, Any]]) -> list[Diagnostic]:
         if isinstance(body, str):
             target = top_level.get(body)
             if target is None or target is step or target.get("type") == "loop":
-                found.append(error(
-                    Code.UNKNOWN_LOOP_BODY,
-                    f"Loop '{step['id']}' names body step '{body}', which is not a non-loop top-level step.",
-                    f"Use the id of a top-level step ({', '.join(sorted(top_level)) or 'none'}) or inline the body.",
-                    pointer=pointer_of([*path, "body"]),
-                ))
+                found.append(
+                    error(
+                        Code.UNKNOWN_LOOP_BODY,
+                        f"Loop '{step['id']}' names body step '{body}', which is not a non-loop top-level step.",
+                        f"Use the id of a top-level step ({', '.join(sorted(top_level)) or 'none'}) "
+                        "or inline the body.",
+                        pointer=pointer_of([*path, "body"]),
+                    )
+                )
             elif body in referenced:
-                found.append(error(Code.UNKNOWN_LOOP_BODY,
-                                   f"Step '{body}' is already the body of loop '{referenced[body]}'.",
-                                   "A step can be the body of one loop only; copy it under another id.",
-                                   pointer=pointer_of([*path, "body"])))
+                found.append(
+                    error(
+                        Code.UNKNOWN_LOOP_BODY,
+                        f"Step '{body}' is already the body of loop '{referenced[body]}'.",
+                        "A step can be the body of one loop only; copy it under another id.",
+                        pointer=pointer_of([*path, "body"]),
+                    )
+                )
             else:
                 referenced[body] = step["id"]
         if "maxIterations" not in loop:
-            found.append(error(Code.INVALID_LOOP, f"Loop '{step['id']}' has no maxIterations.",
-                               "Add loop.maxIterations (1-1000) so a loop can never run forever.",
-                               pointer=pointer_of([*path, "loop"])))
+            found.append(
+                error(
+                    Code.INVALID_LOOP,
+                    f"Loop '{step['id']}' has no maxIterations.",
+                    "Add loop.maxIterations (1-1000) so a loop can never run forever.",
+                    pointer=pointer_of([*path, "loop"]),
+                )
+            )
         source = loop.get("conditionSource", {})
         if source.get("kind") == "artifact_contract" and source.get("contractRef") not in builtins.CONTRACTS:
-            found.append(_unknown("contract", source.get("contractRef"), [*path, "loop", "conditionSource", "contractRef"],
-                                  sorted(builtins.CONTRACTS)))
+            found.append(
+                _unknown(
+                    "contract",
+                    source.get("contractRef"),
+                    [*path, "loop", "conditionSource", "contractRef"],
+                    sorted(builtins.CONTRACTS),
+                )
+            )
     return found
 
 
@@ -127,9 +152,15 @@ def _conditions_of(step: dict[str, Any], path: StepPath) -> list[Diagnostic]:
     found = []
     for condition, where in candidates:
         for pointer, message in condition_problems(condition, pointer_of(where)):
-            found.append(error(Code.INVALID_CONDITION, f"Condition at {pointer}: {message}.",
-                               "Use 'var' with equals, not_equals, gt, gte, lt, lte, contains, startsWith, "
-                               "endsWith, matches or in; combine with and / or / not.", pointer=pointer))
+            found.append(
+                error(
+                    Code.INVALID_CONDITION,
+                    f"Condition at {pointer}: {message}.",
+                    "Use 'var' with equals, not_equals, gt, gte, lt, lte, contains, startsWith, "
+                    "endsWith, matches or in; combine with and / or / not.",
+                    pointer=pointer,
+                )
+            )
     return found
 
 
@@ -137,17 +168,32 @@ def _references_of(step: Step, path: StepPath, assessments: set[str], scope_func
     found = []
     contract = step.get("outputContract", {}).get("contractRef")
     if contract is not None and contract not in builtins.CONTRACTS:
-        found.append(_unknown("contract", contract, [*path, "outputContract", "contractRef"], sorted(builtins.CONTRACTS)))
+        found.append(
+            _unknown("contract", contract, [*path, "outputContract", "contractRef"], sorted(builtins.CONTRACTS))
+        )
     template = step.get("templateCall", {}).get("templateId")
     if template is not None and builtins.routine_name_of(template) is None:
-        found.append(_unknown("template", template, [*path, "templateCall", "templateId"],
-                              [f"{builtins.ROUTINE_TEMPLATE_PREFIX}<routine name>"]))
+        found.append(
+            _unknown(
+                "template",
+                template,
+                [*path, "templateCall", "templateId"],
+                [f"{builtins.ROUTINE_TEMPLATE_PREFIX}<routine name>"],
+            )
+        )
     blocks = step.get("promptBlocks", {})
-    values = [blocks.get("goal")] + blocks.get("constraints", []) + blocks.get("procedure", []) + blocks.get("verify", [])
+    values = [
+        blocks.get("goal"),
+        *blocks.get("constraints", []),
+        *blocks.get("procedure", []),
+        *blocks.get("verify", []),
+    ]
     for value in values:
         for part in value if isinstance(value, list) else []:
             if part.get("kind") == "ref" and part["refId"] not in builtins.REFS:
-                found.append(_unknown("prompt reference", part["refId"], [*path, "promptBlocks"], sorted(builtins.REFS)))
+                found.append(
+                    _unknown("prompt reference", part["refId"], [*path, "promptBlocks"], sorted(builtins.REFS))
+                )
     for index, ref in enumerate(step.get("assessmentRefs", [])):
         if ref not in assessments:
             found.append(_unknown("assessment", ref, [*path, "assessmentRefs", index], sorted(assessments)))
@@ -161,6 +207,9 @@ def _references_of(step: Step, path: StepPath, assessments: set[str], scope_func
 
 
 def _unknown(what: str, value: Any, path: StepPath, known: list[str]) -> Diagnostic:
-    return error(Code.UNKNOWN_REFERENCE, f"Unknown {what} '{value}'.",
-                 f"Use one of: {', '.join(known)}." if known else f"Declare the {what} first.",
-                 pointer=pointer_of(path))
+    return error(
+        Code.UNKNOWN_REFERENCE,
+        f"Unknown {what} '{value}'.",
+        f"Use one of: {', '.join(known)}." if known else f"Declare the {what} first.",
+        pointer=pointer_of(path),
+    )

@@ -31,11 +31,11 @@ class Env:
             return None
         return value.strip()
 
-    def str(self, name: str, default: str) -> str:
+    def text(self, name: str, default: str) -> str:
         value = self._raw(name)
         return default if value is None else value
 
-    def bool(self, name: str, default: bool) -> bool:
+    def flag(self, name: str, default: bool) -> bool:
         value = self._raw(name)
         if value is None:
             return default
@@ -45,7 +45,7 @@ class Env:
             return False
         raise ImproperlyConfigured(f"{name}={value!r} is not a boolean: use one of 1/0, true/false, yes/no, on/off.")
 
-    def int(self, name: str, default: int, *, minimum: int, maximum: int) -> int:
+    def integer(self, name: str, default: int, *, minimum: int, maximum: int) -> int:
         value = self._raw(name)
         if value is None:
             return default
@@ -89,9 +89,5 @@ class Env:
             close = difflib.get_close_matches(name, sorted(self._known), n=1)
             hints.append(f"{name} (did you mean {close[0]}?)" if close else name)
         raise ImproperlyConfigured(
-            "Unknown environment variable(s): "
-            + ", ".join(hints)
-            + ". Known: "
-            + ", ".join(sorted(self._known))
-            + "."
+            "Unknown environment variable(s): " + ", ".join(hints) + ". Known: " + ", ".join(sorted(self._known)) + "."
         )

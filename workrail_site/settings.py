@@ -22,12 +22,12 @@ WORKRAIL_PROJECT_DIR = env.path("WORKRAIL_PROJECT_DIR", Path.cwd())
 WORKRAIL_WORKFLOW_PATHS = env.paths("WORKRAIL_WORKFLOW_PATHS")
 
 # --- Django core ----------------------------------------------------------------------------------
-DEBUG = env.bool("WORKRAIL_DEBUG", False)
+DEBUG = env.flag("WORKRAIL_DEBUG", False)
 SECRET_KEY = read_or_create_secret(WORKRAIL_HOME / "secret_key")
 # The dashboard is local-only. A fixed loopback list defeats DNS rebinding: a page on another
 # origin that resolves its own name to 127.0.0.1 still sends its own Host header, which is refused.
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
-DASHBOARD_PORT = env.int("WORKRAIL_PORT", 8765, minimum=1024, maximum=65535)
+DASHBOARD_PORT = env.integer("WORKRAIL_PORT", 8765, minimum=1024, maximum=65535)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -83,7 +83,9 @@ def _database_from_url(url: str) -> dict[str, object]:
         ) from None
     engine = str(config.get("ENGINE", ""))
     if engine not in {"django.db.backends.sqlite3", "django.db.backends.postgresql"}:
-        raise ImproperlyConfigured(f"DATABASE_URL uses {engine or 'an unknown engine'}: only sqlite and postgres are supported.")
+        raise ImproperlyConfigured(
+            f"DATABASE_URL uses {engine or 'an unknown engine'}: only sqlite and postgres are supported."
+        )
     return config
 
 
@@ -101,7 +103,7 @@ def _sqlite(config: dict[str, object]) -> dict[str, object]:
     return {**config, "OPTIONS": options}
 
 
-_database_url = env.str("DATABASE_URL", "")
+_database_url = env.text("DATABASE_URL", "")
 if _database_url:
     _default_db = _database_from_url(_database_url)
 else:

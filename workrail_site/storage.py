@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import tempfile
@@ -25,10 +26,8 @@ def read_or_create_secret(path: Path, nbytes: int = 32) -> str:
     try:
         with os.fdopen(fd, "w", encoding="ascii") as handle:
             handle.write(secrets.token_urlsafe(nbytes) + "\n")
-        try:
+        with contextlib.suppress(FileExistsError):  # another process won the race: use its secret
             os.link(tmp_name, path)
-        except FileExistsError:
-            pass  # another process won the race; its secret is the one to use
     finally:
         os.unlink(tmp_name)
     return path.read_text(encoding="ascii").strip()

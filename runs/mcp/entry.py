@@ -12,6 +12,7 @@ points fd 1 at stderr while it runs, and everything we log goes to stderr.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 from collections.abc import AsyncIterator
@@ -28,8 +29,9 @@ def main(argv: list[str]) -> int:
     from django.conf import settings
 
     settings.WORKRAIL_HOME  # noqa: B018 - reading one setting loads and validates them all
-    logging.basicConfig(stream=sys.stderr, level=settings.LOG_LEVEL,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr, level=settings.LOG_LEVEL, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
 
     import anyio
 
@@ -45,8 +47,6 @@ def main(argv: list[str]) -> int:
             worker.join(timeout=30)
 
     server = WorkRailServer(lifespan=lifespan)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         anyio.run(server.run_stdio_async)
-    except KeyboardInterrupt:
-        pass
     return 0

@@ -15,7 +15,9 @@ def _diagnostic_line(diagnostic: dict[str, Any]) -> str:
     where = diagnostic["file"] or ""
     if diagnostic["pointer"]:
         where += f" at {diagnostic['pointer']}"
-    return f"- [{diagnostic['severity']}] {diagnostic['code']} {where}: {diagnostic['message']} Fix: {diagnostic['fix']}"
+    return (
+        f"- [{diagnostic['severity']}] {diagnostic['code']} {where}: {diagnostic['message']} Fix: {diagnostic['fix']}"
+    )
 
 
 def workflow_list_text(result: dict[str, Any]) -> str:
@@ -28,7 +30,7 @@ def workflow_list_text(result: dict[str, Any]) -> str:
     if result["warnings"]:
         lines += ["", f"{len(result['warnings'])} warnings:"]
         lines += [_diagnostic_line(d) for d in result["warnings"]]
-    lines += ["", "Next: inspect_workflow {\"workflowId\": \"<id>\"} to see one before starting it."]
+    lines += ["", 'Next: inspect_workflow {"workflowId": "<id>"} to see one before starting it.']
     return "\n".join(lines)
 
 
@@ -41,8 +43,11 @@ def workflow_details_text(result: dict[str, Any]) -> str:
     ]
     if workflow.get("about"):
         lines += ["", workflow["about"]]
-    for key, title in (("preconditions", "Preconditions"), ("clarificationPrompts", "Questions to clarify first"),
-                       ("metaGuidance", "Guidance")):
+    for key, title in (
+        ("preconditions", "Preconditions"),
+        ("clarificationPrompts", "Questions to clarify first"),
+        ("metaGuidance", "Guidance"),
+    ):
         if workflow.get(key):
             lines += ["", f"{title}:"] + [f"- {item}" for item in workflow[key]]
     lines += ["", "Steps:"]

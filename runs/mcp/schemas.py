@@ -25,8 +25,19 @@ DIAGNOSTIC: dict[str, Any] = {
 
 WORKFLOW_SUMMARY: dict[str, Any] = {
     "type": "object",
-    "required": ["id", "name", "description", "version", "kind", "idStatus", "namespace", "source", "stepCount",
-                 "workflowHash", "warnings"],
+    "required": [
+        "id",
+        "name",
+        "description",
+        "version",
+        "kind",
+        "idStatus",
+        "namespace",
+        "source",
+        "stepCount",
+        "workflowHash",
+        "warnings",
+    ],
     "properties": {
         "id": {"type": "string"},
         "name": {"type": "string"},
@@ -38,7 +49,10 @@ WORKFLOW_SUMMARY: dict[str, Any] = {
         "source": {
             "type": "object",
             "required": ["kind", "path"],
-            "properties": {"kind": {"enum": ["bundled", "user", "project", "extra"]}, "path": {"type": "string"}},
+            "properties": {
+                "kind": {"enum": ["bundled", "user", "project", "extra"]},
+                "path": {"type": "string"},
+            },
             "additionalProperties": False,
         },
         "stepCount": {"type": "integer", "minimum": 1, "description": "Top-level steps as authored."},

@@ -27,8 +27,14 @@ class WorkRailServer(MCPServer[Any]):
     def __init__(self, tools: list[ToolSpec] = TOOLS, **kwargs: Any) -> None:
         from workrail_site.version import VERSION
 
-        super().__init__(name="workrail", title="WorkRail", version=VERSION, instructions=INSTRUCTIONS,
-                         log_level="WARNING", **kwargs)
+        super().__init__(
+            name="workrail",
+            title="WorkRail",
+            version=VERSION,
+            instructions=INSTRUCTIONS,
+            log_level="WARNING",
+            **kwargs,
+        )
         self._specs = {spec.name: spec for spec in tools}
 
     async def list_tools(self) -> list[MCPTool]:
@@ -50,13 +56,16 @@ class WorkRailServer(MCPServer[Any]):
             for spec in self._specs.values()
         ]
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:  # type: ignore[override]
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
         spec = self._specs.get(name)
         if spec is None:
-            outcome = error_outcome(WorkRailError(
-                ErrorCode.INVALID_INPUT, f"There is no tool named '{name}'.",
-                f"Call one of: {', '.join(self._specs)}.",
-            ))
+            outcome = error_outcome(
+                WorkRailError(
+                    ErrorCode.INVALID_INPUT,
+                    f"There is no tool named '{name}'.",
+                    f"Call one of: {', '.join(self._specs)}.",
+                )
+            )
         else:
             # Tools touch files and the database: keep them off the event loop.
             outcome = await anyio.to_thread.run_sync(execute, spec, arguments)

@@ -81,12 +81,14 @@ def execute(spec: ToolSpec, arguments: Any) -> ToolOutcome:
         return error_outcome(exc)
     except Exception:
         logger.exception("tool %s failed", spec.name)
-        return error_outcome(WorkRailError(
-            ErrorCode.INTERNAL_ERROR,
-            f"{spec.name} failed unexpectedly; the details are in the server log (stderr).",
-            "Retry once; if it fails again, report the server log. Nothing stored was changed by this call.",
-            retryable=True,
-        ))
+        return error_outcome(
+            WorkRailError(
+                ErrorCode.INTERNAL_ERROR,
+                f"{spec.name} failed unexpectedly; the details are in the server log (stderr).",
+                "Retry once; if it fails again, report the server log. Nothing stored was changed by this call.",
+                retryable=True,
+            )
+        )
     return ToolOutcome(result, spec.render(result), is_error=False)
 
 
@@ -99,7 +101,7 @@ def _list_workflows(kind: str | None = None, namespace: str | None = None) -> di
     return catalog.list_workflows(kind=kind, namespace=namespace)
 
 
-def _inspect_workflow(workflowId: str, mode: str = "metadata") -> dict[str, Any]:  # noqa: N803 - wire name
+def _inspect_workflow(workflowId: str, mode: str = "metadata") -> dict[str, Any]:
     return catalog.inspect_workflow(workflowId, "preview" if mode == "preview" else "metadata")
 
 
@@ -131,7 +133,10 @@ TOOLS: list[ToolSpec] = [
         ),
         input_schema=schemas.INSPECT_WORKFLOW_INPUT,
         output_schema=schemas.INSPECT_WORKFLOW_OUTPUT,
-        examples=[{"workflowId": "wr.bug_investigation"}, {"workflowId": "wr.code_review", "mode": "preview"}],
+        examples=[
+            {"workflowId": "wr.bug_investigation"},
+            {"workflowId": "wr.code_review", "mode": "preview"},
+        ],
         annotations=READ_ONLY,
         handler=_inspect_workflow,
         render=rendering.workflow_details_text,

@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from django.conf import settings
 
+from runs.errors import ErrorCode, WorkRailError
 from workflows_app.catalog import Catalog, CatalogLoader, WorkflowEntry
 from workflows_app.sources import configured_sources
-from runs.errors import ErrorCode, WorkRailError
 
 PREVIEW_PROMPT_CHARS = 600
 
@@ -54,10 +54,25 @@ def inspect_workflow(workflow_id: str, mode: Literal["metadata", "preview"] = "m
     compiled = entry.compiled
     details: dict[str, Any] = {
         **summary(entry),
-        **{key: compiled[key] for key in ("about", "preconditions", "clarificationPrompts", "metaGuidance",
-                                          "recommendedPreferences", "examples", "features") if key in compiled},
+        **{
+            key: compiled[key]
+            for key in (
+                "about",
+                "preconditions",
+                "clarificationPrompts",
+                "metaGuidance",
+                "recommendedPreferences",
+                "examples",
+                "features",
+            )
+            if key in compiled
+        },
     }
-    result: dict[str, Any] = {"mode": mode, "workflow": details, "steps": [_outline(s, mode) for s in compiled["steps"]]}
+    result: dict[str, Any] = {
+        "mode": mode,
+        "workflow": details,
+        "steps": [_outline(s, mode) for s in compiled["steps"]],
+    }
     return result
 
 

@@ -20,6 +20,8 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"WorkRail dashboard: http://127.0.0.1:{port}/"))
         self.stdout.write(f"Data directory: {settings.WORKRAIL_HOME}\n")
         self.stdout.write("Connect Claude Code:\n  " + info.claude_code + "\n")
-        self.stdout.write("Or add to an MCP client's JSON config (Claude Desktop, Cursor, ...):\n" + info.json_config + "\n")
+        self.stdout.write(
+            "Or add to an MCP client's JSON config (Claude Desktop, Cursor, ...):\n" + info.json_config + "\n"
+        )
         # Bound to loopback only: the dashboard is for the person at this machine.
         call_command("runserver", f"127.0.0.1:{port}", use_reloader=False)

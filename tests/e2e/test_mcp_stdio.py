@@ -1,0 +1,147 @@
+"""End to end: the real `mcp` client launches `manage.py mcp` as a subprocess and talks over stdio."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+import anyio
+import pytest
+from jsonschema import Draft202012Validator
+from mcp import Client
+
+from tests.e2e.conftest import server_env
+from tests.helpers import REPO, workflow_doc, write_json
+
+pytestmark = pytest.mark.e2e
+MODES = ["legacy", "2026-07-28"]  # the initialize handshake (2025-11-25) and the stateless era
+
+
+def run(coro_fn, *args):
+    return anyio.run(coro_fn, *args)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_agent_lists_and_inspects_real_workflows(launch, tmp_path, corpus_dir, mode):
+    write_json(tmp_path / ".workrail" / "workflows" / "mine.json", workflow_doc("project.mine"))
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "bad.json").write_text('{"id": "team.bad",')
+    write_json(tmp_path / "broken" / "evil.json", workflow_doc("wr.evil"))
+    params = launch(WORKRAIL_WORKFLOW_PATHS=f"{corpus_dir}:{tmp_path / 'broken'}")
+    corpus_ids = {json.loads(p.read_text())["id"] for p in corpus_dir.rglob("*.json")}
+
+    async def session():
+        async with Client(params, mode=mode, read_timeout_seconds=30) as client:
+            expected_version = "2025-11-25" if mode == "legacy" else mode
+            assert client.protocol_version == expected_version
+
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert set(tools) == {"list_workflows", "inspect_workflow"}
+            for tool in tools.values():
+                assert tool.annotations.read_only_hint is True
+                assert tool.annotations.destructive_hint is False
+                assert tool.annotations.idempotent_hint is True
+                assert tool.annotations.open_world_hint is False
+                assert tool.output_schema and tool.input_schema
+
+            listing = await client.call_tool("list_workflows", {})
+            assert not listing.is_error
+            data = listing.structured_content
+            Draft202012Validator(tools["list_workflows"].output_schema).validate(data)
+            ids = {w["id"] for w in data["workflows"]}
+            assert corpus_ids <= ids
+            assert {"project.mine", "wr.bug_investigation", "wr.code_review"} <= ids
+            assert "wr.evil" not in ids
+            assert {w["code"] for w in data["warnings"]} >= {
+                "INVALID_JSON",
+                "RESERVED_NAMESPACE",
+                "LEGACY_ID",
+            }
+            assert listing.content[0].text.startswith(f"{data['count']} workflows available.")
+            sources = {w["id"]: w["source"]["kind"] for w in data["workflows"]}
+            assert sources["project.mine"] == "project"
+
+            details = await client.call_tool(
+                "inspect_workflow", {"workflowId": "workrail.relocation-us", "mode": "preview"}
+            )
+            assert not details.is_error
+            Draft202012Validator(tools["inspect_workflow"].output_schema).validate(details.structured_content)
+            assert details.structured_content["workflow"]["stepCount"] == 9
+
+            missing = await client.call_tool("inspect_workflow", {"workflowId": "nope.nothing"})
+            assert missing.is_error
+            assert missing.structured_content["error"]["code"] == "WORKFLOW_NOT_FOUND"
+            assert "list_workflows" in missing.content[0].text
+
+            malformed = await client.call_tool("inspect_workflow", {"mode": 3})
+            assert malformed.is_error
+            assert malformed.structured_content["error"]["code"] == "INVALID_INPUT"
+
+    run(session)
+
+
+def test_stdout_carries_only_json_rpc_and_stdin_eof_ends_the_server(tmp_path, corpus_dir):
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw-test", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "list_workflows", "arguments": {}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "no_such_tool", "arguments": {}},
+        },
+    ]
+    process = subprocess.Popen(
+        [sys.executable, str(REPO / "manage.py"), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=server_env(tmp_path / "home", WORKRAIL_WORKFLOW_PATHS=str(corpus_dir), WORKRAIL_LOG_LEVEL="DEBUG"),
+    )
+    assert process.stdin is not None and process.stdout is not None
+    responses = []
+    for message in messages:
+        process.stdin.write((json.dumps(message) + "\n").encode())
+        process.stdin.flush()
+        if "id" in message:
+            line = process.stdout.readline()
+            responses.append(json.loads(line))
+    process.stdin.close()  # the client goes away
+    returncode = process.wait(timeout=30)
+    rest = process.stdout.read().decode()
+    stderr = process.stderr.read().decode() if process.stderr else ""
+
+    assert returncode == 0, stderr
+    assert rest == ""  # nothing after the last answer: no stray prints, no banners
+    assert [r["id"] for r in responses] == [1, 2, 3, 4]
+    assert all(r["jsonrpc"] == "2.0" for r in responses)
+    assert responses[0]["result"]["serverInfo"]["name"] == "workrail"
+    assert responses[2]["result"]["isError"] is False
+    assert responses[3]["result"]["isError"] is True
+    assert responses[3]["result"]["structuredContent"]["error"]["code"] == "INVALID_INPUT"
+    # It migrated its own database on first launch (migrations log to stderr, never stdout).
+    tables = (
+        sqlite3.connect(tmp_path / "home" / "workrail.sqlite3")
+        .execute("SELECT count(*) FROM django_migrations")
+        .fetchone()[0]
+    )
+    assert tables > 0

@@ -1,0 +1,13 @@
+"""Settings for the test run: the real settings, but never the developer's own WORKRAIL_HOME or
+workflow directories."""
+
+import os
+import tempfile
+
+for _name in [name for name in os.environ if name.startswith("WORKRAIL_") or name == "DATABASE_URL"]:
+    if _name != "WORKRAIL_TEST_DATABASE_URL":
+        del os.environ[_name]
+os.environ["WORKRAIL_HOME"] = tempfile.mkdtemp(prefix="workrail-test-home-")
+os.environ["WORKRAIL_PROJECT_DIR"] = tempfile.mkdtemp(prefix="workrail-test-project-")
+
+from workrail_site.settings import *  # noqa: E402, F403

@@ -1,0 +1,119 @@
+"""The MCP tools as data: schemas, examples, annotations, and errors as data."""
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from runs.mcp.tools import TOOLS, execute
+from tests.helpers import workflow_doc, write_json
+
+SPECS = {spec.name: spec for spec in TOOLS}
+
+
+@pytest.mark.parametrize("spec", TOOLS, ids=lambda s: s.name)
+def test_every_documented_example_is_valid_input(spec):
+    Draft202012Validator.check_schema(spec.input_schema)
+    Draft202012Validator.check_schema(spec.output_schema)
+    assert spec.examples
+    for example in spec.examples:
+        assert list(Draft202012Validator(spec.input_schema).iter_errors(example)) == []
+
+
+@pytest.mark.parametrize("spec", TOOLS, ids=lambda s: s.name)
+def test_descriptions_show_the_examples(spec):
+    for example in spec.examples:
+        assert __import__("json").dumps(example, sort_keys=True) in spec.description
+
+
+@pytest.mark.parametrize("spec", TOOLS, ids=lambda s: s.name)
+def test_every_example_runs_and_its_output_matches_the_output_schema(spec, service_catalog):
+    for example in spec.examples:
+        outcome = execute(spec, example)
+        assert not outcome.is_error, outcome.text
+        assert list(Draft202012Validator(spec.output_schema).iter_errors(outcome.structured)) == []
+        assert outcome.text
+
+
+def test_list_filters_by_kind_and_namespace(service_catalog):
+    write_json(service_catalog["extra"] / "r.json", workflow_doc("team.routine-x"))
+    routines = execute(SPECS["list_workflows"], {"kind": "routine"}).structured
+    assert {w["id"] for w in routines["workflows"]} == {"team.routine-x", "wr.routine-focused_plan"}
+    wr_only = execute(SPECS["list_workflows"], {"namespace": "wr"}).structured
+    assert all(w["namespace"] == "wr" for w in wr_only["workflows"]) and wr_only["count"] == 3
+
+
+def test_broken_files_never_break_listing(service_catalog):
+    (service_catalog["extra"] / "broken.json").write_text("{nope")
+    write_json(service_catalog["home"] / "workflows" / "wr.json", workflow_doc("wr.evil"))
+    outcome = execute(SPECS["list_workflows"], {})
+    assert not outcome.is_error
+    assert {w["code"] for w in outcome.structured["warnings"]} >= {"INVALID_JSON", "RESERVED_NAMESPACE"}
+    assert "wr.evil" not in {w["id"] for w in outcome.structured["workflows"]}
+    assert "INVALID_JSON" in outcome.text
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragment"),
+    [
+        ({}, "'workflowId' is a required property"),
+        ({"workflowId": 7}, "is not of type 'string'"),
+        ({"workflowId": "wr.code_review", "mode": "full"}, "is not one of"),
+        ({"workflowId": "wr.code_review", "extra": 1}, "Additional properties"),
+    ],
+)
+def test_wrong_shapes_are_structured_errors(arguments, fragment, service_catalog):
+    outcome = execute(SPECS["inspect_workflow"], arguments)
+    assert outcome.is_error
+    error = outcome.structured["error"]
+    assert error["code"] == "INVALID_INPUT"
+    assert fragment in error["message"]
+    assert "wr.bug_investigation" in error["suggestion"]
+    assert error["retryable"] is False
+
+
+def test_unknown_ids_suggest_close_matches(service_catalog):
+    error = execute(SPECS["inspect_workflow"], {"workflowId": "wr.code_reveiw"}).structured["error"]
+    assert error["code"] == "WORKFLOW_NOT_FOUND"
+    assert error["details"]["didYouMean"] == ["wr.code_review"]
+
+
+def test_invalid_workflows_say_what_to_fix(service_catalog):
+    path = write_json(
+        service_catalog["extra"] / "bad.json",
+        workflow_doc(
+            "team.bad",
+            steps=[{"id": "a-step", "title": "A", "prompt": "p", "runCondition": {"var": "x", "gt": "y"}}],
+        ),
+    )
+    error = execute(SPECS["inspect_workflow"], {"workflowId": "team.bad"}).structured["error"]
+    assert error["code"] == "WORKFLOW_INVALID"
+    assert str(path) in error["suggestion"]
+    assert error["details"]["diagnostics"][0]["pointer"] == "/steps/0/runCondition/gt"
+
+
+def test_internal_failures_are_masked_and_logged(service_catalog, monkeypatch, caplog):
+    from runs.services import catalog
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(catalog, "current_catalog", boom)
+    outcome = execute(SPECS["list_workflows"], {})
+    assert outcome.is_error
+    assert outcome.structured["error"]["code"] == "INTERNAL_ERROR"
+    assert "secret internals" not in outcome.text
+    assert "secret internals" in caplog.text
+
+
+def test_preview_includes_prompts_and_metadata_does_not(service_catalog):
+    preview = execute(SPECS["inspect_workflow"], {"workflowId": "wr.code_review", "mode": "preview"}).structured
+    metadata = execute(SPECS["inspect_workflow"], {"workflowId": "wr.code_review"}).structured
+    assert all("prompt" in step for step in preview["steps"] if step["kind"] != "loop")
+    assert not any("prompt" in step for step in metadata["steps"])
+    assert metadata["workflow"]["preconditions"]
+    loop = next(step for step in preview["steps"] if step["kind"] == "loop")
+    assert loop["loop"]["type"] == "forEach" and loop["body"][0]["prompt"]
+
+
+def test_read_only_tools_are_annotated_so():
+    for spec in TOOLS:
+        assert spec.annotations.read_only and spec.annotations.idempotent and not spec.annotations.destructive
