@@ -2,7 +2,6 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-PORT   ?= 8765
 
 .PHONY: run test lint format migrations-check bench clean
 
@@ -11,7 +10,7 @@ $(STAMP): pyproject.toml scripts/bootstrap scripts/system-packages.txt
 
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py dashboard --port $(PORT)
+	$(PY) manage.py dashboard
 
 test: $(STAMP)
 	$(PY) -m pytest -n auto

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -50,6 +51,13 @@ class Catalog:
     entries: tuple[WorkflowEntry, ...]
     diagnostics: tuple[Diagnostic, ...]
     invalid: dict[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
+    # Views derived from this snapshot (listings, say), computed once: the snapshot never changes.
+    views: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def view(self, key: Any, build: Callable[[], Any]) -> Any:
+        if key not in self.views:
+            self.views[key] = build()
+        return self.views[key]
 
     def get(self, workflow_id: str) -> WorkflowEntry | None:
         return self._by_id.get(workflow_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -36,19 +37,23 @@ class Source:
         return self.kind is SourceKind.BUNDLED
 
     def files(self) -> list[Path]:
-        """JSON files under the root (or the root itself when it is a file), in a stable order."""
-        if self.root.is_file():
+        """JSON files under the root (or the root itself when it is a file), sorted by relative path.
+
+        Hidden files and directories are skipped. os.walk with plain strings, because this runs on
+        every listing and pathlib's per-path overhead dominated it.
+        """
+        root = str(self.root)
+        if os.path.isfile(root):
             return [self.root]
-        if not self.root.is_dir():
-            return []
-        return sorted(
-            (p for p in self.root.rglob("*.json") if p.is_file() and not _hidden(p, self.root)),
-            key=lambda p: p.relative_to(self.root).as_posix(),
-        )
-
-
-def _hidden(path: Path, root: Path) -> bool:
-    return any(part.startswith(".") for part in path.relative_to(root).parts)
+        found: list[tuple[str, str]] = []
+        for directory, subdirs, names in os.walk(root):
+            subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+            relative_dir = os.path.relpath(directory, root)
+            for name in names:
+                if name.endswith(".json") and not name.startswith("."):
+                    relative = name if relative_dir == "." else f"{relative_dir}/{name}"
+                    found.append((relative.replace(os.sep, "/"), os.path.join(directory, name)))
+        return [Path(full) for _relative, full in sorted(found)]
 
 
 def configured_sources(

@@ -36,7 +36,7 @@ WORKFLOW_SUMMARY: dict[str, Any] = {
         "source",
         "stepCount",
         "workflowHash",
-        "warnings",
+        "warningCount",
     ],
     "properties": {
         "id": {"type": "string"},
@@ -57,7 +57,7 @@ WORKFLOW_SUMMARY: dict[str, Any] = {
         },
         "stepCount": {"type": "integer", "minimum": 1, "description": "Top-level steps as authored."},
         "workflowHash": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
-        "warnings": {"type": "array", "items": DIAGNOSTIC},
+        "warningCount": {"type": "integer", "minimum": 0, "description": "How many entries of 'warnings' concern it."},
     },
 }
 
@@ -125,8 +125,10 @@ INSPECT_WORKFLOW_OUTPUT: dict[str, Any] = {
         "mode": {"enum": ["metadata", "preview"]},
         "workflow": {
             **WORKFLOW_SUMMARY,
+            "required": [*WORKFLOW_SUMMARY["required"], "warnings"],
             "properties": {
                 **WORKFLOW_SUMMARY["properties"],
+                "warnings": {"type": "array", "items": DIAGNOSTIC},
                 "about": {"type": "string"},
                 "preconditions": {"type": "array", "items": {"type": "string"}},
                 "clarificationPrompts": {"type": "array", "items": {"type": "string"}},

@@ -9,15 +9,18 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from runs.errors import ErrorCode, WorkRailError
 from runs.mcp import rendering, schemas
-from runs.services import catalog
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
+# jsonschema and the services are imported on first use, not at import time: this module is on the
+# path to answering `initialize`, and an agent's client waits for that (see bench/startup.py).
 
 logger = logging.getLogger("workrail.mcp")
 
@@ -41,10 +44,12 @@ class ToolSpec:
     annotations: Annotations
     handler: Callable[..., dict[str, Any]]
     render: Callable[[dict[str, Any]], str]
-    _validator: Draft202012Validator = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_validator", Draft202012Validator(self.input_schema))
+    @cached_property
+    def _validator(self) -> Draft202012Validator:
+        from jsonschema import Draft202012Validator
+
+        return Draft202012Validator(self.input_schema)
 
     @property
     def description(self) -> str:
@@ -53,6 +58,8 @@ class ToolSpec:
         return "\n".join(lines)
 
     def check_arguments(self, arguments: Any) -> None:
+        from jsonschema.exceptions import best_match
+
         problem = best_match(self._validator.iter_errors(arguments))
         if problem is None:
             return
@@ -98,10 +105,14 @@ def error_outcome(exc: WorkRailError) -> ToolOutcome:
 
 
 def _list_workflows(kind: str | None = None, namespace: str | None = None) -> dict[str, Any]:
+    from runs.services import catalog
+
     return catalog.list_workflows(kind=kind, namespace=namespace)
 
 
 def _inspect_workflow(workflowId: str, mode: str = "metadata") -> dict[str, Any]:
+    from runs.services import catalog
+
     return catalog.inspect_workflow(workflowId, "preview" if mode == "preview" else "metadata")
 
 

@@ -36,16 +36,21 @@ def current_catalog() -> Catalog:
 
 def list_workflows(kind: str | None = None, namespace: str | None = None) -> dict[str, Any]:
     catalog = current_catalog()
-    entries = [
-        entry
-        for entry in catalog.entries
-        if (kind is None or entry.kind == kind) and (namespace is None or entry.parsed_id.namespace == namespace)
-    ]
-    return {
-        "count": len(entries),
-        "workflows": [summary(entry) for entry in entries],
-        "warnings": [d.as_dict() for d in catalog.diagnostics],
-    }
+
+    def build() -> dict[str, Any]:
+        entries = [
+            entry
+            for entry in catalog.entries
+            if (kind is None or entry.kind == kind) and (namespace is None or entry.parsed_id.namespace == namespace)
+        ]
+        return {
+            "count": len(entries),
+            "workflows": [summary(entry) for entry in entries],
+            "warnings": [d.as_dict() for d in catalog.diagnostics],
+        }
+
+    listing: dict[str, Any] = catalog.view(("list_workflows", kind, namespace), build)
+    return listing
 
 
 def inspect_workflow(workflow_id: str, mode: Literal["metadata", "preview"] = "metadata") -> dict[str, Any]:
@@ -54,6 +59,7 @@ def inspect_workflow(workflow_id: str, mode: Literal["metadata", "preview"] = "m
     compiled = entry.compiled
     details: dict[str, Any] = {
         **summary(entry),
+        "warnings": [d.as_dict() for d in entry.warnings],
         **{
             key: compiled[key]
             for key in (
@@ -112,7 +118,7 @@ def summary(entry: WorkflowEntry) -> dict[str, Any]:
         "source": {"kind": entry.source.kind.value, "path": str(entry.path)},
         "stepCount": entry.step_count,
         "workflowHash": entry.workflow_hash,
-        "warnings": [d.as_dict() for d in entry.warnings],
+        "warningCount": len(entry.warnings),
     }
 
 
