@@ -6,8 +6,10 @@ from workflows_app.diagnostics import Code
 
 
 def test_every_error_and_diagnostic_code_is_documented():
+    from workflows_app.engine.codes import IssueCode, WarningCode
+
     text = (REPO / "docs" / "errors.md").read_text()
-    for code in [*ErrorCode, *Code]:
+    for code in [*ErrorCode, *Code, *IssueCode, *WarningCode]:
         assert f"| `{code.value}` |" in text, code
 
 

@@ -13,10 +13,12 @@ import threading
 logger = logging.getLogger("workrail.mcp")
 
 _ready = threading.Event()
+_started = threading.Event()
 _failure: list[BaseException] = []
 
 
 def start_background_setup() -> threading.Thread:
+    _started.set()
     worker = threading.Thread(target=_setup, name="workrail-setup", daemon=True)
     worker.start()
     return worker
@@ -45,6 +47,9 @@ def _setup() -> None:
 
 
 def wait_until_ready(timeout: float = 60.0) -> None:
+    """Blocks until start-up finished; returns at once where no background set-up runs (tests, dashboard)."""
+    if not _started.is_set():
+        return
     if not _ready.wait(timeout):
         raise TimeoutError("WorkRail is still preparing its database")
     if _failure:

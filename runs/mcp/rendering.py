@@ -74,3 +74,57 @@ def _outline_lines(steps: list[dict[str, Any]], indent: str) -> list[str]:
         if step["kind"] == "loop":
             lines += _outline_lines(step["body"], indent + "   ")
     return lines
+
+
+def execution_text(result: dict[str, Any]) -> str:
+    """The deterministic text an agent follows: the step, what to send back, the tokens."""
+    lines: list[str] = []
+    for warning in result["warnings"]:
+        lines.append(f"Warning {warning['code']}: {warning['message']}")
+    if result.get("blocked"):
+        lines.append("Blocked: the step is not done yet.")
+        lines += [f"- {issue['code']}: {issue['message']}" for issue in result["blocked"]["issues"]]
+        lines.append(result["blocked"]["retry"])
+    if result.get("rehydrated"):
+        lines += _recap_lines("Recap of earlier notes", result["recap"])
+        if result.get("branches"):
+            lines.append(result["fork"])
+            for number, branch in enumerate(result["branches"], 1):
+                state = "complete" if branch["isComplete"] else f"pending {branch['pendingStepId']}"
+                lines.append(
+                    f"  Branch {number}: after {branch['completedStepId']} ({state}): {branch['notesPreview']}"
+                )
+            lines += _recap_lines("Latest branch so far", result["downstreamRecap"])
+    pending = result["pending"]
+    if pending is None:
+        lines.append(f"Workflow {result['workflow']['id']} is complete ({result['progress']['completedSteps']} steps).")
+        lines.append(f"stateToken: {result['stateToken']}")
+        return "\n".join(lines)
+    loop = pending.get("loop")
+    where = (
+        f" (loop {loop['loopId']}, iteration {loop['iteration']} of at most {loop['maxIterations']})" if loop else ""
+    )
+    lines.append(f"Step: {pending['title']} [{pending['stepId']}]{where}")
+    if pending.get("agentRole"):
+        lines.append(f"Role: {pending['agentRole']}")
+    lines += ["", pending["prompt"], ""]
+    if pending["requireConfirmation"]:
+        lines.append("Before continuing, ask the user to confirm, and wait for their answer.")
+    call = result["nextCall"]
+    if call is not None:
+        lines.append(call["instructions"])
+        lines.append(f"continue_workflow {json.dumps(call['arguments'], ensure_ascii=False)}")
+    return "\n".join(lines)
+
+
+def _recap_lines(title: str, recap: dict[str, Any]) -> list[str]:
+    lines = [f"{title}:"]
+    if recap["truncated"]:
+        omitted = recap["omittedEntries"]
+        count = "some" if omitted is None else str(omitted)
+        lines.append(f"  ({count} earlier entries left out; {recap['policy']})")
+    for item in recap["entries"]:
+        lines.append(f"  - {item['title'] or item['stepId']}: {item['notesMarkdown']}")
+    if not recap["entries"]:
+        lines.append("  (nothing recorded yet)")
+    return lines

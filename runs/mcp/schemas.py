@@ -144,3 +144,139 @@ INSPECT_WORKFLOW_OUTPUT: dict[str, Any] = {
     "additionalProperties": False,
     "$defs": {"stepOutline": STEP_OUTLINE},
 }
+
+TOKEN_FIELD: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": 200}
+WARNING: dict[str, Any] = {
+    "type": "object",
+    "required": ["code", "message"],
+    "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+}
+OUTPUT_ENVELOPE: dict[str, Any] = {
+    "type": "object",
+    "description": "Durable memory for this step: what survives a rewind of the chat.",
+    "properties": {
+        "notesMarkdown": {"type": "string", "description": "A short recap: what you did, decided, and what is next."},
+        "artifacts": {
+            "type": "array",
+            "items": {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"}}},
+            "description": "Small structured results, when the step asks for them (see pending.outputContract).",
+        },
+    },
+}
+CONTEXT: dict[str, Any] = {
+    "type": "object",
+    "description": "External facts that steer the workflow (conditions, loop inputs): ticketId, complexity...",
+}
+
+START_WORKFLOW_INPUT: dict[str, Any] = {
+    "type": "object",
+    "required": ["workflowId"],
+    "properties": {
+        "workflowId": {"type": "string", "minLength": 1, "description": "An id from list_workflows."},
+        "context": {
+            **CONTEXT,
+            "description": CONTEXT["description"] + " A ticketId or sessionKey joins the session that has it.",
+        },
+    },
+    "additionalProperties": False,
+}
+
+CONTINUE_WORKFLOW_INPUT: dict[str, Any] = {
+    "type": "object",
+    "required": ["stateToken"],
+    "properties": {
+        "stateToken": {**TOKEN_FIELD, "description": "From the last response, exactly as given."},
+        "ackToken": {
+            **TOKEN_FIELD,
+            "description": "From the same response: acknowledges the pending step. Omit it to see the pending "
+            "step again (with a recap of earlier notes) without advancing.",
+        },
+        "context": CONTEXT,
+        "output": OUTPUT_ENVELOPE,
+    },
+    "additionalProperties": False,
+}
+
+PENDING: dict[str, Any] = {
+    "type": ["object", "null"],
+    "required": ["stepId", "title", "prompt", "requireConfirmation"],
+    "properties": {
+        "stepId": {"type": "string"},
+        "title": {"type": "string"},
+        "prompt": {"type": "string"},
+        "agentRole": {"type": ["string", "null"]},
+        "requireConfirmation": {"type": "boolean"},
+        "notesRequired": {"type": "boolean"},
+        "outputContract": {"type": ["object", "null"]},
+        "loop": {"type": ["object", "null"]},
+        "stepInstance": {"type": "string"},
+    },
+}
+RECAP: dict[str, Any] = {
+    "type": "object",
+    "required": ["entries", "truncated", "omittedEntries", "policy"],
+    "properties": {
+        "entries": {"type": "array", "items": {"type": "object"}},
+        "truncated": {"type": "boolean"},
+        "omittedEntries": {"type": ["integer", "null"]},
+        "policy": {"type": "string"},
+    },
+}
+
+EXECUTION_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "required": [
+        "kind",
+        "isComplete",
+        "stateToken",
+        "ackToken",
+        "pending",
+        "session",
+        "workflow",
+        "progress",
+        "warnings",
+        "nextCall",
+    ],
+    "properties": {
+        "kind": {"enum": ["step", "blocked", "complete"]},
+        "isComplete": {"type": "boolean"},
+        "stateToken": {"type": "string"},
+        "ackToken": {"type": ["string", "null"]},
+        "pending": PENDING,
+        "session": {
+            "type": "object",
+            "required": ["sessionId", "runId", "sessionKey"],
+            "properties": {
+                "sessionId": {"type": "string"},
+                "runId": {"type": "string"},
+                "sessionKey": {"type": ["string", "null"]},
+            },
+        },
+        "workflow": {"type": "object", "required": ["id", "workflowHash"]},
+        "progress": {"type": "object", "required": ["completedSteps"]},
+        "warnings": {"type": "array", "items": WARNING},
+        "nextCall": {
+            "type": ["object", "null"],
+            "required": ["tool", "arguments", "instructions"],
+            "properties": {
+                "tool": {"const": "continue_workflow"},
+                "arguments": {"type": "object"},
+                "instructions": {"type": "string"},
+            },
+        },
+        "blocked": {
+            "type": "object",
+            "required": ["issues", "expectedOutputSchema", "retry"],
+            "properties": {
+                "issues": {"type": "array", "items": {"type": "object"}},
+                "expectedOutputSchema": {"type": ["object", "null"]},
+                "retry": {"type": "string"},
+            },
+        },
+        "rehydrated": {"type": "boolean"},
+        "recap": RECAP,
+        "downstreamRecap": RECAP,
+        "branches": {"type": "array", "items": {"type": "object"}},
+        "fork": {"type": "string"},
+    },
+}

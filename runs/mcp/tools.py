@@ -44,6 +44,7 @@ class ToolSpec:
     annotations: Annotations
     handler: Callable[..., dict[str, Any]]
     render: Callable[[dict[str, Any]], str]
+    uses_database: bool = False
 
     @cached_property
     def _validator(self) -> Draft202012Validator:
@@ -83,7 +84,7 @@ def execute(spec: ToolSpec, arguments: Any) -> ToolOutcome:
     """Runs one tool call; every failure becomes data, never an exception across the boundary."""
     try:
         spec.check_arguments(arguments)
-        result = spec.handler(**arguments)
+        result = _with_database(spec.handler, arguments) if spec.uses_database else spec.handler(**arguments)
     except WorkRailError as exc:
         return error_outcome(exc)
     except Exception:
@@ -97,6 +98,20 @@ def execute(spec: ToolSpec, arguments: Any) -> ToolOutcome:
             )
         )
     return ToolOutcome(result, spec.render(result), is_error=False)
+
+
+def _with_database(handler: Callable[..., dict[str, Any]], arguments: dict[str, Any]) -> dict[str, Any]:
+    # Tools run on worker threads: drop connections that went stale between calls, before and after.
+    from django.db import close_old_connections
+
+    from runs.mcp.readiness import wait_until_ready
+
+    wait_until_ready()
+    close_old_connections()
+    try:
+        return handler(**arguments)
+    finally:
+        close_old_connections()
 
 
 def error_outcome(exc: WorkRailError) -> ToolOutcome:
@@ -116,7 +131,21 @@ def _inspect_workflow(workflowId: str, mode: str = "metadata") -> dict[str, Any]
     return catalog.inspect_workflow(workflowId, "preview" if mode == "preview" else "metadata")
 
 
+def _start_workflow(**arguments: Any) -> dict[str, Any]:
+    from runs.services import execution
+
+    return execution.start_workflow(**arguments)
+
+
+def _continue_workflow(**arguments: Any) -> dict[str, Any]:
+    from runs.services import execution
+
+    return execution.continue_workflow(**arguments)
+
+
 READ_ONLY = Annotations(read_only=True, destructive=False, idempotent=True)
+EXAMPLE_STATE = "st1_" + "A" * 24
+EXAMPLE_ACK = "ak1_" + "B" * 24
 
 TOOLS: list[ToolSpec] = [
     ToolSpec(
@@ -151,5 +180,60 @@ TOOLS: list[ToolSpec] = [
         annotations=READ_ONLY,
         handler=_inspect_workflow,
         render=rendering.workflow_details_text,
+    ),
+    ToolSpec(
+        name="start_workflow",
+        title="Start a workflow",
+        summary=(
+            "Start a run of a workflow and get its first step. The answer holds the step to do (pending), a "
+            "stateToken and an ackToken, and nextCall: the exact continue_workflow call to make once the step "
+            "is done. Tokens are opaque: copy them exactly. A context.ticketId or context.sessionKey groups "
+            "runs into one session."
+        ),
+        input_schema=schemas.START_WORKFLOW_INPUT,
+        output_schema=schemas.EXECUTION_OUTPUT,
+        examples=[
+            {"workflowId": "wr.bug_investigation"},
+            {"workflowId": "wr.code_review", "context": {"ticketId": "AUTH-1234", "reviewAreas": ["api", "db"]}},
+        ],
+        annotations=Annotations(read_only=False, destructive=False, idempotent=False),
+        handler=_start_workflow,
+        render=rendering.execution_text,
+        uses_database=True,
+    ),
+    ToolSpec(
+        name="continue_workflow",
+        title="Continue a workflow",
+        summary=(
+            "With stateToken and ackToken: acknowledge that the pending step is done and get the next one. "
+            "Send output.notesMarkdown (a short recap) and, when the step asks, output.artifacts; send context "
+            "to set variables the workflow reads. Replaying the same pair returns the same answer and never "
+            "advances twice. With only stateToken: see the pending step again with a recap of earlier notes, "
+            "without advancing; an older stateToken (after a rewind) shows its branches and gives an ackToken "
+            "that starts a new branch. Errors are returned as data with a code and what to do next."
+        ),
+        input_schema=schemas.CONTINUE_WORKFLOW_INPUT,
+        output_schema=schemas.EXECUTION_OUTPUT,
+        examples=[
+            {
+                "stateToken": EXAMPLE_STATE,
+                "ackToken": EXAMPLE_ACK,
+                "output": {"notesMarkdown": "Reproduced the bug with a failing test; next: gather logs."},
+            },
+            {
+                "stateToken": EXAMPLE_STATE,
+                "ackToken": EXAMPLE_ACK,
+                "context": {"severity": "high"},
+                "output": {
+                    "notesMarkdown": "Triage done.",
+                    "artifacts": [{"kind": "wr.loop_control", "decision": "stop"}],
+                },
+            },
+            {"stateToken": EXAMPLE_STATE},
+        ],
+        annotations=Annotations(read_only=False, destructive=False, idempotent=True),
+        handler=_continue_workflow,
+        render=rendering.execution_text,
+        uses_database=True,
     ),
 ]

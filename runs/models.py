@@ -1,0 +1,175 @@
+"""The durable store. `Event` is the source of truth: an append-only log per session. Every other
+model is a projection of that log, written in the same transaction as the events that describe it
+and rebuildable from them (`manage.py rebuild_projections`). `PinnedWorkflow` is content-addressed
+storage (keyed by its own hash), not a projection.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django.db import models
+
+
+class EventKind(models.TextChoices):
+    SESSION_CREATED = "session_created"
+    RUN_STARTED = "run_started"
+    NODE_CREATED = "node_created"
+    ATTEMPT_ISSUED = "attempt_issued"
+    STEP_ACKED = "step_acked"
+    OUTPUT_RECORDED = "output_recorded"
+    RUN_STATUS_CHANGED = "run_status_changed"
+    RUN_COMPLETED = "run_completed"
+    WARNING_RECORDED = "warning_recorded"
+
+
+class AppendOnlyError(Exception):
+    """Raised when code tries to change or remove a single event."""
+
+
+class EventQuerySet(models.QuerySet["Event"]):
+    def update(self, **kwargs: Any) -> int:
+        raise AppendOnlyError("Events are append-only; they cannot be updated.")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("Events are deleted only with their whole session (retention).")
+
+
+class Session(models.Model):
+    public_id = models.CharField(max_length=32, unique=True)
+    session_key = models.CharField(max_length=200, null=True, blank=True, unique=True)
+    title = models.CharField(max_length=200, blank=True, default="")
+    last_seq = models.PositiveBigIntegerField(default=0)  # the seq of the newest event: keeps seq gap-free
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.public_id
+
+
+class Event(models.Model):
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveBigIntegerField()
+    kind = models.CharField(max_length=32, choices=EventKind.choices)
+    data = models.JSONField()
+    created_at = models.DateTimeField()
+
+    objects: ClassVar[EventQuerySet] = EventQuerySet.as_manager()  # type: ignore[assignment]
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["session", "seq"], name="event_seq_unique_per_session")]
+        ordering = ["session", "seq"]
+
+    def __str__(self) -> str:
+        return f"{self.session_id}#{self.seq} {self.kind}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:
+            raise AppendOnlyError("Events are append-only; they cannot be updated.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("Events are deleted only with their whole session (retention).")
+
+
+class PinnedWorkflow(models.Model):
+    workflow_hash = models.CharField(max_length=80, primary_key=True)
+    workflow_id = models.CharField(max_length=64)
+    compiled = models.JSONField()
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.workflow_id} {self.workflow_hash[:19]}"
+
+
+class RunStatus(models.TextChoices):
+    IN_PROGRESS = "in_progress"
+    BLOCKED = "blocked"
+    COMPLETE = "complete"
+    CANCELED = "canceled"
+
+
+class Run(models.Model):
+    public_id = models.CharField(max_length=32, unique=True)
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="runs")
+    workflow_id = models.CharField(max_length=64)
+    pinned = models.ForeignKey(PinnedWorkflow, on_delete=models.PROTECT, related_name="runs")
+    source_path = models.CharField(max_length=1024, blank=True, default="")
+    source_stat = models.CharField(max_length=64, blank=True, default="")  # "mtime_ns:size" when pinned
+    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.IN_PROGRESS)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.public_id
+
+
+class Node(models.Model):
+    """One snapshot of a run: the engine state after some sequence of acknowledged steps."""
+
+    public_id = models.BigIntegerField(unique=True)  # random; what a stateToken names
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="nodes")
+    parent = models.ForeignKey("self", on_delete=models.CASCADE, null=True, blank=True, related_name="children")
+    latest_child = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    depth = models.PositiveIntegerField(default=0)
+    notes_on_path = models.PositiveIntegerField(default=0)  # outputs recorded from the root to here
+    engine_state = models.JSONField()
+    preferences = models.JSONField(default=dict)
+    pending_step_id = models.CharField(max_length=200, blank=True, default="")
+    is_complete = models.BooleanField(default=False)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["run", "depth"])]
+
+    def __str__(self) -> str:
+        return f"node {self.public_id} of {self.run_id}"
+
+
+class Attempt(models.Model):
+    """An ackToken: permission to acknowledge the pending step of one node, at most once."""
+
+    public_id = models.BigIntegerField(unique=True)
+    node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="attempts")
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"attempt {self.public_id}"
+
+
+class AckOutcome(models.TextChoices):
+    ADVANCED = "advanced"
+    BLOCKED = "blocked"
+    COMPLETE = "complete"
+
+
+class Ack(models.Model):
+    """The recorded answer to an attempt. One per attempt, enforced by the database: this is what
+    makes a replayed or concurrent ack return the same answer instead of advancing twice."""
+
+    attempt = models.OneToOneField(Attempt, on_delete=models.CASCADE, related_name="ack")
+    node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="acks")
+    child = models.ForeignKey(Node, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    outcome = models.CharField(max_length=16, choices=AckOutcome.choices)
+    output_digest = models.CharField(max_length=80)  # to tell a replay with other output
+    # The exact JSON text returned, so a replay is byte-identical on every backend (jsonb reorders keys).
+    response_json = models.TextField()
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"ack of {self.attempt_id}"
+
+
+class Output(models.Model):
+    """Durable notes and artifacts an agent sent with an acknowledged step."""
+
+    node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="outputs")  # the step's node
+    child = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="incoming_outputs")  # where it led
+    step_id = models.CharField(max_length=200)
+    step_title = models.CharField(max_length=200)
+    notes_markdown = models.TextField(blank=True, default="")
+    artifacts = models.JSONField(default=list)
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"output of {self.step_id}"

@@ -1,0 +1,91 @@
+"""Recaps: the durable notes an agent lost when its chat was rewound, within a byte budget.
+
+Entries are outputs (notes and artifact kinds) of acknowledged steps. We keep the most recent
+entries that fit the budget, show them oldest first, and say how many were left out. Ancestors are
+read with one recursive query bounded by MAX_ENTRIES, never by walking the whole history.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import connection
+
+from runs.models import Node, Output
+
+RECAP_BUDGET_BYTES = 8 * 1024
+MAX_ENTRIES = 64
+POLICY = f"kept the most recent entries that fit in {RECAP_BUDGET_BYTES} bytes, oldest first"
+
+
+def entry(output: Output) -> dict[str, Any]:
+    return {
+        "stepId": output.step_id,
+        "title": output.step_title,
+        "notesMarkdown": output.notes_markdown,
+        "artifactKinds": [a.get("kind") for a in output.artifacts if isinstance(a, dict)],
+    }
+
+
+def fit(entries_newest_first: list[dict[str, Any]], total: int, budget: int = RECAP_BUDGET_BYTES) -> dict[str, Any]:
+    """The most recent entries whose JSON fits in `budget` bytes; `total` counts all entries."""
+    kept: list[dict[str, Any]] = []
+    used = 0
+    for item in entries_newest_first:
+        size = len(json.dumps(item, ensure_ascii=False).encode())
+        if used + size > budget:
+            break
+        kept.append(item)
+        used += size
+    kept.reverse()
+    omitted = total - len(kept)
+    return {
+        "entries": kept,
+        "truncated": omitted > 0,
+        "omittedEntries": omitted,
+        "policy": POLICY,
+    }
+
+
+_ANCESTOR_OUTPUTS = """
+WITH RECURSIVE ancestors(id, parent_id, hops) AS (
+    SELECT id, parent_id, 0 FROM runs_node WHERE id = %s
+    UNION ALL
+    SELECT n.id, n.parent_id, a.hops + 1 FROM runs_node n JOIN ancestors a ON n.id = a.parent_id
+    WHERE a.hops < %s
+)
+SELECT o.id FROM runs_output o JOIN ancestors a ON o.child_id = a.id ORDER BY a.hops
+"""
+
+
+def path_recap(node: Node) -> dict[str, Any]:
+    """Notes recorded on the way from the run's start to `node`."""
+    with connection.cursor() as cursor:
+        cursor.execute(_ANCESTOR_OUTPUTS, [node.pk, MAX_ENTRIES])
+        ids = [row[0] for row in cursor.fetchall()]
+    outputs = {o.pk: o for o in Output.objects.filter(pk__in=ids)}
+    return fit([entry(outputs[i]) for i in ids], node.notes_on_path)
+
+
+_DOWNSTREAM = """
+WITH RECURSIVE chain(id, latest_child_id, hops) AS (
+    SELECT id, latest_child_id, 0 FROM runs_node WHERE id = %s
+    UNION ALL
+    SELECT n.id, n.latest_child_id, c.hops + 1 FROM runs_node n JOIN chain c ON n.id = c.latest_child_id
+    WHERE c.hops < %s
+)
+SELECT o.id FROM runs_output o JOIN chain c ON o.child_id = c.id ORDER BY c.hops DESC
+"""
+
+
+def downstream_recap(first_child: Node) -> dict[str, Any]:
+    """Notes along the preferred (latest) branch below a node, starting at `first_child`."""
+    with connection.cursor() as cursor:
+        cursor.execute(_DOWNSTREAM, [first_child.pk, MAX_ENTRIES])
+        ids = [row[0] for row in cursor.fetchall()]
+    outputs = {o.pk: o for o in Output.objects.filter(pk__in=ids)}
+    recap = fit([entry(outputs[i]) for i in ids], len(ids))
+    if len(ids) > MAX_ENTRIES:  # the branch goes on below what we read: how much more is not known
+        recap.update(truncated=True, omittedEntries=None)
+    return recap

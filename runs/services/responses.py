@@ -1,0 +1,64 @@
+"""The shape of execution responses: what start_workflow and continue_workflow return.
+
+One builder for every path (start, advance, blocked, replay, rehydrate), so an agent always reads
+the same fields, and `nextCall` tells it exactly what to send next.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NOTES_PLACEHOLDER = "<a few lines: what you did, what you decided, what comes next>"
+
+
+def session_info(run: Any) -> dict[str, Any]:
+    return {"sessionId": run.session.public_id, "runId": run.public_id, "sessionKey": run.session.session_key}
+
+
+def next_call(state_token: str, ack_token: str | None, pending: dict[str, Any] | None) -> dict[str, Any] | None:
+    if pending is None or ack_token is None:
+        return None
+    output: dict[str, Any] = {}
+    if pending.get("notesRequired", True):
+        output["notesMarkdown"] = NOTES_PLACEHOLDER
+    contract = pending.get("outputContract")
+    if contract:
+        output["artifacts"] = [contract["example"]]
+    instructions = "Do the pending step"
+    if pending.get("requireConfirmation"):
+        instructions += ", get the user's explicit confirmation,"
+    instructions += " then call continue_workflow with these arguments (tokens exactly as given)."
+    if contract:
+        instructions += f" The artifact must match the '{contract['contractRef']}' contract."
+    return {
+        "tool": "continue_workflow",
+        "arguments": {"stateToken": state_token, "ackToken": ack_token, "output": output},
+        "instructions": instructions,
+    }
+
+
+def execution_response(
+    *,
+    kind: str,
+    run: Any,
+    state_token: str,
+    ack_token: str | None,
+    pending: dict[str, Any] | None,
+    completed_steps: int,
+    warnings: list[dict[str, Any]],
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    response: dict[str, Any] = {
+        "kind": kind,
+        "isComplete": pending is None,
+        "stateToken": state_token,
+        "ackToken": ack_token,
+        "pending": pending,
+        "session": session_info(run),
+        "workflow": {"id": run.workflow_id, "workflowHash": run.pinned_id},
+        "progress": {"completedSteps": completed_steps},
+        "warnings": warnings,
+        "nextCall": next_call(state_token, ack_token, pending),
+    }
+    response.update(extra or {})
+    return response

@@ -1,0 +1,98 @@
+"""stateToken and ackToken: short, opaque, HMAC-signed handles.
+
+    st1_<base64url(node id: 8 bytes | mac: 10 bytes)>    28 characters
+    ak1_<base64url(attempt id: 8 bytes | mac: 10 bytes)> 28 characters
+
+A token names a stored node (or attempt); the node holds the truth. The MAC covers the kind and
+version, so an ackToken can never pass for a stateToken. The same node always gives the same
+token, which is what lets a replay return byte-identical payloads. An agent copying a token may
+wrap it in quotes, backticks or whitespace: those are stripped; any other change fails the MAC.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from runs.errors import ErrorCode, WorkRailError
+from runs.token_keys import signing_keys
+
+VERSION = 1
+ID_BYTES = 8
+MAC_BYTES = 10
+_SHAPE = re.compile(r"^(st|ak)(\d+)_([A-Za-z0-9_-]+)$")
+_WRAPPING = " \t\r\n\"'`"
+
+
+class TokenKind(StrEnum):
+    STATE = "st"
+    ACK = "ak"
+
+
+NAMES = {TokenKind.STATE: "stateToken", TokenKind.ACK: "ackToken"}
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: TokenKind
+    id: int
+
+
+def _mac(key: bytes, kind: TokenKind, ident: bytes) -> bytes:
+    return hmac.new(key, f"{kind.value}{VERSION}".encode() + ident, hashlib.sha256).digest()[:MAC_BYTES]
+
+
+def mint(home: Path, kind: TokenKind, ident: int) -> str:
+    raw = ident.to_bytes(ID_BYTES, "big")
+    body = base64.urlsafe_b64encode(raw + _mac(signing_keys(home)[0], kind, raw)).decode().rstrip("=")
+    return f"{kind.value}{VERSION}_{body}"
+
+
+def parse(home: Path, value: object, expected: TokenKind) -> Token:
+    name = NAMES[expected]
+    if not isinstance(value, str):
+        raise _malformed(name, "it must be a string")
+    text = value.strip(_WRAPPING)
+    shape = _SHAPE.match(text)
+    if shape is None:
+        raise _malformed(name, "it does not look like a WorkRail token")
+    kind_text, version, body = shape.groups()
+    if kind_text != expected.value:
+        other = NAMES[TokenKind(kind_text)]
+        raise _malformed(name, f"this is a {other}; pass it as {other} and send the {name} here")
+    if int(version) != VERSION:
+        raise WorkRailError(
+            ErrorCode.TOKEN_VERSION_UNSUPPORTED,
+            f"The {name} has version {version}; this server reads version {VERSION}.",
+            "Use the most recent tokens this server returned, or start_workflow again.",
+        )
+    try:
+        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+    except (binascii.Error, ValueError):
+        raise _malformed(name, "its payload is not base64url") from None
+    if len(raw) != ID_BYTES + MAC_BYTES:
+        raise _malformed(name, "it has the wrong length (was it cut or edited?)")
+    ident, mac = raw[:ID_BYTES], raw[ID_BYTES:]
+    if not any(hmac.compare_digest(mac, _mac(key, expected, ident)) for key in signing_keys(home)):
+        raise WorkRailError(
+            ErrorCode.TOKEN_BAD_SIGNATURE,
+            f"The {name} was not signed by this WorkRail store (altered, or from another machine).",
+            "Send the token exactly as WorkRail returned it. Tokens do not move between machines: after an "
+            "import, find the run with resume_session or start_workflow again.",
+        )
+    return Token(expected, int.from_bytes(ident, "big"))
+
+
+def _malformed(name: str, why: str) -> WorkRailError:
+    return WorkRailError(
+        ErrorCode.TOKEN_MALFORMED,
+        f"The {name} is malformed: {why}.",
+        f"Copy the {name} exactly as the last WorkRail response gave it (it starts with "
+        f"'{'st' if name == 'stateToken' else 'ak'}{VERSION}_').",
+    )

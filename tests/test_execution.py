@@ -1,0 +1,289 @@
+"""start_workflow / continue_workflow through the service layer: tokens, idempotency, forks, recaps."""
+
+import json
+import os
+
+import pytest
+from django.db import connection
+
+from runs.errors import ErrorCode
+from runs.models import Ack, Event, EventKind, Node, Run, RunStatus
+from runs.services.execution import cancel_run, continue_workflow, start_workflow
+from tests.execution_helpers import ack, assert_gap_free, canonical, error_code, notes_for
+from tests.helpers import workflow_doc, write_json
+
+pytestmark = pytest.mark.django_db
+
+
+def three_steps(workflow_id="project.three"):
+    return workflow_doc(
+        workflow_id,
+        steps=[
+            {"id": "one", "title": "One", "prompt": "Do one."},
+            {"id": "two", "title": "Two", "prompt": "Do two for {{ticketId}}."},
+            {"id": "three", "title": "Three", "prompt": "Do three."},
+        ],
+    )
+
+
+@pytest.fixture
+def three(service_catalog):
+    return write_json(service_catalog["project"] / ".workrail" / "workflows" / "three.json", three_steps())
+
+
+def test_start_returns_the_first_step_tokens_session_and_next_call(three):
+    response = start_workflow("project.three", {"ticketId": "AUTH-1"})
+    assert response["kind"] == "step"
+    assert response["isComplete"] is False
+    assert response["pending"]["stepId"] == "one"
+    assert response["stateToken"].startswith("st1_")
+    assert response["ackToken"].startswith("ak1_")
+    assert response["session"]["sessionKey"] == "ticket:AUTH-1"
+    assert response["session"]["runId"].startswith("run_")
+    call = response["nextCall"]
+    assert call["tool"] == "continue_workflow"
+    assert call["arguments"]["stateToken"] == response["stateToken"]
+    assert call["arguments"]["ackToken"] == response["ackToken"]
+    assert "notesMarkdown" in call["arguments"]["output"]
+    assert_gap_free()
+
+
+def test_advancing_walks_the_steps_to_completion(three):
+    response = start_workflow("project.three", {"ticketId": "AUTH-1"})
+    second = ack(continue_workflow, response)
+    assert second["pending"]["stepId"] == "two"
+    assert "AUTH-1" in second["pending"]["prompt"]
+    third = ack(continue_workflow, second)
+    done = ack(continue_workflow, third)
+    assert done["kind"] == "complete"
+    assert done["isComplete"] is True
+    assert done["pending"] is None
+    assert done["ackToken"] is None
+    assert done["nextCall"] is None
+    run = Run.objects.get(public_id=done["session"]["runId"])
+    assert run.status == RunStatus.COMPLETE
+    assert Event.objects.filter(kind=EventKind.RUN_COMPLETED).count() == 1
+    assert_gap_free()
+
+
+def test_a_replayed_ack_returns_the_recorded_answer_and_never_advances_twice(three):
+    response = start_workflow("project.three")
+    first = ack(continue_workflow, response)
+    nodes = Node.objects.count()
+    again = ack(continue_workflow, response)
+    assert canonical(again) == canonical(first)
+    assert Node.objects.count() == nodes
+    assert Ack.objects.count() == 1
+
+
+def test_a_replay_with_other_output_is_still_a_replay_and_says_how_to_fork(three):
+    response = start_workflow("project.three")
+    first = ack(continue_workflow, response)
+    other = continue_workflow(
+        stateToken=response["stateToken"],
+        ackToken=response["ackToken"],
+        output={"notesMarkdown": "Something else entirely."},
+    )
+    assert other["stateToken"] == first["stateToken"]
+    assert other["warnings"][-1]["code"] == "REPLAY_OUTPUT_IGNORED"
+    assert "only the stateToken" in other["warnings"][-1]["message"]
+    assert Node.objects.count() == 2
+
+
+def test_rehydrating_the_tip_recaps_notes_and_does_not_advance(three):
+    response = start_workflow("project.three")
+    second = continue_workflow(
+        stateToken=response["stateToken"],
+        ackToken=response["ackToken"],
+        output={"notesMarkdown": "Found the flaky test."},
+    )
+    nodes = Node.objects.count()
+    again = continue_workflow(stateToken=second["stateToken"])
+    assert Node.objects.count() == nodes
+    assert again["rehydrated"] is True
+    assert again["pending"]["stepId"] == "two"
+    assert again["ackToken"] == second["ackToken"]  # the unused ack of that step, not a new one
+    assert [e["notesMarkdown"] for e in again["recap"]["entries"]] == ["Found the flaky test."]
+    assert again["recap"]["truncated"] is False
+    assert "branches" not in again
+
+
+def test_an_older_state_token_forks_a_sibling_branch(three):
+    start = start_workflow("project.three")
+    main = ack(continue_workflow, start)
+    ack(continue_workflow, main)
+    rewound = continue_workflow(stateToken=start["stateToken"])
+    assert rewound["pending"]["stepId"] == "one"
+    assert len(rewound["branches"]) == 1
+    assert rewound["branches"][0]["completedStepId"] == "one"
+    assert [e["stepId"] for e in rewound["downstreamRecap"]["entries"]] == ["one", "two"]
+    assert rewound["ackToken"] != start["ackToken"]
+    fork = continue_workflow(
+        stateToken=start["stateToken"], ackToken=rewound["ackToken"], output={"notesMarkdown": "Different approach."}
+    )
+    assert fork["pending"]["stepId"] == "two"
+    assert fork["stateToken"] != main["stateToken"]
+    root = Node.objects.get(depth=0)
+    assert root.children.count() == 2
+    assert root.latest_child.public_id != Node.objects.get(parent=root, pk=root.children.order_by("pk")[0].pk).public_id
+    again = continue_workflow(stateToken=start["stateToken"])
+    assert len(again["branches"]) == 2
+
+
+def test_a_fork_from_a_finished_run_reopens_it(three):
+    start = start_workflow("project.three")
+    step = start
+    for _ in range(3):
+        step = ack(continue_workflow, step)
+    assert Run.objects.get().status == RunStatus.COMPLETE
+    rewound = continue_workflow(stateToken=start["stateToken"])
+    ack(continue_workflow, rewound)
+    assert Run.objects.get().status == RunStatus.IN_PROGRESS
+
+
+def test_scope_is_enforced_across_runs_and_nodes(three):
+    run_a = start_workflow("project.three")
+    run_b = start_workflow("project.three")
+    assert error_code(lambda: continue_workflow(stateToken=run_a["stateToken"], ackToken=run_b["ackToken"])) == (
+        ErrorCode.TOKEN_SCOPE_MISMATCH
+    )
+    next_a = ack(continue_workflow, run_a)
+    assert error_code(lambda: continue_workflow(stateToken=next_a["stateToken"], ackToken=run_a["ackToken"])) == (
+        ErrorCode.TOKEN_SCOPE_MISMATCH
+    )
+
+
+def test_tokens_from_another_key_or_unknown_ids_are_refused(three, tmp_path):
+    from runs import tokens
+    from runs.tokens import TokenKind
+
+    response = start_workflow("project.three")
+    foreign = tokens.mint(tmp_path, TokenKind.STATE, 1)
+    assert error_code(lambda: continue_workflow(stateToken=foreign)) == ErrorCode.TOKEN_BAD_SIGNATURE
+    from django.conf import settings
+
+    unknown = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, 12345)
+    assert error_code(lambda: continue_workflow(stateToken=unknown)) == ErrorCode.TOKEN_UNKNOWN
+    unknown_ack = tokens.mint(settings.WORKRAIL_HOME, TokenKind.ACK, 12345)
+    assert error_code(lambda: continue_workflow(stateToken=response["stateToken"], ackToken=unknown_ack)) == (
+        ErrorCode.TOKEN_UNKNOWN
+    )
+    assert error_code(lambda: continue_workflow(stateToken="garbage")) == ErrorCode.TOKEN_MALFORMED
+    assert error_code(lambda: continue_workflow(stateToken=response["ackToken"])) == ErrorCode.TOKEN_MALFORMED
+
+
+def test_wrapped_tokens_still_work(three):
+    response = start_workflow("project.three")
+    second = continue_workflow(
+        stateToken=f'"{response["stateToken"]}"',
+        ackToken=f"`{response['ackToken']}`\n",
+        output=notes_for(response["pending"]),
+    )
+    assert second["pending"]["stepId"] == "two"
+
+
+def test_sessions_are_joined_by_ticket_id_or_session_key(three):
+    a = start_workflow("project.three", {"ticketId": "T-9"})
+    b = start_workflow("project.three", {"ticketId": "T-9"})
+    c = start_workflow("project.three", {"sessionKey": "my-work"})
+    d = start_workflow("project.three")
+    assert a["session"]["sessionId"] == b["session"]["sessionId"]
+    assert a["session"]["runId"] != b["session"]["runId"]
+    assert len({a["session"]["sessionId"], c["session"]["sessionId"], d["session"]["sessionId"]}) == 3
+    assert_gap_free()
+
+
+def test_missing_notes_block_the_step_and_a_retry_keeps_the_run_in_place(three):
+    response = start_workflow("project.three")
+    blocked = continue_workflow(stateToken=response["stateToken"], ackToken=response["ackToken"], output={})
+    assert blocked["kind"] == "blocked"
+    assert blocked["stateToken"] == response["stateToken"]
+    assert blocked["ackToken"] != response["ackToken"]
+    assert blocked["pending"]["stepId"] == "one"
+    assert blocked["blocked"]["issues"][0]["code"] == "NOTES_REQUIRED"
+    assert blocked["blocked"]["expectedOutputSchema"]["properties"]["notesMarkdown"]
+    assert Run.objects.get().status == RunStatus.BLOCKED
+    replay = continue_workflow(stateToken=response["stateToken"], ackToken=response["ackToken"], output={})
+    assert canonical(replay) == canonical(blocked)
+    moved = ack(continue_workflow, blocked)
+    assert moved["pending"]["stepId"] == "two"
+    assert Run.objects.get().status == RunStatus.IN_PROGRESS
+
+
+def test_a_run_continues_on_its_pinned_snapshot_when_the_file_changes_or_goes(three):
+    response = start_workflow("project.three")
+    edited = three_steps()
+    edited["steps"][1]["prompt"] = "A completely different second step."
+    write_json(three, edited)
+    os.utime(three, ns=(10**18, 10**18))
+    second = ack(continue_workflow, response)
+    assert second["pending"]["prompt"] == "Do two for {{ticketId}}."
+    assert [w["code"] for w in second["warnings"]] == ["WORKFLOW_CHANGED_ON_DISK"]
+    three.unlink()
+    third = ack(continue_workflow, second)
+    assert third["pending"]["stepId"] == "three"
+    assert [w["code"] for w in third["warnings"]] == ["WORKFLOW_SOURCE_MISSING"]
+    fresh = start_workflow  # a new run cannot start from a file that is gone
+    assert error_code(lambda: fresh("project.three")) == ErrorCode.WORKFLOW_NOT_FOUND
+
+
+def test_a_canceled_run_refuses_to_advance_but_can_be_read(three):
+    response = start_workflow("project.three")
+    cancel_run(response["session"]["runId"])
+    assert error_code(lambda: ack(continue_workflow, response)) == ErrorCode.RUN_CANCELED
+    assert continue_workflow(stateToken=response["stateToken"])["pending"]["stepId"] == "one"
+
+
+def test_context_and_output_without_an_ack_are_not_recorded_and_say_so(three):
+    response = start_workflow("project.three")
+    again = continue_workflow(stateToken=response["stateToken"], output={"notesMarkdown": "lost?"})
+    assert again["warnings"][-1]["code"] == "IGNORED_WITHOUT_ACK"
+    assert not Event.objects.filter(kind=EventKind.OUTPUT_RECORDED).exists()
+
+
+def test_events_are_append_only(three):
+    from runs.models import AppendOnlyError
+
+    start_workflow("project.three")
+    event = Event.objects.first()
+    with pytest.raises(AppendOnlyError):
+        event.save()
+    with pytest.raises(AppendOnlyError):
+        event.delete()
+    with pytest.raises(AppendOnlyError):
+        Event.objects.filter(pk=event.pk).update(kind="x")
+    with pytest.raises(AppendOnlyError):
+        Event.objects.all().delete()
+    with pytest.raises(Exception, match="append-only"), connection.cursor() as cursor:
+        cursor.execute("UPDATE runs_event SET kind = 'x' WHERE id = %s", [event.pk])
+
+
+def test_rebuilt_projections_equal_the_stored_ones(three):
+    from tests.projection_snapshot import snapshot
+
+    start = start_workflow("project.three", {"ticketId": "R-1"})
+    second = ack(continue_workflow, start)
+    continue_workflow(stateToken=second["stateToken"], ackToken=second["ackToken"], output={})  # blocked
+    rewound = continue_workflow(stateToken=start["stateToken"])
+    ack(continue_workflow, rewound)
+    before = snapshot()
+    from runs.rebuild import rebuild_projections
+
+    counts = rebuild_projections()
+    assert counts["events"] == Event.objects.count()
+    assert snapshot() == before
+
+
+def test_malformed_output_and_context_are_refused_before_anything_is_stored(three):
+    response = start_workflow("project.three")
+    events = Event.objects.count()
+    for bad in (
+        {"output": {"notesMarkdown": 5}},
+        {"output": {"artifacts": [{"no": "kind"}]}},
+        {"output": "text"},
+        {"context": ["a"]},
+    ):
+        arguments = {"stateToken": response["stateToken"], "ackToken": response["ackToken"], **bad}
+        assert error_code(lambda a=arguments: continue_workflow(**a)) == ErrorCode.INVALID_INPUT
+    assert Event.objects.count() == events
+    assert json.loads(json.dumps(ack(continue_workflow, response)))["pending"]["stepId"] == "two"

@@ -1,0 +1,22 @@
+"""The pure workflow interpreter: compiled workflow + engine state + agent output -> next state.
+
+No Django, database, I/O, clock or randomness here: the same inputs always give the same
+Transition, which is what makes runs replayable and forkable. See state.py for the state format
+and codes.py for the issue and warning codes.
+"""
+
+from workflows_app.engine.codes import IssueCode, WarningCode
+from workflows_app.engine.interpreter import advance, pending_view, start
+from workflows_app.engine.state import STATE_VERSION, StateError
+from workflows_app.engine.transition import Transition
+
+__all__ = [
+    "STATE_VERSION",
+    "IssueCode",
+    "StateError",
+    "Transition",
+    "WarningCode",
+    "advance",
+    "pending_view",
+    "start",
+]

@@ -1,0 +1,49 @@
+"""A step's output contract, resolved against the contracts the compiler knows (builtins.CONTRACTS)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from workflows_app import builtins
+from workflows_app.engine.jsontypes import JsonObject, Step
+
+
+@dataclass(frozen=True)
+class Contract:
+    contract_ref: str
+    required: bool
+    artifact_kind: str | None  # None only for a contract unknown to this build (the loader rejects those)
+    schema: JsonObject | None
+    example: Any
+
+    def view(self) -> JsonObject:
+        """`pending.outputContract`; copies, so a caller editing it cannot alter the built-in contracts."""
+        return {
+            "contractRef": self.contract_ref,
+            "required": self.required,
+            "artifactKind": self.artifact_kind,
+            "schema": copy.deepcopy(self.schema),
+            "example": copy.deepcopy(self.example),
+        }
+
+
+def contract_of(step: Step) -> Contract | None:
+    declared = step.get("outputContract")
+    if not isinstance(declared, dict) or not isinstance(declared.get("contractRef"), str):
+        return None
+    known = builtins.CONTRACTS.get(declared["contractRef"], {})
+    return Contract(
+        contract_ref=declared["contractRef"],
+        required=declared.get("required", True) is not False,
+        artifact_kind=known.get("artifactKind"),
+        schema=known.get("schema"),
+        example=known.get("example"),
+    )
+
+
+def notes_required(step: Step) -> bool:
+    """Notes are the default output; a step opts out with notesOptional, and a contract step's
+    artifact is its output, so it needs no notes either."""
+    return step.get("notesOptional") is not True and "outputContract" not in step

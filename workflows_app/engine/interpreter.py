@@ -1,0 +1,170 @@
+"""The workflow interpreter: start a run, advance it one acknowledged step at a time, re-render it.
+
+Pure and deterministic: no I/O, clock or randomness, and the caller's dicts are never modified
+(the state is deep-copied into a working Machine and serialized back). Each call walks the step
+tree from the cursor to the next step that must be done, skipping steps whose runCondition is
+false and taking loop decisions at iteration boundaries.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from workflows_app.conditions import evaluate
+from workflows_app.engine import decisions, loops, view
+from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.output import check_output, expected_output_schema
+from workflows_app.engine.state import Machine, StateError
+from workflows_app.engine.transition import Transition
+from workflows_app.engine.tree import sequence_at, step_at, top_steps, walk
+
+
+def start(compiled: JsonObject, context: JsonObject | None = None) -> Transition:
+    steps = top_steps(compiled)
+    machine = Machine(workflow_id=str(compiled.get("id", "")), context={}, position=[0])
+    _merge_context(machine, context)
+    warnings = _settle(steps, machine)
+    return _moved(steps, machine, completed=None, warnings=warnings)
+
+
+def advance(
+    compiled: JsonObject,
+    state: JsonObject,
+    *,
+    output: JsonObject | None = None,
+    context: JsonObject | None = None,
+) -> Transition:
+    steps = top_steps(compiled)
+    machine = _load(compiled, state)
+    _merge_context(machine, context)
+    if machine.complete:
+        # Acknowledging again after the end is harmless: report completion again.
+        return Transition("complete", machine.to_json(), None, None)
+    step = step_at(steps, machine.position)
+    scope = loops.scope(steps, machine)
+    issues, warnings = check_output(step, output, scope)
+    if issues:
+        blocked = copy.deepcopy(dict(state))
+        blocked["context"] = copy.deepcopy(machine.context)
+        return Transition(
+            "blocked",
+            blocked,
+            view.pending_view(steps, machine),
+            None,
+            issues,
+            expected_output_schema(step, scope),
+            warnings,
+        )
+    completed = {
+        "stepId": step["id"],
+        "title": view.pending_view(steps, machine)["title"],
+        "loop": view.loop_view(steps, machine),
+    }
+    machine.completed_steps += 1
+    artifacts = (output or {}).get("artifacts")
+    if isinstance(artifacts, list):
+        warnings += decisions.record(machine.decisions, artifacts, _decision_keys(steps), machine.completed_steps)
+    machine.position[-1] += 1
+    warnings += _settle(steps, machine)
+    return _moved(steps, machine, completed=completed, warnings=warnings)
+
+
+def pending_view(compiled: JsonObject, state: JsonObject) -> JsonObject | None:
+    """The pending step of `state`, rendered again (after a restart, say); None when the run is complete."""
+    steps = top_steps(compiled)
+    machine = _load(compiled, state)
+    return None if machine.complete else view.pending_view(steps, machine)
+
+
+def _settle(steps: list[Step], machine: Machine) -> list[JsonObject]:
+    """Moves the cursor forward to the next step to do, or to completion; returns the warnings raised.
+
+    Terminates: every pass moves the cursor forward or starts a loop iteration, and iterations are
+    capped by maxIterations, so a loop whose body is all skipped ends after at most that many.
+    """
+    warnings: list[JsonObject] = []
+    while True:
+        sequence = sequence_at(steps, machine.position[:-1])
+        index = machine.position[-1]
+        if index >= len(sequence):
+            if not machine.frames:
+                machine.complete, machine.pending = True, None
+                return warnings
+            _end_iteration(steps, machine, warnings)
+            continue
+        step = sequence[index]
+        if not evaluate(step.get("runCondition"), loops.scope(steps, machine)):
+            machine.position[-1] += 1
+            continue
+        if step.get("kind") == "loop":
+            spec = loops.LoopSpec.of(step)
+            frame, found = loops.next_iteration(
+                spec, None, loops.scope(steps, machine), machine.decisions, machine.completed_steps
+            )
+            warnings += found
+            if frame is None:
+                machine.position[-1] += 1
+            else:
+                machine.frames.append(frame)
+                machine.position.append(0)
+            continue
+        machine.pending = {"stepId": step["id"], "stepInstance": view.step_instance(machine, str(step["id"]))}
+        return warnings
+
+
+def _end_iteration(steps: list[Step], machine: Machine, warnings: list[JsonObject]) -> None:
+    """The innermost loop's body is done: run its next iteration, or leave the loop."""
+    depth = len(machine.frames)
+    spec = loops.LoopSpec.of(step_at(steps, machine.position[:depth]))
+    outer = loops.scope(steps, machine, depth - 1)
+    frame, found = loops.next_iteration(spec, machine.frames[-1], outer, machine.decisions, machine.completed_steps)
+    warnings += found
+    if frame is not None:
+        machine.frames[-1] = frame
+        machine.position[-1] = 0
+    else:
+        machine.frames.pop()
+        machine.position.pop()
+        machine.position[-1] += 1
+
+
+def _moved(steps: list[Step], machine: Machine, completed: JsonObject | None, warnings: list[JsonObject]) -> Transition:
+    if machine.complete:
+        return Transition("complete", machine.to_json(), None, completed, [], None, warnings)
+    return Transition("advanced", machine.to_json(), view.pending_view(steps, machine), completed, [], None, warnings)
+
+
+def _merge_context(machine: Machine, context: Any) -> None:
+    """Shallow merge, applied before anything is evaluated: the agent sets variables as it acknowledges."""
+    if context is None:
+        return
+    if not isinstance(context, Mapping):
+        raise TypeError(f"context must be an object, not {type(context).__name__}")
+    machine.context.update(copy.deepcopy(dict(context)))
+
+
+def _load(compiled: JsonObject, state: JsonObject) -> Machine:
+    machine = Machine.from_json(state)
+    if machine.workflow_id != str(compiled.get("id", "")):
+        raise StateError(f"this state belongs to workflow '{machine.workflow_id}', not '{compiled.get('id')}'")
+    steps = top_steps(compiled)
+    if machine.complete:
+        return machine
+    if machine.pending is None:
+        raise StateError("an incomplete state must have a pending step")
+    for level, frame in enumerate(machine.frames):
+        if step_at(steps, machine.position[: level + 1]).get("id") != frame.loop_id:
+            raise StateError(
+                f"loop frame '{frame.loop_id}' is not at its cursor; was the state made for another version?"
+            )
+    step = step_at(steps, machine.position)
+    if step.get("id") != machine.pending["stepId"] or step.get("kind") == "loop":
+        raise StateError("the state's pending step is not at its cursor; was it made for another version?")
+    return machine
+
+
+def _decision_keys(steps: list[Step]) -> set[str]:
+    keys = (loops.LoopSpec.of(step).decision_key for step in walk(steps) if step.get("kind") == "loop")
+    return {key for key in keys if key is not None}

@@ -1,0 +1,60 @@
+"""Run-time `{{placeholder}}` substitution in prompts.
+
+The compiler keeps context placeholders because their values only exist at run time. Supported:
+`{{name}}`, dotted paths (`{{ticket.priority}}`, `{{items.length}}`, `{{items.0}}`) resolved with
+conditions.lookup, and one integer `+` or `-` (`{{index + 1}}`). Anything that cannot be resolved
+is left exactly as written, so a prompt never loses text because a variable is not set yet.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from workflows_app.conditions import lookup
+from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.values import MISSING, is_integer
+
+_PLACEHOLDER = re.compile(
+    r"\{\{\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*(?:(?P<op>[+-])\s*(?P<operand>\d+)\s*)?\}\}"
+)
+_INTEGER_TEXT = re.compile(r"\s*-?\d+\s*")
+
+
+def render(text: str, context: JsonObject) -> str:
+    """`text` with every resolvable placeholder replaced; a single pass, so values are never re-expanded."""
+    return _PLACEHOLDER.sub(lambda match: _replacement(match, context), text)
+
+
+def _replacement(match: re.Match[str], context: JsonObject) -> str:
+    value = lookup(context, match["name"])
+    if value is MISSING:
+        return match.group(0)
+    if match["op"] is None:
+        return format_value(value)
+    number = _integer(value)
+    if number is None:
+        return match.group(0)  # arithmetic on a non-integer has no sensible result
+    operand = int(match["operand"])
+    return str(number + operand if match["op"] == "+" else number - operand)
+
+
+def _integer(value: Any) -> int | None:
+    if is_integer(value):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value):
+        return int(value)
+    return None
+
+
+def format_value(value: Any) -> str:
+    """Text as is; everything else as compact JSON (true/false, null, [1,2], {"a":1})."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):  # not JSON (cannot come from a JSON state, but never crash a prompt)
+        return str(value)

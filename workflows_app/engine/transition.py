@@ -1,0 +1,21 @@
+"""What one start/advance returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from workflows_app.engine.jsontypes import JsonObject
+
+TransitionKind = Literal["advanced", "blocked", "complete"]
+
+
+@dataclass(frozen=True)
+class Transition:
+    kind: TransitionKind
+    state: JsonObject  # the engine state to store; for "blocked", the input state with the context update
+    pending: JsonObject | None  # the step the agent must do now; None when complete
+    completed: JsonObject | None  # {"stepId", "title", "loop"} of the step this advance acknowledged
+    issues: list[JsonObject] = field(default_factory=list)  # why a "blocked" advance was refused
+    expected_output_schema: JsonObject | None = None  # for "blocked": the output that would pass
+    warnings: list[JsonObject] = field(default_factory=list)

@@ -1,0 +1,69 @@
+"""Rendering the pending step: what the agent is told to do now.
+
+Everything that depends on the run's context is resolved here, at render time: prompt fragments,
+placeholders and conditional confirmation. Rendering is a pure function of (compiled, state), which
+is what lets a run be rehydrated from its state alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workflows_app.conditions import evaluate
+from workflows_app.engine import loops
+from workflows_app.engine.contracts import contract_of, notes_required
+from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.state import Machine
+from workflows_app.engine.templating import render
+from workflows_app.engine.tree import step_at
+
+
+def pending_view(steps: list[Step], machine: Machine) -> JsonObject:
+    step = step_at(steps, machine.position)
+    context = loops.scope(steps, machine)
+    contract = contract_of(step)
+    return {
+        "stepId": step["id"],
+        "title": render(str(step.get("title") or step["id"]), context),
+        "prompt": prompt(step, context),
+        "agentRole": step.get("agentRole"),
+        "requireConfirmation": require_confirmation(step.get("requireConfirmation"), context),
+        "notesRequired": notes_required(step),
+        "outputContract": contract.view() if contract is not None else None,
+        "loop": loop_view(steps, machine),
+        "stepInstance": step_instance(machine, str(step["id"])),
+    }
+
+
+def prompt(step: Step, context: JsonObject) -> str:
+    """The compiled prompt plus every fragment whose `when` holds, blank-line separated, then templated."""
+    parts = [str(step.get("prompt") or step.get("title") or step["id"])]
+    for fragment in step.get("promptFragments") or []:
+        if isinstance(fragment, dict) and evaluate(fragment.get("when"), context):
+            parts.append(str(fragment.get("text", "")))
+    return render("\n\n".join(parts), context)
+
+
+def require_confirmation(rule: Any, context: JsonObject) -> bool:
+    """A bool; a gate object {"kind", "condition"?} (required unless its condition is false); or a condition."""
+    if isinstance(rule, bool):
+        return rule
+    if isinstance(rule, dict):
+        if "kind" in rule:  # the condition language has no "kind", so this cannot be a condition
+            return evaluate(rule.get("condition"), context)
+        return evaluate(rule, context)
+    return False
+
+
+def loop_view(steps: list[Step], machine: Machine) -> JsonObject | None:
+    """The innermost active loop, as shown in `pending.loop` and `completed.loop`."""
+    if not machine.frames:
+        return None
+    loop_step = step_at(steps, machine.position[: len(machine.frames)])
+    return loops.view(loops.LoopSpec.of(loop_step), machine.frames[-1])
+
+
+def step_instance(machine: Machine, step_id: str) -> str:
+    """Unique within a run: a loop is entered at most once per iteration of its enclosing loops, so the
+    chain of (loop, iteration) pairs plus the step id never repeats."""
+    return "/".join([*(f"{frame.loop_id}#{frame.iteration}" for frame in machine.frames), step_id])
