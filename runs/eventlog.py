@@ -1,5 +1,9 @@
-"""Appending to a session's event log. Callers hold a transaction; each append takes the next seq
-(gap-free: the session row carries the last one) and applies the event to the projections."""
+"""Writing to a session's event log: a Journal collects one transaction's events.
+
+Each event gets the next seq (gap-free: the session row carries the last one) and is applied to the
+projections at once, so later code in the transaction sees its rows; the events themselves are
+inserted together at `flush`, with one update of the session row.
+"""
 
 from __future__ import annotations
 
@@ -7,25 +11,44 @@ import secrets
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 
-from runs import projections
 from runs.models import Event, EventKind, Session
+from runs.projections import Projector
+
+
+class Journal:
+    def __init__(self, session: Session, now: datetime) -> None:
+        if not transaction.get_connection().in_atomic_block:
+            raise RuntimeError("events must be recorded inside a transaction")
+        if connection.vendor != "sqlite":
+            # SQLite's IMMEDIATE transaction already holds the write lock; elsewhere lock the session row
+            # so that two writers cannot take the same seq.
+            session.last_seq = Session.objects.select_for_update().values_list("last_seq", flat=True).get(pk=session.pk)
+        self.session = session
+        self.now = now
+        self.projector = Projector(session)
+        self._events: list[Event] = []
+
+    def record(self, kind: EventKind, data: dict[str, Any]) -> Event:
+        self.session.last_seq += 1
+        event = Event(session=self.session, seq=self.session.last_seq, kind=kind, data=data, created_at=self.now)
+        self._events.append(event)
+        self.projector.apply(event)
+        return event
+
+    def flush(self) -> None:
+        if not self._events:
+            return
+        Event.objects.bulk_create(self._events)
+        Session.objects.filter(pk=self.session.pk).update(last_seq=self.session.last_seq, updated_at=self.now)
+        self.session.updated_at = self.now
+        self.projector.flush()
+        self._events.clear()
 
 
 def new_session(now: datetime) -> Session:
     return Session.objects.create(public_id="ses_" + secrets.token_hex(8), created_at=now, updated_at=now)
-
-
-def append(session: Session, kind: EventKind, data: dict[str, Any], now: datetime) -> Event:
-    if not transaction.get_connection().in_atomic_block:
-        raise RuntimeError("events must be appended inside a transaction")
-    session.last_seq += 1
-    session.updated_at = now
-    session.save(update_fields=["last_seq", "updated_at"])
-    event = Event.objects.create(session=session, seq=session.last_seq, kind=kind, data=data, created_at=now)
-    projections.apply(event)
-    return event
 
 
 def random_id() -> int:

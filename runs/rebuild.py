@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from runs import projections
 from runs.models import Event, Run, Session
+from runs.projections import Projector
 
 
 def rebuild_projections() -> dict[str, int]:
@@ -16,14 +16,12 @@ def rebuild_projections() -> dict[str, int]:
         sessions = events = 0
         for session in Session.objects.order_by("pk"):
             sessions += 1
-            for event in Event.objects.filter(session=session).order_by("seq").iterator():
+            projector = Projector(session)
+            for seq, event in enumerate(Event.objects.filter(session=session).order_by("seq").iterator(), 1):
+                if event.seq != seq:
+                    raise RuntimeError(f"session {session.public_id}: the event log has a gap before seq {event.seq}")
                 event.session = session
-                projections.apply(event)
+                projector.apply(event)
                 events += 1
-            if session.last_seq != events_in(session):
-                raise RuntimeError(f"session {session.public_id}: event log has gaps")
+            projector.flush()
     return {"sessions": sessions, "events": events}
-
-
-def events_in(session: Session) -> int:
-    return Event.objects.filter(session=session).count()

@@ -1,9 +1,10 @@
 """The contract's execution use cases: start_workflow and continue_workflow.
 
-Tokens are parsed and checked first; everything that writes happens in one transaction that
-appends events (projections follow from them). Idempotency rests on the database: one Ack row per
-attempt (a unique constraint), taken inside an IMMEDIATE transaction on SQLite and a row lock on
-PostgreSQL, so a replayed or concurrent ack returns the recorded answer and never advances twice.
+Tokens are parsed and checked first; everything that writes happens in one transaction, through a
+Journal that appends events and applies them to the projections. Idempotency rests on the
+database: one Ack row per attempt (a unique constraint), written inside an IMMEDIATE transaction on
+SQLite and under a row lock elsewhere, so a replayed or concurrent ack returns the recorded answer
+and never advances twice.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from django.utils import timezone
 
 from runs import tokens
 from runs.errors import ErrorCode, WorkRailError
-from runs.eventlog import append, new_session, random_id
+from runs.eventlog import Journal, new_session, random_id
 from runs.models import Ack, AckOutcome, Attempt, EventKind, Node, PinnedWorkflow, Run, RunStatus, Session
 from runs.services import recap
 from runs.services.catalog import current_catalog, find_workflow
 from runs.services.drift import drift_warnings, source_stat
 from runs.services.output import check_context, check_output, output_digest
+from runs.services.pinned import compiled_workflow
 from runs.services.responses import execution_response
 from runs.status import transition as status_transition
 from runs.tokens import TokenKind
@@ -44,10 +46,9 @@ def start_workflow(workflowId: str, context: dict[str, Any] | None = None) -> di
             workflow_hash=entry.workflow_hash,
             defaults={"workflow_id": entry.id, "compiled": entry.compiled, "created_at": now},
         )
-        session = _session_for(context, entry.compiled["name"], now)
-        run_id = "run_" + random_hex()
-        append(
-            session,
+        journal = _journal_for_new_run(context, entry.compiled["name"], now)
+        run_id = "run_" + f"{random_id():016x}"
+        journal.record(
             EventKind.RUN_STARTED,
             {
                 "runId": run_id,
@@ -56,13 +57,13 @@ def start_workflow(workflowId: str, context: dict[str, Any] | None = None) -> di
                 "sourcePath": str(entry.path),
                 "sourceStat": source_stat(entry.path),
             },
-            now,
         )
-        run = Run.objects.select_related("session", "pinned").get(public_id=run_id)
-        node, attempt = _create_node(run, None, begun, now, notes_recorded=False)
-        _record_warnings(run, node, begun.warnings, now)
+        run = journal.projector.run(run_id)
+        node, attempt = _create_node(journal, run, None, begun, notes_recorded=False)
+        _record_warnings(journal, run, node, begun.warnings)
         if begun.kind == "complete":
-            _set_status(run, RunStatus.COMPLETE, now)
+            _set_status(journal, run, RunStatus.COMPLETE)
+        journal.flush()
         return _node_response(run, node, attempt, begun.pending, begun.warnings, kind=OUTCOME_KIND[begun.kind])
 
 
@@ -91,7 +92,7 @@ def _advance(node_id: int, attempt_id: int, context: dict[str, Any], output: dic
     with _write() as now:
         node = _node(node_id)
         attempt = _attempt_for(node_id, attempt_id)
-        existing = Ack.objects.filter(attempt=attempt).first()
+        existing = getattr(attempt, "ack", None)
         if existing is not None:
             return _replay(existing, output)
         run = node.run
@@ -101,10 +102,12 @@ def _advance(node_id: int, attempt_id: int, context: dict[str, Any], output: dic
                 f"Run {run.public_id} was canceled; it cannot advance.",
                 "Start the workflow again with start_workflow if the work should continue.",
             )
-        result = engine.advance(run.pinned.compiled, node.engine_state, output=output, context=context)
+        result = engine.advance(compiled_workflow(run.pinned_id), node.engine_state, output=output, context=context)
         warnings = [*drift_warnings(run), *result.warnings]
+        journal = Journal(run.session, now)
+        journal.projector.know(run, node, attempt)
         if result.kind == "blocked":
-            retry = _issue_attempt(run, node, now)
+            retry = _issue_attempt(journal, run, node)
             response = _node_response(
                 run,
                 node,
@@ -121,15 +124,15 @@ def _advance(node_id: int, attempt_id: int, context: dict[str, Any], output: dic
                     },
                 },
             )
-            _record_ack(run, attempt, None, AckOutcome.BLOCKED, output, response, now)
-            _set_status(run, RunStatus.BLOCKED, now)
+            _record_ack(journal, run, attempt, None, AckOutcome.BLOCKED, output, response)
+            _set_status(journal, run, RunStatus.BLOCKED)
+            journal.flush()
             return response
         recorded = bool(output.get("notesMarkdown") or output.get("artifacts"))
-        child, child_attempt = _create_node(run, node, result, now, notes_recorded=recorded)
+        child, child_attempt = _create_node(journal, run, node, result, notes_recorded=recorded)
         if recorded:
             completed = result.completed or {}
-            append(
-                run.session,
+            journal.record(
                 EventKind.OUTPUT_RECORDED,
                 {
                     "runId": run.public_id,
@@ -140,13 +143,12 @@ def _advance(node_id: int, attempt_id: int, context: dict[str, Any], output: dic
                     "notesMarkdown": output.get("notesMarkdown", ""),
                     "artifacts": output.get("artifacts", []),
                 },
-                now,
             )
-        _record_warnings(run, child, result.warnings, now)
-        kind = OUTCOME_KIND[result.kind]
-        response = _node_response(run, child, child_attempt, result.pending, warnings, kind=kind)
-        _record_ack(run, attempt, child, AckOutcome(result.kind), output, response, now)
-        _set_status(run, RunStatus.COMPLETE if result.kind == "complete" else RunStatus.IN_PROGRESS, now)
+        _record_warnings(journal, run, child, result.warnings)
+        response = _node_response(run, child, child_attempt, result.pending, warnings, kind=OUTCOME_KIND[result.kind])
+        _record_ack(journal, run, attempt, child, AckOutcome(result.kind), output, response)
+        _set_status(journal, run, RunStatus.COMPLETE if result.kind == "complete" else RunStatus.IN_PROGRESS)
+        journal.flush()
         return response
 
 
@@ -169,19 +171,35 @@ def rehydrate(node_id: int, *, context_given: bool = False, output_given: bool =
         attempt = None
         if not node.is_complete:
             attempt = node.attempts.filter(ack__isnull=True).order_by("-created_at", "-pk").first()
-            if attempt is None:
-                attempt = _issue_attempt(run, node, now)
-        pending = engine.pending_view(run.pinned.compiled, node.engine_state)
+            if attempt is None:  # every ack of this node was used: mint a fresh one (it will fork)
+                journal = Journal(run.session, now)
+                journal.projector.know(run, node)
+                attempt = _issue_attempt(journal, run, node)
+                journal.flush()
+        pending = engine.pending_view(compiled_workflow(run.pinned_id), node.engine_state)
         extra: dict[str, Any] = {"recap": recap.path_recap(node), "rehydrated": True}
         if children:
             extra["branches"] = [_branch_summary(child) for child in children]
-            extra["downstreamRecap"] = recap.downstream_recap(node.latest_child or children[-1])
+            preferred = next((c for c in children if c.pk == node.latest_child_id), children[-1])
+            extra["downstreamRecap"] = recap.downstream_recap(preferred)
             extra["fork"] = (
                 f"This point already has {len(children)} branch(es). Acknowledging with the ackToken "
                 "below starts a new branch beside them; nothing on the existing branches is lost."
             )
         kind = "complete" if node.is_complete else "step"
         return _node_response(run, node, attempt, pending, [*drift_warnings(run), *notices], kind=kind, extra=extra)
+
+
+def cancel_run(run_id: str) -> None:
+    """Stops a run for good (the dashboard's cancel); its tokens then answer RUN_CANCELED."""
+    with _write() as now:
+        run = Run.objects.select_related("session").filter(public_id=run_id).first()
+        if run is None:
+            raise WorkRailError(ErrorCode.INVALID_INPUT, f"No run has the id '{run_id}'.", "Check the run id.")
+        journal = Journal(run.session, now)
+        journal.projector.know(run)
+        _set_status(journal, run, RunStatus.CANCELED)
+        journal.flush()
 
 
 # --- helpers -------------------------------------------------------------------------------------------
@@ -204,31 +222,28 @@ def _write() -> Iterator[datetime]:
         ) from exc
 
 
-def random_hex() -> str:
-    return f"{random_id():016x}"
-
-
 def _node(node_id: int) -> Node:
-    node = Node.objects.select_related("run__session", "run__pinned", "latest_child").filter(public_id=node_id).first()
-    if node is None:
+    try:  # get(), not first(): no ORDER BY to compile on the hot path
+        return Node.objects.select_related("run__session").get(public_id=node_id)
+    except Node.DoesNotExist:
         raise WorkRailError(
             ErrorCode.TOKEN_UNKNOWN,
             "This stateToken names a snapshot this store does not have.",
             "Use a stateToken from this machine's WorkRail, or find the run with resume_session.",
-        )
-    return node
+        ) from None
 
 
 def _attempt_for(node_id: int, attempt_id: int) -> Attempt:
-    attempt = Attempt.objects.select_related("node__run", "ack").filter(public_id=attempt_id).first()
-    if attempt is None:
+    try:
+        attempt = Attempt.objects.select_related("node", "ack").get(public_id=attempt_id)
+    except Attempt.DoesNotExist:
         raise WorkRailError(
             ErrorCode.TOKEN_UNKNOWN,
             "This ackToken names an attempt this store does not have.",
             "Call continue_workflow with only the stateToken to get a valid ackToken.",
-        )
+        ) from None
     if attempt.node.public_id != node_id:
-        node = Node.objects.select_related("run").filter(public_id=node_id).first()
+        node = Node.objects.filter(public_id=node_id).only("run_id").first()
         same_run = node is not None and node.run_id == attempt.node.run_id
         where = "another step of the same run" if same_run else "another run"
         raise WorkRailError(
@@ -240,29 +255,29 @@ def _attempt_for(node_id: int, attempt_id: int) -> Attempt:
     return attempt
 
 
-def _session_for(context: dict[str, Any], workflow_name: str, now: datetime) -> Session:
+def _journal_for_new_run(context: dict[str, Any], workflow_name: str, now: datetime) -> Journal:
+    """A journal on the session a new run joins (by sessionKey or ticketId), or on a new session."""
     key = None
     if context.get("sessionKey") not in (None, ""):
         key = str(context["sessionKey"])
     elif context.get("ticketId") not in (None, ""):
         key = f"ticket:{context['ticketId']}"
-    if key is not None:
-        existing = Session.objects.filter(session_key=key).first()
-        if existing is not None:
-            return existing
+    existing = Session.objects.filter(session_key=key).first() if key is not None else None
+    if existing is not None:
+        return Journal(existing, now)
     session = new_session(now)
+    journal = Journal(session, now)
     title = str(context.get("ticketId") or context.get("sessionKey") or workflow_name)[:200]
-    append(session, EventKind.SESSION_CREATED, {"sessionId": session.public_id, "sessionKey": key, "title": title}, now)
-    return session
+    journal.record(EventKind.SESSION_CREATED, {"sessionId": session.public_id, "sessionKey": key, "title": title})
+    return journal
 
 
 def _create_node(
-    run: Run, parent: Node | None, result: Transition, now: datetime, *, notes_recorded: bool
+    journal: Journal, run: Run, parent: Node | None, result: Transition, *, notes_recorded: bool
 ) -> tuple[Node, Attempt | None]:
     node_id = random_id()
     pending = result.pending
-    append(
-        run.session,
+    journal.record(
         EventKind.NODE_CREATED,
         {
             "runId": run.public_id,
@@ -275,36 +290,30 @@ def _create_node(
             "pendingStepId": pending["stepId"] if pending else None,
             "isComplete": pending is None,
         },
-        now,
     )
-    node = Node.objects.get(public_id=node_id)
-    node.run = run
-    attempt = _issue_attempt(run, node, now) if pending is not None else None
+    node = journal.projector.node(node_id)
+    attempt = _issue_attempt(journal, run, node) if pending is not None else None
     return node, attempt
 
 
-def _issue_attempt(run: Run, node: Node, now: datetime) -> Attempt:
+def _issue_attempt(journal: Journal, run: Run, node: Node) -> Attempt:
     attempt_id = random_id()
-    append(
-        run.session,
-        EventKind.ATTEMPT_ISSUED,
-        {"runId": run.public_id, "nodeId": node.public_id, "attemptId": attempt_id},
-        now,
+    journal.record(
+        EventKind.ATTEMPT_ISSUED, {"runId": run.public_id, "nodeId": node.public_id, "attemptId": attempt_id}
     )
-    return Attempt.objects.get(public_id=attempt_id)
+    return journal.projector.attempt(attempt_id)
 
 
 def _record_ack(
+    journal: Journal,
     run: Run,
     attempt: Attempt,
     child: Node | None,
     outcome: AckOutcome,
     output: dict[str, Any],
     response: dict[str, Any],
-    now: datetime,
 ) -> None:
-    append(
-        run.session,
+    journal.record(
         EventKind.STEP_ACKED,
         {
             "runId": run.public_id,
@@ -315,24 +324,20 @@ def _record_ack(
             "outputDigest": output_digest(output),
             "response": json.dumps(response, ensure_ascii=False),
         },
-        now,
     )
 
 
-def _record_warnings(run: Run, node: Node, warnings: list[dict[str, Any]], now: datetime) -> None:
+def _record_warnings(journal: Journal, run: Run, node: Node, warnings: list[dict[str, Any]]) -> None:
     for warning in warnings:
-        append(
-            run.session, EventKind.WARNING_RECORDED, {"runId": run.public_id, "nodeId": node.public_id, **warning}, now
-        )
+        journal.record(EventKind.WARNING_RECORDED, {"runId": run.public_id, "nodeId": node.public_id, **warning})
 
 
-def _set_status(run: Run, target: RunStatus, now: datetime) -> None:
+def _set_status(journal: Journal, run: Run, target: RunStatus) -> None:
     new = status_transition(run.status, target)
     if new is None:
         return
     kind = EventKind.RUN_COMPLETED if new == RunStatus.COMPLETE else EventKind.RUN_STATUS_CHANGED
-    append(run.session, kind, {"runId": run.public_id, "from": run.status, "to": new.value}, now)
-    run.status = new
+    journal.record(kind, {"runId": run.public_id, "from": run.status, "to": new.value})
 
 
 def _replay(ack: Ack, output: dict[str, Any]) -> dict[str, Any]:
@@ -385,12 +390,3 @@ def _branch_summary(child: Node) -> dict[str, Any]:
         "isComplete": child.is_complete,
         "pendingStepId": child.pending_step_id or None,
     }
-
-
-def cancel_run(run_id: str) -> None:
-    """Stops a run for good (the dashboard's cancel); its tokens then answer RUN_CANCELED."""
-    with _write() as now:
-        run = Run.objects.select_related("session").filter(public_id=run_id).first()
-        if run is None:
-            raise WorkRailError(ErrorCode.INVALID_INPUT, f"No run has the id '{run_id}'.", "Check the run id.")
-        _set_status(run, RunStatus.CANCELED, now)

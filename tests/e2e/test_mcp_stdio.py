@@ -145,3 +145,46 @@ def test_stdout_carries_only_json_rpc_and_stdin_eof_ends_the_server(tmp_path, co
         .fetchone()[0]
     )
     assert tables > 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_replays_rewinds_and_bad_tokens_over_stdio(launch, mode):
+    params = launch()
+
+    async def session():
+        async with Client(params, mode=mode, read_timeout_seconds=30) as client:
+            start = await client.call_tool("start_workflow", {"workflowId": "wr.bug_investigation"})
+            first = start.structured_content
+            ack = {
+                "stateToken": first["stateToken"],
+                "ackToken": first["ackToken"],
+                "output": {"notesMarkdown": "Problem statement written."},
+            }
+            advanced = await client.call_tool("continue_workflow", ack)
+            replayed = await client.call_tool("continue_workflow", ack)
+            assert replayed.structured_content == advanced.structured_content
+            assert replayed.content[0].text == advanced.content[0].text
+
+            rewound = await client.call_tool("continue_workflow", {"stateToken": first["stateToken"]})
+            fork = rewound.structured_content
+            assert fork["branches"][0]["completedStepId"] == "triage-report"
+            assert "Problem statement written." in rewound.content[0].text
+            forked = await client.call_tool(
+                "continue_workflow",
+                {
+                    "stateToken": first["stateToken"],
+                    "ackToken": fork["ackToken"],
+                    "output": {"notesMarkdown": "Another take on the problem."},
+                },
+            )
+            assert forked.structured_content["stateToken"] != advanced.structured_content["stateToken"]
+
+            token = first["stateToken"]
+            tampered = token[:-1] + ("A" if token[-1] != "A" else "B")
+            bad = await client.call_tool("continue_workflow", {"stateToken": tampered})
+            assert bad.is_error
+            assert bad.structured_content["error"]["code"] == "TOKEN_BAD_SIGNATURE"
+            wrapped = await client.call_tool("continue_workflow", {"stateToken": f"`{token}` "})
+            assert not wrapped.is_error
+
+    run(session)

@@ -1,0 +1,78 @@
+"""A scripted agent that knows nothing about workflows: it does what each response says.
+
+It sends the arguments of `nextCall`, replacing the notes placeholder with notes of its own. When a
+step comes back blocked, it reads `blocked.expectedOutputSchema` and writes notes that satisfy it
+(the words a `pattern` asks for, the length `minLength`/`maxLength` ask for), then retries with the
+new ackToken. The artifact example in `nextCall` is sent as given.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from mcp import Client
+
+MAX_CALLS = 400
+
+
+def _notes_constraints(schema: Any, found: dict[str, Any]) -> None:
+    if isinstance(schema, list):
+        for item in schema:
+            _notes_constraints(item, found)
+        return
+    if not isinstance(schema, dict):
+        return
+    notes = schema.get("properties", {}).get("notesMarkdown", {})
+    if isinstance(notes.get("pattern"), str) and notes["pattern"] != "\\S":
+        found["patterns"].append(notes["pattern"])
+    if "minLength" in notes:
+        found["min"] = max(found["min"], notes["minLength"])
+    if "maxLength" in notes:
+        found["max"] = min(found["max"], notes["maxLength"])
+    _notes_constraints(schema.get("allOf", []), found)
+    if schema.get("anyOf"):
+        _notes_constraints(schema["anyOf"][0], found)
+
+
+def _literal(pattern: str) -> str:
+    match = re.fullmatch(r"\(\?i:(.*)\)", pattern)
+    body = match.group(1) if match else pattern
+    return re.sub(r"\\(.)", r"\1", body)
+
+
+def notes_satisfying(step_id: str, schema: dict[str, Any] | None) -> str:
+    found: dict[str, Any] = {"patterns": [], "min": 0, "max": 10**9}
+    _notes_constraints(schema or {}, found)
+    words = " ".join(_literal(p) for p in found["patterns"])
+    text = f"Completed {step_id}. {words}".strip()
+    filler = " Checked the result and recorded what comes next."
+    while len(text) < found["min"]:
+        text += filler
+    return text[: found["max"]]
+
+
+async def run_to_completion(client: Client, workflow_id: str, context: dict[str, Any] | None = None) -> list[dict]:
+    """Runs a workflow to the end; returns every structured response, in order."""
+    arguments: dict[str, Any] = {"workflowId": workflow_id}
+    if context:
+        arguments["context"] = context
+    result = await client.call_tool("start_workflow", arguments)
+    responses = []
+    for _ in range(MAX_CALLS):
+        assert not result.is_error, result.content[0].text
+        data = result.structured_content
+        assert data is not None
+        assert data["stateToken"] in result.content[0].text  # text-first: the tokens are in the text too
+        responses.append(data)
+        if data["isComplete"]:
+            return responses
+        call = copy.deepcopy(data["nextCall"])
+        assert call["tool"] == "continue_workflow"
+        arguments = call["arguments"]
+        schema = data["blocked"]["expectedOutputSchema"] if data["kind"] == "blocked" else None
+        if "notesMarkdown" in arguments["output"] or schema is not None:
+            arguments["output"]["notesMarkdown"] = notes_satisfying(data["pending"]["stepId"], schema)
+        result = await client.call_tool("continue_workflow", arguments)
+    raise AssertionError(f"{workflow_id} did not complete within {MAX_CALLS} calls")
