@@ -98,6 +98,60 @@ async def drive(params: StdioServerParameters, depth: int) -> dict[str, Any]:
     }
 
 
+NOOP_SERVER = """
+from mcp.server import MCPServer
+server = MCPServer(name="noop")
+
+@server.tool()
+def noop() -> dict:
+    return {"ok": True}
+
+server.run()
+"""
+
+
+async def noop_calls(calls: int) -> list[float]:
+    """A no-op tool on a bare SDK server: what any tool call costs here before WorkRail does anything."""
+    params = StdioServerParameters(command=python(), args=["-c", NOOP_SERVER])
+    async with Client(params, mode="legacy") as client:
+        timings = []
+        for _ in range(calls):
+            started = time.perf_counter()
+            await client.call_tool("noop", {})
+            timings.append(time.perf_counter() - started)
+        return timings
+
+
+def in_process(depth: int) -> list[float]:
+    """The advance service alone (no protocol, no thread hop), in this process on a fresh store."""
+    import os
+    import sys
+
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "workflows").mkdir()
+        (work / "workflows" / "long.json").write_text(json.dumps(long_workflow()))
+        os.environ.update(clean_env(work / "home", WORKRAIL_WORKFLOW_PATHS=str(work / "workflows")))
+        os.environ["DJANGO_SETTINGS_MODULE"] = "workrail_site.settings"
+        sys.path.insert(0, str(REPO))
+        import django
+        from django.core.management import call_command
+
+        django.setup()
+        call_command("migrate", verbosity=0)
+        from runs.services.execution import continue_workflow, start_workflow
+
+        data = start_workflow("bench.long_run")
+        timings = []
+        for step in range(depth):
+            started = time.perf_counter()
+            data = continue_workflow(
+                stateToken=data["stateToken"], ackToken=data["ackToken"], output={"notesMarkdown": f"Step {step} done."}
+            )
+            timings.append(time.perf_counter() - started)
+        return timings
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--depth", type=int, default=2000)
@@ -129,6 +183,8 @@ def main() -> None:
         f"omitted {recap['omittedEntries']} ({recap['policy']})"
     )
     print(summary("ping (protocol floor, for reference)", figures["pings"]))
+    print(summary("no-op tool on a bare SDK server (tool-call floor)", anyio.run(noop_calls, 200)))
+    print(summary("advance in-process (service only, 300 steps)", in_process(300)))
 
 
 if __name__ == "__main__":

@@ -287,3 +287,25 @@ def test_malformed_output_and_context_are_refused_before_anything_is_stored(thre
         assert error_code(lambda a=arguments: continue_workflow(**a)) == ErrorCode.INVALID_INPUT
     assert Event.objects.count() == events
     assert json.loads(json.dumps(ack(continue_workflow, response)))["pending"]["stepId"] == "two"
+
+
+def test_recaps_keep_the_most_recent_entries_within_the_byte_budget(three, monkeypatch):
+    from runs.mcp.rendering import execution_text
+    from runs.services import recap
+
+    monkeypatch.setattr(recap, "RECAP_BUDGET_BYTES", 300)
+    response = start_workflow("project.three")
+    for index in range(2):
+        response = continue_workflow(
+            stateToken=response["stateToken"],
+            ackToken=response["ackToken"],
+            output={"notesMarkdown": f"Entry {index}: " + "x" * 150},
+        )
+    again = continue_workflow(stateToken=response["stateToken"])
+    summary = again["recap"]
+    assert summary["truncated"] is True
+    assert summary["omittedEntries"] == 1
+    assert [e["notesMarkdown"][:7] for e in summary["entries"]] == ["Entry 1"]
+    assert "300 bytes" in summary["policy"]
+    assert "1 earlier entries left out" in execution_text(again)
+    assert len(json.dumps(summary["entries"])) <= 300

@@ -75,7 +75,7 @@ SQLITE_BUSY_TIMEOUT_MS = 20_000
 
 def _database_from_url(url: str) -> dict[str, object]:
     try:
-        config: dict[str, object] = dict(dj_database_url.parse(url, conn_max_age=0))
+        config: dict[str, object] = dict(dj_database_url.parse(url))
     except ValueError as exc:
         raise ImproperlyConfigured(
             f"DATABASE_URL is malformed ({exc}). Use sqlite:////absolute/path.sqlite3 or "
@@ -110,6 +110,9 @@ else:
     _default_db = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(WORKRAIL_HOME / "workrail.sqlite3")}
 if _default_db["ENGINE"] == "django.db.backends.sqlite3":
     _default_db = _sqlite(_default_db)
+# Keep connections open between MCP tool calls (opening one re-runs the PRAGMAs above, which cost
+# more than the call itself); a health check replaces any that went bad.
+_default_db.update(CONN_MAX_AGE=600, CONN_HEALTH_CHECKS=True)
 DATABASES = {"default": _default_db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -16,7 +16,6 @@ from runs.models import Node, Output
 
 RECAP_BUDGET_BYTES = 8 * 1024
 MAX_ENTRIES = 64
-POLICY = f"kept the most recent entries that fit in {RECAP_BUDGET_BYTES} bytes, oldest first"
 
 
 def entry(output: Output) -> dict[str, Any]:
@@ -28,8 +27,9 @@ def entry(output: Output) -> dict[str, Any]:
     }
 
 
-def fit(entries_newest_first: list[dict[str, Any]], total: int, budget: int = RECAP_BUDGET_BYTES) -> dict[str, Any]:
-    """The most recent entries whose JSON fits in `budget` bytes; `total` counts all entries."""
+def fit(entries_newest_first: list[dict[str, Any]], total: int) -> dict[str, Any]:
+    """The most recent entries whose JSON fits in the byte budget; `total` counts all entries."""
+    budget = RECAP_BUDGET_BYTES
     kept: list[dict[str, Any]] = []
     used = 0
     for item in entries_newest_first:
@@ -44,7 +44,7 @@ def fit(entries_newest_first: list[dict[str, Any]], total: int, budget: int = RE
         "entries": kept,
         "truncated": omitted > 0,
         "omittedEntries": omitted,
-        "policy": POLICY,
+        "policy": f"kept the most recent entries that fit in {budget} bytes, oldest first",
     }
 
 
