@@ -31,6 +31,7 @@ migrations-check: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/startup.py
 	$(PY) bench/list_workflows.py
+	$(PY) bench/execution.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
