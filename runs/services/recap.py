@@ -59,13 +59,18 @@ SELECT o.id FROM runs_output o JOIN ancestors a ON o.child_id = a.id ORDER BY a.
 """
 
 
-def path_recap(node: Node) -> dict[str, Any]:
-    """Notes recorded on the way from the run's start to `node`."""
+def _entries(query: str, node: Node) -> list[dict[str, Any]]:
+    """Recap entries of the outputs `query` selects (newest first), read in two queries."""
     with connection.cursor() as cursor:
-        cursor.execute(_ANCESTOR_OUTPUTS, [node.pk, MAX_ENTRIES])
+        cursor.execute(query, [node.pk, MAX_ENTRIES])
         ids = [row[0] for row in cursor.fetchall()]
     outputs = {o.pk: o for o in Output.objects.filter(pk__in=ids)}
-    return fit([entry(outputs[i]) for i in ids], node.notes_on_path)
+    return [entry(outputs[i]) for i in ids]
+
+
+def path_recap(node: Node) -> dict[str, Any]:
+    """Notes recorded on the way from the run's start to `node`."""
+    return fit(_entries(_ANCESTOR_OUTPUTS, node), node.notes_on_path)
 
 
 _DOWNSTREAM = """
@@ -81,11 +86,8 @@ SELECT o.id FROM runs_output o JOIN chain c ON o.child_id = c.id ORDER BY c.hops
 
 def downstream_recap(first_child: Node) -> dict[str, Any]:
     """Notes along the preferred (latest) branch below a node, starting at `first_child`."""
-    with connection.cursor() as cursor:
-        cursor.execute(_DOWNSTREAM, [first_child.pk, MAX_ENTRIES])
-        ids = [row[0] for row in cursor.fetchall()]
-    outputs = {o.pk: o for o in Output.objects.filter(pk__in=ids)}
-    recap = fit([entry(outputs[i]) for i in ids], len(ids))
-    if len(ids) > MAX_ENTRIES:  # the branch goes on below what we read: how much more is not known
+    entries = _entries(_DOWNSTREAM, first_child)
+    recap = fit(entries, len(entries))
+    if len(entries) > MAX_ENTRIES:  # the branch goes on below what we read: how much more is not known
         recap.update(truncated=True, omittedEntries=None)
     return recap
