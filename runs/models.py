@@ -21,6 +21,11 @@ class EventKind(models.TextChoices):
     RUN_STATUS_CHANGED = "run_status_changed"
     RUN_COMPLETED = "run_completed"
     WARNING_RECORDED = "warning_recorded"
+    CHECKPOINT_RECORDED = "checkpoint_recorded"
+    PREFERENCES_CHANGED = "preferences_changed"
+    OBSERVATION_RECORDED = "observation_recorded"
+    GAP_RECORDED = "gap_recorded"
+    RUN_FINALIZED = "run_finalized"
 
 
 class AppendOnlyError(Exception):
@@ -35,10 +40,18 @@ class EventQuerySet(models.QuerySet["Event"]):
         raise AppendOnlyError("Events are deleted only with their whole session (retention).")
 
 
+class SessionKind(models.TextChoices):
+    WORKFLOW = "workflow"
+    CHECKPOINT_ONLY = "checkpoint_only"  # made by start_session: durable notes without a workflow
+
+
 class Session(models.Model):
     public_id = models.CharField(max_length=32, unique=True)
     session_key = models.CharField(max_length=200, null=True, blank=True, unique=True)
     title = models.CharField(max_length=200, blank=True, default="")
+    kind = models.CharField(max_length=20, choices=SessionKind.choices, default=SessionKind.WORKFLOW)
+    tags = models.JSONField(default=list, blank=True)
+    preferences = models.JSONField(default=dict, blank=True)  # the baseline copied from global defaults
     last_seq = models.PositiveBigIntegerField(default=0)  # the seq of the newest event: keeps seq gap-free
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
@@ -173,3 +186,97 @@ class Output(models.Model):
 
     def __str__(self) -> str:
         return f"output of {self.step_id}"
+
+
+class Checkpoint(models.Model):
+    """Durable progress recorded on a node without advancing it. For a run it leads to a checkpoint
+    node (same pending step, the notes on its path); for a checkpoint-only session it has no node."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="checkpoints")
+    node = models.ForeignKey(Node, on_delete=models.CASCADE, null=True, blank=True, related_name="checkpoints")
+    child = models.ForeignKey(Node, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    output_digest = models.CharField(max_length=80)
+    notes_markdown = models.TextField(blank=True, default="")
+    artifacts = models.JSONField(default=list)
+    response_json = models.TextField()  # the answer given, returned again when the same checkpoint is retried
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            # Retrying a checkpoint is safe: the same output on the same node (or session) is recorded once.
+            models.UniqueConstraint(
+                fields=["node", "output_digest"],
+                name="checkpoint_once_per_node",
+                condition=models.Q(node__isnull=False),
+            ),
+            models.UniqueConstraint(
+                fields=["session", "output_digest"],
+                name="checkpoint_once_per_session",
+                condition=models.Q(node__isnull=True),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"checkpoint {self.pk} of {self.session_id}"
+
+
+class Observation(models.Model):
+    """Where the work happened (git branch and HEAD), as seen when a run started or advanced."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="observations")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, null=True, blank=True, related_name="observations")
+    git_branch = models.CharField(max_length=255, blank=True, default="")
+    git_head_sha = models.CharField(max_length=64, blank=True, default="")
+    workspace_path = models.CharField(max_length=1024, blank=True, default="")
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.git_branch}@{self.git_head_sha[:8]}"
+
+
+class Gap(models.Model):
+    """A user-only dependency that full_auto_never_stop went past: disclosed, never silently dropped."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="gaps")
+    node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="gaps")
+    step_id = models.CharField(max_length=200)
+    reason = models.CharField(max_length=40)
+    description = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"gap {self.reason} at {self.step_id}"
+
+
+class RunSynthesis(models.Model):
+    """The finalized record of a completed branch: its notes and artifacts, in order."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="syntheses")
+    node = models.OneToOneField(Node, on_delete=models.CASCADE, related_name="synthesis")
+    synthesis = models.JSONField()
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"synthesis of {self.run_id}"
+
+
+class SearchEntry(models.Model):
+    """What resume_session searches: one row per run (its latest tip) and per checkpoint-only session.
+    Lower-cased text kept up to date by the projections, so a search is a few indexed reads, not a
+    walk over every session's history."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="search_entries")
+    run = models.OneToOneField(Run, on_delete=models.CASCADE, null=True, blank=True, related_name="search_entry")
+    tip = models.ForeignKey(Node, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    identity_text = models.TextField(blank=True, default="")  # session key, title, tags, workflow id and name
+    notes_text = models.TextField(blank=True, default="")  # notes and artifact kinds near the tip, bounded
+    git_branch = models.CharField(max_length=255, blank=True, default="")
+    git_head_sha = models.CharField(max_length=64, blank=True, default="")
+    workspace_path = models.CharField(max_length=1024, blank=True, default="")
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["-updated_at"]), models.Index(fields=["git_branch"])]
+
+    def __str__(self) -> str:
+        return f"search entry of {self.session_id}"
