@@ -4,12 +4,73 @@ from __future__ import annotations
 
 from typing import Any
 
-from runs.models import Ack, Attempt, Node, Output, Run, Session
+from runs.models import (
+    Ack,
+    Attempt,
+    Checkpoint,
+    Gap,
+    Node,
+    Observation,
+    Output,
+    Run,
+    RunSynthesis,
+    SearchEntry,
+    Session,
+)
 
 
 def snapshot() -> dict[str, Any]:
     return {
-        "sessions": sorted((s.public_id, s.session_key, s.title, s.last_seq) for s in Session.objects.all()),
+        "sessions": sorted(
+            (s.public_id, s.session_key, s.title, s.kind, repr(s.tags), repr(s.preferences), s.last_seq)
+            for s in Session.objects.all()
+        ),
+        "checkpoints": sorted(
+            (
+                c.session.public_id,
+                c.node.public_id if c.node else None,
+                c.child.public_id if c.child else None,
+                c.output_digest,
+                c.notes_markdown,
+                repr(c.artifacts),
+                c.response_json,
+                c.created_at,
+            )
+            for c in Checkpoint.objects.select_related("session", "node", "child")
+        ),
+        "observations": sorted(
+            (
+                o.session.public_id,
+                o.run.public_id if o.run else "",
+                o.git_branch,
+                o.git_head_sha,
+                o.workspace_path,
+                o.created_at,
+            )
+            for o in Observation.objects.select_related("session", "run")
+        ),
+        "gaps": sorted(
+            (g.run.public_id, g.node.public_id, g.step_id, g.reason, g.description, g.created_at)
+            for g in Gap.objects.select_related("run", "node")
+        ),
+        "syntheses": sorted(
+            (s.run.public_id, s.node.public_id, repr(s.synthesis), s.created_at)
+            for s in RunSynthesis.objects.select_related("run", "node")
+        ),
+        "search": sorted(
+            (
+                e.session.public_id,
+                e.run.public_id if e.run else "",
+                e.tip.public_id if e.tip else None,
+                e.identity_text,
+                e.notes_text,
+                e.git_branch,
+                e.git_head_sha,
+                e.workspace_path,
+                e.updated_at,
+            )
+            for e in SearchEntry.objects.select_related("session", "run", "tip")
+        ),
         "runs": sorted(
             (
                 r.public_id,

@@ -53,6 +53,7 @@ def start_workflow(workflowId: str, context: dict[str, Any] | None = None) -> di
             {
                 "runId": run_id,
                 "workflowId": entry.id,
+                "workflowName": entry.compiled["name"],
                 "workflowHash": entry.workflow_hash,
                 "sourcePath": str(entry.path),
                 "sourceStat": source_stat(entry.path),
