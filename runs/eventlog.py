@@ -55,3 +55,12 @@ def random_id() -> int:
     """A random positive 63-bit id: node and attempt ids end up in tokens, so they must not be guessable
     sequences (the MAC already prevents forgery; randomness keeps ids meaningless)."""
     return secrets.randbits(63) or 1
+
+
+def session_token_id(session: Session) -> int:
+    """The number a sessionToken carries: the hex part of the session's public id."""
+    return int(session.public_id.removeprefix("ses_"), 16)
+
+
+def session_public_id(token_id: int) -> str:
+    return f"ses_{token_id:016x}"

@@ -2,6 +2,7 @@
 
     st1_<base64url(node id: 8 bytes | mac: 10 bytes)>    28 characters
     ak1_<base64url(attempt id: 8 bytes | mac: 10 bytes)> 28 characters
+    ss1_<base64url(session id: 8 bytes | mac: 10 bytes)> 28 characters (checkpoint-only sessions)
 
 A token names a stored node (or attempt); the node holds the truth. The MAC covers the kind and
 version, so an ackToken can never pass for a stateToken. The same node always gives the same
@@ -26,16 +27,18 @@ from runs.token_keys import signing_keys
 VERSION = 1
 ID_BYTES = 8
 MAC_BYTES = 10
-_SHAPE = re.compile(r"^(st|ak)(\d+)_([A-Za-z0-9_-]+)$")
+_SHAPE = re.compile(r"^(st|ak|ss)(\d+)_([A-Za-z0-9_-]+)$")
 _WRAPPING = " \t\r\n\"'`"
 
 
 class TokenKind(StrEnum):
     STATE = "st"
     ACK = "ak"
+    SESSION = "ss"
 
 
-NAMES = {TokenKind.STATE: "stateToken", TokenKind.ACK: "ackToken"}
+NAMES = {TokenKind.STATE: "stateToken", TokenKind.ACK: "ackToken", TokenKind.SESSION: "sessionToken"}
+PREFIXES = {kind: f"{kind.value}{VERSION}_" for kind in TokenKind}
 
 
 @dataclass(frozen=True)
@@ -94,5 +97,5 @@ def _malformed(name: str, why: str) -> WorkRailError:
         ErrorCode.TOKEN_MALFORMED,
         f"The {name} is malformed: {why}.",
         f"Copy the {name} exactly as the last WorkRail response gave it (it starts with "
-        f"'{'st' if name == 'stateToken' else 'ak'}{VERSION}_').",
+        f"'{PREFIXES[next(k for k, v in NAMES.items() if v == name)]}').",
     )
