@@ -194,7 +194,7 @@ class Checkpoint(models.Model):
 
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="checkpoints")
     node = models.ForeignKey(Node, on_delete=models.CASCADE, null=True, blank=True, related_name="checkpoints")
-    child = models.ForeignKey(Node, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    child = models.ForeignKey(Node, on_delete=models.CASCADE, null=True, blank=True, related_name="checkpoints_made")
     output_digest = models.CharField(max_length=80)
     notes_markdown = models.TextField(blank=True, default="")
     artifacts = models.JSONField(default=list)

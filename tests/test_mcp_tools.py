@@ -24,9 +24,14 @@ def test_descriptions_show_the_examples(spec):
         assert __import__("json").dumps(example, sort_keys=True) in spec.description
 
 
+TOKEN_EXAMPLES = {"continue_workflow", "checkpoint_workflow"}  # their examples carry placeholder tokens
+
+
 @pytest.mark.django_db
-@pytest.mark.parametrize("spec", [s for s in TOOLS if s.name != "continue_workflow"], ids=lambda s: s.name)
-def test_every_example_runs_and_its_output_matches_the_output_schema(spec, service_catalog):
+@pytest.mark.parametrize("spec", [s for s in TOOLS if s.name not in TOKEN_EXAMPLES], ids=lambda s: s.name)
+def test_every_example_runs_and_its_output_matches_the_output_schema(spec, service_catalog, settings):
+    settings.WORKRAIL_ENABLE_START_SESSION = True
+    settings.WORKRAIL_ENABLE_RESUME_SESSION = True
     for example in spec.examples:
         outcome = execute(spec, example)
         assert not outcome.is_error, outcome.text
@@ -35,10 +40,22 @@ def test_every_example_runs_and_its_output_matches_the_output_schema(spec, servi
 
 
 @pytest.mark.django_db
-def test_continue_examples_have_the_right_shape_and_only_their_placeholder_tokens_fail(service_catalog):
-    for example in SPECS["continue_workflow"].examples:
-        outcome = execute(SPECS["continue_workflow"], example)
+@pytest.mark.parametrize("name", sorted(TOKEN_EXAMPLES))
+def test_token_examples_have_the_right_shape_and_only_their_placeholder_tokens_fail(name, service_catalog, settings):
+    settings.WORKRAIL_ENABLE_START_SESSION = True
+    for example in SPECS[name].examples:
+        outcome = execute(SPECS[name], example)
         assert outcome.structured["error"]["code"] == "TOKEN_BAD_SIGNATURE"
+
+
+def test_flagged_tools_follow_their_flags(settings):
+    assert {s.name for s in TOOLS if s.enabled} == {"list_workflows", "inspect_workflow", "start_workflow",
+                                                   "continue_workflow", "checkpoint_workflow"}
+    settings.WORKRAIL_ENABLE_CHECKPOINT = False
+    settings.WORKRAIL_ENABLE_START_SESSION = True
+    settings.WORKRAIL_ENABLE_RESUME_SESSION = True
+    assert {s.name for s in TOOLS if s.enabled} == {"list_workflows", "inspect_workflow", "start_workflow",
+                                                   "continue_workflow", "start_session", "resume_session"}
 
 
 def test_list_filters_by_kind_and_namespace(service_catalog):
@@ -129,4 +146,7 @@ def test_tools_are_annotated_for_what_they_do():
         "inspect_workflow": (True, False, True),
         "start_workflow": (False, False, False),  # each call starts another run
         "continue_workflow": (False, False, True),  # replaying an ack returns the recorded answer
+        "checkpoint_workflow": (False, False, True),  # the same checkpoint is recorded once
+        "start_session": (False, False, False),
+        "resume_session": (True, False, True),
     }

@@ -1,7 +1,8 @@
 """Validation against the WorkRail v0.3 workflow schema (vendored, MIT; see schema/LICENSE).
 
-Two deliberate departures, both documented in docs/workflows.md:
+Three deliberate departures, all documented in docs/workflows.md:
 - the condition language gains `startsWith`, `endsWith` and `matches`, which our interpreter supports;
+- a step may declare `userDependencies` (what only the user can give), which the modes act on;
 - a few descriptive fields from older WorkRail releases (`tags`, `tips`, `autoRecognitionPatterns`,
   a step's `expectedOutput`, `examples` written as objects) never affect execution, so they are
   dropped with an IGNORED_FIELD warning instead of making the whole workflow unusable.
@@ -25,6 +26,31 @@ MAX_ERRORS_PER_FILE = 10
 
 LEGACY_TOP_LEVEL_FIELDS = ("tags", "tips", "autoRecognitionPatterns")
 LEGACY_STEP_FIELDS = ("expectedOutput",)
+# User-only dependencies: things a step needs that only the user can give. A closed set, so that
+# modes can decide what to do with each (block, or record a gap and go on).
+USER_DEPENDENCY_REASONS = {
+    "document": "a document only the user can supply",
+    "secret": "a credential or secret only the user holds",
+    "decision": "a decision only the user can make",
+    "approval": "an explicit sign-off from the user",
+    "access": "access to a system the agent cannot reach",
+    "information": "a fact only the user knows",
+}
+USER_DEPENDENCIES = {
+    "type": "array",
+    "description": "What this step needs that only the user can give; each is met when context has contextKey.",
+    "items": {
+        "type": "object",
+        "required": ["reason", "description", "contextKey"],
+        "properties": {
+            "reason": {"enum": list(USER_DEPENDENCY_REASONS)},
+            "description": {"type": "string", "minLength": 1, "maxLength": 512},
+            "contextKey": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+        },
+        "additionalProperties": False,
+    },
+    "minItems": 1,
+}
 EXTRA_CONDITION_OPERATORS = {
     "startsWith": {"type": "string", "description": "Variable (as text) starts with this value"},
     "endsWith": {"type": "string", "description": "Variable (as text) ends with this value"},
@@ -36,6 +62,7 @@ EXTRA_CONDITION_OPERATORS = {
 def workflow_schema() -> dict[str, Any]:
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     schema["$defs"]["condition"]["properties"].update(copy.deepcopy(EXTRA_CONDITION_OPERATORS))
+    schema["$defs"]["standardStep"]["properties"]["userDependencies"] = copy.deepcopy(USER_DEPENDENCIES)
     return schema
 
 

@@ -21,6 +21,20 @@ WORKRAIL_HOME = ensure_home(env.path("WORKRAIL_HOME", Path.home() / ".workrail")
 WORKRAIL_PROJECT_DIR = env.path("WORKRAIL_PROJECT_DIR", Path.cwd())
 WORKRAIL_WORKFLOW_PATHS = env.paths("WORKRAIL_WORKFLOW_PATHS")
 
+# --- Features behind flags, and the defaults a new session starts from -------------------------------
+WORKRAIL_ENABLE_CHECKPOINT = env.flag("WORKRAIL_ENABLE_CHECKPOINT", True)
+WORKRAIL_ENABLE_START_SESSION = env.flag("WORKRAIL_ENABLE_START_SESSION", False)
+WORKRAIL_ENABLE_RESUME_SESSION = env.flag("WORKRAIL_ENABLE_RESUME_SESSION", False)
+WORKRAIL_DEFAULT_PREFERENCES = {
+    "autonomy": env.choice("WORKRAIL_AUTONOMY", "guided",
+                           ["guided", "full_auto_stop_on_user_deps", "full_auto_never_stop"]),
+    "riskPolicy": env.choice("WORKRAIL_RISK_POLICY", "balanced", ["conservative", "balanced", "aggressive"]),
+}
+# Per-run write rate limit (token bucket): a burst, then a steady rate. Generous for people and agents,
+# tight enough that a runaway loop cannot flood the store.
+WORKRAIL_RATE_LIMIT_BURST = env.integer("WORKRAIL_RATE_LIMIT_BURST", 120, minimum=1, maximum=100_000)
+WORKRAIL_RATE_LIMIT_PER_MINUTE = env.integer("WORKRAIL_RATE_LIMIT_PER_MINUTE", 600, minimum=1, maximum=1_000_000)
+
 # --- Django core ----------------------------------------------------------------------------------
 DEBUG = env.flag("WORKRAIL_DEBUG", False)
 SECRET_KEY = read_or_create_secret(WORKRAIL_HOME / "secret_key")

@@ -95,6 +95,8 @@ def execution_text(result: dict[str, Any]) -> str:
                     f"  Branch {number}: after {branch['completedStepId']} ({state}): {branch['notesPreview']}"
                 )
             lines += _recap_lines("Latest branch so far", result["downstreamRecap"])
+    if result.get("checkpoint"):
+        lines.append(result["checkpoint"]["note"])
     pending = result["pending"]
     if pending is None:
         lines.append(f"Workflow {result['workflow']['id']} is complete ({result['progress']['completedSteps']} steps).")
@@ -110,6 +112,13 @@ def execution_text(result: dict[str, Any]) -> str:
     lines += ["", pending["prompt"], ""]
     if pending["requireConfirmation"]:
         lines.append("Before continuing, ask the user to confirm, and wait for their answer.")
+    elif pending.get("confirmation"):
+        lines.append(f"Confirmation ({result['mode']} mode): {pending['confirmation']}.")
+    for dep in pending.get("userDependencies", []):
+        state = "provided" if dep["met"] else "MISSING"
+        lines.append(
+            f"Needs from the user ({dep['reason']}, {state}): {dep['description']} -> context.{dep['contextKey']}"
+        )
     call = result["nextCall"]
     if call is not None:
         lines.append(call["instructions"])
@@ -128,3 +137,34 @@ def _recap_lines(title: str, recap: dict[str, Any]) -> list[str]:
     if not recap["entries"]:
         lines.append("  (nothing recorded yet)")
     return lines
+
+
+def checkpoint_text(result: dict[str, Any]) -> str:
+    return session_text(result) if result["kind"] == "session" else execution_text(result)
+
+
+def session_text(result: dict[str, Any]) -> str:
+    session = result["session"]
+    lines = [f"Notes session {session['title']} ({session['sessionId']})."]
+    if result.get("checkpoint"):
+        lines.append(f"Checkpoint recorded ({result['checkpoint']['checkpointCount']} so far).")
+    call = result["nextCall"]
+    lines.append(call["instructions"])
+    lines.append(f"{call['tool']} {json.dumps(call['arguments'], ensure_ascii=False)}")
+    return "\n".join(lines)
+
+
+def resume_text(result: dict[str, Any]) -> str:
+    candidates = result["candidates"]
+    if not candidates:
+        return "No earlier work matched. Start a workflow with start_workflow, or try other words."
+    lines = [f"{len(candidates)} candidate(s), best first:"]
+    for number, item in enumerate(candidates, 1):
+        label = item.get("workflowId") or "notes session"
+        lines.append(f"{number}. {item.get('title') or item['sessionId']} [{label}] — {'; '.join(item['whyMatched'])}")
+        lines.append(f"   {item['snippet']}")
+        if item.get("stateToken"):
+            lines.append(f"   continue_workflow {json.dumps({'stateToken': item['stateToken']})}")
+        elif item.get("sessionToken"):
+            lines.append(f"   checkpoint_workflow with sessionToken {item['sessionToken']}")
+    return "\n".join(lines)

@@ -168,6 +168,21 @@ CONTEXT: dict[str, Any] = {
     "description": "External facts that steer the workflow (conditions, loop inputs): ticketId, complexity...",
 }
 
+PREFERENCES_INPUT: dict[str, Any] = {
+    "type": "object",
+    "description": "How autonomous the agent is (a closed set). Applies from this point on, and to what follows.",
+    "properties": {
+        "autonomy": {"enum": ["guided", "full_auto_stop_on_user_deps", "full_auto_never_stop"]},
+        "riskPolicy": {"enum": ["conservative", "balanced", "aggressive"]},
+    },
+    "additionalProperties": False,
+}
+MODE_INPUT: dict[str, Any] = {
+    "enum": ["guided", "autopilot", "unattended"],
+    "description": "A preset: guided (ask the user), autopilot (stop only for the user's own input), "
+    "unattended (never stop; record gaps). Explicit preferences override it.",
+}
+
 START_WORKFLOW_INPUT: dict[str, Any] = {
     "type": "object",
     "required": ["workflowId"],
@@ -177,6 +192,8 @@ START_WORKFLOW_INPUT: dict[str, Any] = {
             **CONTEXT,
             "description": CONTEXT["description"] + " A ticketId or sessionKey joins the session that has it.",
         },
+        "preferences": PREFERENCES_INPUT,
+        "mode": MODE_INPUT,
     },
     "additionalProperties": False,
 }
@@ -193,6 +210,8 @@ CONTINUE_WORKFLOW_INPUT: dict[str, Any] = {
         },
         "context": CONTEXT,
         "output": OUTPUT_ENVELOPE,
+        "preferences": {**PREFERENCES_INPUT, "description": "With an ackToken: change preferences from here on."},
+        "mode": MODE_INPUT,
     },
     "additionalProperties": False,
 }
@@ -235,10 +254,12 @@ EXECUTION_OUTPUT: dict[str, Any] = {
         "workflow",
         "progress",
         "warnings",
+        "preferences",
+        "mode",
         "nextCall",
     ],
     "properties": {
-        "kind": {"enum": ["step", "blocked", "complete"]},
+        "kind": {"enum": ["step", "blocked", "complete", "checkpoint"]},
         "isComplete": {"type": "boolean"},
         "stateToken": {"type": "string"},
         "ackToken": {"type": ["string", "null"]},
@@ -255,6 +276,8 @@ EXECUTION_OUTPUT: dict[str, Any] = {
         "workflow": {"type": "object", "required": ["id", "workflowHash"]},
         "progress": {"type": "object", "required": ["completedSteps"]},
         "warnings": {"type": "array", "items": WARNING},
+        "preferences": {"type": "object", "required": ["autonomy", "riskPolicy"]},
+        "mode": {"enum": ["guided", "autopilot", "unattended", "custom"]},
         "nextCall": {
             "type": ["object", "null"],
             "required": ["tool", "arguments", "instructions"],
@@ -270,6 +293,7 @@ EXECUTION_OUTPUT: dict[str, Any] = {
             "properties": {
                 "issues": {"type": "array", "items": {"type": "object"}},
                 "expectedOutputSchema": {"type": ["object", "null"]},
+                "expectedInputSchema": {"type": "object"},
                 "retry": {"type": "string"},
             },
         },
@@ -278,5 +302,71 @@ EXECUTION_OUTPUT: dict[str, Any] = {
         "downstreamRecap": RECAP,
         "branches": {"type": "array", "items": {"type": "object"}},
         "fork": {"type": "string"},
+        "checkpoint": {"type": "object"},
+    },
+}
+
+
+CHECKPOINT_INPUT: dict[str, Any] = {
+    "type": "object",
+    "required": ["output"],
+    "properties": {
+        "stateToken": {**TOKEN_FIELD, "description": "The run snapshot the work belongs to (the latest stateToken)."},
+        "sessionToken": {**TOKEN_FIELD, "description": "A checkpoint-only session from start_session, instead."},
+        "output": {**OUTPUT_ENVELOPE, "minProperties": 1},
+    },
+    "additionalProperties": False,
+}
+
+SESSION_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "required": ["kind", "sessionToken", "session", "nextCall"],
+    "properties": {
+        "kind": {"const": "session"},
+        "sessionToken": {"type": "string"},
+        "session": {"type": "object", "required": ["sessionId", "sessionKey", "title"]},
+        "nextCall": {"type": "object"},
+        "joined": {"type": "boolean"},
+        "checkpoint": {"type": "object"},
+    },
+}
+
+CHECKPOINT_OUTPUT: dict[str, Any] = {"type": "object", "oneOf": [EXECUTION_OUTPUT, SESSION_OUTPUT]}
+
+START_SESSION_INPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string", "minLength": 1, "maxLength": 200},
+        "sessionKey": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "A name to find it again; the same key joins the same session.",
+        },
+        "tags": {"type": "array", "items": {"type": "string", "maxLength": 60}, "maxItems": 20},
+    },
+    "additionalProperties": False,
+}
+
+RESUME_SESSION_INPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "maxLength": 500, "description": "Words the user used: ticket, topic, title."},
+        "gitBranch": {"type": "string", "maxLength": 255},
+        "gitHeadSha": {"type": "string", "maxLength": 64},
+        "workspacePath": {"type": "string", "maxLength": 1024},
+    },
+    "additionalProperties": False,
+}
+
+RESUME_SESSION_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "required": ["candidates"],
+    "properties": {
+        "candidates": {
+            "type": "array",
+            "maxItems": 5,
+            "items": {"type": "object", "required": ["sessionId", "stateToken", "snippet", "whyMatched"]},
+        },
     },
 }

@@ -15,6 +15,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types import Tool as MCPTool
 
 from runs.errors import ErrorCode, WorkRailError
+from runs.mcp.resources import register_resources
 from runs.mcp.tools import TOOLS, ToolOutcome, ToolSpec, error_outcome, execute
 
 INSTRUCTIONS = (
@@ -36,6 +37,7 @@ class WorkRailServer(MCPServer[Any]):
             **kwargs,
         )
         self._specs = {spec.name: spec for spec in tools}
+        register_resources(self)
 
     async def list_tools(self) -> list[MCPTool]:
         return [
@@ -54,16 +56,25 @@ class WorkRailServer(MCPServer[Any]):
                 ),
             )
             for spec in self._specs.values()
+            if spec.enabled
         ]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
         spec = self._specs.get(name)
-        if spec is None:
+        if spec is not None and not spec.enabled:
+            outcome = error_outcome(
+                WorkRailError(
+                    ErrorCode.FEATURE_DISABLED,
+                    f"{name} is turned off on this server.",
+                    f"Ask the user to set {spec.flag}=1 in the MCP server's environment and restart it.",
+                )
+            )
+        elif spec is None:
             outcome = error_outcome(
                 WorkRailError(
                     ErrorCode.INVALID_INPUT,
                     f"There is no tool named '{name}'.",
-                    f"Call one of: {', '.join(self._specs)}.",
+                    f"Call one of: {', '.join(n for n, s in self._specs.items() if s.enabled)}.",
                 )
             )
         else:

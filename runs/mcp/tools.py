@@ -45,6 +45,13 @@ class ToolSpec:
     handler: Callable[..., dict[str, Any]]
     render: Callable[[dict[str, Any]], str]
     uses_database: bool = False
+    flag: str | None = None  # the setting that turns the tool on; None: always on
+
+    @property
+    def enabled(self) -> bool:
+        from django.conf import settings
+
+        return self.flag is None or bool(getattr(settings, self.flag))
 
     @cached_property
     def _validator(self) -> Draft202012Validator:
@@ -143,6 +150,35 @@ def _continue_workflow(**arguments: Any) -> dict[str, Any]:
     return execution.continue_workflow(**arguments)
 
 
+def _checkpoint_workflow(**arguments: Any) -> dict[str, Any]:
+    from runs.services import checkpoints
+
+    return checkpoints.checkpoint_workflow(**arguments)
+
+
+def _start_session(**arguments: Any) -> dict[str, Any]:
+    from runs.services import checkpoints
+
+    return checkpoints.start_session(**arguments)
+
+
+def _resume_session(**arguments: Any) -> dict[str, Any]:
+    from django.conf import settings
+
+    from runs.observe import git_observation
+    from runs.services import resume
+
+    if not ({"gitBranch", "gitHeadSha", "workspacePath"} & arguments.keys()):
+        # The agent said nothing about where it works: use what this server sees in its directory.
+        seen = git_observation(settings.WORKRAIL_PROJECT_DIR) or {}
+        arguments = {**{k: v for k, v in seen.items() if v}, **arguments}
+    return resume.resume_session(**arguments)
+
+
+def session_rendering(result: dict[str, Any]) -> str:
+    return rendering.session_text(result)
+
+
 READ_ONLY = Annotations(read_only=True, destructive=False, idempotent=True)
 EXAMPLE_STATE = "st1_" + "A" * 24
 EXAMPLE_ACK = "ak1_" + "B" * 24
@@ -235,5 +271,63 @@ TOOLS: list[ToolSpec] = [
         handler=_continue_workflow,
         render=rendering.execution_text,
         uses_database=True,
+    ),
+    ToolSpec(
+        name="checkpoint_workflow",
+        title="Checkpoint progress",
+        summary=(
+            "Record durable progress without advancing: a short recap (output.notesMarkdown) and, if any, "
+            "artifacts, attached to the run's current snapshot. Use it after substantial work outside a step "
+            "(implementing, iterating), so that a rewound or new chat can recover it. Returns new tokens to go "
+            "on with; retrying the same checkpoint records it once."
+        ),
+        input_schema=schemas.CHECKPOINT_INPUT,
+        output_schema=schemas.CHECKPOINT_OUTPUT,
+        examples=[
+            {
+                "stateToken": EXAMPLE_STATE,
+                "output": {"notesMarkdown": "Implemented the retry policy; tests green. Next: docs."},
+            },
+            {"sessionToken": "ss1_" + "C" * 24, "output": {"notesMarkdown": "Tried two caching designs; B wins."}},
+        ],
+        annotations=Annotations(read_only=False, destructive=False, idempotent=True),
+        handler=_checkpoint_workflow,
+        render=rendering.checkpoint_text,
+        uses_database=True,
+        flag="WORKRAIL_ENABLE_CHECKPOINT",
+    ),
+    ToolSpec(
+        name="start_session",
+        title="Start a notes-only session",
+        summary=(
+            "Create a checkpoint-only session for durable notes when no workflow runs; returns a sessionToken "
+            "that checkpoint_workflow accepts. A sessionKey you choose finds it again (the same key joins it)."
+        ),
+        input_schema=schemas.START_SESSION_INPUT,
+        output_schema=schemas.SESSION_OUTPUT,
+        examples=[{"title": "Caching spike", "sessionKey": "caching-spike", "tags": ["perf"]}, {}],
+        annotations=Annotations(read_only=False, destructive=False, idempotent=False),
+        handler=_start_session,
+        render=session_rendering,
+        uses_database=True,
+        flag="WORKRAIL_ENABLE_START_SESSION",
+    ),
+    ToolSpec(
+        name="resume_session",
+        title="Find work to resume",
+        summary=(
+            "In a new chat, find earlier work: up to 5 candidates (the latest tip of each run) ranked by session "
+            "key, title and tags, then recent notes, then a bounded deeper search, with the git branch and HEAD "
+            "as tie-breakers. Each has a stateToken to pass to continue_workflow (without ackToken first, to "
+            "read the recap). Read-only."
+        ),
+        input_schema=schemas.RESUME_SESSION_INPUT,
+        output_schema=schemas.RESUME_SESSION_OUTPUT,
+        examples=[{"query": "AUTH-1234 token refresh"}, {"gitBranch": "feature/retry"}, {}],
+        annotations=READ_ONLY,
+        handler=_resume_session,
+        render=rendering.resume_text,
+        uses_database=True,
+        flag="WORKRAIL_ENABLE_RESUME_SESSION",
     ),
 ]

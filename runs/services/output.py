@@ -67,7 +67,51 @@ def check_output(output: Any) -> dict[str, Any]:
             f"output is larger than {MAX_OUTPUT_BYTES} bytes.",
             "Send a short recap and small structured artifacts only.",
         )
+    check_artifacts(output)
     return output
+
+
+def check_artifacts(output: dict[str, Any]) -> None:
+    """Artifacts are of closed kinds (the contract registry) and must match their contract. An artifact
+    that does not is refused with the contract and a JSON pointer; nothing is guessed or stored."""
+    from jsonschema import Draft202012Validator
+
+    from workflows_app.builtins import CONTRACTS
+
+    by_kind = {contract["artifactKind"]: (ref, contract) for ref, contract in CONTRACTS.items()}
+    for index, artifact in enumerate(output.get("artifacts", [])):
+        kind = artifact["kind"]
+        if kind not in by_kind:
+            raise WorkRailError(
+                ErrorCode.ARTIFACT_INVALID,
+                f"output.artifacts[{index}] has kind '{kind}', which no contract defines.",
+                f"Use one of the artifact kinds {', '.join(sorted(by_kind))}, or put free-form results in "
+                "notesMarkdown.",
+                details={"pointer": f"/output/artifacts/{index}/kind", "knownKinds": sorted(by_kind)},
+            )
+        ref, contract = by_kind[kind]
+        problem = next(
+            iter(
+                sorted(
+                    Draft202012Validator(contract["schema"]).iter_errors(artifact),
+                    key=lambda e: list(map(str, e.absolute_path)),
+                )
+            ),
+            None,
+        )
+        if problem is not None:
+            pointer = f"/output/artifacts/{index}" + "".join(f"/{part}" for part in problem.absolute_path)
+            raise WorkRailError(
+                ErrorCode.ARTIFACT_INVALID,
+                f"output.artifacts[{index}] does not match contract {ref}: {problem.message} (at {pointer}).",
+                f"Fix the artifact to match the contract; a valid example: {json.dumps(contract['example'])}",
+                details={
+                    "pointer": pointer,
+                    "contractRef": ref,
+                    "schema": contract["schema"],
+                    "example": contract["example"],
+                },
+            )
 
 
 def output_digest(output: dict[str, Any]) -> str:

@@ -15,3 +15,17 @@ def compiled_workflow(workflow_hash: str) -> dict[str, Any]:
         workflow_hash=workflow_hash
     )
     return compiled
+
+
+@lru_cache(maxsize=64)
+def steps_by_id(workflow_hash: str) -> dict[str, dict[str, Any]]:
+    """Every compiled step of a pinned workflow, loop bodies included, by id."""
+    found: dict[str, dict[str, Any]] = {}
+
+    def walk(steps: list[dict[str, Any]]) -> None:
+        for step in steps:
+            found[step["id"]] = step
+            walk(step.get("body", []))
+
+    walk(compiled_workflow(workflow_hash)["steps"])
+    return found

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db import connection
 
-from runs.models import Node, Output
+from runs.models import Checkpoint, Node, Output
 
 RECAP_BUDGET_BYTES = 8 * 1024
 MAX_ENTRIES = 64
@@ -20,10 +20,21 @@ MAX_ENTRIES = 64
 
 def entry(output: Output) -> dict[str, Any]:
     return {
+        "kind": "step",
         "stepId": output.step_id,
         "title": output.step_title,
         "notesMarkdown": output.notes_markdown,
         "artifactKinds": [a.get("kind") for a in output.artifacts if isinstance(a, dict)],
+    }
+
+
+def checkpoint_entry(checkpoint: Checkpoint) -> dict[str, Any]:
+    return {
+        "kind": "checkpoint",
+        "stepId": checkpoint.node.pending_step_id if checkpoint.node else "",
+        "title": "Checkpoint",
+        "notesMarkdown": checkpoint.notes_markdown,
+        "artifactKinds": [a.get("kind") for a in checkpoint.artifacts if isinstance(a, dict)],
     }
 
 
@@ -55,7 +66,10 @@ WITH RECURSIVE ancestors(id, parent_id, hops) AS (
     SELECT n.id, n.parent_id, a.hops + 1 FROM runs_node n JOIN ancestors a ON n.id = a.parent_id
     WHERE a.hops < %s
 )
-SELECT o.id FROM runs_output o JOIN ancestors a ON o.child_id = a.id ORDER BY a.hops
+SELECT 'o', o.id, a.hops FROM runs_output o JOIN ancestors a ON o.child_id = a.id
+UNION ALL
+SELECT 'c', c.id, a.hops FROM runs_checkpoint c JOIN ancestors a ON c.child_id = a.id
+ORDER BY 3
 """
 
 
@@ -63,9 +77,13 @@ def _entries(query: str, node: Node) -> list[dict[str, Any]]:
     """Recap entries of the outputs `query` selects (newest first), read in two queries."""
     with connection.cursor() as cursor:
         cursor.execute(query, [node.pk, MAX_ENTRIES])
-        ids = [row[0] for row in cursor.fetchall()]
-    outputs = {o.pk: o for o in Output.objects.filter(pk__in=ids)}
-    return [entry(outputs[i]) for i in ids]
+        rows = [(kind, pk) for kind, pk, _hops in cursor.fetchall()]
+    outputs = {o.pk: o for o in Output.objects.filter(pk__in=[pk for kind, pk in rows if kind == "o"])}
+    checkpoints = {
+        c.pk: c
+        for c in Checkpoint.objects.select_related("node").filter(pk__in=[pk for kind, pk in rows if kind == "c"])
+    }
+    return [entry(outputs[pk]) if kind == "o" else checkpoint_entry(checkpoints[pk]) for kind, pk in rows]
 
 
 def path_recap(node: Node) -> dict[str, Any]:
@@ -80,7 +98,10 @@ WITH RECURSIVE chain(id, latest_child_id, hops) AS (
     SELECT n.id, n.latest_child_id, c.hops + 1 FROM runs_node n JOIN chain c ON n.id = c.latest_child_id
     WHERE c.hops < %s
 )
-SELECT o.id FROM runs_output o JOIN chain c ON o.child_id = c.id ORDER BY c.hops DESC
+SELECT 'o', o.id, c.hops FROM runs_output o JOIN chain c ON o.child_id = c.id
+UNION ALL
+SELECT 'c', k.id, c.hops FROM runs_checkpoint k JOIN chain c ON k.child_id = c.id
+ORDER BY 3 DESC
 """
 
 

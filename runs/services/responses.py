@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from runs.preferences import mode_of
+
 NOTES_PLACEHOLDER = "<a few lines: what you did, what you decided, what comes next>"
 
 
@@ -15,7 +17,12 @@ def session_info(run: Any) -> dict[str, Any]:
     return {"sessionId": run.session.public_id, "runId": run.public_id, "sessionKey": run.session.session_key}
 
 
-def next_call(state_token: str, ack_token: str | None, pending: dict[str, Any] | None) -> dict[str, Any] | None:
+def next_call(
+    state_token: str,
+    ack_token: str | None,
+    pending: dict[str, Any] | None,
+    context_needed: list[dict[str, Any]] | None = None,
+) -> dict[str, Any] | None:
     if pending is None or ack_token is None:
         return None
     output: dict[str, Any] = {}
@@ -30,11 +37,11 @@ def next_call(state_token: str, ack_token: str | None, pending: dict[str, Any] |
     instructions += " then call continue_workflow with these arguments (tokens exactly as given)."
     if contract:
         instructions += f" The artifact must match the '{contract['contractRef']}' contract."
-    return {
-        "tool": "continue_workflow",
-        "arguments": {"stateToken": state_token, "ackToken": ack_token, "output": output},
-        "instructions": instructions,
-    }
+    arguments: dict[str, Any] = {"stateToken": state_token, "ackToken": ack_token, "output": output}
+    if context_needed:
+        arguments["context"] = {dep["contextKey"]: f"<from the user: {dep['description']}>" for dep in context_needed}
+        instructions += " First ask the user for what context needs (see blocked.issues)."
+    return {"tool": "continue_workflow", "arguments": arguments, "instructions": instructions}
 
 
 def execution_response(
@@ -46,7 +53,9 @@ def execution_response(
     pending: dict[str, Any] | None,
     completed_steps: int,
     warnings: list[dict[str, Any]],
+    preferences: dict[str, str],
     extra: dict[str, Any] | None = None,
+    context_needed: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     response: dict[str, Any] = {
         "kind": kind,
@@ -57,8 +66,10 @@ def execution_response(
         "session": session_info(run),
         "workflow": {"id": run.workflow_id, "workflowHash": run.pinned_id},
         "progress": {"completedSteps": completed_steps},
+        "preferences": preferences,
+        "mode": mode_of(preferences),
         "warnings": warnings,
-        "nextCall": next_call(state_token, ack_token, pending),
+        "nextCall": next_call(state_token, ack_token, pending, context_needed),
     }
     response.update(extra or {})
     return response

@@ -1,0 +1,158 @@
+"""Read-only MCP resources, registered on the server with the SDK's resource API.
+
+    workrail://workflows                       the catalog (as list_workflows)
+    workrail://workflows/{workflowId}          one workflow (as inspect_workflow, mode metadata)
+    workrail://runs/{runId}                    a run: status, tip, recap, branches, gaps, synthesis
+    workrail://sessions/{sessionId}/artifacts  every artifact recorded in a session, oldest first
+
+Every read runs its service function (runs/services/resources.py) on a worker thread, after waiting
+for the start-up set-up (Django apps, migrations) and dropping stale connections, as the tools that
+use the database do. A WorkRailError becomes a JSON-RPC error whose `data.error` is the usual {code, message,
+retryable, suggestion}.
+
+This module is imported at start-up: it must stay light. The services are imported on first read.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+from mcp.server import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+
+from runs.errors import ErrorCode, WorkRailError
+
+logger = logging.getLogger("workrail.mcp")
+
+JSON = "application/json"
+WORKFLOWS_URI = "workrail://workflows"
+WORKFLOW_TEMPLATE = "workrail://workflows/{workflowId}"
+RUN_TEMPLATE = "workrail://runs/{runId}"
+SESSION_ARTIFACTS_TEMPLATE = "workrail://sessions/{sessionId}/artifacts"
+
+# The caller named something wrong: an invalid-params error. Anything else is on our side.
+_CALLER_ERRORS = {ErrorCode.INVALID_INPUT, ErrorCode.WORKFLOW_NOT_FOUND, ErrorCode.WORKFLOW_INVALID}
+
+
+def register_resources(server: MCPServer[Any]) -> None:
+    @server.resource(
+        WORKFLOWS_URI,
+        name="workflows",
+        title="Workflow catalog",
+        description="Every workflow and routine WorkRail can run (the list_workflows answer): ids, names, "
+        "kinds, sources, step counts, workflowHash, and files that failed to load under 'warnings'.",
+        mime_type=JSON,
+    )
+    async def workflows() -> str:
+        return await _read(WORKFLOWS_URI, _workflows)
+
+    @server.resource(
+        WORKFLOW_TEMPLATE,
+        name="workflow",
+        title="Workflow",
+        description="One workflow (the inspect_workflow answer in mode 'metadata'): purpose, preconditions, "
+        "questions to clarify and its step outline.",
+        mime_type=JSON,
+    )
+    async def workflow(workflowId: str) -> str:
+        return await _read(f"workrail://workflows/{workflowId}", _workflow, workflowId)
+
+    @server.resource(
+        RUN_TEMPLATE,
+        name="run",
+        title="Run",
+        description="One run (session.runId of an execution answer): status, workflow id and hash, session, "
+        "its latest tip (pending step, isComplete), a recap of the notes on the way there, how many points "
+        "forked, the gaps it went past, and its synthesis once complete.",
+        mime_type=JSON,
+    )
+    async def run(runId: str) -> str:
+        return await _read(f"workrail://runs/{runId}", _run, runId)
+
+    @server.resource(
+        SESSION_ARTIFACTS_TEMPLATE,
+        name="session_artifacts",
+        title="Session artifacts",
+        description="Every artifact recorded in a session (session.sessionId of an execution answer), by its "
+        "runs' steps and by checkpoints, oldest first, each with runId, stepId, kind, data and recordedAt.",
+        mime_type=JSON,
+    )
+    async def session_artifacts(sessionId: str) -> str:
+        return await _read(f"workrail://sessions/{sessionId}/artifacts", _session_artifacts, sessionId)
+
+
+async def _read(uri: str, reader: Callable[..., dict[str, Any]], *args: str) -> str:
+    # Readers touch files and the database: keep them off the event loop.
+    text: str = await anyio.to_thread.run_sync(_read_sync, uri, reader, args)
+    return text
+
+
+def _read_sync(uri: str, reader: Callable[..., dict[str, Any]], args: tuple[str, ...]) -> str:
+    try:
+        result = _with_database(reader, args)
+    except WorkRailError as exc:
+        raise _as_mcp_error(uri, exc) from None
+    except Exception:
+        logger.exception("reading resource %s failed", uri)
+        raise _as_mcp_error(
+            uri,
+            WorkRailError(
+                ErrorCode.INTERNAL_ERROR,
+                f"Reading {uri} failed unexpectedly; the details are in the server log (stderr).",
+                "Retry once; if it fails again, report the server log. Reading changes nothing.",
+                retryable=True,
+            ),
+        ) from None
+    return json.dumps(result, ensure_ascii=False)
+
+
+def _with_database(reader: Callable[..., dict[str, Any]], args: tuple[str, ...]) -> dict[str, Any]:
+    # Even the catalog views wait: the service layer imports the models, which need Django's apps loaded
+    # (done by the start-up thread). Worker threads drop connections that went stale, before and after.
+    from django.db import close_old_connections
+
+    from runs.mcp.readiness import wait_until_ready
+
+    wait_until_ready()
+    close_old_connections()
+    try:
+        return reader(*args)
+    finally:
+        close_old_connections()
+
+
+def _as_mcp_error(uri: str, exc: WorkRailError) -> MCPError:
+    code = INVALID_PARAMS if exc.code in _CALLER_ERRORS else INTERNAL_ERROR
+    return MCPError(code=code, message=f"{exc.message} {exc.suggestion}", data={"uri": uri, "error": exc.as_dict()})
+
+
+# The service functions, imported on first read (they pull in the ORM and the catalog).
+
+
+def _workflows() -> dict[str, Any]:
+    from runs.services import resources
+
+    return resources.read_workflows()
+
+
+def _workflow(workflow_id: str) -> dict[str, Any]:
+    from runs.services import resources
+
+    return resources.read_workflow(workflow_id)
+
+
+def _run(run_id: str) -> dict[str, Any]:
+    from runs.services import resources
+
+    return resources.read_run(run_id)
+
+
+def _session_artifacts(session_id: str) -> dict[str, Any]:
+    from runs.services import resources
+
+    return resources.read_session_artifacts(session_id)

@@ -1,0 +1,192 @@
+"""checkpoint_workflow and start_session: durable progress without advancing.
+
+A checkpoint on a run's snapshot creates a checkpoint node: the same pending step, one more entry
+of notes on its path, and fresh tokens to go on with. Retrying the same checkpoint (same snapshot,
+same output) returns the first answer and records nothing more (a unique constraint). A
+checkpoint-only session (start_session) keeps its checkpoints on the session itself.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+
+from runs import ratelimit, tokens
+from runs.errors import ErrorCode, WorkRailError
+from runs.eventlog import Journal, session_public_id, session_token_id
+from runs.models import Checkpoint, EventKind, Session, SessionKind
+from runs.services.nodes import create_node, load_node, node_response, open_session, write
+from runs.services.output import check_output, output_digest
+from runs.services.pinned import compiled_workflow
+from runs.tokens import TokenKind
+from workflows_app import engine
+from workflows_app.engine import Transition
+
+CHECKPOINT_NOTE = (
+    "Checkpoint recorded. Go on with these tokens: the notes are on their path, so a rewind to them "
+    "or a recap shows them."
+)
+
+
+def checkpoint_workflow(
+    output: dict[str, Any], stateToken: str | None = None, sessionToken: str | None = None
+) -> dict[str, Any]:
+    if not settings.WORKRAIL_ENABLE_CHECKPOINT:
+        raise _disabled("checkpoint_workflow", "WORKRAIL_ENABLE_CHECKPOINT")
+    output = check_output(output)
+    if not (output.get("notesMarkdown", "").strip() or output.get("artifacts")):
+        raise WorkRailError(
+            ErrorCode.INVALID_INPUT,
+            "A checkpoint needs output.notesMarkdown or output.artifacts.",
+            "Send a short recap of the work done since the last step in output.notesMarkdown.",
+        )
+    if (stateToken is None) == (sessionToken is None):
+        raise WorkRailError(
+            ErrorCode.INVALID_INPUT,
+            "Send exactly one of stateToken and sessionToken.",
+            "Use the stateToken of the run you are working on (or a sessionToken from start_session).",
+        )
+    if stateToken is not None:
+        return _on_run(tokens.parse(settings.WORKRAIL_HOME, stateToken, TokenKind.STATE).id, output)
+    if not settings.WORKRAIL_ENABLE_START_SESSION:
+        raise _disabled("checkpoint-only sessions", "WORKRAIL_ENABLE_START_SESSION")
+    return _on_session(tokens.parse(settings.WORKRAIL_HOME, sessionToken, TokenKind.SESSION).id, output)
+
+
+def _on_run(node_id: int, output: dict[str, Any]) -> dict[str, Any]:
+    digest = output_digest(output)
+    with write() as now:
+        node = load_node(node_id)
+        done = Checkpoint.objects.filter(node=node, output_digest=digest).first()
+        if done is not None:
+            recorded: dict[str, Any] = json.loads(done.response_json)
+            return recorded
+        run = node.run
+        ratelimit.take(run.public_id)
+        journal = Journal(run.session, now)
+        journal.projector.know(run, node)
+        # The checkpoint node stands where its parent stood: same engine state, same pending step.
+        pending = engine.pending_view(compiled_workflow(run.pinned_id), node.engine_state)
+        same_place = Transition("complete" if pending is None else "advanced", node.engine_state, pending, None)
+        pending_id = node.pending_step_id or None
+        child, attempt = create_node(journal, run, node, same_place, notes_recorded=True, preferences=node.preferences)
+        response = node_response(
+            run,
+            child,
+            attempt,
+            pending,
+            [],
+            kind="checkpoint",
+            extra={"checkpoint": {"recorded": _recorded(output), "note": CHECKPOINT_NOTE, "pendingStepId": pending_id}},
+        )
+        journal.record(
+            EventKind.CHECKPOINT_RECORDED,
+            {
+                "runId": run.public_id,
+                "nodeId": node.public_id,
+                "childNodeId": child.public_id,
+                "outputDigest": digest,
+                "notesMarkdown": output.get("notesMarkdown", ""),
+                "artifacts": output.get("artifacts", []),
+                "response": json.dumps(response, ensure_ascii=False),
+            },
+        )
+        journal.flush()
+        return response
+
+
+def _on_session(token_id: int, output: dict[str, Any]) -> dict[str, Any]:
+    digest = output_digest(output)
+    with write() as now:
+        session = _checkpoint_session(token_id)
+        done = Checkpoint.objects.filter(session=session, node__isnull=True, output_digest=digest).first()
+        if done is not None:
+            recorded: dict[str, Any] = json.loads(done.response_json)
+            return recorded
+        ratelimit.take(session.public_id)
+        journal = Journal(session, now)
+        count = session.checkpoints.count() + 1
+        response = _session_response(
+            session, extra={"checkpoint": {"recorded": _recorded(output), "checkpointCount": count}}
+        )
+        journal.record(
+            EventKind.CHECKPOINT_RECORDED,
+            {
+                "runId": None,
+                "nodeId": None,
+                "childNodeId": None,
+                "outputDigest": digest,
+                "notesMarkdown": output.get("notesMarkdown", ""),
+                "artifacts": output.get("artifacts", []),
+                "response": json.dumps(response, ensure_ascii=False),
+            },
+        )
+        journal.flush()
+        return response
+
+
+def start_session(
+    title: str | None = None, sessionKey: str | None = None, tags: list[str] | None = None
+) -> dict[str, Any]:
+    """A checkpoint-only session: somewhere to keep durable notes when no workflow runs."""
+    if not settings.WORKRAIL_ENABLE_START_SESSION:
+        raise _disabled("start_session", "WORKRAIL_ENABLE_START_SESSION")
+    with write() as now:
+        if sessionKey:
+            existing = Session.objects.filter(session_key=sessionKey).first()
+            if existing is not None and existing.kind == SessionKind.CHECKPOINT_ONLY:
+                return _session_response(existing, extra={"joined": True})
+            if existing is not None:
+                raise WorkRailError(
+                    ErrorCode.INVALID_INPUT,
+                    f"sessionKey '{sessionKey}' belongs to a workflow session.",
+                    "Use another sessionKey, or checkpoint that session's run with its stateToken.",
+                )
+        journal = open_session(
+            sessionKey or None, title or sessionKey or "Notes", list(tags or []), now, kind=SessionKind.CHECKPOINT_ONLY
+        )
+        journal.flush()
+        return _session_response(journal.session, extra={"joined": False})
+
+
+def _checkpoint_session(token_id: int) -> Session:
+    session = Session.objects.filter(public_id=session_public_id(token_id)).first()
+    if session is None or session.kind != SessionKind.CHECKPOINT_ONLY:
+        raise WorkRailError(
+            ErrorCode.TOKEN_UNKNOWN,
+            "This sessionToken names no checkpoint-only session here.",
+            "Call start_session for a new one, or resume_session to find an existing one.",
+        )
+    return session
+
+
+def _session_response(session: Session, extra: dict[str, Any]) -> dict[str, Any]:
+    token = tokens.mint(settings.WORKRAIL_HOME, TokenKind.SESSION, session_token_id(session))
+    return {
+        "kind": "session",
+        "sessionToken": token,
+        "session": {"sessionId": session.public_id, "sessionKey": session.session_key, "title": session.title},
+        "nextCall": {
+            "tool": "checkpoint_workflow",
+            "arguments": {"sessionToken": token, "output": {"notesMarkdown": "<what you did and what is next>"}},
+            "instructions": "After a meaningful piece of work, record a short recap with checkpoint_workflow.",
+        },
+        **extra,
+    }
+
+
+def _recorded(output: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "notesMarkdown": output.get("notesMarkdown", ""),
+        "artifactKinds": [a["kind"] for a in output.get("artifacts", [])],
+    }
+
+
+def _disabled(feature: str, flag: str) -> WorkRailError:
+    return WorkRailError(
+        ErrorCode.FEATURE_DISABLED,
+        f"{feature} is turned off on this server.",
+        f"Ask the user to set {flag}=1 in the MCP server's environment and restart it.",
+    )

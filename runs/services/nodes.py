@@ -1,0 +1,284 @@
+"""Shared building blocks of the execution use cases: loading what tokens name, creating nodes and
+attempts through the journal, status changes, observations, and the response for a node."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import OperationalError, transaction
+from django.utils import timezone
+
+from runs import tokens
+from runs.errors import ErrorCode, WorkRailError
+from runs.eventlog import Journal, new_session, random_id
+from runs.models import Ack, AckOutcome, Attempt, EventKind, Node, Observation, Run, RunStatus, Session
+from runs.observe import git_observation
+from runs.preferences import recommendation_warnings
+from runs.services import modes
+from runs.services.output import output_digest
+from runs.services.pinned import compiled_workflow, steps_by_id
+from runs.services.responses import execution_response
+from runs.status import transition as status_transition
+from runs.tokens import TokenKind
+from workflows_app.engine import Transition
+
+
+@contextmanager
+def write() -> Iterator[datetime]:
+    """A write transaction and its timestamp; a lock time-out becomes a retryable error, not a crash."""
+    try:
+        with transaction.atomic():
+            yield timezone.now()
+    except OperationalError as exc:
+        if "locked" not in str(exc):
+            raise
+        raise WorkRailError(
+            ErrorCode.STORE_BUSY,
+            "The WorkRail database is busy.",
+            "Retry the same call in a moment; nothing was recorded.",
+            retryable=True,
+        ) from exc
+
+
+def load_node(node_id: int) -> Node:
+    try:  # get(), not first(): no ORDER BY to compile on the hot path
+        return Node.objects.select_related("run__session").get(public_id=node_id)
+    except Node.DoesNotExist:
+        raise WorkRailError(
+            ErrorCode.TOKEN_UNKNOWN,
+            "This stateToken names a snapshot this store does not have.",
+            "Use a stateToken from this machine's WorkRail, or find the run with resume_session.",
+        ) from None
+
+
+def load_attempt(node_id: int, attempt_id: int) -> Attempt:
+    try:
+        attempt = Attempt.objects.select_related("node", "ack").get(public_id=attempt_id)
+    except Attempt.DoesNotExist:
+        raise WorkRailError(
+            ErrorCode.TOKEN_UNKNOWN,
+            "This ackToken names an attempt this store does not have.",
+            "Call continue_workflow with only the stateToken to get a valid ackToken.",
+        ) from None
+    if attempt.node.public_id != node_id:
+        node = Node.objects.filter(public_id=node_id).only("run_id").first()
+        same_run = node is not None and node.run_id == attempt.node.run_id
+        where = "another step of the same run" if same_run else "another run"
+        raise WorkRailError(
+            ErrorCode.TOKEN_SCOPE_MISMATCH,
+            f"This ackToken belongs to {where}, not to the snapshot named by the stateToken.",
+            "Send the stateToken and ackToken that were returned together, or call continue_workflow with only "
+            "the stateToken to get a matching ackToken.",
+        )
+    return attempt
+
+
+def session_key_of(context: dict[str, Any]) -> str | None:
+    if context.get("sessionKey") not in (None, ""):
+        return str(context["sessionKey"])
+    if context.get("ticketId") not in (None, ""):
+        return f"ticket:{context['ticketId']}"
+    return None
+
+
+def journal_for_new_run(context: dict[str, Any], title: str, now: datetime) -> Journal:
+    """A journal on the session a new run joins (by sessionKey or ticketId), or on a new session whose
+    preference baseline is a copy of today's global defaults."""
+    key = session_key_of(context)
+    existing = Session.objects.filter(session_key=key).first() if key is not None else None
+    if existing is not None:
+        return Journal(existing, now)
+    return open_session(
+        key, str(context.get("ticketId") or context.get("sessionKey") or title), [], now, kind="workflow"
+    )
+
+
+def open_session(key: str | None, title: str, tags: list[str], now: datetime, *, kind: str) -> Journal:
+    session = new_session(now)
+    journal = Journal(session, now)
+    journal.record(
+        EventKind.SESSION_CREATED,
+        {
+            "sessionId": session.public_id,
+            "sessionKey": key,
+            "title": title[:200],
+            "kind": kind,
+            "tags": tags,
+            "preferences": dict(settings.WORKRAIL_DEFAULT_PREFERENCES),
+        },
+    )
+    return journal
+
+
+def create_node(
+    journal: Journal,
+    run: Run,
+    parent: Node | None,
+    result: Transition,
+    *,
+    notes_recorded: bool,
+    preferences: dict[str, str],
+) -> tuple[Node, Attempt | None]:
+    node_id = random_id()
+    pending = result.pending
+    journal.record(
+        EventKind.NODE_CREATED,
+        {
+            "runId": run.public_id,
+            "nodeId": node_id,
+            "parentNodeId": parent.public_id if parent else None,
+            "depth": parent.depth + 1 if parent else 0,
+            "notesOnPath": (parent.notes_on_path if parent else 0) + (1 if notes_recorded else 0),
+            "engineState": result.state,
+            "preferences": preferences,
+            "pendingStepId": pending["stepId"] if pending else None,
+            "isComplete": pending is None,
+        },
+    )
+    node = journal.projector.node(node_id)
+    previous = parent.preferences if parent is not None else run.session.preferences
+    if preferences != previous:
+        journal.record(
+            EventKind.PREFERENCES_CHANGED,
+            {"runId": run.public_id, "nodeId": node_id, "preferences": preferences, "previous": previous},
+        )
+    attempt = issue_attempt(journal, run, node) if pending is not None else None
+    return node, attempt
+
+
+def issue_attempt(journal: Journal, run: Run, node: Node) -> Attempt:
+    attempt_id = random_id()
+    journal.record(
+        EventKind.ATTEMPT_ISSUED, {"runId": run.public_id, "nodeId": node.public_id, "attemptId": attempt_id}
+    )
+    return journal.projector.attempt(attempt_id)
+
+
+def record_ack(
+    journal: Journal,
+    run: Run,
+    attempt: Attempt,
+    child: Node | None,
+    outcome: AckOutcome,
+    output: dict[str, Any],
+    response: dict[str, Any],
+) -> None:
+    journal.record(
+        EventKind.STEP_ACKED,
+        {
+            "runId": run.public_id,
+            "nodeId": attempt.node.public_id,
+            "attemptId": attempt.public_id,
+            "childNodeId": child.public_id if child else None,
+            "outcome": outcome.value,
+            "outputDigest": output_digest(output),
+            "response": json.dumps(response, ensure_ascii=False),
+        },
+    )
+
+
+def record_warnings(journal: Journal, run: Run, node: Node, warnings: list[dict[str, Any]]) -> None:
+    for warning in warnings:
+        journal.record(EventKind.WARNING_RECORDED, {"runId": run.public_id, "nodeId": node.public_id, **warning})
+
+
+def set_status(journal: Journal, run: Run, target: RunStatus) -> None:
+    new = status_transition(run.status, target)
+    if new is None:
+        return
+    kind = EventKind.RUN_COMPLETED if new == RunStatus.COMPLETE else EventKind.RUN_STATUS_CHANGED
+    journal.record(kind, {"runId": run.public_id, "from": run.status, "to": new.value})
+
+
+_last_observed: dict[str, tuple[str, str, str]] = {}
+
+
+def observe(journal: Journal, run: Run) -> None:
+    """Records the git branch and HEAD when the run starts and whenever they changed since."""
+    seen = git_observation(settings.WORKRAIL_PROJECT_DIR)
+    if seen is None:
+        return
+    current = (seen["gitBranch"], seen["gitHeadSha"], seen["workspacePath"])
+    if run.public_id not in _last_observed:
+        last = (
+            Observation.objects.filter(run=run)
+            .order_by("-pk")
+            .values_list("git_branch", "git_head_sha", "workspace_path")
+            .first()
+        )
+        if last is not None:
+            _last_observed[run.public_id] = last
+    if _last_observed.get(run.public_id) == current:
+        return
+    journal.record(EventKind.OBSERVATION_RECORDED, {"runId": run.public_id, **seen})
+    _last_observed[run.public_id] = current
+
+
+def pending_step(run: Run, pending: dict[str, Any] | None) -> dict[str, Any] | None:
+    return steps_by_id(run.pinned_id).get(pending["stepId"]) if pending else None
+
+
+def node_response(
+    run: Run,
+    node: Node,
+    attempt: Attempt | None,
+    pending: dict[str, Any] | None,
+    warnings: list[dict[str, Any]],
+    *,
+    kind: str,
+    extra: dict[str, Any] | None = None,
+    context_needed: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The answer for `node`, with its pending step shaped by the node's preferences."""
+    home = settings.WORKRAIL_HOME
+    preferences = node.preferences
+    shaped = modes.shape_pending(pending, pending_step(run, pending), preferences, node.engine_state.get("context", {}))
+    advice = recommendation_warnings(compiled_workflow(run.pinned_id), preferences)
+    return execution_response(
+        kind=kind,
+        run=run,
+        state_token=tokens.mint(home, TokenKind.STATE, node.public_id),
+        ack_token=tokens.mint(home, TokenKind.ACK, attempt.public_id) if attempt is not None else None,
+        pending=shaped,
+        completed_steps=node.engine_state.get("completedSteps", 0),
+        warnings=[*warnings, *advice],
+        preferences=preferences,
+        extra=extra,
+        context_needed=context_needed,
+    )
+
+
+def replay(ack: Ack, output: dict[str, Any]) -> dict[str, Any]:
+    response: dict[str, Any] = json.loads(ack.response_json)
+    if output_digest(output) != ack.output_digest:
+        response["warnings"] = [
+            *response["warnings"],
+            {
+                "code": "REPLAY_OUTPUT_IGNORED",
+                "message": "This stateToken and ackToken were already acknowledged, so this is a replay: the answer "
+                "recorded then is returned and the new output was not recorded. To record different work "
+                "from that point, call continue_workflow with only the stateToken: it returns a fresh "
+                "ackToken, and acknowledging it starts a new branch.",
+            },
+        ]
+    return response
+
+
+def branch_summary(child: Node) -> dict[str, Any]:
+    output = child.incoming_outputs.first()
+    checkpoint = None if output else child.checkpoints_made.first()
+    notes = output.notes_markdown if output else (checkpoint.notes_markdown if checkpoint else "")
+    return {
+        "stateToken": tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child.public_id),
+        "completedStepId": output.step_id if output else None,
+        "via": "step" if output else "checkpoint",
+        "notesPreview": notes[:280] + ("…" if len(notes) > 280 else ""),
+        "createdAt": child.created_at.isoformat(),
+        "isComplete": child.is_complete,
+        "pendingStepId": child.pending_step_id or None,
+    }
