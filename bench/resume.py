@@ -17,10 +17,10 @@ Figures only; nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -90,7 +90,9 @@ WORKFLOWS = [  # id, name, weight, step ids (for pending steps of bulk runs)
     ("team.onboarding", "Onboarding Tasks", 4, ["accounts", "setup", "first-task", "review"]),
     ("project.perf_audit", "Performance Audit", 4, ["baseline", "profile", "fix", "compare"]),
 ]
-WORKSPACES = [f"/home/dev/src/{name}" for name in ("shop", "platform", "billing-service", "mobile-api", "infra", "docs")]
+WORKSPACES = [
+    f"/home/dev/src/{name}" for name in ("shop", "platform", "billing-service", "mobile-api", "infra", "docs")
+]
 PLANTED = {
     "layer2_phrase": "kafka consumer lag",  # in the recent notes of 3 bulk runs
     "layer3_phrase": "certificate pinning",  # in an early note of 6 real runs, pushed out of notes_text by later notes
@@ -305,14 +307,18 @@ def bulk_sessions(rng: random.Random, count: int, now: datetime, facts: dict[str
                 "component": component,
                 "branch": PLANTED["branch"]
                 if index in planted_branch
-                else rng.choice(["main", "main", f"fix/{(key or component).split(':')[-1].lower()}", f"feature/{component}"]),
+                else rng.choice(
+                    ["main", "main", f"fix/{(key or component).split(':')[-1].lower()}", f"feature/{component}"]
+                ),
                 "observed": index in planted_branch or rng.random() < 0.7,
             }
         )
         if index == count // 2 and key and key.startswith("ticket:"):
             facts["exact_title"] = title
     if "exact_title" not in facts:
-        facts["exact_title"] = next(p["session"].title for p in plans if (p["session"].session_key or "").startswith("ticket:"))
+        facts["exact_title"] = next(
+            p["session"].title for p in plans if (p["session"].session_key or "").startswith("ticket:")
+        )
 
     counts: dict[str, int] = defaultdict(int)
     with transaction.atomic():
@@ -345,7 +351,7 @@ def bulk_sessions(rng: random.Random, count: int, now: datetime, facts: dict[str
         depth = 0
         while True:
             level = []
-            for position, (run, plan, texts) in enumerate(run_rows):
+            for position, (run, _, texts) in enumerate(run_rows):
                 if depth > len(texts):
                     continue
                 steps = pinned[run.workflow_id][1]
@@ -371,7 +377,7 @@ def bulk_sessions(rng: random.Random, count: int, now: datetime, facts: dict[str
             depth += 1
         parents = []
         for chain in chains:
-            for parent, child in zip(chain, chain[1:], strict=False):
+            for parent, child in itertools.pairwise(chain):
                 parent.latest_child = child
                 parents.append(parent)
         Node.objects.bulk_update(parents, ["latest_child"], batch_size=2000)
@@ -410,7 +416,9 @@ def bulk_sessions(rng: random.Random, count: int, now: datetime, facts: dict[str
                     session=session,
                     run=run,
                     tip=chain[-1],
-                    identity_text=identity_text(session.session_key, session.title, *session.tags, workflow_id, workflow_name),
+                    identity_text=identity_text(
+                        session.session_key, session.title, *session.tags, workflow_id, workflow_name
+                    ),
                     notes_text=notes_text,
                     updated_at=run.updated_at,
                     **git,

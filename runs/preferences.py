@@ -31,7 +31,7 @@ MODES = {
             "guided",
             "Guided",
             "The agent asks you at every confirmation and waits for what only you can give.",
-            {"autonomy": "guided", "riskPolicy": "conservative"},
+            {"autonomy": "guided", "riskPolicy": "balanced"},
         ),
         Mode(
             "autopilot",

@@ -49,13 +49,24 @@ def test_token_examples_have_the_right_shape_and_only_their_placeholder_tokens_f
 
 
 def test_flagged_tools_follow_their_flags(settings):
-    assert {s.name for s in TOOLS if s.enabled} == {"list_workflows", "inspect_workflow", "start_workflow",
-                                                   "continue_workflow", "checkpoint_workflow"}
+    assert {s.name for s in TOOLS if s.enabled} == {
+        "list_workflows",
+        "inspect_workflow",
+        "start_workflow",
+        "continue_workflow",
+        "checkpoint_workflow",
+    }
     settings.WORKRAIL_ENABLE_CHECKPOINT = False
     settings.WORKRAIL_ENABLE_START_SESSION = True
     settings.WORKRAIL_ENABLE_RESUME_SESSION = True
-    assert {s.name for s in TOOLS if s.enabled} == {"list_workflows", "inspect_workflow", "start_workflow",
-                                                   "continue_workflow", "start_session", "resume_session"}
+    assert {s.name for s in TOOLS if s.enabled} == {
+        "list_workflows",
+        "inspect_workflow",
+        "start_workflow",
+        "continue_workflow",
+        "start_session",
+        "resume_session",
+    }
 
 
 def test_list_filters_by_kind_and_namespace(service_catalog):

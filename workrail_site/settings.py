@@ -26,8 +26,9 @@ WORKRAIL_ENABLE_CHECKPOINT = env.flag("WORKRAIL_ENABLE_CHECKPOINT", True)
 WORKRAIL_ENABLE_START_SESSION = env.flag("WORKRAIL_ENABLE_START_SESSION", False)
 WORKRAIL_ENABLE_RESUME_SESSION = env.flag("WORKRAIL_ENABLE_RESUME_SESSION", False)
 WORKRAIL_DEFAULT_PREFERENCES = {
-    "autonomy": env.choice("WORKRAIL_AUTONOMY", "guided",
-                           ["guided", "full_auto_stop_on_user_deps", "full_auto_never_stop"]),
+    "autonomy": env.choice(
+        "WORKRAIL_AUTONOMY", "guided", ["guided", "full_auto_stop_on_user_deps", "full_auto_never_stop"]
+    ),
     "riskPolicy": env.choice("WORKRAIL_RISK_POLICY", "balanced", ["conservative", "balanced", "aggressive"]),
 }
 # Per-run write rate limit (token bucket): a burst, then a steady rate. Generous for people and agents,

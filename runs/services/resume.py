@@ -1,33 +1,36 @@
 """resume_session: which run (or checkpoint-only session) should a brand-new chat pick up?
 
 Read-only: it reads the projections and writes nothing (no events, no rows). One candidate per run,
-always the run's tip (`SearchEntry.tip`, its latest node), never an interior node; checkpoint-only
-sessions are candidates through their own entry and resume with a sessionToken.
+always the run's tip (`SearchEntry.tip`, its latest node), never an interior node; a checkpoint-only
+session is a candidate through its own entry and resumes with a sessionToken.
 
-Layers, searched in this order; a match in a lower layer always ranks above one in a higher layer:
+Layers, searched in order, each only while fewer than MAX_CANDIDATES were found; a match in a
+lower-numbered layer always ranks above one in a higher-numbered layer:
 
-1. identity: session key, title, tags, workflow id and name (`SearchEntry.identity_text`, and the
-   key, title and workflow id columns for exact and prefix matches);
-2. recent notes and artifact kinds on the run (`SearchEntry.notes_text`, the last 4,000 characters);
-3. deep: notes of the newest DEEP_SCAN_ROWS step outputs and checkpoints, only when layers 1-2 found
-   fewer than MAX_CANDIDATES.
+1. identity: session key, title, tags, workflow id and name (`SearchEntry.identity_text`, plus the
+   key, title and workflow id columns to tell exact and prefix matches);
+2. recent notes and artifact kinds of the run (`SearchEntry.notes_text`, its last 4,000 characters);
+3. deep: the notes of the newest DEEP_SCAN_ROWS step outputs and of the newest DEEP_SCAN_ROWS
+   checkpoints, mapped back to their run's tip (or checkpoint-only session).
 
-Layers 1 and 2 are one pass over the search entries: a row is read only if every query word occurs
-in its identity or its notes (words are tested longest first, so most rows fail on the first test),
-and the score of the rows that pass is computed in SQL with the best-ranked MAX_CANDIDATES returned.
-Git branch, HEAD sha and workspace path add a boost within a layer; with no query they select on
-their own. Ties go to the most recently updated entry, then to the session and run ids, so the same
-inputs give the same order.
+Each layer is one SQL query that returns only its best few rows: a row is scored only if every
+query word occurs in the searched text (words with a rare first letter are tested first, which is
+what makes SQLite's LIKE skip fast, so most rows fail on one test), and the score is computed and
+sorted in the database. Git branch, HEAD sha and workspace path add a boost inside a layer; with
+no query they select on their own. Ties go to the most recently updated entry, then to the session
+and the run (by row id), so the same inputs on the same store always give the same order.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Case, Count, F, IntegerField, Q, QuerySet, Value, When, Window
+from django.db.models import Case, F, IntegerField, Q, QuerySet, Value, When
 
 from runs import tokens
 from runs.eventlog import session_token_id
@@ -36,18 +39,25 @@ from runs.projections import SEARCH_NOTES_CHARS
 from runs.tokens import TokenKind
 
 MAX_CANDIDATES = 5
-DEEP_SCAN_ROWS = 2000  # newest outputs, and newest checkpoints, read by the deep layer
+DEEP_SCAN_ROWS = 2000  # how many of the newest outputs, and of the newest checkpoints, layer 3 reads
 SNIPPET_CHARS = 200
 
-# Score = layer base + match tier + git boost. Tiers step by 100 and boosts add up to at most 70, so
-# the layer decides first, then the tier, then the boost.
+# score = layer base + match tier + git boost. Tiers step by 100 and the boosts add up to 70 at
+# most, so the layer decides first, then the tier, then the boost, then recency.
 LAYER_BASE = {1: 3000, 2: 2000, 3: 1000}
-EXACT, PREFIX, SUBSTRING, ALL_WORDS = 400, 300, 200, 100  # layer 1 tiers
-NOTES_PHRASE, NOTES_WORDS, SPLIT_WORDS = 300, 200, 100  # layer 2 tiers
-DEEP_PHRASE, DEEP_WORDS = 200, 100  # layer 3 tiers
+EXACT, PREFIX, SUBSTRING, ALL_WORDS = 400, 300, 200, 100  # layer 1
+NOTES_PHRASE, NOTES_WORDS, SPLIT_WORDS = 300, 200, 100  # layer 2
+DEEP_PHRASE, DEEP_WORDS = 200, 100  # layer 3
 SHA_BOOST, BRANCH_BOOST, WORKSPACE_BOOST = 40, 20, 10
 
+WHAT = {
+    1: "session key, title, tags, workflow id and name of every run tip and checkpoint-only session",
+    2: f"recent notes and artifact kinds of every run tip and checkpoint-only session (the last "
+    f"{SEARCH_NOTES_CHARS} characters of each)",
+    3: f"notes of the newest {DEEP_SCAN_ROWS} step outputs and the newest {DEEP_SCAN_ROWS} checkpoints",
+}
 _WORD_SPLIT = re.compile(r"[\W_]+")
+_LETTER_FREQUENCY = "etaoinshrdlcumwfgypbvkjxqz"  # English, most frequent first
 _ENTRY_FIELDS = (
     "id",
     "identity_text",
@@ -72,7 +82,7 @@ _ENTRY_FIELDS = (
 
 @dataclass(frozen=True)
 class Inputs:
-    phrase: str
+    phrase: str  # lower-cased, whitespace collapsed; "" when no query
     words: tuple[str, ...]  # in query order, without duplicates
     branch: str
     sha: str
@@ -83,9 +93,18 @@ class Inputs:
         return bool(self.branch or self.sha or self.workspace)
 
     @property
-    def filter_words(self) -> tuple[str, ...]:
-        """Longest first: a long word is rarely present, so most rows fail the first test."""
-        return tuple(sorted(self.words, key=lambda w: (-len(w), w)))
+    def needles(self) -> tuple[str, ...]:
+        """What every matching text must contain, cheapest test first: for `LIKE '%word%'` SQLite
+        jumps between occurrences of the word's first letter, so a rare first letter scans fastest
+        (and a longer word is less often present). A query of punctuation only needs its phrase."""
+        if not self.words:
+            return (self.phrase,)
+
+        def cost(word: str) -> tuple[int, int, str]:
+            rank = _LETTER_FREQUENCY.find(word[0])
+            return (-(len(_LETTER_FREQUENCY) if rank < 0 else rank), -len(word), word)
+
+        return tuple(sorted(self.words, key=cost))
 
 
 @dataclass
@@ -93,9 +112,8 @@ class _Hit:
     entry_id: int
     score: int
     layer: int
-    snippet_source: str = ""  # deep layer: the matching notes (original case)
-    deep_where: str = ""  # deep layer: which step or checkpoint matched
-    extra_why: list[str] = field(default_factory=list)
+    deep_notes: str = ""  # layer 3: the matching notes, original case
+    deep_where: str = ""  # layer 3: which step or checkpoint they came from
 
 
 def resume_session(
@@ -104,15 +122,25 @@ def resume_session(
     gitHeadSha: str | None = None,
     workspacePath: str | None = None,
 ) -> dict[str, Any]:
+    """Up to MAX_CANDIDATES runs (or checkpoint-only sessions) to resume, best first, with what was
+    searched. Reads only."""
     inputs = normalize(query, gitBranch, gitHeadSha, workspacePath)
-    entries = SearchEntry.objects.count()
-    searched: dict[str, Any] = {"entries": entries, "layers": [], "maxCandidates": MAX_CANDIDATES}
+    searched: dict[str, Any] = {
+        "entries": SearchEntry.objects.count(),
+        "maxCandidates": MAX_CANDIDATES,
+        "layers": [],
+    }
     if inputs.phrase:
         hits = _search_text(inputs, searched)
+        why_none = "no run tip or checkpoint-only session matches the query" if not hits else None
     elif inputs.git:
         hits = _search_git(inputs, searched)
+        why_none = "no run tip was last seen on that git branch, HEAD or workspace" if not hits else None
     else:
         hits = _recent(searched)
+        why_none = "the store has no runs or sessions yet" if not hits else None
+    if why_none:
+        searched["noCandidates"] = why_none
     return {
         "candidates": _candidates(hits, inputs),
         "searched": searched,
@@ -127,216 +155,218 @@ def resume_session(
 
 
 def normalize(query: str | None, branch: str | None, sha: str | None, workspace: str | None) -> Inputs:
+    """Lower-case the query and collapse its whitespace (the phrase); split it on whitespace and
+    punctuation into words, dropping empties. Git inputs are trimmed; a trailing slash on the
+    workspace path is dropped."""
     phrase = " ".join((query or "").lower().split())
     words = tuple(dict.fromkeys(w for w in _WORD_SPLIT.split(phrase) if w))
     path = (workspace or "").strip()
     if len(path) > 1:
         path = path.rstrip("/\\") or path
-    return Inputs(
-        phrase=phrase,
-        words=words,
-        branch=(branch or "").strip(),
-        sha=(sha or "").strip().lower(),
-        workspace=path,
+    return Inputs(phrase, words, (branch or "").strip(), (sha or "").strip().lower(), path)
+
+
+# --- layers 1 and 2: the search entries ------------------------------------------------------------------
+
+
+def _all_in(field_name: str, needles: tuple[str, ...], lookup: str = "contains") -> Q:
+    return reduce(lambda q, needle: q & Q(**{f"{field_name}__{lookup}": needle}), needles, Q())
+
+
+def _each_in_identity_or_notes(inputs: Inputs) -> Q:
+    return reduce(
+        lambda q, needle: q & (Q(identity_text__contains=needle) | Q(notes_text__contains=needle)),
+        inputs.needles,
+        Q(),
     )
 
 
-# --- layers 1 and 2: one pass over the search entries ----------------------------------------------------
-
-
-def _all_in(field_name: str, inputs: Inputs) -> Q:
-    """Every query word (or, for a query of punctuation only, the phrase) occurs in the field."""
-    q = Q()
-    for word in inputs.filter_words or (inputs.phrase,):
-        q &= Q(**{f"{field_name}__contains": word})
-    return q
-
-
-def _text_filter(inputs: Inputs) -> Q:
-    """The rows layers 1-2 can match: each word is in the identity or in the notes. A phrase match
-    or a layer-1 match implies this (every word is a substring of the phrase)."""
-    q = Q()
-    for word in inputs.filter_words or (inputs.phrase,):
-        q &= Q(identity_text__contains=word) | Q(notes_text__contains=word)
-    return q
-
-
-def _identity_tier_cases(phrase: str) -> list[When]:
-    base = LAYER_BASE[1]
+def _identity_tier(inputs: Inputs) -> Case:
+    """Layer 1 (rows whose identity holds every word): exact > prefix > substring > all words."""
+    phrase, base = inputs.phrase, LAYER_BASE[1]
     exact = (
         Q(session__session_key__iexact=phrase) | Q(session__title__iexact=phrase) | Q(run__workflow_id__iexact=phrase)
     )
     prefix = (
-        Q(session__session_key__istartswith=phrase)
+        Q(identity_text__startswith=phrase)
+        | Q(session__session_key__istartswith=phrase)
         | Q(session__title__istartswith=phrase)
         | Q(run__workflow_id__istartswith=phrase)
-        | Q(identity_text__startswith=phrase)
     )
-    # Exact and prefix matches on the columns also need the phrase in the identity text, so that a
-    # case-folding difference between the database and Python cannot change the layer.
+    # Exact and prefix also need the phrase in the identity text, so a case-folding difference
+    # between the database and Python cannot lift a row above the substring tier.
     in_identity = Q(identity_text__contains=phrase)
-    return [
+    return Case(
         When(in_identity & exact, then=Value(base + EXACT)),
         When(in_identity & prefix, then=Value(base + PREFIX)),
         When(in_identity, then=Value(base + SUBSTRING)),
-    ]
+        default=Value(base + ALL_WORDS),
+        output_field=IntegerField(),
+    )
 
 
-def _tier(inputs: Inputs) -> Case:
-    cases = _identity_tier_cases(inputs.phrase)
-    if inputs.words:
-        cases.append(When(_all_in("identity_text", inputs), then=Value(LAYER_BASE[1] + ALL_WORDS)))
-    cases.append(When(notes_text__contains=inputs.phrase, then=Value(LAYER_BASE[2] + NOTES_PHRASE)))
-    if inputs.words:
-        cases.append(When(_all_in("notes_text", inputs), then=Value(LAYER_BASE[2] + NOTES_WORDS)))
-    return Case(*cases, default=Value(LAYER_BASE[2] + SPLIT_WORDS), output_field=IntegerField())
+def _notes_tier(inputs: Inputs) -> Case:
+    """Layer 2 (the other rows with every word in their identity or notes): the phrase in the notes >
+    every word in the notes > the words split between identity and notes."""
+    base = LAYER_BASE[2]
+    cases = [When(notes_text__contains=inputs.phrase, then=Value(base + NOTES_PHRASE))]
+    if inputs.words and inputs.words != (inputs.phrase,):
+        cases.append(When(_all_in("notes_text", inputs.needles), then=Value(base + NOTES_WORDS)))
+    return Case(*cases, default=Value(base + SPLIT_WORDS), output_field=IntegerField())
 
 
 def _boost(inputs: Inputs) -> Any:
-    """The git boost as an SQL expression (0 when no git input was given)."""
-    parts: list[Any] = []
-    if inputs.sha:
-        parts.append(Case(When(git_head_sha__startswith=inputs.sha, then=Value(SHA_BOOST)), default=Value(0)))
-    if inputs.branch:
-        parts.append(Case(When(git_branch=inputs.branch, then=Value(BRANCH_BOOST)), default=Value(0)))
-    if inputs.workspace:
-        parts.append(Case(When(workspace_path=inputs.workspace, then=Value(WORKSPACE_BOOST)), default=Value(0)))
+    """The git boost, as an SQL expression on the entry's own columns (Value(0) without git input)."""
     total: Any = Value(0)
-    for part in parts:
-        total = total + part
+    for wanted, matches, boost in (
+        (inputs.sha, Q(git_head_sha__startswith=inputs.sha), SHA_BOOST),
+        (inputs.branch, Q(git_branch=inputs.branch), BRANCH_BOOST),
+        (inputs.workspace, Q(workspace_path=inputs.workspace), WORKSPACE_BOOST),
+    ):
+        if wanted:
+            total = total + Case(When(matches, then=Value(boost)), default=Value(0), output_field=IntegerField())
     return total
 
 
-def _ranked(queryset: QuerySet[SearchEntry]) -> QuerySet[SearchEntry]:
-    return queryset.order_by(
-        F("score").desc(),
-        F("updated_at").desc(),
-        F("session__public_id").asc(),
-        F("run__public_id").asc(nulls_first=True),
+def _git_match(inputs: Inputs) -> Q:
+    wanted = [
+        q
+        for given, q in (
+            (inputs.sha, Q(git_head_sha__startswith=inputs.sha)),
+            (inputs.branch, Q(git_branch=inputs.branch)),
+            (inputs.workspace, Q(workspace_path=inputs.workspace)),
+        )
+        if given
+    ]
+    return reduce(or_, wanted)
+
+
+def _best(queryset: QuerySet[SearchEntry], score: Any, room: int) -> tuple[list[tuple[int, int]], bool]:
+    """The `room` best (entry id, score) pairs, and whether more rows matched. Ties: most recently
+    updated first, then by session and run row id (the entry's own columns: no join to sort)."""
+    rows = list(
+        queryset.annotate(score=score)
+        .order_by(F("score").desc(), F("updated_at").desc(), F("session_id").asc(), F("run_id").asc(nulls_first=True))
+        .values_list("id", "score")[: room + 1]
     )
+    return rows[:room], len(rows) > room
+
+
+def _layer_report(layer: int, rows_read: int, found: int, more: bool) -> dict[str, Any]:
+    return {"layer": layer, "searched": WHAT[layer], "rowsRead": rows_read, "candidates": found, "moreMatches": more}
+
+
+def _skipped(layer: int, why: str) -> dict[str, Any]:
+    return {"layer": layer, "searched": WHAT[layer], "skipped": why}
 
 
 def _search_text(inputs: Inputs, searched: dict[str, Any]) -> list[_Hit]:
-    identity_matches = SearchEntry.objects.filter(_all_in("identity_text", inputs)).count()
-    rows = list(
-        _ranked(
-            SearchEntry.objects.filter(_text_filter(inputs))
-            .annotate(score=_tier(inputs) + _boost(inputs), matched=Window(Count("pk")))
-            .values_list("id", "score", "matched")
-        )[:MAX_CANDIDATES]
+    entries = searched["entries"]
+    in_identity = _all_in("identity_text", inputs.needles)
+    rows, more = _best(SearchEntry.objects.filter(in_identity), _identity_tier(inputs) + _boost(inputs), MAX_CANDIDATES)
+    hits = [_Hit(entry_id, score, 1) for entry_id, score in rows]
+    searched["layers"].append(_layer_report(1, entries, len(rows), more))
+    if len(hits) == MAX_CANDIDATES:
+        full = f"layer 1 already gave {MAX_CANDIDATES} candidates"
+        searched["layers"] += [_skipped(2, full), _skipped(3, full)]
+        return hits
+    rows, more = _best(
+        SearchEntry.objects.filter(_each_in_identity_or_notes(inputs)).exclude(in_identity),
+        _notes_tier(inputs) + _boost(inputs),
+        MAX_CANDIDATES - len(hits),
     )
-    matched = rows[0][2] if rows else 0
-    hits = [_Hit(entry_id, score, _layer_of(score)) for entry_id, score, _ in rows]
-    searched["layers"] = [
-        {
-            "layer": 1,
-            "searched": "session key, title, tags, workflow id and name of every run tip and checkpoint-only session",
-            "rows": searched["entries"],
-            "matches": identity_matches,
-        },
-        {
-            "layer": 2,
-            "searched": f"recent notes and artifact kinds of every run tip and checkpoint-only session "
-            f"(the last {SEARCH_NOTES_CHARS} characters each)",
-            "rows": searched["entries"],
-            "matches": matched - identity_matches,
-        },
-    ]
-    if len(hits) < MAX_CANDIDATES:
-        hits += _search_deep(inputs, searched, exclude=[h.entry_id for h in hits], room=MAX_CANDIDATES - len(hits))
-    else:
-        searched["layers"].append(
-            {"layer": 3, "searched": None, "skipped": f"layers 1-2 found {MAX_CANDIDATES} or more", "matches": None}
-        )
-    return hits
+    hits += [_Hit(entry_id, score, 2) for entry_id, score in rows]
+    searched["layers"].append(_layer_report(2, entries, len(rows), more))
+    if len(hits) == MAX_CANDIDATES:
+        searched["layers"].append(_skipped(3, f"layers 1-2 already gave {MAX_CANDIDATES} candidates"))
+        return hits
+    return hits + _search_deep(inputs, searched, exclude=[h.entry_id for h in hits])
 
 
-def _layer_of(score: int) -> int:
-    return next(layer for layer, base in sorted(LAYER_BASE.items()) if score >= base)
+def _tier_of(score: int, layer: int) -> int:
+    """The match tier inside a score (the boost is under 100)."""
+    tier = score - LAYER_BASE[layer]
+    return tier - tier % 100
 
 
 # --- layer 3: bounded deep search ---------------------------------------------------------------------------
 
 
-def _newest_floor(model: type[Output] | type[Checkpoint]) -> tuple[int | None, int, bool]:
-    """The smallest id among the newest DEEP_SCAN_ROWS rows, how many rows that covers, and whether
-    older rows were left out."""
+def _newest(model: type[Output] | type[Checkpoint]) -> tuple[QuerySet[Any], int, bool]:
+    """The newest DEEP_SCAN_ROWS rows (by id: the primary key bounds the scan), how many that is,
+    and whether older rows were left out."""
     edge = list(model.objects.order_by("-id").values_list("id", flat=True)[DEEP_SCAN_ROWS - 1 : DEEP_SCAN_ROWS + 1])
     if edge:
-        return edge[0], DEEP_SCAN_ROWS, len(edge) > 1
-    return None, model.objects.count(), False
+        return model.objects.filter(id__gte=edge[0]), DEEP_SCAN_ROWS, len(edge) > 1
+    return model.objects.all(), model.objects.count(), False
 
 
 def _deep_match(inputs: Inputs, *, phrase: bool) -> Q:
-    if phrase:
-        return Q(notes_markdown__icontains=inputs.phrase)
-    q = Q()
-    for word in inputs.filter_words or (inputs.phrase,):
-        q &= Q(notes_markdown__icontains=word)
-    return q
+    # icontains: notes_markdown keeps the agent's own case.
+    return _all_in("notes_markdown", (inputs.phrase,) if phrase else inputs.needles, lookup="icontains")
 
 
-def _search_deep(inputs: Inputs, searched: dict[str, Any], *, exclude: list[int], room: int) -> list[_Hit]:
-    out_floor, out_rows, out_capped = _newest_floor(Output)
-    ck_floor, ck_rows, ck_capped = _newest_floor(Checkpoint)
-    outputs = Output.objects.filter(id__gte=out_floor) if out_floor is not None else Output.objects.all()
-    checkpoints = Checkpoint.objects.filter(id__gte=ck_floor) if ck_floor is not None else Checkpoint.objects.all()
+def _search_deep(inputs: Inputs, searched: dict[str, Any], *, exclude: list[int]) -> list[_Hit]:
+    room = MAX_CANDIDATES - len(exclude)
+    outputs, outputs_read, outputs_capped = _newest(Output)
+    checkpoints, checkpoints_read, checkpoints_capped = _newest(Checkpoint)
 
-    def runs_matching(phrase: bool) -> Q:
-        matched = _deep_match(inputs, phrase=phrase)
-        run_ids = outputs.filter(matched).values("node__run_id")
-        checkpoint_runs = checkpoints.filter(matched, node__isnull=False).values("node__run_id")
-        checkpoint_sessions = checkpoints.filter(matched, node__isnull=True).values("session_id")
+    def owners_matching(phrase: bool) -> Q:
+        """Entries whose run (or checkpoint-only session) has matching notes among the rows read."""
+        match = _deep_match(inputs, phrase=phrase)
         return (
-            Q(run_id__in=run_ids)
-            | Q(run_id__in=checkpoint_runs)
-            | Q(run__isnull=True, session_id__in=checkpoint_sessions)
+            Q(run_id__in=outputs.filter(match).values("node__run_id"))
+            | Q(run_id__in=checkpoints.filter(match, node__isnull=False).values("node__run_id"))
+            | Q(run__isnull=True, session_id__in=checkpoints.filter(match, node__isnull=True).values("session_id"))
         )
 
-    tier = Case(
-        When(runs_matching(phrase=True), then=Value(LAYER_BASE[3] + DEEP_PHRASE)),
-        default=Value(LAYER_BASE[3] + DEEP_WORDS),
-        output_field=IntegerField(),
-    )
-    rows = list(
-        _ranked(
-            SearchEntry.objects.filter(runs_matching(phrase=False))
-            .exclude(id__in=exclude)
-            .annotate(score=tier + _boost(inputs), matched=Window(Count("pk")))
-            .values_list("id", "score", "matched", "run_id", "session_id")
-        )[:room]
-    )
-    searched["layers"].append(
-        {
-            "layer": 3,
-            "searched": f"notes of the newest {DEEP_SCAN_ROWS} step outputs and the newest {DEEP_SCAN_ROWS} "
-            "checkpoints (older ones are not read)",
-            "rows": out_rows + ck_rows,
-            "outputsRead": out_rows,
-            "checkpointsRead": ck_rows,
-            "capped": out_capped or ck_capped,
-            "matches": rows[0][2] if rows else 0,
-        }
-    )
-    hits = []
-    for entry_id, score, _, run_id, session_id in rows:
-        hit = _Hit(entry_id, score, 3)
-        match = _deep_match(inputs, phrase=score - LAYER_BASE[3] >= DEEP_PHRASE)
-        where = outputs.filter(match, node__run_id=run_id) if run_id is not None else Output.objects.none()
-        output = where.order_by("-id").values_list("notes_markdown", "step_id", "created_at").first()
-        checkpoint_filter = (
-            Q(node__run_id=run_id) if run_id is not None else Q(node__isnull=True, session_id=session_id)
+    single = inputs.words == (inputs.phrase,) or not inputs.words  # then the phrase is the only needle
+    tier: Any = Value(LAYER_BASE[3] + DEEP_PHRASE)
+    if not single:
+        tier = Case(
+            When(owners_matching(phrase=True), then=Value(LAYER_BASE[3] + DEEP_PHRASE)),
+            default=Value(LAYER_BASE[3] + DEEP_WORDS),
+            output_field=IntegerField(),
         )
+    rows, more = _best(
+        SearchEntry.objects.filter(owners_matching(phrase=False)).exclude(id__in=exclude), tier + _boost(inputs), room
+    )
+    report = _layer_report(3, outputs_read + checkpoints_read, len(rows), more)
+    report.update(
+        outputsRead=outputs_read,
+        checkpointsRead=checkpoints_read,
+        capped=outputs_capped or checkpoints_capped,
+    )
+    if report["capped"]:
+        report["searched"] += " (older ones were not read)"
+    searched["layers"].append(report)
+    owners = {
+        entry_id: (run_id, session_id)
+        for entry_id, run_id, session_id in SearchEntry.objects.filter(id__in=[r[0] for r in rows]).values_list(
+            "id", "run_id", "session_id"
+        )
+    }
+    hits = []
+    for entry_id, score in rows:
+        run_id, session_id = owners[entry_id]
+        hit = _Hit(entry_id, score, 3)
+        match = _deep_match(inputs, phrase=_tier_of(score, 3) == DEEP_PHRASE)
+        output = None
+        if run_id is not None:
+            output = (
+                outputs.filter(match, node__run_id=run_id)
+                .order_by("-id")
+                .values_list("notes_markdown", "step_id", "created_at")
+                .first()
+            )
+        owner = Q(node__run_id=run_id) if run_id is not None else Q(node__isnull=True, session_id=session_id)
         checkpoint = (
-            checkpoints.filter(match, checkpoint_filter)
-            .order_by("-id")
-            .values_list("notes_markdown", "created_at")
-            .first()
+            checkpoints.filter(match, owner).order_by("-id").values_list("notes_markdown", "created_at").first()
         )
         if output is not None and (checkpoint is None or output[2] >= checkpoint[1]):
-            hit.snippet_source, hit.deep_where = output[0], f"the notes of step {output[1]}"
+            hit.deep_notes, hit.deep_where = output[0], f"step {output[1]}"
         elif checkpoint is not None:
-            hit.snippet_source, hit.deep_where = checkpoint[0], "a checkpoint's notes"
+            hit.deep_notes, hit.deep_where = checkpoint[0], "a checkpoint"
         hits.append(hit)
     return hits
 
@@ -345,45 +375,23 @@ def _search_deep(inputs: Inputs, searched: dict[str, Any], *, exclude: list[int]
 
 
 def _search_git(inputs: Inputs, searched: dict[str, Any]) -> list[_Hit]:
-    where = Q(pk__in=[])
-    if inputs.sha:
-        where |= Q(git_head_sha__startswith=inputs.sha)
-    if inputs.branch:
-        where |= Q(git_branch=inputs.branch)
-    if inputs.workspace:
-        where |= Q(workspace_path=inputs.workspace)
-    rows = list(
-        _ranked(
-            SearchEntry.objects.filter(where).annotate(score=_boost(inputs), matched=Window(Count("pk")))
-        ).values_list("id", "score", "matched")[:MAX_CANDIDATES]
-    )
-    searched["layers"] = [
-        {
-            "layer": 1,
-            "searched": "git branch, HEAD sha and workspace path last observed on every run tip (no query given)",
-            "rows": searched["entries"],
-            "matches": rows[0][2] if rows else 0,
-        }
-    ]
-    return [_Hit(entry_id, LAYER_BASE[1] + score, 1) for entry_id, score, _ in rows]
+    rows, more = _best(SearchEntry.objects.filter(_git_match(inputs)), _boost(inputs), MAX_CANDIDATES)
+    report = _layer_report(1, searched["entries"], len(rows), more)
+    report["searched"] = "git branch, HEAD sha and workspace path last observed on every run tip"
+    searched["layers"] += [report, _skipped(2, "no query"), _skipped(3, "no query")]
+    return [_Hit(entry_id, LAYER_BASE[1] + score, 1) for entry_id, score in rows]
 
 
 def _recent(searched: dict[str, Any]) -> list[_Hit]:
     ids = list(
         SearchEntry.objects.order_by(
-            F("updated_at").desc(), F("session__public_id").asc(), F("run__public_id").asc(nulls_first=True)
+            F("updated_at").desc(), F("session_id").asc(), F("run_id").asc(nulls_first=True)
         ).values_list("id", flat=True)[:MAX_CANDIDATES]
     )
-    searched["layers"] = [
-        {
-            "layer": 1,
-            "searched": "nothing to match (no query, no git input): the most recently updated run tips and "
-            "checkpoint-only sessions",
-            "rows": searched["entries"],
-            "matches": len(ids),
-        }
-    ]
-    return [_Hit(entry_id, LAYER_BASE[1], 1, extra_why=["among the most recently updated"]) for entry_id in ids]
+    report = _layer_report(1, len(ids), len(ids), searched["entries"] > len(ids))
+    report["searched"] = "nothing to match (no query, no git input): the most recently updated entries"
+    searched["layers"] += [report, _skipped(2, "no query"), _skipped(3, "no query")]
+    return [_Hit(entry_id, LAYER_BASE[1], 1) for entry_id in ids]
 
 
 # --- candidates ------------------------------------------------------------------------------------------------
@@ -400,11 +408,9 @@ def _candidates(hits: list[_Hit], inputs: Inputs) -> list[dict[str, Any]]:
 
 def _candidate(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> dict[str, Any]:
     home = settings.WORKRAIL_HOME
-    checkpoint_only = row["run__public_id"] is None and row["session__kind"] == SessionKind.CHECKPOINT_ONLY
     tip = row["tip__public_id"]
-    state_token = tokens.mint(home, TokenKind.STATE, tip) if tip is not None else None
     session_token = None
-    if checkpoint_only:
+    if row["run__public_id"] is None and row["session__kind"] == SessionKind.CHECKPOINT_ONLY:
         session = Session(public_id=row["session__public_id"])  # unsaved: only its public id is read
         session_token = tokens.mint(home, TokenKind.SESSION, session_token_id(session))
     return {
@@ -414,7 +420,7 @@ def _candidate(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> dict[str, Any]
         "runId": row["run__public_id"],
         "workflowId": row["run__workflow_id"],
         "status": row["run__status"],
-        "stateToken": state_token,
+        "stateToken": tokens.mint(home, TokenKind.STATE, tip) if tip is not None else None,
         "sessionToken": session_token,
         "pendingStepId": (row["tip__pending_step_id"] or None) if tip is not None else None,
         "isComplete": bool(row["tip__is_complete"]) if tip is not None else False,
@@ -428,24 +434,24 @@ def _candidate(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> dict[str, Any]
 
 def _why(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> list[str]:
     why: list[str] = []
-    phrase, score = inputs.phrase, hit.score
-    tier = score - LAYER_BASE[hit.layer]
-    if phrase and hit.layer == 1:
-        why.extend(_identity_why(tier - tier % 100, row, inputs))
-    elif phrase and hit.layer == 2:
-        tier -= tier % 100
+    tier = _tier_of(hit.score, hit.layer)
+    identity = row["identity_text"] or ""
+    if not inputs.phrase and not inputs.git:
+        why.append("among the most recently updated")
+    elif inputs.phrase and hit.layer == 1:
+        why.append(_identity_why(tier, row, inputs))
+    elif inputs.phrase and hit.layer == 2:
         if tier == NOTES_PHRASE:
-            why.append(f"notes mention '{phrase}'")
+            why.append(f"notes mention '{inputs.phrase}'")
         elif tier == NOTES_WORDS:
-            why.append("notes mention " + _listing(inputs.words))
+            why.append(f"notes mention {_listing(inputs.words)}")
         else:
-            in_identity = [w for w in inputs.words if w in row["identity_text"]]
-            in_notes = [w for w in inputs.words if w not in row["identity_text"]]
-            why.append(f"identity has {_listing(in_identity)} and notes mention {_listing(in_notes)}")
-    elif phrase and hit.layer == 3:
-        found = f"'{phrase}'" if tier - tier % 100 == DEEP_PHRASE else _listing(inputs.words)
-        why.append(f"older notes ({hit.deep_where or 'a step output'}) mention {found}")
-    why.extend(hit.extra_why)
+            in_identity = [w for w in inputs.words if w in identity]
+            in_notes = [w for w in inputs.words if w not in identity]
+            why.append(f"key/title/tags/workflow mention {_listing(in_identity)}, notes mention {_listing(in_notes)}")
+    elif inputs.phrase:
+        found = f"'{inputs.phrase}'" if tier == DEEP_PHRASE else _listing(inputs.words)
+        why.append(f"older notes ({hit.deep_where or 'a step'}) mention {found}")
     if inputs.branch and row["git_branch"] == inputs.branch:
         why.append(f"same git branch {inputs.branch}")
     if inputs.sha and row["git_head_sha"].startswith(inputs.sha):
@@ -455,7 +461,7 @@ def _why(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> list[str]:
     return why
 
 
-def _identity_why(tier: int, row: dict[str, Any], inputs: Inputs) -> list[str]:
+def _identity_why(tier: int, row: dict[str, Any], inputs: Inputs) -> str:
     phrase = inputs.phrase
     fields = [
         ("session key", (row["session__session_key"] or "").lower()),
@@ -464,16 +470,16 @@ def _identity_why(tier: int, row: dict[str, Any], inputs: Inputs) -> list[str]:
     ]
     if tier == EXACT:
         named = [f"{name} is '{phrase}'" for name, value in fields if value == phrase]
-        return named or [f"identity matches '{phrase}'"]
-    if tier == PREFIX:
+    elif tier == PREFIX:
         named = [f"{name} starts with '{phrase}'" for name, value in fields if value.startswith(phrase)]
-        return named or [f"identity starts with '{phrase}'"]
-    if tier == SUBSTRING:
-        tags = [str(t) for t in row["session__tags"] or [] if phrase in str(t).lower()]
+    elif tier == SUBSTRING:
         named = [f"{name} contains '{phrase}'" for name, value in fields if phrase in value]
-        named += [f"tag '{t}' contains '{phrase}'" for t in tags]
-        return named or [f"workflow name or tags contain '{phrase}'"]
-    return ["session key, title, tags or workflow mention " + _listing(inputs.words)]
+        named += [
+            f"tag '{tag}' contains '{phrase}'" for tag in row["session__tags"] or [] if phrase in str(tag).lower()
+        ]
+    else:
+        return f"key/title/tags/workflow mention {_listing(inputs.words)}"
+    return "; ".join(named) if named else f"key/title/tags/workflow name contain '{phrase}'"
 
 
 def _listing(words: tuple[str, ...] | list[str]) -> str:
@@ -481,38 +487,27 @@ def _listing(words: tuple[str, ...] | list[str]) -> str:
 
 
 def _snippet(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> str:
-    if hit.layer == 3 and hit.snippet_source:
-        return _window(hit.snippet_source, inputs, case_insensitive=True)
+    """Around the match in the notes for layers 2 and 3; otherwise the end of the latest notes."""
+    if hit.layer == 3 and hit.deep_notes:
+        return _around(hit.deep_notes, hit.deep_notes.lower(), inputs)
     notes = row["notes_text"] or ""
     if hit.layer == 2:
-        return _window(notes, inputs, case_insensitive=False)
-    return _tail(notes)
+        return _around(notes, notes, inputs)
+    text = " ".join(notes.split())
+    return text if len(text) <= SNIPPET_CHARS else "…" + text[-(SNIPPET_CHARS - 1) :]
 
 
-def _window(text: str, inputs: Inputs, *, case_insensitive: bool) -> str:
-    """About SNIPPET_CHARS characters of `text` around the first occurrence of the phrase (or word)."""
-    haystack = text.lower() if case_insensitive else text
-    positions = [haystack.find(needle) for needle in (inputs.phrase, *inputs.words)]
-    at = next((p for p in positions if p >= 0), 0)
+def _around(text: str, lowered: str, inputs: Inputs) -> str:
+    """At most SNIPPET_CHARS characters of `text` around the first occurrence of the phrase, or else
+    of the first word found (`lowered` is `text` lower-cased, same length)."""
+    found = (lowered.find(needle) for needle in (inputs.phrase, *inputs.words))
+    at = next((position for position in found if position >= 0), 0)
     start = max(0, at - SNIPPET_CHARS // 3)
-    end = start + SNIPPET_CHARS
-    body = _squash(text[start:end])
-    prefix = "…" if start > 0 else ""
-    suffix = "…" if end < len(text) else ""
-    return _fit(prefix + body + suffix)
-
-
-def _tail(notes: str) -> str:
-    """The latest notes: the end of the run's recent notes text."""
-    text = _squash(notes)
-    if len(text) <= SNIPPET_CHARS:
-        return text
-    return "…" + text[-(SNIPPET_CHARS - 1) :]
-
-
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _fit(text: str) -> str:
-    return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
+    while start > 0 and not text[start - 1].isspace() and at - start < SNIPPET_CHARS // 2:
+        start -= 1  # do not cut a word in two at the start
+    body = " ".join(text[start : start + SNIPPET_CHARS * 2].split())
+    lead = "…" if start > 0 else ""
+    room = SNIPPET_CHARS - len(lead)
+    if len(body) > room or start + SNIPPET_CHARS * 2 < len(text):
+        body = body[: room - 1] + "…"
+    return lead + body

@@ -38,8 +38,13 @@ def test_an_agent_lists_and_inspects_real_workflows(launch, tmp_path, corpus_dir
             assert client.protocol_version == expected_version
 
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-            assert set(tools) == {"list_workflows", "inspect_workflow", "start_workflow", "continue_workflow",
-                                  "checkpoint_workflow"}  # start_session and resume_session are off by default
+            assert set(tools) == {
+                "list_workflows",
+                "inspect_workflow",
+                "start_workflow",
+                "continue_workflow",
+                "checkpoint_workflow",
+            }  # start_session and resume_session are off by default
             for tool in (tools["list_workflows"], tools["inspect_workflow"]):
                 assert tool.annotations.read_only_hint is True
                 assert tool.annotations.destructive_hint is False

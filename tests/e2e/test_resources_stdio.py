@@ -83,9 +83,14 @@ def test_an_agent_lists_and_reads_every_resource(launch, mode):
             assert [e["stepId"] for e in run["recap"]["entries"]] == STEPS
             assert run["branchCount"] == 0
             assert run["gaps"] == []
-            if run["synthesis"] is not None:  # recorded when the run completes
-                assert [s["stepId"] for s in run["synthesis"]["steps"]] == STEPS
-                assert [a["final"] for a in run["synthesis"]["artifacts"]] == [False, True]
+            synthesis = run["synthesis"]  # recorded when the run completed
+            assert synthesis["runId"] == run_id
+            assert [s["stepId"] for s in synthesis["steps"]] == STEPS
+            assert [(a["stepId"], a["final"]) for a in synthesis["artifacts"]] == [
+                ("clarify-goal", False),
+                ("self-check-plan", True),
+            ]
+            assert synthesis["notesMarkdown"].index("Goal set.") < synthesis["notesMarkdown"].index("Verdict: ready.")
 
             artifacts = await read_json(client, f"workrail://sessions/{session_id}/artifacts")
             assert artifacts["count"] == 2

@@ -1,0 +1,96 @@
+"""Durable memory end to end: a chat checkpoints and is rewound; a brand new chat finds the run again."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+from mcp import Client
+
+pytestmark = pytest.mark.e2e
+ALL_ON = {"WORKRAIL_ENABLE_START_SESSION": "1", "WORKRAIL_ENABLE_RESUME_SESSION": "1"}
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_a_rewound_chat_and_a_new_chat_recover_the_work(launch, mode):
+    params = launch(**ALL_ON)
+
+    async def first_chat() -> str:
+        async with Client(params, mode=mode, read_timeout_seconds=30) as client:
+            start = (
+                await client.call_tool(
+                    "start_workflow", {"workflowId": "wr.bug_investigation", "context": {"ticketId": "PAY-881"}}
+                )
+            ).structured_content
+            done = (
+                await client.call_tool(
+                    "continue_workflow",
+                    {
+                        "stateToken": start["stateToken"],
+                        "ackToken": start["ackToken"],
+                        "output": {"notesMarkdown": "Refund webhook retries twice on 502."},
+                    },
+                )
+            ).structured_content
+            saved = await client.call_tool(
+                "checkpoint_workflow",
+                {
+                    "stateToken": done["stateToken"],
+                    "output": {"notesMarkdown": "Found the idempotency key is dropped by the proxy."},
+                },
+            )
+            assert not saved.is_error, saved.content[0].text
+            assert saved.structured_content["kind"] == "checkpoint"
+            # The user rewinds the chat: all that is left is the very first stateToken.
+            rewound = await client.call_tool("continue_workflow", {"stateToken": start["stateToken"]})
+            text = rewound.content[0].text
+            assert "Refund webhook retries twice on 502." in text
+            assert "idempotency key is dropped by the proxy" in text
+            return saved.structured_content["stateToken"]
+
+    async def new_chat(expected_token: str) -> None:
+        async with Client(params, mode=mode, read_timeout_seconds=30) as client:
+            found = await client.call_tool("resume_session", {"query": "refund webhook idempotency"})
+            assert not found.is_error, found.content[0].text
+            best = found.structured_content["candidates"][0]
+            assert best["stateToken"] == expected_token  # the tip: the checkpoint node
+            recap = await client.call_tool("continue_workflow", {"stateToken": best["stateToken"]})
+            data = recap.structured_content
+            assert data["pending"]["stepId"] == "reproduce-bug"
+            moved = await client.call_tool(
+                "continue_workflow",
+                {
+                    "stateToken": data["stateToken"],
+                    "ackToken": data["ackToken"],
+                    "output": {"notesMarkdown": "Reproduced with a failing integration test."},
+                },
+            )
+            assert moved.structured_content["pending"]["stepId"] == "gather-evidence"
+            notes = await client.call_tool("start_session", {"title": "Proxy notes", "sessionKey": "proxy"})
+            token = notes.structured_content["sessionToken"]
+            kept = await client.call_tool(
+                "checkpoint_workflow",
+                {"sessionToken": token, "output": {"notesMarkdown": "Proxy strips custom headers."}},
+            )
+            assert not kept.is_error, kept.content[0].text
+
+    token = anyio.run(first_chat)
+    anyio.run(new_chat, token)
+
+
+def test_flags_off_hide_the_tools_and_refuse_calls(launch):
+    params = launch(WORKRAIL_ENABLE_CHECKPOINT="0")
+
+    async def chat() -> None:
+        async with Client(params, mode="legacy", read_timeout_seconds=30) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            assert names == {"list_workflows", "inspect_workflow", "start_workflow", "continue_workflow"}
+            for name, arguments in (
+                ("checkpoint_workflow", {"stateToken": "st1_x", "output": {"notesMarkdown": "x"}}),
+                ("start_session", {}),
+                ("resume_session", {"query": "x"}),
+            ):
+                refused = await client.call_tool(name, arguments)
+                assert refused.is_error
+                assert refused.structured_content["error"]["code"] == "FEATURE_DISABLED"
+
+    anyio.run(chat)
