@@ -538,10 +538,13 @@ def main() -> None:
             f"database {database.stat().st_size / 1e6:.0f} MB (SQLite {connection.Database.sqlite_version})"
         )
         print(
-            "indexes used: SearchEntry(-updated_at) for the no-input case, run/session/tip by primary key for the "
-            "5 candidates, Output/Checkpoint primary key to bound the deep layer to the newest "
-            f"{DEEP_SCAN_ROWS} rows each. The text layers read every search entry's identity_text and notes_text "
-            "(LIKE, longest query word first so most rows fail on one test); there is no text index."
+            "how it is searched: no text index (the schema has none and this bench adds none). Layer 1 reads "
+            "every search entry's identity_text, layer 2 its notes_text, with LIKE '%word%' per query word (the "
+            "word with the rarest first letter first, so most rows fail on one test) and only when layer 1 gave "
+            f"fewer than {MAX_CANDIDATES}; the score is computed and sorted in SQL and only the best rows come back. "
+            f"Layer 3 reads the newest {DEEP_SCAN_ROWS} outputs and {DEEP_SCAN_ROWS} checkpoints (a primary-key "
+            "range). Indexes used: SearchEntry(-updated_at) for the no-input case, SearchEntry(git_branch), "
+            "primary keys and the run/session/tip foreign keys for the candidates."
         )
         by_type: dict[str, list[float]] = defaultdict(list)
         overall: list[float] = []
@@ -557,9 +560,13 @@ def main() -> None:
             by_type[kind] += timings
             overall += timings
             layers = [c["layer"] for c in result["candidates"]]
-            matches = {layer["layer"]: layer.get("matches") for layer in result["searched"]["layers"]}
+            per_layer = ", ".join(
+                f"{layer['layer']}: "
+                + ("skipped" if "skipped" in layer else f"{layer['candidates']}{'+' if layer['moreMatches'] else ''}")
+                for layer in result["searched"]["layers"]
+            )
             print(summary(f"  [{kind}] {label}", timings))
-            print(f"      {len(captured)} SQL queries; candidate layers {layers}; matches per layer {matches}")
+            print(f"      {len(captured)} SQL queries; candidates' layers {layers}; found per layer ({per_layer})")
         print(summary("overall", overall))
         for kind, timings in by_type.items():
             print(summary(f"  by type: {kind}", timings))

@@ -2,6 +2,7 @@
 
 import pytest
 
+from runs.errors import WorkRailError
 from runs.models import Checkpoint, Event, EventKind, Node
 from runs.services.checkpoints import checkpoint_workflow, start_session
 from runs.services.execution import continue_workflow, start_workflow
@@ -56,7 +57,7 @@ def test_a_checkpoint_needs_something_to_record_and_valid_artifacts(service_cata
     start = start_workflow(PLAN)
     assert error_code(lambda: checkpoint_workflow(stateToken=start["stateToken"], output={})) == "INVALID_INPUT"
     bad = {"notesMarkdown": "x", "artifacts": [{"kind": "mr_review.changed_files", "changedFiles": [{"path": "a"}]}]}
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(WorkRailError) as caught:
         checkpoint_workflow(stateToken=start["stateToken"], output=bad)
     assert caught.value.code.value == "ARTIFACT_INVALID"
     assert caught.value.details["pointer"] == "/output/artifacts/0/changedFiles/0"
@@ -96,8 +97,6 @@ def test_checkpoint_only_sessions_need_their_flag_and_keep_notes(service_catalog
 
 
 def test_a_runaway_loop_is_rate_limited_as_data(service_catalog, settings):
-    from runs.errors import WorkRailError
-
     settings.WORKRAIL_RATE_LIMIT_BURST = 3
     settings.WORKRAIL_RATE_LIMIT_PER_MINUTE = 6
     start = start_workflow(PLAN)

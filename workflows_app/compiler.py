@@ -107,6 +107,8 @@ class _Compiler:
             return [{"kind": "loop", **compiled, "body": body}]
         kind = "parallel" if step.get("type") == "parallel" else "step"
         compiled = {k: v for k, v in step.items() if k not in (*CONSUMED_STEP_FIELDS, "type")}
+        if "outputContract" in compiled:
+            compiled["outputContract"] = resolve_contract(compiled["outputContract"])
         return [{"kind": kind, **compiled, "prompt": render_prompt(step, functions)}]
 
     def _expand_template(self, step: Step, path: list[str | int], stack: tuple[str, ...]) -> list[Step]:
@@ -147,6 +149,22 @@ class _Compiler:
                 "Routine guidance:\n" + "\n".join(f"- {g}" for g in guidance) + "\n\n" + steps[0]["prompt"]
             )
         return steps
+
+
+def resolve_contract(declared: dict[str, Any]) -> dict[str, Any]:
+    """The full contract a step's output must meet, in the compiled workflow (so in its hash): the
+    registry's for a named contract, the step's own for an inline one."""
+    if "schema" in declared:
+        source: dict[str, Any] = declared
+    else:
+        source = builtins.CONTRACTS[declared["contractRef"]]
+    return {
+        "contractRef": declared["contractRef"],
+        "required": declared.get("required", True) is not False,
+        "artifactKind": source["artifactKind"],
+        "schema": source["schema"],
+        "example": {"kind": source["artifactKind"], **source["example"]},
+    }
 
 
 def _inline_referenced_bodies(steps: list[Step]) -> list[Step]:

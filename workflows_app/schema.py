@@ -1,8 +1,9 @@
 """Validation against the WorkRail v0.3 workflow schema (vendored, MIT; see schema/LICENSE).
 
-Three deliberate departures, all documented in docs/workflows.md:
+Four deliberate departures, all documented in docs/workflows.md:
 - the condition language gains `startsWith`, `endsWith` and `matches`, which our interpreter supports;
 - a step may declare `userDependencies` (what only the user can give), which the modes act on;
+- an `outputContract` may be declared inline (artifactKind, schema, example) instead of by registry name;
 - a few descriptive fields from older WorkRail releases (`tags`, `tips`, `autoRecognitionPatterns`,
   a step's `expectedOutput`, `examples` written as objects) never affect execution, so they are
   dropped with an IGNORED_FIELD warning instead of making the whole workflow unusable.
@@ -51,6 +52,18 @@ USER_DEPENDENCIES = {
     },
     "minItems": 1,
 }
+# An output contract may be declared in the step itself (schema plus example) instead of naming one
+# from the registry: contractRef then names the workflow's own contract.
+INLINE_CONTRACT_FIELDS = {
+    "artifactKind": {
+        "type": "string",
+        "pattern": "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$",
+        "description": "The kind of artifact the step must produce (namespaced, e.g. team.release_notes)",
+    },
+    "schema": {"type": "object", "description": "JSON Schema (draft 2020-12) the artifact must match"},
+    "example": {"type": "object", "description": "An artifact that matches the schema"},
+    "description": {"type": "string", "maxLength": 512},
+}
 EXTRA_CONDITION_OPERATORS = {
     "startsWith": {"type": "string", "description": "Variable (as text) starts with this value"},
     "endsWith": {"type": "string", "description": "Variable (as text) ends with this value"},
@@ -63,6 +76,7 @@ def workflow_schema() -> dict[str, Any]:
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     schema["$defs"]["condition"]["properties"].update(copy.deepcopy(EXTRA_CONDITION_OPERATORS))
     schema["$defs"]["standardStep"]["properties"]["userDependencies"] = copy.deepcopy(USER_DEPENDENCIES)
+    schema["$defs"]["outputContract"]["properties"].update(copy.deepcopy(INLINE_CONTRACT_FIELDS))
     return schema
 
 

@@ -166,8 +166,11 @@ def _conditions_of(step: dict[str, Any], path: StepPath) -> list[Diagnostic]:
 
 def _references_of(step: Step, path: StepPath, assessments: set[str], scope_functions: set[str]) -> list[Diagnostic]:
     found = []
-    contract = step.get("outputContract", {}).get("contractRef")
-    if contract is not None and contract not in builtins.CONTRACTS:
+    declared = step.get("outputContract", {})
+    contract = declared.get("contractRef")
+    if contract is not None and "schema" in declared:
+        found += _inline_contract_problems(declared, [*path, "outputContract"])
+    elif contract is not None and contract not in builtins.CONTRACTS:
         found.append(
             _unknown("contract", contract, [*path, "outputContract", "contractRef"], sorted(builtins.CONTRACTS))
         )
@@ -213,3 +216,48 @@ def _unknown(what: str, value: Any, path: StepPath, known: list[str]) -> Diagnos
         f"Use one of: {', '.join(known)}." if known else f"Declare the {what} first.",
         pointer=pointer_of(path),
     )
+
+
+def _inline_contract_problems(declared: dict[str, Any], path: StepPath) -> list[Diagnostic]:
+    """An inline contract must be complete, its schema valid, and its example must match it."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    fix = "Give the inline contract an artifactKind, a JSON Schema and an example that matches it."
+    missing = [name for name in ("artifactKind", "example") if name not in declared]
+    if missing:
+        return [
+            error(Code.INVALID_CONTRACT, f"Inline contract lacks {', '.join(missing)}.", fix, pointer=pointer_of(path))
+        ]
+    if declared["artifactKind"] in {c["artifactKind"] for c in builtins.CONTRACTS.values()}:
+        return [
+            error(
+                Code.INVALID_CONTRACT,
+                f"artifactKind '{declared['artifactKind']}' belongs to a built-in contract.",
+                "Name the built-in contract in contractRef instead, or use your own kind.",
+                pointer=pointer_of([*path, "artifactKind"]),
+            )
+        ]
+    try:
+        Draft202012Validator.check_schema(declared["schema"])
+    except SchemaError as exc:
+        return [
+            error(
+                Code.INVALID_CONTRACT,
+                f"The contract schema is not valid JSON Schema: {exc.message}.",
+                fix,
+                pointer=pointer_of([*path, "schema"]),
+            )
+        ]
+    example = {"kind": declared["artifactKind"], **declared["example"]}
+    problem = next(iter(Draft202012Validator(declared["schema"]).iter_errors(example)), None)
+    if problem is not None:
+        return [
+            error(
+                Code.INVALID_CONTRACT,
+                f"The contract example does not match its schema: {problem.message}.",
+                fix,
+                pointer=pointer_of([*path, "example"]),
+            )
+        ]
+    return []

@@ -6,9 +6,10 @@
     workrail://sessions/{sessionId}/artifacts  every artifact recorded in a session, oldest first
 
 Every read runs its service function (runs/services/resources.py) on a worker thread, after waiting
-for the start-up set-up (Django apps, migrations) and dropping stale connections, as the tools that
-use the database do. A WorkRailError becomes a JSON-RPC error whose `data.error` is the usual {code, message,
-retryable, suggestion}.
+for the start-up set-up (Django apps, migrations) and dropping stale connections, as the database
+tools do. Answers are JSON text. A WorkRailError becomes a JSON-RPC error (invalid params when the
+caller named something that does not exist) whose `data` is {uri, error: {code, message, retryable,
+suggestion}}.
 
 This module is imported at start-up: it must stay light. The services are imported on first read.
 """

@@ -18,8 +18,8 @@ from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal, session_public_id, session_token_id
 from runs.models import Checkpoint, EventKind, Session, SessionKind
 from runs.services.nodes import create_node, load_node, node_response, open_session, write
-from runs.services.output import check_output, output_digest
-from runs.services.pinned import compiled_workflow
+from runs.services.output import check_artifacts, check_output, output_digest, registry_contracts
+from runs.services.pinned import compiled_workflow, run_contracts
 from runs.tokens import TokenKind
 from workflows_app import engine
 from workflows_app.engine import Transition
@@ -64,6 +64,7 @@ def _on_run(node_id: int, output: dict[str, Any]) -> dict[str, Any]:
             recorded: dict[str, Any] = json.loads(done.response_json)
             return recorded
         run = node.run
+        check_artifacts(output, run_contracts(run.pinned_id))
         ratelimit.take(run.public_id)
         journal = Journal(run.session, now)
         journal.projector.know(run, node)
@@ -105,6 +106,7 @@ def _on_session(token_id: int, output: dict[str, Any]) -> dict[str, Any]:
         if done is not None:
             recorded: dict[str, Any] = json.loads(done.response_json)
             return recorded
+        check_artifacts(output, registry_contracts())
         ratelimit.take(session.public_id)
         journal = Journal(session, now)
         count = session.checkpoints.count() + 1

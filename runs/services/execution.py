@@ -38,8 +38,8 @@ from runs.services.nodes import (
     set_status,
     write,
 )
-from runs.services.output import check_context, check_output
-from runs.services.pinned import compiled_workflow
+from runs.services.output import check_artifacts, check_context, check_output
+from runs.services.pinned import compiled_workflow, run_contracts
 from runs.tokens import TokenKind
 from workflows_app import engine
 
@@ -125,6 +125,7 @@ def _advance(
                 f"Run {run.public_id} was canceled; it cannot advance.",
                 "Start the workflow again with start_workflow if the work should continue.",
             )
+        check_artifacts(output, run_contracts(run.pinned_id))
         ratelimit.take(run.public_id)
         effective = resolve(node.preferences, mode=mode, preferences=preferences)
         journal = Journal(run.session, now)

@@ -67,18 +67,21 @@ def check_output(output: Any) -> dict[str, Any]:
             f"output is larger than {MAX_OUTPUT_BYTES} bytes.",
             "Send a short recap and small structured artifacts only.",
         )
-    check_artifacts(output)
     return output
 
 
-def check_artifacts(output: dict[str, Any]) -> None:
-    """Artifacts are of closed kinds (the contract registry) and must match their contract. An artifact
-    that does not is refused with the contract and a JSON pointer; nothing is guessed or stored."""
-    from jsonschema import Draft202012Validator
-
+def registry_contracts() -> dict[str, tuple[str, dict[str, Any]]]:
     from workflows_app.builtins import CONTRACTS
 
-    by_kind = {contract["artifactKind"]: (ref, contract) for ref, contract in CONTRACTS.items()}
+    return {contract["artifactKind"]: (ref, contract) for ref, contract in CONTRACTS.items()}
+
+
+def check_artifacts(output: dict[str, Any], by_kind: dict[str, tuple[str, dict[str, Any]]]) -> None:
+    """Artifacts are of closed kinds (the contract registry, plus the contracts the run's workflow
+    declares) and must match their contract. An artifact that does not is refused with the contract
+    and a JSON pointer; nothing is guessed or stored."""
+    from jsonschema import Draft202012Validator
+
     for index, artifact in enumerate(output.get("artifacts", [])):
         kind = artifact["kind"]
         if kind not in by_kind:

@@ -346,29 +346,44 @@ def _search_deep(inputs: Inputs, searched: dict[str, Any], *, exclude: list[int]
             "id", "run_id", "session_id"
         )
     }
+    sources = _deep_sources(list(owners.values()), outputs, checkpoints, inputs)
     hits = []
     for entry_id, score in rows:
-        run_id, session_id = owners[entry_id]
         hit = _Hit(entry_id, score, 3)
-        match = _deep_match(inputs, phrase=_tier_of(score, 3) == DEEP_PHRASE)
-        output = None
-        if run_id is not None:
-            output = (
-                outputs.filter(match, node__run_id=run_id)
-                .order_by("-id")
-                .values_list("notes_markdown", "step_id", "created_at")
-                .first()
-            )
-        owner = Q(node__run_id=run_id) if run_id is not None else Q(node__isnull=True, session_id=session_id)
-        checkpoint = (
-            checkpoints.filter(match, owner).order_by("-id").values_list("notes_markdown", "created_at").first()
-        )
-        if output is not None and (checkpoint is None or output[2] >= checkpoint[1]):
-            hit.deep_notes, hit.deep_where = output[0], f"step {output[1]}"
-        elif checkpoint is not None:
-            hit.deep_notes, hit.deep_where = checkpoint[0], "a checkpoint"
+        found = sources.get(owners[entry_id], [])
+        if _tier_of(score, 3) == DEEP_PHRASE:  # prefer notes with the whole phrase
+            found = [s for s in found if inputs.phrase in s[0].lower()] or found
+        if found:
+            hit.deep_notes, hit.deep_where = found[0]
         hits.append(hit)
     return hits
+
+
+def _deep_sources(
+    owners: list[tuple[int | None, int]], outputs: QuerySet[Any], checkpoints: QuerySet[Any], inputs: Inputs
+) -> dict[tuple[int | None, int], list[tuple[str, str]]]:
+    """For each (run id, session id) owner: its matching notes among the rows read, newest first, as
+    (notes, where they came from). Two queries for all the hits."""
+    match = _deep_match(inputs, phrase=False)
+    run_ids = [run_id for run_id, _ in owners if run_id is not None]
+    session_ids = [session_id for run_id, session_id in owners if run_id is None]
+    found: list[tuple[Any, int, int, int | None, int, str, str]] = [
+        (created, 1, pk, run_id, session_id, notes, f"step {step_id}")
+        for pk, created, run_id, session_id, notes, step_id in outputs.filter(
+            match, node__run_id__in=run_ids
+        ).values_list("id", "created_at", "node__run_id", "node__run__session_id", "notes_markdown", "step_id")
+    ]
+    found += [
+        (created, 0, pk, run_id, session_id, notes, "a checkpoint")
+        for pk, created, run_id, session_id, notes in checkpoints.filter(
+            match, Q(node__run_id__in=run_ids) | Q(node__isnull=True, session_id__in=session_ids)
+        ).values_list("id", "created_at", "node__run_id", "session_id", "notes_markdown")
+    ]
+    found.sort(key=lambda f: f[:3], reverse=True)  # newest first; a step output before a checkpoint
+    by_owner: dict[tuple[int | None, int], list[tuple[str, str]]] = {}
+    for _, _, _, run_id, session_id, notes, where in found:
+        by_owner.setdefault((run_id, session_id), []).append((notes, where))
+    return by_owner
 
 
 # --- git only, and no input at all ---------------------------------------------------------------------------

@@ -33,7 +33,8 @@ def contract_of(step: Step) -> Contract | None:
     declared = step.get("outputContract")
     if not isinstance(declared, dict) or not isinstance(declared.get("contractRef"), str):
         return None
-    known = builtins.CONTRACTS.get(declared["contractRef"], {})
+    # The compiler resolves contracts into the step; a bare reference falls back to the registry.
+    known = declared if "schema" in declared else builtins.CONTRACTS.get(declared["contractRef"], {})
     return Contract(
         contract_ref=declared["contractRef"],
         required=declared.get("required", True) is not False,
