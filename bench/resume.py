@@ -1,8 +1,10 @@
 """resume_session over a store of 10,000 sessions, in-process (the service alone, no MCP transport).
 
-Run: .venv/bin/python bench/resume.py [--sessions 10000] [--real 300] [--repeat 20]
+Run: .venv/bin/python bench/resume.py [--sessions 10000] [--real 300] [--repeat 20] [--store DIR]
+     [--database-url postgres://user@host:port/empty_db]   (needs psycopg installed)
 
-The store is built in a temporary WORKRAIL_HOME (SQLite, the settings' PRAGMAs):
+The store is built in a temporary WORKRAIL_HOME (SQLite with the settings' PRAGMAs, unless
+--database-url names an empty PostgreSQL database; --store keeps it for the next run):
 - `--real` runs go through the real service (start_workflow, then continue_workflow with notes), so
   their events, nodes, outputs and search entries are exactly what WorkRail writes;
 - the other sessions are bulk-inserted: Session, Run, a chain of Nodes, Outputs, Observations,
@@ -101,8 +103,9 @@ PLANTED = {
 }
 
 
-def setup(home: Path, project: Path) -> None:
-    os.environ.update(clean_env(home, WORKRAIL_PROJECT_DIR=str(project)))
+def setup(home: Path, project: Path, database_url: str | None) -> None:
+    extra = {"DATABASE_URL": database_url} if database_url else {}
+    os.environ.update(clean_env(home, WORKRAIL_PROJECT_DIR=str(project), **extra))
     os.environ["DJANGO_SETTINGS_MODULE"] = "workrail_site.settings"
     sys.path.insert(0, str(REPO))
     import django
@@ -496,12 +499,13 @@ def main() -> None:
     parser.add_argument("--real", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--store", type=Path, help="keep the store in this directory and reuse it on the next run")
+    parser.add_argument("--database-url", help="an empty PostgreSQL database to use instead of SQLite")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = args.store or Path(tmp)
         reuse = (work / "home" / "facts.json").exists()
         work.mkdir(parents=True, exist_ok=True)
-        setup(work / "home", work)
+        setup(work / "home", work, args.database_url)
         from django.db import connection
         from django.test.utils import CaptureQueriesContext
         from django.utils import timezone
@@ -531,11 +535,18 @@ def main() -> None:
             )
             facts_file.write_text(json.dumps(facts))
             print(f"store: {facts['built']}")
-        database = Path(connection.settings_dict["NAME"])
+        if connection.vendor == "sqlite":
+            size = Path(connection.settings_dict["NAME"]).stat().st_size
+            backend = f"SQLite {connection.Database.sqlite_version}"
+        else:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_database_size(current_database()), version()")
+                size, version = cursor.fetchone()
+            backend = version.split(" on ")[0]
         notes_chars = sum(len(t) for t in SearchEntry.objects.values_list("notes_text", flat=True))
         print(
             f"  {SearchEntry.objects.count()} search entries, {notes_chars / 1e6:.1f} M characters of notes_text; "
-            f"database {database.stat().st_size / 1e6:.0f} MB (SQLite {connection.Database.sqlite_version})"
+            f"database {size / 1e6:.0f} MB ({backend})"
         )
         print(
             "how it is searched: no text index (the schema has none and this bench adds none). Layer 1 reads "

@@ -4,9 +4,11 @@ workflow directories."""
 import os
 import tempfile
 
+_test_database = os.environ.get("WORKRAIL_TEST_DATABASE_URL")  # run the suite on PostgreSQL, say
 for _name in [name for name in os.environ if name.startswith("WORKRAIL_") or name == "DATABASE_URL"]:
-    if _name != "WORKRAIL_TEST_DATABASE_URL":
-        del os.environ[_name]
+    del os.environ[_name]
+if _test_database:
+    os.environ["DATABASE_URL"] = _test_database
 os.environ["WORKRAIL_HOME"] = tempfile.mkdtemp(prefix="workrail-test-home-")
 os.environ["WORKRAIL_PROJECT_DIR"] = tempfile.mkdtemp(prefix="workrail-test-project-")
 

@@ -12,6 +12,7 @@ from runs import tokens
 from runs.eventlog import Journal, new_session, session_token_id
 from runs.models import Event, EventKind, Node, Run, SearchEntry, Session
 from runs.projections import SEARCH_NOTES_CHARS
+from runs.services import resume
 from runs.services.execution import continue_workflow, start_workflow
 from runs.services.resume import DEEP_SCAN_ROWS, MAX_CANDIDATES, resume_session
 from runs.tokens import TokenKind
@@ -81,7 +82,36 @@ def checkpoint_only(key, title, tags=(), notes=()):
     return session
 
 
+CANDIDATE_FIELDS = {
+    "sessionId",
+    "sessionKey",
+    "title",
+    "runId",
+    "workflowId",
+    "status",
+    "stateToken",
+    "sessionToken",
+    "pendingStepId",
+    "isComplete",
+    "updatedAt",
+    "snippet",
+    "whyMatched",
+    "layer",
+    "score",
+}
+
+
 def keys(result):
+    """The session keys of the candidates, in order, after checking the shape of the answer."""
+    assert set(result) == {"candidates", "searched", "query"}
+    assert len(result["candidates"]) <= MAX_CANDIDATES
+    for candidate in result["candidates"]:
+        assert set(candidate) == CANDIDATE_FIELDS
+        assert len(candidate["snippet"]) <= 200
+        assert candidate["layer"] in (1, 2, 3)
+        assert candidate["whyMatched"] and all(isinstance(w, str) for w in candidate["whyMatched"])
+    ranking = [(c["layer"], -c["score"]) for c in result["candidates"]]
+    assert ranking == sorted(ranking)
     return [c["sessionKey"] for c in result["candidates"]]
 
 
@@ -161,15 +191,19 @@ def test_recent_notes_find_a_run_and_the_whole_phrase_ranks_above_scattered_word
     run_with_notes({"sessionKey": "scattered"}, "Refresh the page, then the token is stale.")
     run_with_notes({"sessionKey": "neither"}, "Nothing to see.")
 
+    run_with_notes({"sessionKey": "long"}, long_notes("Token refresh"))
+
     result = resume_session(query="Token Refresh")
 
-    assert keys(result) == ["phrase", "scattered"]
-    assert [c["layer"] for c in result["candidates"]] == [2, 2]
-    assert result["candidates"][0]["whyMatched"] == ["notes mention 'token refresh'"]
-    assert result["candidates"][1]["whyMatched"] == ["notes mention 'token', 'refresh'"]
-    assert "token refresh races with logout" in result["candidates"][0]["snippet"]
+    assert keys(result) == ["long", "phrase", "scattered"]
+    assert [c["layer"] for c in result["candidates"]] == [2, 2, 2]
+    assert result["candidates"][1]["whyMatched"] == ["notes mention 'token refresh'"]
+    assert result["candidates"][2]["whyMatched"] == ["notes mention 'token', 'refresh'"]
+    assert "token refresh races with logout" in result["candidates"][1]["snippet"]
+    assert result["candidates"][0]["snippet"].startswith("token refresh: checked the logs")
+    assert result["candidates"][0]["snippet"].endswith("…")
     assert layer(result, 1)["candidates"] == 0
-    assert layer(result, 2)["candidates"] == 2
+    assert layer(result, 2)["candidates"] == 3
 
 
 def test_words_split_between_identity_and_notes_match_in_layer_two():
@@ -223,14 +257,28 @@ def test_notes_that_left_the_recent_window_are_found_by_the_deep_layer():
 
     result = resume_session(query="certificate pinning")
 
+    assert keys(result) == ["deep"]
     (candidate,) = result["candidates"]
-    assert candidate["sessionKey"] == "deep"
     assert candidate["layer"] == 3
     assert candidate["whyMatched"] == ["older notes (step triage-report) mention 'certificate pinning'"]
     assert "Certificate Pinning change" in candidate["snippet"]  # the notes as written
     deep = layer(result, 3)
     assert deep["outputsRead"] == 4 and deep["capped"] is False
     assert str(DEEP_SCAN_ROWS) in deep["searched"]
+
+
+def test_the_deep_layer_reads_only_the_newest_rows_and_says_so(monkeypatch):
+    run_with_notes({"sessionKey": "old"}, "Osprey cache stampede.", long_notes("a"), long_notes("b"), long_notes("c"))
+    run_with_notes({"sessionKey": "new"}, "One.", "Two.")
+    assert keys(resume_session(query="osprey")) == ["old"]
+    monkeypatch.setattr(resume, "DEEP_SCAN_ROWS", 2)  # the two outputs of "new" only
+
+    result = resume_session(query="osprey")
+
+    assert keys(result) == []
+    deep = layer(result, 3)
+    assert (deep["outputsRead"], deep["checkpointsRead"], deep["capped"]) == (2, 0, True)
+    assert "older ones were not read" in deep["searched"]
 
 
 def test_the_deep_layer_runs_only_when_layers_one_and_two_found_fewer_than_five():

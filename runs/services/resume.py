@@ -13,12 +13,15 @@ lower-numbered layer always ranks above one in a higher-numbered layer:
 3. deep: the notes of the newest DEEP_SCAN_ROWS step outputs and of the newest DEEP_SCAN_ROWS
    checkpoints, mapped back to their run's tip (or checkpoint-only session).
 
-Each layer is one SQL query that returns only its best few rows: a row is scored only if every
-query word occurs in the searched text (words with a rare first letter are tested first, which is
-what makes SQLite's LIKE skip fast, so most rows fail on one test), and the score is computed and
-sorted in the database. Git branch, HEAD sha and workspace path add a boost inside a layer; with
-no query they select on their own. Ties go to the most recently updated entry, then to the session
-and the run (by row id), so the same inputs on the same store always give the same order.
+Layers 1 and 2 are one SQL query each that returns only its best few rows: a row is scored only
+if every query word occurs in the searched text (the word with the rarest first letter is tested
+first: SQLite's LIKE skips between occurrences of that letter, and most rows fail on one test), and
+the score is computed and sorted in the database. Layer 3 reads each of its two bounded tables once
+(a primary-key range), then ranks the matching runs' entries in SQL. Git branch, HEAD sha and
+workspace path add a boost inside a layer; with no query they select on their own. Ties go to the
+most recently updated entry, then to the session and the run (by row id), so the same inputs on the
+same store always give the same order. There is no text index: every layer 1-2 query reads all
+search entries (about 20-35 ms for 10,000 sessions on SQLite; bench/resume.py).
 """
 
 from __future__ import annotations
@@ -306,84 +309,108 @@ def _deep_match(inputs: Inputs, *, phrase: bool) -> Q:
     return _all_in("notes_markdown", (inputs.phrase,) if phrase else inputs.needles, lookup="icontains")
 
 
+@dataclass
+class _DeepOwner:
+    """What the deep layer found for one run (or checkpoint-only session)."""
+
+    phrase: bool = False  # some matching notes hold the whole phrase
+    newest: tuple[Any, int, str, int] | None = None  # (created_at, rank, table, row id) of the newest match
+    newest_phrase: tuple[Any, int, str, int] | None = None  # the same among notes holding the phrase
+
+
 def _search_deep(inputs: Inputs, searched: dict[str, Any], *, exclude: list[int]) -> list[_Hit]:
+    """One scan of the newest outputs and one of the newest checkpoints find the matching notes (and
+    whether they hold the whole phrase); the entries of their runs are then ranked in SQL."""
     room = MAX_CANDIDATES - len(exclude)
     outputs, outputs_read, outputs_capped = _newest(Output)
     checkpoints, checkpoints_read, checkpoints_capped = _newest(Checkpoint)
-
-    def owners_matching(phrase: bool) -> Q:
-        """Entries whose run (or checkpoint-only session) has matching notes among the rows read."""
-        match = _deep_match(inputs, phrase=phrase)
-        return (
-            Q(run_id__in=outputs.filter(match).values("node__run_id"))
-            | Q(run_id__in=checkpoints.filter(match, node__isnull=False).values("node__run_id"))
-            | Q(run__isnull=True, session_id__in=checkpoints.filter(match, node__isnull=True).values("session_id"))
-        )
-
-    single = inputs.words == (inputs.phrase,) or not inputs.words  # then the phrase is the only needle
-    tier: Any = Value(LAYER_BASE[3] + DEEP_PHRASE)
-    if not single:
-        tier = Case(
-            When(owners_matching(phrase=True), then=Value(LAYER_BASE[3] + DEEP_PHRASE)),
-            default=Value(LAYER_BASE[3] + DEEP_WORDS),
-            output_field=IntegerField(),
-        )
-    rows, more = _best(
-        SearchEntry.objects.filter(owners_matching(phrase=False)).exclude(id__in=exclude), tier + _boost(inputs), room
+    words = _deep_match(inputs, phrase=False)
+    has_phrase = Case(
+        When(_deep_match(inputs, phrase=True), then=Value(1)), default=Value(0), output_field=IntegerField()
     )
+    found: dict[tuple[str, int], _DeepOwner] = {}  # ("run", run id) or ("session", session id)
+    for table, rank, rows in (
+        (
+            "output",
+            1,
+            outputs.filter(words).annotate(p=has_phrase).values_list("id", "created_at", "node__run_id", "p"),
+        ),
+        (
+            "checkpoint",
+            0,
+            checkpoints.filter(words)
+            .annotate(p=has_phrase)
+            .values_list("id", "created_at", "node__run_id", "p", "session_id"),
+        ),
+    ):
+        for row in rows:
+            pk, created, run_id, phrase = row[:4]
+            owner = found.setdefault(("run", run_id) if run_id is not None else ("session", row[4]), _DeepOwner())
+            stamp = (created, rank, table, pk)  # the max is the newest; at the same time a step output wins
+            owner.newest = max(owner.newest or stamp, stamp)
+            if phrase:
+                owner.phrase = True
+                owner.newest_phrase = max(owner.newest_phrase or stamp, stamp)
+    run_ids = [ident for kind, ident in found if kind == "run"]
+    session_ids = [ident for kind, ident in found if kind == "session"]
+    phrase_runs = [ident for (kind, ident), owner in found.items() if kind == "run" and owner.phrase]
+    phrase_sessions = [ident for (kind, ident), owner in found.items() if kind == "session" and owner.phrase]
+    tier = Case(
+        When(
+            Q(run_id__in=phrase_runs) | Q(run__isnull=True, session_id__in=phrase_sessions),
+            then=Value(LAYER_BASE[3] + DEEP_PHRASE),
+        ),
+        default=Value(LAYER_BASE[3] + DEEP_WORDS),
+        output_field=IntegerField(),
+    )
+    rows, more = [], False
+    if found:
+        rows, more = _best(
+            SearchEntry.objects.filter(Q(run_id__in=run_ids) | Q(run__isnull=True, session_id__in=session_ids)).exclude(
+                id__in=exclude
+            ),
+            tier + _boost(inputs),
+            room,
+        )
     report = _layer_report(3, outputs_read + checkpoints_read, len(rows), more)
     report.update(
-        outputsRead=outputs_read,
-        checkpointsRead=checkpoints_read,
-        capped=outputs_capped or checkpoints_capped,
+        outputsRead=outputs_read, checkpointsRead=checkpoints_read, capped=outputs_capped or checkpoints_capped
     )
     if report["capped"]:
         report["searched"] += " (older ones were not read)"
     searched["layers"].append(report)
+    return _deep_hits(rows, found)
+
+
+def _deep_hits(rows: list[tuple[int, int]], found: dict[tuple[str, int], _DeepOwner]) -> list[_Hit]:
+    """The hits, each with the newest matching notes of its owner (preferring those with the phrase)."""
     owners = {
-        entry_id: (run_id, session_id)
+        entry_id: ("run", run_id) if run_id is not None else ("session", session_id)
         for entry_id, run_id, session_id in SearchEntry.objects.filter(id__in=[r[0] for r in rows]).values_list(
             "id", "run_id", "session_id"
         )
     }
-    sources = _deep_sources(list(owners.values()), outputs, checkpoints, inputs)
+    chosen: dict[int, tuple[str, int]] = {}  # entry id -> (table, row id) of the notes to show
+    for entry_id, score in rows:
+        owner = found[owners[entry_id]]
+        stamp = owner.newest_phrase if _tier_of(score, 3) == DEEP_PHRASE and owner.newest_phrase else owner.newest
+        if stamp is not None:
+            chosen[entry_id] = (stamp[2], stamp[3])
+    wanted = {table: [pk for kind, pk in chosen.values() if kind == table] for table in ("output", "checkpoint")}
+    notes: dict[tuple[str, int], tuple[str, str]] = {}
+    for pk, text, step_id in Output.objects.filter(id__in=wanted["output"]).values_list(
+        "id", "notes_markdown", "step_id"
+    ):
+        notes[("output", pk)] = (text, f"step {step_id}")
+    for pk, text in Checkpoint.objects.filter(id__in=wanted["checkpoint"]).values_list("id", "notes_markdown"):
+        notes[("checkpoint", pk)] = (text, "a checkpoint")
     hits = []
     for entry_id, score in rows:
         hit = _Hit(entry_id, score, 3)
-        found = sources.get(owners[entry_id], [])
-        if _tier_of(score, 3) == DEEP_PHRASE:  # prefer notes with the whole phrase
-            found = [s for s in found if inputs.phrase in s[0].lower()] or found
-        if found:
-            hit.deep_notes, hit.deep_where = found[0]
+        if entry_id in chosen:
+            hit.deep_notes, hit.deep_where = notes.get(chosen[entry_id], ("", ""))
         hits.append(hit)
     return hits
-
-
-def _deep_sources(
-    owners: list[tuple[int | None, int]], outputs: QuerySet[Any], checkpoints: QuerySet[Any], inputs: Inputs
-) -> dict[tuple[int | None, int], list[tuple[str, str]]]:
-    """For each (run id, session id) owner: its matching notes among the rows read, newest first, as
-    (notes, where they came from). Two queries for all the hits."""
-    match = _deep_match(inputs, phrase=False)
-    run_ids = [run_id for run_id, _ in owners if run_id is not None]
-    session_ids = [session_id for run_id, session_id in owners if run_id is None]
-    found: list[tuple[Any, int, int, int | None, int, str, str]] = [
-        (created, 1, pk, run_id, session_id, notes, f"step {step_id}")
-        for pk, created, run_id, session_id, notes, step_id in outputs.filter(
-            match, node__run_id__in=run_ids
-        ).values_list("id", "created_at", "node__run_id", "node__run__session_id", "notes_markdown", "step_id")
-    ]
-    found += [
-        (created, 0, pk, run_id, session_id, notes, "a checkpoint")
-        for pk, created, run_id, session_id, notes in checkpoints.filter(
-            match, Q(node__run_id__in=run_ids) | Q(node__isnull=True, session_id__in=session_ids)
-        ).values_list("id", "created_at", "node__run_id", "session_id", "notes_markdown")
-    ]
-    found.sort(key=lambda f: f[:3], reverse=True)  # newest first; a step output before a checkpoint
-    by_owner: dict[tuple[int | None, int], list[tuple[str, str]]] = {}
-    for _, _, _, run_id, session_id, notes, where in found:
-        by_owner.setdefault((run_id, session_id), []).append((notes, where))
-    return by_owner
 
 
 # --- git only, and no input at all ---------------------------------------------------------------------------
@@ -509,7 +536,13 @@ def _snippet(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> str:
     if hit.layer == 2:
         return _around(notes, notes, inputs)
     text = " ".join(notes.split())
-    return text if len(text) <= SNIPPET_CHARS else "…" + text[-(SNIPPET_CHARS - 1) :]
+    if len(text) <= SNIPPET_CHARS:
+        return text
+    tail = text[-(SNIPPET_CHARS - 1) :]
+    space = tail.find(" ")
+    if 0 <= space < SNIPPET_CHARS // 4:
+        tail = tail[space + 1 :]  # start on a whole word
+    return "…" + tail
 
 
 def _around(text: str, lowered: str, inputs: Inputs) -> str:
