@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import logging
 import threading
+import time
 
 logger = logging.getLogger("workrail.mcp")
 
@@ -24,7 +25,13 @@ def start_background_setup() -> threading.Thread:
     return worker
 
 
+HANDSHAKE_HEAD_START_S = 0.05
+
+
 def _setup() -> None:
+    # Django's set-up is CPU-bound and would share the GIL with the handshake the client is waiting
+    # for; give the handshake a head start (tool calls that need the database wait on `_ready`).
+    time.sleep(HANDSHAKE_HEAD_START_S)
     try:
         import django
         from django.core.management import call_command
