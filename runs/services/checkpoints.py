@@ -82,19 +82,7 @@ def _on_run(node_id: int, output: dict[str, Any]) -> dict[str, Any]:
             kind="checkpoint",
             extra={"checkpoint": {"recorded": _recorded(output), "note": CHECKPOINT_NOTE, "pendingStepId": pending_id}},
         )
-        journal.record(
-            EventKind.CHECKPOINT_RECORDED,
-            {
-                "runId": run.public_id,
-                "nodeId": node.public_id,
-                "childNodeId": child.public_id,
-                "outputDigest": digest,
-                "notesMarkdown": output.get("notesMarkdown", ""),
-                "artifacts": output.get("artifacts", []),
-                "response": json.dumps(response, ensure_ascii=False),
-            },
-        )
-        journal.flush()
+        _record(journal, run.public_id, node.public_id, child.public_id, digest, output, response)
         return response
 
 
@@ -113,19 +101,7 @@ def _on_session(token_id: int, output: dict[str, Any]) -> dict[str, Any]:
         response = _session_response(
             session, extra={"checkpoint": {"recorded": _recorded(output), "checkpointCount": count}}
         )
-        journal.record(
-            EventKind.CHECKPOINT_RECORDED,
-            {
-                "runId": None,
-                "nodeId": None,
-                "childNodeId": None,
-                "outputDigest": digest,
-                "notesMarkdown": output.get("notesMarkdown", ""),
-                "artifacts": output.get("artifacts", []),
-                "response": json.dumps(response, ensure_ascii=False),
-            },
-        )
-        journal.flush()
+        _record(journal, None, None, None, digest, output, response)
         return response
 
 
@@ -151,6 +127,31 @@ def start_session(
         )
         journal.flush()
         return _session_response(journal.session, extra={"joined": False})
+
+
+def _record(
+    journal: Journal,
+    run_id: str | None,
+    node_id: int | None,
+    child_id: int | None,
+    digest: str,
+    output: dict[str, Any],
+    response: dict[str, Any],
+) -> None:
+    """The checkpoint event (its projection is the Checkpoint row), then the transaction's flush."""
+    journal.record(
+        EventKind.CHECKPOINT_RECORDED,
+        {
+            "runId": run_id,
+            "nodeId": node_id,
+            "childNodeId": child_id,
+            "outputDigest": digest,
+            "notesMarkdown": output.get("notesMarkdown", ""),
+            "artifacts": output.get("artifacts", []),
+            "response": json.dumps(response, ensure_ascii=False),
+        },
+    )
+    journal.flush()
 
 
 def _checkpoint_session(token_id: int) -> Session:
