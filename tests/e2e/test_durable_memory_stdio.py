@@ -94,3 +94,30 @@ def test_flags_off_hide_the_tools_and_refuse_calls(launch):
                 assert refused.structured_content["error"]["code"] == "FEATURE_DISABLED"
 
     anyio.run(chat)
+
+
+def test_modes_change_what_the_agent_is_told_over_stdio(launch):
+    params = launch()
+
+    async def chat() -> None:
+        async with Client(params, mode="2026-07-28", read_timeout_seconds=30) as client:
+            for mode, expected in (("guided", "blocked"), ("autopilot", "blocked"), ("unattended", "step")):
+                start = (
+                    await client.call_tool("start_workflow", {"workflowId": "wr.code_review", "mode": mode})
+                ).structured_content
+                assert start["mode"] == mode
+                acked = await client.call_tool(
+                    "continue_workflow",
+                    {
+                        "stateToken": start["stateToken"],
+                        "ackToken": start["ackToken"],
+                        "output": {"notesMarkdown": "Scope understood."},
+                    },
+                )
+                assert acked.structured_content["kind"] == expected, mode
+                if expected == "blocked":
+                    assert acked.structured_content["blocked"]["issues"][0]["code"] == "USER_DEPENDENCY_UNMET"
+                else:
+                    assert "USER_DEPENDENCY_GAP" in [w["code"] for w in acked.structured_content["warnings"]]
+
+    anyio.run(chat)
