@@ -309,3 +309,13 @@ def test_recaps_keep_the_most_recent_entries_within_the_byte_budget(three, monke
     assert "300 bytes" in summary["policy"]
     assert "1 earlier entries left out" in execution_text(again)
     assert len(json.dumps(summary["entries"])) <= 300
+
+
+def test_a_blocked_retry_repeats_the_context_that_came_with_it(three):
+    response = start_workflow("project.three")
+    blocked = continue_workflow(
+        stateToken=response["stateToken"], ackToken=response["ackToken"], context={"ticketId": "LATE-7"}, output={}
+    )
+    assert blocked["nextCall"]["arguments"]["context"] == {"ticketId": "LATE-7"}
+    moved = continue_workflow(**{**blocked["nextCall"]["arguments"], "output": {"notesMarkdown": "done"}})
+    assert "LATE-7" in moved["pending"]["prompt"]

@@ -175,10 +175,6 @@ def _resume_session(**arguments: Any) -> dict[str, Any]:
     return resume.resume_session(**arguments)
 
 
-def session_rendering(result: dict[str, Any]) -> str:
-    return rendering.session_text(result)
-
-
 READ_ONLY = Annotations(read_only=True, destructive=False, idempotent=True)
 EXAMPLE_STATE = "st1_" + "A" * 24
 EXAMPLE_ACK = "ak1_" + "B" * 24
@@ -308,7 +304,7 @@ TOOLS: list[ToolSpec] = [
         examples=[{"title": "Caching spike", "sessionKey": "caching-spike", "tags": ["perf"]}, {}],
         annotations=Annotations(read_only=False, destructive=False, idempotent=False),
         handler=_start_session,
-        render=session_rendering,
+        render=rendering.session_text,
         uses_database=True,
         flag="WORKRAIL_ENABLE_START_SESSION",
     ),

@@ -144,6 +144,7 @@ def _advance(
                 issues=modes.dependency_issues(missing),
                 schemas={"expectedInputSchema": modes.context_schema(missing)},
                 context_needed=missing,
+                context=context,
             )
         result = engine.advance(compiled_workflow(run.pinned_id), node.engine_state, output=output, context=context)
         warnings += result.warnings
@@ -157,6 +158,7 @@ def _advance(
                 warnings,
                 issues=result.issues,
                 schemas={"expectedOutputSchema": result.expected_output_schema},
+                context=context,
             )
         recorded = bool(output.get("notesMarkdown") or output.get("artifacts"))
         child, child_attempt = create_node(journal, run, node, result, notes_recorded=recorded, preferences=effective)
@@ -208,13 +210,23 @@ def _blocked(
     issues: list[dict[str, Any]],
     schemas: dict[str, Any],
     context_needed: list[dict[str, Any]] | None = None,
+    context: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The step is not done: record the answer for this ack, mint a retry ack, keep the run in place."""
+    """The step is not done: record the answer for this ack, mint a retry ack, keep the run in place.
+    The context sent with it is not applied either; nextCall repeats it for the retry."""
     retry = issue_attempt(journal, run, node)
     pending = engine.pending_view(compiled_workflow(run.pinned_id), node.engine_state)
     blocked = {"issues": issues, "expectedOutputSchema": None, **schemas, "retry": RETRY}
     response = node_response(
-        run, node, retry, pending, warnings, kind="blocked", extra={"blocked": blocked}, context_needed=context_needed
+        run,
+        node,
+        retry,
+        pending,
+        warnings,
+        kind="blocked",
+        extra={"blocked": blocked},
+        context_needed=context_needed,
+        resend_context=context,
     )
     record_ack(journal, run, attempt, None, AckOutcome.BLOCKED, output, response)
     set_status(journal, run, RunStatus.BLOCKED)

@@ -233,6 +233,7 @@ def node_response(
     kind: str,
     extra: dict[str, Any] | None = None,
     context_needed: list[dict[str, Any]] | None = None,
+    resend_context: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The answer for `node`, with its pending step shaped by the node's preferences."""
     home = settings.WORKRAIL_HOME
@@ -250,6 +251,7 @@ def node_response(
         preferences=preferences,
         extra=extra,
         context_needed=context_needed,
+        resend_context=resend_context,
     )
 
 

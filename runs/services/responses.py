@@ -22,7 +22,10 @@ def next_call(
     ack_token: str | None,
     pending: dict[str, Any] | None,
     context_needed: list[dict[str, Any]] | None = None,
+    resend_context: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
+    """The exact continue_workflow call to make next. After a blocked ack, the context that came with
+    it was not applied, so it is repeated here along with what is still needed."""
     if pending is None or ack_token is None:
         return None
     output: dict[str, Any] = {}
@@ -38,8 +41,13 @@ def next_call(
     if contract:
         instructions += f" The artifact must match the '{contract['contractRef']}' contract."
     arguments: dict[str, Any] = {"stateToken": state_token, "ackToken": ack_token, "output": output}
+    if resend_context:
+        arguments["context"] = dict(resend_context)
     if context_needed:
-        arguments["context"] = {dep["contextKey"]: f"<from the user: {dep['description']}>" for dep in context_needed}
+        arguments["context"] = {
+            **arguments.get("context", {}),
+            **{dep["contextKey"]: f"<from the user: {dep['description']}>" for dep in context_needed},
+        }
         instructions += " First ask the user for what context needs (see blocked.issues)."
     return {"tool": "continue_workflow", "arguments": arguments, "instructions": instructions}
 
@@ -56,6 +64,7 @@ def execution_response(
     preferences: dict[str, str],
     extra: dict[str, Any] | None = None,
     context_needed: list[dict[str, Any]] | None = None,
+    resend_context: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     response: dict[str, Any] = {
         "kind": kind,
@@ -69,7 +78,7 @@ def execution_response(
         "preferences": preferences,
         "mode": mode_of(preferences),
         "warnings": warnings,
-        "nextCall": next_call(state_token, ack_token, pending, context_needed),
+        "nextCall": next_call(state_token, ack_token, pending, context_needed, resend_context),
     }
     response.update(extra or {})
     return response
