@@ -29,6 +29,7 @@ from runs.services.nodes import (
     journal_for_new_run,
     load_attempt,
     load_node,
+    load_pair,
     node_response,
     observe,
     pending_step,
@@ -113,8 +114,7 @@ def _advance(
     node_id: int, attempt_id: int, context: dict[str, Any], output: dict[str, Any], preferences: Any, mode: Any
 ) -> dict[str, Any]:
     with write() as now:
-        node = load_node(node_id)
-        attempt = load_attempt(node_id, attempt_id)
+        node, attempt = load_pair(node_id, attempt_id)
         existing = getattr(attempt, "ack", None)
         if existing is not None:
             return replay(existing, output)

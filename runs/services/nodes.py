@@ -78,6 +78,19 @@ def load_attempt(node_id: int, attempt_id: int) -> Attempt:
     return attempt
 
 
+def load_pair(node_id: int, attempt_id: int) -> tuple[Node, Attempt]:
+    """The node and attempt an ack names, in one query when they match (the usual case); otherwise the
+    separate lookups say which token is unknown or out of scope."""
+    try:
+        attempt = Attempt.objects.select_related("node__run__session", "ack").get(public_id=attempt_id)
+    except Attempt.DoesNotExist:
+        attempt = None
+    if attempt is not None and attempt.node.public_id == node_id:
+        return attempt.node, attempt
+    node = load_node(node_id)  # raises when the stateToken names nothing
+    return node, load_attempt(node_id, attempt_id)  # raises: unknown, or another node's ack
+
+
 def session_key_of(context: dict[str, Any]) -> str | None:
     if context.get("sessionKey") not in (None, ""):
         return str(context["sessionKey"])
