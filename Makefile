@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(PY) bench/startup.py
 	$(PY) bench/list_workflows.py
 	$(PY) bench/execution.py
+	$(PY) bench/resume.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
