@@ -45,8 +45,3 @@ def take(key: str, *, now: float | None = None) -> None:
         retryable=True,
         details={"retryAfterMs": wait_ms},
     )
-
-
-def reset() -> None:
-    with _lock:
-        _buckets.clear()

@@ -20,15 +20,9 @@ def compiled_workflow(workflow_hash: str) -> dict[str, Any]:
 @lru_cache(maxsize=64)
 def steps_by_id(workflow_hash: str) -> dict[str, dict[str, Any]]:
     """Every compiled step of a pinned workflow, loop bodies included, by id."""
-    found: dict[str, dict[str, Any]] = {}
+    from workflows_app.engine.tree import top_steps, walk
 
-    def walk(steps: list[dict[str, Any]]) -> None:
-        for step in steps:
-            found[step["id"]] = step
-            walk(step.get("body", []))
-
-    walk(compiled_workflow(workflow_hash)["steps"])
-    return found
+    return {step["id"]: step for step in walk(top_steps(compiled_workflow(workflow_hash)))}
 
 
 @lru_cache(maxsize=64)
