@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test lint format migrations-check bench clean
 
-$(STAMP): pyproject.toml scripts/bootstrap scripts/system-packages.txt
+$(STAMP): pyproject.toml scripts/bootstrap scripts/system-packages.txt tests/e2e/ts_client/package-lock.json
 	scripts/bootstrap
 
 run: $(STAMP)

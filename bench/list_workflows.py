@@ -1,9 +1,10 @@
 """`list_workflows` over stdio with 60 workflow files on disk, through the real `mcp` client.
 
 Run: .venv/bin/python bench/list_workflows.py [--calls 200]
-Copies WorkRail's corpus (32 files) and adds generated workflows until 60 files sit in a directory
-given by WORKRAIL_WORKFLOW_PATHS, plus the bundled ones. Reports the first call and the median/p95
-of the following calls (round trip through the client, i.e. what an agent waits for).
+Copies WorkRail's corpus (32 files, when it is beside the checkout; otherwise it says so and skips it)
+and adds generated workflows until 60 files sit in a directory given by WORKRAIL_WORKFLOW_PATHS, plus
+the bundled ones. Reports the first call and the median/p95 of the following calls (round trip
+through the client, i.e. what an agent waits for).
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ warnings.filterwarnings("ignore", message="ping is removed")
 
 
 def populate(directory: Path) -> int:
-    for path in CORPUS.rglob("*.json"):
+    corpus = sorted(CORPUS.rglob("*.json")) if CORPUS.is_dir() else []
+    if not corpus:
+        print(f"WorkRail corpus not found at {CORPUS}: corpus files skipped, all {TARGET_FILES} files are generated")
+    for path in corpus:
         target = directory / path.relative_to(CORPUS)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, target)

@@ -1,31 +1,122 @@
-"""How to connect an agent to this checkout: printed by `make run` and shown on the dashboard."""
+"""How to connect an agent to this checkout: printed by `make run` and shown on the dashboard.
+
+The agent's client launches its own `manage.py mcp` with the client's environment, not the dashboard's.
+So the instructions carry the settings that decide which data the server sees whenever they differ from
+what a server started without them would get; otherwise the agent would write to a store the dashboard
+does not show.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
+import dj_database_url
 from django.conf import settings
+
+SERVER_NAME = "workrail"
+HIDDEN_PASSWORD = "********"
 
 
 @dataclass(frozen=True)
 class ConnectionInstructions:
     python: str
     manage_py: str
+    env: dict[str, str]  # what the agent's server needs to see this dashboard's data; empty with the defaults
     claude_code: str
     json_config: str
+    password_hidden: bool  # DATABASE_URL's password was replaced by HIDDEN_PASSWORD
 
 
-def connection_instructions() -> ConnectionInstructions:
+def connection_instructions(*, reveal_password: bool = False) -> ConnectionInstructions:
+    """The Claude Code command and the `mcpServers` JSON for this checkout.
+
+    DATABASE_URL's password is shown only with `reveal_password` (the terminal of whoever ran `make run`);
+    the dashboard page, which any local user can open, gets HIDDEN_PASSWORD in its place.
+    """
     python = sys.executable
     manage_py = str(Path(settings.BASE_DIR) / "manage.py")
-    config = {"mcpServers": {"workrail": {"command": python, "args": [manage_py, "mcp"]}}}
+    env = server_env()
+    shown = dict(env)
+    password_hidden = False
+    if "DATABASE_URL" in shown and not reveal_password:
+        shown["DATABASE_URL"] = hide_password(shown["DATABASE_URL"])
+        password_hidden = shown["DATABASE_URL"] != env["DATABASE_URL"]
+    server: dict[str, object] = {"command": python, "args": [manage_py, "mcp"]}
+    if shown:
+        server["env"] = shown
     return ConnectionInstructions(
         python=python,
         manage_py=manage_py,
-        claude_code=f"claude mcp add workrail -- {shlex.quote(python)} {shlex.quote(manage_py)} mcp",
-        json_config=json.dumps(config, indent=2),
+        env=shown,
+        claude_code=claude_code_command(python, manage_py, shown),
+        json_config=json.dumps({"mcpServers": {SERVER_NAME: server}}, indent=2),
+        password_hidden=password_hidden,
     )
+
+
+def claude_code_command(python: str, manage_py: str, env: Mapping[str, str]) -> str:
+    words = ["claude", "mcp", "add", SERVER_NAME]
+    # `-e KEY=value` goes after the server name: Claude Code's -e/--env takes several values, so a name
+    # written after it would be read as one more variable ("Invalid environment variable format").
+    for name, value in env.items():
+        words += ["-e", f"{name}={value}"]
+    words += ["--", python, manage_py, "mcp"]
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def server_env() -> dict[str, str]:
+    """The variables an agent's `manage.py mcp` must get to share this process's data."""
+    env: dict[str, str] = {}
+    home = Path(settings.WORKRAIL_HOME).resolve()
+    if home != Path(settings.WORKRAIL_HOME_DEFAULT).resolve():
+        # The SQLite database, the secret key and the user workflows live here.
+        env["WORKRAIL_HOME"] = str(home)
+    database_url = portable_database_url(settings.DATABASE_URL_SECRET)
+    if database_url:
+        # Needed, or the server opens the SQLite file in WORKRAIL_HOME instead. It may contain a password,
+        # which then sits in the client's config file (and, for Claude Code, in the shell history).
+        env["DATABASE_URL"] = database_url
+    if settings.WORKRAIL_WORKFLOW_PATHS:
+        # Not the store, but the dashboard lists these workflows: the agent should be able to start them.
+        env["WORKRAIL_WORKFLOW_PATHS"] = os.pathsep.join(str(path) for path in settings.WORKRAIL_WORKFLOW_PATHS)
+    # WORKRAIL_PROJECT_DIR is left out on purpose: it defaults to the directory the agent's client starts
+    # the server in, which is the agent's project, and should stay that.
+    return env
+
+
+def portable_database_url(url: str) -> str:
+    """`url`, with a relative SQLite path made absolute: the agent's server runs in another directory."""
+    if not url:
+        return url
+    database = dj_database_url.parse(url)  # settings already refused a URL this cannot parse
+    if database.get("ENGINE") != "django.db.backends.sqlite3":
+        return url
+    name = str(database.get("NAME") or "")
+    if not name or name == ":memory:" or name.startswith("file:") or Path(name).is_absolute():
+        return url
+    query = urlsplit(url).query
+    return f"sqlite:///{quote(str(Path(name).resolve()))}" + (f"?{query}" if query else "")
+
+
+def hide_password(url: str) -> str:
+    """`url` with its password (in the user info or a `password` query parameter) replaced."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if parts.password is not None:
+        userinfo, _, hostinfo = netloc.rpartition("@")
+        user = userinfo.partition(":")[0]
+        netloc = f"{user}:{HIDDEN_PASSWORD}@{hostinfo}"
+    query = parts.query
+    pairs = parse_qsl(query, keep_blank_values=True)
+    if any(key == "password" for key, _ in pairs):
+        query = urlencode([(key, HIDDEN_PASSWORD if key == "password" else value) for key, value in pairs], safe="*")
+    if (netloc, query) == (parts.netloc, parts.query):
+        return url
+    return urlunsplit(parts._replace(netloc=netloc, query=query))

@@ -10,6 +10,8 @@ from typing import Any
 
 class ErrorCode(StrEnum):
     INVALID_INPUT = "INVALID_INPUT"
+    NOT_FOUND = "NOT_FOUND"
+    CONFIGURATION_ERROR = "CONFIGURATION_ERROR"
     WORKFLOW_NOT_FOUND = "WORKFLOW_NOT_FOUND"
     WORKFLOW_INVALID = "WORKFLOW_INVALID"
     TOKEN_MALFORMED = "TOKEN_MALFORMED"
@@ -23,6 +25,14 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "RATE_LIMITED"
     STORE_BUSY = "STORE_BUSY"
     INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+class HeldIssue(StrEnum):
+    """Why a step is blocked, besides the engine's own issue codes: what the service checks before the
+    engine sees the output (workflows_app.engine.codes.IssueCode has the rest)."""
+
+    PLACEHOLDER_UNCHANGED = "PLACEHOLDER_UNCHANGED"  # a `<fill in ...>` from nextCall came back as it was
+    USER_DEPENDENCY_UNMET = "USER_DEPENDENCY_UNMET"  # something only the user can give is missing
 
 
 @dataclass
@@ -46,17 +56,3 @@ class WorkRailError(Exception):
         if self.details:
             data["details"] = self.details
         return data
-
-
-ERROR_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["code", "message", "retryable", "suggestion"],
-    "properties": {
-        "code": {"enum": [code.value for code in ErrorCode]},
-        "message": {"type": "string"},
-        "retryable": {"type": "boolean"},
-        "suggestion": {"type": "string"},
-        "details": {"type": "object"},
-    },
-    "additionalProperties": False,
-}

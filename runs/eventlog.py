@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime
-from typing import Any
 
 from django.db import connection, transaction
 
-from runs.models import Event, EventKind, Session
+from runs.events import EventPayload
+from runs.models import Event, Session
 from runs.projections import Projector
 
 
@@ -30,11 +30,13 @@ class Journal:
         self.projector = Projector(session)
         self._events: list[Event] = []
 
-    def record(self, kind: EventKind, data: dict[str, Any]) -> Event:
+    def record(self, payload: EventPayload) -> Event:
         self.session.last_seq += 1
-        event = Event(session=self.session, seq=self.session.last_seq, kind=kind, data=data, created_at=self.now)
+        event = Event(
+            session=self.session, seq=self.session.last_seq, kind=payload.kind, data=payload.data(), created_at=self.now
+        )
         self._events.append(event)
-        self.projector.apply(event)
+        self.projector.apply(payload, self.now)
         return event
 
     def flush(self) -> None:

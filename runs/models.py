@@ -110,6 +110,9 @@ class Run(models.Model):
     source_path = models.CharField(max_length=1024, blank=True, default="")
     source_stat = models.CharField(max_length=64, blank=True, default="")  # "mtime_ns:size" when pinned
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.IN_PROGRESS)
+    # Keys of the warnings given once per run (a choice of mode above the workflow's recommendation,
+    # a changed workflow file): later answers leave them out.
+    announced = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
 

@@ -6,13 +6,13 @@ so replaying an older token behaves as it did then."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
-from runs.errors import ErrorCode, WorkRailError
+from runs.contract.inputs import Autonomy, Preferences, RiskPolicy
 
 # Ordered from least to most automated / risky: the order is what "more than recommended" means.
-AUTONOMY = ("guided", "full_auto_stop_on_user_deps", "full_auto_never_stop")
-RISK_POLICY = ("conservative", "balanced", "aggressive")
+AUTONOMY: tuple[str, ...] = get_args(Autonomy)
+RISK_POLICY: tuple[str, ...] = get_args(RiskPolicy)
 CHOICES = {"autonomy": AUTONOMY, "riskPolicy": RISK_POLICY}
 
 
@@ -49,29 +49,14 @@ MODES = {
 }
 
 
-def check(preferences: Any) -> dict[str, str]:
-    """Validates a (partial) preferences object against the closed set."""
-    if preferences is None:
-        return {}
-    if not isinstance(preferences, dict):
-        raise _invalid("preferences must be an object")
-    unknown = sorted(set(preferences) - set(CHOICES))
-    if unknown:
-        raise _invalid(f"unknown preference(s) {', '.join(unknown)}")
-    for key, value in preferences.items():
-        if value not in CHOICES[key]:
-            raise _invalid(f"{key} must be one of {', '.join(CHOICES[key])}, not {value!r}")
-    return dict(preferences)
-
-
-def resolve(base: dict[str, str], *, mode: Any = None, preferences: Any = None) -> dict[str, str]:
-    """Effective preferences: `base`, then the mode's preset, then explicit preferences."""
+def resolve(base: dict[str, str], *, mode: str | None = None, preferences: Preferences | None = None) -> dict[str, str]:
+    """Effective preferences: `base`, then the mode's preset, then explicit preferences (both already
+    checked against the closed set by their input models)."""
     effective = dict(base)
     if mode is not None:
-        if mode not in MODES:
-            raise _invalid(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         effective.update(MODES[mode].preferences)
-    effective.update(check(preferences))
+    if preferences is not None:
+        effective.update(preferences.as_dict())
     return effective
 
 
@@ -96,12 +81,3 @@ def recommendation_warnings(compiled: dict[str, Any], preferences: dict[str, str
                     }
                 )
     return warnings
-
-
-def _invalid(why: str) -> WorkRailError:
-    modes = ", ".join(f"{m.name} ({m.label})" for m in MODES.values())
-    return WorkRailError(
-        ErrorCode.INVALID_INPUT,
-        f"Invalid preferences: {why}.",
-        f"Use a mode ({modes}) or preferences with autonomy in {AUTONOMY} and riskPolicy in {RISK_POLICY}.",
-    )

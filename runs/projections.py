@@ -15,11 +15,11 @@ from typing import Any
 from django.db.models import F, Value
 from django.db.models.functions import Concat, Right
 
+from runs import events
 from runs.models import (
     Ack,
     Attempt,
     Checkpoint,
-    Event,
     EventKind,
     Gap,
     Node,
@@ -69,12 +69,20 @@ class Projector:
             else:
                 self.attempts[obj.public_id] = obj
 
-    def apply(self, event: Event) -> None:
-        getattr(self, f"_{event.kind}")(event.data, event.created_at)
+    def apply(self, payload: events.EventPayload, at: datetime) -> None:
+        getattr(self, f"_{payload.kind.value}")(payload, at)
+
+    @staticmethod
+    def clear() -> None:
+        """Empties every table this projector writes, so a rebuild starts from nothing but the log.
+        Sessions stay (their events hang on them); their projected fields are reset."""
+        for model in (SearchEntry, Checkpoint, Observation, Gap, RunSynthesis, Output, Ack, Attempt, Node, Run):
+            model.objects.all().delete()
+        Session.objects.update(session_key=None, title="", tags=[], preferences={})
 
     def flush(self) -> None:
         for run in self._dirty_runs.values():
-            Run.objects.filter(pk=run.pk).update(status=run.status, updated_at=run.updated_at)
+            Run.objects.filter(pk=run.pk).update(status=run.status, updated_at=run.updated_at, announced=run.announced)
         self._dirty_runs.clear()
         for run_id, change in self._search.items():
             rows = (
@@ -121,12 +129,12 @@ class Projector:
 
     # --- one method per event kind (EventKind values) --------------------------------------------------
 
-    def _session_created(self, data: dict[str, Any], at: datetime) -> None:
-        self.session.session_key = data["sessionKey"]
-        self.session.title = data["title"]
-        self.session.kind = data.get("kind", SessionKind.WORKFLOW)
-        self.session.tags = data.get("tags", [])
-        self.session.preferences = data.get("preferences", {})
+    def _session_created(self, data: events.SessionCreated, at: datetime) -> None:
+        self.session.session_key = data.session_key
+        self.session.title = data.title
+        self.session.kind = data.session_kind
+        self.session.tags = data.tags
+        self.session.preferences = data.preferences
         self.session.created_at = at
         self.session.save(update_fields=["session_key", "title", "kind", "tags", "preferences", "created_at"])
         if self.session.kind == SessionKind.CHECKPOINT_ONLY:
@@ -137,14 +145,14 @@ class Projector:
                 identity_text=identity_text(self.session.session_key, self.session.title, *self.session.tags),
             )
 
-    def _run_started(self, data: dict[str, Any], at: datetime) -> None:
+    def _run_started(self, data: events.RunStarted, at: datetime) -> None:
         run = Run.objects.create(
-            public_id=data["runId"],
+            public_id=data.run_id,
             session=self.session,
-            workflow_id=data["workflowId"],
-            pinned=PinnedWorkflow.objects.only("workflow_hash").get(workflow_hash=data["workflowHash"]),
-            source_path=data["sourcePath"],
-            source_stat=data["sourceStat"],
+            workflow_id=data.workflow_id,
+            pinned=PinnedWorkflow.objects.only("workflow_hash").get(workflow_hash=data.workflow_hash),
+            source_path=data.source_path,
+            source_stat=data.source_stat,
             status=RunStatus.IN_PROGRESS,
             created_at=at,
             updated_at=at,
@@ -158,24 +166,24 @@ class Projector:
                 self.session.session_key,
                 self.session.title,
                 *self.session.tags,
-                data["workflowId"],
-                data.get("workflowName"),
+                data.workflow_id,
+                data.workflow_name,
             ),
         )
 
-    def _node_created(self, data: dict[str, Any], at: datetime) -> None:
-        run = self.run(data["runId"])
-        parent = self.node(data["parentNodeId"]) if data["parentNodeId"] is not None else None
+    def _node_created(self, data: events.NodeCreated, at: datetime) -> None:
+        run = self.run(data.run_id)
+        parent = self.node(data.parent_node_id) if data.parent_node_id is not None else None
         node = Node.objects.create(
-            public_id=data["nodeId"],
+            public_id=data.node_id,
             run=run,
             parent=parent,
-            depth=data["depth"],
-            notes_on_path=data["notesOnPath"],
-            engine_state=data["engineState"],
-            preferences=data["preferences"],
-            pending_step_id=data["pendingStepId"] or "",
-            is_complete=data["isComplete"],
+            depth=data.depth,
+            notes_on_path=data.notes_on_path,
+            engine_state=data.engine_state,
+            preferences=data.preferences,
+            pending_step_id=data.pending_step_id or "",
+            is_complete=data.is_complete,
             created_at=at,
         )
         self.know(node)
@@ -185,95 +193,93 @@ class Projector:
         self._touch(run, at)
         self._search_change(run.public_id, at).tip = node  # the latest node is the run's tip to resume
 
-    def _attempt_issued(self, data: dict[str, Any], at: datetime) -> None:
-        self.know(Attempt.objects.create(public_id=data["attemptId"], node=self.node(data["nodeId"]), created_at=at))
+    def _attempt_issued(self, data: events.AttemptIssued, at: datetime) -> None:
+        self.know(Attempt.objects.create(public_id=data.attempt_id, node=self.node(data.node_id), created_at=at))
 
-    def _step_acked(self, data: dict[str, Any], at: datetime) -> None:
-        attempt = self.attempt(data["attemptId"])
-        child = self.node(data["childNodeId"]) if data["childNodeId"] is not None else None
+    def _step_acked(self, data: events.StepAcked, at: datetime) -> None:
+        attempt = self.attempt(data.attempt_id)
+        child = self.node(data.child_node_id) if data.child_node_id is not None else None
         Ack.objects.create(
             attempt=attempt,
-            node=self.node(data["nodeId"]),
+            node=self.node(data.node_id),
             child=child,
-            outcome=data["outcome"],
-            output_digest=data["outputDigest"],
-            response_json=data["response"],
+            outcome=data.outcome,
+            output_digest=data.output_digest,
+            response_json=data.response,
             created_at=at,
         )
 
-    def _output_recorded(self, data: dict[str, Any], at: datetime) -> None:
+    def _output_recorded(self, data: events.OutputRecorded, at: datetime) -> None:
         Output.objects.create(
-            node=self.node(data["nodeId"]),
-            child=self.node(data["childNodeId"]),
-            step_id=data["stepId"],
-            step_title=data["stepTitle"],
-            notes_markdown=data["notesMarkdown"],
-            artifacts=data["artifacts"],
+            node=self.node(data.node_id),
+            child=self.node(data.child_node_id),
+            step_id=data.step_id,
+            step_title=data.step_title,
+            notes_markdown=data.notes_markdown,
+            artifacts=data.artifacts,
             created_at=at,
         )
-        self._search_text(data.get("runId"), data["notesMarkdown"], data["artifacts"], at)
+        self._search_text(data.run_id, data.notes_markdown, data.artifacts, at)
 
     def _search_text(self, run_id: str | None, notes: str, artifacts: list[Any], at: datetime) -> None:
         kinds = " ".join(str(a.get("kind")) for a in artifacts if isinstance(a, dict))
         self._search_change(run_id, at).text.append(f"{notes} {kinds}".strip())
 
-    def _checkpoint_recorded(self, data: dict[str, Any], at: datetime) -> None:
-        node = self.node(data["nodeId"]) if data.get("nodeId") is not None else None
-        child = self.node(data["childNodeId"]) if data.get("childNodeId") is not None else None
+    def _checkpoint_recorded(self, data: events.CheckpointRecorded, at: datetime) -> None:
+        node = self.node(data.node_id) if data.node_id is not None else None
+        child = self.node(data.child_node_id) if data.child_node_id is not None else None
         Checkpoint.objects.create(
             session=self.session,
             node=node,
             child=child,
-            output_digest=data["outputDigest"],
-            notes_markdown=data["notesMarkdown"],
-            artifacts=data["artifacts"],
-            response_json=data["response"],
+            output_digest=data.output_digest,
+            notes_markdown=data.notes_markdown,
+            artifacts=data.artifacts,
+            response_json=data.response,
             created_at=at,
         )
-        self._search_text(data.get("runId"), data["notesMarkdown"], data["artifacts"], at)
+        self._search_text(data.run_id, data.notes_markdown, data.artifacts, at)
 
-    def _preferences_changed(self, data: dict[str, Any], at: datetime) -> None:
+    def _preferences_changed(self, data: events.PreferencesChanged, at: datetime) -> None:
         """The node created with the change carries the effective preferences; the event is the history."""
 
-    def _observation_recorded(self, data: dict[str, Any], at: datetime) -> None:
-        run = self.run(data["runId"]) if data.get("runId") else None
-        Observation.objects.create(
-            session=self.session,
-            run=run,
-            git_branch=data.get("gitBranch") or "",
-            git_head_sha=data.get("gitHeadSha") or "",
-            workspace_path=data.get("workspacePath") or "",
-            created_at=at,
-        )
-        self._search_change(data.get("runId"), at).git = {
-            "git_branch": data.get("gitBranch") or "",
-            "git_head_sha": data.get("gitHeadSha") or "",
-            "workspace_path": data.get("workspacePath") or "",
+    def _observation_recorded(self, data: events.ObservationRecorded, at: datetime) -> None:
+        run = self.run(data.run_id) if data.run_id else None
+        seen = {
+            "git_branch": data.git_branch or "",
+            "git_head_sha": data.git_head_sha or "",
+            "workspace_path": data.workspace_path or "",
         }
+        Observation.objects.create(session=self.session, run=run, created_at=at, **seen)
+        self._search_change(data.run_id, at).git = seen
 
-    def _gap_recorded(self, data: dict[str, Any], at: datetime) -> None:
+    def _gap_recorded(self, data: events.GapRecorded, at: datetime) -> None:
         Gap.objects.create(
-            run=self.run(data["runId"]),
-            node=self.node(data["nodeId"]),
-            step_id=data["stepId"],
-            reason=data["reason"],
-            description=data.get("description", ""),
+            run=self.run(data.run_id),
+            node=self.node(data.node_id),
+            step_id=data.step_id,
+            reason=data.reason,
+            description=data.description,
             created_at=at,
         )
 
-    def _run_finalized(self, data: dict[str, Any], at: datetime) -> None:
+    def _run_finalized(self, data: events.RunFinalized, at: datetime) -> None:
         RunSynthesis.objects.create(
-            run=self.run(data["runId"]), node=self.node(data["nodeId"]), synthesis=data["synthesis"], created_at=at
+            run=self.run(data.run_id), node=self.node(data.node_id), synthesis=data.synthesis, created_at=at
         )
 
-    def _run_status_changed(self, data: dict[str, Any], at: datetime) -> None:
-        self._touch(self.run(data["runId"]), at, status=data["to"])
+    def _run_status_changed(self, data: events.RunStatusChanged, at: datetime) -> None:
+        self._touch(self.run(data.run_id), at, status=data.to)
 
-    def _run_completed(self, data: dict[str, Any], at: datetime) -> None:
-        self._touch(self.run(data["runId"]), at, status=data["to"])
+    def _run_completed(self, data: events.RunCompleted, at: datetime) -> None:
+        self._touch(self.run(data.run_id), at, status=data.to)
 
-    def _warning_recorded(self, data: dict[str, Any], at: datetime) -> None:
-        """Warnings are read from the log itself; they have no projection."""
+    def _warning_recorded(self, data: events.WarningRecorded, at: datetime) -> None:
+        """Warnings are read from the log itself; a warning given once per run is remembered on the run."""
+        if data.once_key is not None:
+            run = self.run(data.run_id)
+            run.announced = [*run.announced, data.once_key]
+            self._touch(run, at)
 
 
 assert {f"_{kind.value}" for kind in EventKind} <= set(vars(Projector)), "every event kind needs an applier"

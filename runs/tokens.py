@@ -22,6 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from runs.errors import ErrorCode, WorkRailError
+from runs.features import find_lost_run
 from runs.token_keys import signing_keys
 
 VERSION = 1
@@ -86,8 +87,7 @@ def parse(home: Path, value: object, expected: TokenKind) -> Token:
         raise WorkRailError(
             ErrorCode.TOKEN_BAD_SIGNATURE,
             f"The {name} was not signed by this WorkRail store (altered, or from another machine).",
-            "Send the token exactly as WorkRail returned it. Tokens do not move between machines: after an "
-            "import, find the run with resume_session or start_workflow again.",
+            f"Send the token exactly as WorkRail returned it. Tokens do not move between machines: {find_lost_run()}.",
         )
     return Token(expected, int.from_bytes(ident, "big"))
 

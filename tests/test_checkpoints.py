@@ -4,8 +4,7 @@ import pytest
 
 from runs.errors import WorkRailError
 from runs.models import Checkpoint, Event, EventKind, Node
-from runs.services.checkpoints import checkpoint_workflow, start_session
-from runs.services.execution import continue_workflow, start_workflow
+from tests.calls import checkpoint_workflow, continue_workflow, start_session, start_workflow
 from tests.execution_helpers import canonical, error_code, notes_for
 
 pytestmark = pytest.mark.django_db
@@ -60,8 +59,9 @@ def test_a_checkpoint_needs_something_to_record_and_valid_artifacts(service_cata
     with pytest.raises(WorkRailError) as caught:
         checkpoint_workflow(stateToken=start["stateToken"], output=bad)
     assert caught.value.code.value == "ARTIFACT_INVALID"
-    assert caught.value.details["pointer"] == "/output/artifacts/0/changedFiles/0"
-    assert caught.value.details["contractRef"] == "mr_review.changed_files"
+    issue = caught.value.details["issues"][0]
+    assert issue["pointer"] == "/output/artifacts/0/changedFiles/0"
+    assert "mr_review.changed_files" in issue["message"]
     unknown = {"notesMarkdown": "x", "artifacts": [{"kind": "made.up"}]}
     assert error_code(lambda: checkpoint_workflow(stateToken=start["stateToken"], output=unknown)) == "ARTIFACT_INVALID"
     assert not Event.objects.filter(kind=EventKind.CHECKPOINT_RECORDED).exists()

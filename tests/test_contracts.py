@@ -2,8 +2,7 @@
 
 import pytest
 
-from runs.errors import WorkRailError
-from runs.services.execution import continue_workflow, start_workflow
+from tests.calls import continue_workflow, start_workflow
 from tests.helpers import workflow_doc, write_json
 from workflows_app.diagnostics import Code
 from workflows_app.structure import structure_diagnostics
@@ -46,12 +45,15 @@ def test_an_inline_contract_is_compiled_into_the_step_and_enforced(service_catal
     missing = continue_workflow(**arguments, output={"notesMarkdown": "done"})
     assert missing["blocked"]["issues"][0]["code"] == "ARTIFACT_MISSING"
     bad = {"kind": "team.release_notes", "version": "1.2.0", "highlights": []}
-    with pytest.raises(WorkRailError) as caught:
-        continue_workflow(stateToken=start["stateToken"], ackToken=missing["ackToken"], output={"artifacts": [bad]})
-    assert caught.value.code.value == "ARTIFACT_INVALID"
-    assert caught.value.details["pointer"] == "/output/artifacts/0/highlights"
+    refused = continue_workflow(
+        stateToken=start["stateToken"], ackToken=missing["ackToken"], output={"artifacts": [bad]}
+    )
+    assert refused["kind"] == "blocked"  # held in place with a retry ack, as any output the step cannot take
+    assert [(i["code"], i["pointer"]) for i in refused["blocked"]["issues"]] == [
+        ("ARTIFACT_INVALID", "/output/artifacts/0/highlights")
+    ]
     good = continue_workflow(
-        stateToken=start["stateToken"], ackToken=missing["ackToken"], output={"artifacts": [contract["example"]]}
+        stateToken=start["stateToken"], ackToken=refused["ackToken"], output={"artifacts": [contract["example"]]}
     )
     assert good["pending"]["stepId"] == "ship"
 
@@ -63,13 +65,14 @@ def test_a_registry_artifact_of_another_run_kind_is_accepted_and_unknown_kinds_a
         stateToken=start["stateToken"], ackToken=start["ackToken"], output={"notesMarkdown": "x", "artifacts": [ok]}
     )
     assert moved["kind"] == "step"
-    with pytest.raises(WorkRailError) as caught:
-        continue_workflow(
-            stateToken=moved["stateToken"],
-            ackToken=moved["ackToken"],
-            output={"notesMarkdown": "x", "artifacts": [{"kind": "team.release_notes"}]},
-        )
-    assert caught.value.details["knownKinds"] == ["mr_review.changed_files", "mr_review.findings", "wr.loop_control"]
+    refused = continue_workflow(
+        stateToken=moved["stateToken"],
+        ackToken=moved["ackToken"],
+        output={"notesMarkdown": "x", "artifacts": [{"kind": "team.release_notes"}]},
+    )
+    issue = refused["blocked"]["issues"][0]
+    assert (issue["code"], issue["pointer"]) == ("ARTIFACT_INVALID", "/output/artifacts/0/kind")
+    assert "mr_review.changed_files, mr_review.findings, wr.loop_control" in issue["message"]
 
 
 @pytest.mark.parametrize(

@@ -28,3 +28,14 @@ def test_admin_requires_a_login(client):
     response = client.get("/admin/")
     assert response.status_code == 302
     assert "/admin/login/" in response["Location"]
+
+
+def test_home_gives_the_agent_the_same_store_and_hides_the_database_password(client, settings, tmp_path):
+    settings.WORKRAIL_HOME = tmp_path / "elsewhere"
+    settings.DATABASE_URL_SECRET = "postgres://workrail:s3cret@db.local/workrail"
+    html = client.get("/").content.decode()
+    assert f"claude mcp add workrail -e WORKRAIL_HOME={tmp_path / 'elsewhere'} -e " in html
+    assert f"&quot;WORKRAIL_HOME&quot;: &quot;{tmp_path / 'elsewhere'}&quot;" in html
+    assert "postgres://workrail:********@db.local/workrail" in html
+    assert "s3cret" not in html
+    assert "The password is hidden here" in html

@@ -1,6 +1,6 @@
 """The documented code lists cannot drift from the code."""
 
-from runs.errors import ErrorCode
+from runs.errors import ErrorCode, HeldIssue
 from tests.helpers import REPO
 from workflows_app.diagnostics import Code
 
@@ -9,7 +9,7 @@ def test_every_error_and_diagnostic_code_is_documented():
     from workflows_app.engine.codes import IssueCode, WarningCode
 
     text = (REPO / "docs" / "errors.md").read_text()
-    for code in [*ErrorCode, *Code, *IssueCode, *WarningCode]:
+    for code in [*ErrorCode, *Code, *IssueCode, *HeldIssue, *WarningCode]:
         assert f"| `{code.value}` |" in text, code
 
 

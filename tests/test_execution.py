@@ -8,7 +8,8 @@ from django.db import connection
 
 from runs.errors import ErrorCode
 from runs.models import Ack, Event, EventKind, Node, Run, RunStatus
-from runs.services.execution import cancel_run, continue_workflow, start_workflow
+from runs.services.execution import cancel_run
+from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import ack, assert_gap_free, canonical, error_code, notes_for
 from tests.helpers import workflow_doc, write_json
 
@@ -217,12 +218,15 @@ def test_a_run_continues_on_its_pinned_snapshot_when_the_file_changes_or_goes(th
     write_json(three, edited)
     os.utime(three, ns=(10**18, 10**18))
     second = ack(continue_workflow, response)
-    assert second["pending"]["prompt"] == "Do two for {{ticketId}}."
+    assert second["pending"]["prompt"] == "Do two for [not set: ticketId]."
     assert [w["code"] for w in second["warnings"]] == ["WORKFLOW_CHANGED_ON_DISK"]
+    # Said once per run: the next answer does not repeat it while nothing changed.
+    assert continue_workflow(stateToken=second["stateToken"])["warnings"] == []
     three.unlink()
     third = ack(continue_workflow, second)
     assert third["pending"]["stepId"] == "three"
     assert [w["code"] for w in third["warnings"]] == ["WORKFLOW_SOURCE_MISSING"]
+    assert [w["code"] for w in ack(continue_workflow, third)["warnings"]] == []
     fresh = start_workflow  # a new run cannot start from a file that is gone
     assert error_code(lambda: fresh("project.three")) == ErrorCode.WORKFLOW_NOT_FOUND
 

@@ -14,7 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from runs.errors import WorkRailError
 from runs.models import Ack, Node, PinnedWorkflow, Session
 from runs.rebuild import rebuild_projections
-from runs.services.execution import continue_workflow, start_workflow
+from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import assert_gap_free
 from tests.helpers import workflow_doc, write_json
 from tests.projection_snapshot import snapshot

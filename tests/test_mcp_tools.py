@@ -3,10 +3,15 @@
 import pytest
 from jsonschema import Draft202012Validator
 
-from runs.mcp.tools import TOOLS, execute
+from runs.mcp.tools import call, tool_specs
 from tests.helpers import workflow_doc, write_json
 
-SPECS = {spec.name: spec for spec in TOOLS}
+SPECS = tool_specs()
+TOOLS = list(SPECS.values())
+
+
+def execute(spec, arguments):
+    return call(spec.name, arguments)
 
 
 @pytest.mark.parametrize("spec", TOOLS, ids=lambda s: s.name)
@@ -16,6 +21,7 @@ def test_every_documented_example_is_valid_input(spec):
     assert spec.examples
     for example in spec.examples:
         assert list(Draft202012Validator(spec.input_schema).iter_errors(example)) == []
+        spec.input.model_validate(example)  # the model that parses the call agrees with its schema
 
 
 @pytest.mark.parametrize("spec", TOOLS, ids=lambda s: s.name)
@@ -90,10 +96,10 @@ def test_broken_files_never_break_listing(service_catalog):
 @pytest.mark.parametrize(
     ("arguments", "fragment"),
     [
-        ({}, "'workflowId' is a required property"),
-        ({"workflowId": 7}, "is not of type 'string'"),
-        ({"workflowId": "wr.code_review", "mode": "full"}, "is not one of"),
-        ({"workflowId": "wr.code_review", "extra": 1}, "Additional properties"),
+        ({}, "at /workflowId, field required"),
+        ({"workflowId": 7}, "at /workflowId, input should be a valid string"),
+        ({"workflowId": "wr.code_review", "mode": "full"}, "at /mode, input should be 'metadata' or 'preview'"),
+        ({"workflowId": "wr.code_review", "extra": 1}, "at /extra, extra inputs are not permitted"),
     ],
 )
 def test_wrong_shapes_are_structured_errors(arguments, fragment, service_catalog):
@@ -161,3 +167,43 @@ def test_tools_are_annotated_for_what_they_do():
         "start_session": (False, False, False),
         "resume_session": (True, False, True),
     }
+
+
+@pytest.mark.parametrize("spec", TOOLS, ids=lambda s: s.name)
+def test_every_output_schema_admits_the_error_body(spec):
+    # Clients that validate structuredContent against outputSchema (the TypeScript SDK does, on errors
+    # too) must accept an error answer: the error body is one of the declared shapes.
+    validator = Draft202012Validator(spec.output_schema)
+    assert spec.output_schema["type"] == "object"
+    error = {"error": {"code": "TOKEN_MALFORMED", "message": "m", "retryable": False, "suggestion": "s"}}
+    assert list(validator.iter_errors(error)) == []
+    assert list(validator.iter_errors({"error": {**error["error"], "code": "NOT_A_CODE"}}))
+
+
+@pytest.mark.django_db
+def test_error_answers_validate_against_the_tool_output_schema(service_catalog):
+    cases = [
+        ("inspect_workflow", {"workflowId": "team.nothing"}),
+        ("start_workflow", {"workflowId": 3}),
+        ("continue_workflow", {"stateToken": "st1_nope"}),
+        ("checkpoint_workflow", {"stateToken": "st1_nope", "output": {"notesMarkdown": "x"}}),
+        ("list_workflows", {"kind": "everything"}),
+    ]
+    for name, arguments in cases:
+        outcome = execute(SPECS[name], arguments)
+        assert outcome.is_error
+        assert list(Draft202012Validator(SPECS[name].output_schema).iter_errors(outcome.structured)) == []
+
+
+def test_unknown_tools_are_an_error_naming_only_enabled_tools(settings):
+    outcome = call("frobnicate", {})
+    assert outcome.structured["error"]["code"] == "INVALID_INPUT"
+    assert "start_workflow" in outcome.structured["error"]["suggestion"]
+    assert "resume_session" not in outcome.structured["error"]["suggestion"]
+
+
+@pytest.mark.django_db
+def test_a_disabled_tool_is_refused_with_the_flag_to_set(settings):
+    outcome = call("resume_session", {})
+    assert outcome.structured["error"]["code"] == "FEATURE_DISABLED"
+    assert "WORKRAIL_ENABLE_RESUME_SESSION=1" in outcome.structured["error"]["suggestion"]

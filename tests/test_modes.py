@@ -4,7 +4,7 @@ old token behaves as it did at that node."""
 import pytest
 
 from runs.models import Event, EventKind, Gap, Session
-from runs.services.execution import continue_workflow, start_workflow
+from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import error_code, notes_for
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import pytest
 
 from runs.models import Observation
 from runs.observe import git_observation
-from runs.services.execution import continue_workflow, start_workflow
+from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import notes_for
 
 pytestmark = pytest.mark.django_db

@@ -12,13 +12,14 @@ from django.utils import timezone
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
+from runs import events
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal
-from runs.models import EventKind, RunSynthesis
+from runs.models import RunSynthesis
 from runs.services import catalog
-from runs.services.execution import continue_workflow, start_workflow
 from runs.services.resources import read_run, read_session_artifacts, read_workflow, read_workflows
 from runs.services.synthesis import synthesize
+from tests.calls import continue_workflow, start_workflow
 from tests.test_synthesis import A_FINDING, FILES, FINDINGS, PLAN, changed_files, node_of, record_checkpoint, step
 
 pytestmark = pytest.mark.django_db
@@ -39,9 +40,7 @@ def finalize(done: dict[str, Any]) -> dict[str, Any]:
     synthesis = synthesize(node)
     with transaction.atomic():
         journal = Journal(node.run.session, timezone.now())
-        journal.record(
-            EventKind.RUN_FINALIZED, {"runId": node.run.public_id, "nodeId": node.public_id, "synthesis": synthesis}
-        )
+        journal.record(events.RunFinalized(run_id=node.run.public_id, node_id=node.public_id, synthesis=synthesis))
         journal.flush()
     return synthesis
 
@@ -105,14 +104,13 @@ def test_a_completed_run_carries_its_synthesis_and_gaps(service_catalog):
     with transaction.atomic():
         journal = Journal(gap_node.run.session, timezone.now())
         journal.record(
-            EventKind.GAP_RECORDED,
-            {
-                "runId": gap_node.run.public_id,
-                "nodeId": gap_node.public_id,
-                "stepId": "draft-plan",
-                "reason": "user_confirmation",
-                "description": "Went on without the user's confirmation.",
-            },
+            events.GapRecorded(
+                run_id=gap_node.run.public_id,
+                node_id=gap_node.public_id,
+                step_id="draft-plan",
+                reason="user_confirmation",
+                description="Went on without the user's confirmation.",
+            )
         )
         journal.flush()
     done = step(step(second, "Plan done."), "Verdict: ready.", [A_FINDING])
@@ -128,8 +126,8 @@ def test_a_completed_run_carries_its_synthesis_and_gaps(service_catalog):
     assert [a["kind"] for a in view["synthesis"]["artifacts"]] == [FILES, FINDINGS]
 
 
-def test_an_unknown_run_is_invalid_input(service_catalog):
-    assert code_of(lambda: read_run("run_0000000000000000")) == ErrorCode.INVALID_INPUT
+def test_an_unknown_run_is_not_found(service_catalog):
+    assert code_of(lambda: read_run("run_0000000000000000")) == ErrorCode.NOT_FOUND
 
 
 # --- session artifacts -----------------------------------------------------------------------------------
@@ -160,8 +158,8 @@ def test_session_artifacts_cover_every_run_and_checkpoint_in_time_order(service_
     assert recorded == sorted(recorded)
 
 
-def test_an_unknown_session_is_invalid_input(service_catalog):
-    assert code_of(lambda: read_session_artifacts("ses_0000000000000000")) == ErrorCode.INVALID_INPUT
+def test_an_unknown_session_is_not_found(service_catalog):
+    assert code_of(lambda: read_session_artifacts("ses_0000000000000000")) == ErrorCode.NOT_FOUND
 
 
 # --- the MCP registration --------------------------------------------------------------------------------
@@ -221,4 +219,4 @@ def test_run_and_session_reads_run_on_a_worker_thread(service_catalog):
     with pytest.raises(MCPError) as raised:
         anyio.run(read, "workrail://runs/run_nope")
     assert raised.value.code == INVALID_PARAMS
-    assert raised.value.data["error"]["code"] == "INVALID_INPUT"
+    assert raised.value.data["error"]["code"] == "NOT_FOUND"

@@ -8,14 +8,14 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from runs import tokens
+from runs import events, tokens
 from runs.eventlog import Journal, new_session, session_token_id
-from runs.models import Event, EventKind, Node, Run, SearchEntry, Session
+from runs.models import Event, Node, Run, SearchEntry, Session
 from runs.projections import SEARCH_NOTES_CHARS
 from runs.services import resume
-from runs.services.execution import continue_workflow, start_workflow
-from runs.services.resume import DEEP_SCAN_ROWS, MAX_CANDIDATES, resume_session
+from runs.services.resume import DEEP_SCAN_ROWS, MAX_CANDIDATES
 from runs.tokens import TokenKind
+from tests.calls import continue_workflow, resume_session, start_workflow
 
 pytestmark = pytest.mark.django_db
 
@@ -43,8 +43,9 @@ def observe(response, branch="", sha="", workspace=""):
     with transaction.atomic():
         journal = Journal(run.session, timezone.now())
         journal.record(
-            EventKind.OBSERVATION_RECORDED,
-            {"runId": run.public_id, "gitBranch": branch, "gitHeadSha": sha, "workspacePath": workspace},
+            events.ObservationRecorded(
+                run_id=run.public_id, git_branch=branch, git_head_sha=sha, workspace_path=workspace
+            )
         )
         journal.flush()
 
@@ -55,28 +56,26 @@ def checkpoint_only(key, title, tags=(), notes=()):
         session = new_session(now)
         journal = Journal(session, now)
         journal.record(
-            EventKind.SESSION_CREATED,
-            {
-                "sessionId": session.public_id,
-                "sessionKey": key,
-                "title": title,
-                "kind": "checkpoint_only",
-                "tags": list(tags),
-                "preferences": {},
-            },
+            events.SessionCreated(
+                session_id=session.public_id,
+                session_key=key,
+                title=title,
+                session_kind="checkpoint_only",
+                tags=list(tags),
+                preferences={},
+            )
         )
         for number, text in enumerate(notes):
             journal.record(
-                EventKind.CHECKPOINT_RECORDED,
-                {
-                    "runId": None,
-                    "nodeId": None,
-                    "childNodeId": None,
-                    "outputDigest": f"sha256:{number:064x}",
-                    "notesMarkdown": text,
-                    "artifacts": [],
-                    "response": "{}",
-                },
+                events.CheckpointRecorded(
+                    run_id=None,
+                    node_id=None,
+                    child_node_id=None,
+                    output_digest=f"sha256:{number:064x}",
+                    notes_markdown=text,
+                    artifacts=[],
+                    response="{}",
+                )
             )
         journal.flush()
     return session
@@ -221,16 +220,15 @@ def test_artifact_kinds_recorded_on_the_run_are_searched():
         node = Node.objects.get(run=run)
         journal = Journal(run.session, timezone.now())
         journal.record(
-            EventKind.CHECKPOINT_RECORDED,
-            {
-                "runId": run.public_id,
-                "nodeId": node.public_id,
-                "childNodeId": None,
-                "outputDigest": "sha256:" + "0" * 64,
-                "notesMarkdown": "Saved the plan.",
-                "artifacts": [{"kind": "wr.contracts.flamegraph"}],
-                "response": "{}",
-            },
+            events.CheckpointRecorded(
+                run_id=run.public_id,
+                node_id=node.public_id,
+                child_node_id=None,
+                output_digest="sha256:" + "0" * 64,
+                notes_markdown="Saved the plan.",
+                artifacts=[{"kind": "wr.contracts.flamegraph"}],
+                response="{}",
+            )
         )
         journal.flush()
     assert keys(resume_session(query="flamegraph")) == ["with-artifact"]

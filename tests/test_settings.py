@@ -1,5 +1,6 @@
 """Configuration comes from environment variables, read strictly in one place."""
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -13,7 +14,7 @@ from tests.helpers import REPO
 from workrail_site.env import Env
 
 
-def run_manage(tmp_path, *args, **env):
+def run_manage(tmp_path, *args, input=None, **env):
     clean = {
         k: v
         for k, v in os.environ.items()
@@ -27,6 +28,7 @@ def run_manage(tmp_path, *args, **env):
         capture_output=True,
         text=True,
         timeout=60,
+        input=input,
     )
 
 
@@ -50,11 +52,20 @@ def test_malformed_or_unknown_settings_fail_at_start_with_a_clear_message(tmp_pa
     assert "Traceback" not in result.stderr
 
 
-def test_the_mcp_command_fails_the_same_way_and_writes_nothing_to_stdout(tmp_path):
-    result = run_manage(tmp_path, "mcp", WORKRAIL_DEBUG="perhaps")
-    assert result.returncode == 2
-    assert result.stdout == ""
-    assert "WORKRAIL_DEBUG" in result.stderr
+def test_the_mcp_command_still_answers_the_handshake_and_says_why_on_stderr(tmp_path):
+    # Exiting before the handshake leaves a client with "Connection closed" and nothing to show; the
+    # server answers instead (tests/e2e/test_configuration_error.py checks what every call then says).
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    result = run_manage(tmp_path, "mcp", WORKRAIL_DEBUG="perhaps", input=json.dumps(initialize) + "\n")
+    assert result.returncode == 0
+    answer = json.loads(result.stdout.splitlines()[0])
+    assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "workrail"
+    assert "WORKRAIL_DEBUG='perhaps' is not a boolean" in result.stderr
 
 
 def test_workrail_home_and_its_secret_are_private(tmp_path):

@@ -37,7 +37,8 @@ def test_the_table_covers_every_status_and_canceled_is_final():
 @pytest.mark.django_db
 def test_the_service_cannot_move_a_canceled_run(service_catalog):
     from runs.models import Run
-    from runs.services.execution import cancel_run, start_workflow
+    from runs.services.execution import cancel_run
+    from tests.calls import start_workflow
     from tests.execution_helpers import error_code
 
     response = start_workflow("wr.bug_investigation")
@@ -45,4 +46,4 @@ def test_the_service_cannot_move_a_canceled_run(service_catalog):
     assert Run.objects.get().status == RunStatus.CANCELED
     cancel_run(response["session"]["runId"])  # canceling twice changes nothing and records nothing more
     assert Run.objects.get().status == RunStatus.CANCELED
-    assert error_code(lambda: cancel_run("run_missing")) == "INVALID_INPUT"
+    assert error_code(lambda: cancel_run("run_missing")) == "NOT_FOUND"

@@ -10,14 +10,14 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from runs import tokens
+from runs import events, tokens
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal, random_id
-from runs.models import EventKind, Node
-from runs.services.execution import continue_workflow, start_workflow
+from runs.models import Node
 from runs.services.output import output_digest
 from runs.services.synthesis import synthesize
 from runs.tokens import TokenKind
+from tests.calls import continue_workflow, start_workflow
 
 pytestmark = pytest.mark.django_db
 
@@ -51,31 +51,30 @@ def record_checkpoint(response: dict[str, Any], notes: str, artifacts: list[dict
         journal = Journal(node.run.session, timezone.now())
         run_id = node.run.public_id
         journal.record(
-            EventKind.NODE_CREATED,
-            {
-                "runId": run_id,
-                "nodeId": child_id,
-                "parentNodeId": node.public_id,
-                "depth": node.depth + 1,
-                "notesOnPath": node.notes_on_path + 1,
-                "engineState": node.engine_state,
-                "preferences": {},
-                "pendingStepId": node.pending_step_id,
-                "isComplete": False,
-            },
+            events.NodeCreated(
+                run_id=run_id,
+                node_id=child_id,
+                parent_node_id=node.public_id,
+                depth=node.depth + 1,
+                notes_on_path=node.notes_on_path + 1,
+                engine_state=node.engine_state,
+                preferences=node.preferences,
+                pending_step_id=node.pending_step_id,
+                is_complete=False,
+            )
         )
         journal.record(
-            EventKind.CHECKPOINT_RECORDED,
-            {
-                "runId": run_id,
-                "nodeId": node.public_id,
-                "childNodeId": child_id,
-                "outputDigest": output_digest(output),
-                "response": "{}",
-                **output,
-            },
+            events.CheckpointRecorded(
+                run_id=run_id,
+                node_id=node.public_id,
+                child_node_id=child_id,
+                output_digest=output_digest(output),
+                response="{}",
+                notes_markdown=output.get("notesMarkdown", ""),
+                artifacts=output.get("artifacts", []),
+            )
         )
-        journal.record(EventKind.ATTEMPT_ISSUED, {"runId": run_id, "nodeId": child_id, "attemptId": attempt_id})
+        journal.record(events.AttemptIssued(run_id=run_id, node_id=child_id, attempt_id=attempt_id))
         journal.flush()
     return {
         "stateToken": tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child_id),

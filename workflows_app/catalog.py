@@ -42,8 +42,10 @@ class WorkflowEntry:
 
     @property
     def step_count(self) -> int:
-        """Top-level steps as authored (a loop counts once), which is what a reader of the file sees."""
-        return len(self.document["steps"])
+        """Steps an agent can be given (engine.step_count): the same count a run's progress uses."""
+        from workflows_app.engine import step_count
+
+        return step_count(self.compiled)
 
 
 @dataclass(frozen=True)

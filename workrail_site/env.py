@@ -24,6 +24,11 @@ class Env:
         self._environ = os.environ if environ is None else environ
         self._known: set[str] = set()
 
+    @property
+    def known(self) -> frozenset[str]:
+        """Every name asked for so far, set or not."""
+        return frozenset(self._known)
+
     def _raw(self, name: str) -> str | None:
         self._known.add(name)
         value = self._environ.get(name)

@@ -15,7 +15,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env()
 
 # --- Where WorkRail keeps its state ---------------------------------------------------------------
-WORKRAIL_HOME = ensure_home(env.path("WORKRAIL_HOME", Path.home() / ".workrail"))
+WORKRAIL_HOME_DEFAULT = Path.home() / ".workrail"
+WORKRAIL_HOME = ensure_home(env.path("WORKRAIL_HOME", WORKRAIL_HOME_DEFAULT))
 
 # --- Workflow sources (see workflows_app.sources) -------------------------------------------------
 WORKRAIL_PROJECT_DIR = env.path("WORKRAIL_PROJECT_DIR", Path.cwd())
@@ -119,6 +120,9 @@ def _sqlite(config: dict[str, object]) -> dict[str, object]:
 
 
 _database_url = env.text("DATABASE_URL", "")
+# The URL as given, for the connect instructions (runs/connect.py): an agent's server must use the same
+# database as the dashboard. It may hold a password; "SECRET" in the name makes Django's debug page hide it.
+DATABASE_URL_SECRET = _database_url
 if _database_url:
     _default_db = _database_from_url(_database_url)
 else:
@@ -129,6 +133,9 @@ if _default_db["ENGINE"] == "django.db.backends.sqlite3":
 # more than the call itself); a health check replaces any that went bad.
 _default_db.update(CONN_MAX_AGE=600, CONN_HEALTH_CHECKS=True)
 DATABASES = {"default": _default_db}
+# Read by tests/settings.py (it becomes DATABASE_URL for the test run) and documented in the README; read
+# here too, unused, so that having it set in the shell does not make reject_unknown() stop `make run`.
+env.text("WORKRAIL_TEST_DATABASE_URL", "")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Internationalisation and static files ---------------------------------------------------------

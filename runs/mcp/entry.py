@@ -1,9 +1,10 @@
 """`python manage.py mcp`: the stdio MCP server an agent launches.
 
 Start-up is on the agent's critical path, so the handshake is answered before Django loads its
-apps: settings are read (and rejected early if malformed), the server starts, and Django's app
+apps: settings are read, the server starts, and Django's app
 registry, pending migrations and the first catalog scan happen on a background thread. Tools that
-need the database wait for that thread (runs/mcp/readiness.py).
+need the database wait for that thread (runs/mcp/readiness.py). Settings that cannot be read do
+not stop the server: it answers the handshake and every call returns CONFIGURATION_ERROR.
 
 Only JSON-RPC reaches stdout: the SDK serves the protocol from a private copy of the descriptor and
 points fd 1 at stderr while it runs, and everything we log goes to stderr.
@@ -27,19 +28,29 @@ def main(argv: list[str]) -> int:
     parser.parse_args(argv)
 
     from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
 
-    settings.WORKRAIL_HOME  # noqa: B018 - reading one setting loads and validates them all
-    logging.basicConfig(
-        stream=sys.stderr, level=settings.LOG_LEVEL, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    from runs.mcp import readiness
+
+    try:
+        level = settings.LOG_LEVEL  # reading one setting loads and validates them all
+    except ImproperlyConfigured as exc:
+        # Exiting here would leave the client with "Connection closed" and nothing to show. Answer the
+        # handshake instead, and let every call say what is wrong (it is on stderr too).
+        print(f"workrail: configuration error: {exc}", file=sys.stderr)
+        readiness.refuse_all_calls(str(exc))
+        level = "WARNING"
+    logging.basicConfig(stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     import anyio
 
-    from runs.mcp import readiness
     from runs.mcp.server import WorkRailServer
 
     @asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
+        if readiness.configuration_problem() is not None:
+            yield {}  # nothing to prepare: no call will reach the database
+            return
         worker = readiness.start_background_setup()
         try:
             yield {}

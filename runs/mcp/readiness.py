@@ -16,6 +16,17 @@ logger = logging.getLogger("workrail.mcp")
 _ready = threading.Event()
 _started = threading.Event()
 _failure: list[BaseException] = []
+_configuration: list[str] = []  # why the settings could not be read, when they could not
+
+
+def refuse_all_calls(problem: str) -> None:
+    """The settings are unusable: the server still answers the handshake (so the client can show
+    why), and every call returns CONFIGURATION_ERROR with `problem`."""
+    _configuration[:] = [problem]
+
+
+def configuration_problem() -> str | None:
+    return _configuration[0] if _configuration else None
 
 
 def start_background_setup() -> threading.Thread:
@@ -43,8 +54,10 @@ def _setup() -> None:
         applied = [line for line in log.getvalue().splitlines() if line.strip().startswith("Applying")]
         if applied:
             logger.info("applied %d migrations", len(applied))
+        from runs.mcp.tools import tool_specs
         from runs.services.catalog import current_catalog
 
+        tool_specs()  # builds the typed models and their schemas before the first tools/list
         current_catalog()
     except BaseException as exc:  # reported to every tool that waits, never lost
         logger.exception("start-up failed")

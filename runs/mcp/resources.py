@@ -5,11 +5,10 @@
     workrail://runs/{runId}                    a run: status, tip, recap, branches, gaps, synthesis
     workrail://sessions/{sessionId}/artifacts  every artifact recorded in a session, oldest first
 
-Every read runs its service function (runs/services/resources.py) on a worker thread, after waiting
-for the start-up set-up (Django apps, migrations) and dropping stale connections, as the database
-tools do. Answers are JSON text. A WorkRailError becomes a JSON-RPC error (invalid params when the
-caller named something that does not exist) whose `data` is {uri, error: {code, message, retryable,
-suggestion}}.
+Every read runs its service function (runs/services/resources.py) on a worker thread, through the
+same boundary as the tools (runs/mcp/boundary.py). Answers are JSON text. A WorkRailError becomes a
+JSON-RPC error (invalid params when the caller named something that does not exist) whose `data` is
+{uri, error: {code, message, retryable, suggestion}}.
 
 This module is imported at start-up: it must stay light. The services are imported on first read.
 """
@@ -17,7 +16,6 @@ This module is imported at start-up: it must stay light. The services are import
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -27,8 +25,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
 from runs.errors import ErrorCode, WorkRailError
-
-logger = logging.getLogger("workrail.mcp")
+from runs.mcp.boundary import guarded
 
 JSON = "application/json"
 WORKFLOWS_URI = "workrail://workflows"
@@ -37,7 +34,12 @@ RUN_TEMPLATE = "workrail://runs/{runId}"
 SESSION_ARTIFACTS_TEMPLATE = "workrail://sessions/{sessionId}/artifacts"
 
 # The caller named something wrong: an invalid-params error. Anything else is on our side.
-_CALLER_ERRORS = {ErrorCode.INVALID_INPUT, ErrorCode.WORKFLOW_NOT_FOUND, ErrorCode.WORKFLOW_INVALID}
+_CALLER_ERRORS = {
+    ErrorCode.INVALID_INPUT,
+    ErrorCode.NOT_FOUND,
+    ErrorCode.WORKFLOW_NOT_FOUND,
+    ErrorCode.WORKFLOW_INVALID,
+}
 
 
 def register_resources(server: MCPServer[Any]) -> None:
@@ -95,36 +97,11 @@ async def _read(uri: str, reader: Callable[..., dict[str, Any]], *args: str) -> 
 
 def _read_sync(uri: str, reader: Callable[..., dict[str, Any]], args: tuple[str, ...]) -> str:
     try:
-        result = _with_database(reader, args)
+        # Even the catalog views need the database set-up: the services import the models.
+        result = guarded(f"Reading {uri}", lambda: reader(*args), uses_database=True, changes=False)
     except WorkRailError as exc:
         raise _as_mcp_error(uri, exc) from None
-    except Exception:
-        logger.exception("reading resource %s failed", uri)
-        raise _as_mcp_error(
-            uri,
-            WorkRailError(
-                ErrorCode.INTERNAL_ERROR,
-                f"Reading {uri} failed unexpectedly; the details are in the server log (stderr).",
-                "Retry once; if it fails again, report the server log. Reading changes nothing.",
-                retryable=True,
-            ),
-        ) from None
     return json.dumps(result, ensure_ascii=False)
-
-
-def _with_database(reader: Callable[..., dict[str, Any]], args: tuple[str, ...]) -> dict[str, Any]:
-    # Even the catalog views wait: the service layer imports the models, which need Django's apps loaded
-    # (done by the start-up thread). Worker threads drop connections that went stale, before and after.
-    from django.db import close_old_connections
-
-    from runs.mcp.readiness import wait_until_ready
-
-    wait_until_ready()
-    close_old_connections()
-    try:
-        return reader(*args)
-    finally:
-        close_old_connections()
 
 
 def _as_mcp_error(uri: str, exc: WorkRailError) -> MCPError:

@@ -1,8 +1,8 @@
 """The stdio MCP server: the SDK's MCPServer with our tool registry in place of its decorator-made one.
 
 The SDK derives tool schemas from Python signatures and turns argument errors into plain text. We
-publish hand-written schemas (runs/mcp/schemas.py) and answer every failure as structured data, so
-listing and calling tools goes through ToolSpec instead.
+publish schemas generated from our own typed models (runs/contract) and answer every failure as
+structured data that those schemas admit, so listing and calling tools goes through ToolSpec instead.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from mcp.server import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types import Tool as MCPTool
 
-from runs.errors import ErrorCode, WorkRailError
+from runs.mcp.readiness import configuration_problem
 from runs.mcp.resources import register_resources
-from runs.mcp.tools import TOOLS, ToolOutcome, ToolSpec, error_outcome, execute
+from runs.mcp.tools import ToolOutcome, ToolSpec, call, tool_specs
 
 INSTRUCTIONS = (
     "WorkRail guides you through multi-step workflows. Call list_workflows to see what exists and "
@@ -25,7 +25,7 @@ INSTRUCTIONS = (
 
 
 class WorkRailServer(MCPServer[Any]):
-    def __init__(self, tools: list[ToolSpec] = TOOLS, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         from workrail_site.version import VERSION
 
         super().__init__(
@@ -36,10 +36,11 @@ class WorkRailServer(MCPServer[Any]):
             log_level="WARNING",
             **kwargs,
         )
-        self._specs = {spec.name: spec for spec in tools}
         register_resources(self)
 
     async def list_tools(self) -> list[MCPTool]:
+        # Building the registry (the typed models) is CPU work: off the event loop, like the calls.
+        specs: list[ToolSpec] = await anyio.to_thread.run_sync(_listed_specs)
         return [
             MCPTool(
                 name=spec.name,
@@ -55,32 +56,21 @@ class WorkRailServer(MCPServer[Any]):
                     open_world_hint=spec.annotations.open_world,
                 ),
             )
-            for spec in self._specs.values()
-            if spec.enabled
+            for spec in specs
         ]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
-        spec = self._specs.get(name)
-        if spec is not None and not spec.enabled:
-            outcome = error_outcome(
-                WorkRailError(
-                    ErrorCode.FEATURE_DISABLED,
-                    f"{name} is turned off on this server.",
-                    f"Ask the user to set {spec.flag}=1 in the MCP server's environment and restart it.",
-                )
-            )
-        elif spec is None:
-            outcome = error_outcome(
-                WorkRailError(
-                    ErrorCode.INVALID_INPUT,
-                    f"There is no tool named '{name}'.",
-                    f"Call one of: {', '.join(n for n, s in self._specs.items() if s.enabled)}.",
-                )
-            )
-        else:
-            # Tools touch files and the database: keep them off the event loop.
-            outcome = await anyio.to_thread.run_sync(execute, spec, arguments)
+        # Tools touch files and the database: keep them off the event loop.
+        outcome = await anyio.to_thread.run_sync(call, name, arguments)
         return to_call_result(outcome)
+
+
+def _listed_specs() -> list[ToolSpec]:
+    specs = tool_specs().values()
+    if configuration_problem() is not None:
+        # The flags cannot be read: offer the tools that need none; every call explains the problem.
+        return [spec for spec in specs if spec.feature is None]
+    return [spec for spec in specs if spec.enabled]
 
 
 def to_call_result(outcome: ToolOutcome) -> CallToolResult:

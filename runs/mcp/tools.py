@@ -1,28 +1,25 @@
-"""The MCP tools as data: name, schemas, examples, annotations and the service call behind each.
+"""The MCP tools as data: name, typed input and outputs, examples, annotations and the service call
+behind each, and `call`, the one way a tool call is run.
 
-A tool's description is generated from its summary and its examples, and its examples are checked
-against its input schema by the tests, so what the agent reads cannot drift from what it may send.
+Schemas are generated from the pydantic models of runs.contract; a tool's description is its summary
+plus its examples, and the tests validate every example against the input model, so what the agent
+reads cannot drift from what it may send. Building the models costs tens of milliseconds, so the
+registry is built on first use (the start-up thread warms it), not on the path to `initialize`.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from functools import cache, cached_property
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
 
 from runs.errors import ErrorCode, WorkRailError
-from runs.mcp import rendering, schemas
-
-if TYPE_CHECKING:
-    from jsonschema import Draft202012Validator
-
-# jsonschema and the services are imported on first use, not at import time: this module is on the
-# path to answering `initialize`, and an agent's client waits for that (see bench/startup.py).
-
-logger = logging.getLogger("workrail.mcp")
+from runs.features import Feature
+from runs.mcp import boundary, rendering
 
 
 @dataclass(frozen=True)
@@ -38,26 +35,26 @@ class ToolSpec:
     name: str
     title: str
     summary: str
-    input_schema: dict[str, Any]
-    output_schema: dict[str, Any]
+    input: type[BaseModel]
+    outputs: tuple[type[BaseModel], ...]
     examples: list[dict[str, Any]]
     annotations: Annotations
-    handler: Callable[..., dict[str, Any]]
+    handler: Callable[[Any], dict[str, Any]]  # receives the parsed input
     render: Callable[[dict[str, Any]], str]
     uses_database: bool = False
-    flag: str | None = None  # the setting that turns the tool on; None: always on
-
-    @property
-    def enabled(self) -> bool:
-        from django.conf import settings
-
-        return self.flag is None or bool(getattr(settings, self.flag))
+    feature: Feature | None = None  # the feature that must be on for the tool to exist; None: always
 
     @cached_property
-    def _validator(self) -> Draft202012Validator:
-        from jsonschema import Draft202012Validator
+    def input_schema(self) -> dict[str, Any]:
+        from runs.contract.schema import input_schema
 
-        return Draft202012Validator(self.input_schema)
+        return input_schema(self.input)
+
+    @cached_property
+    def output_schema(self) -> dict[str, Any]:
+        from runs.contract.schema import output_schema
+
+        return output_schema(*self.outputs)
 
     @property
     def description(self) -> str:
@@ -65,19 +62,25 @@ class ToolSpec:
         lines += [json.dumps(example, sort_keys=True) for example in self.examples]
         return "\n".join(lines)
 
-    def check_arguments(self, arguments: Any) -> None:
-        from jsonschema.exceptions import best_match
+    @property
+    def enabled(self) -> bool:
+        from runs import features
 
-        problem = best_match(self._validator.iter_errors(arguments))
-        if problem is None:
-            return
-        where = "".join(f"/{part}" for part in problem.absolute_path) or "the arguments"
-        raise WorkRailError(
-            ErrorCode.INVALID_INPUT,
-            f"{self.name}: at {where}, {problem.message}.",
-            f"Send arguments that match the tool's input schema, for example {json.dumps(self.examples[0])}.",
-            details={"pointer": where if where != "the arguments" else "", "schema": self.input_schema},
-        )
+        return self.feature is None or features.enabled(self.feature)
+
+    def parse(self, arguments: Any) -> Any:
+        """The arguments as the tool's input model; INVALID_INPUT, with a JSON pointer, when they do not fit."""
+        try:
+            return self.input.model_validate(arguments)
+        except ValidationError as exc:
+            problem = exc.errors(include_url=False)[0]
+            where = "".join(f"/{part}" for part in problem["loc"])
+            raise WorkRailError(
+                ErrorCode.INVALID_INPUT,
+                f"{self.name}: at {where or 'the arguments'}, {problem['msg'][:1].lower()}{problem['msg'][1:]}.",
+                f"Send arguments that match the tool's input schema, for example {json.dumps(self.examples[0])}.",
+                details={"pointer": where, "problems": len(exc.errors())},
+            ) from None
 
 
 @dataclass(frozen=True)
@@ -87,38 +90,36 @@ class ToolOutcome:
     is_error: bool
 
 
-def execute(spec: ToolSpec, arguments: Any) -> ToolOutcome:
+def call(name: str, arguments: Any) -> ToolOutcome:
     """Runs one tool call; every failure becomes data, never an exception across the boundary."""
     try:
-        spec.check_arguments(arguments)
-        result = _with_database(spec.handler, arguments) if spec.uses_database else spec.handler(**arguments)
+        spec = tool_specs().get(name)
+        if spec is None:
+            raise WorkRailError(
+                ErrorCode.INVALID_INPUT,
+                f"There is no tool named '{name}'.",
+                f"Call one of: {', '.join(s.name for s in tool_specs().values() if s.enabled)}.",
+            )
+        result = boundary.guarded(
+            name,
+            lambda: invoke(name, arguments),
+            uses_database=spec.uses_database,
+            changes=not spec.annotations.read_only,
+        )
     except WorkRailError as exc:
         return error_outcome(exc)
-    except Exception:
-        logger.exception("tool %s failed", spec.name)
-        return error_outcome(
-            WorkRailError(
-                ErrorCode.INTERNAL_ERROR,
-                f"{spec.name} failed unexpectedly; the details are in the server log (stderr).",
-                "Retry once; if it fails again, report the server log. Nothing stored was changed by this call.",
-                retryable=True,
-            )
-        )
     return ToolOutcome(result, spec.render(result), is_error=False)
 
 
-def _with_database(handler: Callable[..., dict[str, Any]], arguments: dict[str, Any]) -> dict[str, Any]:
-    # Tools run on worker threads: drop connections that went stale between calls, before and after.
-    from django.db import close_old_connections
+def invoke(name: str, arguments: Any) -> dict[str, Any]:
+    """The tool's work without the boundary: feature check, input model, service. Raises WorkRailError.
+    For callers already inside Django (tests, benchmarks); clients go through `call`."""
+    spec = tool_specs()[name]
+    if spec.feature is not None:
+        from runs import features
 
-    from runs.mcp.readiness import wait_until_ready
-
-    wait_until_ready()
-    close_old_connections()
-    try:
-        return handler(**arguments)
-    finally:
-        close_old_connections()
+        features.require(spec.feature, spec.name)
+    return spec.handler(spec.parse(arguments))
 
 
 def error_outcome(exc: WorkRailError) -> ToolOutcome:
@@ -126,204 +127,222 @@ def error_outcome(exc: WorkRailError) -> ToolOutcome:
     return ToolOutcome({"error": payload}, rendering.error_text(payload), is_error=True)
 
 
-def _list_workflows(kind: str | None = None, namespace: str | None = None) -> dict[str, Any]:
+# --- the service calls behind the tools (imported on first call: they need Django's apps) -------------
+
+
+def _list_workflows(request: Any) -> dict[str, Any]:
     from runs.services import catalog
 
-    return catalog.list_workflows(kind=kind, namespace=namespace)
+    return catalog.list_workflows(kind=request.kind, namespace=request.namespace)
 
 
-def _inspect_workflow(workflowId: str, mode: str = "metadata") -> dict[str, Any]:
+def _inspect_workflow(request: Any) -> dict[str, Any]:
     from runs.services import catalog
 
-    return catalog.inspect_workflow(workflowId, "preview" if mode == "preview" else "metadata")
+    return catalog.inspect_workflow(request.workflow_id, request.mode)
 
 
-def _start_workflow(**arguments: Any) -> dict[str, Any]:
+def _start_workflow(request: Any) -> dict[str, Any]:
     from runs.services import execution
 
-    return execution.start_workflow(**arguments)
+    return execution.start_workflow(request)
 
 
-def _continue_workflow(**arguments: Any) -> dict[str, Any]:
+def _continue_workflow(request: Any) -> dict[str, Any]:
     from runs.services import execution
 
-    return execution.continue_workflow(**arguments)
+    return execution.continue_workflow(request)
 
 
-def _checkpoint_workflow(**arguments: Any) -> dict[str, Any]:
+def _checkpoint_workflow(request: Any) -> dict[str, Any]:
     from runs.services import checkpoints
 
-    return checkpoints.checkpoint_workflow(**arguments)
+    return checkpoints.checkpoint_workflow(request)
 
 
-def _start_session(**arguments: Any) -> dict[str, Any]:
+def _start_session(request: Any) -> dict[str, Any]:
     from runs.services import checkpoints
 
-    return checkpoints.start_session(**arguments)
+    return checkpoints.start_session(request)
 
 
-def _resume_session(**arguments: Any) -> dict[str, Any]:
+def _resume_session(request: Any) -> dict[str, Any]:
     from django.conf import settings
 
     from runs.observe import git_observation
     from runs.services import resume
 
-    if not ({"gitBranch", "gitHeadSha", "workspacePath"} & arguments.keys()):
+    if request.git_branch is None and request.git_head_sha is None and request.workspace_path is None:
         # The agent said nothing about where it works: use what this server sees in its directory.
         seen = git_observation(settings.WORKRAIL_PROJECT_DIR) or {}
-        arguments = {**{k: v for k, v in seen.items() if v}, **arguments}
-    return resume.resume_session(**arguments)
+        request = request.model_copy(
+            update={
+                "git_branch": seen.get("gitBranch") or None,
+                "git_head_sha": seen.get("gitHeadSha") or None,
+                "workspace_path": seen.get("workspacePath") or None,
+            }
+        )
+    return resume.resume_session(request)
 
 
 READ_ONLY = Annotations(read_only=True, destructive=False, idempotent=True)
 EXAMPLE_STATE = "st1_" + "A" * 24
 EXAMPLE_ACK = "ak1_" + "B" * 24
 
-TOOLS: list[ToolSpec] = [
-    ToolSpec(
-        name="list_workflows",
-        title="List workflows",
-        summary=(
-            "List the workflows and routines WorkRail can run, with their ids, what they do, where they "
-            "come from and their workflowHash. Files that failed to load are reported under 'warnings' "
-            "with the file, a JSON pointer and how to fix them. Read-only."
+
+@cache
+def tool_specs() -> dict[str, ToolSpec]:
+    from runs.contract import catalog, execution, inputs, sessions
+
+    specs = [
+        ToolSpec(
+            name="list_workflows",
+            title="List workflows",
+            summary=(
+                "List the workflows and routines WorkRail can run, with their ids, what they do, where they "
+                "come from, how many steps they have and their workflowHash. Files that failed to load are "
+                "reported under 'warnings' with the file, a JSON pointer and how to fix them. Read-only."
+            ),
+            input=inputs.ListWorkflowsInput,
+            outputs=(catalog.WorkflowList,),
+            examples=[{}, {"kind": "workflow"}, {"namespace": "wr"}],
+            annotations=READ_ONLY,
+            handler=_list_workflows,
+            render=rendering.workflow_list_text,
         ),
-        input_schema=schemas.LIST_WORKFLOWS_INPUT,
-        output_schema=schemas.LIST_WORKFLOWS_OUTPUT,
-        examples=[{}, {"kind": "workflow"}, {"namespace": "wr"}],
-        annotations=READ_ONLY,
-        handler=_list_workflows,
-        render=rendering.workflow_list_text,
-    ),
-    ToolSpec(
-        name="inspect_workflow",
-        title="Inspect a workflow",
-        summary=(
-            "Show one workflow before running it: purpose, preconditions, questions to clarify, and its "
-            "step outline (mode 'metadata'), or also each step's prompt and role (mode 'preview'). "
-            "Read-only; never starts a run."
+        ToolSpec(
+            name="inspect_workflow",
+            title="Inspect a workflow",
+            summary=(
+                "Show one workflow before running it: purpose, preconditions, questions to clarify, and its "
+                "step outline (mode 'metadata'), or also each step's prompt and role (mode 'preview'). "
+                "Read-only; never starts a run."
+            ),
+            input=inputs.InspectWorkflowInput,
+            outputs=(catalog.WorkflowInspection,),
+            examples=[
+                {"workflowId": "wr.bug_investigation"},
+                {"workflowId": "wr.code_review", "mode": "preview"},
+            ],
+            annotations=READ_ONLY,
+            handler=_inspect_workflow,
+            render=rendering.workflow_details_text,
         ),
-        input_schema=schemas.INSPECT_WORKFLOW_INPUT,
-        output_schema=schemas.INSPECT_WORKFLOW_OUTPUT,
-        examples=[
-            {"workflowId": "wr.bug_investigation"},
-            {"workflowId": "wr.code_review", "mode": "preview"},
-        ],
-        annotations=READ_ONLY,
-        handler=_inspect_workflow,
-        render=rendering.workflow_details_text,
-    ),
-    ToolSpec(
-        name="start_workflow",
-        title="Start a workflow",
-        summary=(
-            "Start a run of a workflow and get its first step. The answer holds the step to do (pending), a "
-            "stateToken and an ackToken, and nextCall: the exact continue_workflow call to make once the step "
-            "is done. Tokens are opaque: copy them exactly. A context.ticketId or context.sessionKey groups "
-            "runs into one session."
+        ToolSpec(
+            name="start_workflow",
+            title="Start a workflow",
+            summary=(
+                "Start a run of a workflow and get its first step. The answer holds the step to do (pending), "
+                "a stateToken and an ackToken, and nextCall: the exact continue_workflow call to make once the "
+                "step is done, with every '<fill in ...>' blank to replace. Tokens are opaque: copy them "
+                "exactly. A context.ticketId or context.sessionKey groups runs into one session."
+            ),
+            input=inputs.StartWorkflowInput,
+            outputs=(execution.ExecutionResult,),
+            examples=[
+                {"workflowId": "wr.bug_investigation"},
+                {"workflowId": "wr.code_review", "context": {"ticketId": "AUTH-1234", "reviewAreas": ["api", "db"]}},
+            ],
+            annotations=Annotations(read_only=False, destructive=False, idempotent=False),
+            handler=_start_workflow,
+            render=rendering.execution_text,
+            uses_database=True,
         ),
-        input_schema=schemas.START_WORKFLOW_INPUT,
-        output_schema=schemas.EXECUTION_OUTPUT,
-        examples=[
-            {"workflowId": "wr.bug_investigation"},
-            {"workflowId": "wr.code_review", "context": {"ticketId": "AUTH-1234", "reviewAreas": ["api", "db"]}},
-        ],
-        annotations=Annotations(read_only=False, destructive=False, idempotent=False),
-        handler=_start_workflow,
-        render=rendering.execution_text,
-        uses_database=True,
-    ),
-    ToolSpec(
-        name="continue_workflow",
-        title="Continue a workflow",
-        summary=(
-            "With stateToken and ackToken: acknowledge that the pending step is done and get the next one. "
-            "Send output.notesMarkdown (a short recap) and, when the step asks, output.artifacts; send context "
-            "to set variables the workflow reads. Replaying the same pair returns the same answer and never "
-            "advances twice. With only stateToken: see the pending step again with a recap of earlier notes, "
-            "without advancing; an older stateToken (after a rewind) shows its branches and gives an ackToken "
-            "that starts a new branch. Errors are returned as data with a code and what to do next."
-        ),
-        input_schema=schemas.CONTINUE_WORKFLOW_INPUT,
-        output_schema=schemas.EXECUTION_OUTPUT,
-        examples=[
-            {
-                "stateToken": EXAMPLE_STATE,
-                "ackToken": EXAMPLE_ACK,
-                "output": {"notesMarkdown": "Reproduced the bug with a failing test; next: gather logs."},
-            },
-            {
-                "stateToken": EXAMPLE_STATE,
-                "ackToken": EXAMPLE_ACK,
-                "context": {"severity": "high"},
-                "output": {
-                    "notesMarkdown": "Triage done.",
-                    "artifacts": [{"kind": "wr.loop_control", "decision": "stop"}],
+        ToolSpec(
+            name="continue_workflow",
+            title="Continue a workflow",
+            summary=(
+                "With stateToken and ackToken: acknowledge that the pending step is done and get the next one. "
+                "Send output.notesMarkdown (a short recap in your own words) and, when the step asks, "
+                "output.artifacts; send context to set the variables the workflow reads (pending.expectedContext "
+                "lists them). Replaying the same pair returns the same answer and never advances twice. With "
+                "only stateToken: see the pending step again with a recap of earlier notes, without advancing; "
+                "an older stateToken (after a rewind) shows its branches and gives an ackToken that starts a new "
+                "branch. A '<fill in ...>' placeholder sent back unchanged blocks the step. Errors are returned "
+                "as data with a code and what to do next."
+            ),
+            input=inputs.ContinueWorkflowInput,
+            outputs=(execution.ExecutionResult,),
+            examples=[
+                {
+                    "stateToken": EXAMPLE_STATE,
+                    "ackToken": EXAMPLE_ACK,
+                    "output": {"notesMarkdown": "Reproduced the bug with a failing test; next: gather logs."},
                 },
-            },
-            {"stateToken": EXAMPLE_STATE},
-        ],
-        annotations=Annotations(read_only=False, destructive=False, idempotent=True),
-        handler=_continue_workflow,
-        render=rendering.execution_text,
-        uses_database=True,
-    ),
-    ToolSpec(
-        name="checkpoint_workflow",
-        title="Checkpoint progress",
-        summary=(
-            "Record durable progress without advancing: a short recap (output.notesMarkdown) and, if any, "
-            "artifacts, attached to the run's current snapshot. Use it after substantial work outside a step "
-            "(implementing, iterating), so that a rewound or new chat can recover it. Returns new tokens to go "
-            "on with; retrying the same checkpoint records it once."
+                {
+                    "stateToken": EXAMPLE_STATE,
+                    "ackToken": EXAMPLE_ACK,
+                    "context": {"severity": "high"},
+                    "output": {
+                        "notesMarkdown": "Triage done.",
+                        "artifacts": [{"kind": "wr.loop_control", "decision": "stop"}],
+                    },
+                },
+                {"stateToken": EXAMPLE_STATE},
+            ],
+            annotations=Annotations(read_only=False, destructive=False, idempotent=True),
+            handler=_continue_workflow,
+            render=rendering.execution_text,
+            uses_database=True,
         ),
-        input_schema=schemas.CHECKPOINT_INPUT,
-        output_schema=schemas.CHECKPOINT_OUTPUT,
-        examples=[
-            {
-                "stateToken": EXAMPLE_STATE,
-                "output": {"notesMarkdown": "Implemented the retry policy; tests green. Next: docs."},
-            },
-            {"sessionToken": "ss1_" + "C" * 24, "output": {"notesMarkdown": "Tried two caching designs; B wins."}},
-        ],
-        annotations=Annotations(read_only=False, destructive=False, idempotent=True),
-        handler=_checkpoint_workflow,
-        render=rendering.checkpoint_text,
-        uses_database=True,
-        flag="WORKRAIL_ENABLE_CHECKPOINT",
-    ),
-    ToolSpec(
-        name="start_session",
-        title="Start a notes-only session",
-        summary=(
-            "Create a checkpoint-only session for durable notes when no workflow runs; returns a sessionToken "
-            "that checkpoint_workflow accepts. A sessionKey you choose finds it again (the same key joins it)."
+        ToolSpec(
+            name="checkpoint_workflow",
+            title="Checkpoint progress",
+            summary=(
+                "Record durable progress without advancing: a short recap (output.notesMarkdown) and, if any, "
+                "artifacts, attached to the run's current snapshot. Use it after substantial work outside a "
+                "step (implementing, iterating), so that a rewound or new chat can recover it. Returns new "
+                "tokens to go on with; retrying the same checkpoint records it once."
+            ),
+            input=inputs.CheckpointInput,
+            outputs=(execution.ExecutionResult, sessions.SessionResult),
+            examples=[
+                {
+                    "stateToken": EXAMPLE_STATE,
+                    "output": {"notesMarkdown": "Implemented the retry policy; tests green. Next: docs."},
+                },
+                {"sessionToken": "ss1_" + "C" * 24, "output": {"notesMarkdown": "Tried two caching designs; B wins."}},
+            ],
+            annotations=Annotations(read_only=False, destructive=False, idempotent=True),
+            handler=_checkpoint_workflow,
+            render=rendering.checkpoint_text,
+            uses_database=True,
+            feature=Feature.CHECKPOINT,
         ),
-        input_schema=schemas.START_SESSION_INPUT,
-        output_schema=schemas.SESSION_OUTPUT,
-        examples=[{"title": "Caching spike", "sessionKey": "caching-spike", "tags": ["perf"]}, {}],
-        annotations=Annotations(read_only=False, destructive=False, idempotent=False),
-        handler=_start_session,
-        render=rendering.session_text,
-        uses_database=True,
-        flag="WORKRAIL_ENABLE_START_SESSION",
-    ),
-    ToolSpec(
-        name="resume_session",
-        title="Find work to resume",
-        summary=(
-            "In a new chat, find earlier work: up to 5 candidates (the latest tip of each run) ranked by session "
-            "key, title and tags, then recent notes, then a bounded deeper search, with the git branch and HEAD "
-            "as tie-breakers. Each has a stateToken to pass to continue_workflow (without ackToken first, to "
-            "read the recap). Read-only."
+        ToolSpec(
+            name="start_session",
+            title="Start a notes-only session",
+            summary=(
+                "Create a checkpoint-only session for durable notes when no workflow runs; returns a "
+                "sessionToken that checkpoint_workflow accepts. A sessionKey you choose finds it again (the "
+                "same key joins it)."
+            ),
+            input=inputs.StartSessionInput,
+            outputs=(sessions.SessionResult,),
+            examples=[{"title": "Caching spike", "sessionKey": "caching-spike", "tags": ["perf"]}, {}],
+            annotations=Annotations(read_only=False, destructive=False, idempotent=False),
+            handler=_start_session,
+            render=rendering.session_text,
+            uses_database=True,
+            feature=Feature.START_SESSION,
         ),
-        input_schema=schemas.RESUME_SESSION_INPUT,
-        output_schema=schemas.RESUME_SESSION_OUTPUT,
-        examples=[{"query": "AUTH-1234 token refresh"}, {"gitBranch": "feature/retry"}, {}],
-        annotations=READ_ONLY,
-        handler=_resume_session,
-        render=rendering.resume_text,
-        uses_database=True,
-        flag="WORKRAIL_ENABLE_RESUME_SESSION",
-    ),
-]
+        ToolSpec(
+            name="resume_session",
+            title="Find work to resume",
+            summary=(
+                "In a new chat, find earlier work: up to 5 candidates (the latest tip of each run) ranked by "
+                "session key, title and tags, then recent notes, then a bounded deeper search, with the git "
+                "branch and HEAD as tie-breakers. Each has a stateToken to pass to continue_workflow (without "
+                "ackToken first, to read the recap). Read-only."
+            ),
+            input=inputs.ResumeSessionInput,
+            outputs=(sessions.ResumeResult,),
+            examples=[{"query": "AUTH-1234 token refresh"}, {"gitBranch": "feature/retry"}, {}],
+            annotations=READ_ONLY,
+            handler=_resume_session,
+            render=rendering.resume_text,
+            uses_database=True,
+            feature=Feature.RESUME_SESSION,
+        ),
+    ]
+    return {spec.name: spec for spec in specs}

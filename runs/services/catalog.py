@@ -12,8 +12,10 @@ from typing import Any, Literal
 
 from django.conf import settings
 
+from runs.contract.catalog import WorkflowInspection, WorkflowList
 from runs.errors import ErrorCode, WorkRailError
 from workflows_app.catalog import Catalog, CatalogLoader, WorkflowEntry
+from workflows_app.diagnostics import Diagnostic, Severity
 from workflows_app.sources import configured_sources
 
 PREVIEW_PROMPT_CHARS = 600
@@ -43,11 +45,14 @@ def list_workflows(kind: str | None = None, namespace: str | None = None) -> dic
             for entry in catalog.entries
             if (kind is None or entry.kind == kind) and (namespace is None or entry.parsed_id.namespace == namespace)
         ]
-        return {
-            "count": len(entries),
-            "workflows": [summary(entry) for entry in entries],
-            "warnings": [d.as_dict() for d in catalog.diagnostics],
-        }
+        listing = WorkflowList.model_validate(
+            {
+                "count": len(entries),
+                "workflows": [summary(entry) for entry in entries],
+                "warnings": [d.as_dict() for d in catalog.diagnostics],
+            }
+        )
+        return listing.dump()
 
     listing: dict[str, Any] = catalog.view(("list_workflows", kind, namespace), build)
     return listing
@@ -74,12 +79,10 @@ def inspect_workflow(workflow_id: str, mode: Literal["metadata", "preview"] = "m
             if key in compiled
         },
     }
-    result: dict[str, Any] = {
-        "mode": mode,
-        "workflow": details,
-        "steps": [_outline(s, mode) for s in compiled["steps"]],
-    }
-    return result
+    inspection = WorkflowInspection.model_validate(
+        {"mode": mode, "workflow": details, "steps": [_outline(s, mode) for s in compiled["steps"]]}
+    )
+    return inspection.dump()
 
 
 def find_workflow(catalog: Catalog, workflow_id: str) -> WorkflowEntry:
@@ -98,12 +101,35 @@ def find_workflow(catalog: Catalog, workflow_id: str) -> WorkflowEntry:
     known = [e.id for e in catalog.entries]
     close = difflib.get_close_matches(workflow_id, known, n=3, cutoff=0.5)
     hint = f"Did you mean {', '.join(close)}? " if close else ""
+    unreadable = _unidentified_failures(catalog)
+    message = f"No workflow has the id '{workflow_id}'."
+    if unreadable:
+        shown = "; ".join(f"{d.file}: {d.message}" for d in unreadable[:MAX_FAILURES_SHOWN])
+        more = f" (and {len(unreadable) - MAX_FAILURES_SHOWN} more)" if len(unreadable) > MAX_FAILURES_SHOWN else ""
+        message += (
+            f" {len(unreadable)} workflow file(s) failed to load before their id could be read, and one of them "
+            f"may define it: {shown}{more}."
+        )
+        hint += "Fix those files (list_workflows shows every problem with its fix), or "
     raise WorkRailError(
         ErrorCode.WORKFLOW_NOT_FOUND,
-        f"No workflow has the id '{workflow_id}'.",
-        f"{hint}Call list_workflows to see the available ids.",
-        details={"didYouMean": close},
+        message,
+        f"{hint}{'c' if unreadable else 'C'}all list_workflows to see the available ids.",
+        details={"didYouMean": close, "unloadedFiles": [d.as_dict() for d in unreadable]},
     )
+
+
+MAX_FAILURES_SHOWN = 3
+
+
+def _unidentified_failures(catalog: Catalog) -> list[Diagnostic]:
+    """Files that failed to load without naming a workflow id (unreadable, invalid JSON, no id...):
+    a workflow the caller asks for may be in one of them. One diagnostic per file."""
+    seen: dict[str, Diagnostic] = {}
+    for diagnostic in catalog.diagnostics:
+        if diagnostic.severity == Severity.ERROR and diagnostic.workflow_id is None and diagnostic.file:
+            seen.setdefault(diagnostic.file, diagnostic)
+    return list(seen.values())
 
 
 def summary(entry: WorkflowEntry) -> dict[str, Any]:

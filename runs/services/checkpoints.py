@@ -13,13 +13,17 @@ from typing import Any
 
 from django.conf import settings
 
-from runs import ratelimit, tokens
+from runs import events, features, ratelimit, tokens
+from runs.contract.inputs import CheckpointInput, StartSessionInput
+from runs.contract.sessions import SessionResult
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal, session_public_id, session_token_id
-from runs.models import Checkpoint, EventKind, Session, SessionKind
+from runs.features import Feature
+from runs.models import Checkpoint, Session, SessionKind
+from runs.services import placeholders
 from runs.services.nodes import create_node, load_node, node_response, open_session, write
-from runs.services.output import check_artifacts, check_output, output_digest, registry_contracts
-from runs.services.pinned import compiled_workflow, run_contracts
+from runs.services.output import output_digest
+from runs.services.pinned import compiled_workflow
 from runs.tokens import TokenKind
 from workflows_app import engine
 from workflows_app.engine import Transition
@@ -30,29 +34,47 @@ CHECKPOINT_NOTE = (
 )
 
 
-def checkpoint_workflow(
-    output: dict[str, Any], stateToken: str | None = None, sessionToken: str | None = None
-) -> dict[str, Any]:
-    if not settings.WORKRAIL_ENABLE_CHECKPOINT:
-        raise _disabled("checkpoint_workflow", "WORKRAIL_ENABLE_CHECKPOINT")
-    output = check_output(output)
+def checkpoint_workflow(request: CheckpointInput) -> dict[str, Any]:
+    output = request.output.as_dict()
     if not (output.get("notesMarkdown", "").strip() or output.get("artifacts")):
         raise WorkRailError(
             ErrorCode.INVALID_INPUT,
             "A checkpoint needs output.notesMarkdown or output.artifacts.",
             "Send a short recap of the work done since the last step in output.notesMarkdown.",
         )
-    if (stateToken is None) == (sessionToken is None):
+    if placeholders.is_placeholder(output.get("notesMarkdown")):
+        raise WorkRailError(
+            ErrorCode.INVALID_INPUT,
+            "output.notesMarkdown is still the placeholder from nextCall; nothing was recorded.",
+            "Replace it with a short recap of your own: what you did and what is next.",
+            details={"pointer": "/output/notesMarkdown"},
+        )
+    if (request.state_token is None) == (request.session_token is None):
         raise WorkRailError(
             ErrorCode.INVALID_INPUT,
             "Send exactly one of stateToken and sessionToken.",
-            "Use the stateToken of the run you are working on (or a sessionToken from start_session).",
+            "Use the stateToken of the run you are working on"
+            + (" (or a sessionToken from start_session)." if features.enabled(Feature.START_SESSION) else "."),
         )
-    if stateToken is not None:
-        return _on_run(tokens.parse(settings.WORKRAIL_HOME, stateToken, TokenKind.STATE).id, output)
-    if not settings.WORKRAIL_ENABLE_START_SESSION:
-        raise _disabled("checkpoint-only sessions", "WORKRAIL_ENABLE_START_SESSION")
-    return _on_session(tokens.parse(settings.WORKRAIL_HOME, sessionToken, TokenKind.SESSION).id, output)
+    if request.state_token is not None:
+        return _on_run(tokens.parse(settings.WORKRAIL_HOME, request.state_token, TokenKind.STATE).id, output)
+    features.require(Feature.START_SESSION, "Checkpoint-only sessions")
+    return _on_session(tokens.parse(settings.WORKRAIL_HOME, request.session_token, TokenKind.SESSION).id, output)
+
+
+def _refuse_bad_artifacts(compiled: dict[str, Any] | None, output: dict[str, Any]) -> None:
+    """Artifacts are judged by the engine's rules (the same as on an advance); a checkpoint has no step
+    to hold, so a bad one is refused outright and nothing is recorded."""
+    issues = engine.recordable_artifact_issues(compiled, output.get("artifacts"))
+    if issues:
+        first = issues[0]
+        raise WorkRailError(
+            ErrorCode.ARTIFACT_INVALID,
+            f"{first['message']} Nothing was recorded.",
+            "Fix the artifacts (each issue has a JSON pointer into output) and send the checkpoint again, or put "
+            "free-form results in notesMarkdown.",
+            details={"issues": [{**i, "pointer": "/output" + i.get("pointer", "")} for i in issues]},
+        )
 
 
 def _on_run(node_id: int, output: dict[str, Any]) -> dict[str, Any]:
@@ -64,7 +86,7 @@ def _on_run(node_id: int, output: dict[str, Any]) -> dict[str, Any]:
             recorded: dict[str, Any] = json.loads(done.response_json)
             return recorded
         run = node.run
-        check_artifacts(output, run_contracts(run.pinned_id))
+        _refuse_bad_artifacts(compiled_workflow(run.pinned_id), output)
         ratelimit.take(run.public_id)
         journal = Journal(run.session, now)
         journal.projector.know(run, node)
@@ -74,6 +96,7 @@ def _on_run(node_id: int, output: dict[str, Any]) -> dict[str, Any]:
         pending_id = node.pending_step_id or None
         child, attempt = create_node(journal, run, node, same_place, notes_recorded=True, preferences=node.preferences)
         response = node_response(
+            journal,
             run,
             child,
             attempt,
@@ -94,7 +117,7 @@ def _on_session(token_id: int, output: dict[str, Any]) -> dict[str, Any]:
         if done is not None:
             recorded: dict[str, Any] = json.loads(done.response_json)
             return recorded
-        check_artifacts(output, registry_contracts())
+        _refuse_bad_artifacts(None, output)
         ratelimit.take(session.public_id)
         journal = Journal(session, now)
         count = session.checkpoints.count() + 1
@@ -105,25 +128,26 @@ def _on_session(token_id: int, output: dict[str, Any]) -> dict[str, Any]:
         return response
 
 
-def start_session(
-    title: str | None = None, sessionKey: str | None = None, tags: list[str] | None = None
-) -> dict[str, Any]:
+def start_session(request: StartSessionInput) -> dict[str, Any]:
     """A checkpoint-only session: somewhere to keep durable notes when no workflow runs."""
-    if not settings.WORKRAIL_ENABLE_START_SESSION:
-        raise _disabled("start_session", "WORKRAIL_ENABLE_START_SESSION")
+    key = request.session_key
     with write() as now:
-        if sessionKey:
-            existing = Session.objects.filter(session_key=sessionKey).first()
+        if key:
+            existing = Session.objects.filter(session_key=key).first()
             if existing is not None and existing.kind == SessionKind.CHECKPOINT_ONLY:
                 return _session_response(existing, extra={"joined": True})
             if existing is not None:
                 raise WorkRailError(
                     ErrorCode.INVALID_INPUT,
-                    f"sessionKey '{sessionKey}' belongs to a workflow session.",
+                    f"sessionKey '{key}' belongs to a workflow session.",
                     "Use another sessionKey, or checkpoint that session's run with its stateToken.",
                 )
         journal = open_session(
-            sessionKey or None, title or sessionKey or "Notes", list(tags or []), now, kind=SessionKind.CHECKPOINT_ONLY
+            key or None,
+            request.title or key or "Notes",
+            list(request.tags or []),
+            now,
+            kind=SessionKind.CHECKPOINT_ONLY,
         )
         journal.flush()
         return _session_response(journal.session, extra={"joined": False})
@@ -140,16 +164,15 @@ def _record(
 ) -> None:
     """The checkpoint event (its projection is the Checkpoint row), then the transaction's flush."""
     journal.record(
-        EventKind.CHECKPOINT_RECORDED,
-        {
-            "runId": run_id,
-            "nodeId": node_id,
-            "childNodeId": child_id,
-            "outputDigest": digest,
-            "notesMarkdown": output.get("notesMarkdown", ""),
-            "artifacts": output.get("artifacts", []),
-            "response": json.dumps(response, ensure_ascii=False),
-        },
+        events.CheckpointRecorded(
+            run_id=run_id,
+            node_id=node_id,
+            child_node_id=child_id,
+            output_digest=digest,
+            notes_markdown=output.get("notesMarkdown", ""),
+            artifacts=output.get("artifacts", []),
+            response=json.dumps(response, ensure_ascii=False),
+        )
     )
     journal.flush()
 
@@ -157,27 +180,32 @@ def _record(
 def _checkpoint_session(token_id: int) -> Session:
     session = Session.objects.filter(public_id=session_public_id(token_id)).first()
     if session is None or session.kind != SessionKind.CHECKPOINT_ONLY:
+        find = " or resume_session to find an existing one" if features.enabled(Feature.RESUME_SESSION) else ""
         raise WorkRailError(
             ErrorCode.TOKEN_UNKNOWN,
             "This sessionToken names no checkpoint-only session here.",
-            "Call start_session for a new one, or resume_session to find an existing one.",
+            f"Call start_session for a new one{find}.",
         )
     return session
 
 
 def _session_response(session: Session, extra: dict[str, Any]) -> dict[str, Any]:
     token = tokens.mint(settings.WORKRAIL_HOME, TokenKind.SESSION, session_token_id(session))
-    return {
-        "kind": "session",
-        "sessionToken": token,
-        "session": {"sessionId": session.public_id, "sessionKey": session.session_key, "title": session.title},
-        "nextCall": {
-            "tool": "checkpoint_workflow",
-            "arguments": {"sessionToken": token, "output": {"notesMarkdown": "<what you did and what is next>"}},
-            "instructions": "After a meaningful piece of work, record a short recap with checkpoint_workflow.",
-        },
-        **extra,
-    }
+    result = SessionResult.model_validate(
+        {
+            "kind": "session",
+            "sessionToken": token,
+            "session": {"sessionId": session.public_id, "sessionKey": session.session_key, "title": session.title},
+            "nextCall": {
+                "tool": "checkpoint_workflow",
+                "arguments": {"sessionToken": token, "output": {"notesMarkdown": placeholders.SESSION_NOTES}},
+                "instructions": "After a meaningful piece of work, record a short recap with checkpoint_workflow "
+                "(replace the '<fill in ...>' notes with your own).",
+            },
+            **extra,
+        }
+    )
+    return result.dump()
 
 
 def _recorded(output: dict[str, Any]) -> dict[str, Any]:
@@ -185,11 +213,3 @@ def _recorded(output: dict[str, Any]) -> dict[str, Any]:
         "notesMarkdown": output.get("notesMarkdown", ""),
         "artifactKinds": [a["kind"] for a in output.get("artifacts", [])],
     }
-
-
-def _disabled(feature: str, flag: str) -> WorkRailError:
-    return WorkRailError(
-        ErrorCode.FEATURE_DISABLED,
-        f"{feature} is turned off on this server.",
-        f"Ask the user to set {flag}=1 in the MCP server's environment and restart it.",
-    )

@@ -14,14 +14,15 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError
 
-from runs import ratelimit, tokens
+from runs import events, ratelimit, tokens
+from runs.contract.inputs import ContinueWorkflowInput, StartWorkflowInput
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal, random_id
-from runs.models import AckOutcome, EventKind, Node, PinnedWorkflow, Run, RunStatus
+from runs.models import AckOutcome, Node, PinnedWorkflow, Run, RunStatus
 from runs.preferences import resolve
-from runs.services import modes, recap
+from runs.services import modes, placeholders, recap
 from runs.services.catalog import current_catalog, find_workflow
-from runs.services.drift import drift_warnings, source_stat
+from runs.services.drift import source_stat
 from runs.services.nodes import (
     branch_summary,
     create_node,
@@ -39,8 +40,7 @@ from runs.services.nodes import (
     set_status,
     write,
 )
-from runs.services.output import check_artifacts, check_context, check_output
-from runs.services.pinned import compiled_workflow, run_contracts
+from runs.services.pinned import compiled_workflow
 from runs.tokens import TokenKind
 from workflows_app import engine
 
@@ -51,11 +51,9 @@ RETRY = (
 )
 
 
-def start_workflow(
-    workflowId: str, context: dict[str, Any] | None = None, preferences: Any = None, mode: Any = None
-) -> dict[str, Any]:
-    context = check_context(context)
-    entry = find_workflow(current_catalog(), workflowId)
+def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
+    context = request.context or {}
+    entry = find_workflow(current_catalog(), request.workflow_id)
     begun = engine.start(entry.compiled, context)
     with write() as now:
         PinnedWorkflow.objects.get_or_create(
@@ -63,18 +61,17 @@ def start_workflow(
             defaults={"workflow_id": entry.id, "compiled": entry.compiled, "created_at": now},
         )
         journal = journal_for_new_run(context, entry.compiled["name"], now)
-        effective = resolve(journal.session.preferences, mode=mode, preferences=preferences)
+        effective = resolve(journal.session.preferences, mode=request.mode, preferences=request.preferences)
         run_id = "run_" + f"{random_id():016x}"
         journal.record(
-            EventKind.RUN_STARTED,
-            {
-                "runId": run_id,
-                "workflowId": entry.id,
-                "workflowName": entry.compiled["name"],
-                "workflowHash": entry.workflow_hash,
-                "sourcePath": str(entry.path),
-                "sourceStat": source_stat(entry.path),
-            },
+            events.RunStarted(
+                run_id=run_id,
+                workflow_id=entry.id,
+                workflow_name=entry.compiled["name"],
+                workflow_hash=entry.workflow_hash,
+                source_path=str(entry.path),
+                source_stat=source_stat(entry.path),
+            )
         )
         run = journal.projector.run(run_id)
         node, attempt = create_node(journal, run, None, begun, notes_recorded=False, preferences=effective)
@@ -82,28 +79,24 @@ def start_workflow(
         observe(journal, run)
         if begun.kind == "complete":
             set_status(journal, run, RunStatus.COMPLETE)
+        response = node_response(
+            journal, run, node, attempt, begun.pending, begun.warnings, kind=OUTCOME_KIND[begun.kind]
+        )
         journal.flush()
-        return node_response(run, node, attempt, begun.pending, begun.warnings, kind=OUTCOME_KIND[begun.kind])
+        return response
 
 
-def continue_workflow(
-    stateToken: str,
-    ackToken: str | None = None,
-    context: dict[str, Any] | None = None,
-    output: dict[str, Any] | None = None,
-    preferences: Any = None,
-    mode: Any = None,
-) -> dict[str, Any]:
+def continue_workflow(request: ContinueWorkflowInput) -> dict[str, Any]:
     home = settings.WORKRAIL_HOME
-    state = tokens.parse(home, stateToken, TokenKind.STATE)
-    ack = tokens.parse(home, ackToken, TokenKind.ACK) if ackToken is not None else None
-    context = check_context(context)
-    output = check_output(output)
+    state = tokens.parse(home, request.state_token, TokenKind.STATE)
+    ack = tokens.parse(home, request.ack_token, TokenKind.ACK) if request.ack_token is not None else None
+    context = request.context or {}
+    output = request.output.as_dict() if request.output is not None else {}
     if ack is None:
-        ignored = bool(context or output or preferences is not None or mode is not None)
+        ignored = bool(context or output or request.preferences is not None or request.mode is not None)
         return rehydrate(state.id, ignored_input=ignored)
     try:
-        return _advance(state.id, ack.id, context, output, preferences, mode)
+        return _advance(state.id, ack.id, context, output, request)
     except IntegrityError:
         # Another process recorded this ack between our check and our insert (PostgreSQL): answer
         # with what it recorded, like any replay.
@@ -111,7 +104,7 @@ def continue_workflow(
 
 
 def _advance(
-    node_id: int, attempt_id: int, context: dict[str, Any], output: dict[str, Any], preferences: Any, mode: Any
+    node_id: int, attempt_id: int, context: dict[str, Any], output: dict[str, Any], request: ContinueWorkflowInput
 ) -> dict[str, Any]:
     with write() as now:
         node, attempt = load_pair(node_id, attempt_id)
@@ -125,29 +118,41 @@ def _advance(
                 f"Run {run.public_id} was canceled; it cannot advance.",
                 "Start the workflow again with start_workflow if the work should continue.",
             )
-        check_artifacts(output, run_contracts(run.pinned_id))
         ratelimit.take(run.public_id)
-        effective = resolve(node.preferences, mode=mode, preferences=preferences)
+        effective = resolve(node.preferences, mode=request.mode, preferences=request.preferences)
         journal = Journal(run.session, now)
         journal.projector.know(run, node, attempt)
+        compiled = compiled_workflow(run.pinned_id)
         step = pending_step(run, {"stepId": node.pending_step_id}) or {}
-        missing = modes.unmet(step, {**node.engine_state.get("context", {}), **context})
-        warnings = drift_warnings(run)
-        if missing and modes.blocks_for_user(effective):
+        # A value still holding nextCall's placeholder is no value: it is never stored, and an unchanged
+        # placeholder blocks the step (a user-only dependency's is judged as unmet, below).
+        blind = placeholders.placeholder_keys(context)
+        applied = {key: value for key, value in context.items() if key not in blind}
+        dependency_keys = {dep["contextKey"] for dep in step.get("userDependencies", [])}
+        issues = placeholders.unchanged_issues(
+            output.get("notesMarkdown"), [key for key in blind if key not in dependency_keys]
+        )
+        missing = modes.unmet(step, {**node.engine_state.get("context", {}), **applied})
+        held_for_user = bool(missing) and modes.blocks_for_user(effective)
+        if issues or held_for_user:
+            schemas: dict[str, Any] = {}
+            if issues:
+                schemas["expectedOutputSchema"] = engine.output_schema(compiled, node.engine_state)
+            if held_for_user:
+                issues += modes.dependency_issues(missing)
+                schemas["expectedInputSchema"] = modes.context_schema(missing)
             return _blocked(
                 journal,
                 run,
                 node,
                 attempt,
                 output,
-                warnings,
-                issues=modes.dependency_issues(missing),
-                schemas={"expectedInputSchema": modes.context_schema(missing)},
-                context_needed=missing,
+                issues=issues,
+                schemas=schemas,
+                context_needed=missing if held_for_user else None,
                 context=context,
             )
-        result = engine.advance(compiled_workflow(run.pinned_id), node.engine_state, output=output, context=context)
-        warnings += result.warnings
+        result = engine.advance(compiled, node.engine_state, output=output, context=applied)
         if result.kind == "blocked":
             return _blocked(
                 journal,
@@ -155,8 +160,9 @@ def _advance(
                 node,
                 attempt,
                 output,
-                warnings,
-                issues=result.issues,
+                result.warnings,
+                # The engine points into `output`; an answer points into the arguments the agent sent.
+                issues=[{**i, "pointer": "/output" + i["pointer"]} if "pointer" in i else i for i in result.issues],
                 schemas={"expectedOutputSchema": result.expected_output_schema},
                 context=context,
             )
@@ -165,34 +171,34 @@ def _advance(
         completed = result.completed or {}
         if recorded:
             journal.record(
-                EventKind.OUTPUT_RECORDED,
-                {
-                    "runId": run.public_id,
-                    "nodeId": node.public_id,
-                    "childNodeId": child.public_id,
-                    "stepId": completed.get("stepId", node.pending_step_id),
-                    "stepTitle": completed.get("title", ""),
-                    "notesMarkdown": output.get("notesMarkdown", ""),
-                    "artifacts": output.get("artifacts", []),
-                },
+                events.OutputRecorded(
+                    run_id=run.public_id,
+                    node_id=node.public_id,
+                    child_node_id=child.public_id,
+                    step_id=completed.get("stepId", node.pending_step_id),
+                    step_title=completed.get("title", ""),
+                    notes_markdown=output.get("notesMarkdown", ""),
+                    artifacts=output.get("artifacts", []),
+                )
             )
         for dep in missing:  # full_auto_never_stop went past what only the user could give: disclose it
             journal.record(
-                EventKind.GAP_RECORDED,
-                {
-                    "runId": run.public_id,
-                    "nodeId": child.public_id,
-                    "stepId": node.pending_step_id,
-                    "reason": dep["reason"],
-                    "description": dep["description"],
-                },
+                events.GapRecorded(
+                    run_id=run.public_id,
+                    node_id=child.public_id,
+                    step_id=node.pending_step_id,
+                    reason=dep["reason"],
+                    description=dep["description"],
+                )
             )
-        warnings += modes.gap_warnings(missing)
-        record_warnings(journal, run, child, [*result.warnings, *modes.gap_warnings(missing)])
+        warnings = [*result.warnings, *modes.gap_warnings(missing)]
+        record_warnings(journal, run, child, warnings)
         observe(journal, run)
         if result.kind == "complete":
             _finalize(journal, run, child)
-        response = node_response(run, child, child_attempt, result.pending, warnings, kind=OUTCOME_KIND[result.kind])
+        response = node_response(
+            journal, run, child, child_attempt, result.pending, warnings, kind=OUTCOME_KIND[result.kind]
+        )
         record_ack(journal, run, attempt, child, AckOutcome(result.kind), output, response)
         set_status(journal, run, RunStatus.COMPLETE if result.kind == "complete" else RunStatus.IN_PROGRESS)
         journal.flush()
@@ -205,7 +211,7 @@ def _blocked(
     node: Node,
     attempt: Any,
     output: dict[str, Any],
-    warnings: list[dict[str, Any]],
+    warnings: list[dict[str, Any]] | None = None,
     *,
     issues: list[dict[str, Any]],
     schemas: dict[str, Any],
@@ -218,11 +224,12 @@ def _blocked(
     pending = engine.pending_view(compiled_workflow(run.pinned_id), node.engine_state)
     blocked = {"issues": issues, "expectedOutputSchema": None, **schemas, "retry": RETRY}
     response = node_response(
+        journal,
         run,
         node,
         retry,
         pending,
-        warnings,
+        warnings or [],
         kind="blocked",
         extra={"blocked": blocked},
         context_needed=context_needed,
@@ -238,9 +245,7 @@ def _finalize(journal: Journal, run: Run, node: Node) -> None:
     """A completed branch gets its synthesis: every note and artifact on its path, in order."""
     from runs.services.synthesis import synthesize
 
-    journal.record(
-        EventKind.RUN_FINALIZED, {"runId": run.public_id, "nodeId": node.public_id, "synthesis": synthesize(node)}
-    )
+    journal.record(events.RunFinalized(run_id=run.public_id, node_id=node.public_id, synthesis=synthesize(node)))
 
 
 def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
@@ -258,15 +263,14 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
     with write() as now:
         node = load_node(node_id)
         run = node.run
+        journal = Journal(run.session, now)
+        journal.projector.know(run, node)
         children = list(node.children.order_by("created_at", "pk"))
         attempt = None
         if not node.is_complete:
             attempt = node.attempts.filter(ack__isnull=True).order_by("-created_at", "-pk").first()
             if attempt is None:  # every ack of this node was used: mint a fresh one (it will fork)
-                journal = Journal(run.session, now)
-                journal.projector.know(run, node)
                 attempt = issue_attempt(journal, run, node)
-                journal.flush()
         pending = engine.pending_view(compiled_workflow(run.pinned_id), node.engine_state)
         extra: dict[str, Any] = {"recap": recap.path_recap(node), "rehydrated": True}
         if children:
@@ -278,7 +282,9 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
                 "below starts a new branch beside them; nothing on the existing branches is lost."
             )
         kind = "complete" if node.is_complete else "step"
-        return node_response(run, node, attempt, pending, [*drift_warnings(run), *notices], kind=kind, extra=extra)
+        response = node_response(journal, run, node, attempt, pending, notices, kind=kind, extra=extra)
+        journal.flush()
+        return response
 
 
 def cancel_run(run_id: str) -> None:
@@ -286,7 +292,7 @@ def cancel_run(run_id: str) -> None:
     with write() as now:
         run = Run.objects.select_related("session").filter(public_id=run_id).first()
         if run is None:
-            raise WorkRailError(ErrorCode.INVALID_INPUT, f"No run has the id '{run_id}'.", "Check the run id.")
+            raise WorkRailError(ErrorCode.NOT_FOUND, f"No run has the id '{run_id}'.", "Check the run id.")
         journal = Journal(run.session, now)
         journal.projector.know(run)
         set_status(journal, run, RunStatus.CANCELED)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from runs.errors import HeldIssue
+from runs.services.placeholders import is_placeholder
 from workflows_app.schema import USER_DEPENDENCY_REASONS
 
 GUIDED = "guided"
@@ -17,8 +19,13 @@ NEVER_STOP = "full_auto_never_stop"
 
 
 def dependencies(step: dict[str, Any], context: dict[str, Any]) -> list[dict[str, Any]]:
+    # The placeholder nextCall writes is not the user's answer, however faithfully it was copied.
     return [
-        {**dep, "met": context.get(dep["contextKey"]) not in (None, "")} for dep in step.get("userDependencies", [])
+        {
+            **dep,
+            "met": context.get(dep["contextKey"]) not in (None, "") and not is_placeholder(context[dep["contextKey"]]),
+        }
+        for dep in step.get("userDependencies", [])
     ]
 
 
@@ -50,7 +57,7 @@ def blocks_for_user(preferences: dict[str, str]) -> bool:
 def dependency_issues(missing: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         {
-            "code": "USER_DEPENDENCY_UNMET",
+            "code": HeldIssue.USER_DEPENDENCY_UNMET.value,
             "reason": dep["reason"],
             "message": f"Needs {USER_DEPENDENCY_REASONS[dep['reason']]}: {dep['description']} "
             f"Ask the user, then send it as context.{dep['contextKey']}.",

@@ -3,6 +3,7 @@ attempts through the journal, status changes, observations, and the response for
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,18 +14,22 @@ from django.conf import settings
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
-from runs import tokens
+from runs import events, tokens
+from runs.contract.execution import Pending
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal, new_session, random_id
-from runs.models import Ack, AckOutcome, Attempt, EventKind, Node, Observation, Run, RunStatus, Session
+from runs.features import find_lost_run
+from runs.models import Ack, AckOutcome, Attempt, Node, Observation, Run, RunStatus, Session
 from runs.observe import git_observation
 from runs.preferences import recommendation_warnings
 from runs.services import modes
+from runs.services.drift import drift_warnings
 from runs.services.output import output_digest
 from runs.services.pinned import compiled_workflow, steps_by_id
 from runs.services.responses import execution_response
 from runs.status import transition as status_transition
 from runs.tokens import TokenKind
+from workflows_app import engine
 from workflows_app.engine import Transition
 
 
@@ -52,7 +57,7 @@ def load_node(node_id: int) -> Node:
         raise WorkRailError(
             ErrorCode.TOKEN_UNKNOWN,
             "This stateToken names a snapshot this store does not have.",
-            "Use a stateToken from this machine's WorkRail, or find the run with resume_session.",
+            f"Use a stateToken from this machine's WorkRail, or {find_lost_run()}.",
         ) from None
 
 
@@ -115,15 +120,14 @@ def open_session(key: str | None, title: str, tags: list[str], now: datetime, *,
     session = new_session(now)
     journal = Journal(session, now)
     journal.record(
-        EventKind.SESSION_CREATED,
-        {
-            "sessionId": session.public_id,
-            "sessionKey": key,
-            "title": title[:200],
-            "kind": kind,
-            "tags": tags,
-            "preferences": dict(settings.WORKRAIL_DEFAULT_PREFERENCES),
-        },
+        events.SessionCreated(
+            session_id=session.public_id,
+            session_key=key,
+            title=title[:200],
+            session_kind=kind,
+            tags=tags,
+            preferences=dict(settings.WORKRAIL_DEFAULT_PREFERENCES),
+        )
     )
     return journal
 
@@ -140,25 +144,23 @@ def create_node(
     node_id = random_id()
     pending = result.pending
     journal.record(
-        EventKind.NODE_CREATED,
-        {
-            "runId": run.public_id,
-            "nodeId": node_id,
-            "parentNodeId": parent.public_id if parent else None,
-            "depth": parent.depth + 1 if parent else 0,
-            "notesOnPath": (parent.notes_on_path if parent else 0) + (1 if notes_recorded else 0),
-            "engineState": result.state,
-            "preferences": preferences,
-            "pendingStepId": pending["stepId"] if pending else None,
-            "isComplete": pending is None,
-        },
+        events.NodeCreated(
+            run_id=run.public_id,
+            node_id=node_id,
+            parent_node_id=parent.public_id if parent else None,
+            depth=parent.depth + 1 if parent else 0,
+            notes_on_path=(parent.notes_on_path if parent else 0) + (1 if notes_recorded else 0),
+            engine_state=result.state,
+            preferences=preferences,
+            pending_step_id=pending["stepId"] if pending else None,
+            is_complete=pending is None,
+        )
     )
     node = journal.projector.node(node_id)
     previous = parent.preferences if parent is not None else run.session.preferences
     if preferences != previous:
         journal.record(
-            EventKind.PREFERENCES_CHANGED,
-            {"runId": run.public_id, "nodeId": node_id, "preferences": preferences, "previous": previous},
+            events.PreferencesChanged(run_id=run.public_id, node_id=node_id, preferences=preferences, previous=previous)
         )
     attempt = issue_attempt(journal, run, node) if pending is not None else None
     return node, attempt
@@ -166,9 +168,7 @@ def create_node(
 
 def issue_attempt(journal: Journal, run: Run, node: Node) -> Attempt:
     attempt_id = random_id()
-    journal.record(
-        EventKind.ATTEMPT_ISSUED, {"runId": run.public_id, "nodeId": node.public_id, "attemptId": attempt_id}
-    )
+    journal.record(events.AttemptIssued(run_id=run.public_id, node_id=node.public_id, attempt_id=attempt_id))
     return journal.projector.attempt(attempt_id)
 
 
@@ -182,30 +182,57 @@ def record_ack(
     response: dict[str, Any],
 ) -> None:
     journal.record(
-        EventKind.STEP_ACKED,
-        {
-            "runId": run.public_id,
-            "nodeId": attempt.node.public_id,
-            "attemptId": attempt.public_id,
-            "childNodeId": child.public_id if child else None,
-            "outcome": outcome.value,
-            "outputDigest": output_digest(output),
-            "response": json.dumps(response, ensure_ascii=False),
-        },
+        events.StepAcked(
+            run_id=run.public_id,
+            node_id=attempt.node.public_id,
+            attempt_id=attempt.public_id,
+            child_node_id=child.public_id if child else None,
+            outcome=outcome.value,
+            output_digest=output_digest(output),
+            response=json.dumps(response, ensure_ascii=False),
+        )
     )
 
 
 def record_warnings(journal: Journal, run: Run, node: Node, warnings: list[dict[str, Any]]) -> None:
     for warning in warnings:
-        journal.record(EventKind.WARNING_RECORDED, {"runId": run.public_id, "nodeId": node.public_id, **warning})
+        journal.record(
+            events.WarningRecorded(
+                run_id=run.public_id, node_id=node.public_id, code=warning["code"], message=warning["message"]
+            )
+        )
+
+
+def once_per_run(journal: Journal, run: Run, node: Node, warnings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The warnings of `warnings` this run has not been given yet, recorded as given. For warnings that
+    would otherwise repeat on every answer (a mode above the workflow's recommendation, a changed
+    workflow file): once said, they are history, not news. A different message is a new warning."""
+    fresh = []
+    given = set(run.announced)
+    for warning in warnings:
+        key = warning["code"] + ":" + hashlib.sha256(warning["message"].encode()).hexdigest()[:16]
+        if key in given:
+            continue
+        given.add(key)
+        journal.record(
+            events.WarningRecorded(
+                run_id=run.public_id,
+                node_id=node.public_id,
+                code=warning["code"],
+                message=warning["message"],
+                once_key=key,
+            )
+        )
+        fresh.append(warning)
+    return fresh
 
 
 def set_status(journal: Journal, run: Run, target: RunStatus) -> None:
     new = status_transition(run.status, target)
     if new is None:
         return
-    kind = EventKind.RUN_COMPLETED if new == RunStatus.COMPLETE else EventKind.RUN_STATUS_CHANGED
-    journal.record(kind, {"runId": run.public_id, "from": run.status, "to": new.value})
+    change = events.RunCompleted if new == RunStatus.COMPLETE else events.RunStatusChanged
+    journal.record(change(run_id=run.public_id, from_status=run.status, to=new.value))
 
 
 _last_observed: dict[str, tuple[str, str, str]] = {}
@@ -228,7 +255,14 @@ def observe(journal: Journal, run: Run) -> None:
             _last_observed[run.public_id] = last
     if _last_observed.get(run.public_id) == current:
         return
-    journal.record(EventKind.OBSERVATION_RECORDED, {"runId": run.public_id, **seen})
+    journal.record(
+        events.ObservationRecorded(
+            run_id=run.public_id,
+            git_branch=seen["gitBranch"],
+            git_head_sha=seen["gitHeadSha"],
+            workspace_path=seen["workspacePath"],
+        )
+    )
     _last_observed[run.public_id] = current
 
 
@@ -237,6 +271,7 @@ def pending_step(run: Run, pending: dict[str, Any] | None) -> dict[str, Any] | N
 
 
 def node_response(
+    journal: Journal,
     run: Run,
     node: Node,
     attempt: Attempt | None,
@@ -248,24 +283,35 @@ def node_response(
     context_needed: list[dict[str, Any]] | None = None,
     resend_context: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The answer for `node`, with its pending step shaped by the node's preferences."""
+    """The answer for `node` as a JSON object, with its pending step shaped by the node's preferences
+    and the context it expects. Warnings that hold for the whole run are given once (once_per_run)."""
     home = settings.WORKRAIL_HOME
     preferences = node.preferences
-    shaped = modes.shape_pending(pending, pending_step(run, pending), preferences, node.engine_state.get("context", {}))
-    advice = recommendation_warnings(compiled_workflow(run.pinned_id), preferences)
-    return execution_response(
+    compiled = compiled_workflow(run.pinned_id)
+    context = node.engine_state.get("context", {})
+    step = pending_step(run, pending)
+    shaped = modes.shape_pending(pending, step, preferences, context)
+    if shaped is not None:
+        dependency_keys = {dep["contextKey"] for dep in (step or {}).get("userDependencies", [])}
+        expected = [e for e in engine.expected_context(compiled, node.engine_state) if e["key"] not in dependency_keys]
+        if expected:
+            shaped["expectedContext"] = expected
+    steady = [*drift_warnings(run), *recommendation_warnings(compiled, preferences)]
+    response = execution_response(
         kind=kind,
         run=run,
         state_token=tokens.mint(home, TokenKind.STATE, node.public_id),
         ack_token=tokens.mint(home, TokenKind.ACK, attempt.public_id) if attempt is not None else None,
-        pending=shaped,
+        pending=Pending.model_validate(shaped) if shaped is not None else None,
         completed_steps=node.engine_state.get("completedSteps", 0),
-        warnings=[*warnings, *advice],
+        step_count=engine.step_count(compiled),
+        warnings=[*warnings, *once_per_run(journal, run, node, steady)],
         preferences=preferences,
         extra=extra,
         context_needed=context_needed,
         resend_context=resend_context,
     )
+    return response.dump()
 
 
 def replay(ack: Ack, output: dict[str, Any]) -> dict[str, Any]:

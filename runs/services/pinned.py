@@ -23,16 +23,3 @@ def steps_by_id(workflow_hash: str) -> dict[str, dict[str, Any]]:
     from workflows_app.engine.tree import top_steps, walk
 
     return {step["id"]: step for step in walk(top_steps(compiled_workflow(workflow_hash)))}
-
-
-@lru_cache(maxsize=64)
-def run_contracts(workflow_hash: str) -> dict[str, tuple[str, dict[str, Any]]]:
-    """Artifact kinds a run of this workflow may record: the registry's and the workflow's own."""
-    from runs.services.output import registry_contracts
-
-    contracts = dict(registry_contracts())
-    for step in steps_by_id(workflow_hash).values():
-        declared = step.get("outputContract")
-        if declared and "artifactKind" in declared:
-            contracts.setdefault(declared["artifactKind"], (declared["contractRef"], declared))
-    return contracts

@@ -1,7 +1,7 @@
 """Read-only views behind the MCP resources (runs/mcp/resources.py): plain dicts, ready for JSON.
 
 The catalog views are the catalog use cases themselves, so a resource and the matching tool can
-never disagree. An unknown run or session id is a WorkRailError (INVALID_INPUT); an unknown
+never disagree. An unknown run or session id is a WorkRailError (NOT_FOUND); an unknown
 workflow id is WORKFLOW_NOT_FOUND, exactly as inspect_workflow says it.
 """
 
@@ -35,7 +35,7 @@ def read_run(run_id: str) -> dict[str, Any]:
     run = Run.objects.select_related("session").filter(public_id=run_id).first()
     if run is None:
         raise WorkRailError(
-            ErrorCode.INVALID_INPUT,
+            ErrorCode.NOT_FOUND,
             f"No run has the id '{run_id}'.",
             "Use the runId from a start_workflow or continue_workflow answer (session.runId).",
         )
@@ -83,7 +83,7 @@ def read_session_artifacts(session_id: str) -> dict[str, Any]:
     session = Session.objects.filter(public_id=session_id).first()
     if session is None:
         raise WorkRailError(
-            ErrorCode.INVALID_INPUT,
+            ErrorCode.NOT_FOUND,
             f"No session has the id '{session_id}'.",
             "Use the sessionId from a start_workflow or continue_workflow answer (session.sessionId).",
         )

@@ -36,6 +36,8 @@ from django.conf import settings
 from django.db.models import Case, F, IntegerField, Q, QuerySet, Value, When
 
 from runs import tokens
+from runs.contract.inputs import ResumeSessionInput
+from runs.contract.sessions import ResumeResult
 from runs.eventlog import session_token_id
 from runs.models import Checkpoint, Output, SearchEntry, Session, SessionKind
 from runs.projections import SEARCH_NOTES_CHARS
@@ -119,15 +121,10 @@ class _Hit:
     deep_where: str = ""  # layer 3: which step or checkpoint they came from
 
 
-def resume_session(
-    query: str | None = None,
-    gitBranch: str | None = None,
-    gitHeadSha: str | None = None,
-    workspacePath: str | None = None,
-) -> dict[str, Any]:
+def resume_session(request: ResumeSessionInput) -> dict[str, Any]:
     """Up to MAX_CANDIDATES runs (or checkpoint-only sessions) to resume, best first, with what was
     searched. Reads only."""
-    inputs = normalize(query, gitBranch, gitHeadSha, workspacePath)
+    inputs = normalize(request.query, request.git_branch, request.git_head_sha, request.workspace_path)
     searched: dict[str, Any] = {
         "entries": SearchEntry.objects.count(),
         "maxCandidates": MAX_CANDIDATES,
@@ -144,17 +141,20 @@ def resume_session(
         why_none = "the store has no runs or sessions yet" if not hits else None
     if why_none:
         searched["noCandidates"] = why_none
-    return {
-        "candidates": _candidates(hits, inputs),
-        "searched": searched,
-        "query": {
-            "query": inputs.phrase or None,
-            "words": list(inputs.words),
-            "gitBranch": inputs.branch or None,
-            "gitHeadSha": inputs.sha or None,
-            "workspacePath": inputs.workspace or None,
-        },
-    }
+    result = ResumeResult.model_validate(
+        {
+            "candidates": _candidates(hits, inputs),
+            "searched": searched,
+            "query": {
+                "query": inputs.phrase or None,
+                "words": list(inputs.words),
+                "gitBranch": inputs.branch or None,
+                "gitHeadSha": inputs.sha or None,
+                "workspacePath": inputs.workspace or None,
+            },
+        }
+    )
+    return result.dump()
 
 
 def normalize(query: str | None, branch: str | None, sha: str | None, workspace: str | None) -> Inputs:

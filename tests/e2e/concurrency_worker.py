@@ -18,7 +18,7 @@ import django
 django.setup()
 
 from runs.errors import WorkRailError  # noqa: E402
-from runs.services.execution import continue_workflow, start_workflow  # noqa: E402
+from tests.calls import continue_workflow, start_workflow  # noqa: E402
 
 
 def main() -> None:

@@ -1,9 +1,12 @@
 """A scripted agent that knows nothing about workflows: it does what each response says.
 
-It sends the arguments of `nextCall`, replacing the notes placeholder with notes of its own. When a
-step comes back blocked, it reads `blocked.expectedOutputSchema` and writes notes that satisfy it
-(the words a `pattern` asks for, the length `minLength`/`maxLength` ask for), then retries with the
-new ackToken. The artifact example in `nextCall` is sent as given.
+It sends the arguments of `nextCall`, filling every `<fill in ...>` blank from the machine-readable
+parts of the answer: notes of its own; each expected context value from `pending.expectedContext`
+(the first value the workflow compares it with, else a plain value of its type, else it leaves the
+key out); what only the user can give, as a test user would answer. When a step comes back blocked,
+it reads `blocked.expectedOutputSchema` and writes notes that satisfy it (the words a `pattern` asks
+for, the length `minLength`/`maxLength` ask for), then retries with the new ackToken. The artifact
+example in `nextCall` is sent as given.
 """
 
 from __future__ import annotations
@@ -53,6 +56,32 @@ def notes_satisfying(step_id: str, schema: dict[str, Any] | None) -> str:
     return text[: found["max"]]
 
 
+PLAIN_VALUES = {"string": "as the test agent found it", "number": 1, "integer": 1, "boolean": True, "array": []}
+USER_ANSWER = "given by the test user"
+
+
+def is_blank(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("<fill in") and value.endswith(">")
+
+
+def fill_context(arguments: dict[str, Any], pending: dict[str, Any]) -> None:
+    expected = {item["key"]: item for item in pending.get("expectedContext") or []}
+    context = arguments.get("context") or {}
+    for key, value in list(context.items()):
+        if not is_blank(value):
+            continue
+        if value.startswith("<fill in from the user"):
+            context[key] = USER_ANSWER
+        elif expected.get(key, {}).get("values"):
+            context[key] = expected[key]["values"][0]
+        elif expected.get(key, {}).get("type") in PLAIN_VALUES:
+            context[key] = PLAIN_VALUES[expected[key]["type"]]
+        else:
+            del context[key]
+    if "context" in arguments and not context:
+        del arguments["context"]
+
+
 async def run_to_completion(client: Client, workflow_id: str, context: dict[str, Any] | None = None) -> list[dict]:
     """Runs a workflow to the end; returns every structured response, in order."""
     arguments: dict[str, Any] = {"workflowId": workflow_id}
@@ -74,5 +103,6 @@ async def run_to_completion(client: Client, workflow_id: str, context: dict[str,
         schema = data["blocked"]["expectedOutputSchema"] if data["kind"] == "blocked" else None
         if "notesMarkdown" in arguments["output"] or schema is not None:
             arguments["output"]["notesMarkdown"] = notes_satisfying(data["pending"]["stepId"], schema)
+        fill_context(arguments, data["pending"])
         result = await client.call_tool("continue_workflow", arguments)
     raise AssertionError(f"{workflow_id} did not complete within {MAX_CALLS} calls")

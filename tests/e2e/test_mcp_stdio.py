@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 from mcp import Client
 
 from tests.e2e.conftest import server_env
-from tests.helpers import REPO, workflow_doc, write_json
+from tests.helpers import CORPUS_WORKFLOWS, FIXTURE_WORKFLOWS, REPO, corpus_available, workflow_doc, write_json
 
 pytestmark = pytest.mark.e2e
 MODES = ["legacy", "2026-07-28"]  # the initialize handshake (2025-11-25) and the stateless era
@@ -88,7 +88,9 @@ def test_an_agent_lists_and_inspects_real_workflows(launch, tmp_path, corpus_dir
     run(session)
 
 
-def test_stdout_carries_only_json_rpc_and_stdin_eof_ends_the_server(tmp_path, corpus_dir):
+def test_stdout_carries_only_json_rpc_and_stdin_eof_ends_the_server(tmp_path):
+    # Many files to load and log about (at DEBUG): our fixtures always, the corpus when it is there.
+    workflow_paths = [FIXTURE_WORKFLOWS, *([CORPUS_WORKFLOWS] if corpus_available() else [])]
     messages = [
         {
             "jsonrpc": "2.0",
@@ -121,7 +123,11 @@ def test_stdout_carries_only_json_rpc_and_stdin_eof_ends_the_server(tmp_path, co
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=tmp_path,
-        env=server_env(tmp_path / "home", WORKRAIL_WORKFLOW_PATHS=str(corpus_dir), WORKRAIL_LOG_LEVEL="DEBUG"),
+        env=server_env(
+            tmp_path / "home",
+            WORKRAIL_WORKFLOW_PATHS=":".join(str(path) for path in workflow_paths),
+            WORKRAIL_LOG_LEVEL="DEBUG",
+        ),
     )
     assert process.stdin is not None and process.stdout is not None
     responses = []

@@ -102,8 +102,8 @@ def test_an_agent_lists_and_reads_every_resource(launch, mode):
 
             for uri, code in [
                 ("workrail://workflows/nope.nothing", "WORKFLOW_NOT_FOUND"),
-                ("workrail://runs/run_0000000000000000", "INVALID_INPUT"),
-                ("workrail://sessions/ses_0000000000000000/artifacts", "INVALID_INPUT"),
+                ("workrail://runs/run_0000000000000000", "NOT_FOUND"),
+                ("workrail://sessions/ses_0000000000000000/artifacts", "NOT_FOUND"),
             ]:
                 with pytest.raises(MCPError) as raised:
                     await client.read_resource(uri)

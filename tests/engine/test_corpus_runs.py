@@ -1,129 +1,44 @@
 """Every workflow of the WorkRail corpus (and the bundled ones) runs to completion.
 
-The scripted agent sees only what a real agent sees: the pending step and, when blocked, the
-issues. It always writes notes; at a step with an output contract it first forgets the artifact,
-then, told ARTIFACT_MISSING, sends one built from the contract (loop_control: "continue" twice,
-then "stop"). The scenario context gives every forEach loop a list and every for loop a count.
+The driver and its scripted agent are in tests/engine/scripted_run.py. Corpus workflows are skipped
+when the corpus is absent (see tests/helpers.py); the bundled ones always run.
 """
 
 from __future__ import annotations
 
-import copy
-import json
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.helpers import CORPUS_WORKFLOWS
-from workflows_app.catalog import CatalogLoader
-from workflows_app.engine import Transition, advance, start
-from workflows_app.sources import configured_sources
+from tests.engine.scripted_run import MAX_ADVANCES, ScriptedAgent, load_catalog, run_scripted
+from tests.helpers import CORPUS_WORKFLOWS, corpus_available, corpus_params
+from workflows_app.engine import advance, start
+from workflows_app.sources import SourceKind
 
-MAX_ADVANCES = 400
-
-
-def _load_compiled() -> dict[str, dict[str, Any]]:
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp)
-        sources = configured_sources(workrail_home=home, project_dir=home, extra_paths=[CORPUS_WORKFLOWS])
-        catalog = CatalogLoader(sources).load()
-    return {entry.id: entry.compiled for entry in catalog.entries}
+CATALOG = load_catalog(*([CORPUS_WORKFLOWS] if corpus_available() else []))
+COMPILED = {entry.id: entry.compiled for entry in CATALOG.entries}
+BUNDLED_IDS = sorted(entry.id for entry in CATALOG.entries if entry.source.kind is SourceKind.BUNDLED)
+CORPUS_IDS = sorted(entry.id for entry in CATALOG.entries if entry.source.kind is SourceKind.EXTRA)
+needs_corpus = pytest.mark.usefixtures("corpus_dir")
 
 
-COMPILED = _load_compiled()
-
-
+@needs_corpus
 def test_the_corpus_is_present_and_loads():
-    assert len(COMPILED) >= 30
+    assert len(CORPUS_IDS) >= 30
     assert "test-artifact-loop-control" in COMPILED
 
 
-def _walk(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    found = []
-    for step in steps:
-        found.append(step)
-        if step["kind"] == "loop":
-            found += _walk(step["body"])
-    return found
-
-
-def scenario_context(compiled: dict[str, Any]) -> dict[str, Any]:
-    """What a user would have set up for the run: lists for forEach loops, counts for for loops."""
-    context: dict[str, Any] = {}
-    for step in _walk(compiled["steps"]):
-        loop = step.get("loop", {})
-        if loop.get("type") == "forEach":
-            context[loop["items"]] = [f"{loop['items']}-1", f"{loop['items']}-2"]
-        if loop.get("type") == "for" and isinstance(loop.get("count"), str):
-            context[loop["count"]] = 2
-    return context
-
-
-class ScriptedAgent:
-    def __init__(self) -> None:
-        self.loop_decisions = 0
-        self.blocked_by: list[str] = []
-
-    def first_output(self, pending: dict[str, Any]) -> dict[str, Any]:
-        return {"notesMarkdown": f"Worked on {pending['title']}."}
-
-    def respond(self, pending: dict[str, Any], blocked: Transition) -> dict[str, Any]:
-        """Fixes exactly what the issues name, and nothing else."""
-        self.blocked_by += [i["code"] for i in blocked.issues]
-        fixed = self.first_output(pending)
-        if any(i["code"] == "ARTIFACT_MISSING" for i in blocked.issues):
-            fixed["artifacts"] = [self.artifact(pending["outputContract"])]
-        return fixed
-
-    def artifact(self, contract: dict[str, Any]) -> dict[str, Any]:
-        if contract["artifactKind"] == "wr.loop_control":
-            self.loop_decisions += 1
-            return {"kind": "wr.loop_control", "decision": "continue" if self.loop_decisions <= 2 else "stop"}
-        return copy.deepcopy(contract["example"])
-
-
-@pytest.mark.parametrize("workflow_id", sorted(COMPILED))
-def test_every_corpus_workflow_runs_to_completion(workflow_id):
+@pytest.mark.parametrize("workflow_id", [*BUNDLED_IDS, *corpus_params(CORPUS_IDS)])
+def test_every_bundled_and_corpus_workflow_runs_to_completion(workflow_id):
     compiled = COMPILED[workflow_id]
-    agent = ScriptedAgent()
-    transition = start(compiled, scenario_context(compiled))
-    visited: list[dict[str, Any]] = []
-    advances = 0
-    while transition.kind != "complete":
-        assert advances < MAX_ADVANCES, f"{workflow_id} did not complete within {MAX_ADVANCES} advances"
-        pending = transition.pending
-        assert pending is not None
-        visited.append(pending)
-        transition = advance(compiled, transition.state, output=agent.first_output(pending))
-        advances += 1
-        if transition.kind == "blocked":
-            schema = transition.expected_output_schema
-            Draft202012Validator.check_schema(schema)
-            fixed = agent.respond(pending, transition)
-            assert Draft202012Validator(schema).is_valid(fixed)
-            transition = advance(compiled, transition.state, output=fixed)
-            advances += 1
-            assert transition.kind != "blocked", transition.issues
-
-    assert transition.state["complete"] is True
-    assert json.loads(json.dumps(transition.state)) == transition.state
-    # Each step instance is done once, and every unconditional top-level step is done, in order.
-    names = [p["stepInstance"] for p in visited]
-    assert len(names) == len(set(names))
-    unconditional = [s["id"] for s in compiled["steps"] if s["kind"] != "loop" and "runCondition" not in s]
-    assert [n for n in names if n in unconditional] == unconditional
+    run = run_scripted(compiled)
     # The agent was blocked exactly once per contract step it met, always for the missing artifact.
-    contract_steps = [p for p in visited if p["outputContract"] and p["outputContract"]["required"]]
-    assert agent.blocked_by == ["ARTIFACT_MISSING"] * len(contract_steps)
-    # Every loop whose condition let it run showed its body with loop information.
-    for pending in visited:
-        if "#" in pending["stepInstance"]:
-            assert pending["loop"] is not None and pending["loop"]["iteration"] >= 1
+    contract_steps = [p for p in run.visited if p["outputContract"] and p["outputContract"]["required"]]
+    assert run.agent.blocked_by == ["ARTIFACT_MISSING"] * len(contract_steps)
 
 
+@needs_corpus
 def test_artifact_loop_control_corpus_workflow_follows_the_decisions():
     compiled = COMPILED["test-artifact-loop-control"]
     agent = ScriptedAgent()
@@ -147,7 +62,7 @@ def test_artifact_loop_control_corpus_workflow_follows_the_decisions():
     ]
 
 
-def test_for_each_corpus_loops_iterate_over_the_scenario_lists():
+def test_for_each_loops_of_a_bundled_workflow_iterate_over_the_scenario_lists():
     compiled = COMPILED["wr.code_review"]
     transition = start(compiled, {"reviewAreas": ["api", "storage"]})
     seen = []
@@ -159,6 +74,7 @@ def test_for_each_corpus_loops_iterate_over_the_scenario_lists():
     assert seen == [("api", 0), ("storage", 1)]
 
 
+@needs_corpus
 def test_branching_corpus_workflow_follows_the_context_set_while_acknowledging():
     compiled = COMPILED["workrail.adaptive-ticket-creation"]
     transition = start(compiled)
@@ -170,6 +86,7 @@ def test_branching_corpus_workflow_follows_the_context_set_while_acknowledging()
     assert names == ["phase-0-triage", "phase-1-simple-ticket"]
 
 
+@needs_corpus
 def test_validation_criteria_of_a_corpus_workflow_block_until_satisfied():
     compiled = COMPILED["workrail.personal-learning-materials"]
     first = start(compiled)
@@ -201,6 +118,7 @@ def drive(workflow_id: str, script: dict[str, Any]) -> list[dict[str, Any]]:
     return visited
 
 
+@needs_corpus
 def test_polling_example_loops_until_the_agent_reports_completion():
     attempts = {"n": 0}
 
@@ -217,6 +135,7 @@ def test_polling_example_loops_until_the_agent_reports_completion():
     ]  # fmt: skip
 
 
+@needs_corpus
 def test_search_example_renders_the_search_index_and_stops_at_three():
     visited = drive(
         "simple-search-example",
@@ -230,6 +149,7 @@ def test_search_example_renders_the_search_index_and_stops_at_three():
     assert visited[-1]["stepId"] == "process-result"
 
 
+@needs_corpus
 def test_retry_example_takes_its_count_from_the_context_set_by_the_first_step():
     visited = drive("simple-retry-example", {"prepare": lambda p: {"maxRetries": 3, "succeeded": False}})
     attempts = [p["loop"]["iteration"] for p in visited if p["stepId"] == "attempt-operation"]

@@ -171,13 +171,24 @@ def test_a_loop_without_a_condition_source_loop_id_answers_to_its_step_id():
     assert len(run(compiled, agent)[0]) == 5
 
 
-def test_an_invalid_loop_control_artifact_from_a_step_without_contract_is_ignored_with_a_warning():
+def test_an_invalid_loop_control_artifact_blocks_the_step_even_without_a_contract_on_it():
+    # Artifacts are judged by their kind's contract wherever they are sent: a malformed decision is
+    # refused with the step kept in place (blocked), never silently ignored nor half-applied.
     compiled = workflow(artifact_loop(maxIterations=5), step("after"))
     first = start(compiled)
     bogus = {"notesMarkdown": "x", "artifacts": [{"kind": "wr.loop_control", "decision": "perhaps"}]}
     second = advance(compiled, first.state, output=bogus)
-    assert [w["code"] for w in second.warnings] == ["LOOP_CONTROL_IGNORED"]
+    assert second.kind == "blocked"
+    assert [(i["code"], i["pointer"]) for i in second.issues] == [("ARTIFACT_INVALID", "/artifacts/0/decision")]
     assert second.state["loopDecisions"] == {}
+    assert second.pending is not None and second.pending["stepId"] == first.pending["stepId"]
+
+
+def test_an_artifact_of_a_kind_no_contract_defines_blocks_the_step():
+    compiled = workflow(step("only"))
+    second = advance(compiled, start(compiled).state, output={"notesMarkdown": "x", "artifacts": [{"kind": "x.y"}]})
+    assert second.kind == "blocked"
+    assert [(i["code"], i["pointer"]) for i in second.issues] == [("ARTIFACT_INVALID", "/artifacts/0/kind")]
 
 
 def test_continue_at_max_iterations_stops_with_a_warning():

@@ -106,7 +106,11 @@ def test_iteration_variable_defaults_and_custom_name():
             iterationVar="attempt",
         )
     )
-    assert [p["prompt"] for p in run(custom)[0]] == ["Attempt 1/{{currentIteration}}", "Attempt 2/{{currentIteration}}"]
+    # With a custom name the default one is not set, and the prompt says so.
+    assert [p["prompt"] for p in run(custom)[0]] == [
+        "Attempt 1/[not set: currentIteration]",
+        "Attempt 2/[not set: currentIteration]",
+    ]
 
 
 def test_for_each_exposes_item_and_index_with_default_names():
@@ -183,7 +187,7 @@ def test_loop_variables_do_not_leak_after_the_loop_or_into_the_stored_context():
         step("after", prompt="[{{currentItem}}] [{{currentIteration}}]"),
     )
     visited, transitions = run(compiled, context={"xs": [1]})
-    assert visited[-1]["prompt"] == "[{{currentItem}}] [{{currentIteration}}]"
+    assert visited[-1]["prompt"] == "[[not set: currentItem]] [[not set: currentIteration]]"
     assert all(set(t.state["context"]) == {"xs"} for t in transitions)
 
 

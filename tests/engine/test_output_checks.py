@@ -214,7 +214,11 @@ def test_schema_rules_validate_the_whole_output():
             }
         },
     }
-    target = step("w", validationCriteria=[rule("schema", "Send a scored artifact", schema=schema)])
+    # An optional inline contract makes 'score' a known artifact kind (any object), so only the rule judges it.
+    scores = {"contractRef": "test.score", "required": False, "artifactKind": "score", "schema": {}, "example": {}}
+    target = step(
+        "w", validationCriteria=[rule("schema", "Send a scored artifact", schema=schema)], outputContract=scores
+    )
     bad = {"notesMarkdown": "x", "artifacts": [{"kind": "score", "score": "high"}]}
     blocked, _ = attempt(target, bad)
     assert codes(blocked) == ["VALIDATION_FAILED"]
@@ -277,7 +281,7 @@ def test_a_required_contract_without_its_artifact_blocks_with_artifact_missing()
     target = step("decide", outputContract=CONTRACT)
     bad = {"notesMarkdown": "x", "artifacts": [{"kind": "something.else"}]}
     blocked, _ = attempt(target, bad)
-    assert codes(blocked) == ["ARTIFACT_MISSING"]
+    assert codes(blocked) == ["ARTIFACT_MISSING", "ARTIFACT_INVALID"]  # and 'something.else' is no known kind
     assert blocked.issues[0]["pointer"] == "/artifacts"
     assert "wr.loop_control" in blocked.issues[0]["message"]
     good = {"artifacts": [{"kind": "wr.loop_control", "decision": "stop"}]}
@@ -312,6 +316,7 @@ def test_invalid_artifacts_are_reported_with_their_index_and_every_problem():
     }
     blocked, _ = attempt(step("review", outputContract=FINDINGS), output)
     assert [(i["code"], i["pointer"]) for i in blocked.issues] == [
+        ("ARTIFACT_INVALID", "/artifacts/0/kind"),
         ("ARTIFACT_INVALID", "/artifacts/1/findings/0/severity"),
         ("ARTIFACT_INVALID", "/artifacts/1/findings/0/title"),
     ]

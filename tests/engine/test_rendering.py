@@ -36,11 +36,11 @@ def rendered(prompt: str, context: dict[str, Any]) -> str:
         ("{{list}}", {"list": [1, "two", {"k": True}]}, '[1,"two",{"k":true}]'),
         ("{{obj}}", {"obj": {"b": 1, "a": [2]}}, '{"b":1,"a":[2]}'),
         ("{{unicode}}", {"unicode": ["é"]}, '["é"]'),
-        ("{{missing}} and {{a.missing}}", {"a": {}}, "{{missing}} and {{a.missing}}"),
-        ("{{wr.refs.something}}", {}, "{{wr.refs.something}}"),
-        ("{{name + 1}}", {"name": "Ada"}, "{{name + 1}}"),
-        ("{{n + 1}}", {"n": 1.5}, "{{n + 1}}"),
-        ("{{flag + 1}}", {"flag": True}, "{{flag + 1}}"),
+        ("{{missing}} and {{a.missing}}", {"a": {}}, "[not set: missing] and [not set: a.missing]"),
+        ("{{wr.refs.something}}", {}, "[not set: wr.refs.something]"),
+        ("{{name + 1}}", {"name": "Ada"}, "[not a whole number: name]"),
+        ("{{n + 1}}", {"n": 1.5}, "[not a whole number: n]"),
+        ("{{flag + 1}}", {"flag": True}, "[not a whole number: flag]"),
         ("{{a * 2}} {{ a + b }}", {"a": 1, "b": 2}, "{{a * 2}} {{ a + b }}"),
         ("{{v}}", {"v": "{{w}}", "w": "no second pass"}, "{{w}}"),
         ("{single} {{{x}}}", {"x": 1}, "{single} {1}"),
@@ -68,7 +68,7 @@ def test_prompt_fragments_whose_condition_holds_are_appended_in_order():
     assert start(compiled, {"mode": "deep", "who": "me"}).pending["prompt"] == (
         "Base.\n\nFirst me.\n\nGo deep.\n\nNot fast."
     )
-    assert start(compiled, {"mode": "fast"}).pending["prompt"] == "Base.\n\nFirst {{who}}.\n\nGo fast."
+    assert start(compiled, {"mode": "fast"}).pending["prompt"] == "Base.\n\nFirst [not set: who].\n\nGo fast."
 
 
 def test_prompt_fragments_see_loop_variables():

@@ -6,7 +6,15 @@ and codes.py for the issue and warning codes.
 """
 
 from workflows_app.engine.codes import IssueCode, WarningCode
-from workflows_app.engine.interpreter import advance, pending_view, start
+from workflows_app.engine.interpreter import (
+    advance,
+    expected_context,
+    output_schema,
+    pending_view,
+    recordable_artifact_issues,
+    start,
+    step_count,
+)
 from workflows_app.engine.state import STATE_VERSION, StateError
 from workflows_app.engine.transition import Transition
 
@@ -17,6 +25,10 @@ __all__ = [
     "Transition",
     "WarningCode",
     "advance",
+    "expected_context",
+    "output_schema",
     "pending_view",
+    "recordable_artifact_issues",
     "start",
+    "step_count",
 ]

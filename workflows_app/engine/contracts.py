@@ -48,3 +48,20 @@ def notes_required(step: Step) -> bool:
     """Notes are the default output; a step opts out with notesOptional, and a contract step's
     artifact is its output, so it needs no notes either."""
     return step.get("notesOptional") is not True and "outputContract" not in step
+
+
+def known_contracts(steps: list[Step]) -> dict[str, Contract]:
+    """The artifact kinds a run of this workflow may record, by kind: the registry's contracts, then
+    those the workflow declares inline (resolved into its steps by the compiler)."""
+    from workflows_app.engine.tree import walk
+
+    known = {
+        spec["artifactKind"]: Contract(ref, True, spec["artifactKind"], spec.get("schema"), spec.get("example"))
+        for ref, spec in builtins.CONTRACTS.items()
+        if "artifactKind" in spec
+    }
+    for step in walk(steps):
+        contract = contract_of(step)
+        if contract is not None and contract.artifact_kind is not None:
+            known.setdefault(contract.artifact_kind, contract)
+    return known

@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from workflows_app.conditions import evaluate
-from workflows_app.engine import decisions, loops, view
+from workflows_app.engine import decisions, expectations, loops, view
+from workflows_app.engine.contracts import known_contracts
 from workflows_app.engine.jsontypes import JsonObject, Step
-from workflows_app.engine.output import check_output, expected_output_schema
+from workflows_app.engine.output import artifact_issues, check_output, expected_output_schema
 from workflows_app.engine.state import Machine, StateError
 from workflows_app.engine.transition import Transition
 from workflows_app.engine.tree import sequence_at, step_at, top_steps, walk
@@ -44,7 +45,8 @@ def advance(
         return Transition("complete", machine.to_json(), None, None)
     step = step_at(steps, machine.position)
     scope = loops.scope(steps, machine)
-    issues, warnings = check_output(step, output, scope)
+    known = known_contracts(steps)
+    issues, warnings = check_output(step, output, scope, known)
     if issues:
         blocked = copy.deepcopy(dict(state))
         blocked["context"] = copy.deepcopy(machine.context)
@@ -54,7 +56,7 @@ def advance(
             view.pending_view(steps, machine),
             None,
             issues,
-            expected_output_schema(step, scope),
+            expected_output_schema(step, scope, known),
             warnings,
         )
     completed = {
@@ -76,6 +78,32 @@ def pending_view(compiled: JsonObject, state: JsonObject) -> JsonObject | None:
     steps = top_steps(compiled)
     machine = _load(compiled, state)
     return None if machine.complete else view.pending_view(steps, machine)
+
+
+def expected_context(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
+    """The context variables the pending step should provide (see expectations.py)."""
+    return expectations.expected(compiled, _load(compiled, state))
+
+
+def output_schema(compiled: JsonObject, state: JsonObject) -> JsonObject | None:
+    """A JSON Schema of an `output` that acknowledges the pending step; None when the run is complete."""
+    steps = top_steps(compiled)
+    machine = _load(compiled, state)
+    if machine.complete:
+        return None
+    return expected_output_schema(step_at(steps, machine.position), loops.scope(steps, machine), known_contracts(steps))
+
+
+def recordable_artifact_issues(compiled: JsonObject | None, artifacts: Any) -> list[JsonObject]:
+    """Issues with artifacts recorded outside a step (a checkpoint): known kinds, valid contracts.
+    Without a workflow (a notes-only session) only the registry's kinds are known."""
+    return artifact_issues(artifacts, known_contracts(top_steps(compiled) if compiled is not None else []))
+
+
+def step_count(compiled: JsonObject) -> int:
+    """Steps an agent can be given: every non-loop step of the compiled tree (loop bodies and routine
+    steps included), each once. The one count shown by the catalog and by a run's progress."""
+    return sum(1 for step in walk(top_steps(compiled)) if step.get("kind") != "loop")
 
 
 def _settle(steps: list[Step], machine: Machine) -> list[JsonObject]:

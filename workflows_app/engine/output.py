@@ -20,8 +20,11 @@ from workflows_app.engine.values import json_type
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
-def check_output(step: Step, output: Any, context: JsonObject) -> tuple[list[JsonObject], list[JsonObject]]:
-    """(issues, warnings) for `output` as the acknowledgement of `step`; no issues means it passes."""
+def check_output(
+    step: Step, output: Any, context: JsonObject, known: dict[str, Contract]
+) -> tuple[list[JsonObject], list[JsonObject]]:
+    """(issues, warnings) for `output` as the acknowledgement of `step`; no issues means it passes.
+    `known` holds the contracts of the artifact kinds this run may record, by kind."""
     if output is None:
         output = {}
     if not isinstance(output, dict):
@@ -40,7 +43,8 @@ def check_output(step: Step, output: Any, context: JsonObject) -> tuple[list[Jso
     issues += [issue(IssueCode.VALIDATION_FAILED, failure.message, failure.pointer) for failure in failures]
     contract = contract_of(step)
     if contract is not None:
-        issues += _contract_issues(contract, output.get("artifacts"))
+        issues += _missing_artifact(contract, output.get("artifacts"))
+    issues += artifact_issues(output.get("artifacts"), known)
     return issues, warnings
 
 
@@ -71,31 +75,47 @@ def _shape_issues(output: JsonObject) -> list[JsonObject]:
     return found
 
 
-def _contract_issues(contract: Contract, artifacts: Any) -> list[JsonObject]:
-    if contract.artifact_kind is None:
-        return []  # a contract this build does not know; the loader reports it, the run is not held hostage
+def _missing_artifact(contract: Contract, artifacts: Any) -> list[JsonObject]:
+    """A required contract wants at least one artifact of its kind."""
+    if contract.artifact_kind is None or not contract.required:
+        return []  # an unknown contract: the loader reports it, the run is not held hostage
     listed = artifacts if isinstance(artifacts, list) else []
-    matching = [
-        (index, artifact)
-        for index, artifact in enumerate(listed)
-        if isinstance(artifact, dict) and artifact.get("kind") == contract.artifact_kind
+    if any(isinstance(a, dict) and a.get("kind") == contract.artifact_kind for a in listed):
+        return []
+    return [
+        issue(
+            IssueCode.ARTIFACT_MISSING,
+            f"This step needs an artifact of kind '{contract.artifact_kind}' (contract {contract.contract_ref}) "
+            "in output.artifacts; see pending.outputContract for its schema and an example.",
+            "/artifacts",
+        )
     ]
-    if not matching:
-        if not contract.required:
-            return []
-        return [
-            issue(
-                IssueCode.ARTIFACT_MISSING,
-                f"This step needs an artifact of kind '{contract.artifact_kind}' (contract {contract.contract_ref}) "
-                "in output.artifacts; see pending.outputContract for its schema and an example.",
-                "/artifacts",
-            )
-        ]
+
+
+def artifact_issues(artifacts: Any, known: dict[str, Contract]) -> list[JsonObject]:
+    """Every artifact must be of a known kind and match that kind's contract. This is the one place
+    artifacts are judged: an advance turns these issues into `blocked`, a checkpoint into an error."""
     found = []
-    validator = Draft202012Validator(contract.schema or {})
-    for index, artifact in matching:
+    for index, artifact in enumerate(artifacts if isinstance(artifacts, list) else []):
+        if not isinstance(artifact, dict):
+            continue  # reported by the shape check
+        kind = artifact.get("kind")
+        contract = known.get(kind) if isinstance(kind, str) else None
+        if contract is None:
+            kinds = ", ".join(sorted(known)) or "none"
+            found.append(
+                issue(
+                    IssueCode.ARTIFACT_INVALID,
+                    f"Artifact {index} has kind {kind!r}, which no contract of this run defines (known kinds: "
+                    f"{kinds}); put free-form results in notesMarkdown.",
+                    f"/artifacts/{index}/kind",
+                )
+            )
+            continue
         # Sorted by location, so the report is the same whatever order the validator walks in.
-        errors = sorted(validator.iter_errors(artifact), key=lambda e: (_pointer(e.absolute_path), e.message))
+        errors = sorted(
+            _validator(contract).iter_errors(artifact), key=lambda e: (_pointer(e.absolute_path), e.message)
+        )
         for error in errors:
             pointer = f"/artifacts/{index}{_pointer(error.absolute_path)}"
             found.append(
@@ -108,22 +128,31 @@ def _contract_issues(contract: Contract, artifacts: Any) -> list[JsonObject]:
     return found
 
 
-def expected_output_schema(step: Step, context: JsonObject) -> JsonObject:
+def _validator(contract: Contract) -> Draft202012Validator:
+    return Draft202012Validator(contract.schema or {})
+
+
+def expected_output_schema(step: Step, context: JsonObject, known: dict[str, Contract]) -> JsonObject:
     """A JSON Schema (draft 2020-12) of an `output` that passes every check of `step`."""
     notes: JsonObject = {"type": "string"}
     required = []
     if notes_required(step):
         notes = {"type": "string", "minLength": 1, "pattern": "\\S"}  # blank notes count as missing
         required.append("notesMarkdown")
+    # Every artifact is of a known kind and matches that kind's contract...
+    artifacts: JsonObject = {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["kind"],
+            "properties": {"kind": {"enum": sorted(known)}},
+            "allOf": [{"if": _kind_is(kind), "then": known[kind].schema or {}} for kind in sorted(known)],
+        },
+    }
     contract = contract_of(step)
-    artifacts: JsonObject = {"type": "array", "items": {"type": "object"}}
-    if contract is not None and contract.artifact_kind is not None:
-        kind_is = {"properties": {"kind": {"const": contract.artifact_kind}}, "required": ["kind"]}
-        # Every artifact of the contract's kind must match its schema...
-        artifacts["items"] = {"type": "object", "if": kind_is, "then": contract.view()["schema"] or {}}
-        if contract.required:
-            artifacts["contains"] = kind_is  # ...and a required contract needs at least one.
-            required.append("artifacts")
+    if contract is not None and contract.artifact_kind is not None and contract.required:
+        artifacts["contains"] = _kind_is(contract.artifact_kind)  # ...and a required contract needs one.
+        required.append("artifacts")
     schema: JsonObject = {
         "$schema": SCHEMA_DIALECT,
         "type": "object",
@@ -134,6 +163,10 @@ def expected_output_schema(step: Step, context: JsonObject) -> JsonObject:
     if criteria is not None:
         schema["allOf"] = [criteria]
     return schema
+
+
+def _kind_is(kind: str) -> JsonObject:
+    return {"properties": {"kind": {"const": kind}}, "required": ["kind"]}
 
 
 def _pointer(path: Any) -> str:

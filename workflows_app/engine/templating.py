@@ -2,8 +2,9 @@
 
 The compiler keeps context placeholders because their values only exist at run time. Supported:
 `{{name}}`, dotted paths (`{{ticket.priority}}`, `{{items.length}}`, `{{items.0}}`) resolved with
-conditions.lookup, and one integer `+` or `-` (`{{index + 1}}`). Anything that cannot be resolved
-is left exactly as written, so a prompt never loses text because a variable is not set yet.
+conditions.lookup, and one integer `+` or `-` (`{{index + 1}}`). A variable that is not set is shown
+as `[not set: name]`, never as raw braces: the agent must see that a value is missing, not mistake
+the template for text to copy (and the prompt keeps the name, so it can say what it lacks).
 """
 
 from __future__ import annotations
@@ -30,14 +31,18 @@ def render(text: str, context: JsonObject) -> str:
 def _replacement(match: re.Match[str], context: JsonObject) -> str:
     value = lookup(context, match["name"])
     if value is MISSING:
-        return match.group(0)
+        return unset_marker(match["name"])
     if match["op"] is None:
         return format_value(value)
     number = _integer(value)
-    if number is None:
-        return match.group(0)  # arithmetic on a non-integer has no sensible result
+    if number is None:  # arithmetic on a non-integer has no sensible result
+        return f"[not a whole number: {match['name']}]"
     operand = int(match["operand"])
     return str(number + operand if match["op"] == "+" else number - operand)
+
+
+def unset_marker(name: str) -> str:
+    return f"[not set: {name}]"
 
 
 def _integer(value: Any) -> int | None:

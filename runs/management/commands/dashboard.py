@@ -1,12 +1,37 @@
 """Serve the local dashboard on 127.0.0.1 and print how to connect an agent."""
 
+import errno
+import socket
 from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from runs.connect import connection_instructions
+
+# Bound to loopback only: the dashboard is for the person at this machine.
+HOST = "127.0.0.1"
+
+
+def check_port_free(port: int) -> None:
+    """Raises CommandError, naming the port and how to choose another, if runserver could not listen on it."""
+    if not 1 <= port <= 65535:
+        raise CommandError(f"Port {port} is not a valid port: set WORKRAIL_PORT (or --port) to 1024-65535.")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # runserver sets SO_REUSEADDR too, so a socket left in TIME_WAIT by the last run is no obstacle.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((HOST, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                reason = "is already in use (another dashboard, or another program)"
+            else:
+                reason = f"cannot be used: {exc.strerror or exc}"
+            raise CommandError(
+                f"Port {port} on {HOST} {reason}. Set WORKRAIL_PORT to a free port "
+                f"(e.g. WORKRAIL_PORT={port + 1 if port < 65535 else 8766} make run) or pass --port."
+            ) from None
 
 
 class Command(BaseCommand):
@@ -16,12 +41,19 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=settings.DASHBOARD_PORT)
 
     def handle(self, *args: Any, port: int, **options: Any) -> None:
-        info = connection_instructions()
-        self.stdout.write(self.style.SUCCESS(f"WorkRail dashboard: http://127.0.0.1:{port}/"))
+        check_port_free(port)  # before printing anything: no connect block above an error
+        # The password stays in: this is the terminal of the person who started the dashboard.
+        info = connection_instructions(reveal_password=True)
+        self.stdout.write(self.style.SUCCESS(f"WorkRail dashboard: http://{HOST}:{port}/"))
         self.stdout.write(f"Data directory: {settings.WORKRAIL_HOME}\n")
         self.stdout.write("Connect Claude Code:\n  " + info.claude_code + "\n")
         self.stdout.write(
             "Or add to an MCP client's JSON config (Claude Desktop, Cursor, ...):\n" + info.json_config + "\n"
         )
-        # Bound to loopback only: the dashboard is for the person at this machine.
-        call_command("runserver", f"127.0.0.1:{port}", use_reloader=False)
+        if info.env:
+            self.stdout.write(
+                "The env settings (" + ", ".join(info.env) + ") make the agent use the data this dashboard shows.\n"
+            )
+        if "DATABASE_URL" in info.env:
+            self.stdout.write("DATABASE_URL may contain a password: it will be stored in the client's config.\n")
+        call_command("runserver", f"{HOST}:{port}", use_reloader=False)

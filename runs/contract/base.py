@@ -1,0 +1,32 @@
+"""The base of every boundary shape: camelCase on the wire, snake_case in Python, nothing unknown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+
+class Shape(BaseModel):
+    """A boundary shape. Unknown fields are refused, so a typo in a request (or a drift in what we
+    answer) is caught instead of silently ignored."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        extra="forbid",
+    )
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON object sent on the wire. Optional parts that were never set are left out, so an
+        answer carries only what applies to it (a `blocked` section only when blocked, say)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+class OpenShape(Shape):
+    """A shape that carries caller-defined fields besides its own (artifacts)."""
+
+    model_config = ConfigDict(extra="allow")

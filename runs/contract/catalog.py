@@ -1,0 +1,83 @@
+"""What list_workflows and inspect_workflow answer (and the workflow resources show)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from runs.contract.base import Shape
+from workflows_app.diagnostics import Code, Severity
+
+STEP_COUNT_MEANING = (
+    "Steps an agent can be given: every step of the compiled workflow, loop bodies and routine steps "
+    "included, each counted once (a loop that runs three times still counts its steps once)."
+)
+
+
+class Diagnostic(Shape):
+    code: Code
+    severity: Severity
+    message: str
+    fix: str = Field(description="What to do about it.")
+    file: str | None
+    pointer: str = Field(description="JSON pointer into the file; empty for the whole file.")
+    workflow_id: str | None
+    details: dict[str, Any] | None = None
+
+
+class WorkflowSource(Shape):
+    kind: Literal["bundled", "user", "project", "extra"]
+    path: str
+
+
+class WorkflowSummary(Shape):
+    id: str
+    name: str
+    description: str
+    version: str
+    kind: Literal["workflow", "routine"]
+    id_status: Literal["namespaced", "legacy"]
+    namespace: str | None
+    source: WorkflowSource
+    step_count: int = Field(ge=1, description=STEP_COUNT_MEANING)
+    workflow_hash: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")
+    warning_count: int = Field(ge=0, description="How many entries of 'warnings' concern it.")
+
+
+class WorkflowList(Shape):
+    count: int = Field(ge=0)
+    workflows: list[WorkflowSummary]
+    warnings: list[Diagnostic] = Field(
+        description="Files that could not be loaded, and loaded workflows with something to fix."
+    )
+
+
+class WorkflowDetails(WorkflowSummary):
+    warnings: list[Diagnostic]
+    about: str | None = None
+    preconditions: list[str] | None = None
+    clarification_prompts: list[str] | None = None
+    meta_guidance: list[str] | None = None
+    recommended_preferences: dict[str, Any] | None = None
+    examples: list[str] | None = None
+    features: list[str] | None = None
+
+
+class StepOutline(Shape):
+    id: str
+    title: str
+    kind: Literal["step", "loop", "parallel"]
+    run_condition: dict[str, Any] | None = None
+    require_confirmation: bool | dict[str, Any] | None = None
+    loop: dict[str, Any] | None = None
+    body: list[StepOutline] | None = None
+    prompt: str | None = None
+    prompt_truncated: bool | None = None
+    agent_role: str | None = None
+
+
+class WorkflowInspection(Shape):
+    mode: Literal["metadata", "preview"]
+    workflow: WorkflowDetails
+    steps: list[StepOutline]

@@ -1,0 +1,175 @@
+"""What start_workflow, continue_workflow and checkpoint_workflow (on a run) answer.
+
+One model for every path (start, advance, blocked, replay, rehydrate, checkpoint), so an agent always
+reads the same fields, and `nextCall` carries the exact arguments of the next call, typed as that
+call's own input.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from runs.contract.base import Shape
+from runs.contract.inputs import Autonomy, ContinueWorkflowInput, RiskPolicy
+
+COMPLETED_STEPS_MEANING = (
+    "Steps acknowledged on the way to this point: a loop's steps count once per pass, skipped steps not at all."
+)
+
+
+class Warning(Shape):
+    code: str
+    message: str
+
+
+class Issue(Shape):
+    """Why a step is not done yet; `pointer` is a JSON pointer into the arguments to fix."""
+
+    code: str
+    message: str
+    pointer: str | None = None
+    reason: str | None = None
+
+
+class UserDependency(Shape):
+    reason: str
+    description: str
+    context_key: str
+    met: bool
+
+
+class ExpectedContext(Shape):
+    """A context variable the workflow reads later and that is not set yet."""
+
+    key: str
+    type: Literal["string", "number", "integer", "boolean", "array", "object", "any"]
+    values: list[Any] | None = Field(default=None, description="The values the workflow compares it with.")
+    why: str = Field(description="Which condition, loop or prompt reads it.")
+    set_by_this_step: bool = Field(description="True when this step's prompt talks about it.")
+
+
+class OutputContractView(Shape):
+    contract_ref: str
+    required: bool
+    artifact_kind: str | None
+    json_schema: dict[str, Any] | None = Field(alias="schema")
+    example: Any
+
+
+class LoopView(Shape):
+    loop_id: str
+    iteration: int
+    max_iterations: int
+    item: Any = None
+    index: int | None = None
+
+
+class Pending(Shape):
+    step_id: str
+    title: str
+    prompt: str
+    agent_role: str | None
+    require_confirmation: bool
+    notes_required: bool
+    output_contract: OutputContractView | None
+    loop: LoopView | None
+    step_instance: str
+    user_dependencies: list[UserDependency] | None = None
+    confirmation: str | None = None
+    expected_context: list[ExpectedContext] | None = None
+
+
+class SessionRef(Shape):
+    session_id: str
+    run_id: str
+    session_key: str | None
+
+
+class WorkflowRef(Shape):
+    id: str
+    workflow_hash: str
+
+
+class Progress(Shape):
+    completed_steps: int = Field(ge=0, description=COMPLETED_STEPS_MEANING)
+    step_count: int | None = Field(
+        default=None, ge=0, description="Steps in the workflow, counted as list_workflows counts them."
+    )
+
+
+class EffectivePreferences(Shape):
+    autonomy: Autonomy
+    risk_policy: RiskPolicy
+
+
+class NextCall(Shape):
+    tool: Literal["continue_workflow"]
+    arguments: ContinueWorkflowInput
+    instructions: str
+
+
+class Blocked(Shape):
+    issues: list[Issue]
+    expected_output_schema: dict[str, Any] | None
+    expected_input_schema: dict[str, Any] | None = None
+    retry: str
+
+
+class RecapEntry(Shape):
+    kind: Literal["step", "checkpoint"]
+    step_id: str
+    title: str
+    notes_markdown: str
+    artifact_kinds: list[str | None]
+
+
+class Recap(Shape):
+    entries: list[RecapEntry]
+    truncated: bool
+    omitted_entries: int | None
+    policy: str
+
+
+class Branch(Shape):
+    state_token: str
+    completed_step_id: str | None
+    via: Literal["step", "checkpoint"]
+    notes_preview: str
+    created_at: str
+    is_complete: bool
+    pending_step_id: str | None
+
+
+class RecordedOutput(Shape):
+    notes_markdown: str
+    artifact_kinds: list[str]
+
+
+class RunCheckpoint(Shape):
+    recorded: RecordedOutput
+    note: str
+    pending_step_id: str | None
+
+
+class ExecutionResult(Shape):
+    kind: Literal["step", "blocked", "complete", "checkpoint"]
+    is_complete: bool
+    state_token: str
+    ack_token: str | None
+    pending: Pending | None
+    session: SessionRef
+    workflow: WorkflowRef
+    progress: Progress
+    warnings: list[Warning]
+    preferences: EffectivePreferences
+    mode: Literal["guided", "autopilot", "unattended", "custom"]
+    next_call: NextCall | None
+    blocked: Blocked | None = None
+    rehydrated: bool | None = None
+    recap: Recap | None = None
+    downstream_recap: Recap | None = None
+    branches: list[Branch] | None = None
+    fork: str | None = None
+    checkpoint: RunCheckpoint | None = None

@@ -1,0 +1,170 @@
+"""What the tools accept. Each tool's inputSchema is generated from its model here, and the model
+parses the arguments: the services receive these objects, never raw JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from runs.contract.base import OpenShape, Shape
+
+# Bounds on what an agent may send. They keep one call from filling the store or stalling the server.
+MAX_NOTES_BYTES = 64 * 1024
+MAX_OUTPUT_BYTES = 512 * 1024
+MAX_CONTEXT_BYTES = 256 * 1024
+MAX_TOKEN_CHARS = 200
+MAX_WORKFLOW_ID_CHARS = 200
+
+Autonomy = Literal["guided", "full_auto_stop_on_user_deps", "full_auto_never_stop"]
+RiskPolicy = Literal["conservative", "balanced", "aggressive"]
+ModeName = Literal["guided", "autopilot", "unattended"]
+TokenText = Annotated[str, Field(min_length=1, max_length=MAX_TOKEN_CHARS)]
+WorkflowId = Annotated[
+    str, Field(min_length=1, max_length=MAX_WORKFLOW_ID_CHARS, description="An id from list_workflows.")
+]
+Context = Annotated[
+    dict[str, Any],
+    Field(description="External facts that steer the workflow (conditions, loop inputs): ticketId, complexity..."),
+]
+
+
+def _json_size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False).encode())
+
+
+def _bounded_context(context: dict[str, Any] | None) -> dict[str, Any] | None:
+    if context is not None and _json_size(context) > MAX_CONTEXT_BYTES:
+        raise ValueError(
+            f"context is larger than {MAX_CONTEXT_BYTES} bytes; keep it to the inputs that steer the workflow "
+            "and put notes in output.notesMarkdown"
+        )
+    return context
+
+
+class Preferences(Shape):
+    """How autonomous the agent is (a closed set). Applies from this point on, and to what follows."""
+
+    autonomy: Autonomy | None = None
+    risk_policy: RiskPolicy | None = None
+
+    def as_dict(self) -> dict[str, str]:
+        return {key: value for key, value in self.dump().items() if value is not None}
+
+
+class Artifact(OpenShape):
+    """A small structured result; its `kind` names the contract it follows (pending.outputContract)."""
+
+    kind: str = Field(min_length=1, max_length=200)
+
+
+class StepOutput(Shape):
+    """Durable memory for this step: what survives a rewind of the chat."""
+
+    notes_markdown: str | None = Field(
+        default=None, description="A short recap: what you did, decided, and what is next."
+    )
+    artifacts: list[Artifact] | None = Field(
+        default=None,
+        description="Small structured results, when the step asks for them (see pending.outputContract).",
+    )
+
+    @field_validator("notes_markdown")
+    @classmethod
+    def _notes_size(cls, notes: str | None) -> str | None:
+        if notes is not None and len(notes.encode()) > MAX_NOTES_BYTES:
+            raise ValueError(
+                f"notesMarkdown is larger than {MAX_NOTES_BYTES} bytes; keep notes to a short recap (about 10 "
+                "lines), big results belong in files"
+            )
+        return notes
+
+    @model_validator(mode="after")
+    def _total_size(self) -> StepOutput:
+        if _json_size(self.dump()) > MAX_OUTPUT_BYTES:
+            raise ValueError(f"output is larger than {MAX_OUTPUT_BYTES} bytes; send a short recap and small artifacts")
+        return self
+
+    def as_dict(self) -> dict[str, Any]:
+        """The plain JSON the engine and the store read."""
+        data: dict[str, Any] = {}
+        if self.notes_markdown is not None:
+            data["notesMarkdown"] = self.notes_markdown
+        if self.artifacts is not None:
+            data["artifacts"] = [artifact.model_dump(mode="json") for artifact in self.artifacts]
+        return data
+
+
+class ListWorkflowsInput(Shape):
+    kind: Literal["workflow", "routine"] | None = Field(default=None, description="Only workflows or only routines.")
+    namespace: str | None = Field(default=None, max_length=100, description="Only ids in this namespace, e.g. 'wr'.")
+
+
+class InspectWorkflowInput(Shape):
+    workflow_id: WorkflowId
+    mode: Literal["metadata", "preview"] = Field(
+        default="metadata",
+        description="metadata: what the workflow is for and its step outline; preview: also each step's prompt "
+        "(truncated) and role.",
+    )
+
+
+class StartWorkflowInput(Shape):
+    workflow_id: WorkflowId
+    context: Context | None = Field(
+        default=None,
+        description="External facts that steer the workflow (conditions, loop inputs): ticketId, complexity... "
+        "A ticketId or sessionKey joins the session that has it.",
+    )
+    preferences: Preferences | None = None
+    mode: ModeName | None = Field(
+        default=None,
+        description="A preset: guided (ask the user), autopilot (stop only for the user's own input), unattended "
+        "(never stop; record gaps). Explicit preferences override it.",
+    )
+
+    _context_size = field_validator("context")(_bounded_context)
+
+
+class ContinueWorkflowInput(Shape):
+    state_token: TokenText = Field(description="From the last response, exactly as given.")
+    ack_token: TokenText | None = Field(
+        default=None,
+        description="From the same response: acknowledges the pending step. Omit it to see the pending step again "
+        "(with a recap of earlier notes) without advancing.",
+    )
+    context: Context | None = None
+    output: StepOutput | None = None
+    preferences: Preferences | None = Field(default=None, description="With an ackToken: change preferences from here.")
+    mode: ModeName | None = Field(default=None, description="With an ackToken: switch to this preset from here.")
+
+    _context_size = field_validator("context")(_bounded_context)
+
+
+class CheckpointInput(Shape):
+    state_token: TokenText | None = Field(
+        default=None, description="The run snapshot the work belongs to (the latest stateToken)."
+    )
+    session_token: TokenText | None = Field(
+        default=None, description="A checkpoint-only session from start_session, instead."
+    )
+    output: StepOutput
+
+
+class StartSessionInput(Shape):
+    title: str | None = Field(default=None, min_length=1, max_length=200)
+    session_key: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="A name to find it again; the same key joins the same session.",
+    )
+    tags: list[Annotated[str, Field(max_length=60)]] | None = Field(default=None, max_length=20)
+
+
+class ResumeSessionInput(Shape):
+    query: str | None = Field(default=None, max_length=500, description="Words the user used: ticket, topic, title.")
+    git_branch: str | None = Field(default=None, max_length=255)
+    git_head_sha: str | None = Field(default=None, max_length=64)
+    workspace_path: str | None = Field(default=None, max_length=1024)

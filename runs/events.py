@@ -1,0 +1,177 @@
+"""The payload of each event kind, defined once.
+
+Services build these objects and hand them to the Journal, which stores their JSON in the event
+log; the projector applies them (objects on the live path, parsed back from JSON by
+`rebuild_projections`); tests and benchmarks that need events build them the same way. The wire
+names (camelCase) are those of the event log, so stores written before these models still read.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from runs.contract.base import Shape
+from runs.models import EventKind
+
+
+class EventPayload(Shape):
+    kind: ClassVar[EventKind]
+
+    def data(self) -> dict[str, Any]:
+        """The JSON stored in Event.data: every field, set or defaulted."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class SessionCreated(EventPayload):
+    kind = EventKind.SESSION_CREATED
+    session_id: str
+    session_key: str | None
+    title: str
+    session_kind: str = Field(alias="kind", default="workflow")
+    tags: list[str] = Field(default_factory=list)
+    preferences: dict[str, str] = Field(default_factory=dict)
+
+
+class RunStarted(EventPayload):
+    kind = EventKind.RUN_STARTED
+    run_id: str
+    workflow_id: str
+    workflow_name: str | None = None
+    workflow_hash: str
+    source_path: str
+    source_stat: str
+
+
+class NodeCreated(EventPayload):
+    kind = EventKind.NODE_CREATED
+    run_id: str
+    node_id: int
+    parent_node_id: int | None
+    depth: int
+    notes_on_path: int
+    engine_state: dict[str, Any]
+    preferences: dict[str, str]
+    pending_step_id: str | None
+    is_complete: bool
+
+
+class AttemptIssued(EventPayload):
+    kind = EventKind.ATTEMPT_ISSUED
+    run_id: str
+    node_id: int
+    attempt_id: int
+
+
+class StepAcked(EventPayload):
+    kind = EventKind.STEP_ACKED
+    run_id: str
+    node_id: int
+    attempt_id: int
+    child_node_id: int | None
+    outcome: str
+    output_digest: str
+    response: str = Field(description="The answer given, as JSON text: a replay returns exactly these bytes.")
+
+
+class OutputRecorded(EventPayload):
+    kind = EventKind.OUTPUT_RECORDED
+    run_id: str
+    node_id: int
+    child_node_id: int
+    step_id: str
+    step_title: str
+    notes_markdown: str
+    artifacts: list[dict[str, Any]]
+
+
+class RunStatusChanged(EventPayload):
+    kind = EventKind.RUN_STATUS_CHANGED
+    run_id: str
+    from_status: str = Field(alias="from")
+    to: str
+
+
+class RunCompleted(RunStatusChanged):
+    kind = EventKind.RUN_COMPLETED
+
+
+class WarningRecorded(EventPayload):
+    kind = EventKind.WARNING_RECORDED
+    run_id: str
+    node_id: int
+    code: str
+    message: str
+    once_key: str | None = Field(
+        default=None, description="Set for a warning given once per run: the same key is not given again."
+    )
+
+
+class CheckpointRecorded(EventPayload):
+    kind = EventKind.CHECKPOINT_RECORDED
+    run_id: str | None
+    node_id: int | None
+    child_node_id: int | None
+    output_digest: str
+    notes_markdown: str
+    artifacts: list[dict[str, Any]]
+    response: str
+
+
+class PreferencesChanged(EventPayload):
+    kind = EventKind.PREFERENCES_CHANGED
+    run_id: str
+    node_id: int
+    preferences: dict[str, str]
+    previous: dict[str, str]
+
+
+class ObservationRecorded(EventPayload):
+    kind = EventKind.OBSERVATION_RECORDED
+    run_id: str | None = None
+    git_branch: str | None = None
+    git_head_sha: str | None = None
+    workspace_path: str | None = None
+
+
+class GapRecorded(EventPayload):
+    kind = EventKind.GAP_RECORDED
+    run_id: str
+    node_id: int
+    step_id: str
+    reason: str
+    description: str = ""
+
+
+class RunFinalized(EventPayload):
+    kind = EventKind.RUN_FINALIZED
+    run_id: str
+    node_id: int
+    synthesis: dict[str, Any]
+
+
+PAYLOADS: dict[str, type[EventPayload]] = {
+    cls.kind.value: cls
+    for cls in (
+        SessionCreated,
+        RunStarted,
+        NodeCreated,
+        AttemptIssued,
+        StepAcked,
+        OutputRecorded,
+        RunStatusChanged,
+        RunCompleted,
+        WarningRecorded,
+        CheckpointRecorded,
+        PreferencesChanged,
+        ObservationRecorded,
+        GapRecorded,
+        RunFinalized,
+    )
+}
+
+
+def parse(kind: str, data: dict[str, Any]) -> EventPayload:
+    """An event's payload object, from the JSON stored in the log."""
+    return PAYLOADS[kind].model_validate(data)

@@ -1,0 +1,51 @@
+"""Where a call from an MCP client meets the services, for tools and resources alike: a server that
+could not read its configuration refuses with CONFIGURATION_ERROR, database work waits for start-up
+and runs on fresh connections, and anything unexpected becomes INTERNAL_ERROR (logged to stderr),
+never a traceback across the protocol."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from runs.errors import ErrorCode, WorkRailError
+from runs.mcp import readiness
+
+logger = logging.getLogger("workrail.mcp")
+
+
+def guarded[T](what: str, work: Callable[[], T], *, uses_database: bool, changes: bool) -> T:
+    """Runs `work` (a tool call or a resource read named `what`); raises only WorkRailError."""
+    problem = readiness.configuration_problem()
+    if problem is not None:
+        raise WorkRailError(
+            ErrorCode.CONFIGURATION_ERROR,
+            f"The WorkRail server cannot work with its configuration: {problem}",
+            "Fix the variable in the MCP server's environment (the 'env' of its entry in the client's MCP "
+            "configuration, or the shell it starts from), then restart the server.",
+        )
+    try:
+        return _with_database(work) if uses_database else work()
+    except WorkRailError:
+        raise
+    except Exception:
+        logger.exception("%s failed", what)
+        unchanged = " Nothing stored was changed by this call." if changes else ""
+        raise WorkRailError(
+            ErrorCode.INTERNAL_ERROR,
+            f"{what} failed unexpectedly; the details are in the server log (stderr).",
+            f"Retry once; if it fails again, report the server log.{unchanged}",
+            retryable=True,
+        ) from None
+
+
+def _with_database[T](work: Callable[[], T]) -> T:
+    # Calls run on worker threads: drop connections that went stale between calls, before and after.
+    from django.db import close_old_connections
+
+    readiness.wait_until_ready()
+    close_old_connections()
+    try:
+        return work()
+    finally:
+        close_old_connections()

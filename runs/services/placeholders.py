@@ -1,0 +1,64 @@
+"""The placeholders WorkRail writes into `nextCall`, and how it recognises them when they come back.
+
+`nextCall.arguments` is meant to be copied, with the blanks filled in. An agent that copies it
+blindly must not get past a step: notes that are still the placeholder are no notes, and a context
+value that is still the placeholder is no value (least of all for what only the user can give).
+Every placeholder has one form, `<fill in ...>`, so it is recognised wherever it appears.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+PREFIX = "<fill in"
+NOTES = f"{PREFIX}: a few lines: what you did, what you decided, what comes next>"
+SESSION_NOTES = f"{PREFIX}: what you did and what is next>"
+_FORM = re.compile(r"^\s*<fill in\b[^\n]*>\s*$", re.IGNORECASE)
+
+
+def is_placeholder(value: Any) -> bool:
+    return isinstance(value, str) and _FORM.match(value) is not None
+
+
+def from_user(description: str) -> str:
+    return f"{PREFIX} from the user: {description}>"
+
+
+def for_context(expected: dict[str, Any]) -> str:
+    """A typed placeholder for an expected context variable: its type, the values the workflow
+    compares it with, and what reads it."""
+    kind = expected["type"]
+    if expected.get("values"):
+        kind += "; the workflow compares it with " + ", ".join(json.dumps(v) for v in expected["values"])
+    return f"{PREFIX} ({kind}): {expected['key']}, read by {expected['why']}>"
+
+
+def placeholder_keys(context: dict[str, Any]) -> list[str]:
+    """Context keys whose value is still a placeholder."""
+    return [key for key, value in context.items() if is_placeholder(value)]
+
+
+def unchanged_issues(notes: str | None, context_keys: list[str]) -> list[dict[str, Any]]:
+    """Blocking issues for placeholders sent back as they were written."""
+    issues = []
+    if is_placeholder(notes):
+        issues.append(
+            {
+                "code": "PLACEHOLDER_UNCHANGED",
+                "message": "output.notesMarkdown is still the placeholder from nextCall. Replace it with a few lines "
+                "of your own: what you did, what you decided, what comes next.",
+                "pointer": "/output/notesMarkdown",
+            }
+        )
+    for key in context_keys:
+        issues.append(
+            {
+                "code": "PLACEHOLDER_UNCHANGED",
+                "message": f"context.{key} is still the placeholder from nextCall. Send the real value, or leave "
+                f"{key} out if it is not known yet.",
+                "pointer": f"/context/{key}",
+            }
+        )
+    return issues

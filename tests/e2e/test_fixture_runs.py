@@ -1,0 +1,167 @@
+"""Every fixture workflow (tests/fixtures/workflows) runs to completion over stdio through `manage.py
+mcp`, driven only by the responses (tests/e2e/scripted_agent.py), from its start context.
+
+One server and one client session serve the whole module (one per xdist worker): the session lives
+in a blocking portal, and each fixture is inspected and run once, when a test first asks for it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from tests.e2e.conftest import server_env
+from tests.e2e.scripted_agent import run_to_completion
+from tests.fixture_workflows import EXPECTED_PATHS, START_CONTEXTS, fixture_ids
+from tests.helpers import FIXTURE_WORKFLOWS, REPO
+
+pytestmark = pytest.mark.e2e
+
+# The scripted agent sends a contract's example as given: wr.loop_control's example says "stop", so
+# each artifact-driven loop runs once here (the engine tests decide continue, continue, stop).
+E2E_PATHS = {
+    **EXPECTED_PATHS,
+    "fixture.loop_control": [
+        "collect-feedback",
+        "revise-loop#1/revise-draft",
+        "revise-loop#1/decide-another-round",
+        "cleanup-loop#1/tidy-pass",
+        "publish-revision",
+    ],
+}
+
+
+class FixtureServer:
+    """The module's server: tool calls and fixture runs through one client session, runs cached."""
+
+    def __init__(self, portal: BlockingPortal, client: Client) -> None:
+        self.portal = portal
+        self.client = client
+        self.runs: dict[str, list[dict[str, Any]]] = {}
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        result = self.portal.call(self.client.call_tool, tool, arguments)
+        assert not result.is_error, result.content[0].text
+        assert result.structured_content is not None
+        return result.structured_content
+
+    def run(self, workflow_id: str) -> list[dict[str, Any]]:
+        """Every structured response of a run of the fixture from its start context, in order."""
+        if workflow_id not in self.runs:
+            context = START_CONTEXTS.get(workflow_id)
+            self.runs[workflow_id] = self.portal.call(run_to_completion, self.client, workflow_id, context)
+        return self.runs[workflow_id]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[FixtureServer]:
+    work = tmp_path_factory.mktemp("fixture-runs")
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[str(REPO / "manage.py"), "mcp"],
+        env=server_env(work / "home", WORKRAIL_WORKFLOW_PATHS=str(FIXTURE_WORKFLOWS)),
+        cwd=str(work),
+    )
+    with start_blocking_portal() as portal:
+        client = Client(params, mode="legacy", read_timeout_seconds=60)
+        with portal.wrap_async_context_manager(client) as session:
+            yield FixtureServer(portal, session)
+
+
+def instances(responses: list[dict[str, Any]]) -> list[str]:
+    """The step instances given to the agent, in order (a blocked answer repeats its step)."""
+    return list(dict.fromkeys(r["pending"]["stepInstance"] for r in responses if r.get("pending")))
+
+
+def pending_views(responses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {r["pending"]["stepInstance"]: r["pending"] for r in responses if r.get("pending")}
+
+
+def test_the_server_lists_every_fixture_with_warnings_only_for_the_legacy_one(server):
+    listing = server.call("list_workflows", {})
+    assert set(fixture_ids()) <= {w["id"] for w in listing["workflows"]}
+    fixture_warnings = {w["workflowId"] for w in listing["warnings"] if w.get("workflowId") in fixture_ids()}
+    assert fixture_warnings == {"fixture-legacy-format"}
+
+
+@pytest.mark.parametrize("workflow_id", fixture_ids())
+def test_it_runs_every_fixture_to_completion_over_stdio(server, workflow_id):
+    outline = server.call("inspect_workflow", {"workflowId": workflow_id, "mode": "preview"})["steps"]
+    assert outline and all(step["prompt"] for step in outline if step["kind"] != "loop")  # every prompt shown
+    responses = server.run(workflow_id)
+    assert responses[-1]["kind"] == "complete"
+    assert responses[-1]["workflow"]["id"] == workflow_id
+    assert instances(responses) == E2E_PATHS[workflow_id]
+    blocked = [issue["code"] for r in responses if r["kind"] == "blocked" for issue in r["blocked"]["issues"]]
+    assert set(blocked) <= {"VALIDATION_FAILED"}  # contract examples and user context are sent up front
+    assert bool(blocked) == (workflow_id == "fixture.validation")
+
+
+def test_workflow_level_fields_reach_the_agent(server):
+    details = server.call("inspect_workflow", {"workflowId": "fixture.workflow_metadata"})["workflow"]
+    assert details["about"].startswith("## Release notes")
+    assert details["clarificationPrompts"][0].startswith("Which release are the notes for")
+    assert details["preconditions"] and len(details["examples"]) == 2
+    assert details["recommendedPreferences"] == {
+        "recommendedAutonomy": "guided",
+        "recommendedRiskPolicy": "conservative",
+    }
+    assert details["features"] == [
+        "wr.features.capabilities",
+        "wr.features.subagent_guidance",
+        "wr.features.memory_context",
+    ]
+    assert details["metaGuidance"][0] == "Describe changes by their effect on the reader, not by the code that moved."
+    assert len(details["metaGuidance"]) == 5  # its own two, then one per feature
+    first = server.run("fixture.workflow_metadata")[0]
+    assert "PREFERENCES_EXCEED_RECOMMENDATION" in {w["code"] for w in first["warnings"]}  # balanced > conservative
+
+
+def test_confirmations_roles_and_rendered_prompts_reach_the_agent(server):
+    confirmation = pending_views(server.run("fixture.confirmation"))
+    assert {step: view["requireConfirmation"] for step, view in confirmation.items()} == {
+        "prepare-deploy": False,
+        "confirm-plan": True,
+        "no-confirmation": False,
+        "confirm-production": True,
+        "confirm-large-change": False,
+        "human-approval-gate": True,
+        "coordinator-gate": True,
+        "finish-deploy": False,
+    }
+    fields = pending_views(server.run("fixture.step_fields"))
+    assert fields["read-failure"]["agentRole"].startswith("You are an on-call engineer")
+    assert "Guidance:\n- The first error is usually the cause" in fields["read-failure"]["prompt"]
+    assert fields["rerun-job"]["notesRequired"] is False
+    loops = pending_views(server.run("fixture.loops_for_foreach"))
+    check = loops["service-loop#2/check-service"]
+    assert check["prompt"] == "Service 2 of 2: check that search (owned by discovery-team) starts on the new runtime."
+    assert check["loop"]["item"] == {"name": "search", "owner": "discovery-team"}
+    advice = pending_views(server.run("fixture.prompt_blocks"))["tailor-advice"]
+    assert advice["prompt"].startswith("Advise the executive team about response caching: 3 options were compared")
+    assert "Lead with the cost in one sentence." in advice["prompt"]
+
+
+def test_user_dependencies_given_up_front_are_met_and_never_block(server):
+    views = pending_views(server.run("fixture.user_dependencies"))
+    dependencies = [dep for view in views.values() for dep in view["userDependencies"]]
+    assert sorted(dep["reason"] for dep in dependencies) == [
+        "access", "approval", "decision", "document", "information", "secret",
+    ]  # fmt: skip
+    assert all(dep["met"] for dep in dependencies)
+    assert views["read-runbook"]["prompt"] == "Read the credential rotation runbook at ops/runbooks/rotate.md."
+
+
+def test_contracts_are_shown_with_their_examples(server):
+    views = pending_views(server.run("fixture.output_contracts"))
+    assert views["list-changed-files"]["outputContract"]["artifactKind"] == "mr_review.changed_files"
+    assert views["extra-findings"]["outputContract"]["required"] is False
+    inline = views["release-summary"]["outputContract"]
+    assert inline["contractRef"] == "fixture.release_summary"
+    assert inline["example"] == {"kind": "fixture.release_summary", "version": "2.4.0", "breaking": False}

@@ -1,0 +1,186 @@
+"""The connect instructions give an agent's server the settings that decide which data it sees."""
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import dj_database_url
+import pytest
+
+from runs.connect import HIDDEN_PASSWORD, connection_instructions, hide_password, portable_database_url
+from tests.helpers import REPO
+
+
+@pytest.fixture
+def defaults(settings):
+    """The settings of a `make run` with nothing configured."""
+    settings.WORKRAIL_HOME = settings.WORKRAIL_HOME_DEFAULT
+    settings.DATABASE_URL_SECRET = ""
+    settings.WORKRAIL_WORKFLOW_PATHS = []
+    return settings
+
+
+def claude_argv(command: str) -> list[str]:
+    return shlex.split(command)
+
+
+def test_with_the_defaults_there_is_no_env_to_pass(defaults):
+    info = connection_instructions()
+    assert claude_argv(info.claude_code) == [
+        "claude",
+        "mcp",
+        "add",
+        "workrail",
+        "--",
+        sys.executable,
+        str(REPO / "manage.py"),
+        "mcp",
+    ]
+    assert json.loads(info.json_config) == {
+        "mcpServers": {"workrail": {"command": sys.executable, "args": [str(REPO / "manage.py"), "mcp"]}}
+    }
+    assert info.env == {}
+
+
+def test_a_workrail_home_other_than_the_default_is_passed_to_the_agent(defaults, tmp_path):
+    home = tmp_path / "it's my home"  # a space and a quote: the shell must get it as one word
+    defaults.WORKRAIL_HOME = home
+    info = connection_instructions()
+    assert claude_argv(info.claude_code) == [
+        "claude",
+        "mcp",
+        "add",
+        "workrail",  # the name before -e: Claude Code's -e takes several values and would swallow it
+        "-e",
+        f"WORKRAIL_HOME={home}",
+        "--",
+        sys.executable,
+        str(REPO / "manage.py"),
+        "mcp",
+    ]
+    server = json.loads(info.json_config)["mcpServers"]["workrail"]
+    assert server["env"] == {"WORKRAIL_HOME": str(home)}
+    assert server["args"] == [str(REPO / "manage.py"), "mcp"]
+
+
+def test_database_url_and_workflow_paths_are_passed_and_the_password_only_when_asked(defaults, tmp_path):
+    defaults.DATABASE_URL_SECRET = "postgres://workrail:s3cret@db.local:5432/workrail"
+    defaults.WORKRAIL_WORKFLOW_PATHS = [tmp_path / "a", tmp_path / "b"]
+    expected_paths = f"{tmp_path / 'a'}{os.pathsep}{tmp_path / 'b'}"
+
+    shown = connection_instructions(reveal_password=True)
+    assert json.loads(shown.json_config)["mcpServers"]["workrail"]["env"] == {
+        "DATABASE_URL": "postgres://workrail:s3cret@db.local:5432/workrail",
+        "WORKRAIL_WORKFLOW_PATHS": expected_paths,
+    }
+    argv = claude_argv(shown.claude_code)
+    assert argv[4:9] == [
+        "-e",
+        "DATABASE_URL=postgres://workrail:s3cret@db.local:5432/workrail",
+        "-e",
+        f"WORKRAIL_WORKFLOW_PATHS={expected_paths}",
+        "--",
+    ]
+    assert shown.password_hidden is False
+
+    hidden = connection_instructions()
+    assert hidden.password_hidden is True
+    assert "s3cret" not in hidden.claude_code and "s3cret" not in hidden.json_config
+    assert hidden.env["DATABASE_URL"] == f"postgres://workrail:{HIDDEN_PASSWORD}@db.local:5432/workrail"
+
+
+def test_a_relative_sqlite_url_is_made_absolute_for_the_agent(tmp_path, monkeypatch):
+    checkout = tmp_path / "a checkout"
+    checkout.mkdir()
+    monkeypatch.chdir(checkout)
+    url = portable_database_url("sqlite:///data/workrail.sqlite3")
+    assert dj_database_url.parse(url)["NAME"] == str(checkout / "data" / "workrail.sqlite3")
+    assert portable_database_url("sqlite:////abs/x.sqlite3") == "sqlite:////abs/x.sqlite3"
+    assert portable_database_url("postgres://u:p@h/db") == "postgres://u:p@h/db"
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("postgres://u:p%40ss@h:5432/db?sslmode=require", f"postgres://u:{HIDDEN_PASSWORD}@h:5432/db?sslmode=require"),
+        ("postgres://h/db?user=u&password=pw", f"postgres://h/db?user=u&password={HIDDEN_PASSWORD}"),
+        ("postgres://u@h/db", "postgres://u@h/db"),
+        ("sqlite:////abs/x.sqlite3", "sqlite:////abs/x.sqlite3"),
+    ],
+)
+def test_hide_password(url, expected):
+    assert hide_password(url) == expected
+
+
+AS_SEEN = (
+    "import json; from django.conf import settings; "
+    "print(json.dumps({'home': str(settings.WORKRAIL_HOME), 'db': str(settings.DATABASES['default']['NAME'])}))"
+)
+
+
+def test_an_agent_started_from_the_printed_config_uses_the_dashboards_store(tmp_path):
+    """The dashboard runs from the checkout with its settings; the agent's client starts the server
+    elsewhere with only what the JSON config says (and no WORKRAIL_* of its own)."""
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("WORKRAIL_") and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}
+    }
+    clean["HOME"] = str(tmp_path / "user")  # so a server that ignored the config would not touch the real ~
+    dashboard_dir, agent_dir = tmp_path / "checkout", tmp_path / "project"
+    dashboard_dir.mkdir()
+    agent_dir.mkdir()
+    dashboard_env = {
+        **clean,
+        "WORKRAIL_HOME": str(tmp_path / "work rail"),
+        "DATABASE_URL": "sqlite:///state/workrail.sqlite3",  # relative: to the dashboard's directory
+    }
+    script = (
+        "import json; from runs.connect import connection_instructions; "
+        "print(connection_instructions(reveal_password=True).json_config)"
+    )
+    printed = subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), "shell", "-v", "0", "-c", script],
+        env=dashboard_env,
+        cwd=dashboard_dir,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    dashboard_sees = subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), "shell", "-v", "0", "-c", AS_SEEN],
+        env=dashboard_env,
+        cwd=dashboard_dir,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    server = json.loads(printed.stdout)["mcpServers"]["workrail"]
+    assert server["args"][-1] == "mcp"
+    agent_sees = subprocess.run(
+        [server["command"], *server["args"][:-1], "shell", "-v", "0", "-c", AS_SEEN],
+        env={**clean, **server.get("env", {})},
+        cwd=agent_dir,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    seen = json.loads(dashboard_sees.stdout)
+    assert seen == {"home": str(tmp_path / "work rail"), "db": "state/workrail.sqlite3"}
+    agent = json.loads(agent_sees.stdout)
+    assert agent["home"] == seen["home"]
+    assert Path(agent["db"]) == (dashboard_dir / seen["db"]).resolve()
+    assert not (tmp_path / "user" / ".workrail").exists()
+
+
+def test_the_debug_page_hides_the_database_url(settings):
+    from django.views.debug import SafeExceptionReporterFilter
+
+    settings.DATABASE_URL_SECRET = "postgres://workrail:s3cret@db.local/workrail"
+    assert "s3cret" not in str(SafeExceptionReporterFilter().get_safe_settings()["DATABASE_URL_SECRET"])
