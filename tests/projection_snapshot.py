@@ -80,6 +80,7 @@ def snapshot() -> dict[str, Any]:
                 r.status,
                 r.source_path,
                 r.source_stat,
+                repr(r.announced),
                 r.created_at,
                 r.updated_at,
             )

@@ -99,14 +99,14 @@ def execution_text(result: dict[str, Any]) -> str:
         lines.append(result["checkpoint"]["note"])
     pending = result["pending"]
     if pending is None:
-        lines.append(f"Workflow {result['workflow']['id']} is complete ({result['progress']['completedSteps']} steps).")
+        lines.append(f"Workflow {result['workflow']['id']} is complete: {progress_text(result['progress'])}.")
         lines.append(f"stateToken: {result['stateToken']}")
         return "\n".join(lines)
     loop = pending.get("loop")
     where = (
         f" (loop {loop['loopId']}, iteration {loop['iteration']} of at most {loop['maxIterations']})" if loop else ""
     )
-    lines.append(f"Step: {pending['title']} [{pending['stepId']}]{where}")
+    lines.append(f"Step: {pending['title']} [{pending['stepId']}]{where} ({progress_text(result['progress'])} so far)")
     if pending.get("agentRole"):
         lines.append(f"Role: {pending['agentRole']}")
     lines += ["", pending["prompt"], ""]
@@ -114,6 +114,9 @@ def execution_text(result: dict[str, Any]) -> str:
         lines.append("Before continuing, ask the user to confirm, and wait for their answer.")
     elif pending.get("confirmation"):
         lines.append(f"Confirmation ({result['mode']} mode): {pending['confirmation']}.")
+    for expected in pending.get("expectedContext", []):
+        origin = "this step decides it" if expected["setByThisStep"] else "needed next"
+        lines.append(f"Context to send: {expected['key']} ({expected['type']}; {origin}; read by {expected['why']})")
     for dep in pending.get("userDependencies", []):
         state = "provided" if dep["met"] else "MISSING"
         lines.append(
@@ -124,6 +127,14 @@ def execution_text(result: dict[str, Any]) -> str:
         lines.append(call["instructions"])
         lines.append(f"continue_workflow {json.dumps(call['arguments'], ensure_ascii=False)}")
     return "\n".join(lines)
+
+
+def progress_text(progress: dict[str, Any]) -> str:
+    """One way of counting everywhere: acknowledged steps, against the workflow's step count."""
+    done = f"{progress['completedSteps']} step(s) acknowledged"
+    if progress.get("stepCount") is None:
+        return done
+    return f"{done}, of a workflow of {progress['stepCount']} steps (loops repeat steps, conditions skip them)"
 
 
 def _recap_lines(title: str, recap: dict[str, Any]) -> list[str]:

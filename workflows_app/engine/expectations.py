@@ -104,8 +104,9 @@ def _reads_in(step: Step, *, deep: bool) -> Iterator[Read]:
     if step.get("kind") == "loop":
         yield from _loop_reads(step)
         if deep:
+            own = _loop_variables(step)
             for child in step.get("body") or []:
-                yield from _reads_in(child, deep=True)
+                yield from (read for read in _reads_in(child, deep=True) if read.var not in own)
         return
     if deep:
         for fragment in step.get("promptFragments") or []:
@@ -117,10 +118,17 @@ def _reads_in(step: Step, *, deep: bool) -> Iterator[Read]:
             yield from _condition_reads(condition, f"the confirmation rule of step '{name}'")
 
 
+def _loop_variables(step: Step) -> set[str]:
+    """The variables a loop sets itself (iteration, item, index): never asked of the agent."""
+    spec = loops.LoopSpec.of(step)
+    return {spec.iteration_var, spec.item_var, spec.index_var}
+
+
 def _loop_reads(step: Step) -> Iterator[Read]:
     spec = loops.LoopSpec.of(step)
     where = f"loop '{spec.loop_id}'"
-    yield from _condition_reads(spec.condition, f"the condition of {where}")
+    own = _loop_variables(step)
+    yield from (r for r in _condition_reads(spec.condition, f"the condition of {where}") if r.var not in own)
     if spec.type == "forEach" and isinstance(spec.items, str):
         yield Read(_root(spec.items), "array", (), f"the items of {where}")
     if spec.type == "for" and isinstance(spec.count, str):

@@ -1,0 +1,109 @@
+"""Which context variables the pending step should provide: read later, not set, and either talked
+about by this step or read at the very next decision point."""
+
+from tests.engine.builders import loop, step, workflow
+from workflows_app.engine import advance, expected_context, start, step_count
+
+NOTES = {"notesMarkdown": "done"}
+
+
+def keys(compiled, state):
+    return [
+        (item["key"], item["type"], item.get("values"), item["setByThisStep"])
+        for item in expected_context(compiled, state)
+    ]
+
+
+def test_a_variable_the_step_talks_about_and_a_later_condition_reads_is_expected_of_it():
+    compiled = workflow(
+        step("triage", prompt="Triage the bug and set severity."),
+        step("gather"),
+        step("page", runCondition={"var": "severity", "equals": "critical"}),
+        step("guard", runCondition={"var": "severity", "in": ["high", "critical"]}),
+    )
+    first = start(compiled)
+    assert keys(compiled, first.state) == [("severity", "string", ["critical", "high"], True)]
+    [item] = expected_context(compiled, first.state)
+    assert item["why"] == "the runCondition of step 'page'; the runCondition of step 'guard'"
+    # Once set, it is no longer asked for.
+    assert keys(compiled, advance(compiled, first.state, output=NOTES, context={"severity": "low"}).state) == []
+
+
+def test_a_variable_read_at_the_next_decision_is_expected_even_if_the_prompt_is_silent():
+    compiled = workflow(step("first"), step("maybe", runCondition={"var": "retries", "gt": 2}), step("last"))
+    assert keys(compiled, start(compiled).state) == [("retries", "number", None, False)]
+
+
+def test_a_variable_read_much_later_and_not_mentioned_is_not_asked_for_yet():
+    compiled = workflow(step("first"), step("second"), step("late", runCondition={"var": "flag"}))
+    state = start(compiled).state
+    assert keys(compiled, state) == []
+    second = advance(compiled, state, output=NOTES)
+    assert keys(compiled, second.state) == [("flag", "boolean", None, False)]
+
+
+def test_loop_inputs_and_loop_conditions_are_expected_with_their_types():
+    compiled = workflow(
+        step("plan", prompt="List the areas to review."),
+        loop("per-area", [step("review")], type="forEach", items="areas", maxIterations=10),
+    )
+    assert keys(compiled, start(compiled).state) == [("areas", "array", None, True)]  # its prompt says "areas"
+    counted = workflow(step("setup"), loop("tries", [step("try")], type="for", count="attempts", maxIterations=5))
+    assert keys(counted, start(counted).state) == [("attempts", "integer", None, False)]
+
+
+def test_the_end_of_a_loop_iteration_is_a_decision_point_for_its_condition():
+    compiled = workflow(
+        loop(
+            "until-fixed",
+            [step("fix"), step("verify", prompt="Run the tests.")],
+            type="while",
+            condition={"var": "testsPass", "not_equals": True},
+            maxIterations=5,
+        ),
+    )
+    first = start(compiled)
+    assert keys(compiled, first.state) == []  # `fix` is followed by `verify`, which decides nothing
+    verify = advance(compiled, first.state, output=NOTES)
+    assert keys(compiled, verify.state) == [("testsPass", "boolean", [True], False)]
+
+
+def test_loop_variables_and_dotted_paths():
+    compiled = workflow(
+        step("collect", prompt="Collect the ticket."),
+        step("escalate", runCondition={"var": "ticket.priority", "equals": "P1"}),
+        loop(
+            "each",
+            [step("look", runCondition={"var": "currentItem", "equals": "x"})],
+            type="forEach",
+            items="xs",
+            maxIterations=3,
+        ),
+    )
+    # A path's root is an object; the loop's own variables are never asked of the agent.
+    assert keys(compiled, start(compiled).state) == [("ticket", "object", None, True)]
+
+
+def test_nothing_is_expected_of_a_complete_run():
+    compiled = workflow(step("only", runCondition={"var": "x"}))
+    assert keys(compiled, start(compiled).state) == []
+
+
+def test_step_count_counts_every_step_an_agent_can_be_given_once():
+    compiled = workflow(step("a"), loop("l", [step("b"), step("c")], type="for", count=3, maxIterations=5), step("d"))
+    assert step_count(compiled) == 4
+
+
+def test_a_loops_own_variables_are_never_asked_for():
+    compiled = workflow(
+        step("outline", prompt="Outline the essay; each round improves it."),
+        loop(
+            "rounds",
+            [step("draft", prompt="Round {{round}}.", runCondition={"var": "round", "gt": 1})],
+            type="while",
+            condition={"var": "round", "lt": 3},
+            iterationVar="round",
+            maxIterations=5,
+        ),
+    )
+    assert keys(compiled, start(compiled).state) == []

@@ -1,0 +1,86 @@
+"""Guidance an agent can follow without reading prose: one step count everywhere, steady warnings
+given once per run, errors that name what exists and what failed to load."""
+
+import pytest
+
+from runs.mcp import rendering
+from runs.mcp.tools import call
+from runs.rebuild import rebuild_projections
+from tests.calls import continue_workflow, start_workflow
+from tests.execution_helpers import notes_for
+from tests.helpers import workflow_doc, write_json
+
+pytestmark = pytest.mark.django_db
+BUGS = "wr.bug_investigation"  # recommends guided autonomy and a conservative risk policy
+
+
+def ack(response, **extra):
+    return continue_workflow(
+        stateToken=response["stateToken"], ackToken=response["ackToken"], output=notes_for(response["pending"]), **extra
+    )
+
+
+def test_one_step_count_in_the_list_the_inspection_the_progress_and_the_end(service_catalog):
+    steps = [
+        {"id": "first", "title": "First", "prompt": "Start."},
+        {
+            "id": "again",
+            "type": "loop",
+            "title": "Again",
+            "loop": {"type": "for", "count": 2, "maxIterations": 3},
+            "body": "inner",
+        },
+        {"id": "inner", "title": "Inner", "prompt": "Repeat."},
+    ]
+    write_json(service_catalog["extra"] / "count.json", workflow_doc("team.count", steps=steps))
+    listed = next(w for w in call("list_workflows", {}).structured["workflows"] if w["id"] == "team.count")
+    inspected = call("inspect_workflow", {"workflowId": "team.count"}).structured["workflow"]
+    assert listed["stepCount"] == inspected["stepCount"] == 2  # `first` and `inner`; the loop is not a step
+    response = start_workflow("team.count")
+    assert response["progress"] == {"completedSteps": 0, "stepCount": 2}
+    while not response["isComplete"]:
+        response = ack(response)
+    assert response["progress"] == {"completedSteps": 3, "stepCount": 2}  # `inner` ran twice
+    assert "3 step(s) acknowledged, of a workflow of 2 steps" in rendering.execution_text(response)
+
+
+def test_a_mode_above_the_recommendation_is_said_once_per_run(service_catalog):
+    start = start_workflow(BUGS, mode="unattended")
+    # Autonomy above 'guided', and the preset's balanced risk above 'conservative': two warnings.
+    assert [w["code"] for w in start["warnings"]] == ["PREFERENCES_EXCEED_RECOMMENDATION"] * 2
+    second = ack(start)
+    assert second["warnings"] == []
+    assert continue_workflow(stateToken=second["stateToken"])["warnings"] == []  # a rehydrate neither
+    switched = ack(second, mode="autopilot")  # another level above the recommendation: news again
+    assert [w["code"] for w in switched["warnings"]] == ["PREFERENCES_EXCEED_RECOMMENDATION"]
+    assert "full_auto_stop_on_user_deps" in switched["warnings"][0]["message"]
+    rebuild_projections()  # what was said is in the log, so a rebuilt store remembers it
+    assert ack(switched)["warnings"] == []
+    other_run = start_workflow(BUGS, mode="unattended")  # once per run, not once per store
+    assert [w["code"] for w in other_run["warnings"]] == ["PREFERENCES_EXCEED_RECOMMENDATION"] * 2
+
+
+def test_workflow_not_found_names_the_files_that_failed_to_load(service_catalog):
+    (service_catalog["extra"] / "release.json").write_text('{"id": "team.release", "name": ')
+    error = call("start_workflow", {"workflowId": "team.release"}).structured["error"]
+    assert error["code"] == "WORKFLOW_NOT_FOUND"
+    assert "release.json" in error["message"] and "failed to load" in error["message"]
+    assert error["details"]["unloadedFiles"][0]["code"] == "INVALID_JSON"
+    assert "Fix those files" in error["suggestion"]
+    write_json(service_catalog["extra"] / "release.json", workflow_doc("team.release"))
+    from runs.services.catalog import catalog_loader
+
+    catalog_loader().load()  # a clean catalog: the message goes back to plain
+    clean = call("start_workflow", {"workflowId": "team.nothing"}).structured["error"]
+    assert "failed to load" not in clean["message"] and "unloadedFiles" in clean["details"]
+
+
+@pytest.mark.parametrize("resume_on", [False, True])
+def test_suggestions_name_only_tools_that_are_on(service_catalog, settings, resume_on):
+    settings.WORKRAIL_ENABLE_RESUME_SESSION = resume_on
+    start = start_workflow(BUGS)
+    forged = start["stateToken"][:-3] + ("AAA" if not start["stateToken"].endswith("AAA") else "BBB")
+    error = call("continue_workflow", {"stateToken": forged}).structured["error"]
+    assert error["code"] == "TOKEN_BAD_SIGNATURE"
+    assert ("resume_session" in error["suggestion"]) is resume_on
+    assert ("resume_session" in call("nothing_here", {}).structured["error"]["suggestion"]) is resume_on
