@@ -11,6 +11,7 @@ The service is also timed in-process (no protocol), which isolates the store fro
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import tempfile
@@ -124,6 +125,60 @@ async def noop_calls(calls: int) -> list[float]:
         return timings
 
 
+def raw_advances(work: Path, steps: int) -> list[float]:
+    """Advances over stdio with a bare JSON-RPC client: what the server and the pipe cost, without
+    any client library's own work (the Python client validates each answer against the tool's
+    outputSchema; that time is the client's, and it grows with how precise the schema is)."""
+    import subprocess
+
+    server = subprocess.Popen(
+        [python(), str(REPO / "manage.py"), "mcp"],
+        cwd=str(work),
+        env=clean_env(work / "raw-home", WORKRAIL_WORKFLOW_PATHS=str(work / "workflows"), **NO_RATE_LIMIT),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    numbers = itertools.count(1)
+
+    def request(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        number = next(numbers)
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n")
+        server.stdin.flush()
+        while True:
+            answer = json.loads(server.stdout.readline())
+            if answer.get("id") == number:
+                return answer
+
+    try:
+        request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+        )
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        server.stdin.flush()
+        call = {"name": "start_workflow", "arguments": {"workflowId": "bench.long_run"}}
+        data = request("tools/call", call)["result"]["structuredContent"]
+        timings = []
+        for step in range(steps):
+            arguments = {
+                "stateToken": data["stateToken"],
+                "ackToken": data["ackToken"],
+                "output": {"notesMarkdown": f"Step {step} done: checked the numbers, all fine."},
+            }
+            started = time.perf_counter()
+            data = request("tools/call", {"name": "continue_workflow", "arguments": arguments})["result"][
+                "structuredContent"
+            ]
+            timings.append(time.perf_counter() - started)
+        return timings
+    finally:
+        server.stdin.close()
+        server.wait(timeout=30)
+
+
 def in_process(depth: int) -> list[float]:
     """The advance service alone (no protocol, no thread hop), in this process on a fresh store."""
     import os
@@ -141,14 +196,21 @@ def in_process(depth: int) -> list[float]:
 
         django.setup()
         call_command("migrate", verbosity=0)
-        from runs.services.execution import continue_workflow, start_workflow
+        from runs.mcp.tools import invoke
 
-        data = start_workflow("bench.long_run")
+        # What a tool call does inside the server, without the protocol: parse the arguments with the
+        # tool's input model, then the service.
+        data = invoke("start_workflow", {"workflowId": "bench.long_run"})
         timings = []
         for step in range(depth):
             started = time.perf_counter()
-            data = continue_workflow(
-                stateToken=data["stateToken"], ackToken=data["ackToken"], output={"notesMarkdown": f"Step {step} done."}
+            data = invoke(
+                "continue_workflow",
+                {
+                    "stateToken": data["stateToken"],
+                    "ackToken": data["ackToken"],
+                    "output": {"notesMarkdown": f"Step {step} done."},
+                },
             )
             timings.append(time.perf_counter() - started)
         return timings
@@ -169,10 +231,12 @@ def main() -> None:
             env=clean_env(work / "home", WORKRAIL_WORKFLOW_PATHS=str(work / "workflows"), **NO_RATE_LIMIT),
         )
         figures = anyio.run(drive, params, args.depth)
+        raw = raw_advances(work, 300)
     advances = figures["advances"]
     shallow, deep = advances[10 : 10 + WINDOW], advances[-WINDOW:]
     print(summary("start_workflow", figures["starts"]))
     print(summary("advance (all depths)", advances))
+    print(summary("advance, bare JSON-RPC client (server + pipe only), depth 0-300", raw))
     print(summary("rehydrate at depth 10", figures["rehydrate_shallow"]))
     print(summary(f"advance at depth 10-{10 + WINDOW}", shallow))
     print(summary(f"advance at depth {len(advances) - WINDOW}-{len(advances)}", deep))
@@ -186,7 +250,7 @@ def main() -> None:
     )
     print(summary("ping (protocol floor, for reference)", figures["pings"]))
     print(summary("no-op tool on a bare SDK server (tool-call floor)", anyio.run(noop_calls, 200)))
-    print(summary("advance in-process (service only, 300 steps)", in_process(300)))
+    print(summary("advance in-process (input model + service, 300 steps)", in_process(300)))
 
 
 if __name__ == "__main__":

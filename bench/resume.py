@@ -158,7 +158,7 @@ def long_note(rng: random.Random, component: str, problem: str, chars: int) -> s
 
 
 def real_runs(rng: random.Random, count: int, facts: dict[str, Any]) -> None:
-    from runs.services.execution import continue_workflow, start_workflow
+    from runs.mcp.tools import invoke
 
     context_for_loops = {
         "severity": "high",
@@ -177,7 +177,7 @@ def real_runs(rng: random.Random, count: int, facts: dict[str, Any]) -> None:
             if rng.random() < 0.7
             else {"sessionKey": f"{component}-{problem.split()[0]}-r{index}"}
         )
-        data = start_workflow(workflow, context)
+        data = invoke("start_workflow", {"workflowId": workflow, "context": context})
         steps = 4 if index in deep_runs else rng.randint(1, 5)
         for step in range(steps):
             if data["kind"] == "blocked" or data["pending"] is None:
@@ -195,8 +195,14 @@ def real_runs(rng: random.Random, count: int, facts: dict[str, Any]) -> None:
             contract = data["pending"].get("outputContract")
             if contract:
                 output["artifacts"] = [contract["example"]]
-            data = continue_workflow(
-                stateToken=data["stateToken"], ackToken=data["ackToken"], output=output, context=context_for_loops
+            data = invoke(
+                "continue_workflow",
+                {
+                    "stateToken": data["stateToken"],
+                    "ackToken": data["ackToken"],
+                    "output": output,
+                    "context": context_for_loops,
+                },
             )
         if index in deep_runs:
             facts.setdefault("layer3_runs", []).append(data["session"]["runId"])
@@ -510,8 +516,13 @@ def main() -> None:
         from django.test.utils import CaptureQueriesContext
         from django.utils import timezone
 
+        from runs.contract.inputs import ResumeSessionInput
         from runs.models import Event, SearchEntry
-        from runs.services.resume import DEEP_SCAN_ROWS, MAX_CANDIDATES, resume_session
+        from runs.services import resume
+        from runs.services.resume import DEEP_SCAN_ROWS, MAX_CANDIDATES
+
+        def resume_session(**arguments: Any) -> dict[str, Any]:
+            return resume.resume_session(ResumeSessionInput.model_validate(arguments))
 
         facts_file = work / "home" / "facts.json"
         if reuse:

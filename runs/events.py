@@ -8,6 +8,7 @@ names (camelCase) are those of the event log, so stores written before these mod
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -20,8 +21,14 @@ class EventPayload(Shape):
     kind: ClassVar[EventKind]
 
     def data(self) -> dict[str, Any]:
-        """The JSON stored in Event.data: every field, set or defaulted."""
-        return self.model_dump(mode="json", by_alias=True)
+        """The JSON stored in Event.data: every field, set or defaulted, under its wire name. The
+        fields are JSON values already (that is what the model checked), so no conversion is needed."""
+        return {alias: getattr(self, name) for name, alias in _wire_names(type(self))}
+
+
+@functools.cache
+def _wire_names(model: type[EventPayload]) -> tuple[tuple[str, str], ...]:
+    return tuple((name, field.alias or name) for name, field in model.model_fields.items())
 
 
 class SessionCreated(EventPayload):

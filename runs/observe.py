@@ -3,8 +3,15 @@ subprocess on the hot path). Used to record where work happened and to rank resu
 
 from __future__ import annotations
 
+import functools
+import os
 from pathlib import Path
 from typing import Any
+
+# Observations are read on every advance; the files they come from change rarely. So each result is
+# kept with the stat of the files it was read from (HEAD, the branch's ref file, packed-refs) and read
+# again only when one of those changed: a checkout rewrites HEAD, a commit the ref file.
+_cache: dict[Path, tuple[tuple[Any, ...], dict[str, Any] | None]] = {}
 
 
 def git_observation(workspace: Path) -> dict[str, Any] | None:
@@ -12,6 +19,35 @@ def git_observation(workspace: Path) -> dict[str, Any] | None:
     root, git_dir = _find_git_dir(workspace)
     if git_dir is None or root is None:
         return None
+    cached = _cache.get(git_dir)
+    if cached is not None and cached[0] == _stamp(git_dir, root, cached[1]):
+        return dict(cached[1]) if cached[1] is not None else None
+    seen = _read(git_dir, root)
+    _cache[git_dir] = (_stamp(git_dir, root, seen), seen)
+    return dict(seen) if seen is not None else None
+
+
+def _stamp(git_dir: Path, root: Path, seen: dict[str, Any] | None) -> tuple[Any, ...]:
+    """The stat of every file `seen` was read from, in the worktree's git dir and the common one."""
+    places = [git_dir / "HEAD"]
+    for base in dict.fromkeys((git_dir, _common_dir(git_dir))):
+        if seen and seen["gitBranch"]:
+            places.append(base / "refs" / "heads" / seen["gitBranch"])
+        places.append(base / "packed-refs")
+    return (str(root), *(_stat(place) for place in places))
+
+
+def _stat(path: Path | None) -> tuple[int, int] | None:
+    if path is None:
+        return None
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_mtime_ns, found.st_size)
+
+
+def _read(git_dir: Path, root: Path) -> dict[str, Any] | None:
     try:
         head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
     except OSError:
@@ -56,6 +92,7 @@ def _resolve_ref(git_dir: Path, ref: str) -> str:
     return ""  # a branch with no commit yet
 
 
+@functools.cache
 def _common_dir(git_dir: Path) -> Path:
     try:
         return (git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()).resolve()

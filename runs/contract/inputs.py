@@ -82,7 +82,8 @@ class StepOutput(Shape):
 
     @model_validator(mode="after")
     def _total_size(self) -> StepOutput:
-        if _json_size(self.dump()) > MAX_OUTPUT_BYTES:
+        # Notes alone are bounded above; only artifacts can take the whole output past its bound.
+        if self.artifacts and _json_size(self.dump()) > MAX_OUTPUT_BYTES:
             raise ValueError(f"output is larger than {MAX_OUTPUT_BYTES} bytes; send a short recap and small artifacts")
         return self
 

@@ -6,7 +6,11 @@ condition, loop or prompt fragment reads, (b) are not set in the run's context, 
 mentioned by the pending step's own prompt (the step is where they get decided) or read at the very
 next decision point (the next step's runCondition, the next loop's count or items, or the end of
 the current loop iteration). Each comes with the type the workflow compares it as, and the values
-it compares it with, so a placeholder can say what is expected.
+it compares it with, so a placeholder can say what is expected. A loop's own variables (iteration,
+item, index) are never asked for: the loop sets them.
+
+Where every variable is read depends only on the workflow, so that is indexed once per compiled
+workflow; each call then filters a short list by the run's position and context.
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ from typing import Any
 from workflows_app.conditions import COMPARISONS
 from workflows_app.engine import loops
 from workflows_app.engine.jsontypes import JsonObject, Step
-from workflows_app.engine.state import Machine
-from workflows_app.engine.tree import sequence_at, step_at, top_steps
+from workflows_app.engine.tree import top_steps
 
 NUMERIC = ("gt", "gte", "lt", "lte")
 TEXTUAL = ("startsWith", "endsWith", "matches")
+CACHE_SIZE = 64
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -36,19 +41,33 @@ class Read:
     why: str
 
 
-def expected(compiled: JsonObject, machine: Machine) -> list[JsonObject]:
-    """The expected variables at the machine's pending step, in the order the workflow reads them."""
-    if machine.complete or machine.pending is None:
+@dataclass(frozen=True)
+class Located:
+    position: tuple[int, ...]  # of the step or loop that reads
+    gate: str | None  # "run": its runCondition; "loop": a loop's condition, count or items; None: inside
+    read: Read
+
+
+@dataclass(frozen=True)
+class Index:
+    reads: tuple[Located, ...]  # in document order
+    words: dict[tuple[int, ...], frozenset[str]]  # the words of each step's title and prompt
+    lengths: dict[tuple[int, ...], int]  # how many entries each step list has, by its parent's position
+
+
+def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
+    """The expected variables at the state's pending step, in the order the workflow reads them."""
+    if state.get("complete") or state.get("pending") is None:
         return []
-    steps = top_steps(compiled)
-    position = list(machine.position)
-    current = step_at(steps, position)
-    scope = loops.scope(steps, machine)
-    later = [read for read in _reads_after(steps, position) if read.var not in scope]
+    index = _index(compiled)
+    position = tuple(state.get("cursor", {}).get("position") or ())
+    context = state.get("context") or {}
+    later = [located.read for located in index.reads if _later(located.position, position)]
+    later = [read for read in later if read.var not in context]
     if not later:
         return []
-    nearby = {read.var for read in _reads_next(steps, position)}
-    mentioned = _words(f"{current.get('title', '')} {current.get('prompt', '')}")
+    nearby = {located.read.var for located in index.reads if _next(located, position, index)}
+    mentioned = index.words.get(position, frozenset())
     merged: dict[str, list[Read]] = {}
     for read in later:
         merged.setdefault(read.var, []).append(read)
@@ -73,66 +92,91 @@ def expected(compiled: JsonObject, machine: Machine) -> list[JsonObject]:
     return found
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+def _later(where: tuple[int, ...], position: tuple[int, ...]) -> bool:
+    """Can a read at `where` happen after the step at `position` is acknowledged? Everything after it
+    in document order, and all of any loop around it (its condition and body run again)."""
+    return where > position or any(where[:depth] == position[:depth] for depth in range(1, len(position)))
 
 
-def _reads_after(steps: list[Step], position: list[int]) -> Iterator[Read]:
-    """Reads that can happen after the step at `position` is acknowledged: the rest of every enclosing
-    sequence, and each enclosing loop as a whole (its condition and body run again next iteration)."""
-    for depth in range(len(position), 0, -1):
-        sequence = sequence_at(steps, position[: depth - 1])
-        for step in sequence[position[depth - 1] + 1 :]:
-            yield from _reads_in(step, deep=True)
-        if depth > 1:  # the enclosing loop: re-entered for its next iteration
-            yield from _reads_in(step_at(steps, position[: depth - 1]), deep=True)
+def _next(located: Located, position: tuple[int, ...], index: Index) -> bool:
+    """Is this read made at the very next decision point after the step at `position`?"""
+    if located.gate is None:
+        return False
+    if located.position == (*position[:-1], position[-1] + 1):
+        return True
+    # The last step of a loop body: next comes the loop's own decision about another iteration.
+    last = position[-1] + 1 >= index.lengths.get(position[:-1], 0)
+    return last and len(position) > 1 and located.position == position[:-1] and located.gate == "loop"
 
 
-def _reads_next(steps: list[Step], position: list[int]) -> Iterator[Read]:
-    """Reads at the very next decision point after the step at `position`."""
-    sequence = sequence_at(steps, position[:-1])
-    index = position[-1] + 1
-    if index < len(sequence):
-        yield from _reads_in(sequence[index], deep=False)
-    elif len(position) > 1:
-        yield from _loop_reads(step_at(steps, position[:-1]))
+_cache: dict[int, tuple[JsonObject, Index]] = {}
 
 
-def _reads_in(step: Step, *, deep: bool) -> Iterator[Read]:
-    name = str(step.get("id", ""))
-    yield from _condition_reads(step.get("runCondition"), f"the runCondition of step '{name}'")
-    if step.get("kind") == "loop":
-        yield from _loop_reads(step)
-        if deep:
-            own = _loop_variables(step)
-            for child in step.get("body") or []:
-                yield from (read for read in _reads_in(child, deep=True) if read.var not in own)
-        return
-    if deep:
+def _index(compiled: JsonObject) -> Index:
+    # Keyed by identity, holding the workflow itself so the key cannot be reused while cached. The
+    # service layer keeps one compiled object per pinned workflow, so this is hit on every call.
+    cached = _cache.get(id(compiled))
+    if cached is not None and cached[0] is compiled:
+        return cached[1]
+    reads: list[Located] = []
+    words: dict[tuple[int, ...], frozenset[str]] = {}
+    lengths: dict[tuple[int, ...], int] = {}
+    _walk(top_steps(compiled), (), frozenset(), reads, words, lengths)
+    index = Index(tuple(reads), words, lengths)
+    if len(_cache) >= CACHE_SIZE:
+        _cache.pop(next(iter(_cache)))
+    _cache[id(compiled)] = (compiled, index)
+    return index
+
+
+def _walk(
+    steps: list[Step],
+    prefix: tuple[int, ...],
+    owned: frozenset[str],
+    reads: list[Located],
+    words: dict[tuple[int, ...], frozenset[str]],
+    lengths: dict[tuple[int, ...], int],
+) -> None:
+    lengths[prefix] = len(steps)
+    for number, step in enumerate(steps):
+        position = (*prefix, number)
+        name = str(step.get("id", ""))
+        own = owned
+        if step.get("kind") == "loop":
+            own = owned | _loop_variables(step)
+        run = _condition_reads(step.get("runCondition"), f"the runCondition of step '{name}'")
+        reads += [Located(position, "run", read) for read in run if read.var not in owned]
+        if step.get("kind") == "loop":
+            reads += [Located(position, "loop", read) for read in _loop_reads(step) if read.var not in own]
+        if step.get("kind") == "loop":
+            _walk(step.get("body") or [], position, own, reads, words, lengths)
+            continue
+        words[position] = frozenset(_WORD.findall(f"{step.get('title', '')} {step.get('prompt', '')}"))
+        inner: list[Read] = []
         for fragment in step.get("promptFragments") or []:
             if isinstance(fragment, dict):
-                yield from _condition_reads(fragment.get("when"), f"a prompt fragment of step '{name}'")
+                inner += _condition_reads(fragment.get("when"), f"a prompt fragment of step '{name}'")
         rule = step.get("requireConfirmation")
         if isinstance(rule, dict):
             condition = rule.get("condition") if "kind" in rule else rule
-            yield from _condition_reads(condition, f"the confirmation rule of step '{name}'")
+            inner += _condition_reads(condition, f"the confirmation rule of step '{name}'")
+        reads += [Located(position, None, read) for read in inner if read.var not in own]
 
 
-def _loop_variables(step: Step) -> set[str]:
-    """The variables a loop sets itself (iteration, item, index): never asked of the agent."""
+def _loop_variables(step: Step) -> frozenset[str]:
     spec = loops.LoopSpec.of(step)
-    return {spec.iteration_var, spec.item_var, spec.index_var}
+    return frozenset({spec.iteration_var, spec.item_var, spec.index_var})
 
 
-def _loop_reads(step: Step) -> Iterator[Read]:
+def _loop_reads(step: Step) -> list[Read]:
     spec = loops.LoopSpec.of(step)
     where = f"loop '{spec.loop_id}'"
-    own = _loop_variables(step)
-    yield from (r for r in _condition_reads(spec.condition, f"the condition of {where}") if r.var not in own)
+    found = list(_condition_reads(spec.condition, f"the condition of {where}"))
     if spec.type == "forEach" and isinstance(spec.items, str):
-        yield Read(_root(spec.items), "array", (), f"the items of {where}")
+        found.append(Read(_root(spec.items), "array", (), f"the items of {where}"))
     if spec.type == "for" and isinstance(spec.count, str):
-        yield Read(_root(spec.count), "integer", (), f"the count of {where}")
+        found.append(Read(_root(spec.count), "integer", (), f"the count of {where}"))
+    return found
 
 
 def _condition_reads(condition: Any, why: str) -> Iterator[Read]:

@@ -82,7 +82,7 @@ def pending_view(compiled: JsonObject, state: JsonObject) -> JsonObject | None:
 
 def expected_context(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
     """The context variables the pending step should provide (see expectations.py)."""
-    return expectations.expected(compiled, _load(compiled, state))
+    return expectations.expected(compiled, state)
 
 
 def output_schema(compiled: JsonObject, state: JsonObject) -> JsonObject | None:
