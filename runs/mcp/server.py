@@ -11,9 +11,13 @@ from typing import Any
 
 import anyio
 from mcp.server import MCPServer
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, GetPromptResult, TextContent, ToolAnnotations
+from mcp_types import Prompt as MCPPrompt
 from mcp_types import Tool as MCPTool
 
+from runs.errors import ErrorCode, WorkRailError
+from runs.mcp.boundary import guarded
 from runs.mcp.readiness import configuration_problem
 from runs.mcp.resources import register_resources
 from runs.mcp.tools import ToolOutcome, ToolSpec, call, tool_specs
@@ -59,10 +63,40 @@ class WorkRailServer(MCPServer[Any]):
             for spec in specs
         ]
 
+    async def list_prompts(self) -> list[MCPPrompt]:
+        listed: list[dict[str, Any]] = await anyio.to_thread.run_sync(_prompt_work, "prompts/list", None)
+        return [MCPPrompt.model_validate(prompt) for prompt in listed]
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
+    ) -> GetPromptResult:
+        rendered: dict[str, Any] = await anyio.to_thread.run_sync(_prompt_work, name, arguments or {})
+        return GetPromptResult.model_validate(rendered)
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
         # Tools touch files and the database: keep them off the event loop.
         outcome = await anyio.to_thread.run_sync(call, name, arguments)
         return to_call_result(outcome)
+
+
+def _prompt_work(name: str, arguments: dict[str, Any] | None) -> Any:
+    """Lists the prompts (`arguments` None) or renders prompt `name`, through the same boundary as tools
+    and resources; an error becomes a JSON-RPC error whose data carries the error body (an unknown
+    workflow is the caller's mistake: invalid params)."""
+    from runs.services import prompts
+
+    def work() -> Any:
+        return prompts.list_prompts() if arguments is None else prompts.render(name, arguments)
+
+    try:
+        return guarded(f"Prompt {name}", work, uses_database=True, changes=False)
+    except WorkRailError as exc:
+        caller = exc.code in {ErrorCode.WORKFLOW_NOT_FOUND, ErrorCode.WORKFLOW_INVALID, ErrorCode.INVALID_INPUT}
+        raise MCPError(
+            code=INVALID_PARAMS if caller else INTERNAL_ERROR,
+            message=f"{exc.message} {exc.suggestion}",
+            data={"prompt": name, "error": exc.as_dict()},
+        ) from None
 
 
 def _listed_specs() -> list[ToolSpec]:

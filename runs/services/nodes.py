@@ -296,7 +296,7 @@ def node_response(
         expected = [e for e in engine.expected_context(compiled, node.engine_state) if e["key"] not in dependency_keys]
         if expected:
             shaped["expectedContext"] = expected
-    steady = [*drift_warnings(run), *recommendation_warnings(compiled, preferences)]
+    steady = [*drift_warnings(run), *recommendation_warnings(compiled, preferences), *left_out_warnings(compiled)]
     response = execution_response(
         kind=kind,
         run=run,
@@ -312,6 +312,22 @@ def node_response(
         resend_context=resend_context,
     )
     return response.dump()
+
+
+def left_out_warnings(compiled: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the loader had to leave out of the workflow (a reference this build cannot resolve that does
+    not change the control flow): said once per run, so the agent knows the prompts lack it."""
+    left = compiled.get("leftOut") or []
+    if not left:
+        return []
+    names = "; ".join(f"{item['kind']} '{item['name']}' at {item['pointer']}" for item in left)
+    return [
+        {
+            "code": "REFERENCES_LEFT_OUT",
+            "message": f"This workflow names things this WorkRail does not provide, and runs without them: {names}. "
+            "Its prompts may mention them; do what the step asks with what you have.",
+        }
+    ]
 
 
 def replay(ack: Ack, output: dict[str, Any]) -> dict[str, Any]:

@@ -263,5 +263,14 @@ def test_it_answers_an_unknown_run_with_an_mcp_error(client):
     assert "run_0000000000000000" in raised.value.message
 
 
-def test_it_lists_no_prompts(client):
-    assert client.call("listPrompts")["prompts"] == []
+def test_it_offers_each_workflow_as_a_prompt_that_starts_it(client):
+    prompts = {prompt["name"]: prompt for prompt in client.call("listPrompts")["prompts"]}
+    assert BUG in prompts and "wr.routine-focused_plan" not in prompts  # routines run inside workflows
+    assert "task" in {argument["name"] for argument in prompts[BUG]["arguments"]}
+    got = client.call("getPrompt", {"name": BUG, "arguments": {"task": "Login fails after the upgrade"}})
+    text = got["messages"][0]["content"]["text"]
+    assert '"workflowId": "wr.bug_investigation"' in text and "Login fails after the upgrade" in text
+    with pytest.raises(TsClientError) as raised:
+        client.call("getPrompt", {"name": "team.nothing"})
+    assert raised.value.code == INVALID_PARAMS
+    assert raised.value.data["error"]["code"] == "WORKFLOW_NOT_FOUND"

@@ -8,7 +8,7 @@
 // the client cached, as a real TypeScript agent would. It then answers a first line for the connection:
 //   {"id": 0, "ok": true, "result": {"serverVersion": ..., "capabilities": ..., "tools": [...]}}
 // and then reads one JSON request per line on stdin,
-//   {"id": n, "method": "listTools"|"callTool"|"listResources"|"listResourceTemplates"|"readResource"|"listPrompts",
+//   {"id": n, "method": "listTools"|"callTool"|"listResources"|"listResourceTemplates"|"readResource"|"listPrompts"|"getPrompt",
 //    "params": {...}}
 // and writes one JSON line per request on stdout, in order:
 //   {"id": n, "ok": true, "result": ...}  or  {"id": n, "ok": false, "error": {"code", "message", "data"?}}
@@ -40,6 +40,7 @@ const methods = {
   listResourceTemplates: (params) => client.listResourceTemplates(params, options),
   readResource: (params) => client.readResource(params, options),
   listPrompts: (params) => client.listPrompts(params, options),
+  getPrompt: (params) => client.getPrompt(params, options),
 };
 
 function write(message) {
