@@ -33,6 +33,7 @@ class HeldIssue(StrEnum):
 
     PLACEHOLDER_UNCHANGED = "PLACEHOLDER_UNCHANGED"  # a `<fill in ...>` from nextCall came back as it was
     USER_DEPENDENCY_UNMET = "USER_DEPENDENCY_UNMET"  # something only the user can give is missing
+    DELEGATIONS_PENDING = "DELEGATIONS_PENDING"  # a parallel step's delegated runs are not all complete
 
 
 @dataclass

@@ -49,6 +49,9 @@ class RunStarted(EventPayload):
     workflow_hash: str
     source_path: str
     source_stat: str
+    parent_run_id: str | None = Field(default=None, description="Set for a delegation of a parallel step.")
+    parent_node_id: int | None = None
+    delegation_index: int | None = None
 
 
 class NodeCreated(EventPayload):

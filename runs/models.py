@@ -113,6 +113,12 @@ class Run(models.Model):
     # Keys of the warnings given once per run (a choice of mode above the workflow's recommendation,
     # a changed workflow file): later answers leave them out.
     announced = models.JSONField(default=list, blank=True)
+    # A delegation of a parallel step runs as a run of its own, linked to the node that handed it out.
+    parent_run = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="delegated")
+    parent_node = models.ForeignKey(
+        "Node", null=True, blank=True, on_delete=models.CASCADE, related_name="delegated_runs"
+    )
+    delegation_index = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
 

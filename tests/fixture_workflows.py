@@ -124,4 +124,7 @@ EXPECTED_PATHS: dict[str, list[str]] = {
     "fixture.user_dependencies": ["read-runbook", "choose-window", "rotate-credential"],
     "fixture.validation": ["write-summary", "plan-rollback", "record-decision", "structured-notes"],
     "fixture.workflow_metadata": ["collect-changes", "draft-notes"],
+    "fixture.workrail_artifacts": [
+        "discover", "differentiate", "shape", "signal-progress", "code", "assess", "review", "gate", "draft-runbook",
+    ],
 }  # fmt: skip

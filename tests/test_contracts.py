@@ -72,7 +72,8 @@ def test_a_registry_artifact_of_another_run_kind_is_accepted_and_unknown_kinds_a
     )
     issue = refused["blocked"]["issues"][0]
     assert (issue["code"], issue["pointer"]) == ("ARTIFACT_INVALID", "/output/artifacts/0/kind")
-    assert "mr_review.changed_files, mr_review.findings, wr.loop_control" in issue["message"]
+    assert "mr_review.changed_files, mr_review.findings, wr.assessment" in issue["message"]
+    assert "wr.loop_control" in issue["message"]
 
 
 @pytest.mark.parametrize(

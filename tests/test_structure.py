@@ -98,13 +98,15 @@ def test_references_must_name_known_things():
             {"id": "three", "title": "Three", "templateCall": {"templateId": "wr.templates.other"}},
         ],
     )
+    # What changes the control flow must resolve (errors); what only adds text or checks is left out
+    # with a warning (tests/test_leniency.py).
     assert found(doc) == [
-        (Code.UNKNOWN_REFERENCE, "/features"),
-        (Code.UNKNOWN_REFERENCE, "/steps/0/outputContract/contractRef"),
         (Code.UNKNOWN_REFERENCE, "/steps/0/assessmentRefs/0"),
-        (Code.UNKNOWN_REFERENCE, "/steps/0"),
-        (Code.UNKNOWN_REFERENCE, "/steps/1/promptBlocks"),
         (Code.UNKNOWN_REFERENCE, "/steps/2/templateCall/templateId"),
+        (Code.UNRESOLVED_REFERENCE, "/features/0"),
+        (Code.UNRESOLVED_REFERENCE, "/steps/0/functionReferences/0"),
+        (Code.UNRESOLVED_REFERENCE, "/steps/0/outputContract/contractRef"),
+        (Code.UNRESOLVED_REFERENCE, "/steps/1/promptBlocks/goal/0"),
     ]
 
 

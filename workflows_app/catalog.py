@@ -15,12 +15,19 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from workflows_app.builtins import ROUTINE_ID_PREFIX
 from workflows_app.compiler import CompileError, RoutineDocument, compile_workflow
 from workflows_app.diagnostics import Code, Diagnostic, Severity, warning
 from workflows_app.hashing import workflow_hash
 from workflows_app.ids import ParsedId
 from workflows_app.loader import LoadedFile, load_file
-from workflows_app.sources import Source, SourceKind
+from workflows_app.sources import (
+    ProjectBindings,
+    Source,
+    SourceKind,
+    load_project_bindings,
+    project_bindings_path,
+)
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,9 @@ class CatalogLoader:
         with self._lock:
             listing = [(source, path, _stat(path)) for source in self.sources for path in source.files()]
             fingerprint = tuple((str(path), stat) for _source, path, stat in listing)
+            bindings_path = project_bindings_path(self.sources)
+            if bindings_path is not None:  # the project's bindings are compiled into its workflows
+                fingerprint += ((str(bindings_path), _stat(bindings_path)),)
             if self._catalog is not None and fingerprint == self._fingerprint:
                 return self._catalog
             files = []
@@ -106,9 +116,14 @@ def _stat(path: Path) -> tuple[int, int]:
     return (stat.st_mtime_ns, stat.st_size)
 
 
-def assemble(files: list[LoadedFile], sources: list[Source]) -> Catalog:
+def assemble(files: list[LoadedFile], sources: list[Source], bindings: ProjectBindings | None = None) -> Catalog:
+    """The catalog of `files`. `bindings` default to the project's `.workrail/bindings.json`, found
+    from the project source among `sources` (sources.project_bindings_path)."""
+    if bindings is None:
+        bindings = load_project_bindings(project_bindings_path(sources))
     diagnostics: list[Diagnostic] = [d for f in files for d in f.diagnostics]
     diagnostics += _missing_sources(sources)
+    diagnostics += bindings.diagnostics
     invalid: dict[str, list[Diagnostic]] = {}
     for loaded in files:
         if not loaded.is_valid and loaded.parsed_id is not None:
@@ -118,16 +133,30 @@ def assemble(files: list[LoadedFile], sources: list[Source]) -> Catalog:
     winners, shadow_notes = _resolve_duplicates([f for f in files if f.is_valid])
     diagnostics += [note for notes in shadow_notes.values() for note in notes]
 
+    by_name: dict[str, RoutineDocument] = {}
     routines: dict[str, RoutineDocument] = {}
     for loaded in winners:  # winners are in precedence order: the first routine of a name is used
         assert loaded.parsed_id is not None and loaded.document is not None
-        routines.setdefault(loaded.parsed_id.name, RoutineDocument(loaded.parsed_id.raw, loaded.document))
+        found = RoutineDocument(loaded.parsed_id.raw, loaded.document)
+        by_name.setdefault(loaded.parsed_id.name, found)
+        if loaded.kind == "routine":
+            routines.setdefault(loaded.parsed_id.name, found)
+
+    def resolve_routine(name: str) -> RoutineDocument | None:
+        """`routine-<name>` is whatever workflow has that name (routine-named ids are routines, a legacy
+        one may not be); a name without the prefix (WorkRail's second form) must be a routine."""
+        return by_name.get(name) if name.startswith(ROUTINE_ID_PREFIX) else routines.get(name)
 
     entries = []
     for loaded in winners:
         assert loaded.parsed_id is not None and loaded.document is not None
         try:
-            compiled = compile_workflow(loaded.document, kind=loaded.kind, resolve_routine=routines.get)
+            compiled = compile_workflow(
+                loaded.document,
+                kind=loaded.kind,
+                resolve_routine=resolve_routine,
+                bindings=bindings.for_workflow(loaded.parsed_id.raw),
+            )
         except CompileError as exc:
             located = [
                 dataclasses.replace(d, file=str(loaded.path), workflow_id=loaded.parsed_id.raw) for d in exc.diagnostics

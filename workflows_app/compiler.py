@@ -1,21 +1,25 @@
 """Compiles a validated workflow document into the executable form that runs are pinned to.
 
 Compiling expands routine template calls, applies features, inlines loop bodies given by reference,
-renders `promptBlocks`, guidance and function definitions into each step's prompt, and drops what
-only matters to authors. Context templating (`{{var}}`) and prompt fragments stay for run time,
-because they depend on the run's context. The result is plain JSON; its hash is the workflow's
-identity (see hashing.py).
+renders `promptBlocks`, guidance and function definitions into each step's prompt, puts the bound
+routine or workflow in place of each `{{wr.bindings.<slot>}}`, and drops what only matters to
+authors. Context templating (`{{var}}`) and prompt fragments stay for run time, because they depend
+on the run's context. What the workflow names but this build does not have (and that does not
+change the control flow) is left out and listed under `leftOut`. The result is plain JSON; its hash
+is the workflow's identity (see hashing.py).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from workflows_app import builtins
 from workflows_app.diagnostics import Code, Diagnostic, error, pointer_of
+from workflows_app.structure import LeftOut, sort_left_out, unresolved_references, walk_steps
 
 COMPILER_VERSION = 1
 Step = dict[str, Any]
@@ -61,16 +65,31 @@ class CompileError(Exception):
         self.diagnostics = diagnostics
 
 
-def compile_workflow(document: dict[str, Any], *, kind: str, resolve_routine: RoutineResolver) -> dict[str, Any]:
-    """Raises CompileError when a template cannot be expanded."""
-    return _Compiler(resolve_routine).compile(document, kind, stack=(document["id"],))
+def compile_workflow(
+    document: dict[str, Any],
+    *,
+    kind: str,
+    resolve_routine: RoutineResolver,
+    bindings: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Raises CompileError when a template cannot be expanded or a binding slot is unknown.
+
+    `bindings` are the project's overrides for this workflow (.workrail/bindings.json, see
+    sources.ProjectBindings): slot id -> routine or workflow id, ahead of the extension points'
+    defaults. Routine steps expanded into the workflow are bound with the caller's slots, as WorkRail
+    does (it resolves bindings after expanding templates)."""
+    compiled = _Compiler(resolve_routine).compile(document, kind, stack=(document["id"],))
+    _bind(compiled, document, dict(bindings or {}))
+    return compiled
 
 
 class _Compiler:
     def __init__(self, resolve_routine: RoutineResolver) -> None:
         self._resolve = resolve_routine
+        self._left_out_of_routines: list[LeftOut] = []
 
     def compile(self, document: dict[str, Any], kind: str, stack: tuple[str, ...]) -> dict[str, Any]:
+        self._left_out_of_routines = []
         functions = {f["name"]: f for f in document.get("functionDefinitions", [])}
         steps = _inline_referenced_bodies(document["steps"])
         compiled_steps: list[Step] = []
@@ -85,14 +104,17 @@ class _Compiler:
             "version": document["version"],
         }
         compiled.update({name: document[name] for name in CARRIED_FIELDS if name in document})
-        features = document.get("features", [])
+        features = [f for f in document.get("features", []) if f in builtins.FEATURES]
         if features:
-            compiled["features"] = list(features)
+            compiled["features"] = features
             compiled["metaGuidance"] = [
                 *compiled.get("metaGuidance", []),
                 *(builtins.FEATURES[f] for f in features),
             ]
         compiled["steps"] = compiled_steps
+        left_out = sort_left_out([*unresolved_references(document), *self._left_out_of_routines])
+        if left_out:
+            compiled["leftOut"] = left_out
         return compiled
 
     def _step(self, step: Step, path: list[str | int], functions: dict[str, Any], stack: tuple[str, ...]) -> list[Step]:
@@ -114,15 +136,15 @@ class _Compiler:
     def _expand_template(self, step: Step, path: list[str | int], stack: tuple[str, ...]) -> list[Step]:
         call = step["templateCall"]
         pointer = pointer_of([*path, "templateCall", "templateId"])
-        routine_name = builtins.routine_name_of(call["templateId"]) or ""
-        routine = self._resolve(routine_name)
+        names = builtins.routine_names_of(call["templateId"])
+        routine = next((found for name in names if (found := self._resolve(name)) is not None), None)
         if routine is None:
+            wanted = " or ".join(f"'{name}'" for name in names) or "a routine"
             raise CompileError(
                 [
                     error(
                         Code.UNKNOWN_REFERENCE,
-                        f"Template '{call['templateId']}' needs a routine whose id ends in "
-                        f"'{routine_name}'; none is loaded.",
+                        f"Template '{call['templateId']}' needs a routine named {wanted}; none is loaded.",
                         "Add that routine to a workflow directory, or fix the template id.",
                         pointer=pointer,
                     )
@@ -139,7 +161,17 @@ class _Compiler:
                     )
                 ]
             )
+        outer_left_out = self._left_out_of_routines
         expanded = self.compile(routine.document, "routine", (*stack, routine.id))
+        self._left_out_of_routines = outer_left_out
+        call_pointer = pointer_of([*path, "templateCall"])
+        for item in expanded.get("leftOut", []):
+            origin = item.get("origin") or {
+                "templateId": call["templateId"],
+                "workflowId": routine.id,
+                "pointer": item["pointer"],
+            }
+            self._left_out_of_routines.append({**item, "pointer": call_pointer, "origin": origin})
         args = call.get("args", {})
         prefix = step["id"]
         steps = [_prefixed(s, prefix, args, step.get("runCondition"), call["templateId"]) for s in expanded["steps"]]
@@ -153,11 +185,25 @@ class _Compiler:
 
 def resolve_contract(declared: dict[str, Any]) -> dict[str, Any]:
     """The full contract a step's output must meet, in the compiled workflow (so in its hash): the
-    registry's for a named contract, the step's own for an inline one."""
+    registry's for a named contract, the step's own for an inline one.
+
+    A contract no registry knows is left out (see structure.unresolved_references): its artifact kind
+    (builtins.artifact_kind_of) becomes a kind the run accepts without a schema, and the step does not
+    require one, since nobody can say what it should hold."""
     if "schema" in declared:
         source: dict[str, Any] = declared
-    else:
+    elif declared["contractRef"] in builtins.CONTRACTS:
         source = builtins.CONTRACTS[declared["contractRef"]]
+    else:
+        kind = builtins.artifact_kind_of(declared["contractRef"])
+        return {
+            "contractRef": declared["contractRef"],
+            "required": False,
+            "artifactKind": kind,
+            "schema": None,
+            "example": {"kind": kind},
+            "unresolved": True,
+        }
     return {
         "contractRef": declared["contractRef"],
         "required": declared.get("required", True) is not False,
@@ -183,7 +229,7 @@ def _inline_referenced_bodies(steps: list[Step]) -> list[Step]:
 
 def _prefixed(step: Step, prefix: str, args: dict[str, Any], run_condition: Any, template_id: str) -> Step:
     """A routine step placed inside a caller: ids namespaced by the calling step, args substituted."""
-    step = _substitute_args(step, args)
+    step = builtins.substitute_args(step, args)
     step["id"] = f"{prefix}.{step['id']}"
     step["origin"] = {"templateId": template_id, "callStepId": prefix}
     if run_condition is not None:
@@ -194,17 +240,62 @@ def _prefixed(step: Step, prefix: str, args: dict[str, Any], run_condition: Any,
     return step
 
 
-def _substitute_args(value: Any, args: dict[str, Any]) -> Any:
-    if isinstance(value, str):
-        return _ARG.sub(lambda m: str(args[m.group(1)]) if m.group(1) in args else m.group(0), value)
-    if isinstance(value, list):
-        return [_substitute_args(item, args) for item in value]
-    if isinstance(value, dict):
-        return {key: _substitute_args(item, args) for key, item in value.items()}
-    return value
+# WorkRail's binding token: {{wr.bindings.<slotId>}}, the slot id any run of non-space, non-brace characters.
+BINDING_TOKEN = re.compile(r"\{\{wr\.bindings\.([^\s{}]+)\}\}")
 
 
-_ARG = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+def _bind(compiled: dict[str, Any], document: dict[str, Any], overrides: dict[str, str]) -> None:
+    """Puts each binding token's routine or workflow id into the prompts, and records the bindings
+    in effect (`bindings`: slot -> {value, source}) so that they are part of the workflow's hash.
+    A slot is bound by the project's override, else by the extension point's default; a token of a
+    slot neither declares is an error, as in WorkRail (a typo would silently change what runs)."""
+    defaults = {point["slotId"]: point["default"] for point in document.get("extensionPoints", [])}
+    in_effect = {slot: _binding(slot, defaults, overrides) for slot in defaults}
+    unknown: dict[tuple[str, str], None] = {}
+
+    def bind(match: re.Match[str], step_id: str) -> str:
+        slot = match.group(1)
+        if slot not in defaults and slot not in overrides:
+            unknown[(slot, step_id)] = None
+            return match.group(0)
+        in_effect[slot] = _binding(slot, defaults, overrides)
+        return str(in_effect[slot]["value"])
+
+    for step in _compiled_steps(compiled["steps"]):
+        if isinstance(step.get("prompt"), str) and "{{wr.bindings." in step["prompt"]:
+            step_id = str(step["id"])
+            step["prompt"] = BINDING_TOKEN.sub(partial(bind, step_id=step_id), step["prompt"])
+    if unknown:
+        where = {s["id"]: path for s, path, _loop in walk_steps(document["steps"])}
+        declared = ", ".join(sorted(defaults)) or "none"
+        raise CompileError(
+            [
+                error(
+                    Code.UNKNOWN_REFERENCE,
+                    f"Step '{step_id}' uses binding slot '{slot}', which no extension point declares "
+                    f"(declared: {declared}) and .workrail/bindings.json does not set.",
+                    "Declare the slot in extensionPoints with a default, set it in .workrail/bindings.json, "
+                    "or fix the token's spelling.",
+                    pointer=pointer_of(where.get(step_id) or where.get(step_id.split(".")[0]) or ["steps"]),
+                )
+                for slot, step_id in unknown
+            ]
+        )
+    if in_effect:
+        compiled["bindings"] = dict(sorted(in_effect.items()))
+
+
+def _binding(slot: str, defaults: dict[str, str], overrides: dict[str, str]) -> dict[str, str]:
+    if slot in overrides:
+        return {"value": overrides[slot], "source": "project"}
+    return {"value": defaults[slot], "source": "default"}
+
+
+def _compiled_steps(steps: list[Step]) -> Iterator[Step]:
+    for step in steps:
+        yield step
+        if isinstance(step.get("body"), list):
+            yield from _compiled_steps(step["body"])
 
 
 def render_prompt(step: Step, functions: dict[str, Any]) -> str:
@@ -240,9 +331,10 @@ def render_prompt_blocks(blocks: dict[str, Any]) -> str:
 
 
 def _value(value: str | list[dict[str, str]]) -> str:
+    """A prompt value as text; a snippet this build does not have is left out (see leftOut)."""
     if isinstance(value, str):
         return value
-    return "".join(part["text"] if part["kind"] == "text" else builtins.REFS[part["refId"]] for part in value)
+    return "".join(part["text"] if part["kind"] == "text" else builtins.REFS.get(part["refId"], "") for part in value)
 
 
 def _render_delegations(step: Step) -> str:

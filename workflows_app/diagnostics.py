@@ -17,7 +17,7 @@ class Severity(StrEnum):
 
 
 class Code(StrEnum):
-    """The closed set of catalog diagnostic codes (documented in docs/workflows.md)."""
+    """The closed set of catalog diagnostic codes (documented in docs/errors.md)."""
 
     FILE_UNREADABLE = "FILE_UNREADABLE"
     INVALID_JSON = "INVALID_JSON"
@@ -32,10 +32,12 @@ class Code(StrEnum):
     EMPTY_STEP = "EMPTY_STEP"
     INVALID_CONDITION = "INVALID_CONDITION"
     UNKNOWN_REFERENCE = "UNKNOWN_REFERENCE"
+    UNRESOLVED_REFERENCE = "UNRESOLVED_REFERENCE"
     INVALID_CONTRACT = "INVALID_CONTRACT"
     TEMPLATE_CYCLE = "TEMPLATE_CYCLE"
     IGNORED_FIELD = "IGNORED_FIELD"
     SOURCE_MISSING = "SOURCE_MISSING"
+    INVALID_BINDINGS = "INVALID_BINDINGS"
 
 
 @dataclass(frozen=True)

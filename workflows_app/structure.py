@@ -1,14 +1,23 @@
 """Checks the schema cannot express: unique step ids, loop bodies that exist, sound conditions,
-references to things the compiler knows. Runs on documents that already passed the schema."""
+references to things the compiler knows. Runs on documents that already passed the schema.
+
+References are judged by what a wrong one would do. One that changes the control flow (a routine
+template, an assessment a step is gated on, the contract of an artifact-driven loop, a binding
+slot) must resolve: an unknown one is an UNKNOWN_REFERENCE error. One that only adds text or checks
+to a step (a function definition, a `wr.refs.*` snippet, a `wr.features.*` feature, a step's output
+contract) is left out when this build does not have it, as WorkRail ignores function names it does
+not find: an UNRESOLVED_REFERENCE warning names it, and the compiled workflow lists it under
+`leftOut` (`unresolved_references`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from workflows_app import builtins
 from workflows_app.conditions import condition_problems
-from workflows_app.diagnostics import Code, Diagnostic, error, pointer_of
+from workflows_app.diagnostics import Code, Diagnostic, error, pointer_of, warning
 
 StepPath = list[str | int]
 
@@ -35,14 +44,9 @@ def structure_diagnostics(document: dict[str, Any]) -> list[Diagnostic]:
     found += _duplicate_step_ids(steps)
     found += _loop_bodies(steps)
     assessments = {a["id"] for a in document.get("assessments", [])}
-    functions = {f["name"] for f in document.get("functionDefinitions", [])}
-    for feature in document.get("features", []):
-        if feature not in builtins.FEATURES:
-            found.append(_unknown("feature", feature, ["features"], sorted(builtins.FEATURES)))
-    for step, path, loop in walk_steps(steps):
+    for step, path, _loop in walk_steps(steps):
         found += _conditions_of(step, path)
-        scope = functions | {f["name"] for f in (loop or {}).get("functionDefinitions", [])}
-        found += _references_of(step, path, assessments, scope)
+        found += _references_of(step, path, assessments)
         if step.get("type") is None and not ({"prompt", "promptBlocks", "templateCall"} & step.keys()):
             found.append(
                 error(
@@ -52,7 +56,118 @@ def structure_diagnostics(document: dict[str, Any]) -> list[Diagnostic]:
                     pointer=pointer_of(path),
                 )
             )
+    found += [_unresolved_warning(item) for item in unresolved_references(document)]
     return found
+
+
+LeftOut = dict[str, Any]
+LEFT_OUT_KINDS = ("function", "ref", "feature", "contract")
+_KNOWN_OF_KIND: dict[str, Collection[str]] = {
+    "ref": builtins.REFS,
+    "feature": builtins.FEATURES,
+    "contract": builtins.CONTRACTS,
+}
+_WHAT = {
+    "function": "function",
+    "ref": "prompt reference",
+    "feature": "feature",
+    "contract": "output contract",
+}
+
+
+def unresolved_references(document: dict[str, Any]) -> list[LeftOut]:
+    """What the compiler leaves out of this workflow because nothing defines it, each as
+    {"kind": function | ref | feature | contract, "name", "pointer"} (a JSON pointer into the file),
+    sorted by pointer: functions no scope defines (workflow, enclosing loop, step), unknown
+    `wr.refs.*` snippets and `wr.features.*` features, output contracts no registry knows."""
+    found: list[LeftOut] = []
+    for index, feature in enumerate(document.get("features", [])):
+        if feature not in builtins.FEATURES:
+            found.append(_left_out("feature", feature, ["features", index]))
+    workflow_functions = _names(document.get("functionDefinitions"))
+    steps = document["steps"]
+    # A top-level step a loop names as its body runs inside that loop, with the loop's functions.
+    owners = {s["body"]: s for s in steps if s.get("type") == "loop" and isinstance(s.get("body"), str)}
+    for step, path, loop in walk_steps(steps):
+        enclosing = loop if loop is not None else owners.get(step["id"]) if len(path) == 2 else None
+        scope = (
+            workflow_functions
+            | _names((enclosing or {}).get("functionDefinitions"))
+            | _names(step.get("functionDefinitions"))
+        )
+        for index, reference in enumerate(step.get("functionReferences", [])):
+            name = reference.removesuffix("()")
+            if name not in scope:
+                found.append(_left_out("function", name, [*path, "functionReferences", index]))
+        for index, call in enumerate(step.get("functionCalls", [])):
+            if call["name"] not in scope:
+                found.append(_left_out("function", call["name"], [*path, "functionCalls", index]))
+        for where, value in _prompt_values(step.get("promptBlocks") or {}):
+            for index, part in enumerate(value if isinstance(value, list) else []):
+                if part.get("kind") == "ref" and part["refId"] not in builtins.REFS:
+                    found.append(_left_out("ref", part["refId"], [*path, "promptBlocks", *where, index]))
+        declared = step.get("outputContract") or {}
+        contract = declared.get("contractRef")
+        if contract is not None and "schema" not in declared and contract not in builtins.CONTRACTS:
+            found.append(_left_out("contract", contract, [*path, "outputContract", "contractRef"]))
+    return sort_left_out(found)
+
+
+def sort_left_out(items: list[LeftOut]) -> list[LeftOut]:
+    """In document order (array indexes compared as numbers), then kind and name: deterministic."""
+    return sorted(
+        items,
+        key=lambda item: (
+            _pointer_key(item["pointer"]),
+            item["kind"],
+            item["name"],
+            _pointer_key(item.get("origin", {}).get("pointer", "")),
+        ),
+    )
+
+
+def _pointer_key(pointer: str) -> tuple[tuple[int, int, str], ...]:
+    parts = pointer.split("/")[1:]
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in parts)
+
+
+def _left_out(kind: str, name: str, path: StepPath) -> LeftOut:
+    return {"kind": kind, "name": name, "pointer": pointer_of(path)}
+
+
+def _names(definitions: Any) -> set[str]:
+    return {f["name"] for f in definitions or []}
+
+
+def _prompt_values(blocks: dict[str, Any]) -> Iterator[tuple[StepPath, Any]]:
+    """Each prompt value of a step's promptBlocks with its path inside them."""
+    if "goal" in blocks:
+        yield ["goal"], blocks["goal"]
+    for name in ("constraints", "procedure", "verify"):
+        for index, value in enumerate(blocks.get(name, [])):
+            yield [name, index], value
+
+
+def _unresolved_warning(item: LeftOut) -> Diagnostic:
+    kind, name = item["kind"], item["name"]
+    what = _WHAT[kind]
+    if kind == "function":
+        fix = f"Define '{name}' in functionDefinitions (of the workflow, its loop or the step), or drop the reference."
+    elif kind == "contract":
+        fix = (
+            f"Use a known contract ({', '.join(sorted(builtins.CONTRACTS))}) or declare it inline with artifactKind, "
+            f"schema and example. Until then the step accepts '{builtins.artifact_kind_of(name)}' artifacts unchecked "
+            "and does not require one."
+        )
+    else:
+        fix = f"Use one of: {', '.join(sorted(_KNOWN_OF_KIND[kind]))}; or remove it."
+    return warning(
+        Code.UNRESOLVED_REFERENCE,
+        f"Unknown {what} '{name}': this WorkRail does not have it, so the workflow runs without it.",
+        fix,
+        pointer=item["pointer"],
+        details={"kind": kind, "name": name},
+    )
 
 
 def _duplicate_step_ids(steps: list[dict[str, Any]]) -> list[Diagnostic]:
@@ -164,16 +279,12 @@ def _conditions_of(step: dict[str, Any], path: StepPath) -> list[Diagnostic]:
     return found
 
 
-def _references_of(step: Step, path: StepPath, assessments: set[str], scope_functions: set[str]) -> list[Diagnostic]:
+def _references_of(step: Step, path: StepPath, assessments: set[str]) -> list[Diagnostic]:
+    """The references of a step that must resolve (unresolved_references has the others)."""
     found = []
     declared = step.get("outputContract", {})
-    contract = declared.get("contractRef")
-    if contract is not None and "schema" in declared:
+    if declared.get("contractRef") is not None and "schema" in declared:
         found += _inline_contract_problems(declared, [*path, "outputContract"])
-    elif contract is not None and contract not in builtins.CONTRACTS:
-        found.append(
-            _unknown("contract", contract, [*path, "outputContract", "contractRef"], sorted(builtins.CONTRACTS))
-        )
     template = step.get("templateCall", {}).get("templateId")
     if template is not None and builtins.routine_name_of(template) is None:
         found.append(
@@ -184,28 +295,9 @@ def _references_of(step: Step, path: StepPath, assessments: set[str], scope_func
                 [f"{builtins.ROUTINE_TEMPLATE_PREFIX}<routine name>"],
             )
         )
-    blocks = step.get("promptBlocks", {})
-    values = [
-        blocks.get("goal"),
-        *blocks.get("constraints", []),
-        *blocks.get("procedure", []),
-        *blocks.get("verify", []),
-    ]
-    for value in values:
-        for part in value if isinstance(value, list) else []:
-            if part.get("kind") == "ref" and part["refId"] not in builtins.REFS:
-                found.append(
-                    _unknown("prompt reference", part["refId"], [*path, "promptBlocks"], sorted(builtins.REFS))
-                )
     for index, ref in enumerate(step.get("assessmentRefs", [])):
         if ref not in assessments:
             found.append(_unknown("assessment", ref, [*path, "assessmentRefs", index], sorted(assessments)))
-    available = scope_functions | {f["name"] for f in step.get("functionDefinitions", [])}
-    called = [ref.removesuffix("()") for ref in step.get("functionReferences", [])]
-    called += [call["name"] for call in step.get("functionCalls", [])]
-    for name in called:
-        if name not in available:
-            found.append(_unknown("function", name, [*path], sorted(available)))
     return found
 
 

@@ -66,6 +66,45 @@ class LoopView(Shape):
     index: int | None = None
 
 
+class AssessmentDimension(Shape):
+    id: str
+    purpose: str
+    levels: list[str]
+    required: bool
+
+
+class FollowUpTrigger(Shape):
+    level: str
+    guidance: str
+
+
+class AssessmentView(Shape):
+    """An assessment the step must rate with a `wr.assessment` artifact."""
+
+    assessment_id: str
+    purpose: str
+    dimensions: list[AssessmentDimension]
+    follow_up_when: list[FollowUpTrigger] = Field(
+        description="Rating any dimension at one of these levels keeps the step pending until it is addressed."
+    )
+
+
+class DelegationView(Shape):
+    """One delegation of a parallel step, and the run it is carried out in."""
+
+    index: int
+    workflow_id: str
+    goal: str
+    runs: bool = Field(description="False when its runCondition does not hold: nothing to do.")
+    context: dict[str, Any]
+    available: bool = Field(description="False when this WorkRail has no workflow of that id: do that part yourself.")
+    run_id: str | None = None
+    status: str | None = None
+    state_token: str | None = Field(
+        default=None, description="continue_workflow with only this stateToken shows the delegated run's step."
+    )
+
+
 class Pending(Shape):
     step_id: str
     title: str
@@ -79,6 +118,8 @@ class Pending(Shape):
     user_dependencies: list[UserDependency] | None = None
     confirmation: str | None = None
     expected_context: list[ExpectedContext] | None = None
+    assessments: list[AssessmentView] | None = None
+    delegations: list[DelegationView] | None = None
 
 
 class SessionRef(Shape):

@@ -21,6 +21,7 @@ from runs.eventlog import Journal, session_public_id, session_token_id
 from runs.features import Feature
 from runs.models import Checkpoint, Session, SessionKind
 from runs.services import placeholders
+from runs.services.drafts import draft_issues
 from runs.services.nodes import create_node, load_node, node_response, open_session, write
 from runs.services.output import output_digest
 from runs.services.pinned import compiled_workflow
@@ -66,6 +67,7 @@ def _refuse_bad_artifacts(compiled: dict[str, Any] | None, output: dict[str, Any
     """Artifacts are judged by the engine's rules (the same as on an advance); a checkpoint has no step
     to hold, so a bad one is refused outright and nothing is recorded."""
     issues = engine.recordable_artifact_issues(compiled, output.get("artifacts"))
+    issues += draft_issues(output.get("artifacts"), prefix="/artifacts")
     if issues:
         first = issues[0]
         raise WorkRailError(

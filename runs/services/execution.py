@@ -20,8 +20,9 @@ from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal, random_id
 from runs.models import AckOutcome, Node, PinnedWorkflow, Run, RunStatus
 from runs.preferences import resolve
-from runs.services import modes, placeholders, recap
+from runs.services import delegations, modes, placeholders, recap
 from runs.services.catalog import current_catalog, find_workflow
+from runs.services.drafts import draft_issues
 from runs.services.drift import source_stat
 from runs.services.nodes import (
     branch_summary,
@@ -75,6 +76,7 @@ def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
         )
         run = journal.projector.run(run_id)
         node, attempt = create_node(journal, run, None, begun, notes_recorded=False, preferences=effective)
+        delegations.spawn(journal, run, node, begun.pending)
         record_warnings(journal, run, node, begun.warnings)
         observe(journal, run)
         if begun.kind == "complete":
@@ -130,10 +132,12 @@ def _advance(
         applied = {key: value for key, value in context.items() if key not in blind}
         dependency_keys = {dep["contextKey"] for dep in step.get("userDependencies", [])}
         issues = placeholders.unchanged_issues(
-            output.get("notesMarkdown"), [key for key in blind if key not in dependency_keys]
+            output.get("notesMarkdown"), [key for key in blind if key not in dependency_keys], output.get("artifacts")
         )
         missing = modes.unmet(step, {**node.engine_state.get("context", {}), **applied})
         held_for_user = bool(missing) and modes.blocks_for_user(effective)
+        issues += delegations.pending_issues(run, node, engine.pending_view(compiled, node.engine_state))
+        issues += draft_issues(output.get("artifacts"))
         if issues or held_for_user:
             schemas: dict[str, Any] = {}
             if issues:
@@ -168,6 +172,7 @@ def _advance(
             )
         recorded = bool(output.get("notesMarkdown") or output.get("artifacts"))
         child, child_attempt = create_node(journal, run, node, result, notes_recorded=recorded, preferences=effective)
+        delegations.spawn(journal, run, child, result.pending)
         completed = result.completed or {}
         if recorded:
             journal.record(

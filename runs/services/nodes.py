@@ -290,6 +290,10 @@ def node_response(
     compiled = compiled_workflow(run.pinned_id)
     context = node.engine_state.get("context", {})
     step = pending_step(run, pending)
+    if pending is not None and pending.get("delegations"):
+        from runs.services.delegations import with_runs  # delegations build on this module
+
+        pending = with_runs(run, node, pending)
     shaped = modes.shape_pending(pending, step, preferences, context)
     if shaped is not None:
         dependency_keys = {dep["contextKey"] for dep in (step or {}).get("userDependencies", [])}

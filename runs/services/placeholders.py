@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from runs.errors import HeldIssue
+
 PREFIX = "<fill in"
 NOTES = f"{PREFIX}: a few lines: what you did, what you decided, what comes next>"
 SESSION_NOTES = f"{PREFIX}: what you did and what is next>"
@@ -35,18 +37,49 @@ def for_context(expected: dict[str, Any]) -> str:
     return f"{PREFIX} ({kind}): {expected['key']}, read by {expected['why']}>"
 
 
+def for_assessment(assessment: Any) -> dict[str, Any]:
+    """An assessment artifact with a blank rating for each dimension (`assessment` is an AssessmentView)."""
+    return {
+        "kind": "wr.assessment",
+        "assessmentId": assessment.assessment_id,
+        "dimensions": {
+            dimension.id: f"{PREFIX}: one of {', '.join(dimension.levels)}>" for dimension in assessment.dimensions
+        },
+    }
+
+
 def placeholder_keys(context: dict[str, Any]) -> list[str]:
     """Context keys whose value is still a placeholder."""
     return [key for key, value in context.items() if is_placeholder(value)]
 
 
-def unchanged_issues(notes: str | None, context_keys: list[str]) -> list[dict[str, Any]]:
+def placeholder_pointers(value: Any, pointer: str) -> list[str]:
+    """JSON pointers of the placeholders anywhere inside `value` (artifacts copied with their blanks)."""
+    if is_placeholder(value):
+        return [pointer]
+    if isinstance(value, dict):
+        return [p for key, item in value.items() for p in placeholder_pointers(item, f"{pointer}/{key}")]
+    if isinstance(value, list):
+        return [p for index, item in enumerate(value) for p in placeholder_pointers(item, f"{pointer}/{index}")]
+    return []
+
+
+def unchanged_issues(notes: str | None, context_keys: list[str], artifacts: Any = None) -> list[dict[str, Any]]:
     """Blocking issues for placeholders sent back as they were written."""
     issues = []
+    for pointer in placeholder_pointers(artifacts, "/output/artifacts"):
+        issues.append(
+            {
+                "code": HeldIssue.PLACEHOLDER_UNCHANGED.value,
+                "message": f"{pointer[1:].replace('/', '.')} is still the placeholder from nextCall. Replace it "
+                "with your own value.",
+                "pointer": pointer,
+            }
+        )
     if is_placeholder(notes):
         issues.append(
             {
-                "code": "PLACEHOLDER_UNCHANGED",
+                "code": HeldIssue.PLACEHOLDER_UNCHANGED.value,
                 "message": "output.notesMarkdown is still the placeholder from nextCall. Replace it with a few lines "
                 "of your own: what you did, what you decided, what comes next.",
                 "pointer": "/output/notesMarkdown",
@@ -55,7 +88,7 @@ def unchanged_issues(notes: str | None, context_keys: list[str]) -> list[dict[st
     for key in context_keys:
         issues.append(
             {
-                "code": "PLACEHOLDER_UNCHANGED",
+                "code": HeldIssue.PLACEHOLDER_UNCHANGED.value,
                 "message": f"context.{key} is still the placeholder from nextCall. Send the real value, or leave "
                 f"{key} out if it is not known yet.",
                 "pointer": f"/context/{key}",

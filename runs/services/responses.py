@@ -45,6 +45,8 @@ def next_call(
     contract = pending.output_contract
     if contract is not None and isinstance(contract.example, dict):
         output["artifacts"] = [contract.example]
+    if pending.assessments:
+        output["artifacts"] = [*output.get("artifacts", []), *map(placeholders.for_assessment, pending.assessments)]
     instructions = "Do the pending step"
     if pending.require_confirmation:
         instructions += ", get the user's explicit confirmation,"
@@ -53,6 +55,13 @@ def next_call(
         instructions += " Replace the '<fill in ...>' notes with your own."
     if contract is not None:
         instructions += f" The artifact must match the '{contract.contract_ref}' contract."
+    if pending.assessments:
+        instructions += " Rate every dimension of each wr.assessment artifact at one of its levels."
+    if pending.delegations and any(d.run_id for d in pending.delegations):
+        instructions = (
+            "First carry out each delegation in pending.delegations (its own run: continue_workflow with its "
+            "stateToken, to the end; subagents may take one each). Then " + instructions[0].lower() + instructions[1:]
+        )
     context = {key: value for key, value in (resend_context or {}).items() if not placeholders.is_placeholder(value)}
     for expected in pending.expected_context or []:
         context.setdefault(expected.key, placeholders.for_context(expected.model_dump(by_alias=True)))

@@ -3,7 +3,9 @@
 It sends the arguments of `nextCall`, filling every `<fill in ...>` blank from the machine-readable
 parts of the answer: notes of its own; each expected context value from `pending.expectedContext`
 (the first value the workflow compares it with, else a plain value of its type, else it leaves the
-key out); what only the user can give, as a test user would answer. When a step comes back blocked,
+key out); what only the user can give, as a test user would answer; each assessment's dimensions, at
+the first level that calls for no follow-up. A parallel step's delegated runs are carried out first,
+as a subagent would. When a step comes back blocked,
 it reads `blocked.expectedOutputSchema` and writes notes that satisfy it (the words a `pattern` asks
 for, the length `minLength`/`maxLength` ask for), then retries with the new ackToken. The artifact
 example in `nextCall` is sent as given.
@@ -82,12 +84,31 @@ def fill_context(arguments: dict[str, Any], pending: dict[str, Any]) -> None:
         del arguments["context"]
 
 
+def fill_assessments(arguments: dict[str, Any], pending: dict[str, Any]) -> None:
+    """Rates each blank dimension of a wr.assessment artifact at the first level that calls for no
+    follow-up, as an agent that did the work the workflow asks for would."""
+    shown = {item["assessmentId"]: item for item in pending.get("assessments") or []}
+    for artifact in arguments.get("output", {}).get("artifacts", []):
+        if artifact.get("kind") != "wr.assessment" or artifact.get("assessmentId") not in shown:
+            continue
+        assessment = shown[artifact["assessmentId"]]
+        avoid = {followup["level"] for followup in assessment["followUpWhen"]}
+        for dimension in assessment["dimensions"]:
+            if is_blank(artifact["dimensions"].get(dimension["id"])):
+                levels = [level for level in dimension["levels"] if level not in avoid] or dimension["levels"]
+                artifact["dimensions"][dimension["id"]] = levels[0]
+
+
 async def run_to_completion(client: Client, workflow_id: str, context: dict[str, Any] | None = None) -> list[dict]:
-    """Runs a workflow to the end; returns every structured response, in order."""
+    """Runs a workflow to the end; returns every structured response, in order (those of the runs its
+    parallel steps delegate to are not included: they are carried out on the way, as a subagent would)."""
     arguments: dict[str, Any] = {"workflowId": workflow_id}
     if context:
         arguments["context"] = context
-    result = await client.call_tool("start_workflow", arguments)
+    return await drive(client, await client.call_tool("start_workflow", arguments), workflow_id)
+
+
+async def drive(client: Client, result: Any, label: str) -> list[dict]:
     responses = []
     for _ in range(MAX_CALLS):
         assert not result.is_error, result.content[0].text
@@ -97,6 +118,10 @@ async def run_to_completion(client: Client, workflow_id: str, context: dict[str,
         responses.append(data)
         if data["isComplete"]:
             return responses
+        for delegation in data["pending"].get("delegations") or []:
+            if delegation.get("stateToken") and delegation["status"] != "complete":
+                rehydrated = await client.call_tool("continue_workflow", {"stateToken": delegation["stateToken"]})
+                await drive(client, rehydrated, f"{label} delegation {delegation['index']}")
         call = copy.deepcopy(data["nextCall"])
         assert call["tool"] == "continue_workflow"
         arguments = call["arguments"]
@@ -104,5 +129,6 @@ async def run_to_completion(client: Client, workflow_id: str, context: dict[str,
         if "notesMarkdown" in arguments["output"] or schema is not None:
             arguments["output"]["notesMarkdown"] = notes_satisfying(data["pending"]["stepId"], schema)
         fill_context(arguments, data["pending"])
+        fill_assessments(arguments, data["pending"])
         result = await client.call_tool("continue_workflow", arguments)
-    raise AssertionError(f"{workflow_id} did not complete within {MAX_CALLS} calls")
+    raise AssertionError(f"{label} did not complete within {MAX_CALLS} calls")

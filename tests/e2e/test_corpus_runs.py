@@ -6,12 +6,14 @@ The corpus test is skipped when the corpus is absent (see tests/helpers.py); the
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
 
 from tests.e2e.scripted_agent import run_to_completion
+from workflows_app.sources import BUNDLED_DIR
 
 pytestmark = pytest.mark.e2e
 
@@ -27,6 +29,17 @@ CONTEXTS = {
     },
     "workrail.relocation-us": {"screeningBatches": [["Austin"], ["Denver"]], "shortlist": ["Austin"]},
     "simple-batch-example": {"items": ["a", "b", "c"]},
+}
+# The same for every bundled workflow: item loops get two items; the scripted agent answers the rest
+# (each expected context value with the first value the workflow compares it with, so conditional
+# steps run, and what only the user can give once it is blocked for it).
+BUNDLED_CONTEXTS: dict[str, dict[str, Any]] = {
+    "wr.bug_investigation": {"severity": "critical"},
+    "wr.code_review": {"reviewAreas": ["api", "storage"]},
+    "wr.coding_task": {"slices": ["Add the CSV writer", "Add the export button"]},
+    "wr.mr_review": {"reviewAreas": ["api", "storage"]},
+    "wr.routine-focused_plan": {},
+    "wr.workflow_authoring": {},
 }
 
 
@@ -50,20 +63,53 @@ def test_every_corpus_workflow_runs_to_completion(launch, corpus_dir):
 
 
 def test_bundled_workflows_run_with_their_loops_and_branches(launch):
+    assert sorted(BUNDLED_CONTEXTS) == sorted(path.stem for path in BUNDLED_DIR.glob("*.json"))
     params = launch()
 
     async def session() -> dict[str, list[dict]]:
         async with Client(params, mode="2026-07-28", read_timeout_seconds=60) as client:
-            review = await run_to_completion(client, "wr.code_review", {"reviewAreas": ["api", "storage"]})
-            bugs = await run_to_completion(client, "wr.bug_investigation", {"severity": "critical"})
-            return {"review": review, "bugs": bugs}
+            return {
+                workflow_id: await run_to_completion(client, workflow_id, context or None)
+                for workflow_id, context in BUNDLED_CONTEXTS.items()
+            }
 
     runs = anyio.run(session)
-    review_steps = [r["pending"]["stepId"] for r in runs["review"] if r["pending"]]
+    for workflow_id, responses in runs.items():
+        assert responses[-1]["kind"] == "complete", workflow_id
+        assert responses[-1]["workflow"]["id"] == workflow_id
+
+    def steps_of(workflow_id: str) -> list[str]:
+        return [r["pending"]["stepId"] for r in runs[workflow_id] if r["pending"]]
+
+    def pending_of(workflow_id: str, step_id: str) -> dict:
+        return next(r["pending"] for r in runs[workflow_id] if r["pending"] and r["pending"]["stepId"] == step_id)
+
+    review_steps = steps_of("wr.code_review")
     assert review_steps.count("review-area") >= 2
-    areas = [r["pending"]["prompt"] for r in runs["review"] if r["pending"] and r["pending"]["stepId"] == "review-area"]
+    areas = [
+        r["pending"]["prompt"]
+        for r in runs["wr.code_review"]
+        if r["pending"] and r["pending"]["stepId"] == "review-area"
+    ]
     assert any("api" in p for p in areas) and any("storage" in p for p in areas)
-    bug_steps = [r["pending"]["stepId"] for r in runs["bugs"] if r["pending"]]
+    bug_steps = steps_of("wr.bug_investigation")
     assert "incident-note-and-guard" in bug_steps  # its runCondition holds for severity critical
-    confirm = next(r for r in runs["bugs"] if r["pending"] and r["pending"]["stepId"] == "confirm-fix-plan")
-    assert confirm["pending"]["requireConfirmation"] is True
+    assert pending_of("wr.bug_investigation", "confirm-fix-plan")["requireConfirmation"] is True
+
+    # Coding task: the agent answered riskLevel "high" and allChecksPass false, so both gates ran; the
+    # loop ran once, since the agent sends the loop_control example ("stop") as given.
+    coding_steps = steps_of("wr.coding_task")
+    assert {"confirm-plan", "implement-slice", "verify-slice", "resolve-failures", "hand-off"} <= set(coding_steps)
+    assert pending_of("wr.coding_task", "confirm-plan")["requireConfirmation"] is True
+    # MR review: blocked until the user named the change; complexity "complex" traced the impact and
+    # deepened each area's pass; postComments true posted the confirmed comments.
+    mr = runs["wr.mr_review"]
+    assert any(
+        i["code"] == "USER_DEPENDENCY_UNMET" for r in mr if r["kind"] == "blocked" for i in r["blocked"]["issues"]
+    )
+    mr_steps = steps_of("wr.mr_review")
+    assert mr_steps.count("review-area") >= 2 and {"trace-impact", "post-comments"} <= set(mr_steps)
+    assert pending_of("wr.mr_review", "confirm-comments")["requireConfirmation"] is True
+    # Workflow authoring: the goal came from the user; the draft went through the server's checks.
+    authoring_steps = steps_of("wr.workflow_authoring")
+    assert {"study-existing", "submit-draft", "review-draft", "save-workflow"} <= set(authoring_steps)

@@ -86,7 +86,10 @@ class ScriptedAgent:
         self.blocked_by: list[str] = []
 
     def first_output(self, pending: dict[str, Any]) -> dict[str, Any]:
-        return {"notesMarkdown": f"Worked on {pending['title']}."}
+        output: dict[str, Any] = {"notesMarkdown": f"Worked on {pending['title']}."}
+        if pending.get("assessments"):  # read from the pending step, as an agent would
+            output["artifacts"] = assessments_for(pending)
+        return output
 
     def respond(self, pending: dict[str, Any], blocked: Transition) -> dict[str, Any]:
         """Fixes exactly what the issues name, and nothing else."""
@@ -96,7 +99,7 @@ class ScriptedAgent:
         if "VALIDATION_FAILED" in codes:
             fixed["notesMarkdown"] = self.notes_satisfying(pending, blocked.expected_output_schema)
         if "ARTIFACT_MISSING" in codes:
-            fixed["artifacts"] = [self.artifact(pending["outputContract"])]
+            fixed["artifacts"] = [*fixed.get("artifacts", []), self.artifact(pending["outputContract"])]
         return fixed
 
     def notes_satisfying(self, pending: dict[str, Any], schema: dict[str, Any] | None) -> str:
@@ -113,6 +116,20 @@ class ScriptedAgent:
             self.loop_decisions += 1
             return {"kind": "wr.loop_control", "decision": "continue" if self.loop_decisions <= 2 else "stop"}
         return copy.deepcopy(contract["example"])
+
+
+def assessments_for(pending: dict[str, Any]) -> list[dict[str, Any]]:
+    """A rating of every dimension of each assessment the step asks for, at a level that does not call
+    for a follow-up (the first such level), as an agent that did the follow-up work would rate it."""
+    rated = []
+    for assessment in pending.get("assessments") or []:
+        avoid = {followup["level"] for followup in assessment["followUpWhen"]}
+        dimensions = {
+            d["id"]: next((level for level in d["levels"] if level not in avoid), d["levels"][0])
+            for d in assessment["dimensions"]
+        }
+        rated.append({"kind": "wr.assessment", "assessmentId": assessment["assessmentId"], "dimensions": dimensions})
+    return rated
 
 
 @dataclass

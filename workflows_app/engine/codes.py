@@ -18,6 +18,9 @@ class IssueCode(StrEnum):
     VALIDATION_FAILED = "VALIDATION_FAILED"  # a rule of the step's validationCriteria failed
     ARTIFACT_MISSING = "ARTIFACT_MISSING"  # the step's output contract wants an artifact that was not sent
     ARTIFACT_INVALID = "ARTIFACT_INVALID"  # an artifact of the contract's kind does not match its schema
+    ASSESSMENT_MISSING = "ASSESSMENT_MISSING"  # the step names an assessment and no wr.assessment rates it
+    ASSESSMENT_INVALID = "ASSESSMENT_INVALID"  # an unknown dimension, a level not declared, a required one unrated
+    ASSESSMENT_FOLLOWUP_REQUIRED = "ASSESSMENT_FOLLOWUP_REQUIRED"  # a consequence's trigger level was rated
 
 
 class WarningCode(StrEnum):

@@ -1,4 +1,10 @@
-"""A step's output contract, resolved against the contracts the compiler knows (builtins.CONTRACTS)."""
+"""A step's output contract, resolved against the contracts the compiler knows (builtins.CONTRACTS).
+
+A contract nobody defines (left out by the loader, see compiler.resolve_contract) still names an
+artifact kind, by WorkRail's convention (`wr.contracts.x_y` -> `wr.x_y`): artifacts of that kind are
+accepted without a schema, the step does not require one, and its notes are required as for a step
+without a contract (they are then its only checked output).
+"""
 
 from __future__ import annotations
 
@@ -14,8 +20,8 @@ from workflows_app.engine.jsontypes import JsonObject, Step
 class Contract:
     contract_ref: str
     required: bool
-    artifact_kind: str | None  # None only for a contract unknown to this build (the loader rejects those)
-    schema: JsonObject | None
+    artifact_kind: str | None
+    schema: JsonObject | None  # None for a contract this build does not know: its artifacts are not checked
     example: Any
 
     def view(self) -> JsonObject:
@@ -34,10 +40,17 @@ def contract_of(step: Step) -> Contract | None:
     if not isinstance(declared, dict) or not isinstance(declared.get("contractRef"), str):
         return None
     # The compiler resolves contracts into the step; a bare reference falls back to the registry.
-    known = declared if "schema" in declared else builtins.CONTRACTS.get(declared["contractRef"], {})
+    ref = declared["contractRef"]
+    if "schema" in declared:
+        known: JsonObject = declared
+    elif ref in builtins.CONTRACTS:
+        known = builtins.CONTRACTS[ref]
+    else:
+        kind = builtins.artifact_kind_of(ref)
+        return Contract(ref, False, kind, None, {"kind": kind})
     return Contract(
-        contract_ref=declared["contractRef"],
-        required=declared.get("required", True) is not False,
+        contract_ref=ref,
+        required=declared.get("required", True) is not False and known.get("schema") is not None,
         artifact_kind=known.get("artifactKind"),
         schema=known.get("schema"),
         example=known.get("example"),
@@ -46,8 +59,12 @@ def contract_of(step: Step) -> Contract | None:
 
 def notes_required(step: Step) -> bool:
     """Notes are the default output; a step opts out with notesOptional, and a contract step's
-    artifact is its output, so it needs no notes either."""
-    return step.get("notesOptional") is not True and "outputContract" not in step
+    artifact is its output, so it needs no notes either, unless the contract is one this build does
+    not know (its artifacts are not required, the notes are)."""
+    if step.get("notesOptional") is True:
+        return False
+    contract = contract_of(step)
+    return contract is None or contract.schema is None
 
 
 def known_contracts(steps: list[Step]) -> dict[str, Contract]:

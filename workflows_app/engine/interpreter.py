@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from workflows_app.conditions import evaluate
-from workflows_app.engine import decisions, expectations, loops, view
+from workflows_app.engine import assessments, decisions, delegations, expectations, loops, view
 from workflows_app.engine.contracts import known_contracts
 from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.output import artifact_issues, check_output, expected_output_schema
@@ -27,7 +27,7 @@ def start(compiled: JsonObject, context: JsonObject | None = None) -> Transition
     machine = Machine(workflow_id=str(compiled.get("id", "")), context={}, position=[0])
     _merge_context(machine, context)
     warnings = _settle(steps, machine)
-    return _moved(steps, machine, completed=None, warnings=warnings)
+    return _moved(compiled, machine, completed=None, warnings=warnings)
 
 
 def advance(
@@ -47,16 +47,17 @@ def advance(
     scope = loops.scope(steps, machine)
     known = known_contracts(steps)
     issues, warnings = check_output(step, output, scope, known)
+    issues += assessments.check(compiled, step, output.get("artifacts") if isinstance(output, dict) else None)
     if issues:
         blocked = copy.deepcopy(dict(state))
         blocked["context"] = copy.deepcopy(machine.context)
         return Transition(
             "blocked",
             blocked,
-            view.pending_view(steps, machine),
+            _pending(compiled, steps, machine),
             None,
             issues,
-            expected_output_schema(step, scope, known),
+            _with_assessments(expected_output_schema(step, scope, known), compiled, step),
             warnings,
         )
     completed = {
@@ -70,14 +71,14 @@ def advance(
         warnings += decisions.record(machine.decisions, artifacts, _decision_keys(steps), machine.completed_steps)
     machine.position[-1] += 1
     warnings += _settle(steps, machine)
-    return _moved(steps, machine, completed=completed, warnings=warnings)
+    return _moved(compiled, machine, completed=completed, warnings=warnings)
 
 
 def pending_view(compiled: JsonObject, state: JsonObject) -> JsonObject | None:
     """The pending step of `state`, rendered again (after a restart, say); None when the run is complete."""
     steps = top_steps(compiled)
     machine = _load(compiled, state)
-    return None if machine.complete else view.pending_view(steps, machine)
+    return None if machine.complete else _pending(compiled, steps, machine)
 
 
 def expected_context(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
@@ -91,7 +92,16 @@ def output_schema(compiled: JsonObject, state: JsonObject) -> JsonObject | None:
     machine = _load(compiled, state)
     if machine.complete:
         return None
-    return expected_output_schema(step_at(steps, machine.position), loops.scope(steps, machine), known_contracts(steps))
+    step = step_at(steps, machine.position)
+    schema = expected_output_schema(step, loops.scope(steps, machine), known_contracts(steps))
+    return _with_assessments(schema, compiled, step)
+
+
+def _with_assessments(schema: JsonObject, compiled: JsonObject, step: Step) -> JsonObject:
+    rated = assessments.output_schema(compiled, step)
+    if rated is not None:
+        schema["allOf"] = [*schema.get("allOf", []), rated]
+    return schema
 
 
 def recordable_artifact_issues(compiled: JsonObject | None, artifacts: Any) -> list[JsonObject]:
@@ -158,10 +168,26 @@ def _end_iteration(steps: list[Step], machine: Machine, warnings: list[JsonObjec
         machine.position[-1] += 1
 
 
-def _moved(steps: list[Step], machine: Machine, completed: JsonObject | None, warnings: list[JsonObject]) -> Transition:
+def _pending(compiled: JsonObject, steps: list[Step], machine: Machine) -> JsonObject:
+    """The pending step's view, with the assessments it asks for (they are declared workflow-wide)."""
+    shown = view.pending_view(steps, machine)
+    step = step_at(steps, machine.position)
+    rated = assessments.view(compiled, step)
+    if rated is not None:
+        shown["assessments"] = rated
+    handed_out = delegations.delegations(step, loops.scope(steps, machine))
+    if handed_out is not None:
+        shown["delegations"] = handed_out
+    return shown
+
+
+def _moved(
+    compiled: JsonObject, machine: Machine, completed: JsonObject | None, warnings: list[JsonObject]
+) -> Transition:
+    steps = top_steps(compiled)
     if machine.complete:
         return Transition("complete", machine.to_json(), None, completed, [], None, warnings)
-    return Transition("advanced", machine.to_json(), view.pending_view(steps, machine), completed, [], None, warnings)
+    return Transition("advanced", machine.to_json(), _pending(compiled, steps, machine), completed, [], None, warnings)
 
 
 def _merge_context(machine: Machine, context: Any) -> None:

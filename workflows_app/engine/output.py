@@ -78,7 +78,7 @@ def _shape_issues(output: JsonObject) -> list[JsonObject]:
 def _missing_artifact(contract: Contract, artifacts: Any) -> list[JsonObject]:
     """A required contract wants at least one artifact of its kind."""
     if contract.artifact_kind is None or not contract.required:
-        return []  # an unknown contract: the loader reports it, the run is not held hostage
+        return []  # an unknown contract is never required: the loader reports it, the run is not held hostage
     listed = artifacts if isinstance(artifacts, list) else []
     if any(isinstance(a, dict) and a.get("kind") == contract.artifact_kind for a in listed):
         return []
@@ -93,7 +93,8 @@ def _missing_artifact(contract: Contract, artifacts: Any) -> list[JsonObject]:
 
 
 def artifact_issues(artifacts: Any, known: dict[str, Contract]) -> list[JsonObject]:
-    """Every artifact must be of a known kind and match that kind's contract. This is the one place
+    """Every artifact must be of a known kind and match that kind's contract (a kind whose contract
+    this build does not know has no schema: any artifact of it passes). This is the one place
     artifacts are judged: an advance turns these issues into `blocked`, a checkpoint into an error."""
     found = []
     for index, artifact in enumerate(artifacts if isinstance(artifacts, list) else []):

@@ -1,0 +1,112 @@
+"""Parallel steps: each delegation runs as a nested run linked to its parent; the parent goes on once
+every delegation that runs is complete and the agent reports the results."""
+
+import pytest
+
+from runs.models import Run, RunStatus
+from runs.rebuild import rebuild_projections
+from tests.calls import continue_workflow, start_workflow
+from tests.execution_helpers import notes_for
+from tests.helpers import workflow_doc, write_json
+from tests.projection_snapshot import snapshot
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def fanout(service_catalog):
+    child = workflow_doc(
+        "team.check_module",
+        steps=[
+            {"id": "run-tests", "title": "Run tests", "prompt": "Run the tests of {{module}} at {{ref}}."},
+            {"id": "report", "title": "Report", "prompt": "Report what failed."},
+        ],
+    )
+    parent = workflow_doc(
+        "team.upgrade",
+        steps=[
+            {"id": "scope", "title": "Scope", "prompt": "Name the module to upgrade."},
+            {
+                "id": "fan-out",
+                "type": "parallel",
+                "title": "Check in parallel",
+                "parallelDelegations": [
+                    {
+                        "workflowId": "team.check_module",
+                        "goal": "Tests on the new version.",
+                        "contextMapping": {"module": "moduleName"},
+                        "args": {"ref": "upgrade-branch"},
+                    },
+                    {
+                        "workflowId": "team.check_module",
+                        "goal": "Nightly jobs.",
+                        "runCondition": {"var": "nightly", "equals": True},
+                    },
+                    {"workflowId": "team.not_here", "goal": "Something this machine cannot run."},
+                ],
+                "synthesis": {"prompt": "Merge the results."},
+            },
+            {"id": "decide", "title": "Decide", "prompt": "Ship or hold."},
+        ],
+    )
+    write_json(service_catalog["extra"] / "child.json", child)
+    write_json(service_catalog["extra"] / "parent.json", parent)
+    return "team.upgrade"
+
+
+def ack(response, **extra):
+    return continue_workflow(
+        stateToken=response["stateToken"], ackToken=response["ackToken"], output=notes_for(response["pending"]), **extra
+    )
+
+
+def finish(state_token):
+    response = continue_workflow(stateToken=state_token)
+    while not response["isComplete"]:
+        response = ack(response)
+    return response
+
+
+def test_delegations_run_as_linked_runs_and_the_parent_waits_for_them(fanout):
+    start = start_workflow(fanout, {"moduleName": "billing"})
+    parallel = ack(start)
+    assert parallel["pending"]["stepId"] == "fan-out"
+    first, skipped, unavailable = parallel["pending"]["delegations"]
+    assert first["context"] == {"module": "billing", "ref": "upgrade-branch"}
+    assert first["runs"] and first["available"] and first["status"] == "in_progress" and first["stateToken"]
+    assert not skipped["runs"] and "runId" not in skipped
+    assert unavailable["runs"] and not unavailable["available"] and "runId" not in unavailable
+    assert parallel["nextCall"]["instructions"].startswith("First carry out each delegation")
+
+    child = Run.objects.get(public_id=first["runId"])
+    parent = Run.objects.get(public_id=start["session"]["runId"])
+    assert (child.parent_run, child.delegation_index, child.session_id) == (parent, 0, parent.session_id)
+    delegated = continue_workflow(stateToken=first["stateToken"])
+    assert delegated["pending"]["prompt"] == "Run the tests of billing at upgrade-branch."
+
+    held = ack(parallel)
+    assert held["kind"] == "blocked"
+    assert [i["code"] for i in held["blocked"]["issues"]] == ["DELEGATIONS_PENDING"]
+    assert first["runId"] in held["blocked"]["issues"][0]["message"]
+
+    finish(first["stateToken"])
+    assert Run.objects.get(public_id=first["runId"]).status == RunStatus.COMPLETE
+    refreshed = continue_workflow(stateToken=held["stateToken"])
+    assert refreshed["pending"]["delegations"][0]["status"] == "complete"
+    moved = ack(held)
+    assert moved["kind"] == "step" and moved["pending"]["stepId"] == "decide"
+    assert Run.objects.filter(parent_run=parent).count() == 1  # a replay or a retry hands out nothing more
+
+    before = snapshot()
+    rebuild_projections()
+    assert snapshot() == before
+
+
+def test_a_rewind_that_reaches_the_parallel_step_again_hands_out_fresh_delegations(fanout):
+    start = start_workflow(fanout, {"moduleName": "billing"})
+    first_branch = ack(start)
+    rewound = continue_workflow(stateToken=start["stateToken"])
+    second_branch = ack(rewound)
+    assert second_branch["pending"]["stepId"] == "fan-out"
+    assert second_branch["pending"]["delegations"][0]["runId"] != first_branch["pending"]["delegations"][0]["runId"]
+    assert Run.objects.filter(parent_run__public_id=start["session"]["runId"]).count() == 2

@@ -1,0 +1,291 @@
+"""`manage.py validate_workflow`: the catalog's checks on given files, for authors and CI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from tests.helpers import REPO, workflow_doc, write_json
+
+GOOD = workflow_doc("team.good", name="Good")
+LEGACY = workflow_doc("oldstyle", name="Old style", tags=["release"])  # LEGACY_ID and IGNORED_FIELD
+INVALID = {key: value for key, value in workflow_doc("team.invalid").items() if key != "version"}
+
+INVALID_JSON_FIX = "Fix the JSON syntax (a trailing comma or a missing quote is the usual cause)."
+HUMAN_OUTPUT = """\
+workflows/broken.json: 1 error
+  error INVALID_JSON: Invalid JSON at line 2, column 13: Expecting value.
+    fix: Fix the JSON syntax (a trailing comma or a missing quote is the usual cause).
+workflows/good.json (team.good): ok
+workflows/invalid.json (team.invalid): 1 error
+  error SCHEMA_VIOLATION: At the document root: 'version' is a required property
+    fix: Add the missing property.
+workflows/legacy.json (oldstyle): ok with 2 warnings
+  warning IGNORED_FIELD at /tags: 'tags' is not part of the v0.3 format; ignored.
+    fix: Remove the field: it has no effect in this version of the workflow format.
+  warning LEGACY_ID at /id: 'oldstyle' is a legacy id without a namespace; it runs, but new workflows need one.
+    fix: Rename it to 'team.oldstyle'.
+
+4 files checked: 2 valid (1 with warnings), 2 invalid; 2 errors, 2 warnings.
+"""
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """tmp_path as the working directory, with workflows/ holding one good, two broken and one warned file."""
+    monkeypatch.chdir(tmp_path)
+    write_json(tmp_path / "workflows" / "good.json", GOOD)
+    (tmp_path / "workflows" / "broken.json").write_text('{"id": "team.broken",\n  "steps": [,]}', encoding="utf-8")
+    write_json(tmp_path / "workflows" / "invalid.json", INVALID)
+    write_json(tmp_path / "workflows" / "legacy.json", LEGACY)
+    return tmp_path
+
+
+def call(*args: str) -> tuple[int, str]:
+    """Runs the command in-process: (exit status, stdout)."""
+    out = StringIO()
+    try:
+        call_command("validate_workflow", *args, stdout=out, stderr=StringIO())
+    except SystemExit as exc:
+        return int(exc.code or 0), out.getvalue()
+    return 0, out.getvalue()
+
+
+def run_manage(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Runs `manage.py validate_workflow` as CI would, with no WORKRAIL_* setting of the developer's."""
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("WORKRAIL_") and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}
+    }
+    clean.update({"WORKRAIL_HOME": str(tmp_path / "home"), **env})
+    return subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), "validate_workflow", *args],
+        env=clean,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_text_report_has_one_block_per_file_in_sorted_order_then_a_summary(workdir):
+    assert call("workflows") == (1, HUMAN_OUTPUT)
+
+
+def test_the_order_does_not_depend_on_the_order_of_the_arguments_and_each_file_is_reported_once(workdir):
+    files = ["workflows/legacy.json", "workflows/invalid.json", "workflows/good.json", "workflows/broken.json"]
+    assert call(*files, "workflows") == (1, HUMAN_OUTPUT)
+
+
+def test_the_json_report_is_one_document_with_a_stable_key_order(workdir):
+    def diagnostic(code, severity, message, fix, file, pointer="", workflow_id=None, details=None):
+        found = {
+            "code": code,
+            "severity": severity,
+            "message": message,
+            "fix": fix,
+            "file": file,
+            "pointer": pointer,
+            "workflowId": workflow_id,
+        }
+        return {**found, "details": details} if details else found
+
+    expected = {
+        "files": [
+            {
+                "path": "workflows/broken.json",
+                "workflowId": None,
+                "status": "errors",
+                "diagnostics": [
+                    diagnostic(
+                        "INVALID_JSON",
+                        "error",
+                        "Invalid JSON at line 2, column 13: Expecting value.",
+                        INVALID_JSON_FIX,
+                        "workflows/broken.json",
+                        details={"line": 2, "column": 13},
+                    )
+                ],
+            },
+            {"path": "workflows/good.json", "workflowId": "team.good", "status": "ok", "diagnostics": []},
+            {
+                "path": "workflows/invalid.json",
+                "workflowId": "team.invalid",
+                "status": "errors",
+                "diagnostics": [
+                    diagnostic(
+                        "SCHEMA_VIOLATION",
+                        "error",
+                        "At the document root: 'version' is a required property",
+                        "Add the missing property.",
+                        "workflows/invalid.json",
+                        workflow_id="team.invalid",
+                        details={"rule": "required"},
+                    )
+                ],
+            },
+            {
+                "path": "workflows/legacy.json",
+                "workflowId": "oldstyle",
+                "status": "warnings",
+                "diagnostics": [
+                    diagnostic(
+                        "IGNORED_FIELD",
+                        "warning",
+                        "'tags' is not part of the v0.3 format; ignored.",
+                        "Remove the field: it has no effect in this version of the workflow format.",
+                        "workflows/legacy.json",
+                        "/tags",
+                        "oldstyle",
+                    ),
+                    diagnostic(
+                        "LEGACY_ID",
+                        "warning",
+                        "'oldstyle' is a legacy id without a namespace; it runs, but new workflows need one.",
+                        "Rename it to 'team.oldstyle'.",
+                        "workflows/legacy.json",
+                        "/id",
+                        "oldstyle",
+                        {"suggestedId": "team.oldstyle"},
+                    ),
+                ],
+            },
+        ],
+        "summary": {"files": 4, "valid": 2, "withWarnings": 1, "invalid": 2, "errors": 2, "warnings": 2},
+    }
+    assert call("workflows", "--json") == (1, json.dumps(expected, indent=2) + "\n")
+
+
+def test_strict_fails_on_warnings_and_says_so(workdir):
+    legacy_block = HUMAN_OUTPUT[HUMAN_OUTPUT.index("workflows/legacy.json") : HUMAN_OUTPUT.index("\n\n") + 1]
+    assert call("workflows/good.json", "workflows/legacy.json") == (
+        0,
+        "workflows/good.json (team.good): ok\n"
+        + legacy_block
+        + "\n2 files checked: 2 valid (1 with warnings), 0 invalid; 0 errors, 2 warnings.\n",
+    )
+    assert call("workflows/good.json", "workflows/legacy.json", "--strict") == (
+        1,
+        "workflows/good.json (team.good): ok\n"
+        + legacy_block
+        + "\n2 files checked: 2 valid (1 with warnings), 0 invalid; 0 errors, 2 warnings. "
+        "Warnings fail the check (--strict).\n",
+    )
+    assert call("workflows/good.json", "--strict") == (
+        0,
+        "workflows/good.json (team.good): ok\n\n1 file checked: 1 valid (0 with warnings), 0 invalid; "
+        "0 errors, 0 warnings.\n",
+    )
+
+
+def test_verbosity_zero_lists_only_files_with_diagnostics(workdir):
+    status, out = call("workflows", "-v", "0")
+    assert status == 1
+    assert out == HUMAN_OUTPUT.replace("workflows/good.json (team.good): ok\n", "")
+    assert call("workflows/good.json", "-v", "0") == (
+        0,
+        "1 file checked: 1 valid (0 with warnings), 0 invalid; 0 errors, 0 warnings.\n",
+    )
+
+
+def test_colour_only_when_asked_or_on_a_terminal(workdir):
+    assert "\x1b[" not in call("workflows")[1]
+    assert "\x1b[" in call("workflows", "--force-color")[1]
+    assert "\x1b[" not in call("workflows", "--json", "--force-color")[1]
+
+
+def test_the_source_kind_follows_the_location_or_the_source_option(workdir):
+    project_file = write_json(workdir / "repo" / ".workrail" / "workflows" / "old.json", LEGACY)
+    found = json.loads(call(str(project_file.relative_to(workdir)), "--json")[1])
+    [legacy_id] = [d for d in found["files"][0]["diagnostics"] if d["code"] == "LEGACY_ID"]
+    assert legacy_id["details"] == {"suggestedId": "project.oldstyle"}
+
+    found = json.loads(call("workflows/legacy.json", "--json", "--source", "user")[1])
+    [legacy_id] = [d for d in found["files"][0]["diagnostics"] if d["code"] == "LEGACY_ID"]
+    assert legacy_id["details"] == {"suggestedId": "user.oldstyle"}
+
+
+def test_a_wr_id_outside_the_bundled_workflows_is_an_error(workdir):
+    write_json(workdir / "mine" / "mine.json", workflow_doc("wr.mine"))
+    status, out = call("mine", "--json")
+    assert status == 1
+    [problem] = json.loads(out)["files"][0]["diagnostics"]
+    assert (problem["code"], problem["severity"], problem["pointer"]) == ("RESERVED_NAMESPACE", "error", "/id")
+    assert problem["details"] == {"suggestedId": "team.mine"}
+
+
+def test_routines_among_the_checked_files_and_bundled_ones_resolve_and_duplicates_are_reported(workdir):
+    routine = workflow_doc("team.routine-checks", steps=[{"id": "check", "title": "Check", "prompt": "Check it."}])
+    caller = workflow_doc(
+        "team.caller",
+        steps=[
+            {"id": "own", "title": "Own", "templateCall": {"templateId": "wr.templates.routine.checks"}},
+            {"id": "plan", "title": "Plan", "templateCall": {"templateId": "wr.templates.routine.focused_plan"}},
+        ],
+    )
+    write_json(workdir / "team" / "routines" / "checks.json", routine)
+    write_json(workdir / "team" / "caller.json", caller)
+    write_json(workdir / "team" / "copy.json", caller)
+    status, out = call("team", "--json")
+    assert status == 0, out
+    files = json.loads(out)["files"]
+    assert [(f["path"], f["status"]) for f in files] == [
+        ("team/caller.json", "ok"),
+        ("team/copy.json", "warnings"),
+        ("team/routines/checks.json", "ok"),
+    ]
+    assert [d["code"] for d in files[1]["diagnostics"]] == ["DUPLICATE_ID"]
+
+    status, out = call("team/caller.json")  # without its routine, the call cannot be compiled
+    assert status == 1
+    assert "error UNKNOWN_REFERENCE at /steps/0/templateCall/templateId:" in out
+
+
+def test_a_missing_path_or_an_empty_directory_is_a_usage_error(workdir):
+    (workdir / "empty" / ".hidden").mkdir(parents=True)
+    write_json(workdir / "empty" / ".hidden" / "skipped.json", GOOD)
+    with pytest.raises(CommandError, match=r"No such file or directory: nope\.json, gone$") as missing:
+        call("workflows", "nope.json", "gone")
+    assert missing.value.returncode == 2
+    with pytest.raises(CommandError, match=r"No \*\.json workflow file under: empty ") as empty:
+        call("empty")
+    assert empty.value.returncode == 2
+
+
+def test_exit_statuses_from_the_command_line(tmp_path):
+    write_json(tmp_path / "good" / "a.json", GOOD)
+    write_json(tmp_path / "good" / "nested" / "b.json", workflow_doc("team.other"))
+    write_json(tmp_path / "warned" / "legacy.json", LEGACY)
+    write_json(tmp_path / "bad" / "invalid.json", INVALID)
+
+    # A database it could not open: the command never connects (nor needs migrations).
+    good = run_manage(tmp_path, "good", DATABASE_URL=f"sqlite:///{tmp_path}/no/such/dir/db.sqlite3")
+    assert (good.returncode, good.stderr) == (0, "")
+    assert good.stdout == (
+        "good/a.json (team.good): ok\ngood/nested/b.json (team.other): ok\n\n"
+        "2 files checked: 2 valid (0 with warnings), 0 invalid; 0 errors, 0 warnings.\n"
+    )
+    assert run_manage(tmp_path, "good", "warned").returncode == 0
+    assert run_manage(tmp_path, "good", "warned", "--strict").returncode == 1
+    bad = run_manage(tmp_path, "good", "bad", "--json")
+    assert bad.returncode == 1
+    assert json.loads(bad.stdout)["summary"]["invalid"] == 1
+
+    missing = run_manage(tmp_path, "good", "nope.json")
+    assert missing.returncode == 2
+    assert missing.stdout == ""
+    assert missing.stderr == "CommandError: No such file or directory: nope.json\n"
+    no_paths = run_manage(tmp_path)
+    assert no_paths.returncode == 2
+    assert "the following arguments are required: PATH" in no_paths.stderr
+
+    # Settings are read (they create the home and its key), but no database nor workflow directory.
+    assert sorted(p.name for p in (tmp_path / "home").iterdir()) == ["secret_key"]
