@@ -84,3 +84,16 @@ def test_suggestions_name_only_tools_that_are_on(service_catalog, settings, resu
     assert error["code"] == "TOKEN_BAD_SIGNATURE"
     assert ("resume_session" in error["suggestion"]) is resume_on
     assert ("resume_session" in call("nothing_here", {}).structured["error"]["suggestion"]) is resume_on
+
+
+def test_what_the_loader_left_out_is_said_once_per_run(service_catalog):
+    steps = [
+        {"id": "plan", "title": "Plan", "prompt": "Plan it.", "functionReferences": ["summarize()"]},
+        {"id": "do-it", "title": "Do", "prompt": "Do it."},
+    ]
+    write_json(service_catalog["extra"] / "lenient.json", workflow_doc("team.lenient", steps=steps))
+    start = start_workflow("team.lenient")
+    [warning] = start["warnings"]
+    assert warning["code"] == "REFERENCES_LEFT_OUT"
+    assert "function 'summarize' at /steps/0/functionReferences/0" in warning["message"]
+    assert ack(start)["warnings"] == []

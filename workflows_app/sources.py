@@ -163,11 +163,12 @@ def _shape_problems(path: Path, content: dict[str, Any]) -> list[Diagnostic]:
                 )
             )
     if flat and len(flat) != len(content):
+        others = "per-workflow sections" if sections else "other values"
         found.append(
             _bindings_warning(
                 path,
-                f"Bindings for every workflow ({', '.join(flat)}) are ignored because the file also has "
-                f"{'sections' if sections else 'entries'} that are not strings.",
+                f"Bindings for every workflow ({', '.join(flat)}) are ignored: they apply only when every "
+                f"value of the file is a string, and this one also has {others}.",
                 "Put those bindings into the section of each workflow that uses them.",
                 pointer=pointer_of([flat[0]]),
             )

@@ -60,8 +60,7 @@ def structure_diagnostics(document: dict[str, Any]) -> list[Diagnostic]:
     return found
 
 
-LeftOut = dict[str, Any]
-LEFT_OUT_KINDS = ("function", "ref", "feature", "contract")
+LeftOut = dict[str, Any]  # {"kind": "function" | "ref" | "feature" | "contract", "name", "pointer", "origin"?}
 _KNOWN_OF_KIND: dict[str, Collection[str]] = {
     "ref": builtins.REFS,
     "feature": builtins.FEATURES,
