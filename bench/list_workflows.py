@@ -1,10 +1,12 @@
-"""`list_workflows` over stdio with 60 workflow files on disk, through the real `mcp` client.
+"""`list_workflows` over stdio with 200 workflow files on disk, through the real `mcp` client.
 
-Run: .venv/bin/python bench/list_workflows.py [--calls 200]
+Run: .venv/bin/python bench/list_workflows.py [--calls 200] [--files 200]
 Copies WorkRail's corpus (32 files, when it is beside the checkout; otherwise it says so and skips it)
-and adds generated workflows until 60 files sit in a directory given by WORKRAIL_WORKFLOW_PATHS, plus
-the bundled ones. Reports the first call and the median/p95 of the following calls (round trip
-through the client, i.e. what an agent waits for).
+and adds generated workflows until --files files sit in a directory given by WORKRAIL_WORKFLOW_PATHS,
+plus the bundled ones. Reports the first call (cold: right after the handshake, while the server may
+still be scanning) and the median/p95 of the following calls (warm: round trip through the client,
+i.e. what an agent waits for); then, in this process, a cold catalog scan of the same files and the
+compile time of the largest workflow among them.
 """
 
 from __future__ import annotations
@@ -23,20 +25,19 @@ from _common import CORPUS, REPO, clean_env, python, summary
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-TARGET_FILES = 60
 warnings.filterwarnings("ignore", message="ping is removed")
 
 
-def populate(directory: Path) -> int:
+def populate(directory: Path, target_files: int) -> int:
     corpus = sorted(CORPUS.rglob("*.json")) if CORPUS.is_dir() else []
     if not corpus:
-        print(f"WorkRail corpus not found at {CORPUS}: corpus files skipped, all {TARGET_FILES} files are generated")
+        print(f"WorkRail corpus not found at {CORPUS}: corpus files skipped, all {target_files} files are generated")
     for path in corpus:
         target = directory / path.relative_to(CORPUS)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, target)
     count = sum(1 for _ in directory.rglob("*.json"))
-    for index in range(TARGET_FILES - count):
+    for index in range(target_files - count):
         steps = [{"id": f"step-{n}", "title": f"Step {n}", "prompt": f"Do part {n} of job {index}."} for n in range(8)]
         document = {
             "id": f"bench.generated_{index}",
@@ -81,12 +82,13 @@ async def transport_only(params: StdioServerParameters, calls: int) -> tuple[lis
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--files", type=int, default=200)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         workflows = work / "workflows"
         workflows.mkdir()
-        files = populate(workflows)
+        files = populate(workflows, args.files)
         params = StdioServerParameters(
             command=python(),
             args=[str(REPO / "manage.py"), "mcp"],
@@ -95,11 +97,47 @@ def main() -> None:
         )
         first, timings, listed = anyio.run(measure, params, args.calls)
         raw, pings = anyio.run(transport_only, params, args.calls)
+        scan, largest, compile_times = in_process(work, workflows)
     print(f"{files} workflow files on disk, {listed} workflows listed (bundled included)")
     print(f"first list_workflows call: {first * 1000:.2f} ms")
     print(summary("list_workflows after the first call (client.call_tool)", timings))
     print(summary("list_workflows, raw tools/call without client-side schema check", raw))
     print(summary("ping (protocol round trip, for reference)", pings))
+    print(f"cold catalog scan in-process ({files} files + bundled): {scan * 1000:.1f} ms")
+    print(summary(f"compile + hash of the largest workflow ({largest})", compile_times))
+
+
+def in_process(work: Path, workflows: Path) -> tuple[float, str, list[float]]:
+    """A cold scan of the same files, and the compile time of the largest workflow among them."""
+    import sys
+
+    sys.path.insert(0, str(REPO))
+    from workflows_app.catalog import CatalogLoader
+    from workflows_app.compiler import compile_workflow
+    from workflows_app.hashing import workflow_hash
+    from workflows_app.sources import configured_sources
+
+    empty = work / "empty"
+    empty.mkdir()
+    loader = CatalogLoader(configured_sources(workrail_home=empty, project_dir=empty, extra_paths=[workflows]))
+    started = time.perf_counter()
+    catalog = loader.load()
+    scan = time.perf_counter() - started
+    largest = max(catalog.entries, key=lambda entry: len(json.dumps(entry.document)))
+    routines = {e.parsed_id.name: _routine(e) for e in catalog.entries if e.kind == "routine"}
+    timings = []
+    for _ in range(50):
+        started = time.perf_counter()
+        workflow_hash(compile_workflow(largest.document, kind=largest.kind, resolve_routine=routines.get))
+        timings.append(time.perf_counter() - started)
+    size = len(json.dumps(largest.document))
+    return scan, f"{largest.id}, {size} bytes, {largest.step_count} steps", timings
+
+
+def _routine(entry: object) -> object:
+    from workflows_app.compiler import RoutineDocument
+
+    return RoutineDocument(entry.id, entry.document)  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__":
