@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -67,3 +69,23 @@ def write_json(path: Path, document: Any, **dump_options: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, **dump_options), encoding="utf-8")
     return path
+
+
+def run_manage(tmp_path: Path, *args: str, input: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    """`manage.py ARGS` in a subprocess as a user would run it: none of the developer's WORKRAIL_*
+    settings, WORKRAIL_HOME in `tmp_path`, plus `env`."""
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("WORKRAIL_") and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}
+    }
+    clean.update({"WORKRAIL_HOME": str(tmp_path / "home"), **env})
+    return subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), *args],
+        env=clean,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        input=input,
+    )

@@ -3,11 +3,8 @@
 import contextlib
 import io
 import json
-import os
 import re
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -15,7 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from runs.management.commands import dashboard
-from tests.helpers import REPO
+from tests.helpers import run_manage
 
 
 @contextlib.contextmanager
@@ -34,20 +31,7 @@ def free_port() -> int:
 
 
 def run_dashboard(tmp_path, *args, **env):
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("WORKRAIL_") and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}
-    }
-    clean.update({"WORKRAIL_HOME": str(tmp_path / "home"), **env})
-    return subprocess.run(
-        [sys.executable, str(REPO / "manage.py"), "dashboard", *args],
-        env=clean,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_manage(tmp_path, "dashboard", *args, **env)
 
 
 @pytest.mark.parametrize("how", ["WORKRAIL_PORT", "--port"])

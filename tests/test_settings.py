@@ -1,35 +1,14 @@
 """Configuration comes from environment variables, read strictly in one place."""
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
-from tests.helpers import REPO
+from tests.helpers import run_manage
 from workrail_site.env import Env
-
-
-def run_manage(tmp_path, *args, input=None, **env):
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("WORKRAIL_") and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}
-    }
-    clean.update({"WORKRAIL_HOME": str(tmp_path / "home"), **env})
-    return subprocess.run(
-        [sys.executable, str(REPO / "manage.py"), *args],
-        env=clean,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        input=input,
-    )
 
 
 @pytest.mark.parametrize(

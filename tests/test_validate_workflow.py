@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.helpers import REPO, workflow_doc, write_json
+from tests.helpers import run_manage, workflow_doc, write_json
 
 GOOD = workflow_doc("team.good", name="Good")
 LEGACY = workflow_doc("oldstyle", name="Old style", tags=["release"])  # LEGACY_ID and IGNORED_FIELD
@@ -58,22 +56,9 @@ def call(*args: str) -> tuple[int, str]:
     return 0, out.getvalue()
 
 
-def run_manage(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def run_validate(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Runs `manage.py validate_workflow` as CI would, with no WORKRAIL_* setting of the developer's."""
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("WORKRAIL_") and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}
-    }
-    clean.update({"WORKRAIL_HOME": str(tmp_path / "home"), **env})
-    return subprocess.run(
-        [sys.executable, str(REPO / "manage.py"), "validate_workflow", *args],
-        env=clean,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_manage(tmp_path, "validate_workflow", *args, **env)
 
 
 def test_the_text_report_has_one_block_per_file_in_sorted_order_then_a_summary(workdir):
@@ -267,23 +252,23 @@ def test_exit_statuses_from_the_command_line(tmp_path):
     write_json(tmp_path / "bad" / "invalid.json", INVALID)
 
     # A database it could not open: the command never connects (nor needs migrations).
-    good = run_manage(tmp_path, "good", DATABASE_URL=f"sqlite:///{tmp_path}/no/such/dir/db.sqlite3")
+    good = run_validate(tmp_path, "good", DATABASE_URL=f"sqlite:///{tmp_path}/no/such/dir/db.sqlite3")
     assert (good.returncode, good.stderr) == (0, "")
     assert good.stdout == (
         "good/a.json (team.good): ok\ngood/nested/b.json (team.other): ok\n\n"
         "2 files checked: 2 valid (0 with warnings), 0 invalid; 0 errors, 0 warnings.\n"
     )
-    assert run_manage(tmp_path, "good", "warned").returncode == 0
-    assert run_manage(tmp_path, "good", "warned", "--strict").returncode == 1
-    bad = run_manage(tmp_path, "good", "bad", "--json")
+    assert run_validate(tmp_path, "good", "warned").returncode == 0
+    assert run_validate(tmp_path, "good", "warned", "--strict").returncode == 1
+    bad = run_validate(tmp_path, "good", "bad", "--json")
     assert bad.returncode == 1
     assert json.loads(bad.stdout)["summary"]["invalid"] == 1
 
-    missing = run_manage(tmp_path, "good", "nope.json")
+    missing = run_validate(tmp_path, "good", "nope.json")
     assert missing.returncode == 2
     assert missing.stdout == ""
     assert missing.stderr == "CommandError: No such file or directory: nope.json\n"
-    no_paths = run_manage(tmp_path)
+    no_paths = run_validate(tmp_path)
     assert no_paths.returncode == 2
     assert "the following arguments are required: PATH" in no_paths.stderr
 

@@ -14,12 +14,11 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Max
 
-from runs import events, tokens
+from runs import tokens
 from runs.errors import HeldIssue
-from runs.eventlog import Journal, random_id
-from runs.models import Node, PinnedWorkflow, Run, RunStatus
+from runs.eventlog import Journal
+from runs.models import Node, Run, RunStatus
 from runs.services.catalog import current_catalog
-from runs.services.drift import source_stat
 from runs.tokens import TokenKind
 from workflows_app import engine
 
@@ -28,7 +27,7 @@ MAX_CHECKPOINT_HOPS = 64  # checkpoint nodes standing on one step, walked to fin
 
 def spawn(journal: Journal, run: Run, node: Node, pending: dict[str, Any] | None) -> None:
     """Starts a run for each delegation that runs, when `node` is the first to reach a parallel step."""
-    from runs.services.nodes import create_node, record_warnings, set_status
+    from runs.services.nodes import begin_run
 
     for delegation in (pending or {}).get("delegations") or []:
         if not delegation["runs"]:
@@ -36,30 +35,8 @@ def spawn(journal: Journal, run: Run, node: Node, pending: dict[str, Any] | None
         entry = current_catalog().get(delegation["workflowId"])
         if entry is None:  # shown as unavailable; the agent does that part itself
             continue
-        PinnedWorkflow.objects.get_or_create(
-            workflow_hash=entry.workflow_hash,
-            defaults={"workflow_id": entry.id, "compiled": entry.compiled, "created_at": journal.now},
-        )
         begun = engine.start(entry.compiled, delegation["context"])
-        child_id = "run_" + f"{random_id():016x}"
-        journal.record(
-            events.RunStarted(
-                run_id=child_id,
-                workflow_id=entry.id,
-                workflow_name=entry.compiled["name"],
-                workflow_hash=entry.workflow_hash,
-                source_path=str(entry.path),
-                source_stat=source_stat(entry.path),
-                parent_run_id=run.public_id,
-                parent_node_id=node.public_id,
-                delegation_index=delegation["index"],
-            )
-        )
-        child = journal.projector.run(child_id)
-        root, _attempt = create_node(journal, child, None, begun, notes_recorded=False, preferences=node.preferences)
-        record_warnings(journal, child, root, begun.warnings)
-        if begun.kind == "complete":
-            set_status(journal, child, RunStatus.COMPLETE)
+        begin_run(journal, entry, begun, node.preferences, handed_out_by=(run, node, delegation["index"]))
 
 
 def origin(node: Node) -> Node:

@@ -17,14 +17,14 @@ from django.db import IntegrityError
 from runs import events, ratelimit, tokens
 from runs.contract.inputs import ContinueWorkflowInput, StartWorkflowInput
 from runs.errors import ErrorCode, WorkRailError
-from runs.eventlog import Journal, random_id
-from runs.models import AckOutcome, Node, PinnedWorkflow, Run, RunStatus
+from runs.eventlog import Journal
+from runs.models import AckOutcome, Node, Run, RunStatus
 from runs.preferences import resolve
 from runs.services import delegations, modes, placeholders, recap
 from runs.services.catalog import current_catalog, find_workflow
 from runs.services.drafts import draft_issues
-from runs.services.drift import source_stat
 from runs.services.nodes import (
+    begin_run,
     branch_summary,
     create_node,
     issue_attempt,
@@ -57,30 +57,11 @@ def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
     entry = find_workflow(current_catalog(), request.workflow_id)
     begun = engine.start(entry.compiled, context)
     with write() as now:
-        PinnedWorkflow.objects.get_or_create(
-            workflow_hash=entry.workflow_hash,
-            defaults={"workflow_id": entry.id, "compiled": entry.compiled, "created_at": now},
-        )
         journal = journal_for_new_run(context, entry.compiled["name"], now)
         effective = resolve(journal.session.preferences, mode=request.mode, preferences=request.preferences)
-        run_id = "run_" + f"{random_id():016x}"
-        journal.record(
-            events.RunStarted(
-                run_id=run_id,
-                workflow_id=entry.id,
-                workflow_name=entry.compiled["name"],
-                workflow_hash=entry.workflow_hash,
-                source_path=str(entry.path),
-                source_stat=source_stat(entry.path),
-            )
-        )
-        run = journal.projector.run(run_id)
-        node, attempt = create_node(journal, run, None, begun, notes_recorded=False, preferences=effective)
+        run, node, attempt = begin_run(journal, entry, begun, effective)
         delegations.spawn(journal, run, node, begun.pending)
-        record_warnings(journal, run, node, begun.warnings)
         observe(journal, run)
-        if begun.kind == "complete":
-            set_status(journal, run, RunStatus.COMPLETE)
         response = node_response(
             journal, run, node, attempt, begun.pending, begun.warnings, kind=OUTCOME_KIND[begun.kind]
         )

@@ -19,17 +19,18 @@ from runs.contract.execution import Pending
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal, new_session, random_id
 from runs.features import find_lost_run
-from runs.models import Ack, AckOutcome, Attempt, Node, Observation, Run, RunStatus, Session
+from runs.models import Ack, AckOutcome, Attempt, Node, Observation, PinnedWorkflow, Run, RunStatus, Session
 from runs.observe import git_observation
 from runs.preferences import recommendation_warnings
 from runs.services import modes
-from runs.services.drift import drift_warnings
+from runs.services.drift import drift_warnings, source_stat
 from runs.services.output import output_digest
 from runs.services.pinned import compiled_workflow, steps_by_id
 from runs.services.responses import execution_response
 from runs.status import transition as status_transition
 from runs.tokens import TokenKind
 from workflows_app import engine
+from workflows_app.catalog import WorkflowEntry
 from workflows_app.engine import Transition
 
 
@@ -164,6 +165,44 @@ def create_node(
         )
     attempt = issue_attempt(journal, run, node) if pending is not None else None
     return node, attempt
+
+
+def begin_run(
+    journal: Journal,
+    entry: WorkflowEntry,
+    begun: Transition,
+    preferences: dict[str, str],
+    *,
+    handed_out_by: tuple[Run, Node, int] | None = None,
+) -> tuple[Run, Node, Attempt | None]:
+    """A new run of `entry` in the journal's session: the workflow pinned, `run_started`, the root node
+    for the engine's start transition `begun`, its warnings and, when it starts complete, its status.
+    `handed_out_by` is (parent run, node, delegation index) for a delegation of a parallel step."""
+    PinnedWorkflow.objects.get_or_create(
+        workflow_hash=entry.workflow_hash,
+        defaults={"workflow_id": entry.id, "compiled": entry.compiled, "created_at": journal.now},
+    )
+    run_id = "run_" + f"{random_id():016x}"
+    parent_run, parent_node, index = handed_out_by if handed_out_by is not None else (None, None, None)
+    journal.record(
+        events.RunStarted(
+            run_id=run_id,
+            workflow_id=entry.id,
+            workflow_name=entry.compiled["name"],
+            workflow_hash=entry.workflow_hash,
+            source_path=str(entry.path),
+            source_stat=source_stat(entry.path),
+            parent_run_id=parent_run.public_id if parent_run else None,
+            parent_node_id=parent_node.public_id if parent_node else None,
+            delegation_index=index,
+        )
+    )
+    run = journal.projector.run(run_id)
+    node, attempt = create_node(journal, run, None, begun, notes_recorded=False, preferences=preferences)
+    record_warnings(journal, run, node, begun.warnings)
+    if begun.kind == "complete":
+        set_status(journal, run, RunStatus.COMPLETE)
+    return run, node, attempt
 
 
 def issue_attempt(journal: Journal, run: Run, node: Node) -> Attempt:

@@ -14,37 +14,13 @@ example in `nextCall` is sent as given.
 from __future__ import annotations
 
 import copy
-import re
 from typing import Any
 
 from mcp import Client
 
+from tests.engine.scripted_run import _literal, _notes_constraints  # one reading of a notes schema
+
 MAX_CALLS = 400
-
-
-def _notes_constraints(schema: Any, found: dict[str, Any]) -> None:
-    if isinstance(schema, list):
-        for item in schema:
-            _notes_constraints(item, found)
-        return
-    if not isinstance(schema, dict):
-        return
-    notes = schema.get("properties", {}).get("notesMarkdown", {})
-    if isinstance(notes.get("pattern"), str) and notes["pattern"] != "\\S":
-        found["patterns"].append(notes["pattern"])
-    if "minLength" in notes:
-        found["min"] = max(found["min"], notes["minLength"])
-    if "maxLength" in notes:
-        found["max"] = min(found["max"], notes["maxLength"])
-    _notes_constraints(schema.get("allOf", []), found)
-    if schema.get("anyOf"):
-        _notes_constraints(schema["anyOf"][0], found)
-
-
-def _literal(pattern: str) -> str:
-    match = re.fullmatch(r"\(\?i:(.*)\)", pattern)
-    body = match.group(1) if match else pattern
-    return re.sub(r"\\(.)", r"\1", body)
 
 
 def notes_satisfying(step_id: str, schema: dict[str, Any] | None) -> str:

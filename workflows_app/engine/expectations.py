@@ -24,6 +24,7 @@ from workflows_app.conditions import COMPARISONS
 from workflows_app.engine import loops
 from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.tree import top_steps
+from workflows_app.engine.values import json_type
 
 NUMERIC = ("gt", "gte", "lt", "lte")
 TEXTUAL = ("startsWith", "endsWith", "matches")
@@ -219,14 +220,5 @@ def _root(name: str) -> str:
 
 
 def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "any"
+    kind = json_type(value)
+    return kind if kind in {"boolean", "number", "string", "array", "object"} else "any"
