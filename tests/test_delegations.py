@@ -110,3 +110,18 @@ def test_a_rewind_that_reaches_the_parallel_step_again_hands_out_fresh_delegatio
     assert second_branch["pending"]["stepId"] == "fan-out"
     assert second_branch["pending"]["delegations"][0]["runId"] != first_branch["pending"]["delegations"][0]["runId"]
     assert Run.objects.filter(parent_run__public_id=start["session"]["runId"]).count() == 2
+
+
+def test_two_delegations_both_finish_into_the_parent(fanout):
+    start = start_workflow(fanout, {"moduleName": "billing", "nightly": True})
+    parallel = ack(start)
+    running = [d for d in parallel["pending"]["delegations"] if d.get("runId")]
+    assert [d["index"] for d in running] == [0, 1]
+    finish(running[0]["stateToken"])
+    still = ack(parallel)
+    assert [i["pointer"] for i in still["blocked"]["issues"]] == ["/pending/delegations/1"]
+    finish(running[1]["stateToken"])
+    moved = ack(still)
+    assert moved["pending"]["stepId"] == "decide"
+    done = finish(moved["stateToken"])
+    assert done["isComplete"] and Run.objects.filter(status=RunStatus.COMPLETE).count() == 3
