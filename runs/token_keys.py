@@ -13,6 +13,7 @@ import os
 import secrets
 import tempfile
 import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -41,10 +42,21 @@ def _write_new(path: Path, keys: list[dict[str, str]], *, replace: bool) -> None
             os.unlink(tmp_name)
 
 
-def signing_keys(home: Path) -> list[bytes]:
+# Tokens are minted and checked several times per call; the key file changes only on rotation. So
+# it is looked at (a stat) at most once per RECHECK_SECONDS, and at once when a token does not verify
+# (`fresh=True`): a token signed by a key rotated in another process is then still recognised.
+RECHECK_SECONDS = 1.0
+_checked: dict[Path, float] = {}
+
+
+def signing_keys(home: Path, *, fresh: bool = False) -> list[bytes]:
     """The keys, newest first; created on first use."""
     path = home / KEYS_FILE
+    cached = _cache.get(path)
+    if cached is not None and not fresh and time.monotonic() - _checked.get(path, 0.0) < RECHECK_SECONDS:
+        return cached[1]
     with _lock:
+        _checked[path] = time.monotonic()
         if not path.exists():
             _write_new(path, [_new_key()], replace=False)
         stat = path.stat()

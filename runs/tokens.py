@@ -83,13 +83,20 @@ def parse(home: Path, value: object, expected: TokenKind) -> Token:
     if len(raw) != ID_BYTES + MAC_BYTES:
         raise _malformed(name, "it has the wrong length (was it cut or edited?)")
     ident, mac = raw[:ID_BYTES], raw[ID_BYTES:]
-    if not any(hmac.compare_digest(mac, _mac(key, expected, ident)) for key in signing_keys(home)):
+    if not _verifies(home, mac, expected, ident):
         raise WorkRailError(
             ErrorCode.TOKEN_BAD_SIGNATURE,
             f"The {name} was not signed by this WorkRail store (altered, or from another machine).",
             f"Send the token exactly as WorkRail returned it. Tokens do not move between machines: {find_lost_run()}.",
         )
     return Token(expected, int.from_bytes(ident, "big"))
+
+
+def _verifies(home: Path, mac: bytes, kind: TokenKind, ident: bytes) -> bool:
+    if any(hmac.compare_digest(mac, _mac(key, kind, ident)) for key in signing_keys(home)):
+        return True
+    # Perhaps signed with a key rotated in since this process last read the key file.
+    return any(hmac.compare_digest(mac, _mac(key, kind, ident)) for key in signing_keys(home, fresh=True))
 
 
 def _malformed(name: str, why: str) -> WorkRailError:

@@ -108,3 +108,15 @@ def test_the_rotate_command_reports(tmp_path, settings):
     assert "2 key(s)" in first
     assert "3 key(s)" in second
     assert os.path.exists(tmp_path / token_keys.KEYS_FILE)
+
+
+def test_a_key_rotated_by_another_process_is_recognised_at_once(tmp_path):
+    old = tokens.mint(tmp_path, TokenKind.STATE, 7)  # this process has read (and cached) the key file
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / token_keys.KEYS_FILE).write_text((tmp_path / token_keys.KEYS_FILE).read_text())
+    token_keys.rotate(elsewhere)  # another process's rotation, written to the shared file
+    (tmp_path / token_keys.KEYS_FILE).write_text((elsewhere / token_keys.KEYS_FILE).read_text())
+    newer = tokens.mint(elsewhere, TokenKind.STATE, 8)
+    assert tokens.parse(tmp_path, newer, TokenKind.STATE).id == 8  # no wait for the periodic re-read
+    assert tokens.parse(tmp_path, old, TokenKind.STATE).id == 7

@@ -117,7 +117,8 @@ def _advance(
         )
         missing = modes.unmet(step, {**node.engine_state.get("context", {}), **applied})
         held_for_user = bool(missing) and modes.blocks_for_user(effective)
-        issues += delegations.pending_issues(run, node, engine.pending_view(compiled, node.engine_state))
+        if step.get("kind") == "parallel":  # only a parallel step waits for its delegations
+            issues += delegations.pending_issues(run, node, engine.pending_view(compiled, node.engine_state))
         issues += draft_issues(output.get("artifacts"))
         if issues or held_for_user:
             schemas: dict[str, Any] = {}
