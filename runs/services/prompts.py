@@ -20,8 +20,15 @@ TASK = "task"
 
 
 def list_prompts() -> list[dict[str, Any]]:
-    """One prompt per runnable workflow (routines are run by workflows, not offered on their own)."""
-    return [describe(entry) for entry in current_catalog().entries if entry.kind == "workflow"]
+    """One prompt per runnable workflow (routines are run by workflows, not offered on their own);
+    computed once per catalog snapshot, like the workflow list."""
+    catalog = current_catalog()
+
+    def build() -> list[dict[str, Any]]:
+        return [describe(entry) for entry in catalog.entries if entry.kind == "workflow"]
+
+    listed: list[dict[str, Any]] = catalog.view(("prompts",), build)
+    return listed
 
 
 def describe(entry: WorkflowEntry) -> dict[str, Any]:
