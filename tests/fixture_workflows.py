@@ -128,3 +128,16 @@ EXPECTED_PATHS: dict[str, list[str]] = {
         "discover", "differentiate", "shape", "signal-progress", "code", "assess", "review", "gate", "draft-runbook",
     ],
 }  # fmt: skip
+
+
+# fixture.confirmation from its start context: whether each step asks for confirmation.
+CONFIRMATIONS = {
+    "prepare-deploy": False,
+    "confirm-plan": True,
+    "no-confirmation": False,
+    "confirm-production": True,
+    "confirm-large-change": False,
+    "human-approval-gate": True,
+    "coordinator-gate": True,
+    "finish-deploy": False,
+}

@@ -66,32 +66,30 @@ def placeholder_pointers(value: Any, pointer: str) -> list[str]:
 
 def unchanged_issues(notes: str | None, context_keys: list[str], artifacts: Any = None) -> list[dict[str, Any]]:
     """Blocking issues for placeholders sent back as they were written."""
-    issues = []
-    for pointer in placeholder_pointers(artifacts, "/output/artifacts"):
-        issues.append(
-            {
-                "code": HeldIssue.PLACEHOLDER_UNCHANGED.value,
-                "message": f"{pointer[1:].replace('/', '.')} is still the placeholder from nextCall. Replace it "
-                "with your own value.",
-                "pointer": pointer,
-            }
+    found = [
+        (
+            pointer,
+            f"{pointer[1:].replace('/', '.')} is still the placeholder from nextCall. Replace it with your own value.",
         )
+        for pointer in placeholder_pointers(artifacts, "/output/artifacts")
+    ]
     if is_placeholder(notes):
-        issues.append(
-            {
-                "code": HeldIssue.PLACEHOLDER_UNCHANGED.value,
-                "message": "output.notesMarkdown is still the placeholder from nextCall. Replace it with a few lines "
-                "of your own: what you did, what you decided, what comes next.",
-                "pointer": "/output/notesMarkdown",
-            }
+        found.append(
+            (
+                "/output/notesMarkdown",
+                "output.notesMarkdown is still the placeholder from nextCall. Replace it with a few lines of your "
+                "own: what you did, what you decided, what comes next.",
+            )
         )
-    for key in context_keys:
-        issues.append(
-            {
-                "code": HeldIssue.PLACEHOLDER_UNCHANGED.value,
-                "message": f"context.{key} is still the placeholder from nextCall. Send the real value, or leave "
-                f"{key} out if it is not known yet.",
-                "pointer": f"/context/{key}",
-            }
+    found += [
+        (
+            f"/context/{key}",
+            f"context.{key} is still the placeholder from nextCall. Send the real value, or leave {key} out if "
+            "it is not known yet.",
         )
-    return issues
+        for key in context_keys
+    ]
+    return [
+        {"code": HeldIssue.PLACEHOLDER_UNCHANGED.value, "message": message, "pointer": pointer}
+        for pointer, message in found
+    ]

@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from tests.e2e.conftest import server_env
 from tests.e2e.scripted_agent import run_to_completion
-from tests.fixture_workflows import EXPECTED_PATHS, START_CONTEXTS, fixture_ids
+from tests.fixture_workflows import CONFIRMATIONS, EXPECTED_PATHS, START_CONTEXTS, fixture_ids
 from tests.helpers import FIXTURE_WORKFLOWS, REPO
 
 pytestmark = pytest.mark.e2e
@@ -125,16 +125,7 @@ def test_workflow_level_fields_reach_the_agent(server):
 
 def test_confirmations_roles_and_rendered_prompts_reach_the_agent(server):
     confirmation = pending_views(server.run("fixture.confirmation"))
-    assert {step: view["requireConfirmation"] for step, view in confirmation.items()} == {
-        "prepare-deploy": False,
-        "confirm-plan": True,
-        "no-confirmation": False,
-        "confirm-production": True,
-        "confirm-large-change": False,
-        "human-approval-gate": True,
-        "coordinator-gate": True,
-        "finish-deploy": False,
-    }
+    assert {step: view["requireConfirmation"] for step, view in confirmation.items()} == CONFIRMATIONS
     fields = pending_views(server.run("fixture.step_fields"))
     assert fields["read-failure"]["agentRole"].startswith("You are an on-call engineer")
     assert "Guidance:\n- The first error is usually the cause" in fields["read-failure"]["prompt"]

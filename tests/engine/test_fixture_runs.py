@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.engine.scripted_run import ScriptedRun, load_catalog, run_scripted, scenario_context
-from tests.fixture_workflows import EXPECTED_PATHS, START_CONTEXTS, fixture_ids
+from tests.fixture_workflows import CONFIRMATIONS, EXPECTED_PATHS, START_CONTEXTS, fixture_ids
 from tests.helpers import FIXTURE_WORKFLOWS
 from workflows_app.engine import advance, start
 
@@ -53,16 +53,7 @@ def test_it_runs_every_fixture_to_completion_along_the_expected_path(workflow_id
 
 def test_every_form_of_require_confirmation_is_evaluated_against_the_context():
     confirmations = {p["stepId"]: p["requireConfirmation"] for p in run_fixture("fixture.confirmation").visited}
-    assert confirmations == {
-        "prepare-deploy": False,
-        "confirm-plan": True,
-        "no-confirmation": False,
-        "confirm-production": True,
-        "confirm-large-change": False,
-        "human-approval-gate": True,
-        "coordinator-gate": True,
-        "finish-deploy": False,
-    }
+    assert confirmations == CONFIRMATIONS
     elsewhere = run_fixture("fixture.confirmation", deployTarget="qa").visited
     qa = {p["stepId"]: p["requireConfirmation"] for p in elsewhere}
     assert qa["confirm-production"] is False and qa["human-approval-gate"] is False

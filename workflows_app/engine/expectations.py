@@ -23,12 +23,12 @@ from typing import Any
 from workflows_app.conditions import COMPARISONS
 from workflows_app.engine import loops
 from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.memo import per_workflow
 from workflows_app.engine.tree import top_steps
 from workflows_app.engine.values import json_type
 
 NUMERIC = ("gt", "gte", "lt", "lte")
 TEXTUAL = ("startsWith", "endsWith", "matches")
-CACHE_SIZE = 64
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -110,24 +110,16 @@ def _next(located: Located, position: tuple[int, ...], index: Index) -> bool:
     return last and len(position) > 1 and located.position == position[:-1] and located.gate == "loop"
 
 
-_cache: dict[int, tuple[JsonObject, Index]] = {}
-
-
 def _index(compiled: JsonObject) -> Index:
-    # Keyed by identity, holding the workflow itself so the key cannot be reused while cached. The
-    # service layer keeps one compiled object per pinned workflow, so this is hit on every call.
-    cached = _cache.get(id(compiled))
-    if cached is not None and cached[0] is compiled:
-        return cached[1]
+    return per_workflow(compiled, "expectations", _build_index)
+
+
+def _build_index(compiled: JsonObject) -> Index:
     reads: list[Located] = []
     words: dict[tuple[int, ...], frozenset[str]] = {}
     lengths: dict[tuple[int, ...], int] = {}
     _walk(top_steps(compiled), (), frozenset(), reads, words, lengths)
-    index = Index(tuple(reads), words, lengths)
-    if len(_cache) >= CACHE_SIZE:
-        _cache.pop(next(iter(_cache)))
-    _cache[id(compiled)] = (compiled, index)
-    return index
+    return Index(tuple(reads), words, lengths)
 
 
 def _walk(

@@ -14,8 +14,9 @@ from typing import Any
 
 from workflows_app.conditions import evaluate
 from workflows_app.engine import assessments, decisions, delegations, expectations, loops, view
-from workflows_app.engine.contracts import known_contracts
+from workflows_app.engine.contracts import Contract, known_contracts
 from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.memo import per_workflow
 from workflows_app.engine.output import artifact_issues, check_output, expected_output_schema
 from workflows_app.engine.state import Machine, StateError
 from workflows_app.engine.transition import Transition
@@ -45,7 +46,7 @@ def advance(
         return Transition("complete", machine.to_json(), None, None)
     step = step_at(steps, machine.position)
     scope = loops.scope(steps, machine)
-    known = known_contracts(steps)
+    known = _known_contracts(compiled)
     issues, warnings = check_output(step, output, scope, known)
     issues += assessments.check(compiled, step, output.get("artifacts") if isinstance(output, dict) else None)
     if issues:
@@ -93,7 +94,7 @@ def output_schema(compiled: JsonObject, state: JsonObject) -> JsonObject | None:
     if machine.complete:
         return None
     step = step_at(steps, machine.position)
-    schema = expected_output_schema(step, loops.scope(steps, machine), known_contracts(steps))
+    schema = expected_output_schema(step, loops.scope(steps, machine), _known_contracts(compiled))
     return _with_assessments(schema, compiled, step)
 
 
@@ -107,13 +108,20 @@ def _with_assessments(schema: JsonObject, compiled: JsonObject, step: Step) -> J
 def recordable_artifact_issues(compiled: JsonObject | None, artifacts: Any) -> list[JsonObject]:
     """Issues with artifacts recorded outside a step (a checkpoint): known kinds, valid contracts.
     Without a workflow (a notes-only session) only the registry's kinds are known."""
-    return artifact_issues(artifacts, known_contracts(top_steps(compiled) if compiled is not None else []))
+    return artifact_issues(artifacts, _known_contracts(compiled) if compiled is not None else known_contracts([]))
 
 
 def step_count(compiled: JsonObject) -> int:
     """Steps an agent can be given: every non-loop step of the compiled tree (loop bodies and routine
     steps included), each once. The one count shown by the catalog and by a run's progress."""
-    return sum(1 for step in walk(top_steps(compiled)) if step.get("kind") != "loop")
+    return per_workflow(
+        compiled, "step_count", lambda c: sum(1 for step in walk(top_steps(c)) if step.get("kind") != "loop")
+    )
+
+
+def _known_contracts(compiled: JsonObject) -> dict[str, Contract]:
+    """The artifact kinds a run of `compiled` may record (the registry's and its own), by kind."""
+    return per_workflow(compiled, "contracts", lambda c: known_contracts(top_steps(c)))
 
 
 def _settle(steps: list[Step], machine: Machine) -> list[JsonObject]:
