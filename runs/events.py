@@ -130,11 +130,16 @@ class CheckpointRecorded(EventPayload):
 
 
 class PreferencesChanged(EventPayload):
+    """A change of preferences. From an agent's call: attached to the node the change created. From the
+    dashboard: `run_id`/`node_id` name an open tip whose next step takes the new preferences, or are
+    both None for the session's baseline (what its next runs start with)."""
+
     kind = EventKind.PREFERENCES_CHANGED
-    run_id: str
-    node_id: int
+    run_id: str | None
+    node_id: int | None
     preferences: dict[str, str]
     previous: dict[str, str]
+    source: str = Field(default="agent", description="'agent' (a tool call) or 'dashboard'.")
 
 
 class ObservationRecorded(EventPayload):

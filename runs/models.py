@@ -45,6 +45,16 @@ class SessionKind(models.TextChoices):
     CHECKPOINT_ONLY = "checkpoint_only"  # made by start_session: durable notes without a workflow
 
 
+class SessionStatus(models.TextChoices):
+    """A session's status, summarised from its runs (delegations aside) by the projector."""
+
+    IN_PROGRESS = "in_progress"
+    BLOCKED = "blocked"
+    COMPLETE = "complete"
+    CANCELED = "canceled"
+    NOTES = "notes"  # a checkpoint-only session: durable notes, no workflow to finish
+
+
 class Session(models.Model):
     public_id = models.CharField(max_length=32, unique=True)
     session_key = models.CharField(max_length=200, null=True, blank=True, unique=True)
@@ -53,11 +63,26 @@ class Session(models.Model):
     tags = models.JSONField(default=list, blank=True)
     preferences = models.JSONField(default=dict, blank=True)  # the baseline copied from global defaults
     last_seq = models.PositiveBigIntegerField(default=0)  # the seq of the newest event: keeps seq gap-free
+    # A summary of the session's runs, kept by the projector so the sessions page can filter, sort and
+    # group ten thousand sessions without reading their runs.
+    status = models.CharField(max_length=16, choices=SessionStatus.choices, default=SessionStatus.IN_PROGRESS)
+    workflow_ids = models.CharField(max_length=1000, blank=True, default="")  # space-separated, first run first
+    run_count = models.PositiveIntegerField(default=0)
+    branch_count = models.PositiveIntegerField(default=0)
+    git_branch = models.CharField(max_length=255, blank=True, default="")  # as last observed
+    workspace_path = models.CharField(max_length=1024, blank=True, default="")
     created_at = models.DateTimeField()
-    updated_at = models.DateTimeField()
+    updated_at = models.DateTimeField()  # the last activity: every recorded event moves it
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["-updated_at"], name="session_by_activity"),
+            models.Index(fields=["status", "-updated_at"], name="session_by_status"),
+            models.Index(fields=["git_branch", "-updated_at"], name="session_by_branch"),
+        ]
 
     def __str__(self) -> str:
-        return self.public_id
+        return f"{self.title} ({self.public_id})" if self.title else self.public_id
 
 
 class Event(models.Model):
@@ -119,11 +144,13 @@ class Run(models.Model):
         "Node", null=True, blank=True, on_delete=models.CASCADE, related_name="delegated_runs"
     )
     delegation_index = models.PositiveIntegerField(null=True, blank=True)
+    node_count = models.PositiveIntegerField(default=0)
+    branch_count = models.PositiveIntegerField(default=1)  # 1 + the forks: a node given a second child
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
 
     def __str__(self) -> str:
-        return self.public_id
+        return f"{self.workflow_id} ({self.public_id})"
 
 
 class Node(models.Model):
@@ -145,7 +172,9 @@ class Node(models.Model):
         indexes = [models.Index(fields=["run", "depth"])]
 
     def __str__(self) -> str:
-        return f"node {self.public_id} of {self.run_id}"
+        if self.is_complete:
+            return f"complete (node {self.public_id})"
+        return f"{self.pending_step_id or 'start'} (node {self.public_id})"
 
 
 class Attempt(models.Model):
@@ -156,7 +185,7 @@ class Attempt(models.Model):
     created_at = models.DateTimeField()
 
     def __str__(self) -> str:
-        return f"attempt {self.public_id}"
+        return f"ack token {self.public_id} for {self.node}"
 
 
 class AckOutcome(models.TextChoices):
@@ -179,7 +208,7 @@ class Ack(models.Model):
     created_at = models.DateTimeField()
 
     def __str__(self) -> str:
-        return f"ack of {self.attempt_id}"
+        return f"{self.outcome} ack of {self.node}"
 
 
 class Output(models.Model):
@@ -194,7 +223,7 @@ class Output(models.Model):
     created_at = models.DateTimeField()
 
     def __str__(self) -> str:
-        return f"output of {self.step_id}"
+        return f"{self.step_title or self.step_id}: notes and {len(self.artifacts)} artifact(s)"
 
 
 class Checkpoint(models.Model):
@@ -226,7 +255,7 @@ class Checkpoint(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"checkpoint {self.pk} of {self.session_id}"
+        return f"checkpoint of {self.created_at:%Y-%m-%d %H:%M}"
 
 
 class Observation(models.Model):
@@ -289,3 +318,19 @@ class SearchEntry(models.Model):
 
     def __str__(self) -> str:
         return f"search entry of {self.session_id}"
+
+
+class ToolCall(models.Model):
+    """The duration and outcome of one MCP tool call: telemetry for the dashboard's timings page, not
+    part of the event log. The table is bounded (runs.timings keeps the newest rows)."""
+
+    tool = models.CharField(max_length=64)
+    outcome = models.CharField(max_length=40)  # "ok", "blocked", or the error code
+    duration_ms = models.FloatField()
+    started_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["tool", "-started_at"], name="toolcall_by_tool")]
+
+    def __str__(self) -> str:
+        return f"{self.tool} {self.outcome} {self.duration_ms:.1f} ms"

@@ -32,6 +32,7 @@ from runs.models import (
     SearchEntry,
     Session,
     SessionKind,
+    SessionStatus,
 )
 
 SEARCH_NOTES_CHARS = 4000  # how much recent text per run resume_session searches in its second layer
@@ -47,6 +48,17 @@ class _SearchChange:
     git: dict[str, str] = field(default_factory=dict)
 
 
+def session_status(kind: str, run_statuses: list[str]) -> SessionStatus:
+    """Any run in progress makes the session in progress; else any blocked, blocked; else complete when
+    a run completed; canceled when every run was canceled. A checkpoint-only session holds notes."""
+    if kind == SessionKind.CHECKPOINT_ONLY:
+        return SessionStatus.NOTES
+    for status in (RunStatus.IN_PROGRESS, RunStatus.BLOCKED, RunStatus.COMPLETE, RunStatus.CANCELED):
+        if status in run_statuses:
+            return SessionStatus(status.value)
+    return SessionStatus.IN_PROGRESS  # created, its first run not yet started
+
+
 def identity_text(*parts: Any) -> str:
     return " ".join(str(p) for p in parts if p).lower()
 
@@ -59,6 +71,7 @@ class Projector:
         self.attempts: dict[int, Attempt] = {}
         self._dirty_runs: dict[str, Run] = {}
         self._search: dict[str | None, _SearchChange] = {}  # by run public id; None = the session's own entry
+        self._summary_changed = False  # the session's summary (status, runs, branches, git) needs writing
 
     def know(self, *objects: Run | Node | Attempt) -> None:
         for obj in objects:
@@ -78,12 +91,31 @@ class Projector:
         Sessions stay (their events hang on them); their projected fields are reset."""
         for model in (SearchEntry, Checkpoint, Observation, Gap, RunSynthesis, Output, Ack, Attempt, Node, Run):
             model.objects.all().delete()
-        Session.objects.update(session_key=None, title="", tags=[], preferences={})
+        Session.objects.update(
+            session_key=None,
+            title="",
+            tags=[],
+            preferences={},
+            status=SessionStatus.IN_PROGRESS,
+            workflow_ids="",
+            run_count=0,
+            branch_count=0,
+            git_branch="",
+            workspace_path="",
+        )
 
     def flush(self) -> None:
         for run in self._dirty_runs.values():
-            Run.objects.filter(pk=run.pk).update(status=run.status, updated_at=run.updated_at, announced=run.announced)
+            Run.objects.filter(pk=run.pk).update(
+                status=run.status,
+                updated_at=run.updated_at,
+                announced=run.announced,
+                node_count=run.node_count,
+                branch_count=run.branch_count,
+            )
         self._dirty_runs.clear()
+        if self._summary_changed:
+            self._write_summary()
         for run_id, change in self._search.items():
             rows = (
                 SearchEntry.objects.filter(run__public_id=run_id)
@@ -98,6 +130,29 @@ class Projector:
                 updates["notes_text"] = Right(Concat(F("notes_text"), appended), SEARCH_NOTES_CHARS)
             rows.update(**updates)
         self._search.clear()
+
+    def _write_summary(self) -> None:
+        """The session's status, workflows, run and branch counts, from its own runs (delegations are
+        part of the run that handed them out). Written only when something in it may have changed."""
+        self._summary_changed = False
+        runs = list(
+            Run.objects.filter(session=self.session, parent_run__isnull=True)
+            .order_by("created_at", "pk")
+            .values_list("workflow_id", "status", "branch_count")
+        )
+        session = self.session
+        session.status = session_status(session.kind, [status for _, status, _ in runs])
+        session.workflow_ids = " ".join(dict.fromkeys(workflow for workflow, _, _ in runs))[:1000]
+        session.run_count = len(runs)
+        session.branch_count = sum(branches for _, _, branches in runs)
+        Session.objects.filter(pk=session.pk).update(
+            status=session.status,
+            workflow_ids=session.workflow_ids,
+            run_count=session.run_count,
+            branch_count=session.branch_count,
+            git_branch=session.git_branch,
+            workspace_path=session.workspace_path,
+        )
 
     def _search_change(self, run_id: str | None, at: datetime) -> _SearchChange:
         change = self._search.setdefault(run_id, _SearchChange(at))
@@ -125,6 +180,7 @@ class Projector:
         run.updated_at = at
         if status is not None:
             run.status = status
+            self._summary_changed = True
         self._dirty_runs[run.public_id] = run
 
     # --- one method per event kind (EventKind values) --------------------------------------------------
@@ -138,6 +194,7 @@ class Projector:
         self.session.created_at = at
         self.session.save(update_fields=["session_key", "title", "kind", "tags", "preferences", "created_at"])
         if self.session.kind == SessionKind.CHECKPOINT_ONLY:
+            self._summary_changed = True
             SearchEntry.objects.create(
                 session=self.session,
                 run=None,
@@ -161,6 +218,7 @@ class Projector:
             updated_at=at,
         )
         self.know(run)
+        self._summary_changed = True
         SearchEntry.objects.create(
             session=self.session,
             run=run,
@@ -191,8 +249,12 @@ class Projector:
         )
         self.know(node)
         if parent is not None:
+            if parent.latest_child_id is not None:  # a second child: the run forked here
+                run.branch_count += 1
+                self._summary_changed = True
             Node.objects.filter(pk=parent.pk).update(latest_child=node)
             parent.latest_child = node
+        run.node_count += 1
         self._touch(run, at)
         self._search_change(run.public_id, at).tip = node  # the latest node is the run's tip to resume
 
@@ -244,7 +306,16 @@ class Projector:
         self._search_text(data.run_id, data.notes_markdown, data.artifacts, at)
 
     def _preferences_changed(self, data: events.PreferencesChanged, at: datetime) -> None:
-        """The node created with the change carries the effective preferences; the event is the history."""
+        """A node created with a change already carries it; a change from the dashboard is applied to
+        the open tip it names (its next step takes it) or to the session's baseline."""
+        if data.node_id is not None:
+            node = self.node(data.node_id)
+            if node.preferences != data.preferences:
+                node.preferences = data.preferences
+                Node.objects.filter(pk=node.pk).update(preferences=data.preferences)
+        elif data.run_id is None:
+            self.session.preferences = data.preferences
+            Session.objects.filter(pk=self.session.pk).update(preferences=data.preferences)
 
     def _observation_recorded(self, data: events.ObservationRecorded, at: datetime) -> None:
         run = self.run(data.run_id) if data.run_id else None
@@ -255,6 +326,9 @@ class Projector:
         }
         Observation.objects.create(session=self.session, run=run, created_at=at, **seen)
         self._search_change(data.run_id, at).git = seen
+        self.session.git_branch = seen["git_branch"]
+        self.session.workspace_path = seen["workspace_path"]
+        self._summary_changed = True
 
     def _gap_recorded(self, data: events.GapRecorded, at: datetime) -> None:
         Gap.objects.create(

@@ -37,6 +37,12 @@ WORKRAIL_DEFAULT_PREFERENCES = {
 WORKRAIL_RATE_LIMIT_BURST = env.integer("WORKRAIL_RATE_LIMIT_BURST", 120, minimum=1, maximum=100_000)
 WORKRAIL_RATE_LIMIT_PER_MINUTE = env.integer("WORKRAIL_RATE_LIMIT_PER_MINUTE", 600, minimum=1, maximum=1_000_000)
 
+# --- The dashboard ----------------------------------------------------------------------------------
+# An in-progress run with no activity for this long is shown as stalled.
+WORKRAIL_STALL_MINUTES = env.integer("WORKRAIL_STALL_MINUTES", 30, minimum=1, maximum=525_600)
+# How many recent MCP tool calls the timings page keeps (older rows are deleted).
+WORKRAIL_TOOL_TIMINGS_KEPT = env.integer("WORKRAIL_TOOL_TIMINGS_KEPT", 5000, minimum=100, maximum=1_000_000)
+
 # --- Django core ----------------------------------------------------------------------------------
 DEBUG = env.flag("WORKRAIL_DEBUG", False)
 SECRET_KEY = read_or_create_secret(WORKRAIL_HOME / "secret_key")

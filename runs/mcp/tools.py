@@ -10,13 +10,16 @@ registry is built on first use (the start-up thread warms it), not on the path t
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from runs import timings
 from runs.errors import ErrorCode, WorkRailError
 from runs.features import Feature
 from runs.mcp import boundary, rendering
@@ -91,6 +94,21 @@ class ToolOutcome:
 
 
 def call(name: str, arguments: Any) -> ToolOutcome:
+    """Runs one tool call and records its duration and outcome (runs/timings.py)."""
+    started_at = datetime.now(UTC)
+    began = time.perf_counter()
+    outcome = _call(name, arguments)
+    if outcome.is_error:
+        result = outcome.structured.get("error", {}).get("code", "ERROR")
+    else:
+        result = "blocked" if outcome.structured.get("kind") == "blocked" else "ok"
+    timings.record(
+        name if name in tool_specs() else "(unknown tool)", result, (time.perf_counter() - began) * 1000, started_at
+    )
+    return outcome
+
+
+def _call(name: str, arguments: Any) -> ToolOutcome:
     """Runs one tool call; every failure becomes data, never an exception across the boundary."""
     try:
         spec = tool_specs().get(name)

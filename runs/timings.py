@@ -1,0 +1,113 @@
+"""Tool-call timings for the dashboard: the duration and outcome of each MCP tool call.
+
+Recording must not slow the call it measures, so `record` only appends to memory; a background
+thread writes what piled up about once a second, in one insert, and keeps the table bounded (the
+newest `settings.WORKRAIL_TOOL_TIMINGS_KEPT` rows). Timings are telemetry, not history: a crash may
+lose the last second of them, never an event. Only `manage.py mcp` turns the recorder on; elsewhere
+(tests, benchmarks calling the services) `record` does nothing unless a test enables it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime
+
+logger = logging.getLogger("workrail.timings")
+
+FLUSH_INTERVAL_S = 1.0
+PRUNE_EVERY_FLUSHES = 30  # trimming the table costs a query; do it now and then, not on every flush
+
+
+@dataclass(frozen=True)
+class Timing:
+    tool: str
+    outcome: str
+    duration_ms: float
+    started_at: datetime
+
+
+_pending: deque[Timing] = deque(maxlen=10_000)  # a stalled writer cannot grow memory without end
+_enabled = threading.Event()
+_wake = threading.Event()
+_flushes = 0
+_lock = threading.Lock()
+
+
+def enable(*, background: bool = True) -> None:
+    """Starts recording. With `background`, a daemon thread writes every FLUSH_INTERVAL_S and once
+    more at exit; without it, the caller writes with `flush()`."""
+    if _enabled.is_set():
+        return
+    _enabled.set()
+    if background:
+        threading.Thread(target=_writer, name="workrail-timings", daemon=True).start()
+        atexit.register(flush)
+
+
+def disable() -> None:
+    _enabled.clear()
+    _pending.clear()
+
+
+def record(tool: str, outcome: str, duration_ms: float, started_at: datetime) -> None:
+    if _enabled.is_set():
+        _pending.append(Timing(tool, outcome[:40], duration_ms, started_at))
+
+
+def flush() -> int:
+    """Writes the recorded timings; returns how many. Safe from any thread."""
+    global _flushes
+    from django.conf import settings
+    from django.db import close_old_connections
+
+    from runs.models import ToolCall
+
+    with _lock:
+        batch = [_pending.popleft() for _ in range(len(_pending))]
+        if not batch:
+            return 0
+        try:
+            ToolCall.objects.bulk_create(
+                ToolCall(tool=t.tool, outcome=t.outcome, duration_ms=t.duration_ms, started_at=t.started_at)
+                for t in batch
+            )
+            _flushes += 1
+            if _flushes % PRUNE_EVERY_FLUSHES == 1:
+                prune(settings.WORKRAIL_TOOL_TIMINGS_KEPT)
+        except Exception:  # telemetry never takes anything down with it
+            logger.warning("could not record %d tool timings", len(batch), exc_info=True)
+        finally:
+            if threading.current_thread() is not threading.main_thread():
+                close_old_connections()
+        return len(batch)
+
+
+def prune(keep: int) -> int:
+    """Deletes all but the newest `keep` rows."""
+    from runs.models import ToolCall
+
+    # Rows are inserted oldest first, so the primary key orders them by age.
+    cutoff = ToolCall.objects.order_by("-pk").values_list("pk", flat=True)[keep : keep + 1].first()
+    if cutoff is None:
+        return 0
+    deleted, _ = ToolCall.objects.filter(pk__lte=cutoff).delete()
+    return deleted
+
+
+def _writer() -> None:
+    while _enabled.is_set():
+        _wake.wait(FLUSH_INTERVAL_S)
+        _wake.clear()
+        if _pending:
+            from runs.mcp import readiness
+
+            try:
+                readiness.wait_until_ready()
+            except Exception:  # the database never came up: the calls themselves say so
+                _pending.clear()
+                continue
+            flush()
