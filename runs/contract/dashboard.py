@@ -1,0 +1,274 @@
+"""What the developer's side reads: sessions, runs, their graphs, nodes, events and tool timings.
+
+The dashboard's templates and the HTTP API (/api/v1/) render the same objects, built by the read
+services in runs/services/overview.py, runs/services/run_view.py and runs/services/timings_view.py.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field
+
+from runs.contract.base import Shape
+from runs.contract.inputs import ModeName, Preferences
+
+SessionStatusName = Literal["in_progress", "stalled", "blocked", "complete", "canceled", "notes"]
+RunStatusName = Literal["in_progress", "stalled", "blocked", "complete", "canceled"]
+SessionSort = Literal["activity", "-activity", "created", "-created", "title", "-title"]
+SessionGroup = Literal["none", "branch", "workspace"]
+
+
+class SessionSummary(Shape):
+    session_id: str
+    title: str
+    session_key: str | None
+    status: SessionStatusName
+    workflow_ids: list[str]
+    run_count: int
+    branch_count: int
+    git_branch: str
+    workspace_path: str
+    created_at: datetime
+    last_activity: datetime
+
+
+class SessionGroupHeading(Shape):
+    """Where a group of the current page starts, when the list is grouped by branch or workspace."""
+
+    label: str
+    first_index: int
+    count: int
+
+
+class SessionPage(Shape):
+    items: list[SessionSummary]
+    total: int = Field(description="Sessions matching the filters, across all pages.")
+    page: int
+    pages: int
+    per_page: int
+    query: str
+    status: SessionStatusName | None
+    sort: SessionSort
+    group: SessionGroup
+    groups: list[SessionGroupHeading]
+    status_counts: dict[str, int] = Field(description="Sessions per status among those matching the search.")
+
+
+class RunSummary(Shape):
+    run_id: str
+    session_id: str
+    workflow_id: str
+    workflow_name: str
+    workflow_hash: str
+    status: RunStatusName
+    node_count: int
+    branch_count: int
+    delegated_by: str | None = Field(description="The run that handed this one out (a parallel step), if any.")
+    created_at: datetime
+    updated_at: datetime
+
+
+class CheckpointEntry(Shape):
+    run_id: str | None
+    node_id: str | None
+    step_id: str | None
+    notes_markdown: str
+    artifacts: list[dict[str, Any]]
+    created_at: datetime
+
+
+class TimelineLane(Shape):
+    run_id: str
+    label: str
+    points: list[float] = Field(description="When each node was created, as a fraction of the session's span.")
+
+
+class SessionDetail(Shape):
+    session: SessionSummary
+    preferences: dict[str, str]
+    mode: str
+    runs: list[RunSummary]
+    checkpoints: list[CheckpointEntry]
+    timeline: list[TimelineLane]
+    last_seq: int
+
+
+class GraphNode(Shape):
+    node_id: str = Field(description="The node id as a string (64-bit: JavaScript cannot hold it as a number).")
+    parent_id: str | None
+    step_id: str | None
+    title: str
+    depth: int
+    lane: int
+    is_complete: bool
+    is_tip: bool = Field(description="The newest node: where the run most recently stands.")
+    is_leaf: bool
+    via: Literal["start", "step", "checkpoint"]
+    created_at: datetime
+
+
+class GraphEdge(Shape):
+    source: str
+    target: str
+
+
+class RunGraph(Shape):
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    lanes: int
+    depth: int
+    tip: str | None
+
+
+class ChangedFile(Shape):
+    path: str
+    summary: str
+    risk: str
+
+
+class Finding(Shape):
+    severity: Literal["critical", "major", "minor", "nit"]
+    title: str
+    location: str
+    rationale: str
+    suggestion: str
+    comment: str = Field(description="A copy-ready review comment.")
+
+
+class ArtifactEntry(Shape):
+    kind: str
+    step_id: str | None
+    data: dict[str, Any]
+
+
+class ArtifactTables(Shape):
+    changed_files: list[ChangedFile]
+    findings: list[Finding]
+    others: list[ArtifactEntry]
+
+
+class StepEntry(Shape):
+    node_id: str = Field(description="The node where the step was pending.")
+    child_id: str | None = Field(description="The node the step's acknowledgement led to.")
+    kind: Literal["step", "checkpoint"]
+    step_id: str
+    title: str
+    prompt: str
+    notes_markdown: str
+    artifacts: list[dict[str, Any]]
+    started_at: datetime
+    recorded_at: datetime
+    seconds: float
+
+
+class GapEntry(Shape):
+    node_id: str
+    step_id: str
+    reason: str
+    description: str
+    created_at: datetime
+
+
+class WarningEntry(Shape):
+    node_id: str | None
+    code: str
+    message: str
+    created_at: datetime
+
+
+class RunDetail(Shape):
+    run: RunSummary
+    graph: RunGraph
+    branch_tip: str | None = Field(description="The leaf whose path the steps show.")
+    steps: list[StepEntry]
+    tables: ArtifactTables
+    gaps: list[GapEntry]
+    warnings: list[WarningEntry]
+    synthesis: dict[str, Any] | None
+    delegations: list[RunSummary]
+    pending_step_id: str | None
+    pending_title: str | None
+
+
+class BranchEntry(Shape):
+    node_id: str
+    state_token: str
+    via: Literal["step", "checkpoint"]
+    step_id: str | None
+    notes_preview: str
+    is_complete: bool
+    pending_step_id: str | None
+    created_at: datetime
+
+
+class NodeDetail(Shape):
+    node_id: str
+    run: RunSummary
+    parent_id: str | None
+    depth: int
+    step_id: str | None
+    title: str
+    prompt: str
+    is_complete: bool
+    preferences: dict[str, str]
+    created_at: datetime
+    state_token: str = Field(description="Pass to continue_workflow to resume (or fork) from this node.")
+    recorded: list[StepEntry] = Field(description="Notes and artifacts recorded on this node.")
+    recap: dict[str, Any] = Field(description="The notes on the path to this node, as a rehydrating agent reads them.")
+    branches: list[BranchEntry]
+
+
+class EventEntry(Shape):
+    seq: int
+    kind: str
+    data: dict[str, Any]
+    created_at: datetime
+
+
+class EventPage(Shape):
+    session_id: str
+    items: list[EventEntry]
+    next_after: int | None = Field(description="Pass as `after` for the next page; null on the last page.")
+
+
+class ToolCallEntry(Shape):
+    tool: str
+    outcome: str
+    duration_ms: float
+    started_at: datetime
+
+
+class ToolStats(Shape):
+    tool: str
+    calls: int
+    errors: int
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+
+
+class ToolTimings(Shape):
+    recent: list[ToolCallEntry]
+    stats: list[ToolStats]
+    kept: int = Field(description="How many recent calls the store keeps (WORKRAIL_TOOL_TIMINGS_KEPT).")
+
+
+class PreferencesChange(Shape):
+    """A change of mode or preferences from the dashboard or the API (the same closed set as the tools)."""
+
+    mode: ModeName | None = None
+    preferences: Preferences | None = None
+
+
+class PreferencesChangeResult(Shape):
+    session_id: str
+    preferences: dict[str, str]
+    mode: str
+    runs_changed: list[str] = Field(description="Runs whose open tips take the new preferences at their next step.")
+
+
+class CancelResult(Shape):
+    run_id: str
+    status: RunStatusName
