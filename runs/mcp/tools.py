@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cache, cached_property
 from typing import Any
 
