@@ -2,7 +2,9 @@
 
 Pure and deterministic: the same nodes give the same picture. A node's first child (the oldest)
 continues its parent's lane; each later child, a fork, opens the next free lane below everything
-drawn so far, so branches never cross. Iterative, so a run 10,000 steps deep lays out too.
+drawn so far. Drawn as elbows (right from the parent, down between the two columns, right into the
+child), edges never cross: siblings share the way down, and no other node sits in a parent's
+column between its lane and its children's. Iterative, so a run 10,000 steps deep lays out too.
 """
 
 from __future__ import annotations

@@ -22,7 +22,21 @@ from runs.models import (
 def snapshot() -> dict[str, Any]:
     return {
         "sessions": sorted(
-            (s.public_id, s.session_key, s.title, s.kind, repr(s.tags), repr(s.preferences), s.last_seq)
+            (
+                s.public_id,
+                s.session_key,
+                s.title,
+                s.kind,
+                repr(s.tags),
+                repr(s.preferences),
+                s.last_seq,
+                s.status,
+                s.workflow_ids,
+                s.run_count,
+                s.branch_count,
+                s.git_branch,
+                s.workspace_path,
+            )
             for s in Session.objects.all()
         ),
         "checkpoints": sorted(
@@ -81,6 +95,8 @@ def snapshot() -> dict[str, Any]:
                 r.source_path,
                 r.source_stat,
                 repr(r.announced),
+                r.node_count,
+                r.branch_count,
                 r.created_at,
                 r.updated_at,
             )

@@ -1,0 +1,78 @@
+"""Tool-call timings: recorded off the call's path, bounded, summarised per tool."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from runs import timings
+from runs.mcp import tools
+from runs.models import ToolCall
+from runs.services.timings_view import percentile, tool_timings
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def recording():
+    timings.enable(background=False)
+    yield
+    timings.disable()
+
+
+def test_each_tool_call_is_recorded_with_its_outcome(service_catalog, recording):
+    start = tools.call("start_workflow", {"workflowId": "wr.routine-focused_plan"})
+    arguments = {**start.structured["nextCall"]["arguments"], "output": {"notesMarkdown": "<fill in: notes>"}}
+    tools.call("continue_workflow", arguments)  # an unchanged placeholder: blocked, the contract working
+    tools.call("continue_workflow", {"stateToken": "st1_garbage"})
+    tools.call("no_such_tool", {})
+    assert timings.flush() == 4
+    rows = list(ToolCall.objects.order_by("pk").values_list("tool", "outcome"))
+    assert rows == [
+        ("start_workflow", "ok"),
+        ("continue_workflow", "blocked"),
+        ("continue_workflow", "TOKEN_MALFORMED"),
+        ("(unknown tool)", "INVALID_INPUT"),
+    ]
+    assert all(d > 0 for d in ToolCall.objects.values_list("duration_ms", flat=True))
+    assert timings.flush() == 0  # nothing twice
+
+
+def test_nothing_is_recorded_unless_the_mcp_server_turned_recording_on(service_catalog):
+    tools.call("list_workflows", {})
+    assert timings.flush() == 0
+    assert ToolCall.objects.count() == 0
+
+
+def test_the_table_keeps_only_the_newest_calls(recording):
+    now = datetime.now(UTC)
+    for index in range(30):
+        timings.record("list_workflows", "ok", float(index), now)
+    timings.flush()
+    assert timings.prune(10) == 20
+    assert sorted(ToolCall.objects.values_list("duration_ms", flat=True)) == [float(i) for i in range(20, 30)]
+    assert timings.prune(10) == 0
+
+
+def test_percentiles_are_nearest_rank():
+    ordered = [float(i) for i in range(1, 101)]
+    assert (percentile(ordered, 0.5), percentile(ordered, 0.95), percentile([], 0.5)) == (50.0, 95.0, 0.0)
+    assert percentile([7.0], 0.95) == 7.0
+
+
+def test_the_timings_view_summarises_each_tool(settings):
+    now = datetime.now(UTC)
+    ToolCall.objects.bulk_create(
+        [ToolCall(tool="continue_workflow", outcome="ok", duration_ms=float(i), started_at=now) for i in range(1, 21)]
+        + [ToolCall(tool="continue_workflow", outcome="TOKEN_UNKNOWN", duration_ms=100.0, started_at=now)]
+        + [ToolCall(tool="list_workflows", outcome="blocked", duration_ms=3.0, started_at=now)]
+    )
+    view = tool_timings(recent=5)
+    stats = {s.tool: s for s in view.stats}
+    assert (stats["continue_workflow"].calls, stats["continue_workflow"].errors) == (21, 1)
+    assert (stats["continue_workflow"].p50_ms, stats["continue_workflow"].p95_ms) == (11.0, 20.0)
+    assert stats["continue_workflow"].max_ms == 100.0
+    assert stats["list_workflows"].errors == 0
+    assert [r.tool for r in view.recent] == ["list_workflows"] + ["continue_workflow"] * 4
+    assert view.kept == settings.WORKRAIL_TOOL_TIMINGS_KEPT
