@@ -1,15 +1,116 @@
-"""The admin shows the store; the event log is read-only there, like everywhere else."""
+"""The Django admin as a read-only audit view of the store.
 
+Everything in `runs` is either the append-only event log or a projection rebuilt from it
+(runs/models.py), so an edit made here would make the database disagree with its own history: every
+model is registered read-only (view permission only, no actions). The pages are for reading: rows
+name workflows, steps, runs and sessions by their public ids, foreign keys are links, and the big
+JSON documents are pretty-printed.
+
+Titles, notes and artifacts are written by agents and may contain HTML: every helper below builds
+markup with `format_html`, which escapes what it is given, and nothing is marked safe by hand.
+"""
+
+from __future__ import annotations
+
+import json
 from typing import Any
 
 from django.contrib import admin
+from django.contrib.admin.utils import quote
+from django.db import models
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.http import urlencode
+from django.utils.text import Truncator
 
-from runs.models import Ack, Attempt, Event, Node, Output, PinnedWorkflow, Run, Session
+from runs.models import (
+    Ack,
+    Attempt,
+    Checkpoint,
+    Event,
+    Gap,
+    Node,
+    Observation,
+    Output,
+    PinnedWorkflow,
+    Run,
+    RunSynthesis,
+    SearchEntry,
+    Session,
+    ToolCall,
+)
+
+admin.site.site_header = "WorkRail admin"
+admin.site.site_title = "WorkRail admin"
+admin.site.index_title = "Event log and projections (read-only)"
+
+LIST_TEXT_LIMIT = 80  # characters of notes or JSON shown in a changelist cell
+RELATED_LIMIT = 20  # related rows listed on a detail page; the changelist link shows them all
+
+
+# --- Markup helpers -------------------------------------------------------------------------------
+
+
+def change_url(obj: models.Model) -> str:
+    meta = obj._meta
+    # quote(): a pk may hold characters the admin's URLs reserve (PinnedWorkflow's "sha256:…").
+    return reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[quote(obj.pk)])
+
+
+def link(obj: models.Model | None, text: Any = None) -> str:
+    """A link to `obj`'s change page, labelled with its readable name (escaped); "-" when there is none."""
+    if obj is None:
+        return "-"
+    return format_html('<a href="{}">{}</a>', change_url(obj), obj if text is None else text)
+
+
+def changelist_link(model: type[models.Model], text: str, **filters: Any) -> str:
+    """A link to `model`'s changelist narrowed by `filters` (e.g. session__id__exact=7)."""
+    meta = model._meta
+    url = reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")
+    return format_html('<a href="{}?{}">{}</a>', url, urlencode(filters), text)
+
+
+def link_list(objects: Any, more: str) -> str:
+    """The first RELATED_LIMIT objects as a list of links, then `more` (a link to all of them)."""
+    items = format_html_join("", "<li>{}</li>", ((link(obj),) for obj in objects[:RELATED_LIMIT]))
+    return format_html("<ul>{}</ul>{}", items, more) if items else more
+
+
+def pretty_json(value: Any) -> str:
+    """A JSON document indented in a <pre>, escaped: notes inside it may hold HTML."""
+    return format_html("<pre>{}</pre>", json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def pretty_json_text(text: str) -> str:
+    """Like pretty_json, for JSON kept as text (the exact answers replayed byte for byte)."""
+    try:
+        return pretty_json(json.loads(text))
+    except ValueError:
+        return format_html("<pre>{}</pre>", text)
+
+
+def short(text: str) -> str:
+    return Truncator(text).chars(LIST_TEXT_LIMIT)
+
+
+def short_json(value: Any) -> str:
+    return short(json.dumps(value, ensure_ascii=False))
+
+
+# --- The read-only base ---------------------------------------------------------------------------
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
+    """View permission only. The log is append-only and the projections are rebuilt from it, so an
+    add, change or delete here would diverge from the history. Without change permission Django
+    renders every field read-only, with foreign keys as links to the related object's page."""
+
+    actions = None  # no "delete selected", and no checkbox column
+    list_per_page = 50
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -19,23 +120,399 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-@admin.register(Event)
-class EventAdmin(ReadOnlyAdmin):
-    list_display = ("session", "seq", "kind", "created_at")
-    list_filter = ("kind",)
-    search_fields = ("session__public_id",)
+# --- Sessions and the event log -------------------------------------------------------------------
 
 
 @admin.register(Session)
 class SessionAdmin(ReadOnlyAdmin):
-    list_display = ("public_id", "session_key", "title", "updated_at")
-    search_fields = ("public_id", "session_key", "title")
+    list_display = (
+        "public_id",
+        "title",
+        "session_key",
+        "status",
+        "kind",
+        "workflow_ids",
+        "run_count",
+        "git_branch",
+        "created_at",
+        "updated_at",
+    )
+    list_filter = ("status", "kind", "git_branch")
+    search_fields = ("public_id", "session_key", "title", "workflow_ids", "git_branch", "workspace_path")
+    date_hierarchy = "updated_at"
+    ordering = ("-updated_at",)
+    readonly_fields = ("runs_list", "related")
+
+    @admin.display(description="runs")
+    def runs_list(self, obj: Session) -> str:
+        runs = obj.runs.order_by("created_at")
+        return link_list(runs, changelist_link(Run, f"all {obj.run_count} run(s)", session__id__exact=obj.pk))
+
+    @admin.display(description="history")
+    def related(self, obj: Session) -> str:
+        return format_html(
+            "{} · {} · {}",
+            changelist_link(Event, f"{obj.last_seq} event(s)", session__id__exact=obj.pk),
+            changelist_link(Checkpoint, "checkpoints", session__id__exact=obj.pk),
+            changelist_link(Observation, "observations", session__id__exact=obj.pk),
+        )
+
+
+@admin.register(Event)
+class EventAdmin(ReadOnlyAdmin):
+    # Not "__str__": it names the session by its database pk.
+    list_display = ("seq", "session_link", "kind", "data_summary", "created_at")
+    list_filter = ("kind",)
+    search_fields = ("session__public_id", "session__session_key", "session__title")
+    date_hierarchy = "created_at"
+    list_select_related = ("session",)
+    show_full_result_count = False  # the biggest table: skip the unfiltered COUNT(*)
+    exclude = ("data",)
+    readonly_fields = ("data_pretty",)
+
+    @admin.display(description="session", ordering="session__public_id")
+    def session_link(self, obj: Event) -> str:
+        return link(obj.session)
+
+    @admin.display(description="data")
+    def data_summary(self, obj: Event) -> str:
+        return short_json(obj.data)
+
+    @admin.display(description="data")
+    def data_pretty(self, obj: Event) -> str:
+        return pretty_json(obj.data)
+
+
+@admin.register(PinnedWorkflow)
+class PinnedWorkflowAdmin(ReadOnlyAdmin):
+    list_display = ("workflow_id", "workflow_hash", "created_at")
+    list_filter = ("workflow_id",)
+    search_fields = ("workflow_id", "workflow_hash")
+    date_hierarchy = "created_at"
+    exclude = ("compiled",)
+    readonly_fields = ("runs_list", "compiled_pretty")
+
+    @admin.display(description="runs")
+    def runs_list(self, obj: PinnedWorkflow) -> str:
+        runs = obj.runs.order_by("-created_at")
+        return link_list(runs, changelist_link(Run, "all runs", pinned__workflow_hash__exact=obj.pk))
+
+    @admin.display(description="compiled")
+    def compiled_pretty(self, obj: PinnedWorkflow) -> str:
+        return pretty_json(obj.compiled)
+
+
+# --- Runs and their graph -------------------------------------------------------------------------
 
 
 @admin.register(Run)
 class RunAdmin(ReadOnlyAdmin):
-    list_display = ("public_id", "workflow_id", "status", "session", "updated_at")
+    list_display = (
+        "public_id",
+        "workflow_id",
+        "status",
+        "session_link",
+        "pinned_link",
+        "parent_run_link",
+        "node_count",
+        "branch_count",
+        "created_at",
+        "updated_at",
+    )
     list_filter = ("status", "workflow_id")
+    search_fields = ("public_id", "workflow_id", "session__public_id", "session__session_key", "session__title")
+    date_hierarchy = "created_at"
+    ordering = ("-updated_at",)
+    # Not "pinned": the link needs only pinned_id, and joining would load every compiled workflow.
+    list_select_related = ("session", "parent_run")
+    readonly_fields = ("related",)
+
+    @admin.display(description="session", ordering="session__public_id")
+    def session_link(self, obj: Run) -> str:
+        return link(obj.session)
+
+    @admin.display(description="pinned workflow", ordering="pinned_id")
+    def pinned_link(self, obj: Run) -> str:
+        url = reverse("admin:runs_pinnedworkflow_change", args=[quote(obj.pinned_id)])
+        return format_html('<a href="{}">{}</a>', url, obj.pinned_id[:19])
+
+    @admin.display(description="delegated by")
+    def parent_run_link(self, obj: Run) -> str:
+        return link(obj.parent_run)
+
+    @admin.display(description="graph")
+    def related(self, obj: Run) -> str:
+        return format_html(
+            "{} · {} · {} · {} · {}",
+            changelist_link(Node, f"{obj.node_count} node(s)", run__id__exact=obj.pk),
+            changelist_link(Gap, "gaps", run__id__exact=obj.pk),
+            changelist_link(RunSynthesis, "syntheses", run__id__exact=obj.pk),
+            changelist_link(Observation, "observations", run__id__exact=obj.pk),
+            changelist_link(Run, "delegated runs", parent_run__id__exact=obj.pk),
+        )
 
 
-admin.site.register([Node, Attempt, Ack, Output, PinnedWorkflow], ReadOnlyAdmin)
+@admin.register(Node)
+class NodeAdmin(ReadOnlyAdmin):
+    list_display = ("__str__", "run_link", "session_link", "parent_link", "depth", "is_complete", "created_at")
+    list_filter = ("is_complete", "run__workflow_id")
+    search_fields = ("=public_id", "pending_step_id", "run__public_id", "run__workflow_id", "run__session__public_id")
+    date_hierarchy = "created_at"
+    list_select_related = ("run__session", "parent")
+    show_full_result_count = False
+    exclude = ("engine_state",)
+    readonly_fields = ("related", "engine_state_pretty")
+
+    @admin.display(description="run", ordering="run__public_id")
+    def run_link(self, obj: Node) -> str:
+        return link(obj.run)
+
+    @admin.display(description="session")
+    def session_link(self, obj: Node) -> str:
+        return link(obj.run.session)
+
+    @admin.display(description="parent")
+    def parent_link(self, obj: Node) -> str:
+        return link(obj.parent)
+
+    @admin.display(description="related")
+    def related(self, obj: Node) -> str:
+        return format_html(
+            "{} · {} · {}",
+            changelist_link(Node, "children", parent__id__exact=obj.pk),
+            changelist_link(Output, "outputs", node__id__exact=obj.pk),
+            changelist_link(Attempt, "ack tokens", node__id__exact=obj.pk),
+        )
+
+    @admin.display(description="engine state")
+    def engine_state_pretty(self, obj: Node) -> str:
+        return pretty_json(obj.engine_state)
+
+
+@admin.register(Attempt)
+class AttemptAdmin(ReadOnlyAdmin):
+    list_display = ("public_id", "node_link", "run_link", "created_at")
+    search_fields = ("=public_id", "node__pending_step_id", "node__run__public_id", "node__run__workflow_id")
+    date_hierarchy = "created_at"
+    list_select_related = ("node__run",)
+    show_full_result_count = False
+
+    @admin.display(description="node")
+    def node_link(self, obj: Attempt) -> str:
+        return link(obj.node)
+
+    @admin.display(description="run")
+    def run_link(self, obj: Attempt) -> str:
+        return link(obj.node.run)
+
+
+@admin.register(Ack)
+class AckAdmin(ReadOnlyAdmin):
+    list_display = ("outcome", "attempt_link", "node_link", "child_link", "run_link", "created_at")
+    list_filter = ("outcome",)
+    search_fields = ("node__pending_step_id", "node__run__public_id", "node__run__workflow_id")
+    date_hierarchy = "created_at"
+    list_select_related = ("attempt", "node__run", "child")
+    show_full_result_count = False
+    exclude = ("response_json",)
+    readonly_fields = ("response_pretty",)
+
+    @admin.display(description="ack token")
+    def attempt_link(self, obj: Ack) -> str:
+        return link(obj.attempt, obj.attempt.public_id)  # its __str__ would read the node again
+
+    @admin.display(description="node")
+    def node_link(self, obj: Ack) -> str:
+        return link(obj.node)
+
+    @admin.display(description="led to")
+    def child_link(self, obj: Ack) -> str:
+        return link(obj.child)
+
+    @admin.display(description="run")
+    def run_link(self, obj: Ack) -> str:
+        return link(obj.node.run)
+
+    @admin.display(description="response")
+    def response_pretty(self, obj: Ack) -> str:
+        return pretty_json_text(obj.response_json)
+
+
+# --- What agents recorded -------------------------------------------------------------------------
+
+
+@admin.register(Output)
+class OutputAdmin(ReadOnlyAdmin):
+    list_display = ("step_title", "step_id", "run_link", "node_link", "child_link", "notes_summary", "created_at")
+    list_filter = ("node__run__workflow_id",)
+    search_fields = ("step_id", "step_title", "node__run__public_id", "node__run__workflow_id")
+    date_hierarchy = "created_at"
+    list_select_related = ("node__run", "child")
+    show_full_result_count = False
+    exclude = ("artifacts",)
+    readonly_fields = ("artifacts_pretty",)
+
+    @admin.display(description="run")
+    def run_link(self, obj: Output) -> str:
+        return link(obj.node.run)
+
+    @admin.display(description="node")
+    def node_link(self, obj: Output) -> str:
+        return link(obj.node)
+
+    @admin.display(description="led to")
+    def child_link(self, obj: Output) -> str:
+        return link(obj.child)
+
+    @admin.display(description="notes")
+    def notes_summary(self, obj: Output) -> str:
+        return short(obj.notes_markdown)
+
+    @admin.display(description="artifacts")
+    def artifacts_pretty(self, obj: Output) -> str:
+        return pretty_json(obj.artifacts)
+
+
+@admin.register(Checkpoint)
+class CheckpointAdmin(ReadOnlyAdmin):
+    list_display = ("__str__", "session_link", "node_link", "child_link", "notes_summary", "created_at")
+    search_fields = ("session__public_id", "session__session_key", "session__title", "node__run__public_id")
+    date_hierarchy = "created_at"
+    list_select_related = ("session", "node", "child")
+    exclude = ("artifacts", "response_json")
+    readonly_fields = ("artifacts_pretty", "response_pretty")
+
+    @admin.display(description="session")
+    def session_link(self, obj: Checkpoint) -> str:
+        return link(obj.session)
+
+    @admin.display(description="node")
+    def node_link(self, obj: Checkpoint) -> str:
+        return link(obj.node)
+
+    @admin.display(description="led to")
+    def child_link(self, obj: Checkpoint) -> str:
+        return link(obj.child)
+
+    @admin.display(description="notes")
+    def notes_summary(self, obj: Checkpoint) -> str:
+        return short(obj.notes_markdown)
+
+    @admin.display(description="artifacts")
+    def artifacts_pretty(self, obj: Checkpoint) -> str:
+        return pretty_json(obj.artifacts)
+
+    @admin.display(description="response")
+    def response_pretty(self, obj: Checkpoint) -> str:
+        return pretty_json_text(obj.response_json)
+
+
+@admin.register(Observation)
+class ObservationAdmin(ReadOnlyAdmin):
+    list_display = ("git_branch", "head", "session_link", "run_link", "workspace_path", "created_at")
+    list_filter = ("git_branch",)
+    search_fields = ("git_branch", "git_head_sha", "workspace_path", "session__public_id", "run__public_id")
+    date_hierarchy = "created_at"
+    list_select_related = ("session", "run")
+
+    @admin.display(description="HEAD", ordering="git_head_sha")
+    def head(self, obj: Observation) -> str:
+        return obj.git_head_sha[:12]
+
+    @admin.display(description="session")
+    def session_link(self, obj: Observation) -> str:
+        return link(obj.session)
+
+    @admin.display(description="run")
+    def run_link(self, obj: Observation) -> str:
+        return link(obj.run)
+
+
+@admin.register(Gap)
+class GapAdmin(ReadOnlyAdmin):
+    list_display = ("step_id", "reason", "run_link", "node_link", "description_summary", "created_at")
+    list_filter = ("reason", "run__workflow_id")
+    search_fields = ("step_id", "reason", "description", "run__public_id", "run__workflow_id")
+    date_hierarchy = "created_at"
+    list_select_related = ("run", "node")
+
+    @admin.display(description="run")
+    def run_link(self, obj: Gap) -> str:
+        return link(obj.run)
+
+    @admin.display(description="node")
+    def node_link(self, obj: Gap) -> str:
+        return link(obj.node)
+
+    @admin.display(description="description")
+    def description_summary(self, obj: Gap) -> str:
+        return short(obj.description)
+
+
+@admin.register(RunSynthesis)
+class RunSynthesisAdmin(ReadOnlyAdmin):
+    list_display = ("title", "run_link", "node_link", "synthesis_summary", "created_at")
+    list_filter = ("run__workflow_id",)
+    search_fields = ("run__public_id", "run__workflow_id", "run__session__public_id")
+    date_hierarchy = "created_at"
+    list_select_related = ("run", "node")
+    exclude = ("synthesis",)
+    readonly_fields = ("synthesis_pretty",)
+
+    @admin.display(description="synthesis")
+    def title(self, obj: RunSynthesis) -> str:
+        return f"synthesis of {obj.run.public_id}"  # __str__ names the run by its database pk
+
+    @admin.display(description="run")
+    def run_link(self, obj: RunSynthesis) -> str:
+        return link(obj.run)
+
+    @admin.display(description="node")
+    def node_link(self, obj: RunSynthesis) -> str:
+        return link(obj.node)
+
+    @admin.display(description="synthesis")
+    def synthesis_summary(self, obj: RunSynthesis) -> str:
+        return short_json(obj.synthesis)
+
+    @admin.display(description="synthesis")
+    def synthesis_pretty(self, obj: RunSynthesis) -> str:
+        return pretty_json(obj.synthesis)
+
+
+@admin.register(SearchEntry)
+class SearchEntryAdmin(ReadOnlyAdmin):
+    list_display = ("identity", "session_link", "run_link", "tip_link", "git_branch", "updated_at")
+    list_filter = ("git_branch",)
+    search_fields = ("identity_text", "notes_text", "git_branch", "session__public_id", "run__public_id")
+    date_hierarchy = "updated_at"
+    list_select_related = ("session", "run", "tip")
+
+    @admin.display(description="identity")
+    def identity(self, obj: SearchEntry) -> str:
+        return short(obj.identity_text) or "-"  # __str__ names the session by its database pk
+
+    @admin.display(description="session")
+    def session_link(self, obj: SearchEntry) -> str:
+        return link(obj.session)
+
+    @admin.display(description="run")
+    def run_link(self, obj: SearchEntry) -> str:
+        return link(obj.run)
+
+    @admin.display(description="tip")
+    def tip_link(self, obj: SearchEntry) -> str:
+        return link(obj.tip)
+
+
+# --- Telemetry ------------------------------------------------------------------------------------
+
+
+@admin.register(ToolCall)
+class ToolCallAdmin(ReadOnlyAdmin):
+    list_display = ("tool", "outcome", "duration_ms", "started_at")
+    list_filter = ("tool", "outcome")
+    search_fields = ("tool", "outcome")
+    date_hierarchy = "started_at"
+    ordering = ("-started_at",)
+    show_full_result_count = False
