@@ -1,0 +1,200 @@
+"""Errors of the HTTP API: the same body and codes as the MCP tools ({"error": WorkRailError.as_dict()}),
+with the HTTP status that goes with the code. Nothing leaves as a traceback or as ninja's own shapes."""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+from django.db import OperationalError
+from django.http import Http404, HttpRequest, HttpResponse
+from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from pydantic_core import to_json
+
+from runs.contract.errors import ErrorResult
+from runs.errors import ErrorCode, WorkRailError
+
+logger = logging.getLogger("workrail.api")
+
+STATUS: dict[ErrorCode, int] = {
+    ErrorCode.INVALID_INPUT: 400,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.CONFIGURATION_ERROR: 500,
+    ErrorCode.WORKFLOW_NOT_FOUND: 404,
+    ErrorCode.WORKFLOW_INVALID: 409,
+    ErrorCode.TOKEN_MALFORMED: 400,
+    ErrorCode.TOKEN_VERSION_UNSUPPORTED: 400,
+    ErrorCode.TOKEN_BAD_SIGNATURE: 400,
+    ErrorCode.TOKEN_UNKNOWN: 400,
+    ErrorCode.TOKEN_SCOPE_MISMATCH: 400,
+    ErrorCode.RUN_CANCELED: 409,
+    ErrorCode.ARTIFACT_INVALID: 400,
+    ErrorCode.FEATURE_DISABLED: 403,
+    ErrorCode.UNAUTHENTICATED: 401,
+    ErrorCode.CSRF_FAILED: 403,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.STORE_BUSY: 503,
+    ErrorCode.INTERNAL_ERROR: 500,
+}
+
+# What each documented error status means, for the OpenAPI document.
+MEANING: dict[int, str] = {
+    400: "INVALID_INPUT: a parameter or the body does not fit (details.pointer says which).",
+    401: "UNAUTHENTICATED: no valid Bearer token and no staff login session.",
+    403: "CSRF_FAILED: a POST with the login session but without its CSRF token.",
+    404: "NOT_FOUND (or WORKFLOW_NOT_FOUND): no such id in this store.",
+    409: "WORKFLOW_INVALID: the workflow file exists but cannot run (details.diagnostics).",
+    429: "RATE_LIMITED: too many writes in a short time (details.retryAfterMs).",
+    500: "INTERNAL_ERROR: a bug or an environment failure; the server log has the details.",
+    503: "STORE_BUSY: the database stayed locked; retry.",
+}
+
+UNAUTHENTICATED_FIX = (
+    "Send 'Authorization: Bearer <token>' with a token from `manage.py create_api_token`, or log in at /admin/ "
+    "as a staff user (docs/api.md)."
+)
+
+
+def responses(ok: Any, *statuses: int) -> dict[int, Any]:
+    """An operation's `response=`: its answer, and ErrorResult for each error status it can give (401,
+    400, 401, 500 and 503 always)."""
+    return {200: ok, **{status: ErrorResult for status in sorted({400, 401, 500, 503, *statuses})}}
+
+
+def described(*statuses: int) -> dict[str, Any]:
+    """openapi_extra giving each documented error status its meaning."""
+    return {
+        "responses": {status: {"description": MEANING[status]} for status in sorted({400, 401, 500, 503, *statuses})}
+    }
+
+
+def error_response(error: WorkRailError, status: int | None = None) -> HttpResponse:
+    status = status or STATUS.get(error.code, 500)
+    response = HttpResponse(
+        to_json({"error": error.as_dict()}), status=status, content_type="application/json; charset=utf-8"
+    )
+    if status == 401:
+        response["WWW-Authenticate"] = 'Bearer realm="workrail"'
+    if error.code == ErrorCode.RATE_LIMITED:
+        wait_ms = error.details.get("retryAfterMs")
+        response["Retry-After"] = str(max(1, math.ceil(wait_ms / 1000))) if isinstance(wait_ms, int) else "1"
+    elif error.code == ErrorCode.STORE_BUSY:
+        response["Retry-After"] = "1"
+    return response
+
+
+def unauthenticated(request: HttpRequest) -> WorkRailError:
+    """Why this request is not authenticated, as precisely as can be told without revealing anything."""
+    header = request.headers.get("Authorization")
+    user = getattr(request, "user", None)
+    if header and not header.lower().startswith("bearer "):
+        message = "The Authorization header is not a Bearer token."
+    elif header:
+        message = "The API token is not valid: it was revoked, mistyped, or belongs to another WORKRAIL_HOME."
+    elif user is not None and user.is_authenticated:
+        message = "The logged-in user is not staff (or not active); the API is for staff users and API tokens."
+    else:
+        message = "This endpoint needs an API token or a staff login session."
+    return WorkRailError(ErrorCode.UNAUTHENTICATED, message, UNAUTHENTICATED_FIX)
+
+
+def invalid_input(errors: list[dict[str, Any]]) -> WorkRailError:
+    """Ninja's request validation errors as INVALID_INPUT, pointing at the first bad parameter."""
+    first = errors[0] if errors else {"loc": (), "msg": "The request does not fit the API."}
+    location = [str(part) for part in first.get("loc", ())]
+    where = location[0] if location else "request"
+    parts = location[1:]
+    if where == "body" and len(parts) >= 1:
+        parts = parts[1:]  # the view's argument name, not part of what was sent
+    pointer = "".join(f"/{part}" for part in parts)
+    msg = str(first.get("msg", "invalid"))
+    if where == "body":
+        subject = f"in the body at {pointer}" if pointer else "the body"
+    else:
+        subject = f"the {where} parameter '{parts[0]}'" if parts else f"the {where}"
+    details: dict[str, Any] = {"in": where, "pointer": pointer, "problems": len(errors)}
+    if where != "body" and parts:
+        details["parameter"] = parts[0]
+    return WorkRailError(
+        ErrorCode.INVALID_INPUT,
+        f"{subject[:1].upper()}{subject[1:]}: {msg[:1].lower()}{msg[1:]}.",
+        "Fix the request to match the operation in the OpenAPI document (/api/v1/openapi.json).",
+        details=details,
+    )
+
+
+_HTTP_ERROR_CODES = {
+    400: ErrorCode.INVALID_INPUT,
+    401: ErrorCode.UNAUTHENTICATED,
+    403: ErrorCode.CSRF_FAILED,
+    404: ErrorCode.NOT_FOUND,
+    429: ErrorCode.RATE_LIMITED,
+}
+
+
+def install(api: NinjaAPI) -> None:
+    """Replaces ninja's default exception handlers with ones that answer the WorkRail error body. (Each
+    handler gets an instance of the class it is registered for; ninja's annotation admits the class too.)"""
+
+    def on_workrail_error(request: HttpRequest, exc: Any) -> HttpResponse:
+        return error_response(exc)
+
+    def on_validation_error(request: HttpRequest, exc: Any) -> HttpResponse:
+        return error_response(invalid_input(list(exc.errors)))
+
+    def on_authentication_error(request: HttpRequest, exc: Any) -> HttpResponse:
+        return error_response(unauthenticated(request))
+
+    def on_http_error(request: HttpRequest, exc: Any) -> HttpResponse:
+        code = _HTTP_ERROR_CODES.get(exc.status_code)
+        if code is None:
+            code = ErrorCode.INVALID_INPUT if exc.status_code < 500 else ErrorCode.INTERNAL_ERROR
+        if code == ErrorCode.UNAUTHENTICATED:
+            return error_response(unauthenticated(request))
+        fix = {
+            ErrorCode.INVALID_INPUT: "Send a JSON body that matches the operation in /api/v1/openapi.json.",
+            ErrorCode.CSRF_FAILED: "Send the csrftoken cookie's value in an X-CSRFToken header, or use a Bearer token.",
+            ErrorCode.NOT_FOUND: "Use an id the API listed.",
+            ErrorCode.RATE_LIMITED: "Wait a moment, then send the request again.",
+        }.get(code, "Retry once; if it fails again, report the dashboard's log.")
+        return error_response(WorkRailError(code, f"{exc.message}.".replace("..", "."), fix), status=exc.status_code)
+
+    def on_not_found(request: HttpRequest, exc: Any) -> HttpResponse:
+        return error_response(not_found_path(request))
+
+    def on_unexpected(request: HttpRequest, exc: Any) -> HttpResponse:
+        if isinstance(exc, OperationalError) and "locked" in str(exc):
+            return error_response(
+                WorkRailError(
+                    ErrorCode.STORE_BUSY,
+                    "The WorkRail database is busy.",
+                    "Retry the same request in a moment; nothing was recorded.",
+                    retryable=True,
+                )
+            )
+        logger.exception("%s %s failed", request.method, request.path)
+        return error_response(
+            WorkRailError(
+                ErrorCode.INTERNAL_ERROR,
+                f"{request.method} {request.path[:200]} failed unexpectedly; the details are in the dashboard's log.",
+                "Retry once; if it fails again, report the log. Nothing stored was changed by a failed request.",
+                retryable=True,
+            )
+        )
+
+    api.add_exception_handler(WorkRailError, on_workrail_error)
+    api.add_exception_handler(ValidationError, on_validation_error)
+    api.add_exception_handler(AuthenticationError, on_authentication_error)
+    api.add_exception_handler(HttpError, on_http_error)
+    api.add_exception_handler(Http404, on_not_found)
+    api.add_exception_handler(Exception, on_unexpected)
+
+
+def not_found_path(request: HttpRequest) -> WorkRailError:
+    return WorkRailError(
+        ErrorCode.NOT_FOUND,
+        f"The API has no endpoint at {request.path[:200]}.",
+        "See the endpoints in the OpenAPI document (/api/v1/openapi.json) or docs/api.md.",
+    )

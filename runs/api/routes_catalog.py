@@ -1,0 +1,59 @@
+"""Workflows: the catalog as list_workflows and inspect_workflow answer it (the same typed shapes)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from django.http import HttpRequest
+from ninja import Path, Query, Router
+
+from runs.api.errors import described, responses
+from runs.contract.catalog import WorkflowInspection, WorkflowList
+from runs.contract.inputs import MAX_WORKFLOW_ID_CHARS
+from runs.services import catalog
+
+router = Router(tags=["workflows"])
+
+
+@router.get(
+    "/workflows",
+    response=responses(WorkflowList, 400),
+    by_alias=True,
+    exclude_unset=True,
+    summary="List workflows",
+    description="Every workflow and routine, with files that failed to load under `warnings` (what the "
+    "list_workflows tool answers).",
+    openapi_extra=described(400),
+)
+def list_workflows(
+    request: HttpRequest,
+    kind: Annotated[
+        Literal["workflow", "routine"] | None, Query(description="Only workflows or only routines.")
+    ] = None,
+    namespace: Annotated[
+        str | None, Query(max_length=100, description="Only ids in this namespace, e.g. 'wr'.")
+    ] = None,
+) -> Any:
+    return catalog.list_workflows(kind=kind, namespace=namespace)
+
+
+@router.get(
+    "/workflows/{workflowId}",
+    response=responses(WorkflowInspection, 404, 409),
+    by_alias=True,
+    exclude_unset=True,
+    summary="One workflow",
+    description="Its purpose, preconditions, questions to clarify and step outline (what inspect_workflow "
+    "answers in metadata mode).",
+    openapi_extra=described(404, 409),
+)
+def inspect_workflow(
+    request: HttpRequest,
+    workflow_id: Annotated[
+        str,
+        Path(
+            alias="workflowId", min_length=1, max_length=MAX_WORKFLOW_ID_CHARS, description="An id from GET /workflows."
+        ),
+    ],
+) -> Any:
+    return catalog.inspect_workflow(workflow_id, mode="metadata")

@@ -1,0 +1,59 @@
+"""Create (or list, or revoke) a local token for the HTTP API at /api/v1/ (docs/api.md)."""
+
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from runs import api_tokens
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a token for the WorkRail HTTP API (/api/v1/). It is printed once; only its SHA-256 digest is "
+        f"kept, in $WORKRAIL_HOME/{api_tokens.FILE_NAME} (mode 0600)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--name", help=f"A name for the token ({api_tokens.NAME_RULE}); default token-<n>.")
+        parser.add_argument("--list", action="store_true", help="List the tokens (names and creation times).")
+        parser.add_argument("--revoke", metavar="NAME", help="Revoke the token with this name.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        name: str | None = options["name"]
+        revoke: str | None = options["revoke"]
+        if sum([name is not None, bool(options["list"]), revoke is not None]) > 1:
+            raise CommandError("Use one of --name, --list or --revoke at a time.")
+        try:
+            if options["list"]:
+                self._list()
+            elif revoke is not None:
+                self._revoke(revoke)
+            else:
+                self._create(name)
+        except api_tokens.TokenStoreError as exc:
+            raise CommandError(str(exc)) from None
+
+    def _list(self) -> None:
+        tokens = api_tokens.listing()
+        if not tokens:
+            self.stdout.write("No API tokens. Create one with `manage.py create_api_token --name NAME`.")
+            return
+        width = max(len(t["name"]) for t in tokens)
+        for token in tokens:
+            self.stdout.write(f"{token['name']:<{width}}  created {token['createdAt']}")
+
+    def _revoke(self, name: str) -> None:
+        if not api_tokens.revoke(name):
+            known = ", ".join(t["name"] for t in api_tokens.listing()) or "none"
+            raise CommandError(f"No API token is named '{name}' (tokens: {known}).")
+        self.stdout.write(f"Revoked API token '{name}'. Requests that send it now get 401 UNAUTHENTICATED.")
+
+    def _create(self, name: str | None) -> None:
+        name, token = api_tokens.create(name)
+        self.stdout.write(f"Created API token '{name}'. It is shown only this once; store it now:\n")
+        self.stdout.write(f"    {token}\n")
+        self.stdout.write(
+            f'Use it: curl -H "Authorization: Bearer {token}" '
+            f"http://127.0.0.1:{settings.DASHBOARD_PORT}/api/v1/sessions"
+        )
