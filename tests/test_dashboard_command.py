@@ -1,18 +1,26 @@
-"""`manage.py dashboard` (what `make run` starts): a busy port fails first, then the connect block."""
+"""`manage.py dashboard` (what `make run` starts): a busy port fails first, then the connect block, then
+waitress serves the site, static files included, on 127.0.0.1 only."""
 
 import contextlib
+import http.client
 import io
 import json
+import os
 import re
+import signal
 import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from runs.management.commands import dashboard
-from tests.helpers import run_manage
+from tests.helpers import REPO, run_manage
 
 
 @contextlib.contextmanager
@@ -52,7 +60,7 @@ def test_a_busy_port_is_one_clear_error_before_anything_is_printed(tmp_path, how
 
 def test_the_port_check_raises_a_command_error_and_the_server_never_starts(monkeypatch):
     started = []
-    monkeypatch.setattr(dashboard, "call_command", lambda *args, **kwargs: started.append(args))
+    monkeypatch.setattr(dashboard, "serve", started.append)
     out = io.StringIO()
     with busy_port() as port, pytest.raises(CommandError, match=rf"Port {port} .*WORKRAIL_PORT"):
         call_command("dashboard", port=port, stdout=out)
@@ -69,7 +77,7 @@ def test_a_free_port_prints_the_connect_block_with_the_data_directory_and_serves
     settings, tmp_path, monkeypatch
 ):
     started = []
-    monkeypatch.setattr(dashboard, "call_command", lambda *args, **kwargs: started.append((args, kwargs)))
+    monkeypatch.setattr(dashboard, "serve", started.append)
     settings.WORKRAIL_HOME = tmp_path / "elsewhere"
     settings.DATABASE_URL_SECRET = ""
     settings.WORKRAIL_WORKFLOW_PATHS = []
@@ -82,14 +90,141 @@ def test_a_free_port_prints_the_connect_block_with_the_data_directory_and_serves
     block = re.search(r"^\{.*^\}$", text, flags=re.MULTILINE | re.DOTALL)
     assert block is not None
     assert json.loads(block.group(0))["mcpServers"]["workrail"]["env"] == {"WORKRAIL_HOME": str(tmp_path / "elsewhere")}
-    assert started == [(("runserver", f"127.0.0.1:{port}"), {"use_reloader": False})]
+    assert started == [port]
 
 
 def test_the_terminal_gets_the_database_password_with_a_warning(settings, tmp_path, monkeypatch):
-    monkeypatch.setattr(dashboard, "call_command", lambda *args, **kwargs: None)
+    monkeypatch.setattr(dashboard, "serve", lambda port: None)
     settings.DATABASE_URL_SECRET = "postgres://workrail:s3cret@db.local/workrail"
     out = io.StringIO()
     call_command("dashboard", port=free_port(), stdout=out)
     text = out.getvalue()
     assert "-e DATABASE_URL=postgres://workrail:s3cret@db.local/workrail" in text
     assert "DATABASE_URL may contain a password" in text
+
+
+def test_losing_the_port_after_the_check_is_the_same_clear_error(monkeypatch):
+    with busy_port() as port, pytest.raises(CommandError, match=rf"Port {port} on 127.0.0.1 cannot be used"):
+        dashboard.make_server(port)
+
+
+# --- The real server, as `make run` starts it -------------------------------------------------------
+
+
+def clean_env(tmp_path: Path) -> dict[str, str]:
+    """As tests.helpers.run_manage: none of the developer's WORKRAIL_* settings, a temporary home."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("WORKRAIL_") and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}
+    }
+    env["WORKRAIL_HOME"] = str(tmp_path / "home")
+    return env
+
+
+def request(port: int, path: str, host: str | None = None) -> http.client.HTTPResponse:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", path, headers={"Host": host or f"127.0.0.1:{port}"})
+    response = connection.getresponse()
+    response.read()
+    connection.close()
+    return response
+
+
+def wait_until_answering(process: subprocess.Popen[str], port: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            out, err = process.communicate()
+            pytest.fail(f"dashboard exited with {process.returncode}\nstdout:\n{out}\nstderr:\n{err}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    pytest.fail(f"dashboard did not answer on 127.0.0.1:{port} within {timeout}s")
+
+
+def listening_addresses(port: int) -> set[str]:
+    """Local addresses of the LISTEN sockets on `port` (Linux /proc/net), as hex as the kernel writes them."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(FileNotFoundError), open(table) as lines:
+            for line in list(lines)[1:]:
+                local, state = line.split()[1], line.split()[3]
+                address, hex_port = local.rsplit(":", 1)
+                if state == "0A" and int(hex_port, 16) == port:
+                    found.add(address)
+    return found
+
+
+def refuses(address: tuple[str, int], family: int = socket.AF_INET) -> bool:
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.settimeout(2)
+        try:
+            probe.connect(address)
+        except OSError:
+            return True
+        return False
+
+
+@pytest.fixture
+def running_dashboard(tmp_path):
+    migrated = run_manage(tmp_path, "migrate", "--noinput")
+    assert migrated.returncode == 0, migrated.stderr
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(REPO / "manage.py"), "dashboard", "--port", str(port)],
+        env=clean_env(tmp_path),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_until_answering(process, port)
+        yield process, port
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+def test_the_dashboard_is_served_by_waitress_with_static_files_on_loopback_only(running_dashboard):
+    process, port = running_dashboard
+
+    home = request(port, "/")
+    assert home.status == 200
+    server = home.getheader("Server")
+    assert server == "workrail", server  # waitress with our ident; runserver says "WSGIServer/0.2 CPython/..."
+    assert "Content-Security-Policy" in home.headers
+
+    css = request(port, "/static/admin/css/base.css")  # DEBUG is off: WhiteNoise, no collectstatic
+    assert css.status == 200
+    assert css.getheader("Content-Type", "").startswith("text/css")
+    assert request(port, "/static/admin/css/missing.css").status == 404
+    assert request(port, "/", host="evil.example").status == 400
+
+    if os.path.exists("/proc/net/tcp"):
+        assert listening_addresses(port) == {"0100007F"}  # 127.0.0.1, and nothing on IPv6 or 0.0.0.0
+    assert refuses(("127.0.0.2", port))  # another loopback address: not bound
+    if socket.has_ipv6:
+        assert refuses(("::1", port), socket.AF_INET6)
+
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=15)
+    assert process.returncode == 0, err
+    assert f"WorkRail dashboard: http://127.0.0.1:{port}/" in out
+    assert "claude mcp add workrail" in out
+    # The one traceback is Django logging the refused Host (django.security.DisallowedHost).
+    assert err.count("Traceback") == err.count("django.core.exceptions.DisallowedHost:") == 1, err
+    assert "runserver" not in out + err and "development server" not in out + err
+    assert refuses(("127.0.0.1", port))  # the listening socket is closed
+
+
+def test_ctrl_c_stops_the_dashboard_cleanly(running_dashboard):
+    process, _port = running_dashboard
+    process.send_signal(signal.SIGINT)
+    _out, err = process.communicate(timeout=15)
+    assert process.returncode == 0, err
+    assert "Traceback" not in err

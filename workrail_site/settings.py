@@ -7,6 +7,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 from workrail_site.env import Env
 from workrail_site.storage import ensure_home, read_or_create_secret
@@ -58,6 +59,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "ninja",  # its API docs page then loads swagger-ui from our own static files, not a CDN
     "workflows_app",
     "runs",
     "exports",
@@ -65,6 +67,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files in every mode (DEBUG or not, waitress or the test server): see STATIC_URL below.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -72,6 +77,28 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# --- Security headers -----------------------------------------------------------------------------
+# The dashboard shows text written by agents (notes, artifacts). Besides escaping and runs/markdown.py,
+# the browser is told to run no script but our own files: no inline <script>, no on*= attributes, no
+# inline <style> and no loads from other origins. tests/test_security_headers.py checks the templates.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF],
+}
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Strict"
 
 ROOT_URLCONF = "workrail_site.urls"
 WSGI_APPLICATION = "workrail_site.wsgi.application"
@@ -150,6 +177,10 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# WhiteNoise serves straight from the finders (app static dirs and STATICFILES_DIRS), so there is no
+# collectstatic step: admin CSS, django-ninja's swagger-ui and static/ work from a fresh checkout.
+WHITENOISE_USE_FINDERS = True
 
 # --- Logging: stderr only. stdout belongs to the MCP protocol when `manage.py mcp` runs. ---------------
 LOG_LEVEL = env.choice("WORKRAIL_LOG_LEVEL", "INFO", ["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"])

@@ -1,12 +1,19 @@
-"""Serve the local dashboard on 127.0.0.1 and print how to connect an agent."""
+"""Serve the local dashboard on 127.0.0.1 and print how to connect an agent.
+
+The server is waitress, a production WSGI server (runserver is for development and says so); static
+files come from WhiteNoise in the middleware (workrail_site/settings.py), so nothing else is needed.
+"""
 
 import errno
+import signal
 import socket
+from types import FrameType
 from typing import Any
 
 from django.conf import settings
-from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.servers.basehttp import get_internal_wsgi_application
+from waitress.server import BaseWSGIServer, MultiSocketServer, create_server
 
 from runs.connect import connection_instructions
 
@@ -15,11 +22,11 @@ HOST = "127.0.0.1"
 
 
 def check_port_free(port: int) -> None:
-    """Raises CommandError, naming the port and how to choose another, if runserver could not listen on it."""
+    """Raises CommandError, naming the port and how to choose another, if the server could not listen on it."""
     if not 1 <= port <= 65535:
         raise CommandError(f"Port {port} is not a valid port: set WORKRAIL_PORT (or --port) to 1024-65535.")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        # runserver sets SO_REUSEADDR too, so a socket left in TIME_WAIT by the last run is no obstacle.
+        # waitress sets SO_REUSEADDR too, so a socket left in TIME_WAIT by the last run is no obstacle.
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((HOST, port))
@@ -28,10 +35,43 @@ def check_port_free(port: int) -> None:
                 reason = "is already in use (another dashboard, or another program)"
             else:
                 reason = f"cannot be used: {exc.strerror or exc}"
-            raise CommandError(
-                f"Port {port} on {HOST} {reason}. Set WORKRAIL_PORT to a free port "
-                f"(e.g. WORKRAIL_PORT={port + 1 if port < 65535 else 8766} make run) or pass --port."
-            ) from None
+            raise CommandError(port_error(port, reason)) from None
+
+
+def port_error(port: int, reason: str) -> str:
+    return (
+        f"Port {port} on {HOST} {reason}. Set WORKRAIL_PORT to a free port "
+        f"(e.g. WORKRAIL_PORT={port + 1 if port < 65535 else 8766} make run) or pass --port."
+    )
+
+
+def make_server(port: int) -> MultiSocketServer | BaseWSGIServer:
+    """The waitress server for the dashboard, bound (not yet serving) to HOST:port only."""
+    try:
+        return create_server(
+            get_internal_wsgi_application(),
+            host=HOST,
+            port=port,
+            threads=8,
+            ident="workrail",  # the Server header: no version numbers
+        )
+    except OSError as exc:  # lost a race for the port after check_port_free()
+        raise CommandError(port_error(port, f"cannot be used: {exc.strerror or exc}")) from None
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)
+
+
+def serve(port: int) -> None:
+    """Serves until Ctrl+C or SIGTERM, then closes the listening socket and the worker threads."""
+    server = make_server(port)
+    # waitress stops cleanly on SystemExit/KeyboardInterrupt; make `kill` (SIGTERM) one of those too.
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        server.run()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class Command(BaseCommand):
@@ -56,4 +96,6 @@ class Command(BaseCommand):
             )
         if "DATABASE_URL" in info.env:
             self.stdout.write("DATABASE_URL may contain a password: it will be stored in the client's config.\n")
-        call_command("runserver", f"{HOST}:{port}", use_reloader=False)
+        self.stdout.write("Press Ctrl+C to stop.\n")
+        self.stdout.flush()
+        serve(port)

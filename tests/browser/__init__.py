@@ -1,0 +1,25 @@
+"""Browser tests: the dashboard in headless Chromium, driven by Playwright's sync API.
+
+Fixtures (tests/browser/conftest.py): `browser` (one Chromium per test session, /usr/bin/chromium from
+scripts/bootstrap), `page` (a fresh context per test; the test fails if the page logged a Content
+Security Policy violation), `console_log` (what that page logged), and pytest-django's `live_server`
+for the site. Every test here gets the `browser` marker: `pytest -m browser` runs them, `-m "not browser"`
+skips them. `screenshot(page, "name")` saves test-artifacts/screenshots/name.png (git-ignored).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+ARTIFACTS_DIR = Path(__file__).resolve().parents[2] / "test-artifacts"
+SCREENSHOTS_DIR = ARTIFACTS_DIR / "screenshots"
+
+
+def screenshot(page: Any, name: str, *, full_page: bool = True) -> Path:
+    """Saves a PNG of `page` as test-artifacts/screenshots/<name>.png and returns its path."""
+    SCREENSHOTS_DIR.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS_DIR / (re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") + ".png")
+    page.screenshot(path=str(path), full_page=full_page)
+    return path

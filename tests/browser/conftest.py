@@ -1,0 +1,152 @@
+"""The browser harness (see tests/browser/__init__.py): headless Chromium from Debian, one per test
+session, a fresh context per test, and every Content Security Policy violation a test failure.
+
+Chromium is /usr/bin/chromium (the `chromium` package, which scripts/bootstrap installs from
+scripts/system-packages.txt); Playwright only drives it, so `playwright install` is never needed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser import screenshot
+
+# Playwright's sync API runs an asyncio loop in this thread, and Django refuses database calls from a
+# thread with a running loop unless told that this is fine (it is: the calls are synchronous).
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+HERE = Path(__file__).resolve().parent
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DEFAULT_TIMEOUT_MS = 15_000
+# Chromium's own wording for a blocked load or script ("Refused to load the stylesheet ... because it
+# violates the following Content Security Policy directive ...").
+CSP_MARKERS = ("Content Security Policy", "Refused to")
+# Chromium asks for /favicon.ico on pages without <link rel=icon> (the Django admin's); its 404 is not
+# the page's fault and is not counted as an error.
+BROWSER_OWN_REQUESTS = ("/favicon.ico",)
+# Also reported from inside the page, in case a violation is not logged (reports are, e.g. for eval).
+REPORT_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  const blocked = event.blockedURI || "inline";
+  console.error(`Content Security Policy violation: ${event.violatedDirective} blocked ${blocked}`);
+});
+"""
+
+
+def chromium_path() -> str | None:
+    found = shutil.which("chromium") or "/usr/bin/chromium"
+    return found if os.access(found, os.X_OK) else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    report = yield
+    if report.when == "call":
+        item.stash[CALL_FAILED] = report.failed
+    return report
+
+
+CALL_FAILED = pytest.StashKey[bool]()
+
+
+@dataclass
+class ConsoleLog:
+    """What one page logged: console messages ("type: text (url:line)") and uncaught exceptions."""
+
+    messages: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    _csp_allowed: bool = False
+
+    def on_console(self, message: Any) -> None:
+        location = message.location or {}
+        text = f"{message.type}: {message.text} ({location.get('url', '?')}:{location.get('lineNumber', '?')})"
+        self.messages.append(text)
+        url = str(location.get("url", ""))
+        if message.type == "error" and not url.endswith(BROWSER_OWN_REQUESTS):
+            self.errors.append(text)
+
+    def on_page_error(self, error: Any) -> None:
+        text = f"uncaught: {error}"
+        self.messages.append(text)
+        self.errors.append(text)
+
+    @property
+    def csp_violations(self) -> list[str]:
+        return [text for text in self.messages if any(marker in text for marker in CSP_MARKERS)]
+
+    def allow_csp_violations(self) -> None:
+        """For a test that causes violations on purpose: the page fixture then does not fail on them."""
+        self._csp_allowed = True
+
+    def assert_clean(self) -> None:
+        """No console errors, no uncaught exceptions, no CSP violations so far."""
+        assert self.errors == [], "\n".join(self.errors)
+        assert self.csp_violations == [], "\n".join(self.csp_violations)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the session (per xdist worker)."""
+    executable = chromium_path()
+    if executable is None:
+        pytest.fail(
+            "Chromium is not installed (no `chromium` on PATH, no /usr/bin/chromium). The browser tests use "
+            "Debian's chromium package: run scripts/bootstrap (or `make test`), which installs the packages "
+            "listed in scripts/system-packages.txt, or `sudo apt-get install chromium`.",
+            pytrace=False,
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def console_log() -> ConsoleLog:
+    return ConsoleLog()
+
+
+@pytest.fixture
+def page(browser: Any, console_log: ConsoleLog, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A page in a fresh browser context (no cookies from other tests). Fails the test at teardown if a
+    Content Security Policy violation was logged; saves a screenshot when the test failed."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US", timezone_id="UTC")
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    context.add_init_script(REPORT_VIOLATIONS)
+    new_page = context.new_page()
+    new_page.on("console", console_log.on_console)
+    new_page.on("pageerror", console_log.on_page_error)
+    try:
+        yield new_page
+        if request.node.stash.get(CALL_FAILED, False):
+            with_path = screenshot(new_page, f"FAILED-{request.node.name}")
+            print(f"screenshot of the failed test: {with_path}")
+    finally:
+        context.close()
+    if console_log.csp_violations and not console_log._csp_allowed:
+        pytest.fail("Content Security Policy violations:\n" + "\n".join(console_log.csp_violations), pytrace=False)

@@ -1,0 +1,83 @@
+"""The site works in a real browser under its CSP: pages load with no console errors or violations, and
+the admin logs in and is styled."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from tests.browser import SCREENSHOTS_DIR, screenshot
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+ADMIN_CSS = "/static/admin/css/base.css"
+
+
+@pytest.fixture
+def site(live_server, service_catalog):
+    """The live server's base URL, with the catalog pointed at empty temporary directories."""
+    return live_server.url
+
+
+def test_the_home_page_loads_with_no_console_errors_or_csp_violations(page, console_log, site):
+    response = page.goto(site + "/")
+    assert response is not None and response.status == 200
+    assert "Content-Security-Policy" in {name.title() for name in response.headers}
+    page.wait_for_load_state("networkidle")
+    assert page.title()
+    console_log.assert_clean()
+    assert screenshot(page, "home").stat().st_size > 0
+
+
+def test_the_admin_login_page_loads_styled_with_no_console_errors(page, console_log, site):
+    stylesheets = []
+    page.on("response", lambda response: stylesheets.append(response) if response.url.endswith(".css") else None)
+    response = page.goto(site + "/admin/login/")
+    assert response is not None and response.status == 200
+    page.wait_for_load_state("networkidle")
+    assert any(r.url.endswith(ADMIN_CSS) and r.status == 200 for r in stylesheets), [r.url for r in stylesheets]
+    assert page.locator("#id_username").is_visible()
+    console_log.assert_clean()
+
+
+def test_a_superuser_logs_in_through_the_form_and_sees_the_styled_admin_index(page, console_log, site):
+    get_user_model().objects.create_superuser("admin", "admin@example.com", "a-long-test-password")
+    page.goto(site + "/admin/login/?next=/admin/")
+    page.fill("#id_username", "admin")
+    page.fill("#id_password", "a-long-test-password")
+    with page.expect_navigation():
+        page.click("input[type=submit]")
+    assert page.url == site + "/admin/"
+    assert page.locator("#site-name").is_visible()
+    with page.expect_response(lambda r: r.url.endswith(ADMIN_CSS)) as css:
+        page.reload()
+    assert css.value.status == 200
+    # The stylesheet is applied, not just fetched: the admin header has its coloured background.
+    background = page.eval_on_selector("#header", "el => getComputedStyle(el).backgroundColor")
+    assert background not in ("rgba(0, 0, 0, 0)", "transparent"), background
+    page.wait_for_load_state("networkidle")
+    console_log.assert_clean()
+    screenshot(page, "admin-index")
+
+
+def test_the_harness_notices_a_csp_violation(page, console_log, site):
+    console_log.allow_csp_violations()
+    page.goto(site + "/admin/login/")
+    # An inline script added to the DOM: the CSP (script-src 'self') must block it.
+    page.evaluate(
+        """() => {
+            const script = document.createElement("script");
+            script.textContent = "window.__ran = true";
+            document.body.appendChild(script);
+        }"""
+    )
+    page.wait_for_timeout(200)
+    assert page.evaluate("() => window.__ran === undefined")
+    assert console_log.csp_violations, console_log.messages
+
+
+def test_screenshots_go_to_the_git_ignored_artifacts_dir(page, site):
+    page.goto(site + "/admin/login/")
+    path = screenshot(page, "admin login / smoke")
+    assert path == SCREENSHOTS_DIR / "admin-login-smoke.png"
+    assert path.read_bytes().startswith(b"\x89PNG")

@@ -1,0 +1,238 @@
+"""runs/markdown.py: agent-written Markdown becomes HTML with formatting and nothing executable."""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+from html.parser import HTMLParser
+
+import pytest
+from django.template import Context, Template
+from django.utils.safestring import SafeString
+
+from runs.markdown import MAX_MARKDOWN_CHARS, render_markdown, sanitize_html
+
+ALLOWED_TAGS = {"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "code", "pre"}
+ALLOWED_TAGS |= {"blockquote", "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td", "del"}
+ALLOWED_ATTRIBUTES = {"href", "title", "align", "rel"}
+# On the raw string: any tag with an on*= attribute, or an href/src/action whose value starts with a
+# script or data scheme (escaped text has no `<`, so these only match real markup).
+EVENT_HANDLER = re.compile(r"<[^>]*\son[a-z]+\s*=", re.IGNORECASE)
+SCRIPT_URL = re.compile(r"""<[^>]*\s(?:href|src|action|xlink:href)\s*=\s*["']?\s*(?:javascript|vbscript|data):""", re.I)
+
+
+class Markup(HTMLParser):
+    """The tags and attributes a browser would build from the output."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple[str, list[tuple[str, str | None]]]] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, attrs))
+
+
+def url_scheme(value: str) -> str:
+    """The scheme a browser would see: tab/CR/LF removed, leading controls and spaces stripped."""
+    url = re.sub(r"[\t\r\n]", "", value).lstrip("".join(map(chr, range(33))))
+    match = re.match(r"([a-zA-Z][a-zA-Z0-9+.-]*):", url)
+    return match.group(1).lower() if match else ""
+
+
+def assert_inert(output: str) -> None:
+    """Nothing in `output` can run script, load a resource, style the page or submit a form."""
+    lowered = output.lower()
+    for needle in ("<script", "<img", "<svg", "<iframe", "<style", "<object", "<embed", "<form", "<input", "<math"):
+        assert needle not in lowered, (needle, output)
+    assert not EVENT_HANDLER.search(output), output
+    assert not SCRIPT_URL.search(output), output
+    for tag, attrs in Markup(output).elements:
+        assert tag in ALLOWED_TAGS, (tag, output)
+        for name, value in attrs:
+            assert name in ALLOWED_ATTRIBUTES, (tag, name, output)
+            if name == "href":
+                assert url_scheme(value or "") in {"", "http", "https", "mailto"}, (value, output)
+
+
+def test_it_returns_a_safe_string_and_nothing_for_nothing():
+    assert isinstance(render_markdown("**a**"), SafeString)
+    assert render_markdown("") == ""
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "<script>alert(1)</script>",
+        "before <script src=https://evil.example/x.js></script> after",
+        "<img src=x onerror=alert(1)>",
+        "<svg onload=alert(1)><circle r=1></circle></svg>",
+        "<iframe src=https://evil.example></iframe>",
+        "<style>body { display: none }</style>",
+        "<object data=x></object><embed src=x>",
+        "<form action=https://evil.example><input name=a><button>go</button></form>",
+        "<p onclick=alert(1) style='color:red'>click</p>",
+        '<a href="JaVaScRiPt:alert(1)">x</a>',
+        "<a href='java&#115;cript:alert(1)'>x</a>",
+        "<math><mi xlink:href=javascript:alert(1)>x</mi></math>",
+        "<!-- <script>alert(1)</script> -->",
+        "<details open ontoggle=alert(1)>",
+        "<body onload=alert(1)>",
+        "<meta http-equiv=refresh content='0;url=javascript:alert(1)'>",
+        "<base href=https://evil.example/>",
+        "<link rel=stylesheet href=https://evil.example/x.css>",
+    ],
+)
+def test_raw_html_is_shown_as_text_never_as_markup(payload):
+    output = render_markdown(payload)
+    assert_inert(output)
+    assert [tag for tag, _ in Markup(output).elements] in (["p"], [])  # no tag of the agent's making
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "[x](javascript:alert(1))",
+        "[x](JaVaScRiPt:alert(1))",
+        "[x]( javascript:alert(1))",
+        "[x](javascript&#58;alert(1))",
+        "[x](java\tscript:alert(1))",
+        "[x](vbscript:msgbox(1))",
+        "[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+        "[x](DATA:text/html,<script>alert(1)</script>)",
+        "[x]: javascript:alert(1)\n\n[click][x]",
+        "<javascript:alert(1)>",
+        "![x](javascript:alert(1))",
+        "![x](data:image/svg+xml,<svg onload=alert(1)>)",
+    ],
+)
+def test_links_to_script_or_data_urls_lose_their_href(payload):
+    output = render_markdown(payload)
+    assert_inert(output)
+    hrefs = [value or "" for _, attrs in Markup(output).elements for name, value in attrs if name == "href"]
+    assert all(url_scheme(href) in {"", "http", "https", "mailto"} for href in hrefs), output
+
+
+def test_normal_formatting_survives():
+    text = (
+        "# Title\n\n## Sub\n\nSome **bold**, _em_ and `code`.\n\n"
+        "> quoted\n\n- one\n- two\n\n1. first\n2. second\n\n---\n\n"
+        'A [link](https://example.com/a?b=1 "T"), <https://example.org> and <me@example.com>.'
+    )
+    output = render_markdown(text)
+    assert_inert(output)
+    for fragment in (
+        "<h1>Title</h1>",
+        "<h2>Sub</h2>",
+        "<strong>bold</strong>",
+        "<em>em</em>",
+        "<code>code</code>",
+        "<blockquote>",
+        "<ul>",
+        "<li>one</li>",
+        "<ol>",
+        "<hr>",
+        '<a href="https://example.com/a?b=1" title="T" rel="noopener noreferrer nofollow">link</a>',
+        '<a href="https://example.org" rel="noopener noreferrer nofollow">',
+    ):
+        assert fragment in output, (fragment, output)
+    assert 'href="mailto:' in html.unescape(output)
+
+
+def test_tables_render_with_alignment():
+    output = render_markdown("| name | n |\n|:-----|--:|\n| a | 1 |\n| b | 2 |")
+    assert_inert(output)
+    assert "<table>" in output and "<thead>" in output and "<tbody>" in output
+    assert '<th align="left">name</th>' in output
+    assert '<td align="right">2</td>' in output
+
+
+def test_fenced_code_keeps_its_text_escaped():
+    output = render_markdown("```python\nif a < b:\n    print('<script>alert(1)</script>')\n```")
+    assert_inert(output)
+    assert "<pre><code>" in output
+    assert "if a &lt; b:" in output
+    assert "&lt;script&gt;" in output
+
+
+def test_images_become_links_and_keep_the_text_around_them():
+    output = render_markdown('See ![a chart](https://example.com/c.png "Chart") here.')
+    assert_inert(output)
+    assert (
+        '<a href="https://example.com/c.png" title="Chart" rel="noopener noreferrer nofollow">image: a chart</a> here.'
+        in output
+    )
+
+
+def test_sanitize_html_keeps_only_the_allow_list():
+    dirty = (
+        '<p class="x" style="color:red">ok <b>b</b> <del>gone</del></p><script>alert(1)</script>'
+        '<a href="https://e.example" target="_blank" onclick="x()">l</a><td align="center" bgcolor="red">c</td>'
+    )
+    output = sanitize_html(dirty)
+    assert_inert(output)
+    assert "alert" not in output  # script content dropped, not just the tags
+    assert "<p>ok b <del>gone</del></p>" in output
+    assert 'target="' not in output
+
+
+def test_long_text_is_cut_with_a_visible_marker():
+    text = "word " * (MAX_MARKDOWN_CHARS // 5 + 1000)
+    output = render_markdown(text)
+    assert f"truncated: showing the first {MAX_MARKDOWN_CHARS:,} of {len(text):,} characters" in output
+    assert len(output) < MAX_MARKDOWN_CHARS + 1000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * MAX_MARKDOWN_CHARS,
+        "[a](" * (MAX_MARKDOWN_CHARS // 4),
+        "![" * (MAX_MARKDOWN_CHARS // 2),
+        "a\n===\n" * (MAX_MARKDOWN_CHARS // 6),
+        "---\n" * (MAX_MARKDOWN_CHARS // 4),
+        "> " * (MAX_MARKDOWN_CHARS // 2),
+        "1. " * (MAX_MARKDOWN_CHARS // 3),
+        "a\n\n" * (MAX_MARKDOWN_CHARS // 3),
+        "<a " * (MAX_MARKDOWN_CHARS // 3),
+        "<!--" * (MAX_MARKDOWN_CHARS // 4),
+    ],
+    ids=[
+        "brackets",
+        "link-openers",
+        "image-openers",
+        "setext",
+        "rules",
+        "quotes",
+        "lists",
+        "paragraphs",
+        "tags",
+        "comments",
+    ],
+)
+def test_pathological_input_is_bounded_and_shown_as_plain_text(text):
+    started = time.perf_counter()
+    output = render_markdown(text)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 3, f"{elapsed:.1f}s"  # about 0.3 s here; unbounded, some of these take hours
+    assert "shown as plain text" in output
+    assert output.count("<pre>") == 1
+    assert_inert(output)
+
+
+def test_a_big_ordinary_note_is_formatted_not_degraded():
+    paragraph = "A paragraph with a [link](https://example.com), `code`, **bold** (and a note).\n\n- item\n- item"
+    text = "\n\n".join([paragraph] * 1500)
+    output = render_markdown(text)
+    assert "shown as plain text" not in output
+    assert output.count("<ul>") == 1500
+
+
+def test_the_template_filter_renders_and_does_not_escape_twice():
+    template = Template("{% load markdown %}<div>{{ note|markdown }}</div><div>{{ missing|markdown }}</div>")
+    output = template.render(Context({"note": "**hi** <script>x</script>"}))
+    assert "<strong>hi</strong>" in output
+    assert "&lt;script&gt;" in output and "&amp;lt;" not in output
+    assert output.endswith("<div></div>")
