@@ -210,3 +210,22 @@ def test_templates_have_no_inline_script(path):
 def test_templates_have_no_inline_style(path):
     # style-src 'self' blocks <style> blocks and style= attributes: put CSS in static/dashboard/.
     assert inline_style_problems(path.read_text(encoding="utf-8")) == []
+
+
+
+def test_a_refused_host_is_logged_in_one_line_without_a_traceback(client):
+    import logging
+    import sys
+
+    from workrail_site.log_filters import OneLine
+
+    [handler] = logging.getLogger("django.security").handlers
+    assert any(isinstance(f, OneLine) for f in handler.filters)
+    record = logging.LogRecord("django.security.DisallowedHost", logging.ERROR, "", 0, "Invalid host", None, None)
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        record.exc_info = sys.exc_info()
+    assert handler.filter(record)
+    assert handler.format(record).count("\n") == 0  # the message, no traceback under it
+    assert client.get("/", HTTP_HOST="evil.example").status_code == 400

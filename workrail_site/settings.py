@@ -188,9 +188,22 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"stderr": {"class": "logging.StreamHandler", "stream": sys.stderr, "formatter": "plain"}},
+    "filters": {"one_line": {"()": "workrail_site.log_filters.OneLine"}},
+    "handlers": {
+        "stderr": {"class": "logging.StreamHandler", "stream": sys.stderr, "formatter": "plain"},
+        "stderr_one_line": {
+            "class": "logging.StreamHandler",
+            "stream": sys.stderr,
+            "formatter": "plain",
+            "filters": ["one_line"],
+        },
+    },
     "root": {"handlers": ["stderr"], "level": LOG_LEVEL},
-    "loggers": {"django": {"handlers": ["stderr"], "level": LOG_LEVEL, "propagate": False}},
+    "loggers": {
+        "django": {"handlers": ["stderr"], "level": LOG_LEVEL, "propagate": False},
+        # Refused requests (foreign Host, CSRF): one line each, no traceback.
+        "django.security": {"handlers": ["stderr_one_line"], "level": LOG_LEVEL, "propagate": False},
+    },
 }
 
 env.reject_unknown()
