@@ -25,6 +25,8 @@ PLAUSIBLE = {
     "WORKRAIL_ENABLE_RESUME_SESSION": "true",
     "WORKRAIL_RATE_LIMIT_BURST": "50",
     "WORKRAIL_RATE_LIMIT_PER_MINUTE": "300",
+    "WORKRAIL_STALL_MINUTES": "45",
+    "WORKRAIL_TOOL_TIMINGS_KEPT": "2000",
     "WORKRAIL_TEST_DATABASE_URL": "postgres://workrail:secret@localhost:5432/workrail_test",
 }
 
