@@ -5,17 +5,24 @@ from tests.helpers import workflow_doc, write_json
 pytestmark = pytest.mark.django_db
 
 
-def test_home_lists_workflows_warnings_and_how_to_connect(client, service_catalog):
+def test_the_workflows_page_lists_workflows_and_warnings(client, service_catalog):
     (service_catalog["extra"] / "broken.json").write_text("{")
     write_json(service_catalog["extra"] / "ok.json", workflow_doc("team.visible", name="Visible <b>one</b>"))
-    response = client.get("/")
+    response = client.get("/workflows/")
     assert response.status_code == 200
     html = response.content.decode()
     assert "team.visible" in html and "wr.bug_investigation" in html
     assert "Visible &lt;b&gt;one&lt;/b&gt;" in html  # names are escaped, never raw HTML
     assert "INVALID_JSON" in html
-    assert "claude mcp add workrail" in html
-    assert "manage.py" in html and "mcp" in html
+
+
+def test_home_without_sessions_and_the_connect_page_say_how_to_connect(client, service_catalog):
+    for url in ("/", "/connect/"):
+        response = client.get(url)
+        assert response.status_code == 200
+        html = response.content.decode()
+        assert "claude mcp add workrail" in html
+        assert "manage.py" in html and "mcp" in html
 
 
 def test_a_foreign_host_header_is_refused(client):
@@ -33,7 +40,7 @@ def test_admin_requires_a_login(client):
 def test_home_gives_the_agent_the_same_store_and_hides_the_database_password(client, settings, tmp_path):
     settings.WORKRAIL_HOME = tmp_path / "elsewhere"
     settings.DATABASE_URL_SECRET = "postgres://workrail:s3cret@db.local/workrail"
-    html = client.get("/").content.decode()
+    html = client.get("/connect/").content.decode()
     assert f"claude mcp add workrail -e WORKRAIL_HOME={tmp_path / 'elsewhere'} -e " in html
     assert f"&quot;WORKRAIL_HOME&quot;: &quot;{tmp_path / 'elsewhere'}&quot;" in html
     assert "postgres://workrail:********@db.local/workrail" in html

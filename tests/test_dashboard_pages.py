@@ -1,0 +1,480 @@
+"""The dashboard's pages, rendered by the Django test client over a session built through the services."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from runs.models import Event, EventKind, Node, Run, RunStatus, ToolCall
+from tests.calls import checkpoint_workflow, start_session, start_workflow
+from tests.dashboard_data import SESSION_KEY, Built, advance, two_runs_one_forked_twice
+
+pytestmark = pytest.mark.django_db
+
+TEMPLATES = Path(settings.BASE_DIR) / "templates" / "dashboard"
+
+
+@pytest.fixture
+def built(service_catalog) -> Built:
+    return two_runs_one_forked_twice()
+
+
+def page(client: Client, url: str, status: int = 200) -> str:
+    response = client.get(url)
+    assert response.status_code == status, (url, response.status_code, response.content[:2000])
+    return response.content.decode()
+
+
+def between(html: str, start: str, end: str) -> str:
+    """The part of `html` from the first `start` to the next `end`."""
+    first = html.index(start)
+    return html[first : html.index(end, first)]
+
+
+def count_queries(client: Client, url: str) -> int:
+    page(client, url)  # warm: per-process caches (pinned workflows, the catalog)
+    with CaptureQueriesContext(connection) as captured:
+        page(client, url)
+    return len(captured)
+
+
+# --- the sessions list -------------------------------------------------------------------------------
+
+
+def test_the_sessions_list_shows_each_session_with_its_status_counts_and_workflows(client, built):
+    for url in ("/", "/sessions/"):
+        html = page(client, url)
+        assert f'href="/sessions/{built.session_id}/"' in html
+        assert SESSION_KEY in html
+        assert "wr.mr_review" in html and "wr.routine-focused_plan" in html
+        assert 'class="badge status-in_progress"' in html
+        assert "In progress (1)" in html  # the status filter carries the counts
+        assert 'data-live-version-url="/live/sessions"' in html
+        assert "Connect an agent" not in html
+
+
+def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, service_catalog):
+    for index in range(7):
+        start_workflow("wr.routine-focused_plan", context={"sessionKey": f"KEY-{index:02d}"})
+    html = page(client, "/sessions/?q=KEY-03")
+    assert "KEY-03" in html and "KEY-04" not in html
+    html = page(client, "/sessions/?sort=title&group=branch")
+    assert html.index("KEY-00") < html.index("KEY-06")
+    assert 'class="group-row"' in html and "(none)" in html
+    html = page(client, "/sessions/?status=canceled")
+    assert "No session matches these filters." in html
+    # Three a page: the paging links keep the other parameters.
+    html = page(client, "/sessions/?sort=title&per_page=3&page=2")
+    assert "Page 2 of 3" in html
+    assert 'href="?sort=title&amp;per_page=3&amp;page=3"' in html
+    assert 'href="?sort=title&amp;per_page=3&amp;page=1"' in html
+    assert "KEY-03" in html and "KEY-00" not in html
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "?status=bogus",
+        "?page=abc",
+        "?page=-3",
+        "?page=99999999999999999999",
+        "?page=%EF%BC%91",  # a full-width digit
+        "?sort=DROP&group=nope",
+        "?q=" + "x" * 5000,
+        "?q=%00%3Cscript%3E",
+        "?status=stalled&page=7",
+    ],
+)
+def test_bad_list_parameters_fall_back_to_the_defaults(client, built, query):
+    html = page(client, "/sessions/" + query)
+    assert "<script>" not in html.split("</head>", 1)[1].replace('<script src="', "")
+
+
+def test_an_unknown_status_is_reported_not_a_server_error(client, built):
+    html = page(client, "/sessions/?status=bogus&page=abc")
+    assert "Ignored status “bogus”, page “abc”" in html
+    assert SESSION_KEY in html
+
+
+def test_with_no_session_at_all_the_home_page_explains_how_to_connect_an_agent(client, service_catalog):
+    html = page(client, "/")
+    assert "Connect an agent" in html
+    assert "claude mcp add workrail" in html
+
+
+# --- a session and its runs ---------------------------------------------------------------------------
+
+
+def test_the_session_page_shows_both_runs_and_selects_the_newest_root_run(client, built):
+    html = page(client, f"/sessions/{built.session_id}/")
+    runs = between(html, 'class="runs-nav"', "</nav>")
+    assert "Merge Request Review" in runs and "Focused Plan Routine" in runs
+    assert f'href="/runs/{built.review_run}/"' in runs and f'href="/runs/{built.plan_run}/"' in runs
+    selected = re.findall(r'<a class="run-link" href="/runs/([^/]+)/" aria-current="page"', html)
+    assert selected == [built.plan_run]
+    assert "Planned the follow-up." in html
+
+
+def test_a_run_page_draws_its_graph_with_a_link_per_node_and_a_lane_per_branch(client, built):
+    html = page(client, f"/runs/{built.review_run}/")
+    selected = re.findall(r'<a class="run-link" href="/runs/([^/]+)/" aria-current="page"', html)
+    assert selected == [built.review_run]
+    svg = between(html, '<svg class="run-graph"', "</svg>")
+    review = Run.objects.get(public_id=built.review_run)
+    links = re.findall(r'<a href="([^"]+)" class="graph-node" data-node-id="(\d+)" data-lane="(\d+)"', svg)
+    assert len(links) == review.node_count == 11
+    assert len(re.findall(r"<a\b", svg)) == 11
+    assert {lane for _, _, lane in links} == {"0", "1", "2"}  # forked twice: three branches, three lanes
+    assert len(re.findall(r"<title\b", svg)) == 12  # the graph's own, and one tooltip per node
+    assert 'class="tip-ring"' in svg
+    assert svg.count('class="node on-branch') == 9  # root to the newest node, through the checkpoint
+    to_nodes = [href for href, _, _ in links if href.startswith("/nodes/")]
+    to_branches = [href for href, _, _ in links if "?tip=" in href]
+    assert len(to_nodes) == 9 and len(to_branches) == 2  # leaves of the other branches select them
+    assert "<path" in svg and "V" in svg  # forks drawn as elbows
+
+
+def test_the_artifact_tables_order_findings_by_severity_and_list_each_file_once(client, built):
+    html = page(client, f"/runs/{built.review_run}/")
+    findings = between(html, '<table class="findings">', "</table>")
+    order = [findings.index(f"sev-{name}") for name in ("critical", "major", "minor")]
+    assert order == sorted(order)
+    assert findings.count("Copy comment") == 3
+    assert 'data-copy-target="finding-comment-1"' in findings and 'id="finding-comment-1"' in findings
+    files = between(html, '<table class="changed-files">', "</table>")
+    assert files.count("src/alpha.py") == 1 and files.count("src/zeta.py") == 1
+    assert files.index("src/alpha.py") < files.index("src/zeta.py")
+    assert "Parse input early, reported twice" in files  # the latest report of a path wins
+
+
+def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(client, built):
+    html = page(client, f"/runs/{built.review_run}/")
+    steps = between(html, 'id="steps-title"', "</section>")
+    assert "Triage the Change" in steps and "Went on after the checkpoint." in steps
+    assert steps.count("<summary>Prompt</summary>") >= 6
+    assert "Checkpoint during" in steps
+    assert "Pending step:" in html and "Summarize the Review" in html
+    assert "Session notes and checkpoints" in html and "Checkpoint: halfway." in html
+    timeline = between(html, 'id="timeline-title"', "</section>")
+    points = dict(re.findall(r'data-run-id="(run_\w+)" data-points="(\d+)"', timeline))
+    assert points == {built.review_run: "11", built.plan_run: "2"}
+    assert timeline.count("h0") == 11 + 2  # a dot per node
+    assert "Cancel run…" in html
+
+
+def test_a_notes_only_session_shows_its_notes_without_runs(client, service_catalog, settings):
+    settings.WORKRAIL_ENABLE_START_SESSION = True
+    session = start_session(title="Caching <b>spike</b>", sessionKey="cache-spike")
+    checkpoint_workflow(sessionToken=session["sessionToken"], output={"notesMarkdown": "LRU **beats** TTL."})
+    listed = page(client, "/sessions/?status=notes")
+    assert "Caching &lt;b&gt;spike&lt;/b&gt;" in listed and "status-notes" in listed
+    session_id = re.findall(r'href="/sessions/(ses_\w+)/"', listed)[0]
+    html = page(client, f"/sessions/{session_id}/")
+    assert "No runs: a notes-only session." in html
+    assert "LRU <strong>beats</strong> TTL." in html
+    assert "Nothing to place on a timeline yet." in html
+
+
+def test_tip_selects_another_branch_of_the_run(client, built):
+    fork = Run.objects.get(public_id=built.review_run)
+    html = page(client, f"/runs/{fork.public_id}/")
+    other = re.findall(r'<a href="/runs/[^"]+\?tip=(\d+)"', html)
+    assert other
+    branch = page(client, f"/runs/{built.review_run}/?tip={other[0]}")
+    assert "A second look after a rewind." in between(branch, 'id="steps-title"', "</section>")
+    assert "Went on after the checkpoint." not in between(branch, 'id="steps-title"', "</section>")
+    assert "not the newest" in branch
+    assert page(client, f"/sessions/{built.session_id}/?tip=abc", 404)
+
+
+def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(client, built):
+    html = page(client, f"/runs/{built.review_run}/")
+    links = re.findall(r'href="/nodes/(\d+)/" class="graph-node"', html)
+    second = links[1]  # the changed files step, which has notes with the hostile payload
+    node = page(client, f"/nodes/{second}/")
+    assert "Record the Changed Files" in node
+    assert "Step 2 of the review." in node
+    assert "mr_review.changed_files" in node
+    assert 'id="state-token"' in node and 'data-copy-target="state-token"' in node
+    assert re.search(r'id="state-token" class="wrap">st1_[\w-]+</pre>', node)
+    assert "Branches from this node" in node and "(2)" in between(node, 'id="branches-title"', "</h2>")
+    assert node.count('data-copy-target="branch-token-') == 2
+    assert "Step 1 of the review." in between(node, 'id="recap-title"', "</section>")
+
+
+def test_unknown_ids_answer_a_404_page_with_the_error_code(client, built):
+    for url in (
+        "/sessions/ses_nope/",
+        "/runs/run_nope/",
+        "/nodes/123/",
+        "/nodes/abc/",
+        f"/runs/{built.review_run}/?tip=123",
+    ):
+        html = page(client, url, 404)
+        assert "NOT_FOUND" in html and "What to do:" in html
+    html = page(client, "/workflows/team.nothing/", 404)
+    assert "WORKFLOW_NOT_FOUND" in html
+    response = client.get("/live/sessions/ses_nope")
+    assert response.status_code == 404 and response.json()["error"]["code"] == "NOT_FOUND"
+
+
+# --- hostile text ---------------------------------------------------------------------------------------
+
+ACTIVE = [
+    re.compile(r"<script>window\.__pwned", re.I),
+    re.compile(r"<(?!/)[a-z][^<>]*\son[a-z]+\s*=", re.I),  # a real tag with an on* attribute
+    re.compile(r"""href\s*=\s*["']?\s*javascript:""", re.I),
+    re.compile(r"<svg onload", re.I),
+    re.compile(r"<img src=x", re.I),
+]
+
+
+def test_hostile_notes_and_artifacts_are_never_rendered_as_markup(client, built):
+    html = page(client, f"/runs/{built.review_run}/")
+    node_ids = re.findall(r'href="/nodes/(\d+)/"', html)
+    urls = [
+        "/",
+        f"/sessions/{built.session_id}/",
+        f"/runs/{built.review_run}/",
+        f"/runs/{built.plan_run}/",
+        *{f"/nodes/{node_id}/" for node_id in node_ids},
+    ]
+    for url in urls:
+        html = page(client, url)
+        for pattern in ACTIVE:
+            assert not pattern.search(html), (url, pattern.pattern)
+    review = page(client, f"/runs/{built.review_run}/")
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in review  # escaped in the tables
+    assert "click me" in review  # the Markdown link kept its text, not its javascript: target
+
+
+def test_templates_hold_no_inline_script_style_or_handlers():
+    """The CSP (script-src 'self', style-src 'self') would block them; keep them out of the source."""
+    forbidden = re.compile(r"<script(?![^>]*\bsrc=)|<style|\sstyle=|\son[a-z]+=|javascript:", re.I)
+    for template in TEMPLATES.glob("*.html"):
+        assert not forbidden.search(template.read_text()), template.name
+    assert not re.search(r"\|\s*safe\b|autoescape off", "".join(t.read_text() for t in TEMPLATES.glob("*.html")))
+
+
+# --- actions --------------------------------------------------------------------------------------------
+
+
+def test_the_mode_form_records_a_preferences_change_and_the_page_shows_it(client, built):
+    url = f"/sessions/{built.session_id}/"
+    assert "No change yet" in page(client, url)
+    response = client.post(f"{url}preferences", {"mode": "autopilot", "back": url})
+    assert response.status_code == 302 and response["Location"] == url
+    assert Event.objects.filter(session__public_id=built.session_id, kind=EventKind.PREFERENCES_CHANGED).exists()
+    html = page(client, url)
+    assert "Preferences saved: Autopilot, stops for you" in html  # the message, once
+    history = between(html, 'aria-label="Preferences changes, newest first"', "</ol>")
+    assert "autopilot" in history and "by dashboard" in history
+    assert "autonomy: guided → full_auto_stop_on_user_deps" in history
+    assert 'value="autopilot" class="mode-choice" aria-pressed="true"' in html
+
+    response = client.post(f"{url}preferences", {"autonomy": "guided", "riskPolicy": "conservative"})
+    assert response.status_code == 302 and response["Location"] == url
+    assert "riskPolicy: balanced → conservative" in page(client, url)
+
+
+@pytest.mark.parametrize(
+    "data", [{"mode": "reckless"}, {"autonomy": "yolo"}, {}, {"riskPolicy": "balanced", "mode": "<script>"}]
+)
+def test_a_bad_preferences_form_is_a_400_page(client, built, data):
+    response = client.post(f"/sessions/{built.session_id}/preferences", data)
+    assert response.status_code == 400
+    assert "INVALID_INPUT" in response.content.decode()
+    assert "<script>" not in response.content.decode().split("</head>", 1)[1].replace('<script src="', "")
+
+
+def test_back_never_leaves_the_site(client, built):
+    response = client.post(
+        f"/sessions/{built.session_id}/preferences", {"mode": "guided", "back": "https://evil.example/"}
+    )
+    assert response["Location"] == f"/sessions/{built.session_id}/"
+    response = client.post(f"/sessions/{built.session_id}/preferences", {"mode": "guided", "back": "//evil.example/"})
+    assert response["Location"] == f"/sessions/{built.session_id}/"
+
+
+def test_cancel_sets_the_run_canceled(client, built):
+    url = f"/runs/{built.plan_run}/"
+    response = client.post(f"{url}cancel", {"back": url})
+    assert response.status_code == 302 and response["Location"] == url
+    assert Run.objects.get(public_id=built.plan_run).status == RunStatus.CANCELED
+    html = page(client, url)
+    assert "is canceled" in html
+    assert "Cancel run…" not in between(html, 'id="run-title"', "</section>")
+    assert client.post("/runs/run_nope/cancel").status_code == 404
+    assert client.get(f"{url}cancel").status_code == 405
+
+
+def test_posts_without_the_csrf_token_are_refused(built):
+    strict = Client(enforce_csrf_checks=True)
+    url = f"/sessions/{built.session_id}/"
+    assert strict.post(f"{url}preferences", {"mode": "autopilot"}).status_code == 403
+    assert strict.post(f"/runs/{built.plan_run}/cancel").status_code == 403
+    assert not Event.objects.filter(kind=EventKind.PREFERENCES_CHANGED).exists()
+    assert Run.objects.get(public_id=built.plan_run).status == RunStatus.IN_PROGRESS
+    html = page(strict, url)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
+    assert token
+    answer = strict.post(f"{url}preferences", {"mode": "autopilot", "csrfmiddlewaretoken": token.group(1)})
+    assert answer.status_code == 302
+
+
+# --- live updates -----------------------------------------------------------------------------------------
+
+
+def test_the_live_versions_change_when_the_session_records_something(client, built):
+    listed = client.get("/live/sessions")
+    one = client.get(f"/live/sessions/{built.session_id}")
+    for response in (listed, one):
+        assert response.status_code == 200
+        assert response["Cache-Control"] == "no-store"
+        assert response["Content-Type"] == "application/json"
+    advance(built.answers[-1], "One more step.")
+    assert client.get("/live/sessions").json()["version"] != listed.json()["version"]
+    assert client.get(f"/live/sessions/{built.session_id}").json()["version"] != one.json()["version"]
+    html = page(client, f"/sessions/{built.session_id}/")
+    version = client.get(f"/live/sessions/{built.session_id}").json()["version"]
+    assert f'data-live-version="{version}"' in html
+    assert html.count("data-live-region=") >= 4
+
+
+# --- the other pages ---------------------------------------------------------------------------------------
+
+
+def test_the_workflow_pages_show_the_catalog_its_problems_and_an_outline(client, service_catalog):
+    (service_catalog["extra"] / "broken.json").write_text("{")
+    html = page(client, "/workflows/")
+    assert 'href="/workflows/wr.mr_review/"' in html
+    assert "INVALID_JSON" in html and "broken.json" in html and "Fix:" in html
+    detail = page(client, "/workflows/wr.mr_review/")
+    assert "Merge Request Review" in detail and "sha256:" in detail
+    outline = between(detail, 'id="outline-title"', "</section>")
+    assert "Record the Changed Files" in outline and "review-area" in outline  # loop bodies included
+
+
+def test_the_timings_and_connect_pages(client, built):
+    assert "No tool call recorded yet." in page(client, "/timings/")
+    now = timezone.now()
+    ToolCall.objects.bulk_create(
+        [
+            ToolCall(tool="continue_workflow", outcome="ok", duration_ms=12.5, started_at=now),
+            ToolCall(tool="continue_workflow", outcome="TOKEN_UNKNOWN", duration_ms=3.0, started_at=now),
+            ToolCall(tool="start_workflow", outcome="ok", duration_ms=250.0, started_at=now),
+        ]
+    )
+    html = page(client, "/timings/")
+    stats = between(html, 'id="stats-title"', "</table>")
+    assert stats.index("continue_workflow") < stats.index("start_workflow")
+    assert "12.5" in stats and "250" in stats
+    assert "TOKEN_UNKNOWN" in between(html, 'id="recent-title"', "</table>")
+    html = page(client, "/connect/")
+    assert "claude mcp add workrail" in html and "mcpServers" in html
+
+
+def test_every_page_has_the_top_navigation_and_our_stylesheet(client, built):
+    for url in ("/", "/workflows/", "/timings/", "/connect/", f"/sessions/{built.session_id}/"):
+        html = page(client, url)
+        for link in ('href="/sessions/"', 'href="/workflows/"', 'href="/timings/"', 'href="/connect/"'):
+            assert link in html
+        assert 'href="/api/v1/docs"' in html and 'href="/admin/"' in html
+        assert "/static/dashboard/dashboard.css" in html and "/static/dashboard/live.js" in html
+
+
+# --- a constant number of queries --------------------------------------------------------------------------
+
+
+def test_the_session_and_sessions_pages_read_a_fixed_number_of_queries(client, built):
+    session_url = f"/sessions/{built.session_id}/"
+    run_url = f"/runs/{built.review_run}/"
+    first = Node.objects.filter(run__public_id=built.review_run).order_by("pk").first()
+    assert first is not None
+    node_url = f"/nodes/{first.public_id}/"
+    small = [count_queries(client, url) for url in ("/sessions/", session_url, run_url, node_url)]
+    # More of everything: sessions, runs in the session, steps, and preferences changes.
+    answer = built.answers[-1]
+    for index in range(4):
+        answer = advance(answer, f"Extra step {index}.")
+    for index in range(6):
+        start_workflow("wr.routine-focused_plan", context={"sessionKey": f"OTHER-{index}"})
+    extra = start_workflow("wr.routine-focused_plan", context={"sessionKey": SESSION_KEY})
+    advance(extra, "Another plan.")
+    client.post(f"{session_url}preferences", {"mode": "unattended"})
+    client.post(f"{session_url}preferences", {"mode": "guided"})
+    large = [count_queries(client, url) for url in ("/sessions/", session_url, run_url, node_url)]
+    assert large == small
+
+
+def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, built):
+    answer = advance(built.answers[-1], "Summed up: **ship it**.")
+    assert answer["kind"] == "complete"
+    url = f"/runs/{built.review_run}/"
+    html = page(client, url)
+    assert "The run is complete." in html
+    synthesis = between(html, 'id="synthesis-title"', "</section>")
+    assert "Summed up: <strong>ship it</strong>." in synthesis
+    assert "mr_review.findings" in synthesis
+    assert "Cancel run…" not in between(html, 'id="run-title"', "</section>")
+    response = client.post(f"{url}cancel")
+    assert response.status_code == 400 and "INVALID_INPUT" in response.content.decode()
+
+
+# --- presentation helpers ---------------------------------------------------------------------------------
+
+
+def test_delegated_runs_are_listed_under_the_run_that_handed_them_out():
+    from datetime import UTC, datetime
+
+    from runs.contract.dashboard import RunSummary
+    from runs.views.sessions import run_tree
+
+    def run(run_id: str, parent: str | None = None) -> RunSummary:
+        at = datetime(2026, 1, 1, tzinfo=UTC)
+        return RunSummary(
+            run_id=run_id,
+            session_id="ses_x",
+            workflow_id="wr.x",
+            workflow_name="X",
+            workflow_hash="sha256:0",
+            status="in_progress",
+            node_count=1,
+            branch_count=1,
+            delegated_by=parent,
+            created_at=at,
+            updated_at=at,
+        )
+
+    runs = [run("a"), run("a1", "a"), run("b"), run("a2", "a"), run("a1x", "a1"), run("orphan", "gone")]
+    assert [(item.run.run_id, item.level) for item in run_tree(runs)] == [
+        ("a", 0),
+        ("a1", 1),
+        ("a1x", 2),
+        ("a2", 1),
+        ("b", 0),
+        ("orphan", 0),
+    ]
+
+
+def test_the_time_filters():
+    from datetime import UTC, datetime, timedelta
+
+    from runs.templatetags.dashboard import ago, duration, stamp
+
+    now = timezone.now()
+    assert ago(now) == "just now"
+    assert ago(now - timedelta(minutes=5)) == "5 min ago"
+    assert ago(now - timedelta(hours=3)) == "3 h ago"
+    assert ago(now - timedelta(days=1)) == "1 day ago"
+    assert ago(None) == "" and ago("not a date") == ""
+    assert stamp(datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)) == "2026-03-04 05:06:07 UTC"
+    assert stamp("2026-03-04T05:06:07.5+00:00") == "2026-03-04 05:06:07 UTC"
+    assert [duration(s) for s in (0.005, 2.5, 42, 185, 7200)] == ["0.005 s", "2.5 s", "42 s", "3 min 5 s", "2 h"]
