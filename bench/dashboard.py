@@ -230,6 +230,15 @@ def main() -> None:
         run_page = get(client, f"/runs/{big_run}/")
         print("  " + summary("run page (full render)", timed(run_page, args.repeat)))
         print("  " + summary("run_detail service", timed(lambda: run_view.run_detail(big_run), args.repeat)))
+        from runs import markdown
+
+        def cold() -> None:  # as the first visit: no rendered note in the Markdown cache
+            markdown._render_cached.cache_clear()
+            run_page()
+
+        print("  " + summary("run page, Markdown cache cleared each time", timed(cold, args.repeat)))
+        every_step = get(client, f"/runs/{big_run}/?steps=all")
+        print("  " + summary(f"run page, all {len(detail.steps)} steps shown", timed(every_step, args.repeat)))
         size = len(run_page().content)
         print(f"  page size {size / 1024:.0f} KiB")
         small_q = count_queries(get(client, f"/runs/{small_run}/"))

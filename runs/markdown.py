@@ -24,7 +24,9 @@ a page never spends more than about half a second on one note.
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
 import xml.etree.ElementTree as etree
 
 import markdown
@@ -158,18 +160,30 @@ def _plain(text: str, why: str) -> str:
     return f"<p><strong>[{why}: shown as plain text]</strong></p>\n<pre>{escape(text)}</pre>"
 
 
+_parsers = threading.local()
+
+
+def _parser() -> markdown.Markdown:
+    """This thread's parser. Building one costs more than converting a note, and a parser keeps state
+    between calls, so each thread (waitress runs several) keeps its own and resets it before use."""
+    md: markdown.Markdown | None = getattr(_parsers, "md", None)
+    if md is None:
+        md = markdown.Markdown(
+            extensions=[*EXTENSIONS, _UntrustedTextExtension()],
+            extension_configs={"tables": {"use_align_attribute": True}},
+            output_format="html",
+        )
+        _parsers.md = md
+    return md.reset()
+
+
 def _to_html(text: str) -> str:
     if _too_costly(text):
         return _plain(text, "too intricate to format quickly")
-    # A new Markdown object per call: they keep state and are not thread-safe (waitress runs 8 threads).
-    md = markdown.Markdown(
-        extensions=[*EXTENSIONS, _UntrustedTextExtension()],
-        extension_configs={"tables": {"use_align_attribute": True}},
-        output_format="html",
-    )
     try:
-        return md.convert(text)
+        return _parser().convert(text)
     except RecursionError:  # thousands of nested lists or quotes
+        _parsers.md = None  # a parser left mid-conversion is not trusted again
         return _plain(text, "nested too deeply to format")
 
 
@@ -190,4 +204,18 @@ def render_markdown(text: str) -> SafeString:
     """Agent-written Markdown as sanitized HTML, ready for a template (already marked safe)."""
     if not text:
         return mark_safe("")
-    return mark_safe(sanitize_html(_to_html(_truncate(str(text)))))  # sanitized by nh3: safe by construction
+    text = str(text)
+    if len(text) <= CACHED_CHARS:
+        return _render_cached(text)
+    return mark_safe(sanitize_html(_to_html(_truncate(text))))  # sanitized by nh3: safe by construction
+
+
+# Notes never change once recorded, and a live page re-renders the same ones every few seconds: keep
+# the HTML of short texts (bounded: CACHED_TEXTS entries of at most CACHED_CHARS characters).
+CACHED_CHARS = 16_384
+CACHED_TEXTS = 4096
+
+
+@functools.lru_cache(maxsize=CACHED_TEXTS)
+def _render_cached(text: str) -> SafeString:
+    return mark_safe(sanitize_html(_to_html(text)))  # sanitized by nh3: safe by construction

@@ -262,3 +262,15 @@ def test_cancel_stops_a_run_once_and_refuses_a_complete_one(service_catalog):
     Run.objects.filter(public_id=run_id).update(status=RunStatus.COMPLETE)
     assert error_code(lambda: session_actions.cancel_run(run_id)) == "INVALID_INPUT"
     assert error_code(lambda: session_actions.cancel_run("run_nope")) == "NOT_FOUND"
+
+
+def test_titles_and_prompts_are_shown_as_the_agent_saw_them(service_catalog):
+    built = two_runs_one_forked_twice()
+    detail = run_view.run_detail(built.review_run)
+    titles = [n.title for n in detail.graph.nodes]
+    assert "Review api" in titles and "Review storage" in titles
+    assert not any("{{" in title for title in titles)  # loop variables filled in, open leaves included
+    leaf = next(n for n in detail.graph.nodes if n.is_leaf and n.lane == 1)
+    node = run_view.node_detail(leaf.node_id)
+    assert "{{" not in node.title and "{{" not in node.prompt
+    assert node.title == leaf.title

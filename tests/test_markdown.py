@@ -236,3 +236,18 @@ def test_the_template_filter_renders_and_does_not_escape_twice():
     assert "<strong>hi</strong>" in output
     assert "&lt;script&gt;" in output and "&amp;lt;" not in output
     assert output.endswith("<div></div>")
+
+
+def test_parsers_are_reused_per_thread_and_give_the_same_html_as_a_fresh_one():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from runs import markdown as module
+
+    texts = [f"# Title {i}\n\n- item *{i}*\n- `code`\n\n| a | b |\n|---|---|\n| {i} | x |" for i in range(200)]
+    module._render_cached.cache_clear()
+    expected = [str(render_markdown(t)) for t in texts]
+    module._render_cached.cache_clear()
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda t: str(render_markdown(t)), texts))
+    assert results == expected
+    assert "<table>" in expected[0] and "<li><em>0</em>" in expected[0].replace("item ", "")

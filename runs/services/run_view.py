@@ -28,8 +28,9 @@ from runs.contract.dashboard import (
 from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output, Run, RunSynthesis
 from runs.services import recap
 from runs.services.overview import not_found, run_summary, stall_cutoff
-from runs.services.pinned import steps_by_id
+from runs.services.pinned import compiled_workflow, steps_by_id
 from runs.tokens import TokenKind
+from workflows_app import engine
 
 MAX_NODE_ID_CHARS = 20  # a 63-bit id has at most 19 digits
 
@@ -83,12 +84,13 @@ def run_detail(run_id: str, *, tip: str | None = None) -> RunDetail:
     made_by_checkpoint = {c.child_id for c in checkpoints if c.child_id is not None}
 
     layout = graph.lay_out((pk, parent) for pk, _, parent, *_ in rows)
+    titles = _rendered_titles(run, outputs, [p.node_id for p in layout.nodes if p.is_leaf and not by_pk[p.node_id][3]])
     newest = rows[-1][0] if rows else None
     chosen = _chosen_tip(tip, rows, layout, newest)
     nodes = []
     for placed in layout.nodes:
         public, parent, step_id, complete, at = by_pk[placed.node_id]
-        title, _ = _step_text(run, step_id)
+        title = titles.get(placed.node_id) or _step_text(run, step_id)[0]
         nodes.append(
             GraphNode(
                 node_id=str(public),
@@ -142,8 +144,32 @@ def run_detail(run_id: str, *, tip: str | None = None) -> RunDetail:
             for child in Run.objects.filter(parent_run=run).order_by("delegation_index", "pk")
         ],
         pending_step_id=pending or None,
-        pending_title=_step_text(run, pending)[0] if pending else None,
+        pending_title=(titles.get(chosen) or _step_text(run, pending)[0]) if pending and chosen is not None else None,
     )
+
+
+def _rendered_titles(run: Run, outputs: list[Output], open_leaves: list[int]) -> dict[int, str]:
+    """Step titles as the agent saw them (loop variables filled in): from the output recorded at a node,
+    or, for an open leaf (no output yet), rendered again from its engine state."""
+    titles = {o.node_id: o.step_title for o in outputs if o.step_title}
+    compiled = compiled_workflow(run.pinned_id)
+    for pk, state in Node.objects.filter(pk__in=[pk for pk in open_leaves if pk not in titles]).values_list(
+        "pk", "engine_state"
+    ):
+        pending = engine.pending_view(compiled, state)
+        if pending is not None:
+            titles[pk] = str(pending["title"])
+    return titles
+
+
+def _rendered_step(run: Run, node: Node) -> tuple[str, str]:
+    """The title and prompt of the node's pending step as the agent was given them."""
+    if node.is_complete:
+        return "", ""
+    pending = engine.pending_view(compiled_workflow(run.pinned_id), node.engine_state)
+    if pending is None:
+        return _step_text(run, node.pending_step_id)
+    return str(pending["title"]), str(pending.get("prompt") or "")
 
 
 def _chosen_tip(tip: str | None, rows: list[Any], layout: graph.Layout, newest: int | None) -> int | None:
@@ -243,7 +269,7 @@ def state_token(node: Node) -> str:
 def node_detail(node_id: str) -> NodeDetail:
     node = get_node(node_id)
     run = node.run
-    title, prompt = _step_text(run, node.pending_step_id)
+    title, prompt = _rendered_step(run, node)
     here = [
         StepEntry(
             node_id=str(node.public_id),
