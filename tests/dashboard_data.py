@@ -15,7 +15,7 @@ from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
 
 HOSTILE = (
     '<script>window.__pwned = 1</script> <img src=x onerror="window.__pwned = 2"> '
-    "[click me](javascript:window.__pwned=3) <svg onload=\"window.__pwned=4\"></svg>"
+    '[click me](javascript:window.__pwned=3) <svg onload="window.__pwned=4"></svg>'
 )
 SESSION_KEY = "TICKET-4242"
 REVIEW = "wr.mr_review"

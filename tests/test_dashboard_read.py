@@ -158,7 +158,7 @@ def test_unknown_ids_are_not_found(service_catalog):
     assert error_code(lambda: overview.session_detail("ses_nope")) == "NOT_FOUND"
     assert error_code(lambda: run_view.run_detail("run_nope")) == "NOT_FOUND"
     assert error_code(lambda: run_view.node_detail("12345")) == "NOT_FOUND"
-    assert error_code(lambda: run_view.node_detail("１２３")) == "NOT_FOUND"  # digits, but not ASCII
+    assert error_code(lambda: run_view.node_detail("\uff11\uff12\uff13")) == "NOT_FOUND"  # digits, not ASCII
     assert error_code(lambda: run_view.node_detail("9" * 40)) == "NOT_FOUND"
 
 

@@ -212,7 +212,6 @@ def test_templates_have_no_inline_style(path):
     assert inline_style_problems(path.read_text(encoding="utf-8")) == []
 
 
-
 def test_a_refused_host_is_logged_in_one_line_without_a_traceback(client):
     import logging
     import sys

@@ -105,9 +105,11 @@ class ConsoleLog:
         assert self.csp_violations == [], "\n".join(self.csp_violations)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def browser() -> Iterator[Any]:
-    """One headless Chromium for the session (per xdist worker)."""
+    """A headless Chromium for one test. Not shared across tests: while Playwright's sync API is
+    running it holds an asyncio loop on this thread, and the end-to-end tests that run next on the
+    same xdist worker (anyio.run for the MCP client) would find it "already running"."""
     executable = chromium_path()
     if executable is None:
         pytest.fail(
