@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(PY) bench/list_workflows.py
 	$(PY) bench/execution.py
 	$(PY) bench/resume.py
+	$(PY) bench/dashboard.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
