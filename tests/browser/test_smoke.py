@@ -81,3 +81,19 @@ def test_screenshots_go_to_the_git_ignored_artifacts_dir(page, site):
     path = screenshot(page, "admin login / smoke")
     assert path == SCREENSHOTS_DIR / "admin-login-smoke.png"
     assert path.read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_api_docs_page_renders_from_local_files_under_the_csp(page, console_log, site):
+    get_user_model().objects.create_superuser("admin", "admin@example.com", "a-long-test-password")
+    page.goto(site + "/admin/login/?next=/api/v1/docs")
+    page.fill("#id_username", "admin")
+    page.fill("#id_password", "a-long-test-password")
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    with page.expect_navigation():
+        page.click("input[type=submit]")
+    assert page.url == site + "/api/v1/docs"
+    page.wait_for_selector(".swagger-ui .opblock", timeout=15_000)  # the operations are listed
+    assert page.get_by_text("/api/v1/sessions", exact=True).first.is_visible()
+    assert all(url.startswith(site) for url in requested), [u for u in requested if not u.startswith(site)]
+    console_log.assert_clean()
