@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 
 from runs.errors import ErrorCode
-from runs.models import Ack, Event, EventKind, Node, Run, RunStatus
+from runs.models import Ack, Event, EventKind, Node, Run, RunStatus, Session
 from runs.services.execution import cancel_run
 from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import ack, assert_gap_free, canonical, error_code, notes_for
@@ -323,3 +323,42 @@ def test_a_blocked_retry_repeats_the_context_that_came_with_it(three):
     assert blocked["nextCall"]["arguments"]["context"] == {"ticketId": "LATE-7"}
     moved = continue_workflow(**{**blocked["nextCall"]["arguments"], "output": {"notesMarkdown": "done"}})
     assert "LATE-7" in moved["pending"]["prompt"]
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("ticketId", "T" * 191), ("sessionKey", "k" * 201), ("ticketId", {"id": 1}), ("sessionKey", True)],
+)
+def test_session_ids_in_context_are_short_ids_and_refused_without_being_echoed(service_catalog, key, value):
+    from runs.mcp import tools
+
+    out = tools.call("start_workflow", {"workflowId": "wr.routine-focused_plan", "context": {key: value}})
+    assert out.is_error and out.structured["error"]["code"] == "INVALID_INPUT"
+    assert f"context.{key}" in out.structured["error"]["message"]
+    assert len(json.dumps(out.structured)) < 1000  # the value is not echoed back
+    assert Session.objects.count() == 0
+
+
+def test_the_longest_accepted_ticket_id_fits_the_session_key(service_catalog):
+    answer = start_workflow("wr.routine-focused_plan", context={"ticketId": "T" * 190})
+    assert Session.objects.get(public_id=answer["session"]["sessionId"]).session_key == "ticket:" + "T" * 190
+
+
+def test_a_point_rewound_many_times_lists_only_its_newest_branches_with_the_count(service_catalog, settings):
+    settings.WORKRAIL_RATE_LIMIT_BURST = 1000
+    start = start_workflow("wr.routine-focused_plan")
+    notes = []
+    for index in range(15):
+        fresh = continue_workflow(stateToken=start["stateToken"])["ackToken"]
+        note = f"Attempt {index}: a different idea."
+        notes.append(note)
+        continue_workflow(stateToken=start["stateToken"], ackToken=fresh, output={"notesMarkdown": note})
+    again = continue_workflow(stateToken=start["stateToken"])
+    assert again["branchCount"] == 15
+    assert [b["notesPreview"] for b in again["branches"]] == notes[-10:]  # the newest ten, oldest first
+    assert "15 branch(es) (the newest 10 are listed)" in again["fork"]
+    few = start_workflow("wr.routine-focused_plan")
+    fresh = continue_workflow(stateToken=few["stateToken"])["ackToken"]
+    continue_workflow(stateToken=few["stateToken"], ackToken=fresh, output={"notesMarkdown": "One idea."})
+    one = continue_workflow(stateToken=few["stateToken"])
+    assert (one["branchCount"], len(one["branches"])) == (1, 1) and "listed" not in one["fork"]

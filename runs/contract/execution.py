@@ -211,6 +211,9 @@ class ExecutionResult(Shape):
     rehydrated: bool | None = None
     recap: Recap | None = None
     downstream_recap: Recap | None = None
-    branches: list[Branch] | None = None
+    branches: list[Branch] | None = Field(
+        default=None, description="The newest branches that grew from this node (at most 10), oldest first."
+    )
+    branch_count: int | None = Field(default=None, description="How many branches grew from this node in all.")
     fork: str | None = None
     checkpoint: RunCheckpoint | None = None

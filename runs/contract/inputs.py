@@ -34,12 +34,27 @@ def _json_size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False).encode())
 
 
+# The context keys that name a session (runs/services/nodes.session_key_of): stored as the session's
+# key ("ticket:<id>" for a ticketId) and echoed in answers, so they are short ids, not documents.
+SESSION_ID_KEYS = {"sessionKey": 200, "ticketId": 190}
+
+
 def _bounded_context(context: dict[str, Any] | None) -> dict[str, Any] | None:
-    if context is not None and _json_size(context) > MAX_CONTEXT_BYTES:
+    if context is None:
+        return None
+    if _json_size(context) > MAX_CONTEXT_BYTES:
         raise ValueError(
             f"context is larger than {MAX_CONTEXT_BYTES} bytes; keep it to the inputs that steer the workflow "
             "and put notes in output.notesMarkdown"
         )
+    for key, limit in SESSION_ID_KEYS.items():
+        value = context.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, str | int):
+            raise ValueError(f"context.{key} must be a string or an integer (an id such as 'PROJ-123')")
+        if len(str(value)) > limit:
+            raise ValueError(f"context.{key} is longer than {limit} characters; use the ticket's or task's short id")
     return context
 
 

@@ -235,6 +235,9 @@ def _finalize(journal: Journal, run: Run, node: Node) -> None:
     journal.record(events.RunFinalized(run_id=run.public_id, node_id=node.public_id, synthesis=synthesize(node)))
 
 
+MAX_BRANCHES_LISTED = 10
+
+
 def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
     """Without an ackToken: nothing advances. The pending step again, what was recorded before it,
     and, when the node already has children, the branches that grew from it."""
@@ -252,7 +255,8 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
         run = node.run
         journal = Journal(run.session, now)
         journal.projector.know(run, node)
-        children = list(node.children.order_by("created_at", "pk"))
+        # The newest branches only: a point rewound to a thousand times must not make a huge answer.
+        children = list(node.children.order_by("-created_at", "-pk")[:MAX_BRANCHES_LISTED])[::-1]
         attempt = None
         if not node.is_complete:
             attempt = node.attempts.filter(ack__isnull=True).order_by("-created_at", "-pk").first()
@@ -261,11 +265,14 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
         pending = engine.pending_view(compiled_workflow(run.pinned_id), node.engine_state)
         extra: dict[str, Any] = {"recap": recap.path_recap(node), "rehydrated": True}
         if children:
+            total = len(children) if len(children) < MAX_BRANCHES_LISTED else node.children.count()
             extra["branches"] = [branch_summary(child) for child in children]
+            extra["branchCount"] = total
             preferred = next((c for c in children if c.pk == node.latest_child_id), children[-1])
             extra["downstreamRecap"] = recap.downstream_recap(preferred)
+            listed = "" if total == len(children) else f" (the newest {len(children)} are listed)"
             extra["fork"] = (
-                f"This point already has {len(children)} branch(es). Acknowledging with the ackToken "
+                f"This point already has {total} branch(es){listed}. Acknowledging with the ackToken "
                 "below starts a new branch beside them; nothing on the existing branches is lost."
             )
         kind = "complete" if node.is_complete else "step"
