@@ -13,3 +13,6 @@ os.environ["WORKRAIL_HOME"] = tempfile.mkdtemp(prefix="workrail-test-home-")
 os.environ["WORKRAIL_PROJECT_DIR"] = tempfile.mkdtemp(prefix="workrail-test-project-")
 
 from workrail_site.settings import *  # noqa: E402, F403
+
+# Tests create users and log in often; the real hasher is slow on purpose. Never used outside tests.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -59,7 +60,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
-    "ninja",  # its API docs page then loads swagger-ui from our own static files, not a CDN
+    "ninja",
+    "axes",  # its API docs page then loads swagger-ui from our own static files, not a CDN
     "workflows_app",
     "runs",
     "exports",
@@ -76,6 +78,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: it turns repeated failed admin logins into a lockout (see AXES_* below).
+    "axes.middleware.AxesMiddleware",
 ]
 
 # --- Security headers -----------------------------------------------------------------------------
@@ -99,6 +103,20 @@ SECURE_REFERRER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Strict"
+
+# Admin login throttling (django-axes): after AXES_FAILURE_LIMIT failed logins for one username, that
+# username is refused for AXES_COOLOFF_TIME, whoever asks; the attempts are kept in the database, so
+# every dashboard process sees them. By username, not address: everyone here comes from 127.0.0.1.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=1)
+AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "dashboard/locked_out.html"
+AXES_VERBOSE = False
+AXES_HTTP_RESPONSE_CODE = 429
+# axes.W006 asks for the address in the lockout key; every request here comes from 127.0.0.1.
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 
 ROOT_URLCONF = "workrail_site.urls"
 WSGI_APPLICATION = "workrail_site.wsgi.application"
