@@ -60,8 +60,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
-    "ninja",
-    "axes",  # its API docs page then loads swagger-ui from our own static files, not a CDN
+    "ninja",  # its API docs page then loads swagger-ui from our own static files, not a CDN
+    "axes",  # admin login throttling (AXES_* below)
     "workflows_app",
     "runs",
     "exports",
