@@ -86,12 +86,23 @@ class Projector:
         getattr(self, f"_{payload.kind.value}")(payload, at)
 
     @staticmethod
-    def clear() -> None:
-        """Empties every table this projector writes, so a rebuild starts from nothing but the log.
-        Sessions stay (their events hang on them); their projected fields are reset."""
-        for model in (SearchEntry, Checkpoint, Observation, Gap, RunSynthesis, Output, Ack, Attempt, Node, Run):
-            model.objects.all().delete()
-        Session.objects.update(
+    def clear(session: Session | None = None) -> None:
+        """Empties what this projector wrote, for one session or for all, so a rebuild starts from
+        nothing but the log. Sessions stay (their events hang on them); their projected fields are reset."""
+        scoped = {} if session is None else {"session": session}
+        through_run = {} if session is None else {"run__session": session}
+        through_node = {} if session is None else {"node__run__session": session}
+        SearchEntry.objects.filter(**scoped).delete()
+        Checkpoint.objects.filter(**scoped).delete()
+        Observation.objects.filter(**scoped).delete()
+        Gap.objects.filter(**through_run).delete()
+        RunSynthesis.objects.filter(**through_run).delete()
+        for model in (Output, Ack, Attempt):
+            model.objects.filter(**through_node).delete()
+        Node.objects.filter(**through_run).delete()
+        Run.objects.filter(**scoped).delete()
+        sessions = Session.objects.all() if session is None else Session.objects.filter(pk=session.pk)
+        sessions.update(
             session_key=None,
             title="",
             tags=[],

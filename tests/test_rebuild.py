@@ -35,3 +35,53 @@ def test_every_event_kind_has_one_payload_model_whose_json_reads_back_the_same()
     assert events.parse("run_status_changed", sample.data()) == sample
     with pytest.raises(ValueError, match="runId"):
         events.parse("run_status_changed", {"from": "a", "to": "b"})
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_rebuild_holds_the_write_lock_one_session_at_a_time_so_agents_keep_working(service_catalog):
+    from django.db import connection
+
+    from tests.dashboard_data import advance
+
+    answers = [start_workflow("wr.routine-focused_plan", context={"sessionKey": f"k{i}"}) for i in range(3)]
+    seen = []
+
+    def progress(done, total, events):
+        seen.append((done, total, connection.in_atomic_block))
+        if done == 1:  # an agent advances between two sessions of the rebuild: it is not blocked
+            advance(answers[2], "Written while the store was being rebuilt.")
+
+    counts = rebuild_projections(progress)
+    assert [(d, t, locked) for d, t, locked in seen] == [(1, 3, False), (2, 3, False), (3, 3, False)]
+    assert counts["sessions"] == 3
+    before = snapshot()
+    rebuild_projections()
+    assert snapshot() == before  # what the agent wrote meanwhile was rebuilt too
+
+
+def test_a_gap_in_one_session_stops_the_rebuild_there_with_a_clear_message(service_catalog, capsys):
+    from django.core.management import CommandError, call_command
+    from django.db import connection
+
+    from runs.models import Event, Session
+
+    first = start_workflow("wr.routine-focused_plan", context={"sessionKey": "first"})
+    second = start_workflow("wr.routine-focused_plan", context={"sessionKey": "second"})
+    damaged = Session.objects.get(public_id=second["session"]["sessionId"])
+    assert Event.objects.filter(session=damaged, seq=2).exists()
+    with connection.cursor() as cursor:  # damage the log the only way there is: below the ORM
+        cursor.execute("DELETE FROM runs_event WHERE session_id = %s AND seq = 2", [damaged.pk])
+    with pytest.raises(CommandError, match="gap before seq") as refused:
+        call_command("rebuild_projections")
+    assert "Sessions before it were rebuilt" in str(refused.value)
+    assert Session.objects.get(public_id=first["session"]["sessionId"]).run_count == 1
+
+
+def test_the_command_shows_progress_and_counts(service_catalog, capsys):
+    from django.core.management import call_command
+
+    start_workflow("wr.routine-focused_plan")
+    call_command("rebuild_projections")
+    out, err = capsys.readouterr()
+    assert "1/1 sessions (100%)" in err
+    assert out.startswith("Rebuilt projections from ") and "in 1 sessions" in out
