@@ -362,3 +362,36 @@ def test_a_point_rewound_many_times_lists_only_its_newest_branches_with_the_coun
     continue_workflow(stateToken=few["stateToken"], ackToken=fresh, output={"notesMarkdown": "One idea."})
     one = continue_workflow(stateToken=few["stateToken"])
     assert (one["branchCount"], len(one["branches"])) == (1, 1) and "listed" not in one["fork"]
+
+
+def test_a_runs_accumulated_context_is_bounded_and_a_refusal_records_nothing(service_catalog):
+    from runs.contract.inputs import MAX_RUN_CONTEXT_BYTES
+
+    chunk = "x" * (MAX_RUN_CONTEXT_BYTES // 3)
+    answer = start_workflow("wr.routine-focused_plan", context={"a": chunk})
+    answer = continue_workflow(
+        stateToken=answer["stateToken"],
+        ackToken=answer["ackToken"],
+        output=notes_for(answer["pending"]),
+        context={"b": chunk},
+    )
+    events_before = Event.objects.count()
+    with pytest.raises(Exception) as refused:
+        continue_workflow(
+            stateToken=answer["stateToken"],
+            ackToken=answer["ackToken"],
+            output=notes_for(answer["pending"]),
+            context={"c": chunk, "d": "y" * 1000},
+        )
+    assert refused.value.code.value == "INVALID_INPUT" and refused.value.details["pointer"] == "/context"
+    assert Event.objects.count() == events_before
+    replaced = continue_workflow(  # replacing a value instead of adding one fits: the same ack still works
+        stateToken=answer["stateToken"],
+        ackToken=answer["ackToken"],
+        output=notes_for(answer["pending"]),
+        context={"b": "short"},
+    )
+    assert replaced["kind"] == "step"
+    assert (
+        max(len(json.dumps(n)) for n in Node.objects.values_list("engine_state", flat=True)) < 2 * MAX_RUN_CONTEXT_BYTES
+    )

@@ -14,6 +14,7 @@ from runs.contract.base import OpenShape, Shape
 MAX_NOTES_BYTES = 64 * 1024
 MAX_OUTPUT_BYTES = 512 * 1024
 MAX_CONTEXT_BYTES = 256 * 1024
+MAX_RUN_CONTEXT_BYTES = 256 * 1024  # the context a run accumulates over all its calls
 MAX_TOKEN_CHARS = 200
 MAX_WORKFLOW_ID_CHARS = 200
 
@@ -30,7 +31,7 @@ Context = Annotated[
 ]
 
 
-def _json_size(value: Any) -> int:
+def json_size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False).encode())
 
 
@@ -42,7 +43,7 @@ SESSION_ID_KEYS = {"sessionKey": 200, "ticketId": 190}
 def _bounded_context(context: dict[str, Any] | None) -> dict[str, Any] | None:
     if context is None:
         return None
-    if _json_size(context) > MAX_CONTEXT_BYTES:
+    if json_size(context) > MAX_CONTEXT_BYTES:
         raise ValueError(
             f"context is larger than {MAX_CONTEXT_BYTES} bytes; keep it to the inputs that steer the workflow "
             "and put notes in output.notesMarkdown"
@@ -98,7 +99,7 @@ class StepOutput(Shape):
     @model_validator(mode="after")
     def _total_size(self) -> StepOutput:
         # Notes alone are bounded above; only artifacts can take the whole output past its bound.
-        if self.artifacts and _json_size(self.dump()) > MAX_OUTPUT_BYTES:
+        if self.artifacts and json_size(self.dump()) > MAX_OUTPUT_BYTES:
             raise ValueError(f"output is larger than {MAX_OUTPUT_BYTES} bytes; send a short recap and small artifacts")
         return self
 

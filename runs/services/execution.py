@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import IntegrityError
 
 from runs import events, ratelimit, tokens
-from runs.contract.inputs import ContinueWorkflowInput, StartWorkflowInput
+from runs.contract.inputs import MAX_RUN_CONTEXT_BYTES, ContinueWorkflowInput, StartWorkflowInput, json_size
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal
 from runs.models import AckOutcome, Node, Run, RunStatus
@@ -115,7 +115,10 @@ def _advance(
         issues = placeholders.unchanged_issues(
             output.get("notesMarkdown"), [key for key in blind if key not in dependency_keys], output.get("artifacts")
         )
-        missing = modes.unmet(step, {**node.engine_state.get("context", {}), **applied})
+        merged = {**node.engine_state.get("context", {}), **applied}
+        if applied:
+            _check_run_context_size(merged)
+        missing = modes.unmet(step, merged)
         held_for_user = bool(missing) and modes.blocks_for_user(effective)
         if step.get("kind") == "parallel":  # only a parallel step waits for its delegations
             issues += delegations.pending_issues(run, node, engine.pending_view(compiled, node.engine_state))
@@ -190,6 +193,21 @@ def _advance(
         set_status(journal, run, RunStatus.COMPLETE if result.kind == "complete" else RunStatus.IN_PROGRESS)
         journal.flush()
         return response
+
+
+def _check_run_context_size(merged: dict[str, Any]) -> None:
+    """Every node stores the run's whole context: letting it grow without end would grow each new node
+    (and the event that records it) without end. Refused before anything is recorded."""
+    size = json_size(merged)
+    if size > MAX_RUN_CONTEXT_BYTES:
+        raise WorkRailError(
+            ErrorCode.INVALID_INPUT,
+            f"With this call the run's context would hold {size} bytes; a run's context is limited to "
+            f"{MAX_RUN_CONTEXT_BYTES} bytes.",
+            "Send only the values the workflow reads (pending.expectedContext); put findings in "
+            "output.notesMarkdown or artifacts. Nothing was recorded; the same ackToken still works.",
+            details={"pointer": "/context", "limit": MAX_RUN_CONTEXT_BYTES},
+        )
 
 
 def _blocked(
