@@ -3,6 +3,8 @@
 import os
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from runs import token_keys, tokens
 from runs.errors import ErrorCode, WorkRailError
@@ -120,3 +122,190 @@ def test_a_key_rotated_by_another_process_is_recognised_at_once(tmp_path):
     newer = tokens.mint(elsewhere, TokenKind.STATE, 8)
     assert tokens.parse(tmp_path, newer, TokenKind.STATE).id == 8  # no wait for the periodic re-read
     assert tokens.parse(tmp_path, old, TokenKind.STATE).id == 7
+
+
+# --- The grammar is ASCII only and exact: one token, one spelling --------------------------------------
+
+
+def respelled(token: str, prefix: str) -> str:
+    return prefix + token[len("st1_") :]
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "st\u0661_",  # ARABIC-INDIC DIGIT ONE: \\d matched it and int() read it as 1
+        "st\u06f1_",  # EXTENDED ARABIC-INDIC DIGIT ONE
+        "st\u0967_",  # DEVANAGARI DIGIT ONE
+        "st\uff11_",  # FULLWIDTH DIGIT ONE
+        "st\U0001d7cf_",  # MATHEMATICAL BOLD DIGIT ONE
+        "st01_",
+        "st001_",
+        "st+1_",
+        "st-1_",
+        "st 1_",
+        "st1 _",
+        "st_",
+        "st1__",
+        "st1-",
+        "ST1_",
+        "St1_",
+        "\uff53\uff541_",  # FULLWIDTH s t
+        "st\u200b1_",  # ZERO WIDTH SPACE
+        "st1\u200b_",
+        "st1\uff3f",  # FULLWIDTH LOW LINE
+        "st\u0662_",  # ARABIC-INDIC DIGIT TWO: not a well-formed version either
+        "st1234567_",  # more digits than any version
+    ],
+)
+def test_a_version_not_written_as_plain_ascii_digits_is_malformed(tmp_path, prefix):
+    token = tokens.mint(tmp_path, TokenKind.STATE, 31)
+    assert code_of(lambda: tokens.parse(tmp_path, respelled(token, prefix), TokenKind.STATE)) is (
+        ErrorCode.TOKEN_MALFORMED
+    )
+    assert tokens.parse(tmp_path, token, TokenKind.STATE).id == 31  # the original still verifies
+
+
+@pytest.mark.parametrize("prefix", ["st2_", "st0_", "st10_", "st999999_"])
+def test_another_well_formed_version_is_unsupported(tmp_path, prefix):
+    token = tokens.mint(tmp_path, TokenKind.STATE, 31)
+    assert code_of(lambda: tokens.parse(tmp_path, respelled(token, prefix), TokenKind.STATE)) is (
+        ErrorCode.TOKEN_VERSION_UNSUPPORTED
+    )
+
+
+@pytest.mark.parametrize("kind", list(TokenKind))
+def test_every_kind_refuses_respelled_versions(tmp_path, kind):
+    token = tokens.mint(tmp_path, kind, 5)
+    body = token[len(tokens.PREFIXES[kind]) :]
+    for version in ["\u0661", "\uff11", "01", "+1"]:
+        respelled_token = f"{kind.value}{version}_{body}"
+        assert code_of(lambda t=respelled_token: tokens.parse(tmp_path, t, kind)) is ErrorCode.TOKEN_MALFORMED
+    assert code_of(lambda: tokens.parse(tmp_path, f"{kind.value}2_{body}", kind)) is (
+        ErrorCode.TOKEN_VERSION_UNSUPPORTED
+    )
+    assert tokens.parse(tmp_path, token, kind).id == 5
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda body: body + "=",  # padding
+        lambda body: body + "==",
+        lambda body: body[:-2] + "==",
+        lambda body: body + "A",  # one character too many
+        lambda body: body[:-1],  # one too few
+        lambda body: body[:-4],  # a whole base64 group less: still decodable, but cut
+        lambda body: body + "AAAA",  # a whole group more
+        lambda body: body[:10] + "+" + body[11:],  # the standard alphabet, not base64url
+        lambda body: body[:10] + "/" + body[11:],
+        lambda body: body[:10] + "=" + body[11:],
+        lambda body: body[:10] + " " + body[11:],
+        lambda body: body[:10] + "\n" + body[11:],
+        lambda body: body[:10] + "." + body[11:],
+        lambda body: body[:10] + "\u00e9" + body[11:],  # a non-ASCII letter
+        lambda body: body[:10] + "\uff21" + body[11:],  # FULLWIDTH A
+        lambda body: body[:10] + "\u0661" + body[11:],  # a non-ASCII digit
+        lambda body: body[:10] + "\u200b" + body[10:],  # an invisible character added
+        lambda body: body[:10] + "\x00" + body[10:],
+    ],
+)
+def test_the_body_is_exactly_the_base64url_of_the_token(tmp_path, change):
+    token = tokens.mint(tmp_path, TokenKind.STATE, 8)
+    body = token[len("st1_") :]
+    assert len(body) == tokens.BODY_CHARS
+    assert code_of(lambda: tokens.parse(tmp_path, "st1_" + change(body), TokenKind.STATE)) is ErrorCode.TOKEN_MALFORMED
+
+
+def test_a_huge_value_is_refused_without_being_parsed(tmp_path):
+    token = tokens.mint(tmp_path, TokenKind.STATE, 8)
+    assert code_of(lambda: tokens.parse(tmp_path, "st" + "1" * 5000 + "_" + token[4:], TokenKind.STATE)) is (
+        ErrorCode.TOKEN_MALFORMED
+    )
+    assert code_of(lambda: tokens.parse(tmp_path, token + " " * 10_000_000, TokenKind.STATE)) is (
+        ErrorCode.TOKEN_MALFORMED
+    )
+
+
+def test_a_non_canonical_body_is_refused():
+    # 18 bytes are exactly 24 base64 characters, so today every body in the alphabet is canonical; the
+    # decoder still re-encodes and compares, so a body with unused trailing bits could never alias one.
+    assert tokens._decode("A" * tokens.BODY_CHARS) == bytes(tokens.ID_BYTES + tokens.MAC_BYTES)
+    assert tokens._decode("A" * (tokens.BODY_CHARS - 1) + "B") is not None
+    assert tokens._decode("AB") is None  # decodes to one byte, with bits left over: wrong length anyway
+    assert tokens._decode("A" * (tokens.BODY_CHARS - 2) + "=") is None
+
+
+@pytest.fixture(scope="module")
+def signing_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("token-home")
+
+
+# Characters that look like, or once parsed as, part of a token (other scripts' digits, padding, the
+# standard base64 alphabet, the wrapping), then any character at all.
+LOOKALIKES = [
+    *"0123456789+-_=/ .\t\n\"'`AaSsTtKk",
+    "\u0661",  # ARABIC-INDIC DIGIT ONE
+    "\u06f1",
+    "\u0967",
+    "\uff11",  # FULLWIDTH DIGIT ONE
+    "\U0001d7cf",
+    "\uff3f",  # FULLWIDTH LOW LINE
+    "\u0455",  # CYRILLIC SMALL LETTER DZE, looks like s
+    "\u200b",
+    "\x00",
+]
+ANY_CHARACTER = st.one_of(st.sampled_from(LOOKALIKES), st.characters(codec=None))
+# Mostly where the kind and the version are, which is where a lenient parser was fooled.
+POSITION = st.one_of(st.integers(min_value=0, max_value=5), st.integers(min_value=0, max_value=40))
+
+
+def single_change(token: str, operation: str, position: int, character: str) -> str:
+    index = position % (len(token) + (operation == "insert"))
+    if operation == "replace":
+        return token[:index] + character + token[index + 1 :]
+    if operation == "insert":
+        return token[:index] + character + token[index:]
+    return token[:index] + token[index + 1 :]
+
+
+def assert_refused_or_the_same(home, token: str, altered: str, kind: TokenKind, ident: int) -> None:
+    try:
+        parsed = tokens.parse(home, altered, kind)
+    except WorkRailError as refused:
+        code = refused.code
+    else:
+        code = None
+    if code is not None:
+        assert code in {ErrorCode.TOKEN_MALFORMED, ErrorCode.TOKEN_BAD_SIGNATURE, ErrorCode.TOKEN_VERSION_UNSUPPORTED}
+        assert altered != token
+        return
+    # Accepted: only the wrapping an agent may add (quotes, backticks, whitespace at either end) was
+    # changed, so what was read is the very token.
+    assert altered.strip(tokens._WRAPPING) == token, f"{altered!r} was read as {token!r}"
+    assert parsed == tokens.Token(kind, ident)
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    kind=st.sampled_from(list(TokenKind)),
+    ident=st.integers(min_value=0, max_value=2**63 - 1),
+    operation=st.sampled_from(["replace", "insert", "delete"]),
+    position=POSITION,
+    character=ANY_CHARACTER,
+)
+def test_a_single_character_change_is_refused_or_changes_nothing(
+    signing_home, kind, ident, operation, position, character
+):
+    token = tokens.mint(signing_home, kind, ident)
+    assert_refused_or_the_same(signing_home, token, single_change(token, operation, position, character), kind, ident)
+
+
+@pytest.mark.parametrize("kind", list(TokenKind))
+def test_every_single_lookalike_change_at_every_position_is_refused_or_changes_nothing(signing_home, kind):
+    token = tokens.mint(signing_home, kind, 2**40 + 3)
+    for operation in ["replace", "insert", "delete"]:
+        for position in range(len(token) + 1):
+            for character in LOOKALIKES:
+                altered = single_change(token, operation, position, character)
+                assert_refused_or_the_same(signing_home, token, altered, kind, 2**40 + 3)

@@ -11,14 +11,15 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from workrail_site.env import Env
-from workrail_site.storage import ensure_home, read_or_create_secret
+from workrail_site.storage import DATABASE_FILE, ensure_home, prepare_sqlite_file, read_or_create_secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env()
 
 # --- Where WorkRail keeps its state ---------------------------------------------------------------
 WORKRAIL_HOME_DEFAULT = Path.home() / ".workrail"
-WORKRAIL_HOME = ensure_home(env.path("WORKRAIL_HOME", WORKRAIL_HOME_DEFAULT))
+# Owner-only: the home 0700 and its files 0600, tightened (with a line on stderr) when looser; see storage.py.
+WORKRAIL_HOME = ensure_home(env.path("WORKRAIL_HOME", WORKRAIL_HOME_DEFAULT), default=WORKRAIL_HOME_DEFAULT)
 
 # --- Workflow sources (see workflows_app.sources) -------------------------------------------------
 WORKRAIL_PROJECT_DIR = env.path("WORKRAIL_PROJECT_DIR", Path.cwd())
@@ -177,9 +178,11 @@ DATABASE_URL_SECRET = _database_url
 if _database_url:
     _default_db = _database_from_url(_database_url)
 else:
-    _default_db = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(WORKRAIL_HOME / "workrail.sqlite3")}
+    _default_db = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(WORKRAIL_HOME / DATABASE_FILE)}
 if _default_db["ENGINE"] == "django.db.backends.sqlite3":
     _default_db = _sqlite(_default_db)
+    # Created 0600 before Django first connects (SQLite gives -wal and -shm the same mode), not 0644.
+    prepare_sqlite_file(_default_db["NAME"], WORKRAIL_HOME)
 # Keep connections open between MCP tool calls (opening one re-runs the PRAGMAs above, which cost
 # more than the call itself); a health check replaces any that went bad.
 _default_db.update(CONN_MAX_AGE=600, CONN_HEALTH_CHECKS=True)
