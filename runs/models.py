@@ -334,3 +334,16 @@ class ToolCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool} {self.outcome} {self.duration_ms:.1f} ms"
+
+
+class RateBucket(models.Model):
+    """A token bucket of the write rate limit (runs/ratelimit.py), in the database so that every process
+    on the store (MCP servers, the dashboard) spends from the same one. Not part of the event log."""
+
+    key = models.CharField(max_length=80, primary_key=True)  # "run:<id>", "session:<id>", "starts"
+    tokens = models.FloatField()
+    stamp = models.FloatField()  # wall-clock seconds of the last take: every process shares the clock
+    spent = models.BooleanField(default=True)  # whether the last take got a token
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.tokens:.1f}"

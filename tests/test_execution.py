@@ -6,7 +6,7 @@ import os
 import pytest
 from django.db import connection
 
-from runs.errors import ErrorCode
+from runs.errors import ErrorCode, WorkRailError
 from runs.models import Ack, Event, EventKind, Node, Run, RunStatus, Session
 from runs.services.execution import cancel_run
 from tests.calls import continue_workflow, start_workflow
@@ -376,7 +376,7 @@ def test_a_runs_accumulated_context_is_bounded_and_a_refusal_records_nothing(ser
         context={"b": chunk},
     )
     events_before = Event.objects.count()
-    with pytest.raises(Exception) as refused:
+    with pytest.raises(WorkRailError) as refused:
         continue_workflow(
             stateToken=answer["stateToken"],
             ackToken=answer["ackToken"],

@@ -89,7 +89,7 @@ def _on_run(node_id: int, output: dict[str, Any]) -> dict[str, Any]:
             return recorded
         run = node.run
         _refuse_bad_artifacts(compiled_workflow(run.pinned_id), output)
-        ratelimit.take(run.public_id)
+        ratelimit.take(f"run:{run.public_id}")
         journal = Journal(run.session, now)
         journal.projector.know(run, node)
         # The checkpoint node stands where its parent stood: same engine state, same pending step.
@@ -120,7 +120,7 @@ def _on_session(token_id: int, output: dict[str, Any]) -> dict[str, Any]:
             recorded: dict[str, Any] = json.loads(done.response_json)
             return recorded
         _refuse_bad_artifacts(None, output)
-        ratelimit.take(session.public_id)
+        ratelimit.take(f"session:{session.public_id}", what="writes to this session")
         journal = Journal(session, now)
         count = session.checkpoints.count() + 1
         response = _session_response(
@@ -144,6 +144,7 @@ def start_session(request: StartSessionInput) -> dict[str, Any]:
                     f"sessionKey '{key}' belongs to a workflow session.",
                     "Use another sessionKey, or checkpoint that session's run with its stateToken.",
                 )
+        ratelimit.take(ratelimit.STARTS, what="new runs and sessions")
         journal = open_session(
             key or None,
             request.title or key or "Notes",

@@ -57,6 +57,7 @@ def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
     entry = find_workflow(current_catalog(), request.workflow_id)
     begun = engine.start(entry.compiled, context)
     with write() as now:
+        ratelimit.take(ratelimit.STARTS, what="new runs and sessions")
         journal = journal_for_new_run(context, entry.compiled["name"], now)
         effective = resolve(journal.session.preferences, mode=request.mode, preferences=request.preferences)
         run, node, attempt = begin_run(journal, entry, begun, effective)
@@ -101,7 +102,7 @@ def _advance(
                 f"Run {run.public_id} was canceled; it cannot advance.",
                 "Start the workflow again with start_workflow if the work should continue.",
             )
-        ratelimit.take(run.public_id)
+        ratelimit.take(f"run:{run.public_id}")
         effective = resolve(node.preferences, mode=request.mode, preferences=request.preferences)
         journal = Journal(run.session, now)
         journal.projector.know(run, node, attempt)

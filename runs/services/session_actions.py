@@ -9,7 +9,7 @@ nodes keep theirs, so a rewound agent still replays what it did then.
 
 from __future__ import annotations
 
-from runs import events
+from runs import events, ratelimit
 from runs.contract.dashboard import CancelResult, PreferencesChange, PreferencesChangeResult
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal
@@ -33,6 +33,7 @@ def change_preferences(session_id: str, change: PreferencesChange) -> Preference
         session = Session.objects.filter(public_id=session_id[:40]).first()
         if session is None:
             raise not_found("session", session_id, "Pick a session from the sessions list.")
+        ratelimit.take(f"session:{session.public_id}", what="changes to this session")
         journal = Journal(session, now)
         baseline = resolve(session.preferences, mode=change.mode, preferences=change.preferences)
         if baseline != session.preferences:
@@ -82,6 +83,7 @@ def cancel_run(run_id: str) -> CancelResult:
             "Only an in-progress or blocked run can be canceled.",
         )
     if run.status != RunStatus.CANCELED:
+        ratelimit.take(f"run:{run_id}")
         cancel(run_id)
         run.refresh_from_db(fields=["status", "updated_at"])
     return CancelResult(run_id=run_id, status=shown_status(run.status, run.updated_at, stall_cutoff()))
