@@ -274,3 +274,16 @@ def test_exit_statuses_from_the_command_line(tmp_path):
 
     # Settings are read (they create the home and its key), but no database nor workflow directory.
     assert sorted(p.name for p in (tmp_path / "home").iterdir()) == ["secret_key"]
+
+
+def test_a_symlink_loop_is_reported_for_that_file_not_a_crash(tmp_path):
+    from workflows_app.file_checks import validate
+
+    folder = tmp_path / "flows"
+    folder.mkdir()
+    (folder / "loop.json").symlink_to(folder / "loop.json")
+    write_json(folder / "good.json", workflow_doc("project.good"))
+    reports = validate([folder], user_dir=tmp_path / "user")
+    statuses = {Path(r.path).name: r.status for r in reports}
+    assert statuses["good.json"] in ("ok", "warnings")
+    assert statuses["loop.json"] != "ok"

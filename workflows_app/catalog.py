@@ -8,6 +8,7 @@ changed costs one directory walk.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from workflows_app.compiler import CompileError, RoutineDocument, compile_workfl
 from workflows_app.diagnostics import Code, Diagnostic, Severity, warning
 from workflows_app.hashing import workflow_hash
 from workflows_app.ids import ParsedId
-from workflows_app.loader import LoadedFile, load_file
+from workflows_app.loader import LoadedFile, load_failed, load_file
 from workflows_app.sources import (
     ProjectBindings,
     Source,
@@ -28,6 +29,8 @@ from workflows_app.sources import (
     load_project_bindings,
     project_bindings_path,
 )
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -157,12 +160,19 @@ def assemble(files: list[LoadedFile], sources: list[Source], bindings: ProjectBi
                 resolve_routine=resolve_routine,
                 bindings=bindings.for_workflow(loaded.parsed_id.raw),
             )
+            hashed = workflow_hash(compiled)
         except CompileError as exc:
             located = [
                 dataclasses.replace(d, file=str(loaded.path), workflow_id=loaded.parsed_id.raw) for d in exc.diagnostics
             ]
             diagnostics += located
             invalid.setdefault(loaded.parsed_id.raw, []).extend(located)
+            continue
+        except Exception as exc:  # one workflow must never take the catalog down
+            logger.exception("Compiling workflow %s (%s) failed", loaded.parsed_id.raw, loaded.path)
+            failed = load_failed(exc, file=str(loaded.path), workflow_id=loaded.parsed_id.raw)
+            diagnostics.append(failed)
+            invalid.setdefault(loaded.parsed_id.raw, []).append(failed)
             continue
         own_warnings = [*loaded.diagnostics, *shadow_notes.get(loaded.parsed_id.raw, [])]
         entries.append(
@@ -174,7 +184,7 @@ def assemble(files: list[LoadedFile], sources: list[Source], bindings: ProjectBi
                 path=loaded.path,
                 document=loaded.document,
                 compiled=compiled,
-                workflow_hash=workflow_hash(compiled),
+                workflow_hash=hashed,
                 warnings=tuple(own_warnings),
             )
         )

@@ -60,14 +60,22 @@ def summarize(reports: list[FileReport]) -> dict[str, int]:
     }
 
 
+def real_path(path: Path) -> Path:
+    """`path` with its symlinks followed, or as given when they loop (the loader reports that file)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):  # RuntimeError: "Symlink loop" on Python 3.12
+        return path.absolute()
+
+
 def source_kind_of(path: Path, user_dir: Path) -> SourceKind:
     """The kind of source the catalog would read this file from (see HELP)."""
-    resolved = path.resolve()
-    if resolved.is_relative_to(BUNDLED_DIR):
+    real = real_path(path)
+    if real.is_relative_to(BUNDLED_DIR):
         return SourceKind.BUNDLED
-    if resolved.is_relative_to(user_dir.resolve()):
+    if real.is_relative_to(user_dir.resolve()):
         return SourceKind.USER
-    parts = resolved.parts
+    parts = real.parts
     if any(parts[i : i + 2] == (".workrail", "workflows") for i in range(len(parts) - 1)):
         return SourceKind.PROJECT
     return SourceKind.EXTRA
@@ -97,8 +105,8 @@ def collect_files(paths: list[Path], kind: SourceKind | None, user_dir: Path) ->
         )
     unique: dict[Path, tuple[Path, Source]] = {}
     # A file reached through two PATHs is checked once, from the outermost (a routines/ directory counts).
-    for file, source in sorted(found, key=lambda pair: (pair[0].parts, len(pair[1].root.resolve().parts))):
-        unique.setdefault(file.resolve(), (file, source))
+    for file, source in sorted(found, key=lambda pair: (pair[0].parts, len(real_path(pair[1].root).parts))):
+        unique.setdefault(real_path(file), (file, source))
     return list(unique.values())
 
 
@@ -107,9 +115,9 @@ def validate(paths: list[Path], *, kind: SourceKind | None = None, user_dir: Pat
     given = collect_files(paths, kind, user_dir)
     bundled = Source(SourceKind.BUNDLED, BUNDLED_DIR, PRECEDENCE[SourceKind.BUNDLED])
     checked = [load_file(file, source) for file, source in given]
-    checked_files = {file.resolve() for file, _source in given}
+    checked_files = {real_path(file) for file, _source in given}
     # The bundled workflows take part (their routines can be called) but are not reported, unless given.
-    reference = [load_file(file, bundled) for file in bundled.files() if file.resolve() not in checked_files]
+    reference = [load_file(file, bundled) for file in bundled.files() if real_path(file) not in checked_files]
     sources = list(dict.fromkeys([bundled, *(source for _file, source in given)]))
     catalog = assemble([*reference, *checked], sources)
 

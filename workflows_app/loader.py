@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,10 +12,22 @@ from typing import Any
 from workflows_app.diagnostics import Code, Diagnostic, Severity, error, warning
 from workflows_app.ids import IdStatus, InvalidId, ParsedId, parse_id, suggest_namespaced
 from workflows_app.schema import drop_legacy_fields, schema_diagnostics
-from workflows_app.sources import SUGGESTED_NAMESPACE, Source
+from workflows_app.sources import (
+    MAX_FILE_BYTES,
+    MAX_JSON_DEPTH,
+    SUGGESTED_NAMESPACE,
+    FileTooLarge,
+    NestedTooDeep,
+    NotARegularFile,
+    Source,
+    check_json_depth,
+    read_bounded,
+)
 from workflows_app.structure import structure_diagnostics
 
-MAX_FILE_BYTES = 1024 * 1024
+__all__ = ["MAX_FILE_BYTES", "MAX_JSON_DEPTH", "LoadedFile", "load_failed", "load_file"]
+
+logger = logging.getLogger(__name__)
 ROUTINE_NAME_PREFIX = "routine-"
 
 
@@ -37,6 +50,31 @@ class LoadedFile:
 
 
 def load_file(path: Path, source: Source) -> LoadedFile:
+    """The file read, checked and located; never raises. A file that makes a check fail unexpectedly
+    (a bug, or a hostile document the bounds did not catch) becomes a LOAD_FAILED error of its own."""
+    try:
+        return _load(path, source)
+    except Exception as exc:  # one file must never take the catalog down
+        logger.exception("Loading workflow file %s failed", path)
+        return LoadedFile(path, source, None, None, "workflow", (load_failed(exc, file=str(path)),))
+
+
+def load_failed(exc: BaseException, *, file: str, workflow_id: str | None = None) -> Diagnostic:
+    """The diagnostic of a file whose loading or compiling raised `exc` (the log has the trace)."""
+    return dataclasses.replace(
+        error(
+            Code.LOAD_FAILED,
+            f"Checking this file failed unexpectedly ({type(exc).__name__}: {str(exc)[:200]}); "
+            "it is left out and the other workflows are not affected.",
+            "Simplify the file (a very deep or very large structure is the usual cause); if it looks "
+            "ordinary, report it with the server log (stderr), which has the details.",
+        ),
+        file=file,
+        workflow_id=workflow_id,
+    )
+
+
+def _load(path: Path, source: Source) -> LoadedFile:
     document, found = _read(path)
     parsed: ParsedId | None = None
     kind = "workflow"
@@ -68,22 +106,47 @@ def load_file(path: Path, source: Source) -> LoadedFile:
 
 
 def _read(path: Path) -> tuple[Any, list[Diagnostic]]:
+    """The parsed JSON of the file, read within the bounds of sources.read_bounded and
+    sources.check_json_depth, or the diagnostics saying why there is none."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return None, [
-                error(
-                    Code.FILE_UNREADABLE,
-                    f"File is {size} bytes; the limit is {MAX_FILE_BYTES}.",
-                    "Split the workflow or remove embedded data.",
-                )
-            ]
-        text = path.read_text(encoding="utf-8")
+        data = read_bounded(path, MAX_FILE_BYTES)
+        check_json_depth(data, MAX_JSON_DEPTH)
+        text = data.decode("utf-8")
+    except NotARegularFile as exc:
+        return None, [
+            warning(
+                Code.NOT_A_REGULAR_FILE,
+                f"This *.json entry is {exc.what}, not a regular file; it was not read.",
+                "Remove it or rename it so that it does not end in .json; only regular files (or "
+                "symbolic links to them) are workflow files.",
+            )
+        ]
+    except FileTooLarge as exc:
+        return None, [
+            error(
+                Code.FILE_UNREADABLE,
+                f"File is larger than the limit of {exc.limit} bytes.",
+                "Split the workflow or remove embedded data.",
+            )
+        ]
+    except NestedTooDeep as exc:
+        return None, [
+            error(
+                Code.FILE_UNREADABLE,
+                f"The JSON is nested deeper than {exc.limit} levels (arrays and objects inside each other).",
+                "Flatten the document; a workflow needs only a few levels.",
+                details={"maxDepth": exc.limit},
+            )
+        ]
     except UnicodeDecodeError as exc:
         return None, [error(Code.FILE_UNREADABLE, f"File is not UTF-8 text ({exc.reason}).", "Save the file as UTF-8.")]
     except OSError as exc:
         return None, [
-            error(Code.FILE_UNREADABLE, f"Cannot read file: {exc.strerror}.", "Check the path and permissions.")
+            error(
+                Code.FILE_UNREADABLE,
+                f"Cannot read file: {exc.strerror or exc}.",
+                "Check the path and permissions.",
+            )
         ]
     try:
         return json.loads(text), []

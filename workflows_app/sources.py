@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
+import stat
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -14,6 +16,108 @@ from typing import Any
 from workflows_app.diagnostics import Code, Diagnostic, pointer_of, warning
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
+
+# Bounds on what is read from a source (docs/workflows.md, "Loading"): a workflow file (and the
+# project's bindings file) is at most MAX_FILE_BYTES long and nested at most MAX_JSON_DEPTH deep.
+MAX_FILE_BYTES = 1024 * 1024
+MAX_JSON_DEPTH = 64
+_READ_CHUNK = 64 * 1024
+
+
+class NotARegularFile(Exception):
+    """The path names a FIFO, a device, a socket or a directory (possibly through a symlink)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+class FileTooLarge(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"larger than {limit} bytes")
+        self.limit = limit
+
+
+class NestedTooDeep(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"nested deeper than {limit} levels")
+        self.limit = limit
+
+
+def _what(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file at `path` (symlinks to regular files are followed), at most
+    `limit` of them, without trusting `stat`'s size: a file that grows, or a special file that reads
+    without end, is cut at `limit + 1` bytes and refused.
+
+    Raises NotARegularFile (nothing is read from a FIFO, device, socket or directory; the open cannot
+    block, even when the path is swapped for a FIFO between the checks), FileTooLarge and OSError.
+    """
+    if not stat.S_ISREG(mode := os.stat(path).st_mode):  # follows symlinks; never opens a device
+        raise NotARegularFile(_what(mode))
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(mode := os.fstat(fd).st_mode):  # what was opened, not what was looked at
+            raise NotARegularFile(_what(mode))
+        chunks: list[bytes] = []
+        remaining = limit + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, _READ_CHUNK))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+    finally:
+        os.close(fd)
+    if remaining <= 0:
+        raise FileTooLarge(limit)
+    return b"".join(chunks)
+
+
+# A JSON string from its opening quote to its closing one, or to the end of the text when it is not
+# closed (a parser stops there); the brackets inside one do not nest. Every match succeeds from the
+# first quote on, so the scan stays linear on hostile text such as `"\"\"\"...`.
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\[\s\S]?[^"\\]*)*"?')
+_NOT_A_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def check_json_depth(data: bytes, limit: int = MAX_JSON_DEPTH) -> None:
+    """Raises NestedTooDeep when the JSON text `data` opens more than `limit` arrays or objects inside
+    each other, before any parser recurses into it. Linear in the size of `data`. Brackets are
+    counted outside strings; on malformed text the count may be higher than a parser would reach
+    (never lower), and the parser reports the syntax error anyway."""
+    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_A_BRACKET)
+    depth = 0
+    for byte in brackets:
+        if byte in b"[{":
+            depth += 1
+            if depth > limit:
+                raise NestedTooDeep(limit)
+        else:
+            depth -= 1
+
+
+def load_json_bounded(path: Path) -> Any:
+    """The JSON document in the file at `path`, within MAX_FILE_BYTES and MAX_JSON_DEPTH.
+
+    Raises NotARegularFile, FileTooLarge, NestedTooDeep, OSError, UnicodeDecodeError and
+    json.JSONDecodeError."""
+    data = read_bounded(path)
+    check_json_depth(data)
+    return json.loads(data.decode("utf-8"))
 
 
 class SourceKind(StrEnum):
@@ -45,17 +149,23 @@ class Source:
     def files(self) -> list[Path]:
         """JSON files under the root (or the root itself when it is a file), sorted by relative path.
 
-        Hidden files and directories are skipped. os.walk with plain strings, because this runs on
-        every listing and pathlib's per-path overhead dominated it.
+        Hidden files and directories are skipped. Symbolic links to directories are not followed, so
+        a link cycle cannot make the walk loop; links to files are listed. Every `*.json` name is
+        listed whatever it is (a FIFO, a device, a directory, a dangling link): the loader reads only
+        regular files and reports the others, so a `*.json` directory is reported, not walked.
+        os.walk (iterative since Python 3.12, so a deep tree cannot overflow the stack) with plain
+        strings, because this runs on every listing and pathlib's per-path overhead dominated it.
+        Unreadable directories are skipped (os.walk's default).
         """
         root = str(self.root)
         if os.path.isfile(root):
             return [self.root]
         found: list[tuple[str, str]] = []
-        for directory, subdirs, names in os.walk(root):
-            subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+        for directory, subdirs, names in os.walk(root, followlinks=False):
             relative_dir = os.path.relpath(directory, root)
-            for name in names:
+            json_dirs = [d for d in subdirs if d.endswith(".json") and not d.startswith(".")]
+            subdirs[:] = [d for d in subdirs if not d.startswith(".") and not d.endswith(".json")]
+            for name in [*names, *json_dirs]:
                 if name.endswith(".json") and not name.startswith("."):
                     relative = name if relative_dir == "." else f"{relative_dir}/{name}"
                     found.append((relative.replace(os.sep, "/"), os.path.join(directory, name)))
@@ -122,16 +232,17 @@ def load_project_bindings(path: Path | None) -> ProjectBindings:
         return ProjectBindings()
     fix = 'Make .workrail/bindings.json a JSON object: {"<workflowId>": {"<slotId>": "<routine or workflow id>"}}.'
     try:
-        text = path.read_text(encoding="utf-8")
+        content = load_json_bounded(path)
     except FileNotFoundError:
         return ProjectBindings(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        return ProjectBindings(path, diagnostics=(_bindings_warning(path, f"Cannot read it ({exc}).", fix),))
-    try:
-        content = json.loads(text)
     except json.JSONDecodeError as exc:
         message = f"Invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}."
         return ProjectBindings(path, diagnostics=(_bindings_warning(path, message, fix),))
+    except NotARegularFile as exc:
+        message = f"It is {exc.what}, not a regular file; not read."
+        return ProjectBindings(path, diagnostics=(_bindings_warning(path, message, fix),))
+    except (OSError, UnicodeDecodeError, FileTooLarge, NestedTooDeep, RecursionError, ValueError) as exc:
+        return ProjectBindings(path, diagnostics=(_bindings_warning(path, f"Cannot read it ({exc}).", fix),))
     if not isinstance(content, dict):
         return ProjectBindings(path, diagnostics=(_bindings_warning(path, "It is not a JSON object.", fix),))
     return ProjectBindings(path, content, tuple(_shape_problems(path, content)))
