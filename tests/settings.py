@@ -16,3 +16,8 @@ from workrail_site.settings import *  # noqa: E402, F403
 
 # Tests create users and log in often; the real hasher is slow on purpose. Never used outside tests.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# The test database lives in memory: Django's own SQLite backend, which pytest-django knows how to
+# name per xdist worker (ours only adds the 0600 file creation, tested through manage.py).
+if DATABASES["default"]["ENGINE"] == "workrail_site.sqlite_backend":  # noqa: F405
+    DATABASES["default"]["ENGINE"] = "django.db.backends.sqlite3"  # noqa: F405

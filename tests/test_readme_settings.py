@@ -63,4 +63,4 @@ def test_settings_accept_every_documented_variable_and_read_only_documented_ones
     assert documented <= known
     assert known <= documented, f"settings read undocumented variables: {known - documented}"
     # WORKRAIL_TEST_DATABASE_URL is for the test suite only: it does not change the database `make run` uses.
-    assert seen["engine"] == "django.db.backends.sqlite3"
+    assert seen["engine"] == "workrail_site.sqlite_backend"  # Django's, creating the file 0600

@@ -11,7 +11,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from workrail_site.env import Env
-from workrail_site.storage import DATABASE_FILE, ensure_home, prepare_sqlite_file, read_or_create_secret
+from workrail_site.storage import DATABASE_FILE, ensure_home, read_or_create_secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env()
@@ -180,9 +180,9 @@ if _database_url:
 else:
     _default_db = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(WORKRAIL_HOME / DATABASE_FILE)}
 if _default_db["ENGINE"] == "django.db.backends.sqlite3":
-    _default_db = _sqlite(_default_db)
-    # Created 0600 before Django first connects (SQLite gives -wal and -shm the same mode), not 0644.
-    prepare_sqlite_file(_default_db["NAME"], WORKRAIL_HOME)
+    # Our SQLite backend creates the file 0600 at the first connection (SQLite gives -wal and -shm the
+    # same mode), not 0644: see workrail_site/sqlite_backend.
+    _default_db = {**_sqlite(_default_db), "ENGINE": "workrail_site.sqlite_backend"}
 # Keep connections open between MCP tool calls (opening one re-runs the PRAGMAs above, which cost
 # more than the call itself); a health check replaces any that went bad.
 _default_db.update(CONN_MAX_AGE=600, CONN_HEALTH_CHECKS=True)

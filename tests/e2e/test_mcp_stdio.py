@@ -117,11 +117,14 @@ def test_stdout_carries_only_json_rpc_and_stdin_eof_ends_the_server(tmp_path):
             "params": {"name": "no_such_tool", "arguments": {}},
         },
     ]
+    # stderr to a file: at DEBUG it outgrows a pipe's buffer, and a server blocked writing its log would
+    # never read the next request.
+    log = (tmp_path / "stderr.log").open("wb")
     process = subprocess.Popen(
         [sys.executable, str(REPO / "manage.py"), "mcp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=log,
         cwd=tmp_path,
         env=server_env(
             tmp_path / "home",
@@ -140,7 +143,8 @@ def test_stdout_carries_only_json_rpc_and_stdin_eof_ends_the_server(tmp_path):
     process.stdin.close()  # the client goes away
     returncode = process.wait(timeout=30)
     rest = process.stdout.read().decode()
-    stderr = process.stderr.read().decode() if process.stderr else ""
+    log.close()
+    stderr = (tmp_path / "stderr.log").read_text(errors="replace")
 
     assert returncode == 0, stderr
     assert rest == ""  # nothing after the last answer: no stray prints, no banners
