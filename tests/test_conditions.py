@@ -76,3 +76,20 @@ def test_it_explains_invalid_conditions(condition, fragment):
 def test_it_points_at_the_nested_problem():
     problems = condition_problems({"and": [{"var": "a"}, {"var": "b", "lt": "x"}]}, "/steps/0/runCondition")
     assert problems == [("/steps/0/runCondition/and/1/lt", "'lt' compares numbers; give a number")]
+
+
+def test_a_catastrophically_backtracking_pattern_matches_in_linear_time():
+    import time
+
+    condition = {"var": "name", "matches": "^(a+)+$"}  # exponential in a backtracking engine
+    started = time.perf_counter()
+    assert evaluate(condition, {"name": "a" * 100_000 + "b"}) is False
+    assert evaluate(condition, {"name": "a" * 100_000}) is True
+    assert time.perf_counter() - started < 1.0  # Python's re would take longer than the universe
+
+
+def test_patterns_re2_cannot_run_in_linear_time_are_refused_when_the_workflow_loads():
+    [(pointer, message)] = condition_problems({"var": "x", "matches": "(a)\\1"})
+    assert pointer == "/matches" and "RE2 syntax" in message
+    [(_, lookaround)] = condition_problems({"var": "x", "matches": "(?<=a)b"})
+    assert "no backreferences or lookaround" in lookaround

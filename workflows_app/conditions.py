@@ -8,10 +8,11 @@ cannot be made (a number against text, say) is simply false, so a workflow canno
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
+
+import re2
 
 COMPARISONS = (
     "equals",
@@ -59,9 +60,15 @@ def condition_problems(condition: Any, pointer: str = "") -> list[tuple[str, str
             problems.append((f"{pointer}/matches", f"pattern longer than {MAX_PATTERN_LENGTH} characters"))
         else:
             try:
-                re.compile(pattern)
-            except re.error as exc:
-                problems.append((f"{pointer}/matches", f"invalid regular expression: {exc}"))
+                _regex(pattern)
+            except re2.error as exc:
+                reason = exc.args[0].decode(errors="replace") if exc.args and isinstance(exc.args[0], bytes) else exc
+                problems.append(
+                    (
+                        f"{pointer}/matches",
+                        f"invalid regular expression: {reason} (RE2 syntax: no backreferences or lookaround)",
+                    )
+                )
     if "in" in condition and not isinstance(condition["in"], list):
         problems.append((f"{pointer}/in", "'in' takes a list of allowed values"))
     for op in ("and", "or"):
@@ -186,6 +193,13 @@ def _fold(value: Any) -> str:
     return _text(value).strip().casefold()
 
 
+# RE2 matches in time linear in the text, whatever the pattern: a workflow file (a cloned repository
+# can bring one) cannot hang the server with a catastrophically backtracking pattern such as (a+)+$.
+# The price: no backreferences and no lookaround, refused when the workflow is loaded.
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # a bad pattern is a diagnostic, not a line on stderr
+
+
 @lru_cache(maxsize=256)
-def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+def _regex(pattern: str) -> Any:
+    return re2.compile(pattern, options=_RE2_OPTIONS)
