@@ -29,6 +29,7 @@ class Journal:
         self.now = now
         self.projector = Projector(session)
         self._events: list[Event] = []
+        self._activity = False  # whether any recorded event moves the session's last activity
 
     def record(self, payload: EventPayload) -> Event:
         self.session.last_seq += 1
@@ -36,6 +37,7 @@ class Journal:
             session=self.session, seq=self.session.last_seq, kind=payload.kind, data=payload.data(), created_at=self.now
         )
         self._events.append(event)
+        self._activity = self._activity or payload.is_activity
         self.projector.apply(payload, self.now)
         return event
 
@@ -43,10 +45,14 @@ class Journal:
         if not self._events:
             return
         Event.objects.bulk_create(self._events)
-        Session.objects.filter(pk=self.session.pk).update(last_seq=self.session.last_seq, updated_at=self.now)
-        self.session.updated_at = self.now
+        if self._activity:
+            Session.objects.filter(pk=self.session.pk).update(last_seq=self.session.last_seq, updated_at=self.now)
+            self.session.updated_at = self.now
+        else:
+            Session.objects.filter(pk=self.session.pk).update(last_seq=self.session.last_seq)
         self.projector.flush()
         self._events.clear()
+        self._activity = False
 
 
 def new_session(now: datetime) -> Session:

@@ -19,6 +19,9 @@ from runs.models import EventKind
 
 class EventPayload(Shape):
     kind: ClassVar[EventKind]
+    # Whether the event is activity in the session: it moves Session.updated_at, which the dashboard
+    # sorts by and retention counts from. Reading a session out (an export) is recorded, but is not.
+    is_activity: ClassVar[bool] = True
 
     def data(self) -> dict[str, Any]:
         """The JSON stored in Event.data: every field, set or defaulted, under its wire name. The
@@ -166,6 +169,31 @@ class RunFinalized(EventPayload):
     synthesis: dict[str, Any]
 
 
+class SessionExported(EventPayload):
+    """A bundle or a report was made of this session (or of one of its runs). Bundles leave these
+    records out: they are this store's history of sharing, not the work itself."""
+
+    kind = EventKind.SESSION_EXPORTED
+    is_activity = False
+    export_format: str = Field(alias="format", description="'bundle', 'markdown' or 'pdf'.")
+    run_id: str | None = None
+    digest: str = Field(description="sha256 of the file produced.")
+    via: str = Field(description="'command', 'dashboard' or 'api'.")
+
+
+class SessionImported(EventPayload):
+    """The session came from a bundle: the events before this one are the bundle's, with fresh ids."""
+
+    kind = EventKind.SESSION_IMPORTED
+    bundle_digest: str
+    original_session_id: str
+    bundle_schema_version: int
+    exported_by: str = Field(default="", description="The producer named in the bundle.")
+    via: str = Field(description="'command', 'dashboard' or 'api'.")
+
+
+SHARING_KINDS = frozenset({EventKind.SESSION_EXPORTED.value, EventKind.SESSION_IMPORTED.value})
+
 PAYLOADS: dict[str, type[EventPayload]] = {
     cls.kind.value: cls
     for cls in (
@@ -183,6 +211,8 @@ PAYLOADS: dict[str, type[EventPayload]] = {
         ObservationRecorded,
         GapRecorded,
         RunFinalized,
+        SessionExported,
+        SessionImported,
     )
 }
 

@@ -26,6 +26,8 @@ class EventKind(models.TextChoices):
     OBSERVATION_RECORDED = "observation_recorded"
     GAP_RECORDED = "gap_recorded"
     RUN_FINALIZED = "run_finalized"
+    SESSION_EXPORTED = "session_exported"
+    SESSION_IMPORTED = "session_imported"
 
 
 class AppendOnlyError(Exception):

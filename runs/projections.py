@@ -369,5 +369,11 @@ class Projector:
             run.announced = [*run.announced, data.once_key]
             self._touch(run, at)
 
+    def _session_exported(self, data: events.SessionExported, at: datetime) -> None:
+        """A record of sharing only: nothing to project (the dashboard reads it from the log)."""
+
+    def _session_imported(self, data: events.SessionImported, at: datetime) -> None:
+        """Provenance only: the imported events before it built the projections."""
+
 
 assert {f"_{kind.value}" for kind in EventKind} <= set(vars(Projector)), "every event kind needs an applier"

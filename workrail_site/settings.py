@@ -46,6 +46,14 @@ WORKRAIL_STALL_MINUTES = env.integer("WORKRAIL_STALL_MINUTES", 30, minimum=1, ma
 # How many recent MCP tool calls the timings page keeps (older rows are deleted).
 WORKRAIL_TOOL_TIMINGS_KEPT = env.integer("WORKRAIL_TOOL_TIMINGS_KEPT", 5000, minimum=100, maximum=1_000_000)
 
+# --- Sharing and retention ---------------------------------------------------------------------------
+# `manage.py cleanup` deletes whole sessions with no activity for this many days (and the pinned
+# workflows no remaining run uses). A session touched inside the window is never deleted.
+WORKRAIL_RETENTION_DAYS = env.integer("WORKRAIL_RETENTION_DAYS", 60, minimum=1, maximum=36_500)
+# The largest session bundle `import_bundle` and the dashboard's import form accept: a bundle is read
+# whole into memory before anything is written, so this bounds what a hostile file can cost.
+WORKRAIL_BUNDLE_MAX_MB = env.integer("WORKRAIL_BUNDLE_MAX_MB", 256, minimum=1, maximum=4096)
+
 # --- Django core ----------------------------------------------------------------------------------
 DEBUG = env.flag("WORKRAIL_DEBUG", False)
 SECRET_KEY = read_or_create_secret(WORKRAIL_HOME / "secret_key")

@@ -7,5 +7,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The HTTP API (docs/api.md): ninja's URLs for `api`, with JSON errors for unknown paths and methods.
     path("api/v1/", api_urls()),
+    path("", include("exports.urls")),
     path("", include("runs.urls")),
 ]
