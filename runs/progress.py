@@ -8,16 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO
+from io import TextIOBase
+from typing import IO, cast
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 
 class Bar:
     """What a long job reports to: `advance` by some units done; `total` may be set once it is known."""
 
-    def __init__(self, progress: Progress | None, task: int | None) -> None:
+    def __init__(self, progress: Progress | None, task: TaskID | None) -> None:
         self._progress = progress
         self._task = task
 
@@ -25,14 +26,20 @@ class Bar:
         if self._progress is not None and self._task is not None:
             self._progress.advance(self._task, units)
 
+    def at(self, done: int, total: int) -> None:
+        """Where the job stands: `done` of `total` units (for callbacks that report both)."""
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, completed=done, total=total)
+
     def total(self, units: int) -> None:
         if self._progress is not None and self._task is not None:
             self._progress.update(self._task, total=units)
 
 
 @contextmanager
-def progress_bar(description: str, total: int | None, stream: IO[str]) -> Iterator[Bar]:
-    console = Console(file=stream, stderr=True)
+def progress_bar(description: str, total: int | None, stream: IO[str] | TextIOBase) -> Iterator[Bar]:
+    """`stream` is a command's self.stderr (Django's OutputWrapper) or any text stream."""
+    console = Console(file=cast(IO[str], stream), stderr=True)
     if not console.is_terminal:
         yield Bar(None, None)
         return

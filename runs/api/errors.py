@@ -36,6 +36,10 @@ STATUS: dict[ErrorCode, int] = {
     ErrorCode.CSRF_FAILED: 403,
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.STORE_BUSY: 503,
+    ErrorCode.BUNDLE_TOO_LARGE: 413,
+    ErrorCode.BUNDLE_CORRUPT: 400,
+    ErrorCode.BUNDLE_VERSION_UNSUPPORTED: 400,
+    ErrorCode.BUNDLE_INVALID: 400,
     ErrorCode.INTERNAL_ERROR: 500,
 }
 
@@ -46,6 +50,7 @@ MEANING: dict[int, str] = {
     403: "CSRF_FAILED: a POST with the login session but without its CSRF token.",
     404: "NOT_FOUND (or WORKFLOW_NOT_FOUND): no such id in this store.",
     409: "WORKFLOW_INVALID: the workflow file exists but cannot run (details.diagnostics).",
+    413: "BUNDLE_TOO_LARGE: the uploaded bundle is larger than WORKRAIL_BUNDLE_MAX_MB.",
     429: "RATE_LIMITED: too many writes in a short time (details.retryAfterMs).",
     500: "INTERNAL_ERROR: a bug or an environment failure; the server log has the details.",
     503: "STORE_BUSY: the database stayed locked; retry.",

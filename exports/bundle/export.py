@@ -1,0 +1,91 @@
+"""Writing a session's bundle: its event log (sharing records aside), the workflows its runs are pinned
+to, a summary of the session, the graph index and the manifest, in the one serialization of
+`document.py`. Tokens and keys are never written: the log holds none but inside recorded answers and
+whatever an agent pasted into its notes, and those are replaced by a marker (tokens are re-minted
+from the imported nodes, so nothing needs them)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from exports.bundle import document as fmt
+from exports.bundle.graph_index import graph_index
+from runs.events import SHARING_KINDS
+from runs.models import Event, PinnedWorkflow, Session
+from workrail_site.version import VERSION
+
+PRODUCER = {"name": "WorkRail for Python", "version": VERSION}
+# st1_/ak1_/ss1_ tokens (any version) as runs/tokens.py writes them: a kind, a version, `_`, 24 characters.
+_TOKEN = re.compile(r"(?<![A-Za-z0-9_-])(?:st|ak|ss)[0-9]{1,6}_[A-Za-z0-9_-]{24}(?![A-Za-z0-9_-])")
+TOKEN_MARKER = "[token not exported]"
+
+
+def export_bundle(session: Session, progress: Callable[[int, int], None] | None = None) -> bytes:
+    """The bundle of `session`, as bytes. `progress` is told (events read, events in all) now and then.
+
+    Consistent without holding a lock: the session row is read once, and its summary (status, counts)
+    is written in the same transaction as the events it sums up, so the events up to its last_seq are
+    exactly what that summary describes, whatever an agent writes meanwhile."""
+    session = Session.objects.get(pk=session.pk)
+    events = _events(session, progress)
+    hashes = sorted({event["data"]["workflowHash"] for event in events if event["kind"] == "run_started"})
+    pinned = {p.workflow_hash: p for p in PinnedWorkflow.objects.filter(workflow_hash__in=hashes)}
+    document: dict[str, Any] = {
+        "bundleSchemaVersion": fmt.BUNDLE_SCHEMA_VERSION,
+        "kind": fmt.BUNDLE_KIND,
+        "producer": PRODUCER,
+        "session": session_section(session, events),
+        "graph": graph_index(events),
+        "events": events,
+        "workflows": [
+            {"workflowHash": h, "workflowId": pinned[h].workflow_id, "compiled": pinned[h].compiled} for h in hashes
+        ],
+    }
+    document[fmt.MANIFEST] = fmt.manifest_for(document)
+    return fmt.dumps(document)
+
+
+def _events(session: Session, progress: Callable[[int, int], None] | None) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    rows = (
+        Event.objects.filter(session=session, seq__lte=session.last_seq).exclude(kind__in=SHARING_KINDS).order_by("seq")
+    )
+    for row in rows.values_list("kind", "created_at", "data").iterator(chunk_size=2000):
+        kind, at, data = row
+        events.append({"seq": len(events) + 1, "kind": kind, "at": fmt.timestamp(at), "data": _without_tokens(data)})
+        if progress is not None and len(events) % 1000 == 0:
+            progress(len(events), session.last_seq)
+    return events
+
+
+def session_section(session: Session, events: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a reader wants to know before opening the events. Every field can be worked out from the
+    events by the projector, and the importer checks that it was."""
+    return {
+        "sessionId": session.public_id,
+        "sessionKey": session.session_key,
+        "title": session.title,
+        "kind": session.kind,
+        "tags": list(session.tags),
+        "preferences": dict(session.preferences),
+        "status": session.status,
+        "workflowIds": session.workflow_ids.split(),
+        "runCount": session.run_count,
+        "branchCount": session.branch_count,
+        "gitBranch": session.git_branch,
+        "workspacePath": session.workspace_path,
+        "createdAt": fmt.timestamp(session.created_at),
+        "lastActivityAt": events[-1]["at"] if events else fmt.timestamp(session.created_at),
+    }
+
+
+def _without_tokens(value: Any) -> Any:
+    if isinstance(value, str):
+        return _TOKEN.sub(TOKEN_MARKER, value) if "_" in value else value
+    if isinstance(value, dict):
+        return {key: _without_tokens(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_tokens(item) for item in value]
+    return value

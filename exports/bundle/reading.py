@@ -1,0 +1,249 @@
+"""Reading a bundle: every check that can be made without the database, before anything is written.
+
+The order matters for the message a person gets: size first (nothing is parsed past the cap), then
+whether the bytes are a bundle at all, its version (a newer bundle says "upgrade", not "corrupt"),
+whether the bytes are exactly as exported and match the manifest (a damaged or edited file), and
+last whether what it says hangs together (events, ids, workflows, the graph index).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from exports.bundle import document as fmt
+from exports.bundle.graph_index import graph_index
+from exports.bundle.ids import IdProblem, check_references
+from runs.contract.base import Shape
+from runs.errors import ErrorCode, WorkRailError
+from runs.events import PAYLOADS, SHARING_KINDS, parse
+from workflows_app.hashing import workflow_hash
+from workflows_app.sources import NestedTooDeep, check_json_depth
+
+_AGAIN = "Export the session again on the machine it came from and send the new file unchanged."
+
+
+class Producer(Shape):
+    name: str = Field(max_length=200)
+    version: str = Field(max_length=50)
+
+
+class SessionSection(Shape):
+    session_id: str = Field(pattern=r"^ses_[0-9a-f]{16}$")
+    session_key: str | None = Field(max_length=200)
+    title: str = Field(max_length=200)
+    kind: str
+    tags: list[str]
+    preferences: dict[str, str]
+    status: str
+    workflow_ids: list[str]
+    run_count: int
+    branch_count: int
+    git_branch: str
+    workspace_path: str
+    created_at: str
+    last_activity_at: str
+
+
+class BundleEvent(Shape):
+    seq: int
+    kind: str
+    at: str
+    data: dict[str, Any]
+
+
+class BundleWorkflow(Shape):
+    workflow_hash: str
+    workflow_id: str
+    compiled: dict[str, Any]
+
+
+class Manifest(Shape):
+    algorithm: Literal["sha256"]
+    canonicalization: Literal["sorted-keys-compact-utf8"]
+    digests: dict[str, str]
+    event_count: int
+    workflow_count: int
+
+
+class BundleShape(Shape):
+    bundle_schema_version: int
+    kind: Literal["workrail.session-bundle"]
+    producer: Producer
+    session: SessionSection
+    graph: dict[str, Any]
+    events: list[BundleEvent]
+    workflows: list[BundleWorkflow]
+    manifest: Manifest
+
+
+@dataclass(frozen=True)
+class VerifiedBundle:
+    digest: str  # of the file's bytes
+    schema_version: int
+    producer: str
+    session: dict[str, Any]  # the `session` section, wire names
+    events: list[dict[str, Any]]  # {"seq", "kind", "at", "data"}, in order
+    workflows: list[dict[str, Any]]  # {"workflowHash", "workflowId", "compiled"}
+
+
+def read_bundle(raw: bytes, *, max_bytes: int) -> VerifiedBundle:
+    if len(raw) > max_bytes:
+        raise _error(
+            ErrorCode.BUNDLE_TOO_LARGE,
+            f"The bundle is {len(raw):,} bytes; this store accepts bundles up to {max_bytes:,} bytes.",
+            "Raise WORKRAIL_BUNDLE_MAX_MB for this import if you trust the file, or export a smaller session.",
+        )
+    document = _parse(raw)
+    _check_version(document)
+    if fmt.dumps(document) != raw:
+        raise _corrupt("its bytes are not exactly as WorkRail wrote them (edited, re-formatted or damaged)")
+    shape = _check_shape(document)
+    _check_manifest(document)
+    events = document["events"]
+    _check_events(events, shape.session.session_id)
+    _check_workflows(document["workflows"], events)
+    if graph_index(events) != document["graph"]:
+        raise _invalid("its graph index does not match its events", "/graph")
+    return VerifiedBundle(
+        digest=fmt.digest_bytes(raw),
+        schema_version=shape.bundle_schema_version,
+        producer=f"{shape.producer.name} {shape.producer.version}",
+        session=document["session"],
+        events=events,
+        workflows=document["workflows"],
+    )
+
+
+def _parse(raw: bytes) -> dict[str, Any]:
+    try:
+        text = raw.decode("utf-8")
+        check_json_depth(raw, fmt.MAX_DEPTH)
+        document = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
+    except NestedTooDeep:
+        raise _corrupt(f"it is nested deeper than {fmt.MAX_DEPTH} levels") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise _corrupt(f"it is not complete JSON ({exc}); it may have been cut short") from None
+    if not isinstance(document, dict):
+        raise _corrupt("it is not a JSON object")
+    return document
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise ValueError("an object repeats a key")
+    return result
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check_version(document: dict[str, Any]) -> None:
+    if document.get("kind") != fmt.BUNDLE_KIND:
+        raise _corrupt(f"it does not say it is a WorkRail session bundle (kind {fmt.BUNDLE_KIND!r})")
+    version = document.get("bundleSchemaVersion")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise _corrupt("its bundleSchemaVersion is not a positive integer")
+    if version > fmt.BUNDLE_SCHEMA_VERSION:
+        raise _error(
+            ErrorCode.BUNDLE_VERSION_UNSUPPORTED,
+            f"The bundle has format version {version}; this WorkRail reads version {fmt.BUNDLE_SCHEMA_VERSION}.",
+            "Upgrade WorkRail on this machine, or export the session with the WorkRail version used here.",
+            details={"bundleSchemaVersion": version, "supported": fmt.BUNDLE_SCHEMA_VERSION},
+        )
+    if version != fmt.BUNDLE_SCHEMA_VERSION:
+        raise _error(
+            ErrorCode.BUNDLE_VERSION_UNSUPPORTED,
+            f"The bundle has format version {version}, which this WorkRail no longer reads.",
+            "Import it with the WorkRail version that made it, then export it again from there.",
+            details={"bundleSchemaVersion": version, "supported": fmt.BUNDLE_SCHEMA_VERSION},
+        )
+
+
+def _check_shape(document: dict[str, Any]) -> BundleShape:
+    try:
+        return BundleShape.model_validate(document)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        pointer = "/" + "/".join(str(part) for part in first["loc"])
+        raise _invalid(f"at {pointer}: {first['msg']}", pointer) from None
+
+
+def _check_manifest(document: dict[str, Any]) -> None:
+    expected = fmt.manifest_for(document)
+    found = document[fmt.MANIFEST]
+    if set(found["digests"]) != set(expected["digests"]):
+        raise _corrupt("its manifest does not list exactly the bundle's sections")
+    for name, digest in sorted(expected["digests"].items()):
+        if found["digests"][name] != digest:
+            raise _corrupt(f"the section '{name}' does not match its digest in the manifest")
+    if found != expected:
+        raise _corrupt("its manifest's counts do not match its content")
+
+
+def _check_events(events: list[dict[str, Any]], session_id: str) -> None:
+    for expected_seq, event in enumerate(events, 1):
+        where = f"/events/{expected_seq - 1}"
+        if event["seq"] != expected_seq:
+            raise _invalid(
+                f"event {expected_seq} is numbered {event['seq']} (events must be numbered 1, 2, ...)", where
+            )
+        if event["kind"] not in PAYLOADS or event["kind"] in SHARING_KINDS:
+            raise _invalid(f"event {expected_seq} has a kind this store does not import: {event['kind']!r}", where)
+        try:
+            fmt.parse_timestamp(event["at"])
+            payload = parse(event["kind"], event["data"])
+        except (ValueError, ValidationError) as exc:
+            raise _invalid(f"event {expected_seq} ({event['kind']}) is malformed: {_first_line(exc)}", where) from None
+        if payload.data() != event["data"]:
+            raise _invalid(f"event {expected_seq} ({event['kind']}) is not in its stored form", where)
+    if not events or events[0]["kind"] != "session_created":
+        raise _invalid("its first event must create the session", "/events/0")
+    if events[0]["data"].get("sessionId") != session_id:
+        raise _invalid("its first event names another session than its session section", "/events/0/data")
+    if any(event["kind"] == "session_created" for event in events[1:]):
+        raise _invalid("it creates its session more than once", "/events")
+    try:
+        check_references(events)
+    except IdProblem as exc:
+        raise _invalid(str(exc), "/events") from None
+
+
+def _check_workflows(workflows: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
+    hashes = [workflow["workflowHash"] for workflow in workflows]
+    if hashes != sorted(set(hashes)):
+        raise _invalid("its workflows are not listed once each, in order of workflowHash", "/workflows")
+    for index, workflow in enumerate(workflows):
+        if workflow_hash(workflow["compiled"]) != workflow["workflowHash"]:
+            raise _corrupt(f"the pinned workflow {workflow['workflowId']} does not match its workflowHash")
+        if workflow["compiled"].get("id") not in (None, workflow["workflowId"]):
+            raise _invalid("a pinned workflow's id differs from its workflowId", f"/workflows/{index}")
+    used = {event["data"]["workflowHash"] for event in events if event["kind"] == "run_started"}
+    if used != set(hashes):
+        raise _invalid("its workflows are not exactly those its runs are pinned to", "/workflows")
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
+
+
+def _corrupt(why: str) -> WorkRailError:
+    return _error(ErrorCode.BUNDLE_CORRUPT, f"The bundle is damaged: {why}. Nothing was imported.", _AGAIN)
+
+
+def _invalid(why: str, pointer: str) -> WorkRailError:
+    return _error(
+        ErrorCode.BUNDLE_INVALID,
+        f"The bundle is not a consistent session: {why}. Nothing was imported.",
+        _AGAIN + " If it was made by a tool other than WorkRail, fix the part at details.pointer.",
+        details={"pointer": pointer},
+    )
+
+
+def _error(code: ErrorCode, message: str, suggestion: str, *, details: dict[str, Any] | None = None) -> WorkRailError:
+    return WorkRailError(code, message, suggestion, details=details or {})

@@ -1,0 +1,42 @@
+"""Session bundles as the commands, the dashboard and the API use them: export one session to bytes
+(and record that it was), or import bytes as a new session. The format and its checks live in
+`exports/bundle/`; this is the one door all three go through."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings
+
+from exports.bundle.document import digest_bytes
+from exports.bundle.export import export_bundle
+from exports.bundle.importing import ImportResult, import_bundle
+from exports.bundle.reading import read_bundle
+from exports.records import ExportVia, record_export
+from runs.services.nodes import write
+from runs.services.overview import get_session
+
+
+def max_bundle_bytes() -> int:
+    return settings.WORKRAIL_BUNDLE_MAX_MB * 1024 * 1024
+
+
+def export_session_bundle(
+    session_id: str, *, via: ExportVia, progress: Callable[[int, int], None] | None = None
+) -> bytes:
+    """The session's bundle. NOT_FOUND for an unknown id. The export is recorded in the session's log
+    (not as activity); the record itself is never part of a bundle, so exporting twice gives the same bytes."""
+    session = get_session(session_id)
+    data = export_bundle(session, progress)
+    record_export(session, "bundle", digest_bytes(data), via)
+    return data
+
+
+def import_session_bundle(
+    raw: bytes, *, via: ExportVia, progress: Callable[[int, int], None] | None = None
+) -> ImportResult:
+    """Verifies `raw` completely, then imports it in one transaction. Any refusal is a WorkRailError
+    (BUNDLE_* codes, STORE_BUSY) and leaves the store exactly as it was."""
+    bundle = read_bundle(raw, max_bytes=max_bundle_bytes())
+    with write():  # the same busy handling as every other write; import_bundle's atomic block nests
+        return import_bundle(bundle, via=via, progress=progress)

@@ -1,0 +1,47 @@
+"""Write a session's bundle: a file another WorkRail store can import and carry on from."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from exports.bundles import export_session_bundle
+from runs.errors import WorkRailError
+from runs.progress import progress_bar
+
+
+class Command(BaseCommand):
+    help = "Export a session as a bundle (JSON) that import_bundle can read on another machine. '-' writes to stdout."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("session_id", help="The session's id (ses_...), as the dashboard shows it.")
+        parser.add_argument("--output", "-o", required=True, help="The file to write, or '-' for standard output.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        output: str = options["output"]
+        with progress_bar("Exporting events", None, self.stderr) as bar:
+            try:
+                data = export_session_bundle(options["session_id"], via="command", progress=bar.at)
+            except WorkRailError as exc:
+                raise CommandError(f"{exc.message} {exc.suggestion}") from None
+        if output == "-":
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            _write_new(Path(output), data)
+        where = "standard output" if output == "-" else output
+        self.stderr.write(f"Exported {options['session_id']} ({len(data):,} bytes) to {where}.")
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """Written beside the target, then renamed over it: a reader never sees half a bundle."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        partial.write_bytes(data)
+        partial.replace(path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise CommandError(f"Could not write {path}: {exc.strerror}.") from None
