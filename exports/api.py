@@ -1,0 +1,58 @@
+"""The API's report download: GET /api/v1/sessions/{sessionId}/report?format=md|pdf[&run=RUN_ID].
+
+A ninja Router that runs/api/app.py mounts when the API's URLs are built (see api_urls() there): the
+API lives in runs, but reports live here, and imports point one way, exports -> runs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Path, Query, Router
+
+from exports.reports.produce import ReportFormat, produce
+from exports.views import attachment
+from runs.api.errors import MEANING
+from runs.contract.errors import ErrorResult
+
+ERROR_STATUSES = (400, 401, 404, 500, 503)
+MAX_RUN_ID_CHARS = 80
+
+router = Router(tags=["sessions"])
+
+FILE_ANSWER: dict[str, Any] = {
+    "description": "The report as a download (Content-Disposition: attachment).",
+    "content": {
+        "text/markdown": {"schema": {"type": "string"}},
+        "application/pdf": {"schema": {"type": "string", "format": "binary"}},
+    },
+}
+
+
+@router.get(
+    "/sessions/{sessionId}/report",
+    response={status: ErrorResult for status in ERROR_STATUSES},
+    by_alias=True,
+    summary="A report of a session or of one of its runs",
+    description=(
+        "The session's report (or, with `run`, one run's), as Markdown or PDF: header, runs, branch graph, "
+        "steps with their notes, artifact tables, gaps, warnings and synthesis. Each download is recorded "
+        "in the session's log as a session_exported event (not activity)."
+    ),
+    openapi_extra={
+        "responses": {
+            200: FILE_ANSWER,
+            **{status: {"description": MEANING[status]} for status in ERROR_STATUSES},
+        }
+    },
+)
+def session_report(
+    request: HttpRequest,
+    session_id: Annotated[str, Path(alias="sessionId", description="An id from GET /sessions (sessionId).")],
+    format: Annotated[ReportFormat, Query(description="md (text/markdown) or pdf (application/pdf).")] = "md",
+    run: Annotated[
+        str | None, Query(max_length=MAX_RUN_ID_CHARS, description="A runId of the session: that run only.")
+    ] = None,
+) -> HttpResponse:
+    return attachment(produce(session_id, format, "api", run_id=run or None))

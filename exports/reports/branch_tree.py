@@ -1,0 +1,94 @@
+"""A run's branch graph as text: one line per branch, forks indented under the branch they grew from.
+
+The dashboard draws the graph as SVG from runs.graph's layout (a lane per branch); this reads the same
+layout (RunDetail.graph: depth and lane of every node) and says it in words, for the Markdown report
+and as the PDF's companion to the drawing:
+
+    ● Branch 1: steps 1-7, ends at node 12 "Complete" (complete, shown below)
+    ├─ Branch 2: from node 3 (after step 2), steps 3-3, ends at node 40 "Review the area"
+    └─ Branch 3: from node 4 (after step 3), steps 4-4, ends at node 41 "Record findings" (newest)
+
+Titles come from the store (loop variables filled in from the agent's context), so they are flattened
+to one line and shortened; the caller puts the lines in a code block.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from runs.contract.dashboard import GraphNode, RunDetail
+
+TITLE_CHARS = 60
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+
+
+@dataclass
+class Branch:
+    number: int
+    nodes: list[GraphNode]
+    parent: GraphNode | None  # the node it forked from (None for the run's first branch)
+    children: list[Branch] = field(default_factory=list)
+
+
+def branches(detail: RunDetail) -> list[Branch]:
+    """The run's branches, each with the branches that forked from it; the roots (one per run, unless
+    the store is damaged) in lane order."""
+    by_lane: dict[int, list[GraphNode]] = {}
+    for node in detail.graph.nodes:
+        by_lane.setdefault(node.lane, []).append(node)
+    lane_of = {node.node_id: node.lane for node in detail.graph.nodes}
+    by_id = {node.node_id: node for node in detail.graph.nodes}
+    made: dict[int, Branch] = {}
+    roots: list[Branch] = []
+    for number, lane in enumerate(sorted(by_lane), start=1):
+        nodes = sorted(by_lane[lane], key=lambda n: n.depth)
+        parent = by_id.get(nodes[0].parent_id or "")
+        branch = Branch(number=number, nodes=nodes, parent=parent)
+        made[lane] = branch
+        owner = made.get(lane_of[parent.node_id]) if parent is not None else None
+        if owner is None:
+            roots.append(branch)
+        else:
+            owner.children.append(branch)
+    return roots
+
+
+def one_line(text: str, limit: int = TITLE_CHARS) -> str:
+    flat = " ".join(_CONTROL.sub(" ", str(text)).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def describe(branch: Branch, detail: RunDetail) -> str:
+    first, last = branch.nodes[0], branch.nodes[-1]
+    marks = []
+    if last.is_complete:
+        marks.append("complete")
+    if any(node.is_tip for node in branch.nodes):
+        marks.append("newest")
+    if last.node_id == detail.branch_tip:
+        marks.append("its steps are listed")
+    where = ""
+    if branch.parent is not None:
+        where = f"from node {branch.parent.node_id} (after step {branch.parent.depth + 1}), "
+    steps = f"step {first.depth + 1}" if first.depth == last.depth else f"steps {first.depth + 1}-{last.depth + 1}"
+    title = one_line(last.title or last.step_id or "")
+    text = f"Branch {branch.number}: {where}{steps}, ends at node {last.node_id}"
+    if title:
+        text += f' "{title}"'
+    return text + (f" ({', '.join(marks)})" if marks else "")
+
+
+def lines(detail: RunDetail) -> list[str]:
+    """The tree, one line per branch (iterative: a run may hold thousands of forks)."""
+    out: list[str] = []
+    # (branch, the prefix for its own line, the prefix its children continue with)
+    stack = [(root, "● ", "  ") for root in reversed(branches(detail))]
+    while stack:
+        branch, prefix, inherited = stack.pop()
+        out.append(prefix + describe(branch, detail))
+        kids = branch.children
+        for index in range(len(kids) - 1, -1, -1):
+            last = index == len(kids) - 1
+            stack.append((kids[index], inherited + ("└─ " if last else "├─ "), inherited + ("   " if last else "│  ")))
+    return out

@@ -1,0 +1,89 @@
+"""What a report shows, read through the dashboard's own read services (no second way to read the store).
+
+A report covers a whole session, or one of its runs. Each run is read as the dashboard's run page reads
+it (runs.services.run_view.run_detail): its branch graph, the steps of the branch that ends at its
+newest node, artifact tables, gaps, warnings, synthesis.
+
+One change from the dashboard, for determinism: statuses are the stored ones. The dashboard shows a
+quiet in-progress run as "stalled", a judgement relative to the clock; a report of an unchanged store
+must not depend on when it is made, so it says "in progress" and gives the last activity time instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from runs.contract.dashboard import CheckpointEntry, RunDetail, RunSummary, SessionDetail, SessionSummary
+from runs.models import Session
+from runs.services import overview, run_view
+from runs.services.overview import STALLED, not_found
+
+IN_PROGRESS = "in_progress"
+
+
+@dataclass(frozen=True)
+class Report:
+    session: SessionSummary
+    detail: SessionDetail
+    runs: list[RunDetail]  # in the session's order (oldest first), or the one run asked for
+    run_id: str | None  # the run a run report is about; None for a session report
+    session_notes: list[CheckpointEntry]  # checkpoints not tied to a run (notes-only sessions)
+    stored: Session  # the session row, for recording the export
+
+    @property
+    def last_activity(self) -> datetime:
+        """The moment the report is "as of": the session's own last activity, never the clock."""
+        return self.session.last_activity
+
+    @property
+    def step_count(self) -> int:
+        return sum(len(run.steps) for run in self.runs)
+
+
+def stored_status[S: (SessionSummary, RunSummary)](summary: S) -> S:
+    """The summary with its stored status ("stalled" is the dashboard's clock-relative view of
+    "in progress": see the module's docstring)."""
+    if summary.status == STALLED:
+        return summary.model_copy(update={"status": IN_PROGRESS})
+    return summary
+
+
+def _stable_run(detail: RunDetail) -> RunDetail:
+    return detail.model_copy(
+        update={
+            "run": stored_status(detail.run),
+            "delegations": [stored_status(child) for child in detail.delegations],
+        }
+    )
+
+
+def build_report(session_id: str, run_id: str | None = None, on_run: Callable[[], None] | None = None) -> Report:
+    """The report of a session, or of its run `run_id`. Unknown ids raise WorkRailError (NOT_FOUND);
+    `on_run` is called after each run is read (a progress bar)."""
+    detail = overview.session_detail(session_id)
+    session = stored_status(detail.session)
+    run_ids = [run.run_id for run in detail.runs]
+    if run_id is not None:
+        if run_id not in run_ids:
+            raise not_found(
+                "run of this session",
+                run_id,
+                f"Pick one of the session's runs ({', '.join(run_ids[:10]) or 'it has none'}), or leave the run out "
+                "for a report of the whole session.",
+            )
+        run_ids = [run_id]
+    runs = []
+    for one in run_ids:
+        runs.append(_stable_run(run_view.run_detail(one)))
+        if on_run is not None:
+            on_run()
+    return Report(
+        session=session,
+        detail=detail.model_copy(update={"session": session, "runs": [stored_status(r) for r in detail.runs]}),
+        runs=runs,
+        run_id=run_id,
+        session_notes=[c for c in detail.checkpoints if c.run_id is None] if run_id is None else [],
+        stored=overview.get_session(session.session_id),
+    )

@@ -1,0 +1,57 @@
+"""A report as HTML: the dashboard's own partials (dashboard/_run.html with its branch-graph SVG, the
+`markdown` filter over runs/markdown.py's sanitizer) inside a page of ours, templates/reports/report.html.
+
+It is what the PDF is made from; nothing in it loads anything (no <link>, <script> or <img>), the
+stylesheets are handed to WeasyPrint separately (pdf.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from django.template.loader import render_to_string
+
+from exports.reports import branch_tree
+from exports.reports.data import Report
+from runs.contract.dashboard import RunDetail
+
+TEMPLATE = "reports/report.html"
+
+# The branch graph's colours, inside the SVG itself: WeasyPrint draws an inline SVG on its own, without
+# the page's stylesheet (the dashboard styles it from dashboard.css, which the CSP-bound page may not
+# put in the SVG). The dashboard's light theme, with plain colours instead of custom properties.
+GRAPH_STYLE = (
+    "<style>"
+    ".edge{fill:none;stroke:#b7bcc4;stroke-width:2}"
+    ".edge.on-branch{stroke:#2458c6;stroke-width:2.5}"
+    ".node{fill:#fff;stroke:#8a929e;stroke-width:2}"
+    ".node.on-branch{fill:#2458c6;stroke:#2458c6}"
+    ".node.complete{fill:#1b7f43;stroke:#1b7f43}"
+    ".node.checkpoint{stroke-dasharray:2 2}"
+    ".node.on-branch.checkpoint{fill:#6d3fc0;stroke:#6d3fc0;stroke-dasharray:none}"
+    ".node-hit{fill:none;stroke:none}"
+    ".tip-ring{fill:none;stroke:#9a5b00;stroke-width:2.5}"
+    ".tip-label{fill:#9a5b00;font-size:11px;font-weight:700;font-family:sans-serif}"
+    "</style>"
+)
+# The opening tag of the graph as dashboard/_graph.html writes it. Agent text cannot forge it: the
+# templates escape every `<` they are given, and notes go through the sanitizer, which drops <svg>.
+_GRAPH_OPENING = re.compile(r'(<svg class="run-graph" [^>]*>)')
+
+
+@dataclass(frozen=True)
+class RunItem:
+    detail: RunDetail
+    tree: list[str]  # the branch graph in words, beside the drawing
+
+
+def render(report: Report) -> str:
+    context = {
+        "report": report,
+        "session": report.session,
+        "detail": report.detail,
+        "runs": [RunItem(run, branch_tree.lines(run)) for run in report.runs],
+        "no_actions": (),  # the partial offers "Cancel run" for these statuses: none on paper
+    }
+    return _GRAPH_OPENING.sub(lambda match: match.group(1) + GRAPH_STYLE, render_to_string(TEMPLATE, context))

@@ -1,0 +1,41 @@
+"""Dashboard downloads of a session's (or a run's) report, Markdown or PDF.
+
+Like every dashboard page, they need no login: the dashboard answers only on loopback (see
+docs/security.md). An unknown id gets the dashboard's error page (404 with what to do), as elsewhere.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_GET
+
+from exports.reports.produce import Produced, ReportFormat, produce
+from runs.views.errors import shows_errors
+
+MAX_ID_CHARS = 80  # ids are far shorter; a longer value is cut before it reaches the services
+
+
+def attachment(produced: Produced) -> HttpResponse:
+    """The file as a download, never cached (a report is a snapshot of a session that moves on)."""
+    response = HttpResponse(produced.data, content_type=produced.content_type)
+    response["Content-Disposition"] = content_disposition_header(True, produced.filename)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _report(request: HttpRequest, session_id: str, report_format: ReportFormat) -> HttpResponse:
+    run_id = (request.GET.get("run") or "")[:MAX_ID_CHARS] or None
+    return attachment(produce(session_id, report_format, "dashboard", run_id=run_id))
+
+
+@require_GET
+@shows_errors
+def session_report_md(request: HttpRequest, session_id: str) -> HttpResponse:
+    return _report(request, session_id, "md")
+
+
+@require_GET
+@shows_errors
+def session_report_pdf(request: HttpRequest, session_id: str) -> HttpResponse:
+    return _report(request, session_id, "pdf")
