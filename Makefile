@@ -3,7 +3,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint format migrations-check bench clean
+.PHONY: run test test-postgres lint format migrations-check bench clean
 
 $(STAMP): pyproject.toml scripts/bootstrap scripts/system-packages.txt tests/e2e/ts_client/package-lock.json
 	scripts/bootstrap
@@ -14,6 +14,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -n auto
+
+# The same suite on a throwaway local PostgreSQL cluster (installed from Debian's packages when missing).
+test-postgres: $(STAMP)
+	scripts/test-postgres
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

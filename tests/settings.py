@@ -9,6 +9,8 @@ for _name in [name for name in os.environ if name.startswith("WORKRAIL_") or nam
     del os.environ[_name]
 if _test_database:
     os.environ["DATABASE_URL"] = _test_database
+    # Put back for the pytest-xdist workers: they inherit this process's environment, and load this file again.
+    os.environ["WORKRAIL_TEST_DATABASE_URL"] = _test_database
 os.environ["WORKRAIL_HOME"] = tempfile.mkdtemp(prefix="workrail-test-home-")
 os.environ["WORKRAIL_PROJECT_DIR"] = tempfile.mkdtemp(prefix="workrail-test-project-")
 
