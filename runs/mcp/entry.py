@@ -7,7 +7,8 @@ need the database wait for that thread (runs/mcp/readiness.py). Settings that ca
 not stop the server: it answers the handshake and every call returns CONFIGURATION_ERROR.
 
 Only JSON-RPC reaches stdout: the SDK serves the protocol from a private copy of the descriptor and
-points fd 1 at stderr while it runs, and everything we log goes to stderr.
+points fd 1 at stderr while it runs, and everything we log goes to stderr. Every stdin line is checked
+before the SDK reads it (runs/mcp/framing.py): a request it cannot parse gets a JSON-RPC error.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 The SDK derives tool schemas from Python signatures and turns argument errors into plain text. We
 publish schemas generated from our own typed models (runs/contract) and answer every failure as
 structured data that those schemas admit, so listing and calling tools goes through ToolSpec instead.
+
+On stdio, every line passes runs/mcp/framing.py before the SDK reads it, so a request the SDK cannot
+parse is answered with a JSON-RPC error instead of being dropped.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from typing import Any
 
 import anyio
 from mcp.server import MCPServer
+from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, GetPromptResult, TextContent, ToolAnnotations
 from mcp_types import Prompt as MCPPrompt
@@ -18,6 +22,7 @@ from mcp_types import Tool as MCPTool
 
 from runs.errors import ErrorCode, WorkRailError
 from runs.mcp.boundary import guarded
+from runs.mcp.framing import CheckedLines, wire_stdin
 from runs.mcp.readiness import configuration_problem
 from runs.mcp.resources import register_resources
 from runs.mcp.tools import ToolOutcome, ToolSpec, call, tool_specs
@@ -41,6 +46,17 @@ class WorkRailServer(MCPServer[Any]):
             **kwargs,
         )
         register_resources(self)
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's own stdio transport and serving loop (as MCPServer.run_stdio_async does it), with
+        stdin read through CheckedLines: a line the SDK cannot parse is answered through its write
+        stream, never passed on and dropped. The SDK still claims stdout; stdin is claimed the same way."""
+        with wire_stdin() as wire:
+            stdin = CheckedLines(wire)
+            async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+                stdin.answer_through(write_stream)
+                lowlevel = self._lowlevel_server
+                await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
     async def list_tools(self) -> list[MCPTool]:
         # Building the registry (the typed models) is CPU work: off the event loop, like the calls.

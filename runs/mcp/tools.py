@@ -73,6 +73,14 @@ class ToolSpec:
 
     def parse(self, arguments: Any) -> Any:
         """The arguments as the tool's input model; INVALID_INPUT, with a JSON pointer, when they do not fit."""
+        nul = _nul_pointer(arguments)
+        if nul is not None:  # PostgreSQL cannot store U+0000 in text or jsonb: refused on every backend alike
+            raise WorkRailError(
+                ErrorCode.INVALID_INPUT,
+                f"{self.name}: at {nul}, text may not contain the NUL character (U+0000).",
+                "Remove the NUL characters (U+0000) and send the same call again.",
+                details={"pointer": nul, "problems": 1},
+            )
         try:
             return self.input.model_validate(arguments)
         except ValidationError as exc:
@@ -84,6 +92,24 @@ class ToolSpec:
                 f"Send arguments that match the tool's input schema, for example {json.dumps(self.examples[0])}.",
                 details={"pointer": where, "problems": len(exc.errors())},
             ) from None
+
+
+def _nul_pointer(arguments: Any) -> str | None:
+    """Where a string (value or object key) in the arguments holds U+0000, as a short JSON pointer; None if nowhere."""
+    stack: list[tuple[Any, str]] = [(arguments, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str) and "\x00" in item:
+            return where or "/"
+        if isinstance(item, dict):
+            for key, value in item.items():
+                path = f"{where}/{str(key)[:40]}"[:120]
+                if isinstance(key, str) and "\x00" in key:
+                    return path.replace("\x00", "\\u0000")
+                stack.append((value, path))
+        elif isinstance(item, list):
+            stack.extend((value, f"{where}/{index}"[:120]) for index, value in enumerate(item))
+    return None
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,8 @@ def list_sessions(
     page: int = 1,
     per_page: int = PER_PAGE_DEFAULT,
 ) -> SessionPage:
-    query = " ".join(query.split())[:MAX_QUERY_CHARS]
+    # NUL separates words too: PostgreSQL text cannot hold it (no stored text contains one).
+    query = " ".join(query.replace("\x00", " ").split())[:MAX_QUERY_CHARS]
     per_page = max(1, min(per_page, PER_PAGE_MAX))
     cutoff = stall_cutoff()
     matching = _search(Session.objects.all(), query)
