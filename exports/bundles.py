@@ -13,6 +13,7 @@ from exports.bundle.export import export_bundle
 from exports.bundle.importing import ImportResult, import_bundle
 from exports.bundle.reading import read_bundle
 from exports.records import ExportVia, record_export
+from runs import ratelimit
 from runs.services.nodes import write
 from runs.services.overview import get_session
 
@@ -39,4 +40,5 @@ def import_session_bundle(
     (BUNDLE_* codes, STORE_BUSY) and leaves the store exactly as it was."""
     bundle = read_bundle(raw, max_bytes=max_bundle_bytes())
     with write():  # the same busy handling as every other write; import_bundle's atomic block nests
+        ratelimit.take(ratelimit.STARTS, what="new sessions and runs")  # an import starts a session
         return import_bundle(bundle, via=via, progress=progress)

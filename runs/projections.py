@@ -4,6 +4,11 @@
 A projector lives for one transaction and remembers the rows it created or was shown, so applying
 an event rarely needs to read anything back: the hot path of continue_workflow depends on that.
 Run rows are written once, at `flush`, however many events touched them.
+
+Replaying a whole log (`rebuild_projections`, importing a bundle) uses a deferred projector: the rows
+of the large tables (nodes, attempts, acks, outputs, checkpoints, gaps, syntheses, observations) are
+kept in memory and inserted in bulk at `flush`, parents before children, instead of one INSERT per
+event. The same methods decide every value either way; only when the rows reach the database differs.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import F, Value
+from django.db.models import F, Model, Value
 from django.db.models.functions import Concat, Right
 
 from runs import events
@@ -63,9 +68,27 @@ def identity_text(*parts: Any) -> str:
     return " ".join(str(p) for p in parts if p).lower()
 
 
+# The deferred tables, in the order their rows are inserted at flush: each after those it points at.
+_DEFERRED_ORDER: tuple[type[Model], ...] = (
+    Node,
+    Attempt,
+    Ack,
+    Output,
+    Checkpoint,
+    Gap,
+    RunSynthesis,
+    Observation,
+)
+_BULK_BATCH = 1000
+
+
 class Projector:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, *, deferred: bool = False) -> None:
         self.session = session
+        self.deferred = deferred
+        self._pending: dict[type[Model], list[Model]] = {model: [] for model in _DEFERRED_ORDER}
+        self._parents: dict[int, Node] = {}  # deferred: a pending node's parent, by the node's public id
+        self._latest: dict[int, Node] = {}  # deferred: a node's newest child, by the parent's public id
         self.runs: dict[str, Run] = {}
         self.nodes: dict[int, Node] = {}
         self.attempts: dict[int, Attempt] = {}
@@ -116,6 +139,7 @@ class Projector:
         )
 
     def flush(self) -> None:
+        self._insert_pending()
         for run in self._dirty_runs.values():
             Run.objects.filter(pk=run.pk).update(
                 status=run.status,
@@ -141,6 +165,37 @@ class Projector:
                 updates["notes_text"] = Right(Concat(F("notes_text"), appended), SEARCH_NOTES_CHARS)
             rows.update(**updates)
         self._search.clear()
+
+    def _insert(self, row: Model) -> None:
+        """A new projection row: saved now, or (deferred) at flush with the others of its table."""
+        if self.deferred:
+            self._pending[type(row)].append(row)
+        else:
+            row.save(force_insert=True)
+
+    def _insert_pending(self) -> None:
+        """Deferred rows, table by table in dependency order; nodes first, then the links between nodes
+        (a node's parent and newest child), which need the primary keys the insert gave them."""
+        if not any(self._pending.values()):
+            return
+        for model in _DEFERRED_ORDER:
+            rows = self._pending[model]
+            if rows:
+                model.objects.bulk_create(rows, batch_size=_BULK_BATCH)  # type: ignore[attr-defined]
+                rows.clear()
+        linked: dict[int, Node] = {}
+        for child_id, parent in self._parents.items():
+            child = self.nodes[child_id]
+            child.parent_id = parent.pk
+            linked[child.pk] = child
+        for parent_id, child in self._latest.items():
+            parent = self.nodes[parent_id]
+            parent.latest_child_id = child.pk
+            linked[parent.pk] = parent
+        if linked:
+            Node.objects.bulk_update(list(linked.values()), ["parent", "latest_child"], batch_size=_BULK_BATCH)
+        self._parents.clear()
+        self._latest.clear()
 
     def _write_summary(self) -> None:
         """The session's status, workflows, run and branch counts, from its own runs (delegations are
@@ -214,6 +269,8 @@ class Projector:
             )
 
     def _run_started(self, data: events.RunStarted, at: datetime) -> None:
+        if data.parent_node_id is not None:
+            self._insert_pending()  # a delegation points at its parent's node: that row must exist
         run = Run.objects.create(
             public_id=data.run_id,
             session=self.session,
@@ -246,10 +303,10 @@ class Projector:
     def _node_created(self, data: events.NodeCreated, at: datetime) -> None:
         run = self.run(data.run_id)
         parent = self.node(data.parent_node_id) if data.parent_node_id is not None else None
-        node = Node.objects.create(
+        node = Node(
             public_id=data.node_id,
             run=run,
-            parent=parent,
+            parent=None if self.deferred else parent,
             depth=data.depth,
             notes_on_path=data.notes_on_path,
             engine_state=data.engine_state,
@@ -258,42 +315,53 @@ class Projector:
             is_complete=data.is_complete,
             created_at=at,
         )
+        self._insert(node)
         self.know(node)
         if parent is not None:
-            if parent.latest_child_id is not None:  # a second child: the run forked here
+            if parent.latest_child_id is not None or parent.public_id in self._latest:  # a second child: a fork
                 run.branch_count += 1
                 self._summary_changed = True
-            Node.objects.filter(pk=parent.pk).update(latest_child=node)
-            parent.latest_child = node
+            if self.deferred:
+                self._parents[node.public_id] = parent
+                self._latest[parent.public_id] = node
+            else:
+                Node.objects.filter(pk=parent.pk).update(latest_child=node)
+                parent.latest_child = node
         run.node_count += 1
         self._touch(run, at)
         self._search_change(run.public_id, at).tip = node  # the latest node is the run's tip to resume
 
     def _attempt_issued(self, data: events.AttemptIssued, at: datetime) -> None:
-        self.know(Attempt.objects.create(public_id=data.attempt_id, node=self.node(data.node_id), created_at=at))
+        attempt = Attempt(public_id=data.attempt_id, node=self.node(data.node_id), created_at=at)
+        self._insert(attempt)
+        self.know(attempt)
 
     def _step_acked(self, data: events.StepAcked, at: datetime) -> None:
         attempt = self.attempt(data.attempt_id)
         child = self.node(data.child_node_id) if data.child_node_id is not None else None
-        Ack.objects.create(
-            attempt=attempt,
-            node=self.node(data.node_id),
-            child=child,
-            outcome=data.outcome,
-            output_digest=data.output_digest,
-            response_json=data.response,
-            created_at=at,
+        self._insert(
+            Ack(
+                attempt=attempt,
+                node=self.node(data.node_id),
+                child=child,
+                outcome=data.outcome,
+                output_digest=data.output_digest,
+                response_json=data.response,
+                created_at=at,
+            )
         )
 
     def _output_recorded(self, data: events.OutputRecorded, at: datetime) -> None:
-        Output.objects.create(
-            node=self.node(data.node_id),
-            child=self.node(data.child_node_id),
-            step_id=data.step_id,
-            step_title=data.step_title,
-            notes_markdown=data.notes_markdown,
-            artifacts=data.artifacts,
-            created_at=at,
+        self._insert(
+            Output(
+                node=self.node(data.node_id),
+                child=self.node(data.child_node_id),
+                step_id=data.step_id,
+                step_title=data.step_title,
+                notes_markdown=data.notes_markdown,
+                artifacts=data.artifacts,
+                created_at=at,
+            )
         )
         self._search_text(data.run_id, data.notes_markdown, data.artifacts, at)
 
@@ -304,15 +372,17 @@ class Projector:
     def _checkpoint_recorded(self, data: events.CheckpointRecorded, at: datetime) -> None:
         node = self.node(data.node_id) if data.node_id is not None else None
         child = self.node(data.child_node_id) if data.child_node_id is not None else None
-        Checkpoint.objects.create(
-            session=self.session,
-            node=node,
-            child=child,
-            output_digest=data.output_digest,
-            notes_markdown=data.notes_markdown,
-            artifacts=data.artifacts,
-            response_json=data.response,
-            created_at=at,
+        self._insert(
+            Checkpoint(
+                session=self.session,
+                node=node,
+                child=child,
+                output_digest=data.output_digest,
+                notes_markdown=data.notes_markdown,
+                artifacts=data.artifacts,
+                response_json=data.response,
+                created_at=at,
+            )
         )
         self._search_text(data.run_id, data.notes_markdown, data.artifacts, at)
 
@@ -323,7 +393,8 @@ class Projector:
             node = self.node(data.node_id)
             if node.preferences != data.preferences:
                 node.preferences = data.preferences
-                Node.objects.filter(pk=node.pk).update(preferences=data.preferences)
+                if node.pk is not None:  # else it is inserted (deferred) with them
+                    Node.objects.filter(pk=node.pk).update(preferences=data.preferences)
         elif data.run_id is None:
             self.session.preferences = data.preferences
             Session.objects.filter(pk=self.session.pk).update(preferences=data.preferences)
@@ -335,25 +406,29 @@ class Projector:
             "git_head_sha": data.git_head_sha or "",
             "workspace_path": data.workspace_path or "",
         }
-        Observation.objects.create(session=self.session, run=run, created_at=at, **seen)
+        self._insert(Observation(session=self.session, run=run, created_at=at, **seen))
         self._search_change(data.run_id, at).git = seen
         self.session.git_branch = seen["git_branch"]
         self.session.workspace_path = seen["workspace_path"]
         self._summary_changed = True
 
     def _gap_recorded(self, data: events.GapRecorded, at: datetime) -> None:
-        Gap.objects.create(
-            run=self.run(data.run_id),
-            node=self.node(data.node_id),
-            step_id=data.step_id,
-            reason=data.reason,
-            description=data.description,
-            created_at=at,
+        self._insert(
+            Gap(
+                run=self.run(data.run_id),
+                node=self.node(data.node_id),
+                step_id=data.step_id,
+                reason=data.reason,
+                description=data.description,
+                created_at=at,
+            )
         )
 
     def _run_finalized(self, data: events.RunFinalized, at: datetime) -> None:
-        RunSynthesis.objects.create(
-            run=self.run(data.run_id), node=self.node(data.node_id), synthesis=data.synthesis, created_at=at
+        self._insert(
+            RunSynthesis(
+                run=self.run(data.run_id), node=self.node(data.node_id), synthesis=data.synthesis, created_at=at
+            )
         )
 
     def _run_status_changed(self, data: events.RunStatusChanged, at: datetime) -> None:

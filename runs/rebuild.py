@@ -29,7 +29,7 @@ def rebuild_session(session: Session) -> int:
     with transaction.atomic():
         session = Session.objects.select_for_update().get(pk=session.pk)
         Projector.clear(session)
-        projector = Projector(session)
+        projector = Projector(session, deferred=True)  # rows in bulk at flush: see runs/projections.py
         applied = 0
         for seq, event in enumerate(Event.objects.filter(session=session).order_by("seq").iterator(), 1):
             if event.seq != seq:

@@ -134,7 +134,7 @@ def _pin_workflows(workflows: list[dict[str, Any]], now: datetime) -> int:
 def _replay(
     session: Session, events: list[dict[str, Any]], ids: IdMap, progress: Callable[[int, int], None] | None
 ) -> None:
-    projector = Projector(session)
+    projector = Projector(session, deferred=True)  # rows inserted in bulk at flush, as a rebuild does
     batch: list[Event] = []
     for event in events:
         data = ids.event_data(event["kind"], event["data"])

@@ -92,11 +92,7 @@ class VerifiedBundle:
 
 def read_bundle(raw: bytes, *, max_bytes: int) -> VerifiedBundle:
     if len(raw) > max_bytes:
-        raise _error(
-            ErrorCode.BUNDLE_TOO_LARGE,
-            f"The bundle is {len(raw):,} bytes; this store accepts bundles up to {max_bytes:,} bytes.",
-            "Raise WORKRAIL_BUNDLE_MAX_MB for this import if you trust the file, or export a smaller session.",
-        )
+        raise too_large(len(raw), max_bytes)
     document = _parse(raw)
     _check_version(document)
     if fmt.dumps(document) != raw:
@@ -115,6 +111,16 @@ def read_bundle(raw: bytes, *, max_bytes: int) -> VerifiedBundle:
         session=document["session"],
         events=events,
         workflows=document["workflows"],
+    )
+
+
+def too_large(size: int, max_bytes: int) -> WorkRailError:
+    """BUNDLE_TOO_LARGE; `size` may be a lower bound (reading stops one byte past the limit)."""
+    return _error(
+        ErrorCode.BUNDLE_TOO_LARGE,
+        f"The bundle is over {max_bytes:,} bytes ({size:,} or more); this store accepts bundles up to that size.",
+        "Raise WORKRAIL_BUNDLE_MAX_MB for this import if you trust the file, or export a smaller session.",
+        details={"maxBytes": max_bytes},
     )
 
 
