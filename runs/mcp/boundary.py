@@ -41,11 +41,19 @@ def guarded[T](what: str, work: Callable[[], T], *, uses_database: bool, changes
 
 def _with_database[T](work: Callable[[], T]) -> T:
     # Calls run on worker threads: drop connections that went stale between calls, before and after.
-    from django.db import close_old_connections
-
     readiness.wait_until_ready()
-    close_old_connections()
+    _close_old_connections()
     try:
         return work()
     finally:
-        close_old_connections()
+        _close_old_connections()
+
+
+def _close_old_connections() -> None:
+    """django.db.close_old_connections, except for a connection inside a caller's transaction (a test's,
+    say): closing it there would break that transaction (on PostgreSQL; SQLite in memory never closes)."""
+    from django.db import connections
+
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close_if_unusable_or_obsolete()
