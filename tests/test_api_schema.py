@@ -102,6 +102,7 @@ def test_every_operation_matches_the_openapi_document(in_process, seeded):
         "GET /sessions",
         "GET /sessions/{sessionId}",
         "GET /sessions/{sessionId}/events",
+        "GET /sessions/{sessionId}/report",
         "POST /sessions/{sessionId}/preferences",
         "GET /runs/{runId}",
         "GET /runs/{runId}/graph",

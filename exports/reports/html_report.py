@@ -43,7 +43,7 @@ _GRAPH_OPENING = re.compile(r'(<svg class="run-graph" [^>]*>)')
 @dataclass(frozen=True)
 class RunItem:
     detail: RunDetail
-    tree: list[str]  # the branch graph in words, beside the drawing
+    tree: str  # the branch graph in words, beside the drawing (one line per branch)
 
 
 def render(report: Report) -> str:
@@ -51,7 +51,7 @@ def render(report: Report) -> str:
         "report": report,
         "session": report.session,
         "detail": report.detail,
-        "runs": [RunItem(run, branch_tree.lines(run)) for run in report.runs],
+        "runs": [RunItem(run, "\n".join(branch_tree.lines(run))) for run in report.runs],
         "no_actions": (),  # the partial offers "Cancel run" for these statuses: none on paper
     }
     return _GRAPH_OPENING.sub(lambda match: match.group(1) + GRAPH_STYLE, render_to_string(TEMPLATE, context))

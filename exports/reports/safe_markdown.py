@@ -6,8 +6,9 @@ http, https and mailto links survive, images are links), and that small, known s
 written back as Markdown here. So the report can only contain Markdown constructs this module emits:
 
 * headings in notes become bold paragraphs: a note cannot add a section to the report's outline;
-* every character a Markdown reader could take as syntax (`<`, `*`, `[`, `|`, ...) is backslash-escaped
-  in text, so raw HTML in a note reads as the characters written, and no link appears from text;
+* every character a Markdown reader could take as syntax (`<`, `*`, `[`, `|`, ...) is escaped in text
+  (a backslash, or a character reference such as `&lt;`), so raw HTML in a note reads as the
+  characters written, and no link appears from text;
 * code is fenced, or wrapped in backticks, longer than any run of backticks inside it, so it cannot
   close its fence early and swallow the rest of the report;
 * links keep only http, https and mailto targets.
@@ -25,14 +26,37 @@ from urllib.parse import urlsplit
 
 from runs.markdown import render_markdown
 
-# Every ASCII punctuation character CommonMark or GFM gives a meaning to inside a line; a backslash
-# before any ASCII punctuation is a valid escape, so over-escaping is harmless.
-_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|&~!])")
-# What makes a line something else than a paragraph when it starts it: a heading, a quote, a list item,
-# a setext underline or a thematic break, a table row, an indented code block.
-_BLOCK_START = re.compile(r"^([#>+=\-]|\d+[.)])")
+# The characters CommonMark, GFM or python-markdown give a meaning to inside a line. Those every
+# reader accepts a backslash before are escaped so; the others (a backslash before `<` shows in
+# python-markdown, say) become character references, which every reader decodes, in tables too.
+_BACKSLASHED = re.compile(r"([\\`*_\[\]!])")
+_AS_REFERENCES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;", "~": "&#126;"}
+_REFERENCED = re.compile("[&<>|~]")
+
+# What makes a line something else than a paragraph when it starts it (once the rest is escaped): a
+# heading, a list item, a setext underline or a thematic break, an ordered list item.
+_BLOCK_START = re.compile(r"^(?:([#+\-])|(=)|(\d+)([.)]))")
 _WHITESPACE = re.compile(r"\s+")
 _BACKTICKS = re.compile(r"`+")
+
+
+def _escape(text: str) -> str:
+    backslashed = _BACKSLASHED.sub(r"\\\1", text)
+    return _REFERENCED.sub(lambda match: _AS_REFERENCES[match.group(0)], backslashed)
+
+
+def _line(text: str) -> str:
+    """An escaped line that cannot start a block: `# x` becomes `\\# x`, `1. x` becomes `1\\. x`."""
+    match = _BLOCK_START.match(text)
+    if match is None:
+        return text
+    if match.group(1):
+        return "\\" + text
+    if match.group(2):
+        return "&#61;" + text[1:]
+    return f"{match.group(3)}\\{match.group(4)}{text[match.end() :]}"
+
+
 LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 BLOCK_TAGS = frozenset(
     {"p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "ul", "ol", "li", "hr", "table", "div"}
@@ -42,12 +66,11 @@ BLOCK_TAGS = frozenset(
 def inline(text: str) -> str:
     """Plain text as one line of Markdown that shows exactly these characters."""
     flat = _WHITESPACE.sub(" ", str(text)).strip()
-    escaped = _INLINE_SPECIAL.sub(r"\\\1", flat)
-    return "\\" + escaped if _BLOCK_START.match(escaped) else escaped
+    return _line(_escape(flat))
 
 
 def cell(text: str) -> str:
-    """Plain text in a table cell (inline, with `|` escaped by inline); an empty cell shows a dash."""
+    """Plain text in a table cell (inline, which writes `|` as a reference); an empty cell shows a dash."""
     return inline(text) or "—"
 
 
@@ -167,7 +190,7 @@ def _paragraph(nodes: list[_Element | str]) -> str:
     lines = _inlines(nodes).strip(" ").split("\n")
     # A hard line break (<br>) starts a new line; it must not start a block either.
     lines = [line.strip(" ") for line in lines]
-    lines = ["\\" + line if _BLOCK_START.match(line) else line for line in lines]
+    lines = [_line(line) for line in lines]
     return "\\\n".join(line for line in lines if line) if any(lines) else ""
 
 
@@ -247,7 +270,7 @@ def _inlines(nodes: list[_Element | str]) -> str:
 
 def _inline_node(node: _Element | str) -> str:
     if isinstance(node, str):
-        return _INLINE_SPECIAL.sub(r"\\\1", _WHITESPACE.sub(" ", node))
+        return _escape(_WHITESPACE.sub(" ", node))
     tag = node.tag
     if tag == "br":
         return "\n"
@@ -268,7 +291,7 @@ def _inline_node(node: _Element | str) -> str:
 
 
 def _text_escaped(node: _Element) -> str:
-    return _INLINE_SPECIAL.sub(r"\\\1", _WHITESPACE.sub(" ", _text_of(node))).strip()
+    return _escape(_WHITESPACE.sub(" ", _text_of(node))).strip()
 
 
 def _wrapped(inner: str, marker: str) -> str:
