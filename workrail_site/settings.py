@@ -87,6 +87,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A NUL in the path is a 404 on every backend (PostgreSQL would fail the id lookup with an error);
+    # after the header middlewares, so its answer carries their headers too.
+    "runs.middleware.NulPathNotFoundMiddleware",
     # Last: it turns repeated failed admin logins into a lockout (see AXES_* below).
     "axes.middleware.AxesMiddleware",
 ]
