@@ -27,6 +27,8 @@ PLAUSIBLE = {
     "WORKRAIL_RATE_LIMIT_PER_MINUTE": "300",
     "WORKRAIL_STALL_MINUTES": "45",
     "WORKRAIL_TOOL_TIMINGS_KEPT": "2000",
+    "WORKRAIL_RETENTION_DAYS": "30",
+    "WORKRAIL_BUNDLE_MAX_MB": "64",
     "WORKRAIL_TEST_DATABASE_URL": "postgres://workrail:secret@localhost:5432/workrail_test",
 }
 
