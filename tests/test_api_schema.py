@@ -103,6 +103,8 @@ def test_every_operation_matches_the_openapi_document(in_process, seeded):
         "GET /sessions/{sessionId}",
         "GET /sessions/{sessionId}/events",
         "GET /sessions/{sessionId}/report",
+        "GET /sessions/{sessionId}/bundle",
+        "POST /bundles",
         "POST /sessions/{sessionId}/preferences",
         "GET /runs/{runId}",
         "GET /runs/{runId}/graph",

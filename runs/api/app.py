@@ -126,8 +126,10 @@ def _mount_exports() -> None:
     if _exports_mounted:
         return
     from exports.api import router as exports_router
+    from exports.api_bundles import router as bundles_router
 
     api.add_router("", exports_router)
+    api.add_router("", bundles_router)
     _exports_mounted = True
 
 

@@ -1,0 +1,102 @@
+"""The dashboard's and the API's bundle doors: download, import form, POST /api/v1/bundles."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client, override_settings
+
+from runs import api_tokens
+from runs.models import Event, EventKind, Session
+from tests.bundle_support import empty_the_store, session_with_everything
+
+pytestmark = pytest.mark.django_db
+API = "/api/v1"
+
+
+@pytest.fixture
+def api(service_catalog) -> Client:
+    return Client(headers={"Authorization": f"Bearer {api_tokens.create('tests')[1]}"})
+
+
+def test_the_session_page_offers_the_bundle_and_the_list_offers_the_import_form(client, service_catalog):
+    built = session_with_everything()
+    page = client.get(f"/sessions/{built.session_id}/").content.decode()
+    assert f'href="/sessions/{built.session_id}/bundle.json"' in page
+    listing = client.get("/sessions/").content.decode()
+    assert 'action="/sessions/import"' in listing and 'enctype="multipart/form-data"' in listing
+    assert 'name="csrfmiddlewaretoken"' in listing
+
+
+def test_the_dashboard_downloads_a_bundle_and_imports_it(client, service_catalog):
+    built = session_with_everything()
+    download = client.get(f"/sessions/{built.session_id}/bundle.json")
+    assert download.status_code == 200
+    assert download["Content-Type"] == "application/json"
+    assert download["Content-Disposition"] == f'attachment; filename="{built.session_id}.workrail-bundle.json"'
+    data = download.content
+    empty_the_store()
+
+    answer = client.post("/sessions/import", {"bundle": SimpleUploadedFile("b.json", data)}, follow=True)
+
+    assert answer.redirect_chain[-1][0] == f"/sessions/{built.session_id}/"
+    assert "Imported" in answer.content.decode()
+    assert Event.objects.filter(kind=EventKind.SESSION_IMPORTED, data__via="dashboard").count() == 1
+
+
+def test_the_import_form_needs_its_csrf_token(service_catalog):
+    strict = Client(enforce_csrf_checks=True)
+    answer = strict.post("/sessions/import", {"bundle": SimpleUploadedFile("b.json", b"{}")})
+    assert answer.status_code == 403
+    assert Session.objects.count() == 0
+
+
+def test_a_bad_upload_shows_the_code_and_what_to_do(client, service_catalog):
+    answer = client.post("/sessions/import", {"bundle": SimpleUploadedFile("b.json", b'{"kind": "nope"}')})
+    assert answer.status_code == 400
+    page = answer.content.decode()
+    assert "BUNDLE_CORRUPT" in page and "Export the session again" in page
+    assert client.post("/sessions/import", {}).status_code == 400
+    with override_settings(WORKRAIL_BUNDLE_MAX_MB=1):
+        big = client.post("/sessions/import", {"bundle": SimpleUploadedFile("b.json", b" " * (1024 * 1024 + 1))})
+    assert big.status_code == 413 and "BUNDLE_TOO_LARGE" in big.content.decode()
+    assert Session.objects.count() == 0
+
+
+def test_the_api_downloads_and_imports_a_bundle(api, service_catalog):
+    built = session_with_everything()
+    download = api.get(f"{API}/sessions/{built.session_id}/bundle")
+    assert download.status_code == 200
+    data = download.content
+    empty_the_store()
+
+    answer = api.post(f"{API}/bundles", data=data, content_type="application/json")
+
+    assert answer.status_code == 201, answer.content
+    body = answer.json()
+    assert body == {
+        "sessionId": built.session_id,
+        "keptIds": True,
+        "runs": 3,
+        "events": body["events"],
+        "workflowsAdded": 3,
+    }
+    assert body["events"] == len(json.loads(data)["events"])
+
+
+def test_the_api_refuses_bad_bundles_with_the_error_body(api, service_catalog):
+    bad = api.post(f"{API}/bundles", data=b"[1, 2", content_type="application/json")
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "BUNDLE_CORRUPT"
+    with override_settings(WORKRAIL_BUNDLE_MAX_MB=1):
+        big = api.post(f"{API}/bundles", data=b" " * (1024 * 1024 + 1), content_type="application/json")
+    assert big.status_code == 413 and big.json()["error"]["code"] == "BUNDLE_TOO_LARGE"
+    assert api.get(f"{API}/sessions/ses_nope/bundle").status_code == 404
+    assert Session.objects.count() == 0
+
+
+def test_the_api_bundle_doors_need_auth(client, service_catalog):
+    built = session_with_everything()
+    assert client.get(f"{API}/sessions/{built.session_id}/bundle").status_code == 401
+    assert client.post(f"{API}/bundles", data=b"{}", content_type="application/json").status_code == 401
