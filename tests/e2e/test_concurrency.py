@@ -1,7 +1,7 @@
-"""16 processes replay the same (stateToken, ackToken) against one SQLite file at the same time."""
+"""16 processes replay the same (stateToken, ackToken) against one store at the same time: the SQLite
+file, or a PostgreSQL database when the suite runs there (tests/e2e/stores.py)."""
 
 import json
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import server_env
+from tests.e2e.stores import shared_store
 from tests.helpers import REPO
 
 pytestmark = pytest.mark.e2e
@@ -17,7 +18,12 @@ PROCESSES = 16
 
 
 def test_concurrent_replays_advance_exactly_once_with_identical_answers(tmp_path):
-    env = server_env(tmp_path / "home")
+    with shared_store(tmp_path / "home") as store:
+        _replay_at_once(tmp_path, store)
+
+
+def _replay_at_once(tmp_path, store):
+    env = server_env(tmp_path / "home", **store.env)
     subprocess.run(
         [sys.executable, str(REPO / "manage.py"), "migrate", "--noinput"],
         env=env,
@@ -56,8 +62,7 @@ def test_concurrent_replays_advance_exactly_once_with_identical_answers(tmp_path
     payloads = [out for out, _ in results]
     assert all("error" not in json.loads(p) for p in payloads), payloads[0]
     assert len(set(payloads)) == 1  # byte-identical
-    database = sqlite3.connect(tmp_path / "home" / "workrail.sqlite3")
-    assert database.execute("SELECT count(*) FROM runs_ack").fetchone()[0] == 1
-    assert database.execute("SELECT count(*) FROM runs_node").fetchone()[0] == 2
-    seqs = [row[0] for row in database.execute("SELECT seq FROM runs_event ORDER BY seq")]
+    assert store.rows("SELECT count(*) FROM runs_ack") == [(1,)]
+    assert store.rows("SELECT count(*) FROM runs_node") == [(2,)]
+    seqs = [row[0] for row in store.rows("SELECT seq FROM runs_event ORDER BY seq")]
     assert seqs == list(range(1, len(seqs) + 1))
