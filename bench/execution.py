@@ -1,6 +1,9 @@
 """Execution latency over stdio with the real `mcp` client, and growth with history.
 
-Run: .venv/bin/python bench/execution.py [--depth 2000]
+Run: .venv/bin/python bench/execution.py [--depth 2000] [--database-url postgres://user:pw@host/empty_db]
+(with --database-url every part runs on that database, which must be empty or hold only earlier runs of
+this benchmark; `scripts/with-postgres sh -c '.venv/bin/python bench/execution.py --database-url
+"$POSTGRES_URL"'` makes a throwaway one. Without it, each part gets a fresh SQLite file.)
 - start_workflow, advance (continue_workflow with an ack) and rehydrate (without): median and p95;
 - advance at depth ~10 against depth ~2000 on one run: the ratio of medians (no work may grow with
   history on the hot path);
@@ -101,6 +104,16 @@ async def drive(params: StdioServerParameters, depth: int) -> dict[str, Any]:
     }
 
 
+def throughput(label: str, seconds: list[float]) -> str:
+    """Calls per second back to back (the client waits for each answer), with p50 and p99."""
+    ordered = sorted(seconds)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    return (
+        f"{label}: {len(seconds) / sum(seconds):.0f}/s, p50 {statistics.median(ordered) * 1000:.2f} ms, "
+        f"p99 {p99 * 1000:.2f} ms, n={len(seconds)}"
+    )
+
+
 NOOP_SERVER = """
 from mcp.server import MCPServer
 server = MCPServer(name="noop")
@@ -125,7 +138,7 @@ async def noop_calls(calls: int) -> list[float]:
         return timings
 
 
-def raw_advances(work: Path, steps: int) -> list[float]:
+def raw_advances(work: Path, steps: int, database: dict[str, str]) -> list[float]:
     """Advances over stdio with a bare JSON-RPC client: what the server and the pipe cost, without
     any client library's own work (the Python client validates each answer against the tool's
     outputSchema; that time is the client's, and it grows with how precise the schema is)."""
@@ -134,7 +147,7 @@ def raw_advances(work: Path, steps: int) -> list[float]:
     server = subprocess.Popen(
         [python(), str(REPO / "manage.py"), "mcp"],
         cwd=str(work),
-        env=clean_env(work / "raw-home", WORKRAIL_WORKFLOW_PATHS=str(work / "workflows"), **NO_RATE_LIMIT),
+        env=clean_env(work / "raw-home", WORKRAIL_WORKFLOW_PATHS=str(work / "workflows"), **NO_RATE_LIMIT, **database),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -179,7 +192,7 @@ def raw_advances(work: Path, steps: int) -> list[float]:
         server.wait(timeout=30)
 
 
-def in_process(depth: int) -> list[float]:
+def in_process(depth: int, database: dict[str, str]) -> list[float]:
     """The advance service alone (no protocol, no thread hop), in this process on a fresh store."""
     import os
     import sys
@@ -188,7 +201,9 @@ def in_process(depth: int) -> list[float]:
         work = Path(tmp)
         (work / "workflows").mkdir()
         (work / "workflows" / "long.json").write_text(json.dumps(long_workflow()))
-        os.environ.update(clean_env(work / "home", WORKRAIL_WORKFLOW_PATHS=str(work / "workflows"), **NO_RATE_LIMIT))
+        os.environ.update(
+            clean_env(work / "home", WORKRAIL_WORKFLOW_PATHS=str(work / "workflows"), **NO_RATE_LIMIT, **database)
+        )
         os.environ["DJANGO_SETTINGS_MODULE"] = "workrail_site.settings"
         sys.path.insert(0, str(REPO))
         import django
@@ -219,7 +234,10 @@ def in_process(depth: int) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--depth", type=int, default=2000)
+    parser.add_argument("--database-url", help="a PostgreSQL database to use instead of a fresh SQLite file per part")
     args = parser.parse_args()
+    database = {"DATABASE_URL": args.database_url} if args.database_url else {}
+    print(f"store: {'PostgreSQL (--database-url)' if database else 'SQLite'}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "workflows").mkdir()
@@ -228,14 +246,15 @@ def main() -> None:
             command=python(),
             args=[str(REPO / "manage.py"), "mcp"],
             cwd=str(work),
-            env=clean_env(work / "home", WORKRAIL_WORKFLOW_PATHS=str(work / "workflows"), **NO_RATE_LIMIT),
+            env=clean_env(work / "home", WORKRAIL_WORKFLOW_PATHS=str(work / "workflows"), **NO_RATE_LIMIT, **database),
         )
         figures = anyio.run(drive, params, args.depth)
-        raw = raw_advances(work, 300)
+        raw = raw_advances(work, 300, database)
     advances = figures["advances"]
     shallow, deep = advances[10 : 10 + WINDOW], advances[-WINDOW:]
     print(summary("start_workflow", figures["starts"]))
     print(summary("advance (all depths)", advances))
+    print(throughput("advance, one process, one after another", advances))
     print(summary("advance, bare JSON-RPC client (server + pipe only), depth 0-300", raw))
     print(summary("rehydrate at depth 10", figures["rehydrate_shallow"]))
     print(summary(f"advance at depth 10-{10 + WINDOW}", shallow))
@@ -250,7 +269,7 @@ def main() -> None:
     )
     print(summary("ping (protocol floor, for reference)", figures["pings"]))
     print(summary("no-op tool on a bare SDK server (tool-call floor)", anyio.run(noop_calls, 200)))
-    print(summary("advance in-process (input model + service, 300 steps)", in_process(300)))
+    print(summary("advance in-process (input model + service, 300 steps)", in_process(300, database)))
 
 
 if __name__ == "__main__":
