@@ -18,7 +18,7 @@ from workrail_site.version import VERSION
 
 PRODUCER = {"name": "WorkRail for Python", "version": VERSION}
 # st1_/ak1_/ss1_ tokens (any version) as runs/tokens.py writes them: a kind, a version, `_`, 24 characters.
-_TOKEN = re.compile(r"(?<![A-Za-z0-9_-])(?:st|ak|ss)[0-9]{1,6}_[A-Za-z0-9_-]{24}(?![A-Za-z0-9_-])")
+_TOKEN = re.compile(rb"(?<![A-Za-z0-9_-])(?:st|ak|ss)[0-9]{1,6}_[A-Za-z0-9_-]{24}(?![A-Za-z0-9_-])")
 TOKEN_MARKER = "[token not exported]"
 
 
@@ -32,19 +32,23 @@ def export_bundle(session: Session, progress: Callable[[int, int], None] | None 
     events = _events(session, progress)
     hashes = sorted({event["data"]["workflowHash"] for event in events if event["kind"] == "run_started"})
     pinned = {p.workflow_hash: p for p in PinnedWorkflow.objects.filter(workflow_hash__in=hashes)}
-    document: dict[str, Any] = {
-        "bundleSchemaVersion": fmt.BUNDLE_SCHEMA_VERSION,
-        "kind": fmt.BUNDLE_KIND,
-        "producer": PRODUCER,
-        "session": session_section(session, events),
-        "graph": graph_index(events),
-        "events": events,
-        "workflows": [
-            {"workflowHash": h, "workflowId": pinned[h].workflow_id, "compiled": pinned[h].compiled} for h in hashes
-        ],
+    workflows = [
+        {"workflowHash": h, "workflowId": pinned[h].workflow_id, "compiled": pinned[h].compiled} for h in hashes
+    ]
+    sections = {
+        "bundleSchemaVersion": fmt.serialize(fmt.BUNDLE_SCHEMA_VERSION),
+        "kind": fmt.serialize(fmt.BUNDLE_KIND),
+        "producer": fmt.serialize(PRODUCER),
+        # What an agent wrote can hold tokens anywhere; they are masked in the serialized text (a token
+        # has no character JSON escapes, so it is spelt the same there), once per section. The pinned
+        # workflows are authored files, hashed as they are: they are not masked.
+        "session": _without_tokens(fmt.serialize(session_section(session, events))),
+        "graph": _without_tokens(fmt.serialize(graph_index(events))),
+        "events": _without_tokens(fmt.serialize(events)),
+        "workflows": fmt.serialize(workflows),
     }
-    document[fmt.MANIFEST] = fmt.manifest_for(document)
-    return fmt.dumps(document)
+    sections[fmt.MANIFEST] = fmt.serialize(fmt.manifest_from(sections, len(events), len(workflows)))
+    return fmt.assemble(sections)
 
 
 def _events(session: Session, progress: Callable[[int, int], None] | None) -> list[dict[str, Any]]:
@@ -54,7 +58,7 @@ def _events(session: Session, progress: Callable[[int, int], None] | None) -> li
     )
     for row in rows.values_list("kind", "created_at", "data").iterator(chunk_size=2000):
         kind, at, data = row
-        events.append({"seq": len(events) + 1, "kind": kind, "at": fmt.timestamp(at), "data": _without_tokens(data)})
+        events.append({"seq": len(events) + 1, "kind": kind, "at": fmt.timestamp(at), "data": data})
         if progress is not None and len(events) % 1000 == 0:
             progress(len(events), session.last_seq)
     return events
@@ -81,11 +85,5 @@ def session_section(session: Session, events: list[dict[str, Any]]) -> dict[str,
     }
 
 
-def _without_tokens(value: Any) -> Any:
-    if isinstance(value, str):
-        return _TOKEN.sub(TOKEN_MARKER, value) if "_" in value else value
-    if isinstance(value, dict):
-        return {key: _without_tokens(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_without_tokens(item) for item in value]
-    return value
+def _without_tokens(text: bytes) -> bytes:
+    return _TOKEN.sub(TOKEN_MARKER.encode(), text)
