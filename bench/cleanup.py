@@ -15,7 +15,8 @@ through the cleanup, and peak memory (tracemalloc: Python allocations during the
 copy of the same store; plus the process's peak RSS). With --compare-collector, also Django's own
 `Session.objects.filter(...).delete()` on the same store. A benchmark: it asserts nothing.
 
-    .venv/bin/python bench/cleanup.py [--sessions 10000] [--kept 500] [--templates 25] [--compare-collector]
+    .venv/bin/python bench/cleanup.py [--sessions 10000] [--kept 500] [--templates 25] [--batch-size N]
+        [--compare-collector]
 """
 
 from __future__ import annotations
@@ -247,6 +248,9 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--kept", type=int, default=500)
     parser.add_argument("--templates", type=int, default=25)
+    parser.add_argument(
+        "--batch-size", type=int, default=None, help="sessions per transaction (default: the service's)"
+    )
     parser.add_argument("--compare-collector", action="store_true")
     args = parser.parse_args()
     args.sessions -= args.sessions % args.templates  # whole copies of every template
@@ -258,7 +262,8 @@ def main() -> None:
         from runs.models import Session
         from runs.services import retention
 
-        print(f"cleanup benchmark ({REPO.name}), SQLite, batches of {retention.BATCH_SIZE} sessions")
+        batch_size = args.batch_size or retention.BATCH_SIZE
+        print(f"cleanup benchmark ({REPO.name}), SQLite, batches of {batch_size} sessions")
         agent = Agent(build_store(args.sessions, args.kept, args.templates))
         before = table_counts()
         print("  before: " + ", ".join(f"{count:,} {name}" for name, count in before.items()))
@@ -284,7 +289,7 @@ def main() -> None:
         agent.start()
         time.sleep(0.2)
         started = time.perf_counter()
-        result = retention.cleanup(progress=progress)
+        result = retention.cleanup(progress=progress, batch_size=batch_size)
         seconds = time.perf_counter() - started
         agent.stop.set()
         agent.join()
@@ -307,7 +312,7 @@ def main() -> None:
 
         restore_file(pristine, database)
         tracemalloc.start()
-        retention.cleanup()
+        retention.cleanup(batch_size=batch_size)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

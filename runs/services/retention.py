@@ -49,6 +49,7 @@ logger = logging.getLogger("workrail.cleanup")
 # Sessions per delete transaction: large enough that 10,000 sessions take a few seconds, small
 # enough that an agent waiting for the write lock waits for one batch only (tens of milliseconds).
 BATCH_SIZE = 100
+BUCKET_KEYS_PER_DELETE = 500
 
 # What hangs under a session, children first, and the lookup from each table to the session. The
 # foreign keys are deferred to commit on SQLite and PostgreSQL, so the order is for clarity (and for
@@ -174,9 +175,9 @@ def _delete(result: CleanupResult, progress: Progress | None, batch_size: int) -
     )
 
 
-def _batches(ids: Sequence[int], size: int) -> Iterator[Sequence[int]]:
-    for start in range(0, len(ids), size):
-        yield ids[start : start + size]
+def _batches[T](items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 def _delete_batch(batch: Sequence[int], cutoff: datetime) -> dict[str, int]:
@@ -199,18 +200,21 @@ def _delete_batch(batch: Sequence[int], cutoff: datetime) -> dict[str, int]:
             for model, path in DELETION_ORDER
         }
         # The write-rate buckets of the deleted runs and sessions (runs/ratelimit.py): nothing will spend them.
-        bucket_keys = [f"run:{run_id}" for run_id in run_ids] + [
-            f"session:{public_id}" for _, public_id in still_expired
-        ]
-        deleted[RateBucket._meta.db_table] = _raw_delete(RateBucket.objects.filter(key__in=bucket_keys))
+        # In slices: a session can have many runs (delegations), and a statement only so many parameters.
+        keys = [f"run:{run_id}" for run_id in run_ids] + [f"session:{public_id}" for _, public_id in still_expired]
+        deleted[RateBucket._meta.db_table] = sum(
+            _raw_delete(RateBucket.objects.filter(key__in=some)) for some in _batches(keys, BUCKET_KEYS_PER_DELETE)
+        )
     return deleted
 
 
 def delete_unused_pinned_workflows() -> int:
     """Deletes the pinned workflows no run refers to (those of deleted runs, and any left from before).
-    One statement that tests "no run refers to it" as it deletes: on SQLite it runs under the write
+    One statement that tests "no run refers to it" as it deletes. On SQLite it runs under the write
     lock, so a run pinning the same workflow either committed before (and the row stays) or starts
-    after (and pins it again)."""
+    after (and pins it again). On PostgreSQL a start that read the pinned row just before this
+    statement, and inserts its run just after, fails at commit on the foreign key (nothing recorded)
+    and pins it again when retried."""
     with transaction.atomic():
         return _raw_delete(PinnedWorkflow.objects.filter(~Exists(Run.objects.filter(pinned=OuterRef("pk")))))
 
