@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from exports.bundles import export_session_bundle
 from runs.errors import WorkRailError
 from runs.progress import progress_bar
+from runs.store_setup import ensure_migrated
 
 
 class Command(BaseCommand):
@@ -22,6 +23,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         output: str = options["output"]
+        ensure_migrated()
         with progress_bar("Exporting events", None, self.stderr) as bar:
             try:
                 data = export_session_bundle(options["session_id"], via="command", progress=bar.at)

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from exports.bundles import import_session_bundle, max_bundle_bytes
 from runs.errors import WorkRailError
 from runs.progress import progress_bar
+from runs.store_setup import ensure_migrated
 from workflows_app.sources import FileTooLarge, NotARegularFile, read_bounded
 
 
@@ -25,6 +26,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         raw = self._read(options["file"])
+        ensure_migrated()  # a new machine's first command may well be this one
         with progress_bar("Importing events", None, self.stderr) as bar:
             try:
                 result = import_session_bundle(raw, via="command", progress=bar.at)

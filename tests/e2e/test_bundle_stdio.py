@@ -1,0 +1,98 @@
+"""A session moves between two machines: exported with the command on one, imported with the command
+on another that has never seen its workflow file, and carried on there by a real MCP client."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from tests.e2e.conftest import server_env
+from tests.helpers import REPO
+
+pytestmark = pytest.mark.e2e
+FIXTURE = REPO / "tests" / "fixtures" / "workflows" / "step_fields.json"
+ON = {"WORKRAIL_ENABLE_RESUME_SESSION": "1"}
+
+
+def machine(root: Path, **extra: str) -> dict[str, str]:
+    return server_env(root / "home", WORKRAIL_PROJECT_DIR=str(root / "project"), **ON, **extra)
+
+
+def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), *args], env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def server(env: dict[str, str], cwd: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=[str(REPO / "manage.py"), "mcp"], env=env, cwd=str(cwd))
+
+
+def test_a_session_exported_on_one_machine_goes_on_on_another(tmp_path):
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    workflows = mine / "project" / ".workrail" / "workflows"
+    workflows.mkdir(parents=True)
+    (theirs / "project").mkdir(parents=True)
+    shutil.copy(FIXTURE, workflows / FIXTURE.name)
+    bundle = tmp_path / "session.workrail-bundle.json"
+
+    async def work_on_my_machine() -> tuple[str, str]:
+        async with Client(server(machine(mine), mine), read_timeout_seconds=60) as client:
+            start = (
+                await client.call_tool(
+                    "start_workflow", {"workflowId": "fixture.step_fields", "context": {"sessionKey": "NIGHTLY-7"}}
+                )
+            ).structured_content
+            moved = (
+                await client.call_tool(
+                    "continue_workflow",
+                    {
+                        "stateToken": start["stateToken"],
+                        "ackToken": start["ackToken"],
+                        "output": {"notesMarkdown": "The first error is a timeout in the cache warmer."},
+                    },
+                )
+            ).structured_content
+            return moved["session"]["sessionId"], moved["stateToken"]
+
+    session_id, my_token = anyio.run(work_on_my_machine)
+    exported = manage(machine(mine), "export_session", session_id, "--output", str(bundle))
+    assert exported.returncode == 0, exported.stderr
+    imported = manage(machine(theirs), "import_bundle", str(bundle))
+    assert imported.returncode == 0, imported.stderr
+    assert f"Imported session {session_id}" in imported.stdout
+
+    async def carry_on_on_their_machine() -> None:
+        async with Client(server(machine(theirs), theirs), read_timeout_seconds=60) as client:
+            foreign = await client.call_tool("continue_workflow", {"stateToken": my_token})
+            assert foreign.is_error and foreign.structured_content["error"]["code"] == "TOKEN_BAD_SIGNATURE"
+            found = (await client.call_tool("resume_session", {"query": "NIGHTLY-7"})).structured_content
+            [candidate] = [c for c in found["candidates"] if c["sessionId"] == session_id]
+            answer = (
+                await client.call_tool("continue_workflow", {"stateToken": candidate["stateToken"]})
+            ).structured_content
+            assert answer["pending"]["stepId"] == "locate-cause"
+            assert "timeout in the cache warmer" in str(answer)
+            for notes in ("Commit abc broke the warmer.", "Reverted locally; the smoke target passes."):
+                result = await client.call_tool(
+                    "continue_workflow",
+                    {
+                        "stateToken": answer["stateToken"],
+                        "ackToken": answer["ackToken"],
+                        "output": {"notesMarkdown": notes},
+                    },
+                )
+                assert not result.is_error, result.content[0].text
+                answer = result.structured_content
+            assert answer["isComplete"] is True
+
+    anyio.run(carry_on_on_their_machine)
+    again = manage(machine(theirs), "import_bundle", str(bundle))
+    assert again.returncode == 0 and "new ids" in again.stdout
