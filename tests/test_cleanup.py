@@ -153,6 +153,20 @@ def test_it_deletes_exactly_the_expired_sessions_with_everything_under_them(stor
     assert set(RateBucket.objects.filter(key__startswith="run:").values_list("key", flat=True)) == store.kept_buckets
 
 
+def test_it_deletes_the_rate_buckets_of_many_runs_a_few_keys_at_a_time(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(retention, "BUCKET_KEYS_PER_DELETE", 1)
+    expired = [f"run:{run_id}" for run_id in store.expired_run_ids] + [f"session:{store.expired[1]}"]
+    assert RateBucket.objects.filter(key__in=expired).count() >= 3
+
+    result = retention.cleanup()
+
+    assert not RateBucket.objects.filter(key__in=expired).exists()
+    assert result.extra["runs_ratebucket"] >= 3
+    assert set(RateBucket.objects.filter(key__startswith="run:").values_list("key", flat=True)) == store.kept_buckets
+
+
 def test_it_deletes_the_pinned_workflows_no_run_uses_and_keeps_those_a_kept_run_uses(store: Store) -> None:
     plan_hash = Run.objects.get(session__public_id=store.kept, workflow_id=PLAN).pinned_id
     assert Run.objects.filter(session__public_id__in=store.expired, pinned_id=plan_hash).exists()  # shared
