@@ -48,9 +48,13 @@ def _setup() -> None:
         from django.core.management import call_command
 
         django.setup()
-        # migrate prints progress; keep it off stdout, which belongs to the protocol.
+        from runs.migration_lock import migration_lock
+
+        # migrate prints progress; keep it off stdout, which belongs to the protocol. One process at a
+        # time: servers started together on a new store would otherwise race to create its tables.
         log = io.StringIO()
-        call_command("migrate", interactive=False, verbosity=1, stdout=log, stderr=log)
+        with migration_lock():
+            call_command("migrate", interactive=False, verbosity=1, stdout=log, stderr=log)
         applied = [line for line in log.getvalue().splitlines() if line.strip().startswith("Applying")]
         if applied:
             logger.info("applied %d migrations", len(applied))
