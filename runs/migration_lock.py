@@ -17,6 +17,7 @@ import os
 from collections.abc import Iterator
 
 from django.db import connections
+from django.db.backends.sqlite3.base import DatabaseWrapper as SQLiteConnection
 
 LOCK_SUFFIX = ".migrate-lock"
 POSTGRES_LOCK_KEY = 0x57524D49  # "WRMI": the key of WorkRail's migration lock among advisory locks
@@ -28,7 +29,7 @@ def migration_lock(alias: str = "default") -> Iterator[None]:
     if connection.vendor == "postgresql":
         with _postgres_lock(alias):
             yield
-    elif connection.vendor == "sqlite" and not connection.is_in_memory_db():
+    elif isinstance(connection, SQLiteConnection) and not connection.is_in_memory_db():
         with _file_lock(str(connection.settings_dict["NAME"]) + LOCK_SUFFIX):
             yield
     else:
