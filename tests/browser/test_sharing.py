@@ -1,0 +1,53 @@
+"""Sharing in a real browser: download a session's bundle from its page, import it through the form
+on the sessions list, and land on the imported session (CSRF and the CSP on, as served)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from runs.models import Event, EventKind, Session
+from tests.browser import screenshot
+from tests.bundle_support import empty_the_store
+from tests.dashboard_data import two_runs_one_forked_twice
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+
+def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
+    page, console_log, live_server, service_catalog, tmp_path
+):
+    site = str(live_server.url)
+    built = two_runs_one_forked_twice()
+    page.goto(f"{site}/sessions/{built.session_id}/")
+    with page.expect_download() as download:
+        page.get_by_role("link", name="JSON").click()
+    bundle = tmp_path / download.value.suggested_filename
+    download.value.save_as(bundle)
+    assert bundle.name == f"{built.session_id}.workrail-bundle.json"
+    empty_the_store()
+
+    page.goto(f"{site}/sessions/")
+    page.set_input_files("#import-bundle", str(bundle))
+    screenshot(page, "sessions-import-form")
+    page.get_by_role("button", name="Import", exact=True).click()
+
+    expect(page).to_have_url(f"{site}/sessions/{built.session_id}/")
+    expect(page.locator(".messages")).to_contain_text(f"Imported {built.session_id} with its original ids")
+    expect(page.locator("a.run-link")).to_have_count(2)
+    screenshot(page, "imported-session")
+    assert Session.objects.get().public_id == built.session_id
+    assert Event.objects.filter(kind=EventKind.SESSION_IMPORTED, data__via="dashboard").exists()
+    console_log.assert_clean()
+
+
+def test_a_damaged_bundle_shows_the_error_and_what_to_do(page, console_log, live_server, service_catalog, tmp_path):
+    site = str(live_server.url)
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text('{"bundleSchemaVersion":1,"kind":"workrail.session-bundle"')
+    page.goto(f"{site}/sessions/")
+    page.set_input_files("#import-bundle", str(damaged))
+    page.get_by_role("button", name="Import", exact=True).click()
+    expect(page.locator("body")).to_contain_text("BUNDLE_CORRUPT")
+    expect(page.locator("body")).to_contain_text("Export the session again")
+    assert Session.objects.count() == 0
