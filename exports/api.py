@@ -16,7 +16,7 @@ from exports.views import attachment
 from runs.api.errors import MEANING
 from runs.contract.errors import ErrorResult
 
-ERROR_STATUSES = (400, 401, 404, 500, 503)
+ERROR_STATUSES = (400, 401, 404, 429, 500, 503)
 MAX_RUN_ID_CHARS = 80
 
 router = Router(tags=["sessions"])

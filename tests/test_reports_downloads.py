@@ -118,3 +118,15 @@ def test_the_openapi_document_describes_the_file_answer(service_catalog, client,
     document = client.get("/api/v1/openapi.json", **bearer).json()
     answer = document["paths"]["/api/v1/sessions/{sessionId}/report"]["get"]["responses"]["200"]
     assert set(answer["content"]) == {"text/markdown", "application/pdf"}
+
+
+def test_reports_of_a_session_are_rate_limited_on_their_own(service_catalog, client, bearer, settings):
+    small = small_complete_session()
+    settings.WORKRAIL_RATE_LIMIT_BURST = 2
+    settings.WORKRAIL_RATE_LIMIT_PER_MINUTE = 1
+    url = f"/api/v1/sessions/{small.session_id}/report"
+    assert [client.get(url, **bearer).status_code for _ in range(2)] == [200, 200]
+    refused = client.get(url, **bearer)
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "RATE_LIMITED"
+    assert client.get(f"/sessions/{small.session_id}/report.md").status_code == 429
+    assert len(recorded_via(small.session_id)) == 2  # a refused report is not recorded

@@ -40,6 +40,14 @@ GRAPH_STYLE = (
 _GRAPH_OPENING = re.compile(r'(<svg class="run-graph" [^>]*>)')
 
 
+def _for_paper(run: RunDetail) -> RunDetail:
+    """The run as the PDF shows it: each step without its prompt (the workflow's text, not what the
+    agent did) and without its artifacts as JSON (their content is in the run's tables). The dashboard
+    partial skips both when they are empty, so the HTML is smaller and the PDF quicker to lay out."""
+    steps = [step.model_copy(update={"prompt": "", "artifacts": []}) for step in run.steps]
+    return run.model_copy(update={"steps": steps})
+
+
 @dataclass(frozen=True)
 class RunItem:
     detail: RunDetail
@@ -51,7 +59,7 @@ def render(report: Report) -> str:
         "report": report,
         "session": report.session,
         "detail": report.detail,
-        "runs": [RunItem(run, "\n".join(branch_tree.lines(run))) for run in report.runs],
+        "runs": [RunItem(_for_paper(run), "\n".join(branch_tree.lines(run))) for run in report.runs],
         "no_actions": (),  # the partial offers "Cancel run" for these statuses: none on paper
     }
     return _GRAPH_OPENING.sub(lambda match: match.group(1) + GRAPH_STYLE, render_to_string(TEMPLATE, context))

@@ -12,7 +12,9 @@ from exports.records import ExportVia, digest_of, record_export
 from exports.reports import html_report, markdown_report
 from exports.reports.data import Report, build_report
 from exports.reports.pdf import render_pdf
+from runs import ratelimit
 from runs.models import Session
+from runs.services.nodes import write
 
 ReportFormat = Literal["md", "pdf"]
 FORMATS: dict[str, tuple[Literal["markdown", "pdf"], str, str]] = {
@@ -51,8 +53,12 @@ def produce(
     on_run: Callable[[], None] | None = None,
 ) -> Produced:
     """The report file of a session (or one of its runs), recorded in the session's log as exported.
-    Unknown ids raise WorkRailError (NOT_FOUND)."""
+    Unknown ids raise WorkRailError (NOT_FOUND); too many reports of a session, RATE_LIMITED."""
     report = build_report(session_id, run_id, on_run=on_run)
+    # A PDF costs seconds of CPU: reports of one session share a bucket of the store's write limits
+    # (their own, so reading a session out never spends what its agent may write).
+    with write():
+        ratelimit.take(f"report:{report.session.session_id}", what="reports of this session")
     data = render(report, report_format)
     digest = digest_of(data)
     # A session deleted meanwhile (by cleanup) is not kept: there is no log left to record the export in.

@@ -1,0 +1,146 @@
+"""Time to make the reports of a long run: a run of 200 steps (target: its PDF in under 3 s).
+
+Two runs are built through the real services (start_workflow / continue_workflow, the while loop of
+bench/dashboard.py), with an artifact (changed files or findings) on every fifth step: one with short
+notes (two lines and a list, as bench/dashboard.py writes them) and one with long notes (a few
+paragraphs, a list, inline code and a code block on every step, about 600 characters). For each,
+prints the median and p95 of the end-to-end report (read services, Markdown or HTML, WeasyPrint), of
+each part alone, the CPU time of the PDF (wall time counts waiting for a busy CPU too), and the sizes.
+A benchmark: it asserts nothing.
+
+    .venv/bin/python bench/reports.py [--steps 200] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench._common import REPO, summary
+from bench.dashboard import artifact, setup
+
+TARGET_SECONDS = 3
+
+SHORT_NOTES = "Item {index}: **checked**, nothing unusual.\n\n- a\n- b"
+LONG_NOTES = """Item {index}: looked at `module_{index}.py` and its callers.
+
+The change keeps the public API; the **risky** part is the cache invalidation, which now runs after
+the write instead of before it. Checked the three call sites:
+
+- `orders.list()` reads through the cache;
+- `orders.update()` invalidates it;
+- the nightly job bypasses it.
+
+```python
+def invalidate(key: str) -> None:
+    cache.delete(key)  # after the write, not before
+```
+
+Nothing else changed. Next: item {next}."""
+
+
+def build_run(steps: int, notes: str) -> tuple[str, str, float]:
+    """A run of `steps` acknowledged steps with `notes` (formatted with the step's index); returns its
+    session id, its run id and the seconds it took."""
+    from runs.mcp.tools import invoke
+
+    started = time.perf_counter()
+    context = {"sessionKey": f"report-{steps}-{len(notes)}"}
+    answer = invoke("start_workflow", {"workflowId": "bench.long_run", "context": context})
+    session_id, run_id = answer["session"]["sessionId"], answer["session"]["runId"]
+    for index in range(steps):
+        output: dict[str, Any] = {"notesMarkdown": notes.format(index=index, next=index + 1)}
+        if index % 5 == 0:
+            output["artifacts"] = [artifact(index)]
+        answer = invoke(
+            "continue_workflow",
+            {"stateToken": answer["stateToken"], "ackToken": answer["ackToken"], "output": output},
+        )
+    return session_id, run_id, time.perf_counter() - started
+
+
+def timed(work: Callable[[], Any], repeat: int) -> tuple[list[float], Any]:
+    result = work()  # warm: templates, stylesheets, fonts
+    seconds = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = work()
+        seconds.append(time.perf_counter() - started)
+    return seconds, result
+
+
+def page_count(pdf: bytes) -> str:
+    """Pages, by poppler's pdfinfo (WeasyPrint compresses its page objects)."""
+    if not shutil.which("pdfinfo"):
+        return "?"
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as file:
+        file.write(pdf)
+        file.flush()
+        info = subprocess.run(["pdfinfo", file.name], capture_output=True, text=True).stdout
+    match = re.search(r"^Pages:\s+(\d+)", info, flags=re.MULTILINE)
+    return match.group(1) if match else "?"
+
+
+def cpu_seconds(work: Callable[[], Any], repeat: int) -> list[float]:
+    seconds = []
+    for _ in range(repeat):
+        started = time.process_time()
+        work()
+        seconds.append(time.process_time() - started)
+    return seconds
+
+
+def measure(label: str, session_id: str, run_id: str, repeat: int) -> None:
+    from exports.reports import html_report, markdown_report
+    from exports.reports.data import build_report
+    from exports.reports.pdf import render_pdf
+    from exports.reports.produce import render
+
+    report = build_report(session_id, run_id)
+    print(f"{label}: {report.step_count} steps")
+    pdf_times, pdf = timed(lambda: render(build_report(session_id, run_id), "pdf"), repeat)
+    md_times, md = timed(lambda: render(build_report(session_id, run_id), "md"), repeat)
+    html = html_report.render(report)
+    parts = {
+        "read services alone (build_report)": lambda: build_report(session_id, run_id),
+        "report HTML alone (dashboard partials)": lambda: html_report.render(report),
+        "WeasyPrint alone (HTML to PDF)": lambda: render_pdf(html),
+        "Markdown alone": lambda: markdown_report.render(report),
+    }
+    print("  " + summary("PDF report, end to end (read, HTML, WeasyPrint)", pdf_times))
+    print("  " + summary("PDF report, end to end, CPU time", cpu_seconds(lambda: render(report, "pdf"), repeat)))
+    print("  " + summary("Markdown report, end to end (read, Markdown)", md_times))
+    for name, work in parts.items():
+        print("  " + summary(name, timed(work, repeat)[0]))
+    print(f"  PDF {len(pdf) / 1024:.0f} KiB, {page_count(pdf)} pages; Markdown {len(md) / 1024:.0f} KiB")
+    verdict = "under" if statistics.median(pdf_times) < TARGET_SECONDS else "over"
+    print(f"  PDF median {statistics.median(pdf_times):.2f} s: {verdict} the {TARGET_SECONDS} s target")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        setup(Path(tmp) / "home", Path(tmp))
+        print(f"reports benchmark ({REPO.name}), repeat={args.repeat}, {os.cpu_count()} CPUs")
+        for label, notes in (("short notes", SHORT_NOTES), ("long notes", LONG_NOTES)):
+            session_id, run_id, built = build_run(args.steps, notes)
+            print(f"run with {label} built through the services in {built:.1f} s")
+            measure(label, session_id, run_id, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
