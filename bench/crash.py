@@ -29,7 +29,7 @@ def main() -> int:
     parser.add_argument("--kills", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--calls", default="0-6", help="calls made between two kills, a range (default 0-6)")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for one answer")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for one answer")
     parser.add_argument("--keep", action="store_true", help="keep the store and the server logs")
     args = parser.parse_args()
     low, _, high = args.calls.partition("-")

@@ -186,7 +186,8 @@ class StdioServer:
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise HarnessError(f"no answer within {self.timeout:.0f} s")
+                state = "running" if self.process.poll() is None else f"exited {self.process.returncode}"
+                raise HarnessError(f"no answer within {self.timeout:.0f} s from server {self.process.pid} ({state})")
             ready, _, _ = select.select([self._out], [], [], remaining)
             if not ready:
                 continue
@@ -266,7 +267,7 @@ class Figures:
 class CrashCampaign:
     """Kills the server `kills` times while driving a long workflow, then checks the store."""
 
-    def __init__(self, workdir: Path, seed: int, calls_between_kills: tuple[int, int] = (0, 3), timeout: float = 30.0):
+    def __init__(self, workdir: Path, seed: int, calls_between_kills: tuple[int, int] = (0, 3), timeout: float = 60.0):
         self.workdir = workdir
         self.rng = random.Random(seed)
         self.seed = seed
@@ -607,7 +608,7 @@ class CrashCampaign:
 
 
 def run_campaign(
-    workdir: Path, kills: int, seed: int, calls_between_kills: tuple[int, int] = (0, 3), timeout: float = 30.0
+    workdir: Path, kills: int, seed: int, calls_between_kills: tuple[int, int] = (0, 3), timeout: float = 60.0
 ) -> Figures:
     campaign = CrashCampaign(workdir, seed, calls_between_kills, timeout)
     campaign.run_kills(kills)
