@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 BUNDLE_KIND = "workrail.session-bundle"
@@ -66,7 +66,12 @@ def manifest_for(document: dict[str, Any]) -> dict[str, Any]:
 
 def timestamp(moment: datetime) -> str:
     """UTC with microseconds and a Z: one spelling per instant, so exports are byte-stable."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if moment.utcoffset() != _ZERO:
+        moment = moment.astimezone(UTC)
+    return moment.isoformat(timespec="microseconds")[:26] + "Z"  # isoformat is C; strftime is slow
+
+
+_ZERO = timedelta(0)
 
 
 _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z", re.ASCII)
