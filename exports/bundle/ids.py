@@ -30,8 +30,7 @@ _REFERENCES = {
     "attemptId": "attempt",
 }
 _TEXT_IDS = re.compile(r"\b(?:run|ses)_[0-9a-f]{16}\b")
-_NESTED_JSON_TEXT = ("response",)  # data fields holding an answer as JSON text
-_NESTED_VALUES = ("synthesis",)
+_NUMBERED = {name: space for name, space in _REFERENCES.items() if space in ("node", "attempt")}
 
 
 class IdProblem(ValueError):
@@ -81,40 +80,24 @@ class IdMap:
     attempts: dict[int, int] = field(default_factory=dict)
     session_key: str | None = None  # this store's key for the session (renamed when taken here)
 
-    def _space(self, space: str) -> dict[Any, Any]:
-        spaces: dict[str, dict[Any, Any]] = {"run": self.runs, "node": self.nodes, "attempt": self.attempts}
-        return spaces[space]
+    def events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The events with every id rewritten (new objects; the bundle's are left as they were).
 
-    def event_data(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
-        """The event's data with every id rewritten (a new dict; the bundle's is left as it was)."""
-        out = {key: self._value(value, key) for key, value in data.items()}
-        for name, space in _REFERENCES.items():
+        Session and run ids are text (`ses_…`, `run_…`) and also appear inside recorded answers,
+        syntheses and warnings: they are replaced wherever they appear, in one pass over the events'
+        serialized text. Node and attempt ids are integers and appear only in the events' own fields."""
+        renamed = {old: new for old, new in [self.session, *self.runs.items()] if old != new}
+        if renamed:
+            text = json.dumps(events, ensure_ascii=False)
+            text = _TEXT_IDS.sub(lambda match: renamed.get(match.group(0), match.group(0)), text)
+            events = json.loads(text)
+        return [{**event, "data": self._numbers(event["kind"], event["data"])} for event in events]
+
+    def _numbers(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+        out = dict(data)
+        for name, space in _NUMBERED.items():
             if out.get(name) is not None:
-                out[name] = self._space(space)[data[name]]
+                out[name] = (self.nodes if space == "node" else self.attempts)[out[name]]
         if kind == "session_created":
-            out["sessionId"] = self.session[1]
             out["sessionKey"] = self.session_key
-        for name in _NESTED_JSON_TEXT:
-            if isinstance(data.get(name), str):
-                out[name] = json.dumps(self._value(json.loads(data[name]), name), ensure_ascii=False)
-        for name in _NESTED_VALUES:
-            if name in data:
-                out[name] = self._value(data[name], name)
         return out
-
-    def _value(self, value: Any, key: str | None) -> Any:
-        if isinstance(value, dict):
-            return {k: self._value(v, k) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self._value(v, key) for v in value]
-        if isinstance(value, str):
-            return _TEXT_IDS.sub(self._text_id, value)
-        if isinstance(value, int) and not isinstance(value, bool) and key in ("nodeId", "parentNodeId", "childNodeId"):
-            return self.nodes.get(value, value)
-        return value
-
-    def _text_id(self, match: re.Match[str]) -> str:
-        text = match.group(0)
-        if text == self.session[0]:
-            return self.session[1]
-        return self.runs.get(text, text)

@@ -136,10 +136,9 @@ def _replay(
 ) -> None:
     projector = Projector(session, deferred=True)  # rows inserted in bulk at flush, as a rebuild does
     batch: list[Event] = []
-    for event in events:
-        data = ids.event_data(event["kind"], event["data"])
+    for event in ids.events(events):
         at = fmt.parse_timestamp(event["at"])
-        payload = event_payloads.parse(event["kind"], data)
+        payload = event_payloads.parse(event["kind"], event["data"])
         projector.apply(payload, at)
         batch.append(Event(session=session, seq=event["seq"], kind=event["kind"], data=payload.data(), created_at=at))
         if len(batch) >= _EVENT_BATCH:
