@@ -91,7 +91,7 @@ def _load(path: Path, source: Source) -> LoadedFile:
             found += structure_diagnostics(document)
         if parsed is not None:
             kind = _kind(parsed, path, source)
-    elif document is not None:
+    elif document is not None or not found:  # not an object; `null` too (None with nothing said)
         found.append(
             error(
                 Code.SCHEMA_VIOLATION,
@@ -157,6 +157,14 @@ def _read(path: Path) -> tuple[Any, list[Diagnostic]]:
                 f"Invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}.",
                 "Fix the JSON syntax (a trailing comma or a missing quote is the usual cause).",
                 details={"line": exc.lineno, "column": exc.colno},
+            )
+        ]
+    except ValueError:  # a number too long for Python to read (sys.get_int_max_str_digits, 4300 digits)
+        return None, [
+            error(
+                Code.INVALID_JSON,
+                "Invalid JSON: a number has more digits than can be read (4300 at most).",
+                "Shorten the number, or write it as a string.",
             )
         ]
 

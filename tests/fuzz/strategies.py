@@ -392,7 +392,7 @@ HOSTILE_FILES: dict[str, bytes] = {
             "name": "n",
             "description": "d",
             "version": "1.0.0",
-            "steps": [{"id": f"s-{i}", "title": "t", "prompt": "p"} for i in range(2000)],
+            "steps": [{"id": f"s-{i}", "title": "t", "prompt": "p"} for i in range(1000)],
         }
     ).encode(),
     "regex_bomb": json.dumps(
