@@ -161,3 +161,13 @@ def test_the_pdf_holds_the_session_notes_tables_and_branches(service_catalog, tm
         "Page 1 of",
     ):
         assert expected in text, expected
+
+
+def test_a_run_too_long_to_draw_legibly_is_listed_instead(service_catalog, monkeypatch):
+    built = two_runs_one_forked_twice()
+    monkeypatch.setattr(html_report, "MAX_DRAWN_COLUMNS", 3)  # the review run is deeper, the plan run is not
+    html = html_report.render(build_report(built.session_id))
+    assert html.count('class="run-graph"') == 1
+    assert html.count('class="legend"') == 1
+    assert "This run is too long to draw legibly on a page" in html
+    assert "● Branch 1: steps 1-" in html  # the list of branches stays

@@ -35,9 +35,20 @@ GRAPH_STYLE = (
     ".tip-label{fill:#9a5b00;font-size:11px;font-weight:700;font-family:sans-serif}"
     "</style>"
 )
-# The opening tag of the graph as dashboard/_graph.html writes it. Agent text cannot forge it: the
-# templates escape every `<` they are given, and notes go through the sanitizer, which drops <svg>.
+# The opening tag of the graph as dashboard/_graph.html writes it, and the drawing with its legend.
+# Agent text cannot forge them: the templates escape every `<` they are given, and notes go through
+# the sanitizer, which drops <svg>.
 _GRAPH_OPENING = re.compile(r'(<svg class="run-graph" [^>]*>)')
+_DRAWING = re.compile(
+    r'<div class="graph-scroll" id="graph-(?P<run>[^"]+)".*?</svg>\s*</div>\s*<ul class="legend".*?</ul>', re.S
+)
+# Beyond this many steps (columns) the drawing, shrunk to the page's width, puts nodes less than 3 mm
+# apart: it says nothing the list of branches under it does not, and costs a tenth of the PDF's time (bench/reports.py).
+MAX_DRAWN_COLUMNS = 60
+TOO_LONG_TO_DRAW = (
+    '<p class="muted small">This run is too long to draw legibly on a page ({depth} steps deep): '
+    "its branches are listed under the run.</p>"
+)
 
 
 def _for_paper(run: RunDetail) -> RunDetail:
@@ -62,4 +73,13 @@ def render(report: Report) -> str:
         "runs": [RunItem(_for_paper(run), "\n".join(branch_tree.lines(run))) for run in report.runs],
         "no_actions": (),  # the partial offers "Cancel run" for these statuses: none on paper
     }
-    return _GRAPH_OPENING.sub(lambda match: match.group(1) + GRAPH_STYLE, render_to_string(TEMPLATE, context))
+    html = render_to_string(TEMPLATE, context)
+    depths = {run.run.run_id: run.graph.depth for run in report.runs}
+
+    def drawing(match: re.Match[str]) -> str:
+        depth = depths.get(match.group("run"), 0)
+        if depth <= MAX_DRAWN_COLUMNS:
+            return _GRAPH_OPENING.sub(lambda opening: opening.group(1) + GRAPH_STYLE, match.group(0))
+        return TOO_LONG_TO_DRAW.format(depth=depth)
+
+    return _DRAWING.sub(drawing, html)
