@@ -18,7 +18,7 @@ from exports.reports import markdown_report
 from exports.reports.data import build_report
 from exports.reports.safe_markdown import code_block, code_span, inline, notes
 from runs.errors import WorkRailError
-from tests.calls import start_workflow
+from tests.calls import continue_workflow, start_workflow
 from tests.dashboard_data import HOSTILE, two_runs_one_forked_twice
 from tests.report_helpers import normalized, small_complete_session, step
 
@@ -155,3 +155,15 @@ def test_store_text_helpers_escape_every_markdown_construct():
     assert block.startswith("`````\n") and block.endswith("\n`````")
     assert notes("") == ""
     assert notes("# Title\n\ntext") == "**Title**\n\ntext"
+
+
+def test_gaps_and_warnings_are_reported(service_catalog):
+    from tests.execution_helpers import notes_for
+
+    start = start_workflow("wr.code_review", {"reviewAreas": ["api"]}, mode="unattended")
+    continue_workflow(stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"]))
+    text = report_of(start["session"]["sessionId"])
+    gaps = text.split("### Gaps\n\n")[1].split("\n\n")[0]
+    assert "| `establish-scope` | information |" in gaps
+    warnings = text.split("### Warnings\n\n")[1].split("\n\n")[0]
+    assert "| `USER_DEPENDENCY_GAP` |" in warnings
