@@ -4,6 +4,7 @@ parses the arguments: the services receive these objects, never raw JSON."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -14,6 +15,7 @@ from runs.contract.base import OpenShape, Shape
 MAX_NOTES_BYTES = 64 * 1024
 MAX_OUTPUT_BYTES = 512 * 1024
 MAX_CONTEXT_BYTES = 256 * 1024
+MAX_CONTEXT_DEPTH = 64  # arrays and objects inside each other, as for workflow files
 MAX_RUN_CONTEXT_BYTES = 256 * 1024  # the context a run accumulates over all its calls
 MAX_TOKEN_CHARS = 200
 MAX_WORKFLOW_ID_CHARS = 200
@@ -43,6 +45,7 @@ SESSION_ID_KEYS = {"sessionKey": 200, "ticketId": 190}
 def _bounded_context(context: dict[str, Any] | None) -> dict[str, Any] | None:
     if context is None:
         return None
+    _check_context_shape(context)  # first: json_size and the engine recurse into the value
     if json_size(context) > MAX_CONTEXT_BYTES:
         raise ValueError(
             f"context is larger than {MAX_CONTEXT_BYTES} bytes; keep it to the inputs that steer the workflow "
@@ -57,6 +60,22 @@ def _bounded_context(context: dict[str, Any] | None) -> dict[str, Any] | None:
         if len(str(value)) > limit:
             raise ValueError(f"context.{key} is longer than {limit} characters; use the ticket's or task's short id")
     return context
+
+
+def _check_context_shape(context: dict[str, Any]) -> None:
+    """Context the store can keep and the engine can walk: nested at most MAX_CONTEXT_DEPTH levels (the
+    engine copies it recursively), and numbers that JSON can write (the SDK parses NaN and Infinity, but
+    the store's JSON columns refuse them). Walked without recursion, however deep it came."""
+    stack: list[tuple[Any, int]] = [(context, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError("context holds NaN or an infinity, which JSON cannot store; send a number or a string")
+        if isinstance(value, dict | list):
+            if depth > MAX_CONTEXT_DEPTH:
+                raise ValueError(f"context is nested deeper than {MAX_CONTEXT_DEPTH} levels; flatten it")
+            children = value.values() if isinstance(value, dict) else value
+            stack.extend((child, depth + 1) for child in children)
 
 
 class Preferences(Shape):

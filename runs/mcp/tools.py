@@ -85,13 +85,23 @@ class ToolSpec:
             return self.input.model_validate(arguments)
         except ValidationError as exc:
             problem = exc.errors(include_url=False)[0]
-            where = "".join(f"/{part}" for part in problem["loc"])
+            where = _short_pointer(problem["loc"])
             raise WorkRailError(
                 ErrorCode.INVALID_INPUT,
                 f"{self.name}: at {where or 'the arguments'}, {problem['msg'][:1].lower()}{problem['msg'][1:]}.",
                 f"Send arguments that match the tool's input schema, for example {json.dumps(self.examples[0])}.",
                 details={"pointer": where, "problems": len(exc.errors())},
             ) from None
+
+
+POINTER_PART_CHARS = 40
+POINTER_CHARS = 120
+
+
+def _short_pointer(location: tuple[int | str, ...]) -> str:
+    """A JSON pointer to where the arguments went wrong, each part and the whole cut short: the name
+    of an unknown field is the caller's, and an error never echoes a large input (docs/security.md)."""
+    return "".join(f"/{str(part)[:POINTER_PART_CHARS]}" for part in location)[:POINTER_CHARS]
 
 
 def _nul_pointer(arguments: Any) -> str | None:
@@ -103,12 +113,12 @@ def _nul_pointer(arguments: Any) -> str | None:
             return where or "/"
         if isinstance(item, dict):
             for key, value in item.items():
-                path = f"{where}/{str(key)[:40]}"[:120]
+                path = f"{where}/{str(key)[:POINTER_PART_CHARS]}"[:POINTER_CHARS]
                 if isinstance(key, str) and "\x00" in key:
                     return path.replace("\x00", "\\u0000")
                 stack.append((value, path))
         elif isinstance(item, list):
-            stack.extend((value, f"{where}/{index}"[:120]) for index, value in enumerate(item))
+            stack.extend((value, f"{where}/{index}"[:POINTER_CHARS]) for index, value in enumerate(item))
     return None
 
 
@@ -141,7 +151,7 @@ def _call(name: str, arguments: Any) -> ToolOutcome:
         if spec is None:
             raise WorkRailError(
                 ErrorCode.INVALID_INPUT,
-                f"There is no tool named '{name}'.",
+                f"There is no tool named '{str(name)[:POINTER_PART_CHARS]}'.",
                 f"Call one of: {', '.join(s.name for s in tool_specs().values() if s.enabled)}.",
             )
         result = boundary.guarded(

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from runs.contract.inputs import (
     MAX_CONTEXT_BYTES,
+    MAX_CONTEXT_DEPTH,
     MAX_NOTES_BYTES,
     MAX_OUTPUT_BYTES,
     MAX_TOKEN_CHARS,
@@ -158,30 +159,10 @@ def has_non_finite(value: Any) -> bool:
     return False
 
 
-def known_bug(name: Any, arguments: Any, outcome: ToolOutcome) -> bool:
-    """The failures the regression tests at the end of this file pin down (xfail, strict): tolerated
-    here so the fuzzing keeps looking for new ones. When a bug is fixed its regression test passes
-    (XPASS fails the run): then delete its case here."""
-    if error_code(outcome) != ErrorCode.INTERNAL_ERROR or not isinstance(arguments, dict):
-        return False
-    context = arguments.get("context")
-    if name not in {"start_workflow", "continue_workflow"} or not isinstance(context, dict):
-        return False
-    return (
-        nesting(context) > 200  # test_a_deeply_nested_context_is_invalid_input
-        or has_non_finite(context)  # test_nan_or_infinity_in_context_is_invalid_input
-    )
-
-
 def known_echo(error: dict[str, Any]) -> bool:
     """Error answers that echo a huge name, key or value, pinned down by the regression tests at the
     end of this file (xfail, strict): the size check skips them. Delete a case once its bug is fixed."""
-    message = error["message"]
-    return (
-        message.startswith("There is no tool named")  # test_an_unknown_tool_name_is_not_echoed
-        or "extra inputs are not permitted" in message  # test_an_unknown_field_name_is_not_echoed
-        or error["code"] == ErrorCode.ARTIFACT_INVALID  # test_artifact_problems_do_not_echo_huge_names_or_values
-    )
+    return error["code"] == ErrorCode.ARTIFACT_INVALID  # test_artifact_problems_do_not_echo_huge_names_or_values
 
 
 def checked_call(name: Any, arguments: Any) -> ToolOutcome:
@@ -194,8 +175,6 @@ def checked_call(name: Any, arguments: Any) -> ToolOutcome:
     if not has_lone_surrogate([name, arguments]):
         body.encode("utf-8")  # the server could not send an answer that is not UTF-8
         outcome.text.encode("utf-8")
-    if known_bug(name, arguments, outcome):
-        return outcome
     if outcome.is_error:
         error = outcome.structured["error"]
         assert error["code"] in set(ErrorCode), error
@@ -602,15 +581,9 @@ def test_mutated_tokens_never_verify_as_another_node(run, data, which):
         assert answer["session"]["runId"] == run["runId"]
 
 
-# --- regressions for the bugs the fuzzing found (xfail until fixed) -------------------------------------
+# --- regressions for the bugs the fuzzing found ----------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: `context` has no nesting bound; nested ~480 levels (in-process) copy.deepcopy in the engine's "
-    "_merge_context, or json.dumps in inputs.json_size, raise RecursionError and the call answers INTERNAL_ERROR "
-    "(artifacts nested as deep are refused with INVALID_INPUT by pydantic's serialization depth)",
-)
 @pytest.mark.parametrize("tool", ["start_workflow", "continue_workflow"])
 @pytest.mark.parametrize("depth", [500, 3000])
 def test_a_deeply_nested_context_is_invalid_input(run, tool, depth):
@@ -624,12 +597,14 @@ def test_a_deeply_nested_context_is_invalid_input(run, tool, depth):
     assert store_counts() == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: NaN or Infinity in `context` (the MCP SDK parses them from JSON-RPC) reaches the store: the "
-    "JSON_VALID check constraint on the node's engine_state fails (IntegrityError) and the call answers "
-    "INTERNAL_ERROR instead of INVALID_INPUT",
-)
+def test_a_context_nested_up_to_the_bound_is_accepted(run):
+    outcome = call("start_workflow", {"workflowId": WORKFLOW, "context": {"deep": deep(MAX_CONTEXT_DEPTH - 1)}})
+    assert not outcome.is_error, outcome.structured
+    outcome = call("start_workflow", {"workflowId": WORKFLOW, "context": {"deep": deep(MAX_CONTEXT_DEPTH)}})
+    assert error_code(outcome) == ErrorCode.INVALID_INPUT
+    assert f"nested deeper than {MAX_CONTEXT_DEPTH} levels" in outcome.structured["error"]["message"]
+
+
 @pytest.mark.parametrize("tool", ["start_workflow", "continue_workflow"])
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), [1, {"x": float("-inf")}]], ids=["nan", "inf", "nested"])
 def test_nan_or_infinity_in_context_is_invalid_input(run, tool, value):
@@ -644,22 +619,12 @@ def test_nan_or_infinity_in_context_is_invalid_input(run, tool, value):
     assert store_rows() == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: an unknown tool name is echoed whole in the INVALID_INPUT message (and again in the text): "
-    "a 100 KB name gives a 200 KB answer",
-)
 def test_an_unknown_tool_name_is_not_echoed(store):
     outcome = call("x" * 100_000, {})
     assert error_code(outcome) == ErrorCode.INVALID_INPUT
     assert len(json.dumps(outcome.structured)) + len(outcome.text) < MAX_ERROR_BYTES
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: an unknown field's name is echoed whole in the INVALID_INPUT message and details.pointer "
-    "(ToolSpec.parse builds the pointer from pydantic's loc): a 100 KB key gives a 300 KB answer",
-)
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [
