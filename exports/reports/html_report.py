@@ -43,7 +43,8 @@ _DRAWING = re.compile(
     r'<div class="graph-scroll" id="graph-(?P<run>[^"]+)".*?</svg>\s*</div>\s*<ul class="legend".*?</ul>', re.S
 )
 # Beyond this many steps (columns) the drawing, shrunk to the page's width, puts nodes less than 3 mm
-# apart: it says nothing the list of branches under it does not, and costs a tenth of the PDF's time (bench/reports.py).
+# apart: it says nothing the list of branches under it does not, and it costs a tenth of the PDF's
+# time (bench/reports.py).
 MAX_DRAWN_COLUMNS = 60
 TOO_LONG_TO_DRAW = (
     '<p class="muted small">This run is too long to draw legibly on a page ({depth} steps deep): '
