@@ -159,12 +159,6 @@ def has_non_finite(value: Any) -> bool:
     return False
 
 
-def known_echo(error: dict[str, Any]) -> bool:
-    """Error answers that echo a huge name, key or value, pinned down by the regression tests at the
-    end of this file (xfail, strict): the size check skips them. Delete a case once its bug is fixed."""
-    return error["code"] == ErrorCode.ARTIFACT_INVALID  # test_artifact_problems_do_not_echo_huge_names_or_values
-
-
 def checked_call(name: Any, arguments: Any) -> ToolOutcome:
     """`call` with the properties every answer has; returns the outcome for more specific checks."""
     before = store_rows()
@@ -183,9 +177,8 @@ def checked_call(name: Any, arguments: Any) -> ToolOutcome:
         assert isinstance(error["suggestion"], str) and error["suggestion"].strip(), error
         assert isinstance(error["retryable"], bool), error
         size = len(body.encode("utf-8", "surrogatepass"))
-        if not known_echo(error):
-            assert size < MAX_ERROR_BYTES, f"a {size}-byte error answer: {error['code']} {error['message'][:200]}"
-            assert len(outcome.text) < MAX_ERROR_BYTES
+        assert size < MAX_ERROR_BYTES, f"a {size}-byte error answer: {error['code']} {error['message'][:200]}"
+        assert len(outcome.text) < MAX_ERROR_BYTES
         assert store_rows() == before, f"the refused call ({error['code']}) changed the store"
     return outcome
 
@@ -642,12 +635,6 @@ def test_an_unknown_field_name_is_not_echoed(store, tool, arguments):
     assert len(json.dumps(outcome.structured)) + len(outcome.text) < MAX_ERROR_BYTES
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: ARTIFACT_INVALID (checkpoint_workflow) echoes an artifact's huge value in its message and a huge "
-    "key in details.issues[].pointer: a 100 KB value or key gives a 100-200 KB error (the same issue text makes "
-    "a blocked continue_workflow answer as large)",
-)
 @pytest.mark.parametrize("artifact", ["value", "key"])
 def test_artifact_problems_do_not_echo_huge_names_or_values(run, artifact):
     huge = "d" * 100_000

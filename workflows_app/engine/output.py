@@ -122,7 +122,8 @@ def artifact_issues(artifacts: Any, known: dict[str, Contract]) -> list[JsonObje
             found.append(
                 issue(
                     IssueCode.ARTIFACT_INVALID,
-                    f"Artifact at {pointer} does not match contract {contract.contract_ref}: {error.message}",
+                    f"Artifact at {pointer} does not match contract {contract.contract_ref}: "
+                    f"{_cut(error.message, MAX_DETAIL_CHARS)}",
                     pointer,
                 )
             )
@@ -170,5 +171,16 @@ def _kind_is(kind: str) -> JsonObject:
     return {"properties": {"kind": {"const": kind}}, "required": ["kind"]}
 
 
+# An issue names what is wrong without echoing a large input back (an agent's artifact may hold a
+# 100 KB key or value): each pointer part and the validator's message are cut short.
+MAX_POINTER_PART_CHARS = 60
+MAX_DETAIL_CHARS = 300
+
+
 def _pointer(path: Any) -> str:
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+    parts = (_cut(str(part), MAX_POINTER_PART_CHARS) for part in path)
+    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
