@@ -32,9 +32,8 @@ def test_servers_started_together_on_a_new_store_all_serve(tmp_path):
         for server in servers:
             server.close()
 
-    assert [answer.get("isError", False) for answer in answers] == [False] * SERVERS, (
-        (tmp_path / "servers.log").read_text()[-3000:]
-    )
-    assert "already exists" not in (tmp_path / "servers.log").read_text()
+    log = (tmp_path / "servers.log").read_text()
+    assert [answer.get("isError", False) for answer in answers] == [False] * SERVERS, log[-3000:]
+    assert "already exists" not in log
     lock = home / "workrail.sqlite3.migrate-lock"
     assert stat.S_IMODE(lock.stat().st_mode) == 0o600  # owner-only, like every file of the store
