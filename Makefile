@@ -38,6 +38,7 @@ bench: $(STAMP)
 	$(PY) bench/execution.py
 	$(PY) bench/resume.py
 	$(PY) bench/dashboard.py
+	$(PY) bench/cleanup.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
