@@ -469,14 +469,15 @@ def test_the_openapi_document_uses_camel_case_and_documents_errors(api):
         for method, operation in operations.items():
             statuses = set(operation["responses"])
             assert "500" in statuses, (path, method)
-            for status in statuses - {"200"}:
+            for status in statuses - {"200", "201"}:  # 201: POST /bundles made a session
                 content = operation["responses"][status]["content"]["application/json"]
                 assert content["schema"] == {"$ref": "#/components/schemas/ErrorResult"}
             if path != f"{API}/health":
                 assert {"401", "503"} <= statuses, (path, method)
                 assert operation["security"] == [{"ApiToken": []}, {"StaffSession": []}]
             if method == "post":
-                assert {"400", "403", "404"} <= statuses
+                assert {"400", "403"} <= statuses
+                assert "404" in statuses or "{" not in path, (path, method)  # an id in the path may be unknown
             if "{" in path:
                 assert "404" in statuses, path
     assert set(document["components"]["schemas"]["ErrorCode"]["enum"]) == {c.value for c in ErrorCode}

@@ -4,15 +4,34 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('runs', '0007_shared_rate_buckets'),
+        ("runs", "0007_shared_rate_buckets"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='event',
-            name='kind',
-            field=models.CharField(choices=[('session_created', 'Session Created'), ('run_started', 'Run Started'), ('node_created', 'Node Created'), ('attempt_issued', 'Attempt Issued'), ('step_acked', 'Step Acked'), ('output_recorded', 'Output Recorded'), ('run_status_changed', 'Run Status Changed'), ('run_completed', 'Run Completed'), ('warning_recorded', 'Warning Recorded'), ('checkpoint_recorded', 'Checkpoint Recorded'), ('preferences_changed', 'Preferences Changed'), ('observation_recorded', 'Observation Recorded'), ('gap_recorded', 'Gap Recorded'), ('run_finalized', 'Run Finalized'), ('session_exported', 'Session Exported'), ('session_imported', 'Session Imported')], max_length=32),
+            model_name="event",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("session_created", "Session Created"),
+                    ("run_started", "Run Started"),
+                    ("node_created", "Node Created"),
+                    ("attempt_issued", "Attempt Issued"),
+                    ("step_acked", "Step Acked"),
+                    ("output_recorded", "Output Recorded"),
+                    ("run_status_changed", "Run Status Changed"),
+                    ("run_completed", "Run Completed"),
+                    ("warning_recorded", "Warning Recorded"),
+                    ("checkpoint_recorded", "Checkpoint Recorded"),
+                    ("preferences_changed", "Preferences Changed"),
+                    ("observation_recorded", "Observation Recorded"),
+                    ("gap_recorded", "Gap Recorded"),
+                    ("run_finalized", "Run Finalized"),
+                    ("session_exported", "Session Exported"),
+                    ("session_imported", "Session Imported"),
+                ],
+                max_length=32,
+            ),
         ),
     ]
