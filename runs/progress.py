@@ -38,8 +38,9 @@ class Bar:
 
 @contextmanager
 def progress_bar(description: str, total: int | None, stream: IO[str] | TextIOBase) -> Iterator[Bar]:
-    """`stream` is a command's self.stderr (Django's OutputWrapper) or any text stream."""
-    console = Console(file=cast(IO[str], stream), stderr=True)
+    """`stream` is a command's self.stderr or any text stream. Django's OutputWrapper ends every write
+    with a newline, which would break rich's redraws of one line: rich gets the stream it wraps."""
+    console = Console(file=cast(IO[str], getattr(stream, "_out", stream)), stderr=True)
     if not console.is_terminal:
         yield Bar(None, None)
         return

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from runs.progress import progress_bar
+from runs.store_setup import ensure_migrated
 from runs.services.retention import CleanupResult, cleanup, format_cutoff
 
 MAX_DAYS = 36_500  # as WORKRAIL_RETENTION_DAYS: beyond a century the cutoff date overflows nothing useful
@@ -44,6 +45,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         dry_run: bool = options["dry_run"]
+        ensure_migrated()  # run from cron on a machine where no agent has started yet: nothing to delete
         # Rich writes to the raw stream: Django's wrapper would end each of its redraws with a newline.
         with progress_bar("Deleting expired sessions", None, cast(IO[str], self.stderr._out)) as bar:
             reported = 0
