@@ -55,6 +55,18 @@ class Journal:
         self._activity = False
 
 
+def lock_session_key(key: str) -> None:
+    """Serialize the writers that look up, then maybe create, the session with this key: without it, two
+    runs started at once with one new ticketId would both create it on PostgreSQL (the second failing on
+    the unique key). A transaction-scoped advisory lock there; SQLite's IMMEDIATE transaction already
+    holds the whole store's write lock."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("a session key is locked inside a transaction")
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", ["workrail-session-key:" + key])
+
+
 def new_session(now: datetime) -> Session:
     return Session.objects.create(public_id="ses_" + secrets.token_hex(8), created_at=now, updated_at=now)
 

@@ -17,7 +17,7 @@ from runs import events, features, ratelimit, tokens
 from runs.contract.inputs import CheckpointInput, StartSessionInput
 from runs.contract.sessions import SessionResult
 from runs.errors import ErrorCode, WorkRailError
-from runs.eventlog import Journal, session_public_id, session_token_id
+from runs.eventlog import Journal, lock_session_key, session_public_id, session_token_id
 from runs.features import Feature
 from runs.models import Checkpoint, Session, SessionKind
 from runs.services import placeholders
@@ -83,14 +83,16 @@ def _on_run(node_id: int, output: dict[str, Any]) -> dict[str, Any]:
     digest = output_digest(output)
     with write() as now:
         node = load_node(node_id)
+        run = node.run
+        # The journal locks the session first (on PostgreSQL; SQLite's transaction already holds the
+        # store), so the same checkpoint sent twice at once is found recorded by the second.
+        journal = Journal(run.session, now)
         done = Checkpoint.objects.filter(node=node, output_digest=digest).first()
         if done is not None:
             recorded: dict[str, Any] = json.loads(done.response_json)
             return recorded
-        run = node.run
         _refuse_bad_artifacts(compiled_workflow(run.pinned_id), output)
         ratelimit.take(f"run:{run.public_id}")
-        journal = Journal(run.session, now)
         journal.projector.know(run, node)
         # The checkpoint node stands where its parent stood: same engine state, same pending step.
         pending = engine.pending_view(compiled_workflow(run.pinned_id), node.engine_state)
@@ -115,13 +117,13 @@ def _on_session(token_id: int, output: dict[str, Any]) -> dict[str, Any]:
     digest = output_digest(output)
     with write() as now:
         session = _checkpoint_session(token_id)
+        journal = Journal(session, now)  # locks the session before the retry check, as in _on_run
         done = Checkpoint.objects.filter(session=session, node__isnull=True, output_digest=digest).first()
         if done is not None:
             recorded: dict[str, Any] = json.loads(done.response_json)
             return recorded
         _refuse_bad_artifacts(None, output)
         ratelimit.take(f"session:{session.public_id}", what="writes to this session")
-        journal = Journal(session, now)
         count = session.checkpoints.count() + 1
         response = _session_response(
             session, extra={"checkpoint": {"recorded": _recorded(output), "checkpointCount": count}}
@@ -135,6 +137,7 @@ def start_session(request: StartSessionInput) -> dict[str, Any]:
     key = request.session_key
     with write() as now:
         if key:
+            lock_session_key(key)  # a concurrent start_session with the same key waits, then joins
             existing = Session.objects.filter(session_key=key).first()
             if existing is not None and existing.kind == SessionKind.CHECKPOINT_ONLY:
                 return _session_response(existing, extra={"joined": True})

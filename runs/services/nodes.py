@@ -17,7 +17,7 @@ from django.utils import timezone
 from runs import events, tokens
 from runs.contract.execution import Pending
 from runs.errors import ErrorCode, WorkRailError
-from runs.eventlog import Journal, new_session, random_id
+from runs.eventlog import Journal, lock_session_key, new_session, random_id
 from runs.features import find_lost_run
 from runs.models import Ack, AckOutcome, Attempt, Node, Observation, PinnedWorkflow, Run, RunStatus, Session
 from runs.observe import git_observation
@@ -109,6 +109,8 @@ def journal_for_new_run(context: dict[str, Any], title: str, now: datetime) -> J
     """A journal on the session a new run joins (by sessionKey or ticketId), or on a new session whose
     preference baseline is a copy of today's global defaults."""
     key = session_key_of(context)
+    if key is not None:
+        lock_session_key(key)  # until commit: a concurrent start with the same key waits, then joins
     existing = Session.objects.filter(session_key=key).first() if key is not None else None
     if existing is not None:
         return Journal(existing, now)
