@@ -1,6 +1,7 @@
-"""Processes making the same call against one store at the same moment: the SQLite file, or a
-PostgreSQL database when the suite runs there (tests/e2e/stores.py). Every process gets the same
-answer, and the store records the call once, as if it had come one at a time."""
+"""Many processes on one store: the SQLite file, or a PostgreSQL database when the suite runs there
+(tests/e2e/stores.py). Processes making the same call at the same moment all get the same answer, and
+the store records the call once, as if it had come one at a time; 8 `manage.py mcp` advance runs while
+the dashboard is read (tests/e2e/load_harness.py; bench/load.py is the long form)."""
 
 import json
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import server_env
+from tests.e2e.load_harness import run_load
 from tests.e2e.stores import SharedStore, shared_store
 from tests.helpers import REPO
 
@@ -93,3 +95,22 @@ def test_runs_started_at_once_with_one_new_ticket_share_one_session(store, tmp_p
     assert store.rows("SELECT count(*) FROM runs_session") == [(1,)]
     assert store.rows("SELECT count(*) FROM runs_run") == [(8,)]
     assert_gap_free(store)
+
+
+LOAD_PROCESSES = 8
+LOAD_SECONDS = 6.0
+
+
+def test_eight_servers_and_the_dashboard_share_one_store_without_errors(tmp_path, capsys):
+    """8 `manage.py mcp` advancing runs for a few seconds while the dashboard's sessions page and API are
+    read: no error answer, no 'database is locked' anywhere, every agent progresses. Figures printed."""
+    with shared_store(tmp_path / "home") as store:
+        figures = run_load(tmp_path, LOAD_PROCESSES, LOAD_SECONDS, store.env)
+    with capsys.disabled():  # the figures are the point: shown even when the test passes
+        print(f"\nload on {store.vendor}: {figures.line()}")
+
+    assert figures.errors == [] and figures.dashboard_errors == [], (figures.errors, figures.dashboard_errors)
+    assert figures.locked == 0, f"'database is locked' in the logs of {tmp_path}"
+    assert len(figures.advances_by_client) == LOAD_PROCESSES
+    assert min(figures.advances_by_client) > 0, figures.advances_by_client  # every agent made progress
+    assert len(figures.dashboard_seconds) > 0
