@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import functools
-import logging
 from pathlib import Path
 
 from django.contrib.staticfiles import finders
@@ -13,9 +12,6 @@ from weasyprint import CSS, HTML
 from exports.reports.fetcher import BASE_URL, DataOnlyFetcher
 
 STYLESHEETS = ("reports/print.css",)
-# WeasyPrint logs each CSS feature it skips and each id a page repeats (a report holds several runs'
-# partials); that is noise on a command's stderr. Errors still show.
-logging.getLogger("weasyprint").setLevel(logging.ERROR)
 
 
 def _static_text(name: str) -> str:

@@ -11,7 +11,6 @@ from typing import Literal
 from exports.records import ExportVia, digest_of, record_export
 from exports.reports import html_report, markdown_report
 from exports.reports.data import Report, build_report
-from exports.reports.pdf import render_pdf
 from runs import ratelimit
 from runs.models import Session
 from runs.services.nodes import write
@@ -41,6 +40,10 @@ def filename_for(report: Report, report_format: ReportFormat) -> str:
 
 def render(report: Report, report_format: ReportFormat) -> bytes:
     if report_format == "pdf":
+        # Imported here: loading WeasyPrint takes a moment, and the dashboard or a command that never
+        # makes a PDF should not pay for it at start.
+        from exports.reports.pdf import render_pdf
+
         return render_pdf(html_report.render(report))
     return markdown_report.render(report).encode("utf-8")
 
