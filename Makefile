@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(PY) bench/resume.py
 	$(PY) bench/dashboard.py
 	$(PY) bench/cleanup.py
+	$(PY) bench/reports.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
