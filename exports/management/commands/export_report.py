@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from exports.management.output import write_file, write_stdout
 from exports.reports.produce import Produced, ReportFormat, produce
 from runs.errors import ErrorCode, WorkRailError
 from runs.models import Run, Session
@@ -43,7 +44,7 @@ class Command(BaseCommand):
         if output == "-":
             self._to_stdout(produced, report_format)
         else:
-            _write_new(Path(output), produced.data)
+            write_file(Path(output), produced.data)
         report = produced.report
         subject = (
             f"run {report.run_id} of session {report.session.session_id}"
@@ -59,11 +60,8 @@ class Command(BaseCommand):
     def _to_stdout(self, produced: Produced, report_format: ReportFormat) -> None:
         if report_format == "md":
             self.stdout.write(produced.data.decode("utf-8"), ending="")
-        else:  # bytes: the text stream's binary buffer
-            self.stdout.flush()
-            binary = cast(BinaryIO, self.stdout.buffer)  # OutputWrapper passes attributes through
-            binary.write(produced.data)
-            binary.flush()
+        else:
+            write_stdout(self.stdout, produced.data)
 
 
 def _what_to_do(error: WorkRailError, session_id: str) -> str:
@@ -75,14 +73,3 @@ def _what_to_do(error: WorkRailError, session_id: str) -> str:
             "then /sessions/) or with GET /api/v1/sessions, and pass one of their ids (ses_...)."
         )
     return f"{error.message} {error.suggestion}"
-
-
-def _write_new(path: Path, data: bytes) -> None:
-    """Written beside the target, then renamed over it: a reader never sees half a report."""
-    partial = path.with_name(path.name + ".partial")
-    try:
-        partial.write_bytes(data)
-        partial.replace(path)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise CommandError(f"Could not write {path}: {exc.strerror}.") from None

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from exports.bundles import export_session_bundle
+from exports.management.output import write_file, write_stdout
 from runs.errors import WorkRailError
 from runs.progress import progress_bar
 from runs.store_setup import ensure_migrated
@@ -30,20 +30,8 @@ class Command(BaseCommand):
             except WorkRailError as exc:
                 raise CommandError(f"{exc.message} {exc.suggestion}") from None
         if output == "-":
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
+            write_stdout(self.stdout, data)
         else:
-            _write_new(Path(output), data)
+            write_file(Path(output), data)
         where = "standard output" if output == "-" else output
         self.stderr.write(f"Exported {options['session_id']} ({len(data):,} bytes) to {where}.")
-
-
-def _write_new(path: Path, data: bytes) -> None:
-    """Written beside the target, then renamed over it: a reader never sees half a bundle."""
-    partial = path.with_name(path.name + ".partial")
-    try:
-        partial.write_bytes(data)
-        partial.replace(path)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise CommandError(f"Could not write {path}: {exc.strerror}.") from None
