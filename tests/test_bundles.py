@@ -23,7 +23,7 @@ from tests.bundle_support import (
     session_with_everything,
     tokens_in,
 )
-from tests.calls import continue_workflow, resume_session, start_workflow
+from tests.calls import checkpoint_workflow, continue_workflow, resume_session, start_session, start_workflow
 from tests.dashboard_data import SESSION_KEY
 from tests.execution_helpers import notes_for
 
@@ -245,3 +245,43 @@ def test_an_unknown_session_is_not_found(service_catalog):
     with pytest.raises(WorkRailError) as caught:
         export_session_bundle("ses_0000000000000000", via="command")
     assert caught.value.code == ErrorCode.NOT_FOUND
+
+
+def test_a_notes_only_session_round_trips(service_catalog, settings):
+    settings.WORKRAIL_ENABLE_START_SESSION = True
+    session = start_session(title="Caching spike", sessionKey="cache-spike", tags=["perf"])
+    checkpoint_workflow(sessionToken=session["sessionToken"], output={"notesMarkdown": "LRU beats TTL."})
+    session_id = Session.objects.get().public_id
+    before = projections()
+    data = export_session_bundle(session_id, via="command")
+    assert json.loads(data)["workflows"] == []
+    empty_the_store()
+
+    import_session_bundle(data, via="command")
+
+    assert projections() == before
+
+
+def test_an_import_that_loses_a_race_for_its_ids_tries_again(service_catalog, monkeypatch):
+    """On PostgreSQL two imports can both find the same ids free; the one whose insert then fails on a
+    unique key is rolled back whole and tries again, finding the other's rows and picking new ids."""
+    from django.db import IntegrityError
+
+    import exports.bundles as bundles
+
+    small_session(service_catalog)
+    data = export_session_bundle(Session.objects.get().public_id, via="command")
+    empty_the_store()
+    real_import, tries = bundles.import_bundle, []
+
+    def lose_the_first_race(*args, **kwargs):
+        tries.append(1)
+        if len(tries) == 1:
+            real_import(*args, **kwargs)  # writes rows, then the unique key fails: all of it rolled back
+            raise IntegrityError("UNIQUE constraint failed: runs_session.public_id")
+        return real_import(*args, **kwargs)
+
+    monkeypatch.setattr(bundles, "import_bundle", lose_the_first_race)
+    result = import_session_bundle(data, via="command")
+    assert len(tries) == 2 and result.kept_ids
+    assert Session.objects.count() == 1
