@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
 from runs.errors import WorkRailError
-from runs.models import Ack, Node, PinnedWorkflow, Session
+from runs.models import Ack, Node, PinnedWorkflow, RateBucket, Session
 from runs.rebuild import rebuild_projections
 from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import assert_gap_free
@@ -45,6 +45,9 @@ class ExecutionMachine(RuleBasedStateMachine):
         super().__init__()
         Session.objects.all().delete()
         PinnedWorkflow.objects.all().delete()
+        # A fresh store per example: the shared rate buckets too, or ~600 starts over 25 examples run past
+        # the limit of new runs whenever the examples go faster than it refills.
+        RateBucket.objects.all().delete()
         self.responses: list[dict[str, Any]] = []  # every response with a pending step, in order
         self.acked: dict[tuple[str, str], str] = {}  # (stateToken, ackToken) -> recorded response JSON
         self.children: dict[str, set[str]] = {}  # stateToken -> stateTokens of its children
