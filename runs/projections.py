@@ -7,8 +7,8 @@ Run rows are written once, at `flush`, however many events touched them.
 
 Replaying a whole log (`rebuild_projections`, importing a bundle) uses a deferred projector: the rows
 of the large tables (nodes, attempts, acks, outputs, checkpoints, gaps, syntheses, observations) are
-kept in memory and inserted in bulk at `flush`, parents before children, instead of one INSERT per
-event. The same methods decide every value either way; only when the rows reach the database differs.
+kept in memory and inserted in bulk at `flush` (runs/bulk_rows.py), parents before children, instead
+of one INSERT per event. The same methods decide every value either way; only when the rows reach the database differs.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from django.db.models import F, Model, Value
 from django.db.models.functions import Concat, Right
 
 from runs import events
+from runs.bulk_rows import insert_rows, update_links
 from runs.models import (
     Ack,
     Attempt,
@@ -79,7 +80,6 @@ _DEFERRED_ORDER: tuple[type[Model], ...] = (
     RunSynthesis,
     Observation,
 )
-_BULK_BATCH = 1000
 
 
 class Projector:
@@ -179,10 +179,8 @@ class Projector:
         if not any(self._pending.values()):
             return
         for model in _DEFERRED_ORDER:
-            rows = self._pending[model]
-            if rows:
-                model.objects.bulk_create(rows, batch_size=_BULK_BATCH)  # type: ignore[attr-defined]
-                rows.clear()
+            insert_rows(model, self._pending[model])
+            self._pending[model].clear()
         linked: dict[int, Node] = {}
         for child_id, parent in self._parents.items():
             child = self.nodes[child_id]
@@ -192,8 +190,7 @@ class Projector:
             parent = self.nodes[parent_id]
             parent.latest_child_id = child.pk
             linked[parent.pk] = parent
-        if linked:
-            Node.objects.bulk_update(list(linked.values()), ["parent", "latest_child"], batch_size=_BULK_BATCH)
+        update_links(Node, list(linked.values()), ["parent_id", "latest_child_id"])
         self._parents.clear()
         self._latest.clear()
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from exports.bundle import document as fmt
@@ -26,6 +26,7 @@ from exports.bundle.export import session_section
 from exports.bundle.ids import IdMap, declared_ids
 from exports.bundle.reading import VerifiedBundle
 from runs import events as event_payloads
+from runs.bulk_rows import insert_values, prepared
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal, random_id
 from runs.models import Event, Node, PinnedWorkflow, Run, Session
@@ -135,23 +136,32 @@ def _replay(
     session: Session, events: list[dict[str, Any]], ids: IdMap, progress: Callable[[int, int], None] | None
 ) -> None:
     projector = Projector(session, deferred=True)  # rows inserted in bulk at flush, as a rebuild does
-    batch: list[Event] = []
+    data_field = Event._meta.get_field("data")
+    rows: list[list[Any]] = []
     for event in ids.events(events):
         at = fmt.parse_timestamp(event["at"])
-        payload = event_payloads.parse(event["kind"], event["data"])
-        projector.apply(payload, at)
-        batch.append(Event(session=session, seq=event["seq"], kind=event["kind"], data=payload.data(), created_at=at))
-        if len(batch) >= _EVENT_BATCH:
-            Event.objects.bulk_create(batch)
-            batch.clear()
+        projector.apply(event_payloads.parse(event["kind"], event["data"]), at)
+        # The data is in its stored form already (reading.py checked it against its payload model).
+        rows.append(
+            [session.pk, event["seq"], event["kind"], data_field.get_db_prep_save(event["data"], connection), at]
+        )
+        if len(rows) >= _EVENT_BATCH:
+            _insert_events(rows)
             if progress is not None:
                 progress(event["seq"], len(events))
-    Event.objects.bulk_create(batch)
+    _insert_events(rows)
     projector.flush()
     session.last_seq = len(events)
     Session.objects.filter(pk=session.pk).update(last_seq=session.last_seq)
     if progress is not None:
         progress(len(events), len(events))
+
+
+def _insert_events(rows: list[list[Any]]) -> None:
+    for row in rows:
+        row[4] = prepared(Event, "created_at", row[4])
+    insert_values(Event, ["session_id", "seq", "kind", "data", "created_at"], rows)
+    rows.clear()
 
 
 def _check_summary(session: Session, bundle: VerifiedBundle, ids: IdMap) -> None:
