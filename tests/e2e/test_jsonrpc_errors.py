@@ -279,7 +279,7 @@ def _usable(request_id: Any) -> bool:
 
 
 FUZZ = settings(
-    max_examples=50, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=30, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 
 

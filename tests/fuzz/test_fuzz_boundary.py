@@ -218,7 +218,7 @@ def valid_arguments(tool: str, run: dict[str, Any]) -> dict[str, Any]:
 # --- anything as the name and the arguments ---------------------------------------------------------------
 
 
-@fuzz(120)
+@fuzz(80)
 @given(
     name=st.one_of(st.sampled_from(TOOLS), edge_text(30), st.sampled_from(["", "list_workflows ", "LIST_WORKFLOWS"])),
     arguments=any_arguments,
@@ -291,14 +291,14 @@ def with_value(arguments: dict[str, Any], path: tuple[Any, ...], value: Any) -> 
     return arguments
 
 
-@fuzz(150)
+@fuzz(100)
 @given(field=st.sampled_from(TOOL_FIELDS), value=wrong_types)
 def test_wrong_types_in_each_field(run, field, value):
     tool, path = field
     checked_call(tool, with_value(valid_arguments(tool, run), path, value))
 
 
-@fuzz(60)
+@fuzz(40)
 @given(
     tool=st.sampled_from(TOOLS),
     key=st.one_of(edge_text(20), st.sampled_from(["workflow_id", "WorkflowId", "state_token", "__proto__", "id"])),
@@ -312,14 +312,14 @@ def test_unknown_fields_are_refused(run, tool, key, value):
     assert error_code(outcome) == ErrorCode.INVALID_INPUT, outcome.structured
 
 
-@fuzz(120)
+@fuzz(80)
 @given(field=st.sampled_from(TOOL_FIELDS), text=edge_text(60))
 def test_unicode_edge_cases_in_each_field(run, field, text):
     tool, path = field
     checked_call(tool, with_value(valid_arguments(tool, run), path, text))
 
 
-@fuzz(60)
+@fuzz(40)
 @given(
     key=st.one_of(st.sampled_from(EDGE_STRINGS), edge_text(30)),
     value=st.one_of(st.sampled_from(EDGE_STRINGS), json_values(8)),
@@ -363,7 +363,7 @@ BOUNDS: list[tuple[str, tuple[Any, ...], int, bool]] = [
 ]
 
 
-@fuzz(120)
+@fuzz(80)
 @given(data=st.data(), bound=st.sampled_from(BOUNDS))
 def test_values_around_each_bound(run, data, bound):
     tool, path, limit, in_bytes = bound
@@ -443,7 +443,7 @@ ECHO_CASES: list[tuple[str, tuple[Any, ...]]] = [
 ]
 
 
-@fuzz(60)
+@fuzz(40)
 @given(case=st.sampled_from(ECHO_CASES), size=st.sampled_from([70_000, 200_000]), char=st.sampled_from("ké😀"))
 def test_huge_names_keys_and_values_are_not_echoed(run, case, size, char):
     """Whatever is huge in a call (a tool name, an unknown field's name, an artifact's key or value, a
@@ -471,7 +471,7 @@ def test_huge_names_keys_and_values_are_not_echoed(run, case, size, char):
 # --- deep nesting -----------------------------------------------------------------------------------------
 
 
-@fuzz(60)
+@fuzz(40)
 @given(
     where=st.sampled_from(
         ["start-context", "continue-context", "artifact", "checkpoint-artifact", "notes", "arguments"]
@@ -517,7 +517,7 @@ def test_deep_values(run, where, value):
 # --- tokens -----------------------------------------------------------------------------------------------
 
 
-@fuzz(120)
+@fuzz(80)
 @given(
     where=st.sampled_from(["state", "ack", "checkpoint-state", "checkpoint-session"]),
     token=st.one_of(random_tokens, wrong_types),
@@ -547,7 +547,7 @@ def same_token(mutated: str, original: str) -> bool:
     return len(mutated) <= MAX_TOKEN_CHARS and mutated.strip(_WRAPPING) == original
 
 
-@fuzz(120)
+@fuzz(80)
 @given(data=st.data(), which=st.sampled_from(["stateToken", "ackToken", "sessionToken", "checkpoint-state"]))
 def test_mutated_tokens_never_verify_as_another_node(run, data, which):
     original = run["stateToken" if which == "checkpoint-state" else which]

@@ -154,7 +154,7 @@ def baseline_hash(tmp_path_factory) -> str:
 # --- mutated fixture workflows -----------------------------------------------------------------------
 
 
-@fuzz(200)
+@fuzz(120)
 @given(data=st.data(), name=st.sampled_from(sorted(FIXTURE_DOCUMENTS)))
 def test_mutated_fixture_files_load_or_explain(tmp_path, data, name):
     content = data.draw(mutated_file(FIXTURE_DOCUMENTS[name]), label="content")
@@ -164,7 +164,7 @@ def test_mutated_fixture_files_load_or_explain(tmp_path, data, name):
     check_loaded(timed_load(path, extra_source(workdir)), path)
 
 
-@fuzz(40)
+@fuzz(30)
 @given(data=st.data(), name=st.sampled_from(sorted(FIXTURE_DOCUMENTS)))
 def test_a_mutated_file_never_costs_the_catalog_a_valid_workflow(tmp_path, baseline_hash, data, name):
     content = data.draw(mutated_file(FIXTURE_DOCUMENTS[name]), label="content")
@@ -187,7 +187,7 @@ def fixture_catalog(tmp_path_factory) -> tuple[list[Source], dict[Path, LoadedFi
     return sources, loaded, {entry.id: entry.workflow_hash for entry in catalog.entries}
 
 
-@fuzz(60)
+@fuzz(40)
 @given(data=st.data(), path=st.sampled_from(fixture_paths()))
 def test_mutated_documents_compile_or_explain_and_leave_the_others_alone(fixture_catalog, data, path):
     """Mutations that mostly keep the document near the schema, so that the structure checks and the
@@ -242,7 +242,7 @@ def mutated_seed(data: st.DataObject) -> tuple[str, bytes]:
     return name, data.draw(mutated_file(document), label="content")
 
 
-@fuzz(100)
+@fuzz(60)
 @given(data=st.data())
 def test_mutated_corpus_files_load_or_explain(tmp_path, data):
     name, content = mutated_seed(data)
@@ -270,7 +270,7 @@ def test_hostile_files_load_or_explain(tmp_path, baseline_hash, kind):
     check_catalog_keeps_the_valid_workflow(fresh_dir(tmp_path), "hostile.json", HOSTILE_FILES[kind], baseline_hash)
 
 
-@fuzz(80)
+@fuzz(50)
 @given(content=st.binary(max_size=2048))
 def test_random_bytes_load_or_explain(tmp_path, content):
     workdir = fresh_dir(tmp_path)
