@@ -80,17 +80,17 @@ class IdMap:
     attempts: dict[int, int] = field(default_factory=dict)
     session_key: str | None = None  # this store's key for the session (renamed when taken here)
 
-    def events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def events(self, events: list[dict[str, Any]], text: bytes = b"") -> list[dict[str, Any]]:
         """The events with every id rewritten (new objects; the bundle's are left as they were).
 
         Session and run ids are text (`ses_…`, `run_…`) and also appear inside recorded answers,
         syntheses and warnings: they are replaced wherever they appear, in one pass over the events'
-        serialized text. Node and attempt ids are integers and appear only in the events' own fields."""
+        serialized text (`text`, when the caller has it already). Node and attempt ids are integers
+        and appear only in the events' own fields."""
         renamed = {old: new for old, new in [self.session, *self.runs.items()] if old != new}
         if renamed:
-            text = json.dumps(events, ensure_ascii=False)
-            text = _TEXT_IDS.sub(lambda match: renamed.get(match.group(0), match.group(0)), text)
-            events = json.loads(text)
+            serialized = text.decode() if text else json.dumps(events, ensure_ascii=False)
+            events = json.loads(_TEXT_IDS.sub(lambda match: renamed.get(match.group(0), match.group(0)), serialized))
         return [{**event, "data": self._numbers(event["kind"], event["data"])} for event in events]
 
     def _numbers(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:

@@ -55,7 +55,7 @@ def import_bundle(
         session = Session.objects.create(
             public_id=ids.session[1], created_at=fmt.parse_timestamp(bundle.events[0]["at"]), updated_at=now
         )
-        _replay(session, bundle.events, ids, progress)
+        _replay(session, bundle, ids, progress)
         _check_summary(session, bundle, ids)
         journal = Journal(session, now)
         journal.record(
@@ -132,13 +132,12 @@ def _pin_workflows(workflows: list[dict[str, Any]], now: datetime) -> int:
     return len(missing)
 
 
-def _replay(
-    session: Session, events: list[dict[str, Any]], ids: IdMap, progress: Callable[[int, int], None] | None
-) -> None:
+def _replay(session: Session, bundle: VerifiedBundle, ids: IdMap, progress: Callable[[int, int], None] | None) -> None:
+    events = bundle.events
     projector = Projector(session, deferred=True)  # rows inserted in bulk at flush, as a rebuild does
     data_field = Event._meta.get_field("data")
     rows: list[list[Any]] = []
-    for event in ids.events(events):
+    for event in ids.events(events, bundle.events_text):
         at = fmt.parse_timestamp(event["at"])
         projector.apply(event_payloads.parse(event["kind"], event["data"]), at)
         # The data is in its stored form already (reading.py checked it against its payload model).

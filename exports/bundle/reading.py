@@ -88,6 +88,7 @@ class VerifiedBundle:
     session: dict[str, Any]  # the `session` section, wire names
     events: list[dict[str, Any]]  # {"seq", "kind", "at", "data"}, in order
     workflows: list[dict[str, Any]]  # {"workflowHash", "workflowId", "compiled"}
+    events_text: bytes = b""  # the events section as serialized in the file (ids are renamed in it)
 
 
 def read_bundle(raw: bytes, *, max_bytes: int) -> VerifiedBundle:
@@ -112,6 +113,7 @@ def read_bundle(raw: bytes, *, max_bytes: int) -> VerifiedBundle:
         session=document["session"],
         events=events,
         workflows=document["workflows"],
+        events_text=sections["events"],
     )
 
 
