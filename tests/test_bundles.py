@@ -24,7 +24,7 @@ from tests.bundle_support import (
     tokens_in,
 )
 from tests.calls import checkpoint_workflow, continue_workflow, resume_session, start_session, start_workflow
-from tests.dashboard_data import SESSION_KEY
+from tests.dashboard_data import SESSION_KEY, advance
 from tests.execution_helpers import notes_for
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +61,8 @@ def store_state() -> tuple[dict[str, list[str]], int, int]:
     return projections(), Event.objects.count(), PinnedWorkflow.objects.count()
 
 
-def test_it_round_trips_a_forked_session_into_an_empty_store(service_catalog):
+def test_it_round_trips_a_forked_session_into_an_empty_store(service_catalog, settings):
+    settings.WORKRAIL_ENABLE_RESUME_SESSION = True
     built = session_with_everything()
     original = Session.objects.get(public_id=built.session_id)
     assert original.run_count == 3 and original.branch_count >= 3
@@ -77,6 +78,16 @@ def test_it_round_trips_a_forked_session_into_an_empty_store(service_catalog):
     kinds = list(Event.objects.filter(session=result.session).values_list("kind", flat=True))
     assert kinds[-1] == EventKind.SESSION_IMPORTED
     assert {EventKind.GAP_RECORDED, EventKind.CHECKPOINT_RECORDED, EventKind.OUTPUT_RECORDED} <= set(kinds)
+    # Then an agent picks the imported session up and finishes a run of it, with tokens minted here.
+    candidates = resume_session(query=SESSION_KEY)["candidates"]
+    [plan] = [c for c in candidates if c["runId"] == built.plan_run]
+    answer = continue_workflow(stateToken=plan["stateToken"])
+    for _ in range(20):
+        if answer["isComplete"]:
+            break
+        answer = advance(answer, "Carried on after the import.")
+    assert answer["isComplete"] is True
+    assert Run.objects.get(public_id=built.plan_run).status == "complete"
 
 
 def test_an_imported_run_resumes_and_finishes_without_its_workflow_file(service_catalog, settings):
