@@ -213,10 +213,12 @@ def test_long_text_is_cut_with_a_visible_marker():
     ],
 )
 def test_pathological_input_is_bounded_and_shown_as_plain_text(text):
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: other processes on a busy machine do not count
     output = render_markdown(text)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 3, f"{elapsed:.1f}s"  # about 0.3 s here; unbounded, some of these take hours
+    elapsed = time.process_time() - started
+    # About 0.3 s of CPU here; unbounded, some of these take hours. The margin is wide on purpose: this
+    # catches a lost bound, it does not measure speed.
+    assert elapsed < 30, f"{elapsed:.1f}s"
     assert "shown as plain text" in output
     assert output.count("<pre>") == 1
     assert_inert(output)
