@@ -62,7 +62,7 @@ def flush() -> int:
     """Writes the recorded timings; returns how many. Safe from any thread."""
     global _flushes
     from django.conf import settings
-    from django.db import close_old_connections
+    from django.db import close_old_connections, transaction
 
     from runs.models import ToolCall
 
@@ -71,13 +71,16 @@ def flush() -> int:
         if not batch:
             return 0
         try:
-            ToolCall.objects.bulk_create(
-                ToolCall(tool=t.tool, outcome=t.outcome, duration_ms=t.duration_ms, started_at=t.started_at)
-                for t in batch
-            )
-            _flushes += 1
-            if _flushes % PRUNE_EVERY_FLUSHES == 1:
-                prune(settings.WORKRAIL_TOOL_TIMINGS_KEPT)
+            # In a transaction, so that on SQLite it takes its turn in the write queue with the tool
+            # calls' writes (workrail_site/sqlite_backend/write_queue.py) rather than starve beside it.
+            with transaction.atomic():
+                ToolCall.objects.bulk_create(
+                    ToolCall(tool=t.tool, outcome=t.outcome, duration_ms=t.duration_ms, started_at=t.started_at)
+                    for t in batch
+                )
+                _flushes += 1
+                if _flushes % PRUNE_EVERY_FLUSHES == 1:
+                    prune(settings.WORKRAIL_TOOL_TIMINGS_KEPT)
         except Exception:  # telemetry never takes anything down with it
             logger.warning("could not record %d tool timings", len(batch), exc_info=True)
         finally:
