@@ -14,12 +14,12 @@ from pydantic import Field
 from exports.bundle.reading import too_large
 from exports.bundle_views import bundle_attachment
 from exports.bundles import export_session_bundle, import_session_bundle, max_bundle_bytes
+from exports.views import MAX_ID_CHARS
 from runs.api.errors import MEANING
 from runs.contract.base import Shape
 from runs.contract.errors import ErrorResult
 
 router = Router(tags=["bundles"])
-MAX_ID_CHARS = 80
 DOWNLOAD_ERRORS = (400, 401, 404, 500, 503)
 IMPORT_ERRORS = (400, 401, 403, 413, 429, 500, 503)
 

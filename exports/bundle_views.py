@@ -9,15 +9,13 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
-from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_POST
 
 from exports.bundle.reading import too_large
 from exports.bundles import export_session_bundle, import_session_bundle, max_bundle_bytes
+from exports.views import MAX_ID_CHARS, download
 from runs.errors import ErrorCode, WorkRailError
 from runs.views.errors import shows_errors
-
-MAX_ID_CHARS = 80
 
 
 def bundle_filename(session_id: str) -> str:
@@ -25,10 +23,7 @@ def bundle_filename(session_id: str) -> str:
 
 
 def bundle_attachment(session_id: str, data: bytes) -> HttpResponse:
-    response = HttpResponse(data, content_type="application/json")
-    response["Content-Disposition"] = content_disposition_header(True, bundle_filename(session_id))
-    response["Cache-Control"] = "no-store"
-    return response
+    return download(data, "application/json", bundle_filename(session_id))
 
 
 @require_GET

@@ -16,12 +16,16 @@ from runs.views.errors import shows_errors
 MAX_ID_CHARS = 80  # ids are far shorter; a longer value is cut before it reaches the services
 
 
-def attachment(produced: Produced) -> HttpResponse:
-    """The file as a download, never cached (a report is a snapshot of a session that moves on)."""
-    response = HttpResponse(produced.data, content_type=produced.content_type)
-    response["Content-Disposition"] = content_disposition_header(True, produced.filename)
+def download(data: bytes, content_type: str, filename: str) -> HttpResponse:
+    """A file as a download, never cached (a report or a bundle is a snapshot of a session that moves on)."""
+    response = HttpResponse(data, content_type=content_type)
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     response["Cache-Control"] = "no-store"
     return response
+
+
+def attachment(produced: Produced) -> HttpResponse:
+    return download(produced.data, produced.content_type, produced.filename)
 
 
 def _report(request: HttpRequest, session_id: str, report_format: ReportFormat) -> HttpResponse:

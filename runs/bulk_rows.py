@@ -29,8 +29,8 @@ def insert_rows(model: type[Model], rows: Sequence[Model]) -> None:
 
 
 def insert_values(model: type[Model], attnames: Sequence[str], values: Sequence[Sequence[Any]]) -> None:
-    """INSERTs rows given as values already prepared for the database (see `prepared`), in the order
-    of `attnames`: for a caller that has no model instances to make (a bundle's events)."""
+    """INSERTs rows given as values in the order of `attnames`, each already prepared for the database
+    by its field's get_db_prep_save: for a caller that has no model instances to make (a bundle's events)."""
     if not values:
         return
     columns = {field.attname: str(field.column) for field in model._meta.concrete_fields}
@@ -41,12 +41,6 @@ def insert_values(model: type[Model], attnames: Sequence[str], values: Sequence[
     )
     with connection.cursor() as cursor:
         cursor.executemany(sql, values)
-
-
-def prepared(model: type[Model], attname: str, value: Any) -> Any:
-    """`value` as the database takes it for the field `attname` of `model` (JSON, dates...)."""
-    field = next(f for f in model._meta.concrete_fields if f.attname == attname)
-    return field.get_db_prep_save(value, connection)
 
 
 def update_links(model: type[Model], rows: Sequence[Model], columns: Sequence[str]) -> None:

@@ -1,8 +1,8 @@
 """Bringing a store's tables up to date before a command uses it.
 
-`manage.py mcp` migrates on its first launch; the commands a person runs on a new machine
-(`import_bundle` first of all, also `export_session`, `export_report`, `cleanup`) do the same, quietly,
-so that "install, then import a colleague's bundle" works without a `migrate` step in between.
+`manage.py mcp` migrates with this on its first launch (runs/mcp/readiness.py); the commands a person
+runs on a new machine (`import_bundle` first of all, also `export_session`, `cleanup`) do the same,
+quietly, so that "install, then import a colleague's bundle" works without a `migrate` step between.
 """
 
 from __future__ import annotations

@@ -87,21 +87,23 @@ def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     return b"".join(chunks)
 
 
-# A JSON string from its opening quote to its closing one, or to the end of the text when it is not
-# closed (a parser stops there); the brackets inside one do not nest. Every match succeeds from the
-# first quote on, so the scan stays linear on hostile text such as `"\"\"\"...`.
-_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\[\s\S]?[^"\\]*)*"?')
-_NOT_A_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+# Everything but brackets and quotes, deleted in one C-speed pass before counting; then a string is
+# a quote to the next quote (or to the end of the text when it is not closed).
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_STRING = re.compile(rb'"[^"]*"?')
 
 
 def check_json_depth(data: bytes, limit: int = MAX_JSON_DEPTH) -> None:
     """Raises NestedTooDeep when the JSON text `data` opens more than `limit` arrays or objects inside
-    each other, before any parser recurses into it. Linear in the size of `data`. Brackets are
-    counted outside strings; on malformed text the count may be higher than a parser would reach
-    (never lower), and the parser reports the syntax error anyway."""
-    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_A_BRACKET)
+    each other, before any parser recurses into it. Linear in the size of `data`, in a few C-speed
+    passes (a 30 MB session bundle takes a fraction of a second): escaped backslashes, then escaped
+    quotes, are removed first (left to right, as a parser pairs them), so every quote left opens or
+    closes a string; then everything but brackets and quotes is deleted, strings are dropped, and the
+    brackets left are counted. On malformed text the count is exact up to the first error, which is
+    as far as a parser gets."""
+    kept = data.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_STRUCTURE)
     depth = 0
-    for byte in brackets:
+    for byte in _STRING.sub(b"", kept):
         if byte in b"[{":
             depth += 1
             if depth > limit:

@@ -26,7 +26,7 @@ from exports.bundle.export import session_section
 from exports.bundle.ids import IdMap, declared_ids
 from exports.bundle.reading import VerifiedBundle
 from runs import events as event_payloads
-from runs.bulk_rows import insert_values, prepared
+from runs.bulk_rows import insert_values
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal, random_id
 from runs.models import Event, Node, PinnedWorkflow, Run, Session
@@ -135,15 +135,14 @@ def _pin_workflows(workflows: list[dict[str, Any]], now: datetime) -> int:
 def _replay(session: Session, bundle: VerifiedBundle, ids: IdMap, progress: Callable[[int, int], None] | None) -> None:
     events = bundle.events
     projector = Projector(session, deferred=True)  # rows inserted in bulk at flush, as a rebuild does
-    data_field = Event._meta.get_field("data")
+    data_field, at_field = Event._meta.get_field("data"), Event._meta.get_field("created_at")
     rows: list[list[Any]] = []
     for event in ids.events(events, bundle.events_text):
         at = fmt.parse_timestamp(event["at"])
         projector.apply(event_payloads.parse(event["kind"], event["data"]), at)
         # The data is in its stored form already (reading.py checked it against its payload model).
-        rows.append(
-            [session.pk, event["seq"], event["kind"], data_field.get_db_prep_save(event["data"], connection), at]
-        )
+        data = data_field.get_db_prep_save(event["data"], connection)
+        rows.append([session.pk, event["seq"], event["kind"], data, at_field.get_db_prep_save(at, connection)])
         if len(rows) >= _EVENT_BATCH:
             _insert_events(rows)
             if progress is not None:
@@ -157,8 +156,6 @@ def _replay(session: Session, bundle: VerifiedBundle, ids: IdMap, progress: Call
 
 
 def _insert_events(rows: list[list[Any]]) -> None:
-    for row in rows:
-        row[4] = prepared(Event, "created_at", row[4])
     insert_values(Event, ["session_id", "seq", "kind", "data", "created_at"], rows)
     rows.clear()
 

@@ -6,7 +6,6 @@ first scan is done here too so the first list_workflows is fast.
 
 from __future__ import annotations
 
-import io
 import logging
 import threading
 import time
@@ -45,19 +44,15 @@ def _setup() -> None:
     time.sleep(HANDSHAKE_HEAD_START_S)
     try:
         import django
-        from django.core.management import call_command
 
         django.setup()
-        from runs.migration_lock import migration_lock
+        from runs.store_setup import ensure_migrated
 
-        # migrate prints progress; keep it off stdout, which belongs to the protocol. One process at a
-        # time: servers started together on a new store would otherwise race to create its tables.
-        log = io.StringIO()
-        with migration_lock():
-            call_command("migrate", interactive=False, verbosity=1, stdout=log, stderr=log)
-        applied = [line for line in log.getvalue().splitlines() if line.strip().startswith("Applying")]
+        # Quietly (stdout belongs to the protocol), one process at a time (servers started together on
+        # a new store would otherwise race to create its tables): runs/store_setup.py.
+        applied = ensure_migrated()
         if applied:
-            logger.info("applied %d migrations", len(applied))
+            logger.info("applied %d migrations", applied)
         from runs.mcp.tools import tool_specs
         from runs.services.catalog import current_catalog
 
