@@ -1,7 +1,7 @@
 """Inserting many new rows of one model fast, for replays of a whole event log (rebuild, bundle import).
 
 Django's bulk_create compiles an expression per value; on a replay of 40,000 events that compiling,
-not the database, was most of the time. Here each table gets one INSERT statement, prepared once and
+not the database, was most of the time. Here each table gets one INSERT statement (runs/statements.py),
 run with executemany over the rows' values (each value prepared by its field, as Django would), and
 the rows other rows point at (nodes, attempts) learn their primary keys from one lookup by their
 public id. Only for rows that are new and complete: no signals, no defaults computed, no conflicts.
@@ -10,10 +10,11 @@ public id. Only for rows that are new and complete: no signals, no defaults comp
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from django.db import connection
-from django.db.models import ForeignKey, Model
+from django.db.models import Model
+
+from runs import statements
 
 _LOOKUP_CHUNK = 900  # public ids per IN (...): under every backend's limit on bound parameters
 
@@ -22,25 +23,9 @@ def insert_rows(model: type[Model], rows: Sequence[Model]) -> None:
     """INSERTs `rows` (new instances of `model`); when the model has a public_id, sets each row's pk."""
     if not rows:
         return
-    fields = [field for field in model._meta.concrete_fields if not field.primary_key]
-    insert_values(model, [field.attname for field in fields], [[_db_value(row, f) for f in fields] for row in rows])
-    if any(field.name == "public_id" for field in fields):
+    statements.insert_many(model, rows)
+    if any(field.name == "public_id" for field in model._meta.concrete_fields):
         _learn_pks(model, rows)
-
-
-def insert_values(model: type[Model], attnames: Sequence[str], values: Sequence[Sequence[Any]]) -> None:
-    """INSERTs rows given as values in the order of `attnames`, each already prepared for the database
-    by its field's get_db_prep_save: for a caller that has no model instances to make (a bundle's events)."""
-    if not values:
-        return
-    columns = {field.attname: str(field.column) for field in model._meta.concrete_fields}
-    quote = connection.ops.quote_name
-    sql = (
-        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(columns[name]) for name in attnames)}) "
-        f"VALUES ({', '.join(['%s'] * len(attnames))})"
-    )
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, values)
 
 
 def update_links(model: type[Model], rows: Sequence[Model], columns: Sequence[str]) -> None:
@@ -54,16 +39,6 @@ def update_links(model: type[Model], rows: Sequence[Model], columns: Sequence[st
     sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(names[meta.pk.attname])} = %s"
     with connection.cursor() as cursor:
         cursor.executemany(sql, [[*(getattr(row, c) for c in columns), row.pk] for row in rows])
-
-
-def _db_value(row: Model, field: Any) -> Any:
-    if isinstance(field, ForeignKey):
-        value = getattr(row, field.attname)
-        if value is None and field.is_cached(row):  # pointed at a row inserted since this one was made
-            related = field.get_cached_value(row)
-            value = related.pk if related is not None else None
-        return value
-    return field.get_db_prep_save(getattr(row, field.attname), connection)
 
 
 def _learn_pks(model: type[Model], rows: Sequence[Model]) -> None:

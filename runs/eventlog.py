@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime
+from typing import Any
 
 from django.db import connection, transaction
 
+from runs import statements
 from runs.events import EventPayload
 from runs.models import Event, Session
 from runs.projections import Projector
+
+_DATA, _CREATED_AT = Event._meta.get_field("data"), Event._meta.get_field("created_at")
 
 
 class Journal:
@@ -28,30 +32,30 @@ class Journal:
         self.session = session
         self.now = now
         self.projector = Projector(session)
-        self._events: list[Event] = []
+        # The events' rows, values prepared for the database in Event's field order (session, seq, kind,
+        # data, created_at): inserted together at flush, with no model instances on the hot path.
+        self._rows: list[list[Any]] = []
+        self._prepared_now = _CREATED_AT.get_db_prep_save(now, connection)
         self._activity = False  # whether any recorded event moves the session's last activity
 
-    def record(self, payload: EventPayload) -> Event:
+    def record(self, payload: EventPayload) -> None:
         self.session.last_seq += 1
-        event = Event(
-            session=self.session, seq=self.session.last_seq, kind=payload.kind, data=payload.data(), created_at=self.now
-        )
-        self._events.append(event)
+        data = _DATA.get_db_prep_save(payload.data(), connection)
+        self._rows.append([self.session.pk, self.session.last_seq, payload.kind.value, data, self._prepared_now])
         self._activity = self._activity or payload.is_activity
         self.projector.apply(payload, self.now)
-        return event
 
     def flush(self) -> None:
-        if not self._events:
+        if not self._rows:
             return
-        Event.objects.bulk_create(self._events)
+        statements.insert_prepared(Event, self._rows)
         if self._activity:
-            Session.objects.filter(pk=self.session.pk).update(last_seq=self.session.last_seq, updated_at=self.now)
+            statements.update(Session, self.session.pk, last_seq=self.session.last_seq, updated_at=self.now)
             self.session.updated_at = self.now
         else:
-            Session.objects.filter(pk=self.session.pk).update(last_seq=self.session.last_seq)
+            statements.update(Session, self.session.pk, last_seq=self.session.last_seq)
         self.projector.flush()
-        self._events.clear()
+        self._rows.clear()
         self._activity = False
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from django.db.models import F, Model, Value
 from django.db.models.functions import Concat, Right
 
-from runs import events
+from runs import events, statements
 from runs.bulk_rows import insert_rows, update_links
 from runs.models import (
     Ack,
@@ -63,6 +63,11 @@ def session_status(kind: str, run_statuses: list[str]) -> SessionStatus:
         if status in run_statuses:
             return SessionStatus(status.value)
     return SessionStatus.IN_PROGRESS  # created, its first run not yet started
+
+
+def _append_notes(text: Value) -> Right:
+    """A search entry's notes with `text` appended, keeping the newest SEARCH_NOTES_CHARS."""
+    return Right(Concat(F("notes_text"), text), SEARCH_NOTES_CHARS)
 
 
 def identity_text(*parts: Any) -> str:
@@ -141,7 +146,9 @@ class Projector:
     def flush(self) -> None:
         self._insert_pending()
         for run in self._dirty_runs.values():
-            Run.objects.filter(pk=run.pk).update(
+            statements.update(
+                Run,
+                run.pk,
                 status=run.status,
                 updated_at=run.updated_at,
                 announced=run.announced,
@@ -152,18 +159,14 @@ class Projector:
         if self._summary_changed:
             self._write_summary()
         for run_id, change in self._search.items():
-            rows = (
-                SearchEntry.objects.filter(run__public_id=run_id)
-                if run_id
-                else SearchEntry.objects.filter(session=self.session, run__isnull=True)
+            where: dict[str, int | bool] = (
+                {"run_id": self.run(run_id).pk} if run_id else {"session_id": self.session.pk, "run__isnull": True}
             )
-            updates: dict[str, Any] = {"updated_at": change.at, **change.git}
+            values: dict[str, Any] = {"updated_at": change.at, **change.git}
             if change.tip is not None:
-                updates["tip"] = change.tip
-            if change.text:
-                appended = Value("\n" + "\n".join(change.text).lower())
-                updates["notes_text"] = Right(Concat(F("notes_text"), appended), SEARCH_NOTES_CHARS)
-            rows.update(**updates)
+                values["tip_id"] = change.tip.pk
+            appended = {"notes_text": (_append_notes, "\n" + "\n".join(change.text).lower())} if change.text else {}
+            statements.update_where(SearchEntry, where, values, appended)
         self._search.clear()
 
     def _insert(self, row: Model) -> None:
@@ -171,7 +174,7 @@ class Projector:
         if self.deferred:
             self._pending[type(row)].append(row)
         else:
-            row.save(force_insert=True)
+            statements.insert(row)
 
     def _insert_pending(self) -> None:
         """Deferred rows, table by table in dependency order; nodes first, then the links between nodes
@@ -322,7 +325,7 @@ class Projector:
                 self._parents[node.public_id] = parent
                 self._latest[parent.public_id] = node
             else:
-                Node.objects.filter(pk=parent.pk).update(latest_child=node)
+                statements.update(Node, parent.pk, latest_child_id=node.pk)
                 parent.latest_child = node
         run.node_count += 1
         self._touch(run, at)

@@ -26,7 +26,7 @@ from exports.bundle.export import session_section
 from exports.bundle.ids import IdMap, declared_ids
 from exports.bundle.reading import VerifiedBundle
 from runs import events as event_payloads
-from runs.bulk_rows import insert_values
+from runs import statements
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal, random_id
 from runs.models import Event, Node, PinnedWorkflow, Run, Session
@@ -156,7 +156,7 @@ def _replay(session: Session, bundle: VerifiedBundle, ids: IdMap, progress: Call
 
 
 def _insert_events(rows: list[list[Any]]) -> None:
-    insert_values(Event, ["session_id", "seq", "kind", "data", "created_at"], rows)
+    statements.insert_prepared(Event, rows)  # values in Event's field order: session, seq, kind, data, created_at
     rows.clear()
 
 

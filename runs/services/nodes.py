@@ -27,6 +27,7 @@ from runs.services.drift import drift_warnings, source_stat
 from runs.services.output import output_digest
 from runs.services.pinned import compiled_workflow, steps_by_id
 from runs.services.responses import execution_response
+from runs.statements import SelectOne
 from runs.status import transition as status_transition
 from runs.tokens import TokenKind
 from workflows_app import engine
@@ -51,15 +52,22 @@ def write() -> Iterator[datetime]:
         ) from exc
 
 
+_node_by_id = SelectOne(lambda node_id: Node.objects.select_related("run__session").filter(public_id=node_id))
+# An ack's attempt with its node, run, session and (when it was used) its ack, in one compiled query.
+_attempt_by_id = SelectOne(
+    lambda attempt_id: Attempt.objects.select_related("node__run__session", "ack").filter(public_id=attempt_id)
+)
+
+
 def load_node(node_id: int) -> Node:
-    try:  # get(), not first(): no ORDER BY to compile on the hot path
-        return Node.objects.select_related("run__session").get(public_id=node_id)
-    except Node.DoesNotExist:
+    node = _node_by_id.get(node_id)
+    if node is None:
         raise WorkRailError(
             ErrorCode.TOKEN_UNKNOWN,
             "This stateToken names a snapshot this store does not have.",
             f"Use a stateToken from this machine's WorkRail, or {find_lost_run()}.",
-        ) from None
+        )
+    return node
 
 
 def load_attempt(node_id: int, attempt_id: int) -> Attempt:
@@ -87,10 +95,7 @@ def load_attempt(node_id: int, attempt_id: int) -> Attempt:
 def load_pair(node_id: int, attempt_id: int) -> tuple[Node, Attempt]:
     """The node and attempt an ack names, in one query when they match (the usual case); otherwise the
     separate lookups say which token is unknown or out of scope."""
-    try:
-        attempt = Attempt.objects.select_related("node__run__session", "ack").get(public_id=attempt_id)
-    except Attempt.DoesNotExist:
-        attempt = None
+    attempt = _attempt_by_id.get(attempt_id)
     if attempt is not None and attempt.node.public_id == node_id:
         return attempt.node, attempt
     node = load_node(node_id)  # raises when the stateToken names nothing
