@@ -32,7 +32,9 @@ AT = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
 @pytest.fixture
 def run() -> Run:
     session = new_session(AT)
-    pinned = PinnedWorkflow.objects.create(workflow_hash="sha256:" + "0" * 64, workflow_id="w", compiled={}, created_at=AT)
+    pinned = PinnedWorkflow.objects.create(
+        workflow_hash="sha256:" + "0" * 64, workflow_id="w", compiled={}, created_at=AT
+    )
     return Run.objects.create(
         public_id="run_0000000000000001", session=session, workflow_id="w", pinned=pinned, created_at=AT, updated_at=AT
     )
@@ -95,9 +97,8 @@ def test_an_update_with_an_expression_appends_and_keeps_the_newest_characters(ru
     entry = SearchEntry.objects.create(session=run.session, run=run, updated_at=AT, notes_text="old")
     own = SearchEntry.objects.create(session=run.session, run=None, updated_at=AT, notes_text="session's")
     later = datetime(2026, 2, 1, tzinfo=UTC)
-    statements.update_where(
-        SearchEntry, {"run_id": run.pk}, {"updated_at": later, "git_branch": "main"}, {"notes_text": (_append_notes, " new")}
-    )
+    appended = {"notes_text": (_append_notes, " new")}
+    statements.update_where(SearchEntry, {"run_id": run.pk}, {"updated_at": later, "git_branch": "main"}, appended)
     entry.refresh_from_db()
     own.refresh_from_db()
     assert (entry.notes_text, entry.updated_at, entry.git_branch) == ("old new", later, "main")
@@ -179,7 +180,8 @@ def looping(service_catalog):
     body = [{"id": "work", "title": "Work", "prompt": "Work.", "notesOptional": True}]
     loop = {"type": "while", "condition": {"var": "keepGoing", "not_equals": False}, "maxIterations": 100}
     steps = [{"id": "main-loop", "type": "loop", "title": "Loop", "loop": loop, "body": body}]
-    write_json(service_catalog["project"] / ".workrail" / "workflows" / "loop.json", workflow_doc("project.loop", steps=steps))
+    path = service_catalog["project"] / ".workrail" / "workflows" / "loop.json"
+    write_json(path, workflow_doc("project.loop", steps=steps))
     return "project.loop"
 
 
@@ -202,7 +204,13 @@ def test_a_warm_advance_compiles_no_sql_and_runs_the_same_statements_at_any_dept
 
 def test_statements_roll_back_with_their_transaction(run):
     node = node_for(run)
-    with pytest.raises(RuntimeError), transaction.atomic():
-        statements.insert(node)
-        raise RuntimeError("abandon")
+
+    def abandoned() -> None:
+        with transaction.atomic():
+            statements.insert(node)
+            assert Node.objects.filter(public_id=node.public_id).exists()
+            raise RuntimeError("abandon")
+
+    with pytest.raises(RuntimeError):
+        abandoned()
     assert not Node.objects.filter(public_id=node.public_id).exists()
