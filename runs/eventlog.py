@@ -17,8 +17,10 @@ from runs import statements
 from runs.events import EventPayload
 from runs.models import Event, Session
 from runs.projections import Projector
+from runs.statements import SelectOne
 
 _DATA, _CREATED_AT = Event._meta.get_field("data"), Event._meta.get_field("created_at")
+_session_locked = SelectOne(lambda pk: Session.objects.select_for_update().only("last_seq").filter(pk=pk))
 
 
 class Journal:
@@ -28,7 +30,9 @@ class Journal:
         if connection.vendor != "sqlite":
             # SQLite's IMMEDIATE transaction already holds the write lock; elsewhere lock the session row
             # so that two writers cannot take the same seq.
-            session.last_seq = Session.objects.select_for_update().values_list("last_seq", flat=True).get(pk=session.pk)
+            locked = _session_locked.get(session.pk)
+            assert locked is not None, "the session of a journal exists"
+            session.last_seq = locked.last_seq
         self.session = session
         self.now = now
         self.projector = Projector(session)

@@ -12,9 +12,12 @@ from typing import Any
 
 import pytest
 from django.db import connection, transaction
+from django.utils import timezone
 
 from runs import ratelimit
-from runs.models import Checkpoint, RateBucket, Session
+from runs.models import Checkpoint, PinnedWorkflow, RateBucket, Run, Session
+from runs.services.pinned import pin
+from runs.services.retention import delete_unused_pinned_workflows
 from tests.calls import checkpoint_workflow, start_session, start_workflow
 
 pytestmark = [
@@ -89,3 +92,52 @@ def test_two_notes_sessions_started_at_once_with_one_new_key_are_one_session(ser
     assert answers[0]["session"]["sessionId"] == answers[1]["session"]["sessionId"]
     assert sorted(answer["joined"] for answer in answers) == [False, True]
     assert Session.objects.filter(session_key="team-notes").count() == 1
+
+
+def test_a_run_started_while_cleanup_deletes_its_pinned_workflow_pins_it_again(service_catalog):
+    """The cleanup locked the unused snapshot and deletes it; the start that read it meanwhile waits,
+    then stores it again, instead of failing at commit on the run's foreign key."""
+    start_workflow("wr.bug_investigation")
+    pinned_hash = Run.objects.get().pinned_id
+    Run.objects.all().delete()  # the snapshot is unused now: a cleanup would delete it
+
+    def cleanup_in_progress() -> None:
+        list(PinnedWorkflow.objects.select_for_update().filter(pk=pinned_hash))
+        PinnedWorkflow.objects.filter(pk=pinned_hash).delete()
+
+    answers = collide(cleanup_in_progress, lambda: start_workflow("wr.bug_investigation"))
+
+    assert [answer["kind"] for answer in answers] == ["step", "step"]
+    assert Run.objects.filter(pinned_id=pinned_hash).count() == 2
+    assert PinnedWorkflow.objects.filter(pk=pinned_hash).exists()
+
+
+def test_cleanup_skips_a_snapshot_a_starting_run_holds_and_deletes_it_once_unused(service_catalog):
+    start_workflow("wr.bug_investigation")
+    pinned_hash = Run.objects.get().pinned_id
+    Run.objects.all().delete()
+    holding, release = threading.Event(), threading.Event()
+
+    def starting_run() -> None:  # pinned, its run not yet committed
+        from django.db import connections
+
+        try:
+            with transaction.atomic():
+                pin(pinned_hash, "wr.bug_investigation", {}, timezone.now())
+                holding.set()
+                release.wait(10)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=starting_run)
+    thread.start()
+    assert holding.wait(10)
+    try:
+        started = time.monotonic()
+        assert delete_unused_pinned_workflows() == 0  # skipped, not waited for
+        assert time.monotonic() - started < WAIT
+    finally:
+        release.set()
+        thread.join(30)
+    assert delete_unused_pinned_workflows() == 1
+    assert not PinnedWorkflow.objects.filter(pk=pinned_hash).exists()

@@ -29,8 +29,9 @@ from runs import events as event_payloads
 from runs import statements
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal, random_id
-from runs.models import Event, Node, PinnedWorkflow, Run, Session
+from runs.models import Event, Node, Run, Session
 from runs.projections import Projector
+from runs.services.pinned import pin
 
 _IN_CHUNK = 900  # ids per IN (...) lookup: under every backend's limit on bound parameters
 _EVENT_BATCH = 2000
@@ -116,20 +117,7 @@ def _free_key(key: str | None) -> str | None:
 def _pin_workflows(workflows: list[dict[str, Any]], now: datetime) -> int:
     """The bundle's pinned workflows, added where this store lacks them. A snapshot is keyed by its own
     hash (checked when the bundle was read), so one already here is the same snapshot."""
-    have = set(
-        PinnedWorkflow.objects.filter(workflow_hash__in=[w["workflowHash"] for w in workflows]).values_list(
-            "workflow_hash", flat=True
-        )
-    )
-    missing = [
-        PinnedWorkflow(
-            workflow_hash=w["workflowHash"], workflow_id=w["workflowId"], compiled=w["compiled"], created_at=now
-        )
-        for w in workflows
-        if w["workflowHash"] not in have
-    ]
-    PinnedWorkflow.objects.bulk_create(missing)
-    return len(missing)
+    return sum(pin(w["workflowHash"], w["workflowId"], w["compiled"], now) for w in workflows)
 
 
 def _replay(session: Session, bundle: VerifiedBundle, ids: IdMap, progress: Callable[[int, int], None] | None) -> None:

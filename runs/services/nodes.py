@@ -19,13 +19,13 @@ from runs.contract.execution import Pending
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal, lock_session_key, new_session, random_id
 from runs.features import find_lost_run
-from runs.models import Ack, AckOutcome, Attempt, Node, Observation, PinnedWorkflow, Run, RunStatus, Session
+from runs.models import Ack, AckOutcome, Attempt, Node, Observation, Run, RunStatus, Session
 from runs.observe import git_observation
 from runs.preferences import recommendation_warnings
 from runs.services import modes
 from runs.services.drift import drift_warnings, source_stat
 from runs.services.output import output_digest
-from runs.services.pinned import compiled_workflow, steps_by_id
+from runs.services.pinned import compiled_workflow, pin, steps_by_id
 from runs.services.responses import execution_response
 from runs.statements import SelectOne
 from runs.status import transition as status_transition
@@ -185,10 +185,7 @@ def begin_run(
     """A new run of `entry` in the journal's session: the workflow pinned, `run_started`, the root node
     for the engine's start transition `begun`, its warnings and, when it starts complete, its status.
     `handed_out_by` is (parent run, node, delegation index) for a delegation of a parallel step."""
-    PinnedWorkflow.objects.get_or_create(
-        workflow_hash=entry.workflow_hash,
-        defaults={"workflow_id": entry.id, "compiled": entry.compiled, "created_at": journal.now},
-    )
+    pin(entry.workflow_hash, entry.id, entry.compiled, journal.now)
     run_id = "run_" + f"{random_id():016x}"
     parent_run, parent_node, index = handed_out_by if handed_out_by is not None else (None, None, None)
     journal.record(

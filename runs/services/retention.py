@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -210,13 +210,17 @@ def _delete_batch(batch: Sequence[int], cutoff: datetime) -> dict[str, int]:
 
 def delete_unused_pinned_workflows() -> int:
     """Deletes the pinned workflows no run refers to (those of deleted runs, and any left from before).
-    One statement that tests "no run refers to it" as it deletes. On SQLite it runs under the write
-    lock, so a run pinning the same workflow either committed before (and the row stays) or starts
-    after (and pins it again). On PostgreSQL a start that read the pinned row just before this
-    statement, and inserts its run just after, fails at commit on the foreign key (nothing recorded)
-    and pins it again when retried."""
+    On SQLite it runs under the write lock, so a run pinning the same workflow either committed before
+    (and the row stays) or starts after (and pins it again). On PostgreSQL the unused rows are first
+    locked FOR UPDATE, skipping any a starting run holds (runs/services/pinned.py `pin`), and then
+    deleted only if still unused, checked again in a statement that sees every run committed by then:
+    a start never fails at commit because its workflow vanished."""
+    unused = PinnedWorkflow.objects.filter(~Exists(Run.objects.filter(pinned=OuterRef("pk"))))
     with transaction.atomic():
-        return _raw_delete(PinnedWorkflow.objects.filter(~Exists(Run.objects.filter(pinned=OuterRef("pk")))))
+        if connection.vendor != "postgresql":
+            return _raw_delete(unused)
+        locked = list(unused.select_for_update(skip_locked=True).values_list("pk", flat=True))
+        return sum(_raw_delete(unused.filter(pk__in=some)) for some in _batches(locked, BUCKET_KEYS_PER_DELETE))
 
 
 def _raw_delete(queryset: models.QuerySet[Any]) -> int:
