@@ -15,7 +15,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from runs import ratelimit
-from runs.models import Checkpoint, PinnedWorkflow, RateBucket, Run, Session
+from runs.contract.dashboard import PreferencesChange
+from runs.models import Checkpoint, Event, EventKind, PinnedWorkflow, RateBucket, Run, Session
+from runs.services import session_actions
 from runs.services.pinned import pin
 from runs.services.retention import delete_unused_pinned_workflows
 from tests.calls import checkpoint_workflow, start_session, start_workflow
@@ -141,3 +143,22 @@ def test_cleanup_skips_a_snapshot_a_starting_run_holds_and_deletes_it_once_unuse
         thread.join(30)
     assert delete_unused_pinned_workflows() == 1
     assert not PinnedWorkflow.objects.filter(pk=pinned_hash).exists()
+
+
+def test_the_same_preferences_change_twice_at_once_is_recorded_once(service_catalog):
+    """Both read the session before the journal locked its row; the second must see the first's change
+    (and record nothing), not record a second change from a stale baseline."""
+    start = start_workflow("wr.bug_investigation")
+    session = Session.objects.get()
+
+    collide(
+        lambda: list(Session.objects.select_for_update().filter(pk=session.pk)),
+        lambda: session_actions.change_preferences(
+            start["session"]["sessionId"], PreferencesChange(mode="unattended")
+        ).model_dump(),
+    )
+
+    changes = Event.objects.filter(session=session, kind=EventKind.PREFERENCES_CHANGED)
+    baseline_changes = [event for event in changes if event.data.get("nodeId") is None]
+    assert len(baseline_changes) == 1
+    assert len(changes) == 2  # the baseline and the run's open tip, once each

@@ -35,6 +35,9 @@ def change_preferences(session_id: str, change: PreferencesChange) -> Preference
             raise not_found("session", session_id, "Pick a session from the sessions list.")
         ratelimit.take(f"session:{session.public_id}", what="changes to this session")
         journal = Journal(session, now)
+        # Read again now that the journal holds the session (PostgreSQL locks its row only there): a
+        # change that committed while we waited is the baseline this one starts from.
+        session.refresh_from_db(fields=["preferences"])
         baseline = resolve(session.preferences, mode=change.mode, preferences=change.preferences)
         if baseline != session.preferences:
             journal.record(
