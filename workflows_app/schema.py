@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 from functools import cache
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,12 @@ from workflows_app.diagnostics import Code, Diagnostic, error, pointer_of, warni
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "workflow.schema.v0.3.json"
 MAX_ERRORS_PER_FILE = 10
+# Validating costs about half a millisecond a step, more for an invalid one, under the catalog's lock:
+# without bounds one hostile file of a few thousand steps held every tool for seconds. So a workflow
+# has at most MAX_STEPS steps (loop bodies included; the largest in WorkRail's library has 18), and
+# validation stops after MAX_ERRORS_COLLECTED errors (only MAX_ERRORS_PER_FILE are shown anyway).
+MAX_STEPS = 1000
+MAX_ERRORS_COLLECTED = 100
 
 LEGACY_TOP_LEVEL_FIELDS = ("tags", "tips", "autoRecognitionPatterns")
 LEGACY_STEP_FIELDS = ("expectedOutput",)
@@ -145,8 +152,19 @@ def _drop_step_fields(step: Any, path: list[str | int], found: list[Diagnostic])
 
 
 def schema_diagnostics(document: Any) -> list[Diagnostic]:
+    steps = step_count(document)
+    if steps > MAX_STEPS:
+        return [
+            error(
+                Code.SCHEMA_VIOLATION,
+                f"The workflow has {steps} steps (loop bodies included); a workflow may have at most {MAX_STEPS}.",
+                "Split it into smaller workflows, or use loops instead of repeating steps.",
+                pointer="/steps",
+            )
+        ]
     found: list[Diagnostic] = []
-    errors = [leaf for err in _validator().iter_errors(document) for leaf in _leaves(err)]
+    raised = islice(_validator().iter_errors(document), MAX_ERRORS_COLLECTED + 1)
+    errors = [leaf for err in raised for leaf in _leaves(err)]
     errors.sort(key=lambda e: (list(map(str, e.absolute_path)), e.message))
     for err in errors[:MAX_ERRORS_PER_FILE]:
         found.append(_describe(err))
@@ -154,11 +172,27 @@ def schema_diagnostics(document: Any) -> list[Diagnostic]:
         found.append(
             error(
                 Code.SCHEMA_VIOLATION,
-                f"{len(errors) - MAX_ERRORS_PER_FILE} more schema errors not shown.",
+                f"{len(errors) - MAX_ERRORS_PER_FILE}{' or more' if len(errors) > MAX_ERRORS_COLLECTED else ''} "
+                "more schema errors not shown.",
                 "Fix the errors above and validate again.",
             )
         )
     return found
+
+
+def step_count(document: Any) -> int:
+    """How many steps `document` declares, loop bodies included (a body may also name a step by id)."""
+    count = 0
+    pending = [document.get("steps")] if isinstance(document, dict) else []
+    while pending:
+        steps = pending.pop()
+        if not isinstance(steps, list):
+            continue
+        for step in steps:
+            if isinstance(step, dict):
+                count += 1
+                pending.append(step.get("body"))
+    return count
 
 
 def _leaves(err: ValidationError) -> list[ValidationError]:

@@ -33,6 +33,7 @@ from tests.helpers import FIXTURE_WORKFLOWS, corpus_files, workflow_doc, write_j
 from workflows_app.catalog import CatalogLoader, assemble
 from workflows_app.diagnostics import Code, Severity
 from workflows_app.loader import LoadedFile, load_file
+from workflows_app.schema import MAX_STEPS
 from workflows_app.sources import ProjectBindings, Source, SourceKind, configured_sources
 
 LOAD_BUDGET_S = 5.0  # one file, even a 1 MiB hostile one, loads in well under this (on a loaded 2-core CI machine)
@@ -323,17 +324,42 @@ def test_a_very_long_number_is_invalid_json_not_load_failed(tmp_path, caplog, nu
     assert "Traceback" not in caplog.text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: schema validation is slow on long step lists, ~0.5 ms a step and worse for invalid ones: a "
-    "60 KB file of 20,000 invalid steps takes ~9 s (a 1 MiB one minutes), under the catalog's lock; 3,000 take "
-    "~1.5-3 s here, where a bounded loader would take well under 0.5 s",
-)
-def test_a_long_invalid_step_list_loads_quickly(tmp_path):
+def long_workflow(tmp_path: Path, steps: list[Any]) -> Path:
     path = tmp_path / "long.json"
-    document = {"id": "team.long", "name": "n", "description": "d", "version": "1.0.0", "steps": [{}] * 3_000}
+    document = {"id": "team.long", "name": "n", "description": "d", "version": "1.0.0", "steps": steps}
     path.write_text(json.dumps(document, separators=(",", ":")))
-    began = time.perf_counter()
+    return path
+
+
+@pytest.mark.parametrize("count", [3_000, 20_000])
+def test_a_step_list_past_the_bound_is_refused_at_once_with_its_size(tmp_path, count):
+    """Validation costs ~0.5 ms a step: 20,000 invalid steps once held the catalog for ~9 s."""
+    path = long_workflow(tmp_path, [{}] * count)
+    began = time.process_time()
     loaded = load_file(path, extra_source(tmp_path))
-    assert time.perf_counter() - began < 0.5
-    assert Code.SCHEMA_VIOLATION in {d.code for d in loaded.diagnostics}
+    assert time.process_time() - began < 0.5
+    assert [(d.code, d.pointer) for d in loaded.diagnostics] == [(Code.SCHEMA_VIOLATION, "/steps")]
+    assert f"{count} steps" in loaded.diagnostics[0].message and str(MAX_STEPS) in loaded.diagnostics[0].message
+
+
+def test_loop_bodies_count_toward_the_step_bound(tmp_path):
+    body = [{"id": f"b{i}", "title": "Body", "prompt": "Do it."} for i in range(MAX_STEPS)]
+    loop = {"id": "loop", "type": "loop", "title": "Loop", "loop": {"type": "for", "count": 2}, "body": body}
+    loaded = load_file(long_workflow(tmp_path, [loop]), extra_source(tmp_path))
+    assert f"{MAX_STEPS + 1} steps" in loaded.diagnostics[0].message
+
+
+def test_a_long_invalid_step_list_within_the_bound_stops_validating_early(tmp_path):
+    path = long_workflow(tmp_path, [{}] * MAX_STEPS)
+    began = time.process_time()
+    loaded = load_file(path, extra_source(tmp_path))
+    assert time.process_time() - began < 0.5
+    codes = [d.code for d in loaded.diagnostics]
+    assert codes == [Code.SCHEMA_VIOLATION] * 11  # ten shown, then how many more
+    assert "or more" in loaded.diagnostics[-1].message
+
+
+def test_a_valid_workflow_at_the_step_bound_loads(tmp_path):
+    steps = [{"id": f"step-{i}", "title": "Title", "prompt": "Do it now."} for i in range(MAX_STEPS)]
+    loaded = load_file(long_workflow(tmp_path, steps), extra_source(tmp_path))
+    assert loaded.diagnostics == ()
