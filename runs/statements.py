@@ -102,13 +102,8 @@ def insert_many(model: type[Model], rows: Sequence[Model]) -> None:
     """INSERTs new rows of `model` in one executemany; their primary keys are not read back."""
     connection = _connection()
     if rows:
-        insert_prepared(
-            model,
-            [
-                [_prepared(connection, row, field) for field in _insert_statement(connection, model).fields]
-                for row in rows
-            ],
-        )
+        fields = _insert_statement(connection, model).fields
+        insert_prepared(model, [[_prepared(connection, row, field) for field in fields] for row in rows])
 
 
 def insert_prepared(model: type[Model], values: Sequence[Sequence[Any]]) -> None:

@@ -11,6 +11,7 @@ import pytest
 from django.test import override_settings
 
 from exports.bundle import document as fmt
+from exports.bundle.ids import _rename
 from exports.bundle.reading import read_bundle
 from exports.bundles import export_session_bundle, import_session_bundle
 from runs.errors import ErrorCode, WorkRailError
@@ -296,3 +297,17 @@ def test_an_import_that_loses_a_race_for_its_ids_tries_again(service_catalog, mo
     result = import_session_bundle(data, via="command")
     assert len(tries) == 2 and result.kept_ids
     assert Session.objects.count() == 1
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_renaming_replaces_whole_ids_only_however_it_is_done(fast):
+    old_run, new_run = "run_" + "0123456789abcdef", "run_" + "fedcba9876543210"
+    old_ses, new_ses = "ses_" + "00000000000000aa", "ses_" + "00000000000000bb"
+    text = f'{{"runId": "{old_run}", "note": "see {old_run}, {old_ses}."}}'
+    if not fast:  # an occurrence inside a longer word forces the careful path
+        text += f' "x{old_run}" "{old_run}0"'
+    renamed = _rename(text, {old_run: new_run, old_ses: new_ses})
+    assert renamed.count(new_run) == 2 and renamed.count(new_ses) == 1
+    assert old_run not in renamed.replace(f"x{old_run}", "").replace(f"{old_run}0", "")
+    if not fast:
+        assert f"x{old_run}" in renamed and f"{old_run}0" in renamed

@@ -29,7 +29,7 @@ _REFERENCES = {
     "childNodeId": "node",
     "attemptId": "attempt",
 }
-_TEXT_IDS = re.compile(r"\b(?:run|ses)_[0-9a-f]{16}\b")
+_WORD = re.compile(r"\w")  # what \b in a regex counts as part of a word
 _NUMBERED = {name: space for name, space in _REFERENCES.items() if space in ("node", "attempt")}
 
 
@@ -90,7 +90,7 @@ class IdMap:
         renamed = {old: new for old, new in [self.session, *self.runs.items()] if old != new}
         if renamed:
             serialized = text.decode() if text else json.dumps(events, ensure_ascii=False)
-            events = json.loads(_TEXT_IDS.sub(lambda match: renamed.get(match.group(0), match.group(0)), serialized))
+            events = json.loads(_rename(serialized, renamed))
         return [{**event, "data": self._numbers(event["kind"], event["data"])} for event in events]
 
     def _numbers(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -101,3 +101,26 @@ class IdMap:
         if kind == "session_created":
             out["sessionKey"] = self.session_key
         return out
+
+
+def _rename(text: str, renamed: dict[str, str]) -> str:
+    """`text` with every whole-word occurrence of an old id replaced by its new one. A session's text
+    holds tens of thousands of them (each event names its run): plain replacing, done in C, when every
+    occurrence is a whole word and no new id is an old one; otherwise one regex pass with a callback."""
+    if not set(renamed.values()) & set(renamed) and all(_only_whole_words(text, old) for old in renamed):
+        for old, new in renamed.items():
+            text = text.replace(old, new)
+        return text
+    whole = re.compile(r"\b(?:" + "|".join(map(re.escape, renamed)) + r")\b")
+    return whole.sub(lambda match: renamed[match.group(0)], text)
+
+
+def _only_whole_words(text: str, word: str) -> bool:
+    """Whether every occurrence of `word` in `text` stands alone (no letter, digit or _ beside it)."""
+    at = text.find(word)
+    while at != -1:
+        end = at + len(word)
+        if (at > 0 and _WORD.match(text, at - 1)) or (end < len(text) and _WORD.match(text, end)):
+            return False
+        at = text.find(word, end)
+    return True

@@ -125,12 +125,17 @@ def _replay(session: Session, bundle: VerifiedBundle, ids: IdMap, progress: Call
     projector = Projector(session, deferred=True)  # rows inserted in bulk at flush, as a rebuild does
     data_field, at_field = Event._meta.get_field("data"), Event._meta.get_field("created_at")
     rows: list[list[Any]] = []
+    stamp, at, stored_at = None, None, None
     for event in ids.events(events, bundle.events_text):
-        at = fmt.parse_timestamp(event["at"])
+        if event["at"] != stamp:  # the events of one transaction share their time: parse it once
+            stamp = event["at"]
+            at = fmt.parse_timestamp(stamp)
+            stored_at = at_field.get_db_prep_save(at, connection)
+        assert at is not None
         projector.apply(event_payloads.parse(event["kind"], event["data"]), at)
         # The data is in its stored form already (reading.py checked it against its payload model).
         data = data_field.get_db_prep_save(event["data"], connection)
-        rows.append([session.pk, event["seq"], event["kind"], data, at_field.get_db_prep_save(at, connection)])
+        rows.append([session.pk, event["seq"], event["kind"], data, stored_at])
         if len(rows) >= _EVENT_BATCH:
             _insert_events(rows)
             if progress is not None:
