@@ -65,29 +65,10 @@ def output_for(pending: dict[str, Any] | None, index: int) -> dict[str, Any]:
     return output
 
 
-def context_for(pending: dict[str, Any] | None) -> dict[str, Any]:
-    """Plausible values for what a step expects, so runs move on rather than block."""
-    values: dict[str, Any] = {}
-    for expected in (pending or {}).get("expectedContext") or []:
-        kind = expected.get("type")
-        if expected.get("values"):
-            values[expected["key"]] = expected["values"][-1]
-        elif kind == "array":
-            values[expected["key"]] = ["api"]
-        elif kind in ("number", "integer"):
-            values[expected["key"]] = 1
-        elif kind == "boolean":
-            values[expected["key"]] = True
-        else:
-            values[expected["key"]] = "small"
-    for dependency in (pending or {}).get("userDependencies") or []:
-        values[dependency["contextKey"]] = "an answer from the user"
-    return values
-
-
 def build_session(workflow_id: str, key: str, steps: int) -> dict[str, Any]:
     """A session through the services: a run with `steps` acknowledged steps and a checkpoint."""
     from runs.mcp.tools import invoke
+    from tests.dashboard_data import context_for  # plausible values for what a step expects: runs move on
 
     answer = invoke("start_workflow", {"workflowId": workflow_id, "context": {"sessionKey": key, "changeRef": "!1"}})
     first = answer
