@@ -13,10 +13,8 @@ from ninja import Path, Query, Router
 
 from exports.reports.produce import ReportFormat, produce
 from exports.views import attachment
-from runs.api.errors import MEANING
-from runs.contract.errors import ErrorResult
+from runs.api.errors import described, error_results
 
-ERROR_STATUSES = (400, 401, 404, 429, 500, 503)
 MAX_RUN_ID_CHARS = 80
 
 router = Router(tags=["sessions"])
@@ -32,7 +30,7 @@ FILE_ANSWER: dict[str, Any] = {
 
 @router.get(
     "/sessions/{sessionId}/report",
-    response={status: ErrorResult for status in ERROR_STATUSES},
+    response=error_results(404, 429),
     by_alias=True,
     summary="A report of a session or of one of its runs",
     description=(
@@ -40,12 +38,7 @@ FILE_ANSWER: dict[str, Any] = {
         "steps with their notes, artifact tables, gaps, warnings and synthesis. Each download is recorded "
         "in the session's log as a session_exported event (not activity)."
     ),
-    openapi_extra={
-        "responses": {
-            200: FILE_ANSWER,
-            **{status: {"description": MEANING[status]} for status in ERROR_STATUSES},
-        }
-    },
+    openapi_extra=described(404, 429, ok=FILE_ANSWER),
 )
 def session_report(
     request: HttpRequest,

@@ -15,13 +15,14 @@ from exports.bundle.reading import too_large
 from exports.bundle_views import bundle_attachment
 from exports.bundles import export_session_bundle, import_session_bundle, max_bundle_bytes
 from exports.views import MAX_ID_CHARS
-from runs.api.errors import MEANING
+from runs.api.errors import described, error_results
 from runs.contract.base import Shape
-from runs.contract.errors import ErrorResult
 
 router = Router(tags=["bundles"])
-DOWNLOAD_ERRORS = (400, 401, 404, 500, 503)
-IMPORT_ERRORS = (400, 401, 403, 413, 429, 500, 503)
+BUNDLE_ANSWER = {
+    "description": "The bundle (Content-Disposition: attachment).",
+    "content": {"application/json": {"schema": {"type": "object"}}},
+}
 
 
 class BundleImported(Shape):
@@ -34,7 +35,7 @@ class BundleImported(Shape):
 
 @router.get(
     "/sessions/{sessionId}/bundle",
-    response={status: ErrorResult for status in DOWNLOAD_ERRORS},
+    response=error_results(404),
     by_alias=True,
     summary="Download a session's bundle",
     description=(
@@ -42,15 +43,7 @@ class BundleImported(Shape):
         "imports, to carry on where it stopped. Deterministic; never holds tokens. Recorded in the session's "
         "log as a session_exported event (not activity)."
     ),
-    openapi_extra={
-        "responses": {
-            200: {
-                "description": "The bundle (Content-Disposition: attachment).",
-                "content": {"application/json": {"schema": {"type": "object"}}},
-            },
-            **{status: {"description": MEANING[status]} for status in DOWNLOAD_ERRORS},
-        }
-    },
+    openapi_extra=described(404, ok=BUNDLE_ANSWER),
 )
 def session_bundle(
     request: HttpRequest,
@@ -62,7 +55,7 @@ def session_bundle(
 
 @router.post(
     "/bundles",
-    response={201: BundleImported, **{status: ErrorResult for status in IMPORT_ERRORS}},
+    response={201: BundleImported, **error_results(403, 413, 429)},
     by_alias=True,
     summary="Import a session bundle",
     description=(
@@ -75,8 +68,7 @@ def session_bundle(
             "required": True,
             "content": {"application/json": {"schema": {"type": "object"}}},
         },
-        "responses": {status: {"description": MEANING.get(status, "")} for status in IMPORT_ERRORS if status != 403}
-        | {403: {"description": "CSRF_FAILED: a POST with the login session but without its CSRF token."}},
+        **described(403, 413, 429),
     },
 )
 def import_bundle(request: HttpRequest) -> Status[BundleImported]:

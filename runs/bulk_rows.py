@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.db import connection
 from django.db.models import Model
 
 from runs import statements
@@ -26,19 +25,6 @@ def insert_rows(model: type[Model], rows: Sequence[Model]) -> None:
     statements.insert_many(model, rows)
     if any(field.name == "public_id" for field in model._meta.concrete_fields):
         _learn_pks(model, rows)
-
-
-def update_links(model: type[Model], rows: Sequence[Model], columns: Sequence[str]) -> None:
-    """UPDATEs `columns` (attribute names, e.g. 'parent_id') of saved `rows` to their current values."""
-    if not rows:
-        return
-    quote = connection.ops.quote_name
-    meta = model._meta
-    names = {field.attname: str(field.column) for field in meta.concrete_fields}
-    assignments = ", ".join(f"{quote(names[column])} = %s" for column in columns)
-    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(names[meta.pk.attname])} = %s"
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, [[*(getattr(row, c) for c in columns), row.pk] for row in rows])
 
 
 def _learn_pks(model: type[Model], rows: Sequence[Model]) -> None:

@@ -21,7 +21,7 @@ from django.db.models import F, Model, Value
 from django.db.models.functions import Concat, Right
 
 from runs import events, statements
-from runs.bulk_rows import insert_rows, update_links
+from runs.bulk_rows import insert_rows
 from runs.models import (
     Ack,
     Attempt,
@@ -193,7 +193,7 @@ class Projector:
             parent = self.nodes[parent_id]
             parent.latest_child_id = child.pk
             linked[parent.pk] = parent
-        update_links(Node, list(linked.values()), ["parent_id", "latest_child_id"])
+        statements.update_many(Node, ["parent_id", "latest_child_id"], list(linked.values()))
         self._parents.clear()
         self._latest.clear()
 

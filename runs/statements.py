@@ -15,7 +15,6 @@ here are complete and new; anything else goes through the ORM as usual.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -26,7 +25,9 @@ from django.db.models import Field, Model, QuerySet, Value
 from django.db.models.query import get_related_populators
 from django.db.models.sql import UpdateQuery
 
-_lock = threading.Lock()
+# The caches below are filled without a lock: one dict assignment is atomic, and two threads that compile
+# the same statement at once store equal values.
+_MARKER = -7_346_015_523_021_411_337  # stand-in integers for compiling: no id takes them (ids are positive)
 
 
 def _connection() -> BaseDatabaseWrapper:
@@ -68,8 +69,7 @@ def _insert_statement(connection: BaseDatabaseWrapper, model: type[Model]) -> _I
         )
         returning = f"{sql} RETURNING {_quote(connection, str(model._meta.pk.column))}"
         statement = _Insert(fields, returning if connection.features.can_return_columns_from_insert else sql, sql)
-        with _lock:
-            _inserts[key] = statement
+        _inserts[key] = statement
     return statement
 
 
@@ -115,12 +115,6 @@ def insert_prepared(model: type[Model], values: Sequence[Sequence[Any]]) -> None
             cursor.executemany(_insert_statement(connection, model).sql_many, values)
 
 
-def column_attnames(model: type[Model]) -> list[str]:
-    """The attribute names insert_prepared expects values for, in order."""
-    connection = _connection()
-    return [field.attname for field in _insert_statement(connection, model).fields]
-
-
 # --- UPDATE by primary key -------------------------------------------------------------------------------
 
 _updates: dict[tuple[str, type[Model], tuple[str, ...]], tuple[str, list[Field[Any, Any]]]] = {}
@@ -130,7 +124,29 @@ def update(model: type[Model], pk: Any, **values: Any) -> None:
     """UPDATEs the named columns (attribute names, e.g. `latest_child_id`) of one row, as
     `Model.objects.filter(pk=pk).update(...)` would for plain values."""
     connection = _connection()
-    names = tuple(values)
+    sql, fields = _update_statement(connection, model, tuple(values))
+    params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, pk])
+
+
+def update_many(model: type[Model], names: Sequence[str], rows: Sequence[Model]) -> None:
+    """UPDATEs the columns `names` (attribute names) of saved `rows` to their current values, in one
+    executemany."""
+    if rows:
+        connection = _connection()
+        sql, fields = _update_statement(connection, model, tuple(names))
+        params = [
+            [*(field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields), row.pk]
+            for row in rows
+        ]
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, params)
+
+
+def _update_statement(
+    connection: BaseDatabaseWrapper, model: type[Model], names: tuple[str, ...]
+) -> tuple[str, list[Field[Any, Any]]]:
     key = (connection.vendor, model, names)
     compiled = _updates.get(key)
     if compiled is None:
@@ -139,13 +155,8 @@ def update(model: type[Model], pk: Any, **values: Any) -> None:
         fields = [by_attname[name] for name in names]
         assignments = ", ".join(f"{_quote(connection, str(field.column))} = %s" for field in fields)
         table, pk_column = _quote(connection, meta.db_table), _quote(connection, str(meta.pk.column))
-        compiled = (f"UPDATE {table} SET {assignments} WHERE {pk_column} = %s", fields)
-        with _lock:
-            _updates[key] = compiled
-    sql, fields = compiled
-    params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, pk])
+        compiled = _updates[key] = (f"UPDATE {table} SET {assignments} WHERE {pk_column} = %s", fields)
+    return compiled
 
 
 # --- UPDATE compiled by Django ----------------------------------------------------------------------------
@@ -203,7 +214,7 @@ def _compile_update(
     fields = [by_attname[name] for name in values]
     texts = [f"\x00workrail-text-{index}\x00" for index in range(len(expressions))]
     taken = [name for name, value in where.items() if not isinstance(value, bool)]
-    numbers = [_Marker(-7_346_015_523_021_411_337 - index) for index in range(len(taken))]
+    numbers = [_Marker(_MARKER - index) for index in range(len(taken))]
     markers = iter(numbers)
     lookups = {name: value if isinstance(value, bool) else next(markers) for name, value in where.items()}
     query = cast(UpdateQuery, model._default_manager.filter(**lookups).query.chain(UpdateQuery))
@@ -221,8 +232,7 @@ def _compile_update(
             raise RuntimeError(f"update_where could not place a parameter of {model.__name__}'s update")
         slots.append(found[0])
     compiled = _CompiledUpdate(str(sql), slots, params, fields)
-    with _lock:
-        _compiled_updates[key] = compiled
+    _compiled_updates[key] = compiled
     return compiled
 
 
@@ -276,7 +286,7 @@ class SelectOne[M: Model]:
 
     def _compile(self) -> _CompiledQuery:
         connection = _connection()
-        marker = _Marker(-7_346_015_523_021_411_337)  # a value no id takes: public ids are positive
+        marker = _Marker(_MARKER)
         queryset = self._build(marker)
         compiler = queryset.query.get_compiler(using=queryset.db)
         sql, params = compiler.as_sql()  # also fills compiler.select and compiler.klass_info
@@ -304,6 +314,5 @@ class SelectOne[M: Model]:
             return obj
 
         compiled = _CompiledQuery(sql, list(params), found[0], columns, converters, apply)
-        with _lock:
-            self._compiled[(connection.vendor, connection.alias)] = compiled
+        self._compiled[(connection.vendor, connection.alias)] = compiled
         return compiled

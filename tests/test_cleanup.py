@@ -156,7 +156,7 @@ def test_it_deletes_exactly_the_expired_sessions_with_everything_under_them(stor
 def test_it_deletes_the_rate_buckets_of_many_runs_a_few_keys_at_a_time(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(retention, "BUCKET_KEYS_PER_DELETE", 1)
+    monkeypatch.setattr(retention, "KEYS_PER_DELETE", 1)
     expired = [f"run:{run_id}" for run_id in store.expired_run_ids] + [f"session:{store.expired[1]}"]
     assert RateBucket.objects.filter(key__in=expired).count() >= 3
 

@@ -62,17 +62,27 @@ UNAUTHENTICATED_FIX = (
 )
 
 
+def error_statuses(*statuses: int) -> list[int]:
+    """The error statuses an operation documents: 400, 401, 500 and 503 always, and `statuses`."""
+    return sorted({400, 401, 500, 503, *statuses})
+
+
+def error_results(*statuses: int) -> dict[int, Any]:
+    """ErrorResult for each error status an operation can give (a `response=` for an operation whose
+    success is not a model, e.g. a download)."""
+    return {status: ErrorResult for status in error_statuses(*statuses)}
+
+
 def responses(ok: Any, *statuses: int) -> dict[int, Any]:
-    """An operation's `response=`: its answer, and ErrorResult for each error status it can give (401,
-    400, 401, 500 and 503 always)."""
-    return {200: ok, **{status: ErrorResult for status in sorted({400, 401, 500, 503, *statuses})}}
+    """An operation's `response=`: its answer, and ErrorResult for each error status it can give."""
+    return {200: ok, **error_results(*statuses)}
 
 
-def described(*statuses: int) -> dict[str, Any]:
-    """openapi_extra giving each documented error status its meaning."""
-    return {
-        "responses": {status: {"description": MEANING[status]} for status in sorted({400, 401, 500, 503, *statuses})}
-    }
+def described(*statuses: int, ok: dict[str, Any] | None = None) -> dict[str, Any]:
+    """openapi_extra giving each documented error status its meaning, and (`ok`) the 200 answer when
+    the operation's success is not a model."""
+    errors = {status: {"description": MEANING[status]} for status in error_statuses(*statuses)}
+    return {"responses": {200: ok, **errors} if ok is not None else errors}
 
 
 def error_response(error: WorkRailError, status: int | None = None) -> HttpResponse:

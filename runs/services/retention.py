@@ -49,7 +49,7 @@ logger = logging.getLogger("workrail.cleanup")
 # Sessions per delete transaction: large enough that 10,000 sessions take a few seconds, small
 # enough that an agent waiting for the write lock waits for one batch only (tens of milliseconds).
 BATCH_SIZE = 100
-BUCKET_KEYS_PER_DELETE = 500
+KEYS_PER_DELETE = 500  # keys in one DELETE ... WHERE key IN (...): under every backend's parameter limit
 
 # What hangs under a session, children first, and the lookup from each table to the session. The
 # foreign keys are deferred to commit on SQLite and PostgreSQL, so the order is for clarity (and for
@@ -203,7 +203,7 @@ def _delete_batch(batch: Sequence[int], cutoff: datetime) -> dict[str, int]:
         # In slices: a session can have many runs (delegations), and a statement only so many parameters.
         keys = [f"run:{run_id}" for run_id in run_ids] + [f"session:{public_id}" for _, public_id in still_expired]
         deleted[RateBucket._meta.db_table] = sum(
-            _raw_delete(RateBucket.objects.filter(key__in=some)) for some in _batches(keys, BUCKET_KEYS_PER_DELETE)
+            _raw_delete(RateBucket.objects.filter(key__in=some)) for some in _batches(keys, KEYS_PER_DELETE)
         )
     return deleted
 
@@ -220,7 +220,7 @@ def delete_unused_pinned_workflows() -> int:
         if connection.vendor != "postgresql":
             return _raw_delete(unused)
         locked = list(unused.select_for_update(skip_locked=True).values_list("pk", flat=True))
-        return sum(_raw_delete(unused.filter(pk__in=some)) for some in _batches(locked, BUCKET_KEYS_PER_DELETE))
+        return sum(_raw_delete(unused.filter(pk__in=some)) for some in _batches(locked, KEYS_PER_DELETE))
 
 
 def _raw_delete(queryset: models.QuerySet[Any]) -> int:
