@@ -107,7 +107,7 @@ EXPECTED_PATHS: dict[str, list[str]] = {
         "list-changed-files", "record-findings", "extra-findings", "release-summary", "tag-release",
     ],
     "fixture.parallel": [
-        "scope-upgrade", "split-research",
+        "scope-upgrade", "split-research", "split-research.synthesis",
         "module-loop#1/module-fanout", "module-loop#1/module-verdict",
         "module-loop#2/module-fanout", "module-loop#2/module-verdict",
     ],
@@ -120,7 +120,7 @@ EXPECTED_PATHS: dict[str, list[str]] = {
         "plan-follow-up.clarify-goal", "plan-follow-up.draft-plan", "plan-follow-up.self-check-plan",
         "announce-release",
     ],
-    "fixture.step_fields": ["read-failure", "locate-cause", "rerun-job"],
+    "fixture.step_fields": ["read-failure", "locate-cause", "locate-cause.audit", "rerun-job", "rerun-job.verify"],
     "fixture.user_dependencies": ["read-runbook", "choose-window", "rotate-credential"],
     "fixture.validation": ["write-summary", "plan-rollback", "record-decision", "structured-notes"],
     "fixture.workflow_metadata": ["collect-changes", "draft-notes"],

@@ -1,8 +1,12 @@
 """Parallel steps: each delegation runs as a nested run linked to its parent; the parent goes on once
 every delegation that runs is complete and the agent reports the results."""
 
+import json
+
 import pytest
 
+from runs.contract.execution import ExecutionResult
+from runs.mcp.rendering import execution_text
 from runs.models import Run, RunStatus
 from runs.rebuild import rebuild_projections
 from tests.calls import continue_workflow, start_workflow
@@ -34,7 +38,7 @@ def fanout(service_catalog):
                     {
                         "workflowId": "team.check_module",
                         "goal": "Tests on the new version.",
-                        "contextMapping": {"module": "moduleName"},
+                        "contextMapping": {"moduleName": "module"},
                         "args": {"ref": "upgrade-branch"},
                     },
                     {
@@ -93,7 +97,10 @@ def test_delegations_run_as_linked_runs_and_the_parent_waits_for_them(fanout):
     assert Run.objects.get(public_id=first["runId"]).status == RunStatus.COMPLETE
     refreshed = continue_workflow(stateToken=held["stateToken"])
     assert refreshed["pending"]["delegations"][0]["status"] == "complete"
-    moved = ack(held)
+    synthesis = ack(held)  # the parallel step's synthesis runs as a step of its own
+    assert synthesis["kind"] == "step" and synthesis["pending"]["stepId"] == "fan-out.synthesis"
+    assert synthesis["pending"]["title"] == "Synthesize: Check in parallel"
+    moved = ack(synthesis)
     assert moved["kind"] == "step" and moved["pending"]["stepId"] == "decide"
     assert Run.objects.filter(parent_run=parent).count() == 1  # a replay or a retry hands out nothing more
 
@@ -121,7 +128,74 @@ def test_two_delegations_both_finish_into_the_parent(fanout):
     still = ack(parallel)
     assert [i["pointer"] for i in still["blocked"]["issues"]] == ["/pending/delegations/1"]
     finish(running[1]["stateToken"])
-    moved = ack(still)
+    moved = ack(ack(still))  # then the synthesis step
     assert moved["pending"]["stepId"] == "decide"
     done = finish(moved["stateToken"])
     assert done["isComplete"] and Run.objects.filter(status=RunStatus.COMPLETE).count() == 3
+
+
+@pytest.fixture
+def reviewers(service_catalog):
+    """Three reviewer families that share one large fact packet, and a delegation to a missing workflow."""
+    family = workflow_doc(
+        "team.routine-reviewer-family",
+        name="Reviewer family",
+        steps=[{"id": "audit", "title": "Audit", "prompt": "Review {{familyName}} against {{reviewFactPacket}}."}],
+    )
+    delegated = [
+        {
+            "workflowId": "team.routine-reviewer-family",
+            "goal": f"Look for {name} problems.",
+            "contextMapping": {"factPacket": "reviewFactPacket"},
+            "args": {"familyName": name},
+        }
+        for name in ("correctness", "security", "tests")
+    ]
+    parent = workflow_doc(
+        "team.review",
+        steps=[
+            {"id": "facts", "title": "Facts", "prompt": "Freeze the facts."},
+            {
+                "id": "families",
+                "type": "parallel",
+                "title": "Reviewer families",
+                "parallelDelegations": [*delegated, {"workflowId": "team.linter", "goal": "Lint the diff."}],
+            },
+        ],
+    )
+    write_json(service_catalog["extra"] / "family.json", family)
+    write_json(service_catalog["extra"] / "review.json", parent)
+    return "team.review"
+
+
+def test_the_structured_answer_gives_shared_context_once_and_names_each_workflow(reviewers):
+    packet = "diff summary, changed files, acceptance criteria " * 200
+    parallel = ack(start_workflow(reviewers, {"factPacket": packet}))
+    pending = parallel["pending"]
+    assert pending["sharedContext"] == {"reviewFactPacket": packet}
+    *families, linter = pending["delegations"]
+    assert [d["context"] for d in families] == [{"familyName": n} for n in ("correctness", "security", "tests")]
+    assert all(d["receivesSharedContext"] and d["workflowName"] == "Reviewer family" for d in families)
+    assert len(json.dumps(parallel)) < len(packet) * 1.5  # the packet is sent once, not once per delegation
+    assert not linter["available"] and "receivesSharedContext" not in linter
+    assert "team.linter" in linter["fix"] and "WORKRAIL_WORKFLOW_PATHS" in linter["fix"]
+    ExecutionResult.model_validate(parallel)
+
+    delegated = continue_workflow(stateToken=families[1]["stateToken"])  # the run did get the whole context
+    assert delegated["pending"]["prompt"] == f"Review security against {packet}."
+
+
+def test_the_text_says_what_each_delegation_runs_why_with_what_and_how_to_work_on_it(reviewers):
+    parallel = ack(start_workflow(reviewers, {"factPacket": "the facts"}))
+    text = execution_text(parallel)
+    first, second, third, linter = parallel["pending"]["delegations"]
+    assert 'Shared context, which every delegated run receives: reviewFactPacket = "the facts"' in text
+    assert f"1. team.routine-reviewer-family (Reviewer family): runs as {first['runId']} (in progress)." in text
+    assert "   Why: Look for security problems." in text
+    assert '   Context (besides the shared context): familyName = "tests"' in text
+    for delegation in (first, second, third):
+        assert f'continue_workflow {{"stateToken": "{delegation["stateToken"]}"}}' in text
+    assert "4. team.linter: CANNOT RUN HERE" in text
+    assert f"   Fix: {linter['fix']}" in text
+    assert text.index("Delegations (4)") > text.index(parallel["pending"]["prompt"])
+    assert "cannot run here yourself" in parallel["nextCall"]["instructions"]

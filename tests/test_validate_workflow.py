@@ -287,3 +287,31 @@ def test_a_symlink_loop_is_reported_for_that_file_not_a_crash(tmp_path):
     statuses = {Path(r.path).name: r.status for r in reports}
     assert statuses["good.json"] in ("ok", "warnings")
     assert statuses["loop.json"] != "ok"
+
+
+def test_a_delegation_to_a_workflow_outside_the_catalog_is_a_warning_with_its_fix(workdir):
+    fan_out = workflow_doc(
+        "team.fan_out",
+        steps=[
+            {
+                "id": "spread",
+                "type": "parallel",
+                "title": "Spread",
+                "parallelDelegations": [{"workflowId": "team.good"}, {"workflowId": "team.routine-absent"}],
+            }
+        ],
+    )
+    write_json(workdir / "workflows" / "fan_out.json", fan_out)
+    status, out = call("workflows/fan_out.json", "workflows/good.json", "--json")
+    assert status == 0, out  # a warning: the workflow runs, that delegation is left to the agent
+    [report] = [f for f in json.loads(out)["files"] if f["workflowId"] == "team.fan_out"]
+    [problem] = report["diagnostics"]
+    assert (problem["code"], problem["severity"], problem["file"], problem["pointer"]) == (
+        "UNKNOWN_DELEGATION",
+        "warning",
+        "workflows/fan_out.json",
+        "/steps/0/parallelDelegations/1/workflowId",
+    )
+    assert "'team.routine-absent'" in problem["message"] and "WORKRAIL_WORKFLOW_PATHS" in problem["fix"]
+    status, _ = call("workflows/fan_out.json", "workflows/good.json", "--strict")
+    assert status == 1

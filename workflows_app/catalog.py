@@ -18,7 +18,7 @@ from typing import Any
 
 from workflows_app.builtins import ROUTINE_ID_PREFIX
 from workflows_app.compiler import CompileError, RoutineDocument, compile_workflow
-from workflows_app.diagnostics import Code, Diagnostic, Severity, warning
+from workflows_app.diagnostics import Code, Diagnostic, Severity, pointer_of, warning
 from workflows_app.hashing import workflow_hash
 from workflows_app.ids import ParsedId
 from workflows_app.loader import LoadedFile, load_failed, load_file
@@ -29,6 +29,7 @@ from workflows_app.sources import (
     load_project_bindings,
     project_bindings_path,
 )
+from workflows_app.structure import walk_steps
 
 logger = logging.getLogger(__name__)
 
@@ -150,9 +151,12 @@ def assemble(files: list[LoadedFile], sources: list[Source], bindings: ProjectBi
         one may not be); a name without the prefix (WorkRail's second form) must be a routine."""
         return by_name.get(name) if name.startswith(ROUTINE_ID_PREFIX) else routines.get(name)
 
+    known = {loaded.parsed_id.raw for loaded in winners if loaded.parsed_id is not None}
     entries = []
     for loaded in winners:
         assert loaded.parsed_id is not None and loaded.document is not None
+        delegation_notes = delegation_warnings(loaded, known, invalid)
+        diagnostics += delegation_notes
         try:
             compiled = compile_workflow(
                 loaded.document,
@@ -174,7 +178,7 @@ def assemble(files: list[LoadedFile], sources: list[Source], bindings: ProjectBi
             diagnostics.append(failed)
             invalid.setdefault(loaded.parsed_id.raw, []).append(failed)
             continue
-        own_warnings = [*loaded.diagnostics, *shadow_notes.get(loaded.parsed_id.raw, [])]
+        own_warnings = [*loaded.diagnostics, *shadow_notes.get(loaded.parsed_id.raw, []), *delegation_notes]
         entries.append(
             WorkflowEntry(
                 id=loaded.parsed_id.raw,
@@ -190,6 +194,34 @@ def assemble(files: list[LoadedFile], sources: list[Source], bindings: ProjectBi
         )
     entries.sort(key=lambda e: e.sort_key)
     return Catalog(tuple(entries), tuple(diagnostics), {k: tuple(v) for k, v in invalid.items()})
+
+
+def delegation_warnings(loaded: LoadedFile, known: set[str], invalid: dict[str, list[Diagnostic]]) -> list[Diagnostic]:
+    """A warning for each delegation of a parallel step whose workflow is not in the catalog: its run
+    would show it as unavailable, so the author hears of it before any run."""
+    assert loaded.parsed_id is not None and loaded.document is not None
+    found = []
+    for step, path, _loop in walk_steps(loaded.document["steps"]):
+        if step.get("type") != "parallel":
+            continue
+        for index, delegation in enumerate(step.get("parallelDelegations") or []):
+            target = delegation.get("workflowId")
+            if not isinstance(target, str) or target in known:
+                continue
+            why = "failed to load (see its own diagnostics)" if target in invalid else "is in no workflow source"
+            found.append(
+                warning(
+                    Code.UNKNOWN_DELEGATION,
+                    f"Parallel step '{step['id']}' delegates to '{target}', which {why}; a run would show "
+                    "that delegation as unavailable and leave it to the agent.",
+                    f"Add the file that defines '{target}' to a workflow source (the project's .workrail/workflows, "
+                    "$WORKRAIL_HOME/workflows, or a directory in WORKRAIL_WORKFLOW_PATHS), or fix the workflowId.",
+                    pointer=pointer_of([*path, "parallelDelegations", index, "workflowId"]),
+                    file=str(loaded.path),
+                    workflow_id=loaded.parsed_id.raw,
+                )
+            )
+    return found
 
 
 def _resolve_duplicates(valid: list[LoadedFile]) -> tuple[list[LoadedFile], dict[str, list[Diagnostic]]]:
@@ -230,3 +262,36 @@ def _missing_sources(sources: list[Source]) -> list[Diagnostic]:
         for source in sources
         if source.kind is SourceKind.EXTRA and not source.root.exists()
     ]
+
+
+def resolved_references(entry: WorkflowEntry, project_dir: Path) -> list[dict[str, Any]]:
+    """The workflow's `references`, each with the path it resolves to and whether a file is there.
+
+    A `workspace` reference (the default) is relative to the project directory; a `package` one ships
+    with the workflow, so it is looked up beside the workflow file, then at the root of its source.
+    Content is never read: the agent opens the file when it needs it. A missing file is reported,
+    never an error."""
+    found = []
+    for reference in entry.compiled.get("references") or []:
+        source = Path(reference["source"]).expanduser()
+        base = reference.get("resolveFrom", "workspace")
+        if source.is_absolute():
+            candidates = [source]
+        elif base == "package":
+            candidates = [entry.path.parent / source, entry.source.root / source]
+        else:
+            candidates = [project_dir / source]
+        located = next((path for path in candidates if path.is_file()), None)
+        found.append(
+            {
+                "id": reference["id"],
+                "title": reference["title"],
+                "source": reference["source"],
+                "purpose": reference["purpose"],
+                "authoritative": bool(reference.get("authoritative")),
+                "resolveFrom": base,
+                "path": str(located or candidates[0]),
+                "found": located is not None,
+            }
+        )
+    return found

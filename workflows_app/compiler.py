@@ -50,6 +50,10 @@ CONSUMED_STEP_FIELDS = (
 )
 
 
+# Step fields that become virtual steps of their own, placed right after the step (virtual_steps).
+VIRTUAL_STEP_FIELDS = ("synthesis", "audit", "verification")
+
+
 @dataclass(frozen=True)
 class RoutineDocument:
     id: str
@@ -128,10 +132,10 @@ class _Compiler:
             compiled = {k: v for k, v in step.items() if k not in ("type", "body", "functionDefinitions")}
             return [{"kind": "loop", **compiled, "body": body}]
         kind = "parallel" if step.get("type") == "parallel" else "step"
-        compiled = {k: v for k, v in step.items() if k not in (*CONSUMED_STEP_FIELDS, "type")}
+        compiled = {k: v for k, v in step.items() if k not in (*CONSUMED_STEP_FIELDS, *VIRTUAL_STEP_FIELDS, "type")}
         if "outputContract" in compiled:
             compiled["outputContract"] = resolve_contract(compiled["outputContract"])
-        return [{"kind": kind, **compiled, "prompt": render_prompt(step, functions)}]
+        return [{"kind": kind, **compiled, "prompt": render_prompt(step, functions)}, *virtual_steps(step)]
 
     def _expand_template(self, step: Step, path: list[str | int], stack: tuple[str, ...]) -> list[Step]:
         call = step["templateCall"]
@@ -232,6 +236,8 @@ def _prefixed(step: Step, prefix: str, args: dict[str, Any], run_condition: Any,
     step = builtins.substitute_args(step, args)
     step["id"] = f"{prefix}.{step['id']}"
     step["origin"] = {"templateId": template_id, "callStepId": prefix}
+    if "virtualOf" in step:
+        step["virtualOf"] = {**step["virtualOf"], "stepId": f"{prefix}.{step['virtualOf']['stepId']}"}
     if run_condition is not None:
         own = step.get("runCondition")
         step["runCondition"] = run_condition if own is None else {"and": [run_condition, own]}
@@ -338,14 +344,74 @@ def _value(value: str | list[dict[str, str]]) -> str:
 
 
 def _render_delegations(step: Step) -> str:
-    lines = ["Run these delegations in parallel, then combine their results:"]
+    if "synthesis" in step:
+        lines = ["Run these delegations in parallel and report what each found (the next step combines them):"]
+    else:
+        lines = ["Run these delegations in parallel, then combine their results:"]
     for delegation in step["parallelDelegations"]:
         goal = f": {delegation['goal']}" if delegation.get("goal") else ""
         lines.append(f"- {delegation['workflowId']}{goal}")
-    synthesis = step.get("synthesis", {}).get("prompt")
-    if synthesis:
-        lines.append(f"Synthesis: {synthesis}")
     return "\n".join(lines)
+
+
+def virtual_steps(step: Step) -> list[Step]:
+    """The steps WorkRail injects after a step: a parallel step's `synthesis` (combine what the
+    delegations found), then a step's `audit` (check its deliverables against a rubric), then its
+    `verification` (run a command that checks them). Each is an ordinary step of its own, with an id
+    no author can write (`<step id>.<what>`: step ids have no dots), the step's runCondition (it is
+    skipped with the step), and `virtualOf` naming the step it belongs to."""
+    title = step.get("title") or step["id"]
+    found: list[Step] = []
+    synthesis = step.get("synthesis")
+    if step.get("type") == "parallel" and isinstance(synthesis, dict):
+        count = len(step.get("parallelDelegations") or [])
+        prompt = [
+            f"Combine what the {count} delegation(s) of step '{title}' found into one result: "
+            "where they agree, where they disagree and which way you settle it, and what is still open.",
+        ]
+        if synthesis.get("prompt"):
+            prompt.append(synthesis["prompt"].strip())
+        virtual: Step = _virtual(step, "synthesis", f"Synthesize: {title}", prompt)
+        if "outputContract" in synthesis:
+            virtual["outputContract"] = resolve_contract(synthesis["outputContract"])
+        found.append(virtual)
+    audit = step.get("audit")
+    if isinstance(audit, dict):
+        prompt = [
+            f"Audit what step '{title}' delivered before going on: check it critically, as a "
+            "reviewer who did not write it would, fix what falls short, and report what you checked and found."
+        ]
+        if audit.get("prompt"):
+            prompt.append(audit["prompt"].strip())
+        if audit.get("rubric"):
+            prompt.append("Rubric (say for each whether it holds):\n" + "\n".join(f"- {r}" for r in audit["rubric"]))
+        found.append(_virtual(step, "audit", f"Audit: {title}", prompt))
+    verification = step.get("verification")
+    if isinstance(verification, dict):
+        prompt = [f"Verify what step '{title}' delivered."]
+        if verification.get("command"):
+            prompt[0] += " Run this command:\n\n    " + verification["command"].strip()
+            prompt.append(
+                "Report the exit status and the lines of output that matter. If it fails, fix the cause and run "
+                "it again; do not go on while it fails."
+            )
+        if verification.get("prompt"):
+            prompt.append(verification["prompt"].strip())
+        found.append(_virtual(step, "verify", f"Verify: {title}", prompt))
+    return found
+
+
+def _virtual(step: Step, what: str, title: str, prompt: list[str]) -> Step:
+    virtual: Step = {
+        "kind": "step",
+        "id": f"{step['id']}.{what}",
+        "title": title,
+        "virtualOf": {"stepId": step["id"], "kind": what},
+    }
+    if "runCondition" in step:
+        virtual["runCondition"] = step["runCondition"]
+    virtual["prompt"] = "\n\n".join(prompt)
+    return virtual
 
 
 def _functions_used(step: Step, available: dict[str, Any]) -> list[dict[str, Any]]:

@@ -105,11 +105,22 @@ def unresolved_references(document: dict[str, Any]) -> list[LeftOut]:
             for index, part in enumerate(value if isinstance(value, list) else []):
                 if part.get("kind") == "ref" and part["refId"] not in builtins.REFS:
                     found.append(_left_out("ref", part["refId"], [*path, "promptBlocks", *where, index]))
-        declared = step.get("outputContract") or {}
-        contract = declared.get("contractRef")
-        if contract is not None and "schema" not in declared and contract not in builtins.CONTRACTS:
-            found.append(_left_out("contract", contract, [*path, "outputContract", "contractRef"]))
+        for contract_at in CONTRACT_PLACES:
+            declared = _at(step, contract_at) or {}
+            contract = declared.get("contractRef")
+            if contract is not None and "schema" not in declared and contract not in builtins.CONTRACTS:
+                found.append(_left_out("contract", contract, [*path, *contract_at, "contractRef"]))
     return sort_left_out(found)
+
+
+# Where a step declares an output contract: its own, and its synthesis step's (a parallel step).
+CONTRACT_PLACES: tuple[tuple[str, ...], ...] = (("outputContract",), ("synthesis", "outputContract"))
+
+
+def _at(value: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
 
 
 def sort_left_out(items: list[LeftOut]) -> list[LeftOut]:
@@ -281,9 +292,10 @@ def _conditions_of(step: dict[str, Any], path: StepPath) -> list[Diagnostic]:
 def _references_of(step: Step, path: StepPath, assessments: set[str]) -> list[Diagnostic]:
     """The references of a step that must resolve (unresolved_references has the others)."""
     found = []
-    declared = step.get("outputContract", {})
-    if declared.get("contractRef") is not None and "schema" in declared:
-        found += _inline_contract_problems(declared, [*path, "outputContract"])
+    for contract_at in CONTRACT_PLACES:
+        declared = _at(step, contract_at) or {}
+        if declared.get("contractRef") is not None and "schema" in declared:
+            found += _inline_contract_problems(declared, [*path, *contract_at])
     template = step.get("templateCall", {}).get("templateId")
     if template is not None and builtins.routine_name_of(template) is None:
         found.append(

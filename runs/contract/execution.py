@@ -94,15 +94,35 @@ class DelegationView(Shape):
 
     index: int
     workflow_id: str
-    goal: str
+    workflow_name: str | None = Field(default=None, description="The delegated workflow's name, when it is loaded.")
+    goal: str = Field(description="Why this delegation exists, as the parallel step states it (may be empty).")
     runs: bool = Field(description="False when its runCondition does not hold: nothing to do.")
-    context: dict[str, Any]
+    context: dict[str, Any] = Field(
+        description="The context its run starts from; when receivesSharedContext, pending.sharedContext holds the rest."
+    )
+    receives_shared_context: bool | None = Field(
+        default=None, description="True when its run also receives pending.sharedContext (given once for all)."
+    )
     available: bool = Field(description="False when this WorkRail has no workflow of that id: do that part yourself.")
+    fix: str | None = Field(default=None, description="When unavailable: how to make the workflow available.")
     run_id: str | None = None
     status: str | None = None
     state_token: str | None = Field(
         default=None, description="continue_workflow with only this stateToken shows the delegated run's step."
     )
+
+
+class ReferenceView(Shape):
+    """A document the workflow points to (never inlined: open it yourself when a step needs it)."""
+
+    id: str
+    title: str
+    source: str = Field(description="The path as the workflow gives it.")
+    purpose: str
+    authoritative: bool = Field(description="True when the workflow says to follow the document strictly.")
+    resolve_from: Literal["workspace", "package"]
+    path: str = Field(description="Where it resolves on this machine (the project directory or the workflow's own).")
+    found: bool = Field(description="False when no file is there: go on without it, or ask the user for it.")
 
 
 class Pending(Shape):
@@ -120,6 +140,11 @@ class Pending(Shape):
     expected_context: list[ExpectedContext] | None = None
     assessments: list[AssessmentView] | None = None
     delegations: list[DelegationView] | None = None
+    shared_context: dict[str, Any] | None = Field(
+        default=None,
+        description="Context every delegated run of this parallel step receives alike, given once here rather "
+        "than in each delegation's context (see receivesSharedContext).",
+    )
 
 
 class SessionRef(Shape):
@@ -217,3 +242,6 @@ class ExecutionResult(Shape):
     branch_count: int | None = Field(default=None, description="How many branches grew from this node in all.")
     fork: str | None = None
     checkpoint: RunCheckpoint | None = None
+    references: list[ReferenceView] | None = Field(
+        default=None, description="At start: the documents the workflow points to, and where they are."
+    )

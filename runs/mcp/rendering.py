@@ -97,6 +97,7 @@ def execution_text(result: dict[str, Any]) -> str:
             lines += _recap_lines("Latest branch so far", result["downstreamRecap"])
     if result.get("checkpoint"):
         lines.append(result["checkpoint"]["note"])
+    lines += reference_lines(result.get("references"))
     pending = result["pending"]
     if pending is None:
         lines.append(f"Workflow {result['workflow']['id']} is complete: {progress_text(result['progress'])}.")
@@ -110,6 +111,7 @@ def execution_text(result: dict[str, Any]) -> str:
     if pending.get("agentRole"):
         lines.append(f"Role: {pending['agentRole']}")
     lines += ["", pending["prompt"], ""]
+    lines += delegation_lines(pending)
     if pending["requireConfirmation"]:
         lines.append("Before continuing, ask the user to confirm, and wait for their answer.")
     elif pending.get("confirmation"):
@@ -127,6 +129,67 @@ def execution_text(result: dict[str, Any]) -> str:
         lines.append(call["instructions"])
         lines.append(f"continue_workflow {json.dumps(call['arguments'], ensure_ascii=False)}")
     return "\n".join(lines)
+
+
+def reference_lines(references: list[dict[str, Any]] | None) -> list[str]:
+    """The documents the workflow points to (shown at start): open one when a step needs it."""
+    if not references:
+        return []
+    lines = ["References (documents this workflow points to; open them yourself when a step needs them):"]
+    for reference in references:
+        strict = ", authoritative: follow it strictly" if reference["authoritative"] else ""
+        where = reference["path"] if reference["found"] else f"NOT FOUND at {reference['path']}; go on without it"
+        lines.append(f"- {reference['title']} ({reference['source']}{strict}): {reference['purpose']} [{where}]")
+    lines.append("")
+    return lines
+
+
+CONTEXT_VALUE_CHARS = 200  # a context value longer than this is cut in the text (the structured answer has it all)
+
+
+def delegation_lines(pending: dict[str, Any]) -> list[str]:
+    """A parallel step's delegations, one block each: what runs, why, with which context, whether it
+    can run, and the call that works on its run. Context every delegation receives is listed once."""
+    delegations = pending.get("delegations")
+    if not delegations:
+        return []
+    lines = [f"Delegations ({len(delegations)}), each carried out as a run of its own (subagents may take one each):"]
+    shared = pending.get("sharedContext") or {}
+    if shared:
+        lines.append(f"Shared context, which every delegated run receives: {_context_text(shared)}")
+    for number, delegation in enumerate(delegations, 1):
+        name = f" ({delegation['workflowName']})" if delegation.get("workflowName") else ""
+        if not delegation["runs"]:
+            state = "skipped: its runCondition does not hold, nothing to do."
+        elif delegation.get("runId"):
+            state = f"runs as {delegation['runId']} ({str(delegation.get('status') or '').replace('_', ' ')})."
+        elif not delegation["available"]:
+            state = "CANNOT RUN HERE: this WorkRail has no workflow with that id."
+        else:
+            state = "not started."
+        lines.append(f"{number}. {delegation['workflowId']}{name}: {state}")
+        lines.append(f"   Why: {delegation['goal'] or 'part of ' + repr(pending['title']) + ' (no goal given)'}")
+        if delegation["runs"]:
+            own = delegation.get("context") or {}
+            extra = " (besides the shared context)" if delegation.get("receivesSharedContext") else ""
+            lines.append(f"   Context{extra}: {_context_text(own) if own else 'nothing more' if extra else 'none'}")
+        if delegation.get("fix"):
+            lines.append(f"   Fix: {delegation['fix']}")
+        if delegation.get("stateToken") and delegation["runs"]:
+            call = json.dumps({"stateToken": delegation["stateToken"]})
+            lines.append(f"   Work on it, to the end: continue_workflow {call}")
+    lines.append("")
+    return lines
+
+
+def _context_text(context: dict[str, Any]) -> str:
+    parts = []
+    for key, value in context.items():
+        text = json.dumps(value, ensure_ascii=False)
+        if len(text) > CONTEXT_VALUE_CHARS:
+            text = f"{text[:CONTEXT_VALUE_CHARS]}… ({len(text)} characters in all; the structured answer has it all)"
+        parts.append(f"{key} = {text}")
+    return "; ".join(parts)
 
 
 def progress_text(progress: dict[str, Any]) -> str:

@@ -21,6 +21,7 @@ from runs.models import Node, Run, RunStatus
 from runs.services.catalog import current_catalog
 from runs.tokens import TokenKind
 from workflows_app import engine
+from workflows_app.engine.delegations import shared_context
 
 MAX_CHECKPOINT_HOPS = 64  # checkpoint nodes standing on one step, walked to find who handed it out
 
@@ -53,23 +54,47 @@ def origin(node: Node) -> Node:
 
 
 def with_runs(run: Run, node: Node, pending: dict[str, Any]) -> dict[str, Any]:
-    """`pending` with each delegation's run: its id, status and the stateToken to work on it with."""
+    """`pending` as the agent is shown it: each delegation with the workflow it runs (its name, or the
+    fix when this WorkRail has no workflow of that id) and its run (id, status, the stateToken to work
+    on it with). Context that every delegated run receives alike is given once, in `sharedContext`,
+    and left out of those delegations' `context` (they are marked `receivesSharedContext`)."""
     handed_out = pending.get("delegations")
     if not handed_out:
         return pending
     children = _children(run, origin(node))
+    catalog = current_catalog()
+    # Shared: what every delegation that runs here receives alike (the others keep their whole context).
+    shared = shared_context([d for d in handed_out if d["index"] in children])
     shown = []
     for delegation in handed_out:
         child = children.get(delegation["index"])
+        entry = catalog.get(delegation["workflowId"])
         item = {**delegation, "available": child is not None or not delegation["runs"]}
+        if shared and child is not None:
+            item["context"] = {k: v for k, v in (delegation.get("context") or {}).items() if k not in shared}
+            item["receivesSharedContext"] = True
         if child is not None:
             item.update(
                 runId=child["run"].public_id,
                 status=child["run"].status,
                 stateToken=tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child["tip"]),
             )
+        if entry is not None:
+            item["workflowName"] = entry.compiled["name"]
+        elif child is None:
+            item["available"] = False
+            item["fix"] = missing_workflow_fix(delegation["workflowId"])
         shown.append(item)
-    return {**pending, "delegations": shown}
+    return {**pending, "delegations": shown, **({"sharedContext": shared} if shared else {})}
+
+
+def missing_workflow_fix(workflow_id: str) -> str:
+    """What to do about a delegation whose workflow this WorkRail does not have."""
+    return (
+        f"No workflow or routine with the id '{workflow_id}' is loaded. Add the file that defines it to a "
+        "workflow source (the project's .workrail/workflows, $WORKRAIL_HOME/workflows, or a directory in "
+        "WORKRAIL_WORKFLOW_PATHS), or check the id in the parallel step; meanwhile, do this part yourself."
+    )
 
 
 def pending_issues(run: Run, node: Node, pending: dict[str, Any] | None) -> list[dict[str, Any]]:

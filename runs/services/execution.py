@@ -44,6 +44,7 @@ from runs.services.nodes import (
 from runs.services.pinned import compiled_workflow
 from runs.tokens import TokenKind
 from workflows_app import engine
+from workflows_app.catalog import resolved_references
 
 OUTCOME_KIND = {"advanced": "step", "complete": "complete", "blocked": "blocked"}
 RETRY = (
@@ -56,6 +57,7 @@ def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
     context = request.context or {}
     entry = find_workflow(current_catalog(), request.workflow_id)
     begun = engine.start(entry.compiled, context)
+    references = resolved_references(entry, settings.WORKRAIL_PROJECT_DIR)  # outside the write: stats files
     with write() as now:
         ratelimit.take(ratelimit.STARTS, what="new runs and sessions")
         journal = journal_for_new_run(context, entry.compiled["name"], now)
@@ -64,7 +66,14 @@ def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
         delegations.spawn(journal, run, node, begun.pending)
         observe(journal, run)
         response = node_response(
-            journal, run, node, attempt, begun.pending, begun.warnings, kind=OUTCOME_KIND[begun.kind]
+            journal,
+            run,
+            node,
+            attempt,
+            begun.pending,
+            begun.warnings,
+            kind=OUTCOME_KIND[begun.kind],
+            extra={"references": references} if references else None,
         )
         journal.flush()
         return response

@@ -62,6 +62,8 @@ def next_call(
             "First carry out each delegation in pending.delegations (its own run: continue_workflow with its "
             "stateToken, to the end; subagents may take one each). Then " + instructions[0].lower() + instructions[1:]
         )
+    if pending.delegations and any(d.runs and not d.available for d in pending.delegations):
+        instructions += " Do the part of each delegation that cannot run here yourself (see its fix)."
     context = {key: value for key, value in (resend_context or {}).items() if not placeholders.is_placeholder(value)}
     for expected in pending.expected_context or []:
         context.setdefault(expected.key, placeholders.for_context(expected.model_dump(by_alias=True)))

@@ -169,11 +169,15 @@ def test_parallel_steps_show_their_delegations_and_follow_their_conditions():
     research = views["split-research"]
     assert research["requireConfirmation"] is True  # delegationBudget 0 < 1
     assert research["prompt"].splitlines() == [
-        "Run these delegations in parallel, then combine their results:",
+        "Run these delegations in parallel and report what each found (the next step combines them):",
         "- fixture.routine-release_checks: Check that the upgraded build still passes its release checks.",
         "- fixture.step_fields: Triage any nightly job the upgrade breaks.",
-        "Synthesis: Merge the findings of both delegations into one go or no-go recommendation.",
     ]
+    synthesis = views["split-research.synthesis"]  # the synthesis is a step of its own, right after
+    assert synthesis["title"] == "Synthesize: Research in parallel"
+    assert synthesis["prompt"].endswith("Merge the findings of both delegations into one go or no-go recommendation.")
+    assert synthesis["outputContract"]["contractRef"] == "mr_review.findings"
+    assert synthesis["requireConfirmation"] is False
     assert views["module-loop#2/module-fanout"]["title"] == "Check renderer in parallel"
     skipped = run_fixture("fixture.parallel", parallelAllowed=False)
     assert "split-research" not in skipped.instances

@@ -1,9 +1,10 @@
 """Parallel steps: the delegations a `parallel` step hands out, resolved against the run's context.
 
 Each delegation names a workflow (or routine) to run on its own, with a goal, a runCondition, and
-the context it starts from: `args` (fixed values) and `contextMapping` ({childKey: parentKey}: the
-child's key takes the parent context's value under parentKey). Running them is the service's job;
-the engine only says what they are.
+the context it starts from: the parent context's values under `contextMapping` ({parentKey:
+childKey}, as WorkRail's schema defines it: the child's input `childKey` takes the value the parent
+context holds under `parentKey`), then `args` (fixed values, which win). Running them is the
+service's job; the engine only says what they are.
 """
 
 from __future__ import annotations
@@ -29,17 +30,40 @@ def delegations(step: Step, context: JsonObject) -> list[JsonObject] | None:
                 "workflowId": str(delegation.get("workflowId", "")),
                 "goal": str(delegation.get("goal", "")),
                 "runs": evaluate(delegation.get("runCondition"), context),
-                "context": _child_context(delegation, context),
+                "context": child_context(delegation, context),
             }
         )
     return found
 
 
-def _child_context(delegation: JsonObject, context: JsonObject) -> JsonObject:
+def child_context(delegation: JsonObject, context: JsonObject) -> JsonObject:
+    """The context a delegation's run starts from: mapped parent values, then its args."""
     child: dict[str, Any] = {}
-    for child_key, parent_key in (delegation.get("contextMapping") or {}).items():
+    for parent_key, child_key in (delegation.get("contextMapping") or {}).items():
         value = lookup(context, str(parent_key))
         if value is not MISSING:
             child[str(child_key)] = value
     child.update({str(k): v for k, v in (delegation.get("args") or {}).items()})
     return child
+
+
+def shared_context(handed_out: list[JsonObject]) -> JsonObject:
+    """The context entries every delegation receives alike (same key, equal value), when there are at
+    least two delegations: shown once for the step instead of once per delegation."""
+    if len(handed_out) < 2:
+        return {}
+    first, *others = (delegation.get("context") or {} for delegation in handed_out)
+    return {
+        key: value for key, value in first.items() if all(key in other and _same(other[key], value) for other in others)
+    }
+
+
+def _same(left: Any, right: Any) -> bool:
+    """Equal as JSON values (True is not 1 here, unlike in Python)."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(_same(a, b) for a, b in zip(left, right, strict=True))
+    return bool(left == right)

@@ -39,7 +39,9 @@ directory, a wr. id is a RESERVED_NAMESPACE error.
 
 Routines called through templateCall are looked up among the bundled workflows and the files
 checked, not in your configured sources, so the result does not depend on the machine. Two files
-with the same id give a DUPLICATE_ID warning on the one the catalog would ignore.
+with the same id give a DUPLICATE_ID warning on the one the catalog would ignore. Likewise, a
+parallel step delegating to a workflow that is neither bundled nor among the files checked gives an
+UNKNOWN_DELEGATION warning (check the delegated workflows along with it to be sure).
 
 -v 0 lists only the files with diagnostics, and the summary. The summary counts files, valid
 files (no error; those with warnings among them), invalid files, errors and warnings.
