@@ -105,7 +105,7 @@ PLANTED = {
 
 def setup(home: Path, project: Path, database_url: str | None) -> None:
     extra = {"DATABASE_URL": database_url} if database_url else {}
-    os.environ.update(clean_env(home, WORKRAIL_PROJECT_DIR=str(project), **extra))
+    os.environ.update(clean_env(home, WORKRAIL_PROJECT_DIR=str(project), WORKRAIL_RATE_LIMIT_BURST="100000", **extra))
     os.environ["DJANGO_SETTINGS_MODULE"] = "workrail_site.settings"
     sys.path.insert(0, str(REPO))
     import django

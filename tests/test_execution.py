@@ -9,7 +9,7 @@ from django.db import connection
 from runs.errors import ErrorCode, WorkRailError
 from runs.models import Ack, Event, EventKind, Node, Run, RunStatus, Session
 from runs.services.execution import cancel_run
-from tests.calls import continue_workflow, start_workflow
+from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
 from tests.execution_helpers import ack, assert_gap_free, canonical, error_code, notes_for
 from tests.helpers import workflow_doc, write_json
 
@@ -293,11 +293,11 @@ def test_malformed_output_and_context_are_refused_before_anything_is_stored(thre
     assert json.loads(json.dumps(ack(continue_workflow, response)))["pending"]["stepId"] == "two"
 
 
-def test_recaps_keep_the_most_recent_entries_within_the_byte_budget(three, monkeypatch):
+def test_recaps_keep_the_first_and_the_most_recent_entries_within_the_byte_budget(three, monkeypatch):
     from runs.mcp.rendering import execution_text
     from runs.services import recap
 
-    monkeypatch.setattr(recap, "RECAP_BUDGET_BYTES", 300)
+    monkeypatch.setattr(recap, "RECAP_BUDGET_BYTES", 700)
     response = start_workflow("project.three")
     for index in range(2):
         response = continue_workflow(
@@ -305,14 +305,19 @@ def test_recaps_keep_the_most_recent_entries_within_the_byte_budget(three, monke
             ackToken=response["ackToken"],
             output={"notesMarkdown": f"Entry {index}: " + "x" * 150},
         )
+    for index in range(2, 4):
+        response = checkpoint_workflow(
+            stateToken=response["stateToken"], output={"notesMarkdown": f"Entry {index}: " + "x" * 150}
+        )
     again = continue_workflow(stateToken=response["stateToken"])
     summary = again["recap"]
     assert summary["truncated"] is True
-    assert summary["omittedEntries"] == 1
-    assert [e["notesMarkdown"][:7] for e in summary["entries"]] == ["Entry 1"]
-    assert "300 bytes" in summary["policy"]
-    assert "1 earlier entries left out" in execution_text(again)
-    assert len(json.dumps(summary["entries"])) <= 300
+    assert summary["omittedEntries"] == 2
+    assert [e["notesMarkdown"][:7] for e in summary["entries"]] == ["Entry 0", "Entry 3"]
+    assert "700 bytes" in summary["policy"]
+    assert (summary["omitted"]["fromPosition"], summary["omitted"]["toPosition"]) == (2, 3)
+    assert "2 entries left out (positions 2 to 3)" in execution_text(again)
+    assert len(json.dumps(summary["entries"])) <= 700
 
 
 def test_a_blocked_retry_repeats_the_context_that_came_with_it(three):

@@ -61,17 +61,17 @@ def test_flagged_tools_follow_their_flags(settings):
         "start_workflow",
         "continue_workflow",
         "checkpoint_workflow",
+        "resume_session",  # on by default: a new chat can find earlier work
     }
     settings.WORKRAIL_ENABLE_CHECKPOINT = False
     settings.WORKRAIL_ENABLE_START_SESSION = True
-    settings.WORKRAIL_ENABLE_RESUME_SESSION = True
+    settings.WORKRAIL_ENABLE_RESUME_SESSION = False
     assert {s.name for s in TOOLS if s.enabled} == {
         "list_workflows",
         "inspect_workflow",
         "start_workflow",
         "continue_workflow",
         "start_session",
-        "resume_session",
     }
 
 
@@ -200,11 +200,14 @@ def test_unknown_tools_are_an_error_naming_only_enabled_tools(settings):
     outcome = call("frobnicate", {})
     assert outcome.structured["error"]["code"] == "INVALID_INPUT"
     assert "start_workflow" in outcome.structured["error"]["suggestion"]
-    assert "resume_session" not in outcome.structured["error"]["suggestion"]
+    assert "start_session" not in outcome.structured["error"]["suggestion"]
+    settings.WORKRAIL_ENABLE_RESUME_SESSION = False
+    assert "resume_session" not in call("frobnicate", {}).structured["error"]["suggestion"]
 
 
 @pytest.mark.django_db
 def test_a_disabled_tool_is_refused_with_the_flag_to_set(settings):
+    settings.WORKRAIL_ENABLE_RESUME_SESSION = False
     outcome = call("resume_session", {})
     assert outcome.structured["error"]["code"] == "FEATURE_DISABLED"
     assert "WORKRAIL_ENABLE_RESUME_SESSION=1" in outcome.structured["error"]["suggestion"]

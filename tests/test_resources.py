@@ -17,7 +17,7 @@ from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal
 from runs.models import RunSynthesis
 from runs.services import catalog
-from runs.services.resources import read_run, read_session_artifacts, read_workflow, read_workflows
+from runs.services.resources import read_run, read_run_notes, read_session_artifacts, read_workflow, read_workflows
 from runs.services.synthesis import synthesize
 from tests.calls import continue_workflow, start_workflow
 from tests.test_synthesis import A_FINDING, FILES, FINDINGS, PLAN, changed_files, node_of, record_checkpoint, step
@@ -182,6 +182,7 @@ def test_the_server_lists_the_resource_and_its_templates(service_catalog):
     assert [(t.uri_template, t.mime_type) for t in templates] == [
         ("workrail://workflows/{workflowId}", "application/json"),
         ("workrail://runs/{runId}", "application/json"),
+        ("workrail://runs/{runId}/notes{?stateToken,cursor}", "application/json"),
         ("workrail://sessions/{sessionId}/artifacts", "application/json"),
     ]
     assert all(r.description for r in [*resources, *templates])
@@ -220,3 +221,26 @@ def test_run_and_session_reads_run_on_a_worker_thread(service_catalog):
         anyio.run(read, "workrail://runs/run_nope")
     assert raised.value.code == INVALID_PARAMS
     assert raised.value.data["error"]["code"] == "NOT_FOUND"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_run_notes_template_reads_a_page_with_or_without_its_query(service_catalog):
+    start = start_workflow(PLAN)
+    moved = step(start, "Goal set.")
+    run_id = start["session"]["runId"]
+    mcp = server()
+
+    async def read(uri: str) -> Any:
+        return json.loads(next(iter(await mcp.read_resource(uri))).content)
+
+    page = anyio.run(read, f"workrail://runs/{run_id}/notes")
+    assert page == read_run_notes(run_id)
+    assert [e["notesMarkdown"] for e in page["entries"]] == ["Goal set."]
+    assert page["stateToken"] == moved["stateToken"] and page["nextUri"] is None
+    exact = anyio.run(read, f"workrail://runs/{run_id}/notes?stateToken={moved['stateToken']}&cursor=1")
+    assert exact == page
+    assert anyio.run(read, f"workrail://runs/{run_id}/notes?cursor=2")["entries"] == []
+    with pytest.raises(MCPError) as raised:
+        anyio.run(read, f"workrail://runs/{run_id}/notes?stateToken=st1_bad")
+    assert raised.value.code == INVALID_PARAMS
+    assert raised.value.data["error"]["code"] == "TOKEN_MALFORMED"

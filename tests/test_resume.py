@@ -107,7 +107,7 @@ def keys(result):
     for candidate in result["candidates"]:
         assert set(candidate) == CANDIDATE_FIELDS
         assert len(candidate["snippet"]) <= 200
-        assert candidate["layer"] in (1, 2, 3)
+        assert candidate["layer"] in (1, 2, 3, 4)
         assert candidate["whyMatched"] and all(isinstance(w, str) for w in candidate["whyMatched"])
     ranking = [(c["layer"], -c["score"]) for c in result["candidates"]]
     assert ranking == sorted(ranking)
@@ -507,3 +507,50 @@ def test_query_normalization_and_punctuation_only_queries():
     assert keys(result) == ["c++-port"]
     assert keys(resume_session(query="++")) == ["c++-port"]  # no words: the phrase itself is searched
     assert keys(resume_session(query="%")) == []  # LIKE wildcards are escaped
+
+
+# --- layer 4: most words, ticket ids first ----------------------------------------------------------------
+
+
+def test_a_ticket_id_and_words_of_the_task_find_the_run_even_when_some_words_are_not_in_its_notes():
+    run_with_notes({"ticketId": "ACME-42"}, "Intake: ticket ACME-42, rate limit login attempts per IP.")
+    run_with_notes({"ticketId": "ACME-43"}, "Rate limiting of the login endpoint is out of scope here.")
+    assert keys(resume_session(query="ACME-42")) == ["ticket:ACME-42"]
+    for query in ("ACME-42 rate limiting", "acme-42 login endpoint", "ACME-42: throttle brute force"):
+        result = resume_session(query=query)
+        assert keys(result) == ["ticket:ACME-42"], query  # never ACME-43: every ticket id must match
+        assert result["candidates"][0]["layer"] == 4
+    why = resume_session(query="ACME-42 rate limiting")["candidates"][0]["whyMatched"]
+    assert why == ["key/title/tags/workflow mention ticket acme-42; notes mention 'rate'; not found: 'limiting'"]
+
+
+def test_a_ticket_id_in_the_title_ranks_above_one_only_mentioned_in_notes_then_more_words_found():
+    run_with_notes({"ticketId": "OPS-7"}, "Disk alerts.")  # title, no other word
+    run_with_notes({"sessionKey": "notes-only"}, "Related to OPS-7: rotate the disk logs weekly.")
+    run_with_notes({"ticketId": "OPS-8"}, "Rotate disk logs.")  # another ticket: never
+    result = resume_session(query="OPS-7 rotate logs nightly")
+    assert keys(result) == ["ticket:OPS-7", "notes-only"]
+    assert [c["layer"] for c in result["candidates"]] == [4, 4]
+
+
+def test_most_words_match_without_a_ticket_id_but_not_a_single_word():
+    run_with_notes({"sessionKey": "most"}, "The refund webhook retries on 502.")
+    run_with_notes({"sessionKey": "one-word"}, "The refund screen is slow.")
+    result = resume_session(query="refund webhook idempotency")
+    assert keys(result) == ["most"]
+    assert result["candidates"][0]["whyMatched"] == ["notes mention 'refund', 'webhook'; not found: 'idempotency'"]
+    assert layer(result, 4)["candidates"] == 1
+    assert "skipped" in layer(resume_session(query="refund idempotency"), 4)  # two words: all of them, as before
+    run_with_notes({"sessionKey": "every-word"}, "Refund webhook idempotency key added.")
+    assert keys(resume_session(query="refund webhook idempotency")) == ["every-word"]  # no ticket id: all words win
+
+
+def test_the_snippet_shows_the_newest_note_that_mentions_the_query():
+    run_with_notes(
+        {"sessionKey": "evolving"},
+        "Token refresh: first suspicion was the cache. " + "Checked the logs again. " * 12,
+        "Token refresh: fixed by taking a lock around the refresh.",
+    )
+    [candidate] = resume_session(query="token refresh")["candidates"]
+    assert "fixed by taking a lock" in candidate["snippet"]
+    assert "first suspicion" not in candidate["snippet"]

@@ -28,7 +28,7 @@ WORKRAIL_WORKFLOW_PATHS = env.paths("WORKRAIL_WORKFLOW_PATHS")
 # --- Features behind flags, and the defaults a new session starts from -------------------------------
 WORKRAIL_ENABLE_CHECKPOINT = env.flag("WORKRAIL_ENABLE_CHECKPOINT", True)
 WORKRAIL_ENABLE_START_SESSION = env.flag("WORKRAIL_ENABLE_START_SESSION", False)
-WORKRAIL_ENABLE_RESUME_SESSION = env.flag("WORKRAIL_ENABLE_RESUME_SESSION", False)
+WORKRAIL_ENABLE_RESUME_SESSION = env.flag("WORKRAIL_ENABLE_RESUME_SESSION", True)
 WORKRAIL_DEFAULT_PREFERENCES = {
     "autonomy": env.choice(
         "WORKRAIL_AUTONOMY", "guided", ["guided", "full_auto_stop_on_user_deps", "full_auto_never_stop"]

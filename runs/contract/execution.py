@@ -189,6 +189,18 @@ class RecapEntry(Shape):
     title: str
     notes_markdown: str
     artifact_kinds: list[str | None]
+    position: int | None = Field(
+        default=None, description="Its place on the path: 1 is the first entry after the start."
+    )
+
+
+class RecapGap(Shape):
+    """The entries a recap left out, and the resource that pages through them."""
+
+    from_position: int
+    to_position: int
+    uri: str = Field(description="Read this resource for the left-out entries; each page names the next (nextUri).")
+    how_to_read: str
 
 
 class Recap(Shape):
@@ -196,16 +208,25 @@ class Recap(Shape):
     truncated: bool
     omitted_entries: int | None
     policy: str
+    total_entries: int | None = Field(default=None, description="Every entry on the path, kept or not.")
+    omitted: RecapGap | None = None
 
 
 class Branch(Shape):
-    state_token: str
+    state_token: str = Field(description="The branch's first node (just after this point).")
     completed_step_id: str | None
     via: Literal["step", "checkpoint"]
     notes_preview: str
     created_at: str
     is_complete: bool
     pending_step_id: str | None
+    tip_state_token: str | None = Field(
+        default=None,
+        description="Where the branch stands now (its latest node): continue_workflow with only this stateToken "
+        "returns to it.",
+    )
+    tip_pending_step_id: str | None = None
+    tip_is_complete: bool | None = None
 
 
 class RecordedOutput(Shape):

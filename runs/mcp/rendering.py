@@ -90,10 +90,7 @@ def execution_text(result: dict[str, Any]) -> str:
         if result.get("branches"):
             lines.append(result["fork"])
             for number, branch in enumerate(result["branches"], 1):
-                state = "complete" if branch["isComplete"] else f"pending {branch['pendingStepId']}"
-                lines.append(
-                    f"  Branch {number}: after {branch['completedStepId']} ({state}): {branch['notesPreview']}"
-                )
+                lines += _branch_lines(number, branch)
             lines += _recap_lines("Latest branch so far", result["downstreamRecap"])
     if result.get("checkpoint"):
         lines.append(result["checkpoint"]["note"])
@@ -200,17 +197,57 @@ def progress_text(progress: dict[str, Any]) -> str:
     return f"{done}, of a workflow of {progress['stepCount']} steps (loops repeat steps, conditions skip them)"
 
 
+def _branch_lines(number: int, branch: dict[str, Any]) -> list[str]:
+    """One existing branch: how it began, where its tip stands, and the call that returns there."""
+    after = branch["completedStepId"] or "a checkpoint"
+    lines = [f"  Branch {number}: after {after}: {branch['notesPreview']}"]
+    token = branch.get("tipStateToken") or branch["stateToken"]
+    if branch.get("tipStateToken"):
+        done = branch.get("tipIsComplete")
+        where = "complete" if done else f"pending {branch.get('tipPendingStepId')}"
+    else:
+        where = "complete" if branch["isComplete"] else f"pending {branch['pendingStepId']}"
+    call = json.dumps({"stateToken": token})
+    lines.append(f"    its tip: {where}; to return to this branch: continue_workflow {call}")
+    return lines
+
+
 def _recap_lines(title: str, recap: dict[str, Any]) -> list[str]:
-    lines = [f"{title}:"]
-    if recap["truncated"]:
-        omitted = recap["omittedEntries"]
-        count = "some" if omitted is None else str(omitted)
-        lines.append(f"  ({count} earlier entries left out; {recap['policy']})")
+    """The kept entries in path order, with a marker where entries were left out and how to read them."""
+    total = recap.get("totalEntries")
+    kept = len(recap["entries"])
+    counted = f" ({kept} of {total} entries)" if recap["truncated"] and total is not None else ""
+    lines = [f"{title}{counted}:"]
+    gap = recap.get("omitted")
+    marker = _omitted_line(recap)
+    placed = marker is None
     for item in recap["entries"]:
-        lines.append(f"  - {item['title'] or item['stepId']}: {item['notesMarkdown']}")
+        position = item.get("position")
+        if marker is not None and not placed and (gap is None or position is None or position > gap["fromPosition"]):
+            lines.append(marker)
+            placed = True
+        number = f"[{position}] " if position is not None else ""
+        lines.append(f"  - {number}{item['title'] or item['stepId']}: {item['notesMarkdown']}")
+    if marker is not None and not placed:
+        lines.append(marker)
     if not recap["entries"]:
         lines.append("  (nothing recorded yet)")
     return lines
+
+
+def _omitted_line(recap: dict[str, Any]) -> str | None:
+    if not recap["truncated"]:
+        return None
+    omitted = recap["omittedEntries"]
+    gap = recap.get("omitted")
+    count = "some" if omitted is None else str(omitted)
+    if gap is None:
+        return f"  … ({count} earlier entries left out; {recap['policy']})"
+    if omitted:
+        what = f"{count} entries left out (positions {gap['fromPosition']} to {gap['toPosition']})"
+    else:
+        what = "long entries cut"
+    return f"  … [{what}; {recap['policy']}. To see them, {gap['howToRead']}.]"
 
 
 def checkpoint_text(result: dict[str, Any]) -> str:

@@ -3,6 +3,8 @@
     workrail://workflows                       the catalog (as list_workflows)
     workrail://workflows/{workflowId}          one workflow (as inspect_workflow, mode metadata)
     workrail://runs/{runId}                    a run: status, tip, recap, branches, gaps, synthesis
+    workrail://runs/{runId}/notes{?stateToken,cursor}
+                                               every note on the path to a node, a page at a time
     workrail://sessions/{sessionId}/artifacts  every artifact recorded in a session, oldest first
 
 Every read runs its service function (runs/services/resources.py) on a worker thread, through the
@@ -31,11 +33,15 @@ JSON = "application/json"
 WORKFLOWS_URI = "workrail://workflows"
 WORKFLOW_TEMPLATE = "workrail://workflows/{workflowId}"
 RUN_TEMPLATE = "workrail://runs/{runId}"
+RUN_NOTES_TEMPLATE = "workrail://runs/{runId}/notes{?stateToken,cursor}"
 SESSION_ARTIFACTS_TEMPLATE = "workrail://sessions/{sessionId}/artifacts"
 
 # The caller named something wrong: an invalid-params error. Anything else is on our side.
 _CALLER_ERRORS = {
     ErrorCode.INVALID_INPUT,
+    ErrorCode.TOKEN_MALFORMED,
+    ErrorCode.TOKEN_VERSION_UNSUPPORTED,
+    ErrorCode.TOKEN_BAD_SIGNATURE,
     ErrorCode.NOT_FOUND,
     ErrorCode.WORKFLOW_NOT_FOUND,
     ErrorCode.WORKFLOW_INVALID,
@@ -76,6 +82,21 @@ def register_resources(server: MCPServer[Any]) -> None:
     )
     async def run(runId: str) -> str:
         return await _read(f"workrail://runs/{runId}", _run, runId)
+
+    @server.resource(
+        RUN_NOTES_TEMPLATE,
+        name="run_notes",
+        title="Run notes",
+        description="Every note and checkpoint recorded on the path from a run's start to one node, in path order, "
+        "a page at a time (at most 20 entries): the node of stateToken (the run's latest tip without it), from "
+        "position cursor (1 without it). Only that branch, not its siblings. Each page gives nextUri until the "
+        "end. A recap that left entries out names the exact URI to read them.",
+        mime_type=JSON,
+    )
+    async def run_notes(runId: str, stateToken: str = "", cursor: str = "") -> str:
+        query = "&".join(f"{k}={v}" for k, v in (("stateToken", stateToken), ("cursor", cursor)) if v)
+        uri = f"workrail://runs/{runId}/notes" + (f"?{query}" if query else "")
+        return await _read(uri, _run_notes, runId, stateToken, cursor)
 
     @server.resource(
         SESSION_ARTIFACTS_TEMPLATE,
@@ -128,6 +149,12 @@ def _run(run_id: str) -> dict[str, Any]:
     from runs.services import resources
 
     return resources.read_run(run_id)
+
+
+def _run_notes(run_id: str, state_token: str, cursor: str) -> dict[str, Any]:
+    from runs.services import resources
+
+    return resources.read_run_notes(run_id, state_token or None, cursor or None)
 
 
 def _session_artifacts(session_id: str) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from runs.services import modes
 from runs.services.drift import drift_warnings, source_stat
 from runs.services.output import output_digest
 from runs.services.pinned import compiled_workflow, pin, steps_by_id
+from runs.services.recap import branch_tip
 from runs.services.responses import execution_response
 from runs.statements import SelectOne
 from runs.status import transition as status_transition
@@ -394,6 +395,7 @@ def replay(ack: Ack, output: dict[str, Any]) -> dict[str, Any]:
 
 
 def branch_summary(child: Node) -> dict[str, Any]:
+    tip = branch_tip(child)
     output = child.incoming_outputs.first()
     checkpoint = None if output else child.checkpoints_made.first()
     notes = output.notes_markdown if output else (checkpoint.notes_markdown if checkpoint else "")
@@ -405,4 +407,7 @@ def branch_summary(child: Node) -> dict[str, Any]:
         "createdAt": child.created_at.isoformat(),
         "isComplete": child.is_complete,
         "pendingStepId": child.pending_step_id or None,
+        "tipStateToken": tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, tip.public_id),
+        "tipPendingStepId": tip.pending_step_id or None,
+        "tipIsComplete": tip.is_complete,
     }

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count
 
+from runs import tokens
 from runs.errors import ErrorCode, WorkRailError
 from runs.models import Checkpoint, Node, Output, Run, Session
 from runs.services import catalog, recap
+from runs.tokens import TokenKind
 
 STEP = "step"
 CHECKPOINT = "checkpoint"
@@ -32,15 +35,8 @@ def read_workflow(workflow_id: str) -> dict[str, Any]:
 def read_run(run_id: str) -> dict[str, Any]:
     """Where a run stands: status, its latest tip, a recap of the notes on the way there, how often
     it forked, the gaps it went past, and its synthesis once it has one."""
-    run = Run.objects.select_related("session").filter(public_id=run_id).first()
-    if run is None:
-        raise WorkRailError(
-            ErrorCode.NOT_FOUND,
-            f"No run has the id '{run_id}'.",
-            "Use the runId from a start_workflow or continue_workflow answer (session.runId).",
-        )
-    # The latest node is the run's tip: where its most recent branch stands.
-    tip = Node.objects.filter(run=run).order_by("-created_at", "-pk").first()
+    run = _run(run_id)
+    tip = _latest_node(run)
     branch_count = (
         Node.objects.filter(run=run).annotate(child_count=Count("children")).filter(child_count__gt=1).count()
     )
@@ -76,6 +72,74 @@ def read_run(run_id: str) -> dict[str, Any]:
         "gaps": gaps,
         "synthesis": synthesis,
     }
+
+
+def _run(run_id: str) -> Run:
+    run = Run.objects.select_related("session").filter(public_id=run_id).first()
+    if run is None:
+        raise WorkRailError(
+            ErrorCode.NOT_FOUND,
+            f"No run has the id '{run_id}'.",
+            "Use the runId from a start_workflow or continue_workflow answer (session.runId).",
+        )
+    return run
+
+
+def _latest_node(run: Run) -> Node | None:
+    """The run's tip: where its most recent branch stands."""
+    return Node.objects.select_related("run").filter(run=run).order_by("-created_at", "-pk").first()
+
+
+def read_run_notes(run_id: str, state_token: str | None = None, cursor: str | None = None) -> dict[str, Any]:
+    """One page of every note on the path from the run's start to the node of `state_token` (the
+    run's latest tip without one), in path order from position `cursor` (1 without one). Only that
+    path: the notes of other branches are not in it. The same node and cursor always give the same
+    page; `nextUri` names the next page, with the node fixed, until the path's end."""
+    run = _run(run_id)
+    if state_token:
+        parsed = tokens.parse(settings.WORKRAIL_HOME, state_token, TokenKind.STATE)
+        node = Node.objects.select_related("run").filter(public_id=parsed.id, run=run).first()
+        if node is None:
+            raise WorkRailError(
+                ErrorCode.NOT_FOUND,
+                f"The stateToken names no node of run '{run_id}'.",
+                "Use a stateToken this run gave (or the URI a recap's 'omitted' part names), or leave stateToken "
+                "out to read the notes on the way to the run's latest tip.",
+            )
+    else:
+        node = _latest_node(run)
+    start = _cursor(cursor)
+    if node is None:
+        return {"runId": run.public_id, "stateToken": None, "cursor": start, "totalEntries": 0, "entries": []}
+    page = recap.notes_page(node, start)
+    token = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, node.public_id)
+    following = page["nextCursor"]
+    return {
+        "runId": run.public_id,
+        "stateToken": token,
+        "pendingStepId": node.pending_step_id or None,
+        "isComplete": node.is_complete,
+        "order": "path order, from the run's start to this node; position 1 is the first entry",
+        "cursor": start,
+        "pageSize": recap.PAGE_ENTRIES,
+        "totalEntries": page["totalEntries"],
+        "entries": page["entries"],
+        "nextCursor": following,
+        "nextUri": recap.notes_uri(run.public_id, token, following) if following is not None else None,
+    }
+
+
+def _cursor(cursor: str | None) -> int:
+    if cursor in (None, ""):
+        return 1
+    text = str(cursor).strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 9 or int(text) < 1:
+        raise WorkRailError(
+            ErrorCode.INVALID_INPUT,
+            f"The cursor '{text[:40]}' is not a position (a whole number from 1).",
+            "Use the nextCursor or nextUri of the previous page, or leave cursor out to start at the first entry.",
+        )
+    return int(text)
 
 
 def read_session_artifacts(session_id: str) -> dict[str, Any]:

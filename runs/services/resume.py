@@ -11,9 +11,16 @@ lower-numbered layer always ranks above one in a higher-numbered layer:
    key, title and workflow id columns to tell exact and prefix matches);
 2. recent notes and artifact kinds of the run (`SearchEntry.notes_text`, its last 4,000 characters);
 3. deep: the notes of the newest DEEP_SCAN_ROWS step outputs and of the newest DEEP_SCAN_ROWS
-   checkpoints, mapped back to their run's tip (or checkpoint-only session).
+   checkpoints, mapped back to their run's tip (or checkpoint-only session);
+4. most words: a person types a ticket id and a few words of the task, not all of which are in the
+   notes ("PAY-881 refund retries" when the notes say "retry"). Layers 1-3 want every word; this one
+   takes entries that contain every ticket-id-like token of the query (ABC-123, #45, build7: letters
+   and digits together) and any of the other words, or, without a ticket id and only when layers 1-3
+   found nothing, most of the words (all but a third of them, at least 2 of 3 or more). A ticket id
+   in the key/title/tags ranks first, then the number of words found. Only the first LOOSE_WORDS
+   other words are tested (bounded cost).
 
-Layers 1 and 2 are one SQL query each that returns only its best few rows: a row is scored only
+Layers 1, 2 and 4 are one SQL query each that returns only its best few rows: a row is scored only
 if every query word occurs in the searched text (the word with the rarest first letter is tested
 first: SQLite's LIKE skips between occurrences of that letter, and most rows fail on one test), and
 the score is computed and sorted in the database. Layer 3 reads each of its two bounded tables once
@@ -35,6 +42,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import Case, F, IntegerField, Q, QuerySet, Value, When
+from django.db.models.functions import Least
 
 from runs import tokens
 from runs.contract.inputs import ResumeSessionInput
@@ -50,10 +58,12 @@ SNIPPET_CHARS = 200
 
 # score = layer base + match tier + git boost. Tiers step by 100 and the boosts add up to 70 at
 # most, so the layer decides first, then the tier, then the boost, then recency.
-LAYER_BASE = {1: 3000, 2: 2000, 3: 1000}
+LAYER_BASE = {1: 3000, 2: 2000, 3: 1000, 4: 0}
 EXACT, PREFIX, SUBSTRING, ALL_WORDS = 400, 300, 200, 100  # layer 1
 NOTES_PHRASE, NOTES_WORDS, SPLIT_WORDS = 300, 200, 100  # layer 2
 DEEP_PHRASE, DEEP_WORDS = 200, 100  # layer 3
+TICKET_IN_IDENTITY, PER_WORD, WORDS_COUNTED = 500, 100, 4  # layer 4: ticket id in key/title/tags, each word found
+LOOSE_WORDS = 8  # layer 4 tests at most this many words besides the ticket ids
 SHA_BOOST, BRANCH_BOOST, WORKSPACE_BOOST = 40, 20, 10
 
 WHAT = {
@@ -61,7 +71,12 @@ WHAT = {
     2: f"recent notes and artifact kinds of every run tip and checkpoint-only session (the last "
     f"{SEARCH_NOTES_CHARS} characters of each)",
     3: f"notes of the newest {DEEP_SCAN_ROWS} step outputs and the newest {DEEP_SCAN_ROWS} checkpoints",
+    4: "most of the query's words in the identity and recent notes of every run tip and checkpoint-only session "
+    "(every ticket id of the query must be there)",
 }
+# A ticket id: letters then digits, maybe joined by - _ # (PAY-881, gh#12, build7), or #45.
+_TICKET = re.compile(r"[a-z][a-z0-9]*[-_#]?[0-9]+|#[0-9]+")
+_TOKEN_EDGES = "\"'`.,;:!?()[]{}<>"
 _WORD_SPLIT = re.compile(r"[\W_]+")
 _LETTER_FREQUENCY = "etaoinshrdlcumwfgypbvkjxqz"  # English, most frequent first
 _ENTRY_FIELDS = (
@@ -93,6 +108,7 @@ class Inputs:
     branch: str
     sha: str
     workspace: str
+    tickets: tuple[str, ...] = ()  # ticket-id-like tokens of the query, lower-cased, as written (pay-881)
 
     @property
     def git(self) -> bool:
@@ -111,6 +127,21 @@ class Inputs:
             return (-(len(_LETTER_FREQUENCY) if rank < 0 else rank), -len(word), word)
 
         return tuple(sorted(self.words, key=cost))
+
+    @property
+    def loose_words(self) -> tuple[str, ...]:
+        """The words layer 4 counts: those not part of a ticket id, at most LOOSE_WORDS."""
+        parts = {part for ticket in self.tickets for part in _WORD_SPLIT.split(ticket) if part}
+        return tuple(w for w in self.words if w not in parts)[:LOOSE_WORDS]
+
+    @property
+    def loose_need(self) -> int | None:
+        """How many loose words an entry needs in layer 4; None when layer 4 has nothing to add (a query
+        of one ticket id alone, or of fewer than 3 words)."""
+        if self.tickets:
+            return 0 if self.loose_words else None
+        count = len(self.loose_words)
+        return count - count // 3 if count >= 3 else None
 
 
 @dataclass
@@ -164,10 +195,15 @@ def normalize(query: str | None, branch: str | None, sha: str | None, workspace:
     workspace path is dropped."""
     phrase = " ".join((query or "").lower().split())
     words = tuple(dict.fromkeys(w for w in _WORD_SPLIT.split(phrase) if w))
+    tickets = tuple(
+        dict.fromkeys(
+            token for token in (raw.strip(_TOKEN_EDGES) for raw in phrase.split()) if _TICKET.fullmatch(token)
+        )
+    )
     path = (workspace or "").strip()
     if len(path) > 1:
         path = path.rstrip("/\\") or path
-    return Inputs(phrase, words, (branch or "").strip(), (sha or "").strip().lower(), path)
+    return Inputs(phrase, words, (branch or "").strip(), (sha or "").strip().lower(), path, tickets)
 
 
 # --- layers 1 and 2: the search entries ------------------------------------------------------------------
@@ -284,7 +320,58 @@ def _search_text(inputs: Inputs, searched: dict[str, Any]) -> list[_Hit]:
     if len(hits) == MAX_CANDIDATES:
         searched["layers"].append(_skipped(3, f"layers 1-2 already gave {MAX_CANDIDATES} candidates"))
         return hits
-    return hits + _search_deep(inputs, searched, exclude=[h.entry_id for h in hits])
+    hits += _search_deep(inputs, searched, exclude=[h.entry_id for h in hits])
+    if len(hits) == MAX_CANDIDATES:
+        searched["layers"].append(_skipped(4, f"layers 1-3 already gave {MAX_CANDIDATES} candidates"))
+        return hits
+    return hits + _search_loose(inputs, searched, exclude=[h.entry_id for h in hits])
+
+
+# --- layer 4: most words, ticket ids first ---------------------------------------------------------------
+
+
+def _in_entry(needle: str) -> Q:
+    return Q(identity_text__contains=needle) | Q(notes_text__contains=needle)
+
+
+def _search_loose(inputs: Inputs, searched: dict[str, Any], *, exclude: list[int]) -> list[_Hit]:
+    """Entries with every ticket id of the query and the most of its other words (layer 4)."""
+    need = inputs.loose_need
+    if need is None:
+        why = "a ticket id and no other word" if inputs.tickets else "fewer than 3 words and no ticket id"
+        searched["layers"].append(_skipped(4, f"nothing to add for {why}"))
+        return []
+    if not inputs.tickets and exclude:
+        # Without a ticket id, most-words matches are worth their cost (several LIKEs a row) only
+        # when no entry holds every word.
+        searched["layers"].append(
+            _skipped(4, "layers 1-3 found entries with every word, and the query has no ticket id")
+        )
+        return []
+    words = inputs.loose_words
+    found: Any = Value(0)
+    for word in words:
+        found = found + Case(When(_in_entry(word), then=Value(1)), default=Value(0), output_field=IntegerField())
+    queryset = SearchEntry.objects.exclude(id__in=exclude)
+    if inputs.tickets:
+        queryset = queryset.filter(reduce(lambda q, ticket: q & _in_entry(ticket), inputs.tickets, Q()))
+        in_identity = reduce(lambda q, ticket: q & Q(identity_text__contains=ticket), inputs.tickets, Q())
+        tier: Any = Case(
+            When(in_identity, then=Value(TICKET_IN_IDENTITY)), default=Value(0), output_field=IntegerField()
+        )
+    else:
+        # An entry with `need` of the words holds one of any len(words) - need + 1 of them: test the
+        # cheapest few first (most rows have none), and count the words only on the rows that pass.
+        cheapest = [w for w in Inputs(inputs.phrase, words, "", "", "").needles][: len(words) - need + 1]
+        queryset = queryset.filter(reduce(or_, (_in_entry(w) for w in cheapest)))
+        tier = Value(0)
+    queryset = queryset.annotate(found=found)
+    if need:
+        queryset = queryset.filter(found__gte=need)
+    score = Value(LAYER_BASE[4]) + tier + Least(F("found"), Value(WORDS_COUNTED)) * Value(PER_WORD) + _boost(inputs)
+    rows, more = _best(queryset, score, MAX_CANDIDATES - len(exclude))
+    searched["layers"].append(_layer_report(4, searched["entries"], len(rows), more))
+    return [_Hit(entry_id, value, 4) for entry_id, value in rows]
 
 
 def _tier_of(score: int, layer: int) -> int:
@@ -492,6 +579,8 @@ def _why(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> list[str]:
             in_identity = [w for w in inputs.words if w in identity]
             in_notes = [w for w in inputs.words if w not in identity]
             why.append(f"key/title/tags/workflow mention {_listing(in_identity)}, notes mention {_listing(in_notes)}")
+    elif inputs.phrase and hit.layer == 4:
+        why.append(_loose_why(row, inputs))
     elif inputs.phrase:
         found = f"'{inputs.phrase}'" if tier == DEEP_PHRASE else _listing(inputs.words)
         why.append(f"older notes ({hit.deep_where or 'a step'}) mention {found}")
@@ -525,6 +614,21 @@ def _identity_why(tier: int, row: dict[str, Any], inputs: Inputs) -> str:
     return "; ".join(named) if named else f"key/title/tags/workflow name contain '{phrase}'"
 
 
+def _loose_why(row: dict[str, Any], inputs: Inputs) -> str:
+    """Which of the query's ticket ids and words layer 4 found where, and which it did not find."""
+    identity, notes = row["identity_text"] or "", row["notes_text"] or ""
+    parts = []
+    for where, text in (("key/title/tags/workflow", identity), ("notes", notes)):
+        named = [f"ticket {t}" for t in inputs.tickets if t in text and (where != "notes" or t not in identity)]
+        named += [f"'{w}'" for w in inputs.loose_words if w in text and (where != "notes" or w not in identity)]
+        if named:
+            parts.append(f"{where} mention {', '.join(named)}")
+    missing = [w for w in inputs.loose_words if w not in identity and w not in notes]
+    if missing:
+        parts.append(f"not found: {_listing(missing)}")
+    return "; ".join(parts)
+
+
 def _listing(words: tuple[str, ...] | list[str]) -> str:
     return ", ".join(f"'{w}'" for w in words)
 
@@ -536,6 +640,10 @@ def _snippet(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> str:
     notes = row["notes_text"] or ""
     if hit.layer == 2:
         return _around(notes, notes, inputs)
+    if hit.layer == 4 and inputs.phrase:
+        present = [w for w in (*inputs.tickets, *inputs.loose_words) if w in notes]
+        if present:
+            return _around(notes, notes, Inputs(present[0], tuple(present), "", "", ""))
     text = " ".join(notes.split())
     if len(text) <= SNIPPET_CHARS:
         return text
@@ -547,10 +655,13 @@ def _snippet(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> str:
 
 
 def _around(text: str, lowered: str, inputs: Inputs) -> str:
-    """At most SNIPPET_CHARS characters of `text` around the first occurrence of the phrase, or else
-    of the first word found (`lowered` is `text` lower-cased, same length)."""
-    found = (lowered.find(needle) for needle in (inputs.phrase, *inputs.words))
-    at = next((position for position in found if position >= 0), 0)
+    """At most SNIPPET_CHARS characters of `text` around the newest mention: the last occurrence of
+    the phrase, or else the latest of the words' last occurrences (`lowered` is `text` lower-cased,
+    same length; notes are appended oldest first, so later is newer)."""
+    at = lowered.rfind(inputs.phrase) if inputs.phrase else -1
+    if at < 0:
+        at = max((lowered.rfind(word) for word in inputs.words), default=-1)
+    at = max(at, 0)
     start = max(0, at - SNIPPET_CHARS // 3)
     while start > 0 and not text[start - 1].isspace() and at - start < SNIPPET_CHARS // 2:
         start -= 1  # do not cut a word in two at the start

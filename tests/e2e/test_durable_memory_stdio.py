@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import anyio
 import pytest
 from mcp import Client
@@ -78,7 +80,7 @@ def test_a_rewound_chat_and_a_new_chat_recover_the_work(launch, mode):
 
 
 def test_flags_off_hide_the_tools_and_refuse_calls(launch):
-    params = launch(WORKRAIL_ENABLE_CHECKPOINT="0")
+    params = launch(WORKRAIL_ENABLE_CHECKPOINT="0", WORKRAIL_ENABLE_RESUME_SESSION="0")
 
     async def chat() -> None:
         async with Client(params, mode="legacy", read_timeout_seconds=30) as client:
@@ -119,5 +121,43 @@ def test_modes_change_what_the_agent_is_told_over_stdio(launch):
                     assert acked.structured_content["blocked"]["issues"][0]["code"] == "USER_DEPENDENCY_UNMET"
                 else:
                     assert "USER_DEPENDENCY_GAP" in [w["code"] for w in acked.structured_content["warnings"]]
+
+    anyio.run(chat)
+
+
+def test_by_default_a_new_chat_finds_the_run_returns_to_a_branch_and_pages_its_notes(launch):
+    params = launch()  # default flags: resume_session is on
+
+    async def chat() -> None:
+        async with Client(params, mode="legacy", read_timeout_seconds=30) as client:
+            start = (
+                await client.call_tool(
+                    "start_workflow", {"workflowId": "wr.bug_investigation", "context": {"ticketId": "PAY-912"}}
+                )
+            ).structured_content
+            tip = (
+                await client.call_tool(
+                    "continue_workflow",
+                    {
+                        "stateToken": start["stateToken"],
+                        "ackToken": start["ackToken"],
+                        "output": {"notesMarkdown": "Intake: refunds are sent twice when the webhook retries."},
+                    },
+                )
+            ).structured_content
+            found = await client.call_tool("resume_session", {"query": "PAY-912 duplicate refunds"})
+            assert not found.is_error, found.content[0].text
+            assert found.structured_content["candidates"][0]["stateToken"] == tip["stateToken"]
+
+            rewound = await client.call_tool("continue_workflow", {"stateToken": start["stateToken"]})
+            text = rewound.content[0].text
+            assert f'to return to this branch: continue_workflow {{"stateToken": "{tip["stateToken"]}"}}' in text
+            assert rewound.structured_content["branches"][0]["tipStateToken"] == tip["stateToken"]
+
+            run_id = start["session"]["runId"]
+            page = await client.read_resource(f"workrail://runs/{run_id}/notes?stateToken={tip['stateToken']}")
+            notes = json.loads(page.contents[0].text)
+            assert [e["position"] for e in notes["entries"]] == [1]
+            assert notes["entries"][0]["notesMarkdown"].startswith("Intake: refunds")
 
     anyio.run(chat)

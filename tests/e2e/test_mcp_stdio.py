@@ -44,7 +44,8 @@ def test_an_agent_lists_and_inspects_real_workflows(launch, tmp_path, corpus_dir
                 "start_workflow",
                 "continue_workflow",
                 "checkpoint_workflow",
-            }  # start_session and resume_session are off by default
+                "resume_session",
+            }  # start_session is off by default; resume_session is on
             for tool in (tools["list_workflows"], tools["inspect_workflow"]):
                 assert tool.annotations.read_only_hint is True
                 assert tool.annotations.destructive_hint is False

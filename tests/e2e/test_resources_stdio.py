@@ -42,6 +42,7 @@ def test_an_agent_lists_and_reads_every_resource(launch, mode):
             assert {t.uri_template: t.mime_type for t in templates} == {
                 "workrail://workflows/{workflowId}": "application/json",
                 "workrail://runs/{runId}": "application/json",
+                "workrail://runs/{runId}/notes{?stateToken,cursor}": "application/json",
                 "workrail://sessions/{sessionId}/artifacts": "application/json",
             }
 
@@ -91,6 +92,14 @@ def test_an_agent_lists_and_reads_every_resource(launch, mode):
                 ("self-check-plan", True),
             ]
             assert synthesis["notesMarkdown"].index("Goal set.") < synthesis["notesMarkdown"].index("Verdict: ready.")
+
+            notes = await read_json(client, f"workrail://runs/{run_id}/notes")
+            assert [(e["position"], e["stepId"]) for e in notes["entries"]] == list(enumerate(STEPS, 1))
+            assert notes["stateToken"] == response["stateToken"] and notes["nextUri"] is None
+            second = await read_json(
+                client, f"workrail://runs/{run_id}/notes?stateToken={response['stateToken']}&cursor=2"
+            )
+            assert [e["stepId"] for e in second["entries"]] == STEPS[1:]
 
             artifacts = await read_json(client, f"workrail://sessions/{session_id}/artifacts")
             assert artifacts["count"] == 2

@@ -15,7 +15,14 @@ from tests.e2e.ts_client import TsClient, TsClientError, ts_client
 
 pytestmark = pytest.mark.e2e
 BUG = "wr.bug_investigation"
-DEFAULT_TOOLS = {"list_workflows", "inspect_workflow", "start_workflow", "continue_workflow", "checkpoint_workflow"}
+DEFAULT_TOOLS = {
+    "list_workflows",
+    "inspect_workflow",
+    "start_workflow",
+    "continue_workflow",
+    "checkpoint_workflow",
+    "resume_session",
+}
 SESSIONS_ON = {"WORKRAIL_ENABLE_START_SESSION": "1", "WORKRAIL_ENABLE_RESUME_SESSION": "1"}
 NOTES = "Triaged: checkout returns 502 on every retry since v2.3; severity high (payments blocked)."
 INVALID_PARAMS = -32602
@@ -23,7 +30,7 @@ INVALID_PARAMS = -32602
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory) -> Iterator[TsClient]:
-    """One server with the default flags (start_session and resume_session off) for the whole module."""
+    """One server with the default flags (start_session off, resume_session on) for the whole module."""
     with ts_client(tmp_path_factory.mktemp("ts-default")) as connected:
         yield connected
 
@@ -86,7 +93,7 @@ def test_it_accepts_the_tool_list_and_names_the_default_tools(client):
 
 def test_it_accepts_the_tool_list_with_the_session_tools_on(sessions_client):
     tools = {tool["name"]: tool for tool in sessions_client.call("listTools")["tools"]}
-    assert set(tools) == DEFAULT_TOOLS | {"start_session", "resume_session"}
+    assert set(tools) == DEFAULT_TOOLS | {"start_session"}
     assert all(tool["outputSchema"]["type"] == "object" for tool in tools.values())
 
 
@@ -188,9 +195,8 @@ def test_it_accepts_checkpoint_workflow_with_a_bad_token(client):
     )
 
 
-@pytest.mark.parametrize("name", ["start_session", "resume_session"])
-def test_it_accepts_a_disabled_tool_refusal(client, name):
-    refused(client, name, {}, "FEATURE_DISABLED")
+def test_it_accepts_a_disabled_tool_refusal(client):
+    refused(client, "start_session", {}, "FEATURE_DISABLED")
 
 
 def test_it_accepts_an_unknown_tool_refusal(client):
@@ -234,6 +240,7 @@ def test_it_accepts_the_resource_lists(client):
     assert {t["uriTemplate"] for t in templates} == {
         "workrail://workflows/{workflowId}",
         "workrail://runs/{runId}",
+        "workrail://runs/{runId}/notes{?stateToken,cursor}",
         "workrail://sessions/{sessionId}/artifacts",
     }
 
@@ -251,6 +258,8 @@ def test_it_reads_a_run_resource(client):
     assert run["runId"] == run_id
     assert run["status"] == "in_progress"
     assert run["tip"]["pendingStepId"] == "triage-report"
+    notes = read_json(client, f"workrail://runs/{run_id}/notes?cursor=1")
+    assert notes["runId"] == run_id and notes["entries"] == [] and notes["nextUri"] is None
 
 
 def test_it_answers_an_unknown_run_with_an_mcp_error(client):
