@@ -65,19 +65,59 @@ def mode_of(preferences: dict[str, str]) -> str:
     return next((m.name for m in MODES.values() if m.preferences == preferences), "custom")
 
 
-def recommendation_warnings(compiled: dict[str, Any], preferences: dict[str, str]) -> list[dict[str, Any]]:
-    """A warning, never a block, when the user chose more automation or risk than the workflow recommends."""
+RECOMMENDATION_FIELDS = (("autonomy", "recommendedAutonomy"), ("riskPolicy", "recommendedRiskPolicy"))
+
+
+def _exceeding(compiled: dict[str, Any], preferences: dict[str, str]) -> list[tuple[str, str]]:
+    """(key, recommended value) for each preference above what the workflow recommends."""
     recommended = compiled.get("recommendedPreferences") or {}
-    warnings = []
-    for key, field in (("autonomy", "recommendedAutonomy"), ("riskPolicy", "recommendedRiskPolicy")):
-        if field in recommended and key in preferences:
-            order = CHOICES[key]
-            if order.index(preferences[key]) > order.index(recommended[field]):
-                warnings.append(
-                    {
-                        "code": "PREFERENCES_EXCEED_RECOMMENDATION",
-                        "message": f"This workflow recommends {key} '{recommended[field]}' at most; the run uses "
-                        f"'{preferences[key]}'. It runs as chosen; consider '{recommended[field]}'.",
-                    }
-                )
-    return warnings
+    found = []
+    for key, field in RECOMMENDATION_FIELDS:
+        value = recommended.get(field)
+        order = CHOICES[key]
+        if value in order and preferences.get(key) in order and order.index(preferences[key]) > order.index(value):
+            found.append((key, value))
+    return found
+
+
+# What a server nobody configured starts sessions with (settings.WORKRAIL_DEFAULT_PREFERENCES is this
+# unless WORKRAIL_AUTONOMY or WORKRAIL_RISK_POLICY say otherwise).
+PRODUCT_DEFAULTS = {"autonomy": "guided", "riskPolicy": "balanced"}
+
+
+def follow_recommendation(
+    compiled: dict[str, Any], effective: dict[str, str], chosen: set[str]
+) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """A new run's preferences, lowered to the workflow's recommendation where nobody chose them: the
+    value is the product's own default (not one an operator configured or the dashboard set) and this
+    call did not name it (`chosen`). Returns the preferences and a notice for each change, saying how
+    to choose otherwise. A choice someone made is kept (recommendation_warnings then says what the
+    workflow recommends and which preference to send)."""
+    defaults = PRODUCT_DEFAULTS
+    adjusted = dict(effective)
+    notices = []
+    for key, value in _exceeding(compiled, effective):
+        if key in chosen or effective[key] != defaults.get(key):
+            continue
+        adjusted[key] = value
+        notices.append(
+            {
+                "code": "PREFERENCES_FOLLOW_RECOMMENDATION",
+                "message": f"This workflow recommends {key} '{value}', so this run uses it instead of the server "
+                f"default '{effective[key]}'. To run with another value, send preferences.{key} with "
+                "continue_workflow (it applies from that step on).",
+            }
+        )
+    return adjusted, notices
+
+
+def recommendation_warnings(compiled: dict[str, Any], preferences: dict[str, str]) -> list[dict[str, Any]]:
+    """A warning, never a block, when someone chose more automation or risk than the workflow recommends."""
+    return [
+        {
+            "code": "PREFERENCES_EXCEED_RECOMMENDATION",
+            "message": f"This workflow recommends {key} '{value}' at most; the run uses '{preferences[key]}', as "
+            f"chosen. To follow the recommendation, send preferences.{key} '{value}' with continue_workflow.",
+        }
+        for key, value in _exceeding(compiled, preferences)
+    ]

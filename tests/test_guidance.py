@@ -37,11 +37,27 @@ def test_one_step_count_in_the_list_the_inspection_the_progress_and_the_end(serv
     inspected = call("inspect_workflow", {"workflowId": "team.count"}).structured["workflow"]
     assert listed["stepCount"] == inspected["stepCount"] == 2  # `first` and `inner`; the loop is not a step
     response = start_workflow("team.count")
-    assert response["progress"] == {"completedSteps": 0, "stepCount": 2}
+    assert response["progress"] == {
+        "completedSteps": 0,
+        "stepCount": 2,
+        "outlineStep": "1",
+        "outlineLength": 2,
+        "summary": "Step 1 of the outline's 2; 0 steps acknowledged so far.",
+    }
+    seen = []
     while not response["isComplete"]:
         response = ack(response)
-    assert response["progress"] == {"completedSteps": 3, "stepCount": 2}  # `inner` ran twice
-    assert "3 step(s) acknowledged, of a workflow of 2 steps" in rendering.execution_text(response)
+        seen.append(response["progress"].get("summary"))
+    assert seen[:2] == [
+        "Step 2.1 of the outline's 2 (pass 1 of loop 'again'); 1 step acknowledged so far.",
+        "Step 2.1 of the outline's 2 (pass 2 of loop 'again'); 2 steps acknowledged so far.",
+    ]
+    # `inner` ran twice: the count of acknowledged steps passes the step count, and no sentence says "3 of 2".
+    assert response["progress"]["completedSteps"] == 3
+    text = rendering.execution_text(response)
+    assert "Complete: 3 steps acknowledged in all" in text
+    assert "of a workflow of" not in text
+    assert "checkpoint_workflow" in text  # what next: follow-up work is recorded on the run
 
 
 def test_a_mode_above_the_recommendation_is_said_once_per_run(service_catalog):
@@ -58,6 +74,21 @@ def test_a_mode_above_the_recommendation_is_said_once_per_run(service_catalog):
     assert ack(switched)["warnings"] == []
     other_run = start_workflow(BUGS, mode="unattended")  # once per run, not once per store
     assert [w["code"] for w in other_run["warnings"]] == ["PREFERENCES_EXCEED_RECOMMENDATION"] * 2
+
+
+def test_a_default_nobody_chose_follows_the_recommendation_and_says_so_once(service_catalog):
+    start = start_workflow(BUGS)  # no mode, no preferences: the server's own defaults (guided, balanced)
+    assert [w["code"] for w in start["warnings"]] == ["PREFERENCES_FOLLOW_RECOMMENDATION"]
+    assert "preferences.riskPolicy" in start["warnings"][0]["message"]
+    assert start["preferences"] == {"autonomy": "guided", "riskPolicy": "conservative"}
+    assert ack(start)["warnings"] == []
+
+
+def test_a_choice_above_the_recommendation_names_the_preference_to_send(service_catalog):
+    start = start_workflow(BUGS, preferences={"riskPolicy": "aggressive"})
+    assert [w["code"] for w in start["warnings"]] == ["PREFERENCES_EXCEED_RECOMMENDATION"]
+    assert "send preferences.riskPolicy 'conservative'" in start["warnings"][0]["message"]
+    assert start["preferences"]["riskPolicy"] == "aggressive"  # a choice is never overridden
 
 
 def test_workflow_not_found_names_the_files_that_failed_to_load(service_catalog):

@@ -326,14 +326,26 @@ def render_prompt_blocks(blocks: dict[str, Any]) -> str:
     if "goal" in blocks:
         parts.append(f"Goal: {_value(blocks['goal'])}")
     if blocks.get("constraints"):
-        parts.append("Constraints:\n" + "\n".join(f"- {_value(v)}" for v in blocks["constraints"]))
+        parts.append("Constraints:\n" + "\n".join(_item("- ", _value(v)) for v in blocks["constraints"]))
     if blocks.get("procedure"):
-        parts.append("Procedure:\n" + "\n".join(f"{i}. {_value(v)}" for i, v in enumerate(blocks["procedure"], 1)))
+        parts.append(
+            "Procedure:\n" + "\n".join(_item(f"{i}. ", _value(v)) for i, v in enumerate(blocks["procedure"], 1))
+        )
     if blocks.get("outputRequired"):
-        parts.append("Output required:\n" + "\n".join(f"- {k}: {v}" for k, v in blocks["outputRequired"].items()))
+        parts.append(
+            "Output required:\n" + "\n".join(_item("- ", f"{k}: {v}") for k, v in blocks["outputRequired"].items())
+        )
     if blocks.get("verify"):
-        parts.append("Verify:\n" + "\n".join(f"- {_value(v)}" for v in blocks["verify"]))
+        parts.append("Verify:\n" + "\n".join(_item("- ", _value(v)) for v in blocks["verify"]))
     return "\n\n".join(parts)
+
+
+def _item(marker: str, text: str) -> str:
+    """One list item; the lines after its first are indented under it, so a value that holds a list of
+    its own (a ref's bullets) stays nested in Markdown instead of joining the outer list."""
+    first, *rest = text.split("\n")
+    indent = " " * len(marker)
+    return "\n".join([marker + first, *(indent + line if line.strip() else line for line in rest)])
 
 
 def _value(value: str | list[dict[str, str]]) -> str:

@@ -41,13 +41,19 @@ class UserDependency(Shape):
 
 
 class ExpectedContext(Shape):
-    """A context variable the workflow reads later and that is not set yet."""
+    """A context variable to send with this step: one its prompt asks for, or one the workflow reads
+    later that is not set yet."""
 
     key: str
     type: Literal["string", "number", "integer", "boolean", "array", "object", "any"]
-    values: list[Any] | None = Field(default=None, description="The values the workflow compares it with.")
-    why: str = Field(description="Which condition, loop or prompt reads it.")
-    set_by_this_step: bool = Field(description="True when this step's prompt talks about it.")
+    values: list[Any] | None = Field(
+        default=None,
+        description="Every value the workflow compares it with, anywhere. Not a closed set: other values are "
+        "accepted, they just match none of those comparisons.",
+    )
+    why: str = Field(description="Which conditions, loops and prompts read it.")
+    set_by_this_step: bool = Field(description="True when this step's prompt asks for it or talks about it.")
+    current: Any = Field(default=None, description="Its value now, when it is set already: this step may change it.")
 
 
 class OutputContractView(Shape):
@@ -55,15 +61,23 @@ class OutputContractView(Shape):
     required: bool
     artifact_kind: str | None
     json_schema: dict[str, Any] | None = Field(alias="schema")
-    example: Any
+    example: Any = Field(
+        description="An illustration of a valid artifact, invented: never send it as your own. nextCall holds "
+        "the template to fill in."
+    )
 
 
 class LoopView(Shape):
-    loop_id: str
+    loop_id: str = Field(description="The loop's id, as a wr.loop_control artifact names it.")
     iteration: int
     max_iterations: int
     item: Any = None
     index: int | None = None
+    decision_due: bool | None = Field(
+        default=None,
+        description="For a loop that runs again only on a wr.loop_control decision: true when this step's "
+        "acknowledgement must carry that decision (nextCall then holds its template).",
+    )
 
 
 class AssessmentDimension(Shape):
@@ -163,6 +177,13 @@ class Progress(Shape):
     step_count: int | None = Field(
         default=None, ge=0, description="Steps in the workflow, counted as list_workflows counts them."
     )
+    outline_step: str | None = Field(
+        default=None,
+        description="Where the pending step is in inspect_workflow's outline: '4' for the fourth step, '4.2' for "
+        "the second step inside the fourth (a loop). Null when the run is complete.",
+    )
+    outline_length: int | None = Field(default=None, ge=0, description="Top-level steps in the outline.")
+    summary: str | None = Field(default=None, description="The same in one sentence.")
 
 
 class EffectivePreferences(Shape):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from workflows_app.conditions import describe
+
 
 def error_text(error: dict[str, Any]) -> str:
     retry = "Retrying may help." if error["retryable"] else "Retrying the same call will not help."
@@ -57,22 +59,28 @@ def workflow_details_text(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _outline_lines(steps: list[dict[str, Any]], indent: str) -> list[str]:
+def _outline_lines(steps: list[dict[str, Any]], indent: str, prefix: str = "") -> list[str]:
+    """The outline numbered as progress reports it: 4, then 4.1 and 4.2 inside the loop at 4."""
     lines = []
     for number, step in enumerate(steps, 1):
+        label = f"{prefix}{number}"
         notes = []
         if "runCondition" in step:
-            notes.append(f"only if {json.dumps(step['runCondition'], sort_keys=True)}")
-        if step.get("requireConfirmation"):
-            notes.append("asks for confirmation")
+            notes.append(f"only if {describe(step['runCondition'])}")
+        rule = step.get("requireConfirmation")
+        if rule is True:
+            notes.append("asks the user to confirm")
+        elif isinstance(rule, dict):
+            condition = rule.get("condition") if "kind" in rule else rule
+            notes.append(f"asks the user to confirm when {describe(condition)}")
         if step["kind"] == "loop":
             notes.append(f"{step['loop']['type']} loop, at most {step['loop']['maxIterations']} iterations")
         suffix = f" ({'; '.join(notes)})" if notes else ""
-        lines.append(f"{indent}{number}. {step['title']} [{step['id']}]{suffix}")
+        lines.append(f"{indent}{label}. {step['title']} [{step['id']}]{suffix}")
         if "prompt" in step:
             lines += [f"{indent}   {line}" for line in step["prompt"].splitlines()]
         if step["kind"] == "loop":
-            lines += _outline_lines(step["body"], indent + "   ")
+            lines += _outline_lines(step["body"], indent + "   ", f"{label}.")
     return lines
 
 
@@ -97,14 +105,14 @@ def execution_text(result: dict[str, Any]) -> str:
     lines += reference_lines(result.get("references"))
     pending = result["pending"]
     if pending is None:
-        lines.append(f"Workflow {result['workflow']['id']} is complete: {progress_text(result['progress'])}.")
-        lines.append(f"stateToken: {result['stateToken']}")
+        lines += completion_lines(result)
         return "\n".join(lines)
     loop = pending.get("loop")
     where = (
         f" (loop {loop['loopId']}, iteration {loop['iteration']} of at most {loop['maxIterations']})" if loop else ""
     )
-    lines.append(f"Step: {pending['title']} [{pending['stepId']}]{where} ({progress_text(result['progress'])} so far)")
+    lines.append(f"Step: {pending['title']} [{pending['stepId']}]{where}")
+    lines.append(f"Progress: {progress_text(result['progress'])}")
     if pending.get("agentRole"):
         lines.append(f"Role: {pending['agentRole']}")
     lines += ["", pending["prompt"], ""]
@@ -113,9 +121,12 @@ def execution_text(result: dict[str, Any]) -> str:
         lines.append("Before continuing, ask the user to confirm, and wait for their answer.")
     elif pending.get("confirmation"):
         lines.append(f"Confirmation ({result['mode']} mode): {pending['confirmation']}.")
-    for expected in pending.get("expectedContext", []):
-        origin = "this step decides it" if expected["setByThisStep"] else "needed next"
-        lines.append(f"Context to send: {expected['key']} ({expected['type']}; {origin}; read by {expected['why']})")
+    lines += [context_line(expected) for expected in pending.get("expectedContext", [])]
+    if loop and loop.get("decisionDue"):
+        lines.append(
+            f"This step decides loop '{loop['loopId']}': send its wr.loop_control artifact with decision continue "
+            "(another iteration) or stop (leave the loop), as the step's own rule says."
+        )
     for dep in pending.get("userDependencies", []):
         state = "provided" if dep["met"] else "MISSING"
         lines.append(
@@ -190,11 +201,40 @@ def _context_text(context: dict[str, Any]) -> str:
 
 
 def progress_text(progress: dict[str, Any]) -> str:
-    """One way of counting everywhere: acknowledged steps, against the workflow's step count."""
-    done = f"{progress['completedSteps']} step(s) acknowledged"
-    if progress.get("stepCount") is None:
-        return done
-    return f"{done}, of a workflow of {progress['stepCount']} steps (loops repeat steps, conditions skip them)"
+    """One sentence: where the step is in the outline, and how many steps were acknowledged."""
+    if progress.get("summary"):
+        return str(progress["summary"])
+    return f"{progress['completedSteps']} step(s) acknowledged so far."
+
+
+def context_line(expected: dict[str, Any]) -> str:
+    details = [expected["type"]]
+    if expected.get("values"):
+        details.append("compared with " + ", ".join(json.dumps(v, ensure_ascii=False) for v in expected["values"]))
+    details.append("this step asks for it" if expected["setByThisStep"] else "needed next")
+    if "current" in expected:
+        details.append(f"now {json.dumps(expected['current'], ensure_ascii=False)[:80]}")
+    return f"Context to send: {expected['key']} ({'; '.join(details)}; read by {expected['why']})"
+
+
+def completion_lines(result: dict[str, Any]) -> list[str]:
+    """A finished run says so, and what can come next."""
+    key = result["session"].get("sessionKey")
+    grouping = (
+        f'send the same context.sessionKey ("{key}") to keep it in this session.'
+        if key
+        else "a context.sessionKey (a ticket id, say) groups the runs of one piece of work into one session."
+    )
+    return [
+        f"Workflow {result['workflow']['id']} is complete. {progress_text(result['progress'])}",
+        f"stateToken: {result['stateToken']}",
+        "",
+        "What next:",
+        "- Follow-up work on this task (fixes after review, extra checks): record it with checkpoint_workflow "
+        f'{{"stateToken": "{result["stateToken"]}", "output": {{"notesMarkdown": "..."}}}}, so it survives a '
+        "rewind and shows on the dashboard.",
+        f"- A new piece of work: list_workflows, then start_workflow; {grouping}",
+    ]
 
 
 def _branch_lines(number: int, branch: dict[str, Any]) -> list[str]:

@@ -19,7 +19,7 @@ from runs.contract.inputs import MAX_RUN_CONTEXT_BYTES, ContinueWorkflowInput, S
 from runs.errors import ErrorCode, WorkRailError
 from runs.eventlog import Journal
 from runs.models import AckOutcome, Node, Run, RunStatus
-from runs.preferences import resolve
+from runs.preferences import CHOICES, follow_recommendation, resolve
 from runs.services import delegations, modes, placeholders, recap
 from runs.services.catalog import current_catalog, find_workflow
 from runs.services.drafts import draft_issues
@@ -62,6 +62,9 @@ def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
         ratelimit.take(ratelimit.STARTS, what="new runs and sessions")
         journal = journal_for_new_run(context, entry.compiled["name"], now)
         effective = resolve(journal.session.preferences, mode=request.mode, preferences=request.preferences)
+        chosen = set(CHOICES) if request.mode is not None else set()
+        chosen |= set(request.preferences.as_dict()) if request.preferences is not None else set()
+        effective, notices = follow_recommendation(entry.compiled, effective, chosen)
         run, node, attempt = begin_run(journal, entry, begun, effective)
         delegations.spawn(journal, run, node, begun.pending)
         observe(journal, run)
@@ -71,7 +74,7 @@ def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
             node,
             attempt,
             begun.pending,
-            begun.warnings,
+            [*notices, *begun.warnings],
             kind=OUTCOME_KIND[begun.kind],
             extra={"references": references} if references else None,
         )

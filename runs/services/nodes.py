@@ -353,6 +353,7 @@ def node_response(
         pending=Pending.model_validate(shaped) if shaped is not None else None,
         completed_steps=node.engine_state.get("completedSteps", 0),
         step_count=engine.step_count(compiled),
+        outline=(list(node.engine_state.get("cursor", {}).get("position") or []), engine.outline_length(compiled)),
         warnings=[*warnings, *once_per_run(journal, run, node, steady)],
         preferences=preferences,
         extra=extra,

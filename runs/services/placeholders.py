@@ -3,7 +3,8 @@
 `nextCall.arguments` is meant to be copied, with the blanks filled in. An agent that copies it
 blindly must not get past a step: notes that are still the placeholder are no notes, and a context
 value that is still the placeholder is no value (least of all for what only the user can give).
-Every placeholder has one form, `<fill in ...>`, so it is recognised wherever it appears.
+Every placeholder has one form, `<fill in ...>` (workflows_app/engine/blanks.py writes the typed
+ones), so it is recognised wherever it appears.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import re
 from typing import Any
 
 from runs.errors import HeldIssue
+from workflows_app.engine.blanks import PREFIX, blank
 
-PREFIX = "<fill in"
-NOTES = f"{PREFIX}: a few lines: what you did, what you decided, what comes next>"
-SESSION_NOTES = f"{PREFIX}: what you did and what is next>"
+NOTES = blank("Markdown", "a few lines: what you did, what you found, what comes next")
+OPTIONAL_NOTES = blank("Markdown", "what the step asks you to record", optional=True)
+SESSION_NOTES = blank("Markdown", "what you did and what is next")
 _FORM = re.compile(r"^\s*<fill in\b[^\n]*>\s*$", re.IGNORECASE)
 
 
@@ -29,12 +31,17 @@ def from_user(description: str) -> str:
 
 
 def for_context(expected: dict[str, Any]) -> str:
-    """A typed placeholder for an expected context variable: its type, the values the workflow
-    compares it with, and what reads it."""
+    """A typed placeholder for an expected context variable: its type, every value the workflow
+    compares it with (not a closed set: other values are allowed), and its value now, if it has one.
+    What reads it is in pending.expectedContext, not repeated here."""
     kind = expected["type"]
     if expected.get("values"):
         kind += "; the workflow compares it with " + ", ".join(json.dumps(v) for v in expected["values"])
-    return f"{PREFIX} ({kind}): {expected['key']}, read by {expected['why']}>"
+    what = expected["key"]
+    if "current" in expected:
+        now = json.dumps(expected["current"], ensure_ascii=False)
+        what += f"; now {now[:80] + '…' if len(now) > 80 else now}: send the new value, or leave it out to keep it"
+    return blank(kind, what)
 
 
 def for_assessment(assessment: Any) -> dict[str, Any]:
@@ -43,7 +50,8 @@ def for_assessment(assessment: Any) -> dict[str, Any]:
         "kind": "wr.assessment",
         "assessmentId": assessment.assessment_id,
         "dimensions": {
-            dimension.id: f"{PREFIX}: one of {', '.join(dimension.levels)}>" for dimension in assessment.dimensions
+            dimension.id: blank("one of " + ", ".join(dimension.levels), dimension.id)
+            for dimension in assessment.dimensions
         },
     }
 

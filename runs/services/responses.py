@@ -7,6 +7,7 @@ blank to fill written as a `<fill in ...>` placeholder (runs/services/placeholde
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from runs.contract.execution import (
@@ -22,6 +23,12 @@ from runs.contract.execution import Warning as WarningShape
 from runs.contract.inputs import ContinueWorkflowInput
 from runs.preferences import mode_of
 from runs.services import placeholders
+from workflows_app import builtins
+from workflows_app.engine import blanks, decisions
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NOTES_ASKED = re.compile(r"notesMarkdown|\bnotes\b", re.IGNORECASE)
+_LOOP_CONTROL_SCHEMA = builtins.CONTRACTS[decisions.LOOP_CONTROL_CONTRACT]["schema"]
 
 
 def session_ref(run: Any) -> SessionRef:
@@ -39,22 +46,33 @@ def next_call(
     it was not applied, so it is repeated here (its placeholders excepted), along with what is needed."""
     if pending is None or ack_token is None:
         return None
-    output: dict[str, Any] = {}
-    if pending.notes_required:
-        output["notesMarkdown"] = placeholders.NOTES
-    contract = pending.output_contract
-    if contract is not None and isinstance(contract.example, dict):
-        output["artifacts"] = [contract.example]
-    if pending.assessments:
-        output["artifacts"] = [*output.get("artifacts", []), *map(placeholders.for_assessment, pending.assessments)]
+    output = output_template(pending)
     instructions = "Do the pending step"
     if pending.require_confirmation:
         instructions += ", get the user's explicit confirmation,"
-    instructions += " then call continue_workflow with these arguments (tokens exactly as given)."
-    if pending.notes_required:
-        instructions += " Replace the '<fill in ...>' notes with your own."
-    if contract is not None:
-        instructions += f" The artifact must match the '{contract.contract_ref}' contract."
+    instructions += (
+        " then call continue_workflow with these arguments (tokens exactly as given), with every '<fill in ...>' "
+        "replaced by your own value: nothing in them is decided for you."
+    )
+    if _has_optional(output):
+        instructions += " A field marked optional may be removed instead."
+    contract = pending.output_contract
+    if contract is not None and contract.json_schema is not None:
+        instructions += (
+            f" The {contract.artifact_kind} artifact must match the '{contract.contract_ref}' contract "
+            "(pending.outputContract.schema); a list holds as many items as you have, none if the step allows it."
+        )
+        extra = blanks.optional_structures(contract.json_schema, frozenset(_WORD.findall(pending.prompt)))
+        if extra:
+            instructions += (
+                f" Optional fields the step mentions, to add when they apply (their shape is in the schema): "
+                f"{', '.join(extra)}."
+            )
+    if pending.loop is not None and pending.loop.decision_due:
+        instructions += (
+            f" The wr.loop_control decision says whether loop '{pending.loop.loop_id}' runs another iteration "
+            "(continue) or ends (stop): decide it from the step's own rule."
+        )
     if pending.assessments:
         instructions += " Rate every dimension of each wr.assessment artifact at one of its levels."
     if pending.delegations and any(d.run_id for d in pending.delegations):
@@ -66,11 +84,13 @@ def next_call(
         instructions += " Do the part of each delegation that cannot run here yourself (see its fix)."
     context = {key: value for key, value in (resend_context or {}).items() if not placeholders.is_placeholder(value)}
     for expected in pending.expected_context or []:
-        context.setdefault(expected.key, placeholders.for_context(expected.model_dump(by_alias=True)))
+        context.setdefault(
+            expected.key, placeholders.for_context(expected.model_dump(by_alias=True, exclude_unset=True))
+        )
     if pending.expected_context:
         instructions += (
-            " Fill in each '<fill in ...>' value of context (pending.expectedContext says what the workflow reads "
-            "it for), or leave it out if it is not known yet."
+            " Send each context value (pending.expectedContext says what reads it), or leave it out if it is not "
+            "known yet."
         )
     if context_needed:
         for dep in context_needed:
@@ -86,6 +106,72 @@ def next_call(
     )
 
 
+def output_template(pending: Pending) -> dict[str, Any]:
+    """The `output` to fill in: notes when the step needs them or its prompt asks for them (optional
+    ones marked so), and a template of each artifact the step asks for. Blanks only where the agent
+    decides or observes; a contract's example is never copied here."""
+    output: dict[str, Any] = {}
+    words = frozenset(_WORD.findall(pending.prompt))
+    if pending.notes_required:
+        output["notesMarkdown"] = placeholders.NOTES
+    elif _NOTES_ASKED.search(pending.prompt):
+        output["notesMarkdown"] = placeholders.OPTIONAL_NOTES
+    artifacts: list[Any] = []
+    contract = pending.output_contract
+    loop = pending.loop
+    decides = loop is not None and bool(loop.decision_due)
+    if contract is not None and contract.json_schema is not None:
+        fixed = {"loopId": loop.loop_id} if loop is not None and decides else {}
+        template = blanks.artifact_template(contract.json_schema, fixed=fixed, mentioned=words)
+        if template is not None:
+            artifacts.append(template)
+    if loop is not None and decides and (contract is None or contract.artifact_kind != decisions.LOOP_CONTROL_KIND):
+        artifacts.append(blanks.artifact_template(_LOOP_CONTROL_SCHEMA, fixed={"loopId": loop.loop_id}))
+    artifacts += map(placeholders.for_assessment, pending.assessments or [])
+    if artifacts:
+        output["artifacts"] = artifacts
+    return output
+
+
+def _has_optional(value: Any) -> bool:
+    if isinstance(value, str):
+        return placeholders.is_placeholder(value) and "(optional;" in value
+    if isinstance(value, dict):
+        return any(_has_optional(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_has_optional(item) for item in value)
+    return False
+
+
+def progress(
+    completed_steps: int, step_count: int, pending: Pending | None, outline: tuple[list[int], int] | None
+) -> Progress:
+    """Where the run is, as one sentence that stays true through loops and skipped steps: the pending
+    step's place in inspect_workflow's outline (which loops revisit and conditions jump over) and how
+    many steps were acknowledged (loops count once per pass)."""
+    done = f"{completed_steps} step{'s' if completed_steps != 1 else ''} acknowledged"
+    if pending is None:
+        return Progress(
+            completed_steps=completed_steps,
+            step_count=step_count,
+            summary=f"Complete: {done} in all (a loop's steps count once per pass, skipped steps not at all).",
+        )
+    if outline is None:
+        return Progress(completed_steps=completed_steps, step_count=step_count, summary=f"{done} so far.")
+    position, length = outline
+    number = ".".join(str(index + 1) for index in position)
+    where = f"Step {number} of the outline's {length}"
+    if pending.loop is not None:
+        where += f" (pass {pending.loop.iteration} of loop '{pending.loop.loop_id}')"
+    return Progress(
+        completed_steps=completed_steps,
+        step_count=step_count,
+        outline_step=number,
+        outline_length=length,
+        summary=f"{where}; {done} so far.",
+    )
+
+
 def execution_response(
     *,
     kind: str,
@@ -95,6 +181,7 @@ def execution_response(
     pending: Pending | None,
     completed_steps: int,
     step_count: int,
+    outline: tuple[list[int], int] | None = None,
     warnings: list[dict[str, Any]],
     preferences: dict[str, str],
     extra: dict[str, Any] | None = None,
@@ -110,7 +197,7 @@ def execution_response(
             "pending": pending,
             "session": session_ref(run),
             "workflow": WorkflowRef(id=run.workflow_id, workflow_hash=run.pinned_id),
-            "progress": Progress(completed_steps=completed_steps, step_count=step_count),
+            "progress": progress(completed_steps, step_count, pending, outline),
             "preferences": EffectivePreferences.model_validate(preferences),
             "mode": mode_of(preferences),
             "warnings": [WarningShape.model_validate(w) for w in warnings],

@@ -97,9 +97,10 @@ def test_bundled_workflows_run_with_their_loops_and_branches(launch):
     assert pending_of("wr.bug_investigation", "confirm-fix-plan")["requireConfirmation"] is True
 
     # Coding task: the agent answered riskLevel "high" and allChecksPass false, so both gates ran; the
-    # loop ran once, since the agent sends the loop_control example ("stop") as given.
+    # loop ran once per planned slice.
     coding_steps = steps_of("wr.coding_task")
     assert {"confirm-plan", "implement-slice", "verify-slice", "resolve-failures", "hand-off"} <= set(coding_steps)
+    assert coding_steps.count("implement-slice") == 2
     assert pending_of("wr.coding_task", "confirm-plan")["requireConfirmation"] is True
     # MR review: blocked until the user named the change; complexity "complex" traced the impact and
     # deepened each area's pass; postComments true posted the confirmed comments.

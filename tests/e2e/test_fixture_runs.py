@@ -29,11 +29,11 @@ E2E_PATHS = {
     **EXPECTED_PATHS,
     "fixture.loop_control": [
         "collect-feedback",
-        "revise-loop#1/revise-draft",
-        "revise-loop#1/decide-another-round",
+        *[f"revise-loop#{i}/{step}" for i in (1, 2) for step in ("revise-draft", "decide-another-round")],
         "cleanup-loop#1/tidy-pass",
+        "cleanup-loop#2/tidy-pass",
         "publish-revision",
-    ],
+    ],  # the literal agent decides continue on a loop's first pass and stop after (scripted_agent.py)
 }
 
 
@@ -120,7 +120,8 @@ def test_workflow_level_fields_reach_the_agent(server):
     assert details["metaGuidance"][0] == "Describe changes by their effect on the reader, not by the code that moved."
     assert len(details["metaGuidance"]) == 5  # its own two, then one per feature
     first = server.run("fixture.workflow_metadata")[0]
-    assert "PREFERENCES_EXCEED_RECOMMENDATION" in {w["code"] for w in first["warnings"]}  # balanced > conservative
+    # The server's default risk policy (balanced) is above the recommendation (conservative): followed, and said.
+    assert "PREFERENCES_FOLLOW_RECOMMENDATION" in {w["code"] for w in first["warnings"]}
 
 
 def test_confirmations_roles_and_rendered_prompts_reach_the_agent(server):

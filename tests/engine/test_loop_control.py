@@ -72,7 +72,7 @@ def test_decisions_are_recorded_in_the_state_until_consumed():
     assert third.state["loopDecisions"] == {}
 
 
-def test_an_iteration_without_a_decision_exits_with_a_warning():
+def test_an_iteration_without_a_decision_blocks_the_step_that_ends_it():
     compiled = workflow(
         loop(
             "work",
@@ -83,13 +83,21 @@ def test_an_iteration_without_a_decision_exits_with_a_warning():
         ),
         step("after"),
     )
-    visited, transitions = run(compiled, deciding({}))
-    assert instances(visited) == ["work#1/do", "work#1/maybe", "after"]
-    assert warning_codes(transitions) == ["LOOP_DECISION_MISSING"]
+    first = start(compiled)
+    second = advance(compiled, first.state, output=NOTES)
+    blocked = advance(compiled, second.state, output={"notesMarkdown": "Done, no decision."})
+    assert blocked.kind == "blocked"
+    assert [i["code"] for i in blocked.issues] == ["LOOP_DECISION_MISSING"]
+    assert '"loopId": "work"' in blocked.issues[0]["message"]
+    assert blocked.pending["stepInstance"] == "work#1/maybe"
+    assert blocked.state["completedSteps"] == second.state["completedSteps"]  # nothing moved
+    moved = advance(compiled, blocked.state, output=loop_control("stop"))
+    assert moved.pending["stepId"] == "after"
+    assert warning_codes([moved]) == []
 
 
 def test_a_decision_sent_before_the_loop_does_not_count_for_its_first_iteration():
-    # "continue" is consumed on entry; nothing sent during iteration 1 -> the loop ends.
+    # "continue" is consumed on entry; nothing sent during iteration 1: its last step must decide.
     compiled = workflow(
         step("init", outputContract=CONTRACT),
         loop(
@@ -101,9 +109,11 @@ def test_a_decision_sent_before_the_loop_does_not_count_for_its_first_iteration(
         ),
         step("after"),
     )
-    visited, transitions = run(compiled, deciding(loop_control("continue")))
-    assert instances(visited) == ["init", "work#1/do", "after"]
-    assert warning_codes(transitions) == ["LOOP_DECISION_MISSING"]
+    entered = advance(compiled, start(compiled).state, output=loop_control("continue"))
+    assert entered.pending["stepInstance"] == "work#1/do"
+    blocked = advance(compiled, entered.state, output=NOTES)
+    assert [i["code"] for i in blocked.issues] == ["LOOP_DECISION_MISSING"]
+    assert advance(compiled, entered.state, output={**NOTES, **loop_control("stop")}).pending["stepId"] == "after"
 
 
 def test_the_most_recent_decision_of_an_iteration_wins():
@@ -136,33 +146,71 @@ def test_a_decision_for_another_loop_id_is_ignored_for_this_loop():
     assert warning_codes(transitions) == []
 
 
-def test_a_decision_naming_an_unknown_loop_id_is_ignored_with_a_warning():
+def test_a_decision_naming_an_unknown_loop_id_matches_the_only_open_loop():
+    # WorkRail does not match on loopId: a decision sent inside the one open loop is for that loop.
     compiled = workflow(artifact_loop(), step("after"))
-    agent = deciding(
-        {
-            "artifacts": [
-                {"kind": "wr.loop_control", "decision": "stop", "loopId": "nope"},
-                {"kind": "wr.loop_control", "decision": "continue", "loopId": "work-loop"},
-            ]
-        },
-        loop_control("stop", loopId="work-loop"),
+    visited, transitions = run(
+        compiled, deciding(loop_control("continue", loopId="nope"), loop_control("stop", loopId="typo"))
     )
-    visited, transitions = run(compiled, agent)
-    assert instances(visited)[-1] == "after"
-    assert len(visited) == 5
-    assert warning_codes(transitions) == ["LOOP_CONTROL_IGNORED"]
+    assert instances(visited) == ["work#1/do", "work#1/decide", "work#2/do", "work#2/decide", "after"]
+    assert warning_codes(transitions) == []
     assert all("nope" not in key for t in transitions for key in t.state["loopDecisions"])
 
 
-def test_a_mismatched_only_decision_means_no_decision_for_this_loop():
-    compiled = workflow(artifact_loop(), artifact_loop("other", source_loop_id="other-loop"), step("after"))
-    agent = deciding(
-        loop_control("continue", loopId="other-loop"),  # ends "work" (nothing for it) ...
-        loop_control("stop", loopId="other-loop"),  # ... and "other" entered on that continue, then stops
-    )
+def test_a_decision_may_name_the_loop_by_its_step_id_or_its_decision_id():
+    compiled = workflow(artifact_loop("work", source_loop_id="work-loop"), step("after"))
+    agent = deciding(loop_control("continue", loopId="work"), loop_control("stop", loopId="work-loop"))
     visited, transitions = run(compiled, agent)
-    assert instances(visited) == ["work#1/do", "work#1/decide", "other#1/do", "other#1/decide", "after"]
-    assert warning_codes(transitions) == ["LOOP_DECISION_MISSING"]
+    assert len(visited) == 5
+    assert warning_codes(transitions) == []
+
+
+def test_the_loop_is_shown_by_the_id_its_decisions_use():
+    compiled = workflow(artifact_loop("work", source_loop_id="work-loop"), step("after"))
+    assert start(compiled).pending["loop"]["loopId"] == "work-loop"
+
+
+def test_a_decision_that_matches_no_open_loop_blocks_the_step():
+    inner = artifact_loop("inner", source_loop_id="inner-loop")
+    outer = loop(
+        "outer",
+        [inner, step("outer-decide", outputContract=CONTRACT)],
+        type="while",
+        maxIterations=3,
+        conditionSource={"kind": "artifact_contract", "contractRef": "wr.contracts.loop_control", "loopId": "o"},
+    )
+    compiled = workflow(outer, step("after"))
+    first = start(compiled)
+    second = advance(compiled, first.state, output=NOTES)  # inner#1/do -> inner#1/decide
+    assert second.pending["stepInstance"] == "outer#1/inner#1/decide"
+    blocked = advance(compiled, second.state, output=loop_control("stop", loopId="mystery"))
+    assert [i["code"] for i in blocked.issues] == ["LOOP_CONTROL_UNMATCHED"]
+    assert blocked.issues[0]["pointer"] == "/artifacts/0/loopId"
+    assert "'o', 'inner-loop'" in blocked.issues[0]["message"]
+    assert blocked.state == {**second.state, "context": blocked.state["context"]}
+
+
+def test_an_iteration_that_reaches_max_iterations_ends_without_a_decision():
+    compiled = workflow(
+        loop(
+            "work",
+            [step("do")],
+            type="while",
+            maxIterations=1,
+            conditionSource={"kind": "artifact_contract", "contractRef": "wr.contracts.loop_control"},
+        ),
+        step("after"),
+    )
+    moved = advance(compiled, start(compiled).state, output=NOTES)
+    assert moved.pending["stepId"] == "after"
+
+
+def test_a_decision_for_another_known_loop_leaves_this_one_undecided_and_blocks():
+    compiled = workflow(artifact_loop(), artifact_loop("other", source_loop_id="other-loop"), step("after"))
+    second = advance(compiled, start(compiled).state, output=NOTES)
+    blocked = advance(compiled, second.state, output=loop_control("continue", loopId="other-loop"))
+    assert [i["code"] for i in blocked.issues] == ["LOOP_DECISION_MISSING"]
+    assert "'work-loop'" in blocked.issues[0]["message"]
 
 
 def test_a_loop_without_a_condition_source_loop_id_answers_to_its_step_id():
@@ -265,10 +313,11 @@ def test_an_older_unconsumed_decision_does_not_count_as_sent_during_an_iteration
     assert second.pending["stepInstance"] == "work#1/do"
     assert second.state["loopDecisions"] == {"*": {"decision": "continue", "at": 1}}  # the older one remains
     third = advance(compiled, second.state, output=NOTES)
-    # Nothing was sent during iteration 1: the stale "continue" does not keep the loop going, and is consumed.
-    assert third.pending["stepId"] == "after"
-    assert [w["code"] for w in third.warnings] == ["LOOP_DECISION_MISSING"]
-    assert third.state["loopDecisions"] == {}
+    # Nothing was sent during iteration 1: the stale "continue" does not keep the loop going; the step must decide.
+    assert [i["code"] for i in third.issues] == ["LOOP_DECISION_MISSING"]
+    fourth = advance(compiled, second.state, output={**NOTES, **loop_control("stop")})
+    assert fourth.pending["stepId"] == "after"
+    assert fourth.state["loopDecisions"] == {}
 
 
 def test_a_decision_for_any_loop_sent_after_a_targeted_one_wins():

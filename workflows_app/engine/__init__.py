@@ -9,6 +9,7 @@ from workflows_app.engine.codes import IssueCode, WarningCode
 from workflows_app.engine.interpreter import (
     advance,
     expected_context,
+    outline_length,
     output_schema,
     pending_view,
     recordable_artifact_issues,
@@ -26,6 +27,7 @@ __all__ = [
     "WarningCode",
     "advance",
     "expected_context",
+    "outline_length",
     "output_schema",
     "pending_view",
     "recordable_artifact_issues",

@@ -21,14 +21,15 @@ class IssueCode(StrEnum):
     ASSESSMENT_MISSING = "ASSESSMENT_MISSING"  # the step names an assessment and no wr.assessment rates it
     ASSESSMENT_INVALID = "ASSESSMENT_INVALID"  # an unknown dimension, a level not declared, a required one unrated
     ASSESSMENT_FOLLOWUP_REQUIRED = "ASSESSMENT_FOLLOWUP_REQUIRED"  # a consequence's trigger level was rated
+    LOOP_DECISION_MISSING = "LOOP_DECISION_MISSING"  # the step ends a loop iteration that no decision steers
+    LOOP_CONTROL_UNMATCHED = "LOOP_CONTROL_UNMATCHED"  # a wr.loop_control names a loop it cannot be matched to
 
 
 class WarningCode(StrEnum):
     LOOP_MAX_ITERATIONS = "LOOP_MAX_ITERATIONS"  # a loop that would have continued was stopped by maxIterations
     LOOP_ITEMS_NOT_A_LIST = "LOOP_ITEMS_NOT_A_LIST"  # a forEach loop's items are missing or not a list
     LOOP_COUNT_INVALID = "LOOP_COUNT_INVALID"  # a for loop's count is missing or not a number
-    LOOP_DECISION_MISSING = "LOOP_DECISION_MISSING"  # an artifact-driven loop got no decision in an iteration
-    LOOP_CONTROL_IGNORED = "LOOP_CONTROL_IGNORED"  # a wr.loop_control artifact was invalid or named no known loop
+    LOOP_CONTROL_IGNORED = "LOOP_CONTROL_IGNORED"  # a wr.loop_control sent where no loop listens to decisions
     VALIDATION_RULE_INVALID = "VALIDATION_RULE_INVALID"  # a validation rule cannot be applied (bad regex/schema)
 
 

@@ -1,13 +1,17 @@
-"""The context variables a run will read soon and nobody has set yet.
+"""The context variables the pending step should send: everything the agent must know up front.
 
-An agent cannot be expected to read every condition of a workflow to learn that it should send
-`context.severity` with this step. So the pending step names the variables that (a) a later
-condition, loop or prompt fragment reads, (b) are not set in the run's context, and (c) are either
-mentioned by the pending step's own prompt (the step is where they get decided) or read at the very
-next decision point (the next step's runCondition, the next loop's count or items, or the end of
-the current loop iteration). Each comes with the type the workflow compares it as, and the values
-it compares it with, so a placeholder can say what is expected. A loop's own variables (iteration,
-item, index) are never asked for: the loop sets them.
+An agent cannot be expected to read every condition and template of a workflow to learn that it
+should send `context.severity` with this step. So the pending step names:
+- every variable its prompt asks for by name (`context.verifyCommand`, "set context `slices`"),
+  whether or not anything reads it, and even when it is set already (its current value is shown:
+  the step may be where it changes, as a loop's `currentSlice` does each iteration);
+- every variable not set yet that the workflow reads anywhere after this step (a condition, a loop's
+  count or items, a prompt fragment, a `{{template}}` in a later prompt) and that the step's prompt
+  mentions, or that the very next decision point reads (the next step's runCondition, the next
+  loop's count or items, or the end of the current loop iteration).
+Each comes with the type the workflow treats it as and every value the workflow compares it with
+anywhere, so the first step that asks for a variable already shows the whole set. A loop's own
+variables (iteration, item, index) are never asked for: the loop sets them.
 
 Where every variable is read depends only on the workflow, so that is indexed once per compiled
 workflow; each call then filters a short list by the run's position and context.
@@ -30,6 +34,12 @@ from workflows_app.engine.values import json_type
 NUMERIC = ("gt", "gte", "lt", "lte")
 TEXTUAL = ("startsWith", "endsWith", "matches")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# How prompts ask for a variable by name: `context.riskLevel` (promptBlocks' outputRequired is written
+# so), "set context `slices`", "context variable `x`".
+_ASKED = re.compile(
+    r"\bcontext\.([A-Za-z_][A-Za-z0-9_]*)|\bcontext\s+(?:variables?\s+)?`([A-Za-z_][A-Za-z0-9_]*)`", re.IGNORECASE
+)
+_TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_]+)*)\s*(?:[+-]\s*\d+\s*)?\}\}")
 
 
 @dataclass(frozen=True)
@@ -53,44 +63,55 @@ class Located:
 class Index:
     reads: tuple[Located, ...]  # in document order
     words: dict[tuple[int, ...], frozenset[str]]  # the words of each step's title and prompt
+    asked: dict[tuple[int, ...], tuple[str, ...]]  # the variables each step's prompt asks for by name
     lengths: dict[tuple[int, ...], int]  # how many entries each step list has, by its parent's position
+    owned: dict[tuple[int, ...], frozenset[str]]  # the loop variables in scope at each step
 
 
 def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
-    """The expected variables at the state's pending step, in the order the workflow reads them."""
+    """The expected variables at the state's pending step: those it asks for by name first, then the
+    others in the order the workflow reads them."""
     if state.get("complete") or state.get("pending") is None:
         return []
     index = _index(compiled)
     position = tuple(state.get("cursor", {}).get("position") or ())
     context = state.get("context") or {}
-    later = [located.read for located in index.reads if _later(located.position, position)]
-    later = [read for read in later if read.var not in context]
-    if not later:
-        return []
-    nearby = {located.read.var for located in index.reads if _next(located, position, index)}
+    every: dict[str, list[Read]] = {}
+    for located in index.reads:
+        every.setdefault(located.read.var, []).append(located.read)
+    asked = index.asked.get(position, ())
     mentioned = index.words.get(position, frozenset())
-    merged: dict[str, list[Read]] = {}
-    for read in later:
-        merged.setdefault(read.var, []).append(read)
+    nearby = {located.read.var for located in index.reads if _next(located, position, index)}
+    later = [
+        located.read.var
+        for located in index.reads
+        if _later(located.position, position) and located.read.var not in context
+    ]
+    wanted = list(asked) + [var for var in dict.fromkeys(later) if var in mentioned or var in nearby]
     found = []
-    for var, reads in merged.items():
-        by_step = var in mentioned
-        if not (by_step or var in nearby):
-            continue
-        types = {read.type for read in reads if read.type != "any"}
-        values: list[Any] = []
-        for read in reads:
-            values += [value for value in read.values if value not in values]
-        entry: JsonObject = {
-            "key": var,
-            "type": types.pop() if len(types) == 1 else "any",
-            "why": "; ".join(dict.fromkeys(read.why for read in reads)),
-            "setByThisStep": by_step,
-        }
-        if values:
-            entry["values"] = values
-        found.append(entry)
+    for var in dict.fromkeys(wanted):
+        if var in index.owned.get(position, frozenset()):
+            continue  # a loop variable: the loop sets it
+        found.append(_entry(var, every.get(var, []), by_step=var in asked or var in mentioned, context=context))
     return found
+
+
+def _entry(var: str, reads: list[Read], *, by_step: bool, context: JsonObject) -> JsonObject:
+    types = {read.type for read in reads if read.type != "any"}
+    values: list[Any] = []
+    for read in reads:
+        values += [value for value in read.values if value not in values]
+    entry: JsonObject = {
+        "key": var,
+        "type": types.pop() if len(types) == 1 else "any",
+        "why": "; ".join(dict.fromkeys(read.why for read in reads)) or "this step's prompt asks for it",
+        "setByThisStep": by_step,
+    }
+    if values:
+        entry["values"] = values
+    if var in context:
+        entry["current"] = context[var]
+    return entry
 
 
 def _later(where: tuple[int, ...], position: tuple[int, ...]) -> bool:
@@ -115,22 +136,16 @@ def _index(compiled: JsonObject) -> Index:
 
 
 def _build_index(compiled: JsonObject) -> Index:
+    index = Index((), {}, {}, {}, {})
     reads: list[Located] = []
-    words: dict[tuple[int, ...], frozenset[str]] = {}
-    lengths: dict[tuple[int, ...], int] = {}
-    _walk(top_steps(compiled), (), frozenset(), reads, words, lengths)
-    return Index(tuple(reads), words, lengths)
+    _walk(top_steps(compiled), (), frozenset(), reads, index)
+    return Index(tuple(reads), index.words, index.asked, index.lengths, index.owned)
 
 
 def _walk(
-    steps: list[Step],
-    prefix: tuple[int, ...],
-    owned: frozenset[str],
-    reads: list[Located],
-    words: dict[tuple[int, ...], frozenset[str]],
-    lengths: dict[tuple[int, ...], int],
+    steps: list[Step], prefix: tuple[int, ...], owned: frozenset[str], reads: list[Located], index: Index
 ) -> None:
-    lengths[prefix] = len(steps)
+    index.lengths[prefix] = len(steps)
     for number, step in enumerate(steps):
         position = (*prefix, number)
         name = str(step.get("id", ""))
@@ -141,19 +156,32 @@ def _walk(
         reads += [Located(position, "run", read) for read in run if read.var not in owned]
         if step.get("kind") == "loop":
             reads += [Located(position, "loop", read) for read in _loop_reads(step) if read.var not in own]
-        if step.get("kind") == "loop":
-            _walk(step.get("body") or [], position, own, reads, words, lengths)
+            _walk(step.get("body") or [], position, own, reads, index)
             continue
-        words[position] = frozenset(_WORD.findall(f"{step.get('title', '')} {step.get('prompt', '')}"))
-        inner: list[Read] = []
+        text = f"{step.get('title', '')} {step.get('prompt', '')}"
+        index.words[position] = frozenset(_WORD.findall(text))
+        index.asked[position] = tuple(dict.fromkeys(a or b for a, b in _ASKED.findall(text)))
+        index.owned[position] = owned
+        inner: list[Read] = list(_template_reads(text, f"the prompt of step '{name}'"))
         for fragment in step.get("promptFragments") or []:
             if isinstance(fragment, dict):
                 inner += _condition_reads(fragment.get("when"), f"a prompt fragment of step '{name}'")
+                inner += _template_reads(str(fragment.get("text", "")), f"a prompt fragment of step '{name}'")
         rule = step.get("requireConfirmation")
         if isinstance(rule, dict):
             condition = rule.get("condition") if "kind" in rule else rule
             inner += _condition_reads(condition, f"the confirmation rule of step '{name}'")
         reads += [Located(position, None, read) for read in inner if read.var not in own]
+
+
+def _template_reads(text: str, why: str) -> Iterator[Read]:
+    """`{{name}}` and `{{name.path}}` in a prompt read `name` when the prompt is shown."""
+    for root, path in _TEMPLATE.findall(text):
+        parts = path.split(".")[1:]
+        kind = "any"
+        if parts:
+            kind = "array" if parts[0] == "length" or parts[0].isdigit() else "object"
+        yield Read(root, kind, (), why)
 
 
 def _loop_variables(step: Step) -> frozenset[str]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from workflows_app.conditions import evaluate
 from workflows_app.engine import assessments, decisions, delegations, expectations, loops, view
+from workflows_app.engine.codes import IssueCode, issue
 from workflows_app.engine.contracts import Contract, known_contracts
 from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.memo import per_workflow
@@ -47,32 +48,62 @@ def advance(
     step = step_at(steps, machine.position)
     scope = loops.scope(steps, machine)
     known = _known_contracts(compiled)
+    artifacts = output.get("artifacts") if isinstance(output, dict) else None
+    names = _loop_names(compiled)
+    open_keys = _open_decision_keys(steps, machine)
     issues, warnings = check_output(step, output, scope, known)
-    issues += assessments.check(compiled, step, output.get("artifacts") if isinstance(output, dict) else None)
+    issues += assessments.check(compiled, step, artifacts)
+    issues += decisions.unmatched(names, artifacts, open_keys)
     if issues:
-        blocked = copy.deepcopy(dict(state))
-        blocked["context"] = copy.deepcopy(machine.context)
-        return Transition(
-            "blocked",
-            blocked,
-            _pending(compiled, steps, machine),
-            None,
-            issues,
-            _with_assessments(expected_output_schema(step, scope, known), compiled, step),
-            warnings,
-        )
+        return _blocked(compiled, state, machine, issues, warnings)
     completed = {
         "stepId": step["id"],
         "title": view.pending_view(steps, machine)["title"],
         "loop": view.loop_view(steps, machine),
     }
     machine.completed_steps += 1
-    artifacts = (output or {}).get("artifacts")
     if isinstance(artifacts, list):
-        warnings += decisions.record(machine.decisions, artifacts, _decision_keys(steps), machine.completed_steps)
+        warnings += decisions.record(machine.decisions, artifacts, names, open_keys, machine.completed_steps)
     machine.position[-1] += 1
-    warnings += _settle(steps, machine)
+    try:
+        warnings += _settle(steps, machine)
+    except loops.DecisionMissing as missing:
+        before = _load(compiled, state)  # the step stays pending: start again from the state as it was
+        _merge_context(before, context)
+        return _blocked(compiled, state, before, [_decision_missing(missing)], warnings)
     return _moved(compiled, machine, completed=completed, warnings=warnings)
+
+
+def _blocked(
+    compiled: JsonObject, state: JsonObject, machine: Machine, issues: list[JsonObject], warnings: list[JsonObject]
+) -> Transition:
+    """The step stays pending: the state as it was (with the context sent, which nextCall repeats)."""
+    steps = top_steps(compiled)
+    step = step_at(steps, machine.position)
+    blocked = copy.deepcopy(dict(state))
+    blocked["context"] = copy.deepcopy(machine.context)
+    schema = expected_output_schema(step, loops.scope(steps, machine), _known_contracts(compiled))
+    return Transition(
+        "blocked",
+        blocked,
+        _pending(compiled, steps, machine),
+        None,
+        issues,
+        _with_assessments(schema, compiled, step),
+        warnings,
+    )
+
+
+def _decision_missing(missing: loops.DecisionMissing) -> JsonObject:
+    key = missing.spec.shown_id
+    expected = f'{{"kind": "{decisions.LOOP_CONTROL_KIND}", "loopId": "{key}", "decision": "continue" or "stop"}}'
+    return issue(
+        IssueCode.LOOP_DECISION_MISSING,
+        f"This step ends iteration {missing.iteration} of loop '{key}', which runs again only on a decision, and "
+        f"none was sent during the iteration. Add {expected} to output.artifacts: continue to run another "
+        "iteration, stop to leave the loop.",
+        "/artifacts",
+    )
 
 
 def pending_view(compiled: JsonObject, state: JsonObject) -> JsonObject | None:
@@ -117,6 +148,11 @@ def step_count(compiled: JsonObject) -> int:
     return per_workflow(
         compiled, "step_count", lambda c: sum(1 for step in walk(top_steps(c)) if step.get("kind") != "loop")
     )
+
+
+def outline_length(compiled: JsonObject) -> int:
+    """Top-level steps: what inspect_workflow's outline numbers 1 to N (loop bodies are N.1, N.2...)."""
+    return len(top_steps(compiled))
 
 
 def _known_contracts(compiled: JsonObject) -> dict[str, Contract]:
@@ -227,6 +263,28 @@ def _load(compiled: JsonObject, state: JsonObject) -> Machine:
     return machine
 
 
-def _decision_keys(steps: list[Step]) -> set[str]:
-    keys = (loops.LoopSpec.of(step).decision_key for step in walk(steps) if step.get("kind") == "loop")
-    return {key for key in keys if key is not None}
+def _loop_names(compiled: JsonObject) -> decisions.LoopNames:
+    return per_workflow(compiled, "loop_names", lambda c: decisions.LoopNames(_names_of(top_steps(c))))
+
+
+def _names_of(steps: list[Step]) -> dict[str, str]:
+    """Every name a decision may use for an artifact-driven loop: its decision key and its step id."""
+    names: dict[str, str] = {}
+    for step in walk(steps):
+        if step.get("kind") != "loop":
+            continue
+        spec = loops.LoopSpec.of(step)
+        if spec.decision_key is not None:
+            names.setdefault(spec.decision_key, spec.decision_key)
+            names.setdefault(spec.loop_id, spec.decision_key)
+    return names
+
+
+def _open_decision_keys(steps: list[Step], machine: Machine) -> list[str]:
+    """The decision keys of the artifact-driven loops the pending step is inside, outermost first."""
+    keys = []
+    for level in range(len(machine.frames)):
+        key = loops.LoopSpec.of(step_at(steps, machine.position[: level + 1])).decision_key
+        if key is not None:
+            keys.append(key)
+    return keys

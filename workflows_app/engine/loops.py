@@ -2,7 +2,9 @@
 
 Every decision is taken at an iteration boundary: before the first iteration (entering the loop)
 and after each completed one. `maxIterations` caps every loop type; when the cap, and only the cap,
-stops a loop, a LOOP_MAX_ITERATIONS warning says so.
+stops a loop, a LOOP_MAX_ITERATIONS warning says so. An artifact-driven loop never ends by
+accident: an iteration that ends with no decision for it raises DecisionMissing, and the step that
+ended it is blocked until it sends one.
 """
 
 from __future__ import annotations
@@ -24,6 +26,15 @@ DEFAULT_MAX_ITERATIONS = 100  # the schema's default, for hand-built workflows t
 MAX_ITERATIONS_LIMIT = 1000  # the schema's maximum: no loop may run longer, whatever the workflow says
 
 
+class DecisionMissing(Exception):
+    """An artifact-driven loop reached the end of an iteration and no decision says what comes next."""
+
+    def __init__(self, spec: LoopSpec, iteration: int) -> None:
+        super().__init__(spec.loop_id)
+        self.spec = spec
+        self.iteration = iteration
+
+
 @dataclass(frozen=True)
 class LoopSpec:
     """A loop step's configuration, read once with every default applied."""
@@ -38,6 +49,12 @@ class LoopSpec:
     iteration_var: str
     item_var: str
     index_var: str
+
+    @property
+    def shown_id(self) -> str:
+        """The id an agent is shown and may name in a decision: the decisions' loopId where the workflow
+        declares one (both it and the step id are accepted), else the loop step's id."""
+        return self.decision_key or self.loop_id
 
     @classmethod
     def of(cls, step: Step) -> LoopSpec:
@@ -77,7 +94,7 @@ def variables(spec: LoopSpec, frame: Frame) -> JsonObject:
 
 def view(spec: LoopSpec, frame: Frame) -> JsonObject:
     """How the innermost loop is shown to the agent in `pending.loop`."""
-    shown: JsonObject = {"loopId": spec.loop_id, "iteration": frame.iteration, "maxIterations": spec.max_iterations}
+    shown: JsonObject = {"loopId": spec.shown_id, "iteration": frame.iteration, "maxIterations": spec.max_iterations}
     if frame.items is not None and frame.iteration <= len(frame.items):
         shown["item"] = copy.deepcopy(frame.items[frame.iteration - 1])
         shown["index"] = frame.iteration - 1
@@ -145,14 +162,8 @@ def _wants(
             # A decision sent before the loop (an "init" step, say) counts; with none, the loop starts.
             return decisions.take(loop_decisions, spec.decision_key) != "stop"
         decision = decisions.take(loop_decisions, spec.decision_key, since=frame.since)
-        if decision is None:
-            found.append(
-                warning(
-                    WarningCode.LOOP_DECISION_MISSING,
-                    f"Loop '{spec.loop_id}' ended after iteration {candidate.iteration - 1}: no wr.loop_control "
-                    "decision was sent during that iteration.",
-                )
-            )
+        if decision is None and candidate.iteration <= spec.max_iterations:
+            raise DecisionMissing(spec, frame.iteration)
         return decision == "continue"
     # The condition sees the variables of the iteration about to run, so `currentIteration <= 3`
     # means "run iterations 1 to 3".

@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from workflows_app.conditions import evaluate
-from workflows_app.engine import loops
-from workflows_app.engine.contracts import contract_of, notes_required
+from workflows_app.engine import decisions, loops
+from workflows_app.engine.contracts import Contract, contract_of, notes_required
 from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.state import Machine
 from workflows_app.engine.templating import render
-from workflows_app.engine.tree import step_at
+from workflows_app.engine.tree import sequence_at, step_at
 
 
 def pending_view(steps: list[Step], machine: Machine) -> JsonObject:
@@ -30,7 +30,7 @@ def pending_view(steps: list[Step], machine: Machine) -> JsonObject:
         "requireConfirmation": require_confirmation(step.get("requireConfirmation"), context),
         "notesRequired": notes_required(step),
         "outputContract": contract.view() if contract is not None else None,
-        "loop": loop_view(steps, machine),
+        "loop": loop_view(steps, machine, deciding=_decides(steps, machine, contract)),
         "stepInstance": step_instance(machine, str(step["id"])),
     }
 
@@ -55,12 +55,27 @@ def require_confirmation(rule: Any, context: JsonObject) -> bool:
     return False
 
 
-def loop_view(steps: list[Step], machine: Machine) -> JsonObject | None:
-    """The innermost active loop, as shown in `pending.loop` and `completed.loop`."""
+def loop_view(steps: list[Step], machine: Machine, *, deciding: bool = False) -> JsonObject | None:
+    """The innermost active loop, as shown in `pending.loop` and `completed.loop`. For a loop that runs
+    again only on a decision, `decisionDue` says whether this step is the one that must send it."""
     if not machine.frames:
         return None
     loop_step = step_at(steps, machine.position[: len(machine.frames)])
-    return loops.view(loops.LoopSpec.of(loop_step), machine.frames[-1])
+    spec = loops.LoopSpec.of(loop_step)
+    shown = loops.view(spec, machine.frames[-1])
+    if spec.decision_key is not None:
+        shown["decisionDue"] = deciding
+    return shown
+
+
+def _decides(steps: list[Step], machine: Machine, contract: Contract | None) -> bool:
+    """Does the pending step send its loop's decision? When its contract is the loop-control one, or
+    when it is the last step of the loop's body (its acknowledgement ends the iteration)."""
+    if not machine.frames:
+        return False
+    if contract is not None and contract.artifact_kind == decisions.LOOP_CONTROL_KIND:
+        return True
+    return machine.position[-1] == len(sequence_at(steps, machine.position[:-1])) - 1
 
 
 def step_instance(machine: Machine, step_id: str) -> str:
