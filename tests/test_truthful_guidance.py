@@ -1,0 +1,186 @@
+"""What the server tells an agent is true: nextCall decides nothing for it, the context it lists is
+the whole truth up front, conditional rules read as conditional, and nested lists stay nested."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from runs.mcp import rendering
+from tests.calls import call, continue_workflow, start_workflow
+from tests.execution_helpers import notes_for
+from tests.helpers import workflow_doc, write_json
+from workflows_app import builtins
+from workflows_app.engine.blanks import PREFIX, artifact_template
+
+pytestmark = pytest.mark.django_db
+
+
+def leaves(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [leaf for key, item in value.items() for leaf in [key, *leaves(item)] if leaf is not None]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in leaves(item)]
+    return [value]
+
+
+def consts(schema: Any) -> list[Any]:
+    """The constants and the property names a schema holds, at any depth: what may stay literal."""
+    if isinstance(schema, dict):
+        found = [schema["const"]] if "const" in schema else []
+        found += list(schema["properties"]) if isinstance(schema.get("properties"), dict) else []
+        return found + [c for item in schema.values() for c in consts(item)]
+    if isinstance(schema, list):
+        return [c for item in schema for c in consts(item)]
+    return []
+
+
+@pytest.mark.parametrize("ref", sorted(ref for ref, spec in builtins.CONTRACTS.items() if spec.get("schema")))
+def test_no_contract_template_carries_a_value_of_its_own(ref):
+    spec = builtins.CONTRACTS[ref]
+    template = artifact_template(spec["schema"], mentioned={"branchName", "reason", "location", "summary"})
+    assert template is not None
+    allowed = set(consts(spec["schema"]))
+    for leaf in leaves(template):
+        assert (isinstance(leaf, str) and leaf.startswith(PREFIX)) or leaf in allowed, (ref, leaf)
+    # Nothing of the example (a finding, a decision, a branch name) is in the template.
+    example_values = {leaf for leaf in leaves(spec["example"]) if isinstance(leaf, str)} - allowed
+    assert not example_values & set(leaves(template)), ref
+
+
+def test_a_review_verdict_template_sent_back_unchanged_blocks_and_records_nothing(service_catalog):
+    doc = workflow_doc(
+        "team.verdict",
+        steps=[
+            {
+                "id": "review",
+                "title": "Review",
+                "prompt": "Review the change and send your verdict.",
+                "outputContract": {"contractRef": "wr.contracts.review_verdict"},
+            },
+            {"id": "after", "title": "After", "prompt": "Done."},
+        ],
+    )
+    write_json(service_catalog["extra"] / "verdict.json", doc)
+    start = start_workflow("team.verdict")
+    artifacts = start["nextCall"]["arguments"]["output"]["artifacts"]
+    assert artifacts[0]["kind"] == "wr.review_verdict"
+    assert artifacts[0]["verdict"] == f"{PREFIX} (one of clean, minor, blocking): verdict>"
+    assert "The retry loop has no upper bound." not in str(start["nextCall"])  # the contract's example
+    assert "example" in start["pending"]["outputContract"]  # still shown, labelled, outside nextCall
+    answer = continue_workflow(**copy.deepcopy(start["nextCall"]["arguments"]))
+    assert answer["kind"] == "blocked"
+    assert answer["progress"]["completedSteps"] == 0
+    assert {i["code"] for i in answer["blocked"]["issues"]} == {"PLACEHOLDER_UNCHANGED"}
+
+
+def test_a_loop_decision_is_a_blank_with_the_loop_id_the_server_accepts(service_catalog):
+    source = {"kind": "artifact_contract", "contractRef": "wr.contracts.loop_control", "loopId": "evidence_loop"}
+    doc = workflow_doc(
+        "team.evidence",
+        steps=[
+            {
+                "id": "phase-4-evidence-loop",
+                "type": "loop",
+                "title": "Evidence",
+                "loop": {"type": "while", "conditionSource": source, "maxIterations": 5},
+                "body": [
+                    {"id": "collect", "title": "Collect", "prompt": "Collect evidence."},
+                    {
+                        "id": "decide",
+                        "title": "Decide",
+                        "prompt": "Decide whether more evidence is needed.",
+                        "outputContract": {"contractRef": "wr.contracts.loop_control"},
+                    },
+                ],
+            },
+            {"id": "after", "title": "After", "prompt": "Done."},
+        ],
+    )
+    write_json(service_catalog["extra"] / "evidence.json", doc)
+    start = start_workflow("team.evidence")
+    assert start["pending"]["loop"]["loopId"] == "evidence_loop"
+    assert start["pending"]["loop"]["decisionDue"] is False
+    decide = continue_workflow(
+        stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"])
+    )
+    template = decide["nextCall"]["arguments"]["output"]["artifacts"][0]
+    assert template == {
+        "kind": "wr.loop_control",
+        "loopId": "evidence_loop",
+        "decision": f"{PREFIX} (one of continue, stop): decision>",
+    }
+    assert "loop evidence_loop, iteration 1" in rendering.execution_text(decide)
+    # The id shown is accepted, and so is the step id the header once showed.
+    for loop_id in ("evidence_loop", "phase-4-evidence-loop"):
+        again = continue_workflow(
+            stateToken=decide["stateToken"],
+            ackToken=continue_workflow(stateToken=decide["stateToken"])["ackToken"],
+            output={"artifacts": [{"kind": "wr.loop_control", "loopId": loop_id, "decision": "continue"}]},
+        )
+        assert again["kind"] == "step" and again["pending"]["stepInstance"].endswith("#2/collect"), loop_id
+
+
+def test_expected_context_shows_every_compared_value_and_template_reads_at_the_first_ask(service_catalog):
+    doc = workflow_doc(
+        "team.verdicts",
+        steps=[
+            {
+                "id": "triage",
+                "title": "Triage",
+                "prompt": "Set context.outcome to your verdict and context.reportPath to where the report goes.",
+            },
+            {"id": "clean", "title": "Clean", "prompt": "Done.", "runCondition": {"var": "outcome", "equals": "clean"}},
+            {
+                "id": "fix",
+                "title": "Fix",
+                "prompt": "Fix it.",
+                "runCondition": {"var": "outcome", "in": ["minor", "blocking"]},
+            },
+            {"id": "report", "title": "Report", "prompt": "Write the report to {{reportPath}}."},
+        ],
+    )
+    write_json(service_catalog["extra"] / "verdicts.json", doc)
+    start = start_workflow("team.verdicts")
+    expected = {item["key"]: item for item in start["pending"]["expectedContext"]}
+    assert expected["outcome"]["values"] == ["clean", "minor", "blocking"]
+    assert expected["reportPath"]["why"] == "the prompt of step 'report'"
+    context = start["nextCall"]["arguments"]["context"]
+    assert context["outcome"].startswith(f'{PREFIX} (string; the workflow compares it with "clean", "minor"')
+    text = rendering.execution_text(start)
+    assert 'compared with "clean", "minor", "blocking"' in text
+
+
+def test_a_conditional_confirmation_reads_as_conditional_in_the_outline(service_catalog):
+    doc = workflow_doc(
+        "team.gates",
+        steps=[
+            {
+                "id": "deploy",
+                "title": "Deploy",
+                "prompt": "Deploy.",
+                "requireConfirmation": {"var": "environment", "equals": "production"},
+            },
+            {"id": "always", "title": "Always", "prompt": "Check.", "requireConfirmation": True},
+        ],
+    )
+    write_json(service_catalog["extra"] / "gates.json", doc)
+    text = rendering.workflow_details_text(call("inspect_workflow", {"workflowId": "team.gates"}))
+    assert 'asks the user to confirm when environment is "production"' in text
+    assert "2. Always [always] (asks the user to confirm)" in text
+    start = start_workflow("team.gates", {"environment": "staging"})
+    assert start["pending"]["requireConfirmation"] is False
+    assert "ask the user to confirm" not in rendering.execution_text(start)
+
+
+def test_nested_bullets_in_prompt_blocks_stay_nested(service_catalog):
+    start = start_workflow("wr.coding_task", {"riskLevel": "low", "changeSize": "small", "slices": ["One"]})
+    for _ in range(2):
+        start = continue_workflow(
+            stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"])
+        )
+    prompt = start["pending"]["prompt"]
+    assert start["pending"]["stepId"] == "implement-slice"
+    assert "- Notes are the record that lasts:\n  - write what each step did" in prompt
