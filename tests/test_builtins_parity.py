@@ -78,7 +78,8 @@ def test_each_ref_resolves_into_the_prompt_without_a_finding(ref):
     document = workflow_doc(steps=[step])
     assert structure_diagnostics(document) == []
     compiled = compile_doc(document)
-    assert "Rule: " + builtins.REFS[ref] in compiled["steps"][0]["prompt"]
+    # Inside a list item, the snippet's later lines are indented under it (nested bullets stay nested).
+    assert "Rule: " + builtins.REFS[ref].replace("\n", "\n  ") in compiled["steps"][0]["prompt"]
     assert "leftOut" not in compiled
 
 

@@ -47,7 +47,8 @@ def test_prompt_blocks_render_in_a_fixed_order():
     )
     assert text == (
         "Goal: Fix it.\n\nConstraints:\n- No new dependencies.\n\nProcedure:\n1. Reproduce.\n2. Then "
-        + builtins.REFS["wr.refs.notes_first_durability"]
+        # The snippet's own bullets stay nested under the item (indented by the width of "2. ").
+        + builtins.REFS["wr.refs.notes_first_durability"].replace("\n", "\n   ")
         + "\n\nOutput required:\n- summary: What changed.\n\nVerify:\n- Tests pass."
     )
 

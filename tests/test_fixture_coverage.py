@@ -103,7 +103,8 @@ def test_features_and_snippets_are_compiled_into_the_guidance_and_prompts(catalo
     blocks = catalog.get("fixture.prompt_blocks").compiled["steps"]
     prompts = "\n".join(step["prompt"] for step in blocks)
     for text in builtins.REFS.values():
-        assert text in prompts
+        # Each line of a snippet is there (inside a list item, its later lines are indented under it).
+        assert all(line.strip() in prompts for line in text.splitlines()), text
     assert blocks[0]["prompt"].index("Goal:") < blocks[0]["prompt"].index("Constraints:")
     assert blocks[0]["prompt"].index("Output required:") < blocks[0]["prompt"].index("Verify:")
 

@@ -184,3 +184,32 @@ def test_nested_bullets_in_prompt_blocks_stay_nested(service_catalog):
     prompt = start["pending"]["prompt"]
     assert start["pending"]["stepId"] == "implement-slice"
     assert "- Notes are the record that lasts:\n  - write what each step did" in prompt
+
+
+def test_a_context_key_nothing_reads_is_named_at_start_with_the_closest_name(service_catalog):
+    start = start_workflow("wr.mr_review", {"ticketId": "MR-7", "change": "branch feature/x"})
+    warning = next(w for w in start["warnings"] if w["code"] == "CONTEXT_NOT_READ")
+    assert "'change' (did you mean 'changeRef'?)" in warning["message"]
+    assert not any(
+        w["code"] == "CONTEXT_NOT_READ" for w in start_workflow("wr.mr_review", {"ticketId": "M"})["warnings"]
+    )
+
+
+def test_an_optional_structure_the_prompt_asks_for_is_offered_whole(service_catalog):
+    doc = workflow_doc(
+        "team.findings",
+        steps=[
+            {
+                "id": "record",
+                "title": "Record",
+                "prompt": "Send findings, each with a location, and mrComments: one comment per finding.",
+                "outputContract": {"contractRef": "mr_review.findings"},
+            }
+        ],
+    )
+    write_json(service_catalog["extra"] / "findings.json", doc)
+    start = start_workflow("team.findings")
+    template = start["nextCall"]["arguments"]["output"]["artifacts"][0]
+    assert template["findings"][0]["location"]["file"].startswith(PREFIX)
+    assert set(template["mrComments"][0]) >= {"location", "title", "body"}
+    assert "remove whole when they do not apply: mrComments" in start["nextCall"]["instructions"]

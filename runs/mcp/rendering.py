@@ -99,7 +99,11 @@ def execution_text(result: dict[str, Any]) -> str:
             lines.append(result["fork"])
             for number, branch in enumerate(result["branches"], 1):
                 lines += _branch_lines(number, branch)
-            lines += _recap_lines("Latest branch so far", result["downstreamRecap"])
+            lines += _recap_lines(
+                "The newest existing branch, which you are not on (its notes are not your current state; "
+                "return to it only with its tip's stateToken above)",
+                result["downstreamRecap"],
+            )
     if result.get("checkpoint"):
         lines.append(result["checkpoint"]["note"])
     lines += reference_lines(result.get("references"))
@@ -214,7 +218,8 @@ def context_line(expected: dict[str, Any]) -> str:
     details.append("this step asks for it" if expected["setByThisStep"] else "needed next")
     if "current" in expected:
         details.append(f"now {json.dumps(expected['current'], ensure_ascii=False)[:80]}")
-    return f"Context to send: {expected['key']} ({'; '.join(details)}; read by {expected['why']})"
+    read = expected["why"] if expected["why"].startswith("nothing later") else f"read by {expected['why']}"
+    return f"Context to send: {expected['key']} ({'; '.join(details)}; {read})"
 
 
 def completion_lines(result: dict[str, Any]) -> list[str]:
@@ -312,6 +317,8 @@ def resume_text(result: dict[str, Any]) -> str:
     lines = [f"{len(candidates)} candidate(s), best first:"]
     for number, item in enumerate(candidates, 1):
         label = item.get("workflowId") or "notes session"
+        if item.get("isComplete"):
+            label += ", complete"
         lines.append(f"{number}. {item.get('title') or item['sessionId']} [{label}] — {'; '.join(item['whyMatched'])}")
         lines.append(f"   {item['snippet']}")
         if item.get("stateToken"):

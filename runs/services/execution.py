@@ -9,6 +9,7 @@ and never advances twice.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from django.conf import settings
@@ -45,6 +46,7 @@ from runs.services.pinned import compiled_workflow
 from runs.tokens import TokenKind
 from workflows_app import engine
 from workflows_app.catalog import resolved_references
+from workflows_app.engine import expectations
 
 OUTCOME_KIND = {"advanced": "step", "complete": "complete", "blocked": "blocked"}
 RETRY = (
@@ -65,6 +67,7 @@ def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
         chosen = set(CHOICES) if request.mode is not None else set()
         chosen |= set(request.preferences.as_dict()) if request.preferences is not None else set()
         effective, notices = follow_recommendation(entry.compiled, effective, chosen)
+        notices += unread_context_warnings(entry.compiled, context)
         run, node, attempt = begin_run(journal, entry, begun, effective)
         delegations.spawn(journal, run, node, begun.pending)
         observe(journal, run)
@@ -206,6 +209,30 @@ def _advance(
         set_status(journal, run, RunStatus.COMPLETE if result.kind == "complete" else RunStatus.IN_PROGRESS)
         journal.flush()
         return response
+
+
+GROUPING_KEYS = ("ticketId", "sessionKey")  # read by WorkRail itself: they name the session
+
+
+def unread_context_warnings(compiled: dict[str, Any], context: dict[str, Any]) -> list[dict[str, Any]]:
+    """A context key nothing in the workflow reads is usually a misnamed one (`change` for `changeRef`):
+    say so at once, with the names the workflow does read, instead of letting it pass unnoticed."""
+    read = expectations.names_read(compiled)
+    unread = [key for key in context if key not in read and key not in GROUPING_KEYS]
+    if not unread:
+        return []
+    hints = []
+    for key in unread:
+        close = difflib.get_close_matches(key, sorted(read), n=1, cutoff=0.5)
+        hints.append(f"'{key}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
+    known = ", ".join(sorted(read)[:20]) or "none"
+    return [
+        {
+            "code": "CONTEXT_NOT_READ",
+            "message": f"Nothing in this workflow reads context {', '.join(hints)}; it was kept, but steers nothing. "
+            f"The workflow reads: {known}. Send the value under the name the workflow uses.",
+        }
+    ]
 
 
 def _check_run_context_size(merged: dict[str, Any]) -> None:

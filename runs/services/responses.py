@@ -27,7 +27,7 @@ from workflows_app import builtins
 from workflows_app.engine import blanks, decisions
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NOTES_ASKED = re.compile(r"notesMarkdown|\bnotes\b", re.IGNORECASE)
+_NOTES_ASKED = re.compile(r"\bnotes\b", re.IGNORECASE)
 _LOOP_CONTROL_SCHEMA = builtins.CONTRACTS[decisions.LOOP_CONTROL_CONTRACT]["schema"]
 
 
@@ -64,10 +64,7 @@ def next_call(
         )
         extra = blanks.optional_structures(contract.json_schema, frozenset(_WORD.findall(pending.prompt)))
         if extra:
-            instructions += (
-                f" Optional fields the step mentions, to add when they apply (their shape is in the schema): "
-                f"{', '.join(extra)}."
-            )
+            instructions += f" Optional parts, to remove whole when they do not apply: {', '.join(extra)}."
     if pending.loop is not None and pending.loop.decision_due:
         instructions += (
             f" The wr.loop_control decision says whether loop '{pending.loop.loop_id}' runs another iteration "
@@ -112,8 +109,8 @@ def output_template(pending: Pending) -> dict[str, Any]:
     decides or observes; a contract's example is never copied here."""
     output: dict[str, Any] = {}
     words = frozenset(_WORD.findall(pending.prompt))
-    if pending.notes_required:
-        output["notesMarkdown"] = placeholders.NOTES
+    if pending.notes_required or "notesMarkdown" in pending.prompt:
+        output["notesMarkdown"] = placeholders.NOTES  # required, or what the prompt says to write there
     elif _NOTES_ASKED.search(pending.prompt):
         output["notesMarkdown"] = placeholders.OPTIONAL_NOTES
     artifacts: list[Any] = []

@@ -80,17 +80,20 @@ def test_a_session_exported_on_one_machine_goes_on_on_another(tmp_path):
             ).structured_content
             assert answer["pending"]["stepId"] == "locate-cause"
             assert "timeout in the cache warmer" in str(answer)
-            for notes in ("Commit abc broke the warmer.", "Reverted locally; the smoke target passes."):
+            # locate-cause, then the virtual steps the workflow's audit and verification add, then rerun-job.
+            notes = iter(["Commit abc broke the warmer."] + ["Checked; the smoke target passes."] * 5)
+            while not answer["isComplete"]:
                 result = await client.call_tool(
                     "continue_workflow",
                     {
                         "stateToken": answer["stateToken"],
                         "ackToken": answer["ackToken"],
-                        "output": {"notesMarkdown": notes},
+                        "output": {"notesMarkdown": next(notes)},
                     },
                 )
                 assert not result.is_error, result.content[0].text
                 answer = result.structured_content
+                assert answer["kind"] != "blocked", answer["blocked"]
             assert answer["isComplete"] is True
 
     anyio.run(carry_on_on_their_machine)

@@ -10,9 +10,9 @@ form, so a template sent back unchanged is recognised whatever its contract, and
 Which fields a template offers: every field the schema requires, and the optional ones the step's
 prompt names (a prompt that asks for `branchName` "if the work is on a branch" gets that blank,
 marked optional). Arrays are a one-item template of their items, so the shape is visible. An
-optional field that is itself an object or a list is not put in the template (a blank cannot mark
-a whole structure optional, and half of one is invalid): `optional_structures` names those the
-prompt mentions, so the answer can point to them in the schema.
+optional field that is itself an object or a list is offered whole when the prompt names it, its
+required parts plain blanks (a blank cannot mark a whole structure optional, and half of one is
+invalid): `optional_structures` names them, so the answer can say they may be removed whole.
 """
 
 from __future__ import annotations
@@ -99,7 +99,11 @@ def _object(
             continue
         if key in required:
             built[key] = _value(prop, key, mentioned, depth + 1, optional)
-        elif key in mentioned and not _is_structure(prop):
+        elif key in mentioned and _is_structure(prop):
+            # Offered because the prompt asks for it; its own required parts are plain blanks (half a
+            # structure is invalid), and the instructions name it as one that may be removed whole.
+            built[key] = _value(prop, key, mentioned, depth + 1, False)
+        elif key in mentioned:
             built[key] = _value(prop, key, mentioned, depth + 1, True)
     return built
 

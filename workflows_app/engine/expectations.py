@@ -28,7 +28,7 @@ from workflows_app.conditions import COMPARISONS
 from workflows_app.engine import loops
 from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.memo import per_workflow
-from workflows_app.engine.tree import top_steps
+from workflows_app.engine.tree import top_steps, walk
 from workflows_app.engine.values import json_type
 
 NUMERIC = ("gt", "gte", "lt", "lte")
@@ -39,6 +39,8 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASKED = re.compile(
     r"\bcontext\.([A-Za-z_][A-Za-z0-9_]*)|\bcontext\s+(?:variables?\s+)?`([A-Za-z_][A-Za-z0-9_]*)`", re.IGNORECASE
 )
+_QUOTED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")
+NOT_READ = "nothing later; this step's prompt asks for it"
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_]+)*)\s*(?:[+-]\s*\d+\s*)?\}\}")
 
 
@@ -64,6 +66,7 @@ class Index:
     reads: tuple[Located, ...]  # in document order
     words: dict[tuple[int, ...], frozenset[str]]  # the words of each step's title and prompt
     asked: dict[tuple[int, ...], tuple[str, ...]]  # the variables each step's prompt asks for by name
+    quoted: dict[tuple[int, ...], tuple[str, ...]]  # the names each step's prompt writes as `code`
     lengths: dict[tuple[int, ...], int]  # how many entries each step list has, by its parent's position
     owned: dict[tuple[int, ...], frozenset[str]]  # the loop variables in scope at each step
 
@@ -87,12 +90,17 @@ def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
         for located in index.reads
         if _later(located.position, position) and located.read.var not in context
     ]
-    wanted = list(asked) + [var for var in dict.fromkeys(later) if var in mentioned or var in nearby]
+    # A name the prompt writes as code (`rootCauseConfirmed`) and the workflow reads is asked for even
+    # when it is set already: a loop's exit variable is set before the loop and decided in it.
+    quoted = [name for name in index.quoted.get(position, ()) if name in names_read(compiled)]
+    wanted = list(asked) + quoted + [var for var in dict.fromkeys(later) if var in mentioned or var in nearby]
     found = []
     for var in dict.fromkeys(wanted):
         if var in index.owned.get(position, frozenset()):
             continue  # a loop variable: the loop sets it
-        found.append(_entry(var, every.get(var, []), by_step=var in asked or var in mentioned, context=context))
+        found.append(
+            _entry(var, every.get(var, []), by_step=var in asked or var in quoted or var in mentioned, context=context)
+        )
     return found
 
 
@@ -104,7 +112,7 @@ def _entry(var: str, reads: list[Read], *, by_step: bool, context: JsonObject) -
     entry: JsonObject = {
         "key": var,
         "type": types.pop() if len(types) == 1 else "any",
-        "why": "; ".join(dict.fromkeys(read.why for read in reads)) or "this step's prompt asks for it",
+        "why": "; ".join(dict.fromkeys(read.why for read in reads)) or NOT_READ,
         "setByThisStep": by_step,
     }
     if values:
@@ -136,10 +144,10 @@ def _index(compiled: JsonObject) -> Index:
 
 
 def _build_index(compiled: JsonObject) -> Index:
-    index = Index((), {}, {}, {}, {})
+    index = Index((), {}, {}, {}, {}, {})
     reads: list[Located] = []
     _walk(top_steps(compiled), (), frozenset(), reads, index)
-    return Index(tuple(reads), index.words, index.asked, index.lengths, index.owned)
+    return Index(tuple(reads), index.words, index.asked, index.quoted, index.lengths, index.owned)
 
 
 def _walk(
@@ -161,6 +169,7 @@ def _walk(
         text = f"{step.get('title', '')} {step.get('prompt', '')}"
         index.words[position] = frozenset(_WORD.findall(text))
         index.asked[position] = tuple(dict.fromkeys(a or b for a, b in _ASKED.findall(text)))
+        index.quoted[position] = tuple(dict.fromkeys(_QUOTED.findall(text)))
         index.owned[position] = owned
         inner: list[Read] = list(_template_reads(text, f"the prompt of step '{name}'"))
         for fragment in step.get("promptFragments") or []:
@@ -242,3 +251,24 @@ def _root(name: str) -> str:
 def _json_type(value: Any) -> str:
     kind = json_type(value)
     return kind if kind in {"boolean", "number", "string", "array", "object"} else "any"
+
+
+def names_read(compiled: JsonObject) -> frozenset[str]:
+    """Every context variable the workflow reads or asks for anywhere: conditions, loops, templates,
+    prompts that ask for it by name, user-only dependencies and delegations' context mappings."""
+    return per_workflow(compiled, "names_read", _names_read)
+
+
+def _names_read(compiled: JsonObject) -> frozenset[str]:
+    index = _index(compiled)
+    names = {located.read.var for located in index.reads}
+    names.update(name for asked in index.asked.values() for name in asked)
+    for step in walk(top_steps(compiled)):
+        names.update(
+            dep["contextKey"] for dep in step.get("userDependencies") or [] if isinstance(dep.get("contextKey"), str)
+        )
+        for delegation in step.get("parallelDelegations") or []:
+            mapping = delegation.get("contextMapping") if isinstance(delegation, dict) else None
+            if isinstance(mapping, dict):
+                names.update(key for key in mapping if isinstance(key, str))
+    return frozenset(names)
