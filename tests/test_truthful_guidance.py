@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from runs.mcp import rendering
+from runs.mcp import rendering, tools
 from tests.calls import call, continue_workflow, start_workflow
 from tests.execution_helpers import notes_for
 from tests.helpers import workflow_doc, write_json
@@ -213,3 +213,41 @@ def test_an_optional_structure_the_prompt_asks_for_is_offered_whole(service_cata
     assert template["findings"][0]["location"]["file"].startswith(PREFIX)
     assert set(template["mrComments"][0]) >= {"location", "title", "body"}
     assert "remove whole when they do not apply: mrComments" in start["nextCall"]["instructions"]
+
+
+def test_a_rehydrate_shows_the_context_earlier_steps_set(service_catalog):
+    start = start_workflow("wr.coding_task", {"ticketId": "T-9"})
+    moved = continue_workflow(
+        stateToken=start["stateToken"],
+        ackToken=start["ackToken"],
+        output=notes_for(start["pending"]),
+        context={"riskLevel": "low", "changeSize": "small", "verifyCommand": "make test"},
+    )
+    again = continue_workflow(stateToken=moved["stateToken"])
+    assert again["runContext"]["verifyCommand"] == "make test"
+    assert 'Context so far (what earlier steps set): ticketId = "T-9"' in rendering.execution_text(again)
+
+
+def test_an_unknown_argument_is_answered_with_the_ones_the_tool_accepts(service_catalog):
+    outcome = tools.call("start_workflow", {"workflowId": "wr.coding_task", "goal": "Add CSV export"})
+    assert outcome.is_error and outcome.structured["error"]["code"] == "INVALID_INPUT"
+    assert "It accepts: workflowId, context, preferences, mode." in outcome.structured["error"]["message"]
+
+
+def test_a_confirmation_step_offers_notes_for_the_users_answer(service_catalog):
+    doc = workflow_doc(
+        "team.confirm",
+        steps=[
+            {
+                "id": "decide",
+                "title": "Decide",
+                "prompt": "Propose the plan.",
+                "requireConfirmation": True,
+                "notesOptional": True,
+            }
+        ],
+    )
+    write_json(service_catalog["extra"] / "confirm.json", doc)
+    start = start_workflow("team.confirm")
+    assert start["nextCall"]["arguments"]["output"]["notesMarkdown"].startswith(f"{PREFIX} (Markdown)")
+    assert "write their answer in output.notesMarkdown" in start["nextCall"]["instructions"]

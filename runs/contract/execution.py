@@ -276,6 +276,11 @@ class ExecutionResult(Shape):
     next_call: NextCall | None
     blocked: Blocked | None = None
     rehydrated: bool | None = None
+    run_context: dict[str, Any] | None = Field(
+        default=None,
+        description="On a rehydrate: the run's context so far (the values earlier steps set), for a chat that "
+        "lost them.",
+    )
     recap: Recap | None = None
     downstream_recap: Recap | None = None
     branches: list[Branch] | None = Field(

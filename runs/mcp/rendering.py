@@ -94,6 +94,11 @@ def execution_text(result: dict[str, Any]) -> str:
         lines += [f"- {issue['code']}: {issue['message']}" for issue in result["blocked"]["issues"]]
         lines.append(result["blocked"]["retry"])
     if result.get("rehydrated"):
+        if result.get("runContext"):
+            shown = "; ".join(
+                f"{key} = {json.dumps(value, ensure_ascii=False)[:120]}" for key, value in result["runContext"].items()
+            )
+            lines.append(f"Context so far (what earlier steps set): {shown}")
         lines += _recap_lines("Recap of earlier notes", result["recap"])
         if result.get("branches"):
             lines.append(result["fork"])
@@ -224,12 +229,13 @@ def context_line(expected: dict[str, Any]) -> str:
 
 def completion_lines(result: dict[str, Any]) -> list[str]:
     """A finished run says so, and what can come next."""
-    key = result["session"].get("sessionKey")
-    grouping = (
-        f'send the same context.sessionKey ("{key}") to keep it in this session.'
-        if key
-        else "a context.sessionKey (a ticket id, say) groups the runs of one piece of work into one session."
-    )
+    key = result["session"].get("sessionKey") or ""
+    if key.startswith("ticket:"):
+        grouping = f'send the same context.ticketId ("{key.removeprefix("ticket:")}") to keep it in this session.'
+    elif key:
+        grouping = f'send the same context.sessionKey ("{key}") to keep it in this session.'
+    else:
+        grouping = "a context.ticketId or context.sessionKey groups the runs of one piece of work into one session."
     return [
         f"Workflow {result['workflow']['id']} is complete. {progress_text(result['progress'])}",
         f"stateToken: {result['stateToken']}",

@@ -86,9 +86,13 @@ class ToolSpec:
         except ValidationError as exc:
             problem = exc.errors(include_url=False)[0]
             where = _short_pointer(problem["loc"])
+            fields = ", ".join(field.alias or name for name, field in self.input.model_fields.items())
+            unknown_top_level = problem["type"] == "extra_forbidden" and len(problem["loc"]) == 1
+            accepted = f" It accepts: {fields}." if unknown_top_level else ""
+            message = f"{problem['msg'][:1].lower()}{problem['msg'][1:]}"
             raise WorkRailError(
                 ErrorCode.INVALID_INPUT,
-                f"{self.name}: at {where or 'the arguments'}, {problem['msg'][:1].lower()}{problem['msg'][1:]}.",
+                f"{self.name}: at {where or 'the arguments'}, {message}.{accepted}",
                 f"Send arguments that match the tool's input schema, for example {json.dumps(self.examples[0])}.",
                 details={"pointer": where, "problems": len(exc.errors())},
             ) from None

@@ -322,6 +322,8 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
                 attempt = issue_attempt(journal, run, node)
         pending = engine.pending_view(compiled_workflow(run.pinned_id), node.engine_state)
         extra: dict[str, Any] = {"recap": recap.path_recap(node), "rehydrated": True}
+        if node.engine_state.get("context"):
+            extra["runContext"] = node.engine_state["context"]  # what a new chat needs besides the notes
         if children:
             total = len(children) if len(children) < MAX_BRANCHES_LISTED else node.children.count()
             extra["branches"] = [branch_summary(child) for child in children]

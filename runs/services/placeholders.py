@@ -16,7 +16,7 @@ from typing import Any
 from runs.errors import HeldIssue
 from workflows_app.engine.blanks import PREFIX, blank
 
-NOTES = blank("Markdown", "a few lines: what you did, what you found, what comes next")
+NOTES = blank("Markdown", "your notes for this step, as its prompt asks: what you did, found and decided")
 OPTIONAL_NOTES = blank("Markdown", "what the step asks you to record", optional=True)
 SESSION_NOTES = blank("Markdown", "what you did and what is next")
 _FORM = re.compile(r"^\s*<fill in\b[^\n]*>\s*$", re.IGNORECASE)

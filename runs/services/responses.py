@@ -49,7 +49,7 @@ def next_call(
     output = output_template(pending)
     instructions = "Do the pending step"
     if pending.require_confirmation:
-        instructions += ", get the user's explicit confirmation,"
+        instructions += ", get the user's explicit confirmation (write their answer in output.notesMarkdown),"
     instructions += (
         " then call continue_workflow with these arguments (tokens exactly as given), with every '<fill in ...>' "
         "replaced by your own value: nothing in them is decided for you."
@@ -109,7 +109,7 @@ def output_template(pending: Pending) -> dict[str, Any]:
     decides or observes; a contract's example is never copied here."""
     output: dict[str, Any] = {}
     words = frozenset(_WORD.findall(pending.prompt))
-    if pending.notes_required or "notesMarkdown" in pending.prompt:
+    if pending.notes_required or "notesMarkdown" in pending.prompt or pending.require_confirmation:
         output["notesMarkdown"] = placeholders.NOTES  # required, or what the prompt says to write there
     elif _NOTES_ASKED.search(pending.prompt):
         output["notesMarkdown"] = placeholders.OPTIONAL_NOTES
