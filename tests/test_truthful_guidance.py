@@ -251,3 +251,13 @@ def test_a_confirmation_step_offers_notes_for_the_users_answer(service_catalog):
     start = start_workflow("team.confirm")
     assert start["nextCall"]["arguments"]["output"]["notesMarkdown"].startswith(f"{PREFIX} (Markdown)")
     assert "write their answer in output.notesMarkdown" in start["nextCall"]["instructions"]
+
+
+def test_what_only_the_user_can_give_is_asked_for_before_any_block(service_catalog):
+    start = start_workflow("wr.mr_review", {"ticketId": "MR-8"})
+    assert start["nextCall"]["arguments"]["context"]["changeRef"].startswith("<fill in from the user")
+    arguments = start["nextCall"]["arguments"]
+    # The agent writes its own notes and context but copies the user's blank as it was: still blocked for the user.
+    context = {"changeRef": arguments["context"]["changeRef"], "complexity": "standard"}
+    answer = continue_workflow(**{**arguments, "context": context, "output": notes_for(start["pending"])})
+    assert [i["code"] for i in answer["blocked"]["issues"]] == ["USER_DEPENDENCY_UNMET"]  # still never guessed

@@ -95,9 +95,7 @@ def execution_text(result: dict[str, Any]) -> str:
         lines.append(result["blocked"]["retry"])
     if result.get("rehydrated"):
         if result.get("runContext"):
-            shown = "; ".join(
-                f"{key} = {json.dumps(value, ensure_ascii=False)[:120]}" for key, value in result["runContext"].items()
-            )
+            shown = "; ".join(f"{key} = {_clipped(value)}" for key, value in result["runContext"].items())
             lines.append(f"Context so far (what earlier steps set): {shown}")
         lines += _recap_lines("Recap of earlier notes", result["recap"])
         if result.get("branches"):
@@ -216,13 +214,18 @@ def progress_text(progress: dict[str, Any]) -> str:
     return f"{progress['completedSteps']} step(s) acknowledged so far."
 
 
+def _clipped(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def context_line(expected: dict[str, Any]) -> str:
     details = [expected["type"]]
     if expected.get("values"):
         details.append("compared with " + ", ".join(json.dumps(v, ensure_ascii=False) for v in expected["values"]))
     details.append("this step asks for it" if expected["setByThisStep"] else "needed next")
     if "current" in expected:
-        details.append(f"now {json.dumps(expected['current'], ensure_ascii=False)[:80]}")
+        details.append(f"now {_clipped(expected['current'], 80)}")
     read = expected["why"] if expected["why"].startswith("nothing later") else f"read by {expected['why']}"
     return f"Context to send: {expected['key']} ({'; '.join(details)}; {read})"
 

@@ -86,9 +86,12 @@ def next_call(
         )
     if pending.expected_context:
         instructions += (
-            " Send each context value (pending.expectedContext says what reads it), or leave it out if it is not "
-            "known yet."
+            " Send each context value (the 'Context to send' lines, pending.expectedContext in the structured "
+            "answer, say what reads it), or leave it out if it is not known yet."
         )
+    for dep in pending.user_dependencies or []:
+        if not dep.met:  # offered before any block, so the agent asks the user at the step that needs it
+            context.setdefault(dep.context_key, placeholders.from_user(dep.description))
     if context_needed:
         for dep in context_needed:
             context[dep["contextKey"]] = placeholders.from_user(dep["description"])
