@@ -261,3 +261,18 @@ def test_what_only_the_user_can_give_is_asked_for_before_any_block(service_catal
     context = {"changeRef": arguments["context"]["changeRef"], "complexity": "standard"}
     answer = continue_workflow(**{**arguments, "context": context, "output": notes_for(start["pending"])})
     assert [i["code"] for i in answer["blocked"]["issues"]] == ["USER_DEPENDENCY_UNMET"]  # still never guessed
+
+
+def test_progress_names_the_outline_steps_a_run_passed_over(service_catalog):
+    start = start_workflow("wr.coding_task", {"riskLevel": "low", "changeSize": "small", "slices": ["One"]})
+    plan = continue_workflow(
+        stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"])
+    )
+    slice_one = continue_workflow(
+        stateToken=plan["stateToken"], ackToken=plan["ackToken"], output=notes_for(plan["pending"])
+    )
+    # confirm-plan (outline step 3) runs only for a risky or large change: the sentence says it was passed over.
+    assert slice_one["progress"]["summary"].startswith(
+        "Step 4.1 of the outline's 7 (pass 1 of loop 'slice-loop'); passed over step 3"
+    )
+    assert "passed over" not in plan["progress"]["summary"]

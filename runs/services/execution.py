@@ -203,7 +203,14 @@ def _advance(
         if result.kind == "complete":
             _finalize(journal, run, child)
         response = node_response(
-            journal, run, child, child_attempt, result.pending, warnings, kind=OUTCOME_KIND[result.kind]
+            journal,
+            run,
+            child,
+            child_attempt,
+            result.pending,
+            warnings,
+            kind=OUTCOME_KIND[result.kind],
+            came_from=list(node.engine_state.get("cursor", {}).get("position") or []),
         )
         record_ack(journal, run, attempt, child, AckOutcome(result.kind), output, response)
         set_status(journal, run, RunStatus.COMPLETE if result.kind == "complete" else RunStatus.IN_PROGRESS)

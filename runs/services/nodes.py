@@ -326,6 +326,7 @@ def node_response(
     extra: dict[str, Any] | None = None,
     context_needed: list[dict[str, Any]] | None = None,
     resend_context: dict[str, Any] | None = None,
+    came_from: list[int] | None = None,
 ) -> dict[str, Any]:
     """The answer for `node` as a JSON object, with its pending step shaped by the node's preferences
     and the context it expects. Warnings that hold for the whole run are given once (once_per_run)."""
@@ -354,6 +355,7 @@ def node_response(
         completed_steps=node.engine_state.get("completedSteps", 0),
         step_count=engine.step_count(compiled),
         outline=(list(node.engine_state.get("cursor", {}).get("position") or []), engine.outline_length(compiled)),
+        came_from=came_from,
         warnings=[*warnings, *once_per_run(journal, run, node, steady)],
         preferences=preferences,
         extra=extra,

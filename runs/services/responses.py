@@ -144,7 +144,11 @@ def _has_optional(value: Any) -> bool:
 
 
 def progress(
-    completed_steps: int, step_count: int, pending: Pending | None, outline: tuple[list[int], int] | None
+    completed_steps: int,
+    step_count: int,
+    pending: Pending | None,
+    outline: tuple[list[int], int] | None,
+    came_from: list[int] | None = None,
 ) -> Progress:
     """Where the run is, as one sentence that stays true through loops and skipped steps: the pending
     step's place in inspect_workflow's outline (which loops revisit and conditions jump over) and how
@@ -163,6 +167,12 @@ def progress(
     where = f"Step {number} of the outline's {length}"
     if pending.loop is not None:
         where += f" (pass {pending.loop.iteration} of loop '{pending.loop.loop_id}')"
+    skipped = _skipped(came_from, position)
+    if skipped:
+        level = next(k for k, (a, b) in enumerate(zip(came_from or [], position, strict=False)) if a != b)
+        prefix = "".join(f"{index + 1}." for index in position[:level])
+        numbers = ", ".join(f"{prefix}{index + 1}" for index in skipped)
+        where += f"; passed over step {numbers} (its condition did not hold, or its loop had nothing to do)"
     return Progress(
         completed_steps=completed_steps,
         step_count=step_count,
@@ -170,6 +180,17 @@ def progress(
         outline_length=length,
         summary=f"{where}; {done} so far.",
     )
+
+
+def _skipped(came_from: list[int] | None, position: list[int]) -> list[int]:
+    """The outline steps the run passed over between the step just acknowledged and this one, at the
+    level where the two part (a loop's pass starting again passes over nothing)."""
+    if not came_from:
+        return []
+    level = next((k for k, (a, b) in enumerate(zip(came_from, position, strict=False)) if a != b), None)
+    if level is None:
+        return []
+    return list(range(came_from[level] + 1, position[level]))
 
 
 def execution_response(
@@ -182,6 +203,7 @@ def execution_response(
     completed_steps: int,
     step_count: int,
     outline: tuple[list[int], int] | None = None,
+    came_from: list[int] | None = None,
     warnings: list[dict[str, Any]],
     preferences: dict[str, str],
     extra: dict[str, Any] | None = None,
@@ -197,7 +219,7 @@ def execution_response(
             "pending": pending,
             "session": session_ref(run),
             "workflow": WorkflowRef(id=run.workflow_id, workflow_hash=run.pinned_id),
-            "progress": progress(completed_steps, step_count, pending, outline),
+            "progress": progress(completed_steps, step_count, pending, outline, came_from),
             "preferences": EffectivePreferences.model_validate(preferences),
             "mode": mode_of(preferences),
             "warnings": [WarningShape.model_validate(w) for w in warnings],
