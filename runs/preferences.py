@@ -93,11 +93,10 @@ def follow_recommendation(
     call did not name it (`chosen`). Returns the preferences and a notice for each change, saying how
     to choose otherwise. A choice someone made is kept (recommendation_warnings then says what the
     workflow recommends and which preference to send)."""
-    defaults = PRODUCT_DEFAULTS
     adjusted = dict(effective)
     notices = []
     for key, value in _exceeding(compiled, effective):
-        if key in chosen or effective[key] != defaults.get(key):
+        if key in chosen or effective[key] != PRODUCT_DEFAULTS.get(key):
             continue
         adjusted[key] = value
         notices.append(

@@ -61,15 +61,20 @@ def placeholder_keys(context: dict[str, Any]) -> list[str]:
     return [key for key, value in context.items() if is_placeholder(value)]
 
 
+def placeholders_in(value: Any, pointer: str) -> list[tuple[str, str]]:
+    """(JSON pointer, placeholder) for each placeholder anywhere inside `value`."""
+    if is_placeholder(value):
+        return [(pointer, value)]
+    if isinstance(value, dict):
+        return [found for key, item in value.items() for found in placeholders_in(item, f"{pointer}/{key}")]
+    if isinstance(value, list):
+        return [found for index, item in enumerate(value) for found in placeholders_in(item, f"{pointer}/{index}")]
+    return []
+
+
 def placeholder_pointers(value: Any, pointer: str) -> list[str]:
     """JSON pointers of the placeholders anywhere inside `value` (artifacts copied with their blanks)."""
-    if is_placeholder(value):
-        return [pointer]
-    if isinstance(value, dict):
-        return [p for key, item in value.items() for p in placeholder_pointers(item, f"{pointer}/{key}")]
-    if isinstance(value, list):
-        return [p for index, item in enumerate(value) for p in placeholder_pointers(item, f"{pointer}/{index}")]
-    return []
+    return [where for where, _ in placeholders_in(value, pointer)]
 
 
 def unchanged_issues(notes: str | None, context_keys: list[str], artifacts: Any = None) -> list[dict[str, Any]]:

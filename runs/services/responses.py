@@ -26,7 +26,6 @@ from runs.services import placeholders
 from workflows_app import builtins
 from workflows_app.engine import blanks, decisions
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NOTES_ASKED = re.compile(r"\bnotes\b", re.IGNORECASE)
 _LOOP_CONTROL_SCHEMA = builtins.CONTRACTS[decisions.LOOP_CONTROL_CONTRACT]["schema"]
 
@@ -46,7 +45,8 @@ def next_call(
     it was not applied, so it is repeated here (its placeholders excepted), along with what is needed."""
     if pending is None or ack_token is None:
         return None
-    output = output_template(pending)
+    words = blanks.words(pending.prompt)
+    output = output_template(pending, words)
     instructions = "Do the pending step"
     if pending.require_confirmation:
         instructions += ", get the user's explicit confirmation (write their answer in output.notesMarkdown),"
@@ -54,7 +54,7 @@ def next_call(
         " then call continue_workflow with these arguments (tokens exactly as given), with every '<fill in ...>' "
         "replaced by your own value: nothing in them is decided for you."
     )
-    if _has_optional(output):
+    if any(blanks.OPTIONAL in blank for _, blank in placeholders.placeholders_in(output, "")):
         instructions += " A field marked optional may be removed instead."
     contract = pending.output_contract
     if contract is not None and contract.json_schema is not None:
@@ -62,7 +62,7 @@ def next_call(
             f" The {contract.artifact_kind} artifact must match the '{contract.contract_ref}' contract "
             "(pending.outputContract.schema); a list holds as many items as you have, none if the step allows it."
         )
-        extra = blanks.optional_structures(contract.json_schema, frozenset(_WORD.findall(pending.prompt)))
+        extra = blanks.optional_structures(contract.json_schema, words)
         if extra:
             instructions += f" Optional parts, to remove whole when they do not apply: {', '.join(extra)}."
     if pending.loop is not None and pending.loop.decision_due:
@@ -89,9 +89,9 @@ def next_call(
             " Send each context value (the 'Context to send' lines, pending.expectedContext in the structured "
             "answer, say what reads it), or leave it out if it is not known yet."
         )
-    for dep in pending.user_dependencies or []:
-        if not dep.met:  # offered before any block, so the agent asks the user at the step that needs it
-            context.setdefault(dep.context_key, placeholders.from_user(dep.description))
+    for dependency in pending.user_dependencies or []:
+        if not dependency.met:  # offered before any block, so the agent asks the user at the step that needs it
+            context.setdefault(dependency.context_key, placeholders.from_user(dependency.description))
     if context_needed:
         for dep in context_needed:
             context[dep["contextKey"]] = placeholders.from_user(dep["description"])
@@ -106,12 +106,11 @@ def next_call(
     )
 
 
-def output_template(pending: Pending) -> dict[str, Any]:
+def output_template(pending: Pending, words: frozenset[str]) -> dict[str, Any]:
     """The `output` to fill in: notes when the step needs them or its prompt asks for them (optional
     ones marked so), and a template of each artifact the step asks for. Blanks only where the agent
     decides or observes; a contract's example is never copied here."""
     output: dict[str, Any] = {}
-    words = frozenset(_WORD.findall(pending.prompt))
     if pending.notes_required or "notesMarkdown" in pending.prompt or pending.require_confirmation:
         output["notesMarkdown"] = placeholders.NOTES  # required, or what the prompt says to write there
     elif _NOTES_ASKED.search(pending.prompt):
@@ -131,16 +130,6 @@ def output_template(pending: Pending) -> dict[str, Any]:
     if artifacts:
         output["artifacts"] = artifacts
     return output
-
-
-def _has_optional(value: Any) -> bool:
-    if isinstance(value, str):
-        return placeholders.is_placeholder(value) and "(optional;" in value
-    if isinstance(value, dict):
-        return any(_has_optional(item) for item in value.values())
-    if isinstance(value, list):
-        return any(_has_optional(item) for item in value)
-    return False
 
 
 def progress(
@@ -167,12 +156,9 @@ def progress(
     where = f"Step {number} of the outline's {length}"
     if pending.loop is not None:
         where += f" (pass {pending.loop.iteration} of loop '{pending.loop.loop_id}')"
-    skipped = _skipped(came_from, position)
+    skipped = _passed_over(came_from, position)
     if skipped:
-        level = next(k for k, (a, b) in enumerate(zip(came_from or [], position, strict=False)) if a != b)
-        prefix = "".join(f"{index + 1}." for index in position[:level])
-        numbers = ", ".join(f"{prefix}{index + 1}" for index in skipped)
-        where += f"; passed over step {numbers} (its condition did not hold, or its loop had nothing to do)"
+        where += f"; passed over step {', '.join(skipped)} (its condition did not hold, or its loop had nothing to do)"
     return Progress(
         completed_steps=completed_steps,
         step_count=step_count,
@@ -182,15 +168,14 @@ def progress(
     )
 
 
-def _skipped(came_from: list[int] | None, position: list[int]) -> list[int]:
-    """The outline steps the run passed over between the step just acknowledged and this one, at the
-    level where the two part (a loop's pass starting again passes over nothing)."""
-    if not came_from:
+def _passed_over(came_from: list[int] | None, position: list[int]) -> list[str]:
+    """The outline numbers of the steps the run passed over between the step just acknowledged and
+    this one, at the level where the two part (a loop's pass starting again passes over nothing)."""
+    level = next((k for k, (a, b) in enumerate(zip(came_from or [], position, strict=False)) if a != b), None)
+    if came_from is None or level is None:
         return []
-    level = next((k for k, (a, b) in enumerate(zip(came_from, position, strict=False)) if a != b), None)
-    if level is None:
-        return []
-    return list(range(came_from[level] + 1, position[level]))
+    prefix = "".join(f"{index + 1}." for index in position[:level])
+    return [f"{prefix}{index + 1}" for index in range(came_from[level] + 1, position[level])]
 
 
 def execution_response(

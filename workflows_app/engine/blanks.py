@@ -17,20 +17,30 @@ invalid): `optional_structures` names them, so the answer can say they may be re
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import Any
 
 from workflows_app.engine.jsontypes import JsonObject
 
 PREFIX = "<fill in"
+OPTIONAL = "(optional; "  # how a blank says its field may be removed instead
 MAX_DEPTH = 6  # contract schemas are shallow; this bounds a hostile inline schema
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def words(text: str) -> frozenset[str]:
+    """The identifiers in a prompt: what `mentioned` means here and in expectations.py."""
+    return frozenset(_WORD.findall(text))
 
 
 def blank(kind: str, what: str, *, optional: bool = False) -> str:
     """`<fill in (string): summary>`, or for an optional field `<fill in (optional; string): branchName;
     or remove this field>`: the one form every blank has."""
     if optional:
-        return f"{PREFIX} (optional; {kind}): {what}; or remove this field>"
+        return f"{PREFIX} {OPTIONAL}{kind}): {what}; or remove this field>"
     return f"{PREFIX} ({kind}): {what}>"
 
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from workflows_app.conditions import COMPARISONS
 from workflows_app.engine import loops
+from workflows_app.engine.blanks import words
 from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.memo import per_workflow
 from workflows_app.engine.tree import top_steps, walk
@@ -33,7 +34,6 @@ from workflows_app.engine.values import json_type
 
 NUMERIC = ("gt", "gte", "lt", "lte")
 TEXTUAL = ("startsWith", "endsWith", "matches")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # How prompts ask for a variable by name: `context.riskLevel` (promptBlocks' outputRequired is written
 # so), "set context `slices`", "context variable `x`".
 _ASKED = re.compile(
@@ -69,6 +69,7 @@ class Index:
     quoted: dict[tuple[int, ...], tuple[str, ...]]  # the names each step's prompt writes as `code`
     lengths: dict[tuple[int, ...], int]  # how many entries each step list has, by its parent's position
     owned: dict[tuple[int, ...], frozenset[str]]  # the loop variables in scope at each step
+    by_var: dict[str, tuple[Read, ...]]  # every read of each variable, in document order
 
 
 def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
@@ -79,9 +80,6 @@ def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
     index = _index(compiled)
     position = tuple(state.get("cursor", {}).get("position") or ())
     context = state.get("context") or {}
-    every: dict[str, list[Read]] = {}
-    for located in index.reads:
-        every.setdefault(located.read.var, []).append(located.read)
     asked = index.asked.get(position, ())
     mentioned = index.words.get(position, frozenset())
     nearby = {located.read.var for located in index.reads if _next(located, position, index)}
@@ -92,19 +90,25 @@ def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
     ]
     # A name the prompt writes as code (`rootCauseConfirmed`) and the workflow reads is asked for even
     # when it is set already: a loop's exit variable is set before the loop and decided in it.
-    quoted = [name for name in index.quoted.get(position, ()) if name in names_read(compiled)]
+    read_anywhere = names_read(compiled)
+    quoted = [name for name in index.quoted.get(position, ()) if name in read_anywhere]
     wanted = list(asked) + quoted + [var for var in dict.fromkeys(later) if var in mentioned or var in nearby]
     found = []
     for var in dict.fromkeys(wanted):
         if var in index.owned.get(position, frozenset()):
             continue  # a loop variable: the loop sets it
         found.append(
-            _entry(var, every.get(var, []), by_step=var in asked or var in quoted or var in mentioned, context=context)
+            _entry(
+                var,
+                index.by_var.get(var, ()),
+                by_step=var in asked or var in quoted or var in mentioned,
+                context=context,
+            )
         )
     return found
 
 
-def _entry(var: str, reads: list[Read], *, by_step: bool, context: JsonObject) -> JsonObject:
+def _entry(var: str, reads: tuple[Read, ...], *, by_step: bool, context: JsonObject) -> JsonObject:
     types = {read.type for read in reads if read.type != "any"}
     values: list[Any] = []
     for read in reads:
@@ -144,10 +148,13 @@ def _index(compiled: JsonObject) -> Index:
 
 
 def _build_index(compiled: JsonObject) -> Index:
-    index = Index((), {}, {}, {}, {}, {})
+    index = Index((), {}, {}, {}, {}, {}, {})  # _walk fills its per-step maps
     reads: list[Located] = []
     _walk(top_steps(compiled), (), frozenset(), reads, index)
-    return Index(tuple(reads), index.words, index.asked, index.quoted, index.lengths, index.owned)
+    by_var: dict[str, list[Read]] = {}
+    for located in reads:
+        by_var.setdefault(located.read.var, []).append(located.read)
+    return replace(index, reads=tuple(reads), by_var={var: tuple(found) for var, found in by_var.items()})
 
 
 def _walk(
@@ -167,7 +174,7 @@ def _walk(
             _walk(step.get("body") or [], position, own, reads, index)
             continue
         text = f"{step.get('title', '')} {step.get('prompt', '')}"
-        index.words[position] = frozenset(_WORD.findall(text))
+        index.words[position] = words(text)
         index.asked[position] = tuple(dict.fromkeys(a or b for a, b in _ASKED.findall(text)))
         index.quoted[position] = tuple(dict.fromkeys(_QUOTED.findall(text)))
         index.owned[position] = owned
