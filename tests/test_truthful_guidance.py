@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from runs.mcp import rendering, tools
+from runs.models import Session
 from tests.calls import call, continue_workflow, start_workflow
 from tests.execution_helpers import notes_for
 from tests.helpers import workflow_doc, write_json
@@ -229,9 +230,33 @@ def test_a_rehydrate_shows_the_context_earlier_steps_set(service_catalog):
 
 
 def test_an_unknown_argument_is_answered_with_the_ones_the_tool_accepts(service_catalog):
-    outcome = tools.call("start_workflow", {"workflowId": "wr.coding_task", "goal": "Add CSV export"})
+    outcome = tools.call("start_workflow", {"workflowId": "wr.coding_task", "task": "Add CSV export"})
     assert outcome.is_error and outcome.structured["error"]["code"] == "INVALID_INPUT"
-    assert "It accepts: workflowId, context, preferences, mode." in outcome.structured["error"]["message"]
+    assert "It accepts: workflowId, context, goal, preferences, mode." in outcome.structured["error"]["message"]
+
+
+def test_the_goal_given_at_start_is_the_session_goal_shown_with_every_step(service_catalog):
+    goal = "Add a CSV export button to the sessions page"
+    outcome = tools.call("start_workflow", {"workflowId": "wr.coding_task", "goal": goal})
+    started = outcome.structured
+    assert not outcome.is_error
+    assert started["goal"] == goal and f"Goal: {goal}" in outcome.text
+    assert not [w for w in started["warnings"] if w["code"] == "CONTEXT_NOT_READ"]  # WorkRail reads it
+    assert Session.objects.get(public_id=started["session"]["sessionId"]).title == goal
+    again = continue_workflow(stateToken=started["stateToken"])
+    assert again["goal"] == goal and again["runContext"]["goal"] == goal
+    found = tools.call("resume_session", {"query": "csv export button"}).structured
+    assert [c["sessionId"] for c in found["candidates"]][:1] == [started["session"]["sessionId"]]
+
+
+def test_two_different_goals_in_one_start_are_refused_and_nothing_is_recorded(service_catalog):
+    before = Session.objects.count()
+    outcome = tools.call(
+        "start_workflow", {"workflowId": "wr.coding_task", "goal": "Add export", "context": {"goal": "Fix login"}}
+    )
+    assert outcome.is_error and outcome.structured["error"]["code"] == "INVALID_INPUT"
+    assert outcome.structured["error"]["details"]["pointer"] == "/context/goal"
+    assert Session.objects.count() == before
 
 
 def test_a_confirmation_step_offers_notes_for_the_users_answer(service_catalog):

@@ -275,6 +275,9 @@ class ExecutionResult(Shape):
     mode: Literal["guided", "autopilot", "unattended", "custom"]
     next_call: NextCall | None
     blocked: Blocked | None = None
+    goal: str | None = Field(
+        default=None, description="The task's goal (context.goal) as given at start; shown with every step."
+    )
     rehydrated: bool | None = None
     run_context: dict[str, Any] | None = Field(
         default=None,

@@ -18,6 +18,7 @@ MAX_CONTEXT_BYTES = 256 * 1024
 MAX_CONTEXT_DEPTH = 64  # arrays and objects inside each other, as for workflow files
 MAX_RUN_CONTEXT_BYTES = 256 * 1024  # the context a run accumulates over all its calls
 MAX_TOKEN_CHARS = 200
+MAX_GOAL_CHARS = 1000  # a sentence or two; it titles the session
 MAX_WORKFLOW_ID_CHARS = 200
 
 Autonomy = Literal["guided", "full_auto_stop_on_user_deps", "full_auto_never_stop"]
@@ -152,6 +153,14 @@ class StartWorkflowInput(Shape):
         default=None,
         description="External facts that steer the workflow (conditions, loop inputs): ticketId, complexity... "
         "A ticketId or sessionKey joins the session that has it.",
+    )
+    goal: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_GOAL_CHARS,
+        description="The task in a sentence or two, in the user's words. Every step shows it, it becomes "
+        "context.goal (a workflow that reads 'the session goal' reads this), the dashboard titles the session "
+        "with it, and resume_session finds the session by its words.",
     )
     preferences: Preferences | None = None
     mode: ModeName | None = Field(

@@ -118,6 +118,9 @@ def execution_text(result: dict[str, Any]) -> str:
     where = (
         f" (loop {loop['loopId']}, iteration {loop['iteration']} of at most {loop['maxIterations']})" if loop else ""
     )
+    if result.get("goal"):
+        goal = " ".join(result["goal"].split())
+        lines.append(f"Goal: {goal if len(goal) <= 300 else goal[:299] + '…'}")
     lines.append(f"Step: {pending['title']} [{pending['stepId']}]{where}")
     lines.append(f"Progress: {progress_text(result['progress'])}")
     if pending.get("agentRole"):

@@ -293,12 +293,13 @@ def tool_specs() -> dict[str, ToolSpec]:
                 "Start a run of a workflow and get its first step. The answer holds the step to do (pending), "
                 "a stateToken and an ackToken, and nextCall: the exact continue_workflow call to make once the "
                 "step is done, with every '<fill in ...>' blank to replace. Tokens are opaque: copy them "
-                "exactly. A context.ticketId or context.sessionKey groups runs into one session."
+                "exactly. Give the user's task as goal (a sentence or two): every step shows it. A "
+                "context.ticketId or context.sessionKey groups runs into one session."
             ),
             input=inputs.StartWorkflowInput,
             outputs=(execution.ExecutionResult,),
             examples=[
-                {"workflowId": "wr.bug_investigation"},
+                {"workflowId": "wr.bug_investigation", "goal": "Find why exports time out for large sessions."},
                 {"workflowId": "wr.code_review", "context": {"ticketId": "AUTH-1234", "reviewAreas": ["api", "db"]}},
             ],
             annotations=Annotations(read_only=False, destructive=False, idempotent=False),

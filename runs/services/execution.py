@@ -56,7 +56,7 @@ RETRY = (
 
 
 def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
-    context = request.context or {}
+    context = with_goal(request.context or {}, request.goal)
     entry = find_workflow(current_catalog(), request.workflow_id)
     begun = engine.start(entry.compiled, context)
     references = resolved_references(entry, settings.WORKRAIL_PROJECT_DIR)  # outside the write: stats files
@@ -218,7 +218,23 @@ def _advance(
         return response
 
 
-GROUPING_KEYS = ("ticketId", "sessionKey")  # read by WorkRail itself: they name the session
+GROUPING_KEYS = ("ticketId", "sessionKey", "goal")  # read by WorkRail itself: they name the session
+
+
+def with_goal(context: dict[str, Any], goal: str | None) -> dict[str, Any]:
+    """The start context with the task's goal under `goal`, where a workflow reading "the session goal"
+    finds it. Two different goals in one call is a mistake the agent should hear about."""
+    if goal is None:
+        return context
+    goal = goal.strip()
+    if context.get("goal") not in (None, goal):
+        raise WorkRailError(
+            ErrorCode.INVALID_INPUT,
+            "The call gives two different goals: 'goal' and 'context.goal'.",
+            "Send the task's goal once, as 'goal'.",
+            details={"pointer": "/context/goal"},
+        )
+    return {**context, "goal": goal}
 
 
 def unread_context_warnings(compiled: dict[str, Any], context: dict[str, Any]) -> list[dict[str, Any]]:

@@ -111,6 +111,16 @@ def session_key_of(context: dict[str, Any]) -> str | None:
     return None
 
 
+def session_title(context: dict[str, Any], workflow_name: str) -> str:
+    """The task's own words when the agent gave its goal; else the ticket or key that groups the work;
+    else the workflow's name."""
+    for key in ("goal", "ticketId", "sessionKey"):
+        value = context.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
+            return " ".join(str(value).split())
+    return workflow_name
+
+
 def journal_for_new_run(context: dict[str, Any], title: str, now: datetime) -> Journal:
     """A journal on the session a new run joins (by sessionKey or ticketId), or on a new session whose
     preference baseline is a copy of today's global defaults."""
@@ -120,9 +130,7 @@ def journal_for_new_run(context: dict[str, Any], title: str, now: datetime) -> J
     existing = Session.objects.filter(session_key=key).first() if key is not None else None
     if existing is not None:
         return Journal(existing, now)
-    return open_session(
-        key, str(context.get("ticketId") or context.get("sessionKey") or title), [], now, kind="workflow"
-    )
+    return open_session(key, session_title(context, title), [], now, kind="workflow")
 
 
 def open_session(key: str | None, title: str, tags: list[str], now: datetime, *, kind: str) -> Journal:
@@ -346,6 +354,9 @@ def node_response(
         if expected:
             shaped["expectedContext"] = expected
     steady = [*drift_warnings(run), *recommendation_warnings(compiled, preferences), *left_out_warnings(compiled)]
+    goal = context.get("goal")
+    if isinstance(goal, str) and goal.strip() and shaped is not None:
+        extra = {**(extra or {}), "goal": goal}  # the task in the user's words, with every step
     response = execution_response(
         kind=kind,
         run=run,
