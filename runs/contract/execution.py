@@ -51,6 +51,11 @@ class ExpectedContext(Shape):
         description="Every value the workflow compares it with, anywhere. Not a closed set: other values are "
         "accepted, they just match none of those comparisons.",
     )
+    choices: list[str] | None = Field(
+        default=None,
+        description="The values the step's prompt offers for it, where nothing in the workflow compares it "
+        "(its words: Simple / Standard / Complex).",
+    )
     why: str = Field(description="Which conditions, loops and prompts read it.")
     set_by_this_step: bool = Field(description="True when this step's prompt asks for it or talks about it.")
     current: Any = Field(default=None, description="Its value now, when it is set already: this step may change it.")

@@ -226,6 +226,8 @@ def context_line(expected: dict[str, Any]) -> str:
     details = [expected["type"]]
     if expected.get("values"):
         details.append("compared with " + ", ".join(json.dumps(v, ensure_ascii=False) for v in expected["values"]))
+    if expected.get("choices"):
+        details.append("the prompt offers " + " / ".join(expected["choices"]))
     details.append("this step asks for it" if expected["setByThisStep"] else "needed next")
     if "current" in expected:
         details.append(f"now {_clipped(expected['current'], 80)}")

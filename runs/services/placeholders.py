@@ -37,6 +37,8 @@ def for_context(expected: dict[str, Any]) -> str:
     kind = expected["type"]
     if expected.get("values"):
         kind += "; the workflow compares it with " + ", ".join(json.dumps(v) for v in expected["values"])
+    if expected.get("choices"):
+        kind += "; the prompt offers " + ", ".join(expected["choices"])
     what = expected["key"]
     if "current" in expected:
         now = json.dumps(expected["current"], ensure_ascii=False)

@@ -107,3 +107,40 @@ def test_a_loops_own_variables_are_never_asked_for():
         ),
     )
     assert keys(compiled, start(compiled).state) == []
+
+
+def test_values_a_prompt_says_to_capture_are_asked_for_even_when_nothing_reads_them():
+    """WorkRail's own workflows ask for context values as 'Capture: ...', in three ways."""
+    compiled = workflow(
+        step(
+            "analyse",
+            prompt="Read the ticket.\n\nCapture:\n- `ticketSummary` -- one paragraph\n"
+            "- `ticketComplexity`: Simple / Standard / Complex\n\nThen stop.",
+        ),
+        step("scope", prompt="Capture scope, scopeDescription and auditComplexity in context. Then go on."),
+        step("branch", prompt="Create a branch. Capture the branch name as `featureBranch`."),
+        step("prose", prompt="Run the suite and capture the full output in your notes."),
+    )
+    state = start(compiled).state
+    assert keys(compiled, state) == [
+        ("ticketSummary", "any", None, True),
+        ("ticketComplexity", "string", None, True),
+    ]
+    [_, complexity] = expected_context(compiled, state)
+    assert complexity["choices"] == ["Simple", "Standard", "Complex"]
+    assert complexity["why"] == "nothing later reads it; kept for the record"
+    state = advance(compiled, state, output=NOTES).state
+    assert [key for key, *_ in keys(compiled, state)] == ["scope", "scopeDescription", "auditComplexity"]
+    state = advance(compiled, state, output=NOTES).state
+    assert [key for key, *_ in keys(compiled, state)] == ["featureBranch"]
+    state = advance(compiled, state, output=NOTES).state
+    assert keys(compiled, state) == []  # "capture the full output" names no variable
+
+
+def test_a_flag_the_prompt_offers_as_true_or_false_is_typed_boolean():
+    compiled = workflow(
+        step("classify", prompt="Set context.hasUI (true / false) and context.taskType (feature / docs).")
+    )
+    [has_ui, task_type] = expected_context(compiled, start(compiled).state)
+    assert (has_ui["type"], has_ui.get("choices")) == ("boolean", None)
+    assert (task_type["type"], task_type["choices"]) == ("string", ["feature", "docs"])

@@ -40,7 +40,16 @@ _ASKED = re.compile(
     r"\bcontext\.([A-Za-z_][A-Za-z0-9_]*)|\bcontext\s+(?:variables?\s+)?`([A-Za-z_][A-Za-z0-9_]*)`", re.IGNORECASE
 )
 _QUOTED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")
-NOT_READ = "nothing later; this step's prompt asks for it"
+# WorkRail's own workflows ask for context values as "Capture: `a`, `b`", as a bulleted list after
+# "Capture:", or as "Capture pathComplexity in context." ("Capture the branch name as `x`" names x).
+_CAPTURE = re.compile(r"\bcapture\b(?![-\w])\s*(?:\*\*)?:?(?:\*\*)?", re.IGNORECASE)
+_VARIABLE = re.compile(r"[a-z][A-Za-z0-9_]*")
+_ASIDE = re.compile(r"\([^()]*\)")
+_BULLET = re.compile(r"\s*[-*]\s+")
+_NAMED_LIST = re.compile(r"\bvariables?\s*:")
+_CHOICE = r"[A-Za-z0-9][\w.-]*"
+_CHOICES = rf"({_CHOICE}(?:\s*(?:/|,\s*or\b|,|\bor\b)\s*{_CHOICE})+)(?=\s*(?:\)|$|\n|\.|;|--|—))"
+NOT_READ = "nothing later reads it; kept for the record"
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_]+)*)\s*(?:[+-]\s*\d+\s*)?\}\}")
 
 
@@ -67,6 +76,7 @@ class Index:
     words: dict[tuple[int, ...], frozenset[str]]  # the words of each step's title and prompt
     asked: dict[tuple[int, ...], tuple[str, ...]]  # the variables each step's prompt asks for by name
     quoted: dict[tuple[int, ...], tuple[str, ...]]  # the names each step's prompt writes as `code`
+    offered: dict[tuple[int, ...], dict[str, tuple[str, ...]]]  # values a step's prompt offers a name
     lengths: dict[tuple[int, ...], int]  # how many entries each step list has, by its parent's position
     owned: dict[tuple[int, ...], frozenset[str]]  # the loop variables in scope at each step
     by_var: dict[str, tuple[Read, ...]]  # every read of each variable, in document order
@@ -103,24 +113,32 @@ def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
                 index.by_var.get(var, ()),
                 by_step=var in asked or var in quoted or var in mentioned,
                 context=context,
+                choices=index.offered.get(position, {}).get(var, ()),
             )
         )
     return found
 
 
-def _entry(var: str, reads: tuple[Read, ...], *, by_step: bool, context: JsonObject) -> JsonObject:
+def _entry(
+    var: str, reads: tuple[Read, ...], *, by_step: bool, context: JsonObject, choices: tuple[str, ...]
+) -> JsonObject:
     types = {read.type for read in reads if read.type != "any"}
     values: list[Any] = []
     for read in reads:
         values += [value for value in read.values if value not in values]
+    kind = types.pop() if len(types) == 1 else "any"
+    if kind == "any" and choices:  # nothing compares it: the prompt's own words say what it holds
+        kind = "boolean" if set(choices) <= {"true", "false"} else "string"
     entry: JsonObject = {
         "key": var,
-        "type": types.pop() if len(types) == 1 else "any",
+        "type": kind,
         "why": "; ".join(dict.fromkeys(read.why for read in reads)) or NOT_READ,
         "setByThisStep": by_step,
     }
     if values:
         entry["values"] = values
+    if choices and kind == "string":
+        entry["choices"] = list(choices)
     if var in context:
         entry["current"] = context[var]
     return entry
@@ -148,7 +166,7 @@ def _index(compiled: JsonObject) -> Index:
 
 
 def _build_index(compiled: JsonObject) -> Index:
-    index = Index((), {}, {}, {}, {}, {}, {})  # _walk fills its per-step maps
+    index = Index((), {}, {}, {}, {}, {}, {}, {})  # _walk fills its per-step maps
     reads: list[Located] = []
     _walk(top_steps(compiled), (), frozenset(), reads, index)
     by_var: dict[str, list[Read]] = {}
@@ -175,8 +193,11 @@ def _walk(
             continue
         text = f"{step.get('title', '')} {step.get('prompt', '')}"
         index.words[position] = words(text)
-        index.asked[position] = tuple(dict.fromkeys(a or b for a, b in _ASKED.findall(text)))
+        asked = [a or b for a, b in _ASKED.findall(text)]
+        index.asked[position] = tuple(dict.fromkeys([*asked, *captured(text)]))
         index.quoted[position] = tuple(dict.fromkeys(_QUOTED.findall(text)))
+        named = {*index.asked[position], *index.quoted[position]}
+        index.offered[position] = {name: found for name in named if (found := offered(text, name))}
         index.owned[position] = owned
         inner: list[Read] = list(_template_reads(text, f"the prompt of step '{name}'"))
         for fragment in step.get("promptFragments") or []:
@@ -188,6 +209,53 @@ def _walk(
             condition = rule.get("condition") if "kind" in rule else rule
             inner += _condition_reads(condition, f"the confirmation rule of step '{name}'")
         reads += [Located(position, None, read) for read in inner if read.var not in own]
+
+
+def captured(text: str) -> list[str]:
+    """The variables a prompt tells the agent to capture (see _CAPTURE), in the order written."""
+    names: list[str] = []
+    for match in _CAPTURE.finditer(text):
+        rest = text[match.end() :]
+        first, _, after = rest.partition("\n")
+        if not first.strip():  # "Capture:" and then a list, one variable (or a few) per bullet
+            for line in after.splitlines():
+                if not _BULLET.match(line):
+                    break
+                head = re.split(r"\s+(?:—|--|-)\s+|\(", line, maxsplit=1)[0]
+                names += _QUOTED.findall(head) or _leading_names(_BULLET.sub("", head, count=1))
+            continue
+        clause = re.split(r"\.(?:\s|$)|\n", first, maxsplit=1)[0]
+        clause = _NAMED_LIST.split(clause, maxsplit=1)[-1]  # "Capture these context variables: a, b"
+        names += _QUOTED.findall(clause) or _leading_names(clause)
+    return names
+
+
+def offered(text: str, name: str) -> tuple[str, ...]:
+    """The values a prompt offers for `name` where it writes them beside it: "`ticketComplexity`:
+    Simple / Standard / Complex", "**hasUI** (true / false)", "pathComplexity (Simple, Standard, or
+    Epic)". Empty when it does not."""
+    pattern = re.compile(r"[`*]*\b" + re.escape(name) + r"\b[`*]*\s*(?::|\()\s*(?:one of:?\s*)?" + _CHOICES, re.I)
+    match = pattern.search(text)
+    if match is None:
+        return ()
+    return tuple(choice for choice in re.split(r"\s*(?:/|,\s*or\b|,|\bor\b)\s*", match.group(1)) if choice)
+
+
+def _leading_names(clause: str) -> list[str]:
+    """The names a list written in prose starts with: "scope, scopeDescription and auditComplexity in
+    context" gives all three; the first word that is not a variable's name ends the list."""
+    names = []
+    for part in re.split(r",|\band\b|\bor\b", _ASIDE.sub("", clause)):
+        tokens = part.strip(" .;:*`").split()
+        if not tokens:
+            continue
+        name = tokens[0].strip("`*.:;")
+        if not _VARIABLE.fullmatch(name) or (len(tokens) > 1 and name.islower()):
+            break  # prose: "capture the output"
+        names.append(name)
+        if len(tokens) > 1:
+            break  # "verdictRationale naming the dimension ...": the sentence goes on in words
+    return names
 
 
 def _template_reads(text: str, why: str) -> Iterator[Read]:
