@@ -40,11 +40,14 @@ from mcp_types import (
     PARSE_ERROR,
     ErrorData,
     JSONRPCError,
+    JSONRPCMessage,
     JSONRPCNotification,
     RequestId,
     jsonrpc_message_adapter,
 )
 from mcp_types.methods import SPEC_CLIENT_METHODS
+
+from runs.mcp.answers import AnsweringWrites, OpenRequests, WriteSide
 
 logger = logging.getLogger("workrail.mcp.framing")
 
@@ -66,12 +69,12 @@ class Rejection:
         return SessionMessage(JSONRPCError(jsonrpc="2.0", id=self.id, error=error))
 
 
-def check_line(line: str) -> Rejection | None:
-    """None when the SDK can read `line` as the message it is; otherwise the rejection that answers it."""
+def read_line(line: str) -> JSONRPCMessage | Rejection:
+    """The message the SDK will read in `line`, or the rejection that answers a line it cannot read."""
     if not line.strip():
         return Rejection(INVALID_REQUEST, "blank line", answer=False)
     try:
-        message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+        message: JSONRPCMessage = jsonrpc_message_adapter.validate_json(line, by_name=False)
     except Exception:  # the SDK would drop the line: find out why, and whom to answer
         return diagnose(line)
     if isinstance(message, JSONRPCNotification):
@@ -80,7 +83,7 @@ def check_line(line: str) -> Rejection | None:
         value = _loads(line)
         if isinstance(value, dict) and "id" in value:
             return Rejection(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
-    return None
+    return message
 
 
 def diagnose(line: str) -> Rejection:
@@ -176,35 +179,42 @@ class _UnownedText(io.TextIOWrapper):
 
 
 class CheckedLines(anyio.AsyncFile[str]):
-    """The stdin the SDK's `stdio_server` reads: only lines it can read reach it; the rest are answered."""
+    """The stdin the SDK's `stdio_server` reads: only lines it can read reach it; the rest are answered.
+    At EOF it ends only once every request it passed on has been answered (runs/mcp/answers.py)."""
 
     def __init__(self, wire: BinaryIO) -> None:
         # The same text layer the SDK puts on stdin, so a good line reaches it unchanged.
         super().__init__(_UnownedText(wire, encoding="utf-8", errors="replace"))
         self._responses: ResponseStream | None = None
         self._attached = anyio.Event()
+        self._open = OpenRequests()
 
-    def answer_through(self, responses: ResponseStream) -> None:
-        """Rejections are written through `responses`: the write stream `stdio_server` yields."""
-        self._responses = responses
+    def answer_through(self, responses: WriteSide) -> AnsweringWrites:
+        """Rejections are written through `responses`, the write stream `stdio_server` yields; the SDK
+        must be served with the stream returned, which notes the answers EOF waits for."""
+        self._responses = responses  # a rejection answers no request the SDK was given
         self._attached.set()
+        return AnsweringWrites(responses, self._open)
 
     async def __aiter__(self) -> AsyncIterator[str]:
         async for line in super().__aiter__():
             try:
-                rejection = check_line(line)
+                checked = read_line(line)
             except Exception:  # never take the transport down: the SDK gets the line as before
                 logger.exception("could not check an incoming line; passing it on")
-                rejection = None
-            if rejection is None:
                 yield line
                 continue
-            if not rejection.answer:
-                if rejection.message != "blank line":
-                    logger.warning("ignored an incoming message (%s)", rejection.message)
+            if not isinstance(checked, Rejection):
+                self._open.received(checked)
+                yield line
                 continue
-            logger.warning("answered an unreadable request with %d: %s", rejection.code, rejection.message)
-            await self._answer(rejection)
+            if not checked.answer:
+                if checked.message != "blank line":
+                    logger.warning("ignored an incoming message (%s)", checked.message)
+                continue
+            logger.warning("answered an unreadable request with %d: %s", checked.code, checked.message)
+            await self._answer(checked)
+        await self._open.all_answered()  # EOF: the SDK would cancel the requests in flight
 
     async def _answer(self, rejection: Rejection) -> None:
         if self._responses is None:

@@ -5,7 +5,8 @@ publish schemas generated from our own typed models (runs/contract) and answer e
 structured data that those schemas admit, so listing and calling tools goes through ToolSpec instead.
 
 On stdio, every line passes runs/mcp/framing.py before the SDK reads it, so a request the SDK cannot
-parse is answered with a JSON-RPC error instead of being dropped.
+parse is answered with a JSON-RPC error instead of being dropped, and a request read before stdin
+closes is answered before the server exits (runs/mcp/answers.py).
 """
 
 from __future__ import annotations
@@ -50,13 +51,15 @@ class WorkRailServer(MCPServer[Any]):
     async def run_stdio_async(self) -> None:
         """The SDK's own stdio transport and serving loop (as MCPServer.run_stdio_async does it), with
         stdin read through CheckedLines: a line the SDK cannot parse is answered through its write
-        stream, never passed on and dropped. The SDK still claims stdout; stdin is claimed the same way."""
+        stream, never passed on and dropped, and stdin's EOF reaches the SDK only once every request it
+        was given is answered (runs/mcp/answers.py). The SDK still claims stdout; stdin is claimed the
+        same way."""
         with wire_stdin() as wire:
             stdin = CheckedLines(wire)
             async with stdio_server(stdin=stdin) as (read_stream, write_stream):
-                stdin.answer_through(write_stream)
+                answering = stdin.answer_through(write_stream)
                 lowlevel = self._lowlevel_server
-                await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+                await lowlevel.run(read_stream, answering, lowlevel.create_initialization_options())
 
     async def list_tools(self) -> list[MCPTool]:
         # Building the registry (the typed models) is CPU work: off the event loop, like the calls.

@@ -1,0 +1,120 @@
+"""End to end: `manage.py mcp` answers every request it read before stdin closed, then exits 0.
+
+A client may pipe its requests and close stdin at once (`printf ... | manage.py mcp`). The SDK's
+serving loop cancels the requests in flight at EOF; our tools run on worker threads and finished
+anyway, so a start_workflow committed its session and its answer was dropped (runs/mcp/answers.py).
+Here every request line is written in one go and stdin is closed straight after: each request must
+get exactly one answer with its id, and every session created must have been announced to the client.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import server_env
+from tests.e2e.stores import SharedStore, shared_store
+from tests.helpers import REPO
+
+pytestmark = pytest.mark.e2e
+
+EXIT_WITHIN = 90.0  # seconds; only a hang guard (start-up migrates a new store before the server exits)
+
+HANDSHAKE: list[dict[str, Any]] = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "pipe", "version": "0"}},
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+]
+
+
+def start(request_id: int) -> dict[str, Any]:
+    arguments = {"workflowId": "wr.bug_investigation", "context": {"ticketId": f"PIPE-{request_id}"}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": "start_workflow", "arguments": arguments},
+    }
+
+
+def pipe_and_close(work: Path, store: SharedStore, messages: list[Any]) -> tuple[int, list[dict[str, Any]], str]:
+    """Writes every message, closes stdin, waits for the exit: (exit code, stdout messages, stderr)."""
+    data = "".join(json.dumps(message) + "\n" for message in messages).encode()
+    finished = subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), "mcp"],
+        input=data,  # written in one go, then stdin is closed
+        capture_output=True,
+        cwd=work,
+        env=server_env(store.home, **store.env),
+        timeout=EXIT_WITHIN,
+    )
+    stderr = finished.stderr.decode(errors="replace")
+    answers = [json.loads(line) for line in finished.stdout.decode().splitlines()]
+    return finished.returncode, answers, stderr
+
+
+def request_ids(messages: list[dict[str, Any]]) -> list[Any]:
+    return [message["id"] for message in messages if "id" in message]
+
+
+@pytest.mark.parametrize("starts", [1, 5])
+def test_pipelined_requests_are_all_answered_before_the_exit(tmp_path, starts):
+    messages = [*HANDSHAKE, *(start(10 + n) for n in range(starts))]
+    with shared_store(tmp_path / "home") as store:
+        returncode, answers, stderr = pipe_and_close(tmp_path, store, messages)
+        sessions = store.rows("SELECT count(*) FROM runs_session")[0][0]
+
+    assert returncode == 0, stderr[-3000:]
+    assert sorted(request_ids(answers)) == sorted(request_ids(messages)), stderr[-3000:]
+    by_id = {answer["id"]: answer for answer in answers}
+    assert by_id[2]["result"]["tools"]
+    started = [by_id[10 + n]["result"] for n in range(starts)]
+    assert [result["isError"] for result in started] == [False] * starts
+    assert len({result["structuredContent"]["stateToken"] for result in started}) == starts
+    assert sessions == len(started)  # no session the client was not told about
+
+
+def test_failing_and_unreadable_requests_are_answered_before_the_exit(tmp_path):
+    unknown_tool = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "nope", "arguments": {}}}
+    bad_start = {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "method": "tools/call",
+        "params": {"name": "start_workflow", "arguments": {"workflowId": "no.such_workflow"}},
+    }
+    unknown_method = {"jsonrpc": "2.0", "id": 5, "method": "no/such_method"}
+    unreadable = {"jsonrpc": "2.0", "id": 6, "method": "tools/list", "params": [1]}
+    messages = [*HANDSHAKE, unknown_tool, bad_start, unknown_method, unreadable]
+    with shared_store(tmp_path / "home") as store:
+        returncode, answers, stderr = pipe_and_close(tmp_path, store, messages)
+
+    assert returncode == 0, stderr[-3000:]
+    assert sorted(request_ids(answers)) == [1, 2, 3, 4, 5, 6], stderr[-3000:]
+    by_id = {answer["id"]: answer for answer in answers}
+    assert by_id[3]["result"]["isError"] is True
+    assert by_id[4]["result"]["structuredContent"]["error"]["code"] == "WORKFLOW_NOT_FOUND"
+    assert by_id[5]["error"]["code"] == -32601
+    assert by_id[6]["error"]["code"] == -32602
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [[], [{"jsonrpc": "2.0", "method": "notifications/initialized"}]],
+    ids=["nothing", "notifications-only"],
+)
+def test_stdin_closed_with_nothing_to_answer_ends_the_server(tmp_path, messages):
+    with shared_store(tmp_path / "home") as store:
+        returncode, answers, stderr = pipe_and_close(tmp_path, store, messages)
+
+    assert returncode == 0, stderr[-3000:]
+    assert answers == []
