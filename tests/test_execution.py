@@ -124,6 +124,9 @@ def test_an_older_state_token_forks_a_sibling_branch(three):
     )
     assert fork["pending"]["stepId"] == "two"
     assert fork["stateToken"] != main["stateToken"]
+    [notice] = [w for w in fork["warnings"] if w["code"] == "BRANCH_STARTED"]
+    assert "you are now on branch 2 from that point, and the 1 earlier one(s) are kept" in notice["message"]
+    assert not [w for w in main["warnings"] if w["code"] == "BRANCH_STARTED"]  # the first branch is no fork
     root = Node.objects.get(depth=0)
     assert root.children.count() == 2
     assert root.latest_child.public_id != Node.objects.get(parent=root, pk=root.children.order_by("pk")[0].pk).public_id

@@ -172,6 +172,7 @@ def _advance(
                 context=context,
             )
         recorded = bool(output.get("notesMarkdown") or output.get("artifacts"))
+        forks = node.latest_child_id is not None  # an older state acknowledged again: a rewound chat
         child, child_attempt = create_node(journal, run, node, result, notes_recorded=recorded, preferences=effective)
         delegations.spawn(journal, run, child, result.pending)
         completed = result.completed or {}
@@ -199,6 +200,8 @@ def _advance(
             )
         warnings = [*result.warnings, *modes.gap_warnings(missing)]
         record_warnings(journal, run, child, warnings)
+        if forks:
+            warnings.append(_new_branch_notice(node, completed.get("title") or node.pending_step_id or "the step"))
         observe(journal, run)
         if result.kind == "complete":
             _finalize(journal, run, child)
@@ -216,6 +219,17 @@ def _advance(
         set_status(journal, run, RunStatus.COMPLETE if result.kind == "complete" else RunStatus.IN_PROGRESS)
         journal.flush()
         return response
+
+
+def _new_branch_notice(node: Node, step_title: str) -> dict[str, Any]:
+    """Says where an acknowledgement of an older state leaves the agent: on a new branch of its own."""
+    total = node.children.count()
+    return {
+        "code": "BRANCH_STARTED",
+        "message": f"This acknowledgement of '{step_title}' started a new branch: you are now on branch {total} "
+        f"from that point, and the {total - 1} earlier one(s) are kept unchanged. Go on with the tokens below; "
+        "the recap and notes from here on are this branch's own.",
+    }
 
 
 GROUPING_KEYS = ("ticketId", "sessionKey", "goal")  # read by WorkRail itself: they name the session
