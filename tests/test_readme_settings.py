@@ -29,6 +29,8 @@ PLAUSIBLE = {
     "WORKRAIL_TOOL_TIMINGS_KEPT": "2000",
     "WORKRAIL_RETENTION_DAYS": "30",
     "WORKRAIL_BUNDLE_MAX_MB": "64",
+    "WORKRAIL_REPORT_PDF_SECONDS": "45",
+    "WORKRAIL_REPORT_PDF_MAX_MB": "2048",
     "WORKRAIL_TEST_DATABASE_URL": "postgres://workrail:secret@localhost:5432/workrail_test",
 }
 

@@ -40,6 +40,10 @@ STATUS: dict[ErrorCode, int] = {
     ErrorCode.BUNDLE_CORRUPT: 400,
     ErrorCode.BUNDLE_VERSION_UNSUPPORTED: 400,
     ErrorCode.BUNDLE_INVALID: 400,
+    # A request that is fine, for a report too large to lay out as PDF within its budget (the Markdown is not).
+    ErrorCode.REPORT_TOO_LARGE: 422,
+    # The client left or the dashboard is shutting down: nobody is there to read it, but a log line shows it.
+    ErrorCode.REPORT_STOPPED: 503,
     ErrorCode.INTERNAL_ERROR: 500,
 }
 
@@ -51,9 +55,10 @@ MEANING: dict[int, str] = {
     404: "NOT_FOUND (or WORKFLOW_NOT_FOUND): no such id in this store.",
     409: "WORKFLOW_INVALID: the workflow file exists but cannot run (details.diagnostics).",
     413: "BUNDLE_TOO_LARGE: the uploaded bundle is larger than WORKRAIL_BUNDLE_MAX_MB.",
+    422: "REPORT_TOO_LARGE: the PDF would take longer or more memory than its budget; the Markdown report has it all.",
     429: "RATE_LIMITED: too many writes in a short time (details.retryAfterMs).",
     500: "INTERNAL_ERROR: a bug or an environment failure; the server log has the details.",
-    503: "STORE_BUSY: the database stayed locked; retry.",
+    503: "STORE_BUSY: the database stayed locked; retry. (REPORT_STOPPED: a PDF stopped by the dashboard shutting down.)",
 }
 
 UNAUTHENTICATED_FIX = (
