@@ -168,7 +168,7 @@ def test_a_candidate_carries_the_tip_and_what_to_resume_with():
         "pendingStepId": started["pending"]["stepId"],
         "isComplete": False,
         "updatedAt": SearchEntry.objects.get().updated_at.isoformat(),
-        "snippet": "triaged: the refund job double-charges.",
+        "snippet": "Triaged: the refund job double-charges.",  # as written, not as searched
         "whyMatched": ["title is 'pay-7'"],
         "layer": 1,
         "score": candidate["score"],
@@ -199,7 +199,7 @@ def test_recent_notes_find_a_run_and_the_whole_phrase_ranks_above_scattered_word
     assert result["candidates"][1]["whyMatched"] == ["notes mention 'token refresh'"]
     assert result["candidates"][2]["whyMatched"] == ["notes mention 'token', 'refresh'"]
     assert "token refresh races with logout" in result["candidates"][1]["snippet"]
-    assert result["candidates"][0]["snippet"].startswith("token refresh: checked the logs")
+    assert result["candidates"][0]["snippet"].startswith("Token refresh: checked the logs")
     assert result["candidates"][0]["snippet"].endswith("…")
     assert layer(result, 1)["candidates"] == 0
     assert layer(result, 2)["candidates"] == 3
@@ -457,7 +457,7 @@ def test_checkpoint_only_sessions_resume_with_a_session_token():
     assert candidate["sessionToken"].startswith("ss1_")
     parsed = tokens.parse(settings.WORKRAIL_HOME, candidate["sessionToken"], TokenKind.SESSION)
     assert parsed.id == session_token_id(session)
-    assert candidate["snippet"] == "tried a bounded queue."
+    assert candidate["snippet"] == "Tried a bounded queue."
 
     by_tag = resume_session(query="realtime")
     assert by_tag["candidates"][0]["whyMatched"] == ["tag 'Realtime' contains 'realtime'"]

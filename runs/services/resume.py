@@ -98,7 +98,10 @@ _ENTRY_FIELDS = (
     "tip__public_id",
     "tip__pending_step_id",
     "tip__is_complete",
+    "run_id",
+    "session_id",
 )
+RECENT_NOTES = 12  # notes read back in their own case for a snippet: more than its 200 characters need
 
 
 @dataclass(frozen=True)
@@ -637,13 +640,17 @@ def _snippet(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> str:
     """Around the match in the notes for layers 2 and 3; otherwise the end of the latest notes."""
     if hit.layer == 3 and hit.deep_notes:
         return _around(hit.deep_notes, hit.deep_notes.lower(), inputs)
-    notes = row["notes_text"] or ""
-    if hit.layer == 2:
-        return _around(notes, notes, inputs)
+    # The search entry keeps its notes lower-cased for matching; the snippet quotes them as written.
+    notes = _recent_notes(row) or row["notes_text"] or ""
+    lowered = notes.lower()
+    if hit.layer == 2 and (inputs.phrase in lowered or any(word in lowered for word in inputs.words)):
+        return _around(notes, lowered, inputs)
+    if hit.layer == 2:  # the match is older than the notes read back: quote the entry itself
+        return _around(row["notes_text"] or "", row["notes_text"] or "", inputs)
     if hit.layer == 4 and inputs.phrase:
-        present = [w for w in (*inputs.tickets, *inputs.loose_words) if w in notes]
+        present = [w for w in (*inputs.tickets, *inputs.loose_words) if w in lowered]
         if present:
-            return _around(notes, notes, Inputs(present[0], tuple(present), "", "", ""))
+            return _around(notes, lowered, Inputs(present[0], tuple(present), "", "", ""))
     text = " ".join(notes.split())
     if len(text) <= SNIPPET_CHARS:
         return text
@@ -652,6 +659,21 @@ def _snippet(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> str:
     if 0 <= space < SNIPPET_CHARS // 4:
         tail = tail[space + 1 :]  # start on a whole word
     return "…" + tail
+
+
+def _recent_notes(row: dict[str, Any]) -> str:
+    """The newest notes of the entry's run (or of its checkpoint-only session), oldest first, as written."""
+    if row["run_id"] is not None:
+        outputs = Output.objects.filter(node__run_id=row["run_id"]).exclude(notes_markdown="")
+        checkpoints = Checkpoint.objects.filter(node__run_id=row["run_id"]).exclude(notes_markdown="")
+    else:
+        outputs = Output.objects.none()
+        checkpoints = Checkpoint.objects.filter(session_id=row["session_id"], node__isnull=True)
+    found = [
+        *outputs.order_by("-created_at", "-pk").values_list("created_at", "pk", "notes_markdown")[:RECENT_NOTES],
+        *checkpoints.order_by("-created_at", "-pk").values_list("created_at", "pk", "notes_markdown")[:RECENT_NOTES],
+    ]
+    return "\n".join(text for _, _, text in sorted(found)[-RECENT_NOTES:])
 
 
 def _around(text: str, lowered: str, inputs: Inputs) -> str:
