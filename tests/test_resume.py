@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from runs import events, tokens
 from runs.eventlog import Journal, new_session, session_token_id
+from runs.mcp import rendering
 from runs.models import Event, Node, Run, SearchEntry, Session
 from runs.projections import SEARCH_NOTES_CHARS
 from runs.services import resume
@@ -554,3 +555,26 @@ def test_the_snippet_shows_the_newest_note_that_mentions_the_query():
     [candidate] = resume_session(query="token refresh")["candidates"]
     assert "fixed by taking a lock" in candidate["snippet"]
     assert "first suspicion" not in candidate["snippet"]
+
+
+def test_a_candidate_names_the_other_branch_tips_a_rewind_left_behind():
+    first = start_workflow(WORKFLOW, {"sessionKey": "forked"})
+    abandoned = continue_workflow(
+        stateToken=first["stateToken"], ackToken=first["ackToken"], output={"notesMarkdown": "Reproduced on 3.12."}
+    )
+    rewound = continue_workflow(stateToken=first["stateToken"])  # the chat went back to the start
+    newest = continue_workflow(
+        stateToken=first["stateToken"], ackToken=rewound["ackToken"], output={"notesMarkdown": "Reproduced on 3.13."}
+    )
+    [candidate] = resume_session(query="forked")["candidates"]
+    assert candidate["stateToken"] == newest["stateToken"]
+    assert candidate["otherTipCount"] == 1
+    [other] = candidate["otherTips"]
+    assert other["stateToken"] == abandoned["stateToken"]
+    assert (other["pendingStepId"], other["isComplete"]) == (abandoned["pending"]["stepId"], False)
+    text = rendering.resume_text(resume_session(query="forked"))
+    assert "The run has 1 other branch tip(s), from a rewind" in text
+    assert abandoned["stateToken"] in text
+    run_with_notes({"sessionKey": "straight"}, "Reproduced on 3.11.")
+    [straight] = resume_session(query="straight")["candidates"]
+    assert straight.get("otherTips") is None  # a run never rewound has one tip

@@ -37,6 +37,15 @@ class SessionResult(Shape):
     checkpoint: SessionCheckpoint | None = None
 
 
+class OtherTip(Shape):
+    """Where another branch of the run stands: the run's work after a rewind went on elsewhere."""
+
+    state_token: str
+    pending_step_id: str | None
+    is_complete: bool
+    updated_at: str
+
+
 class ResumeCandidate(Shape):
     session_id: str
     session_key: str | None
@@ -53,6 +62,12 @@ class ResumeCandidate(Shape):
     why_matched: list[str]
     layer: int
     score: int
+    other_tips: list[OtherTip] | None = Field(
+        default=None,
+        description="The newest other branch tips of the run (at most 3; stateToken is its latest one): work "
+        "a rewound chat left on another branch.",
+    )
+    other_tip_count: int | None = Field(default=None, description="How many other branch tips the run has.")
 
 
 class ResumeQuery(Shape):

@@ -337,6 +337,17 @@ def resume_text(result: dict[str, Any]) -> str:
         lines.append(f"   {item['snippet']}")
         if item.get("stateToken"):
             lines.append(f"   continue_workflow {json.dumps({'stateToken': item['stateToken']})}")
+        if item.get("otherTips"):
+            lines.append(
+                f"   The run has {item['otherTipCount']} other branch tip(s), from a rewind (newest first); "
+                "the call above resumes the newest branch:"
+            )
+            for tip in item["otherTips"]:
+                where = "complete" if tip["isComplete"] else f"at step {tip['pendingStepId']}"
+                lines.append(
+                    f"   - {where}, {tip['updatedAt'][:16]}: "
+                    f"continue_workflow {json.dumps({'stateToken': tip['stateToken']})}"
+                )
         elif item.get("sessionToken"):
             lines.append(f"   checkpoint_workflow with sessionToken {item['sessionToken']}")
     return "\n".join(lines)

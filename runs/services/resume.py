@@ -48,11 +48,12 @@ from runs import tokens
 from runs.contract.inputs import ResumeSessionInput
 from runs.contract.sessions import ResumeResult
 from runs.eventlog import session_token_id
-from runs.models import Checkpoint, Output, SearchEntry, Session, SessionKind
+from runs.models import Checkpoint, Node, Output, SearchEntry, Session, SessionKind
 from runs.projections import SEARCH_NOTES_CHARS
 from runs.tokens import TokenKind
 
 MAX_CANDIDATES = 5
+MAX_OTHER_TIPS = 3  # other branch tips named per candidate
 DEEP_SCAN_ROWS = 2000  # how many of the newest outputs, and of the newest checkpoints, layer 3 reads
 SNIPPET_CHARS = 200
 
@@ -562,6 +563,33 @@ def _candidate(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> dict[str, Any]
         "whyMatched": _why(hit, row, inputs),
         "layer": hit.layer,
         "score": hit.score,
+        **(_other_tips(row["run_id"], tip) if tip is not None else {}),
+    }
+
+
+def _other_tips(run_pk: int, tip: int) -> dict[str, Any]:
+    """The run's other branch tips, newest first: the candidate resumes the newest tip, and a chat that
+    was rewound may have left the work it means on another branch."""
+    leaves = Node.objects.filter(run_id=run_pk, children__isnull=True).exclude(public_id=tip)
+    newest = list(
+        leaves.order_by("-created_at", "-pk").values_list("public_id", "pending_step_id", "is_complete", "created_at")[
+            :MAX_OTHER_TIPS
+        ]
+    )
+    if not newest:
+        return {}
+    home = settings.WORKRAIL_HOME
+    return {
+        "otherTips": [
+            {
+                "stateToken": tokens.mint(home, TokenKind.STATE, public_id),
+                "pendingStepId": pending or None,
+                "isComplete": complete,
+                "updatedAt": created.isoformat(),
+            }
+            for public_id, pending, complete, created in newest
+        ],
+        "otherTipCount": len(newest) if len(newest) < MAX_OTHER_TIPS else leaves.count(),
     }
 
 
