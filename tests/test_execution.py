@@ -86,8 +86,10 @@ def test_a_replay_with_other_output_is_still_a_replay_and_says_how_to_fork(three
         output={"notesMarkdown": "Something else entirely."},
     )
     assert other["stateToken"] == first["stateToken"]
-    assert other["warnings"][-1]["code"] == "REPLAY_OUTPUT_IGNORED"
-    assert "only the stateToken" in other["warnings"][-1]["message"]
+    notice = other["warnings"][0]  # first, before anything the recorded answer says
+    assert notice["code"] == "REPLAY_OUTPUT_IGNORED"
+    assert notice["message"].startswith("Your new output was NOT recorded.")
+    assert f'call continue_workflow {{"stateToken": "{response["stateToken"]}"}} (no ackToken)' in notice["message"]
     assert Node.objects.count() == 2
 
 

@@ -395,15 +395,18 @@ def left_out_warnings(compiled: dict[str, Any]) -> list[dict[str, Any]]:
 def replay(ack: Ack, output: dict[str, Any]) -> dict[str, Any]:
     response: dict[str, Any] = json.loads(ack.response_json)
     if output_digest(output) != ack.output_digest:
+        state = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, ack.node.public_id)
+        again = json.dumps({"stateToken": state})
         response["warnings"] = [
-            *response["warnings"],
-            {
+            {  # first: an answer shaped like success must not hide that nothing new was kept
                 "code": "REPLAY_OUTPUT_IGNORED",
-                "message": "This stateToken and ackToken were already acknowledged, so this is a replay: the answer "
-                "recorded then is returned and the new output was not recorded. To record different work "
-                "from that point, call continue_workflow with only the stateToken: it returns a fresh "
-                "ackToken, and acknowledging it starts a new branch.",
+                "message": "Your new output was NOT recorded. This stateToken and ackToken were acknowledged "
+                "before, so this is a replay: the answer below is the one recorded then, on the branch that "
+                "acknowledgement started. To record this different work as a new branch from that point, "
+                f"call continue_workflow {again} (no ackToken) for a fresh ackToken, then send your output "
+                "with it.",
             },
+            *response["warnings"],
         ]
     return response
 
