@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.conf import settings
-from django.db import IntegrityError
 
 from exports.bundle.document import digest_bytes
 from exports.bundle.export import export_bundle
@@ -17,8 +16,6 @@ from exports.records import ExportVia, record_export
 from runs import ratelimit
 from runs.services.nodes import write
 from runs.services.overview import get_session
-
-IMPORT_TRIES = 3
 
 
 def max_bundle_bytes() -> int:
@@ -39,18 +36,10 @@ def export_session_bundle(
 def import_session_bundle(
     raw: bytes, *, via: ExportVia, progress: Callable[[int, int], None] | None = None
 ) -> ImportResult:
-    """Verifies `raw` completely, then imports it in one transaction. Any refusal is a WorkRailError
-    (BUNDLE_* codes, STORE_BUSY) and leaves the store exactly as it was."""
+    """Verifies `raw` completely, then imports it, in short transactions that let agents write
+    meanwhile (exports/bundle/importing.py). Any refusal is a WorkRailError (BUNDLE_* codes,
+    STORE_BUSY) and leaves no trace of the bundle's session."""
     bundle = read_bundle(raw, max_bytes=max_bundle_bytes())
-    for attempt in range(1, IMPORT_TRIES + 1):
-        try:
-            with write():  # the same busy handling as every other write; import_bundle's atomic block nests
-                ratelimit.take(ratelimit.STARTS, what="new sessions and runs")  # an import starts a session
-                return import_bundle(bundle, via=via, progress=progress)
-        except IntegrityError:
-            # Another import took the same ids or session key between our check and our insert (on
-            # PostgreSQL; SQLite's IMMEDIATE transactions run imports one at a time). Everything was
-            # rolled back; the next try sees its rows and picks other ids.
-            if attempt == IMPORT_TRIES:
-                raise
-    raise AssertionError("unreachable")
+    with write():  # the same busy handling as every other write
+        ratelimit.take(ratelimit.STARTS, what="new sessions and runs")  # an import starts a session
+    return import_bundle(bundle, via=via, progress=progress)

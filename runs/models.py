@@ -75,12 +75,19 @@ class Session(models.Model):
     workspace_path = models.CharField(max_length=1024, blank=True, default="")
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()  # the last activity: every recorded event moves it
+    # A session an import is still writing, in short transactions (exports/bundle/importing.py): no
+    # listing, search or lookup shows it, its public id and its runs' are stand-ins and it has no key,
+    # until one last short transaction gives it its own and clears this. Meanwhile `updated_at` is the
+    # import's heartbeat; one that stopped long ago was abandoned and cleanup removes it (runs/staged.py).
+    importing = models.BooleanField(default=False)
 
     class Meta:
         indexes = [
             models.Index(fields=["-updated_at"], name="session_by_activity"),
             models.Index(fields=["status", "-updated_at"], name="session_by_status"),
             models.Index(fields=["git_branch", "-updated_at"], name="session_by_branch"),
+            # Few rows, if any: what hides imports in progress and finds abandoned ones stays cheap.
+            models.Index(fields=["updated_at"], name="session_importing", condition=models.Q(importing=True)),
         ]
 
     def __str__(self) -> str:
@@ -300,6 +307,18 @@ class RunSynthesis(models.Model):
         return f"synthesis of {self.run_id}"
 
 
+class VisibleSearchEntries(models.Manager["SearchEntry"]):
+    """`SearchEntry.objects`, what searches read: the entries of the store's sessions, without those of
+    a session an import is still writing (Session.importing), so a search never hands out a stateToken
+    into half a session. A subquery over the few staged sessions, not a join per entry. Django's own
+    machinery (the compiled updates of runs/statements.py, deletions) uses `_default_manager`, which
+    is `every_row`: the projector keeps a staged session's entries up to date like any other."""
+
+    def get_queryset(self) -> models.QuerySet[SearchEntry]:
+        staged = Session.objects.filter(importing=True).values("pk")
+        return super().get_queryset().exclude(session_id__in=staged)
+
+
 class SearchEntry(models.Model):
     """What resume_session searches: one row per run (its latest tip) and per checkpoint-only session.
     Lower-cased text kept up to date by the projections, so a search is a few indexed reads, not a
@@ -315,7 +334,11 @@ class SearchEntry(models.Model):
     workspace_path = models.CharField(max_length=1024, blank=True, default="")
     updated_at = models.DateTimeField()
 
+    every_row = models.Manager()
+    objects = VisibleSearchEntries()
+
     class Meta:
+        default_manager_name = "every_row"
         indexes = [models.Index(fields=["-updated_at"]), models.Index(fields=["git_branch"])]
 
     def __str__(self) -> str:

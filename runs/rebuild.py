@@ -16,6 +16,7 @@ from django.db import transaction
 from runs.events import parse
 from runs.models import Event, Session
 from runs.projections import Projector
+from runs.staged import visible_sessions
 
 Progress = Callable[[int, int, int], None]  # (sessions done, sessions in all, events applied so far)
 
@@ -41,11 +42,13 @@ def rebuild_session(session: Session) -> int:
 
 
 def rebuild_projections(progress: Progress | None = None) -> dict[str, int]:
-    """Rebuilds every session present when it starts; returns counts. `progress` is called after each."""
-    ids = list(Session.objects.order_by("pk").values_list("pk", flat=True))
+    """Rebuilds every session present when it starts; returns counts. `progress` is called after each.
+    A session an import is still writing is left to it (its rows are its import's, not yet part of the
+    store); one that was abandoned is removed by cleanup (runs/staged.py)."""
+    ids = list(visible_sessions().order_by("pk").values_list("pk", flat=True))
     applied = 0
     for done, pk in enumerate(ids, 1):
-        session = Session.objects.filter(pk=pk).first()
+        session = visible_sessions().filter(pk=pk).first()
         if session is not None:  # deleted meanwhile (retention): nothing to rebuild
             applied += rebuild_session(session)
         if progress is not None:

@@ -1,5 +1,4 @@
-"""Applying a verified bundle to this store, in one transaction: either the whole session is there
-afterwards, or nothing of it is.
+"""Applying a verified bundle to this store: afterwards the whole session is there, or nothing of it.
 
 The bundle's events are replayed through the projector, exactly as `rebuild_projections` replays a
 session, so an imported session's rows are what its events say, by construction. Ids: when none of
@@ -8,33 +7,48 @@ machines); when any does, all of them are new, so an import never merges into or
 session. Attempt ids (what ackTokens name) are always new: an ackToken handed out before the export
 can never acknowledge anything here. A session key already used here gets " (imported)" appended.
 Importing is activity: the session's retention starts again from the import.
+
+Agents keep writing while a large bundle is imported: the session is written in short transactions,
+CHUNK_EVENTS events each, as a staged session nothing shows (runs/staged.py), and one last short
+transaction publishes it, with its own ids and key and the record of the import. What can be done
+without the write lock is done before each transaction: renaming the ids, parsing the payloads,
+preparing the event rows. Any failure (a check at the end, a lost race for an id, the store staying
+busy) removes the staged rows again; a killed import leaves a staged session that cleanup removes.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import connection, transaction
-from django.utils import timezone
+from django.db import IntegrityError, connection
 
 from exports.bundle import document as fmt
 from exports.bundle.export import session_section
 from exports.bundle.ids import IdMap, declared_ids
 from exports.bundle.reading import VerifiedBundle
 from runs import events as event_payloads
-from runs import statements
+from runs import staged, statements
 from runs.errors import ErrorCode, WorkRailError
-from runs.eventlog import Journal, random_id
-from runs.models import Event, Node, Run, Session
+from runs.eventlog import Journal, lock_session_key, random_id
+from runs.models import Event, EventKind, Node, Run, Session
 from runs.projections import Projector
+from runs.services.nodes import write
 from runs.services.pinned import pin
+from runs.services.retention import delete_unused_pinned_workflows
 
+# Events per transaction. Measured on SQLite (bench/bundles.py --concurrent): about 40 ms of the
+# write lock each, so an agent writing meanwhile waits a few tens of milliseconds, not the import.
+CHUNK_EVENTS = 500
+CHUNK_BYTES = 2_000_000  # and at most about this much event data per transaction (snapshots can be large)
+IMPORT_TRIES = 3  # tries of a whole import that loses a race for its ids or session key
 _IN_CHUNK = 900  # ids per IN (...) lookup: under every backend's limit on bound parameters
-_EVENT_BATCH = 2000
+
+logger = logging.getLogger("workrail")
 
 
 @dataclass(frozen=True)
@@ -46,35 +60,59 @@ class ImportResult:
     workflows_added: int
 
 
+class _Taken(Exception):
+    """An id or the session key this import planned to use was taken meanwhile (another import, a new
+    run with that key): the import starts again and picks others."""
+
+
 def import_bundle(
-    bundle: VerifiedBundle, *, via: str, progress: Callable[[int, int], None] | None = None
+    bundle: VerifiedBundle,
+    *,
+    via: str,
+    progress: Callable[[int, int], None] | None = None,
+    chunk_events: int | None = None,
 ) -> ImportResult:
-    now = timezone.now()
-    with transaction.atomic():
-        ids = _plan_ids(bundle)
-        added = _pin_workflows(bundle.workflows, now)
+    """Imports `bundle` as a new session, or raises and leaves no trace of it. It makes its own short
+    transactions: called inside another one, they are only savepoints of it, and the lock is held
+    throughout. `progress` is told (events written, events in all) after each, outside it."""
+    for attempt in range(1, IMPORT_TRIES + 1):
+        try:
+            return _import(bundle, via, progress, chunk_events or CHUNK_EVENTS)
+        except (IntegrityError, _Taken):
+            # Two imports of one bundle at once, or a run started with the bundle's session key: the ids
+            # and key are checked once, before writing, and may be taken before they are published.
+            # The staged rows are removed; the next try sees the others' and picks other ids or key.
+            if attempt == IMPORT_TRIES:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _import(
+    bundle: VerifiedBundle, via: str, progress: Callable[[int, int], None] | None, chunk_events: int
+) -> ImportResult:
+    ids = _plan_ids(bundle)
+    with write() as now:
         session = Session.objects.create(
-            public_id=ids.session[1], created_at=fmt.parse_timestamp(bundle.events[0]["at"]), updated_at=now
+            public_id=staged.stand_in_id(),
+            importing=True,
+            created_at=fmt.parse_timestamp(bundle.events[0]["at"]),
+            updated_at=now,
         )
-        _replay(session, bundle, ids, progress)
+    stand_in = session.public_id
+    stage = _Stage(session, bundle, ids)
+    try:
+        stage.write_events(progress, chunk_events)
         _check_summary(session, bundle, ids)
-        journal = Journal(session, now)
-        journal.record(
-            event_payloads.SessionImported(
-                bundle_digest=bundle.digest,
-                original_session_id=ids.session[0],
-                bundle_schema_version=bundle.schema_version,
-                exported_by=bundle.producer,
-                via=via,
-            )
-        )
-        journal.flush()
+        _publish(stage, bundle, ids, via)
+    except BaseException:
+        _remove(session.pk, stand_in, stage.pinned)
+        raise
     return ImportResult(
-        session=session,
+        session=Session.objects.get(pk=session.pk),
         kept_ids=ids.session[0] == ids.session[1],
         runs=len(ids.runs),
         events=len(bundle.events),
-        workflows_added=added,
+        workflows_added=len(stage.pinned),
     )
 
 
@@ -114,50 +152,114 @@ def _free_key(key: str | None) -> str | None:
     return None  # a thousand imports of one key: keep the session, drop the key
 
 
-def _pin_workflows(workflows: list[dict[str, Any]], now: datetime) -> int:
-    """The bundle's pinned workflows, added where this store lacks them. A snapshot is keyed by its own
-    hash (checked when the bundle was read), so one already here is the same snapshot."""
-    return sum(pin(w["workflowHash"], w["workflowId"], w["compiled"], now) for w in workflows)
+@dataclass
+class _Chunk:
+    last_seq: int
+    payloads: list[tuple[event_payloads.EventPayload, datetime]]
+    rows: list[list[Any]]  # the events' rows, values prepared in Event's field order
+    run_hashes: list[str]  # the workflows the chunk's runs are pinned to
 
 
-def _replay(session: Session, bundle: VerifiedBundle, ids: IdMap, progress: Callable[[int, int], None] | None) -> None:
-    events = bundle.events
-    projector = Projector(session, deferred=True)  # rows inserted in bulk at flush, as a rebuild does
-    data_field, at_field = Event._meta.get_field("data"), Event._meta.get_field("created_at")
-    rows: list[list[Any]] = []
-    stamp, at, stored_at = None, None, None
-    for event in ids.events(events, bundle.events_text):
-        if event["at"] != stamp:  # the events of one transaction share their time: parse it once
-            stamp = event["at"]
-            at = fmt.parse_timestamp(stamp)
-            stored_at = at_field.get_db_prep_save(at, connection)
-        assert at is not None
-        projector.apply(event_payloads.parse(event["kind"], event["data"]), at)
-        # The data is in its stored form already (reading.py checked it against its payload model).
-        data = data_field.get_db_prep_save(event["data"], connection)
-        rows.append([session.pk, event["seq"], event["kind"], data, stored_at])
-        if len(rows) >= _EVENT_BATCH:
-            _insert_events(rows)
+class _Stage:
+    """The staged session being written, and the one projector that replays the bundle into it: its
+    rows (runs, and the newest nodes and attempts) carry over from one transaction to the next."""
+
+    def __init__(self, session: Session, bundle: VerifiedBundle, ids: IdMap) -> None:
+        self.session = session
+        self.stand_in = session.public_id
+        self.bundle = bundle
+        self.ids = ids
+        self.projector = Projector(session, deferred=True)  # rows inserted in bulk at flush, as a rebuild does
+        self.workflows = {w["workflowHash"]: w for w in bundle.workflows}
+        self.pinned: list[str] = []  # the workflows this import added to the store
+        self.run_stand_ins: dict[str, str] = {}  # run id -> its stand-in while staged
+
+    def write_events(self, progress: Callable[[int, int], None] | None, chunk_events: int) -> None:
+        total = len(self.bundle.events)
+        for chunk in self._chunks(chunk_events):
+            with write() as now:
+                self.claim()
+                self._apply(chunk, now)
+            # What the projector remembers of the rows written so far is in the database now: it
+            # reads back the few it needs again instead of keeping the whole session in memory.
+            self.projector.nodes.clear()
+            self.projector.attempts.clear()
             if progress is not None:
-                progress(event["seq"], len(events))
-    _insert_events(rows)
-    projector.flush()
-    session.last_seq = len(events)
-    Session.objects.filter(pk=session.pk).update(last_seq=session.last_seq)
-    if progress is not None:
-        progress(len(events), len(events))
+                progress(chunk.last_seq, total)
 
+    def _chunks(self, chunk_events: int) -> Iterator[_Chunk]:
+        """The bundle's events in chunks, ids renamed and payloads parsed: all of it outside the lock."""
+        data_field, at_field = Event._meta.get_field("data"), Event._meta.get_field("created_at")
+        chunk, size = _Chunk(0, [], [], []), 0
+        stamp, at, stored_at = None, None, None
+        for event in self._renamed(chunk_events):
+            if event["at"] != stamp:  # the events of one transaction share their time: parse it once
+                stamp = event["at"]
+                at = fmt.parse_timestamp(stamp)
+                stored_at = at_field.get_db_prep_save(at, connection)
+            assert at is not None
+            # The data is in its stored form already (reading.py checked it against its payload model).
+            data = data_field.get_db_prep_save(event["data"], connection)
+            chunk.payloads.append((event_payloads.parse(event["kind"], event["data"]), at))
+            chunk.rows.append([self.session.pk, event["seq"], event["kind"], data, stored_at])
+            chunk.last_seq = event["seq"]
+            if event["kind"] == EventKind.RUN_STARTED:
+                chunk.run_hashes.append(event["data"]["workflowHash"])
+            size += len(data) if isinstance(data, str | bytes) else 0
+            if len(chunk.rows) >= chunk_events or size >= CHUNK_BYTES:
+                yield chunk
+                chunk, size = _Chunk(0, [], [], []), 0
+        if chunk.rows:
+            yield chunk
 
-def _insert_events(rows: list[list[Any]]) -> None:
-    statements.insert_prepared(Event, rows)  # values in Event's field order: session, seq, kind, data, created_at
-    rows.clear()
+    def _renamed(self, block: int) -> Iterator[dict[str, Any]]:
+        """The events with this store's ids, renamed a block at a time: never a second copy of them all."""
+        events = self.bundle.events
+        for start in range(0, len(events), block):
+            yield from self.ids.events(events[start : start + block])
+
+    def claim(self) -> None:
+        """Under the write lock (the session row's lock elsewhere): the session is still staged for
+        this import. A cleanup that took it as abandoned (the import was paused for long) stops it."""
+        mine = Session.objects.select_for_update().filter(pk=self.session.pk, public_id=self.stand_in, importing=True)
+        if not mine.exists():
+            raise WorkRailError(
+                ErrorCode.STORE_BUSY,
+                "The import was paused for so long that a cleanup removed what it had written. Nothing was imported.",
+                "Import the bundle again.",
+                retryable=True,
+                details={"abandoned": True},
+            )
+
+    def _apply(self, chunk: _Chunk, now: datetime) -> None:
+        for workflow_hash in dict.fromkeys(chunk.run_hashes):
+            workflow = self.workflows[workflow_hash]
+            # Pinned in the transaction that starts its runs, as a start does: a cleanup between two
+            # transactions may remove a snapshot no run uses yet.
+            if pin(workflow_hash, workflow["workflowId"], workflow["compiled"], now):
+                self.pinned.append(workflow_hash)
+        known = set(self.projector.runs)
+        for payload, at in chunk.payloads:
+            self.projector.apply(payload, at)
+        statements.insert_prepared(
+            Event, chunk.rows
+        )  # values in Event's field order: session, seq, kind, data, created_at
+        self.projector.flush()
+        # Hidden until published: new runs get stand-in ids, the session no key (the projector set it
+        # from the first event), so no lookup and no start_workflow with that key reaches them.
+        for run_id in self.projector.runs.keys() - known:
+            self.run_stand_ins[run_id] = staged.stand_in_id()
+            statements.update(Run, self.projector.runs[run_id].pk, public_id=self.run_stand_ins[run_id])
+        self.session.last_seq = chunk.last_seq
+        statements.update(Session, self.session.pk, last_seq=chunk.last_seq, updated_at=now, session_key=None)
 
 
 def _check_summary(session: Session, bundle: VerifiedBundle, ids: IdMap) -> None:
     """The bundle's session section must be what its events project to (ids and key as renamed here);
-    otherwise the transaction is rolled back."""
-    session.refresh_from_db()
-    projected = session_section(session, bundle.events)
+    otherwise the staged session is removed."""
+    stored = Session.objects.get(pk=session.pk)
+    stored.public_id, stored.session_key = ids.session[1], ids.session_key
+    projected = session_section(stored, bundle.events)
     claimed = {**bundle.session, "sessionId": ids.session[1], "sessionKey": ids.session_key}
     if projected != claimed:
         wrong = sorted(name for name in claimed if claimed[name] != projected.get(name))
@@ -168,3 +270,42 @@ def _check_summary(session: Session, bundle: VerifiedBundle, ids: IdMap) -> None
             "Export the session again with WorkRail and send the new file unchanged.",
             details={"pointer": "/session/" + (wrong[0] if wrong else "")},
         )
+
+
+def _publish(stage: _Stage, bundle: VerifiedBundle, ids: IdMap, via: str) -> None:
+    """One short transaction: the session and its runs get their own ids and key, and the import is
+    recorded. From its commit on the session is there, whole."""
+    session = stage.session
+    with write() as now:
+        stage.claim()
+        key = ids.session_key
+        if key is not None:
+            lock_session_key(key)  # as a start_workflow with this key does: one of us creates it
+            if Session.objects.filter(session_key=key).exists():
+                raise _Taken(f"session key {key!r}")
+        statements.update(Session, session.pk, public_id=ids.session[1], session_key=key, importing=False)
+        for run_id, run in stage.projector.runs.items():
+            statements.update(Run, run.pk, public_id=run_id)
+        session.public_id, session.session_key, session.importing = ids.session[1], key, False
+        journal = Journal(session, now)
+        journal.record(
+            event_payloads.SessionImported(
+                bundle_digest=bundle.digest,
+                original_session_id=ids.session[0],
+                bundle_schema_version=bundle.schema_version,
+                exported_by=bundle.producer,
+                via=via,
+            )
+        )
+        journal.flush()
+
+
+def _remove(session_pk: int, stand_in: str, pinned: list[str]) -> None:
+    """After a failure: the staged session, and the workflows only it had pinned. Best effort: when
+    the store stays busy, the staged session is left for cleanup, which removes abandoned ones."""
+    try:
+        staged.discard(session_pk, stand_in)
+        if pinned:
+            delete_unused_pinned_workflows(among=pinned)
+    except Exception:  # the import's own error is the one to raise; cleanup removes what is left
+        logger.warning("could not remove the staged rows of a failed import; cleanup will", exc_info=True)

@@ -62,7 +62,9 @@ _attempt_by_id = SelectOne(
 
 def load_node(node_id: int) -> Node:
     node = _node_by_id.get(node_id)
-    if node is None:
+    # A node an import is still writing keeps the bundle's id: a token minted for that id here before
+    # (a session exported, deleted, then imported back) must not reach it until it is published.
+    if node is None or node.run.session.importing:
         raise WorkRailError(
             ErrorCode.TOKEN_UNKNOWN,
             "This stateToken names a snapshot this store does not have.",

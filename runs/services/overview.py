@@ -33,6 +33,7 @@ from runs.errors import ErrorCode, WorkRailError
 from runs.models import Checkpoint, Event, Node, Run, RunStatus, SearchEntry, Session, SessionStatus
 from runs.preferences import mode_of
 from runs.services.pinned import compiled_workflow
+from runs.staged import visible_sessions
 
 PER_PAGE_DEFAULT = 50
 PER_PAGE_MAX = 200
@@ -82,7 +83,7 @@ def list_sessions(
     query = " ".join(query.replace("\x00", " ").split())[:MAX_QUERY_CHARS]
     per_page = max(1, min(per_page, PER_PAGE_MAX))
     cutoff = stall_cutoff()
-    matching = _search(Session.objects.all(), query)
+    matching = _search(visible_sessions(), query)
     counts = _status_counts(matching, cutoff)
     total = counts.get(status, 0) if status else sum(counts.values())
     pages = max(1, math.ceil(total / per_page))
@@ -177,7 +178,7 @@ def _groups(items: list[SessionSummary], group: SessionGroup) -> list[SessionGro
 
 def activity_version() -> str:
     """Changes whenever any session records an event: what the live sessions list polls."""
-    newest = Session.objects.order_by("-updated_at").values_list("updated_at", "last_seq").first()
+    newest = visible_sessions().order_by("-updated_at").values_list("updated_at", "last_seq").first()
     return "0" if newest is None else f"{newest[0].timestamp():.6f}:{newest[1]}"
 
 
@@ -185,7 +186,7 @@ def activity_version() -> str:
 
 
 def get_session(session_id: str) -> Session:
-    session = Session.objects.filter(public_id=session_id[:40]).first()
+    session = visible_sessions().filter(public_id=session_id[:40]).first()
     if session is None:
         raise not_found(
             "session", session_id, "Pick a session from the sessions list (/sessions/ or /api/v1/sessions)."

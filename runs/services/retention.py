@@ -11,13 +11,17 @@ the session is still past the cutoff: a session an agent wrote to meanwhile is k
 IMMEDIATE transaction holds the write lock; elsewhere the session rows are locked, as the Journal
 locks them before writing). Rows are removed child-first with one DELETE per table and batch, not by
 Django's collector, which loads every object to cascade it one by one.
+
+A session an import is still writing (`Session.importing`) is never chosen, however old its events:
+it is not part of the store yet. One whose import stopped long ago (the process was killed) is
+removed a slice of rows at a time (runs/staged.py), before the expired sessions.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -27,6 +31,7 @@ from django.db import connection, models, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from runs import staged
 from runs.models import (
     Ack,
     Attempt,
@@ -84,6 +89,7 @@ class CleanupResult:
     events: int = 0
     pinned_workflows: int = 0
     kept_meanwhile: int = 0  # chosen as expired, then written to before their batch: kept
+    abandoned_imports: int = 0  # sessions an import staged and never finished (runs/staged.py)
     seconds: float = 0.0
     extra: dict[str, int] = field(default_factory=dict)  # rows of the other tables, by table
 
@@ -98,6 +104,8 @@ class CleanupResult:
         )
         if self.kept_meanwhile:
             line += f"; kept {counted(self.kept_meanwhile, 'session')} written to during the cleanup"
+        if self.abandoned_imports:
+            line += f"; {verb} {counted(self.abandoned_imports, 'abandoned import')}"
         return line + f"; in {self.seconds:.1f} s"
 
 
@@ -129,30 +137,35 @@ def cleanup(
     transaction. Writes one summary line to the log."""
     started = time.monotonic()
     days = settings.WORKRAIL_RETENTION_DAYS if older_than_days is None else older_than_days
+    now = now or timezone.now()
     cutoff = cutoff_for(days, now)
     empty = CleanupResult(cutoff=cutoff, retention_days=days, dry_run=dry_run)
-    result = _count(empty) if dry_run else _delete(empty, progress, batch_size)
+    result = _count(empty, now) if dry_run else _delete(empty, now, progress, batch_size)
     result = replace(result, seconds=time.monotonic() - started)
     logger.info(result.summary())
     return result
 
 
-def _count(result: CleanupResult) -> CleanupResult:
+def _count(result: CleanupResult, now: datetime) -> CleanupResult:
     """What a cleanup would delete now, with the same tests it would apply; changes nothing."""
-    expired = {"session__updated_at__lt": result.cutoff}
+    expired = {"session__updated_at__lt": result.cutoff, "session__importing": False}
     return replace(
         result,
-        sessions=Session.objects.filter(updated_at__lt=result.cutoff).count(),
+        sessions=staged.visible_sessions().filter(updated_at__lt=result.cutoff).count(),
         runs=Run.objects.filter(**expired).count(),
         events=Event.objects.filter(**expired).count(),
         pinned_workflows=PinnedWorkflow.objects.filter(
             ~Exists(Run.objects.filter(pinned=OuterRef("pk"), session__updated_at__gte=result.cutoff))
         ).count(),
+        abandoned_imports=staged.abandoned(now).count(),
     )
 
 
-def _delete(result: CleanupResult, progress: Progress | None, batch_size: int) -> CleanupResult:
-    chosen = list(Session.objects.filter(updated_at__lt=result.cutoff).order_by("pk").values_list("pk", flat=True))
+def _delete(result: CleanupResult, now: datetime, progress: Progress | None, batch_size: int) -> CleanupResult:
+    # Before the sessions: an abandoned import's pinned workflows are then unused, and go below.
+    abandoned_imports = staged.discard_abandoned(now)
+    expired = staged.visible_sessions().filter(updated_at__lt=result.cutoff)  # a staged one is removed in slices
+    chosen = list(expired.order_by("pk").values_list("pk", flat=True))
     if progress is not None:
         progress(0, len(chosen))
     totals: dict[str, int] = {}
@@ -171,6 +184,7 @@ def _delete(result: CleanupResult, progress: Progress | None, batch_size: int) -
         events=totals.pop(Event._meta.db_table, 0),
         pinned_workflows=delete_unused_pinned_workflows(),
         kept_meanwhile=len(chosen) - sessions,
+        abandoned_imports=abandoned_imports,
         extra=totals,
     )
 
@@ -188,7 +202,7 @@ def _delete_batch(batch: Sequence[int], cutoff: datetime) -> dict[str, int]:
         # where a concurrent writer's update makes the row fail the filter once its lock is released).
         still_expired = list(
             Session.objects.select_for_update()
-            .filter(pk__in=batch, updated_at__lt=cutoff)
+            .filter(pk__in=batch, updated_at__lt=cutoff, importing=False)
             .values_list("pk", "public_id")
         )
         if not still_expired:
@@ -208,14 +222,21 @@ def _delete_batch(batch: Sequence[int], cutoff: datetime) -> dict[str, int]:
     return deleted
 
 
-def delete_unused_pinned_workflows() -> int:
-    """Deletes the pinned workflows no run refers to (those of deleted runs, and any left from before).
+def delete_unused_pinned_workflows(among: Collection[str] | None = None) -> int:
+    """Deletes the pinned workflows no run refers to (those of deleted runs, and any left from before;
+    with `among`, only those of these hashes: what a failed import had pinned).
     On SQLite it runs under the write lock, so a run pinning the same workflow either committed before
     (and the row stays) or starts after (and pins it again). On PostgreSQL the unused rows are first
     locked FOR UPDATE, skipping any a starting run holds (runs/services/pinned.py `pin`), and then
     deleted only if still unused, checked again in a statement that sees every run committed by then:
     a start never fails at commit because its workflow vanished."""
-    unused = PinnedWorkflow.objects.filter(~Exists(Run.objects.filter(pinned=OuterRef("pk"))))
+    if among is not None:
+        return sum(_delete_unused({"pk__in": some}) for some in _batches(list(among), KEYS_PER_DELETE))
+    return _delete_unused({})
+
+
+def _delete_unused(where: dict[str, Any]) -> int:
+    unused = PinnedWorkflow.objects.filter(~Exists(Run.objects.filter(pinned=OuterRef("pk"))), **where)
     with transaction.atomic():
         if connection.vendor != "postgresql":
             return _raw_delete(unused)

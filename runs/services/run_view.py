@@ -53,7 +53,7 @@ def get_node(node_id: str | int) -> Node:
     node = (
         Node.objects.select_related("run__session", "run__parent_run").filter(public_id=parse_node_id(node_id)).first()
     )
-    if node is None:
+    if node is None or node.run.session.importing:  # a node keeps its id while its import is staged
         raise not_found("node", str(node_id), "Node ids are the numbers shown in a run's graph (/runs/<id>/).")
     return node
 

@@ -73,5 +73,8 @@ def report(result: CleanupResult) -> str:
     lines = [head, *(f"  {label:<30}{count:>10,}" for label, count in rows)]
     if result.kept_meanwhile:
         lines.append(f"  Kept {result.kept_meanwhile:,} sessions written to during the cleanup.")
+    if result.abandoned_imports:
+        what = "Would remove" if result.dry_run else "Removed"
+        lines.append(f"  {what} {result.abandoned_imports:,} imports that never finished (their processes stopped).")
     lines.append(f"  ({result.seconds:.1f} s)")
     return "\n".join(lines)
