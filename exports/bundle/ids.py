@@ -1,11 +1,16 @@
-"""The ids inside a bundle's events: checking that every id is declared before it is used, and giving
-them new values on import.
+"""The ids inside a bundle's events: checking that each is well formed and declared before it is used,
+and giving them new values on import.
 
 Events name sessions, runs, nodes and attempts by public id. On import those ids must not reach rows
 of another session of this store (the projector looks them up store-wide), so every id an event uses
 must have been declared by an earlier event of the bundle itself, and the importer rewrites them all
-through one `IdMap`. Ids also appear inside recorded answers and syntheses (`runId`, `nodeId` fields,
-and run ids in text), which are rewritten the same way.
+through one `IdMap`. Each id must also be one this server could have made (`ses_`/`run_` and 16 hex
+digits, as runs/eventlog.py and runs/services/nodes.py make them; node and attempt ids positive
+63-bit integers, runs/eventlog.random_id): anything else is refused before it reaches the renaming
+or the store.
+
+Session and run ids also appear inside recorded answers, syntheses, notes and warnings; those
+mentions are rewritten too. A mention is a whole word: the id with no letter, digit or _ beside it.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from exports.bundle.problems import BundleProblem, pointer_to
 
 # Which fields of an event's data declare an id, and which refer to one, by id space.
 _DECLARES = {
@@ -29,38 +36,60 @@ _REFERENCES = {
     "childNodeId": "node",
     "attemptId": "attempt",
 }
+SESSION_ID = re.compile(r"ses_[0-9a-f]{16}")
+RUN_ID = re.compile(r"run_[0-9a-f]{16}")
+MAX_NUMBERED_ID = 2**63 - 1  # node and attempt ids: BigIntegerField, and what tokens carry
 _WORD = re.compile(r"\w")  # what \b in a regex counts as part of a word
 _NUMBERED = {name: space for name, space in _REFERENCES.items() if space in ("node", "attempt")}
 
 
-class IdProblem(ValueError):
-    """An event uses an id no earlier event declared, or declares one twice."""
+class IdProblem(BundleProblem):
+    """An id that is malformed, used before any event declared it, or declared twice."""
 
 
 def check_references(events: list[dict[str, Any]]) -> None:
-    """Raises IdProblem unless every id an event uses was declared by an earlier event of the list."""
+    """Raises IdProblem unless every id is well formed and every id an event uses was declared by an
+    earlier event of the list (a node's parent in the same run)."""
     declared: dict[str, set[Any]] = {"run": set(), "node": set(), "attempt": set()}
     node_runs: dict[Any, Any] = {}
-    for event in events:
+    for index, event in enumerate(events):
         kind, data = event["kind"], event["data"]
         declaring = _DECLARES.get(kind)
         for name, space in _REFERENCES.items():
             value = data.get(name)
-            if value is None or (declaring is not None and declaring[0] == name):
+            if value is None:
+                continue
+            where = pointer_to("events", index, "data", name)
+            _check_grammar(space, value, f"event {event['seq']} ({kind}): {name}", where)
+            if declaring is not None and declaring[0] == name:
                 continue
             if value not in declared[space]:
-                raise IdProblem(f"event {event['seq']} ({kind}) uses {name} {value!r}, which no earlier event declares")
+                raise IdProblem(
+                    f"event {event['seq']} ({kind}) uses {name} {value!r}, which no earlier event declares", where
+                )
         if declaring is not None:
             name, space = declaring
             value = data[name]
+            where = pointer_to("events", index, "data", name)
             if value in declared[space]:
-                raise IdProblem(f"event {event['seq']} ({kind}) declares {name} {value!r} a second time")
+                raise IdProblem(f"event {event['seq']} ({kind}) declares {name} {value!r} a second time", where)
             declared[space].add(value)
             if kind == "node_created":
                 node_runs[value] = data["runId"]
                 parent = data.get("parentNodeId")
                 if parent is not None and node_runs.get(parent) != data["runId"]:
-                    raise IdProblem(f"event {event['seq']}: node {value} has a parent in another run")
+                    raise IdProblem(
+                        f"event {event['seq']}: node {value} has a parent in another run",
+                        pointer_to("events", index, "data", "parentNodeId"),
+                    )
+
+
+def _check_grammar(space: str, value: Any, what: str, where: str) -> None:
+    if space == "run":
+        if not isinstance(value, str) or not RUN_ID.fullmatch(value):
+            raise IdProblem(f"{what} is {str(value)[:60]!r}, not a run id (run_ and 16 hex digits)", where)
+    elif isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_NUMBERED_ID:
+        raise IdProblem(f"{what} is {str(value)[:60]!r}, not a {space} id (a positive 63-bit integer)", where)
 
 
 def declared_ids(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
@@ -83,44 +112,92 @@ class IdMap:
     def events(self, events: list[dict[str, Any]], text: bytes = b"") -> list[dict[str, Any]]:
         """The events with every id rewritten (new objects; the bundle's are left as they were).
 
-        Session and run ids are text (`ses_…`, `run_…`) and also appear inside recorded answers,
-        syntheses and warnings: they are replaced wherever they appear, in one pass over the events'
-        serialized text (`text`, when the caller has it already). Node and attempt ids are integers
-        and appear only in the events' own fields."""
+        The id fields themselves (runId, nodeId, ...) are set from the map, whatever their values.
+        Mentions of session and run ids elsewhere (in recorded answers, syntheses, notes, warnings,
+        and keys of recorded data) are replaced where they are whole words, for ids of the `ses_`/
+        `run_` form only: an id of another form could be an ordinary word, so only its fields are
+        renamed. The format's own field names never match that form, so they are never touched.
+        `text` is the events' serialization, when the caller has it already (it saves encoding them)."""
         renamed = {old: new for old, new in [self.session, *self.runs.items()] if old != new}
-        if renamed:
+        mentions = {old: new for old, new in renamed.items() if _is_text_id(old) and _is_text_id(new)}
+        if mentions:
             serialized = text.decode() if text else json.dumps(events, ensure_ascii=False)
-            events = json.loads(_rename(serialized, renamed))
-        return [{**event, "data": self._numbers(event["kind"], event["data"])} for event in events]
+            copies = json.loads(_rename(serialized, mentions))
+        else:
+            copies = events
+        return [
+            {**copy, "data": self._fields(original["kind"], original["data"], copy["data"])}
+            for original, copy in zip(events, copies, strict=True)
+        ]
 
-    def _numbers(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    def _fields(self, kind: str, original: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+        """`data` with its id fields set from the map, looked up by their values in the bundle."""
         out = dict(data)
-        for name, space in _NUMBERED.items():
-            if out.get(name) is not None:
-                out[name] = (self.nodes if space == "node" else self.attempts)[out[name]]
+        for name, space in _REFERENCES.items():
+            value = original.get(name)
+            if value is None:
+                continue
+            if space == "run":
+                out[name] = self.runs.get(value, value)
+            else:
+                out[name] = (self.nodes if space == "node" else self.attempts)[value]
         if kind == "session_created":
+            if original.get("sessionId") == self.session[0]:
+                out["sessionId"] = self.session[1]
             out["sessionKey"] = self.session_key
         return out
 
 
+def _is_text_id(value: str) -> bool:
+    return bool(SESSION_ID.fullmatch(value) or RUN_ID.fullmatch(value))
+
+
 def _rename(text: str, renamed: dict[str, str]) -> str:
-    """`text` with every whole-word occurrence of an old id replaced by its new one. A session's text
-    holds tens of thousands of them (each event names its run): plain replacing, done in C, when every
-    occurrence is a whole word and no new id is an old one; otherwise one regex pass with a callback."""
-    if not set(renamed.values()) & set(renamed) and all(_only_whole_words(text, old) for old in renamed):
+    """`text`, a JSON serialization, with every whole-word mention of an old id (`ses_`/`run_` form)
+    replaced by its new one (the same form, so no JSON escaping is needed). A session's text holds
+    tens of thousands of them (each event names its run): plain replacing, done in C, when each
+    occurrence stands alone in the text as it does in the string it is part of, and no new id is an
+    old one; otherwise the strings are parsed and each is renamed on its own (`_rename_strings`)."""
+    if not renamed:
+        return text
+    if not set(renamed.values()) & set(renamed) and all(_only_plain_words(text, old) for old in renamed):
         for old, new in renamed.items():
             text = text.replace(old, new)
         return text
-    whole = re.compile(r"\b(?:" + "|".join(map(re.escape, renamed)) + r")\b")
-    return whole.sub(lambda match: renamed[match.group(0)], text)
+    return json.dumps(_rename_strings(json.loads(text), renamed), ensure_ascii=False)
 
 
-def _only_whole_words(text: str, word: str) -> bool:
-    """Whether every occurrence of `word` in `text` stands alone (no letter, digit or _ beside it)."""
+def _only_plain_words(text: str, word: str) -> bool:
+    """Whether every occurrence of `word` in `text` stands alone (no letter, digit or _ beside it) and
+    is not preceded by a backslash: then it is a whole word of the decoded string too (an escape
+    before it, such as \\n, would end in a letter in the text but not in the string; and a backslash
+    before `run_` makes an escape \\r, so that is no mention at all). Ends for any word, even ''."""
     at = text.find(word)
+    step = max(len(word), 1)
     while at != -1:
         end = at + len(word)
-        if (at > 0 and _WORD.match(text, at - 1)) or (end < len(text) and _WORD.match(text, end)):
+        before = text[at - 1] if at > 0 else ""
+        if before == "\\" or _WORD.match(before) or (end < len(text) and _WORD.match(text, end)):
             return False
-        at = text.find(word, end)
+        at = text.find(word, at + step)
     return True
+
+
+def _rename_strings(value: Any, renamed: dict[str, str]) -> Any:
+    """`value` with the whole-word mentions of old ids in its strings (keys too) replaced, in one pass
+    per string (so an id renamed to another old id is not renamed twice)."""
+    whole = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(renamed, key=len, reverse=True))) + r")(?!\w)")
+
+    def rename(text: str) -> str:
+        return whole.sub(lambda match: renamed[match.group(0)], text) if text else text
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            return rename(item)
+        if isinstance(item, list):
+            return [walk(child) for child in item]
+        if isinstance(item, dict):
+            return {rename(key): walk(child) for key, child in item.items()}
+        return item
+
+    return walk(value)

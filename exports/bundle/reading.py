@@ -9,18 +9,23 @@ last whether what it says hangs together (events, ids, workflows, the graph inde
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
 from exports.bundle import document as fmt
 from exports.bundle.graph_index import graph_index
-from exports.bundle.ids import IdProblem, check_references
+from exports.bundle.ids import check_references
+from exports.bundle.problems import BundleDamaged, BundleProblem, pointer_to
+from exports.bundle.rules import Rules
+from exports.bundle.workflows import checked_workflow
 from runs.contract.base import Shape
 from runs.errors import ErrorCode, WorkRailError
 from runs.events import PAYLOADS, SHARING_KINDS, parse
-from workflows_app.hashing import workflow_hash
 from workflows_app.sources import NestedTooDeep, check_json_depth
 
 _AGAIN = "Export the session again on the machine it came from and send the new file unchanged."
@@ -87,32 +92,43 @@ class VerifiedBundle:
     producer: str
     session: dict[str, Any]  # the `session` section, wire names
     events: list[dict[str, Any]]  # {"seq", "kind", "at", "data"}, in order
-    workflows: list[dict[str, Any]]  # {"workflowHash", "workflowId", "compiled"}
+    workflows: list[dict[str, Any]]  # {"workflowHash", "workflowId", "compiled"}: compiled in canonical form
     events_text: bytes = b""  # the events section as serialized in the file (ids are renamed in it)
 
 
-def read_bundle(raw: bytes, *, max_bytes: int) -> VerifiedBundle:
+def read_bundle(raw: bytes, *, max_bytes: int, now: datetime | None = None) -> VerifiedBundle:
+    """Every check, in the order of the module's docstring; a refusal is a WorkRailError (BUNDLE_*).
+    `now` is when the events must have happened by (this machine's clock, give or take CLOCK_SKEW)."""
     if len(raw) > max_bytes:
         raise too_large(len(raw), max_bytes)
     document = _parse(raw)
     _check_version(document)
-    sections = {name: fmt.serialize(value) for name, value in document.items()}
+    sections = _sections(document)
     if fmt.assemble(sections) != raw:  # the one serialization: whitespace, key order, escapes, duplicates
         raise _corrupt("its bytes are not exactly as WorkRail wrote them (edited, re-formatted or damaged)")
+    if b"\\u0000" in raw:
+        _refuse_nul(document)
     shape = _check_shape(document)
     _check_manifest(document, sections)
     events = document["events"]
-    _check_events(events, shape.session.session_id)
-    _check_workflows(document["workflows"], events)
-    if graph_index(events) != document["graph"]:
-        raise _invalid("its graph index does not match its events", "/graph")
+    try:
+        _check_events(events, shape.session.session_id)
+        check_references(events)
+        workflows = _check_workflows(document["workflows"], events)
+        if graph_index(events) != document["graph"]:
+            raise BundleProblem("its graph index does not match its events", "/graph")
+        _check_rules(events, workflows, document["session"], now or datetime.now(UTC))
+    except BundleDamaged as exc:
+        raise _corrupt(str(exc), exc.pointer) from None
+    except BundleProblem as exc:
+        raise _invalid(str(exc), exc.pointer) from None
     return VerifiedBundle(
         digest=fmt.digest_bytes(raw),
         schema_version=shape.bundle_schema_version,
         producer=f"{shape.producer.name} {shape.producer.version}",
         session=document["session"],
         events=events,
-        workflows=document["workflows"],
+        workflows=workflows,
         events_text=sections["events"],
     )
 
@@ -133,9 +149,11 @@ def _parse(raw: bytes) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
         check_json_depth(raw, fmt.MAX_DEPTH)
-        document = json.loads(text, parse_constant=_no_constant)
+        document = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except NestedTooDeep:
         raise _corrupt(f"it is nested deeper than {fmt.MAX_DEPTH} levels") from None
+    except _NotFinite as exc:
+        raise _corrupt(f"it holds a number too large for JSON ({exc})") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise _corrupt(f"it is not complete JSON ({_first_line(exc)}); it may have been cut short") from None
     if not isinstance(document, dict):
@@ -143,8 +161,65 @@ def _parse(raw: bytes) -> dict[str, Any]:
     return document
 
 
+class _NotFinite(ValueError):
+    pass
+
+
+def _finite(text: str) -> float:
+    """A JSON number with a fraction or exponent; one that overflows a double (1e400) is not a number
+    any JSON writer produces, nor one the store can keep."""
+    number = float(text)
+    if not math.isfinite(number):
+        raise _NotFinite(text[:40])
+    return number
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _sections(document: dict[str, Any]) -> dict[str, bytes]:
+    """Each top-level value in the one serialization. A lone surrogate (an escape such as \\ud800 that
+    is half of a character) parses, but is not Unicode text: no UTF-8 can hold it."""
+    try:
+        return {name: fmt.serialize(value) for name, value in document.items()}
+    except UnicodeEncodeError:
+        where = _first_text(document, lambda text: _has_surrogate(text))
+        raise _corrupt("it holds a lone surrogate (half of a character), which is not Unicode text", where) from None
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _refuse_nul(document: dict[str, Any]) -> None:
+    """No store keeps U+0000 in text (PostgreSQL refuses it), and the live path refuses it in every
+    argument; the escape in the raw bytes may also be an escaped backslash before 'u0000' (no NUL)."""
+    where = _first_text(document, lambda text: "\x00" in text)
+    if where is not None:
+        raise _invalid("a text holds the NUL character (U+0000), which the store cannot keep", where)
+
+
+def _first_text(value: Any, matches: Callable[[str], bool]) -> str | None:
+    """A JSON pointer to the first string (value or key) in `value`, in document order, that `matches`;
+    None when there is none. Walked without recursion (children pushed last first)."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if matches(item):
+                return pointer_to(*path)
+        elif isinstance(item, dict):
+            if any(matches(key) for key in item):
+                return pointer_to(*path, next(key for key in item if matches(key)))
+            stack.extend((child, (*path, key)) for key, child in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((item[index], (*path, index)) for index in reversed(range(len(item))))
+    return None
 
 
 def _check_version(document: dict[str, Any]) -> None:
@@ -194,50 +269,71 @@ def _check_events(events: list[dict[str, Any]], session_id: str) -> None:
     for expected_seq, event in enumerate(events, 1):
         where = f"/events/{expected_seq - 1}"
         if event["seq"] != expected_seq:
-            raise _invalid(
+            raise BundleProblem(
                 f"event {expected_seq} is numbered {event['seq']} (events must be numbered 1, 2, ...)", where
             )
         if event["kind"] not in PAYLOADS or event["kind"] in SHARING_KINDS:
-            raise _invalid(f"event {expected_seq} has a kind this store does not import: {event['kind']!r}", where)
+            raise BundleProblem(f"event {expected_seq} has a kind this store does not import: {event['kind']!r}", where)
         try:
             fmt.parse_timestamp(event["at"])
             payload = parse(event["kind"], event["data"])
         except (ValueError, TypeError, ValidationError) as exc:
-            raise _invalid(f"event {expected_seq} ({event['kind']}) is malformed: {_first_line(exc)}", where) from None
-        if payload.data() != event["data"]:
-            raise _invalid(f"event {expected_seq} ({event['kind']}) is not in its stored form", where)
+            raise BundleProblem(
+                f"event {expected_seq} ({event['kind']}) is malformed: {_first_line(exc)}", where
+            ) from None
+        if payload.data() != event["data"] or not _same_types(payload.data(), event["data"]):
+            raise BundleProblem(f"event {expected_seq} ({event['kind']}) is not in its stored form", where)
     if not events or events[0]["kind"] != "session_created":
-        raise _invalid("its first event must create the session", "/events/0")
+        raise BundleProblem("its first event must create the session", "/events/0")
     if events[0]["data"].get("sessionId") != session_id:
-        raise _invalid("its first event names another session than its session section", "/events/0/data")
+        raise BundleProblem("its first event names another session than its session section", "/events/0/data")
     if any(event["kind"] == "session_created" for event in events[1:]):
-        raise _invalid("it creates its session more than once", "/events")
-    try:
-        check_references(events)
-    except IdProblem as exc:
-        raise _invalid(str(exc), "/events") from None
+        raise BundleProblem("it creates its session more than once", "/events")
 
 
-def _check_workflows(workflows: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
+def _same_types(parsed: dict[str, Any], data: dict[str, Any]) -> bool:
+    """Whether each field kept the type the payload model gives it: the model accepts 3.0 or true for
+    an integer field, and they compare equal to 3 and 1, but the store would keep them as written."""
+    return all(type(parsed[name]) is type(value) for name, value in data.items())
+
+
+def _check_workflows(workflows: list[dict[str, Any]], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pinned workflows, each checked (exports/bundle/workflows.py) and in canonical form."""
     hashes = [workflow["workflowHash"] for workflow in workflows]
     if hashes != sorted(set(hashes)):
-        raise _invalid("its workflows are not listed once each, in order of workflowHash", "/workflows")
-    for index, workflow in enumerate(workflows):
-        if workflow_hash(workflow["compiled"]) != workflow["workflowHash"]:
-            raise _corrupt(f"the pinned workflow {workflow['workflowId']} does not match its workflowHash")
-        if workflow["compiled"].get("id") not in (None, workflow["workflowId"]):
-            raise _invalid("a pinned workflow's id differs from its workflowId", f"/workflows/{index}")
+        raise BundleProblem("its workflows are not listed once each, in order of workflowHash", "/workflows")
     used = {event["data"]["workflowHash"] for event in events if event["kind"] == "run_started"}
     if used != set(hashes):
-        raise _invalid("its workflows are not exactly those its runs are pinned to", "/workflows")
+        raise BundleProblem("its workflows are not exactly those its runs are pinned to", "/workflows")
+    return [{**workflow, "compiled": checked_workflow(workflow, index)} for index, workflow in enumerate(workflows)]
+
+
+def _check_rules(
+    events: list[dict[str, Any]], workflows: list[dict[str, Any]], session: dict[str, Any], now: datetime
+) -> None:
+    """The live path's rules (exports/bundle/rules.py), then the session section against what the
+    events project to."""
+    rules = Rules({w["workflowHash"]: (w["workflowId"], w["compiled"]) for w in workflows}, now)
+    rules.check(events)
+    projected = rules.summary()
+    if projected != session:
+        wrong = sorted(name for name in projected if projected[name] != session.get(name))
+        raise BundleProblem(
+            f"its session section disagrees with its events ({', '.join(wrong)})", "/session/" + (wrong or [""])[0]
+        )
 
 
 def _first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
 
 
-def _corrupt(why: str) -> WorkRailError:
-    return _error(ErrorCode.BUNDLE_CORRUPT, f"The bundle is damaged: {why}. Nothing was imported.", _AGAIN)
+def _corrupt(why: str, pointer: str | None = None) -> WorkRailError:
+    return _error(
+        ErrorCode.BUNDLE_CORRUPT,
+        f"The bundle is damaged: {why}. Nothing was imported.",
+        _AGAIN,
+        details={"pointer": pointer} if pointer is not None else None,
+    )
 
 
 def _invalid(why: str, pointer: str) -> WorkRailError:
