@@ -6,12 +6,13 @@ pipelined `start_workflow` still committed its session; the cancellation then la
 its answer, and the client got nothing (not even "Connection closed": the SDK sends that only when
 no answer write had started). Piping five starts and closing stdin made five sessions and no answers.
 
-So EOF reaches the SDK only once every request it was given has been answered: `OpenRequests` counts
-the requests passed on (runs/mcp/framing.py) and the answers written through `AnsweringWrites`, the
-write stream the SDK serves with. A request the client cancelled (`notifications/cancelled`) is no
-longer waited for: the SDK never answers it. If the write stream breaks (stdout closed by the client),
-nothing more can be answered and nothing is waited for. A request still unanswered DRAIN_LIMIT_S
-after EOF is given up, so a stuck call cannot keep the process alive for ever.
+So EOF (or the end of reading on SIGTERM or SIGINT, runs/mcp/server.py) reaches the SDK only once
+every request it was given has been answered: `OpenRequests` counts the requests passed on
+(runs/mcp/framing.py) and the answers written through `AnsweringWrites`, the write stream the SDK
+serves with. A request the client cancelled (`notifications/cancelled`) is no longer waited for: the
+SDK never answers it. If the write stream breaks (stdout closed by the client), nothing more can be
+answered and nothing is waited for. A request still unanswered DRAIN_LIMIT_S after EOF is given up,
+so a stuck call cannot keep the process alive for ever.
 """
 
 from __future__ import annotations

@@ -48,6 +48,7 @@ from mcp_types import (
 from mcp_types.methods import SPEC_CLIENT_METHODS
 
 from runs.mcp.answers import AnsweringWrites, OpenRequests, WriteSide
+from runs.mcp.stdin_reader import StdinLines
 
 logger = logging.getLogger("workrail.mcp.framing")
 
@@ -180,14 +181,20 @@ class _UnownedText(io.TextIOWrapper):
 
 class CheckedLines(anyio.AsyncFile[str]):
     """The stdin the SDK's `stdio_server` reads: only lines it can read reach it; the rest are answered.
-    At EOF it ends only once every request it passed on has been answered (runs/mcp/answers.py)."""
+    At EOF, or when told to stop reading, it ends only once every request it passed on has been answered
+    (runs/mcp/answers.py). Lines are read on a daemon thread (runs/mcp/stdin_reader.py)."""
 
     def __init__(self, wire: BinaryIO) -> None:
         # The same text layer the SDK puts on stdin, so a good line reaches it unchanged.
         super().__init__(_UnownedText(wire, encoding="utf-8", errors="replace"))
+        self._lines = StdinLines(self.wrapped)
         self._responses: ResponseStream | None = None
         self._attached = anyio.Event()
         self._open = OpenRequests()
+
+    def stop_reading(self) -> None:
+        """Take no further request: the server ends once those already read are answered."""
+        self._lines.stop()
 
     def answer_through(self, responses: WriteSide) -> AnsweringWrites:
         """Rejections are written through `responses`, the write stream `stdio_server` yields; the SDK
@@ -197,7 +204,7 @@ class CheckedLines(anyio.AsyncFile[str]):
         return AnsweringWrites(responses, self._open)
 
     async def __aiter__(self) -> AsyncIterator[str]:
-        async for line in super().__aiter__():
+        async for line in self._lines:
             try:
                 checked = read_line(line)
             except Exception:  # never take the transport down: the SDK gets the line as before
@@ -214,7 +221,7 @@ class CheckedLines(anyio.AsyncFile[str]):
                 continue
             logger.warning("answered an unreadable request with %d: %s", checked.code, checked.message)
             await self._answer(checked)
-        await self._open.all_answered()  # EOF: the SDK would cancel the requests in flight
+        await self._open.all_answered()  # EOF (or a stop): the SDK would cancel the requests in flight
 
     async def _answer(self, rejection: Rejection) -> None:
         if self._responses is None:

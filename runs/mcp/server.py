@@ -11,9 +11,12 @@ closes is answered before the server exits (runs/mcp/answers.py).
 
 from __future__ import annotations
 
+import logging
+import signal
 from typing import Any
 
 import anyio
+from anyio.abc import TaskStatus
 from mcp.server import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
@@ -27,6 +30,8 @@ from runs.mcp.framing import CheckedLines, wire_stdin
 from runs.mcp.readiness import configuration_problem
 from runs.mcp.resources import register_resources
 from runs.mcp.tools import ToolOutcome, ToolSpec, call, tool_specs
+
+logger = logging.getLogger("workrail.mcp")
 
 INSTRUCTIONS = (
     "WorkRail guides you through multi-step workflows. Call list_workflows to see what exists and "
@@ -56,10 +61,17 @@ class WorkRailServer(MCPServer[Any]):
         same way."""
         with wire_stdin() as wire:
             stdin = CheckedLines(wire)
-            async with stdio_server(stdin=stdin) as (read_stream, write_stream):
-                answering = stdin.answer_through(write_stream)
-                lowlevel = self._lowlevel_server
-                await lowlevel.run(read_stream, answering, lowlevel.create_initialization_options())
+            try:
+                async with anyio.create_task_group() as signals:
+                    await signals.start(_stop_reading_on_signal, stdin)
+                    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+                        answering = stdin.answer_through(write_stream)
+                        lowlevel = self._lowlevel_server
+                        await lowlevel.run(read_stream, answering, lowlevel.create_initialization_options())
+                    signals.cancel_scope.cancel()
+            except* (BrokenPipeError, ConnectionResetError):
+                # The client closed its end of stdout: nobody is left to answer, nothing to report.
+                logger.info("the client closed the server's stdout; exiting")
 
     async def list_tools(self) -> list[MCPTool]:
         # Building the registry (the typed models) is CPU work: off the event loop, like the calls.
@@ -96,6 +108,21 @@ class WorkRailServer(MCPServer[Any]):
         # Tools touch files and the database: keep them off the event loop.
         outcome = await anyio.to_thread.run_sync(call, name, arguments)
         return to_call_result(outcome)
+
+
+async def _stop_reading_on_signal(stdin: CheckedLines, *, task_status: TaskStatus[None]) -> None:
+    """The first SIGTERM or SIGINT stops the reading of requests; the server exits once those already
+    read are answered (a client's shutdown sends SIGTERM after closing stdin, and a call that committed
+    must still be answered). A second signal has its default effect: the handlers are gone by then."""
+    try:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
+            task_status.started()
+            async for signum in received:
+                logger.info("%s: reading no more requests; answering those in flight", signal.Signals(signum).name)
+                stdin.stop_reading()
+                return
+    except NotImplementedError:  # Windows: the default handlers stay
+        task_status.started()
 
 
 def _prompt_work(name: str, arguments: dict[str, Any] | None) -> Any:

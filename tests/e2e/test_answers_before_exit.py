@@ -10,8 +10,11 @@ get exactly one answer with its id, and every session created must have been ann
 from __future__ import annotations
 
 import json
+import queue
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +121,98 @@ def test_stdin_closed_with_nothing_to_answer_ends_the_server(tmp_path, messages)
 
     assert returncode == 0, stderr[-3000:]
     assert answers == []
+
+
+class HeldOpen:
+    """`manage.py mcp` whose stdin the test keeps open (a client that is still there); its stdout is
+    read on a thread, as a client reads it, so a large answer never blocks the server's writes."""
+
+    def __init__(self, work: Path, store: SharedStore) -> None:
+        self.log = work / "stderr.log"
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, str(REPO / "manage.py"), "mcp"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                cwd=work,
+                env=server_env(store.home, **store.env),
+            )
+        self.answers: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+
+    def listen(self) -> None:
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.answers.put(json.loads(line))
+        self.answers.put(None)  # EOF: the server closed its stdout
+
+    def send(self, *messages: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write("".join(json.dumps(message) + "\n" for message in messages).encode())
+        self.process.stdin.flush()
+
+    def answer(self) -> dict[str, Any]:
+        answer = self.answers.get(timeout=EXIT_WITHIN)
+        assert answer is not None, self.stderr()
+        return answer
+
+    def rest(self) -> list[dict[str, Any]]:
+        """The answers still to come, once the process has exited."""
+        self.reader.join(timeout=EXIT_WITHIN)
+        return [answer for answer in iter(self.answers.get_nowait, None)]
+
+    def stderr(self) -> str:
+        return self.log.read_text(errors="replace")[-3000:]
+
+    def wait(self) -> int:
+        try:
+            return self.process.wait(timeout=EXIT_WITHIN)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_mid_request_stops_reading_and_answers_what_was_read(tmp_path, signum):
+    with shared_store(tmp_path / "home") as store:
+        server = HeldOpen(tmp_path, store)
+        server.listen()
+        server.send(HANDSHAKE[0])
+        assert server.answer()["id"] == 1
+        # The starts wait for the server's start-up (it migrates a new store); the ping is answered at
+        # once, and lines are read in order: when it is answered, the starts have been read.
+        server.send(*HANDSHAKE[1:], start(10), start(11), {"jsonrpc": "2.0", "id": 20, "method": "ping"})
+        answers = [server.answer()]
+        while answers[-1]["id"] != 20:
+            answers.append(server.answer())
+        server.process.send_signal(signum)
+        returncode = server.wait()  # stdin is still open: the signal alone ends the server
+        answers += server.rest()
+        sessions = store.rows("SELECT count(*) FROM runs_session")[0][0]
+
+    assert returncode == 0, server.stderr()
+    assert sorted(request_ids(answers)) == [2, 10, 11, 20], server.stderr()
+    assert sessions == 2
+    assert "Traceback" not in server.stderr()
+
+
+@pytest.mark.parametrize("stdin_open", [True, False], ids=["stdin-open", "stdin-closed"])
+def test_stdout_closed_by_the_client_ends_the_server_quietly(tmp_path, stdin_open):
+    with shared_store(tmp_path / "home") as store:
+        server = HeldOpen(tmp_path, store)
+        assert server.process.stdout is not None
+        server.process.stdout.close()  # the client stops listening; the first answer meets EPIPE
+        server.send(*HANDSHAKE, start(10))
+        if not stdin_open:
+            assert server.process.stdin is not None
+            server.process.stdin.close()
+        returncode = server.wait()
+
+    assert returncode == 0, server.stderr()
+    assert "Traceback" not in server.stderr()
