@@ -65,6 +65,23 @@ def mode_of(preferences: dict[str, str]) -> str:
     return next((m.name for m in MODES.values() if m.preferences == preferences), "custom")
 
 
+# What each value asks of the agent. The engine does not act on riskPolicy itself: it is the stance the
+# agent is asked to take, recorded with every node so the dashboard and a later chat can see it.
+MEANINGS = {
+    ("riskPolicy", "conservative"): "take the safest option at each choice and check with the user before "
+    "anything hard to undo",
+    ("riskPolicy", "balanced"): "weigh risk against speed as a careful engineer would",
+    ("riskPolicy", "aggressive"): "favour speed: take reasonable risks without stopping to check",
+    ("autonomy", "guided"): "ask the user at every confirmation and wait for what only they can give",
+    ("autonomy", "full_auto_stop_on_user_deps"): "confirm your own steps; stop only for what only the user can give",
+    ("autonomy", "full_auto_never_stop"): "never stop: state assumptions and record every gap",
+}
+
+
+def meaning(key: str, value: str) -> str:
+    return MEANINGS.get((key, value), "")
+
+
 RECOMMENDATION_FIELDS = (("autonomy", "recommendedAutonomy"), ("riskPolicy", "recommendedRiskPolicy"))
 
 
@@ -103,8 +120,8 @@ def follow_recommendation(
             {
                 "code": "PREFERENCES_FOLLOW_RECOMMENDATION",
                 "message": f"This workflow recommends {key} '{value}', so this run uses it instead of the server "
-                f"default '{effective[key]}'. To run with another value, send preferences.{key} with "
-                "continue_workflow (it applies from that step on).",
+                f"default '{effective[key]}': {meaning(key, value)}. To run with another value, send "
+                f"preferences.{key} with continue_workflow (it applies from that step on).",
             }
         )
     return adjusted, notices

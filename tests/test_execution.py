@@ -7,6 +7,7 @@ import pytest
 from django.db import connection
 
 from runs.errors import ErrorCode, WorkRailError
+from runs.mcp import rendering
 from runs.models import Ack, Event, EventKind, Node, Run, RunStatus, Session
 from runs.services.execution import cancel_run
 from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
@@ -88,7 +89,7 @@ def test_a_replay_with_other_output_is_still_a_replay_and_says_how_to_fork(three
     assert other["stateToken"] == first["stateToken"]
     notice = other["warnings"][0]  # first, before anything the recorded answer says
     assert notice["code"] == "REPLAY_OUTPUT_IGNORED"
-    assert notice["message"].startswith("Your new output was NOT recorded.")
+    assert notice["message"].startswith("Nothing you sent with this call was recorded")
     assert f'call continue_workflow {{"stateToken": "{response["stateToken"]}"}} (no ackToken)' in notice["message"]
     assert Node.objects.count() == 2
 
@@ -120,6 +121,8 @@ def test_an_older_state_token_forks_a_sibling_branch(three):
     assert len(rewound["branches"]) == 1
     assert rewound["branches"][0]["completedStepId"] == "one"
     assert [e["stepId"] for e in rewound["downstreamRecap"]["entries"]] == ["one", "two"]
+    other_branch = rendering.execution_text(rewound).split("which you are not on")[1].split("Step:")[0]
+    assert "  - " in other_branch and "[" not in other_branch  # not numbered as if it were this path's history
     assert rewound["ackToken"] != start["ackToken"]
     fork = continue_workflow(
         stateToken=start["stateToken"], ackToken=rewound["ackToken"], output={"notesMarkdown": "Different approach."}

@@ -80,6 +80,7 @@ def test_a_default_nobody_chose_follows_the_recommendation_and_says_so_once(serv
     start = start_workflow(BUGS)  # no mode, no preferences: the server's own defaults (guided, balanced)
     assert [w["code"] for w in start["warnings"]] == ["PREFERENCES_FOLLOW_RECOMMENDATION"]
     assert "preferences.riskPolicy" in start["warnings"][0]["message"]
+    assert "'balanced': take the safest option at each choice" in start["warnings"][0]["message"]  # what it asks
     assert start["preferences"] == {"autonomy": "guided", "riskPolicy": "conservative"}
     assert ack(start)["warnings"] == []
 

@@ -213,6 +213,7 @@ def test_an_optional_structure_the_prompt_asks_for_is_offered_whole(service_cata
     template = start["nextCall"]["arguments"]["output"]["artifacts"][0]
     assert template["findings"][0]["location"]["file"].startswith(PREFIX)
     assert set(template["mrComments"][0]) >= {"location", "title", "body"}
+    assert template["mrComments"][0]["location"]["file"].startswith(PREFIX)  # a shape, not a bare "object"
     assert "remove whole when they do not apply: mrComments" in start["nextCall"]["instructions"]
 
 
@@ -276,6 +277,7 @@ def test_a_confirmation_step_offers_notes_for_the_users_answer(service_catalog):
     start = start_workflow("team.confirm")
     assert start["nextCall"]["arguments"]["output"]["notesMarkdown"].startswith(f"{PREFIX} (Markdown)")
     assert "write their answer in output.notesMarkdown" in start["nextCall"]["instructions"]
+    assert "WorkRail cannot hear the user: it takes your word" in rendering.execution_text(start)
 
 
 def test_what_only_the_user_can_give_is_asked_for_before_any_block(service_catalog):
@@ -301,3 +303,36 @@ def test_progress_names_the_outline_steps_a_run_passed_over(service_catalog):
         "Step 4.1 of the outline's 7 (pass 1 of loop 'slice-loop'); passed over step 3"
     )
     assert "passed over" not in plan["progress"]["summary"]
+
+
+def test_the_workflows_rules_for_every_step_come_with_the_first_step_and_a_rehydrate(service_catalog):
+    start = start_workflow("wr.coding_task")
+    rule = "Do not commit, push or open a merge request unless the user asked for it"
+    assert any(item.startswith(rule) for item in start["guidance"])
+    assert "Guidance for every step of this workflow:" in rendering.execution_text(start)
+    assert any(item.startswith(rule) for item in continue_workflow(stateToken=start["stateToken"])["guidance"])
+    moved = continue_workflow(
+        stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"])
+    )
+    assert "guidance" not in moved  # said at the start of a chat, not with every step
+
+
+def test_going_back_says_that_files_are_not_part_of_a_branch(service_catalog):
+    start = start_workflow("wr.coding_task")
+    continue_workflow(stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"]))
+    rewound = continue_workflow(stateToken=start["stateToken"])
+    assert "files changed in the project on another branch are still changed" in rewound["fork"]
+    fork = continue_workflow(
+        stateToken=start["stateToken"], ackToken=rewound["ackToken"], output=notes_for(start["pending"])
+    )
+    [notice] = [w for w in fork["warnings"] if w["code"] == "BRANCH_STARTED"]
+    assert "check the working tree (git status)" in notice["message"]
+
+
+def test_inspect_names_what_only_the_user_can_give_before_the_run_starts(service_catalog):
+    outcome = tools.call("inspect_workflow", {"workflowId": "wr.mr_review"})
+    [needed] = outcome.structured["workflow"]["fromTheUser"]
+    assert (needed["contextKey"], needed["stepId"]) == ("changeRef", "triage-change")
+    assert "- context.changeRef: Which change to review" in outcome.text
+    plain = tools.call("inspect_workflow", {"workflowId": "wr.coding_task"}).structured["workflow"]
+    assert "fromTheUser" not in plain

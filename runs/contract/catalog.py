@@ -53,8 +53,21 @@ class WorkflowList(Shape):
     )
 
 
+class UserInput(Shape):
+    """Something only the user can give, asked for by a step: worth having before the run starts."""
+
+    context_key: str
+    description: str
+    step_id: str
+    step_title: str
+
+
 class WorkflowDetails(WorkflowSummary):
     warnings: list[Diagnostic]
+    from_the_user: list[UserInput] | None = Field(
+        default=None,
+        description="What only the user can give, by step: send it as context with start_workflow when known.",
+    )
     about: str | None = None
     preconditions: list[str] | None = None
     clarification_prompts: list[str] | None = None

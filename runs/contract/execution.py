@@ -283,6 +283,10 @@ class ExecutionResult(Shape):
     goal: str | None = Field(
         default=None, description="The task's goal (context.goal) as given at start; shown with every step."
     )
+    guidance: list[str] | None = Field(
+        default=None,
+        description="At start and on a rehydrate: the workflow's rules for every step (its metaGuidance).",
+    )
     rehydrated: bool | None = None
     run_context: dict[str, Any] | None = Field(
         default=None,

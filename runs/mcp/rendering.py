@@ -52,6 +52,12 @@ def workflow_details_text(result: dict[str, Any]) -> str:
     ):
         if workflow.get(key):
             lines += ["", f"{title}:"] + [f"- {item}" for item in workflow[key]]
+    if workflow.get("fromTheUser"):
+        lines += ["", "Needs from the user (send it as context with start_workflow when you have it):"]
+        lines += [
+            f"- context.{item['contextKey']}: {item['description']} (asked at '{item['stepTitle']}')"
+            for item in workflow["fromTheUser"]
+        ]
     lines += ["", "Steps:"]
     lines += _outline_lines(result["steps"], indent="")
     for diagnostic in workflow["warnings"]:
@@ -95,8 +101,13 @@ def execution_text(result: dict[str, Any]) -> str:
         lines.append(result["blocked"]["retry"])
     if result.get("rehydrated"):
         if result.get("runContext"):
-            shown = "; ".join(f"{key} = {_clipped(value)}" for key, value in result["runContext"].items())
+            values = [_clipped(value) for value in result["runContext"].values()]
+            shown = "; ".join(f"{key} = {value}" for key, value in zip(result["runContext"], values, strict=True))
             lines.append(f"Context so far (what earlier steps set): {shown}")
+            if any(value.endswith(CUT) for value in values):
+                lines.append(
+                    f"(Values ending in {CUT} are cut short here; runContext in the structured answer has them whole.)"
+                )
         lines += _recap_lines("Recap of earlier notes", result["recap"])
         if result.get("branches"):
             lines.append(result["fork"])
@@ -106,6 +117,7 @@ def execution_text(result: dict[str, Any]) -> str:
                 "The newest existing branch, which you are not on (its notes are not your current state; "
                 "return to it only with its tip's stateToken above)",
                 result["downstreamRecap"],
+                numbered=False,
             )
     if result.get("checkpoint"):
         lines.append(result["checkpoint"]["note"])
@@ -118,6 +130,8 @@ def execution_text(result: dict[str, Any]) -> str:
     where = (
         f" (loop {loop['loopId']}, iteration {loop['iteration']} of at most {loop['maxIterations']})" if loop else ""
     )
+    if result.get("guidance"):
+        lines += ["Guidance for every step of this workflow:", *(f"- {item}" for item in result["guidance"]), ""]
     if result.get("goal"):
         goal = " ".join(result["goal"].split())
         lines.append(f"Goal: {goal if len(goal) <= 300 else goal[:299] + '…'}")
@@ -128,7 +142,11 @@ def execution_text(result: dict[str, Any]) -> str:
     lines += ["", pending["prompt"], ""]
     lines += delegation_lines(pending)
     if pending["requireConfirmation"]:
-        lines.append("Before continuing, ask the user to confirm, and wait for their answer.")
+        lines.append(
+            "Before continuing, ask the user to confirm, and wait for their answer. WorkRail cannot hear the user: "
+            "it takes your word, so write their actual answer in output.notesMarkdown (it is recorded as the "
+            "confirmation) and do not acknowledge the step before they gave one."
+        )
     elif pending.get("confirmation"):
         lines.append(f"Confirmation ({result['mode']} mode): {pending['confirmation']}.")
     lines += [context_line(expected) for expected in pending.get("expectedContext", [])]
@@ -217,9 +235,12 @@ def progress_text(progress: dict[str, Any]) -> str:
     return f"{progress['completedSteps']} step(s) acknowledged so far."
 
 
+CUT = "…"
+
+
 def _clipped(value: Any, limit: int = 120) -> str:
     text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + CUT
 
 
 def context_line(expected: dict[str, Any]) -> str:
@@ -230,8 +251,10 @@ def context_line(expected: dict[str, Any]) -> str:
         details.append("the prompt offers " + " / ".join(expected["choices"]))
     details.append("this step asks for it" if expected["setByThisStep"] else "needed next")
     if "current" in expected:
-        details.append(f"now {_clipped(expected['current'], 80)}")
-    read = expected["why"] if expected["why"].startswith("nothing later") else f"read by {expected['why']}"
+        now = _clipped(expected["current"], 80)
+        details.append(f"now {now}" + (" (cut short; whole in pending.expectedContext)" if now.endswith(CUT) else ""))
+    why = expected["why"]
+    read = why if why.startswith(("nothing later", "WorkRail:")) else f"read by {why}"
     return f"Context to send: {expected['key']} ({'; '.join(details)}; {read})"
 
 
@@ -271,8 +294,9 @@ def _branch_lines(number: int, branch: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _recap_lines(title: str, recap: dict[str, Any]) -> list[str]:
-    """The kept entries in path order, with a marker where entries were left out and how to read them."""
+def _recap_lines(title: str, recap: dict[str, Any], *, numbered: bool = True) -> list[str]:
+    """The kept entries in path order, with a marker where entries were left out and how to read them.
+    Another branch's entries are not numbered: numbers on a path read as the reader's own history."""
     total = recap.get("totalEntries")
     kept = len(recap["entries"])
     counted = f" ({kept} of {total} entries)" if recap["truncated"] and total is not None else ""
@@ -285,7 +309,7 @@ def _recap_lines(title: str, recap: dict[str, Any]) -> list[str]:
         if marker is not None and not placed and (gap is None or position is None or position > gap["fromPosition"]):
             lines.append(marker)
             placed = True
-        number = f"[{position}] " if position is not None else ""
+        number = f"[{position}] " if position is not None and numbered else ""
         lines.append(f"  - {number}{item['title'] or item['stepId']}: {item['notesMarkdown']}")
     if marker is not None and not placed:
         lines.append(marker)

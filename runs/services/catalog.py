@@ -16,6 +16,7 @@ from runs.contract.catalog import WorkflowInspection, WorkflowList
 from runs.errors import ErrorCode, WorkRailError
 from workflows_app.catalog import Catalog, CatalogLoader, WorkflowEntry
 from workflows_app.diagnostics import Diagnostic, Severity
+from workflows_app.engine.tree import top_steps, walk
 from workflows_app.sources import configured_sources
 
 PREVIEW_PROMPT_CHARS = 600
@@ -79,10 +80,29 @@ def inspect_workflow(workflow_id: str, mode: Literal["metadata", "preview"] = "m
             if key in compiled
         },
     }
+    asked = from_the_user(compiled)
+    if asked:
+        details["fromTheUser"] = asked
     inspection = WorkflowInspection.model_validate(
         {"mode": mode, "workflow": details, "steps": [_outline(s, mode) for s in compiled["steps"]]}
     )
     return inspection.dump()
+
+
+def from_the_user(compiled: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each user-only dependency of the workflow's steps, once per context key, in step order."""
+    found: dict[str, dict[str, Any]] = {}
+    for step in walk(top_steps(compiled)):
+        for dependency in step.get("userDependencies") or []:
+            key = dependency.get("contextKey")
+            if isinstance(key, str) and key not in found:
+                found[key] = {
+                    "contextKey": key,
+                    "description": str(dependency.get("description", "")),
+                    "stepId": step["id"],
+                    "stepTitle": step.get("title", step["id"]),
+                }
+    return list(found.values())
 
 
 def find_workflow(catalog: Catalog, workflow_id: str) -> WorkflowEntry:

@@ -79,7 +79,10 @@ def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
             begun.pending,
             [*notices, *begun.warnings],
             kind=OUTCOME_KIND[begun.kind],
-            extra={"references": references} if references else None,
+            extra={
+                **({"references": references} if references else {}),
+                **guidance_of(entry.compiled),
+            },
         )
         journal.flush()
         return response
@@ -221,6 +224,18 @@ def _advance(
         return response
 
 
+FILES_NOT_BRANCHED = (
+    "Branches hold WorkRail's state and notes only: files changed in the project on another branch are "
+    "still changed, so check the working tree (git status) and undo what this branch should not build on."
+)
+
+
+def guidance_of(compiled: dict[str, Any]) -> dict[str, Any]:
+    """The workflow's rules for every step, for the answers a chat starts from (start, rehydrate)."""
+    guidance = [str(item) for item in compiled.get("metaGuidance") or [] if str(item).strip()]
+    return {"guidance": guidance} if guidance else {}
+
+
 def _new_branch_notice(node: Node, step_title: str) -> dict[str, Any]:
     """Says where an acknowledgement of an older state leaves the agent: on a new branch of its own."""
     total = node.children.count()
@@ -228,7 +243,7 @@ def _new_branch_notice(node: Node, step_title: str) -> dict[str, Any]:
         "code": "BRANCH_STARTED",
         "message": f"This acknowledgement of '{step_title}' started a new branch: you are now on branch {total} "
         f"from that point, and the {total - 1} earlier one(s) are kept unchanged. Go on with the tokens below; "
-        "the recap and notes from here on are this branch's own.",
+        "the recap and notes from here on are this branch's own. " + FILES_NOT_BRANCHED,
     }
 
 
@@ -357,8 +372,9 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
             attempt = node.attempts.filter(ack__isnull=True).order_by("-created_at", "-pk").first()
             if attempt is None:  # every ack of this node was used: mint a fresh one (it will fork)
                 attempt = issue_attempt(journal, run, node)
-        pending = engine.pending_view(compiled_workflow(run.pinned_id), node.engine_state)
-        extra: dict[str, Any] = {"recap": recap.path_recap(node), "rehydrated": True}
+        compiled = compiled_workflow(run.pinned_id)
+        pending = engine.pending_view(compiled, node.engine_state)
+        extra: dict[str, Any] = {"recap": recap.path_recap(node), "rehydrated": True, **guidance_of(compiled)}
         if node.engine_state.get("context"):
             extra["runContext"] = node.engine_state["context"]  # what a new chat needs besides the notes
         if children:
@@ -370,7 +386,7 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
             listed = "" if total == len(children) else f" (the newest {len(children)} are listed)"
             extra["fork"] = (
                 f"This point already has {total} branch(es){listed}. Acknowledging with the ackToken "
-                "below starts a new branch beside them; nothing on the existing branches is lost."
+                "below starts a new branch beside them; nothing on the existing branches is lost. " + FILES_NOT_BRANCHED
             )
         kind = "complete" if node.is_complete else "step"
         response = node_response(journal, run, node, attempt, pending, notices, kind=kind, extra=extra)

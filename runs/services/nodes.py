@@ -402,7 +402,8 @@ def replay(ack: Ack, output: dict[str, Any]) -> dict[str, Any]:
         response["warnings"] = [
             {  # first: an answer shaped like success must not hide that nothing new was kept
                 "code": "REPLAY_OUTPUT_IGNORED",
-                "message": "Your new output was NOT recorded. This stateToken and ackToken were acknowledged "
+                "message": "Nothing you sent with this call was recorded (output, context, preferences). "
+                "This stateToken and ackToken were acknowledged "
                 "before, so this is a replay: the answer below is the one recorded then, on the branch that "
                 "acknowledgement started. To record this different work as a new branch from that point, "
                 f"call continue_workflow {again} (no ackToken) for a fresh ackToken, then send your output "

@@ -24,7 +24,10 @@ def test_a_variable_the_step_talks_about_and_a_later_condition_reads_is_expected
     first = start(compiled)
     assert keys(compiled, first.state) == [("severity", "string", ["critical", "high"], True)]
     [item] = expected_context(compiled, first.state)
-    assert item["why"] == "the runCondition of step 'page'; the runCondition of step 'guard'"
+    assert item["why"] == (
+        "the runCondition of step 'page' (it runs only when severity is \"critical\"); "
+        'the runCondition of step \'guard\' (it runs only when severity is one of "high", "critical")'
+    )
     # Once set, it is no longer asked for.
     assert keys(compiled, advance(compiled, first.state, output=NOTES, context={"severity": "low"}).state) == []
 

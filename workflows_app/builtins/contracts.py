@@ -32,6 +32,11 @@ DATETIME_PATTERN = f"^{_DATE}T{_TIME}Z$(?!\\n)"
 DELIMITER_SAFE_ID = "^[a-z0-9_-]+$(?!\\n)"
 
 CONFIDENCE = {"enum": ["high", "medium", "low"]}
+_FILE_LOCATION = {
+    "type": "object",
+    "properties": {"file": {"type": "string"}, "line": {"type": "integer", "minimum": 1}},
+    "required": ["file"],
+}
 
 
 def _text(min_length: int | None = None, max_length: int | None = None) -> dict[str, Any]:
@@ -468,14 +473,7 @@ OUR_CONTRACTS: dict[str, dict[str, Any]] = {
                         "required": ["severity", "title"],
                         "properties": {
                             "severity": {"enum": ["Critical", "Major", "Minor", "Nit"]},
-                            "location": {
-                                "type": "object",
-                                "properties": {
-                                    "file": {"type": "string"},
-                                    "line": {"type": "integer", "minimum": 1},
-                                },
-                                "required": ["file"],
-                            },
+                            "location": _FILE_LOCATION,
                             "title": {"type": "string", "minLength": 1},
                             "rationale": {"type": "string"},
                             "suggestion": {"type": "string"},
@@ -488,7 +486,7 @@ OUR_CONTRACTS: dict[str, dict[str, Any]] = {
                         "type": "object",
                         "required": ["title", "body"],
                         "properties": {
-                            "location": {"type": "object"},
+                            "location": _FILE_LOCATION,  # where the comment goes: the same shape as a finding's
                             "title": {"type": "string"},
                             "body": {"type": "string"},
                         },

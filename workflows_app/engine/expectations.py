@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from workflows_app.conditions import COMPARISONS
+from workflows_app.conditions import COMPARISONS, describe
 from workflows_app.engine import loops
 from workflows_app.engine.blanks import words
 from workflows_app.engine.jsontypes import JsonObject, Step
@@ -49,6 +49,12 @@ _BULLET = re.compile(r"\s*[-*]\s+")
 _NAMED_LIST = re.compile(r"\bvariables?\s*:")
 _CHOICE = r"[A-Za-z0-9][\w.-]*"
 _CHOICES = rf"({_CHOICE}(?:\s*(?:/|,\s*or\b|,|\bor\b)\s*{_CHOICE})+)(?=\s*(?:\)|$|\n|\.|;|--|—))"
+# Read by WorkRail itself, whatever the workflow does with them.
+SESSION_KEYS = {
+    "ticketId": "WorkRail: runs with the same ticketId share one session",
+    "sessionKey": "WorkRail: runs with the same sessionKey share one session",
+    "goal": "WorkRail: the task's goal, shown with every step",
+}
 NOT_READ = "nothing later reads it; kept for the record"
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_]+)*)\s*(?:[+-]\s*\d+\s*)?\}\}")
 
@@ -132,7 +138,7 @@ def _entry(
     entry: JsonObject = {
         "key": var,
         "type": kind,
-        "why": "; ".join(dict.fromkeys(read.why for read in reads)) or NOT_READ,
+        "why": "; ".join(dict.fromkeys(read.why for read in reads)) or SESSION_KEYS.get(var, NOT_READ),
         "setByThisStep": by_step,
     }
     if values:
@@ -185,7 +191,7 @@ def _walk(
         own = owned
         if step.get("kind") == "loop":
             own = owned | _loop_variables(step)
-        run = _condition_reads(step.get("runCondition"), f"the runCondition of step '{name}'")
+        run = _condition_reads(step.get("runCondition"), f"the runCondition of step '{name}' (it runs only when {{}})")
         reads += [Located(position, "run", read) for read in run if read.var not in owned]
         if step.get("kind") == "loop":
             reads += [Located(position, "loop", read) for read in _loop_reads(step) if read.var not in own]
@@ -202,12 +208,14 @@ def _walk(
         inner: list[Read] = list(_template_reads(text, f"the prompt of step '{name}'"))
         for fragment in step.get("promptFragments") or []:
             if isinstance(fragment, dict):
-                inner += _condition_reads(fragment.get("when"), f"a prompt fragment of step '{name}'")
+                inner += _condition_reads(
+                    fragment.get("when"), f"a prompt fragment of step '{name}' (added only when {{}})"
+                )
                 inner += _template_reads(str(fragment.get("text", "")), f"a prompt fragment of step '{name}'")
         rule = step.get("requireConfirmation")
         if isinstance(rule, dict):
             condition = rule.get("condition") if "kind" in rule else rule
-            inner += _condition_reads(condition, f"the confirmation rule of step '{name}'")
+            inner += _condition_reads(condition, f"the confirmation rule of step '{name}' (it asks when {{}})")
         reads += [Located(position, None, read) for read in inner if read.var not in own]
 
 
@@ -238,7 +246,8 @@ def offered(text: str, name: str) -> tuple[str, ...]:
     match = pattern.search(text)
     if match is None:
         return ()
-    return tuple(choice for choice in re.split(r"\s*(?:/|,\s*or\b|,|\bor\b)\s*", match.group(1)) if choice)
+    choices = re.split(r"\s*(?:/|,\s*or\b|,|\bor\b)\s*", match.group(1))
+    return tuple(choice.rstrip(".") for choice in choices if choice.rstrip("."))  # "low / high." ends a sentence
 
 
 def _leading_names(clause: str) -> list[str]:
@@ -276,7 +285,8 @@ def _loop_variables(step: Step) -> frozenset[str]:
 def _loop_reads(step: Step) -> list[Read]:
     spec = loops.LoopSpec.of(step)
     where = f"loop '{spec.loop_id}'"
-    found = list(_condition_reads(spec.condition, f"the condition of {where}"))
+    repeats = "until" if spec.type == "until" else "while"
+    found = list(_condition_reads(spec.condition, f"the condition of {where} (it runs {repeats} {{}})"))
     if spec.type == "forEach" and isinstance(spec.items, str):
         found.append(Read(_root(spec.items), "array", (), f"the items of {where}"))
     if spec.type == "for" and isinstance(spec.count, str):
@@ -285,12 +295,20 @@ def _loop_reads(step: Step) -> list[Read]:
 
 
 def _condition_reads(condition: Any, why: str) -> Iterator[Read]:
+    """Every variable `condition` reads; `why` names the reader, and its {} is filled with the whole
+    condition in words, so the agent sees what a value does there, not only that it is read."""
+    if not isinstance(condition, dict):
+        return
+    yield from _reads_of(condition, why.replace("{}", describe(condition)))
+
+
+def _reads_of(condition: Any, why: str) -> Iterator[Read]:
     if not isinstance(condition, dict):
         return
     for combinator in ("and", "or"):
         for item in condition.get(combinator) or []:
-            yield from _condition_reads(item, why)
-    yield from _condition_reads(condition.get("not"), why)
+            yield from _reads_of(item, why)
+    yield from _reads_of(condition.get("not"), why)
     name = condition.get("var")
     if isinstance(name, str) and name.strip():
         yield _read_of(name, condition, why)
