@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Path, Query, Router
 
 from exports.reports.produce import ReportFormat, produce
-from exports.views import attachment
+from exports.views import attachment, client_gone
 from runs.api.errors import described, error_results
 
 MAX_RUN_ID_CHARS = 80
@@ -30,15 +30,17 @@ FILE_ANSWER: dict[str, Any] = {
 
 @router.get(
     "/sessions/{sessionId}/report",
-    response=error_results(404, 429),
+    response=error_results(404, 422, 429),
     by_alias=True,
     summary="A report of a session or of one of its runs",
     description=(
         "The session's report (or, with `run`, one run's), as Markdown or PDF: header, runs, branch graph, "
         "steps with their notes, artifact tables, gaps, warnings and synthesis. Each download is recorded "
-        "in the session's log as a session_exported event (not activity)."
+        "in the session's log as a session_exported event (not activity). A PDF is bounded in time and memory: "
+        "one over its bounds answers REPORT_TOO_LARGE (422), whose details.markdownReport is where to get the "
+        "same report as Markdown."
     ),
-    openapi_extra=described(404, 429, ok=FILE_ANSWER),
+    openapi_extra=described(404, 422, 429, ok=FILE_ANSWER),
 )
 def session_report(
     request: HttpRequest,
@@ -48,4 +50,4 @@ def session_report(
         str | None, Query(max_length=MAX_RUN_ID_CHARS, description="A runId of the session: that run only.")
     ] = None,
 ) -> HttpResponse:
-    return attachment(produce(session_id, format, "api", run_id=run or None))
+    return attachment(produce(session_id, format, "api", run_id=run or None, abandoned=client_gone(request)))

@@ -114,3 +114,22 @@ def normalized(markdown: str) -> str:
     text = re.sub(r"\b\d{12,20}\b", name("NODE-"), text)
     text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "TIME", text)
     return re.sub(r"took \d+(\.\d)? s", "took N s", text)
+
+
+def wide_table_note(columns: int = 400, limit: int = 64 * 1024) -> str:
+    """The hostile note of issue 18: a Markdown table of `columns` one-letter columns, as many rows as fit
+    in `limit` bytes (notesMarkdown's own limit). About 31,000 cells: half a minute of WeasyPrint uncut."""
+    lines = ["|" + "|".join(f"c{index}" for index in range(columns)) + "|", "|" + "-|" * columns]
+    row = "|" + "|".join("x" for _ in range(columns)) + "|"
+    while sum(len(line) + 1 for line in lines) + len(row) <= limit:
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def wide_table_session(notes: int = 1) -> Small:
+    """A session whose run holds `notes` steps of wide_table_note()."""
+    start = start_workflow(PLAN, context={"sessionKey": f"WIDE-{notes}"})
+    answers = [start]
+    for _ in range(notes):
+        answers.append(step(answers[-1], wide_table_note()))
+    return Small(start["session"]["sessionId"], start["session"]["runId"], answers)

@@ -55,9 +55,14 @@ TOO_LONG_TO_DRAW = (
 def _for_paper(run: RunDetail) -> RunDetail:
     """The run as the PDF shows it: each step without its prompt (the workflow's text, not what the
     agent did) and without its artifacts as JSON (their content is in the run's tables). The dashboard
-    partial skips both when they are empty, so the HTML is smaller and the PDF quicker to lay out."""
+    partial skips both when they are empty, so the HTML is smaller and the PDF quicker to lay out.
+    Nor the synthesis's notes as one document: print.css hides them (they are the steps' notes again),
+    and they would only double what the PDF's budget counts (paper_budget.py)."""
     steps = [step.model_copy(update={"prompt": "", "artifacts": []}) for step in run.steps]
-    return run.model_copy(update={"steps": steps})
+    update: dict[str, object] = {"steps": steps}
+    if run.synthesis and run.synthesis.get("notesMarkdown"):
+        update["synthesis"] = {**run.synthesis, "notesMarkdown": ""}
+    return run.model_copy(update=update)
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,25 @@
 """A report as PDF: WeasyPrint over the report's HTML (html_report.py) with our print stylesheet
-(static/reports/print.css), loading nothing but data: URLs (fetcher.py)."""
+(static/reports/print.css), loading nothing but data: URLs (fetcher.py).
+
+`bounded_pdf` is what reports use: the HTML fitted to the PDF's budget first (paper_budget.py), then
+laid out in a child process with a deadline and a memory cap (renderer.py). `render_pdf` lays HTML
+out here, in this process and without bounds: for tests and the benchmark, never for a request.
+"""
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.contrib.staticfiles import finders
-from weasyprint import CSS, HTML
 
-from exports.reports.fetcher import BASE_URL, DataOnlyFetcher
+from exports.reports import paper_budget, renderer
+
+if TYPE_CHECKING:
+    from exports.reports.fetcher import DataOnlyFetcher
 
 STYLESHEETS = ("reports/print.css",)
 
@@ -22,16 +32,29 @@ def _static_text(name: str) -> str:
 
 
 @functools.cache
-def _stylesheets() -> tuple[CSS, ...]:
-    """Parsed once per process (about a tenth of a second each). They come from this checkout, but go
-    through the same refusing fetcher: a url() or @import in them would load nothing either."""
-    fetcher = DataOnlyFetcher()
-    return tuple(CSS(string=_static_text(name), base_url=BASE_URL, url_fetcher=fetcher) for name in STYLESHEETS)
+def stylesheet_texts() -> tuple[str, ...]:
+    return tuple(_static_text(name) for name in STYLESHEETS)
 
 
 def render_pdf(html: str, fetcher: DataOnlyFetcher | None = None) -> bytes:
-    """The PDF of `html`. `fetcher` (a fresh DataOnlyFetcher by default) sees every URL WeasyPrint asks
-    for, and refuses all but data: ones."""
-    document = HTML(string=html, base_url=BASE_URL, url_fetcher=fetcher or DataOnlyFetcher())
-    pdf: bytes = document.write_pdf(stylesheets=list(_stylesheets()))
-    return pdf
+    """The PDF of `html`, made in this process. `fetcher` (a fresh DataOnlyFetcher by default) sees every
+    URL WeasyPrint asks for, and refuses all but data: ones."""
+    from exports.reports.fetcher import DataOnlyFetcher  # loads WeasyPrint
+    from exports.reports.pdf_child import stylesheets_of, write_pdf
+
+    fetcher = fetcher or DataOnlyFetcher()
+    return write_pdf(html, stylesheets_of(stylesheet_texts(), fetcher), fetcher)
+
+
+def bounded_pdf(html: str, abandoned: Callable[[], bool] = lambda: False) -> bytes:
+    """The PDF of `html` within the PDF's bounds. Raises paper_budget.TooMuchText before any layout,
+    renderer.Refused when the deadline or the memory cap stopped it, renderer.Stopped when `abandoned()`
+    turned true or the process is shutting down."""
+    fitted = paper_budget.fit(html)
+    return renderer.render(
+        fitted.html,
+        list(stylesheet_texts()),
+        seconds=settings.WORKRAIL_REPORT_PDF_SECONDS,
+        memory_mb=settings.WORKRAIL_REPORT_PDF_MAX_MB,
+        abandoned=abandoned,
+    )

@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.servers.basehttp import get_internal_wsgi_application
 from waitress.server import BaseWSGIServer, MultiSocketServer, create_server
 
+from runs import shutdown
 from runs.connect import connection_instructions
 
 # Bound to loopback only: the dashboard is for the person at this machine.
@@ -54,12 +55,20 @@ def make_server(port: int) -> MultiSocketServer | BaseWSGIServer:
             port=port,
             threads=8,
             ident="workrail",  # the Server header: no version numbers
+            # Keep reading a connection while its request is served: that is how waitress sees the
+            # client leave (environ["waitress.client_disconnected"]), which stops the request's PDF.
+            channel_request_lookahead=1,
         )
     except OSError as exc:  # lost a race for the port after check_port_free()
         raise CommandError(port_error(port, f"cannot be used: {exc.strerror or exc}")) from None
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
+    # First end what requests are waiting on (a PDF's child process): waitress then waits for its
+    # threads, which come back at once instead of after their work (runs/shutdown.py).
+    shutdown.stopping()
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
     raise SystemExit(0)
 
 
@@ -67,11 +76,12 @@ def serve(port: int) -> None:
     """Serves until Ctrl+C or SIGTERM, then closes the listening socket and the worker threads."""
     server = make_server(port)
     # waitress stops cleanly on SystemExit/KeyboardInterrupt; make `kill` (SIGTERM) one of those too.
-    previous = signal.signal(signal.SIGTERM, _stop)
+    previous = {signum: signal.signal(signum, _stop) for signum in (signal.SIGTERM, signal.SIGINT)}
     try:
         server.run()
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 class Command(BaseCommand):

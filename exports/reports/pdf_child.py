@@ -1,0 +1,90 @@
+"""The PDF renderer's child process (exports/reports/renderer.py starts it): WeasyPrint and nothing else.
+
+It imports no Django, so the multiprocessing fork server can load it once (with WeasyPrint, PRELOAD:
+about half a second) and fork a ready renderer for each PDF. The child limits itself before it reads its input: an
+address-space cap (a MemoryError instead of the machine's memory) and a CPU-time cap a little past the
+deadline (the kernel ends it even if the parent that would have stopped it is gone), and no core file.
+
+It answers on its pipe with one message: b"P" and the PDF, b"M" and a reason when it ran out of memory,
+b"E" and the error otherwise.
+"""
+
+from __future__ import annotations
+
+import resource
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # WeasyPrint is imported where it is used: importing this module stays cheap
+    from weasyprint import CSS
+
+    from exports.reports.fetcher import DataOnlyFetcher
+
+# What the fork server loads once, so that each renderer it forks has them ready (renderer.py).
+PRELOAD = ["weasyprint", "exports.reports.fetcher"]
+
+PDF = b"P"
+OUT_OF_MEMORY = b"M"
+FAILED = b"E"
+
+
+def stylesheets_of(texts: Sequence[str], fetcher: DataOnlyFetcher) -> list[CSS]:
+    """Parsed stylesheets. They come from this checkout, but go through the same refusing fetcher: a url()
+    or @import in them would load nothing either."""
+    from weasyprint import CSS
+
+    from exports.reports.fetcher import BASE_URL
+
+    return [CSS(string=text, base_url=BASE_URL, url_fetcher=fetcher) for text in texts]
+
+
+def write_pdf(html: str, stylesheets: Sequence[CSS], fetcher: DataOnlyFetcher) -> bytes:
+    """The PDF of `html`. `fetcher` sees every URL WeasyPrint asks for, and refuses all but data: ones."""
+    from weasyprint import HTML
+
+    from exports.reports.fetcher import BASE_URL
+
+    document = HTML(string=html, base_url=BASE_URL, url_fetcher=fetcher)
+    pdf: bytes = document.write_pdf(stylesheets=list(stylesheets))
+    return pdf
+
+
+def _limit(kind: int, value: int) -> None:
+    """Soft and hard limit `value` (the hard one never raised: an unprivileged process cannot)."""
+    hard = resource.getrlimit(kind)[1]
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(kind, (value, value))
+
+
+def _near(memory_bytes: int) -> bool:
+    """Whether this process's address space came within a tenth of its cap (Linux; False elsewhere)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            peak = next((line for line in status if line.startswith("VmPeak:")), "")
+    except OSError:
+        return False
+    fields = peak.split()
+    return len(fields) >= 2 and fields[1].isdigit() and int(fields[1]) * 1024 >= 0.9 * memory_bytes
+
+
+def main(answer: Connection, html: str, stylesheet_texts: list[str], memory_bytes: int, cpu_seconds: int) -> None:
+    """The child's entry point: render `html` within the limits and send the one message."""
+    _limit(resource.RLIMIT_CORE, 0)
+    _limit(resource.RLIMIT_CPU, cpu_seconds)
+    _limit(resource.RLIMIT_AS, memory_bytes)
+    try:
+        from exports.reports.fetcher import DataOnlyFetcher
+
+        fetcher = DataOnlyFetcher()
+        message = PDF + write_pdf(html, stylesheets_of(stylesheet_texts, fetcher), fetcher)
+    except MemoryError:
+        message = OUT_OF_MEMORY + b"the renderer ran out of its memory"
+    except Exception as exc:
+        if _near(memory_bytes):  # a C library whose allocation failed raises something else than MemoryError
+            message = OUT_OF_MEMORY + f"the renderer ran out of its memory ({type(exc).__name__})".encode()
+        else:  # a bug: the parent logs it and answers INTERNAL_ERROR
+            message = FAILED + f"{type(exc).__name__}: {exc}"[:2000].encode("utf-8", "replace")
+    answer.send_bytes(message)
+    answer.close()
