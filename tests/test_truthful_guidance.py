@@ -336,3 +336,27 @@ def test_inspect_names_what_only_the_user_can_give_before_the_run_starts(service
     assert "- context.changeRef: Which change to review" in outcome.text
     plain = tools.call("inspect_workflow", {"workflowId": "wr.coding_task"}).structured["workflow"]
     assert "fromTheUser" not in plain
+
+
+def test_workflow_ids_a_prompt_hands_on_that_this_server_lacks_are_named_at_start(service_catalog):
+    doc = workflow_doc(
+        "team.pipeline",
+        steps=[
+            {
+                "id": "recommend",
+                "title": "Recommend a Pipeline",
+                "prompt": "Set `taskType` (feature / bug-fix / docs). Then list workflow IDs to run next:\n"
+                "- If taskType = 'bug-fix': include 'bug-investigation.agentic.v2'\n"
+                "- Always include 'wr.coding_task' and 'release-notes-workflow'.",
+            }
+        ],
+    )
+    write_json(service_catalog["extra"] / "pipeline.json", doc)
+    start = start_workflow("team.pipeline")
+    [warning] = [w for w in start["warnings"] if w["code"] == "UNKNOWN_WORKFLOW_IDS"]
+    assert "'bug-investigation.agentic.v2' (closest here: wr.bug_investigation)" in warning["message"]
+    assert "'release-notes-workflow'" in warning["message"]
+    assert "wr.coding_task'" not in warning["message"]  # this server has it
+    assert "'bug-fix'" not in warning["message"]  # a value the step offers, not a workflow id
+    plain = start_workflow("wr.coding_task")
+    assert not [w for w in plain["warnings"] if w["code"] == "UNKNOWN_WORKFLOW_IDS"]

@@ -7,6 +7,7 @@ answer to "which workflows exist and what do they do" is computed in exactly one
 from __future__ import annotations
 
 import difflib
+import re
 from functools import cache
 from typing import Any, Literal
 
@@ -17,6 +18,7 @@ from runs.errors import ErrorCode, WorkRailError
 from workflows_app.catalog import Catalog, CatalogLoader, WorkflowEntry
 from workflows_app.diagnostics import Diagnostic, Severity
 from workflows_app.engine.tree import top_steps, walk
+from workflows_app.engine.workflow_refs import named_ids
 from workflows_app.sources import configured_sources
 
 PREVIEW_PROMPT_CHARS = 600
@@ -103,6 +105,34 @@ def from_the_user(compiled: dict[str, Any]) -> list[dict[str, Any]]:
                     "stepTitle": step.get("title", step["id"]),
                 }
     return list(found.values())
+
+
+def unknown_workflow_ids(compiled: dict[str, Any], catalog: Catalog) -> list[dict[str, Any]]:
+    """A warning naming the workflow ids the workflow's prompts hand on that this server does not have,
+    each with the closest id it does have: an agent told to recommend or run them should know."""
+    known = {entry.id for entry in catalog.entries}
+    missing = [named for named in named_ids(compiled) if named.workflow_id not in known]
+    if not missing:
+        return []
+    words = {_id_words(entry_id): entry_id for entry_id in known}
+    shown = []
+    for named in missing:
+        close = difflib.get_close_matches(_id_words(named.workflow_id), list(words), n=1, cutoff=0.6)
+        shown.append(f"'{named.workflow_id}'" + (f" (closest here: {words[close[0]]})" if close else ""))
+    steps = ", ".join(dict.fromkeys(f"'{named.step_title}'" for named in missing))
+    return [
+        {
+            "code": "UNKNOWN_WORKFLOW_IDS",
+            "message": f"Step {steps} names workflow ids this server does not have: {', '.join(shown)}. "
+            "list_workflows shows the ones it has; say so where the step hands these ids on.",
+        }
+    ]
+
+
+def _id_words(workflow_id: str) -> str:
+    """An id's meaningful words, for matching 'mr-review-workflow.agentic.v2' with 'wr.mr_review'."""
+    noise = {"wr", "workrail", "workflow", "agentic", "v1", "v2", "v3"}
+    return " ".join(word for word in re.split(r"[._\-\s]+", workflow_id.lower()) if word and word not in noise)
 
 
 def find_workflow(catalog: Catalog, workflow_id: str) -> WorkflowEntry:

@@ -22,7 +22,7 @@ from runs.eventlog import Journal
 from runs.models import AckOutcome, Node, Run, RunStatus
 from runs.preferences import CHOICES, follow_recommendation, resolve
 from runs.services import delegations, modes, placeholders, recap
-from runs.services.catalog import current_catalog, find_workflow
+from runs.services.catalog import current_catalog, find_workflow, unknown_workflow_ids
 from runs.services.drafts import draft_issues
 from runs.services.nodes import (
     begin_run,
@@ -57,7 +57,8 @@ RETRY = (
 
 def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
     context = with_goal(request.context or {}, request.goal)
-    entry = find_workflow(current_catalog(), request.workflow_id)
+    catalog = current_catalog()
+    entry = find_workflow(catalog, request.workflow_id)
     begun = engine.start(entry.compiled, context)
     references = resolved_references(entry, settings.WORKRAIL_PROJECT_DIR)  # outside the write: stats files
     with write() as now:
@@ -68,6 +69,7 @@ def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
         chosen |= set(request.preferences.as_dict()) if request.preferences is not None else set()
         effective, notices = follow_recommendation(entry.compiled, effective, chosen)
         notices += unread_context_warnings(entry.compiled, context)
+        notices += unknown_workflow_ids(entry.compiled, catalog)
         run, node, attempt = begin_run(journal, entry, begun, effective)
         delegations.spawn(journal, run, node, begun.pending)
         observe(journal, run)

@@ -147,3 +147,19 @@ def test_a_flag_the_prompt_offers_as_true_or_false_is_typed_boolean():
     [has_ui, task_type] = expected_context(compiled, start(compiled).state)
     assert (has_ui["type"], has_ui.get("choices")) == ("boolean", None)
     assert (task_type["type"], task_type["choices"]) == ("string", ["feature", "docs"])
+
+
+def test_why_names_only_what_reads_a_variable_after_this_step():
+    compiled = workflow(
+        step("collect", prompt="List the open questions."),
+        step(
+            "clarify",
+            prompt="Ask about each of `ambiguities`; update `ambiguities` with what stays open.",
+            runCondition={"var": "ambiguities", "not_equals": []},
+        ),
+        step("write", prompt="Write the cases."),
+    )
+    state = advance(compiled, start(compiled).state, output=NOTES, context={"ambiguities": ["a"]}).state
+    [item] = expected_context(compiled, state)
+    assert item["key"] == "ambiguities" and item["type"] == "array"  # typed by the condition it passed
+    assert item["why"] == "nothing later reads it; kept for the record"  # its own runCondition is behind it

@@ -85,7 +85,7 @@ class Index:
     offered: dict[tuple[int, ...], dict[str, tuple[str, ...]]]  # values a step's prompt offers a name
     lengths: dict[tuple[int, ...], int]  # how many entries each step list has, by its parent's position
     owned: dict[tuple[int, ...], frozenset[str]]  # the loop variables in scope at each step
-    by_var: dict[str, tuple[Read, ...]]  # every read of each variable, in document order
+    by_var: dict[str, tuple[Located, ...]]  # every read of each variable, in document order
 
 
 def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
@@ -113,10 +113,13 @@ def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
     for var in dict.fromkeys(wanted):
         if var in index.owned.get(position, frozenset()):
             continue  # a loop variable: the loop sets it
+        reads = index.by_var.get(var, ())
         found.append(
             _entry(
                 var,
-                index.by_var.get(var, ()),
+                tuple(located.read for located in reads),
+                # What reads it once this step is acknowledged: its own runCondition and prompt are behind it.
+                tuple(located.read for located in reads if _later(located.position, position)),
                 by_step=var in asked or var in quoted or var in mentioned,
                 context=context,
                 choices=index.offered.get(position, {}).get(var, ()),
@@ -126,7 +129,13 @@ def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
 
 
 def _entry(
-    var: str, reads: tuple[Read, ...], *, by_step: bool, context: JsonObject, choices: tuple[str, ...]
+    var: str,
+    reads: tuple[Read, ...],
+    ahead: tuple[Read, ...],
+    *,
+    by_step: bool,
+    context: JsonObject,
+    choices: tuple[str, ...],
 ) -> JsonObject:
     types = {read.type for read in reads if read.type != "any"}
     values: list[Any] = []
@@ -138,7 +147,7 @@ def _entry(
     entry: JsonObject = {
         "key": var,
         "type": kind,
-        "why": "; ".join(dict.fromkeys(read.why for read in reads)) or SESSION_KEYS.get(var, NOT_READ),
+        "why": "; ".join(dict.fromkeys(read.why for read in ahead)) or SESSION_KEYS.get(var, NOT_READ),
         "setByThisStep": by_step,
     }
     if values:
@@ -175,9 +184,9 @@ def _build_index(compiled: JsonObject) -> Index:
     index = Index((), {}, {}, {}, {}, {}, {}, {})  # _walk fills its per-step maps
     reads: list[Located] = []
     _walk(top_steps(compiled), (), frozenset(), reads, index)
-    by_var: dict[str, list[Read]] = {}
+    by_var: dict[str, list[Located]] = {}
     for located in reads:
-        by_var.setdefault(located.read.var, []).append(located.read)
+        by_var.setdefault(located.read.var, []).append(located)
     return replace(index, reads=tuple(reads), by_var={var: tuple(found) for var, found in by_var.items()})
 
 
