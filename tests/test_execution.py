@@ -91,6 +91,10 @@ def test_a_replay_with_other_output_is_still_a_replay_and_says_how_to_fork(three
     assert notice["code"] == "REPLAY_OUTPUT_IGNORED"
     assert notice["message"].startswith("Nothing you sent with this call was recorded")
     assert f'call continue_workflow {{"stateToken": "{response["stateToken"]}"}} (no ackToken)' in notice["message"]
+    text = rendering.execution_text(other)  # the old answer is introduced as old, not passed off as news
+    assert text.startswith("NOT RECORDED: Nothing you sent") and "\nThe answer recorded then:\n" in text
+    assert "Warning REPLAY_OUTPUT_IGNORED" not in text
+    assert not rendering.execution_text(first).startswith("NOT RECORDED")
     assert Node.objects.count() == 2
 
 

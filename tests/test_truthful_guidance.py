@@ -300,9 +300,35 @@ def test_progress_names_the_outline_steps_a_run_passed_over(service_catalog):
     )
     # confirm-plan (outline step 3) runs only for a risky or large change: the sentence says it was passed over.
     assert slice_one["progress"]["summary"].startswith(
-        "Step 4.1 of the outline's 7 (pass 1 of loop 'slice-loop'); passed over step 3"
+        "Step 4.1 of the outline's 7 (pass 1 of loop 'slice-loop'); passed over step 3 (it runs only when "
+        'riskLevel is "high" or changeSize is "large")'
     )
     assert "passed over" not in plan["progress"]["summary"]
+
+
+def test_a_finished_run_names_the_last_steps_it_passed_over_and_why(service_catalog):
+    doc = workflow_doc(
+        "team.short",
+        steps=[
+            {"id": "triage", "title": "Triage", "prompt": "Decide the path; set context `path`."},
+            {
+                "id": "epic",
+                "title": "Epic",
+                "prompt": "Split the epic.",
+                "runCondition": {"var": "path", "equals": "epic"},
+            },
+        ],
+    )
+    write_json(service_catalog["extra"] / "short.json", doc)
+    start = start_workflow("team.short")
+    done = continue_workflow(
+        stateToken=start["stateToken"],
+        ackToken=start["ackToken"],
+        output={"notesMarkdown": "Simple."},
+        context={"path": "simple"},
+    )
+    assert done["isComplete"]
+    assert done["progress"]["summary"].endswith('Passed over step 2 (it runs only when path is "epic").')
 
 
 def test_the_workflows_rules_for_every_step_come_with_the_first_step_and_a_rehydrate(service_catalog):
@@ -360,3 +386,23 @@ def test_workflow_ids_a_prompt_hands_on_that_this_server_lacks_are_named_at_star
     assert "'bug-fix'" not in warning["message"]  # a value the step offers, not a workflow id
     plain = start_workflow("wr.coding_task")
     assert not [w for w in plain["warnings"] if w["code"] == "UNKNOWN_WORKFLOW_IDS"]
+
+
+def test_the_first_step_says_how_to_come_back_to_a_step_and_notices_are_not_warnings(service_catalog):
+    start = start_workflow("wr.bug_investigation")
+    text = rendering.execution_text(start)
+    assert "keep its stateToken: continue_workflow with only that stateToken shows the step again" in text
+    assert "Note PREFERENCES_FOLLOW_RECOMMENDATION:" in text and "Warning PREFERENCES" not in text
+    moved = continue_workflow(
+        stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"])
+    )
+    assert "keep its stateToken" not in rendering.execution_text(moved)  # said once, at the start
+
+
+def test_the_list_counts_steps_the_way_progress_does(service_catalog):
+    listing = tools.call("list_workflows", {})
+    bugs = next(w for w in listing.structured["workflows"] if w["id"] == "wr.bug_investigation")
+    assert (bugs["outlineLength"], bugs["stepCount"]) == (10, 11)
+    assert "10 outline steps, 11 with the steps inside loops" in listing.text
+    start = start_workflow("wr.bug_investigation")
+    assert "of the outline's 10" in start["progress"]["summary"]

@@ -41,6 +41,11 @@ class WorkflowSummary(Shape):
     namespace: str | None
     source: WorkflowSource
     step_count: int = Field(ge=1, description=STEP_COUNT_MEANING)
+    outline_length: int = Field(
+        ge=1,
+        description="Entries at the top of its outline (inspect_workflow numbers them 1..N; a loop is one, its "
+        "steps 4.1, 4.2...): what a run's progress counts against.",
+    )
     workflow_hash: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")
     warning_count: int = Field(ge=0, description="How many entries of 'warnings' concern it.")
 

@@ -25,7 +25,7 @@ def _diagnostic_line(diagnostic: dict[str, Any]) -> str:
 def workflow_list_text(result: dict[str, Any]) -> str:
     lines = [f"{result['count']} workflows available."]
     for item in result["workflows"]:
-        flags = [item["kind"], item["source"]["kind"], f"{item['stepCount']} steps"]
+        flags = [item["kind"], item["source"]["kind"], _step_count_text(item)]
         if item["idStatus"] == "legacy":
             flags.append("legacy id")
         lines.append(f"- {item['id']} — {item['name']} ({', '.join(flags)}): {item['description']}")
@@ -62,6 +62,12 @@ def workflow_details_text(result: dict[str, Any]) -> str:
     lines += _outline_lines(result["steps"], indent="")
     for diagnostic in workflow["warnings"]:
         lines.append(_diagnostic_line(diagnostic))
+    start = {"workflowId": workflow["id"], "goal": "<the task, in the user's words>"}
+    lines += [
+        "",
+        f"Next: start_workflow {json.dumps(start, ensure_ascii=False)}; add context.ticketId (or "
+        "context.sessionKey) to keep the runs of one ticket in one session.",
+    ]
     return "\n".join(lines)
 
 
@@ -90,11 +96,35 @@ def _outline_lines(steps: list[dict[str, Any]], indent: str, prefix: str = "") -
     return lines
 
 
+def _step_count_text(item: dict[str, Any]) -> str:
+    """The outline's length, which progress counts against; loop bodies said apart."""
+    outline, steps = item["outlineLength"], item["stepCount"]
+    if steps == outline:
+        return f"{outline} step{'s' if outline != 1 else ''}"
+    return f"{outline} outline steps, {steps} with the steps inside loops"
+
+
+# Codes that inform rather than warn: nothing is wrong, the agent should just know.
+NOTES = {"PREFERENCES_FOLLOW_RECOMMENDATION", "BRANCH_STARTED", "UNKNOWN_WORKFLOW_IDS"}
+
+
 def execution_text(result: dict[str, Any]) -> str:
     """The deterministic text an agent follows: the step, what to send back, the tokens."""
     lines: list[str] = []
+    replayed = [w for w in result["warnings"] if w["code"] == "REPLAY_OUTPUT_IGNORED"]
+    if replayed:  # the answer below is an old one: say so where it cannot be skimmed past
+        lines += [
+            "NOT RECORDED: " + replayed[0]["message"],
+            "Choose: if this was the same work sent again (a retry, or a chat rewound before this call), go on "
+            "with the step below, on the branch recorded then. If you meant to record different work from that "
+            "point, do not use the tokens below: make the rehydrate call above first.",
+            "",
+            "The answer recorded then:",
+        ]
     for warning in result["warnings"]:
-        lines.append(f"Warning {warning['code']}: {warning['message']}")
+        if warning["code"] != "REPLAY_OUTPUT_IGNORED":
+            label = "Note" if warning["code"] in NOTES else "Warning"
+            lines.append(f"{label} {warning['code']}: {warning['message']}")
     if result.get("blocked"):
         lines.append("Blocked: the step is not done yet.")
         lines += [f"- {issue['code']}: {issue['message']}" for issue in result["blocked"]["issues"]]
@@ -145,7 +175,8 @@ def execution_text(result: dict[str, Any]) -> str:
         lines.append(
             "Before continuing, ask the user to confirm, and wait for their answer. WorkRail cannot hear the user: "
             "it takes your word, so write their actual answer in output.notesMarkdown (it is recorded as the "
-            "confirmation) and do not acknowledge the step before they gave one."
+            "confirmation). If they cannot be asked, write 'Assumed:' and the answer you assume, with why, so the "
+            "record shows it was not theirs."
         )
     elif pending.get("confirmation"):
         lines.append(f"Confirmation ({result['mode']} mode): {pending['confirmation']}.")
@@ -164,6 +195,12 @@ def execution_text(result: dict[str, Any]) -> str:
     if call is not None:
         lines.append(call["instructions"])
         lines.append(f"continue_workflow {json.dumps(call['arguments'], ensure_ascii=False)}")
+    if result["progress"]["completedSteps"] == 0 and not result.get("rehydrated") and not replayed:
+        lines.append(
+            "To come back to a step later (a rewound chat, another approach), keep its stateToken: "
+            "continue_workflow with only that stateToken shows the step again with a fresh ackToken, and "
+            "acknowledging it starts a new branch; the later work stays on its own branch."
+        )
     return "\n".join(lines)
 
 

@@ -17,6 +17,7 @@ from runs.contract.catalog import WorkflowInspection, WorkflowList
 from runs.errors import ErrorCode, WorkRailError
 from workflows_app.catalog import Catalog, CatalogLoader, WorkflowEntry
 from workflows_app.diagnostics import Diagnostic, Severity
+from workflows_app.engine import outline_length
 from workflows_app.engine.tree import top_steps, walk
 from workflows_app.engine.workflow_refs import named_ids
 from workflows_app.sources import configured_sources
@@ -193,6 +194,7 @@ def summary(entry: WorkflowEntry) -> dict[str, Any]:
         "namespace": entry.parsed_id.namespace,
         "source": {"kind": entry.source.kind.value, "path": str(entry.path)},
         "stepCount": entry.step_count,
+        "outlineLength": outline_length(entry.compiled),
         "workflowHash": entry.workflow_hash,
         "warningCount": len(entry.warnings),
     }

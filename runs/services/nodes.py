@@ -374,6 +374,7 @@ def node_response(
         extra=extra,
         context_needed=context_needed,
         resend_context=resend_context,
+        compiled=compiled,
     )
     return response.dump()
 

@@ -24,7 +24,9 @@ from runs.contract.inputs import ContinueWorkflowInput
 from runs.preferences import mode_of
 from runs.services import placeholders
 from workflows_app import builtins
+from workflows_app.conditions import describe
 from workflows_app.engine import blanks, decisions
+from workflows_app.engine.tree import step_at, top_steps
 
 _NOTES_ASKED = re.compile(r"\bnotes\b", re.IGNORECASE)
 _LOOP_CONTROL_SCHEMA = builtins.CONTRACTS[decisions.LOOP_CONTROL_CONTRACT]["schema"]
@@ -138,17 +140,19 @@ def progress(
     pending: Pending | None,
     outline: tuple[list[int], int] | None,
     came_from: list[int] | None = None,
+    compiled: dict[str, Any] | None = None,
 ) -> Progress:
     """Where the run is, as one sentence that stays true through loops and skipped steps: the pending
-    step's place in inspect_workflow's outline (which loops revisit and conditions jump over) and how
-    many steps were acknowledged (loops count once per pass)."""
+    step's place in inspect_workflow's outline (which loops revisit and conditions jump over), the
+    steps it passed over and why, and how many steps were acknowledged (loops count once per pass)."""
     done = f"{completed_steps} step{'s' if completed_steps != 1 else ''} acknowledged"
     if pending is None:
-        return Progress(
-            completed_steps=completed_steps,
-            step_count=step_count,
-            summary=f"Complete: {done} in all (a loop's steps count once per pass, skipped steps not at all).",
-        )
+        summary = f"Complete: {done} in all (a loop's steps count once per pass, skipped steps not at all)."
+        if outline is not None and came_from:  # the outline's last steps may have been passed over too
+            skipped = [[index] for index in range(came_from[0] + 1, outline[1])]
+            if skipped:
+                summary += f" Passed over {_skipped_text(skipped, compiled)}."
+        return Progress(completed_steps=completed_steps, step_count=step_count, summary=summary)
     if outline is None:
         return Progress(completed_steps=completed_steps, step_count=step_count, summary=f"{done} so far.")
     position, length = outline
@@ -158,7 +162,7 @@ def progress(
         where += f" (pass {pending.loop.iteration} of loop '{pending.loop.loop_id}')"
     skipped = _passed_over(came_from, position)
     if skipped:
-        where += f"; passed over step {', '.join(skipped)} (its condition did not hold, or its loop had nothing to do)"
+        where += f"; passed over {_skipped_text(skipped, compiled)}"
     return Progress(
         completed_steps=completed_steps,
         step_count=step_count,
@@ -168,14 +172,30 @@ def progress(
     )
 
 
-def _passed_over(came_from: list[int] | None, position: list[int]) -> list[str]:
-    """The outline numbers of the steps the run passed over between the step just acknowledged and
+def _passed_over(came_from: list[int] | None, position: list[int]) -> list[list[int]]:
+    """The outline positions of the steps the run passed over between the step just acknowledged and
     this one, at the level where the two part (a loop's pass starting again passes over nothing)."""
     level = next((k for k, (a, b) in enumerate(zip(came_from or [], position, strict=False)) if a != b), None)
     if came_from is None or level is None:
         return []
-    prefix = "".join(f"{index + 1}." for index in position[:level])
-    return [f"{prefix}{index + 1}" for index in range(came_from[level] + 1, position[level])]
+    return [[*position[:level], index] for index in range(came_from[level] + 1, position[level])]
+
+
+def _skipped_text(skipped: list[list[int]], compiled: dict[str, Any] | None) -> str:
+    """'step 3 (it runs only when complexity is "complex")': each step passed over, with the reason the
+    workflow gives for it (its runCondition, or its loop having nothing to do)."""
+    parts = []
+    for position in skipped:
+        number = ".".join(str(index + 1) for index in position)
+        step = step_at(top_steps(compiled), position) if compiled is not None else None
+        if step is not None and step.get("runCondition"):
+            why = f"it runs only when {describe(step['runCondition'])}"
+        elif step is not None and step.get("kind") == "loop":
+            why = "its loop had nothing to do"
+        else:
+            why = "its condition did not hold, or its loop had nothing to do"
+        parts.append(f"step {number} ({why})")
+    return ", ".join(parts)
 
 
 def execution_response(
@@ -194,6 +214,7 @@ def execution_response(
     extra: dict[str, Any] | None = None,
     context_needed: list[dict[str, Any]] | None = None,
     resend_context: dict[str, Any] | None = None,
+    compiled: dict[str, Any] | None = None,
 ) -> ExecutionResult:
     return ExecutionResult.model_validate(
         {
@@ -204,7 +225,7 @@ def execution_response(
             "pending": pending,
             "session": session_ref(run),
             "workflow": WorkflowRef(id=run.workflow_id, workflow_hash=run.pinned_id),
-            "progress": progress(completed_steps, step_count, pending, outline, came_from),
+            "progress": progress(completed_steps, step_count, pending, outline, came_from, compiled),
             "preferences": EffectivePreferences.model_validate(preferences),
             "mode": mode_of(preferences),
             "warnings": [WarningShape.model_validate(w) for w in warnings],
