@@ -74,7 +74,7 @@ def visible_sessions() -> QuerySet[Session]:
     return Session.objects.filter(importing=False)
 
 
-def discard(session_pk: int, stand_in: str, *, rows: int = ROWS_PER_DELETE) -> bool:
+def discard(session_pk: int, stand_in: str, *, rows: int | None = None) -> bool:
     """Removes the staged session `session_pk` while it still has the public id `stand_in` (its import's),
     with everything under it; False when it is not there so (published, or already being removed)."""
     with transaction.atomic():
@@ -82,17 +82,17 @@ def discard(session_pk: int, stand_in: str, *, rows: int = ROWS_PER_DELETE) -> b
             public_id=DISCARDED + stand_in.removeprefix(STAND_IN)
         )
     if claimed:
-        _remove(session_pk, rows)
+        _remove(session_pk, rows or ROWS_PER_DELETE)
     return bool(claimed)
 
 
-def discard_abandoned(now: datetime | None = None, *, rows: int = ROWS_PER_DELETE) -> int:
+def discard_abandoned(now: datetime | None = None, *, rows: int | None = None) -> int:
     """Removes the staged sessions whose import stopped writing ABANDONED_AFTER ago, and any whose
     removal was itself cut short; returns how many."""
     removed = 0
     for pk, public_id in abandoned(now).values_list("pk", "public_id"):
         if public_id.startswith(DISCARDED):
-            _remove(pk, rows)
+            _remove(pk, rows or ROWS_PER_DELETE)
             removed += 1
         else:
             removed += discard(pk, public_id, rows=rows)

@@ -27,6 +27,7 @@ from tests.bundle_support import declared_ids, empty_the_store, id_renaming, pro
 from tests.calls import continue_workflow, resume_session, start_workflow
 from tests.dashboard_data import SESSION_KEY
 from tests.execution_helpers import ack
+from tests.test_delegations import fanout  # noqa: F401 - the fixture writing the parallel workflows
 
 pytestmark = pytest.mark.django_db
 PLAN = "wr.routine-focused_plan"
@@ -238,3 +239,37 @@ def test_a_many_transaction_import_gives_the_rows_of_the_original(exported: dict
 
     assert result.kept_ids
     assert projections(id_renaming(original["ids"], declared_ids(result.session.pk), {})) == original["rows"]
+
+
+@pytest.mark.django_db(transaction=True)  # each slice of a removal commits: its links must hold at each commit
+@pytest.mark.usefixtures("fanout")
+def test_delegated_runs_import_in_many_transactions_and_go_again_when_an_import_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A delegation points at its parent run and at the node that handed it out, possibly written in an
+    earlier transaction; removing a staged session lets go of those links first."""
+    start = start_workflow("team.upgrade", {"moduleName": "billing"})
+    parallel = ack(continue_workflow, start)
+    delegated = continue_workflow(stateToken=parallel["pending"]["delegations"][0]["stateToken"])
+    while not delegated["isComplete"]:
+        delegated = ack(continue_workflow, delegated)
+    session_id = start["session"]["sessionId"]
+    data = export_session_bundle(session_id, via="command")
+    original, ids = projections(), declared_ids(Session.objects.get(public_id=session_id).pk)
+    empty_the_store()
+    monkeypatch.setattr(importing, "CHUNK_EVENTS", 3)
+
+    result = import_session_bundle(data, via="command")
+
+    assert Run.objects.filter(session=result.session, parent_run__isnull=False).count() == 1
+    assert projections(id_renaming(ids, declared_ids(result.session.pk), {})) == original
+    before = row_counts()
+    monkeypatch.setattr(staged, "ROWS_PER_DELETE", 2)  # links between slices: a node's to its newest child
+
+    def fail_at_the_end(done: int, total: int) -> None:
+        if done == total:
+            raise RuntimeError("killed at the last moment")
+
+    with pytest.raises(RuntimeError):
+        import_session_bundle(data, via="command", progress=fail_at_the_end)  # beside it: new ids
+    assert row_counts() == before

@@ -189,7 +189,6 @@ class _Stage:
         self.projector = Projector(session, deferred=True)  # rows inserted in bulk at flush, as a rebuild does
         self.workflows = {w["workflowHash"]: w for w in bundle.workflows}
         self.pinned: list[str] = []  # the workflows this import added to the store
-        self.run_stand_ins: dict[str, str] = {}  # run id -> its stand-in while staged
 
     def write_events(self, progress: Callable[[int, int], None] | None, chunk_events: int) -> None:
         total = len(self.bundle.events)
@@ -239,7 +238,7 @@ class _Stage:
         """Under the write lock (the session row's lock elsewhere): the session is still staged for
         this import. A cleanup that took it as abandoned (the import was paused for long) stops it."""
         mine = Session.objects.select_for_update().filter(pk=self.session.pk, public_id=self.stand_in, importing=True)
-        if not mine.exists():
+        if mine.values_list("pk", flat=True).first() is None:  # evaluated, so that the row is locked
             raise WorkRailError(
                 ErrorCode.STORE_BUSY,
                 "The import was paused for so long that a cleanup removed what it had written. Nothing was imported.",
@@ -258,15 +257,13 @@ class _Stage:
         known = set(self.projector.runs)
         for payload, at in chunk.payloads:
             self.projector.apply(payload, at)
-        statements.insert_prepared(
-            Event, chunk.rows
-        )  # values in Event's field order: session, seq, kind, data, created_at
+        # The rows' values are in Event's field order: session, seq, kind, data, created_at.
+        statements.insert_prepared(Event, chunk.rows)
         self.projector.flush()
         # Hidden until published: new runs get stand-in ids, the session no key (the projector set it
         # from the first event), so no lookup and no start_workflow with that key reaches them.
         for run_id in self.projector.runs.keys() - known:
-            self.run_stand_ins[run_id] = staged.stand_in_id()
-            statements.update(Run, self.projector.runs[run_id].pk, public_id=self.run_stand_ins[run_id])
+            statements.update(Run, self.projector.runs[run_id].pk, public_id=staged.stand_in_id())
         self.session.last_seq = chunk.last_seq
         statements.update(Session, self.session.pk, last_seq=chunk.last_seq, updated_at=now, session_key=None)
 
