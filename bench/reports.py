@@ -1,4 +1,5 @@
-"""Time to make the reports of a long run: a run of 200 steps (target: its PDF in under 3 s).
+"""Time to make the reports of a long run: a run of 200 steps (target: its PDF in under 3 s); and the
+time and peak memory of a hostile run's PDF (issue 18).
 
 Two runs are built through the real services (start_workflow / continue_workflow, the while loop of
 bench/dashboard.py), with an artifact (changed files or findings) on every fifth step: one with short
@@ -6,9 +7,15 @@ notes (two lines and a list, as bench/dashboard.py writes them) and one with lon
 paragraphs, a list, inline code and a code block on every step, about 600 characters). For each,
 prints the median and p95 of the end-to-end report (read services, Markdown or HTML, WeasyPrint), of
 each part alone, the CPU time of the PDF (wall time counts waiting for a busy CPU too), and the sizes.
+
+The hostile run holds notes of one 64 KiB Markdown table of 400 columns each (tests.report_helpers.
+wide_table_note): a single one took half a minute and 700 MB of WeasyPrint in the dashboard before the
+PDF was bounded. For one and for three such notes it prints the PDF's time end to end and the peak
+resident memory of this process and of the renderer child; with --uncut, also the same report's
+HTML laid out whole (in a child too, with the bounds lifted): what the dashboard used to do.
 A benchmark: it asserts nothing.
 
-    .venv/bin/python bench/reports.py [--steps 200] [--repeat 5]
+    .venv/bin/python bench/reports.py [--steps 200] [--repeat 5] [--hostile-only] [--uncut]
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -25,6 +33,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import REPO, summary
@@ -119,7 +128,9 @@ def measure(label: str, session_id: str, run_id: str, repeat: int) -> None:
         "Markdown alone": lambda: markdown_report.render(report),
     }
     print("  " + summary("PDF report, end to end (read, HTML, WeasyPrint)", pdf_times))
-    print("  " + summary("PDF report, end to end, CPU time", cpu_seconds(lambda: render(report, "pdf"), repeat)))
+    # The PDF is laid out in a child process: the CPU time is measured on the same work done here.
+    in_process = lambda: render_pdf(html_report.render(report))  # noqa: E731
+    print("  " + summary("PDF report, HTML and WeasyPrint in this process, CPU time", cpu_seconds(in_process, repeat)))
     print("  " + summary("Markdown report, end to end (read, Markdown)", md_times))
     for name, work in parts.items():
         print("  " + summary(name, timed(work, repeat)[0]))
@@ -128,16 +139,79 @@ def measure(label: str, session_id: str, run_id: str, repeat: int) -> None:
     print(f"  PDF median {statistics.median(pdf_times):.2f} s: {verdict} the {TARGET_SECONDS} s target")
 
 
+def peak_mb() -> float:
+    """This process's peak resident memory so far (ru_maxrss, kilobytes on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def hostile(notes: int, uncut: bool) -> None:
+    """The PDF of a run with `notes` steps of the 400-column table note, as the dashboard makes it."""
+    from django.conf import settings
+
+    from exports.reports import html_report, note_budget, paper_budget, renderer
+    from exports.reports.data import build_report
+    from exports.reports.limits import Watch
+    from exports.reports.pdf import stylesheet_texts
+    from exports.reports.produce import produce
+    from runs.errors import WorkRailError
+    from tests.report_helpers import wide_table_note
+
+    session_id, run_id, built = build_run(notes, wide_table_note())
+    print(f"hostile run: {notes} step(s) of a 64 KiB note of a 400-column table, built in {built:.1f} s")
+    started = time.perf_counter()
+    try:
+        produced = produce(session_id, "pdf", "command", run_id=run_id)
+        outcome = f"a PDF of {len(produced.data) / 1024:.0f} KiB, {page_count(produced.data)} pages"
+    except WorkRailError as error:
+        outcome = f"{error.code} ({error.details.get('reason')})"
+    print(f"  PDF end to end (read, HTML, budget, child): {time.perf_counter() - started:.2f} s: {outcome}")
+    started = time.perf_counter()
+    html = html_report.render(build_report(session_id, run_id))
+    formatting = time.perf_counter() - started
+    started = time.perf_counter()
+    fitted = paper_budget.fit(html)
+    fitting = time.perf_counter() - started
+    print(f"  read and HTML (heavy notes cut at their Markdown): {formatting:.2f} s")
+    sizes = f"HTML {len(html) / 1024:.0f} KiB -> {len(fitted.html) / 1024:.0f} KiB"
+    print(f"  HTML budget: {fitting:.2f} s, {sizes}, {len(fitted.cuts)} table(s) cut further")
+    rendered = renderer.render(
+        fitted.html,
+        list(stylesheet_texts()),
+        watch=Watch(settings.WORKRAIL_REPORT_SECONDS),
+        memory_mb=settings.WORKRAIL_REPORT_PDF_MAX_MB,
+    )
+    print(
+        f"  renderer child alone: {rendered.seconds:.2f} s, peak {rendered.peak_bytes / 2**20:.0f} MB resident; "
+        f"this process's peak so far {peak_mb():.0f} MB"
+    )
+    if uncut:  # as before the budgets: the notes formatted whole, and all of the HTML laid out
+        started = time.perf_counter()
+        with mock.patch.object(note_budget, "is_heavy", return_value=False):
+            whole_html = html_report.render(build_report(session_id, run_id))
+        formatting = time.perf_counter() - started
+        whole = renderer.render(whole_html, list(stylesheet_texts()), watch=Watch(3600), memory_mb=65_536)
+        print(
+            f"  uncut (as before the budgets): HTML {formatting:.2f} s, {len(whole_html) / 1024:.0f} KiB; layout "
+            f"{whole.seconds:.2f} s, peak {whole.peak_bytes / 2**20:.0f} MB resident; {len(whole.pdf) / 1024:.0f} KiB"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--hostile-only", action="store_true", help="only the hostile run's PDF")
+    parser.add_argument("--uncut", action="store_true", help="also lay the hostile HTML out whole (slow)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         setup(Path(tmp) / "home", Path(tmp))
         print(f"reports benchmark ({REPO.name}), repeat={args.repeat}, {os.cpu_count()} CPUs")
-        for label, notes in (("short notes", SHORT_NOTES), ("long notes", LONG_NOTES)):
-            session_id, run_id, built = build_run(args.steps, notes)
+        for notes in (1, 3):
+            hostile(notes, args.uncut)
+        if args.hostile_only:
+            return
+        for label, notes_text in (("short notes", SHORT_NOTES), ("long notes", LONG_NOTES)):
+            session_id, run_id, built = build_run(args.steps, notes_text)
             print(f"run with {label} built through the services in {built:.1f} s")
             measure(label, session_id, run_id, args.repeat)
 

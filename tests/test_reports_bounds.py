@@ -19,13 +19,14 @@ from django.core.management.base import CommandError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exports.reports import html_report, paper_budget, renderer
-from exports.reports.data import build_report
+from exports.reports import note_budget, paper_budget, renderer
+from exports.reports.limits import Watch
 from exports.reports.pdf import stylesheet_texts
 from exports.reports.produce import produce
 from runs import api_tokens
 from runs.errors import ErrorCode, WorkRailError
-from tests.report_helpers import small_complete_session, wide_table_session
+from tests.calls import start_workflow
+from tests.report_helpers import PLAN, small_complete_session, step, wide_table_session
 
 needs_poppler = pytest.mark.skipif(not shutil.which("pdftotext"), reason="poppler-utils (pdftotext) is not installed")
 
@@ -54,23 +55,28 @@ def test_a_400_column_table_note_gives_a_pdf_of_12_columns_that_says_what_was_le
     wide = wide_table_session()
     produced = produce(wide.session_id, "pdf", "command")
     text = flat(pdf_text(produced.data, tmp_path))
-    assert "388 columns of this table omitted to keep the PDF printable (it has 400 columns and 79 rows)" in text
+    assert "388 columns of this note's table omitted to keep the PDF printable (it has 400 columns and 79 rows)" in text
     assert "The Markdown report has them all." in text
     assert "c11" in text and "c12" not in text and "c399" not in text
 
     markdown = produce(wide.session_id, "md", "command").data.decode()
-    assert "c399" in markdown and "omitted" not in markdown  # the Markdown report keeps every column
+    assert "more than a report formats: it is shown as written" in markdown
+    assert "|c398|c399|" in markdown  # every column, as the agent wrote it
 
 
+@needs_poppler
 @pytest.mark.django_db
-def test_all_tables_together_keep_a_bounded_number_of_cells(service_catalog):
-    wide = wide_table_session(notes=3)
-    fitted = paper_budget.fit(html_report.render(build_report(wide.session_id)))
-    scan = paper_budget._TableScan(fitted.html)
-    scan.feed(fitted.html)
-    cells = sum(len(row.cells) for table in scan.tables for row in table.rows)
-    assert cells <= paper_budget.MAX_REPORT_CELLS + 100  # the report's own small tables come first
-    assert len(fitted.cuts) == 3 and all("The Markdown report has them all." in cut for cut in fitted.cuts)
+def test_a_moderately_wide_table_is_formatted_and_cut_to_12_columns_in_the_pdf(service_catalog, tmp_path):
+    note = "\n".join(
+        ["|" + "|".join(f"h{c}" for c in range(40)) + "|", "|" + "-|" * 40]
+        + ["|" + "|".join(f"r{r}" for _ in range(40)) + "|" for r in range(20)]
+    )
+    start = start_workflow(PLAN, context={"sessionKey": "WIDE-40"})
+    step(start, note)
+    produced = produce(start["session"]["sessionId"], "pdf", "command")
+    text = flat(pdf_text(produced.data, tmp_path))
+    assert "28 columns of this table omitted to keep the PDF printable (it has 40 columns and 21 rows)" in text
+    assert "h11" in text and "h12" not in text
 
 
 # --- the budget on its own ---------------------------------------------------------------------------
@@ -133,6 +139,22 @@ def test_fitted_tables_stay_within_every_bound_and_whole(shapes):
     assert fitted.html.count("<td>") == fitted.html.count("</td>")
 
 
+def test_a_heavy_note_is_cut_at_its_markdown_before_python_markdown_sees_it():
+    wide = "\n".join(["|" + "|".join("abc" for _ in range(30)) + "|"] * 300)
+    assert note_budget.is_heavy(wide)
+    clipped = note_budget.for_paper("Intro.\n\n" + wide + "\n\nOutro.")
+    lines = clipped.split("\n")
+    assert lines[0] == (
+        "**18 columns and 100 rows of this note's table omitted to keep the PDF printable (it has 30 columns "
+        "and 300 rows). The Markdown report has them all.**"
+    )
+    assert "Intro." in lines and "Outro." in lines
+    table = [line for line in lines if line.startswith("|")]
+    assert len(table) == note_budget.MAX_ROWS and all(line.count("|") == 13 for line in table)
+    assert not note_budget.is_heavy("| a | b |\n|---|---|\n| 1 | 2 |")
+    assert not note_budget.is_heavy("\\|" * 5000)  # escaped pipes are text, not cell borders
+
+
 # --- the bounds: deadline, memory, text; through every door ------------------------------------------
 
 
@@ -141,7 +163,7 @@ def test_a_pdf_past_its_deadline_is_report_too_large_on_the_dashboard_the_api_an
     service_catalog, client, bearer, settings
 ):
     small = small_complete_session()
-    settings.WORKRAIL_REPORT_PDF_SECONDS = 0.01
+    settings.WORKRAIL_REPORT_SECONDS = 0.01
 
     page = client.get(f"/sessions/{small.session_id}/report.pdf")
     assert page.status_code == 422
@@ -159,6 +181,13 @@ def test_a_pdf_past_its_deadline_is_report_too_large_on_the_dashboard_the_api_an
     with pytest.raises(CommandError, match=rf"export_report {small.session_id} --format md"):
         call_command("export_report", small.session_id, "--format", "pdf", "-o", "-")
     assert renderer.live_renderers() == []  # every child killed and reaped
+
+    # A Markdown report is bounded by the same deadline (passed at once here: it is quick); its way out
+    # is the session's bundle.
+    settings.WORKRAIL_REPORT_SECONDS = 0
+    markdown = client.get(f"/api/v1/sessions/{small.session_id}/report?format=md", **bearer)
+    assert markdown.status_code == 422
+    assert markdown.json()["error"]["details"]["bundle"] == f"/api/v1/sessions/{small.session_id}/bundle"
 
 
 @pytest.mark.django_db
@@ -208,7 +237,7 @@ def test_a_renderer_whose_client_left_is_killed_and_reaped():
         return len(pids) > 2  # the client "disconnects" a few polls in
 
     with pytest.raises(renderer.Stopped) as stopped:
-        renderer.render(slow_html(), list(stylesheet_texts()), seconds=60, memory_mb=1024, abandoned=abandoned)
+        renderer.render(slow_html(), list(stylesheet_texts()), watch=Watch(60, abandoned), memory_mb=1024)
     assert stopped.value.reason == "client"
     assert pids and all(gone(pid) for pid in set(pids))
     assert renderer.live_renderers() == []

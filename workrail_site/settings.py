@@ -53,10 +53,10 @@ WORKRAIL_RETENTION_DAYS = env.integer("WORKRAIL_RETENTION_DAYS", 60, minimum=1, 
 # The largest session bundle `import_bundle` and the dashboard's import form accept: a bundle is read
 # whole into memory before anything is written, so this bounds what a hostile file can cost.
 WORKRAIL_BUNDLE_MAX_MB = env.integer("WORKRAIL_BUNDLE_MAX_MB", 256, minimum=1, maximum=4096)
-# A PDF report is laid out in a child process that is stopped after this many seconds, or when it
-# needs more than this much memory (address space): the request gets REPORT_TOO_LARGE and points to the
-# Markdown report, which has no such bound (exports/reports/renderer.py).
-WORKRAIL_REPORT_PDF_SECONDS = env.integer("WORKRAIL_REPORT_PDF_SECONDS", 30, minimum=1, maximum=3600)
+# A report (Markdown or PDF) is made within this many seconds, or refused with REPORT_TOO_LARGE; a PDF
+# is laid out in a child process that is also stopped when it needs more than WORKRAIL_REPORT_PDF_MAX_MB
+# of memory (address space). The refusal names a smaller alternative (exports/reports/limits.py).
+WORKRAIL_REPORT_SECONDS = env.integer("WORKRAIL_REPORT_SECONDS", 30, minimum=1, maximum=3600)
 WORKRAIL_REPORT_PDF_MAX_MB = env.integer("WORKRAIL_REPORT_PDF_MAX_MB", 1024, minimum=256, maximum=65_536)
 
 # --- Django core ----------------------------------------------------------------------------------

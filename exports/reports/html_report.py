@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 from django.template.loader import render_to_string
 
-from exports.reports import branch_tree
+from exports.reports import branch_tree, note_budget
 from exports.reports.data import Report
-from runs.contract.dashboard import RunDetail
+from exports.reports.limits import same_watch
+from runs.contract.dashboard import CheckpointEntry, RunDetail, StepEntry
 
 TEMPLATE = "reports/report.html"
 
@@ -58,11 +59,26 @@ def _for_paper(run: RunDetail) -> RunDetail:
     partial skips both when they are empty, so the HTML is smaller and the PDF quicker to lay out.
     Nor the synthesis's notes as one document: print.css hides them (they are the steps' notes again),
     and they would only double what the PDF's budget counts (paper_budget.py)."""
-    steps = [step.model_copy(update={"prompt": "", "artifacts": []}) for step in run.steps]
+    steps = same_watch(run.steps, map(_step_for_paper, run.steps))
     update: dict[str, object] = {"steps": steps}
     if run.synthesis and run.synthesis.get("notesMarkdown"):
         update["synthesis"] = {**run.synthesis, "notesMarkdown": ""}
     return run.model_copy(update=update)
+
+
+def _notes_for_paper(notes: str) -> str:
+    """A note as the PDF formats it: one whose tables would cost seconds to format, cut (note_budget.py)."""
+    return note_budget.for_paper(notes) if notes and note_budget.is_heavy(notes) else notes
+
+
+def _step_for_paper(step: StepEntry) -> StepEntry:
+    return step.model_copy(
+        update={"prompt": "", "artifacts": [], "notes_markdown": _notes_for_paper(step.notes_markdown)}
+    )
+
+
+def _note_for_paper(note: CheckpointEntry) -> CheckpointEntry:
+    return note.model_copy(update={"notes_markdown": _notes_for_paper(note.notes_markdown)})
 
 
 @dataclass(frozen=True)
@@ -78,6 +94,7 @@ def render(report: Report) -> str:
         "detail": report.detail,
         "runs": [RunItem(_for_paper(run), "\n".join(branch_tree.lines(run))) for run in report.runs],
         "no_actions": (),  # the partial offers "Cancel run" for these statuses: none on paper
+        "session_notes": same_watch(report.session_notes, map(_note_for_paper, report.session_notes)),
     }
     html = render_to_string(TEMPLATE, context)
     depths = {run.run.run_id: run.graph.depth for run in report.runs}

@@ -2,14 +2,13 @@
 (static/reports/print.css), loading nothing but data: URLs (fetcher.py).
 
 `bounded_pdf` is what reports use: the HTML fitted to the PDF's budget first (paper_budget.py), then
-laid out in a child process with a deadline and a memory cap (renderer.py). `render_pdf` lays HTML
+laid out in a child process within the report's deadline and a memory cap (renderer.py). `render_pdf` lays HTML
 out here, in this process and without bounds: for tests and the benchmark, never for a request.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,7 @@ from django.conf import settings
 from django.contrib.staticfiles import finders
 
 from exports.reports import paper_budget, renderer
+from exports.reports.limits import Watch
 
 if TYPE_CHECKING:
     from exports.reports.fetcher import DataOnlyFetcher
@@ -46,15 +46,11 @@ def render_pdf(html: str, fetcher: DataOnlyFetcher | None = None) -> bytes:
     return write_pdf(html, stylesheets_of(stylesheet_texts(), fetcher), fetcher)
 
 
-def bounded_pdf(html: str, abandoned: Callable[[], bool] = lambda: False) -> bytes:
+def bounded_pdf(html: str, watch: Watch) -> bytes:
     """The PDF of `html` within the PDF's bounds. Raises paper_budget.TooMuchText before any layout,
-    renderer.Refused when the deadline or the memory cap stopped it, renderer.Stopped when `abandoned()`
-    turned true or the process is shutting down."""
+    limits.Refused when the report's deadline or the memory cap stopped it, limits.Stopped when nobody
+    waits for it any more."""
     fitted = paper_budget.fit(html)
     return renderer.render(
-        fitted.html,
-        list(stylesheet_texts()),
-        seconds=settings.WORKRAIL_REPORT_PDF_SECONDS,
-        memory_mb=settings.WORKRAIL_REPORT_PDF_MAX_MB,
-        abandoned=abandoned,
-    )
+        fitted.html, list(stylesheet_texts()), watch=watch, memory_mb=settings.WORKRAIL_REPORT_PDF_MAX_MB
+    ).pdf

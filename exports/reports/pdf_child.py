@@ -5,13 +5,15 @@ about half a second) and fork a ready renderer for each PDF. The child limits it
 address-space cap (a MemoryError instead of the machine's memory) and a CPU-time cap a little past the
 deadline (the kernel ends it even if the parent that would have stopped it is gone), and no core file.
 
-It answers on its pipe with one message: b"P" and the PDF, b"M" and a reason when it ran out of memory,
-b"E" and the error otherwise.
+It answers on its pipe with one message: b"P", its peak memory (resident bytes, 8 bytes big-endian) and
+the PDF; b"M" and a reason when it ran out of memory; b"E" and the error otherwise.
 """
 
 from __future__ import annotations
 
 import resource
+import struct
+import sys
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING
@@ -58,6 +60,12 @@ def _limit(kind: int, value: int) -> None:
     resource.setrlimit(kind, (value, value))
 
 
+def peak_bytes() -> int:
+    """The most memory this process has had resident (ru_maxrss: kilobytes on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
+
+
 def _near(memory_bytes: int) -> bool:
     """Whether this process's address space came within a tenth of its cap (Linux; False elsewhere)."""
     try:
@@ -78,7 +86,8 @@ def main(answer: Connection, html: str, stylesheet_texts: list[str], memory_byte
         from exports.reports.fetcher import DataOnlyFetcher
 
         fetcher = DataOnlyFetcher()
-        message = PDF + write_pdf(html, stylesheets_of(stylesheet_texts, fetcher), fetcher)
+        pdf = write_pdf(html, stylesheets_of(stylesheet_texts, fetcher), fetcher)
+        message = PDF + struct.pack("!Q", peak_bytes()) + pdf
     except MemoryError:
         message = OUT_OF_MEMORY + b"the renderer ran out of its memory"
     except Exception as exc:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,12 +15,14 @@ from django.conf import settings
 from exports.records import ExportVia, digest_of, record_export
 from exports.reports import html_report, markdown_report
 from exports.reports.data import Report, build_report
+from exports.reports.limits import UNWATCHED, Checked, Refused, Stopped, Watch
 from exports.reports.paper_budget import TooMuchText
-from exports.reports.renderer import Refused, Stopped
+from exports.reports.refusals import refused
 from runs import ratelimit
-from runs.errors import ErrorCode, WorkRailError
 from runs.models import Session
 from runs.services.nodes import write
+
+logger = logging.getLogger("workrail.reports")
 
 ReportFormat = Literal["md", "pdf"]
 FORMATS: dict[str, tuple[Literal["markdown", "pdf"], str, str]] = {
@@ -43,56 +47,20 @@ def filename_for(report: Report, report_format: ReportFormat) -> str:
     return f"workrail-{_UNSAFE_IN_NAME.sub('_', subject)[:80]}.{FORMATS[report_format][2]}"
 
 
-def render(report: Report, report_format: ReportFormat, abandoned: Callable[[], bool] = lambda: False) -> bytes:
-    """The report's file. A PDF is bounded (pdf.bounded_pdf) and raises what that raises."""
+def render(report: Report, report_format: ReportFormat, watch: Watch = UNWATCHED) -> bytes:
+    """The report's file, within `watch` (a PDF also within its memory cap): raises what limits.Watch,
+    paper_budget.fit and renderer.render raise when over a bound."""
     if report_format == "pdf":
         from exports.reports.pdf import bounded_pdf
 
-        return bounded_pdf(html_report.render(report), abandoned)
+        return bounded_pdf(html_report.render(report), watch)
     return markdown_report.render(report).encode("utf-8")
 
 
-def markdown_instead(report: Report, via: ExportVia) -> str:
-    """Where the same report is to be had as Markdown, through the door the PDF was asked from."""
-    session_id, run_id = report.session.session_id, report.run_id
-    if via == "dashboard":
-        return f"/sessions/{session_id}/report.md" + (f"?run={run_id}" if run_id else "")
-    if via == "api":
-        return f"/api/v1/sessions/{session_id}/report?format=md" + (f"&run={run_id}" if run_id else "")
-    return f"manage.py export_report {session_id}" + (f" --run {run_id}" if run_id else "") + " --format md -o -"
-
-
-def pdf_refused(report: Report, via: ExportVia, exc: Exception) -> WorkRailError:
-    """What a PDF stopped by its bounds (or by nobody waiting for it) answers."""
-    markdown = markdown_instead(report, via)
-    if isinstance(exc, Stopped):
-        why = "its client disconnected" if exc.reason == "client" else "the dashboard is shutting down"
-        return WorkRailError(
-            ErrorCode.REPORT_STOPPED,
-            f"The PDF report was stopped before it was finished: {why}.",
-            "Ask for it again once the dashboard is running.",
-            retryable=True,
-            details={"reason": exc.reason},
-        )
-    details: dict[str, object] = {"markdownReport": markdown}
-    if isinstance(exc, TooMuchText):
-        details.update(reason="text", textChars=exc.chars, limitChars=exc.limit)
-        why = f"its text ({exc.chars:,} characters) is more than a PDF lays out in time ({exc.limit:,})"
-    elif isinstance(exc, Refused) and exc.reason == "deadline":
-        details.update(reason="deadline", limitSeconds=settings.WORKRAIL_REPORT_PDF_SECONDS)
-        why = f"laying it out took longer than {settings.WORKRAIL_REPORT_PDF_SECONDS} s (WORKRAIL_REPORT_PDF_SECONDS)"
-    else:
-        details.update(reason="memory", limitMb=settings.WORKRAIL_REPORT_PDF_MAX_MB)
-        why = f"laying it out needed more than {settings.WORKRAIL_REPORT_PDF_MAX_MB} MB (WORKRAIL_REPORT_PDF_MAX_MB)"
-    subject = f"run {report.run_id}" if report.run_id else f"session {report.session.session_id}"
-    return WorkRailError(
-        ErrorCode.REPORT_TOO_LARGE,
-        f"The report of {subject} is too large for a PDF: {why}.",
-        f"Get the same report as Markdown, which has no such bound: {markdown}"
-        + ("" if report.run_id else "; or make a PDF of one run at a time (run=RUN_ID)")
-        + ".",
-        details=details,
-    )
+def watched(report: Report, watch: Watch) -> Report:
+    """`report` with its steps and session notes checking `watch` as they are formatted, one by one."""
+    runs = [run.model_copy(update={"steps": Checked(run.steps, watch)}) for run in report.runs]
+    return dataclasses.replace(report, runs=runs, session_notes=Checked(report.session_notes, watch))
 
 
 def produce(
@@ -104,18 +72,32 @@ def produce(
     abandoned: Callable[[], bool] = lambda: False,
 ) -> Produced:
     """The report file of a session (or one of its runs), recorded in the session's log as exported.
-    Unknown ids raise WorkRailError (NOT_FOUND); too many reports of a session, RATE_LIMITED; a PDF over
-    its bounds, REPORT_TOO_LARGE; one nobody waits for any more (`abandoned()` turned true, or the
-    dashboard is shutting down), REPORT_STOPPED."""
-    report = build_report(session_id, run_id, on_run=on_run)
-    # A PDF costs seconds of CPU: reports of one session share a bucket of the store's write limits
-    # (their own, so reading a session out never spends what its agent may write).
-    with write():
-        ratelimit.take(f"report:{report.session.session_id}", what="reports of this session")
+    Unknown ids raise WorkRailError (NOT_FOUND); too many reports of a session, RATE_LIMITED; a report
+    over its bounds (settings.WORKRAIL_REPORT_SECONDS, a PDF's budget and memory cap), REPORT_TOO_LARGE;
+    one nobody waits for any more (`abandoned()` turned true, or the dashboard is shutting down),
+    REPORT_STOPPED."""
+    watch = Watch(settings.WORKRAIL_REPORT_SECONDS, abandoned)
+
+    def each_run() -> None:
+        watch.check()
+        if on_run is not None:
+            on_run()
+
     try:
-        data = render(report, report_format, abandoned)
+        report = build_report(session_id, run_id, on_run=each_run)
+        # A PDF costs seconds of CPU: reports of one session share a bucket of the store's write limits
+        # (their own, so reading a session out never spends what its agent may write).
+        with write():
+            ratelimit.take(f"report:{report.session.session_id}", what="reports of this session")
+        data = render(watched(report, watch), report_format, watch)
     except (TooMuchText, Refused, Stopped) as exc:
-        raise pdf_refused(report, via, exc) from None
+        spent = watch.seconds - watch.remaining()
+        reason = getattr(exc, "reason", "text")
+        subject = f"run {run_id}" if run_id else f"session {session_id}"
+        logger.warning(
+            "The %s report of %s was stopped after %.1f s (%s): %s.", report_format, subject, spent, reason, exc
+        )
+        raise refused(session_id, run_id, report_format, via, exc) from None
     digest = digest_of(data)
     # A session deleted meanwhile (by cleanup) is not kept: there is no log left to record the export in.
     with contextlib.suppress(Session.DoesNotExist):

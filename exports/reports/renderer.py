@@ -2,12 +2,12 @@
 
 WeasyPrint runs in Python in the thread that asked: a thread cannot be stopped from outside, and its
 memory stays with the dashboard. So each PDF is laid out by a child process (pdf_child.py), which the
-thread waiting for it kills when any of these comes first:
+thread waiting for it kills when any of these comes first (the report's Watch, limits.py):
 
-* the deadline (settings.WORKRAIL_REPORT_PDF_SECONDS) passes: Refused("deadline");
+* the report's deadline (settings.WORKRAIL_REPORT_SECONDS) passes: Refused("deadline");
 * the child runs out of its address space (settings.WORKRAIL_REPORT_PDF_MAX_MB): Refused("memory");
-* `abandoned()` says nobody waits any more (the dashboard's client disconnected): Stopped("client");
-* the process is shutting down (stop_all(), from the dashboard's SIGTERM handler): Stopped("shutdown").
+* nobody waits any more (the dashboard's client disconnected): Stopped("client");
+* the process is shutting down (stop_all(), from the dashboard's signal handler): Stopped("shutdown").
 
 Children come from multiprocessing's fork server where there is one (Linux, macOS): it is started once,
 has WeasyPrint loaded, and forks a renderer in milliseconds. Elsewhere they are spawned (about half a
@@ -18,21 +18,20 @@ bench scripts have it).
 
 from __future__ import annotations
 
-import logging
 import math
 import multiprocessing
 import signal
+import struct
 import threading
 import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
 from exports.reports import pdf_child
+from exports.reports.limits import SHUTTING_DOWN, Refused, Stopped, Watch
 from runs import shutdown
-
-logger = logging.getLogger("workrail.reports")
 
 CHILD_MODULE = "exports.reports.pdf_child"
 _METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
@@ -43,55 +42,35 @@ if _METHOD == "forkserver":
 
 POLL_SECONDS = 0.1  # how often the waiting thread looks at the clock, the client and the shutdown flag
 MAX_PDF_BYTES = 512 * 1024 * 1024  # far past any PDF the budget lets through; a larger answer is refused
-# The child's CPU-time cap is this much past the deadline: only reached if its parent never stops it.
+# The child's CPU-time cap is this much past the deadline (and never more than MAX_CPU_SECONDS): only
+# reached if its parent never stops it.
 CPU_GRACE_SECONDS = 5
+MAX_CPU_SECONDS = 3600
 
 _live: set[BaseProcess] = set()
 _live_lock = threading.Lock()
-_stopping = threading.Event()
 
 
-class Refused(Exception):
-    """The PDF would cost more than its bounds: reason is "deadline" or "memory"."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(detail)
-        self.reason = reason
-
-
-class Stopped(Exception):
-    """Nobody waits for the PDF any more: reason is "client" or "shutdown"."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__("its client disconnected" if reason == "client" else "the process is shutting down")
-        self.reason = reason
+@dataclass(frozen=True)
+class Rendered:
+    pdf: bytes
+    seconds: float  # from asking for a child to its answer
+    peak_bytes: int  # the child's peak resident memory
 
 
 class RendererFailed(RuntimeError):
     """WeasyPrint raised something other than MemoryError in the child: a bug, with the child's message."""
 
 
-def _never() -> bool:
-    return False
-
-
-def render(
-    html: str,
-    stylesheets: list[str],
-    *,
-    seconds: float,
-    memory_mb: int,
-    abandoned: Callable[[], bool] = _never,
-) -> bytes:
-    """The PDF of `html` with `stylesheets` (CSS texts), laid out in a child process within `seconds`
-    and `memory_mb` of address space. Raises Refused, Stopped or RendererFailed; the child is gone
-    (killed and reaped) when this returns or raises."""
-    if _stopping.is_set():
-        raise Stopped("shutdown")
+def render(html: str, stylesheets: list[str], *, watch: Watch, memory_mb: int) -> Rendered:
+    """The PDF of `html` with `stylesheets` (CSS texts), laid out in a child process within what is left
+    of `watch`'s time and `memory_mb` of address space. Raises Refused or Stopped (limits.py), or
+    RendererFailed; the child is gone (killed and reaped) when this returns or raises."""
+    watch.check()
     receiver: Connection
     sender: Connection
     receiver, sender = _CONTEXT.Pipe(duplex=False)
-    cpu_seconds = math.ceil(seconds) + CPU_GRACE_SECONDS
+    cpu_seconds = math.ceil(min(watch.remaining(), MAX_CPU_SECONDS)) + CPU_GRACE_SECONDS
     child: BaseProcess = _CONTEXT.Process(
         target=pdf_child.main,
         args=(sender, html, stylesheets, memory_mb * 1024 * 1024, cpu_seconds),
@@ -104,16 +83,14 @@ def render(
             _live.add(child)
         child.start()
         sender.close()  # ours: the child's end is its own now, so its exit reads as end of file here
-        return _answer(_wait(receiver, started + seconds, seconds, abandoned), child)
-    except (Refused, Stopped) as exc:
-        logger.warning("A PDF renderer was stopped after %.1f s (%s): %s.", time.monotonic() - started, exc.reason, exc)
-        raise
+        pdf, peak = _answer(_wait(receiver, watch), child)
+        return Rendered(pdf, time.monotonic() - started, peak)
     finally:
         _end(child)
         receiver.close()
 
 
-def _wait(receiver: Connection, deadline: float, seconds: float, abandoned: Callable[[], bool]) -> bytes | None:
+def _wait(receiver: Connection, watch: Watch) -> bytes | None:
     """The child's message, or None if it ended without one."""
     while True:
         if receiver.poll(POLL_SECONDS):
@@ -123,17 +100,13 @@ def _wait(receiver: Connection, deadline: float, seconds: float, abandoned: Call
                 return None
             except OSError as exc:  # longer than MAX_PDF_BYTES
                 raise Refused("memory", f"the PDF is larger than {MAX_PDF_BYTES // (1024 * 1024)} MB") from exc
-        if _stopping.is_set():
-            raise Stopped("shutdown")
-        if abandoned():
-            raise Stopped("client")
-        if time.monotonic() > deadline:
-            raise Refused("deadline", f"laying the PDF out took longer than {seconds:g} s")
+        watch.check()
 
 
-def _answer(message: bytes | None, child: BaseProcess) -> bytes:
+def _answer(message: bytes | None, child: BaseProcess) -> tuple[bytes, int]:
+    """The PDF and the child's peak memory, from its message."""
     if message is None:
-        if _stopping.is_set():
+        if SHUTTING_DOWN.is_set():
             raise Stopped("shutdown")
         child.join(1)  # it has closed its end: it is exiting, and its exit code says how
         code = child.exitcode
@@ -146,7 +119,8 @@ def _answer(message: bytes | None, child: BaseProcess) -> bytes:
         raise RendererFailed(f"the renderer exited with code {code} without an answer (see the log above)")
     kind, body = message[:1], message[1:]
     if kind == pdf_child.PDF:
-        return body
+        (peak,) = struct.unpack("!Q", body[:8])
+        return body[8:], peak
     if kind == pdf_child.OUT_OF_MEMORY:
         raise Refused("memory", body.decode("utf-8", "replace"))
     raise RendererFailed(body.decode("utf-8", "replace"))
@@ -169,7 +143,7 @@ def stop_all() -> int:
     """Kills every renderer of this process, and refuses new ones from now on: for a server shutting
     down. Safe in a signal handler: no lock, no logging, no waiting (the threads that wait for the
     children reap them). Returns how many it signalled."""
-    _stopping.set()
+    SHUTTING_DOWN.set()
     signalled = 0
     for child in list(_live):
         try:

@@ -11,7 +11,8 @@ written back as Markdown here. So the report can only contain Markdown construct
   characters written, and no link appears from text;
 * code is fenced, or wrapped in backticks, longer than any run of backticks inside it, so it cannot
   close its fence early and swallow the rest of the report;
-* links keep only http, https and mailto targets.
+* links keep only http, https and mailto targets;
+* a note whose tables would cost seconds to format (note_budget.py) is one code block, as written.
 
 Other store text (titles, step ids, artifact fields, messages) goes through `inline` or `cell`.
 Everything here is a pure function of its input: the same note always gives the same Markdown.
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
+from exports.reports.note_budget import cell_borders, is_heavy
 from runs.markdown import render_markdown
 
 # The characters CommonMark, GFM or python-markdown give a meaning to inside a line. Those every
@@ -101,9 +103,15 @@ def code_block(text: str, info: str = "") -> str:
     return f"{fence}{info}\n{body}\n{fence}"
 
 
+HEAVY_NOTE = "**This note's tables have about {cells:,} cells, more than a report formats: it is shown as written.**"
+
+
 def notes(markdown_text: str) -> str:
     """Agent-written Markdown as report Markdown: rendered and sanitized like on the dashboard, then
-    written back from that HTML (see the module's docstring). Returns blocks separated by blank lines."""
+    written back from that HTML (see the module's docstring). Returns blocks separated by blank lines.
+    A note whose tables would cost seconds to format (note_budget.is_heavy) is a code block instead."""
+    if is_heavy(markdown_text or ""):
+        return HEAVY_NOTE.format(cells=cell_borders(markdown_text)) + "\n\n" + code_block(markdown_text)
     html = str(render_markdown(markdown_text or ""))
     if not html.strip():
         return ""
