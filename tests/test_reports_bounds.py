@@ -8,6 +8,7 @@ left out; the Markdown report keeps everything.
 
 from __future__ import annotations
 
+import importlib
 import re
 import shutil
 import subprocess
@@ -210,6 +211,29 @@ def test_a_report_with_too_much_text_is_refused_without_starting_a_renderer(serv
     assert refused.value.code == ErrorCode.REPORT_TOO_LARGE
     assert refused.value.details["reason"] == "text"
     assert refused.value.details["markdownReport"] == f"/sessions/{small.session_id}/report.md?run={small.run_id}"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("report_format", "formatter"),
+    [("md", "exports.reports.markdown_report.notes"), ("pdf", "runs.templatetags.markdown.render_markdown")],
+)
+def test_a_report_whose_client_left_stops_between_two_steps(service_catalog, monkeypatch, report_format, formatter):
+    small = small_complete_session()
+    formatted: list[str] = []
+    module, name = formatter.rsplit(".", 1)
+    original = getattr(importlib.import_module(module), name)
+
+    def formatting(text: str) -> object:
+        formatted.append(text)
+        return original(text)
+
+    monkeypatch.setattr(formatter, formatting)
+    with pytest.raises(WorkRailError) as stopped:
+        produce(small.session_id, report_format, "dashboard", abandoned=lambda: bool(formatted))
+    assert stopped.value.code == ErrorCode.REPORT_STOPPED and stopped.value.details == {"reason": "client"}
+    assert len(formatted) == 1  # the first step's notes, and not one more
+    assert renderer.live_renderers() == []
 
 
 # --- stopping a renderer -----------------------------------------------------------------------------
