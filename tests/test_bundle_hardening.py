@@ -5,6 +5,7 @@ import ends and touches only ids, whatever the ids are."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -13,8 +14,10 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from exports.bundle.ids import IdMap, _rename
+from exports.bundle.ids import RUN_ID, SESSION_ID, IdMap, _rename
 from exports.bundle.reading import read_bundle
 from exports.bundles import export_session_bundle, import_session_bundle
 from runs import api_tokens
@@ -32,6 +35,7 @@ from tests.bundle_forgery import (
 from tests.bundle_support import empty_the_store, projections
 from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import notes_for
+from tests.fuzz.strategies import edge_text
 
 pytestmark = pytest.mark.django_db
 FIXTURES = Path(__file__).parent / "fixtures" / "workflows"
@@ -278,3 +282,100 @@ def test_a_snapshot_is_stored_in_canonical_form_and_served_so_to_later_runs(serv
     start_workflow("fixture.loops_for_foreach", {"sessionKey": "LOOPS-2"})  # a genuine run, same hash
     served = compiled_workflow(pinned.workflow_hash)
     assert all(type(s["loop"]["maxIterations"]) is int for s in served["steps"] if s["kind"] == "loop")
+
+
+# --- renaming: a property over arbitrary ids ------------------------------------------------------------
+
+FIELD_WORDS = ["seq", "kind", "at", "data", "runId", "nodeId", "advanced", "note", "sessionId", "x", "0", "é"]
+PUNCTUATION = [" ", ", ", "\n", "\\", '"', "\\n", "\t", "/", ":", "_", "-", "\x1f"]
+GRAMMAR_RUN = st.from_regex(r"\Arun_[0-9a-f]{16}\Z")
+GRAMMAR_SESSION = st.from_regex(r"\Ases_[0-9a-f]{16}\Z")
+ANY_ID = st.one_of(GRAMMAR_RUN, GRAMMAR_SESSION, st.sampled_from(["", *FIELD_WORDS, "run_", "ses_"]), edge_text(12))
+WHOLE_WORDS = re.compile(r"\w+")
+
+
+@st.composite
+def renamings(draw: st.DrawFn) -> tuple[IdMap, list[dict[str, Any]]]:
+    """An IdMap over arbitrary ids, and events naming them in their id fields and in free text."""
+    session = (draw(ANY_ID), draw(ANY_ID))
+    olds = draw(st.lists(ANY_ID, min_size=1, max_size=4, unique=True))
+    runs = {old: draw(st.one_of(GRAMMAR_RUN, ANY_ID, st.sampled_from(olds))) for old in olds}
+    nodes = {n: n + 1000 for n in range(1, 4)}
+    pieces = st.sampled_from([*FIELD_WORDS, *PUNCTUATION, *olds, *runs.values(), session[0], session[1]])
+    text = st.lists(pieces, max_size=8).map("".join)
+    free = st.recursive(
+        st.one_of(text, st.integers(), st.none(), st.booleans()),
+        lambda children: st.one_of(
+            st.lists(children, max_size=3), st.dictionaries(st.sampled_from(FIELD_WORDS), children, max_size=3)
+        ),
+        max_leaves=6,
+    )
+    events = [
+        {
+            "seq": 1,
+            "kind": "session_created",
+            "at": "t",
+            "data": {"sessionId": session[0], "sessionKey": "k", "title": draw(text)},
+        }
+    ]
+    for seq in range(2, draw(st.integers(2, 6))):
+        data = {
+            "runId": draw(st.sampled_from(olds)),
+            "nodeId": draw(st.sampled_from(list(nodes))),
+            "note": draw(text),
+            "more": draw(free),
+        }
+        events.append(
+            {
+                "seq": seq,
+                "kind": draw(st.sampled_from(["output_recorded", "warning_recorded"])),
+                "at": "t",
+                "data": data,
+            }
+        )
+    return IdMap(session=session, runs=runs, nodes=nodes, session_key="key here"), events
+
+
+def mentioned(ids: IdMap) -> dict[str, str]:
+    """The renaming of free text the module promises: ses_/run_ ids, old and new, that change."""
+    pairs = [ids.session, *ids.runs.items()]
+    return {
+        old: new
+        for old, new in pairs
+        if old != new and all(SESSION_ID.fullmatch(i) or RUN_ID.fullmatch(i) for i in (old, new))
+    }
+
+
+def expected_value(value: Any, mentions: dict[str, str]) -> Any:
+    """Free data renamed, worked out another way: each maximal run of word characters that is an id."""
+    if isinstance(value, str):
+        return WHOLE_WORDS.sub(lambda m: mentions.get(m.group(0), m.group(0)), value)
+    if isinstance(value, list):
+        return [expected_value(item, mentions) for item in value]
+    if isinstance(value, dict):
+        return {key: expected_value(item, mentions) for key, item in value.items()}
+    return value
+
+
+@settings(derandomize=True, deadline=None, database=None, max_examples=300)
+@given(renamings())
+def test_renaming_rewrites_ids_and_their_mentions_only_and_always_ends(case):
+    ids, events = case
+    original = json.loads(json.dumps(events))
+    renamed: list[dict[str, Any]] = []
+    assert finishes(lambda: renamed.extend(ids.events(events)), seconds=20)
+    assert events == original  # the bundle's own events are left as they were
+    mentions = mentioned(ids)
+    for before, after in zip(events, renamed, strict=True):
+        assert after.keys() == before.keys() and after["data"].keys() == before["data"].keys()
+        assert {k: after[k] for k in ("seq", "kind", "at")} == {k: before[k] for k in ("seq", "kind", "at")}
+        data = before["data"]
+        if before["kind"] == "session_created":
+            assert after["data"]["sessionId"] == ids.session[1]
+            assert after["data"]["sessionKey"] == "key here"
+            assert after["data"]["title"] == expected_value(data["title"], mentions)
+            continue
+        assert after["data"]["runId"] == ids.runs[data["runId"]]
+        assert after["data"]["nodeId"] == ids.nodes[data["nodeId"]]
+        for name in ("note", "more"):
+            assert after["data"][name] == expected_value(data[name], mentions), name

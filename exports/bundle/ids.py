@@ -59,20 +59,26 @@ def check_references(events: list[dict[str, Any]]) -> None:
             value = data.get(name)
             if value is None:
                 continue
-            where = pointer_to("events", index, "data", name)
-            _check_grammar(space, value, f"event {event['seq']} ({kind}): {name}", where)
+            if not _well_formed(space, value):
+                raise IdProblem(
+                    f"event {event['seq']} ({kind}): {name} is {str(value)[:60]!r}, not {_FORMS[space]}",
+                    pointer_to("events", index, "data", name),
+                )
             if declaring is not None and declaring[0] == name:
                 continue
             if value not in declared[space]:
                 raise IdProblem(
-                    f"event {event['seq']} ({kind}) uses {name} {value!r}, which no earlier event declares", where
+                    f"event {event['seq']} ({kind}) uses {name} {value!r}, which no earlier event declares",
+                    pointer_to("events", index, "data", name),
                 )
         if declaring is not None:
             name, space = declaring
             value = data[name]
-            where = pointer_to("events", index, "data", name)
             if value in declared[space]:
-                raise IdProblem(f"event {event['seq']} ({kind}) declares {name} {value!r} a second time", where)
+                raise IdProblem(
+                    f"event {event['seq']} ({kind}) declares {name} {value!r} a second time",
+                    pointer_to("events", index, "data", name),
+                )
             declared[space].add(value)
             if kind == "node_created":
                 node_runs[value] = data["runId"]
@@ -84,12 +90,17 @@ def check_references(events: list[dict[str, Any]]) -> None:
                     )
 
 
-def _check_grammar(space: str, value: Any, what: str, where: str) -> None:
+_FORMS = {
+    "run": "a run id (run_ and 16 hex digits)",
+    "node": "a node id (a positive 63-bit integer)",
+    "attempt": "an attempt id (a positive 63-bit integer)",
+}
+
+
+def _well_formed(space: str, value: Any) -> bool:
     if space == "run":
-        if not isinstance(value, str) or not RUN_ID.fullmatch(value):
-            raise IdProblem(f"{what} is {str(value)[:60]!r}, not a run id (run_ and 16 hex digits)", where)
-    elif isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_NUMBERED_ID:
-        raise IdProblem(f"{what} is {str(value)[:60]!r}, not a {space} id (a positive 63-bit integer)", where)
+        return isinstance(value, str) and RUN_ID.fullmatch(value) is not None
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_NUMBERED_ID
 
 
 def declared_ids(events: list[dict[str, Any]]) -> dict[str, list[Any]]:

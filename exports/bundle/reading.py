@@ -9,6 +9,7 @@ last whether what it says hangs together (events, ids, workflows, the graph inde
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from runs.errors import ErrorCode, WorkRailError
 from runs.events import PAYLOADS, SHARING_KINDS, parse
 from workflows_app.sources import NestedTooDeep, check_json_depth
 
+logger = logging.getLogger("workrail")
 _AGAIN = "Export the session again on the machine it came from and send the new file unchanged."
 
 
@@ -122,6 +124,11 @@ def read_bundle(raw: bytes, *, max_bytes: int, now: datetime | None = None) -> V
         raise _corrupt(str(exc), exc.pointer) from None
     except BundleProblem as exc:
         raise _invalid(str(exc), exc.pointer) from None
+    except Exception as exc:
+        # A shape the checks above did not foresee: still a bundle this store cannot take, and nothing
+        # has been written; the traceback goes to the log, for a check to be added.
+        logger.exception("a bundle's content could not be checked")
+        raise _invalid(f"part of it could not be checked ({type(exc).__name__})", "") from None
     return VerifiedBundle(
         digest=fmt.digest_bytes(raw),
         schema_version=shape.bundle_schema_version,

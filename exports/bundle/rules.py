@@ -19,8 +19,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from pydantic import ConfigDict, ValidationError
+
 from exports.bundle import document as fmt
 from exports.bundle.problems import BundleProblem, pointer_to
+from runs.contract.base import Shape
 from runs.contract.inputs import MAX_NOTES_BYTES, MAX_OUTPUT_BYTES, MAX_RUN_CONTEXT_BYTES, json_size
 from runs.models import AckOutcome, RunStatus, SessionKind
 from runs.preferences import CHOICES
@@ -39,6 +42,38 @@ MAX_CONTEXT_BYTES = MAX_RUN_CONTEXT_BYTES + 8 * 1024
 MAX_CONTEXT_DEPTH = 64  # as runs.contract.inputs refuses deeper contexts
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 SOURCES = ("agent", "dashboard")
+
+
+class _Synthesized(Shape):
+    """The parts of a run's synthesis (runs/services/synthesis.synthesize) its readers rely on, each of
+    its type; fields a later version may add are let through."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+
+class _SynthesisStep(_Synthesized):
+    step_id: str
+    title: str
+    kind: str
+    notes_markdown: str
+    artifacts: list[dict[str, Any]]
+
+
+class _SynthesisArtifact(_Synthesized):
+    kind: str
+    step_id: str
+    final: bool
+    data: dict[str, Any]
+
+
+class _Synthesis(_Synthesized):
+    run_id: str
+    workflow_id: str
+    workflow_hash: str
+    completed_at: str
+    steps: list[_SynthesisStep]
+    artifacts: list[_SynthesisArtifact]
+    notes_markdown: str
 
 
 @dataclass
@@ -175,7 +210,8 @@ class Rules:
             raise self._refuse("childNodeId names a node that is not a child of nodeId", "childNodeId")
 
     def _recorded_work(self, data: dict[str, Any]) -> None:
-        """Notes and artifacts as StepOutput accepts them."""
+        """Notes and artifacts as StepOutput accepts them, each artifact of a kind the run knows and
+        matching its contract (the engine's one judge of artifacts: engine.recordable_artifact_issues)."""
         notes, artifacts = data.get("notesMarkdown"), data.get("artifacts")
         if not isinstance(notes, str) or len(notes.encode()) > MAX_NOTES_BYTES:
             raise self._refuse(f"notesMarkdown must be text of at most {MAX_NOTES_BYTES} bytes", "notesMarkdown")
@@ -187,6 +223,10 @@ class Rules:
                 )
         if json_size({"notesMarkdown": notes, "artifacts": artifacts}) > MAX_OUTPUT_BYTES:
             raise self._refuse(f"the output is larger than {MAX_OUTPUT_BYTES} bytes", "artifacts")
+        run = self.runs.get(data["runId"]) if data.get("runId") is not None else None
+        issues = engine.recordable_artifact_issues(run.compiled if run is not None else None, artifacts)
+        if issues:
+            raise BundleProblem(f"event {self._seq}: {issues[0]['message']}", self._where() + issues[0]["pointer"])
 
     def _answer(self, data: dict[str, Any]) -> None:
         """The recorded answer: the exact JSON text of an object, replayed as it is."""
@@ -384,6 +424,15 @@ class Rules:
         if not node.complete or node.finalized:
             raise self._refuse("a synthesis belongs to a completed node, once", "nodeId")
         node.finalized = True
+        try:
+            synthesis = _Synthesis.model_validate(data["synthesis"])
+            datetime.fromisoformat(synthesis.completed_at)
+        except (ValidationError, ValueError) as exc:
+            raise self._refuse(
+                f"its synthesis is not one WorkRail makes ({str(exc).splitlines()[0][:200]})", "synthesis"
+            ) from None
+        if synthesis.run_id != data["runId"]:
+            raise self._refuse("its synthesis is of another run", "synthesis", "runId")
 
 
 def _depth(value: Any) -> int:
