@@ -14,6 +14,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 
+from runs import shutdown
+
 
 class Refused(Exception):
     """The report would cost more than its bounds: reason is "deadline" or "memory"."""
@@ -31,8 +33,9 @@ class Stopped(Exception):
         self.reason = reason
 
 
-# Set once, when the process is told to stop (renderer.stop_all, from the dashboard's signal handler).
+# Set once, when the process is told to stop (the dashboard's signal handler runs runs/shutdown.py's hooks).
 SHUTTING_DOWN = threading.Event()
+shutdown.on_stop(SHUTTING_DOWN.set)
 
 
 def _never() -> bool:

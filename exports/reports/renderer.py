@@ -143,7 +143,7 @@ def stop_all() -> int:
     """Kills every renderer of this process, and refuses new ones from now on: for a server shutting
     down. Safe in a signal handler: no lock, no logging, no waiting (the threads that wait for the
     children reap them). Returns how many it signalled."""
-    SHUTTING_DOWN.set()
+    SHUTTING_DOWN.set()  # limits.py sets it too; here as well, for a caller other than runs/shutdown.py
     signalled = 0
     for child in list(_live):
         try:
