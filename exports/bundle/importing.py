@@ -43,8 +43,11 @@ from runs.services.nodes import write
 from runs.services.pinned import pin
 from runs.services.retention import delete_unused_pinned_workflows
 
-# Events per transaction. Measured on SQLite (bench/bundles.py --concurrent): about 40 ms of the
-# write lock each, so an agent writing meanwhile waits a few tens of milliseconds, not the import.
+# Events per transaction. Measured on SQLite (bench/bundles.py --concurrent, a 252 MiB bundle of
+# 300,755 events on a busy machine): 35-55 ms of the write lock at the median, 100-120 ms at p99, so
+# an agent writing meanwhile waits tens of milliseconds, not for the import (it waited 20 s for one
+# transaction of 41 s, then gave up with STORE_BUSY). One very large event (a long run's synthesis)
+# still takes its own time to write.
 CHUNK_EVENTS = 500
 CHUNK_BYTES = 2_000_000  # and at most about this much event data per transaction (snapshots can be large)
 IMPORT_TRIES = 3  # tries of a whole import that loses a race for its ids or session key
