@@ -63,7 +63,7 @@ def test_a_context_placeholder_copied_unchanged_blocks_and_is_never_stored(decid
         "key": "risk",
         "type": "string",
         "values": ["high"],
-        "why": "the runCondition of step 'double-check'",
+        "why": "the runCondition of step 'double-check' (it runs only when risk is \"high\")",
         "setByThisStep": True,
     }
     blank = start["nextCall"]["arguments"]["context"]["risk"]

@@ -406,3 +406,15 @@ def test_the_list_counts_steps_the_way_progress_does(service_catalog):
     assert "10 outline steps, 11 with the steps inside loops" in listing.text
     start = start_workflow("wr.bug_investigation")
     assert "of the outline's 10" in start["progress"]["summary"]
+
+
+def test_a_session_key_the_step_only_reads_is_optional_and_guidance_keeps_its_sub_points(service_catalog):
+    doc = workflow_doc(
+        "team.keys",
+        steps=[{"id": "triage", "title": "Triage", "prompt": "Read the linked ticket, if context `ticketId` is set."}],
+    )
+    doc["metaGuidance"] = ["Memory, when this session has it:\n- store decisions\n- query before asking"]
+    write_json(service_catalog["extra"] / "keys.json", doc)
+    text = rendering.execution_text(start_workflow("team.keys"))
+    assert "Context to send: ticketId (any; optional; WorkRail: runs with the same ticketId share one session)" in text
+    assert "- Memory, when this session has it:\n  - store decisions\n  - query before asking" in text

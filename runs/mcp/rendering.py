@@ -161,7 +161,9 @@ def execution_text(result: dict[str, Any]) -> str:
         f" (loop {loop['loopId']}, iteration {loop['iteration']} of at most {loop['maxIterations']})" if loop else ""
     )
     if result.get("guidance"):
-        lines += ["Guidance for every step of this workflow:", *(f"- {item}" for item in result["guidance"]), ""]
+        # An item's own sub-points stay under it: indented, they cannot read as rules of their own.
+        items = ("- " + item.replace("\n", "\n  ") for item in result["guidance"])
+        lines += ["Guidance for every step of this workflow:", *items, ""]
     if result.get("goal"):
         goal = " ".join(result["goal"].split())
         lines.append(f"Goal: {goal if len(goal) <= 300 else goal[:299] + '…'}")
@@ -286,9 +288,12 @@ def context_line(expected: dict[str, Any]) -> str:
         details.append("compared with " + ", ".join(json.dumps(v, ensure_ascii=False) for v in expected["values"]))
     if expected.get("choices"):
         details.append("the prompt offers " + " / ".join(expected["choices"]))
-    details.append("this step asks for it" if expected["setByThisStep"] else "needed next")
+    if expected["why"].startswith("WorkRail:"):
+        details.append("optional")  # a session key: the step may read it, nothing requires it
+    else:
+        details.append("this step asks for it" if expected["setByThisStep"] else "needed next")
     if "current" in expected:
-        now = _clipped(expected["current"], 80)
+        now = _clipped(expected["current"], 400)  # the agent may have to send it back whole, changed
         details.append(f"now {now}" + (" (cut short; whole in pending.expectedContext)" if now.endswith(CUT) else ""))
     why = expected["why"]
     read = why if why.startswith(("nothing later", "WorkRail:")) else f"read by {why}"

@@ -42,7 +42,8 @@ def for_context(expected: dict[str, Any]) -> str:
     what = expected["key"]
     if "current" in expected:
         now = json.dumps(expected["current"], ensure_ascii=False)
-        what += f"; now {now[:80] + '…' if len(now) > 80 else now}: send the new value, or leave it out to keep it"
+        shown = now if len(now) <= 400 else now[:399] + "… (cut; whole in pending.expectedContext)"
+        what += f"; now {shown}: send the new value, or leave it out to keep it"
     return blank(kind, what)
 
 

@@ -54,7 +54,7 @@ def next_call(
         instructions += ", get the user's explicit confirmation (write their answer in output.notesMarkdown),"
     instructions += (
         " then call continue_workflow with these arguments (tokens exactly as given), with every '<fill in ...>' "
-        "replaced by your own value: nothing in them is decided for you."
+        "replaced by your own value: the server decides none of them (the step's prompt may say what one must be)."
     )
     if any(blanks.OPTIONAL in blank for _, blank in placeholders.placeholders_in(output, "")):
         instructions += " A field marked optional may be removed instead."

@@ -163,3 +163,9 @@ def test_why_names_only_what_reads_a_variable_after_this_step():
     [item] = expected_context(compiled, state)
     assert item["key"] == "ambiguities" and item["type"] == "array"  # typed by the condition it passed
     assert item["why"] == "nothing later reads it; kept for the record"  # its own runCondition is behind it
+
+
+def test_a_value_the_prompt_says_to_set_to_true_or_false_is_a_boolean():
+    compiled = workflow(step("repro", prompt="Set context `reproduced` to true or false."))
+    [item] = expected_context(compiled, start(compiled).state)
+    assert (item["key"], item["type"]) == ("reproduced", "boolean")

@@ -250,8 +250,10 @@ def captured(text: str) -> list[str]:
 def offered(text: str, name: str) -> tuple[str, ...]:
     """The values a prompt offers for `name` where it writes them beside it: "`ticketComplexity`:
     Simple / Standard / Complex", "**hasUI** (true / false)", "pathComplexity (Simple, Standard, or
-    Epic)". Empty when it does not."""
-    pattern = re.compile(r"[`*]*\b" + re.escape(name) + r"\b[`*]*\s*(?::|\()\s*(?:one of:?\s*)?" + _CHOICES, re.I)
+    Epic)", "set `reproduced` to true or false". Empty when it does not."""
+    pattern = re.compile(
+        r"[`*]*\b" + re.escape(name) + r"\b[`*]*\s*(?::|\(|\bto\b)\s*(?:one of:?\s*)?" + _CHOICES, re.I
+    )
     match = pattern.search(text)
     if match is None:
         return ()
