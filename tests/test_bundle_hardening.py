@@ -379,3 +379,31 @@ def test_renaming_rewrites_ids_and_their_mentions_only_and_always_ends(case):
         assert after["data"]["nodeId"] == ids.nodes[data["nodeId"]]
         for name in ("note", "more"):
             assert after["data"][name] == expected_value(data[name], mentions), name
+
+
+def test_a_workflow_whose_loops_would_keep_the_engine_busy_for_hours_is_refused_at_once(service_catalog):
+    """Three loops inside each other, a thousand rounds each, around a step that is always skipped: the
+    engine would walk a billion steps to start (or continue) a run of it."""
+
+    def nested(d: dict[str, Any]) -> None:
+        body: list[dict[str, Any]] = [
+            {"kind": "step", "id": "never", "title": "Never", "prompt": "p", "runCondition": {"var": "x", "equals": 1}}
+        ]
+        for depth in range(3):
+            loop = {"type": "for", "count": 1000, "maxIterations": 1000}
+            body = [{"kind": "loop", "id": f"loop-{depth}", "title": "Loop", "loop": loop, "body": body}]
+        repin(d, 0, {**d["workflows"][0]["compiled"], "steps": body})
+
+    bad = forged(small_bundle(service_catalog), nested)
+    outcome: list[Any] = []
+
+    def read() -> None:
+        try:
+            read_bundle(bad, max_bytes=10**7)
+        except WorkRailError as error:
+            outcome.append(error)
+
+    assert finishes(read, seconds=30)
+    [error] = outcome
+    assert error.code == ErrorCode.BUNDLE_INVALID
+    assert error.details["pointer"] == "/workflows/0/compiled/steps" and "1,001,001,001 steps" in error.message

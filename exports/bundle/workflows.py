@@ -38,7 +38,6 @@ from workflows_app import engine
 from workflows_app.compiler import COMPILER_VERSION
 from workflows_app.diagnostics import Severity
 from workflows_app.engine.loops import LoopSpec
-from workflows_app.engine.tree import walk
 from workflows_app.hashing import canonical_json
 from workflows_app.schema import MAX_ERRORS_COLLECTED, MAX_STEPS, step_count, workflow_schema
 from workflows_app.structure import structure_diagnostics
@@ -47,6 +46,9 @@ from workflows_app.structure import structure_diagnostics
 MAX_SAFE_INTEGER = 2**53 - 1
 MAX_STEP_ID_CHARS = 200  # Node.pending_step_id, Output.step_id
 MAX_WORKFLOW_ID_CHARS = 64  # PinnedWorkflow.workflow_id, Run.workflow_id
+# Steps one engine call may walk (steps_walked): WorkRail's own workflows walk at most about a hundred,
+# a run of 10,000 loop rounds (bench/bundles.py) about 10,000; a million takes the engine 20 seconds.
+MAX_STEPS_WALKED = 100_000
 
 
 class _Origin(Shape):
@@ -233,12 +235,31 @@ def compiled_schema() -> dict[str, Any]:
 
 def _run_by_the_engine(compiled: dict[str, Any], where: str) -> None:
     """Starts it, counts its steps and reads every loop's configuration, as a run of it does. The engine
-    was written for workflows the catalog checked; anything it raises here is a workflow it cannot run."""
+    was written for workflows the catalog checked; anything it raises here is a workflow it cannot run.
+    First the most steps one engine call may walk must be bounded (`steps_walked`): loops inside loops
+    whose bodies are all skipped would otherwise keep it (and every later call) busy for hours."""
     try:
+        walked = steps_walked(compiled["steps"])
+        if walked > MAX_STEPS_WALKED:
+            raise BundleProblem(
+                f"its pinned workflow's loops may walk {walked:,} steps in one call "
+                f"(at most {MAX_STEPS_WALKED:,} are allowed)",
+                where + "/steps",
+            )
         engine.start(compiled)
         engine.step_count(compiled)
-        for step in walk(compiled["steps"]):
-            if step.get("kind") == "loop":
-                LoopSpec.of(step)
+    except BundleProblem:
+        raise
     except Exception as exc:  # anything: see the docstring
         raise BundleProblem(f"the engine cannot run its pinned workflow ({type(exc).__name__}: {exc})", where) from None
+
+
+def steps_walked(steps: list[dict[str, Any]]) -> int:
+    """The most steps the engine may visit settling one call: each step once, each loop's body once per
+    iteration it may run (maxIterations, as the engine caps it)."""
+    total = 0
+    for step in steps:
+        total += 1
+        if step.get("kind") == "loop":
+            total += LoopSpec.of(step).max_iterations * steps_walked(step["body"])
+    return total
