@@ -407,3 +407,35 @@ def test_a_workflow_whose_loops_would_keep_the_engine_busy_for_hours_is_refused_
     [error] = outcome
     assert error.code == ErrorCode.BUNDLE_INVALID
     assert error.details["pointer"] == "/workflows/0/compiled/steps" and "1,001,001,001 steps" in error.message
+
+
+def test_a_pattern_that_backtracks_is_matched_in_linear_time(service_catalog):
+    """The bundle brings both a contract whose pattern backtracks catastrophically in Python's re and an
+    artifact that sets it off: checked with RE2, the import is refused at once."""
+    contract = {
+        "contractRef": "team.pattern",
+        "required": False,
+        "artifactKind": "team.pattern",
+        "schema": {"type": "object", "properties": {"v": {"type": "string", "pattern": "^(a+)+$"}}},
+        "example": {"kind": "team.pattern", "v": "aaa"},
+    }
+
+    def backtracking(d: dict[str, Any]) -> None:
+        compiled = d["workflows"][0]["compiled"]
+        compiled["steps"][0]["outputContract"] = contract
+        repin(d, 0, compiled)
+        events_of(d, "output_recorded")[0]["data"]["artifacts"] = [{"kind": "team.pattern", "v": "a" * 64 + "!"}]
+
+    bad = forged(small_bundle(service_catalog), backtracking)
+    outcome: list[Any] = []
+
+    def read() -> None:
+        try:
+            read_bundle(bad, max_bytes=10**7)
+        except WorkRailError as error:
+            outcome.append(error)
+
+    assert finishes(read, seconds=30)
+    [error] = outcome
+    assert error.code == ErrorCode.BUNDLE_INVALID and "team.pattern" in error.message
+    assert error.details["pointer"] == "/events/6/data/artifacts/0/v"

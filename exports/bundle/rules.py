@@ -23,6 +23,7 @@ from pydantic import ConfigDict, ValidationError
 
 from exports.bundle import document as fmt
 from exports.bundle.problems import BundleProblem, pointer_to
+from exports.bundle.schemas import first_error
 from runs.contract.base import Shape
 from runs.contract.inputs import MAX_NOTES_BYTES, MAX_OUTPUT_BYTES, MAX_RUN_CONTEXT_BYTES, json_size
 from runs.models import AckOutcome, RunStatus, SessionKind
@@ -30,6 +31,8 @@ from runs.preferences import CHOICES
 from runs.projections import session_status
 from runs.status import IllegalTransition, transition
 from workflows_app import engine
+from workflows_app.engine.contracts import Contract, known_contracts
+from workflows_app.engine.tree import top_steps
 
 # Times: the store's clocks may differ a little from this one, but an event cannot have happened
 # later than that; nor before WorkRail existed (a date in year 1 breaks date arithmetic).
@@ -121,6 +124,7 @@ class Rules:
         self.first_at = self.last_at = ""
         self._index = 0
         self._seq = 0
+        self._known: dict[int, dict[str, Contract]] = {}  # by id() of a compiled workflow held in `workflows`
 
     def check(self, events: list[dict[str, Any]]) -> None:
         for index, event in enumerate(events):
@@ -210,12 +214,15 @@ class Rules:
             raise self._refuse("childNodeId names a node that is not a child of nodeId", "childNodeId")
 
     def _recorded_work(self, data: dict[str, Any]) -> None:
-        """Notes and artifacts as StepOutput accepts them, each artifact of a kind the run knows and
-        matching its contract (the engine's one judge of artifacts: engine.recordable_artifact_issues)."""
+        """Notes and artifacts as StepOutput accepts them, each artifact of a kind its run knows and
+        matching that kind's contract, as the engine judges artifacts (engine/output.artifact_issues),
+        but matched in linear time (exports/bundle/schemas.py)."""
         notes, artifacts = data.get("notesMarkdown"), data.get("artifacts")
         if not isinstance(notes, str) or len(notes.encode()) > MAX_NOTES_BYTES:
             raise self._refuse(f"notesMarkdown must be text of at most {MAX_NOTES_BYTES} bytes", "notesMarkdown")
-        for position, artifact in enumerate(artifacts if isinstance(artifacts, list) else [None]):
+        if not isinstance(artifacts, list):
+            raise self._refuse("artifacts must be a list", "artifacts")
+        for position, artifact in enumerate(artifacts):
             kind = artifact.get("kind") if isinstance(artifact, dict) else None
             if not isinstance(kind, str) or not 1 <= len(kind) <= 200:
                 raise self._refuse(
@@ -224,9 +231,27 @@ class Rules:
         if json_size({"notesMarkdown": notes, "artifacts": artifacts}) > MAX_OUTPUT_BYTES:
             raise self._refuse(f"the output is larger than {MAX_OUTPUT_BYTES} bytes", "artifacts")
         run = self.runs.get(data["runId"]) if data.get("runId") is not None else None
-        issues = engine.recordable_artifact_issues(run.compiled if run is not None else None, artifacts)
-        if issues:
-            raise BundleProblem(f"event {self._seq}: {issues[0]['message']}", self._where() + issues[0]["pointer"])
+        known = self._contracts(run.compiled if run is not None else None)
+        for position, artifact in enumerate(artifacts):
+            contract = known.get(artifact["kind"])
+            if contract is None:
+                raise self._refuse("an artifact has a kind no contract of its run defines", "artifacts", position)
+            problem = first_error(contract.schema or {}, artifact)
+            if problem is not None:
+                raise self._refuse(
+                    f"an artifact does not match contract {contract.contract_ref}: {problem.message[:200]}",
+                    "artifacts",
+                    position,
+                    *problem.absolute_path,
+                )
+
+    def _contracts(self, compiled: dict[str, Any] | None) -> dict[str, Contract]:
+        """The artifact kinds a run of `compiled` may record (the engine's rule: the registry's and the
+        workflow's own contracts), worked out once per workflow."""
+        key = id(compiled)
+        if key not in self._known:
+            self._known[key] = known_contracts(top_steps(compiled) if compiled is not None else [])
+        return self._known[key]
 
     def _answer(self, data: dict[str, Any]) -> None:
         """The recorded answer: the exact JSON text of an object, replayed as it is."""
