@@ -4,6 +4,7 @@ import ends and touches only ids, whatever the ids are."""
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shutil
@@ -361,7 +362,7 @@ def expected_value(value: Any, mentions: dict[str, str]) -> Any:
 @given(renamings())
 def test_renaming_rewrites_ids_and_their_mentions_only_and_always_ends(case):
     ids, events = case
-    original = json.loads(json.dumps(events))
+    original = copy.deepcopy(events)
     renamed: list[dict[str, Any]] = []
     assert finishes(lambda: renamed.extend(ids.events(events)), seconds=20)
     assert events == original  # the bundle's own events are left as they were

@@ -165,42 +165,42 @@ def _is_text_id(value: str) -> bool:
 
 def _rename(text: str, renamed: dict[str, str]) -> str:
     """`text`, a JSON serialization, with every whole-word mention of an old id (`ses_`/`run_` form)
-    replaced by its new one (the same form, so no JSON escaping is needed). A session's text holds
-    tens of thousands of them (each event names its run): plain replacing, done in C, when each
-    occurrence stands alone in the text as it does in the string it is part of, and no new id is an
-    old one; otherwise the strings are parsed and each is renamed on its own (`_rename_strings`)."""
-    if not renamed:
-        return text
-    if not set(renamed.values()) & set(renamed) and all(_only_plain_words(text, old) for old in renamed):
-        for old, new in renamed.items():
-            text = text.replace(old, new)
-        return text
-    return json.dumps(_rename_strings(json.loads(text), renamed), ensure_ascii=False)
+    replaced by its new one (the same form, so no JSON escaping is needed). One scan for the ids' tail
+    (`_` and 16 hex digits: a literal start, which the regex engine finds fast), whatever the number of
+    ids: a session's text holds tens of thousands of mentions (each event names its run).
+
+    A mention must be a whole word of the string it is in, not only of the text: the character before
+    it in the text may end an escape (the n of \\n, a hex digit of \\u001f, a backslash), and then
+    the text alone cannot tell; those rare texts are parsed and each string renamed on its own."""
+    pieces: list[str] = []
+    done = 0
+    for match in _ID_TAIL.finditer(text):
+        start, end = match.start() - 3, match.end()
+        new = renamed.get(text[start:end]) if start >= 0 else None
+        if new is None or (end < len(text) and _WORD.match(text, end)):
+            continue
+        before = text[start - 1] if start > 0 else " "
+        if before in _ESCAPE_ENDS:
+            return json.dumps(_rename_strings(json.loads(text), renamed), ensure_ascii=False)
+        if _WORD.match(before):
+            continue
+        pieces += [text[done:start], new]
+        done = end
+    return "".join([*pieces, text[done:]]) if pieces else text
 
 
-def _only_plain_words(text: str, word: str) -> bool:
-    """Whether every occurrence of `word` in `text` stands alone (no letter, digit or _ beside it) and
-    is not preceded by a backslash: then it is a whole word of the decoded string too (an escape
-    before it, such as \\n, would end in a letter in the text but not in the string; and a backslash
-    before `run_` makes an escape \\r, so that is no mention at all). Ends for any word, even ''."""
-    at = text.find(word)
-    step = max(len(word), 1)
-    while at != -1:
-        end = at + len(word)
-        before = text[at - 1] if at > 0 else ""
-        if before == "\\" or _WORD.match(before) or (end < len(text) and _WORD.match(text, end)):
-            return False
-        at = text.find(word, at + step)
-    return True
+_ID_TAIL = re.compile(r"_[0-9a-f]{16}")  # the last 17 characters of a ses_/run_ id
+_MENTION = re.compile(r"(?<!\w)(?:ses|run)_[0-9a-f]{16}(?!\w)")
+# What may end a JSON escape sequence (\n, \u001f, \\): before an id in the text, the string may hold a
+# newline, a control character or a backslash there (the id is a whole word), or a letter or digit (not).
+_ESCAPE_ENDS = frozenset("\\bfnrt0123456789abcdefABCDEF")
 
 
 def _rename_strings(value: Any, renamed: dict[str, str]) -> Any:
-    """`value` with the whole-word mentions of old ids in its strings (keys too) replaced, in one pass
-    per string (so an id renamed to another old id is not renamed twice)."""
-    whole = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(renamed, key=len, reverse=True))) + r")(?!\w)")
+    """`value` with the whole-word mentions of old ids in its strings (keys too) replaced."""
 
     def rename(text: str) -> str:
-        return whole.sub(lambda match: renamed[match.group(0)], text) if text else text
+        return _MENTION.sub(lambda match: renamed.get(match.group(0), match.group(0)), text) if "_" in text else text
 
     def walk(item: Any) -> Any:
         if isinstance(item, str):
