@@ -20,7 +20,7 @@ from runs.contract.execution import (
     WorkflowRef,
 )
 from runs.contract.execution import Warning as WarningShape
-from runs.contract.inputs import ContinueWorkflowInput
+from runs.contract.inputs import SESSION_ID_KEYS, ContinueWorkflowInput
 from runs.preferences import mode_of
 from runs.services import placeholders
 from workflows_app import builtins
@@ -83,9 +83,10 @@ def next_call(
         instructions += " Do the part of each delegation that cannot run here yourself (see its fix)."
     context = {key: value for key, value in (resend_context or {}).items() if not placeholders.is_placeholder(value)}
     for expected in pending.expected_context or []:
-        context.setdefault(
-            expected.key, placeholders.for_context(expected.model_dump(by_alias=True, exclude_unset=True))
-        )
+        shown = expected.model_dump(by_alias=True, exclude_unset=True)
+        if expected.key in SESSION_ID_KEYS:
+            shown.pop("current", None)  # its blank must fit the key's own length limit; it groups, nothing more
+        context.setdefault(expected.key, placeholders.for_context(shown))
     if pending.expected_context:
         instructions += (
             " Send each context value (the 'Context to send' lines, pending.expectedContext in the structured "
