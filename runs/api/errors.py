@@ -58,7 +58,8 @@ MEANING: dict[int, str] = {
     422: "REPORT_TOO_LARGE: the PDF would take longer or more memory than its budget; the Markdown report has it all.",
     429: "RATE_LIMITED: too many writes in a short time (details.retryAfterMs).",
     500: "INTERNAL_ERROR: a bug or an environment failure; the server log has the details.",
-    503: "STORE_BUSY: the database stayed locked; retry. (REPORT_STOPPED: a PDF stopped by the dashboard shutting down.)",
+    503: "STORE_BUSY: the database stayed locked; retry. "
+    "(REPORT_STOPPED: a report stopped by the dashboard shutting down.)",
 }
 
 UNAUTHENTICATED_FIX = (
