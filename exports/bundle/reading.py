@@ -1,9 +1,11 @@
 """Reading a bundle: every check that can be made without the database, before anything is written.
 
 The order matters for the message a person gets: size first (nothing is parsed past the cap), then
-whether the bytes are a bundle at all, its version (a newer bundle says "upgrade", not "corrupt"),
-whether the bytes are exactly as exported and match the manifest (a damaged or edited file), and
-last whether what it says hangs together (events, ids, workflows, the graph index).
+whether the bytes are a bundle at all (JSON holding only what a JSON writer writes), its version (a
+newer bundle says "upgrade", not "corrupt"), whether the bytes are exactly as exported and match the
+manifest (a damaged or edited file), then whether what it says hangs together (events, ids,
+workflows, the graph index), and last whether a live run could have written it (rules.py). The
+doors call this before taking any lock, so a refused bundle never holds up an agent.
 """
 
 from __future__ import annotations
