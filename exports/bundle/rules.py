@@ -129,8 +129,9 @@ class Rules:
     def check(self, events: list[dict[str, Any]]) -> None:
         for index, event in enumerate(events):
             self._index, self._seq = index, event["seq"]
-            self._check_time(event["at"])
-            getattr(self, "_" + event["kind"])(event["data"], fmt.parse_timestamp(event["at"]))
+            at = fmt.parse_timestamp(event["at"])
+            self._check_time(at, event["at"])
+            getattr(self, "_" + event["kind"])(event["data"], at)
         if events:
             self.first_at, self.last_at = events[0]["at"], events[-1]["at"]
         for run_id, run in self.runs.items():
@@ -169,8 +170,7 @@ class Rules:
     def _refuse(self, why: str, *parts: str | int) -> BundleProblem:
         return BundleProblem(f"event {self._seq}: {why}", self._where(*parts))
 
-    def _check_time(self, at: str) -> None:
-        moment = fmt.parse_timestamp(at)
+    def _check_time(self, moment: datetime, at: str) -> None:
         if not EARLIEST <= moment <= self.latest:
             raise BundleProblem(
                 f"event {self._seq} happened at {at}, "
