@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from runs.services.placeholders import CURRENT_SHOWN
 from workflows_app.conditions import describe
 
 
@@ -293,7 +294,7 @@ def context_line(expected: dict[str, Any]) -> str:
     else:
         details.append("this step asks for it" if expected["setByThisStep"] else "needed next")
     if "current" in expected:
-        now = _clipped(expected["current"], 400)  # the agent may have to send it back whole, changed
+        now = _clipped(expected["current"], CURRENT_SHOWN)
         details.append(f"now {now}" + (" (cut short; whole in pending.expectedContext)" if now.endswith(CUT) else ""))
     why = expected["why"]
     read = why if why.startswith(("nothing later", "WorkRail:")) else f"read by {why}"

@@ -111,16 +111,19 @@ def from_the_user(compiled: dict[str, Any]) -> list[dict[str, Any]]:
 def unknown_workflow_ids(compiled: dict[str, Any], catalog: Catalog) -> list[dict[str, Any]]:
     """A warning naming the workflow ids the workflow's prompts hand on that this server does not have,
     each with the closest id it does have: an agent told to recommend or run them should know."""
+    named = named_ids(compiled)  # per workflow, memoized: most name no ids, and stop here
+    if not named:
+        return []
     known = {entry.id for entry in catalog.entries}
-    missing = [named for named in named_ids(compiled) if named.workflow_id not in known]
+    missing = [item for item in named if item.workflow_id not in known]
     if not missing:
         return []
     words = {_id_words(entry_id): entry_id for entry_id in known}
     shown = []
-    for named in missing:
-        close = difflib.get_close_matches(_id_words(named.workflow_id), list(words), n=1, cutoff=0.6)
-        shown.append(f"'{named.workflow_id}'" + (f" (closest here: {words[close[0]]})" if close else ""))
-    steps = ", ".join(dict.fromkeys(f"'{named.step_title}'" for named in missing))
+    for item in missing:
+        close = difflib.get_close_matches(_id_words(item.workflow_id), list(words), n=1, cutoff=0.6)
+        shown.append(f"'{item.workflow_id}'" + (f" (closest here: {words[close[0]]})" if close else ""))
+    steps = ", ".join(dict.fromkeys(f"'{item.step_title}'" for item in missing))
     return [
         {
             "code": "UNKNOWN_WORKFLOW_IDS",

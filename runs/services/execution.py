@@ -249,7 +249,7 @@ def _new_branch_notice(node: Node, step_title: str) -> dict[str, Any]:
     }
 
 
-GROUPING_KEYS = ("ticketId", "sessionKey", "goal")  # read by WorkRail itself: they name the session
+GROUPING_KEYS = tuple(expectations.SESSION_KEYS)  # read by WorkRail itself: they name the session
 
 
 def with_goal(context: dict[str, Any], goal: str | None) -> dict[str, Any]:

@@ -30,6 +30,9 @@ def from_user(description: str) -> str:
     return f"{PREFIX} from the user: {description}>"
 
 
+CURRENT_SHOWN = 400  # characters of a value to send back changed: often enough to send it back whole
+
+
 def for_context(expected: dict[str, Any]) -> str:
     """A typed placeholder for an expected context variable: its type, every value the workflow
     compares it with (not a closed set: other values are allowed), and its value now, if it has one.
@@ -42,8 +45,9 @@ def for_context(expected: dict[str, Any]) -> str:
     what = expected["key"]
     if "current" in expected:
         now = json.dumps(expected["current"], ensure_ascii=False)
-        shown = now if len(now) <= 400 else now[:399] + "… (cut; whole in pending.expectedContext)"
-        what += f"; now {shown}: send the new value, or leave it out to keep it"
+        if len(now) > CURRENT_SHOWN:
+            now = now[: CURRENT_SHOWN - 1] + "… (cut; whole in pending.expectedContext)"
+        what += f"; now {now}: send the new value, or leave it out to keep it"
     return blank(kind, what)
 
 
