@@ -21,7 +21,7 @@ from exports.reports.fetcher import BASE_URL, DataOnlyFetcher, RefusedURL
 from exports.reports.pdf import render_pdf
 from exports.reports.produce import produce
 from tests.dashboard_data import two_runs_one_forked_twice
-from tests.report_helpers import counting_server, hostile_session
+from tests.report_helpers import counting_server, hostile_session, wide_table_session
 
 pytestmark = pytest.mark.django_db
 
@@ -171,3 +171,12 @@ def test_a_run_too_long_to_draw_legibly_is_listed_instead(service_catalog, monke
     assert html.count('class="legend"') == 1
     assert "This run is too long to draw legibly on a page" in html
     assert "● Branch 1: steps 1-" in html  # the list of branches stays
+
+
+@needs_poppler
+def test_a_step_longer_than_the_rest_of_a_page_starts_on_it_instead_of_leaving_it_blank(service_catalog, tmp_path):
+    built = wide_table_session()
+    text = pdf_text(produce(built.session_id, "pdf", "command").data, tmp_path)
+    pages = text.split("\f")
+    heading = next(number for number, page in enumerate(pages) if "Steps on this branch" in page)
+    assert "columns of this note's table omitted" in pages[heading]  # the step follows its heading
