@@ -330,7 +330,7 @@ def role_agent(args: argparse.Namespace) -> None:
     import django
 
     django.setup()
-    from runs.errors import ErrorCode, WorkRailError
+    from runs.contract.errors import ErrorCode, WorkRailError
     from runs.mcp.tools import invoke
 
     waits: list[tuple[float, float]] = []

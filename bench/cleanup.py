@@ -93,9 +93,9 @@ def copy_sessions(template_pks: list[int], copies: int) -> None:
     primary key and every foreign key shifted by that table's span, and fresh public ids."""
     from django.db import transaction
 
-    from runs.eventlog import random_id
     from runs.models import Session
-    from runs.services.retention import DELETION_ORDER
+    from runs.store.journal import random_id
+    from runs.store.retention import DELETION_ORDER
 
     models = [model for model, _ in reversed(DELETION_ORDER)]  # parents first
     rows = {}
@@ -241,7 +241,7 @@ def main() -> None:
 
         logging.getLogger("workrail.cleanup").setLevel(logging.WARNING)  # the figures below say it
         from runs.models import Session
-        from runs.services import retention
+        from runs.store import retention
 
         batch_size = args.batch_size or retention.BATCH_SIZE
         print(f"cleanup benchmark ({REPO.name}), SQLite, batches of {batch_size} sessions")

@@ -210,7 +210,7 @@ def main() -> None:
         from django.test import Client
         from django.test.utils import setup_test_environment
 
-        from runs.services import overview, run_view
+        from runs.readmodels import overview, run_view
 
         setup_test_environment()  # the test client's Host is "testserver": let it through
         from django.conf import settings
@@ -230,7 +230,7 @@ def main() -> None:
         run_page = get(client, f"/runs/{big_run}/")
         print("  " + summary("run page (full render)", timed(run_page, args.repeat)))
         print("  " + summary("run_detail service", timed(lambda: run_view.run_detail(big_run), args.repeat)))
-        from runs import markdown
+        from runs.dashboard import markdown
 
         def cold() -> None:  # as the first visit: no rendered note in the Markdown cache
             markdown._render_cached.cache_clear()

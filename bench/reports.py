@@ -153,7 +153,7 @@ def hostile(notes: int, uncut: bool) -> None:
     from exports.reports.limits import Watch
     from exports.reports.pdf import stylesheet_texts
     from exports.reports.produce import produce
-    from runs.errors import WorkRailError
+    from runs.contract.errors import WorkRailError
     from tests.report_helpers import wide_table_note
 
     session_id, run_id, built = build_run(notes, wide_table_note())

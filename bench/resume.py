@@ -214,6 +214,7 @@ def real_runs(rng: random.Random, count: int, facts: dict[str, Any]) -> None:
 def bulk_sessions(rng: random.Random, count: int, now: datetime, facts: dict[str, Any]) -> dict[str, int]:
     from django.db import transaction
 
+    from runs.execution.catalog import current_catalog, find_workflow
     from runs.models import (
         Checkpoint,
         Node,
@@ -226,8 +227,7 @@ def bulk_sessions(rng: random.Random, count: int, now: datetime, facts: dict[str
         Session,
         SessionKind,
     )
-    from runs.projections import SEARCH_NOTES_CHARS, identity_text
-    from runs.services.catalog import current_catalog, find_workflow
+    from runs.store.projections import SEARCH_NOTES_CHARS, identity_text
 
     pinned: dict[str, tuple[str, list[str]]] = {}
     for workflow_id, name, _, steps in WORKFLOWS:
@@ -517,9 +517,9 @@ def main() -> None:
         from django.utils import timezone
 
         from runs.contract.inputs import ResumeSessionInput
+        from runs.execution import resume
+        from runs.execution.resume import DEEP_SCAN_ROWS, MAX_CANDIDATES
         from runs.models import Event, SearchEntry
-        from runs.services import resume
-        from runs.services.resume import DEEP_SCAN_ROWS, MAX_CANDIDATES
 
         def resume_session(**arguments: Any) -> dict[str, Any]:
             return resume.resume_session(ResumeSessionInput.model_validate(arguments))

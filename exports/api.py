@@ -1,6 +1,6 @@
 """The API's report download: GET /api/v1/sessions/{sessionId}/report?format=md|pdf[&run=RUN_ID].
 
-A ninja Router that runs/api/app.py mounts when the API's URLs are built (see api_urls() there): the
+A ninja Router that workrail_site/api.py mounts when the API's URLs are built (see api_urls() there): the
 API lives in runs, but reports live here, and imports point one way, exports -> runs.
 """
 

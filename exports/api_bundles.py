@@ -1,5 +1,5 @@
 """The API's bundle doors: GET /api/v1/sessions/{sessionId}/bundle downloads a session's bundle, and
-POST /api/v1/bundles imports one sent as the request body. Mounted by runs/api/app.py with the other
+POST /api/v1/bundles imports one sent as the request body. Mounted by workrail_site/api.py with the other
 routes of the exports app; both go through exports/bundles.py, as the commands and the dashboard do."""
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ from django.views.decorators.http import require_GET, require_POST
 from exports.bundle.reading import too_large
 from exports.bundles import export_session_bundle, import_session_bundle, max_bundle_bytes
 from exports.views import MAX_ID_CHARS, download
-from runs.errors import ErrorCode, WorkRailError
-from runs.views.errors import shows_errors
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.dashboard.errors import shows_errors
 
 
 def bundle_filename(session_id: str) -> str:

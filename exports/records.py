@@ -2,7 +2,7 @@
 
 Reports (Markdown, PDF) and bundles all go through record_export(), so every export of a kept session
 leaves the same trace in its event log, whichever door made it (a command, the dashboard, the API).
-The event is not activity (runs.events.SessionExported.is_activity): reading a session out does not
+The event is not activity (runs.store.events.SessionExported.is_activity): reading a session out does not
 move its last activity, so it neither reorders the sessions list nor delays its retention.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 from typing import Literal
 
-from runs import events
-from runs.eventlog import Journal
+from runs.execution.nodes import write
 from runs.models import Session
-from runs.services.nodes import write
+from runs.store import events
+from runs.store.journal import Journal
 
 ExportFormat = Literal["bundle", "markdown", "pdf"]
 ExportVia = Literal["command", "dashboard", "api"]

@@ -14,7 +14,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
 from exports.reports.produce import Produced, ReportFormat, produce
-from runs.views.errors import shows_errors
+from runs.dashboard.errors import shows_errors
 
 MAX_ID_CHARS = 80  # ids are far shorter; a longer value is cut before it reaches the services
 

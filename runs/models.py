@@ -78,7 +78,7 @@ class Session(models.Model):
     # A session an import is still writing, in short transactions (exports/bundle/importing.py): no
     # listing, search or lookup shows it, its public id and its runs' are stand-ins and it has no key,
     # until one last short transaction gives it its own and clears this. Meanwhile `updated_at` is the
-    # import's heartbeat; one that stopped long ago was abandoned and cleanup removes it (runs/staged.py).
+    # import's heartbeat; one that stopped long ago was abandoned and cleanup removes it (runs/store/staged.py).
     importing = models.BooleanField(default=False)
 
     class Meta:
@@ -311,7 +311,7 @@ class VisibleSearchEntries(models.Manager["SearchEntry"]):
     """`SearchEntry.objects`, what searches read: the entries of the store's sessions, without those of
     a session an import is still writing (Session.importing), so a search never hands out a stateToken
     into half a session. A subquery over the few staged sessions, not a join per entry. Django's own
-    machinery (the compiled updates of runs/statements.py, deletions) uses `_default_manager`, which
+    machinery (the compiled updates of runs/store/statements.py, deletions) uses `_default_manager`, which
     is `every_row`: the projector keeps a staged session's entries up to date like any other."""
 
     def get_queryset(self) -> models.QuerySet[SearchEntry]:
@@ -347,7 +347,7 @@ class SearchEntry(models.Model):
 
 class ToolCall(models.Model):
     """The duration and outcome of one MCP tool call: telemetry for the dashboard's timings page, not
-    part of the event log. The table is bounded (runs.timings keeps the newest rows)."""
+    part of the event log. The table is bounded (runs.mcp.timings keeps the newest rows)."""
 
     tool = models.CharField(max_length=64)
     outcome = models.CharField(max_length=40)  # "ok", "blocked", or the error code
@@ -362,7 +362,7 @@ class ToolCall(models.Model):
 
 
 class RateBucket(models.Model):
-    """A token bucket of the write rate limit (runs/ratelimit.py), in the database so that every process
+    """A token bucket of the write rate limit (runs/store/ratelimit.py), in the database so that every process
     on the store (MCP servers, the dashboard) spends from the same one. Not part of the event log."""
 
     key = models.CharField(max_length=80, primary_key=True)  # "run:<id>", "session:<id>", "starts"

@@ -35,6 +35,6 @@ def start_session(**arguments: Any) -> dict[str, Any]:
 def resume_session(**arguments: Any) -> dict[str, Any]:
     """The service itself: the tool also fills in the git branch this server sees, which tests control."""
     from runs.contract.inputs import ResumeSessionInput
-    from runs.services import resume
+    from runs.execution import resume
 
     return resume.resume_session(ResumeSessionInput.model_validate(arguments))

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from runs.services import catalog as catalog_service
+from runs.execution import catalog as catalog_service
 from tests.helpers import CORPUS_WORKFLOWS, skip_without_corpus
 from workflows_app.catalog import CatalogLoader
 from workflows_app.sources import configured_sources

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from runs.errors import WorkRailError
+from runs.contract.errors import WorkRailError
 from runs.models import Event, Session
 
 

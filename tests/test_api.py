@@ -13,7 +13,6 @@ from django.test.utils import CaptureQueriesContext
 from pydantic import BaseModel
 from pydantic_core import to_json
 
-from runs import api_tokens
 from runs.api.errors import STATUS
 from runs.contract.catalog import WorkflowInspection, WorkflowList
 from runs.contract.dashboard import (
@@ -27,10 +26,12 @@ from runs.contract.dashboard import (
     SessionPage,
     ToolTimings,
 )
-from runs.contract.errors import ErrorResult
-from runs.errors import ErrorCode
+from runs.contract.errors import ErrorCode, ErrorResult
+from runs.execution import catalog
 from runs.models import Event, EventKind, Node, Run, RunStatus
-from runs.services import catalog, overview, run_view, timings_view
+from runs.readmodels import overview, run_view
+from runs.readmodels import timings as timings_view
+from runs.store import api_tokens
 from tests.calls import start_workflow
 from tests.dashboard_data import Built, advance, two_runs_one_forked_twice
 from workrail_site.version import VERSION

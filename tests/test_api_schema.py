@@ -28,8 +28,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from runs import api_tokens
 from runs.models import Node
+from runs.store import api_tokens
 from tests.dashboard_data import two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db

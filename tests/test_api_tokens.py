@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from runs import api_tokens
+from runs.store import api_tokens
 
 
 @pytest.fixture

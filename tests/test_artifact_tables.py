@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runs.artifact_tables import tables
+from runs.readmodels.artifact_tables import tables
 
 
 def test_changed_files_are_listed_once_per_path_sorted_with_the_latest_report():

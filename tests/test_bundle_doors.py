@@ -8,8 +8,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
 
-from runs import api_tokens
 from runs.models import Event, EventKind, Session
+from runs.store import api_tokens
 from tests.bundle_support import empty_the_store, session_with_everything
 
 pytestmark = pytest.mark.django_db

@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from exports.bundle.ids import RUN_ID, SESSION_ID, IdMap, _rename
 from exports.bundle.reading import read_bundle
 from exports.bundles import export_session_bundle, import_session_bundle
-from runs import api_tokens
-from runs.errors import ErrorCode, WorkRailError
+from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import PinnedWorkflow, Session
-from runs.services.pinned import compiled_workflow
+from runs.store import api_tokens
+from runs.store.pinned import compiled_workflow
 from tests.bundle_forgery import (
     append_event,
     events_of,

@@ -21,11 +21,11 @@ from exports.bundle.graph_index import graph_index
 from exports.bundle.rules import Rules
 from exports.bundle.workflows import canonical_form
 from exports.bundles import export_session_bundle, import_session_bundle
-from runs import api_tokens, tokens
-from runs.errors import ErrorCode, WorkRailError
+from runs.contract.errors import ErrorCode, WorkRailError
 from runs.mcp import tools
 from runs.models import Node, Run, Session
-from runs.tokens import TokenKind
+from runs.store import api_tokens, tokens
+from runs.store.tokens import TokenKind
 from tests.bundle_forgery import repin
 from tests.bundle_support import session_with_everything
 from tests.calls import start_workflow

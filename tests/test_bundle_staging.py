@@ -1,4 +1,4 @@
-"""Importing a bundle in short transactions (exports/bundle/importing.py, runs/staged.py): agents write
+"""Importing a bundle in short transactions (exports/bundle/importing.py, runs/store/staged.py): agents write
 between them, the session is shown nowhere until it is whole, and an import that fails or is killed
 midway leaves nothing behind, or a staged session that cleanup removes. Small chunks (CHUNK_EVENTS)
 make a small bundle take many transactions."""
@@ -17,12 +17,12 @@ from django.utils import timezone
 
 from exports.bundle import importing
 from exports.bundles import export_session_bundle, import_session_bundle
-from runs import staged, tokens
-from runs.errors import ErrorCode, WorkRailError
+from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Event, Node, PinnedWorkflow, Run, SearchEntry, Session
-from runs.rebuild import rebuild_projections
-from runs.services import overview, retention, run_view
-from runs.tokens import TokenKind
+from runs.readmodels import overview, run_view
+from runs.store import retention, staged, tokens
+from runs.store.rebuild import rebuild_projections
+from runs.store.tokens import TokenKind
 from tests.bundle_support import declared_ids, empty_the_store, id_renaming, projections, session_with_everything
 from tests.calls import continue_workflow, resume_session, start_workflow
 from tests.dashboard_data import SESSION_KEY

@@ -14,7 +14,7 @@ from exports.bundle import document as fmt
 from exports.bundle.ids import _rename
 from exports.bundle.reading import read_bundle
 from exports.bundles import export_session_bundle, import_session_bundle
-from runs.errors import ErrorCode, WorkRailError
+from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Event, EventKind, PinnedWorkflow, Run, Session
 from tests.bundle_support import (
     declared_ids,

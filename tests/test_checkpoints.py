@@ -2,7 +2,7 @@
 
 import pytest
 
-from runs.errors import WorkRailError
+from runs.contract.errors import WorkRailError
 from runs.models import Checkpoint, Event, EventKind, Node
 from tests.calls import checkpoint_workflow, continue_workflow, start_session, start_workflow
 from tests.execution_helpers import canonical, error_code, notes_for

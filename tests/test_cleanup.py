@@ -32,8 +32,8 @@ from runs.models import (
     RunSynthesis,
     Session,
 )
-from runs.rebuild import rebuild_projections
-from runs.services import retention
+from runs.store import retention
+from runs.store.rebuild import rebuild_projections
 from tests.calls import checkpoint_workflow, continue_workflow, start_session, start_workflow
 from tests.dashboard_data import SESSION_KEY, two_runs_one_forked_twice
 from tests.execution_helpers import ack

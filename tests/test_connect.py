@@ -10,7 +10,7 @@ from pathlib import Path
 import dj_database_url
 import pytest
 
-from runs.connect import HIDDEN_PASSWORD, connection_instructions, hide_password, portable_database_url
+from runs.dashboard.connect import HIDDEN_PASSWORD, connection_instructions, hide_password, portable_database_url
 from tests.helpers import REPO
 
 
@@ -139,7 +139,7 @@ def test_an_agent_started_from_the_printed_config_uses_the_dashboards_store(tmp_
         "DATABASE_URL": "sqlite:///state/workrail.sqlite3",  # relative: to the dashboard's directory
     }
     script = (
-        "import json; from runs.connect import connection_instructions; "
+        "import json; from runs.dashboard.connect import connection_instructions; "
         "print(connection_instructions(reveal_password=True).json_config)"
     )
     printed = subprocess.run(

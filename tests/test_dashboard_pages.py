@@ -435,7 +435,7 @@ def test_delegated_runs_are_listed_under_the_run_that_handed_them_out():
     from datetime import UTC, datetime
 
     from runs.contract.dashboard import RunSummary
-    from runs.views.sessions import run_tree
+    from runs.dashboard.sessions import run_tree
 
     def run(run_id: str, parent: str | None = None) -> RunSummary:
         at = datetime(2026, 1, 1, tzinfo=UTC)

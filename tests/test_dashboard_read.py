@@ -12,12 +12,13 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from runs.contract.dashboard import PreferencesChange
+from runs.contract.errors import WorkRailError
 from runs.contract.inputs import Preferences
-from runs.errors import WorkRailError
+from runs.execution import session_actions
 from runs.models import Event, EventKind, Node, Run, RunStatus, Session, SessionKind, SessionStatus
-from runs.projections import session_status
-from runs.rebuild import rebuild_projections
-from runs.services import overview, run_view, session_actions
+from runs.readmodels import overview, run_view
+from runs.store.projections import session_status
+from runs.store.rebuild import rebuild_projections
 from tests.calls import continue_workflow, start_workflow
 from tests.dashboard_data import SESSION_KEY, advance, two_runs_one_forked_twice
 from tests.execution_helpers import error_code

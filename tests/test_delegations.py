@@ -8,7 +8,7 @@ import pytest
 from runs.contract.execution import ExecutionResult
 from runs.mcp.rendering import execution_text
 from runs.models import Run, RunStatus
-from runs.rebuild import rebuild_projections
+from runs.store.rebuild import rebuild_projections
 from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import notes_for
 from tests.helpers import workflow_doc, write_json

@@ -1,6 +1,6 @@
 """The documented code lists cannot drift from the code."""
 
-from runs.errors import ErrorCode, HeldIssue
+from runs.contract.errors import ErrorCode, HeldIssue
 from tests.helpers import REPO
 from workflows_app.diagnostics import Code
 

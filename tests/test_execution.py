@@ -6,10 +6,10 @@ import os
 import pytest
 from django.db import connection
 
-from runs.errors import ErrorCode, WorkRailError
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.execution.advance import cancel_run
 from runs.mcp import rendering
 from runs.models import Ack, Event, EventKind, Node, Run, RunStatus, Session
-from runs.services.execution import cancel_run
 from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
 from tests.execution_helpers import ack, assert_gap_free, canonical, error_code, notes_for
 from tests.helpers import workflow_doc, write_json
@@ -167,8 +167,8 @@ def test_scope_is_enforced_across_runs_and_nodes(three):
 
 
 def test_tokens_from_another_key_or_unknown_ids_are_refused(three, tmp_path):
-    from runs import tokens
-    from runs.tokens import TokenKind
+    from runs.store import tokens
+    from runs.store.tokens import TokenKind
 
     response = start_workflow("project.three")
     foreign = tokens.mint(tmp_path, TokenKind.STATE, 1)
@@ -283,7 +283,7 @@ def test_rebuilt_projections_equal_the_stored_ones(three):
     rewound = continue_workflow(stateToken=start["stateToken"])
     ack(continue_workflow, rewound)
     before = snapshot()
-    from runs.rebuild import rebuild_projections
+    from runs.store.rebuild import rebuild_projections
 
     counts = rebuild_projections()
     assert counts["events"] == Event.objects.count()
@@ -307,7 +307,7 @@ def test_malformed_output_and_context_are_refused_before_anything_is_stored(thre
 
 def test_recaps_keep_the_first_and_the_most_recent_entries_within_the_byte_budget(three, monkeypatch):
     from runs.mcp.rendering import execution_text
-    from runs.services import recap
+    from runs.readmodels import recap
 
     monkeypatch.setattr(recap, "RECAP_BUDGET_BYTES", 700)
     response = start_workflow("project.three")

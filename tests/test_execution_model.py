@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
-from runs.errors import WorkRailError
+from runs.contract.errors import WorkRailError
 from runs.models import Ack, Node, PinnedWorkflow, RateBucket, Session
-from runs.rebuild import rebuild_projections
+from runs.store.rebuild import rebuild_projections
 from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import assert_gap_free
 from tests.helpers import workflow_doc, write_json
@@ -123,8 +123,8 @@ class ExecutionMachine(RuleBasedStateMachine):
     def forks_are_siblings_and_the_log_is_gap_free(self) -> None:
         from django.conf import settings as django_settings
 
-        from runs import tokens
-        from runs.tokens import TokenKind
+        from runs.store import tokens
+        from runs.store.tokens import TokenKind
 
         for parent_token, children in self.children.items():
             node_id = tokens.parse(django_settings.WORKRAIL_HOME, parent_token, TokenKind.STATE).id

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from runs import api_tokens, token_keys
+from runs.store import api_tokens, token_keys
 from tests.helpers import run_manage
 from workrail_site import storage
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runs.graph import lay_out, path_to
+from runs.readmodels.graph import lay_out, path_to
 
 
 def test_a_straight_run_is_one_lane():

@@ -5,7 +5,7 @@ import pytest
 
 from runs.mcp import rendering
 from runs.mcp.tools import call
-from runs.rebuild import rebuild_projections
+from runs.store.rebuild import rebuild_projections
 from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import notes_for
 from tests.helpers import workflow_doc, write_json
@@ -100,7 +100,7 @@ def test_workflow_not_found_names_the_files_that_failed_to_load(service_catalog)
     assert error["details"]["unloadedFiles"][0]["code"] == "INVALID_JSON"
     assert "Fix those files" in error["suggestion"]
     write_json(service_catalog["extra"] / "release.json", workflow_doc("team.release"))
-    from runs.services.catalog import catalog_loader
+    from runs.execution.catalog import catalog_loader
 
     catalog_loader().load()  # a clean catalog: the message goes back to plain
     clean = call("start_workflow", {"workflowId": "team.nothing"}).structured["error"]

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from runs.services import catalog as catalog_service
+from runs.execution import catalog as catalog_service
 from tests.calls import call, start_workflow
 from tests.helpers import workflow_doc, write_json
 from workflows_app import catalog as catalog_module

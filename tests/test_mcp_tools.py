@@ -134,7 +134,7 @@ def test_invalid_workflows_say_what_to_fix(service_catalog):
 
 
 def test_internal_failures_are_masked_and_logged(service_catalog, monkeypatch, caplog):
-    from runs.services import catalog
+    from runs.execution import catalog
 
     def boom(*args, **kwargs):
         raise RuntimeError("secret internals")

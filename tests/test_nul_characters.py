@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from runs.errors import ErrorCode
+from runs.contract.errors import ErrorCode
 from runs.mcp.tools import call
 from runs.models import Event, Session
-from runs.services import overview
+from runs.readmodels import overview
 from tests.calls import start_workflow
 
 pytestmark = pytest.mark.django_db

@@ -1,12 +1,12 @@
 """A path holding U+0000 names nothing: 404 on every backend (PostgreSQL refuses NUL in text, so
-without runs.middleware an id lookup there failed with a 500 where SQLite answered 404)."""
+without workrail_site.middleware an id lookup there failed with a 500 where SQLite answered 404)."""
 
 from __future__ import annotations
 
 import pytest
 from django.test import Client
 
-from runs import api_tokens
+from runs.store import api_tokens
 from tests.dashboard_data import Built, two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,8 @@ import subprocess
 
 import pytest
 
+from runs.execution.observe import git_observation
 from runs.models import Observation
-from runs.observe import git_observation
 from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import notes_for
 

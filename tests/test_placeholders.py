@@ -5,8 +5,8 @@ import copy
 
 import pytest
 
+from runs.execution import placeholders
 from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output
-from runs.services import placeholders
 from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
 from tests.execution_helpers import error_code
 from tests.helpers import workflow_doc, write_json

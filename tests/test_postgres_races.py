@@ -14,12 +14,12 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from runs import ratelimit
 from runs.contract.dashboard import PreferencesChange
+from runs.execution import session_actions
 from runs.models import Checkpoint, Event, EventKind, PinnedWorkflow, RateBucket, Run, Session
-from runs.services import session_actions
-from runs.services.pinned import pin
-from runs.services.retention import delete_unused_pinned_workflows
+from runs.store import ratelimit
+from runs.store.pinned import pin
+from runs.store.retention import delete_unused_pinned_workflows
 from tests.calls import checkpoint_workflow, start_session, start_workflow
 
 pytestmark = [

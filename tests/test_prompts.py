@@ -2,8 +2,8 @@
 
 import pytest
 
-from runs.errors import WorkRailError
-from runs.services import prompts
+from runs.contract.errors import WorkRailError
+from runs.mcp import prompts
 from tests.helpers import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db

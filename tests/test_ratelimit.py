@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from runs import ratelimit
-from runs.errors import WorkRailError
+from runs.contract.errors import WorkRailError
 from runs.models import RateBucket, Session
+from runs.store import ratelimit
 from tests.calls import start_session, start_workflow
 from tests.helpers import REPO
 
@@ -67,8 +67,8 @@ import os, sys
 sys.path.insert(0, {repo!r})
 os.environ["DJANGO_SETTINGS_MODULE"] = "workrail_site.settings"
 import django; django.setup()
-from runs import ratelimit
-from runs.errors import WorkRailError
+from runs.store import ratelimit
+from runs.contract.errors import WorkRailError
 ok = 0
 for _ in range(10):
     try:

@@ -3,9 +3,9 @@ checkpoints, observations and once-per-run warnings rebuilds to exactly what was
 
 import pytest
 
-from runs import events
 from runs.models import EventKind, SearchEntry
-from runs.rebuild import rebuild_projections
+from runs.store import events
+from runs.store.rebuild import rebuild_projections
 from tests.calls import checkpoint_workflow, start_session, start_workflow
 from tests.projection_snapshot import snapshot
 

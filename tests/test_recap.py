@@ -10,10 +10,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from runs.errors import ErrorCode
+from runs.contract.errors import ErrorCode
 from runs.mcp.rendering import execution_text
-from runs.services import recap
-from runs.services.resources import read_run_notes
+from runs.readmodels import recap
+from runs.readmodels.resources import read_run_notes
 from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
 from tests.execution_helpers import error_code
 from tests.test_synthesis import PLAN

@@ -24,8 +24,8 @@ from exports.reports import note_budget, paper_budget, renderer
 from exports.reports.limits import Watch
 from exports.reports.pdf import stylesheet_texts
 from exports.reports.produce import produce
-from runs import api_tokens
-from runs.errors import ErrorCode, WorkRailError
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.store import api_tokens
 from tests.calls import start_workflow
 from tests.report_helpers import PLAN, small_complete_session, step, wide_table_session
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from runs import api_tokens
 from runs.models import Event, EventKind
+from runs.store import api_tokens
 from tests.report_helpers import small_complete_session
 
 pytestmark = pytest.mark.django_db

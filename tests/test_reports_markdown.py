@@ -17,7 +17,7 @@ import pytest
 from exports.reports import markdown_report
 from exports.reports.data import build_report
 from exports.reports.safe_markdown import code_block, code_span, inline, notes
-from runs.errors import WorkRailError
+from runs.contract.errors import WorkRailError
 from tests.calls import continue_workflow, start_workflow
 from tests.dashboard_data import HOSTILE, two_runs_one_forked_twice
 from tests.report_helpers import normalized, small_complete_session, step
@@ -44,7 +44,7 @@ def test_the_same_store_gives_byte_identical_markdown(service_catalog, settings)
     # Time passes and the dashboard now calls the quiet runs stalled; the store is unchanged, and so is
     # the report (no clock in it).
     settings.WORKRAIL_STALL_MINUTES = 0
-    from runs.services import overview
+    from runs.readmodels import overview
 
     assert overview.session_detail(built.session_id).session.status == "stalled"
     assert report_of(built.session_id) == first

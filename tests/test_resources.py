@@ -1,4 +1,4 @@
-"""The read-only resources: the service views (runs/services/resources.py) and their MCP registration."""
+"""The read-only resources: the service views (runs/readmodels/resources.py) and their MCP registration."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from django.utils import timezone
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from runs import events
-from runs.errors import ErrorCode, WorkRailError
-from runs.eventlog import Journal
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.execution import catalog
 from runs.models import RunSynthesis
-from runs.services import catalog
-from runs.services.resources import read_run, read_run_notes, read_session_artifacts, read_workflow, read_workflows
-from runs.services.synthesis import synthesize
+from runs.readmodels.resources import read_run, read_run_notes, read_session_artifacts, read_workflow, read_workflows
+from runs.readmodels.synthesis import synthesize
+from runs.store import events
+from runs.store.journal import Journal
 from tests.calls import continue_workflow, start_workflow
 from tests.test_synthesis import A_FINDING, FILES, FINDINGS, PLAN, changed_files, node_of, record_checkpoint, step
 

@@ -8,14 +8,14 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from runs import events, tokens
-from runs.eventlog import Journal, new_session, session_token_id
+from runs.execution import resume
+from runs.execution.resume import DEEP_SCAN_ROWS, MAX_CANDIDATES
 from runs.mcp import rendering
 from runs.models import Event, Node, Run, SearchEntry, Session
-from runs.projections import SEARCH_NOTES_CHARS
-from runs.services import resume
-from runs.services.resume import DEEP_SCAN_ROWS, MAX_CANDIDATES
-from runs.tokens import TokenKind
+from runs.store import events, tokens
+from runs.store.journal import Journal, new_session, session_token_id
+from runs.store.projections import SEARCH_NOTES_CHARS
+from runs.store.tokens import TokenKind
 from tests.calls import continue_workflow, resume_session, start_workflow
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""runs/statements.py: statements compiled once, then only executed, on the continue_workflow hot path.
+"""runs/store/statements.py: statements compiled once, then only executed, on the continue_workflow hot path.
 
 They must write and read exactly what the ORM would, and an advance must not compile SQL at all once
 its statements are warm (that compiling was ~40% of an advance's time)."""
@@ -15,11 +15,11 @@ from django.db.models import Q
 from django.db.models.sql import compiler as sql_compiler
 from django.test.utils import CaptureQueriesContext
 
-from runs import statements
-from runs.eventlog import new_session, random_id
 from runs.models import Attempt, Node, PinnedWorkflow, Run, SearchEntry
-from runs.projections import SEARCH_NOTES_CHARS, _append_notes
-from runs.statements import SelectOne
+from runs.store import statements
+from runs.store.journal import new_session, random_id
+from runs.store.projections import SEARCH_NOTES_CHARS, _append_notes
+from runs.store.statements import SelectOne
 from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import ack
 from tests.helpers import workflow_doc, write_json

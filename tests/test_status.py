@@ -3,7 +3,7 @@
 import pytest
 
 from runs.models import RunStatus
-from runs.status import TRANSITIONS, IllegalTransition, transition
+from runs.store.status import TRANSITIONS, IllegalTransition, transition
 
 ALLOWED = {
     ("in_progress", "blocked"),
@@ -36,8 +36,8 @@ def test_the_table_covers_every_status_and_canceled_is_final():
 
 @pytest.mark.django_db
 def test_the_service_cannot_move_a_canceled_run(service_catalog):
+    from runs.execution.advance import cancel_run
     from runs.models import Run
-    from runs.services.execution import cancel_run
     from tests.calls import start_workflow
     from tests.execution_helpers import error_code
 

@@ -10,13 +10,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from runs import events, tokens
-from runs.errors import ErrorCode, WorkRailError
-from runs.eventlog import Journal, random_id
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.execution.output import output_digest
 from runs.models import Node
-from runs.services.output import output_digest
-from runs.services.synthesis import synthesize
-from runs.tokens import TokenKind
+from runs.readmodels.synthesis import synthesize
+from runs.store import events, tokens
+from runs.store.journal import Journal, random_id
+from runs.store.tokens import TokenKind
 from tests.calls import continue_workflow, start_workflow
 
 pytestmark = pytest.mark.django_db

@@ -6,10 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from runs import timings
-from runs.mcp import tools
+from runs.mcp import timings, tools
 from runs.models import ToolCall
-from runs.services.timings_view import percentile, tool_timings
+from runs.readmodels.timings import percentile, tool_timings
 
 pytestmark = pytest.mark.django_db
 

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runs import token_keys, tokens
-from runs.errors import ErrorCode, WorkRailError
-from runs.tokens import TokenKind
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.store import token_keys, tokens
+from runs.store.tokens import TokenKind
 
 
 def code_of(call):

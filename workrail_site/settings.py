@@ -94,13 +94,13 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A NUL in the path is a 404 on every backend (PostgreSQL would fail the id lookup with an error);
     # after the header middlewares, so its answer carries their headers too.
-    "runs.middleware.NulPathNotFoundMiddleware",
+    "workrail_site.middleware.NulPathNotFoundMiddleware",
     # Last: it turns repeated failed admin logins into a lockout (see AXES_* below).
     "axes.middleware.AxesMiddleware",
 ]
 
 # --- Security headers -----------------------------------------------------------------------------
-# The dashboard shows text written by agents (notes, artifacts). Besides escaping and runs/markdown.py,
+# The dashboard shows text written by agents (notes, artifacts). Besides escaping and runs/dashboard/markdown.py,
 # the browser is told to run no script but our own files: no inline <script>, no on*= attributes, no
 # inline <style> and no loads from other origins. tests/test_security_headers.py checks the templates.
 SECURE_CSP = {
@@ -188,7 +188,7 @@ def _sqlite(config: dict[str, object]) -> dict[str, object]:
 
 
 _database_url = env.text("DATABASE_URL", "")
-# The URL as given, for the connect instructions (runs/connect.py): an agent's server must use the same
+# The URL as given, for the connect instructions (runs/dashboard/connect.py): an agent's server must use the same
 # database as the dashboard. It may hold a password; "SECRET" in the name makes Django's debug page hide it.
 DATABASE_URL_SECRET = _database_url
 if _database_url:

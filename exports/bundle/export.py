@@ -12,15 +12,15 @@ from typing import Any
 
 from exports.bundle import document as fmt
 from exports.bundle.graph_index import graph_index
-from runs.events import SHARING_KINDS
 from runs.models import Event, PinnedWorkflow, Session
-from runs.tokens import VERSION as TOKEN_VERSION
-from runs.tokens import TokenKind
+from runs.store.events import SHARING_KINDS
+from runs.store.tokens import VERSION as TOKEN_VERSION
+from runs.store.tokens import TokenKind
 from workrail_site.version import VERSION
 
 PRODUCER = {"name": "WorkRail for Python", "version": VERSION}
 TOKEN_MARKER = "[token not exported]"
-# The tail of a token as runs/tokens.py writes them (st1_, ak1_, ss1_ + 24 base64url characters), found
+# The tail of a token as runs/store/tokens.py writes them (st1_, ak1_, ss1_ + 24 base64url characters), found
 # by its literal version and underscore: Python's regex engine searches a literal start with a fast
 # scan, five times faster on a large bundle than a pattern that opens with a lookbehind. The kind
 # before it, and no token character before that, are checked for each hit.

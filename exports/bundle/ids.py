@@ -5,7 +5,7 @@ Events name sessions, runs, nodes and attempts by public id. On import those ids
 of another session of this store (the projector looks them up store-wide), so every id an event uses
 must have been declared by an earlier event of the bundle itself, and the importer rewrites them all
 through one `IdMap`. Each id must also be one this server could have made (`ses_`/`run_` and 16 hex
-digits, as runs/eventlog.py and runs/services/nodes.py make them; node and attempt ids positive
+digits, as runs/store/journal.py and runs/execution/nodes.py make them; node and attempt ids positive
 63-bit integers, runs/eventlog.random_id): anything else is refused before it reaches the renaming
 or the store.
 

@@ -9,7 +9,7 @@ can never acknowledge anything here. A session key already used here gets " (imp
 Importing is activity: the session's retention starts again from the import.
 
 Agents keep writing while a large bundle is imported: the session is written in short transactions,
-CHUNK_EVENTS events each, as a staged session nothing shows (runs/staged.py), and one last short
+CHUNK_EVENTS events each, as a staged session nothing shows (runs/store/staged.py), and one last short
 transaction publishes it, with its own ids and key and the record of the import. What can be done
 without the write lock is done before each transaction: renaming the ids, parsing the payloads,
 preparing the event rows. Any failure (a check at the end, a lost race for an id, the store staying
@@ -33,15 +33,15 @@ from exports.bundle import document as fmt
 from exports.bundle.export import session_section
 from exports.bundle.ids import IdMap, declared_ids
 from exports.bundle.reading import VerifiedBundle
-from runs import events as event_payloads
-from runs import staged, statements
-from runs.errors import ErrorCode, WorkRailError
-from runs.eventlog import Journal, lock_session_key, random_id
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.execution.nodes import write
 from runs.models import Event, EventKind, Node, Run, Session
-from runs.projections import Projector
-from runs.services.nodes import write
-from runs.services.pinned import pin
-from runs.services.retention import delete_unused_pinned_workflows
+from runs.store import events as event_payloads
+from runs.store import staged, statements
+from runs.store.journal import Journal, lock_session_key, random_id
+from runs.store.pinned import pin
+from runs.store.projections import Projector
+from runs.store.retention import delete_unused_pinned_workflows
 
 # Events per transaction. Measured on SQLite (bench/bundles.py --concurrent, a 252 MiB bundle of
 # 300,755 events on a busy machine): 35-55 ms of the write lock at the median, 100-120 ms at p99, so

@@ -27,8 +27,8 @@ from exports.bundle.problems import BundleDamaged, BundleProblem, pointer_to
 from exports.bundle.rules import Rules
 from exports.bundle.workflows import checked_workflow
 from runs.contract.base import Shape
-from runs.errors import ErrorCode, WorkRailError
-from runs.events import PAYLOADS, SHARING_KINDS, parse
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.store.events import PAYLOADS, SHARING_KINDS, parse
 from workflows_app.sources import NestedTooDeep, check_json_depth
 
 logger = logging.getLogger("workrail")

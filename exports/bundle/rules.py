@@ -1,9 +1,9 @@
 """The live path's rules, applied to a bundle's events before anything is written.
 
-The payload models (runs/events.py) say what type each field has; the services that write events on
+The payload models (runs/store/events.py) say what type each field has; the services that write events on
 the live path guarantee much more, and the projector, the pages, the API and continue_workflow rely
-on it: statuses from a closed set that change only as runs/status.py allows, preferences from the
-closed set of runs/preferences.py, engine states the engine made for the run's own workflow, a node
+on it: statuses from a closed set that change only as runs/store/status.py allows, preferences from the
+closed set of runs/contract/preferences.py, engine states the engine made for the run's own workflow, a node
 one deeper than its parent, one answer per ackToken, times that have happened, numbers the columns
 can hold. A bundle is an event log someone else wrote, so each of those rules is checked here,
 event by event, on a model of the session kept in memory (ids are already known to be well formed
@@ -26,10 +26,10 @@ from exports.bundle.problems import BundleProblem, pointer_to
 from exports.bundle.schemas import first_error
 from runs.contract.base import Shape
 from runs.contract.inputs import MAX_NOTES_BYTES, MAX_OUTPUT_BYTES, MAX_RUN_CONTEXT_BYTES, json_size
+from runs.contract.preferences import CHOICES
 from runs.models import AckOutcome, RunStatus, SessionKind
-from runs.preferences import CHOICES
-from runs.projections import session_status
-from runs.status import IllegalTransition, transition
+from runs.store.projections import session_status
+from runs.store.status import IllegalTransition, transition
 from workflows_app import engine
 from workflows_app.engine.contracts import Contract, known_contracts
 from workflows_app.engine.tree import top_steps
@@ -387,7 +387,7 @@ class Rules:
         self._status_change(data, completes=True)
 
     def _status_change(self, data: dict[str, Any], *, completes: bool) -> None:
-        """A change runs/status.py allows, from the run's status, recorded as run_completed exactly when
+        """A change runs/store/status.py allows, from the run's status, recorded as run_completed exactly when
         it completes the run (runs/services/nodes.set_status)."""
         run = self.runs[data["runId"]]
         if data.get("from") != run.status:

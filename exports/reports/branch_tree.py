@@ -1,6 +1,6 @@
 """A run's branch graph as text: one line per branch, forks indented under the branch they grew from.
 
-The dashboard draws the graph as SVG from runs.graph's layout (a lane per branch); this reads the same
+The dashboard draws the graph as SVG from runs.readmodels.graph's layout (a lane per branch); this reads the same
 layout (RunDetail.graph: depth and lane of every node) and says it in words, for the Markdown report
 and as the PDF's companion to the drawing:
 

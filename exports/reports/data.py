@@ -1,7 +1,7 @@
 """What a report shows, read through the dashboard's own read services (no second way to read the store).
 
 A report covers a whole session, or one of its runs. Each run is read as the dashboard's run page reads
-it (runs.services.run_view.run_detail): its branch graph, the steps of the branch that ends at its
+it (runs.readmodels.run_view.run_detail): its branch graph, the steps of the branch that ends at its
 newest node, artifact tables, gaps, warnings, synthesis.
 
 One change from the dashboard, for determinism: statuses are the stored ones. The dashboard shows a
@@ -17,8 +17,8 @@ from datetime import datetime
 
 from runs.contract.dashboard import CheckpointEntry, RunDetail, RunSummary, SessionDetail, SessionSummary
 from runs.models import Session
-from runs.services import overview, run_view
-from runs.services.overview import STALLED, not_found
+from runs.readmodels import overview, run_view
+from runs.readmodels.overview import STALLED, not_found
 
 IN_PROGRESS = "in_progress"
 

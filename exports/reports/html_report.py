@@ -1,5 +1,5 @@
 """A report as HTML: the dashboard's own partials (dashboard/_run.html with its branch-graph SVG, the
-`markdown` filter over runs/markdown.py's sanitizer) inside a page of ours, templates/reports/report.html.
+`markdown` filter over runs/dashboard/markdown.py's sanitizer) inside a page of ours, templates/reports/report.html.
 
 It is what the PDF is made from; nothing in it loads anything (no <link>, <script> or <img>), the
 stylesheets are handed to WeasyPrint separately (pdf.py).

@@ -18,9 +18,9 @@ from exports.reports.data import Report, build_report
 from exports.reports.limits import UNWATCHED, Checked, Refused, Stopped, Watch
 from exports.reports.paper_budget import TooMuchText
 from exports.reports.refusals import refused
-from runs import ratelimit
+from runs.execution.nodes import write
 from runs.models import Session
-from runs.services.nodes import write
+from runs.store import ratelimit
 
 logger = logging.getLogger("workrail.reports")
 

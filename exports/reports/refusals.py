@@ -11,7 +11,7 @@ from django.conf import settings
 from exports.records import ExportVia
 from exports.reports.limits import Refused, Stopped
 from exports.reports.paper_budget import TooMuchText
-from runs.errors import ErrorCode, WorkRailError
+from runs.contract.errors import ErrorCode, WorkRailError
 
 OverBounds = TooMuchText | Refused | Stopped
 

@@ -1,1 +1,1 @@
-"""The HTTP API (/api/v1/); see runs/api/app.py and docs/api.md."""
+"""The HTTP API (/api/v1/); see workrail_site/api.py and docs/api.md."""

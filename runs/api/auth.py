@@ -1,5 +1,5 @@
 """Who may use the API: a caller with a local API token (`Authorization: Bearer <token>`, see
-runs/api_tokens.py), or a staff user logged in through /admin/ (the browser, the docs page).
+runs/store/api_tokens.py), or a staff user logged in through /admin/ (the browser, the docs page).
 
 A request that comes with the login session and an unsafe method must also carry the CSRF token, as
 with ninja's django_auth; a Bearer token needs none (a browser never sends it on its own). Every
@@ -20,9 +20,9 @@ from django.views.decorators.csrf import csrf_exempt
 from ninja.security import APIKeyCookie, HttpBearer
 from ninja.utils import check_csrf
 
-from runs import api_tokens
 from runs.api.errors import error_response, unauthenticated
-from runs.errors import ErrorCode, WorkRailError
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.store import api_tokens
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS", "TRACE"}
 

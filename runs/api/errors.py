@@ -13,8 +13,7 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from pydantic_core import to_json
 
-from runs.contract.errors import ErrorResult
-from runs.errors import ErrorCode, WorkRailError
+from runs.contract.errors import ErrorCode, ErrorResult, WorkRailError
 
 logger = logging.getLogger("workrail.api")
 

@@ -10,7 +10,7 @@ from ninja import Path, Query, Router
 from runs.api.errors import described, responses
 from runs.contract.catalog import WorkflowInspection, WorkflowList
 from runs.contract.inputs import MAX_WORKFLOW_ID_CHARS
-from runs.services import catalog
+from runs.execution import catalog
 
 router = Router(tags=["workflows"])
 

@@ -11,7 +11,7 @@ from runs.api.errors import described, responses
 from runs.contract.base import Shape
 from runs.contract.dashboard import ToolTimings
 from runs.contract.errors import ErrorResult
-from runs.services import timings_view
+from runs.readmodels import timings as timings_view
 from workrail_site.version import VERSION
 
 router = Router()

@@ -9,7 +9,8 @@ from ninja import Path, Query, Router
 
 from runs.api.errors import described, responses
 from runs.contract.dashboard import CancelResult, NodeDetail, RunDetail, RunGraph
-from runs.services import run_view, session_actions
+from runs.execution import session_actions
+from runs.readmodels import run_view
 
 RunIdPath = Annotated[str, Path(alias="runId", description="A run id (runs[].runId of a session).")]
 NodeIdPath = Annotated[str, Path(alias="nodeId", description="A node id, as a string (graph.nodes[].nodeId of a run).")]

@@ -18,7 +18,8 @@ from runs.contract.dashboard import (
     SessionSort,
     SessionStatusName,
 )
-from runs.services import overview, session_actions
+from runs.execution import session_actions
+from runs.readmodels import overview
 
 SessionIdPath = Annotated[str, Path(alias="sessionId", description="An id from GET /sessions (sessionId).")]
 router = Router(tags=["sessions"])

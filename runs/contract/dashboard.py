@@ -1,7 +1,7 @@
 """What the developer's side reads: sessions, runs, their graphs, nodes, events and tool timings.
 
 The dashboard's templates and the HTTP API (/api/v1/) render the same objects, built by the read
-services in runs/services/overview.py, runs/services/run_view.py and runs/services/timings_view.py.
+services in runs/readmodels/overview.py, runs/readmodels/run_view.py and runs/readmodels/timings.py.
 """
 
 from __future__ import annotations

@@ -1,15 +1,77 @@
-"""The error body every door returns: {code, message, retryable, suggestion, details?}."""
+"""Errors as data. Every failure a caller can cause or meet has a code from this closed set,
+a message, whether retrying the same call can help, and what to do next (docs/errors.md)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from pydantic import Field
 
 from runs.contract.base import Shape
-from runs.errors import ErrorCode
 
 
+class ErrorCode(StrEnum):
+    INVALID_INPUT = "INVALID_INPUT"
+    NOT_FOUND = "NOT_FOUND"
+    CONFIGURATION_ERROR = "CONFIGURATION_ERROR"
+    WORKFLOW_NOT_FOUND = "WORKFLOW_NOT_FOUND"
+    WORKFLOW_INVALID = "WORKFLOW_INVALID"
+    TOKEN_MALFORMED = "TOKEN_MALFORMED"
+    TOKEN_VERSION_UNSUPPORTED = "TOKEN_VERSION_UNSUPPORTED"
+    TOKEN_BAD_SIGNATURE = "TOKEN_BAD_SIGNATURE"
+    TOKEN_UNKNOWN = "TOKEN_UNKNOWN"
+    TOKEN_SCOPE_MISMATCH = "TOKEN_SCOPE_MISMATCH"
+    RUN_CANCELED = "RUN_CANCELED"
+    ARTIFACT_INVALID = "ARTIFACT_INVALID"
+    FEATURE_DISABLED = "FEATURE_DISABLED"
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    CSRF_FAILED = "CSRF_FAILED"
+    RATE_LIMITED = "RATE_LIMITED"
+    STORE_BUSY = "STORE_BUSY"
+    BUNDLE_TOO_LARGE = "BUNDLE_TOO_LARGE"
+    BUNDLE_CORRUPT = "BUNDLE_CORRUPT"
+    BUNDLE_VERSION_UNSUPPORTED = "BUNDLE_VERSION_UNSUPPORTED"
+    BUNDLE_INVALID = "BUNDLE_INVALID"
+    REPORT_TOO_LARGE = "REPORT_TOO_LARGE"
+    REPORT_STOPPED = "REPORT_STOPPED"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+class HeldIssue(StrEnum):
+    """Why a step is blocked, besides the engine's own issue codes: what the service checks before the
+    engine sees the output (workflows_app.engine.codes.IssueCode has the rest)."""
+
+    PLACEHOLDER_UNCHANGED = "PLACEHOLDER_UNCHANGED"  # a `<fill in ...>` from nextCall came back as it was
+    USER_DEPENDENCY_UNMET = "USER_DEPENDENCY_UNMET"  # something only the user can give is missing
+    DELEGATIONS_PENDING = "DELEGATIONS_PENDING"  # a parallel step's delegated runs are not all complete
+
+
+@dataclass
+class WorkRailError(Exception):
+    code: ErrorCode
+    message: str
+    suggestion: str
+    retryable: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "code": self.code.value,
+            "message": self.message,
+            "retryable": self.retryable,
+            "suggestion": self.suggestion,
+        }
+        if self.details:
+            data["details"] = self.details
+        return data
+
+
+# The error body every door returns: {code, message, retryable, suggestion, details?}.
 class ErrorBody(Shape):
     code: ErrorCode = Field(description="One of a closed set of codes (docs/errors.md).")
     message: str = Field(description="What went wrong.")

@@ -53,7 +53,7 @@ def main(argv: list[str]) -> int:
             yield {}  # nothing to prepare: no call will reach the database
             return
         worker = readiness.start_background_setup()
-        from runs import timings
+        from runs.mcp import timings
 
         timings.enable()  # the dashboard's tool-timings page reads what this process records
         try:

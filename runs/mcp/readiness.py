@@ -46,15 +46,15 @@ def _setup() -> None:
         import django
 
         django.setup()
-        from runs.store_setup import ensure_migrated
+        from runs.store.setup import ensure_migrated
 
         # Quietly (stdout belongs to the protocol), one process at a time (servers started together on
-        # a new store would otherwise race to create its tables): runs/store_setup.py.
+        # a new store would otherwise race to create its tables): runs/store/setup.py.
         applied = ensure_migrated()
         if applied:
             logger.info("applied %d migrations", applied)
+        from runs.execution.catalog import current_catalog
         from runs.mcp.tools import tool_specs
-        from runs.services.catalog import current_catalog
 
         tool_specs()  # builds the typed models and their schemas before the first tools/list
         current_catalog()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from runs.services.placeholders import CURRENT_SHOWN
+from runs.execution.placeholders import CURRENT_SHOWN
 from workflows_app.conditions import describe
 
 

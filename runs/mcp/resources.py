@@ -7,7 +7,7 @@
                                                every note on the path to a node, a page at a time
     workrail://sessions/{sessionId}/artifacts  every artifact recorded in a session, oldest first
 
-Every read runs its service function (runs/services/resources.py) on a worker thread, through the
+Every read runs its service function (runs/readmodels/resources.py) on a worker thread, through the
 same boundary as the tools (runs/mcp/boundary.py). Answers are JSON text. A WorkRailError becomes a
 JSON-RPC error (invalid params when the caller named something that does not exist) whose `data` is
 {uri, error: {code, message, retryable, suggestion}}.
@@ -26,7 +26,7 @@ from mcp.server import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
-from runs.errors import ErrorCode, WorkRailError
+from runs.contract.errors import ErrorCode, WorkRailError
 from runs.mcp.boundary import guarded
 
 JSON = "application/json"
@@ -134,30 +134,30 @@ def _as_mcp_error(uri: str, exc: WorkRailError) -> MCPError:
 
 
 def _workflows() -> dict[str, Any]:
-    from runs.services import resources
+    from runs.readmodels import resources
 
     return resources.read_workflows()
 
 
 def _workflow(workflow_id: str) -> dict[str, Any]:
-    from runs.services import resources
+    from runs.readmodels import resources
 
     return resources.read_workflow(workflow_id)
 
 
 def _run(run_id: str) -> dict[str, Any]:
-    from runs.services import resources
+    from runs.readmodels import resources
 
     return resources.read_run(run_id)
 
 
 def _run_notes(run_id: str, state_token: str, cursor: str) -> dict[str, Any]:
-    from runs.services import resources
+    from runs.readmodels import resources
 
     return resources.read_run_notes(run_id, state_token or None, cursor or None)
 
 
 def _session_artifacts(session_id: str) -> dict[str, Any]:
-    from runs.services import resources
+    from runs.readmodels import resources
 
     return resources.read_session_artifacts(session_id)

@@ -24,7 +24,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, GetPromptR
 from mcp_types import Prompt as MCPPrompt
 from mcp_types import Tool as MCPTool
 
-from runs.errors import ErrorCode, WorkRailError
+from runs.contract.errors import ErrorCode, WorkRailError
 from runs.mcp.boundary import guarded
 from runs.mcp.framing import CheckedLines, wire_stdin
 from runs.mcp.readiness import configuration_problem
@@ -129,7 +129,7 @@ def _prompt_work(name: str, arguments: dict[str, Any] | None) -> Any:
     """Lists the prompts (`arguments` None) or renders prompt `name`, through the same boundary as tools
     and resources; an error becomes a JSON-RPC error whose data carries the error body (an unknown
     workflow is the caller's mistake: invalid params)."""
-    from runs.services import prompts
+    from runs.mcp import prompts
 
     def work() -> Any:
         return prompts.list_prompts() if arguments is None else prompts.render(name, arguments)

@@ -19,10 +19,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from runs import timings
-from runs.errors import ErrorCode, WorkRailError
-from runs.features import Feature
-from runs.mcp import boundary, rendering
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.contract.features import Feature
+from runs.mcp import boundary, rendering, timings
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,7 @@ class ToolSpec:
 
     @property
     def enabled(self) -> bool:
-        from runs import features
+        from runs.contract import features
 
         return self.feature is None or features.enabled(self.feature)
 
@@ -134,7 +133,7 @@ class ToolOutcome:
 
 
 def call(name: str, arguments: Any) -> ToolOutcome:
-    """Runs one tool call and records its duration and outcome (runs/timings.py)."""
+    """Runs one tool call and records its duration and outcome (runs/mcp/timings.py)."""
     started_at = datetime.now(UTC)
     began = time.perf_counter()
     outcome = _call(name, arguments)
@@ -174,7 +173,7 @@ def invoke(name: str, arguments: Any) -> dict[str, Any]:
     For callers already inside Django (tests, benchmarks); clients go through `call`."""
     spec = tool_specs()[name]
     if spec.feature is not None:
-        from runs import features
+        from runs.contract import features
 
         features.require(spec.feature, spec.name)
     return spec.handler(spec.parse(arguments))
@@ -189,37 +188,37 @@ def error_outcome(exc: WorkRailError) -> ToolOutcome:
 
 
 def _list_workflows(request: Any) -> dict[str, Any]:
-    from runs.services import catalog
+    from runs.execution import catalog
 
     return catalog.list_workflows(kind=request.kind, namespace=request.namespace)
 
 
 def _inspect_workflow(request: Any) -> dict[str, Any]:
-    from runs.services import catalog
+    from runs.execution import catalog
 
     return catalog.inspect_workflow(request.workflow_id, request.mode)
 
 
 def _start_workflow(request: Any) -> dict[str, Any]:
-    from runs.services import execution
+    from runs.execution import advance as execution
 
     return execution.start_workflow(request)
 
 
 def _continue_workflow(request: Any) -> dict[str, Any]:
-    from runs.services import execution
+    from runs.execution import advance as execution
 
     return execution.continue_workflow(request)
 
 
 def _checkpoint_workflow(request: Any) -> dict[str, Any]:
-    from runs.services import checkpoints
+    from runs.execution import checkpoint as checkpoints
 
     return checkpoints.checkpoint_workflow(request)
 
 
 def _start_session(request: Any) -> dict[str, Any]:
-    from runs.services import checkpoints
+    from runs.execution import checkpoint as checkpoints
 
     return checkpoints.start_session(request)
 
@@ -227,8 +226,8 @@ def _start_session(request: Any) -> dict[str, Any]:
 def _resume_session(request: Any) -> dict[str, Any]:
     from django.conf import settings
 
-    from runs.observe import git_observation
-    from runs.services import resume
+    from runs.execution import resume
+    from runs.execution.observe import git_observation
 
     if request.git_branch is None and request.git_head_sha is None and request.workspace_path is None:
         # The agent said nothing about where it works: use what this server sees in its directory.

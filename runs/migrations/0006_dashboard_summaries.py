@@ -8,7 +8,7 @@ def fill_summaries(apps, schema_editor):  # type: ignore[no-untyped-def]
     session's runs as the projector now does."""
     from django.db.models import Count
 
-    from runs.projections import session_status
+    from runs.store.projections import session_status
 
     Run = apps.get_model("runs", "Run")
     Node = apps.get_model("runs", "Node")

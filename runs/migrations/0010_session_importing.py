@@ -1,6 +1,6 @@
 """Session.importing: a session an import is still writing, in short transactions, hidden until it is
-whole (runs/staged.py). SearchEntry.objects leaves out the entries of such sessions; the default
-manager (`every_row`, used by runs/statements.py and deletions) still sees them."""
+whole (runs/store/staged.py). SearchEntry.objects leaves out the entries of such sessions; the default
+manager (`every_row`, used by runs/store/statements.py and deletions) still sees them."""
 
 import django.db.models.manager
 from django.db import migrations, models

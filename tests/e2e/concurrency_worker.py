@@ -19,7 +19,7 @@ import django
 
 django.setup()
 
-from runs.errors import WorkRailError  # noqa: E402
+from runs.contract.errors import WorkRailError  # noqa: E402
 from tests.calls import checkpoint_workflow, continue_workflow, start_workflow  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """Several `manage.py mcp` started at the same moment on a new store all come up and serve calls.
 
-Each server migrates its store at start-up; without runs/migration_lock.py the ones that lost the
+Each server migrates its store at start-up; without runs/store/migration_lock.py the ones that lost the
 race to create the tables failed their start-up, and every call they got answered INTERNAL_ERROR.
 """
 

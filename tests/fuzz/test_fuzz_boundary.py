@@ -4,7 +4,7 @@ deep nesting, unicode edge cases, random tokens and mutations of real ones.
 
 Properties, for every call:
 - `call` returns a ToolOutcome, never raises;
-- an error answer has a code of runs.errors.ErrorCode other than INTERNAL_ERROR, a message and a
+- an error answer has a code of runs.contract.errors.ErrorCode other than INTERNAL_ERROR, a message and a
   non-empty suggestion, and stays small (under 64 KiB: nothing echoes a huge input);
 - every answer is JSON the server can send (UTF-8 encodable when the input was);
 - a refused call changes nothing: the rows of every table of the store are the same before and after
@@ -23,6 +23,7 @@ from django.apps import apps
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from runs.contract.errors import ErrorCode
 from runs.contract.inputs import (
     MAX_CONTEXT_BYTES,
     MAX_CONTEXT_DEPTH,
@@ -31,9 +32,8 @@ from runs.contract.inputs import (
     MAX_TOKEN_CHARS,
     MAX_WORKFLOW_ID_CHARS,
 )
-from runs.errors import ErrorCode
 from runs.mcp.tools import ToolOutcome, call, tool_specs
-from runs.tokens import _WRAPPING
+from runs.store.tokens import _WRAPPING
 from tests.fuzz.strategies import (
     EDGE_STRINGS,
     any_arguments,

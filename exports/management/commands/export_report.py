@@ -9,9 +9,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from exports.management.output import write_file, write_stdout
 from exports.reports.produce import Produced, ReportFormat, produce
-from runs.errors import ErrorCode, WorkRailError
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.management.progress import progress_bar
 from runs.models import Run, Session
-from runs.progress import progress_bar
 
 FORMAT_NAMES = {"md": "Markdown", "pdf": "PDF"}
 

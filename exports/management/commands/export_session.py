@@ -9,9 +9,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from exports.bundles import export_session_bundle
 from exports.management.output import write_file, write_stdout
-from runs.errors import WorkRailError
-from runs.progress import progress_bar
-from runs.store_setup import ensure_migrated
+from runs.contract.errors import WorkRailError
+from runs.management.progress import progress_bar
+from runs.store.setup import ensure_migrated
 
 
 class Command(BaseCommand):

@@ -9,9 +9,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from exports.bundles import import_session_bundle, max_bundle_bytes
-from runs.errors import WorkRailError
-from runs.progress import progress_bar
-from runs.store_setup import ensure_migrated
+from runs.contract.errors import WorkRailError
+from runs.management.progress import progress_bar
+from runs.store.setup import ensure_migrated
 from workflows_app.sources import FileTooLarge, NotARegularFile, read_bounded
 
 

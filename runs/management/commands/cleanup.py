@@ -8,9 +8,9 @@ from typing import IO, Any, cast
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from runs.progress import progress_bar
-from runs.services.retention import CleanupResult, cleanup, format_cutoff
-from runs.store_setup import ensure_migrated
+from runs.management.progress import progress_bar
+from runs.store.retention import CleanupResult, cleanup, format_cutoff
+from runs.store.setup import ensure_migrated
 
 MAX_DAYS = 36_500  # as WORKRAIL_RETENTION_DAYS: beyond a century the cutoff date overflows nothing useful
 

@@ -5,7 +5,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from runs import api_tokens
+from runs.store import api_tokens
 
 
 class Command(BaseCommand):

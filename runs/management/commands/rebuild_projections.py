@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from runs.rebuild import EventLogGap, rebuild_projections
+from runs.store.rebuild import EventLogGap, rebuild_projections
 
 PROGRESS_EVERY_S = 1.0
 

@@ -5,7 +5,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from runs.token_keys import KEEP_KEYS, rotate
+from runs.store.token_keys import KEEP_KEYS, rotate
 
 
 class Command(BaseCommand):

@@ -1,0 +1,37 @@
+"""One error page for the whole dashboard: a WorkRailError shown with its code, message and suggestion."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from runs.api.errors import STATUS
+from runs.contract.errors import ErrorCode, WorkRailError
+
+View = Callable[..., HttpResponse]
+
+
+def error_page(request: HttpRequest, error: WorkRailError, status: int | None = None) -> HttpResponse:
+    status = status or STATUS.get(error.code, 400)
+    return render(request, "dashboard/error.html", {"error": error, "status": status}, status=status)
+
+
+def invalid(message: str, suggestion: str) -> WorkRailError:
+    return WorkRailError(ErrorCode.INVALID_INPUT, message, suggestion)
+
+
+def shows_errors(view: View) -> View:
+    """Decorates a view: a WorkRailError it raises becomes the error page with the code's HTTP status."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except WorkRailError as error:
+            return error_page(request, error)
+
+    return wrapped

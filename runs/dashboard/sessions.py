@@ -1,0 +1,341 @@
+"""The sessions list, a session (with one of its runs), the two actions on it, and the live versions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, get_args
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+from pydantic import ValidationError
+
+from runs.contract.dashboard import (
+    PreferencesChange,
+    RunDetail,
+    RunSummary,
+    SessionDetail,
+    SessionPage,
+    SessionStatusName,
+    SessionSummary,
+)
+from runs.contract.errors import WorkRailError
+from runs.contract.preferences import AUTONOMY, MODES, RISK_POLICY, mode_of
+from runs.dashboard.connect import connection_instructions
+from runs.dashboard.errors import invalid, shows_errors
+from runs.execution import session_actions
+from runs.models import Event, EventKind
+from runs.readmodels import overview, run_view
+
+STATUSES: tuple[str, ...] = get_args(SessionStatusName)
+SORTS: dict[str, str] = {
+    "-activity": "Latest activity first",
+    "activity": "Oldest activity first",
+    "-created": "Newest first",
+    "created": "Oldest first",
+    "title": "Title, A to Z",
+    "-title": "Title, Z to A",
+}
+GROUPS: dict[str, str] = {"none": "No grouping", "branch": "Git branch", "workspace": "Workspace"}
+MAX_PAGE_DIGITS = 9
+STEPS_SHOWN = 50  # the newest steps of the shown branch; `?steps=all` shows every one
+HISTORY_SHOWN = 30
+NO_STORE = "no-store"
+
+
+# --- the sessions list -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Filters:
+    query: str
+    status: Any  # SessionStatusName | None
+    sort: Any  # SessionSort
+    group: Any  # SessionGroup
+    page: int
+    per_page: int
+    ignored: list[str]
+
+
+def parse_filters(params: QueryDict) -> Filters:
+    """The list's parameters; an unknown value falls back to the default and is reported, never a 500."""
+    ignored = []
+    status = params.get("status") or None
+    if status is not None and status not in STATUSES:
+        ignored.append(f"status “{status[:40]}”")
+        status = None
+    sort = params.get("sort") or "-activity"
+    if sort not in SORTS:
+        ignored.append(f"sort “{sort[:40]}”")
+        sort = "-activity"
+    group = params.get("group") or "none"
+    if group not in GROUPS:
+        ignored.append(f"group “{group[:40]}”")
+        group = "none"
+    page = _number(params, "page", 1, ignored)
+    per_page = min(_number(params, "per_page", overview.PER_PAGE_DEFAULT, ignored), overview.PER_PAGE_MAX)
+    query = (params.get("q") or "")[: overview.MAX_QUERY_CHARS * 2]
+    return Filters(query=query, status=status, sort=sort, group=group, page=page, per_page=per_page, ignored=ignored)
+
+
+def _number(params: QueryDict, name: str, default: int, ignored: list[str]) -> int:
+    raw = (params.get(name) or str(default)).strip()
+    if raw.isascii() and raw.isdigit() and len(raw) <= MAX_PAGE_DIGITS and int(raw) >= 1:
+        return int(raw)
+    ignored.append(f"{name.replace('_', ' ')} “{raw[:40]}”")
+    return default
+
+
+@dataclass(frozen=True)
+class Section:
+    label: str | None
+    items: list[SessionSummary]
+
+
+def sections(page: SessionPage) -> list[Section]:
+    """The page's sessions under their group headings (one unlabelled section when not grouped)."""
+    if not page.groups:
+        return [Section(None, page.items)]
+    return [Section(h.label, page.items[h.first_index : h.first_index + h.count]) for h in page.groups]
+
+
+@require_GET
+@shows_errors
+def sessions_list(request: HttpRequest) -> HttpResponse:
+    filters = parse_filters(request.GET)
+    version = overview.activity_version()
+    page = overview.list_sessions(
+        query=filters.query,
+        status=filters.status,
+        sort=filters.sort,
+        group=filters.group,
+        page=filters.page,
+        per_page=filters.per_page,
+    )
+    no_sessions = not page.status_counts and not page.query
+    params = QueryDict(mutable=True)  # the shown filters, for links that change one of them
+    for key, value, default in (
+        ("q", page.query, ""),
+        ("status", page.status or "", ""),
+        ("sort", page.sort, "-activity"),
+        ("group", page.group, "none"),
+        ("per_page", str(page.per_page), str(overview.PER_PAGE_DEFAULT)),
+    ):
+        if value != default:
+            params[key] = value
+    return render(
+        request,
+        "dashboard/sessions.html",
+        {
+            "nav": "sessions",
+            "page": page,
+            "filters": filters,
+            "params": params,
+            "sections": sections(page),
+            "statuses": [(name, page.status_counts.get(name, 0)) for name in STATUSES],
+            "all_count": sum(page.status_counts.values()),
+            "sorts": SORTS,
+            "groups": GROUPS,
+            "live_version": version,
+            "connect": connection_instructions() if no_sessions else None,
+            "no_sessions": no_sessions,
+        },
+    )
+
+
+# --- one session, one of its runs --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunItem:
+    run: RunSummary
+    level: int  # 0 for a root run, 1 for a run it delegated, ...
+
+
+def run_tree(runs: list[RunSummary]) -> list[RunItem]:
+    """Root runs in order, each followed by the runs it handed out (indented), recursively."""
+    known = {run.run_id for run in runs}
+    children: dict[str | None, list[RunSummary]] = {}
+    for run in runs:
+        parent = run.delegated_by if run.delegated_by in known else None
+        children.setdefault(parent, []).append(run)
+    items: list[RunItem] = []
+    stack = [(run, 0) for run in reversed(children.get(None, []))]
+    seen: set[str] = set()
+    while stack:
+        run, level = stack.pop()
+        if run.run_id in seen:
+            continue
+        seen.add(run.run_id)
+        items.append(RunItem(run, level))
+        stack.extend((child, level + 1) for child in reversed(children.get(run.run_id, [])))
+    return items
+
+
+def default_run(detail: SessionDetail) -> str | None:
+    """The newest root run (a run no other run handed out), else the newest run."""
+    roots = [run for run in detail.runs if run.delegated_by is None]
+    chosen = (roots or detail.runs)[-1:] if detail.runs else []
+    return chosen[0].run_id if chosen else None
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    at: datetime
+    source: str
+    preferences: dict[str, str]
+    mode: str
+    changes: list[tuple[str, str, str]]
+    scopes: list[str]  # "session" for the baseline, else the run ids whose open tips took it
+
+
+def preferences_history(session_id: str) -> list[HistoryEntry]:
+    """The session's recent preferences_changed events, newest first; the events one change recorded (the
+    baseline and each open tip) are shown as one entry. One query."""
+    rows = (
+        Event.objects.filter(session__public_id=session_id[:40], kind=EventKind.PREFERENCES_CHANGED)
+        .order_by("-seq")
+        .values_list("data", "created_at")[: HISTORY_SHOWN * 4]
+    )
+    entries: list[HistoryEntry] = []
+    for data, at in rows:
+        preferences = {str(k): str(v) for k, v in (data.get("preferences") or {}).items()}
+        previous = {str(k): str(v) for k, v in (data.get("previous") or {}).items()}
+        source = str(data.get("source") or "agent")
+        scope = str(data.get("runId") or "session")
+        last = entries[-1] if entries else None
+        if last and last.at == at and last.source == source and last.preferences == preferences:
+            if scope not in last.scopes:
+                last.scopes.append(scope)
+            continue
+        if len(entries) == HISTORY_SHOWN:
+            break
+        changes = [
+            (key, previous.get(key, "—"), value) for key, value in preferences.items() if previous.get(key) != value
+        ]
+        entries.append(HistoryEntry(at, source, preferences, mode_of(preferences), changes, [scope]))
+    return entries
+
+
+def _session_page(request: HttpRequest, detail: SessionDetail, run: RunDetail | None) -> HttpResponse:
+    steps = run.steps if run else []
+    show_all = request.GET.get("steps") == "all"
+    shown = steps if show_all else steps[-STEPS_SHOWN:]
+    return render(
+        request,
+        "dashboard/session.html",
+        {
+            "nav": "sessions",
+            "detail": detail,
+            "session": detail.session,
+            "run_items": run_tree(detail.runs),
+            "run": run,
+            "selected_run": run.run.run_id if run else None,
+            "steps": shown,
+            "steps_hidden": len(steps) - len(shown),
+            "history": preferences_history(detail.session.session_id),
+            "modes": list(MODES.values()),
+            "autonomy_choices": AUTONOMY,
+            "risk_choices": RISK_POLICY,
+            "cancelable": {"in_progress", "stalled", "blocked"},
+            "here": request.get_full_path(),
+        },
+    )
+
+
+@require_GET
+@shows_errors
+def session_page(request: HttpRequest, session_id: str) -> HttpResponse:
+    detail = overview.session_detail(session_id)
+    chosen = default_run(detail)
+    run = run_view.run_detail(chosen, tip=request.GET.get("tip") or None) if chosen else None
+    return _session_page(request, detail, run)
+
+
+@require_GET
+@shows_errors
+def run_page(request: HttpRequest, run_id: str) -> HttpResponse:
+    # The session first: its last_seq is the version the live updates compare, so it must not be newer
+    # than what the page shows.
+    detail = overview.session_detail(run_view.get_run(run_id).session.public_id)
+    run = run_view.run_detail(run_id, tip=request.GET.get("tip") or None)
+    return _session_page(request, detail, run)
+
+
+# --- actions ---------------------------------------------------------------------------------------
+
+
+def _back(request: HttpRequest, fallback: str) -> HttpResponse:
+    """Back to the page the form was on (a local path only), else to `fallback`."""
+    target = request.POST.get("back") or ""
+    safe = target.startswith("/") and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return redirect(target if safe else fallback)
+
+
+def parse_change(post: QueryDict) -> PreferencesChange:
+    data: dict[str, Any] = {}
+    if post.get("mode"):
+        data["mode"] = post["mode"]
+    chosen = {key: post[key] for key in ("autonomy", "riskPolicy") if post.get(key)}
+    if chosen:
+        data["preferences"] = chosen
+    try:
+        return PreferencesChange.model_validate(data)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem.get("loc", ()))
+        raise invalid(
+            f"The preferences form sent an invalid value for {where or 'a field'}: {problem.get('msg', '')}.",
+            f"Pick a mode ({', '.join(MODES)}), an autonomy ({', '.join(AUTONOMY)}) or a risk policy "
+            f"({', '.join(RISK_POLICY)}).",
+        ) from None
+
+
+@require_POST
+@shows_errors
+def change_preferences(request: HttpRequest, session_id: str) -> HttpResponse:
+    result = session_actions.change_preferences(session_id, parse_change(request.POST))
+    label = MODES[result.mode].label if result.mode in MODES else "Custom"
+    settings = ", ".join(f"{key} {value}" for key, value in result.preferences.items())
+    changed = len(result.runs_changed)
+    runs = f" The open steps of {changed} run{'s' if changed > 1 else ''} take them next." if changed else ""
+    messages.success(request, f"Preferences saved: {label} ({settings}).{runs}")
+    return _back(request, reverse("session", args=[result.session_id]))
+
+
+@require_POST
+@shows_errors
+def cancel_run(request: HttpRequest, run_id: str) -> HttpResponse:
+    result = session_actions.cancel_run(run_id)
+    messages.success(request, f"Run {result.run_id} is canceled: its tokens now answer RUN_CANCELED.")
+    return _back(request, reverse("run", args=[result.run_id]))
+
+
+# --- live versions ---------------------------------------------------------------------------------
+
+
+def _version(value: str | int) -> JsonResponse:
+    response = JsonResponse({"version": str(value)})
+    response["Cache-Control"] = NO_STORE
+    return response
+
+
+@require_GET
+def live_sessions(request: HttpRequest) -> JsonResponse:
+    return _version(overview.activity_version())
+
+
+@require_GET
+def live_session(request: HttpRequest, session_id: str) -> JsonResponse:
+    try:
+        return _version(overview.get_session(session_id).last_seq)
+    except WorkRailError as error:
+        response = JsonResponse({"error": error.as_dict()}, status=404)
+        response["Cache-Control"] = NO_STORE
+        return response

@@ -1,0 +1,138 @@
+"""Parallel steps: each delegation of a `parallel` step runs as a run of its own (a nested run of the
+named workflow or routine, in the same session), linked to the node that handed it out. The parent
+step can be acknowledged once every delegation that runs is complete; its notes report the results.
+
+The delegations are started when a node first reaches the parallel step (inside the same
+transaction), so a replay returns the same children and a rewind that reaches the step again on a
+new branch hands out fresh ones. A checkpoint node standing on the same step shares its parent's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Max
+
+from runs.contract.errors import HeldIssue
+from runs.execution.catalog import current_catalog
+from runs.models import Node, Run, RunStatus
+from runs.store import tokens
+from runs.store.journal import Journal
+from runs.store.tokens import TokenKind
+from workflows_app import engine
+from workflows_app.engine.delegations import shared_context
+
+MAX_CHECKPOINT_HOPS = 64  # checkpoint nodes standing on one step, walked to find who handed it out
+
+
+def spawn(journal: Journal, run: Run, node: Node, pending: dict[str, Any] | None) -> None:
+    """Starts a run for each delegation that runs, when `node` is the first to reach a parallel step."""
+    from runs.execution.nodes import begin_run
+
+    for delegation in (pending or {}).get("delegations") or []:
+        if not delegation["runs"]:
+            continue
+        entry = current_catalog().get(delegation["workflowId"])
+        if entry is None:  # shown as unavailable; the agent does that part itself
+            continue
+        begun = engine.start(entry.compiled, delegation["context"])
+        begin_run(journal, entry, begun, node.preferences, handed_out_by=(run, node, delegation["index"]))
+
+
+def origin(node: Node) -> Node:
+    """The node that handed out the delegations `node` stands on: itself, or for a checkpoint node the
+    first ancestor that reached the same step instance."""
+    instance = (node.engine_state.get("pending") or {}).get("stepInstance")
+    current = node
+    for _ in range(MAX_CHECKPOINT_HOPS):
+        parent = current.parent
+        if parent is None or (parent.engine_state.get("pending") or {}).get("stepInstance") != instance:
+            return current
+        current = parent
+    return current
+
+
+def with_runs(run: Run, node: Node, pending: dict[str, Any]) -> dict[str, Any]:
+    """`pending` as the agent is shown it: each delegation with the workflow it runs (its name, or the
+    fix when this WorkRail has no workflow of that id) and its run (id, status, the stateToken to work
+    on it with). Context that every delegated run receives alike is given once, in `sharedContext`,
+    and left out of those delegations' `context` (they are marked `receivesSharedContext`)."""
+    handed_out = pending.get("delegations")
+    if not handed_out:
+        return pending
+    children = _children(run, origin(node))
+    catalog = current_catalog()
+    # Shared: what every delegation that runs here receives alike (the others keep their whole context).
+    shared = shared_context([d for d in handed_out if d["index"] in children])
+    shown = []
+    for delegation in handed_out:
+        child = children.get(delegation["index"])
+        entry = catalog.get(delegation["workflowId"])
+        item = {**delegation, "available": child is not None or not delegation["runs"]}
+        if shared and child is not None:
+            item["context"] = {k: v for k, v in (delegation.get("context") or {}).items() if k not in shared}
+            item["receivesSharedContext"] = True
+        if child is not None:
+            item.update(
+                runId=child["run"].public_id,
+                status=child["run"].status,
+                stateToken=tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child["tip"]),
+            )
+        if entry is not None:
+            item["workflowName"] = entry.compiled["name"]
+        elif child is None:
+            item["available"] = False
+            item["fix"] = missing_workflow_fix(delegation["workflowId"])
+        shown.append(item)
+    return {**pending, "delegations": shown, **({"sharedContext": shared} if shared else {})}
+
+
+def missing_workflow_fix(workflow_id: str) -> str:
+    """What to do about a delegation whose workflow this WorkRail does not have."""
+    return (
+        f"No workflow or routine with the id '{workflow_id}' is loaded. Add the file that defines it to a "
+        "workflow source (the project's .workrail/workflows, $WORKRAIL_HOME/workflows, or a directory in "
+        "WORKRAIL_WORKFLOW_PATHS), or check the id in the parallel step; meanwhile, do this part yourself."
+    )
+
+
+def pending_issues(run: Run, node: Node, pending: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Why the parallel step cannot be acknowledged yet: delegations whose runs are not complete."""
+    handed_out = (pending or {}).get("delegations")
+    if not handed_out:
+        return []
+    children = _children(run, origin(node))
+    unfinished = [
+        (delegation, children[delegation["index"]]["run"])
+        for delegation in handed_out
+        if delegation["runs"]
+        and delegation["index"] in children
+        and children[delegation["index"]]["run"].status != RunStatus.COMPLETE
+    ]
+    return [
+        {
+            "code": HeldIssue.DELEGATIONS_PENDING.value,
+            "message": f"Delegation {delegation['index'] + 1} ({delegation['workflowId']}) runs as {child.public_id}, "
+            f"which is {child.status.replace('_', ' ')}. Finish it first (continue_workflow with its stateToken in "
+            "pending.delegations), then acknowledge this step with what the delegations found.",
+            "pointer": f"/pending/delegations/{delegation['index']}",
+        }
+        for delegation, child in unfinished
+    ]
+
+
+def _children(run: Run, handed_by: Node) -> dict[int, dict[str, Any]]:
+    """The delegated runs of `handed_by`, by delegation index, each with the public id of its tip."""
+    runs = {child.pk: child for child in Run.objects.filter(parent_run=run, parent_node=handed_by)}
+    if not runs:
+        return {}
+    latest = dict(
+        Node.objects.filter(run_id__in=runs).values("run_id").annotate(last=Max("pk")).values_list("run_id", "last")
+    )
+    tips = dict(Node.objects.filter(pk__in=latest.values()).values_list("pk", "public_id"))
+    return {
+        child.delegation_index: {"run": child, "tip": tips[latest[pk]]}
+        for pk, child in runs.items()
+        if child.delegation_index is not None and pk in latest
+    }

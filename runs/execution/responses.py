@@ -1,0 +1,236 @@
+"""The shape of execution answers: what start_workflow, continue_workflow and checkpoint_workflow return.
+
+One builder for every path (start, advance, blocked, replay, rehydrate, checkpoint), so an agent
+always reads the same fields, and `nextCall` holds the exact arguments to send next, with every
+blank to fill written as a `<fill in ...>` placeholder (runs/execution/placeholders.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from runs.contract.execution import (
+    EffectivePreferences,
+    ExecutionResult,
+    NextCall,
+    Pending,
+    Progress,
+    SessionRef,
+    WorkflowRef,
+)
+from runs.contract.execution import Warning as WarningShape
+from runs.contract.inputs import SESSION_ID_KEYS, ContinueWorkflowInput
+from runs.contract.preferences import mode_of
+from runs.execution import placeholders
+from workflows_app import builtins
+from workflows_app.conditions import describe
+from workflows_app.engine import blanks, decisions
+from workflows_app.engine.tree import step_at, top_steps
+
+_NOTES_ASKED = re.compile(r"\bnotes\b", re.IGNORECASE)
+_LOOP_CONTROL_SCHEMA = builtins.CONTRACTS[decisions.LOOP_CONTROL_CONTRACT]["schema"]
+
+
+def session_ref(run: Any) -> SessionRef:
+    return SessionRef(session_id=run.session.public_id, run_id=run.public_id, session_key=run.session.session_key)
+
+
+def next_call(
+    state_token: str,
+    ack_token: str | None,
+    pending: Pending | None,
+    context_needed: list[dict[str, Any]] | None = None,
+    resend_context: dict[str, Any] | None = None,
+) -> NextCall | None:
+    """The exact continue_workflow call to make next. After a blocked ack, the context that came with
+    it was not applied, so it is repeated here (its placeholders excepted), along with what is needed."""
+    if pending is None or ack_token is None:
+        return None
+    words = blanks.words(pending.prompt)
+    output = output_template(pending, words)
+    instructions = "Do the pending step"
+    if pending.require_confirmation:
+        instructions += ", get the user's explicit confirmation (write their answer in output.notesMarkdown),"
+    instructions += (
+        " then call continue_workflow with these arguments (tokens exactly as given), with every '<fill in ...>' "
+        "replaced by your own value: the server decides none of them (the step's prompt may say what one must be)."
+    )
+    if any(blanks.OPTIONAL in blank for _, blank in placeholders.placeholders_in(output, "")):
+        instructions += " A field marked optional may be removed instead."
+    contract = pending.output_contract
+    if contract is not None and contract.json_schema is not None:
+        instructions += (
+            f" The {contract.artifact_kind} artifact must match the '{contract.contract_ref}' contract "
+            "(pending.outputContract.schema); a list holds as many items as you have, none if the step allows it."
+        )
+        extra = blanks.optional_structures(contract.json_schema, words)
+        if extra:
+            instructions += f" Optional parts, to remove whole when they do not apply: {', '.join(extra)}."
+    if pending.loop is not None and pending.loop.decision_due:
+        instructions += (
+            f" The wr.loop_control decision says whether loop '{pending.loop.loop_id}' runs another iteration "
+            "(continue) or ends (stop): decide it from the step's own rule."
+        )
+    if pending.assessments:
+        instructions += " Rate every dimension of each wr.assessment artifact at one of its levels."
+    if pending.delegations and any(d.run_id for d in pending.delegations):
+        instructions = (
+            "First carry out each delegation in pending.delegations (its own run: continue_workflow with its "
+            "stateToken, to the end; subagents may take one each). Then " + instructions[0].lower() + instructions[1:]
+        )
+    if pending.delegations and any(d.runs and not d.available for d in pending.delegations):
+        instructions += " Do the part of each delegation that cannot run here yourself (see its fix)."
+    context = {key: value for key, value in (resend_context or {}).items() if not placeholders.is_placeholder(value)}
+    for expected in pending.expected_context or []:
+        shown = expected.model_dump(by_alias=True, exclude_unset=True)
+        if expected.key in SESSION_ID_KEYS:
+            shown.pop("current", None)  # its blank must fit the key's own length limit; it groups, nothing more
+        context.setdefault(expected.key, placeholders.for_context(shown))
+    if pending.expected_context:
+        instructions += (
+            " Send each context value (the 'Context to send' lines, pending.expectedContext in the structured "
+            "answer, say what reads it), or leave it out if it is not known yet."
+        )
+    for dependency in pending.user_dependencies or []:
+        if not dependency.met:  # offered before any block, so the agent asks the user at the step that needs it
+            context.setdefault(dependency.context_key, placeholders.from_user(dependency.description))
+    if context_needed:
+        for dep in context_needed:
+            context[dep["contextKey"]] = placeholders.from_user(dep["description"])
+        instructions += " First ask the user for what context needs (see blocked.issues)."
+    arguments: dict[str, Any] = {"stateToken": state_token, "ackToken": ack_token, "output": output}
+    if context:
+        arguments["context"] = context
+    return NextCall(
+        tool="continue_workflow",
+        arguments=ContinueWorkflowInput.model_validate(arguments),
+        instructions=instructions,
+    )
+
+
+def output_template(pending: Pending, words: frozenset[str]) -> dict[str, Any]:
+    """The `output` to fill in: notes when the step needs them or its prompt asks for them (optional
+    ones marked so), and a template of each artifact the step asks for. Blanks only where the agent
+    decides or observes; a contract's example is never copied here."""
+    output: dict[str, Any] = {}
+    if pending.notes_required or "notesMarkdown" in pending.prompt or pending.require_confirmation:
+        output["notesMarkdown"] = placeholders.NOTES  # required, or what the prompt says to write there
+    elif _NOTES_ASKED.search(pending.prompt):
+        output["notesMarkdown"] = placeholders.OPTIONAL_NOTES
+    artifacts: list[Any] = []
+    contract = pending.output_contract
+    loop = pending.loop
+    decides = loop is not None and bool(loop.decision_due)
+    if contract is not None and contract.json_schema is not None:
+        fixed = {"loopId": loop.loop_id} if loop is not None and decides else {}
+        template = blanks.artifact_template(contract.json_schema, fixed=fixed, mentioned=words)
+        if template is not None:
+            artifacts.append(template)
+    if loop is not None and decides and (contract is None or contract.artifact_kind != decisions.LOOP_CONTROL_KIND):
+        artifacts.append(blanks.artifact_template(_LOOP_CONTROL_SCHEMA, fixed={"loopId": loop.loop_id}))
+    artifacts += map(placeholders.for_assessment, pending.assessments or [])
+    if artifacts:
+        output["artifacts"] = artifacts
+    return output
+
+
+def progress(
+    completed_steps: int,
+    step_count: int,
+    pending: Pending | None,
+    outline: tuple[list[int], int] | None,
+    came_from: list[int] | None = None,
+    compiled: dict[str, Any] | None = None,
+) -> Progress:
+    """Where the run is, as one sentence that stays true through loops and skipped steps: the pending
+    step's place in inspect_workflow's outline (which loops revisit and conditions jump over), the
+    steps it passed over and why, and how many steps were acknowledged (loops count once per pass)."""
+    done = f"{completed_steps} step{'s' if completed_steps != 1 else ''} acknowledged"
+    if pending is None:
+        summary = f"Complete: {done} in all (a loop's steps count once per pass, skipped steps not at all)."
+        if outline is not None and came_from:  # the outline's last steps may have been passed over too
+            skipped = [[index] for index in range(came_from[0] + 1, outline[1])]
+            if skipped:
+                summary += f" Passed over {_skipped_text(skipped, compiled)}."
+        return Progress(completed_steps=completed_steps, step_count=step_count, summary=summary)
+    if outline is None:
+        return Progress(completed_steps=completed_steps, step_count=step_count, summary=f"{done} so far.")
+    position, length = outline
+    number = ".".join(str(index + 1) for index in position)
+    where = f"Step {number} of the outline's {length}"
+    if pending.loop is not None:
+        where += f" (pass {pending.loop.iteration} of loop '{pending.loop.loop_id}')"
+    skipped = _passed_over(came_from, position)
+    if skipped:
+        where += f"; passed over {_skipped_text(skipped, compiled)}"
+    return Progress(
+        completed_steps=completed_steps,
+        step_count=step_count,
+        outline_step=number,
+        outline_length=length,
+        summary=f"{where}; {done} so far.",
+    )
+
+
+def _passed_over(came_from: list[int] | None, position: list[int]) -> list[list[int]]:
+    """The outline positions of the steps the run passed over between the step just acknowledged and
+    this one, at the level where the two part (a loop's pass starting again passes over nothing)."""
+    level = next((k for k, (a, b) in enumerate(zip(came_from or [], position, strict=False)) if a != b), None)
+    if came_from is None or level is None:
+        return []
+    return [[*position[:level], index] for index in range(came_from[level] + 1, position[level])]
+
+
+def _skipped_text(skipped: list[list[int]], compiled: dict[str, Any] | None) -> str:
+    """'step 3 (it runs only when complexity is "complex")': each step passed over, with the reason the
+    workflow gives for it (its runCondition, or its loop having nothing to do)."""
+    parts = []
+    for position in skipped:
+        number = ".".join(str(index + 1) for index in position)
+        step = step_at(top_steps(compiled), position) if compiled is not None else None
+        if step is not None and step.get("runCondition"):
+            why = f"it runs only when {describe(step['runCondition'])}"
+        elif step is not None and step.get("kind") == "loop":
+            why = "its loop had nothing to do"
+        else:
+            why = "its condition did not hold, or its loop had nothing to do"
+        parts.append(f"step {number} ({why})")
+    return ", ".join(parts)
+
+
+def execution_response(
+    *,
+    kind: str,
+    run: Any,
+    state_token: str,
+    ack_token: str | None,
+    pending: Pending | None,
+    completed_steps: int,
+    step_count: int,
+    outline: tuple[list[int], int] | None = None,
+    came_from: list[int] | None = None,
+    warnings: list[dict[str, Any]],
+    preferences: dict[str, str],
+    extra: dict[str, Any] | None = None,
+    context_needed: list[dict[str, Any]] | None = None,
+    resend_context: dict[str, Any] | None = None,
+    compiled: dict[str, Any] | None = None,
+) -> ExecutionResult:
+    return ExecutionResult.model_validate(
+        {
+            "kind": kind,
+            "isComplete": pending is None,
+            "stateToken": state_token,
+            "ackToken": ack_token,
+            "pending": pending,
+            "session": session_ref(run),
+            "workflow": WorkflowRef(id=run.workflow_id, workflow_hash=run.pinned_id),
+            "progress": progress(completed_steps, step_count, pending, outline, came_from, compiled),
+            "preferences": EffectivePreferences.model_validate(preferences),
+            "mode": mode_of(preferences),
+            "warnings": [WarningShape.model_validate(w) for w in warnings],
+            "nextCall": next_call(state_token, ack_token, pending, context_needed, resend_context),
+            **(extra or {}),
+        }
+    )

@@ -1,0 +1,277 @@
+"""The developer's view of sessions: the sessions list and one session with its runs.
+
+Read-only, and built for size: the list reads only the session rows (their summaries are kept by
+the projector) in two queries whatever the page or the number of sessions; a session page reads a
+fixed number of queries whatever the number of runs or nodes.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
+
+from runs.contract.dashboard import (
+    CheckpointEntry,
+    EventEntry,
+    EventPage,
+    RunSummary,
+    SessionDetail,
+    SessionGroup,
+    SessionGroupHeading,
+    SessionPage,
+    SessionSort,
+    SessionStatusName,
+    SessionSummary,
+    TimelineLane,
+)
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.contract.preferences import mode_of
+from runs.models import Checkpoint, Event, Node, Run, RunStatus, SearchEntry, Session, SessionStatus
+from runs.store.pinned import compiled_workflow
+from runs.store.staged import visible_sessions
+
+PER_PAGE_DEFAULT = 50
+PER_PAGE_MAX = 200
+MAX_QUERY_CHARS = 200
+MAX_QUERY_WORDS = 8
+CHECKPOINTS_SHOWN = 200
+EVENTS_PAGE_MAX = 500
+STALLED = "stalled"
+
+_SORTS: dict[str, tuple[str, ...]] = {
+    "activity": ("updated_at", "pk"),
+    "-activity": ("-updated_at", "-pk"),
+    "created": ("created_at", "pk"),
+    "-created": ("-created_at", "-pk"),
+    "title": ("title", "pk"),
+    "-title": ("-title", "-pk"),
+}
+_GROUP_FIELDS = {"branch": "git_branch", "workspace": "workspace_path"}
+
+
+def stall_cutoff(now: datetime | None = None) -> datetime:
+    return (now or timezone.now()) - timedelta(minutes=settings.WORKRAIL_STALL_MINUTES)
+
+
+def shown_status(status: str, last_activity: datetime, cutoff: datetime) -> Any:
+    """A stored status as the developer sees it: in progress but quiet for too long is stalled."""
+    return STALLED if status == RunStatus.IN_PROGRESS and last_activity < cutoff else status
+
+
+def not_found(what: str, value: str, fix: str) -> WorkRailError:
+    return WorkRailError(ErrorCode.NOT_FOUND, f"No {what} has the id '{value[:80]}'.", fix)
+
+
+# --- the sessions list -------------------------------------------------------------------------------
+
+
+def list_sessions(
+    *,
+    query: str = "",
+    status: SessionStatusName | None = None,
+    sort: SessionSort = "-activity",
+    group: SessionGroup = "none",
+    page: int = 1,
+    per_page: int = PER_PAGE_DEFAULT,
+) -> SessionPage:
+    # NUL separates words too: PostgreSQL text cannot hold it (no stored text contains one).
+    query = " ".join(query.replace("\x00", " ").split())[:MAX_QUERY_CHARS]
+    per_page = max(1, min(per_page, PER_PAGE_MAX))
+    cutoff = stall_cutoff()
+    matching = _search(visible_sessions(), query)
+    counts = _status_counts(matching, cutoff)
+    total = counts.get(status, 0) if status else sum(counts.values())
+    pages = max(1, math.ceil(total / per_page))
+    page = max(1, min(page, pages))
+    ordering = _SORTS[sort]
+    if group in _GROUP_FIELDS:
+        ordering = (_GROUP_FIELDS[group], *ordering)
+    rows = _with_status(matching, status, cutoff).order_by(*ordering)[(page - 1) * per_page : page * per_page]
+    items = [summary(session, cutoff) for session in rows]
+    return SessionPage(
+        items=items,
+        total=total,
+        page=page,
+        pages=pages,
+        per_page=per_page,
+        query=query,
+        status=status,
+        sort=sort,
+        group=group,
+        groups=_groups(items, group),
+        status_counts=counts,
+    )
+
+
+def summary(session: Session, cutoff: datetime) -> SessionSummary:
+    return SessionSummary(
+        session_id=session.public_id,
+        title=session.title,
+        session_key=session.session_key,
+        status=shown_status(session.status, session.updated_at, cutoff),
+        workflow_ids=session.workflow_ids.split(),
+        run_count=session.run_count,
+        branch_count=session.branch_count,
+        git_branch=session.git_branch,
+        workspace_path=session.workspace_path,
+        created_at=session.created_at,
+        last_activity=session.updated_at,
+    )
+
+
+def _search(sessions: QuerySet[Session], query: str) -> QuerySet[Session]:
+    """Every word must appear in the session's title, key, workflows, branch, or in the identity or
+    recent notes its runs' search entries keep (already lower-cased)."""
+    for word in query.split()[:MAX_QUERY_WORDS]:
+        lowered = word.lower()
+        in_entries = SearchEntry.objects.filter(session=OuterRef("pk")).filter(
+            Q(identity_text__contains=lowered) | Q(notes_text__contains=lowered)
+        )
+        sessions = sessions.filter(
+            Q(public_id=word)
+            | Q(title__icontains=word)
+            | Q(session_key__icontains=word)
+            | Q(workflow_ids__icontains=word)
+            | Q(git_branch__icontains=word)
+            | Exists(in_entries)
+        )
+    return sessions
+
+
+def _with_status(sessions: QuerySet[Session], status: str | None, cutoff: datetime) -> QuerySet[Session]:
+    if status == STALLED:
+        return sessions.filter(status=SessionStatus.IN_PROGRESS, updated_at__lt=cutoff)
+    if status == SessionStatus.IN_PROGRESS:
+        return sessions.filter(status=SessionStatus.IN_PROGRESS, updated_at__gte=cutoff)
+    if status:
+        return sessions.filter(status=status)
+    return sessions
+
+
+def _status_counts(sessions: QuerySet[Session], cutoff: datetime) -> dict[str, int]:
+    """Sessions per shown status, in one aggregate query."""
+    quiet = Q(status=SessionStatus.IN_PROGRESS, updated_at__lt=cutoff)
+    aggregates: dict[str, Any] = {
+        name: Count("pk", filter=Q(status=name) & ~quiet) for name in SessionStatus.values if name != STALLED
+    }
+    aggregates[STALLED] = Count("pk", filter=quiet)
+    return {name: count for name, count in sessions.aggregate(**aggregates).items() if count}
+
+
+def _groups(items: list[SessionSummary], group: SessionGroup) -> list[SessionGroupHeading]:
+    if group not in _GROUP_FIELDS:
+        return []
+    headings: list[SessionGroupHeading] = []
+    for index, item in enumerate(items):
+        label = (item.git_branch if group == "branch" else item.workspace_path) or "(none)"
+        if headings and headings[-1].label == label:
+            headings[-1].count += 1
+        else:
+            headings.append(SessionGroupHeading(label=label, first_index=index, count=1))
+    return headings
+
+
+def activity_version() -> str:
+    """Changes whenever any session records an event: what the live sessions list polls."""
+    newest = visible_sessions().order_by("-updated_at").values_list("updated_at", "last_seq").first()
+    return "0" if newest is None else f"{newest[0].timestamp():.6f}:{newest[1]}"
+
+
+# --- one session -------------------------------------------------------------------------------------
+
+
+def get_session(session_id: str) -> Session:
+    session = visible_sessions().filter(public_id=session_id[:40]).first()
+    if session is None:
+        raise not_found(
+            "session", session_id, "Pick a session from the sessions list (/sessions/ or /api/v1/sessions)."
+        )
+    return session
+
+
+def run_summary(run: Run, session_id: str, cutoff: datetime, delegated_by: str | None = None) -> RunSummary:
+    return RunSummary(
+        run_id=run.public_id,
+        session_id=session_id,
+        workflow_id=run.workflow_id,
+        workflow_name=str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id),
+        workflow_hash=run.pinned_id,
+        status=shown_status(run.status, run.updated_at, cutoff),
+        node_count=run.node_count,
+        branch_count=run.branch_count,
+        delegated_by=delegated_by,
+        created_at=run.created_at,
+        updated_at=run.updated_at,
+    )
+
+
+def session_detail(session_id: str) -> SessionDetail:
+    session = get_session(session_id)
+    cutoff = stall_cutoff()
+    runs = list(Run.objects.filter(session=session).select_related("parent_run").order_by("created_at", "pk"))
+    summaries = [
+        run_summary(run, session.public_id, cutoff, run.parent_run.public_id if run.parent_run else None)
+        for run in runs
+    ]
+    checkpoints = [
+        CheckpointEntry(
+            run_id=c.node.run.public_id if c.node else None,
+            node_id=str(c.node.public_id) if c.node else None,
+            step_id=(c.node.pending_step_id or None) if c.node else None,
+            notes_markdown=c.notes_markdown,
+            artifacts=c.artifacts,
+            created_at=c.created_at,
+        )
+        for c in Checkpoint.objects.filter(session=session)
+        .select_related("node__run")
+        .order_by("-created_at", "-pk")[:CHECKPOINTS_SHOWN]
+    ]
+    checkpoints.reverse()  # the newest ones, shown oldest first
+    return SessionDetail(
+        session=summary(session, cutoff),
+        preferences=session.preferences,
+        mode=mode_of(session.preferences),
+        runs=summaries,
+        checkpoints=checkpoints,
+        timeline=_timeline(session, runs),
+        last_seq=session.last_seq,
+    )
+
+
+def _timeline(session: Session, runs: list[Run]) -> list[TimelineLane]:
+    """A lane per run: when each of its nodes was made, placed on the session's time span."""
+    times: dict[int, list[datetime]] = {run.pk: [] for run in runs}
+    for run_pk, created_at in Node.objects.filter(run__session=session).values_list("run_id", "created_at"):
+        times.setdefault(run_pk, []).append(created_at)
+    every = [t for moments in times.values() for t in moments]
+    if not every:
+        return []
+    start, end = min(every), max(every)
+    span = (end - start).total_seconds() or 1.0
+    return [
+        TimelineLane(
+            run_id=run.public_id,
+            label=run.workflow_id,
+            points=sorted(round((t - start).total_seconds() / span, 4) for t in times.get(run.pk, [])),
+        )
+        for run in runs
+    ]
+
+
+def session_events(session_id: str, *, after: int = 0, limit: int = 100) -> EventPage:
+    """The session's event log, oldest first, a page at a time (keyset paging on seq)."""
+    session = get_session(session_id)
+    limit = max(1, min(limit, EVENTS_PAGE_MAX))
+    rows = list(Event.objects.filter(session=session, seq__gt=max(after, 0)).order_by("seq")[: limit + 1])
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return EventPage(
+        session_id=session.public_id,
+        items=[EventEntry(seq=e.seq, kind=e.kind, data=e.data, created_at=e.created_at) for e in rows],
+        next_after=rows[-1].seq if more and rows else None,
+    )

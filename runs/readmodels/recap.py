@@ -1,0 +1,279 @@
+"""Recaps: the durable notes an agent lost when its chat was rewound, within a byte budget, and the
+pages of every note on a path for when the recap left some out.
+
+Entries are outputs (notes and artifact kinds) of acknowledged steps and checkpoints. Each has a
+position on its path: 1 for the first entry after the run's start, and so on (the position is the
+`notes_on_path` of the node it led to, so it never changes once recorded).
+
+A recap over budget keeps the first entry of the path (the intake: ticket, criteria, baseline) and
+the newest entries that fit, and drops the middle. It says which positions it left out and the exact
+resource URI that pages through them (`workrail://runs/{runId}/notes?stateToken=...&cursor=N`).
+
+The newest entries are read with one recursive query bounded by MAX_ENTRIES hops; the first entry,
+when it is further up, and a page of notes are read by walking up the path only as far as the
+position they start at.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.db import connection
+
+from runs.models import Checkpoint, Node, Output
+from runs.store import tokens
+from runs.store.tokens import TokenKind
+
+RECAP_BUDGET_BYTES = 8 * 1024
+MAX_ENTRIES = 64
+HEAD_SHARE = 2  # the first entry takes at most 1/HEAD_SHARE of the budget; longer notes are cut
+PAGE_ENTRIES = 20  # a page of notes holds at most this many entries ...
+PAGE_BYTES = 64 * 1024  # ... and at most this many bytes of JSON (but always at least one entry)
+NOTES_URI = "workrail://runs/{runId}/notes"
+CUT_MARK = " …[cut: read this entry in full with the notes resource]"
+
+
+def entry(output: Output, position: int | None = None) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "kind": "step",
+        "stepId": output.step_id,
+        "title": output.step_title,
+        "notesMarkdown": output.notes_markdown,
+        "artifactKinds": [a.get("kind") for a in output.artifacts if isinstance(a, dict)],
+    }
+    if position is not None:
+        item["position"] = position
+    return item
+
+
+def checkpoint_entry(checkpoint: Checkpoint, position: int | None = None) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "kind": "checkpoint",
+        "stepId": checkpoint.node.pending_step_id if checkpoint.node else "",
+        "title": "Checkpoint",
+        "notesMarkdown": checkpoint.notes_markdown,
+        "artifactKinds": [a.get("kind") for a in checkpoint.artifacts if isinstance(a, dict)],
+    }
+    if position is not None:
+        item["position"] = position
+    return item
+
+
+def _size(item: dict[str, Any]) -> int:
+    return len(json.dumps(item, ensure_ascii=False).encode())
+
+
+def _cut_to(item: dict[str, Any], budget: int) -> dict[str, Any]:
+    """`item` with its notes cut so that its JSON fits in `budget` bytes (when it does not already)."""
+    if _size(item) <= budget:
+        return item
+    notes = item["notesMarkdown"]
+    room = max(0, budget - _size({**item, "notesMarkdown": CUT_MARK}))
+    text = notes.encode()[:room].decode(errors="ignore")
+    while text and _size({**item, "notesMarkdown": text + CUT_MARK}) > budget:
+        text = text[: -max(1, len(text) // 20)]
+    return {**item, "notesMarkdown": text + CUT_MARK}
+
+
+def notes_uri(run_id: str, state_token: str | None = None, cursor: int | None = None) -> str:
+    """The resource that pages through the notes on the path to the node of `state_token`."""
+    query = {key: value for key, value in (("stateToken", state_token), ("cursor", cursor)) if value is not None}
+    base = NOTES_URI.format(runId=run_id)
+    return f"{base}?{urlencode(query)}" if query else base
+
+
+def fit(
+    newest_first: list[dict[str, Any]],
+    total: int | None,
+    *,
+    head: dict[str, Any] | None = None,
+    node: Node | None = None,
+    lowest: int = 1,
+) -> dict[str, Any]:
+    """The recap: `head` (the first entry of the path, when given) and the newest entries that fit in
+    the byte budget, in path order. The head takes at most 1/HEAD_SHARE of the budget and the newest
+    entry is always kept (both cut to fit when they are longer). `total` counts every entry from
+    position `lowest` on (None when not known); `node` is where the path ends, to name the resource
+    that pages what was left out."""
+    budget = RECAP_BUDGET_BYTES
+    used = 0
+    kept_head: list[dict[str, Any]] = []
+    if head is not None:
+        kept_head.append(_cut_to(head, budget // HEAD_SHARE))
+        used += _size(kept_head[0])
+    kept: list[dict[str, Any]] = []
+    for item in newest_first:
+        if not kept:
+            item = _cut_to(item, budget - used)
+        size = _size(item)
+        if kept and used + size > budget:
+            break
+        kept.append(item)
+        used += size
+    kept.reverse()
+    entries = kept_head + kept
+    omitted = None if total is None else max(0, total - len(entries))
+    recap: dict[str, Any] = {
+        "entries": entries,
+        "truncated": omitted is None or omitted > 0 or any(CUT_MARK in e["notesMarkdown"] for e in entries),
+        "omittedEntries": omitted,
+        "policy": f"kept the first entry (the intake) and the most recent entries that fit in {budget} bytes, "
+        "in path order",
+    }
+    if total is not None:
+        recap["totalEntries"] = total
+    if recap["truncated"] and node is not None:
+        recap["omitted"] = _gap(entries, lowest, node)
+    return recap
+
+
+def _gap(entries: list[dict[str, Any]], lowest: int, node: Node) -> dict[str, Any]:
+    """Which positions the recap left out (the first hole after the kept head), and how to read them.
+    When nothing is left out but a long entry was cut, the page starts at the first entry."""
+    positions = sorted(e["position"] for e in entries if e.get("position") is not None)
+    start = lowest
+    for position in positions:
+        if position != start:
+            break
+        start += 1
+    later = [p for p in positions if p > start]
+    end = (later[0] - 1) if later else node.notes_on_path
+    if start > end:  # nothing left out: only cut
+        start, end = lowest, node.notes_on_path
+    token = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, node.public_id)
+    uri = notes_uri(node.run.public_id, token, start)
+    return {
+        "fromPosition": start,
+        "toPosition": end,
+        "uri": uri,
+        "howToRead": f"read the resource {uri} (entries {start} to {end} in path order, at most {PAGE_ENTRIES} "
+        "per page; each page names the next one in nextUri)",
+    }
+
+
+_NEWEST = """
+WITH RECURSIVE ancestors(id, parent_id, notes_on_path, hops) AS (
+    SELECT id, parent_id, notes_on_path, 0 FROM runs_node WHERE id = %s
+    UNION ALL
+    SELECT n.id, n.parent_id, n.notes_on_path, a.hops + 1 FROM runs_node n JOIN ancestors a ON n.id = a.parent_id
+    WHERE a.hops < %s
+)
+SELECT 'o', o.id, a.notes_on_path FROM runs_output o JOIN ancestors a ON o.child_id = a.id
+UNION ALL
+SELECT 'c', c.id, a.notes_on_path FROM runs_checkpoint c JOIN ancestors a ON c.child_id = a.id
+ORDER BY 3 DESC
+"""
+
+# Up the path only while the entries above can still be at `first` or later: the walk stops at the
+# node whose notes_on_path is below `first`.
+_SPAN = """
+WITH RECURSIVE ancestors(id, parent_id, notes_on_path) AS (
+    SELECT id, parent_id, notes_on_path FROM runs_node WHERE id = %s
+    UNION ALL
+    SELECT n.id, n.parent_id, n.notes_on_path FROM runs_node n JOIN ancestors a ON n.id = a.parent_id
+    WHERE a.notes_on_path >= %s
+)
+SELECT 'o', o.id, a.notes_on_path FROM runs_output o JOIN ancestors a ON o.child_id = a.id
+WHERE a.notes_on_path BETWEEN %s AND %s
+UNION ALL
+SELECT 'c', c.id, a.notes_on_path FROM runs_checkpoint c JOIN ancestors a ON c.child_id = a.id
+WHERE a.notes_on_path BETWEEN %s AND %s
+ORDER BY 3 DESC
+"""
+
+
+def _load(rows: list[tuple[str, int, int]]) -> list[dict[str, Any]]:
+    """Recap entries of (kind, row id, position) rows, in the rows' order, read in two queries."""
+    outputs = {o.pk: o for o in Output.objects.filter(pk__in=[pk for kind, pk, _ in rows if kind == "o"])}
+    checkpoints = {
+        c.pk: c
+        for c in Checkpoint.objects.select_related("node").filter(pk__in=[pk for kind, pk, _ in rows if kind == "c"])
+    }
+    return [
+        entry(outputs[pk], position) if kind == "o" else checkpoint_entry(checkpoints[pk], position)
+        for kind, pk, position in rows
+    ]
+
+
+def _query(sql: str, params: list[Any]) -> list[tuple[str, int, int]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(kind, pk, position) for kind, pk, position in cursor.fetchall()]
+
+
+def newest_entries(node: Node, *, lowest: int = 1) -> list[dict[str, Any]]:
+    """The entries of the last MAX_ENTRIES hops of the path to `node` at position `lowest` or later,
+    newest first."""
+    return _load([row for row in _query(_NEWEST, [node.pk, MAX_ENTRIES]) if row[2] >= lowest])
+
+
+def span_entries(node: Node, first: int, last: int) -> list[dict[str, Any]]:
+    """The entries at positions `first` to `last` of the path to `node`, in path order."""
+    if last < first or first > node.notes_on_path:
+        return []
+    rows = _query(_SPAN, [node.pk, first, first, last, first, last])
+    return _load(rows[::-1])
+
+
+def path_recap(node: Node) -> dict[str, Any]:
+    """Notes recorded on the way from the run's start to `node`: the first and the newest."""
+    return _recap(node, lowest=1, total=node.notes_on_path)
+
+
+def _recap(node: Node, *, lowest: int, total: int) -> dict[str, Any]:
+    newest = newest_entries(node, lowest=lowest)
+    head = None
+    if newest and newest[-1].get("position") == lowest:
+        head, newest = newest[-1], newest[:-1]
+    elif total > 0:  # the first entry is further up than the newest ones read
+        found = span_entries(node, lowest, lowest)
+        head = found[0] if found else None
+    return fit(newest, total, head=head, node=node, lowest=lowest)
+
+
+_LATEST_CHAIN = """
+WITH RECURSIVE chain(id, latest_child_id, hops) AS (
+    SELECT id, latest_child_id, 0 FROM runs_node WHERE id = %s
+    UNION ALL
+    SELECT n.id, n.latest_child_id, c.hops + 1 FROM runs_node n JOIN chain c ON n.id = c.latest_child_id
+)
+SELECT id FROM chain ORDER BY hops DESC LIMIT 1
+"""
+
+
+def branch_tip(first: Node) -> Node:
+    """Where the branch that starts at `first` stands now: down its latest children to the end."""
+    if first.latest_child_id is None:
+        return first
+    with connection.cursor() as cursor:
+        cursor.execute(_LATEST_CHAIN, [first.pk])
+        (tip_id,) = cursor.fetchone()
+    return Node.objects.select_related("run").get(pk=tip_id)
+
+
+def downstream_recap(first_child: Node) -> dict[str, Any]:
+    """Notes along the preferred (latest) branch below a node, from `first_child` to the branch's
+    tip: its first entry and the newest."""
+    tip = branch_tip(first_child)
+    above = Node.objects.values_list("notes_on_path", flat=True).get(pk=first_child.parent_id or 0)
+    return _recap(tip, lowest=above + 1, total=tip.notes_on_path - above)
+
+
+def notes_page(node: Node, cursor: int) -> dict[str, Any]:
+    """One page of the notes on the path to `node`, in path order from position `cursor`: at most
+    PAGE_ENTRIES entries and PAGE_BYTES bytes (at least one entry), and where the next page starts."""
+    total = node.notes_on_path
+    entries = span_entries(node, cursor, cursor + PAGE_ENTRIES - 1)
+    page: list[dict[str, Any]] = []
+    used = 0
+    for item in entries:
+        size = _size(item)
+        if page and used + size > PAGE_BYTES:
+            break
+        page.append(item)
+        used += size
+    following = (page[-1]["position"] + 1) if page else cursor
+    return {"entries": page, "totalEntries": total, "nextCursor": following if following <= total else None}

@@ -1,0 +1,178 @@
+"""Read-only views behind the MCP resources (runs/mcp/resources.py): plain dicts, ready for JSON.
+
+The catalog views are the catalog use cases themselves, so a resource and the matching tool can
+never disagree. An unknown run or session id is a WorkRailError (NOT_FOUND); an unknown
+workflow id is WORKFLOW_NOT_FOUND, exactly as inspect_workflow says it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count
+
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.execution import catalog
+from runs.models import Checkpoint, Node, Output, Run, Session
+from runs.readmodels import recap
+from runs.store import tokens
+from runs.store.tokens import TokenKind
+
+STEP = "step"
+CHECKPOINT = "checkpoint"
+
+
+def read_workflows() -> dict[str, Any]:
+    """The catalog: the same data as the list_workflows tool without filters."""
+    return catalog.list_workflows()
+
+
+def read_workflow(workflow_id: str) -> dict[str, Any]:
+    """One workflow: the same data as inspect_workflow in mode 'metadata'."""
+    return catalog.inspect_workflow(workflow_id, "metadata")
+
+
+def read_run(run_id: str) -> dict[str, Any]:
+    """Where a run stands: status, its latest tip, a recap of the notes on the way there, how often
+    it forked, the gaps it went past, and its synthesis once it has one."""
+    run = _run(run_id)
+    tip = _latest_node(run)
+    branch_count = (
+        Node.objects.filter(run=run).annotate(child_count=Count("children")).filter(child_count__gt=1).count()
+    )
+    gaps = [
+        {
+            "stepId": gap.step_id,
+            "reason": gap.reason,
+            "description": gap.description,
+            "recordedAt": gap.created_at.isoformat(),
+        }
+        for gap in run.gaps.order_by("created_at", "pk")
+    ]
+    synthesis = run.syntheses.order_by("-created_at", "-pk").values_list("synthesis", flat=True).first()
+    return {
+        "runId": run.public_id,
+        "status": run.status,
+        "workflowId": run.workflow_id,
+        "workflowHash": run.pinned_id,
+        "sessionId": run.session.public_id,
+        "sessionKey": run.session.session_key,
+        "createdAt": run.created_at.isoformat(),
+        "updatedAt": run.updated_at.isoformat(),
+        "tip": None
+        if tip is None
+        else {
+            "pendingStepId": tip.pending_step_id or None,
+            "isComplete": tip.is_complete,
+            "depth": tip.depth,
+            "createdAt": tip.created_at.isoformat(),
+        },
+        "recap": recap.path_recap(tip) if tip is not None else recap.fit([], 0),
+        "branchCount": branch_count,
+        "gaps": gaps,
+        "synthesis": synthesis,
+    }
+
+
+def _run(run_id: str) -> Run:
+    run = Run.objects.select_related("session").filter(public_id=run_id).first()
+    if run is None:
+        raise WorkRailError(
+            ErrorCode.NOT_FOUND,
+            f"No run has the id '{run_id}'.",
+            "Use the runId from a start_workflow or continue_workflow answer (session.runId).",
+        )
+    return run
+
+
+def _latest_node(run: Run) -> Node | None:
+    """The run's tip: where its most recent branch stands."""
+    return Node.objects.select_related("run").filter(run=run).order_by("-created_at", "-pk").first()
+
+
+def read_run_notes(run_id: str, state_token: str | None = None, cursor: str | None = None) -> dict[str, Any]:
+    """One page of every note on the path from the run's start to the node of `state_token` (the
+    run's latest tip without one), in path order from position `cursor` (1 without one). Only that
+    path: the notes of other branches are not in it. The same node and cursor always give the same
+    page; `nextUri` names the next page, with the node fixed, until the path's end."""
+    run = _run(run_id)
+    if state_token:
+        parsed = tokens.parse(settings.WORKRAIL_HOME, state_token, TokenKind.STATE)
+        node = Node.objects.select_related("run").filter(public_id=parsed.id, run=run).first()
+        if node is None:
+            raise WorkRailError(
+                ErrorCode.NOT_FOUND,
+                f"The stateToken names no node of run '{run_id}'.",
+                "Use a stateToken this run gave (or the URI a recap's 'omitted' part names), or leave stateToken "
+                "out to read the notes on the way to the run's latest tip.",
+            )
+    else:
+        node = _latest_node(run)
+    start = _cursor(cursor)
+    if node is None:
+        return {"runId": run.public_id, "stateToken": None, "cursor": start, "totalEntries": 0, "entries": []}
+    page = recap.notes_page(node, start)
+    token = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, node.public_id)
+    following = page["nextCursor"]
+    return {
+        "runId": run.public_id,
+        "stateToken": token,
+        "pendingStepId": node.pending_step_id or None,
+        "isComplete": node.is_complete,
+        "order": "path order, from the run's start to this node; position 1 is the first entry",
+        "cursor": start,
+        "pageSize": recap.PAGE_ENTRIES,
+        "totalEntries": page["totalEntries"],
+        "entries": page["entries"],
+        "nextCursor": following,
+        "nextUri": recap.notes_uri(run.public_id, token, following) if following is not None else None,
+    }
+
+
+def _cursor(cursor: str | None) -> int:
+    if cursor in (None, ""):
+        return 1
+    text = str(cursor).strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 9 or int(text) < 1:
+        raise WorkRailError(
+            ErrorCode.INVALID_INPUT,
+            f"The cursor '{text[:40]}' is not a position (a whole number from 1).",
+            "Use the nextCursor or nextUri of the previous page, or leave cursor out to start at the first entry.",
+        )
+    return int(text)
+
+
+def read_session_artifacts(session_id: str) -> dict[str, Any]:
+    """Every artifact recorded in a session (step outputs of its runs, and checkpoints), oldest first."""
+    session = Session.objects.filter(public_id=session_id).first()
+    if session is None:
+        raise WorkRailError(
+            ErrorCode.NOT_FOUND,
+            f"No session has the id '{session_id}'.",
+            "Use the sessionId from a start_workflow or continue_workflow answer (session.sessionId).",
+        )
+    rows: list[tuple[Any, int, int, str | None, str | None, list[Any]]] = []
+    outputs = Output.objects.filter(node__run__session=session).values_list(
+        "created_at", "pk", "node__run__public_id", "step_id", "artifacts"
+    )
+    rows += [(at, 0, pk, run_id, step_id, artifacts) for at, pk, run_id, step_id, artifacts in outputs]
+    checkpoints = Checkpoint.objects.filter(session=session).values_list(
+        "created_at", "pk", "node__run__public_id", "node__pending_step_id", "artifacts"
+    )
+    rows += [(at, 1, pk, run_id, step_id or None, artifacts) for at, pk, run_id, step_id, artifacts in checkpoints]
+    rows.sort(key=lambda row: (row[0], row[1], row[2]))
+    items = [
+        {
+            "runId": run_id,
+            "stepId": step_id,
+            "source": CHECKPOINT if source else STEP,
+            "kind": artifact.get("kind"),
+            "data": artifact,
+            "recordedAt": at.isoformat(),
+        }
+        for at, source, _pk, run_id, step_id, artifacts in rows
+        for artifact in artifacts or []
+        if isinstance(artifact, dict)
+    ]
+    return {"sessionId": session.public_id, "sessionKey": session.session_key, "count": len(items), "artifacts": items}

@@ -1,0 +1,318 @@
+"""Statements compiled once per process and then only executed: the hot path of continue_workflow.
+
+An advance runs about a dozen statements, and Django compiles each ORM call into SQL anew: measured,
+that compiling (building WHERE trees, SELECT lists, INSERT placeholders) was about 40% of an advance,
+more than the database's own work. The statements here have the same SQL Django would write, derived
+from the models' metadata or compiled by Django itself once, and each value is still prepared by its
+field (`get_db_prep_save`) exactly as `save()` or `update()` would prepare it. Services keep calling
+model-level functions (`insert(row)`, `update(Model, pk, field=value)`, `SelectOne.get(id)`); no SQL
+is written by hand outside this module and runs/store/bulk_rows.py.
+
+What they skip, deliberately: signals (this app registers none), `pre_save` hooks (no field here
+uses auto_now), and Model.save overrides (Event's refuses updates; these only insert). Rows inserted
+here are complete and new; anything else goes through the ORM as usual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Field, Model, QuerySet, Value
+from django.db.models.query import get_related_populators
+from django.db.models.sql import UpdateQuery
+
+# The caches below are filled without a lock: one dict assignment is atomic, and two threads that compile
+# the same statement at once store equal values.
+_MARKER = -7_346_015_523_021_411_337  # stand-in integers for compiling: no id takes them (ids are positive)
+
+
+def _connection() -> BaseDatabaseWrapper:
+    """This thread's connection itself: django.db.connection is a proxy that looks it up again on every
+    attribute, and preparing one row's values reads a dozen of them."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
+def _quote(connection: BaseDatabaseWrapper, name: str) -> str:
+    return str(connection.ops.quote_name(name))
+
+
+def _column_fields(model: type[Model]) -> list[Field[Any, Any]]:
+    return [field for field in model._meta.concrete_fields if not field.primary_key]
+
+
+# --- INSERT ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Insert:
+    fields: list[Field[Any, Any]]
+    sql: str  # one row, answering with its primary key
+    sql_many: str  # one row per executemany parameter set, answering nothing
+
+
+_inserts: dict[tuple[str, type[Model]], _Insert] = {}
+
+
+def _insert_statement(connection: BaseDatabaseWrapper, model: type[Model]) -> _Insert:
+    key = (connection.vendor, model)
+    statement = _inserts.get(key)
+    if statement is None:
+        fields = _column_fields(model)
+        columns = ", ".join(_quote(connection, str(field.column)) for field in fields)
+        sql = (
+            f"INSERT INTO {_quote(connection, model._meta.db_table)} ({columns}) "
+            f"VALUES ({', '.join(['%s'] * len(fields))})"
+        )
+        returning = f"{sql} RETURNING {_quote(connection, str(model._meta.pk.column))}"
+        statement = _Insert(fields, returning if connection.features.can_return_columns_from_insert else sql, sql)
+        _inserts[key] = statement
+    return statement
+
+
+def _prepared(connection: BaseDatabaseWrapper, row: Model, field: Field[Any, Any]) -> Any:
+    if field.is_relation:
+        value = getattr(row, field.attname)
+        if value is None and field.is_cached(row):  # type: ignore[attr-defined]  # a related row saved since
+            related = field.get_cached_value(row)  # type: ignore[attr-defined]
+            value = related.pk if related is not None else None
+        return value
+    return field.get_db_prep_save(getattr(row, field.attname), connection)
+
+
+def insert(row: Model) -> None:
+    """INSERTs a new, complete `row` and gives it its primary key, as `row.save(force_insert=True)` would."""
+    connection = _connection()
+    statement = _insert_statement(connection, type(row))
+    values = [_prepared(connection, row, field) for field in statement.fields]
+    with connection.cursor() as cursor:
+        cursor.execute(statement.sql, values)
+        if connection.features.can_return_columns_from_insert:
+            row.pk = cursor.fetchone()[0]
+        else:
+            row.pk = cursor.lastrowid
+    row._state.adding = False
+    row._state.db = connection.alias
+
+
+def insert_many(model: type[Model], rows: Sequence[Model]) -> None:
+    """INSERTs new rows of `model` in one executemany; their primary keys are not read back."""
+    connection = _connection()
+    if rows:
+        fields = _insert_statement(connection, model).fields
+        insert_prepared(model, [[_prepared(connection, row, field) for field in fields] for row in rows])
+
+
+def insert_prepared(model: type[Model], values: Sequence[Sequence[Any]]) -> None:
+    """INSERTs rows given as values of all of `model`'s columns but the primary key, in field order,
+    each already prepared for the database (a replay that makes no model instances)."""
+    connection = _connection()
+    if values:
+        with connection.cursor() as cursor:
+            cursor.executemany(_insert_statement(connection, model).sql_many, values)
+
+
+# --- UPDATE by primary key -------------------------------------------------------------------------------
+
+_updates: dict[tuple[str, type[Model], tuple[str, ...]], tuple[str, list[Field[Any, Any]]]] = {}
+
+
+def update(model: type[Model], pk: Any, **values: Any) -> None:
+    """UPDATEs the named columns (attribute names, e.g. `latest_child_id`) of one row, as
+    `Model.objects.filter(pk=pk).update(...)` would for plain values."""
+    connection = _connection()
+    sql, fields = _update_statement(connection, model, tuple(values))
+    params = [field.get_db_prep_save(values[field.attname], connection) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, pk])
+
+
+def update_many(model: type[Model], names: Sequence[str], rows: Sequence[Model]) -> None:
+    """UPDATEs the columns `names` (attribute names) of saved `rows` to their current values, in one
+    executemany."""
+    if rows:
+        connection = _connection()
+        sql, fields = _update_statement(connection, model, tuple(names))
+        params = [
+            [*(field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields), row.pk]
+            for row in rows
+        ]
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, params)
+
+
+def _update_statement(
+    connection: BaseDatabaseWrapper, model: type[Model], names: tuple[str, ...]
+) -> tuple[str, list[Field[Any, Any]]]:
+    key = (connection.vendor, model, names)
+    compiled = _updates.get(key)
+    if compiled is None:
+        meta = model._meta
+        by_attname = {field.attname: field for field in meta.concrete_fields}
+        fields = [by_attname[name] for name in names]
+        assignments = ", ".join(f"{_quote(connection, str(field.column))} = %s" for field in fields)
+        table, pk_column = _quote(connection, meta.db_table), _quote(connection, str(meta.pk.column))
+        compiled = _updates[key] = (f"UPDATE {table} SET {assignments} WHERE {pk_column} = %s", fields)
+    return compiled
+
+
+# --- UPDATE compiled by Django ----------------------------------------------------------------------------
+
+TextExpression = Callable[[Value], Any]  # builds an expression around the one text parameter it gets
+
+
+@dataclass(frozen=True)
+class _CompiledUpdate:
+    sql: str
+    slots: list[int]  # where each plain value, each expression's text and each where-value go in params
+    params: list[Any]
+    fields: list[Field[Any, Any]]
+
+
+_compiled_updates: dict[tuple[Any, ...], _CompiledUpdate] = {}
+
+
+def update_where(
+    model: type[Model],
+    where: dict[str, int | bool],
+    values: dict[str, Any],
+    expressions: Mapping[str, tuple[TextExpression, str]] | None = None,
+) -> None:
+    """UPDATE `model` SET `values` (plain values by attribute name) and `expressions` (field name: an
+    expression built around one text, and that text) WHERE the `where` lookups hold: each lookup takes
+    an integer, or a boolean (`run__isnull=True`) that is part of the statement. Compiled by Django
+    once for each shape, e.g. the search entry's `notes_text = RIGHT(notes_text || text, N)`."""
+    connection = _connection()
+    expressions = expressions or {}
+    shape = tuple((name, value) if isinstance(value, bool) else (name, int) for name, value in where.items())
+    key = (connection.vendor, model, shape, tuple(values), tuple((n, b) for n, (b, _) in expressions.items()))
+    compiled = _compiled_updates.get(key) or _compile_update(connection, key, model, where, values, expressions)
+    params = list(compiled.params)
+    given = [
+        *(field.get_db_prep_save(values[field.attname], connection) for field in compiled.fields),
+        *(text for _, text in expressions.values()),
+        *(value for value in where.values() if not isinstance(value, bool)),
+    ]
+    for slot, value in zip(compiled.slots, given, strict=True):
+        params[slot] = value
+    with connection.cursor() as cursor:
+        cursor.execute(compiled.sql, params)
+
+
+def _compile_update(
+    connection: BaseDatabaseWrapper,
+    key: tuple[Any, ...],
+    model: type[Model],
+    where: dict[str, int | bool],
+    values: dict[str, Any],
+    expressions: Mapping[str, tuple[TextExpression, str]],
+) -> _CompiledUpdate:
+    by_attname = {field.attname: field for field in model._meta.concrete_fields}
+    fields = [by_attname[name] for name in values]
+    texts = [f"\x00workrail-text-{index}\x00" for index in range(len(expressions))]
+    taken = [name for name, value in where.items() if not isinstance(value, bool)]
+    numbers = [_Marker(_MARKER - index) for index in range(len(taken))]
+    markers = iter(numbers)
+    lookups = {name: value if isinstance(value, bool) else next(markers) for name, value in where.items()}
+    query = cast(UpdateQuery, model._default_manager.filter(**lookups).query.chain(UpdateQuery))
+    assignments: dict[str, Any] = {field.name: Value(f"\x00workrail-value-{i}\x00") for i, field in enumerate(fields)}
+    for (name, (build, _)), text in zip(expressions.items(), texts, strict=True):
+        assignments[name] = build(Value(text))
+    query.add_update_values(assignments)
+    sql, params = query.get_compiler(connection=connection).as_sql()
+    params = list(params)
+    wanted = [*(f"\x00workrail-value-{i}\x00" for i in range(len(fields))), *texts, *numbers]
+    slots = []
+    for marker in wanted:
+        found = [index for index, param in enumerate(params) if param == marker]
+        if len(found) != 1:
+            raise RuntimeError(f"update_where could not place a parameter of {model.__name__}'s update")
+        slots.append(found[0])
+    compiled = _CompiledUpdate(str(sql), slots, params, fields)
+    _compiled_updates[key] = compiled
+    return compiled
+
+
+# --- compiled querysets ----------------------------------------------------------------------------------
+
+
+class _Marker(int):
+    """The stand-in a queryset is compiled with, found again in its parameters."""
+
+
+@dataclass(frozen=True)
+class _CompiledQuery:
+    sql: str
+    params: list[Any]
+    slot: int  # where the looked-up value goes in params
+    columns: int
+    converters: list[tuple[int, list[Any], Any]]  # column, its converters, its expression
+    apply: Callable[[list[Any]], Model]
+
+
+class SelectOne[M: Model]:
+    """A queryset that looks one row up by one integer value (select_related welcome), compiled by
+    Django on first use and then only executed: the row becomes model instances the way iterating the
+    queryset would (the same converters, the same related-object populators).
+
+        by_attempt = SelectOne(lambda value: Attempt.objects.select_related("node").filter(public_id=value))
+        attempt = by_attempt.get(42)  # None when no row matches
+    """
+
+    def __init__(self, build: Callable[[int], QuerySet[M]]) -> None:
+        self._build = build
+        self._compiled: dict[tuple[str, str], _CompiledQuery] = {}
+
+    def get(self, value: int) -> M | None:
+        connection = _connection()
+        compiled = self._compiled.get((connection.vendor, connection.alias)) or self._compile()
+        params = list(compiled.params)
+        params[compiled.slot] = value
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.sql, params)
+            rows = cursor.fetchmany(2)
+        if not rows:
+            return None
+        if len(rows) > 1:
+            raise RuntimeError("SelectOne's queryset matched more than one row")
+        row = list(rows[0][: compiled.columns])
+        for index, converters, expression in compiled.converters:
+            for converter in converters:
+                row[index] = converter(row[index], expression, connection)
+        return cast(M, compiled.apply(row))
+
+    def _compile(self) -> _CompiledQuery:
+        connection = _connection()
+        marker = _Marker(_MARKER)
+        queryset = self._build(marker)
+        compiler = queryset.query.get_compiler(using=queryset.db)
+        sql, params = compiler.as_sql()  # also fills compiler.select and compiler.klass_info
+        found = [index for index, param in enumerate(params) if param == marker]
+        if len(found) != 1:
+            raise RuntimeError("SelectOne's queryset must use its value exactly once")
+        select, klass_info = compiler.select, compiler.klass_info
+        assert klass_info is not None
+        columns = compiler.col_count
+        expressions = [entry[0] for entry in select[:columns]]
+        converters = [
+            (index, converters, expression)
+            for index, (converters, expression) in compiler.get_converters(expressions).items()
+        ]
+        model = klass_info["model"]
+        start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
+        init_list = [entry[0].target.attname for entry in select[start:end]]
+        db, fetch_mode = queryset.db, getattr(queryset, "_fetch_mode", None)
+        populators = get_related_populators(klass_info, select, db, fetch_mode)  # type: ignore[arg-type]
+
+        def apply(row: list[Any]) -> Model:
+            obj = model.from_db(db, init_list, row[start:end], fetch_mode=fetch_mode)
+            for populator in populators:
+                populator.populate(row, obj)
+            return obj
+
+        compiled = _CompiledQuery(sql, list(params), found[0], columns, converters, apply)
+        self._compiled[(connection.vendor, connection.alias)] = compiled
+        return compiled
