@@ -6,7 +6,8 @@ more than the database's own work. The statements here have the same SQL Django 
 from the models' metadata or compiled by Django itself once, and each value is still prepared by its
 field (`get_db_prep_save`) exactly as `save()` or `update()` would prepare it. Services keep calling
 model-level functions (`insert(row)`, `update(Model, pk, field=value)`, `SelectOne.get(id)`); no SQL
-is written by hand outside this module and runs/store/bulk_rows.py.
+is written by hand outside this module and runs/store/bulk_rows.py. The private Django APIs this takes
+(the SQL compiler, the select_related populators...) are reached only through runs/store/django_internals.py.
 
 What they skip, deliberately: signals (this app registers none), `pre_save` hooks (no field here
 uses auto_now), and Model.save overrides (Event's refuses updates; these only insert). Rows inserted
@@ -22,8 +23,8 @@ from typing import Any, cast
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model, QuerySet, Value
-from django.db.models.query import get_related_populators
-from django.db.models.sql import UpdateQuery
+
+from runs.store import django_internals
 
 # The caches below are filled without a lock: one dict assignment is atomic, and two threads that compile
 # the same statement at once store equal values.
@@ -76,8 +77,8 @@ def _insert_statement(connection: BaseDatabaseWrapper, model: type[Model]) -> _I
 def _prepared(connection: BaseDatabaseWrapper, row: Model, field: Field[Any, Any]) -> Any:
     if field.is_relation:
         value = getattr(row, field.attname)
-        if value is None and field.is_cached(row):  # type: ignore[attr-defined]  # a related row saved since
-            related = field.get_cached_value(row)  # type: ignore[attr-defined]
+        if value is None:  # a related row saved since it was set?
+            related = django_internals.cached_related(field, row)
             value = related.pk if related is not None else None
         return value
     return field.get_db_prep_save(getattr(row, field.attname), connection)
@@ -217,13 +218,10 @@ def _compile_update(
     numbers = [_Marker(_MARKER - index) for index in range(len(taken))]
     markers = iter(numbers)
     lookups = {name: value if isinstance(value, bool) else next(markers) for name, value in where.items()}
-    query = cast(UpdateQuery, model._default_manager.filter(**lookups).query.chain(UpdateQuery))
     assignments: dict[str, Any] = {field.name: Value(f"\x00workrail-value-{i}\x00") for i, field in enumerate(fields)}
     for (name, (build, _)), text in zip(expressions.items(), texts, strict=True):
         assignments[name] = build(Value(text))
-    query.add_update_values(assignments)
-    sql, params = query.get_compiler(connection=connection).as_sql()
-    params = list(params)
+    sql, params = django_internals.compile_update(connection, model, lookups, assignments)
     wanted = [*(f"\x00workrail-value-{i}\x00" for i in range(len(fields))), *texts, *numbers]
     slots = []
     for marker in wanted:
@@ -231,7 +229,7 @@ def _compile_update(
         if len(found) != 1:
             raise RuntimeError(f"update_where could not place a parameter of {model.__name__}'s update")
         slots.append(found[0])
-    compiled = _CompiledUpdate(str(sql), slots, params, fields)
+    compiled = _CompiledUpdate(sql, slots, params, fields)
     _compiled_updates[key] = compiled
     return compiled
 
@@ -245,12 +243,8 @@ class _Marker(int):
 
 @dataclass(frozen=True)
 class _CompiledQuery:
-    sql: str
-    params: list[Any]
-    slot: int  # where the looked-up value goes in params
-    columns: int
-    converters: list[tuple[int, list[Any], Any]]  # column, its converters, its expression
-    apply: Callable[[list[Any]], Model]
+    select: django_internals.CompiledSelect
+    slot: int  # where the looked-up value goes in the select's params
 
 
 class SelectOne[M: Model]:
@@ -269,50 +263,24 @@ class SelectOne[M: Model]:
     def get(self, value: int) -> M | None:
         connection = _connection()
         compiled = self._compiled.get((connection.vendor, connection.alias)) or self._compile()
-        params = list(compiled.params)
+        params = list(compiled.select.params)
         params[compiled.slot] = value
         with connection.cursor() as cursor:
-            cursor.execute(compiled.sql, params)
+            cursor.execute(compiled.select.sql, params)
             rows = cursor.fetchmany(2)
         if not rows:
             return None
         if len(rows) > 1:
             raise RuntimeError("SelectOne's queryset matched more than one row")
-        row = list(rows[0][: compiled.columns])
-        for index, converters, expression in compiled.converters:
-            for converter in converters:
-                row[index] = converter(row[index], expression, connection)
-        return cast(M, compiled.apply(row))
+        return cast(M, compiled.select.instance(rows[0], connection))
 
     def _compile(self) -> _CompiledQuery:
         connection = _connection()
         marker = _Marker(_MARKER)
-        queryset = self._build(marker)
-        compiler = queryset.query.get_compiler(using=queryset.db)
-        sql, params = compiler.as_sql()  # also fills compiler.select and compiler.klass_info
-        found = [index for index, param in enumerate(params) if param == marker]
+        select = django_internals.compile_select(self._build(marker))
+        found = [index for index, param in enumerate(select.params) if param == marker]
         if len(found) != 1:
             raise RuntimeError("SelectOne's queryset must use its value exactly once")
-        select, klass_info = compiler.select, compiler.klass_info
-        assert klass_info is not None
-        columns = compiler.col_count
-        expressions = [entry[0] for entry in select[:columns]]
-        converters = [
-            (index, converters, expression)
-            for index, (converters, expression) in compiler.get_converters(expressions).items()
-        ]
-        model = klass_info["model"]
-        start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
-        init_list = [entry[0].target.attname for entry in select[start:end]]
-        db, fetch_mode = queryset.db, getattr(queryset, "_fetch_mode", None)
-        populators = get_related_populators(klass_info, select, db, fetch_mode)  # type: ignore[arg-type]
-
-        def apply(row: list[Any]) -> Model:
-            obj = model.from_db(db, init_list, row[start:end], fetch_mode=fetch_mode)
-            for populator in populators:
-                populator.populate(row, obj)
-            return obj
-
-        compiled = _CompiledQuery(sql, list(params), found[0], columns, converters, apply)
+        compiled = _CompiledQuery(select, found[0])
         self._compiled[(connection.vendor, connection.alias)] = compiled
         return compiled
