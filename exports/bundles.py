@@ -13,9 +13,9 @@ from exports.bundle.export import export_bundle
 from exports.bundle.importing import ImportResult, import_bundle
 from exports.bundle.reading import read_bundle
 from exports.records import ExportVia, record_export
-from runs.execution.nodes import write
 from runs.readmodels.overview import get_session
 from runs.store import ratelimit
+from runs.store.journal import write
 
 
 def max_bundle_bytes() -> int:

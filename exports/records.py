@@ -11,10 +11,9 @@ from __future__ import annotations
 import hashlib
 from typing import Literal
 
-from runs.execution.nodes import write
 from runs.models import Session
 from runs.store import events
-from runs.store.journal import Journal
+from runs.store.journal import Journal, write
 
 ExportFormat = Literal["bundle", "markdown", "pdf"]
 ExportVia = Literal["command", "dashboard", "api"]

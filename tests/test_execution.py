@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.execution.advance import cancel_run
+from runs.execution.session_actions import cancel_run
 from runs.mcp import rendering
 from runs.models import Ack, Event, EventKind, Node, Run, RunStatus, Session
 from tests.calls import checkpoint_workflow, continue_workflow, start_workflow

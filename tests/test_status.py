@@ -36,7 +36,7 @@ def test_the_table_covers_every_status_and_canceled_is_final():
 
 @pytest.mark.django_db
 def test_the_service_cannot_move_a_canceled_run(service_catalog):
-    from runs.execution.advance import cancel_run
+    from runs.execution.session_actions import cancel_run
     from runs.models import Run
     from tests.calls import start_workflow
     from tests.execution_helpers import error_code

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.execution.output import output_digest
+from runs.execution.replay import output_digest
 from runs.models import Node
 from runs.readmodels.synthesis import synthesize
 from runs.store import events, tokens

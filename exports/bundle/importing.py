@@ -34,11 +34,10 @@ from exports.bundle.export import session_section
 from exports.bundle.ids import IdMap, declared_ids
 from exports.bundle.reading import VerifiedBundle
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.execution.nodes import write
 from runs.models import Event, EventKind, Node, Run, Session
 from runs.store import events as event_payloads
 from runs.store import staged, statements
-from runs.store.journal import Journal, lock_session_key, random_id
+from runs.store.journal import Journal, lock_session_key, random_id, write
 from runs.store.pinned import pin
 from runs.store.projections import Projector
 from runs.store.retention import delete_unused_pinned_workflows

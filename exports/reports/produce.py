@@ -18,9 +18,9 @@ from exports.reports.data import Report, build_report
 from exports.reports.limits import UNWATCHED, Checked, Refused, Stopped, Watch
 from exports.reports.paper_budget import TooMuchText
 from exports.reports.refusals import refused
-from runs.execution.nodes import write
 from runs.models import Session
 from runs.store import ratelimit
+from runs.store.journal import write
 
 logger = logging.getLogger("workrail.reports")
 

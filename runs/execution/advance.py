@@ -1,4 +1,5 @@
-"""The contract's execution use cases: start_workflow and continue_workflow.
+"""continue_workflow with an ackToken: the step acknowledged, the engine advanced, and the new node
+answered; or the step blocked, with what to fix and a fresh ackToken.
 
 Tokens are parsed and checked first; everything that writes happens in one transaction, through a
 Journal that appends events and applies them to the projections. Idempotency rests on the
@@ -9,86 +10,33 @@ and never advances twice.
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError
 
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.contract.inputs import MAX_RUN_CONTEXT_BYTES, ContinueWorkflowInput, StartWorkflowInput, json_size
-from runs.contract.preferences import CHOICES, follow_recommendation, resolve
+from runs.contract.inputs import MAX_RUN_CONTEXT_BYTES, ContinueWorkflowInput, json_size
+from runs.contract.preferences import resolve
 from runs.execution import delegations, modes, placeholders
-from runs.execution.catalog import current_catalog, find_workflow, unknown_workflow_ids
+from runs.execution.answer import OUTCOME_KIND, node_response, pending_step
 from runs.execution.drafts import draft_issues
-from runs.execution.nodes import (
-    begin_run,
-    branch_summary,
-    create_node,
-    issue_attempt,
-    journal_for_new_run,
-    load_attempt,
-    load_node,
-    load_pair,
-    node_response,
-    observe,
-    pending_step,
-    record_ack,
-    record_warnings,
-    replay,
-    set_status,
-    write,
-)
+from runs.execution.loading import load_attempt, load_pair
+from runs.execution.recording import create_node, issue_attempt, observe, record_ack, record_warnings, set_status
+from runs.execution.rehydrate import FILES_NOT_BRANCHED, rehydrate
+from runs.execution.replay import replay
 from runs.models import AckOutcome, Node, Run, RunStatus
-from runs.readmodels import recap
+from runs.readmodels.synthesis import synthesize
 from runs.store import events, ratelimit, tokens
-from runs.store.journal import Journal
+from runs.store.journal import Journal, write
 from runs.store.pinned import compiled_workflow
 from runs.store.tokens import TokenKind
 from workflows_app import engine
-from workflows_app.catalog import resolved_references
-from workflows_app.engine import expectations
 
-OUTCOME_KIND = {"advanced": "step", "complete": "complete", "blocked": "blocked"}
 RETRY = (
     "Fix what the issues say and call continue_workflow with the same stateToken and this new ackToken. "
     "The run stays where it was."
 )
-
-
-def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
-    context = with_goal(request.context or {}, request.goal)
-    catalog = current_catalog()
-    entry = find_workflow(catalog, request.workflow_id)
-    begun = engine.start(entry.compiled, context)
-    references = resolved_references(entry, settings.WORKRAIL_PROJECT_DIR)  # outside the write: stats files
-    with write() as now:
-        ratelimit.take(ratelimit.STARTS, what="new runs and sessions")
-        journal = journal_for_new_run(context, entry.compiled["name"], now)
-        effective = resolve(journal.session.preferences, mode=request.mode, preferences=request.preferences)
-        chosen = set(CHOICES) if request.mode is not None else set()
-        chosen |= set(request.preferences.as_dict()) if request.preferences is not None else set()
-        effective, notices = follow_recommendation(entry.compiled, effective, chosen)
-        notices += unread_context_warnings(entry.compiled, context)
-        notices += unknown_workflow_ids(entry.compiled, catalog)
-        run, node, attempt = begin_run(journal, entry, begun, effective)
-        delegations.spawn(journal, run, node, begun.pending)
-        observe(journal, run)
-        response = node_response(
-            journal,
-            run,
-            node,
-            attempt,
-            begun.pending,
-            [*notices, *begun.warnings],
-            kind=OUTCOME_KIND[begun.kind],
-            extra={
-                **({"references": references} if references else {}),
-                **guidance_of(entry.compiled),
-            },
-        )
-        journal.flush()
-        return response
 
 
 def continue_workflow(request: ContinueWorkflowInput) -> dict[str, Any]:
@@ -227,18 +175,6 @@ def _advance(
         return response
 
 
-FILES_NOT_BRANCHED = (
-    "Branches hold WorkRail's state and notes only: files changed in the project on another branch are "
-    "still changed, so check the working tree (git status) and undo what this branch should not build on."
-)
-
-
-def guidance_of(compiled: dict[str, Any]) -> dict[str, Any]:
-    """The workflow's rules for every step, for the answers a chat starts from (start, rehydrate)."""
-    guidance = [str(item) for item in compiled.get("metaGuidance") or [] if str(item).strip()]
-    return {"guidance": guidance} if guidance else {}
-
-
 def _new_branch_notice(node: Node, step_title: str) -> dict[str, Any]:
     """Says where an acknowledgement of an older state leaves the agent: on a new branch of its own."""
     total = node.children.count()
@@ -248,46 +184,6 @@ def _new_branch_notice(node: Node, step_title: str) -> dict[str, Any]:
         f"from that point, and the {total - 1} earlier one(s) are kept unchanged. Go on with the tokens below; "
         "the recap and notes from here on are this branch's own. " + FILES_NOT_BRANCHED,
     }
-
-
-GROUPING_KEYS = tuple(expectations.SESSION_KEYS)  # read by WorkRail itself: they name the session
-
-
-def with_goal(context: dict[str, Any], goal: str | None) -> dict[str, Any]:
-    """The start context with the task's goal under `goal`, where a workflow reading "the session goal"
-    finds it. Two different goals in one call is a mistake the agent should hear about."""
-    if goal is None:
-        return context
-    goal = goal.strip()
-    if context.get("goal") not in (None, goal):
-        raise WorkRailError(
-            ErrorCode.INVALID_INPUT,
-            "The call gives two different goals: 'goal' and 'context.goal'.",
-            "Send the task's goal once, as 'goal'.",
-            details={"pointer": "/context/goal"},
-        )
-    return {**context, "goal": goal}
-
-
-def unread_context_warnings(compiled: dict[str, Any], context: dict[str, Any]) -> list[dict[str, Any]]:
-    """A context key nothing in the workflow reads is usually a misnamed one (`change` for `changeRef`):
-    say so at once, with the names the workflow does read, instead of letting it pass unnoticed."""
-    read = expectations.names_read(compiled)
-    unread = [key for key in context if key not in read and key not in GROUPING_KEYS]
-    if not unread:
-        return []
-    hints = []
-    for key in unread:
-        close = difflib.get_close_matches(key, sorted(read), n=1, cutoff=0.5)
-        hints.append(f"'{key}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
-    known = ", ".join(sorted(read)[:20]) or "none"
-    return [
-        {
-            "code": "CONTEXT_NOT_READ",
-            "message": f"Nothing in this workflow reads context {', '.join(hints)}; it was kept, but steers nothing. "
-            f"The workflow reads: {known}. Send the value under the name the workflow uses.",
-        }
-    ]
 
 
 def _check_run_context_size(merged: dict[str, Any]) -> None:
@@ -343,67 +239,4 @@ def _blocked(
 
 def _finalize(journal: Journal, run: Run, node: Node) -> None:
     """A completed branch gets its synthesis: every note and artifact on its path, in order."""
-    from runs.readmodels.synthesis import synthesize
-
     journal.record(events.RunFinalized(run_id=run.public_id, node_id=node.public_id, synthesis=synthesize(node)))
-
-
-MAX_BRANCHES_LISTED = 10
-
-
-def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
-    """Without an ackToken: nothing advances. The pending step again, what was recorded before it,
-    and, when the node already has children, the branches that grew from it."""
-    notices = []
-    if ignored_input:
-        notices.append(
-            {
-                "code": "IGNORED_WITHOUT_ACK",
-                "message": "context, output and preferences are only used "
-                "with an ackToken; nothing was recorded. Send them again with the ackToken below.",
-            }
-        )
-    with write() as now:
-        node = load_node(node_id)
-        run = node.run
-        journal = Journal(run.session, now)
-        journal.projector.know(run, node)
-        # The newest branches only: a point rewound to a thousand times must not make a huge answer.
-        children = list(node.children.order_by("-created_at", "-pk")[:MAX_BRANCHES_LISTED])[::-1]
-        attempt = None
-        if not node.is_complete:
-            attempt = node.attempts.filter(ack__isnull=True).order_by("-created_at", "-pk").first()
-            if attempt is None:  # every ack of this node was used: mint a fresh one (it will fork)
-                attempt = issue_attempt(journal, run, node)
-        compiled = compiled_workflow(run.pinned_id)
-        pending = engine.pending_view(compiled, node.engine_state)
-        extra: dict[str, Any] = {"recap": recap.path_recap(node), "rehydrated": True, **guidance_of(compiled)}
-        if node.engine_state.get("context"):
-            extra["runContext"] = node.engine_state["context"]  # what a new chat needs besides the notes
-        if children:
-            total = len(children) if len(children) < MAX_BRANCHES_LISTED else node.children.count()
-            extra["branches"] = [branch_summary(child) for child in children]
-            extra["branchCount"] = total
-            preferred = next((c for c in children if c.pk == node.latest_child_id), children[-1])
-            extra["downstreamRecap"] = recap.downstream_recap(preferred)
-            listed = "" if total == len(children) else f" (the newest {len(children)} are listed)"
-            extra["fork"] = (
-                f"This point already has {total} branch(es){listed}. Acknowledging with the ackToken "
-                "below starts a new branch beside them; nothing on the existing branches is lost. " + FILES_NOT_BRANCHED
-            )
-        kind = "complete" if node.is_complete else "step"
-        response = node_response(journal, run, node, attempt, pending, notices, kind=kind, extra=extra)
-        journal.flush()
-        return response
-
-
-def cancel_run(run_id: str) -> None:
-    """Stops a run for good (the dashboard's cancel); its tokens then answer RUN_CANCELED."""
-    with write() as now:
-        run = Run.objects.select_related("session").filter(public_id=run_id).first()
-        if run is None:
-            raise WorkRailError(ErrorCode.NOT_FOUND, f"No run has the id '{run_id}'.", "Check the run id.")
-        journal = Journal(run.session, now)
-        journal.projector.know(run)
-        set_status(journal, run, RunStatus.CANCELED)
-        journal.flush()

@@ -19,12 +19,14 @@ from runs.contract.features import Feature
 from runs.contract.inputs import CheckpointInput, StartSessionInput
 from runs.contract.sessions import SessionResult
 from runs.execution import placeholders
+from runs.execution.answer import node_response
 from runs.execution.drafts import draft_issues
-from runs.execution.nodes import create_node, load_node, node_response, open_session, write
-from runs.execution.output import output_digest
+from runs.execution.loading import load_node
+from runs.execution.recording import create_node, open_session
+from runs.execution.replay import output_digest
 from runs.models import Checkpoint, Session, SessionKind
 from runs.store import events, ratelimit, tokens
-from runs.store.journal import Journal, lock_session_key, session_public_id, session_token_id
+from runs.store.journal import Journal, lock_session_key, session_public_id, session_token_id, write
 from runs.store.pinned import compiled_workflow
 from runs.store.tokens import TokenKind
 from workflows_app import engine

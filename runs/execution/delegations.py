@@ -16,6 +16,7 @@ from django.db.models import Max
 
 from runs.contract.errors import HeldIssue
 from runs.execution.catalog import current_catalog
+from runs.execution.recording import begin_run
 from runs.models import Node, Run, RunStatus
 from runs.store import tokens
 from runs.store.journal import Journal
@@ -28,7 +29,6 @@ MAX_CHECKPOINT_HOPS = 64  # checkpoint nodes standing on one step, walked to fin
 
 def spawn(journal: Journal, run: Run, node: Node, pending: dict[str, Any] | None) -> None:
     """Starts a run for each delegation that runs, when `node` is the first to reach a parallel step."""
-    from runs.execution.nodes import begin_run
 
     for delegation in (pending or {}).get("delegations") or []:
         if not delegation["runs"]:

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from runs.execution.catalog import current_catalog
 from runs.models import Run
 
 
@@ -24,8 +25,6 @@ def source_stat(path: Path | str) -> str:
 def drift_warnings(run: Run) -> list[dict[str, Any]]:
     if not run.source_path or source_stat(run.source_path) == run.source_stat:
         return []
-    from runs.execution.catalog import current_catalog
-
     entry = current_catalog().get(run.workflow_id)
     if entry is None:
         return [

@@ -12,12 +12,11 @@ from __future__ import annotations
 from runs.contract.dashboard import CancelResult, PreferencesChange, PreferencesChangeResult
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.preferences import mode_of, resolve
-from runs.execution.advance import cancel_run as cancel
-from runs.execution.nodes import write
+from runs.execution.recording import set_status
 from runs.models import Node, Run, RunStatus, Session
 from runs.readmodels.overview import not_found, shown_status, stall_cutoff
 from runs.store import events, ratelimit
-from runs.store.journal import Journal
+from runs.store.journal import Journal, write
 
 DASHBOARD = "dashboard"
 
@@ -87,6 +86,18 @@ def cancel_run(run_id: str) -> CancelResult:
         )
     if run.status != RunStatus.CANCELED:
         ratelimit.take(f"run:{run_id}")
-        cancel(run_id)
+        _cancel(run_id)
         run.refresh_from_db(fields=["status", "updated_at"])
     return CancelResult(run_id=run_id, status=shown_status(run.status, run.updated_at, stall_cutoff()))
+
+
+def _cancel(run_id: str) -> None:
+    """Stops a run for good (the dashboard's cancel); its tokens then answer RUN_CANCELED."""
+    with write() as now:
+        run = Run.objects.select_related("session").filter(public_id=run_id).first()
+        if run is None:
+            raise WorkRailError(ErrorCode.NOT_FOUND, f"No run has the id '{run_id}'.", "Check the run id.")
+        journal = Journal(run.session, now)
+        journal.projector.know(run)
+        set_status(journal, run, RunStatus.CANCELED)
+        journal.flush()

@@ -200,15 +200,15 @@ def _inspect_workflow(request: Any) -> dict[str, Any]:
 
 
 def _start_workflow(request: Any) -> dict[str, Any]:
-    from runs.execution import advance as execution
+    from runs.execution import start
 
-    return execution.start_workflow(request)
+    return start.start_workflow(request)
 
 
 def _continue_workflow(request: Any) -> dict[str, Any]:
-    from runs.execution import advance as execution
+    from runs.execution import advance
 
-    return execution.continue_workflow(request)
+    return advance.continue_workflow(request)
 
 
 def _checkpoint_workflow(request: Any) -> dict[str, Any]:

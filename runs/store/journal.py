@@ -8,11 +8,15 @@ inserted together at `flush`, with one update of the session row.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
+from django.utils import timezone
 
+from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Event, Session
 from runs.store import statements
 from runs.store.events import EventPayload
@@ -92,3 +96,20 @@ def session_token_id(session: Session) -> int:
 
 def session_public_id(token_id: int) -> str:
     return f"ses_{token_id:016x}"
+
+
+@contextmanager
+def write() -> Iterator[datetime]:
+    """A write transaction and its timestamp; a lock time-out becomes a retryable error, not a crash."""
+    try:
+        with transaction.atomic():
+            yield timezone.now()
+    except OperationalError as exc:
+        if "locked" not in str(exc):
+            raise
+        raise WorkRailError(
+            ErrorCode.STORE_BUSY,
+            "The WorkRail database is busy.",
+            "Retry the same call in a moment; nothing was recorded.",
+            retryable=True,
+        ) from exc

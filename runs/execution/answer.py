@@ -1,0 +1,103 @@
+"""The answer for a node: its pending step shaped by the node's preferences, the context it expects,
+the tokens to go on with, and the warnings that hold for the whole run (given once)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+from runs.contract.execution import Pending
+from runs.contract.preferences import recommendation_warnings
+from runs.execution import modes
+from runs.execution.delegations import with_runs
+from runs.execution.drift import drift_warnings
+from runs.execution.recording import once_per_run
+from runs.execution.responses import execution_response
+from runs.models import Attempt, Node, Run
+from runs.store import tokens
+from runs.store.journal import Journal
+from runs.store.pinned import compiled_workflow, steps_by_id
+from runs.store.tokens import TokenKind
+from workflows_app import engine
+
+OUTCOME_KIND = {"advanced": "step", "complete": "complete", "blocked": "blocked"}
+
+
+def pending_step(run: Run, pending: dict[str, Any] | None) -> dict[str, Any] | None:
+    return steps_by_id(run.pinned_id).get(pending["stepId"]) if pending else None
+
+
+def node_response(
+    journal: Journal,
+    run: Run,
+    node: Node,
+    attempt: Attempt | None,
+    pending: dict[str, Any] | None,
+    warnings: list[dict[str, Any]],
+    *,
+    kind: str,
+    extra: dict[str, Any] | None = None,
+    context_needed: list[dict[str, Any]] | None = None,
+    resend_context: dict[str, Any] | None = None,
+    came_from: list[int] | None = None,
+) -> dict[str, Any]:
+    """The answer for `node` as a JSON object, with its pending step shaped by the node's preferences
+    and the context it expects. Warnings that hold for the whole run are given once (once_per_run)."""
+    home = settings.WORKRAIL_HOME
+    preferences = node.preferences
+    compiled = compiled_workflow(run.pinned_id)
+    context = node.engine_state.get("context", {})
+    step = pending_step(run, pending)
+    if pending is not None and pending.get("delegations"):
+        pending = with_runs(run, node, pending)
+    shaped = modes.shape_pending(pending, step, preferences, context)
+    if shaped is not None:
+        dependency_keys = {dep["contextKey"] for dep in (step or {}).get("userDependencies", [])}
+        expected = [e for e in engine.expected_context(compiled, node.engine_state) if e["key"] not in dependency_keys]
+        if expected:
+            shaped["expectedContext"] = expected
+    steady = [*drift_warnings(run), *recommendation_warnings(compiled, preferences), *left_out_warnings(compiled)]
+    goal = context.get("goal")
+    if isinstance(goal, str) and goal.strip() and shaped is not None:
+        extra = {**(extra or {}), "goal": goal}  # the task in the user's words, with every step
+    response = execution_response(
+        kind=kind,
+        run=run,
+        state_token=tokens.mint(home, TokenKind.STATE, node.public_id),
+        ack_token=tokens.mint(home, TokenKind.ACK, attempt.public_id) if attempt is not None else None,
+        pending=Pending.model_validate(shaped) if shaped is not None else None,
+        completed_steps=node.engine_state.get("completedSteps", 0),
+        step_count=engine.step_count(compiled),
+        outline=(list(node.engine_state.get("cursor", {}).get("position") or []), engine.outline_length(compiled)),
+        came_from=came_from,
+        warnings=[*warnings, *once_per_run(journal, run, node, steady)],
+        preferences=preferences,
+        extra=extra,
+        context_needed=context_needed,
+        resend_context=resend_context,
+        compiled=compiled,
+    )
+    return response.dump()
+
+
+def left_out_warnings(compiled: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the loader had to leave out of the workflow (a reference this build cannot resolve that does
+    not change the control flow): said once per run, so the agent knows the prompts lack it."""
+    left = compiled.get("leftOut") or []
+    if not left:
+        return []
+    names = "; ".join(f"{item['kind']} '{item['name']}' at {item['pointer']}" for item in left)
+    return [
+        {
+            "code": "REFERENCES_LEFT_OUT",
+            "message": f"This workflow names things this WorkRail does not provide, and runs without them: {names}. "
+            "Its prompts may mention them; do what the step asks with what you have.",
+        }
+    ]
+
+
+def guidance_of(compiled: dict[str, Any]) -> dict[str, Any]:
+    """The workflow's rules for every step, for the answers a chat starts from (start, rehydrate)."""
+    guidance = [str(item) for item in compiled.get("metaGuidance") or [] if str(item).strip()]
+    return {"guidance": guidance} if guidance else {}

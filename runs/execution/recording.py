@@ -1,0 +1,237 @@
+"""Recording what a use case did, through the session's journal: sessions and runs begun, nodes and
+attempts created, acks, warnings, status changes and where in git the work happened."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+
+from runs.execution.drift import source_stat
+from runs.execution.observe import git_observation
+from runs.execution.replay import output_digest
+from runs.models import AckOutcome, Attempt, Node, Observation, Run, RunStatus, Session
+from runs.store import events
+from runs.store.journal import Journal, lock_session_key, new_session, random_id
+from runs.store.pinned import pin
+from runs.store.status import transition as status_transition
+from workflows_app.catalog import WorkflowEntry
+from workflows_app.engine import Transition
+
+
+def session_key_of(context: dict[str, Any]) -> str | None:
+    if context.get("sessionKey") not in (None, ""):
+        return str(context["sessionKey"])
+    if context.get("ticketId") not in (None, ""):
+        return f"ticket:{context['ticketId']}"
+    return None
+
+
+def session_title(context: dict[str, Any], workflow_name: str) -> str:
+    """The task's own words when the agent gave its goal; else the ticket or key that groups the work;
+    else the workflow's name."""
+    for key in ("goal", "ticketId", "sessionKey"):
+        value = context.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
+            return " ".join(str(value).split())
+    return workflow_name
+
+
+def journal_for_new_run(context: dict[str, Any], title: str, now: datetime) -> Journal:
+    """A journal on the session a new run joins (by sessionKey or ticketId), or on a new session whose
+    preference baseline is a copy of today's global defaults."""
+    key = session_key_of(context)
+    if key is not None:
+        lock_session_key(key)  # until commit: a concurrent start with the same key waits, then joins
+    existing = Session.objects.filter(session_key=key).first() if key is not None else None
+    if existing is not None:
+        return Journal(existing, now)
+    return open_session(key, session_title(context, title), [], now, kind="workflow")
+
+
+def open_session(key: str | None, title: str, tags: list[str], now: datetime, *, kind: str) -> Journal:
+    session = new_session(now)
+    journal = Journal(session, now)
+    journal.record(
+        events.SessionCreated(
+            session_id=session.public_id,
+            session_key=key,
+            title=title[:200],
+            session_kind=kind,
+            tags=tags,
+            preferences=dict(settings.WORKRAIL_DEFAULT_PREFERENCES),
+        )
+    )
+    return journal
+
+
+def create_node(
+    journal: Journal,
+    run: Run,
+    parent: Node | None,
+    result: Transition,
+    *,
+    notes_recorded: bool,
+    preferences: dict[str, str],
+) -> tuple[Node, Attempt | None]:
+    node_id = random_id()
+    pending = result.pending
+    journal.record(
+        events.NodeCreated(
+            run_id=run.public_id,
+            node_id=node_id,
+            parent_node_id=parent.public_id if parent else None,
+            depth=parent.depth + 1 if parent else 0,
+            notes_on_path=(parent.notes_on_path if parent else 0) + (1 if notes_recorded else 0),
+            engine_state=result.state,
+            preferences=preferences,
+            pending_step_id=pending["stepId"] if pending else None,
+            is_complete=pending is None,
+        )
+    )
+    node = journal.projector.node(node_id)
+    previous = parent.preferences if parent is not None else run.session.preferences
+    if preferences != previous:
+        journal.record(
+            events.PreferencesChanged(run_id=run.public_id, node_id=node_id, preferences=preferences, previous=previous)
+        )
+    attempt = issue_attempt(journal, run, node) if pending is not None else None
+    return node, attempt
+
+
+def begin_run(
+    journal: Journal,
+    entry: WorkflowEntry,
+    begun: Transition,
+    preferences: dict[str, str],
+    *,
+    handed_out_by: tuple[Run, Node, int] | None = None,
+) -> tuple[Run, Node, Attempt | None]:
+    """A new run of `entry` in the journal's session: the workflow pinned, `run_started`, the root node
+    for the engine's start transition `begun`, its warnings and, when it starts complete, its status.
+    `handed_out_by` is (parent run, node, delegation index) for a delegation of a parallel step."""
+    pin(entry.workflow_hash, entry.id, entry.compiled, journal.now)
+    run_id = "run_" + f"{random_id():016x}"
+    parent_run, parent_node, index = handed_out_by if handed_out_by is not None else (None, None, None)
+    journal.record(
+        events.RunStarted(
+            run_id=run_id,
+            workflow_id=entry.id,
+            workflow_name=entry.compiled["name"],
+            workflow_hash=entry.workflow_hash,
+            source_path=str(entry.path),
+            source_stat=source_stat(entry.path),
+            parent_run_id=parent_run.public_id if parent_run else None,
+            parent_node_id=parent_node.public_id if parent_node else None,
+            delegation_index=index,
+        )
+    )
+    run = journal.projector.run(run_id)
+    node, attempt = create_node(journal, run, None, begun, notes_recorded=False, preferences=preferences)
+    record_warnings(journal, run, node, begun.warnings)
+    if begun.kind == "complete":
+        set_status(journal, run, RunStatus.COMPLETE)
+    return run, node, attempt
+
+
+def issue_attempt(journal: Journal, run: Run, node: Node) -> Attempt:
+    attempt_id = random_id()
+    journal.record(events.AttemptIssued(run_id=run.public_id, node_id=node.public_id, attempt_id=attempt_id))
+    return journal.projector.attempt(attempt_id)
+
+
+def record_ack(
+    journal: Journal,
+    run: Run,
+    attempt: Attempt,
+    child: Node | None,
+    outcome: AckOutcome,
+    output: dict[str, Any],
+    response: dict[str, Any],
+) -> None:
+    journal.record(
+        events.StepAcked(
+            run_id=run.public_id,
+            node_id=attempt.node.public_id,
+            attempt_id=attempt.public_id,
+            child_node_id=child.public_id if child else None,
+            outcome=outcome.value,
+            output_digest=output_digest(output),
+            response=json.dumps(response, ensure_ascii=False),
+        )
+    )
+
+
+def record_warnings(journal: Journal, run: Run, node: Node, warnings: list[dict[str, Any]]) -> None:
+    for warning in warnings:
+        journal.record(
+            events.WarningRecorded(
+                run_id=run.public_id, node_id=node.public_id, code=warning["code"], message=warning["message"]
+            )
+        )
+
+
+def once_per_run(journal: Journal, run: Run, node: Node, warnings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The warnings of `warnings` this run has not been given yet, recorded as given. For warnings that
+    would otherwise repeat on every answer (a mode above the workflow's recommendation, a changed
+    workflow file): once said, they are history, not news. A different message is a new warning."""
+    fresh = []
+    given = set(run.announced)
+    for warning in warnings:
+        key = warning["code"] + ":" + hashlib.sha256(warning["message"].encode()).hexdigest()[:16]
+        if key in given:
+            continue
+        given.add(key)
+        journal.record(
+            events.WarningRecorded(
+                run_id=run.public_id,
+                node_id=node.public_id,
+                code=warning["code"],
+                message=warning["message"],
+                once_key=key,
+            )
+        )
+        fresh.append(warning)
+    return fresh
+
+
+def set_status(journal: Journal, run: Run, target: RunStatus) -> None:
+    new = status_transition(run.status, target)
+    if new is None:
+        return
+    change = events.RunCompleted if new == RunStatus.COMPLETE else events.RunStatusChanged
+    journal.record(change(run_id=run.public_id, from_status=run.status, to=new.value))
+
+
+_last_observed: dict[str, tuple[str, str, str]] = {}
+
+
+def observe(journal: Journal, run: Run) -> None:
+    """Records the git branch and HEAD when the run starts and whenever they changed since."""
+    seen = git_observation(settings.WORKRAIL_PROJECT_DIR)
+    if seen is None:
+        return
+    current = (seen["gitBranch"], seen["gitHeadSha"], seen["workspacePath"])
+    if run.public_id not in _last_observed:
+        last = (
+            Observation.objects.filter(run=run)
+            .order_by("-pk")
+            .values_list("git_branch", "git_head_sha", "workspace_path")
+            .first()
+        )
+        if last is not None:
+            _last_observed[run.public_id] = last
+    if _last_observed.get(run.public_id) == current:
+        return
+    journal.record(
+        events.ObservationRecorded(
+            run_id=run.public_id,
+            git_branch=seen["gitBranch"],
+            git_head_sha=seen["gitHeadSha"],
+            workspace_path=seen["workspacePath"],
+        )
+    )
+    _last_observed[run.public_id] = current

@@ -1,0 +1,92 @@
+"""continue_workflow without an ackToken: nothing advances. The pending step again, the recap of what
+was recorded before it, and the branches that already grew from that point."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+from runs.execution.answer import guidance_of, node_response
+from runs.execution.loading import load_node
+from runs.execution.recording import issue_attempt
+from runs.models import Node
+from runs.readmodels import recap
+from runs.readmodels.recap import branch_tip
+from runs.store import tokens
+from runs.store.journal import Journal, write
+from runs.store.pinned import compiled_workflow
+from runs.store.tokens import TokenKind
+from workflows_app import engine
+
+FILES_NOT_BRANCHED = (
+    "Branches hold WorkRail's state and notes only: files changed in the project on another branch are "
+    "still changed, so check the working tree (git status) and undo what this branch should not build on."
+)
+
+MAX_BRANCHES_LISTED = 10
+
+
+def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
+    """Without an ackToken: nothing advances. The pending step again, what was recorded before it,
+    and, when the node already has children, the branches that grew from it."""
+    notices = []
+    if ignored_input:
+        notices.append(
+            {
+                "code": "IGNORED_WITHOUT_ACK",
+                "message": "context, output and preferences are only used "
+                "with an ackToken; nothing was recorded. Send them again with the ackToken below.",
+            }
+        )
+    with write() as now:
+        node = load_node(node_id)
+        run = node.run
+        journal = Journal(run.session, now)
+        journal.projector.know(run, node)
+        # The newest branches only: a point rewound to a thousand times must not make a huge answer.
+        children = list(node.children.order_by("-created_at", "-pk")[:MAX_BRANCHES_LISTED])[::-1]
+        attempt = None
+        if not node.is_complete:
+            attempt = node.attempts.filter(ack__isnull=True).order_by("-created_at", "-pk").first()
+            if attempt is None:  # every ack of this node was used: mint a fresh one (it will fork)
+                attempt = issue_attempt(journal, run, node)
+        compiled = compiled_workflow(run.pinned_id)
+        pending = engine.pending_view(compiled, node.engine_state)
+        extra: dict[str, Any] = {"recap": recap.path_recap(node), "rehydrated": True, **guidance_of(compiled)}
+        if node.engine_state.get("context"):
+            extra["runContext"] = node.engine_state["context"]  # what a new chat needs besides the notes
+        if children:
+            total = len(children) if len(children) < MAX_BRANCHES_LISTED else node.children.count()
+            extra["branches"] = [branch_summary(child) for child in children]
+            extra["branchCount"] = total
+            preferred = next((c for c in children if c.pk == node.latest_child_id), children[-1])
+            extra["downstreamRecap"] = recap.downstream_recap(preferred)
+            listed = "" if total == len(children) else f" (the newest {len(children)} are listed)"
+            extra["fork"] = (
+                f"This point already has {total} branch(es){listed}. Acknowledging with the ackToken "
+                "below starts a new branch beside them; nothing on the existing branches is lost. " + FILES_NOT_BRANCHED
+            )
+        kind = "complete" if node.is_complete else "step"
+        response = node_response(journal, run, node, attempt, pending, notices, kind=kind, extra=extra)
+        journal.flush()
+        return response
+
+
+def branch_summary(child: Node) -> dict[str, Any]:
+    tip = branch_tip(child)
+    output = child.incoming_outputs.first()
+    checkpoint = None if output else child.checkpoints_made.first()
+    notes = output.notes_markdown if output else (checkpoint.notes_markdown if checkpoint else "")
+    return {
+        "stateToken": tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child.public_id),
+        "completedStepId": output.step_id if output else None,
+        "via": "step" if output else "checkpoint",
+        "notesPreview": notes[:280] + ("…" if len(notes) > 280 else ""),
+        "createdAt": child.created_at.isoformat(),
+        "isComplete": child.is_complete,
+        "pendingStepId": child.pending_step_id or None,
+        "tipStateToken": tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, tip.public_id),
+        "tipPendingStepId": tip.pending_step_id or None,
+        "tipIsComplete": tip.is_complete,
+    }

@@ -1,0 +1,97 @@
+"""start_workflow: a new run of a workflow, pinned to its hash, in a new session or in the one its
+sessionKey or ticketId names."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from django.conf import settings
+
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.contract.inputs import StartWorkflowInput
+from runs.contract.preferences import CHOICES, follow_recommendation, resolve
+from runs.execution import delegations
+from runs.execution.answer import OUTCOME_KIND, guidance_of, node_response
+from runs.execution.catalog import current_catalog, find_workflow, unknown_workflow_ids
+from runs.execution.recording import begin_run, journal_for_new_run, observe
+from runs.store import ratelimit
+from runs.store.journal import write
+from workflows_app import engine
+from workflows_app.catalog import resolved_references
+from workflows_app.engine import expectations
+
+
+def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
+    context = with_goal(request.context or {}, request.goal)
+    catalog = current_catalog()
+    entry = find_workflow(catalog, request.workflow_id)
+    begun = engine.start(entry.compiled, context)
+    references = resolved_references(entry, settings.WORKRAIL_PROJECT_DIR)  # outside the write: stats files
+    with write() as now:
+        ratelimit.take(ratelimit.STARTS, what="new runs and sessions")
+        journal = journal_for_new_run(context, entry.compiled["name"], now)
+        effective = resolve(journal.session.preferences, mode=request.mode, preferences=request.preferences)
+        chosen = set(CHOICES) if request.mode is not None else set()
+        chosen |= set(request.preferences.as_dict()) if request.preferences is not None else set()
+        effective, notices = follow_recommendation(entry.compiled, effective, chosen)
+        notices += unread_context_warnings(entry.compiled, context)
+        notices += unknown_workflow_ids(entry.compiled, catalog)
+        run, node, attempt = begin_run(journal, entry, begun, effective)
+        delegations.spawn(journal, run, node, begun.pending)
+        observe(journal, run)
+        response = node_response(
+            journal,
+            run,
+            node,
+            attempt,
+            begun.pending,
+            [*notices, *begun.warnings],
+            kind=OUTCOME_KIND[begun.kind],
+            extra={
+                **({"references": references} if references else {}),
+                **guidance_of(entry.compiled),
+            },
+        )
+        journal.flush()
+        return response
+
+
+GROUPING_KEYS = tuple(expectations.SESSION_KEYS)  # read by WorkRail itself: they name the session
+
+
+def with_goal(context: dict[str, Any], goal: str | None) -> dict[str, Any]:
+    """The start context with the task's goal under `goal`, where a workflow reading "the session goal"
+    finds it. Two different goals in one call is a mistake the agent should hear about."""
+    if goal is None:
+        return context
+    goal = goal.strip()
+    if context.get("goal") not in (None, goal):
+        raise WorkRailError(
+            ErrorCode.INVALID_INPUT,
+            "The call gives two different goals: 'goal' and 'context.goal'.",
+            "Send the task's goal once, as 'goal'.",
+            details={"pointer": "/context/goal"},
+        )
+    return {**context, "goal": goal}
+
+
+def unread_context_warnings(compiled: dict[str, Any], context: dict[str, Any]) -> list[dict[str, Any]]:
+    """A context key nothing in the workflow reads is usually a misnamed one (`change` for `changeRef`):
+    say so at once, with the names the workflow does read, instead of letting it pass unnoticed."""
+    read = expectations.names_read(compiled)
+    unread = [key for key in context if key not in read and key not in GROUPING_KEYS]
+    if not unread:
+        return []
+    hints = []
+    for key in unread:
+        close = difflib.get_close_matches(key, sorted(read), n=1, cutoff=0.5)
+        hints.append(f"'{key}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
+    known = ", ".join(sorted(read)[:20]) or "none"
+    return [
+        {
+            "code": "CONTEXT_NOT_READ",
+            "message": f"Nothing in this workflow reads context {', '.join(hints)}; it was kept, but steers nothing. "
+            f"The workflow reads: {known}. Send the value under the name the workflow uses.",
+        }
+    ]
