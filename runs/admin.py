@@ -4,7 +4,8 @@ Everything in `runs` is either the append-only event log or a projection rebuilt
 (runs/models.py), so an edit made here would make the database disagree with its own history: every
 model is registered read-only (view permission only, no actions). The pages are for reading: rows
 name workflows, steps, runs and sessions by their public ids, foreign keys are links, and the big
-JSON documents are pretty-printed.
+JSON documents are pretty-printed. API tokens are not part of the log: they are shown read-only too
+(never their digests), with one action, revoking, which records the time and keeps the row.
 
 Titles, notes and artifacts are written by agents and may contain HTML: every helper below builds
 markup with `format_html`, which escapes what it is given, and nothing is marked safe by hand.
@@ -13,11 +14,13 @@ markup with `format_html`, which escapes what it is given, and nothing is marked
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.utils import quote
 from django.db import models
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
@@ -26,6 +29,7 @@ from django.utils.text import Truncator
 
 from runs.models import (
     Ack,
+    ApiToken,
     Attempt,
     Checkpoint,
     Event,
@@ -40,6 +44,7 @@ from runs.models import (
     Session,
     ToolCall,
 )
+from runs.store import api_tokens
 
 admin.site.site_header = "WorkRail admin"
 admin.site.site_title = "WorkRail admin"
@@ -107,7 +112,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
     add, change or delete here would diverge from the history. Without change permission Django
     renders every field read-only, with foreign keys as links to the related object's page."""
 
-    actions = None  # no "delete selected", and no checkbox column
+    actions: Sequence[Any] | None = None  # no "delete selected", and no checkbox column
     list_per_page = 50
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -516,3 +521,35 @@ class ToolCallAdmin(ReadOnlyAdmin):
     date_hierarchy = "started_at"
     ordering = ("-started_at",)
     show_full_result_count = False
+
+
+# --- Access ---------------------------------------------------------------------------------------
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(ReadOnlyAdmin):
+    """The HTTP API's tokens: names and times, never the digest (nothing here can set one: tokens are
+    made by `manage.py create_api_token`, which prints the token once)."""
+
+    list_display = ("name", "state", "created_at", "last_used_at", "revoked_at")
+    list_filter = (("revoked_at", admin.EmptyFieldListFilter),)
+    search_fields = ("name",)
+    ordering = ("-created_at",)
+    fields = ("name", "state", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = ("state",)
+    actions = ["revoke_selected"]
+
+    @admin.display(description="state")
+    def state(self, obj: ApiToken) -> str:
+        return "revoked" if obj.revoked_at is not None else "live"
+
+    def has_revoke_permission(self, request: HttpRequest) -> bool:
+        # Revoking changes a token: the change permission (a superuser has it) without the change form.
+        return bool(request.user.has_perm("runs.change_apitoken"))
+
+    @admin.action(description="Revoke selected tokens", permissions=["revoke"])
+    def revoke_selected(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
+        revoked = api_tokens.revoke_all(queryset)
+        already = queryset.count() - revoked
+        note = f" ({already} were revoked already)" if already else ""
+        self.message_user(request, f"Revoked {revoked} API token(s){note}.", messages.SUCCESS)

@@ -372,3 +372,27 @@ class RateBucket(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key}: {self.tokens:.1f}"
+
+
+class ApiToken(models.Model):
+    """A local token for the HTTP API (runs/store/api_tokens.py). Only the SHA-256 digest of the token
+    is kept: the token itself is printed once by `manage.py create_api_token` and nowhere stored. A
+    revoked token keeps its row (who had access, and until when); its name may be given to a new one.
+    Not part of the event log."""
+
+    name = models.CharField(max_length=64)
+    digest = models.CharField(max_length=64, unique=True)  # hex SHA-256 of the token
+    created_at = models.DateTimeField()
+    last_used_at = models.DateTimeField(null=True, blank=True)  # to the minute: not a write per request
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # One live token per name; revoked ones keep theirs for the record.
+            models.UniqueConstraint(
+                fields=["name"], condition=models.Q(revoked_at__isnull=True), name="apitoken_live_name_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name

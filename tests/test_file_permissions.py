@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from runs.store import api_tokens, token_keys
+from runs.store import token_keys
 from tests.helpers import run_manage
 from workrail_site import storage
 
@@ -62,8 +62,7 @@ def test_a_fresh_home_is_private_and_so_are_the_database_and_its_wal_files(tmp_p
         assert mode(home / "secret_key") == 0o600
         created = run_manage(tmp_path, "create_api_token", "--name", "perm")
         assert created.returncode == 0, created.stderr
-        assert mode(home / "api_tokens.json") == 0o600
-        assert mode(home / ".api_tokens.json.lock") == 0o600
+        assert not (home / "api_tokens.json").exists()  # API tokens live in the database
 
 
 def test_a_looser_home_and_store_files_are_tightened_with_a_warning(tmp_path):
@@ -86,7 +85,7 @@ def test_a_looser_home_and_store_files_are_tightened_with_a_warning(tmp_path):
     (home / "workrail.sqlite3-shm").write_text("")
     (home / "secret_key").write_text("s" * 44)
     token_keys.signing_keys(home)
-    api_tokens.create("old", home=home)
+    (home / "api_tokens.json").write_text('{"version": 1, "tokens": []}\n')  # left by an older version
     for path, loose_mode in loose.items():
         path.chmod(loose_mode)
     home.chmod(0o755)
@@ -194,10 +193,7 @@ def test_a_filesystem_root_or_a_parent_of_the_users_home_is_not_workrails(tmp_pa
 def test_files_written_later_are_private_under_an_open_umask(tmp_path):
     with umask(0):
         token_keys.signing_keys(tmp_path)
-        api_tokens.create("perm", home=tmp_path)
     assert mode(tmp_path / token_keys.KEYS_FILE) == 0o600
-    assert mode(tmp_path / api_tokens.FILE_NAME) == 0o600
-    assert mode(tmp_path / f".{api_tokens.FILE_NAME}.lock") == 0o600
 
 
 def test_a_symlinked_store_file_is_left_alone(tmp_path):

@@ -1,10 +1,11 @@
 """The WORKRAIL_HOME directory and the files kept in it, all owner-only.
 
 Every file WorkRail writes under its home is created 0600 (the SQLite database, and SQLite then
-gives its -wal, -shm and -journal files the mode of the database file; secret_key, token_keys.json,
-api_tokens.json and its lock file) and the home is created 0700, whatever the umask. At each start a
-looser mode left by an older version or by hand is tightened, with one plain line on stderr saying
-what it was and what it is now (settings load before logging is configured, so it is a print).
+gives its -wal, -shm and -journal files the mode of the database file; secret_key, token_keys.json;
+api_tokens.json and its lock file, which older versions wrote and which are still tightened though no
+longer read) and the home is created 0700, whatever the umask. At each start a looser mode left by an
+older version or by hand is tightened, with one plain line on stderr saying what it was and what it
+is now (settings load before logging is configured, so it is a print).
 
 Which directories are tightened: only WorkRail's own. The home is WorkRail's when it is the default
 (~/.workrail), when WorkRail creates it, or when it is empty or already holds a WorkRail file

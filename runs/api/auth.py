@@ -31,11 +31,11 @@ class ApiToken(HttpBearer):
     """`Authorization: Bearer <token>` with a token made by `manage.py create_api_token`."""
 
     def authenticate(self, request: HttpRequest, token: str) -> str | None:
-        name = api_tokens.verify(token.strip())
-        if name is None:
+        stored = api_tokens.use(token.strip())
+        if stored is None or stored.revoked_at is not None:
             # A token was sent and is wrong: say so, rather than falling back to the login session.
-            raise unauthenticated(request)
-        return f"token:{name}"
+            raise unauthenticated(request, revoked=stored is not None)
+        return f"token:{stored.name}"
 
 
 class StaffSession(APIKeyCookie):

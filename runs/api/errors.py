@@ -65,6 +65,10 @@ UNAUTHENTICATED_FIX = (
     "Send 'Authorization: Bearer <token>' with a token from `manage.py create_api_token`, or log in at /admin/ "
     "as a staff user (docs/api.md)."
 )
+REVOKED_FIX = (
+    "Ask for a new token (`manage.py create_api_token`) and send it as 'Authorization: Bearer <token>', or log "
+    "in at /admin/ as a staff user (docs/api.md)."
+)
 
 
 def error_statuses(*statuses: int) -> list[int]:
@@ -105,19 +109,23 @@ def error_response(error: WorkRailError, status: int | None = None) -> HttpRespo
     return response
 
 
-def unauthenticated(request: HttpRequest) -> WorkRailError:
-    """Why this request is not authenticated, as precisely as can be told without revealing anything."""
+def unauthenticated(request: HttpRequest, *, revoked: bool = False) -> WorkRailError:
+    """Why this request is not authenticated, as precisely as can be told without revealing anything.
+    `revoked`: the Bearer token was one of ours, revoked since (only its holder learns that)."""
     header = request.headers.get("Authorization")
     user = getattr(request, "user", None)
+    fix = UNAUTHENTICATED_FIX
     if header and not header.lower().startswith("bearer "):
         message = "The Authorization header is not a Bearer token."
+    elif header and revoked:
+        message, fix = "The API token is not valid: it was revoked.", REVOKED_FIX
     elif header:
-        message = "The API token is not valid: it was revoked, mistyped, or belongs to another WORKRAIL_HOME."
+        message = "The API token is not valid: it was revoked, mistyped, or belongs to another WorkRail store."
     elif user is not None and user.is_authenticated:
         message = "The logged-in user is not staff (or not active); the API is for staff users and API tokens."
     else:
         message = "This endpoint needs an API token or a staff login session."
-    return WorkRailError(ErrorCode.UNAUTHENTICATED, message, UNAUTHENTICATED_FIX)
+    return WorkRailError(ErrorCode.UNAUTHENTICATED, message, fix)
 
 
 def invalid_input(errors: list[dict[str, Any]]) -> WorkRailError:

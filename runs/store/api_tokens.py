@@ -1,216 +1,181 @@
-"""Local API tokens for the HTTP API (/api/v1/): `manage.py create_api_token` makes one.
+"""Local API tokens for the HTTP API (/api/v1/), kept in the database (runs.models.ApiToken) so that
+every machine on a shared store accepts them, and the admin can show and revoke them.
 
-Only the SHA-256 digest of each token is kept, with its name and creation time, in
-`$WORKRAIL_HOME/api_tokens.json` (mode 0600, replaced atomically). Verification compares digests
-with hmac.compare_digest, and re-reads the file whenever it changes on disk, so a token created or
-revoked while the dashboard runs takes effect at its next request.
+Only the hex SHA-256 digest of a token is kept; the token is returned once by `create`. A token is
+found by its digest (an indexed lookup: the digest of a guess tells nothing about the digest of the
+real token, so the lookup's timing leaks nothing worth having). Revoking records the time and keeps
+the row. `$WORKRAIL_HOME/api_tokens.json`, where older versions kept the digests, is imported once by
+migration 0011 and no longer read.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
-import hmac
-import json
-import logging
-import os
 import re
 import secrets
-import tempfile
-import threading
-from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
+from datetime import datetime, timedelta
 
-from django.conf import settings
+from django.db import DatabaseError, IntegrityError, transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
 
-from workrail_site.storage import ensure_home
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.models import ApiToken
 
-FILE_NAME = "api_tokens.json"
-FORMAT_VERSION = 1
 TOKEN_BYTES = 32
 MAX_TOKEN_CHARS = 200  # anything longer is not one of ours; no need to hash it
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 NAME_RULE = "1-64 characters: letters, digits, '.', '_' or '-', starting with a letter or digit"
-
-logger = logging.getLogger("workrail.api")
-
-
-class TokenStoreError(Exception):
-    """The token file cannot be used, or a command cannot be done (the message says why and what to do)."""
-
-
-@dataclass(frozen=True)
-class StoredToken:
-    name: str
-    digest: str  # hex SHA-256 of the token
-    created_at: str  # ISO 8601, UTC
-
-    def as_dict(self) -> dict[str, str]:
-        return {"name": self.name, "sha256": self.digest, "createdAt": self.created_at}
-
-
-def tokens_path(home: Path | None = None) -> Path:
-    return Path(home if home is not None else settings.WORKRAIL_HOME) / FILE_NAME
+# `last_used_at` is written at most this often per token: a read request need not be a write.
+LAST_USED_EVERY = timedelta(minutes=1)
+CREATE_ATTEMPTS = 5  # default names taken by concurrent creators, before giving up
 
 
 def digest_of(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-# --- reading -----------------------------------------------------------------------------------------
+def live() -> QuerySet[ApiToken]:
+    return ApiToken.objects.filter(revoked_at__isnull=True)
 
 
-def _parse(text: str, path: Path) -> list[StoredToken]:
-    try:
-        data = json.loads(text)
-        entries = data["tokens"]
-        if not isinstance(entries, list):
-            raise TypeError("'tokens' is not a list")
-        return [
-            StoredToken(name=str(e["name"]), digest=str(e["sha256"]), created_at=str(e["createdAt"])) for e in entries
-        ]
-    except (ValueError, TypeError, KeyError) as exc:
-        raise TokenStoreError(
-            f"{path} is not a valid API token file ({exc}). Move it aside and create new tokens with "
-            "`manage.py create_api_token`."
-        ) from None
+def listing() -> list[ApiToken]:
+    """Every token, live and revoked, oldest first (the rows hold digests: show names and times only)."""
+    return list(ApiToken.objects.order_by("created_at", "pk"))
 
 
-def read_tokens(path: Path | None = None) -> list[StoredToken]:
-    """The stored tokens ([] when the file does not exist); TokenStoreError when it is unreadable."""
-    path = path or tokens_path()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise TokenStoreError(f"{path} cannot be read: {exc.strerror or exc}.") from None
-    return _parse(text, path)
+# --- verifying -----------------------------------------------------------------------------------
 
 
-class _Cache:
-    """The parsed token file, kept until the file changes (its mtime, size or inode)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.path: Path | None = None
-        self.stamp: tuple[int, int, int] | None = None
-        self.tokens: list[StoredToken] = []
-
-
-_cache = _Cache()
-
-
-def _current_tokens(path: Path) -> list[StoredToken]:
-    try:
-        info = path.stat()
-        stamp: tuple[int, int, int] | None = (info.st_mtime_ns, info.st_size, info.st_ino)
-    except OSError as exc:  # no file (yet), or one that cannot be read: no tokens
-        stamp = None
-        if not isinstance(exc, FileNotFoundError):
-            logger.warning("API tokens unavailable: %s cannot be read: %s", path, exc.strerror or exc)
-    with _cache.lock:
-        if _cache.path == path and _cache.stamp == stamp:
-            return _cache.tokens
-        try:
-            tokens = read_tokens(path) if stamp is not None else []
-        except TokenStoreError as exc:
-            logger.warning("API tokens unavailable: %s", exc)
-            tokens = []
-        _cache.path, _cache.stamp, _cache.tokens = path, stamp, tokens
-        return tokens
-
-
-def verify(token: str, *, home: Path | None = None) -> str | None:
-    """The name of the stored token `token` is, or None. Every stored digest is compared, in constant
-    time, so the answer takes as long whichever token (if any) matches."""
+def use(token: str, *, now: datetime | None = None) -> ApiToken | None:
+    """The stored token `token` is, live or revoked, or None. A live one is marked used (at most once
+    every LAST_USED_EVERY, and never at the cost of the request)."""
     if not token or len(token) > MAX_TOKEN_CHARS:
         return None
-    presented = digest_of(token)
-    found: str | None = None
-    for stored in _current_tokens(tokens_path(home)):
-        if hmac.compare_digest(presented, stored.digest) and found is None:
-            found = stored.name
-    return found
+    stored = ApiToken.objects.filter(digest=digest_of(token)).first()
+    if stored is not None and stored.revoked_at is None:
+        _mark_used(stored, now or timezone.now())
+    return stored
 
 
-# --- writing -----------------------------------------------------------------------------------------
+def verify(token: str) -> str | None:
+    """The name of the live token `token` is, or None (unknown or revoked)."""
+    stored = use(token)
+    return stored.name if stored is not None and stored.revoked_at is None else None
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """One writer at a time (two `create_api_token` at once must not lose a token)."""
-    ensure_home(path.parent)
-    descriptor = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+def _mark_used(stored: ApiToken, now: datetime) -> None:
+    if stored.last_used_at is not None and now - stored.last_used_at < LAST_USED_EVERY:
+        return
+    stale = Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_EVERY)
     try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(descriptor)  # closing releases the lock
+        # In a transaction so that on SQLite it queues with the other writes; the condition makes
+        # concurrent requests write once between them.
+        with transaction.atomic():
+            ApiToken.objects.filter(stale, pk=stored.pk).update(last_used_at=now)
+    except DatabaseError:  # a busy store: the next request will try again
+        return
+    stored.last_used_at = now
 
 
-def _write(path: Path, tokens: list[StoredToken]) -> None:
-    """Writes the file atomically: a private (0600) temporary file in the same directory, renamed over it."""
-    body = {"version": FORMAT_VERSION, "tokens": [t.as_dict() for t in tokens]}
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")  # mkstemp uses mode 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(body, handle, indent=2)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, 0o600)
-        os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
-        raise
+# --- creating and revoking -----------------------------------------------------------------------
 
 
 def check_name(name: str) -> str:
     if not NAME_PATTERN.match(name):
-        raise TokenStoreError(f"'{name[:80]}' is not a valid token name: use {NAME_RULE}.")
+        raise WorkRailError(
+            ErrorCode.INVALID_INPUT,
+            f"'{name[:80]}' is not a valid token name.",
+            f"Use {NAME_RULE}.",
+            details={"name": name[:80]},
+        )
     return name
 
 
-def create(name: str | None = None, *, home: Path | None = None, now: datetime | None = None) -> tuple[str, str]:
+def _default_name() -> str:
+    """token-<n>, n past the tokens made so far; never a name a token (even a revoked one) has had."""
+    taken = set(ApiToken.objects.values_list("name", flat=True))
+    number = len(taken) + 1
+    while f"token-{number}" in taken:
+        number += 1
+    return f"token-{number}"
+
+
+def create(name: str | None = None, *, now: datetime | None = None) -> tuple[str, str]:
     """Creates a token and stores its digest; returns (name, token). The token is not kept anywhere."""
-    path = tokens_path(home)
-    with _locked(path):
-        tokens = read_tokens(path)
-        taken = {t.name for t in tokens}
-        if name is None:
-            number = len(tokens) + 1
-            while f"token-{number}" in taken:
-                number += 1
-            name = f"token-{number}"
+    if name is not None:
         check_name(name)
-        if name in taken:
-            raise TokenStoreError(
-                f"A token named '{name}' exists already. Choose another --name, or revoke it first (--revoke {name})."
-            )
+    for _ in range(CREATE_ATTEMPTS):
+        chosen = name or _default_name()
         token = secrets.token_urlsafe(TOKEN_BYTES)
-        created = (now or datetime.now(UTC)).isoformat(timespec="seconds").replace("+00:00", "Z")
-        _write(path, [*tokens, StoredToken(name=name, digest=digest_of(token), created_at=created)])
-    return name, token
+        try:
+            with transaction.atomic():
+                ApiToken.objects.create(name=chosen, digest=digest_of(token), created_at=now or timezone.now())
+        except IntegrityError:
+            if name is None:
+                continue  # another creator took that default name first: take the next
+            raise WorkRailError(
+                ErrorCode.INVALID_INPUT,
+                f"A token named '{name}' exists already.",
+                f"Choose another --name, or revoke it first (manage.py revoke_api_token {name}).",
+                details={"name": name},
+            ) from None
+        return chosen, token
+    raise WorkRailError(
+        ErrorCode.STORE_BUSY,
+        "Other token creators kept taking the next default name.",
+        "Send the same command again, or give a --name.",
+        retryable=True,
+    )
 
 
-def revoke(name: str, *, home: Path | None = None) -> bool:
-    """Removes the token named `name`; False when there is none."""
-    path = tokens_path(home)
-    with _locked(path):
-        tokens = read_tokens(path)
-        kept = [t for t in tokens if t.name != name]
-        if len(kept) == len(tokens):
-            return False
-        _write(path, kept)
-    return True
+def revoke(name: str, *, now: datetime | None = None) -> bool:
+    """Revokes the live token named `name`; False when there is none."""
+    return live().filter(name=name).update(revoked_at=now or timezone.now()) > 0
 
 
-def listing(*, home: Path | None = None) -> list[dict[str, Any]]:
-    """Names and creation times, never digests."""
-    return [{"name": t.name, "createdAt": t.created_at} for t in read_tokens(tokens_path(home))]
+def revoke_all(tokens: QuerySet[ApiToken], *, now: datetime | None = None) -> int:
+    """Revokes those of `tokens` that are live; returns how many (the admin's action)."""
+    return tokens.filter(revoked_at__isnull=True).update(revoked_at=now or timezone.now())
+
+
+def find_live(name_or_prefix: str) -> ApiToken:
+    """The live token named `name_or_prefix`, or else the only live one whose name starts with it."""
+    exact = live().filter(name=name_or_prefix).first()
+    if exact is not None:
+        return exact
+    matches = list(live().filter(name__startswith=name_or_prefix).order_by("name")) if name_or_prefix else []
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        names = [t.name for t in matches]
+        raise WorkRailError(
+            ErrorCode.INVALID_INPUT,
+            f"'{name_or_prefix}' is the start of {len(matches)} token names: {', '.join(names)}.",
+            "Give the whole name of the token to revoke.",
+            details={"given": name_or_prefix, "matches": names},
+        )
+    raise _no_live_token(name_or_prefix)
+
+
+def _no_live_token(given: str) -> WorkRailError:
+    names = sorted(live().values_list("name", flat=True))
+    message = f"No live API token is named '{given[:80]}' or has a name starting with it."
+    revoked = ApiToken.objects.filter(name=given, revoked_at__isnull=False).order_by("-revoked_at").first()
+    if revoked is not None and revoked.revoked_at is not None:
+        message += f" The token '{revoked.name}' was revoked at {revoked.revoked_at.isoformat(timespec='seconds')}."
+    return WorkRailError(
+        ErrorCode.NOT_FOUND,
+        message,
+        f"Live tokens: {', '.join(names) or 'none'} (`manage.py create_api_token --list` shows them all).",
+        details={"given": given[:80], "live": names},
+    )
+
+
+def revoke_matching(name_or_prefix: str, *, now: datetime | None = None) -> ApiToken:
+    """Revokes the token `find_live` finds and returns it; WorkRailError (NOT_FOUND, or INVALID_INPUT
+    for a prefix of several names) when there is not exactly one."""
+    stored = find_live(name_or_prefix)
+    stored.revoked_at = now or timezone.now()
+    live().filter(pk=stored.pk).update(revoked_at=stored.revoked_at)  # revoked meanwhile: the first time stays
+    return stored

@@ -1,38 +1,50 @@
-"""Local API tokens: `manage.py create_api_token` and the token file behind it."""
+"""Local API tokens: the ApiToken rows behind them, `manage.py create_api_token` and `revoke_api_token`,
+and what the API answers a revoked token."""
 
 from __future__ import annotations
 
-import json
-import os
+import hashlib
 import re
-import stat
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.test import Client
 
+from runs.contract.errors import ErrorCode, WorkRailError
+from runs.models import ApiToken
 from runs.store import api_tokens
+
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def home(settings, tmp_path: Path) -> Path:
     settings.WORKRAIL_HOME = tmp_path / "home"
+    settings.WORKRAIL_HOME.mkdir()
     return settings.WORKRAIL_HOME
 
 
-def command(*args: str) -> str:
+def command(*args: str, name: str = "create_api_token") -> str:
     out = StringIO()
-    call_command("create_api_token", *args, stdout=out)
+    call_command(name, *args, stdout=out)
     return out.getvalue()
+
+
+def revoke_command(*args: str) -> str:
+    return command(*args, name="revoke_api_token")
 
 
 def printed_token(output: str) -> str:
     match = re.search(r'Authorization: Bearer ([A-Za-z0-9_-]+)"', output)
     assert match, output
     return match.group(1)
+
+
+# --- the model behind the module --------------------------------------------------------------------
 
 
 def test_the_command_prints_the_token_once_with_a_usage_example(home, settings):
@@ -47,33 +59,82 @@ def test_the_command_prints_the_token_once_with_a_usage_example(home, settings):
     assert api_tokens.verify(token) == "laptop"
 
 
-def test_the_token_file_is_private_and_holds_only_digests(home):
+def test_only_the_digest_is_stored_and_no_file_is_written(home):
     token = printed_token(command("--name", "laptop"))
-    path = home / "api_tokens.json"
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    text = path.read_text()
-    assert token not in text
-    data = json.loads(text)
-    [entry] = data["tokens"]
-    assert entry["name"] == "laptop"
-    assert entry["sha256"] == api_tokens.digest_of(token)
-    assert datetime.fromisoformat(entry["createdAt"]) <= datetime.now(UTC)
-    assert [p.name for p in home.iterdir() if p.name.startswith(".api_tokens.json.") and "lock" not in p.name] == []
+    [row] = ApiToken.objects.values()
+    assert row["name"] == "laptop"
+    assert row["digest"] == api_tokens.digest_of(token) == hashlib.sha256(token.encode()).hexdigest()
+    assert token not in repr(row)
+    assert row["created_at"] <= datetime.now(UTC)
+    assert row["last_used_at"] is None and row["revoked_at"] is None
+    assert list(home.iterdir()) == []  # no api_tokens.json, no lock file
 
 
-def test_the_file_stays_private_after_every_change(home):
-    command("--name", "one")
-    command("--name", "two")
-    command("--revoke", "one")
-    assert stat.S_IMODE((home / "api_tokens.json").stat().st_mode) == 0o600
+def test_verification_refuses_empty_long_wrong_and_revoked_tokens(home):
+    _, token = api_tokens.create("a")
+    assert api_tokens.verify(token) == "a"
+    for wrong in ("", token + "x", token[:-1], "x" * 10_000):
+        assert api_tokens.verify(wrong) is None
+    assert api_tokens.revoke("a")
+    assert api_tokens.verify(token) is None
+    assert api_tokens.use(token) is not None  # still known, as revoked: the API can say so
 
 
-def test_list_shows_names_and_times_but_no_secret(home):
+def test_a_revoked_name_can_be_given_again_and_the_old_token_stays_revoked(home):
+    _, first = api_tokens.create("a")
+    with pytest.raises(WorkRailError, match="exists already") as taken:
+        api_tokens.create("a")
+    assert taken.value.code is ErrorCode.INVALID_INPUT
+    assert api_tokens.revoke("a")
+    assert not api_tokens.revoke("a")  # nothing live by that name any more
+    _, again = api_tokens.create("a")
+    assert api_tokens.verify(again) == "a" and api_tokens.verify(first) is None
+    assert ApiToken.objects.filter(name="a").count() == 2  # the revoked row is kept, for the record
+
+
+def test_default_names_count_up_and_never_reuse_a_revoked_tokens_name(home):
+    assert api_tokens.create()[0] == "token-1"
+    api_tokens.revoke("token-1")
+    api_tokens.create("laptop")
+    assert api_tokens.create()[0] == "token-3"
+
+
+def test_last_used_is_written_at_most_once_a_minute(home):
+    _, token = api_tokens.create("a")
+    start = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+    api_tokens.use(token, now=start)
+    assert ApiToken.objects.get().last_used_at == start
+    api_tokens.use(token, now=start + timedelta(seconds=59))
+    assert ApiToken.objects.get().last_used_at == start
+    api_tokens.use(token, now=start + timedelta(seconds=61))
+    assert ApiToken.objects.get().last_used_at == start + timedelta(seconds=61)
+    api_tokens.revoke("a")
+    api_tokens.use(token, now=start + timedelta(hours=1))  # a revoked token is not "used"
+    assert ApiToken.objects.get().last_used_at == start + timedelta(seconds=61)
+
+
+def test_revoking_all_of_a_selection_keeps_the_first_revocation_time(home):
+    api_tokens.create("a")
+    api_tokens.create("b")
+    earlier = datetime(2030, 1, 1, tzinfo=UTC)
+    api_tokens.revoke("a", now=earlier)
+    assert api_tokens.revoke_all(ApiToken.objects.all()) == 1
+    assert ApiToken.objects.get(name="a").revoked_at == earlier
+    assert ApiToken.objects.get(name="b").revoked_at is not None
+
+
+# --- the commands -------------------------------------------------------------------------------------
+
+
+def test_list_shows_names_times_and_revocations_but_no_secret(home):
     first = printed_token(command("--name", "laptop"))
     second = printed_token(command())  # a default name
+    api_tokens.revoke("laptop")
     listing = command("--list")
     assert "laptop" in listing and "token-2" in listing
-    assert "created" in listing
+    assert "created" in listing and "last used never" in listing
+    [laptop_line] = [line for line in listing.splitlines() if line.startswith("laptop")]
+    assert "revoked 20" in laptop_line
     digests = [api_tokens.digest_of(t) for t in (first, second)]
     assert not any(secret in listing for secret in [first, second, *digests])
 
@@ -82,20 +143,19 @@ def test_list_with_no_tokens_says_how_to_make_one(home):
     assert "create_api_token" in command("--list")
 
 
-def test_revoke_removes_only_that_token(home):
+def test_create_api_token_revoke_revokes_only_that_token(home):
     laptop = printed_token(command("--name", "laptop"))
     ci = printed_token(command("--name", "ci"))
-    assert "Revoked" in command("--revoke", "laptop")
+    assert "Revoked API token 'laptop'" in command("--revoke", "laptop")
     assert api_tokens.verify(laptop) is None
     assert api_tokens.verify(ci) == "ci"
-    assert "laptop" not in command("--list")
-    with pytest.raises(CommandError, match="No API token is named 'laptop'"):
+    with pytest.raises(CommandError, match=r"\[NOT_FOUND\] No live API token is named 'laptop'.*was revoked at"):
         command("--revoke", "laptop")
 
 
 def test_names_are_unique_and_checked(home):
     command("--name", "laptop")
-    with pytest.raises(CommandError, match="exists already"):
+    with pytest.raises(CommandError, match=r"\[INVALID_INPUT\] A token named 'laptop' exists already"):
         command("--name", "laptop")
     with pytest.raises(CommandError, match="not a valid token name"):
         command("--name", "has space")
@@ -103,30 +163,66 @@ def test_names_are_unique_and_checked(home):
         command("--list", "--revoke", "laptop")
 
 
-def test_verification_follows_the_file_without_a_restart(home):
-    assert api_tokens.verify("anything") is None  # no file yet
-    _, token = api_tokens.create("a")
-    assert api_tokens.verify(token) == "a"
-    api_tokens.revoke("a")
-    assert api_tokens.verify(token) is None
-    _, again = api_tokens.create("a")
-    assert api_tokens.verify(again) == "a" and api_tokens.verify(token) is None
+def test_revoke_api_token_by_name_or_by_the_start_of_one(home):
+    laptop = printed_token(command("--name", "laptop"))
+    laptop_old = printed_token(command("--name", "laptop-old"))
+    ci = printed_token(command("--name", "ci-runner"))
+    assert "Revoked API token 'laptop'" in revoke_command("laptop")  # a whole name wins over a prefix
+    assert api_tokens.verify(laptop) is None and api_tokens.verify(laptop_old) == "laptop-old"
+    assert "Revoked API token 'ci-runner'" in revoke_command("ci")
+    assert api_tokens.verify(ci) is None
+    assert api_tokens.verify(laptop_old) == "laptop-old"
+    assert ApiToken.objects.filter(revoked_at__isnull=False).count() == 2  # revoked, not deleted
 
 
-def test_verification_refuses_empty_long_and_wrong_tokens(home):
-    _, token = api_tokens.create("a")
-    assert api_tokens.verify("") is None
-    assert api_tokens.verify(token + "x") is None
-    assert api_tokens.verify(token[:-1]) is None
-    assert api_tokens.verify("x" * 10_000) is None
+def test_revoke_api_token_refuses_an_unknown_name_or_a_prefix_of_several(home):
+    command("--name", "laptop-1")
+    command("--name", "laptop-2")
+    with pytest.raises(CommandError) as ambiguous:
+        revoke_command("lap")
+    assert str(ambiguous.value).startswith("[INVALID_INPUT] 'lap' is the start of 2 token names: laptop-1, laptop-2.")
+    with pytest.raises(CommandError) as unknown:
+        revoke_command("desktop")
+    assert str(unknown.value).startswith("[NOT_FOUND] No live API token is named 'desktop'")
+    assert "Live tokens: laptop-1, laptop-2" in str(unknown.value)
+    assert api_tokens.live().count() == 2
+    with pytest.raises(CommandError, match="one of them"):
+        revoke_command()
 
 
-def test_a_damaged_file_refuses_every_token_and_the_command_says_why(home, caplog):
-    _, token = api_tokens.create("a")
-    path = home / "api_tokens.json"
-    path.write_text("{not json")
-    os.utime(path, ns=(1, 1))  # a different mtime for sure
-    assert api_tokens.verify(token) is None
-    assert "not a valid API token file" in caplog.text
-    with pytest.raises(CommandError, match="not a valid API token file"):
-        command("--list")
+def test_the_structured_refusal_names_the_live_tokens(home):
+    api_tokens.create("laptop")
+    with pytest.raises(WorkRailError) as refused:
+        api_tokens.revoke_matching("desktop")
+    assert refused.value.code is ErrorCode.NOT_FOUND
+    assert refused.value.details == {"given": "desktop", "live": ["laptop"]}
+
+
+def test_revoke_api_token_lists_the_live_tokens(home):
+    assert "No live API tokens" in revoke_command("--list")
+    command("--name", "laptop")
+    command("--name", "ci")
+    api_tokens.revoke("ci")
+    listing = revoke_command("--list")
+    assert "laptop" in listing and "ci" not in listing
+
+
+# --- the API's answer ---------------------------------------------------------------------------------
+
+
+def test_the_api_refuses_a_revoked_token_saying_so_and_an_unknown_one_without(home):
+    _, token = api_tokens.create("laptop")
+    client = Client(headers={"Authorization": f"Bearer {token}"})
+    assert client.get("/api/v1/sessions").status_code == 200
+    assert ApiToken.objects.get().last_used_at is not None
+    api_tokens.revoke("laptop")
+
+    revoked = client.get("/api/v1/sessions")
+    unknown = Client(headers={"Authorization": "Bearer not-one-of-ours"}).get("/api/v1/sessions")
+    assert revoked.status_code == unknown.status_code == 401
+    revoked_error, unknown_error = revoked.json()["error"], unknown.json()["error"]
+    assert revoked_error["code"] == unknown_error["code"] == "UNAUTHENTICATED"
+    assert revoked_error["retryable"] is unknown_error["retryable"] is False
+    assert revoked_error["message"] == "The API token is not valid: it was revoked."
+    assert "create_api_token" in revoked_error["suggestion"]
+    assert unknown_error["message"].startswith("The API token is not valid: it was revoked, mistyped")

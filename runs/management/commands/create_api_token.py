@@ -5,49 +5,54 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from runs.contract.errors import WorkRailError
+from runs.management.api_token_output import describe, refusal
 from runs.store import api_tokens
+from runs.store.setup import ensure_migrated
 
 
 class Command(BaseCommand):
     help = (
         "Create a token for the WorkRail HTTP API (/api/v1/). It is printed once; only its SHA-256 digest is "
-        f"kept, in $WORKRAIL_HOME/{api_tokens.FILE_NAME} (mode 0600)."
+        "kept, in the database."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--name", help=f"A name for the token ({api_tokens.NAME_RULE}); default token-<n>.")
-        parser.add_argument("--list", action="store_true", help="List the tokens (names and creation times).")
-        parser.add_argument("--revoke", metavar="NAME", help="Revoke the token with this name.")
+        parser.add_argument(
+            "--list", action="store_true", help="List the tokens (names, creation, last use, revocation)."
+        )
+        parser.add_argument(
+            "--revoke", metavar="NAME", help="Revoke the token with this name (or the only one starting with it)."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         name: str | None = options["name"]
         revoke: str | None = options["revoke"]
         if sum([name is not None, bool(options["list"]), revoke is not None]) > 1:
             raise CommandError("Use one of --name, --list or --revoke at a time.")
+        ensure_migrated()  # the tokens live in the store, which a new machine may not have made yet
         try:
             if options["list"]:
                 self._list()
             elif revoke is not None:
-                self._revoke(revoke)
+                stored = api_tokens.revoke_matching(revoke)
+                self.stdout.write(
+                    f"Revoked API token '{stored.name}'. Requests that send it now get 401 UNAUTHENTICATED."
+                )
             else:
                 self._create(name)
-        except api_tokens.TokenStoreError as exc:
-            raise CommandError(str(exc)) from None
+        except WorkRailError as exc:
+            raise CommandError(refusal(exc)) from None
 
     def _list(self) -> None:
         tokens = api_tokens.listing()
         if not tokens:
             self.stdout.write("No API tokens. Create one with `manage.py create_api_token --name NAME`.")
             return
-        width = max(len(t["name"]) for t in tokens)
+        width = max(len(t.name) for t in tokens)
         for token in tokens:
-            self.stdout.write(f"{token['name']:<{width}}  created {token['createdAt']}")
-
-    def _revoke(self, name: str) -> None:
-        if not api_tokens.revoke(name):
-            known = ", ".join(t["name"] for t in api_tokens.listing()) or "none"
-            raise CommandError(f"No API token is named '{name}' (tokens: {known}).")
-        self.stdout.write(f"Revoked API token '{name}'. Requests that send it now get 401 UNAUTHENTICATED.")
+            self.stdout.write(f"{token.name:<{width}}  {describe(token)}")
 
     def _create(self, name: str | None) -> None:
         name, token = api_tokens.create(name)
