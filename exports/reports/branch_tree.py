@@ -1,10 +1,10 @@
 """A run's branch graph as text: one line per branch, forks indented under the branch they grew from.
 
-The dashboard draws the graph as SVG from runs.readmodels.graph's layout (a lane per branch); this reads the same
-layout (RunDetail.graph: depth and lane of every node) and says it in words, for the Markdown report
-and as the PDF's companion to the drawing:
+The dashboard draws the graph as SVG from runs.readmodels.graph's layout (a lane per branch); this says
+the same branches in words, as runs.readmodels.branches reads them (numbered by lane, each with its
+status), for the Markdown report and as the PDF's companion to the drawing:
 
-    ● Branch 1: steps 1-7, ends at node 12 "Complete" (complete, shown below)
+    ● Branch 1: steps 1-7, ends at node 12 "Complete" (complete, its steps are listed)
     ├─ Branch 2: from node 3 (after step 2), steps 3-3, ends at node 40 "Review the area"
     └─ Branch 3: from node 4 (after step 3), steps 4-4, ends at node 41 "Record findings" (newest)
 
@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from runs.contract.dashboard import GraphNode, RunDetail
+from runs.readmodels.branches import BranchStatus, RunBranches
 
 TITLE_CHARS = 60
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
@@ -28,29 +29,28 @@ class Branch:
     number: int
     nodes: list[GraphNode]
     parent: GraphNode | None  # the node it forked from (None for the run's first branch)
+    status: BranchStatus
     children: list[Branch] = field(default_factory=list)
 
 
-def branches(detail: RunDetail) -> list[Branch]:
+def branches(detail: RunDetail, tree: RunBranches) -> list[Branch]:
     """The run's branches, each with the branches that forked from it; the roots (one per run, unless
-    the store is damaged) in lane order."""
-    by_lane: dict[int, list[GraphNode]] = {}
-    for node in detail.graph.nodes:
-        by_lane.setdefault(node.lane, []).append(node)
-    lane_of = {node.node_id: node.lane for node in detail.graph.nodes}
+    the store is damaged) in lane order. `tree` is the run's branches as `detail` was read from."""
     by_id = {node.node_id: node for node in detail.graph.nodes}
+
+    def drawn(pk: int) -> GraphNode:
+        return by_id[str(tree.public(pk))]
+
     made: dict[int, Branch] = {}
     roots: list[Branch] = []
-    for number, lane in enumerate(sorted(by_lane), start=1):
-        nodes = sorted(by_lane[lane], key=lambda n: n.depth)
-        parent = by_id.get(nodes[0].parent_id or "")
-        branch = Branch(number=number, nodes=nodes, parent=parent)
-        made[lane] = branch
-        owner = made.get(lane_of[parent.node_id]) if parent is not None else None
+    for branch in tree.branches:
+        parent = drawn(branch.forked_from) if branch.forked_from is not None else None
+        made[branch.number] = Branch(branch.number, [drawn(pk) for pk in branch.nodes], parent, branch.status)
+        owner = made.get(tree.branch_of(branch.forked_from).number) if branch.forked_from is not None else None
         if owner is None:
-            roots.append(branch)
+            roots.append(made[branch.number])
         else:
-            owner.children.append(branch)
+            owner.children.append(made[branch.number])
     return roots
 
 
@@ -61,9 +61,9 @@ def one_line(text: str, limit: int = TITLE_CHARS) -> str:
 
 def describe(branch: Branch, detail: RunDetail) -> str:
     first, last = branch.nodes[0], branch.nodes[-1]
-    marks = []
-    if last.is_complete:
-        marks.append("complete")
+    marks: list[str] = []
+    if branch.status != "open":
+        marks.append(branch.status)
     if any(node.is_tip for node in branch.nodes):
         marks.append("newest")
     if last.node_id == detail.branch_tip:
@@ -79,11 +79,11 @@ def describe(branch: Branch, detail: RunDetail) -> str:
     return text + (f" ({', '.join(marks)})" if marks else "")
 
 
-def lines(detail: RunDetail) -> list[str]:
+def lines(detail: RunDetail, tree: RunBranches) -> list[str]:
     """The tree, one line per branch (iterative: a run may hold thousands of forks)."""
     out: list[str] = []
     # (branch, the prefix for its own line, the prefix its children continue with)
-    stack = [(root, "● ", "  ") for root in reversed(branches(detail))]
+    stack = [(root, "● ", "  ") for root in reversed(branches(detail, tree))]
     while stack:
         branch, prefix, inherited = stack.pop()
         out.append(prefix + describe(branch, detail))

@@ -1,8 +1,9 @@
 """What a report shows, read through the dashboard's own read services (no second way to read the store).
 
 A report covers a whole session, or one of its runs. Each run is read as the dashboard's run page reads
-it (runs.readmodels.run_view.run_detail): its branch graph, the steps of the branch that ends at its
-newest node, artifact tables, gaps, warnings, synthesis.
+it (runs.readmodels.run_view.shown_run): its branch graph, the steps of the branch that ends at its
+newest node with that branch's own artifact tables and synthesis, gaps, warnings; and its branches as
+runs.readmodels.branches reads them (each one's status), for the branch graph in words.
 
 One change from the dashboard, for determinism: statuses are the stored ones. The dashboard shows a
 quiet in-progress run as "stalled", a judgement relative to the clock; a report of an unchanged store
@@ -18,6 +19,7 @@ from datetime import datetime
 from runs.contract.dashboard import CheckpointEntry, RunDetail, RunSummary, SessionDetail, SessionSummary
 from runs.models import Session
 from runs.readmodels import overview, run_view
+from runs.readmodels.branches import RunBranches
 from runs.readmodels.overview import STALLED, not_found
 
 IN_PROGRESS = "in_progress"
@@ -28,6 +30,7 @@ class Report:
     session: SessionSummary
     detail: SessionDetail
     runs: list[RunDetail]  # in the session's order (oldest first), or the one run asked for
+    branches: dict[str, RunBranches]  # each run's branches, by run id
     run_id: str | None  # the run a run report is about; None for a session report
     session_notes: list[CheckpointEntry]  # checkpoints not tied to a run (notes-only sessions)
     stored: Session  # the session row, for recording the export
@@ -75,14 +78,18 @@ def build_report(session_id: str, run_id: str | None = None, on_run: Callable[[]
             )
         run_ids = [run_id]
     runs = []
+    trees = {}
     for one in run_ids:
-        runs.append(_stable_run(run_view.run_detail(one)))
+        shown = run_view.shown_run(one)
+        runs.append(_stable_run(shown.detail))
+        trees[one] = shown.branches
         if on_run is not None:
             on_run()
     return Report(
         session=session,
         detail=detail.model_copy(update={"session": session, "runs": [stored_status(r) for r in detail.runs]}),
         runs=runs,
+        branches=trees,
         run_id=run_id,
         session_notes=[c for c in detail.checkpoints if c.run_id is None] if run_id is None else [],
         stored=overview.get_session(session.session_id),

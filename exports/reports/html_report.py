@@ -92,7 +92,10 @@ def render(report: Report) -> str:
         "report": report,
         "session": report.session,
         "detail": report.detail,
-        "runs": [RunItem(_for_paper(run), "\n".join(branch_tree.lines(run))) for run in report.runs],
+        "runs": [
+            RunItem(_for_paper(run), "\n".join(branch_tree.lines(run, report.branches[run.run.run_id])))
+            for run in report.runs
+        ],
         "no_actions": (),  # the partial offers "Cancel run" for these statuses: none on paper
         "session_notes": same_watch(report.session_notes, map(_note_for_paper, report.session_notes)),
     }

@@ -18,6 +18,7 @@ from exports.reports import branch_tree
 from exports.reports.data import Report
 from exports.reports.safe_markdown import cell, code_block, code_cell, code_span, inline, notes
 from runs.contract.dashboard import ArtifactTables, CheckpointEntry, RunDetail, RunSummary, StepEntry
+from runs.readmodels.branches import RunBranches
 
 STATUS_WORDS = {
     "in_progress": "in progress",
@@ -33,7 +34,7 @@ def render(report: Report) -> str:
     if report.run_id is None:
         parts += _runs_table(report.detail.runs)
     for number, run in enumerate(report.runs, start=1):
-        parts += _run(run, number if report.run_id is None else None)
+        parts += _run(run, report.branches[run.run.run_id], number if report.run_id is None else None)
     if report.session_notes:
         parts += _session_notes(report.session_notes)
     return "\n\n".join(part.rstrip("\n") for part in parts if part) + "\n"
@@ -132,7 +133,7 @@ def _runs_table(runs: list[RunSummary]) -> list[str]:
     return ["## Runs", _table(headings, rows)]
 
 
-def _run(run: RunDetail, number: int | None) -> list[str]:
+def _run(run: RunDetail, tree: RunBranches, number: int | None) -> list[str]:
     summary = run.run
     heading = f"## Run {number}: " if number is not None else "## Run: "
     meta = [
@@ -147,8 +148,8 @@ def _run(run: RunDetail, number: int | None) -> list[str]:
     if run.pending_step_id:
         meta.append(f"- Pending step: {inline(run.pending_title or '')} ({code_span(run.pending_step_id)})")
     parts = [heading + inline(summary.workflow_name), "\n".join(meta), "### Branch graph"]
-    tree = branch_tree.lines(run)
-    parts.append(code_block("\n".join(tree), "text") if tree else "_No nodes yet._")
+    graph = branch_tree.lines(run, tree)
+    parts.append(code_block("\n".join(graph), "text") if graph else "_No nodes yet._")
     parts += _steps(run)
     parts += _tables(run.tables)
     parts += _gaps_and_warnings(run)

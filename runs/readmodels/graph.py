@@ -57,7 +57,7 @@ def lay_out(nodes: Iterable[tuple[int, int | None]]) -> Layout:
     return Layout(placed, next_lane, max_depth)
 
 
-def path_to(node_id: int, parents: dict[int, int | None]) -> list[int]:
+def path_to[K](node_id: K, parents: dict[K, K | None]) -> list[K]:
     """The node ids from the root to `node_id`, following `parents` (bounded: a cycle cannot loop)."""
     path = [node_id]
     seen = {node_id}

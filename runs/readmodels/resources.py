@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.execution import catalog
 from runs.models import Checkpoint, Node, Output, Run, Session
-from runs.readmodels import recap
+from runs.readmodels import branches, recap
 from runs.store import tokens
 from runs.store.tokens import TokenKind
 
@@ -35,12 +34,11 @@ def read_workflow(workflow_id: str) -> dict[str, Any]:
 
 def read_run(run_id: str) -> dict[str, Any]:
     """Where a run stands: status, its latest tip, a recap of the notes on the way there, how often
-    it forked, the gaps it went past, and its synthesis once it has one."""
+    it forked, the gaps it went past, and the synthesis of the tip's branch once that branch completed
+    (another branch's synthesis is not the tip's: branches.py decides what belongs to which)."""
     run = _run(run_id)
-    tip = _latest_node(run)
-    branch_count = (
-        Node.objects.filter(run=run).annotate(child_count=Count("children")).filter(child_count__gt=1).count()
-    )
+    tree = branches.read(run, records=False)
+    tip = Node.objects.select_related("run").filter(pk=tree.newest).first() if tree.newest is not None else None
     gaps = [
         {
             "stepId": gap.step_id,
@@ -50,7 +48,6 @@ def read_run(run_id: str) -> dict[str, Any]:
         }
         for gap in run.gaps.order_by("created_at", "pk")
     ]
-    synthesis = run.syntheses.order_by("-created_at", "-pk").values_list("synthesis", flat=True).first()
     return {
         "runId": run.public_id,
         "status": run.status,
@@ -69,9 +66,9 @@ def read_run(run_id: str) -> dict[str, Any]:
             "createdAt": tip.created_at.isoformat(),
         },
         "recap": recap.path_recap(tip) if tip is not None else recap.fit([], 0),
-        "branchCount": branch_count,
+        "branchCount": tree.fork_points(),
         "gaps": gaps,
-        "synthesis": synthesis,
+        "synthesis": tree.synthesis_of(tip.pk) if tip is not None else None,
     }
 
 

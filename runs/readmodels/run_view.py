@@ -7,8 +7,8 @@ whole run, and the branch is followed in memory.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from django.conf import settings
 
@@ -24,8 +24,8 @@ from runs.contract.dashboard import (
     StepEntry,
     WarningEntry,
 )
-from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output, Run, RunSynthesis
-from runs.readmodels import artifact_tables, graph, recap
+from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output, Run
+from runs.readmodels import artifact_tables, branches, recap
 from runs.readmodels.overview import not_found, run_summary, stall_cutoff
 from runs.store import tokens
 from runs.store.pinned import compiled_workflow, steps_by_id
@@ -70,63 +70,74 @@ def _step_text(run: Run, step_id: str | None) -> tuple[str, str]:
 
 
 def run_detail(run_id: str, *, tip: str | None = None) -> RunDetail:
+    return shown_run(run_id, tip=tip).detail
+
+
+@dataclass(frozen=True)
+class ShownRun:
+    """A run's page and the branches it was read from (the reports say more about each branch)."""
+
+    detail: RunDetail
+    branches: branches.RunBranches
+
+
+def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
+    """The run with the branch ending at `tip` (any node of the run; the newest node without one): its
+    steps, artifact tables and synthesis are that branch's own (branches.py decides what belongs to it)."""
     run = get_run(run_id)
     cutoff = stall_cutoff()
-    rows = list(
-        Node.objects.filter(run=run)
-        .order_by("created_at", "pk")
-        .values_list("pk", "public_id", "parent_id", "pending_step_id", "is_complete", "created_at")
-    )
-    by_pk = {pk: (public, parent, step, complete, at) for pk, public, parent, step, complete, at in rows}
-    public_of = {pk: public for pk, public, *_ in rows}
-    outputs = list(Output.objects.filter(node__run=run).order_by("created_at", "pk"))
-    checkpoints = list(Checkpoint.objects.filter(node__run=run).order_by("created_at", "pk"))
-    made_by_checkpoint = {c.child_id for c in checkpoints if c.child_id is not None}
+    tree = branches.read(run)
+    rows = tree.nodes
+    outputs = tree.outputs
+    made_by_checkpoint = {c.child_id for c in tree.checkpoints if c.child_id is not None}
 
-    layout = graph.lay_out((pk, parent) for pk, _, parent, *_ in rows)
-    titles = _rendered_titles(run, outputs, [p.node_id for p in layout.nodes if p.is_leaf and not by_pk[p.node_id][3]])
-    newest = rows[-1][0] if rows else None
-    chosen = _chosen_tip(tip, rows, layout, newest)
+    layout = tree.layout
+    open_leaves = [p.node_id for p in layout.nodes if p.is_leaf and not rows[p.node_id].is_complete]
+    titles = _rendered_titles(run, outputs, open_leaves)
+    newest = tree.newest
+    chosen = _chosen_tip(tip, tree)
     nodes = []
     for placed in layout.nodes:
-        public, parent, step_id, complete, at = by_pk[placed.node_id]
-        title = titles.get(placed.node_id) or _step_text(run, step_id)[0]
+        row = rows[placed.node_id]
+        title = titles.get(placed.node_id) or _step_text(run, row.step_id)[0]
         nodes.append(
             GraphNode(
-                node_id=str(public),
-                parent_id=str(public_of[parent]) if parent is not None else None,
-                step_id=step_id or None,
-                title="Complete" if complete else title,
+                node_id=str(row.public_id),
+                parent_id=str(tree.public(row.parent_id)) if row.parent_id is not None else None,
+                step_id=row.step_id or None,
+                title="Complete" if row.is_complete else title,
                 depth=placed.depth,
                 lane=placed.lane,
-                is_complete=complete,
+                is_complete=row.is_complete,
                 is_tip=placed.node_id == newest,
                 is_leaf=placed.is_leaf,
-                via="start" if parent is None else ("checkpoint" if placed.node_id in made_by_checkpoint else "step"),
-                created_at=at,
+                via="start"
+                if row.parent_id is None
+                else ("checkpoint" if placed.node_id in made_by_checkpoint else "step"),
+                created_at=row.created_at,
             )
         )
     edges = [GraphEdge(source=n.parent_id, target=n.node_id) for n in nodes if n.parent_id is not None]
 
-    on_path = graph.path_to(chosen, {pk: parent for pk, _, parent, *_ in rows}) if chosen is not None else []
-    steps = _steps(run, on_path, by_pk, public_of, outputs, checkpoints)
-    tip_row = by_pk.get(chosen) if chosen is not None else None
-    pending = tip_row[2] if tip_row and not tip_row[3] else None
-    return RunDetail(
+    shown = tree.view(chosen) if chosen is not None else None
+    steps = _steps(run, shown, tree) if shown is not None else []
+    tip_row = rows.get(chosen) if chosen is not None else None
+    pending = tip_row.step_id if tip_row and not tip_row.is_complete else None
+    detail = RunDetail(
         run=summary_of(run, cutoff),
         graph=RunGraph(
             nodes=nodes,
             edges=edges,
             lanes=layout.lanes,
             depth=layout.depth,
-            tip=str(public_of[newest]) if newest is not None else None,
+            tip=str(tree.public(newest)) if newest is not None else None,
         ),
-        branch_tip=str(public_of[chosen]) if chosen is not None else None,
+        branch_tip=str(tree.public(chosen)) if chosen is not None else None,
         steps=steps,
-        tables=artifact_tables.tables((s.step_id, a) for s in steps for a in s.artifacts),
+        tables=shown.tables if shown is not None else artifact_tables.tables([]),
         gaps=[
             GapEntry(
-                node_id=str(public_of.get(g.node_id, "")),
+                node_id=str(rows[g.node_id].public_id) if g.node_id in rows else "",
                 step_id=g.step_id,
                 reason=g.reason,
                 description=g.description,
@@ -135,10 +146,7 @@ def run_detail(run_id: str, *, tip: str | None = None) -> RunDetail:
             for g in Gap.objects.filter(run=run).order_by("created_at", "pk")
         ],
         warnings=_warnings(run),
-        synthesis=RunSynthesis.objects.filter(run=run)
-        .order_by("-created_at", "-pk")
-        .values_list("synthesis", flat=True)
-        .first(),
+        synthesis=shown.synthesis if shown is not None else None,
         delegations=[
             run_summary(child, run.session.public_id, cutoff, run.public_id)
             for child in Run.objects.filter(parent_run=run).order_by("delegation_index", "pk")
@@ -146,6 +154,7 @@ def run_detail(run_id: str, *, tip: str | None = None) -> RunDetail:
         pending_step_id=pending or None,
         pending_title=(titles.get(chosen) or _step_text(run, pending)[0]) if pending and chosen is not None else None,
     )
+    return ShownRun(detail, tree)
 
 
 def _rendered_titles(run: Run, outputs: list[Output], open_leaves: list[int]) -> dict[int, str]:
@@ -172,76 +181,43 @@ def _rendered_step(run: Run, node: Node) -> tuple[str, str]:
     return str(pending["title"]), str(pending.get("prompt") or "")
 
 
-def _chosen_tip(tip: str | None, rows: list[Any], layout: graph.Layout, newest: int | None) -> int | None:
+def _chosen_tip(tip: str | None, tree: branches.RunBranches) -> int | None:
     """The node whose branch is shown: the one asked for (any node of the run), else the newest."""
     if tip:
-        wanted = parse_node_id(tip)
-        for pk, public, *_ in rows:
-            if public == wanted:
-                return int(pk)
-        raise not_found("node", tip, "Pick a node of this run from its graph.")
-    return newest
+        chosen = tree.by_public_id(parse_node_id(tip))
+        if chosen is None:
+            raise not_found("node", tip, "Pick a node of this run from its graph.")
+        return chosen
+    return tree.newest
 
 
-def _steps(
-    run: Run,
-    on_path: list[int],
-    by_pk: dict[int, Any],
-    public_of: dict[int, int],
-    outputs: list[Output],
-    checkpoints: list[Checkpoint],
-) -> list[StepEntry]:
-    """What was recorded on the way to the chosen node: step outputs and checkpoints, in path order."""
-    position = {pk: index for index, pk in enumerate(on_path)}
-    entries: list[tuple[int, datetime, StepEntry]] = []
-    for output in outputs:
-        if output.child_id in position:
-            started = by_pk[output.node_id][4]
-            _, prompt = _step_text(run, output.step_id)
-            entries.append(
-                (
-                    position[output.child_id],
-                    output.created_at,
-                    StepEntry(
-                        node_id=str(public_of[output.node_id]),
-                        child_id=str(public_of[output.child_id]),
-                        kind="step",
-                        step_id=output.step_id,
-                        title=output.step_title or output.step_id,
-                        prompt=prompt,
-                        notes_markdown=output.notes_markdown,
-                        artifacts=output.artifacts,
-                        started_at=started,
-                        recorded_at=output.created_at,
-                        seconds=round((output.created_at - started).total_seconds(), 3),
-                    ),
-                )
+def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches) -> list[StepEntry]:
+    """What was recorded on the way to the shown node: step outputs and checkpoints, in path order."""
+    entries = []
+    for record in shown.records:
+        item = record.record
+        node_pk = item.node_id or 0  # a run's checkpoint always has its node
+        started = tree.nodes[node_pk].created_at
+        if isinstance(item, Output):
+            title, prompt = item.step_title or item.step_id, _step_text(run, item.step_id)[1]
+        else:
+            title, prompt = f"Checkpoint during {_step_text(run, record.step_id)[0] or 'the run'}", ""
+        entries.append(
+            StepEntry(
+                node_id=str(tree.public(node_pk)),
+                child_id=str(tree.public(item.child_id or 0)),
+                kind=record.kind,
+                step_id=record.step_id,
+                title=title,
+                prompt=prompt,
+                notes_markdown=item.notes_markdown,
+                artifacts=item.artifacts,
+                started_at=started,
+                recorded_at=item.created_at,
+                seconds=round((item.created_at - started).total_seconds(), 3),
             )
-    for checkpoint in checkpoints:
-        if checkpoint.child_id in position and checkpoint.node_id is not None:
-            step_id = by_pk[checkpoint.node_id][2] or ""
-            started = by_pk[checkpoint.node_id][4]
-            entries.append(
-                (
-                    position[checkpoint.child_id],
-                    checkpoint.created_at,
-                    StepEntry(
-                        node_id=str(public_of[checkpoint.node_id]),
-                        child_id=str(public_of[checkpoint.child_id]),
-                        kind="checkpoint",
-                        step_id=step_id,
-                        title=f"Checkpoint during {_step_text(run, step_id)[0] or 'the run'}",
-                        prompt="",
-                        notes_markdown=checkpoint.notes_markdown,
-                        artifacts=checkpoint.artifacts,
-                        started_at=started,
-                        recorded_at=checkpoint.created_at,
-                        seconds=round((checkpoint.created_at - started).total_seconds(), 3),
-                    ),
-                )
-            )
-    entries.sort(key=lambda item: (item[0], item[1]))
-    return [entry for _, _, entry in entries]
+        )
+    return entries
 
 
 def _warnings(run: Run) -> list[WarningEntry]:

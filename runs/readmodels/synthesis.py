@@ -5,59 +5,24 @@ the run's root to the completing node: the outputs of the steps acknowledged on 
 checkpoints recorded on it. Each artifact is listed once more in a flat list, where `final` marks
 the last artifact of each kind: that is the one that stands (artifact finalization).
 
-It is a pure read, computed once per completed run, so walking the path (O(depth), one recursive
-query per table) is fine. The same path always gives byte-identical JSON: entries are ordered by
-their position on the path, artifacts are copied with sorted keys, and the only timestamp is the
-completing node's.
+It is a pure read, computed once per completed run, so reading the path (branches.records_on_path:
+O(depth), one recursive query per table) is fine; which artifact stands is branches.py's rule too.
+The same path always gives byte-identical JSON: entries are ordered by their position on the path,
+artifacts are copied with sorted keys, and the only timestamp is the completing node's.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.models import Checkpoint, Node, Output
+from runs.models import Node, Output
+from runs.readmodels import branches
 from runs.store.pinned import compiled_workflow
 
-STEP = "step"
-CHECKPOINT = "checkpoint"
-
-# The nodes from `node` up to the run's root, with their distance from `node` (the root has the
-# largest). Bounded by the node's depth, so a damaged parent chain cannot loop forever.
-_PATH = """
-WITH RECURSIVE path(id, parent_id, hops) AS (
-    SELECT id, parent_id, 0 FROM {node} WHERE id = %s
-    UNION ALL
-    SELECT n.id, n.parent_id, p.hops + 1 FROM {node} n JOIN path p ON n.id = p.parent_id
-    WHERE p.hops < %s
-)
-"""
-
-_OUTPUTS = _PATH + "SELECT o.*, p.hops AS path_hops FROM {output} o JOIN path p ON o.child_id = p.id"
-
-_CHECKPOINTS = (
-    _PATH + "SELECT c.*, p.hops AS path_hops, cn.pending_step_id AS path_step_id "
-    "FROM {checkpoint} c JOIN path p ON c.child_id = p.id LEFT JOIN {node} cn ON cn.id = c.node_id"
-)
-
-
-@dataclass(frozen=True)
-class _Entry:
-    hops: int  # distance from the completing node: larger is earlier on the path
-    order: int  # a step output before a checkpoint at the same place (never both, in practice)
-    created_at: datetime
-    pk: int
-    step_id: str
-    title: str
-    kind: str
-    notes: str
-    artifacts: list[dict[str, Any]]
-
-    def sort_key(self) -> tuple[int, int, datetime, int]:
-        return (-self.hops, self.order, self.created_at, self.pk)
+STEP = branches.STEP
+CHECKPOINT = branches.CHECKPOINT
 
 
 def synthesize(node: Node) -> dict[str, Any]:
@@ -70,26 +35,26 @@ def synthesize(node: Node) -> dict[str, Any]:
         )
     run = node.run
     compiled = compiled_workflow(run.pinned_id)
-    entries = sorted(_path_entries(node, _step_titles(compiled.get("steps", []))), key=_Entry.sort_key)
+    titles = _step_titles(compiled.get("steps", []))
 
     steps: list[dict[str, Any]] = []
     artifacts: list[dict[str, Any]] = []
-    for entry in entries:
+    for entry in branches.records_on_path(node):
         step_artifacts = [_canonical(a) for a in entry.artifacts if isinstance(a, dict)]
+        title = entry.record.step_title if isinstance(entry.record, Output) else ""
         steps.append(
             {
                 "stepId": entry.step_id,
-                "title": entry.title,
+                "title": title or titles.get(entry.step_id, ""),
                 "kind": entry.kind,
-                "notesMarkdown": entry.notes,
+                "notesMarkdown": entry.notes_markdown,
                 "artifacts": step_artifacts,
             }
         )
         artifacts += [
             {"kind": str(a.get("kind")), "stepId": entry.step_id, "final": False, "data": a} for a in step_artifacts
         ]
-    last_of_kind = {item["kind"]: index for index, item in enumerate(artifacts)}
-    for index in last_of_kind.values():
+    for index in branches.last_of_each_kind([item["kind"] for item in artifacts]):
         artifacts[index]["final"] = True
 
     return {
@@ -101,45 +66,6 @@ def synthesize(node: Node) -> dict[str, Any]:
         "artifacts": artifacts,
         "notesMarkdown": _document(str(compiled.get("name") or run.workflow_id), steps),
     }
-
-
-def _path_entries(node: Node, titles: dict[str, str]) -> list[_Entry]:
-    tables = {
-        "node": Node._meta.db_table,
-        "output": Output._meta.db_table,
-        "checkpoint": Checkpoint._meta.db_table,
-    }
-    params = [node.pk, node.depth + 1]
-    entries = [
-        _Entry(
-            hops=getattr(output, "path_hops"),  # noqa: B009 - a column of the raw query, unknown to the model
-            order=0,
-            created_at=output.created_at,
-            pk=output.pk,
-            step_id=output.step_id,
-            title=output.step_title or titles.get(output.step_id, ""),
-            kind=STEP,
-            notes=output.notes_markdown,
-            artifacts=list(output.artifacts or []),
-        )
-        for output in Output.objects.raw(_OUTPUTS.format(**tables), params)
-    ]
-    for checkpoint in Checkpoint.objects.raw(_CHECKPOINTS.format(**tables), params):
-        step_id = getattr(checkpoint, "path_step_id") or ""  # noqa: B009 - as above
-        entries.append(
-            _Entry(
-                hops=getattr(checkpoint, "path_hops"),  # noqa: B009 - as above
-                order=1,
-                created_at=checkpoint.created_at,
-                pk=checkpoint.pk,
-                step_id=step_id,
-                title=titles.get(step_id, ""),
-                kind=CHECKPOINT,
-                notes=checkpoint.notes_markdown,
-                artifacts=list(checkpoint.artifacts or []),
-            )
-        )
-    return entries
 
 
 def _step_titles(steps: list[dict[str, Any]]) -> dict[str, str]:

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from runs.contract.dashboard import RunDetail, SessionDetail
+from runs.readmodels import branches
 
 register = template.Library()
 
@@ -198,13 +199,9 @@ class Branch:
 
 def branch_path(detail: RunDetail) -> set[str]:
     """The node ids from the run's root to the shown branch's tip."""
-    parents = {node.node_id: node.parent_id for node in detail.graph.nodes}
-    on_path: set[str] = set()
-    current = detail.branch_tip
-    while current is not None and current not in on_path:
-        on_path.add(current)
-        current = parents.get(current)
-    return on_path
+    if detail.branch_tip is None:
+        return set()
+    return set(branches.path(detail.branch_tip, {node.node_id: node.parent_id for node in detail.graph.nodes}))
 
 
 @register.inclusion_tag("dashboard/_graph.html")
@@ -222,7 +219,6 @@ def run_graph(detail: RunDetail) -> dict[str, Any]:
 
     placed = {node.node_id: node for node in graph.nodes}
     nodes: list[DrawnNode] = []
-    branches: list[Branch] = []
     for node in graph.nodes:
         shown = node.node_id in on_path
         classes = ["node"]
@@ -250,18 +246,6 @@ def run_graph(detail: RunDetail) -> dict[str, Any]:
                 is_tip=node.is_tip,
             )
         )
-        if node.is_leaf:
-            branches.append(
-                Branch(
-                    tip=node.node_id,
-                    lane=node.lane,
-                    depth=node.depth,
-                    title=what,
-                    href=f"{run_url}?tip={node.node_id}",
-                    shown=node.node_id == detail.branch_tip,
-                    is_newest=node.is_tip,
-                )
-            )
     edges = []
     half = GRAPH_DX // 2
     for edge in graph.edges:
@@ -274,17 +258,36 @@ def run_graph(detail: RunDetail) -> dict[str, Any]:
         both = edge.source in on_path and edge.target in on_path
         edges.append(DrawnEdge(d=d, classes="edge on-branch" if both else "edge"))
     tip = next((n for n in nodes if n.is_tip), None)
-    branches.sort(key=lambda b: b.lane)
     return {
         "detail": detail,
         "nodes": nodes,
         "edges": edges,
         "tip": tip,
-        "branches": branches,
+        "branches": _branch_links(detail, run_url),
         "width": str(2 * GRAPH_PAD + graph.depth * GRAPH_DX + 30),
         "height": str(2 * GRAPH_PAD + max(graph.lanes - 1, 0) * GRAPH_DY),
         "tip_label": (str(int(tip.cx) + 13), str(int(tip.cy) - 8)) if tip else None,
     }
+
+
+def _branch_links(detail: RunDetail, run_url: str) -> list[Branch]:
+    """A link per branch (branches.py's numbering: the graph's lanes), to show it on the run's page."""
+    placed = {node.node_id: node for node in detail.graph.nodes}
+    links = []
+    for lane in branches.lanes((node.node_id, node.parent_id, node.lane) for node in detail.graph.nodes):
+        tip = placed[lane.tip]
+        links.append(
+            Branch(
+                tip=tip.node_id,
+                lane=tip.lane,
+                depth=tip.depth,
+                title=tip.title or tip.step_id or "Step",
+                href=f"{run_url}?tip={tip.node_id}",
+                shown=tip.node_id == detail.branch_tip,
+                is_newest=tip.is_tip,
+            )
+        )
+    return links
 
 
 # --- the timeline of a session ---------------------------------------------------------------------
