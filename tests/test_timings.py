@@ -9,6 +9,7 @@ import pytest
 from runs.mcp import timings, tools
 from runs.models import ToolCall
 from runs.readmodels.timings import percentile, tool_timings
+from runs.store import tool_calls
 
 pytestmark = pytest.mark.django_db
 
@@ -49,9 +50,9 @@ def test_the_table_keeps_only_the_newest_calls(recording):
     for index in range(30):
         timings.record("list_workflows", "ok", float(index), now)
     timings.flush()
-    assert timings.prune(10) == 20
+    assert tool_calls.prune(10) == 20
     assert sorted(ToolCall.objects.values_list("duration_ms", flat=True)) == [float(i) for i in range(20, 30)]
-    assert timings.prune(10) == 0
+    assert tool_calls.prune(10) == 0
 
 
 def test_percentiles_are_nearest_rank():

@@ -8,6 +8,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from django.db import connections
+
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.mcp import readiness
 
@@ -52,8 +54,6 @@ def _with_database[T](work: Callable[[], T]) -> T:
 def _close_old_connections() -> None:
     """django.db.close_old_connections, except for a connection inside a caller's transaction (a test's,
     say): closing it there would break that transaction (on PostgreSQL; SQLite in memory never closes)."""
-    from django.db import connections
-
     for connection in connections.all(initialized_only=True):
         if not connection.in_atomic_block:
             connection.close_if_unusable_or_obsolete()

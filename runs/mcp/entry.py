@@ -21,17 +21,19 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from runs.mcp import readiness, timings
+from runs.mcp.server import WorkRailServer
+
 logger = logging.getLogger("workrail.mcp")
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="manage.py mcp", description="Run the WorkRail MCP server on stdio.")
     parser.parse_args(argv)
-
-    from django.conf import settings
-    from django.core.exceptions import ImproperlyConfigured
-
-    from runs.mcp import readiness
 
     try:
         level = settings.LOG_LEVEL  # reading one setting loads and validates them all
@@ -43,18 +45,12 @@ def main(argv: list[str]) -> int:
         level = "WARNING"
     logging.basicConfig(stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    import anyio
-
-    from runs.mcp.server import WorkRailServer
-
     @asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
         if readiness.configuration_problem() is not None:
             yield {}  # nothing to prepare: no call will reach the database
             return
         worker = readiness.start_background_setup()
-        from runs.mcp import timings
-
         timings.enable()  # the dashboard's tool-timings page reads what this process records
         try:
             yield {}

@@ -1,7 +1,8 @@
 """Background preparation of a freshly started MCP process: Django apps, migrations, catalog.
 
 Tools that need the database call `wait_until_ready()`; the catalog tools do not need to, but the
-first scan is done here too so the first list_workflows is fast.
+first scan is done here too so the first list_workflows is fast. The code that needs Django's apps is
+loaded by name through runs/mcp/deferred.py, only once they are ready.
 """
 
 from __future__ import annotations
@@ -9,6 +10,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
+
+import django
+
+from runs.mcp import deferred
 
 logger = logging.getLogger("workrail.mcp")
 
@@ -43,21 +48,13 @@ def _setup() -> None:
     # for; give the handshake a head start (tool calls that need the database wait on `_ready`).
     time.sleep(HANDSHAKE_HEAD_START_S)
     try:
-        import django
-
         django.setup()
-        from runs.store.setup import ensure_migrated
-
-        # Quietly (stdout belongs to the protocol), one process at a time (servers started together on
-        # a new store would otherwise race to create its tables): runs/store/setup.py.
-        applied = ensure_migrated()
+        # Migrations quietly (stdout belongs to the protocol) and one process at a time (servers started
+        # together on a new store would otherwise race to create its tables), then the typed models of
+        # the tools and the catalog, before the first tools/list: runs/mcp/services.py.
+        applied = deferred.service("prepare")()
         if applied:
             logger.info("applied %d migrations", applied)
-        from runs.execution.catalog import current_catalog
-        from runs.mcp.tools import tool_specs
-
-        tool_specs()  # builds the typed models and their schemas before the first tools/list
-        current_catalog()
     except BaseException as exc:  # reported to every tool that waits, never lost
         logger.exception("start-up failed")
         _failure.append(exc)

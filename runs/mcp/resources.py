@@ -12,7 +12,7 @@ same boundary as the tools (runs/mcp/boundary.py). Answers are JSON text. A Work
 JSON-RPC error (invalid params when the caller named something that does not exist) whose `data` is
 {uri, error: {code, message, retryable, suggestion}}.
 
-This module is imported at start-up: it must stay light. The services are imported on first read.
+This module is imported at start-up: it must stay light. The read models load on first read.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
 from runs.contract.errors import ErrorCode, WorkRailError
+from runs.mcp import deferred
 from runs.mcp.boundary import guarded
 
 JSON = "application/json"
@@ -130,34 +131,30 @@ def _as_mcp_error(uri: str, exc: WorkRailError) -> MCPError:
     return MCPError(code=code, message=f"{exc.message} {exc.suggestion}", data={"uri": uri, "error": exc.as_dict()})
 
 
-# The service functions, imported on first read (they pull in the ORM and the catalog).
+# The read models behind the resources (runs/mcp/services.py), looked up on each read: they need
+# Django's apps, which are loaded after the handshake (runs/mcp/deferred.py).
 
 
 def _workflows() -> dict[str, Any]:
-    from runs.readmodels import resources
-
-    return resources.read_workflows()
+    answer: dict[str, Any] = deferred.service("read_workflows")()
+    return answer
 
 
 def _workflow(workflow_id: str) -> dict[str, Any]:
-    from runs.readmodels import resources
-
-    return resources.read_workflow(workflow_id)
+    answer: dict[str, Any] = deferred.service("read_workflow")(workflow_id)
+    return answer
 
 
 def _run(run_id: str) -> dict[str, Any]:
-    from runs.readmodels import resources
-
-    return resources.read_run(run_id)
+    answer: dict[str, Any] = deferred.service("read_run")(run_id)
+    return answer
 
 
 def _run_notes(run_id: str, state_token: str, cursor: str) -> dict[str, Any]:
-    from runs.readmodels import resources
-
-    return resources.read_run_notes(run_id, state_token or None, cursor or None)
+    answer: dict[str, Any] = deferred.service("read_run_notes")(run_id, state_token or None, cursor or None)
+    return answer
 
 
 def _session_artifacts(session_id: str) -> dict[str, Any]:
-    from runs.readmodels import resources
-
-    return resources.read_session_artifacts(session_id)
+    answer: dict[str, Any] = deferred.service("read_session_artifacts")(session_id)
+    return answer

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import signal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskStatus
@@ -25,11 +25,15 @@ from mcp_types import Prompt as MCPPrompt
 from mcp_types import Tool as MCPTool
 
 from runs.contract.errors import ErrorCode, WorkRailError
+from runs.mcp import deferred
 from runs.mcp.boundary import guarded
 from runs.mcp.framing import CheckedLines, wire_stdin
 from runs.mcp.readiness import configuration_problem
 from runs.mcp.resources import register_resources
-from runs.mcp.tools import ToolOutcome, ToolSpec, call, tool_specs
+from workrail_site.version import VERSION
+
+if TYPE_CHECKING:
+    from runs.mcp.tools import ToolOutcome, ToolSpec
 
 logger = logging.getLogger("workrail.mcp")
 
@@ -41,8 +45,6 @@ INSTRUCTIONS = (
 
 class WorkRailServer(MCPServer[Any]):
     def __init__(self, **kwargs: Any) -> None:
-        from workrail_site.version import VERSION
-
         super().__init__(
             name="workrail",
             title="WorkRail",
@@ -106,7 +108,7 @@ class WorkRailServer(MCPServer[Any]):
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
         # Tools touch files and the database: keep them off the event loop.
-        outcome = await anyio.to_thread.run_sync(call, name, arguments)
+        outcome = await anyio.to_thread.run_sync(deferred.call_tool, name, arguments)
         return to_call_result(outcome)
 
 
@@ -129,10 +131,11 @@ def _prompt_work(name: str, arguments: dict[str, Any] | None) -> Any:
     """Lists the prompts (`arguments` None) or renders prompt `name`, through the same boundary as tools
     and resources; an error becomes a JSON-RPC error whose data carries the error body (an unknown
     workflow is the caller's mistake: invalid params)."""
-    from runs.mcp import prompts
 
     def work() -> Any:
-        return prompts.list_prompts() if arguments is None else prompts.render(name, arguments)
+        if arguments is None:
+            return deferred.service("list_prompts")()
+        return deferred.service("render_prompt")(name, arguments)
 
     try:
         return guarded(f"Prompt {name}", work, uses_database=True, changes=False)
@@ -146,7 +149,7 @@ def _prompt_work(name: str, arguments: dict[str, Any] | None) -> Any:
 
 
 def _listed_specs() -> list[ToolSpec]:
-    specs = tool_specs().values()
+    specs = deferred.tool_specs().values()
     if configuration_problem() is not None:
         # The flags cannot be read: offer the tools that need none; every call explains the problem.
         return [spec for spec in specs if spec.feature is None]

@@ -16,6 +16,11 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
+from django.db import close_old_connections
+
+from runs.mcp import deferred, readiness
+
 logger = logging.getLogger("workrail.timings")
 
 FLUSH_INTERVAL_S = 1.0
@@ -59,28 +64,16 @@ def record(tool: str, outcome: str, duration_ms: float, started_at: datetime) ->
 
 
 def flush() -> int:
-    """Writes the recorded timings; returns how many. Safe from any thread."""
+    """Writes the recorded timings (runs/store/tool_calls.py); returns how many. Safe from any thread."""
     global _flushes
-    from django.conf import settings
-    from django.db import close_old_connections, transaction
-
-    from runs.models import ToolCall
-
     with _lock:
         batch = [_pending.popleft() for _ in range(len(_pending))]
         if not batch:
             return 0
         try:
-            # In a transaction, so that on SQLite it takes its turn in the write queue with the tool
-            # calls' writes (workrail_site/sqlite_backend/write_queue.py) rather than starve beside it.
-            with transaction.atomic():
-                ToolCall.objects.bulk_create(
-                    ToolCall(tool=t.tool, outcome=t.outcome, duration_ms=t.duration_ms, started_at=t.started_at)
-                    for t in batch
-                )
-                _flushes += 1
-                if _flushes % PRUNE_EVERY_FLUSHES == 1:
-                    prune(settings.WORKRAIL_TOOL_TIMINGS_KEPT)
+            trim = (_flushes + 1) % PRUNE_EVERY_FLUSHES == 1
+            deferred.service("save_timings")(batch, keep=settings.WORKRAIL_TOOL_TIMINGS_KEPT if trim else None)
+            _flushes += 1
         except Exception:  # telemetry never takes anything down with it
             logger.warning("could not record %d tool timings", len(batch), exc_info=True)
         finally:
@@ -89,25 +82,11 @@ def flush() -> int:
         return len(batch)
 
 
-def prune(keep: int) -> int:
-    """Deletes all but the newest `keep` rows."""
-    from runs.models import ToolCall
-
-    # Rows are inserted oldest first, so the primary key orders them by age.
-    cutoff = ToolCall.objects.order_by("-pk").values_list("pk", flat=True)[keep : keep + 1].first()
-    if cutoff is None:
-        return 0
-    deleted, _ = ToolCall.objects.filter(pk__lte=cutoff).delete()
-    return deleted
-
-
 def _writer() -> None:
     while _enabled.is_set():
         _wake.wait(FLUSH_INTERVAL_S)
         _wake.clear()
         if _pending:
-            from runs.mcp import readiness
-
             try:
                 readiness.wait_until_ready()
             except Exception:  # the database never came up: the calls themselves say so

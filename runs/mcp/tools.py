@@ -4,7 +4,9 @@ behind each, and `call`, the one way a tool call is run.
 Schemas are generated from the pydantic models of runs.contract; a tool's description is its summary
 plus its examples, and the tests validate every example against the input model, so what the agent
 reads cannot drift from what it may send. Building the models costs tens of milliseconds, so the
-registry is built on first use (the start-up thread warms it), not on the path to `initialize`.
+server loads this module on first use (runs/mcp/deferred.py; the start-up thread warms it), not on
+the path to `initialize`. The use case behind each tool is looked up when it is called: they need
+Django's apps (runs/mcp/services.py).
 """
 
 from __future__ import annotations
@@ -19,9 +21,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from runs.contract import catalog, execution, features, inputs, sessions
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.features import Feature
-from runs.mcp import boundary, rendering, timings
+from runs.contract.schema import input_schema, output_schema
+from runs.execution import catalog as catalog_use_cases
+from runs.mcp import boundary, deferred, rendering, timings
 
 
 @dataclass(frozen=True)
@@ -48,14 +53,10 @@ class ToolSpec:
 
     @cached_property
     def input_schema(self) -> dict[str, Any]:
-        from runs.contract.schema import input_schema
-
         return input_schema(self.input)
 
     @cached_property
     def output_schema(self) -> dict[str, Any]:
-        from runs.contract.schema import output_schema
-
         return output_schema(*self.outputs)
 
     @property
@@ -66,8 +67,6 @@ class ToolSpec:
 
     @property
     def enabled(self) -> bool:
-        from runs.contract import features
-
         return self.feature is None or features.enabled(self.feature)
 
     def parse(self, arguments: Any) -> Any:
@@ -173,8 +172,6 @@ def invoke(name: str, arguments: Any) -> dict[str, Any]:
     For callers already inside Django (tests, benchmarks); clients go through `call`."""
     spec = tool_specs()[name]
     if spec.feature is not None:
-        from runs.contract import features
-
         features.require(spec.feature, spec.name)
     return spec.handler(spec.parse(arguments))
 
@@ -184,62 +181,24 @@ def error_outcome(exc: WorkRailError) -> ToolOutcome:
     return ToolOutcome({"error": payload}, rendering.error_text(payload), is_error=True)
 
 
-# --- the service calls behind the tools (imported on first call: they need Django's apps) -------------
+def _list_workflows(request: inputs.ListWorkflowsInput) -> dict[str, Any]:
+    return catalog_use_cases.list_workflows(kind=request.kind, namespace=request.namespace)
 
 
-def _list_workflows(request: Any) -> dict[str, Any]:
-    from runs.execution import catalog
-
-    return catalog.list_workflows(kind=request.kind, namespace=request.namespace)
+def _inspect_workflow(request: inputs.InspectWorkflowInput) -> dict[str, Any]:
+    return catalog_use_cases.inspect_workflow(request.workflow_id, request.mode)
 
 
-def _inspect_workflow(request: Any) -> dict[str, Any]:
-    from runs.execution import catalog
+def _use_case(name: str) -> Callable[[Any], dict[str, Any]]:
+    """The use case behind a tool (a function of runs/mcp/services.py), looked up when the tool is called:
+    it needs Django's apps, which the server loads after answering `initialize`. The catalog's use
+    cases (above) need no apps and answer before they are ready."""
 
-    return catalog.inspect_workflow(request.workflow_id, request.mode)
+    def handler(request: Any) -> dict[str, Any]:
+        answer: dict[str, Any] = deferred.service(name)(request)
+        return answer
 
-
-def _start_workflow(request: Any) -> dict[str, Any]:
-    from runs.execution import start
-
-    return start.start_workflow(request)
-
-
-def _continue_workflow(request: Any) -> dict[str, Any]:
-    from runs.execution import advance
-
-    return advance.continue_workflow(request)
-
-
-def _checkpoint_workflow(request: Any) -> dict[str, Any]:
-    from runs.execution import checkpoint as checkpoints
-
-    return checkpoints.checkpoint_workflow(request)
-
-
-def _start_session(request: Any) -> dict[str, Any]:
-    from runs.execution import checkpoint as checkpoints
-
-    return checkpoints.start_session(request)
-
-
-def _resume_session(request: Any) -> dict[str, Any]:
-    from django.conf import settings
-
-    from runs.execution import resume
-    from runs.execution.observe import git_observation
-
-    if request.git_branch is None and request.git_head_sha is None and request.workspace_path is None:
-        # The agent said nothing about where it works: use what this server sees in its directory.
-        seen = git_observation(settings.WORKRAIL_PROJECT_DIR) or {}
-        request = request.model_copy(
-            update={
-                "git_branch": seen.get("gitBranch") or None,
-                "git_head_sha": seen.get("gitHeadSha") or None,
-                "workspace_path": seen.get("workspacePath") or None,
-            }
-        )
-    return resume.resume_session(request)
+    return handler
 
 
 READ_ONLY = Annotations(read_only=True, destructive=False, idempotent=True)
@@ -249,8 +208,6 @@ EXAMPLE_ACK = "ak1_" + "B" * 24
 
 @cache
 def tool_specs() -> dict[str, ToolSpec]:
-    from runs.contract import catalog, execution, inputs, sessions
-
     specs = [
         ToolSpec(
             name="list_workflows",
@@ -302,7 +259,7 @@ def tool_specs() -> dict[str, ToolSpec]:
                 {"workflowId": "wr.code_review", "context": {"ticketId": "AUTH-1234", "reviewAreas": ["api", "db"]}},
             ],
             annotations=Annotations(read_only=False, destructive=False, idempotent=False),
-            handler=_start_workflow,
+            handler=_use_case("start_workflow"),
             render=rendering.execution_text,
             uses_database=True,
         ),
@@ -339,7 +296,7 @@ def tool_specs() -> dict[str, ToolSpec]:
                 {"stateToken": EXAMPLE_STATE},
             ],
             annotations=Annotations(read_only=False, destructive=False, idempotent=True),
-            handler=_continue_workflow,
+            handler=_use_case("continue_workflow"),
             render=rendering.execution_text,
             uses_database=True,
         ),
@@ -362,7 +319,7 @@ def tool_specs() -> dict[str, ToolSpec]:
                 {"sessionToken": "ss1_" + "C" * 24, "output": {"notesMarkdown": "Tried two caching designs; B wins."}},
             ],
             annotations=Annotations(read_only=False, destructive=False, idempotent=True),
-            handler=_checkpoint_workflow,
+            handler=_use_case("checkpoint_workflow"),
             render=rendering.checkpoint_text,
             uses_database=True,
             feature=Feature.CHECKPOINT,
@@ -379,7 +336,7 @@ def tool_specs() -> dict[str, ToolSpec]:
             outputs=(sessions.SessionResult,),
             examples=[{"title": "Caching spike", "sessionKey": "caching-spike", "tags": ["perf"]}, {}],
             annotations=Annotations(read_only=False, destructive=False, idempotent=False),
-            handler=_start_session,
+            handler=_use_case("start_session"),
             render=rendering.session_text,
             uses_database=True,
             feature=Feature.START_SESSION,
@@ -397,7 +354,7 @@ def tool_specs() -> dict[str, ToolSpec]:
             outputs=(sessions.ResumeResult,),
             examples=[{"query": "AUTH-1234 token refresh"}, {"gitBranch": "feature/retry"}, {}],
             annotations=READ_ONLY,
-            handler=_resume_session,
+            handler=_use_case("resume_session"),
             render=rendering.resume_text,
             uses_database=True,
             feature=Feature.RESUME_SESSION,

@@ -12,6 +12,7 @@ from django.db import connection, transaction
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import PinnedWorkflow
+from workflows_app.engine.tree import top_steps, walk
 
 PIN_ATTEMPTS = 3
 
@@ -59,6 +60,4 @@ def compiled_workflow(workflow_hash: str) -> dict[str, Any]:
 @lru_cache(maxsize=64)
 def steps_by_id(workflow_hash: str) -> dict[str, dict[str, Any]]:
     """Every compiled step of a pinned workflow, loop bodies included, by id."""
-    from workflows_app.engine.tree import top_steps, walk
-
     return {step["id"]: step for step in walk(top_steps(compiled_workflow(workflow_hash)))}

@@ -5,6 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
+from runs.mcp.entry import main
+
 
 class Command(BaseCommand):
     help = "Run the WorkRail MCP server on stdio (for agents: Claude Code, Claude Desktop, any MCP client)."
@@ -12,6 +14,4 @@ class Command(BaseCommand):
     requires_migrations_checks = False
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from runs.mcp.entry import main
-
         main([])

@@ -1,0 +1,85 @@
+"""The use cases behind the MCP tools, resources and prompts, as the server calls them.
+
+They import the ORM, so this module loads only once Django's apps are ready, by name through
+runs/mcp/deferred.py. Each function adapts a parsed request to a use case of runs/execution or a read
+model of runs/readmodels; none holds logic of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+from runs.contract.inputs import (
+    CheckpointInput,
+    ContinueWorkflowInput,
+    ResumeSessionInput,
+    StartSessionInput,
+    StartWorkflowInput,
+)
+from runs.execution import advance, checkpoint, resume, start
+from runs.execution.catalog import current_catalog
+from runs.execution.observe import git_observation
+from runs.mcp import prompts, tools
+from runs.readmodels import resources
+from runs.store import tool_calls
+from runs.store.setup import ensure_migrated
+
+
+def prepare() -> int:
+    """Start-up work after django.setup(): pending migrations applied (returns how many), the tool
+    registry and the catalog built, so the first calls do not pay for them."""
+    applied = ensure_migrated()
+    tools.tool_specs()
+    current_catalog()
+    return applied
+
+
+# --- tools ------------------------------------------------------------------------------------------
+
+
+def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
+    return start.start_workflow(request)
+
+
+def continue_workflow(request: ContinueWorkflowInput) -> dict[str, Any]:
+    return advance.continue_workflow(request)
+
+
+def checkpoint_workflow(request: CheckpointInput) -> dict[str, Any]:
+    return checkpoint.checkpoint_workflow(request)
+
+
+def start_session(request: StartSessionInput) -> dict[str, Any]:
+    return checkpoint.start_session(request)
+
+
+def resume_session(request: ResumeSessionInput) -> dict[str, Any]:
+    if request.git_branch is None and request.git_head_sha is None and request.workspace_path is None:
+        # The agent said nothing about where it works: use what this server sees in its directory.
+        seen = git_observation(settings.WORKRAIL_PROJECT_DIR) or {}
+        request = request.model_copy(
+            update={
+                "git_branch": seen.get("gitBranch") or None,
+                "git_head_sha": seen.get("gitHeadSha") or None,
+                "workspace_path": seen.get("workspacePath") or None,
+            }
+        )
+    return resume.resume_session(request)
+
+
+# --- resources and prompts --------------------------------------------------------------------------
+
+read_workflows = resources.read_workflows
+read_workflow = resources.read_workflow
+read_run = resources.read_run
+read_run_notes = resources.read_run_notes
+read_session_artifacts = resources.read_session_artifacts
+list_prompts = prompts.list_prompts
+render_prompt = prompts.render
+
+# --- tool-call timings ------------------------------------------------------------------------------
+
+save_timings = tool_calls.save
+prune_timings = tool_calls.prune
