@@ -13,38 +13,10 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from pydantic_core import to_json
 
-from runs.contract.errors import ErrorCode, ErrorResult, WorkRailError
+from runs.contract.errors import HTTP_STATUS, ErrorCode, ErrorResult, WorkRailError
 
 logger = logging.getLogger("workrail.api")
 
-STATUS: dict[ErrorCode, int] = {
-    ErrorCode.INVALID_INPUT: 400,
-    ErrorCode.NOT_FOUND: 404,
-    ErrorCode.CONFIGURATION_ERROR: 500,
-    ErrorCode.WORKFLOW_NOT_FOUND: 404,
-    ErrorCode.WORKFLOW_INVALID: 409,
-    ErrorCode.TOKEN_MALFORMED: 400,
-    ErrorCode.TOKEN_VERSION_UNSUPPORTED: 400,
-    ErrorCode.TOKEN_BAD_SIGNATURE: 400,
-    ErrorCode.TOKEN_UNKNOWN: 400,
-    ErrorCode.TOKEN_SCOPE_MISMATCH: 400,
-    ErrorCode.RUN_CANCELED: 409,
-    ErrorCode.ARTIFACT_INVALID: 400,
-    ErrorCode.FEATURE_DISABLED: 403,
-    ErrorCode.UNAUTHENTICATED: 401,
-    ErrorCode.CSRF_FAILED: 403,
-    ErrorCode.RATE_LIMITED: 429,
-    ErrorCode.STORE_BUSY: 503,
-    ErrorCode.BUNDLE_TOO_LARGE: 413,
-    ErrorCode.BUNDLE_CORRUPT: 400,
-    ErrorCode.BUNDLE_VERSION_UNSUPPORTED: 400,
-    ErrorCode.BUNDLE_INVALID: 400,
-    # A request that is fine, for a report too large to lay out as PDF within its budget (the Markdown is not).
-    ErrorCode.REPORT_TOO_LARGE: 422,
-    # The client left or the dashboard is shutting down: nobody is there to read it, but a log line shows it.
-    ErrorCode.REPORT_STOPPED: 503,
-    ErrorCode.INTERNAL_ERROR: 500,
-}
 
 # What each documented error status means, for the OpenAPI document.
 MEANING: dict[int, str] = {
@@ -95,7 +67,7 @@ def described(*statuses: int, ok: dict[str, Any] | None = None) -> dict[str, Any
 
 
 def error_response(error: WorkRailError, status: int | None = None) -> HttpResponse:
-    status = status or STATUS.get(error.code, 500)
+    status = status or HTTP_STATUS.get(error.code, 500)
     response = HttpResponse(
         to_json({"error": error.as_dict()}), status=status, content_type="application/json; charset=utf-8"
     )

@@ -39,6 +39,37 @@ class ErrorCode(StrEnum):
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
+# The HTTP status that goes with each code, for the doors that answer over HTTP (the API, the dashboard).
+HTTP_STATUS: dict[ErrorCode, int] = {
+    ErrorCode.INVALID_INPUT: 400,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.CONFIGURATION_ERROR: 500,
+    ErrorCode.WORKFLOW_NOT_FOUND: 404,
+    ErrorCode.WORKFLOW_INVALID: 409,
+    ErrorCode.TOKEN_MALFORMED: 400,
+    ErrorCode.TOKEN_VERSION_UNSUPPORTED: 400,
+    ErrorCode.TOKEN_BAD_SIGNATURE: 400,
+    ErrorCode.TOKEN_UNKNOWN: 400,
+    ErrorCode.TOKEN_SCOPE_MISMATCH: 400,
+    ErrorCode.RUN_CANCELED: 409,
+    ErrorCode.ARTIFACT_INVALID: 400,
+    ErrorCode.FEATURE_DISABLED: 403,
+    ErrorCode.UNAUTHENTICATED: 401,
+    ErrorCode.CSRF_FAILED: 403,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.STORE_BUSY: 503,
+    ErrorCode.BUNDLE_TOO_LARGE: 413,
+    ErrorCode.BUNDLE_CORRUPT: 400,
+    ErrorCode.BUNDLE_VERSION_UNSUPPORTED: 400,
+    ErrorCode.BUNDLE_INVALID: 400,
+    # A request that is fine, for a report too large to lay out as PDF within its budget (the Markdown is not).
+    ErrorCode.REPORT_TOO_LARGE: 422,
+    # The client left or the dashboard is shutting down: nobody is there to read it, but a log line shows it.
+    ErrorCode.REPORT_STOPPED: 503,
+    ErrorCode.INTERNAL_ERROR: 500,
+}
+
+
 class HeldIssue(StrEnum):
     """Why a step is blocked, besides the engine's own issue codes: what the service checks before the
     engine sees the output (workflows_app.engine.codes.IssueCode has the rest)."""

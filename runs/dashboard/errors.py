@@ -9,14 +9,13 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from runs.api.errors import STATUS
-from runs.contract.errors import ErrorCode, WorkRailError
+from runs.contract.errors import HTTP_STATUS, ErrorCode, WorkRailError
 
 View = Callable[..., HttpResponse]
 
 
 def error_page(request: HttpRequest, error: WorkRailError, status: int | None = None) -> HttpResponse:
-    status = status or STATUS.get(error.code, 400)
+    status = status or HTTP_STATUS.get(error.code, 400)
     return render(request, "dashboard/error.html", {"error": error, "status": status}, status=status)
 
 

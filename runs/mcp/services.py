@@ -18,7 +18,7 @@ from runs.contract.inputs import (
     StartSessionInput,
     StartWorkflowInput,
 )
-from runs.execution import advance, checkpoint, resume, start
+from runs.execution import advance, catalog, checkpoint, resume, start
 from runs.execution.catalog import current_catalog
 from runs.execution.observe import git_observation
 from runs.mcp import prompts, tools
@@ -71,8 +71,17 @@ def resume_session(request: ResumeSessionInput) -> dict[str, Any]:
 
 # --- resources and prompts --------------------------------------------------------------------------
 
-read_workflows = resources.read_workflows
-read_workflow = resources.read_workflow
+
+def read_workflows() -> dict[str, Any]:
+    """The catalog: the list_workflows answer without filters, so the resource and the tool agree."""
+    return catalog.list_workflows()
+
+
+def read_workflow(workflow_id: str) -> dict[str, Any]:
+    """One workflow: the inspect_workflow answer in mode 'metadata'."""
+    return catalog.inspect_workflow(workflow_id, "metadata")
+
+
 read_run = resources.read_run
 read_run_notes = resources.read_run_notes
 read_session_artifacts = resources.read_session_artifacts

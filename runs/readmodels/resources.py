@@ -1,7 +1,6 @@
-"""Read-only views behind the MCP resources (runs/mcp/resources.py): plain dicts, ready for JSON.
-
-The catalog views are the catalog use cases themselves, so a resource and the matching tool can
-never disagree. An unknown run or session id is a WorkRailError (NOT_FOUND); an unknown
+"""Read-only views behind the MCP resources (runs/mcp/resources.py) of recorded work: plain dicts,
+ready for JSON. (The catalog resources are the catalog use cases themselves: runs/mcp/services.py.)
+An unknown run or session id is a WorkRailError (NOT_FOUND); an unknown
 workflow id is WORKFLOW_NOT_FOUND, exactly as inspect_workflow says it.
 """
 
@@ -12,7 +11,6 @@ from typing import Any
 from django.conf import settings
 
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.execution import catalog
 from runs.models import Checkpoint, Node, Output, Run, Session
 from runs.readmodels import branches, recap
 from runs.store import tokens
@@ -20,16 +18,6 @@ from runs.store.tokens import TokenKind
 
 STEP = "step"
 CHECKPOINT = "checkpoint"
-
-
-def read_workflows() -> dict[str, Any]:
-    """The catalog: the same data as the list_workflows tool without filters."""
-    return catalog.list_workflows()
-
-
-def read_workflow(workflow_id: str) -> dict[str, Any]:
-    """One workflow: the same data as inspect_workflow in mode 'metadata'."""
-    return catalog.inspect_workflow(workflow_id, "metadata")
 
 
 def read_run(run_id: str) -> dict[str, Any]:
