@@ -31,23 +31,9 @@ from django.db import connection, models, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from runs.models import (
-    Ack,
-    Attempt,
-    Checkpoint,
-    Event,
-    Gap,
-    Node,
-    Observation,
-    Output,
-    PinnedWorkflow,
-    RateBucket,
-    Run,
-    RunSynthesis,
-    SearchEntry,
-    Session,
-)
+from runs.models import Event, PinnedWorkflow, RateBucket, Run, Session
 from runs.store import staged
+from runs.store.session_rows import UNDER_SESSION, raw_delete
 
 logger = logging.getLogger("workrail.cleanup")
 
@@ -56,21 +42,10 @@ logger = logging.getLogger("workrail.cleanup")
 BATCH_SIZE = 100
 KEYS_PER_DELETE = 500  # keys in one DELETE ... WHERE key IN (...): under every backend's parameter limit
 
-# What hangs under a session, children first, and the lookup from each table to the session. The
-# foreign keys are deferred to commit on SQLite and PostgreSQL, so the order is for clarity (and for
-# a backend checking at once); tests/test_cleanup.py fails when a new model points at one of these.
+# What a batch deletes, children first: the tables under a session (runs/store/session_rows.py), then
+# the sessions themselves.
 DELETION_ORDER: tuple[tuple[type[models.Model], str], ...] = (
-    (SearchEntry, "session_id__in"),
-    (Checkpoint, "session_id__in"),
-    (Observation, "session_id__in"),
-    (Gap, "run__session_id__in"),
-    (RunSynthesis, "run__session_id__in"),
-    (Output, "node__run__session_id__in"),
-    (Ack, "node__run__session_id__in"),
-    (Attempt, "node__run__session_id__in"),
-    (Node, "run__session_id__in"),
-    (Run, "session_id__in"),
-    (Event, "session_id__in"),
+    *((model, f"{path}__in") for model, path in UNDER_SESSION),
     (Session, "pk__in"),
 )
 
@@ -210,14 +185,14 @@ def _delete_batch(batch: Sequence[int], cutoff: datetime) -> dict[str, int]:
         pks = [pk for pk, _ in still_expired]
         run_ids = list(Run.objects.filter(session_id__in=pks).values_list("public_id", flat=True))
         deleted = {
-            model._meta.db_table: _raw_delete(model._default_manager.filter(**{path: pks}))
+            model._meta.db_table: raw_delete(model._default_manager.filter(**{path: pks}))
             for model, path in DELETION_ORDER
         }
         # The write-rate buckets of the deleted runs and sessions (runs/store/ratelimit.py): nothing will spend them.
         # In slices: a session can have many runs (delegations), and a statement only so many parameters.
         keys = [f"run:{run_id}" for run_id in run_ids] + [f"session:{public_id}" for _, public_id in still_expired]
         deleted[RateBucket._meta.db_table] = sum(
-            _raw_delete(RateBucket.objects.filter(key__in=some)) for some in _batches(keys, KEYS_PER_DELETE)
+            raw_delete(RateBucket.objects.filter(key__in=some)) for some in _batches(keys, KEYS_PER_DELETE)
         )
     return deleted
 
@@ -239,13 +214,6 @@ def _delete_unused(where: dict[str, Any]) -> int:
     unused = PinnedWorkflow.objects.filter(~Exists(Run.objects.filter(pinned=OuterRef("pk"))), **where)
     with transaction.atomic():
         if connection.vendor != "postgresql":
-            return _raw_delete(unused)
+            return raw_delete(unused)
         locked = list(unused.select_for_update(skip_locked=True).values_list("pk", flat=True))
-        return sum(_raw_delete(unused.filter(pk__in=some)) for some in _batches(locked, KEYS_PER_DELETE))
-
-
-def _raw_delete(queryset: models.QuerySet[Any]) -> int:
-    """One DELETE statement, without the collector, signals or Event's append-only refusal. The one
-    sanctioned way to delete events: whole sessions, by retention, in the transaction that deletes
-    those sessions."""
-    return queryset._raw_delete(queryset.db)
+        return sum(raw_delete(unused.filter(pk__in=some)) for some in _batches(locked, KEYS_PER_DELETE))

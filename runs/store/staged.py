@@ -26,20 +26,8 @@ from django.db import models, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from runs.models import (
-    Ack,
-    Attempt,
-    Checkpoint,
-    Event,
-    Gap,
-    Node,
-    Observation,
-    Output,
-    Run,
-    RunSynthesis,
-    SearchEntry,
-    Session,
-)
+from runs.models import Node, Run, Session
+from runs.store.session_rows import UNDER_SESSION, raw_delete
 
 STAND_IN = "imp_"  # the public ids of a staged session and of its runs
 DISCARDED = "del_"  # a staged session being removed
@@ -47,22 +35,6 @@ DISCARDED = "del_"  # a staged session being removed
 # quiet this long was killed, or paused past any reasonable wait, and will not finish.
 ABANDONED_AFTER = timedelta(minutes=15)
 ROWS_PER_DELETE = 2000  # rows per removal transaction: a few milliseconds of the write lock
-
-# The rows under a staged session, removed in this order (children before what they point at), and
-# the lookup from each table to the session. Nodes go newest first: a node's children are newer.
-_ORDER: tuple[tuple[type[models.Model], str], ...] = (
-    (SearchEntry, "session_id"),
-    (Checkpoint, "session_id"),
-    (Observation, "session_id"),
-    (Gap, "run__session_id"),
-    (RunSynthesis, "run__session_id"),
-    (Output, "node__run__session_id"),
-    (Ack, "node__run__session_id"),
-    (Attempt, "node__run__session_id"),
-    (Node, "run__session_id"),
-    (Run, "session_id"),
-    (Event, "session_id"),
-)
 
 
 def stand_in_id() -> str:
@@ -106,10 +78,10 @@ def abandoned(now: datetime | None = None) -> QuerySet[Session]:
 
 def _remove(session_pk: int, rows: int) -> None:
     _unlink_delegations(session_pk, rows)
-    for model, path in _ORDER:
+    for model, path in UNDER_SESSION:
         _delete_in_slices(model, {path: session_pk}, rows)
     with transaction.atomic():
-        _raw_delete(Session.objects.filter(pk=session_pk, importing=True))
+        raw_delete(Session.objects.filter(pk=session_pk, importing=True))
 
 
 def _unlink_delegations(session_pk: int, rows: int) -> None:
@@ -136,10 +108,4 @@ def _delete_in_slices(model: type[models.Model], where: dict[str, int], rows: in
                 # Newest first, a node's children (newer) are gone before it; its parent's link to its
                 # newest child is the one reference left into this slice.
                 Node._base_manager.filter(latest_child_id__in=pks).update(latest_child=None)
-            _raw_delete(manager.filter(pk__in=pks))
-
-
-def _raw_delete(queryset: QuerySet[models.Model]) -> int:
-    """One DELETE statement, without the collector or Event's append-only refusal: a staged session was
-    never part of the store, and goes whole, as retention deletes sessions (runs/store/retention.py)."""
-    return int(queryset._raw_delete(queryset.db))
+            raw_delete(manager.filter(pk__in=pks))
