@@ -12,13 +12,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from runs.contract.dashboard import ArtifactEntry, ArtifactTables, ChangedFile, Finding
+from workflows_app.engine.jsontypes import JsonObject
 
 SEVERITIES = ("critical", "major", "minor", "nit")
 RISK_WORDS = {"L": "low", "M": "medium", "H": "high"}
 
 
-def tables(artifacts: Iterable[tuple[str | None, dict[str, Any]]]) -> ArtifactTables:
-    """`artifacts` are (step id, artifact) pairs in the order they were recorded."""
+def tables(artifacts: Iterable[tuple[str | None, JsonObject]]) -> ArtifactTables:
+    """`artifacts` are (step id, artifact) pairs in the order they were recorded; an artifact is the
+    agent's own JSON, read defensively (any field may be missing or of another type)."""
     files: dict[str, ChangedFile] = {}
     findings: list[Finding] = []
     others: list[ArtifactEntry] = []
@@ -50,7 +52,7 @@ def tables(artifacts: Iterable[tuple[str | None, dict[str, Any]]]) -> ArtifactTa
     )
 
 
-def _finding(entry: dict[str, Any]) -> Finding:
+def _finding(entry: JsonObject) -> Finding:
     severity = _text(entry.get("severity")).lower()
     if severity not in SEVERITIES:
         severity = "minor"
@@ -73,7 +75,7 @@ def _finding(entry: dict[str, Any]) -> Finding:
     )
 
 
-def _location(entry: dict[str, Any]) -> str:
+def _location(entry: JsonObject) -> str:
     where = entry.get("location")
     if isinstance(where, dict):
         file, line = _text(where.get("file")), where.get("line")
@@ -84,7 +86,7 @@ def _location(entry: dict[str, Any]) -> str:
     return f"{file}:{line}" if isinstance(line, int) and not isinstance(line, bool) else file
 
 
-def _dicts(value: Any) -> list[dict[str, Any]]:
+def _dicts(value: Any) -> list[JsonObject]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 

@@ -35,6 +35,8 @@ from typing import Any, Literal
 from runs.contract.dashboard import ArtifactTables, Finding
 from runs.models import Ack, AckOutcome, Checkpoint, Node, Output, Run, RunStatus, RunSynthesis
 from runs.readmodels import artifact_tables, graph
+from runs.readmodels.shapes import Synthesis
+from workflows_app.engine.jsontypes import JsonObject
 
 BranchStatus = Literal["complete", "open", "blocked", "canceled"]
 STEP: Literal["step"] = "step"
@@ -110,7 +112,7 @@ def last_of_each_kind(kinds: list[str]) -> set[int]:
     return set({kind: index for index, kind in enumerate(kinds)}.values())
 
 
-def standing(records: Iterable[PathRecord]) -> list[tuple[str, dict[str, Any]]]:
+def standing(records: Iterable[PathRecord]) -> list[tuple[str, JsonObject]]:
     """The artifacts that stand on a path: the latest of each kind, as (step id, artifact), in path order."""
     every = [(r.step_id, a) for r in records for a in r.artifacts if isinstance(a, dict)]
     kept = last_of_each_kind([str(artifact.get("kind")) for _, artifact in every])
@@ -190,9 +192,9 @@ class BranchView:
     end: int  # the node (pk) the view ends at: the branch's tip, unless an earlier node was asked for
     path: list[int]
     records: list[PathRecord]
-    standing: list[tuple[str, dict[str, Any]]]
+    standing: list[tuple[str, JsonObject]]  # (step id, artifact): the agent's own JSON
     tables: ArtifactTables  # of the standing artifacts
-    synthesis: dict[str, Any] | None  # the synthesis of the completion on this path, if it has one
+    synthesis: Synthesis | None  # the synthesis of the completion on this path, if it has one
 
     @property
     def status(self) -> BranchStatus:
@@ -210,7 +212,7 @@ class BranchOutcome:
     branch: Branch
     tip_public_id: int
     status: BranchStatus
-    synthesis: dict[str, Any] | None
+    synthesis: Synthesis | None
     findings: list[Finding]
 
 
@@ -222,7 +224,7 @@ class RunBranches:
     branches: list[Branch]
     outputs: list[Output]  # every step output of the run, oldest first (empty unless records were read)
     checkpoints: list[Checkpoint]  # every checkpoint of the run, oldest first (likewise)
-    syntheses: dict[int, dict[str, Any]]  # by completing node (pk)
+    syntheses: dict[int, Synthesis]  # by completing node (pk), as recorded
     _lane_of: dict[int, int] = field(default_factory=dict)
 
     @property
@@ -258,12 +260,12 @@ class RunBranches:
         ]
         return sorted(found, key=PathRecord.sort_key)
 
-    def synthesis_on(self, on_path: list[int]) -> dict[str, Any] | None:
+    def synthesis_on(self, on_path: list[int]) -> Synthesis | None:
         """The synthesis recorded for the completion on this path: none unless the path completed."""
         done = [pk for pk in on_path if pk in self.syntheses]
         return self.syntheses[done[-1]] if done else None
 
-    def synthesis_of(self, pk: int) -> dict[str, Any] | None:
+    def synthesis_of(self, pk: int) -> Synthesis | None:
         """The synthesis of the branch as far as node `pk`: none unless the path to it completed."""
         return self.synthesis_on(self.path(pk))
 

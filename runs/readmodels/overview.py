@@ -156,7 +156,7 @@ def _with_status(sessions: QuerySet[Session], status: str | None, cutoff: dateti
 def _status_counts(sessions: QuerySet[Session], cutoff: datetime) -> dict[str, int]:
     """Sessions per shown status, in one aggregate query."""
     quiet = Q(status=SessionStatus.IN_PROGRESS, updated_at__lt=cutoff)
-    aggregates: dict[str, Any] = {
+    aggregates: dict[str, Count] = {
         name: Count("pk", filter=Q(status=name) & ~quiet) for name in SessionStatus.values if name != STALLED
     }
     aggregates[STALLED] = Count("pk", filter=quiet)

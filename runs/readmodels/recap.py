@@ -12,18 +12,23 @@ resource URI that pages through them (`workrail://runs/{runId}/notes?stateToken=
 The newest entries are read with one recursive query bounded by MAX_ENTRIES hops; the first entry,
 when it is further up, and a page of notes are read by walking up the path only as far as the
 position they start at.
+
+A recap is measured in bytes of its JSON, so it is built as its JSON (runs/readmodels/shapes.py: the
+shapes an agent reads; runs/contract/execution.py's Recap validates them in an execution answer, the
+run resource and the dashboard's node page pass them on as they are).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db import connection
 
 from runs.models import Checkpoint, Node, Output
+from runs.readmodels.shapes import Recap, RecapEntry, RecapGap
 from runs.store import tokens
 from runs.store.tokens import TokenKind
 
@@ -36,8 +41,17 @@ NOTES_URI = "workrail://runs/{runId}/notes"
 CUT_MARK = " …[cut: read this entry in full with the notes resource]"
 
 
-def entry(output: Output, position: int | None = None) -> dict[str, Any]:
-    item: dict[str, Any] = {
+@dataclass(frozen=True)
+class NotesPage:
+    """A page of the notes on a path, and the position the next page starts at (None: the last page)."""
+
+    entries: list[RecapEntry]
+    total_entries: int
+    next_cursor: int | None
+
+
+def entry(output: Output, position: int | None = None) -> RecapEntry:
+    item: RecapEntry = {
         "kind": "step",
         "stepId": output.step_id,
         "title": output.step_title,
@@ -49,8 +63,8 @@ def entry(output: Output, position: int | None = None) -> dict[str, Any]:
     return item
 
 
-def checkpoint_entry(checkpoint: Checkpoint, position: int | None = None) -> dict[str, Any]:
-    item: dict[str, Any] = {
+def checkpoint_entry(checkpoint: Checkpoint, position: int | None = None) -> RecapEntry:
+    item: RecapEntry = {
         "kind": "checkpoint",
         "stepId": checkpoint.node.pending_step_id if checkpoint.node else "",
         "title": "Checkpoint",
@@ -62,11 +76,11 @@ def checkpoint_entry(checkpoint: Checkpoint, position: int | None = None) -> dic
     return item
 
 
-def _size(item: dict[str, Any]) -> int:
+def _size(item: RecapEntry) -> int:
     return len(json.dumps(item, ensure_ascii=False).encode())
 
 
-def _cut_to(item: dict[str, Any], budget: int) -> dict[str, Any]:
+def _cut_to(item: RecapEntry, budget: int) -> RecapEntry:
     """`item` with its notes cut so that its JSON fits in `budget` bytes (when it does not already)."""
     if _size(item) <= budget:
         return item
@@ -86,13 +100,13 @@ def notes_uri(run_id: str, state_token: str | None = None, cursor: int | None = 
 
 
 def fit(
-    newest_first: list[dict[str, Any]],
+    newest_first: list[RecapEntry],
     total: int | None,
     *,
-    head: dict[str, Any] | None = None,
+    head: RecapEntry | None = None,
     node: Node | None = None,
     lowest: int = 1,
-) -> dict[str, Any]:
+) -> Recap:
     """The recap: `head` (the first entry of the path, when given) and the newest entries that fit in
     the byte budget, in path order. The head takes at most 1/HEAD_SHARE of the budget and the newest
     entry is always kept (both cut to fit when they are longer). `total` counts every entry from
@@ -100,11 +114,11 @@ def fit(
     that pages what was left out."""
     budget = RECAP_BUDGET_BYTES
     used = 0
-    kept_head: list[dict[str, Any]] = []
+    kept_head: list[RecapEntry] = []
     if head is not None:
         kept_head.append(_cut_to(head, budget // HEAD_SHARE))
         used += _size(kept_head[0])
-    kept: list[dict[str, Any]] = []
+    kept: list[RecapEntry] = []
     for item in newest_first:
         if not kept:
             item = _cut_to(item, budget - used)
@@ -116,7 +130,7 @@ def fit(
     kept.reverse()
     entries = kept_head + kept
     omitted = None if total is None else max(0, total - len(entries))
-    recap: dict[str, Any] = {
+    recap: Recap = {
         "entries": entries,
         "truncated": omitted is None or omitted > 0 or any(CUT_MARK in e["notesMarkdown"] for e in entries),
         "omittedEntries": omitted,
@@ -130,10 +144,10 @@ def fit(
     return recap
 
 
-def _gap(entries: list[dict[str, Any]], lowest: int, node: Node) -> dict[str, Any]:
+def _gap(entries: list[RecapEntry], lowest: int, node: Node) -> RecapGap:
     """Which positions the recap left out (the first hole after the kept head), and how to read them.
     When nothing is left out but a long entry was cut, the page starts at the first entry."""
-    positions = sorted(e["position"] for e in entries if e.get("position") is not None)
+    positions = sorted(e["position"] for e in entries if "position" in e)
     start = lowest
     for position in positions:
         if position != start:
@@ -185,7 +199,7 @@ ORDER BY 3 DESC
 """
 
 
-def _load(rows: list[tuple[str, int, int]]) -> list[dict[str, Any]]:
+def _load(rows: list[tuple[str, int, int]]) -> list[RecapEntry]:
     """Recap entries of (kind, row id, position) rows, in the rows' order, read in two queries."""
     outputs = {o.pk: o for o in Output.objects.filter(pk__in=[pk for kind, pk, _ in rows if kind == "o"])}
     checkpoints = {
@@ -198,19 +212,19 @@ def _load(rows: list[tuple[str, int, int]]) -> list[dict[str, Any]]:
     ]
 
 
-def _query(sql: str, params: list[Any]) -> list[tuple[str, int, int]]:
+def _query(sql: str, params: list[int]) -> list[tuple[str, int, int]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [(kind, pk, position) for kind, pk, position in cursor.fetchall()]
 
 
-def newest_entries(node: Node, *, lowest: int = 1) -> list[dict[str, Any]]:
+def newest_entries(node: Node, *, lowest: int = 1) -> list[RecapEntry]:
     """The entries of the last MAX_ENTRIES hops of the path to `node` at position `lowest` or later,
     newest first."""
     return _load([row for row in _query(_NEWEST, [node.pk, MAX_ENTRIES]) if row[2] >= lowest])
 
 
-def span_entries(node: Node, first: int, last: int) -> list[dict[str, Any]]:
+def span_entries(node: Node, first: int, last: int) -> list[RecapEntry]:
     """The entries at positions `first` to `last` of the path to `node`, in path order."""
     if last < first or first > node.notes_on_path:
         return []
@@ -218,12 +232,12 @@ def span_entries(node: Node, first: int, last: int) -> list[dict[str, Any]]:
     return _load(rows[::-1])
 
 
-def path_recap(node: Node) -> dict[str, Any]:
+def path_recap(node: Node) -> Recap:
     """Notes recorded on the way from the run's start to `node`: the first and the newest."""
     return _recap(node, lowest=1, total=node.notes_on_path)
 
 
-def _recap(node: Node, *, lowest: int, total: int) -> dict[str, Any]:
+def _recap(node: Node, *, lowest: int, total: int) -> Recap:
     newest = newest_entries(node, lowest=lowest)
     head = None
     if newest and newest[-1].get("position") == lowest:
@@ -254,7 +268,7 @@ def branch_tip(first: Node) -> Node:
     return Node.objects.select_related("run").get(pk=tip_id)
 
 
-def downstream_recap(first_child: Node) -> dict[str, Any]:
+def downstream_recap(first_child: Node) -> Recap:
     """Notes along the preferred (latest) branch below a node, from `first_child` to the branch's
     tip: its first entry and the newest."""
     tip = branch_tip(first_child)
@@ -262,12 +276,12 @@ def downstream_recap(first_child: Node) -> dict[str, Any]:
     return _recap(tip, lowest=above + 1, total=tip.notes_on_path - above)
 
 
-def notes_page(node: Node, cursor: int) -> dict[str, Any]:
+def notes_page(node: Node, cursor: int) -> NotesPage:
     """One page of the notes on the path to `node`, in path order from position `cursor`: at most
     PAGE_ENTRIES entries and PAGE_BYTES bytes (at least one entry), and where the next page starts."""
     total = node.notes_on_path
     entries = span_entries(node, cursor, cursor + PAGE_ENTRIES - 1)
-    page: list[dict[str, Any]] = []
+    page: list[RecapEntry] = []
     used = 0
     for item in entries:
         size = _size(item)
@@ -276,4 +290,4 @@ def notes_page(node: Node, cursor: int) -> dict[str, Any]:
         page.append(item)
         used += size
     following = (page[-1]["position"] + 1) if page else cursor
-    return {"entries": page, "totalEntries": total, "nextCursor": following if following <= total else None}
+    return NotesPage(entries=page, total_entries=total, next_cursor=following if following <= total else None)

@@ -1,33 +1,101 @@
-"""Read-only views behind the MCP resources (runs/mcp/resources.py) of recorded work: plain dicts,
-ready for JSON. (The catalog resources are the catalog use cases themselves: runs/mcp/services.py.)
+"""Read-only views behind the MCP resources (runs/mcp/resources.py) of recorded work. A resource
+answers JSON text, and these views pass recaps, syntheses and artifacts on as the JSON they are, so
+each answer is built as its JSON (the TypedDicts below name its keys). (The catalog resources are the
+catalog use cases themselves: runs/mcp/services.py.)
 An unknown run or session id is a WorkRailError (NOT_FOUND); an unknown
 workflow id is WORKFLOW_NOT_FOUND, exactly as inspect_workflow says it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from django.conf import settings
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Checkpoint, Node, Output, Run, Session
 from runs.readmodels import branches, recap
+from runs.readmodels.shapes import Recap, RecapEntry, Synthesis
 from runs.store import tokens
 from runs.store.tokens import TokenKind
+from workflows_app.engine.jsontypes import JsonObject
 
-STEP = "step"
-CHECKPOINT = "checkpoint"
+STEP: Literal["step"] = "step"
+CHECKPOINT: Literal["checkpoint"] = "checkpoint"
 
 
-def read_run(run_id: str) -> dict[str, Any]:
+class RunTip(TypedDict):
+    pendingStepId: str | None
+    isComplete: bool
+    depth: int
+    createdAt: str
+
+
+class RunGap(TypedDict):
+    """A gap the run went past (a step it could not do as asked)."""
+
+    stepId: str
+    reason: str
+    description: str
+    recordedAt: str
+
+
+class RunAnswer(TypedDict):
+    runId: str
+    status: str
+    workflowId: str
+    workflowHash: str
+    sessionId: str
+    sessionKey: str | None
+    createdAt: str
+    updatedAt: str
+    tip: RunTip | None
+    recap: Recap
+    branchCount: int
+    gaps: list[RunGap]
+    synthesis: Synthesis | None
+
+
+class NotesPageAnswer(TypedDict):
+    """A page of notes; a run with no node yet answers only runId, stateToken, cursor, totalEntries, entries."""
+
+    runId: str
+    stateToken: str | None
+    pendingStepId: NotRequired[str | None]
+    isComplete: NotRequired[bool]
+    order: NotRequired[str]
+    cursor: int
+    pageSize: NotRequired[int]
+    totalEntries: int
+    entries: list[RecapEntry]
+    nextCursor: NotRequired[int | None]
+    nextUri: NotRequired[str | None]
+
+
+class SessionArtifact(TypedDict):
+    runId: str | None
+    stepId: str | None
+    source: Literal["step", "checkpoint"]
+    kind: Any  # the artifact's own "kind", whatever the agent sent
+    data: JsonObject
+    recordedAt: str
+
+
+class SessionArtifacts(TypedDict):
+    sessionId: str
+    sessionKey: str | None
+    count: int
+    artifacts: list[SessionArtifact]
+
+
+def read_run(run_id: str) -> RunAnswer:
     """Where a run stands: status, its latest tip, a recap of the notes on the way there, how often
     it forked, the gaps it went past, and the synthesis of the tip's branch once that branch completed
     (another branch's synthesis is not the tip's: branches.py decides what belongs to which)."""
     run = _run(run_id)
     tree = branches.read(run, records=False)
     tip = Node.objects.select_related("run").filter(pk=tree.newest).first() if tree.newest is not None else None
-    gaps = [
+    gaps: list[RunGap] = [
         {
             "stepId": gap.step_id,
             "reason": gap.reason,
@@ -76,7 +144,7 @@ def _latest_node(run: Run) -> Node | None:
     return Node.objects.select_related("run").filter(run=run).order_by("-created_at", "-pk").first()
 
 
-def read_run_notes(run_id: str, state_token: str | None = None, cursor: str | None = None) -> dict[str, Any]:
+def read_run_notes(run_id: str, state_token: str | None = None, cursor: str | None = None) -> NotesPageAnswer:
     """One page of every note on the path from the run's start to the node of `state_token` (the
     run's latest tip without one), in path order from position `cursor` (1 without one). Only that
     path: the notes of other branches are not in it. The same node and cursor always give the same
@@ -99,7 +167,7 @@ def read_run_notes(run_id: str, state_token: str | None = None, cursor: str | No
         return {"runId": run.public_id, "stateToken": None, "cursor": start, "totalEntries": 0, "entries": []}
     page = recap.notes_page(node, start)
     token = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, node.public_id)
-    following = page["nextCursor"]
+    following = page.next_cursor
     return {
         "runId": run.public_id,
         "stateToken": token,
@@ -108,8 +176,8 @@ def read_run_notes(run_id: str, state_token: str | None = None, cursor: str | No
         "order": "path order, from the run's start to this node; position 1 is the first entry",
         "cursor": start,
         "pageSize": recap.PAGE_ENTRIES,
-        "totalEntries": page["totalEntries"],
-        "entries": page["entries"],
+        "totalEntries": page.total_entries,
+        "entries": page.entries,
         "nextCursor": following,
         "nextUri": recap.notes_uri(run.public_id, token, following) if following is not None else None,
     }
@@ -128,7 +196,7 @@ def _cursor(cursor: str | None) -> int:
     return int(text)
 
 
-def read_session_artifacts(session_id: str) -> dict[str, Any]:
+def read_session_artifacts(session_id: str) -> SessionArtifacts:
     """Every artifact recorded in a session (step outputs of its runs, and checkpoints), oldest first."""
     session = Session.objects.filter(public_id=session_id).first()
     if session is None:
@@ -147,7 +215,7 @@ def read_session_artifacts(session_id: str) -> dict[str, Any]:
     )
     rows += [(at, 1, pk, run_id, step_id or None, artifacts) for at, pk, run_id, step_id, artifacts in checkpoints]
     rows.sort(key=lambda row: (row[0], row[1], row[2]))
-    items = [
+    items: list[SessionArtifact] = [
         {
             "runId": run_id,
             "stepId": step_id,

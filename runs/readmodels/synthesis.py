@@ -9,23 +9,27 @@ It is a pure read, computed once per completed run, so reading the path (branche
 O(depth), one recursive query per table) is fine; which artifact stands is branches.py's rule too.
 The same path always gives byte-identical JSON: entries are ordered by their position on the path,
 artifacts are copied with sorted keys, and the only timestamp is the completing node's.
+
+It is recorded as JSON (the RunFinalized event) and read back as it was, so it is built as its JSON
+(runs/readmodels/shapes.py).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Node, Output
 from runs.readmodels import branches
+from runs.readmodels.shapes import Synthesis, SynthesisArtifact, SynthesisStep
 from runs.store.pinned import compiled_workflow
+from workflows_app.engine.jsontypes import JsonObject, Step
 
 STEP = branches.STEP
 CHECKPOINT = branches.CHECKPOINT
 
 
-def synthesize(node: Node) -> dict[str, Any]:
+def synthesize(node: Node) -> Synthesis:
     """The synthesis of the path from the run's root to `node`, a completed node."""
     if not node.is_complete:
         raise WorkRailError(
@@ -37,8 +41,8 @@ def synthesize(node: Node) -> dict[str, Any]:
     compiled = compiled_workflow(run.pinned_id)
     titles = _step_titles(compiled.get("steps", []))
 
-    steps: list[dict[str, Any]] = []
-    artifacts: list[dict[str, Any]] = []
+    steps: list[SynthesisStep] = []
+    artifacts: list[SynthesisArtifact] = []
     for entry in branches.records_on_path(node):
         step_artifacts = [_canonical(a) for a in entry.artifacts if isinstance(a, dict)]
         title = entry.record.step_title if isinstance(entry.record, Output) else ""
@@ -68,7 +72,7 @@ def synthesize(node: Node) -> dict[str, Any]:
     }
 
 
-def _step_titles(steps: list[dict[str, Any]]) -> dict[str, str]:
+def _step_titles(steps: list[Step]) -> dict[str, str]:
     """Step id -> title, loop bodies included."""
     titles: dict[str, str] = {}
     for step in steps:
@@ -80,13 +84,13 @@ def _step_titles(steps: list[dict[str, Any]]) -> dict[str, str]:
     return titles
 
 
-def _canonical(artifact: dict[str, Any]) -> dict[str, Any]:
+def _canonical(artifact: JsonObject) -> JsonObject:
     """A copy with sorted keys, so the synthesis does not depend on how the backend stored the JSON."""
-    copy: dict[str, Any] = json.loads(json.dumps(artifact, sort_keys=True, ensure_ascii=False))
+    copy: JsonObject = json.loads(json.dumps(artifact, sort_keys=True, ensure_ascii=False))
     return copy
 
 
-def _document(workflow_name: str, steps: list[dict[str, Any]]) -> str:
+def _document(workflow_name: str, steps: list[SynthesisStep]) -> str:
     """One Markdown document: a heading per step, its notes, the kinds of its artifacts."""
     parts = [f"# {workflow_name}"]
     if not steps:
