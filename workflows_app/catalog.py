@@ -19,6 +19,7 @@ from typing import Any
 from workflows_app.builtins import ROUTINE_ID_PREFIX
 from workflows_app.compiler import CompileError, RoutineDocument, compile_workflow
 from workflows_app.diagnostics import Code, Diagnostic, Severity, pointer_of, warning
+from workflows_app.engine import step_count
 from workflows_app.hashing import workflow_hash
 from workflows_app.ids import ParsedId
 from workflows_app.loader import LoadedFile, load_failed, load_file
@@ -54,8 +55,6 @@ class WorkflowEntry:
     @property
     def step_count(self) -> int:
         """Steps an agent can be given (engine.step_count): the same count a run's progress uses."""
-        from workflows_app.engine import step_count
-
         return step_count(self.compiled)
 
 

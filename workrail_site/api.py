@@ -22,6 +22,8 @@ from ninja.renderers import BaseRenderer
 from pydantic.alias_generators import to_camel
 from pydantic_core import to_json
 
+from exports.api import router as exports_router
+from exports.api_bundles import router as bundles_router
 from runs.api import errors, routes_catalog, routes_misc, routes_runs, routes_sessions
 from runs.api.auth import AUTH, authenticated, docs_guard
 from runs.contract.errors import ErrorCode, WorkRailError
@@ -75,6 +77,9 @@ api.add_router("", routes_misc.router)
 api.add_router("", routes_sessions.router)
 api.add_router("", routes_runs.router)
 api.add_router("", routes_catalog.router)
+# The exports app's routes (reports, bundles): this project-level API mounts every app's routers.
+api.add_router("", exports_router)
+api.add_router("", bundles_router)
 
 
 def _json_405(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -114,29 +119,9 @@ def _not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
     return errors.error_response(errors.not_found_path(request))
 
 
-_exports_mounted = False
-
-
-def _mount_exports() -> None:
-    """Adds the exports app's routes (reports, bundles). Imported here, when the URLs are built, not at
-    the top of this module: imports point exports -> runs, and a module of runs importing exports when it
-    is loaded would make a cycle (exports.api imports runs.api). Also keeps the MCP server, which never
-    builds URLs, from loading WeasyPrint."""
-    global _exports_mounted
-    if _exports_mounted:
-        return
-    from exports.api import router as exports_router
-    from exports.api_bundles import router as bundles_router
-
-    api.add_router("", exports_router)
-    api.add_router("", bundles_router)
-    _exports_mounted = True
-
-
 def api_urls() -> tuple[list[URLPattern | URLResolver], str, str]:
     """What workrail_site/urls.py mounts at api/v1/: ninja's URLs, with JSON answers for a wrong method,
     the root and any path no endpoint has."""
-    _mount_exports()
     patterns, app_name, namespace = api.urls
     for pattern in patterns:
         if isinstance(pattern, URLPattern):

@@ -9,6 +9,7 @@ out here, in this process and without bounds: for tests and the benchmark, never
 from __future__ import annotations
 
 import functools
+import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,9 +18,11 @@ from django.contrib.staticfiles import finders
 
 from exports.reports import paper_budget, renderer
 from exports.reports.limits import Watch
+from exports.reports.pdf_child import WORK
 
 if TYPE_CHECKING:
     from exports.reports.fetcher import DataOnlyFetcher
+
 
 STYLESHEETS = ("reports/print.css",)
 
@@ -39,11 +42,9 @@ def stylesheet_texts() -> tuple[str, ...]:
 def render_pdf(html: str, fetcher: DataOnlyFetcher | None = None) -> bytes:
     """The PDF of `html`, made in this process. `fetcher` (a fresh DataOnlyFetcher by default) sees every
     URL WeasyPrint asks for, and refuses all but data: ones."""
-    from exports.reports.fetcher import DataOnlyFetcher  # loads WeasyPrint
-    from exports.reports.pdf_child import stylesheets_of, write_pdf
-
-    fetcher = fetcher or DataOnlyFetcher()
-    return write_pdf(html, stylesheets_of(stylesheet_texts(), fetcher), fetcher)
+    # By name, like the renderer's child: a process that only serves bounded PDFs never loads WeasyPrint.
+    pdf: bytes = importlib.import_module(WORK).pdf_of(html, stylesheet_texts(), fetcher)
+    return pdf
 
 
 def bounded_pdf(html: str, watch: Watch) -> bytes:

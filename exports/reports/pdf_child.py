@@ -11,45 +11,19 @@ the PDF; b"M" and a reason when it ran out of memory; b"E" and the error otherwi
 
 from __future__ import annotations
 
+import importlib
 import resource
 import struct
 import sys
-from collections.abc import Sequence
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # WeasyPrint is imported where it is used: importing this module stays cheap
-    from weasyprint import CSS
-
-    from exports.reports.fetcher import DataOnlyFetcher
 
 # What the fork server loads once, so that each renderer it forks has them ready (renderer.py).
-PRELOAD = ["weasyprint", "exports.reports.fetcher"]
+WORK = "exports.reports.pdf_work"  # WeasyPrint: named, not imported, so the parent never loads it
+PRELOAD = [WORK]
 
 PDF = b"P"
 OUT_OF_MEMORY = b"M"
 FAILED = b"E"
-
-
-def stylesheets_of(texts: Sequence[str], fetcher: DataOnlyFetcher) -> list[CSS]:
-    """Parsed stylesheets. They come from this checkout, but go through the same refusing fetcher: a url()
-    or @import in them would load nothing either."""
-    from weasyprint import CSS
-
-    from exports.reports.fetcher import BASE_URL
-
-    return [CSS(string=text, base_url=BASE_URL, url_fetcher=fetcher) for text in texts]
-
-
-def write_pdf(html: str, stylesheets: Sequence[CSS], fetcher: DataOnlyFetcher) -> bytes:
-    """The PDF of `html`. `fetcher` sees every URL WeasyPrint asks for, and refuses all but data: ones."""
-    from weasyprint import HTML
-
-    from exports.reports.fetcher import BASE_URL
-
-    document = HTML(string=html, base_url=BASE_URL, url_fetcher=fetcher)
-    pdf: bytes = document.write_pdf(stylesheets=list(stylesheets))
-    return pdf
 
 
 def _limit(kind: int, value: int) -> None:
@@ -83,10 +57,7 @@ def main(answer: Connection, html: str, stylesheet_texts: list[str], memory_byte
     _limit(resource.RLIMIT_CPU, cpu_seconds)
     _limit(resource.RLIMIT_AS, memory_bytes)
     try:
-        from exports.reports.fetcher import DataOnlyFetcher
-
-        fetcher = DataOnlyFetcher()
-        pdf = write_pdf(html, stylesheets_of(stylesheet_texts, fetcher), fetcher)
+        pdf = importlib.import_module(WORK).pdf_of(html, stylesheet_texts)
         message = PDF + struct.pack("!Q", peak_bytes()) + pdf
     except MemoryError:
         message = OUT_OF_MEMORY + b"the renderer ran out of its memory"

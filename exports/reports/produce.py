@@ -17,6 +17,7 @@ from exports.reports import html_report, markdown_report
 from exports.reports.data import Report, build_report
 from exports.reports.limits import UNWATCHED, Checked, Refused, Stopped, Watch
 from exports.reports.paper_budget import TooMuchText
+from exports.reports.pdf import bounded_pdf
 from exports.reports.refusals import refused
 from runs.models import Session
 from runs.store import ratelimit
@@ -51,8 +52,6 @@ def render(report: Report, report_format: ReportFormat, watch: Watch = UNWATCHED
     """The report's file, within `watch` (a PDF also within its memory cap): raises what limits.Watch,
     paper_budget.fit and renderer.render raise when over a bound."""
     if report_format == "pdf":
-        from exports.reports.pdf import bounded_pdf
-
         return bounded_pdf(html_report.render(report), watch)
     return markdown_report.render(report).encode("utf-8")
 

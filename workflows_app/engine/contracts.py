@@ -14,6 +14,7 @@ from typing import Any
 
 from workflows_app import builtins
 from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.tree import walk
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,6 @@ def notes_required(step: Step) -> bool:
 def known_contracts(steps: list[Step]) -> dict[str, Contract]:
     """The artifact kinds a run of this workflow may record, by kind: the registry's contracts, then
     those the workflow declares inline (resolved into its steps by the compiler)."""
-    from workflows_app.engine.tree import walk
-
     known = {
         spec["artifactKind"]: Contract(ref, True, spec["artifactKind"], spec.get("schema"), spec.get("example"))
         for ref, spec in builtins.CONTRACTS.items()

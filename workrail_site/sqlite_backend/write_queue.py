@@ -41,6 +41,8 @@ import os
 import threading
 from pathlib import Path
 
+from workrail_site.storage import create_private_file
+
 try:
     import fcntl
 except ImportError:  # Windows: no flock, no queue
@@ -91,8 +93,6 @@ class WriteQueue:
 
 def create_lock_file(database: str) -> None:
     """Creates the lock file beside `database` 0600 when missing (see workrail_site.storage)."""
-    from workrail_site.storage import create_private_file
-
     create_private_file(Path(database + LOCK_SUFFIX))
 
 
