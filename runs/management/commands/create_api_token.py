@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from runs.contract.errors import WorkRailError
-from runs.management.api_token_output import describe, refusal
+from runs.management.api_token_output import refusal, revoked, write_listing
 from runs.store import api_tokens
 from runs.store.setup import ensure_migrated
 
@@ -37,22 +37,15 @@ class Command(BaseCommand):
                 self._list()
             elif revoke is not None:
                 stored = api_tokens.revoke_matching(revoke)
-                self.stdout.write(
-                    f"Revoked API token '{stored.name}'. Requests that send it now get 401 UNAUTHENTICATED."
-                )
+                self.stdout.write(revoked(stored))
             else:
                 self._create(name)
         except WorkRailError as exc:
             raise CommandError(refusal(exc)) from None
 
     def _list(self) -> None:
-        tokens = api_tokens.listing()
-        if not tokens:
-            self.stdout.write("No API tokens. Create one with `manage.py create_api_token --name NAME`.")
-            return
-        width = max(len(t.name) for t in tokens)
-        for token in tokens:
-            self.stdout.write(f"{token.name:<{width}}  {describe(token)}")
+        when_none = "No API tokens. Create one with `manage.py create_api_token --name NAME`."
+        write_listing(self.stdout, api_tokens.listing(), when_none)
 
     def _create(self, name: str | None) -> None:
         name, token = api_tokens.create(name)

@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from runs.contract.errors import WorkRailError
-from runs.management.api_token_output import describe, refusal
+from runs.management.api_token_output import refusal, revoked, write_listing
 from runs.store import api_tokens
 from runs.store.setup import ensure_migrated
 
@@ -32,13 +32,7 @@ class Command(BaseCommand):
             stored = api_tokens.revoke_matching(name)
         except WorkRailError as exc:
             raise CommandError(refusal(exc)) from None
-        self.stdout.write(f"Revoked API token '{stored.name}'. Requests that send it now get 401 UNAUTHENTICATED.")
+        self.stdout.write(revoked(stored))
 
     def _list(self) -> None:
-        tokens = list(api_tokens.live().order_by("name"))
-        if not tokens:
-            self.stdout.write("No live API tokens.")
-            return
-        width = max(len(t.name) for t in tokens)
-        for token in tokens:
-            self.stdout.write(f"{token.name:<{width}}  {describe(token)}")
+        write_listing(self.stdout, list(api_tokens.live().order_by("name")), "No live API tokens.")
