@@ -23,7 +23,8 @@ test: $(STAMP)
 # The suite's representative part on the lowest versions pyproject.toml allows (requirements/lowest.txt,
 # in .venv-lowest), within CI's budget (the whole suite takes ~4 minutes on 2 cores; this about one with
 # its install). Chosen to reach every declared floor that could break:
-#   the store (tests/store, compiled statements, rebuild, tokens): Django's private APIs, the ORM, SQLite;
+#   the store (tests/runs/store: compiled statements, rebuild, tokens, retention, rate limits, API
+#     tokens): Django's private APIs, the ORM, SQLite;
 #   execution (start, advance, resume, checkpoints, contracts): the engine, jsonschema, rfc8785, re2;
 #   the surface snapshots (every MCP answer and the OpenAPI document, byte for byte) and the MCP tools:
 #     pydantic, django-ninja, mcp;
@@ -31,10 +32,12 @@ test: $(STAMP)
 #   one end-to-end run of `manage.py mcp` over stdio with the real mcp client.
 # Left out: the browser tests (Playwright and Chromium), the PDF and report tests and subprocess-heavy
 # files (settings, file permissions), which the locked pass covers.
-LOWEST_TESTS := tests/store tests/test_statements.py tests/test_rebuild.py tests/test_tokens.py \
-	tests/test_execution.py tests/test_resume.py tests/test_checkpoints.py tests/test_contracts.py \
-	tests/surface tests/test_mcp_tools.py tests/test_markdown.py tests/test_login_throttling.py \
-	tests/test_lock_files.py 'tests/e2e/test_mcp_stdio.py::test_replays_rewinds_and_bad_tokens_over_stdio'
+LOWEST_TESTS := tests/runs/store tests/runs/admin/test_api_tokens_admin.py \
+	tests/runs/execution/test_execution.py tests/runs/execution/test_resume.py \
+	tests/runs/execution/test_checkpoints.py tests/workflows_app/test_contracts.py \
+	tests/surface tests/runs/mcp/test_mcp_tools.py tests/runs/dashboard/test_markdown.py \
+	tests/workrail_site/test_login_throttling.py tests/project/test_lock_files.py \
+	'tests/e2e/test_mcp_stdio.py::test_replays_rewinds_and_bad_tokens_over_stdio'
 
 test-lowest: $(LOWEST)/.installed
 	$(LOWEST)/bin/python -m pytest -n 2 $(LOWEST_TESTS)

@@ -66,7 +66,7 @@ START_CONTEXTS: dict[str, dict[str, Any]] = {
 }
 
 # The step instances a run of each fixture goes through, from its start context, with an agent that
-# sends loop_control decisions continue, continue, then stop (tests/engine/scripted_run.py).
+# sends loop_control decisions continue, continue, then stop (tests/workflows_app/engine/scripted_run.py).
 _ROUTINE = ["verify-build", "rehearse-rollback", "smoke-loop#1/{p}.smoke-test", "smoke-loop#2/{p}.smoke-test"]
 EXPECTED_PATHS: dict[str, list[str]] = {
     "fixture-legacy-format": ["list-branches", "delete-branches"],

@@ -102,7 +102,7 @@ MIDDLEWARE = [
 # --- Security headers -----------------------------------------------------------------------------
 # The dashboard shows text written by agents (notes, artifacts). Besides escaping and runs/dashboard/markdown.py,
 # the browser is told to run no script but our own files: no inline <script>, no on*= attributes, no
-# inline <style> and no loads from other origins. tests/test_security_headers.py checks the templates.
+# inline <style> and no loads from other origins. tests/workrail_site/test_security_headers.py checks the templates.
 SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF],

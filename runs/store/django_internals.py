@@ -10,7 +10,7 @@ hand. That takes parts of Django it documents nowhere and may change in any feat
 - a queryset's fetch mode (`QuerySet._fetch_mode`, new in Django 6.1, which also added a `fetch_mode`
   argument to the populators and to `Model.from_db`): the one version switch here;
 - a relation field's cache of its related object (`is_cached`, `get_cached_value`).
-tests/store/test_django_internals.py names the Django versions this module was checked on (the version
+tests/runs/store/test_django_internals.py names the Django versions this module was checked on (the version
 in requirements/locked.txt and the one in requirements/lowest.txt), fails on any other, and fails when
 one of these signatures changes: moving Django on means reading this module again.
 

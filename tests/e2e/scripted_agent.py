@@ -26,7 +26,7 @@ from typing import Any
 
 from mcp import Client
 
-from tests.engine.scripted_run import _literal, _notes_constraints  # one reading of a notes schema
+from tests.workflows_app.engine.scripted_run import _literal, _notes_constraints  # one reading of a notes schema
 
 MAX_CALLS = 400
 

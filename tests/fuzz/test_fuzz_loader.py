@@ -282,7 +282,7 @@ def test_random_bytes_load_or_explain(tmp_path, content):
 
 @pytest.mark.parametrize("kind", ["dangling", "loop", "directory", "to_dev_null", "unreadable"])
 def test_odd_entries_named_json_load_or_explain(tmp_path, baseline_hash, kind):
-    """Not FIFOs (tests/test_hostile_files.py has those): links that lead nowhere or in a circle, a
+    """Not FIFOs (tests/workflows_app/test_hostile_files.py has those): links that lead nowhere or in a circle, a
     directory named *.json, an empty device, a file the process may not read."""
     path = tmp_path / "odd.json"
     if kind == "dangling":

@@ -1,7 +1,7 @@
 """The artifact contract files (workflows_app/schema/contracts/): each is a valid draft 2020-12 JSON
 Schema that accepts its own examples, the registry is built from them, and WorkRail's own example
 artifacts (the ```json blocks in its workflows' prompts, from the corpus) meet the wr.contracts.*
-schemas. The corpus part skips when the corpus is absent, as tests/test_corpus.py does."""
+schemas. The corpus part skips when the corpus is absent, as tests/workflows_app/test_corpus.py does."""
 
 from __future__ import annotations
 

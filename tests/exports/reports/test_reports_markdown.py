@@ -1,0 +1,169 @@
+"""Markdown reports: deterministic, complete, and agent notes that cannot break out of their place.
+
+The snapshot (tests/snapshots/reports/small_session.md) is the report of a small completed session
+with its ids and times replaced (report_helpers.normalized); after an intended change of the format,
+rewrite it with `UPDATE_SNAPSHOTS=1 .venv/bin/pytest tests/exports/reports/test_reports_markdown.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import markdown as python_markdown
+import pytest
+
+from exports.reports import markdown_report
+from exports.reports.data import build_report
+from exports.reports.safe_markdown import code_block, code_span, inline, notes
+from runs.contract.errors import WorkRailError
+from tests.calls import continue_workflow, start_workflow
+from tests.dashboard_data import HOSTILE, two_runs_one_forked_twice
+from tests.helpers import REPO
+from tests.report_helpers import normalized, small_complete_session, step
+
+pytestmark = pytest.mark.django_db
+
+SNAPSHOT = REPO / "tests" / "snapshots" / "reports" / "small_session.md"
+
+
+def report_of(session_id: str, run_id: str | None = None) -> str:
+    return markdown_report.render(build_report(session_id, run_id))
+
+
+def html_of(markdown_text: str) -> str:
+    """The report as a common Markdown reader shows it, raw HTML on (the reader's default): what must
+    stay inert is checked against this."""
+    return python_markdown.markdown(markdown_text, extensions=["tables", "fenced_code"])
+
+
+def test_the_same_store_gives_byte_identical_markdown(service_catalog, settings):
+    built = two_runs_one_forked_twice()
+    first = report_of(built.session_id)
+    assert report_of(built.session_id) == first
+    # Time passes and the dashboard now calls the quiet runs stalled; the store is unchanged, and so is
+    # the report (no clock in it).
+    settings.WORKRAIL_STALL_MINUTES = 0
+    from runs.readmodels import overview
+
+    assert overview.session_detail(built.session_id).session.status == "stalled"
+    assert report_of(built.session_id) == first
+    assert "stalled" not in first
+
+
+def test_a_small_session_matches_its_snapshot(service_catalog):
+    small = small_complete_session()
+    text = normalized(report_of(small.session_id))
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
+        SNAPSHOT.parent.mkdir(parents=True, exist_ok=True)
+        SNAPSHOT.write_text(text, encoding="utf-8")
+    assert SNAPSHOT.exists(), "No snapshot yet: run with UPDATE_SNAPSHOTS=1 (see the module docstring)."
+    assert text == SNAPSHOT.read_text(encoding="utf-8")
+
+
+def test_the_report_has_header_runs_graph_steps_tables_and_synthesis(service_catalog):
+    small = small_complete_session()
+    text = report_of(small.session_id)
+    for expected in (
+        "# Session report: REPORT-1",
+        f"| Session | `{small.session_id}` |",
+        "| Status | complete |",
+        "## Runs",
+        "### Branch graph",
+        "● Branch 1: steps 1-5",
+        "#### 1. Clarify Goal and Constraints",
+        "Paginate `/orders`:",
+        "- add `limit`",
+        "Halfway: plan drafted.",
+        "### Changed files",
+        "| `src/orders.py` | Paginate | medium |",
+        "### Findings",
+        "**major**: Unbounded query (`src/orders.py:12`)",
+        "### Synthesis",
+        "Artifacts that stand:",
+    ):
+        assert expected in text, expected
+    assert text.endswith("\n") and "\r" not in text
+
+
+def test_a_run_report_covers_that_run_only(service_catalog):
+    built = two_runs_one_forked_twice()
+    text = report_of(built.session_id, built.plan_run)
+    assert text.startswith("# Run report: ")
+    assert f"| Run | `{built.plan_run}` |" in text
+    assert built.review_run not in text
+    assert "Planned the follow-up." in text
+    with pytest.raises(WorkRailError) as refused:
+        build_report(built.session_id, "run_0000000000000000")
+    assert refused.value.code == "NOT_FOUND"
+
+
+def test_the_branch_graph_is_a_tree_of_branches(service_catalog):
+    built = two_runs_one_forked_twice()
+    text = report_of(built.session_id, built.review_run)
+    graph = text.split("### Branch graph\n\n```text\n")[1].split("\n```")[0].splitlines()
+    assert len(graph) == 3  # the run's three branches
+    assert graph[0].startswith("● Branch 1: steps 1-")
+    assert "newest" in graph[0] and "its steps are listed" in graph[0]
+    assert graph[1].startswith("  ├─ Branch 2: from node ") and graph[2].startswith("  └─ Branch 3: from node ")
+
+
+def test_hostile_notes_stay_inert_and_inside_their_step(service_catalog):
+    start = start_workflow("wr.routine-focused_plan", context={"sessionKey": "HOSTILE-MD"})
+    hostile = (
+        "# Injected top heading\n\n## Injected section\n\n"
+        f"{HOSTILE}\n\n"
+        '<a href="javascript:alert(2)">raw link</a> [md link](javascript:alert(3)) [ok](https://example.com/x)\n\n'
+        "````\n```\n# not a heading, in code\n```\n````\n\n"
+        "| a | b |\n|---|---|\n| <b>x</b> | y |\n\n"
+        "Setext heading\n===\n"
+    )
+    step(start, hostile)
+    text = report_of(start["session"]["sessionId"])
+    html = html_of(text)
+    # Raw HTML is text: no tag from the notes reaches the reader.
+    assert "<script" not in html and "<img" not in html and "<svg" not in html and "<b>x" not in html
+    assert "&lt;script&gt;" in html
+    # Only http(s) links survive (the raw tag's text may mention javascript:, as text).
+    assert re.findall(r'<a [^>]*href="([^"]*)"', html) == ["https://example.com/x"]
+    assert 'href="https://example.com/x"' in html
+    # The report's outline is its own: the notes' headings are bold paragraphs.
+    headings = re.findall(r"^#+ .*$", text, flags=re.MULTILINE)
+    assert not [h for h in headings if "Injected" in h or "Setext" in h]
+    assert "**Injected top heading**" in text and "**Setext heading**" in text
+    # The code block in the notes ends where the note's does: what follows it is formatted again.
+    assert "<pre><code>```\n# not a heading, in code\n```" in html
+    assert html.rstrip().endswith("<p><strong>Setext heading</strong></p>")
+
+
+def test_an_unclosed_fence_in_notes_cannot_swallow_the_rest_of_the_report(service_catalog):
+    start = start_workflow("wr.routine-focused_plan", context={"sessionKey": "FENCE"})
+    second = step(start, "Before.\n\n```\nunclosed code block\n# still code")
+    step(second, "AFTER-MARKER in the next step.")
+    html = html_of(report_of(start["session"]["sessionId"]))
+    assert "AFTER-MARKER" in html.split("</pre>")[-1]  # outside every code block
+
+
+def test_store_text_helpers_escape_every_markdown_construct():
+    assert inline("# not a heading") == "\\# not a heading"
+    assert inline("a | b <i>c</i> [x](y) *z*") == "a &#124; b &lt;i&gt;c&lt;/i&gt; \\[x\\](y) \\*z\\*"
+    assert inline("1. not a list") == "1\\. not a list"
+    assert inline("=== not an underline") == "&#61;== not an underline"
+    assert inline("line one\n\n# line two") == "line one # line two"  # one line: no heading
+    assert code_span("a ``b`` c") == "```a ``b`` c```"
+    block = code_block("```\ninside\n````")
+    assert block.startswith("`````\n") and block.endswith("\n`````")
+    assert notes("") == ""
+    assert notes("# Title\n\ntext") == "**Title**\n\ntext"
+
+
+def test_gaps_and_warnings_are_reported(service_catalog):
+    from tests.execution_helpers import notes_for
+
+    start = start_workflow("wr.code_review", {"reviewAreas": ["api"]}, mode="unattended")
+    continue_workflow(stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"]))
+    text = report_of(start["session"]["sessionId"])
+    gaps = text.split("### Gaps\n\n")[1].split("\n\n")[0]
+    assert "| `establish-scope` | information |" in gaps
+    warnings = text.split("### Warnings\n\n")[1].split("\n\n")[0]
+    assert "| `USER_DEPENDENCY_GAP` |" in warnings
