@@ -104,24 +104,16 @@ def drop_legacy_fields(document: dict[str, Any]) -> tuple[dict[str, Any], list[D
     fix = "Remove the field: it has no effect in this version of the workflow format."
     for name in LEGACY_TOP_LEVEL_FIELDS:
         if name in cleaned:
-            del cleaned[name]
-            found.append(
-                warning(
-                    Code.IGNORED_FIELD,
-                    f"'{name}' is not part of the v0.3 format; ignored.",
-                    fix,
-                    pointer=pointer_of([name]),
-                )
-            )
+            message = f"'{name}' is not part of the v0.3 format; ignored."
+            _ignore(cleaned, name, found, message=message, fix=fix, pointer=pointer_of([name]))
     if "examples" in cleaned and not _examples_validator().is_valid(cleaned["examples"]):
-        del cleaned["examples"]
-        found.append(
-            warning(
-                Code.IGNORED_FIELD,
-                "'examples' must be 1 to 6 short strings (10-120 characters) in the v0.3 format; ignored.",
-                "Rewrite examples as short goal strings, or remove the field.",
-                pointer="/examples",
-            )
+        _ignore(
+            cleaned,
+            "examples",
+            found,
+            message="'examples' must be 1 to 6 short strings (10-120 characters) in the v0.3 format; ignored.",
+            fix="Rewrite examples as short goal strings, or remove the field.",
+            pointer="/examples",
         )
     steps = cleaned.get("steps")
     if isinstance(steps, list):
@@ -135,20 +127,27 @@ def _drop_step_fields(step: Any, path: list[str | int], found: list[Diagnostic])
     step = dict(step)
     for name in LEGACY_STEP_FIELDS:
         if name in step:
-            del step[name]
-            found.append(
-                warning(
-                    Code.IGNORED_FIELD,
-                    f"Step field '{name}' is not part of the v0.3 format; ignored.",
-                    "Remove the field, or describe the expected output in the prompt.",
-                    pointer=pointer_of(["steps", *path, name]),
-                )
+            _ignore(
+                step,
+                name,
+                found,
+                message=f"Step field '{name}' is not part of the v0.3 format; ignored.",
+                fix="Remove the field, or describe the expected output in the prompt.",
+                pointer=pointer_of(["steps", *path, name]),
             )
     if isinstance(step.get("body"), list):
         step["body"] = [
             _drop_step_fields(child, [*path, "body", index], found) for index, child in enumerate(step["body"])
         ]
     return step
+
+
+def _ignore(
+    fields: dict[str, Any], name: str, found: list[Diagnostic], *, message: str, fix: str, pointer: str
+) -> None:
+    """Drops the field `name`, with the IGNORED_FIELD warning that says so."""
+    del fields[name]
+    found.append(warning(Code.IGNORED_FIELD, message, fix, pointer=pointer))
 
 
 def schema_diagnostics(document: Any) -> list[Diagnostic]:
