@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import math
 import re
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,39 +55,59 @@ def _is_composition(node: dict[str, Any]) -> bool:
     return "type" not in node and any(op in node for op in ("and", "or", "not"))
 
 
-class _Checker:
-    def __init__(self, output: JsonObject, context: JsonObject) -> None:
-        self.output = output
-        notes = output.get("notesMarkdown")
-        self.notes = notes if isinstance(notes, str) else ""
-        self.context = context
-        self.warnings: list[JsonObject] = []
+class _Walk[T](ABC):
+    """The grammar of criteria, walked the same way to check them and to describe them (so the two
+    cannot drift apart): a list means all of its rules, `and`/`or`/`not` compose, and None is what a
+    rule that does not apply gives (its condition is false, or it cannot be used), neutral to the
+    composition holding it."""
 
-    def node(self, node: Any) -> list[RuleFailure] | None:
-        """Failures of a rule or composition: [] passes, None does not apply."""
+    def __init__(self, context: JsonObject) -> None:
+        self.context = context
+
+    def node(self, node: Any) -> T | None:
         if isinstance(node, list):
-            return _all_of([self.node(child) for child in node])
+            return self.all_of([self.node(child) for child in node])
         if not isinstance(node, dict):
             return None
         if not _is_composition(node):
+            if "condition" in node and not evaluate(node["condition"], self.context):
+                return None
             return self.rule(node)
-        results: list[list[RuleFailure] | None] = []
+        parts: list[T | None] = []
         if "and" in node:
-            results.append(_all_of([self.node(child) for child in node["and"] or []]))
+            parts.append(self.all_of([self.node(child) for child in node["and"] or []]))
         if "or" in node:
-            results.append(_any_of([self.node(child) for child in node["or"] or []]))
+            parts.append(self.any_of([self.node(child) for child in node["or"] or []]))
         if "not" in node:
-            inner = self.node(node["not"])
-            if inner is None:
-                results.append(None)
-            else:
-                held = "; ".join(_messages(node["not"])) or "the negated rule"
-                results.append([] if inner else [RuleFailure(f"Must not hold: {held}", NOTES_POINTER)])
-        return _all_of(results)
+            parts.append(self.negated(node["not"], self.node(node["not"])))
+        return self.all_of(parts)
+
+    @abstractmethod
+    def rule(self, rule: dict[str, Any]) -> T | None:
+        """A rule whose condition, if it has one, holds."""
+
+    @abstractmethod
+    def all_of(self, parts: list[T | None]) -> T | None: ...
+
+    @abstractmethod
+    def any_of(self, parts: list[T | None]) -> T | None: ...
+
+    @abstractmethod
+    def negated(self, criteria: Any, inner: T | None) -> T | None:
+        """A `not`: `inner` is what its operand, `criteria`, gave."""
+
+
+class _Checker(_Walk[list[RuleFailure]]):
+    """Each rule gives its failures: [] passes."""
+
+    def __init__(self, output: JsonObject, context: JsonObject) -> None:
+        super().__init__(context)
+        self.output = output
+        notes = output.get("notesMarkdown")
+        self.notes = notes if isinstance(notes, str) else ""
+        self.warnings: list[JsonObject] = []
 
     def rule(self, rule: dict[str, Any]) -> list[RuleFailure] | None:
-        if "condition" in rule and not evaluate(rule["condition"], self.context):
-            return None
         kind = rule.get("type")
         message = str(rule.get("message") or f"The notes fail a '{kind}' validation rule.")
         if kind == "schema":
@@ -96,6 +117,22 @@ class _Checker:
             self.warnings.append(_unusable(rule))
             return None
         return [] if passed else [RuleFailure(message, NOTES_POINTER)]
+
+    def all_of(self, parts: list[list[RuleFailure] | None]) -> list[RuleFailure] | None:
+        applied = [p for p in parts if p is not None]
+        return [failure for p in applied for failure in p] if applied else None
+
+    def any_of(self, parts: list[list[RuleFailure] | None]) -> list[RuleFailure] | None:
+        applied = [p for p in parts if p is not None]
+        if not applied:
+            return None
+        return [] if any(not p for p in applied) else [failure for p in applied for failure in p]
+
+    def negated(self, criteria: Any, inner: list[RuleFailure] | None) -> list[RuleFailure] | None:
+        if inner is None:
+            return None
+        held = "; ".join(_messages(criteria)) or "the negated rule"
+        return [] if inner else [RuleFailure(f"Must not hold: {held}", NOTES_POINTER)]
 
     def _schema_rule(self, rule: dict[str, Any], message: str) -> list[RuleFailure] | None:
         validator = _schema_validator(rule.get("schema"))
@@ -126,32 +163,14 @@ def text_rule_passes(rule: dict[str, Any], notes: str) -> bool | None:
     return None
 
 
-class _Describer:
+class _Describer(_Walk[JsonObject]):
+    """Each rule gives the JSON Schema of the outputs it accepts."""
+
     def __init__(self, context: JsonObject) -> None:
-        self.context = context
+        super().__init__(context)
         self.embedded = 0
 
-    def node(self, node: Any) -> JsonObject | None:
-        if isinstance(node, list):
-            return _all_schema([self.node(child) for child in node])
-        if not isinstance(node, dict):
-            return None
-        if not _is_composition(node):
-            return self.rule(node)
-        parts: list[JsonObject | None] = []
-        if "and" in node:
-            parts.append(_all_schema([self.node(child) for child in node["and"] or []]))
-        if "or" in node:
-            options = [s for s in (self.node(child) for child in node["or"] or []) if s is not None]
-            parts.append({"anyOf": options} if options else None)
-        if "not" in node:
-            inner = self.node(node["not"])
-            parts.append({"not": inner} if inner is not None else None)
-        return _all_schema(parts)
-
     def rule(self, rule: dict[str, Any]) -> JsonObject | None:
-        if "condition" in rule and not evaluate(rule["condition"], self.context):
-            return None
         kind = rule.get("type")
         if kind == "schema":
             schema = rule.get("schema")
@@ -170,6 +189,19 @@ class _Describer:
         if not text_rule_passes(rule, ""):
             described = {"required": ["notesMarkdown"], **described}  # missing notes are checked as ""
         return described
+
+    def all_of(self, parts: list[JsonObject | None]) -> JsonObject | None:
+        applied = [p for p in parts if p is not None]
+        if not applied:
+            return None
+        return applied[0] if len(applied) == 1 else {"allOf": applied}
+
+    def any_of(self, parts: list[JsonObject | None]) -> JsonObject | None:
+        options = [p for p in parts if p is not None]
+        return {"anyOf": options} if options else None
+
+    def negated(self, criteria: Any, inner: JsonObject | None) -> JsonObject | None:
+        return {"not": inner} if inner is not None else None
 
 
 def _text_constraint(rule: dict[str, Any]) -> JsonObject | None:
@@ -239,25 +271,6 @@ def _schema_validator(schema: Any) -> Any:
     except SchemaError:
         return None
     return cls(schema)
-
-
-def _all_of(results: list[list[RuleFailure] | None]) -> list[RuleFailure] | None:
-    applied = [r for r in results if r is not None]
-    return [failure for r in applied for failure in r] if applied else None
-
-
-def _any_of(results: list[list[RuleFailure] | None]) -> list[RuleFailure] | None:
-    applied = [r for r in results if r is not None]
-    if not applied:
-        return None
-    return [] if any(not r for r in applied) else [failure for r in applied for failure in r]
-
-
-def _all_schema(parts: list[JsonObject | None]) -> JsonObject | None:
-    applied = [p for p in parts if p is not None]
-    if not applied:
-        return None
-    return applied[0] if len(applied) == 1 else {"allOf": applied}
 
 
 def _messages(node: Any) -> list[str]:
