@@ -14,7 +14,8 @@ markup with `format_html`, which escapes what it is given, and nothing is marked
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any
 
 from django.contrib import admin, messages
@@ -68,6 +69,17 @@ def link(obj: models.Model | None, text: Any = None) -> str:
     if obj is None:
         return "-"
     return format_html('<a href="{}">{}</a>', change_url(obj), obj if text is None else text)
+
+
+def link_column(path: str, description: str | None = None, ordering: str | None = None) -> Callable[[Any, Any], str]:
+    """A changelist column linking to the object at `path` from the row ("node.run": the row's node's
+    run), headed by `description` (default: the last name of the path)."""
+
+    @admin.display(description=description or path.rsplit(".", 1)[-1], ordering=ordering)
+    def column(model_admin: Any, obj: models.Model) -> str:
+        return link(attrgetter(path)(obj))
+
+    return column
 
 
 def changelist_link(model: type[models.Model], text: str, **filters: Any) -> str:
@@ -175,9 +187,7 @@ class EventAdmin(ReadOnlyAdmin):
     exclude = ("data",)
     readonly_fields = ("data_pretty",)
 
-    @admin.display(description="session", ordering="session__public_id")
-    def session_link(self, obj: Event) -> str:
-        return link(obj.session)
+    session_link = link_column("session", ordering="session__public_id")
 
     @admin.display(description="data")
     def data_summary(self, obj: Event) -> str:
@@ -232,18 +242,14 @@ class RunAdmin(ReadOnlyAdmin):
     list_select_related = ("session", "parent_run")
     readonly_fields = ("related",)
 
-    @admin.display(description="session", ordering="session__public_id")
-    def session_link(self, obj: Run) -> str:
-        return link(obj.session)
+    session_link = link_column("session", ordering="session__public_id")
 
     @admin.display(description="pinned workflow", ordering="pinned_id")
     def pinned_link(self, obj: Run) -> str:
         url = reverse("admin:runs_pinnedworkflow_change", args=[quote(obj.pinned_id)])
         return format_html('<a href="{}">{}</a>', url, obj.pinned_id[:19])
 
-    @admin.display(description="delegated by")
-    def parent_run_link(self, obj: Run) -> str:
-        return link(obj.parent_run)
+    parent_run_link = link_column("parent_run", "delegated by")
 
     @admin.display(description="graph")
     def related(self, obj: Run) -> str:
@@ -268,17 +274,9 @@ class NodeAdmin(ReadOnlyAdmin):
     exclude = ("engine_state",)
     readonly_fields = ("related", "engine_state_pretty")
 
-    @admin.display(description="run", ordering="run__public_id")
-    def run_link(self, obj: Node) -> str:
-        return link(obj.run)
-
-    @admin.display(description="session")
-    def session_link(self, obj: Node) -> str:
-        return link(obj.run.session)
-
-    @admin.display(description="parent")
-    def parent_link(self, obj: Node) -> str:
-        return link(obj.parent)
+    run_link = link_column("run", ordering="run__public_id")
+    session_link = link_column("run.session")
+    parent_link = link_column("parent")
 
     @admin.display(description="related")
     def related(self, obj: Node) -> str:
@@ -302,13 +300,8 @@ class AttemptAdmin(ReadOnlyAdmin):
     list_select_related = ("node__run",)
     show_full_result_count = False
 
-    @admin.display(description="node")
-    def node_link(self, obj: Attempt) -> str:
-        return link(obj.node)
-
-    @admin.display(description="run")
-    def run_link(self, obj: Attempt) -> str:
-        return link(obj.node.run)
+    node_link = link_column("node")
+    run_link = link_column("node.run")
 
 
 @admin.register(Ack)
@@ -326,17 +319,9 @@ class AckAdmin(ReadOnlyAdmin):
     def attempt_link(self, obj: Ack) -> str:
         return link(obj.attempt, obj.attempt.public_id)  # its __str__ would read the node again
 
-    @admin.display(description="node")
-    def node_link(self, obj: Ack) -> str:
-        return link(obj.node)
-
-    @admin.display(description="led to")
-    def child_link(self, obj: Ack) -> str:
-        return link(obj.child)
-
-    @admin.display(description="run")
-    def run_link(self, obj: Ack) -> str:
-        return link(obj.node.run)
+    node_link = link_column("node")
+    child_link = link_column("child", "led to")
+    run_link = link_column("node.run")
 
     @admin.display(description="response")
     def response_pretty(self, obj: Ack) -> str:
@@ -346,8 +331,21 @@ class AckAdmin(ReadOnlyAdmin):
 # --- What agents recorded -------------------------------------------------------------------------
 
 
+class RecordedColumns:
+    """What an agent recorded with a step (Output) or a checkpoint (Checkpoint): its notes, shortened
+    in the changelist, and its artifacts, in full on the detail page."""
+
+    @admin.display(description="notes")
+    def notes_summary(self, obj: Output | Checkpoint) -> str:
+        return short(obj.notes_markdown)
+
+    @admin.display(description="artifacts")
+    def artifacts_pretty(self, obj: Output | Checkpoint) -> str:
+        return pretty_json(obj.artifacts)
+
+
 @admin.register(Output)
-class OutputAdmin(ReadOnlyAdmin):
+class OutputAdmin(RecordedColumns, ReadOnlyAdmin):
     list_display = ("step_title", "step_id", "run_link", "node_link", "child_link", "notes_summary", "created_at")
     list_filter = ("node__run__workflow_id",)
     search_fields = ("step_id", "step_title", "node__run__public_id", "node__run__workflow_id")
@@ -357,29 +355,13 @@ class OutputAdmin(ReadOnlyAdmin):
     exclude = ("artifacts",)
     readonly_fields = ("artifacts_pretty",)
 
-    @admin.display(description="run")
-    def run_link(self, obj: Output) -> str:
-        return link(obj.node.run)
-
-    @admin.display(description="node")
-    def node_link(self, obj: Output) -> str:
-        return link(obj.node)
-
-    @admin.display(description="led to")
-    def child_link(self, obj: Output) -> str:
-        return link(obj.child)
-
-    @admin.display(description="notes")
-    def notes_summary(self, obj: Output) -> str:
-        return short(obj.notes_markdown)
-
-    @admin.display(description="artifacts")
-    def artifacts_pretty(self, obj: Output) -> str:
-        return pretty_json(obj.artifacts)
+    run_link = link_column("node.run")
+    node_link = link_column("node")
+    child_link = link_column("child", "led to")
 
 
 @admin.register(Checkpoint)
-class CheckpointAdmin(ReadOnlyAdmin):
+class CheckpointAdmin(RecordedColumns, ReadOnlyAdmin):
     list_display = ("__str__", "session_link", "node_link", "child_link", "notes_summary", "created_at")
     search_fields = ("session__public_id", "session__session_key", "session__title", "node__run__public_id")
     date_hierarchy = "created_at"
@@ -387,25 +369,9 @@ class CheckpointAdmin(ReadOnlyAdmin):
     exclude = ("artifacts", "response_json")
     readonly_fields = ("artifacts_pretty", "response_pretty")
 
-    @admin.display(description="session")
-    def session_link(self, obj: Checkpoint) -> str:
-        return link(obj.session)
-
-    @admin.display(description="node")
-    def node_link(self, obj: Checkpoint) -> str:
-        return link(obj.node)
-
-    @admin.display(description="led to")
-    def child_link(self, obj: Checkpoint) -> str:
-        return link(obj.child)
-
-    @admin.display(description="notes")
-    def notes_summary(self, obj: Checkpoint) -> str:
-        return short(obj.notes_markdown)
-
-    @admin.display(description="artifacts")
-    def artifacts_pretty(self, obj: Checkpoint) -> str:
-        return pretty_json(obj.artifacts)
+    session_link = link_column("session")
+    node_link = link_column("node")
+    child_link = link_column("child", "led to")
 
     @admin.display(description="response")
     def response_pretty(self, obj: Checkpoint) -> str:
@@ -424,13 +390,8 @@ class ObservationAdmin(ReadOnlyAdmin):
     def head(self, obj: Observation) -> str:
         return obj.git_head_sha[:12]
 
-    @admin.display(description="session")
-    def session_link(self, obj: Observation) -> str:
-        return link(obj.session)
-
-    @admin.display(description="run")
-    def run_link(self, obj: Observation) -> str:
-        return link(obj.run)
+    session_link = link_column("session")
+    run_link = link_column("run")
 
 
 @admin.register(Gap)
@@ -441,13 +402,8 @@ class GapAdmin(ReadOnlyAdmin):
     date_hierarchy = "created_at"
     list_select_related = ("run", "node")
 
-    @admin.display(description="run")
-    def run_link(self, obj: Gap) -> str:
-        return link(obj.run)
-
-    @admin.display(description="node")
-    def node_link(self, obj: Gap) -> str:
-        return link(obj.node)
+    run_link = link_column("run")
+    node_link = link_column("node")
 
     @admin.display(description="description")
     def description_summary(self, obj: Gap) -> str:
@@ -468,13 +424,8 @@ class RunSynthesisAdmin(ReadOnlyAdmin):
     def title(self, obj: RunSynthesis) -> str:
         return f"synthesis of {obj.run.public_id}"  # __str__ names the run by its database pk
 
-    @admin.display(description="run")
-    def run_link(self, obj: RunSynthesis) -> str:
-        return link(obj.run)
-
-    @admin.display(description="node")
-    def node_link(self, obj: RunSynthesis) -> str:
-        return link(obj.node)
+    run_link = link_column("run")
+    node_link = link_column("node")
 
     @admin.display(description="synthesis")
     def synthesis_summary(self, obj: RunSynthesis) -> str:
@@ -497,17 +448,9 @@ class SearchEntryAdmin(ReadOnlyAdmin):
     def identity(self, obj: SearchEntry) -> str:
         return short(obj.identity_text) or "-"  # __str__ names the session by its database pk
 
-    @admin.display(description="session")
-    def session_link(self, obj: SearchEntry) -> str:
-        return link(obj.session)
-
-    @admin.display(description="run")
-    def run_link(self, obj: SearchEntry) -> str:
-        return link(obj.run)
-
-    @admin.display(description="tip")
-    def tip_link(self, obj: SearchEntry) -> str:
-        return link(obj.tip)
+    session_link = link_column("session")
+    run_link = link_column("run")
+    tip_link = link_column("tip")
 
 
 # --- Telemetry ------------------------------------------------------------------------------------
