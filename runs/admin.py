@@ -71,15 +71,18 @@ def link(obj: models.Model | None, text: Any = None) -> str:
     return format_html('<a href="{}">{}</a>', change_url(obj), obj if text is None else text)
 
 
-def link_column(path: str, description: str | None = None, ordering: str | None = None) -> Callable[[Any, Any], str]:
-    """A changelist column linking to the object at `path` from the row ("node.run": the row's node's
-    run), headed by `description` (default: the last name of the path)."""
+def column(
+    path: str, show: Callable[[Any], str], description: str | None = None, ordering: str | None = None
+) -> Callable[[Any, Any], str]:
+    """A column (and detail field) showing the value at `path` from the row ("node.run": the row's
+    node's run) through `show` (link, short, pretty_json...), headed by `description` (by default the
+    last name of the path, as Django heads a field's column)."""
 
-    @admin.display(description=description or path.rsplit(".", 1)[-1], ordering=ordering)
-    def column(model_admin: Any, obj: models.Model) -> str:
-        return link(attrgetter(path)(obj))
+    @admin.display(description=description or path.rsplit(".", 1)[-1].replace("_", " "), ordering=ordering)
+    def shown(model_admin: Any, obj: models.Model) -> str:
+        return show(attrgetter(path)(obj))
 
-    return column
+    return shown
 
 
 def changelist_link(model: type[models.Model], text: str, **filters: Any) -> str:
@@ -187,15 +190,9 @@ class EventAdmin(ReadOnlyAdmin):
     exclude = ("data",)
     readonly_fields = ("data_pretty",)
 
-    session_link = link_column("session", ordering="session__public_id")
-
-    @admin.display(description="data")
-    def data_summary(self, obj: Event) -> str:
-        return short_json(obj.data)
-
-    @admin.display(description="data")
-    def data_pretty(self, obj: Event) -> str:
-        return pretty_json(obj.data)
+    session_link = column("session", link, ordering="session__public_id")
+    data_summary = column("data", short_json)
+    data_pretty = column("data", pretty_json)
 
 
 @admin.register(PinnedWorkflow)
@@ -212,9 +209,7 @@ class PinnedWorkflowAdmin(ReadOnlyAdmin):
         runs = obj.runs.order_by("-created_at")
         return link_list(runs, changelist_link(Run, "all runs", pinned__workflow_hash__exact=obj.pk))
 
-    @admin.display(description="compiled")
-    def compiled_pretty(self, obj: PinnedWorkflow) -> str:
-        return pretty_json(obj.compiled)
+    compiled_pretty = column("compiled", pretty_json)
 
 
 # --- Runs and their graph -------------------------------------------------------------------------
@@ -242,14 +237,14 @@ class RunAdmin(ReadOnlyAdmin):
     list_select_related = ("session", "parent_run")
     readonly_fields = ("related",)
 
-    session_link = link_column("session", ordering="session__public_id")
+    session_link = column("session", link, ordering="session__public_id")
 
     @admin.display(description="pinned workflow", ordering="pinned_id")
     def pinned_link(self, obj: Run) -> str:
         url = reverse("admin:runs_pinnedworkflow_change", args=[quote(obj.pinned_id)])
         return format_html('<a href="{}">{}</a>', url, obj.pinned_id[:19])
 
-    parent_run_link = link_column("parent_run", "delegated by")
+    parent_run_link = column("parent_run", link, "delegated by")
 
     @admin.display(description="graph")
     def related(self, obj: Run) -> str:
@@ -274,9 +269,9 @@ class NodeAdmin(ReadOnlyAdmin):
     exclude = ("engine_state",)
     readonly_fields = ("related", "engine_state_pretty")
 
-    run_link = link_column("run", ordering="run__public_id")
-    session_link = link_column("run.session")
-    parent_link = link_column("parent")
+    run_link = column("run", link, ordering="run__public_id")
+    session_link = column("run.session", link)
+    parent_link = column("parent", link)
 
     @admin.display(description="related")
     def related(self, obj: Node) -> str:
@@ -287,9 +282,7 @@ class NodeAdmin(ReadOnlyAdmin):
             changelist_link(Attempt, "ack tokens", node__id__exact=obj.pk),
         )
 
-    @admin.display(description="engine state")
-    def engine_state_pretty(self, obj: Node) -> str:
-        return pretty_json(obj.engine_state)
+    engine_state_pretty = column("engine_state", pretty_json)
 
 
 @admin.register(Attempt)
@@ -300,8 +293,8 @@ class AttemptAdmin(ReadOnlyAdmin):
     list_select_related = ("node__run",)
     show_full_result_count = False
 
-    node_link = link_column("node")
-    run_link = link_column("node.run")
+    node_link = column("node", link)
+    run_link = column("node.run", link)
 
 
 @admin.register(Ack)
@@ -319,33 +312,17 @@ class AckAdmin(ReadOnlyAdmin):
     def attempt_link(self, obj: Ack) -> str:
         return link(obj.attempt, obj.attempt.public_id)  # its __str__ would read the node again
 
-    node_link = link_column("node")
-    child_link = link_column("child", "led to")
-    run_link = link_column("node.run")
-
-    @admin.display(description="response")
-    def response_pretty(self, obj: Ack) -> str:
-        return pretty_json_text(obj.response_json)
+    node_link = column("node", link)
+    child_link = column("child", link, "led to")
+    run_link = column("node.run", link)
+    response_pretty = column("response_json", pretty_json_text, "response")
 
 
 # --- What agents recorded -------------------------------------------------------------------------
 
 
-class RecordedColumns:
-    """What an agent recorded with a step (Output) or a checkpoint (Checkpoint): its notes, shortened
-    in the changelist, and its artifacts, in full on the detail page."""
-
-    @admin.display(description="notes")
-    def notes_summary(self, obj: Output | Checkpoint) -> str:
-        return short(obj.notes_markdown)
-
-    @admin.display(description="artifacts")
-    def artifacts_pretty(self, obj: Output | Checkpoint) -> str:
-        return pretty_json(obj.artifacts)
-
-
 @admin.register(Output)
-class OutputAdmin(RecordedColumns, ReadOnlyAdmin):
+class OutputAdmin(ReadOnlyAdmin):
     list_display = ("step_title", "step_id", "run_link", "node_link", "child_link", "notes_summary", "created_at")
     list_filter = ("node__run__workflow_id",)
     search_fields = ("step_id", "step_title", "node__run__public_id", "node__run__workflow_id")
@@ -355,13 +332,15 @@ class OutputAdmin(RecordedColumns, ReadOnlyAdmin):
     exclude = ("artifacts",)
     readonly_fields = ("artifacts_pretty",)
 
-    run_link = link_column("node.run")
-    node_link = link_column("node")
-    child_link = link_column("child", "led to")
+    run_link = column("node.run", link)
+    node_link = column("node", link)
+    child_link = column("child", link, "led to")
+    notes_summary = column("notes_markdown", short, "notes")
+    artifacts_pretty = column("artifacts", pretty_json)
 
 
 @admin.register(Checkpoint)
-class CheckpointAdmin(RecordedColumns, ReadOnlyAdmin):
+class CheckpointAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "session_link", "node_link", "child_link", "notes_summary", "created_at")
     search_fields = ("session__public_id", "session__session_key", "session__title", "node__run__public_id")
     date_hierarchy = "created_at"
@@ -369,13 +348,12 @@ class CheckpointAdmin(RecordedColumns, ReadOnlyAdmin):
     exclude = ("artifacts", "response_json")
     readonly_fields = ("artifacts_pretty", "response_pretty")
 
-    session_link = link_column("session")
-    node_link = link_column("node")
-    child_link = link_column("child", "led to")
-
-    @admin.display(description="response")
-    def response_pretty(self, obj: Checkpoint) -> str:
-        return pretty_json_text(obj.response_json)
+    session_link = column("session", link)
+    node_link = column("node", link)
+    child_link = column("child", link, "led to")
+    notes_summary = column("notes_markdown", short, "notes")
+    artifacts_pretty = column("artifacts", pretty_json)
+    response_pretty = column("response_json", pretty_json_text, "response")
 
 
 @admin.register(Observation)
@@ -390,8 +368,8 @@ class ObservationAdmin(ReadOnlyAdmin):
     def head(self, obj: Observation) -> str:
         return obj.git_head_sha[:12]
 
-    session_link = link_column("session")
-    run_link = link_column("run")
+    session_link = column("session", link)
+    run_link = column("run", link)
 
 
 @admin.register(Gap)
@@ -402,12 +380,9 @@ class GapAdmin(ReadOnlyAdmin):
     date_hierarchy = "created_at"
     list_select_related = ("run", "node")
 
-    run_link = link_column("run")
-    node_link = link_column("node")
-
-    @admin.display(description="description")
-    def description_summary(self, obj: Gap) -> str:
-        return short(obj.description)
+    run_link = column("run", link)
+    node_link = column("node", link)
+    description_summary = column("description", short)
 
 
 @admin.register(RunSynthesis)
@@ -424,16 +399,10 @@ class RunSynthesisAdmin(ReadOnlyAdmin):
     def title(self, obj: RunSynthesis) -> str:
         return f"synthesis of {obj.run.public_id}"  # __str__ names the run by its database pk
 
-    run_link = link_column("run")
-    node_link = link_column("node")
-
-    @admin.display(description="synthesis")
-    def synthesis_summary(self, obj: RunSynthesis) -> str:
-        return short_json(obj.synthesis)
-
-    @admin.display(description="synthesis")
-    def synthesis_pretty(self, obj: RunSynthesis) -> str:
-        return pretty_json(obj.synthesis)
+    run_link = column("run", link)
+    node_link = column("node", link)
+    synthesis_summary = column("synthesis", short_json)
+    synthesis_pretty = column("synthesis", pretty_json)
 
 
 @admin.register(SearchEntry)
@@ -448,9 +417,9 @@ class SearchEntryAdmin(ReadOnlyAdmin):
     def identity(self, obj: SearchEntry) -> str:
         return short(obj.identity_text) or "-"  # __str__ names the session by its database pk
 
-    session_link = link_column("session")
-    run_link = link_column("run")
-    tip_link = link_column("tip")
+    session_link = column("session", link)
+    run_link = column("run", link)
+    tip_link = column("tip", link)
 
 
 # --- Telemetry ------------------------------------------------------------------------------------
