@@ -46,7 +46,7 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     @asynccontextmanager
-    async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
+    async def lifespan(_server: Any) -> AsyncIterator[dict[str, object]]:
         if readiness.configuration_problem() is not None:
             yield {}  # nothing to prepare: no call will reach the database
             return

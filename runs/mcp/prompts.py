@@ -4,35 +4,71 @@ that starts the chosen workflow.
 A prompt's arguments are the context the workflow expects from its first step (the variables its
 first decisions read, from engine.expected_context), plus a free-text `task`. Prompt arguments are
 strings on the wire; a value that reads as a JSON number, boolean, list or object is passed as that.
+
+Prompts are built as the JSON the server validates into the SDK's Prompt and GetPromptResult (the
+TypedDicts below), and cached that way with the catalog's views.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.execution.catalog import current_catalog, find_workflow
 from workflows_app import engine
 from workflows_app.catalog import WorkflowEntry
+from workflows_app.engine.jsontypes import JsonObject
 
 TASK = "task"
 
 
-def list_prompts() -> list[dict[str, Any]]:
+class PromptArgument(TypedDict):
+    name: str
+    description: str
+    required: bool
+
+
+class PromptDescription(TypedDict):
+    """One entry of prompts/list."""
+
+    name: str
+    title: str
+    description: str
+    arguments: list[PromptArgument]
+
+
+class TextContent(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+class PromptMessage(TypedDict):
+    role: Literal["user"]
+    content: TextContent
+
+
+class RenderedPrompt(TypedDict):
+    """The answer to prompts/get."""
+
+    description: str
+    messages: list[PromptMessage]
+
+
+def list_prompts() -> list[PromptDescription]:
     """One prompt per runnable workflow (routines are run by workflows, not offered on their own);
     computed once per catalog snapshot, like the workflow list."""
     catalog = current_catalog()
 
-    def build() -> list[dict[str, Any]]:
+    def build() -> list[PromptDescription]:
         return [describe(entry) for entry in catalog.entries if entry.kind == "workflow"]
 
-    listed: list[dict[str, Any]] = catalog.view(("prompts",), build)
+    listed: list[PromptDescription] = catalog.view(("prompts",), build)
     return listed
 
 
-def describe(entry: WorkflowEntry) -> dict[str, Any]:
-    arguments = [
+def describe(entry: WorkflowEntry) -> PromptDescription:
+    arguments: list[PromptArgument] = [
         {
             "name": TASK,
             "description": "What to work on, in your words (passed to the workflow as context.task).",
@@ -58,7 +94,7 @@ def describe(entry: WorkflowEntry) -> dict[str, Any]:
     }
 
 
-def render(workflow_id: str, arguments: dict[str, str] | None) -> dict[str, Any]:
+def render(workflow_id: str, arguments: dict[str, str] | None) -> RenderedPrompt:
     """The prompt's description and the user message that starts the workflow."""
     entry = find_workflow(current_catalog(), workflow_id)
     if entry.kind != "workflow":
@@ -76,7 +112,7 @@ def render(workflow_id: str, arguments: dict[str, str] | None) -> dict[str, Any]
             f"Use only: {', '.join(sorted(known))}.",
         )
     context = {key: _value(value) for key, value in (arguments or {}).items() if value not in (None, "")}
-    start: dict[str, Any] = {"workflowId": workflow_id}
+    start: JsonObject = {"workflowId": workflow_id}  # the start_workflow arguments, shown as JSON
     if context:
         start["context"] = context
     compiled = entry.compiled
@@ -96,7 +132,7 @@ def render(workflow_id: str, arguments: dict[str, str] | None) -> dict[str, Any]
     }
 
 
-def _expected_at_start(entry: WorkflowEntry) -> list[dict[str, Any]]:
+def _expected_at_start(entry: WorkflowEntry) -> list[JsonObject]:
     begun = engine.start(entry.compiled, {})
     return engine.expected_context(entry.compiled, begun.state) if begun.pending is not None else []
 

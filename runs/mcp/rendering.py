@@ -1,20 +1,41 @@
-"""Plain-text renderings of tool results: what an agent (or a person) reads first."""
+"""Plain-text renderings of tool results: what an agent (or a person) reads first.
+
+Each reads the structured answer, the JSON an agent receives (runs/mcp/answer_shapes.py)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from runs.contract.errors import WorkRailError
 from runs.execution.placeholders import CURRENT_SHOWN
+from runs.mcp.answer_shapes import (
+    Branch,
+    CheckpointJson,
+    Diagnostic,
+    ExecutionJson,
+    ExpectedContext,
+    Pending,
+    Progress,
+    ReferenceView,
+    ResumeJson,
+    SessionJson,
+    StepOutline,
+    WorkflowInspectionJson,
+    WorkflowListJson,
+    WorkflowSummary,
+)
+from runs.readmodels.shapes import Recap
 from workflows_app.conditions import describe
+from workflows_app.engine.jsontypes import JsonObject
 
 
-def error_text(error: dict[str, Any]) -> str:
-    retry = "Retrying may help." if error["retryable"] else "Retrying the same call will not help."
-    return f"Error {error['code']}: {error['message']}\nNext: {error['suggestion']}\n{retry}"
+def error_text(error: WorkRailError) -> str:
+    retry = "Retrying may help." if error.retryable else "Retrying the same call will not help."
+    return f"Error {error.code.value}: {error.message}\nNext: {error.suggestion}\n{retry}"
 
 
-def _diagnostic_line(diagnostic: dict[str, Any]) -> str:
+def _diagnostic_line(diagnostic: Diagnostic) -> str:
     where = diagnostic["file"] or ""
     if diagnostic["pointer"]:
         where += f" at {diagnostic['pointer']}"
@@ -23,7 +44,7 @@ def _diagnostic_line(diagnostic: dict[str, Any]) -> str:
     )
 
 
-def workflow_list_text(result: dict[str, Any]) -> str:
+def workflow_list_text(result: WorkflowListJson) -> str:
     lines = [f"{result['count']} workflows available."]
     for item in result["workflows"]:
         flags = [item["kind"], item["source"]["kind"], _step_count_text(item)]
@@ -37,27 +58,28 @@ def workflow_list_text(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def workflow_details_text(result: dict[str, Any]) -> str:
+def workflow_details_text(result: WorkflowInspectionJson) -> str:
     workflow = result["workflow"]
     lines = [
         f"{workflow['name']} ({workflow['id']}, version {workflow['version']}, {workflow['kind']})",
         workflow["description"],
         f"workflowHash: {workflow['workflowHash']}",
     ]
-    if workflow.get("about"):
-        lines += ["", workflow["about"]]
-    for key, title in (
-        ("preconditions", "Preconditions"),
-        ("clarificationPrompts", "Questions to clarify first"),
-        ("metaGuidance", "Guidance"),
+    about = workflow.get("about")
+    if about:
+        lines += ["", about]
+    for items, title in (
+        (workflow.get("preconditions"), "Preconditions"),
+        (workflow.get("clarificationPrompts"), "Questions to clarify first"),
+        (workflow.get("metaGuidance"), "Guidance"),
     ):
-        if workflow.get(key):
-            lines += ["", f"{title}:"] + [f"- {item}" for item in workflow[key]]
-    if workflow.get("fromTheUser"):
+        if items:
+            lines += ["", f"{title}:"] + [f"- {item}" for item in items]
+    asked = workflow.get("fromTheUser")
+    if asked:
         lines += ["", "Needs from the user (send it as context with start_workflow when you have it):"]
         lines += [
-            f"- context.{item['contextKey']}: {item['description']} (asked at '{item['stepTitle']}')"
-            for item in workflow["fromTheUser"]
+            f"- context.{item['contextKey']}: {item['description']} (asked at '{item['stepTitle']}')" for item in asked
         ]
     lines += ["", "Steps:"]
     lines += _outline_lines(result["steps"], indent="")
@@ -72,7 +94,7 @@ def workflow_details_text(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _outline_lines(steps: list[dict[str, Any]], indent: str, prefix: str = "") -> list[str]:
+def _outline_lines(steps: list[StepOutline], indent: str, prefix: str = "") -> list[str]:
     """The outline numbered as progress reports it: 4, then 4.1 and 4.2 inside the loop at 4."""
     lines = []
     for number, step in enumerate(steps, 1):
@@ -86,18 +108,20 @@ def _outline_lines(steps: list[dict[str, Any]], indent: str, prefix: str = "") -
         elif isinstance(rule, dict):
             condition = rule.get("condition") if "kind" in rule else rule
             notes.append(f"asks the user to confirm when {describe(condition)}")
-        if step["kind"] == "loop":
-            notes.append(f"{step['loop']['type']} loop, at most {step['loop']['maxIterations']} iterations")
+        loop = step.get("loop")
+        if step["kind"] == "loop" and loop is not None:  # a loop's outline always has both
+            notes.append(f"{loop['type']} loop, at most {loop['maxIterations']} iterations")
         suffix = f" ({'; '.join(notes)})" if notes else ""
         lines.append(f"{indent}{label}. {step['title']} [{step['id']}]{suffix}")
-        if "prompt" in step:
-            lines += [f"{indent}   {line}" for line in step["prompt"].splitlines()]
+        prompt = step.get("prompt")
+        if prompt is not None:
+            lines += [f"{indent}   {line}" for line in prompt.splitlines()]
         if step["kind"] == "loop":
-            lines += _outline_lines(step["body"], indent + "   ", f"{label}.")
+            lines += _outline_lines(step.get("body") or [], indent + "   ", f"{label}.")
     return lines
 
 
-def _step_count_text(item: dict[str, Any]) -> str:
+def _step_count_text(item: WorkflowSummary) -> str:
     """The outline's length, which progress counts against; loop bodies said apart."""
     outline, steps = item["outlineLength"], item["stepCount"]
     if steps == outline:
@@ -109,7 +133,7 @@ def _step_count_text(item: dict[str, Any]) -> str:
 NOTES = {"PREFERENCES_FOLLOW_RECOMMENDATION", "BRANCH_STARTED", "UNKNOWN_WORKFLOW_IDS"}
 
 
-def execution_text(result: dict[str, Any]) -> str:
+def execution_text(result: ExecutionJson) -> str:
     """The deterministic text an agent follows: the step, what to send back, the tokens."""
     lines: list[str] = []
     replayed = [w for w in result["warnings"] if w["code"] == "REPLAY_OUTPUT_IGNORED"]
@@ -126,32 +150,36 @@ def execution_text(result: dict[str, Any]) -> str:
         if warning["code"] != "REPLAY_OUTPUT_IGNORED":
             label = "Note" if warning["code"] in NOTES else "Warning"
             lines.append(f"{label} {warning['code']}: {warning['message']}")
-    if result.get("blocked"):
+    blocked = result.get("blocked")
+    if blocked:
         lines.append("Blocked: the step is not done yet.")
-        lines += [f"- {issue['code']}: {issue['message']}" for issue in result["blocked"]["issues"]]
-        lines.append(result["blocked"]["retry"])
+        lines += [f"- {issue['code']}: {issue['message']}" for issue in blocked["issues"]]
+        lines.append(blocked["retry"])
     if result.get("rehydrated"):
-        if result.get("runContext"):
-            values = [_clipped(value) for value in result["runContext"].values()]
-            shown = "; ".join(f"{key} = {value}" for key, value in zip(result["runContext"], values, strict=True))
+        run_context = result.get("runContext")
+        if run_context:
+            values = [_clipped(value) for value in run_context.values()]
+            shown = "; ".join(f"{key} = {value}" for key, value in zip(run_context, values, strict=True))
             lines.append(f"Context so far (what earlier steps set): {shown}")
             if any(value.endswith(CUT) for value in values):
                 lines.append(
                     f"(Values ending in {CUT} are cut short here; runContext in the structured answer has them whole.)"
                 )
-        lines += _recap_lines("Recap of earlier notes", result["recap"])
-        if result.get("branches"):
-            lines.append(result["fork"])
-            for number, branch in enumerate(result["branches"], 1):
+        lines += _recap_lines("Recap of earlier notes", _given(result.get("recap")))
+        branches = result.get("branches")
+        if branches:
+            lines.append(_given(result.get("fork")))
+            for number, branch in enumerate(branches, 1):
                 lines += _branch_lines(number, branch)
             lines += _recap_lines(
                 "The newest existing branch, which you are not on (its notes are not your current state; "
                 "return to it only with its tip's stateToken above)",
-                result["downstreamRecap"],
+                _given(result.get("downstreamRecap")),
                 numbered=False,
             )
-    if result.get("checkpoint"):
-        lines.append(result["checkpoint"]["note"])
+    checkpoint = result.get("checkpoint")
+    if checkpoint:
+        lines.append(checkpoint["note"])
     lines += reference_lines(result.get("references"))
     pending = result["pending"]
     if pending is None:
@@ -161,12 +189,14 @@ def execution_text(result: dict[str, Any]) -> str:
     where = (
         f" (loop {loop['loopId']}, iteration {loop['iteration']} of at most {loop['maxIterations']})" if loop else ""
     )
-    if result.get("guidance"):
+    guidance = result.get("guidance")
+    if guidance:
         # An item's own sub-points stay under it: indented, they cannot read as rules of their own.
-        items = ("- " + item.replace("\n", "\n  ") for item in result["guidance"])
+        items = ("- " + item.replace("\n", "\n  ") for item in guidance)
         lines += ["Guidance for every step of this workflow:", *items, ""]
-    if result.get("goal"):
-        goal = " ".join(result["goal"].split())
+    stated = result.get("goal")
+    if stated:
+        goal = " ".join(stated.split())
         lines.append(f"Goal: {goal if len(goal) <= 300 else goal[:299] + '…'}")
     lines.append(f"Step: {pending['title']} [{pending['stepId']}]{where}")
     lines.append(f"Progress: {progress_text(result['progress'])}")
@@ -183,13 +213,13 @@ def execution_text(result: dict[str, Any]) -> str:
         )
     elif pending.get("confirmation"):
         lines.append(f"Confirmation ({result['mode']} mode): {pending['confirmation']}.")
-    lines += [context_line(expected) for expected in pending.get("expectedContext", [])]
+    lines += [context_line(expected) for expected in pending.get("expectedContext") or []]
     if loop and loop.get("decisionDue"):
         lines.append(
             f"This step decides loop '{loop['loopId']}': send its wr.loop_control artifact with decision continue "
             "(another iteration) or stop (leave the loop), as the step's own rule says."
         )
-    for dep in pending.get("userDependencies", []):
+    for dep in pending.get("userDependencies") or []:
         state = "provided" if dep["met"] else "MISSING"
         lines.append(
             f"Needs from the user ({dep['reason']}, {state}): {dep['description']} -> context.{dep['contextKey']}"
@@ -207,7 +237,7 @@ def execution_text(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def reference_lines(references: list[dict[str, Any]] | None) -> list[str]:
+def reference_lines(references: list[ReferenceView] | None) -> list[str]:
     """The documents the workflow points to (shown at start): open one when a step needs it."""
     if not references:
         return []
@@ -223,7 +253,7 @@ def reference_lines(references: list[dict[str, Any]] | None) -> list[str]:
 CONTEXT_VALUE_CHARS = 200  # a context value longer than this is cut in the text (the structured answer has it all)
 
 
-def delegation_lines(pending: dict[str, Any]) -> list[str]:
+def delegation_lines(pending: Pending) -> list[str]:
     """A parallel step's delegations, one block each: what runs, why, with which context, whether it
     can run, and the call that works on its run. Context every delegation receives is listed once."""
     delegations = pending.get("delegations")
@@ -258,7 +288,7 @@ def delegation_lines(pending: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _context_text(context: dict[str, Any]) -> str:
+def _context_text(context: JsonObject) -> str:
     parts = []
     for key, value in context.items():
         text = json.dumps(value, ensure_ascii=False)
@@ -268,7 +298,14 @@ def _context_text(context: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def progress_text(progress: dict[str, Any]) -> str:
+def _given[T](part: T | None) -> T:
+    """A part of the answer that is always there when the part that names it is (a rehydrate's recap;
+    a fork's text and the downstream recap with its branches)."""
+    assert part is not None
+    return part
+
+
+def progress_text(progress: Progress) -> str:
     """One sentence: where the step is in the outline, and how many steps were acknowledged."""
     if progress.get("summary"):
         return str(progress["summary"])
@@ -283,12 +320,14 @@ def _clipped(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + CUT
 
 
-def context_line(expected: dict[str, Any]) -> str:
-    details = [expected["type"]]
-    if expected.get("values"):
-        details.append("compared with " + ", ".join(json.dumps(v, ensure_ascii=False) for v in expected["values"]))
-    if expected.get("choices"):
-        details.append("the prompt offers " + " / ".join(expected["choices"]))
+def context_line(expected: ExpectedContext) -> str:
+    details: list[str] = [expected["type"]]
+    values = expected.get("values")
+    if values:
+        details.append("compared with " + ", ".join(json.dumps(v, ensure_ascii=False) for v in values))
+    choices = expected.get("choices")
+    if choices:
+        details.append("the prompt offers " + " / ".join(choices))
     if expected["why"].startswith("WorkRail:"):
         details.append("optional")  # a session key: the step may read it, nothing requires it
     else:
@@ -301,7 +340,7 @@ def context_line(expected: dict[str, Any]) -> str:
     return f"Context to send: {expected['key']} ({'; '.join(details)}; {read})"
 
 
-def completion_lines(result: dict[str, Any]) -> list[str]:
+def completion_lines(result: ExecutionJson) -> list[str]:
     """A finished run says so, and what can come next."""
     key = result["session"].get("sessionKey") or ""
     if key.startswith("ticket:"):
@@ -322,7 +361,7 @@ def completion_lines(result: dict[str, Any]) -> list[str]:
     ]
 
 
-def _branch_lines(number: int, branch: dict[str, Any]) -> list[str]:
+def _branch_lines(number: int, branch: Branch) -> list[str]:
     """One existing branch: how it began, where its tip stands, and the call that returns there."""
     after = branch["completedStepId"] or "a checkpoint"
     lines = [f"  Branch {number}: after {after}: {branch['notesPreview']}"]
@@ -337,7 +376,7 @@ def _branch_lines(number: int, branch: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _recap_lines(title: str, recap: dict[str, Any], *, numbered: bool = True) -> list[str]:
+def _recap_lines(title: str, recap: Recap, *, numbered: bool = True) -> list[str]:
     """The kept entries in path order, with a marker where entries were left out and how to read them.
     Another branch's entries are not numbered: numbers on a path read as the reader's own history."""
     total = recap.get("totalEntries")
@@ -361,7 +400,7 @@ def _recap_lines(title: str, recap: dict[str, Any], *, numbered: bool = True) ->
     return lines
 
 
-def _omitted_line(recap: dict[str, Any]) -> str | None:
+def _omitted_line(recap: Recap) -> str | None:
     if not recap["truncated"]:
         return None
     omitted = recap["omittedEntries"]
@@ -376,22 +415,23 @@ def _omitted_line(recap: dict[str, Any]) -> str | None:
     return f"  … [{what}; {recap['policy']}. To see them, {gap['howToRead']}.]"
 
 
-def checkpoint_text(result: dict[str, Any]) -> str:
+def checkpoint_text(result: CheckpointJson) -> str:
     return session_text(result) if result["kind"] == "session" else execution_text(result)
 
 
-def session_text(result: dict[str, Any]) -> str:
+def session_text(result: SessionJson) -> str:
     session = result["session"]
     lines = [f"Notes session {session['title']} ({session['sessionId']})."]
-    if result.get("checkpoint"):
-        lines.append(f"Checkpoint recorded ({result['checkpoint']['checkpointCount']} so far).")
+    checkpoint = result.get("checkpoint")
+    if checkpoint:
+        lines.append(f"Checkpoint recorded ({checkpoint['checkpointCount']} so far).")
     call = result["nextCall"]
     lines.append(call["instructions"])
     lines.append(f"{call['tool']} {json.dumps(call['arguments'], ensure_ascii=False)}")
     return "\n".join(lines)
 
 
-def resume_text(result: dict[str, Any]) -> str:
+def resume_text(result: ResumeJson) -> str:
     candidates = result["candidates"]
     if not candidates:
         return "No earlier work matched. Start a workflow with start_workflow, or try other words."
@@ -404,12 +444,13 @@ def resume_text(result: dict[str, Any]) -> str:
         lines.append(f"   {item['snippet']}")
         if item.get("stateToken"):
             lines.append(f"   continue_workflow {json.dumps({'stateToken': item['stateToken']})}")
-        if item.get("otherTips"):
+        other_tips = item.get("otherTips")
+        if other_tips:
             lines.append(
                 f"   The run has {item['otherTipCount']} other branch tip(s), from a rewind (newest first); "
                 "the call above resumes the newest branch:"
             )
-            for tip in item["otherTips"]:
+            for tip in other_tips:
                 where = "complete" if tip["isComplete"] else f"at step {tip['pendingStepId']}"
                 lines.append(
                     f"   - {where}, {tip['updatedAt'][:16]}: "

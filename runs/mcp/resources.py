@@ -18,8 +18,8 @@ This module is imported at start-up: it must stay light. The read models load on
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server import MCPServer
@@ -29,6 +29,10 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.mcp import deferred
 from runs.mcp.boundary import guarded
+
+if TYPE_CHECKING:
+    from runs.mcp.answer_shapes import WorkflowInspectionJson, WorkflowListJson
+    from runs.readmodels.resources import NotesPageAnswer, RunAnswer, SessionArtifacts
 
 JSON = "application/json"
 WORKFLOWS_URI = "workrail://workflows"
@@ -111,13 +115,17 @@ def register_resources(server: MCPServer[Any]) -> None:
         return await _read(f"workrail://sessions/{sessionId}/artifacts", _session_artifacts, sessionId)
 
 
-async def _read(uri: str, reader: Callable[..., dict[str, Any]], *args: str) -> str:
+# A resource's answer: a JSON object (one of the shapes its reader names), sent as JSON text.
+Reader = Callable[..., Mapping[str, Any]]
+
+
+async def _read(uri: str, reader: Reader, *args: str) -> str:
     # Readers touch files and the database: keep them off the event loop.
     text: str = await anyio.to_thread.run_sync(_read_sync, uri, reader, args)
     return text
 
 
-def _read_sync(uri: str, reader: Callable[..., dict[str, Any]], args: tuple[str, ...]) -> str:
+def _read_sync(uri: str, reader: Reader, args: tuple[str, ...]) -> str:
     try:
         # Even the catalog views need the database set-up: the services import the models.
         result = guarded(f"Reading {uri}", lambda: reader(*args), uses_database=True, changes=False)
@@ -135,26 +143,26 @@ def _as_mcp_error(uri: str, exc: WorkRailError) -> MCPError:
 # Django's apps, which are loaded after the handshake (runs/mcp/deferred.py).
 
 
-def _workflows() -> dict[str, Any]:
-    answer: dict[str, Any] = deferred.service("read_workflows")()
+def _workflows() -> WorkflowListJson:
+    answer: WorkflowListJson = deferred.service("read_workflows")()
     return answer
 
 
-def _workflow(workflow_id: str) -> dict[str, Any]:
-    answer: dict[str, Any] = deferred.service("read_workflow")(workflow_id)
+def _workflow(workflow_id: str) -> WorkflowInspectionJson:
+    answer: WorkflowInspectionJson = deferred.service("read_workflow")(workflow_id)
     return answer
 
 
-def _run(run_id: str) -> dict[str, Any]:
-    answer: dict[str, Any] = deferred.service("read_run")(run_id)
+def _run(run_id: str) -> RunAnswer:
+    answer: RunAnswer = deferred.service("read_run")(run_id)
     return answer
 
 
-def _run_notes(run_id: str, state_token: str, cursor: str) -> dict[str, Any]:
-    answer: dict[str, Any] = deferred.service("read_run_notes")(run_id, state_token or None, cursor or None)
+def _run_notes(run_id: str, state_token: str, cursor: str) -> NotesPageAnswer:
+    answer: NotesPageAnswer = deferred.service("read_run_notes")(run_id, state_token or None, cursor or None)
     return answer
 
 
-def _session_artifacts(session_id: str) -> dict[str, Any]:
-    answer: dict[str, Any] = deferred.service("read_session_artifacts")(session_id)
+def _session_artifacts(session_id: str) -> SessionArtifacts:
+    answer: SessionArtifacts = deferred.service("read_session_artifacts")(session_id)
     return answer

@@ -30,9 +30,11 @@ from runs.mcp.boundary import guarded
 from runs.mcp.framing import CheckedLines, wire_stdin
 from runs.mcp.readiness import configuration_problem
 from runs.mcp.resources import register_resources
+from workflows_app.engine.jsontypes import JsonObject
 from workrail_site.version import VERSION
 
 if TYPE_CHECKING:
+    from runs.mcp.prompts import PromptDescription, RenderedPrompt
     from runs.mcp.tools import ToolOutcome, ToolSpec
 
 logger = logging.getLogger("workrail.mcp")
@@ -97,16 +99,15 @@ class WorkRailServer(MCPServer[Any]):
         ]
 
     async def list_prompts(self) -> list[MCPPrompt]:
-        listed: list[dict[str, Any]] = await anyio.to_thread.run_sync(_prompt_work, "prompts/list", None)
+        listed: list[PromptDescription] = await anyio.to_thread.run_sync(_prompt_work, "prompts/list", None)
         return [MCPPrompt.model_validate(prompt) for prompt in listed]
 
-    async def get_prompt(
-        self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
-    ) -> GetPromptResult:
-        rendered: dict[str, Any] = await anyio.to_thread.run_sync(_prompt_work, name, arguments or {})
+    # Arguments arrive as the JSON-RPC request's params: JSON, checked by the use case behind them.
+    async def get_prompt(self, name: str, arguments: JsonObject | None = None, context: Any = None) -> GetPromptResult:
+        rendered: RenderedPrompt = await anyio.to_thread.run_sync(_prompt_work, name, arguments or {})
         return GetPromptResult.model_validate(rendered)
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
+    async def call_tool(self, name: str, arguments: JsonObject, context: Any = None) -> CallToolResult:
         # Tools touch files and the database: keep them off the event loop.
         outcome = await anyio.to_thread.run_sync(deferred.call_tool, name, arguments)
         return to_call_result(outcome)
@@ -127,7 +128,7 @@ async def _stop_reading_on_signal(stdin: CheckedLines, *, task_status: TaskStatu
         task_status.started()
 
 
-def _prompt_work(name: str, arguments: dict[str, Any] | None) -> Any:
+def _prompt_work(name: str, arguments: JsonObject | None) -> Any:
     """Lists the prompts (`arguments` None) or renders prompt `name`, through the same boundary as tools
     and resources; an error becomes a JSON-RPC error whose data carries the error body (an unknown
     workflow is the caller's mistake: invalid params)."""

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache, cached_property
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -27,6 +27,8 @@ from runs.contract.features import Feature
 from runs.contract.schema import input_schema, output_schema
 from runs.execution import catalog as catalog_use_cases
 from runs.mcp import boundary, deferred, rendering, timings
+from runs.mcp.answer_shapes import ToolJson, WorkflowInspectionJson, WorkflowListJson
+from workflows_app.engine.jsontypes import JsonObject
 
 
 @dataclass(frozen=True)
@@ -38,25 +40,28 @@ class Annotations:
 
 
 @dataclass(frozen=True)
-class ToolSpec:
+class ToolSpec[A: Mapping[str, Any]]:
+    """A tool whose answer has the JSON shape A (runs/mcp/answer_shapes.py): its handler answers it,
+    its rendering reads it."""
+
     name: str
     title: str
     summary: str
     input: type[BaseModel]
     outputs: tuple[type[BaseModel], ...]
-    examples: list[dict[str, Any]]
+    examples: list[JsonObject]  # arguments, as an agent sends them
     annotations: Annotations
-    handler: Callable[[Any], dict[str, Any]]  # receives the parsed input
-    render: Callable[[dict[str, Any]], str]
+    handler: Callable[[Any], A]  # receives the parsed input
+    render: Callable[[A], str]
     uses_database: bool = False
     feature: Feature | None = None  # the feature that must be on for the tool to exist; None: always
 
     @cached_property
-    def input_schema(self) -> dict[str, Any]:
+    def input_schema(self) -> JsonObject:  # JSON Schema
         return input_schema(self.input)
 
     @cached_property
-    def output_schema(self) -> dict[str, Any]:
+    def output_schema(self) -> JsonObject:  # JSON Schema
         return output_schema(*self.outputs)
 
     @property
@@ -126,7 +131,7 @@ def _nul_pointer(arguments: Any) -> str | None:
 
 @dataclass(frozen=True)
 class ToolOutcome:
-    structured: dict[str, Any]
+    structured: ToolJson
     text: str
     is_error: bool
 
@@ -167,7 +172,7 @@ def _call(name: str, arguments: Any) -> ToolOutcome:
     return ToolOutcome(result, spec.render(result), is_error=False)
 
 
-def invoke(name: str, arguments: Any) -> dict[str, Any]:
+def invoke(name: str, arguments: Any) -> ToolJson:
     """The tool's work without the boundary: feature check, input model, service. Raises WorkRailError.
     For callers already inside Django (tests, benchmarks); clients go through `call`."""
     spec = tool_specs()[name]
@@ -177,26 +182,31 @@ def invoke(name: str, arguments: Any) -> dict[str, Any]:
 
 
 def error_outcome(exc: WorkRailError) -> ToolOutcome:
-    payload = exc.as_dict()
-    return ToolOutcome({"error": payload}, rendering.error_text(payload), is_error=True)
+    return ToolOutcome({"error": exc.as_dict()}, rendering.error_text(exc), is_error=True)
 
 
-def _list_workflows(request: inputs.ListWorkflowsInput) -> dict[str, Any]:
-    return catalog_use_cases.list_workflows(kind=request.kind, namespace=request.namespace)
+# The catalog's use cases answer runs.contract.catalog's WorkflowList and WorkflowInspection; their JSON
+# is what the shapes name.
 
 
-def _inspect_workflow(request: inputs.InspectWorkflowInput) -> dict[str, Any]:
-    return catalog_use_cases.inspect_workflow(request.workflow_id, request.mode)
+def _list_workflows(request: inputs.ListWorkflowsInput) -> WorkflowListJson:
+    answer = catalog_use_cases.list_workflows(kind=request.kind, namespace=request.namespace)
+    return cast(WorkflowListJson, answer.dump())
 
 
-def _use_case(name: str) -> Callable[[Any], dict[str, Any]]:
+def _inspect_workflow(request: inputs.InspectWorkflowInput) -> WorkflowInspectionJson:
+    answer = catalog_use_cases.inspect_workflow(request.workflow_id, request.mode)
+    return cast(WorkflowInspectionJson, answer.dump())
+
+
+def _use_case(name: str) -> Callable[[Any], Any]:
     """The use case behind a tool (a function of runs/mcp/services.py), looked up when the tool is called:
     it needs Django's apps, which the server loads after answering `initialize`. The catalog's use
-    cases (above) need no apps and answer before they are ready."""
+    cases (above) need no apps and answer before they are ready. It answers the JSON of the tool's
+    output model, as its ToolSpec names it."""
 
-    def handler(request: Any) -> dict[str, Any]:
-        answer: dict[str, Any] = deferred.service(name)(request)
-        return answer
+    def handler(request: Any) -> Any:
+        return deferred.service(name)(request)
 
     return handler
 
@@ -207,8 +217,8 @@ EXAMPLE_ACK = "ak1_" + "B" * 24
 
 
 @cache
-def tool_specs() -> dict[str, ToolSpec]:
-    specs = [
+def tool_specs() -> dict[str, ToolSpec[Any]]:
+    specs: list[ToolSpec[Any]] = [
         ToolSpec(
             name="list_workflows",
             title="List workflows",
