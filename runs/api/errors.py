@@ -14,6 +14,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from pydantic_core import to_json
 
 from runs.contract.errors import HTTP_STATUS, ErrorCode, ErrorResult, WorkRailError
+from workflows_app.engine.jsontypes import JsonObject
 
 logger = logging.getLogger("workrail.api")
 
@@ -59,9 +60,9 @@ def responses(ok: Any, *statuses: int) -> dict[int, Any]:
     return {200: ok, **error_results(*statuses)}
 
 
-def described(*statuses: int, ok: dict[str, Any] | None = None) -> dict[str, Any]:
-    """openapi_extra giving each documented error status its meaning, and (`ok`) the 200 answer when
-    the operation's success is not a model."""
+def described(*statuses: int, ok: JsonObject | None = None) -> JsonObject:
+    """openapi_extra (a fragment of the OpenAPI document, JSON) giving each documented error status its
+    meaning, and (`ok`) the 200 answer when the operation's success is not a model."""
     errors = {status: {"description": MEANING[status]} for status in error_statuses(*statuses)}
     return {"responses": {200: ok, **errors} if ok is not None else errors}
 
@@ -101,7 +102,8 @@ def unauthenticated(request: HttpRequest, *, revoked: bool = False) -> WorkRailE
 
 
 def invalid_input(errors: list[dict[str, Any]]) -> WorkRailError:
-    """Ninja's request validation errors as INVALID_INPUT, pointing at the first bad parameter."""
+    """Ninja's request validation errors (pydantic's error dicts, typed by ninja as DictStrAny) as
+    INVALID_INPUT, pointing at the first bad parameter."""
     first = errors[0] if errors else {"loc": (), "msg": "The request does not fit the API."}
     location = [str(part) for part in first.get("loc", ())]
     where = location[0] if location else "request"
@@ -114,7 +116,7 @@ def invalid_input(errors: list[dict[str, Any]]) -> WorkRailError:
         subject = f"in the body at {pointer}" if pointer else "the body"
     else:
         subject = f"the {where} parameter '{parts[0]}'" if parts else f"the {where}"
-    details: dict[str, Any] = {"in": where, "pointer": pointer, "problems": len(errors)}
+    details: JsonObject = {"in": where, "pointer": pointer, "problems": len(errors)}
     if where != "body" and parts:
         details["parameter"] = parts[0]
     return WorkRailError(

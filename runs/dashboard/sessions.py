@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, get_args
+from typing import Any, TypedDict, get_args
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
@@ -278,11 +278,19 @@ def _back(request: HttpRequest, fallback: str) -> HttpResponse:
     return redirect(target if safe else fallback)
 
 
+class _ChangeForm(TypedDict, total=False):
+    """The preferences form's fields, as PreferencesChange reads them."""
+
+    mode: str
+    preferences: dict[str, str]
+
+
 def parse_change(post: QueryDict) -> PreferencesChange:
-    data: dict[str, Any] = {}
-    if post.get("mode"):
-        data["mode"] = post["mode"]
-    chosen = {key: post[key] for key in ("autonomy", "riskPolicy") if post.get(key)}
+    data: _ChangeForm = {}
+    mode = post.get("mode")
+    if mode:
+        data["mode"] = mode
+    chosen = {key: value for key in ("autonomy", "riskPolicy") if (value := post.get(key))}
     if chosen:
         data["preferences"] = chosen
     try:

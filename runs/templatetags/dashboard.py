@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from django import template
 from django.urls import reverse
@@ -197,6 +197,19 @@ class Branch:
     is_newest: bool
 
 
+class GraphContext(TypedDict):
+    """What dashboard/_graph.html draws (an inclusion tag's context)."""
+
+    detail: RunDetail
+    nodes: list[DrawnNode]
+    edges: list[DrawnEdge]
+    tip: DrawnNode | None
+    branches: list[Branch]
+    width: str
+    height: str
+    tip_label: tuple[str, str] | None
+
+
 def branch_path(detail: RunDetail) -> set[str]:
     """The node ids from the run's root to the shown branch's tip."""
     if detail.branch_tip is None:
@@ -205,7 +218,7 @@ def branch_path(detail: RunDetail) -> set[str]:
 
 
 @register.inclusion_tag("dashboard/_graph.html")
-def run_graph(detail: RunDetail) -> dict[str, Any]:
+def run_graph(detail: RunDetail) -> GraphContext:
     graph = detail.graph
     on_path = branch_path(detail)
     run_url = reverse("run", args=[detail.run.run_id])
@@ -246,7 +259,7 @@ def run_graph(detail: RunDetail) -> dict[str, Any]:
                 is_tip=node.is_tip,
             )
         )
-    edges = []
+    edges: list[DrawnEdge] = []
     half = GRAPH_DX // 2
     for edge in graph.edges:
         source, target = placed.get(edge.source), placed.get(edge.target)
@@ -312,12 +325,24 @@ class TimelineRow:
     selected: bool
 
 
+class TimelineContext(TypedDict):
+    """What dashboard/_timeline.html draws (an inclusion tag's context)."""
+
+    rows: list[TimelineRow]
+    width: str
+    height: str
+    axis: str
+    axis_start: str
+    axis_end: str
+    text_y: str
+
+
 @register.inclusion_tag("dashboard/_timeline.html")
-def session_timeline(detail: SessionDetail, selected_run: str | None = None) -> dict[str, Any]:
+def session_timeline(detail: SessionDetail, selected_run: str | None = None) -> TimelineContext:
     width = TL_WIDTH - TL_LABEL - TL_PAD
     names = {run.run_id: run.workflow_name for run in detail.runs}
     run_url = reverse("run", args=["RUN"])
-    rows = []
+    rows: list[TimelineRow] = []
     for index, lane in enumerate(detail.timeline):
         y = TL_PAD + index * TL_ROW + TL_ROW // 2
         xs = [f"{TL_LABEL + point * width:.1f}" for point in lane.points] or [str(TL_LABEL)]
