@@ -1,33 +1,62 @@
-"""Shared helpers for the benchmarks (not tests: they print figures, they assert nothing)."""
+"""Shared helpers for the benchmarks (not tests: they print figures, they assert nothing).
+
+The scripts run as files (`.venv/bin/python bench/NAME.py`): the repository root goes on sys.path
+here, so the project's packages and harness/ (what the end-to-end tests drive WorkRail with too)
+import. Nothing here or in the scripts imports tests/."""
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
 CORPUS = REPO.parent / "shared" / "corpus" / "workrail" / "workflows"
 
+from harness.processes import server_env as clean_env  # noqa: E402  (after the root is on sys.path)
 
-def clean_env(home: Path, **extra: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("WORKRAIL_") and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}
-    }
-    env.update({"WORKRAIL_HOME": str(home), **extra})
-    return env
+__all__ = ["CORPUS", "REPO", "clean_env", "python", "summary", "throughput", "timed"]
+
+
+def nearest(ordered: list[float], fraction: float) -> float:
+    """The value at `fraction` of the way through `ordered` (sorted), to the nearest rank."""
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
 
 
 def summary(label: str, seconds: list[float]) -> str:
     ordered = sorted(seconds)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return (
-        f"{label}: median {statistics.median(ordered) * 1000:.2f} ms, p95 {p95 * 1000:.2f} ms, "
-        f"min {ordered[0] * 1000:.2f} ms, n={len(ordered)}"
-    )
+    median, p95 = statistics.median(ordered), nearest(ordered, 0.95)
+    return f"{label}: median {ms(median)}, p95 {ms(p95)}, min {ms(ordered[0])}, n={len(ordered)}"
+
+
+def throughput(label: str, seconds: list[float]) -> str:
+    """Calls per second back to back (the client waits for each answer), with p50 and p99."""
+    ordered = sorted(seconds)
+    rate, median, p99 = len(seconds) / sum(seconds), statistics.median(ordered), nearest(ordered, 0.99)
+    return f"{label}: {rate:.0f}/s, p50 {ms(median)}, p99 {ms(p99)}, n={len(seconds)}"
+
+
+def timed(
+    work: Callable[[], Any], repeat: int, *, warm: bool = False, clock: Callable[[], float] = time.perf_counter
+) -> tuple[list[float], Any]:
+    """`work` run `repeat` times: the seconds each took by `clock` (wall time unless told), and the last
+    result. `warm` runs it once first, unmeasured (template compilation, caches, fonts)."""
+    result = work() if warm else None
+    seconds = []
+    for _ in range(repeat):
+        started = clock()
+        result = work()
+        seconds.append(clock() - started)
+    return seconds, result
 
 
 def python() -> str:

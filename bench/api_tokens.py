@@ -16,22 +16,11 @@ import os
 import shutil
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench._common import clean_env, summary
-
-
-def timed(calls: int, call: Callable[[], object]) -> list[float]:
-    seconds = []
-    for _ in range(calls):
-        started = time.perf_counter()
-        call()
-        seconds.append(time.perf_counter() - started)
-    return seconds
+from bench._common import clean_env, summary, timed
 
 
 def main() -> None:
@@ -55,11 +44,14 @@ def main() -> None:
     api_tokens.verify(token)  # its last use is now recorded: the next minute's calls only read
 
     print(f"{args.tokens} tokens in the store (a SQLite file)")
-    print(summary("verify, used within the minute (SELECT)", timed(args.calls, lambda: api_tokens.verify(token))))
-    print(summary("verify, not ours (SELECT)", timed(args.calls, lambda: api_tokens.verify("not-one-of-ours"))))
+
+    def measure(label: str, presented: str, calls: int) -> None:
+        print(summary(label, timed(lambda: api_tokens.verify(presented), calls)[0]))
+
+    measure("verify, used within the minute (SELECT)", token, args.calls)
+    measure("verify, not ours (SELECT)", "not-one-of-ours", args.calls)
     api_tokens.LAST_USED_EVERY = timedelta(0)  # every call records its use: the once-a-minute case
-    calls = max(1, args.calls // 10)
-    print(summary("verify, recording the last use (SELECT + UPDATE)", timed(calls, lambda: api_tokens.verify(token))))
+    measure("verify, recording the last use (SELECT + UPDATE)", token, max(1, args.calls // 10))
     shutil.rmtree(home, ignore_errors=True)
 
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench._common import clean_env
+from bench._common import clean_env, timed
 
 WORKFLOW_ID = "bench.bundle_run"
 
@@ -112,15 +112,6 @@ def build(nodes: int) -> str:
         if answer["kind"] == "complete":
             break
     return str(answer["session"]["sessionId"])
-
-
-def timed(work: Callable[[], Any], repeat: int) -> tuple[list[float], Any]:
-    seconds, result = [], None
-    for _ in range(repeat):
-        started = time.perf_counter()
-        result = work()
-        seconds.append(time.perf_counter() - started)
-    return seconds, result
 
 
 def peak_mib(work: Callable[[], Any]) -> float:

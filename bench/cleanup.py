@@ -38,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import REPO, clean_env
+from harness.answers import context_for  # plausible values for what a step expects: runs move on
 
 WORKFLOWS = ["wr.routine-focused_plan", "wr.coding_task", "wr.mr_review"]
 KEPT_WORKFLOW = "wr.routine-focused_plan"
@@ -68,7 +69,6 @@ def output_for(pending: dict[str, Any] | None, index: int) -> dict[str, Any]:
 def build_session(workflow_id: str, key: str, steps: int) -> dict[str, Any]:
     """A session through the services: a run with `steps` acknowledged steps and a checkpoint."""
     from runs.mcp.tools import invoke
-    from tests.dashboard_data import context_for  # plausible values for what a step expects: runs move on
 
     answer = invoke("start_workflow", {"workflowId": workflow_id, "context": {"sessionKey": key, "changeRef": "!1"}})
     first = answer

@@ -1,6 +1,6 @@
 """SIGKILL `manage.py mcp` many times during advances, checkpoints and rewinds, then check the store.
 
-The long form of tests/e2e/test_crash_durability.py (the harness is tests/e2e/crash_harness.py): a
+The long form of tests/e2e/test_crash_durability.py (the harness is harness/crash.py): a
 raw JSON-RPC client drives a long while-loop workflow, a killer SIGKILLs the server at random moments
 (mostly mid-request, 0-15 ms after the request is written), a new server goes on from the last answer
 received. Then: integrity check, every answer received rehydrates and replays byte-identical, the
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import summary
-from tests.e2e.crash_harness import CrashCampaign
+from harness.crash import CrashCampaign
 
 
 def main() -> int:

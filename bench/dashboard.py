@@ -27,30 +27,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench._common import REPO, clean_env, summary
+from bench._common import REPO, clean_env, summary, timed
+from harness.workflows import long_loop
 
-LONG_RUN = {
-    "id": "bench.long_run",
-    "name": "Bench: a long run",
-    "description": "One step repeated by a while loop, for a run with a thousand nodes.",
-    "version": "1.0.0",
-    "steps": [
-        {
-            "id": "work-loop",
-            "type": "loop",
-            "title": "Work through the items",
-            "loop": {
-                "type": "while",
-                "condition": {"var": "item", "lte": 1000},
-                "iterationVar": "item",
-                "maxIterations": 1000,
-            },
-            "body": [
-                {"id": "work", "title": "Item {{item}}", "prompt": "Handle item {{item}} and record what you found."}
-            ],
-        }
-    ],
-}
+LONG_RUN = long_loop(
+    "bench.long_run", "Bench: a long run", "One step repeated by a while loop, for a run with a thousand nodes."
+)
 
 
 VERBS = ["fix", "add", "review", "plan"]
@@ -168,16 +150,6 @@ def bulk_sessions(count: int, first: int = 0) -> None:
     )
 
 
-def timed(work: Callable[[], Any], repeat: int) -> list[float]:
-    work()  # warm: template compilation, caches
-    seconds = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        work()
-        seconds.append(time.perf_counter() - started)
-    return seconds
-
-
 def count_queries(work: Callable[[], Any]) -> int:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -227,18 +199,21 @@ def main() -> None:
             f"run: {len(detail.graph.nodes)} nodes, {detail.graph.lanes} branches, {len(detail.steps)} steps on the "
             f"shown branch with {artifacts} artifacts (built through the services in {built:.1f} s)"
         )
+
+        def measure(label: str, work: Callable[[], Any]) -> None:
+            print("  " + summary(label, timed(work, args.repeat, warm=True)[0]))
+
         run_page = get(client, f"/runs/{big_run}/")
-        print("  " + summary("run page (full render)", timed(run_page, args.repeat)))
-        print("  " + summary("run_detail service", timed(lambda: run_view.run_detail(big_run), args.repeat)))
+        measure("run page (full render)", run_page)
+        measure("run_detail service", lambda: run_view.run_detail(big_run))
         from runs.dashboard import markdown
 
         def cold() -> None:  # as the first visit: no rendered note in the Markdown cache
             markdown._render_cached.cache_clear()
             run_page()
 
-        print("  " + summary("run page, Markdown cache cleared each time", timed(cold, args.repeat)))
-        every_step = get(client, f"/runs/{big_run}/?steps=all")
-        print("  " + summary(f"run page, all {len(detail.steps)} steps shown", timed(every_step, args.repeat)))
+        measure("run page, Markdown cache cleared each time", cold)
+        measure(f"run page, all {len(detail.steps)} steps shown", get(client, f"/runs/{big_run}/?steps=all"))
         size = len(run_page().content)
         print(f"  page size {size / 1024:.0f} KiB")
         small_q = count_queries(get(client, f"/runs/{small_run}/"))
@@ -256,8 +231,8 @@ def main() -> None:
             ("sessions page, status blocked, page 5", "/sessions/?status=blocked&page=5"),
             ("sessions page, search 'slow query'", "/sessions/?q=slow+query"),
         ):
-            print("  " + summary(label, timed(get(client, url), args.repeat)))
-        print("  " + summary("list_sessions service", timed(overview.list_sessions, args.repeat)))
+            measure(label, get(client, url))
+        measure("list_sessions service", overview.list_sessions)
         big_s = count_queries(get(client, "/sessions/"))
         print(f"  queries per sessions page: {small_s} at {args.sessions // 10} sessions, {big_s} at {args.sessions}")
 

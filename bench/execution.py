@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from _common import REPO, clean_env, python, summary
+from _common import REPO, clean_env, python, summary, throughput
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+
+from harness.stdio import INITIALIZED, initialize_message
 
 warnings.filterwarnings("ignore", message="ping is removed")
 WINDOW = 50
@@ -104,16 +106,6 @@ async def drive(params: StdioServerParameters, depth: int) -> dict[str, Any]:
     }
 
 
-def throughput(label: str, seconds: list[float]) -> str:
-    """Calls per second back to back (the client waits for each answer), with p50 and p99."""
-    ordered = sorted(seconds)
-    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
-    return (
-        f"{label}: {len(seconds) / sum(seconds):.0f}/s, p50 {statistics.median(ordered) * 1000:.2f} ms, "
-        f"p99 {p99 * 1000:.2f} ms, n={len(seconds)}"
-    )
-
-
 NOOP_SERVER = """
 from mcp.server import MCPServer
 server = MCPServer(name="noop")
@@ -166,11 +158,8 @@ def raw_advances(work: Path, steps: int, database: dict[str, str]) -> list[float
                 return answer
 
     try:
-        request(
-            "initialize",
-            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
-        )
-        server.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        request("initialize", initialize_message(client="bench")["params"])
+        server.stdin.write(json.dumps(INITIALIZED) + "\n")
         server.stdin.flush()
         call = {"name": "start_workflow", "arguments": {"workflowId": "bench.long_run"}}
         data = request("tools/call", call)["result"]["structuredContent"]

@@ -1,6 +1,6 @@
 """Advances per second and p50/p99 with N `manage.py mcp` processes on one store while the dashboard is read.
 
-The long form of tests/e2e/test_concurrency.py's load test (the harness is tests/e2e/load_harness.py):
+The long form of tests/e2e/test_concurrency.py's load test (the harness is harness/load.py):
 for each process count, a new store, N servers each driven by a raw JSON-RPC client acknowledging
 steps of a long while-loop workflow as fast as it can, and one reader alternating the dashboard's
 sessions page and the API's session list. A benchmark: it prints figures per process count and
@@ -9,7 +9,7 @@ exits 1 if any call failed or any process logged "database is locked".
     .venv/bin/python bench/load.py [--processes 1,4,8] [--seconds 20] [--database-url postgres://...]
 
 With --database-url (a PostgreSQL server), each process count gets a fresh database on that server,
-created and dropped here (tests/e2e/stores.py), as the suite does with WORKRAIL_TEST_DATABASE_URL.
+created and dropped here (harness/stores.py), as the suite does with WORKRAIL_TEST_DATABASE_URL.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.e2e.load_harness import LoadFigures, run_load
-from tests.e2e.stores import shared_store
+from harness.load import LoadFigures, run_load
+from harness.stores import shared_store
 
 
 def main() -> int:

@@ -8,7 +8,7 @@ paragraphs, a list, inline code and a code block on every step, about 600 charac
 prints the median and p95 of the end-to-end report (read services, Markdown or HTML, WeasyPrint), of
 each part alone, the CPU time of the PDF (wall time counts waiting for a busy CPU too), and the sizes.
 
-The hostile run holds notes of one 64 KiB Markdown table of 400 columns each (tests.report_helpers.
+The hostile run holds notes of one 64 KiB Markdown table of 400 columns each (harness.answers.
 wide_table_note): a single one took half a minute and 700 MB of WeasyPrint in the dashboard before the
 PDF was bounded. For one and for three such notes it prints the PDF's time end to end and the peak
 resident memory of this process and of the renderer child; with --uncut, also the same report's
@@ -30,13 +30,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench._common import REPO, summary
+from bench._common import REPO, summary, timed
 from bench.dashboard import artifact, setup
 
 TARGET_SECONDS = 3
@@ -79,16 +78,6 @@ def build_run(steps: int, notes: str) -> tuple[str, str, float]:
     return session_id, run_id, time.perf_counter() - started
 
 
-def timed(work: Callable[[], Any], repeat: int) -> tuple[list[float], Any]:
-    result = work()  # warm: templates, stylesheets, fonts
-    seconds = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        result = work()
-        seconds.append(time.perf_counter() - started)
-    return seconds, result
-
-
 def page_count(pdf: bytes) -> str:
     """Pages, by poppler's pdfinfo (WeasyPrint compresses its page objects)."""
     if not shutil.which("pdfinfo"):
@@ -101,15 +90,6 @@ def page_count(pdf: bytes) -> str:
     return match.group(1) if match else "?"
 
 
-def cpu_seconds(work: Callable[[], Any], repeat: int) -> list[float]:
-    seconds = []
-    for _ in range(repeat):
-        started = time.process_time()
-        work()
-        seconds.append(time.process_time() - started)
-    return seconds
-
-
 def measure(label: str, session_id: str, run_id: str, repeat: int) -> None:
     from exports.reports import html_report, markdown_report
     from exports.reports.data import build_report
@@ -118,8 +98,8 @@ def measure(label: str, session_id: str, run_id: str, repeat: int) -> None:
 
     report = build_report(session_id, run_id)
     print(f"{label}: {report.step_count} steps")
-    pdf_times, pdf = timed(lambda: render(build_report(session_id, run_id), "pdf"), repeat)
-    md_times, md = timed(lambda: render(build_report(session_id, run_id), "md"), repeat)
+    pdf_times, pdf = timed(lambda: render(build_report(session_id, run_id), "pdf"), repeat, warm=True)
+    md_times, md = timed(lambda: render(build_report(session_id, run_id), "md"), repeat, warm=True)
     html = html_report.render(report)
     parts = {
         "read services alone (build_report)": lambda: build_report(session_id, run_id),
@@ -130,10 +110,16 @@ def measure(label: str, session_id: str, run_id: str, repeat: int) -> None:
     print("  " + summary("PDF report, end to end (read, HTML, WeasyPrint)", pdf_times))
     # The PDF is laid out in a child process: the CPU time is measured on the same work done here.
     in_process = lambda: render_pdf(html_report.render(report))  # noqa: E731
-    print("  " + summary("PDF report, HTML and WeasyPrint in this process, CPU time", cpu_seconds(in_process, repeat)))
+    print(
+        "  "
+        + summary(
+            "PDF report, HTML and WeasyPrint in this process, CPU time",
+            timed(in_process, repeat, clock=time.process_time)[0],
+        )
+    )
     print("  " + summary("Markdown report, end to end (read, Markdown)", md_times))
     for name, work in parts.items():
-        print("  " + summary(name, timed(work, repeat)[0]))
+        print("  " + summary(name, timed(work, repeat, warm=True)[0]))
     print(f"  PDF {len(pdf) / 1024:.0f} KiB, {page_count(pdf)} pages; Markdown {len(md) / 1024:.0f} KiB")
     verdict = "under" if statistics.median(pdf_times) < TARGET_SECONDS else "over"
     print(f"  PDF median {statistics.median(pdf_times):.2f} s: {verdict} the {TARGET_SECONDS} s target")
@@ -153,8 +139,8 @@ def hostile(notes: int, uncut: bool) -> None:
     from exports.reports.limits import Watch
     from exports.reports.pdf import stylesheet_texts
     from exports.reports.produce import produce
+    from harness.answers import wide_table_note
     from runs.contract.errors import WorkRailError
-    from tests.report_helpers import wide_table_note
 
     session_id, run_id, built = build_run(notes, wide_table_note())
     print(f"hostile run: {notes} step(s) of a 64 KiB note of a 400-column table, built in {built:.1f} s")

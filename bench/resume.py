@@ -522,7 +522,7 @@ def main() -> None:
         from runs.models import Event, SearchEntry
 
         def resume_session(**arguments: Any) -> dict[str, Any]:
-            return resume.resume_session(ResumeSessionInput.model_validate(arguments))
+            return resume.resume_session(ResumeSessionInput.model_validate(arguments)).dump()
 
         facts_file = work / "home" / "facts.json"
         if reuse:

@@ -15,23 +15,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import REPO, clean_env, python, summary
+from _common import clean_env, python, summary
 
-INITIALIZE = (
-    json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "0"},
-            },
-        }
-    )
-    + "\n"
-)
+from harness.processes import manage_command
+from harness.stdio import initialize_message
+
+INITIALIZE = json.dumps(initialize_message(client="bench")) + "\n"
 
 BARE_SERVER = "from mcp.server import MCPServer\nMCPServer(name='bare').run()\n"
 
@@ -61,11 +50,11 @@ def main() -> None:
         work = Path(tmp)
         env = clean_env(work / "home")
         # One warm-up of each, so .pyc compilation and the first migration are not counted.
-        time_to_initialize([python(), str(REPO / "manage.py"), "mcp"], env, work)
+        time_to_initialize(manage_command("mcp"), env, work)
         time_to_initialize([python(), "-c", BARE_SERVER], env, work)
         ours, bare = [], []
         for _ in range(args.runs):  # interleaved, so machine noise hits both alike
-            ours.append(time_to_initialize([python(), str(REPO / "manage.py"), "mcp"], env, work))
+            ours.append(time_to_initialize(manage_command("mcp"), env, work))
             bare.append(time_to_initialize([python(), "-c", BARE_SERVER], env, work))
     print(summary("manage.py mcp   spawn -> initialize answered", ours))
     print(summary("bare MCPServer  spawn -> initialize answered", bare))

@@ -19,15 +19,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import REPO, clean_env, python, summary
+from _common import clean_env, summary
 
-INITIALIZE: dict[str, Any] = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+from harness.stdio import INITIALIZED, initialize_message, spawn_mcp
+
+INITIALIZE = initialize_message(client="bench")
 
 
 def call(request_id: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -40,14 +36,7 @@ def lines(*messages: dict[str, Any]) -> bytes:
 
 
 def spawn(env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [python(), str(REPO / "manage.py"), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env,
-        cwd=cwd,
-    )
+    return spawn_mcp(env, cwd, subprocess.DEVNULL)
 
 
 def idle_exit(env: dict[str, str], cwd: Path) -> float:

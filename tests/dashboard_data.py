@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.answers import context_for
 from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
 
 HOSTILE = (
@@ -64,27 +65,6 @@ def output_for(pending: dict[str, Any] | None, notes: str) -> dict[str, Any]:
     elif contract.get("example"):
         output["artifacts"] = [contract["example"]]
     return output
-
-
-def context_for(pending: dict[str, Any] | None) -> dict[str, Any]:
-    """Values for what the step expects in context (the placeholders nextCall would carry)."""
-    values: dict[str, Any] = {}
-    for expected in (pending or {}).get("expectedContext") or []:
-        kind = expected.get("type")
-        if expected.get("values"):
-            values[expected["key"]] = expected["values"][-1]
-        elif kind == "array":
-            values[expected["key"]] = ["api", "storage"]
-        elif kind in ("number", "integer"):
-            values[expected["key"]] = 1
-        elif kind == "boolean":
-            values[expected["key"]] = True
-        else:
-            values[expected["key"]] = "small"
-    for dependency in (pending or {}).get("userDependencies") or []:
-        if not dependency.get("met"):
-            values[dependency["contextKey"]] = "an answer from the user"
-    return values
 
 
 def advance(answer: dict[str, Any], notes: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from harness.answers import wide_table_note
 from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
 
 PLAN = "wr.routine-focused_plan"
@@ -114,16 +115,6 @@ def normalized(markdown: str) -> str:
     text = re.sub(r"\b\d{12,20}\b", name("NODE-"), text)
     text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "TIME", text)
     return re.sub(r"took \d+(\.\d)? s", "took N s", text)
-
-
-def wide_table_note(columns: int = 400, limit: int = 64 * 1024) -> str:
-    """The hostile note of issue 18: a Markdown table of `columns` one-letter columns, as many rows as fit
-    in `limit` bytes (notesMarkdown's own limit). About 31,000 cells: half a minute of WeasyPrint uncut."""
-    lines = ["|" + "|".join(f"c{index}" for index in range(columns)) + "|", "|" + "-|" * columns]
-    row = "|" + "|".join("x" for _ in range(columns)) + "|"
-    while sum(len(line) + 1 for line in lines) + len(row) <= limit:
-        lines.append(row)
-    return "\n".join(lines)
 
 
 def wide_table_session(notes: int = 1) -> Small:

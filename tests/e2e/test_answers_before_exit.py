@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import server_env
-from tests.e2e.stores import SharedStore, shared_store
+from harness.processes import server_env
+from harness.stores import SharedStore, shared_store
 from tests.helpers import REPO
 
 pytestmark = pytest.mark.e2e

@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.e2e.conftest import server_env
+from harness.processes import server_env
 from tests.helpers import REPO
 
 pytestmark = pytest.mark.e2e

@@ -1,7 +1,7 @@
 """Many processes on one store: the SQLite file, or a PostgreSQL database when the suite runs there
-(tests/e2e/stores.py). Processes making the same call at the same moment all get the same answer, and
+(harness/stores.py). Processes making the same call at the same moment all get the same answer, and
 the store records the call once, as if it had come one at a time; 8 `manage.py mcp` advance runs while
-the dashboard is read (tests/e2e/load_harness.py; bench/load.py is the long form)."""
+the dashboard is read (harness/load.py; bench/load.py is the long form)."""
 
 import json
 import subprocess
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import server_env
-from tests.e2e.load_harness import run_load
-from tests.e2e.stores import SharedStore, shared_store
+from harness.load import run_load
+from harness.processes import server_env
+from harness.stores import SharedStore, shared_store
 from tests.helpers import REPO
 
 pytestmark = pytest.mark.e2e

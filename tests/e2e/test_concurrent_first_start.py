@@ -10,8 +10,8 @@ import stat
 
 import pytest
 
-from tests.e2e.conftest import server_env
-from tests.e2e.crash_harness import StdioServer
+from harness.processes import server_env
+from harness.stdio import StdioServer
 
 pytestmark = pytest.mark.e2e
 SERVERS = 4

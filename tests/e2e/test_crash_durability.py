@@ -1,6 +1,6 @@
 """SIGKILL `manage.py mcp` 50 times during advances, checkpoints and rewinds; nothing answered is lost.
 
-The bounded CI form of bench/crash.py (see tests/e2e/crash_harness.py for what is killed when and
+The bounded CI form of bench/crash.py (see harness/crash.py for what is killed when and
 what is checked). Most of its time is process start-up (about 1 s each on a 2-core machine), so the
 work between kills is kept small (0-2 calls), never the number of kills. The store is SQLite (the
 harness reads the file itself: PRAGMA integrity_check), whatever the suite's test database.
@@ -16,7 +16,7 @@ import sqlite3
 
 import pytest
 
-from tests.e2e.crash_harness import CrashCampaign
+from harness.crash import CrashCampaign
 
 pytestmark = pytest.mark.e2e
 KILLS = 50

@@ -16,7 +16,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.e2e.conftest import server_env
+from harness.processes import server_env
 from tests.e2e.scripted_agent import run_to_completion
 from tests.fixture_workflows import CONFIRMATIONS, EXPECTED_PATHS, START_CONTEXTS, fixture_ids
 from tests.helpers import FIXTURE_WORKFLOWS, REPO

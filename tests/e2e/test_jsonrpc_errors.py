@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.e2e.conftest import server_env
+from harness.processes import server_env
 from tests.helpers import REPO
 
 pytestmark = pytest.mark.e2e

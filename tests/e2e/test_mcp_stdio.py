@@ -12,7 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client
 
-from tests.e2e.conftest import server_env
+from harness.processes import server_env
 from tests.helpers import CORPUS_WORKFLOWS, FIXTURE_WORKFLOWS, REPO, corpus_available, workflow_doc, write_json
 
 pytestmark = pytest.mark.e2e

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import server_env
+from harness.processes import server_env
 from tests.helpers import REPO
 
 TS_CLIENT = Path(__file__).resolve().parent / "ts_client"

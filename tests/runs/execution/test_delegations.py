@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from harness.projections import snapshot
 from runs.contract.execution import ExecutionResult
 from runs.mcp.rendering import execution_text
 from runs.models import Run, RunStatus
@@ -12,7 +13,6 @@ from runs.store.rebuild import rebuild_projections
 from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import notes_for
 from tests.helpers import workflow_doc, write_json
-from tests.projection_snapshot import snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -275,7 +275,7 @@ def test_events_are_append_only(three):
 
 
 def test_rebuilt_projections_equal_the_stored_ones(three):
-    from tests.projection_snapshot import snapshot
+    from harness.projections import snapshot
 
     start = start_workflow("project.three", {"ticketId": "R-1"})
     second = ack(continue_workflow, start)

@@ -11,13 +11,13 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
+from harness.projections import snapshot
 from runs.contract.errors import WorkRailError
 from runs.models import Ack, Node, PinnedWorkflow, RateBucket, Session
 from runs.store.rebuild import rebuild_projections
 from tests.calls import continue_workflow, start_workflow
 from tests.execution_helpers import assert_gap_free
 from tests.helpers import workflow_doc, write_json
-from tests.projection_snapshot import snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -11,6 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from harness.projections import snapshot
 from runs.contract.dashboard import PreferencesChange
 from runs.contract.errors import WorkRailError
 from runs.contract.inputs import Preferences
@@ -22,7 +23,6 @@ from runs.store.rebuild import rebuild_projections
 from tests.calls import continue_workflow, start_workflow
 from tests.dashboard_data import SESSION_KEY, advance, two_runs_one_forked_twice
 from tests.execution_helpers import error_code
-from tests.projection_snapshot import snapshot
 
 pytestmark = pytest.mark.django_db
 

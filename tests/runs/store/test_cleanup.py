@@ -19,6 +19,7 @@ from django.db import connection, models
 from django.test import override_settings
 from django.utils import timezone
 
+from harness.projections import snapshot
 from runs.models import (
     AppendOnlyError,
     Checkpoint,
@@ -37,7 +38,6 @@ from runs.store.rebuild import rebuild_projections
 from tests.calls import checkpoint_workflow, continue_workflow, start_session, start_workflow
 from tests.dashboard_data import SESSION_KEY, two_runs_one_forked_twice
 from tests.execution_helpers import ack
-from tests.projection_snapshot import snapshot
 
 pytestmark = pytest.mark.django_db
 

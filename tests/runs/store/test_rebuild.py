@@ -3,11 +3,11 @@ checkpoints, observations and once-per-run warnings rebuilds to exactly what was
 
 import pytest
 
+from harness.projections import snapshot
 from runs.models import EventKind, SearchEntry
 from runs.store import events
 from runs.store.rebuild import rebuild_projections
 from tests.calls import checkpoint_workflow, start_session, start_workflow
-from tests.projection_snapshot import snapshot
 
 pytestmark = pytest.mark.django_db
 

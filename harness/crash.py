@@ -2,8 +2,7 @@
 
 Shared by tests/e2e/test_crash_durability.py (the bounded CI form) and bench/crash.py (the long form).
 
-The client is deliberately small and fast: newline-delimited JSON over the subprocess pipes, a
-per-request deadline (select on the raw descriptor), no SDK. A campaign walks a long fixture
+The client is harness/stdio.py's raw JSON-RPC client. A campaign walks a long fixture
 workflow (a while loop; a new run starts when one completes), mixing advances, checkpoints and
 rewinds (rehydrate an older stateToken, acknowledge its fresh ackToken: a fork). Between kills it
 makes a few calls, then kills the server:
@@ -22,7 +21,7 @@ The checks, once the kills are done (`check_store`): PRAGMA integrity_check; eve
 client received rehydrates (its stateToken finds its node) and every acknowledgement and
 checkpoint replays byte-identical (the text block and the structuredContent, key order included);
 each session's event log is 1..n with `last_seq` = n; the projections are equal before and after
-`rebuild_projections`, both as tests/projection_snapshot.py sees them (rebuild_compare_worker.py)
+`rebuild_projections`, both as harness/projections.py sees them (rebuild_compare_worker.py)
 and dumped straight from the SQLite file (every column, rows keyed by public ids); and the run goes
 on (one more advance).
 """
@@ -31,12 +30,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import random
-import select
-import signal
 import sqlite3
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -44,35 +39,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.conftest import server_env
-from tests.helpers import REPO
+from harness.processes import run_captured, server_env
+from harness.stdio import HarnessError, StdioServer
+from harness.workflows import long_loop
 
 REBUILD_WORKER = Path(__file__).with_name("rebuild_compare_worker.py")
-WORKFLOW_ID = "crash.long_loop"
-ITERATIONS = 1000  # the most a loop may declare; a run that completes is followed by a new one
-LONG_LOOP = {
-    "id": WORKFLOW_ID,
-    "name": "Crash harness: a long loop",
-    "description": "One step repeated by a while loop, so a run has many nodes to crash in.",
-    "version": "1.0.0",
-    "steps": [
-        {
-            "id": "work-loop",
-            "type": "loop",
-            "title": "Work through the items",
-            "loop": {
-                "type": "while",
-                "condition": {"var": "item", "lte": ITERATIONS},
-                "iterationVar": "item",
-                "maxIterations": ITERATIONS,
-            },
-            "body": [
-                {"id": "work", "title": "Item {{item}}", "prompt": "Handle item {{item}} and record what you found."}
-            ],
-        }
-    ],
-}
-PROTOCOL = "2025-11-25"
+WORKFLOW_ID = "crash.long_loop"  # a run that completes is followed by a new one
+LONG_LOOP = long_loop(
+    WORKFLOW_ID,
+    "Crash harness: a long loop",
+    "One step repeated by a while loop, so a run has many nodes to crash in.",
+)
 # Projection tables (what rebuild_projections empties and rebuilds); the event log, pinned workflows,
 # rate buckets and tool timings are not projections.
 PROJECTION_TABLES = [
@@ -88,19 +65,10 @@ PROJECTION_TABLES = [
     "runs_runsynthesis",
     "runs_searchentry",
 ]
-# Not derived from the log: Session.updated_at is a wall-clock "touched" stamp (projection_snapshot
+# Not derived from the log: Session.updated_at is a wall-clock "touched" stamp (projections.snapshot
 # leaves it out too).
 UNSTABLE_COLUMNS = {("runs_session", "updated_at")}
 REPLAYABLE = {"advance", "fork", "checkpoint"}  # acknowledgements and checkpoints replay byte for byte
-
-
-class HarnessError(RuntimeError):
-    """The server misbehaved in a way the harness did not cause (died on its own, timed out, answered
-    an error to a valid call)."""
-
-
-class ServerGone(HarnessError):
-    pass
 
 
 @dataclass
@@ -122,120 +90,6 @@ class Answer:
 
 def exact(structured: Any) -> str:
     return json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
-
-
-class StdioServer:
-    """One `manage.py mcp` process and a raw newline-delimited JSON-RPC client on its pipes."""
-
-    def __init__(self, env: dict[str, str], cwd: Path, log: Path, timeout: float) -> None:
-        self.timeout = timeout
-        self._log = log.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, str(REPO / "manage.py"), "mcp"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._log,
-            cwd=cwd,
-            env=env,
-        )
-        assert self.process.stdout is not None and self.process.stdin is not None
-        self._out = self.process.stdout.fileno()
-        self._in = self.process.stdin
-        self._buffer = b""
-        self._next_id = 0
-        self.killed = False
-
-    # -- protocol --------------------------------------------------------------------------------
-
-    def initialize(self) -> None:
-        self.request(
-            "initialize",
-            {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "crash-harness", "version": "0"}},
-        )
-        self.write({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, method: str, params: dict[str, Any]) -> int:
-        self._next_id += 1
-        self.write({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params})
-        return self._next_id
-
-    def write(self, message: dict[str, Any]) -> None:
-        try:
-            self._in.write((json.dumps(message) + "\n").encode())
-            self._in.flush()
-        except BrokenPipeError:
-            raise ServerGone(f"the server closed its stdin (exit {self.process.poll()})") from None
-
-    def receive(self, request_id: int) -> dict[str, Any]:
-        deadline = time.monotonic() + self.timeout
-        while True:
-            line = self._line(deadline)
-            message = json.loads(line)
-            if message.get("id") == request_id:
-                if "error" in message:
-                    raise HarnessError(f"JSON-RPC error to request {request_id}: {message['error']}")
-                return message["result"]
-
-    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        return self.receive(self.send(method, params))
-
-    def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        return self.request("tools/call", {"name": tool, "arguments": arguments})
-
-    def _line(self, deadline: float) -> bytes:
-        while b"\n" not in self._buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                state = "running" if self.process.poll() is None else f"exited {self.process.returncode}"
-                raise HarnessError(f"no answer within {self.timeout:.0f} s from server {self.process.pid} ({state})")
-            ready, _, _ = select.select([self._out], [], [], remaining)
-            if not ready:
-                continue
-            chunk = os.read(self._out, 1 << 16)
-            if not chunk:
-                raise ServerGone(f"the server closed stdout (exit {self.process.poll()})")
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line
-
-    # -- ending ----------------------------------------------------------------------------------
-
-    def kill(self) -> None:
-        """SIGKILL, by pid (this process only)."""
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=30)
-        self.killed = True
-
-    def salvage(self, request_id: int) -> dict[str, Any] | None:
-        """After a kill: the answer to `request_id` if the server wrote all of it before dying."""
-        while True:
-            ready, _, _ = select.select([self._out], [], [], 5.0)
-            chunk = os.read(self._out, 1 << 16) if ready else b""
-            if not chunk:
-                break
-            self._buffer += chunk
-        found = None
-        for line in self._buffer.split(b"\n")[:-1]:  # a partial last line was not received
-            message = json.loads(line)
-            if message.get("id") == request_id and "result" in message:
-                found = message["result"]
-        return found
-
-    def close(self) -> None:
-        """Ends the server the way a client does: it closes its stdin."""
-        if not self.killed:
-            with contextlib.suppress(BrokenPipeError):
-                self._in.close()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        for stream in (self.process.stdin, self.process.stdout):
-            with contextlib.suppress(OSError):
-                if stream is not None:
-                    stream.close()
-        self._log.close()
 
 
 @dataclass
@@ -542,20 +396,13 @@ class CrashCampaign:
     def check_rebuild(self) -> None:
         started = time.perf_counter()
         before = self.dump_projections()
-        rebuilt = subprocess.run(
-            [sys.executable, str(REBUILD_WORKER)],
-            env=self.env,
-            cwd=self.workdir,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        rebuilt = run_captured([sys.executable, str(REBUILD_WORKER)], env=self.env, cwd=self.workdir, timeout=600)
         if rebuilt.returncode != 0:
             self._check("rebuild equal", False, f"rebuild_projections failed: {rebuilt.stderr[-2000:]}", started)
             return
         compared = json.loads(rebuilt.stdout)
         after = self.dump_projections()
-        differences = [f"projection_snapshot {difference}" for difference in compared["differences"]]
+        differences = [f"projections.snapshot {difference}" for difference in compared["differences"]]
         for table in PROJECTION_TABLES:
             if before[table] != after[table]:
                 only_before = [row for row in before[table] if row not in after[table]]

@@ -1,5 +1,5 @@
 """Run in a separate process by the crash harness, on the store its environment names: the
-projections as tests/projection_snapshot.py sees them, rebuilt from the event log by
+projections as harness/projections.py sees them, rebuilt from the event log by
 `rebuild_projections`, seen again. Prints one JSON line: {"equal", "differences", "output"}.
 
 python rebuild_compare_worker.py
@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workrail_site.settings")
 
 import django
@@ -20,7 +20,7 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
-from tests.projection_snapshot import snapshot  # noqa: E402
+from harness.projections import snapshot  # noqa: E402
 
 
 def main() -> None:

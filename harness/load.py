@@ -2,17 +2,16 @@
 
 Shared by tests/e2e/test_concurrency.py (the bounded CI form) and bench/load.py (the long form).
 
-Each MCP process is driven by one client thread over raw JSON-RPC on stdio (the crash harness's
-StdioServer): it starts a run of a long while-loop workflow and acknowledges step after step with
-notes, a new run when one completes. Each client warms up (initialize, start_workflow) before the
-clock starts, so start-up is not measured. Meanwhile a `manage.py dashboard` on the same store is
-read by one thread, alternating the sessions page and the API's session list (with a token from
-`manage.py create_api_token`). Every call's latency is recorded as the client sees it; any error
-answer, JSON-RPC error, dashboard status other than 200, or "database is locked" in any process's
-log is counted.
+Each MCP process is driven by one client thread over raw JSON-RPC on stdio (harness/stdio.py): it
+starts a run of a long while-loop workflow and acknowledges step after step with notes, a new run
+when one completes. Each client warms up (initialize, start_workflow) before the clock starts, so
+start-up is not measured. Meanwhile a `manage.py dashboard` on the same store is read by one thread,
+alternating the sessions page and the API's session list (with a token from `manage.py
+create_api_token`). Every call's latency is recorded as the client sees it; any error answer,
+JSON-RPC error, dashboard status other than 200, or "database is locked" in any process's log is counted.
 
 The store is the SQLite file in the work directory's home, or the database DATABASE_URL names in
-`store_env` (tests/e2e/stores.py makes a throwaway PostgreSQL one when the suite runs there).
+`store_env` (harness/stores.py makes a throwaway PostgreSQL one when the suite runs there).
 """
 
 from __future__ import annotations
@@ -22,9 +21,7 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -34,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.conftest import server_env
-from tests.e2e.crash_harness import LONG_LOOP, WORKFLOW_ID, HarnessError, StdioServer
-from tests.helpers import REPO
+from harness.crash import LONG_LOOP, WORKFLOW_ID
+from harness.processes import free_port, manage_command, run_captured, server_env
+from harness.stdio import HarnessError, StdioServer
 
 LOCKED = "database is locked"
 DASHBOARD_PATHS = ["/sessions/", "/api/v1/sessions?perPage=20"]
@@ -83,12 +80,6 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class LoadRun:
     """One measurement: `processes` MCP servers and one dashboard on a store in `workdir`."""
 
@@ -115,14 +106,7 @@ class LoadRun:
         self.figures = LoadFigures(processes)
 
     def manage(self, *args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, str(REPO / "manage.py"), *args],
-            env=self.env,
-            cwd=self.workdir,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = run_captured(manage_command(*args), env=self.env, cwd=self.workdir, timeout=120)
         if done.returncode != 0:
             raise HarnessError(f"manage.py {' '.join(args)} failed: {done.stderr[-2000:]}")
         return done.stdout
@@ -212,7 +196,7 @@ class LoadRun:
         port = free_port()
         log = self.dashboard_log.open("ab")
         process = subprocess.Popen(
-            [sys.executable, str(REPO / "manage.py"), "dashboard", "--port", str(port)],
+            manage_command("dashboard", "--port", str(port)),
             env=self.env,
             cwd=self.workdir,
             stdout=log,
