@@ -9,12 +9,13 @@ names (camelCase) are those of the event log, so stores written before these mod
 from __future__ import annotations
 
 import functools
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
 from runs.contract.base import Shape
 from runs.models import EventKind
+from workflows_app.engine.jsontypes import JsonObject
 
 
 class EventPayload(Shape):
@@ -23,7 +24,7 @@ class EventPayload(Shape):
     # sorts by and retention counts from. Reading a session out (an export) is recorded, but is not.
     is_activity: ClassVar[bool] = True
 
-    def data(self) -> dict[str, Any]:
+    def data(self) -> JsonObject:
         """The JSON stored in Event.data: every field, set or defaulted, under its wire name. The
         fields are JSON values already (that is what the model checked), so no conversion is needed."""
         return {alias: getattr(self, name) for name, alias in _wire_names(type(self))}
@@ -64,7 +65,7 @@ class NodeCreated(EventPayload):
     parent_node_id: int | None
     depth: int
     notes_on_path: int
-    engine_state: dict[str, Any]
+    engine_state: JsonObject
     preferences: dict[str, str]
     pending_step_id: str | None
     is_complete: bool
@@ -96,7 +97,7 @@ class OutputRecorded(EventPayload):
     step_id: str
     step_title: str
     notes_markdown: str
-    artifacts: list[dict[str, Any]]
+    artifacts: list[JsonObject]
 
 
 class RunStatusChanged(EventPayload):
@@ -128,7 +129,7 @@ class CheckpointRecorded(EventPayload):
     child_node_id: int | None
     output_digest: str
     notes_markdown: str
-    artifacts: list[dict[str, Any]]
+    artifacts: list[JsonObject]
     response: str
 
 
@@ -166,7 +167,7 @@ class RunFinalized(EventPayload):
     kind = EventKind.RUN_FINALIZED
     run_id: str
     node_id: int
-    synthesis: dict[str, Any]
+    synthesis: JsonObject
 
 
 class SessionExported(EventPayload):
@@ -217,6 +218,6 @@ PAYLOADS: dict[str, type[EventPayload]] = {
 }
 
 
-def parse(kind: str, data: dict[str, Any]) -> EventPayload:
+def parse(kind: str, data: JsonObject) -> EventPayload:
     """An event's payload object, from the JSON stored in the log."""
     return PAYLOADS[kind].model_validate(data)

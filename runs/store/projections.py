@@ -162,7 +162,7 @@ class Projector:
             where: dict[str, int | bool] = (
                 {"run_id": self.run(run_id).pk} if run_id else {"session_id": self.session.pk, "run__isnull": True}
             )
-            values: dict[str, Any] = {"updated_at": change.at, **change.git}
+            values: dict[str, object] = {"updated_at": change.at, **change.git}
             if change.tip is not None:
                 values["tip_id"] = change.tip.pk
             appended = {"notes_text": (_append_notes, "\n" + "\n".join(change.text).lower())} if change.text else {}

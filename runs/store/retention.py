@@ -24,7 +24,6 @@ import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from django.conf import settings
 from django.db import connection, models, transaction
@@ -210,7 +209,7 @@ def delete_unused_pinned_workflows(among: Collection[str] | None = None) -> int:
     return _delete_unused({})
 
 
-def _delete_unused(where: dict[str, Any]) -> int:
+def _delete_unused(where: dict[str, Sequence[str]]) -> int:
     unused = PinnedWorkflow.objects.filter(~Exists(Run.objects.filter(pinned=OuterRef("pk"))), **where)
     with transaction.atomic():
         if connection.vendor != "postgresql":

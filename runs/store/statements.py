@@ -179,7 +179,7 @@ _compiled_updates: dict[tuple[Any, ...], _CompiledUpdate] = {}
 def update_where(
     model: type[Model],
     where: dict[str, int | bool],
-    values: dict[str, Any],
+    values: Mapping[str, object],
     expressions: Mapping[str, tuple[TextExpression, str]] | None = None,
 ) -> None:
     """UPDATE `model` SET `values` (plain values by attribute name) and `expressions` (field name: an
@@ -208,7 +208,7 @@ def _compile_update(
     key: tuple[Any, ...],
     model: type[Model],
     where: dict[str, int | bool],
-    values: dict[str, Any],
+    values: Mapping[str, object],
     expressions: Mapping[str, tuple[TextExpression, str]],
 ) -> _CompiledUpdate:
     by_attname = {field.attname: field for field in model._meta.concrete_fields}
@@ -218,7 +218,9 @@ def _compile_update(
     numbers = [_Marker(_MARKER - index) for index in range(len(taken))]
     markers = iter(numbers)
     lookups = {name: value if isinstance(value, bool) else next(markers) for name, value in where.items()}
-    assignments: dict[str, Any] = {field.name: Value(f"\x00workrail-value-{i}\x00") for i, field in enumerate(fields)}
+    assignments: dict[str, object] = {
+        field.name: Value(f"\x00workrail-value-{i}\x00") for i, field in enumerate(fields)
+    }
     for (name, (build, _)), text in zip(expressions.items(), texts, strict=True):
         assignments[name] = build(Value(text))
     sql, params = django_internals.compile_update(connection, model, lookups, assignments)

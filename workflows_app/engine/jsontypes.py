@@ -9,5 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 JsonObject = dict[str, Any]
+"""A JSON object whose shape is not ours to fix: a compiled workflow document, an engine state, the
+run's context, an artifact, a JSON Schema, the payload of a stored event or an error's details. Its
+keys and values come from workflow files, agents or the store's own history, so code reads it as
+JSON. A value with a fixed shape (a warning, a blocking issue, a step's output) gets its own type."""
 Step = dict[str, Any]  # one compiled step ("kind": "step" | "loop" | "parallel")
 Position = list[int]  # indices into the step tree: top-level index, then one body index per enclosing loop
