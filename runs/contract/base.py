@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
+
+from workflows_app.engine.jsontypes import JsonObject
 
 
 class Shape(BaseModel):
@@ -20,7 +20,7 @@ class Shape(BaseModel):
         extra="forbid",
     )
 
-    def dump(self) -> dict[str, Any]:
+    def dump(self) -> JsonObject:
         """The JSON object sent on the wire. Optional parts that were never set are left out, so an
         answer carries only what applies to it (a `blocked` section only when blocked, say)."""
         return self.model_dump(mode="json", by_alias=True, exclude_unset=True)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from runs.contract.base import Shape
 from workflows_app.diagnostics import Code, Severity
+from workflows_app.engine.jsontypes import JsonObject
 
 STEP_COUNT_MEANING = (
     "Steps an agent can be given: every step of the compiled workflow, loop bodies and routine steps "
@@ -23,7 +24,7 @@ class Diagnostic(Shape):
     file: str | None
     pointer: str = Field(description="JSON pointer into the file; empty for the whole file.")
     workflow_id: str | None
-    details: dict[str, Any] | None = None
+    details: JsonObject | None = None
 
 
 class WorkflowSource(Shape):
@@ -77,7 +78,7 @@ class WorkflowDetails(WorkflowSummary):
     preconditions: list[str] | None = None
     clarification_prompts: list[str] | None = None
     meta_guidance: list[str] | None = None
-    recommended_preferences: dict[str, Any] | None = None
+    recommended_preferences: JsonObject | None = None  # as the workflow file gives them
     examples: list[str] | None = None
     features: list[str] | None = None
 
@@ -86,9 +87,10 @@ class StepOutline(Shape):
     id: str
     title: str
     kind: Literal["step", "loop", "parallel"]
-    run_condition: dict[str, Any] | None = None
-    require_confirmation: bool | dict[str, Any] | None = None
-    loop: dict[str, Any] | None = None
+    # As the compiled workflow gives them: a condition, and a loop's definition, are workflow JSON.
+    run_condition: JsonObject | None = None
+    require_confirmation: bool | JsonObject | None = None
+    loop: JsonObject | None = None
     body: list[StepOutline] | None = None
     prompt: str | None = None
     prompt_truncated: bool | None = None

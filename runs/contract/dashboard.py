@@ -7,12 +7,13 @@ services in runs/readmodels/overview.py, runs/readmodels/run_view.py and runs/re
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from runs.contract.base import Shape
 from runs.contract.inputs import ModeName, Preferences
+from workflows_app.engine.jsontypes import JsonObject
 
 SessionStatusName = Literal["in_progress", "stalled", "blocked", "complete", "canceled", "notes"]
 RunStatusName = Literal["in_progress", "stalled", "blocked", "complete", "canceled"]
@@ -75,7 +76,7 @@ class CheckpointEntry(Shape):
     node_id: str | None
     step_id: str | None
     notes_markdown: str
-    artifacts: list[dict[str, Any]]
+    artifacts: list[JsonObject]
     created_at: datetime
 
 
@@ -140,7 +141,7 @@ class Finding(Shape):
 class ArtifactEntry(Shape):
     kind: str
     step_id: str | None
-    data: dict[str, Any]
+    data: JsonObject  # the artifact as the agent recorded it
 
 
 class ArtifactTables(Shape):
@@ -157,7 +158,7 @@ class StepEntry(Shape):
     title: str
     prompt: str
     notes_markdown: str
-    artifacts: list[dict[str, Any]]
+    artifacts: list[JsonObject]
     started_at: datetime
     recorded_at: datetime
     seconds: float
@@ -186,7 +187,7 @@ class RunDetail(Shape):
     tables: ArtifactTables
     gaps: list[GapEntry]
     warnings: list[WarningEntry]
-    synthesis: dict[str, Any] | None
+    synthesis: JsonObject | None  # published as an open object: the synthesis recorded when the run completed
     delegations: list[RunSummary]
     pending_step_id: str | None
     pending_title: str | None
@@ -216,14 +217,14 @@ class NodeDetail(Shape):
     created_at: datetime
     state_token: str = Field(description="Pass to continue_workflow to resume (or fork) from this node.")
     recorded: list[StepEntry] = Field(description="Notes and artifacts recorded on this node.")
-    recap: dict[str, Any] = Field(description="The notes on the path to this node, as a rehydrating agent reads them.")
+    recap: JsonObject = Field(description="The notes on the path to this node, as a rehydrating agent reads them.")
     branches: list[BranchEntry]
 
 
 class EventEntry(Shape):
     seq: int
     kind: str
-    data: dict[str, Any]
+    data: JsonObject  # the event's payload as stored in the log
     created_at: datetime
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from pydantic import Field
 
 from runs.contract.base import Shape
+from workflows_app.engine.jsontypes import JsonObject
 
 
 class ErrorCode(StrEnum):
@@ -79,19 +80,29 @@ class HeldIssue(StrEnum):
     DELEGATIONS_PENDING = "DELEGATIONS_PENDING"  # a parallel step's delegated runs are not all complete
 
 
+class ErrorDict(TypedDict):
+    """The error body as JSON: what ErrorBody describes, as every door sends it."""
+
+    code: str
+    message: str
+    retryable: bool
+    suggestion: str
+    details: NotRequired[JsonObject]
+
+
 @dataclass
 class WorkRailError(Exception):
     code: ErrorCode
     message: str
     suggestion: str
     retryable: bool = False
-    details: dict[str, Any] = field(default_factory=dict)
+    details: JsonObject = field(default_factory=dict)  # machine-readable specifics, sent as JSON
 
     def __post_init__(self) -> None:
         super().__init__(self.message)
 
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
+    def as_dict(self) -> ErrorDict:
+        data: ErrorDict = {
             "code": self.code.value,
             "message": self.message,
             "retryable": self.retryable,
@@ -108,7 +119,7 @@ class ErrorBody(Shape):
     message: str = Field(description="What went wrong.")
     retryable: bool = Field(description="Whether sending the same call again can succeed.")
     suggestion: str = Field(description="What to do next.")
-    details: dict[str, Any] | None = Field(default=None, description="Machine-readable specifics, when any.")
+    details: JsonObject | None = Field(default=None, description="Machine-readable specifics, when any.")
 
 
 class ErrorResult(Shape):

@@ -7,12 +7,15 @@ call's own input.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import json
+from dataclasses import dataclass
+from typing import Any, Literal, NotRequired, TypedDict
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from runs.contract.base import Shape
 from runs.contract.inputs import Autonomy, ContinueWorkflowInput, RiskPolicy
+from workflows_app.engine.jsontypes import JsonObject
 
 COMPLETED_STEPS_MEANING = (
     "Steps acknowledged on the way to this point: a loop's steps count once per pass, skipped steps not at all."
@@ -37,6 +40,53 @@ class UserDependency(Shape):
     reason: str
     description: str
     context_key: str
+    met: bool
+
+
+# The same shapes as the plain dicts the use cases pass around before an answer is built: typed for
+# the reader and mypy, checked once, by the answer's model, and free on the hot path.
+
+
+class WarningDict(TypedDict):
+    """A Warning before it is part of an answer (also what the run's warning events record)."""
+
+    code: str
+    message: str
+
+
+class IssueDict(TypedDict):
+    """An Issue before it is part of an answer (or of an error's details)."""
+
+    code: str
+    message: str
+    pointer: NotRequired[str]
+    reason: NotRequired[str]
+
+
+def engine_warnings(found: list[JsonObject]) -> list[WarningDict]:
+    """The engine's warnings (workflows_app.engine.codes.warning: a code and a message) as WarningDicts."""
+    return [{"code": item["code"], "message": item["message"]} for item in found]
+
+
+def engine_issues(found: list[JsonObject], under: str = "") -> list[IssueDict]:
+    """The engine's issues (workflows_app.engine.codes.issue: a code, a message, maybe a pointer) as
+    IssueDicts, each pointer put `under` a prefix: the engine points into `output`, an answer into the
+    arguments of the call."""
+    return [
+        {"code": item["code"], "message": item["message"], "pointer": under + item["pointer"]}
+        if "pointer" in item
+        else {"code": item["code"], "message": item["message"]}
+        for item in found
+    ]
+
+
+class UserDependencyDict(TypedDict):
+    """A step's userDependencies entry (reason, description, contextKey, as the workflow declares
+    it) with whether the run's context meets it."""
+
+    reason: str
+    description: str
+    contextKey: str
     met: bool
 
 
@@ -65,7 +115,7 @@ class OutputContractView(Shape):
     contract_ref: str
     required: bool
     artifact_kind: str | None
-    json_schema: dict[str, Any] | None = Field(alias="schema")
+    json_schema: JsonObject | None = Field(alias="schema")
     example: Any = Field(
         description="An illustration of a valid artifact, invented: never send it as your own. nextCall holds "
         "the template to fill in."
@@ -116,7 +166,7 @@ class DelegationView(Shape):
     workflow_name: str | None = Field(default=None, description="The delegated workflow's name, when it is loaded.")
     goal: str = Field(description="Why this delegation exists, as the parallel step states it (may be empty).")
     runs: bool = Field(description="False when its runCondition does not hold: nothing to do.")
-    context: dict[str, Any] = Field(
+    context: JsonObject = Field(
         description="The context its run starts from; when receivesSharedContext, pending.sharedContext holds the rest."
     )
     receives_shared_context: bool | None = Field(
@@ -159,7 +209,7 @@ class Pending(Shape):
     expected_context: list[ExpectedContext] | None = None
     assessments: list[AssessmentView] | None = None
     delegations: list[DelegationView] | None = None
-    shared_context: dict[str, Any] | None = Field(
+    shared_context: JsonObject | None = Field(
         default=None,
         description="Context every delegated run of this parallel step receives alike, given once here rather "
         "than in each delegation's context (see receivesSharedContext).",
@@ -204,8 +254,8 @@ class NextCall(Shape):
 
 class Blocked(Shape):
     issues: list[Issue]
-    expected_output_schema: dict[str, Any] | None
-    expected_input_schema: dict[str, Any] | None = None
+    expected_output_schema: JsonObject | None  # JSON Schemas
+    expected_input_schema: JsonObject | None = None
     retry: str
 
 
@@ -267,6 +317,8 @@ class RunCheckpoint(Shape):
 
 
 class ExecutionResult(Shape):
+    model_config = ConfigDict(frozen=True)  # final once built: see dump()
+
     kind: Literal["step", "blocked", "complete", "checkpoint"]
     is_complete: bool
     state_token: str
@@ -288,7 +340,7 @@ class ExecutionResult(Shape):
         description="At start and on a rehydrate: the workflow's rules for every step (its metaGuidance).",
     )
     rehydrated: bool | None = None
-    run_context: dict[str, Any] | None = Field(
+    run_context: JsonObject | None = Field(
         default=None,
         description="On a rehydrate: the run's context so far (the values earlier steps set), for a chat that "
         "lost them.",
@@ -304,3 +356,32 @@ class ExecutionResult(Shape):
     references: list[ReferenceView] | None = Field(
         default=None, description="At start: the documents the workflow points to, and where they are."
     )
+
+    # The answer is final once built: the use case records its JSON (what a replay answers again) and
+    # the door sends it, so it is dumped once and both use that.
+    _wire: JsonObject | None = PrivateAttr(default=None)
+
+    def dump(self) -> JsonObject:
+        if self._wire is None:
+            self._wire = super().dump()
+        return self._wire
+
+
+@dataclass(frozen=True)
+class RecordedAnswer:
+    """An answer recorded earlier, given again: an ack or a checkpoint sent a second time. It is served
+    from the JSON stored then, not parsed back into the models: a replay says what was said, even if
+    the shapes have changed since the store recorded it. `warnings_first` are put before its warnings
+    (a replay that ignored a different output says so first)."""
+
+    recorded_json: str
+    warnings_first: tuple[WarningDict, ...] = ()
+
+    def dump(self) -> JsonObject:
+        answer: JsonObject = json.loads(self.recorded_json)
+        if self.warnings_first:
+            answer["warnings"] = [*self.warnings_first, *answer["warnings"]]
+        return answer
+
+
+ExecutionAnswer = ExecutionResult | RecordedAnswer  # built now, or recorded earlier and given again

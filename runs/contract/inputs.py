@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import Field, field_validator, model_validator
 
 from runs.contract.base import OpenShape, Shape
+from workflows_app.engine.jsontypes import JsonObject
 
 # Bounds on what an agent may send. They keep one call from filling the store or stalling the server.
 MAX_NOTES_BYTES = 64 * 1024
@@ -29,7 +30,7 @@ WorkflowId = Annotated[
     str, Field(min_length=1, max_length=MAX_WORKFLOW_ID_CHARS, description="An id from list_workflows.")
 ]
 Context = Annotated[
-    dict[str, Any],
+    JsonObject,  # the agent's own values, which workflows read: JSON by nature
     Field(description="External facts that steer the workflow (conditions, loop inputs): ticketId, complexity..."),
 ]
 
@@ -43,7 +44,7 @@ def json_size(value: Any) -> int:
 SESSION_ID_KEYS = {"sessionKey": 200, "ticketId": 190}
 
 
-def _bounded_context(context: dict[str, Any] | None) -> dict[str, Any] | None:
+def _bounded_context(context: JsonObject | None) -> JsonObject | None:
     if context is None:
         return None
     _check_context_shape(context)  # first: json_size and the engine recurse into the value
@@ -63,7 +64,7 @@ def _bounded_context(context: dict[str, Any] | None) -> dict[str, Any] | None:
     return context
 
 
-def _check_context_shape(context: dict[str, Any]) -> None:
+def _check_context_shape(context: JsonObject) -> None:
     """Context the store can keep and the engine can walk: nested at most MAX_CONTEXT_DEPTH levels (the
     engine copies it recursively), and numbers that JSON can write (the SDK parses NaN and Infinity, but
     the store's JSON columns refuse them). Walked without recursion, however deep it came."""
@@ -95,6 +96,13 @@ class Artifact(OpenShape):
     kind: str = Field(min_length=1, max_length=200)
 
 
+class StepOutputDict(TypedDict, total=False):
+    """A StepOutput as the engine and the store read it: plain JSON, without the fields not sent."""
+
+    notesMarkdown: str
+    artifacts: list[JsonObject]  # each the agent's own object, with at least a `kind`
+
+
 class StepOutput(Shape):
     """Durable memory for this step: what survives a rewind of the chat."""
 
@@ -123,9 +131,9 @@ class StepOutput(Shape):
             raise ValueError(f"output is larger than {MAX_OUTPUT_BYTES} bytes; send a short recap and small artifacts")
         return self
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> StepOutputDict:
         """The plain JSON the engine and the store read."""
-        data: dict[str, Any] = {}
+        data: StepOutputDict = {}
         if self.notes_markdown is not None:
             data["notesMarkdown"] = self.notes_markdown
         if self.artifacts is not None:

@@ -6,9 +6,11 @@ so replaying an older token behaves as it did then."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import get_args
 
+from runs.contract.execution import WarningDict
 from runs.contract.inputs import Autonomy, Preferences, RiskPolicy
+from workflows_app.engine.jsontypes import JsonObject
 
 # Ordered from least to most automated / risky: the order is what "more than recommended" means.
 AUTONOMY: tuple[str, ...] = get_args(Autonomy)
@@ -85,7 +87,7 @@ def meaning(key: str, value: str) -> str:
 RECOMMENDATION_FIELDS = (("autonomy", "recommendedAutonomy"), ("riskPolicy", "recommendedRiskPolicy"))
 
 
-def _exceeding(compiled: dict[str, Any], preferences: dict[str, str]) -> list[tuple[str, str]]:
+def _exceeding(compiled: JsonObject, preferences: dict[str, str]) -> list[tuple[str, str]]:
     """(key, recommended value) for each preference above what the workflow recommends."""
     recommended = compiled.get("recommendedPreferences") or {}
     found = []
@@ -103,15 +105,15 @@ PRODUCT_DEFAULTS = {"autonomy": "guided", "riskPolicy": "balanced"}
 
 
 def follow_recommendation(
-    compiled: dict[str, Any], effective: dict[str, str], chosen: set[str]
-) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    compiled: JsonObject, effective: dict[str, str], chosen: set[str]
+) -> tuple[dict[str, str], list[WarningDict]]:
     """A new run's preferences, lowered to the workflow's recommendation where nobody chose them: the
     value is the product's own default (not one an operator configured or the dashboard set) and this
     call did not name it (`chosen`). Returns the preferences and a notice for each change, saying how
     to choose otherwise. A choice someone made is kept (recommendation_warnings then says what the
     workflow recommends and which preference to send)."""
     adjusted = dict(effective)
-    notices = []
+    notices: list[WarningDict] = []
     for key, value in _exceeding(compiled, effective):
         if key in chosen or effective[key] != PRODUCT_DEFAULTS.get(key):
             continue
@@ -127,7 +129,7 @@ def follow_recommendation(
     return adjusted, notices
 
 
-def recommendation_warnings(compiled: dict[str, Any], preferences: dict[str, str]) -> list[dict[str, Any]]:
+def recommendation_warnings(compiled: JsonObject, preferences: dict[str, str]) -> list[WarningDict]:
     """A warning, never a block, when someone chose more automation or risk than the workflow recommends."""
     return [
         {

@@ -1,4 +1,4 @@
-"""JSON Schemas for the MCP tool list, generated from the models.
+"""JSON Schemas for the MCP tool list, generated from the models (JSON documents: JsonObject).
 
 A tool's outputSchema admits its success shape(s) and the error body: clients that validate
 structured content (the TypeScript SDK does, on errors too) then accept every answer we give.
@@ -15,6 +15,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from runs.contract.errors import ErrorResult
+from workflows_app.engine.jsontypes import JsonObject
 
 
 class _Untitled(GenerateJsonSchema):
@@ -30,18 +31,18 @@ class _Untitled(GenerateJsonSchema):
         return generated
 
 
-def input_schema(model: type[BaseModel]) -> dict[str, Any]:
+def input_schema(model: type[BaseModel]) -> JsonObject:
     return compact(model.model_json_schema(by_alias=True, schema_generator=_Untitled))
 
 
-def output_schema(*models: type[BaseModel]) -> dict[str, Any]:
+def output_schema(*models: type[BaseModel]) -> JsonObject:
     union: Any = functools.reduce(operator.or_, (*models, ErrorResult))
     schema = TypeAdapter(union).json_schema(by_alias=True, mode="serialization", schema_generator=_Untitled)
     # MCP wants an object schema at the top; the union sits inside it.
     return compact({"type": "object", **schema})
 
 
-def compact(schema: dict[str, Any]) -> dict[str, Any]:
+def compact(schema: JsonObject) -> JsonObject:
     """The same constraints, in the form validators check fastest: references inlined, and each
     `anyOf: [T, {type: null}]` pydantic writes for an optional field folded into `type: [T, "null"]`."""
     return _fold_nullable(inline_refs(schema))
@@ -85,12 +86,12 @@ def _fold_nullable(node: Any) -> Any:
     return node
 
 
-def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+def inline_refs(schema: JsonObject) -> JsonObject:
     """`schema` with every `$ref` to its own `$defs` replaced by the definition, except where a
     definition refers to itself (a recursive shape keeps its `$ref`). Clients validate each answer
     against these schemas, and a validator that resolves a reference per nested object (Python's
     jsonschema does) is several times slower than one that reads the shape in place."""
-    definitions: dict[str, Any] = schema.get("$defs", {})
+    definitions: JsonObject = schema.get("$defs", {})
     kept: set[str] = set()
 
     def expand(node: Any, expanding: tuple[str, ...]) -> Any:
@@ -107,7 +108,7 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             return {**expand(definitions[name], (*expanding, name)), **{k: v for k, v in node.items() if k != "$ref"}}
         return {key: expand(value, expanding) for key, value in node.items() if key != "$defs"}
 
-    inlined: dict[str, Any] = expand(schema, ())
+    inlined: JsonObject = expand(schema, ())
     if kept:
         inlined["$defs"] = {name: expand(definitions[name], (name,)) for name in sorted(kept)}
     return inlined

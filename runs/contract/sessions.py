@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from runs.contract.base import Shape
 from runs.contract.execution import RecordedOutput
 from runs.contract.inputs import CheckpointInput
+from workflows_app.engine.jsontypes import JsonObject
 
 
 class NotesSession(Shape):
@@ -80,5 +81,5 @@ class ResumeQuery(Shape):
 
 class ResumeResult(Shape):
     candidates: list[ResumeCandidate] = Field(max_length=5)
-    searched: dict[str, Any] = Field(description="What each search layer read and found.")
+    searched: JsonObject = Field(description="What each search layer read and found.")
     query: ResumeQuery

@@ -10,13 +10,21 @@ and never advances twice.
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from django.db import IntegrityError
 
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.contract.inputs import MAX_RUN_CONTEXT_BYTES, ContinueWorkflowInput, json_size
+from runs.contract.execution import (
+    Blocked,
+    ExecutionAnswer,
+    ExecutionResult,
+    IssueDict,
+    UserDependencyDict,
+    WarningDict,
+    engine_issues,
+    engine_warnings,
+)
+from runs.contract.inputs import MAX_RUN_CONTEXT_BYTES, ContinueWorkflowInput, StepOutputDict, json_size
 from runs.contract.preferences import resolve
 from runs.execution import delegations, modes, placeholders
 from runs.execution.answer import OUTCOME_KIND, node_response, pending_step
@@ -25,13 +33,14 @@ from runs.execution.loading import load_attempt, load_pair
 from runs.execution.recording import create_node, issue_attempt, observe, record_ack, record_warnings, set_status
 from runs.execution.rehydrate import FILES_NOT_BRANCHED, rehydrate
 from runs.execution.replay import replay
-from runs.models import AckOutcome, Node, Run, RunStatus
+from runs.models import AckOutcome, Attempt, Node, Run, RunStatus
 from runs.readmodels.synthesis import synthesize
 from runs.store import events, ratelimit, tokens
 from runs.store.journal import Journal, write
 from runs.store.pinned import compiled_workflow
 from runs.store.tokens import TokenKind
 from workflows_app import engine
+from workflows_app.engine.jsontypes import JsonObject
 
 RETRY = (
     "Fix what the issues say and call continue_workflow with the same stateToken and this new ackToken. "
@@ -39,12 +48,12 @@ RETRY = (
 )
 
 
-def continue_workflow(request: ContinueWorkflowInput) -> dict[str, Any]:
+def continue_workflow(request: ContinueWorkflowInput) -> ExecutionAnswer:
     home = settings.WORKRAIL_HOME
     state = tokens.parse(home, request.state_token, TokenKind.STATE)
     ack = tokens.parse(home, request.ack_token, TokenKind.ACK) if request.ack_token is not None else None
     context = request.context or {}
-    output = request.output.as_dict() if request.output is not None else {}
+    output: StepOutputDict = request.output.as_dict() if request.output is not None else {}
     if ack is None:
         ignored = bool(context or output or request.preferences is not None or request.mode is not None)
         return rehydrate(state.id, ignored_input=ignored)
@@ -57,8 +66,8 @@ def continue_workflow(request: ContinueWorkflowInput) -> dict[str, Any]:
 
 
 def _advance(
-    node_id: int, attempt_id: int, context: dict[str, Any], output: dict[str, Any], request: ContinueWorkflowInput
-) -> dict[str, Any]:
+    node_id: int, attempt_id: int, context: JsonObject, output: StepOutputDict, request: ContinueWorkflowInput
+) -> ExecutionAnswer:
     with write() as now:
         node, attempt = load_pair(node_id, attempt_id)
         existing = getattr(attempt, "ack", None)
@@ -94,12 +103,9 @@ def _advance(
             issues += delegations.pending_issues(run, node, engine.pending_view(compiled, node.engine_state))
         issues += draft_issues(output.get("artifacts"))
         if issues or held_for_user:
-            schemas: dict[str, Any] = {}
-            if issues:
-                schemas["expectedOutputSchema"] = engine.output_schema(compiled, node.engine_state)
+            output_schema = engine.output_schema(compiled, node.engine_state) if issues else None
             if held_for_user:
                 issues += modes.dependency_issues(missing)
-                schemas["expectedInputSchema"] = modes.context_schema(missing)
             return _blocked(
                 journal,
                 run,
@@ -107,11 +113,13 @@ def _advance(
                 attempt,
                 output,
                 issues=issues,
-                schemas=schemas,
+                output_schema=output_schema,
+                input_schema=modes.context_schema(missing) if held_for_user else None,
                 context_needed=missing if held_for_user else None,
                 context=context,
             )
-        result = engine.advance(compiled, node.engine_state, output=output, context=applied)
+        # The engine reads the output as the JSON it is.
+        result = engine.advance(compiled, node.engine_state, output=dict(output), context=applied)
         if result.kind == "blocked":
             return _blocked(
                 journal,
@@ -119,10 +127,10 @@ def _advance(
                 node,
                 attempt,
                 output,
-                result.warnings,
+                engine_warnings(result.warnings),
                 # The engine points into `output`; an answer points into the arguments the agent sent.
-                issues=[{**i, "pointer": "/output" + i["pointer"]} if "pointer" in i else i for i in result.issues],
-                schemas={"expectedOutputSchema": result.expected_output_schema},
+                issues=engine_issues(result.issues, under="/output"),
+                output_schema=result.expected_output_schema,
                 context=context,
             )
         recorded = bool(output.get("notesMarkdown") or output.get("artifacts"))
@@ -152,7 +160,7 @@ def _advance(
                     description=dep["description"],
                 )
             )
-        warnings = [*result.warnings, *modes.gap_warnings(missing)]
+        warnings = [*engine_warnings(result.warnings), *modes.gap_warnings(missing)]
         record_warnings(journal, run, child, warnings)
         if forks:
             warnings.append(_new_branch_notice(node, completed.get("title") or node.pending_step_id or "the step"))
@@ -175,7 +183,7 @@ def _advance(
         return response
 
 
-def _new_branch_notice(node: Node, step_title: str) -> dict[str, Any]:
+def _new_branch_notice(node: Node, step_title: str) -> WarningDict:
     """Says where an acknowledgement of an older state leaves the agent: on a new branch of its own."""
     total = node.children.count()
     return {
@@ -186,7 +194,7 @@ def _new_branch_notice(node: Node, step_title: str) -> dict[str, Any]:
     }
 
 
-def _check_run_context_size(merged: dict[str, Any]) -> None:
+def _check_run_context_size(merged: JsonObject) -> None:
     """Every node stores the run's whole context: letting it grow without end would grow each new node
     (and the event that records it) without end. Refused before anything is recorded."""
     size = json_size(merged)
@@ -205,20 +213,29 @@ def _blocked(
     journal: Journal,
     run: Run,
     node: Node,
-    attempt: Any,
-    output: dict[str, Any],
-    warnings: list[dict[str, Any]] | None = None,
+    attempt: Attempt,
+    output: StepOutputDict,
+    warnings: list[WarningDict] | None = None,
     *,
-    issues: list[dict[str, Any]],
-    schemas: dict[str, Any],
-    context_needed: list[dict[str, Any]] | None = None,
-    context: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    issues: list[IssueDict],
+    output_schema: JsonObject | None,
+    input_schema: JsonObject | None = None,
+    context_needed: list[UserDependencyDict] | None = None,
+    context: JsonObject | None = None,
+) -> ExecutionResult:
     """The step is not done: record the answer for this ack, mint a retry ack, keep the run in place.
-    The context sent with it is not applied either; nextCall repeats it for the retry."""
+    The context sent with it is not applied either; nextCall repeats it for the retry. The JSON Schemas
+    say what output (and, when the step waits for the user, what context) would pass."""
     retry = issue_attempt(journal, run, node)
     pending = engine.pending_view(compiled_workflow(run.pinned_id), node.engine_state)
-    blocked = {"issues": issues, "expectedOutputSchema": None, **schemas, "retry": RETRY}
+    blocked = Blocked.model_validate(
+        {
+            "issues": issues,
+            "expectedOutputSchema": output_schema,
+            **({"expectedInputSchema": input_schema} if input_schema is not None else {}),
+            "retry": RETRY,
+        }
+    )
     response = node_response(
         journal,
         run,

@@ -3,28 +3,28 @@ the tokens to go on with, and the warnings that hold for the whole run (given on
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 
-from runs.contract.execution import Pending
+from runs.contract.execution import ExecutionResult, Pending, UserDependencyDict, WarningDict
 from runs.contract.preferences import recommendation_warnings
 from runs.execution import modes
 from runs.execution.delegations import with_runs
 from runs.execution.drift import drift_warnings
 from runs.execution.recording import once_per_run
-from runs.execution.responses import execution_response
+from runs.execution.responses import AnswerParts, execution_response
 from runs.models import Attempt, Node, Run
 from runs.store import tokens
 from runs.store.journal import Journal
 from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
 from workflows_app import engine
+from workflows_app.engine.jsontypes import JsonObject, Step
 
 OUTCOME_KIND = {"advanced": "step", "complete": "complete", "blocked": "blocked"}
 
 
-def pending_step(run: Run, pending: dict[str, Any] | None) -> dict[str, Any] | None:
+def pending_step(run: Run, pending: JsonObject | None) -> Step | None:
+    """The compiled step behind the engine's view of the pending step."""
     return steps_by_id(run.pinned_id).get(pending["stepId"]) if pending else None
 
 
@@ -33,16 +33,16 @@ def node_response(
     run: Run,
     node: Node,
     attempt: Attempt | None,
-    pending: dict[str, Any] | None,
-    warnings: list[dict[str, Any]],
+    pending: JsonObject | None,
+    warnings: list[WarningDict],
     *,
     kind: str,
-    extra: dict[str, Any] | None = None,
-    context_needed: list[dict[str, Any]] | None = None,
-    resend_context: dict[str, Any] | None = None,
+    extra: AnswerParts | None = None,
+    context_needed: list[UserDependencyDict] | None = None,
+    resend_context: JsonObject | None = None,
     came_from: list[int] | None = None,
-) -> dict[str, Any]:
-    """The answer for `node` as a JSON object, with its pending step shaped by the node's preferences
+) -> ExecutionResult:
+    """The answer for `node`, with its pending step (the engine's view) shaped by the node's preferences
     and the context it expects. Warnings that hold for the whole run are given once (once_per_run)."""
     home = settings.WORKRAIL_HOME
     preferences = node.preferences
@@ -61,7 +61,7 @@ def node_response(
     goal = context.get("goal")
     if isinstance(goal, str) and goal.strip() and shaped is not None:
         extra = {**(extra or {}), "goal": goal}  # the task in the user's words, with every step
-    response = execution_response(
+    return execution_response(
         kind=kind,
         run=run,
         state_token=tokens.mint(home, TokenKind.STATE, node.public_id),
@@ -78,10 +78,9 @@ def node_response(
         resend_context=resend_context,
         compiled=compiled,
     )
-    return response.dump()
 
 
-def left_out_warnings(compiled: dict[str, Any]) -> list[dict[str, Any]]:
+def left_out_warnings(compiled: JsonObject) -> list[WarningDict]:
     """What the loader had to leave out of the workflow (a reference this build cannot resolve that does
     not change the control flow): said once per run, so the agent knows the prompts lack it."""
     left = compiled.get("leftOut") or []
@@ -97,7 +96,7 @@ def left_out_warnings(compiled: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def guidance_of(compiled: dict[str, Any]) -> dict[str, Any]:
+def guidance_of(compiled: JsonObject) -> AnswerParts:
     """The workflow's rules for every step, for the answers a chat starts from (start, rehydrate)."""
     guidance = [str(item) for item in compiled.get("metaGuidance") or [] if str(item).strip()]
     return {"guidance": guidance} if guidance else {}

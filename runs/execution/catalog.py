@@ -15,6 +15,7 @@ from django.conf import settings
 
 from runs.contract.catalog import WorkflowInspection, WorkflowList
 from runs.contract.errors import ErrorCode, WorkRailError
+from runs.contract.execution import WarningDict
 from workflows_app.catalog import Catalog, CatalogLoader, WorkflowEntry
 from workflows_app.diagnostics import Diagnostic, Severity
 from workflows_app.engine import outline_length
@@ -108,7 +109,7 @@ def from_the_user(compiled: dict[str, Any]) -> list[dict[str, Any]]:
     return list(found.values())
 
 
-def unknown_workflow_ids(compiled: dict[str, Any], catalog: Catalog) -> list[dict[str, Any]]:
+def unknown_workflow_ids(compiled: dict[str, Any], catalog: Catalog) -> list[WarningDict]:
     """A warning naming the workflow ids the workflow's prompts hand on that this server does not have,
     each with the closest id it does have: an agent told to recommend or run them should know."""
     named = named_ids(compiled)  # per workflow, memoized: most name no ids, and stop here

@@ -9,15 +9,22 @@ checkpoint-only session (start_session) keeps its checkpoints on the session its
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from django.conf import settings
 
 from runs.contract import features
 from runs.contract.errors import ErrorCode, WorkRailError
+from runs.contract.execution import (
+    ExecutionResult,
+    IssueDict,
+    RecordedAnswer,
+    RecordedOutput,
+    RunCheckpoint,
+    engine_issues,
+)
 from runs.contract.features import Feature
-from runs.contract.inputs import CheckpointInput, StartSessionInput
-from runs.contract.sessions import SessionResult
+from runs.contract.inputs import CheckpointInput, StartSessionInput, StepOutputDict
+from runs.contract.sessions import NotesSession, SessionCheckpoint, SessionNextCall, SessionResult
 from runs.execution import placeholders
 from runs.execution.answer import node_response
 from runs.execution.drafts import draft_issues
@@ -31,6 +38,7 @@ from runs.store.pinned import compiled_workflow
 from runs.store.tokens import TokenKind
 from workflows_app import engine
 from workflows_app.engine import Transition
+from workflows_app.engine.jsontypes import JsonObject
 
 CHECKPOINT_NOTE = (
     "Checkpoint recorded. Go on with these tokens: the notes are on their path, so a rewind to them "
@@ -38,7 +46,7 @@ CHECKPOINT_NOTE = (
 )
 
 
-def checkpoint_workflow(request: CheckpointInput) -> dict[str, Any]:
+def checkpoint_workflow(request: CheckpointInput) -> ExecutionResult | SessionResult | RecordedAnswer:
     output = request.output.as_dict()
     if not (output.get("notesMarkdown", "").strip() or output.get("artifacts")):
         raise WorkRailError(
@@ -66,10 +74,10 @@ def checkpoint_workflow(request: CheckpointInput) -> dict[str, Any]:
     return _on_session(tokens.parse(settings.WORKRAIL_HOME, request.session_token, TokenKind.SESSION).id, output)
 
 
-def _refuse_bad_artifacts(compiled: dict[str, Any] | None, output: dict[str, Any]) -> None:
+def _refuse_bad_artifacts(compiled: JsonObject | None, output: StepOutputDict) -> None:
     """Artifacts are judged by the engine's rules (the same as on an advance); a checkpoint has no step
     to hold, so a bad one is refused outright and nothing is recorded."""
-    issues = engine.recordable_artifact_issues(compiled, output.get("artifacts"))
+    issues: list[IssueDict] = engine_issues(engine.recordable_artifact_issues(compiled, output.get("artifacts")))
     issues += draft_issues(output.get("artifacts"), prefix="/artifacts")
     if issues:
         first = issues[0]
@@ -82,7 +90,7 @@ def _refuse_bad_artifacts(compiled: dict[str, Any] | None, output: dict[str, Any
         )
 
 
-def _on_run(node_id: int, output: dict[str, Any]) -> dict[str, Any]:
+def _on_run(node_id: int, output: StepOutputDict) -> ExecutionResult | RecordedAnswer:
     digest = output_digest(output)
     with write() as now:
         node = load_node(node_id)
@@ -92,8 +100,7 @@ def _on_run(node_id: int, output: dict[str, Any]) -> dict[str, Any]:
         journal = Journal(run.session, now)
         done = Checkpoint.objects.filter(node=node, output_digest=digest).first()
         if done is not None:
-            recorded: dict[str, Any] = json.loads(done.response_json)
-            return recorded
+            return RecordedAnswer(done.response_json)
         _refuse_bad_artifacts(compiled_workflow(run.pinned_id), output)
         ratelimit.take(f"run:{run.public_id}")
         journal.projector.know(run, node)
@@ -110,32 +117,35 @@ def _on_run(node_id: int, output: dict[str, Any]) -> dict[str, Any]:
             pending,
             [],
             kind="checkpoint",
-            extra={"checkpoint": {"recorded": _recorded(output), "note": CHECKPOINT_NOTE, "pendingStepId": pending_id}},
+            extra={
+                "checkpoint": RunCheckpoint(
+                    recorded=_recorded(output), note=CHECKPOINT_NOTE, pending_step_id=pending_id
+                )
+            },
         )
         _record(journal, run.public_id, node.public_id, child.public_id, digest, output, response)
         return response
 
 
-def _on_session(token_id: int, output: dict[str, Any]) -> dict[str, Any]:
+def _on_session(token_id: int, output: StepOutputDict) -> SessionResult | RecordedAnswer:
     digest = output_digest(output)
     with write() as now:
         session = _checkpoint_session(token_id)
         journal = Journal(session, now)  # locks the session before the retry check, as in _on_run
         done = Checkpoint.objects.filter(session=session, node__isnull=True, output_digest=digest).first()
         if done is not None:
-            recorded: dict[str, Any] = json.loads(done.response_json)
-            return recorded
+            return RecordedAnswer(done.response_json)
         _refuse_bad_artifacts(None, output)
         ratelimit.take(f"session:{session.public_id}", what="writes to this session")
         count = session.checkpoints.count() + 1
         response = _session_response(
-            session, extra={"checkpoint": {"recorded": _recorded(output), "checkpointCount": count}}
+            session, checkpoint=SessionCheckpoint(recorded=_recorded(output), checkpoint_count=count)
         )
         _record(journal, None, None, None, digest, output, response)
         return response
 
 
-def start_session(request: StartSessionInput) -> dict[str, Any]:
+def start_session(request: StartSessionInput) -> SessionResult:
     """A checkpoint-only session: somewhere to keep durable notes when no workflow runs."""
     key = request.session_key
     with write() as now:
@@ -143,7 +153,7 @@ def start_session(request: StartSessionInput) -> dict[str, Any]:
             lock_session_key(key)  # a concurrent start_session with the same key waits, then joins
             existing = Session.objects.filter(session_key=key).first()
             if existing is not None and existing.kind == SessionKind.CHECKPOINT_ONLY:
-                return _session_response(existing, extra={"joined": True})
+                return _session_response(existing, joined=True)
             if existing is not None:
                 raise WorkRailError(
                     ErrorCode.INVALID_INPUT,
@@ -159,7 +169,7 @@ def start_session(request: StartSessionInput) -> dict[str, Any]:
             kind=SessionKind.CHECKPOINT_ONLY,
         )
         journal.flush()
-        return _session_response(journal.session, extra={"joined": False})
+        return _session_response(journal.session, joined=False)
 
 
 def _record(
@@ -168,8 +178,8 @@ def _record(
     node_id: int | None,
     child_id: int | None,
     digest: str,
-    output: dict[str, Any],
-    response: dict[str, Any],
+    output: StepOutputDict,
+    response: ExecutionResult | SessionResult,
 ) -> None:
     """The checkpoint event (its projection is the Checkpoint row), then the transaction's flush."""
     journal.record(
@@ -180,7 +190,7 @@ def _record(
             output_digest=digest,
             notes_markdown=output.get("notesMarkdown", ""),
             artifacts=output.get("artifacts", []),
-            response=json.dumps(response, ensure_ascii=False),
+            response=json.dumps(response.dump(), ensure_ascii=False),
         )
     )
     journal.flush()
@@ -198,27 +208,33 @@ def _checkpoint_session(token_id: int) -> Session:
     return session
 
 
-def _session_response(session: Session, extra: dict[str, Any]) -> dict[str, Any]:
+def _session_response(
+    session: Session, *, joined: bool | None = None, checkpoint: SessionCheckpoint | None = None
+) -> SessionResult:
     token = tokens.mint(settings.WORKRAIL_HOME, TokenKind.SESSION, session_token_id(session))
-    result = SessionResult.model_validate(
-        {
-            "kind": "session",
-            "sessionToken": token,
-            "session": {"sessionId": session.public_id, "sessionKey": session.session_key, "title": session.title},
-            "nextCall": {
-                "tool": "checkpoint_workflow",
-                "arguments": {"sessionToken": token, "output": {"notesMarkdown": placeholders.SESSION_NOTES}},
-                "instructions": "After a meaningful piece of work, record a short recap with checkpoint_workflow "
-                "(replace the '<fill in ...>' notes with your own).",
-            },
-            **extra,
-        }
+    result = SessionResult(
+        kind="session",
+        session_token=token,
+        session=NotesSession(session_id=session.public_id, session_key=session.session_key, title=session.title),
+        next_call=SessionNextCall(
+            tool="checkpoint_workflow",
+            arguments=CheckpointInput.model_validate(
+                {"sessionToken": token, "output": {"notesMarkdown": placeholders.SESSION_NOTES}}
+            ),
+            instructions="After a meaningful piece of work, record a short recap with checkpoint_workflow "
+            "(replace the '<fill in ...>' notes with your own).",
+        ),
     )
-    return result.dump()
+    # Only what applies is set, so the answer leaves out the rest.
+    if joined is not None:
+        result.joined = joined
+    if checkpoint is not None:
+        result.checkpoint = checkpoint
+    return result
 
 
-def _recorded(output: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "notesMarkdown": output.get("notesMarkdown", ""),
-        "artifactKinds": [a["kind"] for a in output.get("artifacts", [])],
-    }
+def _recorded(output: StepOutputDict) -> RecordedOutput:
+    return RecordedOutput(
+        notes_markdown=output.get("notesMarkdown", ""),
+        artifact_kinds=[a["kind"] for a in output.get("artifacts", [])],
+    )

@@ -9,12 +9,13 @@ new branch hands out fresh ones. A checkpoint node standing on the same step sha
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NamedTuple
 
 from django.conf import settings
 from django.db.models import Max
 
 from runs.contract.errors import HeldIssue
+from runs.contract.execution import IssueDict
 from runs.execution.catalog import current_catalog
 from runs.execution.recording import begin_run
 from runs.models import Node, Run, RunStatus
@@ -23,11 +24,12 @@ from runs.store.journal import Journal
 from runs.store.tokens import TokenKind
 from workflows_app import engine
 from workflows_app.engine.delegations import shared_context
+from workflows_app.engine.jsontypes import JsonObject
 
 MAX_CHECKPOINT_HOPS = 64  # checkpoint nodes standing on one step, walked to find who handed it out
 
 
-def spawn(journal: Journal, run: Run, node: Node, pending: dict[str, Any] | None) -> None:
+def spawn(journal: Journal, run: Run, node: Node, pending: JsonObject | None) -> None:
     """Starts a run for each delegation that runs, when `node` is the first to reach a parallel step."""
 
     for delegation in (pending or {}).get("delegations") or []:
@@ -53,7 +55,7 @@ def origin(node: Node) -> Node:
     return current
 
 
-def with_runs(run: Run, node: Node, pending: dict[str, Any]) -> dict[str, Any]:
+def with_runs(run: Run, node: Node, pending: JsonObject) -> JsonObject:
     """`pending` as the agent is shown it: each delegation with the workflow it runs (its name, or the
     fix when this WorkRail has no workflow of that id) and its run (id, status, the stateToken to work
     on it with). Context that every delegated run receives alike is given once, in `sharedContext`,
@@ -75,9 +77,9 @@ def with_runs(run: Run, node: Node, pending: dict[str, Any]) -> dict[str, Any]:
             item["receivesSharedContext"] = True
         if child is not None:
             item.update(
-                runId=child["run"].public_id,
-                status=child["run"].status,
-                stateToken=tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child["tip"]),
+                runId=child.run.public_id,
+                status=child.run.status,
+                stateToken=tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child.tip),
             )
         if entry is not None:
             item["workflowName"] = entry.compiled["name"]
@@ -97,18 +99,18 @@ def missing_workflow_fix(workflow_id: str) -> str:
     )
 
 
-def pending_issues(run: Run, node: Node, pending: dict[str, Any] | None) -> list[dict[str, Any]]:
+def pending_issues(run: Run, node: Node, pending: JsonObject | None) -> list[IssueDict]:
     """Why the parallel step cannot be acknowledged yet: delegations whose runs are not complete."""
     handed_out = (pending or {}).get("delegations")
     if not handed_out:
         return []
     children = _children(run, origin(node))
     unfinished = [
-        (delegation, children[delegation["index"]]["run"])
+        (delegation, children[delegation["index"]].run)
         for delegation in handed_out
         if delegation["runs"]
         and delegation["index"] in children
-        and children[delegation["index"]]["run"].status != RunStatus.COMPLETE
+        and children[delegation["index"]].run.status != RunStatus.COMPLETE
     ]
     return [
         {
@@ -122,7 +124,12 @@ def pending_issues(run: Run, node: Node, pending: dict[str, Any] | None) -> list
     ]
 
 
-def _children(run: Run, handed_by: Node) -> dict[int, dict[str, Any]]:
+class _Delegated(NamedTuple):
+    run: Run
+    tip: int  # the public id of the run's latest node
+
+
+def _children(run: Run, handed_by: Node) -> dict[int, _Delegated]:
     """The delegated runs of `handed_by`, by delegation index, each with the public id of its tip."""
     runs = {child.pk: child for child in Run.objects.filter(parent_run=run, parent_node=handed_by)}
     if not runs:
@@ -132,7 +139,7 @@ def _children(run: Run, handed_by: Node) -> dict[int, dict[str, Any]]:
     )
     tips = dict(Node.objects.filter(pk__in=latest.values()).values_list("pk", "public_id"))
     return {
-        child.delegation_index: {"run": child, "tip": tips[latest[pk]]}
+        child.delegation_index: _Delegated(child, tips[latest[pk]])
         for pk, child in runs.items()
         if child.delegation_index is not None and pk in latest
     }

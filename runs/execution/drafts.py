@@ -10,16 +10,18 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from workflows_app.diagnostics import Severity
-from workflows_app.engine.codes import IssueCode, issue
+from runs.contract.execution import IssueDict
+from workflows_app.diagnostics import Diagnostic, Severity
+from workflows_app.engine.codes import IssueCode
+from workflows_app.engine.jsontypes import JsonObject
 from workflows_app.file_checks import validate
 from workflows_app.sources import SourceKind
 
 KIND = "wr.workflow_draft"
 
 
-def draft_issues(artifacts: Any, prefix: str = "/output/artifacts") -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
+def draft_issues(artifacts: Any, prefix: str = "/output/artifacts") -> list[IssueDict]:
+    found: list[IssueDict] = []
     for index, artifact in enumerate(artifacts if isinstance(artifacts, list) else []):
         if not isinstance(artifact, dict) or artifact.get("kind") != KIND:
             continue
@@ -27,17 +29,13 @@ def draft_issues(artifacts: Any, prefix: str = "/output/artifacts") -> list[dict
         if not isinstance(workflow, dict):
             continue  # the contract's schema says what is wrong with its shape
         for diagnostic in _errors_of(workflow):
-            found.append(
-                issue(
-                    IssueCode.ARTIFACT_INVALID,
-                    f"The draft would not load ({diagnostic.code}): {diagnostic.message} Fix: {diagnostic.fix}",
-                    f"{prefix}/{index}/workflow{diagnostic.pointer}",
-                )
-            )
+            message = f"The draft would not load ({diagnostic.code}): {diagnostic.message} Fix: {diagnostic.fix}"
+            pointer = f"{prefix}/{index}/workflow{diagnostic.pointer}"
+            found.append({"code": IssueCode.ARTIFACT_INVALID.value, "message": message, "pointer": pointer})
     return found
 
 
-def _errors_of(workflow: dict[str, Any]) -> list[Any]:
+def _errors_of(workflow: JsonObject) -> list[Diagnostic]:
     with tempfile.TemporaryDirectory(prefix="workrail-draft-") as scratch:
         root = Path(scratch)
         path = root / ".workrail" / "workflows" / "draft.json"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
+from runs.contract.execution import WarningDict
 from runs.execution.catalog import current_catalog
 from runs.models import Run
 
@@ -22,7 +22,7 @@ def source_stat(path: Path | str) -> str:
     return f"{stat.st_mtime_ns}:{stat.st_size}"
 
 
-def drift_warnings(run: Run) -> list[dict[str, Any]]:
+def drift_warnings(run: Run) -> list[WarningDict]:
     if not run.source_path or source_stat(run.source_path) == run.source_stat:
         return []
     entry = current_catalog().get(run.workflow_id)

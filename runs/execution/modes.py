@@ -8,21 +8,23 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from runs.contract.errors import HeldIssue
+from runs.contract.execution import IssueDict, UserDependencyDict, WarningDict
 from runs.execution.placeholders import is_placeholder
+from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.schema import USER_DEPENDENCY_REASONS
 
 GUIDED = "guided"
 NEVER_STOP = "full_auto_never_stop"
 
 
-def dependencies(step: dict[str, Any], context: dict[str, Any]) -> list[dict[str, Any]]:
+def dependencies(step: Step, context: JsonObject) -> list[UserDependencyDict]:
     # The placeholder nextCall writes is not the user's answer, however faithfully it was copied.
     return [
         {
-            **dep,
+            "reason": dep["reason"],
+            "description": dep["description"],
+            "contextKey": dep["contextKey"],
             "met": context.get(dep["contextKey"]) not in (None, "") and not is_placeholder(context[dep["contextKey"]]),
         }
         for dep in step.get("userDependencies", [])
@@ -30,9 +32,9 @@ def dependencies(step: dict[str, Any], context: dict[str, Any]) -> list[dict[str
 
 
 def shape_pending(
-    pending: dict[str, Any] | None, step: dict[str, Any] | None, preferences: dict[str, str], context: dict[str, Any]
-) -> dict[str, Any] | None:
-    """The pending step as the mode presents it."""
+    pending: JsonObject | None, step: Step | None, preferences: dict[str, str], context: JsonObject
+) -> JsonObject | None:
+    """The pending step as the mode presents it (the engine's view of it, as JSON)."""
     if pending is None or step is None:
         return pending
     shaped = dict(pending)
@@ -46,7 +48,7 @@ def shape_pending(
     return shaped
 
 
-def unmet(step: dict[str, Any], context: dict[str, Any]) -> list[dict[str, Any]]:
+def unmet(step: Step, context: JsonObject) -> list[UserDependencyDict]:
     return [dep for dep in dependencies(step, context) if not dep["met"]]
 
 
@@ -54,7 +56,7 @@ def blocks_for_user(preferences: dict[str, str]) -> bool:
     return preferences.get("autonomy", GUIDED) != NEVER_STOP
 
 
-def dependency_issues(missing: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def dependency_issues(missing: list[UserDependencyDict]) -> list[IssueDict]:
     return [
         {
             "code": HeldIssue.USER_DEPENDENCY_UNMET.value,
@@ -67,7 +69,7 @@ def dependency_issues(missing: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def context_schema(missing: list[dict[str, Any]]) -> dict[str, Any]:
+def context_schema(missing: list[UserDependencyDict]) -> JsonObject:
     """JSON Schema of the continue_workflow input that meets the missing dependencies."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -86,7 +88,7 @@ def context_schema(missing: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def gap_warnings(missing: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def gap_warnings(missing: list[UserDependencyDict]) -> list[WarningDict]:
     return [
         {
             "code": "USER_DEPENDENCY_GAP",

@@ -6,28 +6,35 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
+
+
+class GitObservation(TypedDict):
+    gitBranch: str  # "" when HEAD is detached
+    gitHeadSha: str  # "" on a branch with no commit yet
+    workspacePath: str  # the repository's root
+
 
 # Observations are read on every advance; the files they come from change rarely. So each result is
 # kept with the stat of the files it was read from (HEAD, the branch's ref file, packed-refs) and read
 # again only when one of those changed: a checkout rewrites HEAD, a commit the ref file.
-_cache: dict[Path, tuple[tuple[Any, ...], dict[str, Any] | None]] = {}
+_cache: dict[Path, tuple[tuple[object, ...], GitObservation | None]] = {}
 
 
-def git_observation(workspace: Path) -> dict[str, Any] | None:
-    """{"gitBranch", "gitHeadSha", "workspacePath"} when `workspace` is inside a git repository."""
+def git_observation(workspace: Path) -> GitObservation | None:
+    """Where `workspace` is to git, when it is inside a git repository."""
     root, git_dir = _find_git_dir(workspace)
     if git_dir is None or root is None:
         return None
     cached = _cache.get(git_dir)
     if cached is not None and cached[0] == _stamp(git_dir, root, cached[1]):
-        return dict(cached[1]) if cached[1] is not None else None
+        return GitObservation(**cached[1]) if cached[1] is not None else None
     seen = _read(git_dir, root)
     _cache[git_dir] = (_stamp(git_dir, root, seen), seen)
-    return dict(seen) if seen is not None else None
+    return GitObservation(**seen) if seen is not None else None
 
 
-def _stamp(git_dir: Path, root: Path, seen: dict[str, Any] | None) -> tuple[Any, ...]:
+def _stamp(git_dir: Path, root: Path, seen: GitObservation | None) -> tuple[object, ...]:
     """The stat of every file `seen` was read from, in the worktree's git dir and the common one."""
     places = [git_dir / "HEAD"]
     for base in dict.fromkeys((git_dir, _common_dir(git_dir))):
@@ -47,7 +54,7 @@ def _stat(path: Path | None) -> tuple[int, int] | None:
     return (found.st_mtime_ns, found.st_size)
 
 
-def _read(git_dir: Path, root: Path) -> dict[str, Any] | None:
+def _read(git_dir: Path, root: Path) -> GitObservation | None:
     try:
         head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
     except OSError:

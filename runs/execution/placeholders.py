@@ -14,7 +14,9 @@ import re
 from typing import Any
 
 from runs.contract.errors import HeldIssue
+from runs.contract.execution import AssessmentView, ExpectedContext, IssueDict
 from workflows_app.engine.blanks import PREFIX, blank
+from workflows_app.engine.jsontypes import JsonObject
 
 NOTES = blank("Markdown", "your notes for this step, as its prompt asks: what you did, found and decided")
 OPTIONAL_NOTES = blank("Markdown", "what the step asks you to record", optional=True)
@@ -33,26 +35,26 @@ def from_user(description: str) -> str:
 CURRENT_SHOWN = 400  # characters of a value to send back changed: often enough to send it back whole
 
 
-def for_context(expected: dict[str, Any]) -> str:
+def for_context(expected: ExpectedContext, *, show_current: bool = True) -> str:
     """A typed placeholder for an expected context variable: its type, every value the workflow
-    compares it with (not a closed set: other values are allowed), and its value now, if it has one.
-    What reads it is in pending.expectedContext, not repeated here."""
-    kind = expected["type"]
-    if expected.get("values"):
-        kind += "; the workflow compares it with " + ", ".join(json.dumps(v) for v in expected["values"])
-    if expected.get("choices"):
-        kind += "; the prompt offers " + ", ".join(expected["choices"])
-    what = expected["key"]
-    if "current" in expected:
-        now = json.dumps(expected["current"], ensure_ascii=False)
+    compares it with (not a closed set: other values are allowed), and its value now, if it has one
+    (and `show_current`). What reads it is in pending.expectedContext, not repeated here."""
+    kind: str = expected.type
+    if expected.values:
+        kind += "; the workflow compares it with " + ", ".join(json.dumps(v) for v in expected.values)
+    if expected.choices:
+        kind += "; the prompt offers " + ", ".join(expected.choices)
+    what = expected.key
+    if show_current and "current" in expected.model_fields_set:
+        now = json.dumps(expected.current, ensure_ascii=False)
         if len(now) > CURRENT_SHOWN:
             now = now[: CURRENT_SHOWN - 1] + "… (cut; whole in pending.expectedContext)"
         what += f"; now {now}: send the new value, or leave it out to keep it"
     return blank(kind, what)
 
 
-def for_assessment(assessment: Any) -> dict[str, Any]:
-    """An assessment artifact with a blank rating for each dimension (`assessment` is an AssessmentView)."""
+def for_assessment(assessment: AssessmentView) -> JsonObject:
+    """An assessment artifact with a blank rating for each dimension (an artifact: the agent's JSON)."""
     return {
         "kind": "wr.assessment",
         "assessmentId": assessment.assessment_id,
@@ -63,7 +65,7 @@ def for_assessment(assessment: Any) -> dict[str, Any]:
     }
 
 
-def placeholder_keys(context: dict[str, Any]) -> list[str]:
+def placeholder_keys(context: JsonObject) -> list[str]:
     """Context keys whose value is still a placeholder."""
     return [key for key, value in context.items() if is_placeholder(value)]
 
@@ -84,7 +86,7 @@ def placeholder_pointers(value: Any, pointer: str) -> list[str]:
     return [where for where, _ in placeholders_in(value, pointer)]
 
 
-def unchanged_issues(notes: str | None, context_keys: list[str], artifacts: Any = None) -> list[dict[str, Any]]:
+def unchanged_issues(notes: str | None, context_keys: list[str], artifacts: Any = None) -> list[IssueDict]:
     """Blocking issues for placeholders sent back as they were written."""
     found = [
         (

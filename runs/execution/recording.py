@@ -6,10 +6,11 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime
-from typing import Any
 
 from django.conf import settings
 
+from runs.contract.execution import ExecutionResult, WarningDict, engine_warnings
+from runs.contract.inputs import StepOutputDict
 from runs.execution.drift import source_stat
 from runs.execution.observe import git_observation
 from runs.execution.replay import output_digest
@@ -20,9 +21,10 @@ from runs.store.pinned import pin
 from runs.store.status import transition as status_transition
 from workflows_app.catalog import WorkflowEntry
 from workflows_app.engine import Transition
+from workflows_app.engine.jsontypes import JsonObject
 
 
-def session_key_of(context: dict[str, Any]) -> str | None:
+def session_key_of(context: JsonObject) -> str | None:
     if context.get("sessionKey") not in (None, ""):
         return str(context["sessionKey"])
     if context.get("ticketId") not in (None, ""):
@@ -30,7 +32,7 @@ def session_key_of(context: dict[str, Any]) -> str | None:
     return None
 
 
-def session_title(context: dict[str, Any], workflow_name: str) -> str:
+def session_title(context: JsonObject, workflow_name: str) -> str:
     """The task's own words when the agent gave its goal; else the ticket or key that groups the work;
     else the workflow's name."""
     for key in ("goal", "ticketId", "sessionKey"):
@@ -40,7 +42,7 @@ def session_title(context: dict[str, Any], workflow_name: str) -> str:
     return workflow_name
 
 
-def journal_for_new_run(context: dict[str, Any], title: str, now: datetime) -> Journal:
+def journal_for_new_run(context: JsonObject, title: str, now: datetime) -> Journal:
     """A journal on the session a new run joins (by sessionKey or ticketId), or on a new session whose
     preference baseline is a copy of today's global defaults."""
     key = session_key_of(context)
@@ -131,7 +133,7 @@ def begin_run(
     )
     run = journal.projector.run(run_id)
     node, attempt = create_node(journal, run, None, begun, notes_recorded=False, preferences=preferences)
-    record_warnings(journal, run, node, begun.warnings)
+    record_warnings(journal, run, node, engine_warnings(begun.warnings))
     if begun.kind == "complete":
         set_status(journal, run, RunStatus.COMPLETE)
     return run, node, attempt
@@ -149,8 +151,8 @@ def record_ack(
     attempt: Attempt,
     child: Node | None,
     outcome: AckOutcome,
-    output: dict[str, Any],
-    response: dict[str, Any],
+    output: StepOutputDict,
+    response: ExecutionResult,
 ) -> None:
     journal.record(
         events.StepAcked(
@@ -160,12 +162,12 @@ def record_ack(
             child_node_id=child.public_id if child else None,
             outcome=outcome.value,
             output_digest=output_digest(output),
-            response=json.dumps(response, ensure_ascii=False),
+            response=json.dumps(response.dump(), ensure_ascii=False),
         )
     )
 
 
-def record_warnings(journal: Journal, run: Run, node: Node, warnings: list[dict[str, Any]]) -> None:
+def record_warnings(journal: Journal, run: Run, node: Node, warnings: list[WarningDict]) -> None:
     for warning in warnings:
         journal.record(
             events.WarningRecorded(
@@ -174,11 +176,11 @@ def record_warnings(journal: Journal, run: Run, node: Node, warnings: list[dict[
         )
 
 
-def once_per_run(journal: Journal, run: Run, node: Node, warnings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def once_per_run(journal: Journal, run: Run, node: Node, warnings: list[WarningDict]) -> list[WarningDict]:
     """The warnings of `warnings` this run has not been given yet, recorded as given. For warnings that
     would otherwise repeat on every answer (a mode above the workflow's recommendation, a changed
     workflow file): once said, they are history, not news. A different message is a new warning."""
-    fresh = []
+    fresh: list[WarningDict] = []
     given = set(run.announced)
     for warning in warnings:
         key = warning["code"] + ":" + hashlib.sha256(warning["message"].encode()).hexdigest()[:16]

@@ -3,13 +3,13 @@ was recorded before it, and the branches that already grew from that point."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 
+from runs.contract.execution import Branch, ExecutionResult, WarningDict
 from runs.execution.answer import guidance_of, node_response
 from runs.execution.loading import load_node
 from runs.execution.recording import issue_attempt
+from runs.execution.responses import AnswerParts
 from runs.models import Node
 from runs.readmodels import recap
 from runs.readmodels.recap import branch_tip
@@ -27,10 +27,10 @@ FILES_NOT_BRANCHED = (
 MAX_BRANCHES_LISTED = 10
 
 
-def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
+def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
     """Without an ackToken: nothing advances. The pending step again, what was recorded before it,
     and, when the node already has children, the branches that grew from it."""
-    notices = []
+    notices: list[WarningDict] = []
     if ignored_input:
         notices.append(
             {
@@ -53,7 +53,7 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
                 attempt = issue_attempt(journal, run, node)
         compiled = compiled_workflow(run.pinned_id)
         pending = engine.pending_view(compiled, node.engine_state)
-        extra: dict[str, Any] = {"recap": recap.path_recap(node), "rehydrated": True, **guidance_of(compiled)}
+        extra: AnswerParts = {"recap": recap.path_recap(node), "rehydrated": True, **guidance_of(compiled)}
         if node.engine_state.get("context"):
             extra["runContext"] = node.engine_state["context"]  # what a new chat needs besides the notes
         if children:
@@ -73,20 +73,20 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> dict[str, Any]:
         return response
 
 
-def branch_summary(child: Node) -> dict[str, Any]:
+def branch_summary(child: Node) -> Branch:
     tip = branch_tip(child)
     output = child.incoming_outputs.first()
     checkpoint = None if output else child.checkpoints_made.first()
     notes = output.notes_markdown if output else (checkpoint.notes_markdown if checkpoint else "")
-    return {
-        "stateToken": tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child.public_id),
-        "completedStepId": output.step_id if output else None,
-        "via": "step" if output else "checkpoint",
-        "notesPreview": notes[:280] + ("…" if len(notes) > 280 else ""),
-        "createdAt": child.created_at.isoformat(),
-        "isComplete": child.is_complete,
-        "pendingStepId": child.pending_step_id or None,
-        "tipStateToken": tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, tip.public_id),
-        "tipPendingStepId": tip.pending_step_id or None,
-        "tipIsComplete": tip.is_complete,
-    }
+    return Branch(
+        state_token=tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child.public_id),
+        completed_step_id=output.step_id if output else None,
+        via="step" if output else "checkpoint",
+        notes_preview=notes[:280] + ("…" if len(notes) > 280 else ""),
+        created_at=child.created_at.isoformat(),
+        is_complete=child.is_complete,
+        pending_step_id=child.pending_step_id or None,
+        tip_state_token=tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, tip.public_id),
+        tip_pending_step_id=tip.pending_step_id or None,
+        tip_is_complete=tip.is_complete,
+    )

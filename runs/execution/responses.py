@@ -8,31 +8,56 @@ blank to fill written as a `<fill in ...>` placeholder (runs/execution/placehold
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TypedDict
 
 from runs.contract.execution import (
+    Blocked,
+    Branch,
     EffectivePreferences,
     ExecutionResult,
     NextCall,
     Pending,
     Progress,
+    RunCheckpoint,
     SessionRef,
+    UserDependencyDict,
+    WarningDict,
     WorkflowRef,
 )
 from runs.contract.execution import Warning as WarningShape
-from runs.contract.inputs import SESSION_ID_KEYS, ContinueWorkflowInput
+from runs.contract.inputs import SESSION_ID_KEYS, ContinueWorkflowInput, StepOutputDict
 from runs.contract.preferences import mode_of
 from runs.execution import placeholders
+from runs.models import Run
+from runs.readmodels.shapes import Recap as RecapJson
 from workflows_app import builtins
 from workflows_app.conditions import describe
 from workflows_app.engine import blanks, decisions
+from workflows_app.engine.jsontypes import JsonObject
 from workflows_app.engine.tree import step_at, top_steps
 
 _NOTES_ASKED = re.compile(r"\bnotes\b", re.IGNORECASE)
 _LOOP_CONTROL_SCHEMA = builtins.CONTRACTS[decisions.LOOP_CONTROL_CONTRACT]["schema"]
 
 
-def session_ref(run: Any) -> SessionRef:
+class AnswerParts(TypedDict, total=False):
+    """The parts of an answer only some paths give, under their wire names (ExecutionResult's fields)."""
+
+    blocked: Blocked
+    goal: str
+    guidance: list[str]
+    rehydrated: bool
+    runContext: JsonObject
+    recap: RecapJson  # built as its JSON (the read model budgets it in bytes); the answer's Recap checks it
+    downstreamRecap: RecapJson
+    branches: list[Branch]
+    branchCount: int
+    fork: str
+    checkpoint: RunCheckpoint
+    references: list[JsonObject]  # as workflows_app.catalog resolves them; the answer's ReferenceView checks them
+
+
+def session_ref(run: Run) -> SessionRef:
     return SessionRef(session_id=run.session.public_id, run_id=run.public_id, session_key=run.session.session_key)
 
 
@@ -40,8 +65,8 @@ def next_call(
     state_token: str,
     ack_token: str | None,
     pending: Pending | None,
-    context_needed: list[dict[str, Any]] | None = None,
-    resend_context: dict[str, Any] | None = None,
+    context_needed: list[UserDependencyDict] | None = None,
+    resend_context: JsonObject | None = None,
 ) -> NextCall | None:
     """The exact continue_workflow call to make next. After a blocked ack, the context that came with
     it was not applied, so it is repeated here (its placeholders excepted), along with what is needed."""
@@ -83,10 +108,9 @@ def next_call(
         instructions += " Do the part of each delegation that cannot run here yourself (see its fix)."
     context = {key: value for key, value in (resend_context or {}).items() if not placeholders.is_placeholder(value)}
     for expected in pending.expected_context or []:
-        shown = expected.model_dump(by_alias=True, exclude_unset=True)
-        if expected.key in SESSION_ID_KEYS:
-            shown.pop("current", None)  # its blank must fit the key's own length limit; it groups, nothing more
-        context.setdefault(expected.key, placeholders.for_context(shown))
+        # A session id key's blank must fit the key's own length limit: it groups, nothing more.
+        blank = placeholders.for_context(expected, show_current=expected.key not in SESSION_ID_KEYS)
+        context.setdefault(expected.key, blank)
     if pending.expected_context:
         instructions += (
             " Send each context value (the 'Context to send' lines, pending.expectedContext in the structured "
@@ -99,26 +123,24 @@ def next_call(
         for dep in context_needed:
             context[dep["contextKey"]] = placeholders.from_user(dep["description"])
         instructions += " First ask the user for what context needs (see blocked.issues)."
-    arguments: dict[str, Any] = {"stateToken": state_token, "ackToken": ack_token, "output": output}
-    if context:
-        arguments["context"] = context
+    arguments = {"stateToken": state_token, "ackToken": ack_token, "output": output}
     return NextCall(
         tool="continue_workflow",
-        arguments=ContinueWorkflowInput.model_validate(arguments),
+        arguments=ContinueWorkflowInput.model_validate({**arguments, "context": context} if context else arguments),
         instructions=instructions,
     )
 
 
-def output_template(pending: Pending, words: frozenset[str]) -> dict[str, Any]:
+def output_template(pending: Pending, words: frozenset[str]) -> StepOutputDict:
     """The `output` to fill in: notes when the step needs them or its prompt asks for them (optional
     ones marked so), and a template of each artifact the step asks for. Blanks only where the agent
     decides or observes; a contract's example is never copied here."""
-    output: dict[str, Any] = {}
+    output: StepOutputDict = {}
     if pending.notes_required or "notesMarkdown" in pending.prompt or pending.require_confirmation:
         output["notesMarkdown"] = placeholders.NOTES  # required, or what the prompt says to write there
     elif _NOTES_ASKED.search(pending.prompt):
         output["notesMarkdown"] = placeholders.OPTIONAL_NOTES
-    artifacts: list[Any] = []
+    artifacts: list[JsonObject] = []
     contract = pending.output_contract
     loop = pending.loop
     decides = loop is not None and bool(loop.decision_due)
@@ -128,7 +150,9 @@ def output_template(pending: Pending, words: frozenset[str]) -> dict[str, Any]:
         if template is not None:
             artifacts.append(template)
     if loop is not None and decides and (contract is None or contract.artifact_kind != decisions.LOOP_CONTROL_KIND):
-        artifacts.append(blanks.artifact_template(_LOOP_CONTROL_SCHEMA, fixed={"loopId": loop.loop_id}))
+        decision = blanks.artifact_template(_LOOP_CONTROL_SCHEMA, fixed={"loopId": loop.loop_id})
+        if decision is not None:  # always: the contract's schema is an object schema
+            artifacts.append(decision)
     artifacts += map(placeholders.for_assessment, pending.assessments or [])
     if artifacts:
         output["artifacts"] = artifacts
@@ -141,7 +165,7 @@ def progress(
     pending: Pending | None,
     outline: tuple[list[int], int] | None,
     came_from: list[int] | None = None,
-    compiled: dict[str, Any] | None = None,
+    compiled: JsonObject | None = None,
 ) -> Progress:
     """Where the run is, as one sentence that stays true through loops and skipped steps: the pending
     step's place in inspect_workflow's outline (which loops revisit and conditions jump over), the
@@ -182,7 +206,7 @@ def _passed_over(came_from: list[int] | None, position: list[int]) -> list[list[
     return [[*position[:level], index] for index in range(came_from[level] + 1, position[level])]
 
 
-def _skipped_text(skipped: list[list[int]], compiled: dict[str, Any] | None) -> str:
+def _skipped_text(skipped: list[list[int]], compiled: JsonObject | None) -> str:
     """'step 3 (it runs only when complexity is "complex")': each step passed over, with the reason the
     workflow gives for it (its runCondition, or its loop having nothing to do)."""
     parts = []
@@ -202,7 +226,7 @@ def _skipped_text(skipped: list[list[int]], compiled: dict[str, Any] | None) -> 
 def execution_response(
     *,
     kind: str,
-    run: Any,
+    run: Run,
     state_token: str,
     ack_token: str | None,
     pending: Pending | None,
@@ -210,12 +234,12 @@ def execution_response(
     step_count: int,
     outline: tuple[list[int], int] | None = None,
     came_from: list[int] | None = None,
-    warnings: list[dict[str, Any]],
+    warnings: list[WarningDict],
     preferences: dict[str, str],
-    extra: dict[str, Any] | None = None,
-    context_needed: list[dict[str, Any]] | None = None,
-    resend_context: dict[str, Any] | None = None,
-    compiled: dict[str, Any] | None = None,
+    extra: AnswerParts | None = None,
+    context_needed: list[UserDependencyDict] | None = None,
+    resend_context: JsonObject | None = None,
+    compiled: JsonObject | None = None,
 ) -> ExecutionResult:
     return ExecutionResult.model_validate(
         {

@@ -4,11 +4,11 @@ sessionKey or ticketId names."""
 from __future__ import annotations
 
 import difflib
-from typing import Any
 
 from django.conf import settings
 
 from runs.contract.errors import ErrorCode, WorkRailError
+from runs.contract.execution import ExecutionResult, WarningDict, engine_warnings
 from runs.contract.inputs import StartWorkflowInput
 from runs.contract.preferences import CHOICES, follow_recommendation, resolve
 from runs.execution import delegations
@@ -20,9 +20,10 @@ from runs.store.journal import write
 from workflows_app import engine
 from workflows_app.catalog import resolved_references
 from workflows_app.engine import expectations
+from workflows_app.engine.jsontypes import JsonObject
 
 
-def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
+def start_workflow(request: StartWorkflowInput) -> ExecutionResult:
     context = with_goal(request.context or {}, request.goal)
     catalog = current_catalog()
     entry = find_workflow(catalog, request.workflow_id)
@@ -40,18 +41,18 @@ def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
         run, node, attempt = begin_run(journal, entry, begun, effective)
         delegations.spawn(journal, run, node, begun.pending)
         observe(journal, run)
+        extra = guidance_of(entry.compiled)
+        if references:
+            extra["references"] = references
         response = node_response(
             journal,
             run,
             node,
             attempt,
             begun.pending,
-            [*notices, *begun.warnings],
+            [*notices, *engine_warnings(begun.warnings)],
             kind=OUTCOME_KIND[begun.kind],
-            extra={
-                **({"references": references} if references else {}),
-                **guidance_of(entry.compiled),
-            },
+            extra=extra,
         )
         journal.flush()
         return response
@@ -60,7 +61,7 @@ def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
 GROUPING_KEYS = tuple(expectations.SESSION_KEYS)  # read by WorkRail itself: they name the session
 
 
-def with_goal(context: dict[str, Any], goal: str | None) -> dict[str, Any]:
+def with_goal(context: JsonObject, goal: str | None) -> JsonObject:
     """The start context with the task's goal under `goal`, where a workflow reading "the session goal"
     finds it. Two different goals in one call is a mistake the agent should hear about."""
     if goal is None:
@@ -76,7 +77,7 @@ def with_goal(context: dict[str, Any], goal: str | None) -> dict[str, Any]:
     return {**context, "goal": goal}
 
 
-def unread_context_warnings(compiled: dict[str, Any], context: dict[str, Any]) -> list[dict[str, Any]]:
+def unread_context_warnings(compiled: JsonObject, context: JsonObject) -> list[WarningDict]:
     """A context key nothing in the workflow reads is usually a misnamed one (`change` for `changeRef`):
     say so at once, with the names the workflow does read, instead of letting it pass unnoticed."""
     read = expectations.names_read(compiled)

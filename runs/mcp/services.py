@@ -2,7 +2,7 @@
 
 They import the ORM, so this module loads only once Django's apps are ready, by name through
 runs/mcp/deferred.py. Each function adapts a parsed request to a use case of runs/execution or a read
-model of runs/readmodels; none holds logic of its own.
+model of runs/readmodels, and gives its answer as the JSON the tools send; none holds logic of its own.
 """
 
 from __future__ import annotations
@@ -40,32 +40,33 @@ def prepare() -> int:
 
 
 def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
-    return start.start_workflow(request)
+    return start.start_workflow(request).dump()
 
 
 def continue_workflow(request: ContinueWorkflowInput) -> dict[str, Any]:
-    return advance.continue_workflow(request)
+    return advance.continue_workflow(request).dump()
 
 
 def checkpoint_workflow(request: CheckpointInput) -> dict[str, Any]:
-    return checkpoint.checkpoint_workflow(request)
+    return checkpoint.checkpoint_workflow(request).dump()
 
 
 def start_session(request: StartSessionInput) -> dict[str, Any]:
-    return checkpoint.start_session(request)
+    return checkpoint.start_session(request).dump()
 
 
 def resume_session(request: ResumeSessionInput) -> dict[str, Any]:
     if request.git_branch is None and request.git_head_sha is None and request.workspace_path is None:
         # The agent said nothing about where it works: use what this server sees in its directory.
-        seen = git_observation(settings.WORKRAIL_PROJECT_DIR) or {}
-        request = request.model_copy(
-            update={
-                "git_branch": seen.get("gitBranch") or None,
-                "git_head_sha": seen.get("gitHeadSha") or None,
-                "workspace_path": seen.get("workspacePath") or None,
-            }
-        )
+        seen = git_observation(settings.WORKRAIL_PROJECT_DIR)
+        if seen is not None:
+            request = request.model_copy(
+                update={
+                    "git_branch": seen["gitBranch"] or None,
+                    "git_head_sha": seen["gitHeadSha"] or None,
+                    "workspace_path": seen["workspacePath"] or None,
+                }
+            )
     return resume.resume_session(request)
 
 
