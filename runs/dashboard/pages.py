@@ -24,13 +24,13 @@ def node_page(request: HttpRequest, node_id: str) -> HttpResponse:
 @require_GET
 @shows_errors
 def workflows(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/workflows.html", {"nav": "workflows", "listing": catalog.list_workflows()})
+    return render(request, "dashboard/workflows.html", {"nav": "workflows", "listing": catalog.list_workflows().dump()})
 
 
 @require_GET
 @shows_errors
 def workflow(request: HttpRequest, workflow_id: str) -> HttpResponse:
-    inspection = catalog.inspect_workflow(workflow_id, "metadata")
+    inspection = catalog.inspect_workflow(workflow_id, "metadata").dump()  # the templates read the wire names
     return render(request, "dashboard/workflow.html", {"nav": "workflows", "inspection": inspection})
 
 

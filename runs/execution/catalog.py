@@ -9,16 +9,25 @@ from __future__ import annotations
 import difflib
 import re
 from functools import cache
-from typing import Any, Literal
+from typing import Literal
 
 from django.conf import settings
 
-from runs.contract.catalog import WorkflowInspection, WorkflowList
+from runs.contract.catalog import (
+    StepOutline,
+    UserInput,
+    WorkflowDetails,
+    WorkflowInspection,
+    WorkflowList,
+    WorkflowSource,
+    WorkflowSummary,
+)
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.execution import WarningDict
 from workflows_app.catalog import Catalog, CatalogLoader, WorkflowEntry
 from workflows_app.diagnostics import Diagnostic, Severity
 from workflows_app.engine import outline_length
+from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.tree import top_steps, walk
 from workflows_app.engine.workflow_refs import named_ids
 from workflows_app.sources import configured_sources
@@ -41,75 +50,74 @@ def current_catalog() -> Catalog:
     return catalog_loader().load()
 
 
-def list_workflows(kind: str | None = None, namespace: str | None = None) -> dict[str, Any]:
+def list_workflows(kind: str | None = None, namespace: str | None = None) -> WorkflowList:
+    """The catalog, or the part of it of one kind or namespace; built once per catalog (and filters)."""
     catalog = current_catalog()
 
-    def build() -> dict[str, Any]:
+    def build() -> WorkflowList:
         entries = [
             entry
             for entry in catalog.entries
             if (kind is None or entry.kind == kind) and (namespace is None or entry.parsed_id.namespace == namespace)
         ]
-        listing = WorkflowList.model_validate(
+        return WorkflowList.model_validate(
             {
                 "count": len(entries),
                 "workflows": [summary(entry) for entry in entries],
                 "warnings": [d.as_dict() for d in catalog.diagnostics],
             }
         )
-        return listing.dump()
 
-    listing: dict[str, Any] = catalog.view(("list_workflows", kind, namespace), build)
+    listing: WorkflowList = catalog.view(("list_workflows", kind, namespace), build)
     return listing
 
 
-def inspect_workflow(workflow_id: str, mode: Literal["metadata", "preview"] = "metadata") -> dict[str, Any]:
+# What inspect_workflow shows of the workflow file as it is (keys of the compiled workflow).
+DETAIL_KEYS = (
+    "about",
+    "preconditions",
+    "clarificationPrompts",
+    "metaGuidance",
+    "recommendedPreferences",
+    "examples",
+    "features",
+)
+
+
+def inspect_workflow(workflow_id: str, mode: Literal["metadata", "preview"] = "metadata") -> WorkflowInspection:
     catalog = current_catalog()
     entry = find_workflow(catalog, workflow_id)
     compiled = entry.compiled
-    details: dict[str, Any] = {
-        **summary(entry),
-        "warnings": [d.as_dict() for d in entry.warnings],
-        **{
-            key: compiled[key]
-            for key in (
-                "about",
-                "preconditions",
-                "clarificationPrompts",
-                "metaGuidance",
-                "recommendedPreferences",
-                "examples",
-                "features",
-            )
-            if key in compiled
-        },
-    }
     asked = from_the_user(compiled)
-    if asked:
-        details["fromTheUser"] = asked
-    inspection = WorkflowInspection.model_validate(
-        {"mode": mode, "workflow": details, "steps": [_outline(s, mode) for s in compiled["steps"]]}
+    # The summary's fields by name, the file's own under its keys (the model accepts both).
+    details = WorkflowDetails.model_validate(
+        {
+            **dict(summary(entry)),
+            "warnings": [d.as_dict() for d in entry.warnings],
+            **{key: compiled[key] for key in DETAIL_KEYS if key in compiled},
+            **({"fromTheUser": asked} if asked else {}),
+        }
     )
-    return inspection.dump()
+    return WorkflowInspection(mode=mode, workflow=details, steps=[_outline(s, mode) for s in compiled["steps"]])
 
 
-def from_the_user(compiled: dict[str, Any]) -> list[dict[str, Any]]:
+def from_the_user(compiled: JsonObject) -> list[UserInput]:
     """Each user-only dependency of the workflow's steps, once per context key, in step order."""
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, UserInput] = {}
     for step in walk(top_steps(compiled)):
         for dependency in step.get("userDependencies") or []:
             key = dependency.get("contextKey")
             if isinstance(key, str) and key not in found:
-                found[key] = {
-                    "contextKey": key,
-                    "description": str(dependency.get("description", "")),
-                    "stepId": step["id"],
-                    "stepTitle": step.get("title", step["id"]),
-                }
+                found[key] = UserInput(
+                    context_key=key,
+                    description=str(dependency.get("description", "")),
+                    step_id=step["id"],
+                    step_title=step.get("title", step["id"]),
+                )
     return list(found.values())
 
 
-def unknown_workflow_ids(compiled: dict[str, Any], catalog: Catalog) -> list[WarningDict]:
+def unknown_workflow_ids(compiled: JsonObject, catalog: Catalog) -> list[WarningDict]:
     """A warning naming the workflow ids the workflow's prompts hand on that this server does not have,
     each with the closest id it does have: an agent told to recommend or run them should know."""
     named = named_ids(compiled)  # per workflow, memoized: most name no ids, and stop here
@@ -187,37 +195,38 @@ def _unidentified_failures(catalog: Catalog) -> list[Diagnostic]:
     return list(seen.values())
 
 
-def summary(entry: WorkflowEntry) -> dict[str, Any]:
-    return {
-        "id": entry.id,
-        "name": entry.compiled["name"],
-        "description": entry.compiled["description"],
-        "version": entry.compiled["version"],
-        "kind": entry.kind,
-        "idStatus": entry.parsed_id.status.value,
-        "namespace": entry.parsed_id.namespace,
-        "source": {"kind": entry.source.kind.value, "path": str(entry.path)},
-        "stepCount": entry.step_count,
-        "outlineLength": outline_length(entry.compiled),
-        "workflowHash": entry.workflow_hash,
-        "warningCount": len(entry.warnings),
-    }
+def summary(entry: WorkflowEntry) -> WorkflowSummary:
+    return WorkflowSummary(
+        id=entry.id,
+        name=entry.compiled["name"],
+        description=entry.compiled["description"],
+        version=entry.compiled["version"],
+        kind=entry.kind,
+        id_status=entry.parsed_id.status.value,
+        namespace=entry.parsed_id.namespace,
+        source=WorkflowSource(kind=entry.source.kind.value, path=str(entry.path)),
+        step_count=entry.step_count,
+        outline_length=outline_length(entry.compiled),
+        workflow_hash=entry.workflow_hash,
+        warning_count=len(entry.warnings),
+    )
 
 
-def _outline(step: dict[str, Any], mode: str) -> dict[str, Any]:
-    item: dict[str, Any] = {"id": step["id"], "title": step["title"], "kind": step["kind"]}
+def _outline(step: Step, mode: str) -> StepOutline:
+    """One entry of the outline; only what the step has is set (the answer leaves the rest out)."""
+    item = StepOutline(id=step["id"], title=step["title"], kind=step["kind"])
     if "runCondition" in step:
-        item["runCondition"] = step["runCondition"]
+        item.run_condition = step["runCondition"]
     if step.get("requireConfirmation"):
-        item["requireConfirmation"] = step["requireConfirmation"]
+        item.require_confirmation = step["requireConfirmation"]
     if step["kind"] == "loop":
-        item["loop"] = step["loop"]
-        item["body"] = [_outline(child, mode) for child in step["body"]]
+        item.loop = step["loop"]
+        item.body = [_outline(child, mode) for child in step["body"]]
     elif mode == "preview":
         prompt = step["prompt"]
         truncated = len(prompt) > PREVIEW_PROMPT_CHARS
-        item["prompt"] = prompt[:PREVIEW_PROMPT_CHARS].rstrip() + (" …" if truncated else "")
-        item["promptTruncated"] = truncated
+        item.prompt = prompt[:PREVIEW_PROMPT_CHARS].rstrip() + (" …" if truncated else "")
+        item.prompt_truncated = truncated
         if "agentRole" in step:
-            item["agentRole"] = step["agentRole"]
+            item.agent_role = step["agentRole"]
     return item

@@ -75,12 +75,12 @@ def resume_session(request: ResumeSessionInput) -> dict[str, Any]:
 
 def read_workflows() -> dict[str, Any]:
     """The catalog: the list_workflows answer without filters, so the resource and the tool agree."""
-    return catalog.list_workflows()
+    return catalog.list_workflows().dump()
 
 
 def read_workflow(workflow_id: str) -> dict[str, Any]:
     """One workflow: the inspect_workflow answer in mode 'metadata'."""
-    return catalog.inspect_workflow(workflow_id, "metadata")
+    return catalog.inspect_workflow(workflow_id, "metadata").dump()
 
 
 read_run = resources.read_run
