@@ -157,14 +157,14 @@ def test_a_session_its_events_and_a_run_and_a_node_are_the_service_answers(api, 
 def test_workflows_are_what_the_mcp_tools_answer(api, built):
     listing = api.get(f"{API}/workflows").json()
     WorkflowList.model_validate(listing)
-    assert listing == catalog.list_workflows()
+    assert listing == catalog.list_workflows().dump()
     routines = api.get(f"{API}/workflows", {"kind": "routine"}).json()
-    assert routines == catalog.list_workflows(kind="routine")
+    assert routines == catalog.list_workflows(kind="routine").dump()
     assert {w["kind"] for w in routines["workflows"]} == {"routine"}
 
     inspection = api.get(f"{API}/workflows/wr.mr_review").json()
     WorkflowInspection.model_validate(inspection)
-    assert inspection == catalog.inspect_workflow("wr.mr_review", mode="metadata")
+    assert inspection == catalog.inspect_workflow("wr.mr_review", mode="metadata").dump()
     assert inspection["mode"] == "metadata" and inspection["steps"]
 
 

@@ -60,10 +60,10 @@ def finalize(done: dict[str, Any]) -> dict[str, Any]:
 
 def test_the_workflow_resources_are_the_catalog_answers(service_catalog):
     listing = read_workflows()
-    assert listing == catalog.list_workflows()
+    assert listing == catalog.list_workflows().dump()
     assert PLAN in {w["id"] for w in listing["workflows"]}
     details = read_workflow(PLAN)
-    assert details == catalog.inspect_workflow(PLAN, "metadata")
+    assert details == catalog.inspect_workflow(PLAN, "metadata").dump()
     assert [s["id"] for s in details["steps"]] == ["clarify-goal", "draft-plan", "self-check-plan"]
     assert "prompt" not in details["steps"][0]
 
@@ -206,7 +206,7 @@ def test_reading_through_the_server_gives_json_or_a_structured_error(service_cat
 
     [contents] = anyio.run(read, f"workrail://workflows/{PLAN}")
     assert contents.mime_type == "application/json"
-    assert json.loads(contents.content) == catalog.inspect_workflow(PLAN, "metadata")
+    assert json.loads(contents.content) == catalog.inspect_workflow(PLAN, "metadata").dump()
 
     with pytest.raises(MCPError) as raised:
         anyio.run(read, "workrail://workflows/nope.nothing")
