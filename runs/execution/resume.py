@@ -36,16 +36,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from functools import reduce
 from operator import or_
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 from django.conf import settings
 from django.db.models import Case, F, IntegerField, Q, QuerySet, Value, When
 from django.db.models.functions import Least
 
 from runs.contract.inputs import ResumeSessionInput
-from runs.contract.sessions import ResumeResult
+from runs.contract.sessions import OtherTip, ResumeCandidate, ResumeQuery, ResumeResult
 from runs.models import Checkpoint, Node, Output, SearchEntry, Session, SessionKind
 from runs.store import tokens
 from runs.store.journal import session_token_id
@@ -148,6 +149,55 @@ class Inputs:
         return count - count // 3 if count >= 3 else None
 
 
+class _EntryRow(TypedDict):
+    """A search entry as `_ENTRY_FIELDS` read it (a `values()` row): its own columns and its
+    session's, run's and tip's."""
+
+    id: int
+    identity_text: str
+    notes_text: str
+    git_branch: str
+    git_head_sha: str
+    workspace_path: str
+    updated_at: datetime
+    session__public_id: str
+    session__session_key: str | None
+    session__title: str
+    session__tags: list[str] | None
+    session__kind: str
+    run__public_id: str | None
+    run__workflow_id: str | None
+    run__status: str | None
+    tip__public_id: int | None
+    tip__pending_step_id: str | None
+    tip__is_complete: bool | None
+    run_id: int | None
+    session_id: int
+
+
+class LayerReport(TypedDict):
+    """What one search layer read and found (or why it was skipped): an entry of `searched.layers`."""
+
+    layer: int
+    searched: str
+    rowsRead: NotRequired[int]
+    candidates: NotRequired[int]
+    moreMatches: NotRequired[bool]
+    outputsRead: NotRequired[int]  # layer 3 reads step outputs and checkpoints, not entries
+    checkpointsRead: NotRequired[int]
+    capped: NotRequired[bool]
+    skipped: NotRequired[str]
+
+
+class Searched(TypedDict):
+    """What the search read and found: the answer's `searched`."""
+
+    entries: int
+    maxCandidates: int
+    layers: list[LayerReport]
+    noCandidates: NotRequired[str]
+
+
 @dataclass
 class _Hit:
     entry_id: int
@@ -157,15 +207,11 @@ class _Hit:
     deep_where: str = ""  # layer 3: which step or checkpoint they came from
 
 
-def resume_session(request: ResumeSessionInput) -> dict[str, Any]:
+def resume_session(request: ResumeSessionInput) -> ResumeResult:
     """Up to MAX_CANDIDATES runs (or checkpoint-only sessions) to resume, best first, with what was
     searched. Reads only."""
     inputs = normalize(request.query, request.git_branch, request.git_head_sha, request.workspace_path)
-    searched: dict[str, Any] = {
-        "entries": SearchEntry.objects.count(),
-        "maxCandidates": MAX_CANDIDATES,
-        "layers": [],
-    }
+    searched: Searched = {"entries": SearchEntry.objects.count(), "maxCandidates": MAX_CANDIDATES, "layers": []}
     if inputs.phrase:
         hits = _search_text(inputs, searched)
         why_none = "no run tip or checkpoint-only session matches the query" if not hits else None
@@ -177,20 +223,17 @@ def resume_session(request: ResumeSessionInput) -> dict[str, Any]:
         why_none = "the store has no runs or sessions yet" if not hits else None
     if why_none:
         searched["noCandidates"] = why_none
-    result = ResumeResult.model_validate(
-        {
-            "candidates": _candidates(hits, inputs),
-            "searched": searched,
-            "query": {
-                "query": inputs.phrase or None,
-                "words": list(inputs.words),
-                "gitBranch": inputs.branch or None,
-                "gitHeadSha": inputs.sha or None,
-                "workspacePath": inputs.workspace or None,
-            },
-        }
+    return ResumeResult(
+        candidates=_candidates(hits, inputs),
+        searched=searched,
+        query=ResumeQuery(
+            query=inputs.phrase or None,
+            words=list(inputs.words),
+            git_branch=inputs.branch or None,
+            git_head_sha=inputs.sha or None,
+            workspace_path=inputs.workspace or None,
+        ),
     )
-    return result.dump()
 
 
 def normalize(query: str | None, branch: str | None, sha: str | None, workspace: str | None) -> Inputs:
@@ -296,15 +339,15 @@ def _best(queryset: QuerySet[SearchEntry], score: Any, room: int) -> tuple[list[
     return rows[:room], len(rows) > room
 
 
-def _layer_report(layer: int, rows_read: int, found: int, more: bool) -> dict[str, Any]:
+def _layer_report(layer: int, rows_read: int, found: int, more: bool) -> LayerReport:
     return {"layer": layer, "searched": WHAT[layer], "rowsRead": rows_read, "candidates": found, "moreMatches": more}
 
 
-def _skipped(layer: int, why: str) -> dict[str, Any]:
+def _skipped(layer: int, why: str) -> LayerReport:
     return {"layer": layer, "searched": WHAT[layer], "skipped": why}
 
 
-def _search_text(inputs: Inputs, searched: dict[str, Any]) -> list[_Hit]:
+def _search_text(inputs: Inputs, searched: Searched) -> list[_Hit]:
     entries = searched["entries"]
     in_identity = _all_in("identity_text", inputs.needles)
     rows, more = _best(SearchEntry.objects.filter(in_identity), _identity_tier(inputs) + _boost(inputs), MAX_CANDIDATES)
@@ -338,7 +381,7 @@ def _in_entry(needle: str) -> Q:
     return Q(identity_text__contains=needle) | Q(notes_text__contains=needle)
 
 
-def _search_loose(inputs: Inputs, searched: dict[str, Any], *, exclude: list[int]) -> list[_Hit]:
+def _search_loose(inputs: Inputs, searched: Searched, *, exclude: list[int]) -> list[_Hit]:
     """Entries with every ticket id of the query and the most of its other words (layer 4)."""
     need = inputs.loose_need
     if need is None:
@@ -410,7 +453,7 @@ class _DeepOwner:
     newest_phrase: tuple[Any, int, str, int] | None = None  # the same among notes holding the phrase
 
 
-def _search_deep(inputs: Inputs, searched: dict[str, Any], *, exclude: list[int]) -> list[_Hit]:
+def _search_deep(inputs: Inputs, searched: Searched, *, exclude: list[int]) -> list[_Hit]:
     """One scan of the newest outputs and one of the newest checkpoints find the matching notes (and
     whether they hold the whole phrase); the entries of their runs are then ranked in SQL."""
     room = MAX_CANDIDATES - len(exclude)
@@ -465,9 +508,9 @@ def _search_deep(inputs: Inputs, searched: dict[str, Any], *, exclude: list[int]
             room,
         )
     report = _layer_report(3, outputs_read + checkpoints_read, len(rows), more)
-    report.update(
-        outputsRead=outputs_read, checkpointsRead=checkpoints_read, capped=outputs_capped or checkpoints_capped
-    )
+    report["outputsRead"] = outputs_read
+    report["checkpointsRead"] = checkpoints_read
+    report["capped"] = outputs_capped or checkpoints_capped
     if report["capped"]:
         report["searched"] += " (older ones were not read)"
     searched["layers"].append(report)
@@ -508,7 +551,7 @@ def _deep_hits(rows: list[tuple[int, int]], found: dict[tuple[str, int], _DeepOw
 # --- git only, and no input at all ---------------------------------------------------------------------------
 
 
-def _search_git(inputs: Inputs, searched: dict[str, Any]) -> list[_Hit]:
+def _search_git(inputs: Inputs, searched: Searched) -> list[_Hit]:
     rows, more = _best(SearchEntry.objects.filter(_git_match(inputs)), _boost(inputs), MAX_CANDIDATES)
     report = _layer_report(1, searched["entries"], len(rows), more)
     report["searched"] = "git branch, HEAD sha and workspace path last observed on every run tip"
@@ -516,7 +559,7 @@ def _search_git(inputs: Inputs, searched: dict[str, Any]) -> list[_Hit]:
     return [_Hit(entry_id, LAYER_BASE[1] + score, 1) for entry_id, score in rows]
 
 
-def _recent(searched: dict[str, Any]) -> list[_Hit]:
+def _recent(searched: Searched) -> list[_Hit]:
     ids = list(
         SearchEntry.objects.order_by(
             F("updated_at").desc(), F("session_id").asc(), F("run_id").asc(nulls_first=True)
@@ -531,45 +574,47 @@ def _recent(searched: dict[str, Any]) -> list[_Hit]:
 # --- candidates ------------------------------------------------------------------------------------------------
 
 
-def _candidates(hits: list[_Hit], inputs: Inputs) -> list[dict[str, Any]]:
+def _candidates(hits: list[_Hit], inputs: Inputs) -> list[ResumeCandidate]:
     if not hits:
         return []
-    rows = {
-        row["id"]: row for row in SearchEntry.objects.filter(id__in=[h.entry_id for h in hits]).values(*_ENTRY_FIELDS)
-    }
+    found = SearchEntry.objects.filter(id__in=[h.entry_id for h in hits]).values(*_ENTRY_FIELDS)
+    rows = {row["id"]: cast(_EntryRow, row) for row in found}
     return [_candidate(hit, rows[hit.entry_id], inputs) for hit in hits if hit.entry_id in rows]
 
 
-def _candidate(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> dict[str, Any]:
+def _candidate(hit: _Hit, row: _EntryRow, inputs: Inputs) -> ResumeCandidate:
     home = settings.WORKRAIL_HOME
     tip = row["tip__public_id"]
     session_token = None
     if row["run__public_id"] is None and row["session__kind"] == SessionKind.CHECKPOINT_ONLY:
         session = Session(public_id=row["session__public_id"])  # unsaved: only its public id is read
         session_token = tokens.mint(home, TokenKind.SESSION, session_token_id(session))
-    return {
-        "sessionId": row["session__public_id"],
-        "sessionKey": row["session__session_key"],
-        "title": row["session__title"],
-        "runId": row["run__public_id"],
-        "workflowId": row["run__workflow_id"],
-        "status": row["run__status"],
-        "stateToken": tokens.mint(home, TokenKind.STATE, tip) if tip is not None else None,
-        "sessionToken": session_token,
-        "pendingStepId": (row["tip__pending_step_id"] or None) if tip is not None else None,
-        "isComplete": bool(row["tip__is_complete"]) if tip is not None else False,
-        "updatedAt": row["updated_at"].isoformat(),
-        "snippet": _snippet(hit, row, inputs),
-        "whyMatched": _why(hit, row, inputs),
-        "layer": hit.layer,
-        "score": hit.score,
-        **(_other_tips(row["run_id"], tip) if tip is not None else {}),
-    }
+    candidate = ResumeCandidate(
+        session_id=row["session__public_id"],
+        session_key=row["session__session_key"],
+        title=row["session__title"],
+        run_id=row["run__public_id"],
+        workflow_id=row["run__workflow_id"],
+        status=row["run__status"],
+        state_token=tokens.mint(home, TokenKind.STATE, tip) if tip is not None else None,
+        session_token=session_token,
+        pending_step_id=(row["tip__pending_step_id"] or None) if tip is not None else None,
+        is_complete=bool(row["tip__is_complete"]) if tip is not None else False,
+        updated_at=row["updated_at"].isoformat(),
+        snippet=_snippet(hit, row, inputs),
+        why_matched=_why(hit, row, inputs),
+        layer=hit.layer,
+        score=hit.score,
+    )
+    others = _other_tips(row["run_id"], tip) if tip is not None and row["run_id"] is not None else None
+    if others is not None:  # set only when there are some: the answer leaves them out otherwise
+        candidate.other_tips, candidate.other_tip_count = others
+    return candidate
 
 
-def _other_tips(run_pk: int, tip: int) -> dict[str, Any]:
-    """The run's other branch tips, newest first: the candidate resumes the newest tip, and a chat that
-    was rewound may have left the work it means on another branch."""
+def _other_tips(run_pk: int, tip: int) -> tuple[list[OtherTip], int] | None:
+    """The run's other branch tips, newest first, and how many there are: the candidate resumes the
+    newest tip, and a chat that was rewound may have left the work it means on another branch."""
     leaves = Node.objects.filter(run_id=run_pk, children__isnull=True).exclude(public_id=tip)
     newest = list(
         leaves.order_by("-created_at", "-pk").values_list("public_id", "pending_step_id", "is_complete", "created_at")[
@@ -577,23 +622,21 @@ def _other_tips(run_pk: int, tip: int) -> dict[str, Any]:
         ]
     )
     if not newest:
-        return {}
+        return None
     home = settings.WORKRAIL_HOME
-    return {
-        "otherTips": [
-            {
-                "stateToken": tokens.mint(home, TokenKind.STATE, public_id),
-                "pendingStepId": pending or None,
-                "isComplete": complete,
-                "updatedAt": created.isoformat(),
-            }
-            for public_id, pending, complete, created in newest
-        ],
-        "otherTipCount": len(newest) if len(newest) < MAX_OTHER_TIPS else leaves.count(),
-    }
+    tips = [
+        OtherTip(
+            state_token=tokens.mint(home, TokenKind.STATE, public_id),
+            pending_step_id=pending or None,
+            is_complete=complete,
+            updated_at=created.isoformat(),
+        )
+        for public_id, pending, complete, created in newest
+    ]
+    return tips, len(newest) if len(newest) < MAX_OTHER_TIPS else leaves.count()
 
 
-def _why(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> list[str]:
+def _why(hit: _Hit, row: _EntryRow, inputs: Inputs) -> list[str]:
     why: list[str] = []
     tier = _tier_of(hit.score, hit.layer)
     identity = row["identity_text"] or ""
@@ -624,7 +667,7 @@ def _why(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> list[str]:
     return why
 
 
-def _identity_why(tier: int, row: dict[str, Any], inputs: Inputs) -> str:
+def _identity_why(tier: int, row: _EntryRow, inputs: Inputs) -> str:
     phrase = inputs.phrase
     fields = [
         ("session key", (row["session__session_key"] or "").lower()),
@@ -645,7 +688,7 @@ def _identity_why(tier: int, row: dict[str, Any], inputs: Inputs) -> str:
     return "; ".join(named) if named else f"key/title/tags/workflow name contain '{phrase}'"
 
 
-def _loose_why(row: dict[str, Any], inputs: Inputs) -> str:
+def _loose_why(row: _EntryRow, inputs: Inputs) -> str:
     """Which of the query's ticket ids and words layer 4 found where, and which it did not find."""
     identity, notes = row["identity_text"] or "", row["notes_text"] or ""
     parts = []
@@ -664,7 +707,7 @@ def _listing(words: tuple[str, ...] | list[str]) -> str:
     return ", ".join(f"'{w}'" for w in words)
 
 
-def _snippet(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> str:
+def _snippet(hit: _Hit, row: _EntryRow, inputs: Inputs) -> str:
     """Around the match in the notes for layers 2 and 3; otherwise the end of the latest notes."""
     if hit.layer == 3 and hit.deep_notes:
         return _around(hit.deep_notes, hit.deep_notes.lower(), inputs)
@@ -689,7 +732,7 @@ def _snippet(hit: _Hit, row: dict[str, Any], inputs: Inputs) -> str:
     return "…" + tail
 
 
-def _recent_notes(row: dict[str, Any]) -> str:
+def _recent_notes(row: _EntryRow) -> str:
     """The newest notes of the entry's run (or of its checkpoint-only session), oldest first, as written."""
     if row["run_id"] is not None:
         outputs = Output.objects.filter(node__run_id=row["run_id"]).exclude(notes_markdown="")

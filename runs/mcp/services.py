@@ -67,7 +67,7 @@ def resume_session(request: ResumeSessionInput) -> dict[str, Any]:
                     "workspace_path": seen["workspacePath"] or None,
                 }
             )
-    return resume.resume_session(request)
+    return resume.resume_session(request).dump()
 
 
 # --- resources and prompts --------------------------------------------------------------------------
