@@ -2,12 +2,11 @@
 
 They import the ORM, so this module loads only once Django's apps are ready, by name through
 runs/mcp/deferred.py. Each function adapts a parsed request to a use case of runs/execution or a read
-model of runs/readmodels, and gives its answer as the JSON the tools send; none holds logic of its own.
+model of runs/readmodels, and gives its answer as the JSON the tools send (a contract model's dump,
+whose keys runs/mcp/answer_shapes.py names for what reads it); none holds logic of its own.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from django.conf import settings
 
@@ -25,6 +24,7 @@ from runs.mcp import prompts, tools
 from runs.readmodels import resources
 from runs.store import tool_calls
 from runs.store.setup import ensure_migrated
+from workflows_app.engine.jsontypes import JsonObject
 
 
 def prepare() -> int:
@@ -39,23 +39,23 @@ def prepare() -> int:
 # --- tools ------------------------------------------------------------------------------------------
 
 
-def start_workflow(request: StartWorkflowInput) -> dict[str, Any]:
+def start_workflow(request: StartWorkflowInput) -> JsonObject:
     return start.start_workflow(request).dump()
 
 
-def continue_workflow(request: ContinueWorkflowInput) -> dict[str, Any]:
+def continue_workflow(request: ContinueWorkflowInput) -> JsonObject:
     return advance.continue_workflow(request).dump()
 
 
-def checkpoint_workflow(request: CheckpointInput) -> dict[str, Any]:
+def checkpoint_workflow(request: CheckpointInput) -> JsonObject:
     return checkpoint.checkpoint_workflow(request).dump()
 
 
-def start_session(request: StartSessionInput) -> dict[str, Any]:
+def start_session(request: StartSessionInput) -> JsonObject:
     return checkpoint.start_session(request).dump()
 
 
-def resume_session(request: ResumeSessionInput) -> dict[str, Any]:
+def resume_session(request: ResumeSessionInput) -> JsonObject:
     if request.git_branch is None and request.git_head_sha is None and request.workspace_path is None:
         # The agent said nothing about where it works: use what this server sees in its directory.
         seen = git_observation(settings.WORKRAIL_PROJECT_DIR)
@@ -73,12 +73,12 @@ def resume_session(request: ResumeSessionInput) -> dict[str, Any]:
 # --- resources and prompts --------------------------------------------------------------------------
 
 
-def read_workflows() -> dict[str, Any]:
+def read_workflows() -> JsonObject:
     """The catalog: the list_workflows answer without filters, so the resource and the tool agree."""
     return catalog.list_workflows().dump()
 
 
-def read_workflow(workflow_id: str) -> dict[str, Any]:
+def read_workflow(workflow_id: str) -> JsonObject:
     """One workflow: the inspect_workflow answer in mode 'metadata'."""
     return catalog.inspect_workflow(workflow_id, "metadata").dump()
 
