@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from runs.contract.base import Shape
+from runs.contract.base import FinalShape, Shape
 from workflows_app.diagnostics import Code, Severity
 from workflows_app.engine.jsontypes import JsonObject
 
@@ -51,7 +51,8 @@ class WorkflowSummary(Shape):
     warning_count: int = Field(ge=0, description="How many entries of 'warnings' concern it.")
 
 
-class WorkflowList(Shape):
+# Final once built (FinalShape): the catalog keeps it per filter and every door sends its one dump.
+class WorkflowList(FinalShape):
     count: int = Field(ge=0)
     workflows: list[WorkflowSummary]
     warnings: list[Diagnostic] = Field(

@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import Field
 
-from runs.contract.base import Shape
+from runs.contract.base import FinalShape, Shape
 from runs.contract.inputs import Autonomy, ContinueWorkflowInput, RiskPolicy
 from workflows_app.engine.jsontypes import JsonObject
 
@@ -316,9 +316,9 @@ class RunCheckpoint(Shape):
     pending_step_id: str | None
 
 
-class ExecutionResult(Shape):
-    model_config = ConfigDict(frozen=True)  # final once built: see dump()
-
+# Final once built (FinalShape): the use case records its JSON (what a replay answers again) and the door
+# sends the same dump. (A comment: a docstring would be the published schema's description.)
+class ExecutionResult(FinalShape):
     kind: Literal["step", "blocked", "complete", "checkpoint"]
     is_complete: bool
     state_token: str
@@ -356,15 +356,6 @@ class ExecutionResult(Shape):
     references: list[ReferenceView] | None = Field(
         default=None, description="At start: the documents the workflow points to, and where they are."
     )
-
-    # The answer is final once built: the use case records its JSON (what a replay answers again) and
-    # the door sends it, so it is dumped once and both use that.
-    _wire: JsonObject | None = PrivateAttr(default=None)
-
-    def dump(self) -> JsonObject:
-        if self._wire is None:
-            self._wire = super().dump()
-        return self._wire
 
 
 @dataclass(frozen=True)
