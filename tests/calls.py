@@ -37,4 +37,4 @@ def resume_session(**arguments: Any) -> dict[str, Any]:
     from runs.contract.inputs import ResumeSessionInput
     from runs.execution import resume
 
-    return resume.resume_session(ResumeSessionInput.model_validate(arguments))
+    return resume.resume_session(ResumeSessionInput.model_validate(arguments)).dump()
