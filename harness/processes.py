@@ -12,16 +12,22 @@ REPO = Path(__file__).resolve().parents[1]
 MANAGE = REPO / "manage.py"
 
 
-def server_env(home: Path, **extra: str) -> dict[str, str]:
+def clean_env(**extra: str) -> dict[str, str]:
     """This process's environment without the developer's WorkRail settings (WORKRAIL_*, DATABASE_URL,
-    DJANGO_SETTINGS_MODULE): WORKRAIL_HOME is `home`, plus `extra`."""
+    DJANGO_SETTINGS_MODULE), plus `extra`."""
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith("WORKRAIL_") and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}
     }
-    env.update({"WORKRAIL_HOME": str(home), **extra})
+    env.update(extra)
     return env
+
+
+def server_env(home: Path, **extra: str) -> dict[str, str]:
+    """clean_env() with WORKRAIL_HOME at `home`, plus `extra` (which may name another WORKRAIL_HOME): a
+    server of the caller's own."""
+    return clean_env(**{"WORKRAIL_HOME": str(home), **extra})
 
 
 def manage_command(*args: str) -> list[str]:

@@ -4,19 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runs.models import (
-    Ack,
-    Attempt,
-    Checkpoint,
-    Gap,
-    Node,
-    Observation,
-    Output,
-    Run,
-    RunSynthesis,
-    SearchEntry,
-    Session,
-)
+from runs import models
 
 
 def snapshot() -> dict[str, Any]:
@@ -37,7 +25,7 @@ def snapshot() -> dict[str, Any]:
                 s.git_branch,
                 s.workspace_path,
             )
-            for s in Session.objects.all()
+            for s in models.Session.objects.all()
         ),
         "checkpoints": sorted(
             (
@@ -50,7 +38,7 @@ def snapshot() -> dict[str, Any]:
                 c.response_json,
                 c.created_at,
             )
-            for c in Checkpoint.objects.select_related("session", "node", "child")
+            for c in models.Checkpoint.objects.select_related("session", "node", "child")
         ),
         "observations": sorted(
             (
@@ -61,15 +49,15 @@ def snapshot() -> dict[str, Any]:
                 o.workspace_path,
                 o.created_at,
             )
-            for o in Observation.objects.select_related("session", "run")
+            for o in models.Observation.objects.select_related("session", "run")
         ),
         "gaps": sorted(
             (g.run.public_id, g.node.public_id, g.step_id, g.reason, g.description, g.created_at)
-            for g in Gap.objects.select_related("run", "node")
+            for g in models.Gap.objects.select_related("run", "node")
         ),
         "syntheses": sorted(
             (s.run.public_id, s.node.public_id, repr(s.synthesis), s.created_at)
-            for s in RunSynthesis.objects.select_related("run", "node")
+            for s in models.RunSynthesis.objects.select_related("run", "node")
         ),
         "search": sorted(
             (
@@ -83,7 +71,7 @@ def snapshot() -> dict[str, Any]:
                 e.workspace_path,
                 e.updated_at,
             )
-            for e in SearchEntry.objects.select_related("session", "run", "tip")
+            for e in models.SearchEntry.objects.select_related("session", "run", "tip")
         ),
         "runs": sorted(
             (
@@ -100,7 +88,7 @@ def snapshot() -> dict[str, Any]:
                 r.created_at,
                 r.updated_at,
             )
-            for r in Run.objects.select_related("session")
+            for r in models.Run.objects.select_related("session")
         ),
         "nodes": sorted(
             (
@@ -116,10 +104,10 @@ def snapshot() -> dict[str, Any]:
                 n.is_complete,
                 n.created_at,
             )
-            for n in Node.objects.select_related("run", "parent", "latest_child")
+            for n in models.Node.objects.select_related("run", "parent", "latest_child")
         ),
         "attempts": sorted(
-            (a.public_id, a.node.public_id, a.created_at) for a in Attempt.objects.select_related("node")
+            (a.public_id, a.node.public_id, a.created_at) for a in models.Attempt.objects.select_related("node")
         ),
         "acks": sorted(
             (
@@ -131,7 +119,7 @@ def snapshot() -> dict[str, Any]:
                 a.response_json,
                 a.created_at,
             )
-            for a in Ack.objects.select_related("attempt", "node", "child")
+            for a in models.Ack.objects.select_related("attempt", "node", "child")
         ),
         "outputs": sorted(
             (
@@ -143,6 +131,6 @@ def snapshot() -> dict[str, Any]:
                 repr(o.artifacts),
                 o.created_at,
             )
-            for o in Output.objects.select_related("node", "child")
+            for o in models.Output.objects.select_related("node", "child")
         ),
     }

@@ -19,7 +19,7 @@ from harness.processes import manage_command
 PROTOCOL = "2025-11-25"
 
 
-def initialize_message(request_id: int = 1, client: str = "harness") -> dict[str, Any]:
+def initialize_message(request_id: int | str = 1, client: str = "harness") -> dict[str, Any]:
     """The `initialize` request of a client on PROTOCOL that declares no capabilities."""
     return {
         "jsonrpc": "2.0",

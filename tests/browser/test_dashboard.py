@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from runs.models import Event, EventKind, Node
 from tests.browser import screenshot
-from tests.dashboard_data import SESSION_KEY, Built, advance, two_runs_one_forked_twice
+from tests.support.sample_session import SESSION_KEY, Built, advance, two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
@@ -111,7 +111,7 @@ def test_the_sessions_list_updates_without_a_reload(page, console_log, site, bui
     page.goto(site + "/sessions/")
     page.wait_for_load_state("networkidle")
     page.evaluate("window.__marker = 1")
-    from tests.calls import start_workflow
+    from tests.support.mcp_calls import start_workflow
 
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "LIVE-NEW-SESSION"})
     expect(page.get_by_role("link", name="LIVE-NEW-SESSION")).to_be_visible(timeout=LIVE_WAIT_MS)

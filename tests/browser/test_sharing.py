@@ -8,8 +8,8 @@ from playwright.sync_api import expect
 
 from runs.models import Event, EventKind, Session
 from tests.browser import screenshot
-from tests.bundle_support import empty_the_store
-from tests.dashboard_data import two_runs_one_forked_twice
+from tests.exports.bundle.support import empty_the_store
+from tests.support.sample_session import two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 

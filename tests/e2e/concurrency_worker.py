@@ -20,7 +20,7 @@ import django
 django.setup()
 
 from runs.contract.errors import WorkRailError  # noqa: E402
-from tests.calls import checkpoint_workflow, continue_workflow, start_workflow  # noqa: E402
+from tests.support.mcp_calls import checkpoint_workflow, continue_workflow, start_workflow  # noqa: E402
 
 
 def wait_for(go: str) -> None:

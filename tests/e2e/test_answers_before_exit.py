@@ -13,29 +13,23 @@ import json
 import queue
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.processes import server_env
+from harness.processes import manage_command, server_env
+from harness.stdio import INITIALIZED, initialize_message, spawn_mcp
 from harness.stores import SharedStore, shared_store
-from tests.helpers import REPO
 
 pytestmark = pytest.mark.e2e
 
 EXIT_WITHIN = 90.0  # seconds; only a hang guard (start-up migrates a new store before the server exits)
 
 HANDSHAKE: list[dict[str, Any]] = [
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "pipe", "version": "0"}},
-    },
-    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    initialize_message(client="pipe"),
+    INITIALIZED,
     {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
 ]
 
@@ -54,7 +48,7 @@ def pipe_and_close(work: Path, store: SharedStore, messages: list[Any]) -> tuple
     """Writes every message, closes stdin, waits for the exit: (exit code, stdout messages, stderr)."""
     data = "".join(json.dumps(message) + "\n" for message in messages).encode()
     finished = subprocess.run(
-        [sys.executable, str(REPO / "manage.py"), "mcp"],
+        manage_command("mcp"),
         input=data,  # written in one go, then stdin is closed
         capture_output=True,
         cwd=work,
@@ -112,7 +106,7 @@ def test_failing_and_unreadable_requests_are_answered_before_the_exit(tmp_path):
 
 @pytest.mark.parametrize(
     "messages",
-    [[], [{"jsonrpc": "2.0", "method": "notifications/initialized"}]],
+    [[], [INITIALIZED]],
     ids=["nothing", "notifications-only"],
 )
 def test_stdin_closed_with_nothing_to_answer_ends_the_server(tmp_path, messages):
@@ -130,14 +124,7 @@ class HeldOpen:
     def __init__(self, work: Path, store: SharedStore) -> None:
         self.log = work / "stderr.log"
         with self.log.open("wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, str(REPO / "manage.py"), "mcp"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=log,
-                cwd=work,
-                env=server_env(store.home, **store.env),
-            )
+            self.process = spawn_mcp(server_env(store.home, **store.env), work, log)
         self.answers: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
 

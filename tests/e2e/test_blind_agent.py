@@ -9,7 +9,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.helpers import REPO
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.e2e
 BUNDLED = sorted(p.stem for p in (REPO / "workflows_app" / "bundled").glob("*.json"))

@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
-from harness.processes import server_env
-from tests.helpers import REPO
+from harness.processes import manage_command, run_captured, server_env
+from tests.e2e.mcp_clients import acknowledged, server_parameters, started
+from tests.support.paths import FIXTURE_WORKFLOWS, REPO
 
 pytestmark = pytest.mark.e2e
-FIXTURE = REPO / "tests" / "fixtures" / "workflows" / "step_fields.json"
+FIXTURE = FIXTURE_WORKFLOWS / "step_fields.json"
 ON = {"WORKRAIL_ENABLE_RESUME_SESSION": "1"}
 
 
@@ -26,13 +25,7 @@ def machine(root: Path, **extra: str) -> dict[str, str]:
 
 
 def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(REPO / "manage.py"), *args], env=env, capture_output=True, text=True, timeout=120
-    )
-
-
-def server(env: dict[str, str], cwd: Path) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=[str(REPO / "manage.py"), "mcp"], env=env, cwd=str(cwd))
+    return run_captured(manage_command(*args), env=env, cwd=REPO, timeout=120)
 
 
 def test_a_session_exported_on_one_machine_goes_on_on_another(tmp_path):
@@ -44,22 +37,9 @@ def test_a_session_exported_on_one_machine_goes_on_on_another(tmp_path):
     bundle = tmp_path / "session.workrail-bundle.json"
 
     async def work_on_my_machine() -> tuple[str, str]:
-        async with Client(server(machine(mine), mine), read_timeout_seconds=60) as client:
-            start = (
-                await client.call_tool(
-                    "start_workflow", {"workflowId": "fixture.step_fields", "context": {"sessionKey": "NIGHTLY-7"}}
-                )
-            ).structured_content
-            moved = (
-                await client.call_tool(
-                    "continue_workflow",
-                    {
-                        "stateToken": start["stateToken"],
-                        "ackToken": start["ackToken"],
-                        "output": {"notesMarkdown": "The first error is a timeout in the cache warmer."},
-                    },
-                )
-            ).structured_content
+        async with Client(server_parameters(machine(mine), mine), read_timeout_seconds=60) as client:
+            start = await started(client, "fixture.step_fields", {"sessionKey": "NIGHTLY-7"})
+            moved = await acknowledged(client, start, "The first error is a timeout in the cache warmer.")
             return moved["session"]["sessionId"], moved["stateToken"]
 
     session_id, my_token = anyio.run(work_on_my_machine)
@@ -70,7 +50,7 @@ def test_a_session_exported_on_one_machine_goes_on_on_another(tmp_path):
     assert f"Imported session {session_id}" in imported.stdout
 
     async def carry_on_on_their_machine() -> None:
-        async with Client(server(machine(theirs), theirs), read_timeout_seconds=60) as client:
+        async with Client(server_parameters(machine(theirs), theirs), read_timeout_seconds=60) as client:
             foreign = await client.call_tool("continue_workflow", {"stateToken": my_token})
             assert foreign.is_error and foreign.structured_content["error"]["code"] == "TOKEN_BAD_SIGNATURE"
             found = (await client.call_tool("resume_session", {"query": "NIGHTLY-7"})).structured_content

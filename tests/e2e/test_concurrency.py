@@ -14,7 +14,7 @@ import pytest
 from harness.load import run_load
 from harness.processes import server_env
 from harness.stores import SharedStore, shared_store
-from tests.helpers import REPO
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.e2e
 WORKER = Path(__file__).with_name("concurrency_worker.py")

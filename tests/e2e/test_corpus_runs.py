@@ -1,6 +1,6 @@
 """Every workflow of WorkRail's corpus runs to completion over stdio, driven only by the responses.
 
-The corpus test is skipped when the corpus is absent (see tests/helpers.py); the bundled one always runs.
+The corpus test is skipped when the corpus is absent (see tests/support/corpus.py); the bundled one always runs.
 """
 
 from __future__ import annotations

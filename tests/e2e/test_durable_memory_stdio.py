@@ -8,6 +8,8 @@ import anyio
 import pytest
 from mcp import Client
 
+from tests.e2e.mcp_clients import acknowledged, started
+
 pytestmark = pytest.mark.e2e
 ALL_ON = {"WORKRAIL_ENABLE_START_SESSION": "1", "WORKRAIL_ENABLE_RESUME_SESSION": "1"}
 
@@ -18,21 +20,8 @@ def test_a_rewound_chat_and_a_new_chat_recover_the_work(launch, mode):
 
     async def first_chat() -> str:
         async with Client(params, mode=mode, read_timeout_seconds=30) as client:
-            start = (
-                await client.call_tool(
-                    "start_workflow", {"workflowId": "wr.bug_investigation", "context": {"ticketId": "PAY-881"}}
-                )
-            ).structured_content
-            done = (
-                await client.call_tool(
-                    "continue_workflow",
-                    {
-                        "stateToken": start["stateToken"],
-                        "ackToken": start["ackToken"],
-                        "output": {"notesMarkdown": "Refund webhook retries twice on 502."},
-                    },
-                )
-            ).structured_content
+            start = await started(client, "wr.bug_investigation", {"ticketId": "PAY-881"})
+            done = await acknowledged(client, start, "Refund webhook retries twice on 502.")
             saved = await client.call_tool(
                 "checkpoint_workflow",
                 {
@@ -130,21 +119,8 @@ def test_by_default_a_new_chat_finds_the_run_returns_to_a_branch_and_pages_its_n
 
     async def chat() -> None:
         async with Client(params, mode="legacy", read_timeout_seconds=30) as client:
-            start = (
-                await client.call_tool(
-                    "start_workflow", {"workflowId": "wr.bug_investigation", "context": {"ticketId": "PAY-912"}}
-                )
-            ).structured_content
-            tip = (
-                await client.call_tool(
-                    "continue_workflow",
-                    {
-                        "stateToken": start["stateToken"],
-                        "ackToken": start["ackToken"],
-                        "output": {"notesMarkdown": "Intake: refunds are sent twice when the webhook retries."},
-                    },
-                )
-            ).structured_content
+            start = await started(client, "wr.bug_investigation", {"ticketId": "PAY-912"})
+            tip = await acknowledged(client, start, "Intake: refunds are sent twice when the webhook retries.")
             found = await client.call_tool("resume_session", {"query": "PAY-912 duplicate refunds"})
             assert not found.is_error, found.content[0].text
             assert found.structured_content["candidates"][0]["stateToken"] == tip["stateToken"]

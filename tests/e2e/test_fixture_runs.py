@@ -7,19 +7,18 @@ in a blocking portal, and each fixture is inspected and run once, when a test fi
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from harness.processes import server_env
+from tests.e2e.mcp_clients import server_parameters
 from tests.e2e.scripted_agent import run_to_completion
-from tests.fixture_workflows import CONFIRMATIONS, EXPECTED_PATHS, START_CONTEXTS, fixture_ids
-from tests.helpers import FIXTURE_WORKFLOWS, REPO
+from tests.support.fixture_workflows import CONFIRMATIONS, EXPECTED_PATHS, START_CONTEXTS, fixture_ids
+from tests.support.paths import FIXTURE_WORKFLOWS
 
 pytestmark = pytest.mark.e2e
 
@@ -62,12 +61,7 @@ class FixtureServer:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[FixtureServer]:
     work = tmp_path_factory.mktemp("fixture-runs")
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=[str(REPO / "manage.py"), "mcp"],
-        env=server_env(work / "home", WORKRAIL_WORKFLOW_PATHS=str(FIXTURE_WORKFLOWS)),
-        cwd=str(work),
-    )
+    params = server_parameters(server_env(work / "home", WORKRAIL_WORKFLOW_PATHS=str(FIXTURE_WORKFLOWS)), work)
     with start_blocking_portal() as portal:
         client = Client(params, mode="legacy", read_timeout_seconds=60)
         with portal.wrap_async_context_manager(client) as session:

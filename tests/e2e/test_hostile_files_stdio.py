@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.helpers import workflow_doc, write_json
+from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.e2e
 DEEP = 100_000

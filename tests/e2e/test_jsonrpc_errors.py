@@ -14,8 +14,6 @@ from __future__ import annotations
 import itertools
 import json
 import queue
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterable
@@ -27,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.processes import server_env
-from tests.helpers import REPO
+from harness.stdio import INITIALIZED, initialize_message, spawn_mcp
 
 pytestmark = pytest.mark.e2e
 
@@ -54,14 +52,7 @@ class RawServer:
     def __init__(self, work: Path, era: str) -> None:
         self.era = era
         self.log = (work / "stderr.log").open("wb")
-        self.process = subprocess.Popen(
-            [sys.executable, str(REPO / "manage.py"), "mcp"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.log,
-            cwd=work,
-            env=server_env(work / "home"),
-        )
+        self.process = spawn_mcp(server_env(work / "home"), work, self.log)
         self.lines: queue.Queue[bytes] = queue.Queue()
         self.pings = itertools.count(1)
         threading.Thread(target=self._read, daemon=True).start()
@@ -91,20 +82,9 @@ class RawServer:
         """The initialize handshake; the 2026-07-28 era has none (its first request decides the era)."""
         if self.era == MODERN:
             return
-        self.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "init",
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw-errors", "version": "0"},
-                },
-            }
-        )
+        self.send(initialize_message(request_id="init", client="raw-errors"))
         assert self.next_message(timeout=60)["id"] == "init"
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        self.send(INITIALIZED)
 
     def exchange(
         self, line: bytes, wanted_ids: Iterable[Any] = (), within: float = ANSWER_WITHIN

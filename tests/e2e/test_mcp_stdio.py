@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 
 import anyio
 import pytest
@@ -13,7 +11,11 @@ from jsonschema import Draft202012Validator
 from mcp import Client
 
 from harness.processes import server_env
-from tests.helpers import CORPUS_WORKFLOWS, FIXTURE_WORKFLOWS, REPO, corpus_available, workflow_doc, write_json
+from harness.stdio import INITIALIZED, initialize_message, spawn_mcp
+from tests.e2e.mcp_clients import DEFAULT_TOOLS
+from tests.support.corpus import CORPUS_WORKFLOWS, corpus_available
+from tests.support.paths import FIXTURE_WORKFLOWS
+from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.e2e
 MODES = ["legacy", "2026-07-28"]  # the initialize handshake (2025-11-25) and the stateless era
@@ -38,14 +40,7 @@ def test_an_agent_lists_and_inspects_real_workflows(launch, tmp_path, corpus_dir
             assert client.protocol_version == expected_version
 
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-            assert set(tools) == {
-                "list_workflows",
-                "inspect_workflow",
-                "start_workflow",
-                "continue_workflow",
-                "checkpoint_workflow",
-                "resume_session",
-            }  # start_session is off by default; resume_session is on
+            assert set(tools) == DEFAULT_TOOLS  # start_session is off by default; resume_session is on
             for tool in (tools["list_workflows"], tools["inspect_workflow"]):
                 assert tool.annotations.read_only_hint is True
                 assert tool.annotations.destructive_hint is False
@@ -93,17 +88,8 @@ def test_stdout_carries_only_json_rpc_and_stdin_eof_ends_the_server(tmp_path):
     # Many files to load and log about (at DEBUG): our fixtures always, the corpus when it is there.
     workflow_paths = [FIXTURE_WORKFLOWS, *([CORPUS_WORKFLOWS] if corpus_available() else [])]
     messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "raw-test", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        initialize_message(client="raw-test"),
+        INITIALIZED,
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {
             "jsonrpc": "2.0",
@@ -121,18 +107,12 @@ def test_stdout_carries_only_json_rpc_and_stdin_eof_ends_the_server(tmp_path):
     # stderr to a file: at DEBUG it outgrows a pipe's buffer, and a server blocked writing its log would
     # never read the next request.
     log = (tmp_path / "stderr.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, str(REPO / "manage.py"), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=log,
-        cwd=tmp_path,
-        env=server_env(
-            tmp_path / "home",
-            WORKRAIL_WORKFLOW_PATHS=":".join(str(path) for path in workflow_paths),
-            WORKRAIL_LOG_LEVEL="DEBUG",
-        ),
+    env = server_env(
+        tmp_path / "home",
+        WORKRAIL_WORKFLOW_PATHS=":".join(str(path) for path in workflow_paths),
+        WORKRAIL_LOG_LEVEL="DEBUG",
     )
+    process = spawn_mcp(env, tmp_path, log)
     assert process.stdin is not None and process.stdout is not None
     responses = []
     for message in messages:

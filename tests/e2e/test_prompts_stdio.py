@@ -7,7 +7,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.helpers import workflow_doc, write_json
+from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.e2e
 

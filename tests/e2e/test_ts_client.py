@@ -11,18 +11,11 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.mcp_clients import DEFAULT_TOOLS
 from tests.e2e.ts_client import TsClient, TsClientError, ts_client
 
 pytestmark = pytest.mark.e2e
 BUG = "wr.bug_investigation"
-DEFAULT_TOOLS = {
-    "list_workflows",
-    "inspect_workflow",
-    "start_workflow",
-    "continue_workflow",
-    "checkpoint_workflow",
-    "resume_session",
-}
 SESSIONS_ON = {"WORKRAIL_ENABLE_START_SESSION": "1", "WORKRAIL_ENABLE_RESUME_SESSION": "1"}
 NOTES = "Triaged: checkout returns 502 on every retry since v2.3; severity high (payments blocked)."
 INVALID_PARAMS = -32602

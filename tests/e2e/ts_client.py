@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from harness.processes import server_env
-from tests.helpers import REPO
+from tests.support.paths import REPO
 
 TS_CLIENT = Path(__file__).resolve().parent / "ts_client"
 PROXY = TS_CLIENT / "proxy.mjs"

@@ -1,7 +1,8 @@
 """Hypothesis strategies for fuzzing the MCP boundary (runs.mcp.tools.call) and the workflow loader.
 
-Everything here is plain data: hostile JSON values (wrong types, deep nesting, huge and unicode-edge
-strings), token mutations and byte-level mutations of workflow files. The tests decide the properties.
+The settings every fuzz test runs with (fuzz()), then plain data: hostile JSON values (wrong types,
+deep nesting, huge and unicode-edge strings), token mutations and byte-level mutations of workflow
+files. The tests decide the properties.
 """
 
 from __future__ import annotations
@@ -9,7 +10,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+
+
+def fuzz(examples: int) -> settings:
+    """Reproducible (derandomized, no example database), no per-example deadline (budgets are asserted
+    by the tests), a bounded number of examples so a file runs in seconds."""
+    return settings(
+        derandomize=True,
+        deadline=None,
+        database=None,
+        max_examples=examples,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
 
 # --- text ------------------------------------------------------------------------------------------
 

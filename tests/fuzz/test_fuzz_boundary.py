@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from django.apps import apps
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from runs.contract.errors import ErrorCode
@@ -40,6 +40,7 @@ from tests.fuzz.strategies import (
     deep,
     deep_values,
     edge_text,
+    fuzz,
     json_values,
     mutated_token,
     random_tokens,
@@ -61,16 +62,6 @@ TOKEN_CODES = {
     ErrorCode.TOKEN_SCOPE_MISMATCH,
     ErrorCode.INVALID_INPUT,  # longer than a token may be, empty, or not a string
 }
-
-
-def fuzz(examples: int) -> settings:
-    return settings(
-        derandomize=True,
-        deadline=None,
-        database=None,
-        max_examples=examples,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
 
 
 @pytest.fixture
@@ -517,26 +508,28 @@ def test_deep_values(run, where, value):
 # --- tokens -----------------------------------------------------------------------------------------------
 
 
+TOKEN_PLACES = ["stateToken", "ackToken", "checkpoint-state", "sessionToken"]
+
+
+def call_with_token(run: dict[str, Any], where: str, token: Any) -> Any:
+    """The call that reads `token` as the `where` of TOKEN_PLACES: a rehydrate (stateToken), an
+    acknowledgement of the run's pending step (ackToken), or a checkpoint by state or session token."""
+    if where == "stateToken":
+        return checked_call("continue_workflow", {"stateToken": token})
+    if where == "ackToken":
+        arguments = {"stateToken": run["stateToken"], "ackToken": token, "output": {"notesMarkdown": "n"}}
+        return checked_call("continue_workflow", arguments)
+    key = "stateToken" if where == "checkpoint-state" else "sessionToken"
+    return checked_call("checkpoint_workflow", {key: token, "output": {"notesMarkdown": "n"}})
+
+
 @fuzz(80)
-@given(
-    where=st.sampled_from(["state", "ack", "checkpoint-state", "checkpoint-session"]),
-    token=st.one_of(random_tokens, wrong_types),
-)
+@given(where=st.sampled_from(TOKEN_PLACES), token=st.one_of(random_tokens, wrong_types))
 def test_random_tokens_are_refused_as_tokens(run, where, token):
-    if where == "state":
-        outcome = checked_call("continue_workflow", {"stateToken": token})
-    elif where == "ack":
-        outcome = checked_call(
-            "continue_workflow",
-            {"stateToken": run["stateToken"], "ackToken": token, "output": {"notesMarkdown": "n"}},
-        )
-    elif where == "checkpoint-state":
-        outcome = checked_call("checkpoint_workflow", {"stateToken": token, "output": {"notesMarkdown": "n"}})
-    else:
-        outcome = checked_call("checkpoint_workflow", {"sessionToken": token, "output": {"notesMarkdown": "n"}})
+    outcome = call_with_token(run, where, token)
     if outcome.is_error:
         assert error_code(outcome) in TOKEN_CODES, outcome.structured
-    elif where == "ack" and token is None:  # an ackToken of null is no ackToken: the pending step again
+    elif where == "ackToken" and token is None:  # an ackToken of null is no ackToken: the pending step again
         assert outcome.structured["stateToken"] == run["stateToken"]
     else:  # only a wrapped copy of a real token can pass
         assert isinstance(token, str) and token.strip(_WRAPPING) in run.values(), token
@@ -548,21 +541,11 @@ def same_token(mutated: str, original: str) -> bool:
 
 
 @fuzz(80)
-@given(data=st.data(), which=st.sampled_from(["stateToken", "ackToken", "sessionToken", "checkpoint-state"]))
+@given(data=st.data(), which=st.sampled_from(TOKEN_PLACES))
 def test_mutated_tokens_never_verify_as_another_node(run, data, which):
     original = run["stateToken" if which == "checkpoint-state" else which]
     mutated = data.draw(mutated_token(original), label="mutated")
-    if which == "stateToken":
-        outcome = checked_call("continue_workflow", {"stateToken": mutated})
-    elif which == "ackToken":
-        outcome = checked_call(
-            "continue_workflow",
-            {"stateToken": run["stateToken"], "ackToken": mutated, "output": {"notesMarkdown": "Fuzzed ack."}},
-        )
-    elif which == "sessionToken":
-        outcome = checked_call("checkpoint_workflow", {"sessionToken": mutated, "output": {"notesMarkdown": "n"}})
-    else:
-        outcome = checked_call("checkpoint_workflow", {"stateToken": mutated, "output": {"notesMarkdown": "n"}})
+    outcome = call_with_token(run, which, mutated)
     if outcome.is_error:
         assert error_code(outcome) in TOKEN_CODES, outcome.structured
         return

@@ -24,12 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.fixture_workflows import fixture_paths
-from tests.fuzz.strategies import HOSTILE_FILES, mutated_bytes, mutated_document, mutated_file
-from tests.helpers import FIXTURE_WORKFLOWS, corpus_files, workflow_doc, write_json
+from tests.fuzz.strategies import HOSTILE_FILES, fuzz, mutated_bytes, mutated_document, mutated_file
+from tests.support.corpus import corpus_files
+from tests.support.fixture_workflows import fixture_paths
+from tests.support.paths import FIXTURE_WORKFLOWS
+from tests.support.workflow_files import workflow_doc, write_json
 from workflows_app.catalog import CatalogLoader, assemble
 from workflows_app.diagnostics import Code, Severity
 from workflows_app.loader import LoadedFile, load_file
@@ -39,18 +41,6 @@ from workflows_app.sources import ProjectBindings, Source, SourceKind, configure
 LOAD_BUDGET_S = 5.0  # one file, even a 1 MiB hostile one, loads in well under this (on a loaded 2-core CI machine)
 HARD_TIMEOUT_S = 20  # past this the example is a hang: the alarm fails it instead of blocking the suite
 VALID_ID = "user.fuzz_anchor"
-
-
-def fuzz(examples: int) -> settings:
-    """Reproducible (derandomized, no example database), no per-example deadline (the budget is
-    asserted by the test), a bounded number of examples so the file runs in seconds."""
-    return settings(
-        derandomize=True,
-        deadline=None,
-        database=None,
-        max_examples=examples,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
 
 
 FIXTURES = {path.name: path.read_bytes() for path in fixture_paths()}

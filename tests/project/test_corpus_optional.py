@@ -1,14 +1,14 @@
 """A fresh clone has no WorkRail corpus beside it: the tests that need it skip, with one reason,
-instead of failing or erroring (tests/helpers.py). Checked by running them without it."""
+instead of failing or erroring (tests/support/corpus.py). Checked by running them without it."""
 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-from tests.helpers import REPO
+from harness.processes import run_captured
+from tests.support.paths import REPO
 
 CORPUS_TESTS = [
     "tests/workflows_app/test_corpus.py",
@@ -25,15 +25,7 @@ def test_corpus_tests_skip_with_one_reason_when_the_corpus_is_absent(tmp_path):
     env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
     env["WR_TEST_CORPUS_DIR"] = str(missing)
     options = ["-p", "no:cacheprovider", "-p", "no:xdist", "-q", "-rs", f"--junitxml={report}"]
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", *options, *CORPUS_TESTS],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    result = run_captured([sys.executable, "-m", "pytest", *options, *CORPUS_TESTS], env=env, cwd=REPO, timeout=300)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
 
     reason = (

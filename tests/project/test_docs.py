@@ -1,7 +1,7 @@
 """The documented code lists cannot drift from the code."""
 
 from runs.contract.errors import ErrorCode, HeldIssue
-from tests.helpers import REPO
+from tests.support.paths import REPO
 from workflows_app.diagnostics import Code
 
 

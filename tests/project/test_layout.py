@@ -2,14 +2,15 @@
 
 A test file sits in the folder of what it tests (tests/runs/store/ for runs/store/, tests/runs/admin/
 for runs/admin.py, ...) or in one of the cross-cutting kinds; bench/ and harness/ (what both the
-end-to-end tests and the benchmarks drive WorkRail with) never import tests/."""
+end-to-end tests and the benchmarks drive WorkRail with) never import tests/; and no test module
+imports another."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from tests.helpers import REPO
+from tests.support.paths import REPO
 
 TESTS = REPO / "tests"
 CROSS_CUTTING = {"e2e", "browser", "fuzz", "surface", "project"}  # kinds of test, not parts of the code
@@ -49,5 +50,18 @@ def test_bench_and_the_harness_do_not_import_the_tests():
         str(path.relative_to(REPO)): sorted(m for m in imported_modules(path) if m == "tests" or m.startswith("tests."))
         for folder in ("bench", "harness")
         for path in sorted((REPO / folder).rglob("*.py"))
+    }
+    assert {path: modules for path, modules in offenders.items() if modules} == {}
+
+
+def test_no_test_module_imports_another():
+    """What tests share is a fixture (tests/plugins/, a conftest.py) or a helper (tests/support/, a folder's
+    support module), never another test file: importing one runs its tests' set-up and hides the sharing."""
+    offenders = {
+        str(path.relative_to(REPO)): sorted(
+            m for m in imported_modules(path) if m.rsplit(".", 1)[-1].startswith("test_")
+        )
+        for path in sorted(TESTS.rglob("*.py"))
+        if "node_modules" not in path.parts
     }
     assert {path: modules for path, modules in offenders.items() if modules} == {}

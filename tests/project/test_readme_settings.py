@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from tests.helpers import REPO
+from tests.support.paths import REPO
 
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 

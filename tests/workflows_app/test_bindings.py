@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import workflow_doc, write_json
+from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
 from workflows_app.compiler import CompileError, compile_workflow
 from workflows_app.diagnostics import Code, Severity
 
@@ -27,13 +27,12 @@ def bound_workflow(workflow_id: str = "team.bound") -> dict[str, Any]:
         workflow_id,
         extensionPoints=POINTS,
         steps=[
-            {"id": "design", "title": "Design", "prompt": "Design it, then run {{wr.bindings.design_review}}."},
-            {
-                "id": "rounds",
-                "type": "loop",
-                "title": "Rounds",
-                "loop": {"type": "for", "count": 2, "maxIterations": 2},
-                "body": [
+            step_doc("design", "Design", "Design it, then run {{wr.bindings.design_review}}."),
+            loop_doc(
+                "rounds",
+                "Rounds",
+                {"type": "for", "count": 2, "maxIterations": 2},
+                [
                     {
                         "id": "check",
                         "title": "Check",
@@ -43,7 +42,7 @@ def bound_workflow(workflow_id: str = "team.bound") -> dict[str, Any]:
                         },
                     }
                 ],
-            },
+            ),
         ],
     )
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.helpers import workflow_doc, write_json
+from tests.support.workflow_files import workflow_doc, write_json
 from workflows_app import builtins
 from workflows_app.compiler import CompileError, RoutineDocument, compile_workflow
 from workflows_app.diagnostics import Code
@@ -263,6 +263,11 @@ def lines(count: int, length: int = 10) -> list[str]:
     return ["x" * length] * count
 
 
+def generated_at(value: str) -> tuple[dict[str, Any], str]:
+    """A differentiation artifact whose generatedAt is `value`, refused at that field."""
+    return changed(DIFFERENTIATION, generatedAt=value), "/artifacts/0/generatedAt"
+
+
 ACCEPTED: dict[str, dict[str, Any]] = {
     # loop_control: loopId optional, delimiter-safe, 1-64; metadata optional and strict.
     "loop: decision only": {"kind": "wr.loop_control", "decision": "continue"},
@@ -436,27 +441,12 @@ REFUSED: dict[str, tuple[dict[str, Any], str]] = {
     ),
     "discovery: unknown selection tier": (changed(DISCOVERY, selectionTier="weak"), "/artifacts/0/selectionTier"),
     "discovery: unknown key": (changed(DISCOVERY, owner="ana"), "/artifacts/0"),
-    "differentiation: offset time": (
-        changed(DIFFERENTIATION, generatedAt="2026-03-02T09:30:00+01:00"),
-        "/artifacts/0/generatedAt",
-    ),
-    "differentiation: no zone": (
-        changed(DIFFERENTIATION, generatedAt="2026-03-02T09:30:00"),
-        "/artifacts/0/generatedAt",
-    ),
-    "differentiation: date only": (changed(DIFFERENTIATION, generatedAt="2026-03-02"), "/artifacts/0/generatedAt"),
-    "differentiation: 30 February": (
-        changed(DIFFERENTIATION, generatedAt="2026-02-30T09:30:00Z"),
-        "/artifacts/0/generatedAt",
-    ),
-    "differentiation: 29 February of a common year": (
-        changed(DIFFERENTIATION, generatedAt="2025-02-29T09:30:00Z"),
-        "/artifacts/0/generatedAt",
-    ),
-    "differentiation: hour 24": (
-        changed(DIFFERENTIATION, generatedAt="2026-03-02T24:00:00Z"),
-        "/artifacts/0/generatedAt",
-    ),
+    "differentiation: offset time": generated_at("2026-03-02T09:30:00+01:00"),
+    "differentiation: no zone": generated_at("2026-03-02T09:30:00"),
+    "differentiation: date only": generated_at("2026-03-02"),
+    "differentiation: 30 February": generated_at("2026-02-30T09:30:00Z"),
+    "differentiation: 29 February of a common year": generated_at("2025-02-29T09:30:00Z"),
+    "differentiation: hour 24": generated_at("2026-03-02T24:00:00Z"),
     "differentiation: bad freshness time": (
         nested(DIFFERENTIATION, "evidenceFreshness.oldestCapturedAt", "yesterday"),
         "/artifacts/0/evidenceFreshness/oldestCapturedAt",

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from runs.mcp import rendering, tools
-from tests.helpers import REPO
+from tests.support.paths import REPO
 from tests.workflows_app.engine.scripted_run import load_catalog
 from workflows_app.engine import advance, start
 from workflows_app.sources import BUNDLED_DIR, SourceKind

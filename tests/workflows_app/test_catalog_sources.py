@@ -2,7 +2,7 @@
 
 import os
 
-from tests.helpers import workflow_doc, write_json
+from tests.support.workflow_files import workflow_doc, write_json
 from workflows_app.diagnostics import Code, Severity
 
 

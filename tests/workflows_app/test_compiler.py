@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.helpers import workflow_doc
+from tests.support.workflow_files import loop_doc, step_doc, workflow_doc
 from workflows_app import builtins
 from workflows_app.compiler import CompileError, RoutineDocument, compile_workflow, render_prompt_blocks
 from workflows_app.diagnostics import Code
@@ -122,15 +122,9 @@ def test_template_cycles_are_detected():
 def test_a_loop_body_given_by_reference_moves_into_the_loop():
     doc = workflow_doc(
         steps=[
-            {
-                "id": "each",
-                "type": "loop",
-                "title": "Each",
-                "body": "work",
-                "loop": {"type": "forEach", "items": "things", "maxIterations": 5},
-            },
-            {"id": "work", "title": "Work", "prompt": "Handle {{item}}."},
-            {"id": "done", "title": "Done", "prompt": "Wrap up."},
+            loop_doc("each", "Each", {"type": "forEach", "items": "things", "maxIterations": 5}, "work"),
+            step_doc("work", "Work", "Handle {{item}}."),
+            step_doc("done", "Done", "Wrap up."),
         ]
     )
     steps = compile_doc(doc)["steps"]

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.helpers import REPO, corpus_files, corpus_params, skip_without_corpus
+from tests.support.corpus import corpus_files, corpus_params, skip_without_corpus
+from tests.support.paths import REPO
 from workflows_app import builtins
 from workflows_app.builtins.contracts import CONTRACTS_DIR, contract_files, contract_ref_of
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.calls import continue_workflow, start_workflow
-from tests.helpers import workflow_doc, write_json
+from tests.support.mcp_calls import continue_workflow, start_workflow
+from tests.support.workflow_files import workflow_doc, write_json
 from workflows_app.diagnostics import Code
 from workflows_app.structure import structure_diagnostics
 

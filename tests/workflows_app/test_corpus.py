@@ -1,6 +1,6 @@
 """Real workflows written by other people (WorkRail's library, MIT) must load, validate and compile.
 
-Skipped when the corpus is absent (see tests/helpers.py); tests/workflows_app/test_fixture_coverage.py covers the
+Skipped when the corpus is absent (see tests/support/corpus.py); tests/workflows_app/test_fixture_coverage.py covers the
 format with our own fixtures.
 """
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.helpers import CORPUS_WORKFLOWS, corpus_files, corpus_params, skip_without_corpus
+from tests.support.corpus import CORPUS_WORKFLOWS, corpus_files, corpus_params, skip_without_corpus
 from workflows_app.diagnostics import Severity
 
 CORPUS_FILES = corpus_files()

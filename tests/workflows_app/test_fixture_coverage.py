@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.fixture_workflows import fixture_documents
-from tests.helpers import FIXTURE_WORKFLOWS
+from tests.support.fixture_workflows import fixture_documents
+from tests.support.paths import FIXTURE_WORKFLOWS
 from workflows_app import builtins
 from workflows_app.catalog import Catalog, CatalogLoader
 from workflows_app.diagnostics import Severity

@@ -2,7 +2,7 @@
 
 import json
 
-from tests.helpers import workflow_doc, write_json
+from tests.support.workflow_files import workflow_doc, write_json
 from workflows_app.hashing import canonical_json, workflow_hash
 
 

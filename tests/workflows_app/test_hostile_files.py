@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from runs.execution import catalog as catalog_service
-from tests.calls import call, start_workflow
-from tests.helpers import workflow_doc, write_json
+from tests.support.mcp_calls import call, start_workflow
+from tests.support.workflow_files import workflow_doc, write_json
 from workflows_app import catalog as catalog_module
 from workflows_app import loader as loader_module
 from workflows_app.diagnostics import Code

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import workflow_doc, write_json
+from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
 from workflows_app.diagnostics import Code, Severity
 from workflows_app.engine import advance, start
 
@@ -112,15 +112,14 @@ def test_function_scopes_follow_the_compiler_including_a_loop_body_given_by_refe
 
     document = workflow_doc(
         steps=[
-            {
-                "id": "each",
-                "type": "loop",
-                "title": "Each",
-                "loop": {"type": "for", "count": 2, "maxIterations": 2},
-                "body": "work",
-                "functionDefinitions": [{"name": "loopScoped", "definition": "Defined by the loop."}],
-            },
-            {"id": "work", "title": "Work", "prompt": "Work.", "functionReferences": ["loopScoped()"]},
+            loop_doc(
+                "each",
+                "Each",
+                {"type": "for", "count": 2, "maxIterations": 2},
+                "work",
+                functionDefinitions=[{"name": "loopScoped", "definition": "Defined by the loop."}],
+            ),
+            step_doc("work", "Work", "Work.", functionReferences=["loopScoped()"]),
         ]
     )
     assert unresolved_references(document) == []

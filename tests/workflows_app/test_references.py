@@ -7,8 +7,8 @@ import pytest
 
 from runs.contract.execution import ExecutionResult
 from runs.mcp.rendering import execution_text
-from tests.calls import call, continue_workflow, start_workflow
-from tests.helpers import workflow_doc, write_json
+from tests.support.mcp_calls import call, continue_workflow, start_workflow
+from tests.support.workflow_files import parallel_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 
@@ -81,14 +81,7 @@ def test_a_workflow_without_references_starts_without_the_section(service_catalo
 def test_list_workflows_warns_about_a_delegation_to_a_missing_workflow(service_catalog):
     fan_out = workflow_doc(
         "team.fan_out",
-        steps=[
-            {
-                "id": "spread",
-                "type": "parallel",
-                "title": "Spread",
-                "parallelDelegations": [{"workflowId": "team.nowhere", "goal": "Do the rest."}],
-            }
-        ],
+        steps=[parallel_doc("spread", "Spread", [{"workflowId": "team.nowhere", "goal": "Do the rest."}])],
     )
     path = write_json(service_catalog["extra"] / "fan_out.json", fan_out)
     listing = call("list_workflows", {})

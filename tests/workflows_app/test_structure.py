@@ -1,6 +1,6 @@
 """Our structural checks, beyond what the JSON Schema can say."""
 
-from tests.helpers import workflow_doc
+from tests.support.workflow_files import workflow_doc
 from workflows_app.diagnostics import Code
 from workflows_app.structure import structure_diagnostics
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.helpers import run_manage, workflow_doc, write_json
+from tests.support.processes import run_manage
+from tests.support.workflow_files import parallel_doc, workflow_doc, write_json
 
 GOOD = workflow_doc("team.good", name="Good")
 LEGACY = workflow_doc("oldstyle", name="Old style", tags=["release"])  # LEGACY_ID and IGNORED_FIELD
@@ -292,14 +293,7 @@ def test_a_symlink_loop_is_reported_for_that_file_not_a_crash(tmp_path):
 def test_a_delegation_to_a_workflow_outside_the_catalog_is_a_warning_with_its_fix(workdir):
     fan_out = workflow_doc(
         "team.fan_out",
-        steps=[
-            {
-                "id": "spread",
-                "type": "parallel",
-                "title": "Spread",
-                "parallelDelegations": [{"workflowId": "team.good"}, {"workflowId": "team.routine-absent"}],
-            }
-        ],
+        steps=[parallel_doc("spread", "Spread", [{"workflowId": "team.good"}, {"workflowId": "team.routine-absent"}])],
     )
     write_json(workdir / "workflows" / "fan_out.json", fan_out)
     status, out = call("workflows/fan_out.json", "workflows/good.json", "--json")

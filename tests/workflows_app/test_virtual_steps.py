@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from runs.mcp.rendering import workflow_details_text
-from tests.calls import call
-from tests.helpers import workflow_doc, write_json
+from tests.support.mcp_calls import call
+from tests.support.workflow_files import workflow_doc, write_json
 from tests.workflows_app.engine.builders import run
 from workflows_app.compiler import RoutineDocument, compile_workflow
 from workflows_app.structure import unresolved_references

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from runs.store import token_keys
-from tests.helpers import run_manage
+from tests.support.processes import run_manage
 from workrail_site import storage
 
 # A write through the ORM, then the modes of the database and of the -wal and -shm files SQLite keeps

@@ -6,21 +6,14 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from runs.store import api_tokens
-from tests.dashboard_data import Built, two_runs_one_forked_twice
-
 pytestmark = pytest.mark.django_db
 API = "/api/v1"
 
 
 @pytest.fixture
-def built(service_catalog) -> Built:
-    return two_runs_one_forked_twice()
-
-
-@pytest.fixture
-def api(service_catalog) -> Client:
-    return Client(raise_request_exception=False, headers={"Authorization": f"Bearer {api_tokens.create('t')[1]}"})
+def api(api_token: str) -> Client:
+    """An API client that answers a view's exception as the server would (a 500), not by raising it."""
+    return Client(raise_request_exception=False, headers={"Authorization": f"Bearer {api_token}"})
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from tests.helpers import REPO
+from tests.support.paths import REPO
 
 EXPECTED_CSP = {
     "default-src": ["'self'"],

@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
-from tests.helpers import run_manage
+from tests.support.processes import run_manage
 from workrail_site.env import Env
 
 

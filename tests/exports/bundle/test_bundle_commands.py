@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from runs.models import Event, EventKind, Session
-from tests.bundle_support import empty_the_store, session_with_everything
+from tests.exports.bundle.support import empty_the_store, session_with_everything
 
 pytestmark = pytest.mark.django_db
 

@@ -9,16 +9,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
 
 from runs.models import Event, EventKind, Session
-from runs.store import api_tokens
-from tests.bundle_support import empty_the_store, session_with_everything
+from tests.exports.bundle.support import empty_the_store, session_with_everything
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1"
-
-
-@pytest.fixture
-def api(service_catalog) -> Client:
-    return Client(headers={"Authorization": f"Bearer {api_tokens.create('tests')[1]}"})
 
 
 def test_the_session_page_offers_the_bundle_and_the_list_offers_the_import_form(client, service_catalog):

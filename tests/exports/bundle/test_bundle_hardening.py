@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.test import Client
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,21 +22,12 @@ from exports.bundle.reading import read_bundle
 from exports.bundles import export_session_bundle, import_session_bundle
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import PinnedWorkflow, Session
-from runs.store import api_tokens
 from runs.store.pinned import compiled_workflow
-from tests.bundle_forgery import (
-    append_event,
-    events_of,
-    forged,
-    rename_run,
-    repin,
-    replaced_bytes,
-)
-from tests.bundle_support import empty_the_store, projections
-from tests.calls import continue_workflow, start_workflow
-from tests.execution_helpers import notes_for
+from tests.exports.bundle.forgery import append_event, events_of, forged, rename_run, repin, replaced_bytes
+from tests.exports.bundle.support import empty_the_store, projections
 from tests.fuzz.strategies import edge_text
-from tests.helpers import FIXTURE_WORKFLOWS
+from tests.support.mcp_calls import continue_workflow, notes_for, start_workflow
+from tests.support.paths import FIXTURE_WORKFLOWS
 
 pytestmark = pytest.mark.django_db
 FIXTURES = FIXTURE_WORKFLOWS
@@ -91,6 +81,21 @@ def finishes(work: Any, seconds: float = 10) -> bool:
     thread.start()
     thread.join(seconds)
     return not thread.is_alive()
+
+
+def refused_within(bad: bytes, seconds: float) -> WorkRailError:
+    """The error reading `bad` raises, which it must raise within `seconds`."""
+    outcome: list[WorkRailError] = []
+
+    def read() -> None:
+        try:
+            read_bundle(bad, max_bytes=10**7)
+        except WorkRailError as error:
+            outcome.append(error)
+
+    assert finishes(read, seconds=seconds)
+    [error] = outcome
+    return error
 
 
 def test_renaming_ends_for_an_empty_id():
@@ -215,7 +220,7 @@ HOSTILE_BYTES = [
 
 
 @pytest.mark.parametrize(("old", "new"), HOSTILE_BYTES)
-def test_numbers_and_text_no_json_writer_makes_are_corrupt_at_every_door(service_catalog, tmp_path, old, new):
+def test_numbers_and_text_no_json_writer_makes_are_corrupt_at_every_door(service_catalog, api, tmp_path, old, new):
     bad = replaced_bytes(small_bundle(service_catalog), old, new)
     empty_the_store()
     before = store_state()
@@ -225,7 +230,6 @@ def test_numbers_and_text_no_json_writer_makes_are_corrupt_at_every_door(service
     path.write_bytes(bad)
     with pytest.raises(CommandError, match=r"\[BUNDLE_CORRUPT\]"):
         call_command("import_bundle", str(path))
-    api = Client(headers={"Authorization": f"Bearer {api_tokens.create('tests')[1]}"})
     answer = api.post("/api/v1/bundles", data=bad, content_type="application/json")
     assert answer.status_code == 400, answer.content
     assert answer.json()["error"]["code"] == "BUNDLE_CORRUPT"
@@ -233,10 +237,9 @@ def test_numbers_and_text_no_json_writer_makes_are_corrupt_at_every_door(service
     assert store_state() == before
 
 
-def test_the_api_answers_a_semantic_forgery_with_the_error_and_its_pointer(service_catalog):
+def test_the_api_answers_a_semantic_forgery_with_the_error_and_its_pointer(service_catalog, api):
     bad = forged(small_bundle(service_catalog), _set_status("pwned"))
     empty_the_store()
-    api = Client(headers={"Authorization": f"Bearer {api_tokens.create('tests')[1]}"})
 
     answer = api.post("/api/v1/bundles", data=bad, content_type="application/json")
 
@@ -396,17 +399,7 @@ def test_a_workflow_whose_loops_would_keep_the_engine_busy_for_hours_is_refused_
             body = [{"kind": "loop", "id": f"loop-{depth}", "title": "Loop", "loop": loop, "body": body}]
         repin(d, 0, {**d["workflows"][0]["compiled"], "steps": body})
 
-    bad = forged(small_bundle(service_catalog), nested)
-    outcome: list[Any] = []
-
-    def read() -> None:
-        try:
-            read_bundle(bad, max_bytes=10**7)
-        except WorkRailError as error:
-            outcome.append(error)
-
-    assert finishes(read, seconds=30)
-    [error] = outcome
+    error = refused_within(forged(small_bundle(service_catalog), nested), seconds=30)
     assert error.code == ErrorCode.BUNDLE_INVALID
     assert error.details["pointer"] == "/workflows/0/compiled/steps" and "1,001,001,001 steps" in error.message
 
@@ -428,16 +421,6 @@ def test_a_pattern_that_backtracks_is_matched_in_linear_time(service_catalog):
         repin(d, 0, compiled)
         events_of(d, "output_recorded")[0]["data"]["artifacts"] = [{"kind": "team.pattern", "v": "a" * 64 + "!"}]
 
-    bad = forged(small_bundle(service_catalog), backtracking)
-    outcome: list[Any] = []
-
-    def read() -> None:
-        try:
-            read_bundle(bad, max_bytes=10**7)
-        except WorkRailError as error:
-            outcome.append(error)
-
-    assert finishes(read, seconds=30)
-    [error] = outcome
+    error = refused_within(forged(small_bundle(service_catalog), backtracking), seconds=30)
     assert error.code == ErrorCode.BUNDLE_INVALID and "team.pattern" in error.message
     assert error.details["pointer"] == "/events/6/data/artifacts/0/v"

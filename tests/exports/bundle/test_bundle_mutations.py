@@ -26,11 +26,11 @@ from runs.mcp import tools
 from runs.models import Node, Run, Session
 from runs.store import api_tokens, tokens
 from runs.store.tokens import TokenKind
-from tests.bundle_forgery import repin
-from tests.bundle_support import session_with_everything
-from tests.calls import start_workflow
-from tests.dashboard_data import SESSION_KEY, advance
+from tests.exports.bundle.forgery import repin
+from tests.exports.bundle.support import session_with_everything
 from tests.fuzz.strategies import edge_text
+from tests.support.mcp_calls import start_workflow
+from tests.support.sample_session import SESSION_KEY, advance
 from workflows_app.hashing import workflow_hash
 
 pytestmark = pytest.mark.django_db

@@ -23,11 +23,15 @@ from runs.readmodels import overview, run_view
 from runs.store import retention, staged, tokens
 from runs.store.rebuild import rebuild_projections
 from runs.store.tokens import TokenKind
-from tests.bundle_support import declared_ids, empty_the_store, id_renaming, projections, session_with_everything
-from tests.calls import continue_workflow, resume_session, start_workflow
-from tests.dashboard_data import SESSION_KEY
-from tests.execution_helpers import ack
-from tests.runs.execution.test_delegations import fanout  # noqa: F401 - the fixture writing the parallel workflows
+from tests.exports.bundle.support import (
+    declared_ids,
+    empty_the_store,
+    id_renaming,
+    projections,
+    session_with_everything,
+)
+from tests.support.mcp_calls import ack, continue_workflow, resume_session, start_workflow
+from tests.support.sample_session import SESSION_KEY
 
 pytestmark = pytest.mark.django_db
 PLAN = "wr.routine-focused_plan"
@@ -61,7 +65,7 @@ def test_an_agent_writes_from_another_connection_while_a_large_import_runs(expor
 
     def agent_advances() -> None:
         try:
-            ack(continue_workflow, agent)
+            ack(agent)
             order.append("agent wrote")
         except BaseException as exc:
             failures.append(exc)
@@ -249,10 +253,10 @@ def test_delegated_runs_import_in_many_transactions_and_go_again_when_an_import_
     """A delegation points at its parent run and at the node that handed it out, possibly written in an
     earlier transaction; removing a staged session lets go of those links first."""
     start = start_workflow("team.upgrade", {"moduleName": "billing"})
-    parallel = ack(continue_workflow, start)
+    parallel = ack(start)
     delegated = continue_workflow(stateToken=parallel["pending"]["delegations"][0]["stateToken"])
     while not delegated["isComplete"]:
-        delegated = ack(continue_workflow, delegated)
+        delegated = ack(delegated)
     session_id = start["session"]["sessionId"]
     data = export_session_bundle(session_id, via="command")
     original, ids = projections(), declared_ids(Session.objects.get(public_id=session_id).pk)

@@ -16,7 +16,7 @@ from exports.bundle.reading import read_bundle
 from exports.bundles import export_session_bundle, import_session_bundle
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Event, EventKind, PinnedWorkflow, Run, Session
-from tests.bundle_support import (
+from tests.exports.bundle.support import (
     declared_ids,
     empty_the_store,
     id_renaming,
@@ -24,10 +24,16 @@ from tests.bundle_support import (
     session_with_everything,
     tokens_in,
 )
-from tests.calls import checkpoint_workflow, continue_workflow, resume_session, start_session, start_workflow
-from tests.dashboard_data import SESSION_KEY, advance
-from tests.execution_helpers import notes_for
-from tests.helpers import FIXTURE_WORKFLOWS
+from tests.support.mcp_calls import (
+    checkpoint_workflow,
+    continue_workflow,
+    notes_for,
+    resume_session,
+    start_session,
+    start_workflow,
+)
+from tests.support.paths import FIXTURE_WORKFLOWS
+from tests.support.sample_session import SESSION_KEY, advance
 
 pytestmark = pytest.mark.django_db
 FIXTURES = FIXTURE_WORKFLOWS

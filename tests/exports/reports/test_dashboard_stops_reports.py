@@ -13,7 +13,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -21,15 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, run_manage
-from tests.runs.dashboard.test_dashboard_command import clean_env, free_port, wait_until_answering
+from tests.support.processes import gone, run_manage, running_dashboard
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the renderer through /proc")
 
 # Three steps and three checkpoints of prose: about 330,000 characters, several seconds of layout (under
 # the PDF's text budget, so it is laid out, not refused).
 BUILD_SLOW_SESSION = """
-from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
+from tests.support.mcp_calls import checkpoint_workflow, continue_workflow, start_workflow
 prose = ("lorem ipsum dolor sit amet " * 400 + "\\n\\n") * 5
 answer = start_workflow("wr.routine-focused_plan", context={"sessionKey": "SLOW-PDF"})
 session_id = answer["session"]["sessionId"]
@@ -69,14 +67,6 @@ def renderers(pid: int) -> set[int]:
     return {grandchild for grandchild in forked if parent_of(grandchild) in servers}
 
 
-def gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(") ", 1)[1].startswith("Z")  # a zombie is gone too
-    except FileNotFoundError:
-        return True
-
-
 def wait_for(condition: object, timeout: float, what: str) -> None:
     assert callable(condition)
     deadline = time.monotonic() + timeout
@@ -100,22 +90,8 @@ def slow_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 @pytest.fixture
 def dashboard(slow_home: tuple[Path, str]) -> Iterator[tuple[subprocess.Popen[str], int, str]]:
     root, session_id = slow_home
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(REPO / "manage.py"), "dashboard", "--port", str(port)],
-        env=clean_env(root),
-        cwd=root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        wait_until_answering(process, port)
+    with running_dashboard(root) as (process, port):
         yield process, port, session_id
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
 
 
 def renderer_of(process: subprocess.Popen[str]) -> int:

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from runs.models import Event, EventKind, Session
-from tests.report_helpers import small_complete_session
+from tests.exports.reports.support import small_complete_session
 
 pytestmark = pytest.mark.django_db
 
@@ -108,7 +108,7 @@ def test_an_unknown_run_names_the_sessions_runs(service_catalog):
 
 
 def test_the_command_exits_non_zero_with_a_message(service_catalog, tmp_path):
-    from tests.helpers import run_manage
+    from tests.support.processes import run_manage
 
     assert run_manage(tmp_path, "migrate", "--verbosity", "0").returncode == 0
     result = run_manage(tmp_path, "export_report", "ses_missing", "--format", "md", "--output", "-")

@@ -25,9 +25,9 @@ from exports.reports.limits import Watch
 from exports.reports.pdf import stylesheet_texts
 from exports.reports.produce import produce
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.store import api_tokens
-from tests.calls import start_workflow
-from tests.report_helpers import PLAN, small_complete_session, step, wide_table_session
+from tests.exports.reports.support import PLAN, small_complete_session, wide_table_session
+from tests.support.mcp_calls import ack_with_notes, start_workflow
+from tests.support.processes import gone
 
 needs_poppler = pytest.mark.skipif(not shutil.which("pdftotext"), reason="poppler-utils (pdftotext) is not installed")
 
@@ -40,11 +40,6 @@ def pdf_text(pdf: bytes, tmp_path: Path) -> str:
 
 def flat(text: str) -> str:
     return re.sub(r"\s+", " ", text)
-
-
-@pytest.fixture
-def bearer() -> dict[str, str]:
-    return {"HTTP_AUTHORIZATION": f"Bearer {api_tokens.create('bounds')[1]}"}
 
 
 # --- the hostile note --------------------------------------------------------------------------------
@@ -73,7 +68,7 @@ def test_a_moderately_wide_table_is_formatted_and_cut_to_12_columns_in_the_pdf(s
         + ["|" + "|".join(f"r{r}" for _ in range(40)) + "|" for r in range(20)]
     )
     start = start_workflow(PLAN, context={"sessionKey": "WIDE-40"})
-    step(start, note)
+    ack_with_notes(start, note)
     produced = produce(start["session"]["sessionId"], "pdf", "command")
     text = flat(pdf_text(produced.data, tmp_path))
     assert "28 columns of this table omitted to keep the PDF printable (it has 40 columns and 21 rows)" in text
@@ -242,14 +237,6 @@ def test_a_report_whose_client_left_stops_between_two_steps(service_catalog, mon
 def slow_html() -> str:
     """Seconds of layout: 300,000 characters of paragraphs."""
     return ("<p>" + "lorem ipsum dolor sit amet " * 1000 + "</p>") * 11
-
-
-def gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(") ", 1)[1].startswith("Z")  # a zombie is gone too
-    except FileNotFoundError:
-        return True
 
 
 @pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runs.models import Event, EventKind
-from runs.store import api_tokens
-from tests.report_helpers import small_complete_session
+from tests.exports.reports.support import small_complete_session
 
 pytestmark = pytest.mark.django_db
 
@@ -19,11 +18,6 @@ RUN_FILES = [("md", MD, b"# Run report: "), ("pdf", PDF, b"%PDF-")]
 def recorded_via(session_id: str) -> list[tuple[str, str, str | None]]:
     rows = Event.objects.filter(session__public_id=session_id, kind=EventKind.SESSION_EXPORTED).order_by("seq")
     return [(d["via"], d["format"], d["runId"]) for d in rows.values_list("data", flat=True)]
-
-
-@pytest.fixture
-def bearer() -> dict[str, str]:
-    return {"HTTP_AUTHORIZATION": f"Bearer {api_tokens.create('reports')[1]}"}
 
 
 # --- the dashboard -----------------------------------------------------------------------------------

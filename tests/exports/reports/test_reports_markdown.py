@@ -1,7 +1,7 @@
 """Markdown reports: deterministic, complete, and agent notes that cannot break out of their place.
 
 The snapshot (tests/snapshots/reports/small_session.md) is the report of a small completed session
-with its ids and times replaced (report_helpers.normalized); after an intended change of the format,
+with its ids and times replaced (tests/exports/reports/support.py: normalized); after an intended change of the format,
 rewrite it with `UPDATE_SNAPSHOTS=1 .venv/bin/pytest tests/exports/reports/test_reports_markdown.py`.
 """
 
@@ -17,10 +17,10 @@ from exports.reports import markdown_report
 from exports.reports.data import build_report
 from exports.reports.safe_markdown import code_block, code_span, inline, notes
 from runs.contract.errors import WorkRailError
-from tests.calls import continue_workflow, start_workflow
-from tests.dashboard_data import HOSTILE, two_runs_one_forked_twice
-from tests.helpers import REPO
-from tests.report_helpers import normalized, small_complete_session, step
+from tests.exports.reports.support import normalized, small_complete_session
+from tests.support.mcp_calls import ack_with_notes, continue_workflow, start_workflow
+from tests.support.paths import REPO
+from tests.support.sample_session import HOSTILE, two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db
 
@@ -118,7 +118,7 @@ def test_hostile_notes_stay_inert_and_inside_their_step(service_catalog):
         "| a | b |\n|---|---|\n| <b>x</b> | y |\n\n"
         "Setext heading\n===\n"
     )
-    step(start, hostile)
+    ack_with_notes(start, hostile)
     text = report_of(start["session"]["sessionId"])
     html = html_of(text)
     # Raw HTML is text: no tag from the notes reaches the reader.
@@ -138,8 +138,8 @@ def test_hostile_notes_stay_inert_and_inside_their_step(service_catalog):
 
 def test_an_unclosed_fence_in_notes_cannot_swallow_the_rest_of_the_report(service_catalog):
     start = start_workflow("wr.routine-focused_plan", context={"sessionKey": "FENCE"})
-    second = step(start, "Before.\n\n```\nunclosed code block\n# still code")
-    step(second, "AFTER-MARKER in the next step.")
+    second = ack_with_notes(start, "Before.\n\n```\nunclosed code block\n# still code")
+    ack_with_notes(second, "AFTER-MARKER in the next step.")
     html = html_of(report_of(start["session"]["sessionId"]))
     assert "AFTER-MARKER" in html.split("</pre>")[-1]  # outside every code block
 
@@ -158,7 +158,7 @@ def test_store_text_helpers_escape_every_markdown_construct():
 
 
 def test_gaps_and_warnings_are_reported(service_catalog):
-    from tests.execution_helpers import notes_for
+    from tests.support.mcp_calls import notes_for
 
     start = start_workflow("wr.code_review", {"reviewAreas": ["api"]}, mode="unattended")
     continue_workflow(stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"]))

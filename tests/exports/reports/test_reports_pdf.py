@@ -20,9 +20,9 @@ from exports.reports.data import build_report
 from exports.reports.fetcher import BASE_URL, DataOnlyFetcher, RefusedURL
 from exports.reports.pdf import render_pdf
 from exports.reports.produce import produce
-from tests.dashboard_data import two_runs_one_forked_twice
-from tests.helpers import REPO
-from tests.report_helpers import counting_server, hostile_session, wide_table_session
+from tests.exports.reports.support import counting_server, hostile_session, wide_table_session
+from tests.support.paths import REPO
+from tests.support.sample_session import two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.apps import apps
 from django.contrib import admin
 from django.db import connection
 from django.db.models import Model
@@ -13,41 +14,16 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from runs.models import (
-    Ack,
-    Attempt,
-    Checkpoint,
-    Event,
-    Gap,
-    Node,
-    Observation,
-    Output,
-    PinnedWorkflow,
-    Run,
-    RunSynthesis,
-    SearchEntry,
-    Session,
-    ToolCall,
-)
-from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
+from runs import models
+from tests.support.mcp_calls import ack_with_notes, checkpoint_workflow, start_workflow
 
 pytestmark = pytest.mark.django_db
 
+# Every model of the store, read-only in the admin: all of runs' models but the rate buckets (bookkeeping,
+# not in the admin) and the API tokens (an admin of their own: test_api_tokens_admin.py). A new model is
+# checked here the day it is added.
 MODELS: list[type[Model]] = [
-    Session,
-    Event,
-    PinnedWorkflow,
-    Run,
-    Node,
-    Attempt,
-    Ack,
-    Output,
-    Checkpoint,
-    Observation,
-    Gap,
-    RunSynthesis,
-    SearchEntry,
-    ToolCall,
+    model for model in apps.get_app_config("runs").get_models() if model not in (models.RateBucket, models.ApiToken)
 ]
 PLAN = "wr.routine-focused_plan"  # three steps, finishes (and is synthesized) without user input
 REVIEW = "wr.code_review"  # its first step needs the user: unattended, it records a gap instead
@@ -58,18 +34,13 @@ def url(model: type[Model] | Model, view: str, *args: Any) -> str:
     return reverse(f"admin:runs_{model._meta.model_name}_{view}", args=args)
 
 
-def step(response: dict[str, Any], notes: str = "Done.") -> dict[str, Any]:
-    output = {"notesMarkdown": notes}
-    return continue_workflow(stateToken=response["stateToken"], ackToken=response["ackToken"], output=output)
-
-
 def finished_plan(ticket: str) -> dict[str, Any]:
     """A completed run of PLAN with a checkpoint on its first step and the script in its notes."""
     start = start_workflow(PLAN, {"ticketId": ticket})
     saved = checkpoint_workflow(stateToken=start["stateToken"], output={"notesMarkdown": f"Checkpoint {SCRIPT}"})
-    response = step(saved, f"Goal {SCRIPT}")
+    response = ack_with_notes(saved, f"Goal {SCRIPT}")
     while not response["isComplete"]:
-        response = step(response)
+        response = ack_with_notes(response)
     return response
 
 
@@ -84,18 +55,12 @@ def store(service_catalog: dict[str, Path]) -> dict[str, Any]:
 
     done = finished_plan("ADMIN-1")
     review = start_workflow(REVIEW, {"reviewAreas": ["api"]}, mode="unattended")
-    assert "USER_DEPENDENCY_GAP" in [w["code"] for w in step(review)["warnings"]]
+    assert "USER_DEPENDENCY_GAP" in [w["code"] for w in ack_with_notes(review)["warnings"]]
     # Telemetry is written by the MCP boundary, which these calls skip: one row by hand.
-    ToolCall.objects.create(tool="start_workflow", outcome="ok", duration_ms=12.5, started_at=timezone.now())
+    models.ToolCall.objects.create(tool="start_workflow", outcome="ok", duration_ms=12.5, started_at=timezone.now())
     for model in MODELS:
         assert model._default_manager.exists(), model.__name__
     return done
-
-
-@pytest.fixture
-def superuser_client(client: Any, django_user_model: Any) -> Any:
-    client.force_login(django_user_model.objects.create_superuser("root", "root@example.com", "pw"))
-    return client
 
 
 def test_every_model_is_registered() -> None:
@@ -126,65 +91,68 @@ def test_every_changelist_and_detail_page_renders_escaped(superuser_client: Any,
             response = superuser_client.get(path)
             assert response.status_code == 200, path
             assert SCRIPT not in response.content.decode(), path
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in superuser_client.get(url(Output, "changelist")).content.decode()
+    assert (
+        "&lt;script&gt;alert(1)&lt;/script&gt;"
+        in superuser_client.get(url(models.Output, "changelist")).content.decode()
+    )
 
 
 def test_rows_name_objects_by_public_ids_and_link_to_them(superuser_client: Any, store: dict[str, Any]) -> None:
-    run = Run.objects.get(public_id=store["session"]["runId"])
+    run = models.Run.objects.get(public_id=store["session"]["runId"])
     session = run.session
-    runs_page = superuser_client.get(url(Run, "changelist")).content.decode()
+    runs_page = superuser_client.get(url(models.Run, "changelist")).content.decode()
     assert PLAN in runs_page
     assert run.public_id in runs_page
     assert session.public_id in runs_page
     assert url(session, "change", session.pk) in runs_page  # the session column is a link
-    assert url(PinnedWorkflow, "change", run.pinned_id).replace(":", "_3A") in runs_page
+    assert url(models.PinnedWorkflow, "change", run.pinned_id).replace(":", "_3A") in runs_page
 
-    events_page = superuser_client.get(url(Event, "changelist")).content.decode()
+    events_page = superuser_client.get(url(models.Event, "changelist")).content.decode()
     assert session.public_id in events_page
     assert url(session, "change", session.pk) in events_page
 
-    node = Node.objects.filter(run=run, parent__isnull=False, is_complete=False).first()
+    node = models.Node.objects.filter(run=run, parent__isnull=False, is_complete=False).first()
     assert node is not None and node.parent is not None
-    nodes_page = superuser_client.get(url(Node, "changelist")).content.decode()
+    nodes_page = superuser_client.get(url(models.Node, "changelist")).content.decode()
     assert f"node {node.public_id} of" not in nodes_page  # the old, unreadable name
     assert f"{node.pending_step_id} (node {node.public_id})" in nodes_page
     assert url(run, "change", run.pk) in nodes_page
     assert url(node.parent, "change", node.parent.pk) in nodes_page
 
-    output = Output.objects.first()
+    output = models.Output.objects.first()
     assert output is not None
-    outputs_page = superuser_client.get(url(Output, "changelist")).content.decode()
-    assert url(Node, "change", output.node_id) in outputs_page
-    assert url(Node, "change", output.child_id) in outputs_page
+    outputs_page = superuser_client.get(url(models.Output, "changelist")).content.decode()
+    assert url(models.Node, "change", output.node_id) in outputs_page
+    assert url(models.Node, "change", output.child_id) in outputs_page
 
-    ack = Ack.objects.first()
+    ack = models.Ack.objects.first()
     assert ack is not None
-    acks_page = superuser_client.get(url(Ack, "changelist")).content.decode()
-    for target in (url(Attempt, "change", ack.attempt_id), url(Node, "change", ack.node_id)):
+    acks_page = superuser_client.get(url(models.Ack, "changelist")).content.decode()
+    for target in (url(models.Attempt, "change", ack.attempt_id), url(models.Node, "change", ack.node_id)):
         assert target in acks_page
 
 
 def test_detail_pages_link_to_related_changelists(superuser_client: Any, store: dict[str, Any]) -> None:
-    run = Run.objects.get(public_id=store["session"]["runId"])
+    run = models.Run.objects.get(public_id=store["session"]["runId"])
     session = run.session
     session_page = superuser_client.get(url(session, "change", session.pk)).content.decode()
-    runs_of_session = f"{url(Run, 'changelist')}?session__id__exact={session.pk}"
-    events_of_session = f"{url(Event, 'changelist')}?session__id__exact={session.pk}"
+    runs_of_session = f"{url(models.Run, 'changelist')}?session__id__exact={session.pk}"
+    events_of_session = f"{url(models.Event, 'changelist')}?session__id__exact={session.pk}"
     assert runs_of_session in session_page
     assert events_of_session in session_page
     assert url(run, "change", run.pk) in session_page
 
     run_page = superuser_client.get(url(run, "change", run.pk)).content.decode()
-    nodes_of_run = f"{url(Node, 'changelist')}?run__id__exact={run.pk}"
+    nodes_of_run = f"{url(models.Node, 'changelist')}?run__id__exact={run.pk}"
     assert nodes_of_run in run_page
     assert url(session, "change", session.pk) in run_page  # a foreign key, shown as a link
 
     # The filtered changelists are allowed lookups (a refused one redirects with ?e=1) and narrow the rows.
-    other = Session.objects.exclude(pk=session.pk).get()
+    other = models.Session.objects.exclude(pk=session.pk).get()
     for path, shown, hidden in [
         (events_of_session, session.public_id, other.public_id),
         (runs_of_session, session.public_id, other.public_id),
-        (nodes_of_run, run.public_id, Run.objects.exclude(pk=run.pk).get().public_id),
+        (nodes_of_run, run.public_id, models.Run.objects.exclude(pk=run.pk).get().public_id),
     ]:
         response = superuser_client.get(path)
         assert response.status_code == 200, path
@@ -193,14 +161,14 @@ def test_detail_pages_link_to_related_changelists(superuser_client: Any, store: 
 
 
 def test_big_json_is_pretty_printed(superuser_client: Any, store: dict[str, Any]) -> None:
-    event = Event.objects.filter(kind="output_recorded").first()
+    event = models.Event.objects.filter(kind="output_recorded").first()
     assert event is not None
     page = superuser_client.get(url(event, "change", event.pk)).content.decode()
     assert "<pre>{\n" in page
     assert 'name="data"' not in page  # no form widget
 
 
-@pytest.mark.parametrize("model", [Event, Output, Ack])
+@pytest.mark.parametrize("model", [models.Event, models.Output, models.Ack])
 def test_no_admin_view_changes_the_log(superuser_client: Any, store: dict[str, Any], model: type[Model]) -> None:
     row = model._default_manager.order_by("pk").last()
     assert row is not None
@@ -226,7 +194,7 @@ def test_no_admin_view_changes_the_log(superuser_client: Any, store: dict[str, A
 
 
 def test_the_detail_page_is_read_only(superuser_client: Any, store: dict[str, Any]) -> None:
-    output = Output.objects.first()
+    output = models.Output.objects.first()
     assert output is not None
     page = superuser_client.get(url(output, "change", output.pk)).content.decode()
     assert "<textarea" not in page
@@ -236,7 +204,7 @@ def test_the_detail_page_is_read_only(superuser_client: Any, store: dict[str, An
 
 def event_changelist_queries(client: Any) -> int:
     with CaptureQueriesContext(connection) as queries:
-        assert client.get(url(Event, "changelist")).status_code == 200
+        assert client.get(url(models.Event, "changelist")).status_code == 200
     return len(queries)
 
 
@@ -244,9 +212,9 @@ def test_the_event_changelist_runs_the_same_queries_for_more_rows(
     superuser_client: Any, service_catalog: dict[str, Path]
 ) -> None:
     finished_plan("SMALL-1")
-    small_rows = Event.objects.count()
+    small_rows = models.Event.objects.count()
     small = event_changelist_queries(superuser_client)
     for ticket in ("BIG-1", "BIG-2", "BIG-3"):
         finished_plan(ticket)
-    assert Event.objects.count() > 3 * small_rows
+    assert models.Event.objects.count() > 3 * small_rows
     assert event_changelist_queries(superuser_client) == small

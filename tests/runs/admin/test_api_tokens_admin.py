@@ -23,12 +23,6 @@ def change_url(token: ApiToken) -> str:
 
 
 @pytest.fixture
-def superuser_client(client: Client, django_user_model: Any) -> Client:
-    client.force_login(django_user_model.objects.create_superuser("root", "root@example.com", "pw"))
-    return client
-
-
-@pytest.fixture
 def viewer_client(django_user_model: Any) -> Client:
     """A staff user who may look at tokens but not change them."""
     viewer = django_user_model.objects.create_user("viewer", password="pw", is_staff=True)

@@ -33,29 +33,13 @@ from runs.models import Event, EventKind, Node, Run, RunStatus
 from runs.readmodels import overview, run_view
 from runs.readmodels import timings as timings_view
 from runs.store import api_tokens
-from tests.calls import start_workflow
-from tests.dashboard_data import Built, advance, two_runs_one_forked_twice
+from tests.support.mcp_calls import start_workflow
+from tests.support.sample_session import Built, advance, two_runs_one_forked_twice
 from workrail_site.version import VERSION
 
 pytestmark = pytest.mark.django_db
 
 API = "/api/v1"
-
-
-@pytest.fixture
-def token(service_catalog) -> str:
-    return api_tokens.create("tests")[1]
-
-
-@pytest.fixture
-def built(service_catalog) -> Built:
-    return two_runs_one_forked_twice()
-
-
-@pytest.fixture
-def api(token) -> Client:
-    """A client that sends a valid API token."""
-    return Client(headers={"Authorization": f"Bearer {token}"})
 
 
 @pytest.fixture
@@ -375,13 +359,13 @@ def test_every_endpoint_but_health_needs_auth(client, built):
     "header",
     ["Bearer not-a-token", "Bearer ", "Basic YWRtaW46cHc=", "bearer" + " x" * 300],
 )
-def test_a_bad_token_is_refused(built, token, header):
+def test_a_bad_token_is_refused(built, api_token, header):
     client = Client(headers={"Authorization": header})
     for method, path in endpoints(built):
         error_of(getattr(client, method)(f"{API}{path}"), 401, "UNAUTHENTICATED")
 
 
-def test_a_revoked_token_is_refused_at_once(api, token, built):
+def test_a_revoked_token_is_refused_at_once(api, api_token, built):
     assert api.get(f"{API}/sessions").status_code == 200
     assert api_tokens.revoke("tests")
     error = error_of(api.get(f"{API}/sessions"), 401, "UNAUTHENTICATED")
@@ -441,8 +425,8 @@ def test_a_post_with_the_session_needs_the_csrf_token(staff, built):
     assert Run.objects.get(public_id=built.plan_run).status == RunStatus.CANCELED
 
 
-def test_a_post_with_a_token_needs_no_csrf_token(token, built):
-    caller = Client(enforce_csrf_checks=True, headers={"Authorization": f"Bearer {token}"})
+def test_a_post_with_a_token_needs_no_csrf_token(api_token, built):
+    caller = Client(enforce_csrf_checks=True, headers={"Authorization": f"Bearer {api_token}"})
     assert caller.post(f"{API}/runs/{built.plan_run}/cancel").status_code == 200
 
 

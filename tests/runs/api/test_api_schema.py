@@ -30,7 +30,7 @@ from schemathesis.specs.openapi.checks import (
 
 from runs.models import Node
 from runs.store import api_tokens
-from tests.dashboard_data import two_runs_one_forked_twice
+from tests.support.sample_session import two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db
 

@@ -3,15 +3,15 @@
 import json
 import os
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import dj_database_url
 import pytest
 
+from harness.processes import clean_env, manage_command, run_captured
 from runs.dashboard.connect import HIDDEN_PASSWORD, connection_instructions, hide_password, portable_database_url
-from tests.helpers import REPO
+from tests.support.paths import REPO
 
 
 @pytest.fixture
@@ -121,15 +121,17 @@ AS_SEEN = (
 )
 
 
+def shell(manage: list[str], env: dict[str, str], cwd: Path, code: str) -> str:
+    """What `manage.py shell -c CODE` prints, `manage` being how manage.py is run."""
+    done = run_captured([*manage, "shell", "-v", "0", "-c", code], env=env, cwd=cwd, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def test_an_agent_started_from_the_printed_config_uses_the_dashboards_store(tmp_path):
     """The dashboard runs from the checkout with its settings; the agent's client starts the server
     elsewhere with only what the JSON config says (and no WORKRAIL_* of its own)."""
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("WORKRAIL_") and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}
-    }
-    clean["HOME"] = str(tmp_path / "user")  # so a server that ignored the config would not touch the real ~
+    clean = clean_env(HOME=str(tmp_path / "user"))  # a server that ignored the config would not touch the real ~
     dashboard_dir, agent_dir = tmp_path / "checkout", tmp_path / "project"
     dashboard_dir.mkdir()
     agent_dir.mkdir()
@@ -142,38 +144,15 @@ def test_an_agent_started_from_the_printed_config_uses_the_dashboards_store(tmp_
         "import json; from runs.dashboard.connect import connection_instructions; "
         "print(connection_instructions(reveal_password=True).json_config)"
     )
-    printed = subprocess.run(
-        [sys.executable, str(REPO / "manage.py"), "shell", "-v", "0", "-c", script],
-        env=dashboard_env,
-        cwd=dashboard_dir,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    dashboard_sees = subprocess.run(
-        [sys.executable, str(REPO / "manage.py"), "shell", "-v", "0", "-c", AS_SEEN],
-        env=dashboard_env,
-        cwd=dashboard_dir,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    server = json.loads(printed.stdout)["mcpServers"]["workrail"]
+    printed = shell(manage_command(), dashboard_env, dashboard_dir, script)
+    dashboard_sees = shell(manage_command(), dashboard_env, dashboard_dir, AS_SEEN)
+    server = json.loads(printed)["mcpServers"]["workrail"]
     assert server["args"][-1] == "mcp"
-    agent_sees = subprocess.run(
-        [server["command"], *server["args"][:-1], "shell", "-v", "0", "-c", AS_SEEN],
-        env={**clean, **server.get("env", {})},
-        cwd=agent_dir,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    seen = json.loads(dashboard_sees.stdout)
+    agent_env = {**clean, **server.get("env", {})}
+    agent_sees = shell([server["command"], *server["args"][:-1]], agent_env, agent_dir, AS_SEEN)
+    seen = json.loads(dashboard_sees)
     assert seen == {"home": str(tmp_path / "work rail"), "db": "state/workrail.sqlite3"}
-    agent = json.loads(agent_sees.stdout)
+    agent = json.loads(agent_sees)
     assert agent["home"] == seen["home"]
     assert Path(agent["db"]) == (dashboard_dir / seen["db"]).resolve()
     assert not (tmp_path / "user" / ".workrail").exists()

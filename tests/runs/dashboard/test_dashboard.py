@@ -1,6 +1,6 @@
 import pytest
 
-from tests.helpers import workflow_doc, write_json
+from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 

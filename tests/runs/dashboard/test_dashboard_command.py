@@ -9,18 +9,15 @@ import os
 import re
 import signal
 import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from harness.processes import free_port
 from runs.management.commands import dashboard
-from tests.helpers import REPO, run_manage
+from tests.support.processes import run_manage, running_dashboard
 
 
 @contextlib.contextmanager
@@ -30,12 +27,6 @@ def busy_port() -> Iterator[int]:
         listener.bind(("127.0.0.1", 0))
         listener.listen()
         yield listener.getsockname()[1]
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def run_dashboard(tmp_path, *args, **env):
@@ -111,17 +102,6 @@ def test_losing_the_port_after_the_check_is_the_same_clear_error(monkeypatch):
 # --- The real server, as `make run` starts it -------------------------------------------------------
 
 
-def clean_env(tmp_path: Path) -> dict[str, str]:
-    """As tests.helpers.run_manage: none of the developer's WORKRAIL_* settings, a temporary home."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("WORKRAIL_") and k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}
-    }
-    env["WORKRAIL_HOME"] = str(tmp_path / "home")
-    return env
-
-
 def request(port: int, path: str, host: str | None = None) -> http.client.HTTPResponse:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     connection.request("GET", path, headers={"Host": host or f"127.0.0.1:{port}"})
@@ -129,20 +109,6 @@ def request(port: int, path: str, host: str | None = None) -> http.client.HTTPRe
     response.read()
     connection.close()
     return response
-
-
-def wait_until_answering(process: subprocess.Popen[str], port: int, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            out, err = process.communicate()
-            pytest.fail(f"dashboard exited with {process.returncode}\nstdout:\n{out}\nstderr:\n{err}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.1)
-    pytest.fail(f"dashboard did not answer on 127.0.0.1:{port} within {timeout}s")
 
 
 def listening_addresses(port: int) -> set[str]:
@@ -169,29 +135,15 @@ def refuses(address: tuple[str, int], family: int = socket.AF_INET) -> bool:
 
 
 @pytest.fixture
-def running_dashboard(tmp_path):
+def served_dashboard(tmp_path):
     migrated = run_manage(tmp_path, "migrate", "--noinput")
     assert migrated.returncode == 0, migrated.stderr
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(REPO / "manage.py"), "dashboard", "--port", str(port)],
-        env=clean_env(tmp_path),
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        wait_until_answering(process, port)
+    with running_dashboard(tmp_path) as (process, port):
         yield process, port
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
 
 
-def test_the_dashboard_is_served_by_waitress_with_static_files_on_loopback_only(running_dashboard):
-    process, port = running_dashboard
+def test_the_dashboard_is_served_by_waitress_with_static_files_on_loopback_only(served_dashboard):
+    process, port = served_dashboard
 
     home = request(port, "/")
     assert home.status == 200
@@ -222,8 +174,8 @@ def test_the_dashboard_is_served_by_waitress_with_static_files_on_loopback_only(
     assert refuses(("127.0.0.1", port))  # the listening socket is closed
 
 
-def test_ctrl_c_stops_the_dashboard_cleanly(running_dashboard):
-    process, _port = running_dashboard
+def test_ctrl_c_stops_the_dashboard_cleanly(served_dashboard):
+    process, _port = served_dashboard
     process.send_signal(signal.SIGINT)
     _out, err = process.communicate(timeout=15)
     assert process.returncode == 0, err

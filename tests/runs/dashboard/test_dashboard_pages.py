@@ -13,17 +13,12 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from runs.models import Event, EventKind, Node, Run, RunStatus, ToolCall
-from tests.calls import checkpoint_workflow, start_session, start_workflow
-from tests.dashboard_data import SESSION_KEY, Built, advance, two_runs_one_forked_twice
+from tests.support.mcp_calls import checkpoint_workflow, start_session, start_workflow
+from tests.support.sample_session import SESSION_KEY, advance
 
 pytestmark = pytest.mark.django_db
 
 TEMPLATES = Path(settings.BASE_DIR) / "templates" / "dashboard"
-
-
-@pytest.fixture
-def built(service_catalog) -> Built:
-    return two_runs_one_forked_twice()
 
 
 def page(client: Client, url: str, status: int = 200) -> str:

@@ -4,17 +4,17 @@ import pytest
 
 from runs.contract.errors import WorkRailError
 from runs.models import Checkpoint, Event, EventKind, Node
-from tests.calls import checkpoint_workflow, continue_workflow, start_session, start_workflow
-from tests.execution_helpers import canonical, error_code, notes_for
+from tests.support.checks import canonical, error_code
+from tests.support.mcp_calls import (
+    ack,
+    checkpoint_workflow,
+    continue_workflow,
+    start_session,
+    start_workflow,
+)
 
 pytestmark = pytest.mark.django_db
 PLAN = "wr.routine-focused_plan"
-
-
-def ack(response, **extra):
-    return continue_workflow(
-        stateToken=response["stateToken"], ackToken=response["ackToken"], output=notes_for(response["pending"]), **extra
-    )
 
 
 def test_a_checkpoint_records_progress_without_advancing(service_catalog):

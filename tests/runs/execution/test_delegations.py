@@ -10,58 +10,10 @@ from runs.contract.execution import ExecutionResult
 from runs.mcp.rendering import execution_text
 from runs.models import Run, RunStatus
 from runs.store.rebuild import rebuild_projections
-from tests.calls import continue_workflow, start_workflow
-from tests.execution_helpers import notes_for
-from tests.helpers import workflow_doc, write_json
+from tests.support.mcp_calls import ack, continue_workflow, start_workflow
+from tests.support.workflow_files import parallel_doc, step_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def fanout(service_catalog):
-    child = workflow_doc(
-        "team.check_module",
-        steps=[
-            {"id": "run-tests", "title": "Run tests", "prompt": "Run the tests of {{module}} at {{ref}}."},
-            {"id": "report", "title": "Report", "prompt": "Report what failed."},
-        ],
-    )
-    parent = workflow_doc(
-        "team.upgrade",
-        steps=[
-            {"id": "scope", "title": "Scope", "prompt": "Name the module to upgrade."},
-            {
-                "id": "fan-out",
-                "type": "parallel",
-                "title": "Check in parallel",
-                "parallelDelegations": [
-                    {
-                        "workflowId": "team.check_module",
-                        "goal": "Tests on the new version.",
-                        "contextMapping": {"moduleName": "module"},
-                        "args": {"ref": "upgrade-branch"},
-                    },
-                    {
-                        "workflowId": "team.check_module",
-                        "goal": "Nightly jobs.",
-                        "runCondition": {"var": "nightly", "equals": True},
-                    },
-                    {"workflowId": "team.not_here", "goal": "Something this machine cannot run."},
-                ],
-                "synthesis": {"prompt": "Merge the results."},
-            },
-            {"id": "decide", "title": "Decide", "prompt": "Ship or hold."},
-        ],
-    )
-    write_json(service_catalog["extra"] / "child.json", child)
-    write_json(service_catalog["extra"] / "parent.json", parent)
-    return "team.upgrade"
-
-
-def ack(response, **extra):
-    return continue_workflow(
-        stateToken=response["stateToken"], ackToken=response["ackToken"], output=notes_for(response["pending"]), **extra
-    )
 
 
 def finish(state_token):
@@ -154,13 +106,10 @@ def reviewers(service_catalog):
     parent = workflow_doc(
         "team.review",
         steps=[
-            {"id": "facts", "title": "Facts", "prompt": "Freeze the facts."},
-            {
-                "id": "families",
-                "type": "parallel",
-                "title": "Reviewer families",
-                "parallelDelegations": [*delegated, {"workflowId": "team.linter", "goal": "Lint the diff."}],
-            },
+            step_doc("facts", "Facts", "Freeze the facts."),
+            parallel_doc(
+                "families", "Reviewer families", [*delegated, {"workflowId": "team.linter", "goal": "Lint the diff."}]
+            ),
         ],
     )
     write_json(service_catalog["extra"] / "family.json", family)

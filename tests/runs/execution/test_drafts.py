@@ -2,23 +2,19 @@
 
 import pytest
 
-from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
-from tests.execution_helpers import error_code
-from tests.helpers import workflow_doc, write_json
+from tests.support.checks import error_code
+from tests.support.mcp_calls import checkpoint_workflow, continue_workflow, start_workflow
+from tests.support.workflow_files import step_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
+DRAFT = {"contractRef": "wr.contracts.workflow_draft"}
 
 
 @pytest.fixture
 def drafting(service_catalog):
     steps = [
-        {
-            "id": "draft",
-            "title": "Draft the workflow",
-            "prompt": "Write the workflow and send it as a draft.",
-            "outputContract": {"contractRef": "wr.contracts.workflow_draft"},
-        },
-        {"id": "save", "title": "Save it", "prompt": "Save the file."},
+        step_doc("draft", "Draft the workflow", "Write the workflow and send it as a draft.", outputContract=DRAFT),
+        step_doc("save", "Save it", "Save the file."),
     ]
     write_json(service_catalog["extra"] / "drafting.json", workflow_doc("team.drafting", steps=steps))
     return start_workflow("team.drafting")

@@ -10,9 +10,9 @@ from runs.contract.errors import ErrorCode, WorkRailError
 from runs.execution.session_actions import cancel_run
 from runs.mcp import rendering
 from runs.models import Ack, Event, EventKind, Node, Run, RunStatus, Session
-from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
-from tests.execution_helpers import ack, assert_gap_free, canonical, error_code, notes_for
-from tests.helpers import workflow_doc, write_json
+from tests.support.checks import assert_gap_free, canonical, error_code
+from tests.support.mcp_calls import ack, checkpoint_workflow, continue_workflow, notes_for, start_workflow
+from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 
@@ -52,11 +52,11 @@ def test_start_returns_the_first_step_tokens_session_and_next_call(three):
 
 def test_advancing_walks_the_steps_to_completion(three):
     response = start_workflow("project.three", {"ticketId": "AUTH-1"})
-    second = ack(continue_workflow, response)
+    second = ack(response)
     assert second["pending"]["stepId"] == "two"
     assert "AUTH-1" in second["pending"]["prompt"]
-    third = ack(continue_workflow, second)
-    done = ack(continue_workflow, third)
+    third = ack(second)
+    done = ack(third)
     assert done["kind"] == "complete"
     assert done["isComplete"] is True
     assert done["pending"] is None
@@ -70,9 +70,9 @@ def test_advancing_walks_the_steps_to_completion(three):
 
 def test_a_replayed_ack_returns_the_recorded_answer_and_never_advances_twice(three):
     response = start_workflow("project.three")
-    first = ack(continue_workflow, response)
+    first = ack(response)
     nodes = Node.objects.count()
-    again = ack(continue_workflow, response)
+    again = ack(response)
     assert canonical(again) == canonical(first)
     assert Node.objects.count() == nodes
     assert Ack.objects.count() == 1
@@ -80,7 +80,7 @@ def test_a_replayed_ack_returns_the_recorded_answer_and_never_advances_twice(thr
 
 def test_a_replay_with_other_output_is_still_a_replay_and_says_how_to_fork(three):
     response = start_workflow("project.three")
-    first = ack(continue_workflow, response)
+    first = ack(response)
     other = continue_workflow(
         stateToken=response["stateToken"],
         ackToken=response["ackToken"],
@@ -118,8 +118,8 @@ def test_rehydrating_the_tip_recaps_notes_and_does_not_advance(three):
 
 def test_an_older_state_token_forks_a_sibling_branch(three):
     start = start_workflow("project.three")
-    main = ack(continue_workflow, start)
-    ack(continue_workflow, main)
+    main = ack(start)
+    ack(main)
     rewound = continue_workflow(stateToken=start["stateToken"])
     assert rewound["pending"]["stepId"] == "one"
     assert len(rewound["branches"]) == 1
@@ -147,10 +147,10 @@ def test_a_fork_from_a_finished_run_reopens_it(three):
     start = start_workflow("project.three")
     step = start
     for _ in range(3):
-        step = ack(continue_workflow, step)
+        step = ack(step)
     assert Run.objects.get().status == RunStatus.COMPLETE
     rewound = continue_workflow(stateToken=start["stateToken"])
-    ack(continue_workflow, rewound)
+    ack(rewound)
     assert Run.objects.get().status == RunStatus.IN_PROGRESS
 
 
@@ -160,7 +160,7 @@ def test_scope_is_enforced_across_runs_and_nodes(three):
     assert error_code(lambda: continue_workflow(stateToken=run_a["stateToken"], ackToken=run_b["ackToken"])) == (
         ErrorCode.TOKEN_SCOPE_MISMATCH
     )
-    next_a = ack(continue_workflow, run_a)
+    next_a = ack(run_a)
     assert error_code(lambda: continue_workflow(stateToken=next_a["stateToken"], ackToken=run_a["ackToken"])) == (
         ErrorCode.TOKEN_SCOPE_MISMATCH
     )
@@ -218,7 +218,7 @@ def test_missing_notes_block_the_step_and_a_retry_keeps_the_run_in_place(three):
     assert Run.objects.get().status == RunStatus.BLOCKED
     replay = continue_workflow(stateToken=response["stateToken"], ackToken=response["ackToken"], output={})
     assert canonical(replay) == canonical(blocked)
-    moved = ack(continue_workflow, blocked)
+    moved = ack(blocked)
     assert moved["pending"]["stepId"] == "two"
     assert Run.objects.get().status == RunStatus.IN_PROGRESS
 
@@ -229,16 +229,16 @@ def test_a_run_continues_on_its_pinned_snapshot_when_the_file_changes_or_goes(th
     edited["steps"][1]["prompt"] = "A completely different second step."
     write_json(three, edited)
     os.utime(three, ns=(10**18, 10**18))
-    second = ack(continue_workflow, response)
+    second = ack(response)
     assert second["pending"]["prompt"] == "Do two for [not set: ticketId]."
     assert [w["code"] for w in second["warnings"]] == ["WORKFLOW_CHANGED_ON_DISK"]
     # Said once per run: the next answer does not repeat it while nothing changed.
     assert continue_workflow(stateToken=second["stateToken"])["warnings"] == []
     three.unlink()
-    third = ack(continue_workflow, second)
+    third = ack(second)
     assert third["pending"]["stepId"] == "three"
     assert [w["code"] for w in third["warnings"]] == ["WORKFLOW_SOURCE_MISSING"]
-    assert [w["code"] for w in ack(continue_workflow, third)["warnings"]] == []
+    assert [w["code"] for w in ack(third)["warnings"]] == []
     fresh = start_workflow  # a new run cannot start from a file that is gone
     assert error_code(lambda: fresh("project.three")) == ErrorCode.WORKFLOW_NOT_FOUND
 
@@ -246,7 +246,7 @@ def test_a_run_continues_on_its_pinned_snapshot_when_the_file_changes_or_goes(th
 def test_a_canceled_run_refuses_to_advance_but_can_be_read(three):
     response = start_workflow("project.three")
     cancel_run(response["session"]["runId"])
-    assert error_code(lambda: ack(continue_workflow, response)) == ErrorCode.RUN_CANCELED
+    assert error_code(lambda: ack(response)) == ErrorCode.RUN_CANCELED
     assert continue_workflow(stateToken=response["stateToken"])["pending"]["stepId"] == "one"
 
 
@@ -278,10 +278,10 @@ def test_rebuilt_projections_equal_the_stored_ones(three):
     from harness.projections import snapshot
 
     start = start_workflow("project.three", {"ticketId": "R-1"})
-    second = ack(continue_workflow, start)
+    second = ack(start)
     continue_workflow(stateToken=second["stateToken"], ackToken=second["ackToken"], output={})  # blocked
     rewound = continue_workflow(stateToken=start["stateToken"])
-    ack(continue_workflow, rewound)
+    ack(rewound)
     before = snapshot()
     from runs.store.rebuild import rebuild_projections
 
@@ -302,7 +302,7 @@ def test_malformed_output_and_context_are_refused_before_anything_is_stored(thre
         arguments = {"stateToken": response["stateToken"], "ackToken": response["ackToken"], **bad}
         assert error_code(lambda a=arguments: continue_workflow(**a)) == ErrorCode.INVALID_INPUT
     assert Event.objects.count() == events
-    assert json.loads(json.dumps(ack(continue_workflow, response)))["pending"]["stepId"] == "two"
+    assert json.loads(json.dumps(ack(response)))["pending"]["stepId"] == "two"
 
 
 def test_recaps_keep_the_first_and_the_most_recent_entries_within_the_byte_budget(three, monkeypatch):

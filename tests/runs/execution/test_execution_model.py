@@ -15,9 +15,9 @@ from harness.projections import snapshot
 from runs.contract.errors import WorkRailError
 from runs.models import Ack, Node, PinnedWorkflow, RateBucket, Session
 from runs.store.rebuild import rebuild_projections
-from tests.calls import continue_workflow, start_workflow
-from tests.execution_helpers import assert_gap_free
-from tests.helpers import workflow_doc, write_json
+from tests.support.checks import assert_gap_free
+from tests.support.mcp_calls import continue_workflow, start_workflow
+from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 
@@ -27,15 +27,9 @@ def model_workflow() -> dict[str, Any]:
     return workflow_doc(
         "project.model",
         steps=[
-            {"id": "first", "title": "First", "prompt": "First."},
-            {
-                "id": "repeat",
-                "type": "loop",
-                "title": "Repeat",
-                "loop": loop,
-                "body": [{"id": "inside", "title": "Inside", "prompt": "Iteration {{currentIteration}}."}],
-            },
-            {"id": "last", "title": "Last", "prompt": "Last."},
+            step_doc("first", "First", "First."),
+            loop_doc("repeat", "Repeat", loop, [step_doc("inside", "Inside", "Iteration {{currentIteration}}.")]),
+            step_doc("last", "Last", "Last."),
         ],
     )
 

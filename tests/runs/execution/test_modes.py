@@ -4,17 +4,11 @@ old token behaves as it did at that node."""
 import pytest
 
 from runs.models import Event, EventKind, Gap, Session
-from tests.calls import continue_workflow, start_workflow
-from tests.execution_helpers import error_code, notes_for
+from tests.support.checks import error_code
+from tests.support.mcp_calls import ack, continue_workflow, start_workflow
 
 pytestmark = pytest.mark.django_db
 REVIEW = "wr.code_review"  # its first step needs the change to review (information only the user has)
-
-
-def ack(response, **extra):
-    return continue_workflow(
-        stateToken=response["stateToken"], ackToken=response["ackToken"], output=notes_for(response["pending"]), **extra
-    )
 
 
 def walk_to(response, step_id, **extra):

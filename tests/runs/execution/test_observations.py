@@ -6,8 +6,7 @@ import pytest
 
 from runs.execution.observe import git_observation
 from runs.models import Observation
-from tests.calls import continue_workflow, start_workflow
-from tests.execution_helpers import notes_for
+from tests.support.mcp_calls import continue_workflow, notes_for, start_workflow
 
 pytestmark = pytest.mark.django_db
 

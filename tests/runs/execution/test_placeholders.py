@@ -7,9 +7,9 @@ import pytest
 
 from runs.execution import placeholders
 from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output
-from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
-from tests.execution_helpers import error_code
-from tests.helpers import workflow_doc, write_json
+from tests.support.checks import error_code
+from tests.support.mcp_calls import checkpoint_workflow, continue_workflow, start_workflow
+from tests.support.workflow_files import step_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 REVIEW = "wr.code_review"  # its first step needs the change to review (information only the user has)
@@ -26,14 +26,9 @@ def send_back(response, **changes):
 def decide(service_catalog):
     """A two-step workflow whose first step decides `risk`, which a later condition reads."""
     steps = [
-        {"id": "assess", "title": "Assess", "prompt": "Assess the change and set risk to low or high."},
-        {
-            "id": "double-check",
-            "title": "Double-check",
-            "prompt": "Check again.",
-            "runCondition": {"var": "risk", "equals": "high"},
-        },
-        {"id": "ship", "title": "Ship", "prompt": "Ship it."},
+        step_doc("assess", "Assess", "Assess the change and set risk to low or high."),
+        step_doc("double-check", "Double-check", "Check again.", runCondition={"var": "risk", "equals": "high"}),
+        step_doc("ship", "Ship", "Ship it."),
     ]
     write_json(service_catalog["extra"] / "decide.json", workflow_doc("team.decide", steps=steps))
     return "team.decide"

@@ -9,14 +9,15 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from runs.execution import resume
+from runs.execution.recording import open_session
 from runs.execution.resume import DEEP_SCAN_ROWS, MAX_CANDIDATES
 from runs.mcp import rendering
 from runs.models import Event, Node, Run, SearchEntry, Session
 from runs.store import events, tokens
-from runs.store.journal import Journal, new_session, session_token_id
+from runs.store.journal import Journal, session_token_id
 from runs.store.projections import SEARCH_NOTES_CHARS
 from runs.store.tokens import TokenKind
-from tests.calls import continue_workflow, resume_session, start_workflow
+from tests.support.mcp_calls import continue_workflow, resume_session, start_workflow
 
 pytestmark = pytest.mark.django_db
 
@@ -53,19 +54,7 @@ def observe(response, branch="", sha="", workspace=""):
 
 def checkpoint_only(key, title, tags=(), notes=()):
     with transaction.atomic():
-        now = timezone.now()
-        session = new_session(now)
-        journal = Journal(session, now)
-        journal.record(
-            events.SessionCreated(
-                session_id=session.public_id,
-                session_key=key,
-                title=title,
-                session_kind="checkpoint_only",
-                tags=list(tags),
-                preferences={},
-            )
-        )
+        journal = open_session(key, title, list(tags), timezone.now(), kind="checkpoint_only")
         for number, text in enumerate(notes):
             journal.record(
                 events.CheckpointRecorded(
@@ -79,7 +68,7 @@ def checkpoint_only(key, title, tags=(), notes=()):
                 )
             )
         journal.flush()
-    return session
+    return journal.session
 
 
 CANDIDATE_FIELDS = {

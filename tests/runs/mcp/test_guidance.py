@@ -6,31 +6,18 @@ import pytest
 from runs.mcp import rendering
 from runs.mcp.tools import call
 from runs.store.rebuild import rebuild_projections
-from tests.calls import continue_workflow, start_workflow
-from tests.execution_helpers import notes_for
-from tests.helpers import workflow_doc, write_json
+from tests.support.mcp_calls import ack, continue_workflow, start_workflow
+from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 BUGS = "wr.bug_investigation"  # recommends guided autonomy and a conservative risk policy
 
 
-def ack(response, **extra):
-    return continue_workflow(
-        stateToken=response["stateToken"], ackToken=response["ackToken"], output=notes_for(response["pending"]), **extra
-    )
-
-
 def test_one_step_count_in_the_list_the_inspection_the_progress_and_the_end(service_catalog):
     steps = [
-        {"id": "first", "title": "First", "prompt": "Start."},
-        {
-            "id": "again",
-            "type": "loop",
-            "title": "Again",
-            "loop": {"type": "for", "count": 2, "maxIterations": 3},
-            "body": "inner",
-        },
-        {"id": "inner", "title": "Inner", "prompt": "Repeat."},
+        step_doc("first", "First", "Start."),
+        loop_doc("again", "Again", {"type": "for", "count": 2, "maxIterations": 3}, "inner"),
+        step_doc("inner", "Inner", "Repeat."),
     ]
     write_json(service_catalog["extra"] / "count.json", workflow_doc("team.count", steps=steps))
     listed = next(w for w in call("list_workflows", {}).structured["workflows"] if w["id"] == "team.count")

@@ -4,7 +4,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from runs.mcp.tools import call, tool_specs
-from tests.helpers import REPO, workflow_doc, write_json
+from tests.support.paths import REPO
+from tests.support.workflow_files import workflow_doc, write_json
 
 SPECS = tool_specs()
 TOOLS = list(SPECS.values())

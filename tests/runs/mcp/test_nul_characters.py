@@ -9,7 +9,7 @@ from runs.contract.errors import ErrorCode
 from runs.mcp.tools import call
 from runs.models import Event, Session
 from runs.readmodels import overview
-from tests.calls import start_workflow
+from tests.support.mcp_calls import start_workflow
 
 pytestmark = pytest.mark.django_db
 WORKFLOW = "wr.bug_investigation"

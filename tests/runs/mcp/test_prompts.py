@@ -4,7 +4,7 @@ import pytest
 
 from runs.contract.errors import WorkRailError
 from runs.mcp import prompts
-from tests.helpers import workflow_doc, write_json
+from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 

@@ -10,13 +10,14 @@ import pytest
 
 from runs.mcp import rendering, tools
 from runs.models import Session
-from tests.calls import call, continue_workflow, start_workflow
-from tests.execution_helpers import notes_for
-from tests.helpers import workflow_doc, write_json
+from tests.support.mcp_calls import call, continue_workflow, notes_for, start_workflow
+from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
 from workflows_app import builtins
 from workflows_app.engine.blanks import PREFIX, artifact_template
 
 pytestmark = pytest.mark.django_db
+VERDICT = {"contractRef": "wr.contracts.review_verdict"}
+DECISION = {"contractRef": "wr.contracts.loop_control"}
 
 
 def leaves(value: Any) -> list[Any]:
@@ -55,13 +56,8 @@ def test_a_review_verdict_template_sent_back_unchanged_blocks_and_records_nothin
     doc = workflow_doc(
         "team.verdict",
         steps=[
-            {
-                "id": "review",
-                "title": "Review",
-                "prompt": "Review the change and send your verdict.",
-                "outputContract": {"contractRef": "wr.contracts.review_verdict"},
-            },
-            {"id": "after", "title": "After", "prompt": "Done."},
+            step_doc("review", "Review", "Review the change and send your verdict.", outputContract=VERDICT),
+            step_doc("after", "After", "Done."),
         ],
     )
     write_json(service_catalog["extra"] / "verdict.json", doc)
@@ -82,22 +78,16 @@ def test_a_loop_decision_is_a_blank_with_the_loop_id_the_server_accepts(service_
     doc = workflow_doc(
         "team.evidence",
         steps=[
-            {
-                "id": "phase-4-evidence-loop",
-                "type": "loop",
-                "title": "Evidence",
-                "loop": {"type": "while", "conditionSource": source, "maxIterations": 5},
-                "body": [
-                    {"id": "collect", "title": "Collect", "prompt": "Collect evidence."},
-                    {
-                        "id": "decide",
-                        "title": "Decide",
-                        "prompt": "Decide whether more evidence is needed.",
-                        "outputContract": {"contractRef": "wr.contracts.loop_control"},
-                    },
+            loop_doc(
+                "phase-4-evidence-loop",
+                "Evidence",
+                {"type": "while", "conditionSource": source, "maxIterations": 5},
+                [
+                    step_doc("collect", "Collect", "Collect evidence."),
+                    step_doc("decide", "Decide", "Decide whether more evidence is needed.", outputContract=DECISION),
                 ],
-            },
-            {"id": "after", "title": "After", "prompt": "Done."},
+            ),
+            step_doc("after", "After", "Done."),
         ],
     )
     write_json(service_catalog["extra"] / "evidence.json", doc)
@@ -310,13 +300,8 @@ def test_a_finished_run_names_the_last_steps_it_passed_over_and_why(service_cata
     doc = workflow_doc(
         "team.short",
         steps=[
-            {"id": "triage", "title": "Triage", "prompt": "Decide the path; set context `path`."},
-            {
-                "id": "epic",
-                "title": "Epic",
-                "prompt": "Split the epic.",
-                "runCondition": {"var": "path", "equals": "epic"},
-            },
+            step_doc("triage", "Triage", "Decide the path; set context `path`."),
+            step_doc("epic", "Epic", "Split the epic.", runCondition={"var": "path", "equals": "epic"}),
         ],
     )
     write_json(service_catalog["extra"] / "short.json", doc)

@@ -22,8 +22,8 @@ from runs.execution import session_actions
 from runs.models import Node, Run, RunSynthesis
 from runs.readmodels import branches, run_view
 from runs.readmodels.resources import read_run
-from tests.calls import continue_workflow, start_workflow
-from tests.report_helpers import small_complete_session, step
+from tests.exports.reports.support import small_complete_session
+from tests.support.mcp_calls import ack_with_notes, continue_workflow, start_workflow
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +44,7 @@ def forked_after_completion() -> Forked:
     small = small_complete_session("FORKED-1")
     second = small.answers[1]  # pending draft-plan; branch 1 went on from here through a checkpoint
     rewound = continue_workflow(stateToken=second["stateToken"])  # a fresh ackToken: acknowledging forks
-    other = step(rewound, "A different plan, no finding this time.")
+    other = ack_with_notes(rewound, "A different plan, no finding this time.")
     assert other["isComplete"] is False
     run = Run.objects.get(public_id=small.run_id)
     done = Node.objects.get(run=run, is_complete=True)
@@ -96,7 +96,7 @@ def test_the_latest_artifact_of_a_kind_is_the_one_that_stands(service_catalog):
     files = {"kind": "mr_review.changed_files", "changedFiles": [{"path": "old.py", "summary": "", "risk": "L"}]}
     again = {"kind": "mr_review.changed_files", "changedFiles": [{"path": "new.py", "summary": "", "risk": "L"}]}
     start = start_workflow(PLAN)
-    step(step(start, "First list.", [files]), "Second list.", [again])
+    ack_with_notes(ack_with_notes(start, "First list.", [files]), "Second list.", [again])
     view = tree_of(start["session"]["runId"]).view()
     assert view is not None
     assert [kind for _, a in view.standing for kind in [a["kind"]]] == ["mr_review.changed_files"]
@@ -105,8 +105,8 @@ def test_the_latest_artifact_of_a_kind_is_the_one_that_stands(service_catalog):
 
 def test_a_refused_answer_at_the_tip_blocks_that_branch_only(service_catalog):
     start = start_workflow(PLAN)
-    second = step(start, "Goal set.")
-    finished = step(step(second, "Plan."), "Verdict.")
+    second = ack_with_notes(start, "Goal set.")
+    finished = ack_with_notes(ack_with_notes(second, "Plan."), "Verdict.")
     assert finished["isComplete"] is True
     rewound = continue_workflow(stateToken=second["stateToken"])
     refused = continue_workflow(stateToken=rewound["stateToken"], ackToken=rewound["ackToken"], output={})
@@ -114,11 +114,11 @@ def test_a_refused_answer_at_the_tip_blocks_that_branch_only(service_catalog):
     # The refusal was at second's node, which had already stepped on: no branch is blocked by it.
     assert [b.status for b in tree_of(start["session"]["runId"]).branches] == ["complete"]
 
-    forked = step(continue_workflow(stateToken=second["stateToken"]), "Another plan.")
+    forked = ack_with_notes(continue_workflow(stateToken=second["stateToken"]), "Another plan.")
     blocked = continue_workflow(stateToken=forked["stateToken"], ackToken=forked["ackToken"], output={})
     assert blocked["kind"] == "blocked"
     assert [b.status for b in tree_of(start["session"]["runId"]).branches] == ["complete", "blocked"]
-    step(blocked, "Verdict after all.")
+    ack_with_notes(blocked, "Verdict after all.")
     assert [b.status for b in tree_of(start["session"]["runId"]).branches] == ["complete", "complete"]
 
 
@@ -167,7 +167,7 @@ def test_the_run_resource_gives_the_tip_its_own_synthesis_only(forked):
     assert view["branchCount"] == 1  # one node forked
 
     finished = start_workflow(PLAN)
-    step(step(step(finished, "Goal."), "Plan."), "Verdict.")
+    ack_with_notes(ack_with_notes(ack_with_notes(finished, "Goal."), "Plan."), "Verdict.")
     assert read_run(finished["session"]["runId"])["synthesis"]["steps"][-1]["notesMarkdown"] == "Verdict."
 
 
@@ -207,7 +207,7 @@ def queries(call: Any) -> int:
 
 def test_reading_a_run_costs_the_same_queries_whatever_its_branches(service_catalog):
     small = start_workflow(PLAN)
-    step(small, "One step.")
+    ack_with_notes(small, "One step.")
     small_id = small["session"]["runId"]
     cost = [
         queries(lambda: tree_of(small_id).outcomes()),
@@ -217,11 +217,11 @@ def test_reading_a_run_costs_the_same_queries_whatever_its_branches(service_cata
 
     big = forked_after_completion()
     elsewhere = start_workflow(PLAN, context={"sessionKey": "FORKED-1"})  # another run of the session
-    step(elsewhere, "Elsewhere.")
+    ack_with_notes(elsewhere, "Elsewhere.")
     root = big.answers[0]
     for notes in ("A third way.", "A fourth way."):  # two more branches from the start, one completed
-        tip = step(continue_workflow(stateToken=root["stateToken"]), notes)
-    step(step(tip, "Its plan."), "Its verdict.")
+        tip = ack_with_notes(continue_workflow(stateToken=root["stateToken"]), notes)
+    ack_with_notes(ack_with_notes(tip, "Its plan."), "Its verdict.")
     assert len(tree_of(big.run_id).branches) == 4
     assert [
         queries(lambda: tree_of(big.run_id).outcomes()),

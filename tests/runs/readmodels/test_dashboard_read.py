@@ -20,9 +20,9 @@ from runs.models import Event, EventKind, Node, Run, RunStatus, Session, Session
 from runs.readmodels import overview, run_view
 from runs.store.projections import session_status
 from runs.store.rebuild import rebuild_projections
-from tests.calls import continue_workflow, start_workflow
-from tests.dashboard_data import SESSION_KEY, advance, two_runs_one_forked_twice
-from tests.execution_helpers import error_code
+from tests.support.checks import error_code
+from tests.support.mcp_calls import continue_workflow, start_workflow
+from tests.support.sample_session import SESSION_KEY, advance, two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db
 

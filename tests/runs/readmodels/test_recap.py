@@ -14,9 +14,9 @@ from runs.contract.errors import ErrorCode
 from runs.mcp.rendering import execution_text
 from runs.readmodels import recap
 from runs.readmodels.resources import read_run_notes
-from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
-from tests.execution_helpers import error_code
-from tests.runs.readmodels.test_synthesis import PLAN
+from tests.runs.readmodels.support import PLAN
+from tests.support.checks import error_code
+from tests.support.mcp_calls import checkpoint_workflow, continue_workflow, start_workflow
 
 pytestmark = pytest.mark.django_db
 

@@ -20,8 +20,7 @@ from runs.readmodels.resources import read_run, read_run_notes, read_session_art
 from runs.readmodels.synthesis import synthesize
 from runs.store import events
 from runs.store.journal import Journal
-from tests.calls import continue_workflow, start_workflow
-from tests.runs.readmodels.test_synthesis import (
+from tests.runs.readmodels.support import (
     A_FINDING,
     FILES,
     FINDINGS,
@@ -29,8 +28,8 @@ from tests.runs.readmodels.test_synthesis import (
     changed_files,
     node_of,
     record_checkpoint,
-    step,
 )
+from tests.support.mcp_calls import ack_with_notes, continue_workflow, start_workflow
 
 pytestmark = pytest.mark.django_db
 
@@ -77,7 +76,7 @@ def test_an_unknown_workflow_is_not_found(service_catalog):
 
 def test_a_run_in_progress_shows_its_tip_and_a_recap(service_catalog):
     start = start_workflow(PLAN, {"sessionKey": "orders"})
-    second = step(start, "Goal: paginate /orders.")
+    second = ack_with_notes(start, "Goal: paginate /orders.")
     view = read_run(start["session"]["runId"])
 
     assert view["runId"] == start["session"]["runId"]
@@ -97,9 +96,9 @@ def test_a_run_in_progress_shows_its_tip_and_a_recap(service_catalog):
 
 def test_a_forked_run_counts_its_branch_points_and_follows_the_newest_branch(service_catalog):
     start = start_workflow(PLAN)
-    step(step(start, "First idea."), "Plan for the first idea.")
+    ack_with_notes(ack_with_notes(start, "First idea."), "Plan for the first idea.")
     rewound = continue_workflow(stateToken=start["stateToken"])
-    step(rewound, "Second idea.")
+    ack_with_notes(rewound, "Second idea.")
 
     view = read_run(start["session"]["runId"])
     assert view["branchCount"] == 1
@@ -109,7 +108,7 @@ def test_a_forked_run_counts_its_branch_points_and_follows_the_newest_branch(ser
 
 def test_a_completed_run_carries_its_synthesis_and_gaps(service_catalog):
     start = start_workflow(PLAN)
-    second = step(start, "Goal set.", [changed_files("a.py")])
+    second = ack_with_notes(start, "Goal set.", [changed_files("a.py")])
     gap_node = node_of(second)
     with transaction.atomic():
         journal = Journal(gap_node.run.session, timezone.now())
@@ -123,7 +122,7 @@ def test_a_completed_run_carries_its_synthesis_and_gaps(service_catalog):
             )
         )
         journal.flush()
-    done = step(step(second, "Plan done."), "Verdict: ready.", [A_FINDING])
+    done = ack_with_notes(ack_with_notes(second, "Plan done."), "Verdict: ready.", [A_FINDING])
     synthesis = finalize(done)
 
     view = read_run(start["session"]["runId"])
@@ -145,11 +144,11 @@ def test_an_unknown_run_is_not_found(service_catalog):
 
 def test_session_artifacts_cover_every_run_and_checkpoint_in_time_order(service_catalog):
     first = start_workflow(PLAN, {"ticketId": "ORD-7"})
-    after_first = step(first, "Goal set.", [changed_files("a.py")])
+    after_first = ack_with_notes(first, "Goal set.", [changed_files("a.py")])
     resumed = record_checkpoint(after_first, "Halfway.", [changed_files("c.py")])
-    step(resumed, "Plan done.", [A_FINDING])
+    ack_with_notes(resumed, "Plan done.", [A_FINDING])
     other = start_workflow(PLAN, {"ticketId": "ORD-7"})
-    step(other, "Another run's goal.", [changed_files("z.py")])
+    ack_with_notes(other, "Another run's goal.", [changed_files("z.py")])
     start_workflow(PLAN, {"ticketId": "SOMEONE-ELSE"})  # another session: not listed
     assert other["session"]["sessionId"] == first["session"]["sessionId"]
 
@@ -218,7 +217,7 @@ def test_reading_through_the_server_gives_json_or_a_structured_error(service_cat
 @pytest.mark.django_db(transaction=True)  # the read runs on a worker thread: it must see committed rows
 def test_run_and_session_reads_run_on_a_worker_thread(service_catalog):
     start = start_workflow(PLAN)
-    step(start, "Goal set.", [changed_files("a.py")])
+    ack_with_notes(start, "Goal set.", [changed_files("a.py")])
     mcp = server()
 
     async def read(uri: str) -> Any:
@@ -236,7 +235,7 @@ def test_run_and_session_reads_run_on_a_worker_thread(service_catalog):
 @pytest.mark.django_db(transaction=True)
 def test_the_run_notes_template_reads_a_page_with_or_without_its_query(service_catalog):
     start = start_workflow(PLAN)
-    moved = step(start, "Goal set.")
+    moved = ack_with_notes(start, "Goal set.")
     run_id = start["session"]["runId"]
     mcp = server()
 

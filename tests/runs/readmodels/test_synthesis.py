@@ -6,94 +6,30 @@ import json
 from typing import Any
 
 import pytest
-from django.conf import settings
-from django.db import transaction
-from django.utils import timezone
 
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.execution.replay import output_digest
-from runs.models import Node
 from runs.readmodels.synthesis import synthesize
-from runs.store import events, tokens
-from runs.store.journal import Journal, random_id
-from runs.store.tokens import TokenKind
-from tests.calls import continue_workflow, start_workflow
+from tests.runs.readmodels.support import (
+    A_FINDING,
+    FILES,
+    FINDINGS,
+    PLAN,
+    STEPS,
+    changed_files,
+    node_of,
+    record_checkpoint,
+)
+from tests.support.mcp_calls import ack_with_notes, continue_workflow, start_workflow
 
 pytestmark = pytest.mark.django_db
-
-PLAN = "wr.routine-focused_plan"
-STEPS = ["clarify-goal", "draft-plan", "self-check-plan"]
-FILES = "mr_review.changed_files"
-FINDINGS = "mr_review.findings"
-A_FINDING = {"kind": FINDINGS, "findings": [{"severity": "Minor", "title": "Naming"}]}
-
-
-def changed_files(path: str) -> dict[str, Any]:
-    return {"kind": FILES, "changedFiles": [{"path": path, "summary": "s", "risk": "L"}]}
-
-
-def step(response: dict[str, Any], notes: str, artifacts: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    output: dict[str, Any] = {"notesMarkdown": notes}
-    if artifacts is not None:
-        output["artifacts"] = artifacts
-    return continue_workflow(stateToken=response["stateToken"], ackToken=response["ackToken"], output=output)
-
-
-def record_checkpoint(response: dict[str, Any], notes: str, artifacts: list[dict[str, Any]]) -> dict[str, Any]:
-    """What a checkpoint does to a run (runs.models.Checkpoint): a checkpoint node below the current one,
-    same pending step, reached by the checkpoint, with an ackToken to carry on from there."""
-    node = Node.objects.select_related("run__session").get(
-        public_id=tokens.parse(settings.WORKRAIL_HOME, response["stateToken"], TokenKind.STATE).id
-    )
-    output = {"notesMarkdown": notes, "artifacts": artifacts}
-    child_id, attempt_id = random_id(), random_id()
-    with transaction.atomic():
-        journal = Journal(node.run.session, timezone.now())
-        run_id = node.run.public_id
-        journal.record(
-            events.NodeCreated(
-                run_id=run_id,
-                node_id=child_id,
-                parent_node_id=node.public_id,
-                depth=node.depth + 1,
-                notes_on_path=node.notes_on_path + 1,
-                engine_state=node.engine_state,
-                preferences=node.preferences,
-                pending_step_id=node.pending_step_id,
-                is_complete=False,
-            )
-        )
-        journal.record(
-            events.CheckpointRecorded(
-                run_id=run_id,
-                node_id=node.public_id,
-                child_node_id=child_id,
-                output_digest=output_digest(output),
-                response="{}",
-                notes_markdown=output.get("notesMarkdown", ""),
-                artifacts=output.get("artifacts", []),
-            )
-        )
-        journal.record(events.AttemptIssued(run_id=run_id, node_id=child_id, attempt_id=attempt_id))
-        journal.flush()
-    return {
-        "stateToken": tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child_id),
-        "ackToken": tokens.mint(settings.WORKRAIL_HOME, TokenKind.ACK, attempt_id),
-    }
-
-
-def node_of(response: dict[str, Any]) -> Node:
-    return Node.objects.select_related("run").get(
-        public_id=tokens.parse(settings.WORKRAIL_HOME, response["stateToken"], TokenKind.STATE).id
-    )
 
 
 def complete_plan(context: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """A finished run of the routine: notes on each step, artifacts on the first and the last."""
     start = start_workflow(PLAN, context)
-    second = step(start, "Goal: paginate /orders.", [changed_files("a.py"), A_FINDING])
-    third = step(second, "Plan: three steps.")
-    done = step(third, "Verdict: ready.", [changed_files("b.py")])
+    second = ack_with_notes(start, "Goal: paginate /orders.", [changed_files("a.py"), A_FINDING])
+    third = ack_with_notes(second, "Plan: three steps.")
+    done = ack_with_notes(third, "Verdict: ready.", [changed_files("b.py")])
     assert done["isComplete"] is True
     return start, done
 
@@ -162,11 +98,11 @@ def test_the_same_node_gives_byte_identical_json(service_catalog):
 
 def test_only_the_completed_branch_is_synthesized(service_catalog):
     start = start_workflow(PLAN)
-    abandoned = step(start, "First idea.", [changed_files("old.py")])
-    step(abandoned, "Plan for the first idea.")
+    abandoned = ack_with_notes(start, "First idea.", [changed_files("old.py")])
+    ack_with_notes(abandoned, "Plan for the first idea.")
     rewound = continue_workflow(stateToken=start["stateToken"])
-    second = step(rewound, "Second idea.", [changed_files("new.py")])
-    done = step(step(second, "Plan for the second idea."), "Verdict: ready.")
+    second = ack_with_notes(rewound, "Second idea.", [changed_files("new.py")])
+    done = ack_with_notes(ack_with_notes(second, "Plan for the second idea."), "Verdict: ready.")
 
     synthesis = synthesize(node_of(done))
     assert [s["notesMarkdown"] for s in synthesis["steps"]] == [
@@ -180,10 +116,10 @@ def test_only_the_completed_branch_is_synthesized(service_catalog):
 
 def test_checkpoints_on_the_path_are_included_where_they_happened(service_catalog):
     start = start_workflow(PLAN)
-    second = step(start, "Goal set.", [changed_files("a.py")])
+    second = ack_with_notes(start, "Goal set.", [changed_files("a.py")])
     resumed = record_checkpoint(second, "Halfway through the plan.", [changed_files("c.py")])
-    third = step(resumed, "Plan done.")
-    done = step(third, "Verdict: ready.")
+    third = ack_with_notes(resumed, "Plan done.")
+    done = ack_with_notes(third, "Verdict: ready.")
 
     synthesis = synthesize(node_of(done))
     assert [(s["kind"], s["stepId"]) for s in synthesis["steps"]] == [
@@ -203,7 +139,7 @@ def test_checkpoints_on_the_path_are_included_where_they_happened(service_catalo
 
 def test_only_a_completed_node_has_a_synthesis(service_catalog):
     start = start_workflow(PLAN)
-    second = step(start, "Goal set.")
+    second = ack_with_notes(start, "Goal set.")
     node = node_of(second)
     assert not node.is_complete
     with pytest.raises(WorkRailError) as raised:

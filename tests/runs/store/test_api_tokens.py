@@ -7,7 +7,6 @@ import hashlib
 import re
 from datetime import UTC, datetime, timedelta
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -19,13 +18,6 @@ from runs.models import ApiToken
 from runs.store import api_tokens
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def home(settings, tmp_path: Path) -> Path:
-    settings.WORKRAIL_HOME = tmp_path / "home"
-    settings.WORKRAIL_HOME.mkdir()
-    return settings.WORKRAIL_HOME
 
 
 def command(*args: str, name: str = "create_api_token") -> str:

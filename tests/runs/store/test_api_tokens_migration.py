@@ -24,13 +24,6 @@ BEFORE = ("runs", "0010_session_importing")
 AFTER = ("runs", "0011_api_tokens")
 
 
-@pytest.fixture
-def home(settings, tmp_path: Path) -> Path:
-    settings.WORKRAIL_HOME = tmp_path / "home"
-    settings.WORKRAIL_HOME.mkdir()
-    return settings.WORKRAIL_HOME
-
-
 def legacy_file(home: Path, entries: list[dict[str, Any]]) -> Path:
     """The file as runs/store/api_tokens.py wrote it before the tokens moved into the database."""
     path = home / "api_tokens.json"

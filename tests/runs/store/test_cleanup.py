@@ -35,9 +35,8 @@ from runs.models import (
 )
 from runs.store import retention
 from runs.store.rebuild import rebuild_projections
-from tests.calls import checkpoint_workflow, continue_workflow, start_session, start_workflow
-from tests.dashboard_data import SESSION_KEY, two_runs_one_forked_twice
-from tests.execution_helpers import ack
+from tests.support.mcp_calls import ack, checkpoint_workflow, continue_workflow, start_session, start_workflow
+from tests.support.sample_session import SESSION_KEY, two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db
 
@@ -56,7 +55,7 @@ def age(public_id: str, days: int) -> None:
 def finished_plan(session_key: str) -> dict[str, Any]:
     answer = start_workflow(PLAN, context={"sessionKey": session_key})
     while answer["kind"] != "complete":
-        answer = ack(continue_workflow, answer)
+        answer = ack(answer)
     return answer
 
 
@@ -113,7 +112,7 @@ def store(service_catalog: Any, git_project: Path, settings: Any) -> Store:
 
     reviewed = two_runs_one_forked_twice()
     unattended = start_workflow(REVIEW, context={"sessionKey": SESSION_KEY, "reviewAreas": ["api"]}, mode="unattended")
-    ack(continue_workflow, unattended)  # past a user-only dependency: a gap
+    ack(unattended)  # past a user-only dependency: a gap
     finished_plan(SESSION_KEY)
     notes = start_session(title="Caching spike", sessionKey="cache-spike")
     for text in ("LRU beats TTL.", "Measured: 3x fewer misses."):
@@ -285,7 +284,7 @@ def test_it_lets_a_workflow_whose_pinned_snapshot_it_deleted_start_again(store: 
 
     assert again["workflow"]["workflowHash"] == review_hash
     assert PinnedWorkflow.objects.filter(pk=review_hash).exists()  # pinned again
-    assert ack(continue_workflow, again)["kind"] in {"step", "blocked"}
+    assert ack(again)["kind"] in {"step", "blocked"}
 
 
 def test_it_keeps_refusing_to_delete_events_any_other_way(store: Store) -> None:

@@ -20,7 +20,7 @@ from runs.models import Checkpoint, Event, EventKind, PinnedWorkflow, RateBucket
 from runs.store import ratelimit
 from runs.store.pinned import pin
 from runs.store.retention import delete_unused_pinned_workflows
-from tests.calls import checkpoint_workflow, start_session, start_workflow
+from tests.support.mcp_calls import checkpoint_workflow, start_session, start_workflow
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

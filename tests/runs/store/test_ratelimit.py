@@ -10,8 +10,8 @@ import pytest
 from runs.contract.errors import WorkRailError
 from runs.models import RateBucket, Session
 from runs.store import ratelimit
-from tests.calls import start_session, start_workflow
-from tests.helpers import REPO
+from tests.support.mcp_calls import start_session, start_workflow
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from harness.projections import snapshot
 from runs.models import EventKind, SearchEntry
 from runs.store import events
 from runs.store.rebuild import rebuild_projections
-from tests.calls import checkpoint_workflow, start_session, start_workflow
+from tests.support.mcp_calls import checkpoint_workflow, start_session, start_workflow
 
 pytestmark = pytest.mark.django_db
 
@@ -41,7 +41,7 @@ def test_every_event_kind_has_one_payload_model_whose_json_reads_back_the_same()
 def test_a_rebuild_holds_the_write_lock_one_session_at_a_time_so_agents_keep_working(service_catalog):
     from django.db import connection
 
-    from tests.dashboard_data import advance
+    from tests.support.sample_session import advance
 
     answers = [start_workflow("wr.routine-focused_plan", context={"sessionKey": f"k{i}"}) for i in range(3)]
     seen = []

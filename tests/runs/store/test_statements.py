@@ -20,9 +20,8 @@ from runs.store import statements
 from runs.store.journal import new_session, random_id
 from runs.store.projections import SEARCH_NOTES_CHARS, _append_notes
 from runs.store.statements import SelectOne
-from tests.calls import continue_workflow, start_workflow
-from tests.execution_helpers import ack
-from tests.helpers import workflow_doc, write_json
+from tests.support.mcp_calls import ack, start_workflow
+from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 
@@ -188,11 +187,11 @@ def looping(service_catalog):
 def test_a_warm_advance_compiles_no_sql_and_runs_the_same_statements_at_any_depth(looping):
     response = start_workflow(looping)
     for _ in range(3):
-        response = ack(continue_workflow, response)
+        response = ack(response)
     counts = []
     for _ in range(5):
         with counting_compiles() as counted, CaptureQueriesContext(connection) as queries:
-            response = ack(continue_workflow, response)
+            response = ack(response)
         assert response["kind"] == "step", response
         assert counted["compiles"] == 0
         counts.append(len(queries))

@@ -38,8 +38,8 @@ def test_the_table_covers_every_status_and_canceled_is_final():
 def test_the_service_cannot_move_a_canceled_run(service_catalog):
     from runs.execution.session_actions import cancel_run
     from runs.models import Run
-    from tests.calls import start_workflow
-    from tests.execution_helpers import error_code
+    from tests.support.checks import error_code
+    from tests.support.mcp_calls import start_workflow
 
     response = start_workflow("wr.bug_investigation")
     cancel_run(response["session"]["runId"])

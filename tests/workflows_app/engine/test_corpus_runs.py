@@ -1,7 +1,7 @@
 """Every workflow of the WorkRail corpus (and the bundled ones) runs to completion.
 
 The driver and its scripted agent are in tests/workflows_app/engine/scripted_run.py. Corpus workflows are skipped
-when the corpus is absent (see tests/helpers.py); the bundled ones always run.
+when the corpus is absent (see tests/support/corpus.py); the bundled ones always run.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.helpers import CORPUS_WORKFLOWS, corpus_available, corpus_params
+from tests.support.corpus import CORPUS_WORKFLOWS, corpus_available, corpus_params
 from tests.workflows_app.engine.scripted_run import (
     MAX_ADVANCES,
     ScriptedAgent,

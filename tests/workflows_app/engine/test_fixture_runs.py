@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.fixture_workflows import CONFIRMATIONS, EXPECTED_PATHS, START_CONTEXTS, fixture_ids
-from tests.helpers import FIXTURE_WORKFLOWS
+from tests.support.fixture_workflows import CONFIRMATIONS, EXPECTED_PATHS, START_CONTEXTS, fixture_ids
+from tests.support.paths import FIXTURE_WORKFLOWS
 from tests.workflows_app.engine.scripted_run import ScriptedRun, load_catalog, run_scripted, scenario_context
 from workflows_app.engine import advance, start
 

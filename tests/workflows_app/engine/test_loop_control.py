@@ -10,11 +10,18 @@ from workflows_app.engine import advance, start
 CONTRACT = {"contractRef": "wr.contracts.loop_control"}
 
 
-def artifact_loop(loop_id: str = "work", source_loop_id: str | None = "work-loop", **config: Any) -> dict[str, Any]:
+def artifact_loop(
+    loop_id: str = "work",
+    source_loop_id: str | None = "work-loop",
+    body: list[dict[str, Any]] | None = None,
+    **config: Any,
+) -> dict[str, Any]:
+    """A while loop that wr.loop_control artifacts drive (for the loop `source_loop_id` names, or for
+    whichever loop they are sent in when None); by default its body does, then decides."""
     source = {"kind": "artifact_contract", "contractRef": "wr.contracts.loop_control"}
     if source_loop_id is not None:
         source["loopId"] = source_loop_id
-    body = [step("do"), step("decide", outputContract=CONTRACT)]
+    body = body or [step("do"), step("decide", outputContract=CONTRACT)]
     return loop(
         loop_id, body, type="while", conditionSource=source, maxIterations=config.pop("maxIterations", 5), **config
     )
@@ -74,12 +81,8 @@ def test_decisions_are_recorded_in_the_state_until_consumed():
 
 def test_an_iteration_without_a_decision_blocks_the_step_that_ends_it():
     compiled = workflow(
-        loop(
-            "work",
-            [step("do"), step("maybe", outputContract={**CONTRACT, "required": False})],
-            type="while",
-            conditionSource={"kind": "artifact_contract", "contractRef": "wr.contracts.loop_control"},
-            maxIterations=5,
+        artifact_loop(
+            source_loop_id=None, body=[step("do"), step("maybe", outputContract={**CONTRACT, "required": False})]
         ),
         step("after"),
     )
@@ -100,13 +103,7 @@ def test_a_decision_sent_before_the_loop_does_not_count_for_its_first_iteration(
     # "continue" is consumed on entry; nothing sent during iteration 1: its last step must decide.
     compiled = workflow(
         step("init", outputContract=CONTRACT),
-        loop(
-            "work",
-            [step("do")],
-            type="while",
-            maxIterations=5,
-            conditionSource={"kind": "artifact_contract", "contractRef": "wr.contracts.loop_control"},
-        ),
+        artifact_loop(source_loop_id=None, body=[step("do")]),
         step("after"),
     )
     entered = advance(compiled, start(compiled).state, output=loop_control("continue"))
@@ -192,13 +189,7 @@ def test_a_decision_that_matches_no_open_loop_blocks_the_step():
 
 def test_an_iteration_that_reaches_max_iterations_ends_without_a_decision():
     compiled = workflow(
-        loop(
-            "work",
-            [step("do")],
-            type="while",
-            maxIterations=1,
-            conditionSource={"kind": "artifact_contract", "contractRef": "wr.contracts.loop_control"},
-        ),
+        artifact_loop(source_loop_id=None, body=[step("do")], maxIterations=1),
         step("after"),
     )
     moved = advance(compiled, start(compiled).state, output=NOTES)

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from harness.answers import wide_table_note
-from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
+from tests.support.mcp_calls import ack_with_notes, checkpoint_workflow, start_workflow
 
 PLAN = "wr.routine-focused_plan"
 FILES = {
@@ -23,13 +23,6 @@ FINDINGS = {
     "kind": "mr_review.findings",
     "findings": [{"severity": "Major", "title": "Unbounded query", "location": {"file": "src/orders.py", "line": 12}}],
 }
-
-
-def step(answer: dict[str, Any], notes: str, artifacts: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    output: dict[str, Any] = {"notesMarkdown": notes}
-    if artifacts:
-        output["artifacts"] = artifacts
-    return continue_workflow(stateToken=answer["stateToken"], ackToken=answer["ackToken"], output=output)
 
 
 @dataclass
@@ -43,10 +36,10 @@ def small_complete_session(key: str = "REPORT-1") -> Small:
     """The focused-plan routine run to its end: notes on each step (one with a heading and a list), a
     checkpoint, changed files and a finding."""
     start = start_workflow(PLAN, context={"sessionKey": key})
-    second = step(start, "## Goal\n\nPaginate `/orders`:\n\n- keep the old query\n- add `limit`", [FILES])
+    second = ack_with_notes(start, "## Goal\n\nPaginate `/orders`:\n\n- keep the old query\n- add `limit`", [FILES])
     saved = checkpoint_workflow(stateToken=second["stateToken"], output={"notesMarkdown": "Halfway: plan drafted."})
-    third = step(saved, "Plan: **three** slices.", [FINDINGS])
-    done = step(third, "Verdict: ready.")
+    third = ack_with_notes(saved, "Plan: **three** slices.", [FINDINGS])
+    done = ack_with_notes(third, "Verdict: ready.")
     assert done["isComplete"] is True
     return Small(start["session"]["sessionId"], start["session"]["runId"], [start, second, third, done])
 
@@ -69,7 +62,7 @@ def hostile_notes(port: int) -> str:
 
 def hostile_session(port: int) -> Small:
     start = start_workflow(PLAN, context={"sessionKey": "HOSTILE-1"})
-    second = step(start, hostile_notes(port))
+    second = ack_with_notes(start, hostile_notes(port))
     return Small(start["session"]["sessionId"], start["session"]["runId"], [start, second])
 
 
@@ -122,5 +115,5 @@ def wide_table_session(notes: int = 1) -> Small:
     start = start_workflow(PLAN, context={"sessionKey": f"WIDE-{notes}"})
     answers = [start]
     for _ in range(notes):
-        answers.append(step(answers[-1], wide_table_note()))
+        answers.append(ack_with_notes(answers[-1], wide_table_note()))
     return Small(start["session"]["sessionId"], start["session"]["runId"], answers)

@@ -13,9 +13,8 @@ from django.db import connection
 from exports.bundle.export import TOKEN_MARKER
 from harness.projections import snapshot
 from runs.models import Event, EventKind
-from tests.calls import continue_workflow, start_workflow
-from tests.dashboard_data import SESSION_KEY, Built, two_runs_one_forked_twice
-from tests.execution_helpers import notes_for
+from tests.support.mcp_calls import continue_workflow, notes_for, start_workflow
+from tests.support.sample_session import SESSION_KEY, Built, two_runs_one_forked_twice
 
 _TOKEN = re.compile(r"\b(?:st|ak|ss)1_[A-Za-z0-9_-]{24}")
 _DECLARING = {EventKind.RUN_STARTED: "runId", EventKind.NODE_CREATED: "nodeId", EventKind.ATTEMPT_ISSUED: "attemptId"}

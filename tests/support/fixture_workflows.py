@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.helpers import FIXTURE_WORKFLOWS
+from tests.support.paths import FIXTURE_WORKFLOWS
 
 
 def fixture_paths() -> list[Path]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.answers import context_for
-from tests.calls import checkpoint_workflow, continue_workflow, start_workflow
+from tests.support.mcp_calls import checkpoint_workflow, continue_workflow, start_workflow
 
 HOSTILE = (
     '<script>window.__pwned = 1</script> <img src=x onerror="window.__pwned = 2"> '
