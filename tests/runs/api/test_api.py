@@ -14,7 +14,6 @@ from django.test.utils import CaptureQueriesContext
 from pydantic import BaseModel
 from pydantic_core import to_json
 
-from runs.api.errors import STATUS
 from runs.contract.catalog import WorkflowInspection, WorkflowList
 from runs.contract.dashboard import (
     CancelResult,
@@ -27,6 +26,7 @@ from runs.contract.dashboard import (
     SessionPage,
     ToolTimings,
 )
+from runs.contract.errors import HTTP_STATUS as STATUS
 from runs.contract.errors import ErrorCode, ErrorResult
 from runs.execution import catalog
 from runs.models import Event, EventKind, Node, Run, RunStatus
