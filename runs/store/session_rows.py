@@ -4,7 +4,7 @@ Two places delete whole sessions: retention, expired ones in batches (runs/store
 an import's staged session, removed a slice at a time (runs/store/staged.py). Both walk the tables in
 this order and delete with one DELETE statement per table, not with Django's collector, which loads
 every object to cascade it one by one. One list, so that a table added under a session is deleted by
-both (tests/test_cleanup.py fails when a new model points at one of these and is not listed).
+both (tests/runs/store/test_cleanup.py fails when a new model points at one of these and is not listed).
 """
 
 from __future__ import annotations
