@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from runs.mcp.tools import ToolOutcome, ToolSpec
+from runs.mcp.tool_spec import ToolOutcome, ToolSpec
 
 TOOLS = "runs.mcp.tools"
 SERVICES = "runs.mcp.services"

@@ -30,12 +30,12 @@ from runs.mcp.boundary import guarded
 from runs.mcp.framing import CheckedLines, wire_stdin
 from runs.mcp.readiness import configuration_problem
 from runs.mcp.resources import register_resources
+from runs.mcp.tool_spec import ToolOutcome, ToolSpec
 from workflows_app.engine.jsontypes import JsonObject
 from workrail_site.version import VERSION
 
 if TYPE_CHECKING:
     from runs.mcp.prompts import PromptDescription, RenderedPrompt
-    from runs.mcp.tools import ToolOutcome, ToolSpec
 
 logger = logging.getLogger("workrail.mcp")
 
