@@ -22,8 +22,8 @@ from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Node, Output
 from runs.readmodels import branches
 from runs.readmodels.shapes import Synthesis, SynthesisArtifact, SynthesisStep
-from runs.store.pinned import compiled_workflow
-from workflows_app.engine.jsontypes import JsonObject, Step
+from runs.store.pinned import compiled_workflow, steps_by_id
+from workflows_app.engine.jsontypes import JsonObject
 
 STEP = branches.STEP
 CHECKPOINT = branches.CHECKPOINT
@@ -39,7 +39,7 @@ def synthesize(node: Node) -> Synthesis:
         )
     run = node.run
     compiled = compiled_workflow(run.pinned_id)
-    titles = _step_titles(compiled.get("steps", []))
+    titles = {step_id: str(step.get("title") or "") for step_id, step in steps_by_id(run.pinned_id).items()}
 
     steps: list[SynthesisStep] = []
     artifacts: list[SynthesisArtifact] = []
@@ -70,18 +70,6 @@ def synthesize(node: Node) -> Synthesis:
         "artifacts": artifacts,
         "notesMarkdown": _document(str(compiled.get("name") or run.workflow_id), steps),
     }
-
-
-def _step_titles(steps: list[Step]) -> dict[str, str]:
-    """Step id -> title, loop bodies included."""
-    titles: dict[str, str] = {}
-    for step in steps:
-        titles.setdefault(str(step.get("id")), str(step.get("title") or ""))
-        body = step.get("body")
-        if isinstance(body, list):
-            for step_id, title in _step_titles(body).items():
-                titles.setdefault(step_id, title)
-    return titles
 
 
 def _canonical(artifact: JsonObject) -> JsonObject:
