@@ -92,4 +92,3 @@ render_prompt = prompts.render
 # --- tool-call timings ------------------------------------------------------------------------------
 
 save_timings = tool_calls.save
-prune_timings = tool_calls.prune

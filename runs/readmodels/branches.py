@@ -76,11 +76,6 @@ def lanes[K](placed: Iterable[tuple[K, K | None, int]]) -> list[Lane[K]]:
     ]
 
 
-def path[K](node: K, parents: dict[K, K | None]) -> list[K]:
-    """The nodes from the run's root to `node`."""
-    return graph.path_to(node, parents)
-
-
 # --- what a path holds ----------------------------------------------------------------------------------
 
 
@@ -247,7 +242,7 @@ class RunBranches:
         return self.branches[self._lane_of[pk]]
 
     def path(self, pk: int) -> list[int]:
-        return path(pk, self.parents)
+        return graph.path_to(pk, self.parents)
 
     def records(self, on_path: list[int]) -> list[PathRecord]:
         """The step outputs and checkpoints recorded on a path (needs the records read), in path order."""

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from runs.contract.dashboard import RunDetail, SessionDetail
-from runs.readmodels import branches
+from runs.readmodels import branches, graph
 
 register = template.Library()
 
@@ -214,7 +214,7 @@ def branch_path(detail: RunDetail) -> set[str]:
     """The node ids from the run's root to the shown branch's tip."""
     if detail.branch_tip is None:
         return set()
-    return set(branches.path(detail.branch_tip, {node.node_id: node.parent_id for node in detail.graph.nodes}))
+    return set(graph.path_to(detail.branch_tip, {node.node_id: node.parent_id for node in detail.graph.nodes}))
 
 
 @register.inclusion_tag("dashboard/_graph.html")
