@@ -28,7 +28,7 @@ test: $(STAMP)
 #   execution (start, advance, resume, checkpoints, contracts): the engine, jsonschema, rfc8785, re2;
 #   the surface snapshots (every MCP answer and the OpenAPI document, byte for byte) and the MCP tools:
 #     pydantic, django-ninja, mcp;
-#   Markdown rendering (markdown, nh3), login throttling (django-axes), the lock files themselves;
+#   Markdown rendering (markdown-it-py, mdit-py-plugins, nh3), login throttling (django-axes), the lock files themselves;
 #   one end-to-end run of `manage.py mcp` over stdio with the real mcp client (the current protocol).
 # Left out: the browser tests (Playwright and Chromium), the PDF and report tests and subprocess-heavy
 # files (settings, file permissions), which the locked pass covers.

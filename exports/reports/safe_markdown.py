@@ -9,6 +9,7 @@ written back as Markdown here. So the report can only contain Markdown construct
 * every character a Markdown reader could take as syntax (`<`, `*`, `[`, `|`, ...) is escaped in text
   (a backslash, or a character reference such as `&lt;`), so raw HTML in a note reads as the
   characters written, and no link appears from text;
+* task lists stay task lists (`- [x] done`), nested lists stay nested;
 * code is fenced, or wrapped in backticks, longer than any run of backticks inside it, so it cannot
   close its fence early and swallow the rest of the report;
 * links keep only http, https and mailto targets;
@@ -132,7 +133,7 @@ class _Element:
 class _TreeBuilder(HTMLParser):
     """Builds a tree of the sanitizer's output (well formed: nh3 closes every tag it keeps)."""
 
-    VOID = frozenset({"br", "hr"})
+    VOID = frozenset({"br", "hr", "input"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -284,6 +285,8 @@ def _inline_node(node: _Element | str) -> str:
         return "\n"
     if tag == "code":
         return code_span(_text_of(node))
+    if tag == "input":  # a task list's checkbox (the only input the renderer makes): a GFM task again
+        return "[x]" if "checked" in node.attrs else "[ ]"
     inner = _inlines(node.children)
     if tag in ("strong", "b"):
         return _wrapped(inner, "**")

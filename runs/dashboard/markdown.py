@@ -1,101 +1,135 @@
 """Agent-written Markdown (notes, artifacts) as HTML that is safe to put in a dashboard page.
 
 One function, render_markdown(), used by every page through the `markdown` template filter
-(`{% load markdown %}{{ value|markdown }}`). Agents write whatever their prompt or a tool output made
-them write, so the text is untrusted:
+(`{% load markdown %}{{ value|markdown }}`) and by the reports (exports/reports: the HTML/PDF report
+through the same filter, the Markdown report through safe_markdown.notes()). Agents write whatever
+their prompt or a tool output made them write, so the text is untrusted:
 
-* python-markdown (tables, fenced_code, sane_lists) makes the HTML, with its raw-HTML support off:
-  a note that says `<script>` or `<b>` shows those characters; only Markdown syntax makes tags.
+* markdown-it-py parses it as CommonMark, plus GFM tables, strikethrough and task lists
+  (mdit-py-plugins): a list right after a line of text, lists nested by 2 or 4 spaces, `- [x] done`
+  and fenced code render the way agents (and GitHub) expect. Its raw-HTML rules are off: a note
+  that says `<script>` or `<b>` shows those characters; only Markdown syntax makes tags.
 * nh3 (ammonia) then keeps only ALLOWED_TAGS and ALLOWED_ATTRIBUTES, and only http, https and
-  mailto links (plus relative ones), each with rel="noopener noreferrer nofollow".
+  mailto links (plus relative ones), each with rel="noopener noreferrer nofollow". The one form
+  element is a task list's checkbox, and nh3 forces it to `type="checkbox" disabled`.
 * Images become plain links ("image: alt"): the dashboard loads nothing from elsewhere.
 
 Nothing in the result can run a script, load a resource, style the page or submit a form; the
 page's CSP (workrail_site/settings.py) is the second line of defence, not the first.
 
-Bounded work: the text is cut at MAX_MARKDOWN_CHARS (a visible note says so), and python-markdown's
-slow paths are priced before it runs. Its inline parser rescans to the end of a paragraph for every
-unclosed `[` or `(` (10,000 `[` in one paragraph take half a minute), its block parser re-reads the
-rest of a block for every line of some kinds (`===` or `---` lines with no blank line between),
-and each level of nested lists or quotes is a level of recursion. A text over any of the budgets
-below is shown as escaped plain text (`<pre>`) under a visible note instead: nothing is lost, and
-a page never spends more than about half a second on one note.
+Bounded work: markdown-it-py's cost grows in step with its input, on CommonMark's known
+pathological inputs too (runs of `*`, `<`, backticks, setext underlines, nested quotes; see
+bench/markdown.py), so python-markdown's priced budgets are gone. What remains: the text is cut at
+MAX_MARKDOWN_CHARS (a visible note says so); a text with more than MAX_LINK_OPENERS `[` is shown as
+plain text under a visible note (each `[` costs tens of microseconds); lists and quotes nested
+deeper than markdown-it's nesting limit are shown as plain text too (markdown-it would drop the text
+past its limit silently). A page never spends more than about a third of a second on one note.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 import threading
-import xml.etree.ElementTree as etree
+from collections.abc import Sequence
+from typing import Any
 
-import markdown
 import nh3
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from markdown.extensions import Extension
-from markdown.extensions.fenced_code import FencedBlockPreprocessor
-from markdown.treeprocessors import Treeprocessor
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+from mdit_py_plugins.tasklists import tasklists_plugin
 
-# Longer texts are cut here, with a visible note; a 200,000-character note of ordinary Markdown
-# renders in about 0.3 s.
-MAX_MARKDOWN_CHARS = 200_000
-# Budgets for the slow paths described above, each about half a second of python-markdown at worst.
-# In characters rescanned: from each `[`, `(` or `<` to its closing bracket or the end of its block
-# (ordinary notes cost a few thousand), and lines x length summed over blocks.
-INLINE_SCAN_BUDGET = 1_000_000
-BLOCK_SCAN_BUDGET = 50_000_000
-# Blocks and `<` characters (about 30 microseconds each), and levels of nested lists or quotes on one
-# line (about 1,000 exhaust the stack).
-MAX_ELEMENTS = 10_000
-MAX_NESTING = 64
+from runs.contract.inputs import MAX_NOTES_BYTES
+
+# Longer texts are cut here, with a visible note. It is the largest note an agent can record
+# (notesMarkdown is at most MAX_NOTES_BYTES of UTF-8, so at most as many characters): only a workflow
+# prompt that long would be cut. 65,536 characters of ordinary notes render in about 0.1 s, the worst
+# of the hostile inputs in bench/markdown.py in about 0.3 s.
+MAX_MARKDOWN_CHARS = MAX_NOTES_BYTES
+# markdown-it-py's cost is linear, but its constant is large: it makes a token object for every
+# block, item and cell, and looks for a link's label from every `[` at every level of nesting below
+# it. Measured on this machine (bench/markdown.py), the CPU microseconds each of these characters
+# costs at worst (a line: a list item's; a `|`: a table cell's; ...). A text whose sum is over
+# COST_BUDGET is shown as plain text under a visible note: 65,536 characters of ordinary notes sum
+# to about 125,000, a whole note of one-word list items to about 290,000.
+MICROSECONDS = {"\n": 35, "[": 33, "|": 16, "*": 9, "_": 7, "~": 5, "&": 3, "`": 3, "<": 2}
+COST_BUDGET = 300_000
+# markdown-it's nesting limit (its CommonMark preset's): a list level is two levels (the list and
+# its item), a quote one, so lists nest 9 deep and quotes 19; agents nest three or four deep. Deeper
+# text is shown as plain text. The limit also bounds the cost of each `[` above, and the recursion.
+MAX_NESTING = 20
 
 ALLOWED_TAGS = frozenset(
     {
         *("p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6"),
         *("strong", "em", "code", "pre", "blockquote", "del"),
-        *("ul", "ol", "li", "a"),
+        *("ul", "ol", "li", "a", "input"),
         *("table", "thead", "tbody", "tr", "th", "td"),
     }
 )
-ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}}
+ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "th": {"align"}, "td": {"align"}, "input": {"checked"}}
+# A task list's checkbox is the only <input>: whatever reaches nh3, an input leaves it as a disabled
+# checkbox (checked or not), and the two classes that mark a task list (for the style sheets).
+FORCED_ATTRIBUTES = {"input": {"type": "checkbox", "disabled": ""}}
+ALLOWED_CLASSES = {"ul": {"contains-task-list"}, "ol": {"contains-task-list"}, "li": {"task-list-item"}}
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
 LINK_REL = "noopener noreferrer nofollow"
 # Dropped with everything inside them (other tags not allowed are dropped but keep their text). With
-# raw HTML off, python-markdown makes none of these: this is for sanitize_html() on other input.
+# raw HTML off, markdown-it makes none of these: this is for sanitize_html() on other input.
 DROPPED_WITH_CONTENT = frozenset(
     {"script", "style", "template", "iframe", "object", "embed", "svg", "math", "noscript", "textarea", "select"}
 )
-EXTENSIONS = ["tables", "fenced_code", "sane_lists"]
+CHECKBOX = '<input type="checkbox" disabled>'
+CHECKED_BOX = '<input type="checkbox" disabled checked>'
 
 
-class _ImagesAsLinks(Treeprocessor):
-    """`![alt](url)` becomes a link "image: alt" to the url: the dashboard loads nothing from elsewhere."""
+def _for_the_allow_list(state: StateCore) -> None:
+    """Tokens reshaped into what nh3 keeps: strikethrough as <del> (as before), a table cell's
+    alignment as `align` (the CSP refuses style attributes), a task's checkbox as exactly
+    CHECKBOX or CHECKED_BOX."""
+    for token in state.tokens:
+        if token.type in ("th_open", "td_open"):
+            style = str(token.attrs.pop("style", ""))
+            if style.startswith("text-align:"):
+                token.attrSet("align", style.removeprefix("text-align:"))
+        elif token.type == "inline" and token.children:
+            for child in token.children:
+                if child.type in ("s_open", "s_close"):
+                    child.tag = "del"
+                elif child.type == "html_inline" and child.content.startswith("<input"):
+                    child.content = CHECKED_BOX if "checked" in child.content else CHECKBOX
 
-    def run(self, root: etree.Element) -> None:
-        for image in list(root.iter("img")):
-            src = image.get("src", "")
-            alt = image.get("alt") or src
-            title, tail = image.get("title"), image.tail
-            image.clear()  # drops src, alt, title and the text after the image (put back below)
-            image.tail = tail
-            image.tag = "a"
-            image.set("href", src)
-            if title:
-                image.set("title", title)
-            image.text = f"image: {alt}"
+
+def _image_as_link(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    """`![alt](url "title")` as a link "image: alt" to the url: the dashboard loads nothing from elsewhere."""
+    token = tokens[idx]
+    alt = self.renderInlineAsText(token.children or [], options, env) or str(token.attrGet("src") or "")
+    title = token.attrGet("title")
+    title_attr = f' title="{escape(str(title))}"' if title else ""
+    return f'<a href="{escape(str(token.attrGet("src") or ""))}"{title_attr}>image: {escape(alt)}</a>'
 
 
-class _UntrustedTextExtension(Extension):
-    """Raw HTML is text (escaped, shown as written), and images are links."""
+def _new_parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "maxNesting": MAX_NESTING})
+    md.enable(["table", "strikethrough"])
+    md.use(tasklists_plugin)
+    md.core.ruler.push("workrail_allow_list", _for_the_allow_list)
+    md.add_render_rule("image", _image_as_link)
+    return md
 
-    def extendMarkdown(self, md: markdown.Markdown) -> None:
-        # Without these two, `<script>` in a note is shown as the characters `<script>`, not parsed:
-        # nothing but Markdown syntax makes tags. It also avoids the raw-HTML parser's slow paths
-        # (html.parser rescans on unclosed tags and comments).
-        md.preprocessors.deregister("html_block")
-        md.inlinePatterns.deregister("html")
-        md.treeprocessors.register(_ImagesAsLinks(md), "workrail_images_as_links", 0)
+
+_parsers = threading.local()
+
+
+def _parser() -> MarkdownIt:
+    """This thread's parser (waitress serves pages on several threads; building one costs more than a note)."""
+    md: MarkdownIt | None = getattr(_parsers, "md", None)
+    if md is None:
+        md = _parsers.md = _new_parser()
+    return md
 
 
 def _truncate(text: str) -> str:
@@ -107,93 +141,32 @@ def _truncate(text: str) -> str:
     )
 
 
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
-_BRACKETS = re.compile(r"[\[\]()<>]")
-_DEEP_NESTING = re.compile(rf"^(?:[ \t]*(?:>|[*+-](?=[ \t])|\d+[.)](?=[ \t]))){{{MAX_NESTING}}}", re.MULTILINE)
-
-
-def _blocks(text: str) -> list[str]:
-    """The text as python-markdown's parsers see it: fenced code set aside, split at blank lines."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _BLANK_LINE.split(FencedBlockPreprocessor.FENCED_BLOCK_RE.sub("\n\n", text))
-
-
-def _inline_scan_cost(block: str) -> int:
-    """Characters python-markdown's inline patterns may rescan: from each `[` or `(` to its closing
-    bracket (or the end of the block), from each `<` to the next `>` (or the end)."""
-    cost = 0
-    openers: dict[str, list[int]] = {"[": [], "(": []}
-    next_gt = len(block)
-    for match in reversed(list(_BRACKETS.finditer(block))):
-        char, at = match.group(), match.start()
-        if char == ">":
-            next_gt = at
-        elif char == "<":
-            cost += next_gt - at
-    for match in _BRACKETS.finditer(block):
-        char, at = match.group(), match.start()
-        if char in openers:
-            openers[char].append(at)
-        elif char in "])":
-            stack = openers["[" if char == "]" else "("]
-            if stack:
-                cost += at - stack.pop()
-    return cost + sum(len(block) - at for stack in openers.values() for at in stack)
-
-
-def _too_costly(text: str) -> bool:
-    if _DEEP_NESTING.search(text):
-        return True
-    chunks = _blocks(text)
-    if len(chunks) + text.count("<") > MAX_ELEMENTS:
-        return True
-    inline = block = 0
-    for chunk in chunks:
-        inline += _inline_scan_cost(chunk)
-        block += chunk.count("\n") * len(chunk)  # lines x length: the block parser's worst case
-        if inline > INLINE_SCAN_BUDGET or block > BLOCK_SCAN_BUDGET:
-            return True
-    return False
-
-
 def _plain(text: str, why: str) -> str:
     return f"<p><strong>[{why}: shown as plain text]</strong></p>\n<pre>{escape(text)}</pre>"
 
 
-_parsers = threading.local()
-
-
-def _parser() -> markdown.Markdown:
-    """This thread's parser. Building one costs more than converting a note, and a parser keeps state
-    between calls, so each thread (waitress runs several) keeps its own and resets it before use."""
-    md: markdown.Markdown | None = getattr(_parsers, "md", None)
-    if md is None:
-        md = markdown.Markdown(
-            extensions=[*EXTENSIONS, _UntrustedTextExtension()],
-            extension_configs={"tables": {"use_align_attribute": True}},
-            output_format="html",
-        )
-        _parsers.md = md
-    return md.reset()
-
-
 def _to_html(text: str) -> str:
-    if _too_costly(text):
+    if sum(cost * text.count(char) for char, cost in MICROSECONDS.items()) > COST_BUDGET:
         return _plain(text, "too intricate to format quickly")
-    try:
-        return _parser().convert(text)
-    except RecursionError:  # thousands of nested lists or quotes
-        _parsers.md = None  # a parser left mid-conversion is not trusted again
+    md = _parser()
+    env: EnvType = {}
+    tokens = md.parse(text, env)
+    # markdown-it skips whatever lies deeper than its nesting limit: an opening token this deep
+    # means some text was dropped, so the whole note is shown as written instead.
+    if any(token.nesting == 1 and token.level >= MAX_NESTING - 1 for token in tokens):
         return _plain(text, "nested too deeply to format")
+    return md.renderer.render(tokens, md.options, env)
 
 
 def sanitize_html(html: str) -> str:
-    """HTML reduced to the allow-list above; what render_markdown() applies to python-markdown's output."""
+    """HTML reduced to the allow-list above; what render_markdown() applies to markdown-it's output."""
     return nh3.clean(
         html,
         tags=set(ALLOWED_TAGS),
         clean_content_tags=set(DROPPED_WITH_CONTENT),
         attributes={tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()},
+        set_tag_attribute_values={tag: dict(values) for tag, values in FORCED_ATTRIBUTES.items()},
+        allowed_classes={tag: set(names) for tag, names in ALLOWED_CLASSES.items()},
         url_schemes=set(URL_SCHEMES),
         link_rel=LINK_REL,
         strip_comments=True,

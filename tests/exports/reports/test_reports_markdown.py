@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import re
 
-import markdown as python_markdown
 import pytest
+from markdown_it import MarkdownIt
 
 from exports.reports import markdown_report
 from exports.reports.data import build_report
@@ -34,7 +34,7 @@ def report_of(session_id: str, run_id: str | None = None) -> str:
 def html_of(markdown_text: str) -> str:
     """The report as a common Markdown reader shows it, raw HTML on (the reader's default): what must
     stay inert is checked against this."""
-    return python_markdown.markdown(markdown_text, extensions=["tables", "fenced_code"])
+    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(markdown_text)
 
 
 def test_the_same_store_gives_byte_identical_markdown(service_catalog, settings):
