@@ -7,8 +7,10 @@ their prompt or a tool output made them write, so the text is untrusted:
 
 * markdown-it-py parses it as CommonMark, plus GFM tables, strikethrough and task lists
   (mdit-py-plugins): a list right after a line of text, lists nested by 2 or 4 spaces, `- [x] done`
-  and fenced code render the way agents (and GitHub) expect. Its raw-HTML rules are off: a note
-  that says `<script>` or `<b>` shows those characters; only Markdown syntax makes tags.
+  and fenced code render the way agents (and GitHub) expect. One departure from CommonMark: a line
+  after a list item that is not indented ends the list (see _list_item_ends_at_an_unindented_line).
+  Its raw-HTML rules are off: a note that says `<script>` or `<b>` shows those characters; only
+  Markdown syntax makes tags.
 * nh3 (ammonia) then keeps only ALLOWED_TAGS and ALLOWED_ATTRIBUTES, and only http, https and
   mailto links (plus relative ones), each with rel="noopener noreferrer nofollow". The one form
   element is a task list's checkbox, and nh3 forces it to `type="checkbox" disabled`.
@@ -37,6 +39,7 @@ import nh3
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
@@ -103,6 +106,15 @@ def _for_the_allow_list(state: StateCore) -> None:
                     child.content = CHECKED_BOX if "checked" in child.content else CHECKBOX
 
 
+def _list_item_ends_at_an_unindented_line(state: StateBlock, line: int, end_line: int, silent: bool) -> bool:
+    """A paragraph terminator: inside a list item, a line indented less than the item's text ends the
+    item, so the text after a list is a paragraph of its own, as its author meant it:
+    "- the tests pass\nThen ask the user." is a list, then a paragraph. CommonMark reads that line as
+    a "lazy continuation" of the last item (GitHub too); every bundled workflow prompt with a list
+    ends that way, and agents write so, while hard-wrapping an item without indenting it is rare."""
+    return silent and 0 <= state.sCount[line] < state.blkIndent
+
+
 def _image_as_link(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     """`![alt](url "title")` as a link "image: alt" to the url: the dashboard loads nothing from elsewhere."""
     token = tokens[idx]
@@ -116,6 +128,7 @@ def _new_parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "maxNesting": MAX_NESTING})
     md.enable(["table", "strikethrough"])
     md.use(tasklists_plugin)
+    md.block.ruler.before("table", "workrail_item_ends", _list_item_ends_at_an_unindented_line, {"alt": ["paragraph"]})
     md.core.ruler.push("workrail_allow_list", _for_the_allow_list)
     md.add_render_rule("image", _image_as_link)
     return md

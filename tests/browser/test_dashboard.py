@@ -125,11 +125,13 @@ def test_hostile_agent_text_never_runs(page, console_log, site, built):
     # The payload is there, as text.
     expect(page.locator("table.changed-files")).to_contain_text("<script>window.__pwned = 1</script>")
     expect(page.locator("table.findings")).to_contain_text('onerror="window.__pwned = 2"')
-    # The Markdown link to javascript: kept its text and lost its target; clicking it does nothing.
-    link = page.locator(".markdown a", has_text="click me").first
-    expect(link).to_be_visible()
-    assert not (link.get_attribute("href") or "").lower().startswith("javascript:")
-    link.click()
+    # The Markdown link to javascript: is no link at all (CommonMark refuses the target): its text shows
+    # as written, and no link on the page goes to javascript:.
+    note = page.locator(".markdown", has_text="click me").first
+    expect(note).to_contain_text("[click me](javascript:window.__pwned=3)")
+    hrefs = page.locator("a[href]").evaluate_all("links => links.map(link => link.getAttribute('href'))")
+    assert not [href for href in hrefs if href.strip().lower().startswith("javascript:")]
+    note.click()
     page.wait_for_timeout(300)
     assert page.evaluate("typeof window.__pwned") == "undefined"
 

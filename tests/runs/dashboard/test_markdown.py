@@ -279,6 +279,16 @@ def test_a_list_right_after_a_line_is_a_list():
     assert items(output) == 4
 
 
+def test_a_line_right_after_a_list_ends_it():
+    # As every bundled prompt with a list is written: CommonMark would add "Assess" to the last item.
+    output = render_markdown("Do this:\n- a\n  - a1\n- b\nAssess the result.\n1. x\nDone.")
+    assert_inert(output)
+    expected = r"<li>b</li>\s*</ul>\s*<p>Assess the result.</p>\s*<ol>\s*<li>x</li>\s*</ol>\s*<p>Done.</p>"
+    assert re.search(expected, output), output
+    indented = render_markdown("- a\n  still a\n- b")
+    assert "<li>a\nstill a</li>" in indented  # an indented line continues its item
+
+
 def test_task_lists_are_disabled_checkboxes():
     output = render_markdown("Tasks:\n- [x] done\n- [ ] to do\n- [X] also done\n\nnot a task: [x] here")
     assert_inert(output)
