@@ -11,7 +11,7 @@ from runs.execution.loading import load_node
 from runs.execution.recording import issue_attempt
 from runs.execution.responses import AnswerParts
 from runs.models import Node
-from runs.readmodels import recap
+from runs.readmodels import forks, recap
 from runs.readmodels.recap import branch_tip
 from runs.store import tokens
 from runs.store.journal import Journal, write
@@ -42,6 +42,7 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
     with write() as now:
         node = load_node(node_id)
         run = node.run
+        notices += _forked_here(node)
         journal = Journal(run.session, now)
         journal.projector.know(run, node)
         # The newest branches only: a point rewound to a thousand times must not make a huge answer.
@@ -71,6 +72,27 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
         response = node_response(journal, run, node, attempt, pending, notices, kind=kind, extra=extra)
         journal.flush()
         return response
+
+
+def _forked_here(node: Node) -> list[WarningDict]:
+    """A branch a developer started by hand (an operator fork): the agent is told why, and what changed."""
+    if node.latest_child_id is not None:  # said to an agent about to go on from there, not on a rewind to it
+        return []
+    fork = forks.fork_into(node)
+    if fork is None:
+        return []
+    changed = [f"set {', '.join(fork.context_set)}" if fork.context_set else ""]
+    changed += [f"removed {', '.join(fork.context_removed)}" if fork.context_removed else ""]
+    what = "; ".join(part for part in changed if part) or "no context change"
+    where = "from the dashboard" if fork.via == "dashboard" else "through the HTTP API"
+    return [
+        {
+            "code": "OPERATOR_FORK",
+            "message": f"The user started this branch by hand ({where}), at this step, with edited context "
+            f"({what}; runContext has the values). Their reason: “{fork.reason}”. Earlier branches are kept "
+            "unchanged. " + FILES_NOT_BRANCHED,
+        }
+    ]
 
 
 def branch_summary(child: Node) -> Branch:
