@@ -9,7 +9,6 @@ from typing import Literal
 from pydantic import Field
 
 from runs.contract.base import Shape
-from runs.contract.inputs import ContinueWorkflowInput
 from workflows_app.engine.jsontypes import JsonObject
 
 MAX_REASON_CHARS = 1000  # a sentence or a short paragraph: it is shown on the run page and to the agent
@@ -31,12 +30,19 @@ class OperatorForkInput(Shape):
     )
 
 
+class AgentCallArguments(Shape):
+    """continue_workflow's arguments (runs.contract.inputs.ContinueWorkflowInput) with only a stateToken:
+    nothing advances, the pending step is shown again."""
+
+    state_token: str
+
+
 class AgentCall(Shape):
     """The tool call to give the agent, exactly: it returns the new branch's pending step, with its context
     and a fresh ackToken."""
 
     tool: Literal["continue_workflow"]
-    arguments: ContinueWorkflowInput
+    arguments: AgentCallArguments
 
 
 class OperatorForkResult(Shape):

@@ -34,13 +34,12 @@ from typing import Any, Literal
 from django.conf import settings
 
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.contract.fork import MAX_REASON_CHARS, AgentCall, OperatorForkResult
+from runs.contract.fork import MAX_REASON_CHARS, AgentCall, AgentCallArguments, OperatorForkResult
 from runs.contract.inputs import (
     MAX_CONTEXT_BYTES,
     MAX_CONTEXT_DEPTH,
     MAX_RUN_CONTEXT_BYTES,
     SESSION_ID_KEYS,
-    ContinueWorkflowInput,
     json_size,
 )
 from runs.execution.recording import create_node
@@ -135,7 +134,7 @@ def fork_node(node_id: str | int, change: Any, reason: Any, *, via: Via) -> Oper
         context_set=context_set,
         context_removed=removed,
         reason=why,
-        call=AgentCall(tool="continue_workflow", arguments=ContinueWorkflowInput(state_token=state_token)),
+        call=AgentCall(tool="continue_workflow", arguments=AgentCallArguments(state_token=state_token)),
         instructions=INSTRUCTIONS,
     )
 

@@ -99,11 +99,13 @@ def branch_summary(child: Node) -> Branch:
     tip = branch_tip(child)
     output = child.incoming_outputs.first()
     checkpoint = None if output else child.checkpoints_made.first()
+    fork = forks.fork_into(child) if output is None and checkpoint is None else None
     notes = output.notes_markdown if output else (checkpoint.notes_markdown if checkpoint else "")
+    notes = fork.reason if fork is not None else notes
     return Branch(
         state_token=tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child.public_id),
         completed_step_id=output.step_id if output else None,
-        via="step" if output else "checkpoint",
+        via="fork" if fork is not None else ("step" if output else "checkpoint"),
         notes_preview=notes[:280] + ("…" if len(notes) > 280 else ""),
         created_at=child.created_at.isoformat(),
         is_complete=child.is_complete,
