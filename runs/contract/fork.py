@@ -74,5 +74,6 @@ class OperatorForkNote(Shape):
     reason: str
     context_set: JsonObject
     context_removed: list[str]
+    change: str = Field(description="The change in words: 'target set to \"production\"; dryRun removed'.")
     via: Literal["dashboard", "api"]
     created_at: datetime

@@ -16,7 +16,6 @@ from django.http import QueryDict
 
 from runs.contract.dashboard import NodeDetail
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.contract.fork import OperatorForkNote
 from runs.execution.operator_fork import change_between
 
 
@@ -39,15 +38,6 @@ def pretty(value: Any) -> str:
 def agent_call(state_token: str) -> str:
     """The continue_workflow call to paste to the agent, as JSON text (runs.contract.fork.AgentCall)."""
     return pretty({"tool": "continue_workflow", "arguments": {"stateToken": state_token}})
-
-
-def change_summary(fork: OperatorForkNote | None) -> str:
-    """What a fork changed in the context, in words: "set target to "production"; removed dryRun"."""
-    if fork is None:
-        return ""
-    parts = [f"set {key} to {json.dumps(value, ensure_ascii=False)[:200]}" for key, value in fork.context_set.items()]
-    parts += [f"removed {key}" for key in fork.context_removed]
-    return "; ".join(parts) if parts else "unchanged"
 
 
 def parsed(post: QueryDict, node: NodeDetail) -> tuple[Any, str]:

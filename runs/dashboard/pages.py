@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from runs.contract.errors import HTTP_STATUS, WorkRailError
+from runs.contract.errors import WorkRailError
 from runs.dashboard import fork_form
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import shows_errors
@@ -23,9 +23,7 @@ def node_page(request: HttpRequest, node_id: str) -> HttpResponse:
     return _node_page(request, node_id)
 
 
-def _node_page(
-    request: HttpRequest, node_id: str, form: fork_form.ForkForm | None = None, status: int = 200
-) -> HttpResponse:
+def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | None = None) -> HttpResponse:
     node = run_view.node_detail(node_id)
     session = overview.get_session(node.run.session_id)
     context = {
@@ -34,9 +32,8 @@ def _node_page(
         "live_version": session.last_seq,
         "fork_form": form or fork_form.blank(node),
         "agent_call": fork_form.agent_call(node.state_token),
-        "fork_change": fork_form.change_summary(node.operator_fork),
     }
-    return render(request, "dashboard/node.html", context, status=status)
+    return render(request, "dashboard/node.html", context)
 
 
 @require_POST
@@ -51,8 +48,10 @@ def fork_node(request: HttpRequest, node_id: str) -> HttpResponse:
     except WorkRailError as error:
         if node.is_complete or node.run.status == "canceled":  # no form on its page: the error page says why
             raise
+        # The node page again, as a form answers a mistake (200, as Django's forms do: the browser then
+        # logs no failed load); the error's code and what to do are in the page, above the form.
         typed = fork_form.ForkForm(request.POST.get("context", ""), request.POST.get("reason", ""), error)
-        return _node_page(request, node_id, typed, status=HTTP_STATUS.get(error.code, 400))
+        return _node_page(request, node_id, typed)
     messages.success(
         request,
         f"New branch started from node {result.forked_from}: give the agent the call below to go on with it.",

@@ -81,15 +81,12 @@ def _forked_here(node: Node) -> list[WarningDict]:
     fork = forks.fork_into(node)
     if fork is None:
         return []
-    changed = [f"set {', '.join(fork.context_set)}" if fork.context_set else ""]
-    changed += [f"removed {', '.join(fork.context_removed)}" if fork.context_removed else ""]
-    what = "; ".join(part for part in changed if part) or "no context change"
     where = "from the dashboard" if fork.via == "dashboard" else "through the HTTP API"
     return [
         {
             "code": "OPERATOR_FORK",
             "message": f"The user started this branch by hand ({where}), at this step, with edited context "
-            f"({what}; runContext has the values). Their reason: “{fork.reason}”. Earlier branches are kept "
+            f"({fork.change}; runContext has the values). Their reason: “{fork.reason}”. Earlier branches are kept "
             "unchanged. " + FILES_NOT_BRANCHED,
         }
     ]

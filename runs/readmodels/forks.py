@@ -3,6 +3,7 @@ from the event log (`operator_forked`), one query per run or node, like the run'
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -11,15 +12,30 @@ from runs.models import Event, EventKind, Node, Run
 
 
 def _note(data: dict[str, Any], at: datetime) -> OperatorForkNote:
+    context_set = dict(data.get("contextSet") or {})
+    removed = [str(key) for key in data.get("contextRemoved") or []]
     return OperatorForkNote(
         node_id=str(data["childNodeId"]),
         forked_from=str(data["nodeId"]),
         reason=str(data.get("reason", "")),
-        context_set=dict(data.get("contextSet") or {}),
-        context_removed=[str(key) for key in data.get("contextRemoved") or []],
+        context_set=context_set,
+        context_removed=removed,
+        change=change_in_words(context_set, removed),
         via="api" if data.get("via") == "api" else "dashboard",
         created_at=at,
     )
+
+
+def change_in_words(context_set: dict[str, Any], removed: list[str]) -> str:
+    """What a fork changed in the context, for people: 'target set to "production"; dryRun removed'."""
+    parts = [f"{key} set to {_shown(value)}" for key, value in context_set.items()]
+    parts += [f"{key} removed" for key in removed]
+    return "; ".join(parts) if parts else "no change to the context"
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def forks_of_run(run: Run) -> dict[int, OperatorForkNote]:

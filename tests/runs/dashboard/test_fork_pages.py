@@ -57,7 +57,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     page = html.unescape(client.get(response["Location"]).content.decode())
     assert "New branch started from node" in page
     assert "Hand this branch to the agent" in page and "Production, not staging." in page
-    assert 'set target to "production"' in page
+    assert 'target set to "production"' in page
     call = json.loads(html.unescape(re.search(r'<pre id="agent-call"[^>]*>(.*?)</pre>', page, re.S).group(1)))
     assert call["tool"] == "continue_workflow" and set(call["arguments"]) == {"stateToken"}
     assert tokens.parse(settings.WORKRAIL_HOME, call["arguments"]["stateToken"], TokenKind.STATE).id == child.public_id
@@ -66,7 +66,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     assert recorded["via"] == "dashboard" and recorded["contextSet"] == {"target": "production"}
 
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
-    assert "Started by hand from" in run_page and "Production, not staging." in run_page
+    assert "This branch was started by hand from" in run_page and "Production, not staging." in run_page
     newest_other = client.get(f"/runs/{child.run.public_id}/?tip={child.parent.latest_child.public_id}")
     other = client.get(
         f"/runs/{child.run.public_id}/?tip={Node.objects.get(pending_step_id='deploy-staging').public_id}"
@@ -78,17 +78,17 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
 
 
 @pytest.mark.parametrize(
-    ("form", "status", "code"),
+    ("form", "code"),
     [
-        ({"context": "{not json", "reason": "x"}, 400, "CONTEXT_CHANGE_INVALID"),
-        ({"context": "[1, 2]", "reason": "x"}, 400, "CONTEXT_CHANGE_INVALID"),
-        ({"context": edited(ticketId="OTHER-1"), "reason": "x"}, 400, "CONTEXT_CHANGE_INVALID"),
-        ({"context": edited(target="production"), "reason": "   "}, 400, "INVALID_INPUT"),
+        ({"context": "{not json", "reason": "x"}, "CONTEXT_CHANGE_INVALID"),
+        ({"context": "[1, 2]", "reason": "x"}, "CONTEXT_CHANGE_INVALID"),
+        ({"context": edited(ticketId="OTHER-1"), "reason": "x"}, "CONTEXT_CHANGE_INVALID"),
+        ({"context": edited(target="production"), "reason": "   "}, "INVALID_INPUT"),
     ],
 )
-def test_mistakes_show_inline_on_the_node_page_with_what_was_typed(client, root, form, status, code):
+def test_mistakes_show_inline_on_the_node_page_with_what_was_typed(client, root, form, code):
     response = client.post(f"/nodes/{root}/fork", form)
-    assert response.status_code == status
+    assert response.status_code == 200  # the node page again, as a form answers a mistake
     page = response.content.decode()
     assert 'id="fork-error"' in page and code in page
     assert '<details id="fork-details" open>' in page
@@ -129,6 +129,6 @@ def test_the_rate_limit_shows_inline(client, root, settings):
     settings.WORKRAIL_RATE_LIMIT_PER_MINUTE = 1
     assert client.post(f"/nodes/{root}/fork", {"context": edited(), "reason": "One."}).status_code == 302
     refused = client.post(f"/nodes/{root}/fork", {"context": edited(), "reason": "Two."})
-    assert refused.status_code == 429
+    assert refused.status_code == 200
     assert "RATE_LIMITED" in refused.content.decode() and 'id="fork-error"' in refused.content.decode()
     assert forks() == 1
