@@ -28,6 +28,7 @@ class EventKind(models.TextChoices):
     RUN_FINALIZED = "run_finalized"
     SESSION_EXPORTED = "session_exported"
     SESSION_IMPORTED = "session_imported"
+    OPERATOR_FORKED = "operator_forked"  # a developer started a branch from a node (runs/execution/operator_fork.py)
 
 
 class AppendOnlyError(Exception):

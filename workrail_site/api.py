@@ -24,7 +24,7 @@ from pydantic_core import to_json
 
 from exports.api import router as exports_router
 from exports.api_bundles import router as bundles_router
-from runs.api import errors, routes_catalog, routes_misc, routes_runs, routes_sessions
+from runs.api import errors, routes_catalog, routes_fork, routes_misc, routes_runs, routes_sessions
 from runs.api.auth import AUTH, authenticated, docs_guard
 from runs.contract.errors import ErrorCode, WorkRailError
 from workrail_site.version import VERSION
@@ -76,6 +76,7 @@ errors.install(api)
 api.add_router("", routes_misc.router)
 api.add_router("", routes_sessions.router)
 api.add_router("", routes_runs.router)
+api.add_router("", routes_fork.router)
 api.add_router("", routes_catalog.router)
 # The exports app's routes (reports, bundles): this project-level API mounts every app's routers.
 api.add_router("", exports_router)

@@ -47,6 +47,10 @@ def graph_index(events: list[dict[str, Any]]) -> dict[str, Any]:
                 runs[data["runId"]]["edges"].append(
                     {"from": data["nodeId"], "to": data["childNodeId"], "via": "checkpoint", "seq": seq}
                 )
+        elif kind == "operator_forked" and data["runId"] in runs:
+            runs[data["runId"]]["edges"].append(
+                {"from": data["nodeId"], "to": data["childNodeId"], "via": "fork", "seq": seq}
+            )
         elif kind in _RUN_REFERENCES and data["runId"] in runs:
             runs[data["runId"]][_RUN_REFERENCES[kind]].append(seq)
         elif kind in ("run_status_changed", "run_completed") and data["runId"] in runs:

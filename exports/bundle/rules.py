@@ -444,6 +444,23 @@ class Rules:
         self._text(data, "stepId", 200)
         self._text(data, "reason", 40)
 
+    def _operator_forked(self, data: dict[str, Any], at: datetime) -> None:
+        """A branch a developer started (runs/execution/operator_fork.py): the node it names is a child of
+        nodeId, made just for it (no step acknowledged into it, nothing recorded on the way)."""
+        node = self._node_of(data)
+        self._child_of(data)
+        child = self._node_of(data, "childNodeId")
+        if node.complete or child.complete or child.notes_on_path != node.notes_on_path:
+            raise self._refuse("a fork starts from a pending step, at the same step, with no notes added", "nodeId")
+        self._text(data, "reason", 1000)
+        if data.get("via") not in ("dashboard", "api"):
+            raise self._refuse("via must be dashboard or api", "via")
+        removed = data.get("contextRemoved")
+        if not isinstance(removed, list) or not all(isinstance(key, str) and len(key) <= 200 for key in removed):
+            raise self._refuse("contextRemoved must be a list of keys", "contextRemoved")
+        if json_size(data.get("contextSet")) > MAX_CONTEXT_BYTES:
+            raise self._refuse(f"contextSet is larger than {MAX_CONTEXT_BYTES} bytes", "contextSet")
+
     def _run_finalized(self, data: dict[str, Any], at: datetime) -> None:
         node = self._node_of(data)
         if not node.complete or node.finalized:

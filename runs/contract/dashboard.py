@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from runs.contract.base import Shape
+from runs.contract.fork import OperatorForkNote
 from runs.contract.inputs import ModeName, Preferences
 from workflows_app.engine.jsontypes import JsonObject
 
@@ -191,12 +192,15 @@ class RunDetail(Shape):
     delegations: list[RunSummary]
     pending_step_id: str | None
     pending_title: str | None
+    operator_forks: list[OperatorForkNote] = Field(
+        default_factory=list, description="The branches a developer started by hand on the shown branch's path."
+    )
 
 
 class BranchEntry(Shape):
     node_id: str
     state_token: str
-    via: Literal["step", "checkpoint"]
+    via: Literal["step", "checkpoint", "fork"] = Field(description="fork: a developer started it by hand.")
     step_id: str | None
     notes_preview: str
     is_complete: bool
@@ -219,6 +223,10 @@ class NodeDetail(Shape):
     recorded: list[StepEntry] = Field(description="Notes and artifacts recorded on this node.")
     recap: JsonObject = Field(description="The notes on the path to this node, as a rehydrating agent reads them.")
     branches: list[BranchEntry]
+    context: JsonObject = Field(default_factory=dict, description="The run's context at this node.")
+    operator_fork: OperatorForkNote | None = Field(
+        default=None, description="When a developer started this node's branch here by hand: from where, and why."
+    )
 
 
 class EventEntry(Shape):

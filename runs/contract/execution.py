@@ -291,7 +291,9 @@ class Recap(Shape):
 class Branch(Shape):
     state_token: str = Field(description="The branch's first node (just after this point).")
     completed_step_id: str | None
-    via: Literal["step", "checkpoint"]
+    via: Literal["step", "checkpoint", "fork"] = Field(
+        description="How the branch began: a step acknowledged, a checkpoint, or a fork the user made by hand."
+    )
     notes_preview: str
     created_at: str
     is_complete: bool

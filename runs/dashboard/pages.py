@@ -1,14 +1,18 @@
-"""A node, the workflow catalog, the tool timings and the connect instructions."""
+"""A node (and the fork form on its page), the workflow catalog, the tool timings and the connect instructions."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
 
+from runs.contract.errors import WorkRailError
+from runs.dashboard import fork_form
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import shows_errors
-from runs.execution import catalog
+from runs.execution import catalog, operator_fork
 from runs.readmodels import overview, run_view
 from runs.readmodels.timings import tool_timings
 
@@ -16,9 +20,43 @@ from runs.readmodels.timings import tool_timings
 @require_GET
 @shows_errors
 def node_page(request: HttpRequest, node_id: str) -> HttpResponse:
+    return _node_page(request, node_id)
+
+
+def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | None = None) -> HttpResponse:
     node = run_view.node_detail(node_id)
     session = overview.get_session(node.run.session_id)
-    return render(request, "dashboard/node.html", {"nav": "sessions", "node": node, "live_version": session.last_seq})
+    context = {
+        "nav": "sessions",
+        "node": node,
+        "live_version": session.last_seq,
+        "fork_form": form or fork_form.blank(node),
+        "agent_call": fork_form.agent_call(node.state_token),
+    }
+    return render(request, "dashboard/node.html", context)
+
+
+@require_POST
+@shows_errors
+def fork_node(request: HttpRequest, node_id: str) -> HttpResponse:
+    """The fork form: a new branch from the node, then its page (which hands over the call); a mistake in
+    the form is shown on the node page, above the form, with what was typed kept."""
+    node = run_view.node_detail(node_id)  # NOT_FOUND: the error page, there is no node page to show
+    try:
+        change, reason = fork_form.parsed(request.POST, node)
+        result = operator_fork.fork_node(node.node_id, change, reason, via="dashboard")
+    except WorkRailError as error:
+        if node.is_complete or node.run.status == "canceled":  # no form on its page: the error page says why
+            raise
+        # The node page again, as a form answers a mistake (200, as Django's forms do: the browser then
+        # logs no failed load); the error's code and what to do are in the page, above the form.
+        typed = fork_form.ForkForm(request.POST.get("context", ""), request.POST.get("reason", ""), error)
+        return _node_page(request, node_id, typed)
+    messages.success(
+        request,
+        f"New branch started from node {result.forked_from}: give the agent the call below to go on with it.",
+    )
+    return redirect(reverse("node", args=[result.node_id]) + "#handover-title")
 
 
 @require_GET

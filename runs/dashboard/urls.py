@@ -10,6 +10,7 @@ urlpatterns = [
     path("runs/<str:run_id>/", sessions.run_page, name="run"),
     path("runs/<str:run_id>/cancel", sessions.cancel_run, name="run_cancel"),
     path("nodes/<str:node_id>/", pages.node_page, name="node"),
+    path("nodes/<str:node_id>/fork", pages.fork_node, name="node_fork"),
     path("workflows/", pages.workflows, name="workflows"),
     path("workflows/<str:workflow_id>/", pages.workflow, name="workflow"),
     path("timings/", pages.timings, name="timings"),

@@ -11,7 +11,7 @@ from runs.execution.loading import load_node
 from runs.execution.recording import issue_attempt
 from runs.execution.responses import AnswerParts
 from runs.models import Node
-from runs.readmodels import recap
+from runs.readmodels import forks, recap
 from runs.readmodels.recap import branch_tip
 from runs.store import tokens
 from runs.store.journal import Journal, write
@@ -42,6 +42,7 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
     with write() as now:
         node = load_node(node_id)
         run = node.run
+        notices += _forked_here(node)
         journal = Journal(run.session, now)
         journal.projector.know(run, node)
         # The newest branches only: a point rewound to a thousand times must not make a huge answer.
@@ -73,15 +74,35 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
         return response
 
 
+def _forked_here(node: Node) -> list[WarningDict]:
+    """A branch a developer started by hand (an operator fork): the agent is told why, and what changed."""
+    if node.latest_child_id is not None:  # said to an agent about to go on from there, not on a rewind to it
+        return []
+    fork = forks.fork_into(node)
+    if fork is None:
+        return []
+    where = "from the dashboard" if fork.via == "dashboard" else "through the HTTP API"
+    return [
+        {
+            "code": "OPERATOR_FORK",
+            "message": f"The user started this branch by hand ({where}), at this step, with edited context "
+            f"({fork.change}; runContext has the values). Their reason: “{fork.reason}”. Earlier branches are kept "
+            "unchanged. " + FILES_NOT_BRANCHED,
+        }
+    ]
+
+
 def branch_summary(child: Node) -> Branch:
     tip = branch_tip(child)
     output = child.incoming_outputs.first()
     checkpoint = None if output else child.checkpoints_made.first()
+    fork = forks.fork_into(child) if output is None and checkpoint is None else None
     notes = output.notes_markdown if output else (checkpoint.notes_markdown if checkpoint else "")
+    notes = fork.reason if fork is not None else notes
     return Branch(
         state_token=tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child.public_id),
         completed_step_id=output.step_id if output else None,
-        via="step" if output else "checkpoint",
+        via="fork" if fork is not None else ("step" if output else "checkpoint"),
         notes_preview=notes[:280] + ("…" if len(notes) > 280 else ""),
         created_at=child.created_at.isoformat(),
         is_complete=child.is_complete,

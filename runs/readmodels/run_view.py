@@ -24,8 +24,9 @@ from runs.contract.dashboard import (
     StepEntry,
     WarningEntry,
 )
+from runs.contract.fork import OperatorForkNote
 from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output, Run
-from runs.readmodels import artifact_tables, branches, recap
+from runs.readmodels import artifact_tables, branches, forks, recap
 from runs.readmodels.overview import not_found, run_summary, stall_cutoff
 from runs.store import tokens
 from runs.store.pinned import compiled_workflow, steps_by_id
@@ -153,8 +154,15 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
         ],
         pending_step_id=pending or None,
         pending_title=(titles.get(chosen) or _step_text(run, pending)[0]) if pending and chosen is not None else None,
+        operator_forks=_forks_on(run, tree, shown.path if shown is not None else []),
     )
     return ShownRun(detail, tree)
+
+
+def _forks_on(run: Run, tree: branches.RunBranches, path: list[int]) -> list[OperatorForkNote]:
+    """The operator forks whose branch the shown path takes, in path order."""
+    made = forks.forks_of_run(run) if path else {}
+    return [made[tree.public(pk)] for pk in path if tree.public(pk) in made]
 
 
 def _rendered_titles(run: Run, outputs: list[Output], open_leaves: list[int]) -> dict[int, str]:
@@ -295,6 +303,8 @@ def node_detail(node_id: str) -> NodeDetail:
         recorded=here,
         recap=recap.path_recap(node),
         branches=_branches(node),
+        context=node.engine_state.get("context") or {},
+        operator_fork=forks.fork_into(node),
     )
 
 
@@ -303,15 +313,18 @@ def _branches(node: Node) -> list[BranchEntry]:
     children = list(Node.objects.filter(parent=node).order_by("created_at", "pk"))
     outputs = {o.child_id: o for o in Output.objects.filter(child__in=children)}
     checkpoints = {c.child_id: c for c in Checkpoint.objects.filter(child__in=children)}
+    forked = forks.forked_children(node, [child.public_id for child in children if child.pk not in outputs])
     entries = []
     for child in children:
         output, checkpoint = outputs.get(child.pk), checkpoints.get(child.pk)
+        fork = forked.get(child.public_id)
         notes = output.notes_markdown if output else (checkpoint.notes_markdown if checkpoint else "")
+        notes = fork.reason if fork is not None else notes
         entries.append(
             BranchEntry(
                 node_id=str(child.public_id),
                 state_token=state_token(child),
-                via="checkpoint" if checkpoint else "step",
+                via="fork" if fork is not None else ("checkpoint" if checkpoint else "step"),
                 step_id=output.step_id if output else (node.pending_step_id or None),
                 notes_preview=notes[:280] + ("…" if len(notes) > 280 else ""),
                 is_complete=child.is_complete,

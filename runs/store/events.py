@@ -193,6 +193,21 @@ class SessionImported(EventPayload):
     via: str = Field(description="'command', 'dashboard' or 'api'.")
 
 
+class OperatorForked(EventPayload):
+    """A developer started a new branch from a node, with edited context and a reason (the dashboard's
+    or the API's operator fork). The branch's first node is the `node_created` just before this event
+    (same pending step, the edited context); this event says who made it, why, and what changed."""
+
+    kind = EventKind.OPERATOR_FORKED
+    run_id: str
+    node_id: int = Field(description="The node forked from.")
+    child_node_id: int = Field(description="The new branch's first node.")
+    reason: str
+    context_set: JsonObject = Field(description="The context keys set, with their new values.")
+    context_removed: list[str] = Field(description="The context keys removed.")
+    via: str = Field(description="'dashboard' or 'api'.")
+
+
 SHARING_KINDS = frozenset({EventKind.SESSION_EXPORTED.value, EventKind.SESSION_IMPORTED.value})
 
 PAYLOADS: dict[str, type[EventPayload]] = {
@@ -214,6 +229,7 @@ PAYLOADS: dict[str, type[EventPayload]] = {
         RunFinalized,
         SessionExported,
         SessionImported,
+        OperatorForked,
     )
 }
 

@@ -450,5 +450,9 @@ class Projector:
     def _session_imported(self, data: events.SessionImported, at: datetime) -> None:
         """Provenance only: the imported events before it built the projections."""
 
+    def _operator_forked(self, data: events.OperatorForked, at: datetime) -> None:
+        """The branch's node is the node_created before it; who forked it and why are read from the log
+        (runs/readmodels/forks.py), like warnings."""
+
 
 assert {f"_{kind.value}" for kind in EventKind} <= set(vars(Projector)), "every event kind needs an applier"

@@ -110,6 +110,7 @@ def test_every_operation_matches_the_openapi_document(in_process, seeded):
         "GET /runs/{runId}/graph",
         "POST /runs/{runId}/cancel",
         "GET /nodes/{nodeId}",
+        "POST /nodes/{nodeId}/fork",
         "GET /workflows",
         "GET /workflows/{workflowId}",
         "GET /timings",

@@ -4,10 +4,13 @@ checkpoints, observations and once-per-run warnings rebuilds to exactly what was
 import pytest
 
 from harness.projections import snapshot
-from runs.models import EventKind, SearchEntry
-from runs.store import events
+from runs.execution.operator_fork import fork_node
+from runs.models import EventKind, Node, SearchEntry
+from runs.store import events, tokens
 from runs.store.rebuild import rebuild_projections
-from tests.support.mcp_calls import checkpoint_workflow, start_session, start_workflow
+from runs.store.tokens import TokenKind
+from tests.support.mcp_calls import ack, checkpoint_workflow, continue_workflow, start_session, start_workflow
+from tests.support.operator_fork import RELEASE, START_CONTEXT, install_release
 
 pytestmark = pytest.mark.django_db
 
@@ -85,3 +88,19 @@ def test_the_command_shows_progress_and_counts(service_catalog, capsys):
     out, err = capsys.readouterr()
     assert "1/1 sessions (100%)" in err
     assert out.startswith("Rebuilt projections from ") and "in 1 sessions" in out
+
+
+def test_a_store_with_an_operator_fork_rebuilds_equal(service_catalog, settings):
+    """The fork's node (its parent, its edited context, its ackToken) comes back from the log alone."""
+    install_release(service_catalog["extra"])
+    start = start_workflow(RELEASE, context=START_CONTEXT)
+    ack(start)
+    root = tokens.parse(settings.WORKRAIL_HOME, start["stateToken"], TokenKind.STATE).id
+    forked = fork_node(root, {"target": "production", "service": None}, "Production, no service.", via="api")
+    ack(continue_workflow(**forked.call.arguments.dump()))
+    before = snapshot()
+    rebuild_projections()
+    assert snapshot() == before
+    child = Node.objects.get(public_id=int(forked.node_id))
+    assert child.engine_state["context"] == {"target": "production", "ticketId": "REL-7"}
+    assert child.parent.public_id == root and child.run.branch_count == 2

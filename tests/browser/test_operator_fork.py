@@ -1,0 +1,123 @@
+"""The operator fork end to end, as a developer and an agent do it: an agent runs a release over stdio
+(`manage.py mcp`, the real `mcp` client); the developer opens a node on the real dashboard (`manage.py
+dashboard`, same WORKRAIL_HOME) in Chromium, starts a new branch there with edited context and a reason,
+and copies the continue_workflow call the page hands over; the agent, given that call, goes on down the
+new branch and sees the edit, while the original branch is unchanged."""
+
+from __future__ import annotations
+
+import json
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from django.conf import settings
+from mcp import Client
+from playwright.sync_api import expect
+
+from harness.processes import server_env
+from runs.store import tokens
+from runs.store.tokens import TokenKind
+from tests.browser import screenshot
+from tests.e2e.mcp_clients import acknowledged, server_parameters, started, structured
+from tests.support.mcp_calls import start_workflow
+from tests.support.operator_fork import RELEASE, START_CONTEXT, install_release
+from tests.support.processes import running_dashboard
+
+REASON = "The change is ready for production: skip staging this time."
+
+
+def as_agent(root: Path, work: Any) -> Any:
+    """Runs `work(client)` in an MCP client session with `manage.py mcp` on the test's store, on a thread of
+    its own: Playwright's sync API holds an asyncio loop on this one."""
+    params = server_parameters(server_env(root / "home"), root)
+
+    async def session() -> Any:
+        async with Client(params, read_timeout_seconds=60) as client:
+            return await work(client)
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, session).result(timeout=180)
+
+
+def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_call(page, console_log, tmp_path):
+    install_release(tmp_path / ".workrail" / "workflows")
+
+    async def begin(client: Client) -> dict[str, Any]:
+        start = await started(client, RELEASE, START_CONTEXT)
+        return {"start": start, "next": await acknowledged(client, start, "Prepared the release for staging.")}
+
+    run = as_agent(tmp_path, begin)
+    assert run["next"]["pending"]["stepId"] == "deploy-staging"
+    root_node = tokens.parse(tmp_path / "home", run["start"]["stateToken"], TokenKind.STATE).id
+
+    with running_dashboard(tmp_path) as (_, port):
+        site = f"http://127.0.0.1:{port}"
+        page.goto(f"{site}/nodes/{root_node}/")
+        expect(page.locator("h1")).to_have_text("Prepare")
+        page.get_by_text("Edit the context and fork…").click()
+        editor = page.locator("#fork-context")
+        assert json.loads(editor.input_value()) == START_CONTEXT  # prefilled with the node's context
+        editor.fill(json.dumps({**START_CONTEXT, "target": "production"}, indent=2))
+        page.locator("#fork-reason").fill(REASON)
+        screenshot(page, "operator-fork-form")
+        page.get_by_role("button", name="Start the new branch").click()
+
+        expect(page.locator("#handover-title")).to_have_text("Hand this branch to the agent")
+        expect(page.locator(".messages")).to_contain_text(f"New branch started from node {root_node}")
+        expect(page.locator(".fork-handover")).to_contain_text(REASON)
+        expect(page.locator(".fork-handover")).to_contain_text('target set to "production"')
+        page.get_by_role("button", name="Copy the call").click()
+        expect(page.locator(".fork-handover [data-copy-status]")).not_to_have_text("")
+        call = json.loads(page.locator("#agent-call").inner_text())
+        new_node = re.search(r"/nodes/(\d+)/", page.url).group(1)
+        screenshot(page, "operator-fork-handover")
+        assert call["tool"] == "continue_workflow" and set(call["arguments"]) == {"stateToken"}
+
+        async def go_on(client: Client) -> dict[str, Any]:
+            shown = await structured(client, call["tool"], call["arguments"])
+            moved = await acknowledged(client, shown, "Prepared for production instead.")
+            original = await structured(client, "continue_workflow", {"stateToken": run["next"]["stateToken"]})
+            return {"shown": shown, "moved": moved, "original": original}
+
+        agent = as_agent(tmp_path, go_on)
+        shown, moved, original = agent["shown"], agent["moved"], agent["original"]
+        assert shown["runContext"]["target"] == "production"
+        assert shown["pending"]["prompt"] == "Prepare the release of billing to production."
+        assert any(w["code"] == "OPERATOR_FORK" and REASON in w["message"] for w in shown["warnings"])
+        assert moved["pending"]["stepId"] == "deploy-production"
+        assert "billing to production" in moved["pending"]["prompt"]
+        # The branch the agent was on before is unchanged: still staging, still pending there.
+        assert original["pending"]["stepId"] == "deploy-staging" and original["runContext"]["target"] == "staging"
+
+        tip = tokens.parse(tmp_path / "home", moved["stateToken"], TokenKind.STATE).id
+        page.goto(f"{site}/runs/{run['start']['session']['runId']}/?tip={tip}")
+        expect(page.locator(".fork-note")).to_contain_text(REASON)
+        expect(page.locator("svg.run-graph a.graph-node")).to_have_count(4)
+        screenshot(page, "operator-fork-run")
+        page.goto(f"{site}/nodes/{root_node}/")
+        expect(page.locator(f"#branch-token-{new_node}")).to_be_visible()
+        screenshot(page, "operator-fork-parent-node")
+        page.wait_for_load_state("networkidle")
+        console_log.assert_clean()
+
+
+@pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+def test_a_mistake_in_the_form_shows_inline_in_the_browser(page, console_log, live_server, service_catalog):
+    install_release(service_catalog["extra"])
+    start = start_workflow(RELEASE, context=START_CONTEXT)
+    node = tokens.parse(settings.WORKRAIL_HOME, start["stateToken"], TokenKind.STATE).id
+    page.goto(f"{live_server.url}/nodes/{node}/")
+    page.get_by_text("Edit the context and fork…").click()
+    page.locator("#fork-context").fill('{"target": "production",}')
+    page.locator("#fork-reason").fill("Trailing comma on purpose.")
+    page.get_by_role("button", name="Start the new branch").click()
+    expect(page.locator("#fork-error")).to_contain_text("CONTEXT_CHANGE_INVALID")
+    expect(page.locator("#fork-error")).to_contain_text("not valid JSON (line 1, column 25)")
+    expect(page.locator("#fork-context")).to_have_value('{"target": "production",}')
+    expect(page.locator("#fork-reason")).to_have_value("Trailing comma on purpose.")
+    screenshot(page, "operator-fork-inline-error")
+    console_log.assert_clean()
