@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import shows_errors
 from runs.execution import catalog
-from runs.readmodels import overview, run_view
+from runs.readmodels import overview, run_view, trace
 from runs.readmodels.timings import tool_timings
 
 
@@ -18,7 +18,8 @@ from runs.readmodels.timings import tool_timings
 def node_page(request: HttpRequest, node_id: str) -> HttpResponse:
     node = run_view.node_detail(node_id)
     session = overview.get_session(node.run.session_id)
-    return render(request, "dashboard/node.html", {"nav": "sessions", "node": node, "live_version": session.last_seq})
+    context = {"nav": "sessions", "node": node, "trace": trace.node_trace(node_id), "live_version": session.last_seq}
+    return render(request, "dashboard/node.html", context)
 
 
 @require_GET

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('runs', '0011_api_tokens'),
+        ("runs", "0011_api_tokens"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='node',
-            name='trace',
+            model_name="node",
+            name="trace",
             field=models.JSONField(blank=True, default=None, null=True),
         ),
     ]

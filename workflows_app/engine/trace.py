@@ -21,7 +21,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeGuard, get_args
 
 from workflows_app.conditions import COMPARISONS, lookup
 from workflows_app.engine.jsontypes import JsonObject, Step
@@ -175,12 +175,13 @@ def describe(condition: Any) -> str:
             described = [describe(item) for item in items]
             parts.append(f" {combinator} ".join(_grouped(text) for text in described))
     if "not" in condition:
-        parts.append(f"not {_grouped(describe(condition['not']), always=True)}")
+        inner = describe(condition["not"])
+        parts.append(f"not {_grouped(inner, always=' ' in inner)}")
     name = condition.get("var")
     if isinstance(name, str):
         used = [op for op in COMPARISONS if op in condition]
         if not used:
-            parts.append(f"{name} is set (not false, 0 or empty)")
+            parts.append(name)  # true when set and not false, 0 or empty, as in JavaScript
         parts += [f"{name} {_OPERATORS[op]} {_literal(condition[op])}" for op in used]
     return " and ".join(_grouped(part) for part in parts) if len(parts) > 1 else (parts[0] if parts else "always")
 
@@ -376,5 +377,5 @@ def _text(value: Any, limit: int) -> str:
     return value
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**31
