@@ -1,5 +1,6 @@
-"""A run whose every kind of step choice shows in its traces: a step skipped by its runCondition, a
-step with none, a counted loop run three times, and a loop whose condition keeps it from running.
+"""A run whose every kind of step choice shows in its traces: steps skipped by their runCondition (one
+comparing a value, one reading a variable never set), steps with none, a counted loop run three
+times, and a loop whose condition keeps it from running.
 For the store, read model, page, bundle and browser tests of "why each step"."""
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ def sliced_change() -> dict[str, Any]:
                 notesOptional=True,
             ),
             step_doc("phase-1", "Phase 1", "Plan the slices.", notesOptional=True),
+            step_doc(
+                "update-docs",
+                "Update the docs",
+                "Update the user docs.",
+                runCondition={"var": "touchesDocs"},
+                notesOptional=True,
+            ),
             loop_doc(
                 "verify-slices",
                 "Verify slices",

@@ -27,6 +27,7 @@ def test_each_node_says_which_steps_were_skipped_or_selected_and_why(service_cat
         "Selected: Phase 1 — no condition",
     ]
     assert lines(run.node_at("verify", 0)) == [
+        "Skipped: Update the docs — runCondition `touchesDocs` was false (touchesDocs is not set)",
         "Loop Verify slices: iteration 1 of 3 (start: count `sliceCount` = 3)",
         "Selected: Verify slice 1 — no condition",
     ]
