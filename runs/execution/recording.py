@@ -93,7 +93,7 @@ def create_node(
             pending_step_id=pending["stepId"] if pending else None,
             is_complete=pending is None,
             # Why the engine moved here; a checkpoint's node stays where it was, and has none.
-            trace=result.trace.to_json() if result.trace.entries else None,
+            trace=result.trace if result.trace.entries else None,
         )
     )
     node = journal.projector.node(node_id)

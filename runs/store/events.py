@@ -9,7 +9,7 @@ names (camelCase) are those of the event log, so stores written before these mod
 from __future__ import annotations
 
 import functools
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
@@ -84,11 +84,15 @@ class NodeCreated(EventPayload):
     is_complete: bool
     trace: JsonObject | None = None
 
-    @field_validator("trace")
+    @field_validator("trace", mode="before")
     @classmethod
-    def _a_trace_the_engine_writes(cls, value: JsonObject | None) -> JsonObject | None:
+    def _a_trace_the_engine_writes(cls, value: Any) -> Any:
+        """The engine's own Trace is stored as its JSON; JSON read from a log (a bundle's is not trusted)
+        must be a trace the engine would have written: bounded and well formed, or refused."""
+        if isinstance(value, Trace):
+            return value.to_json()
         if value is not None:
-            Trace.from_json(value)  # bounded and well formed, or refused (a bundle's log is not trusted)
+            Trace.from_json(value)
         return value
 
     def data(self) -> JsonObject:

@@ -155,12 +155,30 @@ def title_of(step: Step, scope: JsonObject | None = None) -> str:
 
 def check_of(condition: Any, scope: Mapping[str, Any], result: bool) -> Check:
     """The trace of `condition`, which gave `result` in `scope`: its text and the values it read."""
-    names = list(dict.fromkeys(_variables(condition)))[:MAX_VALUES]
+    expression, names = _described(condition)
     values = []
     for name in names:
         value = lookup(scope, name)
         values.append((name, None if value is MISSING else preview(value)))
-    return Check(_cut(describe(condition), MAX_EXPRESSION_CHARS), result, tuple(values))
+    return Check(expression, result, tuple(values))
+
+
+# A condition's text and the names it reads depend on the condition alone, which lives in a compiled
+# workflow the caller keeps (one object per pinned workflow): worked out once per condition object,
+# keyed by its identity and holding the object so that the key cannot be reused while the entry lives.
+_MAX_DESCRIBED = 4096
+_described_conditions: dict[int, tuple[Any, str, tuple[str, ...]]] = {}
+
+
+def _described(condition: Any) -> tuple[str, tuple[str, ...]]:
+    known = _described_conditions.get(id(condition))
+    if known is None or known[0] is not condition:
+        if len(_described_conditions) >= _MAX_DESCRIBED:
+            _described_conditions.clear()
+        names = tuple(dict.fromkeys(_variables(condition)))[:MAX_VALUES]
+        known = (condition, _cut(describe(condition), MAX_EXPRESSION_CHARS), names)
+        _described_conditions[id(condition)] = known
+    return known[1], known[2]
 
 
 def describe(condition: Any) -> str:
