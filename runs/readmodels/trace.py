@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from runs.models import Checkpoint, Node
+from runs.models import Ack, Checkpoint, Node
 from runs.readmodels.run_view import parse_node_id
 from workflows_app.engine.trace import MAX_ENTRIES, Check, Entry, LoopState, Trace, TraceError
 
@@ -21,6 +21,10 @@ Part = tuple[str, bool]  # (text, whether it is code)
 CHECKPOINT = "Recorded by a checkpoint: the run stayed on the same step, so nothing was evaluated."
 NOT_RECORDED = (
     "Not recorded: this node was made before WorkRail kept why each step is chosen (conditions, loops and decisions)."
+)
+NOT_BY_AN_ADVANCE = (
+    "Not made by an agent's advance (no acknowledged step led here), so no condition or loop was evaluated "
+    "to choose this step."
 )
 UNREADABLE = "The record of why this step was chosen could not be read."
 
@@ -50,14 +54,17 @@ class TraceView:
 
 def node_trace(node_id: str | int) -> TraceView:
     """The trace of the node with this public id (the caller has already found the node)."""
-    row = Node.objects.filter(public_id=parse_node_id(node_id)).values_list("pk", "trace").first()
+    row = Node.objects.filter(public_id=parse_node_id(node_id)).values_list("pk", "parent_id", "trace").first()
     if row is None:
         return TraceView(False, missing=NOT_RECORDED)
-    pk, stored = row
-    if stored is None:
-        made_by_checkpoint = Checkpoint.objects.filter(child_id=pk).exists()
-        return TraceView(False, missing=CHECKPOINT if made_by_checkpoint else NOT_RECORDED)
-    return trace_view(stored)
+    pk, parent, stored = row
+    if stored is not None:
+        return trace_view(stored)
+    if Checkpoint.objects.filter(child_id=pk).exists():
+        return TraceView(False, missing=CHECKPOINT)
+    if parent is None or Ack.objects.filter(child_id=pk).exists():  # a start or an advance, before traces
+        return TraceView(False, missing=NOT_RECORDED)
+    return TraceView(False, missing=NOT_BY_AN_ADVANCE)
 
 
 def trace_view(stored: object) -> TraceView:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from runs.models import Node
-from runs.readmodels.trace import CHECKPOINT, NOT_RECORDED, node_trace, trace_view
+from runs.models import Ack, Node
+from runs.readmodels.trace import CHECKPOINT, NOT_BY_AN_ADVANCE, NOT_RECORDED, node_trace, trace_view
 from tests.support.mcp_calls import checkpoint_workflow
 from tests.support.traced_run import install, traced_run
 
@@ -54,7 +54,12 @@ def test_a_node_without_a_trace_says_why_it_has_none(service_catalog):
     before = Node.objects.filter(run__public_id=run.run_id, pending_step_id="intake").get()
     Node.objects.filter(pk=before.pk).update(trace=None)  # as a node recorded before traces were kept
     assert node_trace(str(before.public_id)).text == NOT_RECORDED
-    assert "not recorded" in NOT_RECORDED.lower()
+    advanced = Node.objects.filter(run__public_id=run.run_id, pending_step_id="phase-1").order_by("depth").first()
+    assert advanced is not None
+    Node.objects.filter(pk=advanced.pk).update(trace=None)
+    assert node_trace(str(advanced.public_id)).text == NOT_RECORDED  # an advance led here: made before traces
+    Ack.objects.filter(child=advanced).delete()  # as a node some other door made (an operator's fork, say)
+    assert node_trace(str(advanced.public_id)).text == NOT_BY_AN_ADVANCE
 
 
 def test_a_trace_that_cannot_be_read_is_said_so_not_shown_half():
