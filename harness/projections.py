@@ -102,6 +102,7 @@ def snapshot() -> dict[str, Any]:
                 repr(n.preferences),
                 n.pending_step_id,
                 n.is_complete,
+                repr(n.trace),
                 n.created_at,
             )
             for n in models.Node.objects.select_related("run", "parent", "latest_child")

@@ -176,6 +176,9 @@ class Node(models.Model):
     preferences = models.JSONField(default=dict)
     pending_step_id = models.CharField(max_length=200, blank=True, default="")
     is_complete = models.BooleanField(default=False)
+    # Why the engine moved to this node's pending step (workflows_app/engine/trace.py, as JSON); null
+    # when not recorded: a checkpoint's node, or a node recorded before traces were kept.
+    trace = models.JSONField(null=True, blank=True, default=None)
     created_at = models.DateTimeField()
 
     class Meta:

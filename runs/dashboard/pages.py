@@ -13,7 +13,7 @@ from runs.dashboard import fork_form
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import shows_errors
 from runs.execution import catalog, operator_fork
-from runs.readmodels import overview, run_view
+from runs.readmodels import overview, run_view, trace
 from runs.readmodels.timings import tool_timings
 
 
@@ -29,6 +29,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
     context = {
         "nav": "sessions",
         "node": node,
+        "trace": trace.node_trace(node_id),
         "live_version": session.last_seq,
         "fork_form": form or fork_form.blank(node),
         "agent_call": fork_form.agent_call(node.state_token),

@@ -92,6 +92,8 @@ def create_node(
             preferences=preferences,
             pending_step_id=pending["stepId"] if pending else None,
             is_complete=pending is None,
+            # Why the engine moved here; a checkpoint's node stays where it was, and has none.
+            trace=result.trace if result.trace.entries else None,
         )
     )
     node = journal.projector.node(node_id)

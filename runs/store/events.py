@@ -9,13 +9,14 @@ names (camelCase) are those of the event log, so stores written before these mod
 from __future__ import annotations
 
 import functools
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from runs.contract.base import Shape
 from runs.models import EventKind
 from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.trace import Trace
 
 
 class EventPayload(Shape):
@@ -59,6 +60,18 @@ class RunStarted(EventPayload):
 
 
 class NodeCreated(EventPayload):
+    """A node: the engine state after an advance (or a checkpoint, which keeps the state it was on).
+
+    `trace` is why the engine moved to this node's pending step: the runConditions, loop conditions
+    and loop decisions it evaluated on the way, with the values they read (workflows_app/engine/
+    trace.py writes and checks it). It is a field of this event rather than an event of its own
+    because it is a fact about how this node came to be, written once, in the same record: no second
+    row per advance on the hot path, no second copy of the run and node ids, and no new kind that
+    every reader of the log (bundles, their id renaming and rules) would have to learn. It is left
+    out of the stored JSON when absent (a checkpoint's node, and every node recorded before traces
+    were kept), so those events keep exactly the form they were written in.
+    """
+
     kind = EventKind.NODE_CREATED
     run_id: str
     node_id: int
@@ -69,6 +82,24 @@ class NodeCreated(EventPayload):
     preferences: dict[str, str]
     pending_step_id: str | None
     is_complete: bool
+    trace: JsonObject | None = None
+
+    @field_validator("trace", mode="before")
+    @classmethod
+    def _a_trace_the_engine_writes(cls, value: Any) -> Any:
+        """The engine's own Trace is stored as its JSON; JSON read from a log (a bundle's is not trusted)
+        must be a trace the engine would have written: bounded and well formed, or refused."""
+        if isinstance(value, Trace):
+            return value.to_json()
+        if value is not None:
+            Trace.from_json(value)
+        return value
+
+    def data(self) -> JsonObject:
+        data = super().data()
+        if data["trace"] is None:
+            del data["trace"]
+        return data
 
 
 class AttemptIssued(EventPayload):

@@ -313,6 +313,7 @@ class Projector:
             preferences=data.preferences,
             pending_step_id=data.pending_step_id or "",
             is_complete=data.is_complete,
+            trace=data.trace,
             created_at=at,
         )
         self._insert(node)

@@ -19,7 +19,8 @@ from workflows_app.engine.contracts import Contract, known_contracts
 from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.memo import per_workflow
 from workflows_app.engine.output import artifact_issues, check_output, expected_output_schema
-from workflows_app.engine.state import Machine, StateError
+from workflows_app.engine.state import Frame, Machine, StateError
+from workflows_app.engine.trace import LoopEnd, LoopState, Tracer, check_of, preview
 from workflows_app.engine.transition import Transition
 from workflows_app.engine.tree import sequence_at, step_at, top_steps, walk
 
@@ -28,8 +29,9 @@ def start(compiled: JsonObject, context: JsonObject | None = None) -> Transition
     steps = top_steps(compiled)
     machine = Machine(workflow_id=str(compiled.get("id", "")), context={}, position=[0])
     _merge_context(machine, context)
-    warnings = _settle(steps, machine)
-    return _moved(compiled, machine, completed=None, warnings=warnings)
+    tracer = Tracer()
+    warnings = _settle(steps, machine, tracer)
+    return _moved(compiled, machine, completed=None, warnings=warnings, tracer=tracer)
 
 
 def advance(
@@ -65,13 +67,14 @@ def advance(
     if isinstance(artifacts, list):
         warnings += decisions.record(machine.decisions, artifacts, names, open_keys, machine.completed_steps)
     machine.position[-1] += 1
+    tracer = Tracer()
     try:
-        warnings += _settle(steps, machine)
+        warnings += _settle(steps, machine, tracer)
     except loops.DecisionMissing as missing:
         before = _load(compiled, state)  # the step stays pending: start again from the state as it was
         _merge_context(before, context)
         return _blocked(compiled, state, before, [_decision_missing(missing)], warnings)
-    return _moved(compiled, machine, completed=completed, warnings=warnings)
+    return _moved(compiled, machine, completed=completed, warnings=warnings, tracer=tracer)
 
 
 def _blocked(
@@ -160,8 +163,9 @@ def _known_contracts(compiled: JsonObject) -> dict[str, Contract]:
     return per_workflow(compiled, "contracts", lambda c: known_contracts(top_steps(c)))
 
 
-def _settle(steps: list[Step], machine: Machine) -> list[JsonObject]:
+def _settle(steps: list[Step], machine: Machine, tracer: Tracer) -> list[JsonObject]:
     """Moves the cursor forward to the next step to do, or to completion; returns the warnings raised.
+    Each step skipped or selected, and each loop decision, is noted in `tracer`.
 
     Terminates: every pass moves the cursor forward or starts a loop iteration, and iterations are
     capped by maxIterations, so a loop whose body is all skipped ends after at most that many.
@@ -173,36 +177,48 @@ def _settle(steps: list[Step], machine: Machine) -> list[JsonObject]:
         if index >= len(sequence):
             if not machine.frames:
                 machine.complete, machine.pending = True, None
+                tracer.completed()
                 return warnings
-            _end_iteration(steps, machine, warnings)
+            _end_iteration(steps, machine, warnings, tracer)
             continue
         step = sequence[index]
-        if not evaluate(step.get("runCondition"), loops.scope(steps, machine)):
+        scope = loops.scope(steps, machine)
+        condition = step.get("runCondition")
+        held = evaluate(condition, scope)
+        if not held:
+            tracer.step("skipped", step, scope, held=False)
             machine.position[-1] += 1
             continue
         if step.get("kind") == "loop":
             spec = loops.LoopSpec.of(step)
-            frame, found = loops.next_iteration(
-                spec, None, loops.scope(steps, machine), machine.decisions, machine.completed_steps
-            )
+            frame, found, why = loops.next_iteration(spec, None, scope, machine.decisions, machine.completed_steps)
             warnings += found
+            if tracer.wants:
+                ran = check_of(condition, scope, True) if condition else None  # the loop's own runCondition
+                state = _loop_state(spec, frame, None, why)
+                tracer.loop("loop_started" if frame else "loop_not_run", step, state, ran)
             if frame is None:
                 machine.position[-1] += 1
             else:
                 machine.frames.append(frame)
                 machine.position.append(0)
             continue
+        tracer.step("selected", step, scope, held=True if condition else None)
         machine.pending = {"stepId": step["id"], "stepInstance": view.step_instance(machine, str(step["id"]))}
         return warnings
 
 
-def _end_iteration(steps: list[Step], machine: Machine, warnings: list[JsonObject]) -> None:
+def _end_iteration(steps: list[Step], machine: Machine, warnings: list[JsonObject], tracer: Tracer) -> None:
     """The innermost loop's body is done: run its next iteration, or leave the loop."""
     depth = len(machine.frames)
-    spec = loops.LoopSpec.of(step_at(steps, machine.position[:depth]))
+    loop_step = step_at(steps, machine.position[:depth])
+    spec = loops.LoopSpec.of(loop_step)
     outer = loops.scope(steps, machine, depth - 1)
-    frame, found = loops.next_iteration(spec, machine.frames[-1], outer, machine.decisions, machine.completed_steps)
+    done = machine.frames[-1]
+    frame, found, why = loops.next_iteration(spec, done, outer, machine.decisions, machine.completed_steps)
     warnings += found
+    if tracer.wants:
+        tracer.loop("loop_repeated" if frame else "loop_ended", loop_step, _loop_state(spec, frame, done, why))
     if frame is not None:
         machine.frames[-1] = frame
         machine.position[-1] = 0
@@ -210,6 +226,46 @@ def _end_iteration(steps: list[Step], machine: Machine, warnings: list[JsonObjec
         machine.frames.pop()
         machine.position.pop()
         machine.position[-1] += 1
+
+
+def _loop_state(spec: loops.LoopSpec, frame: Frame | None, done: Frame | None, why: loops.Why) -> LoopState:
+    """The trace of a loop boundary: `frame` is the iteration about to run (None: the loop ends),
+    `done` the one just completed (None: the loop is being entered)."""
+    shown = frame or done
+    total = None
+    if shown is not None and shown.items is not None:
+        total = len(shown.items)
+    elif shown is not None and shown.count is not None:
+        total = shown.count
+    source = None
+    if spec.type in ("for", "forEach"):
+        named = spec.count if spec.type == "for" else spec.items
+        source = str(named)[:100] if isinstance(named, str) else None
+    item = None
+    if frame is not None and frame.items is not None and frame.iteration <= len(frame.items):
+        item = preview(frame.items[frame.iteration - 1])
+    check = check_of(spec.condition, why.scope, bool(why.held)) if why.scope is not None else None
+    return LoopState(
+        loop_type=spec.type,
+        iteration=frame.iteration if frame is not None else (done.iteration if done is not None else 0),
+        max_iterations=spec.max_iterations,
+        total=total,
+        source=source,
+        item=item,
+        decision=why.decision,
+        ended_by=None if frame is not None else _ended_by(spec, why),
+        check=check,
+    )
+
+
+def _ended_by(spec: loops.LoopSpec, why: loops.Why) -> LoopEnd:
+    if why.capped:
+        return "max_iterations"
+    if spec.type == "forEach":
+        return "items"
+    if spec.type == "for":
+        return "count"
+    return "decision" if spec.decision_key is not None else "condition"
 
 
 def _pending(compiled: JsonObject, steps: list[Step], machine: Machine) -> JsonObject:
@@ -226,12 +282,14 @@ def _pending(compiled: JsonObject, steps: list[Step], machine: Machine) -> JsonO
 
 
 def _moved(
-    compiled: JsonObject, machine: Machine, completed: JsonObject | None, warnings: list[JsonObject]
+    compiled: JsonObject, machine: Machine, completed: JsonObject | None, warnings: list[JsonObject], tracer: Tracer
 ) -> Transition:
     steps = top_steps(compiled)
+    trace = tracer.trace()
     if machine.complete:
-        return Transition("complete", machine.to_json(), None, completed, [], None, warnings)
-    return Transition("advanced", machine.to_json(), _pending(compiled, steps, machine), completed, [], None, warnings)
+        return Transition("complete", machine.to_json(), None, completed, [], None, warnings, trace)
+    pending = _pending(compiled, steps, machine)
+    return Transition("advanced", machine.to_json(), pending, completed, [], None, warnings, trace)
 
 
 def _merge_context(machine: Machine, context: Any) -> None:

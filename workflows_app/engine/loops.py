@@ -110,10 +110,22 @@ def scope(steps: list[Step], machine: Machine, depth: int | None = None) -> Json
     return found
 
 
+@dataclass(frozen=True)
+class Why:
+    """What decided a loop boundary (for the trace): the condition's result for while/until, the
+    decision taken for a loop steered by decisions, and whether maxIterations, not the loop's own
+    rule, ended it. `scope` is what the condition saw."""
+
+    held: bool | None = None
+    decision: str | None = None
+    capped: bool = False
+    scope: JsonObject | None = None
+
+
 def next_iteration(
     spec: LoopSpec, frame: Frame | None, outer_scope: JsonObject, loop_decisions: dict[str, Decision], done: int
-) -> tuple[Frame | None, list[JsonObject]]:
-    """The frame of the loop's next iteration, or None when the loop ends.
+) -> tuple[Frame | None, list[JsonObject], Why]:
+    """The frame of the loop's next iteration, or None when the loop ends, with why.
 
     `frame` is None when entering the loop, else the iteration just completed. `outer_scope` is the
     context as seen just outside this loop; `done` is the number of steps acknowledged so far.
@@ -130,8 +142,9 @@ def next_iteration(
         candidate = Frame(spec.loop_id, frame.iteration + 1, frame.items, frame.count)
     if spec.decision_key is not None:
         candidate.since = done + 1  # the next acknowledged step is the first of the new iteration
-    if not _wants(spec, frame, candidate, outer_scope, loop_decisions, found):
-        return None, found
+    wanted, why = _wants(spec, frame, candidate, outer_scope, loop_decisions)
+    if not wanted:
+        return None, found, why
     if candidate.iteration > spec.max_iterations:
         found.append(
             warning(
@@ -140,8 +153,11 @@ def next_iteration(
                 "although it would have continued.",
             )
         )
-        return None, found
-    return candidate, found
+        return None, found, Why(why.held, why.decision, True, why.scope)
+    return candidate, found, why
+
+
+_NO_REASON = Why()
 
 
 def _wants(
@@ -150,25 +166,26 @@ def _wants(
     candidate: Frame,
     outer_scope: JsonObject,
     loop_decisions: dict[str, Decision],
-    found: list[JsonObject],
-) -> bool:
+) -> tuple[bool, Why]:
     """Whether the loop's own rule asks for iteration `candidate.iteration`, ignoring maxIterations."""
     if spec.type == "forEach":
-        return candidate.iteration <= len(candidate.items or [])
+        return candidate.iteration <= len(candidate.items or []), _NO_REASON
     if spec.type == "for":
-        return candidate.iteration <= (candidate.count or 0)
+        return candidate.iteration <= (candidate.count or 0), _NO_REASON
     if spec.decision_key is not None:
         if frame is None:
             # A decision sent before the loop (an "init" step, say) counts; with none, the loop starts.
-            return decisions.take(loop_decisions, spec.decision_key) != "stop"
+            decision = decisions.take(loop_decisions, spec.decision_key)
+            return decision != "stop", Why(decision=decision)
         decision = decisions.take(loop_decisions, spec.decision_key, since=frame.since)
         if decision is None and candidate.iteration <= spec.max_iterations:
             raise DecisionMissing(spec, frame.iteration)
-        return decision == "continue"
+        return decision == "continue", Why(decision=decision)
     # The condition sees the variables of the iteration about to run, so `currentIteration <= 3`
     # means "run iterations 1 to 3".
-    holds = evaluate(spec.condition, {**outer_scope, **variables(spec, candidate)})
-    return holds if spec.type != "until" else not holds
+    seen = {**outer_scope, **variables(spec, candidate)}
+    holds = evaluate(spec.condition, seen)
+    return (holds if spec.type != "until" else not holds), Why(held=holds, scope=seen)
 
 
 def _items(spec: LoopSpec, outer_scope: JsonObject, found: list[JsonObject]) -> list[Any]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.trace import EMPTY, Trace
 
 TransitionKind = Literal["advanced", "blocked", "complete"]
 
@@ -19,3 +20,6 @@ class Transition:
     issues: list[JsonObject] = field(default_factory=list)  # why a "blocked" advance was refused
     expected_output_schema: JsonObject | None = None  # for "blocked": the output that would pass
     warnings: list[JsonObject] = field(default_factory=list)
+    # Why the run moved where it did: the conditions, loops and decisions evaluated on the way (empty
+    # when it did not move: blocked, or acknowledged again after the end).
+    trace: Trace = EMPTY

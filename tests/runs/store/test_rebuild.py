@@ -104,3 +104,39 @@ def test_a_store_with_an_operator_fork_rebuilds_equal(service_catalog, settings)
     child = Node.objects.get(public_id=int(forked.node_id))
     assert child.engine_state["context"] == {"target": "production", "ticketId": "REL-7"}
     assert child.parent.public_id == root and child.run.branch_count == 2
+
+
+def test_runs_with_traces_rebuild_to_the_same_traces(service_catalog):
+    from runs.models import Node
+    from tests.support.traced_run import install, traced_run
+
+    install(service_catalog["extra"])
+    run = traced_run()
+    branch = traced_run(until="verify")  # a second run, with a checkpoint (its node has no trace)
+    checkpoint_workflow(stateToken=branch.answers[-1]["stateToken"], output={"notesMarkdown": "Slice 1 half done."})
+    traces = list(Node.objects.filter(run__public_id=run.run_id).values_list("trace", flat=True))
+    assert len(traces) == 7 and all(trace and trace["entries"] for trace in traces)
+    assert Node.objects.filter(run__public_id=branch.run_id, trace__isnull=True).count() == 1
+    before = snapshot()
+    rebuild_projections()
+    assert snapshot() == before
+
+
+def test_a_node_created_event_keeps_its_stored_form_with_or_without_a_trace():
+    fields = {
+        "runId": "run_1",
+        "nodeId": 7,
+        "parentNodeId": None,
+        "depth": 0,
+        "notesOnPath": 0,
+        "engineState": {},
+        "preferences": {},
+        "pendingStepId": "a",
+        "isComplete": False,
+    }
+    assert events.parse("node_created", fields).data() == fields  # recorded before traces: no trace key
+    traced = {**fields, "trace": {"entries": [{"kind": "selected", "stepId": "a", "title": "A"}]}}
+    assert events.parse("node_created", traced).data() == traced
+    for hostile in ({"entries": "x" * 100}, {"entries": [{"kind": "selected", "stepId": "a", "title": "A" * 10**5}]}):
+        with pytest.raises(ValueError, match="trace"):
+            events.parse("node_created", {**fields, "trace": hostile})

@@ -145,7 +145,7 @@ def test_same_inputs_give_identical_outputs_including_key_order():
 
     def trace() -> str:
         _, transitions = run(compiled, context={"x": 1, "xs": [{"b": 1, "a": 2}, 3]})
-        return json.dumps([t.__dict__ for t in transitions])
+        return json.dumps([{**t.__dict__, "trace": t.trace.to_json()} for t in transitions])
 
     assert trace() == trace()
 

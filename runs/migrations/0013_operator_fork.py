@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("runs", "0011_api_tokens"),
+        ("runs", "0012_node_trace"),
     ]
 
     operations = [

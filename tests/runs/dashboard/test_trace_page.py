@@ -1,0 +1,50 @@
+"""The node page says why its step was chosen ("Why this step"), or that this was not recorded."""
+
+from __future__ import annotations
+
+import html as html_text
+import re
+
+import pytest
+from django.test import Client
+
+from runs.models import Node
+from tests.support.traced_run import install, traced_run
+
+pytestmark = pytest.mark.django_db
+
+
+def why(client: Client, node_id: str) -> str:
+    response = client.get(f"/nodes/{node_id}/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    start = page.index('<h2 id="trace-title"')
+    section = page[start : page.index("</section>", start)]
+    return html_text.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", section))).strip()
+
+
+def test_the_node_page_explains_the_skipped_step_and_the_loop(client, service_catalog):
+    install(service_catalog["extra"])
+    run = traced_run()
+    after_skip = why(client, run.node_at("phase-1"))
+    assert after_skip.startswith("Why this step")
+    assert (
+        "Skipped: Phase 0b — runCondition taskComplexity == 'Small' was false (taskComplexity = 'Large')" in after_skip
+    )
+    assert "Selected: Phase 1 — no condition" in after_skip
+    second_slice = why(client, run.node_at("verify", 1))
+    assert "Loop Verify slices: iteration 2 of 3 (continue: count sliceCount = 3)" in second_slice
+    assert "Selected: Verify slice 2 — no condition" in second_slice
+    page = client.get(f"/nodes/{run.node_at('phase-1')}/").content.decode()
+    assert "<code>taskComplexity == &#x27;Small&#x27;</code>" in page  # code set apart, and escaped
+
+
+def test_a_node_recorded_before_traces_says_so_in_words(client, service_catalog):
+    install(service_catalog["extra"])
+    run = traced_run(until="phase-1")
+    Node.objects.filter(run__public_id=run.run_id).update(trace=None)  # as every node recorded before
+    said = why(client, run.node_at("phase-1"))
+    assert said == (
+        "Why this step Not recorded: this node was made before WorkRail kept why each step is chosen "
+        "(conditions, loops and decisions)."
+    )
