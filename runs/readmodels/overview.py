@@ -32,6 +32,7 @@ from runs.contract.dashboard import (
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.preferences import mode_of
 from runs.models import Checkpoint, Event, Node, Run, RunStatus, SearchEntry, Session, SessionStatus
+from runs.readmodels import branches, outcomes
 from runs.store.pinned import compiled_workflow
 from runs.store.staged import visible_sessions
 
@@ -91,8 +92,9 @@ def list_sessions(
     ordering = _SORTS[sort]
     if group in _GROUP_FIELDS:
         ordering = (_GROUP_FIELDS[group], *ordering)
-    rows = _with_status(matching, status, cutoff).order_by(*ordering)[(page - 1) * per_page : page * per_page]
-    items = [summary(session, cutoff) for session in rows]
+    rows = list(_with_status(matching, status, cutoff).order_by(*ordering)[(page - 1) * per_page : page * per_page])
+    told = _forked_summaries([session for session in rows if session.branch_count > session.run_count])
+    items = [summary(session, cutoff, told.get(session.pk)) for session in rows]
     return SessionPage(
         items=items,
         total=total,
@@ -108,7 +110,7 @@ def list_sessions(
     )
 
 
-def summary(session: Session, cutoff: datetime) -> SessionSummary:
+def summary(session: Session, cutoff: datetime, status_summary: str | None = None) -> SessionSummary:
     return SessionSummary(
         session_id=session.public_id,
         title=session.title,
@@ -121,7 +123,29 @@ def summary(session: Session, cutoff: datetime) -> SessionSummary:
         workspace_path=session.workspace_path,
         created_at=session.created_at,
         last_activity=session.updated_at,
+        status_summary=status_summary,
     )
+
+
+def _forked_summaries(sessions: list[Session]) -> dict[int, str]:
+    """The status in words of the sessions with a forked run (by session pk), whose stored status would
+    hide a finished branch behind an open one. A fixed number of queries for the page; sessions whose runs
+    never forked are not read (their status says it all)."""
+    if not sessions:
+        return {}
+    runs = list(Run.objects.filter(session__in=sessions, parent_run__isnull=True).order_by("created_at", "pk"))
+    return _session_words(runs, branches.read_many(runs))
+
+
+def _session_words(runs: list[Run], trees: dict[int, branches.RunBranches]) -> dict[int, str]:
+    """Each session's status in words from its root runs' branches, by session pk."""
+    told = outcomes.of_runs(trees.values())
+    by_session: dict[int, list[tuple[str, str]]] = {}
+    for run in runs:
+        if run.parent_run_id is None and run.pk in told:
+            name = str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id)
+            by_session.setdefault(run.session_id, []).append((name, outcomes.summary_words(told[run.pk])))
+    return {pk: outcomes.session_words(words) for pk, words in by_session.items()}
 
 
 def _search(sessions: QuerySet[Session], query: str) -> QuerySet[Session]:
@@ -194,7 +218,9 @@ def get_session(session_id: str) -> Session:
     return session
 
 
-def run_summary(run: Run, session_id: str, cutoff: datetime, delegated_by: str | None = None) -> RunSummary:
+def run_summary(
+    run: Run, session_id: str, cutoff: datetime, delegated_by: str | None = None, status_summary: str | None = None
+) -> RunSummary:
     return RunSummary(
         run_id=run.public_id,
         session_id=session_id,
@@ -207,6 +233,7 @@ def run_summary(run: Run, session_id: str, cutoff: datetime, delegated_by: str |
         delegated_by=delegated_by,
         created_at=run.created_at,
         updated_at=run.updated_at,
+        status_summary=status_summary,
     )
 
 
@@ -214,8 +241,16 @@ def session_detail(session_id: str) -> SessionDetail:
     session = get_session(session_id)
     cutoff = stall_cutoff()
     runs = list(Run.objects.filter(session=session).select_related("parent_run").order_by("created_at", "pk"))
+    trees = branches.read_many(runs)
+    told = outcomes.of_runs(trees.values())
     summaries = [
-        run_summary(run, session.public_id, cutoff, run.parent_run.public_id if run.parent_run else None)
+        run_summary(
+            run,
+            session.public_id,
+            cutoff,
+            run.parent_run.public_id if run.parent_run else None,
+            outcomes.summary_words(told[run.pk]),
+        )
         for run in runs
     ]
     checkpoints = [
@@ -233,7 +268,7 @@ def session_detail(session_id: str) -> SessionDetail:
     ]
     checkpoints.reverse()  # the newest ones, shown oldest first
     return SessionDetail(
-        session=summary(session, cutoff),
+        session=summary(session, cutoff, _session_words(runs, trees).get(session.pk)),
         preferences=session.preferences,
         mode=mode_of(session.preferences),
         runs=summaries,
