@@ -57,7 +57,7 @@ def _notes_for(answer: dict[str, Any]) -> str:
         return VERDICT_NOTES
     if step == "review-summary":
         return "Summary: one Critical finding; request changes before merging."
-    return f"Branch 1: {step}."
+    return f"Did {step}."
 
 
 def forked_review(key: str = "MR-42") -> ForkedReview:
@@ -78,8 +78,8 @@ def forked_review(key: str = "MR-42") -> ForkedReview:
     built.done_tip = _node_id(answer)
     # The agent is rewound to the changed-files step and acknowledges it again: branch 2.
     rewound = continue_workflow(stateToken=built.answers[1]["stateToken"])
-    second = advance(rewound, "Branch 2: a second look at the changed files.")
-    third = advance(second, "Branch 2: traced the impact again.")
+    second = advance(rewound, "After the rewind: a second look at the changed files.")
+    third = advance(second, "After the rewind: reviewed the api area again.")
     built.open_tip = _node_id(third)
     return built
 
