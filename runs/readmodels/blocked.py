@@ -19,6 +19,7 @@ branch number, `as_entry` the published shape (runs/contract/dashboard.py, Block
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -58,16 +59,26 @@ class Refusal:
 def refusals(tree: RunBranches) -> dict[int, Refusal]:
     """The refusal holding each blocked branch of `tree`, by branch number: one query, for the newest
     standing refusal of each (none when no branch is blocked)."""
-    blocked = [branch for branch in tree.branches if branch.status == "blocked" and branch.refusals]
-    if not blocked:
+    return {number: refusal for (_, number), refusal in refusals_of([tree]).items()}
+
+
+def refusals_of(trees: Iterable[RunBranches]) -> dict[tuple[int, int], Refusal]:
+    """refusals() of several runs, by (run pk, branch number), in one query (none when no branch is
+    blocked)."""
+    newest = {
+        branch.refusals[-1]: (tree, branch)
+        for tree in trees
+        for branch in tree.branches
+        if branch.status == "blocked" and branch.refusals
+    }
+    if not newest:
         return {}
-    newest = {branch.refusals[-1]: branch for branch in blocked}
-    found: dict[int, Refusal] = {}
+    found: dict[tuple[int, int], Refusal] = {}
     for ack_pk, node_pk, created_at, response_json in Ack.objects.filter(pk__in=list(newest)).values_list(
         "pk", "node_id", "created_at", "response_json"
     ):
-        branch = newest[ack_pk]
-        found[branch.number] = _refusal(tree, branch, node_pk, created_at, response_json)
+        tree, branch = newest[ack_pk]
+        found[(tree.run.pk, branch.number)] = _refusal(tree, branch, node_pk, created_at, response_json)
     return found
 
 

@@ -130,24 +130,35 @@ def of_run(tree: RunBranches) -> list[BranchOutcomeEntry]:
     """Every branch's outcome, in branch order. At most two queries whatever the run's size: the engine
     state of the unfinished tips (their step titles as the agent saw them), and the refused answers of
     the blocked branches (blocked.py)."""
-    refused = blocked.refusals(tree)
-    titles = _pending_titles(tree, [b.tip for b in tree.branches if b.status != "complete" and b.number not in refused])
-    return [_outcome(tree, branch, refused.get(branch.number), titles) for branch in tree.branches]
+    return of_runs([tree])[tree.run.pk]
 
 
 def of_runs(trees: Iterable[RunBranches]) -> dict[int, list[BranchOutcomeEntry]]:
-    """of_run for several runs (by run pk); the same two queries per run that has an unfinished or a
-    blocked branch."""
-    return {tree.run.pk: of_run(tree) for tree in trees}
+    """of_run for several runs (by run pk), in the same two queries for all of them (none when every
+    branch completed)."""
+    trees = list(trees)
+    refused = blocked.refusals_of(trees)
+    unfinished = {
+        (tree.run.pk, b.tip): tree
+        for tree in trees
+        for b in tree.branches
+        if b.status != "complete" and (tree.run.pk, b.number) not in refused
+    }
+    titles = _pending_titles(unfinished)
+    return {
+        tree.run.pk: [_outcome(tree, b, refused.get((tree.run.pk, b.number)), titles) for b in tree.branches]
+        for tree in trees
+    }
 
 
-def _pending_titles(tree: RunBranches, tips: list[int]) -> dict[int, str]:
+def _pending_titles(tips: dict[tuple[int, int], RunBranches]) -> dict[int, str]:
+    """The pending step's title at each tip (by node pk), as the agent was given it."""
     if not tips:
         return {}
-    compiled = compiled_workflow(tree.run.pinned_id)
+    runs = {node: tree for (_, node), tree in tips.items()}
     titles = {}
-    for pk, state in Node.objects.filter(pk__in=tips).values_list("pk", "engine_state"):
-        pending = engine.pending_view(compiled, state)
+    for pk, state in Node.objects.filter(pk__in=list(runs)).values_list("pk", "engine_state"):
+        pending = engine.pending_view(compiled_workflow(runs[pk].run.pinned_id), state)
         if pending is not None:
             titles[pk] = str(pending["title"])
     return titles

@@ -133,3 +133,32 @@ def test_blocked_since_is_the_first_refusal_that_still_stands(stuck):
     tree = branches.read(Run.objects.get(public_id=stuck.run_id), records=False)
     [refusal] = blocked.refusals(tree).values()
     assert refusal.refusals == 2 and refusal.since < refusal.last_refused_at
+
+
+# --- the workrail://runs/{id} resource ----------------------------------------------------------------------
+
+
+def test_the_run_resource_names_every_branch_and_says_why_it_is_blocked(review):
+    from runs.readmodels.resources import read_run
+
+    answer = read_run(review.run_id)
+    assert answer["status"] == "in_progress"
+    assert answer["statusSummary"] == "completed on branch 1 (Request changes) · branch 2 open"
+    assert answer["branch"] is not None and answer["branch"]["number"] == 2 and answer["blocked"] is None
+    assert [o["headline"] for o in answer["otherBranches"]] == [
+        "Branch 1 completed: Request changes, 1 critical finding"
+    ]
+
+    stuck = blocked_review("MR-78")
+    refused = read_run(stuck.run_id)
+    assert refused["blocked"] is not None
+    assert refused["blocked"]["issues"] == [
+        {
+            "code": "ARTIFACT_MISSING",
+            "message": stuck.refused["blocked"]["issues"][0]["message"],
+            "pointer": "/output/artifacts",
+            "reason": None,
+        }
+    ]
+    assert refused["blocked"]["stepTitle"] == "Record the Changed Files"
+    assert "output.artifacts (mr_review.changed_files)" in refused["blocked"]["resend"]
