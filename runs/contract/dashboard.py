@@ -212,11 +212,6 @@ class BranchOutcomeEntry(Shape):
     blocked: BlockedStep | None
 
 
-class RunOutcome(Shape):
-    summary: str = Field(description="'completed on branch 1 (Request changes) · branch 2 open'.")
-    branches: list[BranchOutcomeEntry]
-
-
 class StepEntry(Shape):
     node_id: str = Field(description="The node where the step was pending.")
     child_id: str | None = Field(description="The node the step's acknowledgement led to.")

@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from runs.contract.dashboard import BranchOutcomeEntry, Finding, RunOutcome
+from runs.contract.dashboard import BranchOutcomeEntry, Finding
 from runs.models import Node
 from runs.readmodels import artifact_tables, blocked
 from runs.readmodels.branches import Branch, RunBranches
@@ -222,14 +222,10 @@ def _step_title(tree: RunBranches, step_id: str) -> str:
 # --- a run's status, in words -----------------------------------------------------------------------------
 
 
-def run_outcome(outcomes: list[BranchOutcomeEntry]) -> RunOutcome:
+def summary_words(outcomes: list[BranchOutcomeEntry]) -> str:
     """The run's status in words, telling finished branches from open ones: "completed on branch 1
     (Request changes) · branch 2 open"; a run of one branch: "completed (Request changes)", "open at step
-    4: Review api", "blocked at step 2 since ...". Finished branches first, then the others in order."""
-    return RunOutcome(summary=summary_words(outcomes), branches=outcomes)
-
-
-def summary_words(outcomes: list[BranchOutcomeEntry]) -> str:
+    4: Review api", "blocked at step 2 (...) since ...". Finished branches first, then the others in order."""
     if not outcomes:
         return "not started"
     if len(outcomes) == 1:

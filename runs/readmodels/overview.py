@@ -8,6 +8,7 @@ fixed number of queries whatever the number of runs or nodes.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -127,14 +128,32 @@ def summary(session: Session, cutoff: datetime, status_summary: str | None = Non
     )
 
 
+# The status in words of sessions with a forked run, by (session id, last_seq): every recorded event
+# moves last_seq, so an entry is never stale. The live list re-renders on every event anywhere; a forked
+# session's branches are then read again only if that session changed. Bounded, oldest dropped first.
+_WORDS: OrderedDict[tuple[str, int], str] = OrderedDict()
+WORDS_KEPT = 4096
+
+
 def _forked_summaries(sessions: list[Session]) -> dict[int, str]:
     """The status in words of the sessions with a forked run (by session pk), whose stored status would
-    hide a finished branch behind an open one. A fixed number of queries for the page; sessions whose runs
-    never forked are not read (their status says it all)."""
-    if not sessions:
-        return {}
-    runs = list(Run.objects.filter(session__in=sessions, parent_run__isnull=True).order_by("created_at", "pk"))
-    return _session_words(runs, branches.read_many(runs))
+    hide a finished branch behind an open one. A fixed number of queries for the page (none for the
+    sessions already read at their last_seq); sessions whose runs never forked are not read (their status
+    says it all)."""
+    missing = [session for session in sessions if (session.public_id, session.last_seq) not in _WORDS]
+    if missing:
+        runs = list(Run.objects.filter(session__in=missing, parent_run__isnull=True).order_by("created_at", "pk"))
+        words = _session_words(runs, branches.read_many(runs))
+        for session in missing:
+            _WORDS[(session.public_id, session.last_seq)] = words.get(session.pk, "")
+        while len(_WORDS) > WORDS_KEPT:
+            _WORDS.popitem(last=False)
+    found = {}
+    for session in sessions:
+        said = _WORDS.get((session.public_id, session.last_seq))
+        if said:
+            found[session.pk] = said
+    return found
 
 
 def _session_words(runs: list[Run], trees: dict[int, branches.RunBranches]) -> dict[int, str]:
@@ -237,11 +256,14 @@ def run_summary(
     )
 
 
-def session_detail(session_id: str) -> SessionDetail:
+def session_detail(session_id: str, known: dict[int, branches.RunBranches] | None = None) -> SessionDetail:
+    """The session with its runs. `known` are branches already read (by run pk: the page's shown run), not
+    read again."""
     session = get_session(session_id)
     cutoff = stall_cutoff()
     runs = list(Run.objects.filter(session=session).select_related("parent_run").order_by("created_at", "pk"))
-    trees = branches.read_many(runs)
+    known = known or {}
+    trees = {**branches.read_many([run for run in runs if run.pk not in known]), **known}
     told = outcomes.of_runs(trees.values())
     summaries = [
         run_summary(

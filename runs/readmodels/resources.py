@@ -12,6 +12,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from django.conf import settings
 
+from runs.contract.dashboard import BranchOutcomeEntry
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Checkpoint, Node, Output, Run, Session
 from runs.readmodels import branches, outcomes, recap
@@ -55,9 +56,12 @@ class RunAnswer(TypedDict):
     branchCount: int
     gaps: list[RunGap]
     synthesis: Synthesis | None
-    branch: JsonObject | None  # the tip's branch (BranchOutcomeEntry): its status, and why when blocked
-    otherBranches: list[JsonObject]  # every other branch: how it ended or where it stands
-    blocked: JsonObject | None  # the tip's branch's refusal (BlockedStep): the issues, what to resend, since
+    # The tip's branch (BranchOutcomeEntry, with tipStateToken for the dashboard's tipNodeId): its status,
+    # and why when blocked; every other branch (how it ended or where it stands); the tip's branch's
+    # refusal (BlockedStep, with the refused node's stateToken): the issues, what to resend, since when.
+    branch: JsonObject | None
+    otherBranches: list[JsonObject]
+    blocked: JsonObject | None
 
 
 class NotesPageAnswer(TypedDict):
@@ -133,10 +137,23 @@ def read_run(run_id: str) -> RunAnswer:
         "branchCount": tree.fork_points(),
         "gaps": gaps,
         "synthesis": tree.synthesis_of(tip.pk) if tip is not None else None,
-        "branch": mine.dump() if mine is not None else None,
-        "otherBranches": [o.dump() for o in told if o is not mine],
-        "blocked": mine.blocked.dump() if mine is not None and mine.blocked is not None else None,
+        "branch": _for_agent(mine) if mine is not None else None,
+        "otherBranches": [_for_agent(o) for o in told if o is not mine],
+        "blocked": _for_agent(mine)["blocked"] if mine is not None else None,
     }
+
+
+def _for_agent(outcome: BranchOutcomeEntry) -> JsonObject:
+    """A branch's outcome as an agent uses it: a stateToken where the dashboard has a node id (an agent
+    goes on from a token, never from a node id)."""
+    answer = outcome.dump()
+    tip = answer.pop("tipNodeId")
+    answer["tipStateToken"] = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, int(tip))
+    refusal = answer.get("blocked")
+    if isinstance(refusal, dict):
+        refused_at = refusal.pop("nodeId")
+        refusal["stateToken"] = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, int(refused_at))
+    return answer
 
 
 def _run(run_id: str) -> Run:
