@@ -18,6 +18,7 @@ from workflows_app.engine.jsontypes import JsonObject
 
 SessionStatusName = Literal["in_progress", "stalled", "blocked", "complete", "canceled", "notes"]
 RunStatusName = Literal["in_progress", "stalled", "blocked", "complete", "canceled"]
+BranchStatusName = Literal["complete", "open", "blocked", "canceled"]
 SessionSort = Literal["activity", "-activity", "created", "-created", "title", "-title"]
 SessionGroup = Literal["none", "branch", "workspace"]
 
@@ -34,6 +35,12 @@ class SessionSummary(Shape):
     workspace_path: str
     created_at: datetime
     last_activity: datetime
+    status_summary: str | None = Field(
+        default=None,
+        description="The status in words, branch by branch, when a run of the session forked (the status alone "
+        "would hide a finished branch behind an open one): 'completed on branch 1 (Request changes) · branch 2 "
+        "open'. Null when no run forked: `status` says it all. The session page gives it for every session.",
+    )
 
 
 class SessionGroupHeading(Shape):
@@ -70,6 +77,12 @@ class RunSummary(Shape):
     delegated_by: str | None = Field(description="The run that handed this one out (a parallel step), if any.")
     created_at: datetime
     updated_at: datetime
+    status_summary: str | None = Field(
+        default=None,
+        description="The status in words, telling finished branches from open ones: 'completed on branch 1 "
+        "(Request changes) · branch 2 open', 'open at step 4: Review api', 'blocked at step 2 (...) since ...'. "
+        "`status` keeps its values (it follows the run's latest answer); this follows every branch.",
+    )
 
 
 class CheckpointEntry(Shape):
@@ -151,6 +164,55 @@ class ArtifactTables(Shape):
     others: list[ArtifactEntry]
 
 
+class BlockedIssue(Shape):
+    """One problem the refusal named, as the agent was told it."""
+
+    code: str
+    message: str
+    pointer: str | None = Field(description="A JSON pointer into the continue_workflow arguments to fix.")
+    reason: str | None
+
+
+class BlockedStep(Shape):
+    """Why a branch is blocked: the refused answer that holds it (runs/readmodels/blocked.py)."""
+
+    node_id: str = Field(description="The node whose step was refused.")
+    step_id: str
+    step_title: str
+    since: datetime = Field(description="The oldest refusal that still stands at this step.")
+    last_refused_at: datetime
+    refusals: int = Field(description="How many answers were refused here since the last step taken.")
+    reason: str = Field(description="The first issue in a sentence.")
+    issues: list[BlockedIssue] = Field(description="The newest refusal's issues (at most 20; see issueCount).")
+    issue_count: int
+    resend: list[str] = Field(
+        description="The parts of continue_workflow the agent must send again (with the same stateToken and the "
+        "fresh ackToken the refusal gave): 'output.artifacts (mr_review.changed_files)', 'context: reviewAreas'."
+    )
+    retry: str = Field(description="What the refusal told the agent to do.")
+
+
+class BranchOutcomeEntry(Shape):
+    """How one branch of a run ended, or where it stands (runs/readmodels/outcomes.py)."""
+
+    number: int = Field(description="Branch 1 is the run's first; then in the graph's lane order.")
+    status: BranchStatusName
+    tip_node_id: str = Field(description="The branch's latest node: `?tip=` on the run page shows the branch.")
+    is_newest: bool = Field(description="Its tip is the run's newest node.")
+    verdict: str | None = Field(
+        description="A completed branch's verdict: from a standing artifact's verdict, else a 'Verdict:' line of "
+        "its notes; null when it has none."
+    )
+    verdict_source: str | None
+    findings: dict[str, int] = Field(description="A completed branch's standing findings, by severity.")
+    step_number: int | None = Field(description="An unfinished branch's pending step: its number on the branch.")
+    step_id: str | None
+    step_title: str | None
+    at: datetime = Field(description="When it completed, was blocked (since), or last moved.")
+    headline: str = Field(description="The same in one sentence: 'Branch 1 completed: Request changes, ...'.")
+    blocked: BlockedStep | None
+
+
 class StepEntry(Shape):
     node_id: str = Field(description="The node where the step was pending.")
     child_id: str | None = Field(description="The node the step's acknowledgement led to.")
@@ -195,6 +257,12 @@ class RunDetail(Shape):
     operator_forks: list[OperatorForkNote] = Field(
         default_factory=list, description="The branches a developer started by hand on the shown branch's path."
     )
+    branch: BranchOutcomeEntry | None = Field(
+        default=None, description="The shown branch (the one ending at branchTip): its status, and why if blocked."
+    )
+    other_branches: list[BranchOutcomeEntry] = Field(
+        default_factory=list, description="Every other branch of the run: how it ended or where it stands."
+    )
 
 
 class BranchEntry(Shape):
@@ -226,6 +294,15 @@ class NodeDetail(Shape):
     context: JsonObject = Field(default_factory=dict, description="The run's context at this node.")
     operator_fork: OperatorForkNote | None = Field(
         default=None, description="When a developer started this node's branch here by hand: from where, and why."
+    )
+    on_branch: BranchOutcomeEntry | None = Field(
+        default=None, description="The branch of the run this node is on (the graph's lane): how it stands."
+    )
+    other_branches: list[BranchOutcomeEntry] = Field(
+        default_factory=list, description="The run's other branches: how each ended or where it stands."
+    )
+    blocked: BlockedStep | None = Field(
+        default=None, description="When this node's step is the one refused: why, what to resend, since when."
     )
 
 

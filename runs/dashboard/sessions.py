@@ -259,11 +259,13 @@ def session_page(request: HttpRequest, session_id: str) -> HttpResponse:
 @require_GET
 @shows_errors
 def run_page(request: HttpRequest, run_id: str) -> HttpResponse:
-    # The session first: its last_seq is the version the live updates compare, so it must not be newer
-    # than what the page shows.
-    detail = overview.session_detail(run_view.get_run(run_id).session.public_id)
-    run = run_view.run_detail(run_id, tip=request.GET.get("tip") or None)
-    return _session_page(request, detail, run)
+    # The session's version first: its last_seq is the version the live updates compare, so it must not
+    # be newer than what the page shows. Then the run, whose branches the session's runs list reuses.
+    version = overview.get_session(run_view.get_run(run_id).session.public_id).last_seq
+    shown = run_view.shown_run(run_id, tip=request.GET.get("tip") or None)
+    known = {shown.branches.run.pk: shown.branches}
+    detail = overview.session_detail(shown.detail.run.session_id, known).model_copy(update={"last_seq": version})
+    return _session_page(request, detail, shown.detail)
 
 
 # --- actions ---------------------------------------------------------------------------------------

@@ -19,7 +19,9 @@ in the resources and in the reports.
 
 Reading a whole run takes a fixed number of queries whatever its size (the dashboard's run page reads
 it): the nodes, the step outputs, the checkpoints, the syntheses and the blocked answers, each once.
-Paths are followed in memory. `records_on_path`
+`read_many` reads several runs (a session's) in the same queries, without their records. Paths are
+followed in memory. How each branch ended, in words, is outcomes.py's; why a blocked branch is
+blocked (the refused answer) is blocked.py's; both build on what is read here. `records_on_path`
 is the same question for a single node, read up its path in SQL (O(depth)), for the synthesis a
 completion records.
 """
@@ -173,6 +175,8 @@ class Branch:
     forked_from: int | None  # the node (pk) it grew from; None for the run's first branch
     status: BranchStatus
     is_newest: bool  # its tip is the run's newest node: where the run most recently stands
+    # When blocked: the refused answers (Ack pks, oldest first) that still stand at its pending step.
+    refusals: tuple[int, ...] = ()
 
     @property
     def tip(self) -> int:
@@ -220,6 +224,8 @@ class RunBranches:
     outputs: list[Output]  # every step output of the run, oldest first (empty unless records were read)
     checkpoints: list[Checkpoint]  # every checkpoint of the run, oldest first (likewise)
     syntheses: dict[int, Synthesis]  # by completing node (pk), as recorded
+    made_by_checkpoint: set[int] = field(default_factory=set)  # nodes (pks) a checkpoint made, not a step
+    refused_at: dict[int, datetime] = field(default_factory=dict)  # refused answers (Ack pk) and when
     _lane_of: dict[int, int] = field(default_factory=dict)
 
     @property
@@ -254,6 +260,11 @@ class RunBranches:
             if c.child_id in position and c.node_id in self.nodes
         ]
         return sorted(found, key=PathRecord.sort_key)
+
+    def steps_taken(self, pk: int) -> int:
+        """How many steps were acknowledged on the path to node `pk` (checkpoints are not steps): its
+        pending step is step `steps_taken + 1` of its branch."""
+        return sum(1 for node in self.path(pk)[1:] if node not in self.made_by_checkpoint)
 
     def synthesis_on(self, on_path: list[int]) -> Synthesis | None:
         """The synthesis recorded for the completion on this path: none unless the path completed."""
@@ -312,43 +323,88 @@ class RunBranches:
 def read(run: Run, *, records: bool = True) -> RunBranches:
     """The branches of `run`. With `records`, every step output and checkpoint is read too (one query
     each), for the notes and artifacts of any branch; without, only what the statuses need."""
-    nodes = {
-        pk: NodeRow(pk, public, parent, step or "", complete, at)
-        for pk, public, parent, step, complete, at in Node.objects.filter(run=run)
-        .order_by("created_at", "pk")
-        .values_list("pk", "public_id", "parent_id", "pending_step_id", "is_complete", "created_at")
-    }
     outputs: list[Output] = []
     checkpoints: list[Checkpoint] = []
     if records:
         outputs = list(Output.objects.filter(node__run=run).order_by("created_at", "pk"))
         checkpoints = list(Checkpoint.objects.filter(node__run=run).order_by("created_at", "pk"))
+        return read_many([run], outputs=outputs, checkpoints=checkpoints)[run.pk]
+    return read_many([run])[run.pk]
+
+
+def read_many(
+    runs: list[Run], *, outputs: list[Output] | None = None, checkpoints: list[Checkpoint] | None = None
+) -> dict[int, RunBranches]:
+    """The branches of each of `runs` (by run pk), in four queries whatever their number or size: the
+    nodes, the nodes a checkpoint made, the refused answers and the syntheses. Records are not read
+    (`read` passes those of a single run)."""
+    by_pk = {run.pk: run for run in runs}
+    if not by_pk:
+        return {}
+    nodes: dict[int, dict[int, NodeRow]] = {pk: {} for pk in by_pk}
+    for run_pk, pk, public, parent, step, complete, at in (
+        Node.objects.filter(run__in=list(by_pk))
+        .order_by("created_at", "pk")
+        .values_list("run_id", "pk", "public_id", "parent_id", "pending_step_id", "is_complete", "created_at")
+    ):
+        nodes[run_pk][pk] = NodeRow(pk, public, parent, step or "", complete, at)
+    if checkpoints is not None:
         made_by_checkpoint = {c.child_id for c in checkpoints if c.child_id is not None}
     else:
         made_by_checkpoint = set(
-            Checkpoint.objects.filter(node__run=run, child__isnull=False).values_list("child_id", flat=True)
+            Checkpoint.objects.filter(node__run__in=list(by_pk), child__isnull=False).values_list("child_id", flat=True)
         )
-    blocked_at: dict[int, datetime] = {}
-    refusals = Ack.objects.filter(node__run=run, outcome=AckOutcome.BLOCKED).values_list("node_id", "created_at")
-    for node_pk, at in refusals:
-        blocked_at[node_pk] = max(at, blocked_at.get(node_pk, at))
+    refusals: dict[int, list[tuple[datetime, int]]] = {}
+    for ack_pk, node_pk, at in Ack.objects.filter(node__run__in=list(by_pk), outcome=AckOutcome.BLOCKED).values_list(
+        "pk", "node_id", "created_at"
+    ):
+        refusals.setdefault(node_pk, []).append((at, ack_pk))
     # Every synthesis at once: a run has one per branch that completed, rarely more than a few.
-    syntheses = dict(RunSynthesis.objects.filter(run=run).values_list("node_id", "synthesis"))
+    syntheses: dict[int, dict[int, Synthesis]] = {pk: {} for pk in by_pk}
+    for run_pk, node_pk, synthesis in RunSynthesis.objects.filter(run__in=list(by_pk)).values_list(
+        "run_id", "node_id", "synthesis"
+    ):
+        syntheses[run_pk][node_pk] = synthesis
+    return {
+        pk: _tree(
+            run,
+            nodes[pk],
+            made_by_checkpoint,
+            refusals,
+            syntheses[pk],
+            outputs if outputs is not None else [],
+            checkpoints if checkpoints is not None else [],
+        )
+        for pk, run in by_pk.items()
+    }
 
+
+def _tree(
+    run: Run,
+    nodes: dict[int, NodeRow],
+    made_by_checkpoint: set[int],
+    refusals: dict[int, list[tuple[datetime, int]]],
+    syntheses: dict[int, Synthesis],
+    outputs: list[Output],
+    checkpoints: list[Checkpoint],
+) -> RunBranches:
     layout = graph.lay_out((pk, row.parent_id) for pk, row in nodes.items())
     newest = next(reversed(nodes)) if nodes else None
-    statuses = _Statuses(run, nodes, made_by_checkpoint, blocked_at)
-    branches = [
-        Branch(
-            number=lane.number,
-            lane=lane.lane,
-            nodes=lane.nodes,
-            forked_from=lane.forked_from,
-            status=statuses.of(lane.tip),
-            is_newest=lane.tip == newest,
+    statuses = _Statuses(run, nodes, made_by_checkpoint, refusals)
+    branches = []
+    for lane in lanes((p.node_id, p.parent_id, p.lane) for p in layout.nodes):
+        status, standing_refusals = statuses.of(lane.tip)
+        branches.append(
+            Branch(
+                number=lane.number,
+                lane=lane.lane,
+                nodes=lane.nodes,
+                forked_from=lane.forked_from,
+                status=status,
+                is_newest=lane.tip == newest,
+                refusals=standing_refusals,
+            )
         )
-        for lane in lanes((p.node_id, p.parent_id, p.lane) for p in layout.nodes)
-    ]
     lane_index = {branch.lane: index for index, branch in enumerate(branches)}
     return RunBranches(
         run=run,
@@ -358,6 +414,8 @@ def read(run: Run, *, records: bool = True) -> RunBranches:
         outputs=outputs,
         checkpoints=checkpoints,
         syntheses=syntheses,
+        made_by_checkpoint={pk for pk in made_by_checkpoint if pk in nodes},
+        refused_at={ack: at for pk in nodes for at, ack in refusals.get(pk, [])},
         _lane_of={p.node_id: lane_index[p.lane] for p in layout.nodes},
     )
 
@@ -366,12 +424,16 @@ class _Statuses:
     """A branch's status from its tip: see the module's docstring."""
 
     def __init__(
-        self, run: Run, nodes: dict[int, NodeRow], made_by_checkpoint: set[int], blocked_at: dict[int, datetime]
+        self,
+        run: Run,
+        nodes: dict[int, NodeRow],
+        made_by_checkpoint: set[int],
+        refusals: dict[int, list[tuple[datetime, int]]],
     ) -> None:
         self.run = run
         self.nodes = nodes
         self.made_by_checkpoint = made_by_checkpoint
-        self.blocked_at = blocked_at
+        self.refusals = refusals
         # The newest child each node's step led to (a checkpoint's child is not a step taken).
         self.stepped_at: dict[int, datetime] = {}
         for row in nodes.values():
@@ -379,11 +441,12 @@ class _Statuses:
                 previous = self.stepped_at.get(row.parent_id)
                 self.stepped_at[row.parent_id] = row.created_at if previous is None else max(previous, row.created_at)
 
-    def of(self, tip: int) -> BranchStatus:
+    def of(self, tip: int) -> tuple[BranchStatus, tuple[int, ...]]:
+        """The branch's status, and (when blocked) the refused answers that still stand, oldest first."""
         if self.nodes[tip].is_complete:
-            return "complete"
+            return "complete", ()
         if self.run.status == RunStatus.CANCELED:
-            return "canceled"
+            return "canceled", ()
         # The tip's pending step is the one of the nodes it was checkpointed from: an answer refused
         # there, and not followed by a step taken from there, still stands.
         chain = [tip]
@@ -392,8 +455,10 @@ class _Statuses:
             if parent is None or parent not in self.nodes or parent in chain:  # a damaged store
                 break
             chain.append(parent)
-        refused = [self.blocked_at[pk] for pk in chain if pk in self.blocked_at]
+        refused = sorted(refusal for pk in chain for refusal in self.refusals.get(pk, []))
         if not refused:
-            return "open"
+            return "open", ()
         stepped = [self.stepped_at[pk] for pk in chain if pk in self.stepped_at]
-        return "blocked" if not stepped or max(refused) > max(stepped) else "open"
+        last_step = max(stepped) if stepped else None
+        standing = tuple(ack for at, ack in refused if last_step is None or at > last_step)
+        return ("blocked", standing) if standing else ("open", ())

@@ -8,6 +8,7 @@ fixed number of queries whatever the number of runs or nodes.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -32,6 +33,7 @@ from runs.contract.dashboard import (
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.preferences import mode_of
 from runs.models import Checkpoint, Event, Node, Run, RunStatus, SearchEntry, Session, SessionStatus
+from runs.readmodels import branches, outcomes
 from runs.store.pinned import compiled_workflow
 from runs.store.staged import visible_sessions
 
@@ -91,8 +93,9 @@ def list_sessions(
     ordering = _SORTS[sort]
     if group in _GROUP_FIELDS:
         ordering = (_GROUP_FIELDS[group], *ordering)
-    rows = _with_status(matching, status, cutoff).order_by(*ordering)[(page - 1) * per_page : page * per_page]
-    items = [summary(session, cutoff) for session in rows]
+    rows = list(_with_status(matching, status, cutoff).order_by(*ordering)[(page - 1) * per_page : page * per_page])
+    told = _forked_summaries([session for session in rows if session.branch_count > session.run_count])
+    items = [summary(session, cutoff, told.get(session.pk)) for session in rows]
     return SessionPage(
         items=items,
         total=total,
@@ -108,7 +111,7 @@ def list_sessions(
     )
 
 
-def summary(session: Session, cutoff: datetime) -> SessionSummary:
+def summary(session: Session, cutoff: datetime, status_summary: str | None = None) -> SessionSummary:
     return SessionSummary(
         session_id=session.public_id,
         title=session.title,
@@ -121,7 +124,47 @@ def summary(session: Session, cutoff: datetime) -> SessionSummary:
         workspace_path=session.workspace_path,
         created_at=session.created_at,
         last_activity=session.updated_at,
+        status_summary=status_summary,
     )
+
+
+# The status in words of sessions with a forked run, by (session id, last_seq): every recorded event
+# moves last_seq, so an entry is never stale. The live list re-renders on every event anywhere; a forked
+# session's branches are then read again only if that session changed. Bounded, oldest dropped first.
+_WORDS: OrderedDict[tuple[str, int], str] = OrderedDict()
+WORDS_KEPT = 4096
+
+
+def _forked_summaries(sessions: list[Session]) -> dict[int, str]:
+    """The status in words of the sessions with a forked run (by session pk), whose stored status would
+    hide a finished branch behind an open one. A fixed number of queries for the page (none for the
+    sessions already read at their last_seq); sessions whose runs never forked are not read (their status
+    says it all)."""
+    missing = [session for session in sessions if (session.public_id, session.last_seq) not in _WORDS]
+    if missing:
+        runs = list(Run.objects.filter(session__in=missing, parent_run__isnull=True).order_by("created_at", "pk"))
+        words = _session_words(runs, branches.read_many(runs))
+        for session in missing:
+            _WORDS[(session.public_id, session.last_seq)] = words.get(session.pk, "")
+        while len(_WORDS) > WORDS_KEPT:
+            _WORDS.popitem(last=False)
+    found = {}
+    for session in sessions:
+        said = _WORDS.get((session.public_id, session.last_seq))
+        if said:
+            found[session.pk] = said
+    return found
+
+
+def _session_words(runs: list[Run], trees: dict[int, branches.RunBranches]) -> dict[int, str]:
+    """Each session's status in words from its root runs' branches, by session pk."""
+    told = outcomes.of_runs(trees.values())
+    by_session: dict[int, list[tuple[str, str]]] = {}
+    for run in runs:
+        if run.parent_run_id is None and run.pk in told:
+            name = str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id)
+            by_session.setdefault(run.session_id, []).append((name, outcomes.summary_words(told[run.pk])))
+    return {pk: outcomes.session_words(words) for pk, words in by_session.items()}
 
 
 def _search(sessions: QuerySet[Session], query: str) -> QuerySet[Session]:
@@ -194,7 +237,9 @@ def get_session(session_id: str) -> Session:
     return session
 
 
-def run_summary(run: Run, session_id: str, cutoff: datetime, delegated_by: str | None = None) -> RunSummary:
+def run_summary(
+    run: Run, session_id: str, cutoff: datetime, delegated_by: str | None = None, status_summary: str | None = None
+) -> RunSummary:
     return RunSummary(
         run_id=run.public_id,
         session_id=session_id,
@@ -207,15 +252,27 @@ def run_summary(run: Run, session_id: str, cutoff: datetime, delegated_by: str |
         delegated_by=delegated_by,
         created_at=run.created_at,
         updated_at=run.updated_at,
+        status_summary=status_summary,
     )
 
 
-def session_detail(session_id: str) -> SessionDetail:
+def session_detail(session_id: str, known: dict[int, branches.RunBranches] | None = None) -> SessionDetail:
+    """The session with its runs. `known` are branches already read (by run pk: the page's shown run), not
+    read again."""
     session = get_session(session_id)
     cutoff = stall_cutoff()
     runs = list(Run.objects.filter(session=session).select_related("parent_run").order_by("created_at", "pk"))
+    known = known or {}
+    trees = {**branches.read_many([run for run in runs if run.pk not in known]), **known}
+    told = outcomes.of_runs(trees.values())
     summaries = [
-        run_summary(run, session.public_id, cutoff, run.parent_run.public_id if run.parent_run else None)
+        run_summary(
+            run,
+            session.public_id,
+            cutoff,
+            run.parent_run.public_id if run.parent_run else None,
+            outcomes.summary_words(told[run.pk]),
+        )
         for run in runs
     ]
     checkpoints = [
@@ -233,7 +290,7 @@ def session_detail(session_id: str) -> SessionDetail:
     ]
     checkpoints.reverse()  # the newest ones, shown oldest first
     return SessionDetail(
-        session=summary(session, cutoff),
+        session=summary(session, cutoff, _session_words(runs, trees).get(session.pk)),
         preferences=session.preferences,
         mode=mode_of(session.preferences),
         runs=summaries,

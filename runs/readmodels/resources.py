@@ -12,9 +12,10 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from django.conf import settings
 
+from runs.contract.dashboard import BranchOutcomeEntry
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Checkpoint, Node, Output, Run, Session
-from runs.readmodels import branches, recap
+from runs.readmodels import branches, outcomes, recap
 from runs.readmodels.shapes import Recap, RecapEntry, Synthesis
 from runs.store import tokens
 from runs.store.tokens import TokenKind
@@ -42,7 +43,8 @@ class RunGap(TypedDict):
 
 class RunAnswer(TypedDict):
     runId: str
-    status: str
+    status: str  # the run's stored status (it follows the latest answer); statusSummary follows every branch
+    statusSummary: str
     workflowId: str
     workflowHash: str
     sessionId: str
@@ -54,6 +56,12 @@ class RunAnswer(TypedDict):
     branchCount: int
     gaps: list[RunGap]
     synthesis: Synthesis | None
+    # The tip's branch (BranchOutcomeEntry, with tipStateToken for the dashboard's tipNodeId): its status,
+    # and why when blocked; every other branch (how it ended or where it stands); the tip's branch's
+    # refusal (BlockedStep, with the refused node's stateToken): the issues, what to resend, since when.
+    branch: JsonObject | None
+    otherBranches: list[JsonObject]
+    blocked: JsonObject | None
 
 
 class NotesPageAnswer(TypedDict):
@@ -91,9 +99,12 @@ class SessionArtifacts(TypedDict):
 def read_run(run_id: str) -> RunAnswer:
     """Where a run stands: status, its latest tip, a recap of the notes on the way there, how often
     it forked, the gaps it went past, and the synthesis of the tip's branch once that branch completed
-    (another branch's synthesis is not the tip's: branches.py decides what belongs to which)."""
+    (another branch's synthesis is not the tip's: branches.py decides what belongs to which). Every
+    other branch's outcome is named (outcomes.py), and a blocked tip says why (blocked.py)."""
     run = _run(run_id)
     tree = branches.read(run, records=False)
+    told = outcomes.of_run(tree)
+    mine = next((o for o in told if o.number == tree.branch_of(tree.newest).number), None) if tree.newest else None
     tip = Node.objects.select_related("run").filter(pk=tree.newest).first() if tree.newest is not None else None
     gaps: list[RunGap] = [
         {
@@ -107,6 +118,7 @@ def read_run(run_id: str) -> RunAnswer:
     return {
         "runId": run.public_id,
         "status": run.status,
+        "statusSummary": outcomes.summary_words(told),
         "workflowId": run.workflow_id,
         "workflowHash": run.pinned_id,
         "sessionId": run.session.public_id,
@@ -125,7 +137,23 @@ def read_run(run_id: str) -> RunAnswer:
         "branchCount": tree.fork_points(),
         "gaps": gaps,
         "synthesis": tree.synthesis_of(tip.pk) if tip is not None else None,
+        "branch": _for_agent(mine) if mine is not None else None,
+        "otherBranches": [_for_agent(o) for o in told if o is not mine],
+        "blocked": _for_agent(mine)["blocked"] if mine is not None else None,
     }
+
+
+def _for_agent(outcome: BranchOutcomeEntry) -> JsonObject:
+    """A branch's outcome as an agent uses it: a stateToken where the dashboard has a node id (an agent
+    goes on from a token, never from a node id)."""
+    answer = outcome.dump()
+    tip = answer.pop("tipNodeId")
+    answer["tipStateToken"] = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, int(tip))
+    refusal = answer.get("blocked")
+    if isinstance(refusal, dict):
+        refused_at = refusal.pop("nodeId")
+        refusal["stateToken"] = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, int(refused_at))
+    return answer
 
 
 def _run(run_id: str) -> Run:

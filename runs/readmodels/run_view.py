@@ -26,7 +26,7 @@ from runs.contract.dashboard import (
 )
 from runs.contract.fork import OperatorForkNote
 from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output, Run
-from runs.readmodels import artifact_tables, branches, forks, recap
+from runs.readmodels import artifact_tables, branches, forks, outcomes, recap
 from runs.readmodels.overview import not_found, run_summary, stall_cutoff
 from runs.store import tokens
 from runs.store.pinned import compiled_workflow, steps_by_id
@@ -59,9 +59,9 @@ def get_node(node_id: str | int) -> Node:
     return node
 
 
-def summary_of(run: Run, cutoff: datetime | None = None) -> RunSummary:
+def summary_of(run: Run, cutoff: datetime | None = None, status_summary: str | None = None) -> RunSummary:
     parent = run.parent_run.public_id if run.parent_run else None
-    return run_summary(run, run.session.public_id, cutoff or stall_cutoff(), parent)
+    return run_summary(run, run.session.public_id, cutoff or stall_cutoff(), parent, status_summary)
 
 
 def _step_text(run: Run, step_id: str | None) -> tuple[str, str]:
@@ -124,8 +124,10 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     steps = _steps(run, shown, tree) if shown is not None else []
     tip_row = rows.get(chosen) if chosen is not None else None
     pending = tip_row.step_id if tip_row and not tip_row.is_complete else None
+    told = outcomes.of_run(tree)
+    shown_number = shown.branch.number if shown is not None else None
     detail = RunDetail(
-        run=summary_of(run, cutoff),
+        run=summary_of(run, cutoff, outcomes.summary_words(told)),
         graph=RunGraph(
             nodes=nodes,
             edges=edges,
@@ -155,6 +157,8 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
         pending_step_id=pending or None,
         pending_title=(titles.get(chosen) or _step_text(run, pending)[0]) if pending and chosen is not None else None,
         operator_forks=_forks_on(run, tree, shown.path if shown is not None else []),
+        branch=next((o for o in told if o.number == shown_number), None),
+        other_branches=[o for o in told if o.number != shown_number],
     )
     return ShownRun(detail, tree)
 
@@ -286,9 +290,15 @@ def node_detail(node_id: str) -> NodeDetail:
         for c in Checkpoint.objects.filter(node=node).select_related("child").order_by("created_at", "pk")
     ]
     here.sort(key=lambda entry: entry.recorded_at)
+    tree = branches.read(run, records=False)
+    told = outcomes.of_run(tree)
+    mine = (
+        next((o for o in told if o.number == tree.branch_of(node.pk).number), None) if node.pk in tree.nodes else None
+    )
+    refused = mine.blocked if mine is not None else None
     return NodeDetail(
         node_id=str(node.public_id),
-        run=summary_of(run),
+        run=summary_of(run, None, outcomes.summary_words(told)),
         parent_id=str(Node.objects.filter(pk=node.parent_id).values_list("public_id", flat=True).first())
         if node.parent_id
         else None,
@@ -305,6 +315,13 @@ def node_detail(node_id: str) -> NodeDetail:
         branches=_branches(node),
         context=node.engine_state.get("context") or {},
         operator_fork=forks.fork_into(node),
+        on_branch=mine,
+        other_branches=[o for o in told if o is not mine],
+        # The refusal is this node's when its step is the refused one: the node itself, or the branch's tip
+        # (a checkpoint below the refused node keeps the same pending step).
+        blocked=refused
+        if mine is not None and refused is not None and str(node.public_id) in (refused.node_id, mine.tip_node_id)
+        else None,
     )
 
 

@@ -33,6 +33,7 @@ from runs.models import Event, EventKind, Node, Run, RunStatus
 from runs.readmodels import overview, run_view
 from runs.readmodels import timings as timings_view
 from runs.store import api_tokens
+from tests.support.branched_review import forked_review
 from tests.support.mcp_calls import start_workflow
 from tests.support.sample_session import Built, advance, two_runs_one_forked_twice
 from workrail_site.version import VERSION
@@ -505,10 +506,15 @@ def test_the_sessions_list_and_a_run_cost_the_same_queries_whatever_the_data(api
     # The token's first use is recorded (a write, at most once a minute, here once a day): not counted.
     monkeypatch.setattr(api_tokens, "LAST_USED_EVERY", timedelta(days=1))
     assert api.get(f"{API}/sessions").status_code == 200
-    few_sessions = counted(api, f"{API}/sessions")
+    assert counted(api, f"{API}/sessions") == 3  # the token's lookup, then the page (no run forked)
     few_run = counted(api, f"{API}/runs/{short['session']['runId']}")
     built = two_runs_one_forked_twice()
+    # A session with a forked run has its status in words: its root runs, their branches (nodes, checkpoints,
+    # refused answers, syntheses) and the unfinished tips' steps, read once for the whole page.
+    few_sessions = counted(api, f"{API}/sessions")
+    assert few_sessions == 3 + 6
     for index in range(5):
         start_workflow("wr.routine-focused_plan", context={"sessionKey": f"KEY-{index}"})
-    assert counted(api, f"{API}/sessions") == few_sessions == 3  # the token's lookup, then the page
+    forked_review("MR-OTHER")  # another forked session, one of whose branches completed
+    assert counted(api, f"{API}/sessions") == few_sessions
     assert counted(api, f"{API}/runs/{built.review_run}") == few_run

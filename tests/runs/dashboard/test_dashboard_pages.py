@@ -414,7 +414,10 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     assert answer["kind"] == "complete"
     url = f"/runs/{built.review_run}/"
     html = page(client, url)
-    assert "The run is complete." in html
+    # The run forked twice: its newest branch completed, the two others are still open (issue 20).
+    shown = between(html, 'id="shown-branch"', "</p>")
+    assert "Showing branch 1</strong> of 3 (the newest):" in shown and "completed" in shown
+    assert "completed on branch 1 · branch 2 open · branch 3 open" in html
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis
     assert "mr_review.findings" in synthesis

@@ -1,0 +1,253 @@
+"""How each branch of a run ended, or where it stands, in words a developer reads at a glance:
+"Branch 1 completed: Request changes, 1 critical finding", "Branch 2 open at step 4: Review api",
+"Branch 3 blocked at step 2 (Record the Changed Files) since 2025-01-06 14:02:11 UTC: ...". And a run's
+or a session's status that tells a finished branch from an open one: "completed on branch 1 (Request
+changes) · branch 2 open".
+
+Built on branches.py (which branch owns what, each branch's status) and blocked.py (why a blocked branch
+is blocked); every door (run, session, sessions and node pages, the HTTP API, the `workrail://runs/{id}`
+resource) and the reports read it here.
+
+The verdict of a branch (the honest rule, in order):
+
+1. A standing artifact (the latest of its kind on the branch's path, as the synthesis marks `final`)
+   that carries a verdict: `wr.review_verdict` (clean / minor / blocking), `wr.gate_verdict`
+   (approved / rejected / uncertain), or any artifact whose own `verdict` or `recommendation` field is
+   a short text. The latest such artifact on the path wins.
+2. Else the agent's own words: the last line of the branch's notes (newest step first) that starts
+   with "Verdict:" or "Recommendation:" (bold, italics or a heading around the label are fine). The
+   bundled merge-request review asks for exactly that in its findings step ("a verdict: approve,
+   approve with comments, or request changes"), as agents write it. The text after the colon is
+   kept up to the first sentence end or dash, at most VERDICT_CHARS characters.
+3. Else there is no verdict: the branch is said to be completed, with its findings, and nothing is
+   made up.
+
+Only a completed branch has an outcome with a verdict and findings (read from its synthesis, so the
+same words whether or not the run's records were read); an unfinished branch says where it stands
+(its pending step) and, when blocked, why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from runs.contract.dashboard import BranchOutcomeEntry, Finding
+from runs.models import Node
+from runs.readmodels import artifact_tables, blocked
+from runs.readmodels.branches import Branch, RunBranches
+from runs.readmodels.shapes import Synthesis
+from runs.store.pinned import compiled_workflow, steps_by_id
+from workflows_app import engine
+from workflows_app.engine.jsontypes import JsonObject
+
+VERDICT_CHARS = 60
+FINDING_KINDS = ("mr_review.findings", "wr.review_verdict")
+# The words of the enum verdicts WorkRail's contracts define (workflows_app/schema/contracts/).
+KNOWN_VERDICTS = {
+    "wr.review_verdict": {"clean": "Clean", "minor": "Minor findings only", "blocking": "Blocking findings"},
+    "wr.gate_verdict": {"approved": "Approved", "rejected": "Rejected", "uncertain": "Uncertain"},
+}
+_LABEL = re.compile(r"^[\s>#*_`-]*(?:verdict|recommendation)[*_`\s]*:[*_`\s]*(?P<text>.+)$", re.IGNORECASE)
+_CUT = re.compile(r"\s+[\u2014\u2013-]\s+|[.;:(]\s|[.;]$|\s\(")  # a dash (em, en, hyphen) between words ends it
+STATUS_WORDS = {"complete": "completed", "open": "open", "blocked": "blocked", "canceled": "canceled"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    text: str
+    source: str  # where it was read: "the wr.review_verdict artifact", "the notes of Record Findings"
+
+
+def verdict(standing: Iterable[JsonObject], notes: Iterable[tuple[str, str]]) -> Verdict | None:
+    """The verdict of a path (see the module's docstring): `standing` are its standing artifacts in path
+    order, `notes` its (step title, notes) in path order."""
+    for artifact in reversed(list(standing)):
+        kind = str(artifact.get("kind") or "")
+        for key in ("verdict", "recommendation"):
+            value = artifact.get(key)
+            if isinstance(value, str) and value.strip():
+                words = KNOWN_VERDICTS.get(kind, {}).get(value.strip(), _short(value))
+                return Verdict(words, f"the {kind or 'unnamed'} artifact")
+    for title, text in reversed(list(notes)):
+        for line in reversed(text.splitlines()):
+            found = _LABEL.match(line.strip())
+            if found:
+                words = _short(found.group("text").replace("*", "").replace("`", "").replace("_", " "))
+                if words:
+                    return Verdict(words, f"the notes of {title}" if title else "the notes")
+    return None
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    cut = _CUT.search(text)
+    if cut and cut.start() > 0:
+        text = text[: cut.start()]
+    text = text.strip(" .,;:")
+    if len(text) > VERDICT_CHARS:
+        text = text[: VERDICT_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return text[:1].upper() + text[1:]
+
+
+def synthesis_verdict(synthesis: Synthesis) -> Verdict | None:
+    return verdict(
+        [a["data"] for a in synthesis.get("artifacts", []) if a.get("final")],
+        [(s.get("title") or s.get("stepId") or "", s.get("notesMarkdown") or "") for s in synthesis.get("steps", [])],
+    )
+
+
+def findings_by_severity(findings: Iterable[Finding]) -> dict[str, int]:
+    counts = {severity: 0 for severity in artifact_tables.SEVERITIES}
+    for finding in findings:
+        counts[finding.severity] += 1
+    return {severity: count for severity, count in counts.items() if count}
+
+
+def findings_words(counts: dict[str, int], had_table: bool) -> str:
+    """ "1 critical finding", "3 findings (1 critical, 2 minor)", "no findings" (a findings artifact
+    stood, empty), or "" (no findings artifact stood)."""
+    total = sum(counts.values())
+    if not total:
+        return "no findings" if had_table else ""
+    if len(counts) == 1:
+        [(severity, count)] = counts.items()
+        return f"{count} {severity} finding{'s' if count > 1 else ''}"
+    return f"{total} findings ({', '.join(f'{count} {severity}' for severity, count in counts.items())})"
+
+
+def stamp(moment: datetime) -> str:
+    """An absolute time, to the second, in UTC (as the dashboard's `stamp` filter writes it)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+# --- a run's branches -----------------------------------------------------------------------------------
+
+
+def of_run(tree: RunBranches) -> list[BranchOutcomeEntry]:
+    """Every branch's outcome, in branch order. At most two queries whatever the run's size: the engine
+    state of the unfinished tips (their step titles as the agent saw them), and the refused answers of
+    the blocked branches (blocked.py)."""
+    return of_runs([tree])[tree.run.pk]
+
+
+def of_runs(trees: Iterable[RunBranches]) -> dict[int, list[BranchOutcomeEntry]]:
+    """of_run for several runs (by run pk), in the same two queries for all of them (none when every
+    branch completed)."""
+    trees = list(trees)
+    refused = blocked.refusals_of(trees)
+    unfinished = {
+        (tree.run.pk, b.tip): tree
+        for tree in trees
+        for b in tree.branches
+        if b.status != "complete" and (tree.run.pk, b.number) not in refused
+    }
+    titles = _pending_titles(unfinished)
+    return {
+        tree.run.pk: [_outcome(tree, b, refused.get((tree.run.pk, b.number)), titles) for b in tree.branches]
+        for tree in trees
+    }
+
+
+def _pending_titles(tips: dict[tuple[int, int], RunBranches]) -> dict[int, str]:
+    """The pending step's title at each tip (by node pk), as the agent was given it."""
+    if not tips:
+        return {}
+    runs = {node: tree for (_, node), tree in tips.items()}
+    titles = {}
+    for pk, state in Node.objects.filter(pk__in=list(runs)).values_list("pk", "engine_state"):
+        pending = engine.pending_view(compiled_workflow(runs[pk].run.pinned_id), state)
+        if pending is not None:
+            titles[pk] = str(pending["title"])
+    return titles
+
+
+def _outcome(
+    tree: RunBranches, branch: Branch, refusal: blocked.Refusal | None, titles: dict[int, str]
+) -> BranchOutcomeEntry:
+    tip = tree.nodes[branch.tip]
+    number = branch.number
+    found: Verdict | None = None
+    counts: dict[str, int] = {}
+    step_number: int | None = None
+    step_title: str | None = None
+    if branch.status == "complete":
+        synthesis = tree.syntheses.get(branch.tip)
+        had_table = False
+        if synthesis is not None:
+            found = synthesis_verdict(synthesis)
+            final = [(a.get("stepId"), a["data"]) for a in synthesis.get("artifacts", []) if a.get("final")]
+            counts = findings_by_severity(artifact_tables.tables(final).findings)
+            had_table = any(str(data.get("kind")) in FINDING_KINDS for _, data in final)
+        said = ", ".join(part for part in (found.text if found else "", findings_words(counts, had_table)) if part)
+        headline = f"Branch {number} completed" + (f": {said}" if said else "")
+        at = tip.created_at
+    else:
+        step_number = tree.steps_taken(branch.tip) + 1
+        step_title = refusal.step_title if refusal else (titles.get(branch.tip) or _step_title(tree, tip.step_id))
+        where = f"at step {step_number}: {step_title}"
+        if refusal is not None:
+            headline = (
+                f"Branch {number} blocked at step {step_number} ({step_title}) since {stamp(refusal.since)}: "
+                f"{refusal.headline()}"
+            )
+            at = refusal.since
+        else:
+            headline = f"Branch {number} {STATUS_WORDS[branch.status]} {where}"
+            at = tip.created_at
+    return BranchOutcomeEntry(
+        number=number,
+        status=branch.status,
+        tip_node_id=str(tip.public_id),
+        is_newest=branch.is_newest,
+        verdict=found.text if found else None,
+        verdict_source=found.source if found else None,
+        findings=counts,
+        step_number=step_number,
+        step_id=tip.step_id or None,
+        step_title=step_title,
+        at=at,
+        headline=headline,
+        blocked=blocked.as_entry(refusal) if refusal is not None else None,
+    )
+
+
+def _step_title(tree: RunBranches, step_id: str) -> str:
+    step = steps_by_id(tree.run.pinned_id).get(step_id) or {}
+    return str(step.get("title") or step_id)
+
+
+# --- a run's status, in words -----------------------------------------------------------------------------
+
+
+def summary_words(outcomes: list[BranchOutcomeEntry]) -> str:
+    """The run's status in words, telling finished branches from open ones: "completed on branch 1
+    (Request changes) · branch 2 open"; a run of one branch: "completed (Request changes)", "open at step
+    4: Review api", "blocked at step 2 (...) since ...". Finished branches first, then the others in order."""
+    if not outcomes:
+        return "not started"
+    if len(outcomes) == 1:
+        [only] = outcomes
+        if only.status == "complete":
+            return "completed" + (f" ({only.verdict})" if only.verdict else "")
+        where = f" at step {only.step_number}: {only.step_title}" if only.step_number else ""
+        if only.status == "blocked" and only.blocked is not None:
+            return f"blocked at step {only.step_number} ({only.step_title}) since {stamp(only.blocked.since)}"
+        return STATUS_WORDS[only.status] + where
+    done = [
+        f"completed on branch {o.number}" + (f" ({o.verdict})" if o.verdict else "")
+        for o in outcomes
+        if o.status == "complete"
+    ]
+    rest = [f"branch {o.number} {STATUS_WORDS[o.status]}" for o in outcomes if o.status != "complete"]
+    return " · ".join(done + rest)
+
+
+def session_words(runs: list[tuple[str, str]]) -> str:
+    """A session's status in words from its root runs' (workflow name, summary_words): the run's own
+    words when it has one run, else each run's, named."""
+    if len(runs) == 1:
+        return runs[0][1]
+    return "; ".join(f"{name}: {words}" for name, words in runs)

@@ -1,0 +1,97 @@
+"""Issue 20 in a real browser: a forked merge-request review viewed on each of its branches (each shows
+its own synthesis and findings, and the other branch as a labelled callout), and a blocked run (why,
+the issues, what the agent must resend, since when) on the session, run and node pages."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser import screenshot
+from tests.support.branched_review import BlockedReview, ForkedReview, blocked_review, forked_review
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+
+@pytest.fixture
+def review(live_server, service_catalog) -> ForkedReview:
+    return forked_review()
+
+
+@pytest.fixture
+def stuck(live_server, service_catalog) -> BlockedReview:
+    return blocked_review()
+
+
+def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
+    site = str(live_server.url)
+    page.goto(f"{site}/sessions/")
+    row = page.locator("tr", has_text="MR-42")
+    expect(row).to_contain_text("completed on branch 1 (Request changes) · branch 2 open")
+    screenshot(page, "issue20-sessions-forked")
+
+    # The newest branch (2, unfinished): none of branch 1's synthesis or findings, and branch 1 named.
+    page.goto(f"{site}/runs/{review.run_id}/")
+    expect(page.locator("#run-status-summary")).to_have_text("completed on branch 1 (Request changes) · branch 2 open")
+    expect(page.locator("#shown-branch")).to_contain_text(
+        "Showing branch 2 of 2 (the newest): open at step 4, Review storage."
+    )
+    expect(page.locator("#synthesis-title")).to_have_count(0)
+    expect(page.locator("#findings-title")).to_have_count(0)
+    callout = page.locator(".branch-callouts li")
+    expect(callout).to_have_count(1)
+    expect(callout).to_contain_text("Branch 1 completed: Request changes, 1 critical finding")
+    expect(page.locator("#pending-step")).to_contain_text("Review storage")
+    screenshot(page, "issue20-run-branch-2")
+
+    # Following the callout shows branch 1: its own synthesis, verdict and findings table; branch 2 named.
+    callout.get_by_role("link").click()
+    expect(page).to_have_url(re.compile(rf"\?tip={review.done_tip}$"))
+    expect(page.locator("#shown-branch")).to_contain_text("Showing branch 1 of 2: completed")
+    expect(page.locator("#synthesis-title")).to_have_text("Synthesis of branch 1")
+    expect(page.locator("#synthesis-verdict")).to_contain_text("Verdict: Request changes")
+    expect(page.locator("table.findings")).to_contain_text("SQL built from user input")
+    expect(page.locator("table.findings .sev-critical")).to_have_count(1)
+    expect(page.locator(".branch-callouts li")).to_contain_text("Branch 2 open at step 4: Review storage")
+    screenshot(page, "issue20-run-branch-1")
+
+    # The session page tells the same, in its runs list and its head.
+    page.goto(f"{site}/sessions/{review.session_id}/")
+    expect(page.locator("#session-status-summary")).to_have_text(
+        "completed on branch 1 (Request changes) · branch 2 open"
+    )
+    expect(page.locator(".run-summary")).to_have_text("completed on branch 1 (Request changes) · branch 2 open")
+    page.wait_for_load_state("networkidle")
+    console_log.assert_clean()
+
+
+def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log, live_server, stuck):
+    site = str(live_server.url)
+    page.goto(f"{site}/sessions/{stuck.session_id}/")
+    panel = page.locator(".blocked-panel")
+    expect(panel).to_be_visible()
+    expect(page.locator("#pending-step")).to_have_count(0)  # not an ordinary "Pending step" banner
+    expect(panel.locator("h3")).to_contain_text("Step 2, Record the Changed Files, is waiting for a corrected answer")
+    expect(panel).to_contain_text("was refused, first at ")
+    issue = panel.locator("table.blocked-issues tbody tr")
+    expect(issue).to_have_count(1)
+    expect(issue).to_contain_text("ARTIFACT_MISSING")
+    expect(issue).to_contain_text("This step needs an artifact of kind 'mr_review.changed_files'")
+    expect(issue).to_contain_text("/output/artifacts")
+    expect(panel.locator("ul.resend")).to_contain_text("output.artifacts (mr_review.changed_files)")
+    expect(panel.locator("ul.resend")).to_contain_text("context: reviewAreas")
+    expect(page.locator("#session-status-summary")).to_contain_text(
+        "blocked at step 2 (Record the Changed Files) since "
+    )
+    screenshot(page, "issue20-session-blocked")
+
+    panel.get_by_role("link", name=re.compile("Open the refused step's node")).click()
+    expect(page).to_have_url(re.compile(rf"/nodes/{stuck.node_id}/$"))
+    node_panel = page.locator("#node-branch .blocked-panel")
+    expect(node_panel).to_contain_text("ARTIFACT_MISSING")
+    expect(node_panel.locator("ul.resend")).to_contain_text("output.artifacts (mr_review.changed_files)")
+    screenshot(page, "issue20-node-blocked")
+    page.wait_for_load_state("networkidle")
+    console_log.assert_clean()
