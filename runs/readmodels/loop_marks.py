@@ -8,14 +8,15 @@ run, reading only that string of each state (never the context it holds).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
+
+from django.db.models.fields.json import KT
 
 from runs.models import Run
 from runs.store.pinned import steps_by_id
 
 
-@dataclass(frozen=True, slots=True)
-class LoopMark:
+class LoopMark(NamedTuple):
     iteration: int  # 1 for the first
     loop_title: str
 
@@ -35,7 +36,10 @@ def loop_marks(run: Run) -> dict[int, LoopMark]:
     """By node pk: the iteration its pending step is in, for the nodes inside a loop."""
     titles: dict[str, str] = {}
     marks: dict[int, LoopMark] = {}
-    for pk, instance in run.nodes.values_list("pk", "engine_state__pending__stepInstance"):
+    # KT: the key as text (SQLite's ->>, PostgreSQL's #>>), without the type checks of a JSON value.
+    for pk, instance in run.nodes.annotate(instance=KT("engine_state__pending__stepInstance")).values_list(
+        "pk", "instance"
+    ):
         found = innermost(instance)
         if found is None:
             continue
