@@ -98,6 +98,8 @@ class TimelineLane(Shape):
     run_id: str
     label: str
     points: list[float] = Field(description="When each node was created, as a fraction of the session's span.")
+    first_at: datetime | None = Field(default=None, description="When the run's first node was created.")
+    last_at: datetime | None = Field(default=None, description="When the run's newest node was created.")
 
 
 class SessionDetail(Shape):
@@ -122,6 +124,10 @@ class GraphNode(Shape):
     is_leaf: bool
     via: Literal["start", "step", "checkpoint"]
     created_at: datetime
+    iteration: int | None = Field(
+        default=None, description="The iteration (1 for the first) of the innermost loop the node's pending step is in."
+    )
+    loop_title: str = Field(default="", description="That loop's title; empty outside a loop.")
 
 
 class GraphEdge(Shape):

@@ -315,6 +315,8 @@ def _timeline(session: Session, runs: list[Run]) -> list[TimelineLane]:
             run_id=run.public_id,
             label=run.workflow_id,
             points=sorted(round((t - start).total_seconds() / span, 4) for t in times.get(run.pk, [])),
+            first_at=min(times[run.pk], default=None),
+            last_at=max(times[run.pk], default=None),
         )
         for run in runs
     ]

@@ -27,6 +27,7 @@ from runs.contract.dashboard import (
 from runs.contract.fork import OperatorForkNote
 from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output, Run
 from runs.readmodels import artifact_tables, branches, forks, outcomes, recap
+from runs.readmodels.loop_marks import loop_marks
 from runs.readmodels.overview import not_found, run_summary, stall_cutoff
 from runs.store import tokens
 from runs.store.pinned import compiled_workflow, steps_by_id
@@ -97,9 +98,11 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     titles = _rendered_titles(run, outputs, open_leaves)
     newest = tree.newest
     chosen = _chosen_tip(tip, tree)
+    loops = loop_marks(run)
     nodes = []
     for placed in layout.nodes:
         row = rows[placed.node_id]
+        loop = loops.get(placed.node_id)
         title = titles.get(placed.node_id) or _step_text(run, row.step_id)[0]
         nodes.append(
             GraphNode(
@@ -116,6 +119,8 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
                 if row.parent_id is None
                 else ("checkpoint" if placed.node_id in made_by_checkpoint else "step"),
                 created_at=row.created_at,
+                iteration=loop.iteration if loop else None,
+                loop_title=loop.loop_title if loop else "",
             )
         )
     edges = [GraphEdge(source=n.parent_id, target=n.node_id) for n in nodes if n.parent_id is not None]

@@ -1,8 +1,9 @@
 """Filters and drawing tags of the dashboard templates: `{% load dashboard %}`.
 
-Everything returned here is plain data or plain text: the templates escape it. Nothing is marked safe.
-The two drawings (a run's branch graph, a session's timeline) are computed here as coordinates and
-class names, and drawn as SVG by their templates (attributes and classes only: the CSP forbids styles).
+Everything returned here is plain data or plain text: the templates escape it. One exception: a run's
+branch graph is drawn as SVG text by runs/readmodels/graph_drawing.py (the PDF draws it too), which
+escapes every text it puts in it. The session's timeline is computed here as coordinates and class
+names and drawn by its template. Both use attributes and classes only: the CSP forbids styles.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from datetime import UTC, datetime
 from typing import Any, TypedDict
 
 from django import template
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
 
-from runs.contract.dashboard import RunDetail, SessionDetail
-from runs.readmodels import branches, graph
+from runs.contract.dashboard import GraphNode, RunDetail, SessionDetail
+from runs.readmodels import branches, graph, graph_drawing, time_axis
 
 register = template.Library()
 
@@ -160,31 +163,6 @@ def kinds(artifacts: Any) -> list[str]:
 
 # --- the branch graph of a run ---------------------------------------------------------------------
 
-GRAPH_DX = 40  # between columns (depths)
-GRAPH_DY = 34  # between lanes (branches)
-GRAPH_PAD = 22  # the radii (node 7, hit area 13, tip ring 11) are in dashboard/_graph.html
-
-
-@dataclass(frozen=True, slots=True)
-class DrawnNode:
-    """One node as the template draws it. Every value is text already: a page can hold thousands of
-    nodes, and the template engine would localize each number it prints."""
-
-    node_id: str
-    cx: str
-    cy: str
-    href: str
-    tooltip: str
-    classes: str
-    lane: str
-    is_tip: bool
-
-
-@dataclass(frozen=True, slots=True)
-class DrawnEdge:
-    d: str
-    classes: str
-
 
 @dataclass(frozen=True, slots=True)
 class Branch:
@@ -201,86 +179,40 @@ class GraphContext(TypedDict):
     """What dashboard/_graph.html draws (an inclusion tag's context)."""
 
     detail: RunDetail
-    nodes: list[DrawnNode]
-    edges: list[DrawnEdge]
-    tip: DrawnNode | None
+    drawing: SafeString
     branches: list[Branch]
-    width: str
-    height: str
-    tip_label: tuple[str, str] | None
 
 
-def branch_path(detail: RunDetail) -> set[str]:
-    """The node ids from the run's root to the shown branch's tip."""
-    if detail.branch_tip is None:
-        return set()
-    return set(graph.path_to(detail.branch_tip, {node.node_id: node.parent_id for node in detail.graph.nodes}))
+@register.filter
+def short_id(value: Any) -> str:
+    """A node id as a link text shows it (the full id goes in its title, and in every URL)."""
+    return graph_drawing.short_id(value)
 
 
 @register.inclusion_tag("dashboard/_graph.html")
 def run_graph(detail: RunDetail) -> GraphContext:
-    graph = detail.graph
-    on_path = branch_path(detail)
     run_url = reverse("run", args=[detail.run.run_id])
     node_url = reverse("node", args=["NODE"])
+    on_path = (
+        set(graph.path_to(detail.branch_tip, {n.node_id: n.parent_id for n in detail.graph.nodes}))
+        if detail.branch_tip
+        else set()
+    )
 
-    def x_of(depth: int) -> int:
-        return GRAPH_PAD + depth * GRAPH_DX
+    def href(node: GraphNode) -> str:
+        # A leaf off the shown branch shows its branch; any other node opens its page.
+        if node.is_leaf and node.node_id not in on_path:
+            return f"{run_url}?tip={node.node_id}"
+        return node_url.replace("NODE", node.node_id)
 
-    def y_of(lane: int) -> int:
-        return GRAPH_PAD + lane * GRAPH_DY
-
-    placed = {node.node_id: node for node in graph.nodes}
-    nodes: list[DrawnNode] = []
-    for node in graph.nodes:
-        shown = node.node_id in on_path
-        classes = ["node"]
-        if shown:
-            classes.append("on-branch")
-        if node.is_complete:
-            classes.append("complete")
-        if node.via == "checkpoint":
-            classes.append("checkpoint")
-        selects_branch = node.is_leaf and not shown
-        what = node.title or node.step_id or "Step"
-        tooltip = f"{what} (node {node.node_id}, depth {node.depth}"
-        tooltip += ", current tip)" if node.is_tip else ")"
-        if selects_branch:
-            tooltip += ": show this branch"
-        nodes.append(
-            DrawnNode(
-                node_id=node.node_id,
-                cx=str(x_of(node.depth)),
-                cy=str(y_of(node.lane)),
-                href=f"{run_url}?tip={node.node_id}" if selects_branch else node_url.replace("NODE", node.node_id),
-                tooltip=tooltip,
-                classes=" ".join(classes),
-                lane=str(node.lane),
-                is_tip=node.is_tip,
-            )
-        )
-    edges: list[DrawnEdge] = []
-    half = GRAPH_DX // 2
-    for edge in graph.edges:
-        source, target = placed.get(edge.source), placed.get(edge.target)
-        if source is None or target is None:
-            continue
-        x1, y1, x2, y2 = x_of(source.depth), y_of(source.lane), x_of(target.depth), y_of(target.lane)
-        # Within a lane a straight line; a fork is an elbow: right, down between the columns, right.
-        d = f"M{x1} {y1}H{x2}" if y1 == y2 else f"M{x1} {y1}H{x1 + half}V{y2}H{x2}"
-        both = edge.source in on_path and edge.target in on_path
-        edges.append(DrawnEdge(d=d, classes="edge on-branch" if both else "edge"))
-    tip = next((n for n in nodes if n.is_tip), None)
-    return {
-        "detail": detail,
-        "nodes": nodes,
-        "edges": edges,
-        "tip": tip,
-        "branches": _branch_links(detail, run_url),
-        "width": str(2 * GRAPH_PAD + graph.depth * GRAPH_DX + 30),
-        "height": str(2 * GRAPH_PAD + max(graph.lanes - 1, 0) * GRAPH_DY),
-        "tip_label": (str(int(tip.cx) + 13), str(int(tip.cy) - 8)) if tip else None,
-    }
+    nodes, lanes = len(detail.graph.nodes), detail.graph.lanes
+    title = (
+        f"Branch graph of {detail.run.workflow_name}: {nodes} node{pluralize(nodes)} in {lanes} "
+        f"branch{pluralize(lanes, 'es')}, one column per step, one row per branch"
+    )
+    # The drawing escapes every text it holds (runs/readmodels/graph_drawing.py): safe to insert as is.
+    drawing = mark_safe(graph_drawing.for_screen(detail.graph, shown=detail.branch_tip, href=href, title=title))
+    return {"detail": detail, "drawing": drawing, "branches": _branch_links(detail, run_url)}
 
 
 def _branch_links(detail: RunDetail, run_url: str) -> list[Branch]:
@@ -308,8 +240,9 @@ def _branch_links(detail: RunDetail, run_url: str) -> list[Branch]:
 TL_WIDTH = 800
 TL_LABEL = 190
 TL_PAD = 14
-TL_ROW = 28
+TL_ROW = 38
 TL_LABEL_CHARS = 28
+TL_AXIS = 44  # below the rows: the axis, its ticks and their times
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,11 +251,20 @@ class TimelineRow:
     label: str
     href: str
     y: str
+    sub_y: str
     span: str  # the path of the line from the first node to the last
     dots: str  # the path drawing one round dot per node (zero-length segments with round caps)
     count: int
     tooltip: str
+    took: str  # from the run's first node to its newest, as a person reads it
     selected: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineTick:
+    x: str
+    label: str
+    anchor: str
 
 
 class TimelineContext(TypedDict):
@@ -332,9 +274,12 @@ class TimelineContext(TypedDict):
     width: str
     height: str
     axis: str
-    axis_start: str
-    axis_end: str
-    text_y: str
+    axis_y: str
+    tick_marks: str
+    ticks: list[TimelineTick]
+    tick_y: str
+    caption: str
+    caption_y: str
 
 
 @register.inclusion_tag("dashboard/_timeline.html")
@@ -342,33 +287,58 @@ def session_timeline(detail: SessionDetail, selected_run: str | None = None) -> 
     width = TL_WIDTH - TL_LABEL - TL_PAD
     names = {run.run_id: run.workflow_name for run in detail.runs}
     run_url = reverse("run", args=["RUN"])
+    starts = [lane.first_at for lane in detail.timeline if lane.first_at is not None]
+    ends = [lane.last_at for lane in detail.timeline if lane.last_at is not None]
     rows: list[TimelineRow] = []
     for index, lane in enumerate(detail.timeline):
-        y = TL_PAD + index * TL_ROW + TL_ROW // 2
+        y = TL_PAD + index * TL_ROW + 12
         xs = [f"{TL_LABEL + point * width:.1f}" for point in lane.points] or [str(TL_LABEL)]
-        label = names.get(lane.run_id) or lane.label
-        if len(label) > TL_LABEL_CHARS:
-            label = label[: TL_LABEL_CHARS - 1] + "…"
+        name = names.get(lane.run_id) or lane.label
+        label = name if len(name) <= TL_LABEL_CHARS else name[: TL_LABEL_CHARS - 1] + "…"
+        took = ""
+        when = ""
+        if lane.first_at is not None and lane.last_at is not None:
+            took = duration((lane.last_at - lane.first_at).total_seconds())
+            when = f", {stamp(lane.first_at)} to {stamp(lane.last_at)} ({took})"
+        count = len(lane.points)
         rows.append(
             TimelineRow(
                 run_id=lane.run_id,
                 label=label,
                 href=run_url.replace("RUN", lane.run_id),
                 y=str(y),
+                sub_y=str(y + 14),
                 span=f"M{xs[0]} {y}H{xs[-1]}",
                 dots="".join(f"M{x} {y}h0" for x in xs) if lane.points else "",
-                count=len(lane.points),
-                tooltip=f"{names.get(lane.run_id) or lane.label} ({lane.run_id}): {len(lane.points)} nodes",
+                count=count,
+                tooltip=f"{name} ({lane.run_id}): {count} node{pluralize(count)}{when}",
+                took=f"{took} · {count} node{pluralize(count)}" if took else f"{count} node{pluralize(count)}",
                 selected=lane.run_id == selected_run,
             )
         )
-    height = 2 * TL_PAD + len(rows) * TL_ROW + 16
+    axis_y = TL_PAD + len(rows) * TL_ROW + 4
+    ticks: list[TimelineTick] = []
+    caption = ""
+    if starts and ends:
+        start, end = min(starts), max(ends)
+        for tick in time_axis.ticks(start, end):
+            x = TL_LABEL + tick.fraction * width
+            anchor = "end" if x > TL_WIDTH - TL_PAD - 30 else ("start" if x < TL_LABEL + 30 else "middle")
+            ticks.append(TimelineTick(x=f"{x:.1f}", label=tick.label, anchor=anchor))
+        start, end = start.astimezone(UTC), end.astimezone(UTC)
+        until = end.strftime("%H:%M:%S" if end.date() == start.date() else "%Y-%m-%d %H:%M:%S")
+        caption = f"{start:%Y-%m-%d %H:%M:%S} to {until} UTC · {duration((end - start).total_seconds())}"
+    tick_marks = "".join(f"M{t.x} {axis_y}v5" for t in ticks)
+    height = axis_y + TL_AXIS
     return {
         "rows": rows,
         "width": str(TL_WIDTH),
         "height": str(height),
-        "axis": f"M{TL_LABEL} {height - TL_PAD - 8}H{TL_WIDTH - TL_PAD}",
-        "axis_start": str(TL_LABEL),
-        "axis_end": str(TL_WIDTH - TL_PAD),
-        "text_y": str(height - 4),
+        "axis": f"M{TL_LABEL} {axis_y}H{TL_WIDTH - TL_PAD}",
+        "axis_y": str(axis_y),
+        "tick_marks": tick_marks,
+        "ticks": ticks,
+        "tick_y": str(axis_y + 17),
+        "caption": caption,
+        "caption_y": str(axis_y + 35),
     }

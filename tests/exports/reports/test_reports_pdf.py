@@ -20,6 +20,7 @@ from exports.reports.data import build_report
 from exports.reports.fetcher import BASE_URL, DataOnlyFetcher, RefusedURL
 from exports.reports.pdf import render_pdf
 from exports.reports.produce import produce
+from runs.readmodels import graph_drawing
 from tests.exports.reports.support import counting_server, hostile_session, wide_table_session
 from tests.support.paths import REPO
 from tests.support.sample_session import two_runs_one_forked_twice
@@ -140,7 +141,7 @@ def test_hostile_html_that_got_past_the_sanitizer_still_loads_nothing(tmp_path):
 def test_the_pdf_is_made_from_the_dashboards_partials_with_the_graph_drawn(service_catalog):
     built = two_runs_one_forked_twice()
     html = html_report.render(build_report(built.session_id, built.review_run))
-    assert 'class="run-graph"' in html and "<style>.edge{" in html  # the dashboard's SVG, coloured for print
+    assert 'class="graph-figure"' in html and "<style>text{" in html  # the graph drawn for paper, coloured in itself
     assert 'class="steps"' in html and 'class="changed-files"' in html  # dashboard/_run.html
     assert "<script" not in html.split("</title>", 1)[1].replace("&lt;script", "")
     assert "<link" not in html and "Cancel run" not in html
@@ -164,13 +165,13 @@ def test_the_pdf_holds_the_session_notes_tables_and_branches(service_catalog, tm
         assert expected in text, expected
 
 
-def test_a_run_too_long_to_draw_legibly_is_listed_instead(service_catalog, monkeypatch):
+def test_a_run_too_big_to_draw_legibly_is_listed_instead(service_catalog, monkeypatch):
     built = two_runs_one_forked_twice()
-    monkeypatch.setattr(html_report, "MAX_DRAWN_COLUMNS", 3)  # the review run is deeper, the plan run is not
+    monkeypatch.setattr(graph_drawing, "PAPER_WIDTH_MM", 60)  # the review run is wider, the plan run is not
     html = html_report.render(build_report(built.session_id))
     assert html.count('class="run-graph"') == 1
-    assert html.count('class="legend"') == 1
-    assert "This run is too long to draw legibly on a page" in html
+    assert 'class="legend"' not in html  # the dashboard's legend and script are replaced by the figure
+    assert "This run has too many branches to draw legibly on a page" in html
     assert "● Branch 1: steps 1-" in html  # the list of branches stays
 
 

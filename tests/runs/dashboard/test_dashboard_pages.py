@@ -128,8 +128,8 @@ def test_a_run_page_draws_its_graph_with_a_link_per_node_and_a_lane_per_branch(c
     assert len(re.findall(r"<a\b", svg)) == 11
     assert {lane for _, _, lane in links} == {"0", "1", "2"}  # forked twice: three branches, three lanes
     assert len(re.findall(r"<title\b", svg)) == 12  # the graph's own, and one tooltip per node
-    assert 'class="tip-ring"' in svg
-    assert svg.count('class="node on-branch') == 9  # root to the newest node, through the checkpoint
+    assert svg.count('class="tag-text newest"') == svg.count('class="tag-text current"') == 1  # the newest, shown
+    assert svg.count('class="card on-branch') == 9  # root to the newest node, through the checkpoint
     to_nodes = [href for href, _, _ in links if href.startswith("/nodes/")]
     to_branches = [href for href, _, _ in links if "?tip=" in href]
     assert len(to_nodes) == 9 and len(to_branches) == 2  # leaves of the other branches select them

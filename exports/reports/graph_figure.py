@@ -1,0 +1,33 @@
+"""The branch graph of a run as a figure of the PDF: runs/readmodels/graph_drawing.py's paper drawing
+(top to bottom, long straight stretches collapsed, styled in itself, no script, nothing loaded), with a
+caption that says how to read it."""
+
+from __future__ import annotations
+
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+
+from runs.contract.dashboard import RunDetail
+from runs.readmodels import graph_drawing
+
+CAPTION = (
+    "One card per node, top to bottom; a column per branch. ↻ n: the n-th time round a loop. "
+    "A dashed card was made by a checkpoint, a green one completed the run; "
+    "“⋯ n steps” stands for steps of one branch not drawn."
+)
+TOO_BIG = "This run has too many branches to draw legibly on a page: they are listed under the run."
+
+
+def figure(run: RunDetail) -> SafeString:
+    """The run's branch graph as a <figure> (a note instead when it would not be legible)."""
+    nodes, lanes = len(run.graph.nodes), run.graph.lanes
+    title = f"Branch graph of {run.run.workflow_name}: {nodes} nodes in {lanes} branch{'es' if lanes != 1 else ''}"
+    drawing = graph_drawing.for_paper(run.graph, shown=None, title=title) if run.graph.nodes else None
+    if drawing is None:
+        return format_html('<p class="muted small graph-figure">{}</p>', TOO_BIG if run.graph.nodes else "")
+    # The drawing escapes every text it holds (graph_drawing.py).
+    return format_html(
+        '<figure class="graph-figure">{}<figcaption class="muted small">{}</figcaption></figure>',
+        mark_safe(drawing),
+        CAPTION,
+    )

@@ -1,0 +1,395 @@
+"""A run's branch graph as an SVG picture: a labelled card per node, for the dashboard and the PDF.
+
+Pure: from the run's graph (runs.contract.dashboard.RunGraph, laid out by graph.py: a column per
+depth, a lane per branch, lane order = branch numbers) to SVG text, with no script and nothing
+loaded. Every text put in it is escaped here (step titles come from workflow files and agents).
+
+Each card shows the step's title (shortened, in full in its tooltip), its step number, the loop
+iteration it stands in ("↻ 2"), and whether a checkpoint made it; the newest node and the shown one
+carry tags, the shown branch's path is drawn in the accent colour, and the first card of each lane
+is tagged "Branch N" (the numbering of branches.py). Two ways to draw it:
+
+- `for_screen`: left to right (depth across, branches down), every node a link, styled by the
+  dashboard's stylesheet through class names (its CSP forbids styles in the page);
+- `for_paper`: top to bottom (a document reads down the page; few branches fit across it), long
+  straight stretches collapsed into "⋯ 37 steps", sized to the page, coloured by a <style> of its own
+  in a font WeasyPrint has (DejaVu Sans), no links.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from html import escape
+
+from runs.contract.dashboard import GraphNode, RunGraph
+
+CARD_W = 150
+CARD_H = 44
+TITLE_CHARS = 21  # what fits a card's width at 12px
+SHORT_ID_CHARS = 8
+
+
+def short_id(node_id: str | int) -> str:
+    """A node id as people read it: its first digits (ids are random; the full one goes in a tooltip)."""
+    return str(node_id)[:SHORT_ID_CHARS]
+
+
+def shorten(text: str, limit: int = TITLE_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def branch_label(lane: int) -> str:
+    """Lanes are branches in the same order (branches.lanes numbers them from 1)."""
+    return f"Branch {lane + 1}"
+
+
+# --- which columns to draw ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    first: int  # the depth it draws, or the first depth a gap stands for
+    last: int  # == first for a drawn column
+    offset: int  # along the depth axis, from the first column
+
+    @property
+    def is_gap(self) -> bool:
+        return self.last > self.first
+
+
+def columns(
+    graph: RunGraph, *, keep: Iterable[str], context: int, min_gap: int, step: int, gap_step: int
+) -> list[Column]:
+    """The depths to draw: all of them, except stretches of at least `min_gap` depths more than
+    `context` away from any fork, branch end, the run's ends or a node in `keep`; each such stretch
+    becomes one narrower gap column. Within a gap no branch starts or ends, so every branch crossing it
+    is one straight run of nodes."""
+    depth = graph.depth
+    if min_gap <= 0:
+        return [Column(d, d, d * step) for d in range(depth + 1)]
+    kept_ids = set(keep)
+    marks = {0, depth}
+    parents: set[str] = set()
+    for node in graph.nodes:
+        if node.is_leaf or node.node_id in kept_ids:
+            marks.add(node.depth)
+        if node.parent_id is not None:
+            if node.parent_id in parents:  # a second child: a fork, drawn with its parent
+                marks.update((node.depth - 1, node.depth))
+            parents.add(node.parent_id)
+    wanted = [False] * (depth + 1)
+    for mark in marks:
+        for d in range(max(0, mark - context), min(depth, mark + context) + 1):
+            wanted[d] = True
+    drawn: list[Column] = []
+    offset = 0
+    d = 0
+    while d <= depth:
+        end = d
+        while not wanted[d] and end + 1 <= depth and not wanted[end + 1]:
+            end += 1
+        if not wanted[d] and end - d + 1 >= min_gap:
+            drawn.append(Column(d, end, offset))
+            offset += gap_step
+            d = end + 1
+            continue
+        for one in range(d, end + 1):
+            drawn.append(Column(one, one, offset))
+            offset += step
+        d = end + 1
+    return drawn
+
+
+# --- the drawing -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Geometry:
+    across: bool  # True: depth runs left to right (screen); False: top to bottom (paper)
+    step: int  # from one column to the next, along the depth axis
+    gap_step: int  # a gap column's size along the depth axis
+    lane_step: int  # from one lane to the next
+    head: int  # room before the first column (the lane labels, across) or lane (down)
+    lead: int  # room before the first lane (across) or column (down)
+
+    def card(self, offset: int, lane: int) -> tuple[int, int]:
+        """The top-left corner of a card."""
+        if self.across:
+            return self.head + offset, self.lead + lane * self.lane_step
+        return self.head + lane * self.lane_step, self.lead + offset
+
+    def out_of(self, x: int, y: int) -> tuple[int, int]:
+        return (x + CARD_W, y + CARD_H // 2) if self.across else (x + CARD_W // 2, y + CARD_H)
+
+    def into(self, x: int, y: int) -> tuple[int, int]:
+        return (x, y + CARD_H // 2) if self.across else (x + CARD_W // 2, y)
+
+    def elbow(self, start: tuple[int, int], end: tuple[int, int]) -> str:
+        """Out of the parent, half way to the next column, over to the child's lane, into the child."""
+        (x1, y1), (x2, y2) = start, end
+        if self.across:
+            if y1 == y2:
+                return f"M{x1} {y1}H{x2}"
+            return f"M{x1} {y1}H{x1 + (x2 - x1) // 2}V{y2}H{x2}"
+        if x1 == x2:
+            return f"M{x1} {y1}V{y2}"
+        return f"M{x1} {y1}V{y1 + (y2 - y1) // 2}H{x2}V{y2}"
+
+
+SCREEN = _Geometry(across=True, step=CARD_W + 26, gap_step=0, lane_step=CARD_H + 30, head=12, lead=16)
+PAPER = _Geometry(across=False, step=CARD_H + 26, gap_step=40, lane_step=CARD_W + 24, head=8, lead=16)
+
+# The colours of the light theme, for a picture drawn without the page's stylesheet (WeasyPrint draws
+# an inline SVG on its own). The dashboard styles the same class names from dashboard.css.
+PAPER_STYLE = (
+    "<style>"
+    "text{font-family:'DejaVu Sans',sans-serif}"
+    ".edge{fill:none;stroke:#b7bcc4;stroke-width:2}"
+    ".edge.on-branch{stroke:#2458c6;stroke-width:2.5}"
+    ".gap-line{fill:none;stroke:#8a929e;stroke-width:2;stroke-dasharray:3 3}"
+    ".card{fill:#fff;stroke:#8a929e;stroke-width:1.5}"
+    ".card.on-branch{fill:#eaf0fb;stroke:#2458c6}"
+    ".card.complete{fill:#e8f4ec;stroke:#1b7f43}"
+    ".card.checkpoint{stroke:#6d3fc0;stroke-dasharray:4 3}"
+    ".card.current{stroke-width:3}"
+    ".ct{fill:#1d2330;font-size:12px;font-weight:600}"
+    ".cs{fill:#5b6472;font-size:10px}"
+    ".cs .loop{fill:#9a5b00;font-weight:700}"
+    ".tag{stroke:none}.tag.newest{fill:#9a5b00}.tag.current{fill:#2458c6}"
+    ".tag.lane{fill:#fff;stroke:#5b6472;stroke-width:1}"
+    ".tag-text{fill:#fff;font-size:9px;font-weight:700}.tag-text.lane{fill:#1d2330}"
+    ".gap-chip{fill:#fff;stroke:#8a929e;stroke-width:1}"
+    ".gap-text{fill:#5b6472;font-size:10px}"
+    "</style>"
+)
+
+
+def for_screen(graph: RunGraph, *, shown: str | None, href: Callable[[GraphNode], str], title: str) -> str:
+    """The dashboard's drawing: every node, left to right, each card a link to `href(node)`."""
+    return _draw(
+        graph,
+        SCREEN,
+        shown=shown,
+        href=href,
+        title=title,
+        cols=columns(graph, keep=(), context=0, min_gap=0, step=SCREEN.step, gap_step=SCREEN.gap_step),
+    )
+
+
+# The paper drawing collapses straight stretches longer than this, keeping this many steps around every
+# fork, branch end and the shown node: a run of 200 steps in one branch still fits a page.
+PAPER_CONTEXT = 1
+PAPER_MIN_GAP = 3
+PAPER_WIDTH_MM = 170
+PAPER_HEIGHT_MM = 225
+MM_PER_PX = 25.4 / 96
+PAPER_MIN_SCALE = 0.55  # 12px titles printed at 5pt, the smallest worth printing
+
+
+def _scale_of(drawing: str) -> float:
+    """How much a paper drawing was shrunk to fit the page (its printed width over its own)."""
+    head = drawing[: drawing.index(">")]
+    printed = float(head.split('width="', 1)[1].split("mm", 1)[0])
+    own = float(head.split('viewBox="0 0 ', 1)[1].split(" ", 1)[0])
+    return printed / (own * MM_PER_PX)
+
+
+def for_paper(graph: RunGraph, *, shown: str | None, title: str) -> str | None:
+    """The PDF's drawing: top to bottom, collapsed, styled in itself, at most a page in size; None when
+    shrinking it to the page would make its text too small to read (dozens of branches)."""
+    keep = [node for node in (shown, graph.tip) if node is not None]
+    cols = columns(
+        graph, keep=keep, context=PAPER_CONTEXT, min_gap=PAPER_MIN_GAP, step=PAPER.step, gap_step=PAPER.gap_step
+    )
+    drawing = _draw(graph, PAPER, shown=shown, href=None, title=title, cols=cols, style=PAPER_STYLE)
+    return drawing if _scale_of(drawing) >= PAPER_MIN_SCALE else None
+
+
+def _draw(
+    graph: RunGraph,
+    geo: _Geometry,
+    *,
+    shown: str | None,
+    href: Callable[[GraphNode], str] | None,
+    title: str,
+    cols: list[Column],
+    style: str = "",
+) -> str:
+    by_id = {node.node_id: node for node in graph.nodes}
+    offset_of = {column.first: column.offset for column in cols if not column.is_gap}
+    on_path = _path(by_id, shown)
+    corner: dict[str, tuple[int, int]] = {}
+    for node in graph.nodes:
+        offset = offset_of.get(node.depth)
+        if offset is not None:
+            corner[node.node_id] = geo.card(offset, node.lane)
+
+    edges: list[str] = []
+    for node in graph.nodes:
+        if node.parent_id is None or node.node_id not in corner or node.parent_id not in corner:
+            continue
+        both = node.node_id in on_path and node.parent_id in on_path
+        d = geo.elbow(geo.out_of(*corner[node.parent_id]), geo.into(*corner[node.node_id]))
+        edges.append(f'<path class="edge{" on-branch" if both else ""}" d="{d}"/>')
+
+    gaps = _gaps(graph, geo, cols, corner, on_path)
+    firsts: dict[int, str] = {}
+    for node in graph.nodes:
+        firsts.setdefault(node.lane, node.node_id)
+    starts = set(firsts.values())
+    cards = [
+        _card(node, corner[node.node_id], on_path, shown, graph.tip, href, node.node_id in starts)
+        for node in graph.nodes
+        if node.node_id in corner
+    ]
+
+    extent = (cols[-1].offset + (geo.gap_step if cols[-1].is_gap else CARD_W if geo.across else CARD_H)) if cols else 0
+    lanes_size = max(graph.lanes - 1, 0) * geo.lane_step + (CARD_H if geo.across else CARD_W)
+    if geo.across:
+        width, height = geo.head + extent + 16, geo.lead + lanes_size + 16
+    else:
+        width, height = geo.head + lanes_size + 8, geo.lead + extent + 12
+    size = f'width="{width}" height="{height}"'
+    if style:  # paper: no bigger than the page, the same proportions
+        scale = min(1.0, PAPER_WIDTH_MM / (width * MM_PER_PX), PAPER_HEIGHT_MM / (height * MM_PER_PX))
+        size = f'width="{width * MM_PER_PX * scale:.1f}mm" height="{height * MM_PER_PX * scale:.1f}mm"'
+    return "".join(
+        [
+            f'<svg class="run-graph" xmlns="http://www.w3.org/2000/svg" {size} viewBox="0 0 {width} {height}" '
+            f'role="group" aria-label="{escape(title)}">',
+            style,
+            f"<title>{escape(title)}</title>",
+            '<g class="edges" aria-hidden="true">',
+            *edges,
+            "</g>",
+            *gaps,
+            '<g class="nodes">',
+            *cards,
+            "</g></svg>",
+        ]
+    )
+
+
+def _path(by_id: dict[str, GraphNode], shown: str | None) -> set[str]:
+    path: set[str] = set()
+    current = shown
+    while current is not None and current in by_id and current not in path:
+        path.add(current)
+        current = by_id[current].parent_id
+    return path
+
+
+def _card(
+    node: GraphNode,
+    at: tuple[int, int],
+    on_path: set[str],
+    shown: str | None,
+    tip: str | None,
+    href: Callable[[GraphNode], str] | None,
+    starts_lane: bool,
+) -> str:
+    x, y = at
+    classes = ["card"]
+    if node.node_id in on_path:
+        classes.append("on-branch")
+    if node.is_complete:
+        classes.append("complete")
+    if node.via == "checkpoint":
+        classes.append("checkpoint")
+    is_current, is_newest = node.node_id == shown, node.node_id == tip
+    if is_current:
+        classes.append("current")
+    if is_newest:
+        classes.append("newest")
+    full = node.title or node.step_id or "Step"
+    sub = [f"step {node.depth + 1}"]
+    loop = ""
+    if node.iteration is not None:
+        loop = f'<tspan class="loop">↻ {node.iteration}</tspan>'
+    if node.via == "checkpoint":
+        sub.append("checkpoint")
+    words = [full, branch_label(node.lane), f"step {node.depth + 1}"]
+    if node.iteration is not None:
+        words.append(f"iteration {node.iteration} of {node.loop_title or 'a loop'}")
+    if node.via == "checkpoint":
+        words.append("made by a checkpoint")
+    if is_newest:
+        words.append("the newest node")
+    if is_current:
+        words.append("shown")
+    words.append(f"node {node.node_id}")
+    selects_branch = node.is_leaf and node.node_id not in on_path
+    tooltip = " · ".join(words) + (": click to show this branch" if selects_branch and href else "")
+    # On the card's top edge, at the right: whether it is the shown node and the newest one; on its
+    # bottom edge, at the left, its branch's name on the first card of each branch.
+    tags = [_tag(x + 6, y + CARD_H, branch_label(node.lane), "lane")] if starts_lane else []
+    right = x + CARD_W - 6
+    for text, kind, marked in (("newest", "newest", is_newest), ("shown", "current", is_current)):
+        if marked:
+            right -= _tag_width(text)
+            tags.append(_tag(right, y, text, kind))
+            right -= 4
+    sub_text = " · ".join(sub[:1] + ([loop] if loop else []) + sub[1:])
+    body = (
+        f"<title>{escape(tooltip)}</title>"
+        f'<rect class="{" ".join(classes)}" x="{x}" y="{y}" width="{CARD_W}" height="{CARD_H}" rx="6"/>'
+        f'<text class="ct" x="{x + 8}" y="{y + 17}">{escape(shorten(full))}</text>'
+        f'<text class="cs" x="{x + 8}" y="{y + 32}">{sub_text}</text>' + "".join(tags)
+    )
+    if href is None:
+        return f'<g class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}">{body}</g>'
+    current = ' aria-current="true"' if is_current else ""
+    return (
+        f'<a href="{escape(href(node))}" class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}"'
+        f"{current}>{body}</a>"
+    )
+
+
+def _tag_width(text: str) -> int:
+    return 10 + round(5.6 * len(text))  # 9px bold text
+
+
+def _tag(x: int, y: int, text: str, kind: str) -> str:
+    width = _tag_width(text)
+    return (
+        f'<rect class="tag {kind}" x="{x}" y="{y - 7}" width="{width}" height="13" rx="6"/>'
+        f'<text class="tag-text {kind}" x="{x + width // 2}" y="{y + 3}" text-anchor="middle">{escape(text)}</text>'
+    )
+
+
+def _gaps(
+    graph: RunGraph,
+    geo: _Geometry,
+    cols: list[Column],
+    corner: dict[str, tuple[int, int]],
+    on_path: set[str],
+) -> list[str]:
+    """Each gap column, for each branch crossing it: a dashed line and how many steps it stands for."""
+    gaps = [column for column in cols if column.is_gap]
+    if not gaps:
+        return []
+    # The last node drawn before each gap and the first after it, per lane: found from the nodes
+    # just outside the gap (a gap holds no fork and no branch end).
+    out: list[str] = ['<g class="gaps">']
+    lanes_at: dict[tuple[int, int], GraphNode] = {(node.depth, node.lane): node for node in graph.nodes}
+    for gap in gaps:
+        for lane in range(graph.lanes):
+            before, after = lanes_at.get((gap.first - 1, lane)), lanes_at.get((gap.last + 1, lane))
+            if before is None or after is None or before.node_id not in corner or after.node_id not in corner:
+                continue
+            start, end = geo.out_of(*corner[before.node_id]), geo.into(*corner[after.node_id])
+            count = gap.last - gap.first + 1
+            text = f"⋯ {count} steps"
+            mid_x, mid_y = (start[0] + end[0]) // 2, (start[1] + end[1]) // 2
+            cls = "gap-line on-branch" if after.node_id in on_path else "gap-line"
+            out.append(f'<path class="{cls}" d="M{start[0]} {start[1]}L{end[0]} {end[1]}"/>')
+            why = f"{count} steps of {branch_label(lane)} not drawn (steps {gap.first + 1} to {gap.last + 1})"
+            out.append(
+                f'<g class="gap"><title>{escape(why)}</title>'
+                f'<rect class="gap-chip" x="{mid_x - 38}" y="{mid_y - 9}" width="76" height="18" rx="9"/>'
+                f'<text class="gap-text" x="{mid_x}" y="{mid_y + 4}" text-anchor="middle">{escape(text)}</text></g>'
+            )
+    out.append("</g>")
+    return out

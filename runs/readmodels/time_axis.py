@@ -1,0 +1,59 @@
+"""Ticks for a time axis: clock times at round intervals, from seconds to weeks.
+
+Pure. `ticks(start, end)` picks the smallest round step that puts at most MAX_TICKS ticks on the span
+and labels each in UTC, as precisely as the step needs: "14:05:30", "14:05", or "25 Nov"; a tick on
+a new day within an axis of hours says the day too ("26 Nov 00:00").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+MAX_TICKS = 6
+MINUTE, HOUR, DAY = 60, 3600, 86400
+STEPS = [
+    1, 2, 5, 10, 15, 30,
+    MINUTE, 2 * MINUTE, 5 * MINUTE, 10 * MINUTE, 15 * MINUTE, 30 * MINUTE,
+    HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR,
+    DAY, 2 * DAY, 7 * DAY, 14 * DAY, 28 * DAY,
+]  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    at: datetime
+    fraction: float  # where on the span, 0 at its start, 1 at its end
+    label: str
+
+
+def step_for(seconds: float) -> int:
+    for step in STEPS:
+        if seconds / step <= MAX_TICKS:
+            return step
+    return STEPS[-1] * (int(seconds / (STEPS[-1] * MAX_TICKS)) + 1)
+
+
+def ticks(start: datetime, end: datetime) -> list[Tick]:
+    start, end = start.astimezone(UTC), end.astimezone(UTC)
+    span = (end - start).total_seconds()
+    if span <= 0:
+        return [Tick(start, 0.0, start.strftime("%H:%M:%S"))]
+    step = step_for(span)
+    epoch = datetime(1970, 1, 5, tzinfo=UTC)  # a Monday: week-long steps fall on Mondays
+    since = (start - epoch).total_seconds()
+    first = epoch + timedelta(seconds=-(-since // step) * step)  # the first round moment at or after start
+    found = []
+    at = first
+    previous_day = start.date()
+    while at <= end:
+        if step >= DAY:
+            label = at.strftime("%d %b")
+        else:
+            label = at.strftime("%H:%M:%S" if step < MINUTE else "%H:%M")
+            if at.date() != previous_day:
+                label = f"{at.strftime('%d %b')} {label}"
+        previous_day = at.date()
+        found.append(Tick(at, (at - start).total_seconds() / span, label))
+        at += timedelta(seconds=step)
+    return found or [Tick(start, 0.0, start.strftime("%H:%M:%S"))]

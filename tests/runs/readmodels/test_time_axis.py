@@ -1,0 +1,42 @@
+"""Ticks of the timeline's time axis (runs/readmodels/time_axis.py): round clock times in UTC, as many
+as fit, labelled as precisely as their step needs, from seconds to weeks."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from runs.readmodels.time_axis import MAX_TICKS, ticks
+
+START = datetime(2026, 11, 25, 14, 3, 17, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("span", "labels"),
+    [
+        (timedelta(seconds=40), ["14:03:20", "14:03:30", "14:03:40", "14:03:50"]),
+        (timedelta(minutes=12), ["14:04", "14:06", "14:08", "14:10", "14:12", "14:14"]),
+        (timedelta(hours=3), ["14:30", "15:00", "15:30", "16:00", "16:30", "17:00"]),
+        (timedelta(hours=20), ["18:00", "26 Nov 00:00", "06:00"]),
+        (timedelta(days=40), ["30 Nov", "07 Dec", "14 Dec", "21 Dec", "28 Dec", "04 Jan"]),
+    ],
+)
+def test_ticks_fall_on_round_times_and_say_the_day_when_it_changes(span, labels):
+    found = ticks(START, START + span)
+    assert [tick.label for tick in found] == labels
+    assert len(found) <= MAX_TICKS
+    assert all(0 <= tick.fraction <= 1 for tick in found)
+    assert [tick.fraction for tick in found] == sorted(tick.fraction for tick in found)
+
+
+def test_a_span_shorter_than_a_step_still_has_its_start_labelled():
+    assert [tick.label for tick in ticks(START, START)] == ["14:03:17"]
+    assert [tick.label for tick in ticks(START + timedelta(microseconds=1), START + timedelta(seconds=0.4))] == [
+        "14:03:17"
+    ]
+
+
+def test_ticks_are_in_utc_whatever_the_time_zone_given():
+    other = START.astimezone(timezone(timedelta(hours=5, minutes=30)))
+    assert ticks(other, other + timedelta(minutes=12))[0].label == "14:04"
