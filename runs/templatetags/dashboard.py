@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from runs.contract.dashboard import RunDetail, SessionDetail
-from runs.readmodels import branches, graph
+from runs.readmodels import artifact_tables, branches, graph
 
 register = template.Library()
 
@@ -145,6 +145,19 @@ def get(mapping: Any, key: Any) -> Any:
     if isinstance(mapping, dict):
         return mapping.get(key, mapping.get(str(key)))
     return None
+
+
+@register.filter
+def loop_decisions(artifacts: Any) -> list[str]:
+    """The loop decisions among a step's artifacts, as sentences (artifact_tables.loop_decision)."""
+    found = (artifact_tables.loop_decision(a) for a in artifacts) if isinstance(artifacts, list) else ()
+    return [text for text in found if text is not None]
+
+
+@register.filter
+def without_loop_decisions(artifacts: Any) -> list[Any]:
+    """A step's artifacts but its loop decisions, which are shown as sentences instead of JSON."""
+    return [a for a in artifacts if artifact_tables.loop_decision(a) is None] if isinstance(artifacts, list) else []
 
 
 @register.filter
