@@ -26,6 +26,12 @@ from runs.store.staged import visible_sessions
 class Existing:
     session_id: str
     same_bundle: bool  # this very file was imported to make it
+    name: str = ""  # its title or key, what people know it by
+
+    def named(self) -> Existing:
+        row = visible_sessions().filter(public_id=self.session_id).values_list("title", "session_key").first()
+        name = (row[0] or row[1] or "") if row else ""
+        return Existing(self.session_id, self.same_bundle, name)
 
 
 def existing_session(bundle: VerifiedBundle) -> Existing | None:
@@ -35,7 +41,7 @@ def existing_session(bundle: VerifiedBundle) -> Existing | None:
         same = Event.objects.filter(
             session__public_id=original, kind=EventKind.SESSION_IMPORTED, data__bundleDigest=bundle.digest
         ).exists()
-        return Existing(original, same)
+        return Existing(original, same).named()
     # Imports are few; the log is read by kind, the oldest import first (the one people met first).
     imports = Event.objects.filter(kind=EventKind.SESSION_IMPORTED, data__originalSessionId=original)
     found = (
@@ -44,7 +50,7 @@ def existing_session(bundle: VerifiedBundle) -> Existing | None:
         .values_list("session__public_id", "data__bundleDigest")
         .first()
     )
-    return Existing(found[0], found[1] == bundle.digest) if found else None
+    return Existing(found[0], found[1] == bundle.digest).named() if found else None
 
 
 def already_imported(existing: Existing) -> WorkRailError:
@@ -52,8 +58,12 @@ def already_imported(existing: Existing) -> WorkRailError:
     what = "This very bundle was imported before" if existing.same_bundle else "This bundle's session is here already"
     return WorkRailError(
         ErrorCode.BUNDLE_ALREADY_IMPORTED,
-        f"{what}: session {existing.session_id}. Importing it again would make a duplicate, so nothing was imported.",
+        f"{what}: session {_called(existing)}. Importing it again would make a duplicate, so nothing was imported.",
         f"Open the existing session at {url}. To import a separate copy with new ids anyway, import it as a copy "
         "('Import as a copy' on the dashboard, ?copy=true in the API, --copy for manage.py import_bundle).",
         details={"sessionId": existing.session_id, "url": url, "sameBundle": existing.same_bundle},
     )
+
+
+def _called(existing: Existing) -> str:
+    return f"“{existing.name}” ({existing.session_id})" if existing.name else existing.session_id

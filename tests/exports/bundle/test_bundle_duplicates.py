@@ -113,3 +113,23 @@ def test_a_tampered_upload_is_refused_on_the_form_not_a_bare_error_page(client, 
     form = page[page.index('<form class="card filters import-form"') : page.index("</form>")]
     assert "BUNDLE_CORRUPT" in form and "What to do:" in form and 'type="file"' in form
     assert client.get("/sessions/import").status_code == 200  # the form has a page of its own
+
+
+def test_an_imported_session_keeps_its_recorded_times_and_sorts_by_them(client, service_catalog, monkeypatch):
+    from datetime import UTC, datetime
+
+    from django.utils import timezone
+
+    then = datetime(2024, 3, 5, 9, 30, tzinfo=UTC)
+    with monkeypatch.context() as past:
+        past.setattr(timezone, "now", lambda: then)
+        original = a_session()
+    data = export_session_bundle(original, via="command")
+    empty_the_store()
+    newer = start_workflow("wr.routine-focused_plan", context={"sessionKey": "NEWER-1"})["session"]["sessionId"]
+
+    imported = import_session_bundle(data, via="command").session
+    assert imported.created_at == then and imported.updated_at == then  # not the import's time
+    listed = client.get("/sessions/?sort=-activity").content.decode()
+    assert listed.index(f"/sessions/{newer}/") < listed.index(f"/sessions/{original}/")
+    assert "2024-03-05" in listed
