@@ -92,11 +92,8 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
 
     layout = tree.layout
     open_leaves = [p.node_id for p in layout.nodes if p.is_leaf and not rows[p.node_id].is_complete]
-    seen = _seen(run, tree, open_leaves)
-    titles = {
-        **{pk: text.title for pk, text in seen.items()},
-        **{o.node_id: o.step_title for o in outputs if o.step_title},
-    }
+    titles = {o.node_id: o.step_title for o in outputs if o.step_title}
+    titles |= _seen_titles(run, tree, titles, open_leaves)
     newest = tree.newest
     chosen = _chosen_tip(tip, tree)
     nodes = []
@@ -123,7 +120,7 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     edges = [GraphEdge(source=n.parent_id, target=n.node_id) for n in nodes if n.parent_id is not None]
 
     shown = tree.view(chosen) if chosen is not None else None
-    steps = _steps(run, shown, tree, seen) if shown is not None else []
+    steps = _steps(run, shown, tree, titles) if shown is not None else []
     tip_row = rows.get(chosen) if chosen is not None else None
     pending = tip_row.step_id if tip_row and not tip_row.is_complete else None
     detail = RunDetail(
@@ -160,17 +157,23 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     return ShownRun(detail, tree)
 
 
-def _seen(run: Run, tree: branches.RunBranches, open_leaves: list[int]) -> dict[int, step_text.StepText]:
-    """Pending steps as the agent saw them (loop variables filled in), rendered again from the engine
-    state: at open leaves (no output yet to take a title from), and at every node whose step reads
-    differently from run to run (its prompt, and the title of a checkpoint made there)."""
+def _seen_titles(
+    run: Run, tree: branches.RunBranches, titled: dict[int, str], open_leaves: list[int]
+) -> dict[int, str]:
+    """Titles as the agent saw them (loop variables filled in) where no output recorded one, rendered
+    again from the engine state: at open leaves, and where a step whose title depends on the context
+    was checkpointed. Few nodes: the steps' prompts are shown as written (placeholders named), which
+    costs no state; the node page shows a prompt exactly as the agent was given it."""
     steps = steps_by_id(run.pinned_id)
-    varying = [
+    wanted = [
         pk
         for pk, row in tree.nodes.items()
-        if not row.is_complete and step_text.depends_on_context(steps.get(row.step_id))
+        if pk not in titled
+        and not row.is_complete
+        and (pk in open_leaves or "{{" in str((steps.get(row.step_id) or {}).get("title") or ""))
     ]
-    return step_text.as_seen(compiled_workflow(run.pinned_id), list(dict.fromkeys([*open_leaves, *varying])))
+    seen = step_text.as_seen(compiled_workflow(run.pinned_id), wanted)
+    return {pk: text.title for pk, text in seen.items()}
 
 
 def _rendered_step(run: Run, node: Node) -> tuple[str, str]:
@@ -193,20 +196,18 @@ def _chosen_tip(tip: str | None, tree: branches.RunBranches) -> int | None:
     return tree.newest
 
 
-def _steps(
-    run: Run, shown: branches.BranchView, tree: branches.RunBranches, seen: dict[int, step_text.StepText]
-) -> list[StepEntry]:
+def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches, titles: dict[int, str]) -> list[StepEntry]:
     """What was recorded on the way to the shown node: step outputs and checkpoints, in path order."""
     entries = []
     for record in shown.records:
         item = record.record
         node_pk = item.node_id or 0  # a run's checkpoint always has its node
         started = tree.nodes[node_pk].created_at
-        written = seen.get(node_pk) or _step_text(run, record.step_id)
+        written = _step_text(run, record.step_id)
         if isinstance(item, Output):
             title, prompt = item.step_title or item.step_id, written.prompt
         else:
-            title, prompt = f"Checkpoint during {written.title or 'the run'}", ""
+            title, prompt = f"Checkpoint during {titles.get(node_pk) or written.title or 'the run'}", ""
         entries.append(
             StepEntry(
                 node_id=str(tree.public(node_pk)),

@@ -26,13 +26,6 @@ def as_written(step: Step | None, step_id: str | None) -> StepText:
     )
 
 
-def depends_on_context(step: Step | None) -> bool:
-    """Does this step read differently from run to run? Only those are rendered again from a node's state."""
-    if not step:
-        return False
-    return "{{" in str(step.get("title") or "") + str(step.get("prompt") or "") or bool(step.get("promptFragments"))
-
-
 def as_seen(compiled: JsonObject, node_pks: list[int]) -> dict[int, StepText]:
     """Each open node's pending step as the agent was given it there, rendered again from its engine
     state (pure and deterministic), in one query whatever the number of nodes."""

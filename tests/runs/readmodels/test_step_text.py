@@ -47,7 +47,7 @@ def test_pages_show_step_titles_and_prompts_as_the_agent_saw_them(client, servic
     assert checkpoint.title == f"Checkpoint during Review {area}"
     assert f"Review {area}" in {node.title for node in detail.graph.nodes}
     triage = next(step for step in detail.steps if step.step_id == "triage-change")
-    assert "MR !7" in triage.prompt  # {{changeRef}}, filled in as the agent was given it
+    assert "([changeRef])" in triage.prompt  # as written, the placeholder named (the node page fills it in)
     urls = [f"/sessions/{run.session.public_id}/", f"/runs/{run.public_id}/", "/"]
     urls += [f"/nodes/{pk}/" for pk in Node.objects.filter(run=run).values_list("public_id", flat=True)]
     for url in urls:
