@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from django.http import HttpRequest, HttpResponse
-from ninja import Path, Router
+from ninja import Path, Query, Router
 from ninja.responses import Status
 from pydantic import Field
 
@@ -55,28 +55,37 @@ def session_bundle(
 
 @router.post(
     "/bundles",
-    response={201: BundleImported, **error_results(403, 413, 429)},
+    response={201: BundleImported, **error_results(403, 409, 413, 429)},
     by_alias=True,
     summary="Import a session bundle",
     description=(
         "The request body is a bundle file, unchanged (`curl --data-binary @file.json`). It is checked whole "
         "before anything is written and imported in one transaction, as a new session: a damaged, edited, "
-        "newer or inconsistent bundle is refused (BUNDLE_* codes) and nothing changes."
+        "newer or inconsistent bundle is refused (BUNDLE_* codes) and nothing changes. A bundle whose session is "
+        "here already (the session it was exported from, or an earlier import of it) is refused with "
+        "BUNDLE_ALREADY_IMPORTED (409), naming that session in details.sessionId; `copy=true` imports it again "
+        "as a separate session with new ids."
     ),
     openapi_extra={
         "requestBody": {
             "required": True,
             "content": {"application/json": {"schema": {"type": "object"}}},
         },
-        **described(403, 413, 429),
+        **described(403, 409, 413, 429),
     },
 )
-def import_bundle(request: HttpRequest) -> Status[BundleImported]:
+def import_bundle(
+    request: HttpRequest,
+    as_copy: Annotated[
+        bool,
+        Query(alias="copy", description="Import a bundle whose session is here already as a separate copy (new ids)."),
+    ] = False,
+) -> Status[BundleImported]:
     limit = max_bundle_bytes()
     declared = request.headers.get("Content-Length") or ""
     if declared.isdigit() and int(declared) > limit:  # refused before the body is read
         raise too_large(int(declared), limit)
-    result = import_session_bundle(request.read(limit + 1), via="api")
+    result = import_session_bundle(request.read(limit + 1), via="api", as_copy=as_copy)
     return Status(
         201,
         BundleImported(

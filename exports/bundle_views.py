@@ -1,20 +1,23 @@
 """Dashboard doors for bundles: download a session's bundle, and import one from a file upload.
 
 Both go through exports/bundles.py, as the commands and the API do. The import form posts with its
-CSRF token like every dashboard form; an error shows the error page with the code and what to do.
+CSRF token like every dashboard form; a refused import shows the form again with the error inline (its
+code, message and what to do), under the code's HTTP status.
 """
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
+from exports.bundle.importing import ImportResult
 from exports.bundle.reading import too_large
 from exports.bundles import export_session_bundle, import_session_bundle, max_bundle_bytes
 from exports.views import MAX_ID_CHARS, download
-from runs.contract.errors import ErrorCode, WorkRailError
+from runs.contract.errors import HTTP_STATUS, ErrorCode, WorkRailError
 from runs.dashboard.errors import shows_errors
 
 
@@ -26,15 +29,34 @@ def bundle_attachment(session_id: str, data: bytes) -> HttpResponse:
     return download(data, "application/json", bundle_filename(session_id))
 
 
-@require_GET
+@require_GET  # not HEAD: a download is recorded in the session's log as an export
 @shows_errors
 def session_bundle(request: HttpRequest, session_id: str) -> HttpResponse:
     return bundle_attachment(session_id, export_session_bundle(session_id[:MAX_ID_CHARS], via="dashboard"))
 
 
-@require_POST
-@shows_errors
+@require_http_methods(["GET", "HEAD", "POST"])
 def import_bundle(request: HttpRequest) -> HttpResponse:
+    """GET: the import form on its own page. POST: the import; a refusal is shown inline on the form
+    (code, message, what to do; a link to the session when it is here already) with the code's HTTP status."""
+    if request.method != "POST":
+        return render(request, "dashboard/import.html", {"nav": "sessions"})
+    as_copy = request.POST.get("copy") == "1"
+    try:
+        result = _import(request, as_copy=as_copy)
+    except WorkRailError as error:
+        existing = error.details.get("url") if error.code == ErrorCode.BUNDLE_ALREADY_IMPORTED else None
+        context = {"nav": "sessions", "error": error, "existing_url": existing, "as_copy": as_copy}
+        return render(request, "dashboard/import.html", context, status=HTTP_STATUS.get(error.code, 400))
+    session_id = result.session.public_id
+    ids = "with its original ids" if result.kept_ids else "as a new session (its ids were in use here)"
+    messages.success(
+        request, f"Imported {session_id} {ids}: {result.runs} run(s), {result.events} events. Agents can resume it."
+    )
+    return HttpResponseRedirect(reverse("session", args=[session_id]))
+
+
+def _import(request: HttpRequest, *, as_copy: bool) -> ImportResult:
     upload = request.FILES.get("bundle")
     if upload is None:
         raise WorkRailError(
@@ -45,11 +67,4 @@ def import_bundle(request: HttpRequest) -> HttpResponse:
     limit = max_bundle_bytes()
     if (upload.size or 0) > limit:  # Django spooled it to a temporary file: refused without reading it
         raise too_large(upload.size or 0, limit)
-    raw = upload.read(limit + 1)
-    result = import_session_bundle(raw, via="dashboard")
-    session_id = result.session.public_id
-    ids = "with its original ids" if result.kept_ids else "as a new session (its ids were in use here)"
-    messages.success(
-        request, f"Imported {session_id} {ids}: {result.runs} run(s), {result.events} events. Agents can resume it."
-    )
-    return HttpResponseRedirect(reverse("session", args=[session_id]))
+    return import_session_bundle(upload.read(limit + 1), via="dashboard", as_copy=as_copy)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 
+from exports.bundle.already import already_imported, existing_session
 from exports.bundle.document import digest_bytes
 from exports.bundle.export import export_bundle
 from exports.bundle.importing import ImportResult, import_bundle
@@ -34,12 +35,18 @@ def export_session_bundle(
 
 
 def import_session_bundle(
-    raw: bytes, *, via: ExportVia, progress: Callable[[int, int], None] | None = None
+    raw: bytes, *, via: ExportVia, as_copy: bool = False, progress: Callable[[int, int], None] | None = None
 ) -> ImportResult:
     """Verifies `raw` completely, then imports it, in short transactions that let agents write
     meanwhile (exports/bundle/importing.py). Any refusal is a WorkRailError (BUNDLE_* codes,
-    STORE_BUSY) and leaves no trace of the bundle's session."""
+    STORE_BUSY) and leaves no trace of the bundle's session. A bundle whose session is here already
+    is refused (BUNDLE_ALREADY_IMPORTED, naming that session) unless `as_copy`: then it is imported
+    again as a separate session with new ids (exports/bundle/already.py)."""
     bundle = read_bundle(raw, max_bytes=max_bundle_bytes())
+    if not as_copy:
+        existing = existing_session(bundle)
+        if existing is not None:
+            raise already_imported(existing)
     with write():  # the same busy handling as every other write
         ratelimit.take(ratelimit.STARTS, what="new sessions and runs")  # an import starts a session
     return import_bundle(bundle, via=via, progress=progress)

@@ -395,7 +395,7 @@ class RunSynthesisAdmin(ReadOnlyAdmin):
     exclude = ("synthesis",)
     readonly_fields = ("synthesis_pretty",)
 
-    @admin.display(description="synthesis")
+    @admin.display(description="name")
     def title(self, obj: RunSynthesis) -> str:
         return f"synthesis of {obj.run.public_id}"  # __str__ names the run by its database pk
 

@@ -59,7 +59,7 @@ class SessionStatus(models.TextChoices):
 
 
 class Session(models.Model):
-    public_id = models.CharField(max_length=32, unique=True)
+    public_id = models.CharField("ID", max_length=32, unique=True)
     session_key = models.CharField(max_length=200, null=True, blank=True, unique=True)
     title = models.CharField(max_length=200, blank=True, default="")
     kind = models.CharField(max_length=20, choices=SessionKind.choices, default=SessionKind.WORKFLOW)
@@ -69,13 +69,14 @@ class Session(models.Model):
     # A summary of the session's runs, kept by the projector so the sessions page can filter, sort and
     # group ten thousand sessions without reading their runs.
     status = models.CharField(max_length=16, choices=SessionStatus.choices, default=SessionStatus.IN_PROGRESS)
-    workflow_ids = models.CharField(max_length=1000, blank=True, default="")  # space-separated, first run first
+    # space-separated, first run first
+    workflow_ids = models.CharField("workflows", max_length=1000, blank=True, default="")
     run_count = models.PositiveIntegerField(default=0)
     branch_count = models.PositiveIntegerField(default=0)
     git_branch = models.CharField(max_length=255, blank=True, default="")  # as last observed
     workspace_path = models.CharField(max_length=1024, blank=True, default="")
     created_at = models.DateTimeField()
-    updated_at = models.DateTimeField()  # the last activity: every recorded event moves it
+    updated_at = models.DateTimeField("last activity")  # every recorded event moves it
     # A session an import is still writing, in short transactions (exports/bundle/importing.py): no
     # listing, search or lookup shows it, its public id and its runs' are stand-ins and it has no key,
     # until one last short transaction gives it its own and clears this. Meanwhile `updated_at` is the
@@ -138,7 +139,7 @@ class RunStatus(models.TextChoices):
 
 
 class Run(models.Model):
-    public_id = models.CharField(max_length=32, unique=True)
+    public_id = models.CharField("ID", max_length=32, unique=True)
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="runs")
     workflow_id = models.CharField(max_length=64)
     pinned = models.ForeignKey(PinnedWorkflow, on_delete=models.PROTECT, related_name="runs")
@@ -166,7 +167,7 @@ class Run(models.Model):
 class Node(models.Model):
     """One snapshot of a run: the engine state after some sequence of acknowledged steps."""
 
-    public_id = models.BigIntegerField(unique=True)  # random; what a stateToken names
+    public_id = models.BigIntegerField("ID", unique=True)  # random; what a stateToken names
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="nodes")
     parent = models.ForeignKey("self", on_delete=models.CASCADE, null=True, blank=True, related_name="children")
     latest_child = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
@@ -175,7 +176,7 @@ class Node(models.Model):
     engine_state = models.JSONField()
     preferences = models.JSONField(default=dict)
     pending_step_id = models.CharField(max_length=200, blank=True, default="")
-    is_complete = models.BooleanField(default=False)
+    is_complete = models.BooleanField("complete", default=False)
     # Why the engine moved to this node's pending step (workflows_app/engine/trace.py, as JSON); null
     # when not recorded: a checkpoint's node, or a node recorded before traces were kept.
     trace = models.JSONField(null=True, blank=True, default=None)
@@ -193,7 +194,7 @@ class Node(models.Model):
 class Attempt(models.Model):
     """An ackToken: permission to acknowledge the pending step of one node, at most once."""
 
-    public_id = models.BigIntegerField(unique=True)
+    public_id = models.BigIntegerField("ID", unique=True)
     node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="attempts")
     created_at = models.DateTimeField()
 
@@ -219,6 +220,9 @@ class Ack(models.Model):
     # The exact JSON text returned, so a replay is byte-identical on every backend (jsonb reorders keys).
     response_json = models.TextField()
     created_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = "acknowledgement"
 
     def __str__(self) -> str:
         return f"{self.outcome} ack of {self.node}"
@@ -307,6 +311,10 @@ class RunSynthesis(models.Model):
     synthesis = models.JSONField()
     created_at = models.DateTimeField()
 
+    class Meta:
+        verbose_name = "run synthesis"
+        verbose_name_plural = "run syntheses"
+
     def __str__(self) -> str:
         return f"synthesis of {self.run_id}"
 
@@ -343,6 +351,8 @@ class SearchEntry(models.Model):
 
     class Meta:
         default_manager_name = "every_row"
+        verbose_name = "search entry"
+        verbose_name_plural = "search entries"
         indexes = [models.Index(fields=["-updated_at"]), models.Index(fields=["git_branch"])]
 
     def __str__(self) -> str:
@@ -355,7 +365,7 @@ class ToolCall(models.Model):
 
     tool = models.CharField(max_length=64)
     outcome = models.CharField(max_length=40)  # "ok", "blocked", or the error code
-    duration_ms = models.FloatField()
+    duration_ms = models.FloatField("duration (ms)")
     started_at = models.DateTimeField(db_index=True)
 
     class Meta:
@@ -391,6 +401,7 @@ class ApiToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = "API token"
         constraints = [
             # One live token per name; revoked ones keep theirs for the record.
             models.UniqueConstraint(

@@ -4,11 +4,33 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 
 from runs.api.errors import error_response, not_found_path
 
 API_PREFIX = "/api/"
+
+
+class HeadWithoutBodyMiddleware:
+    """HEAD answers as GET would (status and headers, Content-Length included) without the body.
+
+    Views that allow GET allow HEAD too (require_safe), and Django runs them alike; stripping the body is
+    the server's job, which Django's test client and runserver do but waitress does not (it sends what
+    the application returns). First in the list, so that it sees the response every other one made."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.method == "HEAD":
+            if isinstance(response, StreamingHttpResponse):
+                response.streaming_content = []
+            else:
+                if not response.has_header("Content-Length"):
+                    response["Content-Length"] = str(len(response.content))
+                response.content = b""
+        return response
 
 
 class NulPathNotFoundMiddleware:

@@ -82,6 +82,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a HEAD answer is the GET answer every other middleware made, without its body.
+    "workrail_site.middleware.HeadWithoutBodyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files in every mode (DEBUG or not, waitress or the test server): see STATIC_URL below.
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -6,7 +6,10 @@ the bundle's session, run and node ids exist here, they are kept (the session re
 machines); when any does, all of them are new, so an import never merges into or touches another
 session. Attempt ids (what ackTokens name) are always new: an ackToken handed out before the export
 can never acknowledge anything here. A session key already used here gets " (imported)" appended.
-Importing is activity: the session's retention starts again from the import.
+Times are the bundle's: its events keep theirs, the session its creation and its last activity (the
+sessions list sorts and shows them as on the machine it came from). Importing is not activity (as an
+export is not): retention counts from the session's own last activity, so `manage.py cleanup` may
+take an old session soon after its import (its dry run says so first).
 
 Agents keep writing while a large bundle is imported: the session is written in short transactions,
 CHUNK_EVENTS events each, as a staged session nothing shows (runs/store/staged.py), and one last short
@@ -299,7 +302,12 @@ def _publish(stage: _Stage, bundle: VerifiedBundle, ids: IdMap, via: str) -> Non
             lock_session_key(key)  # as a start_workflow with this key does: one of us creates it
             if Session.objects.filter(session_key=key).exists():
                 raise _Taken(f"session key {key!r}")
-        statements.update(Session, session.pk, public_id=ids.session[1], session_key=key, importing=False)
+        # Its last activity as recorded, not the import's heartbeat (the import is no activity of its own).
+        last_activity = fmt.parse_timestamp(bundle.session["lastActivityAt"])
+        statements.update(
+            Session, session.pk, public_id=ids.session[1], session_key=key, importing=False, updated_at=last_activity
+        )
+        session.updated_at = last_activity
         for run_id, run in stage.projector.runs.items():
             statements.update(Run, run.pk, public_id=run_id)
         session.public_id, session.session_key, session.importing = ids.session[1], key, False

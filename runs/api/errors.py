@@ -25,7 +25,8 @@ MEANING: dict[int, str] = {
     401: "UNAUTHENTICATED: no valid Bearer token and no staff login session.",
     403: "CSRF_FAILED: a POST with the login session but without its CSRF token.",
     404: "NOT_FOUND (or WORKFLOW_NOT_FOUND): no such id in this store.",
-    409: "WORKFLOW_INVALID: the workflow file exists but cannot run (details.diagnostics).",
+    409: "WORKFLOW_INVALID: the workflow file exists but cannot run (details.diagnostics). "
+    "(BUNDLE_ALREADY_IMPORTED: the bundle's session is here already, details.sessionId; copy=true imports a copy.)",
     413: "BUNDLE_TOO_LARGE: the uploaded bundle is larger than WORKRAIL_BUNDLE_MAX_MB.",
     422: "REPORT_TOO_LARGE: the PDF would take longer or more memory than its budget; the Markdown report has it all.",
     429: "RATE_LIMITED: too many writes in a short time (details.retryAfterMs).",

@@ -37,6 +37,7 @@ class ErrorCode(StrEnum):
     BUNDLE_CORRUPT = "BUNDLE_CORRUPT"
     BUNDLE_VERSION_UNSUPPORTED = "BUNDLE_VERSION_UNSUPPORTED"
     BUNDLE_INVALID = "BUNDLE_INVALID"
+    BUNDLE_ALREADY_IMPORTED = "BUNDLE_ALREADY_IMPORTED"
     REPORT_TOO_LARGE = "REPORT_TOO_LARGE"
     REPORT_STOPPED = "REPORT_STOPPED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
@@ -67,6 +68,8 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.BUNDLE_CORRUPT: 400,
     ErrorCode.BUNDLE_VERSION_UNSUPPORTED: 400,
     ErrorCode.BUNDLE_INVALID: 400,
+    # The bundle is fine, but its session is here already: importing it again would duplicate it.
+    ErrorCode.BUNDLE_ALREADY_IMPORTED: 409,
     # A request that is fine, for a report too large to lay out as PDF within its budget (the Markdown is not).
     ErrorCode.REPORT_TOO_LARGE: 422,
     # The client left or the dashboard is shutting down: nobody is there to read it, but a log line shows it.

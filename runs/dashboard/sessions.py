@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 from pydantic import ValidationError
 
 from runs.contract.dashboard import (
@@ -103,7 +103,7 @@ def sections(page: SessionPage) -> list[Section]:
     return [Section(h.label, page.items[h.first_index : h.first_index + h.count]) for h in page.groups]
 
 
-@require_GET
+@require_safe
 @shows_errors
 def sessions_list(request: HttpRequest) -> HttpResponse:
     filters = parse_filters(request.GET)
@@ -247,7 +247,7 @@ def _session_page(request: HttpRequest, detail: SessionDetail, run: RunDetail | 
     )
 
 
-@require_GET
+@require_safe
 @shows_errors
 def session_page(request: HttpRequest, session_id: str) -> HttpResponse:
     detail = overview.session_detail(session_id)
@@ -256,7 +256,7 @@ def session_page(request: HttpRequest, session_id: str) -> HttpResponse:
     return _session_page(request, detail, run)
 
 
-@require_GET
+@require_safe
 @shows_errors
 def run_page(request: HttpRequest, run_id: str) -> HttpResponse:
     # The session's version first: its last_seq is the version the live updates compare, so it must not
@@ -336,12 +336,12 @@ def _version(value: str | int) -> JsonResponse:
     return response
 
 
-@require_GET
+@require_safe
 def live_sessions(request: HttpRequest) -> JsonResponse:
     return _version(overview.activity_version())
 
 
-@require_GET
+@require_safe
 def live_session(request: HttpRequest, session_id: str) -> JsonResponse:
     try:
         return _version(overview.get_session(session_id).last_seq)

@@ -15,6 +15,7 @@ urlpatterns = [
     path("workflows/<str:workflow_id>/", pages.workflow, name="workflow"),
     path("timings/", pages.timings, name="timings"),
     path("connect/", pages.connect, name="connect"),
+    path("favicon.ico", pages.favicon, name="favicon"),
     path("live/sessions", sessions.live_sessions, name="live_sessions"),
     path("live/sessions/<str:session_id>", sessions.live_session, name="live_session"),
 ]

@@ -4,6 +4,11 @@ Agents report the same file or finding several times along a run (a coding hando
 listing the files again). Here files are de-duplicated by path (the latest report of a path wins,
 the table is sorted by path), and findings are ordered by severity, each with a review comment that
 can be pasted as is. Pure: the dashboard, the API and the reports build the same tables.
+
+A loop-control artifact (`wr.loop_control`) is the agent telling the engine whether a loop runs
+again: a signal the engine consumed when the step was acknowledged, not work that stands. It is left
+out of "other artifacts" (where it was raw JSON, noise), and shown with the step that sent it as the
+sentence it means (`loop_decision`): "Loop decision: stop (All checks pass.)".
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from runs.contract.dashboard import ArtifactEntry, ArtifactTables, ChangedFile, Finding
+from workflows_app.engine.decisions import LOOP_CONTROL_KIND
 from workflows_app.engine.jsontypes import JsonObject
 
 SEVERITIES = ("critical", "major", "minor", "nit")
@@ -42,7 +48,7 @@ def tables(artifacts: Iterable[tuple[str | None, JsonObject]]) -> ArtifactTables
                     files[path] = ChangedFile(path=path, summary="", risk="")
         if kind in ("mr_review.findings", "wr.review_verdict"):
             findings.extend(_finding(entry) for entry in _dicts(artifact.get("findings")))
-        if kind not in ("mr_review.changed_files", "mr_review.findings"):
+        if kind not in ("mr_review.changed_files", "mr_review.findings", LOOP_CONTROL_KIND):
             others.append(ArtifactEntry(kind=kind or "(no kind)", step_id=step_id, data=artifact))
     findings.sort(key=lambda f: SEVERITIES.index(f.severity))  # stable: same severity keeps its order
     return ArtifactTables(
@@ -50,6 +56,18 @@ def tables(artifacts: Iterable[tuple[str | None, JsonObject]]) -> ArtifactTables
         findings=findings,
         others=others,
     )
+
+
+def loop_decision(artifact: Any) -> str | None:
+    """What a loop-control artifact means, as a sentence; None for any other artifact."""
+    if not isinstance(artifact, dict) or artifact.get("kind") != LOOP_CONTROL_KIND:
+        return None
+    decision = {"continue": "continue (run another iteration)", "stop": "stop (leave the loop)"}.get(
+        _text(artifact.get("decision")), _text(artifact.get("decision")) or "(none given)"
+    )
+    metadata = artifact.get("metadata")
+    reason = _text(metadata.get("reason")) if isinstance(metadata, dict) else ""
+    return f"Loop decision: {decision}" + (f" — {reason}" if reason else "")
 
 
 def _finding(entry: JsonObject) -> Finding:

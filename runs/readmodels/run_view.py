@@ -26,7 +26,7 @@ from runs.contract.dashboard import (
 )
 from runs.contract.fork import OperatorForkNote
 from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output, Run
-from runs.readmodels import artifact_tables, branches, forks, outcomes, recap
+from runs.readmodels import artifact_tables, branches, forks, outcomes, recap, step_text
 from runs.readmodels.loop_marks import loop_marks
 from runs.readmodels.overview import not_found, run_summary, stall_cutoff
 from runs.store import tokens
@@ -65,10 +65,9 @@ def summary_of(run: Run, cutoff: datetime | None = None, status_summary: str | N
     return run_summary(run, run.session.public_id, cutoff or stall_cutoff(), parent, status_summary)
 
 
-def _step_text(run: Run, step_id: str | None) -> tuple[str, str]:
-    """The step's title and prompt as the pinned workflow has them."""
-    step = steps_by_id(run.pinned_id).get(step_id or "") or {}
-    return str(step.get("title") or step_id or ""), str(step.get("prompt") or "")
+def _step_text(run: Run, step_id: str | None) -> step_text.StepText:
+    """The step's title and prompt as the pinned workflow has them (placeholders named, not raw)."""
+    return step_text.as_written(steps_by_id(run.pinned_id).get(step_id or ""), step_id)
 
 
 def run_detail(run_id: str, *, tip: str | None = None) -> RunDetail:
@@ -95,7 +94,8 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
 
     layout = tree.layout
     open_leaves = [p.node_id for p in layout.nodes if p.is_leaf and not rows[p.node_id].is_complete]
-    titles = _rendered_titles(run, outputs, open_leaves)
+    titles = {o.node_id: o.step_title for o in outputs if o.step_title}
+    titles |= _seen_titles(run, tree, titles, open_leaves)
     newest = tree.newest
     chosen = _chosen_tip(tip, tree)
     loops = loop_marks(run)
@@ -126,7 +126,7 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     edges = [GraphEdge(source=n.parent_id, target=n.node_id) for n in nodes if n.parent_id is not None]
 
     shown = tree.view(chosen) if chosen is not None else None
-    steps = _steps(run, shown, tree) if shown is not None else []
+    steps = _steps(run, shown, tree, titles) if shown is not None else []
     tip_row = rows.get(chosen) if chosen is not None else None
     pending = tip_row.step_id if tip_row and not tip_row.is_complete else None
     told = outcomes.of_run(tree)
@@ -174,18 +174,23 @@ def _forks_on(run: Run, tree: branches.RunBranches, path: list[int]) -> list[Ope
     return [made[tree.public(pk)] for pk in path if tree.public(pk) in made]
 
 
-def _rendered_titles(run: Run, outputs: list[Output], open_leaves: list[int]) -> dict[int, str]:
-    """Step titles as the agent saw them (loop variables filled in): from the output recorded at a node,
-    or, for an open leaf (no output yet), rendered again from its engine state."""
-    titles = {o.node_id: o.step_title for o in outputs if o.step_title}
-    compiled = compiled_workflow(run.pinned_id)
-    for pk, state in Node.objects.filter(pk__in=[pk for pk in open_leaves if pk not in titles]).values_list(
-        "pk", "engine_state"
-    ):
-        pending = engine.pending_view(compiled, state)
-        if pending is not None:
-            titles[pk] = str(pending["title"])
-    return titles
+def _seen_titles(
+    run: Run, tree: branches.RunBranches, titled: dict[int, str], open_leaves: list[int]
+) -> dict[int, str]:
+    """Titles as the agent saw them (loop variables filled in) where no output recorded one, rendered
+    again from the engine state: at open leaves, and where a step whose title depends on the context
+    was checkpointed. Few nodes: the steps' prompts are shown as written (placeholders named), which
+    costs no state; the node page shows a prompt exactly as the agent was given it."""
+    steps = steps_by_id(run.pinned_id)
+    wanted = [
+        pk
+        for pk, row in tree.nodes.items()
+        if pk not in titled
+        and not row.is_complete
+        and (pk in open_leaves or "{{" in str((steps.get(row.step_id) or {}).get("title") or ""))
+    ]
+    seen = step_text.as_seen(compiled_workflow(run.pinned_id), wanted)
+    return {pk: text.title for pk, text in seen.items()}
 
 
 def _rendered_step(run: Run, node: Node) -> tuple[str, str]:
@@ -208,17 +213,18 @@ def _chosen_tip(tip: str | None, tree: branches.RunBranches) -> int | None:
     return tree.newest
 
 
-def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches) -> list[StepEntry]:
+def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches, titles: dict[int, str]) -> list[StepEntry]:
     """What was recorded on the way to the shown node: step outputs and checkpoints, in path order."""
     entries = []
     for record in shown.records:
         item = record.record
         node_pk = item.node_id or 0  # a run's checkpoint always has its node
         started = tree.nodes[node_pk].created_at
+        written = _step_text(run, record.step_id)
         if isinstance(item, Output):
-            title, prompt = item.step_title or item.step_id, _step_text(run, item.step_id)[1]
+            title, prompt = item.step_title or item.step_id, written.prompt
         else:
-            title, prompt = f"Checkpoint during {_step_text(run, record.step_id)[0] or 'the run'}", ""
+            title, prompt = f"Checkpoint during {titles.get(node_pk) or written.title or 'the run'}", ""
         entries.append(
             StepEntry(
                 node_id=str(tree.public(node_pk)),

@@ -24,6 +24,7 @@ from runs.readmodels import branches
 from runs.readmodels.shapes import Synthesis, SynthesisArtifact, SynthesisStep
 from runs.store.pinned import compiled_workflow, steps_by_id
 from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.templating import without_context
 
 STEP = branches.STEP
 CHECKPOINT = branches.CHECKPOINT
@@ -39,7 +40,10 @@ def synthesize(node: Node) -> Synthesis:
         )
     run = node.run
     compiled = compiled_workflow(run.pinned_id)
-    titles = {step_id: str(step.get("title") or "") for step_id, step in steps_by_id(run.pinned_id).items()}
+    # a checkpoint has no recorded title: its step's, placeholders named (never raw `{{...}}`)
+    titles = {
+        step_id: without_context(str(step.get("title") or "")) for step_id, step in steps_by_id(run.pinned_id).items()
+    }
 
     steps: list[SynthesisStep] = []
     artifacts: list[SynthesisArtifact] = []

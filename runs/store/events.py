@@ -217,6 +217,8 @@ class SessionImported(EventPayload):
     """The session came from a bundle: the events before this one are the bundle's, with fresh ids."""
 
     kind = EventKind.SESSION_IMPORTED
+    # Not activity: an imported session's last activity is its own work's, as the bundle recorded it.
+    is_activity = False
     bundle_digest: str
     original_session_id: str
     bundle_schema_version: int

@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from runs.contract.dashboard import GraphNode, RunDetail, SessionDetail
-from runs.readmodels import branches, graph, graph_drawing, time_axis
+from runs.readmodels import artifact_tables, branches, graph, graph_drawing, time_axis
 
 register = template.Library()
 
@@ -148,6 +148,19 @@ def get(mapping: Any, key: Any) -> Any:
     if isinstance(mapping, dict):
         return mapping.get(key, mapping.get(str(key)))
     return None
+
+
+@register.filter
+def loop_decisions(artifacts: Any) -> list[str]:
+    """The loop decisions among a step's artifacts, as sentences (artifact_tables.loop_decision)."""
+    found = (artifact_tables.loop_decision(a) for a in artifacts) if isinstance(artifacts, list) else ()
+    return [text for text in found if text is not None]
+
+
+@register.filter
+def without_loop_decisions(artifacts: Any) -> list[Any]:
+    """A step's artifacts but its loop decisions, which are shown as sentences instead of JSON."""
+    return [a for a in artifacts if artifact_tables.loop_decision(a) is None] if isinstance(artifacts, list) else []
 
 
 @register.filter

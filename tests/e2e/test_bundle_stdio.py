@@ -77,5 +77,7 @@ def test_a_session_exported_on_one_machine_goes_on_on_another(tmp_path):
             assert answer["isComplete"] is True
 
     anyio.run(carry_on_on_their_machine)
-    again = manage(machine(theirs), "import_bundle", str(bundle))
-    assert again.returncode == 0 and "new ids" in again.stdout
+    again = manage(machine(theirs), "import_bundle", str(bundle))  # its session is there already
+    assert again.returncode != 0 and "[BUNDLE_ALREADY_IMPORTED]" in again.stderr and session_id in again.stderr
+    copy = manage(machine(theirs), "import_bundle", "--copy", str(bundle))
+    assert copy.returncode == 0 and "new ids" in copy.stdout

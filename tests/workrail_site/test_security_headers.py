@@ -111,8 +111,12 @@ def test_static_files_are_served_in_every_mode_without_collectstatic(settings, d
 
 def test_whitenoise_serves_from_the_finders():
     middleware = django_settings.MIDDLEWARE
-    assert middleware.index("whitenoise.middleware.WhiteNoiseMiddleware") == 1
-    assert middleware[0] == "django.middleware.security.SecurityMiddleware"
+    # right after the security headers; only the HEAD body stripper wraps them (it must see every answer)
+    assert middleware.index("whitenoise.middleware.WhiteNoiseMiddleware") == 2
+    assert middleware[:2] == [
+        "workrail_site.middleware.HeadWithoutBodyMiddleware",
+        "django.middleware.security.SecurityMiddleware",
+    ]
     assert django_settings.WHITENOISE_USE_FINDERS is True
     assert Path(django_settings.STATICFILES_DIRS[0]) == REPO / "static"
 

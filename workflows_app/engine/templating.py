@@ -28,6 +28,12 @@ def render(text: str, context: JsonObject) -> str:
     return _PLACEHOLDER.sub(lambda match: _replacement(match, context), text)
 
 
+def without_context(text: str) -> str:
+    """`text` for a reader that has no run context (a step as the workflow file writes it): each
+    placeholder as its expression in brackets (`Review [area]`), never raw braces."""
+    return _PLACEHOLDER.sub(lambda m: f"[{m['name']} {m['op']} {m['operand']}]" if m["op"] else f"[{m['name']}]", text)
+
+
 def _replacement(match: re.Match[str], context: JsonObject) -> str:
     value = lookup(context, match["name"])
     if value is MISSING:

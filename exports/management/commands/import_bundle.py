@@ -23,13 +23,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="The bundle file, or '-' for standard input.")
+        parser.add_argument(
+            "--copy",
+            action="store_true",
+            help="Import a bundle whose session is here already (BUNDLE_ALREADY_IMPORTED) as a separate copy.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         raw = self._read(options["file"])
         ensure_migrated()  # a new machine's first command may well be this one
         with progress_bar("Importing events", None, self.stderr) as bar:
             try:
-                result = import_session_bundle(raw, via="command", progress=bar.at)
+                result = import_session_bundle(raw, via="command", as_copy=options["copy"], progress=bar.at)
             except WorkRailError as exc:
                 raise CommandError(f"[{exc.code.value}] {exc.message} {exc.suggestion}") from None
         session = result.session

@@ -275,5 +275,5 @@ def test_delegated_runs_import_in_many_transactions_and_go_again_when_an_import_
             raise RuntimeError("killed at the last moment")
 
     with pytest.raises(RuntimeError):
-        import_session_bundle(data, via="command", progress=fail_at_the_end)  # beside it: new ids
+        import_session_bundle(data, via="command", as_copy=True, progress=fail_at_the_end)  # beside it: new ids
     assert row_counts() == before

@@ -127,7 +127,7 @@ def test_importing_beside_the_original_makes_a_new_session_and_touches_nothing(s
     data = export_session_bundle(built.session_id, via="command")
     before_original = projections()
 
-    result = import_session_bundle(data, via="command")
+    result = import_session_bundle(data, via="command", as_copy=True)  # asked for: see test_bundle_duplicates.py
 
     assert not result.kept_ids
     imported = result.session
@@ -143,7 +143,7 @@ def test_importing_beside_the_original_makes_a_new_session_and_touches_nothing(s
     after = projections()
     for table, rows in before_original.items():
         assert set(rows) <= set(after[table]), table
-    assert import_session_bundle(data, via="command").session.session_key == f"{SESSION_KEY} (imported 2)"
+    assert import_session_bundle(data, via="command", as_copy=True).session.session_key == f"{SESSION_KEY} (imported 2)"
 
 
 def test_exports_are_deterministic_and_recorded_without_counting_as_activity(service_catalog):

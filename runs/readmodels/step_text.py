@@ -1,0 +1,37 @@
+"""A step's title and prompt as people read them on a page or in a report: as the agent was given them
+(loop variables and context filled in, prompt fragments added) where the node's state is at hand, and
+otherwise as the workflow writes them with each `{{placeholder}}` in a readable form. Never raw braces.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from runs.models import Node
+from workflows_app import engine
+from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.templating import without_context
+
+
+class StepText(NamedTuple):
+    title: str
+    prompt: str
+
+
+def as_written(step: Step | None, step_id: str | None) -> StepText:
+    """From the pinned workflow alone: placeholders named, not filled in."""
+    step = step or {}
+    return StepText(
+        without_context(str(step.get("title") or step_id or "")), without_context(str(step.get("prompt") or ""))
+    )
+
+
+def as_seen(compiled: JsonObject, node_pks: list[int]) -> dict[int, StepText]:
+    """Each open node's pending step as the agent was given it there, rendered again from its engine
+    state (pure and deterministic), in one query whatever the number of nodes."""
+    seen = {}
+    for pk, state in Node.objects.filter(pk__in=node_pks).values_list("pk", "engine_state"):
+        pending = engine.pending_view(compiled, state)
+        if pending is not None:
+            seen[pk] = StepText(str(pending["title"]), str(pending.get("prompt") or ""))
+    return seen

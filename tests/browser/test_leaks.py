@@ -1,0 +1,123 @@
+"""Issue 20's leaks and faults in a real browser: importing a bundle twice (the message, the link to
+the existing session, the copy option), a tampered upload refused inline on the form, and a clean
+console (favicon included) on the dashboard's and the admin's main pages."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
+
+from exports.bundles import export_session_bundle
+from runs.models import Node, Session
+from tests.browser import screenshot
+from tests.support.sample_session import two_runs_one_forked_twice
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+
+def test_importing_a_bundle_already_imported_says_so_links_it_and_offers_a_copy(
+    page, live_server, service_catalog, tmp_path
+):
+    site = str(live_server.url)
+    built = two_runs_one_forked_twice()
+    bundle = tmp_path / "b.workrail-bundle.json"
+    bundle.write_bytes(export_session_bundle(built.session_id, via="command"))
+
+    page.goto(f"{site}/sessions/")
+    page.set_input_files("#import-bundle", str(bundle))
+    with page.expect_navigation() as answer:
+        page.get_by_role("button", name="Import", exact=True).click()
+    assert answer.value is not None and answer.value.status == 409
+    error = page.locator("#import-error")
+    expect(error).to_contain_text("BUNDLE_ALREADY_IMPORTED")
+    expect(error).to_contain_text(f"session “TICKET-4242” ({built.session_id})")  # its key, then its id
+    link = error.get_by_role("link", name="Open the existing session")
+    expect(link).to_have_attribute("href", f"/sessions/{built.session_id}/")
+    screenshot(page, "import-already-imported")
+    assert Session.objects.count() == 1
+
+    page.get_by_label("Import as a copy").check()
+    page.set_input_files("#import-bundle", str(bundle))
+    page.get_by_role("button", name="Import", exact=True).click()
+    expect(page.locator(".messages")).to_contain_text("as a new session")
+    copy = Session.objects.exclude(public_id=built.session_id).get()
+    expect(page).to_have_url(f"{site}/sessions/{copy.public_id}/")
+    screenshot(page, "import-as-a-copy")
+
+    page.goto(f"{site}/sessions/import")  # the link on the refusal leads to the existing session
+    page.set_input_files("#import-bundle", str(bundle))
+    page.get_by_role("button", name="Import", exact=True).click()
+    page.locator("#import-error").get_by_role("link").click()
+    expect(page).to_have_url(f"{site}/sessions/{built.session_id}/")
+
+
+def test_a_tampered_upload_is_refused_inline_on_the_form(page, live_server, service_catalog, tmp_path):
+    site = str(live_server.url)
+    built = two_runs_one_forked_twice()
+    document = json.loads(export_session_bundle(built.session_id, via="command"))
+    document["events"][3]["data"]["notesMarkdown"] = "Edited after the export."
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(document))
+
+    page.goto(f"{site}/sessions/")
+    page.set_input_files("#import-bundle", str(tampered))
+    with page.expect_navigation() as answer:
+        page.get_by_role("button", name="Import", exact=True).click()
+    assert answer.value is not None and answer.value.status == 400
+    form = page.locator("form.import-form")
+    expect(form.locator("#import-error")).to_contain_text("BUNDLE_CORRUPT")
+    expect(form.locator("#import-error")).to_contain_text("What to do:")
+    expect(form.locator("#import-bundle")).to_be_visible()  # choose another file right there
+    expect(page.locator("nav[aria-label=Main]")).to_be_visible()  # the dashboard around it, not a bare page
+    screenshot(page, "import-tampered")
+    assert Session.objects.count() == 1
+
+
+def test_the_console_is_clean_on_the_dashboard_and_admin_pages(page, console_log, live_server, service_catalog):
+    site = str(live_server.url)
+    built = two_runs_one_forked_twice()
+    node = Node.objects.filter(run__public_id=built.review_run, depth=1).get().public_id
+    dashboard = [
+        "/sessions/",
+        f"/sessions/{built.session_id}/",
+        f"/runs/{built.review_run}/",
+        f"/nodes/{node}/",
+        "/workflows/",
+        "/workflows/wr.mr_review/",
+        "/timings/",
+        "/connect/",
+        "/sessions/import",
+    ]
+    for path in dashboard:
+        response = page.goto(site + path)
+        assert response is not None and response.status == 200, path
+        page.wait_for_load_state("networkidle")
+    screenshot(page, "import-page")
+    page.goto(site + "/connect/")
+    expect(page.get_by_text("Connect an agent", exact=True)).to_have_count(1)
+    screenshot(page, "connect")
+
+    get_user_model().objects.create_superuser("admin", "admin@example.com", "a-long-test-password")
+    page.goto(site + "/admin/login/?next=/admin/")
+    page.wait_for_load_state("networkidle")  # Chromium asks for /favicon.ico here: the admin names no icon
+    page.fill("#id_username", "admin")
+    page.fill("#id_password", "a-long-test-password")
+    with page.expect_navigation():
+        page.click("input[type=submit]")
+    for path in ["/admin/", "/admin/runs/session/", "/admin/runs/run/", "/admin/runs/runsynthesis/"]:
+        page.goto(site + path)
+        page.wait_for_load_state("networkidle")
+    page.goto(site + "/admin/runs/searchentry/")
+    page.wait_for_load_state("networkidle")
+    expect(page.locator("h1")).to_have_text(re.compile("search entry to view", re.I))
+    page.goto(site + "/admin/")
+    expect(page.locator("body")).to_contain_text("Run syntheses")
+    expect(page.locator("body")).to_contain_text("Search entries")
+    screenshot(page, "admin-index-labels")
+    console_log.assert_clean()
+    favicon = page.request.get(site + "/favicon.ico")
+    assert favicon.status == 200 and favicon.headers["content-type"] == "image/svg+xml"
