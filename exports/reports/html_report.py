@@ -91,6 +91,10 @@ class StepItem:
     kinds: list[str]  # of the artifacts recorded with it
     took: str
 
+    @property
+    def title(self) -> str:
+        return wording.step_title(self.step)
+
 
 @dataclass(frozen=True)
 class BranchItem:
@@ -167,7 +171,7 @@ def _timeline(branches: list[BranchItem]) -> list[TimelineRow]:
             recorded=wording.stamp(item.step.recorded_at) or "",
             took=item.took,
             where=f"Branch {number}, step {item.number}",
-            title=("Checkpoint: " if item.step.kind == "checkpoint" else "") + item.step.title,
+            title=wording.step_title(item.step),
             confirmation=item.confirmation,
         )
         for _, number, item in entries

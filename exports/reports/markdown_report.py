@@ -252,8 +252,7 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds
 
 
 def _step(number: int, step: StepEntry, confirmed: Confirmation | None) -> list[str]:
-    label = "Checkpoint: " if step.kind == "checkpoint" and not step.title.startswith("Checkpoint") else ""
-    heading = f"##### {number}. {label}{inline(step.title or step.step_id or 'Untitled step')}"
+    heading = f"##### {number}. {inline(wording.step_title(step))}"
     meta = f"Step {code_span(step.step_id)}" if step.step_id else "No step"
     meta += f" · recorded {stamp(step.recorded_at)} · took {seconds(step.seconds)}"
     if confirmed is not None and step.kind == "step":
@@ -356,7 +355,7 @@ def _timeline(listed: list[BranchSection], asked: dict[str, Confirmation]) -> li
                 stamp(recorded),
                 seconds(step.seconds),
                 f"Branch {branch_number}, step {number}",
-                cell(("Checkpoint: " if step.kind == "checkpoint" else "") + step.title),
+                cell(wording.step_title(step)),
                 CONFIRMED_BY[confirmed] if confirmed else "—",
             ]
         )

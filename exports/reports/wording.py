@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from exports.reports.branch_sections import BranchSection
 from exports.reports.branch_tree import one_line
+from runs.contract.dashboard import StepEntry
 
 STATUS_WORDS = {
     "in_progress": "in progress",
@@ -49,6 +50,14 @@ def seconds(value: float) -> str:
         return f"{value:.1f} s"
     minutes, secs = divmod(round(value), 60)
     return f"{minutes} min {secs} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
+
+
+def step_title(step: StepEntry) -> str:
+    """A step's title; a checkpoint's says it is one ("Checkpoint during Draft Plan" already does)."""
+    title = step.title or step.step_id or "Untitled step"
+    if step.kind == "checkpoint" and not title.startswith("Checkpoint"):
+        return f"Checkpoint: {title}"
+    return title
 
 
 def severities(branch: BranchSection) -> str:
