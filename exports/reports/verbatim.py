@@ -75,15 +75,19 @@ def _acts(tokens: list[Token]) -> bool:
     return False
 
 
-def _holds(text: str) -> bool:
-    """Whether a paragraph after `text` (and a blank line) is still a paragraph of its own, at the top."""
-    tail = _MD.parse(text + "\n\n" + _SENTINEL)[-3:]
-    return (
+def _read(text: str) -> tuple[list[Token], bool]:
+    """The tokens of `text` followed by a blank line and a paragraph of the report's, and whether that
+    paragraph is still a paragraph of its own, at the top (one parse: the paragraph is a plain word, so
+    it adds no HTML, image, link or heading to what is checked in the tokens)."""
+    tokens = _MD.parse(text + "\n\n" + _SENTINEL)
+    tail = tokens[-3:]
+    holds = (
         len(tail) == 3
         and [t.type for t in tail] == ["paragraph_open", "inline", "paragraph_close"]
         and tail[0].level == 0
         and tail[1].content == _SENTINEL
     )
+    return tokens, holds
 
 
 def _quoted(text: str) -> str:
@@ -94,13 +98,12 @@ def way(text: str) -> Way:
     """How a note is embedded (see the module's docstring)."""
     if is_heavy(text):
         return "fenced"
-    tokens = _MD.parse(text)
+    tokens, holds = _read(text)
     if _acts(tokens):
         return "fenced"
-    has_heading = any(token.type == "heading_open" for token in tokens)
-    if not has_heading and _holds(text):
+    if holds and not any(token.type == "heading_open" for token in tokens):
         return "as written"
-    return "quoted" if _holds(_quoted(text)) else "fenced"
+    return "quoted" if _read(_quoted(text))[1] else "fenced"
 
 
 def embed(markdown_text: str) -> str:
