@@ -133,7 +133,7 @@ class RunItem:
         took = max((len(row.took) for row in self.timeline), default=0)
         return "\n".join(
             f"{row.recorded}  {row.took:>{took}}  {row.where:<{where}}  {row.title}"
-            + (f" (confirmation: {row.confirmation})" if row.confirmation else "")
+            + (f" · confirmation: {row.confirmation}" if row.confirmation else "")
             for row in self.timeline
         )
 

@@ -19,7 +19,7 @@ STATUS_WORDS = {
     "open": "open",
 }
 CONFIRMED_BY = {
-    "user": "asked the user (their answer is in the step's notes)",
+    "user": "asked the user, whose answer is in the step's notes",
     "agent": "full auto: the agent decided for the user",
 }
 

@@ -72,7 +72,7 @@ def test_the_markdown_report_has_a_timeline_with_durations_and_the_users_confirm
     confirm = next(row for row in rows if "Confirm Before Posting" in row)
     assert "| Branch 1, step 6 |" in confirm and "asked the user" in confirm
     assert "##### 6. Confirm Before Posting" in text
-    assert "confirmation: asked the user (their answer is in the step's notes)" in text
+    assert "confirmation: asked the user, whose answer is in the step's notes" in text
 
 
 def test_the_markdown_report_keeps_the_agents_notes_as_written(review):
