@@ -122,7 +122,8 @@ def test_the_pdf_pages_hold_the_summary_and_every_branchs_verdict(review):
     assert "Branch 2 (newest, open)" in first and "Waiting at step 5" in first
     everything = " ".join(flat)
     # Each branch has its section, finished first; branch 1 with its verdict and its findings table.
-    assert everything.index("Branch 1 (complete): Request changes") < everything.index("Branch 2 (newest, open): Waiting")
+    finished = everything.index("Branch 1 (complete): Request changes")
+    assert finished < everything.index("Branch 2 (newest, open): Waiting")
     assert f"Verdict: {VERDICT}: the permission check is bypassed" in everything
     assert CRITICAL in everything and "Severity Finding Why, and the suggestion" in everything
     assert "Steps 1-2 are the same as Branch 1's" in everything
