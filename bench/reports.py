@@ -103,7 +103,7 @@ def measure(label: str, session_id: str, run_id: str, repeat: int) -> None:
     html = html_report.render(report)
     parts = {
         "read services alone (build_report)": lambda: build_report(session_id, run_id),
-        "report HTML alone (dashboard partials)": lambda: html_report.render(report),
+        "report HTML alone (templates/reports)": lambda: html_report.render(report),
         "WeasyPrint alone (HTML to PDF)": lambda: render_pdf(html),
         "Markdown alone": lambda: markdown_report.render(report),
     }

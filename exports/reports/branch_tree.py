@@ -4,9 +4,13 @@ The dashboard draws the graph as SVG from runs.readmodels.graph's layout (a lane
 the same branches in words, as runs.readmodels.branches reads them (numbered by lane, each with its
 status), for the Markdown report and as the PDF's companion to the drawing:
 
-    ● Branch 1: steps 1-7, ends at node 12 "Complete" (complete, its steps are listed)
-    ├─ Branch 2: from node 3 (after step 2), steps 3-3, ends at node 40 "Review the area"
-    └─ Branch 3: from node 4 (after step 3), steps 4-4, ends at node 41 "Record findings" (newest)
+    ● Branch 1: steps 1-6, ends at node 12 "Complete" (complete)
+    ├─ Branch 2: from node 3 (after step 2), step 3, ends at node 40 "Review the area"
+    └─ Branch 3: from node 4 (after step 3), step 4, ends at node 41 "Record findings" (newest)
+
+Step k is the one whose acknowledgement made the node at depth k, as the report numbers steps.
+
+Node ids are written as the caller shortens them (a report: short_ids.py).
 
 Titles come from the store (loop variables filled in from the agent's context), so they are flattened
 to one line and shortened; the caller puts the lines in a code block.
@@ -15,6 +19,7 @@ to one line and shortened; the caller puts the lines in a code block.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from runs.contract.dashboard import GraphNode, RunDetail
@@ -59,34 +64,34 @@ def one_line(text: str, limit: int = TITLE_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def describe(branch: Branch, detail: RunDetail) -> str:
+def describe(branch: Branch, detail: RunDetail, short: Callable[[str], str] = str) -> str:
     first, last = branch.nodes[0], branch.nodes[-1]
     marks: list[str] = []
     if branch.status != "open":
         marks.append(branch.status)
     if any(node.is_tip for node in branch.nodes):
         marks.append("newest")
-    if last.node_id == detail.branch_tip:
-        marks.append("its steps are listed")
     where = ""
     if branch.parent is not None:
-        where = f"from node {branch.parent.node_id} (after step {branch.parent.depth + 1}), "
-    steps = f"step {first.depth + 1}" if first.depth == last.depth else f"steps {first.depth + 1}-{last.depth + 1}"
+        where = f"from node {short(branch.parent.node_id)} (after step {branch.parent.depth}), "
+    # Step k is what led to the node at depth k (the run's first node, at depth 0, is its start).
+    low, high = max(first.depth, 1), last.depth
+    steps = "no step yet" if high < low else (f"step {low}" if low == high else f"steps {low}-{high}")
     title = one_line(last.title or last.step_id or "")
-    text = f"Branch {branch.number}: {where}{steps}, ends at node {last.node_id}"
+    text = f"Branch {branch.number}: {where}{steps}, ends at node {short(last.node_id)}"
     if title:
         text += f' "{title}"'
     return text + (f" ({', '.join(marks)})" if marks else "")
 
 
-def lines(detail: RunDetail, tree: RunBranches) -> list[str]:
+def lines(detail: RunDetail, tree: RunBranches, short: Callable[[str], str] = str) -> list[str]:
     """The tree, one line per branch (iterative: a run may hold thousands of forks)."""
     out: list[str] = []
     # (branch, the prefix for its own line, the prefix its children continue with)
     stack = [(root, "● ", "  ") for root in reversed(branches(detail, tree))]
     while stack:
         branch, prefix, inherited = stack.pop()
-        out.append(prefix + describe(branch, detail))
+        out.append(prefix + describe(branch, detail, short))
         kids = branch.children
         for index in range(len(kids) - 1, -1, -1):
             last = index == len(kids) - 1

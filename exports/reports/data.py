@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from exports.reports.branch_sections import BranchSection, Confirmation, confirmations, sections
+from exports.reports.short_ids import ShortIds
 from runs.contract.dashboard import CheckpointEntry, RunDetail, RunSummary, SessionDetail, SessionSummary
 from runs.models import Session
 from runs.readmodels import overview, run_view
@@ -34,6 +36,9 @@ class Report:
     run_id: str | None  # the run a run report is about; None for a session report
     session_notes: list[CheckpointEntry]  # checkpoints not tied to a run (notes-only sessions)
     stored: Session  # the session row, for recording the export
+    sections: dict[str, list[BranchSection]]  # each run's branches as listed (finished first), by run id
+    confirmations: dict[str, dict[str, Confirmation]]  # each run's nodes that asked for a confirmation
+    ids: ShortIds  # every id the report names, shortened in the text and listed in full in its appendix
 
     @property
     def last_activity(self) -> datetime:
@@ -79,10 +84,18 @@ def build_report(session_id: str, run_id: str | None = None, on_run: Callable[[]
         run_ids = [run_id]
     runs = []
     trees = {}
+    listed = {}
+    asked = {}
+    ids = ShortIds()
+    ids.add(session.session_id, "session")
     for one in run_ids:
         shown = run_view.shown_run(one)
-        runs.append(_stable_run(shown.detail))
+        detail_of_run = _stable_run(shown.detail)
+        runs.append(detail_of_run)
         trees[one] = shown.branches
+        listed[one] = sections(detail_of_run, shown.branches)
+        asked[one] = confirmations(detail_of_run, shown.branches)
+        _name_ids(ids, detail_of_run, listed[one])
         if on_run is not None:
             on_run()
     return Report(
@@ -93,4 +106,23 @@ def build_report(session_id: str, run_id: str | None = None, on_run: Callable[[]
         run_id=run_id,
         session_notes=[c for c in detail.checkpoints if c.run_id is None] if run_id is None else [],
         stored=overview.get_session(session.session_id),
+        sections=listed,
+        confirmations=asked,
+        ids=ids,
     )
+
+
+def _name_ids(ids: ShortIds, detail: RunDetail, listed: list[BranchSection]) -> None:
+    """The ids a report names for a run: the run's, each branch's tip and the node it forked from."""
+    name = detail.run.workflow_name or detail.run.workflow_id
+    ids.add(detail.run.run_id, f"run of {name}")
+    if detail.run.delegated_by:
+        ids.add(detail.run.delegated_by, "the run that handed it out")
+    for branch in sorted(listed, key=lambda b: b.number):
+        ids.add(branch.tip_id, f"{name}: the last node of branch {branch.number}")
+        if branch.forked_from is not None:
+            ids.add(branch.forked_from, f"{name}: the node branch {branch.number} forked from")
+    for warning in detail.warnings:
+        ids.add(warning.node_id, f"{name}: a node a warning was recorded at")
+    for child in detail.delegations:
+        ids.add(child.run_id, f"run of {child.workflow_name} (handed out)")

@@ -1,42 +1,36 @@
-"""A report as HTML: the dashboard's own partials (dashboard/_run.html, with its branch graph drawn for
-paper by graph_figure.py instead of the dashboard's, the `markdown` filter over runs/dashboard/markdown.py's
-sanitizer) inside a page of ours, templates/reports/report.html.
+"""A report as HTML, what the PDF is made from: templates/reports/report.html, in the Markdown report's
+order (a summary of every branch first, then each run's branch graph, every branch with its own steps
+and tables, the timeline, and the appendix of full ids), with the dashboard's `markdown` filter (its
+sanitizer) over the agent's notes.
 
-It is what the PDF is made from; nothing in it loads anything (no <link>, <script> or <img>), the
-stylesheets are handed to WeasyPrint separately (pdf.py).
+The branch graph as a picture is its own section, templates/reports/_branch_graph.html: the paper drawing
+(graph_figure.py) with the branches in words beside it.
+
+Nothing in it loads anything (no <link>, <script> or <img>); the stylesheets are handed to WeasyPrint
+separately (pdf.py).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
 
-from exports.reports import branch_tree, graph_figure, note_budget
+from exports.reports import branch_tree, graph_figure, note_budget, wording
+from exports.reports.branch_sections import BranchSection, Confirmation
 from exports.reports.data import Report
-from exports.reports.limits import same_watch
+from exports.reports.limits import Checked, same_watch
+from exports.reports.short_ids import ShortIds
 from runs.contract.dashboard import CheckpointEntry, RunDetail, StepEntry
 
 TEMPLATE = "reports/report.html"
 
-# The dashboard's drawing of the branch graph (dashboard/_graph.html, its legend and script), replaced by
-# the paper one (graph_figure.py). Agent text cannot forge it: the templates escape every `<` they are
-# given, and notes go through the sanitizer, which drops comments.
-_DRAWING = re.compile(r'<div class="graph-scroll" id="graph-(?P<run>[^"]+)".*?<!-- end of the branch graph -->', re.S)
-
 
 def _for_paper(run: RunDetail) -> RunDetail:
-    """The run as the PDF shows it: each step without its prompt (the workflow's text, not what the
-    agent did) and without its artifacts as JSON (their content is in the run's tables). The dashboard
-    partial skips both when they are empty, so the HTML is smaller and the PDF quicker to lay out.
-    Nor the synthesis's notes as one document: print.css hides them (they are the steps' notes again),
-    and they would only double what the PDF's budget counts (paper_budget.py)."""
-    steps = same_watch(run.steps, map(_step_for_paper, run.steps))
-    update: dict[str, object] = {"steps": steps}
-    if run.synthesis and run.synthesis.get("notesMarkdown"):
-        update["synthesis"] = {**run.synthesis, "notesMarkdown": ""}
-    return run.model_copy(update=update)
+    """The run as the PDF's graph section reads it: its steps (the newest branch's) and synthesis are
+    not shown from here (every branch's are, from branch_sections.py), so they are left out."""
+    return run.model_copy(update={"steps": [], "synthesis": None})
 
 
 def _notes_for_paper(notes: str) -> str:
@@ -45,6 +39,8 @@ def _notes_for_paper(notes: str) -> str:
 
 
 def _step_for_paper(step: StepEntry) -> StepEntry:
+    """A step as the PDF shows it: without its prompt (the workflow's text, not what the agent did) nor
+    its artifacts as JSON (their content is in the branch's tables; their kinds are named)."""
     return step.model_copy(
         update={"prompt": "", "artifacts": [], "notes_markdown": _notes_for_paper(step.notes_markdown)}
     )
@@ -55,28 +51,136 @@ def _note_for_paper(note: CheckpointEntry) -> CheckpointEntry:
 
 
 @dataclass(frozen=True)
+class StepItem:
+    number: int  # along its branch's path
+    step: StepEntry
+    confirmation: str  # who confirmed, when the step asked for a confirmation ("" otherwise)
+    kinds: list[str]  # of the artifacts recorded with it
+    took: str
+
+    @property
+    def title(self) -> str:
+        return wording.step_title(self.step)
+
+
+@dataclass(frozen=True)
+class BranchItem:
+    section: BranchSection
+    label: str  # "Branch 2 (newest, open)"
+    outcome: str
+    severities: str
+    open_items: int  # gaps and known limitations
+    tip: str  # short ids
+    forked_from: str
+    steps: list[StepItem]
+
+
+@dataclass(frozen=True)
+class TimelineRow:
+    recorded: str
+    took: str
+    where: str  # "Branch 2, step 3"
+    title: str
+    confirmation: str
+
+
+@dataclass(frozen=True)
 class RunItem:
     detail: RunDetail
-    tree: str  # the branch graph in words, beside the drawing (one line per branch)
+    short_id: str
+    figure: SafeString  # the branch graph as a picture (graph_figure.py)
+    tree: str  # the branch graph in words (one line per branch), beside the picture
+    branches: list[BranchItem]  # finished first (branch_sections.py)
+    timeline: list[TimelineRow]
+
+    @property
+    def timeline_text(self) -> str:
+        """The timeline as aligned lines of text: the PDF lays out 200 lines of text in a tenth of the
+        time a table of 200 rows takes (bench/reports.py)."""
+        where = max((len(row.where) for row in self.timeline), default=0)
+        took = max((len(row.took) for row in self.timeline), default=0)
+        return "\n".join(
+            f"{row.recorded}  {row.took:>{took}}  {row.where:<{where}}  {row.title}"
+            + (f" · confirmation: {row.confirmation}" if row.confirmation else "")
+            for row in self.timeline
+        )
+
+
+def _branch_item(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds) -> BranchItem:
+    items = (
+        StepItem(number, _step_for_paper(step), _confirmation(step, asked), _kinds(step), wording.seconds(step.seconds))
+        for number, step in enumerate(branch.steps, start=branch.first_step)
+    )
+    # Formatting stops between two steps when the report's bounds are reached (produce.watched).
+    steps = Checked(items, branch.steps.watch) if isinstance(branch.steps, Checked) else list(items)
+    return BranchItem(
+        section=branch,
+        label=wording.branch_label(branch),
+        outcome=wording.outcome(branch),
+        severities=wording.severities(branch),
+        open_items=wording.open_items(branch),
+        tip=ids.short(branch.tip_id),
+        forked_from=ids.short(branch.forked_from),
+        steps=steps,
+    )
+
+
+def _kinds(step: StepEntry) -> list[str]:
+    kinds: list[str] = []
+    for artifact in step.artifacts:
+        kind = str(artifact.get("kind") or "(no kind)") if isinstance(artifact, dict) else "(not an object)"
+        if kind not in kinds:
+            kinds.append(kind)
+    return kinds
+
+
+def _confirmation(step: StepEntry, asked: dict[str, Confirmation]) -> str:
+    confirmed = asked.get(step.node_id) if step.kind == "step" else None
+    return wording.CONFIRMED_BY[confirmed] if confirmed else ""
+
+
+def _timeline(branches: list[BranchItem]) -> list[TimelineRow]:
+    entries = sorted(
+        ((item.step.recorded_at, branch.section.number, item) for branch in branches for item in branch.steps),
+        key=lambda entry: (entry[0], entry[1], entry[2].number),
+    )
+    return [
+        TimelineRow(
+            recorded=wording.stamp(item.step.recorded_at) or "",
+            took=item.took,
+            where=f"Branch {number}, step {item.number}",
+            title=wording.step_title(item.step),
+            confirmation=item.confirmation,
+        )
+        for _, number, item in entries
+    ]
+
+
+def _run_item(report: Report, run: RunDetail) -> RunItem:
+    run_id = run.run.run_id
+    ids = report.ids
+    branches = [_branch_item(branch, report.confirmations[run_id], ids) for branch in report.sections[run_id]]
+    return RunItem(
+        detail=_for_paper(run),
+        short_id=ids.short(run_id),
+        figure=graph_figure.figure(run),
+        tree="\n".join(branch_tree.lines(run, report.branches[run_id], ids.short)),
+        branches=branches,
+        timeline=_timeline(branches),
+    )
 
 
 def render(report: Report) -> str:
+    ids = report.ids
     context = {
         "report": report,
         "session": report.session,
+        "session_short": ids.short(report.session.session_id),
+        "run_short": ids.short(report.run_id),
         "detail": report.detail,
-        "runs": [
-            RunItem(_for_paper(run), "\n".join(branch_tree.lines(run, report.branches[run.run.run_id])))
-            for run in report.runs
-        ],
-        "no_actions": (),  # the partial offers "Cancel run" for these statuses: none on paper
+        "runs": [_run_item(report, run) for run in report.runs],
+        "ids": ids.appendix(),
+        "short": {run.run_id: ids.short(run.run_id) for run in report.detail.runs},
         "session_notes": same_watch(report.session_notes, map(_note_for_paper, report.session_notes)),
     }
-    html = render_to_string(TEMPLATE, context)
-    by_id = {run.run.run_id: run for run in report.runs}
-
-    def drawing(match: re.Match[str]) -> str:
-        run = by_id.get(match.group("run"))
-        return graph_figure.figure(run) if run is not None else ""
-
-    return _DRAWING.sub(drawing, html)
+    return render_to_string(TEMPLATE, context)

@@ -1,42 +1,56 @@
 """A report as one Markdown document, byte-identical for the same store state.
 
+What a tech lead reads first comes first: a summary of every run's branches (outcome or verdict,
+findings by severity, open gaps and questions, changed files); then each run with its branch graph in
+words, every branch (finished ones first: branch_sections.py), each with its own steps, notes, findings
+and changed files; a timeline of the run's steps with their durations and confirmations; and an
+appendix of the full ids the text names by their first characters (short_ids.py).
+
 Deterministic by construction: no clock (the document is dated by the session's own last activity,
-statuses are the stored ones: see data.py), every list in a stored order, times in UTC to the second,
-JSON with sorted keys, and "\n" line ends. Every piece of store text goes through safe_markdown, so
-the report's own headings and tables are the only structure in it (see safe_markdown's docstring for
-how agent notes are embedded).
+statuses are the stored ones: see data.py), every list in a stored order, times absolute in UTC to the
+second, JSON with sorted keys, and "\n" line ends. The agent's notes are embedded as written
+(verbatim.py decides where each one ends); every other piece of store text (titles, step ids, artifact
+fields, messages) goes through safe_markdown's `inline` or `cell`, so the report's own headings and
+tables are the only structure around the notes.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from exports.reports import branch_tree
+from exports.reports import branch_tree, wording
+from exports.reports.branch_sections import BranchSection, Confirmation
 from exports.reports.data import Report
-from exports.reports.safe_markdown import cell, code_block, code_cell, code_span, inline, notes
+from exports.reports.safe_markdown import cell, code_block, code_cell, code_span, inline
+from exports.reports.short_ids import ShortIds
+from exports.reports.verbatim import embed as notes
+from exports.reports.wording import CONFIRMED_BY, branch_label, open_items, seconds, severities, status
+from exports.reports.wording import outcome as outcome_words
 from runs.contract.dashboard import ArtifactTables, CheckpointEntry, RunDetail, RunSummary, StepEntry
-from runs.readmodels.branches import RunBranches
-
-STATUS_WORDS = {
-    "in_progress": "in progress",
-    "blocked": "blocked",
-    "complete": "complete",
-    "canceled": "canceled",
-    "notes": "notes only",
-}
 
 
 def render(report: Report) -> str:
-    parts: list[str] = [*_header(report)]
+    ids = report.ids
+    parts: list[str] = [*_header(report, ids)]
+    parts += _summary(report, ids)
     if report.run_id is None:
-        parts += _runs_table(report.detail.runs)
+        parts += _runs_table(report.detail.runs, ids)
     for number, run in enumerate(report.runs, start=1):
-        parts += _run(run, report.branches[run.run.run_id], number if report.run_id is None else None)
+        run_id = run.run.run_id
+        parts += _run(
+            run,
+            report.sections[run_id],
+            report.confirmations[run_id],
+            lines=branch_tree.lines(run, report.branches[run_id], ids.short),
+            number=number if report.run_id is None else None,
+            ids=ids,
+        )
     if report.session_notes:
         parts += _session_notes(report.session_notes)
+    parts += _appendix(ids)
     return "\n\n".join(part.rstrip("\n") for part in parts if part) + "\n"
 
 
@@ -44,21 +58,14 @@ def render(report: Report) -> str:
 
 
 def stamp(moment: datetime | str | None) -> str:
-    if isinstance(moment, str):
-        text = moment
-        try:
-            moment = datetime.fromisoformat(text)
-        except ValueError:
-            return inline(text)
-    if moment is None:
-        return "—"
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    """An absolute time with its time zone, "2026-03-01 14:02:09 UTC" (never "3 minutes ago"); store
+    text that is not a time is shown as text."""
+    text = wording.stamp(moment)
+    return text if text is not None else inline(str(moment))
 
 
-def status(value: str) -> str:
-    return STATUS_WORDS.get(value, value.replace("_", " "))
+def outcome(branch: BranchSection) -> str:
+    return outcome_words(branch)
 
 
 def _plural(count: int, word: str, plural: str | None = None) -> str:
@@ -75,22 +82,15 @@ def _json(value: Any) -> str:
     return code_block(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str), "json")
 
 
-def _seconds(value: float) -> str:
-    if value < 60:
-        return f"{value:.1f} s"
-    minutes, secs = divmod(round(value), 60)
-    return f"{minutes} min {secs} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
-
-
 # --- sections ----------------------------------------------------------------------------------------
 
 
-def _header(report: Report) -> list[str]:
+def _header(report: Report, ids: ShortIds) -> list[str]:
     session = report.session
-    title = session.title or session.session_id
+    title = session.title or ids.short(session.session_id)
     what = "Run report" if report.run_id else "Session report"
     rows = [
-        ["Session", code_cell(session.session_id)],
+        ["Session", code_cell(ids.short(session.session_id))],
         ["Status", status(session.status)],
         ["Workflows", ", ".join(code_cell(w) for w in session.workflow_ids) or "—"],
         ["Git branch", code_cell(session.git_branch) if session.git_branch else "—"],
@@ -104,28 +104,66 @@ def _header(report: Report) -> list[str]:
         ],
     ]
     if report.run_id:
-        rows.insert(1, ["Run", code_cell(report.run_id)])
+        rows.insert(1, ["Run", code_cell(ids.short(report.run_id))])
     intro = (
         f"As of the session's last activity, {stamp(report.last_activity)}. Statuses are as stored: a run "
-        "in progress may have gone quiet since."
+        "in progress may have gone quiet since. Ids are shortened to their first characters; the appendix "
+        "lists them in full."
     )
     return [f"# {what}: {inline(title)}", _table(["", ""], rows), intro]
 
 
-def _runs_table(runs: list[RunSummary]) -> list[str]:
+def _summary(report: Report, ids: ShortIds) -> list[str]:
+    parts = ["## Summary"]
+    if not report.runs:
+        return [*parts, "_No runs: a notes-only session._"]
+    for number, run in enumerate(report.runs, start=1):
+        summary = run.run
+        listed = report.sections[summary.run_id]
+        label = f"Run {number}: " if report.run_id is None else "Run: "
+        parts.append(
+            f"### {label}{inline(summary.workflow_name)}\n\n"
+            f"{code_span(ids.short(summary.run_id))}, {status(summary.status)}, "
+            f"{_plural(len(listed), 'branch', 'branches')}"
+        )
+        if not listed:
+            parts.append("_No nodes yet._")
+            continue
+        rows = [
+            [
+                branch_label(branch),
+                cell(outcome(branch)),
+                severities(branch),
+                str(len(branch.tables.changed_files)),
+                str(open_items(branch)) if open_items(branch) else "none",
+                stamp(branch.last_activity),
+            ]
+            for branch in listed
+        ]
+        headings = ["Branch", "Outcome or verdict", "Findings", "Changed files", "Open gaps", "Last activity"]
+        parts.append(_table(headings, rows))
+        notes_on = [
+            f"- Branch {b.number}: the verdict is from {inline(b.verdict.source)}." for b in listed if b.verdict
+        ]
+        if notes_on:
+            parts.append("\n".join(notes_on))
+    return parts
+
+
+def _runs_table(runs: list[RunSummary], ids: ShortIds) -> list[str]:
     if not runs:
-        return ["## Runs", "_No runs: a notes-only session._"]
+        return []
     rows = [
         [
             str(number),
             cell(run.workflow_name) + f" ({code_cell(run.workflow_id)})",
-            code_cell(run.run_id),
+            code_cell(ids.short(run.run_id)),
             status(run.status),
             str(run.node_count),
             str(run.branch_count),
             stamp(run.created_at),
             stamp(run.updated_at),
-            code_cell(run.delegated_by) if run.delegated_by else "—",
+            code_cell(ids.short(run.delegated_by)) if run.delegated_by else "—",
         ]
         for number, run in enumerate(runs, start=1)
     ]
@@ -133,53 +171,94 @@ def _runs_table(runs: list[RunSummary]) -> list[str]:
     return ["## Runs", _table(headings, rows)]
 
 
-def _run(run: RunDetail, tree: RunBranches, number: int | None) -> list[str]:
+def _run(
+    run: RunDetail,
+    listed: list[BranchSection],
+    asked: dict[str, Confirmation],
+    *,
+    lines: list[str],
+    number: int | None,
+    ids: ShortIds,
+) -> list[str]:
     summary = run.run
     heading = f"## Run {number}: " if number is not None else "## Run: "
     meta = [
         f"- Workflow: {inline(summary.workflow_name)} ({code_span(summary.workflow_id)}, "
         f"hash {code_span(summary.workflow_hash)})",
-        f"- Run: {code_span(summary.run_id)}, {status(summary.status)}",
+        f"- Run: {code_span(ids.short(summary.run_id))}, {status(summary.status)}",
         f"- {_plural(summary.node_count, 'node')}, {_plural(summary.branch_count, 'branch', 'branches')}",
         f"- Started {stamp(summary.created_at)}, last activity {stamp(summary.updated_at)}",
     ]
     if summary.delegated_by:
-        meta.append(f"- Handed out by run {code_span(summary.delegated_by)}")
-    if run.pending_step_id:
-        meta.append(f"- Pending step: {inline(run.pending_title or '')} ({code_span(run.pending_step_id)})")
+        meta.append(f"- Handed out by run {code_span(ids.short(summary.delegated_by))}")
     parts = [heading + inline(summary.workflow_name), "\n".join(meta), "### Branch graph"]
-    graph = branch_tree.lines(run, tree)
-    parts.append(code_block("\n".join(graph), "text") if graph else "_No nodes yet._")
-    parts += _steps(run)
-    parts += _tables(run.tables)
-    parts += _gaps_and_warnings(run)
-    parts += _synthesis(run)
+    parts.append(code_block("\n".join(lines), "text") if lines else "_No nodes yet._")
+    for branch in listed:
+        parts += _branch(branch, asked, ids)
+    parts += _timeline(listed, asked)
+    if run.warnings:
+        rows = [
+            [
+                code_cell(w.code),
+                cell(w.message),
+                code_cell(ids.short(w.node_id)) if w.node_id else "—",
+                stamp(w.created_at),
+            ]
+            for w in run.warnings
+        ]
+        parts += ["### Warnings", _table(["Code", "Message", "Node", "When"], rows)]
     if run.delegations:
         parts.append("### Delegations")
         parts.append(
-            "\n".join(f"- {inline(d.workflow_name)} {code_span(d.run_id)}: {status(d.status)}" for d in run.delegations)
+            "\n".join(
+                f"- {inline(d.workflow_name)} {code_span(ids.short(d.run_id))}: {status(d.status)}"
+                for d in run.delegations
+            )
         )
     return parts
 
 
-def _steps(run: RunDetail) -> list[str]:
-    where = f" (the branch ending at node {run.branch_tip})" if run.branch_tip else ""
-    parts = [f"### Steps{where}"]
-    if not run.steps:
-        return [*parts, "_No step recorded on this branch yet._"]
-    for number, step in enumerate(run.steps, start=1):
-        parts += _step(number, step)
+def _branch(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds) -> list[str]:
+    parts = [f"### {branch_label(branch)}: {inline(outcome(branch))}"]
+    facts = [f"- Ends at node {code_span(ids.short(branch.tip_id))}, last activity {stamp(branch.last_activity)}"]
+    if branch.forked_from is not None:
+        facts.append(f"- Forked from node {code_span(ids.short(branch.forked_from))}, after step {branch.fork_step}")
+    if branch.verdict is not None:
+        facts.append(f"- Verdict: {inline(branch.verdict.text)} (from {inline(branch.verdict.source)})")
+    facts.append(f"- Findings: {severities(branch)}; changed files: {len(branch.tables.changed_files)}")
+    parts.append("\n".join(facts))
+
+    parts.append("#### Steps")
+    if branch.shared_steps:
+        where = f"Branch {branch.shared_with}" if branch.shared_with else "an earlier branch"
+        parts.append(
+            f"Steps 1-{branch.shared_steps} are the same as {where}'s, listed under it above; "
+            f"this branch's own steps follow."
+        )
+    if not branch.steps:
+        parts.append("_No step of its own recorded yet._")
+    for number, step in enumerate(branch.steps, start=branch.first_step):
+        parts += _step(number, step, asked.get(step.node_id))
+    if branch.pending is not None:
+        waiting = "Blocked at" if branch.status == "blocked" else "Pending"
+        parts.append(
+            f"{waiting}: step {branch.path_steps + 1}, {inline(branch.pending.title)} "
+            f"({code_span(branch.pending.step_id or '')})"
+        )
+    parts += _tables(branch.tables)
+    parts += _open_items(branch)
+    parts += _synthesis(branch)
     return parts
 
 
-def _step(number: int, step: StepEntry) -> list[str]:
-    label = "Checkpoint: " if step.kind == "checkpoint" and not step.title.startswith("Checkpoint") else ""
-    heading = f"#### {number}. {label}{inline(step.title or step.step_id or 'Untitled step')}"
+def _step(number: int, step: StepEntry, confirmed: Confirmation | None) -> list[str]:
+    heading = f"##### {number}. {inline(wording.step_title(step))}"
     meta = f"Step {code_span(step.step_id)}" if step.step_id else "No step"
-    meta += f" · node {step.node_id} · recorded {stamp(step.recorded_at)} · took {_seconds(step.seconds)}"
+    meta += f" · recorded {stamp(step.recorded_at)} · took {seconds(step.seconds)}"
+    if confirmed is not None and step.kind == "step":
+        meta += f" · confirmation: {CONFIRMED_BY[confirmed]}"
     parts = [heading, meta]
-    body = notes(step.notes_markdown)
-    parts.append(body or "_No notes._")
+    parts.append(notes(step.notes_markdown) or "_No notes._")
     if step.artifacts:
         kinds = []
         for artifact in step.artifacts:
@@ -192,21 +271,28 @@ def _step(number: int, step: StepEntry) -> list[str]:
 
 def _tables(tables: ArtifactTables) -> list[str]:
     parts: list[str] = []
+    if tables.findings:
+        rows = [
+            [
+                str(number),
+                f"**{finding.severity}**",
+                cell(finding.title),
+                code_cell(finding.location) if finding.location else "—",
+                cell(finding.rationale),
+                cell(finding.suggestion),
+            ]
+            for number, finding in enumerate(tables.findings, start=1)
+        ]
+        parts += ["#### Findings", _table(["#", "Severity", "Finding", "Where", "Why", "Suggestion"], rows)]
+    else:
+        parts += ["#### Findings", "_No findings recorded on this branch._"]
     if tables.changed_files:
         rows = [[code_cell(f.path), cell(f.summary), cell(f.risk)] for f in tables.changed_files]
-        parts += ["### Changed files", _table(["Path", "Summary", "Risk"], rows)]
-    if tables.findings:
-        parts.append("### Findings")
-        for number, finding in enumerate(tables.findings, start=1):
-            where = f" ({code_span(finding.location)})" if finding.location else ""
-            lines = [f"{number}. **{finding.severity}**: {inline(finding.title)}{where}"]
-            if finding.rationale:
-                lines.append(f"   {inline(finding.rationale)}")
-            if finding.suggestion:
-                lines.append(f"   Suggestion: {inline(finding.suggestion)}")
-            parts.append("\\\n".join(lines) if len(lines) > 1 else lines[0])
+        parts += ["#### Changed files", _table(["Path", "Summary", "Risk"], rows)]
+    else:
+        parts += ["#### Changed files", "_No changed files recorded on this branch._"]
     if tables.others:
-        parts.append("### Other artifacts")
+        parts.append("#### Other artifacts")
         for entry in tables.others:
             source = f" from {code_span(entry.step_id)}" if entry.step_id else ""
             parts.append(f"{code_span(entry.kind)}{source}")
@@ -215,40 +301,67 @@ def _tables(tables: ArtifactTables) -> list[str]:
     return parts
 
 
-def _gaps_and_warnings(run: RunDetail) -> list[str]:
+def _open_items(branch: BranchSection) -> list[str]:
     parts: list[str] = []
-    if run.gaps:
+    if branch.gaps:
         rows = [
             [code_cell(g.step_id) if g.step_id else "—", cell(g.reason), cell(g.description), stamp(g.created_at)]
-            for g in run.gaps
+            for g in branch.gaps
         ]
-        parts += ["### Gaps", _table(["Step", "Reason", "Description", "When"], rows)]
-    if run.warnings:
-        rows = [[code_cell(w.code), cell(w.message), w.node_id or "—", stamp(w.created_at)] for w in run.warnings]
-        parts += ["### Warnings", _table(["Code", "Message", "Node", "When"], rows)]
+        parts += [
+            "#### Open gaps and questions",
+            "Questions for the user that full auto went past (the agent assumed an answer):",
+            _table(["Step", "Reason", "Question", "When"], rows),
+        ]
+    if branch.limitations:
+        if not parts:
+            parts.append("#### Open gaps and questions")
+        parts += ["Known limitations the agent stated:", "\n".join(f"- {inline(item)}" for item in branch.limitations)]
     return parts
 
 
-def _synthesis(run: RunDetail) -> list[str]:
-    synthesis = run.synthesis
+def _synthesis(branch: BranchSection) -> list[str]:
+    synthesis = branch.synthesis
     if not synthesis:
         return []
-    parts = ["### Synthesis", f"Completed {stamp(synthesis.get('completedAt'))}."]
-    steps = [s for s in synthesis.get("steps") or [] if isinstance(s, dict)]
-    if steps:
-        lines = []
-        for number, step in enumerate(steps, start=1):
-            label = inline(str(step.get("title") or step.get("stepId") or "Untitled step"))
-            kind = " (checkpoint)" if step.get("kind") == "checkpoint" else ""
-            lines.append(f"{number}. {label}{kind}")
-        parts += ["The path to completion (its notes are under Steps when it is the listed branch):", "\n".join(lines)]
-    final = [a for a in synthesis.get("artifacts") or [] if isinstance(a, dict) and a.get("final")]
+    parts = [f"#### Synthesis of branch {branch.number}", f"Completed {stamp(str(synthesis.get('completedAt')))}."]
+    artifacts = synthesis.get("artifacts")
+    final = [a for a in artifacts if isinstance(a, dict) and a.get("final")] if isinstance(artifacts, list) else []
     if final:
         parts.append("Artifacts that stand:")
         parts.append(
             "\n".join(f"- {code_span(str(a.get('kind')))} from {code_span(str(a.get('stepId') or ''))}" for a in final)
         )
     return parts
+
+
+def _timeline(listed: list[BranchSection], asked: dict[str, Confirmation]) -> list[str]:
+    entries = sorted(
+        (
+            (step.recorded_at, branch.number, number, step)
+            for branch in listed
+            for number, step in enumerate(branch.steps, start=branch.first_step)
+        ),
+        key=lambda entry: (entry[0], entry[1], entry[2]),
+    )
+    if not entries:
+        return []
+    rows = []
+    for recorded, branch_number, number, step in entries:
+        confirmed = asked.get(step.node_id) if step.kind == "step" else None
+        rows.append(
+            [
+                stamp(step.started_at),
+                stamp(recorded),
+                seconds(step.seconds),
+                f"Branch {branch_number}, step {number}",
+                cell(wording.step_title(step)),
+                CONFIRMED_BY[confirmed] if confirmed else "—",
+            ]
+        )
+    headings = ["Started", "Recorded", "Took", "Where", "Step", "Confirmation"]
+    intro = "Every step recorded in this run, in the order it was recorded (a step shared by branches once)."
+    return ["### Timeline", intro, _table(headings, rows)]
 
 
 def _session_notes(checkpoints: list[CheckpointEntry]) -> list[str]:
@@ -259,3 +372,10 @@ def _session_notes(checkpoints: list[CheckpointEntry]) -> list[str]:
         if checkpoint.artifacts:
             parts.append(_json(checkpoint.artifacts))
     return parts
+
+
+def _appendix(ids: ShortIds) -> list[str]:
+    rows = [[code_cell(short), code_cell(full), cell(what)] for short, full, what in ids.appendix()]
+    if not rows:
+        return []
+    return ["## Appendix: full ids", _table(["In the text", "Full id", "What it names"], rows)]

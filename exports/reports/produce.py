@@ -57,9 +57,12 @@ def render(report: Report, report_format: ReportFormat, watch: Watch = UNWATCHED
 
 
 def watched(report: Report, watch: Watch) -> Report:
-    """`report` with its steps and session notes checking `watch` as they are formatted, one by one."""
-    runs = [run.model_copy(update={"steps": Checked(run.steps, watch)}) for run in report.runs]
-    return dataclasses.replace(report, runs=runs, session_notes=Checked(report.session_notes, watch))
+    """`report` with its branches' steps and session notes checking `watch` as they are formatted, one by one."""
+    listed = {
+        run_id: [dataclasses.replace(branch, steps=Checked(branch.steps, watch)) for branch in branches]
+        for run_id, branches in report.sections.items()
+    }
+    return dataclasses.replace(report, sections=listed, session_notes=Checked(report.session_notes, watch))
 
 
 def produce(

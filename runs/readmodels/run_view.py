@@ -213,6 +213,13 @@ def _chosen_tip(tip: str | None, tree: branches.RunBranches) -> int | None:
     return tree.newest
 
 
+def branch_steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches) -> list[StepEntry]:
+    """The steps of one branch view as the run page lists them (the reports list every branch so)."""
+    titles = {o.node_id: o.step_title for o in tree.outputs if o.step_title}
+    titles |= _seen_titles(run, tree, titles, [])
+    return _steps(run, shown, tree, titles)
+
+
 def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches, titles: dict[int, str]) -> list[StepEntry]:
     """What was recorded on the way to the shown node: step outputs and checkpoints, in path order."""
     entries = []

@@ -94,20 +94,24 @@ def counting_server() -> Iterator[tuple[int, list[str]]]:
 
 
 def normalized(markdown: str) -> str:
-    """A report with what differs between two stores of the same story replaced: ids and times."""
+    """A report with what differs between two stores of the same story replaced: ids and times. An id
+    and its short form (short_ids.py: its first 8 characters after the prefix) get the same name."""
     names: dict[str, str] = {}
 
-    def name(prefix: str) -> Any:
+    def name(prefix: str, chars: int) -> Any:
         def replace(match: re.Match[str]) -> str:
-            return names.setdefault(match.group(0), f"{prefix}{sum(k.startswith(prefix) for k in names.values()) + 1}")
+            key = match.group(0)[:chars]
+            number = sum(value.startswith(prefix) for value in names.values()) + 1
+            return names.setdefault(key, f"{prefix}{number}")
 
         return replace
 
-    text = re.sub(r"ses_[0-9a-f]{16}", name("SESSION-"), markdown)
-    text = re.sub(r"run_[0-9a-f]{16}", name("RUN-"), text)
-    text = re.sub(r"\b\d{12,20}\b", name("NODE-"), text)
+    text = re.sub(r"ses_[0-9a-f]{8,16}", name("SESSION-", 12), markdown)
+    text = re.sub(r"run_[0-9a-f]{8,16}", name("RUN-", 12), text)
+    text = re.sub(r"\b\d{8,20}\b", name("NODE-", 8), text)
     text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "TIME", text)
-    return re.sub(r"took \d+(\.\d)? s", "took N s", text)
+    text = re.sub(r"took \d+(\.\d+)? s", "took N s", text)
+    return re.sub(r"(?<=\| )\d+(\.\d+)? s(?= \|)", "N s", text)  # the timeline's durations
 
 
 def wide_table_session(notes: int = 1) -> Small:

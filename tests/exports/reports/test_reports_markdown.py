@@ -66,21 +66,24 @@ def test_the_report_has_header_runs_graph_steps_tables_and_synthesis(service_cat
     text = report_of(small.session_id)
     for expected in (
         "# Session report: REPORT-1",
-        f"| Session | `{small.session_id}` |",
+        f"| Session | `{small.session_id[:12]}` |",
         "| Status | complete |",
+        "## Summary",
         "## Runs",
         "### Branch graph",
-        "● Branch 1: steps 1-5",
-        "#### 1. Clarify Goal and Constraints",
-        "Paginate `/orders`:",
-        "- add `limit`",
+        "● Branch 1: steps 1-4",
+        "##### 1. Clarify Goal and Constraints",
+        "> ## Goal\n>\n> Paginate `/orders`:\n>\n> - keep the old query\n> - add `limit`",  # quoted: a heading
         "Halfway: plan drafted.",
-        "### Changed files",
+        "#### Changed files",
         "| `src/orders.py` | Paginate | medium |",
-        "### Findings",
-        "**major**: Unbounded query (`src/orders.py:12`)",
-        "### Synthesis",
+        "#### Findings",
+        "| 1 | **major** | Unbounded query | `src/orders.py:12` |",
+        "#### Synthesis of branch 1",
         "Artifacts that stand:",
+        "### Timeline",
+        "## Appendix: full ids",
+        f"| `{small.session_id[:12]}` | `{small.session_id}` | session |",
     ):
         assert expected in text, expected
     assert text.endswith("\n") and "\r" not in text
@@ -90,8 +93,8 @@ def test_a_run_report_covers_that_run_only(service_catalog):
     built = two_runs_one_forked_twice()
     text = report_of(built.session_id, built.plan_run)
     assert text.startswith("# Run report: ")
-    assert f"| Run | `{built.plan_run}` |" in text
-    assert built.review_run not in text
+    assert f"| Run | `{built.plan_run[:12]}` |" in text
+    assert built.review_run[:12] not in text
     assert "Planned the follow-up." in text
     with pytest.raises(WorkRailError) as refused:
         build_report(built.session_id, "run_0000000000000000")
@@ -104,7 +107,7 @@ def test_the_branch_graph_is_a_tree_of_branches(service_catalog):
     graph = text.split("### Branch graph\n\n```text\n")[1].split("\n```")[0].splitlines()
     assert len(graph) == 3  # the run's three branches
     assert graph[0].startswith("● Branch 1: steps 1-")
-    assert "newest" in graph[0] and "its steps are listed" in graph[0]
+    assert "newest" in graph[0]
     assert graph[1].startswith("  ├─ Branch 2: from node ") and graph[2].startswith("  └─ Branch 3: from node ")
 
 
@@ -121,26 +124,50 @@ def test_hostile_notes_stay_inert_and_inside_their_step(service_catalog):
     ack_with_notes(start, hostile)
     text = report_of(start["session"]["sessionId"])
     html = html_of(text)
-    # Raw HTML is text: no tag from the notes reaches the reader.
+    # Raw HTML and a javascript: link: the note is shown as written, in a code block, so nothing in it acts.
+    assert "`````markdown\n# Injected top heading\n\n## Injected section\n\n<script>" in text
     assert "<script" not in html and "<img" not in html and "<svg" not in html and "<b>x" not in html
     assert "&lt;script&gt;" in html
-    # Only http(s) links survive (the raw tag's text may mention javascript:, as text).
-    assert re.findall(r'<a [^>]*href="([^"]*)"', html) == ["https://example.com/x"]
-    assert 'href="https://example.com/x"' in html
-    # The report's outline is its own: the notes' headings are bold paragraphs.
-    headings = re.findall(r"^#+ .*$", text, flags=re.MULTILINE)
-    assert not [h for h in headings if "Injected" in h or "Setext" in h]
-    assert "**Injected top heading**" in text and "**Setext heading**" in text
-    # The code block in the notes ends where the note's does: what follows it is formatted again.
-    assert "<pre><code>```\n# not a heading, in code\n```" in html
-    assert html.rstrip().endswith("<p><strong>Setext heading</strong></p>")
+    assert re.findall(r'<a [^>]*href="([^"]*)"', html) == []
+    # The report's outline is its own: no heading of the note is a heading of the report.
+    assert not re.findall(r"<h\d>[^<]*(Injected|Setext)", html)
+    # The note ends where it does: the report goes on after it.
+    assert "Injected" not in html.split("</pre>")[-1] and "Appendix: full ids" in html.split("</pre>")[-1]
+
+
+def test_notes_are_embedded_as_written(service_catalog):
+    """Issue 20: the report rewrote `MR !42` as `MR \\!42`, `has_perm()` as `has\\_perm()`, `[ ]` as `\\[ \\]`."""
+    start = start_workflow("wr.routine-focused_plan", context={"sessionKey": "VERBATIM"})
+    note = (
+        "Reviewed MR !42: `has_perm()` is called twice; has_perm() skips staff_users.\n\n"
+        "- [ ] add a test\n- [x] read the diff\n\n| a | b |\n|---|---|\n| 1 * 2 | [link](https://example.com) |"
+    )
+    ack_with_notes(start, note)
+    text = report_of(start["session"]["sessionId"])
+    assert note in text  # character for character, outside any code block or quote
+    assert "\\!" not in text and "\\_" not in text and "\\[" not in text
+    assert "<li>[ ] add a test</li>" in html_of(text)
+
+
+def test_a_note_with_headings_is_quoted_and_keeps_them_inside(service_catalog):
+    start = start_workflow("wr.routine-focused_plan", context={"sessionKey": "QUOTED"})
+    second = ack_with_notes(start, "# Findings\n\nNone_here, MR !42.\n\nSetext heading\n===")
+    ack_with_notes(second, "AFTER-MARKER in the next step.")
+    text = report_of(start["session"]["sessionId"])
+    assert "> # Findings\n>\n> None_here, MR !42.\n>\n> Setext heading\n> ===" in text
+    html = html_of(text)
+    quote = html.split("<blockquote>")[1].split("</blockquote>")[0]
+    assert "<h1>Findings</h1>" in quote and "<h1>Setext heading</h1>" in quote
+    assert "AFTER-MARKER" not in quote and "<h5>2. Draft Plan with Risks</h5>" in html
 
 
 def test_an_unclosed_fence_in_notes_cannot_swallow_the_rest_of_the_report(service_catalog):
     start = start_workflow("wr.routine-focused_plan", context={"sessionKey": "FENCE"})
     second = ack_with_notes(start, "Before.\n\n```\nunclosed code block\n# still code")
     ack_with_notes(second, "AFTER-MARKER in the next step.")
-    html = html_of(report_of(start["session"]["sessionId"]))
+    text = report_of(start["session"]["sessionId"])
+    assert "> ```\n> unclosed code block\n> # still code" in text  # quoted: the quote closes the fence
+    html = html_of(text)
     assert "AFTER-MARKER" in html.split("</pre>")[-1]  # outside every code block
 
 
@@ -163,7 +190,9 @@ def test_gaps_and_warnings_are_reported(service_catalog):
     start = start_workflow("wr.code_review", {"reviewAreas": ["api"]}, mode="unattended")
     continue_workflow(stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"]))
     text = report_of(start["session"]["sessionId"])
-    gaps = text.split("### Gaps\n\n")[1].split("\n\n")[0]
+    gaps = text.split("#### Open gaps and questions\n\n")[1].split("\n\n#")[0]
     assert "| `establish-scope` | information |" in gaps
+    summary = text.split("## Summary")[1].split("## Runs")[0]
+    assert "| Branch 1 (newest, open) |" in summary and "| 1 |" in summary  # one open gap
     warnings = text.split("### Warnings\n\n")[1].split("\n\n")[0]
     assert "| `USER_DEPENDENCY_GAP` |" in warnings

@@ -178,15 +178,18 @@ def test_the_report_lists_each_branch_with_its_own_status_and_synthesis(forked):
     assert [b.status for b in tree.branches] == ["complete", "open"]
     lines = branch_tree.lines(detail, tree)
     assert lines[0].startswith("● Branch 1: ") and "(complete)" in lines[0]
-    assert lines[1].startswith("  └─ Branch 2: ") and "(newest, its steps are listed)" in lines[1]
+    assert lines[1].startswith("  └─ Branch 2: ") and "(newest)" in lines[1]
 
+    # Every branch is in the report, each with its own synthesis, notes and findings: branch 1 (finished)
+    # first, with its synthesis and finding; branch 2 after it, with neither.
     text = markdown_report.render(report)
-    assert "### Synthesis" not in text  # branch 1's synthesis is not the listed branch's
-    assert "A different plan, no finding this time." in text and "Verdict: ready." not in text
-    assert "### Findings" not in text
+    first, second = text.split("### Branch 1 (complete)")[1].split("### Branch 2 (newest, open)")
+    assert "#### Synthesis of branch 1" in first and "Verdict: ready." in first and "Unbounded query" in first
+    assert "A different plan, no finding this time." in second
+    assert "Synthesis" not in second.split("### Timeline")[0] and "Unbounded query" not in second
 
     one = markdown_report.render(build_report(forked.session_id, forked.run_id))
-    assert "### Synthesis" not in one
+    assert "#### Synthesis of branch 1" in one and "### Branch 2 (newest, open)" in one
 
 
 def test_the_graph_drawing_numbers_branches_as_the_read_model_does(forked):

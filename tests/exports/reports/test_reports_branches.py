@@ -1,0 +1,133 @@
+"""Issue 20: the report of a forked merge-request review lists every branch, the finished one first.
+
+The session (tests/support/forked_review.py): branch 1 ran the review to its end with a Critical finding
+and the verdict "Request changes"; the agent was then rewound and branch 2, the newest, is open. The
+report used to list only the newest branch: branch 1's verdict and finding were missing, and the
+findings table was named but never printed. Both the Markdown report and the PDF must now hold the
+summary, both branches, branch 1's verdict and finding and its findings table; the Markdown keeps the
+agent's notes as written; neither holds a relative time; ids are short in the text and full in an
+appendix. The PDF's pages are rendered to images (pdftoppm) under test-artifacts/reports/ for a look.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from exports.reports.produce import produce
+from tests.support.forked_review import CRITICAL, VERBATIM_NOTE, VERDICT, forked_review
+from tests.support.paths import REPO
+
+pytestmark = pytest.mark.django_db
+
+ARTIFACTS = REPO / "test-artifacts" / "reports"
+RELATIVE = re.compile(r"\b(ago|just now|in the future|yesterday|today)\b", re.IGNORECASE)
+needs_poppler = pytest.mark.skipif(
+    not (shutil.which("pdftotext") and shutil.which("pdftoppm")),
+    reason="poppler-utils (pdftotext, pdftoppm) are not installed: see scripts/system-packages.txt",
+)
+
+
+@pytest.fixture
+def review(service_catalog):
+    return forked_review()
+
+
+def markdown_of(session_id: str) -> str:
+    return produce(session_id, "md", "command").data.decode("utf-8")
+
+
+def test_the_markdown_report_summarizes_then_lists_both_branches_finished_first(review):
+    text = markdown_of(review.session_id)
+    summary = text.split("## Summary\n")[1].split("\n## ")[0]
+    assert f"| Branch 1 (complete) | {VERDICT}: the permission check is bypassed | 1 critical, 1 minor | 2 |" in summary
+    assert "| Branch 2 (newest, open) | Waiting at step 5, “Record Findings by Severity” | none |" in summary
+    assert summary.index("Branch 1 (complete)") < summary.index("Branch 2 (newest, open)")
+
+    first, second = text.split("### Branch 1 (complete): ")[1].split("### Branch 2 (newest, open): ")
+    # Branch 1: its verdict, its findings table with the Critical finding, its synthesis.
+    assert f"- Verdict: {VERDICT}: the permission check is bypassed" in first
+    assert "#### Findings\n\n| # | Severity | Finding | Where | Why | Suggestion |" in first
+    assert f"| 1 | **critical** | {CRITICAL} | `app/permissions.py:17` |" in first
+    assert "#### Synthesis of branch 1" in first and "`mr_review.findings` from `record-findings`" in first
+    assert "##### 8. Summarize the Review" in first
+    # Branch 2: its own steps after the fork, none of branch 1's synthesis or findings.
+    own = second.split("### Timeline")[0]
+    assert "Steps 1-2 are the same as Branch 1's" in own and "##### 3. Review api" in own
+    assert "Branch 2: did review-area." in own and "Branch 1: did" not in own
+    assert CRITICAL not in own and "Synthesis" not in own
+    assert "_No findings recorded on this branch._" in own
+
+
+def test_the_markdown_report_has_a_timeline_with_durations_and_the_users_confirmation(review):
+    text = markdown_of(review.session_id)
+    timeline = text.split("### Timeline\n")[1].split("\n## ")[0]
+    rows = [line for line in timeline.splitlines() if line.startswith("| 20")]
+    assert len(rows) == 8 + 2  # branch 1's eight steps, branch 2's own two
+    assert all(re.search(r"\| \d+\.\d\d s \|", row) for row in rows)
+    confirm = next(row for row in rows if "Confirm Before Posting" in row)
+    assert "| Branch 1, step 6 |" in confirm and "asked the user" in confirm
+    assert "##### 6. Confirm Before Posting" in text
+    assert "confirmation: asked the user, whose answer is in the step's notes" in text
+
+
+def test_the_markdown_report_keeps_the_agents_notes_as_written(review):
+    text = markdown_of(review.session_id)
+    assert VERBATIM_NOTE in text
+    assert "MR \\!42" not in text and "has\\_perm" not in text.split("#### Changed files")[0] and "\\[ \\]" not in text
+
+
+def test_no_relative_time_and_short_ids_with_an_appendix(review):
+    text = markdown_of(review.session_id)
+    assert not RELATIVE.findall(text)
+    assert re.findall(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", text)
+    appendix = text.split("## Appendix: full ids\n")[1]
+    body = text.split("## Appendix: full ids\n")[0]
+    for full in (review.session_id, review.run_id):
+        short = full[:12]  # "ses_" or "run_" and 8 characters
+        assert f"| `{short}` | `{full}` |" in appendix
+        assert short in body and full not in body
+    node_ids = re.findall(r"\| `(\d{8})` \| `(\d{12,19})` \|", appendix)
+    assert len(node_ids) == 3  # the two tips and the fork point
+    for short, full in node_ids:
+        assert full.startswith(short) and short in body and full not in body
+
+
+def pdf_pages(pdf: bytes, name: str) -> tuple[list[str], list[Path]]:
+    """The PDF's text page by page (pdftotext), and its pages as PNGs kept under test-artifacts/reports."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in ARTIFACTS.glob(f"{name}-*.png"):
+        old.unlink()
+    path = ARTIFACTS / f"{name}.pdf"
+    path.write_bytes(pdf)
+    subprocess.run(["pdftoppm", "-png", "-r", "80", str(path), str(ARTIFACTS / name)], check=True, capture_output=True)
+    text = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    return text.split("\f"), sorted(ARTIFACTS.glob(f"{name}-*.png"))
+
+
+@needs_poppler
+def test_the_pdf_pages_hold_the_summary_and_every_branchs_verdict(review):
+    pages, images = pdf_pages(produce(review.session_id, "pdf", "command").data, "forked-review")
+    assert images and all(image.read_bytes().startswith(b"\x89PNG") for image in images)
+    assert len(images) == len([page for page in pages if page.strip()])
+    flat = [" ".join(page.split()) for page in pages]
+    first = flat[0]
+    # The summary comes first, on the first page, with each branch's outcome or verdict.
+    assert "Summary" in first and first.index("Summary") < first.index("Branch 1 (complete)")
+    # (-layout text: a wrapped table cell's next line comes after the other columns of its first line)
+    assert f"{VERDICT}: the permission" in first and "1 critical" in first.lower()
+    assert "Branch 2 (newest, open)" in first and "Waiting at step 5" in first
+    everything = " ".join(flat)
+    # Each branch has its section, finished first; branch 1 with its verdict and its findings table.
+    finished = everything.index("Branch 1 (complete): Request changes")
+    assert finished < everything.index("Branch 2 (newest, open): Waiting")
+    assert f"Verdict: {VERDICT}: the permission check is bypassed" in everything
+    assert CRITICAL in everything and "Severity Finding Why, and the suggestion" in everything
+    assert "Steps 1-2 are the same as Branch 1's" in everything
+    assert "Timeline" in everything and "asked the user" in everything
+    assert "Appendix: full ids" in everything and review.run_id in everything
+    assert not RELATIVE.findall(everything)
