@@ -36,7 +36,7 @@ from django.conf import settings
 from django.db import connections
 from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import ListenHandler, ResourceUpdated, SubscriptionBus
+from mcp.server.subscriptions import SUBSCRIPTION_ID_META_KEY, ListenHandler, ResourceUpdated, SubscriptionBus
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INTERNAL_ERROR,
@@ -102,6 +102,7 @@ class ResourceWatcher:
         self._interval = poll_interval_s or _configured_interval
         self._watches: dict[str, _Watch] = {}
         self._wanted = anyio.Event()  # set while anything is watched
+        self._reading_ended = False
 
     def watched(self) -> list[str]:
         return sorted(self._watches)
@@ -136,6 +137,10 @@ class ResourceWatcher:
                 watch = await self._watch(uri)
                 watch.streams += 1
                 named.append(uri)
+            if self._reading_ended:
+                # Read just before stdin ended, after the streams were closed: ended at once, like them.
+                return SubscriptionsListenResult(_meta={SUBSCRIPTION_ID_META_KEY: ctx.request_id})
+            # The SDK's handler registers its stream before its first await: close_streams reaches it.
             return await self._listen(ctx, params)
         finally:
             for uri in named:
@@ -145,6 +150,7 @@ class ResourceWatcher:
 
     def close_streams(self) -> None:
         """Ends every listen stream gracefully (each answers its request): reading has ended."""
+        self._reading_ended = True
         self._listen.close()
 
     # --- the watcher --------------------------------------------------------------------------------

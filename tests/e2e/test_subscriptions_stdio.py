@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import json
 import re
+import select
+import subprocess
+import time
 import urllib.request
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, ResourceUpdatedNotification
 
 from harness.processes import server_env
+from harness.stdio import INITIALIZED, initialize_message, spawn_mcp
 from tests.e2e.mcp_clients import acknowledged, server_parameters, started
 from tests.support.processes import run_manage, running_dashboard
 
@@ -146,11 +151,13 @@ def test_a_session_changed_through_the_dashboards_api_is_notified(tmp_path):
 
             await anyio.to_thread.run_sync(post, port, f"/sessions/{session_id}/preferences", {"mode": "autopilot"})
             await heard.until(session_uri)
+            await heard.until(run_uri)  # its open tip takes the new preferences
             assert (await read_json(client, session_uri))["mode"] == "autopilot"
 
+            runs_heard, sessions_heard = heard.count(run_uri), heard.count(session_uri)
             await anyio.to_thread.run_sync(post, port, f"/runs/{run_id}/cancel", {})
-            await heard.until(run_uri, heard.count(run_uri) + 1)
-            await heard.until(session_uri, 2)
+            await heard.until(run_uri, runs_heard + 1)
+            await heard.until(session_uri, sessions_heard + 1)
             assert (await read_json(client, run_uri))["status"] == "canceled"
             [run] = (await read_json(client, session_uri))["runs"]
             assert run["status"] == "canceled"
@@ -201,3 +208,71 @@ def test_subscribing_to_what_cannot_change_or_does_not_exist_is_refused_with_a_c
             await client.unsubscribe_resource("workrail://runs/run_0000000000000000")
 
     anyio.run(scenario)
+
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "pipe", "version": "0"},
+}
+EXIT_WITHIN = 60.0  # seconds: under the 120 s the server would wait for a request that never ends
+ANSWERED_WITHIN = 90.0  # seconds, a hang guard: the first call waits for a new store's migrations
+
+
+class Pipe:
+    """A raw newline-delimited JSON-RPC client on one `manage.py mcp` (every line it read is kept)."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.process = spawn_mcp(store_env(tmp_path), tmp_path, subprocess.DEVNULL)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin, self.stdout = self.process.stdin, self.process.stdout
+        self.received: list[dict[str, Any]] = []
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.stdin.write((json.dumps(message) + "\n").encode())
+        self.stdin.flush()
+
+    def until(self, found: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        deadline = time.monotonic() + ANSWERED_WITHIN
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            line = self.stdout.readline() if ready else b""
+            assert line, "the server ended its output before answering"
+            self.received.append(json.loads(line))
+            if found(self.received[-1]):
+                return self.received[-1]
+        raise AssertionError("no such message from the server")
+
+    def close_and_exit_code(self) -> int:
+        self.stdin.close()
+        code = self.process.wait(timeout=EXIT_WITHIN)
+        self.received += [json.loads(line) for line in self.stdout.read().splitlines() if line.strip()]
+        return code
+
+
+@pytest.mark.parametrize("how", ["legacy", "2026-07-28, stream open", "2026-07-28, stdin closed at once"])
+def test_stdin_closing_with_a_subscription_open_ends_the_server_and_answers_every_request(tmp_path, how):
+    """A subscribed client that closes stdin: the watcher stops with the server, and a listen stream (a
+    request that would otherwise stay open), even one read just before the end, is ended gracefully,
+    its request answered, before the exit."""
+    pipe = Pipe(tmp_path)
+    meta = {} if how == "legacy" else {"_meta": MODERN_META}
+    if how == "legacy":
+        pipe.send(initialize_message())
+        pipe.until(lambda message: message.get("id") == 1)
+        pipe.send(INITIALIZED)
+    start = {"name": "start_workflow", "arguments": {"workflowId": PLAN}, **meta}
+    pipe.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": start})
+    answer = pipe.until(lambda message: message.get("id") == 2)
+    uri = f"workrail://runs/{answer['result']['structuredContent']['session']['runId']}"
+    if how == "legacy":
+        pipe.send({"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe", "params": {"uri": uri}})
+        assert pipe.until(lambda message: message.get("id") == 3)["result"] == {}
+    else:
+        listen = {"notifications": {"resourceSubscriptions": [uri]}, **meta}
+        pipe.send({"jsonrpc": "2.0", "id": 3, "method": "subscriptions/listen", "params": listen})
+        if how == "2026-07-28, stream open":
+            pipe.until(lambda message: message.get("method") == "notifications/subscriptions/acknowledged")
+    assert pipe.close_and_exit_code() == 0
+    [final] = [message for message in pipe.received if message.get("id") == 3]
+    assert "result" in final  # answered (a listen stream: ended gracefully, not dropped)
