@@ -157,30 +157,36 @@ class ResourceWatcher:
 
     async def run(self) -> None:
         """Watches the store for as long as the server runs; idle (no query) while nothing is watched."""
+        polled = False
         while True:
             if not self._watches:
+                if polled:  # the last subscription ended: let go of the connection the polls used
+                    await anyio.to_thread.run_sync(close_connections)
+                    polled = False
                 self._wanted = anyio.Event()
                 await self._wanted.wait()
             await anyio.sleep(self._interval())
-            await self.check()
+            polled = await self.check() or polled
 
-    async def check(self) -> None:
-        """One look at the store: notifies every watched URI whose session moved or went away."""
+    async def check(self) -> bool:
+        """One look at the store (False: nothing to look for): notifies every watched URI whose session
+        moved or went away."""
         watching = dict(self._watches)  # a URI subscribed while the query runs has a fresher version
         if not watching:
-            return
+            return False
         pks = {watch.session_pk for watch in watching.values()}
         try:
             current: dict[int, int] = await anyio.to_thread.run_sync(_versions, pks)
         except Exception:
             logger.warning("could not read the store for resource subscriptions; retrying", exc_info=True)
-            return
+            return True
         for uri, watch in watching.items():
             now = current.get(watch.session_pk)
             if now == watch.version or self._watches.get(uri) is not watch:
                 continue
             watch.version = now
             await self._notify(uri, watch)
+        return True
 
     async def _notify(self, uri: str, watch: _Watch) -> None:
         if watch.session is not None:
@@ -228,16 +234,22 @@ def _resolve_sync(uri: str) -> tuple[int, int | None]:
 
 def _versions(session_pks: set[int]) -> dict[int, int]:
     """The poll: one query on a worker thread. The thread's connection is kept between polls (no health
-    check query each time, unlike a tool call's boundary) and closed if a query fails, so the next poll
-    reconnects."""
+    check query each time, unlike a tool call's boundary), closed if a query fails, so the next poll
+    reconnects, and when nothing is watched any more."""
     readiness.wait_until_ready()
     try:
         return _read_versions(session_pks)
     except Exception:
-        for connection in connections.all(initialized_only=True):
-            if not connection.in_atomic_block:
-                connection.close()
+        close_connections()
         raise
+
+
+def close_connections() -> None:
+    """Closes this thread's database connections (anyio hands work to the thread that finished last, so
+    after a poll that is the one the polls used)."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
 
 
 def _read_versions(session_pks: set[int]) -> dict[int, int]:
