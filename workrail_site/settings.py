@@ -39,6 +39,9 @@ WORKRAIL_DEFAULT_PREFERENCES = {
 # tight enough that a runaway loop cannot flood the store.
 WORKRAIL_RATE_LIMIT_BURST = env.integer("WORKRAIL_RATE_LIMIT_BURST", 120, minimum=1, maximum=100_000)
 WORKRAIL_RATE_LIMIT_PER_MINUTE = env.integer("WORKRAIL_RATE_LIMIT_PER_MINUTE", 600, minimum=1, maximum=1_000_000)
+# While an MCP client is subscribed to a run or session resource, its server looks at the store this
+# often (one indexed query) for changes made by any process (runs/mcp/subscriptions.py).
+WORKRAIL_SUBSCRIPTION_POLL_MS = env.integer("WORKRAIL_SUBSCRIPTION_POLL_MS", 500, minimum=50, maximum=60_000)
 
 # --- The dashboard ----------------------------------------------------------------------------------
 # An in-progress run with no activity for this long is shown as stalled.

@@ -26,7 +26,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
@@ -191,6 +191,12 @@ class CheckedLines(anyio.AsyncFile[str]):
         self._responses: ResponseStream | None = None
         self._attached = anyio.Event()
         self._open = OpenRequests()
+        self._at_end: list[Callable[[], None]] = []
+
+    def when_reading_ends(self, callback: Callable[[], None]) -> None:
+        """Run `callback` when reading ends (EOF or a stop), before the requests in flight are waited for:
+        what would keep a request open for ever (a subscriptions/listen stream) closes there."""
+        self._at_end.append(callback)
 
     def stop_reading(self) -> None:
         """Take no further request: the server ends once those already read are answered."""
@@ -221,6 +227,11 @@ class CheckedLines(anyio.AsyncFile[str]):
                 continue
             logger.warning("answered an unreadable request with %d: %s", checked.code, checked.message)
             await self._answer(checked)
+        for callback in self._at_end:
+            try:
+                callback()
+            except Exception:
+                logger.exception("could not close what was open when reading ended")
         await self._open.all_answered()  # EOF (or a stop): the SDK would cancel the requests in flight
 
     async def _answer(self, rejection: Rejection) -> None:

@@ -5,7 +5,10 @@
     workrail://runs/{runId}                    a run: status, tip, recap, branches, gaps, synthesis
     workrail://runs/{runId}/notes{?stateToken,cursor}
                                                every note on the path to a node, a page at a time
+    workrail://sessions/{sessionId}            a session (as GET /api/v1/sessions/{id}): status, mode, runs
     workrail://sessions/{sessionId}/artifacts  every artifact recorded in a session, oldest first
+
+The run and session resources can be subscribed (runs/mcp/subscriptions.py).
 
 Every read runs its service function (runs/readmodels/resources.py) on a worker thread, through the
 same boundary as the tools (runs/mcp/boundary.py). Answers are JSON text. A WorkRailError becomes a
@@ -33,12 +36,14 @@ from runs.mcp.boundary import guarded
 if TYPE_CHECKING:
     from runs.mcp.answer_shapes import WorkflowInspectionJson, WorkflowListJson
     from runs.readmodels.resources import NotesPageAnswer, RunAnswer, SessionArtifacts
+    from workflows_app.engine.jsontypes import JsonObject
 
 JSON = "application/json"
 WORKFLOWS_URI = "workrail://workflows"
 WORKFLOW_TEMPLATE = "workrail://workflows/{workflowId}"
 RUN_TEMPLATE = "workrail://runs/{runId}"
 RUN_NOTES_TEMPLATE = "workrail://runs/{runId}/notes{?stateToken,cursor}"
+SESSION_TEMPLATE = "workrail://sessions/{sessionId}"
 SESSION_ARTIFACTS_TEMPLATE = "workrail://sessions/{sessionId}/artifacts"
 
 # The caller named something wrong: an invalid-params error. Anything else is on our side.
@@ -82,7 +87,8 @@ def register_resources(server: MCPServer[Any]) -> None:
         title="Run",
         description="One run (session.runId of an execution answer): status, workflow id and hash, session, "
         "its latest tip (pending step, isComplete), a recap of the notes on the way there, how many points "
-        "forked, the gaps it went past, and its synthesis once complete.",
+        "forked, the gaps it went past, and its synthesis once complete. Subscribe to hear when any process "
+        "changes it.",
         mime_type=JSON,
     )
     async def run(runId: str) -> str:
@@ -102,6 +108,18 @@ def register_resources(server: MCPServer[Any]) -> None:
         query = "&".join(f"{k}={v}" for k, v in (("stateToken", stateToken), ("cursor", cursor)) if v)
         uri = f"workrail://runs/{runId}/notes" + (f"?{query}" if query else "")
         return await _read(uri, _run_notes, runId, stateToken, cursor)
+
+    @server.resource(
+        SESSION_TEMPLATE,
+        name="session",
+        title="Session",
+        description="One session (session.sessionId of an execution answer), as the dashboard's API shows it: "
+        "title, status, mode and preferences, its runs with their status, node and branch counts, its newest "
+        "checkpoints and lastSeq (the newest event's number). Subscribe to hear when any process changes it.",
+        mime_type=JSON,
+    )
+    async def session(sessionId: str) -> str:
+        return await _read(f"workrail://sessions/{sessionId}", _session, sessionId)
 
     @server.resource(
         SESSION_ARTIFACTS_TEMPLATE,
@@ -160,6 +178,11 @@ def _run(run_id: str) -> RunAnswer:
 
 def _run_notes(run_id: str, state_token: str, cursor: str) -> NotesPageAnswer:
     answer: NotesPageAnswer = deferred.service("read_run_notes")(run_id, state_token or None, cursor or None)
+    return answer
+
+
+def _session(session_id: str) -> JsonObject:
+    answer: JsonObject = deferred.service("read_session")(session_id)
     return answer
 
 

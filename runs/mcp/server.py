@@ -6,7 +6,8 @@ structured data that those schemas admit, so listing and calling tools goes thro
 
 On stdio, every line passes runs/mcp/framing.py before the SDK reads it, so a request the SDK cannot
 parse is answered with a JSON-RPC error instead of being dropped, and a request read before stdin
-closes is answered before the server exits (runs/mcp/answers.py).
+closes is answered before the server exits (runs/mcp/answers.py). Run and session resources can be
+subscribed; a watcher task tells subscribers when any process changed them (runs/mcp/subscriptions.py).
 """
 
 from __future__ import annotations
@@ -19,8 +20,19 @@ import anyio
 from anyio.abc import TaskStatus
 from mcp.server import MCPServer
 from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, GetPromptResult, TextContent, ToolAnnotations
+from mcp_types import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    CallToolResult,
+    GetPromptResult,
+    SubscribeRequestParams,
+    SubscriptionsListenRequestParams,
+    TextContent,
+    ToolAnnotations,
+    UnsubscribeRequestParams,
+)
 from mcp_types import Prompt as MCPPrompt
 from mcp_types import Tool as MCPTool
 
@@ -30,6 +42,7 @@ from runs.mcp.boundary import guarded
 from runs.mcp.framing import CheckedLines, wire_stdin
 from runs.mcp.readiness import configuration_problem
 from runs.mcp.resources import register_resources
+from runs.mcp.subscriptions import ResourceWatcher
 from runs.mcp.tool_spec import ToolOutcome, ToolSpec
 from workflows_app.engine.jsontypes import JsonObject
 from workrail_site.version import VERSION
@@ -47,15 +60,24 @@ INSTRUCTIONS = (
 
 class WorkRailServer(MCPServer[Any]):
     def __init__(self, **kwargs: Any) -> None:
+        bus = InMemorySubscriptionBus()
         super().__init__(
             name="workrail",
             title="WorkRail",
             version=VERSION,
             instructions=INSTRUCTIONS,
             log_level="WARNING",
+            subscriptions=bus,
             **kwargs,
         )
         register_resources(self)
+        # Run and session resources can be subscribed, in both protocol eras: registering the handlers is
+        # what makes the SDK advertise resources.subscribe (runs/mcp/subscriptions.py).
+        self.watcher = ResourceWatcher(bus)
+        lowlevel = self._lowlevel_server
+        lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, self.watcher.subscribe)
+        lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, self.watcher.unsubscribe)
+        lowlevel.add_request_handler("subscriptions/listen", SubscriptionsListenRequestParams, self.watcher.listen)
 
     async def run_stdio_async(self) -> None:
         """The SDK's own stdio transport and serving loop (as MCPServer.run_stdio_async does it), with
@@ -65,14 +87,16 @@ class WorkRailServer(MCPServer[Any]):
         same way."""
         with wire_stdin() as wire:
             stdin = CheckedLines(wire)
+            stdin.when_reading_ends(self.watcher.close_streams)
             try:
-                async with anyio.create_task_group() as signals:
-                    await signals.start(_stop_reading_on_signal, stdin)
+                async with anyio.create_task_group() as background:
+                    await background.start(_stop_reading_on_signal, stdin)
+                    background.start_soon(self.watcher.run)  # idle until something is subscribed
                     async with stdio_server(stdin=stdin) as (read_stream, write_stream):
                         answering = stdin.answer_through(write_stream)
                         lowlevel = self._lowlevel_server
                         await lowlevel.run(read_stream, answering, lowlevel.create_initialization_options())
-                    signals.cancel_scope.cancel()
+                    background.cancel_scope.cancel()
             except* (BrokenPipeError, ConnectionResetError):
                 # The client closed its end of stdout: nobody is left to answer, nothing to report.
                 logger.info("the client closed the server's stdout; exiting")

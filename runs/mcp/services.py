@@ -21,7 +21,7 @@ from runs.execution import advance, catalog, checkpoint, resume, start
 from runs.execution.catalog import current_catalog
 from runs.execution.observe import git_observation
 from runs.mcp import prompts, tools
-from runs.readmodels import resources
+from runs.readmodels import overview, resources, versions
 from runs.store import tool_calls
 from runs.store.setup import ensure_migrated
 from workflows_app.engine.jsontypes import JsonObject
@@ -83,11 +83,22 @@ def read_workflow(workflow_id: str) -> JsonObject:
     return catalog.inspect_workflow(workflow_id, "metadata").dump()
 
 
+def read_session(session_id: str) -> JsonObject:
+    """One session: the HTTP API's GET /api/v1/sessions/{sessionId} answer."""
+    return overview.session_detail(session_id).dump()
+
+
 read_run = resources.read_run
 read_run_notes = resources.read_run_notes
 read_session_artifacts = resources.read_session_artifacts
 list_prompts = prompts.list_prompts
 render_prompt = prompts.render
+
+# --- what subscriptions to resources watch -----------------------------------------------------------
+
+session_of_run = versions.session_of_run
+session_pk = versions.session_pk
+session_versions = versions.versions
 
 # --- tool-call timings ------------------------------------------------------------------------------
 

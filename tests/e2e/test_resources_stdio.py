@@ -43,6 +43,7 @@ def test_an_agent_lists_and_reads_every_resource(launch, mode):
                 "workrail://workflows/{workflowId}": "application/json",
                 "workrail://runs/{runId}": "application/json",
                 "workrail://runs/{runId}/notes{?stateToken,cursor}": "application/json",
+                "workrail://sessions/{sessionId}": "application/json",
                 "workrail://sessions/{sessionId}/artifacts": "application/json",
             }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -234,6 +235,7 @@ def test_it_accepts_the_resource_lists(client):
         "workrail://workflows/{workflowId}",
         "workrail://runs/{runId}",
         "workrail://runs/{runId}/notes{?stateToken,cursor}",
+        "workrail://sessions/{sessionId}",
         "workrail://sessions/{sessionId}/artifacts",
     }
 
@@ -253,6 +255,34 @@ def test_it_reads_a_run_resource(client):
     assert run["tip"]["pendingStepId"] == "triage-report"
     notes = read_json(client, f"workrail://runs/{run_id}/notes?cursor=1")
     assert notes["runId"] == run_id and notes["entries"] == [] and notes["nextUri"] is None
+
+
+def heard_updates(client: TsClient, uri: str) -> list[str]:
+    """The notifications/resources/updated the TS client received, once one for `uri` is among them
+    (asked every 0.1 s; a hang guard of 30 s, not a timing assertion)."""
+    heard: list[str] = []
+    deadline = time.monotonic() + 30
+    while uri not in heard and time.monotonic() < deadline:
+        time.sleep(0.1)
+        heard += client.call("resourceUpdates")
+    return heard
+
+
+def test_it_subscribes_to_a_run_and_hears_it_change(client):
+    assert client.capabilities["resources"]["subscribe"] is True
+    answer = started(client)
+    uri = f"workrail://runs/{answer['session']['runId']}"
+    assert client.call("subscribeResource", {"uri": uri}) == {}
+    output = {"notesMarkdown": "Seen."}
+    arguments = {"stateToken": answer["stateToken"], "ackToken": answer["ackToken"], "output": output}
+    accepted(client, "continue_workflow", arguments)
+    assert uri in heard_updates(client, uri)
+    assert client.call("unsubscribeResource", {"uri": uri}) == {}
+
+    with pytest.raises(TsClientError) as raised:
+        client.call("subscribeResource", {"uri": "workrail://workflows"})
+    assert raised.value.code == INVALID_PARAMS
+    assert raised.value.data["error"]["code"] == "INVALID_INPUT"
 
 
 def test_it_answers_an_unknown_run_with_an_mcp_error(client):

@@ -52,6 +52,7 @@ class TsClient:
         # The proxy's first line: the handshake and the first tools/list, both done by the SDK.
         connected = self._receive(0, "connect")
         self.server_version: dict[str, Any] = connected["serverVersion"]
+        self.capabilities: dict[str, Any] = connected["capabilities"]
         self.tools: list[dict[str, Any]] = connected["tools"]
 
     def _pump(self) -> None:

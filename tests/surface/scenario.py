@@ -302,6 +302,18 @@ async def _resources_of_runs(rec: Recorder, short_run: dict[str, Any], loop_run:
         ("a resource that does not exist", "workrail://nothing"),
     ):
         await rec.request(label, "resources/read", {"uri": uri}, partial(client.read_resource, uri))
+    for label, method, uri in (
+        ("subscribe to a run", "resources/subscribe", f"workrail://runs/{short_id}"),
+        ("unsubscribe from it", "resources/unsubscribe", f"workrail://runs/{short_id}"),
+        ("subscribe to the catalog, which cannot be", "resources/subscribe", "workrail://workflows"),
+        (
+            "subscribe to a session that does not exist",
+            "resources/subscribe",
+            "workrail://sessions/ses_0000000000000000",
+        ),
+    ):
+        send = client.subscribe_resource if method == "resources/subscribe" else client.unsubscribe_resource
+        await rec.request(label, method, {"uri": uri}, partial(send, uri))
 
 
 async def _refusals(rec: Recorder, short_run: dict[str, Any]) -> None:

@@ -8,8 +8,9 @@
 // the client cached, as a real TypeScript agent would. It then answers a first line for the connection:
 //   {"id": 0, "ok": true, "result": {"serverVersion": ..., "capabilities": ..., "tools": [...]}}
 // and then reads one JSON request per line on stdin,
-//   {"id": n, "method": "listTools"|"callTool"|"listResources"|"listResourceTemplates"|"readResource"|"listPrompts"|"getPrompt",
-//    "params": {...}}
+//   {"id": n, "method": "listTools"|"callTool"|"listResources"|"listResourceTemplates"|"readResource"|"listPrompts"|"getPrompt"
+//    |"subscribeResource"|"unsubscribeResource"|"resourceUpdates", "params": {...}}
+// ("resourceUpdates" answers the URIs of the notifications/resources/updated received since it was last asked)
 // and writes one JSON line per request on stdout, in order:
 //   {"id": n, "ok": true, "result": ...}  or  {"id": n, "ok": false, "error": {"code", "message", "data"?}}
 // where code is the McpError code (null for any other exception). Stdin EOF closes the client and
@@ -18,7 +19,7 @@
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const config = JSON.parse(process.argv[2] ?? process.env.MCP_TS_PROXY_CONFIG ?? '{}');
 const options = { timeout: config.timeoutMs ?? 30000 }; // per request; the SDK's default is 60 s
@@ -31,6 +32,10 @@ const transport = new StdioClientTransport({
   stderr: 'inherit',
 });
 const client = new Client({ name: 'workrail-ts-e2e', version: '0.0.0' });
+const updates = [];
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+  updates.push(notification.params.uri);
+});
 
 // Only the client's public methods: each runs the SDK's own result validation.
 const methods = {
@@ -41,6 +46,9 @@ const methods = {
   readResource: (params) => client.readResource(params, options),
   listPrompts: (params) => client.listPrompts(params, options),
   getPrompt: (params) => client.getPrompt(params, options),
+  subscribeResource: (params) => client.subscribeResource(params, options),
+  unsubscribeResource: (params) => client.unsubscribeResource(params, options),
+  resourceUpdates: async () => updates.splice(0),
 };
 
 function write(message) {

@@ -192,6 +192,7 @@ def test_the_server_lists_the_resource_and_its_templates(service_catalog):
         ("workrail://workflows/{workflowId}", "application/json"),
         ("workrail://runs/{runId}", "application/json"),
         ("workrail://runs/{runId}/notes{?stateToken,cursor}", "application/json"),
+        ("workrail://sessions/{sessionId}", "application/json"),
         ("workrail://sessions/{sessionId}/artifacts", "application/json"),
     ]
     assert all(r.description for r in [*resources, *templates])

@@ -1,0 +1,176 @@
+"""Subscriptions to run and session resources (runs/mcp/subscriptions.py), on the test database: changes
+are committed by the test's connection and found by the watcher's look at the store, which runs on a
+worker thread with a connection of its own, as another process's writes are found (SQLite and PostgreSQL).
+Across real processes: tests/e2e/test_subscriptions_stdio.py."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from types import SimpleNamespace
+from typing import Any
+
+import anyio
+import pytest
+from django.utils import timezone
+from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, SubscribeRequestParams, UnsubscribeRequestParams
+
+from runs.contract.dashboard import PreferencesChange
+from runs.execution.session_actions import change_preferences
+from runs.mcp import services
+from runs.mcp.subscriptions import ResourceWatcher, close_connections
+from runs.store.retention import cleanup
+from tests.support.mcp_calls import ack_with_notes, start_workflow
+
+pytestmark = pytest.mark.django_db(transaction=True)
+PLAN = "wr.routine-focused_plan"
+
+
+class Client:
+    """What the watcher sends to: the notifications/resources/updated of one connection, in order."""
+
+    def __init__(self) -> None:
+        self.heard: list[str] = []
+
+    async def send_resource_updated(self, uri: str) -> None:
+        self.heard.append(uri)
+
+    def request(self) -> Any:
+        return SimpleNamespace(session=self)
+
+
+def run_uri(answer: dict[str, Any]) -> str:
+    return f"workrail://runs/{answer['session']['runId']}"
+
+
+def session_uri(answer: dict[str, Any]) -> str:
+    return f"workrail://sessions/{answer['session']['sessionId']}"
+
+
+def watching(scenario: Any) -> None:
+    """Runs `scenario(watcher, client)` on an event loop; the store is read only when it calls check()."""
+
+    async def main() -> None:
+        await scenario(ResourceWatcher(InMemorySubscriptionBus(), poll_interval_s=lambda: 0.01), Client())
+        await anyio.to_thread.run_sync(close_connections)  # the polls' (the test database is dropped after)
+
+    anyio.run(main)
+
+
+async def subscribe(watcher: ResourceWatcher, client: Client, uri: str) -> None:
+    await watcher.subscribe(client.request(), SubscribeRequestParams(uri=uri))
+
+
+async def unsubscribe(watcher: ResourceWatcher, client: Client, uri: str) -> None:
+    await watcher.unsubscribe(client.request(), UnsubscribeRequestParams(uri=uri))
+
+
+async def elsewhere(work: Any, *args: Any) -> Any:
+    """`work` committed on another thread (another connection), as another process would."""
+
+    def committed() -> Any:
+        try:
+            return work(*args)
+        finally:
+            close_connections()
+
+    return await anyio.to_thread.run_sync(committed)
+
+
+def test_a_change_to_a_subscribed_run_is_heard_once_and_only_for_that_run(service_catalog):
+    async def scenario(watcher: ResourceWatcher, client: Client) -> None:
+        moved, still = await elsewhere(start_workflow, PLAN), await elsewhere(start_workflow, PLAN)
+        await subscribe(watcher, client, run_uri(moved))
+        await subscribe(watcher, client, f"{run_uri(still)}/notes?cursor=2")
+        await watcher.check()
+        assert client.heard == []  # subscribing is not a change
+
+        moved = await elsewhere(ack_with_notes, moved, "Goal set.")
+        await watcher.check()
+        await watcher.check()
+        assert client.heard == [run_uri(moved)]
+
+        await unsubscribe(watcher, client, run_uri(moved))
+        await elsewhere(ack_with_notes, moved, "Plan drafted.")
+        await watcher.check()
+        assert client.heard == [run_uri(moved)]
+        assert watcher.watched() == [f"{run_uri(still)}/notes?cursor=2"]
+
+    watching(scenario)
+
+
+def test_a_session_hears_a_preferences_change_and_its_cleanup(service_catalog):
+    async def scenario(watcher: ResourceWatcher, client: Client) -> None:
+        answer = await elsewhere(start_workflow, PLAN)
+        await subscribe(watcher, client, session_uri(answer))
+        await subscribe(watcher, client, f"{session_uri(answer)}/artifacts")
+
+        await elsewhere(change_preferences, answer["session"]["sessionId"], PreferencesChange(mode="autopilot"))
+        await watcher.check()
+        assert sorted(client.heard) == sorted([session_uri(answer), f"{session_uri(answer)}/artifacts"])
+
+        # Retention removes the session: once more (its resources now answer NOT_FOUND), then never again.
+        later = timezone.now() + timedelta(days=400)
+        assert (await elsewhere(lambda: cleanup(older_than_days=1, now=later))).sessions == 1
+        await watcher.check()
+        await watcher.check()
+        assert client.heard.count(session_uri(answer)) == 2
+
+    watching(scenario)
+
+
+def test_the_store_is_read_only_while_something_is_subscribed(service_catalog, monkeypatch):
+    reads: list[set[int]] = []
+    real = services.session_versions
+
+    def counted(pks: set[int]) -> dict[int, int]:
+        reads.append(set(pks))
+        return real(pks)
+
+    monkeypatch.setattr(services, "session_versions", counted)
+
+    async def scenario(watcher: ResourceWatcher, client: Client) -> None:
+        first, second = await elsewhere(start_workflow, PLAN), await elsewhere(start_workflow, PLAN)
+        async with anyio.create_task_group() as background:
+            background.start_soon(watcher.run)
+            await anyio.sleep(0.2)  # many intervals, nothing subscribed
+            assert reads == []
+            await subscribe(watcher, client, run_uri(first))
+            await subscribe(watcher, client, session_uri(second))
+            with anyio.fail_after(30):
+                while len(reads) < 4:  # the one at subscribing each, then the watcher's own
+                    await anyio.sleep(0.01)
+            assert len(reads[-1]) == 2  # one read covers every watched session
+            await unsubscribe(watcher, client, run_uri(first))
+            await unsubscribe(watcher, client, session_uri(second))
+            await anyio.sleep(0.05)
+            seen = len(reads)
+            await anyio.sleep(0.2)
+            assert len(reads) == seen
+            background.cancel_scope.cancel()
+
+    watching(scenario)
+
+
+@pytest.mark.parametrize(
+    ("uri", "code"),
+    [
+        ("workrail://workflows", "INVALID_INPUT"),
+        ("workrail://runs/run_1/steps", "INVALID_INPUT"),
+        ("file:///etc/passwd", "INVALID_INPUT"),
+        ("workrail://runs/run_0000000000000000", "NOT_FOUND"),
+        ("workrail://sessions/ses_0000000000000000", "NOT_FOUND"),
+    ],
+)
+def test_what_cannot_be_subscribed_is_refused_as_data(service_catalog, uri, code):
+    async def scenario(watcher: ResourceWatcher, client: Client) -> None:
+        with pytest.raises(MCPError) as raised:
+            await subscribe(watcher, client, uri)
+        assert raised.value.code == INVALID_PARAMS
+        assert raised.value.data == {"uri": uri, "error": raised.value.data["error"]}
+        assert raised.value.data["error"]["code"] == code
+        assert raised.value.data["error"]["suggestion"]
+        assert watcher.watched() == []
+
+    watching(scenario)
