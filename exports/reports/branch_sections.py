@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from exports.reports.outcome import Verdict, verdict
 from runs.contract.dashboard import ArtifactTables, GapEntry, GraphNode, RunDetail, StepEntry
 from runs.models import Node, Output
-from runs.readmodels import run_view
+from runs.readmodels import outcomes, run_view
 from runs.readmodels.artifact_tables import SEVERITIES
 from runs.readmodels.branches import BranchOutcome, BranchView, PathRecord, RunBranches
 from runs.store.pinned import compiled_workflow, steps_by_id
@@ -50,7 +49,7 @@ class BranchSection:
     steps: list[StepEntry]  # its own steps (numbered shared_steps + 1, ...)
     tables: ArtifactTables  # of the artifacts that stand on its path
     synthesis: dict[str, object] | None  # its own (a completed branch's), never another's
-    verdict: Verdict | None
+    verdict: outcomes.Verdict | None  # the dashboard's rule; the report shows its whole statement (`said`)
     gaps: list[GapEntry]  # user-only questions full auto went past, on its path
     limitations: list[str]  # known limitations stated in a standing coding handoff
     pending: GraphNode | None  # an unfinished branch's tip: the step it waits at
@@ -119,7 +118,10 @@ def sections(detail: RunDetail, tree: RunBranches) -> list[BranchSection]:
                 steps=steps,
                 tables=view.tables,
                 synthesis=dict(outcome.synthesis) if outcome.synthesis else None,
-                verdict=verdict(view.standing, [(_title(record), record.notes_markdown) for record in view.records]),
+                verdict=outcomes.verdict(
+                    [artifact for _, artifact in view.standing],
+                    [(_title(record), record.notes_markdown) for record in view.records],
+                ),
                 gaps=[gap for gap in detail.gaps if gap.node_id in path_ids],
                 limitations=_limitations(view),
                 pending=tip if tip is not None and not tip.is_complete else None,

@@ -224,7 +224,7 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds
     if branch.forked_from is not None:
         facts.append(f"- Forked from node {code_span(ids.short(branch.forked_from))}, after step {branch.fork_step}")
     if branch.verdict is not None:
-        facts.append(f"- Verdict: {inline(branch.verdict.text)} (from {inline(branch.verdict.source)})")
+        facts.append(f"- Verdict: {inline(branch.verdict.said)} (from {inline(branch.verdict.source)})")
     facts.append(f"- Findings: {severities(branch)}; changed files: {len(branch.tables.changed_files)}")
     parts.append("\n".join(facts))
 

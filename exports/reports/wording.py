@@ -67,7 +67,7 @@ def severities(branch: BranchSection) -> str:
 def outcome(branch: BranchSection) -> str:
     """The branch's outcome in words: its verdict when it gave one, else where it stands."""
     if branch.verdict is not None:
-        return branch.verdict.text
+        return branch.verdict.said
     if branch.status == "complete":
         return "Completed, no verdict recorded"
     if branch.status == "canceled":

@@ -44,21 +44,28 @@ from workflows_app import engine
 from workflows_app.engine.jsontypes import JsonObject
 
 VERDICT_CHARS = 60
+STATEMENT_CHARS = 160
+# Where WorkRail's verdict contracts give the reason for their verdict.
+REASON_FIELDS = ("summary", "rationale")
 FINDING_KINDS = ("mr_review.findings", "wr.review_verdict")
 # The words of the enum verdicts WorkRail's contracts define (workflows_app/schema/contracts/).
 KNOWN_VERDICTS = {
     "wr.review_verdict": {"clean": "Clean", "minor": "Minor findings only", "blocking": "Blocking findings"},
     "wr.gate_verdict": {"approved": "Approved", "rejected": "Rejected", "uncertain": "Uncertain"},
 }
-_LABEL = re.compile(r"^[\s>#*_`-]*(?:verdict|recommendation)[*_`\s]*:[*_`\s]*(?P<text>.+)$", re.IGNORECASE)
+# "Verdict:", "**Recommendation:**", "## Verdict: ...", "- verdict - approve" (a colon, or a dash between words).
+_LABEL = re.compile(
+    r"^[\s>#*_`-]*(?:verdict|recommendation)[*_`\s]*(?::|\s[\-\u2013\u2014]\s)[*_`\s]*(?P<text>.+)$", re.IGNORECASE
+)
 _CUT = re.compile(r"\s+[\u2014\u2013-]\s+|[.;:(]\s|[.;]$|\s\(")  # a dash (em, en, hyphen) between words ends it
 STATUS_WORDS = {"complete": "completed", "open": "open", "blocked": "blocked", "canceled": "canceled"}
 
 
 @dataclass(frozen=True)
 class Verdict:
-    text: str
-    source: str  # where it was read: "the wr.review_verdict artifact", "the notes of Record Findings"
+    text: str  # the verdict alone, short: "Request changes" (callouts, statuses)
+    source: str  # where it was read: "the wr.review_verdict artifact", "the notes of step “Record Findings”"
+    said: str  # the whole statement, with its reason: "Request changes: the permission check is bypassed"
 
 
 def verdict(standing: Iterable[JsonObject], notes: Iterable[tuple[str, str]]) -> Verdict | None:
@@ -70,15 +77,25 @@ def verdict(standing: Iterable[JsonObject], notes: Iterable[tuple[str, str]]) ->
             value = artifact.get(key)
             if isinstance(value, str) and value.strip():
                 words = KNOWN_VERDICTS.get(kind, {}).get(value.strip(), _short(value))
-                return Verdict(words, f"the {kind or 'unnamed'} artifact")
+                reason = next((artifact[k] for k in REASON_FIELDS if isinstance(artifact.get(k), str)), "")
+                said = f"{words}: {reason.strip()}" if reason.strip() else words
+                return Verdict(words, f"the {kind or 'unnamed'} artifact", _statement(said))
     for title, text in reversed(list(notes)):
         for line in reversed(text.splitlines()):
             found = _LABEL.match(line.strip())
             if found:
-                words = _short(found.group("text").replace("*", "").replace("`", "").replace("_", " "))
+                plain = found.group("text").replace("*", "").replace("`", "").replace("_", " ")
+                words = _short(plain)
                 if words:
-                    return Verdict(words, f"the notes of {title}" if title else "the notes")
+                    return Verdict(words, f"the notes of step “{title}”" if title else "the notes", _statement(plain))
     return None
+
+
+def _statement(text: str) -> str:
+    """A verdict's whole statement on one line, at most STATEMENT_CHARS characters."""
+    text = " ".join(text.split()).rstrip(" .")
+    text = text[:1].upper() + text[1:]
+    return text if len(text) <= STATEMENT_CHARS else text[: STATEMENT_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 
 def _short(text: str) -> str:

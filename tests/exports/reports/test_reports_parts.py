@@ -1,12 +1,12 @@
-"""The small pure parts of a report: short ids, verdicts, and where a note ends (verbatim.py)."""
+"""The small pure parts of a report: short ids, the verdict a report states, and where a note ends (verbatim.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from exports.reports.outcome import from_artifacts, from_notes, verdict
 from exports.reports.short_ids import ShortIds
 from exports.reports.verbatim import embed, way
+from runs.readmodels.outcomes import verdict
 
 
 def test_short_ids_are_8_characters_after_the_prefix_and_longer_when_two_would_read_the_same():
@@ -26,27 +26,33 @@ def test_short_ids_are_8_characters_after_the_prefix_and_longer_when_two_would_r
     assert ids.appendix()[0] == ("ses_012345678", "ses_0123456789abcdef", "session")
 
 
-def test_a_verdict_artifact_wins_over_a_line_of_notes():
-    standing = [("review", {"kind": "wr.review_verdict", "verdict": "blocking", "summary": "One SQL injection."})]
-    notes = [("Record findings", "**Verdict:** Approve")]
-    found = verdict(standing, notes)
-    assert found is not None and found.text == "blocking: One SQL injection."
-    assert found.source == "the wr.review_verdict artifact of step review"
-    assert from_artifacts([("gate", {"kind": "wr.gate_verdict", "verdict": "approved"})]).text == "approved"
+def test_a_verdict_artifact_wins_over_a_line_of_notes_and_the_report_states_its_reason():
+    standing = [{"kind": "wr.review_verdict", "verdict": "blocking", "summary": "One SQL injection."}]
+    found = verdict(standing, [("Record findings", "**Verdict:** Approve")])
+    assert found is not None and found.text == "Blocking findings"
+    assert found.said == "Blocking findings: One SQL injection"
+    assert found.source == "the wr.review_verdict artifact"
+    gate = verdict([{"kind": "wr.gate_verdict", "verdict": "approved"}], [])
+    assert gate is not None and gate.said == "Approved"
 
 
 @pytest.mark.parametrize(
-    ("notes", "expected"),
+    ("notes", "short", "said"),
     [
-        ("**Verdict:** Request changes.", "Request changes"),
-        ("- verdict - approve with comments", "Approve with comments"),
-        ("Verdict: approve\n\nlater\n\n## Verdict: request changes", "Request changes"),  # the last one
-        ("The verdict is pending.", None),
+        ("**Verdict:** Request changes.", "Request changes", "Request changes"),
+        (
+            "**Verdict:** request changes: the permission check is bypassed.",
+            "Request changes",
+            "Request changes: the permission check is bypassed",
+        ),
+        ("- verdict - approve with comments", "Approve with comments", "Approve with comments"),
+        ("Verdict: approve\n\nlater\n\n## Verdict: request changes", "Request changes", "Request changes"),  # the last
+        ("The verdict is pending.", None, None),
     ],
 )
-def test_a_verdict_line_in_the_notes(notes, expected):
-    found = from_notes([("Step", notes)])
-    assert (found.text if found else None) == expected
+def test_a_verdict_line_in_the_notes(notes, short, said):
+    found = verdict([], [("Step", notes)])
+    assert (found.text if found else None, found.said if found else None) == (short, said)
 
 
 @pytest.mark.parametrize(

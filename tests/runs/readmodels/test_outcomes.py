@@ -38,7 +38,7 @@ def test_a_standing_verdict_artifact_wins_over_the_notes():
 def test_a_verdict_line_in_the_notes_is_the_agents_own_words(notes, words):
     found = outcomes.verdict([], [("Record Findings by Severity", notes)])
     assert found is not None and found.text == words
-    assert found.source == "the notes of Record Findings by Severity"
+    assert found.source == "the notes of step “Record Findings by Severity”"
 
 
 def test_no_verdict_is_made_up():
@@ -68,7 +68,7 @@ def test_each_branch_of_the_forked_review_says_how_it_ended(review):
         {"critical": 1},
         review.done_tip,
     )
-    assert first.verdict_source == "the notes of Record Findings by Severity"
+    assert first.verdict_source == "the notes of step “Record Findings by Severity”"
     assert second.headline == "Branch 2 open at step 4: Review storage"
     assert (second.status, second.is_newest, second.tip_node_id) == ("open", True, review.open_tip)
     assert outcomes.summary_words([first, second]) == "completed on branch 1 (Request changes) · branch 2 open"
