@@ -361,8 +361,9 @@ def resend_items(refusal: Refusal) -> list[ResendItem]:
         elif key in sent.get("contextKeys", []):
             why = "sent with the refused answer; a refused answer's context is not applied, so it goes again"
         elif key in expected:
-            reads = str(expected[key].get("why") or "")
-            why = "also asked for by this step" + (f" ({reads})" if reads else "")
+            # The engine's own "why" names loops and steps by id: a developer reads the plain version.
+            asked = expected[key].get("setByThisStep")
+            why = "also asked for by this step's prompt" if asked else "read later in the workflow; sent when known"
         else:
             why = "part of the call the refusal gave"
         items.append(ResendItem(part=f"context.{key}", listed=named(f"/context/{key}"), why=why))

@@ -413,14 +413,13 @@ def _on_branches_words(tree: branches.RunBranches, pk: int, through: list[int]) 
         return f"On branch {through[0]}" if through else ""
     here = [b.number for b in tree.branches if b.forked_from == pk]
     listed = _and(through)
-    forked = f"branch{'es' if len(here) > 1 else ''} {_and(here)} forked here"
-    why = forked if here else f"shared by branches {listed}"
+    why = f"branch{'es' if len(here) > 1 else ''} {_and(here)} forked here" if here else f"shared by branches {listed}"
     return f"On branches {listed} ({why})"
 
 
 def _and(numbers: list[int]) -> str:
     words = [str(n) for n in numbers]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    return "".join(words) if len(words) <= 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _branches(node: Node) -> list[BranchEntry]:

@@ -312,3 +312,37 @@ def test_the_run_resource_names_every_branch_and_says_why_it_is_blocked(review):
     assert refused["blocked"]["forYou"].startswith("Nothing for you to do unless the agent has stopped")
     assert refused["blocked"]["stepTitle"] == "Record the Changed Files"
     assert "output.artifacts (mr_review.changed_files)" in refused["blocked"]["resend"]
+
+
+@pytest.mark.parametrize(
+    ("codes", "move", "start"),
+    [
+        (["USER_DEPENDENCY_UNMET"], "user", "You are needed: step 3 (Deploy) waits for something only you can give"),
+        (["DELEGATIONS_PENDING"], "delegations", "Nothing for you to do: step 3 (Deploy) waits for its delegated runs"),
+        (["NOTES_REQUIRED", "VALIDATION_FAILED"], "agent", "Nothing for you to do unless the agent has stopped"),
+    ],
+)
+def test_whose_move_a_refusal_is_follows_its_issues(codes, move, start):
+    from datetime import UTC, datetime
+
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    refusal = blocked.Refusal(
+        branch=1,
+        node=1,
+        node_id=1,
+        step_id="deploy",
+        step_title="Deploy",
+        since=at,
+        last_refused_at=at,
+        refusals=1,
+        issues=[{"code": code, "message": f"{code} message"} for code in codes],
+        retry="",
+        resend=[],
+    )
+    entry = blocked.as_entry(refusal, 3)
+    assert entry.whose_move == move and entry.for_you.startswith(start)
+    if move == "agent":
+        assert entry.for_you.endswith(
+            "it must resend step 3 (Deploy) with notes (output.notesMarkdown) and output that passes the step's checks."
+        )
+    assert entry.call is None and "give it this call" not in entry.for_you  # no call was recorded: none offered
