@@ -219,6 +219,8 @@ class Ack(models.Model):
     output_digest = models.CharField(max_length=80)  # to tell a replay with other output
     # The exact JSON text returned, so a replay is byte-identical on every backend (jsonb reorders keys).
     response_json = models.TextField()
+    # A refused answer: what the agent sent, in short (notesPreview, artifactKinds, contextKeys); else null.
+    refused = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField()
 
     class Meta:

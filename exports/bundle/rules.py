@@ -368,6 +368,8 @@ class Rules:
             raise self._refuse(f"outcome must be one of {', '.join(AckOutcome.values)}", "outcome")
         if (data.get("childNodeId") is None) != (data["outcome"] == AckOutcome.BLOCKED):
             raise self._refuse("a blocked answer has no child node, and any other has one", "childNodeId")
+        if data.get("refused") is not None and data["outcome"] != AckOutcome.BLOCKED:
+            raise self._refuse("only a blocked answer keeps what the agent sent", "refused")
         self._child_of(data)
         self._answer(data)
 

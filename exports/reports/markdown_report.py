@@ -258,6 +258,8 @@ def _step(number: int, step: StepEntry, confirmed: Confirmation | None) -> list[
     if confirmed is not None and step.kind == "step":
         meta += f" · confirmation: {CONFIRMED_BY[confirmed]}"
     parts = [heading, meta]
+    if step.answers_note:  # the step is shared with another branch, which answered it otherwise
+        parts.append(f"_{inline(step.answers_note)}_")
     parts.append(notes(step.notes_markdown) or "_No notes._")
     if step.artifacts:
         kinds = []

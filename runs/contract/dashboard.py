@@ -38,8 +38,9 @@ class SessionSummary(Shape):
     status_summary: str | None = Field(
         default=None,
         description="The status in words, branch by branch, when a run of the session forked (the status alone "
-        "would hide a finished branch behind an open one): 'completed on branch 1 (Request changes) · branch 2 "
-        "open'. Null when no run forked: `status` says it all. The session page gives it for every session.",
+        "would hide a finished branch behind an open one), the newest branch first: 'Branch 2 open at step 4 "
+        "(newest, where the agent works) · branch 1 finished earlier: Request changes'. Null when no run forked: "
+        "`status` says it all. The session page gives it for every session.",
     )
 
 
@@ -79,9 +80,10 @@ class RunSummary(Shape):
     updated_at: datetime
     status_summary: str | None = Field(
         default=None,
-        description="The status in words, telling finished branches from open ones: 'completed on branch 1 "
-        "(Request changes) · branch 2 open', 'open at step 4: Review api', 'blocked at step 2 (...) since ...'. "
-        "`status` keeps its values (it follows the run's latest answer); this follows every branch.",
+        description="The status in words, telling finished branches from open ones, the newest branch (where "
+        "the agent works) first: 'Branch 2 open at step 4 (newest, where the agent works) · branch 1 finished "
+        "earlier: Request changes'; one branch: 'open at step 4: Review api', 'blocked at step 2 (...) since ...'. "
+        "`status` keeps its values (it follows the run's latest answer); only these words changed.",
     )
 
 
@@ -175,8 +177,39 @@ class BlockedIssue(Shape):
 
     code: str
     message: str
+    for_people: str = Field(
+        default="",
+        description="The message as a developer reads it: without the pointers into the agent's own answer "
+        "(pending.outputContract), since the page shows the expected artifact itself.",
+    )
     pointer: str | None = Field(description="A JSON pointer into the continue_workflow arguments to fix.")
     reason: str | None
+
+
+class RefusedAnswer(Shape):
+    """What the agent sent in the refused call, in short (kept with the refusal)."""
+
+    notes_preview: str = Field(description="The start of its notes (empty when it sent none).")
+    artifact_kinds: list[str]
+    artifact_count: int
+    context_keys: list[str] = Field(description="The context keys it sent (not applied: the step was refused).")
+
+
+class ExpectedArtifact(Shape):
+    """The artifact the refused step's contract asks for, as the agent was given it."""
+
+    kind: str
+    contract_ref: str
+    required_fields: list[str] = Field(description="Its required fields besides kind: 'changedFiles (a list; ...)'.")
+    example: str | None = Field(description="The contract's example as JSON text: an illustration, invented.")
+
+
+class ResendItem(Shape):
+    """One part of the call to resend, and why it is there."""
+
+    part: str = Field(description="'output.notesMarkdown', 'output.artifacts (mr_review.changed_files)', 'context.x'.")
+    listed: bool = Field(description="Whether an issue of the refusal names it (the issues say why).")
+    why: str
 
 
 class BlockedStep(Shape):
@@ -196,6 +229,28 @@ class BlockedStep(Shape):
         "fresh ackToken the refusal gave): 'output.artifacts (mr_review.changed_files)', 'context: reviewAreas'."
     )
     retry: str = Field(description="What the refusal told the agent to do.")
+    whose_move: Literal["agent", "user", "delegations"] = Field(
+        default="agent",
+        description="Who must act for the step to go on: the agent (its answer fell short), the user "
+        "(something only they can give), or the delegated runs (a parallel step waits for them).",
+    )
+    for_you: str = Field(
+        default="",
+        description="The developer's first line: whether to act, and what the agent must resend: 'Nothing for "
+        "you to do unless the agent has stopped: it must resend step 2 (...) with a ... artifact. ...'",
+    )
+    call: str | None = Field(
+        default=None,
+        description="The exact call to give a stuck agent, as JSON text: the refusal's nextCall, with the same "
+        "stateToken and the fresh ackToken the refusal gave (the agent fills in each '<fill in ...>').",
+    )
+    sent: RefusedAnswer | None = Field(
+        default=None, description="What the refused call sent; null when it was not kept (recorded before it was)."
+    )
+    expected_artifact: ExpectedArtifact | None = Field(
+        default=None, description="When the refusal is about the step's artifact: the shape its contract asks for."
+    )
+    resend_items: list[ResendItem] = Field(default_factory=list, description="Each part of the call, and why.")
 
 
 class BranchOutcomeEntry(Shape):
@@ -205,6 +260,10 @@ class BranchOutcomeEntry(Shape):
     status: BranchStatusName
     tip_node_id: str = Field(description="The branch's latest node: `?tip=` on the run page shows the branch.")
     is_newest: bool = Field(description="Its tip is the run's newest node.")
+    left_behind: bool = Field(
+        default=False,
+        description="Unfinished and not the newest: the agent rewound to an earlier step and works on another branch.",
+    )
     verdict: str | None = Field(
         description="A completed branch's verdict: from a standing artifact's verdict, else a 'Verdict:' line of "
         "its notes; null when it has none."
@@ -219,6 +278,15 @@ class BranchOutcomeEntry(Shape):
     blocked: BlockedStep | None
 
 
+class OtherAnswer(Shape):
+    """Another branch's answer to the same step at the same node (the agent rewound and answered again)."""
+
+    branch: int = Field(description="The branch whose path took that answer.")
+    notes_preview: str = Field(description="The first line of its notes.")
+    recorded_at: datetime
+    earlier: bool = Field(description="Whether it was answered before this one.")
+
+
 class StepEntry(Shape):
     node_id: str = Field(description="The node where the step was pending.")
     child_id: str | None = Field(description="The node the step's acknowledgement led to.")
@@ -231,6 +299,15 @@ class StepEntry(Shape):
     started_at: datetime
     recorded_at: datetime
     seconds: float
+    other_answers: list[OtherAnswer] = Field(
+        default_factory=list,
+        description="Other branches' answers to this step at the same node: the graph draws it once, but after a "
+        "rewind each branch has its own answer.",
+    )
+    answers_note: str = Field(
+        default="",
+        description="The same in words: 'Answered again after a rewind (branch 1 answered: ...)'; empty when none.",
+    )
 
 
 class GapEntry(Shape):
@@ -304,8 +381,15 @@ class NodeDetail(Shape):
     on_branch: BranchOutcomeEntry | None = Field(
         default=None, description="The branch of the run this node is on (the graph's lane): how it stands."
     )
+    on_branches: list[BranchOutcomeEntry] = Field(
+        default_factory=list,
+        description="Every branch whose path passes through this node (a node before a fork is on several).",
+    )
+    on_branches_words: str = Field(
+        default="", description="The same in words: 'On branches 1 and 2 (branch 2 forked here)', 'On branch 1'."
+    )
     other_branches: list[BranchOutcomeEntry] = Field(
-        default_factory=list, description="The run's other branches: how each ended or where it stands."
+        default_factory=list, description="The run's branches that do not pass through this node."
     )
     blocked: BlockedStep | None = Field(
         default=None, description="When this node's step is the one refused: why, what to resend, since when."

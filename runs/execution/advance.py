@@ -248,7 +248,7 @@ def _blocked(
         context_needed=context_needed,
         resend_context=context,
     )
-    record_ack(journal, run, attempt, None, AckOutcome.BLOCKED, output, response)
+    record_ack(journal, run, attempt, None, AckOutcome.BLOCKED, output, response, context=context)
     set_status(journal, run, RunStatus.BLOCKED)
     journal.flush()
     return response

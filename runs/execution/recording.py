@@ -155,7 +155,11 @@ def record_ack(
     outcome: AckOutcome,
     output: StepOutputDict,
     response: ExecutionResult,
+    *,
+    context: JsonObject | None = None,
 ) -> None:
+    """The answer to an attempt. A refused one also keeps what the agent sent, in short (the refused call
+    itself is recorded nowhere else), for the developer reading why the step is blocked."""
     journal.record(
         events.StepAcked(
             run_id=run.public_id,
@@ -165,8 +169,25 @@ def record_ack(
             outcome=outcome.value,
             output_digest=output_digest(output),
             response=json.dumps(response.dump(), ensure_ascii=False),
+            refused=refused_summary(output, context) if outcome == AckOutcome.BLOCKED else None,
         )
     )
+
+
+REFUSED_NOTES_CHARS = 600  # a preview: the refused notes are the agent's draft, not its record
+
+
+def refused_summary(output: StepOutputDict, context: JsonObject | None) -> JsonObject:
+    """What a refused call sent, in short: the start of its notes, its artifacts' kinds, its context keys."""
+    notes = output.get("notesMarkdown") or ""
+    preview = notes[:REFUSED_NOTES_CHARS] + ("…" if len(notes) > REFUSED_NOTES_CHARS else "")
+    kinds = [str(a.get("kind")) for a in output.get("artifacts") or [] if isinstance(a, dict) and a.get("kind")]
+    return {
+        "notesPreview": preview,
+        "artifactKinds": kinds,
+        "artifactCount": len(output.get("artifacts") or []),
+        "contextKeys": sorted(str(key) for key in (context or {})),
+    }
 
 
 def record_warnings(journal: Journal, run: Run, node: Node, warnings: list[WarningDict]) -> None:

@@ -11,6 +11,14 @@ refusals still stand (those at a branch's pending step not followed by a step ta
 Since when: the oldest refusal that still stands (an agent that keeps resending the same mistake does
 not move the date); the newest one says what is wrong now.
 
+A developer reads it first: whose move it is (the agent's, the user's, or the delegated runs'), in one
+sentence that says what the agent must resend; the exact call to give a stuck agent (the refusal's
+nextCall: the same stateToken and the fresh ackToken the refusal gave, which is the only one that
+can still answer the step; a stateToken alone already lets anyone fetch it, so showing it adds no
+power); what the agent sent (kept with the refusal: runs/execution/recording.py); the expected
+artifact's shape (the step's contract, as the agent was given it); and why each part of the call is
+there when the issues do not say.
+
 Used by every door that shows a blocked branch (run, session and node pages, the HTTP API, the
 `workrail://runs/{id}` resource) and by the reports: `refusals(tree)` gives a `Refusal` per blocked
 branch number, `as_entry` the published shape (runs/contract/dashboard.py, BlockedStep).
@@ -19,16 +27,34 @@ branch number, `as_entry` the published shape (runs/contract/dashboard.py, Block
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
-from runs.contract.dashboard import BlockedIssue, BlockedStep
+from runs.contract.dashboard import BlockedIssue, BlockedStep, ExpectedArtifact, RefusedAnswer, ResendItem
 from runs.models import Ack
 from runs.readmodels.branches import Branch, RunBranches
 
 MAX_ISSUES = 20  # a refusal lists every problem; a page shows this many (the count says how many more)
+WhoseMove = Literal["agent", "user", "delegations"]
+USER_CODES = {"USER_DEPENDENCY_UNMET"}
+DELEGATION_CODES = {"DELEGATIONS_PENDING"}
+# What the agent must send again for each kind of issue, in words a developer reads: "with ...".
+_WITH = {
+    "ARTIFACT_MISSING": "a {kind} artifact",
+    "ARTIFACT_INVALID": "a corrected {kind} artifact",
+    "NOTES_REQUIRED": "notes (output.notesMarkdown)",
+    "PLACEHOLDER_UNCHANGED": "its own values where it sent back a '<fill in …>' blank",
+    "VALIDATION_FAILED": "output that passes the step's checks",
+    "OUTPUT_INVALID": "output of the right shape",
+    "ASSESSMENT_MISSING": "a wr.assessment rating",
+    "ASSESSMENT_INVALID": "a corrected wr.assessment rating",
+    "ASSESSMENT_FOLLOWUP_REQUIRED": "the follow-up its assessment asks for",
+    "LOOP_DECISION_MISSING": "a wr.loop_control decision for its loop",
+    "LOOP_CONTROL_UNMATCHED": "a wr.loop_control that names its loop",
+}
 
 
 @dataclass(frozen=True)
@@ -46,6 +72,9 @@ class Refusal:
     issues: list[dict[str, Any]]  # the newest refusal's, as recorded: code, message, pointer, reason
     retry: str  # what the refusal told the agent to do
     resend: list[str]  # the parts of continue_workflow to send again: "output.artifacts (mr_review.findings)"
+    call: dict[str, Any] | None = None  # the refusal's nextCall: {"tool", "arguments"} with the real tokens
+    sent: dict[str, Any] | None = None  # what the refused call sent, in short (None when not kept)
+    pending: dict[str, Any] = field(default_factory=dict)  # the pending step as the refusal gave it
 
     def headline(self) -> str:
         """The first issue in a sentence: the reason in words."""
@@ -74,15 +103,15 @@ def refusals_of(trees: Iterable[RunBranches]) -> dict[tuple[int, int], Refusal]:
     if not newest:
         return {}
     found: dict[tuple[int, int], Refusal] = {}
-    for ack_pk, node_pk, created_at, response_json in Ack.objects.filter(pk__in=list(newest)).values_list(
-        "pk", "node_id", "created_at", "response_json"
+    for ack_pk, node_pk, created_at, response_json, sent in Ack.objects.filter(pk__in=list(newest)).values_list(
+        "pk", "node_id", "created_at", "response_json", "refused"
     ):
         tree, branch = newest[ack_pk]
-        found[(tree.run.pk, branch.number)] = _refusal(tree, branch, node_pk, created_at, response_json)
+        found[(tree.run.pk, branch.number)] = _refusal(tree, branch, node_pk, created_at, response_json, sent)
     return found
 
 
-def _refusal(tree: RunBranches, branch: Branch, node_pk: int, at: datetime, response_json: str) -> Refusal:
+def _refusal(tree: RunBranches, branch: Branch, node_pk: int, at: datetime, response_json: str, sent: Any) -> Refusal:
     try:
         answer = json.loads(response_json)
     except ValueError:  # a damaged row: say what is known
@@ -105,7 +134,16 @@ def _refusal(tree: RunBranches, branch: Branch, node_pk: int, at: datetime, resp
         issues=issues,
         retry=str(blocked.get("retry") or ""),
         resend=_resend(answer.get("nextCall")),
+        call=_call(answer.get("nextCall")),
+        sent=sent if isinstance(sent, dict) else None,
+        pending=pending,
     )
+
+
+def _call(next_call: Any) -> dict[str, Any] | None:
+    if not isinstance(next_call, dict) or not isinstance(next_call.get("arguments"), dict):
+        return None
+    return {"tool": str(next_call.get("tool") or "continue_workflow"), "arguments": next_call["arguments"]}
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -132,8 +170,10 @@ def _resend(next_call: Any) -> list[str]:
     return parts
 
 
-def as_entry(refusal: Refusal) -> BlockedStep:
-    """The published shape of a refusal (the API, the resource and the pages read it)."""
+def as_entry(refusal: Refusal, step_number: int | None = None) -> BlockedStep:
+    """The published shape of a refusal (the API, the resource and the pages read it); `step_number` is
+    the refused step's number on its branch, as the branch's outcome says it."""
+    move = whose_move(refusal)
     return BlockedStep(
         node_id=str(refusal.node_id),
         step_id=refusal.step_id,
@@ -146,6 +186,7 @@ def as_entry(refusal: Refusal) -> BlockedStep:
             BlockedIssue(
                 code=str(issue.get("code") or ""),
                 message=str(issue.get("message") or ""),
+                for_people=_for_people(str(issue.get("message") or "")),
                 pointer=str(issue["pointer"]) if issue.get("pointer") else None,
                 reason=str(issue["reason"]) if issue.get("reason") else None,
             )
@@ -154,4 +195,176 @@ def as_entry(refusal: Refusal) -> BlockedStep:
         issue_count=len(refusal.issues),
         resend=refusal.resend,
         retry=refusal.retry,
+        whose_move=move,
+        for_you=for_you(refusal, move, step_number),
+        call=json.dumps(refusal.call, indent=2, ensure_ascii=False) if refusal.call else None,
+        sent=_sent(refusal.sent),
+        expected_artifact=expected_artifact(refusal),
+        resend_items=resend_items(refusal),
     )
+
+
+# --- for the developer ------------------------------------------------------------------------------------
+
+# Where a message sends the agent into its own answer (pending.outputContract): a developer reads the shape
+# itself (expected_artifact), so the pointer is left out of the words shown to people.
+_AGENT_POINTER = re.compile(r";?\s*see pending\.\w+ for [^.;]*")
+
+
+def _for_people(message: str) -> str:
+    return _AGENT_POINTER.sub("", message).strip()
+
+
+def _codes(refusal: Refusal) -> list[str]:
+    return [str(issue.get("code") or "") for issue in refusal.issues]
+
+
+def whose_move(refusal: Refusal) -> WhoseMove:
+    """Who must act for the step to go on: the user (something only they can give), the delegated runs
+    (a parallel step waits for them), else the agent (its answer fell short of what the step asks)."""
+    codes = set(_codes(refusal))
+    if codes & USER_CODES:
+        return "user"
+    if codes and codes <= DELEGATION_CODES:
+        return "delegations"
+    return "agent"
+
+
+def _contract(refusal: Refusal) -> dict[str, Any]:
+    found = refusal.pending.get("outputContract")
+    return found if isinstance(found, dict) else {}
+
+
+def _needs(refusal: Refusal) -> str:
+    """What the agent must send again, in words: "a mr_review.changed_files artifact and notes"."""
+    kind = str(_contract(refusal).get("artifactKind") or "") or "the step's"
+    said = []
+    for code in _codes(refusal):
+        words = _WITH.get(code)
+        if words is not None:
+            said.append(words.format(kind=kind).replace("a the step's artifact", "the step's artifact"))
+    said = list(dict.fromkeys(said))
+    if not said:
+        return "the issues below fixed"
+    return " and ".join(said) if len(said) <= 2 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
+def for_you(refusal: Refusal, move: WhoseMove, step_number: int | None) -> str:
+    """The developer's first line: is it theirs to act, and what happens next."""
+    step = f"step {step_number} ({refusal.step_title})" if step_number else f"the step {refusal.step_title}"
+    tail = " If it is stuck, give it this call:" if refusal.call else ""
+    if move == "user":
+        wanted = "; ".join(
+            str(issue.get("message") or "") for issue in refusal.issues if issue.get("code") in USER_CODES
+        )
+        return (
+            f"You are needed: {step} waits for something only you can give ({wanted}). Tell the agent; it "
+            f"resends the step with your answer." + (" If it has stopped, give it this call:" if refusal.call else "")
+        )
+    if move == "delegations":
+        return (
+            f"Nothing for you to do: {step} waits for its delegated runs to finish, and the agent resends it "
+            "once they have." + tail
+        )
+    return f"Nothing for you to do unless the agent has stopped: it must resend {step} with {_needs(refusal)}.{tail}"
+
+
+def _sent(sent: dict[str, Any] | None) -> RefusedAnswer | None:
+    if sent is None:
+        return None
+    return RefusedAnswer(
+        notes_preview=str(sent.get("notesPreview") or ""),
+        artifact_kinds=[str(kind) for kind in sent.get("artifactKinds") or []],
+        artifact_count=int(sent.get("artifactCount") or len(sent.get("artifactKinds") or [])),
+        context_keys=[str(key) for key in sent.get("contextKeys") or []],
+    )
+
+
+def expected_artifact(refusal: Refusal) -> ExpectedArtifact | None:
+    """The artifact the step's contract asks for, when the refusal is about it: its kind, its required
+    fields and the contract's example (an illustration, as the agent was given it)."""
+    contract = _contract(refusal)
+    kind = contract.get("artifactKind")
+    about_it = any(
+        str(issue.get("pointer") or "").startswith("/output/artifacts") or str(issue.get("code")).startswith("ARTIFACT")
+        for issue in refusal.issues
+    )
+    if not kind or not about_it:
+        return None
+    schema = contract.get("schema")
+    example = contract.get("example")
+    return ExpectedArtifact(
+        kind=str(kind),
+        contract_ref=str(contract.get("contractRef") or ""),
+        required_fields=_required(schema) if isinstance(schema, dict) else [],
+        example=json.dumps(example, indent=2, ensure_ascii=False) if example is not None else None,
+    )
+
+
+def _required(schema: dict[str, Any]) -> list[str]:
+    """The schema's required fields besides `kind`, with what a list's items require: "changedFiles
+    (a list; each: path, summary, risk)"."""
+    properties = _object(schema.get("properties"))
+    said = []
+    for name in schema.get("required") or []:
+        if name == "kind":
+            continue
+        prop = _object(properties.get(name))
+        items = _object(prop.get("items"))
+        if prop.get("type") == "array" and items.get("required"):
+            said.append(f"{name} (a list; each: {', '.join(str(r) for r in items['required'])})")
+        elif "enum" in prop:
+            said.append(f"{name} (one of {', '.join(str(v) for v in prop['enum'])})")
+        else:
+            said.append(str(name))
+    return said
+
+
+def resend_items(refusal: Refusal) -> list[ResendItem]:
+    """Each part of the call to resend, and why it is there when the issues table does not say."""
+    arguments = (refusal.call or {}).get("arguments") or {}
+    pointers = [str(issue.get("pointer") or "") for issue in refusal.issues]
+    codes = set(_codes(refusal))
+    sent = refusal.sent or {}
+    items: list[ResendItem] = []
+
+    def named(pointer: str) -> bool:
+        return any(p == pointer or p.startswith(pointer + "/") for p in pointers)
+
+    output = _object(arguments.get("output"))
+    if "notesMarkdown" in output:
+        listed = named("/output/notesMarkdown") or "NOTES_REQUIRED" in codes
+        items.append(
+            ResendItem(
+                part="output.notesMarkdown",
+                listed=listed,
+                why="the step's notes: a refused answer records nothing, so they go again",
+            )
+        )
+    kinds = [str(a.get("kind")) for a in output.get("artifacts") or [] if isinstance(a, dict) and a.get("kind")]
+    if kinds:
+        items.append(
+            ResendItem(
+                part=f"output.artifacts ({', '.join(kinds)})",
+                listed=named("/output/artifacts"),
+                why="the artifact the step's contract asks for",
+            )
+        )
+    context = _object(arguments.get("context"))
+    expected = {str(e.get("key")): e for e in refusal.pending.get("expectedContext") or [] if isinstance(e, dict)}
+    from_user = {
+        str(d.get("contextKey")): d for d in refusal.pending.get("userDependencies") or [] if isinstance(d, dict)
+    }
+    for key in context:
+        if key in from_user:
+            why = f"only the user can give it: {from_user[key].get('description') or key}"
+        elif key in sent.get("contextKeys", []):
+            why = "sent with the refused answer; a refused answer's context is not applied, so it goes again"
+        elif key in expected:
+            # The engine's own "why" names loops and steps by id: a developer reads the plain version.
+            asked = expected[key].get("setByThisStep")
+            why = "also asked for by this step's prompt" if asked else "read later in the workflow; sent when known"
+        else:
+            why = "part of the call the refusal gave"
+        items.append(ResendItem(part=f"context.{key}", listed=named(f"/context/{key}"), why=why))
+    return items

@@ -1,8 +1,11 @@
 """How each branch of a run ended, or where it stands, in words a developer reads at a glance:
 "Branch 1 completed: Request changes, 1 critical finding", "Branch 2 open at step 4: Review api",
 "Branch 3 blocked at step 2 (Record the Changed Files) since 2025-01-06 14:02:11 UTC: ...". And a run's
-or a session's status that tells a finished branch from an open one: "completed on branch 1 (Request
-changes) · branch 2 open".
+or a session's status that tells a finished branch from an open one, the newest branch (where the agent
+works) first: "Branch 2 open at step 4 (newest, where the agent works) · branch 1 finished earlier:
+Request changes". An unfinished branch that is not the newest was left behind by a rewind (the agent went
+back to an earlier step and goes on elsewhere): its words say so. The status values (`status` of a run,
+a session, a branch) are not words and never change with them.
 
 Built on branches.py (which branch owns what, each branch's status) and blocked.py (why a blocked branch
 is blocked); every door (run, session, sessions and node pages, the HTTP API, the `workrail://runs/{id}`
@@ -59,6 +62,8 @@ _LABEL = re.compile(
 )
 _CUT = re.compile(r"\s+[\u2014\u2013-]\s+|[.;:(]\s|[.;]$|\s\(")  # a dash (em, en, hyphen) between words ends it
 STATUS_WORDS = {"complete": "completed", "open": "open", "blocked": "blocked", "canceled": "canceled"}
+LEFT_BEHIND = "left behind by a rewind"
+WHERE_THE_AGENT_WORKS = "newest, where the agent works"
 
 
 @dataclass(frozen=True)
@@ -214,11 +219,14 @@ def _outcome(
         else:
             headline = f"Branch {number} {STATUS_WORDS[branch.status]} {where}"
             at = tip.created_at
+        if _left_behind(tree, branch):
+            headline += f" — {LEFT_BEHIND}"
     return BranchOutcomeEntry(
         number=number,
         status=branch.status,
         tip_node_id=str(tip.public_id),
         is_newest=branch.is_newest,
+        left_behind=_left_behind(tree, branch),
         verdict=found.text if found else None,
         verdict_source=found.source if found else None,
         findings=counts,
@@ -227,8 +235,13 @@ def _outcome(
         step_title=step_title,
         at=at,
         headline=headline,
-        blocked=blocked.as_entry(refusal) if refusal is not None else None,
+        blocked=blocked.as_entry(refusal, step_number) if refusal is not None else None,
     )
+
+
+def _left_behind(tree: RunBranches, branch: Branch) -> bool:
+    """An unfinished branch that is not the newest: the agent rewound and went on elsewhere."""
+    return len(tree.branches) > 1 and not branch.is_newest and branch.status in ("open", "blocked")
 
 
 def _step_title(tree: RunBranches, step_id: str) -> str:
@@ -240,9 +253,11 @@ def _step_title(tree: RunBranches, step_id: str) -> str:
 
 
 def summary_words(outcomes: list[BranchOutcomeEntry]) -> str:
-    """The run's status in words, telling finished branches from open ones: "completed on branch 1
-    (Request changes) · branch 2 open"; a run of one branch: "completed (Request changes)", "open at step
-    4: Review api", "blocked at step 2 (...) since ...". Finished branches first, then the others in order."""
+    """The run's status in words. A run of one branch: "completed (Request changes)", "open at step 4:
+    Review api", "blocked at step 2 (...) since ...". A forked run leads with its newest branch, where the
+    agent works (or where it finished last), then the finished branches, then the others in order:
+    "Branch 2 open at step 4 (newest, where the agent works) · branch 1 finished earlier: Request changes";
+    an unfinished branch that is not the newest is "left behind by a rewind"."""
     if not outcomes:
         return "not started"
     if len(outcomes) == 1:
@@ -253,13 +268,29 @@ def summary_words(outcomes: list[BranchOutcomeEntry]) -> str:
         if only.status == "blocked" and only.blocked is not None:
             return f"blocked at step {only.step_number} ({only.step_title}) since {stamp(only.blocked.since)}"
         return STATUS_WORDS[only.status] + where
-    done = [
-        f"completed on branch {o.number}" + (f" ({o.verdict})" if o.verdict else "")
-        for o in outcomes
-        if o.status == "complete"
-    ]
-    rest = [f"branch {o.number} {STATUS_WORDS[o.status]}" for o in outcomes if o.status != "complete"]
-    return " · ".join(done + rest)
+    newest = next((o for o in outcomes if o.is_newest), outcomes[-1])
+    rest = [o for o in outcomes if o is not newest]
+    rest.sort(key=lambda o: (o.status != "complete", o.number))
+    return " · ".join([_lead(newest)] + [_other(o) for o in rest])
+
+
+def _lead(newest: BranchOutcomeEntry) -> str:
+    n = newest.number
+    if newest.status == "complete":
+        return f"Branch {n} completed" + (f": {newest.verdict}" if newest.verdict else "") + " (newest)"
+    at = f" at step {newest.step_number}" if newest.step_number else ""
+    if newest.status == "canceled":
+        return f"Branch {n} canceled{at} (newest)"
+    return f"Branch {n} {STATUS_WORDS[newest.status]}{at} ({WHERE_THE_AGENT_WORKS})"
+
+
+def _other(o: BranchOutcomeEntry) -> str:
+    if o.status == "complete":
+        return f"branch {o.number} finished earlier" + (f": {o.verdict}" if o.verdict else "")
+    at = f" at step {o.step_number}" if o.step_number else ""
+    if o.status == "canceled":
+        return f"branch {o.number} canceled{at}"
+    return f"branch {o.number} {STATUS_WORDS[o.status]}{at}, {LEFT_BEHIND}"
 
 
 def session_words(runs: list[tuple[str, str]]) -> str:

@@ -18,6 +18,7 @@ from runs.contract.dashboard import (
     GraphEdge,
     GraphNode,
     NodeDetail,
+    OtherAnswer,
     RunDetail,
     RunGraph,
     RunSummary,
@@ -221,15 +222,31 @@ def branch_steps(run: Run, shown: branches.BranchView, tree: branches.RunBranche
 
 
 def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches, titles: dict[int, str]) -> list[StepEntry]:
-    """What was recorded on the way to the shown node: step outputs and checkpoints, in path order."""
+    """What was recorded on the way to the shown node: step outputs and checkpoints, in path order. A step
+    answered on more than one branch (the agent rewound to it and answered again) says what the other
+    branches' answers were: the graph draws the step once, but each branch has its own answer."""
+    answers: dict[int, list[Output]] = {}
+    for output in tree.outputs:
+        answers.setdefault(output.node_id, []).append(output)
     entries = []
     for record in shown.records:
         item = record.record
         node_pk = item.node_id or 0  # a run's checkpoint always has its node
         started = tree.nodes[node_pk].created_at
         written = _step_text(run, record.step_id)
+        others: list[OtherAnswer] = []
         if isinstance(item, Output):
             title, prompt = item.step_title or item.step_id, written.prompt
+            others = [
+                OtherAnswer(
+                    branch=tree.branch_of(o.child_id).number,
+                    notes_preview=_preview(o.notes_markdown),
+                    recorded_at=o.created_at,
+                    earlier=(o.created_at, o.pk) < (item.created_at, item.pk),
+                )
+                for o in answers.get(node_pk, [])
+                if o.pk != item.pk and o.child_id in tree.nodes
+            ]
         else:
             title, prompt = f"Checkpoint during {titles.get(node_pk) or written.title or 'the run'}", ""
         entries.append(
@@ -245,9 +262,44 @@ def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches, tit
                 started_at=started,
                 recorded_at=item.created_at,
                 seconds=round((item.created_at - started).total_seconds(), 3),
+                other_answers=others,
+                answers_note=_answers_note(others),
             )
         )
     return entries
+
+
+PREVIEW_CHARS = 120
+
+
+def _preview(notes: str) -> str:
+    line = next((text.strip() for text in notes.splitlines() if text.strip()), "")
+    return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1].rstrip() + "…"
+
+
+def _answers_note(others: list[OtherAnswer]) -> str:
+    """ "Answered again after a rewind (branch 1 answered: 'Did list-changed-files.')"; "Answered again
+    later, after a rewind, on branch 2: '...'": the step is one card on the graph, its answers differ."""
+
+    def said(other: OtherAnswer) -> str:
+        return f"'{other.notes_preview}'" if other.notes_preview else "no notes"
+
+    earlier = [o for o in others if o.earlier]
+    later = [o for o in others if not o.earlier]
+    parts = []
+    if earlier:
+        parts.append(
+            "Answered again after a rewind ("
+            + "; ".join(f"branch {o.branch} answered: {said(o)}" for o in earlier)
+            + ")"
+        )
+    if later:
+        parts.append(
+            ("Answered again later" if not earlier else "answered again later")
+            + ", after a rewind, "
+            + "; ".join(f"on branch {o.branch}: {said(o)}" for o in later)
+        )
+    return "; ".join(parts)
 
 
 def _warnings(run: Run) -> list[WarningEntry]:
@@ -313,6 +365,7 @@ def node_detail(node_id: str) -> NodeDetail:
     mine = (
         next((o for o in told if o.number == tree.branch_of(node.pk).number), None) if node.pk in tree.nodes else None
     )
+    through = branches_through(tree, node.pk)
     refused = mine.blocked if mine is not None else None
     return NodeDetail(
         node_id=str(node.public_id),
@@ -334,13 +387,39 @@ def node_detail(node_id: str) -> NodeDetail:
         context=node.engine_state.get("context") or {},
         operator_fork=forks.fork_into(node),
         on_branch=mine,
-        other_branches=[o for o in told if o is not mine],
+        on_branches=[o for o in told if o.number in through],
+        on_branches_words=_on_branches_words(tree, node.pk, through),
+        other_branches=[o for o in told if o is not mine and o.number not in through],
         # The refusal is this node's when its step is the refused one: the node itself, or the branch's tip
         # (a checkpoint below the refused node keeps the same pending step).
         blocked=refused
         if mine is not None and refused is not None and str(node.public_id) in (refused.node_id, mine.tip_node_id)
         else None,
     )
+
+
+def branches_through(tree: branches.RunBranches, pk: int) -> list[int]:
+    """The numbers of the branches whose path passes through node `pk`: its own, and every branch that grew
+    from it or from a node after it (a node before a fork is shared)."""
+    if pk not in tree.nodes:
+        return []
+    return [b.number for b in tree.branches if pk in tree.path(b.tip)]
+
+
+def _on_branches_words(tree: branches.RunBranches, pk: int, through: list[int]) -> str:
+    """ "On branch 1"; "On branches 1 and 2 (branch 2 forked here)"; "On branches 1, 2 and 3 (shared by
+    branches 1, 2 and 3)": a node before a fork is on every branch that grew after it."""
+    if len(through) <= 1:
+        return f"On branch {through[0]}" if through else ""
+    here = [b.number for b in tree.branches if b.forked_from == pk]
+    listed = _and(through)
+    why = f"branch{'es' if len(here) > 1 else ''} {_and(here)} forked here" if here else f"shared by branches {listed}"
+    return f"On branches {listed} ({why})"
+
+
+def _and(numbers: list[int]) -> str:
+    words = [str(n) for n in numbers]
+    return "".join(words) if len(words) <= 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _branches(node: Node) -> list[BranchEntry]:

@@ -118,6 +118,41 @@ class StepAcked(EventPayload):
     outcome: str
     output_digest: str
     response: str = Field(description="The answer given, as JSON text: a replay returns exactly these bytes.")
+    refused: JsonObject | None = Field(
+        default=None,
+        description="A refused (blocked) answer only: what the agent sent, in short, so a developer can see it "
+        "(runs/readmodels/blocked.py): notesPreview, artifactKinds, contextKeys. Left out of the stored JSON "
+        "when unset, so every other acknowledgement is stored as before.",
+    )
+
+    @field_validator("refused")
+    @classmethod
+    def _a_short_summary(cls, value: JsonObject | None) -> JsonObject | None:
+        """What recording.refused_summary writes, and no more (a bundle's log is not trusted)."""
+        if value is None:
+            return None
+        notes, kinds, keys = value.get("notesPreview"), value.get("artifactKinds"), value.get("contextKeys")
+        well_formed = (
+            set(value) <= {"notesPreview", "artifactKinds", "artifactCount", "contextKeys"}
+            and isinstance(notes, str)
+            and len(notes) <= MAX_REFUSED_NOTES
+            and all(isinstance(x, list) and len(x) <= MAX_REFUSED_NAMES for x in (kinds, keys))
+            and all(isinstance(name, str) and len(name) <= 200 for name in [*kinds, *keys])  # type: ignore[misc]
+            and isinstance(value.get("artifactCount", 0), int)
+        )
+        if not well_formed:
+            raise ValueError("refused must be a short summary: notesPreview, artifactKinds, artifactCount, contextKeys")
+        return value
+
+    def data(self) -> JsonObject:
+        found = super().data()
+        if found["refused"] is None:  # every answer but a refusal, and every one recorded before
+            del found["refused"]
+        return found
+
+
+MAX_REFUSED_NOTES = 1000
+MAX_REFUSED_NAMES = 200
 
 
 class OutputRecorded(EventPayload):

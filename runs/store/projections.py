@@ -348,6 +348,7 @@ class Projector:
                 outcome=data.outcome,
                 output_digest=data.output_digest,
                 response_json=data.response,
+                refused=data.refused,
                 created_at=at,
             )
         )

@@ -4,13 +4,14 @@ the issues, what the agent must resend, since when) on the session, run and node
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser import screenshot
-from tests.support.branched_review import BlockedReview, ForkedReview, blocked_review, forked_review
+from tests.support.branched_review import BlockedReview, ForkedReview, blocked_review, forked_review, node_id_of
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
@@ -25,44 +26,58 @@ def stuck(live_server, service_catalog) -> BlockedReview:
     return blocked_review()
 
 
+SUMMARY = "Branch 2 open at step 4 (newest, where the agent works) · branch 1 finished earlier: Request changes"
+
+
 def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     site = str(live_server.url)
     page.goto(f"{site}/sessions/")
     row = page.locator("tr", has_text="MR-42")
-    expect(row).to_contain_text("completed on branch 1 (Request changes) · branch 2 open")
+    expect(row).to_contain_text(SUMMARY)  # the newest branch, where the agent works, first
     screenshot(page, "issue20-sessions-forked")
 
     # The newest branch (2, unfinished): none of branch 1's synthesis or findings, and branch 1 named.
     page.goto(f"{site}/runs/{review.run_id}/")
-    expect(page.locator("#run-status-summary")).to_have_text("completed on branch 1 (Request changes) · branch 2 open")
-    expect(page.locator("#shown-branch")).to_contain_text(
-        "Showing branch 2 of 2 (the newest): open at step 4, Review storage."
-    )
+    expect(page.locator("#run-status-summary")).to_have_text(SUMMARY)
+    expect(page.locator("#shown-branch")).to_have_text("Showing branch 2 of 2 (the newest, where the agent works).")
     expect(page.locator("#synthesis-title")).to_have_count(0)
     expect(page.locator("#findings-title")).to_have_count(0)
     callout = page.locator(".branch-callouts li")
     expect(callout).to_have_count(1)
     expect(callout).to_contain_text("Branch 1 completed: Request changes, 1 critical finding")
     expect(page.locator("#pending-step")).to_contain_text("Review storage")
+    expect(page.locator(".confirm summary")).to_have_text("Cancel run (all 2 branches)…")
+    # The shared step's card is one on the graph, but branch 2 answered it again after the rewind.
+    expect(page.locator(".answers-note")).to_have_text(
+        "Answered again after a rewind (branch 1 answered: 'Did list-changed-files.')"
+    )
     screenshot(page, "issue20-run-branch-2")
 
     # Following the callout shows branch 1: its own synthesis, verdict and findings table; branch 2 named.
     callout.get_by_role("link").click()
     expect(page).to_have_url(re.compile(rf"\?tip={review.done_tip}$"))
-    expect(page.locator("#shown-branch")).to_contain_text("Showing branch 1 of 2: completed")
+    expect(page.locator("#shown-branch")).to_have_text("Showing branch 1 of 2, which finished earlier.")
     expect(page.locator("#synthesis-title")).to_have_text("Synthesis of branch 1")
     expect(page.locator("#synthesis-verdict")).to_contain_text("Verdict: Request changes")
     expect(page.locator("table.findings")).to_contain_text("SQL built from user input")
     expect(page.locator("table.findings .sev-critical")).to_have_count(1)
     expect(page.locator(".branch-callouts li")).to_contain_text("Branch 2 open at step 4: Review storage")
+    expect(page.locator(".branch-callouts li")).to_contain_text("the newest, where the agent works")
+    expect(page.locator(".answers-note")).to_contain_text("Answered again later, after a rewind, on branch 2")
     screenshot(page, "issue20-run-branch-1")
 
-    # The session page tells the same, in its runs list and its head.
+    # The session page says it once in its head and once in the run (one run: the list only names it).
     page.goto(f"{site}/sessions/{review.session_id}/")
-    expect(page.locator("#session-status-summary")).to_have_text(
-        "completed on branch 1 (Request changes) · branch 2 open"
-    )
-    expect(page.locator(".run-summary")).to_have_text("completed on branch 1 (Request changes) · branch 2 open")
+    expect(page.locator("#session-status-summary")).to_have_text(SUMMARY)
+    expect(page.get_by_text(SUMMARY, exact=True)).to_have_count(2)
+    expect(page.locator(".run-summary")).to_have_count(0)
+    screenshot(page, "issue20-session-forked")
+
+    # The node the fork grew from is on both branches.
+    page.goto(f"{site}/nodes/{node_id_of(review.answers[1])}/")
+    expect(page.locator("#node-branch-title")).to_have_text("On branches 1 and 2 (branch 2 forked here)")
+    expect(page.locator("#node-branch .branch-callouts")).to_have_count(0)
+    screenshot(page, "issue20-node-fork-point")
     page.wait_for_load_state("networkidle")
     console_log.assert_clean()
 
@@ -73,18 +88,34 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     panel = page.locator(".blocked-panel")
     expect(panel).to_be_visible()
     expect(page.locator("#pending-step")).to_have_count(0)  # not an ordinary "Pending step" banner
-    expect(panel.locator("h3")).to_contain_text("Step 2, Record the Changed Files, is waiting for a corrected answer")
-    expect(panel).to_contain_text("was refused, first at ")
+    expect(panel.locator("h3")).to_have_text("Step 2, Record the Changed Files: the agent's answer was refused")
+    # The developer's question first: is it mine to act? Then the call to give a stuck agent.
+    expect(panel.locator(".for-you")).to_have_text(
+        "Nothing for you to do unless the agent has stopped: it must resend step 2 (Record the Changed Files) "
+        "with a mr_review.changed_files artifact. If it is stuck, give it this call:"
+    )
+    call = json.loads(panel.locator("pre.resend-call").inner_text())
+    assert call["arguments"]["ackToken"] == stuck.refused["ackToken"]
+    assert call["arguments"]["stateToken"] == stuck.refused["stateToken"]
+    expect(panel).to_contain_text("Refused at ")
     issue = panel.locator("table.blocked-issues tbody tr")
     expect(issue).to_have_count(1)
     expect(issue).to_contain_text("ARTIFACT_MISSING")
     expect(issue).to_contain_text("This step needs an artifact of kind 'mr_review.changed_files'")
+    expect(issue).not_to_contain_text("pending.outputContract")
     expect(issue).to_contain_text("/output/artifacts")
+    expect(panel.locator(".expected-artifact")).to_contain_text("changedFiles (a list; each: path, summary, risk)")
+    expect(panel.locator("pre.expected-example")).to_contain_text('"risk": "M"')
     expect(panel.locator("ul.resend")).to_contain_text("output.artifacts (mr_review.changed_files)")
-    expect(panel.locator("ul.resend")).to_contain_text("context: reviewAreas")
+    expect(panel.locator("ul.resend")).to_contain_text("context.reviewAreas — also asked for by this step")
+    refused = panel.locator("details.refused-answer")
+    expect(refused.locator(".markdown")).not_to_be_visible()
+    refused.locator("summary").click()
+    expect(refused).to_contain_text("Listed the files in my head.")
     expect(page.locator("#session-status-summary")).to_contain_text(
         "blocked at step 2 (Record the Changed Files) since "
     )
+    expect(page.locator(".badge.status-blocked")).to_have_count(2)  # the session's head and the run's
     screenshot(page, "issue20-session-blocked")
 
     panel.get_by_role("link", name=re.compile("Open the refused step's node")).click()
@@ -92,6 +123,10 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     node_panel = page.locator("#node-branch .blocked-panel")
     expect(node_panel).to_contain_text("ARTIFACT_MISSING")
     expect(node_panel.locator("ul.resend")).to_contain_text("output.artifacts (mr_review.changed_files)")
+    expect(page.locator("#blocked-token-note")).to_contain_text("give the agent the call above")
+    expect(page.locator("#recorded-title + ol")).to_contain_text(
+        "Nothing accepted yet: the agent's answer was refused (see above)."
+    )
     screenshot(page, "issue20-node-blocked")
     page.wait_for_load_state("networkidle")
     console_log.assert_clean()

@@ -42,7 +42,7 @@ class ForkedReview:
     answers: list[dict[str, Any]] = field(default_factory=list)  # branch 1's, from the start
 
 
-def _node_id(answer: dict[str, Any]) -> str:
+def node_id_of(answer: dict[str, Any]) -> str:
     from django.conf import settings
 
     from runs.store import tokens
@@ -75,12 +75,12 @@ def forked_review(key: str = "MR-42") -> ForkedReview:
         else:
             answer = advance(answer, _notes_for(answer))
         built.answers.append(answer)
-    built.done_tip = _node_id(answer)
+    built.done_tip = node_id_of(answer)
     # The agent is rewound to the changed-files step and acknowledges it again: branch 2.
     rewound = continue_workflow(stateToken=built.answers[1]["stateToken"])
     second = advance(rewound, "After the rewind: a second look at the changed files.")
     third = advance(second, "After the rewind: reviewed the api area again.")
-    built.open_tip = _node_id(third)
+    built.open_tip = node_id_of(third)
     return built
 
 
@@ -102,4 +102,4 @@ def blocked_review(key: str = "MR-77") -> BlockedReview:
         output={"notesMarkdown": "Listed the files in my head."},
     )
     assert refused["kind"] == "blocked", refused
-    return BlockedReview(start["session"]["sessionId"], start["session"]["runId"], _node_id(second), refused)
+    return BlockedReview(start["session"]["sessionId"], start["session"]["runId"], node_id_of(second), refused)

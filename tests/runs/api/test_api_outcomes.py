@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.support.branched_review import blocked_review, forked_review
@@ -10,7 +12,7 @@ from tests.support.branched_review import blocked_review, forked_review
 pytestmark = pytest.mark.django_db
 
 API = "/api/v1"
-SUMMARY = "completed on branch 1 (Request changes) · branch 2 open"
+SUMMARY = "Branch 2 open at step 4 (newest, where the agent works) · branch 1 finished earlier: Request changes"
 
 
 def test_a_forked_review_through_the_api(api):
@@ -63,6 +65,12 @@ def test_a_blocked_run_through_the_api(api):
     ]
     assert refusal["since"] and refusal["refusals"] == 1 and refusal["retry"].startswith("Fix what the issues say")
     assert run["run"]["statusSummary"].startswith("blocked at step 2 (Record the Changed Files) since ")
+    # The same developer-first words and the call to give a stuck agent as the pages show.
+    assert refusal["whoseMove"] == "agent" and refusal["forYou"].startswith("Nothing for you to do unless")
+    assert json.loads(refusal["call"])["arguments"]["ackToken"] == stuck.refused["ackToken"]
+    assert refusal["sent"]["notesPreview"] == "Listed the files in my head."
+    assert refusal["expectedArtifact"]["kind"] == "mr_review.changed_files"
+    assert [item["part"] for item in refusal["resendItems"]][-1] == "context.reviewAreas"
 
     node = api.get(f"{API}/nodes/{stuck.node_id}").json()
     assert node["blocked"] == refusal

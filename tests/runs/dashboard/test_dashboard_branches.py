@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from tests.support.branched_review import blocked_review, forked_review
+from tests.support.branched_review import blocked_review, forked_review, node_id_of
 
 pytestmark = pytest.mark.django_db
 
-SUMMARY = "completed on branch 1 (Request changes) · branch 2 open"
+SUMMARY = "Branch 2 open at step 4 (newest, where the agent works) · branch 1 finished earlier: Request changes"
 
 
 def html_of(client: Client, url: str) -> str:
@@ -37,13 +37,69 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     assert "On branch 2" in node and "Branch 1 completed: Request changes, 1 critical finding" in node
 
 
+def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(client, service_catalog):
+    review = forked_review()
+    session = html_of(client, f"/sessions/{review.session_id}/")
+    # One run: its status in the session's head and in the run, nowhere else; its branches counted once.
+    assert session.count(SUMMARY) == 2
+    assert "1 run, 2 branches" not in session and "<li>1 run</li>" in session
+    assert "<span>2 branches</span>" not in session and "11 nodes, 2 branches" in session
+    assert "open at step 4, Review storage" not in session  # the "Showing branch" line no longer repeats it
+    assert "Showing branch 2</strong> of 2 (the newest, where the agent works)." in session
+    # Canceling stops every branch, and the button says so.
+    assert "Cancel run (all 2 branches)…" in session and "on every one of its 2 branches" in session
+
+    first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
+    assert "Showing branch 1</strong> of 2, which finished earlier." in first
+    assert "Branch 2 open at step 4: Review storage</a>" in first and "the newest, where the agent works" in first
+
+
+def test_a_node_before_the_fork_is_on_both_branches_and_its_answers_are_told_apart(client, service_catalog):
+    review = forked_review()
+    fork = html_of(client, f"/nodes/{node_id_of(review.answers[1])}/")
+    assert "On branches 1 and 2 (branch 2 forked here)" in fork
+    assert "Other branches of this run" not in fork  # branch 2 grew from this very node
+    assert "On branch 1<" not in fork
+    first = html_of(client, f"/nodes/{node_id_of(review.answers[0])}/")
+    assert "On branches 1 and 2 (shared by branches 1 and 2)" in first
+
+    newest = html_of(client, f"/runs/{review.run_id}/")
+    assert "Answered again after a rewind (branch 1 answered: &#x27;Did list-changed-files.&#x27;)" in newest
+    earlier = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
+    assert "Answered again later, after a rewind, on branch 2: &#x27;After the rewind: a second look" in earlier
+
+
 def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     stuck = blocked_review()
     message = stuck.refused["blocked"]["issues"][0]["message"].replace("'", "&#x27;")
+    # The agent's pointer into its own answer is left out for people: the page shows the shape itself.
+    message = message.replace("; see pending.outputContract for its schema and an example.", ".")
     for url in (f"/sessions/{stuck.session_id}/", f"/runs/{stuck.run_id}/", f"/nodes/{stuck.node_id}/"):
         html = html_of(client, url)
         assert 'class="blocked-panel"' in html, url
         assert 'id="pending-step"' not in html, url
         assert "ARTIFACT_MISSING" in html and message in html and "/output/artifacts" in html, url
-        assert "output.artifacts (mr_review.changed_files)" in html and "context: reviewAreas" in html, url
-        assert "was refused, first at " in html, url
+        # For the developer first: whose move it is, and the exact call to give a stuck agent.
+        assert (
+            "Nothing for you to do unless the agent has stopped: it must resend step 2 (Record the Changed "
+            "Files) with a mr_review.changed_files artifact. If it is stuck, give it this call:"
+        ) in html, url
+        assert f"&quot;ackToken&quot;: &quot;{stuck.refused['ackToken']}&quot;" in html, url
+        assert f"&quot;stateToken&quot;: &quot;{stuck.refused['stateToken']}&quot;" in html, url
+        # The refused answer, the expected artifact's shape, and why each part of the call is there.
+        assert "The refused answer" in html and "Listed the files in my head." in html, url
+        assert "changedFiles (a list; each: path, summary, risk)" in html, url
+        assert "see pending.outputContract" not in html, url
+        assert "<code>context.reviewAreas</code> — also asked for by this step" in html, url
+        assert "output.artifacts (mr_review.changed_files)" in html, url
+        assert "Refused at " in html, url
+
+    session = html_of(client, f"/sessions/{stuck.session_id}/")
+    # Said once in the session's head and once in the run: not in the runs list or the panel again.
+    assert session.count("badge status-blocked") == 2
+    assert session.count(" since 20") == 2
+
+    node = html_of(client, f"/nodes/{stuck.node_id}/")
+    assert "Nothing accepted yet: the agent's answer was refused (see above)." in node
+    assert "Nothing recorded on this node yet" not in node
+    assert 'id="blocked-token-note"' in node and "nothing is recorded" in node

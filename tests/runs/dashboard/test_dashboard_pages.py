@@ -161,7 +161,7 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     points = dict(re.findall(r'data-run-id="(run_\w+)" data-points="(\d+)"', timeline))
     assert points == {built.review_run: "11", built.plan_run: "2"}
     assert timeline.count("h0") == 11 + 2  # a dot per node
-    assert "Cancel run…" in html
+    assert "Cancel run (all 3 branches)…" in html  # canceling stops every branch, not only the one shown
 
 
 def test_a_notes_only_session_shows_its_notes_without_runs(client, service_catalog, settings):
@@ -416,8 +416,14 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     html = page(client, url)
     # The run forked twice: its newest branch completed, the two others are still open (issue 20).
     shown = between(html, 'id="shown-branch"', "</p>")
-    assert "Showing branch 1</strong> of 3 (the newest):" in shown and "completed" in shown
-    assert "completed on branch 1 · branch 2 open · branch 3 open" in html
+    assert "Showing branch 1</strong> of 3 (the newest)." in shown
+    # The newest branch leads; the two open ones were left behind by the rewinds.
+    summary = between(html, 'id="run-status-summary">', "</span>").removeprefix('id="run-status-summary">')
+    assert re.fullmatch(
+        r"Branch 1 completed \(newest\) · branch 2 open at step \d+, left behind by a rewind · "
+        r"branch 3 open at step \d+, left behind by a rewind",
+        summary,
+    ), summary
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis
     assert "mr_review.findings" in synthesis

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from runs.models import Run
@@ -11,6 +13,8 @@ from tests.support.branched_review import blocked_review, forked_review
 from tests.support.mcp_calls import continue_workflow
 
 pytestmark = pytest.mark.django_db
+
+SUMMARY = "Branch 2 open at step 4 (newest, where the agent works) · branch 1 finished earlier: Request changes"
 
 
 # --- the verdict rule (pure) -------------------------------------------------------------------------------
@@ -71,7 +75,7 @@ def test_each_branch_of_the_forked_review_says_how_it_ended(review):
     assert first.verdict_source == "the notes of step “Record Findings by Severity”"
     assert second.headline == "Branch 2 open at step 4: Review storage"
     assert (second.status, second.is_newest, second.tip_node_id) == ("open", True, review.open_tip)
-    assert outcomes.summary_words([first, second]) == "completed on branch 1 (Request changes) · branch 2 open"
+    assert outcomes.summary_words([first, second]) == SUMMARY
 
 
 def test_the_run_status_keeps_its_value_and_adds_the_words(review):
@@ -79,7 +83,7 @@ def test_the_run_status_keeps_its_value_and_adds_the_words(review):
 
     detail = run_view.run_detail(review.run_id)
     assert detail.run.status == "in_progress"  # API clients filter on it: unchanged
-    assert detail.run.status_summary == "completed on branch 1 (Request changes) · branch 2 open"
+    assert detail.run.status_summary == SUMMARY
     assert detail.branch is not None and detail.branch.number == 2
     assert [o.headline for o in detail.other_branches] == ["Branch 1 completed: Request changes, 1 critical finding"]
     assert detail.synthesis is None and detail.tables.findings == []  # branch 1's are not branch 2's
@@ -90,9 +94,45 @@ def test_the_run_status_keeps_its_value_and_adds_the_words(review):
     assert [o.headline for o in first.other_branches] == ["Branch 2 open at step 4: Review storage"]
 
     session = overview.session_detail(review.session_id)
-    assert session.session.status_summary == "completed on branch 1 (Request changes) · branch 2 open"
+    assert session.session.status_summary == SUMMARY
     [listed] = overview.list_sessions().items
     assert listed.status == "in_progress" and listed.status_summary == session.session.status_summary
+
+
+def _node_of(answer) -> str:
+    from tests.support.branched_review import node_id_of
+
+    return node_id_of(answer)
+
+
+def test_a_node_before_the_fork_is_on_both_branches(review):
+    from runs.readmodels import run_view
+
+    fork = run_view.node_detail(_node_of(review.answers[1]))  # Record the Changed Files: branch 2 grew here
+    assert fork.on_branches_words == "On branches 1 and 2 (branch 2 forked here)"
+    assert [o.number for o in fork.on_branches] == [1, 2] and fork.other_branches == []
+    shared = run_view.node_detail(_node_of(review.answers[0]))  # the first step, before the fork
+    assert shared.on_branches_words == "On branches 1 and 2 (shared by branches 1 and 2)"
+    own = run_view.node_detail(review.open_tip)
+    assert own.on_branches_words == "On branch 2"
+    assert [o.number for o in own.other_branches] == [1]
+
+
+def test_a_step_answered_again_after_a_rewind_says_what_the_other_branch_answered(review):
+    from runs.readmodels import run_view
+
+    def notes_of(detail):
+        return {(s.title, s.notes_markdown): s.answers_note for s in detail.steps}
+
+    newest = notes_of(run_view.run_detail(review.run_id))
+    assert newest[("Record the Changed Files", "After the rewind: a second look at the changed files.")] == (
+        "Answered again after a rewind (branch 1 answered: 'Did list-changed-files.')"
+    )
+    assert newest[("Triage the Change", "Did triage-change.")] == ""  # one answer, shared by both branches
+    first = notes_of(run_view.run_detail(review.run_id, tip=review.done_tip))
+    assert first[("Record the Changed Files", "Did list-changed-files.")] == (
+        "Answered again later, after a rewind, on branch 2: 'After the rewind: a second look at the changed files.'"
+    )
 
 
 # --- a blocked run -----------------------------------------------------------------------------------------
@@ -135,6 +175,113 @@ def test_blocked_since_is_the_first_refusal_that_still_stands(stuck):
     assert refusal.refusals == 2 and refusal.since < refusal.last_refused_at
 
 
+def test_a_blocked_branch_tells_the_developer_whose_move_it_is_and_the_call_to_give(stuck):
+    tree = branches.read(Run.objects.get(public_id=stuck.run_id), records=False)
+    [told] = outcomes.of_run(tree)
+    refusal = told.blocked
+    assert refusal is not None and refusal.whose_move == "agent"
+    assert refusal.for_you == (
+        "Nothing for you to do unless the agent has stopped: it must resend step 2 (Record the Changed Files) "
+        "with a mr_review.changed_files artifact. If it is stuck, give it this call:"
+    )
+    # The exact call: the refusal's own tokens (the fresh ackToken is the one that still answers the step).
+    assert refusal.call is not None
+    call = json.loads(refusal.call)
+    assert call["tool"] == "continue_workflow"
+    assert call["arguments"]["stateToken"] == stuck.refused["stateToken"]
+    fresh = stuck.refused["nextCall"]["arguments"]["ackToken"]
+    assert call["arguments"]["ackToken"] == stuck.refused["ackToken"] == fresh
+    assert [a["kind"] for a in call["arguments"]["output"]["artifacts"]] == ["mr_review.changed_files"]
+    # What the agent sent, kept with the refusal.
+    assert refusal.sent is not None
+    assert (refusal.sent.notes_preview, refusal.sent.artifact_kinds, refusal.sent.context_keys) == (
+        "Listed the files in my head.",
+        [],
+        [],
+    )
+    # The expected artifact's shape, from the step's contract, instead of "see pending.outputContract".
+    artifact = refusal.expected_artifact
+    assert artifact is not None and artifact.kind == "mr_review.changed_files"
+    assert artifact.required_fields == ["changedFiles (a list; each: path, summary, risk)"]
+    assert artifact.example is not None and json.loads(artifact.example)["kind"] == "mr_review.changed_files"
+    assert "pending.outputContract" not in refusal.issues[0].for_people
+    # Each part of the call, and why it is there when no issue says so.
+    parts = {item.part: item for item in refusal.resend_items}
+    assert list(parts) == ["output.notesMarkdown", "output.artifacts (mr_review.changed_files)", "context.reviewAreas"]
+    assert parts["output.artifacts (mr_review.changed_files)"].listed
+    assert not parts["context.reviewAreas"].listed
+    assert parts["context.reviewAreas"].why.startswith("also asked for by this step")
+
+
+def test_context_sent_with_a_refused_answer_is_said_to_go_again(stuck):
+    again = continue_workflow(
+        stateToken=stuck.refused["stateToken"],
+        ackToken=stuck.refused["ackToken"],
+        context={"reviewAreas": ["api"]},
+        output={"notesMarkdown": "Still no artifact."},
+    )
+    assert again["kind"] == "blocked"
+    tree = branches.read(Run.objects.get(public_id=stuck.run_id), records=False)
+    [told] = outcomes.of_run(tree)
+    assert told.blocked is not None and told.blocked.sent is not None
+    assert told.blocked.sent.context_keys == ["reviewAreas"]
+    assert json.loads(told.blocked.call or "{}")["arguments"]["ackToken"] == again["ackToken"]
+    [context] = [item for item in told.blocked.resend_items if item.part == "context.reviewAreas"]
+    assert context.why.startswith("sent with the refused answer")
+
+
+# --- which branch the agent works on -------------------------------------------------------------------------
+
+
+def _entry(number: int, status: str, *, newest: bool = False, verdict: str | None = None, step: int | None = None):
+    from datetime import UTC, datetime
+
+    from runs.contract.dashboard import BranchOutcomeEntry
+
+    return BranchOutcomeEntry(
+        number=number,
+        status=status,
+        tip_node_id=str(number),
+        is_newest=newest,
+        left_behind=not newest and status in ("open", "blocked"),
+        verdict=verdict,
+        verdict_source=None,
+        findings={},
+        step_number=step,
+        step_id=None,
+        step_title=None,
+        at=datetime(2026, 1, 1, tzinfo=UTC),
+        headline="",
+        blocked=None,
+    )
+
+
+def test_the_status_words_lead_with_the_newest_branch():
+    forked = [_entry(1, "complete", verdict="Request changes"), _entry(2, "open", newest=True, step=4)]
+    assert outcomes.summary_words(forked) == SUMMARY
+    three = [_entry(1, "open", step=3), _entry(2, "complete", newest=True, verdict="Approve"), _entry(3, "complete")]
+    assert outcomes.summary_words(three) == (
+        "Branch 2 completed: Approve (newest) · branch 3 finished earlier · branch 1 open at step 3, left behind by "
+        "a rewind"
+    )
+
+
+def test_an_open_branch_the_agent_rewound_away_from_is_left_behind(service_catalog):
+    from tests.support.mcp_calls import start_workflow
+    from tests.support.sample_session import advance
+
+    start = start_workflow("wr.mr_review", context={"sessionKey": "MR-50"})
+    second = advance(start, "Triaged.")
+    advance(second, "Listed the files.")  # branch 1 goes on to step 3, then the agent rewinds
+    rewound = continue_workflow(stateToken=second["stateToken"])
+    advance(rewound, "Listed them again.")
+    tree = branches.read(Run.objects.get(public_id=start["session"]["runId"]), records=False)
+    first, newest = outcomes.of_run(tree)
+    assert (first.left_behind, newest.left_behind, newest.is_newest) == (True, False, True)
+    assert first.headline.endswith(" — left behind by a rewind")
+    assert outcomes.summary_words([first, newest]).startswith("Branch 2 open at step 3 (newest, where the agent works)")
+
+
 # --- the workrail://runs/{id} resource ----------------------------------------------------------------------
 
 
@@ -143,7 +290,7 @@ def test_the_run_resource_names_every_branch_and_says_why_it_is_blocked(review):
 
     answer = read_run(review.run_id)
     assert answer["status"] == "in_progress"
-    assert answer["statusSummary"] == "completed on branch 1 (Request changes) · branch 2 open"
+    assert answer["statusSummary"] == SUMMARY
     assert answer["branch"] is not None and answer["branch"]["number"] == 2 and answer["blocked"] is None
     assert [o["headline"] for o in answer["otherBranches"]] == [
         "Branch 1 completed: Request changes, 1 critical finding"
@@ -156,9 +303,46 @@ def test_the_run_resource_names_every_branch_and_says_why_it_is_blocked(review):
         {
             "code": "ARTIFACT_MISSING",
             "message": stuck.refused["blocked"]["issues"][0]["message"],
+            "forPeople": "This step needs an artifact of kind 'mr_review.changed_files' (contract "
+            "mr_review.changed_files) in output.artifacts.",
             "pointer": "/output/artifacts",
             "reason": None,
         }
     ]
+    assert refused["blocked"]["forYou"].startswith("Nothing for you to do unless the agent has stopped")
     assert refused["blocked"]["stepTitle"] == "Record the Changed Files"
     assert "output.artifacts (mr_review.changed_files)" in refused["blocked"]["resend"]
+
+
+@pytest.mark.parametrize(
+    ("codes", "move", "start"),
+    [
+        (["USER_DEPENDENCY_UNMET"], "user", "You are needed: step 3 (Deploy) waits for something only you can give"),
+        (["DELEGATIONS_PENDING"], "delegations", "Nothing for you to do: step 3 (Deploy) waits for its delegated runs"),
+        (["NOTES_REQUIRED", "VALIDATION_FAILED"], "agent", "Nothing for you to do unless the agent has stopped"),
+    ],
+)
+def test_whose_move_a_refusal_is_follows_its_issues(codes, move, start):
+    from datetime import UTC, datetime
+
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    refusal = blocked.Refusal(
+        branch=1,
+        node=1,
+        node_id=1,
+        step_id="deploy",
+        step_title="Deploy",
+        since=at,
+        last_refused_at=at,
+        refusals=1,
+        issues=[{"code": code, "message": f"{code} message"} for code in codes],
+        retry="",
+        resend=[],
+    )
+    entry = blocked.as_entry(refusal, 3)
+    assert entry.whose_move == move and entry.for_you.startswith(start)
+    if move == "agent":
+        assert entry.for_you.endswith(
+            "it must resend step 3 (Deploy) with notes (output.notesMarkdown) and output that passes the step's checks."
+        )
+    assert entry.call is None and "give it this call" not in entry.for_you  # no call was recorded: none offered

@@ -140,3 +140,28 @@ def test_a_node_created_event_keeps_its_stored_form_with_or_without_a_trace():
     for hostile in ({"entries": "x" * 100}, {"entries": [{"kind": "selected", "stepId": "a", "title": "A" * 10**5}]}):
         with pytest.raises(ValueError, match="trace"):
             events.parse("node_created", {**fields, "trace": hostile})
+
+
+def test_a_refused_answer_keeps_what_the_agent_sent_and_rebuilds_equal(service_catalog):
+    """A refusal records what the agent sent, in short (the dashboard shows it); other answers are
+    stored as before, without the key."""
+    from runs.models import Ack, AckOutcome, Event
+    from tests.support.branched_review import blocked_review
+
+    stuck = blocked_review()
+    refused = Ack.objects.get(outcome=AckOutcome.BLOCKED)
+    assert refused.refused == {
+        "notesPreview": "Listed the files in my head.",
+        "artifactKinds": [],
+        "artifactCount": 0,
+        "contextKeys": [],
+    }
+    acked = Event.objects.filter(session__public_id=stuck.session_id, kind=EventKind.STEP_ACKED).order_by("seq")
+    assert ["refused" in event.data for event in acked] == [False, True]
+    before = snapshot()
+    rebuild_projections()
+    assert snapshot() == before
+    fields = {"runId": "run_1", "nodeId": 1, "attemptId": 2, "childNodeId": None, "outcome": "blocked"}
+    fields |= {"outputDigest": "sha256:" + "0" * 64, "response": "{}"}
+    with pytest.raises(ValueError, match="short summary"):
+        events.parse("step_acked", {**fields, "refused": {"notesPreview": "x" * 10**5}})
