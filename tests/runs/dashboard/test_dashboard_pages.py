@@ -199,8 +199,12 @@ def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(cli
     assert "mr_review.changed_files" in node
     assert 'id="state-token"' in node and 'data-copy-target="state-token"' in node
     assert re.search(r'id="state-token" class="wrap">st1_[\w-]+</pre>', node)
-    assert "Branches from this node" in node and "(2)" in between(node, 'id="branches-title"', "</h2>")
-    assert node.count('data-copy-target="branch-token-') == 2
+    heading = between(node, 'id="branches-title"', "</h2>")
+    assert "Next nodes" in heading and "(2)" in heading and "by the agent" in heading
+    assert node.count("st1_") == 1  # the node's own stateToken, once; each next node's is on its own page
+    next_nodes = between(node, 'class="steps next-nodes"', "</ol>")
+    assert "Step 2 of the review." not in next_nodes  # the notes are under "Recorded here", not again
+    assert "then pending" not in node
     assert "Step 1 of the review." in between(node, 'id="recap-title"', "</section>")
 
 
