@@ -92,6 +92,8 @@ class CheckpointEntry(Shape):
     notes_markdown: str
     artifacts: list[JsonObject]
     created_at: datetime
+    step_title: str | None = Field(default=None, description="The step it was made at, as the agent saw its title.")
+    workflow_name: str | None = Field(default=None, description="The name of its run's workflow.")
 
 
 class TimelineLane(Shape):

@@ -480,3 +480,12 @@ def test_the_time_filters():
     assert stamp(datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)) == "2026-03-04 05:06:07 UTC"
     assert stamp("2026-03-04T05:06:07.5+00:00") == "2026-03-04 05:06:07 UTC"
     assert [duration(s) for s in (0.005, 2.5, 42, 185, 7200)] == ["0.005 s", "2.5 s", "42 s", "3 min 5 s", "2 h"]
+
+
+def test_the_session_page_names_the_session_and_each_checkpoints_step_in_words(client, built):
+    html = page(client, f"/sessions/{built.session_id}/")
+    crumbs = between(html, '<p class="crumbs">', "</p>")
+    assert f'<span title="session {built.session_id}">TICKET-4242</span>' in crumbs
+    notes = between(html, 'id="notes-title"', "</section>")
+    assert "Checkpoint during Post the Approved Comments" in notes and "during <span" not in notes
+    assert ">in Merge Request Review</a>" in notes and f">run {built.review_run}" not in notes
