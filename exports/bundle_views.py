@@ -63,7 +63,7 @@ def imported_message(result: ImportResult) -> str:
     if result.kept_ids:
         return f"Imported {session_name(result.session)} ({runs}, {result.events} events). {how}."
     return (
-        f"Imported {session_name(result.session)} as a copy with new ids ({runs}, {result.events} events). {how}; "
+        f"Imported {session_name(result.session)}, a copy with new ids ({runs}, {result.events} events). {how}; "
         "tokens from the original session still point at the original."
     )
 

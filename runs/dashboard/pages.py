@@ -36,6 +36,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "agent_call": fork_form.agent_call(node.state_token),
         "led_to": {entry.node_id: entry for entry in node.branches},
         "next_words": run_view.next_in_words(node.branches),
+        "next_vias": {entry.via for entry in node.branches},
     }
     return render(request, "dashboard/node.html", context)
 
