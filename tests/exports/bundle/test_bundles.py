@@ -16,6 +16,7 @@ from exports.bundle.reading import read_bundle
 from exports.bundles import export_session_bundle, import_session_bundle
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Event, EventKind, PinnedWorkflow, Run, Session
+from runs.store.rebuild import rebuild_projections
 from tests.exports.bundle.support import (
     declared_ids,
     empty_the_store,
@@ -146,6 +147,8 @@ def test_importing_beside_the_original_makes_a_new_session_and_touches_nothing(s
         assert set(rows) <= set(after[table]), table
     second = import_session_bundle(data, via="command", as_copy=True).session
     assert (second.session_key, second.title) == (f"{SESSION_KEY} (copy 2)", f"{original.session_key} (copy 2)")
+    rebuild_projections()  # the copy's title is in its events: a rebuild keeps it
+    assert Session.objects.get(pk=imported.pk).title == f"{SESSION_KEY} (copy)"
 
 
 def test_exports_are_deterministic_and_recorded_without_counting_as_activity(service_catalog):
