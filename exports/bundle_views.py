@@ -15,18 +15,22 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from exports.bundle.importing import ImportResult
 from exports.bundle.reading import too_large
-from exports.bundles import export_session_bundle, import_session_bundle, max_bundle_bytes
+from exports.bundles import (
+    bundle_filename,
+    export_session_bundle,
+    import_session_bundle,
+    max_bundle_bytes,
+    session_name,
+)
 from exports.views import MAX_ID_CHARS, download
 from runs.contract.errors import HTTP_STATUS, ErrorCode, WorkRailError
 from runs.dashboard.errors import shows_errors
-
-
-def bundle_filename(session_id: str) -> str:
-    return f"{session_id[:MAX_ID_CHARS]}.workrail-bundle.json"
+from runs.readmodels.overview import get_session
 
 
 def bundle_attachment(session_id: str, data: bytes) -> HttpResponse:
-    return download(data, "application/json", bundle_filename(session_id))
+    """The bundle as a download named after the session: 'MR-42.workrail-bundle.json'."""
+    return download(data, "application/json", bundle_filename(get_session(session_id[:MAX_ID_CHARS])))
 
 
 @require_GET  # not HEAD: a download is recorded in the session's log as an export
@@ -48,12 +52,20 @@ def import_bundle(request: HttpRequest) -> HttpResponse:
         existing = error.details.get("url") if error.code == ErrorCode.BUNDLE_ALREADY_IMPORTED else None
         context = {"nav": "sessions", "error": error, "existing_url": existing, "as_copy": as_copy}
         return render(request, "dashboard/import.html", context, status=HTTP_STATUS.get(error.code, 400))
-    session_id = result.session.public_id
-    ids = "with its original ids" if result.kept_ids else "as a new session (its ids were in use here)"
-    messages.success(
-        request, f"Imported {session_id} {ids}: {result.runs} run(s), {result.events} events. Agents can resume it."
+    messages.success(request, imported_message(result))
+    return HttpResponseRedirect(reverse("session", args=[result.session.public_id]))
+
+
+def imported_message(result: ImportResult) -> str:
+    """What the import made, named as people know the session, and how an agent goes on with it."""
+    runs = f"{result.runs} run{'s' if result.runs != 1 else ''}"
+    how = "To go on with it, open a node and give the agent its stateToken"
+    if result.kept_ids:
+        return f"Imported {session_name(result.session)} ({runs}, {result.events} events). {how}."
+    return (
+        f"Imported {session_name(result.session)}, a copy with new ids ({runs}, {result.events} events). {how}; "
+        "tokens from the original session still point at the original."
     )
-    return HttpResponseRedirect(reverse("session", args=[session_id]))
 
 
 def _import(request: HttpRequest, *, as_copy: bool) -> ImportResult:

@@ -14,6 +14,8 @@ from exports.bundle.export import export_bundle
 from exports.bundle.importing import ImportResult, import_bundle
 from exports.bundle.reading import read_bundle
 from exports.records import ExportVia, record_export
+from runs.models import Session
+from runs.readmodels import naming
 from runs.readmodels.overview import get_session
 from runs.store import ratelimit
 from runs.store.journal import write
@@ -43,10 +45,25 @@ def import_session_bundle(
     is refused (BUNDLE_ALREADY_IMPORTED, naming that session) unless `as_copy`: then it is imported
     again as a separate session with new ids (exports/bundle/already.py)."""
     bundle = read_bundle(raw, max_bytes=max_bundle_bytes())
-    if not as_copy:
-        existing = existing_session(bundle)
-        if existing is not None:
-            raise already_imported(existing)
+    existing = existing_session(bundle)
+    if existing is not None and not as_copy:
+        raise already_imported(existing)
     with write():  # the same busy handling as every other write
         ratelimit.take(ratelimit.STARTS, what="new sessions and runs")  # an import starts a session
-    return import_bundle(bundle, via=via, progress=progress)
+    copy_of = _name_of(existing.session_id) if existing is not None else None
+    return import_bundle(bundle, via=via, progress=progress, copy_of=copy_of)
+
+
+def _name_of(session_id: str) -> str:
+    session = get_session(session_id)
+    return naming.session_name(session.session_key, session.title, session.public_id)
+
+
+def session_name(session: Session) -> str:
+    """What pages, messages and file names call a session: its key, else its title, else its id."""
+    return naming.session_name(session.session_key, session.title, session.public_id)
+
+
+def bundle_filename(session: Session) -> str:
+    """'MR-42.workrail-bundle.json': the session's name in safe characters (its id when none is left)."""
+    return f"{naming.file_stem(session.session_key, session.title, session.public_id)}.workrail-bundle.json"

@@ -119,6 +119,7 @@ class IdMap:
     nodes: dict[int, int] = field(default_factory=dict)
     attempts: dict[int, int] = field(default_factory=dict)
     session_key: str | None = None  # this store's key for the session (renamed when taken here)
+    session_title: str | None = None  # this store's title for the session, when not the bundle's (a copy's)
 
     def events(self, events: list[dict[str, Any]], text: bytes = b"") -> list[dict[str, Any]]:
         """The events with every id rewritten (new objects; the bundle's are left as they were).
@@ -156,6 +157,8 @@ class IdMap:
             if original.get("sessionId") == self.session[0]:
                 out["sessionId"] = self.session[1]
             out["sessionKey"] = self.session_key
+            if self.session_title is not None:
+                out["title"] = self.session_title
         return out
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import re
 import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -78,14 +79,17 @@ def import_bundle(
     via: str,
     progress: Callable[[int, int], None] | None = None,
     chunk_events: int | None = None,
+    copy_of: str | None = None,
 ) -> ImportResult:
     """Imports `bundle` as a new session, or raises and leaves no trace of it. It makes its own short
     transactions: called inside another one, they are only savepoints of it, and the lock is held
-    throughout. `progress` is told (events written, events in all) after each, outside it."""
+    throughout. `progress` is told (events written, events in all) after each, outside it. `copy_of`,
+    the name of the session here that the bundle is a copy of, makes a copy: titled "<name> (copy)", its
+    key (when taken) "<key> (copy)"."""
     for attempt in range(1, IMPORT_TRIES + 1):
         try:
             with _bundle_left_alone_by_the_gc():
-                return _import(bundle, via, progress, chunk_events or CHUNK_EVENTS)
+                return _import(bundle, via, progress, chunk_events or CHUNK_EVENTS, copy_of)
         except (IntegrityError, _Taken):
             # Two imports of one bundle at once, or a run started with the bundle's session key: the ids
             # and key are checked once, before writing, and may be taken before they are published.
@@ -110,9 +114,13 @@ def _bundle_left_alone_by_the_gc() -> Iterator[None]:
 
 
 def _import(
-    bundle: VerifiedBundle, via: str, progress: Callable[[int, int], None] | None, chunk_events: int
+    bundle: VerifiedBundle,
+    via: str,
+    progress: Callable[[int, int], None] | None,
+    chunk_events: int,
+    copy_of: str | None = None,
 ) -> ImportResult:
-    ids = _plan_ids(bundle)
+    ids = _plan_ids(bundle, copy_of)
     with write() as now:
         session = Session.objects.create(
             public_id=staged.stand_in_id(),
@@ -138,7 +146,7 @@ def _import(
     )
 
 
-def _plan_ids(bundle: VerifiedBundle) -> IdMap:
+def _plan_ids(bundle: VerifiedBundle, copy_of: str | None = None) -> IdMap:
     declared = declared_ids(bundle.events)
     original = bundle.session["sessionId"]
     free = (
@@ -150,7 +158,10 @@ def _plan_ids(bundle: VerifiedBundle) -> IdMap:
     ids.runs = {run: run if free else "run_" + f"{random_id():016x}" for run in declared["run"]}
     ids.nodes = {node: node if free else random_id() for node in declared["node"]}
     ids.attempts = {attempt: random_id() for attempt in declared["attempt"]}
-    ids.session_key = _free_key(bundle.session["sessionKey"])
+    ids.session_key = _free_key(bundle.session["sessionKey"], "copy" if copy_of is not None else "imported")
+    if copy_of is not None:  # numbered as its key is: "MR-42 (copy 2)"
+        numbered = re.search(r" \(copy(?: \d+)?\)$", ids.session_key or "")
+        ids.session_title = copy_of[:180] + (numbered.group(0) if numbered else " (copy)")
     return ids
 
 
@@ -161,13 +172,14 @@ def _any_exist(model: type[Run] | type[Node], public_ids: list[Any]) -> bool:
     )
 
 
-def _free_key(key: str | None) -> str | None:
+def _free_key(key: str | None, word: str = "imported") -> str | None:
     """The session key itself when this store has no session with it; else the first free
-    "<key> (imported)", "<key> (imported 2)", ... (keys join start_workflow calls to a session)."""
+    "<key> (imported)", "<key> (imported 2)", ... ("(copy)" for a copy asked for; keys join
+    start_workflow calls to a session)."""
     if key is None or not Session.objects.filter(session_key=key).exists():
         return key
     for n in range(1, 1000):
-        suffix = " (imported)" if n == 1 else f" (imported {n})"
+        suffix = f" ({word})" if n == 1 else f" ({word} {n})"
         candidate = key[: 200 - len(suffix)] + suffix
         if not Session.objects.filter(session_key=candidate).exists():
             return candidate
@@ -280,6 +292,8 @@ def _check_summary(session: Session, bundle: VerifiedBundle, ids: IdMap) -> None
     stored.public_id, stored.session_key = ids.session[1], ids.session_key
     projected = session_section(stored, bundle.events)
     claimed = {**bundle.session, "sessionId": ids.session[1], "sessionKey": ids.session_key}
+    if ids.session_title is not None:
+        claimed["title"] = ids.session_title
     if projected != claimed:
         wrong = sorted(name for name in claimed if claimed[name] != projected.get(name))
         raise WorkRailError(

@@ -94,6 +94,8 @@ class CheckpointEntry(Shape):
     notes_markdown: str
     artifacts: list[JsonObject]
     created_at: datetime
+    step_title: str | None = Field(default=None, description="The step it was made at, as the agent saw its title.")
+    workflow_name: str | None = Field(default=None, description="The name of its run's workflow.")
 
 
 class TimelineLane(Shape):
@@ -348,6 +350,14 @@ class RunDetail(Shape):
     )
 
 
+class NodeRef(Shape):
+    """A node as a page names it: the step pending there ("step 2 · Deploy to staging"), its id aside."""
+
+    node_id: str
+    step_number: int | None = Field(description="Its pending step's number on its branch; null at a branch's end.")
+    title: str = Field(description="Its pending step's title as the agent saw it; 'Complete' at a branch's end.")
+
+
 class BranchEntry(Shape):
     node_id: str
     state_token: str
@@ -357,13 +367,28 @@ class BranchEntry(Shape):
     is_complete: bool
     pending_step_id: str | None
     created_at: datetime
+    step_number: int | None = Field(default=None, description="The child's pending step's number on its branch.")
+    title: str = Field(default="", description="The child's pending step's title; 'Complete' at a branch's end.")
 
 
 class NodeDetail(Shape):
     node_id: str
     run: RunSummary
+    session_name: str = Field(description="The session as people name it: its key, else its title, else its id.")
     parent_id: str | None
+    parent: NodeRef | None = Field(default=None, description="The node before this one on its branch.")
     depth: int
+    step_number: int | None = Field(
+        default=None,
+        description="The pending step's number on this node's branch (steps acknowledged on the way here, plus "
+        "one; a checkpoint or a branch started by hand redoes the same step); null once complete.",
+    )
+    steps_taken: int = Field(default=0, description="How many steps were acknowledged on the way to this node.")
+    made_by: Literal["start", "step", "checkpoint", "fork"] = Field(
+        default="step",
+        description="What made this node: the run's start, a step the agent acknowledged, a checkpoint (the same "
+        "step), or a developer's fork (a branch started by hand at the same step).",
+    )
     step_id: str | None
     title: str
     prompt: str

@@ -77,3 +77,7 @@ class OperatorForkNote(Shape):
     change: str = Field(description="The change in words: 'target set to \"production\"; dryRun removed'.")
     via: Literal["dashboard", "api"]
     created_at: datetime
+    from_step_number: int | None = Field(
+        default=None, description="The number, on its branch, of the step pending where the branch was started."
+    )
+    from_title: str = Field(default="", description="That step's title, as the agent saw it.")

@@ -1,38 +1,91 @@
 """The node page's fork form (templates/dashboard/_fork.html): what it shows, and what it sends to the use
 case (runs/execution/operator_fork.py).
 
-The form's editor holds the node's whole context as JSON: the developer edits values, adds keys, deletes
-a key to remove it. The change the use case records is only what differs from the node's context
-(`change_between`), so a key left as it was is no part of it.
+The editor holds the node's context without the keys a fork may not change (the session's keys, the
+workflow's loop variables): those are shown beside it, read-only, and kept as they are. The developer edits
+values, adds keys, or deletes a key to remove it. The change is only what differs from the node's context
+(`change_between`). Nothing is recorded on the first submit: the page shows the change in words
+("target: "staging" → "production"; service: removed") and a second button records it, so a key deleted
+by mistake is seen before it is gone.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.http import QueryDict
 
 from runs.contract.dashboard import NodeDetail
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.execution.operator_fork import change_between
+from runs.execution.operator_fork import ForkPlan, change_between, locked_keys
+from runs.models import Run
+from runs.store.pinned import compiled_workflow
+
+CONFIRM = "confirm"  # the second submit's field: record the change the page previewed
+
+
+@dataclass(frozen=True)
+class Preview:
+    """The change a confirmed form would record, in words, one line per key."""
+
+    lines: list[str]
+    context_text: str  # what was typed, sent again by the confirm button
+    reason: str
 
 
 @dataclass(frozen=True)
 class ForkForm:
-    context_text: str  # the editor's JSON
+    context_text: str  # the editor's JSON (the context without its locked keys)
     reason: str
     error: WorkRailError | None = None  # shown inline, above the fields
+    locked: list[tuple[str, str]] = field(default_factory=list)  # (key, its value as JSON): kept as they are
+    loop_names: list[str] = field(default_factory=list)  # the workflow's loop variables, which the loops set
+    preview: Preview | None = None
 
 
-def blank(node: NodeDetail) -> ForkForm:
-    """The form as a node page first shows it: the editor holds the node's context."""
-    return ForkForm(context_text=pretty(node.context), reason="")
+def locked_of(node: NodeDetail) -> set[str]:
+    run = Run.objects.only("pinned_id").get(public_id=node.run.run_id)
+    return locked_keys(compiled_workflow(run.pinned_id))
+
+
+def blank(node: NodeDetail, *, locked: set[str] | None = None) -> ForkForm:
+    """The form as a node page first shows it: the editor holds the node's context, locked keys aside."""
+    return with_text(node, pretty(editable(node.context, locked_of(node) if locked is None else locked)), "")
+
+
+def with_text(
+    node: NodeDetail,
+    context_text: str,
+    reason: str,
+    *,
+    error: WorkRailError | None = None,
+    preview: Preview | None = None,
+) -> ForkForm:
+    """The form with what the developer typed (and the mistake or the preview to show)."""
+    keys = locked_of(node)
+    return ForkForm(
+        context_text=context_text,
+        reason=reason,
+        error=error,
+        locked=[(key, compact(node.context[key])) for key in sorted(keys) if key in node.context],
+        loop_names=sorted(key for key in keys if key not in node.context and key not in ("sessionKey", "ticketId")),
+        preview=preview,
+    )
+
+
+def editable(context: dict[str, Any], locked: set[str]) -> dict[str, Any]:
+    return {key: value for key, value in context.items() if key not in locked}
 
 
 def pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def compact(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def agent_call(state_token: str) -> str:
@@ -40,9 +93,14 @@ def agent_call(state_token: str) -> str:
     return pretty({"tool": "continue_workflow", "arguments": {"stateToken": state_token}})
 
 
+def confirmed(post: QueryDict) -> bool:
+    return post.get(CONFIRM) == "1"
+
+
 def parsed(post: QueryDict, node: NodeDetail) -> tuple[Any, str]:
-    """(the change, the reason) the form sent: the change is what the edited context changes in the node's;
-    an editor that holds no JSON object is passed on as it is, for the use case to refuse."""
+    """(the change, the reason) the form sent: the change is what the edited context changes in the node's
+    (the locked keys, not in the editor, stay as they are); an editor that holds no JSON object is passed on
+    as it is, for the use case to refuse."""
     text = post.get("context", "")
     try:
         edited = json.loads(text) if text.strip() else {}
@@ -55,5 +113,20 @@ def parsed(post: QueryDict, node: NodeDetail) -> tuple[Any, str]:
             "trailing comma.",
             details={"pointer": "/context"},
         ) from None
-    change = change_between(node.context, edited) if isinstance(edited, dict) else edited
-    return change, post.get("reason", "")
+    if not isinstance(edited, dict):
+        return edited, post.get("reason", "")
+    kept = {key: value for key, value in node.context.items() if key in locked_of(node)}
+    return change_between(node.context, kept | edited), post.get("reason", "")
+
+
+def preview_of(plan: ForkPlan, context_text: str) -> Preview:
+    """The change in words: 'target: "staging" → "production"', 'service: removed (was "billing")',
+    'region: added, "eu"'; or that nothing changes."""
+    lines = []
+    for key, value in plan.context_set.items():
+        if key in plan.current:
+            lines.append(f"{key}: {compact(plan.current[key])} → {compact(value)}")
+        else:
+            lines.append(f"{key}: added, {compact(value)}")
+    lines += [f"{key}: removed (was {compact(plan.current[key])})" for key in plan.context_removed]
+    return Preview(lines=lines, context_text=context_text, reason=plan.reason)

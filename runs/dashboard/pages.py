@@ -34,6 +34,9 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "live_version": session.last_seq,
         "fork_form": form or fork_form.blank(node),
         "agent_call": fork_form.agent_call(node.state_token),
+        "led_to": {entry.node_id: entry for entry in node.branches},
+        "next_words": run_view.next_in_words(node.branches),
+        "next_vias": {entry.via for entry in node.branches},
     }
     return render(request, "dashboard/node.html", context)
 
@@ -41,22 +44,28 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
 @require_POST
 @shows_errors
 def fork_node(request: HttpRequest, node_id: str) -> HttpResponse:
-    """The fork form: a new branch from the node, then its page (which hands over the call); a mistake in
-    the form is shown on the node page, above the form, with what was typed kept."""
+    """The fork form, in two submits: the first shows the change on the node page (nothing recorded), the
+    second records it (a new branch from the node) and opens the new node's page, which hands over the call.
+    A mistake is shown on the node page, above the form, with what was typed kept."""
     node = run_view.node_detail(node_id)  # NOT_FOUND: the error page, there is no node page to show
+    typed, reason = request.POST.get("context", ""), request.POST.get("reason", "")
     try:
         change, reason = fork_form.parsed(request.POST, node)
+        if not fork_form.confirmed(request.POST):
+            plan = operator_fork.preview_fork(node.node_id, change, reason)
+            preview = fork_form.preview_of(plan, typed)
+            return _node_page(request, node_id, fork_form.with_text(node, typed, plan.reason, preview=preview))
         result = operator_fork.fork_node(node.node_id, change, reason, via="dashboard")
     except WorkRailError as error:
         if node.is_complete or node.run.status == "canceled":  # no form on its page: the error page says why
             raise
         # The node page again, as a form answers a mistake (200, as Django's forms do: the browser then
-        # logs no failed load); the error's code and what to do are in the page, above the form.
-        typed = fork_form.ForkForm(request.POST.get("context", ""), request.POST.get("reason", ""), error)
-        return _node_page(request, node_id, typed)
+        # logs no failed load); the error's message and what to do are in the page, above the form.
+        return _node_page(request, node_id, fork_form.with_text(node, typed, reason, error=error))
     messages.success(
         request,
-        f"New branch started from node {result.forked_from}: give the agent the call below to go on with it.",
+        f"New branch started: the agent redoes {result.pending_title} with the context you edited. Give it the "
+        "call below to go on.",
     )
     return redirect(reverse("node", args=[result.node_id]) + "#handover-title")
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
@@ -43,7 +44,7 @@ from runs.contract.inputs import (
     json_size,
 )
 from runs.execution.recording import create_node
-from runs.models import RunStatus
+from runs.models import Node, RunStatus
 from runs.readmodels.run_view import get_node
 from runs.store import events, ratelimit, tokens
 from runs.store.journal import Journal, write
@@ -63,6 +64,26 @@ INSTRUCTIONS = (
 )
 
 
+@dataclass(frozen=True)
+class ForkPlan:
+    """What a fork would record (the dashboard shows it before the developer confirms)."""
+
+    current: JsonObject  # the node's context
+    context: JsonObject  # the new branch's context
+    context_set: JsonObject
+    context_removed: list[str]
+    reason: str
+
+
+def preview_fork(node_id: str | int, change: Any, reason: Any) -> ForkPlan:
+    """The fork `fork_node` would record, checked the same way (the same errors), recording nothing."""
+    why = _checked_reason(reason)
+    edits = _checked_shape(change)
+    node = get_node(node_id)
+    _refuse_node(node)
+    return _plan(node, edits, compiled_workflow(node.run.pinned_id), why)
+
+
 def fork_node(node_id: str | int, change: Any, reason: Any, *, via: Via) -> OperatorForkResult:
     """A new branch from `node_id` with `change` merged into its context and `reason` recorded (see the
     module's docstring); returns the new node's stateToken and the continue_workflow call for the agent."""
@@ -71,28 +92,10 @@ def fork_node(node_id: str | int, change: Any, reason: Any, *, via: Via) -> Oper
     with write() as now:
         node = get_node(node_id)
         run = node.run
-        if run.status == RunStatus.CANCELED:
-            raise WorkRailError(
-                ErrorCode.RUN_CANCELED,
-                f"Run {run.public_id} was canceled; no branch can be started in it.",
-                "Start the workflow again (start_workflow) if the work should continue.",
-            )
-        if node.is_complete:
-            raise WorkRailError(
-                ErrorCode.NODE_COMPLETE,
-                f"Node {node.public_id} is where its branch completed: there is no pending step to go on with.",
-                "Fork from an earlier node of the branch, where the step to redo is pending (its node page has the "
-                "same form). Nothing was recorded.",
-            )
+        _refuse_node(node)
         compiled = compiled_workflow(run.pinned_id)
-        current: JsonObject = dict(node.engine_state.get("context") or {})
-        _refuse_reserved(edits, current, compiled)
-        context_set = {
-            key: value for key, value in edits.items() if value is not None and not _same(current, key, value)
-        }
-        removed = [key for key, value in edits.items() if value is None and key in current]
-        context = {key: value for key, value in current.items() if key not in removed} | context_set
-        _check_run_size(context)
+        plan = _plan(node, edits, compiled, why)
+        context, context_set, removed = plan.context, plan.context_set, plan.context_removed
         ratelimit.take(f"run:{run.public_id}")
         journal = Journal(run.session, now)
         journal.projector.know(run, node)
@@ -137,6 +140,38 @@ def fork_node(node_id: str | int, change: Any, reason: Any, *, via: Via) -> Oper
         call=AgentCall(tool="continue_workflow", arguments=AgentCallArguments(state_token=state_token)),
         instructions=INSTRUCTIONS,
     )
+
+
+def _refuse_node(node: Node) -> None:
+    run = node.run
+    if run.status == RunStatus.CANCELED:
+        raise WorkRailError(
+            ErrorCode.RUN_CANCELED,
+            f"Run {run.public_id} was canceled; no branch can be started in it.",
+            "Start the workflow again (start_workflow) if the work should continue.",
+        )
+    if node.is_complete:
+        raise WorkRailError(
+            ErrorCode.NODE_COMPLETE,
+            f"Node {node.public_id} is where its branch completed: there is no pending step to go on with.",
+            "Fork from an earlier node of the branch, where the step to redo is pending (its node page has the "
+            "same form). Nothing was recorded.",
+        )
+
+
+def _plan(node: Node, edits: JsonObject, compiled: JsonObject, why: str) -> ForkPlan:
+    current: JsonObject = dict(node.engine_state.get("context") or {})
+    _refuse_reserved(edits, current, compiled)
+    context_set = {key: value for key, value in edits.items() if value is not None and not _same(current, key, value)}
+    removed = [key for key, value in edits.items() if value is None and key in current]
+    context = {key: value for key, value in current.items() if key not in removed} | context_set
+    _check_run_size(context)
+    return ForkPlan(current, context, context_set, removed, why)
+
+
+def locked_keys(compiled: JsonObject) -> set[str]:
+    """The context keys a fork may not change: the session's keys and the workflow's loop variables."""
+    return set(SESSION_ID_KEYS) | loop_variables(compiled)
 
 
 def change_between(current: JsonObject, edited: JsonObject) -> JsonObject:

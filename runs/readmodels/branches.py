@@ -35,7 +35,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from runs.contract.dashboard import ArtifactTables, Finding
-from runs.models import Ack, AckOutcome, Checkpoint, Node, Output, Run, RunStatus, RunSynthesis
+from runs.models import Ack, AckOutcome, Checkpoint, Event, EventKind, Node, Output, Run, RunStatus, RunSynthesis
 from runs.readmodels import artifact_tables, graph
 from runs.readmodels.shapes import Synthesis
 from workflows_app.engine.jsontypes import JsonObject
@@ -225,6 +225,7 @@ class RunBranches:
     checkpoints: list[Checkpoint]  # every checkpoint of the run, oldest first (likewise)
     syntheses: dict[int, Synthesis]  # by completing node (pk), as recorded
     made_by_checkpoint: set[int] = field(default_factory=set)  # nodes (pks) a checkpoint made, not a step
+    made_by_fork: set[int] = field(default_factory=set)  # nodes (pks) a developer's operator fork made, not a step
     refused_at: dict[int, datetime] = field(default_factory=dict)  # refused answers (Ack pk) and when
     _lane_of: dict[int, int] = field(default_factory=dict)
 
@@ -262,9 +263,11 @@ class RunBranches:
         return sorted(found, key=PathRecord.sort_key)
 
     def steps_taken(self, pk: int) -> int:
-        """How many steps were acknowledged on the path to node `pk` (checkpoints are not steps): its
-        pending step is step `steps_taken + 1` of its branch."""
-        return sum(1 for node in self.path(pk)[1:] if node not in self.made_by_checkpoint)
+        """How many steps were acknowledged on the path to node `pk` (checkpoints are not steps, nor is a
+        branch started by hand: it redoes the step it was started at): its pending step is step
+        `steps_taken + 1` of its branch."""
+        not_steps = self.made_by_checkpoint | self.made_by_fork
+        return sum(1 for node in self.path(pk)[1:] if node not in not_steps)
 
     def synthesis_on(self, on_path: list[int]) -> Synthesis | None:
         """The synthesis recorded for the completion on this path: none unless the path completed."""
@@ -335,9 +338,9 @@ def read(run: Run, *, records: bool = True) -> RunBranches:
 def read_many(
     runs: list[Run], *, outputs: list[Output] | None = None, checkpoints: list[Checkpoint] | None = None
 ) -> dict[int, RunBranches]:
-    """The branches of each of `runs` (by run pk), in four queries whatever their number or size: the
-    nodes, the nodes a checkpoint made, the refused answers and the syntheses. Records are not read
-    (`read` passes those of a single run)."""
+    """The branches of each of `runs` (by run pk), in five queries whatever their number or size: the
+    nodes, the nodes a checkpoint made, the branches started by hand, the refused answers and the
+    syntheses. Records are not read (`read` passes those of a single run)."""
     by_pk = {run.pk: run for run in runs}
     if not by_pk:
         return {}
@@ -354,6 +357,12 @@ def read_many(
         made_by_checkpoint = set(
             Checkpoint.objects.filter(node__run__in=list(by_pk), child__isnull=False).values_list("child_id", flat=True)
         )
+    # A branch started by hand is said by its `operator_forked` event (by the public id of its first node).
+    forked = set(
+        Event.objects.filter(
+            session_id__in={run.session_id for run in runs}, kind=EventKind.OPERATOR_FORKED
+        ).values_list("data__childNodeId", flat=True)
+    )
     refusals: dict[int, list[tuple[datetime, int]]] = {}
     for ack_pk, node_pk, at in Ack.objects.filter(node__run__in=list(by_pk), outcome=AckOutcome.BLOCKED).values_list(
         "pk", "node_id", "created_at"
@@ -370,6 +379,7 @@ def read_many(
             run,
             nodes[pk],
             made_by_checkpoint,
+            {row.pk for row in nodes[pk].values() if row.public_id in forked},
             refusals,
             syntheses[pk],
             outputs if outputs is not None else [],
@@ -383,6 +393,7 @@ def _tree(
     run: Run,
     nodes: dict[int, NodeRow],
     made_by_checkpoint: set[int],
+    made_by_fork: set[int],
     refusals: dict[int, list[tuple[datetime, int]]],
     syntheses: dict[int, Synthesis],
     outputs: list[Output],
@@ -415,6 +426,7 @@ def _tree(
         checkpoints=checkpoints,
         syntheses=syntheses,
         made_by_checkpoint={pk for pk in made_by_checkpoint if pk in nodes},
+        made_by_fork=made_by_fork,
         refused_at={ack: at for pk in nodes for at, ack in refusals.get(pk, [])},
         _lane_of={p.node_id: lane_index[p.lane] for p in layout.nodes},
     )

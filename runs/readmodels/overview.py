@@ -33,7 +33,7 @@ from runs.contract.dashboard import (
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.preferences import mode_of
 from runs.models import Checkpoint, Event, Node, Run, RunStatus, SearchEntry, Session, SessionStatus
-from runs.readmodels import branches, outcomes
+from runs.readmodels import branches, outcomes, step_text
 from runs.store.pinned import compiled_workflow
 from runs.store.staged import visible_sessions
 
@@ -256,6 +256,19 @@ def run_summary(
     )
 
 
+def _checkpoint_titles(nodes: list[Node]) -> dict[int, str]:
+    """The step each checkpointed node was at, its title as the agent saw it (loop variables filled in):
+    rendered again from the nodes' states, per run's pinned workflow."""
+    by_workflow: dict[str, list[int]] = {}
+    for node in nodes:
+        if not node.is_complete:
+            by_workflow.setdefault(node.run.pinned_id, []).append(node.pk)
+    titles: dict[int, str] = {}
+    for pinned, pks in by_workflow.items():
+        titles |= {pk: text.title for pk, text in step_text.as_seen(compiled_workflow(pinned), pks).items()}
+    return titles
+
+
 def session_detail(session_id: str, known: dict[int, branches.RunBranches] | None = None) -> SessionDetail:
     """The session with its runs. `known` are branches already read (by run pk: the page's shown run), not
     read again."""
@@ -275,6 +288,12 @@ def session_detail(session_id: str, known: dict[int, branches.RunBranches] | Non
         )
         for run in runs
     ]
+    made = list(
+        Checkpoint.objects.filter(session=session)
+        .select_related("node__run")
+        .order_by("-created_at", "-pk")[:CHECKPOINTS_SHOWN]
+    )
+    titles = _checkpoint_titles([c.node for c in made if c.node is not None])
     checkpoints = [
         CheckpointEntry(
             run_id=c.node.run.public_id if c.node else None,
@@ -283,10 +302,12 @@ def session_detail(session_id: str, known: dict[int, branches.RunBranches] | Non
             notes_markdown=c.notes_markdown,
             artifacts=c.artifacts,
             created_at=c.created_at,
+            step_title=titles.get(c.node.pk) if c.node else None,
+            workflow_name=str(compiled_workflow(c.node.run.pinned_id).get("name") or c.node.run.workflow_id)
+            if c.node
+            else None,
         )
-        for c in Checkpoint.objects.filter(session=session)
-        .select_related("node__run")
-        .order_by("-created_at", "-pk")[:CHECKPOINTS_SHOWN]
+        for c in made
     ]
     checkpoints.reverse()  # the newest ones, shown oldest first
     return SessionDetail(

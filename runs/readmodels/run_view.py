@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from django.conf import settings
 
@@ -18,6 +19,7 @@ from runs.contract.dashboard import (
     GraphEdge,
     GraphNode,
     NodeDetail,
+    NodeRef,
     OtherAnswer,
     RunDetail,
     RunGraph,
@@ -27,7 +29,7 @@ from runs.contract.dashboard import (
 )
 from runs.contract.fork import OperatorForkNote
 from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output, Run
-from runs.readmodels import artifact_tables, branches, forks, outcomes, recap, step_text
+from runs.readmodels import artifact_tables, branches, forks, naming, outcomes, recap, step_text
 from runs.readmodels.loop_marks import loop_marks
 from runs.readmodels.overview import not_found, run_summary, stall_cutoff
 from runs.store import tokens
@@ -35,7 +37,8 @@ from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
 from workflows_app import engine
 
-MAX_NODE_ID_CHARS = 20  # a 63-bit id has at most 19 digits
+MAX_NODE_ID_CHARS = 20
+MadeBy = Literal["start", "step", "checkpoint", "fork"]  # a 63-bit id has at most 19 digits
 
 
 def get_run(run_id: str) -> Run:
@@ -172,7 +175,20 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
 def _forks_on(run: Run, tree: branches.RunBranches, path: list[int]) -> list[OperatorForkNote]:
     """The operator forks whose branch the shown path takes, in path order."""
     made = forks.forks_of_run(run) if path else {}
-    return [made[tree.public(pk)] for pk in path if tree.public(pk) in made]
+    ours = [(pk, made[tree.public(pk)]) for pk in path if tree.public(pk) in made]
+    sources = [tree.parents[pk] for pk, _ in ours if tree.parents[pk] is not None]
+    seen = step_text.as_seen(compiled_workflow(run.pinned_id), [pk for pk in sources if pk is not None]) if ours else {}
+    shown = []
+    for pk, fork in ours:
+        source = tree.parents[pk]
+        if source is None:
+            shown.append(fork)
+            continue
+        row = tree.nodes[source]
+        title = seen[source].title if source in seen else _step_text(run, row.step_id).title
+        number = None if row.is_complete else tree.steps_taken(source) + 1
+        shown.append(fork.model_copy(update={"from_step_number": number, "from_title": title}))
+    return shown
 
 
 def _seen_titles(
@@ -367,13 +383,27 @@ def node_detail(node_id: str) -> NodeDetail:
     )
     through = branches_through(tree, node.pk)
     refused = mine.blocked if mine is not None else None
+    children = list(Node.objects.filter(parent=node).order_by("created_at", "pk"))
+    parent = Node.objects.filter(pk=node.parent_id).first() if node.parent_id else None
+    titles = _titles_seen(run, [n for n in (parent, *children) if n is not None])
+    fork = forks.fork_into(node)
+    if fork is not None and parent is not None:
+        fork = fork.model_copy(update={"from_step_number": _step_number(tree, parent), "from_title": titles[parent.pk]})
+    taken = tree.steps_taken(node.pk) if node.pk in tree.nodes else 0
+    made_by: MadeBy = "start" if parent is None else "fork" if fork is not None else "step"
+    if made_by == "step" and node.pk in tree.made_by_checkpoint:
+        made_by = "checkpoint"
+    session = run.session
     return NodeDetail(
         node_id=str(node.public_id),
         run=summary_of(run, None, outcomes.summary_words(told)),
-        parent_id=str(Node.objects.filter(pk=node.parent_id).values_list("public_id", flat=True).first())
-        if node.parent_id
-        else None,
+        session_name=naming.session_name(session.session_key, session.title, session.public_id),
+        parent_id=str(parent.public_id) if parent is not None else None,
+        parent=_ref(tree, parent, titles) if parent is not None else None,
         depth=node.depth,
+        step_number=None if node.is_complete else taken + 1,
+        steps_taken=taken,
+        made_by=made_by,
         step_id=node.pending_step_id or None,
         title="Complete" if node.is_complete else title,
         prompt="" if node.is_complete else prompt,
@@ -383,9 +413,9 @@ def node_detail(node_id: str) -> NodeDetail:
         state_token=state_token(node),
         recorded=here,
         recap=recap.path_recap(node),
-        branches=_branches(node),
+        branches=_branches(node, children, tree, titles),
         context=node.engine_state.get("context") or {},
-        operator_fork=forks.fork_into(node),
+        operator_fork=fork,
         on_branch=mine,
         on_branches=[o for o in told if o.number in through],
         on_branches_words=_on_branches_words(tree, node.pk, through),
@@ -422,9 +452,41 @@ def _and(numbers: list[int]) -> str:
     return "".join(words) if len(words) <= 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _branches(node: Node) -> list[BranchEntry]:
+def _titles_seen(run: Run, nodes: list[Node]) -> dict[int, str]:
+    """The pending step's title at each node as the agent saw it ('Complete' at a branch's end)."""
+    seen = step_text.as_seen(compiled_workflow(run.pinned_id), [n.pk for n in nodes if not n.is_complete])
+    return {
+        n.pk: "Complete"
+        if n.is_complete
+        else (seen[n.pk].title if n.pk in seen else _step_text(run, n.pending_step_id).title)
+        for n in nodes
+    }
+
+
+def _step_number(tree: branches.RunBranches, node: Node) -> int | None:
+    if node.is_complete or node.pk not in tree.nodes:
+        return None
+    return tree.steps_taken(node.pk) + 1
+
+
+def next_in_words(entries: list[BranchEntry]) -> str:
+    """How the run went on from a node, counted: '1 by the agent, 1 started by hand'."""
+    said = {"step": "by the agent", "checkpoint": "by a checkpoint", "fork": "started by hand"}
+    counts = {via: sum(1 for entry in entries if entry.via == via) for via in said}
+    shown = [(count, said[via]) for via, count in counts.items() if count]
+    if len(shown) == 1 and shown[0][0] == 1:
+        return shown[0][1]
+    return ", ".join(f"{count} {words}" for count, words in shown)
+
+
+def _ref(tree: branches.RunBranches, node: Node, titles: dict[int, str]) -> NodeRef:
+    return NodeRef(node_id=str(node.public_id), step_number=_step_number(tree, node), title=titles[node.pk])
+
+
+def _branches(
+    node: Node, children: list[Node], tree: branches.RunBranches, titles: dict[int, str]
+) -> list[BranchEntry]:
     """The children of `node`: each is a branch an agent can resume with its stateToken."""
-    children = list(Node.objects.filter(parent=node).order_by("created_at", "pk"))
     outputs = {o.child_id: o for o in Output.objects.filter(child__in=children)}
     checkpoints = {c.child_id: c for c in Checkpoint.objects.filter(child__in=children)}
     forked = forks.forked_children(node, [child.public_id for child in children if child.pk not in outputs])
@@ -444,6 +506,8 @@ def _branches(node: Node) -> list[BranchEntry]:
                 is_complete=child.is_complete,
                 pending_step_id=child.pending_step_id or None,
                 created_at=child.created_at,
+                step_number=_step_number(tree, child),
+                title=titles[child.pk],
             )
         )
     return entries

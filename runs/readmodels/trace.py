@@ -1,43 +1,50 @@
 """Why a node's step was chosen, in plain words: the trace the engine recorded when it moved there
 (workflows_app/engine/trace.py), one line per decision.
 
-"Selected: Phase 1 — no condition", "Skipped: Phase 0b — runCondition `taskComplexity == 'Small'` was
-false (taskComplexity = 'Large')", "Loop Verify slices: iteration 2 of 3 (continue: iteration 2 of the
-count 3)". A line is a list of parts, each plain text or code, so that a page can set the code apart
-and a test or a report can read the same words as text. A node without a trace says why it has none.
+"Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'.",
+"Started loop Verify slices: 3 rounds because sliceCount = 3; this is round 1.", "Chosen Phase 1: next in
+the workflow (no condition)." Each line is words a developer reads at a glance; the conditions the line
+speaks of are kept beside it as code (`conditions`), for a page to set apart and a test or a report to
+read. A node without a trace says why it has none.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
 from dataclasses import dataclass
 
-from runs.models import Ack, Checkpoint, Node
+from runs.models import Ack, Checkpoint, Event, EventKind, Node
 from runs.readmodels.run_view import parse_node_id
 from workflows_app.engine.trace import MAX_ENTRIES, Check, Entry, LoopState, Trace, TraceError
 
-Part = tuple[str, bool]  # (text, whether it is code)
-
-CHECKPOINT = "Recorded by a checkpoint: the run stayed on the same step, so nothing was evaluated."
+CHECKPOINT = (
+    "A checkpoint made this node: the agent saved its notes and stayed on the same step, so no workflow rule "
+    "was evaluated."
+)
 NOT_RECORDED = (
     "Not recorded: this node was made before WorkRail kept why each step is chosen (conditions, loops and decisions)."
 )
-NOT_BY_AN_ADVANCE = (
-    "Not made by an agent's advance (no acknowledged step led here), so no condition or loop was evaluated "
-    "to choose this step."
+STARTED_BY_HAND = (
+    "You started this branch by hand, so no workflow rule chose this step: it is the step that was pending where "
+    "the branch started, with the context you edited."
 )
+NOT_BY_AN_ADVANCE = "No step the agent acknowledged led here, so no workflow rule chose this step."
 UNREADABLE = "The record of why this step was chosen could not be read."
 
 
 @dataclass(frozen=True)
 class TraceLine:
     tone: str  # selected | skipped | loop | completed: how a page marks the line
-    parts: tuple[Part, ...]
+    words: str
+    conditions: tuple[str, ...] = ()  # the conditions the words speak of, as written (code)
 
     @property
     def text(self) -> str:
-        """The line as text, code in backticks."""
-        return "".join(f"`{text}`" if code else text for text, code in self.parts)
+        """The line as text, its conditions after it in backticks."""
+        if not self.conditions:
+            return self.words
+        shown = ", ".join(f"`{code}`" for code in self.conditions)
+        return f"{self.words} [condition{'s' if len(self.conditions) > 1 else ''}: {shown}]"
 
 
 @dataclass(frozen=True)
@@ -54,7 +61,8 @@ class TraceView:
 
 def node_trace(node_id: str | int) -> TraceView:
     """The trace of the node with this public id (the caller has already found the node)."""
-    row = Node.objects.filter(public_id=parse_node_id(node_id)).values_list("pk", "parent_id", "trace").first()
+    public_id = parse_node_id(node_id)
+    row = Node.objects.filter(public_id=public_id).values_list("pk", "parent_id", "trace").first()
     if row is None:
         return TraceView(False, missing=NOT_RECORDED)
     pk, parent, stored = row
@@ -64,6 +72,8 @@ def node_trace(node_id: str | int) -> TraceView:
         return TraceView(False, missing=CHECKPOINT)
     if parent is None or Ack.objects.filter(child_id=pk).exists():  # a start or an advance, before traces
         return TraceView(False, missing=NOT_RECORDED)
+    if Event.objects.filter(kind=EventKind.OPERATOR_FORKED, data__childNodeId=public_id).exists():
+        return TraceView(False, missing=STARTED_BY_HAND)
     return TraceView(False, missing=NOT_BY_AN_ADVANCE)
 
 
@@ -84,97 +94,163 @@ def trace_view(stored: object) -> TraceView:
 
 def _line(entry: Entry) -> TraceLine:
     if entry.kind == "completed":
-        return TraceLine("completed", (("Completed: no step was left, so the run is complete.", False),))
+        return TraceLine("completed", "Finished: no step was left, so the run is complete.")
     if entry.loop is not None:
-        return TraceLine("loop", _loop_parts(entry, entry.loop))
-    verdict = "Selected" if entry.kind == "selected" else "Skipped"
-    parts: list[Part] = [(f"{verdict}: {entry.title} — ", False)]
-    parts += _run_condition(entry.check) if entry.check is not None else [("no condition", False)]
-    return TraceLine(entry.kind, tuple(parts))
+        return _loop_line(entry, entry.loop)
+    verdict = "Chosen" if entry.kind == "selected" else "Skipped"
+    if entry.check is None:
+        return TraceLine(entry.kind, f"{verdict} {entry.title}: next in the workflow (no condition).")
+    return TraceLine(entry.kind, f"{verdict} {entry.title}: {_runs_only_if(entry.check)}.", (entry.check.expression,))
 
 
-def _run_condition(check: Check) -> list[Part]:
-    return [("runCondition ", False), *_check(check)]
+# --- conditions in words ------------------------------------------------------------------------------
+
+# A condition as engine/trace.py's `describe` writes it: one variable alone (true when set and not false, 0
+# or empty), `not` one, or one comparison with a single literal. Anything else is said as "its condition"
+# and read from the code beside the words.
+_NAME = r"[A-Za-z_$][\w$.\-]*"
+_QUOTED = r"'(?:[^'\\]|\\.)*'"
+_LITERAL = rf"{_QUOTED}|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|\[[^\[\]']*\]|\[(?:{_QUOTED}(?:, )?)*\]"
+_COMPARED = re.compile(rf"^({_NAME}) (==|!=|>=|<=|>|<|contains|starts with|ends with|matches|in) ({_LITERAL})$")
+_ALONE = re.compile(rf"^({_NAME})$")
+_NEGATED = re.compile(rf"^not \(?({_NAME})\)?$")
+_SAID = {
+    "==": "is",
+    "!=": "is not",
+    ">": "is more than",
+    ">=": "is at least",
+    "<": "is less than",
+    "<=": "is at most",
+    "contains": "contains",
+    "starts with": "starts with",
+    "ends with": "ends with",
+    "matches": "matches",
+    "in": "is one of",
+}
 
 
-def _check(check: Check, *, result: str | None = None) -> list[Part]:
-    """`expression` was true (name = value, ...)."""
-    said = result or ("true" if check.result else "false")
-    parts: list[Part] = [(check.expression, True), (f" was {said}", False)]
-    if check.values:
-        parts.append((" (", False))
-        parts += _joined(_value(name, shown) for name, shown in check.values)
-        parts.append((")", False))
-    return parts
+def condition_in_words(expression: str) -> str | None:
+    """A simple condition as words ("touchesDocs is true", "taskComplexity is 'Small'"); None when it is
+    not one of the simple shapes."""
+    if found := _ALONE.match(expression):
+        return f"{found[1]} is true" if expression not in ("always", "true") else None
+    if found := _NEGATED.match(expression):
+        return f"{found[1]} is false or not set"
+    if found := _COMPARED.match(expression):
+        return f"{found[1]} {_SAID[found[2]]} {found[3]}"
+    return None
 
 
-def _value(name: str, shown: str | None) -> list[Part]:
-    return [(f"{name} is not set" if shown is None else f"{name} = {shown}", False)]
+def _values(check: Check) -> str:
+    """What the condition read: "taskComplexity is 'Large'", "touchesDocs is not set", "a is 1 and b is 2"."""
+    said = [f"{name} is not set" if shown is None else f"{name} is {shown}" for name, shown in check.values]
+    if len(said) <= 1:
+        return "".join(said)
+    return ", ".join(said[:-1]) + " and " + said[-1]
 
 
-def _joined(groups: Iterable[list[Part]]) -> list[Part]:
-    parts: list[Part] = []
-    for index, group in enumerate(groups):
-        if index:
-            parts.append((", ", False))
-        parts += group
-    return parts
+def _held(check: Check, *, how: str = "runs only if") -> str:
+    """'it runs only if X, and <values>': the rule, then what the context held. `how` says how the
+    condition is used (runs only if, repeats while, repeats until)."""
+    words = condition_in_words(check.expression)
+    values = _values(check)
+    if words is not None:
+        return f"it {how} {words}, and {values}" if values else f"it {how} {words}, which was {_truth(check)}"
+    rule = f"it {how} its condition holds, which was {_truth(check)}"
+    return f"{rule} ({values})" if values else rule
 
 
-def _loop_parts(entry: Entry, loop: LoopState) -> tuple[Part, ...]:
-    head = f"Loop {entry.title}: "
+def _runs_only_if(check: Check) -> str:
+    return _held(check)
+
+
+def _truth(check: Check) -> str:
+    return "true" if check.result else "false"
+
+
+# --- loops ----------------------------------------------------------------------------------------------
+
+
+def _rounds(count: int) -> str:
+    return f"{count} round{'s' if count != 1 else ''}"
+
+
+def _loop_line(entry: Entry, loop: LoopState) -> TraceLine:
+    title = entry.title
+    codes: list[str] = []
+    if loop.check is not None:
+        codes.append(loop.check.expression)
     if entry.kind in ("loop_started", "loop_repeated"):
-        of = f" of {loop.total}" if loop.total is not None else ""
-        parts: list[Part] = [(f"{head}iteration {loop.iteration}{of} (", False)]
-        parts += _why_it_runs(entry.kind == "loop_started", loop)
+        words = _running(entry.kind == "loop_started", title, loop)
+    elif entry.kind == "loop_not_run":
+        words = f"Did not run loop {title}: {_not_run(loop)}."
     else:
-        done = loop.iteration
-        ran = "ran no iteration" if entry.kind == "loop_not_run" else f"ended after {_iterations(done)}"
-        parts = [(f"{head}{ran} (", False)]
-        parts += _why_it_ended(loop)
-    parts.append((")", False))
+        words = _ended(title, loop)
     if entry.check is not None:  # the loop's own runCondition, which let it be entered
-        parts += [("; its ", False), *_run_condition(entry.check)]
-    return tuple(parts)
+        codes.append(entry.check.expression)
+        rule = _runs_only_if(entry.check)
+        words += f" {rule[0].upper()}{rule[1:]}."
+    return TraceLine("loop", words, tuple(codes))
 
 
-def _why_it_runs(starting: bool, loop: LoopState) -> list[Part]:
-    step = "start" if starting else "continue"
-    source: list[Part] = [(loop.source, True)] if loop.source else []
+def _running(starting: bool, title: str, loop: LoopState) -> str:
+    round_no = loop.iteration
+    of = f" of {loop.total}" if loop.total is not None and not starting else ""
+    if starting:
+        head, tail = f"Started loop {title}: ", f"this is round {round_no}"
+    else:
+        head, tail = f"Next round of loop {title}: ", f"this is round {round_no}{of}"
     if loop.loop_type == "for":
-        counted: list[Part] = [(" = ", False)] if source else []
-        return [(f"{step}: count ", False), *source, *counted, (f"{loop.total}", False)]
+        total = loop.total or 0
+        because = f"{_rounds(total)} because {loop.source} = {total}" if loop.source else f"{_rounds(total)} in all"
+        return f"{head}{because}; {tail}." if starting else f"{head}{tail} ({because})."
     if loop.loop_type == "forEach":
-        of_items: list[Part] = [(" of ", False), *source] if source else []
-        return [(f"{step}: item {loop.iteration}", False), *of_items, (f" is {loop.item}", False)]
+        items = f"{loop.total} item{'s' if loop.total != 1 else ''}" if loop.total is not None else "its items"
+        of_what = f" of {loop.source}" if loop.source else ""
+        item = f", for the item {loop.item}" if loop.item is not None else ""
+        if starting:
+            return f"{head}one round per item{of_what} ({items}); {tail}{item}."
+        return f"{head}{tail}{item}."
     if loop.check is not None:
-        # until runs while its condition is false; while, while it is true
-        return [(f"{step}: ", False), *_check(loop.check)]
+        how = "repeats until" if loop.loop_type == "until" else "repeats while"
+        return f"{head}{_held(loop.check, how=how)}; {tail}."
     if loop.decision is not None:
-        return [(f"{step}: the agent's loop decision was '{loop.decision}'", False)]
-    return [(f"{step}: no loop decision said stop", False)]
+        return f"{head}{tail}; the agent asked for another round." if not starting else f"{head}{tail}."
+    if starting:
+        return f"{head}{tail}; the agent says after each round whether to go on."
+    return f"{head}{tail}; the agent did not ask to stop."
 
 
-def _why_it_ended(loop: LoopState) -> list[Part]:
-    if loop.ended_by == "max_iterations":
-        return [(f"stopped at its maxIterations, {loop.max_iterations}, although it would have continued", False)]
-    source: list[Part] = (
-        [(loop.source, True)] if loop.source else [("its count" if loop.loop_type == "for" else "its items", False)]
-    )
+def _not_run(loop: LoopState) -> str:
     if loop.ended_by == "count":
-        if loop.iteration == 0:
-            return [("count ", False), *source, (f" is {loop.total or 0}", False)]
-        return [(f"stop: all {_iterations(loop.total or 0)} of the count ", False), *source, (" done", False)]
+        return f"{loop.source} is {loop.total or 0}, so it has no rounds" if loop.source else "its count is 0"
     if loop.ended_by == "items":
-        if loop.iteration == 0:
-            return [*source, (" has no items", False)]
-        return [(f"stop: all {loop.total} items of ", False), *source, (" done", False)]
+        return f"{loop.source} has no items" if loop.source else "it has no items"
     if loop.ended_by == "decision":
-        return [(f"stop: the agent's loop decision was '{loop.decision or 'stop'}'", False)]
+        return "the agent asked to stop"
+    if loop.ended_by == "max_iterations":
+        return f"its limit is {_rounds(loop.max_iterations)} (maxIterations)"
     if loop.check is not None:
-        return [("stop: ", False), *_check(loop.check)]
-    return [("stop", False)]
+        return _held(loop.check, how="repeats until" if loop.loop_type == "until" else "repeats while")
+    return "nothing asked for a round"
 
 
-def _iterations(count: int) -> str:
-    return f"{count} iteration{'s' if count != 1 else ''}"
+def _ended(title: str, loop: LoopState) -> str:
+    done = loop.iteration
+    if loop.ended_by == "max_iterations":
+        return (
+            f"Stopped loop {title} after {_rounds(done)}: that is its limit (maxIterations {loop.max_iterations}), "
+            "although it would have gone on."
+        )
+    if loop.ended_by == "count":
+        source = f" ({loop.source} = {loop.total or 0})" if loop.source else ""
+        return f"Finished loop {title}: all {_rounds(loop.total or 0)} done{source}."
+    if loop.ended_by == "items":
+        of_what = f" of {loop.source}" if loop.source else ""
+        return f"Finished loop {title}: all {loop.total} items{of_what} done."
+    if loop.ended_by == "decision":
+        return f"Finished loop {title} after {_rounds(done)}: the agent asked to stop."
+    if loop.check is not None:
+        how = "repeats until" if loop.loop_type == "until" else "repeats while"
+        return f"Finished loop {title} after {_rounds(done)}: {_held(loop.check, how=how)}."
+    return f"Finished loop {title} after {_rounds(done)}."

@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from runs.contract.dashboard import GraphNode, RunDetail, SessionDetail
-from runs.readmodels import artifact_tables, branches, graph, graph_drawing, time_axis
+from runs.readmodels import artifact_tables, branches, graph, graph_drawing, naming, time_axis
 
 register = template.Library()
 
@@ -194,6 +194,14 @@ class GraphContext(TypedDict):
     detail: RunDetail
     drawing: SafeString
     branches: list[Branch]
+
+
+@register.filter
+def session_name(session: Any) -> str:
+    """A session (a SessionSummary or SessionDetail) as pages name it: its key, else its title, else its id."""
+    return naming.session_name(
+        getattr(session, "session_key", None), getattr(session, "title", "") or "", str(session.session_id)
+    )
 
 
 @register.filter

@@ -43,7 +43,9 @@ def test_importing_a_bundle_already_imported_says_so_links_it_and_offers_a_copy(
     page.get_by_label("Import as a copy").check()
     page.set_input_files("#import-bundle", str(bundle))
     page.get_by_role("button", name="Import", exact=True).click()
-    expect(page.locator(".messages")).to_contain_text("as a new session")
+    expect(page.locator(".messages")).to_contain_text(", a copy with new ids")
+    expect(page.locator(".messages")).to_contain_text("tokens from the original session still point at the original")
+    expect(page.locator("h1")).to_have_text("TICKET-4242 (copy)")
     copy = Session.objects.exclude(public_id=built.session_id).get()
     expect(page).to_have_url(f"{site}/sessions/{copy.public_id}/")
     screenshot(page, "import-as-a-copy")
@@ -121,3 +123,20 @@ def test_the_console_is_clean_on_the_dashboard_and_admin_pages(page, console_log
     console_log.assert_clean()
     favicon = page.request.get(site + "/favicon.ico")
     assert favicon.status == 200 and favicon.headers["content-type"] == "image/svg+xml"
+
+
+def test_a_node_page_names_nodes_by_their_step_with_one_short_id_length(page, live_server, service_catalog):
+    built = two_runs_one_forked_twice()
+    forked = Node.objects.filter(run__public_id=built.review_run, children__isnull=False).order_by("depth")
+    node = next(n for n in forked if n.children.count() > 1)
+    page.goto(f"{live_server.url}/nodes/{node.public_id}/")
+    crumbs = page.locator("p.crumbs")
+    expect(crumbs).to_contain_text("TICKET-4242")
+    expect(crumbs).not_to_contain_text("ses_")
+    text = page.locator("main").inner_text()
+    assert not re.search(r"\b\d{12,}\b", text), "a full node id in the page's text"
+    assert "then pending" not in text and "Branches from this node" not in text
+    for short in page.locator(".node-id").all_inner_texts():
+        assert re.fullmatch(r"\d{8}", short), short
+    expect(page.locator("#branches-title")).to_contain_text("Next nodes")
+    screenshot(page, "node-page-fork-point")

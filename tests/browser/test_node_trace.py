@@ -23,20 +23,24 @@ def test_a_node_page_says_which_step_was_skipped_and_where_the_loop_stands(page,
     trace = page.locator("section[aria-labelledby=trace-title] ol.trace li")
     expect(trace).to_have_text(
         [
-            "Skipped: Update the docs — runCondition touchesDocs was false (touchesDocs is not set)",
-            "Loop Verify slices: iteration 1 of 3 (start: count sliceCount = 3)",
-            "Selected: Verify slice 1 — no condition",
+            "Skipped Update the docs: it runs only if touchesDocs is true, and touchesDocs is not set. "
+            "Condition: touchesDocs",
+            "Started loop Verify slices: 3 rounds because sliceCount = 3; this is round 1.",
+            "Chosen Verify slice 1: next in the workflow (no condition).",
         ]
     )
     expect(trace.nth(0).locator("code")).to_have_text("touchesDocs")
     screenshot(page, "node-trace-loop-start")
 
     page.goto(f"{live_server.url}/nodes/{run.node_at('verify', 1)}/")
-    expect(trace.first).to_have_text("Loop Verify slices: iteration 2 of 3 (continue: count sliceCount = 3)")
+    expect(trace.first).to_have_text(
+        "Next round of loop Verify slices: this is round 2 of 3 (3 rounds because sliceCount = 3)."
+    )
 
     page.goto(f"{live_server.url}/nodes/{run.node_at('phase-1')}/")
     expect(trace.first).to_have_text(
-        "Skipped: Phase 0b — runCondition taskComplexity == 'Small' was false (taskComplexity = 'Large')"
+        "Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'. "
+        "Condition: taskComplexity == 'Small'"
     )
     expect(page.locator("h2#trace-title")).to_have_text("Why this step")
     screenshot(page, "node-trace-skipped")

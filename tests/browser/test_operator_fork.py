@@ -58,16 +58,22 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         site = f"http://127.0.0.1:{port}"
         page.goto(f"{site}/nodes/{root_node}/")
         expect(page.locator("h1")).to_have_text("Prepare")
-        page.get_by_text("Edit the context and fork…").click()
+        page.get_by_text("Edit the context and start a branch…").click()
         editor = page.locator("#fork-context")
-        assert json.loads(editor.input_value()) == START_CONTEXT  # prefilled with the node's context
-        editor.fill(json.dumps({**START_CONTEXT, "target": "production"}, indent=2))
+        editable = {key: value for key, value in START_CONTEXT.items() if key != "ticketId"}
+        assert json.loads(editor.input_value()) == editable  # prefilled with the node's context, locked keys aside
+        expect(page.locator("dl.fork-locked")).to_contain_text("ticketId")
+        editor.fill(json.dumps({**editable, "target": "production"}, indent=2))
         page.locator("#fork-reason").fill(REASON)
         screenshot(page, "operator-fork-form")
-        page.get_by_role("button", name="Start the new branch").click()
+        page.get_by_role("button", name="Preview the change").click()
+        expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
+        screenshot(page, "operator-fork-preview")
+        page.get_by_role("button", name="Start the branch with this change").click()
 
         expect(page.locator("#handover-title")).to_have_text("Hand this branch to the agent")
-        expect(page.locator(".messages")).to_contain_text(f"New branch started from node {root_node}")
+        expect(page.locator(".messages")).to_contain_text("New branch started: the agent redoes Prepare")
+        expect(page.locator(".fork-handover")).to_contain_text("started by hand at step 1 · Prepare")
         expect(page.locator(".fork-handover")).to_contain_text(REASON)
         expect(page.locator(".fork-handover")).to_contain_text('target set to "production"')
         page.get_by_role("button", name="Copy the call").click()
@@ -99,7 +105,8 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator("svg.run-graph a.graph-node")).to_have_count(4)
         screenshot(page, "operator-fork-run")
         page.goto(f"{site}/nodes/{root_node}/")
-        expect(page.locator(f"#branch-token-{new_node}")).to_be_visible()
+        expect(page.locator("#branches-title")).to_have_text("Next nodes (2): 1 by the agent, 1 started by hand")
+        expect(page.locator(f'.next-nodes a[href="/nodes/{new_node}/"]')).to_contain_text("step 1 · Prepare")
         screenshot(page, "operator-fork-parent-node")
         page.wait_for_load_state("networkidle")
         console_log.assert_clean()
@@ -111,12 +118,14 @@ def test_a_mistake_in_the_form_shows_inline_in_the_browser(page, console_log, li
     start = start_workflow(RELEASE, context=START_CONTEXT)
     node = tokens.parse(settings.WORKRAIL_HOME, start["stateToken"], TokenKind.STATE).id
     page.goto(f"{live_server.url}/nodes/{node}/")
-    page.get_by_text("Edit the context and fork…").click()
+    page.get_by_text("Edit the context and start a branch…").click()
     page.locator("#fork-context").fill('{"target": "production",}')
     page.locator("#fork-reason").fill("Trailing comma on purpose.")
-    page.get_by_role("button", name="Start the new branch").click()
-    expect(page.locator("#fork-error")).to_contain_text("CONTEXT_CHANGE_INVALID")
-    expect(page.locator("#fork-error")).to_contain_text("not valid JSON (line 1, column 25)")
+    page.get_by_role("button", name="Preview the change").click()
+    expect(page.locator("#fork-error strong")).to_have_text(
+        "The context is not valid JSON (line 1, column 25). Nothing was recorded."
+    )
+    expect(page.locator("#fork-error .small")).to_contain_text("CONTEXT_CHANGE_INVALID")
     expect(page.locator("#fork-context")).to_have_value('{"target": "production",}')
     expect(page.locator("#fork-reason")).to_have_value("Trailing comma on purpose.")
     screenshot(page, "operator-fork-inline-error")

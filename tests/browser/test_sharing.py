@@ -24,7 +24,7 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
         page.get_by_role("link", name="JSON").click()
     bundle = tmp_path / download.value.suggested_filename
     download.value.save_as(bundle)
-    assert bundle.name == f"{built.session_id}.workrail-bundle.json"
+    assert bundle.name == "TICKET-4242.workrail-bundle.json"  # named after the session's key
     empty_the_store()
 
     page.goto(f"{site}/sessions/")
@@ -33,7 +33,8 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
     page.get_by_role("button", name="Import", exact=True).click()
 
     expect(page).to_have_url(f"{site}/sessions/{built.session_id}/")
-    expect(page.locator(".messages")).to_contain_text(f"Imported {built.session_id} with its original ids")
+    expect(page.locator(".messages")).to_contain_text("Imported TICKET-4242 (")
+    expect(page.locator(".messages")).to_contain_text("open a node and give the agent its stateToken")
     expect(page.locator("a.run-link")).to_have_count(2)
     screenshot(page, "imported-session")
     assert Session.objects.get().public_id == built.session_id

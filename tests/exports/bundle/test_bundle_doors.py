@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 import pytest
@@ -29,14 +30,17 @@ def test_the_dashboard_downloads_a_bundle_and_imports_it(client, service_catalog
     download = client.get(f"/sessions/{built.session_id}/bundle.json")
     assert download.status_code == 200
     assert download["Content-Type"] == "application/json"
-    assert download["Content-Disposition"] == f'attachment; filename="{built.session_id}.workrail-bundle.json"'
+    assert download["Content-Disposition"] == 'attachment; filename="TICKET-4242.workrail-bundle.json"'  # its key
     data = download.content
     empty_the_store()
 
     answer = client.post("/sessions/import", {"bundle": SimpleUploadedFile("b.json", data)}, follow=True)
 
     assert answer.redirect_chain[-1][0] == f"/sessions/{built.session_id}/"
-    assert "Imported" in answer.content.decode()
+    said = html.unescape(answer.content.decode())
+    message = said.split('class="messages"')[1].split("</ul>")[0]
+    assert "Imported TICKET-4242 (" in message and built.session_id not in message
+    assert "open a node and give the agent its stateToken" in said
     assert Event.objects.filter(kind=EventKind.SESSION_IMPORTED, data__via="dashboard").count() == 1
 
 
@@ -94,3 +98,35 @@ def test_the_api_bundle_doors_need_auth(client, service_catalog):
     built = session_with_everything()
     assert client.get(f"{API}/sessions/{built.session_id}/bundle").status_code == 401
     assert client.post(f"{API}/bundles", data=b"{}", content_type="application/json").status_code == 401
+
+
+def test_a_copy_is_named_after_its_session_and_says_the_original_tokens_stay_with_the_original(client, service_catalog):
+    built = session_with_everything()
+    data = client.get(f"/sessions/{built.session_id}/bundle.json").content
+    upload = {"bundle": SimpleUploadedFile("b.json", data), "copy": "1"}
+    answer = client.post("/sessions/import", upload, follow=True)
+    copy = Session.objects.exclude(public_id=built.session_id).get()
+    assert copy.title == "TICKET-4242 (copy)" and copy.session_key == "TICKET-4242 (copy)"
+    said = html.unescape(answer.content.decode())
+    assert "Imported TICKET-4242 (copy), a copy with new ids" in said
+    assert "tokens from the original session still point at the original" in said
+    assert '<span title="session ' + copy.public_id + '">TICKET-4242 (copy)</span>' in said  # the breadcrumb
+    named = client.get(f"/sessions/{copy.public_id}/bundle.json")
+    assert named["Content-Disposition"] == 'attachment; filename="TICKET-4242-copy.workrail-bundle.json"'
+
+
+@pytest.mark.parametrize(
+    ("key", "title", "stem"),
+    [
+        ("MR-42", "Review", "MR-42"),
+        ("ticket:REL-7", "REL-7", "REL-7"),
+        (None, "Fix the login / SSO bug", "Fix-the-login-SSO-bug"),
+        (None, "../../etc", "etc"),
+        (None, "", "ses_1234"),
+        (None, "ééé", "ses_1234"),
+    ],
+)
+def test_bundle_file_names_use_only_safe_characters(key, title, stem):
+    from runs.readmodels.naming import file_stem
+
+    assert file_stem(key, title, "ses_1234") == stem

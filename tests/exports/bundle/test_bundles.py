@@ -16,6 +16,7 @@ from exports.bundle.reading import read_bundle
 from exports.bundles import export_session_bundle, import_session_bundle
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Event, EventKind, PinnedWorkflow, Run, Session
+from runs.store.rebuild import rebuild_projections
 from tests.exports.bundle.support import (
     declared_ids,
     empty_the_store,
@@ -132,7 +133,8 @@ def test_importing_beside_the_original_makes_a_new_session_and_touches_nothing(s
     assert not result.kept_ids
     imported = result.session
     assert imported.public_id != built.session_id
-    assert imported.session_key == f"{SESSION_KEY} (imported)"
+    assert imported.session_key == f"{SESSION_KEY} (copy)"
+    assert imported.title == f"{original.session_key} (copy)"  # named after the session it copies
     assert not set(declared_ids(imported.pk)) & set(declared_ids(original.pk))
     # Ids inside recorded answers and syntheses follow: nothing in the copy names the original's runs.
     copied = Event.objects.filter(session=imported).exclude(kind=EventKind.SESSION_IMPORTED)
@@ -143,7 +145,10 @@ def test_importing_beside_the_original_makes_a_new_session_and_touches_nothing(s
     after = projections()
     for table, rows in before_original.items():
         assert set(rows) <= set(after[table]), table
-    assert import_session_bundle(data, via="command", as_copy=True).session.session_key == f"{SESSION_KEY} (imported 2)"
+    second = import_session_bundle(data, via="command", as_copy=True).session
+    assert (second.session_key, second.title) == (f"{SESSION_KEY} (copy 2)", f"{original.session_key} (copy 2)")
+    rebuild_projections()  # the copy's title is in its events: a rebuild keeps it
+    assert Session.objects.get(pk=imported.pk).title == f"{SESSION_KEY} (copy)"
 
 
 def test_exports_are_deterministic_and_recorded_without_counting_as_activity(service_catalog):
@@ -294,8 +299,8 @@ def test_an_import_that_loses_a_race_for_its_ids_tries_again(service_catalog, mo
     empty_the_store()
     real_plan, plans = importing._plan_ids, []
 
-    def plan_then_lose_the_race(bundle):
-        ids = real_plan(bundle)
+    def plan_then_lose_the_race(bundle, copy_of=None):
+        ids = real_plan(bundle, copy_of)
         plans.append(ids)
         if len(plans) == 1:  # the other import publishes the session id first
             Session.objects.create(public_id=ids.session[1], created_at=timezone.now(), updated_at=timezone.now())

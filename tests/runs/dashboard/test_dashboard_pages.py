@@ -199,8 +199,12 @@ def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(cli
     assert "mr_review.changed_files" in node
     assert 'id="state-token"' in node and 'data-copy-target="state-token"' in node
     assert re.search(r'id="state-token" class="wrap">st1_[\w-]+</pre>', node)
-    assert "Branches from this node" in node and "(2)" in between(node, 'id="branches-title"', "</h2>")
-    assert node.count('data-copy-target="branch-token-') == 2
+    heading = between(node, 'id="branches-title"', "</h2>")
+    assert "Next nodes" in heading and "(2)" in heading and "by the agent" in heading
+    assert node.count("st1_") == 1  # the node's own stateToken, once; each next node's is on its own page
+    next_nodes = between(node, 'class="steps next-nodes"', "</ol>")
+    assert "Step 2 of the review." not in next_nodes  # the notes are under "Recorded here", not again
+    assert "then pending" not in node
     assert "Step 1 of the review." in between(node, 'id="recap-title"', "</section>")
 
 
@@ -482,3 +486,12 @@ def test_the_time_filters():
     assert stamp(datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)) == "2026-03-04 05:06:07 UTC"
     assert stamp("2026-03-04T05:06:07.5+00:00") == "2026-03-04 05:06:07 UTC"
     assert [duration(s) for s in (0.005, 2.5, 42, 185, 7200)] == ["0.005 s", "2.5 s", "42 s", "3 min 5 s", "2 h"]
+
+
+def test_the_session_page_names_the_session_and_each_checkpoints_step_in_words(client, built):
+    html = page(client, f"/sessions/{built.session_id}/")
+    crumbs = between(html, '<p class="crumbs">', "</p>")
+    assert f'<span title="session {built.session_id}">TICKET-4242</span>' in crumbs
+    notes = between(html, 'id="notes-title"', "</section>")
+    assert "Checkpoint during Post the Approved Comments" in notes and "during <span" not in notes
+    assert ">in Merge Request Review</a>" in notes and f">run {built.review_run}" not in notes

@@ -18,6 +18,17 @@ from runs.store.tokens import TokenKind
 from tests.support.mcp_calls import ack, continue_workflow, start_workflow
 from tests.support.operator_fork import RELEASE, START_CONTEXT, install_release
 
+
+def between(page: str, start: str, end: str) -> str:
+    at = page.index(start)
+    return page[at : page.index(end, at)]
+
+
+def call_token(page: str) -> str:
+    call = json.loads(html.unescape(re.search(r'<pre id="agent-call"[^>]*>(.*?)</pre>', page, re.S).group(1)))
+    return call["arguments"]["stateToken"]
+
+
 pytestmark = pytest.mark.django_db
 
 
@@ -30,8 +41,16 @@ def root(service_catalog) -> str:
 
 
 def edited(**changes) -> str:
-    context = {**START_CONTEXT, **changes}
+    """The editor's text after a change: the context without its locked key (ticketId), edited."""
+    context = {**{k: v for k, v in START_CONTEXT.items() if k != "ticketId"}, **changes}
     return json.dumps({k: v for k, v in context.items() if v is not None})
+
+
+def confirmed(client: Client, root: str, context: str, reason: str):
+    """The form's two submits: the preview (nothing recorded), then the confirmation it offers."""
+    preview = client.post(f"/nodes/{root}/fork", {"context": context, "reason": reason})
+    assert preview.status_code == 200 and 'id="fork-preview"' in preview.content.decode()
+    return client.post(f"/nodes/{root}/fork", {"context": context, "reason": reason, "confirm": "1"})
 
 
 def forks() -> int:
@@ -42,20 +61,22 @@ def test_the_node_page_offers_the_form_prefilled_with_the_context(client, root):
     page = client.get(f"/nodes/{root}/").content.decode()
     assert 'id="fork-title"' in page and f'action="/nodes/{root}/fork"' in page
     editor = html.unescape(re.search(r'<textarea id="fork-context"[^>]*>(.*?)</textarea>', page, re.S).group(1))
-    assert json.loads(editor) == START_CONTEXT
+    assert json.loads(editor) == {"service": "billing", "target": "staging"}  # ticketId is shown beside, locked
+    locked = between(page, '<dl class="fork-locked"', "</dl>")
+    assert '<dt class="mono">ticketId</dt><dd class="mono">&quot;REL-7&quot;</dd>' in locked
+    assert "Edit the context and start a branch…" in page and "fork…" not in page
     assert 'name="csrfmiddlewaretoken"' in page
     assert '<details id="fork-details">' in page  # closed until used
 
 
 def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, root):
-    response = client.post(
-        f"/nodes/{root}/fork", {"context": edited(target="production"), "reason": "Production, not staging."}
-    )
+    response = confirmed(client, root, edited(target="production"), "Production, not staging.")
     assert response.status_code == 302
     child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
     assert response["Location"] == f"/nodes/{child.public_id}/#handover-title"
     page = html.unescape(client.get(response["Location"]).content.decode())
-    assert "New branch started from node" in page
+    assert "New branch started: the agent redoes Prepare with the context you edited." in page
+    assert page.count(call_token(page)) == 1  # the stateToken once: in the call, not again under "Resume"
     assert "Hand this branch to the agent" in page and "Production, not staging." in page
     assert 'target set to "production"' in page
     call = json.loads(html.unescape(re.search(r'<pre id="agent-call"[^>]*>(.*?)</pre>', page, re.S).group(1)))
@@ -66,7 +87,10 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     assert recorded["via"] == "dashboard" and recorded["contextSet"] == {"target": "production"}
 
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
-    assert "This branch was started by hand from" in run_page and "Production, not staging." in run_page
+    assert "This branch was started by hand at" in run_page and "Production, not staging." in run_page
+    assert re.search(
+        r'at <a href="/nodes/\d+/">step 1 · Prepare <span class="node-id" title="node \d+">\d{8}</span></a>', run_page
+    )
     newest_other = client.get(f"/runs/{child.run.public_id}/?tip={child.parent.latest_child.public_id}")
     other = client.get(
         f"/runs/{child.run.public_id}/?tip={Node.objects.get(pending_step_id='deploy-staging').public_id}"
@@ -74,7 +98,9 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     assert newest_other.status_code == 200
     assert "Production, not staging." not in other.content.decode()  # not on the original branch
     parent_page = client.get(f"/nodes/{root}/").content.decode()
-    assert '<span class="tag">fork</span>' in parent_page
+    heading = re.sub(r"<[^>]+>", "", between(parent_page, '<h2 id="branches-title">', "</h2>"))
+    assert " ".join(heading.split()) == "Next nodes (2): 1 by the agent, 1 started by hand"
+    assert '<span class="tag">started by hand</span>' in parent_page
 
 
 @pytest.mark.parametrize(
@@ -87,10 +113,12 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     ],
 )
 def test_mistakes_show_inline_on_the_node_page_with_what_was_typed(client, root, form, code):
-    response = client.post(f"/nodes/{root}/fork", form)
+    response = client.post(f"/nodes/{root}/fork", {**form, "confirm": "1"})
     assert response.status_code == 200  # the node page again, as a form answers a mistake
     page = response.content.decode()
     assert 'id="fork-error"' in page and code in page
+    error = between(page, 'id="fork-error"', "</div>")
+    assert error.index("<strong>") < error.index(code)  # the message first, the code in small print
     assert '<details id="fork-details" open>' in page
     assert 'id="recap-title"' in page  # the node page, not the error page
     assert html.escape(form["context"]) in page
@@ -120,15 +148,83 @@ def test_a_post_without_the_csrf_token_or_from_a_foreign_host_is_refused(root):
     assert forks() == 0
     page = strict.get(f"/nodes/{root}/").content.decode()
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
-    answer = strict.post(f"/nodes/{root}/fork", {"context": edited(), "reason": "x", "csrfmiddlewaretoken": token})
+    answer = strict.post(
+        f"/nodes/{root}/fork", {"context": edited(), "reason": "x", "confirm": "1", "csrfmiddlewaretoken": token}
+    )
     assert answer.status_code == 302 and forks() == 1
 
 
 def test_the_rate_limit_shows_inline(client, root, settings):
     settings.WORKRAIL_RATE_LIMIT_BURST = 1
     settings.WORKRAIL_RATE_LIMIT_PER_MINUTE = 1
-    assert client.post(f"/nodes/{root}/fork", {"context": edited(), "reason": "One."}).status_code == 302
-    refused = client.post(f"/nodes/{root}/fork", {"context": edited(), "reason": "Two."})
+    assert confirmed(client, root, edited(), "One.").status_code == 302
+    refused = client.post(f"/nodes/{root}/fork", {"context": edited(), "reason": "Two.", "confirm": "1"})
     assert refused.status_code == 200
     assert "RATE_LIMITED" in refused.content.decode() and 'id="fork-error"' in refused.content.decode()
     assert forks() == 1
+
+
+def test_the_first_submit_shows_the_change_key_by_key_and_records_nothing(client, root):
+    typed = json.dumps({"target": "production"})  # "service" deleted from the editor: it would be removed
+    response = client.post(f"/nodes/{root}/fork", {"context": typed, "reason": "Production only."})
+    assert response.status_code == 200 and forks() == 0
+    page = html.unescape(response.content.decode())
+    preview = between(page, 'id="fork-preview"', "</form>")
+    assert '<li>target: "staging" → "production"</li>' in preview
+    assert '<li>service: removed (was "billing")</li>' in preview
+    assert "ticketId" not in preview  # kept as it is: not in the editor, not a change
+    assert 'name="confirm" value="1"' in preview
+    sent = re.search(r'<input type="hidden" name="context" value="([^"]*)"', response.content.decode()).group(1)
+    assert json.loads(html.unescape(sent)) == {"target": "production"}
+    done = client.post(f"/nodes/{root}/fork", {"context": typed, "reason": "Production only.", "confirm": "1"})
+    assert done.status_code == 302 and forks() == 1
+    recorded = Event.objects.get(kind=EventKind.OPERATOR_FORKED).data
+    assert recorded["contextSet"] == {"target": "production"} and recorded["contextRemoved"] == ["service"]
+
+
+def test_a_locked_key_typed_into_the_editor_is_refused_at_the_preview(client, root):
+    response = client.post(f"/nodes/{root}/fork", {"context": edited(ticketId="OTHER-1"), "reason": "x"})
+    page = response.content.decode()
+    assert 'id="fork-error"' in page and "names the session" in page and 'id="fork-preview"' not in page
+    assert forks() == 0
+
+
+def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(client, root):
+    """The header, the recap and the run page tell the same story: the branch redoes Prepare, step 1, and
+    nothing was recorded before it (the agent's recap is empty because the path holds no notes, not because
+    the node is the run's start)."""
+    assert confirmed(client, root, edited(target="production"), "Production.").status_code == 302
+    child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
+    page = client.get(f"/nodes/{child.public_id}/").content.decode()
+    meta = " ".join(re.sub(r"<[^>]+>", "", between(page, '<ul class="meta">', "</ul>")).split())
+    assert "step 1 of its branch" in meta and "step 2" not in meta
+    assert f"started by hand from step 1 · Prepare {root[:8]}" in meta
+    recap = between(page, 'id="recap-title"', "</section>")
+    assert "where the run started" not in recap
+    assert "No notes were recorded on the way to this node" in recap and "empty recap" in recap
+    assert (
+        continue_workflow(stateToken=tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child.public_id))["recap"][
+            "entries"
+        ]
+        == []
+    )  # what the page says the agent gets
+    crumbs = between(page, '<p class="crumbs">', "</p>")
+    assert ">REL-7</a>" in crumbs and "ses_" not in re.sub(r"<[^>]+>", "", crumbs)
+    assert (
+        f'step 1 · Prepare <span class="node-id" title="node {child.public_id}">{str(child.public_id)[:8]}</span>'
+        in crumbs
+    )
+    run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
+    shown = " ".join(re.sub(r"<[^>]+>", "", between(run_page, "Showing branch", "</p>")).split())
+    assert shown == "Showing branch 2 of 2 (the newest): open at step 1, Prepare.", shown
+
+
+def test_a_branch_started_by_hand_later_in_the_run_counts_the_steps_before_it(client, root):
+    staged = Node.objects.get(pending_step_id="deploy-staging")
+    response = confirmed(client, str(staged.public_id), edited(service="payments"), "Another service.")
+    assert response.status_code == 302
+    child = Node.objects.get(parent=staged)
+    page = client.get(f"/nodes/{child.public_id}/").content.decode()
+    meta = " ".join(re.sub(r"<[^>]+>", "", between(page, '<ul class="meta">', "</ul>")).split())
+    assert "step 2 of its branch" in meta and "started by hand from step 2 · Deploy to staging" in meta
+    assert "Did prepare." in between(page, 'id="recap-title"', "</section>")  # the path's notes are its history

@@ -51,7 +51,7 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     links = re.findall(r'href="/nodes/(\d+)/" title="node (\d+)">node (\d+)</a>', notes)
     assert links and all(url == title and text == url[:8] for url, title, text in links)
     node = page(client, f"/nodes/{full}/")
-    assert f"<title>Record what the slice showed · node {full[:8]}" in node
+    assert re.search(rf"<title>Step \d+ · Record what the slice showed · node {full[:8]}", node)
 
 
 def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client, service_catalog):

@@ -29,14 +29,15 @@ def test_the_node_page_explains_the_skipped_step_and_the_loop(client, service_ca
     after_skip = why(client, run.node_at("phase-1"))
     assert after_skip.startswith("Why this step")
     assert (
-        "Skipped: Phase 0b — runCondition taskComplexity == 'Small' was false (taskComplexity = 'Large')" in after_skip
+        "Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'. "
+        "Condition: taskComplexity == 'Small'" in after_skip
     )
-    assert "Selected: Phase 1 — no condition" in after_skip
+    assert "Chosen Phase 1: next in the workflow (no condition)." in after_skip
     second_slice = why(client, run.node_at("verify", 1))
-    assert "Loop Verify slices: iteration 2 of 3 (continue: count sliceCount = 3)" in second_slice
-    assert "Selected: Verify slice 2 — no condition" in second_slice
+    assert "Next round of loop Verify slices: this is round 2 of 3 (3 rounds because sliceCount = 3)." in second_slice
+    assert "Chosen Verify slice 2: next in the workflow (no condition)." in second_slice
     page = client.get(f"/nodes/{run.node_at('phase-1')}/").content.decode()
-    assert "<code>taskComplexity == &#x27;Small&#x27;</code>" in page  # code set apart, and escaped
+    assert '<span class="trace-code muted small"> Condition: <code>taskComplexity == &#x27;Small&#x27;</code>' in page
 
 
 def test_a_node_recorded_before_traces_says_so_in_words(client, service_catalog):

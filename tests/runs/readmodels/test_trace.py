@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from runs.execution.operator_fork import fork_node
 from runs.models import Ack, Node
-from runs.readmodels.trace import CHECKPOINT, NOT_BY_AN_ADVANCE, NOT_RECORDED, node_trace, trace_view
-from tests.support.mcp_calls import checkpoint_workflow
+from runs.readmodels.trace import (
+    CHECKPOINT,
+    NOT_BY_AN_ADVANCE,
+    NOT_RECORDED,
+    STARTED_BY_HAND,
+    node_trace,
+    trace_view,
+)
+from tests.support.mcp_calls import checkpoint_workflow, start_workflow
+from tests.support.operator_fork import RELEASE, START_CONTEXT, install_release
 from tests.support.traced_run import install, traced_run
 
 pytestmark = pytest.mark.django_db
@@ -21,27 +30,30 @@ def lines(node_id: str) -> list[str]:
 def test_each_node_says_which_steps_were_skipped_or_selected_and_why(service_catalog):
     install(service_catalog["extra"])
     run = traced_run()
-    assert lines(run.node_at("intake")) == ["Selected: Intake — no condition"]
+    assert lines(run.node_at("intake")) == ["Chosen Intake: next in the workflow (no condition)."]
     assert lines(run.node_at("phase-1")) == [
-        "Skipped: Phase 0b — runCondition `taskComplexity == 'Small'` was false (taskComplexity = 'Large')",
-        "Selected: Phase 1 — no condition",
+        "Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'. "
+        "[condition: `taskComplexity == 'Small'`]",
+        "Chosen Phase 1: next in the workflow (no condition).",
     ]
     assert lines(run.node_at("verify", 0)) == [
-        "Skipped: Update the docs — runCondition `touchesDocs` was false (touchesDocs is not set)",
-        "Loop Verify slices: iteration 1 of 3 (start: count `sliceCount` = 3)",
-        "Selected: Verify slice 1 — no condition",
+        "Skipped Update the docs: it runs only if touchesDocs is true, and touchesDocs is not set. "
+        "[condition: `touchesDocs`]",
+        "Started loop Verify slices: 3 rounds because sliceCount = 3; this is round 1.",
+        "Chosen Verify slice 1: next in the workflow (no condition).",
     ]
     assert lines(run.node_at("verify", 1)) == [
-        "Loop Verify slices: iteration 2 of 3 (continue: count `sliceCount` = 3)",
-        "Selected: Verify slice 2 — no condition",
+        "Next round of loop Verify slices: this is round 2 of 3 (3 rounds because sliceCount = 3).",
+        "Chosen Verify slice 2: next in the workflow (no condition).",
     ]
     assert lines(run.node_at("wrap-up")) == [
-        "Loop Verify slices: ended after 3 iterations (stop: all 3 iterations of the count `sliceCount` done)",
-        "Loop Polish: ran no iteration (stop: `polishRounds > 0` was false (polishRounds = 0))",
-        "Selected: Wrap up — no condition",
+        "Finished loop Verify slices: all 3 rounds done (sliceCount = 3).",
+        "Did not run loop Polish: it repeats while polishRounds is more than 0, and polishRounds is 0. "
+        "[condition: `polishRounds > 0`]",
+        "Chosen Wrap up: next in the workflow (no condition).",
     ]
     complete = Node.objects.get(run__public_id=run.run_id, is_complete=True)
-    assert lines(str(complete.public_id)) == ["Completed: no step was left, so the run is complete."]
+    assert lines(str(complete.public_id)) == ["Finished: no step was left, so the run is complete."]
 
 
 def test_a_node_without_a_trace_says_why_it_has_none(service_catalog):
@@ -70,3 +82,104 @@ def test_a_trace_that_cannot_be_read_is_said_so_not_shown_half():
 def test_decisions_left_out_are_counted_in_words():
     view = trace_view({"entries": [{"kind": "completed", "stepId": "", "title": ""}], "omitted": 3})
     assert view.omitted.startswith("3 more decisions taken before the last one were not kept")
+
+
+def words(*entries: dict) -> list[str]:
+    view = trace_view({"entries": list(entries)})
+    assert view.recorded, view.missing
+    return [line.words for line in view.lines]
+
+
+def check(expression: str, result: bool, *values: list) -> dict:
+    return {"expression": expression, "result": result, "values": list(values)}
+
+
+def test_a_line_never_says_a_condition_was_false_and_its_variable_not_set_in_one_breath(service_catalog):
+    install(service_catalog["extra"])
+    run = traced_run(until="phase-1")
+    said = node_trace(run.node_at("phase-1")).text + node_trace(run.node_at("intake")).text
+    for jargon in ("runCondition", "was false (", "Selected:", "— no condition", "iteration"):
+        assert jargon not in said
+
+
+def test_every_kind_of_loop_and_condition_reads_as_plain_words():
+    loop = {"kind": "loop_started", "stepId": "l", "title": "Review files"}
+    assert words(
+        {
+            **loop,
+            "loop": {
+                "type": "forEach",
+                "iteration": 1,
+                "maxIterations": 9,
+                "total": 2,
+                "source": "files",
+                "item": "'a.py'",
+            },
+        }
+    ) == ["Started loop Review files: one round per item of files (2 items); this is round 1, for the item 'a.py'."]
+    assert words(
+        {
+            **loop,
+            "kind": "loop_repeated",
+            "loop": {
+                "type": "until",
+                "iteration": 2,
+                "maxIterations": 9,
+                "check": check("done", False, ["done", None]),
+            },
+        }
+    ) == ["Next round of loop Review files: it repeats until done is true, and done is not set; this is round 2."]
+    assert words({**loop, "loop": {"type": "while", "iteration": 1, "maxIterations": 9}}) == [
+        "Started loop Review files: this is round 1; the agent says after each round whether to go on."
+    ]
+    assert words(
+        {
+            **loop,
+            "kind": "loop_ended",
+            "loop": {"type": "while", "iteration": 2, "maxIterations": 9, "decision": "stop", "endedBy": "decision"},
+        }
+    ) == ["Finished loop Review files after 2 rounds: the agent asked to stop."]
+    assert words(
+        {
+            **loop,
+            "kind": "loop_ended",
+            "loop": {"type": "while", "iteration": 3, "maxIterations": 3, "endedBy": "max_iterations"},
+        }
+    ) == [
+        "Stopped loop Review files after 3 rounds: that is its limit (maxIterations 3), although it would have gone on."
+    ]
+    assert words(
+        {
+            **loop,
+            "kind": "loop_not_run",
+            "loop": {
+                "type": "forEach",
+                "iteration": 0,
+                "maxIterations": 9,
+                "total": 0,
+                "source": "files",
+                "endedBy": "items",
+            },
+        }
+    ) == ["Did not run loop Review files: files has no items."]
+    compound = {
+        "kind": "selected",
+        "stepId": "s",
+        "title": "Deploy",
+        "check": check("(a > 1) or (b in ['x', 'y'])", True, ["a", "2"], ["b", None]),
+    }
+    view = trace_view({"entries": [compound]})
+    assert (
+        view.lines[0].words
+        == "Chosen Deploy: it runs only if its condition holds, which was true (a is 2 and b is not set)."
+    )
+    assert view.lines[0].conditions == ("(a > 1) or (b in ['x', 'y'])",)
+
+
+def test_a_branch_started_by_hand_says_no_workflow_rule_chose_its_step(service_catalog):
+    install_release(service_catalog["extra"])
+    start = start_workflow(RELEASE, context=START_CONTEXT)
+    root = Node.objects.get(run__public_id=start["session"]["runId"], parent=None)
+    forked = fork_node(str(root.public_id), {"target": "production"}, "Ship it.", via="dashboard")
+    assert node_trace(forked.node_id).text == STARTED_BY_HAND
+    assert STARTED_BY_HAND.startswith("You started this branch by hand, so no workflow rule chose this step")
