@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from django.conf import settings
 
@@ -34,6 +35,7 @@ from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
 from workflows_app import engine
 
+Via = Literal["start", "step", "checkpoint", "fork"]
 MAX_NODE_ID_CHARS = 20  # a 63-bit id has at most 19 digits
 
 
@@ -99,6 +101,8 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     newest = tree.newest
     chosen = _chosen_tip(tip, tree)
     loops = loop_marks(run)
+    numbers = tree.step_numbers
+    blocked_tips = {b.tip for b in tree.branches if b.status == "blocked"}
     nodes = []
     for placed in layout.nodes:
         row = rows[placed.node_id]
@@ -115,9 +119,9 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
                 is_complete=row.is_complete,
                 is_tip=placed.node_id == newest,
                 is_leaf=placed.is_leaf,
-                via="start"
-                if row.parent_id is None
-                else ("checkpoint" if placed.node_id in made_by_checkpoint else "step"),
+                via=_made_by(tree, row, made_by_checkpoint),
+                step_number=numbers[placed.node_id],
+                is_blocked=placed.node_id in blocked_tips,
                 created_at=row.created_at,
                 iteration=loop.iteration if loop else None,
                 loop_title=loop.loop_title if loop else "",
@@ -166,6 +170,14 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
         other_branches=[o for o in told if o.number != shown_number],
     )
     return ShownRun(detail, tree)
+
+
+def _made_by(tree: branches.RunBranches, row: branches.NodeRow, made_by_checkpoint: set[int]) -> Via:
+    if row.parent_id is None:
+        return "start"
+    if row.pk in tree.started_by_hand:
+        return "fork"
+    return "checkpoint" if row.pk in made_by_checkpoint else "step"
 
 
 def _forks_on(run: Run, tree: branches.RunBranches, path: list[int]) -> list[OperatorForkNote]:
@@ -238,6 +250,7 @@ def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches, tit
                 child_id=str(tree.public(item.child_id or 0)),
                 kind=record.kind,
                 step_id=record.step_id,
+                step_number=tree.step_number(node_pk),
                 title=title,
                 prompt=prompt,
                 notes_markdown=item.notes_markdown,
@@ -276,12 +289,15 @@ def node_detail(node_id: str) -> NodeDetail:
     node = get_node(node_id)
     run = node.run
     title, prompt = _rendered_step(run, node)
+    tree = branches.read(run, records=False)
+    number = tree.step_number(node.pk) if node.pk in tree.nodes else node.depth + 1
     here = [
         StepEntry(
             node_id=str(node.public_id),
             child_id=str(o.child.public_id),
             kind="step",
             step_id=o.step_id,
+            step_number=number,
             title=o.step_title or o.step_id,
             prompt=prompt,
             notes_markdown=o.notes_markdown,
@@ -297,6 +313,7 @@ def node_detail(node_id: str) -> NodeDetail:
             child_id=str(c.child.public_id) if c.child else None,
             kind="checkpoint",
             step_id=node.pending_step_id,
+            step_number=number,
             title="Checkpoint",
             prompt="",
             notes_markdown=c.notes_markdown,
@@ -308,7 +325,6 @@ def node_detail(node_id: str) -> NodeDetail:
         for c in Checkpoint.objects.filter(node=node).select_related("child").order_by("created_at", "pk")
     ]
     here.sort(key=lambda entry: entry.recorded_at)
-    tree = branches.read(run, records=False)
     told = outcomes.of_run(tree)
     mine = (
         next((o for o in told if o.number == tree.branch_of(node.pk).number), None) if node.pk in tree.nodes else None
@@ -321,6 +337,7 @@ def node_detail(node_id: str) -> NodeDetail:
         if node.parent_id
         else None,
         depth=node.depth,
+        step_number=number,
         step_id=node.pending_step_id or None,
         title="Complete" if node.is_complete else title,
         prompt="" if node.is_complete else prompt,
