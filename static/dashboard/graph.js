@@ -8,6 +8,7 @@
 (function () {
   "use strict";
   var PAD = 16;
+  var EDGE = 72;
 
   function span(box, el) {
     // Its left and right in the box's scrolled content (not the window).
@@ -138,7 +139,8 @@
       var from = box.scrollLeft;
       var to = from + box.clientWidth;
       all.forEach(function (l) {
-        var side = l.max <= from + 8 ? "left" : l.min >= to - 8 ? "right" : "";
+        // Out of view, or no more of it in view than the faded edge (dashboard.css: 4rem) shows.
+        var side = l.max <= from + EDGE ? "left" : l.min >= to - EDGE ? "right" : "";
         l.sign.hidden = !side;
         if (!side || l.sign.dataset.side === side) return;
         l.sign.dataset.side = side;
