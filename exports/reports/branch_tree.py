@@ -5,8 +5,8 @@ the same branches in words, as runs.readmodels.branches reads them (numbered by 
 status), for the Markdown report and as the PDF's companion to the drawing:
 
     ● Branch 1: steps 1-6, ends at node 12 "Complete" (complete)
-    ├─ Branch 2: from node 3 (at step 3), step 3, ends at node 40 "Review the area"
-    └─ Branch 3: from node 4 (at step 4), step 4, ends at node 41 "Record findings" (newest)
+    ├─ Branch 2: from node 3 (at step 3), step 3, ends at node 40 "Review the area" (waiting at step 4)
+    └─ Branch 3: from node 4 (at step 4), step 4, ends at node 41 "Record findings" (waiting at step 5, newest)
 
 Steps are numbered as every door numbers them (runs.readmodels.branches.step_numbers: a checkpoint or
 an operator fork is not a step): a branch's steps are those taken from the node it forked from (which
@@ -71,6 +71,8 @@ def describe(branch: Branch, detail: RunDetail, short: Callable[[str], str] = st
     marks: list[str] = []
     if branch.status != "open":
         marks.append(branch.status)
+    if not last.is_complete:  # the step its tip waits at, as its card says it
+        marks.append(f"waiting at step {last.step_number}")
     if any(node.is_tip for node in branch.nodes):
         marks.append("newest")
     where = ""

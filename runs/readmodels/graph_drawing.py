@@ -29,7 +29,7 @@ from runs.contract.dashboard import GraphNode, RunGraph
 
 CARD_W = 150
 CARD_H = 56  # two lines of title and the step line
-TITLE_CHARS = 21  # what fits a card's width at 12px
+TITLE_CHARS = 19  # what fits a card's width at 12px bold, in a wide font (DejaVu Sans)
 TITLE_LINES = 2
 SHORT_ID_CHARS = 8
 

@@ -143,7 +143,8 @@ def test_the_report_counts_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     lines = [line.strip() for line in graph.strip().splitlines()[1:]]
     assert re.fullmatch(r'● Branch 1: steps 1-8, ends at node \S+ "Complete" \(complete\)', lines[0])
     assert re.fullmatch(
-        r'└─ Branch 2: from node \S+ \(at step 4\), step 4, ends at node \S+ "Record what the slice showed" \(newest\)',
+        r'└─ Branch 2: from node \S+ \(at step 4\), step 4, ends at node \S+ "Record what the slice showed" '
+        r"\(waiting at step 5, newest\)",
         lines[1],
     )
     summary = text.split("## Summary\n")[1].split("\n## ")[0]

@@ -30,7 +30,7 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
         for card in svg.split('class="graph-node"')[1:]
     ]
     # Two lines of title on a card before it is shortened: five "Record what the slic…" read in full.
-    assert titles[:3] == ["Scope the change into / slices", "Verify slice 1", "Record what the slice / showed"]
+    assert titles[:3] == ["Scope the change / into slices", "Verify slice 1", "Record what the / slice showed"]
     assert "Complete" in titles
     assert svg.count('<tspan class="loop">↻ 2</tspan>') == 3  # the second iteration's two steps, and the fork
     assert re.findall(r'<text class="tag-text (\w+)"[^>]*>([^<]*)<', svg) == [

@@ -56,7 +56,7 @@ def test_each_card_shows_its_title_shortened_with_the_full_title_in_its_tooltip(
     run = drawn([(1, None), (2, 1)], **{"2": {"title": long}})
     svg = screen(run)
     text = re.findall(r'<text class="ct"[^>]*>([^<]*)</text>', card(svg, "2"))
-    assert text == ["Investigate the flaky", "integration test in…"]  # two lines, then shortened
+    assert text == ["Investigate the", "flaky integration…"]  # two lines, then shortened
     assert all(len(line) <= graph_drawing.TITLE_CHARS for line in text)
     assert f"<title>{long} · Branch 1 · step 2" in card(svg, "2")
     assert "step 2" in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', card(svg, "2"))[0]
