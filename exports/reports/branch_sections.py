@@ -5,8 +5,10 @@ Everything a branch owns comes from the one branch read model (runs.readmodels.b
 `RunBranches.view(tip)`, `outcomes()`), so a branch's synthesis, findings and changed files are never
 another branch's. Branches share the steps before the point they forked at: the first branch listed
 shows its steps from the start, and each one after it only the steps no branch before it showed,
-with a line saying which branch shows the shared ones. Steps are numbered along the branch's own path,
-so "step 4" of a branch is the fourth thing recorded on the way to its tip.
+with a line saying which branch shows the shared ones. Steps are numbered as every door numbers them
+(runs.readmodels.branches.step_numbers): "step 4" is the fourth step of the workflow taken on the way to
+the branch's tip, a checkpoint is listed at the step it was made during and does not move the count,
+and a step recorded without notes is not listed but still counted.
 
 The timeline's confirmations come from the workflow: a step whose `requireConfirmation` held when the
 agent was given it (the engine's view of the node, as the agent saw it) asked for the user's explicit
@@ -42,9 +44,10 @@ class BranchSection:
     is_newest: bool
     tip_id: str  # its tip node (public id)
     forked_from: str | None  # the node (public id) it forked from; None for the run's first branch
-    fork_step: int  # the number of steps before the fork (0 for the first branch)
-    path_steps: int  # how many steps are recorded on its path, from the start
+    fork_step: int  # the step the node it forked from stands at (0 for the first branch)
+    path_steps: int  # how many steps and checkpoints are recorded on its path, from the start
     shared_steps: int  # the first `shared_steps` of them are listed under branch `shared_with`
+    shared_through: int  # the step the last of those was recorded at (0 when none is shared)
     shared_with: int | None
     steps: list[StepEntry]  # its own steps (numbered shared_steps + 1, ...)
     tables: ArtifactTables  # of the artifacts that stand on its path
@@ -58,10 +61,6 @@ class BranchSection:
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
-
-    @property
-    def first_step(self) -> int:
-        return self.shared_steps + 1
 
     @property
     def severity_counts(self) -> list[tuple[str, int]]:
@@ -111,9 +110,10 @@ def sections(detail: RunDetail, tree: RunBranches) -> list[BranchSection]:
                 is_newest=branch.is_newest,
                 tip_id=str(outcome.tip_public_id),
                 forked_from=str(tree.public(branch.forked_from)) if branch.forked_from is not None else None,
-                fork_step=len(tree.path(branch.forked_from)) - 1 if branch.forked_from is not None else 0,
+                fork_step=tree.step_number(branch.forked_from) if branch.forked_from is not None else 0,
                 path_steps=len(view.records),
                 shared_steps=shared,
+                shared_through=tree.step_number(view.records[shared - 1].record.node_id or 0) if shared else 0,
                 shared_with=shared_with,
                 steps=steps,
                 tables=view.tables,

@@ -5,10 +5,12 @@ the same branches in words, as runs.readmodels.branches reads them (numbered by 
 status), for the Markdown report and as the PDF's companion to the drawing:
 
     ● Branch 1: steps 1-6, ends at node 12 "Complete" (complete)
-    ├─ Branch 2: from node 3 (after step 2), step 3, ends at node 40 "Review the area"
-    └─ Branch 3: from node 4 (after step 3), step 4, ends at node 41 "Record findings" (newest)
+    ├─ Branch 2: from node 3 (at step 3), step 3, ends at node 40 "Review the area" (waiting at step 4)
+    └─ Branch 3: from node 4 (at step 4), step 4, ends at node 41 "Record findings" (waiting at step 5, newest)
 
-Step k is the one whose acknowledgement made the node at depth k, as the report numbers steps.
+Steps are numbered as every door numbers them (runs.readmodels.branches.step_numbers: a checkpoint or
+an operator fork is not a step): a branch's steps are those taken from the node it forked from (which
+stands at the step the branch took again) to its tip.
 
 Node ids are written as the caller shortens them (a report: short_ids.py).
 
@@ -65,17 +67,20 @@ def one_line(text: str, limit: int = TITLE_CHARS) -> str:
 
 
 def describe(branch: Branch, detail: RunDetail, short: Callable[[str], str] = str) -> str:
-    first, last = branch.nodes[0], branch.nodes[-1]
+    last = branch.nodes[-1]
     marks: list[str] = []
     if branch.status != "open":
         marks.append(branch.status)
+    if not last.is_complete:  # the step its tip waits at, as its card says it
+        marks.append(f"waiting at step {last.step_number}")
     if any(node.is_tip for node in branch.nodes):
         marks.append("newest")
     where = ""
     if branch.parent is not None:
-        where = f"from node {short(branch.parent.node_id)} (after step {branch.parent.depth}), "
-    # Step k is what led to the node at depth k (the run's first node, at depth 0, is its start).
-    low, high = max(first.depth, 1), last.depth
+        where = f"from node {short(branch.parent.node_id)} (at step {branch.parent.step_number}), "
+    # The steps taken on the branch's own nodes: after those taken before it, up to its tip.
+    low = branch.parent.step_number if branch.parent is not None else 1
+    high = last.step_number - 1
     steps = "no step yet" if high < low else (f"step {low}" if low == high else f"steps {low}-{high}")
     title = one_line(last.title or last.step_id or "")
     text = f"Branch {branch.number}: {where}{steps}, ends at node {short(last.node_id)}"

@@ -10,11 +10,18 @@ from django.utils.safestring import SafeString, mark_safe
 from runs.contract.dashboard import RunDetail
 from runs.readmodels import graph_drawing
 
-CAPTION = (
-    "One card per node, top to bottom; a column per branch. ↻ n: the n-th time round a loop. "
-    "A dashed card was made by a checkpoint, a green one completed the run; "
-    "“⋯ n steps” stands for steps of one branch not drawn."
-)
+INTRO = "One card per node, top to bottom; a column per branch; “step n”: the n-th step of the workflow taken."
+# What each mark of the drawing means, as the caption says it (only the marks the drawing holds).
+MARKS = {
+    "lane": "A “Branch n” tag marks where a branch starts.",
+    "checkpoint": "A dashed card was made by a checkpoint (it stays at its step).",
+    "by-hand": "A dotted card started a branch by hand (an operator fork).",
+    "complete": "A green card completed the run.",
+    "blocked": "A red card is where a branch is blocked: the answer to its step was refused.",
+    "loop": "↻ n: the n-th time round a loop.",
+    "newest": "“newest” marks the newest node.",
+}
+GAP = "“⋯ steps a-b” stands for the steps of one branch not drawn."
 TOO_BIG = "This run has too many branches to draw legibly on a page: they are listed under the run."
 
 
@@ -29,5 +36,11 @@ def figure(run: RunDetail) -> SafeString:
     return format_html(
         '<figure class="graph-figure">{}<figcaption class="muted small">{}</figcaption></figure>',
         mark_safe(drawing),
-        CAPTION,
+        caption(run, drawing),
     )
+
+
+def caption(run: RunDetail, drawing: str) -> str:
+    """How to read the drawing: only the marks it holds."""
+    marks = [MARKS[entry.key] for entry in graph_drawing.legend(run.graph, shown=None) if entry.key in MARKS]
+    return " ".join([INTRO, *marks, *([GAP] if 'class="gap"' in drawing else [])])

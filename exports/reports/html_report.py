@@ -52,7 +52,7 @@ def _note_for_paper(note: CheckpointEntry) -> CheckpointEntry:
 
 @dataclass(frozen=True)
 class StepItem:
-    number: int  # along its branch's path
+    number: int  # the step it was recorded at (runs.readmodels.branches.step_numbers)
     step: StepEntry
     confirmation: str  # who confirmed, when the step asked for a confirmation ("" otherwise)
     kinds: list[str]  # of the artifacts recorded with it
@@ -108,8 +108,14 @@ class RunItem:
 
 def _branch_item(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds) -> BranchItem:
     items = (
-        StepItem(number, _step_for_paper(step), _confirmation(step, asked), _kinds(step), wording.seconds(step.seconds))
-        for number, step in enumerate(branch.steps, start=branch.first_step)
+        StepItem(
+            step.step_number,
+            _step_for_paper(step),
+            _confirmation(step, asked),
+            _kinds(step),
+            wording.seconds(step.seconds),
+        )
+        for step in branch.steps
     )
     # Formatting stops between two steps when the report's bounds are reached (produce.watched).
     steps = Checked(items, branch.steps.watch) if isinstance(branch.steps, Checked) else list(items)

@@ -222,7 +222,7 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds
     parts = [f"### {branch_label(branch)}: {inline(outcome(branch))}"]
     facts = [f"- Ends at node {code_span(ids.short(branch.tip_id))}, last activity {stamp(branch.last_activity)}"]
     if branch.forked_from is not None:
-        facts.append(f"- Forked from node {code_span(ids.short(branch.forked_from))}, after step {branch.fork_step}")
+        facts.append(f"- Forked from node {code_span(ids.short(branch.forked_from))}, at step {branch.fork_step}")
     if branch.verdict is not None:
         facts.append(f"- Verdict: {inline(branch.verdict.said)} (from {inline(branch.verdict.source)})")
     facts.append(f"- Findings: {severities(branch)}; changed files: {len(branch.tables.changed_files)}")
@@ -232,17 +232,17 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds
     if branch.shared_steps:
         where = f"Branch {branch.shared_with}" if branch.shared_with else "an earlier branch"
         parts.append(
-            f"Steps 1-{branch.shared_steps} are the same as {where}'s, listed under it above; "
+            f"Steps 1-{branch.shared_through} are the same as {where}'s, listed under it above; "
             f"this branch's own steps follow."
         )
     if not branch.steps:
         parts.append("_No step of its own recorded yet._")
-    for number, step in enumerate(branch.steps, start=branch.first_step):
-        parts += _step(number, step, asked.get(step.node_id))
+    for step in branch.steps:
+        parts += _step(step.step_number, step, asked.get(step.node_id))
     if branch.pending is not None:
         waiting = "Blocked at" if branch.status == "blocked" else "Pending"
         parts.append(
-            f"{waiting}: step {branch.path_steps + 1}, {inline(branch.pending.title)} "
+            f"{waiting}: step {branch.pending.step_number}, {inline(branch.pending.title)} "
             f"({code_span(branch.pending.step_id or '')})"
         )
     parts += _tables(branch.tables)
@@ -339,11 +339,7 @@ def _synthesis(branch: BranchSection) -> list[str]:
 
 def _timeline(listed: list[BranchSection], asked: dict[str, Confirmation]) -> list[str]:
     entries = sorted(
-        (
-            (step.recorded_at, branch.number, number, step)
-            for branch in listed
-            for number, step in enumerate(branch.steps, start=branch.first_step)
-        ),
+        ((step.recorded_at, branch.number, step.step_number, step) for branch in listed for step in branch.steps),
         key=lambda entry: (entry[0], entry[1], entry[2]),
     )
     if not entries:

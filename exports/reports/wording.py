@@ -74,7 +74,7 @@ def outcome(branch: BranchSection) -> str:
         return "Canceled before it completed"
     if branch.pending is not None:
         waiting = "Blocked at" if branch.status == "blocked" else "Waiting at"
-        return f"{waiting} step {branch.path_steps + 1}, “{one_line(branch.pending.title)}”"
+        return f"{waiting} step {branch.pending.step_number}, “{one_line(branch.pending.title)}”"
     return "Open"
 
 

@@ -126,7 +126,18 @@ class GraphNode(Shape):
     is_complete: bool
     is_tip: bool = Field(description="The newest node: where the run most recently stands.")
     is_leaf: bool
-    via: Literal["start", "step", "checkpoint"]
+    via: Literal["start", "step", "checkpoint", "fork"] = Field(
+        description="What made the node: the run's start, a step taken, a checkpoint, or an operator fork (a "
+        "branch a developer started by hand)."
+    )
+    step_number: int = Field(
+        description="The step of the workflow the node stands at, counted along its path: step N is the Nth "
+        "step taken there (a checkpoint or an operator fork keeps its parent's number; a completed node is one "
+        "past the last step)."
+    )
+    is_blocked: bool = Field(
+        default=False, description="The tip of a blocked branch: the answer to its step was refused."
+    )
     created_at: datetime
     iteration: int | None = Field(
         default=None, description="The iteration (1 for the first) of the innermost loop the node's pending step is in."
@@ -294,6 +305,10 @@ class StepEntry(Shape):
     child_id: str | None = Field(description="The node the step's acknowledgement led to.")
     kind: Literal["step", "checkpoint"]
     step_id: str
+    step_number: int = Field(
+        description="The step of the workflow it was recorded at, counted along the path (a checkpoint is "
+        "recorded at a step and does not move the count)."
+    )
     title: str
     prompt: str
     notes_markdown: str

@@ -19,7 +19,9 @@ in the resources and in the reports.
 
 Reading a whole run takes a fixed number of queries whatever its size (the dashboard's run page reads
 it): the nodes, the step outputs, the checkpoints, the syntheses and the blocked answers, each once.
-`read_many` reads several runs (a session's) in the same queries, without their records. Paths are
+`read_many` reads several runs (a session's) in the same queries, without their records. Which step
+each node stands at (`step_numbers`: a checkpoint or an operator fork is not a step) is numbered here
+too, so every door says "step N" of the same thing. Paths are
 followed in memory. How each branch ended, in words, is outcomes.py's; why a blocked branch is
 blocked (the refused answer) is blocked.py's; both build on what is read here. `records_on_path`
 is the same question for a single node, read up its path in SQL (O(depth)), for the synthesis a
@@ -28,7 +30,7 @@ completion records.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -76,6 +78,29 @@ def lanes[K](placed: Iterable[tuple[K, K | None, int]]) -> list[Lane[K]]:
         Lane(number=number, lane=lane.lane, nodes=lane.nodes, forked_from=lane.forked_from)
         for number, lane in enumerate((by_lane[key] for key in sorted(by_lane)), start=1)
     ]
+
+
+# --- which step a node stands at --------------------------------------------------------------------------
+
+
+def step_numbers[K](placed: Iterable[tuple[K, K | None]], same_step: Container[K]) -> dict[K, int]:
+    """The step of the workflow each node stands at, counted along its own path: the one rule every door
+    numbers steps by (sentences, callouts, the graph's cards, the branch tabs, the node page, reports).
+
+    The run's first node stands at step 1. A step taken leads to a node at the next number; a node in
+    `same_step` (made by a checkpoint, or started by hand by an operator fork) stays at its parent's
+    number: it waits at the same step. So step N is the Nth step of the workflow taken on that path, and
+    a checkpoint never moves the count. `placed` lists every node with its parent, a parent before its
+    children (the graph's layout order, or oldest first); a completed node's number is one past the last
+    step taken (it waits at none: the pages say "after step N - 1")."""
+    numbers: dict[K, int] = {}
+    for node, parent in placed:
+        before = numbers.get(parent) if parent is not None else None
+        if before is None:
+            numbers[node] = 1
+        else:
+            numbers[node] = before if node in same_step else before + 1
+    return numbers
 
 
 # --- what a path holds ----------------------------------------------------------------------------------
@@ -225,7 +250,7 @@ class RunBranches:
     checkpoints: list[Checkpoint]  # every checkpoint of the run, oldest first (likewise)
     syntheses: dict[int, Synthesis]  # by completing node (pk), as recorded
     made_by_checkpoint: set[int] = field(default_factory=set)  # nodes (pks) a checkpoint made, not a step
-    made_by_fork: set[int] = field(default_factory=set)  # nodes (pks) a developer's operator fork made, not a step
+    started_by_hand: set[int] = field(default_factory=set)  # nodes (pks) an operator fork made, not a step
     refused_at: dict[int, datetime] = field(default_factory=dict)  # refused answers (Ack pk) and when
     _lane_of: dict[int, int] = field(default_factory=dict)
 
@@ -262,12 +287,20 @@ class RunBranches:
         ]
         return sorted(found, key=PathRecord.sort_key)
 
+    @cached_property
+    def step_numbers(self) -> dict[int, int]:
+        """The step each node (pk) stands at: `step_numbers` (the one rule), for the whole run at once."""
+        same_step = self.made_by_checkpoint | self.started_by_hand
+        return step_numbers(((p.node_id, p.parent_id) for p in self.layout.nodes), same_step)
+
+    def step_number(self, pk: int) -> int:
+        """The step node `pk` stands at (its pending step is step N of its branch; see `step_numbers`)."""
+        return self.step_numbers[pk]
+
     def steps_taken(self, pk: int) -> int:
-        """How many steps were acknowledged on the path to node `pk` (checkpoints are not steps, nor is a
-        branch started by hand: it redoes the step it was started at): its pending step is step
-        `steps_taken + 1` of its branch."""
-        not_steps = self.made_by_checkpoint | self.made_by_fork
-        return sum(1 for node in self.path(pk)[1:] if node not in not_steps)
+        """How many steps were acknowledged on the path to node `pk` (checkpoints and operator forks are
+        not steps)."""
+        return self.step_number(pk) - 1
 
     def synthesis_on(self, on_path: list[int]) -> Synthesis | None:
         """The synthesis recorded for the completion on this path: none unless the path completed."""
@@ -339,8 +372,9 @@ def read_many(
     runs: list[Run], *, outputs: list[Output] | None = None, checkpoints: list[Checkpoint] | None = None
 ) -> dict[int, RunBranches]:
     """The branches of each of `runs` (by run pk), in five queries whatever their number or size: the
-    nodes, the nodes a checkpoint made, the branches started by hand, the refused answers and the
-    syntheses. Records are not read (`read` passes those of a single run)."""
+    nodes, the nodes a checkpoint made, those an operator fork started, the refused answers and the
+    syntheses. Records are not read
+    (`read` passes those of a single run)."""
     by_pk = {run.pk: run for run in runs}
     if not by_pk:
         return {}
@@ -357,12 +391,7 @@ def read_many(
         made_by_checkpoint = set(
             Checkpoint.objects.filter(node__run__in=list(by_pk), child__isnull=False).values_list("child_id", flat=True)
         )
-    # A branch started by hand is said by its `operator_forked` event (by the public id of its first node).
-    forked = set(
-        Event.objects.filter(
-            session_id__in={run.session_id for run in runs}, kind=EventKind.OPERATOR_FORKED
-        ).values_list("data__childNodeId", flat=True)
-    )
+    started_by_hand = _started_by_hand(by_pk.values(), nodes)
     refusals: dict[int, list[tuple[datetime, int]]] = {}
     for ack_pk, node_pk, at in Ack.objects.filter(node__run__in=list(by_pk), outcome=AckOutcome.BLOCKED).values_list(
         "pk", "node_id", "created_at"
@@ -379,7 +408,7 @@ def read_many(
             run,
             nodes[pk],
             made_by_checkpoint,
-            {row.pk for row in nodes[pk].values() if row.public_id in forked},
+            started_by_hand,
             refusals,
             syntheses[pk],
             outputs if outputs is not None else [],
@@ -389,11 +418,35 @@ def read_many(
     }
 
 
+def _started_by_hand(runs: Iterable[Run], nodes: dict[int, dict[int, NodeRow]]) -> set[int]:
+    """The nodes (pks) an operator fork started (runs/execution/operator_fork.py): they wait at their
+    parent's step. Read from the event log, one query for all the runs (few rows: forks are rare)."""
+    runs = list(runs)
+    by_public: dict[tuple[str, int | None], int] = {
+        (run.public_id, row.public_id): row.pk for run in runs for row in nodes[run.pk].values()
+    }
+    found: set[int] = set()
+    for data in Event.objects.filter(
+        session_id__in={run.session_id for run in runs}, kind=EventKind.OPERATOR_FORKED
+    ).values_list("data", flat=True):
+        pk = by_public.get((str(data.get("runId")), _int(data.get("childNodeId"))))
+        if pk is not None:
+            found.add(pk)
+    return found
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def _tree(
     run: Run,
     nodes: dict[int, NodeRow],
     made_by_checkpoint: set[int],
-    made_by_fork: set[int],
+    started_by_hand: set[int],
     refusals: dict[int, list[tuple[datetime, int]]],
     syntheses: dict[int, Synthesis],
     outputs: list[Output],
@@ -426,7 +479,7 @@ def _tree(
         checkpoints=checkpoints,
         syntheses=syntheses,
         made_by_checkpoint={pk for pk in made_by_checkpoint if pk in nodes},
-        made_by_fork=made_by_fork,
+        started_by_hand={pk for pk in started_by_hand if pk in nodes},
         refused_at={ack: at for pk in nodes for at, ack in refusals.get(pk, [])},
         _lane_of={p.node_id: lane_index[p.lane] for p in layout.nodes},
     )

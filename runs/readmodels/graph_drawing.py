@@ -4,10 +4,13 @@ Pure: from the run's graph (runs.contract.dashboard.RunGraph, laid out by graph.
 depth, a lane per branch, lane order = branch numbers) to SVG text, with no script and nothing
 loaded. Every text put in it is escaped here (step titles come from workflow files and agents).
 
-Each card shows the step's title (shortened, in full in its tooltip), its step number, the loop
-iteration it stands in ("↻ 2"), and whether a checkpoint made it; the newest node and the shown one
-carry tags, the shown branch's path is drawn in the accent colour, and the first card of each lane
-is tagged "Branch N" (the numbering of branches.py). Two ways to draw it:
+Each card shows the step's title (up to two lines, then shortened; in full in its tooltip), the step
+it stands at (branches.step_numbers, the one count every door uses: a checkpoint's card reads
+"step 5 · checkpoint" and does not move the count), the loop iteration it stands in ("↻ 2"), and what
+made it when it was not a step (a checkpoint, an operator fork: "by hand"); a blocked branch's tip is
+drawn in red. The newest node and the shown one carry tags, the shown branch's path is drawn in the
+accent colour, and the first card of each lane is tagged "Branch N" (the numbering of branches.py).
+`legend` says which of these marks a drawing holds. Two ways to draw it:
 
 - `for_screen`: left to right (depth across, branches down), every node a link, styled by the
   dashboard's stylesheet through class names (its CSP forbids styles in the page);
@@ -25,8 +28,9 @@ from html import escape
 from runs.contract.dashboard import GraphNode, RunGraph
 
 CARD_W = 150
-CARD_H = 44
-TITLE_CHARS = 21  # what fits a card's width at 12px
+CARD_H = 56  # two lines of title and the step line
+TITLE_CHARS = 19  # what fits a card's width at 12px bold, in a wide font (DejaVu Sans)
+TITLE_LINES = 2
 SHORT_ID_CHARS = 8
 
 
@@ -40,9 +44,74 @@ def shorten(text: str, limit: int = TITLE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def title_lines(text: str, limit: int = TITLE_CHARS, lines: int = TITLE_LINES) -> list[str]:
+    """A title in at most `lines` lines of `limit` characters, broken between words (a word longer than a
+    line is cut); the last line shortened with "…" when the rest does not fit."""
+    words = text.split()
+    out: list[str] = []
+    while words and len(out) < lines - 1:
+        line = words.pop(0)
+        if len(line) > limit:  # one long word: cut it, the rest goes on the next line
+            words.insert(0, line[limit:])
+            line = line[:limit]
+        while words and len(line) + 1 + len(words[0]) <= limit:
+            line += " " + words.pop(0)
+        out.append(line)
+    if words:
+        out.append(shorten(" ".join(words), limit))
+    return out or [""]
+
+
+def step_words(node: GraphNode) -> str:
+    """Where a node stands, counted as every door counts (branches.step_numbers): "step 5", or "after
+    step 9" for a completed node (it waits at no step)."""
+    return f"after step {node.step_number - 1}" if node.is_complete else f"step {node.step_number}"
+
+
 def branch_label(lane: int) -> str:
     """Lanes are branches in the same order (branches.lanes numbers them from 1)."""
     return f"Branch {lane + 1}"
+
+
+# --- what the marks mean --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LegendEntry:
+    key: str  # the mark: on-branch, other, lane, checkpoint, by-hand, complete, blocked, loop, current, newest
+    words: str
+
+
+LEGEND_WORDS = {
+    "on-branch": "on the shown branch",
+    "other": "off the shown branch",
+    "lane": "marks where a branch starts",
+    "checkpoint": "made by a checkpoint (it stays at its step)",
+    "by-hand": "started by hand (an operator fork)",
+    "complete": "complete",
+    "blocked": "blocked: the answer to its step was refused",
+    "loop": "the n-th time round a loop",
+    "current": "the node the page shows",
+    "newest": "the newest node",
+}
+
+
+def legend(graph: RunGraph, *, shown: str | None) -> list[LegendEntry]:
+    """The marks a drawing of `graph` holds, in the order a legend lists them: only those that occur."""
+    on_path = _path({node.node_id: node for node in graph.nodes}, shown)
+    present = {
+        "on-branch": bool(on_path),
+        "other": any(node.node_id not in on_path for node in graph.nodes),
+        "lane": bool(graph.nodes),
+        "checkpoint": any(node.via == "checkpoint" for node in graph.nodes),
+        "by-hand": any(node.via == "fork" for node in graph.nodes),
+        "complete": any(node.is_complete for node in graph.nodes),
+        "blocked": any(node.is_blocked for node in graph.nodes),
+        "loop": any(node.iteration is not None for node in graph.nodes),
+        "current": shown is not None and shown in {node.node_id for node in graph.nodes},
+        "newest": graph.tip is not None,
+    }
+    return [LegendEntry(key, words) for key, words in LEGEND_WORDS.items() if present[key]]
 
 
 # --- which columns to draw ---------------------------------------------------------------------------
@@ -153,10 +222,13 @@ PAPER_STYLE = (
     ".card.on-branch{fill:#eaf0fb;stroke:#2458c6}"
     ".card.complete{fill:#e8f4ec;stroke:#1b7f43}"
     ".card.checkpoint{stroke:#6d3fc0;stroke-dasharray:4 3}"
+    ".card.by-hand{stroke:#0f7b83;stroke-width:2.5;stroke-dasharray:1.5 3}"
+    ".card.blocked{fill:#fde8e6;stroke:#b42318;stroke-width:2.5}"
     ".card.current{stroke-width:3}"
     ".ct{fill:#1d2330;font-size:12px;font-weight:600}"
     ".cs{fill:#5b6472;font-size:10px}"
     ".cs .loop{fill:#9a5b00;font-weight:700}"
+    ".cs .blocked-word{fill:#b42318;font-weight:700}"
     ".tag{stroke:none}.tag.newest{fill:#9a5b00}.tag.current{fill:#2458c6}"
     ".tag.lane{fill:#fff;stroke:#5b6472;stroke-width:1}"
     ".tag-text{fill:#fff;font-size:9px;font-weight:700}.tag-text.lane{fill:#1d2330}"
@@ -239,8 +311,9 @@ def _draw(
     for node in graph.nodes:
         firsts.setdefault(node.lane, node.node_id)
     starts = set(firsts.values())
+    keep = _forks_of_path(graph, on_path) if href is not None else set()
     cards = [
-        _card(node, corner[node.node_id], on_path, shown, graph.tip, href, node.node_id in starts)
+        _card(node, corner[node.node_id], on_path, shown, graph.tip, href, node.node_id in starts, node.node_id in keep)
         for node in graph.nodes
         if node.node_id in corner
     ]
@@ -272,6 +345,22 @@ def _draw(
     )
 
 
+def _forks_of_path(graph: RunGraph, on_path: set[str]) -> set[str]:
+    """Where other branches leave the shown path: the path's nodes with more than one child, and those
+    children off the path (the first card of each such branch). The page keeps them in view when it
+    scrolls the graph to the shown node (static/dashboard/graph.js), where they fit."""
+    children: dict[str, list[str]] = {}
+    for node in graph.nodes:
+        if node.parent_id is not None and node.parent_id in on_path:
+            children.setdefault(node.parent_id, []).append(node.node_id)
+    found: set[str] = set()
+    for parent, kids in children.items():
+        if len(kids) > 1:
+            found.add(parent)
+            found.update(kid for kid in kids if kid not in on_path)
+    return found
+
+
 def _path(by_id: dict[str, GraphNode], shown: str | None) -> set[str]:
     path: set[str] = set()
     current = shown
@@ -289,6 +378,7 @@ def _card(
     tip: str | None,
     href: Callable[[GraphNode], str] | None,
     starts_lane: bool,
+    keep: bool = False,
 ) -> str:
     x, y = at
     classes = ["card"]
@@ -298,23 +388,35 @@ def _card(
         classes.append("complete")
     if node.via == "checkpoint":
         classes.append("checkpoint")
+    if node.via == "fork":
+        classes.append("by-hand")
+    if node.is_blocked:
+        classes.append("blocked")
     is_current, is_newest = node.node_id == shown, node.node_id == tip
     if is_current:
         classes.append("current")
     if is_newest:
         classes.append("newest")
     full = node.title or node.step_id or "Step"
-    sub = [f"step {node.depth + 1}"]
-    loop = ""
+    # The step line: where it stands, the loop round, and what made it when not a step.
+    sub = [escape(step_words(node))]
     if node.iteration is not None:
-        loop = f'<tspan class="loop">↻ {node.iteration}</tspan>'
+        sub.append(f'<tspan class="loop">↻ {node.iteration}</tspan>')
     if node.via == "checkpoint":
         sub.append("checkpoint")
-    words = [full, branch_label(node.lane), f"step {node.depth + 1}"]
+    if node.via == "fork":
+        sub.append("by hand")
+    if node.is_blocked:
+        sub.append('<tspan class="blocked-word">blocked</tspan>')
+    words = [full, branch_label(node.lane), step_words(node)]
     if node.iteration is not None:
         words.append(f"iteration {node.iteration} of {node.loop_title or 'a loop'}")
     if node.via == "checkpoint":
-        words.append("made by a checkpoint")
+        words.append(f"made by a checkpoint during step {node.step_number} (still at that step)")
+    if node.via == "fork":
+        words.append(f"a branch started by hand from step {node.step_number}")
+    if node.is_blocked:
+        words.append("blocked: the answer to this step was refused")
     if is_newest:
         words.append("the newest node")
     if is_current:
@@ -331,16 +433,21 @@ def _card(
             right -= _tag_width(text)
             tags.append(_tag(right, y, text, kind))
             right -= 4
-    sub_text = " · ".join(sub[:1] + ([loop] if loop else []) + sub[1:])
+    lines = title_lines(full)
+    title_text = "".join(
+        f'<text class="ct" x="{x + 8}" y="{y + 17 + 14 * index}">{escape(line)}</text>'
+        for index, line in enumerate(lines)
+    )
     body = (
         f"<title>{escape(tooltip)}</title>"
         f'<rect class="{" ".join(classes)}" x="{x}" y="{y}" width="{CARD_W}" height="{CARD_H}" rx="6"/>'
-        f'<text class="ct" x="{x + 8}" y="{y + 17}">{escape(shorten(full))}</text>'
-        f'<text class="cs" x="{x + 8}" y="{y + 32}">{sub_text}</text>' + "".join(tags)
+        f"{title_text}"
+        f'<text class="cs" x="{x + 8}" y="{y + CARD_H - 9}">{" · ".join(sub)}</text>' + "".join(tags)
     )
     if href is None:
         return f'<g class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}">{body}</g>'
     current = ' aria-current="true"' if is_current else ""
+    current += " data-keep" if keep else ""
     return (
         f'<a href="{escape(href(node))}" class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}"'
         f"{current}>{body}</a>"
@@ -381,14 +488,17 @@ def _gaps(
                 continue
             start, end = geo.out_of(*corner[before.node_id]), geo.into(*corner[after.node_id])
             count = gap.last - gap.first + 1
-            text = f"⋯ {count} steps"
+            # The steps the hidden nodes stand at, numbered as the cards are (checkpoints keep a number).
+            low, high = lanes_at[(gap.first, lane)].step_number, lanes_at[(gap.last, lane)].step_number
+            steps = f"step {low}" if low == high else f"steps {low}-{high}"
+            text = f"⋯ {steps}"
             mid_x, mid_y = (start[0] + end[0]) // 2, (start[1] + end[1]) // 2
             cls = "gap-line on-branch" if after.node_id in on_path else "gap-line"
             out.append(f'<path class="{cls}" d="M{start[0]} {start[1]}L{end[0]} {end[1]}"/>')
-            why = f"{count} steps of {branch_label(lane)} not drawn (steps {gap.first + 1} to {gap.last + 1})"
+            why = f"{count} node{'s' if count > 1 else ''} of {branch_label(lane)} not drawn ({steps})"
             out.append(
                 f'<g class="gap"><title>{escape(why)}</title>'
-                f'<rect class="gap-chip" x="{mid_x - 38}" y="{mid_y - 9}" width="76" height="18" rx="9"/>'
+                f'<rect class="gap-chip" x="{mid_x - 48}" y="{mid_y - 9}" width="96" height="18" rx="9"/>'
                 f'<text class="gap-text" x="{mid_x}" y="{mid_y + 4}" text-anchor="middle">{escape(text)}</text></g>'
             )
     out.append("</g>")

@@ -207,7 +207,7 @@ def _outcome(
         headline = f"Branch {number} completed" + (f": {said}" if said else "")
         at = tip.created_at
     else:
-        step_number = tree.steps_taken(branch.tip) + 1
+        step_number = tree.step_number(branch.tip)  # branches.step_numbers: the one rule
         step_title = refusal.step_title if refusal else (titles.get(branch.tip) or _step_title(tree, tip.step_id))
         where = f"at step {step_number}: {step_title}"
         if refusal is not None:

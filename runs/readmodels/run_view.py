@@ -37,8 +37,10 @@ from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
 from workflows_app import engine
 
-MAX_NODE_ID_CHARS = 20
-MadeBy = Literal["start", "step", "checkpoint", "fork"]  # a 63-bit id has at most 19 digits
+MAX_NODE_ID_CHARS = 20  # a 63-bit id has at most 19 digits
+# What made a node (the graph's `via`, the node page's `made_by`).
+Via = Literal["start", "step", "checkpoint", "fork"]
+MadeBy = Via
 
 
 def get_run(run_id: str) -> Run:
@@ -103,6 +105,8 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     newest = tree.newest
     chosen = _chosen_tip(tip, tree)
     loops = loop_marks(run)
+    numbers = tree.step_numbers
+    blocked_tips = {b.tip for b in tree.branches if b.status == "blocked"}
     nodes = []
     for placed in layout.nodes:
         row = rows[placed.node_id]
@@ -119,9 +123,9 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
                 is_complete=row.is_complete,
                 is_tip=placed.node_id == newest,
                 is_leaf=placed.is_leaf,
-                via="start"
-                if row.parent_id is None
-                else ("checkpoint" if placed.node_id in made_by_checkpoint else "step"),
+                via=_made_by(tree, row, made_by_checkpoint),
+                step_number=numbers[placed.node_id],
+                is_blocked=placed.node_id in blocked_tips,
                 created_at=row.created_at,
                 iteration=loop.iteration if loop else None,
                 loop_title=loop.loop_title if loop else "",
@@ -170,6 +174,14 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
         other_branches=[o for o in told if o.number != shown_number],
     )
     return ShownRun(detail, tree)
+
+
+def _made_by(tree: branches.RunBranches, row: branches.NodeRow, made_by_checkpoint: set[int]) -> Via:
+    if row.parent_id is None:
+        return "start"
+    if row.pk in tree.started_by_hand:
+        return "fork"
+    return "checkpoint" if row.pk in made_by_checkpoint else "step"
 
 
 def _forks_on(run: Run, tree: branches.RunBranches, path: list[int]) -> list[OperatorForkNote]:
@@ -271,6 +283,7 @@ def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches, tit
                 child_id=str(tree.public(item.child_id or 0)),
                 kind=record.kind,
                 step_id=record.step_id,
+                step_number=tree.step_number(node_pk),
                 title=title,
                 prompt=prompt,
                 notes_markdown=item.notes_markdown,
@@ -344,12 +357,15 @@ def node_detail(node_id: str) -> NodeDetail:
     node = get_node(node_id)
     run = node.run
     title, prompt = _rendered_step(run, node)
+    tree = branches.read(run, records=False)
+    number = tree.step_number(node.pk) if node.pk in tree.nodes else node.depth + 1
     here = [
         StepEntry(
             node_id=str(node.public_id),
             child_id=str(o.child.public_id),
             kind="step",
             step_id=o.step_id,
+            step_number=number,
             title=o.step_title or o.step_id,
             prompt=prompt,
             notes_markdown=o.notes_markdown,
@@ -365,6 +381,7 @@ def node_detail(node_id: str) -> NodeDetail:
             child_id=str(c.child.public_id) if c.child else None,
             kind="checkpoint",
             step_id=node.pending_step_id,
+            step_number=number,
             title="Checkpoint",
             prompt="",
             notes_markdown=c.notes_markdown,
@@ -376,7 +393,6 @@ def node_detail(node_id: str) -> NodeDetail:
         for c in Checkpoint.objects.filter(node=node).select_related("child").order_by("created_at", "pk")
     ]
     here.sort(key=lambda entry: entry.recorded_at)
-    tree = branches.read(run, records=False)
     told = outcomes.of_run(tree)
     mine = (
         next((o for o in told if o.number == tree.branch_of(node.pk).number), None) if node.pk in tree.nodes else None

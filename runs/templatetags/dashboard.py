@@ -181,8 +181,9 @@ def kinds(artifacts: Any) -> list[str]:
 class Branch:
     tip: str
     lane: int
-    depth: int
     title: str
+    where: str  # where its tip stands, as the graph's cards count steps: "step 4, newest"
+    forked_at: int | None  # the step of the node it forked from (None for the run's first branch)
     href: str
     shown: bool
     is_newest: bool
@@ -193,6 +194,7 @@ class GraphContext(TypedDict):
 
     detail: RunDetail
     drawing: SafeString
+    legend: list[graph_drawing.LegendEntry]
     branches: list[Branch]
 
 
@@ -233,7 +235,12 @@ def run_graph(detail: RunDetail) -> GraphContext:
     )
     # The drawing escapes every text it holds (runs/readmodels/graph_drawing.py): safe to insert as is.
     drawing = mark_safe(graph_drawing.for_screen(detail.graph, shown=detail.branch_tip, href=href, title=title))
-    return {"detail": detail, "drawing": drawing, "branches": _branch_links(detail, run_url)}
+    return {
+        "detail": detail,
+        "drawing": drawing,
+        "legend": graph_drawing.legend(detail.graph, shown=detail.branch_tip),
+        "branches": _branch_links(detail, run_url),
+    }
 
 
 def _branch_links(detail: RunDetail, run_url: str) -> list[Branch]:
@@ -242,12 +249,16 @@ def _branch_links(detail: RunDetail, run_url: str) -> list[Branch]:
     links = []
     for lane in branches.lanes((node.node_id, node.parent_id, node.lane) for node in detail.graph.nodes):
         tip = placed[lane.tip]
+        where = [graph_drawing.step_words(tip)] + (["blocked"] if tip.is_blocked else [])
+        where += ["newest"] if tip.is_tip else []
+        fork = placed.get(lane.forked_from) if lane.forked_from is not None else None
         links.append(
             Branch(
                 tip=tip.node_id,
                 lane=tip.lane,
-                depth=tip.depth,
                 title=tip.title or tip.step_id or "Step",
+                where=", ".join(where),
+                forked_at=fork.step_number if fork is not None else None,
                 href=f"{run_url}?tip={tip.node_id}",
                 shown=tip.node_id == detail.branch_tip,
                 is_newest=tip.is_tip,

@@ -105,3 +105,49 @@ def test_at_300_nodes_the_graph_scrolls_in_its_box_and_shows_the_shown_node(
     page.wait_for_function("() => window.scrollY > 0")
     expect(page.locator("#steps-title")).to_be_in_viewport()
     console_log.assert_clean()
+
+
+def test_showing_the_first_branch_keeps_where_the_second_leaves_it_in_view(page, console_log, site, service_catalog):
+    looped = looped_and_forked(service_catalog["extra"], iterations=3)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{site}/runs/{looped.run_id}/")
+    # Every lane shows: the box is as tall as the drawing.
+    box = page.locator(".graph-scroll")
+    assert box.evaluate("b => b.clientHeight >= b.querySelector('svg').getBoundingClientRect().height")
+    leaf = page.locator('svg.run-graph a.graph-node[data-lane="0"][href*="?tip="]').get_attribute("href")
+    page.goto(site + str(leaf))
+    # Branch 1's end and where branch 2 leaves it (branch 2's first card) in view together; no sign needed.
+    assert in_view(page, ".graph-scroll", 'a.graph-node[aria-current="true"]')
+    assert in_view(page, ".graph-scroll", 'a.graph-node[data-lane="1"]')
+    expect(page.locator(".lane-sign:visible")).to_have_count(0)
+    # Scrolled away from the start: the left edge fades (there is more that way).
+    assert box.evaluate("b => getComputedStyle(b).getPropertyValue('--fade-start')") != "0px"
+    screenshot(page, "graph-first-branch-fork-in-view", full_page=False)
+    console_log.assert_clean()
+
+
+def test_a_branch_scrolled_out_of_view_keeps_a_sign_that_brings_it_back(page, console_log, site, service_catalog):
+    # Six slices: branch 1's end is too far from where branch 2 leaves it to show both.
+    looped = looped_and_forked(service_catalog["extra"], iterations=6)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{site}/runs/{looped.run_id}/")
+    leaf = page.locator('svg.run-graph a.graph-node[data-lane="0"][href*="?tip="]').get_attribute("href")
+    page.goto(site + str(leaf))
+    assert in_view(page, ".graph-scroll", 'a.graph-node[aria-current="true"]')
+    assert not in_view(page, ".graph-scroll", 'a.graph-node[data-lane="1"]')
+    sign = page.locator(".lane-sign:visible")
+    expect(sign).to_have_text("◂ Branch 2")
+    screenshot(page, "graph-first-branch-sign", full_page=False)
+    sign.click()
+    page.wait_for_function(
+        """() => { const b = document.querySelector(".graph-scroll").getBoundingClientRect();
+            const n = document.querySelector('.graph-scroll a.graph-node[data-lane="1"]').getBoundingClientRect();
+            return n.left >= b.left && n.right <= b.right; }"""
+    )
+    expect(page.locator(".lane-sign:visible")).to_have_count(0)
+    # At the start nothing lies to the left: that edge does not fade.
+    page.locator(".graph-scroll").evaluate("b => { b.scrollLeft = 0; }")
+    page.wait_for_function(
+        "() => getComputedStyle(document.querySelector('.graph-scroll')).getPropertyValue('--fade-start') === '0px'"
+    )
+    console_log.assert_clean()

@@ -20,6 +20,7 @@ import pytest
 
 from exports.reports.produce import produce
 from tests.support.forked_review import CRITICAL, VERBATIM_NOTE, VERDICT, forked_review
+from tests.support.looped_run import looped_and_forked
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.django_db
@@ -134,3 +135,26 @@ def test_the_pdf_pages_hold_the_summary_and_every_branchs_verdict(review):
     assert "Timeline" in everything and "asked the user" in everything
     assert "Appendix: full ids" in everything and review.run_id in everything
     assert not RELATIVE.findall(everything)
+
+
+def test_the_report_counts_steps_as_the_dashboard_does_a_checkpoint_is_not_a_step(service_catalog):
+    # Verify the slices: scope (1), then verify/record per slice (2-7), summarize (8); a checkpoint during
+    # step 3 and a rewind that took step 4 again (branch 2, waiting at step 5).
+    looped = looped_and_forked(service_catalog["extra"], iterations=3)
+    text = markdown_of(looped.session_id)
+    graph = text.split("### Branch graph")[1].split("```", 2)[1]
+    lines = [line.strip() for line in graph.strip().splitlines()[1:]]
+    assert re.fullmatch(r'● Branch 1: steps 1-8, ends at node \S+ "Complete" \(complete\)', lines[0])
+    assert re.fullmatch(
+        r'└─ Branch 2: from node \S+ \(at step 4\), step 4, ends at node \S+ "Record what the slice showed" '
+        r"\(waiting at step 5, newest\)",
+        lines[1],
+    )
+    summary = text.split("## Summary\n")[1].split("\n## ")[0]
+    assert "Waiting at step 5, “Record what the slice showed”" in summary  # as the run page says it
+    first = text.split("### Branch 1 (complete)")[1].split("### Branch 2")[0]
+    assert "##### 3. Checkpoint during Record what the slice showed" in first
+    assert "##### 3. Record what the slice showed" in first and "##### 8. Summarize the verification" in first
+    second = text.split("### Branch 2 (newest, open)")[1].split("### Timeline")[0]
+    assert "- Forked from node" in second and ", at step 4" in second
+    assert "Pending: step 5, Record what the slice showed" in second

@@ -71,7 +71,7 @@ def test_the_report_has_header_runs_graph_steps_tables_and_synthesis(service_cat
         "## Summary",
         "## Runs",
         "### Branch graph",
-        "● Branch 1: steps 1-4",
+        "● Branch 1: steps 1-3",  # a checkpoint is not a step
         "##### 1. Clarify Goal and Constraints",
         "> ## Goal\n>\n> Paginate `/orders`:\n>\n> - keep the old query\n> - add `limit`",  # quoted: a heading
         "Halfway: plan drafted.",

@@ -510,8 +510,7 @@ def test_the_sessions_list_and_a_run_cost_the_same_queries_whatever_the_data(api
     few_run = counted(api, f"{API}/runs/{short['session']['runId']}")
     built = two_runs_one_forked_twice()
     # A session with a forked run has its status in words: its root runs, their branches (nodes, checkpoints,
-    # branches started by hand, refused answers, syntheses) and the unfinished tips' steps, read once for the
-    # whole page.
+    # operator forks, refused answers, syntheses) and the unfinished tips' steps, read once for the whole page.
     few_sessions = counted(api, f"{API}/sessions")
     assert few_sessions == 3 + 7
     for index in range(5):

@@ -25,8 +25,12 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     html = page(client, f"/runs/{looped.run_id}/")
     svg = html.split('<svg class="run-graph"', 1)[1].split("</svg>", 1)[0]
-    titles = re.findall(r'<text class="ct"[^>]*>([^<]*)</text>', svg)
-    assert titles[:3] == ["Scope the change int…", "Verify slice 1", "Record what the slic…"]
+    titles = [
+        " / ".join(re.findall(r'<text class="ct"[^>]*>([^<]*)</text>', card))
+        for card in svg.split('class="graph-node"')[1:]
+    ]
+    # Two lines of title on a card before it is shortened: five "Record what the slic…" read in full.
+    assert titles[:3] == ["Scope the change / into slices", "Verify slice 1", "Record what the / slice showed"]
     assert "Complete" in titles
     assert svg.count('<tspan class="loop">↻ 2</tspan>') == 3  # the second iteration's two steps, and the fork
     assert re.findall(r'<text class="tag-text (\w+)"[^>]*>([^<]*)<', svg) == [
@@ -63,3 +67,40 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
     assert re.search(r'<text class="tl-duration"[^>]*>[\d.]+ s · 11 nodes</text>', timeline)
     assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d to [\d: -]+ UTC · [\d.]+ s</text>", timeline)
     assert "first node" not in timeline and "newest node" not in timeline
+
+
+def shown_sentence(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html.split('id="shown-branch">', 1)[1].split("</p>", 1)[0]))
+
+
+def tabs(html: str) -> list[str]:
+    nav = html.split('aria-label="Branches of this run"', 1)[1].split("</nav>", 1)[0]
+    return [re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", item)).strip() for item in re.findall(r"<li>(.*?)</li>", nav)]
+
+
+def card_step_line(html: str, node_id: str) -> str:
+    card = html.split(f'data-node-id="{node_id}"', 1)[1].split("</a>", 1)[0]
+    return re.sub(r"<[^>]+>", "", re.findall(r'<text class="cs"[^>]*>(.*?)</text>', card)[0])
+
+
+def test_one_step_count_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card_agree(client, service_catalog):
+    # The checkpoint (during step 3) adds a node, not a step: branch 2 waits at step 5 of the workflow.
+    looped = looped_and_forked(service_catalog["extra"], iterations=3)
+    newest = Node.objects.filter(run__public_id=looped.run_id).order_by("-created_at", "-pk").first()
+    assert newest is not None
+    html = page(client, f"/runs/{looped.run_id}/")
+    assert "open at step 5, Record what the slice showed." in shown_sentence(html)
+    assert tabs(html)[1] == "Branch 2: Record what the slice showed (step 5, newest) · forked at step 4"
+    assert card_step_line(html, str(newest.public_id)) == "step 5 · ↻ 2"
+    # The checkpoint's card stays at its step; the complete one says after which step it completed.
+    svg = html.split('<svg class="run-graph"', 1)[1].split("</svg>", 1)[0]
+    lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', svg)]
+    assert "step 3 · ↻ 1 · checkpoint" in lines
+    assert lines.count("step 3 · ↻ 1") == 1
+    assert tabs(html)[0] == "Branch 1: Complete (after step 8)"
+
+    # Showing branch 1: its callout for branch 2 says the same step.
+    first = page(client, f"/runs/{looped.run_id}/?tip={newest.parent.public_id if newest.parent else ''}")
+    assert "Branch 2 open at step 5: Record what the slice showed" in first
+    node = page(client, f"/nodes/{newest.public_id}/")
+    assert "step 5 of its branch" in node

@@ -8,7 +8,7 @@ import re
 from datetime import UTC, datetime
 
 from runs.contract.dashboard import GraphNode, RunGraph
-from runs.readmodels import graph, graph_drawing
+from runs.readmodels import branches, graph, graph_drawing
 from runs.readmodels.graph_drawing import short_id
 
 AT = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
@@ -18,6 +18,8 @@ def drawn(pairs: list[tuple[int, int | None]], **extra: dict[str, object]) -> Ru
     """A RunGraph of (node, parent) pairs, oldest first; `extra` sets fields per node id (as text)."""
     layout = graph.lay_out(pairs)
     newest = str(pairs[-1][0])
+    same_step = {node for node, fields in extra.items() if fields.get("via") in ("checkpoint", "fork")}
+    numbers = branches.step_numbers(((str(p.node_id), str(p.parent_id)) for p in layout.nodes), same_step)
     nodes = []
     for placed in layout.nodes:
         fields: dict[str, object] = {
@@ -31,6 +33,7 @@ def drawn(pairs: list[tuple[int, int | None]], **extra: dict[str, object]) -> Ru
             "is_tip": str(placed.node_id) == newest,
             "is_leaf": placed.is_leaf,
             "via": "start" if placed.parent_id is None else "step",
+            "step_number": numbers[str(placed.node_id)],
             "created_at": AT,
         }
         fields.update(extra.get(str(placed.node_id), {}))
@@ -53,8 +56,8 @@ def test_each_card_shows_its_title_shortened_with_the_full_title_in_its_tooltip(
     run = drawn([(1, None), (2, 1)], **{"2": {"title": long}})
     svg = screen(run)
     text = re.findall(r'<text class="ct"[^>]*>([^<]*)</text>', card(svg, "2"))
-    assert text == ["Investigate the flak…"]
-    assert len(text[0]) <= graph_drawing.TITLE_CHARS
+    assert text == ["Investigate the", "flaky integration…"]  # two lines, then shortened
+    assert all(len(line) <= graph_drawing.TITLE_CHARS for line in text)
     assert f"<title>{long} · Branch 1 · step 2" in card(svg, "2")
     assert "step 2" in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', card(svg, "2"))[0]
 
@@ -116,7 +119,7 @@ def test_the_paper_drawing_collapses_long_straight_stretches_and_keeps_forks_and
     drawn_ids = set(re.findall(r'data-node-id="(\d+)"', paper))
     assert {"1", "5", "6", "200", "201"} <= drawn_ids  # the root, the fork, its children, the ends
     assert len(drawn_ids) < 20
-    assert re.findall(r"⋯ (\d+) steps", paper) == ["191"]  # depths 6..196 of branch 1: one chip
+    assert re.findall(r"⋯ steps (\d+)-(\d+)", paper) == [("8", "198")]  # 191 nodes of branch 1: one chip
     width, height = re.findall(r'width="([\d.]+)mm" height="([\d.]+)mm"', paper)[0]
     assert float(width) <= graph_drawing.PAPER_WIDTH_MM and float(height) <= graph_drawing.PAPER_HEIGHT_MM
 
@@ -126,3 +129,75 @@ def test_the_screen_drawing_draws_every_node():
     svg = screen(run)
     assert svg.count('class="graph-node"') == 300
     assert "⋯" not in svg
+
+
+def step_line(svg: str, node_id: str) -> str:
+    return re.sub(r"<[^>]+>", "", re.findall(r'<text class="cs"[^>]*>(.*?)</text>', card(svg, node_id))[0])
+
+
+def card_classes(svg: str, node_id: str) -> list[str]:
+    return re.findall(r'<rect class="([^"]*)"', card(svg, node_id))[0].split()
+
+
+def test_a_checkpoint_card_stays_at_its_step_and_the_count_goes_on_after_it():
+    # start (step 1) - step taken (2) - a checkpoint during step 2 - a step taken (3) - complete.
+    run = drawn([(1, None), (2, 1), (3, 2), (4, 3), (5, 4)], **{"3": {"via": "checkpoint"}, "5": {"is_complete": True}})
+    svg = screen(run)
+    assert [step_line(svg, node) for node in "12345"] == [
+        "step 1",
+        "step 2",
+        "step 2 · checkpoint",
+        "step 3",
+        "after step 3",
+    ]
+    assert "made by a checkpoint during step 2" in card(svg, "3")
+
+
+def test_a_branch_started_by_hand_and_a_blocked_tip_are_told_apart():
+    run = drawn([(1, None), (2, 1), (3, 1)], **{"3": {"via": "fork"}, "2": {"is_blocked": True}})
+    svg = screen(run, shown="3")
+    assert "by-hand" in card_classes(svg, "3")
+    assert step_line(svg, "3") == "step 1 · by hand"  # a fork waits at its parent's step
+    assert "blocked" in card_classes(svg, "2")
+    assert step_line(svg, "2") == "step 2 · blocked"
+    assert "the answer to this step was refused" in card(svg, "2")
+
+
+def test_the_legend_lists_only_the_marks_the_drawing_holds():
+    plain = drawn([(1, None), (2, 1)])
+    keys = [entry.key for entry in graph_drawing.legend(plain, shown="2")]
+    assert keys == ["on-branch", "lane", "current", "newest"]  # no loop, checkpoint, complete, other branches
+    marked = drawn(
+        [(1, None), (2, 1), (3, 2), (4, 1), (5, 1)],
+        **{
+            "2": {"iteration": 2},
+            "3": {"via": "checkpoint", "is_complete": True},
+            "4": {"via": "fork"},
+            "5": {"is_blocked": True},
+        },
+    )
+    legend = {entry.key: entry.words for entry in graph_drawing.legend(marked, shown="3")}
+    assert list(legend) == [
+        "on-branch",
+        "other",
+        "lane",
+        "checkpoint",
+        "by-hand",
+        "complete",
+        "blocked",
+        "loop",
+        "current",
+        "newest",
+    ]
+    assert legend["lane"] == "marks where a branch starts"
+    assert legend["loop"] == "the n-th time round a loop"
+    assert legend["by-hand"] == "started by hand (an operator fork)"
+
+
+def test_the_forks_off_the_shown_path_are_marked_to_keep_in_view():
+    # 1-2-3-4 with branches from 2 (5) and from 3 (6); showing 4: the fork points 2 and 3 and the first
+    # cards of the branches leaving them are marked; a branch off another branch (7, from 5) is not.
+    run = drawn([(1, None), (2, 1), (3, 2), (4, 3), (5, 2), (6, 3), (7, 5), (8, 5)])
+    svg = screen(run, shown="4")
+    kept = set(re.findall(r'data-node-id="(\d+)"[^>]* data-keep', svg))
+    assert kept == {"2", "3", "5", "6"}
