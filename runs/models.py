@@ -107,6 +107,9 @@ class Event(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["session", "seq"], name="event_seq_unique_per_session")]
+        # The rare kinds read on their own (operator forks: runs/readmodels/forks.py and branches.py) are
+        # found without reading a session's every event: a rewound run's session holds thousands.
+        indexes = [models.Index(fields=["session", "kind"], name="event_kind_per_session")]
         ordering = ["session", "seq"]
 
     def __str__(self) -> str:

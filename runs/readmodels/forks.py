@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from runs.contract.fork import OperatorForkNote
-from runs.models import Event, EventKind, Node, Run
+from runs.models import Checkpoint, Event, EventKind, Node, Output, Run
 
 
 def _note(data: dict[str, Any], at: datetime) -> OperatorForkNote:
@@ -49,6 +49,10 @@ def forks_of_run(run: Run) -> dict[int, OperatorForkNote]:
 def fork_into(node: Node) -> OperatorForkNote | None:
     """The operator fork that made `node`, if a developer started its branch there."""
     if node.parent_id is None:
+        return None
+    # A node a step or a checkpoint made was not made by a fork: two indexed lookups spare reading the
+    # session's events (a rewound agent asks this at every rehydrate).
+    if Output.objects.filter(child=node).exists() or Checkpoint.objects.filter(child=node).exists():
         return None
     row = (
         Event.objects.filter(
