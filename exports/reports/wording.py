@@ -61,7 +61,9 @@ def step_title(step: StepEntry) -> str:
 
 
 def severities(branch: BranchSection) -> str:
-    return ", ".join(f"{count} {severity}" for severity, count in branch.severity_counts) or "none"
+    said = ", ".join(f"{count} {severity}" for severity, count in branch.severity_counts)
+    # An unfinished branch may not have reached its findings step: "none" would read as "found nothing".
+    return said or ("none" if branch.status == "complete" else "none yet")
 
 
 def outcome(branch: BranchSection) -> str:

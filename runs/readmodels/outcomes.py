@@ -220,7 +220,7 @@ def _outcome(
             headline = f"Branch {number} {STATUS_WORDS[branch.status]} {where}"
             at = tip.created_at
         if _left_behind(tree, branch):
-            headline += f" — {LEFT_BEHIND}"
+            headline += f" — {_why_left(tree)}"
     return BranchOutcomeEntry(
         number=number,
         status=branch.status,
@@ -242,6 +242,15 @@ def _outcome(
 def _left_behind(tree: RunBranches, branch: Branch) -> bool:
     """An unfinished branch that is not the newest: the agent rewound and went on elsewhere."""
     return len(tree.branches) > 1 and not branch.is_newest and branch.status in ("open", "blocked")
+
+
+def _why_left(tree: RunBranches) -> str:
+    """Why an unfinished branch is not where the work goes on: a rewind, unless the newest branch was
+    started by hand (an operator fork), which sets the others aside without any rewind."""
+    newest = next((b for b in tree.branches if b.is_newest), None)
+    if newest is not None and newest.nodes and newest.nodes[0] in tree.started_by_hand:
+        return f"set aside when branch {newest.number} was started by hand"
+    return LEFT_BEHIND
 
 
 def _step_title(tree: RunBranches, step_id: str) -> str:
@@ -290,7 +299,8 @@ def _other(o: BranchOutcomeEntry) -> str:
     at = f" at step {o.step_number}" if o.step_number else ""
     if o.status == "canceled":
         return f"branch {o.number} canceled{at}"
-    return f"branch {o.number} {STATUS_WORDS[o.status]}{at}, {LEFT_BEHIND}"
+    why = o.headline.rsplit(" — ", 1)[-1] if " — " in o.headline else LEFT_BEHIND  # the headline ends with why
+    return f"branch {o.number} {STATUS_WORDS[o.status]}{at}, {why}"
 
 
 def session_words(runs: list[tuple[str, str]]) -> str:

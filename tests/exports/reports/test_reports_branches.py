@@ -46,7 +46,9 @@ def test_the_markdown_report_summarizes_then_lists_both_branches_finished_first(
     text = markdown_of(review.session_id)
     summary = text.split("## Summary\n")[1].split("\n## ")[0]
     assert f"| Branch 1 (complete) | {VERDICT}: the permission check is bypassed | 1 critical, 1 minor | 2 |" in summary
-    assert "| Branch 2 (newest, open) | Waiting at step 5, “Record Findings by Severity” | none |" in summary
+    assert (
+        "| Branch 2 (newest, open) | Waiting at step 5, “Record Findings by Severity” | none yet |" in summary
+    )  # not reached: not "found nothing"
     assert summary.index("Branch 1 (complete)") < summary.index("Branch 2 (newest, open)")
 
     first, second = text.split("### Branch 1 (complete): ")[1].split("### Branch 2 (newest, open): ")

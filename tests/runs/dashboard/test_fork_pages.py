@@ -229,3 +229,12 @@ def test_a_branch_started_by_hand_later_in_the_run_counts_the_steps_before_it(cl
     meta = " ".join(re.sub(r"<[^>]+>", "", between(page, '<ul class="meta">', "</ul>")).split())
     assert "step 2 of its branch" in meta and "started by hand from step 2 · Deploy to staging" in meta
     assert "Did prepare." in between(page, 'id="recap-title"', "</section>")  # the path's notes are its history
+
+
+def test_a_branch_set_aside_by_a_fork_started_by_hand_is_not_said_to_be_left_by_a_rewind(client, root):
+    staged = Node.objects.get(pending_step_id="deploy-staging")  # branch 1's tip, left open
+    assert confirmed(client, root, edited(target="production"), "Ship it.").status_code == 302
+    run_page = client.get(f"/runs/{staged.run.public_id}/").content.decode()
+    words = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(run_page)).split())
+    assert "set aside when branch 2 was started by hand" in words, words
+    assert "rewind" not in words.replace("Answered again after a rewind", "")
