@@ -40,7 +40,6 @@ from workflows_app import engine
 MAX_NODE_ID_CHARS = 20  # a 63-bit id has at most 19 digits
 # What made a node (the graph's `via`, the node page's `made_by`).
 Via = Literal["start", "step", "checkpoint", "fork"]
-MadeBy = Via
 
 
 def get_run(run_id: str) -> Run:
@@ -401,14 +400,12 @@ def node_detail(node_id: str) -> NodeDetail:
     refused = mine.blocked if mine is not None else None
     children = list(Node.objects.filter(parent=node).order_by("created_at", "pk"))
     parent = Node.objects.filter(pk=node.parent_id).first() if node.parent_id else None
-    titles = _titles_seen(run, [n for n in (parent, *children) if n is not None])
+    titles = _node_titles(run, [n for n in (parent, *children) if n is not None])
     fork = forks.fork_into(node)
     if fork is not None and parent is not None:
         fork = fork.model_copy(update={"from_step_number": _step_number(tree, parent), "from_title": titles[parent.pk]})
     taken = tree.steps_taken(node.pk) if node.pk in tree.nodes else 0
-    made_by: MadeBy = "start" if parent is None else "fork" if fork is not None else "step"
-    if made_by == "step" and node.pk in tree.made_by_checkpoint:
-        made_by = "checkpoint"
+    made_by = _made_by(tree, tree.nodes[node.pk], tree.made_by_checkpoint)  # as the graph draws it
     session = run.session
     return NodeDetail(
         node_id=str(node.public_id),
@@ -468,7 +465,7 @@ def _and(numbers: list[int]) -> str:
     return "".join(words) if len(words) <= 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _titles_seen(run: Run, nodes: list[Node]) -> dict[int, str]:
+def _node_titles(run: Run, nodes: list[Node]) -> dict[int, str]:
     """The pending step's title at each node as the agent saw it ('Complete' at a branch's end)."""
     seen = step_text.as_seen(compiled_workflow(run.pinned_id), [n.pk for n in nodes if not n.is_complete])
     return {
