@@ -102,6 +102,11 @@ class Event(models.Model):
     kind = models.CharField(max_length=32, choices=EventKind.choices)
     data = models.JSONField()
     created_at = models.DateTimeField()
+    # Who made it (runs/store/actors.py): the API token's owner or the dashboard user; "" for a local
+    # process. And the door it came through: "stdio", "http", "api", "dashboard", "command"; "" before
+    # these were recorded. Not part of `data`, so an event's payload reads the same whoever made it.
+    actor = models.CharField(max_length=64, blank=True, default="")
+    door = models.CharField(max_length=16, blank=True, default="")
 
     objects: ClassVar[EventQuerySet] = EventQuerySet.as_manager()  # type: ignore[assignment]
 
@@ -400,6 +405,9 @@ class ApiToken(models.Model):
     Not part of the event log."""
 
     name = models.CharField(max_length=64)
+    # Whom the token acts for: every event made with it records this owner (runs/store/actors.py). One
+    # owner may hold several tokens (a laptop, a CI machine); tokens made before owners were their own.
+    owner = models.CharField(max_length=64)
     digest = models.CharField(max_length=64, unique=True)  # hex SHA-256 of the token
     created_at = models.DateTimeField()
     last_used_at = models.DateTimeField(null=True, blank=True)  # to the minute: not a write per request

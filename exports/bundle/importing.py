@@ -234,7 +234,7 @@ class _Stage:
             # The data is in its stored form already (reading.py checked it against its payload model).
             data = data_field.get_db_prep_save(event["data"], connection)
             chunk.payloads.append((event_payloads.parse(event["kind"], event["data"]), at))
-            chunk.rows.append([self.session.pk, event["seq"], event["kind"], data, stored_at])
+            chunk.rows.append([self.session.pk, event["seq"], event["kind"], data, stored_at, "", ""])
             chunk.last_seq = event["seq"]
             if event["kind"] == EventKind.RUN_STARTED:
                 chunk.run_hashes.append(event["data"]["workflowHash"])
@@ -274,7 +274,7 @@ class _Stage:
         known = set(self.projector.runs)
         for payload, at in chunk.payloads:
             self.projector.apply(payload, at)
-        # The rows' values are in Event's field order: session, seq, kind, data, created_at.
+        # The rows' values are in Event's field order: session, seq, kind, data, created_at, actor, door.
         statements.insert_prepared(Event, chunk.rows)
         self.projector.flush()
         # Hidden until published: new runs get stand-in ids, the session no key (the projector set it

@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     FEATURE_DISABLED = "FEATURE_DISABLED"
     UNAUTHENTICATED = "UNAUTHENTICATED"
     CSRF_FAILED = "CSRF_FAILED"
+    NOT_YOUR_SESSION = "NOT_YOUR_SESSION"
     RATE_LIMITED = "RATE_LIMITED"
     STORE_BUSY = "STORE_BUSY"
     BUNDLE_TOO_LARGE = "BUNDLE_TOO_LARGE"
@@ -62,6 +63,8 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.FEATURE_DISABLED: 403,
     ErrorCode.UNAUTHENTICATED: 401,
     ErrorCode.CSRF_FAILED: 403,
+    # A valid token of a session another owner started: a team's store is shared, its sessions are not.
+    ErrorCode.NOT_YOUR_SESSION: 403,
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.STORE_BUSY: 503,
     ErrorCode.BUNDLE_TOO_LARGE: 413,

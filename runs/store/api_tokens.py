@@ -81,13 +81,13 @@ def _mark_used(stored: ApiToken, now: datetime) -> None:
 # --- creating and revoking -----------------------------------------------------------------------
 
 
-def check_name(name: str) -> str:
+def check_name(name: str, *, what: str = "name") -> str:
     if not NAME_PATTERN.match(name):
         raise WorkRailError(
             ErrorCode.INVALID_INPUT,
-            f"'{name[:80]}' is not a valid token name.",
+            f"'{name[:80]}' is not a valid token {what}.",
             f"Use {NAME_RULE}.",
-            details={"name": name[:80]},
+            details={what: name[:80]},
         )
     return name
 
@@ -101,16 +101,21 @@ def _default_name() -> str:
     return f"token-{number}"
 
 
-def create(name: str | None = None, *, now: datetime | None = None) -> tuple[str, str]:
-    """Creates a token and stores its digest; returns (name, token). The token is not kept anywhere."""
+def create(name: str | None = None, *, owner: str | None = None, now: datetime | None = None) -> tuple[str, str]:
+    """Creates a token for `owner` (default: the token's own name) and stores its digest; returns (name,
+    token). The token is not kept anywhere."""
     if name is not None:
         check_name(name)
+    if owner is not None:
+        check_name(owner, what="owner")
     for _ in range(CREATE_ATTEMPTS):
         chosen = name or _default_name()
         token = secrets.token_urlsafe(TOKEN_BYTES)
         try:
             with transaction.atomic():
-                ApiToken.objects.create(name=chosen, digest=digest_of(token), created_at=now or timezone.now())
+                ApiToken.objects.create(
+                    name=chosen, owner=owner or chosen, digest=digest_of(token), created_at=now or timezone.now()
+                )
         except IntegrityError:
             if name is None:
                 continue  # another creator took that default name first: take the next

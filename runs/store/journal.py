@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Event, Session
-from runs.store import statements
+from runs.store import actors, statements
 from runs.store.events import EventPayload
 from runs.store.projections import Projector
 from runs.store.statements import SelectOne
@@ -41,15 +41,19 @@ class Journal:
         self.now = now
         self.projector = Projector(session)
         # The events' rows, values prepared for the database in Event's field order (session, seq, kind,
-        # data, created_at): inserted together at flush, with no model instances on the hot path.
+        # data, created_at, actor, door): inserted together at flush, with no model instances on the hot path.
         self._rows: list[list[Any]] = []
         self._prepared_now = _CREATED_AT.get_db_prep_save(now, connection)
         self._activity = False  # whether any recorded event moves the session's last activity
+        actor = actors.current()  # who the request acts for: one per transaction
+        self._by = [actor.owner, str(actor.door)]
 
     def record(self, payload: EventPayload) -> None:
         self.session.last_seq += 1
         data = _DATA.get_db_prep_save(payload.data(), connection)
-        self._rows.append([self.session.pk, self.session.last_seq, payload.kind.value, data, self._prepared_now])
+        self._rows.append(
+            [self.session.pk, self.session.last_seq, payload.kind.value, data, self._prepared_now, *self._by]
+        )
         self._activity = self._activity or payload.is_activity
         self.projector.apply(payload, self.now)
 
