@@ -35,6 +35,7 @@ class WorkflowRepository(Shape):
     ref: str | None = Field(description="The branch, tag or commit synced; null for the default branch.")
     commit: str = Field(pattern=r"^[0-9a-f]{40}$", description="The pinned commit the workflow is read from.")
     directory: str = Field(description="The directory of the workflows inside the repository; empty for its root.")
+    file: str = Field(description="The workflow's file inside the repository, from its root.")
 
 
 class WorkflowSource(Shape):

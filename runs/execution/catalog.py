@@ -241,8 +241,14 @@ def workflow_source(source: Source, path: Path) -> WorkflowSource:
     origin = source.origin
     if origin is None:
         return WorkflowSource(kind=source.kind.value, path=str(path))
+    inside = path.relative_to(source.root).as_posix() if path.is_relative_to(source.root) else path.name
     repository = WorkflowRepository(
-        name=origin.name, url=origin.url, ref=origin.ref, commit=origin.commit, directory=origin.directory
+        name=origin.name,
+        url=origin.url,
+        ref=origin.ref,
+        commit=origin.commit,
+        directory=origin.directory,
+        file=f"{origin.directory}/{inside}" if origin.directory else inside,
     )
     return WorkflowSource(kind=source.kind.value, path=str(path), repository=repository)
 

@@ -36,6 +36,7 @@ class WorkflowRepository(TypedDict):
     ref: str | None
     commit: str
     directory: str
+    file: str
 
 
 class WorkflowSource(TypedDict):

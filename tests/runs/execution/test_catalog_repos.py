@@ -42,6 +42,7 @@ def test_a_repository_never_fetched_is_reported_then_fetched_pinned_and_runs(tea
         "ref": "main",
         "commit": commit,
         "directory": "workflows",
+        "file": "workflows/release.json",
     }
     assert not [w for w in listing["warnings"] if w["code"] == "REPO_NOT_SYNCED"]
     inspected = call("inspect_workflow", {"workflowId": "team.release"})
