@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -43,7 +43,7 @@ class WorkflowRepo:
     url: str  # as written, credentials included: only ever passed to git
     ref: str | None  # None: the repository's default branch (its HEAD)
     directory: str  # "" for the repository's root
-    entry: str  # the entry as written, credentials hidden: for messages
+    entry: str = field(compare=False)  # the entry as written, credentials hidden: for messages
 
     @property
     def display_url(self) -> str:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from runs.dashboard.connect import connection_instructions
 from runs.execution import catalog
 from tests.support.workflow_files import workflow_doc
+from workrail_site.workflow_repos import parse_workflow_repos
 
 pytestmark = pytest.mark.django_db
 
@@ -21,3 +23,15 @@ def test_the_catalog_pages_show_the_repository_and_the_pinned_commit(client, tea
         html = client.get(url).content.decode()
         assert team_repo.url in html and "workflows/release.json" in html
         assert f'title="{commit}">{commit[:7]}</code>' in html
+
+
+def test_the_connect_instructions_pass_the_repositories_with_credentials_only_when_asked(settings):
+    flows = "https://oauth2:s3cret@git.example.com/team/flows.git#main:workflows"
+    more = "ops=git@host.example:ops/more.git"
+    settings.WORKRAIL_WORKFLOW_REPOS = parse_workflow_repos(f"{flows} {more}")
+    written = f"flows={flows} {more}"
+
+    assert connection_instructions(reveal_password=True).env["WORKRAIL_WORKFLOW_REPOS"] == written
+    hidden = connection_instructions()
+    assert hidden.password_hidden and "s3cret" not in hidden.claude_code and "s3cret" not in hidden.json_config
+    assert parse_workflow_repos(written) == list(settings.WORKRAIL_WORKFLOW_REPOS)
