@@ -1,4 +1,9 @@
 """The fixtures every folder may use come from the plugins in tests/plugins/ (by topic); a folder's own
 fixtures are in its conftest.py. Plain helpers are in tests/support/."""
 
-pytest_plugins = ["tests.plugins.catalog", "tests.plugins.sample_session", "tests.plugins.http_clients"]
+pytest_plugins = [
+    "tests.plugins.catalog",
+    "tests.plugins.sample_session",
+    "tests.plugins.http_clients",
+    "tests.plugins.git_repos",
+]

@@ -79,11 +79,18 @@ class Catalog:
         return {entry.id: entry for entry in self.entries}
 
 
-class CatalogLoader:
-    """Loads the catalog from `sources`; safe to share between threads."""
+# Sources that change while the process runs (a workflow repository's pinned commit), asked at each
+# load, with the diagnostics of those that cannot be read yet.
+MoreSources = Callable[[], tuple[list[Source], list[Diagnostic]]]
 
-    def __init__(self, sources: list[Source]) -> None:
+
+class CatalogLoader:
+    """Loads the catalog from `sources`, then those `more_sources` gives at each load; safe to share
+    between threads."""
+
+    def __init__(self, sources: list[Source], more_sources: MoreSources | None = None) -> None:
         self.sources = sources
+        self.more_sources = more_sources
         self._lock = threading.Lock()
         self._files: dict[tuple[Path, int, int, int], LoadedFile] = {}
         self._fingerprint: tuple[Any, ...] | None = None
@@ -91,9 +98,12 @@ class CatalogLoader:
 
     def load(self) -> Catalog:
         with self._lock:
-            listing = [(source, path, _stat(path)) for source in self.sources for path in source.files()]
-            fingerprint = tuple((str(path), stat) for _source, path, stat in listing)
-            bindings_path = project_bindings_path(self.sources)
+            more, notes = self.more_sources() if self.more_sources is not None else ([], [])
+            sources = [*self.sources, *more]
+            listing = [(source, path, _stat(path)) for source in sources for path in source.files()]
+            fingerprint: tuple[Any, ...] = tuple((str(path), stat) for _source, path, stat in listing)
+            fingerprint += tuple(notes)  # a repository not synced yet, and why
+            bindings_path = project_bindings_path(sources)
             if bindings_path is not None:  # the project's bindings are compiled into its workflows
                 fingerprint += ((str(bindings_path), _stat(bindings_path)),)
             if self._catalog is not None and fingerprint == self._fingerprint:
@@ -106,7 +116,7 @@ class CatalogLoader:
                 fresh[key] = loaded
                 files.append(loaded)
             self._files = fresh
-            self._catalog = assemble(files, self.sources)
+            self._catalog = assemble(files, sources, notes=notes)
             self._fingerprint = fingerprint
             return self._catalog
 
@@ -119,12 +129,18 @@ def _stat(path: Path) -> tuple[int, int]:
     return (stat.st_mtime_ns, stat.st_size)
 
 
-def assemble(files: list[LoadedFile], sources: list[Source], bindings: ProjectBindings | None = None) -> Catalog:
+def assemble(
+    files: list[LoadedFile],
+    sources: list[Source],
+    bindings: ProjectBindings | None = None,
+    notes: list[Diagnostic] | tuple[Diagnostic, ...] = (),
+) -> Catalog:
     """The catalog of `files`. `bindings` default to the project's `.workrail/bindings.json`, found
-    from the project source among `sources` (sources.project_bindings_path)."""
+    from the project source among `sources` (sources.project_bindings_path); `notes` are diagnostics
+    about sources that could not be read (a repository not fetched yet)."""
     if bindings is None:
         bindings = load_project_bindings(project_bindings_path(sources))
-    diagnostics: list[Diagnostic] = [d for f in files for d in f.diagnostics]
+    diagnostics: list[Diagnostic] = [*notes, *(d for f in files for d in f.diagnostics)]
     diagnostics += _missing_sources(sources)
     diagnostics += bindings.diagnostics
     invalid: dict[str, list[Diagnostic]] = {}
@@ -235,19 +251,30 @@ def _resolve_duplicates(valid: list[LoadedFile]) -> tuple[list[LoadedFile], dict
             winners[workflow_id] = loaded
             continue
         kept = winners[workflow_id]
+        repo_copy_of_bundled = kept.source.kind is SourceKind.BUNDLED and loaded.source.kind is SourceKind.GIT
         notes.setdefault(workflow_id, []).append(
             warning(
                 Code.DUPLICATE_ID,
-                f"Workflow id '{workflow_id}' is defined more than once; using {kept.path} ({kept.source.kind}) "
-                f"and ignoring {loaded.path} ({loaded.source.kind}).",
-                "Give one of the files another id, or delete the copy you do not want. Precedence: "
-                "bundled, then user, then project, then WORKRAIL_WORKFLOW_PATHS in order.",
+                f"Workflow id '{workflow_id}' is defined more than once; using {kept.path} ({_origin(kept.source)}) "
+                f"and ignoring {loaded.path} ({_origin(loaded.source)}).",
+                "The workflow bundled with this version of WorkRail wins over a repository's copy of its id; "
+                "nothing to do, unless you want the repository's version: then copy it under an id of your own."
+                if repo_copy_of_bundled
+                else "Give one of the files another id, or delete the copy you do not want. Precedence: "
+                "bundled, then user, then project, then WORKRAIL_WORKFLOW_PATHS in order, then "
+                "WORKRAIL_WORKFLOW_REPOS in order.",
                 file=str(loaded.path),
                 workflow_id=workflow_id,
                 details={"kept": str(kept.path), "ignored": str(loaded.path)},
             )
         )
     return list(winners.values()), notes
+
+
+def _origin(source: Source) -> str:
+    if source.origin is not None:
+        return f"repository {source.origin.name} at {source.origin.commit[:7]}"
+    return str(source.kind)
 
 
 def _missing_sources(sources: list[Source]) -> list[Diagnostic]:

@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workflows_app.catalog import assemble
+from workflows_app.catalog import Catalog, assemble
 from workflows_app.diagnostics import Diagnostic, Severity
 from workflows_app.loader import LoadedFile, load_file
 from workflows_app.sources import BUNDLED_DIR, Source, SourceKind
 
-PRECEDENCE = {SourceKind.BUNDLED: 0, SourceKind.USER: 1, SourceKind.PROJECT: 2, SourceKind.EXTRA: 3}
+PRECEDENCE = {SourceKind.BUNDLED: 0, SourceKind.USER: 1, SourceKind.PROJECT: 2, SourceKind.EXTRA: 3, SourceKind.GIT: 4}
+REPOS_DIR = "workflow-repos"  # under WORKRAIL_HOME: workflows_app/repos/store.py
 
 
 class PathsProblem(ValueError):
@@ -75,6 +76,8 @@ def source_kind_of(path: Path, user_dir: Path) -> SourceKind:
         return SourceKind.BUNDLED
     if real.is_relative_to(user_dir.resolve()):
         return SourceKind.USER
+    if real.is_relative_to((user_dir.parent / REPOS_DIR).resolve()):
+        return SourceKind.GIT
     parts = real.parts
     if any(parts[i : i + 2] == (".workrail", "workflows") for i in range(len(parts) - 1)):
         return SourceKind.PROJECT
@@ -112,6 +115,14 @@ def collect_files(paths: list[Path], kind: SourceKind | None, user_dir: Path) ->
 
 def validate(paths: list[Path], *, kind: SourceKind | None = None, user_dir: Path) -> list[FileReport]:
     """One report per workflow file under `paths`, in sorted order, with what the catalog says of it."""
+    return validate_with_catalog(paths, kind=kind, user_dir=user_dir)[0]
+
+
+def validate_with_catalog(
+    paths: list[Path], *, kind: SourceKind | None = None, user_dir: Path
+) -> tuple[list[FileReport], Catalog]:
+    """validate's reports, and the catalog they were read from (the bundled workflows and the files
+    checked): sync_workflows compares the workflows of two commits by it."""
     given = collect_files(paths, kind, user_dir)
     bundled = Source(SourceKind.BUNDLED, BUNDLED_DIR, PRECEDENCE[SourceKind.BUNDLED])
     checked = [load_file(file, source) for file, source in given]
@@ -136,7 +147,8 @@ def validate(paths: list[Path], *, kind: SourceKind | None = None, user_dir: Pat
         for diagnostic in entry.warnings:
             if (file := file_of(diagnostic)) in found and diagnostic not in found[file]:
                 found[file].append(diagnostic)
-    return [FileReport(str(loaded.path), _workflow_id(loaded), tuple(found[str(loaded.path)])) for loaded in checked]
+    reports = [FileReport(str(loaded.path), _workflow_id(loaded), tuple(found[str(loaded.path)])) for loaded in checked]
+    return reports, catalog
 
 
 def _workflow_id(loaded: LoadedFile) -> str | None:

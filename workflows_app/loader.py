@@ -193,7 +193,7 @@ def _check_id(raw: Any, source: Source) -> tuple[ParsedId | None, list[Diagnosti
                 details={"suggestedId": suggestion},
             )
         ]
-    if source.allows_reserved_namespace and not parsed.is_reserved:
+    if source.requires_reserved_namespace and not parsed.is_reserved:
         return None, [
             error(
                 Code.INVALID_ID,

@@ -127,6 +127,7 @@ class SourceKind(StrEnum):
     USER = "user"
     PROJECT = "project"
     EXTRA = "extra"
+    GIT = "git"  # a repository of WORKRAIL_WORKFLOW_REPOS, at its pinned commit (workflows_app/repos)
 
 
 # Namespace suggested when a legacy (dot-less) id from this source should be renamed.
@@ -135,7 +136,19 @@ SUGGESTED_NAMESPACE = {
     SourceKind.USER: "user",
     SourceKind.PROJECT: "project",
     SourceKind.EXTRA: "team",
+    SourceKind.GIT: "team",
 }
+
+
+@dataclass(frozen=True)
+class RepoOrigin:
+    """Where a git source's files come from: shown beside each of its workflows."""
+
+    name: str
+    url: str  # without credentials
+    ref: str | None
+    commit: str  # the pinned commit, 40 hex digits
+    directory: str  # inside the repository; "" for its root
 
 
 @dataclass(frozen=True)
@@ -143,9 +156,16 @@ class Source:
     kind: SourceKind
     root: Path
     precedence: int  # lower wins when two sources define the same id
+    origin: RepoOrigin | None = None  # for a git source
 
     @property
     def allows_reserved_namespace(self) -> bool:
+        """WorkRail's own library, added as a repository, keeps its `wr.` ids: a bundled workflow of the
+        same id still wins (precedence), and the repository's copy is reported as a DUPLICATE_ID."""
+        return self.kind in (SourceKind.BUNDLED, SourceKind.GIT)
+
+    @property
+    def requires_reserved_namespace(self) -> bool:
         return self.kind is SourceKind.BUNDLED
 
     def files(self) -> list[Path]:

@@ -12,6 +12,7 @@ from django.utils.csp import CSP
 
 from workrail_site.env import Env
 from workrail_site.storage import DATABASE_FILE, ensure_home, read_or_create_secret
+from workrail_site.workflow_repos import parse_workflow_repos
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env()
@@ -24,6 +25,9 @@ WORKRAIL_HOME = ensure_home(env.path("WORKRAIL_HOME", WORKRAIL_HOME_DEFAULT), de
 # --- Workflow sources (see workflows_app.sources) -------------------------------------------------
 WORKRAIL_PROJECT_DIR = env.path("WORKRAIL_PROJECT_DIR", Path.cwd())
 WORKRAIL_WORKFLOW_PATHS = env.paths("WORKRAIL_WORKFLOW_PATHS")
+# Git repositories of workflows, each pinned to a commit under WORKRAIL_HOME/workflow-repos until
+# `manage.py sync_workflows` moves it (workrail_site/workflow_repos.py says how an entry is written).
+WORKRAIL_WORKFLOW_REPOS = parse_workflow_repos(env.text("WORKRAIL_WORKFLOW_REPOS", ""))
 
 # --- Features behind flags, and the defaults a new session starts from -------------------------------
 WORKRAIL_ENABLE_CHECKPOINT = env.flag("WORKRAIL_ENABLE_CHECKPOINT", True)

@@ -27,9 +27,21 @@ class Diagnostic(Shape):
     details: JsonObject | None = None
 
 
+class WorkflowRepository(Shape):
+    """The git repository a workflow comes from (WORKRAIL_WORKFLOW_REPOS), at the commit it is pinned to."""
+
+    name: str
+    url: str = Field(description="The repository's URL, without credentials.")
+    ref: str | None = Field(description="The branch, tag or commit synced; null for the default branch.")
+    commit: str = Field(pattern=r"^[0-9a-f]{40}$", description="The pinned commit the workflow is read from.")
+    directory: str = Field(description="The directory of the workflows inside the repository; empty for its root.")
+    file: str = Field(description="The workflow's file inside the repository, from its root.")
+
+
 class WorkflowSource(Shape):
-    kind: Literal["bundled", "user", "project", "extra"]
+    kind: Literal["bundled", "user", "project", "extra", "git"]
     path: str
+    repository: WorkflowRepository | None = Field(default=None, description="Only for a workflow from git.")
 
 
 class WorkflowSummary(Shape):

@@ -20,6 +20,8 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 import dj_database_url
 from django.conf import settings
 
+from workrail_site.workflow_repos import hide_credentials
+
 SERVER_NAME = "workrail"
 HIDDEN_PASSWORD = "********"
 
@@ -48,6 +50,9 @@ def connection_instructions(*, reveal_password: bool = False) -> ConnectionInstr
     if "DATABASE_URL" in shown and not reveal_password:
         shown["DATABASE_URL"] = hide_password(shown["DATABASE_URL"])
         password_hidden = shown["DATABASE_URL"] != env["DATABASE_URL"]
+    if "WORKRAIL_WORKFLOW_REPOS" in shown and not reveal_password:
+        shown["WORKRAIL_WORKFLOW_REPOS"] = hide_credentials(shown["WORKRAIL_WORKFLOW_REPOS"])
+        password_hidden = password_hidden or shown["WORKRAIL_WORKFLOW_REPOS"] != env["WORKRAIL_WORKFLOW_REPOS"]
     server: dict[str, object] = {"command": python, "args": [manage_py, "mcp"]}
     if shown:
         server["env"] = shown
@@ -86,6 +91,9 @@ def server_env() -> dict[str, str]:
     if settings.WORKRAIL_WORKFLOW_PATHS:
         # Not the store, but the dashboard lists these workflows: the agent should be able to start them.
         env["WORKRAIL_WORKFLOW_PATHS"] = os.pathsep.join(str(path) for path in settings.WORKRAIL_WORKFLOW_PATHS)
+    if settings.WORKRAIL_WORKFLOW_REPOS:
+        # Their workflows are listed here too; the pins are shared through WORKRAIL_HOME.
+        env["WORKRAIL_WORKFLOW_REPOS"] = " ".join(repo.written for repo in settings.WORKRAIL_WORKFLOW_REPOS)
     # WORKRAIL_PROJECT_DIR is left out on purpose: it defaults to the directory the agent's client starts
     # the server in, which is the agent's project, and should stay that.
     return env

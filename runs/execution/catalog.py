@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 from functools import cache
+from pathlib import Path
 from typing import Literal
 
 from django.conf import settings
@@ -19,6 +20,7 @@ from runs.contract.catalog import (
     WorkflowDetails,
     WorkflowInspection,
     WorkflowList,
+    WorkflowRepository,
     WorkflowSource,
     WorkflowSummary,
 )
@@ -30,20 +32,43 @@ from workflows_app.engine import outline_length
 from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.tree import top_steps, walk
 from workflows_app.engine.workflow_refs import named_ids
-from workflows_app.sources import configured_sources
+from workflows_app.repos.store import RepoStore
+from workflows_app.repos.sync import fetch_unpinned
+from workflows_app.sources import Source, configured_sources
 
 PREVIEW_PROMPT_CHARS = 600
 
 
 @cache
 def catalog_loader() -> CatalogLoader:
-    return CatalogLoader(
-        configured_sources(
-            workrail_home=settings.WORKRAIL_HOME,
-            project_dir=settings.WORKRAIL_PROJECT_DIR,
-            extra_paths=list(settings.WORKRAIL_WORKFLOW_PATHS),
-        )
+    sources = configured_sources(
+        workrail_home=settings.WORKRAIL_HOME,
+        project_dir=settings.WORKRAIL_PROJECT_DIR,
+        extra_paths=list(settings.WORKRAIL_WORKFLOW_PATHS),
     )
+    repos = list(settings.WORKRAIL_WORKFLOW_REPOS)
+    if not repos:
+        return CatalogLoader(sources)
+    store = repo_store(Path(settings.WORKRAIL_HOME))
+    # Repositories come after every directory: a library fetched from elsewhere never shadows your own files.
+    return CatalogLoader(sources, lambda: store.sources(repos, first_precedence=len(sources)))
+
+
+@cache
+def repo_store(home: Path) -> RepoStore:
+    return RepoStore(home)
+
+
+def fetch_workflow_repos() -> None:
+    """Fetches and pins each repository of WORKRAIL_WORKFLOW_REPOS never pinned (a first start with it),
+    then loads the catalog again; a pinned repository is left alone (sync_workflows moves pins). Slow (the
+    network): the MCP server calls it on its set-up thread, after it is ready, never on the handshake."""
+    repos = list(settings.WORKRAIL_WORKFLOW_REPOS)
+    if not repos:
+        return
+    home = Path(settings.WORKRAIL_HOME)
+    if fetch_unpinned(repos, repo_store(home), user_dir=home / "workflows"):
+        current_catalog()
 
 
 def current_catalog() -> Catalog:
@@ -204,12 +229,28 @@ def summary(entry: WorkflowEntry) -> WorkflowSummary:
         kind=entry.kind,
         id_status=entry.parsed_id.status.value,
         namespace=entry.parsed_id.namespace,
-        source=WorkflowSource(kind=entry.source.kind.value, path=str(entry.path)),
+        source=workflow_source(entry.source, entry.path),
         step_count=entry.step_count,
         outline_length=outline_length(entry.compiled),
         workflow_hash=entry.workflow_hash,
         warning_count=len(entry.warnings),
     )
+
+
+def workflow_source(source: Source, path: Path) -> WorkflowSource:
+    origin = source.origin
+    if origin is None:
+        return WorkflowSource(kind=source.kind.value, path=str(path))
+    inside = path.relative_to(source.root).as_posix() if path.is_relative_to(source.root) else path.name
+    repository = WorkflowRepository(
+        name=origin.name,
+        url=origin.url,
+        ref=origin.ref,
+        commit=origin.commit,
+        directory=origin.directory,
+        file=f"{origin.directory}/{inside}" if origin.directory else inside,
+    )
+    return WorkflowSource(kind=source.kind.value, path=str(path), repository=repository)
 
 
 def _outline(step: Step, mode: str) -> StepOutline:

@@ -30,9 +30,19 @@ class Diagnostic(TypedDict):
     details: NotRequired[JsonObject | None]
 
 
+class WorkflowRepository(TypedDict):
+    name: str
+    url: str
+    ref: str | None
+    commit: str
+    directory: str
+    file: str
+
+
 class WorkflowSource(TypedDict):
-    kind: Literal["bundled", "user", "project", "extra"]
+    kind: Literal["bundled", "user", "project", "extra", "git"]
     path: str
+    repository: NotRequired[WorkflowRepository | None]
 
 
 class WorkflowSummary(TypedDict):

@@ -60,6 +60,17 @@ def _setup() -> None:
         _failure.append(exc)
     finally:
         _ready.set()
+    if not _failure:
+        _fetch_workflow_repos()
+
+
+def _fetch_workflow_repos() -> None:
+    """A workflow repository never pinned is fetched once ready: the network never delays the handshake
+    or a tool call, and until it is pinned the catalog says so (REPO_NOT_SYNCED)."""
+    try:
+        deferred.service("fetch_workflow_repos")()
+    except Exception:  # the catalog reports the repository as not synced; the server carries on
+        logger.exception("fetching workflow repositories failed")
 
 
 def wait_until_ready(timeout: float = 60.0) -> None:

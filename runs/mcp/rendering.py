@@ -23,6 +23,7 @@ from runs.mcp.answer_shapes import (
     StepOutline,
     WorkflowInspectionJson,
     WorkflowListJson,
+    WorkflowSource,
     WorkflowSummary,
 )
 from runs.readmodels.shapes import Recap
@@ -47,7 +48,7 @@ def _diagnostic_line(diagnostic: Diagnostic) -> str:
 def workflow_list_text(result: WorkflowListJson) -> str:
     lines = [f"{result['count']} workflows available."]
     for item in result["workflows"]:
-        flags = [item["kind"], item["source"]["kind"], _step_count_text(item)]
+        flags = [item["kind"], _source_text(item["source"]), _step_count_text(item)]
         if item["idStatus"] == "legacy":
             flags.append("legacy id")
         lines.append(f"- {item['id']} — {item['name']} ({', '.join(flags)}): {item['description']}")
@@ -56,6 +57,13 @@ def workflow_list_text(result: WorkflowListJson) -> str:
         lines += [_diagnostic_line(d) for d in result["warnings"]]
     lines += ["", 'Next: inspect_workflow {"workflowId": "<id>"} to see one before starting it.']
     return "\n".join(lines)
+
+
+def _source_text(source: WorkflowSource) -> str:
+    repository = source.get("repository")
+    if repository:
+        return f"git: {repository['name']} at {repository['commit'][:7]}"
+    return source["kind"]
 
 
 def workflow_details_text(result: WorkflowInspectionJson) -> str:

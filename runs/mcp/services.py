@@ -36,6 +36,11 @@ def prepare() -> int:
     return applied
 
 
+def fetch_workflow_repos() -> None:
+    """After start-up: each workflow repository never pinned is fetched and pinned (runs/execution/catalog.py)."""
+    catalog.fetch_workflow_repos()
+
+
 # --- tools ------------------------------------------------------------------------------------------
 
 

@@ -14,6 +14,7 @@ DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 PLAUSIBLE = {
     "WORKRAIL_HOME": "{tmp}/home",
     "WORKRAIL_WORKFLOW_PATHS": "{tmp}/more" + os.pathsep + "{tmp}/team.json",
+    "WORKRAIL_WORKFLOW_REPOS": "https://github.com/EtienneBBeaulac/workrail.git#main:workflows team=file://{tmp}/flows.git",
     "WORKRAIL_PROJECT_DIR": "{tmp}",
     "WORKRAIL_PORT": "8899",
     "WORKRAIL_LOG_LEVEL": "DEBUG",

@@ -34,8 +34,10 @@ Source kind (decides the id rules and the namespace a legacy id is told to take)
 bundled directory (workflows_app/bundled) is bundled and must use the reserved wr. namespace; a
 file under $WORKRAIL_HOME/workflows is user (suggests user.); a file under any .workrail/workflows
 directory is project (suggests project.); anything else is extra, like a WORKRAIL_WORKFLOW_PATHS
-entry (suggests team.). --source sets the kind of every file instead. Outside the bundled
-directory, a wr. id is a RESERVED_NAMESPACE error.
+entry (suggests team.); a file under $WORKRAIL_HOME/workflow-repos is git, like a repository of
+WORKRAIL_WORKFLOW_REPOS. --source sets the kind of every file instead. Outside the bundled directory
+and git repositories, a wr. id is a RESERVED_NAMESPACE error; a repository's wr. id that a bundled
+workflow also has gives a DUPLICATE_ID warning (the bundled one is used).
 
 Routines called through templateCall are looked up among the bundled workflows and the files
 checked, not in your configured sources, so the result does not depend on the machine. Two files
@@ -53,7 +55,13 @@ directory without any *.json file.
 
 # Same order as the catalog's own sources (workflows_app.sources.configured_sources): when two
 # files define one id, the copy the catalog would keep is kept here too.
-SOURCE_CHOICES = ("auto", SourceKind.USER.value, SourceKind.PROJECT.value, SourceKind.EXTRA.value)
+SOURCE_CHOICES = (
+    "auto",
+    SourceKind.USER.value,
+    SourceKind.PROJECT.value,
+    SourceKind.EXTRA.value,
+    SourceKind.GIT.value,
+)
 
 
 def _plural(count: int, noun: str) -> str:
@@ -111,29 +119,8 @@ class Command(BaseCommand):
     def _text(
         self, reports: list[FileReport], summary: dict[str, int], strict: bool, verbosity: int, style: Style
     ) -> list[str]:
-        paint: dict[str, Callable[[str], str]] = {
-            "ok": style.SUCCESS,
-            "warnings": style.WARNING,
-            "errors": style.ERROR,
-            Severity.WARNING.value: style.WARNING,
-            Severity.ERROR.value: style.ERROR,
-        }
-        lines = []
-        for report in reports:
-            if verbosity == 0 and not report.diagnostics:
-                continue
-            status = {
-                "ok": "ok",
-                "warnings": f"ok with {_plural(report.warnings, 'warning')}",
-                "errors": _plural(report.errors, "error")
-                + (f", {_plural(report.warnings, 'warning')}" if report.warnings else ""),
-            }[report.status]
-            name = f"{report.path} ({report.workflow_id})" if report.workflow_id else report.path
-            lines.append(f"{name}: {paint[report.status](status)}")
-            for d in report.diagnostics:
-                where = f" at {d.pointer}" if d.pointer else ""
-                lines.append(f"  {paint[d.severity.value](d.severity.value)} {d.code.value}{where}: {d.message}")
-                lines.append(f"    fix: {d.fix}")
+        paint = painter(style)
+        lines = file_lines(reports, verbosity, style)
         failed = summary["invalid"] or (strict and summary["warnings"])
         overall = "errors" if failed else "warnings" if summary["warnings"] else "ok"
         text = (
@@ -144,3 +131,35 @@ class Command(BaseCommand):
         if strict and summary["warnings"]:
             text += " Warnings fail the check (--strict)."
         return [*lines, *([""] if lines else []), paint[overall](text)]
+
+
+def painter(style: Style) -> dict[str, Callable[[str], str]]:
+    return {
+        "ok": style.SUCCESS,
+        "warnings": style.WARNING,
+        "errors": style.ERROR,
+        Severity.WARNING.value: style.WARNING,
+        Severity.ERROR.value: style.ERROR,
+    }
+
+
+def file_lines(reports: list[FileReport], verbosity: int, style: Style, indent: str = "") -> list[str]:
+    """Each file's status line and its diagnostics, as validate_workflow prints them (sync_workflows too)."""
+    paint = painter(style)
+    lines = []
+    for report in reports:
+        if verbosity == 0 and not report.diagnostics:
+            continue
+        status = {
+            "ok": "ok",
+            "warnings": f"ok with {_plural(report.warnings, 'warning')}",
+            "errors": _plural(report.errors, "error")
+            + (f", {_plural(report.warnings, 'warning')}" if report.warnings else ""),
+        }[report.status]
+        name = f"{report.path} ({report.workflow_id})" if report.workflow_id else report.path
+        lines.append(f"{indent}{name}: {paint[report.status](status)}")
+        for d in report.diagnostics:
+            where = f" at {d.pointer}" if d.pointer else ""
+            lines.append(f"{indent}  {paint[d.severity.value](d.severity.value)} {d.code.value}{where}: {d.message}")
+            lines.append(f"{indent}    fix: {d.fix}")
+    return lines
