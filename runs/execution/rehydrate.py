@@ -10,12 +10,13 @@ from runs.execution.answer import guidance_of, node_response
 from runs.execution.loading import load_node
 from runs.execution.recording import issue_attempt
 from runs.execution.responses import AnswerParts
-from runs.models import Node
+from runs.models import Attempt, Node
 from runs.readmodels import forks, recap
 from runs.readmodels.recap import branch_tip
 from runs.store import tokens
 from runs.store.journal import Journal, write
 from runs.store.pinned import compiled_workflow
+from runs.store.statements import Select
 from runs.store.tokens import TokenKind
 from workflows_app import engine
 
@@ -25,6 +26,15 @@ FILES_NOT_BRANCHED = (
 )
 
 MAX_BRANCHES_LISTED = 10
+
+# The newest branches only: a point rewound to a thousand times must not make a huge answer.
+_newest_children = Select(
+    lambda pk: Node.objects.filter(parent_id=pk).order_by("-created_at", "-pk")[:MAX_BRANCHES_LISTED]
+)
+# The newest attempt of a node whose ack is unused, if any.
+_open_attempt = Select(
+    lambda pk: Attempt.objects.filter(node_id=pk, ack__isnull=True).order_by("-created_at", "-pk")[:1]
+)
 
 
 def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
@@ -45,11 +55,10 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
         notices += _forked_here(node)
         journal = Journal(run.session, now)
         journal.projector.know(run, node)
-        # The newest branches only: a point rewound to a thousand times must not make a huge answer.
-        children = list(node.children.order_by("-created_at", "-pk")[:MAX_BRANCHES_LISTED])[::-1]
+        children = _branches(node)
         attempt = None
         if not node.is_complete:
-            attempt = node.attempts.filter(ack__isnull=True).order_by("-created_at", "-pk").first()
+            attempt = _open_attempt.first(node.pk)
             if attempt is None:  # every ack of this node was used: mint a fresh one (it will fork)
                 attempt = issue_attempt(journal, run, node)
         compiled = compiled_workflow(run.pinned_id)
@@ -72,6 +81,17 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
         response = node_response(journal, run, node, attempt, pending, notices, kind=kind, extra=extra)
         journal.flush()
         return response
+
+
+def _branches(node: Node) -> list[Node]:
+    """The node's newest children, oldest first. A node without a latest child has none (a child is
+    made its parent's latest at once, and nodes are only ever deleted with their whole session)."""
+    if node.latest_child_id is None:
+        return []
+    children = _newest_children.all(node.pk)[::-1]
+    for child in children:
+        child.run = node.run  # a branch grows in its parent's run
+    return children
 
 
 def _forked_here(node: Node) -> list[WarningDict]:

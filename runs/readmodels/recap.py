@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any, Literal, cast
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -50,29 +51,22 @@ class NotesPage:
     next_cursor: int | None
 
 
-def entry(output: Output, position: int | None = None) -> RecapEntry:
+def _entry(
+    kind: Literal["step", "checkpoint"],
+    step_id: str,
+    title: str,
+    notes: str,
+    artifacts: list[Any],
+    position: int,
+) -> RecapEntry:
     item: RecapEntry = {
-        "kind": "step",
-        "stepId": output.step_id,
-        "title": output.step_title,
-        "notesMarkdown": output.notes_markdown,
-        "artifactKinds": [a.get("kind") for a in output.artifacts if isinstance(a, dict)],
+        "kind": kind,
+        "stepId": step_id,
+        "title": title,
+        "notesMarkdown": notes,
+        "artifactKinds": [a.get("kind") for a in artifacts if isinstance(a, dict)],
+        "position": position,
     }
-    if position is not None:
-        item["position"] = position
-    return item
-
-
-def checkpoint_entry(checkpoint: Checkpoint, position: int | None = None) -> RecapEntry:
-    item: RecapEntry = {
-        "kind": "checkpoint",
-        "stepId": checkpoint.node.pending_step_id if checkpoint.node else "",
-        "title": "Checkpoint",
-        "notesMarkdown": checkpoint.notes_markdown,
-        "artifactKinds": [a.get("kind") for a in checkpoint.artifacts if isinstance(a, dict)],
-    }
-    if position is not None:
-        item["position"] = position
     return item
 
 
@@ -168,18 +162,24 @@ def _gap(entries: list[RecapEntry], lowest: int, node: Node) -> RecapGap:
     }
 
 
+# Each entry's content comes with its row (the step's notes and artifacts, or the checkpoint's with its
+# node's step), so a recap is one query, not one for the path and one per kind of entry.
+_ENTRIES = """
+SELECT 'o', a.notes_on_path, o.step_id, o.step_title, o.notes_markdown, o.artifacts
+FROM runs_output o JOIN ancestors a ON o.child_id = a.id {where}
+UNION ALL
+SELECT 'c', a.notes_on_path, COALESCE(n.pending_step_id, ''), '', c.notes_markdown, c.artifacts
+FROM runs_checkpoint c JOIN ancestors a ON c.child_id = a.id LEFT JOIN runs_node n ON n.id = c.node_id {where}
+ORDER BY 2 DESC
+"""
+
 _NEWEST = """
 WITH RECURSIVE ancestors(id, parent_id, notes_on_path, hops) AS (
     SELECT id, parent_id, notes_on_path, 0 FROM runs_node WHERE id = %s
     UNION ALL
     SELECT n.id, n.parent_id, n.notes_on_path, a.hops + 1 FROM runs_node n JOIN ancestors a ON n.id = a.parent_id
     WHERE a.hops < %s
-)
-SELECT 'o', o.id, a.notes_on_path FROM runs_output o JOIN ancestors a ON o.child_id = a.id
-UNION ALL
-SELECT 'c', c.id, a.notes_on_path FROM runs_checkpoint c JOIN ancestors a ON c.child_id = a.id
-ORDER BY 3 DESC
-"""
+)""" + _ENTRIES.format(where="")
 
 # Up the path only while the entries above can still be at `first` or later: the walk stops at the
 # node whose notes_on_path is below `first`.
@@ -189,47 +189,46 @@ WITH RECURSIVE ancestors(id, parent_id, notes_on_path) AS (
     UNION ALL
     SELECT n.id, n.parent_id, n.notes_on_path FROM runs_node n JOIN ancestors a ON n.id = a.parent_id
     WHERE a.notes_on_path >= %s
-)
-SELECT 'o', o.id, a.notes_on_path FROM runs_output o JOIN ancestors a ON o.child_id = a.id
-WHERE a.notes_on_path BETWEEN %s AND %s
-UNION ALL
-SELECT 'c', c.id, a.notes_on_path FROM runs_checkpoint c JOIN ancestors a ON c.child_id = a.id
-WHERE a.notes_on_path BETWEEN %s AND %s
-ORDER BY 3 DESC
-"""
+)""" + _ENTRIES.format(where="WHERE a.notes_on_path BETWEEN %s AND %s")
 
 
-def _load(rows: list[tuple[str, int, int]]) -> list[RecapEntry]:
-    """Recap entries of (kind, row id, position) rows, in the rows' order, read in two queries."""
-    outputs = {o.pk: o for o in Output.objects.filter(pk__in=[pk for kind, pk, _ in rows if kind == "o"])}
-    checkpoints = {
-        c.pk: c
-        for c in Checkpoint.objects.select_related("node").filter(pk__in=[pk for kind, pk, _ in rows if kind == "c"])
-    }
-    return [
-        entry(outputs[pk], position) if kind == "o" else checkpoint_entry(checkpoints[pk], position)
-        for kind, pk, position in rows
-    ]
+_OUTPUT_ARTIFACTS = Output._meta.get_field("artifacts")
+_CHECKPOINT_ARTIFACTS = Checkpoint._meta.get_field("artifacts")
 
 
-def _query(sql: str, params: list[int]) -> list[tuple[str, int, int]]:
+def _decoded(field: Any, value: Any) -> list[Any]:
+    """A JSON column a raw query read, decoded as the ORM decodes it (both SQLite and PostgreSQL hand
+    Django the JSON's text). `None` for the expression: a plain column, not a key of one."""
+    return cast(list[Any], field.from_db_value(value, None, connection))
+
+
+def _query(sql: str, params: list[int]) -> list[RecapEntry]:
+    """Recap entries of the rows of `sql` (see _ENTRIES), in the rows' order."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return [(kind, pk, position) for kind, pk, position in cursor.fetchall()]
+        rows = cursor.fetchall()
+    entries: list[RecapEntry] = []
+    for kind, position, step_id, title, notes, artifacts in rows:
+        if kind == "o":
+            stored = _decoded(_OUTPUT_ARTIFACTS, artifacts)
+            entries.append(_entry("step", step_id, title, notes, stored, position))
+        else:
+            stored = _decoded(_CHECKPOINT_ARTIFACTS, artifacts)
+            entries.append(_entry("checkpoint", step_id, "Checkpoint", notes, stored, position))
+    return entries
 
 
 def newest_entries(node: Node, *, lowest: int = 1) -> list[RecapEntry]:
     """The entries of the last MAX_ENTRIES hops of the path to `node` at position `lowest` or later,
     newest first."""
-    return _load([row for row in _query(_NEWEST, [node.pk, MAX_ENTRIES]) if row[2] >= lowest])
+    return [item for item in _query(_NEWEST, [node.pk, MAX_ENTRIES]) if item["position"] >= lowest]
 
 
 def span_entries(node: Node, first: int, last: int) -> list[RecapEntry]:
     """The entries at positions `first` to `last` of the path to `node`, in path order."""
     if last < first or first > node.notes_on_path:
         return []
-    rows = _query(_SPAN, [node.pk, first, first, last, first, last])
-    return _load(rows[::-1])
+    return _query(_SPAN, [node.pk, first, first, last, first, last])[::-1]
 
 
 def path_recap(node: Node) -> Recap:
