@@ -31,6 +31,7 @@ from django.db import connection
 from runs.models import Checkpoint, Node, Output
 from runs.readmodels.shapes import Recap, RecapEntry, RecapGap
 from runs.store import tokens
+from runs.store.statements import SelectOne
 from runs.store.tokens import TokenKind
 
 RECAP_BUDGET_BYTES = 8 * 1024
@@ -221,6 +222,8 @@ def _query(sql: str, params: list[int]) -> list[RecapEntry]:
 def newest_entries(node: Node, *, lowest: int = 1) -> list[RecapEntry]:
     """The entries of the last MAX_ENTRIES hops of the path to `node` at position `lowest` or later,
     newest first."""
+    if node.notes_on_path < lowest:  # every entry on the path is at or above its node's notes_on_path
+        return []
     return [item for item in _query(_NEWEST, [node.pk, MAX_ENTRIES]) if item["position"] >= lowest]
 
 
@@ -264,14 +267,18 @@ def branch_tip(first: Node) -> Node:
     with connection.cursor() as cursor:
         cursor.execute(_LATEST_CHAIN, [first.pk])
         (tip_id,) = cursor.fetchone()
-    return Node.objects.select_related("run").get(pk=tip_id)
+    tip = _node_with_run.get(tip_id)
+    assert tip is not None, "the chain's last node exists"
+    return tip
 
 
-def downstream_recap(first_child: Node) -> Recap:
-    """Notes along the preferred (latest) branch below a node, from `first_child` to the branch's
-    tip: its first entry and the newest."""
-    tip = branch_tip(first_child)
-    above = Node.objects.values_list("notes_on_path", flat=True).get(pk=first_child.parent_id or 0)
+_node_with_run = SelectOne(lambda pk: Node.objects.select_related("run").filter(pk=pk))
+
+
+def downstream_recap(parent: Node, tip: Node) -> Recap:
+    """Notes along a branch below `parent`, down to the branch's tip `tip` (branch_tip of the
+    branch's first node): its first entry and the newest."""
+    above = parent.notes_on_path
     return _recap(tip, lowest=above + 1, total=tip.notes_on_path - above)
 
 
