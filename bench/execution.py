@@ -252,13 +252,13 @@ def median_ms(seconds: list[float]) -> float:
     return statistics.median(seconds) * 1000
 
 
-def side_by_side(ours: dict[str, list[float]], original: dict[str, list[float]] | None) -> list[str]:
+def side_by_side(ours: dict[str, Any], original: dict[str, Any] | None) -> list[str]:
     """Our figures beside the original's: measured in this run when `original` is given, else the
     figures issue 21 quotes (labelled so), else ours alone."""
     lines = ["side by side with the original (TypeScript WorkRail), over stdio; ratio = ours / original:"]
     for label, key, quoted in (
         ("rehydrate at depth 10", "rehydrate_shallow", "rehydrate"),
-        ("rehydrate with the deepest ancestors", "rehydrate_deep", "rehydrate"),
+        (f"rehydrate with {len(ours['advances'])} ancestors", "rehydrate_deep", "rehydrate"),
         ("start_workflow", "starts", None),
         ("advance (all depths)", "advances", None),
     ):
@@ -284,7 +284,10 @@ def time_original(command: str, workflows: Path, depth: int, workflow_id: str) -
     try:
         return anyio.run(drive, params, depth, workflow_id)
     except Exception as exc:  # the original's tools may differ: report, do not fail the run
-        print(f"original: could not be timed with {argv!r}: {type(exc).__name__}: {exc}")
+        cause: BaseException = exc
+        while isinstance(cause, BaseExceptionGroup) and cause.exceptions:  # the client's task group wraps it
+            cause = cause.exceptions[0]
+        print(f"original: could not be timed with {argv!r}: {type(cause).__name__}: {cause}")
         return None
 
 
