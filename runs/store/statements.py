@@ -5,7 +5,8 @@ that compiling (building WHERE trees, SELECT lists, INSERT placeholders) was abo
 more than the database's own work. The statements here have the same SQL Django would write, derived
 from the models' metadata or compiled by Django itself once, and each value is still prepared by its
 field (`get_db_prep_save`) exactly as `save()` or `update()` would prepare it. Services keep calling
-model-level functions (`insert(row)`, `update(Model, pk, field=value)`, `SelectOne.get(id)`); no SQL
+model-level functions (`insert(row)`, `update(Model, pk, field=value)`, `SelectOne.get(id)`,
+`Select.all(value)`); no SQL
 is written by hand outside this module and runs/store/bulk_rows.py. The private Django APIs this takes
 (the SQL compiler, the select_related populators...) are reached only through runs/store/django_internals.py.
 
