@@ -6,9 +6,9 @@ more than the database's own work. The statements here have the same SQL Django 
 from the models' metadata or compiled by Django itself once, and each value is still prepared by its
 field (`get_db_prep_save`) exactly as `save()` or `update()` would prepare it. Services keep calling
 model-level functions (`insert(row)`, `update(Model, pk, field=value)`, `SelectOne.get(id)`,
-`Select.all(value)`); no SQL
-is written by hand outside this module and runs/store/bulk_rows.py. The private Django APIs this takes
-(the SQL compiler, the select_related populators...) are reached only through runs/store/django_internals.py.
+`Select.all(value)`); none of this SQL is written by hand outside this module and runs/store/bulk_rows.py.
+The private Django APIs this takes (the SQL compiler, the select_related populators...) are reached only
+through runs/store/django_internals.py.
 
 What they skip, deliberately: signals (this app registers none), `pre_save` hooks (no field here
 uses auto_now), and Model.save overrides (Event's refuses updates; these only insert). Rows inserted
