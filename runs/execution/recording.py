@@ -56,7 +56,7 @@ def journal_for_new_run(context: JsonObject, title: str, now: datetime) -> Journ
 
 def open_session(key: str | None, title: str, tags: list[str], now: datetime, *, kind: str) -> Journal:
     session = new_session(now)
-    journal = Journal(session, now)
+    journal = Journal(session, now, new=True)
     journal.record(
         events.SessionCreated(
             session_id=session.public_id,
@@ -240,7 +240,7 @@ def observe(journal: Journal, run: Run) -> None:
     if seen is None:
         return
     current = (seen["gitBranch"], seen["gitHeadSha"], seen["workspacePath"])
-    if run.public_id not in _last_observed:
+    if run.public_id not in _last_observed and not journal.projector.started(run):  # a new run has none
         last = (
             Observation.objects.filter(run=run)
             .order_by("-pk")

@@ -10,12 +10,13 @@ from runs.execution.answer import guidance_of, node_response
 from runs.execution.loading import load_node
 from runs.execution.recording import issue_attempt
 from runs.execution.responses import AnswerParts
-from runs.models import Node
+from runs.models import Attempt, Checkpoint, Node, Output
 from runs.readmodels import forks, recap
 from runs.readmodels.recap import branch_tip
 from runs.store import tokens
 from runs.store.journal import Journal, write
 from runs.store.pinned import compiled_workflow
+from runs.store.statements import Select
 from runs.store.tokens import TokenKind
 from workflows_app import engine
 
@@ -25,6 +26,18 @@ FILES_NOT_BRANCHED = (
 )
 
 MAX_BRANCHES_LISTED = 10
+
+# The newest branches only: a point rewound to a thousand times must not make a huge answer.
+_newest_children = Select(
+    lambda pk: Node.objects.filter(parent_id=pk).order_by("-created_at", "-pk")[:MAX_BRANCHES_LISTED]
+)
+# What made a branch's first node: a step's output, or else a checkpoint (else an operator fork).
+_output_into = Select(lambda pk: Output.objects.filter(child_id=pk).order_by("pk")[:1])
+_checkpoint_into = Select(lambda pk: Checkpoint.objects.filter(child_id=pk).order_by("pk")[:1])
+# The newest attempt of a node whose ack is unused, if any.
+_open_attempt = Select(
+    lambda pk: Attempt.objects.filter(node_id=pk, ack__isnull=True).order_by("-created_at", "-pk")[:1]
+)
 
 
 def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
@@ -45,11 +58,10 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
         notices += _forked_here(node)
         journal = Journal(run.session, now)
         journal.projector.know(run, node)
-        # The newest branches only: a point rewound to a thousand times must not make a huge answer.
-        children = list(node.children.order_by("-created_at", "-pk")[:MAX_BRANCHES_LISTED])[::-1]
+        children = _branches(node)
         attempt = None
         if not node.is_complete:
-            attempt = node.attempts.filter(ack__isnull=True).order_by("-created_at", "-pk").first()
+            attempt = _open_attempt.first(node.pk)
             if attempt is None:  # every ack of this node was used: mint a fresh one (it will fork)
                 attempt = issue_attempt(journal, run, node)
         compiled = compiled_workflow(run.pinned_id)
@@ -59,10 +71,11 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
             extra["runContext"] = node.engine_state["context"]  # what a new chat needs besides the notes
         if children:
             total = len(children) if len(children) < MAX_BRANCHES_LISTED else node.children.count()
-            extra["branches"] = [branch_summary(child) for child in children]
+            tips = [branch_tip(child) for child in children]
+            extra["branches"] = [branch_summary(child, tip) for child, tip in zip(children, tips, strict=True)]
             extra["branchCount"] = total
-            preferred = next((c for c in children if c.pk == node.latest_child_id), children[-1])
-            extra["downstreamRecap"] = recap.downstream_recap(preferred)
+            preferred = next((i for i, c in enumerate(children) if c.pk == node.latest_child_id), len(children) - 1)
+            extra["downstreamRecap"] = recap.downstream_recap(node, tips[preferred])
             listed = "" if total == len(children) else f" (the newest {len(children)} are listed)"
             extra["fork"] = (
                 f"This point already has {total} branch(es){listed}. Acknowledging with the ackToken "
@@ -72,6 +85,17 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
         response = node_response(journal, run, node, attempt, pending, notices, kind=kind, extra=extra)
         journal.flush()
         return response
+
+
+def _branches(node: Node) -> list[Node]:
+    """The node's newest children, oldest first. A node without a latest child has none (a child is
+    made its parent's latest at once, and nodes are only ever deleted with their whole session)."""
+    if node.latest_child_id is None:
+        return []
+    children = _newest_children.all(node.pk)[::-1]
+    for child in children:
+        child.run = node.run  # a branch grows in its parent's run
+    return children
 
 
 def _forked_here(node: Node) -> list[WarningDict]:
@@ -92,10 +116,10 @@ def _forked_here(node: Node) -> list[WarningDict]:
     ]
 
 
-def branch_summary(child: Node) -> Branch:
-    tip = branch_tip(child)
-    output = child.incoming_outputs.first()
-    checkpoint = None if output else child.checkpoints_made.first()
+def branch_summary(child: Node, tip: Node) -> Branch:
+    """A branch that grew from a node: its first node `child` and where it stands now, `tip`."""
+    output = _output_into.first(child.pk)
+    checkpoint = None if output else _checkpoint_into.first(child.pk)
     fork = forks.fork_into(child) if output is None and checkpoint is None else None
     notes = output.notes_markdown if output else (checkpoint.notes_markdown if checkpoint else "")
     notes = fork.reason if fork is not None else notes

@@ -9,6 +9,11 @@ from typing import Any
 
 from runs.contract.fork import OperatorForkNote
 from runs.models import Checkpoint, Event, EventKind, Node, Output, Run
+from runs.store.statements import Select
+
+# Whether a step or a checkpoint made a node (by the node's pk): compiled, a rewound agent asks at every rehydrate.
+_output_into = Select(lambda pk: Output.objects.filter(child_id=pk).only("pk")[:1])
+_checkpoint_into = Select(lambda pk: Checkpoint.objects.filter(child_id=pk).only("pk")[:1])
 
 
 def _note(data: dict[str, Any], at: datetime) -> OperatorForkNote:
@@ -52,7 +57,7 @@ def fork_into(node: Node) -> OperatorForkNote | None:
         return None
     # A node a step or a checkpoint made was not made by a fork: two indexed lookups spare reading the
     # session's events (a rewound agent asks this at every rehydrate).
-    if Output.objects.filter(child=node).exists() or Checkpoint.objects.filter(child=node).exists():
+    if _output_into.first(node.pk) is not None or _checkpoint_into.first(node.pk) is not None:
         return None
     row = (
         Event.objects.filter(

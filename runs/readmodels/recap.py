@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any, Literal, cast
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -30,6 +31,7 @@ from django.db import connection
 from runs.models import Checkpoint, Node, Output
 from runs.readmodels.shapes import Recap, RecapEntry, RecapGap
 from runs.store import tokens
+from runs.store.statements import SelectOne
 from runs.store.tokens import TokenKind
 
 RECAP_BUDGET_BYTES = 8 * 1024
@@ -50,29 +52,22 @@ class NotesPage:
     next_cursor: int | None
 
 
-def entry(output: Output, position: int | None = None) -> RecapEntry:
+def _entry(
+    kind: Literal["step", "checkpoint"],
+    step_id: str,
+    title: str,
+    notes: str,
+    artifacts: list[Any],
+    position: int,
+) -> RecapEntry:
     item: RecapEntry = {
-        "kind": "step",
-        "stepId": output.step_id,
-        "title": output.step_title,
-        "notesMarkdown": output.notes_markdown,
-        "artifactKinds": [a.get("kind") for a in output.artifacts if isinstance(a, dict)],
+        "kind": kind,
+        "stepId": step_id,
+        "title": title,
+        "notesMarkdown": notes,
+        "artifactKinds": [a.get("kind") for a in artifacts if isinstance(a, dict)],
+        "position": position,
     }
-    if position is not None:
-        item["position"] = position
-    return item
-
-
-def checkpoint_entry(checkpoint: Checkpoint, position: int | None = None) -> RecapEntry:
-    item: RecapEntry = {
-        "kind": "checkpoint",
-        "stepId": checkpoint.node.pending_step_id if checkpoint.node else "",
-        "title": "Checkpoint",
-        "notesMarkdown": checkpoint.notes_markdown,
-        "artifactKinds": [a.get("kind") for a in checkpoint.artifacts if isinstance(a, dict)],
-    }
-    if position is not None:
-        item["position"] = position
     return item
 
 
@@ -168,18 +163,24 @@ def _gap(entries: list[RecapEntry], lowest: int, node: Node) -> RecapGap:
     }
 
 
+# Each entry's content comes with its row (the step's notes and artifacts, or the checkpoint's with its
+# node's step), so a recap is one query, not one for the path and one per kind of entry.
+_ENTRIES = """
+SELECT 'o', a.notes_on_path, o.step_id, o.step_title, o.notes_markdown, o.artifacts
+FROM runs_output o JOIN ancestors a ON o.child_id = a.id {where}
+UNION ALL
+SELECT 'c', a.notes_on_path, COALESCE(n.pending_step_id, ''), '', c.notes_markdown, c.artifacts
+FROM runs_checkpoint c JOIN ancestors a ON c.child_id = a.id LEFT JOIN runs_node n ON n.id = c.node_id {where}
+ORDER BY 2 DESC
+"""
+
 _NEWEST = """
 WITH RECURSIVE ancestors(id, parent_id, notes_on_path, hops) AS (
     SELECT id, parent_id, notes_on_path, 0 FROM runs_node WHERE id = %s
     UNION ALL
     SELECT n.id, n.parent_id, n.notes_on_path, a.hops + 1 FROM runs_node n JOIN ancestors a ON n.id = a.parent_id
     WHERE a.hops < %s
-)
-SELECT 'o', o.id, a.notes_on_path FROM runs_output o JOIN ancestors a ON o.child_id = a.id
-UNION ALL
-SELECT 'c', c.id, a.notes_on_path FROM runs_checkpoint c JOIN ancestors a ON c.child_id = a.id
-ORDER BY 3 DESC
-"""
+)""" + _ENTRIES.format(where="")
 
 # Up the path only while the entries above can still be at `first` or later: the walk stops at the
 # node whose notes_on_path is below `first`.
@@ -189,47 +190,48 @@ WITH RECURSIVE ancestors(id, parent_id, notes_on_path) AS (
     UNION ALL
     SELECT n.id, n.parent_id, n.notes_on_path FROM runs_node n JOIN ancestors a ON n.id = a.parent_id
     WHERE a.notes_on_path >= %s
-)
-SELECT 'o', o.id, a.notes_on_path FROM runs_output o JOIN ancestors a ON o.child_id = a.id
-WHERE a.notes_on_path BETWEEN %s AND %s
-UNION ALL
-SELECT 'c', c.id, a.notes_on_path FROM runs_checkpoint c JOIN ancestors a ON c.child_id = a.id
-WHERE a.notes_on_path BETWEEN %s AND %s
-ORDER BY 3 DESC
-"""
+)""" + _ENTRIES.format(where="WHERE a.notes_on_path BETWEEN %s AND %s")
 
 
-def _load(rows: list[tuple[str, int, int]]) -> list[RecapEntry]:
-    """Recap entries of (kind, row id, position) rows, in the rows' order, read in two queries."""
-    outputs = {o.pk: o for o in Output.objects.filter(pk__in=[pk for kind, pk, _ in rows if kind == "o"])}
-    checkpoints = {
-        c.pk: c
-        for c in Checkpoint.objects.select_related("node").filter(pk__in=[pk for kind, pk, _ in rows if kind == "c"])
-    }
-    return [
-        entry(outputs[pk], position) if kind == "o" else checkpoint_entry(checkpoints[pk], position)
-        for kind, pk, position in rows
-    ]
+_OUTPUT_ARTIFACTS = Output._meta.get_field("artifacts")
+_CHECKPOINT_ARTIFACTS = Checkpoint._meta.get_field("artifacts")
 
 
-def _query(sql: str, params: list[int]) -> list[tuple[str, int, int]]:
+def _decoded(field: Any, value: Any) -> list[Any]:
+    """A JSON column a raw query read, decoded as the ORM decodes it (both SQLite and PostgreSQL hand
+    Django the JSON's text). `None` for the expression: a plain column, not a key of one."""
+    return cast(list[Any], field.from_db_value(value, None, connection))
+
+
+def _query(sql: str, params: list[int]) -> list[RecapEntry]:
+    """Recap entries of the rows of `sql` (see _ENTRIES), in the rows' order."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return [(kind, pk, position) for kind, pk, position in cursor.fetchall()]
+        rows = cursor.fetchall()
+    entries: list[RecapEntry] = []
+    for kind, position, step_id, title, notes, artifacts in rows:
+        if kind == "o":
+            stored = _decoded(_OUTPUT_ARTIFACTS, artifacts)
+            entries.append(_entry("step", step_id, title, notes, stored, position))
+        else:
+            stored = _decoded(_CHECKPOINT_ARTIFACTS, artifacts)
+            entries.append(_entry("checkpoint", step_id, "Checkpoint", notes, stored, position))
+    return entries
 
 
 def newest_entries(node: Node, *, lowest: int = 1) -> list[RecapEntry]:
     """The entries of the last MAX_ENTRIES hops of the path to `node` at position `lowest` or later,
     newest first."""
-    return _load([row for row in _query(_NEWEST, [node.pk, MAX_ENTRIES]) if row[2] >= lowest])
+    if node.notes_on_path < lowest:  # every entry on the path is at or above its node's notes_on_path
+        return []
+    return [item for item in _query(_NEWEST, [node.pk, MAX_ENTRIES]) if item["position"] >= lowest]
 
 
 def span_entries(node: Node, first: int, last: int) -> list[RecapEntry]:
     """The entries at positions `first` to `last` of the path to `node`, in path order."""
     if last < first or first > node.notes_on_path:
         return []
-    rows = _query(_SPAN, [node.pk, first, first, last, first, last])
-    return _load(rows[::-1])
+    return _query(_SPAN, [node.pk, first, first, last, first, last])[::-1]
 
 
 def path_recap(node: Node) -> Recap:
@@ -265,14 +267,18 @@ def branch_tip(first: Node) -> Node:
     with connection.cursor() as cursor:
         cursor.execute(_LATEST_CHAIN, [first.pk])
         (tip_id,) = cursor.fetchone()
-    return Node.objects.select_related("run").get(pk=tip_id)
+    tip = _node_with_run.get(tip_id)
+    assert tip is not None, "the chain's last node exists"
+    return tip
 
 
-def downstream_recap(first_child: Node) -> Recap:
-    """Notes along the preferred (latest) branch below a node, from `first_child` to the branch's
-    tip: its first entry and the newest."""
-    tip = branch_tip(first_child)
-    above = Node.objects.values_list("notes_on_path", flat=True).get(pk=first_child.parent_id or 0)
+_node_with_run = SelectOne(lambda pk: Node.objects.select_related("run").filter(pk=pk))
+
+
+def downstream_recap(parent: Node, tip: Node) -> Recap:
+    """Notes along a branch below `parent`, down to the branch's tip `tip` (branch_tip of the
+    branch's first node): its first entry and the newest."""
+    above = parent.notes_on_path
     return _recap(tip, lowest=above + 1, total=tip.notes_on_path - above)
 
 

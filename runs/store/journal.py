@@ -28,10 +28,12 @@ _session_locked = SelectOne(lambda pk: Session.objects.select_for_update().only(
 
 
 class Journal:
-    def __init__(self, session: Session, now: datetime) -> None:
+    def __init__(self, session: Session, now: datetime, *, new: bool = False) -> None:
+        """A journal on `session`; `new`: the session was created in this transaction (no other writer
+        can see it yet, so it needs no lock)."""
         if not transaction.get_connection().in_atomic_block:
             raise RuntimeError("events must be recorded inside a transaction")
-        if connection.vendor != "sqlite":
+        if connection.vendor != "sqlite" and not new:
             # SQLite's IMMEDIATE transaction already holds the write lock; elsewhere lock the session row
             # so that two writers cannot take the same seq.
             locked = _session_locked.get(session.pk)
@@ -61,12 +63,12 @@ class Journal:
         if not self._rows:
             return
         statements.insert_prepared(Event, self._rows)
+        # The session row is written once, with what the projector changed in it.
         if self._activity:
-            statements.update(Session, self.session.pk, last_seq=self.session.last_seq, updated_at=self.now)
+            self.projector.flush(last_seq=self.session.last_seq, updated_at=self.now)
             self.session.updated_at = self.now
         else:
-            statements.update(Session, self.session.pk, last_seq=self.session.last_seq)
-        self.projector.flush()
+            self.projector.flush(last_seq=self.session.last_seq)
         self._rows.clear()
         self._activity = False
 
@@ -84,7 +86,9 @@ def lock_session_key(key: str) -> None:
 
 
 def new_session(now: datetime) -> Session:
-    return Session.objects.create(public_id="ses_" + secrets.token_hex(8), created_at=now, updated_at=now)
+    session = Session(public_id="ses_" + secrets.token_hex(8), created_at=now, updated_at=now)
+    statements.insert(session)
+    return session
 
 
 def random_id() -> int:

@@ -11,6 +11,7 @@ from django.db import connection, transaction
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import PinnedWorkflow
+from runs.store.statements import SelectOne
 from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.tree import top_steps, walk
 
@@ -26,6 +27,8 @@ def pin(workflow_hash: str, workflow_id: str, compiled: JsonObject, now: datetim
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("a workflow is pinned inside the transaction that starts its run")
     for _ in range(PIN_ATTEMPTS):
+        if _stored(workflow_hash):  # the usual case: pinned by an earlier run
+            return False
         _, created = PinnedWorkflow.objects.get_or_create(
             workflow_hash=workflow_hash, defaults={"workflow_id": workflow_id, "compiled": compiled, "created_at": now}
         )
@@ -37,6 +40,16 @@ def pin(workflow_hash: str, workflow_id: str, compiled: JsonObject, now: datetim
         "Retry the same call in a moment; nothing was recorded.",
         retryable=True,
     )
+
+
+_pinned = SelectOne(lambda key: PinnedWorkflow.objects.only("workflow_hash").filter(workflow_hash=key))
+
+
+def _stored(workflow_hash: str) -> bool:
+    """Whether the snapshot is stored (not read: it is large); on PostgreSQL it is then share-locked too."""
+    if connection.vendor == "postgresql":
+        return _share_lock(workflow_hash)
+    return _pinned.get(workflow_hash) is not None
 
 
 def _share_lock(workflow_hash: str) -> bool:

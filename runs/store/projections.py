@@ -29,7 +29,6 @@ from runs.models import (
     Node,
     Observation,
     Output,
-    PinnedWorkflow,
     Run,
     RunStatus,
     RunSynthesis,
@@ -40,6 +39,7 @@ from runs.models import (
 )
 from runs.store import events, statements
 from runs.store.bulk_rows import insert_rows
+from runs.store.statements import Select
 
 SEARCH_NOTES_CHARS = 4000  # how much recent text per run resume_session searches in its second layer
 
@@ -68,6 +68,16 @@ def session_status(kind: str, run_statuses: list[str]) -> SessionStatus:
 def _append_notes(text: Value) -> Right:
     """A search entry's notes with `text` appended, keeping the newest SEARCH_NOTES_CHARS."""
     return Right(Concat(F("notes_text"), text), SEARCH_NOTES_CHARS)
+
+
+# The session's own runs (not delegations), oldest first: what its summary counts.
+_own_runs = Select(
+    lambda pk: (
+        Run.objects.filter(session_id=pk, parent_run__isnull=True)
+        .order_by("created_at", "pk")
+        .only("workflow_id", "status", "branch_count")
+    )
+)
 
 
 def identity_text(*parts: Any) -> str:
@@ -100,6 +110,10 @@ class Projector:
         self._dirty_runs: dict[str, Run] = {}
         self._search: dict[str | None, _SearchChange] = {}  # by run public id; None = the session's own entry
         self._summary_changed = False  # the session's summary (status, runs, branches, git) needs writing
+        self._session_values: dict[str, object] = {}  # columns of the session row to write at flush
+        self._started: set[str] = set()  # public ids of the runs this projector started
+        # A session this projector created saw every run of it start: its summary needs no reading back.
+        self._knows_every_run = False
 
     def know(self, *objects: Run | Node | Attempt) -> None:
         for obj in objects:
@@ -143,7 +157,13 @@ class Projector:
             workspace_path="",
         )
 
-    def flush(self) -> None:
+    def started(self, run: Run) -> bool:
+        """Whether `run` started in this projector's transaction (so nothing about it was stored before)."""
+        return run.public_id in self._started
+
+    def flush(self, **session_values: object) -> None:
+        """Writes what the events applied since the last flush changed. `session_values` are more columns
+        of the session row (the journal's last_seq), written in the one UPDATE of that row."""
         self._insert_pending()
         for run in self._dirty_runs.values():
             statements.update(
@@ -157,7 +177,11 @@ class Projector:
             )
         self._dirty_runs.clear()
         if self._summary_changed:
-            self._write_summary()
+            self._summarize()
+        session_row = {**self._session_values, **session_values}
+        if session_row:
+            statements.update(Session, self.session.pk, **session_row)
+        self._session_values.clear()
         for run_id, change in self._search.items():
             where: dict[str, int | bool] = (
                 {"run_id": self.run(run_id).pk} if run_id else {"session_id": self.session.pk, "run__isnull": True}
@@ -197,21 +221,21 @@ class Projector:
         self._parents.clear()
         self._latest.clear()
 
-    def _write_summary(self) -> None:
+    def _summarize(self) -> None:
         """The session's status, workflows, run and branch counts, from its own runs (delegations are
         part of the run that handed them out). Written only when something in it may have changed."""
         self._summary_changed = False
-        runs = list(
-            Run.objects.filter(session=self.session, parent_run__isnull=True)
-            .order_by("created_at", "pk")
-            .values_list("workflow_id", "status", "branch_count")
-        )
+        if self._knows_every_run:
+            own = [r for r in self.runs.values() if r.session_id == self.session.pk and r.parent_run_id is None]
+            runs = sorted(own, key=lambda run: (run.created_at, run.pk))
+        else:
+            runs = _own_runs.all(self.session.pk)
         session = self.session
-        session.status = session_status(session.kind, [status for _, status, _ in runs])
-        session.workflow_ids = " ".join(dict.fromkeys(workflow for workflow, _, _ in runs))[:1000]
+        session.status = session_status(session.kind, [run.status for run in runs])
+        session.workflow_ids = " ".join(dict.fromkeys(run.workflow_id for run in runs))[:1000]
         session.run_count = len(runs)
-        session.branch_count = sum(branches for _, _, branches in runs)
-        Session.objects.filter(pk=session.pk).update(
+        session.branch_count = sum(run.branch_count for run in runs)
+        self._session_values.update(
             status=session.status,
             workflow_ids=session.workflow_ids,
             run_count=session.run_count,
@@ -258,24 +282,35 @@ class Projector:
         self.session.tags = data.tags
         self.session.preferences = data.preferences
         self.session.created_at = at
-        self.session.save(update_fields=["session_key", "title", "kind", "tags", "preferences", "created_at"])
+        self._session_values.update(
+            session_key=data.session_key,
+            title=data.title,
+            kind=data.session_kind,
+            tags=data.tags,
+            preferences=data.preferences,
+            created_at=at,
+        )
+        self._knows_every_run = True
         if self.session.kind == SessionKind.CHECKPOINT_ONLY:
             self._summary_changed = True
-            SearchEntry.objects.create(
-                session=self.session,
-                run=None,
-                updated_at=at,
-                identity_text=identity_text(self.session.session_key, self.session.title, *self.session.tags),
+            statements.insert(
+                SearchEntry(
+                    session=self.session,
+                    run=None,
+                    updated_at=at,
+                    identity_text=identity_text(self.session.session_key, self.session.title, *self.session.tags),
+                )
             )
 
     def _run_started(self, data: events.RunStarted, at: datetime) -> None:
         if data.parent_node_id is not None:
             self._insert_pending()  # a delegation points at its parent's node: that row must exist
-        run = Run.objects.create(
+        # The snapshot is stored before its run starts (runs/store/pinned.py); the foreign key checks it at commit.
+        run = Run(
             public_id=data.run_id,
             session=self.session,
             workflow_id=data.workflow_id,
-            pinned=PinnedWorkflow.objects.only("workflow_hash").get(workflow_hash=data.workflow_hash),
+            pinned_id=data.workflow_hash,
             source_path=data.source_path,
             source_stat=data.source_stat,
             parent_run=self.run(data.parent_run_id) if data.parent_run_id else None,
@@ -285,19 +320,23 @@ class Projector:
             created_at=at,
             updated_at=at,
         )
+        statements.insert(run)
         self.know(run)
+        self._started.add(run.public_id)
         self._summary_changed = True
-        SearchEntry.objects.create(
-            session=self.session,
-            run=run,
-            updated_at=at,
-            identity_text=identity_text(
-                self.session.session_key,
-                self.session.title,
-                *self.session.tags,
-                data.workflow_id,
-                data.workflow_name,
-            ),
+        statements.insert(
+            SearchEntry(
+                session=self.session,
+                run=run,
+                updated_at=at,
+                identity_text=identity_text(
+                    self.session.session_key,
+                    self.session.title,
+                    *self.session.tags,
+                    data.workflow_id,
+                    data.workflow_name,
+                ),
+            )
         )
 
     def _node_created(self, data: events.NodeCreated, at: datetime) -> None:
@@ -399,7 +438,7 @@ class Projector:
                     Node.objects.filter(pk=node.pk).update(preferences=data.preferences)
         elif data.run_id is None:
             self.session.preferences = data.preferences
-            Session.objects.filter(pk=self.session.pk).update(preferences=data.preferences)
+            self._session_values["preferences"] = data.preferences
 
     def _observation_recorded(self, data: events.ObservationRecorded, at: datetime) -> None:
         run = self.run(data.run_id) if data.run_id else None

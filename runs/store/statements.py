@@ -5,9 +5,10 @@ that compiling (building WHERE trees, SELECT lists, INSERT placeholders) was abo
 more than the database's own work. The statements here have the same SQL Django would write, derived
 from the models' metadata or compiled by Django itself once, and each value is still prepared by its
 field (`get_db_prep_save`) exactly as `save()` or `update()` would prepare it. Services keep calling
-model-level functions (`insert(row)`, `update(Model, pk, field=value)`, `SelectOne.get(id)`); no SQL
-is written by hand outside this module and runs/store/bulk_rows.py. The private Django APIs this takes
-(the SQL compiler, the select_related populators...) are reached only through runs/store/django_internals.py.
+model-level functions (`insert(row)`, `update(Model, pk, field=value)`, `SelectOne.get(id)`,
+`Select.all(value)`); none of this SQL is written by hand outside this module and runs/store/bulk_rows.py.
+The private Django APIs this takes (the SQL compiler, the select_related populators...) are reached only
+through runs/store/django_internals.py.
 
 What they skip, deliberately: signals (this app registers none), `pre_save` hooks (no field here
 uses auto_now), and Model.save overrides (Event's refuses updates; these only insert). Rows inserted
@@ -243,30 +244,76 @@ class _Marker(int):
     """The stand-in a queryset is compiled with, found again in its parameters."""
 
 
+_TEXT_MARKER = "\x00workrail-looked-up-value\x00"  # the stand-in for a text value: no stored text holds it
+
+
 @dataclass(frozen=True)
 class _CompiledQuery:
     select: django_internals.CompiledSelect
     slot: int  # where the looked-up value goes in the select's params
 
 
-class SelectOne[M: Model]:
-    """A queryset that looks one row up by one integer value (select_related welcome), compiled by
-    Django on first use and then only executed: the row becomes model instances the way iterating the
-    queryset would (the same converters, the same related-object populators).
+class Select[M: Model]:
+    """A queryset that looks rows up by one value, an integer or a text (select_related, only, order_by
+    and slicing welcome), compiled by Django on first use and then only executed: the rows become model
+    instances the way iterating the queryset would (the same converters, the same related-object
+    populators).
 
-        by_attempt = SelectOne(lambda value: Attempt.objects.select_related("node").filter(public_id=value))
-        attempt = by_attempt.get(42)  # None when no row matches
+        children = Select(lambda pk: Node.objects.filter(parent_id=pk).order_by("-created_at", "-pk")[:10])
+        newest = children.all(node.pk)  # [] when no row matches
+        open_attempt = Select(lambda pk: Attempt.objects.filter(node_id=pk).order_by("-pk")[:1]).first(node.pk)
     """
 
-    def __init__(self, build: Callable[[int], QuerySet[M]]) -> None:
+    def __init__(self, build: Callable[[Any], QuerySet[M]]) -> None:
         self._build = build
-        self._compiled: dict[tuple[str, str], _CompiledQuery] = {}
+        self._compiled: dict[tuple[str, str, type], _CompiledQuery] = {}
 
-    def get(self, value: int) -> M | None:
+    def all(self, value: int | str) -> list[M]:
+        """Every row the queryset gives for `value`, in its order."""
+        connection, compiled, params = self._statement(value)
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.select.sql, params)
+            rows = cursor.fetchall()
+        return [cast(M, compiled.select.instance(row, connection)) for row in rows]
+
+    def first(self, value: int | str) -> M | None:
+        """The queryset's first row for `value`, or None (the queryset should be sliced `[:1]`: only the
+        first row is read, but the database is asked for what the queryset says)."""
+        connection, compiled, params = self._statement(value)
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.select.sql, params)
+            row = cursor.fetchone()
+        return None if row is None else cast(M, compiled.select.instance(row, connection))
+
+    def _statement(self, value: int | str) -> tuple[BaseDatabaseWrapper, _CompiledQuery, list[Any]]:
         connection = _connection()
-        compiled = self._compiled.get((connection.vendor, connection.alias)) or self._compile()
+        kind = str if isinstance(value, str) else int
+        compiled = self._compiled.get((connection.vendor, connection.alias, kind)) or self._compile(kind)
         params = list(compiled.select.params)
         params[compiled.slot] = value
+        return connection, compiled, params
+
+    def _compile(self, kind: type) -> _CompiledQuery:
+        connection = _connection()
+        marker: int | str = _TEXT_MARKER if kind is str else _Marker(_MARKER)
+        select = django_internals.compile_select(self._build(marker))
+        found = [index for index, param in enumerate(select.params) if param == marker]
+        if len(found) != 1:
+            raise RuntimeError(f"{type(self).__name__}'s queryset must use its value exactly once")
+        compiled = _CompiledQuery(select, found[0])
+        self._compiled[(connection.vendor, connection.alias, kind)] = compiled
+        return compiled
+
+
+class SelectOne[M: Model](Select[M]):
+    """A Select that looks one row up (by a unique value):
+
+    by_attempt = SelectOne(lambda value: Attempt.objects.select_related("node").filter(public_id=value))
+    attempt = by_attempt.get(42)  # None when no row matches
+    """
+
+    def get(self, value: int | str) -> M | None:
+        connection, compiled, params = self._statement(value)
         with connection.cursor() as cursor:
             cursor.execute(compiled.select.sql, params)
             rows = cursor.fetchmany(2)
@@ -275,14 +322,3 @@ class SelectOne[M: Model]:
         if len(rows) > 1:
             raise RuntimeError("SelectOne's queryset matched more than one row")
         return cast(M, compiled.select.instance(rows[0], connection))
-
-    def _compile(self) -> _CompiledQuery:
-        connection = _connection()
-        marker = _Marker(_MARKER)
-        select = django_internals.compile_select(self._build(marker))
-        found = [index for index, param in enumerate(select.params) if param == marker]
-        if len(found) != 1:
-            raise RuntimeError("SelectOne's queryset must use its value exactly once")
-        compiled = _CompiledQuery(select, found[0])
-        self._compiled[(connection.vendor, connection.alias)] = compiled
-        return compiled

@@ -19,7 +19,7 @@ from runs.models import Attempt, Node, PinnedWorkflow, Run, SearchEntry
 from runs.store import statements
 from runs.store.journal import new_session, random_id
 from runs.store.projections import SEARCH_NOTES_CHARS, _append_notes
-from runs.store.statements import SelectOne
+from runs.store.statements import Select, SelectOne
 from tests.support.mcp_calls import ack, start_workflow
 from tests.support.workflow_files import workflow_doc, write_json
 
@@ -137,6 +137,28 @@ def test_a_compiled_query_builds_the_same_objects_as_the_queryset_in_one_query(r
     )
     assert found.created_at.tzinfo is not None
     assert lookup.get(random_id()) is None
+
+
+def test_a_compiled_select_gives_the_querysets_rows_in_its_order_by_an_integer_or_a_text(run):
+    parent = node_for(run)
+    parent.save(force_insert=True)
+    children = []
+    for index in range(3):
+        child = node_for(run, parent=parent, pending_step_id=f"step-{index}")
+        child.save(force_insert=True)
+        children.append(child)
+    newest = Select(lambda pk: Node.objects.filter(parent_id=pk).order_by("-pk")[:2])
+    assert [n.pk for n in newest.all(parent.pk)] == [c.pk for c in children[:0:-1]]
+    assert newest.first(parent.pk).pk == children[-1].pk
+    assert newest.all(random_id()) == [] and newest.first(random_id()) is None
+    by_step = Select(lambda step: Node.objects.filter(pending_step_id=step).only("pk", "engine_state"))
+    with CaptureQueriesContext(connection) as queries:
+        found = by_step.all("step-1")
+    assert [(n.pk, n.engine_state) for n in found] == [(children[1].pk, children[1].engine_state)]
+    assert len(queries) == 1
+    assert by_step.all("step-9") == []
+    pinned = SelectOne(lambda key: PinnedWorkflow.objects.only("workflow_hash").filter(workflow_hash=key))
+    assert pinned.get(run.pinned_id).pk == run.pinned_id and pinned.get("sha256:" + "f" * 64) is None
 
 
 def test_a_compiled_query_must_use_its_value_exactly_once(run):
