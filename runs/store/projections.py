@@ -100,6 +100,7 @@ class Projector:
         self._dirty_runs: dict[str, Run] = {}
         self._search: dict[str | None, _SearchChange] = {}  # by run public id; None = the session's own entry
         self._summary_changed = False  # the session's summary (status, runs, branches, git) needs writing
+        self._by = ""  # the owner who made the event being applied
 
     def know(self, *objects: Run | Node | Attempt) -> None:
         for obj in objects:
@@ -110,7 +111,9 @@ class Projector:
             else:
                 self.attempts[obj.public_id] = obj
 
-    def apply(self, payload: events.EventPayload, at: datetime) -> None:
+    def apply(self, payload: events.EventPayload, at: datetime, by: str = "") -> None:
+        """`by` is the owner who made the event (its `actor` column): a session's owner is its creator's."""
+        self._by = by
         getattr(self, f"_{payload.kind.value}")(payload, at)
 
     @staticmethod
@@ -141,6 +144,7 @@ class Projector:
             branch_count=0,
             git_branch="",
             workspace_path="",
+            owner="",
         )
 
     def flush(self) -> None:
@@ -258,7 +262,9 @@ class Projector:
         self.session.tags = data.tags
         self.session.preferences = data.preferences
         self.session.created_at = at
-        self.session.save(update_fields=["session_key", "title", "kind", "tags", "preferences", "created_at"])
+        self.session.owner = self._by
+        fields = ["session_key", "title", "kind", "tags", "preferences", "created_at", "owner"]
+        self.session.save(update_fields=fields)
         if self.session.kind == SessionKind.CHECKPOINT_ONLY:
             self._summary_changed = True
             SearchEntry.objects.create(
