@@ -120,7 +120,11 @@ class Event(models.Model):
         constraints = [models.UniqueConstraint(fields=["session", "seq"], name="event_seq_unique_per_session")]
         # The rare kinds read on their own (operator forks: runs/readmodels/forks.py and branches.py) are
         # found without reading a session's every event: a rewound run's session holds thousands.
-        indexes = [models.Index(fields=["session", "kind"], name="event_kind_per_session")]
+        indexes = [
+            models.Index(fields=["session", "kind"], name="event_kind_per_session"),
+            # Who worked on a session (its page, its reports) is read from the few events that name someone.
+            models.Index(fields=["session", "actor"], name="event_actor_per_session", condition=~models.Q(actor="")),
+        ]
         ordering = ["session", "seq"]
 
     def __str__(self) -> str:

@@ -40,6 +40,12 @@ class Migration(migrations.Migration):
             model_name="session",
             index=models.Index(condition=~models.Q(owner=""), fields=["owner", "-updated_at"], name="session_by_owner"),
         ),
+        migrations.AddIndex(
+            model_name="event",
+            index=models.Index(
+                condition=~models.Q(actor=""), fields=["session", "actor"], name="event_actor_per_session"
+            ),
+        ),
         migrations.RunPython(owners_from_the_log, migrations.RunPython.noop, elidable=True),
         migrations.RunPython(events_append_only_again, migrations.RunPython.noop),
     ]

@@ -43,3 +43,21 @@ def test_reads_record_nothing_and_leave_no_actor_behind(built):
     # The next dashboard request on the same thread is not carol's.
     Client().post(f"/runs/{built.plan_run}/cancel")
     assert canceled_by(built.plan_run) == ("", "dashboard")
+
+
+def test_the_api_answers_say_who(api, service_catalog):
+    from tests.support.team_session import team_sessions
+
+    team = team_sessions()
+    listing = api.get(f"{API}/sessions").json()
+    assert listing["hasOwners"] is True
+    assert {item["sessionId"]: item["owner"] for item in listing["items"]} == {
+        team.alice_session: "alice",
+        team.local_session: "",
+    }
+    detail = api.get(f"{API}/sessions/{team.alice_session}").json()
+    assert detail["people"] == ["alice", "bob"]
+    run = api.get(f"{API}/runs/{team.local_run}").json()
+    assert [(s["owner"], s["door"], s["by"]) for s in run["steps"]] == [("bob", "http", "by bob (agent over HTTP)")]
+    events = api.get(f"{API}/sessions/{team.local_session}/events").json()["items"]
+    assert {(e["actor"], e["door"]) for e in events} == {("", ""), ("bob", "http")}
