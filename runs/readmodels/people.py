@@ -89,6 +89,11 @@ def people(session_pk: int) -> list[str]:
     return list(dict.fromkeys(rows))
 
 
+def people_line(names: list[str]) -> str:
+    """The reports' summary line: 'People: alice, bob'; '' when everything was done on this machine."""
+    return f"People: {', '.join(names)}" if names else ""
+
+
 def store_has_owners() -> bool:
     """Whether any session has an owner: the sessions list shows its Owner column only then."""
     return Session.objects.exclude(owner="").exists()
