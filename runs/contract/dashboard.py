@@ -409,6 +409,7 @@ class BranchEntry(Shape):
     created_at: datetime
     step_number: int | None = Field(default=None, description="The child's pending step's number on its branch.")
     title: str = Field(default="", description="The child's pending step's title; 'Complete' at a branch's end.")
+    by: str = Field(default="", description="Who made it, in words ('by bob in the dashboard'); empty on this machine.")
 
 
 class NodeDetail(Shape):

@@ -436,7 +436,7 @@ def node_detail(node_id: str) -> NodeDetail:
         by=makers.get(node.public_id, people.NOBODY).words,
         recorded=here,
         recap=recap.path_recap(node),
-        branches=_branches(node, children, tree, titles),
+        branches=_branches(node, children, tree, titles, makers),
         context=node.engine_state.get("context") or {},
         operator_fork=fork,
         on_branch=mine,
@@ -512,7 +512,11 @@ def _ref(tree: branches.RunBranches, node: Node, titles: dict[int, str]) -> Node
 
 
 def _branches(
-    node: Node, children: list[Node], tree: branches.RunBranches, titles: dict[int, str]
+    node: Node,
+    children: list[Node],
+    tree: branches.RunBranches,
+    titles: dict[int, str],
+    makers: dict[int, people.Maker],
 ) -> list[BranchEntry]:
     """The children of `node`: each is a branch an agent can resume with its stateToken."""
     outputs = {o.child_id: o for o in Output.objects.filter(child__in=children)}
@@ -536,6 +540,7 @@ def _branches(
                 created_at=child.created_at,
                 step_number=_step_number(tree, child),
                 title=titles[child.pk],
+                by=makers.get(child.public_id, people.NOBODY).words,
             )
         )
     return entries

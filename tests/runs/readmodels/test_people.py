@@ -38,6 +38,10 @@ def test_the_read_models_say_who_made_each_step_fork_and_session(service_catalog
     answered = run_view.node_detail(str(team.answered_node))
     assert answered.by == "by alice (agent over HTTP)"
     assert [(entry.kind, entry.by) for entry in answered.recorded] == [("checkpoint", "by alice through the HTTP API")]
+    assert [(b.via, b.by) for b in answered.branches] == [
+        ("checkpoint", "by alice through the HTTP API"),
+        ("fork", "by bob in the dashboard"),
+    ]
     assert [fork.by for fork in run.operator_forks] == ["by bob in the dashboard"]
     assert run_view.node_detail(team.fork_node).by == "by bob in the dashboard"
 
