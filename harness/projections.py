@@ -24,6 +24,7 @@ def snapshot() -> dict[str, Any]:
                 s.branch_count,
                 s.git_branch,
                 s.workspace_path,
+                s.owner,
             )
             for s in models.Session.objects.all()
         ),

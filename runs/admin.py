@@ -151,14 +151,15 @@ class SessionAdmin(ReadOnlyAdmin):
         "session_key",
         "status",
         "kind",
+        "owner",
         "workflow_ids",
         "run_count",
         "git_branch",
         "created_at",
         "updated_at",
     )
-    list_filter = ("status", "kind", "git_branch")
-    search_fields = ("public_id", "session_key", "title", "workflow_ids", "git_branch", "workspace_path")
+    list_filter = ("status", "kind", "owner", "git_branch")
+    search_fields = ("public_id", "session_key", "title", "owner", "workflow_ids", "git_branch", "workspace_path")
     date_hierarchy = "updated_at"
     ordering = ("-updated_at",)
     readonly_fields = ("runs_list", "related")
@@ -181,9 +182,10 @@ class SessionAdmin(ReadOnlyAdmin):
 @admin.register(Event)
 class EventAdmin(ReadOnlyAdmin):
     # Not "__str__": it names the session by its database pk.
-    list_display = ("seq", "session_link", "kind", "data_summary", "created_at")
-    list_filter = ("kind",)
-    search_fields = ("session__public_id", "session__session_key", "session__title")
+    # Who made it (actor: an API token's owner or a dashboard user, empty on this machine) and through which door.
+    list_display = ("seq", "session_link", "kind", "data_summary", "actor", "door", "created_at")
+    list_filter = ("kind", "door")
+    search_fields = ("session__public_id", "session__session_key", "session__title", "=actor")
     date_hierarchy = "created_at"
     list_select_related = ("session",)
     show_full_result_count = False  # the biggest table: skip the unfiltered COUNT(*)
@@ -443,11 +445,12 @@ class ApiTokenAdmin(ReadOnlyAdmin):
     """The HTTP API's tokens: names and times, never the digest (nothing here can set one: tokens are
     made by `manage.py create_api_token`, which prints the token once)."""
 
-    list_display = ("name", "state", "created_at", "last_used_at", "revoked_at")
+    # The owner: whom the token acts for, and what the events it makes record as their actor.
+    list_display = ("name", "owner", "state", "created_at", "last_used_at", "revoked_at")
     list_filter = (("revoked_at", admin.EmptyFieldListFilter),)
-    search_fields = ("name",)
+    search_fields = ("name", "owner")
     ordering = ("-created_at",)
-    fields = ("name", "state", "created_at", "last_used_at", "revoked_at")
+    fields = ("name", "owner", "state", "created_at", "last_used_at", "revoked_at")
     readonly_fields = ("state",)
     actions = ["revoke_selected"]
 

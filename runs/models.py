@@ -82,6 +82,9 @@ class Session(models.Model):
     # until one last short transaction gives it its own and clears this. Meanwhile `updated_at` is the
     # import's heartbeat; one that stopped long ago was abandoned and cleanup removes it (runs/store/staged.py).
     importing = models.BooleanField(default=False)
+    # Who started it: the actor of its session_created event (runs/store/actors.py), projected. "" for a
+    # session made on this machine (stdio, a command) or before owners: anyone on the store may use it.
+    owner = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         indexes = [
@@ -90,6 +93,9 @@ class Session(models.Model):
             models.Index(fields=["git_branch", "-updated_at"], name="session_by_branch"),
             # Few rows, if any: what hides imports in progress and finds abandoned ones stays cheap.
             models.Index(fields=["updated_at"], name="session_importing", condition=models.Q(importing=True)),
+            # Only owned sessions: whether a store has owners at all, and one owner's sessions, stay cheap
+            # on a store where nobody has one.
+            models.Index(fields=["owner", "-updated_at"], name="session_by_owner", condition=~models.Q(owner="")),
         ]
 
     def __str__(self) -> str:
@@ -114,7 +120,11 @@ class Event(models.Model):
         constraints = [models.UniqueConstraint(fields=["session", "seq"], name="event_seq_unique_per_session")]
         # The rare kinds read on their own (operator forks: runs/readmodels/forks.py and branches.py) are
         # found without reading a session's every event: a rewound run's session holds thousands.
-        indexes = [models.Index(fields=["session", "kind"], name="event_kind_per_session")]
+        indexes = [
+            models.Index(fields=["session", "kind"], name="event_kind_per_session"),
+            # Who worked on a session (its page, its reports) is read from the few events that name someone.
+            models.Index(fields=["session", "actor"], name="event_actor_per_session", condition=~models.Q(actor="")),
+        ]
         ordering = ["session", "seq"]
 
     def __str__(self) -> str:

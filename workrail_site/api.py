@@ -25,7 +25,7 @@ from pydantic_core import to_json
 from exports.api import router as exports_router
 from exports.api_bundles import router as bundles_router
 from runs.api import errors, routes_catalog, routes_fork, routes_misc, routes_runs, routes_sessions
-from runs.api.auth import AUTH, authenticated, docs_guard
+from runs.api.auth import AUTH, acting_as_caller, authenticated, docs_guard
 from runs.contract.errors import ErrorCode, WorkRailError
 from workrail_site.version import VERSION
 
@@ -73,6 +73,7 @@ api = WorkRailAPI(
     docs_decorator=docs_guard,
 )
 errors.install(api)
+api.add_decorator(acting_as_caller)  # each endpoint acts for its caller: the events it records say who
 api.add_router("", routes_misc.router)
 api.add_router("", routes_sessions.router)
 api.add_router("", routes_runs.router)

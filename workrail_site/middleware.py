@@ -7,6 +7,8 @@ from collections.abc import Callable
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 
 from runs.api.errors import error_response, not_found_path
+from runs.store import actors
+from runs.store.actors import Actor, Door
 
 API_PREFIX = "/api/"
 
@@ -49,3 +51,25 @@ class NulPathNotFoundMiddleware:
                 return error_response(not_found_path(request))
             raise Http404("No page has a NUL character in its path.")
         return self.get_response(request)
+
+
+class DashboardActorMiddleware:
+    """What a person does in the dashboard (a fork, a cancel, a mode change, an import) is recorded as made
+    in the dashboard, by the logged-in user when there is one; the dashboard has no login of its own, so
+    on this machine that is usually nobody in particular (""). The API sets its caller itself, after its
+    authentication (runs/api/auth.py). After AuthenticationMiddleware: it reads `request.user`."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path.startswith(API_PREFIX):
+            return self.get_response(request)
+        with actors.acting_as(_dashboard_user(request)):
+            return self.get_response(request)
+
+
+def _dashboard_user(request: HttpRequest) -> Actor:
+    user = getattr(request, "user", None)
+    name = user.get_username() if user is not None and user.is_authenticated else ""
+    return Actor(name[: actors.OWNER_MAX_CHARS], Door.DASHBOARD)

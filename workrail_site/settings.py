@@ -99,6 +99,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Whom a dashboard request acts for (the events it records say so); the API sets its caller itself.
+    "workrail_site.middleware.DashboardActorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A NUL in the path is a 404 on every backend (PostgreSQL would fail the id lookup with an error);

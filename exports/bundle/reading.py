@@ -28,10 +28,12 @@ from exports.bundle.rules import Rules
 from exports.bundle.workflows import checked_workflow
 from runs.contract.base import Shape
 from runs.contract.errors import ErrorCode, WorkRailError
+from runs.store.actors import OWNER_MAX_CHARS
 from runs.store.events import PAYLOADS, SHARING_KINDS, parse
 from workflows_app.sources import NestedTooDeep, check_json_depth
 
 logger = logging.getLogger("workrail")
+PRINTABLE = r"^[^\x00-\x1f\x7f]*$"  # no control characters: shown on pages and in reports as they are
 _AGAIN = "Export the session again on the machine it came from and send the new file unchanged."
 
 
@@ -62,6 +64,10 @@ class BundleEvent(Shape):
     kind: str
     at: str
     data: dict[str, Any]
+    # Who made it (an API token's owner, a dashboard user) and the door it came through; absent in
+    # bundles from before they were recorded, and for work done on the exporting machine without either.
+    actor: str = Field(default="", max_length=OWNER_MAX_CHARS, pattern=PRINTABLE)
+    door: str = Field(default="", max_length=16, pattern=PRINTABLE)
 
 
 class BundleWorkflow(Shape):

@@ -23,6 +23,7 @@ from exports.reports.data import Report
 from exports.reports.limits import Checked, same_watch
 from exports.reports.short_ids import ShortIds
 from runs.contract.dashboard import CheckpointEntry, RunDetail, StepEntry
+from runs.readmodels import people
 
 TEMPLATE = "reports/report.html"
 
@@ -184,6 +185,7 @@ def render(report: Report) -> str:
         "session_short": ids.short(report.session.session_id),
         "run_short": ids.short(report.run_id),
         "detail": report.detail,
+        "people_line": people.people_line(report.detail.people),
         "runs": [_run_item(report, run) for run in report.runs],
         "ids": ids.appendix(),
         "short": {run.run_id: ids.short(run.run_id) for run in report.detail.runs},

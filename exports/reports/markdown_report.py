@@ -30,6 +30,7 @@ from exports.reports.verbatim import embed as notes
 from exports.reports.wording import CONFIRMED_BY, branch_label, open_items, seconds, severities, status
 from exports.reports.wording import outcome as outcome_words
 from runs.contract.dashboard import ArtifactTables, CheckpointEntry, RunDetail, RunSummary, StepEntry
+from runs.readmodels import people
 
 
 def render(report: Report) -> str:
@@ -96,7 +97,7 @@ def _header(report: Report, ids: ShortIds) -> list[str]:
         ["Git branch", code_cell(session.git_branch) if session.git_branch else "—"],
         ["Workspace", code_cell(session.workspace_path) if session.workspace_path else "—"],
         ["Session key", code_cell(session.session_key) if session.session_key else "—"],
-        ["Started", stamp(session.created_at)],
+        ["Started", stamp(session.created_at) + (f", by {inline(session.owner)}" if session.owner else "")],
         ["Last activity", stamp(session.last_activity)],
         [
             "Runs",
@@ -115,6 +116,8 @@ def _header(report: Report, ids: ShortIds) -> list[str]:
 
 def _summary(report: Report, ids: ShortIds) -> list[str]:
     parts = ["## Summary"]
+    if line := people.people_line(report.detail.people):  # who worked on it, when someone other than this machine did
+        parts.append(inline(line))
     if not report.runs:
         return [*parts, "_No runs: a notes-only session._"]
     for number, run in enumerate(report.runs, start=1):
@@ -255,6 +258,8 @@ def _step(number: int, step: StepEntry, confirmed: Confirmation | None) -> list[
     heading = f"##### {number}. {inline(wording.step_title(step))}"
     meta = f"Step {code_span(step.step_id)}" if step.step_id else "No step"
     meta += f" · recorded {stamp(step.recorded_at)} · took {seconds(step.seconds)}"
+    if step.by:
+        meta += f" · {inline(step.by)}"
     if confirmed is not None and step.kind == "step":
         meta += f" · confirmation: {CONFIRMED_BY[confirmed]}"
     parts = [heading, meta]

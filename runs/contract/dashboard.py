@@ -42,6 +42,11 @@ class SessionSummary(Shape):
         "(newest, where the agent works) · branch 1 finished earlier: Request changes'. Null when no run forked: "
         "`status` says it all. The session page gives it for every session.",
     )
+    owner: str = Field(
+        default="",
+        description="Who started it: the API token's owner, or the dashboard user; empty for a session made on "
+        "this machine (its own agent, a command) or before owners were recorded. Anyone on the store may use those.",
+    )
 
 
 class SessionGroupHeading(Shape):
@@ -64,6 +69,9 @@ class SessionPage(Shape):
     group: SessionGroup
     groups: list[SessionGroupHeading]
     status_counts: dict[str, int] = Field(description="Sessions per status among those matching the search.")
+    has_owners: bool = Field(
+        default=False, description="Whether any session on the store has an owner (a team's shared store)."
+    )
 
 
 class RunSummary(Shape):
@@ -114,6 +122,11 @@ class SessionDetail(Shape):
     checkpoints: list[CheckpointEntry]
     timeline: list[TimelineLane]
     last_seq: int
+    people: list[str] = Field(
+        default_factory=list,
+        description="Everyone who did something in the session (API token owners, dashboard users), in the order "
+        "they first did; empty when all of it was done on this machine.",
+    )
 
 
 class GraphNode(Shape):
@@ -321,6 +334,15 @@ class StepEntry(Shape):
         description="Other branches' answers to this step at the same node: the graph draws it once, but after a "
         "rewind each branch has its own answer.",
     )
+    owner: str = Field(
+        default="", description="Who recorded it: an API token's owner or a dashboard user; empty on this machine."
+    )
+    door: str = Field(default="", description="How it came: stdio, http (an agent over HTTP), api, dashboard, command.")
+    by: str = Field(
+        default="",
+        description="The same in words: 'by alice (agent over HTTP)', 'by bob in the dashboard'; empty "
+        "for work of this machine's own agent.",
+    )
     answers_note: str = Field(
         default="",
         description="The same in words: 'Answered again after a rewind (branch 1 answered: ...)'; empty when none.",
@@ -357,6 +379,9 @@ class RunDetail(Shape):
     operator_forks: list[OperatorForkNote] = Field(
         default_factory=list, description="The branches a developer started by hand on the shown branch's path."
     )
+    canceled_by: str = Field(
+        default="", description="Who canceled the run, in words ('by bob in the dashboard'); empty if not said."
+    )
     branch: BranchOutcomeEntry | None = Field(
         default=None, description="The shown branch (the one ending at branchTip): its status, and why if blocked."
     )
@@ -384,6 +409,7 @@ class BranchEntry(Shape):
     created_at: datetime
     step_number: int | None = Field(default=None, description="The child's pending step's number on its branch.")
     title: str = Field(default="", description="The child's pending step's title; 'Complete' at a branch's end.")
+    by: str = Field(default="", description="Who made it, in words ('by bob in the dashboard'); empty on this machine.")
 
 
 class NodeDetail(Shape):
@@ -411,6 +437,9 @@ class NodeDetail(Shape):
     preferences: dict[str, str]
     created_at: datetime
     state_token: str = Field(description="Pass to continue_workflow to resume (or fork) from this node.")
+    by: str = Field(
+        default="", description="Who made this node, in words ('by alice (agent over HTTP)'); empty on this machine."
+    )
     recorded: list[StepEntry] = Field(description="Notes and artifacts recorded on this node.")
     recap: JsonObject = Field(description="The notes on the path to this node, as a rehydrating agent reads them.")
     branches: list[BranchEntry]
@@ -441,6 +470,12 @@ class EventEntry(Shape):
     kind: str
     data: JsonObject  # the event's payload as stored in the log
     created_at: datetime
+    actor: str = Field(
+        default="", description="Who made it: an API token's owner or a dashboard user; empty on this machine."
+    )
+    door: str = Field(
+        default="", description="How it came: stdio, http, api, dashboard, command; empty before doors were recorded."
+    )
 
 
 class EventPage(Shape):

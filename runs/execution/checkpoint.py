@@ -29,6 +29,7 @@ from runs.execution import placeholders
 from runs.execution.answer import node_response
 from runs.execution.drafts import draft_issues
 from runs.execution.loading import load_node
+from runs.execution.ownership import require_mine
 from runs.execution.recording import create_node, open_session
 from runs.execution.replay import output_digest
 from runs.models import Checkpoint, Session, SessionKind
@@ -152,6 +153,8 @@ def start_session(request: StartSessionInput) -> SessionResult:
         if key:
             lock_session_key(key)  # a concurrent start_session with the same key waits, then joins
             existing = Session.objects.filter(session_key=key).first()
+            if existing is not None:
+                require_mine(existing)  # a key names one session on the whole store: joining it is using it
             if existing is not None and existing.kind == SessionKind.CHECKPOINT_ONLY:
                 return _session_response(existing, joined=True)
             if existing is not None:
@@ -205,6 +208,7 @@ def _checkpoint_session(token_id: int) -> Session:
             "This sessionToken names no checkpoint-only session here.",
             f"Call start_session for a new one{find}.",
         )
+    require_mine(session)
     return session
 
 

@@ -1,12 +1,15 @@
 """What a token names, loaded: the node of a stateToken, the attempt of an ackToken, both at once.
 
-An id that names nothing here (or a session an import is still writing) is a TOKEN_UNKNOWN error, and an
-ackToken paired with another node's stateToken is TOKEN_SCOPE_MISMATCH, each with what to send instead."""
+An id that names nothing here (or a session an import is still writing) is a TOKEN_UNKNOWN error, an
+ackToken paired with another node's stateToken is TOKEN_SCOPE_MISMATCH, and a token of a session another
+owner started is NOT_YOUR_SESSION (ownership.py), each with what to send instead. Every use case that takes
+a stateToken or an ackToken resolves it here, so the owner is checked in this one place."""
 
 from __future__ import annotations
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.features import find_lost_run
+from runs.execution.ownership import require_mine
 from runs.models import Attempt, Node
 from runs.store.statements import SelectOne
 
@@ -28,6 +31,7 @@ def load_node(node_id: int) -> Node:
             "This stateToken names a snapshot this store does not have.",
             f"Use a stateToken from this machine's WorkRail, or {find_lost_run()}.",
         )
+    require_mine(node.run.session)
     return node
 
 
@@ -58,6 +62,7 @@ def load_pair(node_id: int, attempt_id: int) -> tuple[Node, Attempt]:
     separate lookups say which token is unknown or out of scope."""
     attempt = _attempt_by_id.get(attempt_id)
     if attempt is not None and attempt.node.public_id == node_id:
+        require_mine(attempt.node.run.session)
         return attempt.node, attempt
     node = load_node(node_id)  # raises when the stateToken names nothing
     return node, load_attempt(node_id, attempt_id)  # raises: unknown, or another node's ack

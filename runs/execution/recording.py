@@ -13,6 +13,7 @@ from runs.contract.execution import ExecutionResult, WarningDict, engine_warning
 from runs.contract.inputs import StepOutputDict
 from runs.execution.drift import source_stat
 from runs.execution.observe import git_observation
+from runs.execution.ownership import require_mine
 from runs.execution.replay import output_digest
 from runs.models import AckOutcome, Attempt, Node, Observation, Run, RunStatus, Session
 from runs.store import events
@@ -50,6 +51,7 @@ def journal_for_new_run(context: JsonObject, title: str, now: datetime) -> Journ
         lock_session_key(key)  # until commit: a concurrent start with the same key waits, then joins
     existing = Session.objects.filter(session_key=key).first() if key is not None else None
     if existing is not None:
+        require_mine(existing)  # a run joins the session of its key only when that session is the caller's to use
         return Journal(existing, now)
     return open_session(key, session_title(context, title), [], now, kind="workflow")
 

@@ -47,6 +47,7 @@ from django.db.models.functions import Least
 
 from runs.contract.inputs import ResumeSessionInput
 from runs.contract.sessions import OtherTip, ResumeCandidate, ResumeQuery, ResumeResult
+from runs.execution.ownership import visible
 from runs.models import Checkpoint, Node, Output, SearchEntry, Session, SessionKind
 from runs.store import tokens
 from runs.store.journal import session_token_id
@@ -211,7 +212,7 @@ def resume_session(request: ResumeSessionInput) -> ResumeResult:
     """Up to MAX_CANDIDATES runs (or checkpoint-only sessions) to resume, best first, with what was
     searched. Reads only."""
     inputs = normalize(request.query, request.git_branch, request.git_head_sha, request.workspace_path)
-    searched: Searched = {"entries": SearchEntry.objects.count(), "maxCandidates": MAX_CANDIDATES, "layers": []}
+    searched: Searched = {"entries": _entries().count(), "maxCandidates": MAX_CANDIDATES, "layers": []}
     if inputs.phrase:
         hits = _search_text(inputs, searched)
         why_none = "no run tip or checkpoint-only session matches the query" if not hits else None
@@ -234,6 +235,11 @@ def resume_session(request: ResumeSessionInput) -> ResumeResult:
             workspace_path=inputs.workspace or None,
         ),
     )
+
+
+def _entries() -> QuerySet[SearchEntry]:
+    """The search entries this request may resume: over an owner, its own sessions and those nobody owns."""
+    return SearchEntry.objects.filter(visible("session__"))
 
 
 def normalize(query: str | None, branch: str | None, sha: str | None, workspace: str | None) -> Inputs:
@@ -350,7 +356,7 @@ def _skipped(layer: int, why: str) -> LayerReport:
 def _search_text(inputs: Inputs, searched: Searched) -> list[_Hit]:
     entries = searched["entries"]
     in_identity = _all_in("identity_text", inputs.needles)
-    rows, more = _best(SearchEntry.objects.filter(in_identity), _identity_tier(inputs) + _boost(inputs), MAX_CANDIDATES)
+    rows, more = _best(_entries().filter(in_identity), _identity_tier(inputs) + _boost(inputs), MAX_CANDIDATES)
     hits = [_Hit(entry_id, score, 1) for entry_id, score in rows]
     searched["layers"].append(_layer_report(1, entries, len(rows), more))
     if len(hits) == MAX_CANDIDATES:
@@ -358,7 +364,7 @@ def _search_text(inputs: Inputs, searched: Searched) -> list[_Hit]:
         searched["layers"] += [_skipped(2, full), _skipped(3, full)]
         return hits
     rows, more = _best(
-        SearchEntry.objects.filter(_each_in_identity_or_notes(inputs)).exclude(in_identity),
+        _entries().filter(_each_in_identity_or_notes(inputs)).exclude(in_identity),
         _notes_tier(inputs) + _boost(inputs),
         MAX_CANDIDATES - len(hits),
     )
@@ -399,7 +405,7 @@ def _search_loose(inputs: Inputs, searched: Searched, *, exclude: list[int]) -> 
     found: Any = Value(0)
     for word in words:
         found = found + Case(When(_in_entry(word), then=Value(1)), default=Value(0), output_field=IntegerField())
-    queryset = SearchEntry.objects.exclude(id__in=exclude)
+    queryset = _entries().exclude(id__in=exclude)
     if inputs.tickets:
         queryset = queryset.filter(reduce(lambda q, ticket: q & _in_entry(ticket), inputs.tickets, Q()))
         in_identity = reduce(lambda q, ticket: q & Q(identity_text__contains=ticket), inputs.tickets, Q())
@@ -501,9 +507,9 @@ def _search_deep(inputs: Inputs, searched: Searched, *, exclude: list[int]) -> l
     rows, more = [], False
     if found:
         rows, more = _best(
-            SearchEntry.objects.filter(Q(run_id__in=run_ids) | Q(run__isnull=True, session_id__in=session_ids)).exclude(
-                id__in=exclude
-            ),
+            _entries()
+            .filter(Q(run_id__in=run_ids) | Q(run__isnull=True, session_id__in=session_ids))
+            .exclude(id__in=exclude),
             tier + _boost(inputs),
             room,
         )
@@ -521,9 +527,9 @@ def _deep_hits(rows: list[tuple[int, int]], found: dict[tuple[str, int], _DeepOw
     """The hits, each with the newest matching notes of its owner (preferring those with the phrase)."""
     owners = {
         entry_id: ("run", run_id) if run_id is not None else ("session", session_id)
-        for entry_id, run_id, session_id in SearchEntry.objects.filter(id__in=[r[0] for r in rows]).values_list(
-            "id", "run_id", "session_id"
-        )
+        for entry_id, run_id, session_id in _entries()
+        .filter(id__in=[r[0] for r in rows])
+        .values_list("id", "run_id", "session_id")
     }
     chosen: dict[int, tuple[str, int]] = {}  # entry id -> (table, row id) of the notes to show
     for entry_id, score in rows:
@@ -552,7 +558,7 @@ def _deep_hits(rows: list[tuple[int, int]], found: dict[tuple[str, int], _DeepOw
 
 
 def _search_git(inputs: Inputs, searched: Searched) -> list[_Hit]:
-    rows, more = _best(SearchEntry.objects.filter(_git_match(inputs)), _boost(inputs), MAX_CANDIDATES)
+    rows, more = _best(_entries().filter(_git_match(inputs)), _boost(inputs), MAX_CANDIDATES)
     report = _layer_report(1, searched["entries"], len(rows), more)
     report["searched"] = "git branch, HEAD sha and workspace path last observed on every run tip"
     searched["layers"] += [report, _skipped(2, "no query"), _skipped(3, "no query")]
@@ -561,9 +567,9 @@ def _search_git(inputs: Inputs, searched: Searched) -> list[_Hit]:
 
 def _recent(searched: Searched) -> list[_Hit]:
     ids = list(
-        SearchEntry.objects.order_by(
-            F("updated_at").desc(), F("session_id").asc(), F("run_id").asc(nulls_first=True)
-        ).values_list("id", flat=True)[:MAX_CANDIDATES]
+        _entries()
+        .order_by(F("updated_at").desc(), F("session_id").asc(), F("run_id").asc(nulls_first=True))
+        .values_list("id", flat=True)[:MAX_CANDIDATES]
     )
     report = _layer_report(1, len(ids), len(ids), searched["entries"] > len(ids))
     report["searched"] = "nothing to match (no query, no git input): the most recently updated entries"
@@ -577,7 +583,7 @@ def _recent(searched: Searched) -> list[_Hit]:
 def _candidates(hits: list[_Hit], inputs: Inputs) -> list[ResumeCandidate]:
     if not hits:
         return []
-    found = SearchEntry.objects.filter(id__in=[h.entry_id for h in hits]).values(*_ENTRY_FIELDS)
+    found = _entries().filter(id__in=[h.entry_id for h in hits]).values(*_ENTRY_FIELDS)
     rows = {row["id"]: cast(_EntryRow, row) for row in found}
     return [_candidate(hit, rows[hit.entry_id], inputs) for hit in hits if hit.entry_id in rows]
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from runs.contract.fork import OperatorForkNote
 from runs.models import Checkpoint, Event, EventKind, Node, Output, Run
+from runs.readmodels import people
 from runs.store.statements import Select
 
 # Whether a step or a checkpoint made a node (by the node's pk): compiled, a rewound agent asks at every rehydrate.
@@ -16,7 +17,7 @@ _output_into = Select(lambda pk: Output.objects.filter(child_id=pk).only("pk")[:
 _checkpoint_into = Select(lambda pk: Checkpoint.objects.filter(child_id=pk).only("pk")[:1])
 
 
-def _note(data: dict[str, Any], at: datetime) -> OperatorForkNote:
+def _note(data: dict[str, Any], at: datetime, actor: str = "", door: str = "") -> OperatorForkNote:
     context_set = dict(data.get("contextSet") or {})
     removed = [str(key) for key in data.get("contextRemoved") or []]
     return OperatorForkNote(
@@ -28,6 +29,7 @@ def _note(data: dict[str, Any], at: datetime) -> OperatorForkNote:
         change=change_in_words(context_set, removed),
         via="api" if data.get("via") == "api" else "dashboard",
         created_at=at,
+        by=people.by_words(actor, door),
     )
 
 
@@ -47,8 +49,8 @@ def forks_of_run(run: Run) -> dict[int, OperatorForkNote]:
     """The run's operator forks, by the public id of the first node of the branch each started."""
     rows = Event.objects.filter(
         session_id=run.session_id, kind=EventKind.OPERATOR_FORKED, data__runId=run.public_id
-    ).values_list("data", "created_at")
-    return {int(data["childNodeId"]): _note(data, at) for data, at in rows}
+    ).values_list("data", "created_at", "actor", "door")
+    return {int(row[0]["childNodeId"]): _note(*row) for row in rows}
 
 
 def fork_into(node: Node) -> OperatorForkNote | None:
@@ -63,7 +65,7 @@ def fork_into(node: Node) -> OperatorForkNote | None:
         Event.objects.filter(
             session_id=node.run.session_id, kind=EventKind.OPERATOR_FORKED, data__childNodeId=node.public_id
         )
-        .values_list("data", "created_at")
+        .values_list("data", "created_at", "actor", "door")
         .first()
     )
     return _note(*row) if row is not None else None
@@ -75,6 +77,6 @@ def forked_children(node: Node, children: list[int]) -> dict[int, OperatorForkNo
         return {}
     rows = Event.objects.filter(
         session_id=node.run.session_id, kind=EventKind.OPERATOR_FORKED, data__nodeId=node.public_id
-    ).values_list("data", "created_at")
+    ).values_list("data", "created_at", "actor", "door")
     wanted = set(children)
-    return {int(data["childNodeId"]): _note(data, at) for data, at in rows if data["childNodeId"] in wanted}
+    return {int(row[0]["childNodeId"]): _note(*row) for row in rows if row[0]["childNodeId"] in wanted}

@@ -33,7 +33,7 @@ from runs.contract.dashboard import (
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.preferences import mode_of
 from runs.models import Checkpoint, Event, Node, Run, RunStatus, SearchEntry, Session, SessionStatus
-from runs.readmodels import branches, outcomes, step_text
+from runs.readmodels import branches, outcomes, people, step_text
 from runs.store.pinned import compiled_workflow
 from runs.store.staged import visible_sessions
 
@@ -108,6 +108,7 @@ def list_sessions(
         group=group,
         groups=_groups(items, group),
         status_counts=counts,
+        has_owners=people.store_has_owners(),
     )
 
 
@@ -125,6 +126,7 @@ def summary(session: Session, cutoff: datetime, status_summary: str | None = Non
         created_at=session.created_at,
         last_activity=session.updated_at,
         status_summary=status_summary,
+        owner=session.owner,
     )
 
 
@@ -318,6 +320,7 @@ def session_detail(session_id: str, known: dict[int, branches.RunBranches] | Non
         checkpoints=checkpoints,
         timeline=_timeline(session, runs),
         last_seq=session.last_seq,
+        people=people.people(session.pk),
     )
 
 
@@ -352,6 +355,9 @@ def session_events(session_id: str, *, after: int = 0, limit: int = 100) -> Even
     rows = rows[:limit]
     return EventPage(
         session_id=session.public_id,
-        items=[EventEntry(seq=e.seq, kind=e.kind, data=e.data, created_at=e.created_at) for e in rows],
+        items=[
+            EventEntry(seq=e.seq, kind=e.kind, data=e.data, created_at=e.created_at, actor=e.actor, door=e.door)
+            for e in rows
+        ],
         next_after=rows[-1].seq if more and rows else None,
     )

@@ -29,7 +29,7 @@ from runs.contract.dashboard import (
 )
 from runs.contract.fork import OperatorForkNote
 from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output, Run
-from runs.readmodels import artifact_tables, branches, forks, naming, outcomes, recap, step_text
+from runs.readmodels import artifact_tables, branches, forks, naming, outcomes, people, recap, step_text
 from runs.readmodels.loop_marks import loop_marks
 from runs.readmodels.overview import not_found, run_summary, stall_cutoff
 from runs.store import tokens
@@ -169,6 +169,7 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
         pending_step_id=pending or None,
         pending_title=(titles.get(chosen) or _step_text(run, pending)[0]) if pending and chosen is not None else None,
         operator_forks=_forks_on(run, tree, shown.path if shown is not None else []),
+        canceled_by=people.canceled_by(run.session_id, run.public_id).words if run.status == "canceled" else "",
         branch=next((o for o in told if o.number == shown_number), None),
         other_branches=[o for o in told if o.number != shown_number],
     )
@@ -255,6 +256,7 @@ def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches, tit
     answers: dict[int, list[Output]] = {}
     for output in tree.outputs:
         answers.setdefault(output.node_id, []).append(output)
+    makers = people.node_makers(run.session_id)  # who answered each step: the node the answer made says
     entries = []
     for record in shown.records:
         item = record.record
@@ -276,6 +278,7 @@ def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches, tit
             ]
         else:
             title, prompt = f"Checkpoint during {titles.get(node_pk) or written.title or 'the run'}", ""
+        made = makers.get(tree.public(item.child_id or 0), people.NOBODY)
         entries.append(
             StepEntry(
                 node_id=str(tree.public(node_pk)),
@@ -292,6 +295,9 @@ def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches, tit
                 seconds=round((item.created_at - started).total_seconds(), 3),
                 other_answers=others,
                 answers_note=_answers_note(others),
+                owner=made.owner,
+                door=made.door,
+                by=made.words,
             )
         )
     return entries
@@ -356,6 +362,7 @@ def node_detail(node_id: str) -> NodeDetail:
     node = get_node(node_id)
     run = node.run
     title, prompt = _rendered_step(run, node)
+    makers = people.node_makers(run.session_id)
     tree = branches.read(run, records=False)
     number = tree.step_number(node.pk) if node.pk in tree.nodes else node.depth + 1
     here = [
@@ -372,6 +379,7 @@ def node_detail(node_id: str) -> NodeDetail:
             started_at=node.created_at,
             recorded_at=o.created_at,
             seconds=round((o.created_at - node.created_at).total_seconds(), 3),
+            **_by(makers.get(o.child.public_id, people.NOBODY)),
         )
         for o in Output.objects.filter(node=node).select_related("child").order_by("created_at", "pk")
     ] + [
@@ -388,6 +396,7 @@ def node_detail(node_id: str) -> NodeDetail:
             started_at=node.created_at,
             recorded_at=c.created_at,
             seconds=round((c.created_at - node.created_at).total_seconds(), 3),
+            **_by(makers.get(c.child.public_id, people.NOBODY) if c.child else people.NOBODY),
         )
         for c in Checkpoint.objects.filter(node=node).select_related("child").order_by("created_at", "pk")
     ]
@@ -424,9 +433,10 @@ def node_detail(node_id: str) -> NodeDetail:
         preferences=node.preferences,
         created_at=node.created_at,
         state_token=state_token(node),
+        by=makers.get(node.public_id, people.NOBODY).words,
         recorded=here,
         recap=recap.path_recap(node),
-        branches=_branches(node, children, tree, titles),
+        branches=_branches(node, children, tree, titles, makers),
         context=node.engine_state.get("context") or {},
         operator_fork=fork,
         on_branch=mine,
@@ -439,6 +449,11 @@ def node_detail(node_id: str) -> NodeDetail:
         if mine is not None and refused is not None and str(node.public_id) in (refused.node_id, mine.tip_node_id)
         else None,
     )
+
+
+def _by(made: people.Maker) -> dict[str, str]:
+    """A step entry's who: owner, door and the words."""
+    return {"owner": made.owner, "door": made.door, "by": made.words}
 
 
 def branches_through(tree: branches.RunBranches, pk: int) -> list[int]:
@@ -497,7 +512,11 @@ def _ref(tree: branches.RunBranches, node: Node, titles: dict[int, str]) -> Node
 
 
 def _branches(
-    node: Node, children: list[Node], tree: branches.RunBranches, titles: dict[int, str]
+    node: Node,
+    children: list[Node],
+    tree: branches.RunBranches,
+    titles: dict[int, str],
+    makers: dict[int, people.Maker],
 ) -> list[BranchEntry]:
     """The children of `node`: each is a branch an agent can resume with its stateToken."""
     outputs = {o.child_id: o for o in Output.objects.filter(child__in=children)}
@@ -521,6 +540,7 @@ def _branches(
                 created_at=child.created_at,
                 step_number=_step_number(tree, child),
                 title=titles[child.pk],
+                by=makers.get(child.public_id, people.NOBODY).words,
             )
         )
     return entries

@@ -114,6 +114,7 @@ class Projector:
         self._started: set[str] = set()  # public ids of the runs this projector started
         # A session this projector created saw every run of it start: its summary needs no reading back.
         self._knows_every_run = False
+        self._by = ""  # the owner who made the event being applied
 
     def know(self, *objects: Run | Node | Attempt) -> None:
         for obj in objects:
@@ -124,7 +125,9 @@ class Projector:
             else:
                 self.attempts[obj.public_id] = obj
 
-    def apply(self, payload: events.EventPayload, at: datetime) -> None:
+    def apply(self, payload: events.EventPayload, at: datetime, by: str = "") -> None:
+        """`by` is the owner who made the event (its `actor` column): a session's owner is its creator's."""
+        self._by = by
         getattr(self, f"_{payload.kind.value}")(payload, at)
 
     @staticmethod
@@ -155,6 +158,7 @@ class Projector:
             branch_count=0,
             git_branch="",
             workspace_path="",
+            owner="",
         )
 
     def started(self, run: Run) -> bool:
@@ -282,6 +286,7 @@ class Projector:
         self.session.tags = data.tags
         self.session.preferences = data.preferences
         self.session.created_at = at
+        self.session.owner = self._by
         self._session_values.update(
             session_key=data.session_key,
             title=data.title,
@@ -289,6 +294,7 @@ class Projector:
             tags=data.tags,
             preferences=data.preferences,
             created_at=at,
+            owner=self._by,
         )
         self._knows_every_run = True
         if self.session.kind == SessionKind.CHECKPOINT_ONLY:

@@ -5,18 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from exports.management.output import write_file, write_stdout
 from exports.reports.produce import Produced, ReportFormat, produce
 from runs.contract.errors import ErrorCode, WorkRailError
+from runs.management.acting import RecordingCommand
 from runs.management.progress import progress_bar
 from runs.models import Run, Session
 
 FORMAT_NAMES = {"md": "Markdown", "pdf": "PDF"}
 
 
-class Command(BaseCommand):
+class Command(RecordingCommand):
     help = (
         "Write a report of a session (or, with --run, of one of its runs) as Markdown or PDF: header, runs, "
         "branch graph, steps with notes, artifact tables, warnings, gaps and synthesis. '-' writes to stdout."

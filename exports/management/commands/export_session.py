@@ -5,16 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from exports.bundles import export_session_bundle
 from exports.management.output import write_file, write_stdout
 from runs.contract.errors import WorkRailError
+from runs.management.acting import RecordingCommand
 from runs.management.progress import progress_bar
 from runs.store.setup import ensure_migrated
 
 
-class Command(BaseCommand):
+class Command(RecordingCommand):
     help = "Export a session as a bundle (JSON) that import_bundle can read on another machine. '-' writes to stdout."
 
     def add_arguments(self, parser: CommandParser) -> None:

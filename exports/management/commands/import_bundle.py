@@ -6,16 +6,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from exports.bundles import import_session_bundle, max_bundle_bytes
 from runs.contract.errors import WorkRailError
+from runs.management.acting import RecordingCommand
 from runs.management.progress import progress_bar
 from runs.store.setup import ensure_migrated
 from workflows_app.sources import FileTooLarge, NotARegularFile, read_bounded
 
 
-class Command(BaseCommand):
+class Command(RecordingCommand):
     help = (
         "Import a session bundle as a new session ('-' reads standard input). The whole file is checked "
         "first; a damaged, edited, newer or inconsistent bundle is refused and nothing is written."

@@ -6,8 +6,9 @@ import argparse
 from typing import IO, Any, cast
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
+from runs.management.acting import RecordingCommand
 from runs.management.progress import progress_bar
 from runs.store.retention import CleanupResult, cleanup, format_cutoff
 from runs.store.setup import ensure_migrated
@@ -26,7 +27,7 @@ def retention_days(text: str) -> int:
     return days
 
 
-class Command(BaseCommand):
+class Command(RecordingCommand):
     help = (
         "Delete whole sessions with no activity for WORKRAIL_RETENTION_DAYS days (or --older-than), and the "
         "pinned workflows no remaining run uses. Sessions are deleted in small batches, each in its own short "

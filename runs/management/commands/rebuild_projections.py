@@ -3,14 +3,15 @@
 import time
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from runs.management.acting import RecordingCommand
 from runs.store.rebuild import EventLogGap, rebuild_projections
 
 PROGRESS_EVERY_S = 1.0
 
 
-class Command(BaseCommand):
+class Command(RecordingCommand):
     help = (
         "Rebuild all projections from the event log, one session at a time (each in its own short "
         "transaction: agents can keep working meanwhile)."

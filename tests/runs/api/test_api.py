@@ -506,13 +506,14 @@ def test_the_sessions_list_and_a_run_cost_the_same_queries_whatever_the_data(api
     # The token's first use is recorded (a write, at most once a minute, here once a day): not counted.
     monkeypatch.setattr(api_tokens, "LAST_USED_EVERY", timedelta(days=1))
     assert api.get(f"{API}/sessions").status_code == 200
-    assert counted(api, f"{API}/sessions") == 3  # the token's lookup, then the page (no run forked)
+    # the token's lookup, then the page (no run forked) and whether any session has an owner
+    assert counted(api, f"{API}/sessions") == 4
     few_run = counted(api, f"{API}/runs/{short['session']['runId']}")
     built = two_runs_one_forked_twice()
     # A session with a forked run has its status in words: its root runs, their branches (nodes, checkpoints,
     # operator forks, refused answers, syntheses) and the unfinished tips' steps, read once for the whole page.
     few_sessions = counted(api, f"{API}/sessions")
-    assert few_sessions == 3 + 7
+    assert few_sessions == 4 + 7
     for index in range(5):
         start_workflow("wr.routine-focused_plan", context={"sessionKey": f"KEY-{index}"})
     forked_review("MR-OTHER")  # another forked session, one of whose branches completed

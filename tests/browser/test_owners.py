@@ -1,0 +1,44 @@
+"""A team's shared store in a real browser: the sessions list has an Owner column, the session, run and node
+pages say who did each thing in plain words. Screenshots: owners-sessions, owners-session, owners-node,
+owners-fork-node."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser import screenshot
+from tests.support.team_session import Team, team_sessions
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+
+@pytest.fixture
+def team(live_server, service_catalog) -> Team:
+    return team_sessions()
+
+
+def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_server, team):
+    site = str(live_server.url)
+    page.goto(site + "/sessions/")
+    expect(page.locator("th", has_text="Owner")).to_be_visible()
+    expect(page.locator("td.owner", has_text="alice")).to_be_visible()
+    screenshot(page, "owners-sessions")
+
+    page.goto(f"{site}/sessions/{team.alice_session}/")
+    expect(page.locator("#session-owner")).to_have_text("by alice")
+    expect(page.locator("#session-people")).to_have_text("people: alice, bob")
+    expect(page.locator(".fork-note .by")).to_have_text("Started by bob in the dashboard.")
+    expect(page.locator("ol.steps .by").first).to_have_text("by alice (agent over HTTP)")
+    screenshot(page, "owners-session")
+
+    page.goto(f"{site}/nodes/{team.answered_node}/")
+    expect(page.locator("#recorded-title")).to_be_visible()
+    expect(page.get_by_text("by alice through the HTTP API")).to_have_count(2)  # the checkpoint, its node
+    expect(page.locator(".next-nodes .by", has_text="by bob in the dashboard")).to_be_visible()
+    screenshot(page, "owners-node")
+
+    page.goto(f"{site}/nodes/{team.fork_node}/")
+    expect(page.locator(".fork-handover")).to_contain_text("by bob in the dashboard")
+    screenshot(page, "owners-fork-node")
+    console_log.assert_clean()

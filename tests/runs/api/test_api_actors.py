@@ -1,0 +1,63 @@
+"""The HTTP API acts for its caller: what an endpoint records says who (the API token's owner, or the staff
+user's name) and that it came through the API."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from runs.models import Event, EventKind
+from runs.store import api_tokens
+
+pytestmark = pytest.mark.django_db
+
+API = "/api/v1"
+
+
+def canceled_by(run_id: str) -> tuple[str, str]:
+    event = Event.objects.filter(kind=EventKind.RUN_STATUS_CHANGED, data__runId=run_id, data__to="canceled").get()
+    return event.actor, event.door
+
+
+def test_a_bearer_token_acts_for_its_owner(built):
+    token = api_tokens.create("alice-laptop", owner="alice")[1]
+    client = Client(headers={"Authorization": f"Bearer {token}"})
+    assert client.post(f"{API}/runs/{built.plan_run}/cancel").status_code == 200
+    assert canceled_by(built.plan_run) == ("alice", "api")
+
+
+def test_a_staff_login_acts_for_the_user(client, django_user_model, built):
+    client.force_login(django_user_model.objects.create_user("bob", password="pw", is_staff=True))
+    response = client.post(
+        f"{API}/sessions/{built.session_id}/preferences", {"mode": "unattended"}, content_type="application/json"
+    )
+    assert response.status_code == 200, response.content
+    changed = Event.objects.filter(kind=EventKind.PREFERENCES_CHANGED).values_list("actor", "door")
+    assert set(changed) == {("bob", "api")}
+
+
+def test_reads_record_nothing_and_leave_no_actor_behind(built):
+    token = api_tokens.create("carol-ci", owner="carol")[1]
+    client = Client(headers={"Authorization": f"Bearer {token}"})
+    assert client.get(f"{API}/sessions").status_code == 200
+    # The next dashboard request on the same thread is not carol's.
+    Client().post(f"/runs/{built.plan_run}/cancel")
+    assert canceled_by(built.plan_run) == ("", "dashboard")
+
+
+def test_the_api_answers_say_who(api, service_catalog):
+    from tests.support.team_session import team_sessions
+
+    team = team_sessions()
+    listing = api.get(f"{API}/sessions").json()
+    assert listing["hasOwners"] is True
+    assert {item["sessionId"]: item["owner"] for item in listing["items"]} == {
+        team.alice_session: "alice",
+        team.local_session: "",
+    }
+    detail = api.get(f"{API}/sessions/{team.alice_session}").json()
+    assert detail["people"] == ["alice", "bob"]
+    run = api.get(f"{API}/runs/{team.local_run}").json()
+    assert [(s["owner"], s["door"], s["by"]) for s in run["steps"]] == [("bob", "http", "by bob (agent over HTTP)")]
+    events = api.get(f"{API}/sessions/{team.local_session}/events").json()["items"]
+    assert {(e["actor"], e["door"]) for e in events} == {("", ""), ("bob", "http")}
