@@ -1,9 +1,6 @@
 """Who started each session (Session.owner): the actor of its session_created event, projected.
 
-A session made before owners were recorded keeps "": made on this machine, usable by anyone on the store.
-
-Also puts back SQLite's append-only trigger on events: 0017 added columns to runs_event, which Django does on
-SQLite by copying the table into a new one, and the copy lost the trigger (migration 0002)."""
+A session made before owners were recorded keeps "": made on this machine, usable by anyone on the store."""
 
 from django.db import migrations, models
 from django.db.models import OuterRef, Subquery
@@ -14,17 +11,6 @@ def owners_from_the_log(apps, schema_editor):  # type: ignore[no-untyped-def]
     created = Event.objects.filter(session=OuterRef("pk"), kind="session_created").exclude(actor="").values("actor")[:1]
     starters = Event.objects.filter(kind="session_created").exclude(actor="").values("session_id")
     Session.objects.filter(pk__in=starters).update(owner=Subquery(created))
-
-
-SQLITE_APPEND_ONLY = """
-CREATE TRIGGER IF NOT EXISTS runs_event_no_update BEFORE UPDATE ON runs_event
-BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
-"""
-
-
-def events_append_only_again(apps, schema_editor):  # type: ignore[no-untyped-def]
-    if schema_editor.connection.vendor == "sqlite":  # PostgreSQL's ALTER TABLE kept its trigger
-        schema_editor.execute(SQLITE_APPEND_ONLY)
 
 
 class Migration(migrations.Migration):
@@ -47,5 +33,4 @@ class Migration(migrations.Migration):
             ),
         ),
         migrations.RunPython(owners_from_the_log, migrations.RunPython.noop, elidable=True),
-        migrations.RunPython(events_append_only_again, migrations.RunPython.noop),
     ]
