@@ -43,6 +43,7 @@ from runs.contract.inputs import (
     SESSION_ID_KEYS,
     json_size,
 )
+from runs.execution import ownership
 from runs.execution.recording import create_node
 from runs.models import Node, RunStatus
 from runs.readmodels.run_view import get_node
@@ -80,6 +81,7 @@ def preview_fork(node_id: str | int, change: Any, reason: Any) -> ForkPlan:
     why = _checked_reason(reason)
     edits = _checked_shape(change)
     node = get_node(node_id)
+    ownership.require_mine(node.run.session)
     _refuse_node(node)
     return _plan(node, edits, compiled_workflow(node.run.pinned_id), why)
 
@@ -92,6 +94,7 @@ def fork_node(node_id: str | int, change: Any, reason: Any, *, via: Via) -> Oper
     with write() as now:
         node = get_node(node_id)
         run = node.run
+        ownership.require_mine(run.session)
         _refuse_node(node)
         compiled = compiled_workflow(run.pinned_id)
         plan = _plan(node, edits, compiled, why)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from runs.contract.dashboard import CancelResult, PreferencesChange, PreferencesChangeResult
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.preferences import mode_of, resolve
+from runs.execution import ownership
 from runs.execution.recording import set_status
 from runs.models import Node, Run, RunStatus, Session
 from runs.readmodels.overview import not_found, shown_status, stall_cutoff
@@ -32,6 +33,7 @@ def change_preferences(session_id: str, change: PreferencesChange) -> Preference
         session = Session.objects.filter(public_id=session_id[:40]).first()
         if session is None:
             raise not_found("session", session_id, "Pick a session from the sessions list.")
+        ownership.require_mine(session)
         ratelimit.take(f"session:{session.public_id}", what="changes to this session")
         journal = Journal(session, now)
         # Read again now that the journal holds the session (PostgreSQL locks its row only there): a
@@ -75,9 +77,15 @@ def change_preferences(session_id: str, change: PreferencesChange) -> Preference
 
 def cancel_run(run_id: str) -> CancelResult:
     """Stops a run for good; its tokens then answer RUN_CANCELED. Canceling twice is not an error."""
-    run = Run.objects.filter(public_id=run_id[:40]).only("status", "updated_at").first()
+    run = (
+        Run.objects.select_related("session")
+        .filter(public_id=run_id[:40])
+        .only("status", "updated_at", "session__owner")
+        .first()
+    )
     if run is None:
         raise not_found("run", run_id, "Pick a run from its session's page.")
+    ownership.require_mine(run.session)
     if run.status == RunStatus.COMPLETE:
         raise WorkRailError(
             ErrorCode.INVALID_INPUT,

@@ -61,3 +61,31 @@ def test_the_api_answers_say_who(api, service_catalog):
     assert [(s["owner"], s["door"], s["by"]) for s in run["steps"]] == [("bob", "http", "by bob (agent over HTTP)")]
     events = api.get(f"{API}/sessions/{team.local_session}/events").json()["items"]
     assert {(e["actor"], e["door"]) for e in events} == {("", ""), ("bob", "http")}
+
+
+def test_an_owners_token_may_not_change_another_owners_session(service_catalog):
+    """The API's writes refuse a session another owner started, as the MCP tools do; the dashboard's people
+    still may (they see and manage the whole store)."""
+    from tests.support.team_session import team_sessions
+
+    team = team_sessions()
+    carol = Client(headers={"Authorization": f"Bearer {api_tokens.create('carol-ci', owner='carol')[1]}"})
+    before = Event.objects.count()
+    refusals = [
+        carol.post(f"{API}/runs/{team.alice_run}/cancel"),
+        carol.post(
+            f"{API}/sessions/{team.alice_session}/preferences", {"mode": "unattended"}, content_type="application/json"
+        ),
+        carol.post(
+            f"{API}/nodes/{team.answered_node}/fork",
+            {"context": {"goal": "Mine now"}, "reason": "take it over"},
+            content_type="application/json",
+        ),
+    ]
+    assert [(r.status_code, r.json()["error"]["code"]) for r in refusals] == [(403, "NOT_YOUR_SESSION")] * 3
+    assert "alice" in refusals[0].json()["error"]["message"]
+    assert Event.objects.count() == before  # nothing recorded
+    alice = Client(headers={"Authorization": f"Bearer {api_tokens.create('alice-ci', owner='alice')[1]}"})
+    assert alice.post(f"{API}/runs/{team.alice_run}/cancel").status_code == 200
+    # An unowned (local) session stays usable by anyone on the store.
+    assert carol.post(f"{API}/runs/{team.local_run}/cancel").status_code == 200
