@@ -38,7 +38,7 @@ class Command(BaseCommand):
         revoke: str | None = options["revoke"]
         owner: str | None = options["owner"]
         if sum([name is not None or owner is not None, bool(options["list"]), revoke is not None]) > 1:
-            raise CommandError("Use --name/--owner, --list or --revoke, one at a time.")
+            raise CommandError("Use one of --name (with --owner), --list or --revoke at a time.")
         ensure_migrated()  # the tokens live in the store, which a new machine may not have made yet
         try:
             if options["list"]:
