@@ -3,12 +3,16 @@ SDK, and what several workers offer (tests/e2e/test_mcp_http.py drives the real 
 
 from __future__ import annotations
 
+import socket
+from unittest.mock import MagicMock
+
 import pytest
 from django.test import override_settings
 from mcp.server.transport_security import TransportSecurityMiddleware
 from starlette.requests import Request
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from runs.mcp.http import RefusedToServe, options_for
+from runs.mcp.http import NoDelayH11Protocol, RefusedToServe, options_for
 from runs.mcp.http_app import SUBSCRIPTION_METHODS, build_app
 from runs.mcp.http_options import HttpOptions, is_loopback
 from runs.mcp.server import WorkRailServer
@@ -76,3 +80,16 @@ def test_several_workers_serve_statelessly_and_offer_no_subscriptions():
     assert capabilities.resources is not None and capabilities.resources.subscribe is False
     assert all(several._lowlevel_server.get_request_handler(method) is None for method in SUBSCRIPTION_METHODS)
     assert HttpOptions(workers=2).stateless and not HttpOptions(workers=1).stateless
+
+
+def test_every_connection_has_nagles_algorithm_off():
+    """A worker's connections come from a socket uvicorn's parent made, which asyncio leaves with Nagle on."""
+    with socket.create_server(("127.0.0.1", 0)) as listening, socket.create_connection(listening.getsockname()):
+        accepted, _ = listening.accept()
+        with accepted, pytest.MonkeyPatch.context() as patch:
+            accepted.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0)
+            transport = MagicMock()
+            transport.get_extra_info = lambda name, default=None: accepted if name == "socket" else default
+            patch.setattr(H11Protocol, "connection_made", lambda self, transport: None)  # uvicorn's own part
+            NoDelayH11Protocol.__new__(NoDelayH11Protocol).connection_made(transport)
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
