@@ -17,6 +17,11 @@ from workrail_site.workflow_repos import parse_workflow_repos
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = Env()
 
+
+def _comma_separated(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
 # --- Where WorkRail keeps its state ---------------------------------------------------------------
 WORKRAIL_HOME_DEFAULT = Path.home() / ".workrail"
 # Owner-only: the home 0700 and its files 0600, tightened (with a line on stderr) when looser; see storage.py.
@@ -65,6 +70,22 @@ WORKRAIL_BUNDLE_MAX_MB = env.integer("WORKRAIL_BUNDLE_MAX_MB", 256, minimum=1, m
 # of memory (address space). The refusal names a smaller alternative (exports/reports/limits.py).
 WORKRAIL_REPORT_SECONDS = env.integer("WORKRAIL_REPORT_SECONDS", 30, minimum=1, maximum=3600)
 WORKRAIL_REPORT_PDF_MAX_MB = env.integer("WORKRAIL_REPORT_PDF_MAX_MB", 1024, minimum=256, maximum=65_536)
+
+# --- The MCP server over HTTP (`manage.py mcp --http`, docs/http.md) ------------------------------------
+# Loopback host names and origins are always allowed. A team that reaches the server through a name (a TLS
+# reverse proxy) lists that name and the proxy's origin here: any other Host or Origin is refused (the MCP
+# transport's DNS-rebinding rule), and binding a non-loopback address needs WORKRAIL_MCP_ALLOWED_HOSTS.
+WORKRAIL_MCP_ALLOWED_HOSTS = _comma_separated(env.text("WORKRAIL_MCP_ALLOWED_HOSTS", ""))
+WORKRAIL_MCP_ALLOWED_ORIGINS = _comma_separated(env.text("WORKRAIL_MCP_ALLOWED_ORIGINS", ""))
+for _origin in WORKRAIL_MCP_ALLOWED_ORIGINS:
+    if not _origin.startswith(("https://", "http://")) or "/" in _origin.split("://", 1)[1]:
+        raise ImproperlyConfigured(
+            f"WORKRAIL_MCP_ALLOWED_ORIGINS: {_origin!r} is not an origin: use scheme://host[:port], "
+            "e.g. https://workrail.example.com, comma-separated."
+        )
+# Which proxies' X-Forwarded-For/-Proto headers are believed (uvicorn's forwarded_allow_ips): the reverse
+# proxy's address, comma-separated, or "*" behind a proxy that is the only way in. uvicorn's default.
+WORKRAIL_MCP_FORWARDED_ALLOW_IPS = env.text("WORKRAIL_MCP_FORWARDED_ALLOW_IPS", "127.0.0.1")
 
 # --- Django core ----------------------------------------------------------------------------------
 DEBUG = env.flag("WORKRAIL_DEBUG", False)

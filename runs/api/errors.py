@@ -13,6 +13,7 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from pydantic_core import to_json
 
+from runs.contract import bearer
 from runs.contract.errors import HTTP_STATUS, ErrorCode, ErrorResult, WorkRailError
 from workflows_app.engine.jsontypes import JsonObject
 
@@ -36,14 +37,9 @@ MEANING: dict[int, str] = {
     "(REPORT_STOPPED: a report stopped by the dashboard shutting down.)",
 }
 
-UNAUTHENTICATED_FIX = (
-    "Send 'Authorization: Bearer <token>' with a token from `manage.py create_api_token`, or log in at /admin/ "
-    "as a staff user (docs/api.md)."
-)
-REVOKED_FIX = (
-    "Ask for a new token (`manage.py create_api_token`) and send it as 'Authorization: Bearer <token>', or log "
-    "in at /admin/ as a staff user (docs/api.md)."
-)
+STAFF_LOGIN = ", or log in at /admin/ as a staff user"
+UNAUTHENTICATED_FIX = bearer.fix(otherwise=STAFF_LOGIN, docs="docs/api.md")
+REVOKED_FIX = bearer.fix(otherwise=STAFF_LOGIN, docs="docs/api.md", revoked=True)
 
 
 def error_statuses(*statuses: int) -> list[int]:
@@ -75,7 +71,7 @@ def error_response(error: WorkRailError, status: int | None = None) -> HttpRespo
         to_json({"error": error.as_dict()}), status=status, content_type="application/json; charset=utf-8"
     )
     if status == 401:
-        response["WWW-Authenticate"] = 'Bearer realm="workrail"'
+        response["WWW-Authenticate"] = bearer.CHALLENGE
     if error.code == ErrorCode.RATE_LIMITED:
         wait_ms = error.details.get("retryAfterMs")
         response["Retry-After"] = str(max(1, math.ceil(wait_ms / 1000))) if isinstance(wait_ms, int) else "1"
@@ -89,18 +85,14 @@ def unauthenticated(request: HttpRequest, *, revoked: bool = False) -> WorkRailE
     `revoked`: the Bearer token was one of ours, revoked since (only its holder learns that)."""
     header = request.headers.get("Authorization")
     user = getattr(request, "user", None)
-    fix = UNAUTHENTICATED_FIX
-    if header and not header.lower().startswith("bearer "):
-        message = "The Authorization header is not a Bearer token."
-    elif header and revoked:
-        message, fix = "The API token is not valid: it was revoked.", REVOKED_FIX
-    elif header:
-        message = "The API token is not valid: it was revoked, mistyped, or belongs to another WorkRail store."
-    elif user is not None and user.is_authenticated:
-        message = "The logged-in user is not staff (or not active); the API is for staff users and API tokens."
-    else:
-        message = "This endpoint needs an API token or a staff login session."
-    return WorkRailError(ErrorCode.UNAUTHENTICATED, message, fix)
+    if not header and user is not None and user.is_authenticated:
+        return WorkRailError(
+            ErrorCode.UNAUTHENTICATED,
+            "The logged-in user is not staff (or not active); the API is for staff users and API tokens.",
+            UNAUTHENTICATED_FIX,
+        )
+    missing = "This endpoint needs an API token or a staff login session."
+    return bearer.refusal(header, revoked=revoked, missing=missing, otherwise=STAFF_LOGIN, docs="docs/api.md")
 
 
 def invalid_input(errors: list[dict[str, Any]]) -> WorkRailError:

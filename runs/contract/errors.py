@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     FEATURE_DISABLED = "FEATURE_DISABLED"
     UNAUTHENTICATED = "UNAUTHENTICATED"
     CSRF_FAILED = "CSRF_FAILED"
+    ORIGIN_REFUSED = "ORIGIN_REFUSED"
     NOT_YOUR_SESSION = "NOT_YOUR_SESSION"
     RATE_LIMITED = "RATE_LIMITED"
     STORE_BUSY = "STORE_BUSY"
@@ -63,6 +64,9 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.FEATURE_DISABLED: 403,
     ErrorCode.UNAUTHENTICATED: 401,
     ErrorCode.CSRF_FAILED: 403,
+    # `manage.py mcp --http`: a request from a web page of another site, or sent to a host name this server was
+    # not told it has (DNS rebinding). A foreign Host header is answered 421 (Misdirected Request).
+    ErrorCode.ORIGIN_REFUSED: 403,
     # A valid token of a session another owner started: a team's store is shared, its sessions are not.
     ErrorCode.NOT_YOUR_SESSION: 403,
     ErrorCode.RATE_LIMITED: 429,

@@ -19,6 +19,8 @@ def _when(moment: datetime | None) -> str:
 def describe(token: ApiToken) -> str:
     """Times only: never the digest."""
     line = f"created {_when(token.created_at)}  last used {_when(token.last_used_at)}"
+    if token.owner and token.owner != token.name:
+        line = f"owner {token.owner}  {line}"
     return f"{line}  revoked {_when(token.revoked_at)}" if token.revoked_at is not None else line
 
 

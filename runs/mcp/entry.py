@@ -27,13 +27,26 @@ from django.core.exceptions import ImproperlyConfigured
 
 from runs.mcp import readiness, timings
 from runs.mcp.server import WorkRailServer
+from runs.store.actors import Actor, Door, acting_as
 
 logger = logging.getLogger("workrail.mcp")
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="manage.py mcp", description="Run the WorkRail MCP server on stdio.")
-    parser.parse_args(argv)
+    parser = argparse.ArgumentParser(
+        prog="manage.py mcp", description="Run the WorkRail MCP server on stdio, or for a team over HTTP (--http)."
+    )
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio (docs/http.md)")
+    parser.add_argument("--host", help="with --http: the address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="with --http: the port (default 8766)")
+    parser.add_argument("--workers", type=int, help="with --http: worker processes (default 1)")
+    options = parser.parse_args(argv)
+    if options.http:
+        from runs.mcp import http  # uvicorn, starlette's app, Django's apps: never on the stdio path
+
+        return http.serve(options.host or "127.0.0.1", options.port or http.DEFAULT_PORT, options.workers or 1)
+    if options.host is not None or options.port is not None or options.workers is not None:
+        parser.error("--host, --port and --workers go with --http")
 
     try:
         level = settings.LOG_LEVEL  # reading one setting loads and validates them all
@@ -58,6 +71,7 @@ def main(argv: list[str]) -> int:
             worker.join(timeout=30)
 
     server = WorkRailServer(lifespan=lifespan)
-    with contextlib.suppress(KeyboardInterrupt):
+    # Whoever runs this process on this machine acts: the events it records say so (door "stdio").
+    with contextlib.suppress(KeyboardInterrupt), acting_as(Actor(owner="", door=Door.STDIO)):
         anyio.run(server.run_stdio_async)
     return 0

@@ -3,11 +3,15 @@ tools it finds with the default flags, and the calls of an agent that starts a r
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from harness.processes import manage_command
 
@@ -44,3 +48,14 @@ async def acknowledged(client: Client, answer: dict[str, Any], notes: str) -> di
     """The answer to acknowledging the step `answer` is at, with `notes`."""
     arguments = {"stateToken": answer["stateToken"], "ackToken": answer["ackToken"], "output": {"notesMarkdown": notes}}
     return await structured(client, "continue_workflow", arguments)
+
+
+@asynccontextmanager
+async def http_client(url: str, token: str, mode: str = "legacy") -> AsyncIterator[Client]:
+    """The `mcp` client on `manage.py mcp --http` at `url`, sending `token` as its bearer token."""
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+    async with (
+        http,
+        Client(streamable_http_client(url, http_client=http), mode=mode, read_timeout_seconds=30) as client,
+    ):
+        yield client

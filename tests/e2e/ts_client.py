@@ -1,6 +1,7 @@
 """Drives `manage.py mcp` with the official TypeScript MCP client, through tests/e2e/ts_client/proxy.mjs.
 
-The proxy connects the SDK's `Client` over its `StdioClientTransport`, so every answer goes through the
+The proxy connects the SDK's `Client` over its `StdioClientTransport` (or, for `manage.py mcp --http`, its
+`StreamableHTTPClientTransport`), so every answer goes through the
 SDK's own checks (tool definitions, resource shapes, structuredContent against each tool's outputSchema)
 before a test sees it. Node and the SDK are installed by scripts/bootstrap.
 """
@@ -107,9 +108,6 @@ class TsClient:
 @contextmanager
 def ts_client(workdir: Path, **extra_env: str) -> Iterator[TsClient]:
     """The TS client connected to `manage.py mcp`, run with an empty home under `workdir` as its cwd."""
-    node = shutil.which("node")
-    if node is None or not SDK.is_file():
-        pytest.fail(f"The TypeScript MCP client is not installed in {TS_CLIENT}: run scripts/bootstrap.", pytrace=False)
     config = {
         "command": sys.executable,
         "args": [str(REPO / "manage.py"), "mcp"],
@@ -117,6 +115,24 @@ def ts_client(workdir: Path, **extra_env: str) -> Iterator[TsClient]:
         "cwd": str(workdir),
         "timeoutMs": REQUEST_TIMEOUT_MS,
     }
+    with _proxy(workdir, config) as client:
+        yield client
+
+
+@contextmanager
+def ts_http_client(workdir: Path, url: str, token: str) -> Iterator[TsClient]:
+    """The TS client connected to a running `manage.py mcp --http` at `url` with its
+    StreamableHTTPClientTransport, sending `token` as its bearer token."""
+    config = {"url": url, "headers": {"Authorization": f"Bearer {token}"}, "timeoutMs": REQUEST_TIMEOUT_MS}
+    with _proxy(workdir, config) as client:
+        yield client
+
+
+@contextmanager
+def _proxy(workdir: Path, config: dict[str, Any]) -> Iterator[TsClient]:
+    node = shutil.which("node")
+    if node is None or not SDK.is_file():
+        pytest.fail(f"The TypeScript MCP client is not installed in {TS_CLIENT}: run scripts/bootstrap.", pytrace=False)
     stderr_path = workdir / "ts-proxy.stderr"
     with stderr_path.open("w") as stderr:
         process = subprocess.Popen(

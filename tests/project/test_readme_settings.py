@@ -33,6 +33,9 @@ PLAUSIBLE = {
     "WORKRAIL_BUNDLE_MAX_MB": "64",
     "WORKRAIL_REPORT_SECONDS": "45",
     "WORKRAIL_REPORT_PDF_MAX_MB": "2048",
+    "WORKRAIL_MCP_ALLOWED_HOSTS": "workrail.example.com, workrail.internal",
+    "WORKRAIL_MCP_ALLOWED_ORIGINS": "https://workrail.example.com",
+    "WORKRAIL_MCP_FORWARDED_ALLOW_IPS": "127.0.0.1",
     "WORKRAIL_TEST_DATABASE_URL": "postgres://workrail:secret@localhost:5432/workrail_test",
 }
 

@@ -1,4 +1,6 @@
-"""Create (or list, or revoke) a local token for the HTTP API at /api/v1/ (docs/api.md)."""
+"""Create (or list, or revoke) a token for the HTTP API at /api/v1/ (docs/api.md) and the MCP server over
+HTTP (`manage.py mcp --http`, docs/http.md). A token acts for its owner: every event its requests record
+says so. `--owner` gives one person several tokens (one per machine, say), each revoked on its own."""
 
 from typing import Any
 
@@ -20,6 +22,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--name", help=f"A name for the token ({api_tokens.NAME_RULE}); default token-<n>.")
         parser.add_argument(
+            "--owner",
+            help=f"Whom the token acts for ({api_tokens.NAME_RULE}); default: the token's name. Give a person's "
+            "several tokens the same owner.",
+        )
+        parser.add_argument(
             "--list", action="store_true", help="List the tokens (names, creation, last use, revocation)."
         )
         parser.add_argument(
@@ -29,8 +36,9 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         name: str | None = options["name"]
         revoke: str | None = options["revoke"]
-        if sum([name is not None, bool(options["list"]), revoke is not None]) > 1:
-            raise CommandError("Use one of --name, --list or --revoke at a time.")
+        owner: str | None = options["owner"]
+        if sum([name is not None or owner is not None, bool(options["list"]), revoke is not None]) > 1:
+            raise CommandError("Use one of --name (with --owner), --list or --revoke at a time.")
         ensure_migrated()  # the tokens live in the store, which a new machine may not have made yet
         try:
             if options["list"]:
@@ -39,7 +47,7 @@ class Command(BaseCommand):
                 stored = api_tokens.revoke_matching(revoke)
                 self.stdout.write(revoked(stored))
             else:
-                self._create(name)
+                self._create(name, owner)
         except WorkRailError as exc:
             raise CommandError(refusal(exc)) from None
 
@@ -47,9 +55,10 @@ class Command(BaseCommand):
         when_none = "No API tokens. Create one with `manage.py create_api_token --name NAME`."
         write_listing(self.stdout, api_tokens.listing(), when_none)
 
-    def _create(self, name: str | None) -> None:
-        name, token = api_tokens.create(name)
-        self.stdout.write(f"Created API token '{name}'. It is shown only this once; store it now:\n")
+    def _create(self, name: str | None, owner: str | None) -> None:
+        name, token = api_tokens.create(name, owner=owner)
+        acting_for = f" for {owner}" if owner is not None and owner != name else ""
+        self.stdout.write(f"Created API token '{name}'{acting_for}. It is shown only this once; store it now:\n")
         self.stdout.write(f"    {token}\n")
         self.stdout.write(
             f'Use it: curl -H "Authorization: Bearer {token}" '

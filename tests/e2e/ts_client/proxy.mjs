@@ -2,8 +2,10 @@
 //
 //   node proxy.mjs '{"command": "...", "args": [...], "env": {...}, "cwd": "...", "timeoutMs": 30000}'
 //   (or the same JSON in the environment variable MCP_TS_PROXY_CONFIG)
+//   node proxy.mjs '{"url": "http://127.0.0.1:8766/mcp", "headers": {"Authorization": "Bearer ..."}, "timeoutMs": 30000}'
+//   connects to a running `manage.py mcp --http` with the SDK's StreamableHTTPClientTransport instead
 //
-// Starts the server with the SDK's StdioClientTransport, connects a Client (the initialize handshake)
+// Starts the server with the SDK's StdioClientTransport (or reaches it over streamable HTTP), connects a Client (the initialize handshake)
 // and calls listTools once, so that callTool validates structuredContent against the output schemas
 // the client cached, as a real TypeScript agent would. It then answers a first line for the connection:
 //   {"id": 0, "ok": true, "result": {"serverVersion": ..., "capabilities": ..., "tools": [...]}}
@@ -19,18 +21,21 @@
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const config = JSON.parse(process.argv[2] ?? process.env.MCP_TS_PROXY_CONFIG ?? '{}');
 const options = { timeout: config.timeoutMs ?? 30000 }; // per request; the SDK's default is 60 s
 
-const transport = new StdioClientTransport({
-  command: config.command,
-  args: config.args ?? [],
-  env: config.env, // merged over the SDK's small default environment (PATH, HOME...)
-  cwd: config.cwd,
-  stderr: 'inherit',
-});
+const transport = config.url
+  ? new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } })
+  : new StdioClientTransport({
+      command: config.command,
+      args: config.args ?? [],
+      env: config.env, // merged over the SDK's small default environment (PATH, HOME...)
+      cwd: config.cwd,
+      stderr: 'inherit',
+    });
 const client = new Client({ name: 'workrail-ts-e2e', version: '0.0.0' });
 const updates = [];
 client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {

@@ -218,3 +218,21 @@ def test_the_api_refuses_a_revoked_token_saying_so_and_an_unknown_one_without(ho
     assert revoked_error["message"] == "The API token is not valid: it was revoked."
     assert "create_api_token" in revoked_error["suggestion"]
     assert unknown_error["message"].startswith("The API token is not valid: it was revoked, mistyped")
+
+
+def test_create_api_token_gives_one_owner_several_tokens(home):
+    laptop = printed_token(out := command("--name", "bob-laptop", "--owner", "bob"))
+    assert "Created API token 'bob-laptop' for bob." in out
+    ci = printed_token(command("--name", "bob-ci", "--owner", "bob"))
+    alice = printed_token(command("--name", "alice"))
+    owners = {stored.name: stored.owner for stored in ApiToken.objects.all()}
+    assert owners == {"bob-laptop": "bob", "bob-ci": "bob", "alice": "alice"}  # a token without --owner is its own
+    command("--revoke", "bob-ci")
+    assert api_tokens.verify(laptop) == "bob-laptop" and api_tokens.verify(ci) is None and api_tokens.verify(alice)
+    listing = command("--list")
+    assert re.search(r"^bob-laptop\s+owner bob\s+created", listing, re.MULTILINE)
+    assert re.search(r"^alice\s+created", listing, re.MULTILINE)  # its own owner: nothing to add
+    with pytest.raises(CommandError, match="not a valid token owner"):
+        command("--name", "x", "--owner", "has space")
+    with pytest.raises(CommandError, match="one of"):
+        command("--owner", "bob", "--list")
