@@ -12,6 +12,7 @@ the resource again instead. With one worker, sessions and subscriptions work as 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -20,7 +21,7 @@ import django
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
-from runs.mcp import deferred, timings
+from runs.mcp import deferred, readiness, timings
 from runs.mcp.http_options import HttpOptions
 from runs.mcp.server import WorkRailServer
 
@@ -61,6 +62,9 @@ def build_app(server: WorkRailServer, options: HttpOptions) -> Starlette:
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         await anyio.to_thread.run_sync(prepare)
+        # A workflow repository never pinned is fetched off the serving path, as on stdio (each worker may
+        # try; the repositories' lock lets one fetch and the others find it pinned).
+        threading.Thread(target=readiness.fetch_unpinned_repos, name="workrail-repos", daemon=True).start()
         async with server.session_manager.run(), anyio.create_task_group() as background:
             if not options.stateless:
                 background.start_soon(server.watcher.run)  # idle until something is subscribed

@@ -61,10 +61,10 @@ def _setup() -> None:
     finally:
         _ready.set()
     if not _failure:
-        _fetch_workflow_repos()
+        fetch_unpinned_repos()
 
 
-def _fetch_workflow_repos() -> None:
+def fetch_unpinned_repos() -> None:
     """A workflow repository never pinned is fetched once ready: the network never delays the handshake
     or a tool call, and until it is pinned the catalog says so (REPO_NOT_SYNCED)."""
     try:
