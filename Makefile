@@ -62,6 +62,7 @@ migrations-check: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/startup.py
+	$(PY) bench/memory.py
 	$(PY) bench/list_workflows.py
 	$(PY) bench/execution.py
 	$(PY) bench/resume.py

@@ -32,10 +32,13 @@ def initialize_message(request_id: int | str = 1, client: str = "harness") -> di
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
-def spawn_mcp(env: dict[str, str], cwd: Path, stderr: IO[bytes] | int) -> subprocess.Popen[bytes]:
-    """`manage.py mcp` with its stdin and stdout as pipes, as an MCP client starts it."""
+def spawn_mcp(
+    env: dict[str, str], cwd: Path, stderr: IO[bytes] | int, command: list[str] | None = None
+) -> subprocess.Popen[bytes]:
+    """`manage.py mcp` (or `command`: another checkout's, say) with its stdin and stdout as pipes, as an
+    MCP client starts it."""
     return subprocess.Popen(
-        manage_command("mcp"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, cwd=cwd, env=env
+        command or manage_command("mcp"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, cwd=cwd, env=env
     )
 
 
@@ -51,10 +54,12 @@ class ServerGone(HarnessError):
 class StdioServer:
     """One `manage.py mcp` process and a raw newline-delimited JSON-RPC client on its pipes."""
 
-    def __init__(self, env: dict[str, str], cwd: Path, log: Path, timeout: float) -> None:
+    def __init__(
+        self, env: dict[str, str], cwd: Path, log: Path, timeout: float, command: list[str] | None = None
+    ) -> None:
         self.timeout = timeout
         self._log = log.open("ab")
-        self.process = spawn_mcp(env, cwd, self._log)
+        self.process = spawn_mcp(env, cwd, self._log, command)
         assert self.process.stdout is not None and self.process.stdin is not None
         self._out = self.process.stdout.fileno()
         self._in = self.process.stdin

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
-from django.utils.csp import CSP
 
 from workrail_site.env import Env
 from workrail_site.storage import DATABASE_FILE, ensure_home, read_or_create_secret
@@ -135,16 +134,20 @@ MIDDLEWARE = [
 # The dashboard shows text written by agents (notes, artifacts). Besides escaping and runs/dashboard/markdown.py,
 # the browser is told to run no script but our own files: no inline <script>, no on*= attributes, no
 # inline <style> and no loads from other origins. tests/workrail_site/test_security_headers.py checks the templates.
+# The source keywords are written out rather than taken from django.utils.csp.CSP (the same strings):
+# that module loads django.utils.html and the validators, and every `manage.py mcp` reads these
+# settings before it can answer the MCP handshake.
+csp_self, csp_none = "'self'", "'none'"
 SECURE_CSP = {
-    "default-src": [CSP.SELF],
-    "script-src": [CSP.SELF],
-    "style-src": [CSP.SELF],
-    "img-src": [CSP.SELF, "data:"],
-    "connect-src": [CSP.SELF],
-    "object-src": [CSP.NONE],
-    "base-uri": [CSP.NONE],
-    "frame-ancestors": [CSP.NONE],
-    "form-action": [CSP.SELF],
+    "default-src": [csp_self],
+    "script-src": [csp_self],
+    "style-src": [csp_self],
+    "img-src": [csp_self, "data:"],
+    "connect-src": [csp_self],
+    "object-src": [csp_none],
+    "base-uri": [csp_none],
+    "frame-ancestors": [csp_none],
+    "form-action": [csp_self],
 }
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from runs.mcp.tool_spec import ToolOutcome, ToolSpec
+if TYPE_CHECKING:
+    from runs.mcp.tool_spec import ToolOutcome, ToolSpec
 
 TOOLS = "runs.mcp.tools"
 SERVICES = "runs.mcp.services"

@@ -12,6 +12,7 @@ import threading
 import time
 
 import django
+from django.conf import settings
 
 from runs.mcp import deferred
 
@@ -42,12 +43,27 @@ def start_background_setup() -> threading.Thread:
 
 HANDSHAKE_HEAD_START_S = 0.05
 
+WEB_ONLY_APPS = frozenset({"ninja", "django.contrib.staticfiles"})
+"""Apps that serve only the dashboard and the HTTP API, with no tables and no system checks that the
+admin's depend on (it requires django.contrib.messages: that one stays). The MCP server leaves them
+out: `ninja` alone loads django.test (and unittest, xml.dom) through its settings module."""
+ADMIN = "django.contrib.admin"
+ADMIN_WITHOUT_AUTODISCOVERY = "django.contrib.admin.apps.SimpleAdminConfig"
+
+
+def server_apps(installed: list[str]) -> list[str]:
+    """The apps an MCP server loads: every app with tables (the server applies their pending migrations
+    at start-up), without the web-only ones, and the admin without autodiscovery (which would load
+    every app's admin.py, and Django's forms with them). The same app labels, so the same tables."""
+    return [ADMIN_WITHOUT_AUTODISCOVERY if app == ADMIN else app for app in installed if app not in WEB_ONLY_APPS]
+
 
 def _setup() -> None:
     # Django's set-up is CPU-bound and would share the GIL with the handshake the client is waiting
     # for; give the handshake a head start (tool calls that need the database wait on `_ready`).
     time.sleep(HANDSHAKE_HEAD_START_S)
     try:
+        settings.INSTALLED_APPS = server_apps(settings.INSTALLED_APPS)  # before the registry is populated
         django.setup()
         # Migrations quietly (stdout belongs to the protocol) and one process at a time (servers started
         # together on a new store would otherwise race to create its tables), then the typed models of

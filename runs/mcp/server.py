@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import logging
 import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskStatus
 from mcp.server import MCPServer
+from mcp.server.mcpserver import server as sdk_mcpserver
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.exceptions import MCPError
@@ -36,19 +39,18 @@ from mcp_types import (
 from mcp_types import Prompt as MCPPrompt
 from mcp_types import Tool as MCPTool
 
-from runs.contract.errors import ErrorCode, WorkRailError
 from runs.mcp import deferred
 from runs.mcp.boundary import guarded
 from runs.mcp.framing import CheckedLines, wire_stdin
 from runs.mcp.readiness import configuration_problem
 from runs.mcp.resources import register_resources
 from runs.mcp.subscriptions import ResourceWatcher
-from runs.mcp.tool_spec import ToolOutcome, ToolSpec
 from workflows_app.engine.jsontypes import JsonObject
 from workrail_site.version import VERSION
 
 if TYPE_CHECKING:
     from runs.mcp.prompts import PromptDescription, RenderedPrompt
+    from runs.mcp.tool_spec import ToolOutcome, ToolSpec
 
 logger = logging.getLogger("workrail.mcp")
 
@@ -61,15 +63,16 @@ INSTRUCTIONS = (
 class WorkRailServer(MCPServer[Any]):
     def __init__(self, **kwargs: Any) -> None:
         bus = InMemorySubscriptionBus()
-        super().__init__(
-            name="workrail",
-            title="WorkRail",
-            version=VERSION,
-            instructions=INSTRUCTIONS,
-            log_level="WARNING",
-            subscriptions=bus,
-            **kwargs,
-        )
+        with _logging_configured_already():
+            super().__init__(
+                name="workrail",
+                title="WorkRail",
+                version=VERSION,
+                instructions=INSTRUCTIONS,
+                log_level="WARNING",
+                subscriptions=bus,
+                **kwargs,
+            )
         register_resources(self)
         # Run and session resources can be subscribed, in both protocol eras: registering the handlers is
         # what makes the SDK advertise resources.subscribe (runs/mcp/subscriptions.py).
@@ -137,6 +140,23 @@ class WorkRailServer(MCPServer[Any]):
         return to_call_result(outcome)
 
 
+@contextmanager
+def _logging_configured_already() -> Iterator[None]:
+    """MCPServer.__init__ calls the SDK's configure_logging, which builds a rich handler (importing rich:
+    about 15 ms of the handshake, and its memory for good) and gives it to logging.basicConfig, which
+    ignores it when the root logger has handlers: it has, once runs/mcp/entry.py configured logging.
+    Only then is the call skipped, so nothing changes but the import."""
+    configure = getattr(sdk_mcpserver, "configure_logging", None)
+    if configure is None or not logging.getLogger().handlers:
+        yield
+        return
+    setattr(sdk_mcpserver, "configure_logging", lambda *args, **kwargs: None)  # noqa: B010 (a module's global)
+    try:
+        yield
+    finally:
+        setattr(sdk_mcpserver, "configure_logging", configure)  # noqa: B010
+
+
 async def _stop_reading_on_signal(stdin: CheckedLines, *, task_status: TaskStatus[None]) -> None:
     """The first SIGTERM or SIGINT stops the reading of requests; the server exits once those already
     read are answered (a client's shutdown sends SIGTERM after closing stdin, and a call that committed
@@ -156,6 +176,7 @@ def _prompt_work(name: str, arguments: JsonObject | None) -> Any:
     """Lists the prompts (`arguments` None) or renders prompt `name`, through the same boundary as tools
     and resources; an error becomes a JSON-RPC error whose data carries the error body (an unknown
     workflow is the caller's mistake: invalid params)."""
+    from runs.contract.errors import ErrorCode, WorkRailError  # typed shapes: kept off the handshake path
 
     def work() -> Any:
         if arguments is None:
