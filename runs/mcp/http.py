@@ -34,7 +34,7 @@ class NoDelayH11Protocol(H11Protocol):
     as protocol 0, so its connections kept it on: a keep-alive client then waited for its delayed ACK
     (40 ms) between an answer's headers and its body, on every request after the first."""
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
         connection = transport.get_extra_info("socket")
         if connection is not None and connection.family in (socket.AF_INET, socket.AF_INET6):
             with contextlib.suppress(OSError):
