@@ -76,6 +76,14 @@ WORKRAIL_REPORT_PDF_MAX_MB = env.integer("WORKRAIL_REPORT_PDF_MAX_MB", 1024, min
 # transport's DNS-rebinding rule), and binding a non-loopback address needs WORKRAIL_MCP_ALLOWED_HOSTS.
 WORKRAIL_MCP_ALLOWED_HOSTS = _comma_separated(env.text("WORKRAIL_MCP_ALLOWED_HOSTS", ""))
 WORKRAIL_MCP_ALLOWED_ORIGINS = _comma_separated(env.text("WORKRAIL_MCP_ALLOWED_ORIGINS", ""))
+for _host in WORKRAIL_MCP_ALLOWED_HOSTS:
+    # A host name (or name:port), as a client's Host header carries it: a URL here would match no request,
+    # and every request through the proxy would be refused with a message saying to add what was added.
+    if "/" in _host or "@" in _host or " " in _host:
+        raise ImproperlyConfigured(
+            f"WORKRAIL_MCP_ALLOWED_HOSTS: {_host!r} is not a host name: write the name alone (or name:port), "
+            "e.g. workrail.example.com, comma-separated; origins (https://...) go in WORKRAIL_MCP_ALLOWED_ORIGINS."
+        )
 for _origin in WORKRAIL_MCP_ALLOWED_ORIGINS:
     if not _origin.startswith(("https://", "http://")) or "/" in _origin.split("://", 1)[1]:
         raise ImproperlyConfigured(

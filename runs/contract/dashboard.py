@@ -340,7 +340,7 @@ class StepEntry(Shape):
     door: str = Field(default="", description="How it came: stdio, http (an agent over HTTP), api, dashboard, command.")
     by: str = Field(
         default="",
-        description="The same in words: 'by alice (agent over HTTP)', 'by bob in the dashboard'; empty "
+        description="The same in words: 'by alice's agent (over HTTP)', 'by bob (dashboard)'; empty "
         "for work of this machine's own agent.",
     )
     answers_note: str = Field(
@@ -380,7 +380,7 @@ class RunDetail(Shape):
         default_factory=list, description="The branches a developer started by hand on the shown branch's path."
     )
     canceled_by: str = Field(
-        default="", description="Who canceled the run, in words ('by bob in the dashboard'); empty if not said."
+        default="", description="Who canceled the run, in words ('by bob (dashboard)'); empty if not said."
     )
     branch: BranchOutcomeEntry | None = Field(
         default=None, description="The shown branch (the one ending at branchTip): its status, and why if blocked."
@@ -409,7 +409,7 @@ class BranchEntry(Shape):
     created_at: datetime
     step_number: int | None = Field(default=None, description="The child's pending step's number on its branch.")
     title: str = Field(default="", description="The child's pending step's title; 'Complete' at a branch's end.")
-    by: str = Field(default="", description="Who made it, in words ('by bob in the dashboard'); empty on this machine.")
+    by: str = Field(default="", description="Who made it, in words ('by bob (dashboard)'); empty on this machine.")
 
 
 class NodeDetail(Shape):
@@ -438,7 +438,7 @@ class NodeDetail(Shape):
     created_at: datetime
     state_token: str = Field(description="Pass to continue_workflow to resume (or fork) from this node.")
     by: str = Field(
-        default="", description="Who made this node, in words ('by alice (agent over HTTP)'); empty on this machine."
+        default="", description="Who made this node, in words ('by alice's agent (over HTTP)'); empty on this machine."
     )
     recorded: list[StepEntry] = Field(description="Notes and artifacts recorded on this node.")
     recap: JsonObject = Field(description="The notes on the path to this node, as a rehydrating agent reads them.")

@@ -81,4 +81,4 @@ class OperatorForkNote(Shape):
         default=None, description="The number, on its branch, of the step pending where the branch was started."
     )
     from_title: str = Field(default="", description="That step's title, as the agent saw it.")
-    by: str = Field(default="", description="Who started it, in words: 'by bob in the dashboard'; empty if not said.")
+    by: str = Field(default="", description="Who started it, in words: 'by bob (dashboard)'; empty if not said.")

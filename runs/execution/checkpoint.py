@@ -154,7 +154,7 @@ def start_session(request: StartSessionInput) -> SessionResult:
             lock_session_key(key)  # a concurrent start_session with the same key waits, then joins
             existing = Session.objects.filter(session_key=key).first()
             if existing is not None:
-                require_mine(existing)  # a key names one session on the whole store: joining it is using it
+                require_mine(existing, joining_key=key)  # a key names one session on the whole store: joining is using
             if existing is not None and existing.kind == SessionKind.CHECKPOINT_ONLY:
                 return _session_response(existing, joined=True)
             if existing is not None:

@@ -28,16 +28,30 @@ def may_use(session: Session) -> bool:
     return not me or not session.owner or session.owner == me
 
 
-def require_mine(session: Session) -> None:
-    """Refuses (NOT_YOUR_SESSION, nothing recorded) a session another owner started."""
+def require_mine(session: Session, *, joining_key: str | None = None) -> None:
+    """Refuses (NOT_YOUR_SESSION, nothing recorded) a session another owner started. `joining_key`: the
+    sessionKey (or ticketId) a start would join the session by, which the refusal then names."""
     if may_use(session):
         return
+    take_over = (
+        f"To take over {session.owner}'s work, ask them (or whoever runs the server) for an exported bundle of "
+        "the session, imported as a copy."
+    )
+    if joining_key is not None:
+        raise WorkRailError(
+            ErrorCode.NOT_YOUR_SESSION,
+            f"The key '{joining_key}' (sessionKey or ticketId) names a session {session.owner} started, and this "
+            f"request acts for {_acting_owner()}: a start joins the session of its key, and a session is used only "
+            "by the one who started it. Nothing was recorded.",
+            "Start again with a sessionKey of your own (for example your name and the ticket), or without a "
+            f"sessionKey and ticketId for a new session. {take_over}",
+            details={"owner": session.owner, "sessionKey": joining_key},
+        )
     raise WorkRailError(
         ErrorCode.NOT_YOUR_SESSION,
         f"This session was started by {session.owner}, and this request acts for {_acting_owner()}: "
         "a session is used only by the one who started it. Nothing was recorded.",
-        "Continue your own sessions (resume_session finds them) or start one with start_workflow. To take over "
-        f"{session.owner}'s work, ask them for an exported bundle of the session and import it as a copy.",
+        f"Continue your own sessions (resume_session finds them) or start one with start_workflow. {take_over}",
         details={"owner": session.owner},
     )
 

@@ -51,7 +51,7 @@ def journal_for_new_run(context: JsonObject, title: str, now: datetime) -> Journ
         lock_session_key(key)  # until commit: a concurrent start with the same key waits, then joins
     existing = Session.objects.filter(session_key=key).first() if key is not None else None
     if existing is not None:
-        require_mine(existing)  # a run joins the session of its key only when that session is the caller's to use
+        require_mine(existing, joining_key=key)  # a run joins its key's session only when the caller may use it
         return Journal(existing, now)
     return open_session(key, session_title(context, title), [], now, kind="workflow")
 

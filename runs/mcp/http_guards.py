@@ -21,6 +21,8 @@ to_thread copies it to the worker thread where the tool runs.
 
 from __future__ import annotations
 
+import logging
+
 import anyio
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from pydantic_core import to_json
@@ -35,6 +37,8 @@ from runs.mcp.boundary import guarded
 from runs.models import ApiToken
 from runs.store import api_tokens
 from runs.store.actors import Actor, Door, acting_as
+
+logger = logging.getLogger("workrail.mcp.http")
 
 DOCS = "docs/http.md"
 MISSING = "The WorkRail MCP server over HTTP needs an API token with every request."
@@ -109,6 +113,11 @@ class BearerGuard:
             return
         if found is None or found.revoked_at is not None:
             error = bearer.refusal(header, revoked=found is not None, missing=MISSING, otherwise="", docs=DOCS)
+            # The operator's only trace of a refused agent (the token itself is never logged).
+            client = scope.get("client") or ("?", 0)
+            logger.warning(
+                "refused a request from %s: %s", client[0], "revoked token " + found.name if found else error.message
+            )
             await error_response(error)(scope, receive, send)
             return
         with acting_as(Actor(owner=found.owner, door=Door.HTTP)):

@@ -1,6 +1,6 @@
 """Who did what, in words a developer reads at a glance. Every event records the owner a request acted for
 and the door it came through (runs/store/actors.py); the pages, the API and the reports say it the same
-way, from here: "by alice (agent over HTTP)", "by bob in the dashboard". Work done on this machine by its
+way, from here, in one form: "by alice's agent (over HTTP)", "by alice (HTTP API)", "by bob (dashboard)". Work done on this machine by its
 own agent (stdio, no owner) says nothing: there is only one person, and saying so on every step is noise.
 """
 
@@ -12,10 +12,10 @@ from runs.models import Event, EventKind, Session
 
 # Each door in words, with an owner and without one.
 _WITH_OWNER = {
-    "http": "by {owner} (agent over HTTP)",
-    "api": "by {owner} through the HTTP API",
-    "dashboard": "by {owner} in the dashboard",
-    "command": "by {owner} with a command",
+    "http": "by {owner}'s agent (over HTTP)",
+    "api": "by {owner} (HTTP API)",
+    "dashboard": "by {owner} (dashboard)",
+    "command": "by {owner} (a command)",
 }
 _WITHOUT_OWNER = {
     "http": "by an agent over HTTP",
@@ -40,7 +40,7 @@ NOBODY = Maker("", "")
 
 
 def by_words(owner: str, door: str) -> str:
-    """'by alice (agent over HTTP)', 'by bob in the dashboard', 'in the dashboard'; '' for local work."""
+    """ "by alice's agent (over HTTP)", 'by bob (dashboard)', 'in the dashboard'; '' for local work."""
     if not owner:
         return _WITHOUT_OWNER.get(door, "")
     # this machine's agent acting for someone (no door), or a door a later version recorded: the name alone

@@ -28,17 +28,17 @@ def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_se
     page.goto(f"{site}/sessions/{team.alice_session}/")
     expect(page.locator("#session-owner")).to_have_text("by alice")
     expect(page.locator("#session-people")).to_have_text("people: alice, bob")
-    expect(page.locator(".fork-note .by")).to_have_text("Started by bob in the dashboard.")
-    expect(page.locator("ol.steps .by").first).to_have_text("by alice (agent over HTTP)")
+    expect(page.locator(".fork-note .by")).to_have_text("Started by bob (dashboard).")
+    expect(page.locator("ol.steps .by").first).to_have_text("by alice's agent (over HTTP)")
     screenshot(page, "owners-session")
 
     page.goto(f"{site}/nodes/{team.answered_node}/")
     expect(page.locator("#recorded-title")).to_be_visible()
-    expect(page.get_by_text("by alice through the HTTP API")).to_have_count(2)  # the checkpoint, its node
-    expect(page.locator(".next-nodes .by", has_text="by bob in the dashboard")).to_be_visible()
+    expect(page.get_by_text("by alice (HTTP API)")).to_have_count(2)  # the checkpoint, its node
+    expect(page.locator(".next-nodes .by", has_text="by bob (dashboard)")).to_be_visible()
     screenshot(page, "owners-node")
 
     page.goto(f"{site}/nodes/{team.fork_node}/")
-    expect(page.locator(".fork-handover")).to_contain_text("by bob in the dashboard")
+    expect(page.locator(".fork-handover")).to_contain_text("by bob (dashboard)")
     screenshot(page, "owners-fork-node")
     console_log.assert_clean()

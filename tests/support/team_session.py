@@ -1,5 +1,5 @@
 """Sessions a team made on one shared store, for the tests of who did what: alice's, started and answered by
-her agent over HTTP, forked by bob in the dashboard and checkpointed by alice through the HTTP API; and a
+her agent over HTTP, forked by bob (dashboard) and checkpointed by alice (HTTP API); and a
 session made on this machine (no owner) that bob's agent then answered a step of over HTTP."""
 
 from __future__ import annotations

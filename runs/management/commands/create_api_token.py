@@ -15,8 +15,8 @@ from runs.store.setup import ensure_migrated
 
 class Command(BaseCommand):
     help = (
-        "Create a token for the WorkRail HTTP API (/api/v1/). It is printed once; only its SHA-256 digest is "
-        "kept, in the database."
+        "Create a token for the MCP server over HTTP (`manage.py mcp --http`, docs/http.md) and the HTTP API "
+        "(/api/v1/). It is printed once; only its SHA-256 digest is kept, in the database."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -61,6 +61,7 @@ class Command(BaseCommand):
         self.stdout.write(f"Created API token '{name}'{acting_for}. It is shown only this once; store it now:\n")
         self.stdout.write(f"    {token}\n")
         self.stdout.write(
-            f'Use it: curl -H "Authorization: Bearer {token}" '
-            f"http://127.0.0.1:{settings.DASHBOARD_PORT}/api/v1/sessions"
+            f"Give it to an agent's client as the header 'Authorization: Bearer {token}' for the MCP server over "
+            "HTTP (docs/http.md), or use it with the HTTP API:\n"
+            f'    curl -H "Authorization: Bearer {token}" http://127.0.0.1:{settings.DASHBOARD_PORT}/api/v1/sessions'
         )

@@ -3,6 +3,7 @@ and who made each step; a session made entirely on this machine reads as before.
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 import subprocess
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 
 def flat(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text))
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text)))
 
 
 def test_the_markdown_report_says_who_made_each_step(service_catalog):
@@ -27,8 +28,8 @@ def test_the_markdown_report_says_who_made_each_step(service_catalog):
     text = markdown_report.render(build_report(team.alice_session))
     assert "## Summary\n\nPeople: alice, bob\n" in text
     assert ", by alice |" in text  # the header's Started row
-    assert "· by alice (agent over HTTP)" in text
-    assert "· by alice through the HTTP API" in text  # her checkpoint, on the branch it made
+    assert "· by alice's agent (over HTTP)" in text
+    assert "· by alice (HTTP API)" in text  # her checkpoint, on the branch it made
 
 
 def test_the_html_behind_the_pdf_says_who_made_each_step(service_catalog):
@@ -36,7 +37,7 @@ def test_the_html_behind_the_pdf_says_who_made_each_step(service_catalog):
     text = flat(html_report.render(build_report(team.alice_session)))
     assert "People: alice, bob" in text
     assert "started by alice" in text
-    assert "by alice (agent over HTTP)" in text
+    assert "by alice's agent (over HTTP)" in text
 
 
 @pytest.mark.skipif(not shutil.which("pdftotext"), reason="poppler-utils (pdftotext) is not installed")
@@ -45,7 +46,7 @@ def test_the_pdf_names_the_people(service_catalog, tmp_path):
     path = tmp_path / "report.pdf"
     path.write_bytes(produce(team.local_session, "pdf", "command").data)
     text = flat(subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout)
-    assert "People: bob" in text and "by bob (agent over HTTP)" in text
+    assert "People: bob" in text and "by bob's agent (over HTTP)" in text
 
 
 def test_a_session_made_on_this_machine_names_nobody(service_catalog):

@@ -58,7 +58,7 @@ def test_the_api_answers_say_who(api, service_catalog):
     detail = api.get(f"{API}/sessions/{team.alice_session}").json()
     assert detail["people"] == ["alice", "bob"]
     run = api.get(f"{API}/runs/{team.local_run}").json()
-    assert [(s["owner"], s["door"], s["by"]) for s in run["steps"]] == [("bob", "http", "by bob (agent over HTTP)")]
+    assert [(s["owner"], s["door"], s["by"]) for s in run["steps"]] == [("bob", "http", "by bob's agent (over HTTP)")]
     events = api.get(f"{API}/sessions/{team.local_session}/events").json()["items"]
     assert {(e["actor"], e["door"]) for e in events} == {("", ""), ("bob", "http")}
 

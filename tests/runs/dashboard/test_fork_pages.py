@@ -75,7 +75,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
     assert response["Location"] == f"/nodes/{child.public_id}/#handover-title"
     page = html.unescape(client.get(response["Location"]).content.decode())
-    assert "New branch started: the agent redoes Prepare with the context you edited." in page
+    assert "New branch started: the agent redoes Prepare with the context as edited." in page
     assert page.count(call_token(page)) == 1  # the stateToken once: in the call, not again under "Resume"
     assert "Hand this branch to the agent" in page and "Production, not staging." in page
     assert 'target set to "production"' in page

@@ -3,6 +3,7 @@ it did (no Owner column, nothing added to the steps)."""
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.django_db
 def text(client: Client, url: str) -> str:
     response = client.get(url)
     assert response.status_code == 200, url
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.content.decode()))
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.content.decode())))
 
 
 def test_the_pages_say_who_did_what(client, service_catalog):
@@ -27,21 +28,21 @@ def test_the_pages_say_who_did_what(client, service_catalog):
     session = text(client, f"/sessions/{team.alice_session}/")
     assert "started by alice" in session
     assert "people: alice, bob" in session
-    assert "Started by bob in the dashboard." in session  # the fork note on the run shown
-    assert "by alice (agent over HTTP)" in session
+    assert "Started by bob (dashboard)." in session  # the fork note on the run shown
+    assert "by alice's agent (over HTTP)" in session
     node = text(client, f"/nodes/{team.answered_node}/")
-    assert "by alice through the HTTP API" in node  # the checkpoint recorded there
+    assert "by alice (HTTP API)" in node  # the checkpoint recorded there
     fork = text(client, f"/nodes/{team.fork_node}/")
-    assert "by bob in the dashboard" in fork
+    assert "by bob (dashboard)" in fork
     local = text(client, f"/runs/{team.local_run}/")
-    assert "by bob (agent over HTTP)" in local and "started by" not in local
+    assert "by bob's agent (over HTTP)" in local and "started by" not in local
 
 
 def test_canceling_in_the_dashboard_says_who(client, django_user_model, service_catalog):
     team = team_sessions()
     client.force_login(django_user_model.objects.create_user("carol", password="pw", is_staff=True))
     client.post(f"/runs/{team.alice_run}/cancel")
-    assert "canceled by carol in the dashboard" in text(client, f"/runs/{team.alice_run}/")
+    assert "canceled by carol (dashboard)" in text(client, f"/runs/{team.alice_run}/")
 
 
 def test_a_store_without_owners_shows_no_owners(client, service_catalog):

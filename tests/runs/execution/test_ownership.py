@@ -80,7 +80,11 @@ def test_a_session_key_of_another_owner_is_refused_for_start_workflow_and_start_
         start_workflow(PLAN, {"sessionKey": "shared-name"})
         notes = start_session(sessionKey="alice-notes", title="Notes")
     with acting_as(BOB):
-        assert refused(lambda: start_workflow(PLAN, {"sessionKey": "shared-name"})).code == "NOT_YOUR_SESSION"
+        joining = refused(lambda: start_workflow(PLAN, {"sessionKey": "shared-name"}))
+        assert joining.code == "NOT_YOUR_SESSION"
+        # The refusal of a start names the key that led to the session, and says how to start without it.
+        assert "The key 'shared-name' (sessionKey or ticketId) names a session alice started" in joining.message
+        assert joining.suggestion.startswith("Start again with a sessionKey of your own")
         assert refused(lambda: start_session(sessionKey="alice-notes")).code == "NOT_YOUR_SESSION"
         assert (
             refused(

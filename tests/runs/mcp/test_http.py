@@ -16,6 +16,7 @@ from runs.mcp.http import NoDelayH11Protocol, RefusedToServe, options_for
 from runs.mcp.http_app import SUBSCRIPTION_METHODS, build_app
 from runs.mcp.http_options import HttpOptions, is_loopback
 from runs.mcp.server import WorkRailServer
+from tests.support.processes import run_manage
 
 
 @pytest.mark.parametrize(
@@ -93,3 +94,19 @@ def test_every_connection_has_nagles_algorithm_off():
             patch.setattr(H11Protocol, "connection_made", lambda self, transport: None)  # uvicorn's own part
             NoDelayH11Protocol.__new__(NoDelayH11Protocol).connection_made(transport)
             assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "said"),
+    [
+        ("WORKRAIL_MCP_ALLOWED_HOSTS", "https://workrail.example.com", "is not a host name"),
+        ("WORKRAIL_MCP_ALLOWED_HOSTS", "workrail.example.com/mcp", "is not a host name"),
+        ("WORKRAIL_MCP_ALLOWED_ORIGINS", "workrail.example.com", "is not an origin"),
+    ],
+)
+def test_a_malformed_allow_list_stops_the_program_at_start(tmp_path, setting, value, said):
+    """A URL where a host name belongs would match no request: every request through the proxy would then be
+    refused with advice to add what the operator believes was added. Refused at start instead."""
+    result = run_manage(tmp_path, "check", **{setting: value})
+    assert result.returncode == 2 and "configuration error" in result.stderr
+    assert f"{setting}: {value!r} {said}" in result.stderr

@@ -11,10 +11,10 @@ pytestmark = pytest.mark.django_db
 @pytest.mark.parametrize(
     ("owner", "door", "words"),
     [
-        ("alice", "http", "by alice (agent over HTTP)"),
-        ("alice", "api", "by alice through the HTTP API"),
-        ("bob", "dashboard", "by bob in the dashboard"),
-        ("bob", "command", "by bob with a command"),
+        ("alice", "http", "by alice's agent (over HTTP)"),
+        ("alice", "api", "by alice (HTTP API)"),
+        ("bob", "dashboard", "by bob (dashboard)"),
+        ("bob", "command", "by bob (a command)"),
         ("bob", "", "by bob"),
         ("carol", "pigeon", "by carol"),  # a door a later version records
         ("", "dashboard", "in the dashboard"),
@@ -33,21 +33,21 @@ def test_the_read_models_say_who_made_each_step_fork_and_session(service_catalog
     assert detail.session.owner == "alice"
     assert detail.people == ["alice", "bob"]
     run = run_view.run_detail(team.alice_run)
-    assert [step.by for step in run.steps] == ["by alice (agent over HTTP)"]  # the newest branch: bob's fork
+    assert [step.by for step in run.steps] == ["by alice's agent (over HTTP)"]  # the newest branch: bob's fork
     assert [(s.owner, s.door) for s in run.steps] == [("alice", "http")]
     answered = run_view.node_detail(str(team.answered_node))
-    assert answered.by == "by alice (agent over HTTP)"
-    assert [(entry.kind, entry.by) for entry in answered.recorded] == [("checkpoint", "by alice through the HTTP API")]
+    assert answered.by == "by alice's agent (over HTTP)"
+    assert [(entry.kind, entry.by) for entry in answered.recorded] == [("checkpoint", "by alice (HTTP API)")]
     assert [(b.via, b.by) for b in answered.branches] == [
-        ("checkpoint", "by alice through the HTTP API"),
-        ("fork", "by bob in the dashboard"),
+        ("checkpoint", "by alice (HTTP API)"),
+        ("fork", "by bob (dashboard)"),
     ]
-    assert [fork.by for fork in run.operator_forks] == ["by bob in the dashboard"]
-    assert run_view.node_detail(team.fork_node).by == "by bob in the dashboard"
+    assert [fork.by for fork in run.operator_forks] == ["by bob (dashboard)"]
+    assert run_view.node_detail(team.fork_node).by == "by bob (dashboard)"
 
     local = overview.session_detail(team.local_session)
     assert local.session.owner == "" and local.people == ["bob"]
-    assert [step.by for step in run_view.run_detail(team.local_run).steps] == ["by bob (agent over HTTP)"]
+    assert [step.by for step in run_view.run_detail(team.local_run).steps] == ["by bob's agent (over HTTP)"]
     assert overview.list_sessions().has_owners
 
 

@@ -182,4 +182,4 @@ def test_a_branch_started_by_hand_says_no_workflow_rule_chose_its_step(service_c
     root = Node.objects.get(run__public_id=start["session"]["runId"], parent=None)
     forked = fork_node(str(root.public_id), {"target": "production"}, "Ship it.", via="dashboard")
     assert node_trace(forked.node_id).text == STARTED_BY_HAND
-    assert STARTED_BY_HAND.startswith("You started this branch by hand, so no workflow rule chose this step")
+    assert STARTED_BY_HAND.startswith("This branch was started by hand, so no workflow rule chose this step")
