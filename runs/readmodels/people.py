@@ -1,7 +1,8 @@
 """Who did what, in words a developer reads at a glance. Every event records the owner a request acted for
 and the door it came through (runs/store/actors.py); the pages, the API and the reports say it the same
-way, from here, in one form: "by alice's agent (over HTTP)", "by alice (HTTP API)", "by bob (dashboard)". Work done on this machine by its
-own agent (stdio, no owner) says nothing: there is only one person, and saying so on every step is noise.
+way, from here, in one form: "by alice's agent (over HTTP)", "by alice (HTTP API)", "by bob (dashboard)".
+Work done on this machine by its own agent (stdio, no owner) says nothing: there is only one person, and
+saying so on every step is noise.
 """
 
 from __future__ import annotations
