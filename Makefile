@@ -29,7 +29,8 @@ test: $(STAMP)
 #   the surface snapshots (every MCP answer and the OpenAPI document, byte for byte) and the MCP tools:
 #     pydantic, django-ninja, mcp;
 #   Markdown rendering (markdown-it-py, mdit-py-plugins, nh3), login throttling (django-axes), the lock files themselves;
-#   one end-to-end run of `manage.py mcp` over stdio with the real mcp client (the current protocol).
+#   one end-to-end run of `manage.py mcp` over stdio with the real mcp client (the current protocol);
+#   the HTTP transport (uvicorn, starlette): its options and guards, and a whole workflow over HTTP.
 # Left out: the browser tests (Playwright and Chromium), the PDF and report tests and subprocess-heavy
 # files (settings, file permissions), which the locked pass covers.
 LOWEST_TESTS := tests/runs/store tests/runs/admin/test_api_tokens_admin.py \
@@ -37,7 +38,10 @@ LOWEST_TESTS := tests/runs/store tests/runs/admin/test_api_tokens_admin.py \
 	tests/runs/execution/test_checkpoints.py tests/workflows_app/test_contracts.py \
 	tests/surface tests/runs/mcp/test_mcp_tools.py tests/runs/dashboard/test_markdown.py \
 	tests/workrail_site/test_login_throttling.py tests/project/test_lock_files.py \
-	'tests/e2e/test_mcp_stdio.py::test_replays_rewinds_and_bad_tokens_over_stdio[2026-07-28]'
+	'tests/e2e/test_mcp_stdio.py::test_replays_rewinds_and_bad_tokens_over_stdio[2026-07-28]' \
+	tests/runs/mcp/test_http.py \
+	'tests/e2e/test_mcp_http.py::test_an_agent_runs_a_whole_workflow_over_http_and_every_event_says_who' \
+	'tests/e2e/test_mcp_http.py::test_a_request_from_a_foreign_origin_is_refused'
 
 test-lowest: $(LOWEST)/.installed
 	$(LOWEST)/bin/python -m pytest -n 2 $(LOWEST_TESTS)
