@@ -286,6 +286,11 @@ class BranchOutcomeEntry(Shape):
     status: BranchStatusName
     tip_node_id: str = Field(description="The branch's latest node: `?tip=` on the run page shows the branch.")
     is_newest: bool = Field(description="Its tip is the run's newest node.")
+    awaiting_agent: bool = Field(
+        default=False,
+        description="The newest branch was started by hand and no agent has answered on it yet: nobody works "
+        "there until someone gives an agent its continue_workflow call.",
+    )
     left_behind: bool = Field(
         default=False,
         description="Unfinished and not the newest: the agent rewound to an earlier step and works on another branch.",

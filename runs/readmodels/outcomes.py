@@ -64,6 +64,9 @@ _CUT = re.compile(r"\s+[\u2014\u2013-]\s+|[.;:(]\s|[.;]$|\s\(")  # a dash (em, e
 STATUS_WORDS = {"complete": "completed", "open": "open", "blocked": "blocked", "canceled": "canceled"}
 LEFT_BEHIND = "left behind by a rewind"
 WHERE_THE_AGENT_WORKS = "newest, where the agent works"
+# The newest branch, started by hand, before any agent answered on it: saying an agent works there would be
+# untrue until someone hands an agent the branch's call.
+AWAITING_AN_AGENT = "newest, started by hand: no agent has taken it up yet"
 
 
 @dataclass(frozen=True)
@@ -226,6 +229,7 @@ def _outcome(
         status=branch.status,
         tip_node_id=str(tip.public_id),
         is_newest=branch.is_newest,
+        awaiting_agent=_awaiting_agent(tree, branch),
         left_behind=_left_behind(tree, branch),
         verdict=found.text if found else None,
         verdict_source=found.source if found else None,
@@ -236,6 +240,16 @@ def _outcome(
         at=at,
         headline=headline,
         blocked=blocked.as_entry(refusal, step_number) if refusal is not None else None,
+    )
+
+
+def _awaiting_agent(tree: RunBranches, branch: Branch) -> bool:
+    """The newest branch is only the node a person started by hand: no agent answered or checkpointed there."""
+    return (
+        branch.is_newest
+        and branch.status == "open"
+        and len(branch.nodes) == 1
+        and branch.nodes[0] in tree.started_by_hand
     )
 
 
@@ -290,7 +304,8 @@ def _lead(newest: BranchOutcomeEntry) -> str:
     at = f" at step {newest.step_number}" if newest.step_number else ""
     if newest.status == "canceled":
         return f"Branch {n} canceled{at} (newest)"
-    return f"Branch {n} {STATUS_WORDS[newest.status]}{at} ({WHERE_THE_AGENT_WORKS})"
+    who = AWAITING_AN_AGENT if newest.awaiting_agent else WHERE_THE_AGENT_WORKS
+    return f"Branch {n} {STATUS_WORDS[newest.status]}{at} ({who})"
 
 
 def _other(o: BranchOutcomeEntry) -> str:

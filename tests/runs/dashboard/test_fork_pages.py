@@ -216,7 +216,8 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     )
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", "", run_page).split())
-    assert "Showing branch 2 of 2 (the newest, where the agent works)." in words
+    # Reading the branch's token is not answering on it: no agent has taken the branch up yet.
+    assert "Showing branch 2 of 2 (the newest, started by hand: no agent has taken it up yet)." in words
     assert "Branch 2 open at step 1" in words and "Branch 2 open at step 2" not in words, words
 
 
@@ -238,3 +239,26 @@ def test_a_branch_set_aside_by_a_fork_started_by_hand_is_not_said_to_be_left_by_
     words = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(run_page)).split())
     assert "set aside when branch 2 was started by hand" in words, words
     assert "rewind" not in words.replace("Answered again after a rewind", "")
+
+
+def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_answers_on_it(client, root):
+    assert confirmed(client, root, edited(target="production"), "Ship it.").status_code == 302
+    child = Node.objects.filter(parent__public_id=int(root)).order_by("-created_at", "-pk").first()
+    assert child is not None
+
+    def words() -> str:
+        page = client.get(f"/runs/{child.run.public_id}/").content.decode()
+        return " ".join(re.sub(r"<[^>]+>", " ", html.unescape(page)).split())
+
+    before = words()
+    assert "(newest, started by hand: no agent has taken it up yet)" in before, before
+    assert "where the agent works" not in before
+    attempt = child.attempts.get()
+    home = settings.WORKRAIL_HOME
+    continue_workflow(
+        stateToken=tokens.mint(home, TokenKind.STATE, child.public_id),
+        ackToken=tokens.mint(home, TokenKind.ACK, attempt.public_id),
+        output={"notesMarkdown": "Prepared the production release."},
+    )
+    after = words()
+    assert "(newest, where the agent works)" in after and "no agent has taken it up yet" not in after, after
