@@ -10,7 +10,6 @@ answer, HTTP status other than 200, or "database is locked" in the server's log 
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import json
 import threading
@@ -19,10 +18,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from harness.crash import LONG_LOOP, WORKFLOW_ID
 from harness.http_server import HttpServer, create_token
-from harness.load import LOCKED, LoadFigures, percentile
-from harness.processes import server_env
+from harness.load import LOCKED, LoadFigures, drive, load_env, percentile
 from harness.stdio import PROTOCOL, HarnessError, initialize_message
 
 
@@ -96,18 +93,8 @@ class HttpLoadRun:
         self.clients = clients
         self.workers = workers
         self.timeout = timeout
-        project = workdir / "project"
-        workflows = project / ".workrail" / "workflows"
-        workflows.mkdir(parents=True, exist_ok=True)
-        (workflows / f"{WORKFLOW_ID}.json").write_text(json.dumps(LONG_LOOP))
-        self.env = server_env(
-            workdir / "home",
-            WORKRAIL_PROJECT_DIR=str(project),
-            WORKRAIL_RATE_LIMIT_BURST="100000",
-            WORKRAIL_RATE_LIMIT_PER_MINUTE="1000000",
-            WORKRAIL_LOG_LEVEL="WARNING",  # no line per request: the log is not what is measured
-            **(store_env or {}),
-        )
+        # No line per request: the log is not what is measured.
+        self.env = load_env(workdir, store_env, WORKRAIL_LOG_LEVEL="WARNING")
         self.figures = LoadFigures(clients)
 
     def run(self, seconds: float) -> LoadFigures:
@@ -139,50 +126,10 @@ class HttpLoadRun:
         return self.figures
 
     def _drive(self, client: HttpMcpClient, ready: threading.Barrier, stop: threading.Event) -> None:
-        figures = self.figures
         try:
-            client.initialize()
-            answer = self._start(client)
-        except Exception as exc:
-            figures.errors.append(f"warm-up: {exc}")
-            ready.abort()
+            drive(client, self.figures, ready, stop, self.timeout)
+        finally:
             client.close()
-            return
-        with contextlib.suppress(threading.BrokenBarrierError):
-            ready.wait(timeout=self.timeout * 2)
-        advanced = 0
-        while not stop.is_set():
-            try:
-                if answer["isComplete"]:
-                    answer = self._start(client)
-                    continue
-                arguments = {
-                    "stateToken": answer["stateToken"],
-                    "ackToken": answer["ackToken"],
-                    "output": {"notesMarkdown": f"Item {advanced + 1}: checked, nothing unusual."},
-                }
-                started = time.perf_counter()
-                result = client.call("continue_workflow", arguments)
-                elapsed = time.perf_counter() - started
-                answer = _structured(result, "continue_workflow")
-            except Exception as exc:
-                figures.errors.append(str(exc)[:500])
-                break
-            figures.advance_seconds.append(elapsed)
-            advanced += 1
-        figures.advances_by_client.append(advanced)
-        client.close()
-
-    def _start(self, client: HttpMcpClient) -> dict[str, Any]:
-        self.figures.runs_started += 1
-        return _structured(client.call("start_workflow", {"workflowId": WORKFLOW_ID}), "start_workflow")
-
-
-def _structured(result: dict[str, Any], tool: str) -> dict[str, Any]:
-    if result.get("isError"):
-        raise HarnessError(f"{tool} answered an error: {json.dumps(result.get('structuredContent'))[:400]}")
-    structured: dict[str, Any] = result["structuredContent"]
-    return structured
 
 
 def http_line(figures: LoadFigures, workers: int) -> str:

@@ -29,7 +29,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from harness.crash import LONG_LOOP, WORKFLOW_ID
 from harness.processes import free_port, manage_command, run_captured, server_env
@@ -72,6 +72,83 @@ class LoadFigures:
         )
 
 
+def load_env(workdir: Path, store_env: dict[str, str] | None, **extra: str) -> dict[str, str]:
+    """The servers' environment for a load run in `workdir`: the long-loop workflow in a project there, a
+    store under workdir/home (or `store_env`'s), and write limits no agent here reaches."""
+    project = workdir / "project"
+    workflows = project / ".workrail" / "workflows"
+    workflows.mkdir(parents=True, exist_ok=True)
+    (workflows / f"{WORKFLOW_ID}.json").write_text(json.dumps(LONG_LOOP))
+    return server_env(
+        workdir / "home",
+        WORKRAIL_PROJECT_DIR=str(project),
+        # Every agent here writes far faster than a person's agent: the limits are not what is measured.
+        WORKRAIL_RATE_LIMIT_BURST="100000",
+        WORKRAIL_RATE_LIMIT_PER_MINUTE="1000000",
+        **extra,
+        **(store_env or {}),
+    )
+
+
+class McpCaller(Protocol):
+    """What a load client drives: a stdio server (harness/stdio.py) or an HTTP client (harness/http_load.py)."""
+
+    def initialize(self) -> None: ...
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]: ...
+
+
+def drive(
+    client: McpCaller, figures: LoadFigures, ready: threading.Barrier, stop: threading.Event, timeout: float
+) -> None:
+    """One agent: warms up (initialize, a first start), waits at `ready` for the others, then acknowledges
+    steps as fast as it can until `stop`, starting a new run whenever one completes. Its advance times and
+    count go into `figures`; an error is recorded there and ends this client, never the thread's caller."""
+    try:
+        client.initialize()
+        answer = _start(client, figures)
+    except Exception as exc:  # reported as an error of the run, not a crash of the thread
+        figures.errors.append(f"warm-up: {exc}")
+        ready.abort()
+        return
+    with contextlib.suppress(threading.BrokenBarrierError):  # another client failed: reported there
+        ready.wait(timeout=timeout * 2)
+    advanced = 0
+    while not stop.is_set():
+        try:
+            if answer["isComplete"]:
+                answer = _start(client, figures)
+                continue
+            arguments = {
+                "stateToken": answer["stateToken"],
+                "ackToken": answer["ackToken"],
+                "output": {"notesMarkdown": f"Item {advanced + 1}: checked, nothing unusual."},
+            }
+            started = time.perf_counter()
+            result = client.call("continue_workflow", arguments)
+            elapsed = time.perf_counter() - started
+            answer = structured(result, "continue_workflow")
+        except Exception as exc:  # reported; this client stops
+            figures.errors.append(str(exc)[:500])
+            break
+        figures.advance_seconds.append(elapsed)
+        advanced += 1
+    figures.advances_by_client.append(advanced)
+
+
+def _start(client: McpCaller, figures: LoadFigures) -> dict[str, Any]:
+    figures.runs_started += 1
+    return structured(client.call("start_workflow", {"workflowId": WORKFLOW_ID}), "start_workflow")
+
+
+def structured(result: dict[str, Any], tool: str) -> dict[str, Any]:
+    """A tool call's structured answer; an error answer raises."""
+    if result.get("isError"):
+        raise HarnessError(f"{tool} answered an error: {json.dumps(result.get('structuredContent'))[:400]}")
+    answer: dict[str, Any] = result["structuredContent"]
+    return answer
+
+
 def percentile(values: list[float], p: float) -> float:
     """The nearest-rank percentile (0 for no values)."""
     if not values:
@@ -89,18 +166,7 @@ class LoadRun:
         self.workdir = workdir
         self.processes = processes
         self.timeout = timeout
-        project = workdir / "project"
-        workflows = project / ".workrail" / "workflows"
-        workflows.mkdir(parents=True, exist_ok=True)
-        (workflows / f"{WORKFLOW_ID}.json").write_text(json.dumps(LONG_LOOP))
-        self.env = server_env(
-            workdir / "home",
-            WORKRAIL_PROJECT_DIR=str(project),
-            # Every agent here writes far faster than a person's agent: the limits are not what is measured.
-            WORKRAIL_RATE_LIMIT_BURST="100000",
-            WORKRAIL_RATE_LIMIT_PER_MINUTE="1000000",
-            **(store_env or {}),
-        )
+        self.env = load_env(workdir, store_env)
         self.server_log = workdir / "servers.log"
         self.dashboard_log = workdir / "dashboard.log"
         self.figures = LoadFigures(processes)
@@ -147,48 +213,7 @@ class LoadRun:
     # -- the MCP clients -----------------------------------------------------------------------------
 
     def _drive(self, server: StdioServer, ready: threading.Barrier, stop: threading.Event) -> None:
-        figures = self.figures
-        try:
-            server.initialize()
-            answer = self._start(server)
-        except Exception as exc:  # reported as an error of the run, not a crash of the thread
-            figures.errors.append(f"warm-up: {exc}")
-            ready.abort()
-            return
-        with contextlib.suppress(threading.BrokenBarrierError):  # another client failed: reported there
-            ready.wait(timeout=self.timeout * 2)
-        advanced = 0
-        while not stop.is_set():
-            try:
-                if answer["isComplete"]:
-                    answer = self._start(server)
-                    continue
-                arguments = {
-                    "stateToken": answer["stateToken"],
-                    "ackToken": answer["ackToken"],
-                    "output": {"notesMarkdown": f"Item {advanced + 1}: checked, nothing unusual."},
-                }
-                started = time.perf_counter()
-                result = server.call("continue_workflow", arguments)
-                elapsed = time.perf_counter() - started
-                answer = self._structured(result, "continue_workflow")
-            except Exception as exc:  # reported; this client stops
-                figures.errors.append(str(exc)[:500])
-                break
-            figures.advance_seconds.append(elapsed)
-            advanced += 1
-        figures.advances_by_client.append(advanced)
-
-    def _start(self, server: StdioServer) -> dict[str, Any]:
-        self.figures.runs_started += 1
-        return self._structured(server.call("start_workflow", {"workflowId": WORKFLOW_ID}), "start_workflow")
-
-    @staticmethod
-    def _structured(result: dict[str, Any], tool: str) -> dict[str, Any]:
-        if result.get("isError"):
-            raise HarnessError(f"{tool} answered an error: {json.dumps(result.get('structuredContent'))[:400]}")
-        structured: dict[str, Any] = result["structuredContent"]
-        return structured
+        drive(server, self.figures, ready, stop, self.timeout)
 
     # -- the dashboard -------------------------------------------------------------------------------
 
