@@ -315,7 +315,7 @@ class Rules:
             if notes - parent.notes_on_path not in (0, 1):
                 raise self._refuse("notesOnPath must be its parent's, or one more", "notesOnPath")
             parent.children += 1
-            if parent.children == 2:  # a second child: the run forked there
+            if parent.children >= 2:  # every child after the first starts a branch, as the projector counts
                 run.branches += 1
         complete = self._engine_state(data, run.compiled)
         self._preferences(data.get("preferences"), "preferences")

@@ -7,6 +7,8 @@ import logging
 import math
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
@@ -157,6 +159,9 @@ def install(api: NinjaAPI) -> None:
         }.get(code, "Retry once; if it fails again, report the dashboard's log.")
         return error_response(WorkRailError(code, f"{exc.message}.".replace("..", "."), fix), status=exc.status_code)
 
+    def on_too_large(request: HttpRequest, exc: Any) -> HttpResponse:
+        return error_response(request_too_large())
+
     def on_not_found(request: HttpRequest, exc: Any) -> HttpResponse:
         return error_response(not_found_path(request))
 
@@ -185,7 +190,20 @@ def install(api: NinjaAPI) -> None:
     api.add_exception_handler(AuthenticationError, on_authentication_error)
     api.add_exception_handler(HttpError, on_http_error)
     api.add_exception_handler(Http404, on_not_found)
+    api.add_exception_handler(RequestDataTooBig, on_too_large)
     api.add_exception_handler(Exception, on_unexpected)
+
+
+def request_too_large() -> WorkRailError:
+    """A body over Django's DATA_UPLOAD_MAX_MEMORY_SIZE: Django stops reading it (RequestDataTooBig)."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return WorkRailError(
+        ErrorCode.REQUEST_TOO_LARGE,
+        f"The request body is larger than {limit} bytes, the most this server reads for a form or a JSON body. "
+        "Nothing was recorded.",
+        "Send a smaller body; a bundle goes to POST /api/v1/bundles, which has its own limit.",
+        details={"limitBytes": limit},
+    )
 
 
 def not_found_path(request: HttpRequest) -> WorkRailError:

@@ -39,6 +39,16 @@ def json_size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False).encode())
 
 
+def is_unicode_text(text: str) -> bool:
+    """False for a str holding a lone surrogate (JSON's escape \\ud800 decodes into one): half a character,
+    which no UTF-8 encoder, database or answer can carry."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 # The context keys that name a session (runs/services/nodes.session_key_of): stored as the session's
 # key ("ticket:<id>" for a ticketId) and echoed in answers, so they are short ids, not documents.
 SESSION_ID_KEYS = {"sessionKey": 200, "ticketId": 190}

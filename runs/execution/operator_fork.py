@@ -41,6 +41,7 @@ from runs.contract.inputs import (
     MAX_CONTEXT_DEPTH,
     MAX_RUN_CONTEXT_BYTES,
     SESSION_ID_KEYS,
+    is_unicode_text,
     json_size,
 )
 from runs.execution import ownership
@@ -227,14 +228,18 @@ def _checked_reason(reason: Any) -> str:
             "the run page and to the agent.",
             details={"pointer": "/reason"},
         )
-    if len(text) > MAX_REASON_CHARS or "\x00" in text:
+    if len(text) > MAX_REASON_CHARS or "\x00" in text or not is_unicode_text(text):
         raise WorkRailError(
             ErrorCode.INVALID_INPUT,
-            f"The reason is longer than {MAX_REASON_CHARS} characters or holds a NUL character.",
+            f"The reason is longer than {MAX_REASON_CHARS} characters, or holds a NUL character or half of a "
+            "character (a lone surrogate such as \\ud800).",
             f"Keep the reason to a sentence or two (at most {MAX_REASON_CHARS} characters).",
             details={"pointer": "/reason"},
         )
     return text
+
+
+_HALF_CHARACTER = "{what} holds half of a character (a lone surrogate such as \\ud800), which is not Unicode text."
 
 
 def _checked_shape(change: Any) -> JsonObject:
@@ -249,6 +254,8 @@ def _checked_shape(change: Any) -> JsonObject:
             raise _invalid("The context change holds NaN or an infinity, which JSON cannot store.", _pointer(*where))
         if isinstance(value, str) and "\x00" in value:
             raise _invalid("The context change holds a NUL character (U+0000).", _pointer(*where))
+        if isinstance(value, str) and not is_unicode_text(value):
+            raise _invalid(_HALF_CHARACTER.format(what="The context change"), _pointer(*where))
         if isinstance(value, dict | list):
             if depth > MAX_CONTEXT_DEPTH:
                 raise _invalid(
@@ -258,6 +265,8 @@ def _checked_shape(change: Any) -> JsonObject:
             for key, child in items:
                 if isinstance(key, str) and "\x00" in key:
                     raise _invalid("A key of the context change holds a NUL character (U+0000).", _pointer(*where))
+                if isinstance(key, str) and not is_unicode_text(key):
+                    raise _invalid(_HALF_CHARACTER.format(what="A key of the context change"), _pointer(*where))
                 stack.append((child, depth + 1, (*where, str(key))))
     for key in change:
         if not key.strip() or len(key) > MAX_KEY_CHARS:

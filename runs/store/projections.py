@@ -495,7 +495,11 @@ class Projector:
         """A record of sharing only: nothing to project (the dashboard reads it from the log)."""
 
     def _session_imported(self, data: events.SessionImported, at: datetime) -> None:
-        """Provenance only: the imported events before it built the projections."""
+        """The imported events before it built the projections; the session now belongs to whoever
+        imported it (the event's own actor), never to a name the bundle's events carry: a bundle is a
+        file anyone can write, and its owner would decide who may continue the session here."""
+        self.session.owner = self._by
+        self._session_values["owner"] = self._by
 
     def _operator_forked(self, data: events.OperatorForked, at: datetime) -> None:
         """The branch's node is the node_created before it; who forked it and why are read from the log

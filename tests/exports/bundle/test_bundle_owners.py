@@ -46,8 +46,43 @@ def test_exported_events_carry_who_and_the_import_keeps_them(service_catalog):
     assert any("actor" not in e and "door" not in e for e in events)  # recorded with neither: no keys
     empty_the_store()
     import_session_bundle(data, via="api")
-    assert who(session_id) == before
-    assert Session.objects.get(public_id=session_id).owner == "alice"
+    assert who(session_id) == before  # the history says who did what where it was made
+    # The session belongs to whoever imported it (a local command here: nobody in particular), never to
+    # a name the file carries.
+    assert Session.objects.get(public_id=session_id).owner == ""
+
+
+def test_an_import_belongs_to_the_importer_and_a_rebuild_keeps_it_so(service_catalog):
+    session_id = alices_session()
+    data = export_session_bundle(session_id, via="api")
+    empty_the_store()
+    with acting_as(Actor("bob", Door.API)):
+        import_session_bundle(data, via="api")
+    assert Session.objects.get(public_id=session_id).owner == "bob"
+    call_command("rebuild_projections", stdout=io.StringIO())
+    assert Session.objects.get(public_id=session_id).owner == "bob"
+
+
+def test_a_forged_owner_in_a_bundle_gives_no_one_the_session(service_catalog):
+    """mallory writes alice's name into a bundle of her own and imports it: the session is mallory's, and
+    alice's agent neither sees it nor joins it by its key."""
+    with acting_as(Actor("mallory", Door.HTTP)):
+        start = start_workflow(PLAN, context={"sessionKey": "ALICE-1"})
+    session_id = start["session"]["sessionId"]
+
+    def as_alice(document):
+        for event in document["events"]:
+            if "actor" in event:
+                event["actor"] = "alice"
+
+    data = forged(export_session_bundle(session_id, via="api"), as_alice)
+    empty_the_store()
+    with acting_as(Actor("mallory", Door.API)):
+        import_session_bundle(data, via="api")
+    assert Session.objects.get(public_id=session_id).owner == "mallory"
+    with acting_as(Actor("alice", Door.HTTP)), pytest.raises(WorkRailError) as refused:
+        start_workflow(PLAN, context={"sessionKey": "ALICE-1"})
+    assert refused.value.code == "NOT_YOUR_SESSION"
 
 
 def test_a_bundle_from_before_owners_imports_with_no_owner(service_catalog):

@@ -115,3 +115,20 @@ def test_the_openapi_document_describes_the_fork(api):
     body = document["components"]["schemas"]["OperatorForkInput"]
     assert set(body["properties"]) == {"context", "reason"} and body["required"] == ["reason"]
     assert "call" in document["components"]["schemas"]["OperatorForkResult"]["properties"]
+
+
+def test_a_lone_surrogate_is_an_error_body_not_a_crash(api, root):
+    # JSON may escape a lone surrogate; Python decodes it into a str no database or encoder accepts.
+    raw = '{"context": {"target": "\\ud800"}, "reason": "x"}'
+    response = api.post(f"{API}/nodes/{root}/fork", raw, "application/json")
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] in {"INVALID_INPUT", "CONTEXT_CHANGE_INVALID"}
+    assert forks() == 0
+
+
+def test_a_body_over_the_upload_limit_is_413(api, root):
+    body = {"context": {"target": "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 10)}, "reason": "x"}
+    response = post(api, root, body)
+    assert response.status_code == 413, response.content
+    assert response.json()["error"]["code"] == "REQUEST_TOO_LARGE"
+    assert forks() == 0

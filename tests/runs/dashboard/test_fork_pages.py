@@ -262,3 +262,18 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
     )
     after = words()
     assert "(newest, where the agent works)" in after and "no agent has taken it up yet" not in after, after
+
+
+def test_a_context_with_half_a_character_is_shown_as_a_mistake(client, root):
+    response = client.post(f"/nodes/{root}/fork", {"context": '{"target": "\\ud800"}', "reason": "Ship it."})
+    assert response.status_code in {200, 400}, response.status_code
+    assert "lone surrogate" in html.unescape(response.content.decode())
+    assert forks() == 0
+
+
+def test_a_form_over_the_upload_limit_is_413_with_the_error_page(client, root):
+    huge = "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 10)
+    response = client.post(f"/nodes/{root}/fork", {"context": huge, "reason": "Ship it."})
+    assert response.status_code == 413
+    assert "REQUEST_TOO_LARGE" in response.content.decode()
+    assert forks() == 0
