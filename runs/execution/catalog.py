@@ -120,7 +120,7 @@ def inspect_workflow(workflow_id: str, mode: Literal["metadata", "preview"] = "m
         {
             **dict(summary(entry)),
             "warnings": [d.as_dict() for d in entry.warnings],
-            **{key: compiled[key] for key in DETAIL_KEYS if key in compiled},
+            **{key: compiled[key] for key in DETAIL_KEYS if key in compiled and key != "metaGuidance"},
             **({"metaGuidance": rules} if (rules := guidance(compiled)) else {}),  # as a run is given it
             **({"fromTheUser": asked} if asked else {}),
         }
