@@ -35,8 +35,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
+import shutil
+import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +49,7 @@ from _common import CORPUS, REPO, clean_env
 
 from harness.agent import next_arguments
 from harness.processes import clean_env as bare_env
-from harness.processes import manage_command
+from harness.processes import manage_command, run_captured
 from harness.stdio import HarnessError, StdioServer
 
 LIBRARY_WORKFLOW = "wr.bug-investigation"
@@ -226,7 +229,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "project").mkdir()
-        extra = {"WORKRAIL_WORKFLOW_PATHS": str(library)} if library else {}
+        extra = {"WORKRAIL_WORKFLOW_REPOS": library_repository(library, work)} if library else {}
         env = clean_env(
             work / "home",
             WORKRAIL_PROJECT_DIR=str(work / "project"),
@@ -234,6 +237,10 @@ def main() -> None:
             WORKRAIL_RATE_LIMIT_PER_MINUTE="1000000",
             **extra,
         )
+        if library:
+            done = run_captured(manage_command("sync_workflows"), env=env, cwd=work, timeout=300)
+            if done.returncode != 0:
+                raise HarnessError(f"sync_workflows failed: {done.stdout[-1000:]}{done.stderr[-2000:]}")
         ours = measure(manage_command("mcp"), env, work, "ours", workflows, args.filter, ours=True)
         theirs: dict[str, Walk] = {}
         if args.original:
@@ -242,6 +249,24 @@ def main() -> None:
     print(f"Characters of text an agent reads ({REPO.name}; library: {library or 'none'})")
     for workflow_id, found in ours.items():
         report(found, theirs.get(workflow_id))
+
+
+def library_repository(library: Path, work: Path) -> str:
+    """WorkRail's library as a user adds it: a git repository (here a local one, reached by file://)
+    holding its workflows/ and, beside them as in WorkRail's own repository, spec/workflow-tags.json.
+    The WORKRAIL_WORKFLOW_REPOS entry that names it."""
+    repo = work / "workrail-library"
+    shutil.copytree(library, repo / "workflows")
+    spec = library.parent / "spec"
+    if spec.is_dir():
+        shutil.copytree(spec, repo / "spec")
+    for command in (
+        ["git", "init", "-q", "-b", "main"],
+        ["git", "add", "-A"],
+        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "library"],
+    ):
+        subprocess.run(command, cwd=repo, check=True, env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull})
+    return f"workrail=file://{repo}#main:workflows"
 
 
 def has_workflow(library: Path, workflow_id: str) -> bool:

@@ -128,7 +128,7 @@ def _call_instructions(pending: Pending, output: StepOutputDict, words: frozense
             "be)."
         )
     else:
-        confirmed = ", get the user's confirmation (their answer in output.notesMarkdown)," if confirm else ""
+        confirmed = ", get the user's confirmation," if confirm else ""
         instructions = (
             f"Do the step{confirmed} then call continue_workflow with these arguments, each '<fill in ...>' "
             "replaced by your own value."

@@ -75,7 +75,7 @@ def workflow_details_text(result: WorkflowInspectionJson) -> str:
         call = json.dumps({"workflowId": workflow["id"]})
         lines = [
             f"{workflow['name']} ({workflow['id']}, version {workflow['version']}): each step's prompt. What the "
-            f"workflow is for, its guidance and what it needs from the user: inspect_workflow {call}."
+            f"workflow is for and what it needs from the user: inspect_workflow {call}."
         ]
     else:
         lines = _metadata_lines(workflow)
@@ -104,10 +104,12 @@ def _metadata_lines(workflow: WorkflowDetails) -> list[str]:
     for items, title in (
         (workflow.get("preconditions"), "Preconditions"),
         (workflow.get("clarificationPrompts"), "Questions to clarify first"),
-        (workflow.get("metaGuidance"), "Guidance"),
     ):
         if items:
             lines += ["", f"{title}:"] + [f"- {item}" for item in items]
+    rules = workflow.get("metaGuidance")
+    if rules:  # said in full once per run: with the first step, where the agent acts on them
+        lines += ["", f"Guidance: {len(rules)} rule(s) for every step, given in full with the first step."]
     asked = workflow.get("fromTheUser")
     if asked:
         lines += ["", "Needs from the user (send it as context with start_workflow when you have it):"]
@@ -205,12 +207,7 @@ def execution_text(result: ExecutionJson) -> str:
     lines += ["", pending["prompt"], ""]
     lines += delegation_lines(pending)
     if pending["requireConfirmation"]:
-        lines.append(
-            "Before continuing, ask the user to confirm, and wait for their answer. WorkRail cannot hear the user: "
-            "it takes your word, so write their actual answer in output.notesMarkdown (it is recorded as the "
-            "confirmation). If they cannot be asked, write 'Assumed:' and the answer you assume, with why, so the "
-            "record shows it was not theirs."
-        )
+        lines.append(CONFIRM_IN_FULL if full else CONFIRM_IN_A_LINE)
     elif pending.get("confirmation"):
         lines.append(f"Confirmation ({result['mode']} mode): {pending['confirmation']}.")
     lines += [context_line(expected) for expected in pending.get("expectedContext") or []]
@@ -235,6 +232,18 @@ def execution_text(result: ExecutionJson) -> str:
             "acknowledging it starts a new branch; the later work stays on its own branch."
         )
     return "\n".join(lines)
+
+
+CONFIRM_IN_FULL = (
+    "Before continuing, ask the user to confirm, and wait for their answer. WorkRail cannot hear the user: "
+    "it takes your word, so write their actual answer in output.notesMarkdown (it is recorded as the "
+    "confirmation). If they cannot be asked, write 'Assumed:' and the answer you assume, with why, so the "
+    "record shows it was not theirs."
+)
+CONFIRM_IN_A_LINE = (
+    "Before continuing, ask the user to confirm and wait; write their actual answer in output.notesMarkdown "
+    "('Assumed:', the answer you assume and why, if they cannot be asked)."
+)
 
 
 def _rehydrated_lines(result: ExecutionJson, goal_shown: str | None) -> list[str]:

@@ -166,3 +166,23 @@ def test_a_blocked_retry_gives_the_call_rules_in_one_line(service_catalog, four)
     blocked, said = step(first, output={"notesMarkdown": "<fill in (Markdown): your notes>"})
     assert blocked["kind"] == "blocked" and FULL_RULES not in said
 
+
+
+def test_inspect_names_the_guidance_that_the_first_step_gives_in_full(four):
+    inspected = call("inspect_workflow", {"workflowId": "project.four"})
+    assert inspected.structured["workflow"]["metaGuidance"] == RULES
+    assert not any(rule in inspected.text for rule in RULES)
+    assert "Guidance: 2 rule(s) for every step, given in full with the first step." in inspected.text
+    _, said = start()
+    assert all(rule in said for rule in RULES)
+
+
+def test_a_later_confirmation_is_asked_for_in_a_line(service_catalog):
+    steps = [step_doc("one", "One", "Do one."), step_doc("two", "Two", "Do two.", requireConfirmation=True)]
+    write_json(service_catalog["project"] / ".workrail" / "workflows" / "confirm.json", workflow_doc("project.confirm", steps=steps))
+    first, _ = text("start_workflow", {"workflowId": "project.confirm"})
+    second, said = step(first)
+    assert second["pending"]["requireConfirmation"] is True
+    assert rendering.CONFIRM_IN_A_LINE in said and rendering.CONFIRM_IN_FULL not in said
+    _, again = text("continue_workflow", {"stateToken": second["stateToken"]})
+    assert rendering.CONFIRM_IN_FULL in again
