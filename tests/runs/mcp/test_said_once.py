@@ -119,7 +119,7 @@ def test_a_rewind_within_the_chat_names_other_branches_notes_without_numbering_t
     first, _ = start()
     second, _ = step(first)
     step(second)
-    rewound, said = text("continue_workflow", {"stateToken": first["stateToken"]})
+    _, said = text("continue_workflow", {"stateToken": first["stateToken"]})
     branch = said.split("already has 1 branch(es)")[1].split("Step:")[0]
     assert "Notes on one." in branch and "[1]" not in branch
 
@@ -179,7 +179,8 @@ def test_inspect_names_the_guidance_that_the_first_step_gives_in_full(four):
 
 def test_a_later_confirmation_is_asked_for_in_a_line(service_catalog):
     steps = [step_doc("one", "One", "Do one."), step_doc("two", "Two", "Do two.", requireConfirmation=True)]
-    write_json(service_catalog["project"] / ".workrail" / "workflows" / "confirm.json", workflow_doc("project.confirm", steps=steps))
+    folder = service_catalog["project"] / ".workrail" / "workflows"
+    write_json(folder / "confirm.json", workflow_doc("project.confirm", steps=steps))
     first, _ = text("start_workflow", {"workflowId": "project.confirm"})
     second, said = step(first)
     assert second["pending"]["requireConfirmation"] is True
