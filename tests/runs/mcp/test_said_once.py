@@ -167,7 +167,6 @@ def test_a_blocked_retry_gives_the_call_rules_in_one_line(service_catalog, four)
     assert blocked["kind"] == "blocked" and FULL_RULES not in said
 
 
-
 def test_inspect_names_the_guidance_that_the_first_step_gives_in_full(four):
     inspected = call("inspect_workflow", {"workflowId": "project.four"})
     assert inspected.structured["workflow"]["metaGuidance"] == RULES
