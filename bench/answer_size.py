@@ -4,12 +4,13 @@ Run: .venv/bin/python bench/answer_size.py [--library DIR] [--workflow ID ...] [
                                            [--original "CMD ..."]
 
 One `manage.py mcp` server over stdio (harness/stdio.py), with WorkRail's workflow library configured
-as a user configures it (`--library DIR`, a directory of WorkRail workflow files, given as
-WORKRAIL_WORKFLOW_PATHS; a `spec/workflow-tags.json` beside it is WorkRail's own layout, found there
-by the server; default: the corpus beside this checkout, /work/shared/corpus/workrail/workflows, when
-it exists). For each workflow (default: WorkRail's wr.bug-investigation when the library has it, and
-every bundled workflow) it counts the characters of the text content of each answer, which is what an
-agent reads first:
+as a user configures it (`--library DIR`, a directory of WorkRail workflow files): a git repository in
+WORKRAIL_WORKFLOW_REPOS (a local one, made of DIR as `workflows/` and the `spec/` beside DIR, which holds
+`workflow-tags.json` in WorkRail's own repository), pinned with `manage.py sync_workflows`; WorkRail's
+`wr.` ids load only from git. Default: the corpus the tests use (WR_TEST_CORPUS_DIR, else shared/ beside
+the checkout), when it exists. For each workflow (default: WorkRail's wr.bug-investigation when the
+library has it, and every bundled workflow) it counts the characters of the text content of each
+answer, which is what an agent reads first:
 - the tools' descriptions and input schemas (tools/list: each title, description and inputSchema);
 - list_workflows without filters, and filtered (`--filter`, default {"query": "<the id's words>"};
   a server that refuses the filter prints "refused");
@@ -25,7 +26,7 @@ figure issue 28 compares: 38k in the original), and the whole run with its disco
 
 `--original CMD` starts another MCP server with CMD (split like a shell would; e.g. the TypeScript
 original: `--original "npx -y @exaudeus/workrail"`) and walks the same workflows on it, printing its
-figures beside ours. Its answers are read the same way (the text content); its walk sends the
+figures beside ours (it bundles WorkRail's library itself). Its answers are read the same way (the text content); its walk sends the
 stateToken and ackToken it answered with and notes for each step (its nextCall when it gives one).
 The original is not installable in this repository's environment, so that column has not been
 measured here; without the option it is left out. Figures only: nothing is asserted.
@@ -91,6 +92,7 @@ class Walk:
         first = self.answers[:NINE]
         run = sum(chars for _, chars in self.answers) + sum(self.delegated)
         rows += [
+            ("= discovery without the tools' descriptions", self.discovery_total() - self.tools),
             ("= discovery (tools, both lists, inspect metadata)", self.discovery_total()),
             (f"= discovery + the first {len(first)} answers", self.discovery_total() + sum(c for _, c in first)),
             (f"= whole run ({len(self.answers)} answers) with its discovery", self.discovery_total() + run),
@@ -215,7 +217,8 @@ def measure(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    default_library = CORPUS if CORPUS.is_dir() else None
+    corpus = Path(os.environ.get("WR_TEST_CORPUS_DIR") or CORPUS)  # as the tests find it
+    default_library = corpus if corpus.is_dir() else None
     parser.add_argument("--library", type=Path, default=default_library, help="a directory of WorkRail workflows")
     parser.add_argument("--workflow", action="append", help="a workflow id to walk (repeatable)")
     parser.add_argument("--filter", type=json.loads, help="list_workflows arguments for the filtered list (JSON)")
@@ -244,8 +247,8 @@ def main() -> None:
         ours = measure(manage_command("mcp"), env, work, "ours", workflows, args.filter, ours=True)
         theirs: dict[str, Walk] = {}
         if args.original:
-            original_env = bare_env(**({"WORKFLOW_STORAGE_PATH": str(library)} if library else {}))
-            theirs = measure(shlex.split(args.original), original_env, work, "original", workflows, args.filter, False)
+            # The original bundles WorkRail's library itself: it is started as it is, in its own environment.
+            theirs = measure(shlex.split(args.original), bare_env(), work, "original", workflows, args.filter, False)
     print(f"Characters of text an agent reads ({REPO.name}; library: {library or 'none'})")
     for workflow_id, found in ours.items():
         report(found, theirs.get(workflow_id))
