@@ -26,8 +26,9 @@ figure issue 28 compares: 38k in the original), and the whole run with its disco
 
 `--original CMD` starts another MCP server with CMD (split like a shell would; e.g. the TypeScript
 original: `--original "npx -y @exaudeus/workrail"`) and walks the same workflows on it, printing its
-figures beside ours (it bundles WorkRail's library itself). Its answers are read the same way (the text content); its walk sends the
-stateToken and ackToken it answered with and notes for each step (its nextCall when it gives one).
+figures beside ours (it bundles WorkRail's library itself). Its answers are read the same way (the
+text content); its walk sends the stateToken and ackToken it answered with and notes for each step
+(its nextCall when it gives one).
 The original is not installable in this repository's environment, so that column has not been
 measured here; without the option it is left out. Figures only: nothing is asserted.
 """
