@@ -243,7 +243,7 @@ def main() -> None:
         )
         if library:
             done = run_captured(manage_command("sync_workflows"), env=env, cwd=work, timeout=300)
-            if done.returncode != 0:
+            if "pinned at" not in done.stdout:  # a file with errors is left out (exit 1), the rest is pinned
                 raise HarnessError(f"sync_workflows failed: {done.stdout[-1000:]}{done.stderr[-2000:]}")
         ours = measure(manage_command("mcp"), env, work, "ours", workflows, args.filter, ours=True)
         theirs: dict[str, Walk] = {}
