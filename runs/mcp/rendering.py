@@ -279,9 +279,9 @@ def _guidance_lines(result: ExecutionJson) -> list[str]:
     if not guidance:
         return []
     if result.get("branches"):
-        call = json.dumps({"workflowId": result["workflow"]["id"]})
         return [
-            f"Guidance for every step: the {len(guidance)} rules given at start (inspect_workflow {call} shows them).",
+            f"Guidance for every step: the {len(guidance)} rule(s) given at start (continue_workflow with a "
+            "branch tip's stateToken shows them again).",
             "",
         ]
     # An item's own sub-points stay under it: indented, they cannot read as rules of their own.
@@ -352,7 +352,7 @@ def _context_text(context: JsonObject) -> str:
 
 def _given[T](part: T | None) -> T:
     """A part of the answer that is always there when the part that names it is (a rehydrate's recap;
-    a fork's text and the downstream recap with its branches)."""
+    a fork's text with its branches)."""
     assert part is not None
     return part
 
@@ -428,9 +428,9 @@ def _branch_lines(number: int, branch: Branch) -> list[str]:
     return lines
 
 
-def _recap_lines(title: str, recap: Recap, *, numbered: bool = True) -> list[str]:
-    """The kept entries in path order, with a marker where entries were left out and how to read them.
-    Another branch's entries are not numbered: numbers on a path read as the reader's own history."""
+def _recap_lines(title: str, recap: Recap) -> list[str]:
+    """The kept entries in path order, numbered by position, with a marker where entries were left out
+    and how to read them."""
     total = recap.get("totalEntries")
     kept = len(recap["entries"])
     counted = f" ({kept} of {total} entries)" if recap["truncated"] and total is not None else ""
@@ -443,7 +443,7 @@ def _recap_lines(title: str, recap: Recap, *, numbered: bool = True) -> list[str
         if marker is not None and not placed and (gap is None or position is None or position > gap["fromPosition"]):
             lines.append(marker)
             placed = True
-        number = f"[{position}] " if position is not None and numbered else ""
+        number = f"[{position}] " if position is not None else ""
         lines.append(f"  - {number}{item['title'] or item['stepId']}: {item['notesMarkdown']}")
     if marker is not None and not placed:
         lines.append(marker)

@@ -111,7 +111,9 @@ def test_a_rewind_view_shows_each_other_branch_once_with_its_tip_and_names_the_g
     assert len(said) < 3000
     assert tip["stateToken"] in said  # the branch's tip, to return to it
     assert not any(rule in said for rule in RULES)
-    assert "the 2 rules given at start (inspect_workflow" in said
+    assert "the 2 rule(s) given at start (continue_workflow with a branch tip's stateToken" in said
+    _, at_tip = text("continue_workflow", {"stateToken": tip["stateToken"]})
+    assert all(rule in at_tip for rule in RULES)  # where the rewind view says they are
     assert GOAL in said
 
 
