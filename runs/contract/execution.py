@@ -334,12 +334,21 @@ class ExecutionResult(FinalShape):
     mode: Literal["guided", "autopilot", "unattended", "custom"]
     next_call: NextCall | None
     blocked: Blocked | None = None
+    self_contained: bool = Field(
+        default=False,
+        description="True for an answer a chat may start from (start_workflow, continue_workflow with only a "
+        "stateToken): its text gives the goal whole, the workflow's guidance and the call instructions in full. "
+        "Other answers refer to them in a line: each is said once, where it is first needed.",
+    )
     goal: str | None = Field(
-        default=None, description="The task's goal (context.goal) as given at start; shown with every step."
+        default=None,
+        description="The task's goal (context.goal), whole, with every pending step; the text shows it whole only "
+        "where selfContained is true.",
     )
     guidance: list[str] | None = Field(
         default=None,
-        description="At start and on a rehydrate: the workflow's rules for every step (its metaGuidance).",
+        description="At start and on a rehydrate: the workflow's rules for every step (its metaGuidance and what "
+        "its features add; the advice on delegating only where a step delegates).",
     )
     rehydrated: bool | None = None
     run_context: JsonObject | None = Field(

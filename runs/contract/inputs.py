@@ -160,8 +160,8 @@ class InspectWorkflowInput(Shape):
     workflow_id: WorkflowId
     mode: Literal["metadata", "preview"] = Field(
         default="metadata",
-        description="metadata: what the workflow is for and its step outline; preview: also each step's prompt "
-        "(truncated) and role.",
+        description="metadata: what the workflow is for and its step outline; preview: the outline with each "
+        "step's prompt (truncated) and role instead.",
     )
 
 

@@ -162,6 +162,7 @@ def _advance(
             )
         warnings = [*engine_warnings(result.warnings), *modes.gap_warnings(missing)]
         record_warnings(journal, run, child, warnings)
+        warnings += _goal_change_notice(node.engine_state.get("context", {}), applied)
         if forks:
             warnings.append(_new_branch_notice(node, completed.get("title") or node.pending_step_id or "the step"))
         observe(journal, run)
@@ -192,6 +193,17 @@ def _new_branch_notice(node: Node, step_title: str) -> WarningDict:
         f"from that point, and the {total - 1} earlier one(s) are kept unchanged. Go on with the tokens below; "
         "the recap and notes from here on are this branch's own. " + FILES_NOT_BRANCHED,
     }
+
+
+def _goal_change_notice(before: JsonObject, applied: JsonObject) -> list[WarningDict]:
+    """Later answers name the goal in a line ('as shown in full before'): a new goal is shown whole once,
+    in the answer to the acknowledgement that set it."""
+    goal = applied.get("goal")
+    if not isinstance(goal, str) or not goal.strip() or goal == before.get("goal"):
+        return []
+    return [
+        {"code": "GOAL_CHANGED", "message": f"context.goal changed with this acknowledgement. The goal now: {goal}"}
+    ]
 
 
 def _check_run_context_size(merged: JsonObject) -> None:

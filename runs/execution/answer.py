@@ -19,6 +19,7 @@ from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
 from workflows_app import engine
 from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.guidance import guidance
 
 OUTCOME_KIND = {"advanced": "step", "complete": "complete", "blocked": "blocked"}
 
@@ -96,7 +97,10 @@ def left_out_warnings(compiled: JsonObject) -> list[WarningDict]:
     ]
 
 
-def guidance_of(compiled: JsonObject) -> AnswerParts:
-    """The workflow's rules for every step, for the answers a chat starts from (start, rehydrate)."""
-    guidance = [str(item) for item in compiled.get("metaGuidance") or [] if str(item).strip()]
-    return {"guidance": guidance} if guidance else {}
+def chat_opening(compiled: JsonObject) -> AnswerParts:
+    """What an answer a chat may start from (start, rehydrate) says besides the step: the workflow's rules
+    for every step, and that it is self-contained (the goal whole, the call instructions in full).
+    Every other answer refers to them in a line: each is said once per run, and again where a chat may
+    begin without the earlier answers."""
+    rules = guidance(compiled)
+    return {"selfContained": True, "guidance": rules} if rules else {"selfContained": True}

@@ -32,6 +32,7 @@ from workflows_app.engine import outline_length
 from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.tree import top_steps, walk
 from workflows_app.engine.workflow_refs import named_ids
+from workflows_app.guidance import guidance
 from workflows_app.repos.store import RepoStore
 from workflows_app.repos.sync import fetch_unpinned
 from workflows_app.sources import Source, configured_sources
@@ -119,7 +120,8 @@ def inspect_workflow(workflow_id: str, mode: Literal["metadata", "preview"] = "m
         {
             **dict(summary(entry)),
             "warnings": [d.as_dict() for d in entry.warnings],
-            **{key: compiled[key] for key in DETAIL_KEYS if key in compiled},
+            **{key: compiled[key] for key in DETAIL_KEYS if key in compiled and key != "metaGuidance"},
+            **({"metaGuidance": rules} if (rules := guidance(compiled)) else {}),  # as a run is given it
             **({"fromTheUser": asked} if asked else {}),
         }
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from runs.contract.execution import Branch, ExecutionResult, WarningDict
-from runs.execution.answer import guidance_of, node_response
+from runs.execution.answer import chat_opening, node_response
 from runs.execution.loading import load_node
 from runs.execution.recording import issue_attempt
 from runs.execution.responses import AnswerParts
@@ -66,7 +66,7 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
                 attempt = issue_attempt(journal, run, node)
         compiled = compiled_workflow(run.pinned_id)
         pending = engine.pending_view(compiled, node.engine_state)
-        extra: AnswerParts = {"recap": recap.path_recap(node), "rehydrated": True, **guidance_of(compiled)}
+        extra: AnswerParts = {"recap": recap.path_recap(node), "rehydrated": True, **chat_opening(compiled)}
         if node.engine_state.get("context"):
             extra["runContext"] = node.engine_state["context"]  # what a new chat needs besides the notes
         if children:

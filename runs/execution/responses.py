@@ -44,6 +44,7 @@ class AnswerParts(TypedDict, total=False):
     """The parts of an answer only some paths give, under their wire names (ExecutionResult's fields)."""
 
     blocked: Blocked
+    selfContained: bool
     goal: str
     guidance: list[str]
     rehydrated: bool
@@ -67,38 +68,18 @@ def next_call(
     pending: Pending | None,
     context_needed: list[UserDependencyDict] | None = None,
     resend_context: JsonObject | None = None,
+    *,
+    full: bool = True,
 ) -> NextCall | None:
     """The exact continue_workflow call to make next. After a blocked ack, the context that came with
-    it was not applied, so it is repeated here (its placeholders excepted), along with what is needed."""
+    it was not applied, so it is repeated here (its placeholders excepted), along with what is needed.
+    The instructions are `full` in an answer a chat may start from; elsewhere the rules the first
+    answer explained are one line, and only what is particular to the step is said in full."""
     if pending is None or ack_token is None:
         return None
     words = blanks.words(pending.prompt)
     output = output_template(pending, words)
-    instructions = "Do the pending step"
-    if pending.require_confirmation:
-        instructions += ", get the user's explicit confirmation (write their answer in output.notesMarkdown),"
-    instructions += (
-        " then call continue_workflow with these arguments (tokens exactly as given), with every '<fill in ...>' "
-        "replaced by your own value: the server decides none of them (the step's prompt may say what one must be)."
-    )
-    if any(blanks.OPTIONAL in blank for _, blank in placeholders.placeholders_in(output, "")):
-        instructions += " A field marked optional may be removed instead."
-    contract = pending.output_contract
-    if contract is not None and contract.json_schema is not None:
-        instructions += (
-            f" The {contract.artifact_kind} artifact must match the '{contract.contract_ref}' contract "
-            "(pending.outputContract.schema); a list holds as many items as you have, none if the step allows it."
-        )
-        extra = blanks.optional_structures(contract.json_schema, words)
-        if extra:
-            instructions += f" Optional parts, to remove whole when they do not apply: {', '.join(extra)}."
-    if pending.loop is not None and pending.loop.decision_due:
-        instructions += (
-            f" The wr.loop_control decision says whether loop '{pending.loop.loop_id}' runs another iteration "
-            "(continue) or ends (stop): decide it from the step's own rule."
-        )
-    if pending.assessments:
-        instructions += " Rate every dimension of each wr.assessment artifact at one of its levels."
+    instructions = _call_instructions(pending, output, words, full)
     if pending.delegations and any(d.run_id for d in pending.delegations):
         instructions = (
             "First carry out each delegation in pending.delegations (its own run: continue_workflow with its "
@@ -115,6 +96,8 @@ def next_call(
         instructions += (
             " Send each context value (the 'Context to send' lines, pending.expectedContext in the structured "
             "answer, say what reads it), or leave it out if it is not known yet."
+            if full
+            else " Send each context value asked for, or leave it out if it is not known yet."
         )
     for dependency in pending.user_dependencies or []:
         if not dependency.met:  # offered before any block, so the agent asks the user at the step that needs it
@@ -129,6 +112,48 @@ def next_call(
         arguments=ContinueWorkflowInput.model_validate({**arguments, "context": context} if context else arguments),
         instructions=instructions,
     )
+
+
+def _call_instructions(pending: Pending, output: StepOutputDict, words: frozenset[str], full: bool) -> str:
+    """How to make the call: the rules that hold for every call (in full once, then in a line), and
+    what this step's output must be."""
+    confirm = pending.require_confirmation
+    if full:
+        instructions = "Do the pending step"
+        if confirm:
+            instructions += ", get the user's explicit confirmation (write their answer in output.notesMarkdown),"
+        instructions += (
+            " then call continue_workflow with these arguments (tokens exactly as given), with every '<fill in ...>' "
+            "replaced by your own value: the server decides none of them (the step's prompt may say what one must "
+            "be)."
+        )
+    else:
+        confirmed = ", get the user's confirmation," if confirm else ""
+        instructions = (
+            f"Do the step{confirmed} then call continue_workflow with these arguments, each '<fill in ...>' "
+            "replaced by your own value."
+        )
+    if any(blanks.OPTIONAL in blank for _, blank in placeholders.placeholders_in(output, "")):
+        instructions += " A field marked optional may be removed instead."
+    contract = pending.output_contract
+    if contract is not None and contract.json_schema is not None:
+        instructions += (
+            f" The {contract.artifact_kind} artifact must match the '{contract.contract_ref}' contract "
+            "(pending.outputContract.schema); a list holds as many items as you have, none if the step allows it."
+            if full
+            else f" The {contract.artifact_kind} artifact must match its contract."
+        )
+        extra = blanks.optional_structures(contract.json_schema, words)
+        if extra:
+            instructions += f" Optional parts, to remove whole when they do not apply: {', '.join(extra)}."
+    if pending.loop is not None and pending.loop.decision_due and full:  # the step's text says it too
+        instructions += (
+            f" The wr.loop_control decision says whether loop '{pending.loop.loop_id}' runs another iteration "
+            "(continue) or ends (stop): decide it from the step's own rule."
+        )
+    if pending.assessments:
+        instructions += " Rate every dimension of each wr.assessment artifact at one of its levels."
+    return instructions
 
 
 def output_template(pending: Pending, words: frozenset[str]) -> StepOutputDict:
@@ -241,6 +266,7 @@ def execution_response(
     resend_context: JsonObject | None = None,
     compiled: JsonObject | None = None,
 ) -> ExecutionResult:
+    parts = extra or {}
     return ExecutionResult.model_validate(
         {
             "kind": kind,
@@ -254,7 +280,10 @@ def execution_response(
             "preferences": EffectivePreferences.model_validate(preferences),
             "mode": mode_of(preferences),
             "warnings": [WarningShape.model_validate(w) for w in warnings],
-            "nextCall": next_call(state_token, ack_token, pending, context_needed, resend_context),
-            **(extra or {}),
+            "nextCall": next_call(
+                state_token, ack_token, pending, context_needed, resend_context, full=bool(parts.get("selfContained"))
+            ),
+            **parts,
+            "selfContained": bool(parts.get("selfContained")),
         }
     )

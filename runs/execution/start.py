@@ -12,7 +12,7 @@ from runs.contract.execution import ExecutionResult, WarningDict, engine_warning
 from runs.contract.inputs import StartWorkflowInput
 from runs.contract.preferences import CHOICES, follow_recommendation, resolve
 from runs.execution import delegations
-from runs.execution.answer import OUTCOME_KIND, guidance_of, node_response
+from runs.execution.answer import OUTCOME_KIND, chat_opening, node_response
 from runs.execution.catalog import current_catalog, find_workflow, unknown_workflow_ids
 from runs.execution.recording import begin_run, journal_for_new_run, observe
 from runs.store import ratelimit
@@ -41,7 +41,7 @@ def start_workflow(request: StartWorkflowInput) -> ExecutionResult:
         run, node, attempt = begin_run(journal, entry, begun, effective)
         delegations.spawn(journal, run, node, begun.pending)
         observe(journal, run)
-        extra = guidance_of(entry.compiled)
+        extra = chat_opening(entry.compiled)
         if references:
             extra["references"] = references
         response = node_response(

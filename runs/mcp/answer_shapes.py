@@ -264,6 +264,7 @@ class ExecutionJson(TypedDict):
     mode: Literal["guided", "autopilot", "unattended", "custom"]
     nextCall: NextCall | None
     blocked: NotRequired[Blocked | None]
+    selfContained: NotRequired[bool]  # absent from answers recorded before it existed: read as true
     goal: NotRequired[str | None]
     guidance: NotRequired[list[str] | None]
     rehydrated: NotRequired[bool | None]

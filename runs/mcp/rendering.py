@@ -21,6 +21,7 @@ from runs.mcp.answer_shapes import (
     ResumeJson,
     SessionJson,
     StepOutline,
+    WorkflowDetails,
     WorkflowInspectionJson,
     WorkflowListJson,
     WorkflowSource,
@@ -67,7 +68,31 @@ def _source_text(source: WorkflowSource) -> str:
 
 
 def workflow_details_text(result: WorkflowInspectionJson) -> str:
+    """Mode metadata: what the workflow is for, what it needs, its outline. Mode preview: the outline
+    with each step's prompt, and nothing metadata says (an agent reads metadata first, then previews)."""
     workflow = result["workflow"]
+    if result["mode"] == "preview":
+        call = json.dumps({"workflowId": workflow["id"]})
+        lines = [
+            f"{workflow['name']} ({workflow['id']}, version {workflow['version']}): each step's prompt. What the "
+            f"workflow is for and what it needs from the user: inspect_workflow {call}."
+        ]
+    else:
+        lines = _metadata_lines(workflow)
+    lines += ["", "Steps:"]
+    lines += _outline_lines(result["steps"], indent="")
+    if result["mode"] != "preview":
+        lines += [_diagnostic_line(diagnostic) for diagnostic in workflow["warnings"]]
+    start = {"workflowId": workflow["id"], "goal": "<the task, in the user's words>"}
+    lines += [
+        "",
+        f"Next: start_workflow {json.dumps(start, ensure_ascii=False)}; add context.ticketId (or "
+        "context.sessionKey) to keep the runs of one ticket in one session.",
+    ]
+    return "\n".join(lines)
+
+
+def _metadata_lines(workflow: WorkflowDetails) -> list[str]:
     lines = [
         f"{workflow['name']} ({workflow['id']}, version {workflow['version']}, {workflow['kind']})",
         workflow["description"],
@@ -79,27 +104,19 @@ def workflow_details_text(result: WorkflowInspectionJson) -> str:
     for items, title in (
         (workflow.get("preconditions"), "Preconditions"),
         (workflow.get("clarificationPrompts"), "Questions to clarify first"),
-        (workflow.get("metaGuidance"), "Guidance"),
     ):
         if items:
             lines += ["", f"{title}:"] + [f"- {item}" for item in items]
+    rules = workflow.get("metaGuidance")
+    if rules:  # said in full once per run: with the first step, where the agent acts on them
+        lines += ["", f"Guidance: {len(rules)} rule(s) for every step, given in full with the first step."]
     asked = workflow.get("fromTheUser")
     if asked:
         lines += ["", "Needs from the user (send it as context with start_workflow when you have it):"]
         lines += [
             f"- context.{item['contextKey']}: {item['description']} (asked at '{item['stepTitle']}')" for item in asked
         ]
-    lines += ["", "Steps:"]
-    lines += _outline_lines(result["steps"], indent="")
-    for diagnostic in workflow["warnings"]:
-        lines.append(_diagnostic_line(diagnostic))
-    start = {"workflowId": workflow["id"], "goal": "<the task, in the user's words>"}
-    lines += [
-        "",
-        f"Next: start_workflow {json.dumps(start, ensure_ascii=False)}; add context.ticketId (or "
-        "context.sessionKey) to keep the runs of one ticket in one session.",
-    ]
-    return "\n".join(lines)
+    return lines
 
 
 def _outline_lines(steps: list[StepOutline], indent: str, prefix: str = "") -> list[str]:
@@ -137,8 +154,9 @@ def _step_count_text(item: WorkflowSummary) -> str:
     return f"{outline} outline steps, {steps} with the steps inside loops"
 
 
+GOAL_CHANGED = "GOAL_CHANGED"  # its message shows the new goal whole
 # Codes that inform rather than warn: nothing is wrong, the agent should just know.
-NOTES = {"PREFERENCES_FOLLOW_RECOMMENDATION", "BRANCH_STARTED", "UNKNOWN_WORKFLOW_IDS"}
+NOTES = {"PREFERENCES_FOLLOW_RECOMMENDATION", "BRANCH_STARTED", "UNKNOWN_WORKFLOW_IDS", GOAL_CHANGED}
 
 
 def execution_text(result: ExecutionJson) -> str:
@@ -163,28 +181,10 @@ def execution_text(result: ExecutionJson) -> str:
         lines.append("Blocked: the step is not done yet.")
         lines += [f"- {issue['code']}: {issue['message']}" for issue in blocked["issues"]]
         lines.append(blocked["retry"])
+    full = result.get("selfContained", True)  # an answer recorded before the flag existed said everything
+    goal = result.get("goal")
     if result.get("rehydrated"):
-        run_context = result.get("runContext")
-        if run_context:
-            values = [_clipped(value) for value in run_context.values()]
-            shown = "; ".join(f"{key} = {value}" for key, value in zip(run_context, values, strict=True))
-            lines.append(f"Context so far (what earlier steps set): {shown}")
-            if any(value.endswith(CUT) for value in values):
-                lines.append(
-                    f"(Values ending in {CUT} are cut short here; runContext in the structured answer has them whole.)"
-                )
-        lines += _recap_lines("Recap of earlier notes", _given(result.get("recap")))
-        branches = result.get("branches")
-        if branches:
-            lines.append(_given(result.get("fork")))
-            for number, branch in enumerate(branches, 1):
-                lines += _branch_lines(number, branch)
-            lines += _recap_lines(
-                "The newest existing branch, which you are not on (its notes are not your current state; "
-                "return to it only with its tip's stateToken above)",
-                _given(result.get("downstreamRecap")),
-                numbered=False,
-            )
+        lines += _rehydrated_lines(result, goal if full else None)
     checkpoint = result.get("checkpoint")
     if checkpoint:
         lines.append(checkpoint["note"])
@@ -197,15 +197,9 @@ def execution_text(result: ExecutionJson) -> str:
     where = (
         f" (loop {loop['loopId']}, iteration {loop['iteration']} of at most {loop['maxIterations']})" if loop else ""
     )
-    guidance = result.get("guidance")
-    if guidance:
-        # An item's own sub-points stay under it: indented, they cannot read as rules of their own.
-        items = ("- " + item.replace("\n", "\n  ") for item in guidance)
-        lines += ["Guidance for every step of this workflow:", *items, ""]
-    stated = result.get("goal")
-    if stated:
-        goal = " ".join(stated.split())
-        lines.append(f"Goal: {goal if len(goal) <= 300 else goal[:299] + '…'}")
+    lines += _guidance_lines(result)
+    if goal and not any(w["code"] == GOAL_CHANGED for w in result["warnings"]):  # a change shows it whole there
+        lines.append(f"Goal: {goal.strip()}" if full else "Goal: as shown in full before.")
     lines.append(f"Step: {pending['title']} [{pending['stepId']}]{where}")
     lines.append(f"Progress: {progress_text(result['progress'])}")
     if pending.get("agentRole"):
@@ -213,12 +207,7 @@ def execution_text(result: ExecutionJson) -> str:
     lines += ["", pending["prompt"], ""]
     lines += delegation_lines(pending)
     if pending["requireConfirmation"]:
-        lines.append(
-            "Before continuing, ask the user to confirm, and wait for their answer. WorkRail cannot hear the user: "
-            "it takes your word, so write their actual answer in output.notesMarkdown (it is recorded as the "
-            "confirmation). If they cannot be asked, write 'Assumed:' and the answer you assume, with why, so the "
-            "record shows it was not theirs."
-        )
+        lines.append(CONFIRM_IN_FULL if full else CONFIRM_IN_A_LINE)
     elif pending.get("confirmation"):
         lines.append(f"Confirmation ({result['mode']} mode): {pending['confirmation']}.")
     lines += [context_line(expected) for expected in pending.get("expectedContext") or []]
@@ -236,13 +225,68 @@ def execution_text(result: ExecutionJson) -> str:
     if call is not None:
         lines.append(call["instructions"])
         lines.append(f"continue_workflow {json.dumps(call['arguments'], ensure_ascii=False)}")
-    if result["progress"]["completedSteps"] == 0 and not result.get("rehydrated") and not replayed:
+    if full and not result.get("rehydrated") and not replayed:  # said once: with the run's first step
         lines.append(
             "To come back to a step later (a rewound chat, another approach), keep its stateToken: "
             "continue_workflow with only that stateToken shows the step again with a fresh ackToken, and "
             "acknowledging it starts a new branch; the later work stays on its own branch."
         )
     return "\n".join(lines)
+
+
+CONFIRM_IN_FULL = (
+    "Before continuing, ask the user to confirm, and wait for their answer. WorkRail cannot hear the user: "
+    "it takes your word, so write their actual answer in output.notesMarkdown (it is recorded as the "
+    "confirmation). If they cannot be asked, write 'Assumed:' and the answer you assume, with why, so the "
+    "record shows it was not theirs."
+)
+CONFIRM_IN_A_LINE = (
+    "Before continuing, ask the user to confirm and wait; write their actual answer in output.notesMarkdown "
+    "('Assumed:', the answer you assume and why, if they cannot be asked)."
+)
+
+
+def _rehydrated_lines(result: ExecutionJson, goal_shown: str | None) -> list[str]:
+    """What a chat starting here needs besides the step: the context so far (the goal said apart), the
+    notes on the way here and, on a rewind, each branch that already grew from this point, once."""
+    lines = []
+    run_context = {k: v for k, v in (result.get("runContext") or {}).items() if not (k == "goal" and v == goal_shown)}
+    if run_context:
+        values = [_clipped(value) for value in run_context.values()]
+        shown = "; ".join(f"{key} = {value}" for key, value in zip(run_context, values, strict=True))
+        lines.append(f"Context so far (what earlier steps set): {shown}")
+        if any(value.endswith(CUT) for value in values):
+            lines.append(
+                f"(Values ending in {CUT} are cut short here; runContext in the structured answer has them whole.)"
+            )
+    lines += _recap_lines("Recap of earlier notes", _given(result.get("recap")))
+    branches = result.get("branches")
+    if branches:
+        lines.append(_given(result.get("fork")))
+        for number, branch in enumerate(branches, 1):
+            lines += _branch_lines(number, branch)
+        lines.append(
+            "  (A branch's notes in full: continue_workflow with its tip's stateToken shows them; they are not "
+            "your current state.)"
+        )
+    return lines
+
+
+def _guidance_lines(result: ExecutionJson) -> list[str]:
+    """The workflow's rules, in full where a chat may start; a rewind view (a point branches grew from,
+    which a chat reaches by going back) names them in a line, as the chat has read them already."""
+    guidance = result.get("guidance")
+    if not guidance:
+        return []
+    if result.get("branches"):
+        return [
+            f"Guidance for every step: the {len(guidance)} rule(s) given at start (continue_workflow with a "
+            "branch tip's stateToken shows them again).",
+            "",
+        ]
+    # An item's own sub-points stay under it: indented, they cannot read as rules of their own.
+    items = ("- " + item.replace("\n", "\n  ") for item in guidance)
+    return ["Guidance for every step of this workflow:", *items, ""]
 
 
 def reference_lines(references: list[ReferenceView] | None) -> list[str]:
@@ -308,7 +352,7 @@ def _context_text(context: JsonObject) -> str:
 
 def _given[T](part: T | None) -> T:
     """A part of the answer that is always there when the part that names it is (a rehydrate's recap;
-    a fork's text and the downstream recap with its branches)."""
+    a fork's text with its branches)."""
     assert part is not None
     return part
 
@@ -384,9 +428,9 @@ def _branch_lines(number: int, branch: Branch) -> list[str]:
     return lines
 
 
-def _recap_lines(title: str, recap: Recap, *, numbered: bool = True) -> list[str]:
-    """The kept entries in path order, with a marker where entries were left out and how to read them.
-    Another branch's entries are not numbered: numbers on a path read as the reader's own history."""
+def _recap_lines(title: str, recap: Recap) -> list[str]:
+    """The kept entries in path order, numbered by position, with a marker where entries were left out
+    and how to read them."""
     total = recap.get("totalEntries")
     kept = len(recap["entries"])
     counted = f" ({kept} of {total} entries)" if recap["truncated"] and total is not None else ""
@@ -399,7 +443,7 @@ def _recap_lines(title: str, recap: Recap, *, numbered: bool = True) -> list[str
         if marker is not None and not placed and (gap is None or position is None or position > gap["fromPosition"]):
             lines.append(marker)
             placed = True
-        number = f"[{position}] " if position is not None and numbered else ""
+        number = f"[{position}] " if position is not None else ""
         lines.append(f"  - {number}{item['title'] or item['stepId']}: {item['notesMarkdown']}")
     if marker is not None and not placed:
         lines.append(marker)

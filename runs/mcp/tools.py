@@ -129,7 +129,8 @@ def tool_specs() -> dict[str, ToolSpec[Any]]:
             title="Inspect a workflow",
             summary=(
                 "Show one workflow before running it: purpose, preconditions, questions to clarify, and its "
-                "step outline (mode 'metadata'), or also each step's prompt and role (mode 'preview'). "
+                "step outline (mode 'metadata'); or the outline with each step's prompt and role instead "
+                "(mode 'preview'). "
                 "Read-only; never starts a run."
             ),
             input=inputs.InspectWorkflowInput,

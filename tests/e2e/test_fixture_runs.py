@@ -112,7 +112,8 @@ def test_workflow_level_fields_reach_the_agent(server):
         "wr.features.memory_context",
     ]
     assert details["metaGuidance"][0] == "Describe changes by their effect on the reader, not by the code that moved."
-    assert len(details["metaGuidance"]) == 5  # its own two, then one per feature
+    # Its own two, then one per feature; the subagent advice left out: no step of it delegates.
+    assert len(details["metaGuidance"]) == 4
     first = server.run("fixture.workflow_metadata")[0]
     # The server's default risk policy (balanced) is above the recommendation (conservative): followed, and said.
     assert "PREFERENCES_FOLLOW_RECOMMENDATION" in {w["code"] for w in first["warnings"]}

@@ -1,8 +1,9 @@
 """The bundled library (workflows_app/bundled): every workflow loads with no diagnostic at all, shows an
 agent exactly what we mean it to see, and takes its loops and branches when a run's context calls for them.
 
-Snapshots: the `inspect_workflow` preview of each bundled workflow (the text an agent reads before it
-starts one: description, workflowHash, guidance, every step's prompt) is pinned in
+Snapshots: what `inspect_workflow` shows of each bundled workflow in both its modes (the text an agent
+reads before it starts one: metadata's description and workflowHash, the preview's every step's prompt,
+and the guidance its first step gives) is pinned in
 tests/snapshots/inspect/<id>.txt and compared exactly. A change to a prompt, a step, or a built-in
 snippet, feature or contract a workflow uses therefore shows up as a snapshot diff in review. After an
 intended change, rewrite the snapshots instead of comparing them with
@@ -74,12 +75,18 @@ def test_each_bundled_workflow_loads_cleanly_from_the_bundled_source(catalog, wo
 # --- Snapshots of what an agent is shown ------------------------------------------------------------------
 
 
+MODES = ("metadata", "preview")  # preview leaves out what metadata says: both, to show it all
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("workflow_id", BUNDLED_IDS)
 def test_inspect_preview_matches_its_snapshot(workflow_id, service_catalog):
-    outcome = tools.call("inspect_workflow", {"workflowId": workflow_id, "mode": "preview"})
-    assert not outcome.is_error, outcome.text
-    text = rendering.workflow_details_text(outcome.structured) + "\n"
+    shown = [tools.call("inspect_workflow", {"workflowId": workflow_id, "mode": mode}) for mode in MODES]
+    assert not any(outcome.is_error for outcome in shown), [outcome.text for outcome in shown]
+    parts = [rendering.workflow_details_text(outcome.structured) for outcome in shown]
+    rules = shown[0].structured["workflow"].get("metaGuidance") or []  # named by inspect, given with step one
+    parts += ["Guidance, as the first step gives it:\n" + "\n".join(f"- {rule}" for rule in rules)] if rules else []
+    text = "\n\n".join(parts) + "\n"
     path = SNAPSHOTS / f"{workflow_id}.txt"
     if updating_snapshots():
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -125,8 +125,8 @@ def test_an_older_state_token_forks_a_sibling_branch(three):
     assert len(rewound["branches"]) == 1
     assert rewound["branches"][0]["completedStepId"] == "one"
     assert [e["stepId"] for e in rewound["downstreamRecap"]["entries"]] == ["one", "two"]
-    other_branch = rendering.execution_text(rewound).split("which you are not on")[1].split("Step:")[0]
-    assert "  - " in other_branch and "[" not in other_branch  # not numbered as if it were this path's history
+    other_branch = rendering.execution_text(rewound).split("already has 1 branch(es)")[1].split("Step:")[0]
+    assert "Branch 1: after one" in other_branch and "[1]" not in other_branch  # not this path's history
     assert rewound["ackToken"] != start["ackToken"]
     fork = continue_workflow(
         stateToken=start["stateToken"], ackToken=rewound["ackToken"], output={"notesMarkdown": "Different approach."}

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from harness.agent import literal as _literal
+from harness.agent import notes_constraints as _notes_constraints
 from workflows_app.catalog import Catalog, CatalogLoader
 from workflows_app.engine import Transition, advance, start
 from workflows_app.sources import configured_sources
@@ -56,28 +57,6 @@ def scenario_context(compiled: dict[str, Any]) -> dict[str, Any]:
         if loop.get("type") == "for" and isinstance(loop.get("count"), str):
             context[loop["count"]] = 2
     return context
-
-
-def _notes_constraints(schema: Any, found: dict[str, Any]) -> None:
-    """Patterns and lengths the schema asks of notesMarkdown (all of allOf, the first anyOf option)."""
-    if not isinstance(schema, dict):
-        return
-    notes = schema.get("properties", {}).get("notesMarkdown", {})
-    if isinstance(notes.get("pattern"), str) and notes["pattern"] != "\\S":
-        found["patterns"].append(notes["pattern"])
-    found["min"] = max(found["min"], notes.get("minLength", 0))
-    found["max"] = min(found["max"], notes.get("maxLength", found["max"]))
-    for part in schema.get("allOf", []):
-        _notes_constraints(part, found)
-    if schema.get("anyOf"):
-        _notes_constraints(schema["anyOf"][0], found)
-
-
-def _literal(pattern: str) -> str:
-    """Text a simple pattern (a word, a contains rule's escaped literal, scoped flags) matches."""
-    match = re.fullmatch(r"\(\?[ims]+:(.*)\)", pattern)
-    body = match.group(1) if match else pattern
-    return re.sub(r"\\(.)", r"\1", body)
 
 
 class ScriptedAgent:
