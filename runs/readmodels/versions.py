@@ -27,7 +27,7 @@ def session_of_run(run_id: str) -> int:
     run = (
         Run.objects.filter(public_id=run_id[:MAX_ID_LENGTH], session__importing=False)
         .select_related("session")
-        .only("session__pk", "session__public_id", "session__owner")
+        .only("session__id", "session__public_id", "session__owner")
         .first()
     )
     if run is None:
@@ -43,7 +43,7 @@ def session_of_run(run_id: str) -> int:
 def session_pk(session_id: str) -> int:
     """The primary key of session `session_id`; NOT_FOUND when there is no such visible session,
     NOT_YOUR_SESSION when another owner started it."""
-    found = visible_sessions().filter(public_id=session_id[:MAX_ID_LENGTH]).only("pk", "public_id", "owner").first()
+    found = visible_sessions().filter(public_id=session_id[:MAX_ID_LENGTH]).only("id", "public_id", "owner").first()
     if found is None:
         raise WorkRailError(
             ErrorCode.NOT_FOUND,

@@ -12,22 +12,16 @@ join a session by key), the resources and subscriptions (runs/readmodels: resour
 HTTP API's reads and writes, and bundle export and reports (overview.get_session, run_view) all call
 `require_mine` on the session they found, and lists filter with `visible`.
 
-Every refusal, here or at a door's own bounds, is recorded by `record_refusal` on the `workrail.refusals`
-logger (the server's stderr, where an operator reads the log): who (owner and token), what, which door, and
-the client's address as the transport saw it.
+Every refusal here is recorded for the operator (runs/store/refusals.py) before it is raised.
 """
 
 from __future__ import annotations
-
-import logging
 
 from django.db.models import Q
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Session
-from runs.store import actors
-
-logger = logging.getLogger("workrail.refusals")
+from runs.store import actors, refusals
 
 
 def acting_owner() -> str:
@@ -63,7 +57,7 @@ def require_mine(session: Session, *, joining_key: str | None = None) -> None:
             f"sessionKey and ticketId for a new session. {take_over}",
             details={"sessionKey": joining_key},
         )
-        record_refusal(error, f"session key '{joining_key[:80]}' of session {session.public_id} ({session.owner}'s)")
+        refusals.record(error.code, f"session key '{joining_key[:80]}' of session {session.public_id} ({session.owner}'s)")
         raise error
     error = WorkRailError(
         ErrorCode.NOT_YOUR_SESSION,
@@ -72,7 +66,7 @@ def require_mine(session: Session, *, joining_key: str | None = None) -> None:
         f"Use your own sessions (resume_session finds them) or start one with start_workflow. {take_over}",
         details={"owner": session.owner},
     )
-    record_refusal(error, f"session {session.public_id} ({session.owner}'s)")
+    refusals.record(error.code, f"session {session.public_id} ({session.owner}'s)")
     raise error
 
 
@@ -83,19 +77,3 @@ def visible(prefix: str = "") -> Q:
         return Q()
     return Q(**{f"{prefix}owner__in": ["", me]})
 
-
-def record_refusal(error: WorkRailError, what: str) -> None:
-    """One line for the operator: the code, who asked (owner, token), through which door, from where, for
-    what, and what they asked to do. Never the token itself, never the refusal's text (it may quote input)."""
-    actor = actors.current()
-    asked = actors.asked()
-    logger.warning(
-        "refused %s: %s (token %s) through %s from %s: %s%s",
-        error.code,
-        actor.owner or "a local process",
-        actor.token or "-",
-        actor.door or "-",
-        actor.client or "-",
-        what,
-        f" [{asked}]" if asked else "",
-    )

@@ -5,6 +5,7 @@ Across real processes: tests/e2e/test_subscriptions_stdio.py."""
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
 from datetime import timedelta
 from types import SimpleNamespace
 from typing import Any
@@ -27,17 +28,28 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PLAN = "wr.routine-focused_plan"
 
 
+class Connection:
+    def __init__(self) -> None:
+        self.exit_stack = AsyncExitStack()
+
+
 class Client:
-    """What the watcher sends to: the notifications/resources/updated of one connection, in order."""
+    """What the watcher sends to: the notifications/resources/updated of one connection, in order. Its
+    `_connection` stands for the SDK's (one per MCP session), whose teardown stack runs when it ends."""
 
     def __init__(self) -> None:
         self.heard: list[str] = []
+        self._connection = Connection()
 
     async def send_resource_updated(self, uri: str) -> None:
         self.heard.append(uri)
 
     def request(self) -> Any:
         return SimpleNamespace(session=self)
+
+    async def end(self) -> None:
+        """The MCP session ends (the client's DELETE, the idle timeout, a revoked token)."""
+        await self._connection.exit_stack.aclose()
 
 
 def run_uri(answer: dict[str, Any]) -> str:
