@@ -57,7 +57,9 @@ def require_mine(session: Session, *, joining_key: str | None = None) -> None:
             f"sessionKey and ticketId for a new session. {take_over}",
             details={"sessionKey": joining_key},
         )
-        refusals.record(error.code, f"session key '{joining_key[:80]}' of session {session.public_id} ({session.owner}'s)")
+        refusals.record(
+            error.code, f"session key '{joining_key[:80]}' of session {session.public_id} ({session.owner}'s)"
+        )
         raise error
     error = WorkRailError(
         ErrorCode.NOT_YOUR_SESSION,
@@ -76,4 +78,3 @@ def visible(prefix: str = "") -> Q:
     if not me:
         return Q()
     return Q(**{f"{prefix}owner__in": ["", me]})
-
