@@ -12,7 +12,7 @@ from mcp.server.transport_security import TransportSecurityMiddleware
 from starlette.requests import Request
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from runs.mcp.http import NoDelayH11Protocol, RefusedToServe, options_for
+from runs.mcp.http import BoundedH11Protocol, RefusedToServe, options_for
 from runs.mcp.http_app import SUBSCRIPTION_METHODS, build_app
 from runs.mcp.http_options import HttpOptions, is_loopback
 from runs.mcp.server import WorkRailServer
@@ -92,7 +92,8 @@ def test_every_connection_has_nagles_algorithm_off():
             transport = MagicMock()
             transport.get_extra_info = lambda name, default=None: accepted if name == "socket" else default
             patch.setattr(H11Protocol, "connection_made", lambda self, transport: None)  # uvicorn's own part
-            NoDelayH11Protocol.__new__(NoDelayH11Protocol).connection_made(transport)
+            patch.setattr(BoundedH11Protocol, "_await_headers", lambda self: None)  # the header deadline's
+            BoundedH11Protocol.__new__(BoundedH11Protocol).connection_made(transport)
             assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
 
 
