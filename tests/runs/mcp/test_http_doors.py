@@ -216,5 +216,6 @@ def test_a_loopback_client_cannot_choose_the_address_its_refusal_is_recorded_fro
     )
     assert response.status_code == 401
     assert refusals(caplog) == [
-        "refused UNAUTHENTICATED: a local process (token -) through http from 127.0.0.1: a request without a valid token"
+        "refused UNAUTHENTICATED: a local process (token -) through http from 127.0.0.1: "
+        "a request without a valid token"
     ]
