@@ -25,7 +25,7 @@ MEANING: dict[int, str] = {
     400: "INVALID_INPUT: a parameter or the body does not fit (details.pointer says which).",
     401: "UNAUTHENTICATED: no valid Bearer token and no staff login session.",
     403: "CSRF_FAILED: a POST with the login session but without its CSRF token. NOT_YOUR_SESSION: a Bearer "
-    "token's owner may change only the sessions it started (or nobody's).",
+    "token's owner may read and change only the sessions it started (or nobody's).",
     404: "NOT_FOUND (or WORKFLOW_NOT_FOUND): no such id in this store.",
     409: "WORKFLOW_INVALID: the workflow file exists but cannot run (details.diagnostics). "
     "(BUNDLE_ALREADY_IMPORTED: the bundle's session is here already, details.sessionId; copy=true imports a copy.)",

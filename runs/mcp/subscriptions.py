@@ -17,8 +17,15 @@ subscribed it waits on an event and reads nothing. The query runs on a worker th
 the server (stdin EOF, a signal), and when reading ends the listen streams are closed gracefully, so
 their requests are answered before the server exits (runs/mcp/answers.py).
 
-A URI that names nothing subscribable, or a run or session that does not exist, is refused as
-resources/read refuses it: a JSON-RPC error whose data is {uri, error: {code, message, ...}}.
+A URI that names nothing subscribable, a run or session that does not exist, or one another owner started
+(runs/store/ownership.py, asked on every subscription, even to a URI watched already for someone else), is
+refused as resources/read refuses it: a JSON-RPC error whose data is {uri, error: {code, message, ...}}.
+
+Subscriptions belong to the MCP connection that made them (one per MCP session over HTTP): an unsubscribe
+ends only its own, and they all end with the connection (its teardown stack). What one owner holds at once,
+over all its connections, is bounded (MAX_SUBSCRIPTIONS_PER_OWNER, MAX_LISTEN_STREAMS_PER_OWNER, MAX_URI_CHARS;
+docs/security.md), and each refusal is recorded (runs/store/refusals.py). A connection's notifications go out
+on a task of its own, so a client that does not read its stream delays nobody else's.
 
 This module is imported at start-up: it must stay light. The read models load on first subscription.
 """
