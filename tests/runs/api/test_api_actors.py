@@ -124,3 +124,11 @@ def test_an_owners_token_reads_only_its_own_and_unowned_sessions(service_catalog
     assert carol.get(f"{API}/sessions/{team.local_session}").status_code == 200
     alice = Client(headers={"Authorization": f"Bearer {api_tokens.create('alice-ci', owner='alice')[1]}"})
     assert alice.get(f"{API}/sessions/{team.alice_session}/bundle").status_code == 200
+
+
+def test_a_refused_api_request_is_recorded_for_the_operator(service_catalog, caplog):
+    Client(headers={"Authorization": "Bearer not-a-token"}).get(f"{API}/sessions")
+    Client().get(f"{API}/runs/run_1")
+    refusals = [r.getMessage() for r in caplog.records if r.name == "workrail.refusals"]
+    said = "refused UNAUTHENTICATED: a local process (token -) through api from 127.0.0.1: no valid token"
+    assert refusals == [f"{said} [GET {API}/sessions]", f"{said} [GET {API}/runs/run_1]"]
