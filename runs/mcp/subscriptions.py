@@ -360,7 +360,7 @@ class ResourceWatcher:
 
 def _connection_of(ctx: ServerRequestContext[Any, Any]) -> Any:
     """The MCP connection (one per MCP session) a request came on. The SDK builds a ServerSession per request
-    and keeps the connection private; tests/runs/mcp/test_subscriptions.py fails if this stops working."""
+    and keeps the connection private; tests/runs/mcp/test_http_doors.py fails if this stops working."""
     return ctx.session._connection
 
 

@@ -37,6 +37,7 @@ class Served:
     url: str
     tokens: dict[str, str]  # owner -> token
     server: uvicorn.Server
+    mcp: WorkRailServer
 
     def post(self, who: str, message: dict[str, Any], session: str | None = None, **headers: str) -> httpx.Response:
         sent = {"Authorization": f"Bearer {self.tokens[who]}", "Accept": "application/json, text/event-stream"}
@@ -84,7 +85,8 @@ def answer_of(response: httpx.Response) -> dict[str, Any]:
 @pytest.fixture
 def served(service_catalog: object) -> Iterator[Served]:
     tokens = {owner: api_tokens.create(f"{owner}-laptop", owner=owner)[1] for owner in ("alice", "bob")}
-    app = build_app(WorkRailServer(), HttpOptions())
+    mcp = WorkRailServer()
+    app = build_app(mcp, HttpOptions())
     config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="on", **http.server_options("WARNING"))
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -95,7 +97,7 @@ def served(service_catalog: object) -> Iterator[Served]:
         time.sleep(0.02)
     port = server.servers[0].sockets[0].getsockname()[1]
     try:
-        yield Served(f"http://127.0.0.1:{port}/mcp", tokens, server)
+        yield Served(f"http://127.0.0.1:{port}/mcp", tokens, server, mcp)
     finally:
         server.should_exit = True
         thread.join(30)
@@ -219,3 +221,21 @@ def test_a_loopback_client_cannot_choose_the_address_its_refusal_is_recorded_fro
         "refused UNAUTHENTICATED: a local process (token -) through http from 127.0.0.1: "
         "a request without a valid token"
     ]
+
+
+def test_a_sessions_subscriptions_end_with_it(served):
+    with acting_as(Actor("alice", Door.HTTP)):
+        run = start_workflow(PLAN)["session"]["runId"]
+    alice = served.open_session("alice")
+    for uri in (f"workrail://runs/{run}", f"workrail://runs/{run}/notes?cursor=2"):
+        assert served.call("alice", alice, "resources/subscribe", {"uri": uri})["result"] == {}
+    assert len(served.mcp.watcher.watched()) == 2 and served.mcp.watcher.held("alice") == 2
+    ended = httpx.delete(
+        served.url, headers={"Authorization": f"Bearer {served.tokens['alice']}", "Mcp-Session-Id": alice}
+    )
+    assert ended.status_code == 200
+    deadline = time.monotonic() + 10
+    while served.mcp.watcher.watched():
+        assert time.monotonic() < deadline, "the subscriptions outlived their session"
+        time.sleep(0.02)
+    assert served.mcp.watcher.held("alice") == 0
