@@ -111,3 +111,21 @@ def test_a_malformed_allow_list_stops_the_program_at_start(tmp_path, setting, va
     result = run_manage(tmp_path, "check", **{setting: value})
     assert result.returncode == 2 and "configuration error" in result.stderr
     assert f"{setting}: {value!r} {said}" in result.stderr
+
+
+def test_uvicorn_believes_no_proxy_unless_one_is_configured_and_waits_for_starting_workers():
+    """Unset, no X-Forwarded-For is believed (a local process would choose the address its refusals are
+    recorded from); and a worker gets more than uvicorn's 5 s to start on a loaded machine."""
+    import inspect
+
+    import uvicorn
+
+    from runs.mcp.http import WORKER_HEALTHCHECK_S, server_options
+
+    options = server_options("INFO")
+    assert (options["proxy_headers"], options["forwarded_allow_ips"]) == (False, None)
+    if "timeout_worker_healthcheck" in inspect.signature(uvicorn.Config).parameters:
+        assert options["timeout_worker_healthcheck"] == WORKER_HEALTHCHECK_S >= 60
+    with override_settings(WORKRAIL_MCP_FORWARDED_ALLOW_IPS="127.0.0.1"):
+        behind_a_proxy = server_options("INFO")
+    assert (behind_a_proxy["proxy_headers"], behind_a_proxy["forwarded_allow_ips"]) == (True, "127.0.0.1")
