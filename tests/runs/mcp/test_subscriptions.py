@@ -15,7 +15,13 @@ import pytest
 from django.utils import timezone
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, SubscribeRequestParams, UnsubscribeRequestParams
+from mcp_types import (
+    INVALID_PARAMS,
+    SubscribeRequestParams,
+    SubscriptionFilter,
+    SubscriptionsListenRequestParams,
+    UnsubscribeRequestParams,
+)
 
 from runs.contract.dashboard import PreferencesChange
 from runs.execution.session_actions import change_preferences
@@ -298,5 +304,28 @@ def test_a_client_that_never_reads_stalls_nobody_elses_notifications(service_cat
                     while len(client.heard) < heard:
                         await anyio.sleep(0.01)
             background.cancel_scope.cancel()
+
+    watching(scenario)
+
+
+def listen_params(*uris: str) -> SubscriptionsListenRequestParams:
+    return SubscriptionsListenRequestParams(notifications=SubscriptionFilter(resource_subscriptions=list(uris)))
+
+
+def test_a_listen_stream_is_checked_for_owners_and_bounded_per_owner(service_catalog, monkeypatch):
+    """Refused before the stream opens: a URI of another owner's run, and a stream past the owner's bound;
+    either way nothing stays watched or counted."""
+
+    async def scenario(watcher: ResourceWatcher, client: Client) -> None:
+        mine = await as_owner(ALICE, elsewhere, start_workflow, PLAN)
+        request = SimpleNamespace(session=client, request_id=7)
+        with pytest.raises(MCPError) as raised:
+            await as_owner(BOB, watcher.listen, request, listen_params(run_uri(mine)))
+        assert raised.value.data["error"]["code"] == "NOT_YOUR_SESSION"
+        monkeypatch.setattr(subscriptions, "MAX_LISTEN_STREAMS_PER_OWNER", 0)
+        with pytest.raises(MCPError) as raised:
+            await as_owner(ALICE, watcher.listen, request, listen_params(run_uri(mine)))
+        assert raised.value.data["error"]["code"] == "RATE_LIMITED"
+        assert watcher.watched() == [] and watcher.held("alice") == watcher.held("bob") == 0
 
     watching(scenario)
