@@ -30,7 +30,7 @@ FILE_ANSWER: dict[str, Any] = {
 
 @router.get(
     "/sessions/{sessionId}/report",
-    response=error_results(404, 422, 429),
+    response=error_results(403, 404, 422, 429),
     by_alias=True,
     summary="A report of a session or of one of its runs",
     description=(
@@ -40,7 +40,7 @@ FILE_ANSWER: dict[str, Any] = {
         "one over its bounds answers REPORT_TOO_LARGE (422), whose details.markdownReport is where to get the "
         "same report as Markdown."
     ),
-    openapi_extra=described(404, 422, 429, ok=FILE_ANSWER),
+    openapi_extra=described(403, 404, 422, 429, ok=FILE_ANSWER),
 )
 def session_report(
     request: HttpRequest,

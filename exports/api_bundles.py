@@ -35,7 +35,7 @@ class BundleImported(Shape):
 
 @router.get(
     "/sessions/{sessionId}/bundle",
-    response=error_results(404),
+    response=error_results(403, 404),
     by_alias=True,
     summary="Download a session's bundle",
     description=(
@@ -43,7 +43,7 @@ class BundleImported(Shape):
         "imports, to carry on where it stopped. Deterministic; never holds tokens. Recorded in the session's "
         "log as a session_exported event (not activity)."
     ),
-    openapi_extra=described(404, ok=BUNDLE_ANSWER),
+    openapi_extra=described(403, 404, ok=BUNDLE_ANSWER),
 )
 def session_bundle(
     request: HttpRequest,

@@ -91,8 +91,9 @@ for _origin in WORKRAIL_MCP_ALLOWED_ORIGINS:
             "e.g. https://workrail.example.com, comma-separated."
         )
 # Which proxies' X-Forwarded-For/-Proto headers are believed (uvicorn's forwarded_allow_ips): the reverse
-# proxy's address, comma-separated, or "*" behind a proxy that is the only way in. uvicorn's default.
-WORKRAIL_MCP_FORWARDED_ALLOW_IPS = env.text("WORKRAIL_MCP_FORWARDED_ALLOW_IPS", "127.0.0.1")
+# proxy's address, comma-separated, or "*" behind a proxy that is the only way in. None by default: any
+# local process can reach a loopback port, and must not choose the address the refusals' record names.
+WORKRAIL_MCP_FORWARDED_ALLOW_IPS = env.text("WORKRAIL_MCP_FORWARDED_ALLOW_IPS", "")
 
 # --- Django core ----------------------------------------------------------------------------------
 DEBUG = env.flag("WORKRAIL_DEBUG", False)

@@ -36,7 +36,8 @@ class ApiToken(HttpBearer):
         if stored is None or stored.revoked_at is not None:
             # A token was sent and is wrong: say so, rather than falling back to the login session.
             raise unauthenticated(request, revoked=stored is not None)
-        return Actor(stored.owner, Door.API)  # `request.auth`: whom the request acts for
+        # `request.auth`: whom the request acts for
+        return Actor(stored.owner, Door.API, client=request.META.get("REMOTE_ADDR", ""), token=stored.name)
 
 
 class StaffSession(APIKeyCookie):
@@ -73,13 +74,16 @@ AUTH = [API_TOKEN, STAFF_SESSION]
 
 
 def caller(request: HttpRequest) -> Actor:
-    """Whom an authenticated API request acts for: its token's owner, or the staff user's name."""
+    """Whom an authenticated API request acts for: its token's owner, or the staff user's name. A staff user
+    is one of the dashboard's people, who see and manage the whole store (runs/store/ownership.py)."""
     auth = getattr(request, "auth", None)
     if isinstance(auth, Actor):
         return auth
     user = getattr(request, "user", None)
     name = user.get_username() if user is not None and user.is_authenticated else ""
-    return Actor(name[: actors.OWNER_MAX_CHARS], Door.API)
+    return Actor(
+        name[: actors.OWNER_MAX_CHARS], Door.API, sees_everything=True, client=request.META.get("REMOTE_ADDR", "")
+    )
 
 
 def acting_as_caller[V: Callable[..., Any]](view: V) -> V:
@@ -88,7 +92,7 @@ def acting_as_caller[V: Callable[..., Any]](view: V) -> V:
 
     @wraps(view)
     def acting(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
-        with actors.acting_as(caller(request)):
+        with actors.acting_as(caller(request)), actors.asking(f"{request.method} {request.path}"):
             return view(request, *args, **kwargs)
 
     return acting  # type: ignore[return-value]

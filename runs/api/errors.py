@@ -17,6 +17,8 @@ from pydantic_core import to_json
 
 from runs.contract import bearer
 from runs.contract.errors import HTTP_STATUS, ErrorCode, ErrorResult, WorkRailError
+from runs.store import refusals
+from runs.store.actors import Actor, Door
 from workflows_app.engine.jsontypes import JsonObject
 
 logger = logging.getLogger("workrail.api")
@@ -27,7 +29,7 @@ MEANING: dict[int, str] = {
     400: "INVALID_INPUT: a parameter or the body does not fit (details.pointer says which).",
     401: "UNAUTHENTICATED: no valid Bearer token and no staff login session.",
     403: "CSRF_FAILED: a POST with the login session but without its CSRF token. NOT_YOUR_SESSION: a Bearer "
-    "token's owner may change only the sessions it started (or nobody's).",
+    "token's owner may read and change only the sessions it started (or nobody's).",
     404: "NOT_FOUND (or WORKFLOW_NOT_FOUND): no such id in this store.",
     409: "WORKFLOW_INVALID: the workflow file exists but cannot run (details.diagnostics). "
     "(BUNDLE_ALREADY_IMPORTED: the bundle's session is here already, details.sessionId; copy=true imports a copy.)",
@@ -87,12 +89,16 @@ def unauthenticated(request: HttpRequest, *, revoked: bool = False) -> WorkRailE
     `revoked`: the Bearer token was one of ours, revoked since (only its holder learns that)."""
     header = request.headers.get("Authorization")
     user = getattr(request, "user", None)
+    who = Actor("", Door.API, client=request.META.get("REMOTE_ADDR", ""))
+    asked = f"[{request.method} {request.path[:200]}]"
     if not header and user is not None and user.is_authenticated:
+        refusals.record(ErrorCode.UNAUTHENTICATED, f"a login that is not an active staff user's {asked}", who)
         return WorkRailError(
             ErrorCode.UNAUTHENTICATED,
             "The logged-in user is not staff (or not active); the API is for staff users and API tokens.",
             UNAUTHENTICATED_FIX,
         )
+    refusals.record(ErrorCode.UNAUTHENTICATED, f"{'a revoked token' if revoked else 'no valid token'} {asked}", who)
     missing = "This endpoint needs an API token or a staff login session."
     return bearer.refusal(header, revoked=revoked, missing=missing, otherwise=STAFF_LOGIN, docs="docs/api.md")
 

@@ -19,12 +19,12 @@ router = Router(tags=["runs"])
 
 @router.get(
     "/runs/{runId}",
-    response=responses(RunDetail, 400, 404),
+    response=responses(RunDetail, 400, 403, 404),
     by_alias=True,
     summary="One run",
     description="The run's graph, the steps recorded on one branch (the newest, or the one ending at `tip`), "
     "its artifact tables, gaps, warnings, synthesis and delegated runs.",
-    openapi_extra=described(400, 404),
+    openapi_extra=described(400, 403, 404),
 )
 def get_run(
     request: HttpRequest,
@@ -39,11 +39,11 @@ def get_run(
 
 @router.get(
     "/runs/{runId}/graph",
-    response=responses(RunGraph, 404),
+    response=responses(RunGraph, 403, 404),
     by_alias=True,
     summary="A run's graph",
     description="Its nodes (with their lane and depth) and edges, laid out on the server.",
-    openapi_extra=described(404),
+    openapi_extra=described(403, 404),
 )
 def get_run_graph(request: HttpRequest, run_id: RunIdPath) -> RunGraph:
     return run_view.run_detail(run_id).graph
@@ -64,13 +64,13 @@ def cancel_run(request: HttpRequest, run_id: RunIdPath) -> CancelResult:
 
 @router.get(
     "/nodes/{nodeId}",
-    response=responses(NodeDetail, 404),
+    response=responses(NodeDetail, 403, 404),
     by_alias=True,
     summary="One node",
     tags=["nodes"],
     description="What was recorded there, the recap an agent resuming there reads, its branches, and a "
     "stateToken to resume (or fork) from it.",
-    openapi_extra=described(404),
+    openapi_extra=described(403, 404),
 )
 def get_node(request: HttpRequest, node_id: NodeIdPath) -> NodeDetail:
     return run_view.node_detail(node_id)

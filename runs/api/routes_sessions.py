@@ -51,11 +51,11 @@ def list_sessions(
 
 @router.get(
     "/sessions/{sessionId}",
-    response=responses(SessionDetail, 404),
+    response=responses(SessionDetail, 403, 404),
     by_alias=True,
     summary="One session",
     description="The session with its runs, recent checkpoints and a timeline of its runs' nodes.",
-    openapi_extra=described(404),
+    openapi_extra=described(403, 404),
 )
 def get_session(request: HttpRequest, session_id: SessionIdPath) -> SessionDetail:
     return overview.session_detail(session_id)
@@ -63,11 +63,11 @@ def get_session(request: HttpRequest, session_id: SessionIdPath) -> SessionDetai
 
 @router.get(
     "/sessions/{sessionId}/events",
-    response=responses(EventPage, 400, 404),
+    response=responses(EventPage, 400, 403, 404),
     by_alias=True,
     summary="A session's event log",
     description="Oldest first, a page at a time: pass the answer's nextAfter as `after` for the next page.",
-    openapi_extra=described(400, 404),
+    openapi_extra=described(400, 403, 404),
 )
 def session_events(
     request: HttpRequest,

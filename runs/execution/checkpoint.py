@@ -29,12 +29,12 @@ from runs.execution import placeholders
 from runs.execution.answer import node_response
 from runs.execution.drafts import draft_issues
 from runs.execution.loading import load_node
-from runs.execution.ownership import require_mine
 from runs.execution.recording import create_node, open_session
 from runs.execution.replay import output_digest
 from runs.models import Checkpoint, Session, SessionKind
 from runs.store import events, ratelimit, tokens
 from runs.store.journal import Journal, lock_session_key, session_public_id, session_token_id, write
+from runs.store.ownership import require_mine
 from runs.store.pinned import compiled_workflow
 from runs.store.tokens import TokenKind
 from workflows_app import engine

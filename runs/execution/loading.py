@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.features import find_lost_run
-from runs.execution.ownership import require_mine
 from runs.models import Attempt, Node
+from runs.store.ownership import require_mine
 from runs.store.statements import SelectOne
 
 _node_by_id = SelectOne(lambda node_id: Node.objects.select_related("run__session").filter(public_id=node_id))

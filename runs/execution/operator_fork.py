@@ -44,11 +44,10 @@ from runs.contract.inputs import (
     is_unicode_text,
     json_size,
 )
-from runs.execution import ownership
 from runs.execution.recording import create_node
 from runs.models import Node, RunStatus
 from runs.readmodels.run_view import get_node
-from runs.store import events, ratelimit, tokens
+from runs.store import events, ownership, ratelimit, tokens
 from runs.store.journal import Journal, write
 from runs.store.pinned import compiled_workflow
 from runs.store.tokens import TokenKind

@@ -13,11 +13,11 @@ from runs.contract.execution import ExecutionResult, WarningDict, engine_warning
 from runs.contract.inputs import StepOutputDict
 from runs.execution.drift import source_stat
 from runs.execution.observe import git_observation
-from runs.execution.ownership import require_mine
 from runs.execution.replay import output_digest
 from runs.models import AckOutcome, Attempt, Node, Observation, Run, RunStatus, Session
-from runs.store import events
+from runs.store import actors, events
 from runs.store.journal import Journal, lock_session_key, new_session, random_id
+from runs.store.ownership import require_mine
 from runs.store.pinned import pin
 from runs.store.status import transition as status_transition
 from workflows_app.catalog import WorkflowEntry
@@ -237,7 +237,10 @@ _last_observed: dict[str, tuple[str, str, str]] = {}
 
 
 def observe(journal: Journal, run: Run) -> None:
-    """Records the git branch and HEAD when the run starts and whenever they changed since."""
+    """Records the git branch and HEAD when the run starts and whenever they changed since. Not for a request
+    from another machine (over HTTP): this process's directory is the server's, not the client's project."""
+    if actors.current().remote:
+        return
     seen = git_observation(settings.WORKRAIL_PROJECT_DIR)
     if seen is None:
         return

@@ -47,10 +47,10 @@ from django.db.models.functions import Least
 
 from runs.contract.inputs import ResumeSessionInput
 from runs.contract.sessions import OtherTip, ResumeCandidate, ResumeQuery, ResumeResult
-from runs.execution.ownership import visible
 from runs.models import Checkpoint, Node, Output, SearchEntry, Session, SessionKind
 from runs.store import tokens
 from runs.store.journal import session_token_id
+from runs.store.ownership import visible
 from runs.store.projections import SEARCH_NOTES_CHARS
 from runs.store.tokens import TokenKind
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 from runs.contract.dashboard import CancelResult, PreferencesChange, PreferencesChangeResult
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.preferences import mode_of, resolve
-from runs.execution import ownership
 from runs.execution.recording import set_status
 from runs.models import Node, Run, RunStatus, Session
 from runs.readmodels.overview import not_found, shown_status, stall_cutoff
-from runs.store import events, ratelimit
+from runs.store import events, ownership, ratelimit
 from runs.store.journal import Journal, write
 
 DASHBOARD = "dashboard"

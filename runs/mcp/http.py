@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import socket
 import sys
+from typing import Any
 
 import django
+import h11
 import uvicorn
 from django.conf import settings
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from runs.mcp.http_options import DEFAULT_PORT, PATH, HttpOptions, is_loopback
+from runs.store import refusals
+from runs.store.actors import Actor, Door
 
 logger = logging.getLogger("workrail.mcp")
 
@@ -26,13 +31,22 @@ __all__ = ["DEFAULT_PORT", "serve"]
 
 FACTORY = "runs.mcp.http_app:create_app"
 MAX_WORKERS = 64
+HEADER_TIMEOUT_S = 10.0  # a request's headers, from the connection's start or its previous answer's end
+WORKER_HEALTHCHECK_S = 120  # a worker's start-up (Django, migrations, the catalog) on a loaded machine
 
 
-class NoDelayH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol, with Nagle's algorithm off on every connection. asyncio turns it off only for
-    sockets it knows to be TCP; a worker's listening socket comes from uvicorn's parent process and reads
-    as protocol 0, so its connections kept it on: a keep-alive client then waited for its delayed ACK
-    (40 ms) between an answer's headers and its body, on every request after the first."""
+class BoundedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol, with two changes on every connection:
+
+    - Nagle's algorithm off. asyncio turns it off only for sockets it knows to be TCP; a worker's listening
+      socket comes from uvicorn's parent process and reads as protocol 0, so its connections kept it on: a
+      keep-alive client then waited for its delayed ACK (40 ms) between an answer's headers and its body, on
+      every request after the first.
+    - A deadline for a request's headers (HEADER_TIMEOUT_S from the connection's start, or from the end of
+      its previous answer). uvicorn has none: a client sending a header a byte at a time kept its connection
+      (and its slot) open for ever. Past the deadline the connection is closed and the refusal recorded."""
+
+    _header_deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         connection = transport.get_extra_info("socket")
@@ -40,6 +54,63 @@ class NoDelayH11Protocol(H11Protocol):
             with contextlib.suppress(OSError):
                 connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         super().connection_made(transport)  # type: ignore[arg-type]
+        self._await_headers()
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        if self.conn.their_state is not h11.IDLE:  # a request's headers have all arrived
+            self._cancel_deadline()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self._await_headers()  # the next request on this keep-alive connection
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_deadline()
+        super().connection_lost(exc)
+
+    def _await_headers(self) -> None:
+        self._cancel_deadline()
+        self._header_deadline = self.loop.call_later(HEADER_TIMEOUT_S, self._headers_too_slow)
+
+    def _cancel_deadline(self) -> None:
+        if self._header_deadline is not None:
+            self._header_deadline.cancel()
+            self._header_deadline = None
+
+    def _headers_too_slow(self) -> None:
+        self._header_deadline = None
+        if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+            return
+        client = self.client[0] if self.client else ""
+        refusals.record(
+            "HEADERS_TOO_SLOW",
+            f"a request's headers not sent within {HEADER_TIMEOUT_S:g} s",
+            Actor("", Door.HTTP, client=client),
+        )
+        self.transport.close()
+
+
+def server_options(level: str) -> dict[str, Any]:
+    """uvicorn's options for `manage.py mcp --http`, beyond where it listens."""
+    forwarded_allow_ips: str = settings.WORKRAIL_MCP_FORWARDED_ALLOW_IPS
+    options: dict[str, Any] = {
+        "http": BoundedH11Protocol,
+        # Behind a TLS reverse proxy: the client's address and scheme from X-Forwarded-*, believed only from
+        # the proxies WORKRAIL_MCP_FORWARDED_ALLOW_IPS names; with none named, never (uvicorn would otherwise
+        # believe any process on 127.0.0.1, which could then choose the address a refusal is recorded from).
+        "proxy_headers": bool(forwarded_allow_ips),
+        "forwarded_allow_ips": forwarded_allow_ips or None,
+        "log_level": level.lower(),
+        "access_log": level == "DEBUG",
+        "server_header": False,
+    }
+    if "timeout_worker_healthcheck" in inspect.signature(uvicorn.Config).parameters:  # uvicorn 0.36 on
+        # A worker answers uvicorn's health check once Django is set up and the store migrated (the app's
+        # lifespan); 5 s, uvicorn's default, killed workers that started on a loaded machine.
+        options["timeout_worker_healthcheck"] = WORKER_HEALTHCHECK_S
+    return options
 
 
 class RefusedToServe(Exception):
@@ -91,13 +162,6 @@ def serve(host: str, port: int, workers: int) -> int:
         host=host,
         port=port,
         workers=workers if workers > 1 else None,
-        http=NoDelayH11Protocol,
-        # Behind a TLS reverse proxy: the client's address and scheme from X-Forwarded-*, believed only
-        # from the proxies WORKRAIL_MCP_FORWARDED_ALLOW_IPS names.
-        proxy_headers=True,
-        forwarded_allow_ips=settings.WORKRAIL_MCP_FORWARDED_ALLOW_IPS,
-        log_level=level.lower(),
-        access_log=level == "DEBUG",
-        server_header=False,
+        **server_options(level),
     )
     return 0

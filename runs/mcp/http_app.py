@@ -47,7 +47,11 @@ def prepare() -> None:
 
 
 def build_app(server: WorkRailServer, options: HttpOptions) -> Starlette:
-    from runs.mcp.http_guards import BearerGuard, OriginGuard  # the store's models: only once Django is ready
+    from runs.mcp.http_guards import (  # the store's models: only once Django is ready
+        BearerGuard,
+        OriginGuard,
+        SessionCensus,
+    )
 
     security = options.security()
     if options.stateless:
@@ -58,6 +62,7 @@ def build_app(server: WorkRailServer, options: HttpOptions) -> Starlette:
         transport_security=security,
         host=options.host,
     )
+    census = None if options.stateless else SessionCensus(server.session_manager)
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -66,8 +71,9 @@ def build_app(server: WorkRailServer, options: HttpOptions) -> Starlette:
         # try; the repositories' lock lets one fetch and the others find it pinned).
         threading.Thread(target=readiness.fetch_unpinned_repos, name="workrail-repos", daemon=True).start()
         async with server.session_manager.run(), anyio.create_task_group() as background:
-            if not options.stateless:
+            if census is not None:
                 background.start_soon(server.watcher.run)  # idle until something is subscribed
+                background.start_soon(census.watch_revocations)  # a revoked token's open sessions end
             try:
                 yield
             finally:
@@ -76,7 +82,7 @@ def build_app(server: WorkRailServer, options: HttpOptions) -> Starlette:
 
     return Starlette(
         routes=transport.routes,  # the SDK's transport endpoint at /mcp
-        middleware=[Middleware(OriginGuard, security=security), Middleware(BearerGuard)],
+        middleware=[Middleware(OriginGuard, security=security), Middleware(BearerGuard, sessions=census)],
         lifespan=lifespan,
     )
 

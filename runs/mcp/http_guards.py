@@ -22,8 +22,15 @@ to_thread copies it to the worker thread where the tool runs.
 from __future__ import annotations
 
 import logging
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import anyio
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from pydantic_core import to_json
 from starlette.datastructures import Headers
@@ -35,7 +42,7 @@ from runs.contract import bearer
 from runs.contract.errors import HTTP_STATUS, ErrorCode, WorkRailError
 from runs.mcp.boundary import guarded
 from runs.models import ApiToken
-from runs.store import api_tokens
+from runs.store import api_tokens, refusals
 from runs.store.actors import Actor, Door, acting_as
 
 logger = logging.getLogger("workrail.mcp.http")
@@ -43,6 +50,9 @@ logger = logging.getLogger("workrail.mcp.http")
 DOCS = "docs/http.md"
 MISSING = "The WorkRail MCP server over HTTP needs an API token with every request."
 MISDIRECTED = 421  # the SDK's status for a Host header it was not told about
+# Bounds of a server that keeps sessions (one worker): docs/security.md.
+MAX_SESSIONS_PER_OWNER = 32  # the SDK's own cap (10,000) is for the whole server: one owner reaches it first
+REVOCATION_CHECK_S = 5.0  # how soon a revoked token's open sessions end
 
 
 def error_response(error: WorkRailError, status: int | None = None) -> Response:
@@ -97,15 +107,23 @@ def _host_refused(host: str) -> WorkRailError:
 
 
 class BearerGuard:
-    def __init__(self, app: ASGIApp) -> None:
+    """The token check, then the request runs as the token's owner. The SDK is told who it is too
+    (scope["user"], its AuthenticatedUser): its session manager binds each MCP session to the credential that
+    opened it and answers any other token's use of that Mcp-Session-Id (a POST, the GET stream, a DELETE) as
+    if the session did not exist. `sessions` (when the server keeps sessions) bounds how many one owner opens."""
+
+    def __init__(self, app: ASGIApp, sessions: SessionCensus | None = None) -> None:
         self.app = app
+        self.sessions = sessions
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        header = Headers(scope=scope).get("authorization")
+        headers = Headers(scope=scope)
+        header = headers.get("authorization")
         token = bearer.token_of(header)
+        client = (scope.get("client") or ("", 0))[0]  # uvicorn's, after any trusted proxy's word
         try:
             found = await anyio.to_thread.run_sync(_token_named, token) if token else None
         except WorkRailError as exc:  # the store could not be read: not the caller's fault
@@ -113,17 +131,107 @@ class BearerGuard:
             return
         if found is None or found.revoked_at is not None:
             error = bearer.refusal(header, revoked=found is not None, missing=MISSING, otherwise="", docs=DOCS)
-            # The operator's only trace of a refused agent (the token itself is never logged).
-            client = scope.get("client") or ("?", 0)
-            logger.warning(
-                "refused a request from %s: %s", client[0], "revoked token " + found.name if found else error.message
-            )
+            who = Actor(found.owner if found else "", Door.HTTP, client=client, token=found.name if found else "")
+            refusals.record(error.code, "a revoked token" if found else "a request without a valid token", who)
             await error_response(error)(scope, receive, send)
             return
-        with acting_as(Actor(owner=found.owner, door=Door.HTTP)):
-            await self.app(scope, receive, send)
+        actor = Actor(owner=found.owner, door=Door.HTTP, client=client, token=found.name)
+        scope["user"] = AuthenticatedUser(
+            AccessToken(token=found.name, client_id=found.name, scopes=[], subject=found.owner)
+        )
+        opening = self.sessions is not None and scope["method"] == "POST" and MCP_SESSION_ID_HEADER not in headers
+        with acting_as(actor):
+            if not opening or self.sessions is None:
+                await self.app(scope, receive, send)
+                return
+            with self.sessions.opening(found.owner) as admitted:
+                if admitted:
+                    await self.app(scope, receive, send)
+                    return
+            error = _too_many_sessions()
+            refusals.record(error.code, f"an MCP session past {MAX_SESSIONS_PER_OWNER}")
+            await error_response(error)(scope, receive, send)
+
+
+def _too_many_sessions() -> WorkRailError:
+    return WorkRailError(
+        ErrorCode.RATE_LIMITED,
+        f"This owner has {MAX_SESSIONS_PER_OWNER} MCP sessions open on this server already; no more are opened "
+        "for it until one ends. Other owners are not affected.",
+        "End sessions you no longer use (an MCP client does when it closes), or wait: an idle session ends after "
+        f"{int(DEFAULT_SESSION_IDLE_TIMEOUT) // 60} minutes.",
+        retryable=True,
+    )
+
+
+class SessionCensus:
+    """Which MCP sessions each owner and token holds on this server (the SDK's session manager knows each
+    session's credential), and the end of every session whose token was revoked."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager) -> None:
+        self._manager = manager
+        self._opening: Counter[str] = Counter()  # by owner: opening requests in flight, not yet admitted
+
+    def held(self) -> dict[str, tuple[str, str]]:
+        """Every open session: its id -> (token name, owner). The SDK keeps them privately;
+        tests/runs/mcp/test_http_doors.py fails if this stops working."""
+        owners = self._manager._session_owners
+        return {sid: (who["client_id"], who["subject"] or "") for sid, who in owners.items()}
+
+    @contextmanager
+    def opening(self, owner: str) -> Iterator[bool]:
+        """Whether `owner` may open one more session (counting those being opened), held while it opens."""
+        open_now = sum(1 for _, holder in self.held().values() if holder == owner)
+        admitted = open_now + self._opening[owner] < MAX_SESSIONS_PER_OWNER
+        if admitted:
+            self._opening[owner] += 1
+        try:
+            yield admitted
+        finally:
+            if admitted:
+                self._opening[owner] -= 1
+                if not self._opening[owner]:
+                    del self._opening[owner]
+
+    async def end_revoked(self) -> int:
+        """Ends every open session whose token was revoked since it opened (its streams close, its
+        subscriptions go with it); returns how many."""
+        held = self.held()
+        if not held:
+            return 0
+        names = {name for name, _ in held.values()}
+        revoked: set[str] = await anyio.to_thread.run_sync(_revoked_among, names)
+        ended = 0
+        for sid, (name, owner) in held.items():
+            transport = self._manager._server_instances.get(sid) if name in revoked else None
+            if transport is not None:
+                refusals.record(
+                    ErrorCode.UNAUTHENTICATED,
+                    f"MCP session {sid[:12]}… ended: its token was revoked",
+                    Actor(owner, Door.HTTP, token=name),
+                )
+                await transport.terminate()
+                ended += 1
+        return ended
+
+    async def watch_revocations(self) -> None:
+        while True:
+            await anyio.sleep(REVOCATION_CHECK_S)
+            try:
+                await self.end_revoked()
+            except Exception:
+                logger.warning("could not check the open MCP sessions' tokens; retrying", exc_info=True)
 
 
 def _token_named(token: str) -> ApiToken | None:
     """The stored token `token` is (live or revoked), or None; one indexed lookup, on a worker thread."""
     return guarded("Checking the API token", lambda: api_tokens.use(token), uses_database=True, changes=False)
+
+
+def _revoked_among(names: set[str]) -> set[str]:
+    """Which of the tokens named `names` are revoked now: one query, on a worker thread."""
+
+    def work() -> set[str]:
+        return set(api_tokens.revoked_among(names))
+
+    return guarded("Checking the open sessions' tokens", work, uses_database=True, changes=False)

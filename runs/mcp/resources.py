@@ -32,6 +32,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.mcp import deferred
 from runs.mcp.boundary import guarded
+from runs.store import actors
 
 if TYPE_CHECKING:
     from runs.mcp.answer_shapes import WorkflowInspectionJson, WorkflowListJson
@@ -49,6 +50,7 @@ SESSION_ARTIFACTS_TEMPLATE = "workrail://sessions/{sessionId}/artifacts"
 # The caller named something wrong: an invalid-params error. Anything else is on our side.
 _CALLER_ERRORS = {
     ErrorCode.INVALID_INPUT,
+    ErrorCode.NOT_YOUR_SESSION,
     ErrorCode.TOKEN_MALFORMED,
     ErrorCode.TOKEN_VERSION_UNSUPPORTED,
     ErrorCode.TOKEN_BAD_SIGNATURE,
@@ -146,7 +148,8 @@ async def _read(uri: str, reader: Reader, *args: str) -> str:
 def _read_sync(uri: str, reader: Reader, args: tuple[str, ...]) -> str:
     try:
         # Even the catalog views need the database set-up: the services import the models.
-        result = guarded(f"Reading {uri}", lambda: reader(*args), uses_database=True, changes=False)
+        with actors.asking(f"read {uri}"):
+            result = guarded(f"Reading {uri}", lambda: reader(*args), uses_database=True, changes=False)
     except WorkRailError as exc:
         raise _as_mcp_error(uri, exc) from None
     return json.dumps(result, ensure_ascii=False)

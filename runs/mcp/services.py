@@ -22,7 +22,7 @@ from runs.execution.catalog import current_catalog
 from runs.execution.observe import git_observation
 from runs.mcp import prompts, tools
 from runs.readmodels import overview, resources, versions
-from runs.store import tool_calls
+from runs.store import actors, tool_calls
 from runs.store.setup import ensure_migrated
 from workflows_app.engine.jsontypes import JsonObject
 
@@ -61,8 +61,10 @@ def start_session(request: StartSessionInput) -> JsonObject:
 
 
 def resume_session(request: ResumeSessionInput) -> JsonObject:
-    if request.git_branch is None and request.git_head_sha is None and request.workspace_path is None:
-        # The agent said nothing about where it works: use what this server sees in its directory.
+    said_nothing = request.git_branch is None and request.git_head_sha is None and request.workspace_path is None
+    if said_nothing and not actors.current().remote:
+        # The agent said nothing about where it works: use what this server sees in its directory (on this
+        # machine only: over HTTP, the server's directory is not the client's project).
         seen = git_observation(settings.WORKRAIL_PROJECT_DIR)
         if seen is not None:
             request = request.model_copy(

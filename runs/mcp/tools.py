@@ -24,13 +24,15 @@ from runs.execution import catalog as catalog_use_cases
 from runs.mcp import boundary, deferred, rendering, timings
 from runs.mcp.answer_shapes import ToolJson, WorkflowInspectionJson, WorkflowListJson
 from runs.mcp.tool_spec import POINTER_PART_CHARS, Annotations, ToolOutcome, ToolSpec
+from runs.store import actors
 
 
 def call(name: str, arguments: Any) -> ToolOutcome:
     """Runs one tool call and records its duration and outcome (runs/mcp/timings.py)."""
     started_at = datetime.now(UTC)
     began = time.perf_counter()
-    outcome = _call(name, arguments)
+    with actors.asking(f"tool {str(name)[:POINTER_PART_CHARS]}"):
+        outcome = _call(name, arguments)
     if outcome.is_error:
         result = outcome.structured.get("error", {}).get("code", "ERROR")
     else:

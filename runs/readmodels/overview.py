@@ -34,6 +34,7 @@ from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.preferences import mode_of
 from runs.models import Checkpoint, Event, Node, Run, RunStatus, SearchEntry, Session, SessionStatus
 from runs.readmodels import branches, outcomes, people, step_text
+from runs.store import ownership
 from runs.store.pinned import compiled_workflow
 from runs.store.staged import visible_sessions
 
@@ -85,7 +86,7 @@ def list_sessions(
     query = " ".join(query.replace("\x00", " ").split())[:MAX_QUERY_CHARS]
     per_page = max(1, min(per_page, PER_PAGE_MAX))
     cutoff = stall_cutoff()
-    matching = _search(visible_sessions(), query)
+    matching = _search(visible_sessions().filter(ownership.visible()), query)
     counts = _status_counts(matching, cutoff)
     total = counts.get(status, 0) if status else sum(counts.values())
     pages = max(1, math.ceil(total / per_page))
@@ -236,6 +237,7 @@ def get_session(session_id: str) -> Session:
         raise not_found(
             "session", session_id, "Pick a session from the sessions list (/sessions/ or /api/v1/sessions)."
         )
+    ownership.require_mine(session)
     return session
 
 

@@ -17,7 +17,7 @@ from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Checkpoint, Node, Output, Run, Session
 from runs.readmodels import branches, outcomes, recap
 from runs.readmodels.shapes import Recap, RecapEntry, Synthesis
-from runs.store import tokens
+from runs.store import ownership, tokens
 from runs.store.tokens import TokenKind
 from workflows_app.engine.jsontypes import JsonObject
 
@@ -164,6 +164,7 @@ def _run(run_id: str) -> Run:
             f"No run has the id '{run_id}'.",
             "Use the runId from a start_workflow or continue_workflow answer (session.runId).",
         )
+    ownership.require_mine(run.session)
     return run
 
 
@@ -233,6 +234,7 @@ def read_session_artifacts(session_id: str) -> SessionArtifacts:
             f"No session has the id '{session_id}'.",
             "Use the sessionId from a start_workflow or continue_workflow answer (session.sessionId).",
         )
+    ownership.require_mine(session)
     rows: list[tuple[Any, int, int, str | None, str | None, list[Any]]] = []
     outputs = Output.objects.filter(node__run__session=session).values_list(
         "created_at", "pk", "node__run__public_id", "step_id", "artifacts"

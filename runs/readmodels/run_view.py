@@ -32,7 +32,7 @@ from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output, Run
 from runs.readmodels import artifact_tables, branches, forks, naming, outcomes, people, recap, step_text
 from runs.readmodels.loop_marks import loop_marks
 from runs.readmodels.overview import not_found, run_summary, stall_cutoff
-from runs.store import tokens
+from runs.store import ownership, tokens
 from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
 from workflows_app import engine
@@ -46,6 +46,7 @@ def get_run(run_id: str) -> Run:
     run = Run.objects.select_related("session", "parent_run").filter(public_id=run_id[:40]).first()
     if run is None:
         raise not_found("run", run_id, "Pick a run from its session's page (/sessions/<id>/) or /api/v1/sessions/<id>.")
+    ownership.require_mine(run.session)
     return run
 
 
@@ -62,6 +63,7 @@ def get_node(node_id: str | int) -> Node:
     )
     if node is None or node.run.session.importing:  # a node keeps its id while its import is staged
         raise not_found("node", str(node_id), "Node ids are the numbers shown in a run's graph (/runs/<id>/).")
+    ownership.require_mine(node.run.session)
     return node
 
 

@@ -15,37 +15,43 @@ from collections.abc import Collection
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Run, Session
+from runs.store import ownership
 from runs.store.staged import visible_sessions
 
 MAX_ID_LENGTH = 40  # public ids are far shorter; a longer one names nothing
 
 
 def session_of_run(run_id: str) -> int:
-    """The primary key of the session that holds run `run_id`; NOT_FOUND when no visible session does."""
-    found = (
+    """The primary key of the session that holds run `run_id`; NOT_FOUND when no visible session does,
+    NOT_YOUR_SESSION when another owner's does."""
+    run = (
         Run.objects.filter(public_id=run_id[:MAX_ID_LENGTH], session__importing=False)
-        .values_list("session_id", flat=True)
+        .select_related("session")
+        .only("session__id", "session__public_id", "session__owner")
         .first()
     )
-    if found is None:
+    if run is None:
         raise WorkRailError(
             ErrorCode.NOT_FOUND,
             f"No run has the id '{run_id[:MAX_ID_LENGTH]}'.",
             "Use the runId from a start_workflow or continue_workflow answer (session.runId).",
         )
-    return found
+    ownership.require_mine(run.session)
+    return run.session.pk
 
 
 def session_pk(session_id: str) -> int:
-    """The primary key of session `session_id`; NOT_FOUND when there is no such visible session."""
-    found = visible_sessions().filter(public_id=session_id[:MAX_ID_LENGTH]).values_list("pk", flat=True).first()
+    """The primary key of session `session_id`; NOT_FOUND when there is no such visible session,
+    NOT_YOUR_SESSION when another owner started it."""
+    found = visible_sessions().filter(public_id=session_id[:MAX_ID_LENGTH]).only("id", "public_id", "owner").first()
     if found is None:
         raise WorkRailError(
             ErrorCode.NOT_FOUND,
             f"No session has the id '{session_id[:MAX_ID_LENGTH]}'.",
             "Use the sessionId from an execution answer (session.sessionId).",
         )
-    return found
+    ownership.require_mine(found)
+    return found.pk
 
 
 def versions(session_pks: Collection[int]) -> dict[int, int]:

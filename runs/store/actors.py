@@ -37,6 +37,19 @@ OWNER_MAX_CHARS = 64
 class Actor:
     owner: str  # "" for a local process: no token, no login
     door: Door | str  # a str for doors recorded by later versions (read back from the log as stored)
+    # Whether this actor may use every session on the store, whoever owns it: a person of the dashboard (its
+    # pages, or a staff login through the HTTP API), who sees and manages the whole store.
+    sees_everything: bool = False
+    # Where the request came from, as its transport saw it (a trusted proxy may vouch for another address):
+    # what a recorded refusal names. Never stored in events.
+    client: str = ""
+    token: str = ""  # the name of the API token the request came with, if any (for the refusals' record)
+
+    @property
+    def remote(self) -> bool:
+        """Whether the request came from another machine's point of view: over HTTP, this process's working
+        directory is not the client's project, so nothing about it is recorded as the client's."""
+        return self.door in (Door.HTTP, Door.API)
 
 
 LOCAL = Actor(owner="", door="")  # nothing set: recorded as before owners existed
@@ -46,6 +59,24 @@ _current: ContextVar[Actor] = ContextVar("workrail_actor", default=LOCAL)
 
 def current() -> Actor:
     return _current.get()
+
+
+# What the current request asks for (a tool's name, a resource's URI, an API method and path), set by the
+# door so that a refusal deep below (runs/store/ownership.py) can say it.
+_asking: ContextVar[str] = ContextVar("workrail_asking", default="")
+
+
+def asked() -> str:
+    return _asking.get()
+
+
+@contextmanager
+def asking(what: str) -> Iterator[None]:
+    token = _asking.set(what[:200])
+    try:
+        yield
+    finally:
+        _asking.reset(token)
 
 
 @contextmanager

@@ -58,6 +58,13 @@ def use(token: str, *, now: datetime | None = None) -> ApiToken | None:
     return stored
 
 
+def revoked_among(names: set[str]) -> list[str]:
+    """Which of the tokens named `names` are revoked (one query)."""
+    return list(
+        ApiToken.objects.filter(name__in=sorted(names), revoked_at__isnull=False).values_list("name", flat=True)
+    )
+
+
 def verify(token: str) -> str | None:
     """The name of the live token `token` is, or None (unknown or revoked)."""
     stored = use(token)

@@ -45,10 +45,13 @@ def test_reads_record_nothing_and_leave_no_actor_behind(built):
     assert canceled_by(built.plan_run) == ("", "dashboard")
 
 
-def test_the_api_answers_say_who(api, service_catalog):
+def test_the_api_answers_say_who(client, django_user_model, service_catalog):
+    """A staff login is one of the dashboard's people: it reads the whole store, and sees who did what."""
     from tests.support.team_session import team_sessions
 
     team = team_sessions()
+    client.force_login(django_user_model.objects.create_user("dana", password="pw", is_staff=True))
+    api = client
     listing = api.get(f"{API}/sessions").json()
     assert listing["hasOwners"] is True
     assert {item["sessionId"]: item["owner"] for item in listing["items"]} == {
@@ -89,3 +92,43 @@ def test_an_owners_token_may_not_change_another_owners_session(service_catalog):
     assert alice.post(f"{API}/runs/{team.alice_run}/cancel").status_code == 200
     # An unowned (local) session stays usable by anyone on the store.
     assert carol.post(f"{API}/runs/{team.local_run}/cancel").status_code == 200
+
+
+def test_an_owners_token_reads_only_its_own_and_unowned_sessions(service_catalog, caplog):
+    """The API's reads ask the same owner check as its writes and the MCP tools: carol's token lists only the
+    sessions she may use, and reading alice's session, its events, runs, nodes, report or bundle is refused
+    (NOT_YOUR_SESSION), each refusal recorded for the operator with carol's token and address."""
+    from tests.support.team_session import team_sessions
+
+    team = team_sessions()
+    carol = Client(headers={"Authorization": f"Bearer {api_tokens.create('carol-ci', owner='carol')[1]}"})
+    listed = carol.get(f"{API}/sessions").json()
+    assert [item["sessionId"] for item in listed["items"]] == [team.local_session]
+    assert listed["total"] == 1
+    reads = [
+        f"{API}/sessions/{team.alice_session}",
+        f"{API}/sessions/{team.alice_session}/events",
+        f"{API}/sessions/{team.alice_session}/bundle",
+        f"{API}/sessions/{team.alice_session}/report?format=md",
+        f"{API}/runs/{team.alice_run}",
+        f"{API}/runs/{team.alice_run}/graph",
+        f"{API}/nodes/{team.answered_node}",
+    ]
+    for path in reads:
+        response = carol.get(path)
+        assert (response.status_code, response.json()["error"]["code"]) == (403, "NOT_YOUR_SESSION"), path
+    refusals = [r.getMessage() for r in caplog.records if r.name == "workrail.refusals"]
+    assert len(refusals) == len(reads)
+    assert all("carol (token carol-ci) through api from 127.0.0.1" in line for line in refusals), refusals
+    assert f"[GET {API}/runs/{team.alice_run}]" in refusals[4]
+    assert carol.get(f"{API}/sessions/{team.local_session}").status_code == 200
+    alice = Client(headers={"Authorization": f"Bearer {api_tokens.create('alice-ci', owner='alice')[1]}"})
+    assert alice.get(f"{API}/sessions/{team.alice_session}/bundle").status_code == 200
+
+
+def test_a_refused_api_request_is_recorded_for_the_operator(service_catalog, caplog):
+    Client(headers={"Authorization": "Bearer not-a-token"}).get(f"{API}/sessions")
+    Client().get(f"{API}/runs/run_1")
+    refusals = [r.getMessage() for r in caplog.records if r.name == "workrail.refusals"]
+    said = "refused UNAUTHENTICATED: a local process (token -) through api from 127.0.0.1: no valid token"
+    assert refusals == [f"{said} [GET {API}/sessions]", f"{said} [GET {API}/runs/run_1]"]

@@ -6,6 +6,7 @@ import pytest
 
 from runs.execution.observe import git_observation
 from runs.models import Observation
+from runs.store.actors import Actor, Door, acting_as
 from tests.support.mcp_calls import continue_workflow, notes_for, start_workflow
 
 pytestmark = pytest.mark.django_db
@@ -68,3 +69,20 @@ def test_runs_record_observations_at_start_and_when_they_change(repo, tmp_path, 
     repo("checkout", "-q", "-b", "feature/x")
     continue_workflow(stateToken=second["stateToken"], ackToken=second["ackToken"], output=notes_for(second["pending"]))
     assert list(Observation.objects.order_by("pk").values_list("git_branch", flat=True)) == ["main", "feature/x"]
+
+
+@pytest.mark.parametrize("door", [Door.HTTP, Door.API])
+def test_a_request_from_another_machine_records_nothing_of_the_servers_directory(
+    repo, tmp_path, service_catalog, settings, door
+):
+    """Over HTTP the server's working directory is not the client's project: its branch, HEAD and path
+    would be shown to every token holder as where the client works."""
+    settings.WORKRAIL_PROJECT_DIR = tmp_path
+    with acting_as(Actor("alice", door)):
+        start = start_workflow("wr.routine-focused_plan")
+        continue_workflow(
+            stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"])
+        )
+    assert Observation.objects.count() == 0
+    start_workflow("wr.routine-focused_plan")  # a local process: its directory is its project
+    assert Observation.objects.count() == 1

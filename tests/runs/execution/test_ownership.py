@@ -74,7 +74,7 @@ def test_a_replayed_ack_of_another_owner_is_refused_too():
         assert refused(lambda: ack(start)).code == "NOT_YOUR_SESSION"
 
 
-def test_a_session_key_of_another_owner_is_refused_for_start_workflow_and_start_session(settings):
+def test_a_session_key_of_another_owner_is_refused_for_start_workflow_and_start_session(settings, caplog):
     settings.WORKRAIL_ENABLE_START_SESSION = True
     with acting_as(ALICE):
         start_workflow(PLAN, {"sessionKey": "shared-name"})
@@ -82,8 +82,11 @@ def test_a_session_key_of_another_owner_is_refused_for_start_workflow_and_start_
     with acting_as(BOB):
         joining = refused(lambda: start_workflow(PLAN, {"sessionKey": "shared-name"}))
         assert joining.code == "NOT_YOUR_SESSION"
-        # The refusal of a start names the key that led to the session, and says how to start without it.
-        assert "The key 'shared-name' (sessionKey or ticketId) names a session alice started" in joining.message
+        # The refusal of a start names the key that led to the session, and says how to start without it; a
+        # key is easy to guess, so it does not say whose session it is (only the operator's record does).
+        assert "The key 'shared-name' (sessionKey or ticketId) names a session another owner started" in joining.message
+        assert "alice" not in joining.message + joining.suggestion + str(joining.details)
+        assert "refused NOT_YOUR_SESSION: bob" in caplog.text and "(alice's)" in caplog.text
         assert joining.suggestion.startswith("Start again with a sessionKey of your own")
         assert refused(lambda: start_session(sessionKey="alice-notes")).code == "NOT_YOUR_SESSION"
         assert (

@@ -12,7 +12,7 @@ from mcp.server.transport_security import TransportSecurityMiddleware
 from starlette.requests import Request
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from runs.mcp.http import NoDelayH11Protocol, RefusedToServe, options_for
+from runs.mcp.http import BoundedH11Protocol, RefusedToServe, options_for
 from runs.mcp.http_app import SUBSCRIPTION_METHODS, build_app
 from runs.mcp.http_options import HttpOptions, is_loopback
 from runs.mcp.server import WorkRailServer
@@ -92,7 +92,8 @@ def test_every_connection_has_nagles_algorithm_off():
             transport = MagicMock()
             transport.get_extra_info = lambda name, default=None: accepted if name == "socket" else default
             patch.setattr(H11Protocol, "connection_made", lambda self, transport: None)  # uvicorn's own part
-            NoDelayH11Protocol.__new__(NoDelayH11Protocol).connection_made(transport)
+            patch.setattr(BoundedH11Protocol, "_await_headers", lambda self: None)  # the header deadline's
+            BoundedH11Protocol.__new__(BoundedH11Protocol).connection_made(transport)
             assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
 
 
@@ -110,3 +111,21 @@ def test_a_malformed_allow_list_stops_the_program_at_start(tmp_path, setting, va
     result = run_manage(tmp_path, "check", **{setting: value})
     assert result.returncode == 2 and "configuration error" in result.stderr
     assert f"{setting}: {value!r} {said}" in result.stderr
+
+
+def test_uvicorn_believes_no_proxy_unless_one_is_configured_and_waits_for_starting_workers():
+    """Unset, no X-Forwarded-For is believed (a local process would choose the address its refusals are
+    recorded from); and a worker gets more than uvicorn's 5 s to start on a loaded machine."""
+    import inspect
+
+    import uvicorn
+
+    from runs.mcp.http import WORKER_HEALTHCHECK_S, server_options
+
+    options = server_options("INFO")
+    assert (options["proxy_headers"], options["forwarded_allow_ips"]) == (False, None)
+    if "timeout_worker_healthcheck" in inspect.signature(uvicorn.Config).parameters:
+        assert options["timeout_worker_healthcheck"] == WORKER_HEALTHCHECK_S >= 60
+    with override_settings(WORKRAIL_MCP_FORWARDED_ALLOW_IPS="127.0.0.1"):
+        behind_a_proxy = server_options("INFO")
+    assert (behind_a_proxy["proxy_headers"], behind_a_proxy["forwarded_allow_ips"]) == (True, "127.0.0.1")
