@@ -13,7 +13,10 @@ from workrail_site.env import Env
 from workrail_site.storage import DATABASE_FILE, ensure_home, read_or_create_secret
 from workrail_site.workflow_repos import parse_workflow_repos
 
+# The checkout's root (manage.py's directory) when run from one; in an installed wheel, site-packages.
 BASE_DIR = Path(__file__).resolve().parent.parent
+# The site's own templates and static files live inside this package, so a wheel carries them.
+SITE_DIR = Path(__file__).resolve().parent
 env = Env()
 
 
@@ -184,7 +187,7 @@ WSGI_APPLICATION = "workrail_site.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [SITE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -257,7 +260,7 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [SITE_DIR / "static"]
 # WhiteNoise serves straight from the finders (app static dirs and STATICFILES_DIRS), so there is no
 # collectstatic step: admin CSS, django-ninja's swagger-ui and static/ work from a fresh checkout.
 WHITENOISE_USE_FINDERS = True

@@ -1,5 +1,5 @@
 """A report as PDF: WeasyPrint over the report's HTML (html_report.py) with our print stylesheet
-(static/reports/print.css), loading nothing but data: URLs (fetcher.py).
+(workrail_site/static/reports/print.css), loading nothing but data: URLs (fetcher.py).
 
 `bounded_pdf` is what reports use: the HTML fitted to the PDF's budget first (paper_budget.py), then
 laid out in a child process within the report's deadline and a memory cap (renderer.py). `render_pdf` lays HTML

@@ -1,6 +1,7 @@
-"""How to connect an agent to this checkout: printed by `make run` and shown on the dashboard.
+"""How to connect an agent to this installation: printed by `make run` and shown on the dashboard.
 
-The agent's client launches its own `manage.py mcp` with the client's environment, not the dashboard's.
+The agent's client launches its own MCP server (`manage.py mcp` in a checkout, the `workrail-py mcp`
+console script where the wheel is installed) with the client's environment, not the dashboard's.
 So the instructions carry the settings that decide which data the server sees whenever they differ from
 what a server started without them would get; otherwise the agent would write to a store the dashboard
 does not show.
@@ -26,10 +27,13 @@ SERVER_NAME = "workrail"
 HIDDEN_PASSWORD = "********"
 
 
+# The installed console script (pyproject.toml's [project.scripts]).
+CONSOLE_SCRIPT = "workrail-py"
+
+
 @dataclass(frozen=True)
 class ConnectionInstructions:
-    python: str
-    manage_py: str
+    command: list[str]  # what the client runs: the program, then its arguments
     env: dict[str, str]  # what the agent's server needs to see this dashboard's data; empty with the defaults
     claude_code: str
     json_config: str
@@ -37,13 +41,12 @@ class ConnectionInstructions:
 
 
 def connection_instructions(*, reveal_password: bool = False) -> ConnectionInstructions:
-    """The Claude Code command and the `mcpServers` JSON for this checkout.
+    """The Claude Code command and the `mcpServers` JSON for this installation.
 
     DATABASE_URL's password is shown only with `reveal_password` (the terminal of whoever ran `make run`);
     the dashboard page, which any local user can open, gets HIDDEN_PASSWORD in its place.
     """
-    python = sys.executable
-    manage_py = str(Path(settings.BASE_DIR) / "manage.py")
+    command = server_command()
     env = server_env()
     shown = dict(env)
     password_hidden = False
@@ -53,26 +56,36 @@ def connection_instructions(*, reveal_password: bool = False) -> ConnectionInstr
     if "WORKRAIL_WORKFLOW_REPOS" in shown and not reveal_password:
         shown["WORKRAIL_WORKFLOW_REPOS"] = hide_credentials(shown["WORKRAIL_WORKFLOW_REPOS"])
         password_hidden = password_hidden or shown["WORKRAIL_WORKFLOW_REPOS"] != env["WORKRAIL_WORKFLOW_REPOS"]
-    server: dict[str, object] = {"command": python, "args": [manage_py, "mcp"]}
+    server: dict[str, object] = {"command": command[0], "args": command[1:]}
     if shown:
         server["env"] = shown
     return ConnectionInstructions(
-        python=python,
-        manage_py=manage_py,
+        command=command,
         env=shown,
-        claude_code=claude_code_command(python, manage_py, shown),
+        claude_code=claude_code_command(command, shown),
         json_config=json.dumps({"mcpServers": {SERVER_NAME: server}}, indent=2),
         password_hidden=password_hidden,
     )
 
 
-def claude_code_command(python: str, manage_py: str, env: Mapping[str, str]) -> str:
+def server_command() -> list[str]:
+    """How a client starts this installation's MCP server: with this Python and the checkout's manage.py
+    when there is one, else with the console script installed beside this Python (a pipx or uvx
+    environment, a venv)."""
+    manage_py = Path(settings.BASE_DIR) / "manage.py"
+    if manage_py.is_file():
+        return [sys.executable, str(manage_py), "mcp"]
+    script = Path(sys.executable).parent / CONSOLE_SCRIPT
+    return [str(script) if script.is_file() else CONSOLE_SCRIPT, "mcp"]
+
+
+def claude_code_command(command: list[str], env: Mapping[str, str]) -> str:
     words = ["claude", "mcp", "add", SERVER_NAME]
     # `-e KEY=value` goes after the server name: Claude Code's -e/--env takes several values, so a name
     # written after it would be read as one more variable ("Invalid environment variable format").
     for name, value in env.items():
         words += ["-e", f"{name}={value}"]
-    words += ["--", python, manage_py, "mcp"]
+    words += ["--", *command]
     return " ".join(shlex.quote(word) for word in words)
 
 
