@@ -38,6 +38,28 @@ class ConnectionInstructions:
     claude_code: str
     json_config: str
     password_hidden: bool  # DATABASE_URL's password was replaced by HIDDEN_PASSWORD
+    settings_file: SettingsFileShown
+
+
+@dataclass(frozen=True)
+class SettingsFileShown:
+    """WORKRAIL_HOME/config.toml as the connect page shows it: where, whether it is there, what it sets."""
+
+    path: str
+    exists: bool
+    keys: list[str]  # the keys whose values are in use (the environment sets none of them)
+    overridden: list[str]  # keys the environment overrides, as variable names
+
+
+def settings_file_shown() -> SettingsFileShown:
+    file = settings.WORKRAIL_SETTINGS_FILE
+    used = set(settings.WORKRAIL_SETTINGS_FROM_FILE)
+    return SettingsFileShown(
+        path=str(file.path),
+        exists=file.exists,
+        keys=sorted(file.keys[name] for name in used),
+        overridden=sorted(name for name in file.values if name not in used),
+    )
 
 
 def connection_instructions(*, reveal_password: bool = False) -> ConnectionInstructions:
@@ -65,6 +87,7 @@ def connection_instructions(*, reveal_password: bool = False) -> ConnectionInstr
         claude_code=claude_code_command(command, shown),
         json_config=json.dumps({"mcpServers": {SERVER_NAME: server}}, indent=2),
         password_hidden=password_hidden,
+        settings_file=settings_file_shown(),
     )
 
 
@@ -90,21 +113,23 @@ def claude_code_command(command: list[str], env: Mapping[str, str]) -> str:
 
 
 def server_env() -> dict[str, str]:
-    """The variables an agent's `manage.py mcp` must get to share this process's data."""
+    """The variables an agent's `manage.py mcp` must get to share this process's data. Settings that came
+    from WORKRAIL_HOME/config.toml are left out: a server with the same WORKRAIL_HOME reads the same file."""
     env: dict[str, str] = {}
+    from_file = set(settings.WORKRAIL_SETTINGS_FROM_FILE)
     home = Path(settings.WORKRAIL_HOME).resolve()
     if home != Path(settings.WORKRAIL_HOME_DEFAULT).resolve():
         # The SQLite database, the secret key and the user workflows live here.
         env["WORKRAIL_HOME"] = str(home)
     database_url = portable_database_url(settings.DATABASE_URL_SECRET)
-    if database_url:
+    if database_url and "DATABASE_URL" not in from_file:
         # Needed, or the server opens the SQLite file in WORKRAIL_HOME instead. It may contain a password,
         # which then sits in the client's config file (and, for Claude Code, in the shell history).
         env["DATABASE_URL"] = database_url
-    if settings.WORKRAIL_WORKFLOW_PATHS:
+    if settings.WORKRAIL_WORKFLOW_PATHS and "WORKRAIL_WORKFLOW_PATHS" not in from_file:
         # Not the store, but the dashboard lists these workflows: the agent should be able to start them.
         env["WORKRAIL_WORKFLOW_PATHS"] = os.pathsep.join(str(path) for path in settings.WORKRAIL_WORKFLOW_PATHS)
-    if settings.WORKRAIL_WORKFLOW_REPOS:
+    if settings.WORKRAIL_WORKFLOW_REPOS and "WORKRAIL_WORKFLOW_REPOS" not in from_file:
         # Their workflows are listed here too; the pins are shared through WORKRAIL_HOME.
         env["WORKRAIL_WORKFLOW_REPOS"] = " ".join(repo.written for repo in settings.WORKRAIL_WORKFLOW_REPOS)
     # WORKRAIL_PROJECT_DIR is left out on purpose: it defaults to the directory the agent's client starts

@@ -150,7 +150,10 @@ def test_cookies_are_same_site_and_the_session_cookie_is_http_only(db):
 
 # --- Templates stay within the CSP ----------------------------------------------------------------
 
-TEMPLATE_DIRS = [REPO / "workrail_site" / "templates", *(REPO / app / "templates" for app in ("runs", "workflows_app", "exports"))]
+TEMPLATE_DIRS = [
+    REPO / "workrail_site" / "templates",
+    *(REPO / app / "templates" for app in ("runs", "workflows_app", "exports")),
+]
 SCRIPT_OPEN = re.compile(r"<script\b([^>]*)>", re.IGNORECASE)
 SCRIPT_TYPE = re.compile(r"""\btype\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
 # Types a browser runs as script (https://html.spec.whatwg.org/#javascript-mime-type, plus module).
