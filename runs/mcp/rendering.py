@@ -138,7 +138,7 @@ def _step_count_text(item: WorkflowSummary) -> str:
 
 
 # Codes that inform rather than warn: nothing is wrong, the agent should just know.
-NOTES = {"PREFERENCES_FOLLOW_RECOMMENDATION", "BRANCH_STARTED", "UNKNOWN_WORKFLOW_IDS"}
+NOTES = {"PREFERENCES_FOLLOW_RECOMMENDATION", "BRANCH_STARTED", "UNKNOWN_WORKFLOW_IDS", "ARGUMENT_DECODED"}
 
 
 def execution_text(result: ExecutionJson) -> str:
