@@ -5,8 +5,8 @@ Each run starts a fresh process, sends `initialize` at once, and stops the clock
 arrives on stdout. The baseline is the smallest MCPServer the SDK allows, so the difference is
 what WorkRail itself adds (settings, our modules, server set-up). `--compare` times another
 checkout's `manage.py mcp` (an older commit, say) in the same interleaved rounds. `--installed` times
-the console script of an installed wheel (`VENV_BIN/workrail-py mcp`, started in `/` as a desktop client
-does), e.g. the venv tests/e2e/test_installed_wheel.py makes.
+the console script of an installed wheel (`VENV_BIN/workrail-py mcp`), e.g. in a venv made with
+requirements/runtime.txt and the wheel, as tests/e2e/test_installed_wheel.py makes one.
 
 The TypeScript original cannot be installed here, so its figure is the one quoted in issue 21
 (790 ms, measured side by side on this machine); the ratio printed is ours over that figure.
