@@ -43,7 +43,9 @@ def installed(tmp_path_factory) -> Path:
     """The bin/ directory of a fresh venv holding the runtime lock and the wheel, made once per session."""
     root = tmp_path_factory.mktemp("installed")
     dist = root / "dist"
-    subprocess.run([uv(), "build", "--wheel", "--quiet", "--out-dir", str(dist), str(REPO)], check=True)
+    subprocess.run(
+        [uv(), "build", "--wheel", "--quiet", "--python", sys.executable, "--out-dir", str(dist), str(REPO)], check=True
+    )
     (wheel,) = dist.glob("workrail_py-*.whl")
     venv = root / "venv"
     subprocess.run([uv(), "venv", "--quiet", "--python", sys.executable, str(venv)], check=True)
