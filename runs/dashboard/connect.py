@@ -98,8 +98,17 @@ def server_command() -> list[str]:
     manage_py = Path(settings.BASE_DIR) / "manage.py"
     if manage_py.is_file():
         return [sys.executable, str(manage_py), "mcp"]
+    if run_by_uvx():
+        return ["uvx", CONSOLE_SCRIPT, "mcp"]  # its environment is a cache entry, which uv may replace
     script = Path(sys.executable).parent / CONSOLE_SCRIPT
     return [str(script) if script.is_file() else CONSOLE_SCRIPT, "mcp"]
+
+
+def run_by_uvx() -> bool:
+    """Whether this process runs in a throwaway environment of `uvx` (a heuristic over uv's own layout:
+    uv sets UV to its binary for what it runs, and uvx's environments live in its cache's archive-v*
+    folders). A pipx or venv install has a stable path instead."""
+    return "UV" in os.environ and any(part.startswith("archive-v") for part in Path(sys.prefix).parts)
 
 
 def claude_code_command(command: list[str], env: Mapping[str, str]) -> str:
