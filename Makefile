@@ -1,8 +1,11 @@
-# Two commands do all set-up: `make run` and `make test`. Both create .venv on first use, from the
-# committed lock file requirements/locked.txt (scripts/lock regenerates it from pyproject.toml's ranges).
+# Two commands do all set-up: `make run` and `make test`. Both create .venv on first use from a committed
+# lock file (scripts/lock regenerates them from pyproject.toml's ranges): `make run` from
+# requirements/runtime.txt, the product alone; `make test` from requirements/locked.txt, the same versions
+# with the dev tools, the TypeScript test client and the system packages the tests use.
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-runtime
 LOWEST := .venv-lowest
 
 .PHONY: run test test-lowest test-postgres lint format migrations-check bench clean
@@ -10,11 +13,14 @@ LOWEST := .venv-lowest
 $(STAMP): pyproject.toml requirements/locked.txt scripts/bootstrap scripts/system-packages.txt tests/e2e/ts_client/package-lock.json
 	scripts/bootstrap
 
+$(RUN_STAMP): pyproject.toml requirements/runtime.txt scripts/bootstrap scripts/runtime-packages.txt
+	scripts/bootstrap --runtime
+
 $(LOWEST)/.installed: pyproject.toml requirements/lowest.txt scripts/bootstrap scripts/system-packages.txt
 	scripts/bootstrap --lowest
 
-run: $(STAMP)
-	$(PY) manage.py migrate --noinput
+# The dashboard prepares the store itself (pending migrations) before it serves.
+run: $(RUN_STAMP)
 	$(PY) manage.py dashboard
 
 test: $(STAMP)

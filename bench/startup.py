@@ -1,10 +1,12 @@
 """Spawn-to-initialize latency of `manage.py mcp`, against a bare MCP SDK server as the baseline.
 
-Run: .venv/bin/python bench/startup.py [--runs 20] [--compare OTHER_CHECKOUT]
+Run: .venv/bin/python bench/startup.py [--runs 20] [--compare OTHER_CHECKOUT] [--installed VENV_BIN]
 Each run starts a fresh process, sends `initialize` at once, and stops the clock when the answer
 arrives on stdout. The baseline is the smallest MCPServer the SDK allows, so the difference is
 what WorkRail itself adds (settings, our modules, server set-up). `--compare` times another
-checkout's `manage.py mcp` (an older commit, say) in the same interleaved rounds.
+checkout's `manage.py mcp` (an older commit, say) in the same interleaved rounds. `--installed` times
+the console script of an installed wheel (`VENV_BIN/workrail-py mcp`), e.g. in a venv made with
+requirements/runtime.txt and the wheel, as tests/e2e/test_installed_wheel.py makes one.
 
 The TypeScript original cannot be installed here, so its figure is the one quoted in issue 21
 (790 ms, measured side by side on this machine); the ratio printed is ours over that figure.
@@ -57,6 +59,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--compare", type=Path, help="another checkout whose manage.py mcp is timed alongside")
+    parser.add_argument("--installed", type=Path, help="the bin/ directory of a venv with the wheel installed")
     args = parser.parse_args()
     commands = {
         "manage.py mcp": manage_command("mcp"),
@@ -64,6 +67,8 @@ def main() -> None:
     }
     if args.compare:
         commands[f"{args.compare} mcp"] = [sys.executable, str(args.compare.resolve() / "manage.py"), "mcp"]
+    if args.installed:
+        commands["installed workrail-py mcp"] = [str(args.installed.resolve() / "workrail-py"), "mcp"]
     times: dict[str, list[float]] = {label: [] for label in commands}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

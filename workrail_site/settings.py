@@ -1,7 +1,9 @@
-"""Django settings. Every knob is an environment variable, read here and nowhere else."""
+"""Django settings. Every knob is an environment variable (or its key in WORKRAIL_HOME/config.toml, which
+the environment overrides), read here and nowhere else."""
 
 from __future__ import annotations
 
+import os
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -10,10 +12,15 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from workrail_site.env import Env
+from workrail_site.original_names import reject_original_names
+from workrail_site.settings_file import read_settings_file
 from workrail_site.storage import DATABASE_FILE, ensure_home, read_or_create_secret
 from workrail_site.workflow_repos import parse_workflow_repos
 
+# The checkout's root (manage.py's directory) when run from one; in an installed wheel, site-packages.
 BASE_DIR = Path(__file__).resolve().parent.parent
+# The site's own templates and static files live inside this package, so a wheel carries them.
+SITE_DIR = Path(__file__).resolve().parent
 env = Env()
 
 
@@ -25,13 +32,17 @@ def _comma_separated(value: str) -> list[str]:
 WORKRAIL_HOME_DEFAULT = Path.home() / ".workrail"
 # Owner-only: the home 0700 and its files 0600, tightened (with a line on stderr) when looser; see storage.py.
 WORKRAIL_HOME = ensure_home(env.path("WORKRAIL_HOME", WORKRAIL_HOME_DEFAULT), default=WORKRAIL_HOME_DEFAULT)
+# Every setting below may be written in this file instead (workrail_site/settings_file.py); the
+# environment wins. The connect page shows it and what it sets.
+env.use_file(read_settings_file(WORKRAIL_HOME))
+WORKRAIL_SETTINGS_FILE = env.file
 
 # --- Workflow sources (see workflows_app.sources) -------------------------------------------------
 WORKRAIL_PROJECT_DIR = env.path("WORKRAIL_PROJECT_DIR", Path.cwd())
 WORKRAIL_WORKFLOW_PATHS = env.paths("WORKRAIL_WORKFLOW_PATHS")
 # Git repositories of workflows, each pinned to a commit under WORKRAIL_HOME/workflow-repos until
 # `manage.py sync_workflows` moves it (workrail_site/workflow_repos.py says how an entry is written).
-WORKRAIL_WORKFLOW_REPOS = parse_workflow_repos(env.text("WORKRAIL_WORKFLOW_REPOS", ""))
+WORKRAIL_WORKFLOW_REPOS = parse_workflow_repos(env.text("WORKRAIL_WORKFLOW_REPOS", "", separator=" "))
 
 # --- Features behind flags, and the defaults a new session starts from -------------------------------
 WORKRAIL_ENABLE_CHECKPOINT = env.flag("WORKRAIL_ENABLE_CHECKPOINT", True)
@@ -74,8 +85,8 @@ WORKRAIL_REPORT_PDF_MAX_MB = env.integer("WORKRAIL_REPORT_PDF_MAX_MB", 1024, min
 # Loopback host names and origins are always allowed. A team that reaches the server through a name (a TLS
 # reverse proxy) lists that name and the proxy's origin here: any other Host or Origin is refused (the MCP
 # transport's DNS-rebinding rule), and binding a non-loopback address needs WORKRAIL_MCP_ALLOWED_HOSTS.
-WORKRAIL_MCP_ALLOWED_HOSTS = _comma_separated(env.text("WORKRAIL_MCP_ALLOWED_HOSTS", ""))
-WORKRAIL_MCP_ALLOWED_ORIGINS = _comma_separated(env.text("WORKRAIL_MCP_ALLOWED_ORIGINS", ""))
+WORKRAIL_MCP_ALLOWED_HOSTS = _comma_separated(env.text("WORKRAIL_MCP_ALLOWED_HOSTS", "", separator=","))
+WORKRAIL_MCP_ALLOWED_ORIGINS = _comma_separated(env.text("WORKRAIL_MCP_ALLOWED_ORIGINS", "", separator=","))
 for _host in WORKRAIL_MCP_ALLOWED_HOSTS:
     # A host name (or name:port), as a client's Host header carries it: a URL here would match no request,
     # and every request through the proxy would be refused with a message saying to add what was added.
@@ -185,7 +196,7 @@ WSGI_APPLICATION = "workrail_site.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [SITE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -258,7 +269,7 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [SITE_DIR / "static"]
 # WhiteNoise serves straight from the finders (app static dirs and STATICFILES_DIRS), so there is no
 # collectstatic step: admin CSS, django-ninja's swagger-ui and static/ work from a fresh checkout.
 WHITENOISE_USE_FINDERS = True
@@ -287,4 +298,9 @@ LOGGING = {
     },
 }
 
+# The TypeScript WorkRail's variable names (WORKFLOW_GIT_REPOS, ...) are answered with their names here.
+reject_original_names(os.environ)
 env.reject_unknown()
+# The settings the file gave (the environment did not): the connect page lists them, and an agent's
+# server started with the same WORKRAIL_HOME reads them from the same file.
+WORKRAIL_SETTINGS_FROM_FILE = sorted(env.from_file)

@@ -137,6 +137,8 @@ def _parse_entry(index: int, entry: str) -> WorkflowRepo:
     url, hash_sign, fragment = rest.partition("#")
     if hash_sign and "#" in fragment:
         raise _problem(index, entry, "has more than one '#'.", "Write one '#' between the URL and REF:DIR.")
+    if not hash_sign:
+        _check_colon_without_hash(index, entry, name, url)
     _check_url(index, entry, url)
     ref_text, _colon, directory = fragment.partition(":")
     ref = ref_text or None
@@ -144,6 +146,25 @@ def _parse_entry(index: int, entry: str) -> WorkflowRepo:
         _check_ref(index, entry, ref)
     directory = _check_directory(index, entry, directory)
     return WorkflowRepo(name or _default_name(url), url, ref, directory, hide_credentials(entry))
+
+
+def _check_colon_without_hash(index: int, entry: str, name: str | None, url: str) -> None:
+    """`URL:workflows` (or `URL:main:workflows`): a directory (and ref) written without the '#' before them.
+    git would be asked for a repository whose path ends in ':workflows'; the answer is the entry rewritten."""
+    scp = _SCP_LIKE.fullmatch(url)
+    path = url.split(":", 1)[1] if scp else urlsplit(url).path if "://" in url else ""
+    if ":" not in path:
+        return
+    repository_path, _colon, after = path.partition(":")
+    repository = url[: len(url) - len(path)] + repository_path
+    fragment = after if ":" in after else f":{after}"
+    fixed = (f"{name}=" if name else "") + f"{repository}#{fragment}"
+    raise _problem(
+        index,
+        entry,
+        f"has ':{after}' after the repository's path, without the '#' that introduces REF:DIR.",
+        f"Write it as '{hide_credentials(fixed)}'.",
+    )
 
 
 def _check_url(index: int, entry: str, url: str) -> None:

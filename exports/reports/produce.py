@@ -18,7 +18,8 @@ from exports.reports.data import Report, build_report
 from exports.reports.limits import UNWATCHED, Checked, Refused, Stopped, Watch
 from exports.reports.paper_budget import TooMuchText
 from exports.reports.pdf import bounded_pdf
-from exports.reports.refusals import refused
+from exports.reports.pdf_support import PdfUnavailable
+from exports.reports.refusals import refused, unavailable
 from runs.models import Session
 from runs.store import ratelimit
 from runs.store.journal import write
@@ -77,7 +78,7 @@ def produce(
     Unknown ids raise WorkRailError (NOT_FOUND); too many reports of a session, RATE_LIMITED; a report
     over its bounds (settings.WORKRAIL_REPORT_SECONDS, a PDF's budget and memory cap), REPORT_TOO_LARGE;
     one nobody waits for any more (`abandoned()` turned true, or the dashboard is shutting down),
-    REPORT_STOPPED."""
+    REPORT_STOPPED; a PDF on a machine without Pango, PDF_UNAVAILABLE."""
     watch = Watch(settings.WORKRAIL_REPORT_SECONDS, abandoned)
 
     def each_run() -> None:
@@ -100,6 +101,9 @@ def produce(
             "The %s report of %s was stopped after %.1f s (%s): %s.", report_format, subject, spent, reason, exc
         )
         raise refused(session_id, run_id, report_format, via, exc) from None
+    except PdfUnavailable as exc:
+        logger.warning("A PDF report was asked for, but this machine cannot make PDFs: %s", exc.problem)
+        raise unavailable(session_id, run_id, via, exc) from None
     digest = digest_of(data)
     # A session deleted meanwhile (by cleanup) is not kept: there is no log left to record the export in.
     with contextlib.suppress(Session.DoesNotExist):

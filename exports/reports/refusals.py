@@ -11,6 +11,7 @@ from django.conf import settings
 from exports.records import ExportVia
 from exports.reports.limits import Refused, Stopped
 from exports.reports.paper_budget import TooMuchText
+from exports.reports.pdf_support import INSTALL, PdfUnavailable
 from runs.contract.errors import ErrorCode, WorkRailError
 
 OverBounds = TooMuchText | Refused | Stopped
@@ -32,6 +33,19 @@ def bundle_instead(session_id: str, via: ExportVia) -> str:
     if via == "api":
         return f"/api/v1/sessions/{session_id}/bundle"
     return f"manage.py export_session {session_id}"
+
+
+def unavailable(session_id: str, run_id: str | None, via: ExportVia, exc: PdfUnavailable) -> WorkRailError:
+    """PDF_UNAVAILABLE: what to install for PDFs, and where the same report is as Markdown meanwhile."""
+    markdown = markdown_instead(session_id, run_id, via)
+    install = "; ".join(f"{system}: {command}" for system, command in INSTALL.items())
+    return WorkRailError(
+        ErrorCode.PDF_UNAVAILABLE,
+        f"This machine cannot make PDFs: WeasyPrint needs the Pango library, which is missing ({exc.problem}).",
+        f"Install Pango ({install}), then ask again; the same report as Markdown works now: {markdown}.",
+        retryable=False,
+        details={"install": dict(INSTALL), "markdownReport": markdown, "problem": exc.problem},
+    )
 
 
 def _why(exc: TooMuchText | Refused) -> tuple[str, dict[str, Any]]:

@@ -43,6 +43,7 @@ class ErrorCode(StrEnum):
     BUNDLE_ALREADY_IMPORTED = "BUNDLE_ALREADY_IMPORTED"
     REPORT_TOO_LARGE = "REPORT_TOO_LARGE"
     REPORT_STOPPED = "REPORT_STOPPED"
+    PDF_UNAVAILABLE = "PDF_UNAVAILABLE"
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
@@ -84,6 +85,8 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.REPORT_TOO_LARGE: 422,
     # The client left or the dashboard is shutting down: nobody is there to read it, but a log line shows it.
     ErrorCode.REPORT_STOPPED: 503,
+    # This machine lacks what PDFs are laid out with (Pango): the Markdown report works.
+    ErrorCode.PDF_UNAVAILABLE: 503,
     ErrorCode.INTERNAL_ERROR: 500,
 }
 

@@ -1,6 +1,7 @@
-"""How to connect an agent to this checkout: printed by `make run` and shown on the dashboard.
+"""How to connect an agent to this installation: printed by `make run` and shown on the dashboard.
 
-The agent's client launches its own `manage.py mcp` with the client's environment, not the dashboard's.
+The agent's client launches its own MCP server (`manage.py mcp` in a checkout, the `workrail-py mcp`
+console script where the wheel is installed) with the client's environment, not the dashboard's.
 So the instructions carry the settings that decide which data the server sees whenever they differ from
 what a server started without them would get; otherwise the agent would write to a store the dashboard
 does not show.
@@ -26,24 +27,48 @@ SERVER_NAME = "workrail"
 HIDDEN_PASSWORD = "********"
 
 
+# The installed console script (pyproject.toml's [project.scripts]).
+CONSOLE_SCRIPT = "workrail-py"
+
+
 @dataclass(frozen=True)
 class ConnectionInstructions:
-    python: str
-    manage_py: str
+    command: list[str]  # what the client runs: the program, then its arguments
     env: dict[str, str]  # what the agent's server needs to see this dashboard's data; empty with the defaults
     claude_code: str
     json_config: str
     password_hidden: bool  # DATABASE_URL's password was replaced by HIDDEN_PASSWORD
+    settings_file: SettingsFileShown
+
+
+@dataclass(frozen=True)
+class SettingsFileShown:
+    """WORKRAIL_HOME/config.toml as the connect page shows it: where, whether it is there, what it sets."""
+
+    path: str
+    exists: bool
+    keys: list[str]  # the keys whose values are in use (the environment sets none of them)
+    overridden: list[str]  # keys the environment overrides, as variable names
+
+
+def settings_file_shown() -> SettingsFileShown:
+    file = settings.WORKRAIL_SETTINGS_FILE
+    used = set(settings.WORKRAIL_SETTINGS_FROM_FILE)
+    return SettingsFileShown(
+        path=str(file.path),
+        exists=file.exists,
+        keys=sorted(file.keys[name] for name in used),
+        overridden=sorted(name for name in file.values if name not in used),
+    )
 
 
 def connection_instructions(*, reveal_password: bool = False) -> ConnectionInstructions:
-    """The Claude Code command and the `mcpServers` JSON for this checkout.
+    """The Claude Code command and the `mcpServers` JSON for this installation.
 
     DATABASE_URL's password is shown only with `reveal_password` (the terminal of whoever ran `make run`);
     the dashboard page, which any local user can open, gets HIDDEN_PASSWORD in its place.
     """
-    python = sys.executable
-    manage_py = str(Path(settings.BASE_DIR) / "manage.py")
+    command = server_command()
     env = server_env()
     shown = dict(env)
     password_hidden = False
@@ -53,45 +78,67 @@ def connection_instructions(*, reveal_password: bool = False) -> ConnectionInstr
     if "WORKRAIL_WORKFLOW_REPOS" in shown and not reveal_password:
         shown["WORKRAIL_WORKFLOW_REPOS"] = hide_credentials(shown["WORKRAIL_WORKFLOW_REPOS"])
         password_hidden = password_hidden or shown["WORKRAIL_WORKFLOW_REPOS"] != env["WORKRAIL_WORKFLOW_REPOS"]
-    server: dict[str, object] = {"command": python, "args": [manage_py, "mcp"]}
+    server: dict[str, object] = {"command": command[0], "args": command[1:]}
     if shown:
         server["env"] = shown
     return ConnectionInstructions(
-        python=python,
-        manage_py=manage_py,
+        command=command,
         env=shown,
-        claude_code=claude_code_command(python, manage_py, shown),
+        claude_code=claude_code_command(command, shown),
         json_config=json.dumps({"mcpServers": {SERVER_NAME: server}}, indent=2),
         password_hidden=password_hidden,
+        settings_file=settings_file_shown(),
     )
 
 
-def claude_code_command(python: str, manage_py: str, env: Mapping[str, str]) -> str:
+def server_command() -> list[str]:
+    """How a client starts this installation's MCP server: with this Python and the checkout's manage.py
+    when there is one, else with the console script installed beside this Python (a pipx or uvx
+    environment, a venv)."""
+    manage_py = Path(settings.BASE_DIR) / "manage.py"
+    if manage_py.is_file():
+        return [sys.executable, str(manage_py), "mcp"]
+    if run_by_uvx():
+        return ["uvx", CONSOLE_SCRIPT, "mcp"]  # its environment is a cache entry, which uv may replace
+    script = Path(sys.executable).parent / CONSOLE_SCRIPT
+    return [str(script) if script.is_file() else CONSOLE_SCRIPT, "mcp"]
+
+
+def run_by_uvx() -> bool:
+    """Whether this process runs in a throwaway environment of `uvx` (a heuristic over uv's own layout:
+    uv sets UV to its binary for what it runs, and uvx's environments live in its cache's archive-v*
+    folders). A pipx or venv install has a stable path instead."""
+    return "UV" in os.environ and any(part.startswith("archive-v") for part in Path(sys.prefix).parts)
+
+
+def claude_code_command(command: list[str], env: Mapping[str, str]) -> str:
     words = ["claude", "mcp", "add", SERVER_NAME]
     # `-e KEY=value` goes after the server name: Claude Code's -e/--env takes several values, so a name
     # written after it would be read as one more variable ("Invalid environment variable format").
     for name, value in env.items():
         words += ["-e", f"{name}={value}"]
-    words += ["--", python, manage_py, "mcp"]
+    words += ["--", *command]
     return " ".join(shlex.quote(word) for word in words)
 
 
 def server_env() -> dict[str, str]:
-    """The variables an agent's `manage.py mcp` must get to share this process's data."""
+    """The variables an agent's `manage.py mcp` must get to share this process's data. Settings that came
+    from WORKRAIL_HOME/config.toml are left out: a server with the same WORKRAIL_HOME reads the same file."""
     env: dict[str, str] = {}
+    from_file = set(settings.WORKRAIL_SETTINGS_FROM_FILE)
     home = Path(settings.WORKRAIL_HOME).resolve()
     if home != Path(settings.WORKRAIL_HOME_DEFAULT).resolve():
         # The SQLite database, the secret key and the user workflows live here.
         env["WORKRAIL_HOME"] = str(home)
     database_url = portable_database_url(settings.DATABASE_URL_SECRET)
-    if database_url:
+    if database_url and "DATABASE_URL" not in from_file:
         # Needed, or the server opens the SQLite file in WORKRAIL_HOME instead. It may contain a password,
         # which then sits in the client's config file (and, for Claude Code, in the shell history).
         env["DATABASE_URL"] = database_url
-    if settings.WORKRAIL_WORKFLOW_PATHS:
+    if settings.WORKRAIL_WORKFLOW_PATHS and "WORKRAIL_WORKFLOW_PATHS" not in from_file:
         # Not the store, but the dashboard lists these workflows: the agent should be able to start them.
         env["WORKRAIL_WORKFLOW_PATHS"] = os.pathsep.join(str(path) for path in settings.WORKRAIL_WORKFLOW_PATHS)
-    if settings.WORKRAIL_WORKFLOW_REPOS:
+    if settings.WORKRAIL_WORKFLOW_REPOS and "WORKRAIL_WORKFLOW_REPOS" not in from_file:
         # Their workflows are listed here too; the pins are shared through WORKRAIL_HOME.
         env["WORKRAIL_WORKFLOW_REPOS"] = " ".join(repo.written for repo in settings.WORKRAIL_WORKFLOW_REPOS)
     # WORKRAIL_PROJECT_DIR is left out on purpose: it defaults to the directory the agent's client starts

@@ -32,9 +32,9 @@ from runs.store.actors import Actor, Door, acting_as
 logger = logging.getLogger("workrail.mcp")
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], prog: str = "manage.py mcp") -> int:
     parser = argparse.ArgumentParser(
-        prog="manage.py mcp", description="Run the WorkRail MCP server on stdio, or for a team over HTTP (--http)."
+        prog=prog, description="Run the WorkRail MCP server on stdio, or for a team over HTTP (--http)."
     )
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio (docs/http.md)")
     parser.add_argument("--host", help="with --http: the address to listen on (default 127.0.0.1)")

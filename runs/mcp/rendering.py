@@ -156,7 +156,13 @@ def _step_count_text(item: WorkflowSummary) -> str:
 
 GOAL_CHANGED = "GOAL_CHANGED"  # its message shows the new goal whole
 # Codes that inform rather than warn: nothing is wrong, the agent should just know.
-NOTES = {"PREFERENCES_FOLLOW_RECOMMENDATION", "BRANCH_STARTED", "UNKNOWN_WORKFLOW_IDS", GOAL_CHANGED}
+NOTES = {
+    "PREFERENCES_FOLLOW_RECOMMENDATION",
+    "BRANCH_STARTED",
+    "UNKNOWN_WORKFLOW_IDS",
+    "ARGUMENT_DECODED",
+    GOAL_CHANGED,
+}
 
 
 def execution_text(result: ExecutionJson) -> str:

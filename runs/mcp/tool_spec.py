@@ -19,6 +19,7 @@ from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.features import Feature
 from runs.contract.schema import input_schema, output_schema
 from runs.mcp.answer_shapes import ToolJson
+from runs.mcp.string_arguments import object_arguments
 from workflows_app.engine.jsontypes import JsonObject
 
 
@@ -50,6 +51,11 @@ class ToolSpec[A: Mapping[str, Any]]:
     @cached_property
     def input_schema(self) -> JsonObject:  # JSON Schema
         return input_schema(self.input)
+
+    @cached_property
+    def object_arguments(self) -> frozenset[str]:
+        """The arguments that take an object: sent as a JSON-encoded string, they are decoded (string_arguments.py)."""
+        return object_arguments(self.input_schema)
 
     @cached_property
     def output_schema(self) -> JsonObject:  # JSON Schema

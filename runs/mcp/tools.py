@@ -21,7 +21,7 @@ from runs.contract import catalog, execution, features, inputs, sessions
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.features import Feature
 from runs.execution import catalog as catalog_use_cases
-from runs.mcp import boundary, deferred, rendering, timings
+from runs.mcp import boundary, deferred, rendering, string_arguments, timings
 from runs.mcp.answer_shapes import ToolJson, WorkflowInspectionJson, WorkflowListJson
 from runs.mcp.tool_spec import POINTER_PART_CHARS, Annotations, ToolOutcome, ToolSpec
 from runs.store import actors
@@ -70,7 +70,8 @@ def invoke(name: str, arguments: Any) -> ToolJson:
     spec = tool_specs()[name]
     if spec.feature is not None:
         features.require(spec.feature, spec.name)
-    return spec.handler(spec.parse(arguments))
+    arguments, decoded = string_arguments.decode(arguments, spec.object_arguments)
+    return cast(ToolJson, string_arguments.noted(spec.handler(spec.parse(arguments)), decoded))
 
 
 def error_outcome(exc: WorkRailError) -> ToolOutcome:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from tests.support.paths import REPO
+from workrail_site.original_names import RENAMES
 
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 
@@ -46,7 +47,10 @@ READ_SETTINGS = (
 
 
 def documented_names() -> set[str]:
-    return {name.rstrip("_") for doc in DOCUMENTS for name in re.findall(r"WORKRAIL_[A-Z_]+", doc.read_text("utf-8"))}
+    """Every WORKRAIL_* name the documents give, but the TypeScript original's (docs/configuration.md lists
+    those with what to write instead: the settings refuse them)."""
+    found = {name.rstrip("_") for doc in DOCUMENTS for name in re.findall(r"WORKRAIL_[A-Z_]+", doc.read_text("utf-8"))}
+    return found - RENAMES.keys()
 
 
 def test_the_readme_documents_variables():

@@ -118,7 +118,7 @@ def test_whitenoise_serves_from_the_finders():
         "django.middleware.security.SecurityMiddleware",
     ]
     assert django_settings.WHITENOISE_USE_FINDERS is True
-    assert Path(django_settings.STATICFILES_DIRS[0]) == REPO / "static"
+    assert Path(django_settings.STATICFILES_DIRS[0]) == REPO / "workrail_site" / "static"
 
 
 # --- CSRF and cookies -----------------------------------------------------------------------------
@@ -150,7 +150,10 @@ def test_cookies_are_same_site_and_the_session_cookie_is_http_only(db):
 
 # --- Templates stay within the CSP ----------------------------------------------------------------
 
-TEMPLATE_DIRS = [REPO / "templates", *(REPO / app / "templates" for app in ("runs", "workflows_app", "exports"))]
+TEMPLATE_DIRS = [
+    REPO / "workrail_site" / "templates",
+    *(REPO / app / "templates" for app in ("runs", "workflows_app", "exports")),
+]
 SCRIPT_OPEN = re.compile(r"<script\b([^>]*)>", re.IGNORECASE)
 SCRIPT_TYPE = re.compile(r"""\btype\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
 # Types a browser runs as script (https://html.spec.whatwg.org/#javascript-mime-type, plus module).

@@ -80,3 +80,22 @@ def test_a_malformed_setting_stops_the_program_at_start(tmp_path):
     result = run_manage(tmp_path, "check", WORKRAIL_WORKFLOW_REPOS="https://example.com/flows.git#main:../up")
     assert result.returncode == 2 and "configuration error" in result.stderr
     assert "WORKRAIL_WORKFLOW_REPOS: entry 1" in result.stderr and "without '..'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("entry", "fixed"),
+    [
+        (
+            "https://github.com/EtienneBBeaulac/workrail.git:workflows",
+            "https://github.com/EtienneBBeaulac/workrail.git#:workflows",
+        ),
+        ("lib=https://github.com/a/b.git:main:workflows", "lib=https://github.com/a/b.git#main:workflows"),
+        ("git@github.com:team/flows.git:workflows", "git@github.com:team/flows.git#:workflows"),
+        ("https://tok@github.com/a/b.git:flows", "https://***@github.com/a/b.git#:flows"),
+    ],
+)
+def test_a_directory_written_without_the_hash_is_answered_with_the_entry_rewritten(entry, fixed):
+    with pytest.raises(ImproperlyConfigured) as raised:
+        parse_workflow_repos(entry)
+    assert f"without the '#' that introduces REF:DIR. Write it as '{fixed}'." in str(raised.value)
+    assert parse_workflow_repos(fixed.replace("***@", "tok@"))  # the rewritten entry is accepted

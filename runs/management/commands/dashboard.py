@@ -17,6 +17,7 @@ from waitress.server import BaseWSGIServer, MultiSocketServer, create_server
 
 from runs.dashboard import shutdown
 from runs.dashboard.connect import connection_instructions
+from runs.store.setup import ensure_migrated
 
 # Bound to loopback only: the dashboard is for the person at this machine.
 HOST = "127.0.0.1"
@@ -92,6 +93,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, port: int, **options: Any) -> None:
         check_port_free(port)  # before printing anything: no connect block above an error
+        applied = ensure_migrated()  # a new machine's first command may be this one, as for `mcp`
+        if applied:
+            self.stdout.write(f"Prepared the store in {settings.WORKRAIL_HOME} ({applied} migrations).\n")
         # The password stays in: this is the terminal of the person who started the dashboard.
         info = connection_instructions(reveal_password=True)
         self.stdout.write(self.style.SUCCESS(f"WorkRail dashboard: http://{HOST}:{port}/"))

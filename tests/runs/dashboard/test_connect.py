@@ -163,3 +163,21 @@ def test_the_debug_page_hides_the_database_url(settings):
 
     settings.DATABASE_URL_SECRET = "postgres://workrail:s3cret@db.local/workrail"
     assert "s3cret" not in str(SafeExceptionReporterFilter().get_safe_settings()["DATABASE_URL_SECRET"])
+
+
+def test_an_installed_dashboard_names_its_console_script_or_uvx(settings, tmp_path, monkeypatch):
+    from runs.dashboard import connect
+
+    settings.BASE_DIR = tmp_path  # site-packages: no manage.py there
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "workrail-py").write_text("#!/bin/sh\n")
+    monkeypatch.setattr(connect.sys, "executable", str(bin_dir / "python"))
+    monkeypatch.setattr(connect.sys, "prefix", str(tmp_path / "venv"))
+    monkeypatch.delenv("UV", raising=False)
+    assert connect.server_command() == [str(bin_dir / "workrail-py"), "mcp"]  # pipx, a venv
+
+    monkeypatch.setenv("UV", "/usr/bin/uv")
+    monkeypatch.setattr(connect.sys, "prefix", "/home/u/.cache/uv/archive-v0/1olhqGwbSyDq3M7v")
+    assert connect.server_command() == ["uvx", "workrail-py", "mcp"]
+    assert connection_instructions().claude_code.endswith("-- uvx workrail-py mcp")

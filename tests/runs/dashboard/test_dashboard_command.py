@@ -64,6 +64,7 @@ def test_an_invalid_port_is_refused_before_binding():
         dashboard.check_port_free(70000)
 
 
+@pytest.mark.django_db  # the command prepares the store (pending migrations) before it serves
 def test_a_free_port_prints_the_connect_block_with_the_data_directory_and_serves_on_loopback(
     settings, tmp_path, monkeypatch
 ):
@@ -84,6 +85,7 @@ def test_a_free_port_prints_the_connect_block_with_the_data_directory_and_serves
     assert started == [port]
 
 
+@pytest.mark.django_db  # the command prepares the store (pending migrations) before it serves
 def test_the_terminal_gets_the_database_password_with_a_warning(settings, tmp_path, monkeypatch):
     monkeypatch.setattr(dashboard, "serve", lambda port: None)
     settings.DATABASE_URL_SECRET = "postgres://workrail:s3cret@db.local/workrail"

@@ -18,7 +18,7 @@ from tests.support.sample_session import SESSION_KEY, advance
 
 pytestmark = pytest.mark.django_db
 
-TEMPLATES = Path(settings.BASE_DIR) / "templates" / "dashboard"
+TEMPLATES = Path(settings.SITE_DIR) / "templates" / "dashboard"
 
 
 def page(client: Client, url: str, status: int = 200) -> str:
