@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from runs.contract.errors import WorkRailError
+from runs.contract.inputs import SESSION_ID_KEYS
 from runs.execution.placeholders import CURRENT_SHOWN
 from runs.mcp.answer_shapes import (
     Branch,
@@ -336,8 +337,10 @@ def context_line(expected: ExpectedContext) -> str:
     choices = expected.get("choices")
     if choices:
         details.append("the prompt offers " + " / ".join(choices))
-    if expected["why"].startswith("WorkRail:"):
-        details.append("optional")  # a session key: the step may read it, nothing requires it
+    if expected["key"] in SESSION_ID_KEYS:
+        details.append("optional: only the user's own, never made up; not in the call below")
+    elif expected["why"].startswith("WorkRail:"):
+        details.append("optional")  # the goal: the step may read it, nothing requires it
     else:
         details.append("this step asks for it" if expected["setByThisStep"] else "needed next")
     if "current" in expected:

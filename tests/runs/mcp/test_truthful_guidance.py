@@ -400,6 +400,13 @@ def test_a_session_key_the_step_only_reads_is_optional_and_guidance_keeps_its_su
     )
     doc["metaGuidance"] = ["Memory, when this session has it:\n- store decisions\n- query before asking"]
     write_json(service_catalog["extra"] / "keys.json", doc)
-    text = rendering.execution_text(start_workflow("team.keys"))
-    assert "Context to send: ticketId (any; optional; WorkRail: runs with the same ticketId share one session)" in text
+    start = start_workflow("team.keys")
+    text = rendering.execution_text(start)
+    assert (
+        "Context to send: ticketId (any; optional: only the user's own, never made up; not in the call below; "
+        "WorkRail: runs with the same ticketId share one session)"
+    ) in text
+    # Issue 28: no blank invites the agent to invent an id it was never given.
+    assert "ticketId" not in start["nextCall"]["arguments"].get("context", {})
+    assert [e["key"] for e in start["pending"]["expectedContext"]] == ["ticketId"]  # still said, in the structure
     assert "- Memory, when this session has it:\n  - store decisions\n  - query before asking" in text
