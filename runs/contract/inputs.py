@@ -168,7 +168,7 @@ class StartWorkflowInput(Shape):
         max_length=MAX_GOAL_CHARS,
         description="The task in a sentence or two, in the user's words. Every step shows it, it becomes "
         "context.goal (a workflow that reads 'the session goal' reads this), the dashboard titles the session "
-        "with it, and resume_session finds the session by its words.",
+        "with it, and a search for earlier work finds the session by its words.",
     )
     preferences: Preferences | None = None
     mode: ModeName | None = Field(
