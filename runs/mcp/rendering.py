@@ -12,6 +12,7 @@ from runs.contract.inputs import SESSION_ID_KEYS
 from runs.execution.placeholders import CURRENT_SHOWN
 from runs.mcp.answer_shapes import (
     Branch,
+    BranchTip,
     CheckpointJson,
     Diagnostic,
     ExecutionJson,
@@ -147,14 +148,8 @@ def execution_text(result: ExecutionJson) -> str:
     lines: list[str] = []
     replayed = [w for w in result["warnings"] if w["code"] == "REPLAY_OUTPUT_IGNORED"]
     if replayed:  # the answer below is an old one: say so where it cannot be skimmed past
-        lines += [
-            "NOT RECORDED: " + replayed[0]["message"],
-            "Choose: if this was the same work sent again (a retry, or a chat rewound before this call), go on "
-            "with the step below, on the branch recorded then. If you meant to record different work from that "
-            "point, do not use the tokens below: make the rehydrate call above first.",
-            "",
-            "The answer recorded then:",
-        ]
+        lines += ["NOT RECORDED: " + replayed[0]["message"], *_replay_choice(result.get("branchTip")), ""]
+        lines.append("The answer recorded then:")
     for warning in result["warnings"]:
         if warning["code"] != "REPLAY_OUTPUT_IGNORED":
             label = "Note" if warning["code"] in NOTES else "Warning"
@@ -244,6 +239,24 @@ def execution_text(result: ExecutionJson) -> str:
             "acknowledging it starts a new branch; the later work stays on its own branch."
         )
     return "\n".join(lines)
+
+
+def _replay_choice(tip: BranchTip | None) -> list[str]:
+    """What to do after a replay with other output: go on where that branch stands, or fork from the point."""
+    same = "Choose: if this was the same work sent again (a retry, or a chat rewound before this call), "
+    fork = "If you meant to record different work from that point, make the rehydrate call above first"
+    if tip is None:
+        return [f"{same}go on with the step below, on the branch recorded then. {fork}; do not use the tokens below."]
+    where = "the run is complete there" if tip["isComplete"] else f"its tip is at step {tip['pendingStepId']}"
+    call = {"stateToken": tip["stateToken"]}
+    if tip["ackToken"]:
+        call["ackToken"] = tip["ackToken"]
+    how = "" if tip["ackToken"] or tip["isComplete"] else " (it shows that step with a fresh ackToken)"
+    return [
+        f"{same}it is recorded already, and the branch recorded then has moved on since: {where}. Go on there "
+        f"with continue_workflow {json.dumps(call)}{how}. {fork}.",
+        "Either way, do not use the tokens below: the step below was acknowledged since.",
+    ]
 
 
 def reference_lines(references: list[ReferenceView] | None) -> list[str]:
