@@ -343,7 +343,10 @@ class ExecutionResult(FinalShape):
     progress: Progress
     warnings: list[Warning]
     preferences: EffectivePreferences
-    mode: Literal["guided", "autopilot", "unattended", "custom"]
+    mode: Literal["guided", "autopilot", "unattended", "custom"] = Field(
+        description="The mode these preferences equal, or custom when none does (start_workflow's mode says "
+        "which preferences each sets)."
+    )
     next_call: NextCall | None
     blocked: Blocked | None = None
     goal: str | None = Field(
