@@ -21,6 +21,11 @@ from typing import Any, Literal
 Demand = Literal["required", "optional"]
 
 _CODE = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")
+# A JSON sample the prompt gives as the schema to follow ("using EXACTLY this schema: {"verdict": ...}")
+# names each of its keys as a field to send. A sample shown as an example ("Provide an artifact like:")
+# does not: examples show optional fields freely.
+_SCHEMA_SAMPLE = re.compile(r"\bschema\b[^{}\n]{0,80}\n?\s*(?:```json\s*)?\{", re.IGNORECASE)
+_SAMPLE_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 # Words beside a field's name that make it conditional: "`branchName` if the work is on a branch",
 # "`line` where there is one", "`correctedAssumptions`, if any", "optionally a `note`".
 _OPTIONAL_AFTER = re.compile(
@@ -55,8 +60,9 @@ class FieldWords:
 def field_demands(prompt: str, names: Iterable[str]) -> dict[str, FieldWords]:
     """For each of `names` the prompt writes as code (`name`): whether its words ask for it plainly
     ("required") or make it conditional ("optional": "if any", "where there is one", "optionally").
-    A name named several times is optional if any mention makes it so. Names not written as code are
-    left out: a bare word ("title", "location") is too often just a word."""
+    A name named several times is optional if any mention makes it so. A key of a JSON sample in the
+    prompt ("name": ...) with no words of its own reads as required. Names written neither way are left
+    out: a bare word ("title", "location") is too often just a word."""
     wanted = set(names)
     found: dict[str, FieldWords] = {}
     for match in _CODE.finditer(prompt):
@@ -71,12 +77,38 @@ def field_demands(prompt: str, names: Iterable[str]) -> dict[str, FieldWords]:
         words = FieldWords(name, "optional" if optional else "required", (before[-20:] + match.group(0) + clause)[:120])
         if name not in found or optional:
             found[name] = words
+    for sample in _schema_samples(prompt):
+        for match in _SAMPLE_KEY.finditer(sample):
+            name = match.group(1)
+            if name in wanted and name not in found:
+                found[name] = FieldWords(name, "required", f"the schema it shows has {match.group(0)}")
     return found
 
 
-def stated_character_limits(prompt: str) -> tuple[int, ...]:
-    """The lengths a prompt states in characters: "keep each line under 200 characters" gives 200."""
-    return tuple(int(number) for number in _LIMIT.findall(prompt))
+def _schema_samples(prompt: str) -> Iterator[str]:
+    """The JSON objects a prompt introduces as a schema, each from its `{` to the matching `}`."""
+    for match in _SCHEMA_SAMPLE.finditer(prompt):
+        start = match.end() - 1
+        depth = 0
+        for index in range(start, len(prompt)):
+            depth += {"{": 1, "}": -1}.get(prompt[index], 0)
+            if depth == 0:
+                yield prompt[start : index + 1]
+                break
+
+
+def stated_character_limits(prompt: str, fields: Iterable[str] | None = None) -> tuple[int, ...]:
+    """The lengths a prompt states in characters: "keep each line under 200 characters" gives 200. With
+    `fields` (a contract's), only those said of the contract: a line that names anything else
+    ("`commitSubject`: max 72 chars") is about that other thing."""
+    known = None if fields is None else set(fields)
+    found = []
+    for line in prompt.splitlines():
+        names = {*_CODE.findall(line), *_SAMPLE_KEY.findall(line)}
+        if known is not None and names - known:
+            continue
+        found += [int(number) for number in _LIMIT.findall(line)]
+    return tuple(found)
 
 
 def listed_values(prompt: str) -> dict[str, tuple[str, ...]]:
@@ -213,7 +245,7 @@ def _limit_disagreements(step_id: str, prompt: str, schema: dict[str, Any]) -> l
             step_id,
             f"the prompt states {stated} characters, the contract allows {', '.join(map(str, sorted(limits)))}",
         )
-        for stated in stated_character_limits(prompt)
+        for stated in stated_character_limits(prompt, contract_fields(schema))
         if limits and limits != {stated}
     ]
 

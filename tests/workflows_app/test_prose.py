@@ -14,13 +14,18 @@ import pytest
 from tests.support.corpus import CORPUS_WORKFLOWS, skip_without_corpus
 from tests.workflows_app.engine.scripted_run import load_catalog
 from workflows_app import prose
-from workflows_app.sources import BUNDLED_DIR
+from workflows_app.catalog import CatalogLoader
+from workflows_app.sources import BUNDLED_DIR, Source, SourceKind
 
 BUNDLED_IDS = sorted(path.stem for path in BUNDLED_DIR.glob("*.json"))
 
-# (workflow id, step id) -> why a disagreement in WorkRail's own files is left as it is. Empty: the walk
-# finds none in the corpus today; one found later is either fixed upstream or listed here with a reason.
-THIRD_PARTY_ALLOWED: dict[tuple[str, str], str] = {}
+# (workflow id, step id) -> why a disagreement in WorkRail's own files is left as it is: their files and
+# their contracts (carried over rule for rule from WorkRail's zod schemas) are not ours to change.
+THIRD_PARTY_ALLOWED: dict[tuple[str, str], str] = {
+    ("wr.mr-review", "phase-6-final-handoff"): "WorkRail's final MR-review step shows the review_verdict schema "
+    "'EXACTLY', findingCategory included, while WorkRail's own contract makes findingCategory optional; the "
+    "template our server writes from the contract marks it optional, which is what WorkRail enforces.",
+}
 
 FINDINGS_SCHEMA = {
     "type": "object",
@@ -72,6 +77,10 @@ def test_a_field_asked_for_plainly_is_required_and_one_with_a_condition_is_optio
         ("correctedAssumptions", "optional"),
     ]
     assert prose.field_demands("Give each a title and a rationale.", ["title", "rationale"]) == {}  # not code
+    schema = 'Emit it using EXACTLY this schema (no extra fields):\n{\n  "verdict": "clean",\n  "note": "x"\n}'
+    assert {name: found.demand for name, found in prose.field_demands(schema, ["note"]).items()} == {"note": "required"}
+    example = 'Provide a loop control artifact:\n```json\n{"decision": "stop", "metadata": {"reason": "done"}}\n```'
+    assert prose.field_demands(example, ["metadata", "reason"]) == {}  # an example shows optional fields freely
 
 
 def test_the_contract_side_reads_required_and_optional_at_every_depth():
@@ -104,6 +113,8 @@ def test_a_stated_line_length_other_than_the_contracts_is_a_disagreement():
         },
     }
     assert prose.stated_character_limits("Keep each line under 200 characters.") == (200,)
+    other = "- `commitSubject`: imperative mood, max 72 chars\n- `keyDecisions`: at most 200 characters each"
+    assert prose.stated_character_limits(other, ["keyDecisions"]) == (200,)  # the 72 is said of something else
     compiled = {"steps": [step("Keep each line under 200 characters.", outputContract={"schema": schema})]}
     [found] = prose.disagreements(compiled)
     assert found.message == "the prompt states 200 characters, the contract allows 200, 300"
@@ -144,7 +155,9 @@ def test_every_bundled_workflow_says_in_words_what_its_structure_says(bundled, w
 
 def test_workrails_library_says_in_words_what_its_structure_says_or_is_listed_with_a_reason():
     skip_without_corpus()
-    catalog = load_catalog(CORPUS_WORKFLOWS)
+    # Loaded as a user adds it, from git: its `wr.` ids are kept (as an extra directory they are refused).
+    sources = [Source(SourceKind.BUNDLED, BUNDLED_DIR, 0), Source(SourceKind.GIT, CORPUS_WORKFLOWS, 1)]
+    catalog = CatalogLoader(sources).load()
     theirs = [entry for entry in catalog.entries if entry.id not in BUNDLED_IDS]
     assert theirs, f"no workflow of WorkRail's loaded from {CORPUS_WORKFLOWS}"
     report = [
