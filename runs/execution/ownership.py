@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from django.db.models import Q
 
+from runs.contract import features
 from runs.contract.errors import ErrorCode, WorkRailError
+from runs.contract.features import Feature
 from runs.models import Session
 from runs.store import actors
 from runs.store.actors import Door
@@ -51,9 +53,14 @@ def require_mine(session: Session, *, joining_key: str | None = None) -> None:
         ErrorCode.NOT_YOUR_SESSION,
         f"This session was started by {session.owner}, and this request acts for {_acting_owner()}: "
         "a session is used only by the one who started it. Nothing was recorded.",
-        f"Continue your own sessions (resume_session finds them) or start one with start_workflow. {take_over}",
+        f"Continue your own sessions{_how_to_find()} or start one with start_workflow. {take_over}",
         details={"owner": session.owner},
     )
+
+
+def _how_to_find() -> str:
+    """The tool that finds one's own sessions, named only where this server offers it."""
+    return " (resume_session finds them)" if features.enabled(Feature.RESUME_SESSION) else ""
 
 
 def visible(prefix: str = "") -> Q:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from runs.contract import features
 from runs.contract.errors import WorkRailError
+from runs.contract.features import Feature
 from runs.contract.inputs import SESSION_ID_KEYS
 from runs.execution.placeholders import CURRENT_SHOWN
 from runs.mcp.answer_shapes import (
@@ -373,16 +375,20 @@ def completion_lines(result: ExecutionJson) -> list[str]:
         grouping = f'send the same context.sessionKey ("{key}") to keep it in this session.'
     else:
         grouping = "a context.ticketId or context.sessionKey groups the runs of one piece of work into one session."
-    return [
+    lines = [
         f"Workflow {result['workflow']['id']} is complete. {progress_text(result['progress'])}",
         f"stateToken: {result['stateToken']}",
         "",
         "What next:",
-        "- Follow-up work on this task (fixes after review, extra checks): record it with checkpoint_workflow "
-        f'{{"stateToken": "{result["stateToken"]}", "output": {{"notesMarkdown": "..."}}}}, so it survives a '
-        "rewind and shows on the dashboard.",
-        f"- A new piece of work: list_workflows, then start_workflow; {grouping}",
     ]
+    if features.enabled(Feature.CHECKPOINT):  # named only where this server offers it
+        lines.append(
+            "- Follow-up work on this task (fixes after review, extra checks): record it with checkpoint_workflow "
+            f'{{"stateToken": "{result["stateToken"]}", "output": {{"notesMarkdown": "..."}}}}, so it survives a '
+            "rewind and shows on the dashboard."
+        )
+    lines.append(f"- A new piece of work: list_workflows, then start_workflow; {grouping}")
+    return lines
 
 
 def _branch_lines(number: int, branch: Branch) -> list[str]:

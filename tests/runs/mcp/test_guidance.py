@@ -118,3 +118,14 @@ def test_what_the_loader_left_out_is_said_once_per_run(service_catalog):
     assert warning["code"] == "REFERENCES_LEFT_OUT"
     assert "function 'summarize' at /steps/0/functionReferences/0" in warning["message"]
     assert ack(start)["warnings"] == []
+
+
+def test_a_finished_run_names_checkpoint_workflow_only_where_it_is_offered(service_catalog, settings):
+    """Issue 28: what an agent reads names only tools this server offers."""
+    done = start_workflow("wr.routine-focused_plan")
+    while done["pending"] is not None:
+        done = ack(done)
+    assert "record it with checkpoint_workflow" in rendering.execution_text(done)
+    settings.WORKRAIL_ENABLE_CHECKPOINT = False
+    text = rendering.execution_text(done)
+    assert "checkpoint_workflow" not in text and "- A new piece of work: list_workflows" in text
