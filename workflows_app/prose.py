@@ -283,5 +283,7 @@ def _collect(condition: Any, compared: dict[str, set[Any]], depth: int) -> None:
     if not isinstance(name, str):
         return
     values = [condition[op] for op in ("equals", "not_equals") if op in condition]
-    values += condition.get("in") if isinstance(condition.get("in"), list) else []
+    allowed = condition.get("in")
+    if isinstance(allowed, list):
+        values += allowed
     compared.setdefault(name, set()).update(v for v in values if isinstance(v, str | int | float | bool))

@@ -48,7 +48,7 @@ def replay(ack: Ack, output: StepOutputDict) -> RecordedAnswer:
 def _moved_on(ack: Ack) -> BranchTip | None:
     """Where the branch this ack started stands now, if it has moved past the answer recorded then
     (its step acknowledged since): the recorded answer's tokens would only replay again."""
-    answered = ack.child if ack.child_id is not None else ack.node  # a blocked ack answered on its own node
+    answered = ack.child or ack.node  # a blocked ack answered on its own node
     tip = branch_tip(answered)
     if tip.pk == answered.pk:
         return None
