@@ -307,6 +307,18 @@ class Branch(Shape):
     tip_is_complete: bool | None = None
 
 
+class BranchTip(Shape):
+    """Where a branch stands now: its newest node, and the tokens that go on from there."""
+
+    state_token: str
+    ack_token: str | None = Field(
+        description="The unused ackToken of its pending step; null when the run is complete there, or when "
+        "continue_workflow with only the stateToken is the way to get one."
+    )
+    pending_step_id: str | None
+    is_complete: bool
+
+
 class RecordedOutput(Shape):
     notes_markdown: str
     artifact_kinds: list[str]
@@ -331,7 +343,10 @@ class ExecutionResult(FinalShape):
     progress: Progress
     warnings: list[Warning]
     preferences: EffectivePreferences
-    mode: Literal["guided", "autopilot", "unattended", "custom"]
+    mode: Literal["guided", "autopilot", "unattended", "custom"] = Field(
+        description="The mode these preferences equal, or custom when none does (start_workflow's mode says "
+        "which preferences each sets)."
+    )
     next_call: NextCall | None
     blocked: Blocked | None = None
     self_contained: bool = Field(
@@ -367,6 +382,11 @@ class ExecutionResult(FinalShape):
     references: list[ReferenceView] | None = Field(
         default=None, description="At start: the documents the workflow points to, and where they are."
     )
+    branch_tip: BranchTip | None = Field(
+        default=None,
+        description="On a replay with other output, when the branch that acknowledgement started has moved on "
+        "since: where it stands now. The answer recorded then is older; go on from here.",
+    )
 
 
 @dataclass(frozen=True)
@@ -378,11 +398,14 @@ class RecordedAnswer:
 
     recorded_json: str
     warnings_first: tuple[WarningDict, ...] = ()
+    branch_tip: BranchTip | None = None  # the branch has moved on since (a replay with other output)
 
     def dump(self) -> JsonObject:
         answer: JsonObject = json.loads(self.recorded_json)
         if self.warnings_first:
             answer["warnings"] = [*self.warnings_first, *answer["warnings"]]
+        if self.branch_tip is not None:
+            answer["branchTip"] = self.branch_tip.dump()
         return answer
 
 

@@ -18,17 +18,24 @@ class Feature(StrEnum):
     RESUME_SESSION = "WORKRAIL_ENABLE_RESUME_SESSION"
 
 
+# A feature that is useless without another: a notes-only session exists to be checkpointed into.
+_NEEDS = {Feature.START_SESSION: Feature.CHECKPOINT}
+
+
 def enabled(feature: Feature) -> bool:
-    return bool(getattr(settings, feature.value))
+    needed = _NEEDS.get(feature)
+    return bool(getattr(settings, feature.value)) and (needed is None or enabled(needed))
 
 
 def require(feature: Feature, what: str) -> None:
     """Refuses `what` (a tool, or one use of a tool) when its feature is off."""
     if not enabled(feature):
+        flags = [flag for flag in (feature, _NEEDS.get(feature)) if flag is not None and not getattr(settings, flag)]
         raise WorkRailError(
             ErrorCode.FEATURE_DISABLED,
             f"{what} is turned off on this server.",
-            f"Ask the user to set {feature.value}=1 in the MCP server's environment and restart it.",
+            f"Ask the user to set {' and '.join(f'{flag.value}=1' for flag in flags)} in the MCP server's "
+            "environment and restart it.",
         )
 
 

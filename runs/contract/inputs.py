@@ -25,6 +25,26 @@ MAX_WORKFLOW_ID_CHARS = 200
 Autonomy = Literal["guided", "full_auto_stop_on_user_deps", "full_auto_never_stop"]
 RiskPolicy = Literal["conservative", "balanced", "aggressive"]
 ModeName = Literal["guided", "autopilot", "unattended"]
+# What each mode ("preset") stands for: in a few words, and the preferences it sets. The mode an answer
+# names is the one its preferences equal (runs/contract/preferences.py builds the presets from this).
+MODE_PRESETS: dict[str, tuple[str, dict[str, str]]] = {
+    "guided": ("ask the user", {"autonomy": "guided", "riskPolicy": "balanced"}),
+    "autopilot": (
+        "stop only for the user's own input",
+        {"autonomy": "full_auto_stop_on_user_deps", "riskPolicy": "balanced"},
+    ),
+    "unattended": ("never stop; record gaps", {"autonomy": "full_auto_never_stop", "riskPolicy": "balanced"}),
+}
+
+
+def modes_in_words() -> str:
+    """Each mode, what it means and the preferences it sets: how `mode` maps to `preferences`."""
+    return "; ".join(
+        f"{name} ({words}: " + ", ".join(f"{key} {value}" for key, value in sets.items()) + ")"
+        for name, (words, sets) in MODE_PRESETS.items()
+    )
+
+
 TokenText = Annotated[str, Field(min_length=1, max_length=MAX_TOKEN_CHARS)]
 WorkflowId = Annotated[
     str, Field(min_length=1, max_length=MAX_WORKFLOW_ID_CHARS, description="An id from list_workflows.")
@@ -178,13 +198,12 @@ class StartWorkflowInput(Shape):
         max_length=MAX_GOAL_CHARS,
         description="The task in a sentence or two, in the user's words. Every step shows it, it becomes "
         "context.goal (a workflow that reads 'the session goal' reads this), the dashboard titles the session "
-        "with it, and resume_session finds the session by its words.",
+        "with it, and a search for earlier work finds the session by its words.",
     )
     preferences: Preferences | None = None
     mode: ModeName | None = Field(
         default=None,
-        description="A preset: guided (ask the user), autopilot (stop only for the user's own input), unattended "
-        "(never stop; record gaps). Explicit preferences override it.",
+        description=f"A preset of preferences: {modes_in_words()}. Explicit preferences override it.",
     )
 
     _context_size = field_validator("context")(_bounded_context)

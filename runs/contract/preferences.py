@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import get_args
 
 from runs.contract.execution import WarningDict
-from runs.contract.inputs import Autonomy, Preferences, RiskPolicy
+from runs.contract.inputs import MODE_PRESETS, Autonomy, Preferences, RiskPolicy
 from workflows_app.engine.jsontypes import JsonObject
 
 # Ordered from least to most automated / risky: the order is what "more than recommended" means.
@@ -26,29 +26,18 @@ class Mode:
     preferences: dict[str, str]
 
 
-MODES = {
-    mode.name: mode
-    for mode in (
-        Mode(
-            "guided",
-            "Guided",
-            "The agent asks you at every confirmation and waits for what only you can give.",
-            {"autonomy": "guided", "riskPolicy": "balanced"},
-        ),
-        Mode(
-            "autopilot",
-            "Autopilot, stops for you",
-            "The agent confirms its own steps and stops only for something only you can provide.",
-            {"autonomy": "full_auto_stop_on_user_deps", "riskPolicy": "balanced"},
-        ),
-        Mode(
-            "unattended",
-            "Unattended",
-            "The agent never stops: it states its assumptions and records every gap for you to review.",
-            {"autonomy": "full_auto_never_stop", "riskPolicy": "balanced"},
-        ),
-    )
+_FOR_PEOPLE = {  # the dashboard's label and description of each mode
+    "guided": ("Guided", "The agent asks you at every confirmation and waits for what only you can give."),
+    "autopilot": (
+        "Autopilot, stops for you",
+        "The agent confirms its own steps and stops only for something only you can provide.",
+    ),
+    "unattended": (
+        "Unattended",
+        "The agent never stops: it states its assumptions and records every gap for you to review.",
+    ),
 }
+MODES = {name: Mode(name, *_FOR_PEOPLE[name], dict(preferences)) for name, (_, preferences) in MODE_PRESETS.items()}
 
 
 def resolve(base: dict[str, str], *, mode: str | None = None, preferences: Preferences | None = None) -> dict[str, str]:
@@ -82,6 +71,24 @@ MEANINGS = {
 
 def meaning(key: str, value: str) -> str:
     return MEANINGS.get((key, value), "")
+
+
+def in_words(key: str, value: str) -> str:
+    """A preference's value as an agent reads it: an autonomy by the mode that sets it ("autopilot
+    autonomy"), the name users know, rather than the value the API stores (full_auto_stop_on_user_deps)."""
+    if key == "autonomy":
+        mode = next((m.name for m in MODES.values() if m.preferences["autonomy"] == value), None)
+        if mode is not None:
+            return f"{mode} autonomy"
+    return f"{key} '{value}'"
+
+
+def how_to_send(key: str, value: str, preferences: dict[str, str]) -> str:
+    """The argument that sets `key` to `value` and changes nothing else: a mode when one sets exactly
+    that (in users' words), else the preference itself."""
+    wanted = {**preferences, key: value}
+    mode = next((m.name for m in MODES.values() if m.preferences == wanted), None)
+    return f"mode '{mode}'" if mode is not None else f"preferences.{key} '{value}'"
 
 
 RECOMMENDATION_FIELDS = (("autonomy", "recommendedAutonomy"), ("riskPolicy", "recommendedRiskPolicy"))
@@ -121,9 +128,9 @@ def follow_recommendation(
         notices.append(
             {
                 "code": "PREFERENCES_FOLLOW_RECOMMENDATION",
-                "message": f"This workflow recommends {key} '{value}', so this run uses it instead of the server "
-                f"default '{effective[key]}': {meaning(key, value)}. To run with another value, send "
-                f"preferences.{key} with continue_workflow (it applies from that step on).",
+                "message": f"This workflow recommends {in_words(key, value)}, so this run uses it instead of the "
+                f"server default, {in_words(key, effective[key])}: {meaning(key, value)}. To run otherwise, send "
+                f"another mode (or preferences.{key}) with continue_workflow (it applies from that step on).",
             }
         )
     return adjusted, notices
@@ -134,8 +141,9 @@ def recommendation_warnings(compiled: JsonObject, preferences: dict[str, str]) -
     return [
         {
             "code": "PREFERENCES_EXCEED_RECOMMENDATION",
-            "message": f"This workflow recommends {key} '{value}' at most; the run uses '{preferences[key]}', as "
-            f"chosen. To follow the recommendation, send preferences.{key} '{value}' with continue_workflow.",
+            "message": f"This workflow recommends {in_words(key, value)} at most; the run uses "
+            f"{in_words(key, preferences[key])}, as chosen. To follow the recommendation, send "
+            f"{how_to_send(key, value, preferences)} with continue_workflow.",
         }
         for key, value in _exceeding(compiled, preferences)
     ]

@@ -16,6 +16,13 @@ from workflows_app.schema import USER_DEPENDENCY_REASONS
 
 GUIDED = "guided"
 NEVER_STOP = "full_auto_never_stop"
+# A step that asks the user to confirm, in a mode where the agent confirms for itself: the prompt still
+# says "ask them" and "wait for their answer", so which of the two holds is said, once, here.
+SELF_CONFIRMATION = (
+    "self: the step asks the user to confirm, and this run's mode has you decide in their place; the mode "
+    "wins over the prompt's asking and waiting. Decide as the user would and write the decision and why in "
+    "notesMarkdown; leave undone what the prompt allows only on the user's explicit word"
+)
 
 
 def dependencies(step: Step, context: JsonObject) -> list[UserDependencyDict]:
@@ -44,7 +51,7 @@ def shape_pending(
     if shaped.get("requireConfirmation") and preferences.get("autonomy", GUIDED) != GUIDED:
         # Full-auto modes: the agent plays the user here, and must say what it decided and why.
         shaped["requireConfirmation"] = False
-        shaped["confirmation"] = "self: decide as the user would and record the decision in notesMarkdown"
+        shaped["confirmation"] = SELF_CONFIRMATION
     return shaped
 
 

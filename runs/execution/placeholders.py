@@ -35,17 +35,17 @@ def from_user(description: str) -> str:
 CURRENT_SHOWN = 400  # characters of a value to send back changed: often enough to send it back whole
 
 
-def for_context(expected: ExpectedContext, *, show_current: bool = True) -> str:
+def for_context(expected: ExpectedContext) -> str:
     """A typed placeholder for an expected context variable: its type, every value the workflow
-    compares it with (not a closed set: other values are allowed), and its value now, if it has one
-    (and `show_current`). What reads it is in pending.expectedContext, not repeated here."""
+    compares it with (not a closed set: other values are allowed), and its value now, if it has one.
+    What reads it is in pending.expectedContext, not repeated here."""
     kind: str = expected.type
     if expected.values:
         kind += "; the workflow compares it with " + ", ".join(json.dumps(v) for v in expected.values)
     if expected.choices:
         kind += "; the prompt offers " + ", ".join(expected.choices)
     what = expected.key
-    if show_current and "current" in expected.model_fields_set:
+    if "current" in expected.model_fields_set:
         now = json.dumps(expected.current, ensure_ascii=False)
         if len(now) > CURRENT_SHOWN:
             now = now[: CURRENT_SHOWN - 1] + "… (cut; whole in pending.expectedContext)"

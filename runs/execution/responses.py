@@ -89,9 +89,9 @@ def next_call(
         instructions += " Do the part of each delegation that cannot run here yourself (see its fix)."
     context = {key: value for key, value in (resend_context or {}).items() if not placeholders.is_placeholder(value)}
     for expected in pending.expected_context or []:
-        # A session id key's blank must fit the key's own length limit: it groups, nothing more.
-        blank = placeholders.for_context(expected, show_current=expected.key not in SESSION_ID_KEYS)
-        context.setdefault(expected.key, blank)
+        if expected.key in SESSION_ID_KEYS:
+            continue  # an id only the user has (a ticket's): a blank would invite making one up
+        context.setdefault(expected.key, placeholders.for_context(expected))
     if pending.expected_context:
         instructions += (
             " Send each context value (the 'Context to send' lines, pending.expectedContext in the structured "

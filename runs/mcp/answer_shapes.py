@@ -250,6 +250,13 @@ class RunCheckpoint(TypedDict):
     pendingStepId: str | None
 
 
+class BranchTip(TypedDict):
+    stateToken: str
+    ackToken: str | None
+    pendingStepId: str | None
+    isComplete: bool
+
+
 class ExecutionJson(TypedDict):
     kind: Literal["step", "blocked", "complete", "checkpoint"]
     isComplete: bool
@@ -276,6 +283,7 @@ class ExecutionJson(TypedDict):
     fork: NotRequired[str | None]
     checkpoint: NotRequired[RunCheckpoint | None]
     references: NotRequired[list[ReferenceView] | None]
+    branchTip: NotRequired[BranchTip | None]
 
 
 # --- notes sessions and resuming (runs/contract/sessions.py) ---------------------------------------------

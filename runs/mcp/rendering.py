@@ -7,10 +7,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from runs.contract import features
 from runs.contract.errors import WorkRailError
+from runs.contract.features import Feature
+from runs.contract.inputs import SESSION_ID_KEYS
 from runs.execution.placeholders import CURRENT_SHOWN
 from runs.mcp.answer_shapes import (
     Branch,
+    BranchTip,
     CheckpointJson,
     Diagnostic,
     ExecutionJson,
@@ -170,14 +174,8 @@ def execution_text(result: ExecutionJson) -> str:
     lines: list[str] = []
     replayed = [w for w in result["warnings"] if w["code"] == "REPLAY_OUTPUT_IGNORED"]
     if replayed:  # the answer below is an old one: say so where it cannot be skimmed past
-        lines += [
-            "NOT RECORDED: " + replayed[0]["message"],
-            "Choose: if this was the same work sent again (a retry, or a chat rewound before this call), go on "
-            "with the step below, on the branch recorded then. If you meant to record different work from that "
-            "point, do not use the tokens below: make the rehydrate call above first.",
-            "",
-            "The answer recorded then:",
-        ]
+        lines += ["NOT RECORDED: " + replayed[0]["message"], *_replay_choice(result.get("branchTip")), ""]
+        lines.append("The answer recorded then:")
     for warning in result["warnings"]:
         if warning["code"] != "REPLAY_OUTPUT_IGNORED":
             label = "Note" if warning["code"] in NOTES else "Warning"
@@ -295,6 +293,24 @@ def _guidance_lines(result: ExecutionJson) -> list[str]:
     return ["Guidance for every step of this workflow:", *items, ""]
 
 
+def _replay_choice(tip: BranchTip | None) -> list[str]:
+    """What to do after a replay with other output: go on where that branch stands, or fork from the point."""
+    same = "Choose: if this was the same work sent again (a retry, or a chat rewound before this call), "
+    fork = "If you meant to record different work from that point, make the rehydrate call above first"
+    if tip is None:
+        return [f"{same}go on with the step below, on the branch recorded then. {fork}; do not use the tokens below."]
+    where = "the run is complete there" if tip["isComplete"] else f"its tip is at step {tip['pendingStepId']}"
+    call = {"stateToken": tip["stateToken"]}
+    if tip["ackToken"]:
+        call["ackToken"] = tip["ackToken"]
+    how = "" if tip["ackToken"] or tip["isComplete"] else " (it shows that step with a fresh ackToken)"
+    return [
+        f"{same}it is recorded already, and the branch recorded then has moved on since: {where}. Go on there "
+        f"with continue_workflow {json.dumps(call)}{how}. {fork}.",
+        "Either way, do not use the tokens below: the step below was acknowledged since.",
+    ]
+
+
 def reference_lines(references: list[ReferenceView] | None) -> list[str]:
     """The documents the workflow points to (shown at start): open one when a step needs it."""
     if not references:
@@ -386,8 +402,10 @@ def context_line(expected: ExpectedContext) -> str:
     choices = expected.get("choices")
     if choices:
         details.append("the prompt offers " + " / ".join(choices))
-    if expected["why"].startswith("WorkRail:"):
-        details.append("optional")  # a session key: the step may read it, nothing requires it
+    if expected["key"] in SESSION_ID_KEYS:
+        details.append("optional: only the user's own, never made up; not in the call below")
+    elif expected["why"].startswith("WorkRail:"):
+        details.append("optional")  # the goal: the step may read it, nothing requires it
     else:
         details.append("this step asks for it" if expected["setByThisStep"] else "needed next")
     if "current" in expected:
@@ -407,16 +425,20 @@ def completion_lines(result: ExecutionJson) -> list[str]:
         grouping = f'send the same context.sessionKey ("{key}") to keep it in this session.'
     else:
         grouping = "a context.ticketId or context.sessionKey groups the runs of one piece of work into one session."
-    return [
+    lines = [
         f"Workflow {result['workflow']['id']} is complete. {progress_text(result['progress'])}",
         f"stateToken: {result['stateToken']}",
         "",
         "What next:",
-        "- Follow-up work on this task (fixes after review, extra checks): record it with checkpoint_workflow "
-        f'{{"stateToken": "{result["stateToken"]}", "output": {{"notesMarkdown": "..."}}}}, so it survives a '
-        "rewind and shows on the dashboard.",
-        f"- A new piece of work: list_workflows, then start_workflow; {grouping}",
     ]
+    if features.enabled(Feature.CHECKPOINT):  # named only where this server offers it
+        lines.append(
+            "- Follow-up work on this task (fixes after review, extra checks): record it with checkpoint_workflow "
+            f'{{"stateToken": "{result["stateToken"]}", "output": {{"notesMarkdown": "..."}}}}, so it survives a '
+            "rewind and shows on the dashboard."
+        )
+    lines.append(f"- A new piece of work: list_workflows, then start_workflow; {grouping}")
+    return lines
 
 
 def _branch_lines(number: int, branch: Branch) -> list[str]:

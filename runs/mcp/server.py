@@ -50,7 +50,7 @@ from workrail_site.version import VERSION
 
 if TYPE_CHECKING:
     from runs.mcp.prompts import PromptDescription, RenderedPrompt
-    from runs.mcp.tool_spec import ToolOutcome, ToolSpec
+    from runs.mcp.tool_spec import Listing, ToolOutcome, ToolSpec
 
 logger = logging.getLogger("workrail.mcp")
 
@@ -106,14 +106,14 @@ class WorkRailServer(MCPServer[Any]):
 
     async def list_tools(self) -> list[MCPTool]:
         # Building the registry (the typed models) is CPU work: off the event loop, like the calls.
-        specs: list[ToolSpec] = await anyio.to_thread.run_sync(_listed_specs)
+        listed: list[tuple[ToolSpec, Listing]] = await anyio.to_thread.run_sync(listed_tools)
         return [
             MCPTool(
                 name=spec.name,
                 title=spec.title,
-                description=spec.description,
-                input_schema=spec.input_schema,
-                output_schema=spec.output_schema,
+                description=listing.description,
+                input_schema=listing.input_schema,
+                output_schema=listing.output_schema,
                 annotations=ToolAnnotations(
                     title=spec.title,
                     read_only_hint=spec.annotations.read_only,
@@ -122,7 +122,7 @@ class WorkRailServer(MCPServer[Any]):
                     open_world_hint=spec.annotations.open_world,
                 ),
             )
-            for spec in specs
+            for spec, listing in listed
         ]
 
     async def list_prompts(self) -> list[MCPPrompt]:
@@ -194,12 +194,13 @@ def _prompt_work(name: str, arguments: JsonObject | None) -> Any:
         ) from None
 
 
-def _listed_specs() -> list[ToolSpec]:
+def listed_tools() -> list[tuple[ToolSpec, Listing]]:
     specs = deferred.tool_specs().values()
     if configuration_problem() is not None:
-        # The flags cannot be read: offer the tools that need none; every call explains the problem.
-        return [spec for spec in specs if spec.feature is None]
-    return [spec for spec in specs if spec.enabled]
+        # The flags cannot be read: offer the tools that need none (none of them has a part that does
+        # either, so listing them reads no flag); every call explains the problem.
+        return [(spec, spec.listed()) for spec in specs if spec.feature is None]
+    return [(spec, spec.listed()) for spec in specs if spec.enabled]
 
 
 def to_call_result(outcome: ToolOutcome) -> CallToolResult:

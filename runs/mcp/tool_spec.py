@@ -6,9 +6,10 @@ on first use.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -32,6 +33,22 @@ class Annotations:
 
 
 @dataclass(frozen=True)
+class Listing:
+    """What `tools/list` says of one tool."""
+
+    description: str
+    input_schema: JsonObject
+    output_schema: JsonObject
+    examples: list[JsonObject]  # those the description shows
+
+
+def _description(summary: str, examples: list[JsonObject]) -> str:
+    lines = [summary, "", "Examples of arguments:"]
+    lines += [json.dumps(example, sort_keys=True) for example in examples]
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
 class ToolSpec[A: Mapping[str, Any]]:
     """A tool whose answer has the JSON shape A (runs/mcp/answer_shapes.py): its handler answers it,
     its rendering reads it."""
@@ -47,9 +64,13 @@ class ToolSpec[A: Mapping[str, Any]]:
     render: Callable[[A], str]
     uses_database: bool = False
     feature: Feature | None = None  # the feature that must be on for the tool to exist; None: always
+    # Parts that exist only while another tool's feature is on: input fields (by wire name) and output
+    # shapes. With the feature off, the listing leaves them out, and with them any word of that tool.
+    input_features: Mapping[str, Feature] = field(default_factory=dict)
+    output_features: Mapping[type[BaseModel], Feature] = field(default_factory=dict)
 
     @cached_property
-    def input_schema(self) -> JsonObject:  # JSON Schema
+    def input_schema(self) -> JsonObject:  # JSON Schema, every feature on
         return input_schema(self.input)
 
     @cached_property
@@ -58,14 +79,38 @@ class ToolSpec[A: Mapping[str, Any]]:
         return object_arguments(self.input_schema)
 
     @cached_property
-    def output_schema(self) -> JsonObject:  # JSON Schema
+    def output_schema(self) -> JsonObject:  # JSON Schema, every feature on
         return output_schema(*self.outputs)
 
     @property
-    def description(self) -> str:
-        lines = [self.summary, "", "Examples of arguments:"]
-        lines += [json.dumps(example, sort_keys=True) for example in self.examples]
-        return "\n".join(lines)
+    def description(self) -> str:  # every feature on
+        return _description(self.summary, self.examples)
+
+    def listed(self) -> Listing:
+        """The tool as this server offers it: what `tools/list` shows with the features on now. A part
+        that belongs to a feature that is off is left out, so no word names a tool the agent cannot call."""
+        off = frozenset(
+            feature
+            for feature in {*self.input_features.values(), *self.output_features.values()}
+            if not features.enabled(feature)
+        )
+        listings: dict[frozenset[Feature], Listing] = self.__dict__.setdefault("_listings", {})
+        if off not in listings:
+            listings[off] = self._listing(off)
+        return listings[off]
+
+    def _listing(self, off: frozenset[Feature]) -> Listing:
+        if not off:
+            return Listing(self.description, self.input_schema, self.output_schema, self.examples)
+        gone = {name for name, feature in self.input_features.items() if feature in off}
+        schema = copy.deepcopy(self.input_schema)
+        for name in gone:
+            schema["properties"].pop(name, None)
+        if "required" in schema:
+            schema["required"] = [name for name in schema["required"] if name not in gone]
+        examples = [example for example in self.examples if not gone & example.keys()]
+        outputs = [model for model in self.outputs if self.output_features.get(model) not in off]
+        return Listing(_description(self.summary, examples), schema, output_schema(*outputs), examples)
 
     @property
     def enabled(self) -> bool:

@@ -227,6 +227,8 @@ def tool_specs() -> dict[str, ToolSpec[Any]]:
             render=rendering.checkpoint_text,
             uses_database=True,
             feature=Feature.CHECKPOINT,
+            input_features={"sessionToken": Feature.START_SESSION},
+            output_features={sessions.SessionResult: Feature.START_SESSION},
         ),
         ToolSpec(
             name="start_session",

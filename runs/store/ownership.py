@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from django.db.models import Q
 
+from runs.contract import features
 from runs.contract.errors import ErrorCode, WorkRailError
+from runs.contract.features import Feature
 from runs.models import Session
 from runs.store import actors, refusals
 
@@ -65,11 +67,16 @@ def require_mine(session: Session, *, joining_key: str | None = None) -> None:
         ErrorCode.NOT_YOUR_SESSION,
         f"This session was started by {session.owner}, and this request acts for {acting_owner()}: "
         "a session is used only by the one who started it. Nothing was read or recorded.",
-        f"Use your own sessions (resume_session finds them) or start one with start_workflow. {take_over}",
+        f"Use your own sessions{_how_to_find()} or start one with start_workflow. {take_over}",
         details={"owner": session.owner},
     )
     refusals.record(error.code, f"session {session.public_id} ({session.owner}'s)")
     raise error
+
+
+def _how_to_find() -> str:
+    """The tool that finds one's own sessions, named only where this server offers it."""
+    return " (resume_session finds them)" if features.enabled(Feature.RESUME_SESSION) else ""
 
 
 def visible(prefix: str = "") -> Q:

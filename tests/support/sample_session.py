@@ -32,7 +32,13 @@ CHANGED_FILES = {
 FINDINGS = {
     "kind": "mr_review.findings",
     "findings": [
-        {"severity": "Minor", "title": "Long function", "location": {"file": "src/zeta.py", "line": 10}},
+        {
+            "severity": "Minor",
+            "title": "Long function",
+            "location": {"file": "src/zeta.py", "line": 10},
+            "rationale": "Hard to follow.",
+            "suggestion": "Split it.",
+        },
         {
             "severity": "Critical",
             "title": "SQL built from input",
@@ -40,7 +46,13 @@ FINDINGS = {
             "rationale": "The query concatenates user input.",
             "suggestion": "Use parameters.",
         },
-        {"severity": "Major", "title": HOSTILE},
+        {
+            "severity": "Major",
+            "title": HOSTILE,
+            "location": {"file": "src/beta.py"},
+            "rationale": "Unsafe.",
+            "suggestion": "Escape it.",
+        },
     ],
 }
 

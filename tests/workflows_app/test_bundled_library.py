@@ -286,3 +286,18 @@ def test_workflow_authoring_validates_each_revision_until_the_user_accepts_it(ca
     assert steps["validate-loop#2/review-draft"]["outputContract"]["contractRef"] == "wr.contracts.loop_control"
     assert "`.workrail/workflows/team.release_checklist.json`" in steps["save-workflow"]["prompt"]
     assert '{"workflowId": "team.release_checklist"}' in steps["explain-usage"]["prompt"]
+
+
+def test_mr_review_findings_contract_requires_what_its_words_require(catalog):
+    """The prompt and the guidance ask every finding for a location, what goes wrong and the change to make:
+    the contract requires them too, so its template never offers them as fields to remove."""
+    compiled = compiled_of(catalog, "wr.mr_review")
+    guidance = " ".join(compiled["metaGuidance"])
+    assert "Every finding needs a location, a concrete failure scenario or cost, and a suggested change." in guidance
+    [step] = [step for step in compiled["steps"] if step["id"] == "record-findings"]
+    schema = step["outputContract"]["schema"]
+    finding = schema["properties"]["findings"]["items"]
+    assert {"severity", "title", "location", "rationale", "suggestion"} <= set(finding["required"])
+    comment = schema["properties"]["mrComments"]["items"]
+    assert {"location", "title", "body"} <= set(comment["required"])
+    assert "`mrComments`, if any finding is worth posting" in step["prompt"]  # optional, and said so

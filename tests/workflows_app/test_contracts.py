@@ -60,7 +60,8 @@ def test_an_inline_contract_is_compiled_into_the_step_and_enforced(service_catal
 
 def test_a_registry_artifact_of_another_run_kind_is_accepted_and_unknown_kinds_are_not(service_catalog):
     start = start_workflow("wr.routine-focused_plan")
-    ok = {"kind": "mr_review.findings", "findings": [{"severity": "Minor", "title": "Typo"}]}
+    finding = {"severity": "Minor", "title": "Typo", "location": {"file": "a.py"}, "rationale": "r", "suggestion": "s"}
+    ok = {"kind": "mr_review.findings", "findings": [finding]}
     moved = continue_workflow(
         stateToken=start["stateToken"], ackToken=start["ackToken"], output={"notesMarkdown": "x", "artifacts": [ok]}
     )

@@ -21,7 +21,15 @@ FILES = {
 }
 FINDINGS = {
     "kind": "mr_review.findings",
-    "findings": [{"severity": "Major", "title": "Unbounded query", "location": {"file": "src/orders.py", "line": 12}}],
+    "findings": [
+        {
+            "severity": "Major",
+            "title": "Unbounded query",
+            "location": {"file": "src/orders.py", "line": 12},
+            "rationale": "Every order is read at once.",
+            "suggestion": "Page the query.",
+        }
+    ],
 }
 
 

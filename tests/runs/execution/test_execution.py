@@ -98,6 +98,42 @@ def test_a_replay_with_other_output_is_still_a_replay_and_says_how_to_fork(three
     assert Node.objects.count() == 2
 
 
+def test_a_replay_with_other_output_points_at_where_its_branch_stands_now(three):
+    """Issue 28: the step below a replayed answer may have been acknowledged since; its tokens would only
+    replay again. The answer gives the branch's tip, with the tokens that go on from there."""
+    start = start_workflow("project.three")
+    second = ack(start)
+    third = ack(second)  # the branch moved on past the answer the replay gives again
+    other = continue_workflow(
+        stateToken=start["stateToken"], ackToken=start["ackToken"], output={"notesMarkdown": "Other words."}
+    )
+    assert other["stateToken"] == second["stateToken"]  # the recorded answer, unchanged
+    tip = other["branchTip"]
+    assert tip == {
+        "stateToken": third["stateToken"],
+        "ackToken": third["ackToken"],  # its pending step's unused ackToken
+        "pendingStepId": "three",
+        "isComplete": False,
+    }
+    text = rendering.execution_text(other)
+    call = json.dumps({"stateToken": third["stateToken"], "ackToken": third["ackToken"]})
+    assert f"has moved on since: its tip is at step three. Go on there with continue_workflow {call}." in text
+    assert "do not use the tokens below: the step below was acknowledged since" in text
+    assert "go on with the step below" not in text
+    done = ack(third)
+    finished = continue_workflow(
+        stateToken=start["stateToken"], ackToken=start["ackToken"], output={"notesMarkdown": "Other words."}
+    )
+    assert finished["branchTip"] == {
+        "stateToken": done["stateToken"], "ackToken": None, "pendingStepId": None, "isComplete": True,
+    }  # fmt: skip
+    assert "the run is complete there" in rendering.execution_text(finished)
+    # Where the branch has not moved, the recorded answer is where it stands: no tip is added.
+    assert "branchTip" not in continue_workflow(
+        stateToken=third["stateToken"], ackToken=third["ackToken"], output={"notesMarkdown": "Other again."}
+    )
+
+
 def test_rehydrating_the_tip_recaps_notes_and_does_not_advance(three):
     response = start_workflow("project.three")
     second = continue_workflow(

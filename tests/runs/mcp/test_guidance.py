@@ -56,7 +56,9 @@ def test_a_mode_above_the_recommendation_is_said_once_per_run(service_catalog):
     assert continue_workflow(stateToken=second["stateToken"])["warnings"] == []  # a rehydrate neither
     switched = ack(second, mode="autopilot")  # another level above the recommendation: news again
     assert [w["code"] for w in switched["warnings"]] == ["PREFERENCES_EXCEED_RECOMMENDATION"]
-    assert "full_auto_stop_on_user_deps" in switched["warnings"][0]["message"]
+    assert "the run uses autopilot autonomy, as chosen" in switched["warnings"][0]["message"]
+    assert "send mode 'guided' with continue_workflow" in switched["warnings"][0]["message"]  # risk unchanged
+    assert "full_auto" not in switched["warnings"][0]["message"]  # the API's name, where users know a mode's
     rebuild_projections()  # what was said is in the log, so a rebuilt store remembers it
     assert ack(switched)["warnings"] == []
     other_run = start_workflow(BUGS, mode="unattended")  # once per run, not once per store
@@ -116,3 +118,14 @@ def test_what_the_loader_left_out_is_said_once_per_run(service_catalog):
     assert warning["code"] == "REFERENCES_LEFT_OUT"
     assert "function 'summarize' at /steps/0/functionReferences/0" in warning["message"]
     assert ack(start)["warnings"] == []
+
+
+def test_a_finished_run_names_checkpoint_workflow_only_where_it_is_offered(service_catalog, settings):
+    """Issue 28: what an agent reads names only tools this server offers."""
+    done = start_workflow("wr.routine-focused_plan")
+    while done["pending"] is not None:
+        done = ack(done)
+    assert "record it with checkpoint_workflow" in rendering.execution_text(done)
+    settings.WORKRAIL_ENABLE_CHECKPOINT = False
+    text = rendering.execution_text(done)
+    assert "checkpoint_workflow" not in text and "- A new piece of work: list_workflows" in text

@@ -1,8 +1,15 @@
 """The MCP tools as data: schemas, examples, annotations, and errors as data."""
 
+import itertools
+import json
+import re
+
 import pytest
 from jsonschema import Draft202012Validator
 
+from runs.contract.errors import WorkRailError
+from runs.mcp import tools
+from runs.mcp.server import listed_tools
 from runs.mcp.tools import call, tool_specs
 from tests.support.paths import REPO
 from tests.support.workflow_files import workflow_doc, write_json
@@ -64,7 +71,6 @@ def test_flagged_tools_follow_their_flags(settings):
         "checkpoint_workflow",
         "resume_session",  # on by default: a new chat can find earlier work
     }
-    settings.WORKRAIL_ENABLE_CHECKPOINT = False
     settings.WORKRAIL_ENABLE_START_SESSION = True
     settings.WORKRAIL_ENABLE_RESUME_SESSION = False
     assert {s.name for s in TOOLS if s.enabled} == {
@@ -72,8 +78,48 @@ def test_flagged_tools_follow_their_flags(settings):
         "inspect_workflow",
         "start_workflow",
         "continue_workflow",
+        "checkpoint_workflow",
         "start_session",
     }
+    settings.WORKRAIL_ENABLE_CHECKPOINT = False  # a notes-only session exists to be checkpointed into
+    assert {s.name for s in TOOLS if s.enabled} == {"list_workflows", "inspect_workflow", "start_workflow",
+                                                    "continue_workflow"}  # fmt: skip
+    with pytest.raises(WorkRailError) as refused:
+        tools.invoke("start_session", {})
+    assert refused.value.suggestion.startswith("Ask the user to set WORKRAIL_ENABLE_CHECKPOINT=1 in")
+
+
+def _strings(node):
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from _strings(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _strings(value)
+
+
+@pytest.mark.parametrize("flags", list(itertools.product([False, True], repeat=3)), ids=str)
+def test_the_tool_list_names_only_tools_this_server_offers(settings, flags):
+    """Issue 28: checkpoint_workflow's description named start_session, which is off by default. Whatever
+    the flags, no description, schema or example in tools/list names a tool that is not offered."""
+    checkpoint, notes_sessions, resume = flags
+    settings.WORKRAIL_ENABLE_CHECKPOINT = checkpoint
+    settings.WORKRAIL_ENABLE_START_SESSION = notes_sessions
+    settings.WORKRAIL_ENABLE_RESUME_SESSION = resume
+    listed = listed_tools()
+    offered = {spec.name for spec, _ in listed}
+    for spec, listing in listed:
+        words = " ".join(_strings([listing.description, listing.input_schema, listing.output_schema]))
+        named = {name for name in SPECS if re.search(rf"\b{name}\b", words)}
+        assert named <= offered, f"{spec.name} names {sorted(named - offered)}"
+        for example in listing.examples:
+            assert json.dumps(example, sort_keys=True) in listing.description
+            assert list(Draft202012Validator(listing.input_schema).iter_errors(example)) == []
+    if checkpoint and not notes_sessions:
+        [checkpoint_listing] = [listing for spec, listing in listed if spec.name == "checkpoint_workflow"]
+        assert "sessionToken" not in checkpoint_listing.input_schema["properties"]
 
 
 def test_list_filters_by_kind_and_namespace(service_catalog):

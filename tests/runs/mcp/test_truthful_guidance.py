@@ -10,7 +10,7 @@ import pytest
 
 from runs.mcp import rendering, tools
 from runs.models import Session
-from tests.support.mcp_calls import call, continue_workflow, notes_for, start_workflow
+from tests.support.mcp_calls import ack, call, continue_workflow, notes_for, start_workflow
 from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
 from workflows_app import builtins
 from workflows_app.engine.blanks import PREFIX, artifact_template
@@ -400,6 +400,42 @@ def test_a_session_key_the_step_only_reads_is_optional_and_guidance_keeps_its_su
     )
     doc["metaGuidance"] = ["Memory, when this session has it:\n- store decisions\n- query before asking"]
     write_json(service_catalog["extra"] / "keys.json", doc)
-    text = rendering.execution_text(start_workflow("team.keys"))
-    assert "Context to send: ticketId (any; optional; WorkRail: runs with the same ticketId share one session)" in text
+    start = start_workflow("team.keys")
+    text = rendering.execution_text(start)
+    assert (
+        "Context to send: ticketId (any; optional: only the user's own, never made up; not in the call below; "
+        "WorkRail: runs with the same ticketId share one session)"
+    ) in text
+    # Issue 28: no blank invites the agent to invent an id it was never given.
+    assert "ticketId" not in start["nextCall"]["arguments"].get("context", {})
+    assert [e["key"] for e in start["pending"]["expectedContext"]] == ["ticketId"]  # still said, in the structure
     assert "- Memory, when this session has it:\n  - store decisions\n  - query before asking" in text
+
+
+def test_autopilot_says_once_which_wins_at_a_confirmation_and_speaks_in_mode_names(service_catalog):
+    """Issue 28: in autopilot the confirm step showed the workflow's "wait for approval" beside "self: decide
+    as the user would" without saying which wins; `mode` answered in preference values no description
+    mapped it to, and the API's autonomy names reached the agent where users know a mode's name."""
+    settings_for = {
+        "triage-change": {"complexity": "standard"},
+        "list-changed-files": {"reviewAreas": ["api"]},
+        "confirm-comments": {"postComments": False},
+    }
+    answer = start_workflow("wr.mr_review", {"changeRef": "MR !1"}, mode="autopilot")
+    assert (answer["mode"], answer["preferences"]["autonomy"]) == ("autopilot", "full_auto_stop_on_user_deps")
+    texts = {}
+    while answer["pending"] is not None:
+        texts[answer["pending"]["stepId"]] = rendering.execution_text(answer)
+        answer = ack(answer, context=settings_for.get(answer["pending"]["stepId"], {}))
+    confirm = texts["confirm-comments"]
+    assert confirm.count("Confirmation (autopilot mode): ") == 1
+    assert "the mode wins over the prompt's asking and waiting" in confirm
+    assert "Before continuing, ask the user to confirm" not in confirm
+    assert "leave undone what the prompt allows only on the user's explicit word" in confirm
+    assert not [step for step, text in texts.items() if "full_auto" in text]
+    start_mode = tools.tool_specs()["start_workflow"].listed().input_schema["properties"]["mode"]["description"]
+    assert "autopilot (stop only for the user's own input: autonomy full_auto_stop_on_user_deps, riskPolicy " in (
+        start_mode
+    )
+    answered_mode = tools.tool_specs()["continue_workflow"].listed().output_schema["anyOf"][0]["properties"]["mode"]
+    assert "start_workflow's mode says which preferences each sets" in answered_mode["description"]

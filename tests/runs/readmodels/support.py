@@ -19,7 +19,12 @@ PLAN = "wr.routine-focused_plan"
 STEPS = ["clarify-goal", "draft-plan", "self-check-plan"]
 FILES = "mr_review.changed_files"
 FINDINGS = "mr_review.findings"
-A_FINDING = {"kind": FINDINGS, "findings": [{"severity": "Minor", "title": "Naming"}]}
+A_FINDING = {
+    "kind": FINDINGS,
+    "findings": [
+        {"severity": "Minor", "title": "Naming", "location": {"file": "a.py"}, "rationale": "r", "suggestion": "s"}
+    ],
+}
 
 
 def changed_files(path: str) -> dict[str, Any]:

@@ -311,7 +311,12 @@ def test_invalid_artifacts_are_reported_with_their_index_and_every_problem():
     output = {
         "artifacts": [
             {"kind": "note"},
-            {"kind": "mr_review.findings", "findings": [{"severity": "Huge", "title": ""}]},
+            {
+                "kind": "mr_review.findings",
+                "findings": [
+                    {"severity": "Huge", "title": "", "location": {"file": "a.py"}, "rationale": "r", "suggestion": "s"}
+                ],
+            },
         ]
     }
     blocked, _ = attempt(step("review", outputContract=FINDINGS), output)
