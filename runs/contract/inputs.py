@@ -196,8 +196,8 @@ class StartWorkflowInput(Shape):
         default=None,
         min_length=1,
         max_length=MAX_GOAL_CHARS,
-        description="The task in a sentence or two, in the user's words. It is shown whole at start and wherever a chat picks the run up again, it becomes "
-        "context.goal (a workflow that reads 'the session goal' reads this), the dashboard titles the session "
+        description="The task in a sentence or two, in the user's words. It is shown whole at start and wherever "
+        "a chat picks the run up again, it becomes context.goal (a workflow that reads 'the session goal' reads this), the dashboard titles the session "
         "with it, and a search for earlier work finds the session by its words.",
     )
     preferences: Preferences | None = None
