@@ -197,8 +197,9 @@ class StartWorkflowInput(Shape):
         min_length=1,
         max_length=MAX_GOAL_CHARS,
         description="The task in a sentence or two, in the user's words. It is shown whole at start and wherever "
-        "a chat picks the run up again, it becomes context.goal (a workflow that reads 'the session goal' reads this), the dashboard titles the session "
-        "with it, and a search for earlier work finds the session by its words.",
+        "a chat picks the run up again, it becomes context.goal (a workflow that reads 'the session goal' reads "
+        "this), the dashboard titles the session with it, and a search for earlier work finds the session by its "
+        "words.",
     )
     preferences: Preferences | None = None
     mode: ModeName | None = Field(
