@@ -197,8 +197,8 @@ def _raise_if_stopped_by_a_limit(what: str, returncode: int, stderr: str, limits
 
 def _size(count: int) -> str:
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= size and count % size == 0:
-            return f"{count // size} {unit}"
+        if count >= size:
+            return f"{count // size} {unit}" if count % size == 0 else f"{count / size:.1f} {unit}"
     return f"{count:,} bytes"
 
 

@@ -14,6 +14,7 @@ from django.core.management.color import Style, no_style
 from workflows_app.management.commands.validate_workflow import file_lines
 from workflows_app.repos.store import RepoStore
 from workflows_app.repos.sync import SyncReport, sync
+from workflows_app.terminal import printable
 from workrail_site.workflow_repos import SETTING, SYNTAX
 
 HELP = f"""\
@@ -109,7 +110,7 @@ class Command(BaseCommand):
 def report_lines(report: SyncReport, style: Style) -> list[str]:
     repo = report.repo
     where = repo.ref_label + (f", directory {repo.directory}" if repo.directory else "")
-    lines = [style.MIGRATE_HEADING(f"{repo.name}: {repo.display_url} ({where})")]
+    lines = [style.MIGRATE_HEADING(printable(f"{repo.name}: {repo.display_url} ({where})"))]
     old = short(report.old_commit)
     new = short(report.new_commit)
     if report.new_commit is not None:
@@ -126,8 +127,8 @@ def report_lines(report: SyncReport, style: Style) -> list[str]:
     lines += file_lines(report.files, 0, style, indent="  ")
     if report.failure is not None:
         failure = report.failure
-        lines.append("  " + style.ERROR(f"{failure.code.value}: {failure.message}"))
-        lines.append(f"    fix: {failure.fix}")
+        lines.append("  " + style.ERROR(printable(f"{failure.code.value}: {failure.message}")))
+        lines.append(f"    fix: {printable(failure.fix)}")
         if report.old_commit is not None:
             lines.append(f"  pin kept at {old}")
         else:
