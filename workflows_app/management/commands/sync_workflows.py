@@ -35,7 +35,10 @@ left out, as in any workflow source).
 Errors (each with its fix): REPO_FETCH_FAILED (the URL cannot be fetched: unreachable, not a
 repository, access refused; git never asks for a password here), REPO_REF_NOT_FOUND (no such branch,
 tag or commit), REPO_DIR_NOT_FOUND (no such directory, or no *.json file in it),
-REPO_INVALID_WORKFLOW (pin kept, see above).
+REPO_INVALID_WORKFLOW (pin kept, see above), REPO_TOO_LARGE (more workflow files or bytes than
+one repository may write out, or git past its memory limit), and per file REPO_FILE_SKIPPED (larger
+than 1 MiB, too deep or too long a path: not written out). Names are printed with control
+characters escaped; credentials in a URL are never printed.
 
 Exit status: 0 when every repository synced and its workflows are valid; 1 when one failed or holds
 a workflow with an error; 2 on bad usage (no repository configured, an unknown --repo).
