@@ -204,6 +204,7 @@ class _Compiler:
         budget = _Budget(stack)
         functions = {f["name"]: f for f in document.get("functionDefinitions", [])}
         steps = _inline_referenced_bodies(document["steps"])
+        self._count_first(steps, ["steps"], _Budget(stack))
         compiled_steps: list[Step] = []
         for index, step in enumerate(steps):
             try:
@@ -253,8 +254,28 @@ class _Compiler:
         budget.spend(len(found), _text_size(found))
         return found
 
-    def _expand_template(self, step: Step, path: list[str | int], budget: _Budget) -> list[Step]:
-        stack = budget.stack
+    def _count_first(self, steps: list[Step], path: list[str | int], probe: _Budget) -> None:
+        """Refuses a document that its routine calls alone make too large before any step is copied:
+        each routine it calls is compiled (once: the memo) to know its size, each of its own steps
+        counts one. The compilation that follows checks the rest (text, virtual steps) as it goes."""
+        for index, step in enumerate(steps):
+            probe.step_id, probe.callee = str(step.get("id", "")), None
+            try:
+                if "templateCall" in step:
+                    routine = self._routine_called(step, [*path, index], probe.stack)
+                    probe.called(self._routine(routine, probe.stack), routine.id)
+                else:
+                    probe.spend(1, 0)
+            except _TooLarge as exc:
+                if len(probe.stack) == 1:  # the pointer is the step of the workflow being compiled
+                    where = [*path, index, *(["templateCall"] if "templateCall" in step else [])]
+                    exc.pointer = exc.pointer or pointer_of(where)
+                raise
+            if step.get("type") == "loop" and isinstance(step.get("body"), list):
+                self._count_first(step["body"], [*path, index, "body"], probe)
+
+    def _routine_called(self, step: Step, path: list[str | int], stack: tuple[str, ...]) -> RoutineDocument:
+        """The routine a templateCall step names; CompileError when none is loaded or it is being expanded."""
         call = step["templateCall"]
         pointer = pointer_of([*path, "templateCall", "templateId"])
         names = builtins.routine_names_of(call["templateId"])
@@ -282,6 +303,12 @@ class _Compiler:
                     )
                 ]
             )
+        return routine
+
+    def _expand_template(self, step: Step, path: list[str | int], budget: _Budget) -> list[Step]:
+        stack = budget.stack
+        call = step["templateCall"]
+        routine = self._routine_called(step, path, stack)
         try:
             done = self._routine(routine, stack)
             budget.called(done, routine.id)
@@ -327,6 +354,15 @@ class _Compiler:
         done = _CompiledRoutine(compiled, spent.steps, spent.chars, heaviest, dict(spent.calls))
         self.memo.routines[routine.id] = done
         return done
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a JSON value (its lists and objects new): what a call site may change of a routine's step."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
 
 
 def _text_size(value: Any) -> int:
@@ -394,7 +430,7 @@ def _prefixed(
 ) -> Step:
     """A routine step placed inside a caller (a copy): ids namespaced by the calling step, args substituted
     (`grow` is told how much text each substitution adds, before it is made)."""
-    step = builtins.substitute_args(step, args, grow)
+    step = builtins.substitute_args(step, args, grow) if args else _copied(step)
     step["id"] = f"{prefix}.{step['id']}"
     step["origin"] = {"templateId": template_id, "callStepId": prefix}
     if "virtualOf" in step:
