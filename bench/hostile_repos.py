@@ -33,8 +33,10 @@ from _common import CORPUS, REPO, clean_env
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workrail_site.settings")
 
 from workflows_app import compiler
+from workflows_app.catalog import assemble
 from workflows_app.file_checks import validate_with_catalog
-from workflows_app.sources import SourceKind
+from workflows_app.loader import load_file
+from workflows_app.sources import Source, SourceKind
 
 LIBRARY = Path(os.environ.get("WORKRAIL_LIBRARY", "/work/workrail-lib"))
 CORPUS_FOUND = next(
@@ -72,6 +74,18 @@ def load(directory: Path):
     return time.perf_counter() - started, reports, catalog
 
 
+def compile_seconds(directory: Path) -> float:
+    """The best of three compilations of the directory's catalog (files already read and checked)."""
+    source = Source(SourceKind.EXTRA, directory, 3)
+    files = [load_file(path, source) for path in source.files()]
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        assemble(files, [source])
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
 def text_size(compiled: dict) -> int:
     return compiler._text_size(compiled["steps"])
 
@@ -103,8 +117,9 @@ def accepted_and_bomb(work: Path) -> None:
     seconds, _reports, catalog = min((load(work / "largest") for _ in range(3)), key=lambda found: found[0])
     top = catalog.get("team.top")
     print(
-        f"largest accepted: team.top, {top.step_count:,} steps, {text_size(top.compiled):,} characters; "
-        f"catalog with it compiled in {seconds * 1000:.0f} ms"
+        f"largest accepted: team.top, {top.step_count:,} steps, {text_size(top.compiled):,} characters; its "
+        f"catalog (4 files) compiled in {compile_seconds(work / 'largest') * 1000:.0f} ms, read, checked and "
+        f"compiled with the bundled workflows in {seconds * 1000:.0f} ms"
     )
     write_chain(work / "bomb", levels=7, fan_out=10, top_calls=10)  # 10**7 steps once expanded
     seconds, reports, catalog = min((load(work / "bomb") for _ in range(3)), key=lambda found: found[0])
@@ -112,7 +127,9 @@ def accepted_and_bomb(work: Path) -> None:
     [first] = [d for d in next(r for r in reports if r.workflow_id == "team.top").diagnostics]
     print(
         f"bomb (7 files of {max(p.stat().st_size for p in (work / 'bomb').glob('*.json'))} bytes at most, 10 calls "
-        f"per level): refused in {seconds * 1000:.0f} ms, {len(refused)} files refused, "
+        f"per level, 10**7 steps): compiled and refused in {compile_seconds(work / 'bomb') * 1000:.0f} ms "
+        f"(read, checked and compiled with the bundled workflows in {seconds * 1000:.0f} ms), "
+        f"{len(refused)} files refused, "
         f"{len(catalog.entries) - 6} of its workflows accepted (those within the bound); chain: "
         f"{' -> '.join(first.details['chain'])}"
     )

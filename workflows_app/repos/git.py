@@ -77,6 +77,11 @@ class Skipped:
     fix: str
 
 
+def shortened(path: str) -> str:
+    """A path as a report shows it: a very long one (thousands of directories) by its two ends."""
+    return path if len(path) <= 300 else f"{path[:150]}...{path[-100:]}"
+
+
 @dataclass
 class Extracted:
     files: int = 0
@@ -334,7 +339,7 @@ def _workflow_blobs(
         if len(parts) - 1 > limits.max_depth:
             result.skipped.append(
                 Skipped(
-                    path,
+                    shortened(path),
                     f"It is {len(parts) - 1} directories deep; workflow files deeper than {limits.max_depth} are not "
                     "written out.",
                     "Move it closer to the repository's workflow directory.",
@@ -346,7 +351,7 @@ def _workflow_blobs(
         ):
             result.skipped.append(
                 Skipped(
-                    path[:200] + "...",
+                    shortened(path),
                     f"Its path is longer than {limits.max_path_bytes} bytes (or a name in it than 255): "
                     "not written out.",
                     "Give it a shorter path.",

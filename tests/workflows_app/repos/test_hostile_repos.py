@@ -132,7 +132,8 @@ def test_a_tree_nested_deep_is_not_written_past_the_depth_limit(home, origin):
 
     assert report.moved and written(home) == ["fine.json"]
     [(path, message)] = skipped(report).items()
-    assert path == deep and "300 directories deep" in message
+    assert path.startswith("d/d/") and path.endswith("d/deep.json") and len(path) < 300  # shown by its ends
+    assert "300 directories deep" in message
 
 
 def test_an_over_long_path_in_one_repository_does_not_stop_the_next(settings, tmp_path, capsys):
