@@ -48,6 +48,7 @@ GIT_BOUNDED_CONFIG = (
     "core.deltaBaseCacheLimit=32m",
     "core.bigFileThreshold=16m",  # a larger blob is streamed by index-pack, never held whole in memory
     "pack.threads=1",
+    "fetch.unpackLimit=1",  # a fetched pack is kept as it came (bounded by the file limit), never exploded
     "protocol.version=2",  # ls-remote and fetch ask only for the refs they need
 )
 
