@@ -56,8 +56,8 @@ GIT_BOUNDED_CONFIG = (
 @dataclass(frozen=True)
 class RepoLimits:
     """What one repository may write out under WORKRAIL_HOME (docs/security.md, "Workflow repositories").
-    WorkRail's own library has about forty workflow files under 100 KiB each, a few hundred KiB in all,
-    two directories deep: the defaults leave room for libraries twenty-five times its size."""
+    WorkRail's own library has about sixty workflow files, none over 100 KiB, 1.2 MB in all, at most two
+    directories deep: the defaults leave room for libraries more than ten times its size."""
 
     max_file_bytes: int = MAX_FILE_BYTES  # a larger workflow file is not written out (the loader's own cap)
     max_files: int = 1_000  # workflow files in the repository's directory; more and the repository is refused
