@@ -175,7 +175,7 @@ def too_large(exc: _TooLarge, memo: RoutineMemo) -> Diagnostic:
         routine = memo.routines.get(below)
         link = f"'{below}'"
         if routine is not None:
-            link += f" ({routine.steps:,} steps"
+            link += f" ({routine.steps:,} step{'' if routine.steps == 1 else 's'}"
             link += f", called {parent_calls[below]} times)" if parent_calls and below in parent_calls else ")"
         links.append(link)
         chain.append(below)
