@@ -38,6 +38,7 @@ from workflows_app import compiler
 from workflows_app.catalog import assemble
 from workflows_app.file_checks import validate_with_catalog
 from workflows_app.loader import load_file
+from workflows_app.repos.git import RepoLimits
 from workflows_app.sources import Source, SourceKind
 
 LIBRARY = Path(os.environ.get("WORKRAIL_LIBRARY", "/work/workrail-lib"))
@@ -169,6 +170,10 @@ def inline(path: str, content: bytes) -> bytes:
 FINE = json.dumps(doc("team.fine", [{"id": "only", "title": "Only", "prompt": "Do it."}])).encode()
 
 
+def workflow(workflow_id: str) -> bytes:
+    return json.dumps(doc(workflow_id, [{"id": "only", "title": "Only", "prompt": "Do it."}])).encode()
+
+
 def endless_refs() -> str:
     class Refs(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.0"
@@ -276,14 +281,13 @@ def main() -> None:
         sync_figures(f"tree {options.depth:,} levels deep", deep.as_uri(), work)
 
         many = work / "many.git"
-        files = [
-            inline(
-                f"w{i:05d}.json", json.dumps(doc(f"team.w{i}", [{"id": "only", "title": "T", "prompt": "P"}])).encode()
-            )
-            for i in range(options.files)
-        ]
-        fast_import(many, files)
+        fast_import(many, [inline(f"w{i:05d}.json", workflow(f"team.w{i}")) for i in range(options.files)])
         sync_figures(f"{options.files:,} workflow files", many.as_uri(), work)
+
+        most = work / "most.git"
+        limit = RepoLimits().max_files
+        fast_import(most, [inline(f"w{i:05d}.json", workflow(f"team.m{i}")) for i in range(limit)])
+        sync_figures(f"{limit:,} workflow files (the most accepted)", most.as_uri(), work)
 
         sync_figures("http remote streaming refs without end", endless_refs(), work)
     usage = resource.getrusage(resource.RUSAGE_SELF)

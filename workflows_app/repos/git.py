@@ -57,10 +57,10 @@ GIT_BOUNDED_CONFIG = (
 class RepoLimits:
     """What one repository may write out under WORKRAIL_HOME (docs/security.md, "Workflow repositories").
     WorkRail's own library has about sixty workflow files, none over 100 KiB, 1.2 MB in all, at most two
-    directories deep: the defaults leave room for libraries more than ten times its size."""
+    directories deep: the defaults leave room for a library eight times as large, each file a hundred KiB."""
 
     max_file_bytes: int = MAX_FILE_BYTES  # a larger workflow file is not written out (the loader's own cap)
-    max_files: int = 1_000  # workflow files in the repository's directory; more and the repository is refused
+    max_files: int = 500  # workflow files in the repository's directory; more and the repository is refused
     max_total_bytes: int = 16 * 1024 * 1024  # of those files together; more and the repository is refused
     max_depth: int = 8  # directories from the repository's directory down to a workflow file
     max_path_bytes: int = 512  # a workflow file's path inside the repository's directory
