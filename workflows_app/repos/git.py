@@ -37,9 +37,9 @@ PIN_REF = "refs/workrail/fetched"
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 _SHORT_HEX = re.compile(r"[0-9a-f]{7,39}")
 
-# git's own memory and disk, per call: its address space (git maps packs in windows of at most
-# PACK_WINDOW, see GIT_BOUNDED_CONFIG) and the largest file it may write (a fetched pack: WorkRail's
-# library is well under a megabyte at depth 1).
+# git's own memory and disk, per call: its address space (GIT_BOUNDED_CONFIG keeps git's pack windows
+# and caches well inside it) and the largest file it may write (a fetched pack: WorkRail's library is
+# well under a megabyte at depth 1).
 GIT_MEMORY_BYTES = 1024 * 1024 * 1024
 GIT_FILE_BYTES = 512 * 1024 * 1024
 GIT_BOUNDED_CONFIG = (
@@ -55,9 +55,10 @@ GIT_BOUNDED_CONFIG = (
 
 @dataclass(frozen=True)
 class RepoLimits:
-    """What one repository may write out under WORKRAIL_HOME (docs/security.md, "Workflow repositories").
-    WorkRail's own library has about sixty workflow files, none over 100 KiB, 1.2 MB in all, at most two
-    directories deep: the defaults leave room for a library eight times as large, each file a hundred KiB."""
+    """What one repository may write out under WORKRAIL_HOME, and git's limits while fetching it
+    (docs/security.md, "Bounds on expanded workflows and on repositories"). WorkRail's own library has
+    about sixty workflow files, none over 100 KiB, 1.2 MB in all, at most two directories deep: the
+    defaults leave room for eight times as many files and thirteen times as many bytes."""
 
     max_file_bytes: int = MAX_FILE_BYTES  # a larger workflow file is not written out (the loader's own cap)
     max_files: int = 500  # workflow files in the repository's directory; more and the repository is refused
