@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from workflows_app.builtins import ROUTINE_ID_PREFIX
-from workflows_app.compiler import CompileError, RoutineDocument, compile_workflow
+from workflows_app.compiler import CompileError, RoutineDocument, RoutineMemo, compile_workflow
 from workflows_app.diagnostics import Code, Diagnostic, Severity, pointer_of, warning
 from workflows_app.engine import step_count
 from workflows_app.hashing import workflow_hash
@@ -167,6 +167,7 @@ def assemble(
         return by_name.get(name) if name.startswith(ROUTINE_ID_PREFIX) else routines.get(name)
 
     known = {loaded.parsed_id.raw for loaded in winners if loaded.parsed_id is not None}
+    memo = RoutineMemo()  # each routine compiled once for the whole catalog, however many steps call it
     entries = []
     for loaded in winners:
         assert loaded.parsed_id is not None and loaded.document is not None
@@ -178,6 +179,7 @@ def assemble(
                 kind=loaded.kind,
                 resolve_routine=resolve_routine,
                 bindings=bindings.for_workflow(loaded.parsed_id.raw),
+                memo=memo,
             )
             hashed = workflow_hash(compiled)
         except CompileError as exc:

@@ -53,6 +53,13 @@ CONSUMED_STEP_FIELDS = (
 # Step fields that become virtual steps of their own, placed right after the step (virtual_steps).
 VIRTUAL_STEP_FIELDS = ("synthesis", "audit", "verification")
 
+# Bounds on one workflow once compiled (docs/security.md, "Expanded size"): a routine may call routines
+# (templateCall), so a few small files can expand into a huge workflow unless the expansion is counted.
+# WorkRail's largest workflow compiles to a few dozen steps and some 50,000 characters (bench/hostile_repos.py
+# prints the figures); the bounds leave room for workflows some forty times larger.
+MAX_EXPANDED_STEPS = 2_000  # compiled steps, loop bodies and virtual steps included
+MAX_EXPANDED_CHARS = 2_000_000  # characters of text in the compiled steps (prompts, titles, contracts...)
+
 
 @dataclass(frozen=True)
 class RoutineDocument:
@@ -69,36 +76,142 @@ class CompileError(Exception):
         self.diagnostics = diagnostics
 
 
+@dataclass(frozen=True)
+class _CompiledRoutine:
+    """A routine compiled once, for every call site of every workflow of one catalog. Never changed:
+    a call site copies its steps (_prefixed)."""
+
+    compiled: dict[str, Any]
+    steps: int
+    chars: int
+    heaviest: str | None  # the routine whose calls add the most steps to it, for the chain in a refusal
+    calls: dict[str, int]  # routine id -> how many of its steps call that routine
+
+
+class RoutineMemo:
+    """Routines already compiled, by id: shared by the workflows of one catalog (one resolver), so that a
+    routine is compiled once, not once per call site."""
+
+    def __init__(self) -> None:
+        self.routines: dict[str, _CompiledRoutine] = {}
+
+
+class _TooLarge(Exception):
+    """The document being compiled passed a bound; `chain` is the stack of documents being expanded."""
+
+    def __init__(self, unit: str, limit: int, chain: tuple[str, ...], callee: str | None, step_id: str) -> None:
+        super().__init__(f"more than {limit} {unit}")
+        self.unit, self.limit, self.chain, self.callee, self.step_id = unit, limit, chain, callee, step_id
+        self.pointer = ""
+
+
+class _Budget:
+    """What one document compiles to so far, against MAX_EXPANDED_STEPS and MAX_EXPANDED_CHARS; spent
+    before anything is copied, so a refusal costs no more than the bound."""
+
+    def __init__(self, stack: tuple[str, ...]) -> None:
+        self.stack = stack
+        self.steps = 0
+        self.chars = 0
+        self.step_id = ""
+        self.callee: str | None = None
+        self.added_by: dict[str, int] = {}  # routine id -> steps its calls added
+        self.calls: dict[str, int] = {}
+
+    def spend(self, steps: int, chars: int) -> None:
+        self.steps += steps
+        self.chars += chars
+        if self.steps > MAX_EXPANDED_STEPS:
+            raise _TooLarge("steps", MAX_EXPANDED_STEPS, self.stack, self.callee, self.step_id)
+        if self.chars > MAX_EXPANDED_CHARS:
+            raise _TooLarge("characters", MAX_EXPANDED_CHARS, self.stack, self.callee, self.step_id)
+
+    def grow(self, chars: int) -> None:
+        self.spend(0, chars)
+
+    def called(self, routine: _CompiledRoutine, routine_id: str) -> None:
+        self.callee = routine_id
+        self.calls[routine_id] = self.calls.get(routine_id, 0) + 1
+        self.added_by[routine_id] = self.added_by.get(routine_id, 0) + routine.steps
+        self.spend(routine.steps, routine.chars)
+
+
 def compile_workflow(
     document: dict[str, Any],
     *,
     kind: str,
     resolve_routine: RoutineResolver,
     bindings: Mapping[str, str] | None = None,
+    memo: RoutineMemo | None = None,
 ) -> dict[str, Any]:
-    """Raises CompileError when a template cannot be expanded or a binding slot is unknown.
+    """Raises CompileError when a template cannot be expanded, a binding slot is unknown, or the workflow
+    expands past MAX_EXPANDED_STEPS or MAX_EXPANDED_CHARS (WORKFLOW_TOO_LARGE).
+
+    `memo` keeps the routines compiled for one catalog (pass the same one with the same resolver), so
+    that each is compiled once whatever the number of places that call it.
 
     `bindings` are the project's overrides for this workflow (.workrail/bindings.json, see
     sources.ProjectBindings): slot id -> routine or workflow id, ahead of the extension points'
     defaults. Routine steps expanded into the workflow are bound with the caller's slots, as WorkRail
     does (it resolves bindings after expanding templates)."""
-    compiled = _Compiler(resolve_routine).compile(document, kind, stack=(document["id"],))
-    _bind(compiled, document, dict(bindings or {}))
+    compiler = _Compiler(resolve_routine, memo or RoutineMemo())
+    try:
+        compiled, budget = compiler.compile(document, kind, stack=(document["id"],))
+        _bind(compiled, document, dict(bindings or {}), budget)
+    except _TooLarge as exc:
+        raise CompileError([too_large(exc, compiler.memo)]) from None
     return compiled
 
 
+def too_large(exc: _TooLarge, memo: RoutineMemo) -> Diagnostic:
+    """The refusal of a workflow past a bound, naming the chain of calls that makes it so large: the
+    documents being expanded, then the routine being added and, below it, the routine each one calls
+    most (with how many times)."""
+    chain = list(exc.chain)
+    links = [f"'{name}'" for name in chain]
+    below = exc.callee
+    parent_calls: dict[str, int] | None = None
+    while below is not None and below not in chain:
+        routine = memo.routines.get(below)
+        link = f"'{below}'"
+        if routine is not None:
+            link += f" ({routine.steps:,} step{'' if routine.steps == 1 else 's'}"
+            link += f", called {parent_calls[below]} times)" if parent_calls and below in parent_calls else ")"
+        links.append(link)
+        chain.append(below)
+        parent_calls = routine.calls if routine is not None else None
+        below = routine.heaviest if routine is not None else None
+    where = f" (at step '{exc.step_id}' of '{exc.chain[-1]}')" if exc.step_id else ""
+    return error(
+        Code.WORKFLOW_TOO_LARGE,
+        f"Workflow '{exc.chain[0]}' would compile to more than {exc.limit:,} {exc.unit}, the most one workflow "
+        f"may have once its routine calls are expanded{where}. Chain of calls: {' -> '.join(links)}.",
+        "Call fewer routines, or routines that call fewer routines in turn; split the workflow into workflows "
+        "an agent runs one after the other.",
+        pointer=exc.pointer,
+        details={"limit": exc.limit, "unit": exc.unit, "chain": chain},
+    )
+
+
 class _Compiler:
-    def __init__(self, resolve_routine: RoutineResolver) -> None:
+    def __init__(self, resolve_routine: RoutineResolver, memo: RoutineMemo) -> None:
         self._resolve = resolve_routine
+        self.memo = memo
         self._left_out_of_routines: list[LeftOut] = []
 
-    def compile(self, document: dict[str, Any], kind: str, stack: tuple[str, ...]) -> dict[str, Any]:
+    def compile(self, document: dict[str, Any], kind: str, stack: tuple[str, ...]) -> tuple[dict[str, Any], _Budget]:
         self._left_out_of_routines = []
+        budget = _Budget(stack)
         functions = {f["name"]: f for f in document.get("functionDefinitions", [])}
         steps = _inline_referenced_bodies(document["steps"])
+        self._count_first(steps, ["steps"], _Budget(stack))
         compiled_steps: list[Step] = []
         for index, step in enumerate(steps):
-            compiled_steps += self._step(step, ["steps", index], functions, stack)
+            try:
+                compiled_steps += self._step(step, ["steps", index], functions, budget)
+            except _TooLarge as exc:
+                exc.pointer = exc.pointer or (pointer_of(["steps", index]) if len(stack) == 1 else "")
+                raise
         compiled: dict[str, Any] = {
             "compilerVersion": COMPILER_VERSION,
             "id": document["id"],
@@ -119,25 +232,50 @@ class _Compiler:
         left_out = sort_left_out([*unresolved_references(document), *self._left_out_of_routines])
         if left_out:
             compiled["leftOut"] = left_out
-        return compiled
+        return compiled, budget
 
-    def _step(self, step: Step, path: list[str | int], functions: dict[str, Any], stack: tuple[str, ...]) -> list[Step]:
+    def _step(self, step: Step, path: list[str | int], functions: dict[str, Any], budget: _Budget) -> list[Step]:
+        budget.step_id, budget.callee = str(step.get("id", "")), None
         if "templateCall" in step:
-            return self._expand_template(step, path, stack)
+            return self._expand_template(step, path, budget)
         if step.get("type") == "loop":
+            budget.spend(1, _text_size({k: v for k, v in step.items() if k != "body"}))
             loop_functions = {**functions, **{f["name"]: f for f in step.get("functionDefinitions", [])}}
             body: list[Step] = []
             for index, child in enumerate(step["body"]):
-                body += self._step(child, [*path, "body", index], loop_functions, stack)
+                body += self._step(child, [*path, "body", index], loop_functions, budget)
             compiled = {k: v for k, v in step.items() if k not in ("type", "body", "functionDefinitions")}
             return [{"kind": "loop", **compiled, "body": body}]
         kind = "parallel" if step.get("type") == "parallel" else "step"
         compiled = {k: v for k, v in step.items() if k not in (*CONSUMED_STEP_FIELDS, *VIRTUAL_STEP_FIELDS, "type")}
         if "outputContract" in compiled:
             compiled["outputContract"] = resolve_contract(compiled["outputContract"])
-        return [{"kind": kind, **compiled, "prompt": render_prompt(step, functions)}, *virtual_steps(step)]
+        found = [{"kind": kind, **compiled, "prompt": render_prompt(step, functions)}, *virtual_steps(step)]
+        budget.spend(len(found), _text_size(found))
+        return found
 
-    def _expand_template(self, step: Step, path: list[str | int], stack: tuple[str, ...]) -> list[Step]:
+    def _count_first(self, steps: list[Step], path: list[str | int], probe: _Budget) -> None:
+        """Refuses a document that its routine calls alone make too large before any step is copied:
+        each routine it calls is compiled (once: the memo) to know its size, each of its own steps
+        counts one. The compilation that follows checks the rest (text, virtual steps) as it goes."""
+        for index, step in enumerate(steps):
+            probe.step_id, probe.callee = str(step.get("id", "")), None
+            try:
+                if "templateCall" in step:
+                    routine = self._routine_called(step, [*path, index], probe.stack)
+                    probe.called(self._routine(routine, probe.stack), routine.id)
+                else:
+                    probe.spend(1, 0)
+            except _TooLarge as exc:
+                if len(probe.stack) == 1:  # the pointer is the step of the workflow being compiled
+                    where = [*path, index, *(["templateCall"] if "templateCall" in step else [])]
+                    exc.pointer = exc.pointer or pointer_of(where)
+                raise
+            if step.get("type") == "loop" and isinstance(step.get("body"), list):
+                self._count_first(step["body"], [*path, index, "body"], probe)
+
+    def _routine_called(self, step: Step, path: list[str | int], stack: tuple[str, ...]) -> RoutineDocument:
+        """The routine a templateCall step names; CompileError when none is loaded or it is being expanded."""
         call = step["templateCall"]
         pointer = pointer_of([*path, "templateCall", "templateId"])
         names = builtins.routine_names_of(call["templateId"])
@@ -165,26 +303,77 @@ class _Compiler:
                     )
                 ]
             )
-        outer_left_out = self._left_out_of_routines
-        expanded = self.compile(routine.document, "routine", (*stack, routine.id))
-        self._left_out_of_routines = outer_left_out
-        call_pointer = pointer_of([*path, "templateCall"])
-        for item in expanded.get("leftOut", []):
-            origin = item.get("origin") or {
-                "templateId": call["templateId"],
-                "workflowId": routine.id,
-                "pointer": item["pointer"],
-            }
-            self._left_out_of_routines.append({**item, "pointer": call_pointer, "origin": origin})
-        args = call.get("args", {})
-        prefix = step["id"]
-        steps = [_prefixed(s, prefix, args, step.get("runCondition"), call["templateId"]) for s in expanded["steps"]]
-        guidance = expanded.get("metaGuidance", [])
-        if steps and guidance:
-            steps[0]["prompt"] = (
-                "Routine guidance:\n" + "\n".join(f"- {g}" for g in guidance) + "\n\n" + steps[0]["prompt"]
-            )
+        return routine
+
+    def _expand_template(self, step: Step, path: list[str | int], budget: _Budget) -> list[Step]:
+        stack = budget.stack
+        call = step["templateCall"]
+        routine = self._routine_called(step, path, stack)
+        try:
+            done = self._routine(routine, stack)
+            budget.called(done, routine.id)
+            expanded = done.compiled
+            call_pointer = pointer_of([*path, "templateCall"])
+            for item in expanded.get("leftOut", []):
+                origin = item.get("origin") or {
+                    "templateId": call["templateId"],
+                    "workflowId": routine.id,
+                    "pointer": item["pointer"],
+                }
+                self._left_out_of_routines.append({**item, "pointer": call_pointer, "origin": origin})
+            args = call.get("args", {})
+            prefix = step["id"]
+            steps = [
+                _prefixed(s, prefix, args, step.get("runCondition"), call["templateId"], budget.grow)
+                for s in expanded["steps"]
+            ]
+            guidance = expanded.get("metaGuidance", [])
+            if steps and guidance:
+                preamble = "Routine guidance:\n" + "\n".join(f"- {g}" for g in guidance) + "\n\n"
+                budget.grow(len(preamble))
+                steps[0]["prompt"] = preamble + steps[0]["prompt"]
+        except _TooLarge as exc:
+            if len(stack) == 1:  # the pointer is the call in the workflow being compiled, not in a routine
+                exc.pointer = exc.pointer or pointer_of([*path, "templateCall"])
+            raise
         return steps
+
+    def _routine(self, routine: RoutineDocument, stack: tuple[str, ...]) -> _CompiledRoutine:
+        """The routine compiled, from the memo when it already was: a routine compiled once expands the
+        same way from any caller (its expansion cannot depend on the caller: a call back to one of the
+        callers would be a cycle, found when the routine was first compiled)."""
+        known = self.memo.routines.get(routine.id)
+        if known is not None:
+            return known
+        outer_left_out = self._left_out_of_routines
+        try:
+            compiled, spent = self.compile(routine.document, "routine", (*stack, routine.id))
+        finally:
+            self._left_out_of_routines = outer_left_out
+        heaviest = max(spent.added_by, key=lambda name: spent.added_by[name]) if spent.added_by else None
+        done = _CompiledRoutine(compiled, spent.steps, spent.chars, heaviest, dict(spent.calls))
+        self.memo.routines[routine.id] = done
+        return done
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a JSON value (its lists and objects new): what a call site may change of a routine's step."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
+
+
+def _text_size(value: Any) -> int:
+    """Characters of text in a JSON value (its strings, keys included): what a bound on text counts."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(len(key) + _text_size(item) for key, item in value.items())
+    if isinstance(value, list):
+        return sum(_text_size(item) for item in value)
+    return 0
 
 
 def resolve_contract(declared: dict[str, Any]) -> dict[str, Any]:
@@ -231,9 +420,17 @@ def _inline_referenced_bodies(steps: list[Step]) -> list[Step]:
     return result
 
 
-def _prefixed(step: Step, prefix: str, args: dict[str, Any], run_condition: Any, template_id: str) -> Step:
-    """A routine step placed inside a caller: ids namespaced by the calling step, args substituted."""
-    step = builtins.substitute_args(step, args)
+def _prefixed(
+    step: Step,
+    prefix: str,
+    args: dict[str, Any],
+    run_condition: Any,
+    template_id: str,
+    grow: Callable[[int], None] | None = None,
+) -> Step:
+    """A routine step placed inside a caller (a copy): ids namespaced by the calling step, args substituted
+    (`grow` is told how much text each substitution adds, before it is made)."""
+    step = builtins.substitute_args(step, args, grow) if args else _copied(step)
     step["id"] = f"{prefix}.{step['id']}"
     step["origin"] = {"templateId": template_id, "callStepId": prefix}
     if "virtualOf" in step:
@@ -250,11 +447,12 @@ def _prefixed(step: Step, prefix: str, args: dict[str, Any], run_condition: Any,
 BINDING_TOKEN = re.compile(r"\{\{wr\.bindings\.([^\s{}]+)\}\}")
 
 
-def _bind(compiled: dict[str, Any], document: dict[str, Any], overrides: dict[str, str]) -> None:
+def _bind(compiled: dict[str, Any], document: dict[str, Any], overrides: dict[str, str], budget: _Budget) -> None:
     """Puts each binding token's routine or workflow id into the prompts, and records the bindings
     in effect (`bindings`: slot -> {value, source}) so that they are part of the workflow's hash.
     A slot is bound by the project's override, else by the extension point's default; a token of a
-    slot neither declares is an error, as in WorkRail (a typo would silently change what runs)."""
+    slot neither declares is an error, as in WorkRail (a typo would silently change what runs). The text
+    a binding adds is spent from `budget` before it is made (a long id put in place of many tokens)."""
     defaults = {point["slotId"]: point["default"] for point in document.get("extensionPoints", [])}
     in_effect = {slot: _binding(slot, defaults, overrides) for slot in defaults}
     unknown: dict[tuple[str, str], None] = {}
@@ -270,6 +468,13 @@ def _bind(compiled: dict[str, Any], document: dict[str, Any], overrides: dict[st
     for step in _compiled_steps(compiled["steps"]):
         if isinstance(step.get("prompt"), str) and "{{wr.bindings." in step["prompt"]:
             step_id = str(step["id"])
+            budget.step_id, budget.callee = step_id, None
+            budget.grow(
+                sum(
+                    len(overrides.get(m.group(1), defaults.get(m.group(1), m.group(0)))) - len(m.group(0))
+                    for m in BINDING_TOKEN.finditer(step["prompt"])
+                )
+            )
             step["prompt"] = BINDING_TOKEN.sub(partial(bind, step_id=step_id), step["prompt"])
     if unknown:
         where = {s["id"]: path for s, path, _loop in walk_steps(document["steps"])}

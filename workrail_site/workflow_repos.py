@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -116,9 +116,47 @@ def _problem(index: int, entry: str, what: str, fix: str) -> ImproperlyConfigure
     )
 
 
-def hide_credentials(entry: str) -> str:
-    """The entry with the user info of a URL (a token, a password) replaced, for messages."""
-    return re.sub(r"(://)[^/@\s]*@", r"\1***@", entry)
+# Credentials in text: the user info of a URL (`scheme://user:token@host`), its query (`?private_token=...`),
+# and a parameter named like a secret anywhere (`access_token=...`, `password: ...`), for what git prints.
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s'\"<>]*@")
+_URL_QUERY = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s?'\"<>]*)\?[^\s#'\"<>]*")
+_SECRET_PARAMETER = re.compile(
+    r"(?i)\b([a-z0-9_-]*(?:token|password|passwd|secret|credential|api[_-]?key|auth)[a-z0-9_-]*)(\s*[=:]\s*)"
+    r"(?!\*\*\*)[^\s&;,'\"<>]+"
+)
+SHORTEST_SECRET = 4  # shorter parts of a URL (a user named `git`) are not hidden wherever they appear
+
+
+def hide_credentials(text: str, url: str | None = None) -> str:
+    """`text` with every credential hidden: what any message, page, log line or command output shows of a
+    repository entry, a URL or git's own words (which quote the URL they were given, query included).
+
+    Hidden: the user info and the query of every URL in the text, each parameter named like a secret, and,
+    when `url` is given, each secret part of it (user, password, query values) wherever it appears in the
+    text, decoded or not (a server may echo it back in its own words)."""
+    for secret in sorted(_secrets_of(url), key=len, reverse=True) if url else ():
+        text = text.replace(secret, "***")
+    text = _URL_USERINFO.sub(r"\1***@", text)
+    text = _URL_QUERY.sub(r"\1?***", text)
+    return _SECRET_PARAMETER.sub(r"\1\2***", text)
+
+
+def _secrets_of(url: str) -> set[str]:
+    if _SCP_LIKE.fullmatch(url) or "://" not in url:
+        return set()
+    try:
+        parts = urlsplit(url)
+        username, password = parts.username, parts.password
+    except ValueError:
+        return set()
+    found = {parts.query} if parts.query else set()
+    found |= {value for pair in parts.query.split("&") for value in pair.split("=", 1)[1:]}
+    if password:
+        found |= {password}
+    if username and (password or parts.scheme != "ssh"):  # an ssh user alone is the transport's, not a secret
+        found |= {username}
+    found |= {unquote(secret) for secret in found}
+    return {secret for secret in found if len(secret) >= SHORTEST_SECRET}
 
 
 def _parse_entry(index: int, entry: str) -> WorkflowRepo:

@@ -76,6 +76,26 @@ def test_credentials_never_reach_what_people_see():
     assert "s3cret" not in str(raised.value)
 
 
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # git's own words quoting the URL, query string included (issue 29)
+        (
+            "fatal: unable to access 'https://h.example/x.git?private_token=tok12345/': 403",
+            "https://h.example/x.git?***",
+        ),
+        ("https://oauth2:tok12345@h.example/x.git#main:workflows", "https://***@h.example/x.git#main:workflows"),
+        ("remote: bad access_token=tok12345 for you", "access_token=***"),
+        ("remote: your token tok12345 expired", "your token *** expired"),  # the URL's own secret, anywhere
+        ("git@github.com:team/flows.git#main", "git@github.com:team/flows.git#main"),  # no secret in it
+    ],
+)
+def test_hide_credentials_hides_every_form_of_a_secret(text, kept):
+    url = "https://oauth2:tok12345@h.example/x.git?private_token=tok12345"
+    shown = hide_credentials(text, url)
+    assert "tok12345" not in shown and kept in shown
+
+
 def test_a_malformed_setting_stops_the_program_at_start(tmp_path):
     result = run_manage(tmp_path, "check", WORKRAIL_WORKFLOW_REPOS="https://example.com/flows.git#main:../up")
     assert result.returncode == 2 and "configuration error" in result.stderr

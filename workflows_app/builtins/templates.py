@@ -10,6 +10,7 @@ an unknown one is an error.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 ROUTINE_TEMPLATE_PREFIX = "wr.templates.routine."
@@ -42,16 +43,30 @@ _DOUBLE_ARG = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _SINGLE_ARG = re.compile(r"(?<!\{)\{([^{}]+)\}(?!\})")
 
 
-def substitute_args(value: Any, args: dict[str, Any]) -> Any:
-    """`value` (any JSON) with the call's arguments put in place of their placeholders."""
+def substitute_args(value: Any, args: dict[str, Any], grow: Callable[[int], None] | None = None) -> Any:
+    """`value` (any JSON) with the call's arguments put in place of their placeholders.
+
+    `grow`, when given, is told how many characters each substitution adds before the longer string is
+    built, so that it can refuse (by raising) a text that would grow past a bound (compiler._Budget):
+    an argument may hold placeholders of an outer call, so text can multiply at every level of calls."""
     if isinstance(value, str):
-        value = _DOUBLE_ARG.sub(lambda m: _text(args[m.group(1)]) if m.group(1) in args else m.group(0), value)
-        return _SINGLE_ARG.sub(lambda m: _text(args[m.group(1)]) if m.group(1) in args else m.group(0), value)
+        value = _substitute(_DOUBLE_ARG, value, args, grow)
+        return _substitute(_SINGLE_ARG, value, args, grow)
     if isinstance(value, list):
-        return [substitute_args(item, args) for item in value]
+        return [substitute_args(item, args, grow) for item in value]
     if isinstance(value, dict):
-        return {key: substitute_args(item, args) for key, item in value.items()}
+        return {key: substitute_args(item, args, grow) for key, item in value.items()}
     return value
+
+
+def _substitute(pattern: re.Pattern[str], text: str, args: dict[str, Any], grow: Callable[[int], None] | None) -> str:
+    if grow is not None:
+        added = sum(
+            len(_text(args[m.group(1)])) - len(m.group(0)) for m in pattern.finditer(text) if m.group(1) in args
+        )
+        if added > 0:
+            grow(added)
+    return pattern.sub(lambda m: _text(args[m.group(1)]) if m.group(1) in args else m.group(0), text)
 
 
 def _text(value: Any) -> str:

@@ -4,7 +4,9 @@
       pins.json             each repository's pinned commit (written whole, atomically)
       .lock                 held while a repository is fetched and its pin moved (one process at a time)
       <name>-<key>/git/     the fetched objects (a bare repository, shallow)
-      <name>-<key>/<commit>/  the repository's workflow directory at that commit, written once, never changed
+      <name>-<key>/<commit>/  the repository's workflow files at that commit, written once, never changed
+                            (.skipped.json inside lists the files not written out, and why)
+      <name>-<key>/.writing-*/  a snapshot being written (locked while it is; a killed writer's is removed)
 
 The catalog reads a repository only from the directory of its pinned commit, never from a branch as it
 is now: a pin moves only through `sync_workflows` (or the first fetch of a repository never pinned).
@@ -15,6 +17,7 @@ while the pin moves is never left with half a directory.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
@@ -29,13 +32,15 @@ from typing import Any
 
 from workflows_app.diagnostics import Code, Diagnostic, warning
 from workflows_app.repos import git
-from workflows_app.repos.git import RepoFailure
+from workflows_app.repos.git import RepoFailure, RepoLimits, Skipped
 from workflows_app.sources import RepoOrigin, Source, SourceKind
 from workrail_site.workflow_repos import WorkflowRepo
 
 REPOS_DIR = "workflow-repos"
 PINS_FILE = "pins.json"
 PINS_VERSION = 1
+SKIPPED_FILE = ".skipped.json"  # hidden: no source lists it as a workflow
+WRITING_PREFIX = ".writing-"
 
 
 @dataclass(frozen=True)
@@ -48,8 +53,9 @@ class RepoStore:
     """The repositories under one WORKRAIL_HOME. Safe to share between threads; several processes
     share the files (the lock orders writers, readers need none)."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, limits: RepoLimits | None = None) -> None:
         self.root = Path(home) / REPOS_DIR
+        self.limits = limits or RepoLimits()
         self._cache_lock = threading.Lock()
         self._pins_cache: tuple[tuple[int, int], dict[str, Pin]] | None = None
         # Why the last fetch of a repository never pinned failed, in this process: the catalog says it.
@@ -130,19 +136,61 @@ class RepoStore:
 
     def ensure_snapshot(self, repo: WorkflowRepo, commit: str) -> Path:
         """The directory of `repo`'s workflows at `commit`, written out of its objects when missing
-        (written beside, then renamed into place: complete or absent)."""
+        (written beside, then renamed into place: complete or absent). The writer holds a lock on the
+        directory it writes in, so a writer that was killed leaves one that recover() knows to remove."""
         target = self.snapshot_dir(repo, commit)
         if target.is_dir():
             return target
         (self.root / repo.folder).mkdir(parents=True, exist_ok=True, mode=0o700)
-        scratch = Path(tempfile.mkdtemp(prefix=".writing-", dir=self.root / repo.folder))
+        scratch = Path(tempfile.mkdtemp(prefix=WRITING_PREFIX, dir=self.root / repo.folder))
+        held = os.open(scratch, os.O_RDONLY | os.O_CLOEXEC)
         try:
-            git.extract(self.git_dir(repo), commit, repo.directory, scratch / "tree")
+            fcntl.flock(held, fcntl.LOCK_EX)
+            extracted = git.extract(self.git_dir(repo), commit, repo.directory, scratch / "tree", self.limits)
+            skipped = [dataclasses.asdict(item) for item in extracted.skipped]
+            (scratch / "tree" / SKIPPED_FILE).write_text(json.dumps(skipped, indent=2) + "\n", encoding="utf-8")
             with contextlib.suppress(OSError):  # another process wrote it first: same commit, same files
                 os.rename(scratch / "tree", target)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+            os.close(held)
         return target
+
+    def skipped(self, repo: WorkflowRepo, commit: str) -> list[Skipped]:
+        """The files of `repo` at `commit` that were not written out (too large, too deep, path too long)."""
+        try:
+            listed = json.loads((self.snapshot_dir(repo, commit) / SKIPPED_FILE).read_text(encoding="utf-8"))
+            return [Skipped(str(item["path"]), str(item["message"]), str(item["fix"])) for item in listed]
+        except (OSError, ValueError, TypeError, KeyError):
+            return []
+
+    def recover(self, repo: WorkflowRepo) -> None:
+        """Removes what a killed sync left behind: git's lock files in the repository's objects (with the
+        repositories' lock held no git of ours runs there, so any is stale; a `shallow.lock` left there
+        made every later fetch fail) and its temporary packs, and the snapshots being written that no
+        live process holds any more. Call with the lock held."""
+        git_dir = self.git_dir(repo)
+        if git_dir.is_dir():
+            for pattern in ("*.lock", "refs/**/*.lock", "objects/pack/tmp_*", "objects/incoming-*"):
+                for leftover in git_dir.glob(pattern):
+                    if leftover.is_dir() and not leftover.is_symlink():
+                        shutil.rmtree(leftover, ignore_errors=True)
+                    else:
+                        with contextlib.suppress(OSError):
+                            leftover.unlink()
+        folder = self.root / repo.folder
+        for scratch in folder.glob(f"{WRITING_PREFIX}*") if folder.is_dir() else []:
+            try:
+                held = os.open(scratch, os.O_RDONLY | os.O_CLOEXEC | os.O_DIRECTORY | os.O_NOFOLLOW)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held by a live writer: raises
+                shutil.rmtree(scratch, ignore_errors=True)
+            except OSError:
+                pass
+            finally:
+                os.close(held)
 
     def prune(self, repo: WorkflowRepo, keep: set[str]) -> None:
         """Removes the directories of commits not in `keep` (the pin, and the one before it)."""

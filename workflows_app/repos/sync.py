@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workflows_app.diagnostics import Code
+from workflows_app.diagnostics import Code, error
 from workflows_app.file_checks import FileReport, PathsProblem, validate_with_catalog
 from workflows_app.repos import git
 from workflows_app.repos.git import RepoFailure
-from workflows_app.repos.store import RepoStore
+from workflows_app.repos.store import Pin, RepoStore
 from workflows_app.sources import SourceKind
-from workrail_site.workflow_repos import WorkflowRepo
+from workrail_site.workflow_repos import WorkflowRepo, hide_credentials
 
 logger = logging.getLogger(__name__)
 
@@ -76,62 +77,99 @@ def sync(
             report.new_commit = old.commit
             return report
         try:
-            git.init_bare(store.git_dir(repo))
-            commit = git.fetch(store.git_dir(repo), repo.url, repo.display_url, repo.ref)
-            report.new_commit = commit
-            if not git.directory_exists(store.git_dir(repo), commit, repo.directory):
-                raise RepoFailure(
-                    Code.REPO_DIR_NOT_FOUND,
-                    f"{repo.display_url} has no directory '{repo.directory}' at {commit[:7]} ({repo.ref_label}).",
-                    "Fix the directory after ':' in WORKRAIL_WORKFLOW_REPOS (URL#REF:DIR), relative to the "
-                    "repository's root; leave it out when the workflows are at the root.",
-                )
-            new = _check(repo, store.ensure_snapshot(repo, commit), user_dir, required=True)
-            before = (
-                _check(repo, store.ensure_snapshot(repo, old.commit), user_dir, required=False)
-                if old is not None and old.commit != commit
-                else new
-            )
+            return _sync(repo, store, report, old, user_dir=user_dir, check=check)
         except RepoFailure as failure:
-            report.failure = failure
-            if old is None:
-                store.failures[repo.folder] = failure
-            return report
-        report.files = new.files
-        report.added = sorted(set(new.hashes) - set(before.hashes))
-        report.removed = sorted(set(before.hashes) - set(new.hashes))
-        report.changed = [
-            Changed(workflow_id, before.hashes[workflow_id], new.hashes[workflow_id])
-            for workflow_id in sorted(set(new.hashes) & set(before.hashes))
-            if new.hashes[workflow_id] != before.hashes[workflow_id]
-        ]
-        broken_before = {report.path for report in before.files if report.errors}
-        newly_broken = [file.path for file in report.invalid_files if file.path not in broken_before]
-        if old is not None and old.commit != commit and newly_broken:
-            report.failure = RepoFailure(
-                Code.REPO_INVALID_WORKFLOW,
-                f"At {commit[:7]}, {_count(newly_broken, 'workflow file')} of {repo.display_url} "
-                f"{'has' if len(newly_broken) == 1 else 'have'} errors ({', '.join(newly_broken)}); the pin stays at "
-                f"{old.commit[:7]}, so every workflow loaded from it still loads.",
-                "Fix the errors listed (each says how) in the repository and run sync_workflows again, or pin a "
-                "ref without them (URL#REF in WORKRAIL_WORKFLOW_REPOS). `manage.py validate_workflow --source git "
-                "DIR` checks a clone the same way.",
+            report.failure = hidden(failure, repo)
+        except Exception as exc:  # one repository must never stop the others (a full disk, a path the OS refuses)
+            logger.error(
+                "Syncing workflow repository %s failed:\n%s",
+                repo.name,
+                hide_credentials("".join(traceback.format_exception(exc)), repo.url),
             )
-            return report
-        if not check and (old is None or old.commit != commit):
-            store.write_pin(repo, commit)
-            store.prune(repo, keep={commit, *([old.commit] if old else [])})
-            report.moved = True
-        store.failures.pop(repo.folder, None)
+            report.failure = hidden(
+                RepoFailure(
+                    Code.REPO_FETCH_FAILED,
+                    f"Syncing {repo.display_url} failed: {type(exc).__name__}: {exc}",
+                    f"{git.RETRY} The server log has the details.",
+                ),
+                repo,
+            )
+        if old is None:
+            store.failures[repo.folder] = report.failure
         return report
 
 
-def _check(repo: WorkflowRepo, root: Path, user_dir: Path, *, required: bool) -> _Checked:
+def hidden(failure: RepoFailure, repo: WorkflowRepo) -> RepoFailure:
+    """The failure with every credential of `repo`'s URL hidden: what git says may quote the URL."""
+    return RepoFailure(
+        failure.code, hide_credentials(failure.message, repo.url), hide_credentials(failure.fix, repo.url)
+    )
+
+
+def _sync(
+    repo: WorkflowRepo, store: RepoStore, report: SyncReport, old: Pin | None, *, user_dir: Path, check: bool
+) -> SyncReport:
+    """sync()'s work with the lock held; raises RepoFailure (or anything the OS raises) for sync to report."""
+    store.recover(repo)
+    git.init_bare(store.git_dir(repo))
+    commit = git.fetch(store.git_dir(repo), repo.url, repo.display_url, repo.ref, store.limits)
+    report.new_commit = commit
+    if not git.directory_exists(store.git_dir(repo), commit, repo.directory):
+        raise RepoFailure(
+            Code.REPO_DIR_NOT_FOUND,
+            f"{repo.display_url} has no directory '{repo.directory}' at {commit[:7]} ({repo.ref_label}).",
+            "Fix the directory after ':' in WORKRAIL_WORKFLOW_REPOS (URL#REF:DIR), relative to the "
+            "repository's root; leave it out when the workflows are at the root.",
+        )
+    new = _check(repo, store, commit, user_dir, required=True)
+    before = (
+        _check(repo, store, old.commit, user_dir, required=False) if old is not None and old.commit != commit else new
+    )
+    report.files = new.files
+    report.added = sorted(set(new.hashes) - set(before.hashes))
+    report.removed = sorted(set(before.hashes) - set(new.hashes))
+    report.changed = [
+        Changed(workflow_id, before.hashes[workflow_id], new.hashes[workflow_id])
+        for workflow_id in sorted(set(new.hashes) & set(before.hashes))
+        if new.hashes[workflow_id] != before.hashes[workflow_id]
+    ]
+    broken_before = {report.path for report in before.files if report.errors}
+    newly_broken = [file.path for file in report.invalid_files if file.path not in broken_before]
+    if old is not None and old.commit != commit and newly_broken:
+        report.failure = RepoFailure(
+            Code.REPO_INVALID_WORKFLOW,
+            f"At {commit[:7]}, {_count(newly_broken, 'workflow file')} of {repo.display_url} "
+            f"{'has' if len(newly_broken) == 1 else 'have'} errors ({', '.join(newly_broken)}); the pin stays at "
+            f"{old.commit[:7]}, so every workflow loaded from it still loads.",
+            "Fix the errors listed (each says how) in the repository and run sync_workflows again, or pin a "
+            "ref without them (URL#REF in WORKRAIL_WORKFLOW_REPOS). `manage.py validate_workflow --source git "
+            "DIR` checks a clone the same way.",
+        )
+        return report
+    if not check and (old is None or old.commit != commit):
+        store.write_pin(repo, commit)
+        store.prune(repo, keep={commit, *([old.commit] if old else [])})
+        report.moved = True
+    store.failures.pop(repo.folder, None)
+    return report
+
+
+def _check(repo: WorkflowRepo, store: RepoStore, commit: str, user_dir: Path, *, required: bool) -> _Checked:
+    root = store.ensure_snapshot(repo, commit)
+    inside = f"{repo.directory}/" if repo.directory else ""
+    skipped = [
+        FileReport(
+            inside + item.path,
+            None,
+            (error(Code.REPO_FILE_SKIPPED, item.message, item.fix or "Nothing to do.", file=inside + item.path),),
+        )
+        for item in store.skipped(repo, commit)
+    ]
     try:
         reports, catalog = validate_with_catalog([root], kind=SourceKind.GIT, user_dir=user_dir)
     except PathsProblem:
         if not required:
-            return _Checked([], {})
+            return _Checked(skipped, {})
         where = f"'{repo.directory}'" if repo.directory else "its root"
         raise RepoFailure(
             Code.REPO_DIR_NOT_FOUND,
@@ -140,14 +178,13 @@ def _check(repo: WorkflowRepo, root: Path, user_dir: Path, *, required: bool) ->
             "library keeps them under workflows).",
         ) from None
     prefix = str(root) + "/"
-    inside = f"{repo.directory}/" if repo.directory else ""
 
     def shown(path: str) -> str:
         return inside + path.removeprefix(prefix)
 
     files = [dataclasses.replace(r, path=shown(r.path)) for r in reports if r.diagnostics]
     hashes = {entry.id: entry.workflow_hash for entry in catalog.entries if str(entry.path).startswith(prefix)}
-    return _Checked(files, hashes)
+    return _Checked([*skipped, *files], hashes)
 
 
 def fetch_unpinned(repos: list[WorkflowRepo], store: RepoStore, *, user_dir: Path) -> list[SyncReport]:

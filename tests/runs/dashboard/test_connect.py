@@ -12,6 +12,7 @@ import pytest
 from harness.processes import clean_env, manage_command, run_captured
 from runs.dashboard.connect import HIDDEN_PASSWORD, connection_instructions, hide_password, portable_database_url
 from tests.support.paths import REPO
+from workrail_site.workflow_repos import parse_workflow_repos
 
 
 @pytest.fixture
@@ -181,3 +182,16 @@ def test_an_installed_dashboard_names_its_console_script_or_uvx(settings, tmp_pa
     monkeypatch.setattr(connect.sys, "prefix", "/home/u/.cache/uv/archive-v0/1olhqGwbSyDq3M7v")
     assert connect.server_command() == ["uvx", "workrail-py", "mcp"]
     assert connection_instructions().claude_code.endswith("-- uvx workrail-py mcp")
+
+
+def test_a_workflow_repository_s_query_string_token_is_hidden_on_the_page(defaults):
+    defaults.WORKRAIL_WORKFLOW_REPOS = parse_workflow_repos(
+        "team=https://gitlab.example/team/flows.git?private_token=glpat-SECRET123#main:workflows"
+    )
+
+    hidden = connection_instructions()
+
+    assert hidden.password_hidden is True
+    assert "glpat-SECRET123" not in hidden.claude_code and "glpat-SECRET123" not in hidden.json_config
+    assert "gitlab.example/team/flows.git?***#main:workflows" in hidden.env["WORKRAIL_WORKFLOW_REPOS"]
+    assert "glpat-SECRET123" in connection_instructions(reveal_password=True).env["WORKRAIL_WORKFLOW_REPOS"]

@@ -14,6 +14,7 @@ from django.core.management.color import Style, no_style
 from workflows_app.management.commands.validate_workflow import file_lines
 from workflows_app.repos.store import RepoStore
 from workflows_app.repos.sync import SyncReport, sync
+from workflows_app.terminal import printable
 from workrail_site.workflow_repos import SETTING, SYNTAX
 
 HELP = f"""\
@@ -34,7 +35,10 @@ left out, as in any workflow source).
 Errors (each with its fix): REPO_FETCH_FAILED (the URL cannot be fetched: unreachable, not a
 repository, access refused; git never asks for a password here), REPO_REF_NOT_FOUND (no such branch,
 tag or commit), REPO_DIR_NOT_FOUND (no such directory, or no *.json file in it),
-REPO_INVALID_WORKFLOW (pin kept, see above).
+REPO_INVALID_WORKFLOW (pin kept, see above), REPO_TOO_LARGE (more workflow files or bytes than
+one repository may write out, or git past its memory limit), and per file REPO_FILE_SKIPPED (larger
+than 1 MiB, too deep or too long a path: not written out). Names are printed with control
+characters escaped; credentials in a URL are never printed.
 
 Exit status: 0 when every repository synced and its workflows are valid; 1 when one failed or holds
 a workflow with an error; 2 on bad usage (no repository configured, an unknown --repo).
@@ -109,7 +113,7 @@ class Command(BaseCommand):
 def report_lines(report: SyncReport, style: Style) -> list[str]:
     repo = report.repo
     where = repo.ref_label + (f", directory {repo.directory}" if repo.directory else "")
-    lines = [style.MIGRATE_HEADING(f"{repo.name}: {repo.display_url} ({where})")]
+    lines = [style.MIGRATE_HEADING(printable(f"{repo.name}: {repo.display_url} ({where})"))]
     old = short(report.old_commit)
     new = short(report.new_commit)
     if report.new_commit is not None:
@@ -126,8 +130,8 @@ def report_lines(report: SyncReport, style: Style) -> list[str]:
     lines += file_lines(report.files, 0, style, indent="  ")
     if report.failure is not None:
         failure = report.failure
-        lines.append("  " + style.ERROR(f"{failure.code.value}: {failure.message}"))
-        lines.append(f"    fix: {failure.fix}")
+        lines.append("  " + style.ERROR(printable(f"{failure.code.value}: {failure.message}")))
+        lines.append(f"    fix: {printable(failure.fix)}")
         if report.old_commit is not None:
             lines.append(f"  pin kept at {old}")
         else:

@@ -21,6 +21,7 @@ from django.core.management.color import Style, no_style
 from workflows_app.diagnostics import Severity
 from workflows_app.file_checks import FileReport, PathsProblem, summarize, validate
 from workflows_app.sources import SourceKind
+from workflows_app.terminal import printable
 
 HELP = """\
 Check workflow files exactly as the catalog loads them: size and encoding, JSON, id, schema,
@@ -104,7 +105,7 @@ class Command(BaseCommand):
         try:
             reports = validate(paths, kind=kind, user_dir=Path(settings.WORKRAIL_HOME) / "workflows")
         except PathsProblem as exc:
-            raise CommandError(str(exc), returncode=2) from None
+            raise CommandError(printable(str(exc)), returncode=2) from None
         summary = summarize(reports)
         if as_json:
             document = {"files": [r.as_dict() for r in reports], "summary": summary}
@@ -157,9 +158,10 @@ def file_lines(reports: list[FileReport], verbosity: int, style: Style, indent: 
             + (f", {_plural(report.warnings, 'warning')}" if report.warnings else ""),
         }[report.status]
         name = f"{report.path} ({report.workflow_id})" if report.workflow_id else report.path
-        lines.append(f"{indent}{name}: {paint[report.status](status)}")
+        lines.append(f"{indent}{printable(name)}: {paint[report.status](status)}")
         for d in report.diagnostics:
-            where = f" at {d.pointer}" if d.pointer else ""
-            lines.append(f"{indent}  {paint[d.severity.value](d.severity.value)} {d.code.value}{where}: {d.message}")
-            lines.append(f"{indent}    fix: {d.fix}")
+            where = printable(f" at {d.pointer}" if d.pointer else "")
+            severity = paint[d.severity.value](d.severity.value)
+            lines.append(f"{indent}  {severity} {d.code.value}{where}: {printable(d.message)}")
+            lines.append(f"{indent}    fix: {printable(d.fix)}")
     return lines
