@@ -179,6 +179,34 @@ class DelegationView(Shape):
     state_token: str | None = Field(
         default=None, description="continue_workflow with only this stateToken shows the delegated run's step."
     )
+    recorded: Recap | None = Field(
+        default=None,
+        description="What its run recorded so far (its notes: the first and the newest within a budget shared by "
+        "the step's delegations); `omitted` names the resource with the rest.",
+    )
+
+
+class DelegatedBy(Shape):
+    """A delegated run's link to the step that handed it out: given when a chat opens the run (a rehydrate)
+    and when the run completes."""
+
+    run_id: str = Field(description="The parent run, whose parallel step handed out this delegation.")
+    step_id: str
+    step_title: str
+    number: int = Field(description="Which of the step's delegations this run carries out (1 is the first).")
+    count: int = Field(description="How many delegations the step hands out.")
+    goal: str = Field(description="Why this delegation exists, as the parallel step states it (may be empty).")
+    brief: list[str] = Field(
+        description="The context keys the parent handed to this run: its brief (their values are in runContext)."
+    )
+    unfinished: list[str] | None = Field(
+        default=None, description="On completion: the step's other delegated runs that are not complete yet."
+    )
+    parent_state_token: str | None = Field(
+        default=None,
+        description="On completion: the parent's node at that step. continue_workflow with only this stateToken "
+        "shows the step again, with what each delegation recorded, and an ackToken to acknowledge it.",
+    )
 
 
 class ReferenceView(Shape):
@@ -357,6 +385,11 @@ class ExecutionResult(FinalShape):
     checkpoint: RunCheckpoint | None = None
     references: list[ReferenceView] | None = Field(
         default=None, description="At start: the documents the workflow points to, and where they are."
+    )
+    delegated_by: DelegatedBy | None = Field(
+        default=None,
+        description="A delegated run, when opened and when complete: the parent step that handed it out, its "
+        "brief, and (once complete) the call that goes back to the waiting parent.",
     )
 
 

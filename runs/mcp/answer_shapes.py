@@ -158,6 +158,19 @@ class DelegationView(TypedDict):
     runId: NotRequired[str | None]
     status: NotRequired[str | None]
     stateToken: NotRequired[str | None]
+    recorded: NotRequired[Recap | None]
+
+
+class DelegatedBy(TypedDict):
+    runId: str
+    stepId: str
+    stepTitle: str
+    number: int
+    count: int
+    goal: str
+    brief: list[str]
+    unfinished: NotRequired[list[str] | None]
+    parentStateToken: NotRequired[str | None]
 
 
 class ReferenceView(TypedDict):
@@ -275,6 +288,7 @@ class ExecutionJson(TypedDict):
     fork: NotRequired[str | None]
     checkpoint: NotRequired[RunCheckpoint | None]
     references: NotRequired[list[ReferenceView] | None]
+    delegatedBy: NotRequired[DelegatedBy | None]
 
 
 # --- notes sessions and resuming (runs/contract/sessions.py) ---------------------------------------------

@@ -9,13 +9,13 @@ from typing import Any
 
 from runs.contract.errors import WorkRailError
 from runs.execution.placeholders import CURRENT_SHOWN
+from runs.mcp import delegation_text
 from runs.mcp.answer_shapes import (
     Branch,
     CheckpointJson,
     Diagnostic,
     ExecutionJson,
     ExpectedContext,
-    Pending,
     Progress,
     ReferenceView,
     ResumeJson,
@@ -28,7 +28,6 @@ from runs.mcp.answer_shapes import (
 )
 from runs.readmodels.shapes import Recap
 from workflows_app.conditions import describe
-from workflows_app.engine.jsontypes import JsonObject
 
 
 def error_text(error: WorkRailError) -> str:
@@ -164,7 +163,9 @@ def execution_text(result: ExecutionJson) -> str:
         lines += [f"- {issue['code']}: {issue['message']}" for issue in blocked["issues"]]
         lines.append(blocked["retry"])
     if result.get("rehydrated"):
-        run_context = result.get("runContext")
+        lines += delegation_text.brief_lines(result)
+        brief = set((result.get("delegatedBy") or {}).get("brief") or ())  # shown whole just above
+        run_context = {k: v for k, v in (result.get("runContext") or {}).items() if k not in brief}
         if run_context:
             values = [_clipped(value) for value in run_context.values()]
             shown = "; ".join(f"{key} = {value}" for key, value in zip(run_context, values, strict=True))
@@ -211,7 +212,7 @@ def execution_text(result: ExecutionJson) -> str:
     if pending.get("agentRole"):
         lines.append(f"Role: {pending['agentRole']}")
     lines += ["", pending["prompt"], ""]
-    lines += delegation_lines(pending)
+    lines += delegation_text.delegation_lines(pending)
     if pending["requireConfirmation"]:
         lines.append(
             "Before continuing, ask the user to confirm, and wait for their answer. WorkRail cannot hear the user: "
@@ -256,54 +257,6 @@ def reference_lines(references: list[ReferenceView] | None) -> list[str]:
         lines.append(f"- {reference['title']} ({reference['source']}{strict}): {reference['purpose']} [{where}]")
     lines.append("")
     return lines
-
-
-CONTEXT_VALUE_CHARS = 200  # a context value longer than this is cut in the text (the structured answer has it all)
-
-
-def delegation_lines(pending: Pending) -> list[str]:
-    """A parallel step's delegations, one block each: what runs, why, with which context, whether it
-    can run, and the call that works on its run. Context every delegation receives is listed once."""
-    delegations = pending.get("delegations")
-    if not delegations:
-        return []
-    lines = [f"Delegations ({len(delegations)}), each carried out as a run of its own (subagents may take one each):"]
-    shared = pending.get("sharedContext") or {}
-    if shared:
-        lines.append(f"Shared context, which every delegated run receives: {_context_text(shared)}")
-    for number, delegation in enumerate(delegations, 1):
-        name = f" ({delegation['workflowName']})" if delegation.get("workflowName") else ""
-        if not delegation["runs"]:
-            state = "skipped: its runCondition does not hold, nothing to do."
-        elif delegation.get("runId"):
-            state = f"runs as {delegation['runId']} ({str(delegation.get('status') or '').replace('_', ' ')})."
-        elif not delegation["available"]:
-            state = "CANNOT RUN HERE: this WorkRail has no workflow with that id."
-        else:
-            state = "not started."
-        lines.append(f"{number}. {delegation['workflowId']}{name}: {state}")
-        lines.append(f"   Why: {delegation['goal'] or 'part of ' + repr(pending['title']) + ' (no goal given)'}")
-        if delegation["runs"]:
-            own = delegation.get("context") or {}
-            extra = " (besides the shared context)" if delegation.get("receivesSharedContext") else ""
-            lines.append(f"   Context{extra}: {_context_text(own) if own else 'nothing more' if extra else 'none'}")
-        if delegation.get("fix"):
-            lines.append(f"   Fix: {delegation['fix']}")
-        if delegation.get("stateToken") and delegation["runs"]:
-            call = json.dumps({"stateToken": delegation["stateToken"]})
-            lines.append(f"   Work on it, to the end: continue_workflow {call}")
-    lines.append("")
-    return lines
-
-
-def _context_text(context: JsonObject) -> str:
-    parts = []
-    for key, value in context.items():
-        text = json.dumps(value, ensure_ascii=False)
-        if len(text) > CONTEXT_VALUE_CHARS:
-            text = f"{text[:CONTEXT_VALUE_CHARS]}… ({len(text)} characters in all; the structured answer has it all)"
-        parts.append(f"{key} = {text}")
-    return "; ".join(parts)
 
 
 def _given[T](part: T | None) -> T:
@@ -357,10 +310,15 @@ def completion_lines(result: ExecutionJson) -> list[str]:
         grouping = f'send the same context.sessionKey ("{key}") to keep it in this session.'
     else:
         grouping = "a context.ticketId or context.sessionKey groups the runs of one piece of work into one session."
-    return [
+    done = [
         f"Workflow {result['workflow']['id']} is complete. {progress_text(result['progress'])}",
         f"stateToken: {result['stateToken']}",
         "",
+    ]
+    if result.get("delegatedBy"):  # what comes next is the parent's step, not new work
+        return done + delegation_text.parent_lines(result)
+    return [
+        *done,
         "What next:",
         "- Follow-up work on this task (fixes after review, extra checks): record it with checkpoint_workflow "
         f'{{"stateToken": "{result["stateToken"]}", "output": {{"notesMarkdown": "..."}}}}, so it survives a '

@@ -101,13 +101,14 @@ def fit(
     head: RecapEntry | None = None,
     node: Node | None = None,
     lowest: int = 1,
+    budget: int | None = None,
 ) -> Recap:
     """The recap: `head` (the first entry of the path, when given) and the newest entries that fit in
     the byte budget, in path order. The head takes at most 1/HEAD_SHARE of the budget and the newest
     entry is always kept (both cut to fit when they are longer). `total` counts every entry from
     position `lowest` on (None when not known); `node` is where the path ends, to name the resource
-    that pages what was left out."""
-    budget = RECAP_BUDGET_BYTES
+    that pages what was left out. `budget` is in bytes of the entries' JSON (RECAP_BUDGET_BYTES without it)."""
+    budget = RECAP_BUDGET_BYTES if budget is None else budget
     used = 0
     kept_head: list[RecapEntry] = []
     if head is not None:
@@ -158,8 +159,8 @@ def _gap(entries: list[RecapEntry], lowest: int, node: Node) -> RecapGap:
         "fromPosition": start,
         "toPosition": end,
         "uri": uri,
-        "howToRead": f"read the resource {uri} (entries {start} to {end} in path order, at most {PAGE_ENTRIES} "
-        "per page; each page names the next one in nextUri)",
+        "howToRead": f"read the resource {uri}: its pages run in path order from entry {start}, at most "
+        f"{PAGE_ENTRIES} entries each, and each names the next",
     }
 
 
@@ -234,12 +235,12 @@ def span_entries(node: Node, first: int, last: int) -> list[RecapEntry]:
     return _query(_SPAN, [node.pk, first, first, last, first, last])[::-1]
 
 
-def path_recap(node: Node) -> Recap:
+def path_recap(node: Node, *, budget: int | None = None) -> Recap:
     """Notes recorded on the way from the run's start to `node`: the first and the newest."""
-    return _recap(node, lowest=1, total=node.notes_on_path)
+    return _recap(node, lowest=1, total=node.notes_on_path, budget=budget)
 
 
-def _recap(node: Node, *, lowest: int, total: int) -> Recap:
+def _recap(node: Node, *, lowest: int, total: int, budget: int | None = None) -> Recap:
     newest = newest_entries(node, lowest=lowest)
     head = None
     if newest and newest[-1].get("position") == lowest:
@@ -247,7 +248,7 @@ def _recap(node: Node, *, lowest: int, total: int) -> Recap:
     elif total > 0:  # the first entry is further up than the newest ones read
         found = span_entries(node, lowest, lowest)
         head = found[0] if found else None
-    return fit(newest, total, head=head, node=node, lowest=lowest)
+    return fit(newest, total, head=head, node=node, lowest=lowest, budget=budget)
 
 
 _LATEST_CHAIN = """
