@@ -106,8 +106,17 @@ class ExpectedContext(Shape):
         description="The values the step's prompt offers for it, where nothing in the workflow compares it "
         "(its words: Simple / Standard / Complex).",
     )
-    why: str = Field(description="Which conditions, loops and prompts read it.")
-    set_by_this_step: bool = Field(description="True when this step's prompt asks for it or talks about it.")
+    why: str = Field(
+        description="What reads it after this step (conditions, loops, templates, delegations), or that nothing does."
+    )
+    set_by_this_step: bool = Field(description="True when this step's prompt asks for it as a context value.")
+    mentioned_by_this_step: bool | None = Field(
+        default=None, description="True when this step's prompt names it without asking for it as a context value."
+    )
+    allowed: list[Any] | None = Field(
+        default=None, description="The values a contract of this workflow allows for a field of the same name (enum)."
+    )
+    allowed_by: str | None = Field(default=None, description="Which contract, of which step, allows those values.")
     current: Any = Field(default=None, description="Its value now, when it is set already: this step may change it.")
 
 

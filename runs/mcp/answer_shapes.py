@@ -133,6 +133,9 @@ class ExpectedContext(TypedDict):
     choices: NotRequired[list[str] | None]
     why: str
     setByThisStep: bool
+    mentionedByThisStep: NotRequired[bool | None]
+    allowed: NotRequired[list[Any] | None]  # JSON values a contract's enum allows for a field of that name
+    allowedBy: NotRequired[str | None]
     current: NotRequired[Any]  # its JSON value now
 
 

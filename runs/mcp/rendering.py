@@ -289,15 +289,22 @@ def context_line(expected: ExpectedContext) -> str:
     choices = expected.get("choices")
     if choices:
         details.append("the prompt offers " + " / ".join(choices))
+    allowed = expected.get("allowed")
+    if allowed:
+        details.append(f"one of {' | '.join(str(v) for v in allowed)}, as {expected.get('allowedBy')} allows")
     if expected["why"].startswith("WorkRail:"):
         details.append("optional")  # a session key: the step may read it, nothing requires it
+    elif expected["setByThisStep"]:
+        details.append("this step asks for it")
+    elif expected.get("mentionedByThisStep"):
+        details.append("this step's prompt names it")
     else:
-        details.append("this step asks for it" if expected["setByThisStep"] else "needed next")
+        details.append("needed next")
     if "current" in expected:
         now = _clipped(expected["current"], CURRENT_SHOWN)
         details.append(f"now {now}" + (" (cut short; whole in pending.expectedContext)" if now.endswith(CUT) else ""))
     why = expected["why"]
-    read = why if why.startswith(("nothing later", "WorkRail:")) else f"read by {why}"
+    read = why if why.startswith(("nothing later", "no later", "WorkRail:")) else f"read by {why}"
     return f"Context to send: {expected['key']} ({'; '.join(details)}; {read})"
 
 
