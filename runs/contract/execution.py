@@ -305,6 +305,10 @@ class RecapEntry(Shape):
     position: int | None = Field(
         default=None, description="Its place on the path: 1 is the first entry after the start."
     )
+    kept_because: str | None = Field(
+        default=None,
+        description="Why a recap over budget kept it: it set a value the pending step works through.",
+    )
 
 
 class RecapGap(Shape):

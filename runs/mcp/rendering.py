@@ -359,13 +359,21 @@ def _recap_lines(title: str, recap: Recap, *, numbered: bool = True) -> list[str
     gap = recap.get("omitted")
     marker = _omitted_line(recap)
     placed = marker is None
+    previous: int | None = None
     for item in recap["entries"]:
         position = item.get("position")
         if marker is not None and not placed and (gap is None or position is None or position > gap["fromPosition"]):
             lines.append(marker)
             placed = True
+        elif (
+            placed and recap["truncated"] and previous is not None and position is not None and position > previous + 1
+        ):
+            # a further hole (the entries kept for what the pending step works through sit between two)
+            lines.append(f"  … [positions {previous + 1} to {position - 1} left out too; the same resource has them]")
+        previous = position
         number = f"[{position}] " if position is not None and numbered else ""
-        lines.append(f"  - {number}{item['title'] or item['stepId']}: {item['notesMarkdown']}")
+        kept = f" (kept: {item['keptBecause']})" if item.get("keptBecause") else ""
+        lines.append(f"  - {number}{item['title'] or item['stepId']}{kept}: {item['notesMarkdown']}")
     if marker is not None and not placed:
         lines.append(marker)
     if not recap["entries"]:
