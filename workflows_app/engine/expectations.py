@@ -58,8 +58,12 @@ _CAPTURE = re.compile(
     r"|\bset\s*:(?=[ \t]*\n)",
     re.IGNORECASE,
 )
-# "set severity.", "set `reproduced` to true": asked for when the workflow reads that name somewhere.
-_SET = re.compile(r"\bset\s+`?([A-Za-z_][A-Za-z0-9_]*)`?(?=\s*(?:\bto\b|=|[.,;)]|\(|$))", re.IGNORECASE | re.MULTILINE)
+# "set severity.", "set `reproduced` to true", "update `ambiguities` with ...": asked for when the
+# workflow reads that name somewhere.
+_SET = re.compile(
+    r"\b(?:set|update)\s+(?:`([A-Za-z_][A-Za-z0-9_]*)`|([A-Za-z_][A-Za-z0-9_]*)(?=\s*(?:\bto\b|=|[.,;)]|\(|$)))",
+    re.IGNORECASE | re.MULTILINE,
+)
 _VARIABLE = re.compile(r"[a-z][A-Za-z0-9_]*")
 _ASIDE = re.compile(r"\([^()]*\)")
 _BULLET = re.compile(r"\s*[-*]\s+")
@@ -73,7 +77,9 @@ SESSION_KEYS = {
     "goal": "WorkRail: the task's goal, shown with every step",
 }
 NOT_READ = "nothing later reads it; kept for the record"
-NOT_READ_BUT_NAMED = "no later condition, loop or template reads it; the prompts of later steps name it: {}"
+NOT_READ_BUT_NAMED = (
+    "no later condition, loop or template reads it; the prompts of later steps name it or its values: {}"
+)
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_]+)*)\s*(?:[+-]\s*\d+\s*)?\}\}")
 
 
@@ -145,10 +151,13 @@ def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
             context=context,
             choices=index.offered.get(position, {}).get(var, ()),
         )
+        ahead = [located for located in reads if _later(located.position, position)]
+        if var not in asked and var in context and not ahead:
+            continue  # named in passing, set already, read by nothing later: nothing to send
         if var not in asked and (var in quoted or var in mentioned):
             entry["mentionedByThisStep"] = True
         if entry["why"] == NOT_READ:
-            named = _named_later(index, var, position)
+            named = _named_later(index, var, [*entry.get("values", ()), *entry.get("choices", ())], position)
             if named:
                 entry["why"] = NOT_READ_BUT_NAMED.format(", ".join(f"'{step}'" for step in named))
         if var in index.enums:
@@ -159,9 +168,11 @@ def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
     return found
 
 
-def _named_later(index: Index, var: str, position: tuple[int, ...]) -> list[str]:
-    """The later steps whose prompts name `var`: what they do with it is prose, so nothing is claimed."""
-    return [index.ids[where] for where, named in index.words.items() if var in named and _later(where, position)]
+def _named_later(index: Index, var: str, values: list[Any], position: tuple[int, ...]) -> list[str]:
+    """The later steps whose prompts name `var`, or one of the words it takes (THOROUGH for reviewMode):
+    what they do with it is prose, so nothing more is claimed, and "nothing later reads it" is not said."""
+    names = {var, *(value for value in values if isinstance(value, str) and value.isidentifier())}
+    return [index.ids[where] for where, found in index.words.items() if names & found and _later(where, position)]
 
 
 def _entry(
@@ -257,7 +268,7 @@ def _walk(
         index.offered[position] = {name: found for name in named if (found := offered(text, name))}
         index.owned[position] = owned
         index.ids[position] = name
-        index.set_loose[position] = tuple(dict.fromkeys(_SET.findall(text)))
+        index.set_loose[position] = tuple(dict.fromkeys(a or b for a, b in _SET.findall(text)))
         inner: list[Read] = list(_template_reads(text, f"the prompt of step '{name}'"))
         for delegation in step.get("parallelDelegations") or []:
             if isinstance(delegation, dict):

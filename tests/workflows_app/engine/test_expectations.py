@@ -190,8 +190,8 @@ def test_only_what_the_prompt_asks_for_is_said_to_be_asked_and_nothing_later_rea
         step("hypothesis", prompt="State your best guess about the review recommendation direction."),
         step(
             "classify",
-            prompt="Set these keys in the next `continue_workflow` call's `context` object:\n- `reviewMode`\n"
-            "- `reviewFactPacket`",
+            prompt="Set these keys in the next `continue_workflow` call's `context` object:\n"
+            "- `reviewMode`: QUICK / STANDARD / THOROUGH\n- `reviewFactPacket`",
         ),
         {
             "id": "families",
@@ -200,7 +200,7 @@ def test_only_what_the_prompt_asks_for_is_said_to_be_asked_and_nothing_later_rea
             "prompt": "Run the families.",
             "parallelDelegations": [{"workflowId": "team.family", "contextMapping": {"reviewFactPacket": "facts"}}],
         },
-        step("synthesis", prompt="Weigh each finding; in THOROUGH `reviewMode` check twice."),
+        step("synthesis", prompt="Weigh each finding; in THOROUGH mode check twice."),
         step("gate", runCondition={"var": "recommendation", "equals": "clean"}),
         step("verdict", prompt="Give the verdict.", outputContract=verdict),
     )
@@ -218,5 +218,5 @@ def test_only_what_the_prompt_asks_for_is_said_to_be_asked_and_nothing_later_rea
         "the delegation of step 'families' to team.family (its run receives it as `facts`)"
     )
     assert found["reviewMode"]["why"] == (
-        "no later condition, loop or template reads it; the prompts of later steps name it: 'synthesis'"
+        "no later condition, loop or template reads it; the prompts of later steps name it or its values: 'synthesis'"
     )
