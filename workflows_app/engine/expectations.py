@@ -446,6 +446,17 @@ def names_read(compiled: JsonObject) -> frozenset[str]:
     return per_workflow(compiled, "names_read", _names_read)
 
 
+def names_referenced(compiled: JsonObject) -> frozenset[str]:
+    """names_read, and every name a prompt writes as code (`familyChecklist`): a value a prompt points the
+    agent to is used, even when no condition reads it, so it is never said to be read by nothing."""
+    return per_workflow(compiled, "names_referenced", _names_referenced)
+
+
+def _names_referenced(compiled: JsonObject) -> frozenset[str]:
+    quoted = {name for names in _index(compiled).quoted.values() for name in names}
+    return names_read(compiled) | quoted
+
+
 def _names_read(compiled: JsonObject) -> frozenset[str]:
     index = _index(compiled)
     names = {located.read.var for located in index.reads}
