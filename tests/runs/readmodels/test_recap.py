@@ -13,7 +13,7 @@ import pytest
 from runs.contract.errors import ErrorCode
 from runs.mcp.rendering import execution_text
 from runs.readmodels import recap
-from runs.readmodels.resources import read_run_notes
+from runs.readmodels.resources import read_run, read_run_notes
 from tests.runs.readmodels.support import PLAN
 from tests.support.checks import error_code
 from tests.support.mcp_calls import ack_with_notes, checkpoint_workflow, continue_workflow, start_workflow
@@ -222,4 +222,5 @@ def test_over_budget_a_recap_keeps_the_note_of_the_step_that_set_what_the_loop_w
     )
     text = execution_text(resumed)
     assert f"  - [2] Plan (kept: it set slices, the items of loop 'slices-loop'): {plan}" in text
+    assert [e["position"] for e in read_run(start["session"]["runId"])["recap"]["entries"]][:2] == [1, 2]
     assert "left out" in text and summary["omitted"]["uri"] in text
