@@ -164,7 +164,8 @@ def execution_text(result: ExecutionJson) -> str:
         lines.append(blocked["retry"])
     if result.get("rehydrated"):
         lines += delegation_text.brief_lines(result)
-        brief = set((result.get("delegatedBy") or {}).get("brief") or ())  # shown whole just above
+        link = result.get("delegatedBy")
+        brief = set(link["brief"]) if link else set()  # shown whole just above
         run_context = {k: v for k, v in (result.get("runContext") or {}).items() if k not in brief}
         if run_context:
             values = [_clipped(value) for value in run_context.values()]
@@ -371,9 +372,9 @@ def _recap_lines(title: str, recap: Recap, *, numbered: bool = True) -> list[str
             # a further hole (the entries kept for what the pending step works through sit between two)
             lines.append(f"  … [positions {previous + 1} to {position - 1} left out too; the same resource has them]")
         previous = position
-        number = f"[{position}] " if position is not None and numbered else ""
-        kept = f" (kept: {item['keptBecause']})" if item.get("keptBecause") else ""
-        lines.append(f"  - {number}{item['title'] or item['stepId']}{kept}: {item['notesMarkdown']}")
+        label = f"[{position}] " if position is not None and numbered else ""
+        why = f" (kept: {item['keptBecause']})" if item.get("keptBecause") else ""
+        lines.append(f"  - {label}{item['title'] or item['stepId']}{why}: {item['notesMarkdown']}")
     if marker is not None and not placed:
         lines.append(marker)
     if not recap["entries"]:

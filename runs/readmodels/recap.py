@@ -253,10 +253,11 @@ def span_entries(node: Node, first: int, last: int) -> list[RecapEntry]:
 def path_recap(node: Node, *, budget: int | None = None, sources: list[Source] | None = None) -> Recap:
     """Notes recorded on the way from the run's start to `node`: the first, those that set the context
     values in `sources` (what the pending step works through), and the newest."""
-    pinned = []
+    pinned: list[RecapEntry] = []
     for position, source in setting_entries(node, sources or []).items():
         for item in span_entries(node, position, position):
-            pinned.append({**item, "keptBecause": f"it set {source.var}, {source.why}"})
+            kept: RecapEntry = {**item, "keptBecause": f"it set {source.var}, {source.why}"}
+            pinned.append(kept)
     return _recap(node, lowest=1, total=node.notes_on_path, budget=budget, pinned=pinned)
 
 
