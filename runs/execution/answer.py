@@ -8,7 +8,7 @@ from django.conf import settings
 from runs.contract.execution import ExecutionResult, Pending, UserDependencyDict, WarningDict
 from runs.contract.preferences import recommendation_warnings
 from runs.execution import modes
-from runs.execution.delegations import brief_keys, delegated_by, handed_out, with_runs
+from runs.execution.delegations import brief_keys, combined_by, delegated_by, handed_out, with_runs
 from runs.execution.drift import drift_warnings
 from runs.execution.recording import once_per_run
 from runs.execution.responses import AnswerParts, execution_response
@@ -51,6 +51,8 @@ def node_response(
     step = pending_step(run, pending)
     if pending is not None and pending.get("delegations"):
         pending = with_runs(run, node, pending)
+    elif pending is not None and step is not None and step.get("virtualOf"):
+        pending = combined_by(run, node, step, pending)  # a synthesis shows what the delegations recorded
     shaped = modes.shape_pending(pending, step, preferences, context)
     source = handed_out(run) if run.parent_run_id is not None else None
     if shaped is not None:

@@ -104,6 +104,21 @@ def with_runs(run: Run, node: Node, pending: JsonObject) -> JsonObject:
     return {**pending, "delegations": shown, **({"sharedContext": shared} if shared else {})}
 
 
+def combined_by(run: Run, node: Node, step: JsonObject | None, pending: JsonObject) -> JsonObject:
+    """`pending` for a parallel step's synthesis (the step WorkRail injects after it to combine what the
+    delegations found): with the delegations of the node that stood on the parallel step just before, each
+    with what its run recorded, so the step that combines them shows them. Any other step as it is."""
+    virtual = (step or {}).get("virtualOf") or {}
+    if virtual.get("kind") != "synthesis" or node.parent is None:
+        return pending
+    before = node.parent
+    shown = engine.pending_view(compiled_workflow(run.pinned_id), before.engine_state) or {}
+    if shown.get("stepId") != virtual.get("stepId") or not shown.get("delegations"):
+        return pending
+    handed = with_runs(run, before, shown)
+    return {**pending, "delegations": handed["delegations"]}
+
+
 def missing_workflow_fix(workflow_id: str) -> str:
     """What to do about a delegation whose workflow this WorkRail does not have."""
     return (

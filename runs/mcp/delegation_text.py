@@ -30,7 +30,13 @@ def delegation_lines(pending: Pending) -> list[str]:
     delegations = pending.get("delegations")
     if not delegations:
         return []
-    lines = [f"Delegations ({len(delegations)}), each carried out as a run of its own (subagents may take one each):"]
+    done = all(d.get("status") == "complete" or not d["runs"] for d in delegations)
+    if done and any(d.get("status") == "complete" for d in delegations):
+        lines = [f"Delegations ({len(delegations)}), whose runs are complete; what each recorded:"]
+    else:
+        lines = [
+            f"Delegations ({len(delegations)}), each carried out as a run of its own (subagents may take one each):"
+        ]
     room = BRIEFS_CHARS
     shared = pending.get("sharedContext") or {}
     if shared:

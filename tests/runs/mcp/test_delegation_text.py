@@ -147,3 +147,35 @@ def test_the_parent_step_shows_what_each_run_recorded_bounded_with_the_resource_
     assert len(text) < len(long_notes)
     assert "recorded" not in shown[2]  # nothing recorded yet
     assert re.search(r"3\. team\.routine-reviewer-family .*\(in progress\)", text)
+
+
+def test_the_synthesis_after_the_parallel_step_shows_what_each_run_recorded(service_catalog):
+    """WorkRail's `synthesis` is a step of its own after the parallel step: it combines what the runs
+    recorded, so it shows them."""
+    family = workflow_doc("team.routine-check", steps=[step_doc("check", "Check", "Check {{area}}; notes.")])
+    parent = workflow_doc(
+        "team.checks",
+        steps=[
+            parallel_doc(
+                "fan-out",
+                "Check in parallel",
+                [{"workflowId": "team.routine-check", "args": {"area": area}} for area in ("api", "db")],
+                synthesis={"prompt": "Merge the findings."},
+            ),
+            step_doc("decide", "Decide", "Decide."),
+        ],
+    )
+    write_json(service_catalog["extra"] / "check.json", family)
+    write_json(service_catalog["extra"] / "checks.json", parent)
+    parallel = start_workflow("team.checks")
+    for delegation, notes in zip(parallel["pending"]["delegations"], ("API: fine.", "DB: index missing."), strict=True):
+        ack_with_notes(continue_workflow(stateToken=delegation["stateToken"]), notes)
+    synthesis = ack_with_notes(continue_workflow(stateToken=parallel["stateToken"]), "Both ran.")
+    assert synthesis["pending"]["stepId"] == "fan-out.synthesis"
+    recorded = [d["recorded"]["entries"][0]["notesMarkdown"] for d in synthesis["pending"]["delegations"]]
+    assert recorded == ["API: fine.", "DB: index missing."]
+    text = execution_text(synthesis)
+    assert "Delegations (2), whose runs are complete; what each recorded:" in text
+    assert "     - Check: DB: index missing." in text
+    assert "First carry out" not in synthesis["nextCall"]["instructions"]
+    assert ack_with_notes(synthesis, "Merged.")["pending"]["stepId"] == "decide"
