@@ -391,7 +391,14 @@ def _omitted_line(recap: Recap) -> str | None:
     if gap is None:
         return f"  … ({count} earlier entries left out; {recap['policy']})"
     if omitted:
-        what = f"{count} entries left out (positions {gap['fromPosition']} to {gap['toPosition']})"
+        here = gap["toPosition"] - gap["fromPosition"] + 1
+        where = f"positions {gap['fromPosition']} to {gap['toPosition']}"
+        # An entry kept for what the pending step works through splits what was left out in two or more.
+        what = (
+            f"{count} entries left out ({where})"
+            if here == omitted
+            else f"{count} entries left out in all ({where} here)"
+        )
     else:
         what = "long entries cut"
     return f"  … [{what}; {recap['policy']}. To see them, {gap['howToRead']}.]"

@@ -187,6 +187,7 @@ def test_over_budget_a_recap_keeps_the_note_of_the_step_that_set_what_the_loop_w
         "team.sliced",
         steps=[
             step_doc("intake", "Intake", "Record the ticket."),
+            step_doc("explore", "Explore", "Read the code the ticket touches."),
             step_doc("plan", "Plan", "Plan the work in slices."),
             loop_doc(
                 "slices-loop",
@@ -198,7 +199,7 @@ def test_over_budget_a_recap_keeps_the_note_of_the_step_that_set_what_the_loop_w
     )
     write_json(service_catalog["extra"] / "sliced.json", document)
     start = start_workflow("team.sliced")
-    response = ack_with_notes(start, INTAKE)
+    response = ack_with_notes(ack_with_notes(start, INTAKE), "Explored: " + "the repository layer, " * 60)
     plan = "Plan: the cache goes in behind the repository interface; each slice keeps the tests green."
     response = continue_workflow(
         stateToken=response["stateToken"],
@@ -212,15 +213,18 @@ def test_over_budget_a_recap_keeps_the_note_of_the_step_that_set_what_the_loop_w
     summary = resumed["recap"]
     by_position = {e["position"]: e for e in summary["entries"]}
     assert by_position[1]["notesMarkdown"] == INTAKE
-    assert by_position[2]["notesMarkdown"] == plan
-    assert by_position[2]["keptBecause"] == "it set slices, the items of loop 'slices-loop'"
-    assert max(by_position) == 8 and summary["truncated"] and 3 in range(summary["omitted"]["fromPosition"], 9)
+    assert 2 not in by_position and by_position[3]["notesMarkdown"] == plan
+    assert by_position[3]["keptBecause"] == "it set slices, the items of loop 'slices-loop'"
+    assert max(by_position) == 9 and summary["truncated"] and 4 not in by_position
     assert len(json.dumps(summary["entries"], ensure_ascii=False).encode()) <= recap.RECAP_BUDGET_BYTES
     assert (
         "kept the first entry (the intake), the entries that set what the pending step works through"
         in (summary["policy"])
     )
     text = execution_text(resumed)
-    assert f"  - [2] Plan (kept: it set slices, the items of loop 'slices-loop'): {plan}" in text
-    assert [e["position"] for e in read_run(start["session"]["runId"])["recap"]["entries"]][:2] == [1, 2]
-    assert "left out" in text and summary["omitted"]["uri"] in text
+    assert f"  - [3] Plan (kept: it set slices, the items of loop 'slices-loop'): {plan}" in text
+    assert [e["position"] for e in read_run(start["session"]["runId"])["recap"]["entries"]][:2] == [1, 3]
+    gap = summary["omitted"]
+    assert (gap["fromPosition"], gap["toPosition"]) == (2, 2)
+    assert f"{summary['omittedEntries']} entries left out in all (positions 2 to 2 here)" in text
+    assert gap["uri"] in text and "left out too; the same resource has them" in text
