@@ -179,3 +179,14 @@ def test_the_synthesis_after_the_parallel_step_shows_what_each_run_recorded(serv
     assert "     - Check: DB: index missing." in text
     assert "First carry out" not in synthesis["nextCall"]["instructions"]
     assert ack_with_notes(synthesis, "Merged.")["pending"]["stepId"] == "decide"
+
+
+def test_a_shared_context_past_the_bound_is_named_not_cut_and_each_run_shows_it_whole(review):
+    packet = "\n".join(f"- changed file {n}: src/module_{n}.py, retry path" for n in range(600))
+    assert len(packet) > BRIEFS_CHARS
+    parallel = ack(start_workflow(review(100), {"factPacket": packet}))
+    text = execution_text(parallel)
+    assert "Shared context, which every delegated run receives: reviewFactPacket (" in text
+    assert "each run's own first answer shows it whole" in text and "changed file 1:" not in text
+    opened = execution_text(continue_workflow(stateToken=parallel["pending"]["delegations"][0]["stateToken"]))
+    assert "- reviewFactPacket (text):\n" + "\n".join(f"    {line}" for line in packet.splitlines()) in opened
