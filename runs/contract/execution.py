@@ -106,8 +106,17 @@ class ExpectedContext(Shape):
         description="The values the step's prompt offers for it, where nothing in the workflow compares it "
         "(its words: Simple / Standard / Complex).",
     )
-    why: str = Field(description="Which conditions, loops and prompts read it.")
-    set_by_this_step: bool = Field(description="True when this step's prompt asks for it or talks about it.")
+    why: str = Field(
+        description="What reads it after this step (conditions, loops, templates, delegations), or that nothing does."
+    )
+    set_by_this_step: bool = Field(description="True when this step's prompt asks for it as a context value.")
+    mentioned_by_this_step: bool | None = Field(
+        default=None, description="True when this step's prompt names it without asking for it as a context value."
+    )
+    allowed: list[Any] | None = Field(
+        default=None, description="The values a contract of this workflow allows for a field of the same name (enum)."
+    )
+    allowed_by: str | None = Field(default=None, description="Which contract, of which step, allows those values.")
     current: Any = Field(default=None, description="Its value now, when it is set already: this step may change it.")
 
 
@@ -178,6 +187,34 @@ class DelegationView(Shape):
     status: str | None = None
     state_token: str | None = Field(
         default=None, description="continue_workflow with only this stateToken shows the delegated run's step."
+    )
+    recorded: Recap | None = Field(
+        default=None,
+        description="What its run recorded so far (its notes: the first and the newest within a budget shared by "
+        "the step's delegations); `omitted` names the resource with the rest.",
+    )
+
+
+class DelegatedBy(Shape):
+    """A delegated run's link to the step that handed it out: given when a chat opens the run (a rehydrate)
+    and when the run completes."""
+
+    run_id: str = Field(description="The parent run, whose parallel step handed out this delegation.")
+    step_id: str
+    step_title: str
+    number: int = Field(description="Which of the step's delegations this run carries out (1 is the first).")
+    count: int = Field(description="How many delegations the step hands out.")
+    goal: str = Field(description="Why this delegation exists, as the parallel step states it (may be empty).")
+    brief: list[str] = Field(
+        description="The context keys the parent handed to this run: its brief (their values are in runContext)."
+    )
+    unfinished: list[str] | None = Field(
+        default=None, description="On completion: the step's other delegated runs that are not complete yet."
+    )
+    parent_state_token: str | None = Field(
+        default=None,
+        description="On completion: the parent's node at that step. continue_workflow with only this stateToken "
+        "shows the step again, with what each delegation recorded, and an ackToken to acknowledge it.",
     )
 
 
@@ -267,6 +304,10 @@ class RecapEntry(Shape):
     artifact_kinds: list[str | None]
     position: int | None = Field(
         default=None, description="Its place on the path: 1 is the first entry after the start."
+    )
+    kept_because: str | None = Field(
+        default=None,
+        description="Why a recap over budget kept it: it set a value the pending step works through.",
     )
 
 
@@ -386,6 +427,11 @@ class ExecutionResult(FinalShape):
         default=None,
         description="On a replay with other output, when the branch that acknowledgement started has moved on "
         "since: where it stands now. The answer recorded then is older; go on from here.",
+    )
+    delegated_by: DelegatedBy | None = Field(
+        default=None,
+        description="A delegated run, when opened and when complete: the parent step that handed it out, its "
+        "brief, and (once complete) the call that goes back to the waiting parent.",
     )
 
 

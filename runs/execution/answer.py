@@ -8,7 +8,7 @@ from django.conf import settings
 from runs.contract.execution import ExecutionResult, Pending, UserDependencyDict, WarningDict
 from runs.contract.preferences import recommendation_warnings
 from runs.execution import modes
-from runs.execution.delegations import with_runs
+from runs.execution.delegations import brief_keys, combined_by, delegated_by, handed_out, with_runs
 from runs.execution.drift import drift_warnings
 from runs.execution.recording import once_per_run
 from runs.execution.responses import AnswerParts, execution_response
@@ -52,12 +52,18 @@ def node_response(
     step = pending_step(run, pending)
     if pending is not None and pending.get("delegations"):
         pending = with_runs(run, node, pending)
+    elif pending is not None and step is not None and step.get("virtualOf"):
+        pending = combined_by(run, node, step, pending)  # a synthesis shows what the delegations recorded
     shaped = modes.shape_pending(pending, step, preferences, context)
+    source = handed_out(run) if run.parent_run_id is not None else None
     if shaped is not None:
-        dependency_keys = {dep["contextKey"] for dep in (step or {}).get("userDependencies", [])}
-        expected = [e for e in engine.expected_context(compiled, node.engine_state) if e["key"] not in dependency_keys]
+        # Asked elsewhere (the user's own input), or handed in by the parent run (this run's brief).
+        not_asked = {dep["contextKey"] for dep in (step or {}).get("userDependencies", [])} | set(brief_keys(source))
+        expected = [e for e in engine.expected_context(compiled, node.engine_state) if e["key"] not in not_asked]
         if expected:
             shaped["expectedContext"] = expected
+    if source is not None and (pending is None or (extra or {}).get("rehydrated")):
+        extra = {**(extra or {}), "delegatedBy": delegated_by(run, source, complete=pending is None)}
     steady = [*drift_warnings(run), *recommendation_warnings(compiled, preferences), *left_out_warnings(compiled)]
     goal = context.get("goal")
     if isinstance(goal, str) and goal.strip() and shaped is not None:

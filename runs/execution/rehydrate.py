@@ -66,7 +66,13 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
                 attempt = issue_attempt(journal, run, node)
         compiled = compiled_workflow(run.pinned_id)
         pending = engine.pending_view(compiled, node.engine_state)
-        extra: AnswerParts = {"recap": recap.path_recap(node), "rehydrated": True, **chat_opening(compiled)}
+        # Over budget, the recap keeps the notes of the steps that set what the pending step works through.
+        sources = engine.worked_through(compiled, node.engine_state)
+        extra: AnswerParts = {
+            "recap": recap.path_recap(node, sources=sources),
+            "rehydrated": True,
+            **chat_opening(compiled),
+        }
         if node.engine_state.get("context"):
             extra["runContext"] = node.engine_state["context"]  # what a new chat needs besides the notes
         if children:

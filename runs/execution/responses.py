@@ -28,7 +28,7 @@ from runs.contract.execution import Warning as WarningShape
 from runs.contract.inputs import SESSION_ID_KEYS, ContinueWorkflowInput, StepOutputDict
 from runs.contract.preferences import mode_of
 from runs.execution import placeholders
-from runs.models import Run
+from runs.models import Run, RunStatus
 from runs.readmodels.shapes import Recap as RecapJson
 from workflows_app import builtins
 from workflows_app.conditions import describe
@@ -56,6 +56,7 @@ class AnswerParts(TypedDict, total=False):
     fork: str
     checkpoint: RunCheckpoint
     references: list[JsonObject]  # as workflows_app.catalog resolves them; the answer's ReferenceView checks them
+    delegatedBy: JsonObject  # runs/execution/delegations.py builds it; the answer's DelegatedBy checks it
 
 
 def session_ref(run: Run) -> SessionRef:
@@ -80,7 +81,7 @@ def next_call(
     words = blanks.words(pending.prompt)
     output = output_template(pending, words)
     instructions = _call_instructions(pending, output, words, full)
-    if pending.delegations and any(d.run_id for d in pending.delegations):
+    if pending.delegations and any(d.run_id and d.status != RunStatus.COMPLETE for d in pending.delegations):
         instructions = (
             "First carry out each delegation in pending.delegations (its own run: continue_workflow with its "
             "stateToken, to the end; subagents may take one each). Then " + instructions[0].lower() + instructions[1:]

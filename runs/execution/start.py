@@ -80,7 +80,7 @@ def with_goal(context: JsonObject, goal: str | None) -> JsonObject:
 def unread_context_warnings(compiled: JsonObject, context: JsonObject) -> list[WarningDict]:
     """A context key nothing in the workflow reads is usually a misnamed one (`change` for `changeRef`):
     say so at once, with the names the workflow does read, instead of letting it pass unnoticed."""
-    read = expectations.names_read(compiled)
+    read = expectations.names_referenced(compiled)
     unread = [key for key in context if key not in read and key not in GROUPING_KEYS]
     if not unread:
         return []

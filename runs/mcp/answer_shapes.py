@@ -133,6 +133,9 @@ class ExpectedContext(TypedDict):
     choices: NotRequired[list[str] | None]
     why: str
     setByThisStep: bool
+    mentionedByThisStep: NotRequired[bool | None]
+    allowed: NotRequired[list[Any] | None]  # JSON values a contract's enum allows for a field of that name
+    allowedBy: NotRequired[str | None]
     current: NotRequired[Any]  # its JSON value now
 
 
@@ -158,6 +161,19 @@ class DelegationView(TypedDict):
     runId: NotRequired[str | None]
     status: NotRequired[str | None]
     stateToken: NotRequired[str | None]
+    recorded: NotRequired[Recap | None]
+
+
+class DelegatedBy(TypedDict):
+    runId: str
+    stepId: str
+    stepTitle: str
+    number: int
+    count: int
+    goal: str
+    brief: list[str]
+    unfinished: NotRequired[list[str] | None]
+    parentStateToken: NotRequired[str | None]
 
 
 class ReferenceView(TypedDict):
@@ -284,6 +300,7 @@ class ExecutionJson(TypedDict):
     checkpoint: NotRequired[RunCheckpoint | None]
     references: NotRequired[list[ReferenceView] | None]
     branchTip: NotRequired[BranchTip | None]
+    delegatedBy: NotRequired[DelegatedBy | None]
 
 
 # --- notes sessions and resuming (runs/contract/sessions.py) ---------------------------------------------

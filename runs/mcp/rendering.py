@@ -12,6 +12,7 @@ from runs.contract.errors import WorkRailError
 from runs.contract.features import Feature
 from runs.contract.inputs import SESSION_ID_KEYS
 from runs.execution.placeholders import CURRENT_SHOWN
+from runs.mcp import delegation_text
 from runs.mcp.answer_shapes import (
     Branch,
     BranchTip,
@@ -19,7 +20,6 @@ from runs.mcp.answer_shapes import (
     Diagnostic,
     ExecutionJson,
     ExpectedContext,
-    Pending,
     Progress,
     ReferenceView,
     ResumeJson,
@@ -33,7 +33,6 @@ from runs.mcp.answer_shapes import (
 )
 from runs.readmodels.shapes import Recap
 from workflows_app.conditions import describe
-from workflows_app.engine.jsontypes import JsonObject
 
 
 def error_text(error: WorkRailError) -> str:
@@ -188,6 +187,7 @@ def execution_text(result: ExecutionJson) -> str:
     full = result.get("selfContained", True)  # an answer recorded before the flag existed said everything
     goal = result.get("goal")
     if result.get("rehydrated"):
+        lines += delegation_text.brief_lines(result)
         lines += _rehydrated_lines(result, goal if full else None)
     checkpoint = result.get("checkpoint")
     if checkpoint:
@@ -209,7 +209,7 @@ def execution_text(result: ExecutionJson) -> str:
     if pending.get("agentRole"):
         lines.append(f"Role: {pending['agentRole']}")
     lines += ["", pending["prompt"], ""]
-    lines += delegation_lines(pending)
+    lines += delegation_text.delegation_lines(pending)
     if pending["requireConfirmation"]:
         lines.append(CONFIRM_IN_FULL if full else CONFIRM_IN_A_LINE)
     elif pending.get("confirmation"):
@@ -254,7 +254,13 @@ def _rehydrated_lines(result: ExecutionJson, goal_shown: str | None) -> list[str
     """What a chat starting here needs besides the step: the context so far (the goal said apart), the
     notes on the way here and, on a rewind, each branch that already grew from this point, once."""
     lines = []
-    run_context = {k: v for k, v in (result.get("runContext") or {}).items() if not (k == "goal" and v == goal_shown)}
+    link = result.get("delegatedBy")
+    brief = set(link["brief"]) if link else set()  # a delegated run's brief: shown whole just above
+    run_context = {
+        k: v
+        for k, v in (result.get("runContext") or {}).items()
+        if k not in brief and not (k == "goal" and v == goal_shown)
+    }
     if run_context:
         values = [_clipped(value) for value in run_context.values()]
         shown = "; ".join(f"{key} = {value}" for key, value in zip(run_context, values, strict=True))
@@ -324,54 +330,6 @@ def reference_lines(references: list[ReferenceView] | None) -> list[str]:
     return lines
 
 
-CONTEXT_VALUE_CHARS = 200  # a context value longer than this is cut in the text (the structured answer has it all)
-
-
-def delegation_lines(pending: Pending) -> list[str]:
-    """A parallel step's delegations, one block each: what runs, why, with which context, whether it
-    can run, and the call that works on its run. Context every delegation receives is listed once."""
-    delegations = pending.get("delegations")
-    if not delegations:
-        return []
-    lines = [f"Delegations ({len(delegations)}), each carried out as a run of its own (subagents may take one each):"]
-    shared = pending.get("sharedContext") or {}
-    if shared:
-        lines.append(f"Shared context, which every delegated run receives: {_context_text(shared)}")
-    for number, delegation in enumerate(delegations, 1):
-        name = f" ({delegation['workflowName']})" if delegation.get("workflowName") else ""
-        if not delegation["runs"]:
-            state = "skipped: its runCondition does not hold, nothing to do."
-        elif delegation.get("runId"):
-            state = f"runs as {delegation['runId']} ({str(delegation.get('status') or '').replace('_', ' ')})."
-        elif not delegation["available"]:
-            state = "CANNOT RUN HERE: this WorkRail has no workflow with that id."
-        else:
-            state = "not started."
-        lines.append(f"{number}. {delegation['workflowId']}{name}: {state}")
-        lines.append(f"   Why: {delegation['goal'] or 'part of ' + repr(pending['title']) + ' (no goal given)'}")
-        if delegation["runs"]:
-            own = delegation.get("context") or {}
-            extra = " (besides the shared context)" if delegation.get("receivesSharedContext") else ""
-            lines.append(f"   Context{extra}: {_context_text(own) if own else 'nothing more' if extra else 'none'}")
-        if delegation.get("fix"):
-            lines.append(f"   Fix: {delegation['fix']}")
-        if delegation.get("stateToken") and delegation["runs"]:
-            call = json.dumps({"stateToken": delegation["stateToken"]})
-            lines.append(f"   Work on it, to the end: continue_workflow {call}")
-    lines.append("")
-    return lines
-
-
-def _context_text(context: JsonObject) -> str:
-    parts = []
-    for key, value in context.items():
-        text = json.dumps(value, ensure_ascii=False)
-        if len(text) > CONTEXT_VALUE_CHARS:
-            text = f"{text[:CONTEXT_VALUE_CHARS]}… ({len(text)} characters in all; the structured answer has it all)"
-        parts.append(f"{key} = {text}")
-    return "; ".join(parts)
-
-
 def _given[T](part: T | None) -> T:
     """A part of the answer that is always there when the part that names it is (a rehydrate's recap;
     a fork's text with its branches)."""
@@ -402,17 +360,24 @@ def context_line(expected: ExpectedContext) -> str:
     choices = expected.get("choices")
     if choices:
         details.append("the prompt offers " + " / ".join(choices))
+    allowed = expected.get("allowed")
+    if allowed:
+        details.append(f"one of {' | '.join(str(v) for v in allowed)}, as {expected.get('allowedBy')} allows")
     if expected["key"] in SESSION_ID_KEYS:
         details.append("optional: only the user's own, never made up; not in the call below")
     elif expected["why"].startswith("WorkRail:"):
         details.append("optional")  # the goal: the step may read it, nothing requires it
+    elif expected["setByThisStep"]:
+        details.append("this step asks for it")
+    elif expected.get("mentionedByThisStep"):
+        details.append("this step's prompt names it")
     else:
-        details.append("this step asks for it" if expected["setByThisStep"] else "needed next")
+        details.append("needed next")
     if "current" in expected:
         now = _clipped(expected["current"], CURRENT_SHOWN)
         details.append(f"now {now}" + (" (cut short; whole in pending.expectedContext)" if now.endswith(CUT) else ""))
     why = expected["why"]
-    read = why if why.startswith(("nothing later", "WorkRail:")) else f"read by {why}"
+    read = why if why.startswith(("nothing later", "no later", "WorkRail:")) else f"read by {why}"
     return f"Context to send: {expected['key']} ({'; '.join(details)}; {read})"
 
 
@@ -425,12 +390,14 @@ def completion_lines(result: ExecutionJson) -> list[str]:
         grouping = f'send the same context.sessionKey ("{key}") to keep it in this session.'
     else:
         grouping = "a context.ticketId or context.sessionKey groups the runs of one piece of work into one session."
-    lines = [
+    done = [
         f"Workflow {result['workflow']['id']} is complete. {progress_text(result['progress'])}",
         f"stateToken: {result['stateToken']}",
         "",
-        "What next:",
     ]
+    if result.get("delegatedBy"):  # what comes next is the parent's step, not new work
+        return done + delegation_text.parent_lines(result)
+    lines = [*done, "What next:"]
     if features.enabled(Feature.CHECKPOINT):  # named only where this server offers it
         lines.append(
             "- Follow-up work on this task (fixes after review, extra checks): record it with checkpoint_workflow "
@@ -466,13 +433,21 @@ def _recap_lines(title: str, recap: Recap) -> list[str]:
     gap = recap.get("omitted")
     marker = _omitted_line(recap)
     placed = marker is None
+    previous: int | None = None
     for item in recap["entries"]:
         position = item.get("position")
         if marker is not None and not placed and (gap is None or position is None or position > gap["fromPosition"]):
             lines.append(marker)
             placed = True
-        number = f"[{position}] " if position is not None else ""
-        lines.append(f"  - {number}{item['title'] or item['stepId']}: {item['notesMarkdown']}")
+        elif (
+            placed and recap["truncated"] and previous is not None and position is not None and position > previous + 1
+        ):
+            # a further hole (the entries kept for what the pending step works through sit between two)
+            lines.append(f"  … [positions {previous + 1} to {position - 1} left out too; the same resource has them]")
+        previous = position
+        label = f"[{position}] " if position is not None else ""
+        why = f" (kept: {item['keptBecause']})" if item.get("keptBecause") else ""
+        lines.append(f"  - {label}{item['title'] or item['stepId']}{why}: {item['notesMarkdown']}")
     if marker is not None and not placed:
         lines.append(marker)
     if not recap["entries"]:
@@ -489,7 +464,14 @@ def _omitted_line(recap: Recap) -> str | None:
     if gap is None:
         return f"  … ({count} earlier entries left out; {recap['policy']})"
     if omitted:
-        what = f"{count} entries left out (positions {gap['fromPosition']} to {gap['toPosition']})"
+        here = gap["toPosition"] - gap["fromPosition"] + 1
+        where = f"positions {gap['fromPosition']} to {gap['toPosition']}"
+        # An entry kept for what the pending step works through splits what was left out in two or more.
+        what = (
+            f"{count} entries left out ({where})"
+            if here == omitted
+            else f"{count} entries left out in all ({where} here)"
+        )
     else:
         what = "long entries cut"
     return f"  … [{what}; {recap['policy']}. To see them, {gap['howToRead']}.]"

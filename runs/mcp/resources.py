@@ -11,7 +11,8 @@
 The run and session resources can be subscribed (runs/mcp/subscriptions.py).
 
 Every read runs its service function (runs/readmodels/resources.py) on a worker thread, through the
-same boundary as the tools (runs/mcp/boundary.py). Answers are JSON text. A WorkRailError becomes a
+same boundary as the tools (runs/mcp/boundary.py). Answers are JSON text, except the notes: Markdown
+(runs/mcp/notes_text.py), since an agent reads them as it would read a document. A WorkRailError becomes a
 JSON-RPC error (invalid params when the caller named something that does not exist) whose `data` is
 {uri, error: {code, message, retryable, suggestion}}.
 
@@ -32,6 +33,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.mcp import deferred
 from runs.mcp.boundary import guarded
+from runs.mcp.notes_text import MARKDOWN, notes_page_markdown
 from runs.store import actors
 
 if TYPE_CHECKING:
@@ -101,15 +103,16 @@ def register_resources(server: MCPServer[Any]) -> None:
         name="run_notes",
         title="Run notes",
         description="Every note and checkpoint recorded on the path from a run's start to one node, in path order, "
-        "a page at a time (at most 20 entries): the node of stateToken (the run's latest tip without it), from "
-        "position cursor (1 without it). Only that branch, not its siblings. Each page gives nextUri until the "
-        "end. A recap that left entries out names the exact URI to read them.",
-        mime_type=JSON,
+        "a page at a time (at most 20 entries), as Markdown: the node of stateToken (the run's latest tip without "
+        "it), from position cursor (1 without it). Only that branch, not its siblings. The first line says which "
+        "entries the page holds; the last names the next page's URI until the end. A recap that left entries out "
+        "names the exact URI to read them.",
+        mime_type=MARKDOWN,
     )
     async def run_notes(runId: str, stateToken: str = "", cursor: str = "") -> str:
         query = "&".join(f"{k}={v}" for k, v in (("stateToken", stateToken), ("cursor", cursor)) if v)
         uri = f"workrail://runs/{runId}/notes" + (f"?{query}" if query else "")
-        return await _read(uri, _run_notes, runId, stateToken, cursor)
+        return await _read(uri, _run_notes, runId, stateToken, cursor, render=notes_page_markdown)
 
     @server.resource(
         SESSION_TEMPLATE,
@@ -135,24 +138,30 @@ def register_resources(server: MCPServer[Any]) -> None:
         return await _read(f"workrail://sessions/{sessionId}/artifacts", _session_artifacts, sessionId)
 
 
-# A resource's answer: a JSON object (one of the shapes its reader names), sent as JSON text.
+# A resource's answer: a JSON object (one of the shapes its reader names), sent as JSON text unless the
+# resource renders it as text of its own (the notes, as Markdown).
 Reader = Callable[..., Mapping[str, Any]]
+Render = Callable[[Any], str]
 
 
-async def _read(uri: str, reader: Reader, *args: str) -> str:
+def _as_json(result: Mapping[str, Any]) -> str:
+    return json.dumps(result, ensure_ascii=False)
+
+
+async def _read(uri: str, reader: Reader, *args: str, render: Render = _as_json) -> str:
     # Readers touch files and the database: keep them off the event loop.
-    text: str = await anyio.to_thread.run_sync(_read_sync, uri, reader, args)
+    text: str = await anyio.to_thread.run_sync(_read_sync, uri, reader, args, render)
     return text
 
 
-def _read_sync(uri: str, reader: Reader, args: tuple[str, ...]) -> str:
+def _read_sync(uri: str, reader: Reader, args: tuple[str, ...], render: Render) -> str:
     try:
         # Even the catalog views need the database set-up: the services import the models.
         with actors.asking(f"read {uri}"):
             result = guarded(f"Reading {uri}", lambda: reader(*args), uses_database=True, changes=False)
     except WorkRailError as exc:
         raise _as_mcp_error(uri, exc) from None
-    return json.dumps(result, ensure_ascii=False)
+    return render(result)
 
 
 def _as_mcp_error(uri: str, exc: WorkRailError) -> MCPError:

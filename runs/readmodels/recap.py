@@ -5,8 +5,10 @@ Entries are outputs (notes and artifact kinds) of acknowledged steps and checkpo
 position on its path: 1 for the first entry after the run's start, and so on (the position is the
 `notes_on_path` of the node it led to, so it never changes once recorded).
 
-A recap over budget keeps the first entry of the path (the intake: ticket, criteria, baseline) and
-the newest entries that fit, and drops the middle. It says which positions it left out and the exact
+A recap over budget keeps the first entry of the path (the intake: ticket, criteria, baseline), the
+entries that set what the pending step works through (the plan a slice loop goes through: found from
+the workflow's structure, engine/sources.py, and the path's recorded context, `sources`), and the
+newest entries that fit, and drops the rest. It says which positions it left out and the exact
 resource URI that pages through them (`workrail://runs/{runId}/notes?stateToken=...&cursor=N`).
 
 The newest entries are read with one recursive query bounded by MAX_ENTRIES hops; the first entry,
@@ -33,6 +35,7 @@ from runs.readmodels.shapes import Recap, RecapEntry, RecapGap
 from runs.store import tokens
 from runs.store.statements import SelectOne
 from runs.store.tokens import TokenKind
+from workflows_app.engine.sources import Source
 
 RECAP_BUDGET_BYTES = 8 * 1024
 MAX_ENTRIES = 64
@@ -99,22 +102,34 @@ def fit(
     total: int | None,
     *,
     head: RecapEntry | None = None,
+    pinned: list[RecapEntry] | None = None,
     node: Node | None = None,
     lowest: int = 1,
+    budget: int | None = None,
 ) -> Recap:
     """The recap: `head` (the first entry of the path, when given) and the newest entries that fit in
-    the byte budget, in path order. The head takes at most 1/HEAD_SHARE of the budget and the newest
-    entry is always kept (both cut to fit when they are longer). `total` counts every entry from
-    position `lowest` on (None when not known); `node` is where the path ends, to name the resource
-    that pages what was left out."""
-    budget = RECAP_BUDGET_BYTES
+    the byte budget, in path order. The head takes at most 1/HEAD_SHARE of the budget, then `pinned`
+    (the entries that set what the pending step works through, each with its keptBecause) at most half
+    of what is left, and the newest entry is always kept (each cut to fit when it is longer). `total`
+    counts every entry from position `lowest` on (None when not known); `node` is where the path ends,
+    to name the resource that pages what was left out. `budget` is in bytes of the entries' JSON
+    (RECAP_BUDGET_BYTES without it)."""
+    budget = RECAP_BUDGET_BYTES if budget is None else budget
     used = 0
     kept_head: list[RecapEntry] = []
     if head is not None:
         kept_head.append(_cut_to(head, budget // HEAD_SHARE))
         used += _size(kept_head[0])
+    held = {e["position"] for e in kept_head if "position" in e}
+    for item in pinned or []:
+        if item.get("position") in held:
+            continue
+        room = (budget - used) // 2 // max(1, len(pinned or []))
+        kept_head.append(_cut_to(item, room))
+        used += _size(kept_head[-1])
+        held.add(item.get("position", -1))
     kept: list[RecapEntry] = []
-    for item in newest_first:
+    for item in (item for item in newest_first if item.get("position") not in held):
         if not kept:
             item = _cut_to(item, budget - used)
         size = _size(item)
@@ -123,14 +138,15 @@ def fit(
         kept.append(item)
         used += size
     kept.reverse()
-    entries = kept_head + kept
+    entries = sorted(kept_head + kept, key=lambda e: e.get("position", 0))
     omitted = None if total is None else max(0, total - len(entries))
+    also = ", the entries that set what the pending step works through" if pinned else ""
     recap: Recap = {
         "entries": entries,
         "truncated": omitted is None or omitted > 0 or any(CUT_MARK in e["notesMarkdown"] for e in entries),
         "omittedEntries": omitted,
-        "policy": f"kept the first entry (the intake) and the most recent entries that fit in {budget} bytes, "
-        "in path order",
+        "policy": f"kept the first entry (the intake){also} and the most recent entries that fit in {budget} "
+        "bytes, in path order",
     }
     if total is not None:
         recap["totalEntries"] = total
@@ -158,8 +174,8 @@ def _gap(entries: list[RecapEntry], lowest: int, node: Node) -> RecapGap:
         "fromPosition": start,
         "toPosition": end,
         "uri": uri,
-        "howToRead": f"read the resource {uri} (entries {start} to {end} in path order, at most {PAGE_ENTRIES} "
-        "per page; each page names the next one in nextUri)",
+        "howToRead": f"read the resource {uri}: its pages run in path order from entry {start}, at most "
+        f"{PAGE_ENTRIES} entries each, and each names the next",
     }
 
 
@@ -234,12 +250,74 @@ def span_entries(node: Node, first: int, last: int) -> list[RecapEntry]:
     return _query(_SPAN, [node.pk, first, first, last, first, last])[::-1]
 
 
-def path_recap(node: Node) -> Recap:
-    """Notes recorded on the way from the run's start to `node`: the first and the newest."""
-    return _recap(node, lowest=1, total=node.notes_on_path)
+def path_recap(node: Node, *, budget: int | None = None, sources: list[Source] | None = None) -> Recap:
+    """Notes recorded on the way from the run's start to `node`: the first, those that set the context
+    values in `sources` (what the pending step works through), and the newest."""
+    pinned: list[RecapEntry] = []
+    for position, source in setting_entries(node, sources or []).items():
+        for item in span_entries(node, position, position):
+            kept: RecapEntry = {**item, "keptBecause": f"it set {source.var}, {source.why}"}
+            pinned.append(kept)
+    return _recap(node, lowest=1, total=node.notes_on_path, budget=budget, pinned=pinned)
 
 
-def _recap(node: Node, *, lowest: int, total: int) -> Recap:
+_PATH_UP = """
+WITH RECURSIVE ancestors(id, parent_id, notes_on_path, hops) AS (
+    SELECT id, parent_id, notes_on_path, 0 FROM runs_node WHERE id = %s
+    UNION ALL
+    SELECT n.id, n.parent_id, n.notes_on_path, a.hops + 1 FROM runs_node n JOIN ancestors a ON n.id = a.parent_id
+    WHERE a.hops < %s
+)
+SELECT id, notes_on_path FROM ancestors ORDER BY hops
+"""
+SOURCE_HOPS = 1024  # how far up the path the step that set a value is looked for
+SOURCE_CHUNK = 64  # nodes whose recorded value is read at once, from the tip up
+
+
+def setting_entries(node: Node, sources: list[Source]) -> dict[int, Source]:
+    """The path position of the entry whose step set each source's value as `node` holds it now: going
+    up from `node`, the last node that holds that value, when an entry led into it. A value given at the
+    start, or not set, has none."""
+    context = node.engine_state.get("context") or {}
+    wanted = [source for source in sources if source.var in context and source.var.isidentifier()]
+    if not wanted:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_PATH_UP, [node.pk, SOURCE_HOPS])
+        path: list[tuple[int, int]] = cursor.fetchall()  # (id, notes_on_path), from node up to the root
+    found: dict[int, Source] = {}
+    for source in wanted:
+        position = _set_at(path, source.var, context[source.var])
+        if position is not None:
+            found.setdefault(position, source)
+    return found
+
+
+def _set_at(path: list[tuple[int, int]], var: str, value: Any) -> int | None:
+    for start in range(0, len(path), SOURCE_CHUNK):
+        chunk = path[start : start + SOURCE_CHUNK]
+        held = dict(
+            Node.objects.filter(pk__in=[pk for pk, _ in chunk]).values_list("pk", f"engine_state__context__{var}")
+        )
+        for offset, (pk, _notes) in enumerate(chunk):
+            if held.get(pk) == value:
+                continue
+            index = start + offset  # the first node up the path that holds another value (or none)
+            if index == 0:
+                return None
+            setter, before = path[index - 1], path[index]
+            return setter[1] if setter[1] == before[1] + 1 else None
+    return None  # held since the start
+
+
+def _recap(
+    node: Node,
+    *,
+    lowest: int,
+    total: int,
+    budget: int | None = None,
+    pinned: list[RecapEntry] | None = None,
+) -> Recap:
     newest = newest_entries(node, lowest=lowest)
     head = None
     if newest and newest[-1].get("position") == lowest:
@@ -247,7 +325,7 @@ def _recap(node: Node, *, lowest: int, total: int) -> Recap:
     elif total > 0:  # the first entry is further up than the newest ones read
         found = span_entries(node, lowest, lowest)
         head = found[0] if found else None
-    return fit(newest, total, head=head, node=node, lowest=lowest)
+    return fit(newest, total, head=head, pinned=pinned, node=node, lowest=lowest, budget=budget)
 
 
 _LATEST_CHAIN = """

@@ -18,8 +18,10 @@ from runs.models import Checkpoint, Node, Output, Run, Session
 from runs.readmodels import branches, outcomes, recap
 from runs.readmodels.shapes import Recap, RecapEntry, Synthesis
 from runs.store import ownership, tokens
+from runs.store.pinned import compiled_workflow
 from runs.store.tokens import TokenKind
 from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.sources import worked_through
 
 STEP: Literal["step"] = "step"
 CHECKPOINT: Literal["checkpoint"] = "checkpoint"
@@ -133,7 +135,7 @@ def read_run(run_id: str) -> RunAnswer:
             "depth": tip.depth,
             "createdAt": tip.created_at.isoformat(),
         },
-        "recap": recap.path_recap(tip) if tip is not None else recap.fit([], 0),
+        "recap": _tip_recap(run, tip),
         "branchCount": tree.fork_points(),
         "gaps": gaps,
         "synthesis": tree.synthesis_of(tip.pk) if tip is not None else None,
@@ -141,6 +143,14 @@ def read_run(run_id: str) -> RunAnswer:
         "otherBranches": [_for_agent(o) for o in told if o is not mine],
         "blocked": _for_agent(mine)["blocked"] if mine is not None else None,
     }
+
+
+def _tip_recap(run: Run, tip: Node | None) -> Recap:
+    """The notes on the way to the tip, keeping (over budget) those that set what its step works through."""
+    if tip is None:
+        return recap.fit([], 0)
+    sources = worked_through(compiled_workflow(run.pinned_id), tip.engine_state)
+    return recap.path_recap(tip, sources=sources)
 
 
 def _for_agent(outcome: BranchOutcomeEntry) -> JsonObject:

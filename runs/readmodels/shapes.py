@@ -24,6 +24,7 @@ class RecapEntry(TypedDict):
     notesMarkdown: str
     artifactKinds: list[str | None]
     position: NotRequired[int]  # its place on the path (1: the first entry after the start)
+    keptBecause: NotRequired[str]  # kept over budget because the pending step works through what it set
 
 
 class RecapGap(TypedDict):

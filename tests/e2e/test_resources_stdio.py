@@ -42,7 +42,7 @@ def test_an_agent_lists_and_reads_every_resource(launch, mode):
             assert {t.uri_template: t.mime_type for t in templates} == {
                 "workrail://workflows/{workflowId}": "application/json",
                 "workrail://runs/{runId}": "application/json",
-                "workrail://runs/{runId}/notes{?stateToken,cursor}": "application/json",
+                "workrail://runs/{runId}/notes{?stateToken,cursor}": "text/markdown",
                 "workrail://sessions/{sessionId}": "application/json",
                 "workrail://sessions/{sessionId}/artifacts": "application/json",
             }
@@ -94,13 +94,13 @@ def test_an_agent_lists_and_reads_every_resource(launch, mode):
             ]
             assert synthesis["notesMarkdown"].index("Goal set.") < synthesis["notesMarkdown"].index("Verdict: ready.")
 
-            notes = await read_json(client, f"workrail://runs/{run_id}/notes")
-            assert [(e["position"], e["stepId"]) for e in notes["entries"]] == list(enumerate(STEPS, 1))
-            assert notes["stateToken"] == response["stateToken"] and notes["nextUri"] is None
-            second = await read_json(
-                client, f"workrail://runs/{run_id}/notes?stateToken={response['stateToken']}&cursor=2"
-            )
-            assert [e["stepId"] for e in second["entries"]] == STEPS[1:]
+            notes = (await client.read_resource(f"workrail://runs/{run_id}/notes")).contents[0].text
+            assert notes.startswith(f"# Notes of run {run_id}: entries 1 to {len(STEPS)} of {len(STEPS)}\n")
+            assert all(f"## [{n}] " in notes and f"(`{step}`)" in notes for n, step in enumerate(STEPS, 1))
+            assert response["stateToken"] in notes and notes.rstrip().endswith("This is the last page.")
+            uri = f"workrail://runs/{run_id}/notes?stateToken={response['stateToken']}&cursor=2"
+            second = (await client.read_resource(uri)).contents[0].text
+            assert second.splitlines()[0].endswith(f": entries 2 to {len(STEPS)} of {len(STEPS)}")
 
             artifacts = await read_json(client, f"workrail://sessions/{session_id}/artifacts")
             assert artifacts["count"] == 2

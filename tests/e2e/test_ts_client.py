@@ -253,8 +253,9 @@ def test_it_reads_a_run_resource(client):
     assert run["runId"] == run_id
     assert run["status"] == "in_progress"
     assert run["tip"]["pendingStepId"] == "triage-report"
-    notes = read_json(client, f"workrail://runs/{run_id}/notes?cursor=1")
-    assert notes["runId"] == run_id and notes["entries"] == [] and notes["nextUri"] is None
+    [notes] = client.call("readResource", {"uri": f"workrail://runs/{run_id}/notes?cursor=1"})["contents"]
+    assert notes["mimeType"] == "text/markdown"
+    assert notes["text"].startswith(f"# Notes of run {run_id}: nothing recorded yet")
 
 
 def heard_updates(client: TsClient, uri: str) -> list[str]:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         start,
         step_count,
     )
+    from workflows_app.engine.sources import worked_through
     from workflows_app.engine.state import STATE_VERSION, StateError
     from workflows_app.engine.transition import Transition
 
@@ -43,6 +44,7 @@ _HOME = {
     "STATE_VERSION": "state",
     "StateError": "state",
     "Transition": "transition",
+    "worked_through": "sources",
 }
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "recordable_artifact_issues",
     "start",
     "step_count",
+    "worked_through",
 ]
 
 

@@ -1,5 +1,13 @@
 """The context variables the pending step should send: everything the agent must know up front.
 
+Only what the workflow's structure shows is stated as fact: what reads a variable (conditions, loops,
+templates, prompt fragments, confirmation rules, the context a parallel step hands its delegations),
+the values conditions compare it with and the values a contract's enum allows for a field of the same
+name. What prompts say is a heuristic (the patterns below): a prompt that asks for a variable in the
+words workflows use for it ("context.x", "Capture: `x`", "Set these keys in ... `context` ...") asks
+for it; one that only names it mentions it, and is said to. "Nothing later reads it" is said only when
+no later step reads it and no later prompt even names it.
+
 An agent cannot be expected to read every condition and template of a workflow to learn that it
 should send `context.severity` with this step. So the pending step names:
 - every variable its prompt asks for by name (`context.verifyCommand`, "set context `slices`"),
@@ -42,7 +50,20 @@ _ASKED = re.compile(
 _QUOTED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")
 # WorkRail's own workflows ask for context values as "Capture: `a`, `b`", as a bulleted list after
 # "Capture:", or as "Capture pathComplexity in context." ("Capture the branch name as `x`" names x).
-_CAPTURE = re.compile(r"\bcapture\b(?![-\w])\s*(?:\*\*)?:?(?:\*\*)?", re.IGNORECASE)
+# WorkRail's newer prompts write "Set these keys in the next `continue_workflow` call's `context` object:"
+# followed by a list (or the names inline): read the same way.
+_CAPTURE = re.compile(
+    r"\bcapture\b(?![-\w])\s*(?:\*\*)?:?(?:\*\*)?"
+    r"|\bset\s+(?:this|these|the\s+following)\s+(?:context\s+)?keys?\b[^:\n]*\bcontext\b[^:\n]*:"
+    r"|\bset\s*:(?=[ \t]*\n)",
+    re.IGNORECASE,
+)
+# "set severity.", "set `reproduced` to true", "update `ambiguities` with ...": asked for when the
+# workflow reads that name somewhere.
+_SET = re.compile(
+    r"\b(?:set|update)\s+(?:`([A-Za-z_][A-Za-z0-9_]*)`|([A-Za-z_][A-Za-z0-9_]*)(?=\s*(?:\bto\b|=|[.,;)]|\(|$)))",
+    re.IGNORECASE | re.MULTILINE,
+)
 _VARIABLE = re.compile(r"[a-z][A-Za-z0-9_]*")
 _ASIDE = re.compile(r"\([^()]*\)")
 _BULLET = re.compile(r"\s*[-*]\s+")
@@ -56,6 +77,9 @@ SESSION_KEYS = {
     "goal": "WorkRail: the task's goal, shown with every step",
 }
 NOT_READ = "nothing later reads it; kept for the record"
+NOT_READ_BUT_NAMED = (
+    "no later condition, loop or template reads it; the prompts of later steps name it or its values: {}"
+)
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_]+)*)\s*(?:[+-]\s*\d+\s*)?\}\}")
 
 
@@ -85,6 +109,9 @@ class Index:
     offered: dict[tuple[int, ...], dict[str, tuple[str, ...]]]  # values a step's prompt offers a name
     lengths: dict[tuple[int, ...], int]  # how many entries each step list has, by its parent's position
     owned: dict[tuple[int, ...], frozenset[str]]  # the loop variables in scope at each step
+    ids: dict[tuple[int, ...], str]  # each step's id
+    set_loose: dict[tuple[int, ...], tuple[str, ...]]  # names each step's prompt says to set (_SET)
+    enums: dict[str, tuple[tuple[Any, ...], str]]  # a contract field's name: its enum, and which contract
     by_var: dict[str, tuple[Located, ...]]  # every read of each variable, in document order
 
 
@@ -96,7 +123,8 @@ def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
     index = _index(compiled)
     position = tuple(state.get("cursor", {}).get("position") or ())
     context = state.get("context") or {}
-    asked = index.asked.get(position, ())
+    structural = index.by_var  # a name the prompt says to set counts as asked when something reads it
+    asked = (*index.asked.get(position, ()), *(n for n in index.set_loose.get(position, ()) if n in structural))
     mentioned = index.words.get(position, frozenset())
     nearby = {located.read.var for located in index.reads if _next(located, position, index)}
     later = [
@@ -114,18 +142,37 @@ def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
         if var in index.owned.get(position, frozenset()):
             continue  # a loop variable: the loop sets it
         reads = index.by_var.get(var, ())
-        found.append(
-            _entry(
-                var,
-                tuple(located.read for located in reads),
-                # What reads it once this step is acknowledged: its own runCondition and prompt are behind it.
-                tuple(located.read for located in reads if _later(located.position, position)),
-                by_step=var in asked or var in quoted or var in mentioned,
-                context=context,
-                choices=index.offered.get(position, {}).get(var, ()),
-            )
+        entry = _entry(
+            var,
+            tuple(located.read for located in reads),
+            # What reads it once this step is acknowledged: its own runCondition and prompt are behind it.
+            tuple(located.read for located in reads if _later(located.position, position)),
+            by_step=var in asked,
+            context=context,
+            choices=index.offered.get(position, {}).get(var, ()),
         )
+        ahead = [located for located in reads if _later(located.position, position)]
+        if var not in asked and var in context and not ahead:
+            continue  # named in passing, set already, read by nothing later: nothing to send
+        if var not in asked and (var in quoted or var in mentioned):
+            entry["mentionedByThisStep"] = True
+        if entry["why"] == NOT_READ:
+            named = _named_later(index, var, [*entry.get("values", ()), *entry.get("choices", ())], position)
+            if named:
+                entry["why"] = NOT_READ_BUT_NAMED.format(", ".join(f"'{step}'" for step in named))
+        if var in index.enums:
+            allowed, where = index.enums[var]
+            entry["allowed"] = list(allowed)
+            entry["allowedBy"] = where
+        found.append(entry)
     return found
+
+
+def _named_later(index: Index, var: str, values: list[Any], position: tuple[int, ...]) -> list[str]:
+    """The later steps whose prompts name `var`, or one of the words it takes (THOROUGH for reviewMode):
+    what they do with it is prose, so nothing more is claimed, and "nothing later reads it" is not said."""
+    names = {var, *(value for value in values if isinstance(value, str) and value.isidentifier())}
+    return [index.ids[where] for where, found in index.words.items() if names & found and _later(where, position)]
 
 
 def _entry(
@@ -181,9 +228,15 @@ def _index(compiled: JsonObject) -> Index:
 
 
 def _build_index(compiled: JsonObject) -> Index:
-    index = Index((), {}, {}, {}, {}, {}, {}, {})  # _walk fills its per-step maps
+    index = Index((), {}, {}, {}, {}, {}, {}, {}, {}, {}, {})  # _walk fills its per-step maps
     reads: list[Located] = []
     _walk(top_steps(compiled), (), frozenset(), reads, index)
+    for step in walk(top_steps(compiled)):
+        contract = step.get("outputContract")
+        if isinstance(contract, dict) and isinstance(contract.get("schema"), dict):
+            where = f"the '{contract.get('contractRef', '')}' contract of step '{step.get('id', '')}'"
+            for name, allowed in _enums(contract["schema"]):
+                index.enums.setdefault(name, (allowed, where))
     by_var: dict[str, list[Located]] = {}
     for located in reads:
         by_var.setdefault(located.read.var, []).append(located)
@@ -214,7 +267,12 @@ def _walk(
         named = {*index.asked[position], *index.quoted[position]}
         index.offered[position] = {name: found for name in named if (found := offered(text, name))}
         index.owned[position] = owned
+        index.ids[position] = name
+        index.set_loose[position] = tuple(dict.fromkeys(a or b for a, b in _SET.findall(text)))
         inner: list[Read] = list(_template_reads(text, f"the prompt of step '{name}'"))
+        for delegation in step.get("parallelDelegations") or []:
+            if isinstance(delegation, dict):
+                inner += _delegation_reads(delegation, name)
         for fragment in step.get("promptFragments") or []:
             if isinstance(fragment, dict):
                 inner += _condition_reads(
@@ -238,7 +296,7 @@ def captured(text: str) -> list[str]:
             for line in after.splitlines():
                 if not _BULLET.match(line):
                     break
-                head = re.split(r"\s+(?:—|--|-)\s+|\(", line, maxsplit=1)[0]
+                head = re.split(r"\s+(?:—|--|-)\s+|\(|:", line, maxsplit=1)[0]
                 names += _QUOTED.findall(head) or _leading_names(_BULLET.sub("", head, count=1))
             continue
         clause = re.split(r"\.(?:\s|$)|\n", first, maxsplit=1)[0]
@@ -286,6 +344,31 @@ def _template_reads(text: str, why: str) -> Iterator[Read]:
         if parts:
             kind = "array" if parts[0] == "length" or parts[0].isdigit() else "object"
         yield Read(root, kind, (), why)
+
+
+def _delegation_reads(delegation: JsonObject, step: str) -> Iterator[Read]:
+    """A delegation reads the parent values its contextMapping hands to its run, and its runCondition's."""
+    target = str(delegation.get("workflowId", ""))
+    for parent_key, child_key in (delegation.get("contextMapping") or {}).items():
+        why = f"the delegation of step '{step}' to {target} (its run receives it as `{child_key}`)"
+        yield Read(_root(str(parent_key)), "any", (), why)
+    yield from _condition_reads(
+        delegation.get("runCondition"), f"the delegation of step '{step}' to {target} (it runs only when {{}})"
+    )
+
+
+def _enums(schema: Any, depth: int = 0) -> Iterator[tuple[str, tuple[Any, ...]]]:
+    """(field name, its enum) for every property of a contract's schema that has one, at any depth."""
+    if not isinstance(schema, dict) or depth > 8:
+        return
+    for name, sub in (schema.get("properties") or {}).items():
+        if isinstance(sub, dict) and isinstance(sub.get("enum"), list):
+            yield str(name), tuple(value for value in sub["enum"] if isinstance(value, str | int | float | bool))
+        yield from _enums(sub, depth + 1)
+    yield from _enums(schema.get("items"), depth + 1)
+    for key in ("anyOf", "oneOf", "allOf"):
+        for sub in schema.get(key) or []:
+            yield from _enums(sub, depth + 1)
 
 
 def _loop_variables(step: Step) -> frozenset[str]:
@@ -361,6 +444,17 @@ def names_read(compiled: JsonObject) -> frozenset[str]:
     """Every context variable the workflow reads or asks for anywhere: conditions, loops, templates,
     prompts that ask for it by name, user-only dependencies and delegations' context mappings."""
     return per_workflow(compiled, "names_read", _names_read)
+
+
+def names_referenced(compiled: JsonObject) -> frozenset[str]:
+    """names_read, and every name a prompt writes as code (`familyChecklist`): a value a prompt points the
+    agent to is used, even when no condition reads it, so it is never said to be read by nothing."""
+    return per_workflow(compiled, "names_referenced", _names_referenced)
+
+
+def _names_referenced(compiled: JsonObject) -> frozenset[str]:
+    quoted = {name for names in _index(compiled).quoted.values() for name in names}
+    return names_read(compiled) | quoted
 
 
 def _names_read(compiled: JsonObject) -> frozenset[str]:

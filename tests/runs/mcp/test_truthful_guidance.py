@@ -186,6 +186,28 @@ def test_a_context_key_nothing_reads_is_named_at_start_with_the_closest_name(ser
     )
 
 
+def test_a_context_key_a_prompt_points_to_is_never_said_to_be_read_by_nothing(service_catalog):
+    """WorkRail's reviewer-family routine reads its brief from context by the names its prompt gives."""
+    doc = workflow_doc(
+        "team.routine-family",
+        steps=[
+            {
+                "id": "audit",
+                "title": "Audit",
+                "prompt": "Your checklist is in `familyChecklist`; the facts are in `reviewFactPacket`. "
+                "Write up {{familyName}}.",
+            }
+        ],
+    )
+    write_json(service_catalog["extra"] / "family.json", doc)
+    context = {"familyName": "tests", "familyChecklist": "1. a", "reviewFactPacket": "facts", "familyChecklst": "x"}
+    warning = next(
+        w for w in start_workflow("team.routine-family", context)["warnings"] if w["code"] == "CONTEXT_NOT_READ"
+    )
+    assert "'familyChecklst' (did you mean 'familyChecklist'?)" in warning["message"]
+    assert "'reviewFactPacket'" not in warning["message"] and "context 'familyChecklist'" not in warning["message"]
+
+
 def test_an_optional_structure_the_prompt_asks_for_is_offered_whole(service_catalog):
     doc = workflow_doc(
         "team.findings",

@@ -13,10 +13,11 @@ import pytest
 from runs.contract.errors import ErrorCode
 from runs.mcp.rendering import execution_text
 from runs.readmodels import recap
-from runs.readmodels.resources import read_run_notes
+from runs.readmodels.resources import read_run, read_run_notes
 from tests.runs.readmodels.support import PLAN
 from tests.support.checks import error_code
-from tests.support.mcp_calls import checkpoint_workflow, continue_workflow, start_workflow
+from tests.support.mcp_calls import ack_with_notes, checkpoint_workflow, continue_workflow, start_workflow
+from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 
@@ -176,3 +177,54 @@ def test_a_rewind_lists_each_branch_tip_with_a_state_token_to_return_there():
     back = continue_workflow(stateToken=branches[0]["tipStateToken"])
     assert back["pending"]["stepId"] == first_tip["pending"]["stepId"]
     assert [e["notesMarkdown"] for e in back["recap"]["entries"]] == ["First try.", "Drafted plan A."]
+
+
+def test_over_budget_a_recap_keeps_the_note_of_the_step_that_set_what_the_loop_works_through(service_catalog):
+    """A resume in the middle of a slice loop: the plan note the slices came from is kept, found from the
+    loop's items and the step that set them, not from what any prompt says."""
+    slices = [f"slice {n}" for n in range(1, 9)]
+    document = workflow_doc(
+        "team.sliced",
+        steps=[
+            step_doc("intake", "Intake", "Record the ticket."),
+            step_doc("explore", "Explore", "Read the code the ticket touches."),
+            step_doc("plan", "Plan", "Plan the work in slices."),
+            loop_doc(
+                "slices-loop",
+                "Slices",
+                {"type": "forEach", "items": "slices", "itemVar": "slice", "maxIterations": 10},
+                [step_doc("implement", "Implement {{slice}}", "Implement {{slice}} as the plan says.")],
+            ),
+        ],
+    )
+    write_json(service_catalog["extra"] / "sliced.json", document)
+    start = start_workflow("team.sliced")
+    response = ack_with_notes(ack_with_notes(start, INTAKE), "Explored: " + "the repository layer, " * 60)
+    plan = "Plan: the cache goes in behind the repository interface; each slice keeps the tests green."
+    response = continue_workflow(
+        stateToken=response["stateToken"],
+        ackToken=response["ackToken"],
+        output={"notesMarkdown": plan},
+        context={"slices": slices},
+    )
+    for number in range(1, 7):
+        response = ack_with_notes(response, f"Slice {number} done: " + "changed the adapter and its tests, " * 40)
+    resumed = continue_workflow(stateToken=response["stateToken"])
+    summary = resumed["recap"]
+    by_position = {e["position"]: e for e in summary["entries"]}
+    assert by_position[1]["notesMarkdown"] == INTAKE
+    assert 2 not in by_position and by_position[3]["notesMarkdown"] == plan
+    assert by_position[3]["keptBecause"] == "it set slices, the items of loop 'slices-loop'"
+    assert max(by_position) == 9 and summary["truncated"] and 4 not in by_position
+    assert len(json.dumps(summary["entries"], ensure_ascii=False).encode()) <= recap.RECAP_BUDGET_BYTES
+    assert (
+        "kept the first entry (the intake), the entries that set what the pending step works through"
+        in (summary["policy"])
+    )
+    text = execution_text(resumed)
+    assert f"  - [3] Plan (kept: it set slices, the items of loop 'slices-loop'): {plan}" in text
+    assert [e["position"] for e in read_run(start["session"]["runId"])["recap"]["entries"]][:2] == [1, 3]
+    gap = summary["omitted"]
+    assert (gap["fromPosition"], gap["toPosition"]) == (2, 2)
+    assert f"{summary['omittedEntries']} entries left out in all (positions 2 to 2 here)" in text
+    assert gap["uri"] in text and "left out too; the same resource has them" in text

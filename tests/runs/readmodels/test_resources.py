@@ -16,7 +16,7 @@ from runs.contract.errors import ErrorCode, WorkRailError
 from runs.execution import catalog
 from runs.mcp.services import read_workflow, read_workflows
 from runs.models import RunSynthesis
-from runs.readmodels.resources import read_run, read_run_notes, read_session_artifacts
+from runs.readmodels.resources import read_run, read_session_artifacts
 from runs.readmodels.synthesis import synthesize
 from runs.store import events
 from runs.store.journal import Journal
@@ -191,7 +191,7 @@ def test_the_server_lists_the_resource_and_its_templates(service_catalog):
     assert [(t.uri_template, t.mime_type) for t in templates] == [
         ("workrail://workflows/{workflowId}", "application/json"),
         ("workrail://runs/{runId}", "application/json"),
-        ("workrail://runs/{runId}/notes{?stateToken,cursor}", "application/json"),
+        ("workrail://runs/{runId}/notes{?stateToken,cursor}", "text/markdown"),
         ("workrail://sessions/{sessionId}", "application/json"),
         ("workrail://sessions/{sessionId}/artifacts", "application/json"),
     ]
@@ -234,22 +234,28 @@ def test_run_and_session_reads_run_on_a_worker_thread(service_catalog):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_run_notes_template_reads_a_page_with_or_without_its_query(service_catalog):
+def test_the_run_notes_template_reads_a_page_as_markdown_with_or_without_its_query(service_catalog):
     start = start_workflow(PLAN)
     moved = ack_with_notes(start, "Goal set.")
     run_id = start["session"]["runId"]
     mcp = server()
 
     async def read(uri: str) -> Any:
-        return json.loads(next(iter(await mcp.read_resource(uri))).content)
+        [contents] = list(await mcp.read_resource(uri))
+        assert contents.mime_type == "text/markdown"
+        return contents.content
 
     page = anyio.run(read, f"workrail://runs/{run_id}/notes")
-    assert page == read_run_notes(run_id)
-    assert [e["notesMarkdown"] for e in page["entries"]] == ["Goal set."]
-    assert page["stateToken"] == moved["stateToken"] and page["nextUri"] is None
+    assert page.startswith(f"# Notes of run {run_id}: entry 1 of 1\n")
+    assert "## [1] " in page and "\nGoal set.\n" in page and page.rstrip().endswith("This is the last page.")
+    assert moved["stateToken"] in page
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(page)  # readable text, not JSON in a string
     exact = anyio.run(read, f"workrail://runs/{run_id}/notes?stateToken={moved['stateToken']}&cursor=1")
     assert exact == page
-    assert anyio.run(read, f"workrail://runs/{run_id}/notes?cursor=2")["entries"] == []
+    assert anyio.run(read, f"workrail://runs/{run_id}/notes?cursor=2").startswith(
+        f"# Notes of run {run_id}: no entries from position 2 on (1 in all)"
+    )
     with pytest.raises(MCPError) as raised:
         anyio.run(read, f"workrail://runs/{run_id}/notes?stateToken=st1_bad")
     assert raised.value.code == INVALID_PARAMS

@@ -50,7 +50,9 @@ def test_loop_inputs_and_loop_conditions_are_expected_with_their_types():
         step("plan", prompt="List the areas to review."),
         loop("per-area", [step("review")], type="forEach", items="areas", maxIterations=10),
     )
-    assert keys(compiled, start(compiled).state) == [("areas", "array", None, True)]  # its prompt says "areas"
+    # Its prompt names "areas" without asking for it as a context value: a mention, said as one.
+    assert keys(compiled, start(compiled).state) == [("areas", "array", None, False)]
+    assert expected_context(compiled, start(compiled).state)[0]["mentionedByThisStep"] is True
     counted = workflow(step("setup"), loop("tries", [step("try")], type="for", count="attempts", maxIterations=5))
     assert keys(counted, start(counted).state) == [("attempts", "integer", None, False)]
 
@@ -84,7 +86,7 @@ def test_loop_variables_and_dotted_paths():
         ),
     )
     # A path's root is an object; the loop's own variables are never asked of the agent.
-    assert keys(compiled, start(compiled).state) == [("ticket", "object", None, True)]
+    assert keys(compiled, start(compiled).state) == [("ticket", "object", None, False)]  # "Collect the ticket"
 
 
 def test_nothing_is_expected_of_a_complete_run():
@@ -169,3 +171,52 @@ def test_a_value_the_prompt_says_to_set_to_true_or_false_is_a_boolean():
     compiled = workflow(step("repro", prompt="Set context `reproduced` to true or false."))
     [item] = expected_context(compiled, start(compiled).state)
     assert (item["key"], item["type"]) == ("reproduced", "boolean")
+
+
+def test_only_what_the_prompt_asks_for_is_said_to_be_asked_and_nothing_later_reads_is_said_only_when_proven():
+    """WorkRail's MR review: a word in a prompt is a mention, not a request; a value handed to delegations
+    or named by a later prompt is not 'read by nothing'; a contract's enum for the same name is its set."""
+    verdict = {
+        "contractRef": "team.verdict",
+        "schema": {
+            "type": "object",
+            "properties": {
+                "kind": {"const": "team.verdict"},
+                "recommendation": {"enum": ["clean", "minor", "blocking"]},
+            },
+        },
+    }
+    compiled = workflow(
+        step("hypothesis", prompt="State your best guess about the review recommendation direction."),
+        step(
+            "classify",
+            prompt="Set these keys in the next `continue_workflow` call's `context` object:\n"
+            "- `reviewMode`: QUICK / STANDARD / THOROUGH\n- `reviewFactPacket`",
+        ),
+        {
+            "id": "families",
+            "title": "Families",
+            "kind": "parallel",
+            "prompt": "Run the families.",
+            "parallelDelegations": [{"workflowId": "team.family", "contextMapping": {"reviewFactPacket": "facts"}}],
+        },
+        step("synthesis", prompt="Weigh each finding; in THOROUGH mode check twice."),
+        step("gate", runCondition={"var": "recommendation", "equals": "clean"}),
+        step("verdict", prompt="Give the verdict.", outputContract=verdict),
+    )
+    [recommendation] = expected_context(compiled, start(compiled).state)
+    assert recommendation["key"] == "recommendation"
+    assert recommendation["setByThisStep"] is False and recommendation["mentionedByThisStep"] is True
+    assert recommendation["values"] == ["clean"]
+    assert recommendation["allowed"] == ["clean", "minor", "blocking"]
+    assert recommendation["allowedBy"] == "the 'team.verdict' contract of step 'verdict'"
+
+    state = advance(compiled, start(compiled).state, output=NOTES).state
+    found = {item["key"]: item for item in expected_context(compiled, state)}
+    assert found["reviewMode"]["setByThisStep"] and found["reviewFactPacket"]["setByThisStep"]
+    assert found["reviewFactPacket"]["why"] == (
+        "the delegation of step 'families' to team.family (its run receives it as `facts`)"
+    )
+    assert found["reviewMode"]["why"] == (
+        "no later condition, loop or template reads it; the prompts of later steps name it or its values: 'synthesis'"
+    )

@@ -1,0 +1,191 @@
+"""Delegations in the text an agent reads, from both ends (runs/execution/delegations.py builds both):
+
+- the parallel step that hands them out: per delegation, what runs and why, its whole brief (the
+  context its run receives), the call that works on it, and what its run recorded so far;
+- a delegated run: when opened, which step handed it out and its whole brief; when complete, which
+  parent step waits, and the call that goes back there.
+
+A brief is never cut in the middle: when the briefs of a step do not all fit in the text's bound,
+the ones that do not are left out whole, each with the call that shows it in full (its run's own
+first answer)."""
+
+from __future__ import annotations
+
+import json
+
+from runs.mcp.answer_shapes import DelegatedBy, DelegationView, ExecutionJson, Pending
+from runs.readmodels.shapes import Recap
+from workflows_app.engine.jsontypes import JsonObject
+
+# The briefs a parallel step shows in its text (shared context included), in characters; whole briefs
+# only. A delegated run shows its own brief whole up to OWN_BRIEF_CHARS.
+BRIEFS_CHARS = 16_000
+OWN_BRIEF_CHARS = 48_000
+
+
+def delegation_lines(pending: Pending) -> list[str]:
+    """A parallel step's delegations, one block each: what runs, why, with which context (whole), whether
+    it can run, the call that works on its run, and what the run recorded. Context every delegation
+    receives is listed once."""
+    delegations = pending.get("delegations")
+    if not delegations:
+        return []
+    done = all(d.get("status") == "complete" or not d["runs"] for d in delegations)
+    if done and any(d.get("status") == "complete" for d in delegations):
+        lines = [f"Delegations ({len(delegations)}), whose runs are complete; what each recorded:"]
+    else:
+        lines = [
+            f"Delegations ({len(delegations)}), each carried out as a run of its own (subagents may take one each):"
+        ]
+    room = BRIEFS_CHARS
+    shared = pending.get("sharedContext") or {}
+    if shared:
+        text = context_text(shared)
+        if len(text) <= room:
+            gap = "" if text.startswith("\n") else " "
+            lines.append(f"Shared context, which every delegated run receives:{gap}{text}")
+            room -= len(text)
+        else:
+            room = 0
+            lines.append(
+                f"Shared context, which every delegated run receives: {', '.join(shared)} ({len(text)} characters, "
+                f"more than this answer shows; each run's own first answer shows it whole)."
+            )
+    for number, delegation in enumerate(delegations, 1):
+        lines += _delegation_block(number, delegation, pending["title"], room)
+        if delegation["runs"]:
+            size = len(context_text(delegation.get("context") or {}))
+            room = room - size if size <= room else 0  # the bound is reached: the briefs after are left out too
+    lines.append("")
+    return lines
+
+
+def _delegation_block(number: int, delegation: DelegationView, step_title: str, room: int) -> list[str]:
+    name = f" ({delegation['workflowName']})" if delegation.get("workflowName") else ""
+    if not delegation["runs"]:
+        state = "skipped: its runCondition does not hold, nothing to do."
+    elif delegation.get("runId"):
+        state = f"runs as {delegation['runId']} ({str(delegation.get('status') or '').replace('_', ' ')})."
+    elif not delegation["available"]:
+        state = "CANNOT RUN HERE: this WorkRail has no workflow with that id."
+    else:
+        state = "not started."
+    lines = [f"{number}. {delegation['workflowId']}{name}: {state}"]
+    lines.append(f"   Why: {delegation['goal'] or 'part of ' + repr(step_title) + ' (no goal given)'}")
+    call = json.dumps({"stateToken": delegation["stateToken"]}) if delegation.get("stateToken") else None
+    if delegation.get("status") == "complete":  # done: what it recorded matters now, not its brief
+        return [*lines, *recorded_lines(delegation.get("recorded"))]
+    if delegation["runs"]:
+        own = delegation.get("context") or {}
+        extra = " (besides the shared context)" if delegation.get("receivesSharedContext") else ""
+        text = context_text(own)
+        if len(text) <= room:
+            shown = text if own else "nothing more" if extra else "none"
+            lines.append(f"   Context{extra}:{'' if shown.startswith(chr(10)) else ' '}{shown}")
+        elif call is not None:
+            lines.append(
+                f"   Context{extra}: {', '.join(own)} ({len(text)} characters; this answer's bound is reached, so "
+                "this brief is left out whole: its run's first answer, from the call below, shows it in full)"
+            )
+        else:
+            lines.append(f"   Context{extra}: {', '.join(own)} ({len(text)} characters; pending.delegations has it)")
+    if delegation.get("fix"):
+        lines.append(f"   Fix: {delegation['fix']}")
+    if call is not None and delegation["runs"]:
+        lines.append(f"   Work on it, to the end: continue_workflow {call}")
+    return [*lines, *recorded_lines(delegation.get("recorded"))]
+
+
+def recorded_lines(recorded: Recap | None) -> list[str]:
+    """What a delegated run recorded, under its block: each kept entry, then what was left out and where."""
+    if not recorded:
+        return []
+    total = recorded.get("totalEntries")
+    kept = len(recorded["entries"])
+    counted = f" ({kept} of {total} entries)" if recorded["truncated"] and total is not None else ""
+    lines = [f"   What its run recorded{counted}:"]
+    for item in recorded["entries"]:
+        written = item["notesMarkdown"].strip().splitlines()
+        notes = "\n".join(f"       {line}" if line.strip() else "" for line in written).lstrip()
+        lines.append(f"     - {item['title'] or item['stepId']}: {notes}")
+    gap = recorded.get("omitted")
+    if recorded["truncated"] and gap is not None:
+        left = recorded["omittedEntries"]
+        what = f"{left} entries left out" if left else "long entries cut"
+        lines.append(f"     … [{what}; to read them all, {gap['howToRead']}]")
+    return lines
+
+
+ONE_LINE_CHARS = 300  # context this short, in one line, is written `key = value; key = value`
+
+
+def context_text(context: JsonObject, indent: str = "   ") -> str:
+    """Each value whole: on one line when short (`key = "value"; key = 3`), else one key per line, a text
+    of several lines as the block it is (its lines indented under the key, not escaped as JSON)."""
+    inline = "; ".join(f"{key} = {json.dumps(value, ensure_ascii=False)}" for key, value in context.items())
+    if len(inline) <= ONE_LINE_CHARS and not any(isinstance(v, str) and "\n" in v for v in context.values()):
+        return inline
+    lines = []
+    for key, value in context.items():
+        if isinstance(value, str) and "\n" in value:
+            body = "\n".join(f"{indent}    {line}" if line.strip() else "" for line in value.splitlines())
+            lines.append(f"{indent}- {key} (text):\n{body}")
+        else:
+            lines.append(f"{indent}- {key} = {json.dumps(value, ensure_ascii=False)}")
+    return "\n" + "\n".join(lines)
+
+
+def brief_lines(result: ExecutionJson) -> list[str]:
+    """On a delegated run, when a chat opens it: the step that handed it out, why, and its whole brief."""
+    link = result.get("delegatedBy")
+    if not link:
+        return []
+    lines = [_handed_out_by(link) + (f" Why: {link['goal']}" if link["goal"] else "")]
+    context = result.get("runContext") or {}
+    brief = {key: context[key] for key in link["brief"] if key in context}
+    if not brief:
+        return [*lines, "Its brief is empty: the parent handed this run no context.", ""]
+    lines.append("Your brief (the context the parent handed to this run, in full):")
+    room = OWN_BRIEF_CHARS
+    for key, value in brief.items():
+        text = context_text({key: value}, indent="").lstrip("\n")
+        if len(text) > room:
+            lines.append(f"- {key}: {len(text)} characters, more than this answer shows; runContext.{key} has it")
+            continue
+        room -= len(text)
+        lines.append(text if text.startswith("- ") else f"- {text}")
+    lines.append("")
+    return lines
+
+
+def parent_lines(result: ExecutionJson) -> list[str]:
+    """On a delegated run that is complete: which parent step waits for it, and the call that goes back."""
+    link = result.get("delegatedBy")
+    if not link:
+        return []
+    lines = [_handed_out_by(link)]
+    open_runs = link.get("unfinished") or []
+    token = link.get("parentStateToken")
+    if token is None:
+        lines.append("That step is no longer pending on the parent's branch: nothing waits for this run there.")
+        return lines
+    if open_runs:
+        lines.append(
+            f"That step still waits for {len(open_runs)} other delegated run(s): {', '.join(open_runs)}. "
+            "Finish them too (each with the stateToken the step gave for it)."
+        )
+    else:
+        lines.append("Every delegation of that step is complete now.")
+    call = json.dumps({"stateToken": token})
+    lines.append(
+        "Go back to the parent step (it shows what each delegation recorded and gives the ackToken to acknowledge "
+        f"it): continue_workflow {call}"
+    )
+    return lines
+
+
+def _handed_out_by(link: DelegatedBy) -> str:
+    return (
+        f"This run is delegation {link['number']} of {link['count']} handed out by run {link['runId']} at its step "
+        f"'{link['stepTitle']}' [{link['stepId']}]."
+    )
