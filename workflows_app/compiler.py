@@ -362,8 +362,14 @@ def _render_delegations(step: Step) -> str:
         lines = ["Run these delegations in parallel, then combine their results:"]
     for delegation in step["parallelDelegations"]:
         goal = f": {delegation['goal']}" if delegation.get("goal") else ""
-        lines.append(f"- {delegation['workflowId']}{goal}")
+        lines.append(f"- {_delegate_label(delegation)}{goal}")
     return "\n".join(lines)
+
+
+def _delegate_label(delegation: Step) -> str:
+    """Whom a delegation hands work to, with the model tier its author recommends for it."""
+    tier = f" (model tier: {delegation['modelTier']})" if delegation.get("modelTier") else ""
+    return f"{delegation['workflowId']}{tier}"
 
 
 def virtual_steps(step: Step) -> list[Step]:
@@ -438,10 +444,9 @@ COGNITIVE_CHECK = (
 
 def _render_audit_delegate(delegate: Step) -> str:
     """The delegation hint of a delegated audit: who does the audit's legwork, and what its result is."""
-    tier = f" (model tier: {delegate['modelTier']})" if delegate.get("modelTier") else ""
     goal = f" Its goal: {delegate['goal']}" if delegate.get("goal") else ""
     return (
-        f"Hand the audit's legwork to a run of {delegate['workflowId']}{tier}, listed with this step.{goal} "
+        f"Hand the audit's legwork to a run of {_delegate_label(delegate)}, listed with this step.{goal} "
         "Treat what it reports as evidence, not as the verdict: check its findings against the deliverables "
         "yourself before you accept or reject them."
     )
