@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -214,14 +214,12 @@ def assemble(
 
 
 def delegation_warnings(loaded: LoadedFile, known: set[str], invalid: dict[str, list[Diagnostic]]) -> list[Diagnostic]:
-    """A warning for each delegation of a parallel step whose workflow is not in the catalog: its run
-    would show it as unavailable, so the author hears of it before any run."""
+    """A warning for each delegation (of a parallel step, or a delegated audit) whose workflow is not
+    in the catalog: its run would show it as unavailable, so the author hears of it before any run."""
     assert loaded.parsed_id is not None and loaded.document is not None
     found = []
     for step, path, _loop in walk_steps(loaded.document["steps"]):
-        if step.get("type") != "parallel":
-            continue
-        for index, delegation in enumerate(step.get("parallelDelegations") or []):
+        for delegation, where, what in _delegations_of(step):
             target = delegation.get("workflowId")
             if not isinstance(target, str) or target in known:
                 continue
@@ -229,16 +227,27 @@ def delegation_warnings(loaded: LoadedFile, known: set[str], invalid: dict[str, 
             found.append(
                 warning(
                     Code.UNKNOWN_DELEGATION,
-                    f"Parallel step '{step['id']}' delegates to '{target}', which {why}; a run would show "
+                    f"{what} '{step['id']}' delegates to '{target}', which {why}; a run would show "
                     "that delegation as unavailable and leave it to the agent.",
                     f"Add the file that defines '{target}' to a workflow source (the project's .workrail/workflows, "
                     "$WORKRAIL_HOME/workflows, or a directory in WORKRAIL_WORKFLOW_PATHS), or fix the workflowId.",
-                    pointer=pointer_of([*path, "parallelDelegations", index, "workflowId"]),
+                    pointer=pointer_of([*path, *where, "workflowId"]),
                     file=str(loaded.path),
                     workflow_id=loaded.parsed_id.raw,
                 )
             )
     return found
+
+
+def _delegations_of(step: dict[str, Any]) -> Iterator[tuple[dict[str, Any], list[str | int], str]]:
+    """Each delegation a source step declares, with its path under the step and who declares it."""
+    if step.get("type") == "parallel":
+        for index, delegation in enumerate(step.get("parallelDelegations") or []):
+            if isinstance(delegation, dict):
+                yield delegation, ["parallelDelegations", index], "Parallel step"
+    audit = step.get("audit")
+    if isinstance(audit, dict) and isinstance(audit.get("delegate"), dict):
+        yield audit["delegate"], ["audit", "delegate"], "The audit of step"
 
 
 def _resolve_duplicates(valid: list[LoadedFile]) -> tuple[list[LoadedFile], dict[str, list[Diagnostic]]]:

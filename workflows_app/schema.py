@@ -7,6 +7,10 @@ Four deliberate departures, all documented in docs/workflows.md:
 - a few descriptive fields from older WorkRail releases (`tags`, `tips`, `autoRecognitionPatterns`,
   a step's `expectedOutput`, `examples` written as objects) never affect execution, so they are
   dropped with an IGNORED_FIELD warning instead of making the whole workflow unusable.
+
+And two fields of WorkRail's newer format that its library uses and the vendored v0.3 file predates
+(see schema/README.md): an `audit` may hand the audit to a routine (`delegate`, a delegation like a
+parallel step's), and a `verification` may be a reasoning check (`cognitive`) instead of a command.
 """
 
 from __future__ import annotations
@@ -71,6 +75,20 @@ INLINE_CONTRACT_FIELDS = {
     "example": {"type": "object", "description": "An artifact that matches the schema"},
     "description": {"type": "string", "maxLength": 512},
 }
+# WorkRail's newer virtual-step fields (compiler.virtual_steps renders them): the shape a delegation
+# already has in a parallel step, and a flag.
+NEWER_AUDIT_FIELDS = {
+    "delegate": {
+        "$ref": "#/$defs/parallelDelegation",
+        "description": "A routine or workflow to hand the audit to; its findings are evidence for the audit",
+    },
+}
+NEWER_VERIFICATION_FIELDS = {
+    "cognitive": {
+        "type": "boolean",
+        "description": "The check is a reasoning pass against primary evidence, not (only) a command",
+    },
+}
 EXTRA_CONDITION_OPERATORS = {
     "startsWith": {"type": "string", "description": "Variable (as text) starts with this value"},
     "endsWith": {"type": "string", "description": "Variable (as text) ends with this value"},
@@ -84,6 +102,8 @@ def workflow_schema() -> dict[str, Any]:
     schema["$defs"]["condition"]["properties"].update(copy.deepcopy(EXTRA_CONDITION_OPERATORS))
     schema["$defs"]["standardStep"]["properties"]["userDependencies"] = copy.deepcopy(USER_DEPENDENCIES)
     schema["$defs"]["outputContract"]["properties"].update(copy.deepcopy(INLINE_CONTRACT_FIELDS))
+    schema["$defs"]["auditConfig"]["properties"].update(copy.deepcopy(NEWER_AUDIT_FIELDS))
+    schema["$defs"]["verificationConfig"]["properties"].update(copy.deepcopy(NEWER_VERIFICATION_FIELDS))
     return schema
 
 

@@ -135,6 +135,15 @@ def test_confirmations_roles_and_rendered_prompts_reach_the_agent(server):
     assert "Lead with the cost in one sentence." in advice["prompt"]
 
 
+def test_a_delegated_audit_starts_its_routine_and_a_cognitive_verification_asks_for_reasoning(server):
+    views = pending_views(server.run("fixture.delegated_checks"))
+    [delegation] = views["locate-cause.audit"]["delegations"]
+    assert (delegation["workflowId"], delegation["runs"]) == ("fixture.routine-cause_review", True)
+    assert delegation["context"] == {"failingCheck": "nightly-integration", "findingsFile": "notes/cause-review.md"}
+    assert delegation["runId"] and delegation["stateToken"]  # a run of its own, carried out by the scripted agent
+    assert "No command settles this check" in views["revert-suspect.verify"]["prompt"]
+
+
 def test_user_dependencies_given_up_front_are_met_and_never_block(server):
     views = pending_views(server.run("fixture.user_dependencies"))
     dependencies = [dep for view in views.values() for dep in view["userDependencies"]]
