@@ -11,6 +11,7 @@ from django.conf import settings
 
 from runs.contract.execution import ExecutionResult, WarningDict, engine_warnings
 from runs.contract.inputs import StepOutputDict
+from runs.execution import workspace
 from runs.execution.drift import source_stat
 from runs.execution.observe import git_observation
 from runs.execution.ownership import require_mine
@@ -237,8 +238,9 @@ _last_observed: dict[str, tuple[str, str, str]] = {}
 
 
 def observe(journal: Journal, run: Run) -> None:
-    """Records the git branch and HEAD when the run starts and whenever they changed since."""
-    seen = git_observation(settings.WORKRAIL_PROJECT_DIR)
+    """Records the git branch and HEAD of the call's workspace (runs/execution/workspace.py) when the
+    run starts and whenever they changed since."""
+    seen = git_observation(workspace.current().path)
     if seen is None:
         return
     current = (seen["gitBranch"], seen["gitHeadSha"], seen["workspacePath"])

@@ -12,7 +12,7 @@ Django's apps (runs/mcp/services.py).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any, cast
@@ -21,16 +21,18 @@ from runs.contract import catalog, execution, features, inputs, sessions
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.features import Feature
 from runs.execution import catalog as catalog_use_cases
+from runs.execution import workspace
 from runs.mcp import boundary, deferred, rendering, timings
 from runs.mcp.answer_shapes import ToolJson, WorkflowInspectionJson, WorkflowListJson
 from runs.mcp.tool_spec import POINTER_PART_CHARS, Annotations, ToolOutcome, ToolSpec
 
 
-def call(name: str, arguments: Any) -> ToolOutcome:
-    """Runs one tool call and records its duration and outcome (runs/mcp/timings.py)."""
+def call(name: str, arguments: Any, client_roots: Sequence[str] = ()) -> ToolOutcome:
+    """Runs one tool call and records its duration and outcome (runs/mcp/timings.py). `client_roots`
+    are the client's MCP roots as local paths (runs/mcp/roots.py), for the call's workspace."""
     started_at = datetime.now(UTC)
     began = time.perf_counter()
-    outcome = _call(name, arguments)
+    outcome = _call(name, arguments, client_roots)
     if outcome.is_error:
         result = outcome.structured.get("error", {}).get("code", "ERROR")
     else:
@@ -41,7 +43,7 @@ def call(name: str, arguments: Any) -> ToolOutcome:
     return outcome
 
 
-def _call(name: str, arguments: Any) -> ToolOutcome:
+def _call(name: str, arguments: Any, client_roots: Sequence[str]) -> ToolOutcome:
     """Runs one tool call; every failure becomes data, never an exception across the boundary."""
     try:
         spec = tool_specs().get(name)
@@ -53,7 +55,7 @@ def _call(name: str, arguments: Any) -> ToolOutcome:
             )
         result = boundary.guarded(
             name,
-            lambda: invoke(name, arguments),
+            lambda: invoke(name, arguments, client_roots),
             uses_database=spec.uses_database,
             changes=not spec.annotations.read_only,
         )
@@ -62,13 +64,17 @@ def _call(name: str, arguments: Any) -> ToolOutcome:
     return ToolOutcome(result, spec.render(result), is_error=False)
 
 
-def invoke(name: str, arguments: Any) -> ToolJson:
-    """The tool's work without the boundary: feature check, input model, service. Raises WorkRailError.
-    For callers already inside Django (tests, benchmarks); clients go through `call`."""
+def invoke(name: str, arguments: Any, client_roots: Sequence[str] = ()) -> ToolJson:
+    """The tool's work without the boundary: feature check, input model, service, in the call's
+    workspace (runs/execution/workspace.py). Raises WorkRailError. For callers already inside Django
+    (tests, benchmarks); clients go through `call`."""
     spec = tool_specs()[name]
     if spec.feature is not None:
         features.require(spec.feature, spec.name)
-    return spec.handler(spec.parse(arguments))
+    request = spec.parse(arguments)
+    argument = request.workspace_path if isinstance(request, inputs.InWorkspace) else None
+    with workspace.working_in(argument, client_roots):
+        return spec.handler(request)
 
 
 def error_outcome(exc: WorkRailError) -> ToolOutcome:
