@@ -68,7 +68,8 @@ def test_workspace_path_names_the_project_its_branch_and_its_workflows(repo, tmp
     assert "mine.flow" not in {workflow["id"] for workflow in call("list_workflows", {})["workflows"]}
     answer = start_workflow("mine.flow", workspacePath=str(tmp_path))
     session = Session.objects.get(public_id=answer["session"]["sessionId"])
-    assert (session.git_branch, session.workspace_path) == ("main", str(tmp_path))
+    head = git("rev-parse", "HEAD", cwd=tmp_path)
+    assert (session.workspace_path, session.git_branch, session.git_head_sha) == (str(tmp_path), "main", head)
 
 
 @pytest.mark.django_db
