@@ -142,8 +142,8 @@ class StepOutput(Shape):
 
 
 WORKSPACE_PATH_DESCRIPTION = (
-    "The absolute path of the directory you work in (the project's root). Its git branch is recorded and its "
-    ".workrail/workflows are listed. Leave it out to use the client's root, else the server's project directory."
+    "The absolute path of the directory you work in (the project's root): WorkRail records its git branch and "
+    "reads its .workrail/workflows. Leave it out to use your client's root (else the server's project directory)."
 )
 
 

@@ -240,7 +240,7 @@ _last_observed: dict[str, tuple[str, str, str]] = {}
 def observe(journal: Journal, run: Run) -> None:
     """Records the git branch and HEAD of the call's workspace (runs/execution/workspace.py) when the
     run starts and whenever they changed since."""
-    seen = git_observation(workspace.current().path)
+    seen = git_observation(workspace.of_session(journal.session.workspace_path))
     if seen is None:
         return
     current = (seen["gitBranch"], seen["gitHeadSha"], seen["workspacePath"])

@@ -51,6 +51,16 @@ def current() -> Workspace:
     return chosen if chosen is not None else configured()
 
 
+def of_session(recorded: str) -> Path:
+    """Where to observe git for a session whose repository was recorded as `recorded`: the call's
+    workspace when the agent or its client named one; else that repository, if it is still here, so
+    that a call without either never moves the session to the server's own directory."""
+    chosen = current()
+    if chosen.source in (WorkspaceSource.ARGUMENT, WorkspaceSource.CLIENT_ROOT) or not recorded:
+        return chosen.path
+    return Path(recorded) if Path(recorded).is_dir() else chosen.path
+
+
 def configured() -> Workspace:
     """WORKRAIL_PROJECT_DIR; named as the server's own directory when that is what it is (its default)."""
     path = Path(settings.WORKRAIL_PROJECT_DIR)

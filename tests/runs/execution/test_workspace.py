@@ -7,9 +7,9 @@ import pytest
 from runs.contract.errors import WorkRailError
 from runs.execution.workspace import WorkspaceSource, choose
 from runs.mcp import tools
-from runs.models import Session
+from runs.models import Observation, Session
 from tests.support.git_repos import git
-from tests.support.mcp_calls import call, start_workflow
+from tests.support.mcp_calls import ack, call, start_workflow
 from tests.support.workflow_files import workflow_doc, write_json
 
 
@@ -78,3 +78,15 @@ def test_the_clients_root_is_the_workspace_when_no_argument_is_given(repo, tmp_p
     answer = tools.invoke("start_workflow", {"workflowId": "mine.flow"}, client_roots=[str(tmp_path)])
     session = Session.objects.get(public_id=answer["session"]["sessionId"])
     assert (session.git_branch, session.workspace_path) == ("main", str(tmp_path))
+
+
+@pytest.mark.django_db
+def test_a_call_told_nothing_stays_in_the_sessions_repository(repo, tmp_path, service_catalog, settings):
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere"
+    git("init", "--quiet", "--initial-branch=other", str(elsewhere))
+    settings.WORKRAIL_PROJECT_DIR = elsewhere  # where the server happens to run: another repository
+    started = start_workflow("wr.routine-focused_plan", workspacePath=str(tmp_path))
+    ack(started)  # no workspacePath, no client roots
+    session = Session.objects.get(public_id=started["session"]["sessionId"])
+    assert (session.workspace_path, session.git_branch) == (str(tmp_path), "main")
+    assert set(Observation.objects.values_list("workspace_path", flat=True)) == {str(tmp_path)}
