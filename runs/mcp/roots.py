@@ -3,9 +3,9 @@
 Asked lazily, never on the handshake: on the first tool call that needs a workspace (runs/mcp/server.py)
 from a client that declared the `roots` capability, then kept for the rest of its connection. A
 `notifications/roots/list_changed` forgets them, so the next such call asks again. A client without
-roots, one that answers with an error or not in time, or a connection of the 2026 protocol era (which
-forbids requests from the server) has none: the call's workspace then falls back
-(runs/execution/workspace.py). Only `file://` roots name a directory; others are left out.
+roots, one that answers with an error or not in time, or a call whose channel cannot carry a request
+to the client (the 2026 protocol era, a stateless HTTP server's JSON answers) has none: the call's
+workspace then falls back (runs/execution/workspace.py). Only `file://` roots name a directory.
 """
 
 from __future__ import annotations
@@ -40,6 +40,10 @@ async def client_roots(context: Any) -> tuple[str, ...]:
     session = request_context.session
     capabilities = session.client_capabilities
     if capabilities is None or capabilities.roots is None:
+        return ()
+    if not session.can_send_request:
+        # The call's channel cannot carry a request to the client: a JSON answer over stateless HTTP, or
+        # the 2026 protocol era. Asking would only wait out the timeout.
         return ()
     state = _connection_state(session)
     known = state.get(_STATE_KEY)
