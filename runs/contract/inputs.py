@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Annotated, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from pydantic import Field, field_validator, model_validator
 
@@ -171,21 +171,43 @@ class StepOutput(Shape):
         return data
 
 
-class ListWorkflowsInput(Shape):
+WORKSPACE_PATH_DESCRIPTION = (
+    "The absolute path of the directory you work in (the project's root): WorkRail records its git branch and "
+    "reads its .workrail/workflows. Leave it out to use your client's root (else the server's project directory)."
+)
+
+
+WorkspacePath = Annotated[
+    str | None, Field(default=None, min_length=1, max_length=1024, description=WORKSPACE_PATH_DESCRIPTION)
+]
+
+
+class InWorkspace(Shape):
+    """A tool that reads the project it works in: its git branch, its `.workrail/workflows`. Which
+    directory that is, is chosen per call (runs/execution/workspace.py). Each such model declares
+    `workspace_path` itself, last, so that its own fields come first in its schema."""
+
+    if TYPE_CHECKING:
+        workspace_path: str | None
+
+
+class ListWorkflowsInput(InWorkspace):
     kind: Literal["workflow", "routine"] | None = Field(default=None, description="Only workflows or only routines.")
     namespace: str | None = Field(default=None, max_length=100, description="Only ids in this namespace, e.g. 'wr'.")
+    workspace_path: WorkspacePath
 
 
-class InspectWorkflowInput(Shape):
+class InspectWorkflowInput(InWorkspace):
     workflow_id: WorkflowId
     mode: Literal["metadata", "preview"] = Field(
         default="metadata",
         description="metadata: what the workflow is for and its step outline; preview: the outline with each "
         "step's prompt (truncated) and role instead.",
     )
+    workspace_path: WorkspacePath
 
 
-class StartWorkflowInput(Shape):
+class StartWorkflowInput(InWorkspace):
     workflow_id: WorkflowId
     context: Context | None = Field(
         default=None,
@@ -206,11 +228,12 @@ class StartWorkflowInput(Shape):
         default=None,
         description=f"A preset of preferences: {modes_in_words()}. Explicit preferences override it.",
     )
+    workspace_path: WorkspacePath
 
     _context_size = field_validator("context")(_bounded_context)
 
 
-class ContinueWorkflowInput(Shape):
+class ContinueWorkflowInput(InWorkspace):
     state_token: TokenText = Field(description="From the last response, exactly as given.")
     ack_token: TokenText | None = Field(
         default=None,
@@ -221,6 +244,7 @@ class ContinueWorkflowInput(Shape):
     output: StepOutput | None = None
     preferences: Preferences | None = Field(default=None, description="With an ackToken: change preferences from here.")
     mode: ModeName | None = Field(default=None, description="With an ackToken: switch to this preset from here.")
+    workspace_path: WorkspacePath
 
     _context_size = field_validator("context")(_bounded_context)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +26,7 @@ from runs.contract.catalog import (
 )
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.execution import WarningDict
+from runs.execution import workspace
 from workflows_app.catalog import Catalog, CatalogLoader, WorkflowEntry
 from workflows_app.diagnostics import Diagnostic, Severity
 from workflows_app.engine import outline_length
@@ -40,11 +41,12 @@ from workflows_app.sources import Source, configured_sources
 PREVIEW_PROMPT_CHARS = 600
 
 
-@cache
-def catalog_loader() -> CatalogLoader:
+# One loader per workspace (a project's own .workrail/workflows differ), for the few a server sees.
+@lru_cache(maxsize=16)
+def catalog_loader(project_dir: Path) -> CatalogLoader:
     sources = configured_sources(
         workrail_home=settings.WORKRAIL_HOME,
-        project_dir=settings.WORKRAIL_PROJECT_DIR,
+        project_dir=project_dir,
         extra_paths=list(settings.WORKRAIL_WORKFLOW_PATHS),
     )
     repos = list(settings.WORKRAIL_WORKFLOW_REPOS)
@@ -73,7 +75,8 @@ def fetch_workflow_repos() -> None:
 
 
 def current_catalog() -> Catalog:
-    return catalog_loader().load()
+    """The catalog as seen from the workspace of the call being run (runs/execution/workspace.py)."""
+    return catalog_loader(workspace.current().path).load()
 
 
 def list_workflows(kind: str | None = None, namespace: str | None = None) -> WorkflowList:

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import difflib
 
-from django.conf import settings
-
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.execution import ExecutionResult, WarningDict, engine_warnings
 from runs.contract.inputs import StartWorkflowInput
 from runs.contract.preferences import CHOICES, follow_recommendation, resolve
-from runs.execution import delegations
+from runs.execution import delegations, workspace
 from runs.execution.answer import OUTCOME_KIND, chat_opening, node_response
 from runs.execution.catalog import current_catalog, find_workflow, unknown_workflow_ids
 from runs.execution.recording import begin_run, journal_for_new_run, observe
@@ -28,7 +26,7 @@ def start_workflow(request: StartWorkflowInput) -> ExecutionResult:
     catalog = current_catalog()
     entry = find_workflow(catalog, request.workflow_id)
     begun = engine.start(entry.compiled, context)
-    references = resolved_references(entry, settings.WORKRAIL_PROJECT_DIR)  # outside the write: stats files
+    references = resolved_references(entry, workspace.current().path)  # outside the write: stats files
     with write() as now:
         ratelimit.take(ratelimit.STARTS, what="new runs and sessions")
         journal = journal_for_new_run(context, entry.compiled["name"], now)

@@ -12,7 +12,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from runs.models import Event, EventKind, Node, Run, RunStatus, ToolCall
+from runs.models import Event, EventKind, Node, Run, RunStatus, Session, ToolCall
 from tests.support.mcp_calls import checkpoint_workflow, start_session, start_workflow
 from tests.support.sample_session import SESSION_KEY, advance
 
@@ -63,6 +63,12 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     html = page(client, "/sessions/?sort=title&group=branch")
     assert html.index("KEY-00") < html.index("KEY-06")
     assert 'class="group-row"' in html and "(none)" in html
+    Session.objects.filter(session_key__in=["KEY-00", "KEY-01"]).update(workspace_path="/src/shop", git_branch="main")
+    Session.objects.filter(session_key="KEY-02").update(workspace_path="/src/blog", git_branch="main")
+    html = page(client, "/sessions/?sort=title&group=branch")
+    shop = 'Repository: <span class="mono">/src/shop</span> · branch: <span class="mono">main</span>'
+    blog = 'Repository: <span class="mono">/src/blog</span> · branch: <span class="mono">main</span>'
+    assert html.index(blog) < html.index("KEY-02") < html.index(shop) < html.index("KEY-00")
     html = page(client, "/sessions/?status=canceled")
     assert "No session matches these filters." in html
     # Three a page: the paging links keep the other parameters.

@@ -89,9 +89,9 @@ def test_workflow_not_found_names_the_files_that_failed_to_load(service_catalog)
     assert error["details"]["unloadedFiles"][0]["code"] == "INVALID_JSON"
     assert "Fix those files" in error["suggestion"]
     write_json(service_catalog["extra"] / "release.json", workflow_doc("team.release"))
-    from runs.execution.catalog import catalog_loader
+    from runs.execution.catalog import current_catalog
 
-    catalog_loader().load()  # a clean catalog: the message goes back to plain
+    current_catalog()  # a clean catalog: the message goes back to plain
     clean = call("start_workflow", {"workflowId": "team.nothing"}).structured["error"]
     assert "failed to load" not in clean["message"] and "unloadedFiles" in clean["details"]
 

@@ -132,6 +132,25 @@ def test_the_sessions_list_sorts_groups_and_pages(service_catalog):
     assert overview.list_sessions(sort="title", page=99, per_page=2).page == 3  # clamped, not empty
 
 
+def test_sessions_are_grouped_by_repository_then_branch(service_catalog):
+    ids = _sessions(4)
+    Session.objects.filter(public_id__in=ids[:2]).update(workspace_path="/src/shop", git_branch="main")
+    Session.objects.filter(public_id=ids[2]).update(workspace_path="/src/blog", git_branch="main")
+    Session.objects.filter(public_id=ids[3]).update(workspace_path="/src/blog", git_branch="feature/x")
+    grouped = overview.list_sessions(group="branch", sort="title")
+    assert [(g.workspace_path, g.git_branch, g.count) for g in grouped.groups] == [
+        ("/src/blog", "feature/x", 1),
+        ("/src/blog", "main", 1),
+        ("/src/shop", "main", 2),  # "main" of two repositories: two groups
+    ]
+    assert [g.label for g in grouped.groups] == ["feature/x · /src/blog", "main · /src/blog", "main · /src/shop"]
+    by_repository = overview.list_sessions(group="workspace")
+    assert [(g.label, g.git_branch, g.count) for g in by_repository.groups] == [
+        ("/src/blog", None, 2),
+        ("/src/shop", None, 2),
+    ]
+
+
 def test_the_sessions_list_costs_the_same_queries_for_few_and_many_sessions(service_catalog):
     _sessions(2)
     few = queries(lambda: overview.list_sessions(query="key", group="branch"))
