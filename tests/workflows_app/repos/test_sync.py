@@ -7,8 +7,6 @@ import os
 import stat
 from pathlib import Path
 
-import pytest
-
 from tests.support.git_repos import BareRepo
 from tests.support.workflow_files import step_doc, workflow_doc
 from workflows_app.catalog import CatalogLoader
@@ -17,18 +15,6 @@ from workflows_app.repos.store import RepoStore
 from workflows_app.repos.sync import fetch_unpinned, sync
 from workflows_app.sources import SourceKind, configured_sources
 from workrail_site.workflow_repos import parse_workflow_repos
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def origin(tmp_path: Path) -> BareRepo:
-    return BareRepo(tmp_path)
 
 
 def one(entry: str):
