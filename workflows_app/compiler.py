@@ -538,7 +538,9 @@ def render_prompt_blocks(blocks: dict[str, Any]) -> str:
         )
     if blocks.get("outputRequired"):
         parts.append(
-            "Output required:\n" + "\n".join(_item("- ", f"{k}: {v}") for k, v in blocks["outputRequired"].items())
+            # Where each goes: an item the call has no place for (no context blank, no artifact) is notes.
+            "Output required (in output.notesMarkdown, unless the call below has a place for it):\n"
+            + "\n".join(_item("- ", f"{k}: {v}") for k, v in blocks["outputRequired"].items())
         )
     if blocks.get("verify"):
         parts.append("Verify:\n" + "\n".join(_item("- ", _value(v)) for v in blocks["verify"]))
