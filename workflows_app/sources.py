@@ -226,7 +226,7 @@ class ProjectBindings:
     """A project's overrides of workflows' extension points, read as WorkRail reads them.
 
     The file is a JSON object. A key naming a workflow id holds that workflow's overrides
-    (`{"wr.coding_task": {"design_review": "team.routine-design-review"}}`); when the file has no
+    (`{"wr.change_in_slices": {"design_review": "team.routine-design-review"}}`); when the file has no
     section for a workflow and every value in it is a string, the whole file is one set of
     overrides for every workflow (`{"design_review": "team.routine-design-review"}`). A value that is
     not a string is skipped. A missing file is the normal case: no overrides. A file that cannot be

@@ -168,7 +168,7 @@ def unknown_workflow_ids(compiled: JsonObject, catalog: Catalog) -> list[Warning
 
 
 def _id_words(workflow_id: str) -> str:
-    """An id's meaningful words, for matching 'mr-review-workflow.agentic.v2' with 'wr.mr_review'."""
+    """An id's meaningful words, for matching 'mr-review-workflow.agentic.v2' with 'wr.risk_scaled_mr_review'."""
     noise = {"wr", "workrail", "workflow", "agentic", "v1", "v2", "v3"}
     return " ".join(word for word in re.split(r"[._\-\s]+", workflow_id.lower()) if word and word not in noise)
 

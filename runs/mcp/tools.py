@@ -135,7 +135,7 @@ def tool_specs() -> dict[str, ToolSpec[Any]]:
             input=inputs.InspectWorkflowInput,
             outputs=(catalog.WorkflowInspection,),
             examples=[
-                {"workflowId": "wr.bug_investigation"},
+                {"workflowId": "wr.evidence_first_bug_fix"},
                 {"workflowId": "wr.code_review", "mode": "preview"},
             ],
             annotations=READ_ONLY,
@@ -155,7 +155,7 @@ def tool_specs() -> dict[str, ToolSpec[Any]]:
             input=inputs.StartWorkflowInput,
             outputs=(execution.ExecutionResult,),
             examples=[
-                {"workflowId": "wr.bug_investigation", "goal": "Find why exports time out for large sessions."},
+                {"workflowId": "wr.evidence_first_bug_fix", "goal": "Find why exports time out for large sessions."},
                 {"workflowId": "wr.code_review", "context": {"ticketId": "AUTH-1234", "reviewAreas": ["api", "db"]}},
             ],
             annotations=Annotations(read_only=False, destructive=False, idempotent=False),

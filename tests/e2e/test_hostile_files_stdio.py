@@ -54,7 +54,7 @@ def test_hostile_project_files_leave_every_tool_working(launch, tmp_path):
                     assert not listing.is_error, listing.content
                     data = listing.structured_content
                     ids = {w["id"] for w in data["workflows"]}
-                    assert {"project.good", "wr.code_review", "wr.bug_investigation"} <= ids
+                    assert {"project.good", "wr.code_review", "wr.evidence_first_bug_fix"} <= ids
                     about_project = {
                         Path(w["file"]).name: w["code"] for w in data["warnings"] if str(workflows) in (w["file"] or "")
                     }
@@ -64,7 +64,7 @@ def test_hostile_project_files_leave_every_tool_working(launch, tmp_path):
                         "zero.json": "NOT_A_REGULAR_FILE",
                     }
 
-                start = await client.call_tool("start_workflow", {"workflowId": "wr.bug_investigation"})
+                start = await client.call_tool("start_workflow", {"workflowId": "wr.evidence_first_bug_fix"})
                 assert not start.is_error, start.content
                 first = start.structured_content
                 advanced = await client.call_tool(

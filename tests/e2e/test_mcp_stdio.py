@@ -54,7 +54,7 @@ def test_an_agent_lists_and_inspects_real_workflows(launch, tmp_path, corpus_dir
             Draft202012Validator(tools["list_workflows"].output_schema).validate(data)
             ids = {w["id"] for w in data["workflows"]}
             assert corpus_ids <= ids
-            assert {"project.mine", "wr.bug_investigation", "wr.code_review"} <= ids
+            assert {"project.mine", "wr.evidence_first_bug_fix", "wr.code_review"} <= ids
             assert "wr.evil" not in ids
             assert {w["code"] for w in data["warnings"]} >= {
                 "INVALID_JSON",
@@ -150,7 +150,7 @@ def test_replays_rewinds_and_bad_tokens_over_stdio(launch, mode):
 
     async def session():
         async with Client(params, mode=mode, read_timeout_seconds=30) as client:
-            start = await client.call_tool("start_workflow", {"workflowId": "wr.bug_investigation"})
+            start = await client.call_tool("start_workflow", {"workflowId": "wr.evidence_first_bug_fix"})
             first = start.structured_content
             ack = {
                 "stateToken": first["stateToken"],

@@ -19,7 +19,7 @@ def test_it_lists_workflows_from_every_source_with_their_origin(make_loader, dir
     assert origins["user.alpha"] == "user"
     assert origins["project.beta"] == "project"
     assert origins["team.gamma"] == "extra"
-    assert origins["wr.bug_investigation"] == "bundled"
+    assert origins["wr.evidence_first_bug_fix"] == "bundled"
 
 
 def test_invalid_json_is_a_warning_and_the_rest_still_loads(make_loader, dirs):
@@ -55,9 +55,9 @@ def test_a_wr_id_from_a_user_directory_is_rejected_with_a_rename(make_loader, di
 
 
 def test_a_wr_id_cannot_shadow_a_bundled_workflow(make_loader, dirs):
-    write_json(dirs["project"] / ".workrail" / "workflows" / "x.json", workflow_doc("wr.bug_investigation"))
+    write_json(dirs["project"] / ".workrail" / "workflows" / "x.json", workflow_doc("wr.evidence_first_bug_fix"))
     catalog = make_loader().load()
-    assert catalog.get("wr.bug_investigation").source.kind.value == "bundled"
+    assert catalog.get("wr.evidence_first_bug_fix").source.kind.value == "bundled"
     assert Code.RESERVED_NAMESPACE in codes(catalog)
 
 
@@ -116,7 +116,7 @@ def test_listing_is_sorted_by_namespace_then_kind_then_id(make_loader, dirs):
 def test_a_missing_extra_directory_is_reported(make_loader, dirs):
     catalog = make_loader(dirs["extra"] / "nope").load()
     assert Code.SOURCE_MISSING in codes(catalog)
-    assert catalog.get("wr.bug_investigation") is not None
+    assert catalog.get("wr.evidence_first_bug_fix") is not None
 
 
 def test_it_sees_edits_new_files_and_deletions_between_loads(make_loader, dirs):

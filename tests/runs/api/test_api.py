@@ -66,7 +66,7 @@ def endpoints(built: Built) -> list[tuple[str, str]]:
         ("post", f"/runs/{built.plan_run}/cancel"),
         ("get", f"/nodes/{a_node(built.review_run)}"),
         ("get", "/workflows"),
-        ("get", "/workflows/wr.mr_review"),
+        ("get", "/workflows/wr.risk_scaled_mr_review"),
         ("get", "/timings"),
         ("get", "/openapi.json"),
     ]
@@ -147,9 +147,9 @@ def test_workflows_are_what_the_mcp_tools_answer(api, built):
     assert routines == catalog.list_workflows(kind="routine").dump()
     assert {w["kind"] for w in routines["workflows"]} == {"routine"}
 
-    inspection = api.get(f"{API}/workflows/wr.mr_review").json()
+    inspection = api.get(f"{API}/workflows/wr.risk_scaled_mr_review").json()
     WorkflowInspection.model_validate(inspection)
-    assert inspection == catalog.inspect_workflow("wr.mr_review", mode="metadata").dump()
+    assert inspection == catalog.inspect_workflow("wr.risk_scaled_mr_review", mode="metadata").dump()
     assert inspection["mode"] == "metadata" and inspection["steps"]
 
 
@@ -271,7 +271,7 @@ def test_unknown_ids_are_not_found_on_actions_and_workflows(api, built):
     )
     error_of(api.get(f"{API}/runs/{built.review_run}", {"tip": "42"}), 404, "NOT_FOUND")
     error = error_of(api.get(f"{API}/workflows/wr.mr_reviw"), 404, "WORKFLOW_NOT_FOUND")
-    assert "wr.mr_review" in error["details"]["didYouMean"]
+    assert "wr.risk_scaled_mr_review" in error["details"]["didYouMean"]
 
 
 @pytest.mark.parametrize(
@@ -501,7 +501,7 @@ def counted(client: Client, url: str) -> int:
 
 
 def test_the_sessions_list_and_a_run_cost_the_same_queries_whatever_the_data(api, service_catalog, monkeypatch):
-    short = start_workflow("wr.mr_review", context={"changeRef": "!1"})
+    short = start_workflow("wr.risk_scaled_mr_review", context={"changeRef": "!1"})
     advance(short, "one")
     # The token's first use is recorded (a write, at most once a minute, here once a day): not counted.
     monkeypatch.setattr(api_tokens, "LAST_USED_EVERY", timedelta(days=1))

@@ -48,7 +48,7 @@ def test_the_sessions_list_shows_each_session_with_its_status_counts_and_workflo
         html = page(client, url)
         assert f'href="/sessions/{built.session_id}/"' in html
         assert SESSION_KEY in html
-        assert "wr.mr_review" in html and "wr.routine-focused_plan" in html
+        assert "wr.risk_scaled_mr_review" in html and "wr.routine-focused_plan" in html
         assert 'class="badge status-in_progress"' in html
         assert "In progress (1)" in html  # the status filter carries the counts
         assert 'data-live-version-url="/live/sessions"' in html
@@ -353,9 +353,9 @@ def test_the_live_versions_change_when_the_session_records_something(client, bui
 def test_the_workflow_pages_show_the_catalog_its_problems_and_an_outline(client, service_catalog):
     (service_catalog["extra"] / "broken.json").write_text("{")
     html = page(client, "/workflows/")
-    assert 'href="/workflows/wr.mr_review/"' in html
+    assert 'href="/workflows/wr.risk_scaled_mr_review/"' in html
     assert "INVALID_JSON" in html and "broken.json" in html and "Fix:" in html
-    detail = page(client, "/workflows/wr.mr_review/")
+    detail = page(client, "/workflows/wr.risk_scaled_mr_review/")
     assert "Merge Request Review" in detail and "sha256:" in detail
     outline = between(detail, 'id="outline-title"', "</section>")
     assert "Record the Changed Files" in outline and "review-area" in outline  # loop bodies included
@@ -494,4 +494,4 @@ def test_the_session_page_names_the_session_and_each_checkpoints_step_in_words(c
     assert f'<span title="session {built.session_id}">TICKET-4242</span>' in crumbs
     notes = between(html, 'id="notes-title"', "</section>")
     assert "Checkpoint during Post the Approved Comments" in notes and "during <span" not in notes
-    assert ">in Merge Request Review</a>" in notes and f">run {built.review_run}" not in notes
+    assert ">in Risk-Scaled Merge Request Review</a>" in notes and f">run {built.review_run}" not in notes

@@ -110,7 +110,7 @@ def test_wrong_shapes_are_structured_errors(arguments, fragment, service_catalog
     error = outcome.structured["error"]
     assert error["code"] == "INVALID_INPUT"
     assert fragment in error["message"]
-    assert "wr.bug_investigation" in error["suggestion"]
+    assert "wr.evidence_first_bug_fix" in error["suggestion"]
     assert error["retryable"] is False
 
 
