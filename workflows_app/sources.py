@@ -16,6 +16,8 @@ from typing import Any
 from workflows_app.diagnostics import Code, Diagnostic, pointer_of, warning
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
+# A repository's tag file, inside its snapshot (workflows_app/repos/store.py writes it there).
+REPO_TAG_FILE = ".workrail-spec/workflow-tags.json"
 
 # Bounds on what is read from a source (docs/workflows.md, "Loading"): a workflow file (and the
 # project's bindings file) is at most MAX_FILE_BYTES long and nested at most MAX_JSON_DEPTH deep.
@@ -157,6 +159,15 @@ class Source:
     root: Path
     precedence: int  # lower wins when two sources define the same id
     origin: RepoOrigin | None = None  # for a git source
+
+    @property
+    def tag_file(self) -> Path:
+        """Where this source's tag file is (workflows_app/tags): beside its directory, as in WorkRail's
+        repository (`X/workflows` -> `X/spec/workflow-tags.json`). A repository's copy, taken from the
+        same commit, is written inside its snapshot under a hidden directory the file walk skips."""
+        if self.origin is not None:
+            return self.root / REPO_TAG_FILE
+        return self.root.parent / "spec" / "workflow-tags.json"
 
     @property
     def allows_reserved_namespace(self) -> bool:
