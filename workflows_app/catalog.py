@@ -19,8 +19,8 @@ from typing import Any
 from workflows_app.builtins import ROUTINE_ID_PREFIX
 from workflows_app.compiler import CompileError, RoutineDocument, compile_workflow
 from workflows_app.diagnostics import Code, Diagnostic, Severity, pointer_of, warning
-from workflows_app.examples import is_example
 from workflows_app.engine import step_count
+from workflows_app.examples import is_example
 from workflows_app.hashing import workflow_hash
 from workflows_app.ids import ParsedId
 from workflows_app.loader import LoadedFile, load_failed, load_file
@@ -42,7 +42,8 @@ class SameJob:
     """A workflow elsewhere (WorkRail's library, say) that does the same job, and when to take which."""
 
     workflow_id: str
-    difference: str
+    take_this_for: str
+    take_other_for: str
 
 
 @dataclass(frozen=True)
@@ -270,7 +271,10 @@ def _listing(loaded: LoadedFile, tag_file: TagFile | None) -> dict[str, Any]:
             root=loaded.source.root,
         ),
         "former_ids": tuple(document.get("formerIds", ())),
-        "same_job_as": tuple(SameJob(item["workflowId"], item["difference"]) for item in document.get("sameJobAs", ())),
+        "same_job_as": tuple(
+            SameJob(item["workflowId"], item["takeThisFor"], item["takeOtherFor"])
+            for item in document.get("sameJobAs", ())
+        ),
     }
 
 

@@ -97,14 +97,20 @@ CATALOG_FIELDS = {
         "description": "Workflows elsewhere (WorkRail's library, say) that do the same job, and when to take which",
         "items": {
             "type": "object",
-            "required": ["workflowId", "difference"],
+            "required": ["workflowId", "takeThisFor", "takeOtherFor"],
             "properties": {
                 "workflowId": {"type": "string", "pattern": WORKFLOW_ID_PATTERN},
-                "difference": {
+                "takeThisFor": {
                     "type": "string",
                     "minLength": 10,
-                    "maxLength": 240,
-                    "description": "One line: when to take this one and when the other (depth, length, what it produces)",
+                    "maxLength": 120,
+                    "description": "When to take this workflow rather than the other (depth, what it produces)",
+                },
+                "takeOtherFor": {
+                    "type": "string",
+                    "minLength": 10,
+                    "maxLength": 120,
+                    "description": "When to take the other workflow instead",
                 },
             },
             "additionalProperties": False,

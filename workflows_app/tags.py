@@ -109,7 +109,7 @@ def _vocabulary(raw: Any, path: Path, found: list[Diagnostic]) -> tuple[Tag, ...
             found.append(
                 _warn(
                     path,
-                    f"Tag '{item['id']}': 'displayName' must be 1 to {MAX_DISPLAY_NAME} characters; its id is shown instead.",
+                    f"Tag '{item['id']}': 'displayName' must be 1 to {MAX_DISPLAY_NAME} characters; its id is shown.",
                     [*where, "displayName"],
                 )
             )
@@ -118,7 +118,7 @@ def _vocabulary(raw: Any, path: Path, found: list[Diagnostic]) -> tuple[Tag, ...
             found.append(
                 _warn(
                     path,
-                    f"Tag '{item['id']}': 'when' must be a list of phrases of 1 to {MAX_WHEN_CHARS} characters; ignored.",
+                    f"Tag '{item['id']}': 'when' must list phrases of 1 to {MAX_WHEN_CHARS} characters; ignored.",
                     [*where, "when"],
                 )
             )

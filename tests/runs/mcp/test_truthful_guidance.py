@@ -182,7 +182,8 @@ def test_a_context_key_nothing_reads_is_named_at_start_with_the_closest_name(ser
     warning = next(w for w in start["warnings"] if w["code"] == "CONTEXT_NOT_READ")
     assert "'change' (did you mean 'changeRef'?)" in warning["message"]
     assert not any(
-        w["code"] == "CONTEXT_NOT_READ" for w in start_workflow("wr.risk_scaled_mr_review", {"ticketId": "M"})["warnings"]
+        w["code"] == "CONTEXT_NOT_READ"
+        for w in start_workflow("wr.risk_scaled_mr_review", {"ticketId": "M"})["warnings"]
     )
 
 
