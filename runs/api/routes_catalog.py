@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
 from ninja import Path, Query, Router
+from pydantic import Field
 
 from runs.api.errors import described, responses
 from runs.contract.catalog import ListFilters, WorkflowInspection, WorkflowList
@@ -28,7 +29,10 @@ router = Router(tags=["workflows"])
 )
 def list_workflows(
     request: HttpRequest,
-    tags: Annotated[list[str] | None, Query(description="Only workflows with any of these tag ids.")] = None,
+    tags: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=40)]] | None,
+        Query(max_length=10, description="Only workflows with any of these tag ids ('untagged' for the rest)."),
+    ] = None,
     query: Annotated[
         str | None,
         Query(max_length=200, description="Only workflows whose id, title, description or tags hold every word."),
@@ -40,7 +44,8 @@ def list_workflows(
         str | None, Query(max_length=100, description="Only ids in this namespace, e.g. 'wr'.")
     ] = None,
 ) -> Any:
-    filters = ListFilters(tags=tags or None, query=query or None, kind=kind, namespace=namespace, include_examples=True)
+    given = {"tags": tags, "query": query, "kind": kind, "namespace": namespace}
+    filters = ListFilters(include_examples=True, **{name: value for name, value in given.items() if value})
     return catalog.list_workflows(filters, for_people=True)
 
 

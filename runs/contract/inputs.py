@@ -160,13 +160,8 @@ class ListWorkflowsInput(Shape):
     include_examples: bool = Field(default=False, description="Also example and test workflows (left out otherwise).")
 
     def filters(self) -> ListFilters:
-        return ListFilters(
-            tags=self.tags,
-            query=self.query,
-            kind=self.kind,
-            namespace=self.namespace,
-            include_examples=self.include_examples,
-        )
+        """The filters as given (what was left out stays out of the answer's `filters`)."""
+        return ListFilters(**{name: getattr(self, name) for name in self.model_fields_set})
 
 
 class InspectWorkflowInput(Shape):

@@ -78,7 +78,8 @@ def workflows(request: HttpRequest) -> HttpResponse:
     agent's list_workflows takes; the overview's tags are the filters."""
     tags = [tag for tag in request.GET.getlist("tag") if tag][:10]
     query = request.GET.get("q", "").strip()[:200]
-    filters = ListFilters(tags=tags or None, query=query or None, include_examples=True)
+    given = {"tags": tags, "query": query}
+    filters = ListFilters(include_examples=True, **{name: value for name, value in given.items() if value})
     listing = catalog.list_workflows(filters, for_people=True).dump()
     everything = catalog.list_workflows(ListFilters(include_examples=True), for_people=True).dump()
     context = {

@@ -134,17 +134,17 @@ def test_it_sees_edits_new_files_and_deletions_between_loads(make_loader, dirs):
 
 
 def test_legacy_descriptive_fields_are_dropped_with_a_warning(make_loader, dirs):
-    doc = workflow_doc("team.old-style", tags=["x"], tips=["y"])
+    doc = workflow_doc("team.old-style", tags=["Free form, as older releases wrote them"], tips=["y"])
     doc["steps"][0]["expectedOutput"] = {"a": "b"}
     write_json(dirs["extra"] / "old.json", doc)
     catalog = make_loader(dirs["extra"]).load()
     entry = catalog.get("team.old-style")
     assert [d.pointer for d in entry.warnings if d.code is Code.IGNORED_FIELD] == [
-        "/tags",
         "/tips",
+        "/tags",
         "/steps/0/expectedOutput",
     ]
-    assert "tags" not in entry.compiled
+    assert "tags" not in entry.compiled and entry.tags == ()
 
 
 def test_unknown_fields_that_are_not_legacy_still_fail(make_loader, dirs):

@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from pydantic import BaseModel
 from pydantic_core import to_json
 
-from runs.contract.catalog import WorkflowInspection, WorkflowList
+from runs.contract.catalog import ListFilters, WorkflowInspection, WorkflowList
 from runs.contract.dashboard import (
     CancelResult,
     EventPage,
@@ -142,14 +142,16 @@ def test_a_session_its_events_and_a_run_and_a_node_are_the_service_answers(api, 
 def test_workflows_are_what_the_mcp_tools_answer(api, built):
     listing = api.get(f"{API}/workflows").json()
     WorkflowList.model_validate(listing)
-    assert listing == catalog.list_workflows().dump()
+    assert listing == catalog.list_workflows(ListFilters(include_examples=True), for_people=True).dump()
+    assert listing["overview"]["tags"] and len(listing["workflows"]) == listing["count"]  # all, for people
     routines = api.get(f"{API}/workflows", {"kind": "routine"}).json()
-    assert routines == catalog.list_workflows(kind="routine").dump()
+    by_kind = ListFilters(kind="routine", include_examples=True)
+    assert routines == catalog.list_workflows(by_kind, for_people=True).dump()
     assert {w["kind"] for w in routines["workflows"]} == {"routine"}
 
     inspection = api.get(f"{API}/workflows/wr.risk_scaled_mr_review").json()
     WorkflowInspection.model_validate(inspection)
-    assert inspection == catalog.inspect_workflow("wr.risk_scaled_mr_review", mode="metadata").dump()
+    assert inspection == catalog.inspect_workflow("wr.risk_scaled_mr_review", mode="metadata", for_people=True).dump()
     assert inspection["mode"] == "metadata" and inspection["steps"]
 
 

@@ -20,7 +20,7 @@ def test_one_step_count_in_the_list_the_inspection_the_progress_and_the_end(serv
         step_doc("inner", "Inner", "Repeat."),
     ]
     write_json(service_catalog["extra"] / "count.json", workflow_doc("team.count", steps=steps))
-    listed = next(w for w in call("list_workflows", {}).structured["workflows"] if w["id"] == "team.count")
+    listed = next(w for w in call("list_workflows", {"namespace": "team"}).structured["workflows"])
     inspected = call("inspect_workflow", {"workflowId": "team.count"}).structured["workflow"]
     assert listed["stepCount"] == inspected["stepCount"] == 2  # `first` and `inner`; the loop is not a step
     response = start_workflow("team.count")

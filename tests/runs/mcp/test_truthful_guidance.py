@@ -386,10 +386,13 @@ def test_the_first_step_says_how_to_come_back_to_a_step_and_notices_are_not_warn
 
 
 def test_the_list_counts_steps_the_way_progress_does(service_catalog):
-    listing = tools.call("list_workflows", {})
+    listing = tools.call("list_workflows", {"tags": ["investigation", "review_audit"]})
     bugs = next(w for w in listing.structured["workflows"] if w["id"] == "wr.evidence_first_bug_fix")
-    assert (bugs["outlineLength"], bugs["stepCount"]) == (10, 11)
-    assert "10 outline steps, 11 with the steps inside loops" in listing.text
+    assert (bugs["outlineLength"], bugs["stepCount"], bugs["loopBodySteps"]) == (10, 11, 2)
+    # One wording for every workflow: the outline's entries, then with the steps inside loops (what inspect numbers).
+    assert "10 outline steps, 12 with the steps inside loops" in listing.text
+    # A loop of one step is no exception: it used to say "8 steps" here.
+    assert "wr.risk_scaled_mr_review: Risk-Scaled Merge Request Review [review_audit; 8 outline steps, 9 with" in listing.text
     start = start_workflow("wr.evidence_first_bug_fix")
     assert "of the outline's 10" in start["progress"]["summary"]
 
