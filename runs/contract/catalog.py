@@ -182,5 +182,8 @@ class WorkflowInspection(Shape):
     renamed_from: str | None = Field(
         default=None, description="The former id asked for; this workflow has a new id (workflow.id): use it."
     )
+    look_alike: str | None = Field(
+        default=None, description="A listed workflow whose id the former one looks like: the one perhaps meant."
+    )
     workflow: WorkflowDetails
     steps: list[StepOutline]

@@ -208,6 +208,9 @@ def inspect_workflow(
     inspection = WorkflowInspection(mode=mode, workflow=details, steps=[_outline(s, mode) for s in compiled["steps"]])
     if entry.id != workflow_id:
         inspection.renamed_from = workflow_id
+        also = look_alike_note(workflow_id, catalog)
+        if also:
+            inspection.look_alike = also.strip()
     return inspection
 
 
@@ -253,7 +256,7 @@ def unknown_workflow_ids(compiled: JsonObject, catalog: Catalog) -> list[Warning
     ]
 
 
-def renamed_workflow(asked: str, workflow_id: str) -> list[WarningDict]:
+def renamed_workflow(asked: str, workflow_id: str, catalog: Catalog) -> list[WarningDict]:
     """A note when the workflow was asked for by a former id (its `formerIds`): the run is of the new id."""
     if asked == workflow_id:
         return []
@@ -261,9 +264,21 @@ def renamed_workflow(asked: str, workflow_id: str) -> list[WarningDict]:
         {
             "code": "WORKFLOW_RENAMED",
             "message": f"'{asked}' is the former id of {workflow_id}; this run is of {workflow_id}: use that id "
-            "from now on.",
+            f"from now on.{look_alike_note(asked, catalog)}",
         }
     ]
+
+
+def look_alike_note(former: str, catalog: Catalog) -> str:
+    """When a former id differs from a listed id only in case or punctuation (ours were renamed for that:
+    wr.mr_review beside WorkRail's wr.mr-review), the listed one is named: the agent may have meant it."""
+    folded = _folded_id(former)
+    alike = [entry for entry in catalog.entries if _folded_id(entry.id) == folded]
+    return "".join(f" {entry.id} ({entry.compiled['name']}) is another workflow." for entry in alike)
+
+
+def _folded_id(workflow_id: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", workflow_id.casefold())
 
 
 def _id_words(workflow_id: str) -> str:

@@ -38,7 +38,7 @@ def start_workflow(request: StartWorkflowInput) -> ExecutionResult:
         effective, notices = follow_recommendation(entry.compiled, effective, chosen)
         notices += unread_context_warnings(entry.compiled, context)
         notices += unknown_workflow_ids(entry.compiled, catalog)
-        notices += renamed_workflow(request.workflow_id, entry.id)
+        notices += renamed_workflow(request.workflow_id, entry.id, catalog)
         run, node, attempt = begin_run(journal, entry, begun, effective)
         delegations.spawn(journal, run, node, begun.pending)
         observe(journal, run)

@@ -148,6 +148,7 @@ class StepOutline(TypedDict):
 class WorkflowInspectionJson(TypedDict):
     mode: Literal["metadata", "preview"]
     renamedFrom: NotRequired[str | None]
+    lookAlike: NotRequired[str | None]
     workflow: WorkflowDetails
     steps: list[StepOutline]
 

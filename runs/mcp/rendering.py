@@ -142,6 +142,8 @@ def workflow_details_text(result: WorkflowInspectionJson) -> str:
     workflow = result["workflow"]
     renamed = result.get("renamedFrom")
     lines = [f"'{renamed}' is the former id of {workflow['id']}: use the new id."] if renamed else []
+    if result.get("lookAlike"):
+        lines[-1] += f" {result['lookAlike']}"
     lines += [
         f"{workflow['name']} ({workflow['id']}, version {workflow['version']}, {workflow['kind']})",
         workflow["description"],

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from runs.execution import catalog as catalog_service
-
 from runs.contract.execution import ExecutionResult
+from runs.execution import catalog as catalog_service
 from runs.mcp.rendering import execution_text
 from tests.support.mcp_calls import call, continue_workflow, start_workflow
 from tests.support.workflow_files import parallel_doc, workflow_doc, write_json
@@ -96,4 +95,7 @@ def test_list_workflows_warns_about_a_delegation_to_a_missing_workflow(service_c
     assert "'team.nowhere'" in problem["message"] and problem["fix"]
     details = call("inspect_workflow", {"workflowId": "team.fan_out"})
     assert details["workflow"]["warningCount"] == 1 and "warnings" not in details["workflow"]
-    assert details["workflow"]["validateCommand"] == "python manage.py validate_workflow --configured --workflow team.fan_out"
+    assert (
+        details["workflow"]["validateCommand"]
+        == "python manage.py validate_workflow --configured --workflow team.fan_out"
+    )

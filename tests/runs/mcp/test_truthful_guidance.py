@@ -392,7 +392,10 @@ def test_the_list_counts_steps_the_way_progress_does(service_catalog):
     # One wording for every workflow: the outline's entries, then with the steps inside loops (what inspect numbers).
     assert "10 outline steps, 12 with the steps inside loops" in listing.text
     # A loop of one step is no exception: it used to say "8 steps" here.
-    assert "wr.risk_scaled_mr_review: Risk-Scaled Merge Request Review [review_audit; 8 outline steps, 9 with" in listing.text
+    assert (
+        "wr.risk_scaled_mr_review: Risk-Scaled Merge Request Review [review_audit; 8 outline steps, 9 with"
+        in listing.text
+    )
     start = start_workflow("wr.evidence_first_bug_fix")
     assert "of the outline's 10" in start["progress"]["summary"]
 
