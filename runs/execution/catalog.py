@@ -133,10 +133,11 @@ def _overview(catalog: Catalog, shown: list[WorkflowEntry], hidden: int) -> Cata
     tags = []
     for tag_id in ordered:
         defined = catalog.vocabulary.get(tag_id)
-        name = defined.display_name if defined else ("Untagged" if tag_id == UNTAGGED else tag_id)
-        tags.append(TagCount(id=tag_id, name=name, when=list(defined.when) if defined else [], count=counts[tag_id]))
+        name = defined.display_name if defined else tag_id
+        when = list(defined.when) if defined else (["workflows no tag names"] if tag_id == UNTAGGED else [])
+        tags.append(TagCount(id=tag_id, name=name, when=when, count=counts[tag_id]))
     sources: dict[str, int] = {}
-    for entry in shown:
+    for entry in sorted(shown, key=lambda entry: entry.source.precedence):
         label = source_label(entry.source)
         sources[label] = sources.get(label, 0) + 1
     return CatalogOverview(

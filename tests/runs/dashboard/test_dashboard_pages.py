@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from django.utils import timezone
 from runs.models import Event, EventKind, Node, Run, RunStatus, ToolCall
 from tests.support.mcp_calls import checkpoint_workflow, start_session, start_workflow
 from tests.support.sample_session import SESSION_KEY, advance
+from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 
@@ -359,6 +361,25 @@ def test_the_workflow_pages_show_the_catalog_its_problems_and_an_outline(client,
     assert "Merge Request Review" in detail and "sha256:" in detail
     outline = between(detail, 'id="outline-title"', "</section>")
     assert "Record the Changed Files" in outline and "review-area" in outline  # loop bodies included
+
+
+def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(client, service_catalog):
+    extra = service_catalog["extra"]
+    (extra.parent / "spec").mkdir(exist_ok=True)  # the extra directory's own tag file: a team vocabulary
+    tags = {"tags": [{"id": "release", "displayName": "Releases", "when": ["shipping"]}], "workflows": {}}
+    (extra.parent / "spec" / "workflow-tags.json").write_text(json.dumps(tags), encoding="utf-8")
+    write_json(extra / "ship.json", workflow_doc("team.ship", name="Ship it", tags=["release"]))
+    write_json(extra / "demo.json", workflow_doc("team.polling_example", name="Polling demo"))
+    html = page(client, "/workflows/")
+    filters = between(html, 'aria-label="Tags"', "</ul>")
+    assert 'href="?tag=release"' in filters and "Releases" in filters and 'title="shipping"' in filters
+    assert 'href="?tag=review_audit"' in filters  # the bundled vocabulary
+    assert "team.polling_example" in html and '<span class="tag example"' in html  # shown, marked
+    only = page(client, "/workflows/?tag=release")
+    assert "team.ship" in only and "wr.risk_scaled_mr_review" not in only and 'aria-current="true"' in only
+    searched = page(client, "/workflows/?q=risk+scaled")
+    assert "wr.risk_scaled_mr_review" in searched and "team.ship" not in searched
+    assert "No workflow matches." in page(client, "/workflows/?q=nothing+like+this")
 
 
 def test_the_timings_and_connect_pages(client, built):
