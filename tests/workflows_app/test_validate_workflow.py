@@ -309,3 +309,20 @@ def test_a_delegation_to_a_workflow_outside_the_catalog_is_a_warning_with_its_fi
     assert "'team.routine-absent'" in problem["message"] and "WORKRAIL_WORKFLOW_PATHS" in problem["fix"]
     status, _ = call("workflows/fan_out.json", "workflows/good.json", "--strict")
     assert status == 1
+
+
+def test_configured_reports_what_list_workflows_counts_and_one_workflow_on_request(workdir, settings, tmp_path):
+    """The command an agent is given with the count of problems (list_workflows' `problems.command`)."""
+    settings.WORKRAIL_HOME = tmp_path / "home"
+    settings.WORKRAIL_PROJECT_DIR = tmp_path / "project"
+    settings.WORKRAIL_WORKFLOW_PATHS = [workdir / "workflows"]
+    settings.WORKRAIL_WORKFLOW_REPOS = []
+    status, out = call("--configured", "-v", "0")
+    assert status == 1  # broken.json and invalid.json fail to load
+    assert "workflows/broken.json: 1 error" in out and "LEGACY_ID" in out and "team.good" not in out
+    status, out = call("--configured", "--workflow", "oldstyle")
+    assert status == 0 and out.splitlines()[0].endswith("workflows/legacy.json (oldstyle): ok with 2 warnings")
+    status, out = call("--configured", "--workflow", "wr.coding_task")  # a former id: the renamed workflow's file
+    assert status == 0 and "wr.change_in_slices.json (wr.change_in_slices): ok" in out
+    with pytest.raises(CommandError, match=r"No configured workflow has the id 'team\.nothing'"):
+        call("--configured", "--workflow", "team.nothing")
