@@ -93,26 +93,51 @@ def _listed_lines(result: WorkflowListJson) -> list[str]:
         lines[0] = f"No workflow for {', '.join(asked)}."
         lines.append("list_workflows without arguments shows the tags; a shorter query finds more.")
         return lines
-    for item in result["workflows"]:
-        source = item["source"]
-        repository = source.get("repository")
-        flags = [
-            ", ".join(item["tags"]) or "untagged",
-            _step_count_text(item),
-            f"git:{repository['name']}" if repository else source["kind"],
-        ]
-        if item["example"]:
-            flags.append("example")
-        lines.append(f"- {item['id']}: {item['name']} [{'; '.join(flags)}]. {when_to_use(item['description'])}")
-        for other in item.get("sameJobAs") or []:
-            lines.append(
-                f"  Same job as {other['workflowId']}: take this for {other['takeThisFor']}; "
-                f"take {other['workflowId']} for {other['takeOtherFor']}."
+    shown: list[str] = []
+    paired: set[frozenset[str]] = set()  # a pair doing the same job is said once, under the first listed
+    for index, item in enumerate(result["workflows"]):
+        item_lines = _workflow_lines(item, paired)
+        if len("\n".join([*lines, *shown, *item_lines])) > LISTED_TEXT_BUDGET:
+            shown.append(
+                f"{count - index} more not shown here (the structured answer has every one): add words with "
+                "query, or ask for fewer tags, to narrow the list."
             )
-    lines += [
+            break
+        shown += item_lines
+    return [
+        *lines,
+        *shown,
         "",
         'Next: start_workflow {"workflowId": "<id>", "goal": "<the task>"}, or inspect_workflow to see its steps.',
     ]
+
+
+# A filtered answer's text stays within about 3,000 characters: past this many in its lines, the count of
+# the workflows left out and how to narrow the list.
+LISTED_TEXT_BUDGET = 2700
+
+
+def _workflow_lines(item: WorkflowSummary, paired: set[frozenset[str]]) -> list[str]:
+    """One line for the workflow, and one per workflow here doing the same job (unless said already)."""
+    source = item["source"]
+    repository = source.get("repository")
+    flags = [
+        ", ".join(item["tags"]) or "untagged",
+        _step_count_text(item),
+        f"git:{repository['name']}" if repository else source["kind"],
+    ]
+    if item["example"]:
+        flags.append("example")
+    lines = [f"- {item['id']}: {item['name']} [{'; '.join(flags)}]. {when_to_use(item['description'])}"]
+    for other in item.get("sameJobAs") or []:
+        pair = frozenset((item["id"], other["workflowId"]))
+        if pair in paired:
+            continue
+        paired.add(pair)
+        lines.append(
+            f"  Same job as {other['workflowId']}: take this for {other['takeThisFor']}; "
+            f"take {other['workflowId']} for {other['takeOtherFor']}."
+        )
     return lines
 
 

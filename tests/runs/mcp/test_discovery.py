@@ -81,7 +81,8 @@ def test_every_tag_and_a_few_queries_list_within_their_budget(library):
         answer, text = listing(arguments)
         assert answer["count"] >= 1, arguments
         assert len(text) <= FILTERED_LIMIT, (arguments, len(text))
-        assert len([line for line in text.splitlines() if line.startswith("- ")]) == answer["count"]
+        listed = len([line for line in text.splitlines() if line.startswith("- ")])
+        assert listed == answer["count"] or "more not shown here" in text
 
 
 def test_untagged_workflows_stay_reachable(library):
@@ -100,13 +101,16 @@ def test_a_query_ignores_case_and_punctuation(library):
 
 
 def test_the_same_job_is_said_from_both_sides_in_one_line(library):
-    _, text = listing({"tags": ["review_audit"]})
     ours = "wr.risk_scaled_mr_review"
-    assert "  Same job as wr.mr-review: take this for a review in one agent, as deep as the change" in text
+    _, alone = listing({"query": "risk scaled"})
+    assert "  Same job as wr.mr-review: take this for a review in one agent, as deep as the change" in alone
+    answer, text = listing({"query": "MR Review Workflow"})
     assert f"  Same job as {ours}: take this for a big or risky merge request" in text
-    answer, _ = listing({"query": "MR Review Workflow"})
     [theirs] = answer["workflows"]
     assert {item["workflowId"] for item in theirs["sameJobAs"]} == {ours, "wr.code_review"}
+    # Both listed: the pair is said once, under the first (wr.mr-review sorts before ours).
+    _, both = listing({"tags": ["review_audit"]})
+    assert both.count(f"Same job as {ours}:") == 1 and "Same job as wr.mr-review: take this for a review" not in both
     # Without the library's counterpart in the catalog, nothing is said.
     answer, _ = listing({"query": "evidence first"})
     assert "sameJobAs" not in answer["workflows"][0]
@@ -205,3 +209,14 @@ def test_a_former_id_like_a_library_id_names_the_library_one_too(library):
     assert "wr.mr-review (MR Review Workflow) is another workflow" in note["message"]
     inspected = tools.call("inspect_workflow", {"workflowId": "wr.mr_review"})
     assert "wr.mr-review (MR Review Workflow) is another workflow" in inspected.text
+
+
+def test_a_long_filtered_list_stays_within_its_budget_and_says_how_many_are_left_out(service_catalog):
+    for index in range(40):
+        name = f"Release checklist number {index} for the payments service and its many satellites"
+        write_json(service_catalog["extra"] / f"r{index}.json", workflow_doc(f"team.release_{index}", name=name))
+    answer, text = listing({"query": "release checklist"})
+    assert answer["count"] == 40 and len(answer["workflows"]) == 40  # the structured answer has every one
+    assert len(text) <= FILTERED_LIMIT, len(text)
+    listed = len([line for line in text.splitlines() if line.startswith("- ")])
+    assert f"{40 - listed} more not shown here (the structured answer has every one)" in text
