@@ -97,7 +97,7 @@ def _vocabulary(raw: Any, path: Path, found: list[Diagnostic]) -> tuple[Tag, ...
         return ()
     tags: dict[str, Tag] = {}
     for index, item in enumerate(raw[:MAX_TAGS]):
-        where = ["tags", index]
+        where: list[str | int] = ["tags", index]
         if not isinstance(item, dict) or not _is_tag_id(item.get("id")):
             found.append(
                 _warn(path, f"Tag {index + 1} has no valid 'id' (lower case, digits, '_' or '-'); skipped.", where)
@@ -147,7 +147,7 @@ def _workflows(raw: Any, path: Path, found: list[Diagnostic]) -> dict[str, Taggi
                 _warn(path, f"More than {MAX_TAGGED_WORKFLOWS} workflows; the rest are ignored.", ["workflows"])
             )
             break
-        where = ["workflows", workflow_id]
+        where: list[str | int] = ["workflows", workflow_id]
         tags = entry.get("tags") if isinstance(entry, dict) else None
         if not isinstance(tags, list) or not all(_is_tag_id(tag) for tag in tags) or len(tags) > MAX_TAGS_PER_WORKFLOW:
             found.append(

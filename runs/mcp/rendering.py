@@ -86,7 +86,7 @@ def _listed_lines(result: WorkflowListJson) -> list[str]:
         asked.append(f'"{filters["query"]}"')
     for key in ("kind", "namespace"):
         if filters.get(key):
-            asked.append(f"{key} {filters[key]}")  # type: ignore[literal-required]
+            asked.append(f"{key} {filters[key]}")
     count = result["count"]
     lines = [f"{count} workflow{'s' if count != 1 else ''} for {', '.join(asked)}:"]
     if not count:

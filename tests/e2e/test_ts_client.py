@@ -95,7 +95,7 @@ def test_it_accepts_the_tool_list_with_the_session_tools_on(sessions_client):
 
 
 def test_it_accepts_list_workflows(client):
-    data = accepted(client, "list_workflows", {})
+    data = accepted(client, "list_workflows", {"namespace": "wr"})
     assert BUG in {workflow["id"] for workflow in data["workflows"]}
     assert data["count"] == len(data["workflows"])
 
