@@ -102,6 +102,11 @@ class Problems(Shape):
     errors: int = Field(ge=0, description="Files that could not be loaded (their workflows are not listed).")
     warnings: int = Field(ge=0, description="Authoring warnings about files that load (IGNORED_FIELD, LEGACY_ID...).")
     command: str = Field(description="The command that shows every one, with its file and how to fix it.")
+    not_loaded: list[str] | None = Field(
+        default=None,
+        description="Workflow repositories not loaded yet (never fetched, or the fetch failed): their workflows "
+        "are missing from the list until they are.",
+    )
 
 
 class CatalogOverview(Shape):

@@ -33,7 +33,7 @@ from runs.contract.catalog import (
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.execution import WarningDict
 from workflows_app.catalog import Catalog, CatalogLoader, WorkflowEntry
-from workflows_app.diagnostics import Diagnostic, Severity
+from workflows_app.diagnostics import Code, Diagnostic, Severity
 from workflows_app.engine import outline_length
 from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.tree import top_steps, walk
@@ -114,7 +114,11 @@ def listing_of(catalog: Catalog, filters: ListFilters, *, for_people: bool = Fal
     if not filtered:
         answer["overview"] = _overview(catalog, shown, hidden=len(catalog.entries) - len(shown))
     if errors or warnings:
-        answer["problems"] = Problems(errors=errors, warnings=warnings, command=VALIDATE_CONFIGURED)
+        problems = Problems(errors=errors, warnings=warnings, command=VALIDATE_CONFIGURED)
+        unsynced = [d for d in catalog.diagnostics if d.code is Code.REPO_NOT_SYNCED and d.details]
+        if unsynced:
+            problems.not_loaded = [str(d.details["repository"]) for d in unsynced if d.details]
+        answer["problems"] = problems
     if for_people:
         answer["warnings"] = [d.as_dict() for d in catalog.diagnostics]
     return WorkflowList.model_validate(answer)

@@ -87,6 +87,7 @@ class Problems(TypedDict):
     errors: int
     warnings: int
     command: str
+    notLoaded: NotRequired[list[str] | None]
 
 
 class CatalogOverview(TypedDict):

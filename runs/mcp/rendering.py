@@ -55,6 +55,11 @@ def workflow_list_text(result: WorkflowListJson) -> str:
             "",
             f"Problems: {', '.join(c for c in counted if c)}; `{problems['command']}` shows each with its fix.",
         ]
+        for name in problems.get("notLoaded") or []:
+            lines.append(
+                f"Repository {name} is not loaded yet, so its workflows are missing: the server fetches it once "
+                f"started (`python manage.py sync_workflows --repo {name}` does it by hand)."
+            )
     return "\n".join(lines)
 
 

@@ -30,7 +30,7 @@ def test_the_server_pins_a_new_repository_after_start_up_and_runs_its_workflows(
                     found = [w for w in listing["workflows"] if w["id"] == "team.release"]
                     if found:
                         break
-                    assert listing["problems"]["warnings"] == 1  # REPO_NOT_SYNCED, until the fetch is done
+                    assert listing["problems"]["notLoaded"] == ["team"]  # REPO_NOT_SYNCED, until the fetch is done
                     await anyio.sleep(0.2)
                 assert found[0]["source"]["repository"]["commit"] == commit
                 answer = await started(client, "team.release", {})
