@@ -86,9 +86,11 @@ def list_workflows(filters: ListFilters | None = None, *, for_people: bool = Fal
     """What an agent's list_workflows answers: without a filter, the overview (tags, sources, counts);
     with one, the workflows that match. `for_people` (the dashboard, the HTTP API) also lists every
     workflow without a filter, examples included, with each problem in full and absolute paths.
-    Built once per catalog and filters."""
+    Built once per catalog for the few fixed filters (kind, namespace, examples)."""
     filters = filters or ListFilters()
     catalog = current_catalog()
+    if filters.tags or filters.query or filters.namespace:  # free-form: computed each time, never kept unbounded
+        return listing_of(catalog, filters, for_people=for_people)
     key = ("list_workflows", filters.model_dump_json(), for_people)
     listing: WorkflowList = catalog.view(key, lambda: listing_of(catalog, filters, for_people=for_people))
     return listing

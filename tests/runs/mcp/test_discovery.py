@@ -220,3 +220,11 @@ def test_a_long_filtered_list_stays_within_its_budget_and_says_how_many_are_left
     assert len(text) <= FILTERED_LIMIT, len(text)
     listed = len([line for line in text.splitlines() if line.startswith("- ")])
     assert f"{40 - listed} more not shown here (the structured answer has every one)" in text
+
+
+def test_free_form_filters_are_not_kept_per_value(service_catalog):
+    """The catalog keeps its few fixed listings; a query or tags an agent invents are not kept one by one."""
+    catalog = catalog_service.current_catalog()
+    for index in range(50):
+        listing({"query": f"word{index}", "tags": [f"tag{index}"]})
+    assert len(catalog.views) <= 4
