@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 from pydantic import Field, field_validator, model_validator
 
 from runs.contract.base import OpenShape, Shape
+from runs.contract.catalog import ListFilters
 from workflows_app.engine.jsontypes import JsonObject
 
 # Bounds on what an agent may send. They keep one call from filling the store or stalling the server.
@@ -192,9 +193,27 @@ class InWorkspace(Shape):
 
 
 class ListWorkflowsInput(InWorkspace):
+    tags: list[Annotated[str, Field(min_length=1, max_length=40)]] | None = Field(
+        default=None,
+        max_length=10,
+        description="List the workflows with any of these tags (ids from the overview; 'untagged' for the rest).",
+    )
+    query: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="List the workflows whose id, title, description or tags hold every word (case and "
+        "punctuation ignored).",
+    )
     kind: Literal["workflow", "routine"] | None = Field(default=None, description="Only workflows or only routines.")
     namespace: str | None = Field(default=None, max_length=100, description="Only ids in this namespace, e.g. 'wr'.")
+    include_examples: bool = Field(default=False, description="Also example and test workflows (left out otherwise).")
     workspace_path: WorkspacePath
+
+    def filters(self) -> ListFilters:
+        """The filters as given (what was left out stays out of the answer's `filters`); where the call
+        works is not a filter."""
+        return ListFilters(**{name: getattr(self, name) for name in self.model_fields_set - {"workspace_path"}})
 
 
 class InspectWorkflowInput(InWorkspace):

@@ -11,7 +11,7 @@ from runs.contract.inputs import StartWorkflowInput
 from runs.contract.preferences import CHOICES, follow_recommendation, resolve
 from runs.execution import delegations, workspace
 from runs.execution.answer import OUTCOME_KIND, chat_opening, node_response
-from runs.execution.catalog import current_catalog, find_workflow, unknown_workflow_ids
+from runs.execution.catalog import current_catalog, find_workflow, renamed_workflow, unknown_workflow_ids
 from runs.execution.recording import begin_run, journal_for_new_run, observe
 from runs.store import ratelimit
 from runs.store.journal import write
@@ -36,6 +36,7 @@ def start_workflow(request: StartWorkflowInput) -> ExecutionResult:
         effective, notices = follow_recommendation(entry.compiled, effective, chosen)
         notices += unread_context_warnings(entry.compiled, context)
         notices += unknown_workflow_ids(entry.compiled, catalog)
+        notices += renamed_workflow(request.workflow_id, entry.id, catalog)
         run, node, attempt = begin_run(journal, entry, begun, effective)
         delegations.spawn(journal, run, node, begun.pending)
         observe(journal, run)

@@ -86,7 +86,7 @@ def resume_session(request: ResumeSessionInput) -> JsonObject:
 
 
 def read_workflows() -> JsonObject:
-    """The catalog: the list_workflows answer without filters, so the resource and the tool agree."""
+    """The catalog's overview: the list_workflows answer without filters, so the resource and the tool agree."""
     return catalog.list_workflows().dump()
 
 

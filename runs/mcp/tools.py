@@ -89,7 +89,7 @@ def error_outcome(exc: WorkRailError) -> ToolOutcome:
 
 
 def _list_workflows(request: inputs.ListWorkflowsInput) -> WorkflowListJson:
-    answer = catalog_use_cases.list_workflows(kind=request.kind, namespace=request.namespace)
+    answer = catalog_use_cases.list_workflows(request.filters())
     return cast(WorkflowListJson, answer.dump())
 
 
@@ -122,13 +122,14 @@ def tool_specs() -> dict[str, ToolSpec[Any]]:
             name="list_workflows",
             title="List workflows",
             summary=(
-                "List the workflows and routines WorkRail can run, with their ids, what they do, where they "
-                "come from, how many steps they have and their workflowHash. Files that failed to load are "
-                "reported under 'warnings' with the file, a JSON pointer and how to fix them. Read-only."
+                "Find the workflow for a task. Without arguments: an overview of the catalog by tag (what each "
+                "tag is for, how many workflows it holds) and by source. With tags and/or query: the matching "
+                "workflows, one line each (id, title, what it is for, length, source), and which to take when "
+                "two do the same job. Examples and tests are left out unless includeExamples. Read-only."
             ),
             input=inputs.ListWorkflowsInput,
             outputs=(catalog.WorkflowList,),
-            examples=[{}, {"kind": "workflow"}, {"namespace": "wr"}],
+            examples=[{}, {"tags": ["investigation"]}, {"query": "merge request review"}],
             annotations=READ_ONLY,
             handler=_list_workflows,
             render=rendering.workflow_list_text,
@@ -145,7 +146,7 @@ def tool_specs() -> dict[str, ToolSpec[Any]]:
             input=inputs.InspectWorkflowInput,
             outputs=(catalog.WorkflowInspection,),
             examples=[
-                {"workflowId": "wr.bug_investigation"},
+                {"workflowId": "wr.evidence_first_bug_fix"},
                 {"workflowId": "wr.code_review", "mode": "preview"},
             ],
             annotations=READ_ONLY,
@@ -165,7 +166,7 @@ def tool_specs() -> dict[str, ToolSpec[Any]]:
             input=inputs.StartWorkflowInput,
             outputs=(execution.ExecutionResult,),
             examples=[
-                {"workflowId": "wr.bug_investigation", "goal": "Find why exports time out for large sessions."},
+                {"workflowId": "wr.evidence_first_bug_fix", "goal": "Find why exports time out for large sessions."},
                 {"workflowId": "wr.code_review", "context": {"ticketId": "AUTH-1234", "reviewAreas": ["api", "db"]}},
             ],
             annotations=Annotations(read_only=False, destructive=False, idempotent=False),

@@ -40,7 +40,7 @@ def test_the_projector_keeps_each_session_and_run_summarised(service_catalog):
     built = two_runs_one_forked_twice()
     session = Session.objects.get(public_id=built.session_id)
     assert session.status == SessionStatus.IN_PROGRESS
-    assert session.workflow_ids.split() == ["wr.mr_review", "wr.routine-focused_plan"]
+    assert session.workflow_ids.split() == ["wr.risk_scaled_mr_review", "wr.routine-focused_plan"]
     assert session.run_count == 2
     review = Run.objects.get(public_id=built.review_run)
     assert review.node_count == Node.objects.filter(run=review).count() == 11
@@ -166,7 +166,7 @@ def test_a_session_detail_lists_runs_checkpoints_and_a_timeline_lane_per_run(ser
     built = two_runs_one_forked_twice()
     detail = overview.session_detail(built.session_id)
     assert [r.run_id for r in detail.runs] == [built.review_run, built.plan_run]
-    assert detail.runs[0].workflow_name == "Merge Request Review"
+    assert detail.runs[0].workflow_name == "Risk-Scaled Merge Request Review"
     assert detail.mode == "guided"
     assert [c.notes_markdown.split(".")[0] for c in detail.checkpoints] == ["Checkpoint: halfway"]
     assert [lane.run_id for lane in detail.timeline] == [built.review_run, built.plan_run]
@@ -208,7 +208,7 @@ def test_a_run_detail_shows_the_branch_of_the_node_asked_for(service_catalog):
 
 
 def test_a_run_detail_costs_the_same_queries_for_a_short_and_a_long_run(service_catalog):
-    short = start_workflow("wr.mr_review", context={"changeRef": "!1"})
+    short = start_workflow("wr.risk_scaled_mr_review", context={"changeRef": "!1"})
     advance(short, "one")
     few = queries(lambda: run_view.run_detail(short["session"]["runId"]))
     built = two_runs_one_forked_twice()
@@ -246,7 +246,7 @@ def test_session_events_are_paged_by_seq(service_catalog):
 
 
 def test_a_mode_change_is_recorded_and_taken_by_the_next_step_not_by_older_nodes(service_catalog):
-    start = start_workflow("wr.mr_review", context={"changeRef": "!1", "sessionKey": SESSION_KEY})
+    start = start_workflow("wr.risk_scaled_mr_review", context={"changeRef": "!1", "sessionKey": SESSION_KEY})
     first = advance(start, "Triaged.")
     result = session_actions.change_preferences(start["session"]["sessionId"], PreferencesChange(mode="unattended"))
     assert result.mode == "unattended"

@@ -253,11 +253,11 @@ def test_workrail_s_own_library_loads_with_its_wr_ids(home, tmp_path, corpus_dir
     routine = catalog.get("wr.routine-design-review")
     assert routine is not None and routine.kind == "routine" and routine.source.kind is SourceKind.GIT
     assert catalog.get("wr.classify-task") is not None
-    assert catalog.get("wr.bug_investigation").source.kind is SourceKind.BUNDLED
+    assert catalog.get("wr.evidence_first_bug_fix").source.kind is SourceKind.BUNDLED
 
 
 def test_a_repository_s_copy_of_a_bundled_wr_id_loses_to_the_bundled_one_and_says_so(home, origin):
-    copy = origin.commit({"bug.json": workflow_doc("wr.bug_investigation", name="Repository copy")})
+    copy = origin.commit({"bug.json": workflow_doc("wr.evidence_first_bug_fix", name="Repository copy")})
 
     report = run_sync(one(origin.url), home)
 
@@ -265,6 +265,6 @@ def test_a_repository_s_copy_of_a_bundled_wr_id_loses_to_the_bundled_one_and_say
     [note] = [d for f in report.files for d in f.diagnostics]
     assert note.code is Code.DUPLICATE_ID and note.severity is Severity.WARNING
     catalog = catalog_of(home, origin.url)
-    assert catalog.get("wr.bug_investigation").source.kind is SourceKind.BUNDLED
+    assert catalog.get("wr.evidence_first_bug_fix").source.kind is SourceKind.BUNDLED
     [clash] = [d for d in catalog.diagnostics if d.code is Code.DUPLICATE_ID]
     assert f"repository flows at {copy[:7]}" in clash.message and "bundled" in clash.fix
