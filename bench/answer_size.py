@@ -55,7 +55,13 @@ from harness.processes import manage_command, run_captured
 from harness.stdio import HarnessError, StdioServer
 
 LIBRARY_WORKFLOW = "wr.bug-investigation"
-BUNDLED = ["wr.bug_investigation", "wr.code_review", "wr.coding_task", "wr.mr_review", "wr.workflow_authoring"]
+BUNDLED = [
+    "wr.evidence_first_bug_fix",
+    "wr.code_review",
+    "wr.change_in_slices",
+    "wr.risk_scaled_mr_review",
+    "wr.workflow_authoring",
+]
 GOAL = (
     "Customers on the Pro plan are charged twice when their card needs a 3-D Secure check: the first charge "
     "is made before the check, and a second one after it succeeds. It started with the payments release of "

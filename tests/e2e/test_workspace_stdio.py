@@ -81,13 +81,13 @@ def test_a_changed_root_is_asked_for_again(tmp_path):
 
     async def main() -> None:
         async with Client(from_root(tmp_path), mode="legacy", list_roots_callback=roots, read_timeout_seconds=60) as c:
-            before = await session_of(c, await started(c, "wr.bug_investigation", {}))
+            before = await session_of(c, await started(c, "wr.evidence_first_bug_fix", {}))
             assert before["gitBranch"] == "alpha-work"
             roots.paths = [second]
             await c.send_roots_list_changed()
             with anyio.fail_after(30):  # the notification is heard before a later call, not necessarily the next
                 while True:
-                    after = await session_of(c, await started(c, "wr.bug_investigation", {}))
+                    after = await session_of(c, await started(c, "wr.evidence_first_bug_fix", {}))
                     if after["gitBranch"] != "alpha-work":
                         break
             assert (after["gitBranch"], after["workspacePath"]) == ("beta-work", str(second))

@@ -291,7 +291,7 @@ def test_workflow_authoring_validates_each_revision_until_the_user_accepts_it(ca
 def test_mr_review_findings_contract_requires_what_its_words_require(catalog):
     """The prompt and the guidance ask every finding for a location, what goes wrong and the change to make:
     the contract requires them too, so its template never offers them as fields to remove."""
-    compiled = compiled_of(catalog, "wr.mr_review")
+    compiled = compiled_of(catalog, "wr.risk_scaled_mr_review")
     guidance = " ".join(compiled["metaGuidance"])
     assert "Every finding needs a location, a concrete failure scenario or cost, and a suggested change." in guidance
     [step] = [step for step in compiled["steps"] if step["id"] == "record-findings"]

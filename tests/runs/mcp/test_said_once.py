@@ -153,14 +153,14 @@ def test_delegation_advice_comes_only_where_a_step_delegates(service_catalog):
 
 
 def test_inspect_preview_does_not_repeat_metadata(service_catalog):
-    workflow = "wr.mr_review"
+    workflow = "wr.risk_scaled_mr_review"
     metadata = call("inspect_workflow", {"workflowId": workflow}).text
     preview = call("inspect_workflow", {"workflowId": workflow, "mode": "preview"})
     described = preview.structured["workflow"]
     for said in (described["description"], described["workflowHash"], described["about"].splitlines()[2]):
         assert said in metadata and said not in preview.text
     assert preview.structured["steps"][0]["prompt"][:60] in preview.text
-    assert 'inspect_workflow {"workflowId": "wr.mr_review"}' in preview.text
+    assert 'inspect_workflow {"workflowId": "wr.risk_scaled_mr_review"}' in preview.text
 
 
 def test_a_blocked_retry_gives_the_call_rules_in_one_line(service_catalog, four):

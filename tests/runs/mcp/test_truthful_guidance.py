@@ -451,7 +451,7 @@ def test_autopilot_says_once_which_wins_at_a_confirmation_and_speaks_in_mode_nam
         "list-changed-files": {"reviewAreas": ["api"]},
         "confirm-comments": {"postComments": False},
     }
-    answer = start_workflow("wr.mr_review", {"changeRef": "MR !1"}, mode="autopilot")
+    answer = start_workflow("wr.risk_scaled_mr_review", {"changeRef": "MR !1"}, mode="autopilot")
     assert (answer["mode"], answer["preferences"]["autonomy"]) == ("autopilot", "full_auto_stop_on_user_deps")
     texts = {}
     while answer["pending"] is not None:
