@@ -15,8 +15,10 @@ import shlex
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+from urllib.request import url2pathname
 
 import dj_database_url
 from django.conf import settings
@@ -29,6 +31,7 @@ HIDDEN_PASSWORD = "********"
 
 # The installed console script (pyproject.toml's [project.scripts]).
 CONSOLE_SCRIPT = "workrail-py"
+DISTRIBUTION = "workrail-py"  # its name on PyPI: the console script's package
 
 
 @dataclass(frozen=True)
@@ -99,9 +102,30 @@ def server_command() -> list[str]:
     if manage_py.is_file():
         return [sys.executable, str(manage_py), "mcp"]
     if run_by_uvx():
-        return ["uvx", CONSOLE_SCRIPT, "mcp"]  # its environment is a cache entry, which uv may replace
+        # Its environment is a cache entry, which uv may replace: name what uvx needs to make it again.
+        return ["uvx", *uvx_source(), CONSOLE_SCRIPT, "mcp"]
     script = Path(sys.executable).parent / CONSOLE_SCRIPT
     return [str(script) if script.is_file() else CONSOLE_SCRIPT, "mcp"]
+
+
+def uvx_source() -> list[str]:
+    """uvx's options that make this very installation again. Installed from a local directory or wheel
+    (`uvx --from ./clone`: PEP 610's direct_url.json says so), the package's name alone would find
+    nothing before a release, or the published one instead of this: `--from` names the path. The
+    interpreter running now is named too, as uv may not find a Python 3.12 by itself (and would try to
+    download one)."""
+    options = ["--python", os.path.realpath(sys.executable)]
+    try:
+        raw = metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        raw = None
+    try:
+        url = str(json.loads(raw).get("url", "")) if raw else ""
+    except (ValueError, AttributeError):
+        url = ""
+    if url.startswith("file://"):
+        options += ["--from", url2pathname(urlsplit(url).path)]
+    return options
 
 
 def run_by_uvx() -> bool:

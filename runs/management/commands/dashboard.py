@@ -89,7 +89,12 @@ class Command(BaseCommand):
     help = "Start the WorkRail dashboard on 127.0.0.1 (loopback only) and print agent connection details."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--port", type=int, default=settings.DASHBOARD_PORT)
+        parser.add_argument(
+            "--port",
+            type=int,
+            default=settings.DASHBOARD_PORT,
+            help=f"The port on 127.0.0.1 to serve on (default {settings.DASHBOARD_PORT}: WORKRAIL_PORT, else 8765).",
+        )
 
     def handle(self, *args: Any, port: int, **options: Any) -> None:
         check_port_free(port)  # before printing anything: no connect block above an error

@@ -180,8 +180,23 @@ def test_an_installed_dashboard_names_its_console_script_or_uvx(settings, tmp_pa
 
     monkeypatch.setenv("UV", "/usr/bin/uv")
     monkeypatch.setattr(connect.sys, "prefix", "/home/u/.cache/uv/archive-v0/1olhqGwbSyDq3M7v")
-    assert connect.server_command() == ["uvx", "workrail-py", "mcp"]
-    assert connection_instructions().claude_code.endswith("-- uvx workrail-py mcp")
+    python = os.path.realpath(connect.sys.executable)
+
+    class Installed:
+        def __init__(self, direct_url: str | None) -> None:
+            self.direct_url = direct_url
+
+        def read_text(self, name: str) -> str | None:
+            return self.direct_url if name == "direct_url.json" else None
+
+    # From PyPI: no direct_url.json; the package's name finds it again.
+    monkeypatch.setattr(connect.metadata, "distribution", lambda name: Installed(None))
+    assert connect.server_command() == ["uvx", "--python", python, "workrail-py", "mcp"]
+    assert connection_instructions().claude_code.endswith(f"-- uvx --python {python} workrail-py mcp")
+    # `uvx --from ./clone`: before a release the name alone finds nothing, so the page names the clone.
+    clone = {"url": "file:///srv/work/workrail", "dir_info": {}}
+    monkeypatch.setattr(connect.metadata, "distribution", lambda name: Installed(json.dumps(clone)))
+    assert connect.server_command() == ["uvx", "--python", python, "--from", "/srv/work/workrail", "workrail-py", "mcp"]
 
 
 def test_a_workflow_repository_s_query_string_token_is_hidden_on_the_page(defaults):
