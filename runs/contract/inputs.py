@@ -172,10 +172,7 @@ class StepOutput(Shape):
         return data
 
 
-WORKSPACE_PATH_DESCRIPTION = (
-    "The absolute path of the directory you work in (the project's root): WorkRail records its git branch and "
-    "reads its .workrail/workflows. Leave it out to use your client's root (else the server's project directory)."
-)
+WORKSPACE_PATH_DESCRIPTION = "The project's root, as an absolute path, if your client has no roots for it."
 
 
 WorkspacePath = Annotated[
@@ -237,10 +234,8 @@ class StartWorkflowInput(InWorkspace):
         default=None,
         min_length=1,
         max_length=MAX_GOAL_CHARS,
-        description="The task in a sentence or two, in the user's words. It is shown whole at start and wherever "
-        "a chat picks the run up again, it becomes context.goal (a workflow that reads 'the session goal' reads "
-        "this), the dashboard titles the session with it, and a search for earlier work finds the session by its "
-        "words.",
+        description="The task in a sentence or two, in the user's words: context.goal, the session's title, "
+        "shown whole at start and whenever a chat picks the run up again.",
     )
     preferences: Preferences | None = None
     mode: ModeName | None = Field(

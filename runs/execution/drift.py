@@ -25,13 +25,22 @@ def source_stat(path: Path | str) -> str:
 def drift_warnings(run: Run) -> list[WarningDict]:
     if not run.source_path or source_stat(run.source_path) == run.source_stat:
         return []
-    entry = current_catalog().get(run.workflow_id)
+    entry = current_catalog().resolve(run.workflow_id)
     if entry is None:
+        # No file path here: an agent's answer never names a path (a git source's lives in WORKRAIL_HOME).
         return [
             {
                 "code": "WORKFLOW_SOURCE_MISSING",
-                "message": f"Workflow '{run.workflow_id}' is no longer loadable from {run.source_path}; this run "
-                "continues on the snapshot it was started with.",
+                "message": f"Workflow '{run.workflow_id}' is no longer in the catalog (its file was moved or "
+                "removed); this run continues on the snapshot it was started with. Nothing to do for this run.",
+            }
+        ]
+    if entry.id != run.workflow_id:  # renamed since: the run goes on as it was, new runs use the new id
+        return [
+            {
+                "code": "WORKFLOW_CHANGED_ON_DISK",
+                "message": f"Workflow '{run.workflow_id}' is '{entry.id}' now; this run continues on its pinned "
+                f"snapshot {run.pinned_id[:19]}…. Nothing to do for this run; start new ones with '{entry.id}'.",
             }
         ]
     if entry.workflow_hash != run.pinned_id:

@@ -380,13 +380,13 @@ def _rehydrated_lines(result: ExecutionJson, goal_shown: str | None) -> list[str
         if k not in brief and not (k == "goal" and v == goal_shown)
     }
     if run_context:
-        values = [_clipped(value) for value in run_context.values()]
-        shown = "; ".join(f"{key} = {value}" for key, value in zip(run_context, values, strict=True))
-        lines.append(f"Context so far (what earlier steps set): {shown}")
-        if any(value.endswith(CUT) for value in values):
-            lines.append(
-                f"(Values ending in {CUT} are cut short here; runContext in the structured answer has them whole.)"
-            )
+        # A chat starting here has nothing else to read them from (a text client shows no structured
+        # answer): each value whole, one a line, up to a bound only a document-sized value reaches.
+        lines.append("Context so far (what earlier steps set):")
+        for key, value in run_context.items():
+            text = _clipped(value, CONTEXT_VALUE_SHOWN)
+            cut = " (cut here; runContext in the structured answer has it whole)" if text.endswith(CUT) else ""
+            lines.append(f"- {key} = {text}{cut}")
     lines += _recap_lines("Recap of earlier notes", _given(result.get("recap")))
     branches = result.get("branches")
     if branches:
@@ -463,6 +463,7 @@ def progress_text(progress: Progress) -> str:
 
 
 CUT = "…"
+CONTEXT_VALUE_SHOWN = 4000  # characters of one context value a rehydrate shows
 
 
 def _clipped(value: Any, limit: int = 120) -> str:

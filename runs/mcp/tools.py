@@ -160,7 +160,7 @@ def tool_specs() -> dict[str, ToolSpec[Any]]:
                 "Start a run of a workflow and get its first step. The answer holds the step to do (pending), "
                 "a stateToken and an ackToken, and nextCall: the exact continue_workflow call to make once the "
                 "step is done, with every '<fill in ...>' blank to replace. Tokens are opaque: copy them "
-                "exactly. Give the user's task as goal (a sentence or two): every step shows it. A "
+                "exactly. Give the user's task as goal (a sentence or two), in the user's words. A "
                 "context.ticketId or context.sessionKey groups runs into one session."
             ),
             input=inputs.StartWorkflowInput,

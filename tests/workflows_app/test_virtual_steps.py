@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from runs.execution import catalog as catalog_service
 from runs.mcp.rendering import workflow_details_text
 from tests.support.mcp_calls import call
 from tests.support.paths import FIXTURE_WORKFLOWS
@@ -182,7 +183,9 @@ def test_a_cognitive_verification_asks_for_a_reasoning_check_after_the_command()
 def test_a_delegated_audit_to_a_missing_workflow_is_warned_about(service_catalog):
     document = delegated_checks()
     path = write_json(service_catalog["extra"] / "delegated.json", document)  # its routine is not there
-    details = call("inspect_workflow", {"workflowId": "fixture.delegated_checks"})
+    told = call("inspect_workflow", {"workflowId": "fixture.delegated_checks"})["workflow"]
+    assert told["warningCount"] == 1 and "validate_workflow" in told["validateCommand"]  # an agent: a count
+    details = catalog_service.inspect_workflow("fixture.delegated_checks", for_people=True).dump()
     [problem] = details["workflow"]["warnings"]
     assert (problem["code"], problem["pointer"], problem["file"]) == (
         "UNKNOWN_DELEGATION",

@@ -80,6 +80,15 @@ NOT_READ = "nothing later reads it; kept for the record"
 NOT_READ_BUT_NAMED = (
     "no later condition, loop or template reads it; the prompts of later steps name it or its values: {}"
 )
+NAMED_SHOWN = 2  # later steps named in a line; the rest counted (every step that names it is the same news)
+
+
+def _first_named(steps: list[str]) -> str:
+    shown = ", ".join(f"'{step}'" for step in steps[:NAMED_SHOWN])
+    more = len(steps) - NAMED_SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_]+)*)\s*(?:[+-]\s*\d+\s*)?\}\}")
 
 
@@ -159,7 +168,7 @@ def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
         if entry["why"] == NOT_READ:
             named = _named_later(index, var, [*entry.get("values", ()), *entry.get("choices", ())], position)
             if named:
-                entry["why"] = NOT_READ_BUT_NAMED.format(", ".join(f"'{step}'" for step in named))
+                entry["why"] = NOT_READ_BUT_NAMED.format(_first_named(named))
         if var in index.enums:
             allowed, where = index.enums[var]
             entry["allowed"] = list(allowed)
@@ -168,10 +177,18 @@ def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
     return found
 
 
+# Values too common in any prose to say a prompt that holds them means this variable.
+_COMMON_WORDS = frozenset({"true", "false", "yes", "none", "null", "all", "any"})
+
+
+def _distinctive(value: str) -> bool:
+    return value.isidentifier() and len(value) >= 3 and value.lower() not in _COMMON_WORDS
+
+
 def _named_later(index: Index, var: str, values: list[Any], position: tuple[int, ...]) -> list[str]:
     """The later steps whose prompts name `var`, or one of the words it takes (THOROUGH for reviewMode):
     what they do with it is prose, so nothing more is claimed, and "nothing later reads it" is not said."""
-    names = {var, *(value for value in values if isinstance(value, str) and value.isidentifier())}
+    names = {var, *(value for value in values if isinstance(value, str) and _distinctive(value))}
     return [index.ids[where] for where, found in index.words.items() if names & found and _later(where, position)]
 
 

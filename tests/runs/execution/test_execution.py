@@ -448,3 +448,17 @@ def test_a_runs_accumulated_context_is_bounded_and_a_refusal_records_nothing(ser
     assert (
         max(len(json.dumps(n)) for n in Node.objects.values_list("engine_state", flat=True)) < 2 * MAX_RUN_CONTEXT_BYTES
     )
+
+
+def test_a_run_of_a_workflow_renamed_since_is_told_the_new_id_and_no_path(three):
+    response = start_workflow("project.three")
+    renamed = three_steps()
+    renamed["id"], renamed["formerIds"] = "project.three_steps", ["project.three"]
+    write_json(three, renamed)
+    os.utime(three, ns=(10**18, 10**18))
+    second = ack(response)
+    assert second["pending"]["stepId"] == "two"  # on its pinned snapshot
+    [warning] = second["warnings"]
+    assert warning["code"] == "WORKFLOW_CHANGED_ON_DISK"
+    assert "'project.three' is 'project.three_steps' now" in warning["message"]
+    assert str(three.parent) not in warning["message"]

@@ -72,9 +72,11 @@ def test_a_file_is_not_a_workspace(tmp_path, service_catalog):
 @pytest.mark.django_db
 def test_workspace_path_names_the_project_its_branch_and_its_workflows(repo, tmp_path, service_catalog):
     write_json(tmp_path / ".workrail" / "workflows" / "mine.json", workflow_doc("mine.flow"))
-    listed = call("list_workflows", {"workspacePath": str(tmp_path)})
+    listed = call("list_workflows", {"workspacePath": str(tmp_path), "namespace": "mine"})
     assert "mine.flow" in {workflow["id"] for workflow in listed["workflows"]}
-    assert "mine.flow" not in {workflow["id"] for workflow in call("list_workflows", {})["workflows"]}
+    assert "mine.flow" not in {
+        workflow["id"] for workflow in call("list_workflows", {"namespace": "mine"})["workflows"]
+    }
     answer = start_workflow("mine.flow", workspacePath=str(tmp_path))
     session = Session.objects.get(public_id=answer["session"]["sessionId"])
     head = git("rev-parse", "HEAD", cwd=tmp_path)

@@ -4,6 +4,7 @@ the whole truth up front, conditional rules read as conditional, and nested list
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -240,7 +241,24 @@ def test_a_rehydrate_shows_the_context_earlier_steps_set(service_catalog):
     )
     again = continue_workflow(stateToken=moved["stateToken"])
     assert again["runContext"]["verifyCommand"] == "make test"
-    assert 'Context so far (what earlier steps set): ticketId = "T-9"' in rendering.execution_text(again)
+    text = rendering.execution_text(again)
+    assert 'Context so far (what earlier steps set):\n- ticketId = "T-9"' in text
+    assert '- verifyCommand = "make test"' in text
+
+
+def test_a_rehydrate_shows_a_long_context_value_whole_in_the_text(service_catalog):
+    """A new chat reads only the text: a plan set as context earlier is there whole, not cut at 120."""
+    start = start_workflow("wr.change_in_slices", {"ticketId": "T-10"})
+    plan = "Slice 1: add the option with its test. " * 30  # about 1,200 characters
+    moved = continue_workflow(
+        stateToken=start["stateToken"],
+        ackToken=start["ackToken"],
+        output=notes_for(start["pending"]),
+        context={"riskLevel": "low", "changeSize": "small", "verifyCommand": "make test", "planSummary": plan},
+    )
+    text = rendering.execution_text(continue_workflow(stateToken=moved["stateToken"]))
+    assert f"- planSummary = {json.dumps(plan)}" in text
+    assert "cut here" not in text
 
 
 def test_an_unknown_argument_is_answered_with_the_ones_the_tool_accepts(service_catalog):

@@ -220,3 +220,26 @@ def test_only_what_the_prompt_asks_for_is_said_to_be_asked_and_nothing_later_rea
     assert found["reviewMode"]["why"] == (
         "no later condition, loop or template reads it; the prompts of later steps name it or its values: 'synthesis'"
     )
+
+
+def test_a_value_many_later_prompts_name_says_the_first_two_and_counts_the_rest():
+    """Every later step that names it is the same news: a line names two and counts the others."""
+    compiled = workflow(
+        step("triage", prompt="Set context `rigorMode`: QUICK / THOROUGH."),
+        *(step(f"phase-{n}", prompt=f"Phase {n}: in THOROUGH mode check twice.") for n in range(1, 6)),
+    )
+    [item] = expected_context(compiled, start(compiled).state)
+    assert item["why"] == (
+        "no later condition, loop or template reads it; the prompts of later steps name it or its values: "
+        "'phase-1', 'phase-2' and 3 more"
+    )
+
+
+def test_a_yes_or_no_value_is_not_named_by_a_later_prompt_that_says_true_or_false():
+    """A trial agent was told a summary step named `reproduced` because its prompt said 'false'."""
+    compiled = workflow(
+        step("repro", prompt="Set context `reproduced` to true or false."),
+        step("final-summary", prompt="Summarize; mark each claim true or false."),
+    )
+    [item] = expected_context(compiled, start(compiled).state)
+    assert "final-summary" not in item["why"]
