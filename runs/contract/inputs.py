@@ -206,6 +206,11 @@ class StartWorkflowInput(Shape):
         default=None,
         description=f"A preset of preferences: {modes_in_words()}. Explicit preferences override it.",
     )
+    parent_state_token: TokenText | None = Field(
+        default=None,
+        description="When a step asks you to delegate: that step's stateToken, which links this run to it (the "
+        "step then shows what the run recorded, and the run's last answer gives the call back to the step).",
+    )
 
     _context_size = field_validator("context")(_bounded_context)
 
