@@ -63,7 +63,8 @@ def node_response(
     elif pending is not None and step is not None and step.get("virtualOf"):
         pending = combined_by(run, node, step, pending)  # a synthesis shows what the delegations recorded
     if pending is not None:
-        pending = with_linked_runs(run, node, pending, state_token)  # runs started with parentStateToken
+        # The runs started with this step's stateToken as parentStateToken (a new run has none yet).
+        pending = with_linked_runs(run, node, pending, state_token, new_run=journal.projector.started(run))
     shaped = modes.shape_pending(pending, step, preferences, context)
     source = handed_out(run) if run.parent_run_id is not None else None
     if shaped is not None:

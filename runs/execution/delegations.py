@@ -220,12 +220,15 @@ def link_target(state_token_id: int, context: JsonObject) -> tuple[Run, Node]:
     return run, origin(node)
 
 
-def with_linked_runs(run: Run, node: Node, pending: JsonObject, state_token: str) -> JsonObject:
+def with_linked_runs(run: Run, node: Node, pending: JsonObject, state_token: str, *, new_run: bool) -> JsonObject:
     """`pending` with the runs linked to its step (start_workflow's parentStateToken), each with its status,
     its stateToken and what it recorded (a budget shared between them), and, where the step's prompt asks
-    the agent to delegate (a step without a parallel step's own delegations), how to link one."""
+    the agent to delegate (a step without a parallel step's own delegations), how to link one. A `new_run`
+    (started in this transaction) has nothing linked to it yet: no query."""
     if not pending.get("delegations") and asks_to_delegate(str(pending.get("prompt") or "")):
         pending = {**pending, "delegateWith": {"parentStateToken": state_token}}
+    if new_run:
+        return pending
     linked = list(Run.objects.filter(parent_run=run, delegation_index__isnull=True).order_by("pk"))
     if not linked:  # the usual case, in one query
         return pending

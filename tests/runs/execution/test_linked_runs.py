@@ -77,7 +77,8 @@ def test_a_run_started_with_parentStateToken_links_both_ways(audit):
     assert linked.delegation_index is None and linked.session_id == parent_run.session_id
     assert child["delegatedBy"]["linked"] and child["delegatedBy"]["stepId"] == "challenge"
     opening = execution_text(child)
-    assert f"This run is linked to run {parent_run.public_id}'s step 'Challenge the first reading' [challenge]" in opening
+    link = f"This run is linked to run {parent_run.public_id}'s step 'Challenge the first reading' [challenge]"
+    assert link in opening
     assert "its last answer gives the call back to that step" in opening
     assert child["pending"]["prompt"] == "Look again at billing for what a first reading missed."
 
