@@ -245,7 +245,10 @@ def test_a_rehydrate_shows_the_context_earlier_steps_set(service_catalog):
 def test_an_unknown_argument_is_answered_with_the_ones_the_tool_accepts(service_catalog):
     outcome = tools.call("start_workflow", {"workflowId": "wr.coding_task", "task": "Add CSV export"})
     assert outcome.is_error and outcome.structured["error"]["code"] == "INVALID_INPUT"
-    assert "It accepts: workflowId, context, goal, preferences, mode." in outcome.structured["error"]["message"]
+    assert (
+        "It accepts: workflowId, context, goal, preferences, mode, parentStateToken."
+        in outcome.structured["error"]["message"]
+    )
 
 
 def test_the_goal_given_at_start_is_the_session_goal_shown_with_every_step(service_catalog):
