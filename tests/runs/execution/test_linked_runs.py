@@ -9,6 +9,7 @@ import pytest
 from harness.projections import snapshot
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.execution import ExecutionResult
+from runs.execution import delegations
 from runs.mcp.rendering import execution_text
 from runs.models import Event, Run
 from runs.store.actors import Actor, Door, acting_as
@@ -82,6 +83,13 @@ def test_a_run_started_with_parentStateToken_links_both_ways(audit):
     assert "its last answer gives the call back to that step" in opening
     assert child["pending"]["prompt"] == "Look again at billing for what a first reading missed."
 
+    reopened = continue_workflow(stateToken=child["stateToken"])  # a chat (a subagent) opening the linked run
+    assert reopened["delegatedBy"]["brief"] == ["change"]
+    assert 'Your brief (the context the parent handed to this run, in full):\n- change = "billing"' in execution_text(
+        reopened
+    )
+    assert "change" not in [e["key"] for e in reopened["pending"].get("expectedContext") or []]
+
     waiting = continue_workflow(stateToken=step["stateToken"])  # the parent step, while its linked run works
     (shown,) = waiting["pending"]["linkedRuns"]
     assert (shown["runId"], shown["status"], shown["workflowName"]) == (linked.public_id, "in_progress", "Second look")
@@ -152,3 +160,16 @@ def test_a_bad_or_foreign_parentStateToken_is_refused_with_what_to_send(audit):
         lambda: start_workflow(ROUTINE, {"sessionKey": "other-work"}, parentStateToken=step["stateToken"])
     )
     assert elsewhere.code == ErrorCode.INVALID_INPUT and elsewhere.details["pointer"] == "/context/sessionKey"
+
+
+def test_a_step_shows_its_newest_linked_runs_and_counts_them_all(audit, monkeypatch):
+    monkeypatch.setattr(delegations, "LINKED_RUNS_SHOWN", 2)
+    step = ack(start_workflow(audit))
+    started = [start_workflow(ROUTINE, {"change": c}, parentStateToken=step["stateToken"]) for c in "abc"]
+    waiting = continue_workflow(stateToken=step["stateToken"])
+    shown = waiting["pending"]["linkedRuns"]
+    assert [run["runId"] for run in shown] == [s["session"]["runId"] for s in started[1:]]
+    assert waiting["pending"]["linkedRunCount"] == 3
+    text = execution_text(waiting)
+    assert "Runs linked to this step (3, the newest 2 shown)" in text and f"3. {ROUTINE}" in text
+    assert started[2]["delegatedBy"]["number"] == 3 and started[2]["delegatedBy"]["count"] == 3
