@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import REPO, clean_env
 from harness.answers import context_for  # plausible values for what a step expects: runs move on
 
-WORKFLOWS = ["wr.routine-focused_plan", "wr.coding_task", "wr.mr_review"]
+WORKFLOWS = ["wr.routine-focused_plan", "wr.change_in_slices", "wr.risk_scaled_mr_review"]
 KEPT_WORKFLOW = "wr.routine-focused_plan"
 EXPIRED_DAYS = 90
 

@@ -123,7 +123,13 @@ def bulk_sessions(count: int, first: int = 0) -> None:
                 session_key=f"TICKET-{index}",
                 title=f"TICKET-{index}: {rng.choice(VERBS)} the {rng.choice(THINGS)}",
                 status=rng.choice(statuses),
-                workflow_ids=rng.choice(["wr.coding_task", "wr.mr_review", "wr.bug_investigation wr.mr_review"]),
+                workflow_ids=rng.choice(
+                    [
+                        "wr.change_in_slices",
+                        "wr.risk_scaled_mr_review",
+                        "wr.evidence_first_bug_fix wr.risk_scaled_mr_review",
+                    ]
+                ),
                 run_count=rng.randint(1, 3),
                 branch_count=rng.randint(1, 5),
                 git_branch=rng.choice(branches),

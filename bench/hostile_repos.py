@@ -18,11 +18,9 @@ Prints:
 from __future__ import annotations
 
 import argparse
-import http.server
 import json
 import os
 import resource
-import socketserver
 import subprocess
 import sys
 import tempfile
@@ -34,6 +32,7 @@ from _common import CORPUS, REPO, clean_env
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workrail_site.settings")
 
+from harness import git_servers
 from workflows_app import compiler
 from workflows_app.catalog import assemble
 from workflows_app.file_checks import validate_with_catalog
@@ -174,34 +173,6 @@ def workflow(workflow_id: str) -> bytes:
     return json.dumps(doc(workflow_id, [{"id": "only", "title": "Only", "prompt": "Do it."}])).encode()
 
 
-def endless_refs() -> str:
-    class Refs(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.0"
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            def pkt(text: str) -> bytes:
-                return b"%04x" % (len(text.encode()) + 4) + text.encode()
-
-            self.send_response(200)
-            self.send_header("Content-Type", "application/x-git-upload-pack-advertisement")
-            self.end_headers()
-            oid = "1" * 40
-            chunk = b"".join(pkt(f"{oid} refs/heads/{'x' * 150}{i:08d}\n") for i in range(5000))
-            try:
-                self.wfile.write(pkt("# service=git-upload-pack\n") + b"0000" + pkt(f"{oid} HEAD\0multi_ack\n"))
-                while True:
-                    self.wfile.write(chunk)
-            except OSError:
-                pass
-
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Refs)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}/flows.git"
-
-
 def disk_used(path: Path) -> int:
     return sum(p.lstat().st_size for p in path.rglob("*") if p.is_file() or p.is_symlink()) if path.exists() else 0
 
@@ -289,7 +260,8 @@ def main() -> None:
         fast_import(most, [inline(f"w{i:05d}.json", workflow(f"team.m{i}")) for i in range(limit)])
         sync_figures(f"{limit:,} workflow files (the most accepted)", most.as_uri(), work)
 
-        sync_figures("http remote streaming refs without end", endless_refs(), work)
+        with git_servers.endless_refs() as url:
+            sync_figures("http remote streaming refs without end", url, work)
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(f"(this process: peak {usage.ru_maxrss / 1024:.0f} MB)")
 

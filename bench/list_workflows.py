@@ -1,6 +1,14 @@
 """`list_workflows` over stdio with 200 workflow files on disk, through the real `mcp` client.
 
 Run: .venv/bin/python bench/list_workflows.py [--calls 200] [--files 200]
+     .venv/bin/python bench/list_workflows.py --sizes [--library DIR]
+
+--sizes: the characters of text an agent reads from list_workflows (unfiltered, each tag, a few
+queries), with WorkRail's library added from git as a user adds it (harness/library.py: DIR as the
+repository's `workflows/`, the `spec/workflow-tags.json` beside DIR as its tag file; default DIR: the
+corpus, its ids turned back into `wr.`), plus the bundled workflows. The targets: 4,000 characters
+unfiltered, 3,000 filtered.
+
 Copies WorkRail's corpus (32 files, when it is beside the checkout; otherwise it says so and skips it)
 and adds generated workflows until --files files sit in a directory given by WORKRAIL_WORKFLOW_PATHS,
 plus the bundled ones. Reports the first call (cold: right after the handshake, while the server may
@@ -14,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import sys
 import tempfile
 import time
 import warnings
@@ -79,11 +88,63 @@ async def transport_only(params: StdioServerParameters, calls: int) -> tuple[lis
         return raw, pings
 
 
+SHOW = "--show" in sys.argv  # print each text too
+QUERIES = ("bug investigation", "merge request review", "coding task", "documentation")
+
+
+async def sizes(params: StdioServerParameters) -> list[tuple[str, int, int]]:
+    """(arguments, characters of text, workflows listed) for the unfiltered call, each tag and QUERIES."""
+    async with Client(params, mode="legacy") as client:
+        found = []
+
+        async def ask(arguments: dict[str, object]) -> dict[str, object]:
+            answer = await client.call_tool("list_workflows", arguments)
+            text = "".join(part.text for part in answer.content if isinstance(part, types.TextContent))
+            assert answer.structured_content is not None
+            found.append((json.dumps(arguments), len(text), int(answer.structured_content["count"])))
+            if SHOW:
+                print(f"--- list_workflows {json.dumps(arguments)}\n{text}\n")
+            return answer.structured_content
+
+        overview = await ask({})
+        for tag in overview["overview"]["tags"]:  # type: ignore[index]
+            await ask({"tags": [tag["id"]]})
+        for query in QUERIES:
+            await ask({"query": query})
+        return found
+
+
+def print_sizes(library: Path) -> None:
+    import subprocess
+
+    from harness.library import library_repo
+
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        entry = library_repo(library, work)
+        env = clean_env(work / "home", WORKRAIL_WORKFLOW_REPOS=entry)
+        sync = [python(), str(REPO / "manage.py"), "sync_workflows"]
+        subprocess.run(sync, cwd=work, env=env, check=False, capture_output=True, timeout=300)
+        params = StdioServerParameters(command=python(), args=[str(REPO / "manage.py"), "mcp"], cwd=str(work), env=env)
+        found = anyio.run(sizes, params)
+    print(f"list_workflows text, WorkRail's library from {library} (git) and the bundled workflows:")
+    for arguments, characters, listed in found:
+        print(f"  {arguments:<45} {characters:>6} characters, {listed} workflows")
+    filtered = [characters for _arguments, characters, _listed in found[1:]]
+    print(f"unfiltered: {found[0][1]} characters (target 4000); largest filtered: {max(filtered)} (target 3000)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--files", type=int, default=200)
+    parser.add_argument("--sizes", action="store_true", help="Print list_workflows' text sizes (see above).")
+    parser.add_argument("--show", action="store_true", help="With --sizes, print each text too.")
+    parser.add_argument("--library", type=Path, default=CORPUS, help="WorkRail's workflows directory (--sizes).")
     args = parser.parse_args()
+    if args.sizes:
+        print_sizes(args.library)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         workflows = work / "workflows"

@@ -36,10 +36,10 @@ CALLS = 50
 ORIGINAL_RSS_MB = 117.0
 """The TypeScript original's RSS after 50 calls, as quoted in issue 21 (it is not installable here)."""
 BUNDLED = [
-    "wr.bug_investigation",
+    "wr.evidence_first_bug_fix",
     "wr.code_review",
-    "wr.coding_task",
-    "wr.mr_review",
+    "wr.change_in_slices",
+    "wr.risk_scaled_mr_review",
     "wr.routine-focused_plan",
     "wr.workflow_authoring",
 ]

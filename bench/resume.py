@@ -84,7 +84,7 @@ MECHANISMS = [
 ERRORS = ["HTTP 502", "IntegrityError", "TimeoutError", "KeyError: 'tenant'", "OOMKilled", "deadlock detected"]
 MODULES = ["views", "tasks", "models", "client", "handlers", "serializers", "cache", "middleware", "jobs"]
 WORKFLOWS = [  # id, name, weight, step ids (for pending steps of bulk runs)
-    ("wr.bug_investigation", "Bug Investigation", 45, None),
+    ("wr.evidence_first_bug_fix", "Evidence-First Bug Fix", 45, None),
     ("wr.code_review", "Code Review", 25, None),
     ("project.release_checklist", "Release Checklist", 8, ["prepare", "freeze", "tag", "deploy", "announce"]),
     ("team.incident_review", "Incident Review", 8, ["timeline", "impact", "causes", "actions", "publish"]),
@@ -171,7 +171,7 @@ def real_runs(rng: random.Random, count: int, facts: dict[str, Any]) -> None:
     for index in range(count):
         component, prefix = rng.choice(COMPONENTS)
         problem = rng.choice(PROBLEMS)
-        workflow = "wr.bug_investigation" if index in deep_runs or rng.random() < 0.65 else "wr.code_review"
+        workflow = "wr.evidence_first_bug_fix" if index in deep_runs or rng.random() < 0.65 else "wr.code_review"
         context: dict[str, Any] = (
             {"ticketId": f"{prefix}-R{index}"}
             if rng.random() < 0.7

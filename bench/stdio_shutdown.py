@@ -55,7 +55,7 @@ def idle_exit(env: dict[str, str], cwd: Path) -> float:
 def pipelined_exit(env: dict[str, str], cwd: Path) -> tuple[float, int]:
     process = spawn(env, cwd)
     assert process.stdin is not None and process.stdout is not None
-    start = call(3, "start_workflow", {"workflowId": "wr.bug_investigation"})
+    start = call(3, "start_workflow", {"workflowId": "wr.evidence_first_bug_fix"})
     process.stdin.write(lines(INITIALIZE, INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, start))
     started = time.perf_counter()
     process.stdin.close()

@@ -73,8 +73,11 @@ class Session(models.Model):
     workflow_ids = models.CharField("workflows", max_length=1000, blank=True, default="")
     run_count = models.PositiveIntegerField(default=0)
     branch_count = models.PositiveIntegerField(default=0)
-    git_branch = models.CharField(max_length=255, blank=True, default="")  # as last observed
-    workspace_path = models.CharField(max_length=1024, blank=True, default="")
+    # Where the work happens, as last observed (runs/execution/workspace.py): the repository's root, the
+    # branch ("" when HEAD is detached) and the commit HEAD was at. The dashboard groups by the first two.
+    git_branch = models.CharField(max_length=255, blank=True, default="")
+    git_head_sha = models.CharField("git HEAD", max_length=64, blank=True, default="")
+    workspace_path = models.CharField("repository", max_length=1024, blank=True, default="")
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField("last activity")  # every recorded event moves it
     # A session an import is still writing, in short transactions (exports/bundle/importing.py): no

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,6 +20,7 @@ from workflows_app.builtins import ROUTINE_ID_PREFIX
 from workflows_app.compiler import CompileError, RoutineDocument, RoutineMemo, compile_workflow
 from workflows_app.diagnostics import Code, Diagnostic, Severity, pointer_of, warning
 from workflows_app.engine import step_count
+from workflows_app.examples import is_example
 from workflows_app.hashing import workflow_hash
 from workflows_app.ids import ParsedId
 from workflows_app.loader import LoadedFile, load_failed, load_file
@@ -31,8 +32,18 @@ from workflows_app.sources import (
     project_bindings_path,
 )
 from workflows_app.structure import walk_steps
+from workflows_app.tags import Tag, TagFile, load_tag_file, merged_vocabulary, own_tags
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SameJob:
+    """A workflow elsewhere (WorkRail's library, say) that does the same job, and when to take which."""
+
+    workflow_id: str
+    take_this_for: str
+    take_other_for: str
 
 
 @dataclass(frozen=True)
@@ -46,6 +57,12 @@ class WorkflowEntry:
     compiled: dict[str, Any]
     workflow_hash: str
     warnings: tuple[Diagnostic, ...]
+    # How the catalog lists it (workflows_app/tags.py, examples.py): its tags (its own and its source's
+    # tag file's), whether it is an example or a test, the ids it had before, workflows doing the same job.
+    tags: tuple[str, ...] = ()
+    example: bool = False
+    former_ids: tuple[str, ...] = ()
+    same_job_as: tuple[SameJob, ...] = ()
 
     @property
     def sort_key(self) -> tuple[bool, str, bool, str]:
@@ -63,6 +80,8 @@ class Catalog:
     entries: tuple[WorkflowEntry, ...]
     diagnostics: tuple[Diagnostic, ...]
     invalid: dict[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
+    vocabulary: dict[str, Tag] = field(default_factory=dict)  # every tag defined by a tag file, by id
+    aliases: dict[str, str] = field(default_factory=dict)  # a former id -> the id it is now (formerIds)
     # Views derived from this snapshot (listings, say), computed once: the snapshot never changes.
     views: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -73,6 +92,13 @@ class Catalog:
 
     def get(self, workflow_id: str) -> WorkflowEntry | None:
         return self._by_id.get(workflow_id)
+
+    def resolve(self, workflow_id: str) -> WorkflowEntry | None:
+        """The workflow of `workflow_id`, or of the id it was renamed to (a former id, never listed)."""
+        entry = self._by_id.get(workflow_id)
+        if entry is None and workflow_id in self.aliases:
+            entry = self._by_id.get(self.aliases[workflow_id])
+        return entry
 
     @cached_property
     def _by_id(self) -> dict[str, WorkflowEntry]:
@@ -103,6 +129,7 @@ class CatalogLoader:
             listing = [(source, path, _stat(path)) for source in sources for path in source.files()]
             fingerprint: tuple[Any, ...] = tuple((str(path), stat) for _source, path, stat in listing)
             fingerprint += tuple(notes)  # a repository not synced yet, and why
+            fingerprint += tuple((str(source.tag_file), _stat(source.tag_file)) for source in sources)
             bindings_path = project_bindings_path(sources)
             if bindings_path is not None:  # the project's bindings are compiled into its workflows
                 fingerprint += ((str(bindings_path), _stat(bindings_path)),)
@@ -166,6 +193,9 @@ def assemble(
         one may not be); a name without the prefix (WorkRail's second form) must be a routine."""
         return by_name.get(name) if name.startswith(ROUTINE_ID_PREFIX) else routines.get(name)
 
+    tag_files = {source: load_tag_file(source.tag_file) for source in sorted(sources, key=lambda s: s.precedence)}
+    diagnostics += [d for tag_file in tag_files.values() for d in tag_file.diagnostics]
+
     known = {loaded.parsed_id.raw for loaded in winners if loaded.parsed_id is not None}
     memo = RoutineMemo()  # each routine compiled once for the whole catalog, however many steps call it
     entries = []
@@ -207,21 +237,56 @@ def assemble(
                 compiled=compiled,
                 workflow_hash=hashed,
                 warnings=tuple(own_warnings),
+                **_listing(loaded, tag_files.get(loaded.source)),
             )
         )
     entries.sort(key=lambda e: e.sort_key)
-    return Catalog(tuple(entries), tuple(diagnostics), {k: tuple(v) for k, v in invalid.items()})
+    ids = {entry.id for entry in entries}
+    aliases: dict[str, str] = {}
+    for entry in entries:  # precedence order is not needed: a current id always wins over a former one
+        for former in entry.former_ids:
+            if former not in ids:
+                aliases.setdefault(former, entry.id)
+    return Catalog(
+        tuple(entries),
+        tuple(diagnostics),
+        {k: tuple(v) for k, v in invalid.items()},
+        vocabulary=merged_vocabulary(tag_files.values()),
+        aliases=aliases,
+    )
+
+
+def _listing(loaded: LoadedFile, tag_file: TagFile | None) -> dict[str, Any]:
+    """How the catalog lists the workflow of `loaded`: its tags, whether it is an example, former ids and
+    workflows doing the same job (the document's own fields, checked by the schema, and its tag file)."""
+    assert loaded.parsed_id is not None and loaded.document is not None
+    document = loaded.document
+    tagging = tag_file.workflows.get(loaded.parsed_id.raw) if tag_file is not None else None
+    tags = tuple(dict.fromkeys([*(own_tags(document.get("tags", [])) or ()), *(tagging.tags if tagging else ())]))
+    return {
+        "tags": tags,
+        "example": is_example(
+            name=loaded.parsed_id.name,
+            tags=tags,
+            hidden=tagging.hidden if tagging is not None else None,
+            path=loaded.path,
+            root=loaded.source.root,
+        ),
+        "former_ids": tuple(document.get("formerIds", ())),
+        "same_job_as": tuple(
+            SameJob(item["workflowId"], item["takeThisFor"], item["takeOtherFor"])
+            for item in document.get("sameJobAs", ())
+        ),
+    }
 
 
 def delegation_warnings(loaded: LoadedFile, known: set[str], invalid: dict[str, list[Diagnostic]]) -> list[Diagnostic]:
-    """A warning for each delegation of a parallel step whose workflow is not in the catalog: its run
-    would show it as unavailable, so the author hears of it before any run."""
+    """A warning for each delegation (of a parallel step, or a delegated audit) whose workflow is not
+    in the catalog: its run would show it as unavailable, so the author hears of it before any run."""
     assert loaded.parsed_id is not None and loaded.document is not None
     found = []
     for step, path, _loop in walk_steps(loaded.document["steps"]):
-        if step.get("type") != "parallel":
-            continue
-        for index, delegation in enumerate(step.get("parallelDelegations") or []):
+        for delegation, where, what in _delegations_of(step):
             target = delegation.get("workflowId")
             if not isinstance(target, str) or target in known:
                 continue
@@ -229,16 +294,27 @@ def delegation_warnings(loaded: LoadedFile, known: set[str], invalid: dict[str, 
             found.append(
                 warning(
                     Code.UNKNOWN_DELEGATION,
-                    f"Parallel step '{step['id']}' delegates to '{target}', which {why}; a run would show "
+                    f"{what} '{step['id']}' delegates to '{target}', which {why}; a run would show "
                     "that delegation as unavailable and leave it to the agent.",
                     f"Add the file that defines '{target}' to a workflow source (the project's .workrail/workflows, "
                     "$WORKRAIL_HOME/workflows, or a directory in WORKRAIL_WORKFLOW_PATHS), or fix the workflowId.",
-                    pointer=pointer_of([*path, "parallelDelegations", index, "workflowId"]),
+                    pointer=pointer_of([*path, *where, "workflowId"]),
                     file=str(loaded.path),
                     workflow_id=loaded.parsed_id.raw,
                 )
             )
     return found
+
+
+def _delegations_of(step: dict[str, Any]) -> Iterator[tuple[dict[str, Any], list[str | int], str]]:
+    """Each delegation a source step declares, with its path under the step and who declares it."""
+    if step.get("type") == "parallel":
+        for index, delegation in enumerate(step.get("parallelDelegations") or []):
+            if isinstance(delegation, dict):
+                yield delegation, ["parallelDelegations", index], "Parallel step"
+    audit = step.get("audit")
+    if isinstance(audit, dict) and isinstance(audit.get("delegate"), dict):
+        yield audit["delegate"], ["audit", "delegate"], "The audit of step"
 
 
 def _resolve_duplicates(valid: list[LoadedFile]) -> tuple[list[LoadedFile], dict[str, list[Diagnostic]]]:

@@ -538,7 +538,9 @@ def render_prompt_blocks(blocks: dict[str, Any]) -> str:
         )
     if blocks.get("outputRequired"):
         parts.append(
-            "Output required:\n" + "\n".join(_item("- ", f"{k}: {v}") for k, v in blocks["outputRequired"].items())
+            # Where each goes: an item the call has no place for (no context blank, no artifact) is notes.
+            "Output required (in output.notesMarkdown, unless the call below has a place for it):\n"
+            + "\n".join(_item("- ", f"{k}: {v}") for k, v in blocks["outputRequired"].items())
         )
     if blocks.get("verify"):
         parts.append("Verify:\n" + "\n".join(_item("- ", _value(v)) for v in blocks["verify"]))
@@ -567,14 +569,21 @@ def _render_delegations(step: Step) -> str:
         lines = ["Run these delegations in parallel, then combine their results:"]
     for delegation in step["parallelDelegations"]:
         goal = f": {delegation['goal']}" if delegation.get("goal") else ""
-        lines.append(f"- {delegation['workflowId']}{goal}")
+        lines.append(f"- {_delegate_label(delegation)}{goal}")
     return "\n".join(lines)
+
+
+def _delegate_label(delegation: Step) -> str:
+    """Whom a delegation hands work to, with the model tier its author recommends for it."""
+    tier = f" (model tier: {delegation['modelTier']})" if delegation.get("modelTier") else ""
+    return f"{delegation['workflowId']}{tier}"
 
 
 def virtual_steps(step: Step) -> list[Step]:
     """The steps WorkRail injects after a step: a parallel step's `synthesis` (combine what the
-    delegations found), then a step's `audit` (check its deliverables against a rubric), then its
-    `verification` (run a command that checks them). Each is an ordinary step of its own, with an id
+    delegations found), then a step's `audit` (check its deliverables against a rubric; a `delegate`
+    makes it a parallel step that hands the legwork to that routine), then its `verification` (run a
+    command that checks them, or reason it through when `cognitive`). Each is an ordinary step of its own, with an id
     no author can write (`<step id>.<what>`: step ids have no dots), the step's runCondition (it is
     skipped with the step), and `virtualOf` naming the step it belongs to."""
     title = step.get("title") or step["id"]
@@ -598,11 +607,20 @@ def virtual_steps(step: Step) -> list[Step]:
             f"Audit what step '{title}' delivered before going on: check it critically, as a "
             "reviewer who did not write it would, fix what falls short, and report what you checked and found."
         ]
+        delegate = audit.get("delegate")
+        if isinstance(delegate, dict):
+            prompt.append(_render_audit_delegate(delegate))
         if audit.get("prompt"):
             prompt.append(audit["prompt"].strip())
         if audit.get("rubric"):
             prompt.append("Rubric (say for each whether it holds):\n" + "\n".join(f"- {r}" for r in audit["rubric"]))
-        found.append(_virtual(step, "audit", f"Audit: {title}", prompt))
+        virtual = _virtual(step, "audit", f"Audit: {title}", prompt)
+        if isinstance(delegate, dict):
+            # A delegated audit hands work out like a parallel step with one delegation, so the run
+            # starts the routine and the audit waits for it (runs/execution, engine/delegations.py).
+            virtual["kind"] = "parallel"
+            virtual["parallelDelegations"] = [delegate]
+        found.append(virtual)
     verification = step.get("verification")
     if isinstance(verification, dict):
         prompt = [f"Verify what step '{title}' delivered."]
@@ -612,10 +630,33 @@ def virtual_steps(step: Step) -> list[Step]:
                 "Report the exit status and the lines of output that matter. If it fails, fix the cause and run "
                 "it again; do not go on while it fails."
             )
+        if verification.get("cognitive") is True:
+            prompt.append(COGNITIVE_CHECK)
         if verification.get("prompt"):
             prompt.append(verification["prompt"].strip())
         found.append(_virtual(step, "verify", f"Verify: {title}", prompt))
     return found
+
+
+# What a `verification` with `cognitive: true` asks: a check no command can settle, made by reasoning
+# over primary evidence (WorkRail's newer format; see schema.NEWER_VERIFICATION_FIELDS).
+COGNITIVE_CHECK = (
+    "No command settles this check: reason it through. Compare what the step delivered with what it was "
+    "asked for (its goal, constraints and required outputs), confirm each claim against primary evidence "
+    "(the code, the diff, test and build output) rather than against anyone's summary of it, and report "
+    "what holds, what does not, and where you are least sure. If something does not hold, fix it or say "
+    "why not before going on."
+)
+
+
+def _render_audit_delegate(delegate: Step) -> str:
+    """The delegation hint of a delegated audit: who does the audit's legwork, and what its result is."""
+    goal = f" Its goal: {delegate['goal']}" if delegate.get("goal") else ""
+    return (
+        f"Hand the audit's legwork to a run of {_delegate_label(delegate)}, listed with this step.{goal} "
+        "Treat what it reports as evidence, not as the verdict: check its findings against the deliverables "
+        "yourself before you accept or reject them."
+    )
 
 
 def _virtual(step: Step, what: str, title: str, prompt: list[str]) -> Step:

@@ -153,3 +153,25 @@ def validate_with_catalog(
 
 def _workflow_id(loaded: LoadedFile) -> str | None:
     return loaded.parsed_id.raw if loaded.parsed_id is not None else None
+
+
+def configured_reports(catalog: Catalog, workflow_id: str | None = None) -> list[FileReport]:
+    """A report per file of the configured catalog that has something to say (what list_workflows counts
+    as problems), or only the file of `workflow_id` (its current id or a former one) when given."""
+    entry = catalog.resolve(workflow_id) if workflow_id is not None else None
+    path_of = {item.id: str(item.path) for item in catalog.entries}
+    found: dict[str, list[Diagnostic]] = {}
+    ids: dict[str, str | None] = {}
+    for diagnostic in [*catalog.diagnostics, *(d for item in catalog.entries for d in item.warnings)]:
+        file = diagnostic.file or path_of.get(diagnostic.workflow_id or "") or ""
+        if entry is not None and file != str(entry.path):
+            continue
+        if workflow_id is not None and entry is None and diagnostic.workflow_id != workflow_id:
+            continue  # a workflow that failed to load: its own errors only
+        if diagnostic not in found.setdefault(file, []):
+            found[file].append(diagnostic)
+            ids.setdefault(file, diagnostic.workflow_id)
+    if entry is not None and str(entry.path) not in found:
+        found[str(entry.path)] = []
+        ids[str(entry.path)] = entry.id
+    return [FileReport(file, ids.get(file), tuple(diagnostics)) for file, diagnostics in sorted(found.items())]

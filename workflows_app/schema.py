@@ -1,12 +1,19 @@
 """Validation against the WorkRail v0.3 workflow schema (vendored, MIT; see schema/LICENSE).
 
-Four deliberate departures, all documented in docs/workflows.md:
+Five deliberate departures, all documented in docs/workflows.md:
 - the condition language gains `startsWith`, `endsWith` and `matches`, which our interpreter supports;
 - a step may declare `userDependencies` (what only the user can give), which the modes act on;
 - an `outputContract` may be declared inline (artifactKind, schema, example) instead of by registry name;
-- a few descriptive fields from older WorkRail releases (`tags`, `tips`, `autoRecognitionPatterns`,
+- a workflow may say how it is found in the catalog: `tags` (tag ids, workflows_app/tags.py), `formerIds`
+  (ids it had before a rename, still accepted) and `sameJobAs` (a workflow elsewhere doing the same job, with
+  how they differ); malformed `tags` are dropped with an IGNORED_FIELD warning, as older releases wrote them;
+- a few descriptive fields from older WorkRail releases (`tips`, `autoRecognitionPatterns`,
   a step's `expectedOutput`, `examples` written as objects) never affect execution, so they are
   dropped with an IGNORED_FIELD warning instead of making the whole workflow unusable.
+
+And two fields of WorkRail's newer format that its library uses and the vendored v0.3 file predates
+(see schema/README.md): an `audit` may hand the audit to a routine (`delegate`, a delegation like a
+parallel step's), and a `verification` may be a reasoning check (`cognitive`) instead of a command.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError
 
 from workflows_app.diagnostics import Code, Diagnostic, error, pointer_of, warning
+from workflows_app.tags import own_tags
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "workflow.schema.v0.3.json"
 MAX_ERRORS_PER_FILE = 10
@@ -32,7 +40,7 @@ MAX_ERRORS_PER_FILE = 10
 MAX_STEPS = 1000
 MAX_ERRORS_COLLECTED = 100
 
-LEGACY_TOP_LEVEL_FIELDS = ("tags", "tips", "autoRecognitionPatterns")
+LEGACY_TOP_LEVEL_FIELDS = ("tips", "autoRecognitionPatterns")
 LEGACY_STEP_FIELDS = ("expectedOutput",)
 # User-only dependencies: things a step needs that only the user can give. A closed set, so that
 # modes can decide what to do with each (block, or record a gap and go on).
@@ -71,6 +79,63 @@ INLINE_CONTRACT_FIELDS = {
     "example": {"type": "object", "description": "An artifact that matches the schema"},
     "description": {"type": "string", "maxLength": 512},
 }
+# WorkRail's newer virtual-step fields (compiler.virtual_steps renders them): the shape a delegation
+# already has in a parallel step, and a flag.
+NEWER_AUDIT_FIELDS = {
+    "delegate": {
+        "$ref": "#/$defs/parallelDelegation",
+        "description": "A routine or workflow to hand the audit to; its findings are evidence for the audit",
+    },
+}
+NEWER_VERIFICATION_FIELDS = {
+    "cognitive": {
+        "type": "boolean",
+        "description": "The check is a reasoning pass against primary evidence, not (only) a command",
+    },
+}
+# How a workflow is found in the catalog (docs/workflows.md, "Finding workflows").
+WORKFLOW_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"
+CATALOG_FIELDS = {
+    "tags": {
+        "type": "array",
+        "description": "Tag ids (a tag file's vocabulary names them), e.g. ['coding']",
+        "items": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,39}$"},
+        "maxItems": 8,
+        "uniqueItems": True,
+    },
+    "formerIds": {
+        "type": "array",
+        "description": "Ids this workflow had before a rename: starting or inspecting by one still works",
+        "items": {"type": "string", "pattern": WORKFLOW_ID_PATTERN},
+        "maxItems": 8,
+        "uniqueItems": True,
+    },
+    "sameJobAs": {
+        "type": "array",
+        "description": "Workflows elsewhere (WorkRail's library, say) that do the same job, and when to take which",
+        "items": {
+            "type": "object",
+            "required": ["workflowId", "takeThisFor", "takeOtherFor"],
+            "properties": {
+                "workflowId": {"type": "string", "pattern": WORKFLOW_ID_PATTERN},
+                "takeThisFor": {
+                    "type": "string",
+                    "minLength": 10,
+                    "maxLength": 120,
+                    "description": "When to take this workflow rather than the other (depth, what it produces)",
+                },
+                "takeOtherFor": {
+                    "type": "string",
+                    "minLength": 10,
+                    "maxLength": 120,
+                    "description": "When to take the other workflow instead",
+                },
+            },
+            "additionalProperties": False,
+        },
+        "maxItems": 4,
+    },
+}
 EXTRA_CONDITION_OPERATORS = {
     "startsWith": {"type": "string", "description": "Variable (as text) starts with this value"},
     "endsWith": {"type": "string", "description": "Variable (as text) ends with this value"},
@@ -81,9 +146,12 @@ EXTRA_CONDITION_OPERATORS = {
 @cache
 def workflow_schema() -> dict[str, Any]:
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    schema["properties"].update(copy.deepcopy(CATALOG_FIELDS))
     schema["$defs"]["condition"]["properties"].update(copy.deepcopy(EXTRA_CONDITION_OPERATORS))
     schema["$defs"]["standardStep"]["properties"]["userDependencies"] = copy.deepcopy(USER_DEPENDENCIES)
     schema["$defs"]["outputContract"]["properties"].update(copy.deepcopy(INLINE_CONTRACT_FIELDS))
+    schema["$defs"]["auditConfig"]["properties"].update(copy.deepcopy(NEWER_AUDIT_FIELDS))
+    schema["$defs"]["verificationConfig"]["properties"].update(copy.deepcopy(NEWER_VERIFICATION_FIELDS))
     return schema
 
 
@@ -106,6 +174,15 @@ def drop_legacy_fields(document: dict[str, Any]) -> tuple[dict[str, Any], list[D
         if name in cleaned:
             message = f"'{name}' is not part of the v0.3 format; ignored."
             _ignore(cleaned, name, found, message=message, fix=fix, pointer=pointer_of([name]))
+    if "tags" in cleaned and own_tags(cleaned["tags"]) is None:  # older releases wrote free-form tags
+        _ignore(
+            cleaned,
+            "tags",
+            found,
+            message="'tags' must be at most 8 tag ids (lower case, digits, '_' or '-'); ignored.",
+            fix="Use the ids of a tag file's vocabulary (spec/workflow-tags.json beside the workflow directory).",
+            pointer="/tags",
+        )
     if "examples" in cleaned and not _examples_validator().is_valid(cleaned["examples"]):
         _ignore(
             cleaned,

@@ -16,6 +16,8 @@ from typing import Any
 from workflows_app.diagnostics import Code, Diagnostic, pointer_of, warning
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
+# A repository's tag file, inside its snapshot (workflows_app/repos/store.py writes it there).
+REPO_TAG_FILE = ".workrail-spec/workflow-tags.json"
 
 # Bounds on what is read from a source (docs/workflows.md, "Loading"): a workflow file (and the
 # project's bindings file) is at most MAX_FILE_BYTES long and nested at most MAX_JSON_DEPTH deep.
@@ -159,6 +161,15 @@ class Source:
     origin: RepoOrigin | None = None  # for a git source
 
     @property
+    def tag_file(self) -> Path:
+        """Where this source's tag file is (workflows_app/tags): beside its directory, as in WorkRail's
+        repository (`X/workflows` -> `X/spec/workflow-tags.json`). A repository's copy, taken from the
+        same commit, is written inside its snapshot under a hidden directory the file walk skips."""
+        if self.origin is not None:
+            return self.root / REPO_TAG_FILE
+        return self.root.parent / "spec" / "workflow-tags.json"
+
+    @property
     def allows_reserved_namespace(self) -> bool:
         """WorkRail's own library, added as a repository, keeps its `wr.` ids: a bundled workflow of the
         same id still wins (precedence), and the repository's copy is reported as a DUPLICATE_ID."""
@@ -226,7 +237,7 @@ class ProjectBindings:
     """A project's overrides of workflows' extension points, read as WorkRail reads them.
 
     The file is a JSON object. A key naming a workflow id holds that workflow's overrides
-    (`{"wr.coding_task": {"design_review": "team.routine-design-review"}}`); when the file has no
+    (`{"wr.change_in_slices": {"design_review": "team.routine-design-review"}}`); when the file has no
     section for a workflow and every value in it is a string, the whole file is one set of
     overrides for every workflow (`{"design_review": "team.routine-design-review"}`). A value that is
     not a string is skipped. A missing file is the normal case: no overrides. A file that cannot be

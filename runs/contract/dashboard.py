@@ -55,6 +55,14 @@ class SessionGroupHeading(Shape):
     label: str
     first_index: int
     count: int
+    workspace_path: str = Field(
+        default="", description="The group's repository (its root), '' for sessions observed outside git."
+    )
+    git_branch: str | None = Field(
+        default=None,
+        description="The group's branch when grouped by branch ('' when none was observed); a branch's group is "
+        "within one repository: 'main' of two repositories is two groups.",
+    )
 
 
 class SessionPage(Shape):

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Annotated, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from pydantic import Field, field_validator, model_validator
 
 from runs.contract.base import OpenShape, Shape
+from runs.contract.catalog import ListFilters
 from workflows_app.engine.jsontypes import JsonObject
 
 # Bounds on what an agent may send. They keep one call from filling the store or stalling the server.
@@ -171,21 +172,61 @@ class StepOutput(Shape):
         return data
 
 
-class ListWorkflowsInput(Shape):
+WORKSPACE_PATH_DESCRIPTION = (
+    "The absolute path of the directory you work in (the project's root): WorkRail records its git branch and "
+    "reads its .workrail/workflows. Leave it out to use your client's root (else the server's project directory)."
+)
+
+
+WorkspacePath = Annotated[
+    str | None, Field(default=None, min_length=1, max_length=1024, description=WORKSPACE_PATH_DESCRIPTION)
+]
+
+
+class InWorkspace(Shape):
+    """A tool that reads the project it works in: its git branch, its `.workrail/workflows`. Which
+    directory that is, is chosen per call (runs/execution/workspace.py). Each such model declares
+    `workspace_path` itself, last, so that its own fields come first in its schema."""
+
+    if TYPE_CHECKING:
+        workspace_path: str | None
+
+
+class ListWorkflowsInput(InWorkspace):
+    tags: list[Annotated[str, Field(min_length=1, max_length=40)]] | None = Field(
+        default=None,
+        max_length=10,
+        description="List the workflows with any of these tags (ids from the overview; 'untagged' for the rest).",
+    )
+    query: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="List the workflows whose id, title, description or tags hold every word (case and "
+        "punctuation ignored).",
+    )
     kind: Literal["workflow", "routine"] | None = Field(default=None, description="Only workflows or only routines.")
     namespace: str | None = Field(default=None, max_length=100, description="Only ids in this namespace, e.g. 'wr'.")
+    include_examples: bool = Field(default=False, description="Also example and test workflows (left out otherwise).")
+    workspace_path: WorkspacePath
+
+    def filters(self) -> ListFilters:
+        """The filters as given (what was left out stays out of the answer's `filters`); where the call
+        works is not a filter."""
+        return ListFilters(**{name: getattr(self, name) for name in self.model_fields_set - {"workspace_path"}})
 
 
-class InspectWorkflowInput(Shape):
+class InspectWorkflowInput(InWorkspace):
     workflow_id: WorkflowId
     mode: Literal["metadata", "preview"] = Field(
         default="metadata",
         description="metadata: what the workflow is for and its step outline; preview: the outline with each "
         "step's prompt (truncated) and role instead.",
     )
+    workspace_path: WorkspacePath
 
 
-class StartWorkflowInput(Shape):
+class StartWorkflowInput(InWorkspace):
     workflow_id: WorkflowId
     context: Context | None = Field(
         default=None,
@@ -206,6 +247,7 @@ class StartWorkflowInput(Shape):
         default=None,
         description=f"A preset of preferences: {modes_in_words()}. Explicit preferences override it.",
     )
+    workspace_path: WorkspacePath
     parent_state_token: TokenText | None = Field(
         default=None,
         description="When a step asks you to delegate: that step's stateToken, which links this run to it (the "
@@ -215,7 +257,7 @@ class StartWorkflowInput(Shape):
     _context_size = field_validator("context")(_bounded_context)
 
 
-class ContinueWorkflowInput(Shape):
+class ContinueWorkflowInput(InWorkspace):
     state_token: TokenText = Field(description="From the last response, exactly as given.")
     ack_token: TokenText | None = Field(
         default=None,
@@ -226,6 +268,7 @@ class ContinueWorkflowInput(Shape):
     output: StepOutput | None = None
     preferences: Preferences | None = Field(default=None, description="With an ackToken: change preferences from here.")
     mode: ModeName | None = Field(default=None, description="With an ackToken: switch to this preset from here.")
+    workspace_path: WorkspacePath
 
     _context_size = field_validator("context")(_bounded_context)
 

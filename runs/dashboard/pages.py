@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
+from runs.contract.catalog import ListFilters
 from runs.contract.errors import WorkRailError
 from runs.dashboard import fork_form
 from runs.dashboard.connect import connection_instructions
@@ -73,13 +74,30 @@ def fork_node(request: HttpRequest, node_id: str) -> HttpResponse:
 @require_safe
 @shows_errors
 def workflows(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/workflows.html", {"nav": "workflows", "listing": catalog.list_workflows().dump()})
+    """The catalog for people: every workflow (examples marked), narrowed by the tags and the search an
+    agent's list_workflows takes; the overview's tags are the filters."""
+    tags = [tag for tag in request.GET.getlist("tag") if tag][:10]
+    query = request.GET.get("q", "").strip()[:200]
+    given = {"tags": tags, "query": query}
+    filters = ListFilters(include_examples=True, **{name: value for name, value in given.items() if value})
+    listing = catalog.list_workflows(filters, for_people=True).dump()
+    everything = catalog.list_workflows(ListFilters(include_examples=True), for_people=True).dump()
+    context = {
+        "nav": "workflows",
+        "listing": listing,
+        "tags": everything["overview"]["tags"],
+        "chosen": tags,
+        "query": query,
+    }
+    return render(request, "dashboard/workflows.html", context)
 
 
 @require_safe
 @shows_errors
 def workflow(request: HttpRequest, workflow_id: str) -> HttpResponse:
-    inspection = catalog.inspect_workflow(workflow_id, "metadata").dump()  # the templates read the wire names
+    inspection = catalog.inspect_workflow(
+        workflow_id, "metadata", for_people=True
+    ).dump()  # the templates read the wire names
     return render(request, "dashboard/workflow.html", {"nav": "workflows", "inspection": inspection})
 
 

@@ -19,6 +19,7 @@ from runs.contract.dashboard import (
     RunDetail,
     RunSummary,
     SessionDetail,
+    SessionGroupHeading,
     SessionPage,
     SessionStatusName,
     SessionSummary,
@@ -40,7 +41,7 @@ SORTS: dict[str, str] = {
     "title": "Title, A to Z",
     "-title": "Title, Z to A",
 }
-GROUPS: dict[str, str] = {"none": "No grouping", "branch": "Git branch", "workspace": "Workspace"}
+GROUPS: dict[str, str] = {"none": "No grouping", "branch": "Repository and branch", "workspace": "Repository"}
 MAX_PAGE_DIGITS = 9
 STEPS_SHOWN = 50  # the newest steps of the shown branch; `?steps=all` shows every one
 HISTORY_SHOWN = 30
@@ -92,15 +93,15 @@ def _number(params: QueryDict, name: str, default: int, ignored: list[str]) -> i
 
 @dataclass(frozen=True)
 class Section:
-    label: str | None
+    heading: SessionGroupHeading | None
     items: list[SessionSummary]
 
 
 def sections(page: SessionPage) -> list[Section]:
-    """The page's sessions under their group headings (one unlabelled section when not grouped)."""
+    """The page's sessions under their group headings (one section without a heading when not grouped)."""
     if not page.groups:
         return [Section(None, page.items)]
-    return [Section(h.label, page.items[h.first_index : h.first_index + h.count]) for h in page.groups]
+    return [Section(h, page.items[h.first_index : h.first_index + h.count]) for h in page.groups]
 
 
 @require_safe

@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import difflib
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Literal
 
 from django.conf import settings
 
 from runs.contract.catalog import (
+    CatalogOverview,
+    ListFilters,
+    Problems,
+    SameJob,
+    SourceCount,
     StepOutline,
+    TagCount,
     UserInput,
     WorkflowDetails,
     WorkflowInspection,
@@ -26,8 +32,9 @@ from runs.contract.catalog import (
 )
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.execution import WarningDict
+from runs.execution import workspace
 from workflows_app.catalog import Catalog, CatalogLoader, WorkflowEntry
-from workflows_app.diagnostics import Diagnostic, Severity
+from workflows_app.diagnostics import Code, Diagnostic, Severity
 from workflows_app.engine import outline_length
 from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.tree import top_steps, walk
@@ -36,15 +43,17 @@ from workflows_app.guidance import guidance
 from workflows_app.repos.store import RepoStore
 from workflows_app.repos.sync import fetch_unpinned
 from workflows_app.sources import Source, configured_sources
+from workflows_app.tags import UNTAGGED
 
 PREVIEW_PROMPT_CHARS = 600
 
 
-@cache
-def catalog_loader() -> CatalogLoader:
+# One loader per workspace (a project's own .workrail/workflows differ), for the few a server sees.
+@lru_cache(maxsize=16)
+def catalog_loader(project_dir: Path) -> CatalogLoader:
     sources = configured_sources(
         workrail_home=settings.WORKRAIL_HOME,
-        project_dir=settings.WORKRAIL_PROJECT_DIR,
+        project_dir=project_dir,
         extra_paths=list(settings.WORKRAIL_WORKFLOW_PATHS),
     )
     repos = list(settings.WORKRAIL_WORKFLOW_REPOS)
@@ -73,29 +82,102 @@ def fetch_workflow_repos() -> None:
 
 
 def current_catalog() -> Catalog:
-    return catalog_loader().load()
+    """The catalog as seen from the workspace of the call being run (runs/execution/workspace.py)."""
+    return catalog_loader(workspace.current().path).load()
 
 
-def list_workflows(kind: str | None = None, namespace: str | None = None) -> WorkflowList:
-    """The catalog, or the part of it of one kind or namespace; built once per catalog (and filters)."""
+def list_workflows(filters: ListFilters | None = None, *, for_people: bool = False) -> WorkflowList:
+    """What an agent's list_workflows answers: without a filter, the overview (tags, sources, counts);
+    with one, the workflows that match. `for_people` (the dashboard, the HTTP API) also lists every
+    workflow without a filter, examples included, with each problem in full and absolute paths.
+    Built once per catalog for the few fixed filters (kind, namespace, examples)."""
+    filters = filters or ListFilters()
     catalog = current_catalog()
-
-    def build() -> WorkflowList:
-        entries = [
-            entry
-            for entry in catalog.entries
-            if (kind is None or entry.kind == kind) and (namespace is None or entry.parsed_id.namespace == namespace)
-        ]
-        return WorkflowList.model_validate(
-            {
-                "count": len(entries),
-                "workflows": [summary(entry) for entry in entries],
-                "warnings": [d.as_dict() for d in catalog.diagnostics],
-            }
-        )
-
-    listing: WorkflowList = catalog.view(("list_workflows", kind, namespace), build)
+    if filters.tags or filters.query or filters.namespace:  # free-form: computed each time, never kept unbounded
+        return listing_of(catalog, filters, for_people=for_people)
+    key = ("list_workflows", filters.model_dump_json(), for_people)
+    listing: WorkflowList = catalog.view(key, lambda: listing_of(catalog, filters, for_people=for_people))
     return listing
+
+
+# The command an agent is given to see the problems it is told the count of (no path: it finds the files).
+VALIDATE_CONFIGURED = "python manage.py validate_workflow --configured"
+
+
+def listing_of(catalog: Catalog, filters: ListFilters, *, for_people: bool = False) -> WorkflowList:
+    shown = [entry for entry in catalog.entries if for_people or filters.include_examples or not entry.example]
+    filtered = bool(filters.tags or filters.query or filters.kind or filters.namespace)
+    matching = [entry for entry in shown if _matches(entry, filters, catalog)] if filtered else shown
+    errors = sum(1 for d in catalog.diagnostics if d.severity is Severity.ERROR)
+    warnings = len(catalog.diagnostics) - errors
+    answer: dict[str, object] = {
+        "count": len(matching),
+        "filters": filters,
+        "workflows": [summary(entry, catalog, for_people=for_people) for entry in matching]
+        if filtered or for_people
+        else [],
+    }
+    if not filtered:
+        answer["overview"] = _overview(catalog, shown, hidden=len(catalog.entries) - len(shown))
+    if errors or warnings:
+        problems = Problems(errors=errors, warnings=warnings, command=VALIDATE_CONFIGURED)
+        unsynced = [d for d in catalog.diagnostics if d.code is Code.REPO_NOT_SYNCED and d.details]
+        if unsynced:
+            problems.not_loaded = [str(d.details["repository"]) for d in unsynced if d.details]
+        answer["problems"] = problems
+    if for_people:
+        answer["warnings"] = [d.as_dict() for d in catalog.diagnostics]
+    return WorkflowList.model_validate(answer)
+
+
+def _overview(catalog: Catalog, shown: list[WorkflowEntry], hidden: int) -> CatalogOverview:
+    """Each tag with how many of `shown` it holds (defined tags first, in their vocabulary's order, then
+    tags defined nowhere, then the untagged), and how many come from each source."""
+    counts: dict[str, int] = {}
+    for entry in shown:
+        for tag in entry.tags or (UNTAGGED,):
+            counts[tag] = counts.get(tag, 0) + 1
+    ordered = [tag for tag in catalog.vocabulary if tag in counts]
+    ordered += sorted(tag for tag in counts if tag not in catalog.vocabulary and tag != UNTAGGED)
+    ordered += [UNTAGGED] if UNTAGGED in counts else []
+    tags = []
+    for tag_id in ordered:
+        defined = catalog.vocabulary.get(tag_id)
+        name = defined.display_name if defined else tag_id
+        when = list(defined.when) if defined else (["workflows no tag names"] if tag_id == UNTAGGED else [])
+        tags.append(TagCount(id=tag_id, name=name, when=when, count=counts[tag_id]))
+    sources: dict[str, int] = {}
+    for entry in sorted(shown, key=lambda entry: entry.source.precedence):
+        label = source_label(entry.source)
+        sources[label] = sources.get(label, 0) + 1
+    return CatalogOverview(
+        tags=tags,
+        sources=[SourceCount(source=label, count=count) for label, count in sources.items()],
+        examples_hidden=hidden,
+    )
+
+
+def source_label(source: Source) -> str:
+    return f"git:{source.origin.name}" if source.origin is not None else source.kind.value
+
+
+def _matches(entry: WorkflowEntry, filters: ListFilters, catalog: Catalog) -> bool:
+    if filters.kind is not None and entry.kind != filters.kind:
+        return False
+    if filters.namespace is not None and entry.parsed_id.namespace != filters.namespace:
+        return False
+    if filters.tags and not set(entry.tags or (UNTAGGED,)) & set(filters.tags):
+        return False
+    if filters.query:
+        names = [catalog.vocabulary[tag].display_name for tag in entry.tags if tag in catalog.vocabulary]
+        text = _folded(" ".join([entry.id, entry.compiled["name"], entry.compiled["description"], *entry.tags, *names]))
+        return all(word in text for word in _folded(filters.query).split())
+    return True
+
+
+def _folded(text: str) -> str:
+    """Lower case, every run of punctuation a space: 'bug-investigation' finds 'wr.bug_investigation' too."""
+    return " " + " ".join(re.split(r"[^0-9a-z]+", text.casefold())) + " "
 
 
 # What inspect_workflow shows of the workflow file as it is (keys of the compiled workflow).
@@ -110,22 +192,38 @@ DETAIL_KEYS = (
 )
 
 
-def inspect_workflow(workflow_id: str, mode: Literal["metadata", "preview"] = "metadata") -> WorkflowInspection:
+def inspect_workflow(
+    workflow_id: str, mode: Literal["metadata", "preview"] = "metadata", *, for_people: bool = False
+) -> WorkflowInspection:
+    """One workflow (by its id or a former one). An agent hears of its warnings as a count and the command
+    that shows them; `for_people` (the dashboard, the HTTP API) also gives them in full."""
     catalog = current_catalog()
     entry = find_workflow(catalog, workflow_id)
     compiled = entry.compiled
     asked = from_the_user(compiled)
+    listed = summary(entry, catalog, for_people=for_people)
+    problems: dict[str, object] = {}
+    if for_people:
+        problems["warnings"] = [d.as_dict() for d in entry.warnings]
+    if entry.warnings:
+        problems["validateCommand"] = f"{VALIDATE_CONFIGURED} --workflow {entry.id}"
     # The summary's fields by name, the file's own under its keys (the model accepts both).
     details = WorkflowDetails.model_validate(
         {
-            **dict(summary(entry)),
-            "warnings": [d.as_dict() for d in entry.warnings],
+            **{name: getattr(listed, name) for name in listed.model_fields_set},
+            **problems,
             **{key: compiled[key] for key in DETAIL_KEYS if key in compiled and key != "metaGuidance"},
             **({"metaGuidance": rules} if (rules := guidance(compiled)) else {}),  # as a run is given it
             **({"fromTheUser": asked} if asked else {}),
         }
     )
-    return WorkflowInspection(mode=mode, workflow=details, steps=[_outline(s, mode) for s in compiled["steps"]])
+    inspection = WorkflowInspection(mode=mode, workflow=details, steps=[_outline(s, mode) for s in compiled["steps"]])
+    if entry.id != workflow_id:
+        inspection.renamed_from = workflow_id
+        also = look_alike_note(workflow_id, catalog)
+        if also:
+            inspection.look_alike = also.strip()
+    return inspection
 
 
 def from_the_user(compiled: JsonObject) -> list[UserInput]:
@@ -155,6 +253,7 @@ def unknown_workflow_ids(compiled: JsonObject, catalog: Catalog) -> list[Warning
     if not missing:
         return []
     words = {_id_words(entry_id): entry_id for entry_id in known}
+    words.update({_id_words(former): current for former, current in catalog.aliases.items()})
     shown = []
     for item in missing:
         close = difflib.get_close_matches(_id_words(item.workflow_id), list(words), n=1, cutoff=0.6)
@@ -169,14 +268,40 @@ def unknown_workflow_ids(compiled: JsonObject, catalog: Catalog) -> list[Warning
     ]
 
 
+def renamed_workflow(asked: str, workflow_id: str, catalog: Catalog) -> list[WarningDict]:
+    """A note when the workflow was asked for by a former id (its `formerIds`): the run is of the new id."""
+    if asked == workflow_id:
+        return []
+    return [
+        {
+            "code": "WORKFLOW_RENAMED",
+            "message": f"'{asked}' is the former id of {workflow_id}; this run is of {workflow_id}: use that id "
+            f"from now on.{look_alike_note(asked, catalog)}",
+        }
+    ]
+
+
+def look_alike_note(former: str, catalog: Catalog) -> str:
+    """When a former id differs from a listed id only in case or punctuation (ours were renamed for that:
+    wr.mr_review beside WorkRail's wr.mr-review), the listed one is named: the agent may have meant it."""
+    folded = _folded_id(former)
+    alike = [entry for entry in catalog.entries if _folded_id(entry.id) == folded]
+    return "".join(f" {entry.id} ({entry.compiled['name']}) is another workflow." for entry in alike)
+
+
+def _folded_id(workflow_id: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", workflow_id.casefold())
+
+
 def _id_words(workflow_id: str) -> str:
-    """An id's meaningful words, for matching 'mr-review-workflow.agentic.v2' with 'wr.mr_review'."""
+    """An id's meaningful words, for matching 'mr-review-workflow.agentic.v2' with 'wr.risk_scaled_mr_review'."""
     noise = {"wr", "workrail", "workflow", "agentic", "v1", "v2", "v3"}
     return " ".join(word for word in re.split(r"[._\-\s]+", workflow_id.lower()) if word and word not in noise)
 
 
 def find_workflow(catalog: Catalog, workflow_id: str) -> WorkflowEntry:
-    entry = catalog.get(workflow_id)
+    """The workflow of `workflow_id`, or of the id it was renamed to (a former id keeps working)."""
+    entry = catalog.resolve(workflow_id)
     if entry is not None:
         return entry
     if workflow_id in catalog.invalid:
@@ -222,8 +347,9 @@ def _unidentified_failures(catalog: Catalog) -> list[Diagnostic]:
     return list(seen.values())
 
 
-def summary(entry: WorkflowEntry) -> WorkflowSummary:
-    return WorkflowSummary(
+def summary(entry: WorkflowEntry, catalog: Catalog, *, for_people: bool = False) -> WorkflowSummary:
+    outline = outline_length(entry.compiled)
+    found = WorkflowSummary(
         id=entry.id,
         name=entry.compiled["name"],
         description=entry.compiled["description"],
@@ -231,19 +357,46 @@ def summary(entry: WorkflowEntry) -> WorkflowSummary:
         kind=entry.kind,
         id_status=entry.parsed_id.status.value,
         namespace=entry.parsed_id.namespace,
-        source=workflow_source(entry.source, entry.path),
+        source=workflow_source(entry.source, entry.path, with_path=for_people),
         step_count=entry.step_count,
-        outline_length=outline_length(entry.compiled),
+        outline_length=outline,
+        loop_body_steps=sum(1 for _ in walk(top_steps(entry.compiled))) - outline,
         workflow_hash=entry.workflow_hash,
         warning_count=len(entry.warnings),
+        tags=list(entry.tags),
+        example=entry.example,
     )
+    same = same_job(entry, catalog)
+    if same:
+        found.same_job_as = same
+    return found
 
 
-def workflow_source(source: Source, path: Path) -> WorkflowSource:
+def same_job(entry: WorkflowEntry, catalog: Catalog) -> list[SameJob]:
+    """The workflows of `catalog` doing the same job as `entry`, from either side's `sameJobAs`: a pair
+    is shown only when both are here."""
+    found = [
+        SameJob(workflow_id=item.workflow_id, take_this_for=item.take_this_for, take_other_for=item.take_other_for)
+        for item in entry.same_job_as
+        if catalog.get(item.workflow_id) is not None
+    ]
+    for other in catalog.entries:
+        for item in other.same_job_as:
+            if item.workflow_id == entry.id:
+                found.append(
+                    SameJob(workflow_id=other.id, take_this_for=item.take_other_for, take_other_for=item.take_this_for)
+                )
+    return found
+
+
+def workflow_source(source: Source, path: Path, *, with_path: bool = False) -> WorkflowSource:
+    """Where the workflow comes from: its file inside its source (never a path inside WORKRAIL_HOME in an
+    agent's answer); the absolute path only `with_path`, for people."""
     origin = source.origin
-    if origin is None:
-        return WorkflowSource(kind=source.kind.value, path=str(path))
     inside = path.relative_to(source.root).as_posix() if path.is_relative_to(source.root) else path.name
+    shown = {"path": str(path)} if with_path else {}
+    if origin is None:
+        return WorkflowSource(kind=source.kind.value, file=inside, **shown)
     repository = WorkflowRepository(
         name=origin.name,
         url=origin.url,
@@ -252,7 +405,7 @@ def workflow_source(source: Source, path: Path) -> WorkflowSource:
         directory=origin.directory,
         file=f"{origin.directory}/{inside}" if origin.directory else inside,
     )
-    return WorkflowSource(kind=source.kind.value, path=str(path), repository=repository)
+    return WorkflowSource(kind=source.kind.value, file=inside, repository=repository, **shown)
 
 
 def _outline(step: Step, mode: str) -> StepOutline:

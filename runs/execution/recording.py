@@ -11,6 +11,7 @@ from django.conf import settings
 
 from runs.contract.execution import ExecutionResult, WarningDict, engine_warnings
 from runs.contract.inputs import StepOutputDict
+from runs.execution import workspace
 from runs.execution.drift import source_stat
 from runs.execution.observe import git_observation
 from runs.execution.replay import output_digest
@@ -238,11 +239,12 @@ _last_observed: dict[str, tuple[str, str, str]] = {}
 
 
 def observe(journal: Journal, run: Run) -> None:
-    """Records the git branch and HEAD when the run starts and whenever they changed since. Not for a request
-    from another machine (over HTTP): this process's directory is the server's, not the client's project."""
+    """Records the git branch and HEAD of the call's workspace (runs/execution/workspace.py) when the
+    run starts and whenever they changed since. Not for a request from another machine (over HTTP): the
+    server cannot see the client's project, and no directory here is it."""
     if actors.current().remote:
         return
-    seen = git_observation(settings.WORKRAIL_PROJECT_DIR)
+    seen = git_observation(workspace.of_session(journal.session.workspace_path))
     if seen is None:
         return
     current = (seen["gitBranch"], seen["gitHeadSha"], seen["workspacePath"])

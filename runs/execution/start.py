@@ -11,9 +11,9 @@ from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.execution import ExecutionResult, WarningDict, engine_warnings
 from runs.contract.inputs import StartWorkflowInput
 from runs.contract.preferences import CHOICES, follow_recommendation, resolve
-from runs.execution import delegations
+from runs.execution import delegations, workspace
 from runs.execution.answer import OUTCOME_KIND, chat_opening, node_response
-from runs.execution.catalog import current_catalog, find_workflow, unknown_workflow_ids
+from runs.execution.catalog import current_catalog, find_workflow, renamed_workflow, unknown_workflow_ids
 from runs.execution.recording import begin_run, journal_for_new_run, observe
 from runs.store import ratelimit, tokens
 from runs.store.journal import Journal, write
@@ -31,7 +31,7 @@ def start_workflow(request: StartWorkflowInput) -> ExecutionResult:
     catalog = current_catalog()
     entry = find_workflow(catalog, request.workflow_id)
     begun = engine.start(entry.compiled, context)
-    references = resolved_references(entry, settings.WORKRAIL_PROJECT_DIR)  # outside the write: stats files
+    references = resolved_references(entry, workspace.current().path)  # outside the write: stats files
     with write() as now:
         ratelimit.take(ratelimit.STARTS, what="new runs and sessions")
         linked_to = delegations.link_target(parent_id, context) if parent_id is not None else None
@@ -47,6 +47,7 @@ def start_workflow(request: StartWorkflowInput) -> ExecutionResult:
         effective, notices = follow_recommendation(entry.compiled, effective, chosen)
         notices += unread_context_warnings(entry.compiled, context)
         notices += unknown_workflow_ids(entry.compiled, catalog)
+        notices += renamed_workflow(request.workflow_id, entry.id, catalog)
         handed_out_by = (*linked_to, None) if linked_to is not None else None
         run, node, attempt = begin_run(journal, entry, begun, effective, handed_out_by=handed_out_by)
         delegations.spawn(journal, run, node, begun.pending)

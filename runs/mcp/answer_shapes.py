@@ -41,8 +41,15 @@ class WorkflowRepository(TypedDict):
 
 class WorkflowSource(TypedDict):
     kind: Literal["bundled", "user", "project", "extra", "git"]
-    path: str
+    file: str
+    path: NotRequired[str | None]
     repository: NotRequired[WorkflowRepository | None]
+
+
+class SameJob(TypedDict):
+    workflowId: str
+    takeThisFor: str
+    takeOtherFor: str
 
 
 class WorkflowSummary(TypedDict):
@@ -56,14 +63,54 @@ class WorkflowSummary(TypedDict):
     source: WorkflowSource
     stepCount: int
     outlineLength: int
+    loopBodySteps: int
     workflowHash: str
     warningCount: int
+    tags: list[str]
+    example: bool
+    sameJobAs: NotRequired[list[SameJob] | None]
+
+
+class TagCount(TypedDict):
+    id: str
+    name: str
+    when: list[str]
+    count: int
+
+
+class SourceCount(TypedDict):
+    source: str
+    count: int
+
+
+class Problems(TypedDict):
+    errors: int
+    warnings: int
+    command: str
+    notLoaded: NotRequired[list[str] | None]
+
+
+class CatalogOverview(TypedDict):
+    tags: list[TagCount]
+    sources: list[SourceCount]
+    examplesHidden: int
+
+
+class ListFilters(TypedDict):
+    tags: NotRequired[list[str] | None]
+    query: NotRequired[str | None]
+    kind: NotRequired[Literal["workflow", "routine"] | None]
+    namespace: NotRequired[str | None]
+    includeExamples: NotRequired[bool]
 
 
 class WorkflowListJson(TypedDict):
     count: int
+    filters: ListFilters
+    overview: NotRequired[CatalogOverview | None]
     workflows: list[WorkflowSummary]
-    warnings: list[Diagnostic]
+    problems: NotRequired[Problems | None]
+    warnings: NotRequired[list[Diagnostic] | None]
 
 
 class UserInput(TypedDict):
@@ -74,7 +121,8 @@ class UserInput(TypedDict):
 
 
 class WorkflowDetails(WorkflowSummary):
-    warnings: list[Diagnostic]
+    warnings: NotRequired[list[Diagnostic] | None]
+    validateCommand: NotRequired[str | None]
     fromTheUser: NotRequired[list[UserInput] | None]
     about: NotRequired[str | None]
     preconditions: NotRequired[list[str] | None]
@@ -100,6 +148,8 @@ class StepOutline(TypedDict):
 
 class WorkflowInspectionJson(TypedDict):
     mode: Literal["metadata", "preview"]
+    renamedFrom: NotRequired[str | None]
+    lookAlike: NotRequired[str | None]
     workflow: WorkflowDetails
     steps: list[StepOutline]
 

@@ -14,7 +14,7 @@ nothing below the server imports back up to it.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -29,8 +29,8 @@ def tool_specs() -> dict[str, ToolSpec]:
     return specs
 
 
-def call_tool(name: str, arguments: Any) -> ToolOutcome:
-    outcome: ToolOutcome = importlib.import_module(TOOLS).call(name, arguments)
+def call_tool(name: str, arguments: Any, client_roots: Sequence[str] = ()) -> ToolOutcome:
+    outcome: ToolOutcome = importlib.import_module(TOOLS).call(name, arguments, client_roots)
     return outcome
 
 

@@ -5,6 +5,7 @@ Each reads the structured answer, the JSON an agent receives (runs/mcp/answer_sh
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from runs.contract import features
@@ -16,8 +17,8 @@ from runs.mcp import delegation_text
 from runs.mcp.answer_shapes import (
     Branch,
     BranchTip,
+    CatalogOverview,
     CheckpointJson,
-    Diagnostic,
     ExecutionJson,
     ExpectedContext,
     Progress,
@@ -40,27 +41,128 @@ def error_text(error: WorkRailError) -> str:
     return f"Error {error.code.value}: {error.message}\nNext: {error.suggestion}\n{retry}"
 
 
-def _diagnostic_line(diagnostic: Diagnostic) -> str:
-    where = diagnostic["file"] or ""
-    if diagnostic["pointer"]:
-        where += f" at {diagnostic['pointer']}"
-    return (
-        f"- [{diagnostic['severity']}] {diagnostic['code']} {where}: {diagnostic['message']} Fix: {diagnostic['fix']}"
-    )
-
-
 def workflow_list_text(result: WorkflowListJson) -> str:
-    lines = [f"{result['count']} workflows available."]
-    for item in result["workflows"]:
-        flags = [item["kind"], _source_text(item["source"]), _step_count_text(item)]
-        if item["idStatus"] == "legacy":
-            flags.append("legacy id")
-        lines.append(f"- {item['id']} — {item['name']} ({', '.join(flags)}): {item['description']}")
-    if result["warnings"]:
-        lines += ["", f"{len(result['warnings'])} warnings:"]
-        lines += [_diagnostic_line(d) for d in result["warnings"]]
-    lines += ["", 'Next: inspect_workflow {"workflowId": "<id>"} to see one before starting it.']
+    """Without a filter, the overview (tags, sources, how to filter); with one, a line per workflow."""
+    overview = result.get("overview")
+    lines = _overview_lines(result["count"], overview) if overview else _listed_lines(result)
+    problems = result.get("problems")
+    if problems and overview:  # said once, with the overview; the structured answer always has it
+        counted = [
+            f"{problems['errors']} file{'s' if problems['errors'] != 1 else ''} failed to load"
+            if problems["errors"]
+            else "",
+            f"{problems['warnings']} authoring warning{'s' if problems['warnings'] != 1 else ''}"
+            if problems["warnings"]
+            else "",
+        ]
+        lines += [
+            "",
+            f"Problems: {', '.join(c for c in counted if c)}; `{problems['command']}` shows each with its fix.",
+        ]
+        for name in problems.get("notLoaded") or []:
+            lines.append(
+                f"Repository {name} is not loaded yet, so its workflows are missing: the server fetches it once "
+                f"started (`python manage.py sync_workflows --repo {name}` does it by hand)."
+            )
     return "\n".join(lines)
+
+
+def _overview_lines(count: int, overview: CatalogOverview) -> list[str]:
+    hidden = overview["examplesHidden"]
+    left_out = f" ({hidden} examples and tests left out: includeExamples lists them)" if hidden else ""
+    lines = [
+        f"{count} workflows and routines{left_out}.",
+        'By tag; list_workflows {"tags": ["<id>"]} lists a tag\'s workflows:',
+    ]
+    for tag in overview["tags"]:
+        when = f": {'; '.join(tag['when'])}" if tag["when"] else ""
+        name = f" ({tag['name']})" if tag["name"] != tag["id"] else ""
+        lines.append(f"- {tag['id']}{name}, {tag['count']}{when}")
+    lines.append("By source: " + ", ".join(f"{item['source']} {item['count']}" for item in overview["sources"]) + ".")
+    lines.append(
+        'Or search: list_workflows {"query": "<words>"} (id, title, description and tags, case and punctuation '
+        "ignored); with tags too, both must match."
+    )
+    return lines
+
+
+def _listed_lines(result: WorkflowListJson) -> list[str]:
+    filters = result["filters"]
+    asked = []
+    if filters.get("tags"):
+        asked.append(f"tag {' or '.join(filters['tags'] or [])}")
+    if filters.get("query"):
+        asked.append(f'"{filters["query"]}"')
+    for key in ("kind", "namespace"):
+        if filters.get(key):
+            asked.append(f"{key} {filters[key]}")
+    count = result["count"]
+    lines = [f"{count} workflow{'s' if count != 1 else ''} for {', '.join(asked)}:"]
+    if not count:
+        lines[0] = f"No workflow for {', '.join(asked)}."
+        lines.append("list_workflows without arguments shows the tags; a shorter query finds more.")
+        return lines
+    shown: list[str] = []
+    paired: set[frozenset[str]] = set()  # a pair doing the same job is said once, under the first listed
+    for index, item in enumerate(result["workflows"]):
+        item_lines = _workflow_lines(item, paired)
+        if len("\n".join([*lines, *shown, *item_lines])) > LISTED_TEXT_BUDGET:
+            shown.append(
+                f"{count - index} more not shown here (the structured answer has every one): add words with "
+                "query, or ask for fewer tags, to narrow the list."
+            )
+            break
+        shown += item_lines
+    return [
+        *lines,
+        *shown,
+        "",
+        'Next: start_workflow {"workflowId": "<id>", "goal": "<the task>"}, or inspect_workflow to see its steps.',
+    ]
+
+
+# A filtered answer's text stays within about 3,000 characters: past this many in its lines, the count of
+# the workflows left out and how to narrow the list.
+LISTED_TEXT_BUDGET = 2700
+
+
+def _workflow_lines(item: WorkflowSummary, paired: set[frozenset[str]]) -> list[str]:
+    """One line for the workflow, and one per workflow here doing the same job (unless said already)."""
+    source = item["source"]
+    repository = source.get("repository")
+    flags = [
+        ", ".join(item["tags"]) or "untagged",
+        _step_count_text(item),
+        f"git:{repository['name']}" if repository else source["kind"],
+    ]
+    if item["example"]:
+        flags.append("example")
+    lines = [f"- {item['id']}: {item['name']} [{'; '.join(flags)}]. {when_to_use(item['description'])}"]
+    for other in item.get("sameJobAs") or []:
+        pair = frozenset((item["id"], other["workflowId"]))
+        if pair in paired:
+            continue
+        paired.add(pair)
+        lines.append(
+            f"  Same job as {other['workflowId']}: take this for {other['takeThisFor']}; "
+            f"take {other['workflowId']} for {other['takeOtherFor']}."
+        )
+    return lines
+
+
+# --- A heuristic over other people's prose, in one place: what a list line shows of a description. ----------
+WHEN_TO_USE_CHARS = 120
+# A sentence ends at a period followed by a capital, unless the period closes "e.g", "i.e" or "etc".
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)\.\s+(?=[A-Z])")
+
+
+def when_to_use(description: str) -> str:
+    """The description's first sentence (WorkRail's descriptions open with what the workflow is for), cut at
+    WHEN_TO_USE_CHARS; the whole description is in the structured answer and in inspect_workflow."""
+    first = _SENTENCE_END.split(description.strip(), maxsplit=1)[0].rstrip(".")
+    if len(first) > WHEN_TO_USE_CHARS:
+        first = first[: WHEN_TO_USE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return first + ("." if not first.endswith("…") else "")
 
 
 def _source_text(source: WorkflowSource) -> str:
@@ -74,18 +176,32 @@ def workflow_details_text(result: WorkflowInspectionJson) -> str:
     """Mode metadata: what the workflow is for, what it needs, its outline. Mode preview: the outline
     with each step's prompt, and nothing metadata says (an agent reads metadata first, then previews)."""
     workflow = result["workflow"]
+    renamed = result.get("renamedFrom")
+    lines = [f"'{renamed}' is the former id of {workflow['id']}: use the new id."] if renamed else []
+    if renamed and result.get("lookAlike"):
+        lines[-1] += f" {result['lookAlike']}"
     if result["mode"] == "preview":
         call = json.dumps({"workflowId": workflow["id"]})
-        lines = [
+        lines.append(
             f"{workflow['name']} ({workflow['id']}, version {workflow['version']}): each step's prompt. What the "
             f"workflow is for and what it needs from the user: inspect_workflow {call}."
-        ]
+        )
     else:
-        lines = _metadata_lines(workflow)
+        lines += _metadata_lines(workflow)
     lines += ["", "Steps:"]
     lines += _outline_lines(result["steps"], indent="")
     if result["mode"] != "preview":
-        lines += [_diagnostic_line(diagnostic) for diagnostic in workflow["warnings"]]
+        for other in workflow.get("sameJobAs") or []:
+            lines += [
+                "",
+                f"Same job as {other['workflowId']}: take this for {other['takeThisFor']}; take "
+                f"{other['workflowId']} for {other['takeOtherFor']}.",
+            ]
+        command = workflow.get("validateCommand")
+        if command:
+            count = workflow["warningCount"]
+            plural = "s" if count != 1 else ""
+            lines += ["", f"{count} authoring warning{plural} about its file: `{command}` shows them."]
     start = {"workflowId": workflow["id"], "goal": "<the task, in the user's words>"}
     lines += [
         "",
@@ -150,11 +266,12 @@ def _outline_lines(steps: list[StepOutline], indent: str, prefix: str = "") -> l
 
 
 def _step_count_text(item: WorkflowSummary) -> str:
-    """The outline's length, which progress counts against; loop bodies said apart."""
-    outline, steps = item["outlineLength"], item["stepCount"]
-    if steps == outline:
+    """One rule for every workflow: the outline's length (what progress counts against), and when loops hold
+    steps, the count with them (what inspect_workflow numbers: 4, then 4.1 and 4.2 inside the loop at 4)."""
+    outline, inside = item["outlineLength"], item["loopBodySteps"]
+    if not inside:
         return f"{outline} step{'s' if outline != 1 else ''}"
-    return f"{outline} outline steps, {steps} with the steps inside loops"
+    return f"{outline} outline steps, {outline + inside} with the steps inside loops"
 
 
 GOAL_CHANGED = "GOAL_CHANGED"  # its message shows the new goal whole
@@ -164,6 +281,7 @@ NOTES = {
     "BRANCH_STARTED",
     "UNKNOWN_WORKFLOW_IDS",
     "ARGUMENT_DECODED",
+    "WORKFLOW_RENAMED",
     GOAL_CHANGED,
 }
 

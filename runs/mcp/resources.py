@@ -1,6 +1,6 @@
 """Read-only MCP resources, registered on the server with the SDK's resource API.
 
-    workrail://workflows                       the catalog (as list_workflows)
+    workrail://workflows                       the catalog's overview (as list_workflows without arguments)
     workrail://workflows/{workflowId}          one workflow (as inspect_workflow, mode metadata)
     workrail://runs/{runId}                    a run: status, tip, recap, branches, gaps, synthesis
     workrail://runs/{runId}/notes{?stateToken,cursor}
@@ -67,8 +67,9 @@ def register_resources(server: MCPServer[Any]) -> None:
         WORKFLOWS_URI,
         name="workflows",
         title="Workflow catalog",
-        description="Every workflow and routine WorkRail can run (the list_workflows answer): ids, names, "
-        "kinds, sources, step counts, workflowHash, and files that failed to load under 'warnings'.",
+        description="The catalog's overview, as list_workflows answers it without arguments: its tags (what "
+        "each is for, how many workflows), counts per source, and problems counted. list_workflows with tags or "
+        "query lists the workflows themselves.",
         mime_type=JSON,
     )
     async def workflows() -> str:

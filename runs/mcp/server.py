@@ -30,6 +30,7 @@ from mcp_types import (
     INVALID_PARAMS,
     CallToolResult,
     GetPromptResult,
+    NotificationParams,
     SubscribeRequestParams,
     SubscriptionsListenRequestParams,
     TextContent,
@@ -44,6 +45,7 @@ from runs.mcp.boundary import guarded
 from runs.mcp.framing import CheckedLines, wire_stdin
 from runs.mcp.readiness import configuration_problem
 from runs.mcp.resources import register_resources
+from runs.mcp.roots import WORKSPACE_TOOLS, client_roots, roots_changed
 from runs.mcp.subscriptions import ResourceWatcher
 from workflows_app.engine.jsontypes import JsonObject
 from workrail_site.version import VERSION
@@ -81,6 +83,8 @@ class WorkRailServer(MCPServer[Any]):
         lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, self.watcher.subscribe)
         lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, self.watcher.unsubscribe)
         lowlevel.add_request_handler("subscriptions/listen", SubscriptionsListenRequestParams, self.watcher.listen)
+        # The client's roots say where the agent works; a change of them is heard here (runs/mcp/roots.py).
+        lowlevel.add_notification_handler("notifications/roots/list_changed", NotificationParams, roots_changed)
 
     async def run_stdio_async(self) -> None:
         """The SDK's own stdio transport and serving loop (as MCPServer.run_stdio_async does it), with
@@ -135,8 +139,12 @@ class WorkRailServer(MCPServer[Any]):
         return GetPromptResult.model_validate(rendered)
 
     async def call_tool(self, name: str, arguments: JsonObject, context: Any = None) -> CallToolResult:
+        # A tool that works in the agent's project, told none, learns it from the client's roots: asked
+        # here, on the event loop, since asking is a request to the client.
+        chooses_itself = isinstance(arguments, dict) and arguments.get("workspacePath") is not None
+        roots = await client_roots(context) if name in WORKSPACE_TOOLS and not chooses_itself else ()
         # Tools touch files and the database: keep them off the event loop.
-        outcome = await anyio.to_thread.run_sync(deferred.call_tool, name, arguments)
+        outcome = await anyio.to_thread.run_sync(deferred.call_tool, name, arguments, roots)
         return to_call_result(outcome)
 
 

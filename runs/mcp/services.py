@@ -8,7 +8,7 @@ whose keys runs/mcp/answer_shapes.py names for what reads it); none holds logic 
 
 from __future__ import annotations
 
-from django.conf import settings
+from pathlib import Path
 
 from runs.contract.inputs import (
     CheckpointInput,
@@ -17,7 +17,7 @@ from runs.contract.inputs import (
     StartSessionInput,
     StartWorkflowInput,
 )
-from runs.execution import advance, catalog, checkpoint, resume, start
+from runs.execution import advance, catalog, checkpoint, resume, start, workspace
 from runs.execution.catalog import current_catalog
 from runs.execution.observe import git_observation
 from runs.mcp import prompts, tools
@@ -61,11 +61,16 @@ def start_session(request: StartSessionInput) -> JsonObject:
 
 
 def resume_session(request: ResumeSessionInput) -> JsonObject:
-    said_nothing = request.git_branch is None and request.git_head_sha is None and request.workspace_path is None
-    if said_nothing and not actors.current().remote:
-        # The agent said nothing about where it works: use what this server sees in its directory (on this
-        # machine only: over HTTP, the server's directory is not the client's project).
-        seen = git_observation(settings.WORKRAIL_PROJECT_DIR)
+    if request.git_branch is None and request.git_head_sha is None and not actors.current().remote:
+        # The agent named no branch, and works on this machine (over HTTP no directory here is its
+        # project): use what git says of the directory it named, if that is here (a path recorded on
+        # another machine is matched as it is), else of the call's workspace (the client's root or the
+        # configured directory: runs/execution/workspace.py).
+        named = Path(request.workspace_path) if request.workspace_path else None
+        if named is not None and named.is_absolute() and named.is_dir():
+            seen = git_observation(named)
+        else:
+            seen = git_observation(workspace.current().path) if named is None else None
         if seen is not None:
             request = request.model_copy(
                 update={
@@ -81,7 +86,7 @@ def resume_session(request: ResumeSessionInput) -> JsonObject:
 
 
 def read_workflows() -> JsonObject:
-    """The catalog: the list_workflows answer without filters, so the resource and the tool agree."""
+    """The catalog's overview: the list_workflows answer without filters, so the resource and the tool agree."""
     return catalog.list_workflows().dump()
 
 

@@ -12,7 +12,7 @@ Django's apps (runs/mcp/services.py).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any, cast
@@ -21,18 +21,20 @@ from runs.contract import catalog, execution, features, inputs, sessions
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.features import Feature
 from runs.execution import catalog as catalog_use_cases
+from runs.execution import workspace
 from runs.mcp import boundary, deferred, rendering, string_arguments, timings
 from runs.mcp.answer_shapes import ToolJson, WorkflowInspectionJson, WorkflowListJson
 from runs.mcp.tool_spec import POINTER_PART_CHARS, Annotations, ToolOutcome, ToolSpec
 from runs.store import actors
 
 
-def call(name: str, arguments: Any) -> ToolOutcome:
-    """Runs one tool call and records its duration and outcome (runs/mcp/timings.py)."""
+def call(name: str, arguments: Any, client_roots: Sequence[str] = ()) -> ToolOutcome:
+    """Runs one tool call and records its duration and outcome (runs/mcp/timings.py). `client_roots`
+    are the client's MCP roots as local paths (runs/mcp/roots.py), for the call's workspace."""
     started_at = datetime.now(UTC)
     began = time.perf_counter()
     with actors.asking(f"tool {str(name)[:POINTER_PART_CHARS]}"):
-        outcome = _call(name, arguments)
+        outcome = _call(name, arguments, client_roots)
     if outcome.is_error:
         result = outcome.structured.get("error", {}).get("code", "ERROR")
     else:
@@ -43,7 +45,7 @@ def call(name: str, arguments: Any) -> ToolOutcome:
     return outcome
 
 
-def _call(name: str, arguments: Any) -> ToolOutcome:
+def _call(name: str, arguments: Any, client_roots: Sequence[str]) -> ToolOutcome:
     """Runs one tool call; every failure becomes data, never an exception across the boundary."""
     try:
         spec = tool_specs().get(name)
@@ -55,7 +57,7 @@ def _call(name: str, arguments: Any) -> ToolOutcome:
             )
         result = boundary.guarded(
             name,
-            lambda: invoke(name, arguments),
+            lambda: invoke(name, arguments, client_roots),
             uses_database=spec.uses_database,
             changes=not spec.annotations.read_only,
         )
@@ -64,14 +66,18 @@ def _call(name: str, arguments: Any) -> ToolOutcome:
     return ToolOutcome(result, spec.render(result), is_error=False)
 
 
-def invoke(name: str, arguments: Any) -> ToolJson:
-    """The tool's work without the boundary: feature check, input model, service. Raises WorkRailError.
-    For callers already inside Django (tests, benchmarks); clients go through `call`."""
+def invoke(name: str, arguments: Any, client_roots: Sequence[str] = ()) -> ToolJson:
+    """The tool's work without the boundary: feature check, input model, service, in the call's
+    workspace (runs/execution/workspace.py). Raises WorkRailError. For callers already inside Django
+    (tests, benchmarks); clients go through `call`."""
     spec = tool_specs()[name]
     if spec.feature is not None:
         features.require(spec.feature, spec.name)
     arguments, decoded = string_arguments.decode(arguments, spec.object_arguments)
-    return cast(ToolJson, string_arguments.noted(spec.handler(spec.parse(arguments)), decoded))
+    request = spec.parse(arguments)
+    argument = request.workspace_path if isinstance(request, inputs.InWorkspace) else None
+    with workspace.working_in(argument, client_roots):
+        return cast(ToolJson, string_arguments.noted(spec.handler(request), decoded))
 
 
 def error_outcome(exc: WorkRailError) -> ToolOutcome:
@@ -83,7 +89,7 @@ def error_outcome(exc: WorkRailError) -> ToolOutcome:
 
 
 def _list_workflows(request: inputs.ListWorkflowsInput) -> WorkflowListJson:
-    answer = catalog_use_cases.list_workflows(kind=request.kind, namespace=request.namespace)
+    answer = catalog_use_cases.list_workflows(request.filters())
     return cast(WorkflowListJson, answer.dump())
 
 
@@ -116,13 +122,14 @@ def tool_specs() -> dict[str, ToolSpec[Any]]:
             name="list_workflows",
             title="List workflows",
             summary=(
-                "List the workflows and routines WorkRail can run, with their ids, what they do, where they "
-                "come from, how many steps they have and their workflowHash. Files that failed to load are "
-                "reported under 'warnings' with the file, a JSON pointer and how to fix them. Read-only."
+                "Find the workflow for a task. Without arguments: an overview of the catalog by tag (what each "
+                "tag is for, how many workflows it holds) and by source. With tags and/or query: the matching "
+                "workflows, one line each (id, title, what it is for, length, source), and which to take when "
+                "two do the same job. Examples and tests are left out unless includeExamples. Read-only."
             ),
             input=inputs.ListWorkflowsInput,
             outputs=(catalog.WorkflowList,),
-            examples=[{}, {"kind": "workflow"}, {"namespace": "wr"}],
+            examples=[{}, {"tags": ["investigation"]}, {"query": "merge request review"}],
             annotations=READ_ONLY,
             handler=_list_workflows,
             render=rendering.workflow_list_text,
@@ -139,7 +146,7 @@ def tool_specs() -> dict[str, ToolSpec[Any]]:
             input=inputs.InspectWorkflowInput,
             outputs=(catalog.WorkflowInspection,),
             examples=[
-                {"workflowId": "wr.bug_investigation"},
+                {"workflowId": "wr.evidence_first_bug_fix"},
                 {"workflowId": "wr.code_review", "mode": "preview"},
             ],
             annotations=READ_ONLY,
@@ -159,7 +166,7 @@ def tool_specs() -> dict[str, ToolSpec[Any]]:
             input=inputs.StartWorkflowInput,
             outputs=(execution.ExecutionResult,),
             examples=[
-                {"workflowId": "wr.bug_investigation", "goal": "Find why exports time out for large sessions."},
+                {"workflowId": "wr.evidence_first_bug_fix", "goal": "Find why exports time out for large sessions."},
                 {"workflowId": "wr.code_review", "context": {"ticketId": "AUTH-1234", "reviewAreas": ["api", "db"]}},
             ],
             annotations=Annotations(read_only=False, destructive=False, idempotent=False),

@@ -54,7 +54,8 @@ _SORTS: dict[str, tuple[str, ...]] = {
     "title": ("title", "pk"),
     "-title": ("-title", "-pk"),
 }
-_GROUP_FIELDS = {"branch": "git_branch", "workspace": "workspace_path"}
+# A branch is a branch of one repository: grouping by branch groups by repository first.
+_GROUP_FIELDS = {"branch": ("workspace_path", "git_branch"), "workspace": ("workspace_path",)}
 
 
 def stall_cutoff(now: datetime | None = None) -> datetime:
@@ -93,7 +94,7 @@ def list_sessions(
     page = max(1, min(page, pages))
     ordering = _SORTS[sort]
     if group in _GROUP_FIELDS:
-        ordering = (_GROUP_FIELDS[group], *ordering)
+        ordering = (*_GROUP_FIELDS[group], *ordering)
     rows = list(_with_status(matching, status, cutoff).order_by(*ordering)[(page - 1) * per_page : page * per_page])
     told = _forked_summaries([session for session in rows if session.branch_count > session.run_count])
     items = [summary(session, cutoff, told.get(session.pk)) for session in rows]
@@ -214,11 +215,19 @@ def _groups(items: list[SessionSummary], group: SessionGroup) -> list[SessionGro
         return []
     headings: list[SessionGroupHeading] = []
     for index, item in enumerate(items):
-        label = (item.git_branch if group == "branch" else item.workspace_path) or "(none)"
-        if headings and headings[-1].label == label:
+        branch = item.git_branch if group == "branch" else None
+        if headings and (headings[-1].workspace_path, headings[-1].git_branch) == (item.workspace_path, branch):
             headings[-1].count += 1
+            continue
+        if branch is None:
+            label = item.workspace_path or "(none)"
         else:
-            headings.append(SessionGroupHeading(label=label, first_index=index, count=1))
+            label = " · ".join(part for part in (branch or "(none)", item.workspace_path) if part)
+        headings.append(
+            SessionGroupHeading(
+                label=label, first_index=index, count=1, workspace_path=item.workspace_path, git_branch=branch
+            )
+        )
     return headings
 
 

@@ -157,6 +157,7 @@ class Projector:
             run_count=0,
             branch_count=0,
             git_branch="",
+            git_head_sha="",
             workspace_path="",
             owner="",
         )
@@ -245,6 +246,7 @@ class Projector:
             run_count=session.run_count,
             branch_count=session.branch_count,
             git_branch=session.git_branch,
+            git_head_sha=session.git_head_sha,
             workspace_path=session.workspace_path,
         )
 
@@ -456,6 +458,7 @@ class Projector:
         self._insert(Observation(session=self.session, run=run, created_at=at, **seen))
         self._search_change(data.run_id, at).git = seen
         self.session.git_branch = seen["git_branch"]
+        self.session.git_head_sha = seen["git_head_sha"]
         self.session.workspace_path = seen["workspace_path"]
         self._summary_changed = True
 

@@ -40,7 +40,7 @@ def test_a_session_with_two_runs_switch_runs_and_open_a_node(page, console_log, 
     # The newest root run is shown first: the plan; then switch to the review in the sidebar.
     expect(page.locator("#run-title")).to_have_text("Focused Plan Routine")
     page.locator(f'a.run-link[data-run-id="{built.review_run}"]').click()
-    expect(page.locator("#run-title")).to_have_text("Merge Request Review")
+    expect(page.locator("#run-title")).to_have_text("Risk-Scaled Merge Request Review")
     expect(page.locator(f'a.run-link[data-run-id="{built.review_run}"]')).to_have_attribute("aria-current", "page")
     nodes = page.locator("svg.run-graph a.graph-node")
     expect(nodes).to_have_count(11)
@@ -155,7 +155,7 @@ def test_the_copy_button_copies_a_state_token(page, console_log, site, built):
 
 
 def test_the_other_pages_load_clean(page, console_log, site, built):
-    for url in ("/workflows/", "/workflows/wr.mr_review/", "/timings/", "/connect/", "/sessions/nope/"):
+    for url in ("/workflows/", "/workflows/wr.risk_scaled_mr_review/", "/timings/", "/connect/", "/sessions/nope/"):
         page.goto(site + url)
         page.wait_for_load_state("networkidle")
         expect(page.locator("nav[aria-label=Main]")).to_be_visible()

@@ -89,7 +89,7 @@ def test_the_console_is_clean_on_the_dashboard_and_admin_pages(page, console_log
         f"/runs/{built.review_run}/",
         f"/nodes/{node}/",
         "/workflows/",
-        "/workflows/wr.mr_review/",
+        "/workflows/wr.risk_scaled_mr_review/",
         "/timings/",
         "/connect/",
         "/sessions/import",

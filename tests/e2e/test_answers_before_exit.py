@@ -35,7 +35,7 @@ HANDSHAKE: list[dict[str, Any]] = [
 
 
 def start(request_id: int) -> dict[str, Any]:
-    arguments = {"workflowId": "wr.bug_investigation", "context": {"ticketId": f"PIPE-{request_id}"}}
+    arguments = {"workflowId": "wr.evidence_first_bug_fix", "context": {"ticketId": f"PIPE-{request_id}"}}
     return {
         "jsonrpc": "2.0",
         "id": request_id,

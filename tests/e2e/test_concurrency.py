@@ -73,7 +73,7 @@ def assert_gap_free(store: SharedStore) -> None:
 
 
 def test_concurrent_replays_advance_exactly_once_with_identical_answers(store, tmp_path):
-    start = run_worker(store, "start", "wr.bug_investigation")
+    start = run_worker(store, "start", "wr.evidence_first_bug_fix")
     payloads = at_once(store, tmp_path, 16, "ack", start["stateToken"], start["ackToken"])
     assert len(set(payloads)) == 1  # byte-identical
     assert store.rows("SELECT count(*) FROM runs_ack") == [(1,)]
@@ -82,7 +82,7 @@ def test_concurrent_replays_advance_exactly_once_with_identical_answers(store, t
 
 
 def test_the_same_checkpoint_sent_at_once_is_recorded_once(store, tmp_path):
-    start = run_worker(store, "start", "wr.bug_investigation")
+    start = run_worker(store, "start", "wr.evidence_first_bug_fix")
     payloads = at_once(store, tmp_path, 8, "checkpoint", start["stateToken"])
     assert len(set(payloads)) == 1
     assert store.rows("SELECT count(*) FROM runs_checkpoint") == [(1,)]
@@ -90,7 +90,7 @@ def test_the_same_checkpoint_sent_at_once_is_recorded_once(store, tmp_path):
 
 
 def test_runs_started_at_once_with_one_new_ticket_share_one_session(store, tmp_path):
-    payloads = at_once(store, tmp_path, 8, "start-keyed", "wr.bug_investigation", "T-1")
+    payloads = at_once(store, tmp_path, 8, "start-keyed", "wr.evidence_first_bug_fix", "T-1")
     assert len({json.loads(p)["session"]["sessionId"] for p in payloads}) == 1
     assert store.rows("SELECT count(*) FROM runs_session") == [(1,)]
     assert store.rows("SELECT count(*) FROM runs_run") == [(8,)]

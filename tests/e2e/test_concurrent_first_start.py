@@ -25,7 +25,9 @@ def test_servers_started_together_on_a_new_store_all_serve(tmp_path):
         for server in servers:
             server.initialize()
         answers = [
-            server.call("start_workflow", {"workflowId": "wr.bug_investigation", "context": {"ticketId": f"T-{n}"}})
+            server.call(
+                "start_workflow", {"workflowId": "wr.evidence_first_bug_fix", "context": {"ticketId": f"T-{n}"}}
+            )
             for n, server in enumerate(servers)
         ]
     finally:

@@ -20,7 +20,7 @@ def test_every_call_returns_configuration_error_naming_the_variable(launch):
             assert {"list_workflows", "start_workflow", "continue_workflow"} <= set(tools)
             for name, arguments in [
                 ("list_workflows", {}),
-                ("start_workflow", {"workflowId": "wr.bug_investigation"}),
+                ("start_workflow", {"workflowId": "wr.evidence_first_bug_fix"}),
                 ("continue_workflow", {"stateToken": "st1_AAAAAAAAAAAAAAAAAAAAAAAA"}),
             ]:
                 answer = await client.call_tool(name, arguments)

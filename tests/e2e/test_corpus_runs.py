@@ -34,10 +34,10 @@ CONTEXTS = {
 # (each expected context value with the first value the workflow compares it with, so conditional
 # steps run, and what only the user can give once it is blocked for it).
 BUNDLED_CONTEXTS: dict[str, dict[str, Any]] = {
-    "wr.bug_investigation": {"severity": "critical"},
+    "wr.evidence_first_bug_fix": {"severity": "critical"},
     "wr.code_review": {"reviewAreas": ["api", "storage"]},
-    "wr.coding_task": {"slices": ["Add the CSV writer", "Add the export button"]},
-    "wr.mr_review": {"reviewAreas": ["api", "storage"]},
+    "wr.change_in_slices": {"slices": ["Add the CSV writer", "Add the export button"]},
+    "wr.risk_scaled_mr_review": {"reviewAreas": ["api", "storage"]},
     "wr.routine-focused_plan": {},
     "wr.workflow_authoring": {},
 }
@@ -92,24 +92,24 @@ def test_bundled_workflows_run_with_their_loops_and_branches(launch):
         if r["pending"] and r["pending"]["stepId"] == "review-area"
     ]
     assert any("api" in p for p in areas) and any("storage" in p for p in areas)
-    bug_steps = steps_of("wr.bug_investigation")
+    bug_steps = steps_of("wr.evidence_first_bug_fix")
     assert "incident-note-and-guard" in bug_steps  # its runCondition holds for severity critical
-    assert pending_of("wr.bug_investigation", "confirm-fix-plan")["requireConfirmation"] is True
+    assert pending_of("wr.evidence_first_bug_fix", "confirm-fix-plan")["requireConfirmation"] is True
 
     # Coding task: the agent answered riskLevel "high" and allChecksPass false, so both gates ran; the
     # loop ran once per planned slice.
-    coding_steps = steps_of("wr.coding_task")
+    coding_steps = steps_of("wr.change_in_slices")
     assert {"confirm-plan", "implement-slice", "verify-slice", "resolve-failures", "hand-off"} <= set(coding_steps)
     assert coding_steps.count("implement-slice") == 2
-    assert pending_of("wr.coding_task", "confirm-plan")["requireConfirmation"] is True
+    assert pending_of("wr.change_in_slices", "confirm-plan")["requireConfirmation"] is True
     # MR review: the user named the change; complexity "complex" traced the impact and
     # deepened each area's pass; postComments true posted the confirmed comments.
-    mr = runs["wr.mr_review"]
+    mr = runs["wr.risk_scaled_mr_review"]
     # What only the user can give is asked for up front, at the step that needs it (not only after a block).
     assert mr[0]["nextCall"]["arguments"]["context"]["changeRef"].startswith("<fill in from the user")
-    mr_steps = steps_of("wr.mr_review")
+    mr_steps = steps_of("wr.risk_scaled_mr_review")
     assert mr_steps.count("review-area") >= 2 and {"trace-impact", "post-comments"} <= set(mr_steps)
-    assert pending_of("wr.mr_review", "confirm-comments")["requireConfirmation"] is True
+    assert pending_of("wr.risk_scaled_mr_review", "confirm-comments")["requireConfirmation"] is True
     # Workflow authoring: the goal came from the user; the draft went through the server's checks.
     authoring_steps = steps_of("wr.workflow_authoring")
     assert {"study-existing", "submit-draft", "review-draft", "save-workflow"} <= set(authoring_steps)

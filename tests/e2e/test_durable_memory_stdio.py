@@ -18,7 +18,7 @@ def test_a_rewound_chat_and_a_new_chat_recover_the_work(launch, mode):
 
     async def first_chat() -> str:
         async with Client(params, mode=mode, read_timeout_seconds=30) as client:
-            start = await started(client, "wr.bug_investigation", {"ticketId": "PAY-881"})
+            start = await started(client, "wr.evidence_first_bug_fix", {"ticketId": "PAY-881"})
             done = await acknowledged(client, start, "Refund webhook retries twice on 502.")
             saved = await client.call_tool(
                 "checkpoint_workflow",
@@ -117,7 +117,7 @@ def test_by_default_a_new_chat_finds_the_run_returns_to_a_branch_and_pages_its_n
 
     async def chat() -> None:
         async with Client(params, mode="legacy", read_timeout_seconds=30) as client:
-            start = await started(client, "wr.bug_investigation", {"ticketId": "PAY-912"})
+            start = await started(client, "wr.evidence_first_bug_fix", {"ticketId": "PAY-912"})
             tip = await acknowledged(client, start, "Intake: refunds are sent twice when the webhook retries.")
             found = await client.call_tool("resume_session", {"query": "PAY-912 duplicate refunds"})
             assert not found.is_error, found.content[0].text

@@ -78,10 +78,11 @@ def pending_views(responses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def test_the_server_lists_every_fixture_with_warnings_only_for_the_legacy_one(server):
-    listing = server.call("list_workflows", {})
-    assert set(fixture_ids()) <= {w["id"] for w in listing["workflows"]}
-    fixture_warnings = {w["workflowId"] for w in listing["warnings"] if w.get("workflowId") in fixture_ids()}
-    assert fixture_warnings == {"fixture-legacy-format"}
+    listed = set()
+    for kind in ("workflow", "routine"):
+        listed |= {w["id"] for w in server.call("list_workflows", {"kind": kind, "includeExamples": True})["workflows"]}
+    assert set(fixture_ids()) <= listed
+    assert server.call("list_workflows", {})["problems"]["warnings"] >= 1  # the legacy-format fixture's
 
 
 @pytest.mark.parametrize("workflow_id", fixture_ids())
@@ -133,6 +134,15 @@ def test_confirmations_roles_and_rendered_prompts_reach_the_agent(server):
     advice = pending_views(server.run("fixture.prompt_blocks"))["tailor-advice"]
     assert advice["prompt"].startswith("Advise the executive team about response caching: 3 options were compared")
     assert "Lead with the cost in one sentence." in advice["prompt"]
+
+
+def test_a_delegated_audit_starts_its_routine_and_a_cognitive_verification_asks_for_reasoning(server):
+    views = pending_views(server.run("fixture.delegated_checks"))
+    [delegation] = views["locate-cause.audit"]["delegations"]
+    assert (delegation["workflowId"], delegation["runs"]) == ("fixture.routine-cause_review", True)
+    assert delegation["context"] == {"failingCheck": "nightly-integration", "findingsFile": "notes/cause-review.md"}
+    assert delegation["runId"] and delegation["stateToken"]  # a run of its own, carried out by the scripted agent
+    assert "No command settles this check" in views["revert-suspect.verify"]["prompt"]
 
 
 def test_user_dependencies_given_up_front_are_met_and_never_block(server):

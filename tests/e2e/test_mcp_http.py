@@ -134,7 +134,7 @@ def test_an_agent_runs_a_whole_workflow_over_http_and_every_event_says_who(team,
     async def session() -> dict[str, Any]:
         async with http_client(team.server.url, team.tokens["alice"], mode) as client:
             assert {tool.name for tool in (await client.list_tools()).tools} == DEFAULT_TOOLS
-            listed = await structured(client, "list_workflows", {})
+            listed = await structured(client, "list_workflows", {"kind": "workflow"})
             assert SAMPLE in {workflow["id"] for workflow in listed["workflows"]}
             return await whole_run(client, "Done as the step asked.")
 

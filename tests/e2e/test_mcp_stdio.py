@@ -52,17 +52,19 @@ def test_an_agent_lists_and_inspects_real_workflows(launch, tmp_path, corpus_dir
             assert not listing.is_error
             data = listing.structured_content
             Draft202012Validator(tools["list_workflows"].output_schema).validate(data)
-            ids = {w["id"] for w in data["workflows"]}
+            assert data["workflows"] == [] and data["overview"]["tags"]  # the overview; lists come filtered
+            assert data["problems"]["errors"] >= 2 and data["problems"]["warnings"] >= 1  # JSON, wr.evil; LEGACY_ID
+            assert listing.content[0].text.startswith(f"{data['count']} workflows and routines")
+            listed = []
+            for kind in ("workflow", "routine"):
+                part = await client.call_tool("list_workflows", {"kind": kind, "includeExamples": True})
+                Draft202012Validator(tools["list_workflows"].output_schema).validate(part.structured_content)
+                listed += part.structured_content["workflows"]
+            ids = {w["id"] for w in listed}
             assert corpus_ids <= ids
-            assert {"project.mine", "wr.bug_investigation", "wr.code_review"} <= ids
+            assert {"project.mine", "wr.evidence_first_bug_fix", "wr.code_review"} <= ids
             assert "wr.evil" not in ids
-            assert {w["code"] for w in data["warnings"]} >= {
-                "INVALID_JSON",
-                "RESERVED_NAMESPACE",
-                "LEGACY_ID",
-            }
-            assert listing.content[0].text.startswith(f"{data['count']} workflows available.")
-            sources = {w["id"]: w["source"]["kind"] for w in data["workflows"]}
+            sources = {w["id"]: w["source"]["kind"] for w in listed}
             assert sources["project.mine"] == "project"
 
             details = await client.call_tool(
@@ -150,7 +152,7 @@ def test_replays_rewinds_and_bad_tokens_over_stdio(launch, mode):
 
     async def session():
         async with Client(params, mode=mode, read_timeout_seconds=30) as client:
-            start = await client.call_tool("start_workflow", {"workflowId": "wr.bug_investigation"})
+            start = await client.call_tool("start_workflow", {"workflowId": "wr.evidence_first_bug_fix"})
             first = start.structured_content
             ack = {
                 "stateToken": first["stateToken"],

@@ -24,7 +24,7 @@ def test_a_client_lists_the_workflows_as_prompts_and_gets_one(launch, tmp_path, 
     async def session():
         async with Client(params, mode=mode, read_timeout_seconds=30) as client:
             prompts = {prompt.name: prompt for prompt in (await client.list_prompts()).prompts}
-            assert {"wr.bug_investigation", "wr.code_review", "team.estimate"} <= set(prompts)
+            assert {"wr.evidence_first_bug_fix", "wr.code_review", "team.estimate"} <= set(prompts)
             assert "wr.routine-focused_plan" not in prompts
             estimate = prompts["team.estimate"]
             assert estimate.title == "Estimate"

@@ -16,7 +16,7 @@ from tests.e2e.mcp_clients import DEFAULT_TOOLS
 from tests.e2e.ts_client import TsClient, TsClientError, ts_client
 
 pytestmark = pytest.mark.e2e
-BUG = "wr.bug_investigation"
+BUG = "wr.evidence_first_bug_fix"
 SESSIONS_ON = {"WORKRAIL_ENABLE_START_SESSION": "1", "WORKRAIL_ENABLE_RESUME_SESSION": "1"}
 NOTES = "Triaged: checkout returns 502 on every retry since v2.3; severity high (payments blocked)."
 INVALID_PARAMS = -32602
@@ -95,7 +95,7 @@ def test_it_accepts_the_tool_list_with_the_session_tools_on(sessions_client):
 
 
 def test_it_accepts_list_workflows(client):
-    data = accepted(client, "list_workflows", {})
+    data = accepted(client, "list_workflows", {"namespace": "wr"})
     assert BUG in {workflow["id"] for workflow in data["workflows"]}
     assert data["count"] == len(data["workflows"])
 
@@ -302,7 +302,7 @@ def test_it_offers_each_workflow_as_a_prompt_that_starts_it(client):
     assert "task" in {argument["name"] for argument in prompts[BUG]["arguments"]}
     got = client.call("getPrompt", {"name": BUG, "arguments": {"task": "Login fails after the upgrade"}})
     text = got["messages"][0]["content"]["text"]
-    assert '"workflowId": "wr.bug_investigation"' in text and "Login fails after the upgrade" in text
+    assert '"workflowId": "wr.evidence_first_bug_fix"' in text and "Login fails after the upgrade" in text
     with pytest.raises(TsClientError) as raised:
         client.call("getPrompt", {"name": "team.nothing"})
     assert raised.value.code == INVALID_PARAMS

@@ -17,7 +17,7 @@ from tests.e2e.mcp_clients import DEFAULT_TOOLS
 from tests.e2e.ts_client import TsClient, TsClientError, ts_http_client
 
 pytestmark = pytest.mark.e2e
-BUG = "wr.bug_investigation"
+BUG = "wr.evidence_first_bug_fix"
 INVALID_PARAMS = -32602
 
 

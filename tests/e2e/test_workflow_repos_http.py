@@ -27,7 +27,7 @@ def test_the_http_server_pins_a_new_repository_after_start_up(tmp_path):
         with anyio.fail_after(90):
             async with http_client(server.url, token) as client:
                 while True:
-                    listing = await structured(client, "list_workflows", {})
+                    listing = await structured(client, "list_workflows", {"namespace": "team"})
                     found = [w for w in listing["workflows"] if w["id"] == "team.release"]
                     if found:
                         break

@@ -56,9 +56,9 @@ EDGE_STRINGS: list[str] = [
     "${x}{{x}}%s%n",
     "'; DROP TABLE runs_event; --",
     "../../../../etc/passwd",
-    "wr.bug_investigation\x00",
+    "wr.evidence_first_bug_fix\x00",
     "WR.BUG_INVESTIGATION",
-    "wr.bug_investigation ",
+    "wr.evidence_first_bug_fix ",
     "wr\u2024bug_investigation",  # one dot leader, not a dot
     "\\u0000\\ud800",
     "[[[[[[[[[[",
@@ -159,7 +159,7 @@ wrong_types: st.SearchStrategy[Any] = st.one_of(
     st.dictionaries(edge_text(8), SCALARS, max_size=3),
     deep_values,
     st.just("{}"),
-    st.just('{"workflowId": "wr.bug_investigation"}'),
+    st.just('{"workflowId": "wr.evidence_first_bug_fix"}'),
 )
 
 # Anything at all as the arguments of a tool: JSON-RPC allows only an object, the boundary must cope.

@@ -51,7 +51,7 @@ from tests.fuzz.strategies import (
 pytestmark = pytest.mark.django_db
 
 MAX_ERROR_BYTES = 64 * 1024
-WORKFLOW = "wr.bug_investigation"
+WORKFLOW = "wr.evidence_first_bug_fix"
 TOOLS = sorted(tool_specs())
 NOT_COUNTED = {"ToolCall", "RateBucket"}  # a record of the call itself, not of work
 TOKEN_CODES = {

@@ -1,11 +1,11 @@
 """Issue 20's sessions, built through the services the MCP tools use: a merge-request review that
 finished on one branch and goes on, unfinished, on another; and a run whose last answer was refused.
 
-`forked_review()`: wr.mr_review run to its end on branch 1 (a Critical finding, "Verdict: Request
+`forked_review()`: wr.risk_scaled_mr_review run to its end on branch 1 (a Critical finding, "Verdict: Request
 changes."), then the agent rewound to the changed-files step and went on along branch 2 (the newest,
 open at "Review ..."), with other notes and no finding yet.
 
-`blocked_review()`: wr.mr_review whose agent sent the changed-files step without its artifact: the step
+`blocked_review()`: wr.risk_scaled_mr_review whose agent sent the changed-files step without its artifact: the step
 is refused (blocked) and the run stands there.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 from tests.support.mcp_calls import continue_workflow, start_workflow
 from tests.support.sample_session import advance
 
-REVIEW = "wr.mr_review"
+REVIEW = "wr.risk_scaled_mr_review"
 VERDICT_NOTES = "Findings: 1 Critical.\n\n**Verdict:** Request changes — the query is built from input."
 CRITICAL = {
     "kind": "mr_review.findings",

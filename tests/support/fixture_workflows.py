@@ -63,6 +63,8 @@ START_CONTEXTS: dict[str, dict[str, Any]] = {
     "fixture.parallel": {"parallelAllowed": True, "delegationBudget": 0, "modules": ["parser", "renderer"]},
     "fixture.routine_calls": {"includeWorker": True, "risky": True},
     "fixture.routine-release_checks": {"component": "docs-site", "ref": "main", "risky": False},
+    "fixture.routine-cause_review": {"failingCheck": "nightly-integration", "findingsFile": "notes/cause-review.md"},
+    "fixture.delegated_checks": {"failingJob": "nightly-integration"},
 }
 
 # The step instances a run of each fixture goes through, from its start context, with an agent that
@@ -103,6 +105,10 @@ EXPECTED_PATHS: dict[str, list[str]] = {
         "capped-loop#1/review-pass", "capped-loop#2/review-pass",
         "publish-essay",
     ],  # the translation loop's runCondition is false
+    "fixture.delegated_checks": [
+        "locate-cause", "locate-cause.audit", "revert-suspect", "revert-suspect.verify",
+        "report-cause", "report-cause.verify",
+    ],
     "fixture.output_contracts": [
         "list-changed-files", "record-findings", "extra-findings", "release-summary", "tag-release",
     ],
@@ -112,6 +118,7 @@ EXPECTED_PATHS: dict[str, list[str]] = {
         "module-loop#2/module-fanout", "module-loop#2/module-verdict",
     ],
     "fixture.prompt_blocks": ["frame-problem", "compare-options", "tailor-advice"],
+    "fixture.routine-cause_review": ["retrace-failure", "write-findings"],
     "fixture.routine-release_checks": ["verify-build", "smoke-loop#1/smoke-test", "smoke-loop#2/smoke-test"],
     "fixture.routine_calls": [
         "prepare-release",

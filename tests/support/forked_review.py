@@ -1,6 +1,6 @@
 """The forked merge-request review of issue 20, built through the services the MCP tools use.
 
-Branch 1 runs wr.mr_review to its end: changed files, findings with a Critical one, the verdict
+Branch 1 runs wr.risk_scaled_mr_review to its end: changed files, findings with a Critical one, the verdict
 "Request changes" in the findings step's notes, the user's confirmation. Then the agent is rewound to
 the node of the review's third step and goes on from there with other notes: branch 2, the newest,
 open (its tip waits at the findings step). Notes carry what a Markdown report must keep as written:
@@ -15,7 +15,7 @@ from typing import Any
 from harness.answers import context_for
 from tests.support.mcp_calls import continue_workflow, start_workflow
 
-REVIEW = "wr.mr_review"
+REVIEW = "wr.risk_scaled_mr_review"
 SESSION_KEY = "MR-42"
 VERBATIM_NOTE = (
     "Reviewed MR !42: `has_perm()` is called twice, and has_perm() skips staff_users.\n\n"

@@ -1,7 +1,7 @@
 """A session worth looking at, built through the services the MCP tools use: for the dashboard,
 API and browser tests and the benchmarks.
 
-`two_runs_one_forked_twice()` records a wr.mr_review run that forks twice (an agent rewound to
+`two_runs_one_forked_twice()` records a wr.risk_scaled_mr_review run that forks twice (an agent rewound to
 older tokens), with notes, artifacts (changed files, findings), a checkpoint, and hostile payloads
 in notes and artifacts; and a second run (wr.routine-focused_plan) in the same session.
 """
@@ -19,7 +19,7 @@ HOSTILE = (
     '[click me](javascript:window.__pwned=3) <svg onload="window.__pwned=4"></svg>'
 )
 SESSION_KEY = "TICKET-4242"
-REVIEW = "wr.mr_review"
+REVIEW = "wr.risk_scaled_mr_review"
 PLAN = "wr.routine-focused_plan"
 CHANGED_FILES = {
     "kind": "mr_review.changed_files",

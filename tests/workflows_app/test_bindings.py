@@ -72,7 +72,8 @@ def test_defaults_are_compiled_into_the_prompts_and_recorded(load):
     # promptBlocks strings (goal, outputRequired) and loop bodies too; context placeholders stay.
     assert check == (
         "Goal: Check round {{iteration}} with team.routine-final-check.\n\n"
-        "Output required:\n- verdict: What team.routine-final-check said."
+        "Output required (in output.notesMarkdown, unless the call below has a place for it):\n"
+        "- verdict: What team.routine-final-check said."
     )
     assert compiled["bindings"] == {
         "design_review": {"value": "wr.routine-design-review", "source": "default"},

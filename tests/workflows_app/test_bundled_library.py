@@ -155,7 +155,7 @@ SLICES = ["Add the CSV writer", "Add the export button"]
 
 def test_coding_task_confirms_a_risky_plan_and_implements_then_verifies_each_slice(catalog):
     visited = drive(
-        compiled_of(catalog, "wr.coding_task"),
+        compiled_of(catalog, "wr.change_in_slices"),
         updates={
             "understand-task": {"riskLevel": "high", "changeSize": "medium", "verifyCommand": "make test"},
             "plan-slices": {"slices": SLICES},
@@ -189,7 +189,7 @@ def test_coding_task_confirms_a_risky_plan_and_implements_then_verifies_each_sli
 
 def test_coding_task_goes_straight_to_work_when_the_change_is_small_and_safe(catalog):
     visited = drive(
-        compiled_of(catalog, "wr.coding_task"),
+        compiled_of(catalog, "wr.change_in_slices"),
         updates={
             "understand-task": {"riskLevel": "low", "changeSize": "small"},
             "plan-slices": {"slices": SLICES[:1]},
@@ -210,7 +210,7 @@ def test_coding_task_goes_straight_to_work_when_the_change_is_small_and_safe(cat
 def test_mr_review_goes_deep_on_a_complex_change_and_posts_only_when_asked(catalog):
     areas = ["session storage migration", "token refresh"]
     visited = drive(
-        compiled_of(catalog, "wr.mr_review"),
+        compiled_of(catalog, "wr.risk_scaled_mr_review"),
         {"changeRef": "!731"},
         updates={
             "triage-change": {"complexity": "complex"},
@@ -239,7 +239,7 @@ def test_mr_review_goes_deep_on_a_complex_change_and_posts_only_when_asked(catal
 
 def test_mr_review_keeps_a_simple_change_light_and_hands_comments_back(catalog):
     visited = drive(
-        compiled_of(catalog, "wr.mr_review"),
+        compiled_of(catalog, "wr.risk_scaled_mr_review"),
         {"changeRef": "feature/copy-fixes"},
         updates={
             "triage-change": {"complexity": "simple"},
@@ -255,7 +255,7 @@ def test_mr_review_keeps_a_simple_change_light_and_hands_comments_back(catalog):
 
 
 def test_mr_review_asks_for_the_change_as_information_only_the_user_has(catalog):
-    triage = compiled_of(catalog, "wr.mr_review")["steps"][0]
+    triage = compiled_of(catalog, "wr.risk_scaled_mr_review")["steps"][0]
     assert triage["userDependencies"] == [
         {
             "reason": "information",

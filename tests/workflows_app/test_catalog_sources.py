@@ -19,7 +19,7 @@ def test_it_lists_workflows_from_every_source_with_their_origin(make_loader, dir
     assert origins["user.alpha"] == "user"
     assert origins["project.beta"] == "project"
     assert origins["team.gamma"] == "extra"
-    assert origins["wr.bug_investigation"] == "bundled"
+    assert origins["wr.evidence_first_bug_fix"] == "bundled"
 
 
 def test_invalid_json_is_a_warning_and_the_rest_still_loads(make_loader, dirs):
@@ -55,9 +55,9 @@ def test_a_wr_id_from_a_user_directory_is_rejected_with_a_rename(make_loader, di
 
 
 def test_a_wr_id_cannot_shadow_a_bundled_workflow(make_loader, dirs):
-    write_json(dirs["project"] / ".workrail" / "workflows" / "x.json", workflow_doc("wr.bug_investigation"))
+    write_json(dirs["project"] / ".workrail" / "workflows" / "x.json", workflow_doc("wr.evidence_first_bug_fix"))
     catalog = make_loader().load()
-    assert catalog.get("wr.bug_investigation").source.kind.value == "bundled"
+    assert catalog.get("wr.evidence_first_bug_fix").source.kind.value == "bundled"
     assert Code.RESERVED_NAMESPACE in codes(catalog)
 
 
@@ -116,7 +116,7 @@ def test_listing_is_sorted_by_namespace_then_kind_then_id(make_loader, dirs):
 def test_a_missing_extra_directory_is_reported(make_loader, dirs):
     catalog = make_loader(dirs["extra"] / "nope").load()
     assert Code.SOURCE_MISSING in codes(catalog)
-    assert catalog.get("wr.bug_investigation") is not None
+    assert catalog.get("wr.evidence_first_bug_fix") is not None
 
 
 def test_it_sees_edits_new_files_and_deletions_between_loads(make_loader, dirs):
@@ -134,17 +134,17 @@ def test_it_sees_edits_new_files_and_deletions_between_loads(make_loader, dirs):
 
 
 def test_legacy_descriptive_fields_are_dropped_with_a_warning(make_loader, dirs):
-    doc = workflow_doc("team.old-style", tags=["x"], tips=["y"])
+    doc = workflow_doc("team.old-style", tags=["Free form, as older releases wrote them"], tips=["y"])
     doc["steps"][0]["expectedOutput"] = {"a": "b"}
     write_json(dirs["extra"] / "old.json", doc)
     catalog = make_loader(dirs["extra"]).load()
     entry = catalog.get("team.old-style")
     assert [d.pointer for d in entry.warnings if d.code is Code.IGNORED_FIELD] == [
-        "/tags",
         "/tips",
+        "/tags",
         "/steps/0/expectedOutput",
     ]
-    assert "tags" not in entry.compiled
+    assert "tags" not in entry.compiled and entry.tags == ()
 
 
 def test_unknown_fields_that_are_not_legacy_still_fail(make_loader, dirs):

@@ -45,11 +45,15 @@ def test_prompt_blocks_render_in_a_fixed_order():
             "outputRequired": {"summary": "What changed."},
         }
     )
-    assert text == (
-        "Goal: Fix it.\n\nConstraints:\n- No new dependencies.\n\nProcedure:\n1. Reproduce.\n2. Then "
-        # The snippet's own bullets stay nested under the item (indented by the width of "2. ").
-        + builtins.REFS["wr.refs.notes_first_durability"].replace("\n", "\n   ")
-        + "\n\nOutput required:\n- summary: What changed.\n\nVerify:\n- Tests pass."
+    assert (
+        text
+        == (
+            "Goal: Fix it.\n\nConstraints:\n- No new dependencies.\n\nProcedure:\n1. Reproduce.\n2. Then "
+            # The snippet's own bullets stay nested under the item (indented by the width of "2. ").
+            + builtins.REFS["wr.refs.notes_first_durability"].replace("\n", "\n   ")
+            + "\n\nOutput required (in output.notesMarkdown, unless the call below has a place for it):\n"
+            "- summary: What changed.\n\nVerify:\n- Tests pass."
+        )
     )
 
 

@@ -106,7 +106,7 @@ def test_features_and_snippets_are_compiled_into_the_guidance_and_prompts(catalo
         # Each line of a snippet is there (inside a list item, its later lines are indented under it).
         assert all(line.strip() in prompts for line in text.splitlines()), text
     assert blocks[0]["prompt"].index("Goal:") < blocks[0]["prompt"].index("Constraints:")
-    assert blocks[0]["prompt"].index("Output required:") < blocks[0]["prompt"].index("Verify:")
+    assert blocks[0]["prompt"].index("Output required (") < blocks[0]["prompt"].index("Verify:")
 
 
 # --- Which schema definition each object of a raw fixture document must match -----------------------

@@ -178,9 +178,9 @@ def test_a_hostile_file_is_one_diagnostic_and_everything_else_works(name, hostil
     catalog = within_seconds(SCAN_SECONDS, catalog_service.current_catalog)
     assert catalog.get("project.good") is not None
 
-    listing = call("list_workflows", {})
+    listing = catalog_service.list_workflows(for_people=True).dump()  # every workflow, problems in full
     ids = {w["id"] for w in listing["workflows"]}
-    assert {"project.good", "wr.code_review", "wr.bug_investigation"} <= ids
+    assert {"project.good", "wr.code_review", "wr.evidence_first_bug_fix"} <= ids
     assert not ids & {"project.deep", "project.big", "project.latin", "project.inside"}
     about_project = [w for w in listing["warnings"] if str(hostile_project) in (w["file"] or "")]
     assert [(w["file"], w["code"]) for w in about_project] == [(str(bad), code.value)], about_project
@@ -200,11 +200,11 @@ def test_all_of_them_at_once(hostile_project):
     catalog = within_seconds(SCAN_SECONDS, catalog_service.current_catalog)
     again = within_seconds(SCAN_SECONDS, catalog_service.current_catalog)  # nothing changed: the same snapshot
     assert again is catalog
-    listing = call("list_workflows", {})
+    listing = catalog_service.list_workflows(for_people=True).dump()  # every workflow, problems in full
     assert "project.good" in {w["id"] for w in listing["workflows"]}
     named = sorted(Path(w["file"]).name for w in listing["warnings"] if str(hostile_project) in (w["file"] or ""))
     assert named == sorted(f"{name}.json" for name in HOSTILE)
-    assert start_workflow("wr.bug_investigation")["kind"] == "step"
+    assert start_workflow("wr.evidence_first_bug_fix")["kind"] == "step"
 
 
 @pytest.mark.django_db

@@ -3,7 +3,7 @@ import pytest
 from workflows_app.ids import IdStatus, InvalidId, parse_id, suggest_namespaced
 
 
-@pytest.mark.parametrize("raw", ["wr.bug_investigation", "project.auth-review", "team.a1_b-2"])
+@pytest.mark.parametrize("raw", ["wr.evidence_first_bug_fix", "project.auth-review", "team.a1_b-2"])
 def test_it_accepts_namespaced_ids(raw):
     parsed = parse_id(raw)
     assert parsed.status is IdStatus.NAMESPACED

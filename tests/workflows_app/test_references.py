@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from runs.contract.execution import ExecutionResult
+from runs.execution import catalog as catalog_service
 from runs.mcp.rendering import execution_text
 from tests.support.mcp_calls import call, continue_workflow, start_workflow
 from tests.support.workflow_files import parallel_doc, workflow_doc, write_json
@@ -84,7 +85,7 @@ def test_list_workflows_warns_about_a_delegation_to_a_missing_workflow(service_c
         steps=[parallel_doc("spread", "Spread", [{"workflowId": "team.nowhere", "goal": "Do the rest."}])],
     )
     path = write_json(service_catalog["extra"] / "fan_out.json", fan_out)
-    listing = call("list_workflows", {})
+    listing = catalog_service.list_workflows(for_people=True).dump()  # what the dashboard and the API show
     [problem] = [w for w in listing["warnings"] if w["code"] == "UNKNOWN_DELEGATION"]
     assert (problem["file"], problem["pointer"], problem["workflowId"]) == (
         str(path),
@@ -93,4 +94,8 @@ def test_list_workflows_warns_about_a_delegation_to_a_missing_workflow(service_c
     )
     assert "'team.nowhere'" in problem["message"] and problem["fix"]
     details = call("inspect_workflow", {"workflowId": "team.fan_out"})
-    assert [w["code"] for w in details["workflow"]["warnings"]] == ["UNKNOWN_DELEGATION"]
+    assert details["workflow"]["warningCount"] == 1 and "warnings" not in details["workflow"]
+    assert (
+        details["workflow"]["validateCommand"]
+        == "python manage.py validate_workflow --configured --workflow team.fan_out"
+    )

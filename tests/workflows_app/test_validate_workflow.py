@@ -14,7 +14,7 @@ from tests.support.processes import run_manage
 from tests.support.workflow_files import parallel_doc, workflow_doc, write_json
 
 GOOD = workflow_doc("team.good", name="Good")
-LEGACY = workflow_doc("oldstyle", name="Old style", tags=["release"])  # LEGACY_ID and IGNORED_FIELD
+LEGACY = workflow_doc("oldstyle", name="Old style", tips=["release"])  # LEGACY_ID and IGNORED_FIELD
 INVALID = {key: value for key, value in workflow_doc("team.invalid").items() if key != "version"}
 
 INVALID_JSON_FIX = "Fix the JSON syntax (a trailing comma or a missing quote is the usual cause)."
@@ -27,7 +27,7 @@ workflows/invalid.json (team.invalid): 1 error
   error SCHEMA_VIOLATION: At the document root: 'version' is a required property
     fix: Add the missing property.
 workflows/legacy.json (oldstyle): ok with 2 warnings
-  warning IGNORED_FIELD at /tags: 'tags' is not part of the v0.3 format; ignored.
+  warning IGNORED_FIELD at /tips: 'tips' is not part of the v0.3 format; ignored.
     fix: Remove the field: it has no effect in this version of the workflow format.
   warning LEGACY_ID at /id: 'oldstyle' is a legacy id without a namespace; it runs, but new workflows need one.
     fix: Rename it to 'team.oldstyle'.
@@ -126,10 +126,10 @@ def test_the_json_report_is_one_document_with_a_stable_key_order(workdir):
                     diagnostic(
                         "IGNORED_FIELD",
                         "warning",
-                        "'tags' is not part of the v0.3 format; ignored.",
+                        "'tips' is not part of the v0.3 format; ignored.",
                         "Remove the field: it has no effect in this version of the workflow format.",
                         "workflows/legacy.json",
-                        "/tags",
+                        "/tips",
                         "oldstyle",
                     ),
                     diagnostic(
@@ -271,7 +271,7 @@ def test_exit_statuses_from_the_command_line(tmp_path):
     assert missing.stderr == "CommandError: No such file or directory: nope.json\n"
     no_paths = run_validate(tmp_path)
     assert no_paths.returncode == 2
-    assert "the following arguments are required: PATH" in no_paths.stderr
+    assert no_paths.stderr == "CommandError: Give PATHs, or --configured (with --workflow ID, optionally).\n"
 
     # Settings are read (they create the home and its key), but no database nor workflow directory.
     assert sorted(p.name for p in (tmp_path / "home").iterdir()) == ["secret_key"]
@@ -309,3 +309,20 @@ def test_a_delegation_to_a_workflow_outside_the_catalog_is_a_warning_with_its_fi
     assert "'team.routine-absent'" in problem["message"] and "WORKRAIL_WORKFLOW_PATHS" in problem["fix"]
     status, _ = call("workflows/fan_out.json", "workflows/good.json", "--strict")
     assert status == 1
+
+
+def test_configured_reports_what_list_workflows_counts_and_one_workflow_on_request(workdir, settings, tmp_path):
+    """The command an agent is given with the count of problems (list_workflows' `problems.command`)."""
+    settings.WORKRAIL_HOME = tmp_path / "home"
+    settings.WORKRAIL_PROJECT_DIR = tmp_path / "project"
+    settings.WORKRAIL_WORKFLOW_PATHS = [workdir / "workflows"]
+    settings.WORKRAIL_WORKFLOW_REPOS = []
+    status, out = call("--configured", "-v", "0")
+    assert status == 1  # broken.json and invalid.json fail to load
+    assert "workflows/broken.json: 1 error" in out and "LEGACY_ID" in out and "team.good" not in out
+    status, out = call("--configured", "--workflow", "oldstyle")
+    assert status == 0 and out.splitlines()[0].endswith("workflows/legacy.json (oldstyle): ok with 2 warnings")
+    status, out = call("--configured", "--workflow", "wr.coding_task")  # a former id: the renamed workflow's file
+    assert status == 0 and "wr.change_in_slices.json (wr.change_in_slices): ok" in out
+    with pytest.raises(CommandError, match=r"No configured workflow has the id 'team\.nothing'"):
+        call("--configured", "--workflow", "team.nothing")

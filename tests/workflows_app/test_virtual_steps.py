@@ -4,13 +4,18 @@ inspect_workflow's outline shows. Workflows without these fields compile as befo
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from runs.mcp.rendering import workflow_details_text
 from tests.support.mcp_calls import call
+from tests.support.paths import FIXTURE_WORKFLOWS
 from tests.support.workflow_files import workflow_doc, write_json
 from tests.workflows_app.engine.builders import run
-from workflows_app.compiler import RoutineDocument, compile_workflow
+from workflows_app.compiler import COGNITIVE_CHECK, RoutineDocument, compile_workflow
+from workflows_app.engine.delegations import delegations
+from workflows_app.schema import schema_diagnostics
 from workflows_app.structure import unresolved_references
 
 
@@ -131,3 +136,57 @@ def test_inspect_workflow_outlines_the_virtual_steps(service_catalog):
     assert details["workflow"]["stepCount"] == 5
     text = workflow_details_text(details)
     assert "3. Verify: Fix the bug [fix-bug.verify] (only if" in text
+
+
+# --- WorkRail's newer fields: audit.delegate, verification.cognitive (fixture.delegated_checks) ---------
+
+
+def delegated_checks():
+    return json.loads((FIXTURE_WORKFLOWS / "delegated_checks.json").read_text(encoding="utf-8"))
+
+
+def test_the_schema_accepts_a_delegated_audit_and_a_cognitive_verification():
+    assert schema_diagnostics(delegated_checks()) == []
+
+
+def test_a_delegated_audit_becomes_a_parallel_step_that_hands_its_legwork_to_the_routine():
+    document = delegated_checks()
+    steps = {s["id"]: s for s in compile_doc(document)["steps"]}
+    audit = steps["locate-cause.audit"]
+    assert audit["kind"] == "parallel" and audit["virtualOf"] == {"stepId": "locate-cause", "kind": "audit"}
+    assert audit["parallelDelegations"] == [document["steps"][0]["audit"]["delegate"]]
+    assert "a run of fixture.routine-cause_review (model tier: mid), listed with this step." in audit["prompt"]
+    assert "Its goal: An independent trace of the failure" in audit["prompt"]
+    assert "evidence, not as the verdict" in audit["prompt"]
+    assert audit["prompt"].endswith("- The independent trace passes through the suspected change.")
+    # The run hands it out like any parallel step's delegation: mapped context, then args.
+    [handed_out] = delegations(audit, {"failingJob": "nightly-integration"})
+    assert (handed_out["workflowId"], handed_out["runs"]) == ("fixture.routine-cause_review", True)
+    assert handed_out["context"] == {"failingCheck": "nightly-integration", "findingsFile": "notes/cause-review.md"}
+    # An audit without a delegate stays an ordinary step (checked_doc above).
+    assert {s["id"]: s["kind"] for s in compile_doc(checked_doc())["steps"]}["fix-bug.audit"] == "step"
+
+
+def test_a_cognitive_verification_asks_for_a_reasoning_check_after_the_command():
+    steps = {s["id"]: s for s in compile_doc(delegated_checks())["steps"]}
+    with_command = steps["revert-suspect.verify"]["prompt"]
+    assert with_command.index("make nightly-smoke") < with_command.index(COGNITIVE_CHECK)
+    assert (
+        steps["report-cause.verify"]["prompt"] == f"Verify what step 'Report the cause' delivered.\n\n{COGNITIVE_CHECK}"
+    )
+    # Without the flag, no reasoning check is asked for.
+    assert COGNITIVE_CHECK not in {s["id"]: s for s in compile_doc(checked_doc())["steps"]}["fix-bug.verify"]["prompt"]
+
+
+@pytest.mark.django_db
+def test_a_delegated_audit_to_a_missing_workflow_is_warned_about(service_catalog):
+    document = delegated_checks()
+    path = write_json(service_catalog["extra"] / "delegated.json", document)  # its routine is not there
+    details = call("inspect_workflow", {"workflowId": "fixture.delegated_checks"})
+    [problem] = details["workflow"]["warnings"]
+    assert (problem["code"], problem["pointer"], problem["file"]) == (
+        "UNKNOWN_DELEGATION",
+        "/steps/0/audit/delegate/workflowId",
+        str(path),
+    )
+    assert problem["message"].startswith("The audit of step 'locate-cause' delegates to 'fixture.routine-cause_review'")

@@ -5,7 +5,7 @@ the number of steps done: it keeps a cursor and counters, never a history. Forma
 
     {
       "version": 1,
-      "workflowId": "wr.bug_investigation",   # the compiled workflow this state belongs to
+      "workflowId": "wr.evidence_first_bug_fix",   # the compiled workflow this state belongs to
       "complete": false,
       "context": {...},                       # external context, shallow-merged from every start/advance
       "cursor": {

@@ -310,6 +310,29 @@ def directory_exists(git_dir: Path, commit: str, directory: str) -> bool:
     return done.returncode == 0 and done.stdout.strip() == "tree"
 
 
+def read_file_at(git_dir: Path, commit: str, path: str, limit: int) -> bytes | None:
+    """The bytes of the regular file `path` at `commit`, or None when there is none (or it is larger than
+    `limit`, or a link). `git cat-file` reads the object only (no filter, attribute or
+    configuration applies); nothing is checked out."""
+    listed = run_git(["ls-tree", "-l", commit, "--", path], timeout=LOCAL_TIMEOUT_S, git_dir=git_dir, local=True)
+    fields = listed.stdout.split() if listed.returncode == 0 else []
+    # "<mode> blob <object> <size>\t<path>": a regular file (100644 or 100755) within the limit only.
+    if len(fields) < 4 or fields[0] not in ("100644", "100755") or fields[1] != "blob" or int(fields[3]) > limit:
+        return None
+    try:
+        done = subprocess.run(
+            ["git", "--git-dir", str(git_dir), "cat-file", "blob", fields[2]],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=LOCAL_TIMEOUT_S,
+            env=git_env(local=True),
+            check=False,
+        )
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
 def extract(
     git_dir: Path, commit: str, directory: str, destination: Path, limits: RepoLimits | None = None
 ) -> Extracted:

@@ -21,6 +21,7 @@ import dataclasses
 import fcntl
 import json
 import os
+import posixpath
 import shutil
 import tempfile
 import threading
@@ -33,7 +34,8 @@ from typing import Any
 from workflows_app.diagnostics import Code, Diagnostic, warning
 from workflows_app.repos import git
 from workflows_app.repos.git import RepoFailure, RepoLimits, Skipped
-from workflows_app.sources import RepoOrigin, Source, SourceKind
+from workflows_app.sources import REPO_TAG_FILE, RepoOrigin, Source, SourceKind
+from workflows_app.tags import MAX_TAG_FILE_BYTES, TAG_FILE
 from workrail_site.workflow_repos import WorkflowRepo
 
 REPOS_DIR = "workflow-repos"
@@ -149,6 +151,7 @@ class RepoStore:
             extracted = git.extract(self.git_dir(repo), commit, repo.directory, scratch / "tree", self.limits)
             skipped = [dataclasses.asdict(item) for item in extracted.skipped]
             (scratch / "tree" / SKIPPED_FILE).write_text(json.dumps(skipped, indent=2) + "\n", encoding="utf-8")
+            self._write_tag_file(repo, commit, scratch / "tree")
             with contextlib.suppress(OSError):  # another process wrote it first: same commit, same files
                 os.rename(scratch / "tree", target)
         finally:
@@ -191,6 +194,20 @@ class RepoStore:
                 pass
             finally:
                 os.close(held)
+
+    def _write_tag_file(self, repo: WorkflowRepo, commit: str, tree: Path) -> None:
+        """The repository's tag file at `commit`, found beside its workflow directory as in WorkRail's
+        repository (`workflows` -> `spec/workflow-tags.json`), written into the snapshot (a hidden
+        directory, which the file walk skips) so that the catalog reads the tags of the pinned commit."""
+        parent = posixpath.dirname(repo.directory.rstrip("/"))
+        content = git.read_file_at(
+            self.git_dir(repo), commit, posixpath.join(parent, "spec", TAG_FILE), MAX_TAG_FILE_BYTES
+        )
+        if content is None:
+            return
+        target = tree / REPO_TAG_FILE
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
 
     def prune(self, repo: WorkflowRepo, keep: set[str]) -> None:
         """Removes the directories of commits not in `keep` (the pin, and the one before it)."""

@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from pydantic import BaseModel
 from pydantic_core import to_json
 
-from runs.contract.catalog import WorkflowInspection, WorkflowList
+from runs.contract.catalog import ListFilters, WorkflowInspection, WorkflowList
 from runs.contract.dashboard import (
     CancelResult,
     EventPage,
@@ -66,7 +66,7 @@ def endpoints(built: Built) -> list[tuple[str, str]]:
         ("post", f"/runs/{built.plan_run}/cancel"),
         ("get", f"/nodes/{a_node(built.review_run)}"),
         ("get", "/workflows"),
-        ("get", "/workflows/wr.mr_review"),
+        ("get", "/workflows/wr.risk_scaled_mr_review"),
         ("get", "/timings"),
         ("get", "/openapi.json"),
     ]
@@ -142,14 +142,16 @@ def test_a_session_its_events_and_a_run_and_a_node_are_the_service_answers(api, 
 def test_workflows_are_what_the_mcp_tools_answer(api, built):
     listing = api.get(f"{API}/workflows").json()
     WorkflowList.model_validate(listing)
-    assert listing == catalog.list_workflows().dump()
+    assert listing == catalog.list_workflows(ListFilters(include_examples=True), for_people=True).dump()
+    assert listing["overview"]["tags"] and len(listing["workflows"]) == listing["count"]  # all, for people
     routines = api.get(f"{API}/workflows", {"kind": "routine"}).json()
-    assert routines == catalog.list_workflows(kind="routine").dump()
+    by_kind = ListFilters(kind="routine", include_examples=True)
+    assert routines == catalog.list_workflows(by_kind, for_people=True).dump()
     assert {w["kind"] for w in routines["workflows"]} == {"routine"}
 
-    inspection = api.get(f"{API}/workflows/wr.mr_review").json()
+    inspection = api.get(f"{API}/workflows/wr.risk_scaled_mr_review").json()
     WorkflowInspection.model_validate(inspection)
-    assert inspection == catalog.inspect_workflow("wr.mr_review", mode="metadata").dump()
+    assert inspection == catalog.inspect_workflow("wr.risk_scaled_mr_review", mode="metadata", for_people=True).dump()
     assert inspection["mode"] == "metadata" and inspection["steps"]
 
 
@@ -271,7 +273,7 @@ def test_unknown_ids_are_not_found_on_actions_and_workflows(api, built):
     )
     error_of(api.get(f"{API}/runs/{built.review_run}", {"tip": "42"}), 404, "NOT_FOUND")
     error = error_of(api.get(f"{API}/workflows/wr.mr_reviw"), 404, "WORKFLOW_NOT_FOUND")
-    assert "wr.mr_review" in error["details"]["didYouMean"]
+    assert "wr.risk_scaled_mr_review" in error["details"]["didYouMean"]
 
 
 @pytest.mark.parametrize(
@@ -501,7 +503,7 @@ def counted(client: Client, url: str) -> int:
 
 
 def test_the_sessions_list_and_a_run_cost_the_same_queries_whatever_the_data(api, service_catalog, monkeypatch):
-    short = start_workflow("wr.mr_review", context={"changeRef": "!1"})
+    short = start_workflow("wr.risk_scaled_mr_review", context={"changeRef": "!1"})
     advance(short, "one")
     # The token's first use is recorded (a write, at most once a minute, here once a day): not counted.
     monkeypatch.setattr(api_tokens, "LAST_USED_EVERY", timedelta(days=1))

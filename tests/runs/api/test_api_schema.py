@@ -60,7 +60,7 @@ def seeded(service_catalog) -> dict[str, str]:
         "sessionId": built.session_id,
         "runId": built.review_run,
         "nodeId": str(node[0]),
-        "workflowId": "wr.mr_review",
+        "workflowId": "wr.risk_scaled_mr_review",
     }
 
 

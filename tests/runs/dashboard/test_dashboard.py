@@ -11,7 +11,7 @@ def test_the_workflows_page_lists_workflows_and_warnings(client, service_catalog
     response = client.get("/workflows/")
     assert response.status_code == 200
     html = response.content.decode()
-    assert "team.visible" in html and "wr.bug_investigation" in html
+    assert "team.visible" in html and "wr.evidence_first_bug_fix" in html
     assert "Visible &lt;b&gt;one&lt;/b&gt;" in html  # names are escaped, never raw HTML
     assert "INVALID_JSON" in html
 

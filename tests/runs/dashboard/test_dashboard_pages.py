@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -12,9 +13,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from runs.models import Event, EventKind, Node, Run, RunStatus, ToolCall
+from runs.models import Event, EventKind, Node, Run, RunStatus, Session, ToolCall
 from tests.support.mcp_calls import checkpoint_workflow, start_session, start_workflow
 from tests.support.sample_session import SESSION_KEY, advance
+from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +50,7 @@ def test_the_sessions_list_shows_each_session_with_its_status_counts_and_workflo
         html = page(client, url)
         assert f'href="/sessions/{built.session_id}/"' in html
         assert SESSION_KEY in html
-        assert "wr.mr_review" in html and "wr.routine-focused_plan" in html
+        assert "wr.risk_scaled_mr_review" in html and "wr.routine-focused_plan" in html
         assert 'class="badge status-in_progress"' in html
         assert "In progress (1)" in html  # the status filter carries the counts
         assert 'data-live-version-url="/live/sessions"' in html
@@ -63,6 +65,12 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     html = page(client, "/sessions/?sort=title&group=branch")
     assert html.index("KEY-00") < html.index("KEY-06")
     assert 'class="group-row"' in html and "(none)" in html
+    Session.objects.filter(session_key__in=["KEY-00", "KEY-01"]).update(workspace_path="/src/shop", git_branch="main")
+    Session.objects.filter(session_key="KEY-02").update(workspace_path="/src/blog", git_branch="main")
+    html = page(client, "/sessions/?sort=title&group=branch")
+    shop = 'Repository: <span class="mono">/src/shop</span> · branch: <span class="mono">main</span>'
+    blog = 'Repository: <span class="mono">/src/blog</span> · branch: <span class="mono">main</span>'
+    assert html.index(blog) < html.index("KEY-02") < html.index(shop) < html.index("KEY-00")
     html = page(client, "/sessions/?status=canceled")
     assert "No session matches these filters." in html
     # Three a page: the paging links keep the other parameters.
@@ -353,12 +361,33 @@ def test_the_live_versions_change_when_the_session_records_something(client, bui
 def test_the_workflow_pages_show_the_catalog_its_problems_and_an_outline(client, service_catalog):
     (service_catalog["extra"] / "broken.json").write_text("{")
     html = page(client, "/workflows/")
-    assert 'href="/workflows/wr.mr_review/"' in html
+    assert 'href="/workflows/wr.risk_scaled_mr_review/"' in html
     assert "INVALID_JSON" in html and "broken.json" in html and "Fix:" in html
-    detail = page(client, "/workflows/wr.mr_review/")
+    detail = page(client, "/workflows/wr.risk_scaled_mr_review/")
     assert "Merge Request Review" in detail and "sha256:" in detail
     outline = between(detail, 'id="outline-title"', "</section>")
     assert "Record the Changed Files" in outline and "review-area" in outline  # loop bodies included
+
+
+def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(client, service_catalog):
+    extra = service_catalog["extra"]
+    (extra.parent / "spec").mkdir(exist_ok=True)  # the extra directory's own tag file: a team vocabulary
+    tags = {"tags": [{"id": "release", "displayName": "Releases", "when": ["shipping"]}], "workflows": {}}
+    (extra.parent / "spec" / "workflow-tags.json").write_text(json.dumps(tags), encoding="utf-8")
+    write_json(extra / "ship.json", workflow_doc("team.ship", name="Ship it", tags=["release"]))
+    write_json(extra / "demo.json", workflow_doc("team.polling_example", name="Polling demo"))
+    html = page(client, "/workflows/")
+    filters = between(html, 'aria-label="Tags"', "</ul>")
+    assert 'href="?tag=release"' in filters and "Releases" in filters and 'title="shipping"' in filters
+    assert 'href="?tag=review_audit"' in filters  # the bundled vocabulary
+    assert "team.polling_example" in html and '<span class="tag example"' in html  # shown, marked
+    only = page(client, "/workflows/?tag=release")
+    assert "team.ship" in only and "wr.risk_scaled_mr_review" not in only and 'aria-current="true"' in only
+    searched = page(client, "/workflows/?q=risk+scaled")
+    assert "wr.risk_scaled_mr_review" in searched and "team.ship" not in searched
+    assert "No workflow matches." in page(client, "/workflows/?q=nothing+like+this")
+    # The same length wording as list_workflows: a loop of one step is said, not hidden ("8 steps").
+    assert "8 outline steps, 9 with the steps inside loops" in searched
 
 
 def test_the_timings_and_connect_pages(client, built):
@@ -494,4 +523,4 @@ def test_the_session_page_names_the_session_and_each_checkpoints_step_in_words(c
     assert f'<span title="session {built.session_id}">TICKET-4242</span>' in crumbs
     notes = between(html, 'id="notes-title"', "</section>")
     assert "Checkpoint during Post the Approved Comments" in notes and "during <span" not in notes
-    assert ">in Merge Request Review</a>" in notes and f">run {built.review_run}" not in notes
+    assert ">in Risk-Scaled Merge Request Review</a>" in notes and f">run {built.review_run}" not in notes

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 def test_head_answers_every_dashboard_page_as_get_does_without_a_body(client: Client, built) -> None:
     pages = ["/", "/sessions/", f"/sessions/{built.session_id}/", f"/runs/{built.review_run}/", "/workflows/"]
-    pages += ["/workflows/wr.mr_review/", "/timings/", "/connect/", "/live/sessions", "/favicon.ico"]
+    pages += ["/workflows/wr.risk_scaled_mr_review/", "/timings/", "/connect/", "/live/sessions", "/favicon.ico"]
     for url in pages:
         got, head = client.get(url), client.head(url)
         assert head.status_code == got.status_code == 200, url

@@ -7,6 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from runs.execution import catalog
+from runs.mcp import tools
 from tests.support.mcp_calls import ack, call, start_workflow
 from tests.support.workflow_files import step_doc, workflow_doc
 
@@ -26,14 +27,17 @@ def release(version: str):
 
 def test_a_repository_never_fetched_is_reported_then_fetched_pinned_and_runs(team_repo):
     commit = team_repo.commit({"workflows/release.json": release("v1")})
-    listing = call("list_workflows", {})
+    listing = catalog.list_workflows(for_people=True).dump()  # every problem in full: the dashboard's view
     assert "team.release" not in [w["id"] for w in listing["workflows"]]
+    agent = call("list_workflows", {})  # an agent hears that the repository is not loaded yet, and what to do
+    assert agent["problems"]["notLoaded"] == ["team"]
+    assert "Repository team is not loaded yet" in tools.call("list_workflows", {}).text
     [note] = [w for w in listing["warnings"] if w["code"] == "REPO_NOT_SYNCED"]
     assert "sync_workflows --repo team" in note["fix"]
 
     catalog.fetch_workflow_repos()  # what the MCP server does once ready
 
-    listing = call("list_workflows", {})
+    listing = call("list_workflows", {"namespace": "team"})
     [summary] = [w for w in listing["workflows"] if w["id"] == "team.release"]
     assert summary["source"]["kind"] == "git"
     assert summary["source"]["repository"] == {
@@ -44,7 +48,7 @@ def test_a_repository_never_fetched_is_reported_then_fetched_pinned_and_runs(tea
         "directory": "workflows",
         "file": "workflows/release.json",
     }
-    assert not [w for w in listing["warnings"] if w["code"] == "REPO_NOT_SYNCED"]
+    assert "problems" not in listing  # the REPO_NOT_SYNCED warning is gone
     inspected = call("inspect_workflow", {"workflowId": "team.release"})
     assert inspected["workflow"]["source"]["repository"]["commit"] == commit
     started = start_workflow("team.release")

@@ -35,7 +35,7 @@ def decide(service_catalog):
 
 
 def test_notes_copied_unchanged_block_the_step_and_are_not_recorded(service_catalog):
-    start = start_workflow("wr.bug_investigation")
+    start = start_workflow("wr.evidence_first_bug_fix")
     assert start["nextCall"]["arguments"]["output"]["notesMarkdown"] == placeholders.NOTES
     answer = send_back(start, context={})
     assert answer["kind"] == "blocked"
@@ -104,7 +104,7 @@ def test_unattended_runs_record_a_gap_for_a_placeholder_and_never_store_it(servi
 
 
 def test_a_checkpoint_refuses_placeholder_notes_and_records_nothing(service_catalog):
-    start = start_workflow("wr.bug_investigation")
+    start = start_workflow("wr.evidence_first_bug_fix")
     code = error_code(
         lambda: checkpoint_workflow(stateToken=start["stateToken"], output={"notesMarkdown": placeholders.NOTES})
     )

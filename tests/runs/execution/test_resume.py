@@ -21,7 +21,7 @@ from tests.support.mcp_calls import continue_workflow, resume_session, start_wor
 
 pytestmark = pytest.mark.django_db
 
-WORKFLOW = "wr.bug_investigation"
+WORKFLOW = "wr.evidence_first_bug_fix"
 
 
 @pytest.fixture(autouse=True)
@@ -134,10 +134,10 @@ def test_identity_matches_rank_exact_then_prefix_then_substring_then_all_words()
 
 def test_workflow_id_and_name_are_part_of_the_identity():
     run_with_notes({"sessionKey": "one"})
-    result = resume_session(query="wr.bug_investigation")
+    result = resume_session(query="wr.evidence_first_bug_fix")
     assert keys(result) == ["one"]
-    assert result["candidates"][0]["whyMatched"] == ["workflow id is 'wr.bug_investigation'"]
-    by_name = resume_session(query="Bug Investigation")
+    assert result["candidates"][0]["whyMatched"] == ["workflow id is 'wr.evidence_first_bug_fix'"]
+    by_name = resume_session(query="Evidence-First Bug Fix")
     assert keys(by_name) == ["one"]
     assert by_name["candidates"][0]["layer"] == 1
 

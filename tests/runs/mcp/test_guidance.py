@@ -10,7 +10,7 @@ from tests.support.mcp_calls import ack, continue_workflow, start_workflow
 from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
-BUGS = "wr.bug_investigation"  # recommends guided autonomy and a conservative risk policy
+BUGS = "wr.evidence_first_bug_fix"  # recommends guided autonomy and a conservative risk policy
 
 
 def test_one_step_count_in_the_list_the_inspection_the_progress_and_the_end(service_catalog):
@@ -20,7 +20,7 @@ def test_one_step_count_in_the_list_the_inspection_the_progress_and_the_end(serv
         step_doc("inner", "Inner", "Repeat."),
     ]
     write_json(service_catalog["extra"] / "count.json", workflow_doc("team.count", steps=steps))
-    listed = next(w for w in call("list_workflows", {}).structured["workflows"] if w["id"] == "team.count")
+    listed = next(w for w in call("list_workflows", {"namespace": "team"}).structured["workflows"])
     inspected = call("inspect_workflow", {"workflowId": "team.count"}).structured["workflow"]
     assert listed["stepCount"] == inspected["stepCount"] == 2  # `first` and `inner`; the loop is not a step
     response = start_workflow("team.count")
@@ -89,9 +89,9 @@ def test_workflow_not_found_names_the_files_that_failed_to_load(service_catalog)
     assert error["details"]["unloadedFiles"][0]["code"] == "INVALID_JSON"
     assert "Fix those files" in error["suggestion"]
     write_json(service_catalog["extra"] / "release.json", workflow_doc("team.release"))
-    from runs.execution.catalog import catalog_loader
+    from runs.execution.catalog import current_catalog
 
-    catalog_loader().load()  # a clean catalog: the message goes back to plain
+    current_catalog()  # a clean catalog: the message goes back to plain
     clean = call("start_workflow", {"workflowId": "team.nothing"}).structured["error"]
     assert "failed to load" not in clean["message"] and "unloadedFiles" in clean["details"]
 

@@ -159,7 +159,7 @@ def test_the_handshake_loads_none_of_the_deferred_modules(tmp_path):
 def test_a_working_server_never_loads_what_only_the_web_needs(tmp_path):
     calls = [
         {"name": "list_workflows", "arguments": {}},
-        {"name": "start_workflow", "arguments": {"workflowId": "wr.coding_task"}},  # waits for the store
+        {"name": "start_workflow", "arguments": {"workflowId": "wr.change_in_slices"}},  # waits for the store
     ]
     imported = imports_answering(tmp_path, handshake_only=False, calls=calls)
     assert "runs.execution.start" in imported  # the probe sees the start-up thread's imports

@@ -8,6 +8,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from runs.contract.errors import WorkRailError
+from runs.execution import catalog as catalog_service
 from runs.mcp import tools
 from runs.mcp.server import listed_tools
 from runs.mcp.tools import call, tool_specs
@@ -136,9 +137,16 @@ def test_broken_files_never_break_listing(service_catalog):
     write_json(service_catalog["home"] / "workflows" / "wr.json", workflow_doc("wr.evil"))
     outcome = execute(SPECS["list_workflows"], {})
     assert not outcome.is_error
-    assert {w["code"] for w in outcome.structured["warnings"]} >= {"INVALID_JSON", "RESERVED_NAMESPACE"}
-    assert "wr.evil" not in {w["id"] for w in outcome.structured["workflows"]}
-    assert "INVALID_JSON" in outcome.text
+    assert outcome.structured["problems"] == {
+        "errors": 2,
+        "warnings": 0,
+        "command": "python manage.py validate_workflow --configured",
+    }
+    assert "2 files failed to load" in outcome.text and "validate_workflow --configured" in outcome.text
+    listed = execute(SPECS["list_workflows"], {"query": "evil"}).structured
+    assert listed["count"] == 0
+    people = catalog_service.list_workflows(for_people=True).dump()
+    assert {w["code"] for w in people["warnings"]} >= {"INVALID_JSON", "RESERVED_NAMESPACE"}
 
 
 @pytest.mark.parametrize(
@@ -156,7 +164,7 @@ def test_wrong_shapes_are_structured_errors(arguments, fragment, service_catalog
     error = outcome.structured["error"]
     assert error["code"] == "INVALID_INPUT"
     assert fragment in error["message"]
-    assert "wr.bug_investigation" in error["suggestion"]
+    assert "wr.evidence_first_bug_fix" in error["suggestion"]
     assert error["retryable"] is False
 
 

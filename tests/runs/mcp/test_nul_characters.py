@@ -12,7 +12,7 @@ from runs.readmodels import overview
 from tests.support.mcp_calls import start_workflow
 
 pytestmark = pytest.mark.django_db
-WORKFLOW = "wr.bug_investigation"
+WORKFLOW = "wr.evidence_first_bug_fix"
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 def test_every_workflow_is_a_prompt_and_routines_are_not(service_catalog):
     names = [prompt["name"] for prompt in prompts.list_prompts()]
-    assert "wr.bug_investigation" in names and "wr.code_review" in names
+    assert "wr.evidence_first_bug_fix" in names and "wr.code_review" in names
     assert not [name for name in names if "routine-" in name]
 
 
@@ -34,7 +34,7 @@ def test_unknown_workflows_routines_and_arguments_are_refused(service_catalog):
     for name, arguments, code in [
         ("team.nothing", {}, "WORKFLOW_NOT_FOUND"),
         ("wr.routine-focused_plan", {}, "WORKFLOW_NOT_FOUND"),
-        ("wr.bug_investigation", {"colour": "red"}, "INVALID_INPUT"),
+        ("wr.evidence_first_bug_fix", {"colour": "red"}, "INVALID_INPUT"),
     ]:
         with pytest.raises(WorkRailError) as raised:
             prompts.render(name, arguments)

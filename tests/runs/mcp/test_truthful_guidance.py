@@ -167,7 +167,7 @@ def test_a_conditional_confirmation_reads_as_conditional_in_the_outline(service_
 
 
 def test_nested_bullets_in_prompt_blocks_stay_nested(service_catalog):
-    start = start_workflow("wr.coding_task", {"riskLevel": "low", "changeSize": "small", "slices": ["One"]})
+    start = start_workflow("wr.change_in_slices", {"riskLevel": "low", "changeSize": "small", "slices": ["One"]})
     for _ in range(2):
         start = continue_workflow(
             stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"])
@@ -178,11 +178,12 @@ def test_nested_bullets_in_prompt_blocks_stay_nested(service_catalog):
 
 
 def test_a_context_key_nothing_reads_is_named_at_start_with_the_closest_name(service_catalog):
-    start = start_workflow("wr.mr_review", {"ticketId": "MR-7", "change": "branch feature/x"})
+    start = start_workflow("wr.risk_scaled_mr_review", {"ticketId": "MR-7", "change": "branch feature/x"})
     warning = next(w for w in start["warnings"] if w["code"] == "CONTEXT_NOT_READ")
     assert "'change' (did you mean 'changeRef'?)" in warning["message"]
     assert not any(
-        w["code"] == "CONTEXT_NOT_READ" for w in start_workflow("wr.mr_review", {"ticketId": "M"})["warnings"]
+        w["code"] == "CONTEXT_NOT_READ"
+        for w in start_workflow("wr.risk_scaled_mr_review", {"ticketId": "M"})["warnings"]
     )
 
 
@@ -230,7 +231,7 @@ def test_an_optional_structure_the_prompt_asks_for_is_offered_whole(service_cata
 
 
 def test_a_rehydrate_shows_the_context_earlier_steps_set(service_catalog):
-    start = start_workflow("wr.coding_task", {"ticketId": "T-9"})
+    start = start_workflow("wr.change_in_slices", {"ticketId": "T-9"})
     moved = continue_workflow(
         stateToken=start["stateToken"],
         ackToken=start["ackToken"],
@@ -243,17 +244,15 @@ def test_a_rehydrate_shows_the_context_earlier_steps_set(service_catalog):
 
 
 def test_an_unknown_argument_is_answered_with_the_ones_the_tool_accepts(service_catalog):
-    outcome = tools.call("start_workflow", {"workflowId": "wr.coding_task", "task": "Add CSV export"})
+    outcome = tools.call("start_workflow", {"workflowId": "wr.change_in_slices", "task": "Add CSV export"})
     assert outcome.is_error and outcome.structured["error"]["code"] == "INVALID_INPUT"
-    assert (
-        "It accepts: workflowId, context, goal, preferences, mode, parentStateToken."
-        in outcome.structured["error"]["message"]
-    )
+    accepted = "It accepts: workflowId, context, goal, preferences, mode, workspacePath, parentStateToken."
+    assert accepted in outcome.structured["error"]["message"]
 
 
 def test_the_goal_given_at_start_is_the_session_goal_shown_with_every_step(service_catalog):
     goal = "Add a CSV export button to the sessions page"
-    outcome = tools.call("start_workflow", {"workflowId": "wr.coding_task", "goal": goal})
+    outcome = tools.call("start_workflow", {"workflowId": "wr.change_in_slices", "goal": goal})
     started = outcome.structured
     assert not outcome.is_error
     assert started["goal"] == goal and f"Goal: {goal}" in outcome.text
@@ -268,7 +267,7 @@ def test_the_goal_given_at_start_is_the_session_goal_shown_with_every_step(servi
 def test_two_different_goals_in_one_start_are_refused_and_nothing_is_recorded(service_catalog):
     before = Session.objects.count()
     outcome = tools.call(
-        "start_workflow", {"workflowId": "wr.coding_task", "goal": "Add export", "context": {"goal": "Fix login"}}
+        "start_workflow", {"workflowId": "wr.change_in_slices", "goal": "Add export", "context": {"goal": "Fix login"}}
     )
     assert outcome.is_error and outcome.structured["error"]["code"] == "INVALID_INPUT"
     assert outcome.structured["error"]["details"]["pointer"] == "/context/goal"
@@ -296,7 +295,7 @@ def test_a_confirmation_step_offers_notes_for_the_users_answer(service_catalog):
 
 
 def test_what_only_the_user_can_give_is_asked_for_before_any_block(service_catalog):
-    start = start_workflow("wr.mr_review", {"ticketId": "MR-8"})
+    start = start_workflow("wr.risk_scaled_mr_review", {"ticketId": "MR-8"})
     assert start["nextCall"]["arguments"]["context"]["changeRef"].startswith("<fill in from the user")
     arguments = start["nextCall"]["arguments"]
     # The agent writes its own notes and context but copies the user's blank as it was: still blocked for the user.
@@ -306,7 +305,7 @@ def test_what_only_the_user_can_give_is_asked_for_before_any_block(service_catal
 
 
 def test_progress_names_the_outline_steps_a_run_passed_over(service_catalog):
-    start = start_workflow("wr.coding_task", {"riskLevel": "low", "changeSize": "small", "slices": ["One"]})
+    start = start_workflow("wr.change_in_slices", {"riskLevel": "low", "changeSize": "small", "slices": ["One"]})
     plan = continue_workflow(
         stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"])
     )
@@ -342,7 +341,7 @@ def test_a_finished_run_names_the_last_steps_it_passed_over_and_why(service_cata
 
 
 def test_the_workflows_rules_for_every_step_come_with_the_first_step_and_a_rehydrate(service_catalog):
-    start = start_workflow("wr.coding_task")
+    start = start_workflow("wr.change_in_slices")
     rule = "Do not commit, push or open a merge request unless the user asked for it"
     assert any(item.startswith(rule) for item in start["guidance"])
     assert "Guidance for every step of this workflow:" in rendering.execution_text(start)
@@ -354,7 +353,7 @@ def test_the_workflows_rules_for_every_step_come_with_the_first_step_and_a_rehyd
 
 
 def test_going_back_says_that_files_are_not_part_of_a_branch(service_catalog):
-    start = start_workflow("wr.coding_task")
+    start = start_workflow("wr.change_in_slices")
     continue_workflow(stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"]))
     rewound = continue_workflow(stateToken=start["stateToken"])
     assert "files changed in the project on another branch are still changed" in rewound["fork"]
@@ -366,11 +365,11 @@ def test_going_back_says_that_files_are_not_part_of_a_branch(service_catalog):
 
 
 def test_inspect_names_what_only_the_user_can_give_before_the_run_starts(service_catalog):
-    outcome = tools.call("inspect_workflow", {"workflowId": "wr.mr_review"})
+    outcome = tools.call("inspect_workflow", {"workflowId": "wr.risk_scaled_mr_review"})
     [needed] = outcome.structured["workflow"]["fromTheUser"]
     assert (needed["contextKey"], needed["stepId"]) == ("changeRef", "triage-change")
     assert "- context.changeRef: Which change to review" in outcome.text
-    plain = tools.call("inspect_workflow", {"workflowId": "wr.coding_task"}).structured["workflow"]
+    plain = tools.call("inspect_workflow", {"workflowId": "wr.change_in_slices"}).structured["workflow"]
     assert "fromTheUser" not in plain
 
 
@@ -383,23 +382,23 @@ def test_workflow_ids_a_prompt_hands_on_that_this_server_lacks_are_named_at_star
                 "title": "Recommend a Pipeline",
                 "prompt": "Set `taskType` (feature / bug-fix / docs). Then list workflow IDs to run next:\n"
                 "- If taskType = 'bug-fix': include 'bug-investigation.agentic.v2'\n"
-                "- Always include 'wr.coding_task' and 'release-notes-workflow'.",
+                "- Always include 'wr.change_in_slices' and 'release-notes-workflow'.",
             }
         ],
     )
     write_json(service_catalog["extra"] / "pipeline.json", doc)
     start = start_workflow("team.pipeline")
     [warning] = [w for w in start["warnings"] if w["code"] == "UNKNOWN_WORKFLOW_IDS"]
-    assert "'bug-investigation.agentic.v2' (closest here: wr.bug_investigation)" in warning["message"]
+    assert "'bug-investigation.agentic.v2' (closest here: wr.evidence_first_bug_fix)" in warning["message"]
     assert "'release-notes-workflow'" in warning["message"]
-    assert "wr.coding_task'" not in warning["message"]  # this server has it
+    assert "wr.change_in_slices'" not in warning["message"]  # this server has it
     assert "'bug-fix'" not in warning["message"]  # a value the step offers, not a workflow id
-    plain = start_workflow("wr.coding_task")
+    plain = start_workflow("wr.change_in_slices")
     assert not [w for w in plain["warnings"] if w["code"] == "UNKNOWN_WORKFLOW_IDS"]
 
 
 def test_the_first_step_says_how_to_come_back_to_a_step_and_notices_are_not_warnings(service_catalog):
-    start = start_workflow("wr.bug_investigation")
+    start = start_workflow("wr.evidence_first_bug_fix")
     text = rendering.execution_text(start)
     assert "keep its stateToken: continue_workflow with only that stateToken shows the step again" in text
     assert "Note PREFERENCES_FOLLOW_RECOMMENDATION:" in text and "Warning PREFERENCES" not in text
@@ -410,11 +409,17 @@ def test_the_first_step_says_how_to_come_back_to_a_step_and_notices_are_not_warn
 
 
 def test_the_list_counts_steps_the_way_progress_does(service_catalog):
-    listing = tools.call("list_workflows", {})
-    bugs = next(w for w in listing.structured["workflows"] if w["id"] == "wr.bug_investigation")
-    assert (bugs["outlineLength"], bugs["stepCount"]) == (10, 11)
-    assert "10 outline steps, 11 with the steps inside loops" in listing.text
-    start = start_workflow("wr.bug_investigation")
+    listing = tools.call("list_workflows", {"tags": ["investigation", "review_audit"]})
+    bugs = next(w for w in listing.structured["workflows"] if w["id"] == "wr.evidence_first_bug_fix")
+    assert (bugs["outlineLength"], bugs["stepCount"], bugs["loopBodySteps"]) == (10, 11, 2)
+    # One wording for every workflow: the outline's entries, then with the steps inside loops (what inspect numbers).
+    assert "10 outline steps, 12 with the steps inside loops" in listing.text
+    # A loop of one step is no exception: it used to say "8 steps" here.
+    assert (
+        "wr.risk_scaled_mr_review: Risk-Scaled Merge Request Review [review_audit; 8 outline steps, 9 with"
+        in listing.text
+    )
+    start = start_workflow("wr.evidence_first_bug_fix")
     assert "of the outline's 10" in start["progress"]["summary"]
 
 

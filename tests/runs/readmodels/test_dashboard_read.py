@@ -40,7 +40,7 @@ def test_the_projector_keeps_each_session_and_run_summarised(service_catalog):
     built = two_runs_one_forked_twice()
     session = Session.objects.get(public_id=built.session_id)
     assert session.status == SessionStatus.IN_PROGRESS
-    assert session.workflow_ids.split() == ["wr.mr_review", "wr.routine-focused_plan"]
+    assert session.workflow_ids.split() == ["wr.risk_scaled_mr_review", "wr.routine-focused_plan"]
     assert session.run_count == 2
     review = Run.objects.get(public_id=built.review_run)
     assert review.node_count == Node.objects.filter(run=review).count() == 11
@@ -132,6 +132,25 @@ def test_the_sessions_list_sorts_groups_and_pages(service_catalog):
     assert overview.list_sessions(sort="title", page=99, per_page=2).page == 3  # clamped, not empty
 
 
+def test_sessions_are_grouped_by_repository_then_branch(service_catalog):
+    ids = _sessions(4)
+    Session.objects.filter(public_id__in=ids[:2]).update(workspace_path="/src/shop", git_branch="main")
+    Session.objects.filter(public_id=ids[2]).update(workspace_path="/src/blog", git_branch="main")
+    Session.objects.filter(public_id=ids[3]).update(workspace_path="/src/blog", git_branch="feature/x")
+    grouped = overview.list_sessions(group="branch", sort="title")
+    assert [(g.workspace_path, g.git_branch, g.count) for g in grouped.groups] == [
+        ("/src/blog", "feature/x", 1),
+        ("/src/blog", "main", 1),
+        ("/src/shop", "main", 2),  # "main" of two repositories: two groups
+    ]
+    assert [g.label for g in grouped.groups] == ["feature/x · /src/blog", "main · /src/blog", "main · /src/shop"]
+    by_repository = overview.list_sessions(group="workspace")
+    assert [(g.label, g.git_branch, g.count) for g in by_repository.groups] == [
+        ("/src/blog", None, 2),
+        ("/src/shop", None, 2),
+    ]
+
+
 def test_the_sessions_list_costs_the_same_queries_for_few_and_many_sessions(service_catalog):
     _sessions(2)
     few = queries(lambda: overview.list_sessions(query="key", group="branch"))
@@ -147,7 +166,7 @@ def test_a_session_detail_lists_runs_checkpoints_and_a_timeline_lane_per_run(ser
     built = two_runs_one_forked_twice()
     detail = overview.session_detail(built.session_id)
     assert [r.run_id for r in detail.runs] == [built.review_run, built.plan_run]
-    assert detail.runs[0].workflow_name == "Merge Request Review"
+    assert detail.runs[0].workflow_name == "Risk-Scaled Merge Request Review"
     assert detail.mode == "guided"
     assert [c.notes_markdown.split(".")[0] for c in detail.checkpoints] == ["Checkpoint: halfway"]
     assert [lane.run_id for lane in detail.timeline] == [built.review_run, built.plan_run]
@@ -189,7 +208,7 @@ def test_a_run_detail_shows_the_branch_of_the_node_asked_for(service_catalog):
 
 
 def test_a_run_detail_costs_the_same_queries_for_a_short_and_a_long_run(service_catalog):
-    short = start_workflow("wr.mr_review", context={"changeRef": "!1"})
+    short = start_workflow("wr.risk_scaled_mr_review", context={"changeRef": "!1"})
     advance(short, "one")
     few = queries(lambda: run_view.run_detail(short["session"]["runId"]))
     built = two_runs_one_forked_twice()
@@ -227,7 +246,7 @@ def test_session_events_are_paged_by_seq(service_catalog):
 
 
 def test_a_mode_change_is_recorded_and_taken_by_the_next_step_not_by_older_nodes(service_catalog):
-    start = start_workflow("wr.mr_review", context={"changeRef": "!1", "sessionKey": SESSION_KEY})
+    start = start_workflow("wr.risk_scaled_mr_review", context={"changeRef": "!1", "sessionKey": SESSION_KEY})
     first = advance(start, "Triaged.")
     result = session_actions.change_preferences(start["session"]["sessionId"], PreferencesChange(mode="unattended"))
     assert result.mode == "unattended"

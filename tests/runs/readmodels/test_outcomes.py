@@ -270,7 +270,7 @@ def test_an_open_branch_the_agent_rewound_away_from_is_left_behind(service_catal
     from tests.support.mcp_calls import start_workflow
     from tests.support.sample_session import advance
 
-    start = start_workflow("wr.mr_review", context={"sessionKey": "MR-50"})
+    start = start_workflow("wr.risk_scaled_mr_review", context={"sessionKey": "MR-50"})
     second = advance(start, "Triaged.")
     advance(second, "Listed the files.")  # branch 1 goes on to step 3, then the agent rewinds
     rewound = continue_workflow(stateToken=second["stateToken"])

@@ -31,8 +31,8 @@ def test_a_placeholder_without_a_value_is_named_in_brackets():
 
 
 def checkpointed_in_a_loop():
-    """A wr.mr_review run stopped in its per-area loop ("Review {{area}}"), checkpointed there."""
-    answer = start_workflow("wr.mr_review", context={"sessionKey": "K-1", "changeRef": "MR !7"})
+    """A wr.risk_scaled_mr_review run stopped in its per-area loop ("Review {{area}}"), checkpointed there."""
+    answer = start_workflow("wr.risk_scaled_mr_review", context={"sessionKey": "K-1", "changeRef": "MR !7"})
     while (answer.get("pending") or {}).get("stepId") != "review-area":
         answer = advance(answer, "Looked.")
     area = answer["pending"]["title"].removeprefix("Review ")

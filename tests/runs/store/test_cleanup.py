@@ -41,8 +41,8 @@ from tests.support.sample_session import SESSION_KEY, two_runs_one_forked_twice
 pytestmark = pytest.mark.django_db
 
 PLAN = "wr.routine-focused_plan"  # three steps: finishing it gives a synthesis
-REVIEW = "wr.mr_review"
-BUG = "wr.bug_investigation"
+REVIEW = "wr.risk_scaled_mr_review"
+BUG = "wr.evidence_first_bug_fix"
 CODE_REVIEW = "wr.code_review"
 LONG_AGO = 90  # days: past the default retention of 60
 

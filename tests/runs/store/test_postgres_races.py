@@ -69,7 +69,7 @@ def collide(hold: Callable[[], None], call: Callable[[], dict[str, Any]]) -> lis
 
 
 def test_the_same_checkpoint_twice_at_once_is_recorded_once(service_catalog):
-    start = start_workflow("wr.bug_investigation")
+    start = start_workflow("wr.evidence_first_bug_fix")
     session = Session.objects.get()
 
     answers = collide(
@@ -99,7 +99,7 @@ def test_two_notes_sessions_started_at_once_with_one_new_key_are_one_session(ser
 def test_a_run_started_while_cleanup_deletes_its_pinned_workflow_pins_it_again(service_catalog):
     """The cleanup locked the unused snapshot and deletes it; the start that read it meanwhile waits,
     then stores it again, instead of failing at commit on the run's foreign key."""
-    start_workflow("wr.bug_investigation")
+    start_workflow("wr.evidence_first_bug_fix")
     pinned_hash = Run.objects.get().pinned_id
     Run.objects.all().delete()  # the snapshot is unused now: a cleanup would delete it
 
@@ -107,7 +107,7 @@ def test_a_run_started_while_cleanup_deletes_its_pinned_workflow_pins_it_again(s
         list(PinnedWorkflow.objects.select_for_update().filter(pk=pinned_hash))
         PinnedWorkflow.objects.filter(pk=pinned_hash).delete()
 
-    answers = collide(cleanup_in_progress, lambda: start_workflow("wr.bug_investigation"))
+    answers = collide(cleanup_in_progress, lambda: start_workflow("wr.evidence_first_bug_fix"))
 
     assert [answer["kind"] for answer in answers] == ["step", "step"]
     assert Run.objects.filter(pinned_id=pinned_hash).count() == 2
@@ -115,7 +115,7 @@ def test_a_run_started_while_cleanup_deletes_its_pinned_workflow_pins_it_again(s
 
 
 def test_cleanup_skips_a_snapshot_a_starting_run_holds_and_deletes_it_once_unused(service_catalog):
-    start_workflow("wr.bug_investigation")
+    start_workflow("wr.evidence_first_bug_fix")
     pinned_hash = Run.objects.get().pinned_id
     Run.objects.all().delete()
     holding, release = threading.Event(), threading.Event()
@@ -125,7 +125,7 @@ def test_cleanup_skips_a_snapshot_a_starting_run_holds_and_deletes_it_once_unuse
 
         try:
             with transaction.atomic():
-                pin(pinned_hash, "wr.bug_investigation", {}, timezone.now())
+                pin(pinned_hash, "wr.evidence_first_bug_fix", {}, timezone.now())
                 holding.set()
                 release.wait(10)
         finally:
@@ -148,7 +148,7 @@ def test_cleanup_skips_a_snapshot_a_starting_run_holds_and_deletes_it_once_unuse
 def test_the_same_preferences_change_twice_at_once_is_recorded_once(service_catalog):
     """Both read the session before the journal locked its row; the second must see the first's change
     (and record nothing), not record a second change from a stale baseline."""
-    start = start_workflow("wr.bug_investigation")
+    start = start_workflow("wr.evidence_first_bug_fix")
     session = Session.objects.get()
     # The start may record one already: the run follows the workflow's recommended risk policy.
     before = Event.objects.filter(session=session, kind=EventKind.PREFERENCES_CHANGED).count()

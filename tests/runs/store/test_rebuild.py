@@ -20,7 +20,7 @@ def test_a_store_with_a_notes_only_session_and_its_checkpoints_rebuilds_equal(se
     notes = start_session(title="Caching spike", sessionKey="cache-spike", tags=["perf"])
     checkpoint_workflow(sessionToken=notes["sessionToken"], output={"notesMarkdown": "LRU beats TTL."})
     checkpoint_workflow(sessionToken=notes["sessionToken"], output={"notesMarkdown": "Measured: 3x fewer misses."})
-    run = start_workflow("wr.bug_investigation", mode="unattended")  # with a once-per-run warning
+    run = start_workflow("wr.evidence_first_bug_fix", mode="unattended")  # with a once-per-run warning
     checkpoint_workflow(stateToken=run["stateToken"], output={"notesMarkdown": "Reproduced it."})
     before = snapshot()
     assert SearchEntry.objects.filter(run__isnull=True).count() == 1

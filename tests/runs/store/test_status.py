@@ -41,7 +41,7 @@ def test_the_service_cannot_move_a_canceled_run(service_catalog):
     from tests.support.checks import error_code
     from tests.support.mcp_calls import start_workflow
 
-    response = start_workflow("wr.bug_investigation")
+    response = start_workflow("wr.evidence_first_bug_fix")
     cancel_run(response["session"]["runId"])
     assert Run.objects.get().status == RunStatus.CANCELED
     cancel_run(response["session"]["runId"])  # canceling twice changes nothing and records nothing more

@@ -170,7 +170,8 @@ def test_parallel_steps_show_their_delegations_and_follow_their_conditions():
     assert research["requireConfirmation"] is True  # delegationBudget 0 < 1
     assert research["prompt"].splitlines() == [
         "Run these delegations in parallel and report what each found (the next step combines them):",
-        "- fixture.routine-release_checks: Check that the upgraded build still passes its release checks.",
+        "- fixture.routine-release_checks (model tier: lightweight): Check that the upgraded build still passes "
+        "its release checks.",
         "- fixture.step_fields: Triage any nightly job the upgrade breaks.",
     ]
     synthesis = views["split-research.synthesis"]  # the synthesis is a step of its own, right after

@@ -3,12 +3,9 @@ repositories did, rebuilt small, each with what must hold instead."""
 
 from __future__ import annotations
 
-import http.server
 import io
 import json
 import logging
-import socketserver
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +13,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 
+from harness import git_servers
 from runs.execution import catalog as catalog_service
 from runs.mcp.services import read_workflows
 from tests.support.git_repos import BareRepo
@@ -28,18 +26,6 @@ from workflows_app.repos.sync import fetch_unpinned, sync
 from workrail_site.workflow_repos import parse_workflow_repos
 
 SECRET = "glpat-SECRETVALUE123"
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def origin(tmp_path: Path) -> BareRepo:
-    return BareRepo(tmp_path)
 
 
 def one(entry: str):
@@ -195,35 +181,8 @@ def test_no_configured_filter_runs_on_a_repository_s_files(home, origin, tmp_pat
 @pytest.fixture
 def endless_refs() -> Iterator[str]:
     """An http:// 'git server' whose ref advertisement goes on and on (60 MB here, without end for real)."""
-
-    class Refs(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.0"
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            def pkt(text: str) -> bytes:
-                return b"%04x" % (len(text.encode()) + 4) + text.encode()
-
-            self.send_response(200)
-            self.send_header("Content-Type", "application/x-git-upload-pack-advertisement")
-            self.end_headers()
-            oid = "1" * 40
-            chunk = b"".join(pkt(f"{oid} refs/heads/{'x' * 150}{i:08d}\n") for i in range(5000))
-            try:
-                self.wfile.write(pkt("# service=git-upload-pack\n") + b"0000" + pkt(f"{oid} HEAD\0multi_ack\n"))
-                for _ in range(60):
-                    self.wfile.write(chunk)
-            except OSError:
-                pass  # git gave up
-
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Refs)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/flows.git"
-    server.shutdown()
-    server.server_close()
+    with git_servers.endless_refs(chunks=60) as url:
+        yield url
 
 
 def test_a_remote_streaming_refs_stops_git_at_its_memory_limit(home, endless_refs):

@@ -7,8 +7,6 @@ import os
 import stat
 from pathlib import Path
 
-import pytest
-
 from tests.support.git_repos import BareRepo
 from tests.support.workflow_files import step_doc, workflow_doc
 from workflows_app.catalog import CatalogLoader
@@ -17,18 +15,6 @@ from workflows_app.repos.store import RepoStore
 from workflows_app.repos.sync import fetch_unpinned, sync
 from workflows_app.sources import SourceKind, configured_sources
 from workrail_site.workflow_repos import parse_workflow_repos
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def origin(tmp_path: Path) -> BareRepo:
-    return BareRepo(tmp_path)
 
 
 def one(entry: str):
@@ -267,11 +253,11 @@ def test_workrail_s_own_library_loads_with_its_wr_ids(home, tmp_path, corpus_dir
     routine = catalog.get("wr.routine-design-review")
     assert routine is not None and routine.kind == "routine" and routine.source.kind is SourceKind.GIT
     assert catalog.get("wr.classify-task") is not None
-    assert catalog.get("wr.bug_investigation").source.kind is SourceKind.BUNDLED
+    assert catalog.get("wr.evidence_first_bug_fix").source.kind is SourceKind.BUNDLED
 
 
 def test_a_repository_s_copy_of_a_bundled_wr_id_loses_to_the_bundled_one_and_says_so(home, origin):
-    copy = origin.commit({"bug.json": workflow_doc("wr.bug_investigation", name="Repository copy")})
+    copy = origin.commit({"bug.json": workflow_doc("wr.evidence_first_bug_fix", name="Repository copy")})
 
     report = run_sync(one(origin.url), home)
 
@@ -279,6 +265,6 @@ def test_a_repository_s_copy_of_a_bundled_wr_id_loses_to_the_bundled_one_and_say
     [note] = [d for f in report.files for d in f.diagnostics]
     assert note.code is Code.DUPLICATE_ID and note.severity is Severity.WARNING
     catalog = catalog_of(home, origin.url)
-    assert catalog.get("wr.bug_investigation").source.kind is SourceKind.BUNDLED
+    assert catalog.get("wr.evidence_first_bug_fix").source.kind is SourceKind.BUNDLED
     [clash] = [d for d in catalog.diagnostics if d.code is Code.DUPLICATE_ID]
     assert f"repository flows at {copy[:7]}" in clash.message and "bundled" in clash.fix

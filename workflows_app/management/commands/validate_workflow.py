@@ -18,9 +18,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser, DjangoHelpFormatter
 from django.core.management.color import Style, no_style
 
+from workflows_app.catalog import Catalog, CatalogLoader
 from workflows_app.diagnostics import Severity
-from workflows_app.file_checks import FileReport, PathsProblem, summarize, validate
-from workflows_app.sources import SourceKind
+from workflows_app.file_checks import FileReport, PathsProblem, configured_reports, summarize, validate
+from workflows_app.repos.store import RepoStore
+from workflows_app.sources import SourceKind, configured_sources
 from workflows_app.terminal import printable
 
 HELP = """\
@@ -45,6 +47,11 @@ checked, not in your configured sources, so the result does not depend on the ma
 with the same id give a DUPLICATE_ID warning on the one the catalog would ignore. Likewise, a
 parallel step delegating to a workflow that is neither bundled nor among the files checked gives an
 UNKNOWN_DELEGATION warning (check the delegated workflows along with it to be sure).
+
+--configured checks nothing given: it reports the problems of the sources this WorkRail is configured
+with (WORKRAIL_HOME, the project, WORKRAIL_WORKFLOW_PATHS, and the repositories of
+WORKRAIL_WORKFLOW_REPOS at their pinned commits), the ones list_workflows counts for an agent; with
+--workflow ID, only that workflow's file (a former id works too).
 
 -v 0 lists only the files with diagnostics, and the summary. The summary counts files, valid
 files (no error; those with warnings among them), invalid files, errors and warnings.
@@ -83,7 +90,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "paths", nargs="+", type=Path, metavar="PATH", help="A workflow file, or a directory of them."
+            "paths", nargs="*", type=Path, metavar="PATH", help="A workflow file, or a directory of them."
+        )
+        parser.add_argument(
+            "--configured",
+            action="store_true",
+            help="Instead of PATHs, report the problems of the workflow sources this WorkRail is configured with "
+            "(its settings, pinned repositories included): what list_workflows counts.",
+        )
+        parser.add_argument(
+            "--workflow",
+            metavar="ID",
+            help="With --configured, only the file of this workflow (its id, or a former one).",
         )
         parser.add_argument(
             "--json",
@@ -102,10 +120,19 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, paths: list[Path], as_json: bool, strict: bool, source: str, **options: Any) -> None:
         kind = None if source == "auto" else SourceKind(source)
-        try:
-            reports = validate(paths, kind=kind, user_dir=Path(settings.WORKRAIL_HOME) / "workflows")
-        except PathsProblem as exc:
-            raise CommandError(printable(str(exc)), returncode=2) from None
+        if options["configured"] == bool(paths) or (options["workflow"] and not options["configured"]):
+            raise CommandError("Give PATHs, or --configured (with --workflow ID, optionally).", returncode=2)
+        if options["configured"]:
+            catalog = configured_catalog()
+            wanted = options["workflow"]
+            if wanted and catalog.resolve(wanted) is None and wanted not in catalog.invalid:
+                raise CommandError(f"No configured workflow has the id '{options['workflow']}'.", returncode=2)
+            reports = configured_reports(catalog, options["workflow"])
+        else:
+            try:
+                reports = validate(paths, kind=kind, user_dir=Path(settings.WORKRAIL_HOME) / "workflows")
+            except PathsProblem as exc:
+                raise CommandError(printable(str(exc)), returncode=2) from None
         summary = summarize(reports)
         if as_json:
             document = {"files": [r.as_dict() for r in reports], "summary": summary}
@@ -132,6 +159,21 @@ class Command(BaseCommand):
         if strict and summary["warnings"]:
             text += " Warnings fail the check (--strict)."
         return [*lines, *([""] if lines else []), paint[overall](text)]
+
+
+def configured_catalog() -> Catalog:
+    """The catalog as this WorkRail's settings configure it (the MCP server's), repositories at their pins."""
+    home = Path(settings.WORKRAIL_HOME)
+    sources = configured_sources(
+        workrail_home=home,
+        project_dir=settings.WORKRAIL_PROJECT_DIR,
+        extra_paths=list(settings.WORKRAIL_WORKFLOW_PATHS),
+    )
+    repos = list(settings.WORKRAIL_WORKFLOW_REPOS)
+    if not repos:
+        return CatalogLoader(sources).load()
+    store = RepoStore(home)
+    return CatalogLoader(sources, lambda: store.sources(repos, first_precedence=len(sources))).load()
 
 
 def painter(style: Style) -> dict[str, Callable[[str], str]]:

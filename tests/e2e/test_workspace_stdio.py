@@ -1,0 +1,96 @@
+"""The workspace comes from the client: a server a desktop client starts in `/` records the git branch
+of the client's root and lists that project's own workflows, and hears when the roots change."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_types import ListRootsResult, Root
+
+from harness.processes import server_env
+from tests.e2e.mcp_clients import server_parameters, started, structured
+from tests.support.git_repos import git
+from tests.support.workflow_files import workflow_doc, write_json
+
+pytestmark = pytest.mark.e2e
+
+
+def repository(root: Path, branch: str) -> Path:
+    """A git repository at `root` with one commit on `branch`."""
+    root.mkdir(parents=True)
+    git("init", "--quiet", f"--initial-branch={branch}", str(root))
+    (root / "README.md").write_text("a project\n", encoding="utf-8")
+    git("add", "README.md", cwd=root)
+    git("commit", "--quiet", "-m", "First", cwd=root)
+    return root
+
+
+class Roots:
+    """What the client says its roots are; the test changes them as a user opening a folder would."""
+
+    def __init__(self, *paths: Path) -> None:
+        self.paths = list(paths)
+        self.asked = 0
+
+    async def __call__(self, context: Any) -> ListRootsResult:
+        self.asked += 1
+        return ListRootsResult(roots=[Root(uri=path.as_uri(), name=path.name) for path in self.paths])
+
+
+async def session_of(client: Client, answer: dict[str, Any]) -> dict[str, Any]:
+    result = await client.read_resource(f"workrail://sessions/{answer['session']['sessionId']}")
+    session: dict[str, Any] = json.loads(result.contents[0].text)["session"]
+    return session
+
+
+def from_root(tmp_path: Path) -> Any:
+    """`manage.py mcp` started in `/`, as desktop clients often start it, with no project directory set."""
+    return server_parameters(server_env(tmp_path / "home"), Path("/"))
+
+
+def test_a_server_started_in_root_works_in_the_clients_root(tmp_path):
+    repo = repository(tmp_path / "shop", "feature/roots")
+    app = repo / "app"  # the root the client declares is inside the repository
+    write_json(app / ".workrail" / "workflows" / "shop-release.json", workflow_doc("shop.release"))
+    roots = Roots(app)
+
+    async def main() -> None:
+        async with Client(from_root(tmp_path), mode="legacy", list_roots_callback=roots, read_timeout_seconds=60) as c:
+            listing = await structured(c, "list_workflows", {})
+            assert "shop.release" in {workflow["id"] for workflow in listing["workflows"]}
+            answer = await started(c, "shop.release", {})
+            session = await session_of(c, answer)
+            assert (session["gitBranch"], session["workspacePath"]) == ("feature/roots", str(repo))
+            await started(c, "shop.release", {})
+            assert roots.asked == 1  # once per connection, not per call
+
+    anyio.run(main)
+
+
+@pytest.mark.filterwarnings("ignore:The roots capability is deprecated")  # in the 2026 protocol era; not in this one
+def test_a_changed_root_is_asked_for_again(tmp_path):
+    first = repository(tmp_path / "alpha", "alpha-work")
+    second = repository(tmp_path / "beta", "beta-work")
+    roots = Roots(tmp_path / "not-a-repository", first)  # the one inside a git repository is preferred
+    (tmp_path / "not-a-repository").mkdir()
+
+    async def main() -> None:
+        async with Client(from_root(tmp_path), mode="legacy", list_roots_callback=roots, read_timeout_seconds=60) as c:
+            before = await session_of(c, await started(c, "wr.bug_investigation", {}))
+            assert before["gitBranch"] == "alpha-work"
+            roots.paths = [second]
+            await c.send_roots_list_changed()
+            with anyio.fail_after(30):  # the notification is heard before a later call, not necessarily the next
+                while True:
+                    after = await session_of(c, await started(c, "wr.bug_investigation", {}))
+                    if after["gitBranch"] != "alpha-work":
+                        break
+            assert (after["gitBranch"], after["workspacePath"]) == ("beta-work", str(second))
+            assert roots.asked == 2
+
+    anyio.run(main)
