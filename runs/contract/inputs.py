@@ -250,8 +250,8 @@ class StartWorkflowInput(InWorkspace):
     workspace_path: WorkspacePath
     parent_state_token: TokenText | None = Field(
         default=None,
-        description="When a step asks you to delegate: that step's stateToken, which links this run to it (the "
-        "step then shows what the run recorded, and the run's last answer gives the call back to the step).",
+        description="The stateToken of the step that asked you to delegate this run: links the run to that step, "
+        "which then shows what it recorded.",
     )
 
     _context_size = field_validator("context")(_bounded_context)

@@ -105,10 +105,10 @@ def linked_lines(pending: Pending) -> list[str]:
     how = pending.get("delegateWith")
     if how:
         call = {"workflowId": "<its id>", "goal": "<what it is to do>", "parentStateToken": how["parentStateToken"]}
+        # Short: the linked run's own answers say the rest (the link when it starts, the call back when done).
         lines.append(
-            "This step asks you to delegate: start each delegated run (a routine or workflow; a subagent may carry "
-            f"out each) with start_workflow {json.dumps(call)}. The run is then linked to this step: its last "
-            "answer gives the call back here, and this step shows what it recorded."
+            f"To delegate as this step asks, start each run with start_workflow {json.dumps(call)}: it is linked to "
+            "this step, which then shows what it recorded."
         )
     runs = pending.get("linkedRuns")
     if runs:
