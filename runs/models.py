@@ -170,7 +170,8 @@ class Run(models.Model):
     # Keys of the warnings given once per run (a choice of mode above the workflow's recommendation,
     # a changed workflow file): later answers leave them out.
     announced = models.JSONField(default=list, blank=True)
-    # A delegation of a parallel step runs as a run of its own, linked to the node that handed it out.
+    # A delegation of a parallel step runs as a run of its own, linked to the node that handed it out; so
+    # does a run the agent starts with start_workflow's parentStateToken (its delegation_index is None).
     parent_run = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="delegated")
     parent_node = models.ForeignKey(
         "Node", null=True, blank=True, on_delete=models.CASCADE, related_name="delegated_runs"

@@ -289,14 +289,18 @@ class Rules:
         self._text(data, "sourcePath", 1024)
         self._text(data, "sourceStat", 64)
         parent_run, parent_node = data.get("parentRunId"), data.get("parentNodeId")
-        if (parent_run is None) != (parent_node is None) or (parent_run is None) != (
-            data.get("delegationIndex") is None
+        # A parallel step's delegation names its index among the step's delegations; a run the agent linked
+        # with start_workflow's parentStateToken names its parent run and node only.
+        if (parent_run is None) != (parent_node is None) or (
+            parent_run is None and data.get("delegationIndex") is not None
         ):
             raise self._refuse(
-                "a delegated run names its parent run, parent node and delegationIndex together", "parentRunId"
+                "a delegated run names its parent run and parent node together (and a delegationIndex only with them)",
+                "parentRunId",
             )
         if parent_run is not None:
-            self._counter(data, "delegationIndex")
+            if data.get("delegationIndex") is not None:
+                self._counter(data, "delegationIndex")
             if self.nodes[data["parentNodeId"]].run_id != parent_run:
                 raise self._refuse("parentNodeId names a node of another run than parentRunId", "parentNodeId")
         self.runs[data["runId"]] = _Run(compiled, workflow_id, top_level=parent_run is None, at=at)

@@ -195,13 +195,45 @@ class DelegationView(Shape):
     )
 
 
-class DelegatedBy(Shape):
-    """A delegated run's link to the step that handed it out: given when a chat opens the run (a rehydrate)
-    and when the run completes."""
+class LinkedRunView(Shape):
+    """A run the agent started for this step with start_workflow's parentStateToken (the step's prompt asked
+    it to delegate), and what that run recorded."""
 
-    run_id: str = Field(description="The parent run, whose parallel step handed out this delegation.")
+    run_id: str
+    workflow_id: str
+    workflow_name: str
+    status: str
+    state_token: str = Field(description="continue_workflow with only this stateToken shows the linked run's step.")
+    recorded: Recap | None = Field(
+        default=None,
+        description="What the run recorded so far (its notes: the first and the newest within a budget shared by "
+        "the step's linked runs); `omitted` names the resource with the rest.",
+    )
+
+
+class DelegateWith(Shape):
+    """How to start a run linked to this step, given where the step's prompt asks the agent to delegate."""
+
+    parent_state_token: str = Field(
+        description="Send it as start_workflow's parentStateToken when starting a delegated run (a routine or a "
+        "workflow): the run is linked to this step, which then shows what it recorded, and the run's last answer "
+        "gives the call back here."
+    )
+
+
+class DelegatedBy(Shape):
+    """A delegated run's link to the step that handed it out (a parallel step), or that it was started for
+    (start_workflow's parentStateToken): given when the run starts linked, when a chat opens it (a rehydrate)
+    and when it completes."""
+
+    run_id: str = Field(description="The parent run, whose step handed out this delegation.")
     step_id: str
     step_title: str
+    linked: bool | None = Field(
+        default=None,
+        description="True for a run the agent started with start_workflow's parentStateToken; number and count "
+        "then count the runs linked to that step so far.",
+    )
     number: int = Field(description="Which of the step's delegations this run carries out (1 is the first).")
     count: int = Field(description="How many delegations the step hands out.")
     goal: str = Field(description="Why this delegation exists, as the parallel step states it (may be empty).")
@@ -246,6 +278,15 @@ class Pending(Shape):
     expected_context: list[ExpectedContext] | None = None
     assessments: list[AssessmentView] | None = None
     delegations: list[DelegationView] | None = None
+    linked_runs: list[LinkedRunView] | None = Field(
+        default=None,
+        description="The runs started for this step with start_workflow's parentStateToken, oldest first (at most "
+        "20, the newest), with what each recorded.",
+    )
+    linked_run_count: int | None = Field(default=None, description="How many runs are linked to this step in all.")
+    delegate_with: DelegateWith | None = Field(
+        default=None, description="Where the step's prompt asks to delegate: how to start a run linked to it."
+    )
     shared_context: JsonObject | None = Field(
         default=None,
         description="Context every delegated run of this parallel step receives alike, given once here rather "

@@ -243,6 +243,11 @@ class StartWorkflowInput(InWorkspace):
         description=f"A preset of preferences: {modes_in_words()}. Explicit preferences override it.",
     )
     workspace_path: WorkspacePath
+    parent_state_token: TokenText | None = Field(
+        default=None,
+        description="The stateToken of the step that asked you to delegate this run: links the run to that step, "
+        "which then shows what it recorded.",
+    )
 
     _context_size = field_validator("context")(_bounded_context)
 

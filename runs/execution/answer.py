@@ -8,7 +8,14 @@ from django.conf import settings
 from runs.contract.execution import ExecutionResult, Pending, UserDependencyDict, WarningDict
 from runs.contract.preferences import recommendation_warnings
 from runs.execution import modes
-from runs.execution.delegations import brief_keys, combined_by, delegated_by, handed_out, with_runs
+from runs.execution.delegations import (
+    brief_keys,
+    combined_by,
+    delegated_by,
+    handed_out,
+    with_linked_runs,
+    with_runs,
+)
 from runs.execution.drift import drift_warnings
 from runs.execution.recording import once_per_run
 from runs.execution.responses import AnswerParts, execution_response
@@ -50,10 +57,14 @@ def node_response(
     compiled = compiled_workflow(run.pinned_id)
     context = node.engine_state.get("context", {})
     step = pending_step(run, pending)
+    state_token = tokens.mint(home, TokenKind.STATE, node.public_id)
     if pending is not None and pending.get("delegations"):
         pending = with_runs(run, node, pending)
     elif pending is not None and step is not None and step.get("virtualOf"):
         pending = combined_by(run, node, step, pending)  # a synthesis shows what the delegations recorded
+    if pending is not None:
+        # The runs started with this step's stateToken as parentStateToken (a new run has none yet).
+        pending = with_linked_runs(run, node, pending, state_token, new_run=journal.projector.started(run))
     shaped = modes.shape_pending(pending, step, preferences, context)
     source = handed_out(run) if run.parent_run_id is not None else None
     if shaped is not None:
@@ -62,7 +73,11 @@ def node_response(
         expected = [e for e in engine.expected_context(compiled, node.engine_state) if e["key"] not in not_asked]
         if expected:
             shaped["expectedContext"] = expected
-    if source is not None and (pending is None or (extra or {}).get("rehydrated")):
+    # Said when a chat opens the run, when it completes, and on the start of a linked run (it confirms the link).
+    opened = (extra or {}).get("rehydrated") or (
+        source is not None and source.delegation is None and journal.projector.started(run)
+    )
+    if source is not None and (pending is None or opened):
         extra = {**(extra or {}), "delegatedBy": delegated_by(run, source, complete=pending is None)}
     steady = [*drift_warnings(run), *recommendation_warnings(compiled, preferences), *left_out_warnings(compiled)]
     goal = context.get("goal")
@@ -71,7 +86,7 @@ def node_response(
     return execution_response(
         kind=kind,
         run=run,
-        state_token=tokens.mint(home, TokenKind.STATE, node.public_id),
+        state_token=state_token,
         ack_token=tokens.mint(home, TokenKind.ACK, attempt.public_id) if attempt is not None else None,
         pending=Pending.model_validate(shaped) if shaped is not None else None,
         completed_steps=node.engine_state.get("completedSteps", 0),

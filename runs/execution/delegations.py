@@ -9,6 +9,13 @@ new branch hands out fresh ones. A checkpoint node standing on the same step sha
 Both sides are linked in what an agent reads: the parent step shows each run's status and what it
 recorded (its notes, bounded, with the resource for the rest), and a delegated run, when opened and
 when complete, names the step that handed it out, its brief, and the call that goes back there.
+
+A step that only asks in words for delegation (WorkRail's "spawn TWO WorkRail Executors running
+`routine-x`") hands nothing out itself: the agent starts each run with start_workflow and the step's
+stateToken as parentStateToken. Such a run is linked the same way (Run.parent_run and parent_node,
+with no delegation_index: no parallel step numbered it), to the node that first reached the step, and
+both ends read the same: the step shows its linked runs and what they recorded, and the run's answers
+name the step and, once it is complete, the call that goes back there.
 """
 
 from __future__ import annotations
@@ -18,10 +25,11 @@ from typing import NamedTuple
 from django.conf import settings
 from django.db.models import Max
 
-from runs.contract.errors import HeldIssue
+from runs.contract.errors import ErrorCode, HeldIssue, WorkRailError
 from runs.contract.execution import IssueDict
 from runs.execution.catalog import current_catalog
-from runs.execution.recording import begin_run
+from runs.execution.loading import load_node
+from runs.execution.recording import begin_run, session_key_of
 from runs.models import Node, Run, RunStatus
 from runs.readmodels import recap
 from runs.store import tokens
@@ -31,12 +39,14 @@ from runs.store.tokens import TokenKind
 from workflows_app import engine
 from workflows_app.engine.delegations import shared_context
 from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.prose import asks_to_delegate
 
 MAX_CHECKPOINT_HOPS = 64  # checkpoint nodes standing on one step, walked to find who handed it out
 # What the delegations' runs recorded, shown on the parent step: this many bytes of notes in all, shared
 # between the runs that recorded something (each gets at least RECORDED_FLOOR_BYTES).
 RECORDED_BUDGET_BYTES = 12 * 1024
 RECORDED_FLOOR_BYTES = 2 * 1024
+LINKED_RUNS_SHOWN = 20  # the newest runs linked to one step, shown on it; the count says how many in all
 
 
 def spawn(journal: Journal, run: Run, node: Node, pending: JsonObject | None) -> None:
@@ -176,23 +186,126 @@ def _children(run: Run, handed_by: Node) -> dict[int, _Delegated]:
     }
 
 
+def link_target(state_token_id: int, context: JsonObject) -> tuple[Run, Node]:
+    """Where start_workflow's parentStateToken links a new run: the parent run, and the node that first
+    reached the step the token names (a checkpoint's node stands on its parent's step). The token is loaded
+    as any stateToken is (unknown, not the caller's session: refused); the new run joins the parent's
+    session, so a sessionKey or ticketId naming another session is refused rather than half obeyed."""
+    node = load_node(state_token_id)
+    run = node.run
+    if run.status == RunStatus.CANCELED:
+        raise WorkRailError(
+            ErrorCode.RUN_CANCELED,
+            f"The parentStateToken names a step of run {run.public_id}, which was canceled; nothing waits for a "
+            "delegated run there.",
+            "Start the run without parentStateToken, or with the stateToken of a step of a run that goes on.",
+        )
+    if node.is_complete:
+        raise WorkRailError(
+            ErrorCode.NODE_COMPLETE,
+            "The parentStateToken names where a run completed: there is no step to link a delegated run to.",
+            "Send the stateToken of the step that asks you to delegate (its answer gives it), or leave "
+            "parentStateToken out.",
+        )
+    key = session_key_of(context)
+    if key is not None and key != run.session.session_key:
+        which = "sessionKey" if context.get("sessionKey") not in (None, "") else "ticketId"
+        raise WorkRailError(
+            ErrorCode.INVALID_INPUT,
+            f"context.{which} names another session than the parent step's: a run linked with parentStateToken "
+            "joins its parent's session.",
+            f"Leave context.{which} out (the run joins the parent's session), or leave parentStateToken out.",
+            details={"pointer": f"/context/{which}"},
+        )
+    return run, origin(node)
+
+
+def with_linked_runs(run: Run, node: Node, pending: JsonObject, state_token: str, *, new_run: bool) -> JsonObject:
+    """`pending` with the runs linked to its step (start_workflow's parentStateToken), each with its status,
+    its stateToken and what it recorded (a budget shared between them), and, where the step's prompt asks
+    the agent to delegate (a step without a parallel step's own delegations), how to link one. A `new_run`
+    (started in this transaction) has nothing linked to it yet: no query."""
+    if not pending.get("delegations") and asks_to_delegate(str(pending.get("prompt") or "")):
+        pending = {**pending, "delegateWith": {"parentStateToken": state_token}}
+    if new_run:
+        return pending
+    linked = list(Run.objects.filter(parent_run=run, delegation_index__isnull=True).order_by("pk"))
+    if not linked:  # the usual case, in one query
+        return pending
+    handed_by = origin(node)
+    children = [child for child in linked if child.parent_node_id == handed_by.pk]
+    if not children:
+        return pending
+    shown = children[-LINKED_RUNS_SHOWN:]
+    tips = _tips(shown)
+    recording = [child for child in shown if tips[child.pk].notes_on_path > 0]
+    share = max(RECORDED_FLOOR_BYTES, RECORDED_BUDGET_BYTES // max(1, len(recording)))
+    names = {child.pk: _workflow_name(child) for child in shown}
+    views = []
+    for child in shown:
+        tip = tips[child.pk]
+        view: JsonObject = {
+            "runId": child.public_id,
+            "workflowId": child.workflow_id,
+            "workflowName": names[child.pk],
+            "status": child.status,
+            "stateToken": tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, tip.public_id),
+        }
+        if tip.notes_on_path > 0:
+            view["recorded"] = recap.path_recap(tip, budget=share)
+        views.append(view)
+    return {**pending, "linkedRuns": views, "linkedRunCount": len(children)}
+
+
+def _workflow_name(run: Run) -> str:
+    entry = current_catalog().get(run.workflow_id)
+    return str(entry.compiled["name"]) if entry is not None else str(compiled_workflow(run.pinned_id)["name"])
+
+
+def _tips(runs: list[Run]) -> dict[int, Node]:
+    """Each run's latest node (its engine state not loaded), by the run's pk."""
+    latest = dict(
+        Node.objects.filter(run_id__in=[r.pk for r in runs])
+        .values("run_id")
+        .annotate(last=Max("pk"))
+        .values_list("run_id", "last")
+    )
+    nodes = {node.pk: node for node in Node.objects.filter(pk__in=latest.values()).defer("engine_state", "trace")}
+    by_run = {r.pk: r for r in runs}
+    for run_pk, last in latest.items():
+        nodes[last].run = by_run[run_pk]
+    return {run_pk: nodes[last] for run_pk, last in latest.items()}
+
+
 class HandedOut(NamedTuple):
     """Where a delegated run came from: the node that handed it out, that node's pending step (the
-    engine's view, with every delegation), and this run's delegation in it."""
+    engine's view, with every delegation), and this run's delegation in it; for a run linked with
+    start_workflow's parentStateToken, None and the context the run was started with."""
 
     parent: Node
     step: JsonObject
-    delegation: JsonObject
+    delegation: JsonObject | None
+    started_with: JsonObject | None = None
+
+
+# What a linked run's start context holds besides its brief: the goal (shown as the goal) and the keys
+# that name a session (a linked run is in its parent's).
+_NOT_BRIEF = frozenset({"goal", "sessionKey", "ticketId"})
 
 
 def handed_out(run: Run) -> HandedOut | None:
-    """The parallel step that handed out `run`, or None for a run nobody delegated."""
-    if run.parent_node_id is None or run.delegation_index is None:
+    """The step that handed out `run` (a parallel step), or that it was linked to (parentStateToken); None
+    for a run nobody delegated."""
+    if run.parent_node_id is None:
         return None
     parent = Node.objects.select_related("run").filter(pk=run.parent_node_id).first()
     if parent is None:
         return None
     step = engine.pending_view(compiled_workflow(parent.run.pinned_id), parent.engine_state) or {}
+    if run.delegation_index is None:
+        root = Node.objects.filter(run=run, parent__isnull=True).only("engine_state").first()
+        context = (root.engine_state.get("context") or {}) if root is not None else {}
+        return HandedOut(parent, step, None, {k: v for k, v in context.items() if k not in _NOT_BRIEF})
     for delegation in step.get("delegations") or []:
         if delegation["index"] == run.delegation_index:
             return HandedOut(parent, step, delegation)
@@ -201,26 +314,38 @@ def handed_out(run: Run) -> HandedOut | None:
 
 def brief_keys(source: HandedOut | None) -> list[str]:
     """The context keys a delegated run was handed: its inputs, never asked of it again."""
-    return list((source.delegation.get("context") or {}) if source is not None else [])
+    if source is None:
+        return []
+    if source.delegation is None:
+        return list(source.started_with or {})
+    return list(source.delegation.get("context") or {})
 
 
 def delegated_by(run: Run, source: HandedOut, *, complete: bool) -> JsonObject:
     """What a delegated run's answer says of its parent (runs/contract/execution.py, DelegatedBy): the
     step, the brief, and once the run is complete, which sibling runs are still open and the parent's
-    node to go back to (where it stands on that step now)."""
-    handed = source.step.get("delegations") or []
+    node to go back to (where it stands on that step now). A linked run's siblings are the other runs
+    linked to the same step; a parallel step's, the other delegations it handed out."""
+    linked = source.delegation is None
+    siblings = Run.objects.filter(parent_node=source.parent, delegation_index__isnull=linked).order_by(
+        "delegation_index", "pk"
+    )
     link: JsonObject = {
         "runId": source.parent.run.public_id,
         "stepId": source.step.get("stepId", ""),
         "stepTitle": source.step.get("title", ""),
-        "number": source.delegation["index"] + 1,
-        "count": len(handed),
-        "goal": source.delegation.get("goal", ""),
         "brief": brief_keys(source),
     }
+    if source.delegation is None:
+        ordered = list(siblings.values_list("pk", flat=True))
+        link.update(linked=True, number=ordered.index(run.pk) + 1, count=len(ordered), goal="")
+    else:
+        handed = source.step.get("delegations") or []
+        link.update(number=source.delegation["index"] + 1, count=len(handed), goal=source.delegation.get("goal", ""))
     if complete:
-        siblings = Run.objects.filter(parent_node=source.parent).exclude(pk=run.pk).order_by("delegation_index")
-        link["unfinished"] = [sibling.public_id for sibling in siblings if sibling.status != RunStatus.COMPLETE]
+        link["unfinished"] = [
+            sibling.public_id for sibling in siblings if sibling.pk != run.pk and sibling.status != RunStatus.COMPLETE
+        ]
         waiting = _waiting_at(source.parent)
         if waiting is not None:
             link["parentStateToken"] = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, waiting.public_id)

@@ -115,11 +115,12 @@ def begin_run(
     begun: Transition,
     preferences: dict[str, str],
     *,
-    handed_out_by: tuple[Run, Node, int] | None = None,
+    handed_out_by: tuple[Run, Node, int | None] | None = None,
 ) -> tuple[Run, Node, Attempt | None]:
     """A new run of `entry` in the journal's session: the workflow pinned, `run_started`, the root node
     for the engine's start transition `begun`, its warnings and, when it starts complete, its status.
-    `handed_out_by` is (parent run, node, delegation index) for a delegation of a parallel step."""
+    `handed_out_by` is (parent run, node, delegation index) for a delegation of a parallel step; its index
+    is None for a run the agent linked to a step (start_workflow's parentStateToken)."""
     pin(entry.workflow_hash, entry.id, entry.compiled, journal.now)
     run_id = "run_" + f"{random_id():016x}"
     parent_run, parent_node, index = handed_out_by if handed_out_by is not None else (None, None, None)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import difflib
 
+from django.conf import settings
+
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.execution import ExecutionResult, WarningDict, engine_warnings
 from runs.contract.inputs import StartWorkflowInput
@@ -13,8 +15,9 @@ from runs.execution import delegations, workspace
 from runs.execution.answer import OUTCOME_KIND, chat_opening, node_response
 from runs.execution.catalog import current_catalog, find_workflow, renamed_workflow, unknown_workflow_ids
 from runs.execution.recording import begin_run, journal_for_new_run, observe
-from runs.store import ratelimit
-from runs.store.journal import write
+from runs.store import ratelimit, tokens
+from runs.store.journal import Journal, write
+from runs.store.tokens import TokenKind
 from workflows_app import engine
 from workflows_app.catalog import resolved_references
 from workflows_app.engine import expectations
@@ -23,21 +26,30 @@ from workflows_app.engine.jsontypes import JsonObject
 
 def start_workflow(request: StartWorkflowInput) -> ExecutionResult:
     context = with_goal(request.context or {}, request.goal)
+    parent_token = request.parent_state_token
+    parent_id = tokens.parse(settings.WORKRAIL_HOME, parent_token, TokenKind.STATE).id if parent_token else None
     catalog = current_catalog()
     entry = find_workflow(catalog, request.workflow_id)
     begun = engine.start(entry.compiled, context)
     references = resolved_references(entry, workspace.current().path)  # outside the write: stats files
     with write() as now:
         ratelimit.take(ratelimit.STARTS, what="new runs and sessions")
-        journal = journal_for_new_run(context, entry.compiled["name"], now)
-        effective = resolve(journal.session.preferences, mode=request.mode, preferences=request.preferences)
+        linked_to = delegations.link_target(parent_id, context) if parent_id is not None else None
+        if linked_to is not None:  # a run the agent delegates to: in its parent's session, from its preferences
+            journal = Journal(linked_to[0].session, now)
+            baseline = linked_to[1].preferences
+        else:
+            journal = journal_for_new_run(context, entry.compiled["name"], now)
+            baseline = journal.session.preferences
+        effective = resolve(baseline, mode=request.mode, preferences=request.preferences)
         chosen = set(CHOICES) if request.mode is not None else set()
         chosen |= set(request.preferences.as_dict()) if request.preferences is not None else set()
         effective, notices = follow_recommendation(entry.compiled, effective, chosen)
         notices += unread_context_warnings(entry.compiled, context)
         notices += unknown_workflow_ids(entry.compiled, catalog)
         notices += renamed_workflow(request.workflow_id, entry.id, catalog)
-        run, node, attempt = begin_run(journal, entry, begun, effective)
+        handed_out_by = (*linked_to, None) if linked_to is not None else None
+        run, node, attempt = begin_run(journal, entry, begun, effective, handed_out_by=handed_out_by)
         delegations.spawn(journal, run, node, begun.pending)
         observe(journal, run)
         extra = chat_opening(entry.compiled)

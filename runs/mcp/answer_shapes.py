@@ -214,10 +214,24 @@ class DelegationView(TypedDict):
     recorded: NotRequired[Recap | None]
 
 
+class LinkedRunView(TypedDict):
+    runId: str
+    workflowId: str
+    workflowName: str
+    status: str
+    stateToken: str
+    recorded: NotRequired[Recap | None]
+
+
+class DelegateWith(TypedDict):
+    parentStateToken: str
+
+
 class DelegatedBy(TypedDict):
     runId: str
     stepId: str
     stepTitle: str
+    linked: NotRequired[bool | None]
     number: int
     count: int
     goal: str
@@ -253,6 +267,9 @@ class Pending(TypedDict):
     assessments: NotRequired[list[JsonObject] | None]  # likewise
     delegations: NotRequired[list[DelegationView] | None]
     sharedContext: NotRequired[JsonObject | None]
+    linkedRuns: NotRequired[list[LinkedRunView] | None]
+    linkedRunCount: NotRequired[int | None]
+    delegateWith: NotRequired[DelegateWith | None]
 
 
 class SessionRef(TypedDict):

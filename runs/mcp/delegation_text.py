@@ -2,6 +2,8 @@
 
 - the parallel step that hands them out: per delegation, what runs and why, its whole brief (the
   context its run receives), the call that works on it, and what its run recorded so far;
+- a step whose prompt asks the agent to delegate: how to start a run linked to it (start_workflow's
+  parentStateToken), and per linked run its status, the call that works on it and what it recorded;
 - a delegated run: when opened, which step handed it out and its whole brief; when complete, which
   parent step waits, and the call that goes back there.
 
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from runs.mcp.answer_shapes import DelegatedBy, DelegationView, ExecutionJson, Pending
+from runs.mcp.answer_shapes import DelegatedBy, DelegationView, ExecutionJson, LinkedRunView, Pending
 from runs.readmodels.shapes import Recap
 from workflows_app.engine.jsontypes import JsonObject
 
@@ -96,6 +98,36 @@ def _delegation_block(number: int, delegation: DelegationView, step_title: str, 
     return [*lines, *recorded_lines(delegation.get("recorded"))]
 
 
+def linked_lines(pending: Pending) -> list[str]:
+    """A step that asks for delegation: how to start a run linked to it; then the runs linked to it so far,
+    one block each (status, the call that works on it, what it recorded)."""
+    lines = []
+    how = pending.get("delegateWith")
+    if how:
+        call = {"workflowId": "<its id>", "goal": "<what it is to do>", "parentStateToken": how["parentStateToken"]}
+        # Short: the linked run's own answers say the rest (the link when it starts, the call back when done).
+        lines.append(
+            f"To delegate as this step asks, start each run with start_workflow {json.dumps(call)}: it is linked to "
+            "this step, which then shows what it recorded."
+        )
+    runs = pending.get("linkedRuns")
+    if runs:
+        total = pending.get("linkedRunCount") or len(runs)
+        newest = f", the newest {len(runs)} shown" if total > len(runs) else ""
+        lines.append(f"Runs linked to this step ({total}{newest}), started with its parentStateToken:")
+        for number, run in enumerate(runs, total - len(runs) + 1):
+            lines += _linked_block(number, run)
+    return [*lines, ""] if lines else []
+
+
+def _linked_block(number: int, run: LinkedRunView) -> list[str]:
+    status = run["status"].replace("_", " ")
+    lines = [f"{number}. {run['workflowId']} ({run['workflowName']}): runs as {run['runId']} ({status})."]
+    if run["status"] != "complete":
+        lines.append(f"   Work on it, to the end: continue_workflow {json.dumps({'stateToken': run['stateToken']})}")
+    return [*lines, *recorded_lines(run.get("recorded"))]
+
+
 def recorded_lines(recorded: Recap | None) -> list[str]:
     """What a delegated run recorded, under its block: each kept entry, then what was left out and where."""
     if not recorded:
@@ -169,13 +201,14 @@ def parent_lines(result: ExecutionJson) -> list[str]:
     if token is None:
         lines.append("That step is no longer pending on the parent's branch: nothing waits for this run there.")
         return lines
+    kind = "run(s) linked to it" if link.get("linked") else "delegated run(s)"
     if open_runs:
         lines.append(
-            f"That step still waits for {len(open_runs)} other delegated run(s): {', '.join(open_runs)}. "
+            f"That step still waits for {len(open_runs)} other {kind}: {', '.join(open_runs)}. "
             "Finish them too (each with the stateToken the step gave for it)."
         )
     else:
-        lines.append("Every delegation of that step is complete now.")
+        lines.append(f"Every {'run linked to' if link.get('linked') else 'delegation of'} that step is complete now.")
     call = json.dumps({"stateToken": token})
     lines.append(
         "Go back to the parent step (it shows what each delegation recorded and gives the ackToken to acknowledge "
@@ -184,7 +217,20 @@ def parent_lines(result: ExecutionJson) -> list[str]:
     return lines
 
 
+def linked_start_lines(result: ExecutionJson) -> list[str]:
+    """On the first answer of a run started with parentStateToken: the link it made, and what ends it."""
+    link = result.get("delegatedBy")
+    if not link or not link.get("linked") or result.get("rehydrated") or result["pending"] is None:
+        return []
+    return [_handed_out_by(link) + " When this run is complete, its last answer gives the call back to that step.", ""]
+
+
 def _handed_out_by(link: DelegatedBy) -> str:
+    if link.get("linked"):
+        return (
+            f"This run is linked to run {link['runId']}'s step '{link['stepTitle']}' [{link['stepId']}] (run "
+            f"{link['number']} of the {link['count']} linked to it so far)."
+        )
     return (
         f"This run is delegation {link['number']} of {link['count']} handed out by run {link['runId']} at its step "
         f"'{link['stepTitle']}' [{link['stepId']}]."

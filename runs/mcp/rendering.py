@@ -304,6 +304,7 @@ def execution_text(result: ExecutionJson) -> str:
         lines.append(blocked["retry"])
     full = result.get("selfContained", True)  # an answer recorded before the flag existed said everything
     goal = result.get("goal")
+    lines += delegation_text.linked_start_lines(result)
     if result.get("rehydrated"):
         lines += delegation_text.brief_lines(result)
         lines += _rehydrated_lines(result, goal if full else None)
@@ -328,6 +329,7 @@ def execution_text(result: ExecutionJson) -> str:
         lines.append(f"Role: {pending['agentRole']}")
     lines += ["", pending["prompt"], ""]
     lines += delegation_text.delegation_lines(pending)
+    lines += delegation_text.linked_lines(pending)
     if pending["requireConfirmation"]:
         lines.append(CONFIRM_IN_FULL if full else CONFIRM_IN_A_LINE)
     elif pending.get("confirmation"):

@@ -54,7 +54,11 @@ class RunStarted(EventPayload):
     workflow_hash: str
     source_path: str
     source_stat: str
-    parent_run_id: str | None = Field(default=None, description="Set for a delegation of a parallel step.")
+    parent_run_id: str | None = Field(
+        default=None,
+        description="Set for a delegation of a parallel step, and for a run linked to a step with start_workflow's "
+        "parentStateToken (its delegation_index is None).",
+    )
     parent_node_id: int | None = None
     delegation_index: int | None = None
 

@@ -15,6 +15,7 @@ from tests.support.corpus import CORPUS_WORKFLOWS, skip_without_corpus
 from tests.workflows_app.engine.scripted_run import load_catalog
 from workflows_app import prose
 from workflows_app.catalog import CatalogLoader
+from workflows_app.engine.tree import top_steps, walk
 from workflows_app.sources import BUNDLED_DIR, Source, SourceKind
 
 BUNDLED_IDS = sorted(path.stem for path in BUNDLED_DIR.glob("*.json"))
@@ -167,3 +168,36 @@ def test_workrails_library_says_in_words_what_its_structure_says_or_is_listed_wi
         if (entry.id, found.step_id) not in THIRD_PARTY_ALLOWED
     ]
     assert report == []
+
+
+@pytest.mark.parametrize(
+    ("prompt", "asks"),
+    [
+        ("If delegation is available, spawn TWO WorkRail Executors SIMULTANEOUSLY running `routine-x`.", True),
+        ("Before delegating, restate the current hypothesis.", True),
+        ("Delegate a second look to a subagent.", True),
+        ("**DO NOT DELEGATE** - do this investigation yourself.", False),
+        ("Conflict resolution is main-agent work. Do not delegate synthesis.", False),
+        ("QUICK: minimal delegation, fast review. Subagent agreement alone is not proof.", False),
+        ("Fix the bug and run the tests.", False),
+    ],
+)
+def test_a_prompt_asks_to_delegate_when_a_delegating_verb_is_not_negated(prompt, asks):
+    assert prose.asks_to_delegate(prompt) is asks
+
+
+def test_in_workrails_library_the_steps_that_hand_work_to_subagents_ask_to_delegate():
+    skip_without_corpus()
+    sources = [Source(SourceKind.BUNDLED, BUNDLED_DIR, 0), Source(SourceKind.GIT, CORPUS_WORKFLOWS, 1)]
+    catalog = CatalogLoader(sources).load()
+
+    def asking(workflow_id: str) -> set[str]:
+        entry = catalog.get(workflow_id)
+        assert entry is not None, workflow_id
+        return {s["id"] for s in walk(top_steps(entry.compiled)) if prose.asks_to_delegate(s.get("prompt") or "")}
+
+    # "For each batch in `bucketABatches`, delegate a bounded translation task"; the triage before it only
+    # says work "will be delegated to subagents".
+    conversion = asking("workrail.cross-platform-code-conversion")
+    assert "phase-4-delegate-bucket-a" in conversion and "phase-2-triage" not in conversion
+    assert asking("workrail.architecture-scalability-audit") == set()  # "Do not delegate synthesis."

@@ -103,3 +103,11 @@ def test_any_session_the_tools_make_round_trips(service_catalog, moves):
             forked = operator_fork.fork_node(_node_of(answer), {"focus": f"move {n}"}, "By hand.", via="api")
             answers.append(continue_workflow(stateToken=forked.state_token))
     _round_trips(answers[0]["session"]["sessionId"])
+
+
+def test_a_run_linked_to_a_step_with_parentStateToken_round_trips(service_catalog: Any) -> None:
+    """A linked run names its parent run and node without a delegation index (no parallel step numbered it)."""
+    start = start_workflow(PLAN, {"ticketId": "LINK-1"})
+    child = start_workflow(PLAN, parentStateToken=start["stateToken"])
+    continue_workflow(stateToken=child["stateToken"], ackToken=child["ackToken"], output=notes_for(child["pending"]))
+    _round_trips(start["session"]["sessionId"])

@@ -66,15 +66,16 @@ def test_a_start_joining_a_session_by_its_ticket_reads_that_session_and_its_runs
     assert len(sql) == (expected + 2 if connection.vendor == "postgresql" else expected), sql
 
 
-def test_a_rehydrate_at_a_branchs_tip_runs_four_statements(three):
+def test_a_rehydrate_at_a_branchs_tip_runs_five_statements(three):
     answer = ack(start_workflow(three))
     continue_workflow(stateToken=answer["stateToken"])  # compiles the statements
     again, sql = statements_of(lambda: continue_workflow(stateToken=answer["stateToken"]))
     assert again["ackToken"] == answer["ackToken"] and again["recap"]["entries"]
     # The node with its run and session; whether a step made it (else it may be an operator fork);
-    # its open attempt; the recap (one recursive query with the entries' content). No children query:
-    # a node without a latest child has none.
-    assert len(sql) == on_postgresql(4), sql
+    # its open attempt; the recap (one recursive query with the entries' content); the runs linked to the
+    # run's steps with start_workflow's parentStateToken (none). No children query: a node without a latest
+    # child has none.
+    assert len(sql) == on_postgresql(5), sql
 
 
 def test_a_rehydrate_of_a_point_with_branches_lists_them_in_a_bounded_number_of_statements(three):
@@ -86,5 +87,6 @@ def test_a_rehydrate_of_a_point_with_branches_lists_them_in_a_bounded_number_of_
     assert again["branchCount"] == 2
     # The node with its run and session, its children, its open attempt (the root: nothing made it, and no
     # notes above it to recap); the one-step branch: the step that made it; the two-step branch: the walk
-    # down its latest children, its tip, the step that made it; the newest branch's recap down to its tip.
-    assert len(sql) == on_postgresql(8), sql
+    # down its latest children, its tip, the step that made it; the newest branch's recap down to its tip;
+    # the runs linked to the run's steps (none).
+    assert len(sql) == on_postgresql(9), sql

@@ -29,6 +29,8 @@ PAIRS: list[tuple[Any, type[BaseModel]]] = [
     (answer_shapes.LoopView, execution.LoopView),
     (answer_shapes.DelegationView, execution.DelegationView),
     (answer_shapes.DelegatedBy, execution.DelegatedBy),
+    (answer_shapes.LinkedRunView, execution.LinkedRunView),
+    (answer_shapes.DelegateWith, execution.DelegateWith),
     (answer_shapes.ReferenceView, execution.ReferenceView),
     (answer_shapes.Pending, execution.Pending),
     (answer_shapes.SessionRef, execution.SessionRef),

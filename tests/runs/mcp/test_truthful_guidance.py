@@ -264,7 +264,7 @@ def test_a_rehydrate_shows_a_long_context_value_whole_in_the_text(service_catalo
 def test_an_unknown_argument_is_answered_with_the_ones_the_tool_accepts(service_catalog):
     outcome = tools.call("start_workflow", {"workflowId": "wr.change_in_slices", "task": "Add CSV export"})
     assert outcome.is_error and outcome.structured["error"]["code"] == "INVALID_INPUT"
-    accepted = "It accepts: workflowId, context, goal, preferences, mode, workspacePath."
+    accepted = "It accepts: workflowId, context, goal, preferences, mode, workspacePath, parentStateToken."
     assert accepted in outcome.structured["error"]["message"]
 
 
