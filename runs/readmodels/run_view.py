@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Literal
 
 from django.conf import settings
+from django.db.models import F
 
 from runs.contract.dashboard import (
     BranchEntry,
@@ -166,7 +167,8 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
         synthesis=shown.synthesis if shown is not None else None,
         delegations=[
             run_summary(child, run.session.public_id, cutoff, run.public_id)
-            for child in Run.objects.filter(parent_run=run).order_by("delegation_index", "pk")
+            # Declared delegations by their index, then runs the agent linked (no index), on every backend.
+            for child in Run.objects.filter(parent_run=run).order_by(F("delegation_index").asc(nulls_last=True), "pk")
         ],
         pending_step_id=pending or None,
         pending_title=(titles.get(chosen) or _step_text(run, pending)[0]) if pending and chosen is not None else None,
