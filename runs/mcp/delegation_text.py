@@ -106,9 +106,11 @@ def linked_lines(pending: Pending) -> list[str]:
     if how:
         call = {"workflowId": "<its id>", "goal": "<what it is to do>", "parentStateToken": how["parentStateToken"]}
         # Short: the linked run's own answers say the rest (the link when it starts, the call back when done).
+        routines = json.dumps({"kind": "routine"})
         lines.append(
             f"To delegate as this step asks, start each run with start_workflow {json.dumps(call)}: it is linked to "
-            "this step, which then shows what it recorded."
+            f"this step, which then shows what it recorded (list_workflows {routines} lists the routines to run, "
+            "and inspect_workflow shows the context one reads)."
         )
     runs = pending.get("linkedRuns")
     if runs:
@@ -207,8 +209,14 @@ def parent_lines(result: ExecutionJson) -> list[str]:
             f"That step still waits for {len(open_runs)} other {kind}: {', '.join(open_runs)}. "
             "Finish them too (each with the stateToken the step gave for it)."
         )
+    elif link.get("linked"):
+        # The agent starts linked runs one at a time: "every run" would be said after the first of four.
+        lines.append(
+            "No run linked to that step is open now. If the step asks for more runs, start the next one with "
+            "its parentStateToken; else go back to it."
+        )
     else:
-        lines.append(f"Every {'run linked to' if link.get('linked') else 'delegation of'} that step is complete now.")
+        lines.append("Every delegation of that step is complete now.")
     call = json.dumps({"stateToken": token})
     lines.append(
         "Go back to the parent step (it shows what each delegation recorded and gives the ackToken to acknowledge "

@@ -99,7 +99,8 @@ def test_a_run_started_with_parentStateToken_links_both_ways(audit):
     back = done["delegatedBy"]["parentStateToken"]
     assert back == step["stateToken"] and done["delegatedBy"]["unfinished"] == []
     done_text = execution_text(done)
-    assert f'continue_workflow {{"stateToken": "{back}"}}' in done_text and "Every run linked to that step" in done_text
+    assert f'continue_workflow {{"stateToken": "{back}"}}' in done_text
+    assert "No run linked to that step is open now. If the step asks for more runs" in done_text
 
     returned = continue_workflow(stateToken=back)
     (recorded,) = returned["pending"]["linkedRuns"]
@@ -173,3 +174,11 @@ def test_a_step_shows_its_newest_linked_runs_and_counts_them_all(audit, monkeypa
     text = execution_text(waiting)
     assert "Runs linked to this step (3, the newest 2 shown)" in text and f"3. {ROUTINE}" in text
     assert started[2]["delegatedBy"]["number"] == 3 and started[2]["delegatedBy"]["count"] == 3
+
+
+def test_the_delegation_hint_says_where_to_find_what_to_run(audit):
+    """A trial agent was told to start 'each run' of a step that named no routine: the hint says where to look."""
+    step = ack(start_workflow(audit, goal="Audit the billing change"))
+    text = execution_text(step)
+    assert 'list_workflows {"kind": "routine"} lists the routines to run' in text
+    assert "inspect_workflow shows the context one reads" in text
