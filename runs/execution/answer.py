@@ -13,6 +13,7 @@ from runs.execution.delegations import (
     combined_by,
     delegated_by,
     handed_out,
+    origin,
     with_linked_runs,
     with_runs,
 )
@@ -63,8 +64,10 @@ def node_response(
     elif pending is not None and step is not None and step.get("virtualOf"):
         pending = combined_by(run, node, step, pending)  # a synthesis shows what the delegations recorded
     if pending is not None:
-        # The runs started with this step's stateToken as parentStateToken (a new run has none yet).
-        pending = with_linked_runs(run, node, pending, state_token, new_run=journal.projector.started(run))
+        # The runs started with this step's stateToken as parentStateToken. A new run has none yet, nor a
+        # step reached in this very transaction (its stateToken is minted just now): no query on the hot path.
+        fresh = journal.projector.started(run) or (node.created_at == journal.now and origin(node) is node)
+        pending = with_linked_runs(run, node, pending, state_token, new_run=fresh)
     shaped = modes.shape_pending(pending, step, preferences, context)
     source = handed_out(run) if run.parent_run_id is not None else None
     if shaped is not None:

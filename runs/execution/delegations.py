@@ -35,6 +35,7 @@ from runs.readmodels import recap
 from runs.store import tokens
 from runs.store.journal import Journal
 from runs.store.pinned import compiled_workflow
+from runs.store.statements import Select
 from runs.store.tokens import TokenKind
 from workflows_app import engine
 from workflows_app.engine.delegations import shared_context
@@ -220,16 +221,20 @@ def link_target(state_token_id: int, context: JsonObject) -> tuple[Run, Node]:
     return run, origin(node)
 
 
+# The runs an agent linked to a step of a run (start_workflow's parentStateToken), oldest first.
+_linked_runs = Select(lambda pk: Run.objects.filter(parent_run_id=pk, delegation_index__isnull=True).order_by("pk"))
+
+
 def with_linked_runs(run: Run, node: Node, pending: JsonObject, state_token: str, *, new_run: bool) -> JsonObject:
     """`pending` with the runs linked to its step (start_workflow's parentStateToken), each with its status,
     its stateToken and what it recorded (a budget shared between them), and, where the step's prompt asks
-    the agent to delegate (a step without a parallel step's own delegations), how to link one. A `new_run`
-    (started in this transaction) has nothing linked to it yet: no query."""
+    the agent to delegate (a step without a parallel step's own delegations), how to link one. `new_run`:
+    nothing can be linked to it yet (a run, or a step, reached in this transaction): no query."""
     if not pending.get("delegations") and asks_to_delegate(str(pending.get("prompt") or "")):
         pending = {**pending, "delegateWith": {"parentStateToken": state_token}}
     if new_run:
         return pending
-    linked = list(Run.objects.filter(parent_run=run, delegation_index__isnull=True).order_by("pk"))
+    linked = _linked_runs.all(run.pk)
     if not linked:  # the usual case, in one query
         return pending
     handed_by = origin(node)

@@ -219,6 +219,7 @@ def test_a_query_string_credential_never_appears_in_answers_pages_logs_or_output
         with caplog.at_level(logging.INFO):
             catalog_service.fetch_workflow_repos()  # a server's first start: the failure is kept and logged
         listing = call("list_workflows", {})
+        people = catalog_service.list_workflows(for_people=True).dump()  # the dashboard's, problems in full
         resource = read_workflows()
         out = io.StringIO()
         with pytest.raises(SystemExit):
@@ -227,9 +228,11 @@ def test_a_query_string_credential_never_appears_in_answers_pages_logs_or_output
         catalog_service.repo_store.cache_clear()
         catalog_service.catalog_loader.cache_clear()
 
-    [note] = [w for w in listing["warnings"] if w["code"] == "REPO_NOT_SYNCED"]
+    assert listing["problems"]["notLoaded"] == ["team"]  # an agent hears which repository is missing
+    [note] = [w for w in people["warnings"] if w["code"] == "REPO_NOT_SYNCED"]
     assert "The last attempt failed" in note["message"]
-    for shown in (json.dumps(listing), json.dumps(resource), out.getvalue(), caplog.text, capsys.readouterr().err):
+    everything = (json.dumps(listing), json.dumps(people), json.dumps(resource), out.getvalue(), caplog.text)
+    for shown in (*everything, capsys.readouterr().err):
         assert SECRET not in shown
     assert "127.0.0.1" in out.getvalue()
 
