@@ -387,6 +387,10 @@ class Branch(Shape):
     )
     tip_pending_step_id: str | None = None
     tip_is_complete: bool | None = None
+    notes_below: bool = Field(
+        default=False,
+        description="The newest branch: its notes are in downstreamRecap (what a rewound chat lost), not here.",
+    )
 
 
 class BranchTip(Shape):

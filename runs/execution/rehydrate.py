@@ -82,6 +82,9 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
             extra["branchCount"] = total
             preferred = next((i for i, c in enumerate(children) if c.pk == node.latest_child_id), len(children) - 1)
             extra["downstreamRecap"] = recap.downstream_recap(node, tips[preferred])
+            # Its notes are said there, in full and bounded: the branch's own line does not repeat them.
+            newest = extra["branches"][preferred]
+            extra["branches"][preferred] = newest.model_copy(update={"notes_preview": "", "notes_below": True})
             listed = "" if total == len(children) else f" (the newest {len(children)} are listed)"
             extra["fork"] = (
                 f"This point already has {total} branch(es){listed}. Acknowledging with the ackToken "

@@ -320,6 +320,7 @@ class Branch(TypedDict):
     tipStateToken: NotRequired[str | None]
     tipPendingStepId: NotRequired[str | None]
     tipIsComplete: NotRequired[bool | None]
+    notesBelow: NotRequired[bool]
 
 
 class RecordedOutput(TypedDict):

@@ -395,10 +395,15 @@ def _rehydrated_lines(result: ExecutionJson, goal_shown: str | None) -> list[str
         lines.append(_given(result.get("fork")))
         for number, branch in enumerate(branches, 1):
             lines += _branch_lines(number, branch)
-        lines.append(
-            "  (A branch's notes in full: continue_workflow with its tip's stateToken shows them; they are not "
-            "your current state.)"
-        )
+        downstream = result.get("downstreamRecap")
+        if downstream:
+            # What a rewound chat lost: the newest branch's notes, once, within the recap's budget.
+            lines += _recap_lines(
+                "Notes of the newest branch (not your current state; return to it only with its tip's stateToken)",
+                downstream,
+                numbered=False,  # positions on another path than this one: numbers would mislead
+            )
+        lines.append("  (Another branch's notes in full: continue_workflow with its tip's stateToken shows them.)")
     return lines
 
 
@@ -532,7 +537,8 @@ def completion_lines(result: ExecutionJson) -> list[str]:
 def _branch_lines(number: int, branch: Branch) -> list[str]:
     """One existing branch: how it began, where its tip stands, and the call that returns there."""
     after = branch["completedStepId"] or "a checkpoint"
-    lines = [f"  Branch {number}: after {after}: {branch['notesPreview']}"]
+    said = "its notes are below" if branch.get("notesBelow") else branch["notesPreview"]
+    lines = [f"  Branch {number}: after {after}: {said}"]
     token = branch.get("tipStateToken") or branch["stateToken"]
     if branch.get("tipStateToken"):
         done = branch.get("tipIsComplete")
@@ -544,7 +550,7 @@ def _branch_lines(number: int, branch: Branch) -> list[str]:
     return lines
 
 
-def _recap_lines(title: str, recap: Recap) -> list[str]:
+def _recap_lines(title: str, recap: Recap, *, numbered: bool = True) -> list[str]:
     """The kept entries in path order, numbered by position, with a marker where entries were left out
     and how to read them."""
     total = recap.get("totalEntries")
@@ -566,7 +572,7 @@ def _recap_lines(title: str, recap: Recap) -> list[str]:
             # a further hole (the entries kept for what the pending step works through sit between two)
             lines.append(f"  … [positions {previous + 1} to {position - 1} left out too; the same resource has them]")
         previous = position
-        label = f"[{position}] " if position is not None else ""
+        label = f"[{position}] " if position is not None and numbered else ""
         why = f" (kept: {item['keptBecause']})" if item.get("keptBecause") else ""
         lines.append(f"  - {label}{item['title'] or item['stepId']}{why}: {item['notesMarkdown']}")
     if marker is not None and not placed:

@@ -61,7 +61,7 @@ def test_a_server_started_in_root_works_in_the_clients_root(tmp_path):
 
     async def main() -> None:
         async with Client(from_root(tmp_path), mode="legacy", list_roots_callback=roots, read_timeout_seconds=60) as c:
-            listing = await structured(c, "list_workflows", {})
+            listing = await structured(c, "list_workflows", {"namespace": "shop"})
             assert "shop.release" in {workflow["id"] for workflow in listing["workflows"]}
             answer = await started(c, "shop.release", {})
             session = await session_of(c, answer)
