@@ -79,7 +79,7 @@ def test_the_installed_mcp_server_runs_a_whole_workflow_from_the_root_directory(
 
     async def session() -> None:
         async with Client(params, read_timeout_seconds=60) as client:
-            listing = await structured(client, "list_workflows", {})
+            listing = await structured(client, "list_workflows", {"namespace": "wr"})
             assert PLAN in {workflow["id"] for workflow in listing["workflows"]}  # the bundled workflows
             answer = await structured(client, "start_workflow", {"workflowId": PLAN, "context": {"sessionKey": "W-1"}})
             steps = 0
