@@ -1,7 +1,9 @@
 """Settings for the test run: the real settings, but never the developer's own WORKRAIL_HOME or
 workflow directories."""
 
+import atexit
 import os
+import shutil
 import tempfile
 
 _test_database = os.environ.get("WORKRAIL_TEST_DATABASE_URL")  # run the suite on PostgreSQL, say
@@ -13,6 +15,9 @@ if _test_database:
     os.environ["WORKRAIL_TEST_DATABASE_URL"] = _test_database
 os.environ["WORKRAIL_HOME"] = tempfile.mkdtemp(prefix="workrail-test-home-")
 os.environ["WORKRAIL_PROJECT_DIR"] = tempfile.mkdtemp(prefix="workrail-test-project-")
+# Each test process (pytest, every xdist worker) made its own two: gone with it, not left in /tmp by the hundred.
+for _made in (os.environ["WORKRAIL_HOME"], os.environ["WORKRAIL_PROJECT_DIR"]):
+    atexit.register(shutil.rmtree, _made, ignore_errors=True)
 
 from workrail_site.settings import *  # noqa: E402, F403
 
