@@ -97,6 +97,13 @@ _DEFERRED_ORDER: tuple[type[Model], ...] = (
 )
 
 
+STEP_TEXT_CHARS = 200  # Output.step_id and step_title
+
+
+def _shortened(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class Projector:
     def __init__(self, session: Session, *, deferred: bool = False) -> None:
         self.session = session
@@ -405,8 +412,10 @@ class Projector:
             Output(
                 node=self.node(data.node_id),
                 child=self.node(data.child_node_id),
-                step_id=data.step_id,
-                step_title=data.step_title,
+                # A title rendered from a loop's item ("Implement {{slice}}") is as long as the agent's item:
+                # the row keeps what a page shows (the event keeps it whole), on every backend.
+                step_id=data.step_id[:STEP_TEXT_CHARS],
+                step_title=_shortened(data.step_title, STEP_TEXT_CHARS),
                 notes_markdown=data.notes_markdown,
                 artifacts=data.artifacts,
                 created_at=at,

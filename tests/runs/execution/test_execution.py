@@ -9,10 +9,10 @@ from django.db import connection
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.execution.session_actions import cancel_run
 from runs.mcp import rendering
-from runs.models import Ack, Event, EventKind, Node, Run, RunStatus, Session
+from runs.models import Ack, Event, EventKind, Node, Output, Run, RunStatus, Session
 from tests.support.checks import assert_gap_free, canonical, error_code
 from tests.support.mcp_calls import ack, checkpoint_workflow, continue_workflow, notes_for, start_workflow
-from tests.support.workflow_files import workflow_doc, write_json
+from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 
@@ -465,3 +465,21 @@ def test_a_run_of_a_workflow_renamed_since_is_told_the_new_id_and_no_path(three)
     assert warning["code"] == "WORKFLOW_CHANGED_ON_DISK"
     assert "'project.three' is 'project.three_steps' now" in warning["message"]
     assert str(three.parent) not in warning["message"]
+
+
+def test_a_title_rendered_from_a_long_loop_item_is_recorded_within_its_column(service_catalog):
+    """PostgreSQL refused the Output row (varchar 200) when a loop's title named a long item: an
+    INTERNAL_ERROR on a real run with long slice names. The row keeps what a page shows; the event all."""
+    loop = {"type": "forEach", "items": "items", "itemVar": "item", "maxIterations": 5}
+    steps = [
+        loop_doc("each", "Each", loop, [step_doc("handle-item", "Handle {{item}}", "Handle {{item}}.")]),
+        step_doc("end", "End", "Finish."),
+    ]
+    path = service_catalog["project"] / ".workrail" / "workflows" / "long.json"
+    write_json(path, workflow_doc("project.long_items", steps=steps))
+    item = "x" * 300
+    started = start_workflow("project.long_items", {"items": [item]})
+    assert item in started["pending"]["title"]
+    ack(started)
+    [recorded] = Output.objects.filter(step_id="handle-item")
+    assert len(recorded.step_title) == 200 and recorded.step_title.endswith("…")
