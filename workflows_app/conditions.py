@@ -4,11 +4,11 @@ A condition is an object. `var` names a context variable (dotted paths reach int
 comparison operators test it; `and` / `or` / `not` combine conditions. Several operators in one
 object must all hold. An empty object is always true. Evaluation never raises: a comparison that
 cannot be made (a number against text, say) is simply false, so a workflow cannot crash a run.
+workflows_app/condition_words.py says a condition in words.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
@@ -204,46 +204,3 @@ _RE2_OPTIONS.log_errors = False  # a bad pattern is a diagnostic, not a line on 
 @lru_cache(maxsize=256)
 def _regex(pattern: str) -> Any:
     return re2.compile(pattern, options=_RE2_OPTIONS)
-
-
-_OPERATOR_WORDS = {
-    "equals": "is",
-    "not_equals": "is not",
-    "gt": ">",
-    "gte": ">=",
-    "lt": "<",
-    "lte": "<=",
-    "contains": "contains",
-    "startsWith": "starts with",
-    "endsWith": "ends with",
-    "matches": "matches",
-    "in": "is one of",
-}
-
-
-def describe(condition: Any) -> str:
-    """A condition in words, for people and agents: `riskLevel is "high" or changeSize is "large"`."""
-    if not isinstance(condition, Mapping) or not condition:
-        return "always"
-    parts: list[str] = []
-    name = condition.get("var")
-    compared = [op for op in COMPARISONS if op in condition]
-    if isinstance(name, str):
-        if not compared:
-            parts.append(f"{name} is set and true")
-        for op in compared:
-            value = condition[op]
-            shown = ", ".join(_literal(v) for v in value) if op == "in" and isinstance(value, list) else _literal(value)
-            parts.append(f"{name} {_OPERATOR_WORDS[op]} {shown}")
-    for combinator in ("and", "or"):
-        items = condition.get(combinator)
-        if isinstance(items, list) and items:
-            joined = f" {combinator} ".join(describe(item) for item in items)
-            parts.append(f"({joined})" if len(items) > 1 and (parts or len(condition) > 1) else joined)
-    if "not" in condition:
-        parts.append(f"not ({describe(condition['not'])})")
-    return " and ".join(parts) or "always"
-
-
-def _literal(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)

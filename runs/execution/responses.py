@@ -31,7 +31,7 @@ from runs.execution import placeholders
 from runs.models import Run, RunStatus
 from runs.readmodels.shapes import Recap as RecapJson
 from workflows_app import builtins
-from workflows_app.conditions import describe
+from workflows_app.condition_words import describe
 from workflows_app.engine import blanks, decisions
 from workflows_app.engine.jsontypes import JsonObject
 from workflows_app.engine.tree import step_at, top_steps

@@ -33,7 +33,7 @@ from runs.mcp.answer_shapes import (
     WorkflowSummary,
 )
 from runs.readmodels.shapes import Recap
-from workflows_app.conditions import describe
+from workflows_app.condition_words import describe
 
 
 def error_text(error: WorkRailError) -> str:

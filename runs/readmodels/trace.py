@@ -5,17 +5,21 @@
 "Started loop Verify slices: 3 rounds because sliceCount = 3; this is round 1.", "Chosen Phase 1: next in
 the workflow (no condition)." Each line is words a developer reads at a glance; the conditions the line
 speaks of are kept beside it as code (`conditions`), for a page to set apart and a test or a report to
-read. A node without a trace says why it has none.
+read. The words come from the conditions the trace kept (a trace stored before they were kept takes
+them from the run's pinned workflow), said by workflows_app/condition_words.py; the text of a condition
+is only ever shown, never read back. A node without a trace says why it has none.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from runs.models import Ack, Checkpoint, Event, EventKind, Node
+from runs.models import Ack, Checkpoint, Event, EventKind, Node, PinnedWorkflow
 from runs.readmodels.run_view import parse_node_id
-from workflows_app.engine.trace import MAX_ENTRIES, Check, Entry, LoopState, Trace, TraceError
+from runs.store.pinned import steps_by_id
+from workflows_app.condition_words import PEOPLE, describe, is_simple
+from workflows_app.engine.loops import LoopSpec
+from workflows_app.engine.trace import MAX_ENTRIES, Check, Entry, LoopState, Trace, TraceError, check_of
 
 CHECKPOINT = (
     "A checkpoint made this node: the agent saved its notes and stayed on the same step, so no workflow rule "
@@ -62,12 +66,12 @@ class TraceView:
 def node_trace(node_id: str | int) -> TraceView:
     """The trace of the node with this public id (the caller has already found the node)."""
     public_id = parse_node_id(node_id)
-    row = Node.objects.filter(public_id=public_id).values_list("pk", "parent_id", "trace").first()
+    row = Node.objects.filter(public_id=public_id).values_list("pk", "parent_id", "trace", "run__pinned_id").first()
     if row is None:
         return TraceView(False, missing=NOT_RECORDED)
-    pk, parent, stored = row
+    pk, parent, stored, workflow_hash = row
     if stored is not None:
-        return trace_view(stored)
+        return trace_view(stored, workflow_hash)
     if Checkpoint.objects.filter(child_id=pk).exists():
         return TraceView(False, missing=CHECKPOINT)
     if parent is None or Ack.objects.filter(child_id=pk).exists():  # a start or an advance, before traces
@@ -77,12 +81,15 @@ def node_trace(node_id: str | int) -> TraceView:
     return TraceView(False, missing=NOT_BY_AN_ADVANCE)
 
 
-def trace_view(stored: object) -> TraceView:
-    """The words of a stored trace (its JSON)."""
+def trace_view(stored: object, workflow_hash: str | None = None) -> TraceView:
+    """The words of a stored trace (its JSON); `workflow_hash` names the run's pinned workflow, where
+    a trace stored before traces kept their conditions finds them."""
     try:
         trace = Trace.from_json(stored)
     except TraceError:
         return TraceView(False, missing=UNREADABLE)
+    if workflow_hash is not None:
+        trace = with_conditions(trace, workflow_hash)
     omitted = ""
     if trace.omitted:
         omitted = (
@@ -103,42 +110,44 @@ def _line(entry: Entry) -> TraceLine:
     return TraceLine(entry.kind, f"{verdict} {entry.title}: {_runs_only_if(entry.check)}.", (entry.check.expression,))
 
 
+# --- traces stored before they kept their conditions ----------------------------------------------------
+
+
+def with_conditions(trace: Trace, workflow_hash: str) -> Trace:
+    """`trace` with each check that has no condition given the one its step declares in the pinned
+    workflow, when that condition is the one the check was written from (the same text)."""
+    if all(_kept(entry) for entry in trace.entries):
+        return trace
+    try:
+        steps = steps_by_id(workflow_hash)
+    except PinnedWorkflow.DoesNotExist:
+        return trace
+    entries = []
+    for entry in trace.entries:
+        step = steps.get(entry.step_id)
+        if step is not None and not _kept(entry):
+            check = _given(entry.check, step.get("runCondition"))
+            loop = entry.loop
+            if loop is not None and loop.check is not None and step.get("kind") == "loop":
+                loop = replace(loop, check=_given(loop.check, LoopSpec.of(step).condition))
+            entry = replace(entry, check=check, loop=loop)
+        entries.append(entry)
+    return replace(trace, entries=tuple(entries))
+
+
+def _kept(entry: Entry) -> bool:
+    checks = (entry.check, entry.loop.check if entry.loop is not None else None)
+    return all(check is None or check.condition is not None for check in checks)
+
+
+def _given(check: Check | None, condition: object) -> Check | None:
+    if check is None or check.condition is not None or not isinstance(condition, dict):
+        return check
+    same = check_of(condition, {}, check.result).expression == check.expression
+    return replace(check, condition=condition) if same else check
+
+
 # --- conditions in words ------------------------------------------------------------------------------
-
-# A condition as engine/trace.py's `describe` writes it: one variable alone (true when set and not false, 0
-# or empty), `not` one, or one comparison with a single literal. Anything else is said as "its condition"
-# and read from the code beside the words.
-_NAME = r"[A-Za-z_$][\w$.\-]*"
-_QUOTED = r"'(?:[^'\\]|\\.)*'"
-_LITERAL = rf"{_QUOTED}|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|\[[^\[\]']*\]|\[(?:{_QUOTED}(?:, )?)*\]"
-_COMPARED = re.compile(rf"^({_NAME}) (==|!=|>=|<=|>|<|contains|starts with|ends with|matches|in) ({_LITERAL})$")
-_ALONE = re.compile(rf"^({_NAME})$")
-_NEGATED = re.compile(rf"^not \(?({_NAME})\)?$")
-_SAID = {
-    "==": "is",
-    "!=": "is not",
-    ">": "is more than",
-    ">=": "is at least",
-    "<": "is less than",
-    "<=": "is at most",
-    "contains": "contains",
-    "starts with": "starts with",
-    "ends with": "ends with",
-    "matches": "matches",
-    "in": "is one of",
-}
-
-
-def condition_in_words(expression: str) -> str | None:
-    """A simple condition as words ("touchesDocs is true", "taskComplexity is 'Small'"); None when it is
-    not one of the simple shapes."""
-    if found := _ALONE.match(expression):
-        return f"{found[1]} is true" if expression not in ("always", "true") else None
-    if found := _NEGATED.match(expression):
-        return f"{found[1]} is false or not set"
-    if found := _COMPARED.match(expression):
-        return f"{found[1]} {_SAID[found[2]]} {found[3]}"
-    return None
 
 
 def _values(check: Check) -> str:
@@ -151,12 +160,15 @@ def _values(check: Check) -> str:
 
 def _held(check: Check, *, how: str = "runs only if") -> str:
     """'it runs only if X, and <values>': the rule, then what the context held. `how` says how the
-    condition is used (runs only if, repeats while, repeats until)."""
-    words = condition_in_words(check.expression)
+    condition is used (runs only if, repeats while, repeats until). The rule is said from the condition
+    the trace kept; a trace stored before conditions were kept (or one too long to keep) says "its
+    condition holds", and the page shows its code beside the words."""
     values = _values(check)
-    if words is not None:
+    if check.condition is not None and is_simple(check.condition):
+        words = describe(check.condition, PEOPLE)
         return f"it {how} {words}, and {values}" if values else f"it {how} {words}, which was {_truth(check)}"
-    rule = f"it {how} its condition holds, which was {_truth(check)}"
+    words = describe(check.condition, PEOPLE) if check.condition is not None else "its condition holds"
+    rule = f"it {how} {words}, which was {_truth(check)}"
     return f"{rule} ({values})" if values else rule
 
 

@@ -32,7 +32,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from workflows_app.conditions import COMPARISONS, describe
+from workflows_app.condition_words import describe
+from workflows_app.conditions import COMPARISONS
 from workflows_app.engine import loops
 from workflows_app.engine.blanks import words
 from workflows_app.engine.jsontypes import JsonObject, Step

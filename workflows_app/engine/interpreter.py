@@ -12,6 +12,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from workflows_app.condition_words import preview
 from workflows_app.conditions import evaluate
 from workflows_app.engine import assessments, decisions, delegations, expectations, loops, view
 from workflows_app.engine.codes import IssueCode, issue
@@ -20,7 +21,7 @@ from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.memo import per_workflow
 from workflows_app.engine.output import artifact_issues, check_output, expected_output_schema
 from workflows_app.engine.state import Frame, Machine, StateError
-from workflows_app.engine.trace import LoopEnd, LoopState, Tracer, check_of, preview
+from workflows_app.engine.trace import LoopEnd, LoopState, Tracer, check_of
 from workflows_app.engine.transition import Transition
 from workflows_app.engine.tree import sequence_at, step_at, top_steps, walk
 

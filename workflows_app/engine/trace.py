@@ -9,31 +9,33 @@ typed, returned in the Transition beside the new state, and stored by the caller
 
 A trace must stay small whatever a workflow or an agent's context holds, since it is kept with
 every node: values are previews of at most MAX_VALUE_CHARS characters (built without serializing
-the whole value), a condition's text is cut at MAX_EXPRESSION_CHARS, a check names at most
-MAX_VALUES values, and an advance keeps at most MAX_ENTRIES entries (a loop whose whole body is
-skipped can take hundreds of decisions in one advance): the first ones, then the final one (the
-step selected, or the run's end), with the number left out in between.
+the whole value), a condition's text is cut at MAX_EXPRESSION_CHARS, the condition itself (kept so
+that readers say it in their own words rather than read the text back) only when its JSON fits in
+MAX_CONDITION_CHARS, a check names at most MAX_VALUES values, and an advance keeps at most
+MAX_ENTRIES entries (a loop whose whole body is skipped can take hundreds of decisions in one
+advance): the first ones, then the final one (the step selected, or the run's end), with the number
+left out in between.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeGuard, get_args
 
-from workflows_app.conditions import COMPARISONS, lookup
+from workflows_app.condition_words import CODE, LISTED_VALUES, PREVIEW_CHARS, describe, preview
+from workflows_app.conditions import condition_problems, lookup
 from workflows_app.engine.jsontypes import JsonObject, Step
 from workflows_app.engine.templating import render
 from workflows_app.engine.values import MISSING
 
 MAX_ENTRIES = 40
-MAX_VALUE_CHARS = 120
+MAX_VALUE_CHARS = PREVIEW_CHARS
 MAX_EXPRESSION_CHARS = 300
+MAX_CONDITION_CHARS = 1000  # a longer condition is kept as its text only
 MAX_TITLE_CHARS = 200
-MAX_VALUES = 8
-_MAX_DEPTH = 4  # how deep a preview looks into nested lists and objects
+MAX_VALUES = LISTED_VALUES
 
 EntryKind = Literal[
     "selected",  # the step the agent must do now
@@ -55,12 +57,15 @@ class TraceError(ValueError):
 
 @dataclass(frozen=True)
 class Check:
-    """One condition evaluated: its text, what it gave, and the context values it read (name,
-    preview; the preview is None when the variable was not set)."""
+    """One condition evaluated: its text, what it gave, the context values it read (name, preview;
+    the preview is None when the variable was not set), and the condition itself, so that a reader
+    can say it in its own words (condition_words) without reading the text back. The condition is
+    None when it is longer than MAX_CONDITION_CHARS as JSON, and in traces stored before it was kept."""
 
     expression: str
     result: bool
     values: tuple[tuple[str, str | None], ...] = ()
+    condition: JsonObject | None = None
 
 
 @dataclass(frozen=True)
@@ -154,73 +159,49 @@ def title_of(step: Step, scope: JsonObject | None = None) -> str:
 
 
 def check_of(condition: Any, scope: Mapping[str, Any], result: bool) -> Check:
-    """The trace of `condition`, which gave `result` in `scope`: its text and the values it read."""
-    expression, names = _described(condition)
+    """The trace of `condition`, which gave `result` in `scope`: its text, the values it read, and
+    the condition itself when it is small enough to keep."""
+    described = _described(condition)
     values = []
-    for name in names:
+    for name in described.names:
         value = lookup(scope, name)
         values.append((name, None if value is MISSING else preview(value)))
-    return Check(expression, result, tuple(values))
+    return Check(described.expression, result, tuple(values), described.kept)
+
+
+@dataclass(frozen=True)
+class _Described:
+    condition: Any  # held so that its id cannot be reused while the entry lives
+    expression: str
+    names: tuple[str, ...]
+    kept: JsonObject | None
 
 
 # A condition's text and the names it reads depend on the condition alone, which lives in a compiled
 # workflow the caller keeps (one object per pinned workflow): worked out once per condition object,
 # keyed by its identity and holding the object so that the key cannot be reused while the entry lives.
 _MAX_DESCRIBED = 4096
-_described_conditions: dict[int, tuple[Any, str, tuple[str, ...]]] = {}
+_described_conditions: dict[int, _Described] = {}
 
 
-def _described(condition: Any) -> tuple[str, tuple[str, ...]]:
+def _described(condition: Any) -> _Described:
     known = _described_conditions.get(id(condition))
-    if known is None or known[0] is not condition:
+    if known is None or known.condition is not condition:
         if len(_described_conditions) >= _MAX_DESCRIBED:
             _described_conditions.clear()
         names = tuple(dict.fromkeys(_variables(condition)))[:MAX_VALUES]
-        known = (condition, _cut(describe(condition), MAX_EXPRESSION_CHARS), names)
+        expression = _cut(describe(condition, CODE), MAX_EXPRESSION_CHARS)
+        known = _Described(condition, expression, names, _kept(condition))
         _described_conditions[id(condition)] = known
-    return known[1], known[2]
+    return known
 
 
-def describe(condition: Any) -> str:
-    """A condition of the WorkRail condition language as one line a developer reads:
-    `taskComplexity == 'Small'`, `not (skipTests)`, `(a > 1) or (b in ['x', 'y'])`."""
-    if not isinstance(condition, Mapping) or not condition:
-        return "always"
-    parts: list[str] = []
-    for combinator in ("and", "or"):
-        items = condition.get(combinator)
-        if isinstance(items, list) and items:
-            described = [describe(item) for item in items]
-            parts.append(f" {combinator} ".join(_grouped(text) for text in described))
-    if "not" in condition:
-        inner = describe(condition["not"])
-        parts.append(f"not {_grouped(inner, always=' ' in inner)}")
-    name = condition.get("var")
-    if isinstance(name, str):
-        used = [op for op in COMPARISONS if op in condition]
-        if not used:
-            parts.append(name)  # true when set and not false, 0 or empty, as in JavaScript
-        parts += [f"{name} {_OPERATORS[op]} {_literal(condition[op])}" for op in used]
-    return " and ".join(_grouped(part) for part in parts) if len(parts) > 1 else (parts[0] if parts else "always")
-
-
-_OPERATORS = {
-    "equals": "==",
-    "not_equals": "!=",
-    "gt": ">",
-    "gte": ">=",
-    "lt": "<",
-    "lte": "<=",
-    "contains": "contains",
-    "startsWith": "starts with",
-    "endsWith": "ends with",
-    "matches": "matches",
-    "in": "in",
-}
-
-
-def _grouped(text: str, *, always: bool = False) -> str:
-    return f"({text})" if always or " and " in text or " or " in text else text
+def _kept(condition: Any) -> JsonObject | None:
+    """A copy of `condition` to store in the trace, or None when it is too long to keep with every node."""
+    if not isinstance(condition, Mapping):
+        return None
+    text = json.dumps(condition, ensure_ascii=False, allow_nan=False, default=str)
+    return json.loads(text) if len(text) <= MAX_CONDITION_CHARS else None
 
 
 def _variables(condition: Any) -> list[str]:
@@ -236,69 +217,6 @@ def _variables(condition: Any) -> list[str]:
     if "not" in condition:
         found += _variables(condition["not"])
     return found
-
-
-def preview(value: Any) -> str:
-    """A value as conditions compare it, at most MAX_VALUE_CHARS characters: strings quoted
-    ('Large'), the rest as JSON; built piece by piece, so a huge value costs no more than a small one."""
-    pieces: list[str] = []
-    _write(value, pieces, [MAX_VALUE_CHARS + 1], 0)
-    text = "".join(pieces)
-    return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
-
-
-def _write(value: Any, pieces: list[str], budget: list[int], depth: int) -> None:
-    """Appends `value`'s text to `pieces` until `budget[0]` characters are spent."""
-    if budget[0] <= 0:
-        return
-    if isinstance(value, str):
-        text = "'" + value[: budget[0]].replace("\\", "\\\\").replace("'", "\\'") + "'"
-    elif isinstance(value, bool) or value is None:
-        text = json.dumps(value)
-    elif isinstance(value, int | float):
-        text = json.dumps(value) if not isinstance(value, float) or math.isfinite(value) else str(value)
-    elif isinstance(value, list | Mapping):
-        _write_container(value, pieces, budget, depth)
-        return
-    else:
-        text = type(value).__name__
-    pieces.append(text)
-    budget[0] -= len(text)
-
-
-def _write_container(value: list[Any] | Mapping[str, Any], pieces: list[str], budget: list[int], depth: int) -> None:
-    opening, closing = ("[", "]") if isinstance(value, list) else ("{", "}")
-    if depth >= _MAX_DEPTH:
-        text = f"{opening}…{closing}" if value else f"{opening}{closing}"
-        pieces.append(text)
-        budget[0] -= len(text)
-        return
-    pieces.append(opening)
-    budget[0] -= 1
-    items = value if isinstance(value, list) else value.items()
-    for index, item in enumerate(items):
-        if budget[0] <= 0:
-            return
-        if index:
-            pieces.append(", ")
-            budget[0] -= 2
-        if isinstance(value, list):
-            _write(item, pieces, budget, depth + 1)
-        else:
-            key, inner = item
-            _write(str(key), pieces, budget, depth + 1)
-            pieces.append(": ")
-            budget[0] -= 2
-            _write(inner, pieces, budget, depth + 1)
-    pieces.append(closing)
-    budget[0] -= 1
-
-
-def _literal(value: Any) -> str:
-    if isinstance(value, list):
-        shown = [_literal(item) for item in value[:MAX_VALUES]]
-        return "[" + ", ".join(shown + (["…"] if len(value) > MAX_VALUES else [])) + "]"
-    return preview(value)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -331,11 +249,14 @@ def _entry_json(entry: Entry) -> JsonObject:
 
 
 def _check_json(check: Check) -> JsonObject:
-    return {
+    data: JsonObject = {
         "expression": check.expression,
         "result": check.result,
         "values": [[name, shown] for name, shown in check.values],
     }
+    if check.condition is not None:
+        data["condition"] = check.condition
+    return data
 
 
 def _entry(data: Any) -> Entry:
@@ -351,8 +272,8 @@ def _entry(data: Any) -> Entry:
 
 
 def _check(data: Any) -> Check:
-    if not isinstance(data, Mapping) or set(data) != {"expression", "result", "values"}:
-        raise TraceError("a check is an object with expression, result and values")
+    if not isinstance(data, Mapping) or not {"expression", "result", "values"} <= set(data) <= _CHECK_KEYS:
+        raise TraceError("a check is an object with expression, result and values (and condition)")
     values = data["values"]
     if not isinstance(values, list) or len(values) > MAX_VALUES or not isinstance(data["result"], bool):
         raise TraceError(f"a check has a boolean result and at most {MAX_VALUES} values")
@@ -362,7 +283,22 @@ def _check(data: Any) -> Check:
             raise TraceError("a check's value is [name, preview]")
         shown = None if pair[1] is None else _text(pair[1], MAX_VALUE_CHARS)
         read.append((_text(pair[0], MAX_EXPRESSION_CHARS), shown))
-    return Check(_text(data["expression"], MAX_EXPRESSION_CHARS), data["result"], tuple(read))
+    condition = _condition(data["condition"]) if "condition" in data else None
+    return Check(_text(data["expression"], MAX_EXPRESSION_CHARS), data["result"], tuple(read), condition)
+
+
+_CHECK_KEYS = frozenset({"expression", "result", "values", "condition"})
+
+
+def _condition(data: Any) -> JsonObject:
+    """A stored condition: valid in the condition language and no longer than the trace keeps."""
+    try:
+        too_long = len(json.dumps(data, ensure_ascii=False, allow_nan=False)) > MAX_CONDITION_CHARS
+    except (TypeError, ValueError):
+        too_long = True
+    if not isinstance(data, dict) or too_long or condition_problems(data):
+        raise TraceError(f"a check's condition is a valid condition of at most {MAX_CONDITION_CHARS} characters")
+    return data
 
 
 def _loop(data: Any) -> LoopState:

@@ -90,8 +90,9 @@ def words(*entries: dict) -> list[str]:
     return [line.words for line in view.lines]
 
 
-def check(expression: str, result: bool, *values: list) -> dict:
-    return {"expression": expression, "result": result, "values": list(values)}
+def check(expression: str, result: bool, *values: list, condition: dict | None = None) -> dict:
+    kept = {"condition": condition} if condition is not None else {}
+    return {"expression": expression, "result": result, "values": list(values), **kept}
 
 
 def test_a_line_never_says_a_condition_was_false_and_its_variable_not_set_in_one_breath(service_catalog):
@@ -125,7 +126,7 @@ def test_every_kind_of_loop_and_condition_reads_as_plain_words():
                 "type": "until",
                 "iteration": 2,
                 "maxIterations": 9,
-                "check": check("done", False, ["done", None]),
+                "check": check("done", False, ["done", None], condition={"var": "done"}),
             },
         }
     ) == ["Next round of loop Review files: it repeats until done is true, and done is not set; this is round 2."]
@@ -162,18 +163,43 @@ def test_every_kind_of_loop_and_condition_reads_as_plain_words():
             },
         }
     ) == ["Did not run loop Review files: files has no items."]
+    condition = {"or": [{"var": "a", "gt": 1}, {"var": "b", "in": ["x", "y"]}]}
     compound = {
         "kind": "selected",
         "stepId": "s",
         "title": "Deploy",
-        "check": check("(a > 1) or (b in ['x', 'y'])", True, ["a", "2"], ["b", None]),
+        "check": check("a > 1 or b in ['x', 'y']", True, ["a", "2"], ["b", None], condition=condition),
     }
     view = trace_view({"entries": [compound]})
-    assert (
-        view.lines[0].words
-        == "Chosen Deploy: it runs only if its condition holds, which was true (a is 2 and b is not set)."
+    assert view.lines[0].words == (
+        "Chosen Deploy: it runs only if a is more than 1 or b is one of 'x' or 'y', which was true "
+        "(a is 2 and b is not set)."
     )
-    assert view.lines[0].conditions == ("(a > 1) or (b in ['x', 'y'])",)
+    assert view.lines[0].conditions == ("a > 1 or b in ['x', 'y']",)
+
+
+def test_a_trace_stored_before_conditions_were_kept_still_reads():
+    """Such a check has only the condition's text: the words never come from reading it back."""
+    old = {"kind": "skipped", "stepId": "s", "title": "Deploy", "check": check("ship", False, ["ship", None])}
+    view = trace_view({"entries": [old]})
+    said = "Skipped Deploy: it runs only if its condition holds, which was false (ship is not set)."
+    assert view.lines[0].words == said
+    assert view.lines[0].conditions == ("ship",)
+
+
+def test_a_node_stored_before_conditions_were_kept_takes_them_from_the_pinned_workflow(service_catalog):
+    install(service_catalog["extra"])
+    run = traced_run()
+    node = Node.objects.get(public_id=run.node_at("phase-1"))
+    stored = node.trace
+    for entry in stored["entries"]:
+        if "check" in entry:
+            del entry["check"]["condition"]
+    Node.objects.filter(pk=node.pk).update(trace=stored)
+    assert lines(run.node_at("phase-1"))[0] == (
+        "Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'. "
+        "[condition: `taskComplexity == 'Small'`]"
+    )
 
 
 def test_a_branch_started_by_hand_says_no_workflow_rule_chose_its_step(service_catalog):

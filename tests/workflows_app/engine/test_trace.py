@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.workflows_app.engine.builders import NOTES, loop, loop_control, run, step, workflow
+from workflows_app.condition_words import CODE, describe, preview
 from workflows_app.engine import advance, start
 from workflows_app.engine.trace import (
     MAX_ENTRIES,
@@ -19,8 +20,6 @@ from workflows_app.engine.trace import (
     LoopState,
     Trace,
     TraceError,
-    describe,
-    preview,
 )
 
 
@@ -39,7 +38,15 @@ def test_a_skipped_conditional_step_records_its_condition_and_the_value_it_read(
     moved = advance(compiled, begun.state, output=NOTES)
     skipped, selected = moved.trace.entries
     assert skipped == Entry(
-        "skipped", "phase-0b", "Phase 0b", Check("taskComplexity == 'Small'", False, (("taskComplexity", "'Large'"),))
+        "skipped",
+        "phase-0b",
+        "Phase 0b",
+        Check(
+            "taskComplexity == 'Small'",
+            False,
+            (("taskComplexity", "'Large'"),),
+            {"var": "taskComplexity", "equals": "Small"},  # kept, for readers to say in their own words
+        ),
     )
     assert selected == Entry("selected", "phase-1", "Phase 1")  # no condition: no check
 
@@ -53,6 +60,7 @@ def test_a_step_selected_by_its_condition_records_it_true_and_a_missing_variable
         "mode in ['fast', 'full'] or not skipChecks",
         True,
         (("mode", "'full'"), ("skipChecks", None)),
+        condition,
     )
 
 
@@ -76,15 +84,14 @@ def test_a_for_loop_records_each_iteration_of_its_count_and_why_it_ended():
 
 
 def test_a_while_loop_records_its_condition_as_the_next_iteration_sees_it():
-    compiled = workflow(
-        loop("poll", [step("check")], type="while", condition={"var": "currentIteration", "lte": 2}, maxIterations=9)
-    )
+    condition = {"var": "currentIteration", "lte": 2}
+    compiled = workflow(loop("poll", [step("check")], type="while", condition=condition, maxIterations=9))
     _, transitions = run(compiled)
     checks = [t.trace.entries[0].loop.check for t in transitions[:3]]  # type: ignore[union-attr]
     assert checks == [
-        Check("currentIteration <= 2", True, (("currentIteration", "1"),)),
-        Check("currentIteration <= 2", True, (("currentIteration", "2"),)),
-        Check("currentIteration <= 2", False, (("currentIteration", "3"),)),
+        Check("currentIteration <= 2", True, (("currentIteration", "1"),), condition),
+        Check("currentIteration <= 2", True, (("currentIteration", "2"),), condition),
+        Check("currentIteration <= 2", False, (("currentIteration", "3"),), condition),
     ]
     assert transitions[2].trace.entries[0].loop.ended_by == "condition"  # type: ignore[union-attr]
 
@@ -99,7 +106,7 @@ def test_a_loop_that_runs_no_iteration_and_a_loop_skipped_by_its_run_condition()
     assert entries(trace) == [("loop_not_run", "each"), ("skipped", "gated"), ("selected", "z")]
     not_run = trace.entries[0].loop
     assert not_run is not None and (not_run.iteration, not_run.ended_by) == (0, "items")
-    assert trace.entries[1].check == Check("deep", False, (("deep", "false"),))
+    assert trace.entries[1].check == Check("deep", False, (("deep", "false"),), {"var": "deep"})
 
 
 def test_a_foreach_loop_records_the_item_of_each_iteration():
@@ -177,14 +184,28 @@ def test_long_values_are_cut_to_a_preview():
     assert len(shown) == MAX_VALUE_CHARS and shown.endswith("…") and shown.startswith("{'notes': 'yyy")
 
 
-def test_conditions_read_as_one_line():
-    assert describe({"var": "a", "gte": 2, "lt": 5}) == "a >= 2 and a < 5"
-    assert describe({"and": [{"var": "a"}, {"or": [{"var": "b", "equals": 1}, {"var": "c", "not_equals": "x"}]}]}) == (
-        "a and (b == 1 or c != 'x')"
-    )
-    assert describe({"var": "name", "startsWith": "wr."}) == "name starts with 'wr.'"
-    assert describe({"not": {"var": "a", "equals": 1}}) == "not (a == 1)"
-    assert describe({}) == "always"
+def test_conditions_read_as_one_line_of_code():
+    assert describe({"var": "a", "gte": 2, "lt": 5}, CODE) == "a >= 2 and a < 5"
+    assert describe(
+        {"and": [{"var": "a"}, {"or": [{"var": "b", "equals": 1}, {"var": "c", "not_equals": "x"}]}]}, CODE
+    ) == ("a and (b == 1 or c != 'x')")
+    assert describe({"var": "name", "startsWith": "wr."}, CODE) == "name starts with 'wr.'"
+    assert describe({"not": {"var": "a", "equals": 1}}, CODE) == "not (a == 1)"
+    assert describe({}, CODE) == "always"
+
+
+def test_a_condition_too_long_to_keep_is_traced_as_its_text_only():
+    condition = {"var": "mode", "in": [f"mode-{i}" for i in range(200)]}
+    (selected,) = start(workflow(step("a", runCondition=condition)), {"mode": "mode-1"}).trace.entries
+    assert selected.check is not None and selected.check.condition is None
+    assert selected.check.expression.startswith("mode in ['mode-0', 'mode-1',") and "…" in selected.check.expression
+    assert Trace.from_json(start(workflow(step("a", runCondition=condition))).trace.to_json()).entries[0].check
+
+
+def test_a_stored_check_whose_condition_is_not_one_is_refused():
+    stored = {"expression": "x", "result": True, "values": [], "condition": {"var": "x", "gt": "many"}}
+    with pytest.raises(TraceError):
+        Trace.from_json({"entries": [{"kind": "selected", "stepId": "a", "title": "A", "check": stored}]})
 
 
 def test_the_json_of_a_trace_reads_back_the_same_and_anything_else_is_refused():
