@@ -27,7 +27,6 @@ branch number, `as_entry` the published shape (runs/contract/dashboard.py, Block
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -36,6 +35,7 @@ from typing import Any, Literal
 from runs.contract.dashboard import BlockedIssue, BlockedStep, ExpectedArtifact, RefusedAnswer, ResendItem
 from runs.models import Ack
 from runs.readmodels.branches import Branch, RunBranches
+from workflows_app.engine.codes import for_people
 
 MAX_ISSUES = 20  # a refusal lists every problem; a page shows this many (the count says how many more)
 WhoseMove = Literal["agent", "user", "delegations"]
@@ -186,7 +186,9 @@ def as_entry(refusal: Refusal, step_number: int | None = None) -> BlockedStep:
             BlockedIssue(
                 code=str(issue.get("code") or ""),
                 message=str(issue.get("message") or ""),
-                for_people=_for_people(str(issue.get("message") or "")),
+                # a developer reads the expected shape itself (expected_artifact), so the pointer that sends
+                # the agent into its pending view is left out of the words shown to people
+                for_people=for_people(str(issue.get("code") or ""), str(issue.get("message") or "")),
                 pointer=str(issue["pointer"]) if issue.get("pointer") else None,
                 reason=str(issue["reason"]) if issue.get("reason") else None,
             )
@@ -205,14 +207,6 @@ def as_entry(refusal: Refusal, step_number: int | None = None) -> BlockedStep:
 
 
 # --- for the developer ------------------------------------------------------------------------------------
-
-# Where a message sends the agent into its own answer (pending.outputContract): a developer reads the shape
-# itself (expected_artifact), so the pointer is left out of the words shown to people.
-_AGENT_POINTER = re.compile(r";?\s*see pending\.\w+ for [^.;]*")
-
-
-def _for_people(message: str) -> str:
-    return _AGENT_POINTER.sub("", message).strip()
 
 
 def _codes(refusal: Refusal) -> list[str]:

@@ -71,7 +71,7 @@ def check(compiled: JsonObject, step: Step, artifacts: Any) -> list[JsonObject]:
                 issue(
                     IssueCode.ASSESSMENT_MISSING,
                     f"This step needs a '{KIND}' artifact for assessment '{definition['id']}' "
-                    f"({definition.get('purpose', '')}); see pending.assessments for its dimensions and levels.",
+                    f"({definition.get('purpose', '')}).",
                     "/artifacts",
                 )
             )

@@ -33,8 +33,22 @@ class WarningCode(StrEnum):
     VALIDATION_RULE_INVALID = "VALIDATION_RULE_INVALID"  # a validation rule cannot be applied (bad regex/schema)
 
 
+# Where in the pending view the agent finds what an issue of this code asks for. Said to the agent at the
+# end of the issue's message; people see the shape itself on the page (runs/readmodels/blocked.py), so
+# `for_people` gives the message without it.
+GUIDES: dict[str, str] = {
+    IssueCode.ARTIFACT_MISSING: "see pending.outputContract for its schema and an example",
+    IssueCode.ASSESSMENT_MISSING: "see pending.assessments for its dimensions and levels",
+}
+
+
 def issue(code: IssueCode, message: str, pointer: str | None = None) -> JsonObject:
-    """An issue as sent to the agent; `pointer` is a JSON pointer into the `output` the agent sent."""
+    """An issue as sent to the agent; `pointer` is a JSON pointer into the `output` the agent sent.
+    `message` is a sentence for anyone; the agent's ends with where to look in the pending view
+    (GUIDES), when the code has one."""
+    guide = GUIDES.get(code)
+    if guide is not None:
+        message = f"{message.removesuffix('.')}; {guide}."
     found: JsonObject = {"code": code.value, "message": message}
     if pointer is not None:
         found["pointer"] = pointer
@@ -43,3 +57,12 @@ def issue(code: IssueCode, message: str, pointer: str | None = None) -> JsonObje
 
 def warning(code: WarningCode, message: str) -> JsonObject:
     return {"code": code.value, "message": message}
+
+
+def for_people(code: str, message: str) -> str:
+    """An issue's message as `issue` was given it, without the pointer into the pending view that
+    only the agent uses: the inverse of `issue`, for the code's own guide."""
+    guide = GUIDES.get(code)
+    if guide is None or not message.endswith(f"; {guide}."):
+        return message
+    return message.removesuffix(f"; {guide}.") + "."

@@ -86,7 +86,7 @@ def _missing_artifact(contract: Contract, artifacts: Any) -> list[JsonObject]:
         issue(
             IssueCode.ARTIFACT_MISSING,
             f"This step needs an artifact of kind '{contract.artifact_kind}' (contract {contract.contract_ref}) "
-            "in output.artifacts; see pending.outputContract for its schema and an example.",
+            "in output.artifacts.",
             "/artifacts",
         )
     ]
