@@ -17,11 +17,10 @@ The verdict of a branch (the honest rule, in order):
    that carries a verdict: `wr.review_verdict` (clean / minor / blocking), `wr.gate_verdict`
    (approved / rejected / uncertain), or any artifact whose own `verdict` or `recommendation` field is
    a short text. The latest such artifact on the path wins.
-2. Else the agent's own words: the last line of the branch's notes (newest step first) that starts
-   with "Verdict:" or "Recommendation:" (bold, italics or a heading around the label are fine). The
-   bundled merge-request review asks for exactly that in its findings step ("a verdict: approve,
-   approve with comments, or request changes"), as agents write it. The text after the colon is
-   kept up to the first sentence end or dash, at most VERDICT_CHARS characters.
+2. Else the agent's own words: a "Verdict:" or "Recommendation:" line in the branch's notes, newest
+   step first. That is a guess over prose, made in runs/readmodels/agent_prose.py (the one module of
+   heuristics over what agents write, which also shortens a free-text verdict field); this module
+   reads structure only.
 3. Else there is no verdict: the branch is said to be completed, with its findings, and nothing is
    made up.
 
@@ -32,7 +31,6 @@ same words whether or not the run's records were read); an unfinished branch say
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,14 +38,13 @@ from datetime import UTC, datetime
 from runs.contract.dashboard import BranchOutcomeEntry, Finding
 from runs.models import Node
 from runs.readmodels import artifact_tables, blocked
+from runs.readmodels.agent_prose import noted_verdict, short_verdict, statement
 from runs.readmodels.branches import Branch, RunBranches
 from runs.readmodels.shapes import Synthesis
 from runs.store.pinned import compiled_workflow, steps_by_id
 from workflows_app import engine
 from workflows_app.engine.jsontypes import JsonObject
 
-VERDICT_CHARS = 60
-STATEMENT_CHARS = 160
 # Where WorkRail's verdict contracts give the reason for their verdict.
 REASON_FIELDS = ("summary", "rationale")
 FINDING_KINDS = ("mr_review.findings", "wr.review_verdict")
@@ -56,11 +53,6 @@ KNOWN_VERDICTS = {
     "wr.review_verdict": {"clean": "Clean", "minor": "Minor findings only", "blocking": "Blocking findings"},
     "wr.gate_verdict": {"approved": "Approved", "rejected": "Rejected", "uncertain": "Uncertain"},
 }
-# "Verdict:", "**Recommendation:**", "## Verdict: ...", "- verdict - approve" (a colon, or a dash between words).
-_LABEL = re.compile(
-    r"^[\s>#*_`-]*(?:verdict|recommendation)[*_`\s]*(?::|\s[\-\u2013\u2014]\s)[*_`\s]*(?P<text>.+)$", re.IGNORECASE
-)
-_CUT = re.compile(r"\s+[\u2014\u2013-]\s+|[.;:(]\s|[.;]$|\s\(")  # a dash (em, en, hyphen) between words ends it
 STATUS_WORDS = {"complete": "completed", "open": "open", "blocked": "blocked", "canceled": "canceled"}
 LEFT_BEHIND = "left behind by a rewind"
 WHERE_THE_AGENT_WORKS = "newest, where the agent works"
@@ -84,37 +76,14 @@ def verdict(standing: Iterable[JsonObject], notes: Iterable[tuple[str, str]]) ->
         for key in ("verdict", "recommendation"):
             value = artifact.get(key)
             if isinstance(value, str) and value.strip():
-                words = KNOWN_VERDICTS.get(kind, {}).get(value.strip(), _short(value))
+                words = KNOWN_VERDICTS.get(kind, {}).get(value.strip(), short_verdict(value))
                 reason = next((artifact[k] for k in REASON_FIELDS if isinstance(artifact.get(k), str)), "")
                 said = f"{words}: {reason.strip()}" if reason.strip() else words
-                return Verdict(words, f"the {kind or 'unnamed'} artifact", _statement(said))
-    for title, text in reversed(list(notes)):
-        for line in reversed(text.splitlines()):
-            found = _LABEL.match(line.strip())
-            if found:
-                plain = found.group("text").replace("*", "").replace("`", "").replace("_", " ")
-                words = _short(plain)
-                if words:
-                    return Verdict(words, f"the notes of step “{title}”" if title else "the notes", _statement(plain))
-    return None
-
-
-def _statement(text: str) -> str:
-    """A verdict's whole statement on one line, at most STATEMENT_CHARS characters."""
-    text = " ".join(text.split()).rstrip(" .")
-    text = text[:1].upper() + text[1:]
-    return text if len(text) <= STATEMENT_CHARS else text[: STATEMENT_CHARS - 1].rsplit(" ", 1)[0] + "…"
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    cut = _CUT.search(text)
-    if cut and cut.start() > 0:
-        text = text[: cut.start()]
-    text = text.strip(" .,;:")
-    if len(text) > VERDICT_CHARS:
-        text = text[: VERDICT_CHARS - 1].rsplit(" ", 1)[0] + "…"
-    return text[:1].upper() + text[1:]
+                return Verdict(words, f"the {kind or 'unnamed'} artifact", statement(said))
+    noted = noted_verdict(notes)
+    if noted is None:
+        return None
+    return Verdict(noted.words, f"the notes of step “{noted.title}”" if noted.title else "the notes", noted.said)
 
 
 def synthesis_verdict(synthesis: Synthesis) -> Verdict | None:
