@@ -212,7 +212,7 @@ def main() -> None:
         run_page = get(client, f"/runs/{big_run}/")
         measure("run page (full render)", run_page)
         measure("run_detail service", lambda: run_view.run_detail(big_run))
-        from runs.dashboard import markdown
+        from runs.readmodels import markdown
 
         def cold() -> None:  # as the first visit: no rendered note in the Markdown cache
             markdown._render_cached.cache_clear()

@@ -1,4 +1,4 @@
-"""CPU time of rendering one agent note (runs/dashboard/markdown.py: parse, then nh3), uncached.
+"""CPU time of rendering one agent note (runs/readmodels/markdown.py: parse, then nh3), uncached.
 
 Ordinary notes of the kinds agents write, and hostile ones at the size cap (MAX_MARKDOWN_CHARS, or
 --chars): the inputs that make Markdown parsers slow (runs of `[`, `(`, `*`, backticks, `<`, nested
@@ -9,7 +9,7 @@ out (formatted, or shown as plain text under a note). A benchmark: it asserts no
 
     .venv/bin/python bench/markdown.py [--repeat 3] [--chars 65536]
 
-It imports runs.dashboard.markdown from whichever checkout is first on sys.path, so the same script
+It imports runs.readmodels.markdown from whichever checkout is first on sys.path, so the same script
 measures another version of the renderer: `PYTHONPATH=/path/to/other/checkout .venv/bin/python bench/markdown.py`.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 if not os.environ.get("PYTHONPATH"):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from runs.dashboard import markdown
+from runs.readmodels import markdown
 
 CAP = markdown.MAX_MARKDOWN_CHARS
 

@@ -151,7 +151,7 @@ MIDDLEWARE = [
 ]
 
 # --- Security headers -----------------------------------------------------------------------------
-# The dashboard shows text written by agents (notes, artifacts). Besides escaping and runs/dashboard/markdown.py,
+# The dashboard shows text written by agents (notes, artifacts). Besides escaping and runs/readmodels/markdown.py,
 # the browser is told to run no script but our own files: no inline <script>, no on*= attributes, no
 # inline <style> and no loads from other origins. tests/workrail_site/test_security_headers.py checks the templates.
 # The source keywords are written out rather than taken from django.utils.csp.CSP (the same strings):

@@ -3,7 +3,7 @@ shutting down. Every step of making a report checks its Watch (reading each run,
 waiting for the PDF's child process), so work a request started ends soon after nobody needs it.
 
 The in-process steps are checked between items (a run, a step): one item's work is bounded on its own
-(runs/dashboard/markdown.py prices a note's slow paths, note_budget.py its tables), so a check comes at least
+(runs/readmodels/markdown.py prices a note's slow paths, note_budget.py its tables), so a check comes at least
 every half second or so. The PDF's layout, which is one long call into WeasyPrint, runs in a child
 process that the waiting thread kills (renderer.py).
 """
@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 
-from runs.dashboard import shutdown
+from workrail_site import shutdown
 
 
 class Refused(Exception):
@@ -33,7 +33,7 @@ class Stopped(Exception):
         self.reason = reason
 
 
-# Set once, when the process is told to stop (the dashboard's signal handler runs runs/dashboard/shutdown.py's hooks).
+# Set once, when the process is told to stop (the dashboard's signal handler runs workrail_site/shutdown.py's hooks).
 SHUTTING_DOWN = threading.Event()
 shutdown.on_stop(SHUTTING_DOWN.set)
 

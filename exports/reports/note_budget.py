@@ -2,7 +2,7 @@
 
 python-markdown formats each table cell through its inline parser: about 30 microseconds a cell on this
 machine, more under load. A 64 KiB note can hold 32,000 cells (400 columns of one letter), a second or
-more per note, for every report and every copy of it. runs/dashboard/markdown.py prices the parser's other slow
+more per note, for every report and every copy of it. runs/readmodels/markdown.py prices the parser's other slow
 paths, not this one. So here, a note with more than MAX_NOTE_CELLS cell borders (`|` not escaped) is
 "heavy", and reports never hand it to python-markdown whole:
 

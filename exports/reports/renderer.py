@@ -31,7 +31,7 @@ from typing import Any
 
 from exports.reports import pdf_child
 from exports.reports.limits import SHUTTING_DOWN, Refused, Stopped, Watch
-from runs.dashboard import shutdown
+from workrail_site import shutdown
 
 CHILD_MODULE = "exports.reports.pdf_child"
 _METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
@@ -143,7 +143,7 @@ def stop_all() -> int:
     """Kills every renderer of this process, and refuses new ones from now on: for a server shutting
     down. Safe in a signal handler: no lock, no logging, no waiting (the threads that wait for the
     children reap them). Returns how many it signalled."""
-    SHUTTING_DOWN.set()  # limits.py sets it too; here as well, for a caller other than runs/dashboard/shutdown.py
+    SHUTTING_DOWN.set()  # limits.py sets it too; here as well, for a caller other than workrail_site/shutdown.py
     signalled = 0
     for child in list(_live):
         try:

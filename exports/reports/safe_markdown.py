@@ -1,7 +1,7 @@
 """Untrusted text in a Markdown report, kept inert and unable to break the report's structure.
 
 Agent-written notes are not copied into the report as they were written. They go through the
-dashboard's own renderer and sanitizer first (runs.dashboard.markdown.render_markdown: raw HTML is text, only
+dashboard's own renderer and sanitizer first (runs.readmodels.markdown.render_markdown: raw HTML is text, only
 http, https and mailto links survive, images are links), and that small, known set of HTML tags is
 written back as Markdown here. So the report can only contain Markdown constructs this module emits:
 
@@ -27,7 +27,7 @@ from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 from exports.reports.note_budget import cell_borders, is_heavy
-from runs.dashboard.markdown import render_markdown
+from runs.readmodels.markdown import render_markdown
 
 # The characters CommonMark, GFM or python-markdown give a meaning to inside a line. Those every
 # reader accepts a backslash before are escaped so; the others (a backslash before `<` shows in

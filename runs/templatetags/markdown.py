@@ -1,11 +1,11 @@
-"""`{% load markdown %}{{ note|markdown }}`: agent-written Markdown as sanitized HTML (runs/dashboard/markdown.py)."""
+"""`{% load markdown %}{{ note|markdown }}`: agent-written Markdown as sanitized HTML (runs/readmodels/markdown.py)."""
 
 from typing import Any
 
 from django import template
 from django.utils.safestring import SafeString
 
-from runs.dashboard.markdown import render_markdown
+from runs.readmodels.markdown import render_markdown
 
 register = template.Library()
 

@@ -15,9 +15,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.servers.basehttp import get_internal_wsgi_application
 from waitress.server import BaseWSGIServer, MultiSocketServer, create_server
 
-from runs.dashboard import shutdown
 from runs.dashboard.connect import connection_instructions
 from runs.store.setup import ensure_migrated
+from workrail_site import shutdown
 
 # Bound to loopback only: the dashboard is for the person at this machine.
 HOST = "127.0.0.1"
@@ -66,7 +66,7 @@ def make_server(port: int) -> MultiSocketServer | BaseWSGIServer:
 
 def _stop(signum: int, frame: FrameType | None) -> None:
     # First end what requests are waiting on (a PDF's child process): waitress then waits for its
-    # threads, which come back at once instead of after their work (runs/dashboard/shutdown.py).
+    # threads, which come back at once instead of after their work (workrail_site/shutdown.py).
     shutdown.stopping()
     if signum == signal.SIGINT:
         raise KeyboardInterrupt

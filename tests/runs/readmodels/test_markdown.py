@@ -1,4 +1,4 @@
-"""runs/dashboard/markdown.py: agent-written Markdown becomes HTML with formatting and nothing executable."""
+"""runs/readmodels/markdown.py: agent-written Markdown becomes HTML with formatting and nothing executable."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from django.template import Context, Template
 from django.utils.safestring import SafeString
 
-from runs.dashboard.markdown import MAX_MARKDOWN_CHARS, render_markdown, sanitize_html
+from runs.readmodels.markdown import MAX_MARKDOWN_CHARS, render_markdown, sanitize_html
 
 ALLOWED_TAGS = {"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "code", "pre"}
 ALLOWED_TAGS |= {"blockquote", "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td", "del", "input"}
@@ -361,7 +361,7 @@ def test_the_template_filter_renders_and_does_not_escape_twice():
 def test_parsers_are_reused_per_thread_and_give_the_same_html_as_a_fresh_one():
     from concurrent.futures import ThreadPoolExecutor
 
-    from runs.dashboard import markdown as module
+    from runs.readmodels import markdown as module
 
     texts = [f"# Title {i}\n\n- item *{i}*\n- `code`\n\n| a | b |\n|---|---|\n| {i} | x |" for i in range(200)]
     module._render_cached.cache_clear()
