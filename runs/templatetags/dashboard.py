@@ -19,8 +19,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
-from runs.contract.dashboard import GraphNode, RunDetail, SessionDetail
-from runs.readmodels import artifact_tables, branches, graph, graph_drawing, naming, time_axis
+from runs.contract.dashboard import RunDetail, SessionDetail
+from runs.readmodels import artifact_tables, graph_drawing, graph_page, naming, time_axis
 
 register = template.Library()
 
@@ -177,25 +177,13 @@ def kinds(artifacts: Any) -> list[str]:
 # --- the branch graph of a run ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Branch:
-    tip: str
-    lane: int
-    title: str
-    where: str  # where its tip stands, as the graph's cards count steps: "step 4, newest"
-    forked_at: int | None  # the step of the node it forked from (None for the run's first branch)
-    href: str
-    shown: bool
-    is_newest: bool
-
-
 class GraphContext(TypedDict):
     """What dashboard/_graph.html draws (an inclusion tag's context)."""
 
     detail: RunDetail
     drawing: SafeString
     legend: list[graph_drawing.LegendEntry]
-    branches: list[Branch]
+    branches: list[graph_page.BranchLink]
 
 
 @register.filter
@@ -214,57 +202,15 @@ def short_id(value: Any) -> str:
 
 @register.inclusion_tag("dashboard/_graph.html")
 def run_graph(detail: RunDetail) -> GraphContext:
-    run_url = reverse("run", args=[detail.run.run_id])
-    node_url = reverse("node", args=["NODE"])
-    on_path = (
-        set(graph.path_to(detail.branch_tip, {n.node_id: n.parent_id for n in detail.graph.nodes}))
-        if detail.branch_tip
-        else set()
-    )
-
-    def href(node: GraphNode) -> str:
-        # A leaf off the shown branch shows its branch; any other node opens its page.
-        if node.is_leaf and node.node_id not in on_path:
-            return f"{run_url}?tip={node.node_id}"
-        return node_url.replace("NODE", node.node_id)
-
-    nodes, lanes = len(detail.graph.nodes), detail.graph.lanes
-    title = (
-        f"Branch graph of {detail.run.workflow_name}: {nodes} node{pluralize(nodes)} in {lanes} "
-        f"branch{pluralize(lanes, 'es')}, one column per step, one row per branch"
-    )
-    # The drawing escapes every text it holds (runs/readmodels/graph_drawing.py): safe to insert as is.
-    drawing = mark_safe(graph_drawing.for_screen(detail.graph, shown=detail.branch_tip, href=href, title=title))
+    """The branch graph as runs/readmodels/graph_page.py laid it out; this tag gives it the URLs."""
+    laid_out = graph_page.graph_page(detail, reverse("run", args=[detail.run.run_id]), reverse("node", args=["NODE"]))
     return {
         "detail": detail,
-        "drawing": drawing,
-        "legend": graph_drawing.legend(detail.graph, shown=detail.branch_tip),
-        "branches": _branch_links(detail, run_url),
+        # The drawing escapes every text it holds (runs/readmodels/graph_drawing.py): safe to insert as is.
+        "drawing": mark_safe(laid_out.drawing),
+        "legend": laid_out.legend,
+        "branches": laid_out.branches,
     }
-
-
-def _branch_links(detail: RunDetail, run_url: str) -> list[Branch]:
-    """A link per branch (branches.py's numbering: the graph's lanes), to show it on the run's page."""
-    placed = {node.node_id: node for node in detail.graph.nodes}
-    links = []
-    for lane in branches.lanes((node.node_id, node.parent_id, node.lane) for node in detail.graph.nodes):
-        tip = placed[lane.tip]
-        where = [graph_drawing.step_words(tip)] + (["blocked"] if tip.is_blocked else [])
-        where += ["newest"] if tip.is_tip else []
-        fork = placed.get(lane.forked_from) if lane.forked_from is not None else None
-        links.append(
-            Branch(
-                tip=tip.node_id,
-                lane=tip.lane,
-                title=tip.title or tip.step_id or "Step",
-                where=", ".join(where),
-                forked_at=fork.step_number if fork is not None else None,
-                href=f"{run_url}?tip={tip.node_id}",
-                shown=tip.node_id == detail.branch_tip,
-                is_newest=tip.is_tip,
-            )
-        )
-    return links
 
 
 # --- the timeline of a session ---------------------------------------------------------------------
