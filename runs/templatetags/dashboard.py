@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from runs.contract.dashboard import RunDetail, SessionDetail
-from runs.readmodels import artifact_tables, graph_drawing, graph_page, naming, time_axis
+from runs.readmodels import artifact_tables, graph_drawing, graph_page, naming, outline_words, time_axis
 
 register = template.Library()
 
@@ -172,6 +172,25 @@ def kinds(artifacts: Any) -> list[str]:
         if kind not in seen:
             seen.append(kind)
     return seen
+
+
+# --- a workflow's outline ------------------------------------------------------------------------------
+
+
+@register.filter
+def condition_words(condition: Any) -> str:
+    """A condition in words for people (runs/readmodels/outline_words.py)."""
+    return outline_words.condition_words(condition)
+
+
+@register.filter
+def confirmation_words(rule: Any) -> str:
+    return outline_words.confirmation_words(rule)
+
+
+@register.filter
+def loop_words(step: Any) -> str:
+    return outline_words.loop_words(step)
 
 
 # --- the branch graph of a run ---------------------------------------------------------------------

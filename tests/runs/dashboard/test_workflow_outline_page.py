@@ -1,0 +1,50 @@
+"""The workflow page's outline says when a step runs, when it asks for confirmation and how a loop
+repeats in words (workflows_app/condition_words.py, the style for people), not as raw JSON; the JSON
+stays in the tooltip for authors."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from django.test import Client
+
+from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
+
+pytestmark = pytest.mark.django_db
+
+RISKY = {"or": [{"var": "riskLevel", "equals": "high"}, {"var": "changeSize", "in": ["large", "huge"]}]}
+
+
+def outline(client: Client, workflow_id: str) -> str:
+    response = client.get(f"/workflows/{workflow_id}/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    return page.split('id="outline-title"', 1)[1].split("</section>", 1)[0]
+
+
+def test_conditions_loops_and_confirmations_read_as_words(client: Client, service_catalog):
+    steps = [
+        step_doc("deep-review", "Deep review", "Look hard.", runCondition=RISKY),
+        step_doc("ship", "Ship", "Ship it.", requireConfirmation={"not": {"var": "dryRun"}}),
+        loop_doc(
+            "polish",
+            "Polish",
+            {"type": "while", "condition": {"var": "polishRounds", "gt": 0}, "maxIterations": 3},
+            [step_doc("polish-once", "Polish once", "Polish.")],
+        ),
+        loop_doc(
+            "areas",
+            "Areas",
+            {"type": "forEach", "items": "reviewAreas", "maxIterations": 15},
+            [step_doc("area", "Area", "Review it.")],
+        ),
+    ]
+    write_json(service_catalog["extra"] / "worded.json", workflow_doc("team.worded", steps=steps))
+    shown = html.unescape(outline(client, "team.worded"))
+    assert "runs only if riskLevel is 'high' or changeSize is one of 'large' or 'huge'" in shown
+    assert "asks for confirmation when dryRun is false or not set" in shown
+    assert "while loop: repeats while polishRounds is more than 0, at most 3 rounds" in shown
+    assert "forEach loop: one round per item of reviewAreas, at most 15 rounds" in shown
+    assert "<code>{" not in shown  # no condition printed as raw JSON
+    assert 'title="{&quot;or&quot;' in outline(client, "team.worded")  # the JSON, for authors, in the tooltip
