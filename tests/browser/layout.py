@@ -46,6 +46,7 @@ FIT_SCRIPT = """
 (allowed) => {
   const vw = document.documentElement.clientWidth;
   const problems = [];
+  const sticksOut = new Set();  // elements reaching past the window: only the outermost is reported
   const describe = (el) => {
     const parts = [];
     for (let node = el; node && node.nodeType === 1 && parts.length < 5; node = node.parentElement) {
@@ -96,6 +97,8 @@ FIT_SCRIPT = """
     }
     if (rect.right <= 0 || (style.position === "absolute" && rect.right < 1)) continue;  // a skip link
     if ((rect.right > vw + 1 || rect.left < -1 || rect.width > vw + 1) && !insideBox(el)) {
+      if (el.parentElement && sticksOut.has(el.parentElement)) { sticksOut.add(el); continue; }  // said once
+      sticksOut.add(el);
       problems.push(
         `${describe(el)}: spans ${Math.round(rect.left)}..${Math.round(rect.right)}px in a ${vw}px window`
       );
