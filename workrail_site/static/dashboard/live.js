@@ -49,29 +49,40 @@
     };
   }
 
-  /* Where `element` sits in `region`: its id, or the child indexes that lead to it. */
-  function placeOf(element, region) {
-    if (!element || !region.contains(element) || element === region) return null;
-    if (element.id) return { id: element.id };
-    var path = [];
-    for (var node = element; node !== region; node = node.parentElement) {
-      path.unshift([Array.prototype.indexOf.call(node.parentElement.children, node), node.tagName]);
-    }
-    return { path: path };
+  /* What tells `element` apart from its neighbours: its tag, link target, name and text. The new
+     content's element with the same signature (the same one among equals) stands for it. */
+  function signature(element) {
+    return [
+      element.tagName,
+      element.getAttribute("href") || "",
+      element.getAttribute("name") || "",
+      element.getAttribute("aria-label") || "",
+      (element.textContent || "").replace(/\s+/g, " ").trim().slice(0, 200),
+    ].join("\u0000");
   }
 
-  /* The element at `place` in `region` now, or null when the new content has nothing there. */
+  function alike(element, region) {
+    var wanted = signature(element);
+    return Array.prototype.filter.call(region.getElementsByTagName(element.tagName), function (other) {
+      return signature(other) === wanted;
+    });
+  }
+
+  /* Where `element` sits in `region`: its id, or its signature and which of the alike elements it is. */
+  function placeOf(element, region) {
+    if (!element || element === region || !region.contains(element)) return null;
+    if (element.id) return { id: element.id };
+    return { element: element, nth: alike(element, region).indexOf(element) };
+  }
+
+  /* The element at `place` in `region` now, or null when the new content has nothing like it. */
   function elementAt(place, region) {
     if (place.id) {
       var byId = document.getElementById(place.id);
       return byId && region.contains(byId) ? byId : null;
     }
-    var node = region;
-    for (var i = 0; i < place.path.length; i += 1) {
-      node = node.children[place.path[i][0]];
-      if (!node || node.tagName !== place.path[i][1]) return null;
-    }
-    return node;
+    var now = alike(place.element, region);
+    return now[Math.min(place.nth, now.length - 1)] || null;
   }
 
   /* The element at the top of the window (what the reader looks at), or null at the top of the page. */
