@@ -83,7 +83,7 @@ def test_a_looped_run(sized_page, console_log, site, looped):
     console_log.assert_clean()
 
 
-def test_a_node_with_findings(sized_page, console_log, site, forked):
+def test_a_node_page(sized_page, console_log, site, forked):
     node = Node.objects.filter(run__public_id=forked.review_run).order_by("-depth").first()
     assert node is not None
     visit(sized_page, f"{site}/nodes/{node.public_id}/", "node")
@@ -96,8 +96,10 @@ def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, serv
     console_log.assert_clean()
 
 
-def test_timings_connect_and_import(sized_page, console_log, site, forked):
+def test_timings_connect_import_and_the_error_page(sized_page, console_log, site, forked):
     visit(sized_page, site + "/timings/", "timings")
     visit(sized_page, site + "/connect/", "connect")
     visit(sized_page, site + "/sessions/import", "import")
     console_log.assert_clean()
+    visit(sized_page, site + "/runs/run_0000000000000000/", "not-found")  # its 404 is logged: not checked
+    expect(sized_page.locator("h1")).to_be_visible()
