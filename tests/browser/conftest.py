@@ -130,7 +130,8 @@ def browser() -> Iterator[Any]:
 @pytest.fixture(params=VIEWPORTS, ids=[viewport.name for viewport in VIEWPORTS])
 def viewport(request: pytest.FixtureRequest) -> Viewport:
     """Runs the test once at desktop size (1440x900) and once at phone size (390x844)."""
-    return request.param  # type: ignore[no-any-return]
+    viewport: Viewport = request.param
+    return viewport
 
 
 @pytest.fixture

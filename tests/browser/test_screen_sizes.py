@@ -6,17 +6,27 @@ review with a second run, a blocked review, a looped and forked run)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import pytest
 from playwright.sync_api import expect
 
 from runs.models import Node
+from runs.store import tool_calls
 from tests.browser.layout import assert_fits, keep_screenshot
 from tests.support.branched_review import BlockedReview, blocked_review
 from tests.support.looped_run import Looped, looped_and_forked
 from tests.support.sample_session import REVIEW, Built, two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+
+@dataclass(frozen=True)
+class Timed:
+    tool: str
+    outcome: str
+    duration_ms: float
+    started_at: datetime
 
 
 @dataclass
@@ -97,7 +107,10 @@ def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, serv
 
 
 def test_timings_connect_import_and_the_error_page(sized_page, console_log, site, forked):
+    now = datetime.now(UTC)
+    tool_calls.save([Timed("continue_workflow", "ok", 12.5, now), Timed("start_workflow", "error", 1834.25, now)])
     visit(sized_page, site + "/timings/", "timings")
+    expect(sized_page.locator("table").first).to_contain_text("continue_workflow")
     visit(sized_page, site + "/connect/", "connect")
     visit(sized_page, site + "/sessions/import", "import")
     console_log.assert_clean()
