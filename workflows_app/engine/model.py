@@ -176,6 +176,29 @@ class AssessmentConsequence(TypedDict):
     effect: AssessmentEffect
 
 
+class AssessmentDimension(TypedDict):
+    id: str
+    purpose: NotRequired[str]
+    levels: list[str]  # the levels a rating may take, as the author orders them
+    required: NotRequired[bool]  # default true
+
+
+class AssessmentDefinition(TypedDict):
+    """One of the workflow's `assessments`: what a step naming it asks the agent to rate."""
+
+    id: str
+    purpose: NotRequired[str]
+    dimensions: list[AssessmentDimension]
+
+
+class UserDependency(TypedDict):
+    """What a step needs that only the user can give; met when the context holds `contextKey`."""
+
+    reason: str  # schema.USER_DEPENDENCY_REASONS: document, secret, decision, approval, access, information
+    description: str
+    contextKey: str
+
+
 class _StepBase(TypedDict):
     """What every compiled step has, whatever its kind."""
 
@@ -202,6 +225,7 @@ class _AgentStepBase(_StepBase):
     assessmentRefs: NotRequired[list[str]]  # ids of the workflow's `assessments` the agent must rate
     assessmentConsequences: NotRequired[list[AssessmentConsequence]]
     promptFragments: NotRequired[list[PromptFragment]]
+    userDependencies: NotRequired[list[UserDependency]]
     virtualOf: NotRequired[VirtualOf]
 
 
@@ -236,6 +260,17 @@ type CompiledStep = TaskStep | ParallelStep | LoopStep
 def is_loop(step: CompiledStep) -> TypeIs[LoopStep]:
     """Whether `step` is a loop (mypy narrows both branches; `.get` keeps hand-built steps readable)."""
     return step.get("kind") == "loop"
+
+
+def delegations_of(step: CompiledStep) -> list[Delegation]:
+    """A step's `parallelDelegations` (only a parallel step has any)."""
+    found = step.get("parallelDelegations")
+    return found if isinstance(found, list) else []
+
+
+def is_parallel(step: CompiledStep) -> TypeIs[ParallelStep]:
+    """Whether `step` hands work out to other runs (a parallel step, or a delegated audit)."""
+    return step.get("kind") == "parallel"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -278,7 +313,7 @@ class CompiledWorkflow(TypedDict):
     metaGuidance: NotRequired[list[str]]  # features' guidance appended
     recommendedPreferences: NotRequired[JsonObject]
     modelTier: NotRequired[str]
-    assessments: NotRequired[list[JsonObject]]  # definitions: {"id", "purpose", "dimensions": [...]}
+    assessments: NotRequired[list[AssessmentDefinition]]
     references: NotRequired[list[JsonObject]]
     extensionPoints: NotRequired[list[JsonObject]]
     metricsProfile: NotRequired[str]
