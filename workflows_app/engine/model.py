@@ -4,7 +4,7 @@ All three are plain JSON on purpose. A compiled workflow is hashed (its hash is 
 identity, see hashing.py), pinned in the store and carried in bundles; an engine state is stored
 with every node of a run. Their bytes must not depend on Python classes, so they are typed here as
 TypedDicts: mypy sees every key, and at run time they stay the dicts and lists `json` reads and
-writes. Nothing here is a runtime class; importing this module loads nothing else of the engine.
+writes. Nothing here is a runtime class, and importing this module loads only `jsontypes` besides.
 
 What stays `JsonObject` is what users shape: the run's context and its values, artifacts, JSON
 Schemas, stored event payloads, error details.
@@ -19,11 +19,12 @@ Three families, one section each below:
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
-
-from typing_extensions import TypeIs
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from workflows_app.engine.jsontypes import JsonObject
+
+if TYPE_CHECKING:  # typing.TypeIs is Python 3.13's; mypy knows typing_extensions', nothing loads it at run time
+    from typing_extensions import TypeIs
 
 # --------------------------------------------------------------------------------------------------
 # Conditions (workflows_app/conditions.py evaluates them; the format's condition language)
