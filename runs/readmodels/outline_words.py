@@ -5,10 +5,13 @@ workflows_app/condition_words.py in the style for people, loops by the engine's 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from workflows_app.condition_words import PEOPLE, describe
 from workflows_app.engine.loops import LoopSpec
+
+if TYPE_CHECKING:
+    from workflows_app.engine.model import LoopStep
 
 
 def condition_words(condition: Any) -> str:
@@ -29,7 +32,7 @@ def loop_words(step: Any) -> str:
     """How a loop step repeats: "one round per item of reviewAreas, at most 15 rounds"."""
     if not isinstance(step, dict) or not isinstance(step.get("loop"), dict):
         return ""
-    spec = LoopSpec.of(step)
+    spec = LoopSpec.of(cast("LoopStep", step))
     limit = f"at most {spec.max_iterations} round{'s' if spec.max_iterations != 1 else ''}"
     if spec.type == "forEach":
         return f"one round per item of {_named(spec.items)}, {limit}"

@@ -19,6 +19,7 @@ from runs.readmodels.run_view import parse_node_id
 from runs.store.pinned import steps_by_id
 from workflows_app.condition_words import PEOPLE, describe, is_simple
 from workflows_app.engine.loops import LoopSpec
+from workflows_app.engine.model import is_loop
 from workflows_app.engine.trace import MAX_ENTRIES, Check, Entry, LoopState, Trace, TraceError, check_of
 
 CHECKPOINT = (
@@ -128,7 +129,7 @@ def with_conditions(trace: Trace, workflow_hash: str) -> Trace:
         if step is not None and not _kept(entry):
             check = _given(entry.check, step.get("runCondition"))
             loop = entry.loop
-            if loop is not None and loop.check is not None and step.get("kind") == "loop":
+            if loop is not None and loop.check is not None and is_loop(step):
                 loop = replace(loop, check=_given(loop.check, LoopSpec.of(step).condition))
             entry = replace(entry, check=check, loop=loop)
         entries.append(entry)

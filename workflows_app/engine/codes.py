@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import EngineIssue, EngineWarning
 
 
 class IssueCode(StrEnum):
@@ -42,20 +42,20 @@ GUIDES: dict[str, str] = {
 }
 
 
-def issue(code: IssueCode, message: str, pointer: str | None = None) -> JsonObject:
+def issue(code: IssueCode, message: str, pointer: str | None = None) -> EngineIssue:
     """An issue as sent to the agent; `pointer` is a JSON pointer into the `output` the agent sent.
     `message` is a sentence for anyone; the agent's ends with where to look in the pending view
     (GUIDES), when the code has one."""
     guide = GUIDES.get(code)
     if guide is not None:
         message = f"{message.removesuffix('.')}; {guide}."
-    found: JsonObject = {"code": code.value, "message": message}
+    found: EngineIssue = {"code": code.value, "message": message}
     if pointer is not None:
         found["pointer"] = pointer
     return found
 
 
-def warning(code: WarningCode, message: str) -> JsonObject:
+def warning(code: WarningCode, message: str) -> EngineWarning:
     return {"code": code.value, "message": message}
 
 

@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass
 
 from workflows_app.engine.expectations import offered
-from workflows_app.engine.jsontypes import JsonObject
 from workflows_app.engine.memo import per_workflow
+from workflows_app.engine.model import CompiledWorkflow
 from workflows_app.engine.tree import top_steps, walk
 
 _TALKS_ABOUT_IDS = re.compile(r"\bworkflow\s+ids?\b", re.IGNORECASE)
@@ -25,11 +25,11 @@ class NamedId:
     workflow_id: str
 
 
-def named_ids(compiled: JsonObject) -> tuple[NamedId, ...]:
+def named_ids(compiled: CompiledWorkflow) -> tuple[NamedId, ...]:
     return per_workflow(compiled, "named_workflow_ids", _named_ids)
 
 
-def _named_ids(compiled: JsonObject) -> tuple[NamedId, ...]:
+def _named_ids(compiled: CompiledWorkflow) -> tuple[NamedId, ...]:
     found: dict[str, NamedId] = {}
     for step in walk(top_steps(compiled)):
         text = str(step.get("prompt", ""))
