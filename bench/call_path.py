@@ -7,10 +7,10 @@ In-process, on a fresh SQLite store: start_workflow, then one continue_workflow 
 through the tool's door (runs/mcp/tools.py `call`: input model, service, journal, answer, text),
 watched with sys.setprofile. Printed:
 - the distinct project modules (runs, workflows_app, workrail_site, exports) whose code ran;
-- the largest parameter count of a function that ran on the path, over the modules
-  tests/architecture/test_call_path.py walks (PATH_MODULES there) and over every project module.
-Parameters count as that test counts them: every named parameter, *args and **kwargs, except a
-method's self or cls. Figures only; nothing is asserted.
+- the largest parameter count of a function that ran, over the path's modules (harness/call_path.py's
+  PATH_MODULES, which tests/project/test_call_path.py walks) and over every project module, counted
+  by that module's rule. A dataclass's generated __init__ counts too: it runs in its module.
+Figures only; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -20,10 +20,12 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from types import CodeType, FrameType
+from types import FrameType
 from typing import Any
 
 from _common import REPO, clean_env
+
+from harness.call_path import PATH_MODULES, code_parameters
 
 PROJECT = ("runs", "workflows_app", "workrail_site", "exports")
 WORKFLOW = {
@@ -44,12 +46,6 @@ WORKFLOW = {
 }
 
 
-def parameter_count(code: CodeType) -> int:
-    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-    count = len(names) - (1 if names[:1] in (("self",), ("cls",)) else 0)
-    return count + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
-
-
 def watch(call: Any) -> tuple[set[str], dict[tuple[str, str], int]]:
     """The project modules whose code ran during `call()`, and each function's parameter count."""
     modules: set[str] = set()
@@ -64,7 +60,7 @@ def watch(call: Any) -> tuple[set[str], dict[tuple[str, str], int]]:
         modules.add(module)
         code = frame.f_code
         if code.co_name not in ("<module>", "<genexpr>", "<listcomp>", "<dictcomp>", "<setcomp>", "<lambda>"):
-            functions[(module, code.co_qualname)] = parameter_count(code)
+            functions[(module, code.co_qualname)] = code_parameters(code)
 
     sys.setprofile(profile)
     try:
@@ -100,13 +96,8 @@ def main() -> None:
         tools.call("continue_workflow", {"stateToken": first["stateToken"]})  # warm: imports and caches
         modules, functions = watch(lambda: tools.call("continue_workflow", arguments))
 
-    sys.path.insert(0, str(REPO / "tests" / "architecture"))
-    try:
-        from test_call_path import PATH_MODULES  # the modules the test walks
-    except ImportError:  # before the test existed
-        PATH_MODULES = ()
     on_path = {key: count for key, count in functions.items() if key[0] in PATH_MODULES}
-    print(f"continue_workflow with an ackToken, from runs.mcp.tools.call to the journal:")
+    print("continue_workflow with an ackToken, from runs.mcp.tools.call to the journal:")
     print(f"  project modules whose code ran: {len(modules)}")
     for label, found in (("on the path's modules", on_path), ("in any project module", functions)):
         if found:
