@@ -266,3 +266,19 @@ def test_a_disabled_tool_is_refused_with_the_flag_to_set(settings):
     outcome = call("resume_session", {})
     assert outcome.structured["error"]["code"] == "FEATURE_DISABLED"
     assert "WORKRAIL_ENABLE_RESUME_SESSION=1" in outcome.structured["error"]["suggestion"]
+
+
+@pytest.mark.django_db
+def test_a_replay_gives_the_answer_and_the_text_said_the_first_time(service_catalog):
+    """The text is rendered from the answer's model; a replay's model is read back from the JSON recorded
+    then, so both views come back as they were."""
+    started = call("start_workflow", {"workflowId": "wr.evidence_first_bug_fix", "goal": "Find the leak."})
+    ack = {
+        "stateToken": started.structured["stateToken"],
+        "ackToken": started.structured["ackToken"],
+        "output": {"notesMarkdown": "Reproduced it."},
+    }
+    first, again = call("continue_workflow", ack), call("continue_workflow", ack)
+    assert not first.is_error, first.text
+    assert json.dumps(again.structured) == json.dumps(first.structured)
+    assert again.text == first.text
