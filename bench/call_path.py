@@ -60,7 +60,10 @@ def watch(call: Any) -> tuple[set[str], dict[tuple[str, str], int]]:
         modules.add(module)
         code = frame.f_code
         if code.co_name not in ("<module>", "<genexpr>", "<listcomp>", "<dictcomp>", "<setcomp>", "<lambda>"):
-            functions[(module, code.co_qualname)] = code_parameters(code)
+            name = code.co_qualname
+            if name.startswith("__create_fn__"):  # a dataclass's generated method: name its class
+                name = f"{type(frame.f_locals.get('self')).__qualname__}.{code.co_name}"
+            functions[(module, name)] = code_parameters(code)
 
     sys.setprofile(profile)
     try:
