@@ -60,17 +60,22 @@ def _call(name: str, arguments: Any, client_roots: Sequence[str]) -> ToolOutcome
                 f"There is no tool named '{str(name)[:POINTER_PART_CHARS]}'.",
                 f"Call one of: {', '.join(s.name for s in tool_specs().values() if s.enabled)}.",
             )
-        answer = boundary.guarded(
+        answer, model = boundary.guarded(
             name,
-            lambda: answered(name, arguments, client_roots),
+            lambda: _with_model(answered(name, arguments, client_roots)),
             uses_database=spec.uses_database,
             changes=not spec.annotations.read_only,
         )
     except WorkRailError as exc:
         return error_outcome(exc)
-    # One value, two views: the structured answer is its dump, the text is rendered from it.
-    model = answer.read() if isinstance(answer, RecordedAnswer) else answer
+    # One value, two views: the structured answer is its dump, the text is rendered from its model.
     return ToolOutcome(answer.dump(), spec.render(model), is_error=False)
+
+
+def _with_model(answer: Answer) -> tuple[Answer, Shape]:
+    """The answer and the model its text is rendered from: itself, or a recorded answer's JSON read back
+    (inside the boundary: a recorded answer that no longer fits its model is an error as data)."""
+    return answer, answer.read() if isinstance(answer, RecordedAnswer) else answer
 
 
 def answered(name: str, arguments: Any, client_roots: Sequence[str] = ()) -> Answer:
