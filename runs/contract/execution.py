@@ -120,6 +120,11 @@ class ExpectedContext(Shape):
     allowed_by: str | None = Field(default=None, description="Which contract, of which step, allows those values.")
     current: Any = Field(default=None, description="Its value now, when it is set already: this step may change it.")
 
+    @property
+    def has_current(self) -> bool:
+        """Whether it is set already (its value may be null): `current` is in the answer only then."""
+        return "current" in self.model_fields_set
+
 
 class OutputContractView(Shape):
     contract_ref: str
@@ -480,17 +485,34 @@ class ExecutionResult(FinalShape):
         "brief, and (once complete) the call that goes back to the waiting parent.",
     )
 
+    def with_warnings_first(self, *first: WarningDict) -> ExecutionResult:
+        """The same answer with `first` before its warnings (a note the door adds: arguments it decoded)."""
+        copied = self.model_copy(update={"warnings": [*map(Warning.model_validate, first), *self.warnings]})
+        copied._wire = None  # the copy's dump is its own
+        return copied
+
+    @property
+    def says_everything(self) -> bool:
+        """Whether the text says the goal, the guidance and the call instructions in full: where selfContained,
+        and in an answer recorded before that flag existed (it said everything)."""
+        return self.self_contained or "self_contained" not in self.model_fields_set
+
 
 @dataclass(frozen=True)
 class RecordedAnswer:
-    """An answer recorded earlier, given again: an ack or a checkpoint sent a second time. It is served
-    from the JSON stored then, not parsed back into the models: a replay says what was said, even if
-    the shapes have changed since the store recorded it. `warnings_first` are put before its warnings
-    (a replay that ignored a different output says so first)."""
+    """An answer recorded earlier, given again: an ack or a checkpoint sent a second time. Its JSON is
+    the one stored then, byte for byte (a replay says what was said); its text is rendered from that
+    JSON read back into `shape`, the model it was dumped from. `warnings_first` are put before its
+    warnings (a replay that ignored a different output says so first)."""
 
     recorded_json: str
     warnings_first: tuple[WarningDict, ...] = ()
     branch_tip: BranchTip | None = None  # the branch has moved on since (a replay with other output)
+    shape: type[Shape] = ExecutionResult  # a notes session's checkpoint: runs.contract.sessions.SessionResult
+
+    def read(self) -> Shape:
+        """The answer as its model, for the text: the parts it set are the ones its JSON holds."""
+        return self.shape.model_validate(self.dump())
 
     def dump(self) -> JsonObject:
         answer: JsonObject = json.loads(self.recorded_json)

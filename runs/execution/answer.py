@@ -3,12 +3,14 @@ the tokens to go on with, and the warnings that hold for the whole run (given on
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 
-from runs.contract.execution import ExecutionResult, Pending, UserDependencyDict, WarningDict
+from runs.contract.execution import ExecutionResult, Pending, WarningDict
 from runs.contract.preferences import recommendation_warnings
 from runs.execution import modes
 from runs.execution.delegations import (
@@ -22,14 +24,13 @@ from runs.execution.delegations import (
 )
 from runs.execution.drift import drift_warnings
 from runs.execution.recording import once_per_run
-from runs.execution.responses import AnswerParts, execution_response
+from runs.execution.responses import AnswerDraft, AnswerParts, AnswerSays, RunPosition, Tokens, execution_response
 from runs.models import Attempt, Node, Run
 from runs.store import tokens
 from runs.store.journal import Journal
 from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
 from workflows_app import engine
-from workflows_app.engine.jsontypes import JsonObject
 from workflows_app.engine.model import CompiledStep, CompiledWorkflow, PendingView, user_dependencies_of
 from workflows_app.guidance import guidance
 
@@ -41,22 +42,22 @@ def pending_step(run: Run, pending: Mapping[str, Any] | None) -> CompiledStep | 
     return steps_by_id(run.pinned_id).get(pending["stepId"]) if pending else None
 
 
-def node_response(
-    journal: Journal,
-    run: Run,
-    node: Node,
-    attempt: Attempt | None,
-    pending: PendingView | None,
-    warnings: list[WarningDict],
-    *,
-    kind: str,
-    extra: AnswerParts | None = None,
-    context_needed: list[UserDependencyDict] | None = None,
-    resend_context: JsonObject | None = None,
-    came_from: list[int] | None = None,
-) -> ExecutionResult:
-    """The answer for `node`, with its pending step (the engine's view) shaped by the node's preferences
+@dataclass(frozen=True)
+class AnswerAt:
+    """Where an answer stands: a run's node, the attempt whose ackToken it gives (none when complete), and
+    the engine's view of the node's pending step."""
+
+    run: Run
+    node: Node
+    attempt: Attempt | None
+    pending: PendingView | None
+
+
+def node_response(journal: Journal, at: AnswerAt, says: AnswerSays) -> ExecutionResult:
+    """The answer for `at.node`, with its pending step (the engine's view) shaped by the node's preferences
     and the context it expects. Warnings that hold for the whole run are given once (once_per_run)."""
+    run, node, attempt, pending = at.run, at.node, at.attempt, at.pending
+    extra: AnswerParts = says.extra
     home = settings.WORKRAIL_HOME
     preferences = node.preferences
     compiled = compiled_workflow(run.pinned_id)
@@ -81,32 +82,32 @@ def node_response(
         if expected:
             shaped["expectedContext"] = expected
     # Said when a chat opens the run, when it completes, and on the start of a linked run (it confirms the link).
-    opened = (extra or {}).get("rehydrated") or (
+    opened = extra.get("rehydrated") or (
         source is not None and source.delegation is None and journal.projector.started(run)
     )
     if source is not None and (pending is None or opened):
-        extra = {**(extra or {}), "delegatedBy": delegated_by(run, source, complete=pending is None)}
+        extra = {**extra, "delegatedBy": delegated_by(run, source, complete=pending is None)}
     steady = [*drift_warnings(run), *recommendation_warnings(compiled, preferences), *left_out_warnings(compiled)]
     goal = context.get("goal")
     if isinstance(goal, str) and goal.strip() and shaped is not None:
-        extra = {**(extra or {}), "goal": goal}  # the task in the user's words, with every step
-    return execution_response(
-        kind=kind,
-        run=run,
-        state_token=state_token,
-        ack_token=tokens.mint(home, TokenKind.ACK, attempt.public_id) if attempt is not None else None,
-        pending=Pending.model_validate(shaped) if shaped is not None else None,
+        extra = {**extra, "goal": goal}  # the task in the user's words, with every step
+    position = RunPosition(
         completed_steps=node.engine_state.get("completedSteps", 0),
         step_count=engine.step_count(compiled),
         outline=(list(node.engine_state.get("cursor", {}).get("position") or []), engine.outline_length(compiled)),
-        came_from=came_from,
-        warnings=[*warnings, *once_per_run(journal, run, node, steady)],
-        preferences=preferences,
-        extra=extra,
-        context_needed=context_needed,
-        resend_context=resend_context,
+        came_from=says.came_from,
         compiled=compiled,
     )
+    ack_token = tokens.mint(home, TokenKind.ACK, attempt.public_id) if attempt is not None else None
+    draft = AnswerDraft(
+        run=run,
+        tokens=Tokens(state_token, ack_token),
+        pending=Pending.model_validate(shaped) if shaped is not None else None,
+        position=position,
+        preferences=preferences,
+    )
+    warnings = [*says.warnings, *once_per_run(journal, run, node, steady)]
+    return execution_response(draft, dataclasses.replace(says, warnings=warnings, extra=extra))
 
 
 def left_out_warnings(compiled: CompiledWorkflow) -> list[WarningDict]:

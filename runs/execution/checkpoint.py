@@ -26,10 +26,10 @@ from runs.contract.features import Feature
 from runs.contract.inputs import CheckpointInput, StartSessionInput, StepOutputDict
 from runs.contract.sessions import NotesSession, SessionCheckpoint, SessionNextCall, SessionResult
 from runs.execution import placeholders
-from runs.execution.answer import node_response
+from runs.execution.answer import AnswerAt, AnswerSays, node_response
 from runs.execution.drafts import draft_issues
 from runs.execution.loading import load_node
-from runs.execution.recording import create_node, open_session
+from runs.execution.recording import NewNode, create_node, open_session
 from runs.execution.replay import output_digest
 from runs.models import Checkpoint, Session, SessionKind
 from runs.store import events, ratelimit, tokens
@@ -109,20 +109,10 @@ def _on_run(node_id: int, output: StepOutputDict) -> ExecutionResult | RecordedA
         pending = engine.pending_view(compiled_workflow(run.pinned_id), node.engine_state)
         same_place = Transition("complete" if pending is None else "advanced", node.engine_state, pending, None)
         pending_id = node.pending_step_id or None
-        child, attempt = create_node(journal, run, node, same_place, notes_recorded=True, preferences=node.preferences)
+        child, attempt = create_node(journal, run, NewNode(node, same_place, True, node.preferences))
+        recorded = RunCheckpoint(recorded=_recorded(output), note=CHECKPOINT_NOTE, pending_step_id=pending_id)
         response = node_response(
-            journal,
-            run,
-            child,
-            attempt,
-            pending,
-            [],
-            kind="checkpoint",
-            extra={
-                "checkpoint": RunCheckpoint(
-                    recorded=_recorded(output), note=CHECKPOINT_NOTE, pending_step_id=pending_id
-                )
-            },
+            journal, AnswerAt(run, child, attempt, pending), AnswerSays("checkpoint", [], {"checkpoint": recorded})
         )
         _record(journal, run.public_id, node.public_id, child.public_id, digest, output, response)
         return response
@@ -135,7 +125,7 @@ def _on_session(token_id: int, output: StepOutputDict) -> SessionResult | Record
         journal = Journal(session, now)  # locks the session before the retry check, as in _on_run
         done = Checkpoint.objects.filter(session=session, node__isnull=True, output_digest=digest).first()
         if done is not None:
-            return RecordedAnswer(done.response_json)
+            return RecordedAnswer(done.response_json, shape=SessionResult)
         _refuse_bad_artifacts(None, output)
         ratelimit.take(f"session:{session.public_id}", what="writes to this session")
         count = session.checkpoints.count() + 1

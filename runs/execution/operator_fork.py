@@ -44,7 +44,7 @@ from runs.contract.inputs import (
     is_unicode_text,
     json_size,
 )
-from runs.execution.recording import create_node
+from runs.execution.recording import NewNode, create_node
 from runs.models import Node, RunStatus
 from runs.readmodels.run_view import get_node
 from runs.store import events, ownership, ratelimit, tokens
@@ -112,7 +112,7 @@ def fork_node(node_id: str | int, change: Any, reason: Any, *, via: Via) -> Oper
                 "Fork from an earlier node of the branch.",
             )
         same_place = Transition("advanced", state, pending, None)
-        child, attempt = create_node(journal, run, node, same_place, notes_recorded=False, preferences=node.preferences)
+        child, attempt = create_node(journal, run, NewNode(node, same_place, False, node.preferences))
         assert attempt is not None, "a node with a pending step gets an ackToken"
         journal.record(
             events.OperatorForked(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
@@ -73,15 +74,20 @@ def open_session(key: str | None, title: str, tags: list[str], now: datetime, *,
     return journal
 
 
-def create_node(
-    journal: Journal,
-    run: Run,
-    parent: Node | None,
-    result: Transition,
-    *,
-    notes_recorded: bool,
-    preferences: dict[str, str],
-) -> tuple[Node, Attempt | None]:
+@dataclass(frozen=True)
+class NewNode:
+    """A node to create: where the engine moved from `parent` (none for a run's root), whether notes were
+    recorded on the way in (it counts them on its path), and the preferences in effect there."""
+
+    parent: Node | None
+    result: Transition
+    notes_recorded: bool
+    preferences: dict[str, str]
+
+
+def create_node(journal: Journal, run: Run, new: NewNode) -> tuple[Node, Attempt | None]:
+    """The node, and an attempt (the ackToken to go on with) when a step is pending there."""
+    parent, result, preferences = new.parent, new.result, new.preferences
     node_id = random_id()
     pending = result.pending
     journal.record(
@@ -90,7 +96,7 @@ def create_node(
             node_id=node_id,
             parent_node_id=parent.public_id if parent else None,
             depth=parent.depth + 1 if parent else 0,
-            notes_on_path=(parent.notes_on_path if parent else 0) + (1 if notes_recorded else 0),
+            notes_on_path=(parent.notes_on_path if parent else 0) + (1 if new.notes_recorded else 0),
             engine_state=result.state,
             preferences=preferences,
             pending_step_id=pending["stepId"] if pending else None,
@@ -138,7 +144,7 @@ def begin_run(
         )
     )
     run = journal.projector.run(run_id)
-    node, attempt = create_node(journal, run, None, begun, notes_recorded=False, preferences=preferences)
+    node, attempt = create_node(journal, run, NewNode(None, begun, notes_recorded=False, preferences=preferences))
     record_warnings(journal, run, node, engine_warnings(begun.warnings))
     if begun.kind == "complete":
         set_status(journal, run, RunStatus.COMPLETE)
@@ -151,19 +157,23 @@ def issue_attempt(journal: Journal, run: Run, node: Node) -> Attempt:
     return journal.projector.attempt(attempt_id)
 
 
-def record_ack(
-    journal: Journal,
-    run: Run,
-    attempt: Attempt,
-    child: Node | None,
-    outcome: AckOutcome,
-    output: StepOutputDict,
-    response: ExecutionResult,
-    *,
-    context: JsonObject | None = None,
-) -> None:
-    """The answer to an attempt. A refused one also keeps what the agent sent, in short (the refused call
-    itself is recorded nowhere else), for the developer reading why the step is blocked."""
+@dataclass(frozen=True)
+class AckRecord:
+    """An attempt's acknowledgement: the node it made (none when blocked), how it ended, the output the
+    agent sent and the answer given."""
+
+    attempt: Attempt
+    child: Node | None
+    outcome: AckOutcome
+    output: StepOutputDict
+    response: ExecutionResult
+
+
+def record_ack(journal: Journal, run: Run, ack: AckRecord, context: JsonObject | None = None) -> None:
+    """The answer to an attempt. A refused one also keeps what the agent sent (its output and `context`),
+    in short (the refused call itself is recorded nowhere else), for the developer reading why the step
+    is blocked."""
+    attempt, child, outcome, output = ack.attempt, ack.child, ack.outcome, ack.output
     journal.record(
         events.StepAcked(
             run_id=run.public_id,
@@ -172,7 +182,7 @@ def record_ack(
             child_node_id=child.public_id if child else None,
             outcome=outcome.value,
             output_digest=output_digest(output),
-            response=json.dumps(response.dump(), ensure_ascii=False),
+            response=json.dumps(ack.response.dump(), ensure_ascii=False),
             refused=refused_summary(output, context) if outcome == AckOutcome.BLOCKED else None,
         )
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from runs.contract.execution import Branch, ExecutionResult, WarningDict
-from runs.execution.answer import chat_opening, node_response
+from runs.execution.answer import AnswerAt, AnswerSays, chat_opening, node_response
 from runs.execution.loading import load_node
 from runs.execution.recording import issue_attempt
 from runs.execution.responses import AnswerParts
@@ -91,7 +91,7 @@ def rehydrate(node_id: int, *, ignored_input: bool = False) -> ExecutionResult:
                 "below starts a new branch beside them; nothing on the existing branches is lost. " + FILES_NOT_BRANCHED
             )
         kind = "complete" if node.is_complete else "step"
-        response = node_response(journal, run, node, attempt, pending, notices, kind=kind, extra=extra)
+        response = node_response(journal, AnswerAt(run, node, attempt, pending), AnswerSays(kind, notices, extra))
         journal.flush()
         return response
 

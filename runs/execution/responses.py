@@ -8,6 +8,7 @@ blank to fill written as a `<fill in ...>` placeholder (runs/execution/placehold
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import TypedDict
 
 from runs.contract.execution import (
@@ -60,24 +61,70 @@ class AnswerParts(TypedDict, total=False):
     delegatedBy: JsonObject  # runs/execution/delegations.py builds it; the answer's DelegatedBy checks it
 
 
+@dataclass(frozen=True)
+class Tokens:
+    """The tokens an answer gives: the node's stateToken, and the ackToken of its open attempt (none when
+    the run is complete there)."""
+
+    state: str
+    ack: str | None
+
+
+@dataclass(frozen=True)
+class ContextToSend:
+    """Context the next call must carry besides what the step expects: after a blocked ack, what was sent
+    (`resend`, not applied) and what only the user can give (`needed`)."""
+
+    needed: list[UserDependencyDict] | None = None
+    resend: JsonObject | None = None
+
+
+@dataclass(frozen=True)
+class RunPosition:
+    """Where the run stands, for `progress`: steps acknowledged, the workflow's size, the pending step's
+    place in the outline with the outline's length, and the place of the step acknowledged just before."""
+
+    completed_steps: int
+    step_count: int
+    outline: tuple[list[int], int] | None = None
+    came_from: list[int] | None = None
+    compiled: CompiledWorkflow | None = None  # the steps passed over are named from it
+
+
+@dataclass(frozen=True)
+class AnswerSays:
+    """What an answer says besides its node: its kind, the warnings of this call, the parts only some
+    paths give, the context the next call must carry, and the outline place of the step just acknowledged."""
+
+    kind: str
+    warnings: list[WarningDict]
+    extra: AnswerParts = field(default_factory=lambda: AnswerParts())
+    context: ContextToSend = field(default_factory=ContextToSend)
+    came_from: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class AnswerDraft:
+    """The node an execution answer is for, as `execution_response` reads it: its run, its tokens, its
+    pending step (shaped), where it stands, and the preferences in effect there."""
+
+    run: Run
+    tokens: Tokens
+    pending: Pending | None
+    position: RunPosition
+    preferences: dict[str, str]
+
+
 def session_ref(run: Run) -> SessionRef:
     return SessionRef(session_id=run.session.public_id, run_id=run.public_id, session_key=run.session.session_key)
 
 
-def next_call(
-    state_token: str,
-    ack_token: str | None,
-    pending: Pending | None,
-    context_needed: list[UserDependencyDict] | None = None,
-    resend_context: JsonObject | None = None,
-    *,
-    full: bool = True,
-) -> NextCall | None:
+def next_call(tokens: Tokens, pending: Pending | None, sent: ContextToSend, *, full: bool = True) -> NextCall | None:
     """The exact continue_workflow call to make next. After a blocked ack, the context that came with
     it was not applied, so it is repeated here (its placeholders excepted), along with what is needed.
     The instructions are `full` in an answer a chat may start from; elsewhere the rules the first
     answer explained are one line, and only what is particular to the step is said in full."""
-    if pending is None or ack_token is None:
+    if pending is None or tokens.ack is None:
         return None
     words = blanks.words(pending.prompt)
     output = output_template(pending, words)
@@ -89,7 +136,7 @@ def next_call(
         )
     if pending.delegations and any(d.runs and not d.available for d in pending.delegations):
         instructions += " Do the part of each delegation that cannot run here yourself (see its fix)."
-    context = {key: value for key, value in (resend_context or {}).items() if not placeholders.is_placeholder(value)}
+    context = {key: value for key, value in (sent.resend or {}).items() if not placeholders.is_placeholder(value)}
     for expected in pending.expected_context or []:
         if expected.key in SESSION_ID_KEYS:
             continue  # an id only the user has (a ticket's): a blank would invite making one up
@@ -104,11 +151,11 @@ def next_call(
     for dependency in pending.user_dependencies or []:
         if not dependency.met:  # offered before any block, so the agent asks the user at the step that needs it
             context.setdefault(dependency.context_key, placeholders.from_user(dependency.description))
-    if context_needed:
-        for dep in context_needed:
+    if sent.needed:
+        for dep in sent.needed:
             context[dep["contextKey"]] = placeholders.from_user(dep["description"])
         instructions += " First ask the user for what context needs (see blocked.issues)."
-    arguments = {"stateToken": state_token, "ackToken": ack_token, "output": output}
+    arguments = {"stateToken": tokens.state, "ackToken": tokens.ack, "output": output}
     return NextCall(
         tool="continue_workflow",
         arguments=ContinueWorkflowInput.model_validate({**arguments, "context": context} if context else arguments),
@@ -186,17 +233,12 @@ def output_template(pending: Pending, words: frozenset[str]) -> StepOutputDict:
     return output
 
 
-def progress(
-    completed_steps: int,
-    step_count: int,
-    pending: Pending | None,
-    outline: tuple[list[int], int] | None,
-    came_from: list[int] | None = None,
-    compiled: CompiledWorkflow | None = None,
-) -> Progress:
+def progress(where_now: RunPosition, pending: Pending | None) -> Progress:
     """Where the run is, as one sentence that stays true through loops and skipped steps: the pending
     step's place in inspect_workflow's outline (which loops revisit and conditions jump over), the
     steps it passed over and why, and how many steps were acknowledged (loops count once per pass)."""
+    completed_steps, step_count, outline = where_now.completed_steps, where_now.step_count, where_now.outline
+    came_from, compiled = where_now.came_from, where_now.compiled
     done = f"{completed_steps} step{'s' if completed_steps != 1 else ''} acknowledged"
     if pending is None:
         summary = f"Complete: {done} in all (a loop's steps count once per pass, skipped steps not at all)."
@@ -250,41 +292,22 @@ def _skipped_text(skipped: list[list[int]], compiled: CompiledWorkflow | None) -
     return ", ".join(parts)
 
 
-def execution_response(
-    *,
-    kind: str,
-    run: Run,
-    state_token: str,
-    ack_token: str | None,
-    pending: Pending | None,
-    completed_steps: int,
-    step_count: int,
-    outline: tuple[list[int], int] | None = None,
-    came_from: list[int] | None = None,
-    warnings: list[WarningDict],
-    preferences: dict[str, str],
-    extra: AnswerParts | None = None,
-    context_needed: list[UserDependencyDict] | None = None,
-    resend_context: JsonObject | None = None,
-    compiled: CompiledWorkflow | None = None,
-) -> ExecutionResult:
-    parts = extra or {}
+def execution_response(draft: AnswerDraft, says: AnswerSays) -> ExecutionResult:
+    parts, pending, run = says.extra, draft.pending, draft.run
     return ExecutionResult.model_validate(
         {
-            "kind": kind,
+            "kind": says.kind,
             "isComplete": pending is None,
-            "stateToken": state_token,
-            "ackToken": ack_token,
+            "stateToken": draft.tokens.state,
+            "ackToken": draft.tokens.ack,
             "pending": pending,
             "session": session_ref(run),
             "workflow": WorkflowRef(id=run.workflow_id, workflow_hash=run.pinned_id),
-            "progress": progress(completed_steps, step_count, pending, outline, came_from, compiled),
-            "preferences": EffectivePreferences.model_validate(preferences),
-            "mode": mode_of(preferences),
-            "warnings": [WarningShape.model_validate(w) for w in warnings],
-            "nextCall": next_call(
-                state_token, ack_token, pending, context_needed, resend_context, full=bool(parts.get("selfContained"))
-            ),
+            "progress": progress(draft.position, pending),
+            "preferences": EffectivePreferences.model_validate(draft.preferences),
+            "mode": mode_of(draft.preferences),
+            "warnings": [WarningShape.model_validate(w) for w in says.warnings],
+            "nextCall": next_call(draft.tokens, pending, says.context, full=bool(parts.get("selfContained"))),
             **parts,
             "selfContained": bool(parts.get("selfContained")),
         }

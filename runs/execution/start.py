@@ -12,7 +12,7 @@ from runs.contract.execution import ExecutionResult, WarningDict, engine_warning
 from runs.contract.inputs import StartWorkflowInput
 from runs.contract.preferences import CHOICES, follow_recommendation, resolve
 from runs.execution import delegations, workspace
-from runs.execution.answer import OUTCOME_KIND, chat_opening, node_response
+from runs.execution.answer import OUTCOME_KIND, AnswerAt, AnswerSays, chat_opening, node_response
 from runs.execution.catalog import current_catalog, find_workflow, renamed_workflow, unknown_workflow_ids
 from runs.execution.recording import begin_run, journal_for_new_run, observe
 from runs.store import ratelimit, tokens
@@ -58,13 +58,8 @@ def start_workflow(request: StartWorkflowInput) -> ExecutionResult:
             extra["references"] = [as_json(reference) for reference in references]
         response = node_response(
             journal,
-            run,
-            node,
-            attempt,
-            begun.pending,
-            [*notices, *engine_warnings(begun.warnings)],
-            kind=OUTCOME_KIND[begun.kind],
-            extra=extra,
+            AnswerAt(run, node, attempt, begun.pending),
+            AnswerSays(OUTCOME_KIND[begun.kind], [*notices, *engine_warnings(begun.warnings)], extra),
         )
         journal.flush()
         return response

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import json
 
-from runs.mcp.answer_shapes import DelegatedBy, DelegationView, ExecutionJson, LinkedRunView, Pending
-from runs.readmodels.shapes import Recap
+from runs.contract.execution import DelegatedBy, DelegationView, ExecutionResult, LinkedRunView, Pending, Recap
 from workflows_app.engine.jsontypes import JsonObject
 
 # The briefs a parallel step shows in its text (shared context included), in characters; whole briefs
@@ -29,18 +28,18 @@ def delegation_lines(pending: Pending) -> list[str]:
     """A parallel step's delegations, one block each: what runs, why, with which context (whole), whether
     it can run, the call that works on its run, and what the run recorded. Context every delegation
     receives is listed once."""
-    delegations = pending.get("delegations")
+    delegations = pending.delegations
     if not delegations:
         return []
-    done = all(d.get("status") == "complete" or not d["runs"] for d in delegations)
-    if done and any(d.get("status") == "complete" for d in delegations):
+    done = all(d.status == "complete" or not d.runs for d in delegations)
+    if done and any(d.status == "complete" for d in delegations):
         lines = [f"Delegations ({len(delegations)}), whose runs are complete; what each recorded:"]
     else:
         lines = [
             f"Delegations ({len(delegations)}), each carried out as a run of its own (subagents may take one each):"
         ]
     room = BRIEFS_CHARS
-    shared = pending.get("sharedContext") or {}
+    shared = pending.shared_context or {}
     if shared:
         text = context_text(shared)
         if len(text) <= room:
@@ -54,32 +53,32 @@ def delegation_lines(pending: Pending) -> list[str]:
                 f"more than this answer shows; each run's own first answer shows it whole)."
             )
     for number, delegation in enumerate(delegations, 1):
-        lines += _delegation_block(number, delegation, pending["title"], room)
-        if delegation["runs"]:
-            size = len(context_text(delegation.get("context") or {}))
+        lines += _delegation_block(number, delegation, pending.title, room)
+        if delegation.runs:
+            size = len(context_text(delegation.context))
             room = room - size if size <= room else 0  # the bound is reached: the briefs after are left out too
     lines.append("")
     return lines
 
 
 def _delegation_block(number: int, delegation: DelegationView, step_title: str, room: int) -> list[str]:
-    name = f" ({delegation['workflowName']})" if delegation.get("workflowName") else ""
-    if not delegation["runs"]:
+    name = f" ({delegation.workflow_name})" if delegation.workflow_name else ""
+    if not delegation.runs:
         state = "skipped: its runCondition does not hold, nothing to do."
-    elif delegation.get("runId"):
-        state = f"runs as {delegation['runId']} ({str(delegation.get('status') or '').replace('_', ' ')})."
-    elif not delegation["available"]:
+    elif delegation.run_id:
+        state = f"runs as {delegation.run_id} ({str(delegation.status or '').replace('_', ' ')})."
+    elif not delegation.available:
         state = "CANNOT RUN HERE: this WorkRail has no workflow with that id."
     else:
         state = "not started."
-    lines = [f"{number}. {delegation['workflowId']}{name}: {state}"]
-    lines.append(f"   Why: {delegation['goal'] or 'part of ' + repr(step_title) + ' (no goal given)'}")
-    call = json.dumps({"stateToken": delegation["stateToken"]}) if delegation.get("stateToken") else None
-    if delegation.get("status") == "complete":  # done: what it recorded matters now, not its brief
-        return [*lines, *recorded_lines(delegation.get("recorded"))]
-    if delegation["runs"]:
-        own = delegation.get("context") or {}
-        extra = " (besides the shared context)" if delegation.get("receivesSharedContext") else ""
+    lines = [f"{number}. {delegation.workflow_id}{name}: {state}"]
+    lines.append(f"   Why: {delegation.goal or 'part of ' + repr(step_title) + ' (no goal given)'}")
+    call = json.dumps({"stateToken": delegation.state_token}) if delegation.state_token else None
+    if delegation.status == "complete":  # done: what it recorded matters now, not its brief
+        return [*lines, *recorded_lines(delegation.recorded)]
+    if delegation.runs:
+        own = delegation.context
+        extra = " (besides the shared context)" if delegation.receives_shared_context else ""
         text = context_text(own)
         if len(text) <= room:
             shown = text if own else "nothing more" if extra else "none"
@@ -91,20 +90,20 @@ def _delegation_block(number: int, delegation: DelegationView, step_title: str, 
             )
         else:
             lines.append(f"   Context{extra}: {', '.join(own)} ({len(text)} characters; pending.delegations has it)")
-    if delegation.get("fix"):
-        lines.append(f"   Fix: {delegation['fix']}")
-    if call is not None and delegation["runs"]:
+    if delegation.fix:
+        lines.append(f"   Fix: {delegation.fix}")
+    if call is not None and delegation.runs:
         lines.append(f"   Work on it, to the end: continue_workflow {call}")
-    return [*lines, *recorded_lines(delegation.get("recorded"))]
+    return [*lines, *recorded_lines(delegation.recorded)]
 
 
 def linked_lines(pending: Pending) -> list[str]:
     """A step that asks for delegation: how to start a run linked to it; then the runs linked to it so far,
     one block each (status, the call that works on it, what it recorded)."""
     lines = []
-    how = pending.get("delegateWith")
+    how = pending.delegate_with
     if how:
-        call = {"workflowId": "<its id>", "goal": "<what it is to do>", "parentStateToken": how["parentStateToken"]}
+        call = {"workflowId": "<its id>", "goal": "<what it is to do>", "parentStateToken": how.parent_state_token}
         # Short: the linked run's own answers say the rest (the link when it starts, the call back when done).
         routines = json.dumps({"kind": "routine"})
         lines.append(
@@ -112,9 +111,9 @@ def linked_lines(pending: Pending) -> list[str]:
             f"this step, which then shows what it recorded (list_workflows {routines} lists the routines to run, "
             "and inspect_workflow shows the context one reads)."
         )
-    runs = pending.get("linkedRuns")
+    runs = pending.linked_runs
     if runs:
-        total = pending.get("linkedRunCount") or len(runs)
+        total = pending.linked_run_count or len(runs)
         newest = f", the newest {len(runs)} shown" if total > len(runs) else ""
         lines.append(f"Runs linked to this step ({total}{newest}), started with its parentStateToken:")
         for number, run in enumerate(runs, total - len(runs) + 1):
@@ -123,30 +122,30 @@ def linked_lines(pending: Pending) -> list[str]:
 
 
 def _linked_block(number: int, run: LinkedRunView) -> list[str]:
-    status = run["status"].replace("_", " ")
-    lines = [f"{number}. {run['workflowId']} ({run['workflowName']}): runs as {run['runId']} ({status})."]
-    if run["status"] != "complete":
-        lines.append(f"   Work on it, to the end: continue_workflow {json.dumps({'stateToken': run['stateToken']})}")
-    return [*lines, *recorded_lines(run.get("recorded"))]
+    status = run.status.replace("_", " ")
+    lines = [f"{number}. {run.workflow_id} ({run.workflow_name}): runs as {run.run_id} ({status})."]
+    if run.status != "complete":
+        lines.append(f"   Work on it, to the end: continue_workflow {json.dumps({'stateToken': run.state_token})}")
+    return [*lines, *recorded_lines(run.recorded)]
 
 
 def recorded_lines(recorded: Recap | None) -> list[str]:
     """What a delegated run recorded, under its block: each kept entry, then what was left out and where."""
-    if not recorded:
+    if recorded is None:
         return []
-    total = recorded.get("totalEntries")
-    kept = len(recorded["entries"])
-    counted = f" ({kept} of {total} entries)" if recorded["truncated"] and total is not None else ""
+    total = recorded.total_entries
+    kept = len(recorded.entries)
+    counted = f" ({kept} of {total} entries)" if recorded.truncated and total is not None else ""
     lines = [f"   What its run recorded{counted}:"]
-    for item in recorded["entries"]:
-        written = item["notesMarkdown"].strip().splitlines()
+    for item in recorded.entries:
+        written = item.notes_markdown.strip().splitlines()
         notes = "\n".join(f"       {line}" if line.strip() else "" for line in written).lstrip()
-        lines.append(f"     - {item['title'] or item['stepId']}: {notes}")
-    gap = recorded.get("omitted")
-    if recorded["truncated"] and gap is not None:
-        left = recorded["omittedEntries"]
+        lines.append(f"     - {item.title or item.step_id}: {notes}")
+    gap = recorded.omitted
+    if recorded.truncated and gap is not None:
+        left = recorded.omitted_entries
         what = f"{left} entries left out" if left else "long entries cut"
-        lines.append(f"     … [{what}; to read them all, {gap['howToRead']}]")
+        lines.append(f"     … [{what}; to read them all, {gap.how_to_read}]")
     return lines
 
 
@@ -169,14 +168,14 @@ def context_text(context: JsonObject, indent: str = "   ") -> str:
     return "\n" + "\n".join(lines)
 
 
-def brief_lines(result: ExecutionJson) -> list[str]:
+def brief_lines(result: ExecutionResult) -> list[str]:
     """On a delegated run, when a chat opens it: the step that handed it out, why, and its whole brief."""
-    link = result.get("delegatedBy")
-    if not link:
+    link = result.delegated_by
+    if link is None:
         return []
-    lines = [_handed_out_by(link) + (f" Why: {link['goal']}" if link["goal"] else "")]
-    context = result.get("runContext") or {}
-    brief = {key: context[key] for key in link["brief"] if key in context}
+    lines = [_handed_out_by(link) + (f" Why: {link.goal}" if link.goal else "")]
+    context = result.run_context or {}
+    brief = {key: context[key] for key in link.brief if key in context}
     if not brief:
         return [*lines, "Its brief is empty: the parent handed this run no context.", ""]
     lines.append("Your brief (the context the parent handed to this run, in full):")
@@ -192,24 +191,24 @@ def brief_lines(result: ExecutionJson) -> list[str]:
     return lines
 
 
-def parent_lines(result: ExecutionJson) -> list[str]:
+def parent_lines(result: ExecutionResult) -> list[str]:
     """On a delegated run that is complete: which parent step waits for it, and the call that goes back."""
-    link = result.get("delegatedBy")
-    if not link:
+    link = result.delegated_by
+    if link is None:
         return []
     lines = [_handed_out_by(link)]
-    open_runs = link.get("unfinished") or []
-    token = link.get("parentStateToken")
+    open_runs = link.unfinished or []
+    token = link.parent_state_token
     if token is None:
         lines.append("That step is no longer pending on the parent's branch: nothing waits for this run there.")
         return lines
-    kind = "run(s) linked to it" if link.get("linked") else "delegated run(s)"
+    kind = "run(s) linked to it" if link.linked else "delegated run(s)"
     if open_runs:
         lines.append(
             f"That step still waits for {len(open_runs)} other {kind}: {', '.join(open_runs)}. "
             "Finish them too (each with the stateToken the step gave for it)."
         )
-    elif link.get("linked"):
+    elif link.linked:
         # The agent starts linked runs one at a time: "every run" would be said after the first of four.
         lines.append(
             "No run linked to that step is open now. If the step asks for more runs, start the next one with "
@@ -225,21 +224,21 @@ def parent_lines(result: ExecutionJson) -> list[str]:
     return lines
 
 
-def linked_start_lines(result: ExecutionJson) -> list[str]:
+def linked_start_lines(result: ExecutionResult) -> list[str]:
     """On the first answer of a run started with parentStateToken: the link it made, and what ends it."""
-    link = result.get("delegatedBy")
-    if not link or not link.get("linked") or result.get("rehydrated") or result["pending"] is None:
+    link = result.delegated_by
+    if link is None or not link.linked or result.rehydrated or result.pending is None:
         return []
     return [_handed_out_by(link) + " When this run is complete, its last answer gives the call back to that step.", ""]
 
 
 def _handed_out_by(link: DelegatedBy) -> str:
-    if link.get("linked"):
+    if link.linked:
         return (
-            f"This run is linked to run {link['runId']}'s step '{link['stepTitle']}' [{link['stepId']}] (run "
-            f"{link['number']} of the {link['count']} linked to it so far)."
+            f"This run is linked to run {link.run_id}'s step '{link.step_title}' [{link.step_id}] (run "
+            f"{link.number} of the {link.count} linked to it so far)."
         )
     return (
-        f"This run is delegation {link['number']} of {link['count']} handed out by run {link['runId']} at its step "
-        f"'{link['stepTitle']}' [{link['stepId']}]."
+        f"This run is delegation {link.number} of {link.count} handed out by run {link.run_id} at its step "
+        f"'{link.step_title}' [{link.step_id}]."
     )

@@ -37,7 +37,6 @@ from runs.mcp.notes_text import MARKDOWN, notes_page_markdown
 from runs.store import actors
 
 if TYPE_CHECKING:
-    from runs.mcp.answer_shapes import WorkflowInspectionJson, WorkflowListJson
     from runs.readmodels.resources import NotesPageAnswer, RunAnswer, SessionArtifacts
     from workflows_app.engine.jsontypes import JsonObject
 
@@ -174,13 +173,13 @@ def _as_mcp_error(uri: str, exc: WorkRailError) -> MCPError:
 # Django's apps, which are loaded after the handshake (runs/mcp/deferred.py).
 
 
-def _workflows() -> WorkflowListJson:
-    answer: WorkflowListJson = deferred.service("read_workflows")()
+def _workflows() -> JsonObject:
+    answer: JsonObject = deferred.service("read_workflows")()
     return answer
 
 
-def _workflow(workflow_id: str) -> WorkflowInspectionJson:
-    answer: WorkflowInspectionJson = deferred.service("read_workflow")(workflow_id)
+def _workflow(workflow_id: str) -> JsonObject:
+    answer: JsonObject = deferred.service("read_workflow")(workflow_id)
     return answer
 
 

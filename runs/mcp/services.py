@@ -2,14 +2,15 @@
 
 They import the ORM, so this module loads only once Django's apps are ready, by name through
 runs/mcp/deferred.py. Each function adapts a parsed request to a use case of runs/execution or a read
-model of runs/readmodels, and gives its answer as the JSON the tools send (a contract model's dump,
-whose keys runs/mcp/answer_shapes.py names for what reads it); none holds logic of its own.
+model of runs/readmodels. A tool's service answers the use case's model (runs/contract; the tool dumps
+it and renders its text from it); a resource's answers JSON. None holds logic of its own.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from runs.contract.execution import ExecutionAnswer, ExecutionResult, RecordedAnswer
 from runs.contract.inputs import (
     CheckpointInput,
     ContinueWorkflowInput,
@@ -17,6 +18,7 @@ from runs.contract.inputs import (
     StartSessionInput,
     StartWorkflowInput,
 )
+from runs.contract.sessions import ResumeResult, SessionResult
 from runs.execution import advance, catalog, checkpoint, resume, start, workspace
 from runs.execution.catalog import current_catalog
 from runs.execution.observe import git_observation
@@ -44,23 +46,23 @@ def fetch_workflow_repos() -> None:
 # --- tools ------------------------------------------------------------------------------------------
 
 
-def start_workflow(request: StartWorkflowInput) -> JsonObject:
-    return start.start_workflow(request).dump()
+def start_workflow(request: StartWorkflowInput) -> ExecutionResult:
+    return start.start_workflow(request)
 
 
-def continue_workflow(request: ContinueWorkflowInput) -> JsonObject:
-    return advance.continue_workflow(request).dump()
+def continue_workflow(request: ContinueWorkflowInput) -> ExecutionAnswer:
+    return advance.continue_workflow(request)
 
 
-def checkpoint_workflow(request: CheckpointInput) -> JsonObject:
-    return checkpoint.checkpoint_workflow(request).dump()
+def checkpoint_workflow(request: CheckpointInput) -> ExecutionResult | SessionResult | RecordedAnswer:
+    return checkpoint.checkpoint_workflow(request)
 
 
-def start_session(request: StartSessionInput) -> JsonObject:
-    return checkpoint.start_session(request).dump()
+def start_session(request: StartSessionInput) -> SessionResult:
+    return checkpoint.start_session(request)
 
 
-def resume_session(request: ResumeSessionInput) -> JsonObject:
+def resume_session(request: ResumeSessionInput) -> ResumeResult:
     if request.git_branch is None and request.git_head_sha is None and not actors.current().remote:
         # The agent named no branch, and works on this machine (over HTTP no directory here is its
         # project): use what git says of the directory it named, if that is here (a path recorded on
@@ -79,7 +81,7 @@ def resume_session(request: ResumeSessionInput) -> JsonObject:
                     "workspace_path": seen["workspacePath"] or None,
                 }
             )
-    return resume.resume_session(request).dump()
+    return resume.resume_session(request)
 
 
 # --- resources and prompts --------------------------------------------------------------------------

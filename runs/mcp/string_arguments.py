@@ -60,10 +60,3 @@ def note(names: list[str]) -> WarningDict:
         "message": f"{listed} arrived as a string holding JSON and was read as the object it encodes; "
         "send objects as objects.",
     }
-
-
-def noted(answer: Any, names: list[str]) -> Any:
-    """`answer` with the note first among its warnings; an answer without warnings is returned as it is."""
-    if not names or not isinstance(answer, dict) or not isinstance(answer.get("warnings"), list):
-        return answer
-    return {**answer, "warnings": [note(names), *answer["warnings"]]}

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -19,9 +19,16 @@ from runs.contract import features
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.features import Feature
 from runs.contract.schema import input_schema, output_schema
-from runs.mcp.answer_shapes import ToolJson
 from runs.mcp.string_arguments import object_arguments
 from workflows_app.engine.jsontypes import JsonObject
+
+if TYPE_CHECKING:
+    from runs.contract.base import Shape
+    from runs.contract.execution import RecordedAnswer
+
+ToolJson = Mapping[str, Any]
+"""The structured content of any tool's answer, where the tool is not known (the timings' outcome, the
+door to the SDK): an output model's dump, or an error's ({"error": WorkRailError.as_dict()})."""
 
 
 @dataclass(frozen=True)
@@ -49,9 +56,9 @@ def _description(summary: str, examples: list[JsonObject]) -> str:
 
 
 @dataclass(frozen=True)
-class ToolSpec[A: Mapping[str, Any]]:
-    """A tool whose answer has the JSON shape A (runs/mcp/answer_shapes.py): its handler answers it,
-    its rendering reads it."""
+class ToolSpec[A: Shape]:
+    """A tool whose answer is the model A (one of `outputs`): its handler answers it (or an answer recorded
+    earlier, given again), the structured answer is its dump and the text its rendering."""
 
     name: str
     title: str
@@ -60,7 +67,7 @@ class ToolSpec[A: Mapping[str, Any]]:
     outputs: tuple[type[BaseModel], ...]
     examples: list[JsonObject]  # arguments, as an agent sends them
     annotations: Annotations
-    handler: Callable[[Any], A]  # receives the parsed input
+    handler: Callable[[Any], A | RecordedAnswer]  # receives the parsed input
     render: Callable[[A], str]
     uses_database: bool = False
     feature: Feature | None = None  # the feature that must be on for the tool to exist; None: always

@@ -11,21 +11,26 @@ Django's apps (runs/mcp/services.py).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import cache
-from typing import Any, cast
+from typing import Any
 
 from runs.contract import catalog, execution, features, inputs, sessions
+from runs.contract.base import Shape
 from runs.contract.errors import ErrorCode, WorkRailError
+from runs.contract.execution import ExecutionResult, RecordedAnswer
 from runs.contract.features import Feature
 from runs.execution import catalog as catalog_use_cases
 from runs.execution import workspace
 from runs.mcp import boundary, deferred, rendering, string_arguments, timings
-from runs.mcp.answer_shapes import ToolJson, WorkflowInspectionJson, WorkflowListJson
-from runs.mcp.tool_spec import POINTER_PART_CHARS, Annotations, ToolOutcome, ToolSpec
+from runs.mcp.tool_spec import POINTER_PART_CHARS, Annotations, ToolJson, ToolOutcome, ToolSpec
 from runs.store import actors
+
+type Answer = Shape | RecordedAnswer
+"""What a tool's use case answers: its output model, or an answer recorded earlier and given again."""
 
 
 def call(name: str, arguments: Any, client_roots: Sequence[str] = ()) -> ToolOutcome:
@@ -55,21 +60,27 @@ def _call(name: str, arguments: Any, client_roots: Sequence[str]) -> ToolOutcome
                 f"There is no tool named '{str(name)[:POINTER_PART_CHARS]}'.",
                 f"Call one of: {', '.join(s.name for s in tool_specs().values() if s.enabled)}.",
             )
-        result = boundary.guarded(
+        answer, model = boundary.guarded(
             name,
-            lambda: invoke(name, arguments, client_roots),
+            lambda: _with_model(answered(name, arguments, client_roots)),
             uses_database=spec.uses_database,
             changes=not spec.annotations.read_only,
         )
     except WorkRailError as exc:
         return error_outcome(exc)
-    return ToolOutcome(result, spec.render(result), is_error=False)
+    # One value, two views: the structured answer is its dump, the text is rendered from its model.
+    return ToolOutcome(answer.dump(), spec.render(model), is_error=False)
 
 
-def invoke(name: str, arguments: Any, client_roots: Sequence[str] = ()) -> ToolJson:
+def _with_model(answer: Answer) -> tuple[Answer, Shape]:
+    """The answer and the model its text is rendered from: itself, or a recorded answer's JSON read back
+    (inside the boundary: a recorded answer that no longer fits its model is an error as data)."""
+    return answer, answer.read() if isinstance(answer, RecordedAnswer) else answer
+
+
+def answered(name: str, arguments: Any, client_roots: Sequence[str] = ()) -> Answer:
     """The tool's work without the boundary: feature check, input model, service, in the call's
-    workspace (runs/execution/workspace.py). Raises WorkRailError. For callers already inside Django
-    (tests, benchmarks); clients go through `call`."""
+    workspace (runs/execution/workspace.py). Raises WorkRailError."""
     spec = tool_specs()[name]
     if spec.feature is not None:
         features.require(spec.feature, spec.name)
@@ -77,32 +88,47 @@ def invoke(name: str, arguments: Any, client_roots: Sequence[str] = ()) -> ToolJ
     request = spec.parse(arguments)
     argument = request.workspace_path if isinstance(request, inputs.InWorkspace) else None
     with workspace.working_in(argument, client_roots):
-        return cast(ToolJson, string_arguments.noted(spec.handler(request), decoded))
+        return _noted(spec.handler(request), decoded)
+
+
+def invoke(name: str, arguments: Any, client_roots: Sequence[str] = ()) -> ToolJson:
+    """The structured answer of a tool call without the boundary (`answered`, dumped). Raises
+    WorkRailError. For callers already inside Django (tests, benchmarks); clients go through `call`."""
+    return answered(name, arguments, client_roots).dump()
+
+
+def _noted(answer: Answer, decoded: list[str]) -> Answer:
+    """An execution answer with the note that some arguments arrived as JSON strings first among its warnings."""
+    if not decoded:
+        return answer
+    note = string_arguments.note(decoded)
+    if isinstance(answer, RecordedAnswer):
+        return dataclasses.replace(answer, warnings_first=(note, *answer.warnings_first))
+    if isinstance(answer, ExecutionResult):
+        return answer.with_warnings_first(note)
+    return answer
 
 
 def error_outcome(exc: WorkRailError) -> ToolOutcome:
     return ToolOutcome({"error": exc.as_dict()}, rendering.error_text(exc), is_error=True)
 
 
-# The catalog's use cases answer runs.contract.catalog's WorkflowList and WorkflowInspection; their JSON
-# is what the shapes name.
+# The catalog's use cases answer runs.contract.catalog's WorkflowList and WorkflowInspection.
 
 
-def _list_workflows(request: inputs.ListWorkflowsInput) -> WorkflowListJson:
-    answer = catalog_use_cases.list_workflows(request.filters())
-    return cast(WorkflowListJson, answer.dump())
+def _list_workflows(request: inputs.ListWorkflowsInput) -> catalog.WorkflowList:
+    return catalog_use_cases.list_workflows(request.filters())
 
 
-def _inspect_workflow(request: inputs.InspectWorkflowInput) -> WorkflowInspectionJson:
-    answer = catalog_use_cases.inspect_workflow(request.workflow_id, request.mode)
-    return cast(WorkflowInspectionJson, answer.dump())
+def _inspect_workflow(request: inputs.InspectWorkflowInput) -> catalog.WorkflowInspection:
+    return catalog_use_cases.inspect_workflow(request.workflow_id, request.mode)
 
 
 def _use_case(name: str) -> Callable[[Any], Any]:
     """The use case behind a tool (a function of runs/mcp/services.py), looked up when the tool is called:
     it needs Django's apps, which the server loads after answering `initialize`. The catalog's use
-    cases (above) need no apps and answer before they are ready. It answers the JSON of the tool's
-    output model, as its ToolSpec names it."""
+    cases (above) need no apps and answer before they are ready. It answers the tool's output model
+    (or an answer recorded earlier), as its ToolSpec names it."""
 
     def handler(request: Any) -> Any:
         return deferred.service(name)(request)

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from runs.mcp import rendering, tools
+from runs.mcp import tools
 from tests.support.paths import REPO
 from tests.workflows_app.engine.scripted_run import load_catalog
 from workflows_app.engine import advance, start
@@ -83,7 +83,7 @@ MODES = ("metadata", "preview")  # preview leaves out what metadata says: both, 
 def test_inspect_preview_matches_its_snapshot(workflow_id, service_catalog):
     shown = [tools.call("inspect_workflow", {"workflowId": workflow_id, "mode": mode}) for mode in MODES]
     assert not any(outcome.is_error for outcome in shown), [outcome.text for outcome in shown]
-    parts = [rendering.workflow_details_text(outcome.structured) for outcome in shown]
+    parts = [outcome.text for outcome in shown]
     rules = shown[0].structured["workflow"].get("metaGuidance") or []  # named by inspect, given with step one
     parts += ["Guidance, as the first step gives it:\n" + "\n".join(f"- {rule}" for rule in rules)] if rules else []
     text = "\n\n".join(parts) + "\n"

@@ -7,8 +7,8 @@ import pytest
 
 from runs.contract.execution import ExecutionResult
 from runs.execution import catalog as catalog_service
-from runs.mcp.rendering import execution_text
 from tests.support.mcp_calls import call, continue_workflow, start_workflow
+from tests.support.texts import execution_text
 from tests.support.workflow_files import parallel_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db

@@ -9,9 +9,9 @@ import json
 import pytest
 
 from runs.execution import catalog as catalog_service
-from runs.mcp.rendering import workflow_details_text
 from tests.support.mcp_calls import call
 from tests.support.paths import FIXTURE_WORKFLOWS
+from tests.support.texts import workflow_details_text
 from tests.support.workflow_files import workflow_doc, write_json
 from tests.workflows_app.engine.builders import run
 from workflows_app.compiler import COGNITIVE_CHECK, RoutineDocument, compile_workflow

@@ -7,10 +7,10 @@ import pytest
 
 from harness.projections import snapshot
 from runs.contract.execution import ExecutionResult
-from runs.mcp.rendering import execution_text
 from runs.models import Run, RunStatus
 from runs.store.rebuild import rebuild_projections
 from tests.support.mcp_calls import ack, continue_workflow, start_workflow
+from tests.support.texts import execution_text
 from tests.support.workflow_files import parallel_doc, step_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db

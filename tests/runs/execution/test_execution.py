@@ -8,8 +8,8 @@ from django.db import connection
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.execution.session_actions import cancel_run
-from runs.mcp import rendering
 from runs.models import Ack, Event, EventKind, Node, Output, Run, RunStatus, Session
+from tests.support import texts
 from tests.support.checks import assert_gap_free, canonical, error_code
 from tests.support.mcp_calls import ack, checkpoint_workflow, continue_workflow, notes_for, start_workflow
 from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
@@ -91,10 +91,10 @@ def test_a_replay_with_other_output_is_still_a_replay_and_says_how_to_fork(three
     assert notice["code"] == "REPLAY_OUTPUT_IGNORED"
     assert notice["message"].startswith("Nothing you sent with this call was recorded")
     assert f'call continue_workflow {{"stateToken": "{response["stateToken"]}"}} (no ackToken)' in notice["message"]
-    text = rendering.execution_text(other)  # the old answer is introduced as old, not passed off as news
+    text = texts.execution_text(other)  # the old answer is introduced as old, not passed off as news
     assert text.startswith("NOT RECORDED: Nothing you sent") and "\nThe answer recorded then:\n" in text
     assert "Warning REPLAY_OUTPUT_IGNORED" not in text
-    assert not rendering.execution_text(first).startswith("NOT RECORDED")
+    assert not texts.execution_text(first).startswith("NOT RECORDED")
     assert Node.objects.count() == 2
 
 
@@ -115,7 +115,7 @@ def test_a_replay_with_other_output_points_at_where_its_branch_stands_now(three)
         "pendingStepId": "three",
         "isComplete": False,
     }
-    text = rendering.execution_text(other)
+    text = texts.execution_text(other)
     call = json.dumps({"stateToken": third["stateToken"], "ackToken": third["ackToken"]})
     assert f"has moved on since: its tip is at step three. Go on there with continue_workflow {call}." in text
     assert "do not use the tokens below: the step below was acknowledged since" in text
@@ -127,7 +127,7 @@ def test_a_replay_with_other_output_points_at_where_its_branch_stands_now(three)
     assert finished["branchTip"] == {
         "stateToken": done["stateToken"], "ackToken": None, "pendingStepId": None, "isComplete": True,
     }  # fmt: skip
-    assert "the run is complete there" in rendering.execution_text(finished)
+    assert "the run is complete there" in texts.execution_text(finished)
     # Where the branch has not moved, the recorded answer is where it stands: no tip is added.
     assert "branchTip" not in continue_workflow(
         stateToken=third["stateToken"], ackToken=third["ackToken"], output={"notesMarkdown": "Other again."}
@@ -161,7 +161,7 @@ def test_an_older_state_token_forks_a_sibling_branch(three):
     assert len(rewound["branches"]) == 1
     assert rewound["branches"][0]["completedStepId"] == "one"
     assert [e["stepId"] for e in rewound["downstreamRecap"]["entries"]] == ["one", "two"]
-    other_branch = rendering.execution_text(rewound).split("already has 1 branch(es)")[1].split("Step:")[0]
+    other_branch = texts.execution_text(rewound).split("already has 1 branch(es)")[1].split("Step:")[0]
     assert "Branch 1: after one" in other_branch and "[1]" not in other_branch  # not this path's history
     assert rewound["ackToken"] != start["ackToken"]
     fork = continue_workflow(
@@ -342,8 +342,8 @@ def test_malformed_output_and_context_are_refused_before_anything_is_stored(thre
 
 
 def test_recaps_keep_the_first_and_the_most_recent_entries_within_the_byte_budget(three, monkeypatch):
-    from runs.mcp.rendering import execution_text
     from runs.readmodels import recap
+    from tests.support.texts import execution_text
 
     monkeypatch.setattr(recap, "RECAP_BUDGET_BYTES", 700)
     response = start_workflow("project.three")

@@ -10,11 +10,11 @@ from harness.projections import snapshot
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.execution import ExecutionResult
 from runs.execution import delegations
-from runs.mcp.rendering import execution_text
 from runs.models import Event, Run
 from runs.store.actors import Actor, Door, acting_as
 from runs.store.rebuild import rebuild_projections
 from tests.support.mcp_calls import ack, ack_with_notes, checkpoint_workflow, continue_workflow, start_workflow
+from tests.support.texts import execution_text
 from tests.support.workflow_files import step_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db

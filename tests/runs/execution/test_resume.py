@@ -11,12 +11,12 @@ from django.utils import timezone
 from runs.execution import resume
 from runs.execution.recording import open_session
 from runs.execution.resume import DEEP_SCAN_ROWS, MAX_CANDIDATES
-from runs.mcp import rendering
 from runs.models import Event, Node, Run, SearchEntry, Session
 from runs.store import events, tokens
 from runs.store.journal import Journal, session_token_id
 from runs.store.projections import SEARCH_NOTES_CHARS
 from runs.store.tokens import TokenKind
+from tests.support import texts
 from tests.support.mcp_calls import continue_workflow, resume_session, start_workflow
 
 pytestmark = pytest.mark.django_db
@@ -561,7 +561,7 @@ def test_a_candidate_names_the_other_branch_tips_a_rewind_left_behind():
     [other] = candidate["otherTips"]
     assert other["stateToken"] == abandoned["stateToken"]
     assert (other["pendingStepId"], other["isComplete"]) == (abandoned["pending"]["stepId"], False)
-    text = rendering.resume_text(resume_session(query="forked"))
+    text = texts.resume_text(resume_session(query="forked"))
     assert "The run has 1 other branch tip(s), from a rewind" in text
     assert abandoned["stateToken"] in text
     run_with_notes({"sessionKey": "straight"}, "Reproduced on 3.11.")

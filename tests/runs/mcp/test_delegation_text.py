@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from runs.mcp.delegation_text import BRIEFS_CHARS
-from runs.mcp.rendering import execution_text
 from tests.support.mcp_calls import ack, ack_with_notes, continue_workflow, start_workflow
+from tests.support.texts import execution_text
 from tests.support.workflow_files import parallel_doc, step_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db

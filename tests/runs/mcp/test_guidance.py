@@ -3,9 +3,9 @@ given once per run, errors that name what exists and what failed to load."""
 
 import pytest
 
-from runs.mcp import rendering
 from runs.mcp.tools import call
 from runs.store.rebuild import rebuild_projections
+from tests.support import texts
 from tests.support.mcp_calls import ack, continue_workflow, start_workflow
 from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
 
@@ -41,7 +41,7 @@ def test_one_step_count_in_the_list_the_inspection_the_progress_and_the_end(serv
     ]
     # `inner` ran twice: the count of acknowledged steps passes the step count, and no sentence says "3 of 2".
     assert response["progress"]["completedSteps"] == 3
-    text = rendering.execution_text(response)
+    text = texts.execution_text(response)
     assert "Complete: 3 steps acknowledged in all" in text
     assert "of a workflow of" not in text
     assert "checkpoint_workflow" in text  # what next: follow-up work is recorded on the run
@@ -125,7 +125,7 @@ def test_a_finished_run_names_checkpoint_workflow_only_where_it_is_offered(servi
     done = start_workflow("wr.routine-focused_plan")
     while done["pending"] is not None:
         done = ack(done)
-    assert "record it with checkpoint_workflow" in rendering.execution_text(done)
+    assert "record it with checkpoint_workflow" in texts.execution_text(done)
     settings.WORKRAIL_ENABLE_CHECKPOINT = False
-    text = rendering.execution_text(done)
+    text = texts.execution_text(done)
     assert "checkpoint_workflow" not in text and "- A new piece of work: list_workflows" in text

@@ -266,3 +266,33 @@ def test_a_disabled_tool_is_refused_with_the_flag_to_set(settings):
     outcome = call("resume_session", {})
     assert outcome.structured["error"]["code"] == "FEATURE_DISABLED"
     assert "WORKRAIL_ENABLE_RESUME_SESSION=1" in outcome.structured["error"]["suggestion"]
+
+
+@pytest.mark.django_db
+def test_a_replay_gives_the_answer_and_the_text_said_the_first_time(service_catalog):
+    """The text is rendered from the answer's model; a replay's model is read back from the JSON recorded
+    then, so both views come back as they were."""
+    started = call("start_workflow", {"workflowId": "wr.evidence_first_bug_fix", "goal": "Find the leak."})
+    ack = {
+        "stateToken": started.structured["stateToken"],
+        "ackToken": started.structured["ackToken"],
+        "output": {"notesMarkdown": "Reproduced it."},
+    }
+    first, again = call("continue_workflow", ack), call("continue_workflow", ack)
+    assert not first.is_error, first.text
+    assert json.dumps(again.structured) == json.dumps(first.structured)
+    assert again.text == first.text
+
+
+@pytest.mark.django_db
+def test_a_recorded_answer_that_no_longer_fits_its_model_is_an_error_as_data(service_catalog):
+    from runs.models import Ack
+
+    started = call("start_workflow", {"workflowId": "wr.evidence_first_bug_fix"}).structured
+    ack = {"stateToken": started["stateToken"], "ackToken": started["ackToken"], "output": {"notesMarkdown": "Done."}}
+    assert not call("continue_workflow", ack).is_error
+    recorded = Ack.objects.get()
+    recorded.response_json = recorded.response_json.replace('"isComplete": false', '"isComplete": "tampered"')
+    recorded.save()
+    again = call("continue_workflow", ack)  # its text cannot be rendered: said so, not raised
+    assert again.is_error and again.structured["error"]["code"] == "INTERNAL_ERROR"

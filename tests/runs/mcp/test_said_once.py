@@ -6,6 +6,7 @@ import pytest
 
 from runs.mcp import rendering
 from runs.mcp.tools import call
+from tests.support import texts
 from tests.support.mcp_calls import resume_session
 from tests.support.workflow_files import parallel_doc, step_doc, workflow_doc, write_json
 
@@ -62,7 +63,7 @@ def test_a_later_step_names_the_goal_in_a_line_and_gives_the_call_rules_in_one_l
     assert FULL_RULES not in said
     instructions = second["nextCall"]["instructions"]
     assert "\n" not in instructions and len(instructions) < 120
-    assert len(said) < len(rendering.execution_text(first)) - len(GOAL)
+    assert len(said) < len(texts.execution_text(first)) - len(GOAL)
 
 
 def test_a_rehydrate_says_everything_again_and_the_goal_once(four):
@@ -130,7 +131,7 @@ def test_an_answer_recorded_before_the_flag_existed_is_read_in_full(four):
     first, _ = start()
     second, _ = step(first)
     recorded = {key: value for key, value in second.items() if key != "selfContained"}
-    assert GOAL in rendering.execution_text(recorded)  # says what it said then, whole
+    assert GOAL in texts.execution_text(recorded)  # says what it said then, whole
 
 
 def test_delegation_advice_comes_only_where_a_step_delegates(service_catalog):

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from runs.mcp import rendering, tools
+from runs.mcp import tools
 from runs.models import Session
+from tests.support import texts
 from tests.support.mcp_calls import ack, call, continue_workflow, notes_for, start_workflow
 from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
 from workflows_app import builtins
@@ -104,7 +105,7 @@ def test_a_loop_decision_is_a_blank_with_the_loop_id_the_server_accepts(service_
         "loopId": "evidence_loop",
         "decision": f"{PREFIX} (one of continue, stop): decision>",
     }
-    assert "loop evidence_loop, iteration 1" in rendering.execution_text(decide)
+    assert "loop evidence_loop, iteration 1" in texts.execution_text(decide)
     # The id shown is accepted, and so is the step id the header once showed.
     for loop_id in ("evidence_loop", "phase-4-evidence-loop"):
         again = continue_workflow(
@@ -141,7 +142,7 @@ def test_expected_context_shows_every_compared_value_and_template_reads_at_the_f
     assert expected["reportPath"]["why"] == "the prompt of step 'report'"
     context = start["nextCall"]["arguments"]["context"]
     assert context["outcome"].startswith(f'{PREFIX} (string; the workflow compares it with "clean", "minor"')
-    text = rendering.execution_text(start)
+    text = texts.execution_text(start)
     assert 'compared with "clean", "minor", "blocking"' in text
 
 
@@ -159,12 +160,12 @@ def test_a_conditional_confirmation_reads_as_conditional_in_the_outline(service_
         ],
     )
     write_json(service_catalog["extra"] / "gates.json", doc)
-    text = rendering.workflow_details_text(call("inspect_workflow", {"workflowId": "team.gates"}))
+    text = texts.workflow_details_text(call("inspect_workflow", {"workflowId": "team.gates"}))
     assert 'asks the user to confirm when environment is "production"' in text
     assert "2. Always [always] (asks the user to confirm)" in text
     start = start_workflow("team.gates", {"environment": "staging"})
     assert start["pending"]["requireConfirmation"] is False
-    assert "ask the user to confirm" not in rendering.execution_text(start)
+    assert "ask the user to confirm" not in texts.execution_text(start)
 
 
 def test_nested_bullets_in_prompt_blocks_stay_nested(service_catalog):
@@ -241,7 +242,7 @@ def test_a_rehydrate_shows_the_context_earlier_steps_set(service_catalog):
     )
     again = continue_workflow(stateToken=moved["stateToken"])
     assert again["runContext"]["verifyCommand"] == "make test"
-    text = rendering.execution_text(again)
+    text = texts.execution_text(again)
     assert 'Context so far (what earlier steps set):\n- ticketId = "T-9"' in text
     assert '- verifyCommand = "make test"' in text
 
@@ -256,7 +257,7 @@ def test_a_rehydrate_shows_a_long_context_value_whole_in_the_text(service_catalo
         output=notes_for(start["pending"]),
         context={"riskLevel": "low", "changeSize": "small", "verifyCommand": "make test", "planSummary": plan},
     )
-    text = rendering.execution_text(continue_workflow(stateToken=moved["stateToken"]))
+    text = texts.execution_text(continue_workflow(stateToken=moved["stateToken"]))
     assert f"- planSummary = {json.dumps(plan)}" in text
     assert "cut here" not in text
 
@@ -309,7 +310,7 @@ def test_a_confirmation_step_offers_notes_for_the_users_answer(service_catalog):
     start = start_workflow("team.confirm")
     assert start["nextCall"]["arguments"]["output"]["notesMarkdown"].startswith(f"{PREFIX} (Markdown)")
     assert "write their answer in output.notesMarkdown" in start["nextCall"]["instructions"]
-    assert "WorkRail cannot hear the user: it takes your word" in rendering.execution_text(start)
+    assert "WorkRail cannot hear the user: it takes your word" in texts.execution_text(start)
 
 
 def test_what_only_the_user_can_give_is_asked_for_before_any_block(service_catalog):
@@ -362,7 +363,7 @@ def test_the_workflows_rules_for_every_step_come_with_the_first_step_and_a_rehyd
     start = start_workflow("wr.change_in_slices")
     rule = "Do not commit, push or open a merge request unless the user asked for it"
     assert any(item.startswith(rule) for item in start["guidance"])
-    assert "Guidance for every step of this workflow:" in rendering.execution_text(start)
+    assert "Guidance for every step of this workflow:" in texts.execution_text(start)
     assert any(item.startswith(rule) for item in continue_workflow(stateToken=start["stateToken"])["guidance"])
     moved = continue_workflow(
         stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"])
@@ -417,13 +418,13 @@ def test_workflow_ids_a_prompt_hands_on_that_this_server_lacks_are_named_at_star
 
 def test_the_first_step_says_how_to_come_back_to_a_step_and_notices_are_not_warnings(service_catalog):
     start = start_workflow("wr.evidence_first_bug_fix")
-    text = rendering.execution_text(start)
+    text = texts.execution_text(start)
     assert "keep its stateToken: continue_workflow with only that stateToken shows the step again" in text
     assert "Note PREFERENCES_FOLLOW_RECOMMENDATION:" in text and "Warning PREFERENCES" not in text
     moved = continue_workflow(
         stateToken=start["stateToken"], ackToken=start["ackToken"], output=notes_for(start["pending"])
     )
-    assert "keep its stateToken" not in rendering.execution_text(moved)  # said once, at the start
+    assert "keep its stateToken" not in texts.execution_text(moved)  # said once, at the start
 
 
 def test_the_list_counts_steps_the_way_progress_does(service_catalog):
@@ -449,7 +450,7 @@ def test_a_session_key_the_step_only_reads_is_optional_and_guidance_keeps_its_su
     doc["metaGuidance"] = ["Memory, when this session has it:\n- store decisions\n- query before asking"]
     write_json(service_catalog["extra"] / "keys.json", doc)
     start = start_workflow("team.keys")
-    text = rendering.execution_text(start)
+    text = texts.execution_text(start)
     assert (
         "Context to send: ticketId (any; optional: only the user's own, never made up; not in the call below; "
         "WorkRail: runs with the same ticketId share one session)"
@@ -471,16 +472,16 @@ def test_autopilot_says_once_which_wins_at_a_confirmation_and_speaks_in_mode_nam
     }
     answer = start_workflow("wr.risk_scaled_mr_review", {"changeRef": "MR !1"}, mode="autopilot")
     assert (answer["mode"], answer["preferences"]["autonomy"]) == ("autopilot", "full_auto_stop_on_user_deps")
-    texts = {}
+    said = {}
     while answer["pending"] is not None:
-        texts[answer["pending"]["stepId"]] = rendering.execution_text(answer)
+        said[answer["pending"]["stepId"]] = texts.execution_text(answer)
         answer = ack(answer, context=settings_for.get(answer["pending"]["stepId"], {}))
-    confirm = texts["confirm-comments"]
+    confirm = said["confirm-comments"]
     assert confirm.count("Confirmation (autopilot mode): ") == 1
     assert "the mode wins over the prompt's asking and waiting" in confirm
     assert "Before continuing, ask the user to confirm" not in confirm
     assert "leave undone what the prompt allows only on the user's explicit word" in confirm
-    assert not [step for step, text in texts.items() if "full_auto" in text]
+    assert not [step for step, text in said.items() if "full_auto" in text]
     start_mode = tools.tool_specs()["start_workflow"].listed().input_schema["properties"]["mode"]["description"]
     assert "autopilot (stop only for the user's own input: autonomy full_auto_stop_on_user_deps, riskPolicy " in (
         start_mode

@@ -11,12 +11,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from runs.contract.errors import ErrorCode
-from runs.mcp.rendering import execution_text
 from runs.readmodels import recap
 from runs.readmodels.resources import read_run, read_run_notes
 from tests.runs.readmodels.support import PLAN
 from tests.support.checks import error_code
 from tests.support.mcp_calls import ack_with_notes, checkpoint_workflow, continue_workflow, start_workflow
+from tests.support.texts import execution_text
 from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
