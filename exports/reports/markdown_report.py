@@ -29,7 +29,7 @@ from exports.reports.short_ids import ShortIds
 from exports.reports.verbatim import embed as notes
 from exports.reports.wording import CONFIRMED_BY, branch_label, open_items, seconds, severities, status
 from exports.reports.wording import outcome as outcome_words
-from runs.contract.dashboard import ArtifactTables, CheckpointEntry, RunDetail, RunSummary, StepEntry
+from runs.contract.dashboard import ArtifactEntry, ArtifactTables, CheckpointEntry, RunDetail, RunSummary, StepEntry
 from runs.readmodels import people
 
 
@@ -294,17 +294,42 @@ def _tables(tables: ArtifactTables) -> list[str]:
     else:
         parts += ["#### Findings", "_No findings recorded on this branch._"]
     if tables.changed_files:
-        rows = [[code_cell(f.path), cell(f.summary), cell(f.risk)] for f in tables.changed_files]
-        parts += ["#### Changed files", _table(["Path", "Summary", "Risk"], rows)]
+        headings = [
+            "Path",
+            *(["Summary"] if tables.files_have_summary else []),
+            *(["Risk"] if tables.files_have_risk else []),
+        ]
+        rows = [
+            [
+                code_cell(f.path),
+                *([cell(f.summary)] if tables.files_have_summary else []),
+                *([cell(f.risk)] if tables.files_have_risk else []),
+            ]
+            for f in tables.changed_files
+        ]
+        parts += ["#### Changed files", _table(headings, rows)]
     else:
         parts += ["#### Changed files", "_No changed files recorded on this branch._"]
     if tables.others:
         parts.append("#### Other artifacts")
         for entry in tables.others:
-            source = f" from {code_span(entry.step_id)}" if entry.step_id else ""
-            parts.append(f"{code_span(entry.kind)}{source}")
-            fields = {key: value for key, value in entry.data.items() if key != "kind"}
-            parts.append(_json(fields) if fields else "_No fields besides its kind._")
+            parts += _artifact(entry)
+    return parts
+
+
+def _artifact(entry: ArtifactEntry) -> list[str]:
+    """An artifact as its fields, each a bold label with its text or list (artifact_fields.py)."""
+    source = f" from {code_span(entry.step_id)}" if entry.step_id else ""
+    parts = [f"##### {inline(entry.title)} ({code_span(entry.kind)}){source}"]
+    if not entry.fields:
+        return [*parts, "_No fields besides its kind._"]
+    for field in entry.fields:
+        if field.items:
+            parts.append(f"**{inline(field.label)}**\n\n" + "\n".join(f"- {inline(item)}" for item in field.items))
+        elif field.json_text:
+            parts.append(f"**{inline(field.label)}**\n\n" + code_block(field.json_text, "json"))
+        else:
+            parts.append(f"**{inline(field.label)}**: " + ("_none_" if field.empty else inline(field.text)))
     return parts
 
 

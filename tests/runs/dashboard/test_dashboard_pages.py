@@ -149,8 +149,11 @@ def test_the_artifact_tables_order_findings_by_severity_and_list_each_file_once(
     findings = between(html, '<table class="findings">', "</table>")
     order = [findings.index(f"sev-{name}") for name in ("critical", "major", "minor")]
     assert order == sorted(order)
-    assert findings.count("Copy comment") == 3
+    assert findings.count("Copy comment") == 2  # the agent wrote comments for two findings out of three
     assert 'data-copy-target="finding-comment-1"' in findings and 'id="finding-comment-1"' in findings
+    comment = between(findings, 'id="finding-comment-1">', "</pre>").removeprefix('id="finding-comment-1">')
+    assert comment == "This builds the query from user input; could we pass `name` as a parameter instead?"
+    assert findings.count("The agent wrote no review comment for this finding.") == 1
     files = between(html, '<table class="changed-files">', "</table>")
     assert files.count("src/alpha.py") == 1 and files.count("src/zeta.py") == 1
     assert files.index("src/alpha.py") < files.index("src/zeta.py")
