@@ -111,7 +111,21 @@ def _header(report: Report, ids: ShortIds) -> list[str]:
         "in progress may have gone quiet since. Ids are shortened to their first characters; the appendix "
         "lists them in full."
     )
-    return [f"# {what}: {inline(title)}", _table(["", ""], rows), intro]
+    return [f"# {what}: {inline(title)}", *_conclusions(report), _table(["", ""], rows), intro]
+
+
+def _conclusions(report: Report) -> list[str]:
+    """What the reader wants first: each run's outcome in a sentence, and why a blocked one is held."""
+    said = [
+        inline(wording.conclusion(run.run.workflow_name or run.run.workflow_id, report.sections[run.run.run_id]))
+        for run in report.runs
+    ]
+    if not said:
+        notes_count = len(report.session_notes)
+        return [f"**Conclusion:** no runs; a notes-only session with {_plural(notes_count, 'note')}."]
+    if len(said) == 1:
+        return [f"**Conclusion:** {said[0]}"]
+    return ["**Conclusion:**", "\n".join(f"- Run {number}: {text}" for number, text in enumerate(said, start=1))]
 
 
 def _summary(report: Report, ids: ShortIds) -> list[str]:
@@ -248,6 +262,8 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds
             f"{waiting}: step {branch.pending.step_number}, {inline(branch.pending.title)} "
             f"({code_span(branch.pending.step_id or '')})"
         )
+        if branch.blocked is not None:
+            parts.append(f"Why: {inline(wording.why_blocked(branch.blocked))}.")
     parts += _tables(branch.tables)
     parts += _open_items(branch)
     parts += _synthesis(branch)
