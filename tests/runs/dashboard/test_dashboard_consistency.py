@@ -1,0 +1,50 @@
+"""Issue 32's inconsistencies, each with its own test: the Mode panel and its history say the same thing."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from tests.support.mcp_calls import continue_workflow, start_workflow
+
+pytestmark = pytest.mark.django_db
+
+PLAN = "wr.routine-focused_plan"
+
+
+def html_of(client: Client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_mode_panel_says_which_run_takes_the_preferences_its_history_shows(client, service_catalog):
+    start = start_workflow(PLAN, context={"sessionKey": "MODE-1"})
+    assert start["preferences"]["riskPolicy"] == "balanced"
+    # The agent asks for a conservative risk policy on its run: recorded on the run's node, not the session.
+    moved = continue_workflow(
+        stateToken=start["stateToken"],
+        ackToken=start["ackToken"],
+        output={"notesMarkdown": "Clarified."},
+        preferences={"riskPolicy": "conservative"},
+    )
+    assert moved["preferences"]["riskPolicy"] == "conservative"
+    html = html_of(client, f"/sessions/{start['session']['sessionId']}/")
+    panel = html.split('id="mode-title"', 1)[1].split("</section>", 1)[0]
+    history = panel.split("<h3>History</h3>", 1)[1]
+    assert "riskPolicy: balanced → conservative" in history
+    now = re.sub(r"\s+", " ", panel.split('id="mode-now"', 1)[1].split("</p>", 1)[0])
+    assert "For runs started from now on:" in now and "riskPolicy balanced" in now
+    runs = re.sub(r"\s+", " ", panel.split('id="mode-runs"', 1)[1].split("</ul>", 1)[0])
+    assert start["session"]["runId"] in runs and "riskPolicy conservative" in runs
+    # The form's choices are the baseline's: the same values the line above names.
+    assert re.search(r'<option value="balanced" selected>', panel)
+
+
+def test_the_mode_panel_says_now_when_every_open_run_takes_the_baseline(client, service_catalog):
+    start = start_workflow(PLAN, context={"sessionKey": "MODE-2"})
+    html = html_of(client, f"/sessions/{start['session']['sessionId']}/")
+    assert 'id="mode-runs"' not in html
+    assert re.search(r'id="mode-now">Now: <strong>', html)
