@@ -158,7 +158,7 @@ def _timeline(branches: list[BranchItem]) -> list[TimelineRow]:
         TimelineRow(
             recorded=wording.stamp(item.step.recorded_at) or "",
             took=item.took,
-            where=f"Branch {number}, step {item.number}",
+            where=f"Branch {number}, {'during ' if item.step.kind == 'checkpoint' else ''}step {item.number}",
             title=wording.step_title(item.step),
             confirmation=item.confirmation,
         )

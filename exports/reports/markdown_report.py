@@ -271,7 +271,12 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds
 
 
 def _step(number: int, step: StepEntry, confirmed: Confirmation | None) -> list[str]:
-    heading = f"##### {number}. {inline(wording.step_title(step))}"
+    # A checkpoint is saved while a step is pending: it has no number of its own (the step's follows it).
+    heading = (
+        f"##### {inline(wording.step_title(step))} (while step {number} was pending)"
+        if step.kind == "checkpoint"
+        else f"##### {number}. {inline(wording.step_title(step))}"
+    )
     meta = f"Step {code_span(step.step_id)}" if step.step_id else "No step"
     meta += f" · recorded {stamp(step.recorded_at)} · took {seconds(step.seconds)}"
     if step.by:
@@ -398,7 +403,7 @@ def _timeline(listed: list[BranchSection], asked: dict[str, Confirmation]) -> li
                 stamp(step.started_at),
                 stamp(recorded),
                 seconds(step.seconds),
-                f"Branch {branch_number}, step {number}",
+                f"Branch {branch_number}, {'during ' if step.kind == 'checkpoint' else ''}step {number}",
                 cell(wording.step_title(step)),
                 CONFIRMED_BY[confirmed] if confirmed else "—",
             ]

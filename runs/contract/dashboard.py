@@ -443,6 +443,10 @@ class BranchEntry(Shape):
     step_number: int | None = Field(default=None, description="The child's pending step's number on its branch.")
     title: str = Field(default="", description="The child's pending step's title; 'Complete' at a branch's end.")
     by: str = Field(default="", description="Who made it, in words ('by bob (dashboard)'); empty on this machine.")
+    branch: int | None = Field(default=None, description="The branch the child is on, as the run's graph numbers it.")
+    verdict: str | None = Field(
+        default=None, description="The verdict the answer gave (its artifacts', else a 'Verdict:' line of its notes)."
+    )
 
 
 class NodeDetail(Shape):

@@ -532,6 +532,15 @@ def _branches(
         fork = forked.get(child.public_id)
         notes = output.notes_markdown if output else (checkpoint.notes_markdown if checkpoint else "")
         notes = fork.reason if fork is not None else notes
+        # Sibling answers to one step differ by when, by whom and what they said: each says its branch and
+        # its verdict, beside its time, author and first words.
+        said = (
+            outcomes.verdict(
+                [a for a in output.artifacts if isinstance(a, dict)], [(output.step_title, output.notes_markdown)]
+            )
+            if output is not None and isinstance(output.artifacts, list)
+            else None
+        )
         entries.append(
             BranchEntry(
                 node_id=str(child.public_id),
@@ -545,6 +554,8 @@ def _branches(
                 step_number=_step_number(tree, child),
                 title=titles[child.pk],
                 by=makers.get(child.public_id, people.NOBODY).words,
+                branch=tree.branch_of(child.pk).number if child.pk in tree.nodes else None,
+                verdict=said.text if said is not None else None,
             )
         )
     return entries

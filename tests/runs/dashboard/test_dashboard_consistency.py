@@ -48,3 +48,41 @@ def test_the_mode_panel_says_now_when_every_open_run_takes_the_baseline(client, 
     html = html_of(client, f"/sessions/{start['session']['sessionId']}/")
     assert 'id="mode-runs"' not in html
     assert re.search(r'id="mode-now">Now: <strong>', html)
+
+
+def test_a_checkpoint_is_listed_once_and_not_numbered_as_a_step(client, service_catalog):
+    from tests.exports.reports.support import small_complete_session
+
+    small = small_complete_session("CHECK-1")
+    html = html_of(client, f"/sessions/{small.session_id}/")
+    outside_synthesis = html.split('id="synthesis-notes"', 1)[0] + html.split('id="steps-title"', 1)[1]
+    assert outside_synthesis.count("Halfway: plan drafted.") == 1  # among the branch's steps, not again below
+    steps = html.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
+    assert "Halfway: plan drafted." in steps
+    assert "saved while step 2 was pending" in steps
+    headings = re.findall(r"<h3>(.*?)</h3>", steps)
+    assert headings == [
+        "Step 1 · Clarify Goal and Constraints",
+        "Checkpoint during Draft Plan with Risks",
+        "Step 2 · Draft Plan with Risks",
+        "Step 3 · Self-Check the Plan",
+    ]
+    notes = html.split('id="notes-title"', 1)[1].split("</section>", 1)[0]
+    assert "None besides the checkpoints listed among the branch's steps above." in notes
+
+
+def test_the_fork_points_answers_are_told_apart_by_branch_and_first_words(client, service_catalog):
+    from tests.support.branched_review import forked_review, node_id_of
+
+    review = forked_review("FORK-1")
+    fork_point = node_id_of(review.answers[1])
+    html = html_of(client, f"/nodes/{fork_point}/")
+    nodes = html.split('class="steps next-nodes"', 1)[1].split("</ol>", 1)[0]
+    items = nodes.split('<li class="step">')[1:]
+    assert len(items) == 2
+    said = [" ".join(re.sub(r"<[^>]+>", " ", item).split()) for item in items]
+    assert any(text.startswith("Branch 1 · ") and "The answer: “Did list-changed-files.”" in text for text in said)
+    assert any(
+        text.startswith("Branch 2 · ") and "The answer: “After the rewind: a second look at the changed files.”" in text
+        for text in said
+    )
