@@ -447,6 +447,11 @@ class BranchEntry(Shape):
     verdict: str | None = Field(
         default=None, description="The verdict the answer gave (its artifacts', else a 'Verdict:' line of its notes)."
     )
+    answer_start: str = Field(
+        default="",
+        description="The answer's first words, when other answers to the same step sit beside it (the agent "
+        "rewound and answered again): what tells them apart besides their time and author.",
+    )
 
 
 class NodeDetail(Shape):

@@ -558,4 +558,15 @@ def _branches(
                 verdict=said.text if said is not None else None,
             )
         )
-    return entries
+    answers = [entry for entry in entries if entry.via == "step"]
+    if len(answers) < 2:  # nothing to tell apart: the notes are under "Recorded here" already
+        return entries
+    return [
+        entry.model_copy(update={"answer_start": _first_words(entry.notes_preview)}) if entry.via == "step" else entry
+        for entry in entries
+    ]
+
+
+def _first_words(notes: str, limit: int = 100) -> str:
+    flat = " ".join(notes.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"

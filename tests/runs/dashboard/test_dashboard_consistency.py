@@ -86,3 +86,20 @@ def test_the_fork_points_answers_are_told_apart_by_branch_and_first_words(client
         text.startswith("Branch 2 · ") and "The answer: “After the rewind: a second look at the changed files.”" in text
         for text in said
     )
+
+
+def test_the_catalog_names_a_problems_source_not_its_absolute_path(client, service_catalog):
+    extra = service_catalog["extra"]
+    (extra / "team").mkdir()
+    (extra / "team" / "broken.json").write_text("{")
+    html = html_of(client, "/workflows/")
+    problems = html.split('id="catalog-problems"', 1)[1].split("</details>", 1)[0]
+    assert "INVALID_JSON" in problems
+    where = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", problems.split('class="where"', 1)[1].split("</div>", 1)[0]))
+    assert where.split() == [">", "extra", "team/broken.json"]
+    assert str(extra) not in problems
+    rows = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    assert str(extra) not in re.sub(r'title="[^"]*"', "", rows)  # the path only on hover, the file shown
+    # The catalog stays compact: descriptions in two lines at most, problems folded under their count.
+    assert 'class="muted small markdown clamp"' in html
+    assert re.search(r'<details id="catalog-problems">\s*<summary><h2 id="problems-title">', html)

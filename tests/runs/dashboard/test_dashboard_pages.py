@@ -214,7 +214,10 @@ def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(cli
     assert "Next nodes" in heading and "(2)" in heading and "by the agent" in heading
     assert node.count("st1_") == 1  # the node's own stateToken, once; each next node's is on its own page
     next_nodes = between(node, 'class="steps next-nodes"', "</ol>")
-    assert "Step 2 of the review." not in next_nodes  # the notes are under "Recorded here", not again
+    # The notes are under "Recorded here"; the two answers to the step beside each other are told apart by
+    # their first words only (issue 32), not shown again in full.
+    assert next_nodes.count("Step 2 of the review.") == 1 and 'class="small preview answer-preview"' in next_nodes
+    assert "&lt;svg onload" not in next_nodes
     assert "then pending" not in node
     assert "Step 1 of the review." in between(node, 'id="recap-title"', "</section>")
 
