@@ -99,6 +99,9 @@ def workflow(request: HttpRequest, workflow_id: str) -> HttpResponse:
     inspection = catalog.inspect_workflow(
         workflow_id, "metadata", for_people=True
     ).dump()  # the templates read the wire names
+    shown = inspection.get("workflow")
+    if isinstance(shown, dict) and shown.get("warnings"):  # named by their source, not an absolute path
+        shown["warnings"] = catalog_places.placed(shown["warnings"], catalog.current_catalog())
     return render(request, "dashboard/workflow.html", {"nav": "workflows", "inspection": inspection})
 
 

@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from tests.support.mcp_calls import continue_workflow, start_workflow
+from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 
@@ -103,3 +104,14 @@ def test_the_catalog_names_a_problems_source_not_its_absolute_path(client, servi
     # The catalog stays compact: descriptions in two lines at most, problems folded under their count.
     assert 'class="muted small markdown clamp"' in html
     assert re.search(r'<details id="catalog-problems">\s*<summary><h2 id="problems-title">', html)
+
+
+def test_a_workflows_page_names_its_warnings_source_not_its_absolute_path(client, service_catalog):
+    extra = service_catalog["extra"]
+    (extra / "team").mkdir()
+    write_json(extra / "team" / "odd.json", workflow_doc("team.odd", name="Odd", tags=[123]))
+    html = html_of(client, "/workflows/team.odd/")
+    assert "IGNORED_FIELD" in html
+    where = re.sub(r"<[^>]+>", " ", html.split('class="where"', 1)[1].split("</div>", 1)[0])
+    assert where.split()[:3] == [">", "extra", "team/odd.json"]
+    assert str(extra) not in re.sub(r'title="[^"]*"', "", html)
