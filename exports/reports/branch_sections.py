@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from runs.contract.dashboard import ArtifactTables, GapEntry, GraphNode, RunDetail, StepEntry
+from runs.contract.dashboard import ArtifactTables, BlockedStep, GapEntry, GraphNode, RunDetail, StepEntry
 from runs.models import Node, Output
-from runs.readmodels import outcomes, run_view
+from runs.readmodels import blocked, outcomes, run_view
 from runs.readmodels.artifact_tables import SEVERITIES
 from runs.readmodels.branches import BranchOutcome, BranchView, PathRecord, RunBranches
 from runs.store.pinned import compiled_workflow, steps_by_id
@@ -46,6 +46,7 @@ class BranchSection:
     forked_from: str | None  # the node (public id) it forked from; None for the run's first branch
     fork_step: int  # the step the node it forked from stands at (0 for the first branch)
     path_steps: int  # how many steps and checkpoints are recorded on its path, from the start
+    steps_taken: int  # how many of those are steps (checkpoints left out)
     shared_steps: int  # the first `shared_steps` of them are listed under branch `shared_with`
     shared_through: int  # the step the last of those was recorded at (0 when none is shared)
     shared_with: int | None
@@ -57,6 +58,7 @@ class BranchSection:
     limitations: list[str]  # known limitations stated in a standing coding handoff
     pending: GraphNode | None  # an unfinished branch's tip: the step it waits at
     last_activity: datetime
+    blocked: BlockedStep | None = None  # why a blocked branch is held: the refusal that stands (blocked.py)
 
     @property
     def finished(self) -> bool:
@@ -91,6 +93,7 @@ def sections(detail: RunDetail, tree: RunBranches) -> list[BranchSection]:
     drawn = {node.node_id: node for node in detail.graph.nodes}
     shown_by: dict[int, int] = {}  # child node pk of a record already listed -> the branch listing it
     made: list[BranchSection] = []
+    refused = blocked.refusals(tree)
     for outcome in listing_order(tree.outcomes()):
         branch = outcome.branch
         view = tree.view(branch.tip)
@@ -112,6 +115,7 @@ def sections(detail: RunDetail, tree: RunBranches) -> list[BranchSection]:
                 forked_from=str(tree.public(branch.forked_from)) if branch.forked_from is not None else None,
                 fork_step=tree.step_number(branch.forked_from) if branch.forked_from is not None else 0,
                 path_steps=len(view.records),
+                steps_taken=sum(isinstance(record.record, Output) for record in view.records),
                 shared_steps=shared,
                 shared_through=tree.step_number(view.records[shared - 1].record.node_id or 0) if shared else 0,
                 shared_with=shared_with,
@@ -126,6 +130,11 @@ def sections(detail: RunDetail, tree: RunBranches) -> list[BranchSection]:
                 limitations=_limitations(view),
                 pending=tip if tip is not None and not tip.is_complete else None,
                 last_activity=tree.nodes[branch.tip].created_at,
+                blocked=(
+                    blocked.as_entry(refused[branch.number], tip.step_number if tip is not None else None)
+                    if outcome.status == "blocked" and branch.number in refused
+                    else None
+                ),
             )
         )
     return made

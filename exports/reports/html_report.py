@@ -74,6 +74,7 @@ class BranchItem:
     tip: str  # short ids
     forked_from: str
     steps: list[StepItem]
+    why_blocked: str  # a blocked branch's reason (wording.why_blocked); empty otherwise
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ class RunItem:
     tree: str  # the branch graph in words (one line per branch), beside the picture
     branches: list[BranchItem]  # finished first (branch_sections.py)
     timeline: list[TimelineRow]
+    conclusion: str  # the run in a sentence or a few (wording.conclusion)
 
     @property
     def timeline_text(self) -> str:
@@ -129,6 +131,7 @@ def _branch_item(branch: BranchSection, asked: dict[str, Confirmation], ids: Sho
         tip=ids.short(branch.tip_id),
         forked_from=ids.short(branch.forked_from),
         steps=steps,
+        why_blocked=wording.why_blocked(branch.blocked) + "." if branch.blocked is not None else "",
     )
 
 
@@ -155,7 +158,7 @@ def _timeline(branches: list[BranchItem]) -> list[TimelineRow]:
         TimelineRow(
             recorded=wording.stamp(item.step.recorded_at) or "",
             took=item.took,
-            where=f"Branch {number}, step {item.number}",
+            where=f"Branch {number}, {'during ' if item.step.kind == 'checkpoint' else ''}step {item.number}",
             title=wording.step_title(item.step),
             confirmation=item.confirmation,
         )
@@ -174,6 +177,7 @@ def _run_item(report: Report, run: RunDetail) -> RunItem:
         tree="\n".join(branch_tree.lines(run, report.branches[run_id], ids.short)),
         branches=branches,
         timeline=_timeline(branches),
+        conclusion=wording.conclusion(run.run.workflow_name or run.run.workflow_id, report.sections[run_id]),
     )
 
 

@@ -29,7 +29,7 @@ from exports.reports.short_ids import ShortIds
 from exports.reports.verbatim import embed as notes
 from exports.reports.wording import CONFIRMED_BY, branch_label, open_items, seconds, severities, status
 from exports.reports.wording import outcome as outcome_words
-from runs.contract.dashboard import ArtifactTables, CheckpointEntry, RunDetail, RunSummary, StepEntry
+from runs.contract.dashboard import ArtifactEntry, ArtifactTables, CheckpointEntry, RunDetail, RunSummary, StepEntry
 from runs.readmodels import people
 
 
@@ -111,7 +111,21 @@ def _header(report: Report, ids: ShortIds) -> list[str]:
         "in progress may have gone quiet since. Ids are shortened to their first characters; the appendix "
         "lists them in full."
     )
-    return [f"# {what}: {inline(title)}", _table(["", ""], rows), intro]
+    return [f"# {what}: {inline(title)}", *_conclusions(report), _table(["", ""], rows), intro]
+
+
+def _conclusions(report: Report) -> list[str]:
+    """What the reader wants first: each run's outcome in a sentence, and why a blocked one is held."""
+    said = [
+        inline(wording.conclusion(run.run.workflow_name or run.run.workflow_id, report.sections[run.run.run_id]))
+        for run in report.runs
+    ]
+    if not said:
+        notes_count = len(report.session_notes)
+        return [f"**Conclusion:** no runs; a notes-only session with {_plural(notes_count, 'note')}."]
+    if len(said) == 1:
+        return [f"**Conclusion:** {said[0]}"]
+    return ["**Conclusion:**", "\n".join(f"- Run {number}: {text}" for number, text in enumerate(said, start=1))]
 
 
 def _summary(report: Report, ids: ShortIds) -> list[str]:
@@ -248,6 +262,8 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds
             f"{waiting}: step {branch.pending.step_number}, {inline(branch.pending.title)} "
             f"({code_span(branch.pending.step_id or '')})"
         )
+        if branch.blocked is not None:
+            parts.append(f"Why: {inline(wording.why_blocked(branch.blocked))}.")
     parts += _tables(branch.tables)
     parts += _open_items(branch)
     parts += _synthesis(branch)
@@ -255,7 +271,12 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds
 
 
 def _step(number: int, step: StepEntry, confirmed: Confirmation | None) -> list[str]:
-    heading = f"##### {number}. {inline(wording.step_title(step))}"
+    # A checkpoint is saved while a step is pending: it has no number of its own (the step's follows it).
+    heading = (
+        f"##### {inline(wording.step_title(step))} (while step {number} was pending)"
+        if step.kind == "checkpoint"
+        else f"##### {number}. {inline(wording.step_title(step))}"
+    )
     meta = f"Step {code_span(step.step_id)}" if step.step_id else "No step"
     meta += f" · recorded {stamp(step.recorded_at)} · took {seconds(step.seconds)}"
     if step.by:
@@ -294,17 +315,42 @@ def _tables(tables: ArtifactTables) -> list[str]:
     else:
         parts += ["#### Findings", "_No findings recorded on this branch._"]
     if tables.changed_files:
-        rows = [[code_cell(f.path), cell(f.summary), cell(f.risk)] for f in tables.changed_files]
-        parts += ["#### Changed files", _table(["Path", "Summary", "Risk"], rows)]
+        headings = [
+            "Path",
+            *(["Summary"] if tables.files_have_summary else []),
+            *(["Risk"] if tables.files_have_risk else []),
+        ]
+        rows = [
+            [
+                code_cell(f.path),
+                *([cell(f.summary)] if tables.files_have_summary else []),
+                *([cell(f.risk)] if tables.files_have_risk else []),
+            ]
+            for f in tables.changed_files
+        ]
+        parts += ["#### Changed files", _table(headings, rows)]
     else:
         parts += ["#### Changed files", "_No changed files recorded on this branch._"]
     if tables.others:
         parts.append("#### Other artifacts")
         for entry in tables.others:
-            source = f" from {code_span(entry.step_id)}" if entry.step_id else ""
-            parts.append(f"{code_span(entry.kind)}{source}")
-            fields = {key: value for key, value in entry.data.items() if key != "kind"}
-            parts.append(_json(fields) if fields else "_No fields besides its kind._")
+            parts += _artifact(entry)
+    return parts
+
+
+def _artifact(entry: ArtifactEntry) -> list[str]:
+    """An artifact as its fields, each a bold label with its text or list (artifact_fields.py)."""
+    source = f" from {code_span(entry.step_id)}" if entry.step_id else ""
+    parts = [f"##### {inline(entry.title)} ({code_span(entry.kind)}){source}"]
+    if not entry.fields:
+        return [*parts, "_No fields besides its kind._"]
+    for field in entry.fields:
+        if field.items:
+            parts.append(f"**{inline(field.label)}**\n\n" + "\n".join(f"- {inline(item)}" for item in field.items))
+        elif field.json_text:
+            parts.append(f"**{inline(field.label)}**\n\n" + code_block(field.json_text, "json"))
+        else:
+            parts.append(f"**{inline(field.label)}**: " + ("_none_" if field.empty else inline(field.text)))
     return parts
 
 
@@ -357,7 +403,7 @@ def _timeline(listed: list[BranchSection], asked: dict[str, Confirmation]) -> li
                 stamp(step.started_at),
                 stamp(recorded),
                 seconds(step.seconds),
-                f"Branch {branch_number}, step {number}",
+                f"Branch {branch_number}, {'during ' if step.kind == 'checkpoint' else ''}step {number}",
                 cell(wording.step_title(step)),
                 CONFIRMED_BY[confirmed] if confirmed else "—",
             ]

@@ -11,6 +11,10 @@ from weasyprint import CSS, HTML
 
 from exports.reports.fetcher import BASE_URL, DataOnlyFetcher
 
+# PDF/UA-1: a tagged PDF (a structure tree of headings, paragraphs, lists and tables, marked content) with
+# the document's language and title, so that screen readers and reflowing viewers read it in order.
+PDF_VARIANT = "pdf/ua-1"
+
 
 def stylesheets_of(texts: Sequence[str], fetcher: DataOnlyFetcher) -> list[CSS]:
     """Parsed stylesheets. They come from this checkout, but go through the same refusing fetcher: a url()
@@ -21,7 +25,7 @@ def stylesheets_of(texts: Sequence[str], fetcher: DataOnlyFetcher) -> list[CSS]:
 def write_pdf(html: str, stylesheets: Sequence[CSS], fetcher: DataOnlyFetcher) -> bytes:
     """The PDF of `html`. `fetcher` sees every URL WeasyPrint asks for, and refuses all but data: ones."""
     document = HTML(string=html, base_url=BASE_URL, url_fetcher=fetcher)
-    pdf: bytes = document.write_pdf(stylesheets=list(stylesheets))
+    pdf: bytes = document.write_pdf(stylesheets=list(stylesheets), pdf_variant=PDF_VARIANT)
     return pdf
 
 

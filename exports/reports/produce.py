@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -21,6 +20,7 @@ from exports.reports.pdf import bounded_pdf
 from exports.reports.pdf_support import PdfUnavailable
 from exports.reports.refusals import refused, unavailable
 from runs.models import Session
+from runs.readmodels import naming
 from runs.store import ratelimit
 from runs.store.journal import write
 
@@ -32,7 +32,6 @@ FORMATS: dict[str, tuple[Literal["markdown", "pdf"], str, str]] = {
     "md": ("markdown", "text/markdown; charset=utf-8", "md"),
     "pdf": ("pdf", "application/pdf", "pdf"),
 }
-_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 @dataclass(frozen=True)
@@ -45,8 +44,14 @@ class Produced:
 
 
 def filename_for(report: Report, report_format: ReportFormat) -> str:
-    subject = f"run-{report.run_id}" if report.run_id else f"session-{report.session.session_id}"
-    return f"workrail-{_UNSAFE_IN_NAME.sub('_', subject)[:80]}.{FORMATS[report_format][2]}"
+    """Named as people name the session (runs/readmodels/naming.py: its key, else its title, else its id):
+    "MR-42-report.pdf"; a run's report adds the run's place in the session, "MR-42-run-2-report.pdf"."""
+    session = report.session
+    stem = naming.file_stem(session.session_key, session.title, session.session_id)
+    if report.run_id:
+        numbers = {run.run_id: number for number, run in enumerate(report.detail.runs, start=1)}
+        stem += f"-run-{numbers.get(report.run_id, 1)}"
+    return f"{stem}-report.{FORMATS[report_format][2]}"
 
 
 def render(report: Report, report_format: ReportFormat, watch: Watch = UNWATCHED) -> bytes:

@@ -8,7 +8,9 @@ from datetime import UTC, datetime
 
 from exports.reports.branch_sections import BranchSection
 from exports.reports.branch_tree import one_line
-from runs.contract.dashboard import StepEntry
+from runs.contract.dashboard import BlockedStep, StepEntry
+
+MORE_BRANCHES = 4  # a conclusion names this many branches besides the newest, then counts the rest
 
 STATUS_WORDS = {
     "in_progress": "in progress",
@@ -67,17 +69,85 @@ def severities(branch: BranchSection) -> str:
 
 
 def outcome(branch: BranchSection) -> str:
-    """The branch's outcome in words: its verdict when it gave one, else where it stands."""
+    """The branch's outcome in words: its verdict when it gave one, else what it did or where it stands."""
     if branch.verdict is not None:
         return branch.verdict.said
+    at = f"step {branch.pending.step_number}, “{one_line(branch.pending.title)}”" if branch.pending else ""
+    if branch.status == "blocked" and at:
+        return f"Blocked at {at}"  # why: in the conclusion and the branch's own section
+    if branch.status not in ("complete", "canceled") and at:
+        return f"Waiting at {at}"
+    said = state(branch)
+    return said[:1].upper() + said[1:]
+
+
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count} {word if count == 1 else (plural or word + 's')}"
+
+
+def recorded(branch: BranchSection) -> str:
+    """What a branch recorded besides its notes, for a run whose workflow gives no verdict: "1 major
+    finding, 2 changed files and a coding hand-off"; empty when nothing."""
+    things = [f"{count} {severity} finding{'s' if count > 1 else ''}" for severity, count in branch.severity_counts]
+    if branch.tables.changed_files:
+        things.append(_plural(len(branch.tables.changed_files), "changed file"))
+    titles = list(dict.fromkeys(entry.title[:1].lower() + entry.title[1:] for entry in branch.tables.others))
+    things += [f"a {title}" for title in titles]
+    if len(things) <= 1:
+        return "".join(things)
+    return ", ".join(things[:-1]) + " and " + things[-1]
+
+
+def why_blocked(blocked: BlockedStep) -> str:
+    """Why a blocked branch is held, from the refusal that stands: the first problem as a person reads
+    it, how long the step has been refused, and whose move it is."""
+    first = blocked.issues[0] if blocked.issues else None
+    problem = (first.for_people or first.message) if first is not None else blocked.reason
+    problem = one_line(problem, limit=400).rstrip(".")
+    more = blocked.issue_count - 1
+    if more > 0:
+        problem += f" (and {_plural(more, 'more issue')})"
+    refused = "refused once" if blocked.refusals == 1 else f"refused {blocked.refusals} times"
+    who = {
+        "user": "it waits for something only the user can give",
+        "delegations": "it waits for its delegated runs to finish",
+        "agent": "the agent must answer the step again",
+    }[blocked.whose_move]
+    return f"{problem}. The answer was {refused} since {stamp(blocked.since)}; {who}"
+
+
+def state(branch: BranchSection) -> str:
+    """Where a branch ended or stands, as the rest of a sentence that starts with its name: "completed
+    with the verdict “Ready”", "is blocked at step 2, “List Changed Files”: the answer had no ...". A
+    completed branch without a verdict (its workflow may not ask for one) says what it did instead."""
+    at = f"step {branch.pending.step_number}, “{one_line(branch.pending.title)}”" if branch.pending else ""
     if branch.status == "complete":
-        return "Completed, no verdict recorded"
+        if branch.verdict is not None:
+            return f"completed with the verdict “{one_line(branch.verdict.said)}”"
+        extras = recorded(branch)
+        return f"completed after {_plural(branch.steps_taken, 'step')}" + (f", recording {extras}" if extras else "")
     if branch.status == "canceled":
-        return "Canceled before it completed"
-    if branch.pending is not None:
-        waiting = "Blocked at" if branch.status == "blocked" else "Waiting at"
-        return f"{waiting} step {branch.pending.step_number}, “{one_line(branch.pending.title)}”"
-    return "Open"
+        return "was canceled" + (f" at {at}" if at else " before it completed")
+    if branch.status == "blocked" and at:
+        return f"is blocked at {at}" + (f": {why_blocked(branch.blocked)}" if branch.blocked else "")
+    if at:
+        return f"is in progress, waiting at {at}"
+    return "is open"
+
+
+def conclusion(name: str, listed: list[BranchSection]) -> str:
+    """A run in a sentence or a few: how its newest branch ended or stands, then its other branches."""
+    if not listed:
+        return f"{name} has no nodes yet."
+    newest = next((branch for branch in listed if branch.is_newest), listed[-1])
+    if len(listed) == 1:
+        return f"{name} {state(newest)}."
+    said = [f"{name}, on branch {newest.number} (the newest), {state(newest)}."]
+    others = [branch for branch in listed if branch is not newest]
+    said += [f"Branch {branch.number} {state(branch)}." for branch in others[:MORE_BRANCHES]]
+    if len(others) > MORE_BRANCHES:
+        said.append(f"{_plural(len(others) - MORE_BRANCHES, 'more branch', 'more branches')} below.")
+    return " ".join(said)
 
 
 def open_items(branch: BranchSection) -> int:

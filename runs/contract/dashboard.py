@@ -191,19 +191,39 @@ class Finding(Shape):
     location: str
     rationale: str
     suggestion: str
-    comment: str = Field(description="A copy-ready review comment.")
+    comment: str = Field(
+        description="The review comment the agent wrote for this finding (its mrComments entry at the same "
+        "location), as written; empty when it wrote none."
+    )
+
+
+class ArtifactField(Shape):
+    """One field of an artifact as a reader sees it: its name in words and its value as text, a list, or
+    (nested deeper than words can say) JSON."""
+
+    label: str = Field(description="The field's name in words: keyDecisions -> 'Key decisions'.")
+    text: str = Field(default="", description="A single value; empty for a list.")
+    items: list[str] = Field(default_factory=list, description="A list's entries, each in words.")
+    json_text: str = Field(default="", description="A value nested too deep for words, as JSON.")
+    empty: bool = Field(default=False, description="The agent recorded the field with nothing in it.")
 
 
 class ArtifactEntry(Shape):
     kind: str
     step_id: str | None
     data: JsonObject  # the artifact as the agent recorded it
+    title: str = Field(default="", description="What the artifact is, in words: 'Coding hand-off'.")
+    fields: list[ArtifactField] = Field(
+        default_factory=list, description="The artifact's fields besides its kind, in the order recorded."
+    )
 
 
 class ArtifactTables(Shape):
     changed_files: list[ChangedFile]
     findings: list[Finding]
     others: list[ArtifactEntry]
+    files_have_summary: bool = Field(default=False, description="Some changed file has a summary.")
+    files_have_risk: bool = Field(default=False, description="Some changed file has a risk level.")
 
 
 class BlockedIssue(Shape):
@@ -423,6 +443,15 @@ class BranchEntry(Shape):
     step_number: int | None = Field(default=None, description="The child's pending step's number on its branch.")
     title: str = Field(default="", description="The child's pending step's title; 'Complete' at a branch's end.")
     by: str = Field(default="", description="Who made it, in words ('by bob (dashboard)'); empty on this machine.")
+    branch: int | None = Field(default=None, description="The branch the child is on, as the run's graph numbers it.")
+    verdict: str | None = Field(
+        default=None, description="The verdict the answer gave (its artifacts', else a 'Verdict:' line of its notes)."
+    )
+    answer_start: str = Field(
+        default="",
+        description="The answer's first words, when other answers to the same step sit beside it (the agent "
+        "rewound and answered again): what tells them apart besides their time and author.",
+    )
 
 
 class NodeDetail(Shape):

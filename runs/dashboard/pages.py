@@ -14,7 +14,7 @@ from runs.contract.errors import WorkRailError
 from runs.dashboard import fork_form
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import shows_errors
-from runs.execution import catalog, operator_fork
+from runs.execution import catalog, catalog_places, operator_fork
 from runs.readmodels import overview, run_view, trace
 from runs.readmodels.timings import tool_timings
 
@@ -85,6 +85,7 @@ def workflows(request: HttpRequest) -> HttpResponse:
     context = {
         "nav": "workflows",
         "listing": listing,
+        "warnings": catalog_places.placed(listing.get("warnings") or [], catalog.current_catalog()),
         "tags": everything["overview"]["tags"],
         "chosen": tags,
         "query": query,
@@ -98,6 +99,9 @@ def workflow(request: HttpRequest, workflow_id: str) -> HttpResponse:
     inspection = catalog.inspect_workflow(
         workflow_id, "metadata", for_people=True
     ).dump()  # the templates read the wire names
+    shown = inspection.get("workflow")
+    if isinstance(shown, dict) and shown.get("warnings"):  # named by their source, not an absolute path
+        shown["warnings"] = catalog_places.placed(shown["warnings"], catalog.current_catalog())
     return render(request, "dashboard/workflow.html", {"nav": "workflows", "inspection": inspection})
 
 

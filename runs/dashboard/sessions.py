@@ -31,6 +31,8 @@ from runs.dashboard.errors import invalid, shows_errors
 from runs.execution import session_actions
 from runs.models import Event, EventKind
 from runs.readmodels import overview, run_view
+from runs.readmodels.checkpoints import not_among
+from runs.readmodels.preferences import in_effect
 
 STATUSES: tuple[str, ...] = get_args(SessionStatusName)
 SORTS: dict[str, str] = {
@@ -238,7 +240,9 @@ def _session_page(request: HttpRequest, detail: SessionDetail, run: RunDetail | 
             "selected_run": run.run.run_id if run else None,
             "steps": shown,
             "steps_hidden": len(steps) - len(shown),
+            "session_notes": not_among(detail.checkpoints, shown),
             "history": preferences_history(detail.session.session_id),
+            "in_effect": in_effect(overview.get_session(detail.session.session_id)),
             "modes": list(MODES.values()),
             "autonomy_choices": AUTONOMY,
             "risk_choices": RISK_POLICY,

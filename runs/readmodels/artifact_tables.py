@@ -2,8 +2,10 @@
 
 Agents report the same file or finding several times along a run (a coding handoff, then a review
 listing the files again). Here files are de-duplicated by path (the latest report of a path wins,
-the table is sorted by path), and findings are ordered by severity, each with a review comment that
-can be pasted as is. Pure: the dashboard, the API and the reports build the same tables.
+the table is sorted by path), and findings are ordered by severity, each with the review comment the
+agent wrote for it (a `mr_review.findings` artifact's `mrComments` entry at the finding's location),
+to paste as it is; none is made up from the finding. Other artifacts keep their JSON and are said as
+fields (artifact_fields.py). Pure: the dashboard, the API and the reports build the same tables.
 
 A loop-control artifact (`wr.loop_control`) is the agent telling the engine whether a loop runs
 again: a signal the engine consumed when the step was acknowledged, not work that stands. It is left
@@ -17,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from runs.contract.dashboard import ArtifactEntry, ArtifactTables, ChangedFile, Finding
+from runs.readmodels.artifact_fields import fields_of, title_of
 from workflows_app.engine.decisions import LOOP_CONTROL_KIND
 from workflows_app.engine.jsontypes import JsonObject
 
@@ -47,14 +50,26 @@ def tables(artifacts: Iterable[tuple[str | None, JsonObject]]) -> ArtifactTables
                 if isinstance(path, str) and path and path not in files:
                     files[path] = ChangedFile(path=path, summary="", risk="")
         if kind in ("mr_review.findings", "wr.review_verdict"):
-            findings.extend(_finding(entry) for entry in _dicts(artifact.get("findings")))
+            findings.extend(_commented(_dicts(artifact.get("findings")), _dicts(artifact.get("mrComments"))))
         if kind not in ("mr_review.changed_files", "mr_review.findings", LOOP_CONTROL_KIND):
-            others.append(ArtifactEntry(kind=kind or "(no kind)", step_id=step_id, data=artifact))
+            others.append(
+                ArtifactEntry(
+                    kind=kind or "(no kind)",
+                    step_id=step_id,
+                    data=artifact,
+                    title=title_of(kind) if kind else "An artifact without a kind",
+                    fields=fields_of(artifact),
+                )
+            )
     findings.sort(key=lambda f: SEVERITIES.index(f.severity))  # stable: same severity keeps its order
+    listed = [files[path] for path in sorted(files)]
     return ArtifactTables(
-        changed_files=[files[path] for path in sorted(files)],
+        changed_files=listed,
         findings=findings,
         others=others,
+        # A hand-off lists paths only: a column nobody filled is left out rather than shown empty.
+        files_have_summary=any(f.summary for f in listed),
+        files_have_risk=any(f.risk for f in listed),
     )
 
 
@@ -70,26 +85,43 @@ def loop_decision(artifact: Any) -> str | None:
     return f"Loop decision: {decision}" + (f" — {reason}" if reason else "")
 
 
+def _commented(entries: list[JsonObject], comments: list[JsonObject]) -> list[Finding]:
+    """The findings of one artifact, each with the review comment the agent wrote beside it
+    (`mrComments`: location, title, body), each comment given once: first to the finding at the same
+    location with the same title, then at the same location, then with the same title."""
+    found = [_finding(entry) for entry in entries]
+    titles = [_text(entry.get("title")) for entry in entries]
+    left = [(_location(c), _text(c.get("title")), _text(c.get("body"))) for c in comments]
+    left = [comment for comment in left if comment[2]]
+    given: dict[int, str] = {}
+    passes = (
+        lambda f, t, c: bool(f.location) and c[0] == f.location and c[1] == t,
+        lambda f, t, c: bool(f.location) and c[0] == f.location,
+        lambda f, t, c: bool(t) and c[1] == t,
+    )
+    for fits in passes:
+        for index, (finding, title) in enumerate(zip(found, titles, strict=True)):
+            if index in given:
+                continue
+            match = next((c for c in left if fits(finding, title, c)), None)
+            if match is not None:
+                left.remove(match)
+                given[index] = match[2]
+    return [f.model_copy(update={"comment": given.get(i, "")}) for i, f in enumerate(found)]
+
+
 def _finding(entry: JsonObject) -> Finding:
     severity = _text(entry.get("severity")).lower()
     if severity not in SEVERITIES:
         severity = "minor"
     title = _text(entry.get("title")) or _text(entry.get("summary")) or "(untitled finding)"
-    location = _location(entry)
-    rationale = _text(entry.get("rationale"))
-    suggestion = _text(entry.get("suggestion"))
-    comment = [f"**{severity.capitalize()}**: {title}" + (f" ({location})" if location else "")]
-    if rationale:
-        comment.append(rationale)
-    if suggestion:
-        comment.append(f"Suggestion: {suggestion}")
     return Finding(
         severity=severity,
         title=title,
-        location=location,
-        rationale=rationale,
-        suggestion=suggestion,
-        comment="\n\n".join(comment),
+        location=_location(entry),
+        rationale=_text(entry.get("rationale")),
+        suggestion=_text(entry.get("suggestion")),
+        comment="",
     )
 
 

@@ -531,6 +531,15 @@ def _branches(
         fork = forked.get(child.public_id)
         notes = output.notes_markdown if output else (checkpoint.notes_markdown if checkpoint else "")
         notes = fork.reason if fork is not None else notes
+        # Sibling answers to one step differ by when, by whom and what they said: each says its branch and
+        # its verdict, beside its time, author and first words.
+        said = (
+            outcomes.verdict(
+                [a for a in output.artifacts if isinstance(a, dict)], [(output.step_title, output.notes_markdown)]
+            )
+            if output is not None and isinstance(output.artifacts, list)
+            else None
+        )
         entries.append(
             BranchEntry(
                 node_id=str(child.public_id),
@@ -544,9 +553,22 @@ def _branches(
                 step_number=_step_number(tree, child),
                 title=titles[child.pk],
                 by=makers.get(child.public_id, people.NOBODY).words,
+                branch=tree.branch_of(child.pk).number if child.pk in tree.nodes else None,
+                verdict=said.text if said is not None else None,
             )
         )
-    return entries
+    answers = [entry for entry in entries if entry.via == "step"]
+    if len(answers) < 2:  # nothing to tell apart: the notes are under "Recorded here" already
+        return entries
+    return [
+        entry.model_copy(update={"answer_start": _first_words(entry.notes_preview)}) if entry.via == "step" else entry
+        for entry in entries
+    ]
+
+
+def _first_words(notes: str, limit: int = 100) -> str:
+    flat = " ".join(notes.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 def _title_of(step: CompiledStep | None) -> str:

@@ -128,22 +128,6 @@ def compact_json(value: Any) -> str:
 
 
 @register.filter
-def flat_fields(data: Any) -> list[tuple[str, str]] | None:
-    """The fields of an artifact (besides its kind) when every value is a scalar: shown as a definition
-    list. None when some value is nested: then the artifact is shown as JSON."""
-    if not isinstance(data, dict):
-        return None
-    fields = []
-    for key, value in data.items():
-        if key == "kind":
-            continue
-        if isinstance(value, dict | list):
-            return None
-        fields.append((str(key), "" if value is None else str(value)))
-    return fields
-
-
-@register.filter
 def get(mapping: Any, key: Any) -> Any:
     if isinstance(mapping, dict):
         return mapping.get(key, mapping.get(str(key)))

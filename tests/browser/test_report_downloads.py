@@ -43,13 +43,13 @@ def test_a_forked_sessions_reports_downloaded_from_its_page_hold_both_branches(
     screenshot(page, "report-downloads-session")
 
     markdown, md_path = download(page, "Markdown", tmp_path, "report.md")
-    assert markdown.suggested_filename == f"workrail-session-{review.session_id}.md"
+    assert markdown.suggested_filename == f"{SESSION_KEY}-report.md"
     text = md_path.read_text(encoding="utf-8")
     assert text.index("## Summary") < text.index("### Branch 1 (complete)") < text.index("### Branch 2 (newest, open)")
     assert f"- Verdict: {VERDICT}" in text and CRITICAL in text and VERBATIM_NOTE in text
 
     pdf, pdf_path = download(page, "PDF", tmp_path, "report.pdf")
-    assert pdf.suggested_filename == f"workrail-session-{review.session_id}.pdf"
+    assert pdf.suggested_filename == f"{SESSION_KEY}-report.pdf"
     assert pdf_path.read_bytes().startswith(b"%PDF-")
     if shutil.which("pdftotext") and shutil.which("pdftoppm"):
         pdf_text = subprocess.run(["pdftotext", str(pdf_path), "-"], capture_output=True, text=True, check=True).stdout

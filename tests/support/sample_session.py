@@ -54,6 +54,15 @@ FINDINGS = {
             "suggestion": "Escape it.",
         },
     ],
+    # The agent's own comments, to copy as written: for two of the three findings.
+    "mrComments": [
+        {
+            "location": {"file": "src/alpha.py", "line": 42},
+            "title": "SQL built from input",
+            "body": "This builds the query from user input; could we pass `name` as a parameter instead?",
+        },
+        {"location": {"file": "src/zeta.py", "line": 10}, "title": "Long function", "body": "Nit: worth splitting?"},
+    ],
 }
 
 

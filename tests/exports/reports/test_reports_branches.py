@@ -155,7 +155,7 @@ def test_the_report_counts_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     summary = text.split("## Summary\n")[1].split("\n## ")[0]
     assert "Waiting at step 5, “Record what the slice showed”" in summary  # as the run page says it
     first = text.split("### Branch 1 (complete)")[1].split("### Branch 2")[0]
-    assert "##### 3. Checkpoint during Record what the slice showed" in first
+    assert "##### Checkpoint during Record what the slice showed (while step 3 was pending)" in first
     assert "##### 3. Record what the slice showed" in first and "##### 8. Summarize the verification" in first
     second = text.split("### Branch 2 (newest, open)")[1].split("### Timeline")[0]
     assert "- Forked from node" in second and ", at step 4" in second

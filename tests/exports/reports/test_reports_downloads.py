@@ -39,7 +39,7 @@ def test_the_dashboard_downloads_a_session_report(service_catalog, client, suffi
     response = client.get(f"/sessions/{small.session_id}/report.{suffix}")
     assert response.status_code == 200
     assert response["Content-Type"] == content_type
-    assert response["Content-Disposition"] == f'attachment; filename="workrail-session-{small.session_id}.{suffix}"'
+    assert response["Content-Disposition"] == f'attachment; filename="REPORT-1-report.{suffix}"'
     assert response.content.startswith(magic)
     assert recorded_via(small.session_id) == [("dashboard", "markdown" if suffix == "md" else "pdf", None)]
 
@@ -48,7 +48,7 @@ def test_the_dashboard_downloads_a_run_report(service_catalog, client):
     small = small_complete_session()
     response = client.get(f"/sessions/{small.session_id}/report.md?run={small.run_id}")
     assert response.status_code == 200
-    assert response["Content-Disposition"] == f'attachment; filename="workrail-run-{small.run_id}.md"'
+    assert response["Content-Disposition"] == 'attachment; filename="REPORT-1-run-1-report.md"'
     assert response.content.startswith(b"# Run report: ")
     assert recorded_via(small.session_id) == [("dashboard", "markdown", small.run_id)]
 
@@ -84,7 +84,7 @@ def test_the_api_downloads_a_report(service_catalog, client, bearer, report_form
     )
     assert response.status_code == 200
     assert response["Content-Type"] == content_type
-    assert response["Content-Disposition"] == f'attachment; filename="workrail-run-{small.run_id}.{report_format}"'
+    assert response["Content-Disposition"] == f'attachment; filename="REPORT-1-run-1-report.{report_format}"'
     assert response.content.startswith(magic)
     assert recorded_via(small.session_id) == [("api", "markdown" if report_format == "md" else "pdf", small.run_id)]
 

@@ -53,7 +53,9 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     session = page(client, f"/sessions/{looped.session_id}/")
     notes = session.split("Session notes and checkpoints", 1)[1]
     links = re.findall(r'href="/nodes/(\d+)/" title="node (\d+)">node (\d+)</a>', notes)
-    assert links and all(url == title and text == url[:8] for url, title, text in links)
+    assert all(url == title and text == url[:8] for url, title, text in links)
+    # The shown branch's checkpoint is listed among its steps (issue 32: once per page), not under the notes.
+    assert "saved while step" in session.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     node = page(client, f"/nodes/{full}/")
     assert re.search(rf"<title>Step \d+ · Record what the slice showed · node {full[:8]}", node)
 

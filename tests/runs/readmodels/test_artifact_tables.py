@@ -67,8 +67,7 @@ def test_findings_are_ordered_by_severity_keeping_their_order_within_one():
         ("minor", "from a verdict"),
         ("nit", "naming"),
     ]
-    assert result.findings[0].comment == "**Critical**: injection\n\nwhy\n\nSuggestion: fix"
-    assert result.findings[1].comment == "**Major**: first major (x.py:3)"
+    assert {f.comment for f in result.findings} == {""}  # no mrComments: nothing is made up from the finding
     assert result.findings[4].location == "y.py"
     assert [o.kind for o in result.others] == ["wr.review_verdict"]
 
@@ -79,3 +78,71 @@ def test_anything_else_is_kept_as_it_is_and_junk_is_ignored():
         ("custom", "s", {"kind": "custom", "x": 1}),
         ("(no kind)", None, {"no": "kind"}),
     ]
+
+
+def test_each_finding_gets_the_review_comment_the_agent_wrote_for_it():
+    result = tables(
+        [
+            (
+                "review",
+                {
+                    "kind": "mr_review.findings",
+                    "findings": [
+                        {"severity": "Major", "title": "Unchecked None", "location": {"file": "a.py", "line": 3}},
+                        {"severity": "Minor", "title": "Name", "location": {"file": "a.py", "line": 3}},
+                        {"severity": "Nit", "title": "Typo"},
+                        {"severity": "Minor", "title": "No comment for me", "location": {"file": "c.py"}},
+                    ],
+                    "mrComments": [
+                        {"location": {"file": "a.py", "line": 3}, "title": "Name", "body": "Could this be `load_row`?"},
+                        {"location": {"file": "a.py", "line": 3}, "title": "None", "body": "This 500s on a bad id."},
+                        {"location": {"file": "b.py"}, "title": "Typo", "body": "Nit: recieve -> receive."},
+                        {"location": {"file": "z.py"}, "title": "", "body": ""},
+                    ],
+                },
+            )
+        ]
+    )
+    said = {f.title: f.comment for f in result.findings}
+    assert said == {
+        "Unchecked None": "This 500s on a bad id.",  # same place; the one with the other title went to "Name"
+        "Name": "Could this be `load_row`?",
+        "Typo": "Nit: recieve -> receive.",  # no location of its own: matched by title
+        "No comment for me": "",
+    }
+
+
+def test_a_hand_off_is_said_as_fields_and_its_files_leave_summary_and_risk_out():
+    handoff = {
+        "kind": "wr.coding_handoff",
+        "version": 1,
+        "branchName": "feature/cache",
+        "keyDecisions": ["Cache behind the repository."],
+        "knownLimitations": [],
+        "testsAdded": ["tests/test_cache.py"],
+        "filesChanged": ["app/cache.py"],
+        "correctedAssumptions": [{"assumed": "one reader", "actual": "two readers"}],
+    }
+    result = tables([("handoff", handoff)])
+    (entry,) = result.others
+    assert entry.title == "Coding hand-off"
+    said = {f.label: (f.text, f.items, f.empty) for f in entry.fields}
+    assert said == {
+        "Branch name": ("feature/cache", [], False),
+        "Key decisions": ("", ["Cache behind the repository."], False),
+        "Known limitations": ("", [], True),
+        "Tests added": ("", ["tests/test_cache.py"], False),
+        "Files changed": ("", ["app/cache.py"], False),
+        "Corrected assumptions": ("", ["Assumed: one reader; Actual: two readers"], False),
+    }
+    assert not result.files_have_summary and not result.files_have_risk
+    both = tables(
+        [
+            ("handoff", handoff),
+            (
+                "files",
+                {"kind": "mr_review.changed_files", "changedFiles": [{"path": "b.py", "summary": "x", "risk": ""}]},
+            ),
+        ]
+    )
+    assert both.files_have_summary and not both.files_have_risk

@@ -1,0 +1,88 @@
+"""An artifact as sections a person reads: a hand-off's "Key decisions", "Tests added", "Files changed"
+as lists, its branch name as text, never the raw JSON (which stays one click away on the node page).
+
+Field names are the contracts' camelCase keys, said as words ("keyDecisions" -> "Key decisions"); the
+artifact's own title comes from its kind by WorkRail's naming (`wr.coding_handoff` -> "Coding hand-off").
+Only a value nested deeper than a list of flat objects is kept as JSON. Pure: the dashboard and the
+reports show the same fields.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from runs.contract.dashboard import ArtifactField
+from workflows_app.engine.jsontypes import JsonObject
+
+# Keys a reader gains nothing from: the kind is the entry's title, the version the contract's own.
+_LEFT_OUT = frozenset({"kind", "version"})
+_WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def title_of(kind: str) -> str:
+    """`wr.coding_handoff` -> "Coding hand-off"; `mr_review.findings` -> "Findings"; a kind without a
+    namespace is said as it is."""
+    name = kind.rsplit(".", 1)[-1] if "." in kind else kind
+    words = name.replace("handoff", "hand-off").replace("_", " ").strip()
+    return (words[:1].upper() + words[1:]) if words else kind
+
+
+def label_of(key: str) -> str:
+    """A field's key in words: "keyDecisions" -> "Key decisions", "files_changed" -> "Files changed"."""
+    words = _WORD_START.sub(" ", key).replace("_", " ").strip().lower()
+    return (words[:1].upper() + words[1:]) if words else key
+
+
+def fields_of(artifact: JsonObject) -> list[ArtifactField]:
+    return [_field(str(key), value) for key, value in artifact.items() if key not in _LEFT_OUT]
+
+
+def _field(key: str, value: Any) -> ArtifactField:
+    label = label_of(key)
+    if isinstance(value, list):
+        if not value:
+            return ArtifactField(label=label, empty=True)
+        said = [_item(entry) for entry in value]
+        if all(item is not None for item in said):
+            return ArtifactField(label=label, items=[item for item in said if item is not None])
+        return ArtifactField(label=label, json_text=_json(value))
+    if isinstance(value, dict):
+        flat = _flat_object(value)
+        if flat is not None:
+            return ArtifactField(label=label, text=flat) if flat else ArtifactField(label=label, empty=True)
+        return ArtifactField(label=label, json_text=_json(value))
+    text = _scalar(value)
+    return ArtifactField(label=label, text=text) if text else ArtifactField(label=label, empty=True)
+
+
+def _item(entry: Any) -> str | None:
+    """A list entry in words: a scalar as it is, a flat object as "Assumed: x; actual: y"; None when
+    nested deeper."""
+    if isinstance(entry, dict):
+        return _flat_object(entry)
+    if isinstance(entry, list):
+        return None
+    return _scalar(entry)
+
+
+def _flat_object(value: JsonObject) -> str | None:
+    parts = []
+    for key, inner in value.items():
+        if isinstance(inner, dict | list):
+            return None
+        parts.append(f"{label_of(str(key))}: {_scalar(inner)}")
+    return "; ".join(parts)
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value).strip()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str)

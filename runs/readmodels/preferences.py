@@ -1,0 +1,48 @@
+"""Which preferences are in effect in a session, for the Mode panel: the session's baseline (what runs
+started from now on take) and each open run whose next step takes something else.
+
+The two differ when an agent changes a run's preferences in a call (recorded on that run's node only) or
+when a run started before the baseline last changed: the panel then says so run by run, from the same
+nodes the history's events were recorded on, instead of showing the baseline as if it held everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from runs.contract.preferences import mode_of
+from runs.models import Node, RunStatus, Session
+from runs.store.pinned import compiled_workflow
+
+
+@dataclass(frozen=True)
+class RunPreferences:
+    run_id: str
+    workflow_name: str
+    preferences: dict[str, str]
+    mode: str  # a mode's name, or "custom"
+
+
+@dataclass(frozen=True)
+class InEffect:
+    baseline: dict[str, str]  # what runs started from now on take
+    mode: str
+    runs: list[RunPreferences]  # open runs whose next step takes other preferences than the baseline
+
+
+def in_effect(session: Session) -> InEffect:
+    """The session's baseline and the open runs that differ from it, oldest run first."""
+    baseline = {str(k): str(v) for k, v in (session.preferences or {}).items()}
+    newest: dict[str, RunPreferences] = {}  # per run, its newest open tip's (the branch the agent works on)
+    tips = (
+        Node.objects.filter(run__session=session, latest_child__isnull=True, is_complete=False)
+        .exclude(run__status__in=[RunStatus.COMPLETE, RunStatus.CANCELED])
+        .order_by("run__created_at", "run__pk", "created_at", "pk")
+        .values_list("run__public_id", "run__workflow_id", "run__pinned_id", "preferences")
+    )
+    for run_id, workflow_id, pinned_id, preferences in tips:
+        said = {str(k): str(v) for k, v in (preferences or {}).items()}
+        name = str(compiled_workflow(pinned_id).get("name") or workflow_id)
+        newest[str(run_id)] = RunPreferences(str(run_id), name, said, mode_of(said))
+    differing = [run for run in newest.values() if run.preferences != baseline]
+    return InEffect(baseline=baseline, mode=mode_of(baseline), runs=differing)

@@ -1,0 +1,81 @@
+"""Artifacts render as what they are, at desktop and phone size: "Copy comment" copies the review comment
+the agent wrote (its mrComments entry), and a coding hand-off reads as sections, its files in a table
+without empty columns."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.layout import assert_fits, keep_screenshot
+from tests.support.mcp_calls import ack_with_notes, start_workflow
+from tests.support.sample_session import Built, two_runs_one_forked_twice
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+AGENT_COMMENT = "This builds the query from user input; could we pass `name` as a parameter instead?"
+HANDOFF = {
+    "kind": "wr.coding_handoff",
+    "version": 1,
+    "branchName": "feature/orders-paging",
+    "keyDecisions": ["Page with a cursor, not an offset, so that new orders do not shift pages."],
+    "knownLimitations": [],
+    "testsAdded": ["tests/test_orders_paging.py"],
+    "filesChanged": ["src/orders.py", "src/api/orders_view.py"],
+    "correctedAssumptions": [{"assumed": "orders are few", "actual": "a shop has 2 million"}],
+}
+
+
+@pytest.fixture
+def site(live_server) -> str:
+    return str(live_server.url)
+
+
+@pytest.fixture
+def built(live_server, service_catalog) -> Built:
+    return two_runs_one_forked_twice()
+
+
+@pytest.fixture
+def handed_off(live_server, service_catalog) -> str:
+    start = start_workflow("wr.routine-focused_plan", context={"sessionKey": "HANDOFF-1"})
+    ack_with_notes(start, "Clarified the goal; the coding is done.", [HANDOFF])
+    return str(start["session"]["runId"])
+
+
+def test_copy_comment_copies_the_agents_own_comment(sized_page, console_log, site, built, viewport):
+    page = sized_page
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    page.goto(f"{site}/runs/{built.review_run}/")
+    page.wait_for_load_state("networkidle")
+    findings = page.locator("table.findings")
+    expect(findings.get_by_role("button", name="Copy comment")).to_have_count(2)  # two of three have one
+    expect(findings.get_by_text("The agent wrote no review comment for this finding.")).to_have_count(1)
+    findings.get_by_role("button", name="Copy comment").first.click()
+    expect(page.get_by_text("Copied.").first).to_be_visible()
+    assert page.evaluate("navigator.clipboard.readText()").strip() == AGENT_COMMENT
+    findings.scroll_into_view_if_needed()
+    keep_screenshot(page, "findings")
+    assert_fits(page)
+    console_log.assert_clean()
+
+
+def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, handed_off, viewport):
+    page = sized_page
+    page.goto(f"{site}/runs/{handed_off}/")
+    page.wait_for_load_state("networkidle")
+    handoff = page.locator('article.artifact[data-kind="wr.coding_handoff"]')
+    expect(handoff.locator(".artifact-title")).to_contain_text("Coding hand-off")
+    fields = handoff.locator("dl.artifact-fields")
+    expect(fields.locator("dt")).to_have_text(
+        ["Branch name", "Key decisions", "Known limitations", "Tests added", "Files changed", "Corrected assumptions"]
+    )
+    expect(fields.get_by_text("Assumed: orders are few; Actual: a shop has 2 million")).to_be_visible()
+    assert "{" not in handoff.inner_text()  # no raw JSON
+    files = page.locator("table.changed-files")
+    expect(files.locator("th")).to_have_text(["Path"])  # no empty Summary, no Risk full of dashes
+    expect(files.locator("tbody tr")).to_have_count(2)
+    handoff.scroll_into_view_if_needed()
+    keep_screenshot(page, "handoff")
+    assert_fits(page)
+    console_log.assert_clean()

@@ -1,0 +1,117 @@
+"""Issue 32's inconsistencies, each with its own test: the Mode panel and its history say the same thing."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from tests.support.mcp_calls import continue_workflow, start_workflow
+from tests.support.workflow_files import workflow_doc, write_json
+
+pytestmark = pytest.mark.django_db
+
+PLAN = "wr.routine-focused_plan"
+
+
+def html_of(client: Client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_mode_panel_says_which_run_takes_the_preferences_its_history_shows(client, service_catalog):
+    start = start_workflow(PLAN, context={"sessionKey": "MODE-1"})
+    assert start["preferences"]["riskPolicy"] == "balanced"
+    # The agent asks for a conservative risk policy on its run: recorded on the run's node, not the session.
+    moved = continue_workflow(
+        stateToken=start["stateToken"],
+        ackToken=start["ackToken"],
+        output={"notesMarkdown": "Clarified."},
+        preferences={"riskPolicy": "conservative"},
+    )
+    assert moved["preferences"]["riskPolicy"] == "conservative"
+    html = html_of(client, f"/sessions/{start['session']['sessionId']}/")
+    panel = html.split('id="mode-title"', 1)[1].split("</section>", 1)[0]
+    history = panel.split("<h3>History</h3>", 1)[1]
+    assert "riskPolicy: balanced → conservative" in history
+    now = re.sub(r"\s+", " ", panel.split('id="mode-now"', 1)[1].split("</p>", 1)[0])
+    assert "For runs started from now on:" in now and "riskPolicy balanced" in now
+    runs = re.sub(r"\s+", " ", panel.split('id="mode-runs"', 1)[1].split("</ul>", 1)[0])
+    assert start["session"]["runId"] in runs and "riskPolicy conservative" in runs
+    # The form's choices are the baseline's: the same values the line above names.
+    assert re.search(r'<option value="balanced" selected>', panel)
+
+
+def test_the_mode_panel_says_now_when_every_open_run_takes_the_baseline(client, service_catalog):
+    start = start_workflow(PLAN, context={"sessionKey": "MODE-2"})
+    html = html_of(client, f"/sessions/{start['session']['sessionId']}/")
+    assert 'id="mode-runs"' not in html
+    assert re.search(r'id="mode-now">Now: <strong>', html)
+
+
+def test_a_checkpoint_is_listed_once_and_not_numbered_as_a_step(client, service_catalog):
+    from tests.exports.reports.support import small_complete_session
+
+    small = small_complete_session("CHECK-1")
+    html = html_of(client, f"/sessions/{small.session_id}/")
+    outside_synthesis = html.split('id="synthesis-notes"', 1)[0] + html.split('id="steps-title"', 1)[1]
+    assert outside_synthesis.count("Halfway: plan drafted.") == 1  # among the branch's steps, not again below
+    steps = html.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
+    assert "Halfway: plan drafted." in steps
+    assert "saved while step 2 was pending" in steps
+    headings = re.findall(r"<h3>(.*?)</h3>", steps)
+    assert headings == [
+        "Step 1 · Clarify Goal and Constraints",
+        "Checkpoint during Draft Plan with Risks",
+        "Step 2 · Draft Plan with Risks",
+        "Step 3 · Self-Check the Plan",
+    ]
+    notes = html.split('id="notes-title"', 1)[1].split("</section>", 1)[0]
+    assert "None besides the checkpoints listed among the branch's steps above." in notes
+
+
+def test_the_fork_points_answers_are_told_apart_by_branch_and_first_words(client, service_catalog):
+    from tests.support.branched_review import forked_review, node_id_of
+
+    review = forked_review("FORK-1")
+    fork_point = node_id_of(review.answers[1])
+    html = html_of(client, f"/nodes/{fork_point}/")
+    nodes = html.split('class="steps next-nodes"', 1)[1].split("</ol>", 1)[0]
+    items = nodes.split('<li class="step">')[1:]
+    assert len(items) == 2
+    said = [" ".join(re.sub(r"<[^>]+>", " ", item).split()) for item in items]
+    assert any(text.startswith("Branch 1 · ") and "The answer: “Did list-changed-files.”" in text for text in said)
+    assert any(
+        text.startswith("Branch 2 · ") and "The answer: “After the rewind: a second look at the changed files.”" in text
+        for text in said
+    )
+
+
+def test_the_catalog_names_a_problems_source_not_its_absolute_path(client, service_catalog):
+    extra = service_catalog["extra"]
+    (extra / "team").mkdir()
+    (extra / "team" / "broken.json").write_text("{")
+    html = html_of(client, "/workflows/")
+    problems = html.split('id="catalog-problems"', 1)[1].split("</details>", 1)[0]
+    assert "INVALID_JSON" in problems
+    where = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", problems.split('class="where"', 1)[1].split("</div>", 1)[0]))
+    assert where.split() == [">", "extra", "team/broken.json"]
+    assert str(extra) not in problems
+    rows = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    assert str(extra) not in re.sub(r'title="[^"]*"', "", rows)  # the path only on hover, the file shown
+    # The catalog stays compact: descriptions in two lines at most, problems folded under their count.
+    assert 'class="muted small markdown clamp"' in html
+    assert re.search(r'<details id="catalog-problems">\s*<summary><h2 id="problems-title">', html)
+
+
+def test_a_workflows_page_names_its_warnings_source_not_its_absolute_path(client, service_catalog):
+    extra = service_catalog["extra"]
+    (extra / "team").mkdir()
+    write_json(extra / "team" / "odd.json", workflow_doc("team.odd", name="Odd", tags=[123]))
+    html = html_of(client, "/workflows/team.odd/")
+    assert "IGNORED_FIELD" in html
+    where = re.sub(r"<[^>]+>", " ", html.split('class="where"', 1)[1].split("</div>", 1)[0])
+    assert where.split()[:3] == [">", "extra", "team/odd.json"]
+    assert str(extra) not in re.sub(r'title="[^"]*"', "", html)
