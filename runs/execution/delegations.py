@@ -38,9 +38,9 @@ from runs.store.pinned import compiled_workflow
 from runs.store.statements import Select
 from runs.store.tokens import TokenKind
 from workflows_app import engine
+from workflows_app.engine.asks import step_asks
 from workflows_app.engine.delegations import shared_context
 from workflows_app.engine.jsontypes import JsonObject
-from workflows_app.prose import asks_to_delegate
 
 MAX_CHECKPOINT_HOPS = 64  # checkpoint nodes standing on one step, walked to find who handed it out
 # What the delegations' runs recorded, shown on the parent step: this many bytes of notes in all, shared
@@ -230,7 +230,8 @@ def with_linked_runs(run: Run, node: Node, pending: JsonObject, state_token: str
     its stateToken and what it recorded (a budget shared between them), and, where the step's prompt asks
     the agent to delegate (a step without a parallel step's own delegations), how to link one. `new_run`:
     nothing can be linked to it yet (a run, or a step, reached in this transaction): no query."""
-    if not pending.get("delegations") and asks_to_delegate(str(pending.get("prompt") or "")):
+    asks = step_asks(compiled_workflow(run.pinned_id), str(pending.get("stepId", "")))
+    if not pending.get("delegations") and asks.delegates:
         pending = {**pending, "delegateWith": {"parentStateToken": state_token}}
     if new_run:
         return pending

@@ -5,7 +5,6 @@ Each reads the structured answer, the JSON an agent receives (runs/mcp/answer_sh
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from runs.contract import features
@@ -34,6 +33,7 @@ from runs.mcp.answer_shapes import (
 )
 from runs.readmodels.shapes import Recap
 from workflows_app.conditions import describe
+from workflows_app.prose.descriptions import when_to_use
 
 
 def error_text(error: WorkRailError) -> str:
@@ -148,21 +148,6 @@ def _workflow_lines(item: WorkflowSummary, paired: set[frozenset[str]]) -> list[
             f"take {other['workflowId']} for {other['takeOtherFor']}."
         )
     return lines
-
-
-# --- A heuristic over other people's prose, in one place: what a list line shows of a description. ----------
-WHEN_TO_USE_CHARS = 120
-# A sentence ends at a period followed by a capital, unless the period closes "e.g", "i.e" or "etc".
-_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)\.\s+(?=[A-Z])")
-
-
-def when_to_use(description: str) -> str:
-    """The description's first sentence (WorkRail's descriptions open with what the workflow is for), cut at
-    WHEN_TO_USE_CHARS; the whole description is in the structured answer and in inspect_workflow."""
-    first = _SENTENCE_END.split(description.strip(), maxsplit=1)[0].rstrip(".")
-    if len(first) > WHEN_TO_USE_CHARS:
-        first = first[: WHEN_TO_USE_CHARS - 1].rsplit(" ", 1)[0] + "…"
-    return first + ("." if not first.endswith("…") else "")
 
 
 def _source_text(source: WorkflowSource) -> str:
