@@ -20,6 +20,7 @@ from typing import Any
 
 from workflows_app import builtins
 from workflows_app.diagnostics import Code, Diagnostic, error, pointer_of
+from workflows_app.engine.model import DeclaredAsks
 from workflows_app.structure import LeftOut, sort_left_out, unresolved_references, walk_steps
 
 COMPILER_VERSION = 1
@@ -554,7 +555,7 @@ def render_prompt_blocks(blocks: dict[str, Any]) -> str:
 CONTEXT_KEY_PREFIX = "context."  # an outputRequired key that names a context variable: `context.riskLevel`
 
 
-def declared_asks(blocks: Any) -> dict[str, Any]:
+def declared_asks(blocks: Any) -> DeclaredAsks:
     """What a step's `promptBlocks.outputRequired` declares it asks the agent to set, kept as structure
     beside the prompt it is rendered into: {"context": the variables its `context.<name>` keys name, in
     order; "notes": true when another key asks for something written (it goes to output.notesMarkdown
@@ -566,7 +567,7 @@ def declared_asks(blocks: Any) -> dict[str, Any]:
     context_keys = [key.removeprefix(CONTEXT_KEY_PREFIX) for key in required if key.startswith(CONTEXT_KEY_PREFIX)]
     roots = [key.split(".")[0] for key in context_keys]
     names = list(dict.fromkeys(root for root in roots if root.isidentifier()))  # `context.ticket.id` sets ticket
-    declared: dict[str, Any] = {}
+    declared: DeclaredAsks = {}
     if names:
         declared["context"] = names
     if any(not key.startswith(CONTEXT_KEY_PREFIX) for key in required):

@@ -6,21 +6,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from workflows_app.engine.jsontypes import JsonObject
 from workflows_app.engine.memo import per_workflow
+from workflows_app.engine.model import CompiledWorkflow
 from workflows_app.engine.tree import top_steps, walk
 from workflows_app.prose.asks import NONE, StepAsks, read_step
 
 
-def step_asks(compiled: JsonObject, step_id: str) -> StepAsks:
+def step_asks(compiled: CompiledWorkflow, step_id: str) -> StepAsks:
     """The asks of the step with this id; none for an id the workflow does not have."""
     return by_step(compiled).get(step_id, NONE)
 
 
-def by_step(compiled: JsonObject) -> Mapping[str, StepAsks]:
+def by_step(compiled: CompiledWorkflow) -> Mapping[str, StepAsks]:
     """Every step's asks, loops included (their own prompt is empty), in document order."""
     return per_workflow(compiled, "asks", _read)
 
 
-def _read(compiled: JsonObject) -> dict[str, StepAsks]:
+def _read(compiled: CompiledWorkflow) -> dict[str, StepAsks]:
     return {str(step.get("id", "")): read_step(step) for step in walk(top_steps(compiled))}

@@ -14,25 +14,34 @@ from __future__ import annotations
 from typing import Any
 
 from workflows_app.engine.codes import IssueCode, issue
-from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import (
+    AgentStep,
+    AssessmentConsequence,
+    AssessmentDefinition,
+    AssessmentView,
+    CompiledWorkflow,
+    EngineIssue,
+    FollowUpView,
+)
 
 KIND = "wr.assessment"
 
 
-def referenced(compiled: JsonObject, step: Step) -> list[JsonObject]:
+def referenced(compiled: CompiledWorkflow, step: AgentStep) -> list[AssessmentDefinition]:
     """The definitions of the assessments `step` names, in its order."""
     known = {item.get("id"): item for item in compiled.get("assessments") or [] if isinstance(item, dict)}
     return [known[ref] for ref in step.get("assessmentRefs") or [] if ref in known]
 
 
-def view(compiled: JsonObject, step: Step) -> list[JsonObject] | None:
+def view(compiled: CompiledWorkflow, step: AgentStep) -> list[AssessmentView] | None:
     """`pending.assessments`: what to rate, and which levels keep the step pending."""
     definitions = referenced(compiled, step)
     if not definitions:
         return None
-    shown = []
+    shown: list[AssessmentView] = []
     for definition in definitions:
-        followups = [
+        followups: list[FollowUpView] = [
             {"level": c["when"]["anyEqualsLevel"], "guidance": c["effect"]["guidance"]}
             for c in _consequences(step)
             if c["when"].get("forAssessment") in (None, definition["id"])
@@ -56,13 +65,13 @@ def view(compiled: JsonObject, step: Step) -> list[JsonObject] | None:
     return shown
 
 
-def check(compiled: JsonObject, step: Step, artifacts: Any) -> list[JsonObject]:
+def check(compiled: CompiledWorkflow, step: AgentStep, artifacts: Any) -> list[EngineIssue]:
     """Issues with the assessments sent for `step` (empty when it names none, or all are in order)."""
     definitions = referenced(compiled, step)
     if not definitions:
         return []
     listed = [(i, a) for i, a in enumerate(artifacts if isinstance(artifacts, list) else []) if _is_assessment(a)]
-    found: list[JsonObject] = []
+    found: list[EngineIssue] = []
     ratings: dict[str, dict[str, str]] = {}
     for definition in definitions:
         match = _matching(definition["id"], listed, single=len(definitions) == 1)
@@ -97,12 +106,14 @@ def _matching(assessment_id: str, listed: list[tuple[int, Any]], *, single: bool
     return None
 
 
-def _rated(definition: JsonObject, index: int, artifact: JsonObject) -> tuple[list[JsonObject], dict[str, str]]:
+def _rated(
+    definition: AssessmentDefinition, index: int, artifact: JsonObject
+) -> tuple[list[EngineIssue], dict[str, str]]:
     dimensions = {d["id"]: d for d in definition.get("dimensions") or []}
     given = artifact.get("dimensions")
     sent: dict[str, Any] = given if isinstance(given, dict) else {}
     base = f"/artifacts/{index}/dimensions"
-    problems: list[JsonObject] = []
+    problems: list[EngineIssue] = []
     levels: dict[str, str] = {}
     for dimension_id, rating in sent.items():
         if dimension_id not in dimensions:
@@ -141,8 +152,8 @@ def _rated(definition: JsonObject, index: int, artifact: JsonObject) -> tuple[li
     return problems, levels
 
 
-def _followups(step: Step, ratings: dict[str, dict[str, str]]) -> list[JsonObject]:
-    found = []
+def _followups(step: AgentStep, ratings: dict[str, dict[str, str]]) -> list[EngineIssue]:
+    found: list[EngineIssue] = []
     for consequence in _consequences(step):
         trigger = consequence["when"]
         watched = [trigger["forAssessment"]] if trigger.get("forAssessment") else list(ratings)
@@ -164,7 +175,7 @@ def _followups(step: Step, ratings: dict[str, dict[str, str]]) -> list[JsonObjec
     return found
 
 
-def _consequences(step: Step) -> list[JsonObject]:
+def _consequences(step: AgentStep) -> list[AssessmentConsequence]:
     return [
         c
         for c in step.get("assessmentConsequences") or []
@@ -172,7 +183,7 @@ def _consequences(step: Step) -> list[JsonObject]:
     ]
 
 
-def output_schema(compiled: JsonObject, step: Step) -> JsonObject | None:
+def output_schema(compiled: CompiledWorkflow, step: AgentStep) -> JsonObject | None:
     """A JSON Schema the output must also match: one rating per assessment the step names, each
     dimension at a declared level (the consequences are not expressible here: they depend on what
     the agent did about them)."""

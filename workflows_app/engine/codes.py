@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import EngineIssue, EngineWarning
 
 
 class IssueCode(StrEnum):
@@ -33,13 +33,13 @@ class WarningCode(StrEnum):
     VALIDATION_RULE_INVALID = "VALIDATION_RULE_INVALID"  # a validation rule cannot be applied (bad regex/schema)
 
 
-def issue(code: IssueCode, message: str, pointer: str | None = None) -> JsonObject:
+def issue(code: IssueCode, message: str, pointer: str | None = None) -> EngineIssue:
     """An issue as sent to the agent; `pointer` is a JSON pointer into the `output` the agent sent."""
-    found: JsonObject = {"code": code.value, "message": message}
+    found: EngineIssue = {"code": code.value, "message": message}
     if pointer is not None:
         found["pointer"] = pointer
     return found
 
 
-def warning(code: WarningCode, message: str) -> JsonObject:
+def warning(code: WarningCode, message: str) -> EngineWarning:
     return {"code": code.value, "message": message}

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from workflows_app import builtins
-from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import CompiledStep, ContractView
 from workflows_app.engine.tree import walk
 
 
@@ -25,7 +26,7 @@ class Contract:
     schema: JsonObject | None  # None for a contract this build does not know: its artifacts are not checked
     example: Any
 
-    def view(self) -> JsonObject:
+    def view(self) -> ContractView:
         """`pending.outputContract`; copies, so a caller editing it cannot alter the built-in contracts."""
         return {
             "contractRef": self.contract_ref,
@@ -36,7 +37,7 @@ class Contract:
         }
 
 
-def contract_of(step: Step) -> Contract | None:
+def contract_of(step: CompiledStep) -> Contract | None:
     declared = step.get("outputContract")
     if not isinstance(declared, dict) or not isinstance(declared.get("contractRef"), str):
         return None
@@ -58,7 +59,7 @@ def contract_of(step: Step) -> Contract | None:
     )
 
 
-def notes_required(step: Step) -> bool:
+def notes_required(step: CompiledStep) -> bool:
     """Notes are the default output; a step opts out with notesOptional, and a contract step's
     artifact is its output, so it needs no notes either, unless the contract is one this build does
     not know (its artifacts are not required, the notes are)."""
@@ -68,7 +69,7 @@ def notes_required(step: Step) -> bool:
     return contract is None or contract.schema is None
 
 
-def known_contracts(steps: list[Step]) -> dict[str, Contract]:
+def known_contracts(steps: list[CompiledStep]) -> dict[str, Contract]:
     """The artifact kinds a run of this workflow may record, by kind: the registry's contracts, then
     those the workflow declares inline (resolved into its steps by the compiler)."""
     known = {

@@ -23,7 +23,7 @@ from jsonschema import Draft202012Validator
 
 from workflows_app import builtins
 from workflows_app.engine.codes import IssueCode, WarningCode, issue, warning
-from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import EngineIssue, EngineWarning
 from workflows_app.engine.state import ANY_LOOP, Decision
 
 LOOP_CONTROL_CONTRACT = "wr.contracts.loop_control"
@@ -56,9 +56,9 @@ def addressee(names: LoopNames, loop_id: Any, open_keys: list[str]) -> str | Non
     return None
 
 
-def unmatched(names: LoopNames, artifacts: Any, open_keys: list[str]) -> list[JsonObject]:
+def unmatched(names: LoopNames, artifacts: Any, open_keys: list[str]) -> list[EngineIssue]:
     """Blocking issues for loop_control artifacts no loop of this run can be matched to."""
-    found: list[JsonObject] = []
+    found: list[EngineIssue] = []
     if not names.any or not isinstance(artifacts, list):
         return found
     for index, artifact in enumerate(artifacts):
@@ -81,10 +81,10 @@ def unmatched(names: LoopNames, artifacts: Any, open_keys: list[str]) -> list[Js
 
 def record(
     loop_decisions: dict[str, Decision], artifacts: list[Any], names: LoopNames, open_keys: list[str], at: int
-) -> list[JsonObject]:
+) -> list[EngineWarning]:
     """Records the loop_control decisions among `artifacts` (later ones win); warns about ignored ones.
     Call `unmatched` first: an artifact it reports is not recorded here."""
-    found: list[JsonObject] = []
+    found: list[EngineWarning] = []
     if not names.any:
         return found  # no loop of this workflow listens to decisions
     for index, artifact in enumerate(artifacts):

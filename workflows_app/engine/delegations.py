@@ -12,15 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 from workflows_app.conditions import evaluate, lookup
-from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import CompiledStep, Delegation, DelegationView, is_parallel
 from workflows_app.engine.values import MISSING
 
 
-def delegations(step: Step, context: JsonObject) -> list[JsonObject] | None:
+def delegations(step: CompiledStep, context: JsonObject) -> list[DelegationView] | None:
     """The delegations of a parallel step, in order; None for any other step."""
-    if step.get("kind") != "parallel":
+    if not is_parallel(step):
         return None
-    found = []
+    found: list[DelegationView] = []
     for index, delegation in enumerate(step.get("parallelDelegations") or []):
         if not isinstance(delegation, dict):
             continue
@@ -36,7 +37,7 @@ def delegations(step: Step, context: JsonObject) -> list[JsonObject] | None:
     return found
 
 
-def child_context(delegation: JsonObject, context: JsonObject) -> JsonObject:
+def child_context(delegation: Delegation, context: JsonObject) -> JsonObject:
     """The context a delegation's run starts from: mapped parent values, then its args."""
     child: dict[str, Any] = {}
     for parent_key, child_key in (delegation.get("contextMapping") or {}).items():
@@ -47,7 +48,7 @@ def child_context(delegation: JsonObject, context: JsonObject) -> JsonObject:
     return child
 
 
-def shared_context(handed_out: list[JsonObject]) -> JsonObject:
+def shared_context(handed_out: list[DelegationView]) -> JsonObject:
     """The context entries every delegation receives alike (same key, equal value), when there are at
     least two delegations: shown once for the step instead of once per delegation."""
     if len(handed_out) < 2:

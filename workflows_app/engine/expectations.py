@@ -35,10 +35,19 @@ from typing import Any
 from workflows_app.conditions import COMPARISONS, describe
 from workflows_app.engine import loops
 from workflows_app.engine.asks import by_step
-from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.jsontypes import JsonObject
 from workflows_app.engine.memo import per_workflow
+from workflows_app.engine.model import (
+    CompiledStep,
+    CompiledWorkflow,
+    Delegation,
+    EngineState,
+    LoopStep,
+    delegations_of,
+    is_loop,
+)
 from workflows_app.engine.templating import placeholders
-from workflows_app.engine.tree import top_steps, walk
+from workflows_app.engine.tree import agent_steps, top_steps, walk
 from workflows_app.engine.values import json_type
 
 NUMERIC = ("gt", "gte", "lt", "lte")
@@ -94,7 +103,7 @@ class Index:
     by_var: dict[str, tuple[Located, ...]]  # every read of each variable, in document order
 
 
-def expected(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
+def expected(compiled: CompiledWorkflow, state: EngineState) -> list[JsonObject]:
     """The expected variables at the state's pending step: those it asks for by name first, then the
     others in the order the workflow reads them."""
     if state.get("complete") or state.get("pending") is None:
@@ -210,11 +219,11 @@ def _next(located: Located, position: tuple[int, ...], index: Index) -> bool:
     return last and len(position) > 1 and located.position == position[:-1] and located.gate == "loop"
 
 
-def _index(compiled: JsonObject) -> Index:
+def _index(compiled: CompiledWorkflow) -> Index:
     return per_workflow(compiled, "expectations", _build_index)
 
 
-def _build_index(compiled: JsonObject) -> Index:
+def _build_index(compiled: CompiledWorkflow) -> Index:
     index = Index((), {}, {}, {}, {}, {}, {}, {}, {}, {}, {})  # _walk fills its per-step maps
     reads: list[Located] = []
     _walk(top_steps(compiled), (), frozenset(), reads, index)
@@ -239,18 +248,18 @@ def _build_index(compiled: JsonObject) -> Index:
 
 
 def _walk(
-    steps: list[Step], prefix: tuple[int, ...], owned: frozenset[str], reads: list[Located], index: Index
+    steps: list[CompiledStep], prefix: tuple[int, ...], owned: frozenset[str], reads: list[Located], index: Index
 ) -> None:
     index.lengths[prefix] = len(steps)
     for number, step in enumerate(steps):
         position = (*prefix, number)
         name = str(step.get("id", ""))
         own = owned
-        if step.get("kind") == "loop":
+        if is_loop(step):
             own = owned | _loop_variables(step)
         run = _condition_reads(step.get("runCondition"), f"the runCondition of step '{name}' (it runs only when {{}})")
         reads += [Located(position, "run", read) for read in run if read.var not in owned]
-        if step.get("kind") == "loop":
+        if is_loop(step):
             reads += [Located(position, "loop", read) for read in _loop_reads(step) if read.var not in own]
             _walk(step.get("body") or [], position, own, reads, index)
             continue
@@ -258,7 +267,7 @@ def _walk(
         index.ids[position] = name
         text = f"{step.get('title', '')} {step.get('prompt', '')}"
         inner: list[Read] = list(_template_reads(text, f"the prompt of step '{name}'"))
-        for delegation in step.get("parallelDelegations") or []:
+        for delegation in delegations_of(step):
             if isinstance(delegation, dict):
                 inner += _delegation_reads(delegation, name)
         for fragment in step.get("promptFragments") or []:
@@ -283,7 +292,7 @@ def _template_reads(text: str, why: str) -> Iterator[Read]:
         yield Read(root, kind, (), why)
 
 
-def _delegation_reads(delegation: JsonObject, step: str) -> Iterator[Read]:
+def _delegation_reads(delegation: Delegation, step: str) -> Iterator[Read]:
     """A delegation reads the parent values its contextMapping hands to its run, and its runCondition's."""
     target = str(delegation.get("workflowId", ""))
     for parent_key, child_key in (delegation.get("contextMapping") or {}).items():
@@ -308,12 +317,12 @@ def _enums(schema: Any, depth: int = 0) -> Iterator[tuple[str, tuple[Any, ...]]]
             yield from _enums(sub, depth + 1)
 
 
-def _loop_variables(step: Step) -> frozenset[str]:
+def _loop_variables(step: LoopStep) -> frozenset[str]:
     spec = loops.LoopSpec.of(step)
     return frozenset({spec.iteration_var, spec.item_var, spec.index_var})
 
 
-def _loop_reads(step: Step) -> list[Read]:
+def _loop_reads(step: LoopStep) -> list[Read]:
     spec = loops.LoopSpec.of(step)
     where = f"loop '{spec.loop_id}'"
     repeats = "until" if spec.type == "until" else "while"
@@ -377,32 +386,32 @@ def _json_type(value: Any) -> str:
     return kind if kind in {"boolean", "number", "string", "array", "object"} else "any"
 
 
-def names_read(compiled: JsonObject) -> frozenset[str]:
+def names_read(compiled: CompiledWorkflow) -> frozenset[str]:
     """Every context variable the workflow reads or asks for anywhere: conditions, loops, templates,
     prompts that ask for it by name, user-only dependencies and delegations' context mappings."""
     return per_workflow(compiled, "names_read", _names_read)
 
 
-def names_referenced(compiled: JsonObject) -> frozenset[str]:
+def names_referenced(compiled: CompiledWorkflow) -> frozenset[str]:
     """names_read, and every name a prompt writes as code (`familyChecklist`): a value a prompt points the
     agent to is used, even when no condition reads it, so it is never said to be read by nothing."""
     return per_workflow(compiled, "names_referenced", _names_referenced)
 
 
-def _names_referenced(compiled: JsonObject) -> frozenset[str]:
+def _names_referenced(compiled: CompiledWorkflow) -> frozenset[str]:
     quoted = {name for names in _index(compiled).quoted.values() for name in names}
     return names_read(compiled) | quoted
 
 
-def _names_read(compiled: JsonObject) -> frozenset[str]:
+def _names_read(compiled: CompiledWorkflow) -> frozenset[str]:
     index = _index(compiled)
     names = {located.read.var for located in index.reads}
     names.update(name for asked in index.asked.values() for name in asked)
-    for step in walk(top_steps(compiled)):
+    for step in agent_steps(top_steps(compiled)):
         names.update(
             dep["contextKey"] for dep in step.get("userDependencies") or [] if isinstance(dep.get("contextKey"), str)
         )
-        for delegation in step.get("parallelDelegations") or []:
+        for delegation in delegations_of(step):
             mapping = delegation.get("contextMapping") if isinstance(delegation, dict) else None
             if isinstance(mapping, dict):
                 names.update(key for key in mapping if isinstance(key, str))

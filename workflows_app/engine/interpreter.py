@@ -16,16 +16,27 @@ from workflows_app.conditions import evaluate
 from workflows_app.engine import assessments, decisions, delegations, expectations, loops, view
 from workflows_app.engine.codes import IssueCode, issue
 from workflows_app.engine.contracts import Contract, known_contracts
-from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.jsontypes import JsonObject
 from workflows_app.engine.memo import per_workflow
+from workflows_app.engine.model import (
+    AgentStep,
+    CompiledStep,
+    CompiledWorkflow,
+    CompletedStep,
+    EngineIssue,
+    EngineState,
+    EngineWarning,
+    PendingView,
+    is_loop,
+)
 from workflows_app.engine.output import artifact_issues, check_output, expected_output_schema
 from workflows_app.engine.state import Frame, Machine, StateError
 from workflows_app.engine.trace import LoopEnd, LoopState, Tracer, check_of, preview
 from workflows_app.engine.transition import Transition
-from workflows_app.engine.tree import sequence_at, step_at, top_steps, walk
+from workflows_app.engine.tree import agent_step_at, loop_at, sequence_at, step_at, top_steps, walk
 
 
-def start(compiled: JsonObject, context: JsonObject | None = None) -> Transition:
+def start(compiled: CompiledWorkflow, context: JsonObject | None = None) -> Transition:
     steps = top_steps(compiled)
     machine = Machine(workflow_id=str(compiled.get("id", "")), context={}, position=[0])
     _merge_context(machine, context)
@@ -35,8 +46,8 @@ def start(compiled: JsonObject, context: JsonObject | None = None) -> Transition
 
 
 def advance(
-    compiled: JsonObject,
-    state: JsonObject,
+    compiled: CompiledWorkflow,
+    state: EngineState,
     *,
     output: JsonObject | None = None,
     context: JsonObject | None = None,
@@ -47,7 +58,7 @@ def advance(
     if machine.complete:
         # Acknowledging again after the end is harmless: report completion again.
         return Transition("complete", machine.to_json(), None, None)
-    step = step_at(steps, machine.position)
+    step = agent_step_at(steps, machine.position)
     scope = loops.scope(steps, machine)
     known = _known_contracts(compiled)
     artifacts = output.get("artifacts") if isinstance(output, dict) else None
@@ -58,7 +69,7 @@ def advance(
     issues += decisions.unmatched(names, artifacts, open_keys)
     if issues:
         return _blocked(compiled, state, machine, issues, warnings)
-    completed = {
+    completed: CompletedStep = {
         "stepId": step["id"],
         "title": view.pending_view(steps, machine)["title"],
         "loop": view.loop_view(steps, machine),
@@ -78,12 +89,16 @@ def advance(
 
 
 def _blocked(
-    compiled: JsonObject, state: JsonObject, machine: Machine, issues: list[JsonObject], warnings: list[JsonObject]
+    compiled: CompiledWorkflow,
+    state: EngineState,
+    machine: Machine,
+    issues: list[EngineIssue],
+    warnings: list[EngineWarning],
 ) -> Transition:
     """The step stays pending: the state as it was (with the context sent, which nextCall repeats)."""
     steps = top_steps(compiled)
-    step = step_at(steps, machine.position)
-    blocked = copy.deepcopy(dict(state))
+    step = agent_step_at(steps, machine.position)
+    blocked = copy.deepcopy(state)
     blocked["context"] = copy.deepcopy(machine.context)
     schema = expected_output_schema(step, loops.scope(steps, machine), _known_contracts(compiled))
     return Transition(
@@ -97,7 +112,7 @@ def _blocked(
     )
 
 
-def _decision_missing(missing: loops.DecisionMissing) -> JsonObject:
+def _decision_missing(missing: loops.DecisionMissing) -> EngineIssue:
     key = missing.spec.shown_id
     expected = f'{{"kind": "{decisions.LOOP_CONTROL_KIND}", "loopId": "{key}", "decision": "continue" or "stop"}}'
     return issue(
@@ -109,68 +124,66 @@ def _decision_missing(missing: loops.DecisionMissing) -> JsonObject:
     )
 
 
-def pending_view(compiled: JsonObject, state: JsonObject) -> JsonObject | None:
+def pending_view(compiled: CompiledWorkflow, state: EngineState) -> PendingView | None:
     """The pending step of `state`, rendered again (after a restart, say); None when the run is complete."""
     steps = top_steps(compiled)
     machine = _load(compiled, state)
     return None if machine.complete else _pending(compiled, steps, machine)
 
 
-def expected_context(compiled: JsonObject, state: JsonObject) -> list[JsonObject]:
+def expected_context(compiled: CompiledWorkflow, state: EngineState) -> list[JsonObject]:
     """The context variables the pending step should provide (see expectations.py)."""
     return expectations.expected(compiled, state)
 
 
-def output_schema(compiled: JsonObject, state: JsonObject) -> JsonObject | None:
+def output_schema(compiled: CompiledWorkflow, state: EngineState) -> JsonObject | None:
     """A JSON Schema of an `output` that acknowledges the pending step; None when the run is complete."""
     steps = top_steps(compiled)
     machine = _load(compiled, state)
     if machine.complete:
         return None
-    step = step_at(steps, machine.position)
+    step = agent_step_at(steps, machine.position)
     schema = expected_output_schema(step, loops.scope(steps, machine), _known_contracts(compiled))
     return _with_assessments(schema, compiled, step)
 
 
-def _with_assessments(schema: JsonObject, compiled: JsonObject, step: Step) -> JsonObject:
+def _with_assessments(schema: JsonObject, compiled: CompiledWorkflow, step: AgentStep) -> JsonObject:
     rated = assessments.output_schema(compiled, step)
     if rated is not None:
         schema["allOf"] = [*schema.get("allOf", []), rated]
     return schema
 
 
-def recordable_artifact_issues(compiled: JsonObject | None, artifacts: Any) -> list[JsonObject]:
+def recordable_artifact_issues(compiled: CompiledWorkflow | None, artifacts: Any) -> list[EngineIssue]:
     """Issues with artifacts recorded outside a step (a checkpoint): known kinds, valid contracts.
     Without a workflow (a notes-only session) only the registry's kinds are known."""
     return artifact_issues(artifacts, _known_contracts(compiled) if compiled is not None else known_contracts([]))
 
 
-def step_count(compiled: JsonObject) -> int:
+def step_count(compiled: CompiledWorkflow) -> int:
     """Steps an agent can be given: every non-loop step of the compiled tree (loop bodies and routine
     steps included), each once. The one count shown by the catalog and by a run's progress."""
-    return per_workflow(
-        compiled, "step_count", lambda c: sum(1 for step in walk(top_steps(c)) if step.get("kind") != "loop")
-    )
+    return per_workflow(compiled, "step_count", lambda c: sum(1 for step in walk(top_steps(c)) if not is_loop(step)))
 
 
-def outline_length(compiled: JsonObject) -> int:
+def outline_length(compiled: CompiledWorkflow) -> int:
     """Top-level steps: what inspect_workflow's outline numbers 1 to N (loop bodies are N.1, N.2...)."""
     return len(top_steps(compiled))
 
 
-def _known_contracts(compiled: JsonObject) -> dict[str, Contract]:
+def _known_contracts(compiled: CompiledWorkflow) -> dict[str, Contract]:
     """The artifact kinds a run of `compiled` may record (the registry's and its own), by kind."""
     return per_workflow(compiled, "contracts", lambda c: known_contracts(top_steps(c)))
 
 
-def _settle(steps: list[Step], machine: Machine, tracer: Tracer) -> list[JsonObject]:
+def _settle(steps: list[CompiledStep], machine: Machine, tracer: Tracer) -> list[EngineWarning]:
     """Moves the cursor forward to the next step to do, or to completion; returns the warnings raised.
     Each step skipped or selected, and each loop decision, is noted in `tracer`.
 
     Terminates: every pass moves the cursor forward or starts a loop iteration, and iterations are
     capped by maxIterations, so a loop whose body is all skipped ends after at most that many.
     """
-    warnings: list[JsonObject] = []
+    warnings: list[EngineWarning] = []
     while True:
         sequence = sequence_at(steps, machine.position[:-1])
         index = machine.position[-1]
@@ -189,7 +202,7 @@ def _settle(steps: list[Step], machine: Machine, tracer: Tracer) -> list[JsonObj
             tracer.step("skipped", step, scope, held=False)
             machine.position[-1] += 1
             continue
-        if step.get("kind") == "loop":
+        if is_loop(step):
             spec = loops.LoopSpec.of(step)
             frame, found, why = loops.next_iteration(spec, None, scope, machine.decisions, machine.completed_steps)
             warnings += found
@@ -208,10 +221,10 @@ def _settle(steps: list[Step], machine: Machine, tracer: Tracer) -> list[JsonObj
         return warnings
 
 
-def _end_iteration(steps: list[Step], machine: Machine, warnings: list[JsonObject], tracer: Tracer) -> None:
+def _end_iteration(steps: list[CompiledStep], machine: Machine, warnings: list[EngineWarning], tracer: Tracer) -> None:
     """The innermost loop's body is done: run its next iteration, or leave the loop."""
     depth = len(machine.frames)
-    loop_step = step_at(steps, machine.position[:depth])
+    loop_step = loop_at(steps, machine.position[:depth])
     spec = loops.LoopSpec.of(loop_step)
     outer = loops.scope(steps, machine, depth - 1)
     done = machine.frames[-1]
@@ -268,10 +281,10 @@ def _ended_by(spec: loops.LoopSpec, why: loops.Why) -> LoopEnd:
     return "decision" if spec.decision_key is not None else "condition"
 
 
-def _pending(compiled: JsonObject, steps: list[Step], machine: Machine) -> JsonObject:
+def _pending(compiled: CompiledWorkflow, steps: list[CompiledStep], machine: Machine) -> PendingView:
     """The pending step's view, with the assessments it asks for (they are declared workflow-wide)."""
     shown = view.pending_view(steps, machine)
-    step = step_at(steps, machine.position)
+    step = agent_step_at(steps, machine.position)
     rated = assessments.view(compiled, step)
     if rated is not None:
         shown["assessments"] = rated
@@ -282,7 +295,11 @@ def _pending(compiled: JsonObject, steps: list[Step], machine: Machine) -> JsonO
 
 
 def _moved(
-    compiled: JsonObject, machine: Machine, completed: JsonObject | None, warnings: list[JsonObject], tracer: Tracer
+    compiled: CompiledWorkflow,
+    machine: Machine,
+    completed: CompletedStep | None,
+    warnings: list[EngineWarning],
+    tracer: Tracer,
 ) -> Transition:
     steps = top_steps(compiled)
     trace = tracer.trace()
@@ -301,7 +318,7 @@ def _merge_context(machine: Machine, context: Any) -> None:
     machine.context.update(copy.deepcopy(dict(context)))
 
 
-def _load(compiled: JsonObject, state: JsonObject) -> Machine:
+def _load(compiled: CompiledWorkflow, state: EngineState) -> Machine:
     machine = Machine.from_json(state)
     if machine.workflow_id != str(compiled.get("id", "")):
         raise StateError(f"this state belongs to workflow '{machine.workflow_id}', not '{compiled.get('id')}'")
@@ -321,15 +338,15 @@ def _load(compiled: JsonObject, state: JsonObject) -> Machine:
     return machine
 
 
-def _loop_names(compiled: JsonObject) -> decisions.LoopNames:
+def _loop_names(compiled: CompiledWorkflow) -> decisions.LoopNames:
     return per_workflow(compiled, "loop_names", lambda c: decisions.LoopNames(_names_of(top_steps(c))))
 
 
-def _names_of(steps: list[Step]) -> dict[str, str]:
+def _names_of(steps: list[CompiledStep]) -> dict[str, str]:
     """Every name a decision may use for an artifact-driven loop: its decision key and its step id."""
     names: dict[str, str] = {}
     for step in walk(steps):
-        if step.get("kind") != "loop":
+        if not is_loop(step):
             continue
         spec = loops.LoopSpec.of(step)
         if spec.decision_key is not None:
@@ -338,11 +355,11 @@ def _names_of(steps: list[Step]) -> dict[str, str]:
     return names
 
 
-def _open_decision_keys(steps: list[Step], machine: Machine) -> list[str]:
+def _open_decision_keys(steps: list[CompiledStep], machine: Machine) -> list[str]:
     """The decision keys of the artifact-driven loops the pending step is inside, outermost first."""
     keys = []
     for level in range(len(machine.frames)):
-        key = loops.LoopSpec.of(step_at(steps, machine.position[: level + 1])).decision_key
+        key = loops.LoopSpec.of(loop_at(steps, machine.position[: level + 1])).decision_key
         if key is not None:
             keys.append(key)
     return keys

@@ -17,9 +17,10 @@ from typing import Any
 from workflows_app.conditions import evaluate, lookup
 from workflows_app.engine import decisions
 from workflows_app.engine.codes import WarningCode, warning
-from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import CompiledStep, Condition, EngineWarning, LoopConfig, LoopStep, LoopView
 from workflows_app.engine.state import Decision, Frame, Machine
-from workflows_app.engine.tree import step_at
+from workflows_app.engine.tree import loop_at
 from workflows_app.engine.values import MISSING, is_integer, json_type
 
 DEFAULT_MAX_ITERATIONS = 100  # the schema's default, for hand-built workflows that omit it
@@ -42,7 +43,7 @@ class LoopSpec:
     loop_id: str
     type: str  # while | until | for | forEach
     max_iterations: int
-    condition: JsonObject | None  # while / until
+    condition: Condition | None  # while / until
     decision_key: str | None  # set for artifact-driven loops: the loopId decisions must name
     items: Any  # forEach: name of the context variable holding the list
     count: Any  # for: a number, or the name of a context variable holding one
@@ -57,8 +58,8 @@ class LoopSpec:
         return self.decision_key or self.loop_id
 
     @classmethod
-    def of(cls, step: Step) -> LoopSpec:
-        loop: JsonObject = step.get("loop") or {}
+    def of(cls, step: LoopStep) -> LoopSpec:
+        loop: LoopConfig = step.get("loop") or {}
         loop_type = loop.get("type", "while")
         source = loop.get("conditionSource") or {}
         condition = loop.get("condition")
@@ -92,21 +93,21 @@ def variables(spec: LoopSpec, frame: Frame) -> JsonObject:
     return found
 
 
-def view(spec: LoopSpec, frame: Frame) -> JsonObject:
+def view(spec: LoopSpec, frame: Frame) -> LoopView:
     """How the innermost loop is shown to the agent in `pending.loop`."""
-    shown: JsonObject = {"loopId": spec.shown_id, "iteration": frame.iteration, "maxIterations": spec.max_iterations}
+    shown: LoopView = {"loopId": spec.shown_id, "iteration": frame.iteration, "maxIterations": spec.max_iterations}
     if frame.items is not None and frame.iteration <= len(frame.items):
         shown["item"] = copy.deepcopy(frame.items[frame.iteration - 1])
         shown["index"] = frame.iteration - 1
     return shown
 
 
-def scope(steps: list[Step], machine: Machine, depth: int | None = None) -> JsonObject:
+def scope(steps: list[CompiledStep], machine: Machine, depth: int | None = None) -> JsonObject:
     """The context conditions and templates see: the external context overlaid with the variables of
     the first `depth` active loops (all of them by default), inner loops winning over outer ones."""
     found = dict(machine.context)
     for level, frame in enumerate(machine.frames[:depth]):
-        found.update(variables(LoopSpec.of(step_at(steps, machine.position[: level + 1])), frame))
+        found.update(variables(LoopSpec.of(loop_at(steps, machine.position[: level + 1])), frame))
     return found
 
 
@@ -124,14 +125,14 @@ class Why:
 
 def next_iteration(
     spec: LoopSpec, frame: Frame | None, outer_scope: JsonObject, loop_decisions: dict[str, Decision], done: int
-) -> tuple[Frame | None, list[JsonObject], Why]:
+) -> tuple[Frame | None, list[EngineWarning], Why]:
     """The frame of the loop's next iteration, or None when the loop ends, with why.
 
     `frame` is None when entering the loop, else the iteration just completed. `outer_scope` is the
     context as seen just outside this loop; `done` is the number of steps acknowledged so far.
     Consumes the loop_control decision it reads.
     """
-    found: list[JsonObject] = []
+    found: list[EngineWarning] = []
     if frame is None:
         candidate = Frame(spec.loop_id, 1)
         if spec.type == "forEach":
@@ -188,7 +189,7 @@ def _wants(
     return (holds if spec.type != "until" else not holds), Why(held=holds, scope=seen)
 
 
-def _items(spec: LoopSpec, outer_scope: JsonObject, found: list[JsonObject]) -> list[Any]:
+def _items(spec: LoopSpec, outer_scope: JsonObject, found: list[EngineWarning]) -> list[Any]:
     value = lookup(outer_scope, spec.items) if isinstance(spec.items, str) else MISSING
     if isinstance(value, list):
         return copy.deepcopy(value)  # a snapshot: editing the list mid-loop does not change this loop
@@ -202,7 +203,7 @@ def _items(spec: LoopSpec, outer_scope: JsonObject, found: list[JsonObject]) -> 
     return []
 
 
-def _count(spec: LoopSpec, outer_scope: JsonObject, found: list[JsonObject]) -> int:
+def _count(spec: LoopSpec, outer_scope: JsonObject, found: list[EngineWarning]) -> int:
     value = lookup(outer_scope, spec.count) if isinstance(spec.count, str) else spec.count
     number = _as_number(value)
     if number is None:

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import CompiledWorkflow
 
 MAX_WORKFLOWS = 64
 
-_facts: dict[int, tuple[JsonObject, dict[str, Any]]] = {}
+_facts: dict[int, tuple[CompiledWorkflow, dict[str, Any]]] = {}
 
 
-def per_workflow[T](compiled: JsonObject, name: str, build: Callable[[JsonObject], T]) -> T:
+def per_workflow[T](compiled: CompiledWorkflow, name: str, build: Callable[[CompiledWorkflow], T]) -> T:
     entry = _facts.get(id(compiled))
     if entry is None or entry[0] is not compiled:
         if len(_facts) >= MAX_WORKFLOWS:

@@ -14,15 +14,16 @@ from jsonschema import Draft202012Validator
 from workflows_app.engine import validation
 from workflows_app.engine.codes import IssueCode, issue
 from workflows_app.engine.contracts import Contract, contract_of, notes_required
-from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import AgentStep, EngineIssue, EngineWarning
 from workflows_app.engine.values import json_type
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def check_output(
-    step: Step, output: Any, context: JsonObject, known: dict[str, Contract]
-) -> tuple[list[JsonObject], list[JsonObject]]:
+    step: AgentStep, output: Any, context: JsonObject, known: dict[str, Contract]
+) -> tuple[list[EngineIssue], list[EngineWarning]]:
     """(issues, warnings) for `output` as the acknowledgement of `step`; no issues means it passes.
     `known` holds the contracts of the artifact kinds this run may record, by kind."""
     if output is None:
@@ -48,8 +49,8 @@ def check_output(
     return issues, warnings
 
 
-def _shape_issues(output: JsonObject) -> list[JsonObject]:
-    found = []
+def _shape_issues(output: JsonObject) -> list[EngineIssue]:
+    found: list[EngineIssue] = []
     if "notesMarkdown" in output and not isinstance(output["notesMarkdown"], str):
         found.append(
             issue(
@@ -75,7 +76,7 @@ def _shape_issues(output: JsonObject) -> list[JsonObject]:
     return found
 
 
-def _missing_artifact(contract: Contract, artifacts: Any) -> list[JsonObject]:
+def _missing_artifact(contract: Contract, artifacts: Any) -> list[EngineIssue]:
     """A required contract wants at least one artifact of its kind."""
     if contract.artifact_kind is None or not contract.required:
         return []  # an unknown contract is never required: the loader reports it, the run is not held hostage
@@ -92,7 +93,7 @@ def _missing_artifact(contract: Contract, artifacts: Any) -> list[JsonObject]:
     ]
 
 
-def artifact_issues(artifacts: Any, known: dict[str, Contract]) -> list[JsonObject]:
+def artifact_issues(artifacts: Any, known: dict[str, Contract]) -> list[EngineIssue]:
     """Every artifact must be of a known kind and match that kind's contract (a kind whose contract
     this build does not know has no schema: any artifact of it passes). This is the one place
     artifacts are judged: an advance turns these issues into `blocked`, a checkpoint into an error."""
@@ -134,7 +135,7 @@ def _validator(contract: Contract) -> Draft202012Validator:
     return Draft202012Validator(contract.schema or {})
 
 
-def expected_output_schema(step: Step, context: JsonObject, known: dict[str, Contract]) -> JsonObject:
+def expected_output_schema(step: AgentStep, context: JsonObject, known: dict[str, Contract]) -> JsonObject:
     """A JSON Schema (draft 2020-12) of an `output` that passes every check of `step`."""
     notes: JsonObject = {"type": "string"}
     required = []

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from workflows_app.engine import loops
-from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import CompiledWorkflow, EngineState, is_loop
 from workflows_app.engine.tree import step_at, top_steps
 
 
@@ -17,7 +17,7 @@ class Source(NamedTuple):
     why: str  # what reads it, in words: "the items of loop 'slices-loop'"
 
 
-def worked_through(compiled: JsonObject, state: JsonObject) -> list[Source]:
+def worked_through(compiled: CompiledWorkflow, state: EngineState) -> list[Source]:
     """The context variables the pending step's enclosing loops go through, innermost first."""
     if state.get("complete") or state.get("pending") is None:
         return []
@@ -26,7 +26,7 @@ def worked_through(compiled: JsonObject, state: JsonObject) -> list[Source]:
     found: list[Source] = []
     for depth in range(len(position) - 1, 0, -1):
         step = step_at(steps, position[:depth])
-        if step.get("kind") != "loop":
+        if not is_loop(step):
             continue
         spec = loops.LoopSpec.of(step)
         if spec.type == "forEach" and isinstance(spec.items, str):

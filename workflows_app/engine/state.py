@@ -38,9 +38,10 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any, Literal, TypeGuard, cast
 
 from workflows_app.engine.jsontypes import JsonObject, Position
+from workflows_app.engine.model import EngineState, LoopDecision, LoopFrame, PendingRef
 
 STATE_VERSION = 1
 ANY_LOOP = "*"  # loopDecisions key of a decision that names no loop
@@ -60,8 +61,8 @@ class Frame:
     count: int | None = None  # for: the number of iterations resolved at loop entry
     since: int | None = None  # artifact-driven: ordinal of the first step acknowledged in this iteration
 
-    def to_json(self) -> JsonObject:
-        data: JsonObject = {"loopId": self.loop_id, "iteration": self.iteration}
+    def to_json(self) -> LoopFrame:
+        data: LoopFrame = {"loopId": self.loop_id, "iteration": self.iteration}
         if self.items is not None:
             data["items"] = copy.deepcopy(self.items)
         if self.count is not None:
@@ -91,7 +92,7 @@ class Frame:
 class Decision:
     """A recorded wr.loop_control decision and when it was sent (a completedSteps ordinal)."""
 
-    decision: str  # continue | stop
+    decision: Literal["continue", "stop"]
     at: int
 
     @classmethod
@@ -117,17 +118,17 @@ class Machine:
     decisions: dict[str, Decision] = field(default_factory=dict)
     completed_steps: int = 0
     complete: bool = False
-    pending: JsonObject | None = None  # {"stepId", "stepInstance"}, set by the interpreter
+    pending: PendingRef | None = None  # set by the interpreter
 
-    def to_json(self) -> JsonObject:
+    def to_json(self) -> EngineState:
         return {
             "version": STATE_VERSION,
             "workflowId": self.workflow_id,
             "complete": self.complete,
             "context": copy.deepcopy(self.context),
             "cursor": {"position": list(self.position), "loops": [frame.to_json() for frame in self.frames]},
-            "pending": dict(self.pending) if self.pending is not None else None,
-            "loopDecisions": {key: {"decision": d.decision, "at": d.at} for key, d in self.decisions.items()},
+            "pending": self.pending.copy() if self.pending is not None else None,
+            "loopDecisions": {key: LoopDecision(decision=d.decision, at=d.at) for key, d in self.decisions.items()},
             "completedSteps": self.completed_steps,
         }
 
@@ -165,7 +166,7 @@ class Machine:
             decisions={str(key): Decision.from_json(value) for key, value in decisions.items()},
             completed_steps=completed,
             complete=data["complete"],
-            pending=dict(pending) if pending is not None else None,
+            pending=cast(PendingRef, dict(pending)) if pending is not None else None,
         )
 
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeGuard, get_args
 
 from workflows_app.conditions import COMPARISONS, lookup
-from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import CompiledStep
 from workflows_app.engine.templating import render
 from workflows_app.engine.values import MISSING
 
@@ -128,14 +129,14 @@ class Tracer:
         self._omitted += 1
         return False
 
-    def step(self, kind: EntryKind, step: Step, scope: JsonObject, held: bool | None = None) -> None:
+    def step(self, kind: EntryKind, step: CompiledStep, scope: JsonObject, held: bool | None = None) -> None:
         """A step selected or skipped; `held` is what its runCondition gave (None: it has none)."""
         if kind == "selected" or self.wants:
             condition = step.get("runCondition")
             check = check_of(condition, scope, held) if condition and held is not None else None
             self._entries.append(Entry(kind, str(step["id"]), title_of(step, scope), check))
 
-    def loop(self, kind: EntryKind, step: Step, state: LoopState, ran: Check | None = None) -> None:
+    def loop(self, kind: EntryKind, step: CompiledStep, state: LoopState, ran: Check | None = None) -> None:
         """A decision about a loop (ask `wants` first: building `state` is the cost); `ran` is its
         runCondition's check, when entering a loop that has one."""
         self._entries.append(Entry(kind, str(step["id"]), title_of(step), ran, state))
@@ -147,7 +148,7 @@ class Tracer:
         return Trace(tuple(self._entries), self._omitted)
 
 
-def title_of(step: Step, scope: JsonObject | None = None) -> str:
+def title_of(step: CompiledStep, scope: JsonObject | None = None) -> str:
     """The step's title, its placeholders filled from `scope` as the agent would have seen them."""
     title = str(step.get("title") or step["id"])
     return _cut(render(title, scope) if scope is not None and "{{" in title else title, MAX_TITLE_CHARS)

@@ -25,6 +25,7 @@ from jsonschema.exceptions import SchemaError, best_match
 from workflows_app.conditions import evaluate
 from workflows_app.engine.codes import WarningCode, warning
 from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import EngineWarning
 
 NOTES_POINTER = "/notesMarkdown"
 _JS_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "u": 0, "g": 0, "y": 0}
@@ -37,7 +38,7 @@ class RuleFailure:
     pointer: str  # into the output object
 
 
-def check(criteria: Any, output: JsonObject, context: JsonObject) -> tuple[list[RuleFailure], list[JsonObject]]:
+def check(criteria: Any, output: JsonObject, context: JsonObject) -> tuple[list[RuleFailure], list[EngineWarning]]:
     """Every failing rule (empty when the criteria pass) and the warnings about skipped rules."""
     checker = _Checker(output, context)
     return checker.node(criteria) or [], checker.warnings
@@ -105,7 +106,7 @@ class _Checker(_Walk[list[RuleFailure]]):
         self.output = output
         notes = output.get("notesMarkdown")
         self.notes = notes if isinstance(notes, str) else ""
-        self.warnings: list[JsonObject] = []
+        self.warnings: list[EngineWarning] = []
 
     def rule(self, rule: dict[str, Any]) -> list[RuleFailure] | None:
         kind = rule.get("type")
@@ -283,7 +284,7 @@ def _messages(node: Any) -> list[str]:
     return [str(node["message"])] if node.get("message") else []
 
 
-def _unusable(rule: dict[str, Any]) -> JsonObject:
+def _unusable(rule: dict[str, Any]) -> EngineWarning:
     return warning(
         WarningCode.VALIDATION_RULE_INVALID,
         f"A '{rule.get('type')}' validation rule of this step cannot be applied (invalid pattern, flags, bounds "

@@ -12,14 +12,15 @@ from typing import Any
 from workflows_app.conditions import evaluate
 from workflows_app.engine import decisions, loops
 from workflows_app.engine.contracts import Contract, contract_of, notes_required
-from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import AgentStep, CompiledStep, LoopView, PendingView
 from workflows_app.engine.state import Machine
 from workflows_app.engine.templating import render
-from workflows_app.engine.tree import sequence_at, step_at
+from workflows_app.engine.tree import agent_step_at, loop_at, sequence_at
 
 
-def pending_view(steps: list[Step], machine: Machine) -> JsonObject:
-    step = step_at(steps, machine.position)
+def pending_view(steps: list[CompiledStep], machine: Machine) -> PendingView:
+    step = agent_step_at(steps, machine.position)
     context = loops.scope(steps, machine)
     contract = contract_of(step)
     return {
@@ -35,7 +36,7 @@ def pending_view(steps: list[Step], machine: Machine) -> JsonObject:
     }
 
 
-def prompt(step: Step, context: JsonObject) -> str:
+def prompt(step: AgentStep, context: JsonObject) -> str:
     """The compiled prompt plus every fragment whose `when` holds, blank-line separated, then templated."""
     parts = [str(step.get("prompt") or step.get("title") or step["id"])]
     for fragment in step.get("promptFragments") or []:
@@ -55,12 +56,12 @@ def require_confirmation(rule: Any, context: JsonObject) -> bool:
     return False
 
 
-def loop_view(steps: list[Step], machine: Machine, *, deciding: bool = False) -> JsonObject | None:
+def loop_view(steps: list[CompiledStep], machine: Machine, *, deciding: bool = False) -> LoopView | None:
     """The innermost active loop, as shown in `pending.loop` and `completed.loop`. For a loop that runs
     again only on a decision, `decisionDue` says whether this step is the one that must send it."""
     if not machine.frames:
         return None
-    loop_step = step_at(steps, machine.position[: len(machine.frames)])
+    loop_step = loop_at(steps, machine.position[: len(machine.frames)])
     spec = loops.LoopSpec.of(loop_step)
     shown = loops.view(spec, machine.frames[-1])
     if spec.decision_key is not None:
@@ -68,7 +69,7 @@ def loop_view(steps: list[Step], machine: Machine, *, deciding: bool = False) ->
     return shown
 
 
-def _decides(steps: list[Step], machine: Machine, contract: Contract | None) -> bool:
+def _decides(steps: list[CompiledStep], machine: Machine, contract: Contract | None) -> bool:
     """Does the pending step send its loop's decision? When its contract is the loop-control one, or
     when it is the last step of the loop's body (its acknowledgement ends the iteration)."""
     if not machine.frames:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workflows_app.engine.asks import by_step
-from workflows_app.engine.jsontypes import JsonObject
 from workflows_app.engine.memo import per_workflow
+from workflows_app.engine.model import CompiledWorkflow
 from workflows_app.engine.tree import top_steps, walk
 
 
@@ -20,11 +20,11 @@ class NamedId:
     workflow_id: str
 
 
-def named_ids(compiled: JsonObject) -> tuple[NamedId, ...]:
+def named_ids(compiled: CompiledWorkflow) -> tuple[NamedId, ...]:
     return per_workflow(compiled, "named_workflow_ids", _named_ids)
 
 
-def _named_ids(compiled: JsonObject) -> tuple[NamedId, ...]:
+def _named_ids(compiled: CompiledWorkflow) -> tuple[NamedId, ...]:
     found: dict[str, NamedId] = {}
     asks = by_step(compiled)
     for step in walk(top_steps(compiled)):
