@@ -229,12 +229,12 @@ def _build_index(compiled: CompiledWorkflow) -> Index:
     _walk(top_steps(compiled), (), frozenset(), reads, index)
     asks = by_step(compiled)  # what each step asks for, read once per workflow (workflows_app/prose)
     for position, step_id in index.ids.items():
-        step = asks[step_id]
-        index.words[position] = step.mentioned
-        index.asked[position] = step.names
-        index.quoted[position] = step.quoted
-        index.offered[position] = dict(step.offered)
-        index.set_loose[position] = step.set_loosely
+        said = asks[step_id]
+        index.words[position] = said.mentioned
+        index.asked[position] = said.names
+        index.quoted[position] = said.quoted
+        index.offered[position] = dict(said.offered)
+        index.set_loose[position] = said.set_loosely
     for step in walk(top_steps(compiled)):
         contract = step.get("outputContract")
         if isinstance(contract, dict) and isinstance(contract.get("schema"), dict):

@@ -119,7 +119,8 @@ NONE = StepAsks()
 
 def read_step(step: Mapping[str, Any]) -> StepAsks:
     """The asks of one compiled step: its `declaredAsks` first, then what its title and prompt say."""
-    declared = step.get("declaredAsks") if isinstance(step.get("declaredAsks"), dict) else {}
+    found = step.get("declaredAsks")
+    declared: Mapping[str, Any] = found if isinstance(found, dict) else {}
     title, prompt = str(step.get("title", "")), str(step.get("prompt", ""))
     fragments = [str(f.get("text", "")) for f in step.get("promptFragments") or [] if isinstance(f, dict)]
     text = f"{title} {prompt}"
