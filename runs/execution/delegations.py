@@ -230,8 +230,11 @@ def with_linked_runs(run: Run, node: Node, pending: JsonObject, state_token: str
     its stateToken and what it recorded (a budget shared between them), and, where the step's prompt asks
     the agent to delegate (a step without a parallel step's own delegations), how to link one. `new_run`:
     nothing can be linked to it yet (a run, or a step, reached in this transaction): no query."""
-    asks = step_asks(compiled_workflow(run.pinned_id), str(pending.get("stepId", "")))
-    if not pending.get("delegations") and asks.delegates:
+    compiled = compiled_workflow(run.pinned_id)
+    asks = step_asks(compiled, str(pending.get("stepId", "")))
+    # A fragment that asks to delegate counts only where the prompt shows it (its `when` holds now).
+    shown = engine.pending_fragments(compiled, node.engine_state) if asks.delegating_fragments else ()
+    if not pending.get("delegations") and asks.delegates_with(shown):
         pending = {**pending, "delegateWith": {"parentStateToken": state_token}}
     if new_run:
         return pending

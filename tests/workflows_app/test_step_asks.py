@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from workflows_app import engine
 from workflows_app.compiler import compile_workflow
 from workflows_app.engine.asks import by_step, step_asks
 from workflows_app.prose import NONE, read_step
@@ -60,7 +61,9 @@ def test_words_give_names_values_ids_notes_and_delegation_all_marked_as_read_fro
     assert asks.offered["mode"] == ("bug-fix", "feature")
     assert asks.workflow_ids == ("team.fix-it",)  # 'bug-fix' is a value offered, not an id
     assert asks.notes is None
-    assert asks.delegates  # "do not delegate" is negated, but the fragment spawns
+    assert not asks.delegates  # "do not delegate" is negated
+    assert asks.delegating_fragments == {0}  # the fragment spawns, when it is shown
+    assert asks.delegates_with([0]) and not asks.delegates_with([])
     assert "screenshotNotes" in asks.written and "screenshotNotes" not in asks.mentioned
     assert "Capture" in asks.mentioned  # the title counts as mentioned, not as written in the prompt
     assert "Capture" in asks.title_words
@@ -79,3 +82,13 @@ def test_the_asks_are_read_once_per_compiled_workflow_and_an_unknown_step_asks_n
     assert by_step(workflow) is by_step(workflow)
     assert step_asks(workflow, "size-up") is by_step(workflow)["size-up"]
     assert step_asks(workflow, "no-such-step") is NONE
+
+
+def test_the_engine_says_which_fragments_the_pending_prompt_shows():
+    workflow = compiled(WORDS)
+    shown = engine.start(workflow, {"hasUI": True}).state
+    hidden = engine.start(workflow, {"hasUI": False}).state
+    assert engine.pending_fragments(workflow, shown) == (0,)
+    assert engine.pending_fragments(workflow, hidden) == ()
+    assert "Spawn a subagent" in engine.pending_view(workflow, shown)["prompt"]
+    assert "Spawn a subagent" not in engine.pending_view(workflow, hidden)["prompt"]

@@ -12,7 +12,7 @@ per compiled workflow (per hash) and every reader takes the fields from there, n
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -89,7 +89,8 @@ class StepAsks:
     offered: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # values written beside an asked name
     workflow_ids: tuple[str, ...] = ()  # workflow ids the prompt names
     notes: NotesAsk | None = None
-    delegates: bool = False  # the prompt (or a fragment of it) asks the agent to delegate part of the step
+    delegates: bool = False  # the compiled prompt asks the agent to delegate part of the step
+    delegating_fragments: frozenset[int] = frozenset()  # the prompt fragments (by index) that ask it
     title_words: frozenset[str] = frozenset()  # identifiers of the title
     prompt_words: frozenset[str] = frozenset()  # identifiers of the compiled prompt
     fragment_words: frozenset[str] = frozenset()  # identifiers of its prompt fragments, whichever apply
@@ -102,6 +103,11 @@ class StepAsks:
     def from_prose(self) -> tuple[str, ...]:
         """The names read from words only: what validate_workflow advises declaring."""
         return tuple(ask.name for ask in self.asked if ask.source == "prose")
+
+    def delegates_with(self, fragments: Iterable[int]) -> bool:
+        """Whether the prompt shown asks to delegate, given the fragments that hold (the engine's
+        pending_fragments): a fragment's words count only where it is shown."""
+        return self.delegates or not self.delegating_fragments.isdisjoint(fragments)
 
     @property
     def mentioned(self) -> frozenset[str]:
@@ -122,7 +128,8 @@ def read_step(step: Mapping[str, Any]) -> StepAsks:
     found = step.get("declaredAsks")
     declared: Mapping[str, Any] = found if isinstance(found, dict) else {}
     title, prompt = str(step.get("title", "")), str(step.get("prompt", ""))
-    fragments = [str(f.get("text", "")) for f in step.get("promptFragments") or [] if isinstance(f, dict)]
+    # Indexed as the step's promptFragments are (the engine's pending_fragments counts the same way).
+    fragments = [str(f.get("text", "")) if isinstance(f, dict) else "" for f in step.get("promptFragments") or []]
     text = f"{title} {prompt}"
     prose_names = [a or b for a, b in _ASKED.findall(text)] + captured(text)
     declared_names = [name for name in declared.get("context") or [] if isinstance(name, str)]
@@ -136,7 +143,8 @@ def read_step(step: Mapping[str, Any]) -> StepAsks:
         offered={name: found for name in named if (found := offered(text, name))},
         workflow_ids=_workflow_ids(prompt),
         notes=_notes(prompt, fragments, declared_notes=declared.get("notes") is True),
-        delegates=any(asks_to_delegate(part) for part in [prompt, *fragments]),
+        delegates=asks_to_delegate(prompt),
+        delegating_fragments=frozenset(index for index, text in enumerate(fragments) if asks_to_delegate(text)),
         title_words=words(title),
         prompt_words=words(prompt),
         fragment_words=frozenset().union(*map(words, fragments)),
