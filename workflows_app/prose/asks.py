@@ -93,7 +93,7 @@ class StepAsks:
     delegating_fragments: frozenset[int] = frozenset()  # the prompt fragments (by index) that ask it
     title_words: frozenset[str] = frozenset()  # identifiers of the title
     prompt_words: frozenset[str] = frozenset()  # identifiers of the compiled prompt
-    fragment_words: frozenset[str] = frozenset()  # identifiers of its prompt fragments, whichever apply
+    fragment_words: frozenset[str] = frozenset()  # identifiers of its prompt fragments, shown or not
 
     @property
     def names(self) -> tuple[str, ...]:
