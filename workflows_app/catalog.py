@@ -20,6 +20,7 @@ from workflows_app.builtins import ROUTINE_ID_PREFIX
 from workflows_app.compiler import CompileError, RoutineDocument, RoutineMemo, compile_workflow
 from workflows_app.diagnostics import Code, Diagnostic, Severity, pointer_of, warning
 from workflows_app.engine import step_count
+from workflows_app.engine.model import CompiledWorkflow, ResolvedReference
 from workflows_app.examples import is_example
 from workflows_app.hashing import workflow_hash
 from workflows_app.ids import ParsedId
@@ -54,7 +55,7 @@ class WorkflowEntry:
     source: Source
     path: Path
     document: dict[str, Any]
-    compiled: dict[str, Any]
+    compiled: CompiledWorkflow
     workflow_hash: str
     warnings: tuple[Diagnostic, ...]
     # How the catalog lists it (workflows_app/tags.py, examples.py): its tags (its own and its source's
@@ -368,14 +369,14 @@ def _missing_sources(sources: list[Source]) -> list[Diagnostic]:
     ]
 
 
-def resolved_references(entry: WorkflowEntry, project_dir: Path) -> list[dict[str, Any]]:
+def resolved_references(entry: WorkflowEntry, project_dir: Path) -> list[ResolvedReference]:
     """The workflow's `references`, each with the path it resolves to and whether a file is there.
 
     A `workspace` reference (the default) is relative to the project directory; a `package` one ships
     with the workflow, so it is looked up beside the workflow file, then at the root of its source.
     Content is never read: the agent opens the file when it needs it. A missing file is reported,
     never an error."""
-    found = []
+    found: list[ResolvedReference] = []
     for reference in entry.compiled.get("references") or []:
         source = Path(reference["source"]).expanduser()
         base = reference.get("resolveFrom", "workspace")

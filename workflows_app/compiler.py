@@ -16,15 +16,26 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Literal, cast
 
 from workflows_app import builtins
 from workflows_app.diagnostics import Code, Diagnostic, error, pointer_of
-from workflows_app.engine.model import DeclaredAsks
+from workflows_app.engine.model import (
+    AgentStep,
+    Binding,
+    CompiledStep,
+    CompiledWorkflow,
+    DeclaredAsks,
+    Delegation,
+    OutputContract,
+    ParallelStep,
+    TaskStep,
+    is_loop,
+)
 from workflows_app.structure import LeftOut, sort_left_out, unresolved_references, walk_steps
 
 COMPILER_VERSION = 1
-Step = dict[str, Any]
+Step = dict[str, Any]  # a step as its author wrote it (validated against the schema, see schema.py)
 
 # Workflow-level fields carried into the compiled form: they shape what the agent is told.
 CARRIED_FIELDS = (
@@ -83,7 +94,7 @@ class _CompiledRoutine:
     """A routine compiled once, for every call site of every workflow of one catalog. Never changed:
     a call site copies its steps (_prefixed)."""
 
-    compiled: dict[str, Any]
+    compiled: CompiledWorkflow
     steps: int
     chars: int
     heaviest: str | None  # the routine whose calls add the most steps to it, for the chain in a refusal
@@ -145,7 +156,7 @@ def compile_workflow(
     resolve_routine: RoutineResolver,
     bindings: Mapping[str, str] | None = None,
     memo: RoutineMemo | None = None,
-) -> dict[str, Any]:
+) -> CompiledWorkflow:
     """Raises CompileError when a template cannot be expanded, a binding slot is unknown, or the workflow
     expands past MAX_EXPANDED_STEPS or MAX_EXPANDED_CHARS (WORKFLOW_TOO_LARGE).
 
@@ -201,13 +212,13 @@ class _Compiler:
         self.memo = memo
         self._left_out_of_routines: list[LeftOut] = []
 
-    def compile(self, document: dict[str, Any], kind: str, stack: tuple[str, ...]) -> tuple[dict[str, Any], _Budget]:
+    def compile(self, document: dict[str, Any], kind: str, stack: tuple[str, ...]) -> tuple[CompiledWorkflow, _Budget]:
         self._left_out_of_routines = []
         budget = _Budget(stack)
         functions = {f["name"]: f for f in document.get("functionDefinitions", [])}
         steps = _inline_referenced_bodies(document["steps"])
         self._count_first(steps, ["steps"], _Budget(stack))
-        compiled_steps: list[Step] = []
+        compiled_steps: list[CompiledStep] = []
         for index, step in enumerate(steps):
             try:
                 compiled_steps += self._step(step, ["steps", index], functions, budget)
@@ -234,20 +245,23 @@ class _Compiler:
         left_out = sort_left_out([*unresolved_references(document), *self._left_out_of_routines])
         if left_out:
             compiled["leftOut"] = left_out
-        return compiled, budget
+        # The carried fields are the author's, validated against the schema: their shapes are the model's.
+        return cast(CompiledWorkflow, compiled), budget
 
-    def _step(self, step: Step, path: list[str | int], functions: dict[str, Any], budget: _Budget) -> list[Step]:
+    def _step(
+        self, step: Step, path: list[str | int], functions: dict[str, Any], budget: _Budget
+    ) -> list[CompiledStep]:
         budget.step_id, budget.callee = str(step.get("id", "")), None
         if "templateCall" in step:
             return self._expand_template(step, path, budget)
         if step.get("type") == "loop":
             budget.spend(1, _text_size({k: v for k, v in step.items() if k != "body"}))
             loop_functions = {**functions, **{f["name"]: f for f in step.get("functionDefinitions", [])}}
-            body: list[Step] = []
+            body: list[CompiledStep] = []
             for index, child in enumerate(step["body"]):
                 body += self._step(child, [*path, "body", index], loop_functions, budget)
             compiled = {k: v for k, v in step.items() if k not in ("type", "body", "functionDefinitions")}
-            return [{"kind": "loop", **compiled, "body": body}]
+            return [cast(CompiledStep, {"kind": "loop", **compiled, "body": body})]
         kind = "parallel" if step.get("type") == "parallel" else "step"
         compiled = {k: v for k, v in step.items() if k not in (*CONSUMED_STEP_FIELDS, *VIRTUAL_STEP_FIELDS, "type")}
         if "outputContract" in compiled:
@@ -255,7 +269,8 @@ class _Compiler:
         declared = declared_asks(step.get("promptBlocks"))
         if declared:
             compiled["declaredAsks"] = declared
-        found = [{"kind": kind, **compiled, "prompt": render_prompt(step, functions)}, *virtual_steps(step)]
+        own = cast(AgentStep, {"kind": kind, **compiled, "prompt": render_prompt(step, functions)})
+        found: list[CompiledStep] = [own, *virtual_steps(step)]
         budget.spend(len(found), _text_size(found))
         return found
 
@@ -310,7 +325,7 @@ class _Compiler:
             )
         return routine
 
-    def _expand_template(self, step: Step, path: list[str | int], budget: _Budget) -> list[Step]:
+    def _expand_template(self, step: Step, path: list[str | int], budget: _Budget) -> list[CompiledStep]:
         stack = budget.stack
         call = step["templateCall"]
         routine = self._routine_called(step, path, stack)
@@ -336,7 +351,9 @@ class _Compiler:
             if steps and guidance:
                 preamble = "Routine guidance:\n" + "\n".join(f"- {g}" for g in guidance) + "\n\n"
                 budget.grow(len(preamble))
-                steps[0]["prompt"] = preamble + steps[0]["prompt"]
+                first = next((s for s in _compiled_steps(steps) if not is_loop(s)), None)
+                if first is not None:  # a routine that starts with a loop: the first step of its body
+                    first["prompt"] = preamble + first["prompt"]
         except _TooLarge as exc:
             if len(stack) == 1:  # the pointer is the call in the workflow being compiled, not in a routine
                 exc.pointer = exc.pointer or pointer_of([*path, "templateCall"])
@@ -381,7 +398,7 @@ def _text_size(value: Any) -> int:
     return 0
 
 
-def resolve_contract(declared: dict[str, Any]) -> dict[str, Any]:
+def resolve_contract(declared: dict[str, Any]) -> OutputContract:
     """The full contract a step's output must meet, in the compiled workflow (so in its hash): the
     registry's for a named contract, the step's own for an inline one.
 
@@ -389,7 +406,7 @@ def resolve_contract(declared: dict[str, Any]) -> dict[str, Any]:
     (builtins.artifact_kind_of) becomes a kind the run accepts without a schema, and the step does not
     require one, since nobody can say what it should hold."""
     if "schema" in declared:
-        source: dict[str, Any] = declared
+        source: Mapping[str, Any] = declared
     elif declared["contractRef"] in builtins.CONTRACTS:
         source = builtins.CONTRACTS[declared["contractRef"]]
     else:
@@ -426,24 +443,24 @@ def _inline_referenced_bodies(steps: list[Step]) -> list[Step]:
 
 
 def _prefixed(
-    step: Step,
+    step: CompiledStep,
     prefix: str,
     args: dict[str, Any],
     run_condition: Any,
     template_id: str,
     grow: Callable[[int], None] | None = None,
-) -> Step:
+) -> CompiledStep:
     """A routine step placed inside a caller (a copy): ids namespaced by the calling step, args substituted
     (`grow` is told how much text each substitution adds, before it is made)."""
-    step = builtins.substitute_args(step, args, grow) if args else _copied(step)
+    step = cast(CompiledStep, builtins.substitute_args(step, args, grow) if args else _copied(step))
     step["id"] = f"{prefix}.{step['id']}"
     step["origin"] = {"templateId": template_id, "callStepId": prefix}
-    if "virtualOf" in step:
+    if not is_loop(step) and "virtualOf" in step:
         step["virtualOf"] = {**step["virtualOf"], "stepId": f"{prefix}.{step['virtualOf']['stepId']}"}
     if run_condition is not None:
         own = step.get("runCondition")
         step["runCondition"] = run_condition if own is None else {"and": [run_condition, own]}
-    if step.get("kind") == "loop":
+    if is_loop(step):
         step["body"] = [_prefixed(child, prefix, {}, None, template_id) for child in step["body"]]
     return step
 
@@ -452,7 +469,7 @@ def _prefixed(
 BINDING_TOKEN = re.compile(r"\{\{wr\.bindings\.([^\s{}]+)\}\}")
 
 
-def _bind(compiled: dict[str, Any], document: dict[str, Any], overrides: dict[str, str], budget: _Budget) -> None:
+def _bind(compiled: CompiledWorkflow, document: dict[str, Any], overrides: dict[str, str], budget: _Budget) -> None:
     """Puts each binding token's routine or workflow id into the prompts, and records the bindings
     in effect (`bindings`: slot -> {value, source}) so that they are part of the workflow's hash.
     A slot is bound by the project's override, else by the extension point's default; a token of a
@@ -471,7 +488,7 @@ def _bind(compiled: dict[str, Any], document: dict[str, Any], overrides: dict[st
         return str(in_effect[slot]["value"])
 
     for step in _compiled_steps(compiled["steps"]):
-        if isinstance(step.get("prompt"), str) and "{{wr.bindings." in step["prompt"]:
+        if not is_loop(step) and isinstance(step.get("prompt"), str) and "{{wr.bindings." in step["prompt"]:
             step_id = str(step["id"])
             budget.step_id, budget.callee = step_id, None
             budget.grow(
@@ -501,16 +518,16 @@ def _bind(compiled: dict[str, Any], document: dict[str, Any], overrides: dict[st
         compiled["bindings"] = dict(sorted(in_effect.items()))
 
 
-def _binding(slot: str, defaults: dict[str, str], overrides: dict[str, str]) -> dict[str, str]:
+def _binding(slot: str, defaults: dict[str, str], overrides: dict[str, str]) -> Binding:
     if slot in overrides:
         return {"value": overrides[slot], "source": "project"}
     return {"value": defaults[slot], "source": "default"}
 
 
-def _compiled_steps(steps: list[Step]) -> Iterator[Step]:
+def _compiled_steps(steps: list[CompiledStep]) -> Iterator[CompiledStep]:
     for step in steps:
         yield step
-        if isinstance(step.get("body"), list):
+        if is_loop(step) and isinstance(step.get("body"), list):
             yield from _compiled_steps(step["body"])
 
 
@@ -607,7 +624,7 @@ def _delegate_label(delegation: Step) -> str:
     return f"{delegation['workflowId']}{tier}"
 
 
-def virtual_steps(step: Step) -> list[Step]:
+def virtual_steps(step: Step) -> list[AgentStep]:
     """The steps WorkRail injects after a step: a parallel step's `synthesis` (combine what the
     delegations found), then a step's `audit` (check its deliverables against a rubric; a `delegate`
     makes it a parallel step that hands the legwork to that routine), then its `verification` (run a
@@ -615,7 +632,7 @@ def virtual_steps(step: Step) -> list[Step]:
     no author can write (`<step id>.<what>`: step ids have no dots), the step's runCondition (it is
     skipped with the step), and `virtualOf` naming the step it belongs to."""
     title = step.get("title") or step["id"]
-    found: list[Step] = []
+    found: list[AgentStep] = []
     synthesis = step.get("synthesis")
     if step.get("type") == "parallel" and isinstance(synthesis, dict):
         count = len(step.get("parallelDelegations") or [])
@@ -625,7 +642,7 @@ def virtual_steps(step: Step) -> list[Step]:
         ]
         if synthesis.get("prompt"):
             prompt.append(synthesis["prompt"].strip())
-        virtual: Step = _virtual(step, "synthesis", f"Synthesize: {title}", prompt)
+        virtual: AgentStep = _virtual(step, "synthesis", f"Synthesize: {title}", prompt)
         if "outputContract" in synthesis:
             virtual["outputContract"] = resolve_contract(synthesis["outputContract"])
         found.append(virtual)
@@ -642,13 +659,18 @@ def virtual_steps(step: Step) -> list[Step]:
             prompt.append(audit["prompt"].strip())
         if audit.get("rubric"):
             prompt.append("Rubric (say for each whether it holds):\n" + "\n".join(f"- {r}" for r in audit["rubric"]))
-        virtual = _virtual(step, "audit", f"Audit: {title}", prompt)
+        audit_step = _virtual(step, "audit", f"Audit: {title}", prompt)
         if isinstance(delegate, dict):
             # A delegated audit hands work out like a parallel step with one delegation, so the run
             # starts the routine and the audit waits for it (runs/execution, engine/delegations.py).
-            virtual["kind"] = "parallel"
-            virtual["parallelDelegations"] = [delegate]
-        found.append(virtual)
+            delegated: ParallelStep = {
+                **audit_step,
+                "kind": "parallel",
+                "parallelDelegations": [cast(Delegation, delegate)],
+            }
+            found.append(delegated)
+        else:
+            found.append(audit_step)
     verification = step.get("verification")
     if isinstance(verification, dict):
         prompt = [f"Verify what step '{title}' delivered."]
@@ -687,8 +709,9 @@ def _render_audit_delegate(delegate: Step) -> str:
     )
 
 
-def _virtual(step: Step, what: str, title: str, prompt: list[str]) -> Step:
-    virtual: Step = {
+def _virtual(step: Step, what: Literal["synthesis", "audit", "verify"], title: str, prompt: list[str]) -> TaskStep:
+    # Keys in this order (runCondition before prompt): the compiled bytes, so the workflow's hash, depend on it.
+    virtual: dict[str, Any] = {
         "kind": "step",
         "id": f"{step['id']}.{what}",
         "title": title,
@@ -697,7 +720,7 @@ def _virtual(step: Step, what: str, title: str, prompt: list[str]) -> Step:
     if "runCondition" in step:
         virtual["runCondition"] = step["runCondition"]
     virtual["prompt"] = "\n\n".join(prompt)
-    return virtual
+    return cast(TaskStep, virtual)
 
 
 def _functions_used(step: Step, available: dict[str, Any]) -> list[dict[str, Any]]:

@@ -9,18 +9,18 @@ feature on but hands nothing out would otherwise tell the agent about delegation
 
 from __future__ import annotations
 
-from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import CompiledWorkflow, is_parallel
 from workflows_app.engine.tree import top_steps, walk
 
 DELEGATION_FEATURES = frozenset({"wr.features.subagent_guidance"})
 
 
-def delegates(compiled: JsonObject) -> bool:
+def delegates(compiled: CompiledWorkflow) -> bool:
     """Whether a step of the workflow (at any depth) hands work out to runs of its own."""
-    return any(step.get("kind") == "parallel" for step in walk(top_steps(compiled)))
+    return any(is_parallel(step) for step in walk(top_steps(compiled)))
 
 
-def guidance(compiled: JsonObject) -> list[str]:
+def guidance(compiled: CompiledWorkflow) -> list[str]:
     """The workflow's rules for every step, without advice about what the workflow never does."""
     items = [str(item) for item in compiled.get("metaGuidance") or []]
     features = [str(f) for f in compiled.get("features") or []][: len(items)]  # each added one item
@@ -29,5 +29,5 @@ def guidance(compiled: JsonObject) -> list[str]:
     return [item for item in kept if item.strip()]
 
 
-def _applies(feature: str, compiled: JsonObject) -> bool:
+def _applies(feature: str, compiled: CompiledWorkflow) -> bool:
     return feature not in DELEGATION_FEATURES or delegates(compiled)

@@ -18,6 +18,7 @@ from typing import Any
 from workflows_app import builtins
 from workflows_app.conditions import condition_problems
 from workflows_app.diagnostics import Code, Diagnostic, error, pointer_of, warning
+from workflows_app.engine.model import LeftOut, LeftOutKind
 
 StepPath = list[str | int]
 
@@ -60,7 +61,6 @@ def structure_diagnostics(document: dict[str, Any]) -> list[Diagnostic]:
     return found
 
 
-LeftOut = dict[str, Any]  # {"kind": "function" | "ref" | "feature" | "contract", "name", "pointer", "origin"?}
 _KNOWN_OF_KIND: dict[str, Collection[str]] = {
     "ref": builtins.REFS,
     "feature": builtins.FEATURES,
@@ -141,7 +141,7 @@ def _pointer_key(pointer: str) -> tuple[tuple[int, int, str], ...]:
     return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in parts)
 
 
-def _left_out(kind: str, name: str, path: StepPath) -> LeftOut:
+def _left_out(kind: LeftOutKind, name: str, path: StepPath) -> LeftOut:
     return {"kind": kind, "name": name, "pointer": pointer_of(path)}
 
 

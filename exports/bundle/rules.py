@@ -32,6 +32,7 @@ from runs.store.projections import session_status
 from runs.store.status import IllegalTransition, transition
 from workflows_app import engine
 from workflows_app.engine.contracts import Contract, known_contracts
+from workflows_app.engine.model import CompiledWorkflow
 from workflows_app.engine.tree import top_steps
 
 # Times: the store's clocks may differ a little from this one, but an event cannot have happened
@@ -81,7 +82,7 @@ class _Synthesis(_Synthesized):
 
 @dataclass
 class _Run:
-    compiled: dict[str, Any]
+    compiled: CompiledWorkflow
     workflow_id: str
     top_level: bool
     at: datetime
@@ -114,7 +115,7 @@ class _Session:
 class Rules:
     """Applies the rules to events in order (`check`), then gives the session's summary (`summary`)."""
 
-    def __init__(self, workflows: dict[str, tuple[str, dict[str, Any]]], now: datetime) -> None:
+    def __init__(self, workflows: dict[str, tuple[str, CompiledWorkflow]], now: datetime) -> None:
         self.workflows = workflows  # by hash: (workflow id, compiled form as it will be stored)
         self.latest = now + CLOCK_SKEW
         self.session = _Session()
@@ -245,7 +246,7 @@ class Rules:
                     *problem.absolute_path,
                 )
 
-    def _contracts(self, compiled: dict[str, Any] | None) -> dict[str, Contract]:
+    def _contracts(self, compiled: CompiledWorkflow | None) -> dict[str, Contract]:
         """The artifact kinds a run of `compiled` may record (the engine's rule: the registry's and the
         workflow's own contracts), worked out once per workflow."""
         key = id(compiled)
@@ -326,7 +327,7 @@ class Rules:
         run.nodes += 1
         self.nodes[data["nodeId"]] = _Node(data["runId"], parent_id, depth, notes, complete)
 
-    def _engine_state(self, data: dict[str, Any], compiled: dict[str, Any]) -> bool:
+    def _engine_state(self, data: dict[str, Any], compiled: CompiledWorkflow) -> bool:
         """The state must be one the engine made for this workflow: it loads it, renders its pending
         step, its expected context and output schema (what every page and continue_workflow do)."""
         state = data["engineState"]

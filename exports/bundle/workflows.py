@@ -26,7 +26,7 @@ import hashlib
 import json
 from functools import cache
 from itertools import islice
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.exceptions import SchemaError, best_match
@@ -39,6 +39,7 @@ from workflows_app import engine
 from workflows_app.compiler import COMPILER_VERSION
 from workflows_app.diagnostics import Severity
 from workflows_app.engine.loops import LoopSpec
+from workflows_app.engine.model import CompiledStep, CompiledWorkflow, is_loop
 from workflows_app.hashing import canonical_json
 from workflows_app.schema import MAX_ERRORS_COLLECTED, MAX_STEPS, step_count, workflow_schema
 from workflows_app.structure import structure_diagnostics
@@ -99,7 +100,7 @@ _ADDED_FIELDS = ("compilerVersion", "kind", "leftOut", "bindings")
 _STEP_KINDS = {"step": None, "loop": "loop", "parallel": "parallel"}
 
 
-def checked_workflow(workflow: dict[str, Any], index: int) -> dict[str, Any]:
+def checked_workflow(workflow: dict[str, Any], index: int) -> CompiledWorkflow:
     """The workflow's compiled form as this server stores it (canonical), or BundleProblem."""
     where = pointer_to("workflows", index, "compiled")
     compiled = canonical_form(workflow["compiled"], where)
@@ -118,8 +119,9 @@ def checked_workflow(workflow: dict[str, Any], index: int) -> dict[str, Any]:
         raise BundleProblem("a pinned workflow's id differs from its workflowId", where + "/id")
     if len(workflow["workflowId"]) > MAX_WORKFLOW_ID_CHARS:
         raise BundleProblem(f"a workflow id is longer than {MAX_WORKFLOW_ID_CHARS} characters", where + "/id")
-    _run_by_the_engine(compiled, where)
-    return compiled
+    checked = cast(CompiledWorkflow, compiled)  # the compiled schema and the structure checks passed
+    _run_by_the_engine(checked, where)
+    return checked
 
 
 def canonical_form(compiled: Any, where: str) -> dict[str, Any]:
@@ -241,7 +243,7 @@ def compiled_schema() -> dict[str, Any]:
     return schema
 
 
-def _run_by_the_engine(compiled: dict[str, Any], where: str) -> None:
+def _run_by_the_engine(compiled: CompiledWorkflow, where: str) -> None:
     """Starts it, counts its steps and reads every loop's configuration, as a run of it does. The engine
     was written for workflows the catalog checked; anything it raises here is a workflow it cannot run.
     First the most steps one engine call may walk must be bounded (`steps_walked`): loops inside loops
@@ -262,12 +264,12 @@ def _run_by_the_engine(compiled: dict[str, Any], where: str) -> None:
         raise BundleProblem(f"the engine cannot run its pinned workflow ({type(exc).__name__}: {exc})", where) from None
 
 
-def steps_walked(steps: list[dict[str, Any]]) -> int:
+def steps_walked(steps: list[CompiledStep]) -> int:
     """The most steps the engine may visit settling one call: each step once, each loop's body once per
     iteration it may run (maxIterations, as the engine caps it)."""
     total = 0
     for step in steps:
         total += 1
-        if step.get("kind") == "loop":
+        if is_loop(step):
             total += LoopSpec.of(step).max_iterations * steps_walked(step["body"])
     return total

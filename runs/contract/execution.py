@@ -16,6 +16,7 @@ from pydantic import Field
 from runs.contract.base import FinalShape, Shape
 from runs.contract.inputs import Autonomy, ContinueWorkflowInput, RiskPolicy
 from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import EngineIssue, EngineWarning
 
 COMPLETED_STEPS_MEANING = (
     "Steps acknowledged on the way to this point: a loop's steps count once per pass, skipped steps not at all."
@@ -63,12 +64,12 @@ class IssueDict(TypedDict):
     reason: NotRequired[str]
 
 
-def engine_warnings(found: list[JsonObject]) -> list[WarningDict]:
+def engine_warnings(found: list[EngineWarning]) -> list[WarningDict]:
     """The engine's warnings (workflows_app.engine.codes.warning: a code and a message) as WarningDicts."""
     return [{"code": item["code"], "message": item["message"]} for item in found]
 
 
-def engine_issues(found: list[JsonObject], under: str = "") -> list[IssueDict]:
+def engine_issues(found: list[EngineIssue], under: str = "") -> list[IssueDict]:
     """The engine's issues (workflows_app.engine.codes.issue: a code, a message, maybe a pointer) as
     IssueDicts, each pointer put `under` a prefix: the engine points into `output`, an answer into the
     arguments of the call."""

@@ -10,7 +10,7 @@ from typing import get_args
 
 from runs.contract.execution import WarningDict
 from runs.contract.inputs import MODE_PRESETS, Autonomy, Preferences, RiskPolicy
-from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import CompiledWorkflow
 
 # Ordered from least to most automated / risky: the order is what "more than recommended" means.
 AUTONOMY: tuple[str, ...] = get_args(Autonomy)
@@ -94,7 +94,7 @@ def how_to_send(key: str, value: str, preferences: dict[str, str]) -> str:
 RECOMMENDATION_FIELDS = (("autonomy", "recommendedAutonomy"), ("riskPolicy", "recommendedRiskPolicy"))
 
 
-def _exceeding(compiled: JsonObject, preferences: dict[str, str]) -> list[tuple[str, str]]:
+def _exceeding(compiled: CompiledWorkflow, preferences: dict[str, str]) -> list[tuple[str, str]]:
     """(key, recommended value) for each preference above what the workflow recommends."""
     recommended = compiled.get("recommendedPreferences") or {}
     found = []
@@ -112,7 +112,7 @@ PRODUCT_DEFAULTS = {"autonomy": "guided", "riskPolicy": "balanced"}
 
 
 def follow_recommendation(
-    compiled: JsonObject, effective: dict[str, str], chosen: set[str]
+    compiled: CompiledWorkflow, effective: dict[str, str], chosen: set[str]
 ) -> tuple[dict[str, str], list[WarningDict]]:
     """A new run's preferences, lowered to the workflow's recommendation where nobody chose them: the
     value is the product's own default (not one an operator configured or the dashboard set) and this
@@ -136,7 +136,7 @@ def follow_recommendation(
     return adjusted, notices
 
 
-def recommendation_warnings(compiled: JsonObject, preferences: dict[str, str]) -> list[WarningDict]:
+def recommendation_warnings(compiled: CompiledWorkflow, preferences: dict[str, str]) -> list[WarningDict]:
     """A warning, never a block, when someone chose more automation or risk than the workflow recommends."""
     return [
         {

@@ -10,6 +10,9 @@ and never advances twice.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.conf import settings
 from django.db import IntegrityError
 
@@ -41,6 +44,7 @@ from runs.store.pinned import compiled_workflow
 from runs.store.tokens import TokenKind
 from workflows_app import engine
 from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import user_dependencies_of
 
 RETRY = (
     "Fix what the issues say and call continue_workflow with the same stateToken and this new ackToken. "
@@ -85,12 +89,12 @@ def _advance(
         journal = Journal(run.session, now)
         journal.projector.know(run, node, attempt)
         compiled = compiled_workflow(run.pinned_id)
-        step = pending_step(run, {"stepId": node.pending_step_id}) or {}
+        step = pending_step(run, {"stepId": node.pending_step_id})
         # A value still holding nextCall's placeholder is no value: it is never stored, and an unchanged
         # placeholder blocks the step (a user-only dependency's is judged as unmet, below).
         blind = placeholders.placeholder_keys(context)
         applied = {key: value for key, value in context.items() if key not in blind}
-        dependency_keys = {dep["contextKey"] for dep in step.get("userDependencies", [])}
+        dependency_keys = {dep["contextKey"] for dep in user_dependencies_of(step)}
         issues = placeholders.unchanged_issues(
             output.get("notesMarkdown"), [key for key in blind if key not in dependency_keys], output.get("artifacts")
         )
@@ -99,7 +103,7 @@ def _advance(
             _check_run_context_size(merged)
         missing = modes.unmet(step, merged)
         held_for_user = bool(missing) and modes.blocks_for_user(effective)
-        if step.get("kind") == "parallel":  # only a parallel step waits for its delegations
+        if step is not None and step.get("kind") == "parallel":  # only a parallel step waits for its delegations
             issues += delegations.pending_issues(run, node, engine.pending_view(compiled, node.engine_state))
         issues += draft_issues(output.get("artifacts"))
         if issues or held_for_user:
@@ -137,7 +141,7 @@ def _advance(
         forks = node.latest_child_id is not None  # an older state acknowledged again: a rewound chat
         child, child_attempt = create_node(journal, run, node, result, notes_recorded=recorded, preferences=effective)
         delegations.spawn(journal, run, child, result.pending)
-        completed = result.completed or {}
+        completed: Mapping[str, Any] = result.completed or {}
         if recorded:
             journal.record(
                 events.OutputRecorded(

@@ -3,6 +3,9 @@ the tokens to go on with, and the warnings that hold for the whole run (given on
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.conf import settings
 
 from runs.contract.execution import ExecutionResult, Pending, UserDependencyDict, WarningDict
@@ -26,13 +29,14 @@ from runs.store.journal import Journal
 from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
 from workflows_app import engine
-from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import CompiledStep, CompiledWorkflow, PendingView, user_dependencies_of
 from workflows_app.guidance import guidance
 
 OUTCOME_KIND = {"advanced": "step", "complete": "complete", "blocked": "blocked"}
 
 
-def pending_step(run: Run, pending: JsonObject | None) -> Step | None:
+def pending_step(run: Run, pending: Mapping[str, Any] | None) -> CompiledStep | None:
     """The compiled step behind the engine's view of the pending step."""
     return steps_by_id(run.pinned_id).get(pending["stepId"]) if pending else None
 
@@ -42,7 +46,7 @@ def node_response(
     run: Run,
     node: Node,
     attempt: Attempt | None,
-    pending: JsonObject | None,
+    pending: PendingView | None,
     warnings: list[WarningDict],
     *,
     kind: str,
@@ -72,7 +76,7 @@ def node_response(
     source = handed_out(run) if run.parent_run_id is not None else None
     if shaped is not None:
         # Asked elsewhere (the user's own input), or handed in by the parent run (this run's brief).
-        not_asked = {dep["contextKey"] for dep in (step or {}).get("userDependencies", [])} | set(brief_keys(source))
+        not_asked = {dep["contextKey"] for dep in user_dependencies_of(step)} | set(brief_keys(source))
         expected = [e for e in engine.expected_context(compiled, node.engine_state) if e["key"] not in not_asked]
         if expected:
             shaped["expectedContext"] = expected
@@ -105,7 +109,7 @@ def node_response(
     )
 
 
-def left_out_warnings(compiled: JsonObject) -> list[WarningDict]:
+def left_out_warnings(compiled: CompiledWorkflow) -> list[WarningDict]:
     """What the loader had to leave out of the workflow (a reference this build cannot resolve that does
     not change the control flow): said once per run, so the agent knows the prompts lack it."""
     left = compiled.get("leftOut") or []
@@ -121,7 +125,7 @@ def left_out_warnings(compiled: JsonObject) -> list[WarningDict]:
     ]
 
 
-def chat_opening(compiled: JsonObject) -> AnswerParts:
+def chat_opening(compiled: CompiledWorkflow) -> AnswerParts:
     """What an answer a chat may start from (start, rehydrate) says besides the step: the workflow's rules
     for every step, and that it is self-contained (the goal whole, the call instructions in full).
     Every other answer refers to them in a line: each is said once per run, and again where a chat may

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from django.conf import settings
 
@@ -36,8 +37,9 @@ from runs.execution import workspace
 from workflows_app.catalog import Catalog, CatalogLoader, WorkflowEntry
 from workflows_app.diagnostics import Code, Diagnostic, Severity
 from workflows_app.engine import outline_length
-from workflows_app.engine.jsontypes import JsonObject, Step
-from workflows_app.engine.tree import top_steps, walk
+from workflows_app.engine.jsontypes import as_json
+from workflows_app.engine.model import CompiledStep, CompiledWorkflow
+from workflows_app.engine.tree import agent_steps, top_steps, walk
 from workflows_app.engine.workflow_refs import named_ids
 from workflows_app.guidance import guidance
 from workflows_app.repos.store import RepoStore
@@ -200,6 +202,7 @@ def inspect_workflow(
     catalog = current_catalog()
     entry = find_workflow(catalog, workflow_id)
     compiled = entry.compiled
+    fields: Mapping[str, Any] = compiled  # read by name, DETAIL_KEYS
     asked = from_the_user(compiled)
     listed = summary(entry, catalog, for_people=for_people)
     problems: dict[str, object] = {}
@@ -212,7 +215,7 @@ def inspect_workflow(
         {
             **{name: getattr(listed, name) for name in listed.model_fields_set},
             **problems,
-            **{key: compiled[key] for key in DETAIL_KEYS if key in compiled and key != "metaGuidance"},
+            **{key: fields[key] for key in DETAIL_KEYS if key in fields and key != "metaGuidance"},
             **({"metaGuidance": rules} if (rules := guidance(compiled)) else {}),  # as a run is given it
             **({"fromTheUser": asked} if asked else {}),
         }
@@ -226,10 +229,10 @@ def inspect_workflow(
     return inspection
 
 
-def from_the_user(compiled: JsonObject) -> list[UserInput]:
+def from_the_user(compiled: CompiledWorkflow) -> list[UserInput]:
     """Each user-only dependency of the workflow's steps, once per context key, in step order."""
     found: dict[str, UserInput] = {}
-    for step in walk(top_steps(compiled)):
+    for step in agent_steps(top_steps(compiled)):
         for dependency in step.get("userDependencies") or []:
             key = dependency.get("contextKey")
             if isinstance(key, str) and key not in found:
@@ -242,7 +245,7 @@ def from_the_user(compiled: JsonObject) -> list[UserInput]:
     return list(found.values())
 
 
-def unknown_workflow_ids(compiled: JsonObject, catalog: Catalog) -> list[WarningDict]:
+def unknown_workflow_ids(compiled: CompiledWorkflow, catalog: Catalog) -> list[WarningDict]:
     """A warning naming the workflow ids the workflow's prompts hand on that this server does not have,
     each with the closest id it does have: an agent told to recommend or run them should know."""
     named = named_ids(compiled)  # per workflow, memoized: most name no ids, and stop here
@@ -408,15 +411,16 @@ def workflow_source(source: Source, path: Path, *, with_path: bool = False) -> W
     return WorkflowSource(kind=source.kind.value, file=inside, repository=repository, **shown)
 
 
-def _outline(step: Step, mode: str) -> StepOutline:
+def _outline(step: CompiledStep, mode: str) -> StepOutline:
     """One entry of the outline; only what the step has is set (the answer leaves the rest out)."""
     item = StepOutline(id=step["id"], title=step["title"], kind=step["kind"])
     if "runCondition" in step:
-        item.run_condition = step["runCondition"]
-    if step.get("requireConfirmation"):
-        item.require_confirmation = step["requireConfirmation"]
+        item.run_condition = as_json(step["runCondition"])
+    rule = step.get("requireConfirmation")
+    if rule:
+        item.require_confirmation = rule if isinstance(rule, bool) else as_json(rule)
     if step["kind"] == "loop":
-        item.loop = step["loop"]
+        item.loop = as_json(step["loop"])
         item.body = [_outline(child, mode) for child in step["body"]]
     elif mode == "preview":
         prompt = step["prompt"]

@@ -39,7 +39,7 @@ from runs.store.pinned import compiled_workflow
 from runs.store.tokens import TokenKind
 from workflows_app import engine
 from workflows_app.engine import Transition
-from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import CompiledWorkflow
 
 CHECKPOINT_NOTE = (
     "Checkpoint recorded. Go on with these tokens: the notes are on their path, so a rewind to them "
@@ -75,7 +75,7 @@ def checkpoint_workflow(request: CheckpointInput) -> ExecutionResult | SessionRe
     return _on_session(tokens.parse(settings.WORKRAIL_HOME, request.session_token, TokenKind.SESSION).id, output)
 
 
-def _refuse_bad_artifacts(compiled: JsonObject | None, output: StepOutputDict) -> None:
+def _refuse_bad_artifacts(compiled: CompiledWorkflow | None, output: StepOutputDict) -> None:
     """Artifacts are judged by the engine's rules (the same as on an advance); a checkpoint has no step
     to hold, so a bad one is refused outright and nothing is recorded."""
     issues: list[IssueDict] = engine_issues(engine.recordable_artifact_issues(compiled, output.get("artifacts")))

@@ -20,7 +20,7 @@ name the step and, once it is complete, the call that goes back there.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from django.conf import settings
 from django.db.models import Max
@@ -41,6 +41,7 @@ from workflows_app import engine
 from workflows_app.engine.asks import step_asks
 from workflows_app.engine.delegations import shared_context
 from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import CompiledStep, DelegationView, PendingView, is_loop
 
 MAX_CHECKPOINT_HOPS = 64  # checkpoint nodes standing on one step, walked to find who handed it out
 # What the delegations' runs recorded, shown on the parent step: this many bytes of notes in all, shared
@@ -50,10 +51,10 @@ RECORDED_FLOOR_BYTES = 2 * 1024
 LINKED_RUNS_SHOWN = 20  # the newest runs linked to one step, shown on it; the count says how many in all
 
 
-def spawn(journal: Journal, run: Run, node: Node, pending: JsonObject | None) -> None:
+def spawn(journal: Journal, run: Run, node: Node, pending: PendingView | None) -> None:
     """Starts a run for each delegation that runs, when `node` is the first to reach a parallel step."""
 
-    for delegation in (pending or {}).get("delegations") or []:
+    for delegation in (pending.get("delegations") if pending is not None else None) or []:
         if not delegation["runs"]:
             continue
         entry = current_catalog().get(delegation["workflowId"])
@@ -76,7 +77,7 @@ def origin(node: Node) -> Node:
     return current
 
 
-def with_runs(run: Run, node: Node, pending: JsonObject) -> JsonObject:
+def with_runs(run: Run, node: Node, pending: PendingView) -> PendingView:
     """`pending` as the agent is shown it: each delegation with the workflow it runs (its name, or the
     fix when this WorkRail has no workflow of that id) and its run (id, status, the stateToken to work
     on it with). Context that every delegated run receives alike is given once, in `sharedContext`,
@@ -90,11 +91,11 @@ def with_runs(run: Run, node: Node, pending: JsonObject) -> JsonObject:
     catalog = current_catalog()
     # Shared: what every delegation that runs here receives alike (the others keep their whole context).
     shared = shared_context([d for d in handed_out if d["index"] in children])
-    shown = []
+    shown: list[DelegationView] = []
     for delegation in handed_out:
         child = children.get(delegation["index"])
         entry = catalog.get(delegation["workflowId"])
-        item = {**delegation, "available": child is not None or not delegation["runs"]}
+        item: JsonObject = {**delegation, "available": child is not None or not delegation["runs"]}
         if shared and child is not None:
             item["context"] = {k: v for k, v in (delegation.get("context") or {}).items() if k not in shared}
             item["receivesSharedContext"] = True
@@ -111,20 +112,20 @@ def with_runs(run: Run, node: Node, pending: JsonObject) -> JsonObject:
         elif child is None:
             item["available"] = False
             item["fix"] = missing_workflow_fix(delegation["workflowId"])
-        shown.append(item)
-    return {**pending, "delegations": shown, **({"sharedContext": shared} if shared else {})}
+        shown.append(cast(DelegationView, item))  # the engine's view of it, with its run's
+    return cast(PendingView, {**pending, "delegations": shown, **({"sharedContext": shared} if shared else {})})
 
 
-def combined_by(run: Run, node: Node, step: JsonObject | None, pending: JsonObject) -> JsonObject:
+def combined_by(run: Run, node: Node, step: CompiledStep | None, pending: PendingView) -> PendingView:
     """`pending` for a parallel step's synthesis (the step WorkRail injects after it to combine what the
     delegations found): with the delegations of the node that stood on the parallel step just before, each
     with what its run recorded, so the step that combines them shows them. Any other step as it is."""
-    virtual = (step or {}).get("virtualOf") or {}
-    if virtual.get("kind") != "synthesis" or node.parent is None:
+    virtual = step.get("virtualOf") if step is not None and not is_loop(step) else None
+    if virtual is None or virtual.get("kind") != "synthesis" or node.parent is None:
         return pending
     before = node.parent
-    shown = engine.pending_view(compiled_workflow(run.pinned_id), before.engine_state) or {}
-    if shown.get("stepId") != virtual.get("stepId") or not shown.get("delegations"):
+    shown = engine.pending_view(compiled_workflow(run.pinned_id), before.engine_state)
+    if shown is None or shown.get("stepId") != virtual.get("stepId") or not shown.get("delegations"):
         return pending
     handed = with_runs(run, before, shown)
     return {**pending, "delegations": handed["delegations"]}
@@ -139,9 +140,9 @@ def missing_workflow_fix(workflow_id: str) -> str:
     )
 
 
-def pending_issues(run: Run, node: Node, pending: JsonObject | None) -> list[IssueDict]:
+def pending_issues(run: Run, node: Node, pending: PendingView | None) -> list[IssueDict]:
     """Why the parallel step cannot be acknowledged yet: delegations whose runs are not complete."""
-    handed_out = (pending or {}).get("delegations")
+    handed_out = pending.get("delegations") if pending is not None else None
     if not handed_out:
         return []
     children = _children(run, origin(node))
@@ -225,7 +226,7 @@ def link_target(state_token_id: int, context: JsonObject) -> tuple[Run, Node]:
 _linked_runs = Select(lambda pk: Run.objects.filter(parent_run_id=pk, delegation_index__isnull=True).order_by("pk"))
 
 
-def with_linked_runs(run: Run, node: Node, pending: JsonObject, state_token: str, *, new_run: bool) -> JsonObject:
+def with_linked_runs(run: Run, node: Node, pending: PendingView, state_token: str, *, new_run: bool) -> PendingView:
     """`pending` with the runs linked to its step (start_workflow's parentStateToken), each with its status,
     its stateToken and what it recorded (a budget shared between them), and, where the step's prompt asks
     the agent to delegate (a step without a parallel step's own delegations), how to link one. `new_run`:
@@ -235,7 +236,7 @@ def with_linked_runs(run: Run, node: Node, pending: JsonObject, state_token: str
     # A fragment that asks to delegate counts only where the prompt shows it (its `when` holds now).
     shown = engine.pending_fragments(compiled, node.engine_state) if asks.delegating_fragments else ()
     if not pending.get("delegations") and asks.delegates_with(shown):
-        pending = {**pending, "delegateWith": {"parentStateToken": state_token}}
+        pending = cast(PendingView, {**pending, "delegateWith": {"parentStateToken": state_token}})
     if new_run:
         return pending
     linked = _linked_runs.all(run.pk)
@@ -263,7 +264,7 @@ def with_linked_runs(run: Run, node: Node, pending: JsonObject, state_token: str
         if tip.notes_on_path > 0:
             view["recorded"] = recap.path_recap(tip, budget=share)
         views.append(view)
-    return {**pending, "linkedRuns": views, "linkedRunCount": len(children)}
+    return cast(PendingView, {**pending, "linkedRuns": views, "linkedRunCount": len(children)})
 
 
 def _workflow_name(run: Run) -> str:
@@ -292,8 +293,8 @@ class HandedOut(NamedTuple):
     start_workflow's parentStateToken, None and the context the run was started with."""
 
     parent: Node
-    step: JsonObject
-    delegation: JsonObject | None
+    step: PendingView | None  # None when the parent's state shows no pending step any more
+    delegation: DelegationView | None
     started_with: JsonObject | None = None
 
 
@@ -310,12 +311,12 @@ def handed_out(run: Run) -> HandedOut | None:
     parent = Node.objects.select_related("run").filter(pk=run.parent_node_id).first()
     if parent is None:
         return None
-    step = engine.pending_view(compiled_workflow(parent.run.pinned_id), parent.engine_state) or {}
+    step = engine.pending_view(compiled_workflow(parent.run.pinned_id), parent.engine_state)
     if run.delegation_index is None:
         root = Node.objects.filter(run=run, parent__isnull=True).only("engine_state").first()
         context = (root.engine_state.get("context") or {}) if root is not None else {}
         return HandedOut(parent, step, None, {k: v for k, v in context.items() if k not in _NOT_BRIEF})
-    for delegation in step.get("delegations") or []:
+    for delegation in (step.get("delegations") if step is not None else None) or []:
         if delegation["index"] == run.delegation_index:
             return HandedOut(parent, step, delegation)
     return None
@@ -341,15 +342,15 @@ def delegated_by(run: Run, source: HandedOut, *, complete: bool) -> JsonObject:
     )
     link: JsonObject = {
         "runId": source.parent.run.public_id,
-        "stepId": source.step.get("stepId", ""),
-        "stepTitle": source.step.get("title", ""),
+        "stepId": source.step["stepId"] if source.step is not None else "",
+        "stepTitle": source.step["title"] if source.step is not None else "",
         "brief": brief_keys(source),
     }
     if source.delegation is None:
         ordered = list(siblings.values_list("pk", flat=True))
         link.update(linked=True, number=ordered.index(run.pk) + 1, count=len(ordered), goal="")
     else:
-        handed = source.step.get("delegations") or []
+        handed = (source.step.get("delegations") if source.step is not None else None) or []
         link.update(number=source.delegation["index"] + 1, count=len(handed), goal=source.delegation.get("goal", ""))
     if complete:
         link["unfinished"] = [

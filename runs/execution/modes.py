@@ -11,7 +11,8 @@ from __future__ import annotations
 from runs.contract.errors import HeldIssue
 from runs.contract.execution import IssueDict, UserDependencyDict, WarningDict
 from runs.execution.placeholders import is_placeholder
-from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.jsontypes import JsonObject, as_json
+from workflows_app.engine.model import CompiledStep, PendingView, user_dependencies_of
 from workflows_app.schema import USER_DEPENDENCY_REASONS
 
 GUIDED = "guided"
@@ -25,7 +26,7 @@ SELF_CONFIRMATION = (
 )
 
 
-def dependencies(step: Step, context: JsonObject) -> list[UserDependencyDict]:
+def dependencies(step: CompiledStep | None, context: JsonObject) -> list[UserDependencyDict]:
     # The placeholder nextCall writes is not the user's answer, however faithfully it was copied.
     return [
         {
@@ -34,17 +35,17 @@ def dependencies(step: Step, context: JsonObject) -> list[UserDependencyDict]:
             "contextKey": dep["contextKey"],
             "met": context.get(dep["contextKey"]) not in (None, "") and not is_placeholder(context[dep["contextKey"]]),
         }
-        for dep in step.get("userDependencies", [])
+        for dep in user_dependencies_of(step)
     ]
 
 
 def shape_pending(
-    pending: JsonObject | None, step: Step | None, preferences: dict[str, str], context: JsonObject
+    pending: PendingView | None, step: CompiledStep | None, preferences: dict[str, str], context: JsonObject
 ) -> JsonObject | None:
     """The pending step as the mode presents it (the engine's view of it, as JSON)."""
     if pending is None or step is None:
-        return pending
-    shaped = dict(pending)
+        return as_json(pending) if pending is not None else None
+    shaped = dict(as_json(pending))
     deps = dependencies(step, context)
     if deps:
         shaped["userDependencies"] = deps
@@ -55,7 +56,7 @@ def shape_pending(
     return shaped
 
 
-def unmet(step: Step, context: JsonObject) -> list[UserDependencyDict]:
+def unmet(step: CompiledStep | None, context: JsonObject) -> list[UserDependencyDict]:
     return [dep for dep in dependencies(step, context) if not dep["met"]]
 
 

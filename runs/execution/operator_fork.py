@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from django.conf import settings
 
@@ -54,6 +54,7 @@ from runs.store.tokens import TokenKind
 from workflows_app import engine
 from workflows_app.engine import Transition, loops
 from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import CompiledWorkflow, EngineState, is_loop
 from workflows_app.engine.tree import top_steps, walk
 
 Via = Literal["dashboard", "api"]
@@ -102,7 +103,7 @@ def fork_node(node_id: str | int, change: Any, reason: Any, *, via: Via) -> Oper
         ratelimit.take(f"run:{run.public_id}")
         journal = Journal(run.session, now)
         journal.projector.know(run, node)
-        state = {**node.engine_state, "context": context}
+        state = cast(EngineState, {**node.engine_state, "context": context})
         pending = engine.pending_view(compiled, state)  # rendered with the edited context
         if pending is None:  # a node that is not complete always has a pending step; kept honest all the same
             raise WorkRailError(
@@ -162,7 +163,7 @@ def _refuse_node(node: Node) -> None:
         )
 
 
-def _plan(node: Node, edits: JsonObject, compiled: JsonObject, why: str) -> ForkPlan:
+def _plan(node: Node, edits: JsonObject, compiled: CompiledWorkflow, why: str) -> ForkPlan:
     current: JsonObject = dict(node.engine_state.get("context") or {})
     _refuse_reserved(edits, current, compiled)
     context_set = {key: value for key, value in edits.items() if value is not None and not _same(current, key, value)}
@@ -172,7 +173,7 @@ def _plan(node: Node, edits: JsonObject, compiled: JsonObject, why: str) -> Fork
     return ForkPlan(current, context, context_set, removed, why)
 
 
-def locked_keys(compiled: JsonObject) -> set[str]:
+def locked_keys(compiled: CompiledWorkflow) -> set[str]:
     """The context keys a fork may not change: the session's keys and the workflow's loop variables."""
     return set(SESSION_ID_KEYS) | loop_variables(compiled)
 
@@ -275,7 +276,7 @@ def _checked_shape(change: Any) -> JsonObject:
     return change
 
 
-def _refuse_reserved(change: JsonObject, current: JsonObject, compiled: JsonObject) -> None:
+def _refuse_reserved(change: JsonObject, current: JsonObject, compiled: CompiledWorkflow) -> None:
     """The keys WorkRail reserves may be sent as they are (an editor echoes the whole context), not changed:
     the session keys name the session; a loop's variables are the loop's own, and set in the context they
     would be hidden while it runs."""
@@ -293,11 +294,11 @@ def _refuse_reserved(change: JsonObject, current: JsonObject, compiled: JsonObje
         )
 
 
-def loop_variables(compiled: JsonObject) -> set[str]:
+def loop_variables(compiled: CompiledWorkflow) -> set[str]:
     """The names the workflow's loops give their iteration, item and index."""
     names: set[str] = set()
     for step in walk(top_steps(compiled)):
-        if step.get("kind") == "loop":
+        if is_loop(step):
             spec = loops.LoopSpec.of(step)
             names |= {spec.iteration_var, spec.item_var, spec.index_var}
     return names

@@ -34,6 +34,7 @@ from workflows_app.conditions import describe
 from workflows_app.engine import blanks, decisions
 from workflows_app.engine.asks import step_asks
 from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.model import CompiledWorkflow
 from workflows_app.engine.tree import step_at, top_steps
 from workflows_app.prose import NONE, StepAsks
 
@@ -192,7 +193,7 @@ def progress(
     pending: Pending | None,
     outline: tuple[list[int], int] | None,
     came_from: list[int] | None = None,
-    compiled: JsonObject | None = None,
+    compiled: CompiledWorkflow | None = None,
 ) -> Progress:
     """Where the run is, as one sentence that stays true through loops and skipped steps: the pending
     step's place in inspect_workflow's outline (which loops revisit and conditions jump over), the
@@ -233,7 +234,7 @@ def _passed_over(came_from: list[int] | None, position: list[int]) -> list[list[
     return [[*position[:level], index] for index in range(came_from[level] + 1, position[level])]
 
 
-def _skipped_text(skipped: list[list[int]], compiled: JsonObject | None) -> str:
+def _skipped_text(skipped: list[list[int]], compiled: CompiledWorkflow | None) -> str:
     """'step 3 (it runs only when complexity is "complex")': each step passed over, with the reason the
     workflow gives for it (its runCondition, or its loop having nothing to do)."""
     parts = []
@@ -266,7 +267,7 @@ def execution_response(
     extra: AnswerParts | None = None,
     context_needed: list[UserDependencyDict] | None = None,
     resend_context: JsonObject | None = None,
-    compiled: JsonObject | None = None,
+    compiled: CompiledWorkflow | None = None,
 ) -> ExecutionResult:
     parts = extra or {}
     return ExecutionResult.model_validate(

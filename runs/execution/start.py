@@ -21,7 +21,8 @@ from runs.store.tokens import TokenKind
 from workflows_app import engine
 from workflows_app.catalog import resolved_references
 from workflows_app.engine import expectations
-from workflows_app.engine.jsontypes import JsonObject
+from workflows_app.engine.jsontypes import JsonObject, as_json
+from workflows_app.engine.model import CompiledWorkflow
 
 
 def start_workflow(request: StartWorkflowInput) -> ExecutionResult:
@@ -54,7 +55,7 @@ def start_workflow(request: StartWorkflowInput) -> ExecutionResult:
         observe(journal, run)
         extra = chat_opening(entry.compiled)
         if references:
-            extra["references"] = references
+            extra["references"] = [as_json(reference) for reference in references]
         response = node_response(
             journal,
             run,
@@ -88,7 +89,7 @@ def with_goal(context: JsonObject, goal: str | None) -> JsonObject:
     return {**context, "goal": goal}
 
 
-def unread_context_warnings(compiled: JsonObject, context: JsonObject) -> list[WarningDict]:
+def unread_context_warnings(compiled: CompiledWorkflow, context: JsonObject) -> list[WarningDict]:
     """A context key nothing in the workflow reads is usually a misnamed one (`change` for `changeRef`):
     say so at once, with the names the workflow does read, instead of letting it pass unnoticed."""
     read = expectations.names_referenced(compiled)

@@ -123,9 +123,12 @@ def render(workflow_id: str, arguments: dict[str, str] | None) -> RenderedPrompt
         "with the continue_workflow call in each answer's nextCall (replace every '<fill in ...>' value with "
         "your own) until the workflow is complete.",
     ]
-    for key, title in (("preconditions", "Before you start, check"), ("clarificationPrompts", "Clarify first")):
-        if compiled.get(key):
-            lines += ["", f"{title}:", *(f"- {item}" for item in compiled[key])]
+    for items, title in (
+        (compiled.get("preconditions"), "Before you start, check"),
+        (compiled.get("clarificationPrompts"), "Clarify first"),
+    ):
+        if items:
+            lines += ["", f"{title}:", *(f"- {item}" for item in items)]
     return {
         "description": compiled["description"],
         "messages": [{"role": "user", "content": {"type": "text", "text": "\n".join(lines)}}],

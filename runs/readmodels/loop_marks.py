@@ -45,6 +45,7 @@ def loop_marks(run: Run) -> dict[int, LoopMark]:
             continue
         loop_id, iteration = found
         if loop_id not in titles:
-            titles[loop_id] = str((steps_by_id(run.pinned_id).get(loop_id) or {}).get("title") or "the loop")
+            loop = steps_by_id(run.pinned_id).get(loop_id)
+            titles[loop_id] = str((loop.get("title") if loop is not None else None) or "the loop")
         marks[pk] = LoopMark(iteration, titles[loop_id])
     return marks

@@ -268,8 +268,8 @@ def _why_left(tree: RunBranches) -> str:
 
 
 def _step_title(tree: RunBranches, step_id: str) -> str:
-    step = steps_by_id(tree.run.pinned_id).get(step_id) or {}
-    return str(step.get("title") or step_id)
+    step = steps_by_id(tree.run.pinned_id).get(step_id)
+    return str((step.get("title") if step is not None else None) or step_id)
 
 
 # --- a run's status, in words -----------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from runs.store import ownership, tokens
 from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
 from workflows_app import engine
+from workflows_app.engine.model import CompiledStep
 
 MAX_NODE_ID_CHARS = 20  # a 63-bit id has at most 19 digits
 # What made a node (the graph's `via`, the node page's `made_by`).
@@ -218,9 +219,7 @@ def _seen_titles(
     wanted = [
         pk
         for pk, row in tree.nodes.items()
-        if pk not in titled
-        and not row.is_complete
-        and (pk in open_leaves or "{{" in str((steps.get(row.step_id) or {}).get("title") or ""))
+        if pk not in titled and not row.is_complete and (pk in open_leaves or "{{" in _title_of(steps.get(row.step_id)))
     ]
     seen = step_text.as_seen(compiled_workflow(run.pinned_id), wanted)
     return {pk: text.title for pk, text in seen.items()}
@@ -548,3 +547,8 @@ def _branches(
             )
         )
     return entries
+
+
+def _title_of(step: CompiledStep | None) -> str:
+    """A compiled step's title as written (placeholders and all); empty for no step or no title."""
+    return str((step.get("title") if step is not None else None) or "")

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from runs.models import Node
 from workflows_app import engine
-from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.model import CompiledStep, CompiledWorkflow
 from workflows_app.engine.templating import without_context
 
 
@@ -18,15 +18,14 @@ class StepText(NamedTuple):
     prompt: str
 
 
-def as_written(step: Step | None, step_id: str | None) -> StepText:
+def as_written(step: CompiledStep | None, step_id: str | None) -> StepText:
     """From the pinned workflow alone: placeholders named, not filled in."""
-    step = step or {}
-    return StepText(
-        without_context(str(step.get("title") or step_id or "")), without_context(str(step.get("prompt") or ""))
-    )
+    title = step.get("title") if step is not None else None
+    prompt = step.get("prompt") if step is not None else None
+    return StepText(without_context(str(title or step_id or "")), without_context(str(prompt or "")))
 
 
-def as_seen(compiled: JsonObject, node_pks: list[int]) -> dict[int, StepText]:
+def as_seen(compiled: CompiledWorkflow, node_pks: list[int]) -> dict[int, StepText]:
     """Each open node's pending step as the agent was given it there, rendered again from its engine
     state (pure and deterministic), in one query whatever the number of nodes."""
     seen = {}

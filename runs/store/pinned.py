@@ -12,13 +12,13 @@ from django.db import connection, transaction
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import PinnedWorkflow
 from runs.store.statements import SelectOne
-from workflows_app.engine.jsontypes import JsonObject, Step
+from workflows_app.engine.model import CompiledStep, CompiledWorkflow
 from workflows_app.engine.tree import top_steps, walk
 
 PIN_ATTEMPTS = 3
 
 
-def pin(workflow_hash: str, workflow_id: str, compiled: JsonObject, now: datetime) -> bool:
+def pin(workflow_hash: str, workflow_id: str, compiled: CompiledWorkflow, now: datetime) -> bool:
     """Stores the snapshot unless it is stored, and keeps it until this transaction ends; True when this
     call stored it. Retention deletes snapshots no run uses (runs/store/retention.py). On SQLite this
     transaction holds the store's write lock, so that cannot happen meanwhile. On PostgreSQL the row is
@@ -63,12 +63,14 @@ def _share_lock(workflow_hash: str) -> bool:
 
 
 @lru_cache(maxsize=64)
-def compiled_workflow(workflow_hash: str) -> JsonObject:
-    compiled: JsonObject = PinnedWorkflow.objects.values_list("compiled", flat=True).get(workflow_hash=workflow_hash)
+def compiled_workflow(workflow_hash: str) -> CompiledWorkflow:
+    compiled: CompiledWorkflow = PinnedWorkflow.objects.values_list("compiled", flat=True).get(
+        workflow_hash=workflow_hash
+    )
     return compiled
 
 
 @lru_cache(maxsize=64)
-def steps_by_id(workflow_hash: str) -> dict[str, Step]:
+def steps_by_id(workflow_hash: str) -> dict[str, CompiledStep]:
     """Every compiled step of a pinned workflow, loop bodies included, by id."""
     return {step["id"]: step for step in walk(top_steps(compiled_workflow(workflow_hash)))}

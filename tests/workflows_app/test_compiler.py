@@ -105,6 +105,28 @@ def test_a_template_call_expands_the_routine_with_args_and_the_callers_condition
     assert steps[2]["origin"] == {"templateId": "wr.templates.routine.probe", "callStepId": "probe"}
 
 
+def test_a_routine_that_starts_with_a_loop_gets_its_guidance_in_the_loops_first_step():
+    routine = workflow_doc(
+        "team.routine-probe",
+        metaGuidance=["Stay focused."],
+        steps=[
+            {
+                "id": "rounds",
+                "type": "loop",
+                "title": "Rounds",
+                "loop": {"type": "for", "count": 2, "maxIterations": 2},
+                "body": [{"id": "look", "title": "Look", "prompt": "Look again."}],
+            }
+        ],
+    )
+    doc = workflow_doc(
+        steps=[{"id": "probe", "title": "Probe", "templateCall": {"templateId": "wr.templates.routine.probe"}}]
+    )
+    [loop] = compile_doc(doc, {"routine-probe": RoutineDocument("team.routine-probe", routine)})["steps"]
+    assert "prompt" not in loop
+    assert loop["body"][0]["prompt"] == "Routine guidance:\n- Stay focused.\n\nLook again."
+
+
 def test_an_unknown_routine_is_a_compile_error():
     doc = workflow_doc(
         steps=[{"id": "x-call", "title": "X", "templateCall": {"templateId": "wr.templates.routine.nope"}}]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 CONTRACTS_DIR = Path(__file__).resolve().parent.parent / "schema" / "contracts"
 CONTRACT_FILE_SUFFIX = ".schema.json"
@@ -37,7 +37,16 @@ def contract_ref_of(path: Path) -> str:
     return path.name.removesuffix(CONTRACT_FILE_SUFFIX)
 
 
-def _registry_entry(document: dict[str, Any]) -> dict[str, Any]:
+class RegisteredContract(TypedDict):
+    """A contract of the registry, read from its schema file."""
+
+    artifactKind: str  # the `kind` its artifacts carry (the schema's kind const)
+    description: str
+    schema: dict[str, Any]  # the JSON Schema an artifact must match (the file without its annotations)
+    example: dict[str, Any]  # an artifact that matches (the file's first example)
+
+
+def _registry_entry(document: dict[str, Any]) -> RegisteredContract:
     schema = {key: value for key, value in document.items() if key not in _FILE_ANNOTATIONS}
     return {
         "artifactKind": schema["properties"]["kind"]["const"],
@@ -47,14 +56,14 @@ def _registry_entry(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _load_contracts() -> dict[str, dict[str, Any]]:
+def _load_contracts() -> dict[str, RegisteredContract]:
     return {
         contract_ref_of(path): _registry_entry(json.loads(path.read_text(encoding="utf-8")))
         for path in contract_files()
     }
 
 
-CONTRACTS: dict[str, dict[str, Any]] = _load_contracts()
+CONTRACTS: dict[str, RegisteredContract] = _load_contracts()
 
 
 def artifact_kind_of(contract_ref: str) -> str:

@@ -9,6 +9,7 @@ without a contract (they are then its only checked output).
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +45,7 @@ def contract_of(step: CompiledStep) -> Contract | None:
     # The compiler resolves contracts into the step; a bare reference falls back to the registry.
     ref = declared["contractRef"]
     if "schema" in declared:
-        known: JsonObject = declared
+        known: Mapping[str, Any] = declared
     elif ref in builtins.CONTRACTS:
         known = builtins.CONTRACTS[ref]
     else:

@@ -4,7 +4,7 @@ All three are plain JSON on purpose. A compiled workflow is hashed (its hash is 
 identity, see hashing.py), pinned in the store and carried in bundles; an engine state is stored
 with every node of a run. Their bytes must not depend on Python classes, so they are typed here as
 TypedDicts: mypy sees every key, and at run time they stay the dicts and lists `json` reads and
-writes. Nothing here is a runtime class; importing this module loads nothing else of the engine.
+writes. Nothing here is a runtime class, and importing this module loads only `jsontypes` besides.
 
 What stays `JsonObject` is what users shape: the run's context and its values, artifacts, JSON
 Schemas, stored event payloads, error details.
@@ -19,11 +19,12 @@ Three families, one section each below:
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
-
-from typing_extensions import TypeIs
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from workflows_app.engine.jsontypes import JsonObject
+
+if TYPE_CHECKING:  # typing.TypeIs is Python 3.13's; mypy knows typing_extensions', nothing loads it at run time
+    from typing_extensions import TypeIs
 
 # --------------------------------------------------------------------------------------------------
 # Conditions (workflows_app/conditions.py evaluates them; the format's condition language)
@@ -277,6 +278,12 @@ def delegations_of(step: CompiledStep) -> list[Delegation]:
     return found if isinstance(found, list) else []
 
 
+def user_dependencies_of(step: CompiledStep | None) -> list[UserDependency]:
+    """What a step declares only the user can give (a loop, or no step, declares nothing)."""
+    found = step.get("userDependencies") if step is not None else None
+    return found if isinstance(found, list) else []
+
+
 def is_parallel(step: CompiledStep) -> TypeIs[ParallelStep]:
     """Whether `step` hands work out to other runs (a parallel step, or a delegated audit)."""
     return step.get("kind") == "parallel"
@@ -287,10 +294,14 @@ def is_parallel(step: CompiledStep) -> TypeIs[ParallelStep]:
 # --------------------------------------------------------------------------------------------------
 
 
-class LeftOut(TypedDict):
-    """Something the workflow names that this build does not have, left out at compile time."""
+type LeftOutKind = Literal["function", "ref", "feature", "contract"]
 
-    kind: Literal["function", "ref", "feature", "contract"]
+
+class LeftOut(TypedDict):
+    """Something the workflow names that this build does not have, left out at compile time
+    (structure.unresolved_references finds them)."""
+
+    kind: LeftOutKind
     name: str
     pointer: str  # a JSON pointer into the workflow file (the call site, for a routine's)
     origin: NotRequired[JsonObject]  # in a routine: {"templateId", "workflowId", "pointer"} inside it
@@ -301,6 +312,39 @@ class Binding(TypedDict):
 
     value: str
     source: Literal["project", "default"]
+
+
+class WorkflowReference(TypedDict):
+    """A file the workflow points the agent to (catalog.resolved_references locates it)."""
+
+    id: str
+    title: str
+    source: str  # a path: relative to the project (workspace) or to the workflow file (package)
+    purpose: str
+    authoritative: NotRequired[bool]
+    resolveFrom: NotRequired[Literal["workspace", "package"]]
+
+
+class ResolvedReference(TypedDict):
+    """A `references` entry with where it resolves to in this checkout."""
+
+    id: str
+    title: str
+    source: str
+    purpose: str
+    authoritative: bool
+    resolveFrom: str
+    path: str
+    found: bool  # whether a file is there
+
+
+class ExtensionPoint(TypedDict):
+    """A binding slot the workflow declares: `{{wr.bindings.<slotId>}}` tokens take its value."""
+
+    slotId: str
+    purpose: str
+    default: str  # the routine or workflow id bound unless the project's bindings.json says otherwise
+    acceptedKinds: NotRequired[list[str]]
 
 
 class CompiledWorkflow(TypedDict):
@@ -323,8 +367,8 @@ class CompiledWorkflow(TypedDict):
     recommendedPreferences: NotRequired[JsonObject]
     modelTier: NotRequired[str]
     assessments: NotRequired[list[AssessmentDefinition]]
-    references: NotRequired[list[JsonObject]]
-    extensionPoints: NotRequired[list[JsonObject]]
+    references: NotRequired[list[WorkflowReference]]
+    extensionPoints: NotRequired[list[ExtensionPoint]]
     metricsProfile: NotRequired[str]
     examples: NotRequired[list[str]]
     features: NotRequired[list[str]]  # the wr.features.* this build applies
