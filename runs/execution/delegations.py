@@ -234,8 +234,8 @@ def with_linked_runs(run: Run, node: Node, pending: PendingView, state_token: st
     compiled = compiled_workflow(run.pinned_id)
     asks = step_asks(compiled, str(pending.get("stepId", "")))
     # A fragment that asks to delegate counts only where the prompt shows it (its `when` holds now).
-    shown = engine.pending_fragments(compiled, node.engine_state) if asks.delegating_fragments else ()
-    if not pending.get("delegations") and asks.delegates_with(shown):
+    fragments = engine.pending_fragments(compiled, node.engine_state) if asks.delegating_fragments else ()
+    if not pending.get("delegations") and asks.delegates_with(fragments):
         pending = cast(PendingView, {**pending, "delegateWith": {"parentStateToken": state_token}})
     if new_run:
         return pending
