@@ -12,16 +12,29 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows_app.conditions import evaluate, lookup
 from workflows_app.engine import decisions
 from workflows_app.engine.codes import WarningCode, warning
 from workflows_app.engine.jsontypes import JsonObject
-from workflows_app.engine.model import CompiledStep, Condition, EngineWarning, LoopConfig, LoopStep, LoopView
+from workflows_app.engine.model import (
+    ArtifactConditionSource,
+    CompiledStep,
+    Condition,
+    ConditionSource,
+    ContextConditionSource,
+    EngineWarning,
+    LoopConfig,
+    LoopStep,
+    LoopView,
+)
 from workflows_app.engine.state import Decision, Frame, Machine
 from workflows_app.engine.tree import loop_at
 from workflows_app.engine.values import MISSING, is_integer, json_type
+
+if TYPE_CHECKING:  # Python 3.13 has it in typing; for mypy only
+    from typing_extensions import TypeIs
 
 DEFAULT_MAX_ITERATIONS = 100  # the schema's default, for hand-built workflows that omit it
 MAX_ITERATIONS_LIMIT = 1000  # the schema's maximum: no loop may run longer, whatever the workflow says
@@ -61,14 +74,14 @@ class LoopSpec:
     def of(cls, step: LoopStep) -> LoopSpec:
         loop: LoopConfig = step.get("loop") or {}
         loop_type = loop.get("type", "while")
-        source = loop.get("conditionSource") or {}
+        source = loop.get("conditionSource")
         condition = loop.get("condition")
         decision_key = None
         # conditionSource is the explicit form of a while/until loop's condition (schema: "for
         # while/until loops"); for / forEach loops are driven by their count or items alone.
-        if loop_type in ("while", "until") and source.get("kind") == "artifact_contract":
+        if loop_type in ("while", "until") and _decided(source):
             decision_key = source["loopId"] if isinstance(source.get("loopId"), str) else str(step["id"])
-        elif loop_type in ("while", "until") and source.get("kind") == "context_variable":
+        elif loop_type in ("while", "until") and _conditioned(source):
             condition = source.get("condition")
         return cls(
             loop_id=str(step["id"]),
@@ -82,6 +95,14 @@ class LoopSpec:
             item_var=loop.get("itemVar") or "currentItem",
             index_var=loop.get("indexVar") or "currentIndex",
         )
+
+
+def _decided(source: ConditionSource | None) -> TypeIs[ArtifactConditionSource]:
+    return source is not None and source.get("kind") == "artifact_contract"
+
+
+def _conditioned(source: ConditionSource | None) -> TypeIs[ContextConditionSource]:
+    return source is not None and source.get("kind") == "context_variable"
 
 
 def variables(spec: LoopSpec, frame: Frame) -> JsonObject:

@@ -98,12 +98,23 @@ class ContractView(TypedDict):
 # --------------------------------------------------------------------------------------------------
 
 
-class ConditionSource(TypedDict, total=False):
-    """The explicit form of a while/until loop's condition."""
+class ArtifactConditionSource(TypedDict):
+    """A while/until loop steered by the agent's wr.loop_control decisions."""
 
-    kind: Literal["artifact_contract", "context_variable"]
-    loopId: str  # artifact_contract: the id wr.loop_control decisions name (default: the loop step's id)
-    condition: Condition  # context_variable: the condition, as `loop.condition` would hold it
+    kind: Literal["artifact_contract"]
+    contractRef: str  # the contract the decisions follow (wr.contracts.loop_control)
+    loopId: NotRequired[str]  # the id decisions name (default: the loop step's id)
+
+
+class ContextConditionSource(TypedDict):
+    """A while/until loop steered by a condition on the context, as `loop.condition` would hold it."""
+
+    kind: Literal["context_variable"]
+    condition: Condition
+
+
+type ConditionSource = ArtifactConditionSource | ContextConditionSource
+"""The explicit form of a while/until loop's condition."""
 
 
 class LoopConfig(TypedDict, total=False):
