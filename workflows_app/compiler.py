@@ -1,7 +1,8 @@
 """Compiles a validated workflow document into the executable form that runs are pinned to.
 
 Compiling expands routine template calls, applies features, inlines loop bodies given by reference,
-renders `promptBlocks`, guidance and function definitions into each step's prompt, puts the bound
+renders `promptBlocks`, guidance and function definitions into each step's prompt (what outputRequired
+asks the agent to set stays structured too, as the step's `declaredAsks`), puts the bound
 routine or workflow in place of each `{{wr.bindings.<slot>}}`, and drops what only matters to
 authors. Context templating (`{{var}}`) and prompt fragments stay for run time, because they depend
 on the run's context. What the workflow names but this build does not have (and that does not
@@ -24,6 +25,7 @@ from workflows_app.engine.model import (
     Binding,
     CompiledStep,
     CompiledWorkflow,
+    DeclaredAsks,
     Delegation,
     OutputContract,
     ParallelStep,
@@ -264,6 +266,9 @@ class _Compiler:
         compiled = {k: v for k, v in step.items() if k not in (*CONSUMED_STEP_FIELDS, *VIRTUAL_STEP_FIELDS, "type")}
         if "outputContract" in compiled:
             compiled["outputContract"] = resolve_contract(compiled["outputContract"])
+        declared = declared_asks(step.get("promptBlocks"))
+        if declared:
+            compiled["declaredAsks"] = declared
         own = cast(AgentStep, {"kind": kind, **compiled, "prompt": render_prompt(step, functions)})
         found: list[CompiledStep] = [own, *virtual_steps(step)]
         budget.spend(len(found), _text_size(found))
@@ -562,6 +567,29 @@ def render_prompt_blocks(blocks: dict[str, Any]) -> str:
     if blocks.get("verify"):
         parts.append("Verify:\n" + "\n".join(_item("- ", _value(v)) for v in blocks["verify"]))
     return "\n\n".join(parts)
+
+
+CONTEXT_KEY_PREFIX = "context."  # an outputRequired key that names a context variable: `context.riskLevel`
+
+
+def declared_asks(blocks: Any) -> DeclaredAsks:
+    """What a step's `promptBlocks.outputRequired` declares it asks the agent to set, kept as structure
+    beside the prompt it is rendered into: {"context": the variables its `context.<name>` keys name, in
+    order; "notes": true when another key asks for something written (it goes to output.notesMarkdown
+    unless the call has a place for it)}. Empty without outputRequired. The answers read this, and read
+    the prompt's words (workflows_app/prose) only for what a step does not declare."""
+    required = blocks.get("outputRequired") if isinstance(blocks, dict) else None
+    if not isinstance(required, dict) or not required:
+        return {}
+    context_keys = [key.removeprefix(CONTEXT_KEY_PREFIX) for key in required if key.startswith(CONTEXT_KEY_PREFIX)]
+    roots = [key.split(".")[0] for key in context_keys]
+    names = list(dict.fromkeys(root for root in roots if root.isidentifier()))  # `context.ticket.id` sets ticket
+    declared: DeclaredAsks = {}
+    if names:
+        declared["context"] = names
+    if any(not key.startswith(CONTEXT_KEY_PREFIX) for key in required):
+        declared["notes"] = True
+    return declared
 
 
 def _item(marker: str, text: str) -> str:

@@ -6,13 +6,14 @@ calls to bundled routines resolve. Nothing is written and no database is needed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from workflows_app.catalog import Catalog, assemble
 from workflows_app.diagnostics import Diagnostic, Severity
 from workflows_app.loader import LoadedFile, load_file
+from workflows_app.prose.advice import Advice, declaration_advice
 from workflows_app.sources import BUNDLED_DIR, Source, SourceKind
 
 PRECEDENCE = {SourceKind.BUNDLED: 0, SourceKind.USER: 1, SourceKind.PROJECT: 2, SourceKind.EXTRA: 3, SourceKind.GIT: 4}
@@ -28,6 +29,9 @@ class FileReport:
     path: str
     workflow_id: str | None
     diagnostics: tuple[Diagnostic, ...]
+    # How to declare what the steps ask for in words (workflows_app/prose/advice.py): neither an error nor
+    # a warning, so it changes no status; only `validate` gives it.
+    advice: tuple[Advice, ...] = ()
 
     @property
     def errors(self) -> int:
@@ -47,6 +51,7 @@ class FileReport:
             "workflowId": self.workflow_id,
             "status": self.status,
             "diagnostics": [d.as_dict() for d in self.diagnostics],
+            "advice": [a.as_dict() for a in self.advice],
         }
 
 
@@ -114,8 +119,14 @@ def collect_files(paths: list[Path], kind: SourceKind | None, user_dir: Path) ->
 
 
 def validate(paths: list[Path], *, kind: SourceKind | None = None, user_dir: Path) -> list[FileReport]:
-    """One report per workflow file under `paths`, in sorted order, with what the catalog says of it."""
-    return validate_with_catalog(paths, kind=kind, user_dir=user_dir)[0]
+    """One report per workflow file under `paths`, in sorted order, with what the catalog says of it and,
+    for a workflow that compiled, the advice on declaring what its steps ask for in words."""
+    reports, catalog = validate_with_catalog(paths, kind=kind, user_dir=user_dir)
+    compiled = {str(entry.path): entry.compiled for entry in catalog.entries}
+    return [
+        replace(report, advice=declaration_advice(compiled[report.path])) if report.path in compiled else report
+        for report in reports
+    ]
 
 
 def validate_with_catalog(

@@ -26,7 +26,7 @@ import hashlib
 import json
 from functools import cache
 from itertools import islice
-from typing import Any, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
 from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.exceptions import SchemaError, best_match
@@ -61,6 +61,13 @@ class _Origin(Shape):
 class _VirtualOf(Shape):
     step_id: str = Field(max_length=MAX_STEP_ID_CHARS)
     kind: str = Field(max_length=40)
+
+
+class _DeclaredAsks(Shape):
+    """What a step's promptBlocks.outputRequired declares it asks for (compiler.declared_asks)."""
+
+    context: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(default=None, max_length=200)
+    notes: Literal[True] | None = None
 
 
 class _LeftOut(Shape):
@@ -163,12 +170,15 @@ def _as_source_step(step: Any, path: list[str | int], where: str) -> Any:
         raise BundleProblem(
             "a compiled step must be an object whose kind is step, loop or parallel", where + pointer_to(*path)
         )
-    source = {name: value for name, value in step.items() if name not in ("kind", "origin", "virtualOf")}
+    added = ("kind", "origin", "virtualOf", "declaredAsks")  # what the compiler adds to a step
+    source = {name: value for name, value in step.items() if name not in added}
     try:
         if "origin" in step:
             _Origin.model_validate(step["origin"])
         if "virtualOf" in step:
             _VirtualOf.model_validate(step["virtualOf"])
+        if "declaredAsks" in step:
+            _DeclaredAsks.model_validate(step["declaredAsks"])
         contract = _Contract.model_validate(step["outputContract"]) if "outputContract" in step else None
     except ValidationError as exc:
         first = exc.errors()[0]

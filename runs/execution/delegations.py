@@ -38,10 +38,10 @@ from runs.store.pinned import compiled_workflow
 from runs.store.statements import Select
 from runs.store.tokens import TokenKind
 from workflows_app import engine
+from workflows_app.engine.asks import step_asks
 from workflows_app.engine.delegations import shared_context
 from workflows_app.engine.jsontypes import JsonObject
 from workflows_app.engine.model import CompiledStep, DelegationView, PendingView, is_loop
-from workflows_app.prose import asks_to_delegate
 
 MAX_CHECKPOINT_HOPS = 64  # checkpoint nodes standing on one step, walked to find who handed it out
 # What the delegations' runs recorded, shown on the parent step: this many bytes of notes in all, shared
@@ -231,7 +231,11 @@ def with_linked_runs(run: Run, node: Node, pending: PendingView, state_token: st
     its stateToken and what it recorded (a budget shared between them), and, where the step's prompt asks
     the agent to delegate (a step without a parallel step's own delegations), how to link one. `new_run`:
     nothing can be linked to it yet (a run, or a step, reached in this transaction): no query."""
-    if not pending.get("delegations") and asks_to_delegate(str(pending.get("prompt") or "")):
+    compiled = compiled_workflow(run.pinned_id)
+    asks = step_asks(compiled, str(pending.get("stepId", "")))
+    # A fragment that asks to delegate counts only where the prompt shows it (its `when` holds now).
+    fragments = engine.pending_fragments(compiled, node.engine_state) if asks.delegating_fragments else ()
+    if not pending.get("delegations") and asks.delegates_with(fragments):
         pending = cast(PendingView, {**pending, "delegateWith": {"parentStateToken": state_token}})
     if new_run:
         return pending

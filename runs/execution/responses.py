@@ -7,7 +7,6 @@ blank to fill written as a `<fill in ...>` placeholder (runs/execution/placehold
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TypedDict
 
@@ -34,11 +33,12 @@ from runs.readmodels.shapes import Recap as RecapJson
 from workflows_app import builtins
 from workflows_app.condition_words import describe
 from workflows_app.engine import blanks, decisions
+from workflows_app.engine.asks import step_asks
 from workflows_app.engine.jsontypes import JsonObject
 from workflows_app.engine.model import CompiledWorkflow
 from workflows_app.engine.tree import step_at, top_steps
+from workflows_app.prose import NONE, StepAsks
 
-_NOTES_ASKED = re.compile(r"\bnotes\b", re.IGNORECASE)
 _LOOP_CONTROL_SCHEMA = builtins.CONTRACTS[decisions.LOOP_CONTROL_CONTRACT]["schema"]
 
 
@@ -119,16 +119,18 @@ def session_ref(run: Run) -> SessionRef:
     return SessionRef(session_id=run.session.public_id, run_id=run.public_id, session_key=run.session.session_key)
 
 
-def next_call(tokens: Tokens, pending: Pending | None, sent: ContextToSend, *, full: bool = True) -> NextCall | None:
+def next_call(
+    tokens: Tokens, pending: Pending | None, sent: ContextToSend, *, full: bool = True, asks: StepAsks = NONE
+) -> NextCall | None:
     """The exact continue_workflow call to make next. After a blocked ack, the context that came with
     it was not applied, so it is repeated here (its placeholders excepted), along with what is needed.
     The instructions are `full` in an answer a chat may start from; elsewhere the rules the first
-    answer explained are one line, and only what is particular to the step is said in full."""
+    answer explained are one line, and only what is particular to the step is said in full. `asks`: what
+    the pending step asks for (its StepAsks, read once per workflow)."""
     if pending is None or tokens.ack is None:
         return None
-    words = blanks.words(pending.prompt)
-    output = output_template(pending, words)
-    instructions = _call_instructions(pending, output, words, full)
+    output = output_template(pending, asks)
+    instructions = _call_instructions(pending, output, asks.written, full)
     if pending.delegations and any(d.run_id and d.status != RunStatus.COMPLETE for d in pending.delegations):
         instructions = (
             "First carry out each delegation in pending.delegations (its own run: continue_workflow with its "
@@ -205,14 +207,14 @@ def _call_instructions(pending: Pending, output: StepOutputDict, words: frozense
     return instructions
 
 
-def output_template(pending: Pending, words: frozenset[str]) -> StepOutputDict:
+def output_template(pending: Pending, asks: StepAsks) -> StepOutputDict:
     """The `output` to fill in: notes when the step needs them or its prompt asks for them (optional
     ones marked so), and a template of each artifact the step asks for. Blanks only where the agent
     decides or observes; a contract's example is never copied here."""
     output: StepOutputDict = {}
-    if pending.notes_required or "notesMarkdown" in pending.prompt or pending.require_confirmation:
+    if pending.notes_required or (asks.notes is not None and asks.notes.plainly) or pending.require_confirmation:
         output["notesMarkdown"] = placeholders.NOTES  # required, or what the prompt says to write there
-    elif _NOTES_ASKED.search(pending.prompt):
+    elif asks.notes is not None:
         output["notesMarkdown"] = placeholders.OPTIONAL_NOTES
     artifacts: list[JsonObject] = []
     contract = pending.output_contract
@@ -220,7 +222,7 @@ def output_template(pending: Pending, words: frozenset[str]) -> StepOutputDict:
     decides = loop is not None and bool(loop.decision_due)
     if contract is not None and contract.json_schema is not None:
         fixed = {"loopId": loop.loop_id} if loop is not None and decides else {}
-        template = blanks.artifact_template(contract.json_schema, fixed=fixed, mentioned=words)
+        template = blanks.artifact_template(contract.json_schema, fixed=fixed, mentioned=asks.written)
         if template is not None:
             artifacts.append(template)
     if loop is not None and decides and (contract is None or contract.artifact_kind != decisions.LOOP_CONTROL_KIND):
@@ -292,6 +294,10 @@ def _skipped_text(skipped: list[list[int]], compiled: CompiledWorkflow | None) -
     return ", ".join(parts)
 
 
+def _asks_of(compiled: CompiledWorkflow | None, pending: Pending | None) -> StepAsks:
+    return step_asks(compiled, pending.step_id) if compiled is not None and pending is not None else NONE
+
+
 def execution_response(draft: AnswerDraft, says: AnswerSays) -> ExecutionResult:
     parts, pending, run = says.extra, draft.pending, draft.run
     return ExecutionResult.model_validate(
@@ -307,7 +313,13 @@ def execution_response(draft: AnswerDraft, says: AnswerSays) -> ExecutionResult:
             "preferences": EffectivePreferences.model_validate(draft.preferences),
             "mode": mode_of(draft.preferences),
             "warnings": [WarningShape.model_validate(w) for w in says.warnings],
-            "nextCall": next_call(draft.tokens, pending, says.context, full=bool(parts.get("selfContained"))),
+            "nextCall": next_call(
+                draft.tokens,
+                pending,
+                says.context,
+                full=bool(parts.get("selfContained")),
+                asks=_asks_of(draft.position.compiled, pending),
+            ),
             **parts,
             "selfContained": bool(parts.get("selfContained")),
         }

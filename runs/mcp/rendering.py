@@ -7,7 +7,6 @@ from both (Shape.dump leaves unset parts out)."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from runs.contract import features
@@ -36,6 +35,7 @@ from runs.contract.sessions import ResumeResult, SessionResult
 from runs.execution.placeholders import CURRENT_SHOWN
 from runs.mcp import delegation_text
 from workflows_app.condition_words import describe
+from workflows_app.prose.descriptions import when_to_use
 
 
 def error_text(error: WorkRailError) -> str:
@@ -148,21 +148,6 @@ def _workflow_lines(item: WorkflowSummary, paired: set[frozenset[str]]) -> list[
             f"take {other.workflow_id} for {other.take_other_for}."
         )
     return lines
-
-
-# --- A heuristic over other people's prose, in one place: what a list line shows of a description. ----------
-WHEN_TO_USE_CHARS = 120
-# A sentence ends at a period followed by a capital, unless the period closes "e.g", "i.e" or "etc".
-_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)\.\s+(?=[A-Z])")
-
-
-def when_to_use(description: str) -> str:
-    """The description's first sentence (WorkRail's descriptions open with what the workflow is for), cut at
-    WHEN_TO_USE_CHARS; the whole description is in the structured answer and in inspect_workflow."""
-    first = _SENTENCE_END.split(description.strip(), maxsplit=1)[0].rstrip(".")
-    if len(first) > WHEN_TO_USE_CHARS:
-        first = first[: WHEN_TO_USE_CHARS - 1].rsplit(" ", 1)[0] + "…"
-    return first + ("." if not first.endswith("…") else "")
 
 
 def _source_text(source: WorkflowSource) -> str:

@@ -1,4 +1,4 @@
-"""Words against structure (workflows_app/prose.py): the readings of prompt prose, and a walk over every
+"""Words against structure (workflows_app/prose/agreement.py): the readings of prompt prose, and a walk over every
 bundled workflow and WorkRail's library checking that what a prompt says of its output contract's
 fields, of a context variable's values and of line lengths agrees with the structure.
 

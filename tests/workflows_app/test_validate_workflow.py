@@ -12,6 +12,8 @@ from django.core.management import CommandError, call_command
 
 from tests.support.processes import run_manage
 from tests.support.workflow_files import parallel_doc, workflow_doc, write_json
+from workflows_app.compiler import compile_workflow
+from workflows_app.prose import read_step
 
 GOOD = workflow_doc("team.good", name="Good")
 LEGACY = workflow_doc("oldstyle", name="Old style", tips=["release"])  # LEGACY_ID and IGNORED_FIELD
@@ -100,8 +102,9 @@ def test_the_json_report_is_one_document_with_a_stable_key_order(workdir):
                         details={"line": 2, "column": 13},
                     )
                 ],
+                "advice": [],
             },
-            {"path": "workflows/good.json", "workflowId": "team.good", "status": "ok", "diagnostics": []},
+            {"path": "workflows/good.json", "workflowId": "team.good", "status": "ok", "diagnostics": [], "advice": []},
             {
                 "path": "workflows/invalid.json",
                 "workflowId": "team.invalid",
@@ -117,6 +120,7 @@ def test_the_json_report_is_one_document_with_a_stable_key_order(workdir):
                         details={"rule": "required"},
                     )
                 ],
+                "advice": [],
             },
             {
                 "path": "workflows/legacy.json",
@@ -143,6 +147,7 @@ def test_the_json_report_is_one_document_with_a_stable_key_order(workdir):
                         {"suggestedId": "team.oldstyle"},
                     ),
                 ],
+                "advice": [],
             },
         ],
         "summary": {"files": 4, "valid": 2, "withWarnings": 1, "invalid": 2, "errors": 2, "warnings": 2},
@@ -326,3 +331,49 @@ def test_configured_reports_what_list_workflows_counts_and_one_workflow_on_reque
     assert status == 0 and "wr.change_in_slices.json (wr.change_in_slices): ok" in out
     with pytest.raises(CommandError, match=r"No configured workflow has the id 'team\.nothing'"):
         call("--configured", "--workflow", "team.nothing")
+
+
+CAPTURED = workflow_doc(
+    "team.captured",
+    steps=[
+        {"id": "size-up", "title": "Size up", "prompt": "Judge the change.\nCapture: `riskLevel` (low / high)."},
+        {
+            "id": "declared",
+            "title": "Declared",
+            "promptBlocks": {"goal": "Plan.", "outputRequired": {"context.plan": "The plan, as a list of slices."}},
+        },
+    ],
+)
+
+
+def test_steps_that_ask_in_words_get_advice_on_declaring_it_and_nothing_else_changes(workdir):
+    write_json(workdir / "captured" / "captured.json", CAPTURED)
+    status, text = call("captured")
+    example = '{"promptBlocks": {"outputRequired": {"context.riskLevel": "one of low, high"}}}'
+    assert status == 0
+    assert text.splitlines() == [
+        "captured/captured.json (team.captured): ok",
+        "  advice at step 'size-up': Step 'size-up' asks for context `riskLevel` in its prompt's words, which the "
+        "server reads by a best-effort guess. Declare it in promptBlocks.outputRequired instead, one "
+        "`context.<name>` key each, described in a few words (the compiler writes them into the prompt):",
+        f"    declare: {example}",
+        "",
+        "1 file checked: 1 valid (0 with warnings), 0 invalid; 0 errors, 0 warnings.",
+    ]
+    [report] = json.loads(call("captured", "--json")[1])["files"]
+    assert report["status"] == "ok" and report["diagnostics"] == []
+    assert report["advice"] == [
+        {"stepId": "size-up", "names": ["riskLevel"], "message": report["advice"][0]["message"], "example": example}
+    ]
+    assert call("captured", "-v", "0")[1].splitlines()[0].startswith("1 file checked")  # advice is not a problem
+
+
+def test_the_declared_names_are_structure_in_the_compiled_step_and_the_example_declares_what_the_words_asked():
+    document = {**CAPTURED, "steps": [CAPTURED["steps"][1]]}
+    compiled = compile_workflow(document, kind="workflow", resolve_routine=lambda name: None)
+    [step] = compiled["steps"]
+    assert step["declaredAsks"] == {"context": ["plan"]}
+    assert [(ask.name, ask.source) for ask in read_step(step).asked] == [("plan", "declared")]
+    # A pin compiled before declaredAsks existed still asks for it, through the words rendered in its prompt.
+    old = {key: value for key, value in step.items() if key != "declaredAsks"}
+    assert [(ask.name, ask.source) for ask in read_step(old).asked] == [("plan", "prose")]

@@ -9,15 +9,15 @@ form, so a template sent back unchanged is recognised whatever its contract, and
 
 Which fields a template offers: every field the schema requires, and the optional ones the step's
 prompt names (a prompt that asks for `branchName` "if the work is on a branch" gets that blank,
-marked optional). Arrays are a one-item template of their items, so the shape is visible. An
-optional field that is itself an object or a list is offered whole when the prompt names it, its
-required parts plain blanks (a blank cannot mark a whole structure optional, and half of one is
-invalid): `optional_structures` names them, so the answer can say they may be removed whole.
+marked optional; the names come from the step's StepAsks, workflows_app/prose/asks.py). Arrays are a
+one-item template of their items, so the shape is visible. An optional field that is itself an object
+or a list is offered whole when the prompt names it, its required parts plain blanks (a blank cannot
+mark a whole structure optional, and half of one is invalid): `optional_structures` names them, so the
+answer can say they may be removed whole.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from typing import Any
 
@@ -26,14 +26,6 @@ from workflows_app.engine.jsontypes import JsonObject
 PREFIX = "<fill in"
 OPTIONAL = "(optional; "  # how a blank says its field may be removed instead
 MAX_DEPTH = 6  # contract schemas are shallow; this bounds a hostile inline schema
-
-
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def words(text: str) -> frozenset[str]:
-    """The identifiers in a prompt: what `mentioned` means here and in expectations.py."""
-    return frozenset(_WORD.findall(text))
 
 
 def blank(kind: str, what: str, *, optional: bool = False) -> str:

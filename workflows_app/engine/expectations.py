@@ -3,9 +3,10 @@
 Only what the workflow's structure shows is stated as fact: what reads a variable (conditions, loops,
 templates, prompt fragments, confirmation rules, the context a parallel step hands its delegations),
 the values conditions compare it with and the values a contract's enum allows for a field of the same
-name. What prompts say is a heuristic (the patterns below): a prompt that asks for a variable in the
-words workflows use for it ("context.x", "Capture: `x`", "Set these keys in ... `context` ...") asks
-for it; one that only names it mentions it, and is said to. "Nothing later reads it" is said only when
+name. What a step asks for comes from its StepAsks (workflows_app/engine/asks.py): the names it declares
+(`promptBlocks.outputRequired`), and the heuristic readings of its words in workflows_app/prose ("context.x",
+"Capture: `x`", "Set these keys in ... `context` ..."); a step that only names a variable mentions it, and
+is said to. "Nothing later reads it" is said only when
 no later step reads it and no later prompt even names it.
 
 An agent cannot be expected to read every condition and template of a workflow to learn that it
@@ -27,7 +28,6 @@ workflow; each call then filters a short list by the run's position and context.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -35,7 +35,7 @@ from typing import Any
 from workflows_app.condition_words import describe
 from workflows_app.conditions import COMPARISONS
 from workflows_app.engine import loops
-from workflows_app.engine.blanks import words
+from workflows_app.engine.asks import by_step
 from workflows_app.engine.jsontypes import JsonObject
 from workflows_app.engine.memo import per_workflow
 from workflows_app.engine.model import (
@@ -47,39 +47,12 @@ from workflows_app.engine.model import (
     delegations_of,
     is_loop,
 )
+from workflows_app.engine.templating import placeholders
 from workflows_app.engine.tree import agent_steps, top_steps, walk
 from workflows_app.engine.values import json_type
 
 NUMERIC = ("gt", "gte", "lt", "lte")
 TEXTUAL = ("startsWith", "endsWith", "matches")
-# How prompts ask for a variable by name: `context.riskLevel` (promptBlocks' outputRequired is written
-# so), "set context `slices`", "context variable `x`".
-_ASKED = re.compile(
-    r"\bcontext\.([A-Za-z_][A-Za-z0-9_]*)|\bcontext\s+(?:variables?\s+)?`([A-Za-z_][A-Za-z0-9_]*)`", re.IGNORECASE
-)
-_QUOTED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")
-# WorkRail's own workflows ask for context values as "Capture: `a`, `b`", as a bulleted list after
-# "Capture:", or as "Capture pathComplexity in context." ("Capture the branch name as `x`" names x).
-# WorkRail's newer prompts write "Set these keys in the next `continue_workflow` call's `context` object:"
-# followed by a list (or the names inline): read the same way.
-_CAPTURE = re.compile(
-    r"\bcapture\b(?![-\w])\s*(?:\*\*)?:?(?:\*\*)?"
-    r"|\bset\s+(?:this|these|the\s+following)\s+(?:context\s+)?keys?\b[^:\n]*\bcontext\b[^:\n]*:"
-    r"|\bset\s*:(?=[ \t]*\n)",
-    re.IGNORECASE,
-)
-# "set severity.", "set `reproduced` to true", "update `ambiguities` with ...": asked for when the
-# workflow reads that name somewhere.
-_SET = re.compile(
-    r"\b(?:set|update)\s+(?:`([A-Za-z_][A-Za-z0-9_]*)`|([A-Za-z_][A-Za-z0-9_]*)(?=\s*(?:\bto\b|=|[.,;)]|\(|$)))",
-    re.IGNORECASE | re.MULTILINE,
-)
-_VARIABLE = re.compile(r"[a-z][A-Za-z0-9_]*")
-_ASIDE = re.compile(r"\([^()]*\)")
-_BULLET = re.compile(r"\s*[-*]\s+")
-_NAMED_LIST = re.compile(r"\bvariables?\s*:")
-_CHOICE = r"[A-Za-z0-9][\w.-]*"
-_CHOICES = rf"({_CHOICE}(?:\s*(?:/|,\s*or\b|,|\bor\b)\s*{_CHOICE})+)(?=\s*(?:\)|$|\n|\.|;|--|—))"
 # Read by WorkRail itself, whatever the workflow does with them.
 SESSION_KEYS = {
     "ticketId": "WorkRail: runs with the same ticketId share one session",
@@ -97,9 +70,6 @@ def _first_named(steps: list[str]) -> str:
     shown = ", ".join(f"'{step}'" for step in steps[:NAMED_SHOWN])
     more = len(steps) - NAMED_SHOWN
     return shown + (f" and {more} more" if more > 0 else "")
-
-
-_TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_]+)*)\s*(?:[+-]\s*\d+\s*)?\}\}")
 
 
 @dataclass(frozen=True)
@@ -129,7 +99,7 @@ class Index:
     lengths: dict[tuple[int, ...], int]  # how many entries each step list has, by its parent's position
     owned: dict[tuple[int, ...], frozenset[str]]  # the loop variables in scope at each step
     ids: dict[tuple[int, ...], str]  # each step's id
-    set_loose: dict[tuple[int, ...], tuple[str, ...]]  # names each step's prompt says to set (_SET)
+    set_loose: dict[tuple[int, ...], tuple[str, ...]]  # names each step's prompt says to set or update
     enums: dict[str, tuple[tuple[Any, ...], str]]  # a contract field's name: its enum, and which contract
     by_var: dict[str, tuple[Located, ...]]  # every read of each variable, in document order
 
@@ -258,6 +228,14 @@ def _build_index(compiled: CompiledWorkflow) -> Index:
     index = Index((), {}, {}, {}, {}, {}, {}, {}, {}, {}, {})  # _walk fills its per-step maps
     reads: list[Located] = []
     _walk(top_steps(compiled), (), frozenset(), reads, index)
+    asks = by_step(compiled)  # what each step asks for, read once per workflow (workflows_app/prose)
+    for position, step_id in index.ids.items():
+        said = asks[step_id]
+        index.words[position] = said.mentioned
+        index.asked[position] = said.names
+        index.quoted[position] = said.quoted
+        index.offered[position] = dict(said.offered)
+        index.set_loose[position] = said.set_loosely
     for step in walk(top_steps(compiled)):
         contract = step.get("outputContract")
         if isinstance(contract, dict) and isinstance(contract.get("schema"), dict):
@@ -286,16 +264,9 @@ def _walk(
             reads += [Located(position, "loop", read) for read in _loop_reads(step) if read.var not in own]
             _walk(step.get("body") or [], position, own, reads, index)
             continue
-        text = f"{step.get('title', '')} {step.get('prompt', '')}"
-        index.words[position] = words(text)
-        asked = [a or b for a, b in _ASKED.findall(text)]
-        index.asked[position] = tuple(dict.fromkeys([*asked, *captured(text)]))
-        index.quoted[position] = tuple(dict.fromkeys(_QUOTED.findall(text)))
-        named = {*index.asked[position], *index.quoted[position]}
-        index.offered[position] = {name: found for name in named if (found := offered(text, name))}
         index.owned[position] = owned
         index.ids[position] = name
-        index.set_loose[position] = tuple(dict.fromkeys(a or b for a, b in _SET.findall(text)))
+        text = f"{step.get('title', '')} {step.get('prompt', '')}"
         inner: list[Read] = list(_template_reads(text, f"the prompt of step '{name}'"))
         for delegation in delegations_of(step):
             if isinstance(delegation, dict):
@@ -313,60 +284,9 @@ def _walk(
         reads += [Located(position, None, read) for read in inner if read.var not in own]
 
 
-def captured(text: str) -> list[str]:
-    """The variables a prompt tells the agent to capture (see _CAPTURE), in the order written."""
-    names: list[str] = []
-    for match in _CAPTURE.finditer(text):
-        rest = text[match.end() :]
-        first, _, after = rest.partition("\n")
-        if not first.strip():  # "Capture:" and then a list, one variable (or a few) per bullet
-            for line in after.splitlines():
-                if not _BULLET.match(line):
-                    break
-                head = re.split(r"\s+(?:—|--|-)\s+|\(|:", line, maxsplit=1)[0]
-                names += _QUOTED.findall(head) or _leading_names(_BULLET.sub("", head, count=1))
-            continue
-        clause = re.split(r"\.(?:\s|$)|\n", first, maxsplit=1)[0]
-        clause = _NAMED_LIST.split(clause, maxsplit=1)[-1]  # "Capture these context variables: a, b"
-        names += _QUOTED.findall(clause) or _leading_names(clause)
-    return names
-
-
-def offered(text: str, name: str) -> tuple[str, ...]:
-    """The values a prompt offers for `name` where it writes them beside it: "`ticketComplexity`:
-    Simple / Standard / Complex", "**hasUI** (true / false)", "pathComplexity (Simple, Standard, or
-    Epic)", "set `reproduced` to true or false". Empty when it does not."""
-    pattern = re.compile(
-        r"[`*]*\b" + re.escape(name) + r"\b[`*]*\s*(?::|\(|\bto\b)\s*(?:one of:?\s*)?" + _CHOICES, re.I
-    )
-    match = pattern.search(text)
-    if match is None:
-        return ()
-    choices = re.split(r"\s*(?:/|,\s*or\b|,|\bor\b)\s*", match.group(1))
-    return tuple(choice.rstrip(".") for choice in choices if choice.rstrip("."))  # "low / high." ends a sentence
-
-
-def _leading_names(clause: str) -> list[str]:
-    """The names a list written in prose starts with: "scope, scopeDescription and auditComplexity in
-    context" gives all three; the first word that is not a variable's name ends the list."""
-    names = []
-    for part in re.split(r",|\band\b|\bor\b", _ASIDE.sub("", clause)):
-        tokens = part.strip(" .;:*`").split()
-        if not tokens:
-            continue
-        name = tokens[0].strip("`*.:;")
-        if not _VARIABLE.fullmatch(name) or (len(tokens) > 1 and name.islower()):
-            break  # prose: "capture the output"
-        names.append(name)
-        if len(tokens) > 1:
-            break  # "verdictRationale naming the dimension ...": the sentence goes on in words
-    return names
-
-
 def _template_reads(text: str, why: str) -> Iterator[Read]:
     """`{{name}}` and `{{name.path}}` in a prompt read `name` when the prompt is shown."""
-    for root, path in _TEMPLATE.findall(text):
-        parts = path.split(".")[1:]
+    for root, *parts in (name.split(".") for name in placeholders(text)):
         kind = "any"
         if parts:
             kind = "array" if parts[0] == "length" or parts[0].isdigit() else "object"

@@ -132,6 +132,16 @@ def pending_view(compiled: CompiledWorkflow, state: EngineState) -> PendingView 
     return None if machine.complete else _pending(compiled, steps, machine)
 
 
+def pending_fragments(compiled: CompiledWorkflow, state: EngineState) -> tuple[int, ...]:
+    """The indices of the pending step's prompt fragments that hold (its prompt shows them); none when
+    the run is complete."""
+    steps = top_steps(compiled)
+    machine = _load(compiled, state)
+    if machine.complete:
+        return ()
+    return tuple(view.applied_fragments(agent_step_at(steps, machine.position), loops.scope(steps, machine)))
+
+
 def expected_context(compiled: CompiledWorkflow, state: EngineState) -> list[JsonObject]:
     """The context variables the pending step should provide (see expectations.py)."""
     return expectations.expected(compiled, state)

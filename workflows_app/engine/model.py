@@ -211,6 +211,14 @@ class UserDependency(TypedDict):
     contextKey: str
 
 
+class DeclaredAsks(TypedDict, total=False):
+    """What a step's `promptBlocks.outputRequired` declares it asks the agent to set (compiler.declared_asks):
+    the context variables of its `context.<name>` keys, and whether another key asks for something written."""
+
+    context: list[str]
+    notes: Literal[True]
+
+
 class _StepBase(TypedDict):
     """What every compiled step has, whatever its kind."""
 
@@ -239,6 +247,7 @@ class _AgentStepBase(_StepBase):
     promptFragments: NotRequired[list[PromptFragment]]
     userDependencies: NotRequired[list[UserDependency]]
     virtualOf: NotRequired[VirtualOf]
+    declaredAsks: NotRequired[DeclaredAsks]  # what promptBlocks.outputRequired declares (absent in older pins)
 
 
 class TaskStep(_AgentStepBase):

@@ -34,6 +34,12 @@ def without_context(text: str) -> str:
     return _PLACEHOLDER.sub(lambda m: f"[{m['name']} {m['op']} {m['operand']}]" if m["op"] else f"[{m['name']}]", text)
 
 
+def placeholders(text: str) -> list[str]:
+    """The expression of each placeholder in `text`, without its arithmetic: `ticket.priority` for
+    `{{ticket.priority}}`, `index` for `{{index + 1}}`."""
+    return [match["name"] for match in _PLACEHOLDER.finditer(text)]
+
+
 def _replacement(match: re.Match[str], context: JsonObject) -> str:
     value = lookup(context, match["name"])
     if value is MISSING:

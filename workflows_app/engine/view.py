@@ -39,10 +39,19 @@ def pending_view(steps: list[CompiledStep], machine: Machine) -> PendingView:
 def prompt(step: AgentStep, context: JsonObject) -> str:
     """The compiled prompt plus every fragment whose `when` holds, blank-line separated, then templated."""
     parts = [str(step.get("prompt") or step.get("title") or step["id"])]
-    for fragment in step.get("promptFragments") or []:
-        if isinstance(fragment, dict) and evaluate(fragment.get("when"), context):
-            parts.append(str(fragment.get("text", "")))
+    fragments = step.get("promptFragments") or []
+    parts += [str(fragments[index].get("text", "")) for index in applied_fragments(step, context)]
     return render("\n\n".join(parts), context)
+
+
+def applied_fragments(step: AgentStep, context: JsonObject) -> list[int]:
+    """The indices of the step's prompt fragments whose `when` holds: the ones its prompt shows."""
+    fragments = step.get("promptFragments") or []
+    return [
+        index
+        for index, fragment in enumerate(fragments)
+        if isinstance(fragment, dict) and evaluate(fragment.get("when"), context)
+    ]
 
 
 def require_confirmation(rule: Any, context: JsonObject) -> bool:

@@ -136,6 +136,11 @@ def _last_event_at(at: str) -> Any:
     return change
 
 
+def _with_first_step(d: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    compiled = d["workflows"][0]["compiled"]
+    return {**compiled, "steps": [{**compiled["steps"][0], **fields}, *compiled["steps"][1:]]}
+
+
 def _answer_twice(d: dict[str, Any]) -> None:
     [ack] = events_of(d, "step_acked")
     append_event(d, "step_acked", dict(ack["data"]))
@@ -171,6 +176,11 @@ def _title(title: str) -> Any:
             lambda d: repin(d, 0, {**d["workflows"][0]["compiled"], "steps": [{"kind": "step", "id": "x"}]}),
             "/workflows/0/compiled/steps/0",
             id="compiled step without title or prompt",
+        ),
+        pytest.param(
+            lambda d: repin(d, 0, _with_first_step(d, declaredAsks={"context": "riskLevel"})),
+            "/workflows/0/compiled/steps/0",
+            id="declaredAsks that names no list",
         ),
         pytest.param(_node_field("depth", -7, node=1), "/events/4/data/depth", id="depth -7"),
         pytest.param(_node_field("depth", 2**70, node=1), "/events/4/data/depth", id="depth 2**70"),

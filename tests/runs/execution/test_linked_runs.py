@@ -182,3 +182,23 @@ def test_the_delegation_hint_says_where_to_find_what_to_run(audit):
     text = execution_text(step)
     assert 'list_workflows {"kind": "routine"} lists the routines to run' in text
     assert "inspect_workflow shows the context one reads" in text
+
+
+def test_a_fragment_that_asks_to_delegate_offers_the_link_only_where_it_is_shown(service_catalog):
+    fragment = {
+        "id": "deep",
+        "when": {"var": "deep", "equals": True},
+        "text": f"Spawn one executor running `{ROUTINE}`.",
+    }
+    document = workflow_doc(
+        "team.maybe-deep",
+        name="Maybe deep",
+        steps=[
+            step_doc("review", "Review", "Review the change.", promptFragments=[fragment]),
+            step_doc("decide", "Decide", "Decide."),
+        ],
+    )
+    write_json(service_catalog["extra"] / "maybe.json", document)
+    assert "delegateWith" not in start_workflow("team.maybe-deep", {"deep": False}, goal="g")["pending"]
+    deep = start_workflow("team.maybe-deep", {"deep": True}, goal="g")
+    assert deep["pending"]["delegateWith"] == {"parentStateToken": deep["stateToken"]}

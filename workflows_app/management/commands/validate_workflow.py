@@ -53,6 +53,11 @@ with (WORKRAIL_HOME, the project, WORKRAIL_WORKFLOW_PATHS, and the repositories 
 WORKRAIL_WORKFLOW_REPOS at their pinned commits), the ones list_workflows counts for an agent; with
 --workflow ID, only that workflow's file (a former id works too).
 
+Advice (not an error, not a warning: status and exit status stay as they are): for each step that asks
+for context variables only in its prompt's words ("Capture: `a`", "set context `x`"), which the server
+reads by a best-effort guess, how to declare them instead: promptBlocks.outputRequired with one
+"context.<name>" key each, and an example to paste. Shown from -v 1 on, and in --json.
+
 -v 0 lists only the files with diagnostics, and the summary. The summary counts files, valid
 files (no error; those with warnings among them), invalid files, errors and warnings.
 
@@ -107,8 +112,8 @@ class Command(BaseCommand):
             "--json",
             action="store_true",
             dest="as_json",
-            help='Print one JSON document instead: {"files": [{"path", "workflowId", "status", "diagnostics"}], '
-            '"summary": {...}}; status is "ok", "warnings" or "errors".',
+            help='Print one JSON document instead: {"files": [{"path", "workflowId", "status", "diagnostics", '
+            '"advice"}], "summary": {...}}; status is "ok", "warnings" or "errors".',
         )
         parser.add_argument("--strict", action="store_true", help="Fail (exit status 1) on warnings too.")
         parser.add_argument(
@@ -206,4 +211,7 @@ def file_lines(reports: list[FileReport], verbosity: int, style: Style, indent: 
             severity = paint[d.severity.value](d.severity.value)
             lines.append(f"{indent}  {severity} {d.code.value}{where}: {printable(d.message)}")
             lines.append(f"{indent}    fix: {printable(d.fix)}")
+        for advice in report.advice if verbosity > 0 else ():
+            lines.append(f"{indent}  advice at step '{printable(advice.step_id)}': {printable(advice.message)}")
+            lines.append(f"{indent}    declare: {printable(advice.example)}")
     return lines

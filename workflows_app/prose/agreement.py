@@ -1,17 +1,13 @@
-"""HEURISTICS over workflow authors' prose: what a step's prompt says, in words, about the fields of its
-output contract, the values of a context variable and the length of its lines, and whether it asks the
-agent to delegate work.
+"""HEURISTICS (part of workflows_app/prose): words against structure. What a step's prompt says, in words,
+about the fields of its output contract, the values of a context variable and the length of its lines.
 
 Workflow files are written by people (ours in workflows_app/bundled, WorkRail's, a team's), and their
 prompts say things the structure says too: "each with a `rationale`", "`branchName` if the work is on a
 branch", "set context `complexity` to: - `simple` ... - `standard` ...", "keep each line under 200
-characters". Where words and structure disagree, an agent reads a contradiction. This module is the one
-place that reads such words (the project reads the structure everywhere else and never parses text it
-wrote itself); it is used to check workflows (tests/workflows_app/test_prompt_agreement.py walks every
-bundled workflow and WorkRail's library), not to run them; the one exception is `asks_to_delegate`,
-which decides whether a step's answer says how to start a delegated run linked to it (a line of advice,
-never a rule the engine applies). Each reading is a guess, tuned on those libraries: it answers only
-where the words are plain, and says nothing otherwise.
+characters". Where words and structure disagree, an agent reads a contradiction. These readings check
+workflows (tests/workflows_app/test_prose.py walks every bundled workflow and WorkRail's library); they
+never decide how a run goes. Each reading is a guess, tuned on those libraries: it answers only where the
+words are plain, and says nothing otherwise.
 """
 
 from __future__ import annotations
@@ -122,7 +118,7 @@ def listed_values(prompt: str) -> dict[str, tuple[str, ...]]:
         - `standard`: ordinary work;
 
     gives {"complexity": ("simple", "standard")}. (Values written on one line beside the name are read
-    by workflows_app/engine/expectations.py's `offered`.)"""
+    by asks.py's `offered`.)"""
     lists: dict[str, tuple[str, ...]] = {}
     for match in _SET_TO.finditer(prompt):
         values = []
@@ -134,23 +130,6 @@ def listed_values(prompt: str) -> dict[str, tuple[str, ...]]:
         if values:
             lists[match.group(1)] = tuple(values)
     return lists
-
-
-# The verbs of a prompt that asks the agent to hand work out ("spawn TWO WorkRail Executors running
-# `routine-x`", "Before delegating, ...", "delegate a bounded translation"), not the nouns that only talk
-# about it ("minimal delegation", "Subagent agreement alone is not proof"), and not when negated close
-# before ("DO NOT DELEGATE", "do not delegate synthesis").
-_DELEGATE_VERB = re.compile(r"\b(?:spawn|spawning|delegate|delegating)\b", re.IGNORECASE)
-_NEGATED_BEFORE = re.compile(r"\b(?:not|never|no|without|don't|do\s+not)\W+(?:\w+\W+)?$", re.IGNORECASE)
-
-
-def asks_to_delegate(prompt: str) -> bool:
-    """Whether a step's prompt asks the agent, in words, to delegate part of the step to a subagent (a
-    run of a routine or workflow it starts itself): a delegating verb not negated just before it."""
-    return any(
-        not _NEGATED_BEFORE.search(prompt[max(0, match.start() - 30) : match.start()])
-        for match in _DELEGATE_VERB.finditer(prompt)
-    )
 
 
 # --- the contract's side: plain JSON Schema, no guessing ---------------------------------------------------
