@@ -1,5 +1,5 @@
 """The browser harness (see tests/browser/__init__.py): headless Chromium from Debian, one per test
-session, a fresh context per test, and every Content Security Policy violation a test failure.
+module, a fresh context per test, and every Content Security Policy violation a test failure.
 
 Chromium is /usr/bin/chromium (the `chromium` package, which scripts/bootstrap installs from
 scripts/system-packages.txt); Playwright only drives it, so `playwright install` is never needed.
@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.browser import screenshot
+from tests.browser.layout import VIEWPORTS, Viewport
 
 # Playwright's sync API runs an asyncio loop in this thread, and Django refuses database calls from a
 # thread with a running loop unless told that this is fine (it is: the calls are synchronous).
@@ -101,11 +102,13 @@ class ConsoleLog:
         assert self.csp_violations == [], "\n".join(self.csp_violations)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """A headless Chromium for one test. Not shared across tests: while Playwright's sync API is
-    running it holds an asyncio loop on this thread, and the end-to-end tests that run next on the
-    same xdist worker (anyio.run for the MCP client) would find it "already running"."""
+    """A headless Chromium shared by the tests of one module (starting it is the costly part; each test
+    still gets a fresh context). Not shared beyond the module: while Playwright's sync API is running it
+    holds an asyncio loop on this thread, and the end-to-end tests that may run next on the same xdist
+    worker (anyio.run for the MCP client) would find it "already running". Pytest closes it as soon as
+    the worker's next test comes from another module."""
     executable = chromium_path()
     if executable is None:
         pytest.fail(
@@ -122,6 +125,20 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.fixture(params=VIEWPORTS, ids=[viewport.name for viewport in VIEWPORTS])
+def viewport(request: pytest.FixtureRequest) -> Viewport:
+    """Runs the test once at desktop size (1440x900) and once at phone size (390x844)."""
+    return request.param  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def sized_page(page: Any, viewport: Viewport) -> Any:
+    """The `page` fixture at the `viewport` size: use it with tests.browser.layout's `assert_fits` and
+    `keep_screenshot` in one test per dashboard page, parametrized by size through `viewport`."""
+    page.set_viewport_size(viewport.size)
+    return page
 
 
 @pytest.fixture

@@ -1,0 +1,145 @@
+"""Layout checks for the dashboard at the two screen sizes every page must serve.
+
+`VIEWPORTS`: a desktop (1440x900) and a phone (390x844). The `viewport` fixture (conftest.py) runs a test
+once per size and `sized_page` is the `page` fixture set to it.
+
+`assert_fits(page)` fails, naming each offending element by a CSS selector, when the page is wider than
+the window (it scrolls sideways), an element reaches past the window's edge, a box scrolls sideways (a
+table behind a sideways scroll), or a box with hidden overflow cuts off its text. Boxes that are meant to
+scroll sideways (code blocks, the branch graph) are allowed; pass `scrolls=` to allow others.
+
+`keep_screenshot(page, name)` saves a full-page PNG as test-artifacts/screenshots/<test>-<name>-<size>.png
+(the folder is git-ignored), for a person to look at both sizes side by side.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.browser import SCREENSHOTS_DIR
+
+
+@dataclass(frozen=True)
+class Viewport:
+    name: str
+    width: int
+    height: int
+
+    @property
+    def size(self) -> dict[str, int]:
+        return {"width": self.width, "height": self.height}
+
+
+DESKTOP = Viewport("desktop", 1440, 900)
+PHONE = Viewport("phone", 390, 844)
+VIEWPORTS = (DESKTOP, PHONE)
+
+# Boxes whose sideways scroll is the design: code and tokens keep their lines, the graph is a wide map.
+SCROLLS_SIDEWAYS = ("pre", ".graph-scroll")
+
+# One pass over the document, in the page. Returns a list of problems, each "selector: what is wrong".
+FIT_SCRIPT = """
+(allowed) => {
+  const vw = document.documentElement.clientWidth;
+  const problems = [];
+  const describe = (el) => {
+    const parts = [];
+    for (let node = el; node && node.nodeType === 1 && parts.length < 5; node = node.parentElement) {
+      let part = node.localName;
+      if (node.id) { parts.unshift(part + "#" + CSS.escape(node.id)); break; }
+      const classes = [...node.classList].slice(0, 2).map((c) => "." + CSS.escape(c)).join("");
+      part += classes;
+      const parent = node.parentElement;
+      if (parent) {
+        const same = [...parent.children].filter((c) => c.localName === node.localName);
+        if (same.length > 1) part += `:nth-of-type(${same.indexOf(node) + 1})`;
+      }
+      parts.unshift(part);
+      if (node.localName === "body") break;
+    }
+    const text = (el.innerText || el.textContent || "").trim().replace(/\\s+/g, " ").slice(0, 40);
+    return parts.join(" > ") + (text ? ` ("${text}")` : "");
+  };
+  const isAllowed = (el) => allowed.some((sel) => el.matches(sel));
+  const visible = (el, rect) => {
+    if (rect.width <= 1 || rect.height <= 1) return false;  // .visually-hidden and the like
+    const style = getComputedStyle(el);
+    return style.visibility !== "hidden" && style.display !== "none";
+  };
+  const clipsX = (style) => style.overflowX !== "visible";
+  // Whether an ancestor (below <body>) clips or scrolls el sideways: then that box answers for it.
+  const insideBox = (el) => {
+    for (let node = el.parentElement; node && node !== document.body; node = node.parentElement) {
+      if (clipsX(getComputedStyle(node))) return true;
+    }
+    return false;
+  };
+  if (document.documentElement.scrollWidth > vw + 1) {
+    problems.push(`the page is ${document.documentElement.scrollWidth}px wide in a ${vw}px window`);
+  }
+  for (const el of document.body.querySelectorAll("*")) {
+    const rect = el.getBoundingClientRect();
+    if (!visible(el, rect)) continue;
+    const style = getComputedStyle(el);
+    const overflowing = el.scrollWidth > el.clientWidth + 1;
+    if (clipsX(style) && overflowing && !isAllowed(el) && el.clientWidth > 0) {
+      const scrolls = style.overflowX === "auto" || style.overflowX === "scroll";
+      if (scrolls) {
+        problems.push(`${describe(el)}: scrolls sideways (${el.scrollWidth}px in ${el.clientWidth}px)`);
+      } else if ((el.textContent || "").trim()) {
+        problems.push(`${describe(el)}: clips its text (${el.scrollWidth}px in ${el.clientWidth}px)`);
+      }
+    }
+    if (rect.right <= 0 || (style.position === "absolute" && rect.right < 1)) continue;  // a skip link
+    if ((rect.right > vw + 1 || rect.left < -1 || rect.width > vw + 1) && !insideBox(el)) {
+      problems.push(
+        `${describe(el)}: spans ${Math.round(rect.left)}..${Math.round(rect.right)}px in a ${vw}px window`
+      );
+    }
+  }
+  return problems;
+}
+"""
+
+
+def fit_problems(page: Any, *, scrolls: tuple[str, ...] = ()) -> list[str]:
+    """What `assert_fits` would complain about, as a list (empty when the page fits)."""
+    return list(page.evaluate(FIT_SCRIPT, [*SCROLLS_SIDEWAYS, *scrolls]))
+
+
+def assert_fits(page: Any, *, scrolls: tuple[str, ...] = ()) -> None:
+    """The page fits its window: no sideways scroll, no element past the edge, no clipped text.
+
+    `scrolls`: CSS selectors of further boxes allowed to scroll sideways (beyond code and the graph)."""
+    problems = fit_problems(page, scrolls=scrolls)
+    size = page.viewport_size or {}
+    where = f"{page.url} at {size.get('width')}x{size.get('height')}"
+    shown = problems[:25] + ([f"... and {len(problems) - 25} more"] if len(problems) > 25 else [])
+    assert not problems, f"{where} does not fit:\n  " + "\n  ".join(shown)
+
+
+def viewport_name(page: Any) -> str:
+    size = page.viewport_size or {}
+    for viewport in VIEWPORTS:
+        if viewport.width == size.get("width") and viewport.height == size.get("height"):
+            return viewport.name
+    return f"{size.get('width')}x{size.get('height')}"
+
+
+def current_test_name() -> str:
+    """The running test's function name without its parameters ("test_sessions_page")."""
+    current = os.environ.get("PYTEST_CURRENT_TEST", "test").split(" ")[0]
+    return current.split("::")[-1].split("[")[0]
+
+
+def keep_screenshot(page: Any, name: str) -> Path:
+    """Saves a full-page PNG named by the test, `name` and the window size; returns its path."""
+    SCREENSHOTS_DIR.mkdir(parents=True, exist_ok=True)
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{current_test_name()}-{name}-{viewport_name(page)}").strip("-")
+    path = SCREENSHOTS_DIR / f"{stem}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
