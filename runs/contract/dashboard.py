@@ -123,6 +123,9 @@ class SessionGroupHeading(Shape):
     workspace_path: str = Field(
         default="", description="The group's repository (its root), '' for sessions observed outside git."
     )
+    repository_name: str = Field(
+        default="", description="The repository's directory name (the last part of workspacePath), '' outside git."
+    )
     git_branch: str | None = Field(
         default=None,
         description="The group's branch when grouped by branch ('' when none was observed); a branch's group is "

@@ -29,8 +29,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from runs.contract.dashboard import AttentionPanel, BlockedStep, BranchOutcomeEntry, PlaceName, Whereabouts
-from runs.models import Run, RunStatus, Session, SessionKind
-from runs.readmodels import branches, outcomes, step_text
+from runs.models import PinnedWorkflow, Run, RunStatus, Session, SessionKind
+from runs.readmodels import blocked, branches, step_text
 from runs.store import tokens
 from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
@@ -118,33 +118,46 @@ class Place:
         return "working", lead + "the agent is on it", self.since
 
 
-def places(runs: list[Run], trees: dict[int, branches.RunBranches]) -> list[Place]:
+def places(runs: list[Run], trees: dict[int, branches.RunBranches], names: dict[str, str] | None = None) -> list[Place]:
     """Where each of `runs` (one session's own runs, oldest first) stands; `trees` are the branches of
-    those still open (the others need none)."""
-    told = outcomes.of_runs(trees.values())
+    those still open, by run pk (the others need none); `names` the workflows' names by hash (read when
+    not given). One query for the refusals of blocked branches (none when nothing is blocked)."""
+    refused = blocked.refusals_of(trees[run.pk] for run in runs if run.pk in trees)
+    names = names if names is not None else workflow_names(runs)
     found = []
     for number, run in enumerate(runs, start=1):
-        newest = _newest(told.get(run.pk, []))
-        step = at_step(newest.step_number, step_total(run)) if newest else ""
-        blocked = blocked_words(newest.blocked) if newest and newest.blocked else ""
+        tree = trees.get(run.pk)
+        newest = next((b for b in tree.branches if b.is_newest), None) if tree is not None else None
+        step, words, since = "", "", run.updated_at
+        if tree is not None and newest is not None and newest.status != "complete":
+            step = at_step(tree.step_number(newest.tip), step_total(run))
+            since = tree.nodes[newest.tip].created_at
+            refusal = refused.get((run.pk, newest.number))
+            if refusal is not None:
+                words, since = blocked_words(blocked.as_entry(refusal)), refusal.since
         found.append(
             Place(
                 run_id=run.public_id,
-                run_name=str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id),
+                run_name=names.get(run.pinned_id) or run.workflow_id,
                 number=number,
                 status=run.status,
                 waits_for_user=run.waits_for_user,
                 step=step,
-                blocked=blocked,
+                blocked=words,
                 last_activity=run.updated_at,
-                since=newest.at if newest else run.updated_at,
+                since=since,
             )
         )
     return found
 
 
-def _newest(told: list[BranchOutcomeEntry]) -> BranchOutcomeEntry | None:
-    return next((o for o in told if o.is_newest), told[-1] if told else None)
+def workflow_names(runs: list[Run]) -> dict[str, str]:
+    """The workflow name of each pinned workflow of `runs`, in one query."""
+    hashes = {run.pinned_id for run in runs}
+    if not hashes:
+        return {}
+    rows = PinnedWorkflow.objects.filter(workflow_hash__in=hashes).values_list("workflow_hash", "compiled__name")
+    return {workflow_hash: str(name) for workflow_hash, name in rows if name}
 
 
 def chosen(found: Iterable[Place], cutoff: datetime) -> Whereabouts | None:
@@ -173,13 +186,12 @@ def of_sessions(sessions: list[Session], cutoff: datetime) -> dict[int, Whereabo
         runs = list(Run.objects.filter(session__in=missing, parent_run__isnull=True).order_by("created_at", "pk"))
         still_open = [run for run in runs if run.status in (RunStatus.IN_PROGRESS, RunStatus.BLOCKED)]
         trees = branches.read_many(still_open)
+        names = workflow_names(runs)
         by_session: dict[int, list[Run]] = {}
         for run in runs:
             by_session.setdefault(run.session_id, []).append(run)
         for session in missing:
-            own = by_session.get(session.pk, [])
-            open_trees = {run.pk: trees[run.pk] for run in own if run.pk in trees}
-            _KEPT[(session.public_id, session.last_seq)] = places(own, open_trees)
+            _KEPT[(session.public_id, session.last_seq)] = places(by_session.get(session.pk, []), trees, names)
         while len(_KEPT) > KEPT:
             _KEPT.popitem(last=False)
     found: dict[int, Whereabouts] = {}

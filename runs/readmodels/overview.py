@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from datetime import datetime, timedelta
+from pathlib import PurePath
 from typing import Any
 
 from django.conf import settings
@@ -34,7 +35,7 @@ from runs.contract.dashboard import (
 )
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.preferences import mode_of
-from runs.models import Checkpoint, Event, Node, Run, RunStatus, SearchEntry, Session, SessionStatus
+from runs.models import Checkpoint, Event, Node, Run, RunStatus, SearchEntry, Session, SessionKind, SessionStatus
 from runs.readmodels import attention, branches, outcomes, people, step_text
 from runs.store import ownership
 from runs.store.pinned import compiled_workflow
@@ -245,7 +246,12 @@ def _groups(items: list[SessionSummary], group: SessionGroup) -> list[SessionGro
             label = " · ".join(part for part in (branch or "(none)", item.workspace_path) if part)
         headings.append(
             SessionGroupHeading(
-                label=label, first_index=index, count=1, workspace_path=item.workspace_path, git_branch=branch
+                label=label,
+                first_index=index,
+                count=1,
+                workspace_path=item.workspace_path,
+                repository_name=PurePath(item.workspace_path).name if item.workspace_path else "",
+                git_branch=branch,
             )
         )
     return headings
@@ -343,8 +349,12 @@ def session_detail(session_id: str, known: dict[int, branches.RunBranches] | Non
         for c in made
     ]
     checkpoints.reverse()  # the newest ones, shown oldest first
+    own = [run for run in runs if run.parent_run_id is None]
+    where = attention.chosen(attention.places(own, trees), cutoff)
+    if session.kind != SessionKind.WORKFLOW:
+        where = attention.NOTES_ONLY
     return SessionDetail(
-        session=summary(session, cutoff, _session_words(runs, trees, cutoff).get(session.pk)),
+        session=summary(session, cutoff, _session_words(runs, trees, cutoff).get(session.pk), where),
         preferences=session.preferences,
         mode=mode_of(session.preferences),
         runs=summaries,
