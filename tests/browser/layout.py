@@ -6,7 +6,7 @@ once per size and `sized_page` is the `page` fixture set to it.
 `assert_fits(page)` fails, naming each offending element by a CSS selector, when the page is wider than
 the window (it scrolls sideways), an element reaches past the window's edge, a box scrolls sideways (a
 table behind a sideways scroll), or a box with hidden overflow cuts off its text. Boxes that are meant to
-scroll sideways (code blocks, the branch graph) are allowed; pass `scrolls=` to allow others.
+scroll sideways (code blocks, the branch graph, the timeline) are allowed; pass `scrolls=` to allow others.
 
 `keep_screenshot(page, name)` saves a full-page PNG as test-artifacts/screenshots/<test>-<name>-<size>.png
 (the folder is git-ignored), for a person to look at both sizes side by side.
@@ -38,14 +38,16 @@ DESKTOP = Viewport("desktop", 1440, 900)
 PHONE = Viewport("phone", 390, 844)
 VIEWPORTS = (DESKTOP, PHONE)
 
-# Boxes whose sideways scroll is the design: code and tokens keep their lines, the graph is a wide map.
-SCROLLS_SIDEWAYS = ("pre", ".graph-scroll")
+# Boxes whose sideways scroll is the design: code and tokens keep their lines; the branch graph and the
+# timeline are charts, legible only at their own width.
+SCROLLS_SIDEWAYS = ("pre", ".graph-scroll", ".timeline")
 
 # One pass over the document, in the page. Returns a list of problems, each "selector: what is wrong".
 FIT_SCRIPT = """
 (allowed) => {
   const vw = document.documentElement.clientWidth;
   const problems = [];
+  const sticksOut = new Set();  // elements reaching past the window: only the outermost is reported
   const describe = (el) => {
     const parts = [];
     for (let node = el; node && node.nodeType === 1 && parts.length < 5; node = node.parentElement) {
@@ -96,6 +98,8 @@ FIT_SCRIPT = """
     }
     if (rect.right <= 0 || (style.position === "absolute" && rect.right < 1)) continue;  // a skip link
     if ((rect.right > vw + 1 || rect.left < -1 || rect.width > vw + 1) && !insideBox(el)) {
+      if (el.parentElement && sticksOut.has(el.parentElement)) { sticksOut.add(el); continue; }  // said once
+      sticksOut.add(el);
       problems.push(
         `${describe(el)}: spans ${Math.round(rect.left)}..${Math.round(rect.right)}px in a ${vw}px window`
       );

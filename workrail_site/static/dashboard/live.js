@@ -5,6 +5,11 @@
  * DOMParser (which runs nothing), and the inner HTML of each [data-live-region] element is replaced by
  * the fresh page's region of the same name. A region holding the control the user is typing into is
  * left as it is (and tried again at the next tick); open <details> and scroll positions are kept.
+ *
+ * Nothing moves under the reader: a focused link or button that is replaced is focused again (its
+ * counterpart in the new content: same id, or same place in its region), and the page is scrolled so
+ * that what was at the top of the window stays there. Each newly recorded step (an element with
+ * data-step-node) is announced by its title in a polite live region, for screen readers.
  */
 (function () {
   "use strict";
@@ -44,6 +49,92 @@
     };
   }
 
+  /* What tells `element` apart from its neighbours: its tag, link target, name and text. The new
+     content's element with the same signature (the same one among equals) stands for it. */
+  function signature(element) {
+    return [
+      element.tagName,
+      element.getAttribute("href") || "",
+      element.getAttribute("name") || "",
+      element.getAttribute("aria-label") || "",
+      (element.textContent || "").replace(/\s+/g, " ").trim().slice(0, 200),
+    ].join("\u0000");
+  }
+
+  function alike(element, region) {
+    var wanted = signature(element);
+    return Array.prototype.filter.call(region.getElementsByTagName(element.tagName), function (other) {
+      return signature(other) === wanted;
+    });
+  }
+
+  /* Where `element` sits in `region`: its id, or its signature and which of the alike elements it is. */
+  function placeOf(element, region) {
+    if (!element || element === region || !region.contains(element)) return null;
+    if (element.id) return { id: element.id };
+    return { element: element, nth: alike(element, region).indexOf(element) };
+  }
+
+  /* The element at `place` in `region` now, or null when the new content has nothing like it. */
+  function elementAt(place, region) {
+    if (place.id) {
+      var byId = document.getElementById(place.id);
+      return byId && region.contains(byId) ? byId : null;
+    }
+    var now = alike(place.element, region);
+    return now[Math.min(place.nth, now.length - 1)] || null;
+  }
+
+  /* The element at the top of the window (what the reader looks at), or null at the top of the page. */
+  function anchorInView() {
+    if (window.scrollY <= 0) return null;
+    var focused = document.activeElement;
+    if (focused && focused !== document.body) {
+      var box = focused.getBoundingClientRect();
+      if (box.bottom > 0 && box.top < window.innerHeight && box.height > 0) return focused;
+    }
+    var main = document.getElementById("main") || document.body;
+    var x = main.getBoundingClientRect().left + 24;
+    for (var y = 8; y < window.innerHeight; y += 24) {
+      var found = document.elementFromPoint(x, y);
+      if (found && found !== document.body && found !== document.documentElement) return found;
+    }
+    return null;
+  }
+
+  function stepsIn(root) {
+    var steps = {};
+    root.querySelectorAll("[data-step-node]").forEach(function (step) {
+      steps[step.getAttribute("data-step-node")] = step;
+    });
+    return steps;
+  }
+
+  var announcer = null;
+
+  /* A polite live region, made once at load (screen readers only watch regions that already exist). */
+  function makeAnnouncer() {
+    announcer = document.createElement("div");
+    announcer.id = "live-announcer";
+    announcer.className = "visually-hidden";
+    announcer.setAttribute("aria-live", "polite");
+    announcer.setAttribute("role", "status");
+    document.body.appendChild(announcer);
+  }
+
+  function announceNewSteps(before) {
+    var titles = [];
+    var now = stepsIn(document);
+    Object.keys(now).forEach(function (node) {
+      if (before[node]) return;
+      var heading = now[node].querySelector("h3, h2");
+      var title = (heading ? heading.textContent : "").replace(/\s+/g, " ").trim();
+      if (title) titles.push(title);
+    });
+    if (!titles.length || !announcer) return;
+    announcer.textContent = (titles.length === 1 ? "New step: " : "New steps: ") + titles.join("; ");
+  }
+
   /* Resolves to true when every region was brought up to date. */
   function refreshRegions() {
     return fetch(window.location.href, {
@@ -55,6 +146,11 @@
       return response.text().then(function (html) {
         var fresh = new DOMParser().parseFromString(html, "text/html");
         var complete = true;
+        var stepsBefore = stepsIn(document);
+        var focused = document.activeElement;
+        var anchor = anchorInView();
+        var anchorTop = anchor ? anchor.getBoundingClientRect().top : 0;
+        var changed = false;
         document.querySelectorAll("[data-live-region]").forEach(function (region) {
           var replacement = regionNamed(fresh, region.getAttribute("data-live-region"));
           if (!replacement) return;
@@ -64,9 +160,24 @@
           }
           if (region.innerHTML === replacement.innerHTML) return;
           var restore = keepState(region);
+          var focusPlace = placeOf(focused, region);
+          var anchorPlace = placeOf(anchor, region);
           region.innerHTML = replacement.innerHTML;
           restore();
+          changed = true;
+          if (focusPlace) {
+            var again = elementAt(focusPlace, region);
+            if (again && typeof again.focus === "function") again.focus({ preventScroll: true });
+          }
+          if (anchorPlace) anchor = elementAt(anchorPlace, region);
         });
+        if (!changed) return complete;
+        if (anchor && anchor.isConnected) {
+          var shift = anchor.getBoundingClientRect().top - anchorTop;
+          if (Math.abs(shift) >= 1) window.scrollBy(0, shift);
+        }
+        document.dispatchEvent(new CustomEvent("live:updated"));
+        announceNewSteps(stepsBefore);
         return complete;
       });
     });
@@ -104,7 +215,9 @@
 
   function start() {
     var watched = document.querySelector("[data-live-version-url][data-live-version]");
-    if (watched) watch(watched);
+    if (!watched) return;
+    makeAnnouncer();
+    watch(watched);
   }
 
   if (document.readyState === "loading") {

@@ -1,0 +1,105 @@
+"""Every dashboard page at desktop (1440x900) and phone (390x844) size: nothing wider than the window,
+no text clipped, no table behind a sideways scroll; a screenshot of each kept for a person to review.
+One test per page, run at both sizes; the sessions are the ones the other browser tests build (a forked
+review with a second run, a blocked review, a looped and forked run)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from playwright.sync_api import expect
+
+from runs.models import Node
+from tests.browser.layout import assert_fits, keep_screenshot
+from tests.support.branched_review import BlockedReview, blocked_review
+from tests.support.looped_run import Looped, looped_and_forked
+from tests.support.sample_session import REVIEW, Built, two_runs_one_forked_twice
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+
+@dataclass
+class Samples:
+    forked: Built
+    blocked: BlockedReview
+    looped: Looped
+
+
+@pytest.fixture
+def site(live_server) -> str:
+    return str(live_server.url)
+
+
+@pytest.fixture
+def forked(live_server, service_catalog) -> Built:
+    return two_runs_one_forked_twice()
+
+
+@pytest.fixture
+def blocked(live_server, service_catalog) -> BlockedReview:
+    return blocked_review()
+
+
+@pytest.fixture
+def looped(live_server, service_catalog) -> Looped:
+    return looped_and_forked(service_catalog["extra"], iterations=3)
+
+
+@pytest.fixture
+def samples(forked, blocked, looped) -> Samples:
+    return Samples(forked, blocked, looped)
+
+
+def visit(page, url: str, name: str) -> None:
+    """Opens `url`, checks that it fits the window and keeps its screenshot."""
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    keep_screenshot(page, name)
+    assert_fits(page)
+
+
+def test_the_sessions_list(sized_page, console_log, site, samples):
+    visit(sized_page, site + "/sessions/", "sessions")
+    expect(sized_page.locator(".badge.status-blocked").first).to_be_visible()
+    console_log.assert_clean()
+
+
+def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
+    visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
+    visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
+    console_log.assert_clean()
+
+
+def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
+    visit(sized_page, f"{site}/runs/{blocked.run_id}/", "blocked-run")
+    expect(sized_page.locator(".blocked-panel").first).to_be_in_viewport()
+    visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
+    console_log.assert_clean()
+
+
+def test_a_looped_run(sized_page, console_log, site, looped):
+    visit(sized_page, f"{site}/runs/{looped.run_id}/", "looped-run")
+    console_log.assert_clean()
+
+
+def test_a_node_page(sized_page, console_log, site, forked):
+    node = Node.objects.filter(run__public_id=forked.review_run).order_by("-depth").first()
+    assert node is not None
+    visit(sized_page, f"{site}/nodes/{node.public_id}/", "node")
+    console_log.assert_clean()
+
+
+def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, service_catalog):
+    visit(sized_page, site + "/workflows/", "workflows")
+    visit(sized_page, f"{site}/workflows/{REVIEW}/", "workflow")
+    console_log.assert_clean()
+
+
+def test_timings_connect_import_and_the_error_page(sized_page, console_log, site, forked):
+    visit(sized_page, site + "/timings/", "timings")
+    visit(sized_page, site + "/connect/", "connect")
+    visit(sized_page, site + "/sessions/import", "import")
+    console_log.assert_clean()
+    visit(sized_page, site + "/runs/run_0000000000000000/", "not-found")  # its 404 is logged: not checked
+    expect(sized_page.locator("h1")).to_be_visible()
