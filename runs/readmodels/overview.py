@@ -176,9 +176,11 @@ def _stalled(session: Session, cutoff: datetime) -> bool:
 
 
 def run_words(run: Run, told: list[BranchOutcomeEntry], cutoff: datetime) -> str:
-    """A run's status in words, stalled when the dashboard shows it stalled (never "where the agent works")."""
+    """A run's status in words: stalled when the dashboard shows it stalled (never "where the agent works"),
+    waiting for you when its newest step waits for the user's confirmation."""
     stalled = shown_status(run.status, run.updated_at, cutoff, run.waits_for_user) == STALLED
-    return outcomes.summary_words(told, stalled=stalled)
+    waiting = run.waits_for_user and run.status == RunStatus.IN_PROGRESS
+    return outcomes.summary_words(told, stalled=stalled, waiting=waiting)
 
 
 def _session_words(runs: list[Run], trees: dict[int, branches.RunBranches], cutoff: datetime) -> dict[int, str]:

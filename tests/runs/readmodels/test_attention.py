@@ -81,6 +81,7 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     assert overview.list_sessions().status_counts == {"in_progress": 1}
     detail = run_view.run_detail(run_id)
     assert detail.run.status == "in_progress" and detail.pending_needs_user
+    assert detail.run.status_summary == "waiting for you at step 2: Approve the plan"
     [panel] = detail.panels
     assert panel.kind == "waiting_for_user"
     assert panel.title == "Step 2 of 3, Approve the plan: waiting for your confirmation"
