@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from datetime import datetime, timedelta
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 from typing import Any
 
@@ -61,8 +64,26 @@ _SORTS: dict[str, tuple[str, ...]] = {
 _GROUP_FIELDS = {"branch": ("workspace_path", "git_branch"), "workspace": ("workspace_path",)}
 
 
+# Set while a reader needs what is stored, not the clock's view of it (a report: exports/reports/data.py).
+_as_stored: ContextVar[bool] = ContextVar("workrail_as_stored", default=False)
+NO_CUTOFF = datetime.min.replace(tzinfo=UTC)  # nothing is older: nothing is stalled
+
+
 def stall_cutoff(now: datetime | None = None) -> datetime:
+    if _as_stored.get():
+        return NO_CUTOFF
     return (now or timezone.now()) - timedelta(minutes=settings.WORKRAIL_STALL_MINUTES)
+
+
+@contextmanager
+def as_stored() -> Iterator[None]:
+    """Reads within show statuses and words as stored: no run is "stalled" (a judgement relative to the
+    clock), so what is read from an unchanged store does not depend on when it is read."""
+    token = _as_stored.set(True)
+    try:
+        yield
+    finally:
+        _as_stored.reset(token)
 
 
 def shown_status(status: str, last_activity: datetime, cutoff: datetime, waiting: bool = False) -> Any:
