@@ -216,7 +216,7 @@ def resume_sentence(token: str, where: str) -> str:
     )
 
 
-def _state_token(tree: branches.RunBranches, outcome: BranchOutcomeEntry) -> str:
+def _state_token(outcome: BranchOutcomeEntry) -> str:
     return tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, int(outcome.tip_node_id))
 
 
@@ -277,7 +277,7 @@ def _panel_of_shown(state: RunState, shown: BranchOutcomeEntry, total: int) -> A
 
 def _stalled(state: RunState, shown: BranchOutcomeEntry, total: int) -> AttentionPanel:
     since = state.run.updated_at
-    token = _state_token(state.tree, shown)
+    token = _state_token(shown)
     quiet = int((timezone.now() - since).total_seconds() // 60)
     return AttentionPanel(
         kind="stalled",
@@ -334,14 +334,14 @@ def _canceled(state: RunState, shown: BranchOutcomeEntry, total: int) -> Attenti
 
 
 def _left_behind(state: RunState, outcome: BranchOutcomeEntry, total: int) -> AttentionPanel:
-    token = _state_token(state.tree, outcome)
+    token = _state_token(outcome)
     newest = next((o for o in state.told if o.is_newest), None)
     why = (
         f"when branch {newest.number} was started by hand"
         if newest is not None and newest.tip_node_id and _started_by_hand(state.tree, newest)
         else "when the agent went back to an earlier step"
     )
-    goes_on = f" The work goes on on branch {newest.number}." if newest is not None else ""
+    goes_on = f" The work continues along branch {newest.number}." if newest is not None else ""
     return AttentionPanel(
         kind="left_behind",
         branch=outcome.number,

@@ -30,7 +30,6 @@ _HEX = re.compile(r"[0-9a-f]{7,64}")
 _COUNT = re.compile(r"(\d+) (file|insertion|deletion)")
 NOT_HERE = "the repository is not on this machine"
 NO_START = "the commit the run started on was not recorded"
-SAME = ""
 
 
 def of_run(run: Run) -> RunCommits | None:
@@ -100,4 +99,4 @@ def diff_summary(repository: str, start: str, end: str) -> tuple[DiffSummary | N
         files_changed=counts.get("file", 0),
         insertions=counts.get("insertion", 0),
         deletions=counts.get("deletion", 0),
-    ), SAME
+    ), ""

@@ -164,6 +164,7 @@ class Projector:
             workflow_ids="",
             run_count=0,
             branch_count=0,
+            waiting_for_user=False,
             git_branch="",
             git_head_sha="",
             workspace_path="",

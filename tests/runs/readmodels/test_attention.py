@@ -179,7 +179,7 @@ def test_a_branch_left_behind_by_a_rewind_has_its_own_panel_with_the_token_to_go
     assert [p.branch for p in left] == [1]
     assert left[0].title.startswith("Branch 1, left at step 3 of 3")
     assert "when the agent went back to an earlier step" in left[0].for_you
-    assert "branch 2" in left[0].for_you
+    assert "The work continues along branch 2." in left[0].for_you
     assert left[0].state_token in left[0].sentence
     # Shown on its own, the left-behind branch's panel comes first.
     shown = run_view.run_detail(run_id, tip=left[0].node_id)
@@ -304,3 +304,17 @@ def test_runs_started_before_commits_were_recorded_get_their_first_observed_comm
     migration.starts_from_the_observations(apps, None)
     assert Run.objects.get(pk=run.pk).start_commit == "a" * 40
     assert Run.objects.get(pk=run.pk).end_commit == ""
+
+
+def test_a_rebuilt_store_keeps_the_commits_and_who_is_waited_for(repo, confirm_workflow, settings):
+    from harness.projections import snapshot
+    from runs.store.rebuild import rebuild_projections
+
+    settings.WORKRAIL_PROJECT_DIR = repo
+    _run_to_the_end(start_workflow("wr.routine-focused_plan"))
+    advance(start_workflow(confirm_workflow), "Planned it.")
+    assert Run.objects.filter(waits_for_user=True).count() == 1
+    assert Run.objects.exclude(end_commit="").count() == 1
+    before = snapshot()
+    rebuild_projections()
+    assert snapshot() == before
