@@ -22,6 +22,7 @@ def snapshot() -> dict[str, Any]:
                 s.workflow_ids,
                 s.run_count,
                 s.branch_count,
+                s.waiting_for_user,
                 s.git_branch,
                 s.workspace_path,
                 s.owner,
@@ -86,6 +87,9 @@ def snapshot() -> dict[str, Any]:
                 repr(r.announced),
                 r.node_count,
                 r.branch_count,
+                r.start_commit,
+                r.end_commit,
+                r.waits_for_user,
                 r.created_at,
                 r.updated_at,
             )

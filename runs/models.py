@@ -88,6 +88,8 @@ class Session(models.Model):
     # Who started it: the actor of its session_created event (runs/store/actors.py), projected. "" for a
     # session made on this machine (stdio, a command) or before owners: anyone on the store may use it.
     owner = models.CharField(max_length=64, blank=True, default="")
+    # One of its own runs in progress waits for the user's confirmation (Run.waits_for_user): not stalled.
+    waiting_for_user = models.BooleanField(default=False)
 
     class Meta:
         indexes = [
@@ -179,6 +181,13 @@ class Run(models.Model):
     delegation_index = models.PositiveIntegerField(null=True, blank=True)
     node_count = models.PositiveIntegerField(default=0)
     branch_count = models.PositiveIntegerField(default=1)  # 1 + the forks: a node given a second child
+    # The commit HEAD was at in the session's repository when the run started (its run_started event, else
+    # its first observation) and when it completed (its run_completed event); "" when not seen (outside git).
+    start_commit = models.CharField(max_length=64, blank=True, default="")
+    end_commit = models.CharField(max_length=64, blank=True, default="")
+    # Its newest node's pending step asks for the user's confirmation (runs/store/waiting.py): the run is
+    # quiet because it waits for a person, never "stalled".
+    waits_for_user = models.BooleanField(default=False)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
 

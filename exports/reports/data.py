@@ -70,6 +70,11 @@ def _stable_run(detail: RunDetail) -> RunDetail:
 def build_report(session_id: str, run_id: str | None = None, on_run: Callable[[], None] | None = None) -> Report:
     """The report of a session, or of its run `run_id`. Unknown ids raise WorkRailError (NOT_FOUND);
     `on_run` is called after each run is read (a progress bar)."""
+    with overview.as_stored():  # the statuses and their words as stored, whatever the clock says
+        return _report(session_id, run_id, on_run)
+
+
+def _report(session_id: str, run_id: str | None, on_run: Callable[[], None] | None) -> Report:
     detail = overview.session_detail(session_id)
     session = stored_status(detail.session)
     run_ids = [run.run_id for run in detail.runs]

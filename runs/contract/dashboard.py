@@ -21,6 +21,68 @@ RunStatusName = Literal["in_progress", "stalled", "blocked", "complete", "cancel
 BranchStatusName = Literal["complete", "open", "blocked", "canceled"]
 SessionSort = Literal["activity", "-activity", "created", "-created", "title", "-title"]
 SessionGroup = Literal["none", "branch", "workspace"]
+# Where a run stands, as a person reads it (runs/readmodels/attention.py): whose move it is.
+PlaceName = Literal["working", "waiting_for_user", "blocked", "stalled", "completed", "canceled", "notes"]
+PanelName = Literal["stalled", "waiting_for_user", "canceled", "left_behind"]
+
+
+class Whereabouts(Shape):
+    """Where a session is, in a few words, and the run that is there (runs/readmodels/attention.py)."""
+
+    place: PlaceName = Field(
+        description="working (the agent is on a step), waiting_for_user (a step asks for the user's confirmation), "
+        "blocked, stalled (in progress, quiet too long, not waiting for anyone), completed, canceled, notes (a "
+        "session of checkpoints only)."
+    )
+    words: str = Field(
+        description="The same in a few words: 'step 4 of 9, waiting for your confirmation', 'step 2 of 9, blocked: "
+        "missing mr_review.changed_files artifact', 'step 3 of 9, stalled since 14:02 UTC', 'completed'."
+    )
+    run_id: str | None = Field(description="The run in that state (null for a session without runs).")
+    run_name: str = Field(description="Its workflow's name.")
+    run_number: int = Field(description="Its place among the session's runs (1 for the first).")
+    since: datetime | None = Field(description="Since when it is in that state, when known.")
+
+
+class AttentionPanel(Shape):
+    """A state of a branch a person may have to act on, beside the blocked one (BlockedStep): what it is,
+    since when, and what to do."""
+
+    kind: PanelName
+    branch: int = Field(description="The branch's number (BranchOutcomeEntry.number).")
+    title: str = Field(description="'Step 4 of 9, Review api: stalled since 2026-11-28 14:02 UTC'.")
+    for_you: str = Field(description="The developer's first line: whether to act, and how.")
+    since: datetime
+    node_id: str | None = Field(description="The branch's latest node.")
+    state_token: str | None = Field(
+        default=None, description="The stateToken that resumes the agent at that node (stalled, left behind)."
+    )
+    sentence: str | None = Field(
+        default=None, description="The exact sentence to give the agent to resume there (stalled, left behind)."
+    )
+    asks: str | None = Field(
+        default=None,
+        description="What the step asks the user to confirm: its prompt as the agent was given it (markdown).",
+    )
+
+
+class DiffSummary(Shape):
+    files_changed: int
+    insertions: int
+    deletions: int
+
+
+class RunCommits(Shape):
+    """The commits a run started and ended on, and the change between them (runs/readmodels/commits.py)."""
+
+    repository: str = Field(description="The session's repository (its root), as observed.")
+    start_commit: str = Field(description="HEAD when the run started; '' when not seen.")
+    end_commit: str = Field(
+        description="HEAD when the run completed; while it is not complete, HEAD as last observed ('' if never)."
+    )
+    ended: bool = Field(description="Whether end_commit is where the run completed (else where it is so far).")
+    change: DiffSummary | None = Field(description="git's count of the change between the two, when it could tell.")
+    change_note: str = Field(description="Why no change is given, when none is ('' when it is).")
 
 
 class SessionSummary(Shape):
@@ -47,6 +109,9 @@ class SessionSummary(Shape):
         description="Who started it: the API token's owner, or the dashboard user; empty for a session made on "
         "this machine (its own agent, a command) or before owners were recorded. Anyone on the store may use those.",
     )
+    where: Whereabouts | None = Field(
+        default=None, description="Where it is in a few words, and which run is there (the sessions list gives it)."
+    )
 
 
 class SessionGroupHeading(Shape):
@@ -57,6 +122,9 @@ class SessionGroupHeading(Shape):
     count: int
     workspace_path: str = Field(
         default="", description="The group's repository (its root), '' for sessions observed outside git."
+    )
+    repository_name: str = Field(
+        default="", description="The repository's directory name (the last part of workspacePath), '' outside git."
     )
     git_branch: str | None = Field(
         default=None,
@@ -420,6 +488,17 @@ class RunDetail(Shape):
     )
     other_branches: list[BranchOutcomeEntry] = Field(
         default_factory=list, description="Every other branch of the run: how it ended or where it stands."
+    )
+    pending_needs_user: bool = Field(
+        default=False, description="The pending step waits for the user's confirmation (not for the agent)."
+    )
+    panels: list[AttentionPanel] = Field(
+        default_factory=list,
+        description="The states a person may have to act on: the shown branch's (stalled, waiting for the user, "
+        "canceled, left behind), then each other branch left behind. A blocked branch has `branch.blocked`.",
+    )
+    commits: RunCommits | None = Field(
+        default=None, description="Where in git the run started and ended; null when no commit was seen."
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, TypedDict, get_args
 
 from django.contrib import messages
@@ -25,12 +24,11 @@ from runs.contract.dashboard import (
     SessionSummary,
 )
 from runs.contract.errors import WorkRailError
-from runs.contract.preferences import AUTONOMY, MODES, RISK_POLICY, mode_of
+from runs.contract.preferences import AUTONOMY, MODES, RISK_POLICY
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import invalid, shows_errors
 from runs.execution import session_actions
-from runs.models import Event, EventKind
-from runs.readmodels import overview, run_view
+from runs.readmodels import overview, preferences_history, run_view
 from runs.readmodels.checkpoints import not_among
 from runs.readmodels.preferences import in_effect
 
@@ -43,10 +41,11 @@ SORTS: dict[str, str] = {
     "title": "Title, A to Z",
     "-title": "Title, Z to A",
 }
-GROUPS: dict[str, str] = {"none": "No grouping", "branch": "Repository and branch", "workspace": "Repository"}
+GROUPS: dict[str, str] = {"branch": "Repository, then branch", "workspace": "Repository", "none": "No grouping"}
+# Sessions of one repository and branch together: `main` of two repositories is two groups (overview.py).
+DEFAULT_GROUP = "branch"
 MAX_PAGE_DIGITS = 9
 STEPS_SHOWN = 50  # the newest steps of the shown branch; `?steps=all` shows every one
-HISTORY_SHOWN = 30
 NO_STORE = "no-store"
 
 
@@ -75,10 +74,10 @@ def parse_filters(params: QueryDict) -> Filters:
     if sort not in SORTS:
         ignored.append(f"sort “{sort[:40]}”")
         sort = "-activity"
-    group = params.get("group") or "none"
+    group = params.get("group") or DEFAULT_GROUP
     if group not in GROUPS:
         ignored.append(f"group “{group[:40]}”")
-        group = "none"
+        group = DEFAULT_GROUP
     page = _number(params, "page", 1, ignored)
     per_page = min(_number(params, "per_page", overview.PER_PAGE_DEFAULT, ignored), overview.PER_PAGE_MAX)
     query = (params.get("q") or "")[: overview.MAX_QUERY_CHARS * 2]
@@ -125,7 +124,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
         ("q", page.query, ""),
         ("status", page.status or "", ""),
         ("sort", page.sort, "-activity"),
-        ("group", page.group, "none"),
+        ("group", page.group, DEFAULT_GROUP),
         ("per_page", str(page.per_page), str(overview.PER_PAGE_DEFAULT)),
     ):
         if value != default:
@@ -143,6 +142,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "all_count": sum(page.status_counts.values()),
             "sorts": SORTS,
             "groups": GROUPS,
+            "default_group": DEFAULT_GROUP,
             "live_version": version,
             "connect": connection_instructions() if no_sessions else None,
             "no_sessions": no_sessions,
@@ -180,48 +180,13 @@ def run_tree(runs: list[RunSummary]) -> list[RunItem]:
 
 
 def default_run(detail: SessionDetail) -> str | None:
-    """The newest root run (a run no other run handed out), else the newest run."""
+    """The run the session's "where" names (the one that needs someone most, else the newest of its own),
+    else the newest root run (a run no other run handed out), else the newest run."""
+    if detail.session.where is not None and detail.session.where.run_id:
+        return detail.session.where.run_id
     roots = [run for run in detail.runs if run.delegated_by is None]
     chosen = (roots or detail.runs)[-1:] if detail.runs else []
     return chosen[0].run_id if chosen else None
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    at: datetime
-    source: str
-    preferences: dict[str, str]
-    mode: str
-    changes: list[tuple[str, str, str]]
-    scopes: list[str]  # "session" for the baseline, else the run ids whose open tips took it
-
-
-def preferences_history(session_id: str) -> list[HistoryEntry]:
-    """The session's recent preferences_changed events, newest first; the events one change recorded (the
-    baseline and each open tip) are shown as one entry. One query."""
-    rows = (
-        Event.objects.filter(session__public_id=session_id[:40], kind=EventKind.PREFERENCES_CHANGED)
-        .order_by("-seq")
-        .values_list("data", "created_at")[: HISTORY_SHOWN * 4]
-    )
-    entries: list[HistoryEntry] = []
-    for data, at in rows:
-        preferences = {str(k): str(v) for k, v in (data.get("preferences") or {}).items()}
-        previous = {str(k): str(v) for k, v in (data.get("previous") or {}).items()}
-        source = str(data.get("source") or "agent")
-        scope = str(data.get("runId") or "session")
-        last = entries[-1] if entries else None
-        if last and last.at == at and last.source == source and last.preferences == preferences:
-            if scope not in last.scopes:
-                last.scopes.append(scope)
-            continue
-        if len(entries) == HISTORY_SHOWN:
-            break
-        changes = [
-            (key, previous.get(key, "—"), value) for key, value in preferences.items() if previous.get(key) != value
-        ]
-        entries.append(HistoryEntry(at, source, preferences, mode_of(preferences), changes, [scope]))
-    return entries
 
 
 def _session_page(request: HttpRequest, detail: SessionDetail, run: RunDetail | None) -> HttpResponse:
@@ -241,7 +206,7 @@ def _session_page(request: HttpRequest, detail: SessionDetail, run: RunDetail | 
             "steps": shown,
             "steps_hidden": len(steps) - len(shown),
             "session_notes": not_among(detail.checkpoints, shown),
-            "history": preferences_history(detail.session.session_id),
+            "history": preferences_history.of_session(detail.session.session_id),
             "in_effect": in_effect(overview.get_session(detail.session.session_id)),
             "modes": list(MODES.values()),
             "autonomy_choices": AUTONOMY,

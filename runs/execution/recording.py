@@ -141,6 +141,7 @@ def begin_run(
             parent_run_id=parent_run.public_id if parent_run else None,
             parent_node_id=parent_node.public_id if parent_node else None,
             delegation_index=index,
+            head_commit=head_commit(journal),
         )
     )
     run = journal.projector.run(run_id)
@@ -241,8 +242,24 @@ def set_status(journal: Journal, run: Run, target: RunStatus) -> None:
     new = status_transition(run.status, target)
     if new is None:
         return
-    change = events.RunCompleted if new == RunStatus.COMPLETE else events.RunStatusChanged
-    journal.record(change(run_id=run.public_id, from_status=run.status, to=new.value))
+    if new == RunStatus.COMPLETE:
+        journal.record(
+            events.RunCompleted(
+                run_id=run.public_id, from_status=run.status, to=new.value, head_commit=head_commit(journal)
+            )
+        )
+        return
+    journal.record(events.RunStatusChanged(run_id=run.public_id, from_status=run.status, to=new.value))
+
+
+def head_commit(journal: Journal) -> str | None:
+    """The commit HEAD is at in the session's workspace (as `observe` reads it), for a run's start and end;
+    None outside git, on a branch with no commit yet, and for a call from another machine (whose project
+    this server cannot see)."""
+    if actors.current().remote:
+        return None
+    seen = git_observation(workspace.of_session(journal.session.workspace_path))
+    return (seen["gitHeadSha"] or None) if seen is not None else None
 
 
 _last_observed: dict[str, tuple[str, str, str]] = {}

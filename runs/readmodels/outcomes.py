@@ -55,6 +55,8 @@ KNOWN_VERDICTS = {
 }
 STATUS_WORDS = {"complete": "completed", "open": "open", "blocked": "blocked", "canceled": "canceled"}
 LEFT_BEHIND = "left behind by a rewind"
+STALLED = "stalled"
+WAITING = "waiting for you"
 WHERE_THE_AGENT_WORKS = "newest, where the agent works"
 # The newest branch, started by hand, before any agent answered on it: saying an agent works there would be
 # untrue until someone hands an agent the branch's call.
@@ -244,12 +246,15 @@ def _step_title(tree: RunBranches, step_id: str) -> str:
 # --- a run's status, in words -----------------------------------------------------------------------------
 
 
-def summary_words(outcomes: list[BranchOutcomeEntry]) -> str:
+def summary_words(outcomes: list[BranchOutcomeEntry], *, stalled: bool = False, waiting: bool = False) -> str:
     """The run's status in words. A run of one branch: "completed (Request changes)", "open at step 4:
     Review api", "blocked at step 2 (...) since ...". A forked run leads with its newest branch, where the
     agent works (or where it finished last), then the finished branches, then the others in order:
     "Branch 2 open at step 4 (newest, where the agent works) · branch 1 finished earlier: Request changes";
-    an unfinished branch that is not the newest is "left behind by a rewind"."""
+    an unfinished branch that is not the newest is "left behind by a rewind". A `stalled` run (the
+    dashboard's clock-relative status: nobody is known to work on it) says so of its newest open branch,
+    never that the agent works there: "stalled at step 4: Review api"; a run whose newest step `waiting` for
+    the user's confirmation says whose move it is: "waiting for you at step 2: Approve the plan"."""
     if not outcomes:
         return "not started"
     if len(outcomes) == 1:
@@ -259,20 +264,28 @@ def summary_words(outcomes: list[BranchOutcomeEntry]) -> str:
         where = f" at step {only.step_number}: {only.step_title}" if only.step_number else ""
         if only.status == "blocked" and only.blocked is not None:
             return f"blocked at step {only.step_number} ({only.step_title}) since {stamp(only.blocked.since)}"
+        if waiting and only.status == "open":
+            return WAITING + where
+        if stalled and only.status == "open":
+            return STALLED + where
         return STATUS_WORDS[only.status] + where
     newest = next((o for o in outcomes if o.is_newest), outcomes[-1])
     rest = [o for o in outcomes if o is not newest]
     rest.sort(key=lambda o: (o.status != "complete", o.number))
-    return " · ".join([_lead(newest)] + [_other(o) for o in rest])
+    return " · ".join([_lead(newest, stalled, waiting)] + [_other(o) for o in rest])
 
 
-def _lead(newest: BranchOutcomeEntry) -> str:
+def _lead(newest: BranchOutcomeEntry, stalled: bool = False, waiting: bool = False) -> str:
     n = newest.number
     if newest.status == "complete":
         return f"Branch {n} completed" + (f": {newest.verdict}" if newest.verdict else "") + " (newest)"
     at = f" at step {newest.step_number}" if newest.step_number else ""
     if newest.status == "canceled":
         return f"Branch {n} canceled{at} (newest)"
+    if waiting and newest.status == "open":
+        return f"Branch {n} {WAITING}{at} (newest)"
+    if stalled and newest.status == "open" and not newest.awaiting_agent:
+        return f"Branch {n} {STALLED}{at} (newest)"
     who = AWAITING_AN_AGENT if newest.awaiting_agent else WHERE_THE_AGENT_WORKS
     return f"Branch {n} {STATUS_WORDS[newest.status]}{at} ({who})"
 

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from datetime import datetime, timedelta
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import UTC, datetime, timedelta
+from pathlib import PurePath
 from typing import Any
 
 from django.conf import settings
@@ -17,6 +21,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from runs.contract.dashboard import (
+    BranchOutcomeEntry,
     CheckpointEntry,
     EventEntry,
     EventPage,
@@ -29,11 +34,12 @@ from runs.contract.dashboard import (
     SessionStatusName,
     SessionSummary,
     TimelineLane,
+    Whereabouts,
 )
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.preferences import mode_of
-from runs.models import Checkpoint, Event, Node, Run, RunStatus, SearchEntry, Session, SessionStatus
-from runs.readmodels import branches, outcomes, people, step_text
+from runs.models import Checkpoint, Event, Node, Run, RunStatus, SearchEntry, Session, SessionKind, SessionStatus
+from runs.readmodels import attention, branches, outcomes, people, step_text
 from runs.store import ownership
 from runs.store.pinned import compiled_workflow
 from runs.store.staged import visible_sessions
@@ -58,13 +64,33 @@ _SORTS: dict[str, tuple[str, ...]] = {
 _GROUP_FIELDS = {"branch": ("workspace_path", "git_branch"), "workspace": ("workspace_path",)}
 
 
+# Set while a reader needs what is stored, not the clock's view of it (a report: exports/reports/data.py).
+_as_stored: ContextVar[bool] = ContextVar("workrail_as_stored", default=False)
+NO_CUTOFF = datetime.min.replace(tzinfo=UTC)  # nothing is older: nothing is stalled
+
+
 def stall_cutoff(now: datetime | None = None) -> datetime:
+    if _as_stored.get():
+        return NO_CUTOFF
     return (now or timezone.now()) - timedelta(minutes=settings.WORKRAIL_STALL_MINUTES)
 
 
-def shown_status(status: str, last_activity: datetime, cutoff: datetime) -> Any:
-    """A stored status as the developer sees it: in progress but quiet for too long is stalled."""
-    return STALLED if status == RunStatus.IN_PROGRESS and last_activity < cutoff else status
+@contextmanager
+def as_stored() -> Iterator[None]:
+    """Reads within show statuses and words as stored: no run is "stalled" (a judgement relative to the
+    clock), so what is read from an unchanged store does not depend on when it is read."""
+    token = _as_stored.set(True)
+    try:
+        yield
+    finally:
+        _as_stored.reset(token)
+
+
+def shown_status(status: str, last_activity: datetime, cutoff: datetime, waiting: bool = False) -> Any:
+    """A stored status as the developer sees it: in progress but quiet for too long is stalled, unless it
+    is quiet because it waits for the user (`waiting`: runs/store/waiting.py): then the move is theirs."""
+    quiet = status == RunStatus.IN_PROGRESS and last_activity < cutoff and not waiting
+    return STALLED if quiet else status
 
 
 def not_found(what: str, value: str, fix: str) -> WorkRailError:
@@ -96,8 +122,9 @@ def list_sessions(
     if group in _GROUP_FIELDS:
         ordering = (*_GROUP_FIELDS[group], *ordering)
     rows = list(_with_status(matching, status, cutoff).order_by(*ordering)[(page - 1) * per_page : page * per_page])
-    told = _forked_summaries([session for session in rows if session.branch_count > session.run_count])
-    items = [summary(session, cutoff, told.get(session.pk)) for session in rows]
+    told = _forked_summaries([session for session in rows if session.branch_count > session.run_count], cutoff)
+    where = attention.of_sessions(rows, cutoff)
+    items = [summary(session, cutoff, told.get(session.pk), where.get(session.pk)) for session in rows]
     return SessionPage(
         items=items,
         total=total,
@@ -114,12 +141,14 @@ def list_sessions(
     )
 
 
-def summary(session: Session, cutoff: datetime, status_summary: str | None = None) -> SessionSummary:
+def summary(
+    session: Session, cutoff: datetime, status_summary: str | None = None, where: Whereabouts | None = None
+) -> SessionSummary:
     return SessionSummary(
         session_id=session.public_id,
         title=session.title,
         session_key=session.session_key,
-        status=shown_status(session.status, session.updated_at, cutoff),
+        status=shown_status(session.status, session.updated_at, cutoff, session.waiting_for_user),
         workflow_ids=session.workflow_ids.split(),
         run_count=session.run_count,
         branch_count=session.branch_count,
@@ -129,45 +158,60 @@ def summary(session: Session, cutoff: datetime, status_summary: str | None = Non
         last_activity=session.updated_at,
         status_summary=status_summary,
         owner=session.owner,
+        where=where,
     )
 
 
-# The status in words of sessions with a forked run, by (session id, last_seq): every recorded event
-# moves last_seq, so an entry is never stale. The live list re-renders on every event anywhere; a forked
-# session's branches are then read again only if that session changed. Bounded, oldest dropped first.
-_WORDS: OrderedDict[tuple[str, int], str] = OrderedDict()
+# The status in words of sessions with a forked run, by (session id, last_seq, stalled): every recorded
+# event moves last_seq, so an entry is never stale (and the clock only turns an open run stalled). The live
+# list re-renders on every event anywhere; a forked session's branches are then read again only if that
+# session changed. Bounded, oldest dropped first.
+_WORDS: OrderedDict[tuple[str, int, bool], str] = OrderedDict()
 WORDS_KEPT = 4096
 
 
-def _forked_summaries(sessions: list[Session]) -> dict[int, str]:
+def _forked_summaries(sessions: list[Session], cutoff: datetime) -> dict[int, str]:
     """The status in words of the sessions with a forked run (by session pk), whose stored status would
     hide a finished branch behind an open one. A fixed number of queries for the page (none for the
     sessions already read at their last_seq); sessions whose runs never forked are not read (their status
     says it all)."""
-    missing = [session for session in sessions if (session.public_id, session.last_seq) not in _WORDS]
+    keys = {session.pk: (session.public_id, session.last_seq, _stalled(session, cutoff)) for session in sessions}
+    missing = [session for session in sessions if keys[session.pk] not in _WORDS]
     if missing:
         runs = list(Run.objects.filter(session__in=missing, parent_run__isnull=True).order_by("created_at", "pk"))
-        words = _session_words(runs, branches.read_many(runs))
+        words = _session_words(runs, branches.read_many(runs), cutoff)
         for session in missing:
-            _WORDS[(session.public_id, session.last_seq)] = words.get(session.pk, "")
+            _WORDS[keys[session.pk]] = words.get(session.pk, "")
         while len(_WORDS) > WORDS_KEPT:
             _WORDS.popitem(last=False)
     found = {}
     for session in sessions:
-        said = _WORDS.get((session.public_id, session.last_seq))
+        said = _WORDS.get(keys[session.pk])
         if said:
             found[session.pk] = said
     return found
 
 
-def _session_words(runs: list[Run], trees: dict[int, branches.RunBranches]) -> dict[int, str]:
+def _stalled(session: Session, cutoff: datetime) -> bool:
+    return shown_status(session.status, session.updated_at, cutoff, session.waiting_for_user) == STALLED
+
+
+def run_words(run: Run, told: list[BranchOutcomeEntry], cutoff: datetime) -> str:
+    """A run's status in words: stalled when the dashboard shows it stalled (never "where the agent works"),
+    waiting for you when its newest step waits for the user's confirmation."""
+    stalled = shown_status(run.status, run.updated_at, cutoff, run.waits_for_user) == STALLED
+    waiting = run.waits_for_user and run.status == RunStatus.IN_PROGRESS
+    return outcomes.summary_words(told, stalled=stalled, waiting=waiting)
+
+
+def _session_words(runs: list[Run], trees: dict[int, branches.RunBranches], cutoff: datetime) -> dict[int, str]:
     """Each session's status in words from its root runs' branches, by session pk."""
     told = outcomes.of_runs(trees.values())
     by_session: dict[int, list[tuple[str, str]]] = {}
     for run in runs:
         if run.parent_run_id is None and run.pk in told:
             name = str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id)
-            by_session.setdefault(run.session_id, []).append((name, outcomes.summary_words(told[run.pk])))
+            by_session.setdefault(run.session_id, []).append((name, run_words(run, told[run.pk], cutoff)))
     return {pk: outcomes.session_words(words) for pk, words in by_session.items()}
 
 
@@ -192,9 +236,9 @@ def _search(sessions: QuerySet[Session], query: str) -> QuerySet[Session]:
 
 def _with_status(sessions: QuerySet[Session], status: str | None, cutoff: datetime) -> QuerySet[Session]:
     if status == STALLED:
-        return sessions.filter(status=SessionStatus.IN_PROGRESS, updated_at__lt=cutoff)
+        return sessions.filter(status=SessionStatus.IN_PROGRESS, updated_at__lt=cutoff, waiting_for_user=False)
     if status == SessionStatus.IN_PROGRESS:
-        return sessions.filter(status=SessionStatus.IN_PROGRESS, updated_at__gte=cutoff)
+        return sessions.filter(Q(updated_at__gte=cutoff) | Q(waiting_for_user=True), status=SessionStatus.IN_PROGRESS)
     if status:
         return sessions.filter(status=status)
     return sessions
@@ -202,7 +246,7 @@ def _with_status(sessions: QuerySet[Session], status: str | None, cutoff: dateti
 
 def _status_counts(sessions: QuerySet[Session], cutoff: datetime) -> dict[str, int]:
     """Sessions per shown status, in one aggregate query."""
-    quiet = Q(status=SessionStatus.IN_PROGRESS, updated_at__lt=cutoff)
+    quiet = Q(status=SessionStatus.IN_PROGRESS, updated_at__lt=cutoff, waiting_for_user=False)
     aggregates: dict[str, Count] = {
         name: Count("pk", filter=Q(status=name) & ~quiet) for name in SessionStatus.values if name != STALLED
     }
@@ -225,7 +269,12 @@ def _groups(items: list[SessionSummary], group: SessionGroup) -> list[SessionGro
             label = " · ".join(part for part in (branch or "(none)", item.workspace_path) if part)
         headings.append(
             SessionGroupHeading(
-                label=label, first_index=index, count=1, workspace_path=item.workspace_path, git_branch=branch
+                label=label,
+                first_index=index,
+                count=1,
+                workspace_path=item.workspace_path,
+                repository_name=PurePath(item.workspace_path).name if item.workspace_path else "",
+                git_branch=branch,
             )
         )
     return headings
@@ -259,7 +308,7 @@ def run_summary(
         workflow_id=run.workflow_id,
         workflow_name=str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id),
         workflow_hash=run.pinned_id,
-        status=shown_status(run.status, run.updated_at, cutoff),
+        status=shown_status(run.status, run.updated_at, cutoff, run.waits_for_user),
         node_count=run.node_count,
         branch_count=run.branch_count,
         delegated_by=delegated_by,
@@ -297,7 +346,7 @@ def session_detail(session_id: str, known: dict[int, branches.RunBranches] | Non
             session.public_id,
             cutoff,
             run.parent_run.public_id if run.parent_run else None,
-            outcomes.summary_words(told[run.pk]),
+            run_words(run, told[run.pk], cutoff),
         )
         for run in runs
     ]
@@ -323,8 +372,12 @@ def session_detail(session_id: str, known: dict[int, branches.RunBranches] | Non
         for c in made
     ]
     checkpoints.reverse()  # the newest ones, shown oldest first
+    own = [run for run in runs if run.parent_run_id is None]
+    where = attention.chosen(attention.places(own, trees), cutoff)
+    if session.kind != SessionKind.WORKFLOW:
+        where = attention.NOTES_ONLY
     return SessionDetail(
-        session=summary(session, cutoff, _session_words(runs, trees).get(session.pk)),
+        session=summary(session, cutoff, _session_words(runs, trees, cutoff).get(session.pk), where),
         preferences=session.preferences,
         mode=mode_of(session.preferences),
         runs=summaries,

@@ -30,9 +30,20 @@ from runs.contract.dashboard import (
 )
 from runs.contract.fork import OperatorForkNote
 from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output, Run
-from runs.readmodels import artifact_tables, branches, forks, naming, outcomes, people, recap, step_text
+from runs.readmodels import (
+    artifact_tables,
+    attention,
+    branches,
+    commits,
+    forks,
+    naming,
+    outcomes,
+    people,
+    recap,
+    step_text,
+)
 from runs.readmodels.loop_marks import loop_marks
-from runs.readmodels.overview import not_found, run_summary, stall_cutoff
+from runs.readmodels.overview import STALLED, not_found, run_summary, run_words, stall_cutoff
 from runs.store import ownership, tokens
 from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
@@ -142,8 +153,12 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     pending = tip_row.step_id if tip_row and not tip_row.is_complete else None
     told = outcomes.of_run(tree)
     shown_number = shown.branch.number if shown is not None else None
+    summary = summary_of(run, cutoff, run_words(run, told, cutoff))
+    shown_outcome = next((o for o in told if o.number == shown_number), None)
+    canceled_by = people.canceled_by(run.session_id, run.public_id).words if run.status == "canceled" else ""
+    state = attention.RunState(run, tree, told, shown_outcome, summary.status == STALLED, canceled_by)
     detail = RunDetail(
-        run=summary_of(run, cutoff, outcomes.summary_words(told)),
+        run=summary,
         graph=RunGraph(
             nodes=nodes,
             edges=edges,
@@ -174,9 +189,14 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
         pending_step_id=pending or None,
         pending_title=(titles.get(chosen) or _step_text(run, pending)[0]) if pending and chosen is not None else None,
         operator_forks=_forks_on(run, tree, shown.path if shown is not None else []),
-        canceled_by=people.canceled_by(run.session_id, run.public_id).words if run.status == "canceled" else "",
-        branch=next((o for o in told if o.number == shown_number), None),
+        canceled_by=canceled_by,
+        branch=shown_outcome,
         other_branches=[o for o in told if o.number != shown_number],
+        pending_needs_user=bool(
+            pending and shown_outcome is not None and shown_outcome.is_newest and run.waits_for_user
+        ),
+        panels=attention.panels(state),
+        commits=commits.of_run(run),
     )
     return ShownRun(detail, tree)
 
@@ -421,7 +441,7 @@ def node_detail(node_id: str) -> NodeDetail:
     session = run.session
     return NodeDetail(
         node_id=str(node.public_id),
-        run=summary_of(run, None, outcomes.summary_words(told)),
+        run=summary_of(run, None, run_words(run, told, stall_cutoff())),
         session_name=naming.session_name(session.session_key, session.title, session.public_id),
         parent_id=str(parent.public_id) if parent is not None else None,
         parent=_ref(tree, parent, titles) if parent is not None else None,

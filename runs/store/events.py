@@ -61,6 +61,15 @@ class RunStarted(EventPayload):
     )
     parent_node_id: int | None = None
     delegation_index: int | None = None
+    head_commit: str | None = Field(
+        default=None,
+        max_length=64,
+        description="The commit HEAD was at in the session's repository when the run started; left out of the "
+        "stored JSON when the workspace is not a git repository (or the call came from another machine).",
+    )
+
+    def data(self) -> JsonObject:
+        return _without_absent_commit(super().data())
 
 
 class NodeCreated(EventPayload):
@@ -179,6 +188,21 @@ class RunStatusChanged(EventPayload):
 
 class RunCompleted(RunStatusChanged):
     kind = EventKind.RUN_COMPLETED
+    head_commit: str | None = Field(
+        default=None,
+        max_length=64,
+        description="The commit HEAD was at when the run completed; left out when none was seen (as in RunStarted).",
+    )
+
+    def data(self) -> JsonObject:
+        return _without_absent_commit(super().data())
+
+
+def _without_absent_commit(data: JsonObject) -> JsonObject:
+    """A run outside git (and every run recorded before commits were) keeps the event's earlier form."""
+    if data.get("headCommit") is None:
+        data.pop("headCommit", None)
+    return data
 
 
 class WarningRecorded(EventPayload):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.db.models import F, Model, Value
 from django.db.models.functions import Concat, Right
@@ -40,6 +40,10 @@ from runs.models import (
 from runs.store import events, statements
 from runs.store.bulk_rows import insert_rows
 from runs.store.statements import Select
+from runs.store.waiting import waits_for_user
+
+if TYPE_CHECKING:
+    from workflows_app.engine.model import EngineState
 
 SEARCH_NOTES_CHARS = 4000  # how much recent text per run resume_session searches in its second layer
 
@@ -75,7 +79,7 @@ _own_runs = Select(
     lambda pk: (
         Run.objects.filter(session_id=pk, parent_run__isnull=True)
         .order_by("created_at", "pk")
-        .only("workflow_id", "status", "branch_count")
+        .only("workflow_id", "status", "branch_count", "waits_for_user")
     )
 )
 
@@ -163,6 +167,7 @@ class Projector:
             workflow_ids="",
             run_count=0,
             branch_count=0,
+            waiting_for_user=False,
             git_branch="",
             git_head_sha="",
             workspace_path="",
@@ -186,6 +191,9 @@ class Projector:
                 announced=run.announced,
                 node_count=run.node_count,
                 branch_count=run.branch_count,
+                start_commit=run.start_commit,
+                end_commit=run.end_commit,
+                waits_for_user=run.waits_for_user,
             )
         self._dirty_runs.clear()
         if self._summary_changed:
@@ -247,11 +255,13 @@ class Projector:
         session.workflow_ids = " ".join(dict.fromkeys(run.workflow_id for run in runs))[:1000]
         session.run_count = len(runs)
         session.branch_count = sum(run.branch_count for run in runs)
+        session.waiting_for_user = any(run.waits_for_user and run.status == RunStatus.IN_PROGRESS for run in runs)
         self._session_values.update(
             status=session.status,
             workflow_ids=session.workflow_ids,
             run_count=session.run_count,
             branch_count=session.branch_count,
+            waiting_for_user=session.waiting_for_user,
             git_branch=session.git_branch,
             git_head_sha=session.git_head_sha,
             workspace_path=session.workspace_path,
@@ -331,6 +341,7 @@ class Projector:
             parent_run=self.run(data.parent_run_id) if data.parent_run_id else None,
             parent_node=self.node(data.parent_node_id) if data.parent_node_id is not None else None,
             delegation_index=data.delegation_index,
+            start_commit=data.head_commit or "",
             status=RunStatus.IN_PROGRESS,
             created_at=at,
             updated_at=at,
@@ -383,6 +394,13 @@ class Projector:
                 statements.update(Node, parent.pk, latest_child_id=node.pk)
                 parent.latest_child = node
         run.node_count += 1
+        # The stored state is one the engine wrote (NodeCreated keeps it as the JSON it is).
+        waits = waits_for_user(
+            run.pinned_id, data.pending_step_id, cast("EngineState", data.engine_state), data.preferences
+        )
+        if waits != run.waits_for_user:
+            run.waits_for_user = waits
+            self._summary_changed = True
         self._touch(run, at)
         self._search_change(run.public_id, at).tip = node  # the latest node is the run's tip to resume
 
@@ -465,6 +483,10 @@ class Projector:
             "workspace_path": data.workspace_path or "",
         }
         self._insert(Observation(session=self.session, run=run, created_at=at, **seen))
+        if run is not None and not run.start_commit and seen["git_head_sha"]:
+            # A run started before run_started recorded its commit: its first observation is where it began.
+            run.start_commit = seen["git_head_sha"]
+            self._dirty_runs[run.public_id] = run
         self._search_change(data.run_id, at).git = seen
         self.session.git_branch = seen["git_branch"]
         self.session.git_head_sha = seen["git_head_sha"]
@@ -494,7 +516,9 @@ class Projector:
         self._touch(self.run(data.run_id), at, status=data.to)
 
     def _run_completed(self, data: events.RunCompleted, at: datetime) -> None:
-        self._touch(self.run(data.run_id), at, status=data.to)
+        run = self.run(data.run_id)
+        run.end_commit = data.head_commit or ""
+        self._touch(run, at, status=data.to)
 
     def _warning_recorded(self, data: events.WarningRecorded, at: datetime) -> None:
         """Warnings are read from the log itself; a warning given once per run is remembered on the run."""

@@ -64,20 +64,27 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     assert "KEY-03" in html and "KEY-04" not in html
     html = page(client, "/sessions/?sort=title&group=branch")
     assert html.index("KEY-00") < html.index("KEY-06")
-    assert 'class="group-row"' in html and "(none)" in html
+    assert 'class="group-row"' in html and "No repository" in html
     Session.objects.filter(session_key__in=["KEY-00", "KEY-01"]).update(workspace_path="/src/shop", git_branch="main")
     Session.objects.filter(session_key="KEY-02").update(workspace_path="/src/blog", git_branch="main")
-    html = page(client, "/sessions/?sort=title&group=branch")
-    shop = 'Repository: <span class="mono">/src/shop</span> · branch: <span class="mono">main</span>'
-    blog = 'Repository: <span class="mono">/src/blog</span> · branch: <span class="mono">main</span>'
-    assert html.index(blog) < html.index("KEY-02") < html.index(shop) < html.index("KEY-00")
+    branch = ' · branch <span class="mono">main</span>'
+    shop = '<span class="repo-name">shop</span> <span class="muted small mono break">/src/shop</span>' + branch
+    blog = '<span class="repo-name">blog</span> <span class="muted small mono break">/src/blog</span>' + branch
+    for grouped in (
+        "/sessions/?sort=title&group=branch",
+        "/sessions/?sort=title",
+    ):  # by repository and branch unless told
+        html = page(client, grouped)
+        assert html.index(blog) < html.index("KEY-02") < html.index(shop) < html.index("KEY-00")
+    html = page(client, "/sessions/?sort=title&group=none")
+    assert 'class="group-row"' not in html
     html = page(client, "/sessions/?status=canceled")
     assert "No session matches these filters." in html
     # Three a page: the paging links keep the other parameters.
-    html = page(client, "/sessions/?sort=title&per_page=3&page=2")
+    html = page(client, "/sessions/?sort=title&group=none&per_page=3&page=2")
     assert "Page 2 of 3" in html
-    assert 'href="?sort=title&amp;per_page=3&amp;page=3"' in html
-    assert 'href="?sort=title&amp;per_page=3&amp;page=1"' in html
+    assert 'href="?sort=title&amp;group=none&amp;per_page=3&amp;page=3"' in html
+    assert 'href="?sort=title&amp;group=none&amp;per_page=3&amp;page=1"' in html
     assert "KEY-03" in html and "KEY-00" not in html
 
 

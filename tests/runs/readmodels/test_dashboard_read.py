@@ -17,7 +17,7 @@ from runs.contract.errors import WorkRailError
 from runs.contract.inputs import Preferences
 from runs.execution import session_actions
 from runs.models import Event, EventKind, Node, Run, RunStatus, Session, SessionKind, SessionStatus
-from runs.readmodels import overview, run_view
+from runs.readmodels import attention, overview, run_view
 from runs.store.projections import session_status
 from runs.store.rebuild import rebuild_projections
 from tests.support.checks import error_code
@@ -153,10 +153,16 @@ def test_sessions_are_grouped_by_repository_then_branch(service_catalog):
 
 def test_the_sessions_list_costs_the_same_queries_for_few_and_many_sessions(service_catalog):
     _sessions(2)
+    overview.list_sessions()  # the workflow's steps, read once per pinned workflow and kept (step counts)
+    attention._KEPT.clear()
     few = queries(lambda: overview.list_sessions(query="key", group="branch"))
     _sessions(12)
+    attention._KEPT.clear()
     many = queries(lambda: overview.list_sessions(query="key", group="branch"))
-    assert few == many == 3  # the page, the status counts, whether any session has an owner
+    # The page, the status counts, whether any session has an owner; then, for where each session is
+    # (attention.py), its runs, their branches (branches.read_many: five) and their workflows' names.
+    assert few == many == 3 + 1 + 5 + 1
+    assert queries(lambda: overview.list_sessions(query="key", group="branch")) == 3  # nothing changed: kept
 
 
 # --- a session, a run, a node ------------------------------------------------------------------------

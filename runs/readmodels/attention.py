@@ -1,0 +1,363 @@
+"""Whose move it is: where each session and run stands, in a few words, and a panel for every state a
+person may have to act on.
+
+The sessions list says, per row, where the session is ("step 4 of 9, waiting for your confirmation",
+"step 2 of 9, blocked: missing mr_review.changed_files artifact", "step 3 of 9, stalled since 14:02
+UTC", "completed", "canceled") and names the run in that state: of a session's own runs, the one that
+needs someone most (waiting for the user, then blocked, then stalled, then working), else the newest.
+
+A run's page has a panel beside the blocked one (blocked.py) for each other state to act on:
+- stalled: in progress, no step for WORKRAIL_STALL_MINUTES, and not waiting for the user: since when,
+  the stateToken that resumes the agent there and the sentence to give it;
+- waiting for the user: the step asks for the user's confirmation (runs/store/waiting.py): what it asks;
+- canceled: when, by whom, where it stopped, and that its tokens no longer answer;
+- left behind: an unfinished branch that is not the newest (the agent rewound, or a branch was started
+  by hand): where it stopped, and the stateToken and sentence that take an agent back there.
+
+"Stalled" is the dashboard's clock-relative view (overview.shown_status): it is applied when a page is
+read, never stored; everything else here comes from the stored projections (branches.py, outcomes.py).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.utils import timezone
+
+from runs.contract.dashboard import AttentionPanel, BlockedStep, BranchOutcomeEntry, PlaceName, Whereabouts
+from runs.models import PinnedWorkflow, Run, RunStatus, Session, SessionKind
+from runs.readmodels import blocked, branches, step_text
+from runs.store import tokens
+from runs.store.pinned import compiled_workflow, steps_by_id
+from runs.store.tokens import TokenKind
+
+# What a blocked step lacks, in a few words, by the refusal's issue code ({kind}: the artifact's kind).
+_LACKS = {
+    "ARTIFACT_MISSING": "missing {kind} artifact",
+    "ARTIFACT_INVALID": "invalid {kind} artifact",
+    "NOTES_REQUIRED": "missing notes",
+    "PLACEHOLDER_UNCHANGED": "blanks left unfilled",
+    "VALIDATION_FAILED": "output failed the step's checks",
+    "OUTPUT_INVALID": "output of the wrong shape",
+    "ASSESSMENT_MISSING": "missing assessment",
+    "ASSESSMENT_INVALID": "invalid assessment",
+    "ASSESSMENT_FOLLOWUP_REQUIRED": "assessment follow-up due",
+    "LOOP_DECISION_MISSING": "missing loop decision",
+    "LOOP_CONTROL_UNMATCHED": "loop decision for another loop",
+}
+# Which run of a session the list names: the one that needs someone most, then the newest.
+_URGENCY: dict[PlaceName, int] = {"waiting_for_user": 0, "blocked": 1, "stalled": 2, "working": 3}
+WAITING_WORDS = "waiting for your confirmation"
+
+
+def stamp(moment: datetime, now: datetime | None = None) -> str:
+    """A moment in a few characters: "14:02 UTC" today, else "2026-11-27 14:02 UTC"."""
+    moment = moment.astimezone(UTC)
+    today = (now or timezone.now()).astimezone(UTC).date()
+    return moment.strftime("%H:%M UTC" if moment.date() == today else "%Y-%m-%d %H:%M UTC")
+
+
+def step_total(run: Run) -> int:
+    """The workflow's steps, loop bodies counted once (engine.step_count): the "of 9" of "step 4 of 9"."""
+    return sum(1 for step in steps_by_id(run.pinned_id).values() if step.get("kind") != "loop")
+
+
+def at_step(number: int | None, total: int) -> str:
+    """ "step 4 of 9"; "step 12" once loops took the count past the workflow's length."""
+    if not number:
+        return ""
+    return f"step {number} of {total}" if total and number <= total else f"step {number}"
+
+
+def blocked_words(entry: BlockedStep) -> str:
+    """A blocked step in a few words: "blocked: missing mr_review.changed_files artifact"."""
+    if entry.whose_move == "user":
+        return "blocked: waiting for something only you can give"
+    if entry.whose_move == "delegations":
+        return "waiting for its delegated runs"
+    kind = entry.expected_artifact.kind if entry.expected_artifact else "the step's"
+    lacks = [_LACKS[issue.code].format(kind=kind) for issue in entry.issues if issue.code in _LACKS]
+    said = ", ".join(dict.fromkeys(lacks)) or "the agent's answer was refused"
+    return f"blocked: {said}"
+
+
+# --- where a run stands, without the clock ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where one run stands, as stored: the clock (stalled or not) is applied when a page is read."""
+
+    run_id: str
+    run_name: str
+    number: int  # among the session's own runs
+    status: str  # the run's stored status
+    waits_for_user: bool
+    step: str  # "step 4 of 9", "" when not known
+    blocked: str  # "blocked: ...", "" unless blocked
+    last_activity: datetime
+    since: datetime
+
+    def shown(self, cutoff: datetime) -> tuple[PlaceName, str, datetime]:
+        """The place, its words and since when, with the clock applied."""
+        lead = f"{self.step}, " if self.step else ""
+        if self.status == RunStatus.COMPLETE:
+            return "completed", "completed", self.last_activity
+        if self.status == RunStatus.CANCELED:
+            return "canceled", "canceled" + (f" at {self.step}" if self.step else ""), self.last_activity
+        if self.status == RunStatus.BLOCKED and self.blocked:
+            return "blocked", lead + self.blocked, self.since
+        if self.waits_for_user:
+            return "waiting_for_user", lead + WAITING_WORDS, self.since
+        if self.last_activity < cutoff:
+            return "stalled", f"{lead}stalled since {stamp(self.last_activity)}", self.last_activity
+        return "working", lead + "the agent is on it", self.since
+
+
+def places(runs: list[Run], trees: dict[int, branches.RunBranches], names: dict[str, str] | None = None) -> list[Place]:
+    """Where each of `runs` (one session's own runs, oldest first) stands; `trees` are the branches of
+    those still open, by run pk (the others need none); `names` the workflows' names by hash (read when
+    not given). One query for the refusals of blocked branches (none when nothing is blocked)."""
+    refused = blocked.refusals_of(trees[run.pk] for run in runs if run.pk in trees)
+    names = names if names is not None else workflow_names(runs)
+    found = []
+    for number, run in enumerate(runs, start=1):
+        tree = trees.get(run.pk)
+        newest = next((b for b in tree.branches if b.is_newest), None) if tree is not None else None
+        step, words, since = "", "", run.updated_at
+        if tree is not None and newest is not None and newest.status != "complete":
+            step = at_step(tree.step_number(newest.tip), step_total(run))
+            since = tree.nodes[newest.tip].created_at
+            refusal = refused.get((run.pk, newest.number))
+            if refusal is not None:
+                words, since = blocked_words(blocked.as_entry(refusal)), refusal.since
+        found.append(
+            Place(
+                run_id=run.public_id,
+                run_name=names.get(run.pinned_id) or run.workflow_id,
+                number=number,
+                status=run.status,
+                waits_for_user=run.waits_for_user,
+                step=step,
+                blocked=words,
+                last_activity=run.updated_at,
+                since=since,
+            )
+        )
+    return found
+
+
+def workflow_names(runs: list[Run]) -> dict[str, str]:
+    """The workflow name of each pinned workflow of `runs`, in one query."""
+    hashes = {run.pinned_id for run in runs}
+    if not hashes:
+        return {}
+    rows = PinnedWorkflow.objects.filter(workflow_hash__in=hashes).values_list("workflow_hash", "compiled__name")
+    return {workflow_hash: str(name) for workflow_hash, name in rows if name}
+
+
+def chosen(found: Iterable[Place], cutoff: datetime) -> Whereabouts | None:
+    """The run a session's row names, and where it is."""
+    shown = [(place, *place.shown(cutoff)) for place in found]
+    if not shown:
+        return None
+    place, name, words, since = min(shown, key=lambda s: (_URGENCY.get(s[1], 9), -s[0].number))
+    return Whereabouts(
+        place=name, words=words, run_id=place.run_id, run_name=place.run_name, run_number=place.number, since=since
+    )
+
+
+# The places of a page's sessions, by (session id, last_seq): every recorded event moves last_seq, so an
+# entry is never stale (the clock is applied on reading). Bounded, oldest dropped first.
+_KEPT: OrderedDict[tuple[str, int], list[Place]] = OrderedDict()
+KEPT = 4096
+NOTES_ONLY = Whereabouts(place="notes", words="notes only", run_id=None, run_name="", run_number=0, since=None)
+
+
+def of_sessions(sessions: list[Session], cutoff: datetime) -> dict[int, Whereabouts]:
+    """Where each of `sessions` is (by session pk): a fixed number of queries for the page (none for the
+    sessions already read at their last_seq)."""
+    missing = [s for s in sessions if (s.public_id, s.last_seq) not in _KEPT and s.kind == SessionKind.WORKFLOW]
+    if missing:
+        runs = list(Run.objects.filter(session__in=missing, parent_run__isnull=True).order_by("created_at", "pk"))
+        still_open = [run for run in runs if run.status in (RunStatus.IN_PROGRESS, RunStatus.BLOCKED)]
+        trees = branches.read_many(still_open)
+        names = workflow_names(runs)
+        by_session: dict[int, list[Run]] = {}
+        for run in runs:
+            by_session.setdefault(run.session_id, []).append(run)
+        for session in missing:
+            _KEPT[(session.public_id, session.last_seq)] = places(by_session.get(session.pk, []), trees, names)
+        while len(_KEPT) > KEPT:
+            _KEPT.popitem(last=False)
+    found: dict[int, Whereabouts] = {}
+    for session in sessions:
+        if session.kind != SessionKind.WORKFLOW:
+            found[session.pk] = NOTES_ONLY
+            continue
+        where = chosen(_KEPT.get((session.public_id, session.last_seq), []), cutoff)
+        if where is not None:
+            found[session.pk] = where
+    return found
+
+
+# --- the panels of a run's page -------------------------------------------------------------------------
+
+
+def resume_sentence(token: str, where: str) -> str:
+    """What to tell an agent to pick the work up at a node: the call, with the token, in one sentence."""
+    return (
+        f'Resume the WorkRail workflow: call continue_workflow with stateToken "{token}" and no ackToken; it '
+        f"gives you {where} again with a fresh ackToken, then carry on from there."
+    )
+
+
+def _state_token(outcome: BranchOutcomeEntry) -> str:
+    return tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, int(outcome.tip_node_id))
+
+
+def _where(outcome: BranchOutcomeEntry, total: int) -> str:
+    step = at_step(outcome.step_number, total)
+    title = outcome.step_title or outcome.step_id or ""
+    return f"{step} ({title})" if step and title else step or title or "its step"
+
+
+def _heading(outcome: BranchOutcomeEntry, total: int) -> str:
+    step = at_step(outcome.step_number, total)
+    return ", ".join(part for part in (step.capitalize(), outcome.step_title or "") if part)
+
+
+@dataclass(frozen=True)
+class RunState:
+    """What a run page needs to choose its panels: the run, its branches, their outcomes, the shown one."""
+
+    run: Run
+    tree: branches.RunBranches
+    told: list[BranchOutcomeEntry]
+    shown: BranchOutcomeEntry | None
+    stalled: bool  # the run's shown status (overview.shown_status)
+    canceled_by: str
+
+
+def panels(state: RunState) -> list[AttentionPanel]:
+    """The shown branch's panel (stalled, waiting for the user, canceled or left behind), then one per
+    other branch left behind."""
+    total = step_total(state.run)
+    found = []
+    shown = state.shown
+    if shown is not None:
+        panel = _panel_of_shown(state, shown, total)
+        if panel is not None:
+            found.append(panel)
+    found.extend(
+        _left_behind(state, o, total) for o in state.told if o.left_behind and (shown is None or o is not shown)
+    )
+    return found
+
+
+def _panel_of_shown(state: RunState, shown: BranchOutcomeEntry, total: int) -> AttentionPanel | None:
+    if shown.left_behind:
+        return _left_behind(state, shown, total)
+    if not shown.is_newest or shown.status == "blocked":
+        return None
+    if shown.status == "canceled":
+        return _canceled(state, shown, total)
+    if shown.status != "open" or shown.awaiting_agent:
+        return None
+    if state.run.waits_for_user:
+        return _waiting(state, shown, total)
+    if state.stalled:
+        return _stalled(state, shown, total)
+    return None
+
+
+def _stalled(state: RunState, shown: BranchOutcomeEntry, total: int) -> AttentionPanel:
+    since = state.run.updated_at
+    token = _state_token(shown)
+    quiet = int((timezone.now() - since).total_seconds() // 60)
+    return AttentionPanel(
+        kind="stalled",
+        branch=shown.number,
+        title=f"{_heading(shown, total)}: stalled since {stamp(since)}",
+        for_you=(
+            f"No step has been recorded for {quiet} minutes (a run is called stalled after "
+            f"{settings.WORKRAIL_STALL_MINUTES}), and the step does not wait for you: the agent may have "
+            "stopped, lost its context, or still be at work on something long. If it has stopped, give it the "
+            "sentence below: it resumes at this step, and nothing recorded is lost."
+        ),
+        since=since,
+        node_id=shown.tip_node_id,
+        state_token=token,
+        sentence=resume_sentence(token, _where(shown, total)),
+    )
+
+
+def _waiting(state: RunState, shown: BranchOutcomeEntry, total: int) -> AttentionPanel:
+    tip = int(shown.tip_node_id)
+    pk = state.tree.by_public_id(tip)
+    seen = step_text.as_seen(compiled_workflow(state.run.pinned_id), [pk] if pk is not None else [])
+    asks = seen[pk].prompt if pk is not None and pk in seen else None
+    return AttentionPanel(
+        kind="waiting_for_user",
+        branch=shown.number,
+        title=f"{_heading(shown, total)}: {WAITING_WORDS}",
+        for_you=(
+            "You are needed: the workflow asks you to confirm this step before the agent goes on. Read what it "
+            "asks below (and the agent's notes so far), then answer the agent in its chat: confirm, or say what "
+            "to change. Nothing is stalled: the run waits for you as long as it takes."
+        ),
+        since=shown.at,
+        node_id=shown.tip_node_id,
+        asks=asks,
+    )
+
+
+def _canceled(state: RunState, shown: BranchOutcomeEntry, total: int) -> AttentionPanel:
+    by = f" {state.canceled_by}" if state.canceled_by else ""
+    at = state.run.updated_at
+    return AttentionPanel(
+        kind="canceled",
+        branch=shown.number,
+        title=f"Canceled at {_where(shown, total)}" if shown.step_number else "Canceled",
+        for_you=(
+            f"This run was canceled{by} at {stamp(at)}: it stops for good, and its tokens answer RUN_CANCELED "
+            "to any agent that still holds them. Nothing for you to do unless the work should go on: then have "
+            "the agent start the workflow again (what this run recorded stays here to read)."
+        ),
+        since=at,
+        node_id=shown.tip_node_id,
+    )
+
+
+def _left_behind(state: RunState, outcome: BranchOutcomeEntry, total: int) -> AttentionPanel:
+    token = _state_token(outcome)
+    newest = next((o for o in state.told if o.is_newest), None)
+    why = (
+        f"when branch {newest.number} was started by hand"
+        if newest is not None and newest.tip_node_id and _started_by_hand(state.tree, newest)
+        else "when the agent went back to an earlier step"
+    )
+    goes_on = f" The work continues along branch {newest.number}." if newest is not None else ""
+    return AttentionPanel(
+        kind="left_behind",
+        branch=outcome.number,
+        title=f"Branch {outcome.number}, left at {_where(outcome, total)}",
+        for_you=(
+            f"This branch was set aside {why}: no agent works on it any more, and nothing needs doing.{goes_on} "
+            "To finish this branch instead, give an agent the sentence below: it resumes here, and its next "
+            "step grows this branch."
+        ),
+        since=outcome.at,
+        node_id=outcome.tip_node_id,
+        state_token=token,
+        sentence=resume_sentence(token, _where(outcome, total)),
+    )
+
+
+def _started_by_hand(tree: branches.RunBranches, outcome: BranchOutcomeEntry) -> bool:
+    branch = next((b for b in tree.branches if b.number == outcome.number), None)
+    return branch is not None and bool(branch.nodes) and branch.nodes[0] in tree.started_by_hand

@@ -1,0 +1,105 @@
+"""Whose move it is, in a real browser at desktop (1440x900) and phone (390x844) size: the sessions list
+grouped by repository then branch, each row saying where it is, and the run page's panel for each state
+a person may act on (stalled, waiting for the user, canceled, a branch left behind). Each page must fit
+its window (tests/browser/layout.py); the screenshots are kept for a person to review."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.layout import assert_fits, keep_screenshot
+from tests.support import attention_sessions as made
+from tests.support.branched_review import blocked_review
+from tests.support.mcp_calls import start_workflow
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+
+@pytest.fixture
+def site(live_server) -> str:
+    return str(live_server.url)
+
+
+@pytest.fixture
+def quiet_after_30(settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+
+
+def visit(page, url: str, name: str) -> None:
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    keep_screenshot(page, name)
+    assert_fits(page)
+
+
+def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, site, service_catalog, quiet_after_30):
+    made.two_repositories()
+    waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
+    start_workflow(made.PLAN, context={"sessionKey": "MR-77"})
+    stuck = blocked_review("MR-77")
+    made.stalled()
+    made.canceled()
+    visit(sized_page, site + "/sessions/", "sessions")
+    groups = sized_page.locator("tr.group-row")
+    expect(groups.filter(has_text="shop")).to_have_count(1)
+    expect(groups.filter(has_text="blog")).to_have_count(2)  # main and feature/x of the same repository
+    waiting_row = sized_page.locator('.where-line[data-place="waiting_for_user"]')
+    expect(waiting_row).to_contain_text("Plan and build: step 2 of 3, waiting for your confirmation")
+    expect(waiting_row).to_be_visible()
+    blocked_row = sized_page.locator('.where-line[data-place="blocked"]')
+    expect(blocked_row).to_contain_text("Risk-Scaled Merge Request Review (run 2 of 2)")
+    expect(blocked_row).to_contain_text("blocked: missing mr_review.changed_files artifact")
+    expect(sized_page.locator('.where-line[data-place="stalled"]')).to_contain_text("stalled since")
+    blocked_row.get_by_role("link").click()
+    expect(sized_page).to_have_url(f"{site}/runs/{stuck.run_id}/")
+    expect(sized_page.locator(".blocked-panel").first).to_be_visible()
+    sized_page.goto(site + "/sessions/")
+    sized_page.locator('.where-line[data-place="waiting_for_user"]').get_by_role("link").click()
+    expect(sized_page).to_have_url(f"{site}/runs/{waiting.run_id}/")
+    console_log.assert_clean()
+
+
+def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_after_30):
+    stalled = made.stalled()
+    visit(sized_page, f"{site}/runs/{stalled.run_id}/", "stalled-run")
+    panel = sized_page.locator(".state-panel.state-stalled")
+    expect(panel).to_be_visible()
+    expect(panel.locator("h3")).to_contain_text("stalled since")
+    expect(panel.locator(".resume-sentence")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
+    expect(sized_page.locator("#run-status-summary")).not_to_contain_text("where the agent works")
+    console_log.assert_clean()
+
+
+def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catalog, quiet_after_30):
+    waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
+    visit(sized_page, f"{site}/runs/{waiting.run_id}/", "waiting-run")
+    panel = sized_page.locator(".state-panel.state-waiting_for_user")
+    expect(panel).to_be_visible()
+    expect(panel.locator("h3")).to_have_text("Step 2 of 3, Approve the plan: waiting for your confirmation")
+    expect(panel.locator(".asks strong")).to_have_text("ask them to approve it")
+    expect(sized_page.locator("#pending-needs-you")).to_be_visible()
+    expect(sized_page.locator(".badge.status-stalled")).to_have_count(0)
+    console_log.assert_clean()
+
+
+def test_a_canceled_run(sized_page, console_log, site, service_catalog):
+    canceled = made.canceled()
+    visit(sized_page, f"{site}/runs/{canceled.run_id}/", "canceled-run")
+    panel = sized_page.locator(".state-panel.state-canceled")
+    expect(panel).to_be_visible()
+    expect(panel.locator("h3")).to_contain_text("Canceled at step 2 of 3")
+    console_log.assert_clean()
+
+
+def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
+    rewound = made.left_behind()
+    visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-run")
+    panel = sized_page.locator(".state-panel.state-left_behind")
+    expect(panel).to_be_visible()
+    expect(panel.locator("h3")).to_contain_text("Branch 1, left at step 3 of 3")
+    panel.get_by_role("link", name="Show branch 1").click()
+    expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")
+    keep_screenshot(sized_page, "left-behind-branch")
+    assert_fits(sized_page)
+    console_log.assert_clean()

@@ -1,0 +1,117 @@
+"""The sessions list says where each session is and names the run there; a run's page has a panel for
+each state a person may act on (runs/readmodels/attention.py) and its commits (runs/readmodels/commits.py)."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from runs.readmodels import attention
+from tests.support import attention_sessions as made
+from tests.support.branched_review import blocked_review
+from tests.support.mcp_calls import start_workflow
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fresh_places():
+    attention._KEPT.clear()
+    yield
+    attention._KEPT.clear()
+
+
+def page(client: Client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return response.content.decode()
+
+
+def test_the_list_groups_by_repository_then_branch_and_never_merges_two_mains(client, service_catalog):
+    ids = made.two_repositories()
+    html = page(client, "/sessions/?sort=title")
+    headings = [part.split("</th>")[0] for part in html.split('<tr class="group-row">')[1:]]
+    assert len(headings) == 3  # blog · feature/x, blog · main, shop · main
+    assert ['<span class="repo-name">blog</span>' in h for h in headings] == [True, True, False]
+    assert sum("main</span>" in h for h in headings) == 2
+    assert html.index(ids["BLOG-MAIN"]) < html.index(ids["SHOP-MAIN"])
+
+
+def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, service_catalog, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
+    first = start_workflow(made.PLAN, context={"sessionKey": "MR-77"})
+    stuck = blocked_review("MR-77")
+    assert stuck.session_id == first["session"]["sessionId"]
+    stalled = made.stalled()
+    canceled = made.canceled()
+    html = page(client, "/sessions/")
+    rows = {
+        part.split('data-place="')[1].split('"')[0]: part.split("</div>")[0] for part in html.split("where-line")[1:]
+    }
+    assert set(rows) == {"waiting_for_user", "blocked", "stalled", "canceled"}
+    assert f'href="/runs/{waiting.run_id}/">Plan and build</a>' in rows["waiting_for_user"]
+    assert "step 2 of 3, waiting for your confirmation" in rows["waiting_for_user"]
+    assert f'href="/runs/{stuck.run_id}/">Risk-Scaled Merge Request Review</a>' in rows["blocked"]
+    assert "(run 2 of 2)" in rows["blocked"] and "blocked: missing mr_review.changed_files artifact" in rows["blocked"]
+    assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3, stalled since " in rows["stalled"]
+    assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled</span>" in rows["canceled"]
+    # A run that waits for the user is not counted as stalled, however long it waits.
+    assert "Stalled (1)" in html
+
+
+def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, service_catalog, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    stalled = made.stalled()
+    html = page(client, f"/runs/{stalled.run_id}/")
+    assert 'class="badge status-stalled"' in html
+    summary = html.split('id="run-status-summary">')[1].split("</span>")[0]
+    assert summary.startswith("stalled at step 2") and "open" not in summary
+    assert "where the agent works" not in html and "the agent&#x27;s move" not in html
+    panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
+    assert "stalled since" in panel and "Copy the sentence" in panel
+    assert "Resume the WorkRail workflow: call continue_workflow with stateToken &quot;st" in panel
+
+
+def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalog, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
+    html = page(client, f"/runs/{waiting.run_id}/")
+    assert 'class="badge status-in_progress"' in html and "status-stalled" not in html
+    assert 'id="pending-needs-you"' in html and "needs you: it waits for your confirmation" in html
+    panel = html.split('class="state-panel state-waiting_for_user"')[1].split("</section>")[0]
+    assert "Step 2 of 3, Approve the plan: waiting for your confirmation" in panel
+    assert "What the step asks you to confirm" in panel and "<strong>ask them to approve it</strong>" in panel
+
+
+def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, service_catalog):
+    canceled = made.canceled()
+    html = page(client, f"/runs/{canceled.run_id}/")
+    panel = html.split('class="state-panel state-canceled"')[1].split("</section>")[0]
+    assert "Canceled at step 2 of 3" in panel and "RUN_CANCELED" in panel
+    rewound = made.left_behind()
+    html = page(client, f"/runs/{rewound.run_id}/")
+    panel = html.split('class="state-panel state-left_behind"')[1].split("</section>")[0]
+    assert "Branch 1, left at step 3 of 3" in panel and "Show branch 1" in panel
+    assert "Resume the WorkRail workflow" in panel
+
+
+def test_a_run_page_shows_its_commits_and_the_change_between_them(client, service_catalog, settings, tmp_path):
+    from tests.runs.readmodels.test_attention import _git, _run_to_the_end
+
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "orders.py").write_text("one\n")
+    _git(repo, "add", "orders.py")
+    _git(repo, "commit", "-q", "-m", "one")
+    settings.WORKRAIL_PROJECT_DIR = repo
+    start = start_workflow(made.PLAN)
+    (repo / "orders.py").write_text("one\ntwo\n")
+    _git(repo, "commit", "-q", "-am", "two")
+    _run_to_the_end(start)
+    html = page(client, f"/runs/{start['session']['runId']}/")
+    line = html.split('id="run-commits"')[1].split("</p>")[0]
+    assert "started on <code" in line and "ended on <code" in line
+    assert '1 file changed, <span class="diff-add">+1</span> <span class="diff-del">\u22120</span>' in line
+    assert str(repo) in line
