@@ -36,6 +36,7 @@ ALLOWED: dict[str, str] = {
     "workflows_app/tags.py": "tag ids",
     "workflows_app/examples.py": "the ids of example workflows",
     "workflows_app/repos/git.py": "git commit ids",
+    "runs/readmodels/commits.py": "commit ids, and the counts in git's own `diff --shortstat` line",
     # the user's own words: what they search for
     "runs/execution/catalog.py": "the user's search query and the catalog text it is matched with, folded the "
     "same way (punctuation as spaces), and ids compared without their punctuation",

@@ -4,6 +4,7 @@ by a rewind, and sessions of two repositories whose branches share a name."""
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -13,7 +14,7 @@ from django.utils import timezone
 
 from runs.execution import session_actions
 from runs.models import Run, Session
-from tests.support.mcp_calls import continue_workflow, start_workflow
+from tests.support.mcp_calls import continue_workflow, notes_for, start_workflow
 from tests.support.sample_session import advance
 from tests.support.workflow_files import step_doc, workflow_doc, write_json
 
@@ -98,3 +99,23 @@ def two_repositories() -> dict[str, str]:
         Session.objects.filter(public_id=session_id).update(workspace_path=path, git_branch=branch)
         ids[key] = session_id
     return ids
+
+
+def git(path: Path, *args: str) -> str:
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "HOME": str(path),
+        "PATH": "/usr/bin:/bin",
+    }
+    return subprocess.run(["git", *args], cwd=path, check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+def run_to_the_end(start):
+    answer = start
+    while not answer["isComplete"]:
+        answer = continue_workflow(
+            stateToken=answer["stateToken"], ackToken=answer["ackToken"], output=notes_for(answer["pending"])
+        )

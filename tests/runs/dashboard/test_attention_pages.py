@@ -97,7 +97,8 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
 
 
 def test_a_run_page_shows_its_commits_and_the_change_between_them(client, service_catalog, settings, tmp_path):
-    from tests.runs.readmodels.test_attention import _git, _run_to_the_end
+    from tests.support.attention_sessions import git as _git
+    from tests.support.attention_sessions import run_to_the_end as _run_to_the_end
 
     repo = tmp_path / "shop"
     repo.mkdir()

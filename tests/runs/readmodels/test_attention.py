@@ -5,9 +5,7 @@ page, and the commits recorded at a run's start and end."""
 from __future__ import annotations
 
 import importlib
-import subprocess
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.apps import apps
@@ -16,6 +14,7 @@ from django.utils import timezone
 from runs.execution import session_actions
 from runs.models import Event, EventKind, Observation, Run, Session
 from runs.readmodels import attention, commits, overview, run_view
+from tests.support.attention_sessions import git, run_to_the_end
 from tests.support.branched_review import blocked_review
 from tests.support.mcp_calls import continue_workflow, notes_for, start_workflow
 from tests.support.sample_session import advance
@@ -202,48 +201,28 @@ def test_a_working_run_and_a_completed_one_say_so_in_a_few_words(service_catalog
 # --- commits ----------------------------------------------------------------------------------------------
 
 
-def _git(path: Path, *args: str) -> str:
-    env = {
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@t",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@t",
-        "HOME": str(path),
-        "PATH": "/usr/bin:/bin",
-    }
-    return subprocess.run(["git", *args], cwd=path, check=True, capture_output=True, text=True, env=env).stdout.strip()
-
-
 @pytest.fixture
 def repo(tmp_path):
     path = tmp_path / "shop"
     path.mkdir()
-    _git(path, "init", "-q", "-b", "main")
+    git(path, "init", "-q", "-b", "main")
     (path / "orders.py").write_text("one\ntwo\n")
-    _git(path, "add", "orders.py")
-    _git(path, "commit", "-q", "-m", "one")
+    git(path, "add", "orders.py")
+    git(path, "commit", "-q", "-m", "one")
     return path
-
-
-def _run_to_the_end(start):
-    answer = start
-    while not answer["isComplete"]:
-        answer = continue_workflow(
-            stateToken=answer["stateToken"], ackToken=answer["ackToken"], output=notes_for(answer["pending"])
-        )
 
 
 def test_a_run_records_the_commit_it_started_and_ended_on_and_shows_the_change(repo, service_catalog, settings):
     settings.WORKRAIL_PROJECT_DIR = repo
-    first = _git(repo, "rev-parse", "HEAD")
+    first = git(repo, "rev-parse", "HEAD")
     start = start_workflow("wr.routine-focused_plan")
     run_id = start["session"]["runId"]
     (repo / "orders.py").write_text("one\n2\nthree\n")
     (repo / "search.py").write_text("new\n")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "two")
-    last = _git(repo, "rev-parse", "HEAD")
-    _run_to_the_end(start)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "two")
+    last = git(repo, "rev-parse", "HEAD")
+    run_to_the_end(start)
     run = Run.objects.select_related("session").get(public_id=run_id)
     assert (run.start_commit, run.end_commit) == (first, last)
     started = Event.objects.get(kind=EventKind.RUN_STARTED, data__runId=run_id)
@@ -259,17 +238,17 @@ def test_an_open_run_shows_where_it_is_so_far(repo, service_catalog, settings):
     settings.WORKRAIL_PROJECT_DIR = repo
     start = start_workflow("wr.routine-focused_plan")
     (repo / "orders.py").write_text("one\ntwo\nthree\n")
-    _git(repo, "commit", "-q", "-am", "two")
+    git(repo, "commit", "-q", "-am", "two")
     advance(start, "Clarified.")  # observed again: HEAD moved
     shown = commits.of_run(Run.objects.select_related("session").get(public_id=start["session"]["runId"]))
-    assert not shown.ended and shown.end_commit == _git(repo, "rev-parse", "HEAD")
+    assert not shown.ended and shown.end_commit == git(repo, "rev-parse", "HEAD")
     assert (shown.change.files_changed, shown.change.insertions, shown.change.deletions) == (1, 1, 0)
 
 
 def test_a_repository_not_on_this_machine_shows_the_commits_without_a_change(repo, service_catalog, settings):
     settings.WORKRAIL_PROJECT_DIR = repo
     start = start_workflow("wr.routine-focused_plan")
-    _run_to_the_end(start)
+    run_to_the_end(start)
     Session.objects.update(workspace_path="/nowhere/shop")
     shown = commits.of_run(Run.objects.select_related("session").get(public_id=start["session"]["runId"]))
     assert shown.start_commit and shown.change is None and shown.change_note == commits.NOT_HERE
@@ -278,7 +257,7 @@ def test_a_repository_not_on_this_machine_shows_the_commits_without_a_change(rep
 def test_a_commit_missing_from_the_repository_is_said_not_guessed(repo, service_catalog, settings):
     settings.WORKRAIL_PROJECT_DIR = repo
     start = start_workflow("wr.routine-focused_plan")
-    _run_to_the_end(start)
+    run_to_the_end(start)
     Run.objects.update(start_commit="0" * 40)
     shown = commits.of_run(Run.objects.select_related("session").get(public_id=start["session"]["runId"]))
     assert shown.change is None and "not in the repository" in shown.change_note
@@ -286,7 +265,7 @@ def test_a_commit_missing_from_the_repository_is_said_not_guessed(repo, service_
 
 def test_outside_git_a_run_records_no_commit_and_its_events_keep_their_form(service_catalog):
     start = start_workflow("wr.routine-focused_plan")
-    _run_to_the_end(start)
+    run_to_the_end(start)
     run = Run.objects.select_related("session").get(public_id=start["session"]["runId"])
     assert (run.start_commit, run.end_commit) == ("", "")
     for kind in (EventKind.RUN_STARTED, EventKind.RUN_COMPLETED):
@@ -311,7 +290,7 @@ def test_a_rebuilt_store_keeps_the_commits_and_who_is_waited_for(repo, confirm_w
     from runs.store.rebuild import rebuild_projections
 
     settings.WORKRAIL_PROJECT_DIR = repo
-    _run_to_the_end(start_workflow("wr.routine-focused_plan"))
+    run_to_the_end(start_workflow("wr.routine-focused_plan"))
     advance(start_workflow(confirm_workflow), "Planned it.")
     assert Run.objects.filter(waits_for_user=True).count() == 1
     assert Run.objects.exclude(end_commit="").count() == 1
