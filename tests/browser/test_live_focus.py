@@ -3,6 +3,8 @@ does not jump, and a polite live region announces the new step by its title (for
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -42,7 +44,8 @@ def test_a_step_landing_keeps_focus_and_place_and_is_announced(sized_page, conso
     advance(last, "A **live** note from the agent.")
 
     expect(page.locator(STEPS)).to_contain_text("A live note from the agent.", timeout=LIVE_WAIT_MS)
-    expect(announcer).to_have_text(f"New step: {title}")
+    # Said as its heading says it: the step number, then the title.
+    expect(announcer).to_have_text(re.compile(rf"^New step: Step \d+ · {re.escape(title)}$"))
     # The same link has the focus again (the old element was replaced), and it has not moved on screen.
     focused = page.evaluate("document.activeElement && document.activeElement.getAttribute('href')")
     assert focused == href
