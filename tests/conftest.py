@@ -6,4 +6,5 @@ pytest_plugins = [
     "tests.plugins.sample_session",
     "tests.plugins.http_clients",
     "tests.plugins.git_repos",
+    "tests.plugins.mcp_server",
 ]
