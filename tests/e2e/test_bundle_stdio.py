@@ -12,7 +12,8 @@ import pytest
 from mcp import Client
 
 from harness.processes import manage_command, run_captured, server_env
-from tests.e2e.mcp_clients import acknowledged, server_parameters, started
+from tests.e2e.mcp_clients import server_parameters
+from tests.support.client_calls import acknowledged, started
 from tests.support.paths import FIXTURE_WORKFLOWS, REPO
 
 pytestmark = pytest.mark.e2e

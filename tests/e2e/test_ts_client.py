@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.mcp_clients import DEFAULT_TOOLS
 from tests.e2e.ts_client import TsClient, TsClientError, ts_client
+from tests.support.client_calls import DEFAULT_TOOLS
 
 pytestmark = pytest.mark.e2e
 BUG = "wr.evidence_first_bug_fix"

@@ -9,7 +9,8 @@ import pytest
 
 from harness.http_server import HttpServer, create_token
 from harness.processes import server_env
-from tests.e2e.mcp_clients import http_client, started, structured
+from tests.e2e.mcp_clients import http_client
+from tests.support.client_calls import started, structured
 from tests.support.git_repos import BareRepo
 from tests.support.workflow_files import workflow_doc
 

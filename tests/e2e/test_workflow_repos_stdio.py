@@ -10,7 +10,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.e2e.mcp_clients import started, structured
+from tests.support.client_calls import started, structured
 from tests.support.git_repos import BareRepo
 from tests.support.workflow_files import workflow_doc
 

@@ -13,7 +13,8 @@ from mcp import Client
 from mcp_types import ListRootsResult, Root
 
 from harness.processes import server_env
-from tests.e2e.mcp_clients import server_parameters, started, structured
+from tests.e2e.mcp_clients import server_parameters
+from tests.support.client_calls import started, structured
 from tests.support.git_repos import git
 from tests.support.workflow_files import workflow_doc, write_json
 

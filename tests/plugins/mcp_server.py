@@ -60,9 +60,10 @@ class InProcessServer:
 
 
 @pytest.fixture
-def mcp_server(transactional_db: None, settings: Any, tmp_path: Path) -> Any:
+def mcp_server(transactional_db: None, settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The in-process MCP server of this test (see the module's docstring): `mcp_server.configure(...)`
-    makes one with settings, `mcp_server.client(server, mode=...)` connects the SDK's client to it."""
+    makes one with settings, `mcp_server.client(server, mode=...)` connects the SDK's client to it. The
+    test works in `tmp_path`, as the process would: its project directory is its working directory."""
+    monkeypatch.chdir(tmp_path)
     yield InProcessServer(settings, tmp_path)
     catalog_service.catalog_loader.cache_clear()
-
