@@ -135,9 +135,8 @@ def test_cleanup_skips_a_snapshot_a_starting_run_holds_and_deletes_it_once_unuse
     thread.start()
     assert holding.wait(10)
     try:
-        started = time.monotonic()
-        assert delete_unused_pinned_workflows() == 0  # skipped, not waited for
-        assert time.monotonic() - started < WAIT
+        assert delete_unused_pinned_workflows() == 0  # skipped, not waited for:
+        assert thread.is_alive()  # the row it skipped is still locked by the run being started
     finally:
         release.set()
         thread.join(30)
