@@ -7,4 +7,5 @@ pytest_plugins = [
     "tests.plugins.http_clients",
     "tests.plugins.git_repos",
     "tests.plugins.mcp_server",
+    "tests.plugins.hypothesis_seed",
 ]

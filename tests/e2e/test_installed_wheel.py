@@ -27,7 +27,7 @@ from tests.support.mcp_calls import notes_for
 from tests.support.paths import REPO
 from tests.support.processes import wait_until_answering
 
-pytestmark = [pytest.mark.e2e, pytest.mark.installed]
+pytestmark = pytest.mark.installed
 
 COMMAND = "workrail-py"
 PLAN = "wr.routine-focused_plan"

@@ -28,8 +28,6 @@ from hypothesis import strategies as st
 from harness.processes import server_env
 from harness.stdio import INITIALIZED, initialize_message, spawn_mcp
 
-pytestmark = pytest.mark.e2e
-
 HANG_AFTER = 30.0  # seconds without an answer: a dropped request, not a slow one
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 
@@ -87,9 +85,7 @@ class RawServer:
         assert self.next_message(timeout=60)["id"] == "init"
         self.send(INITIALIZED)
 
-    def exchange(
-        self, line: bytes, wanted_ids: Iterable[Any] = (), within: float = HANG_AFTER
-    ) -> list[dict[str, Any]]:
+    def exchange(self, line: bytes, wanted_ids: Iterable[Any] = (), within: float = HANG_AFTER) -> list[dict[str, Any]]:
         """Sends `line` then a probe; returns every message up to the probe's answer (and the answers to
         `wanted_ids`, which the SDK may send after it), failing the test when one never comes."""
         ping_id = f"ping-{next(self.pings)}"
@@ -257,9 +253,7 @@ def _usable(request_id: Any) -> bool:
     return isinstance(request_id, int)
 
 
-FUZZ = settings(
-    max_examples=30, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @FUZZ

@@ -29,7 +29,6 @@ from tests.e2e.mcp_clients import http_client, server_parameters
 from tests.support.client_calls import DEFAULT_TOOLS
 from tests.support.workflow_files import workflow_doc, write_json
 
-pytestmark = pytest.mark.e2e
 MODES = ["legacy", "2026-07-28"]
 SAMPLE = "project.sample"
 TEAM_HOST = "workrail.team.test"

@@ -17,7 +17,6 @@ from tests.support.corpus import CORPUS_WORKFLOWS, corpus_available
 from tests.support.paths import FIXTURE_WORKFLOWS
 from tests.support.workflow_files import workflow_doc, write_json
 
-pytestmark = pytest.mark.e2e
 MODES = ["legacy", "2026-07-28"]  # the initialize handshake (2025-11-25) and the stateless era
 
 

@@ -30,8 +30,6 @@ from tests.e2e.mcp_clients import server_parameters
 from tests.support.client_calls import acknowledged, started
 from tests.support.processes import run_manage, running_dashboard
 
-pytestmark = pytest.mark.e2e
-
 PLAN = "wr.routine-focused_plan"
 HEARD_WITHIN = 30.0  # seconds: a hang guard only (the server looks every WORKRAIL_SUBSCRIPTION_POLL_MS)
 POLL_MS = "100"

@@ -16,7 +16,6 @@ from harness.stores import SharedStore, shared_store
 from tests.e2e.ts_client import TsClient, TsClientError, ts_http_client
 from tests.support.client_calls import DEFAULT_TOOLS
 
-pytestmark = pytest.mark.e2e
 BUG = "wr.evidence_first_bug_fix"
 INVALID_PARAMS = -32602
 

@@ -24,6 +24,7 @@ from tests.support.mcp_calls import checkpoint_workflow, start_session, start_wo
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
+    pytest.mark.postgres,
     pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks: SQLite serializes whole writes"),
 ]
 WAIT = 0.5  # long enough for both calls to reach the lock they wait on
