@@ -25,8 +25,9 @@ run: $(RUN_STAMP)
 
 # The whole suite, with line coverage of the product's packages (coverage.py through pytest-cov, on
 # Python 3.12's sys.monitoring core, which costs little): below COVERAGE_FLOOR percent, it fails. The floor
-# is the figure measured when it was set, rounded down; raise it when the figure rises, never lower it to pass.
-COVERAGE_FLOOR := 85
+# is the figure measured when it was set, rounded down (94.11% for `make test-fast` alone on 2026-11-28; the
+# whole suite reaches at least as much); raise it when the figure rises, never lower it to pass.
+COVERAGE_FLOOR := 94
 COVERAGE := --cov --cov-report=term:skip-covered
 test: $(STAMP)
 	COVERAGE_CORE=sysmon $(PY) -m pytest -n auto $(COVERAGE) --cov-fail-under=$(COVERAGE_FLOOR)
