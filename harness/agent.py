@@ -16,7 +16,7 @@ decision it makes on purpose is a loop's: continue on a loop's first pass, stop 
 runs twice where the workflow lets it and ends by the workflow's own rule, never by something
 nextCall decided.
 
-Used by the end-to-end tests (tests/e2e/scripted_agent.py, over the SDK client) and by
+Used by the tests that run whole workflows (tests/support/scripted_agent.py, over the SDK client) and by
 bench/answer_size.py (over harness/stdio.py).
 """
 

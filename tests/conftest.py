@@ -6,4 +6,6 @@ pytest_plugins = [
     "tests.plugins.sample_session",
     "tests.plugins.http_clients",
     "tests.plugins.git_repos",
+    "tests.plugins.mcp_server",
+    "tests.plugins.hypothesis_seed",
 ]

@@ -22,7 +22,8 @@ from harness.processes import server_env
 from runs.store import tokens
 from runs.store.tokens import TokenKind
 from tests.browser import screenshot
-from tests.e2e.mcp_clients import acknowledged, server_parameters, started, structured
+from tests.e2e.mcp_clients import server_parameters
+from tests.support.client_calls import acknowledged, started, structured
 from tests.support.mcp_calls import start_workflow
 from tests.support.operator_fork import RELEASE, START_CONTEXT, install_release
 from tests.support.processes import running_dashboard

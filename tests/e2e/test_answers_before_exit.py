@@ -23,8 +23,6 @@ from harness.processes import manage_command, server_env
 from harness.stdio import INITIALIZED, initialize_message, spawn_mcp
 from harness.stores import SharedStore, shared_store
 
-pytestmark = pytest.mark.e2e
-
 EXIT_WITHIN = 90.0  # seconds; only a hang guard (start-up migrates a new store before the server exits)
 
 HANDSHAKE: list[dict[str, Any]] = [

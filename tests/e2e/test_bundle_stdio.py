@@ -8,14 +8,13 @@ import subprocess
 from pathlib import Path
 
 import anyio
-import pytest
 from mcp import Client
 
 from harness.processes import manage_command, run_captured, server_env
-from tests.e2e.mcp_clients import acknowledged, server_parameters, started
+from tests.e2e.mcp_clients import server_parameters
+from tests.support.client_calls import acknowledged, started
 from tests.support.paths import FIXTURE_WORKFLOWS, REPO
 
-pytestmark = pytest.mark.e2e
 FIXTURE = FIXTURE_WORKFLOWS / "step_fields.json"
 ON = {"WORKRAIL_ENABLE_RESUME_SESSION": "1"}
 

@@ -16,7 +16,6 @@ from harness.processes import server_env
 from harness.stores import SharedStore, shared_store
 from tests.support.paths import REPO
 
-pytestmark = pytest.mark.e2e
 WORKER = Path(__file__).with_name("concurrency_worker.py")
 
 

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import stat
 
-import pytest
-
 from harness.processes import server_env
 from harness.stdio import StdioServer
 
-pytestmark = pytest.mark.e2e
 SERVERS = 4
 
 

@@ -8,8 +8,6 @@ from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-pytestmark = pytest.mark.e2e
-
 
 def test_every_call_returns_configuration_error_naming_the_variable(launch):
     params = launch(WORKRAIL_ENABLE_CHECKPOINTS="1")  # a typo of WORKRAIL_ENABLE_CHECKPOINT

@@ -14,11 +14,8 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 
-import pytest
-
 from harness.crash import CrashCampaign
 
-pytestmark = pytest.mark.e2e
 KILLS = 50
 SEED = 20240611
 

@@ -10,13 +10,11 @@ import shlex
 from pathlib import Path
 
 import anyio
-import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tests.support.workflow_files import workflow_doc, write_json
 
-pytestmark = pytest.mark.e2e
 DEEP = 100_000
 # Address-space cap of the server (KiB), so that a regression reading /dev/zero without end dies
 # with MemoryError instead of eating the machine's memory.

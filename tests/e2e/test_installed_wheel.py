@@ -22,12 +22,12 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from harness.processes import clean_env, free_port
-from tests.e2e.mcp_clients import structured
+from tests.support.client_calls import structured
 from tests.support.mcp_calls import notes_for
 from tests.support.paths import REPO
 from tests.support.processes import wait_until_answering
 
-pytestmark = [pytest.mark.e2e, pytest.mark.installed]
+pytestmark = pytest.mark.installed
 
 COMMAND = "workrail-py"
 PLAN = "wr.routine-focused_plan"

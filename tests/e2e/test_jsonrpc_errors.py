@@ -4,9 +4,11 @@ A raw client writes to `manage.py mcp`'s stdin and reads its stdout (as in test_
 test). Each bad line is followed by a probe with its own id (a `ping` after the initialize handshake;
 on the 2026-07-28 protocol, which has no ping, a `tools/list` carrying the per-request envelope): the
 bad line gets exactly the error it deserves (or nothing, for a notification or a response), the
-probe is still answered, every stdout line is a JSON-RPC message, and every answer comes within
-ANSWER_WITHIN seconds (no client timeout). Both protocol eras run every case; on the 2026-07-28 one
-the very first line is a bad one, so it is answered before the connection's era is even decided.
+probe is still answered, and every stdout line is a JSON-RPC message. A read waits at most HANG_AFTER
+seconds: a dropped request is never answered, and the wait turns that into a failure instead of a hung
+suite (how fast answers come is bench/'s business, not these tests'). Both protocol eras run every case;
+on the 2026-07-28 one the very first line is a bad one, so it is answered before the connection's era is
+even decided.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import itertools
 import json
 import queue
 import threading
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,7 @@ from hypothesis import strategies as st
 from harness.processes import server_env
 from harness.stdio import INITIALIZED, initialize_message, spawn_mcp
 
-pytestmark = pytest.mark.e2e
-
-ANSWER_WITHIN = 2.0  # seconds; a dropped request would leave the client waiting far longer
+HANG_AFTER = 30.0  # seconds without an answer: a dropped request, not a slow one
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 
 
@@ -86,11 +85,9 @@ class RawServer:
         assert self.next_message(timeout=60)["id"] == "init"
         self.send(INITIALIZED)
 
-    def exchange(
-        self, line: bytes, wanted_ids: Iterable[Any] = (), within: float = ANSWER_WITHIN
-    ) -> list[dict[str, Any]]:
+    def exchange(self, line: bytes, wanted_ids: Iterable[Any] = (), within: float = HANG_AFTER) -> list[dict[str, Any]]:
         """Sends `line` then a probe; returns every message up to the probe's answer (and the answers to
-        `wanted_ids`, which the SDK may send after it), each `within` seconds."""
+        `wanted_ids`, which the SDK may send after it), failing the test when one never comes."""
         ping_id = f"ping-{next(self.pings)}"
         self.write(line + b"\n")
         if self.era == MODERN:
@@ -100,12 +97,10 @@ class RawServer:
         received: list[dict[str, Any]] = []
         waiting = {ping_id, *wanted_ids}
         while waiting:
-            started = time.monotonic()
             try:
                 message = self.next_message(timeout=within)
             except queue.Empty:
                 pytest.fail(f"no answer within {within}s to {line[:200]!r} (waiting for {waiting})")
-            assert time.monotonic() - started < within
             if message["id"] == ping_id:
                 probed = message["result"] if self.era == LEGACY else message["result"]["tools"] and {}
                 assert probed == {}, message
@@ -258,9 +253,7 @@ def _usable(request_id: Any) -> bool:
     return isinstance(request_id, int)
 
 
-FUZZ = settings(
-    max_examples=30, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @FUZZ

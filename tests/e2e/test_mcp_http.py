@@ -25,10 +25,10 @@ from mcp.shared.exceptions import MCPError
 from harness.http_server import HttpServer, create_token, revoke_token
 from harness.processes import manage_command, run_captured, server_env
 from harness.stores import SharedStore, shared_store
-from tests.e2e.mcp_clients import DEFAULT_TOOLS, http_client, server_parameters
+from tests.e2e.mcp_clients import http_client, server_parameters
+from tests.support.client_calls import DEFAULT_TOOLS
 from tests.support.workflow_files import workflow_doc, write_json
 
-pytestmark = pytest.mark.e2e
 MODES = ["legacy", "2026-07-28"]
 SAMPLE = "project.sample"
 TEAM_HOST = "workrail.team.test"

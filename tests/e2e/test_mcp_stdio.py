@@ -12,12 +12,11 @@ from mcp import Client
 
 from harness.processes import server_env
 from harness.stdio import INITIALIZED, initialize_message, spawn_mcp
-from tests.e2e.mcp_clients import DEFAULT_TOOLS
+from tests.support.client_calls import DEFAULT_TOOLS
 from tests.support.corpus import CORPUS_WORKFLOWS, corpus_available
 from tests.support.paths import FIXTURE_WORKFLOWS
 from tests.support.workflow_files import workflow_doc, write_json
 
-pytestmark = pytest.mark.e2e
 MODES = ["legacy", "2026-07-28"]  # the initialize handshake (2025-11-25) and the stateless era
 
 

@@ -26,10 +26,9 @@ from mcp_types import INVALID_PARAMS, ResourceUpdatedNotification
 
 from harness.processes import server_env
 from harness.stdio import INITIALIZED, initialize_message, spawn_mcp
-from tests.e2e.mcp_clients import acknowledged, server_parameters, started
+from tests.e2e.mcp_clients import server_parameters
+from tests.support.client_calls import acknowledged, started
 from tests.support.processes import run_manage, running_dashboard
-
-pytestmark = pytest.mark.e2e
 
 PLAN = "wr.routine-focused_plan"
 HEARD_WITHIN = 30.0  # seconds: a hang guard only (the server looks every WORKRAIL_SUBSCRIPTION_POLL_MS)

@@ -6,10 +6,7 @@ import sqlite3
 import time
 
 import anyio
-import pytest
 from mcp import Client
-
-pytestmark = pytest.mark.e2e
 
 
 def test_the_server_records_each_tool_call_within_a_few_seconds(launch, tmp_path):

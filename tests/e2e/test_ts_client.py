@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.mcp_clients import DEFAULT_TOOLS
 from tests.e2e.ts_client import TsClient, TsClientError, ts_client
+from tests.support.client_calls import DEFAULT_TOOLS
 
-pytestmark = pytest.mark.e2e
 BUG = "wr.evidence_first_bug_fix"
 SESSIONS_ON = {"WORKRAIL_ENABLE_START_SESSION": "1", "WORKRAIL_ENABLE_RESUME_SESSION": "1"}
 NOTES = "Triaged: checkout returns 502 on every retry since v2.3; severity high (payments blocked)."

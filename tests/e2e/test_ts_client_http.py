@@ -13,10 +13,9 @@ import pytest
 from harness.http_server import HttpServer, create_token, revoke_token
 from harness.processes import server_env
 from harness.stores import SharedStore, shared_store
-from tests.e2e.mcp_clients import DEFAULT_TOOLS
 from tests.e2e.ts_client import TsClient, TsClientError, ts_http_client
+from tests.support.client_calls import DEFAULT_TOOLS
 
-pytestmark = pytest.mark.e2e
 BUG = "wr.evidence_first_bug_fix"
 INVALID_PARAMS = -32602
 

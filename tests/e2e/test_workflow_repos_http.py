@@ -5,15 +5,13 @@ then lists and starts its workflows for an agent with a token."""
 from __future__ import annotations
 
 import anyio
-import pytest
 
 from harness.http_server import HttpServer, create_token
 from harness.processes import server_env
-from tests.e2e.mcp_clients import http_client, started, structured
+from tests.e2e.mcp_clients import http_client
+from tests.support.client_calls import started, structured
 from tests.support.git_repos import BareRepo
 from tests.support.workflow_files import workflow_doc
-
-pytestmark = pytest.mark.e2e
 
 
 def test_the_http_server_pins_a_new_repository_after_start_up(tmp_path):

@@ -7,14 +7,11 @@ import json
 from pathlib import Path
 
 import anyio
-import pytest
 from mcp import Client
 
-from tests.e2e.mcp_clients import started, structured
+from tests.support.client_calls import started, structured
 from tests.support.git_repos import BareRepo
 from tests.support.workflow_files import workflow_doc
-
-pytestmark = pytest.mark.e2e
 
 
 def test_the_server_pins_a_new_repository_after_start_up_and_runs_its_workflows(launch, tmp_path):

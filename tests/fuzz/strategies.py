@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 
 def fuzz(examples: int) -> settings:
-    """Reproducible (derandomized, no example database), no per-example deadline (budgets are asserted
-    by the tests), a bounded number of examples so a file runs in seconds."""
+    """New examples on every run, from the run's seed (tests/plugins/hypothesis_seed.py prints it; a failure
+    is replayed with --hypothesis-seed), no example database, no per-example deadline, and a bounded number
+    of examples so a file runs in seconds."""
     return settings(
-        derandomize=True,
         deadline=None,
         database=None,
         max_examples=examples,

@@ -2,7 +2,8 @@
 load or a catalog down (issue 11, part 3).
 
 Properties, for every file however damaged:
-- `load_file` returns (never raises) within a time budget (a hard alarm turns a hang into a failure);
+- `load_file` returns (never raises); a hard alarm turns a hang into a failure (a guard against blocking the
+  suite, not a speed budget: bench/ measures speed);
 - the result is a loaded document, or diagnostics with documented codes naming the file: a file
   that is not valid has an error (or is skipped as not a regular file);
 - no check fails unexpectedly (LOAD_FAILED is the loader's safety net, never the expected answer);
@@ -18,7 +19,6 @@ import itertools
 import json
 import signal
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,13 +32,13 @@ from tests.support.corpus import corpus_files
 from tests.support.fixture_workflows import fixture_paths
 from tests.support.paths import FIXTURE_WORKFLOWS
 from tests.support.workflow_files import workflow_doc, write_json
+from workflows_app import schema
 from workflows_app.catalog import CatalogLoader, assemble
 from workflows_app.diagnostics import Code, Severity
 from workflows_app.loader import LoadedFile, load_file
 from workflows_app.schema import MAX_STEPS
 from workflows_app.sources import ProjectBindings, Source, SourceKind, configured_sources
 
-LOAD_BUDGET_S = 5.0  # one file, even a 1 MiB hostile one, loads in well under this (on a loaded 2-core CI machine)
 HARD_TIMEOUT_S = 20  # past this the example is a hang: the alarm fails it instead of blocking the suite
 VALID_ID = "user.fuzz_anchor"
 
@@ -68,13 +68,9 @@ def fresh_dir(root: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"ex{next(_counter)}-", dir=root))
 
 
-def timed_load(path: Path, source: Source) -> LoadedFile:
-    began = time.perf_counter()
+def guarded_load(path: Path, source: Source) -> LoadedFile:
     with hard_timeout(HARD_TIMEOUT_S):
-        loaded = load_file(path, source)
-    elapsed = time.perf_counter() - began
-    assert elapsed < LOAD_BUDGET_S, f"loading {path.name} took {elapsed:.2f} s"
-    return loaded
+        return load_file(path, source)
 
 
 def check_loaded(loaded: LoadedFile, path: Path) -> None:
@@ -114,10 +110,8 @@ def check_catalog_keeps_the_valid_workflow(workdir: Path, name: str, data: bytes
     loader = CatalogLoader(
         configured_sources(workrail_home=home, project_dir=project, extra_paths=[], bundled_dir=bundled)
     )
-    began = time.perf_counter()
     with hard_timeout(HARD_TIMEOUT_S):
         catalog = loader.load()
-    assert time.perf_counter() - began < LOAD_BUDGET_S * 2
     entry = catalog.get(VALID_ID)
     assert entry is not None, [d.as_dict() for d in catalog.diagnostics]
     assert entry.workflow_hash == baseline_hash
@@ -152,7 +146,7 @@ def test_mutated_fixture_files_load_or_explain(tmp_path, data, name):
     workdir = fresh_dir(tmp_path)
     path = workdir / name
     path.write_bytes(content)
-    check_loaded(timed_load(path, extra_source(workdir)), path)
+    check_loaded(guarded_load(path, extra_source(workdir)), path)
 
 
 @fuzz(30)
@@ -189,13 +183,11 @@ def test_mutated_documents_compile_or_explain_and_leave_the_others_alone(fixture
     with tempfile.TemporaryDirectory() as scratch:
         target = Path(scratch) / path.name
         target.write_bytes(json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogatepass"))
-        mutated = timed_load(target, extra_source(Path(scratch)))
+        mutated = guarded_load(target, extra_source(Path(scratch)))
         check_loaded(mutated, target)
         others = [file for file_path, file in loaded.items() if file_path != path]
-        began = time.perf_counter()
         with hard_timeout(HARD_TIMEOUT_S):
             catalog = assemble([*others, mutated], sources, ProjectBindings())
-        assert time.perf_counter() - began < LOAD_BUDGET_S * 2
     for diagnostic in catalog.diagnostics:
         assert diagnostic.code in set(Code)
         assert diagnostic.code is not Code.LOAD_FAILED, diagnostic.message
@@ -240,7 +232,7 @@ def test_mutated_corpus_files_load_or_explain(tmp_path, data):
     workdir = fresh_dir(tmp_path)
     path = workdir / Path(name).name
     path.write_bytes(content)
-    check_loaded(timed_load(path, extra_source(workdir)), path)
+    check_loaded(guarded_load(path, extra_source(workdir)), path)
 
 
 @fuzz(20)
@@ -257,7 +249,7 @@ def test_a_mutated_corpus_file_never_costs_the_catalog_a_valid_workflow(tmp_path
 def test_hostile_files_load_or_explain(tmp_path, baseline_hash, kind):
     path = tmp_path / "hostile.json"
     path.write_bytes(HOSTILE_FILES[kind])
-    check_loaded(timed_load(path, extra_source(tmp_path)), path)
+    check_loaded(guarded_load(path, extra_source(tmp_path)), path)
     check_catalog_keeps_the_valid_workflow(fresh_dir(tmp_path), "hostile.json", HOSTILE_FILES[kind], baseline_hash)
 
 
@@ -267,7 +259,7 @@ def test_random_bytes_load_or_explain(tmp_path, content):
     workdir = fresh_dir(tmp_path)
     path = workdir / "random.json"
     path.write_bytes(content)
-    check_loaded(timed_load(path, extra_source(workdir)), path)
+    check_loaded(guarded_load(path, extra_source(workdir)), path)
 
 
 @pytest.mark.parametrize("kind", ["dangling", "loop", "directory", "to_dev_null", "unreadable"])
@@ -287,7 +279,7 @@ def test_odd_entries_named_json_load_or_explain(tmp_path, baseline_hash, kind):
         path.write_text(json.dumps(workflow_doc("team.secret")))
         path.chmod(0)
     try:
-        check_loaded(timed_load(path, extra_source(tmp_path)), path)
+        check_loaded(guarded_load(path, extra_source(tmp_path)), path)
     finally:
         if kind == "unreadable":
             path.chmod(0o600)
@@ -321,13 +313,33 @@ def long_workflow(tmp_path: Path, steps: list[Any]) -> Path:
     return path
 
 
+class CountedValidator:
+    """The loader's schema validator, counting the schema errors the loader draws from it."""
+
+    def __init__(self, validator: Any) -> None:
+        self.validator = validator
+        self.drawn = 0
+
+    def iter_errors(self, document: Any) -> Iterator[Any]:
+        for found in self.validator.iter_errors(document):
+            self.drawn += 1
+            yield found
+
+
+@pytest.fixture
+def counted_validator(monkeypatch) -> CountedValidator:
+    counted = CountedValidator(schema._validator())
+    monkeypatch.setattr(schema, "_validator", lambda: counted)
+    return counted
+
+
 @pytest.mark.parametrize("count", [3_000, 20_000])
-def test_a_step_list_past_the_bound_is_refused_at_once_with_its_size(tmp_path, count):
-    """Validation costs ~0.5 ms a step: 20,000 invalid steps once held the catalog for ~9 s."""
+def test_a_step_list_past_the_bound_is_refused_at_once_with_its_size(tmp_path, count, counted_validator):
+    """Validation costs ~0.5 ms a step: 20,000 invalid steps once held the catalog for ~9 s. Past the
+    bound, the schema is never consulted: the size alone refuses the file."""
     path = long_workflow(tmp_path, [{}] * count)
-    began = time.process_time()
     loaded = load_file(path, extra_source(tmp_path))
-    assert time.process_time() - began < 0.5
+    assert counted_validator.drawn == 0
     assert [(d.code, d.pointer) for d in loaded.diagnostics] == [(Code.SCHEMA_VIOLATION, "/steps")]
     assert f"{count} steps" in loaded.diagnostics[0].message and str(MAX_STEPS) in loaded.diagnostics[0].message
 
@@ -339,11 +351,10 @@ def test_loop_bodies_count_toward_the_step_bound(tmp_path):
     assert f"{MAX_STEPS + 1} steps" in loaded.diagnostics[0].message
 
 
-def test_a_long_invalid_step_list_within_the_bound_stops_validating_early(tmp_path):
+def test_a_long_invalid_step_list_within_the_bound_stops_validating_early(tmp_path, counted_validator):
     path = long_workflow(tmp_path, [{}] * MAX_STEPS)
-    began = time.process_time()
     loaded = load_file(path, extra_source(tmp_path))
-    assert time.process_time() - began < 0.5
+    assert counted_validator.drawn == schema.MAX_ERRORS_COLLECTED + 1  # of the thousand it could find
     codes = [d.code for d in loaded.diagnostics]
     assert codes == [Code.SCHEMA_VIOLATION] * 11  # ten shown, then how many more
     assert "or more" in loaded.diagnostics[-1].message

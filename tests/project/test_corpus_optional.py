@@ -7,6 +7,8 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from harness.processes import run_captured
 from tests.support.paths import REPO
 
@@ -18,6 +20,7 @@ CORPUS_TESTS = [
 ]
 
 
+@pytest.mark.subprocess
 def test_corpus_tests_skip_with_one_reason_when_the_corpus_is_absent(tmp_path):
     missing = tmp_path / "no-corpus"
     missing.mkdir()

@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.support.paths import REPO
 from workrail_site.original_names import RENAMES
 
@@ -57,6 +59,7 @@ def test_the_readme_documents_variables():
     assert {"WORKRAIL_HOME", "WORKRAIL_PORT", "WORKRAIL_TEST_DATABASE_URL"} <= documented_names()
 
 
+@pytest.mark.subprocess
 def test_settings_accept_every_documented_variable_and_read_only_documented_ones(tmp_path):
     documented = documented_names()
     assert documented <= PLAUSIBLE.keys(), f"add a plausible value to PLAUSIBLE for {documented - PLAUSIBLE.keys()}"

@@ -26,7 +26,7 @@ import pytest
 
 from tests.surface.transcript import MCP_FILE, OPENAPI_FILE, Recording, record
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.subprocess  # drives `manage.py mcp` and `manage.py shell` as processes
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 SNAPSHOTS = CHECKOUT / "tests" / "snapshots" / "surface"

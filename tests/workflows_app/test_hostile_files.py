@@ -255,10 +255,8 @@ def test_the_depth_limit_counts_arrays_and_objects_outside_strings():
     with pytest.raises(NestedTooDeep):
         check_json_depth(("[" + at_limit + "]").encode())
     check_json_depth(b'{"prompt": "' + b"[{" * 1000 + b'", "x": "\\"[[[["}')  # inside strings: text
-    started = time.monotonic()
-    check_json_depth(b'"' + b'\\"' * 500_000)  # an escaped quote never ends a string; stays linear
-    check_json_depth(b"[]" * 500_000)
-    assert time.monotonic() - started < 2
+    check_json_depth(b'"' + b'\\"' * 500_000)  # an escaped quote never ends a string
+    check_json_depth(b"[]" * 500_000)  # wide, not deep
 
 
 def test_a_workflow_nested_within_the_limit_still_loads(make_loader, dirs):

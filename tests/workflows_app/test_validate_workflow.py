@@ -251,6 +251,7 @@ def test_a_missing_path_or_an_empty_directory_is_a_usage_error(workdir):
     assert empty.value.returncode == 2
 
 
+@pytest.mark.subprocess
 def test_exit_statuses_from_the_command_line(tmp_path):
     write_json(tmp_path / "good" / "a.json", GOOD)
     write_json(tmp_path / "good" / "nested" / "b.json", workflow_doc("team.other"))

@@ -20,23 +20,27 @@ def workrail_py(tmp_path, *args: str):
     return run_captured([*COMMAND, *args], env=server_env(tmp_path / "home"), cwd=REPO, timeout=60)
 
 
+@pytest.mark.subprocess
 def test_validate_runs_validate_workflow_with_its_options(tmp_path):
     result = workrail_py(tmp_path, "validate", "--json", str(FIXTURE_WORKFLOWS / "conditions.json"))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["summary"]["valid"] == 1
 
 
+@pytest.mark.subprocess
 def test_manage_reaches_any_management_command(tmp_path):
     result = workrail_py(tmp_path, "manage", "help", "rotate_token_key")
     assert result.returncode == 0 and "rotate_token_key" in result.stdout
 
 
+@pytest.mark.subprocess
 def test_an_unknown_command_prints_the_commands(tmp_path):
     result = workrail_py(tmp_path, "serve")
     assert result.returncode == 2
     assert "unknown command 'serve'" in result.stderr and "dashboard" in result.stderr
 
 
+@pytest.mark.subprocess
 def test_a_configuration_error_is_one_line_and_exit_status_2(tmp_path):
     result = run_captured(
         [*COMMAND, "cleanup", "--dry-run"],

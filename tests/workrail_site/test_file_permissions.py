@@ -51,6 +51,7 @@ def write_and_stat(tmp_path: Path, **env: str) -> dict[str, int]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("mask", [0o022, 0o000, 0o002])
 def test_a_fresh_home_is_private_and_so_are_the_database_and_its_wal_files(tmp_path, mask):
     with umask(mask):
@@ -65,6 +66,7 @@ def test_a_fresh_home_is_private_and_so_are_the_database_and_its_wal_files(tmp_p
         assert not (home / "api_tokens.json").exists()  # API tokens live in the database
 
 
+@pytest.mark.subprocess
 def test_a_looser_home_and_store_files_are_tightened_with_a_warning(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
@@ -110,6 +112,7 @@ def test_a_looser_home_and_store_files_are_tightened_with_a_warning(tmp_path):
     assert "WorkRail:" not in again.stderr  # said once, when something was changed
 
 
+@pytest.mark.subprocess
 def test_tightening_never_adds_permissions(tmp_path):
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
@@ -123,6 +126,7 @@ def test_tightening_never_adds_permissions(tmp_path):
     assert "WorkRail:" not in result.stderr
 
 
+@pytest.mark.subprocess
 def test_an_empty_existing_home_is_workrails_and_is_tightened(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
@@ -133,6 +137,7 @@ def test_an_empty_existing_home_is_workrails_and_is_tightened(tmp_path):
     assert "was mode 0755" in result.stderr
 
 
+@pytest.mark.subprocess
 def test_the_users_own_home_directory_is_never_changed(tmp_path):
     user_home = tmp_path / "user"
     user_home.mkdir()
@@ -149,6 +154,7 @@ def test_the_users_own_home_directory_is_never_changed(tmp_path):
     assert "WORKRAIL_HOME directory" not in result.stderr + again.stderr
 
 
+@pytest.mark.subprocess
 def test_a_shared_directory_without_workrail_files_is_not_changed(tmp_path):
     shared = tmp_path / "shared"
     shared.mkdir()
@@ -165,6 +171,7 @@ def test_a_shared_directory_without_workrail_files_is_not_changed(tmp_path):
     assert mode(shared / "workrail.sqlite3") == 0o600
 
 
+@pytest.mark.subprocess
 def test_a_database_named_by_database_url_is_created_private(tmp_path):
     database = tmp_path / "elsewhere.sqlite3"
     with umask(0):

@@ -11,6 +11,7 @@ from tests.support.processes import run_manage
 from workrail_site.env import Env
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("env", "fragment"),
     [
@@ -31,6 +32,7 @@ def test_malformed_or_unknown_settings_fail_at_start_with_a_clear_message(tmp_pa
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.subprocess
 def test_the_mcp_command_still_answers_the_handshake_and_says_why_on_stderr(tmp_path):
     # Exiting before the handshake leaves a client with "Connection closed" and nothing to show; the
     # server answers instead (tests/e2e/test_configuration_error.py checks what every call then says).
@@ -47,6 +49,7 @@ def test_the_mcp_command_still_answers_the_handshake_and_says_why_on_stderr(tmp_
     assert "WORKRAIL_DEBUG='perhaps' is not a boolean" in result.stderr
 
 
+@pytest.mark.subprocess
 def test_workrail_home_and_its_secret_are_private(tmp_path):
     result = run_manage(tmp_path, "check")
     assert result.returncode == 0, result.stderr
@@ -89,6 +92,7 @@ def test_sqlite_runs_in_wal_with_immediate_transactions(settings):
     assert settings.DATABASES["default"]["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
 
 
+@pytest.mark.subprocess
 def test_the_default_database_file_uses_wal(tmp_path):
     result = run_manage(tmp_path, "migrate", "--noinput")
     assert result.returncode == 0, result.stderr

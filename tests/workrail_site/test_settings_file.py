@@ -88,6 +88,7 @@ def test_no_file_is_no_settings(tmp_path):
     assert not file.exists and file.values == {}
 
 
+@pytest.mark.subprocess
 def test_the_program_reads_the_file_in_workrail_home_and_refuses_a_bad_one_at_start(tmp_path):
     settings_file(tmp_path / "home", "port = 80\n")
     result = run_manage(tmp_path, "check")
@@ -135,6 +136,7 @@ def test_the_typescript_originals_names_are_answered_with_the_exact_rename(envir
     assert fragment in str(raised.value)
 
 
+@pytest.mark.subprocess
 def test_an_originals_name_stops_the_program_at_start_with_the_rename(tmp_path):
     result = run_manage(tmp_path, "check", WORKFLOW_GIT_REPOS="https://github.com/a/flows.git")
     assert result.returncode == 2

@@ -96,6 +96,7 @@ def test_hide_credentials_hides_every_form_of_a_secret(text, kept):
     assert "tok12345" not in shown and kept in shown
 
 
+@pytest.mark.subprocess
 def test_a_malformed_setting_stops_the_program_at_start(tmp_path):
     result = run_manage(tmp_path, "check", WORKRAIL_WORKFLOW_REPOS="https://example.com/flows.git#main:../up")
     assert result.returncode == 2 and "configuration error" in result.stderr

@@ -372,7 +372,7 @@ def expected_value(value: Any, mentions: dict[str, str]) -> Any:
     return value
 
 
-@settings(derandomize=True, deadline=None, database=None, max_examples=300)
+@settings(deadline=None, database=None, max_examples=300)
 @given(renamings())
 def test_renaming_rewrites_ids_and_their_mentions_only_and_always_ends(case):
     ids, events = case

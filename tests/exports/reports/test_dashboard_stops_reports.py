@@ -22,7 +22,11 @@ import pytest
 
 from tests.support.processes import gone, run_manage, running_dashboard
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the renderer through /proc")
+pytestmark = [
+    pytest.mark.pdf,
+    pytest.mark.subprocess,  # the dashboard and a command, as processes
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the renderer through /proc"),
+]
 
 # Three steps and three checkpoints of prose: about 330,000 characters, several seconds of layout (under
 # the PDF's text budget, so it is laid out, not refused).

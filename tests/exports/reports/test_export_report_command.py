@@ -107,6 +107,7 @@ def test_an_unknown_run_names_the_sessions_runs(service_catalog):
     assert exports_of(small.session_id) == []
 
 
+@pytest.mark.subprocess
 def test_the_command_exits_non_zero_with_a_message(service_catalog, tmp_path):
     from tests.support.processes import run_manage
 

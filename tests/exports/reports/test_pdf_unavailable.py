@@ -51,6 +51,7 @@ def test_a_pdf_without_pango_names_what_to_install_and_the_markdown_report_still
         call_command("export_report", small.session_id, "--format", "pdf", "-o", "-")
 
 
+@pytest.mark.pdf
 def test_with_weasyprint_loadable_the_probe_finds_no_problem():
     pdf_support.problem.cache_clear()
     assert pdf_support.problem() is None

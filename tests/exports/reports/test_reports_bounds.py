@@ -49,6 +49,7 @@ def flat(text: str) -> str:
 # --- the hostile note --------------------------------------------------------------------------------
 
 
+@pytest.mark.pdf
 @needs_poppler
 @pytest.mark.django_db
 def test_a_400_column_table_note_gives_a_pdf_of_12_columns_that_says_what_was_left_out(service_catalog, tmp_path):
@@ -65,6 +66,7 @@ def test_a_400_column_table_note_gives_a_pdf_of_12_columns_that_says_what_was_le
     assert "|c398|c399|" in markdown  # every column, as the agent wrote it
 
 
+@pytest.mark.pdf
 @needs_poppler
 @pytest.mark.django_db
 def test_a_moderately_wide_table_is_formatted_and_cut_to_12_columns_in_the_pdf(service_catalog, tmp_path):
@@ -159,6 +161,7 @@ def test_a_heavy_note_is_cut_at_its_markdown_before_python_markdown_sees_it():
 # --- the bounds: deadline, memory, text; through every door ------------------------------------------
 
 
+@pytest.mark.pdf
 @pytest.mark.django_db
 def test_a_pdf_past_its_deadline_is_report_too_large_on_the_dashboard_the_api_and_the_command(
     service_catalog, client, bearer, settings
@@ -191,6 +194,7 @@ def test_a_pdf_past_its_deadline_is_report_too_large_on_the_dashboard_the_api_an
     assert markdown.json()["error"]["details"]["bundle"] == f"/api/v1/sessions/{small.session_id}/bundle"
 
 
+@pytest.mark.pdf
 @pytest.mark.django_db
 def test_a_pdf_over_its_memory_cap_is_report_too_large(service_catalog, settings):
     small = small_complete_session()
@@ -244,6 +248,7 @@ def slow_html() -> str:
     return ("<p>" + "lorem ipsum dolor sit amet " * 1000 + "</p>") * 11
 
 
+@pytest.mark.pdf
 @pytest.mark.skipif(not Path("/proc").exists(), reason="reads /proc")
 def test_a_renderer_whose_client_left_is_killed_and_reaped():
     pids: list[int] = []

@@ -115,6 +115,7 @@ def pdf_pages(pdf: bytes, name: str) -> tuple[list[str], list[Path]]:
     return text.split("\f"), sorted(ARTIFACTS.glob(f"{name}-*.png"))
 
 
+@pytest.mark.pdf
 @needs_poppler
 def test_the_pdf_pages_hold_the_summary_and_every_branchs_verdict(review):
     pages, images = pdf_pages(produce(review.session_id, "pdf", "command").data, "forked-review")

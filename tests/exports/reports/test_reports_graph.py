@@ -18,6 +18,7 @@ from tests.support.paths import REPO
 
 pytestmark = [
     pytest.mark.django_db,
+    pytest.mark.pdf,
     pytest.mark.skipif(
         not (shutil.which("pdftotext") and shutil.which("pdftoppm")), reason="poppler-utils are not installed"
     ),

@@ -26,7 +26,7 @@ from tests.exports.reports.support import counting_server, hostile_session, wide
 from tests.support.paths import REPO
 from tests.support.sample_session import two_runs_one_forked_twice
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.pdf]
 
 ARTIFACTS = REPO / "test-artifacts" / "reports"
 # A 1x1 PNG, the one kind of resource a report may embed (a data: URL).

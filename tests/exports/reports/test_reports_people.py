@@ -40,6 +40,7 @@ def test_the_html_behind_the_pdf_says_who_made_each_step(service_catalog):
     assert "by alice's agent (over HTTP)" in text
 
 
+@pytest.mark.pdf
 @pytest.mark.skipif(not shutil.which("pdftotext"), reason="poppler-utils (pdftotext) is not installed")
 def test_the_pdf_names_the_people(service_catalog, tmp_path):
     team = team_sessions()

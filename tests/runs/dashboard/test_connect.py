@@ -129,6 +129,7 @@ def shell(manage: list[str], env: dict[str, str], cwd: Path, code: str) -> str:
     return done.stdout
 
 
+@pytest.mark.subprocess
 def test_an_agent_started_from_the_printed_config_uses_the_dashboards_store(tmp_path):
     """The dashboard runs from the checkout with its settings; the agent's client starts the server
     elsewhere with only what the JSON config says (and no WORKRAIL_* of its own)."""

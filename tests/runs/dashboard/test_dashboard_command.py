@@ -33,6 +33,7 @@ def run_dashboard(tmp_path, *args, **env):
     return run_manage(tmp_path, "dashboard", *args, **env)
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("how", ["WORKRAIL_PORT", "--port"])
 def test_a_busy_port_is_one_clear_error_before_anything_is_printed(tmp_path, how):
     with busy_port() as port:
@@ -144,6 +145,7 @@ def served_dashboard(tmp_path):
         yield process, port
 
 
+@pytest.mark.subprocess
 def test_the_dashboard_is_served_by_waitress_with_static_files_on_loopback_only(served_dashboard):
     process, port = served_dashboard
 
@@ -176,6 +178,7 @@ def test_the_dashboard_is_served_by_waitress_with_static_files_on_loopback_only(
     assert refuses(("127.0.0.1", port))  # the listening socket is closed
 
 
+@pytest.mark.subprocess
 def test_ctrl_c_stops_the_dashboard_cleanly(served_dashboard):
     process, _port = served_dashboard
     process.send_signal(signal.SIGINT)

@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness.processes import server_env
 from harness.stdio import initialize_message
 from tests.support.paths import REPO
@@ -149,6 +151,7 @@ def among(imported: set[str], packages: set[str]) -> list[str]:
     return sorted(name for name in imported if any(name == top or name.startswith(f"{top}.") for top in packages))
 
 
+@pytest.mark.subprocess
 def test_the_handshake_loads_none_of_the_deferred_modules(tmp_path):
     imported = imports_answering(tmp_path, handshake_only=True)
     assert "mcp.server.lowlevel.server" in imported  # the probe sees the handshake's imports at all
@@ -156,6 +159,7 @@ def test_the_handshake_loads_none_of_the_deferred_modules(tmp_path):
     assert among(imported, DEFERRED) == []
 
 
+@pytest.mark.subprocess
 def test_a_working_server_never_loads_what_only_the_web_needs(tmp_path):
     calls = [
         {"name": "list_workflows", "arguments": {}},

@@ -97,6 +97,7 @@ def test_every_connection_has_nagles_algorithm_off():
             assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(
     ("setting", "value", "said"),
     [

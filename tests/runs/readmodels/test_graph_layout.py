@@ -49,7 +49,7 @@ def trees(draw):
     return [(1, None)] + [(n, draw(st.integers(1, n - 1))) for n in range(2, size + 1)]
 
 
-@settings(max_examples=200, derandomize=True)
+@settings(max_examples=200)
 @given(trees())
 def test_every_tree_gets_a_lane_per_leaf_and_no_two_edges_cross(tree):
     layout = lay_out(tree)

@@ -80,6 +80,7 @@ print(ok)
 """
 
 
+@pytest.mark.subprocess
 @pytest.mark.django_db(transaction=True)
 def test_processes_on_one_store_share_their_buckets(tmp_path):
     """Two fresh processes on one store: the second gets what the first left, not a new burst."""

@@ -12,7 +12,13 @@ from runs.models import SearchEntry
 
 pytestmark = pytest.mark.django_db
 TRIGRAM_INDEXES = {"runs_searchentry_identity_trgm", "runs_searchentry_notes_trgm"}
-on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="trigram indexes exist on PostgreSQL only")
+_trigrams = pytest.mark.skipif(connection.vendor != "postgresql", reason="trigram indexes exist on PostgreSQL only")
+
+
+def on_postgresql(test):
+    return pytest.mark.postgres(_trigrams(test))
+
+
 on_sqlite = pytest.mark.skipif(connection.vendor != "sqlite", reason="checks SQLite's schema")
 
 

@@ -1,23 +1,22 @@
-"""Durable memory end to end: a chat checkpoints and is rewound; a brand new chat finds the run again."""
+"""Durable memory through the SDK's client and the MCP server in this process: a chat checkpoints and is
+rewound; a brand new chat finds the run again."""
 
 from __future__ import annotations
 
 import anyio
 import pytest
-from mcp import Client
 
-from tests.e2e.mcp_clients import acknowledged, started
+from tests.support.client_calls import acknowledged, started
 
-pytestmark = pytest.mark.e2e
-ALL_ON = {"WORKRAIL_ENABLE_START_SESSION": "1", "WORKRAIL_ENABLE_RESUME_SESSION": "1"}
+ALL_ON = {"WORKRAIL_ENABLE_START_SESSION": True, "WORKRAIL_ENABLE_RESUME_SESSION": True}
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-def test_a_rewound_chat_and_a_new_chat_recover_the_work(launch, mode):
-    params = launch(**ALL_ON)
+def test_a_rewound_chat_and_a_new_chat_recover_the_work(mcp_server, mode):
+    server = mcp_server.configure(**ALL_ON)
 
     async def first_chat() -> str:
-        async with Client(params, mode=mode, read_timeout_seconds=30) as client:
+        async with mcp_server.client(server, mode=mode) as client:
             start = await started(client, "wr.evidence_first_bug_fix", {"ticketId": "PAY-881"})
             done = await acknowledged(client, start, "Refund webhook retries twice on 502.")
             saved = await client.call_tool(
@@ -37,7 +36,7 @@ def test_a_rewound_chat_and_a_new_chat_recover_the_work(launch, mode):
             return saved.structured_content["stateToken"]
 
     async def new_chat(expected_token: str) -> None:
-        async with Client(params, mode=mode, read_timeout_seconds=30) as client:
+        async with mcp_server.client(server, mode=mode) as client:
             found = await client.call_tool("resume_session", {"query": "refund webhook idempotency"})
             assert not found.is_error, found.content[0].text
             best = found.structured_content["candidates"][0]
@@ -66,11 +65,11 @@ def test_a_rewound_chat_and_a_new_chat_recover_the_work(launch, mode):
     anyio.run(new_chat, token)
 
 
-def test_flags_off_hide_the_tools_and_refuse_calls(launch):
-    params = launch(WORKRAIL_ENABLE_CHECKPOINT="0", WORKRAIL_ENABLE_RESUME_SESSION="0")
+def test_flags_off_hide_the_tools_and_refuse_calls(mcp_server):
+    server = mcp_server.configure(WORKRAIL_ENABLE_CHECKPOINT=False, WORKRAIL_ENABLE_RESUME_SESSION=False)
 
     async def chat() -> None:
-        async with Client(params, mode="legacy", read_timeout_seconds=30) as client:
+        async with mcp_server.client(server, mode="legacy") as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
             assert names == {"list_workflows", "inspect_workflow", "start_workflow", "continue_workflow"}
             for name, arguments in (
@@ -85,11 +84,11 @@ def test_flags_off_hide_the_tools_and_refuse_calls(launch):
     anyio.run(chat)
 
 
-def test_modes_change_what_the_agent_is_told_over_stdio(launch):
-    params = launch()
+def test_modes_change_what_the_agent_is_told(mcp_server):
+    server = mcp_server.configure()
 
     async def chat() -> None:
-        async with Client(params, mode="2026-07-28", read_timeout_seconds=30) as client:
+        async with mcp_server.client(server, mode="2026-07-28") as client:
             for mode, expected in (("guided", "blocked"), ("autopilot", "blocked"), ("unattended", "step")):
                 start = (
                     await client.call_tool("start_workflow", {"workflowId": "wr.code_review", "mode": mode})
@@ -112,11 +111,11 @@ def test_modes_change_what_the_agent_is_told_over_stdio(launch):
     anyio.run(chat)
 
 
-def test_by_default_a_new_chat_finds_the_run_returns_to_a_branch_and_pages_its_notes(launch):
-    params = launch()  # default flags: resume_session is on
+def test_by_default_a_new_chat_finds_the_run_returns_to_a_branch_and_pages_its_notes(mcp_server):
+    server = mcp_server.configure()  # default flags: resume_session is on
 
     async def chat() -> None:
-        async with Client(params, mode="legacy", read_timeout_seconds=30) as client:
+        async with mcp_server.client(server, mode="legacy") as client:
             start = await started(client, "wr.evidence_first_bug_fix", {"ticketId": "PAY-912"})
             tip = await acknowledged(client, start, "Intake: refunds are sent twice when the webhook retries.")
             found = await client.call_tool("resume_session", {"query": "PAY-912 duplicate refunds"})

@@ -1,4 +1,4 @@
-"""End to end: the read-only resources over stdio, with the real `mcp` client, in both protocol modes."""
+"""The read-only resources through the SDK's client and the server in this process, in both protocol modes."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-pytestmark = pytest.mark.e2e
 MODES = ["legacy", "2026-07-28"]
 PLAN = "wr.routine-focused_plan"
 STEPS = ["clarify-goal", "draft-plan", "self-check-plan"]
@@ -31,11 +30,10 @@ async def read_json(client: Client, uri: str) -> Any:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_an_agent_lists_and_reads_every_resource(launch, mode):
-    params = launch()
+def test_an_agent_lists_and_reads_every_resource(mcp_server, mode):
 
     async def session() -> None:
-        async with Client(params, mode=mode, read_timeout_seconds=30) as client:
+        async with mcp_server.client(mode=mode) as client:
             resources = (await client.list_resources()).resources
             assert [(str(r.uri), r.mime_type) for r in resources] == [("workrail://workflows", "application/json")]
             templates = (await client.list_resource_templates()).resource_templates

@@ -1,5 +1,6 @@
 """The workspace comes from the client: a server a desktop client starts in `/` records the git branch
-of the client's root and lists that project's own workflows, and hears when the roots change."""
+of the client's root and lists that project's own workflows, and hears when the roots change. Through the
+SDK's client and the MCP server in this process."""
 
 from __future__ import annotations
 
@@ -12,12 +13,9 @@ import pytest
 from mcp import Client
 from mcp_types import ListRootsResult, Root
 
-from harness.processes import server_env
-from tests.e2e.mcp_clients import server_parameters, started, structured
+from tests.support.client_calls import started, structured
 from tests.support.git_repos import git
 from tests.support.workflow_files import workflow_doc, write_json
-
-pytestmark = pytest.mark.e2e
 
 
 def repository(root: Path, branch: str) -> Path:
@@ -48,19 +46,21 @@ async def session_of(client: Client, answer: dict[str, Any]) -> dict[str, Any]:
     return session
 
 
-def from_root(tmp_path: Path) -> Any:
-    """`manage.py mcp` started in `/`, as desktop clients often start it, with no project directory set."""
-    return server_parameters(server_env(tmp_path / "home"), Path("/"))
+def from_root(mcp_server: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A server started in `/`, as desktop clients often start `manage.py mcp`, with no project directory set."""
+    monkeypatch.chdir("/")
+    return mcp_server.configure(WORKRAIL_PROJECT_DIR=Path("/"))
 
 
-def test_a_server_started_in_root_works_in_the_clients_root(tmp_path):
+def test_a_server_started_in_root_works_in_the_clients_root(mcp_server, monkeypatch, tmp_path):
     repo = repository(tmp_path / "shop", "feature/roots")
     app = repo / "app"  # the root the client declares is inside the repository
     write_json(app / ".workrail" / "workflows" / "shop-release.json", workflow_doc("shop.release"))
     roots = Roots(app)
+    server = from_root(mcp_server, monkeypatch)
 
     async def main() -> None:
-        async with Client(from_root(tmp_path), mode="legacy", list_roots_callback=roots, read_timeout_seconds=60) as c:
+        async with mcp_server.client(server, mode="legacy", list_roots_callback=roots) as c:
             listing = await structured(c, "list_workflows", {"namespace": "shop"})
             assert "shop.release" in {workflow["id"] for workflow in listing["workflows"]}
             answer = await started(c, "shop.release", {})
@@ -73,14 +73,15 @@ def test_a_server_started_in_root_works_in_the_clients_root(tmp_path):
 
 
 @pytest.mark.filterwarnings("ignore:The roots capability is deprecated")  # in the 2026 protocol era; not in this one
-def test_a_changed_root_is_asked_for_again(tmp_path):
+def test_a_changed_root_is_asked_for_again(mcp_server, monkeypatch, tmp_path):
     first = repository(tmp_path / "alpha", "alpha-work")
     second = repository(tmp_path / "beta", "beta-work")
     roots = Roots(tmp_path / "not-a-repository", first)  # the one inside a git repository is preferred
     (tmp_path / "not-a-repository").mkdir()
+    server = from_root(mcp_server, monkeypatch)
 
     async def main() -> None:
-        async with Client(from_root(tmp_path), mode="legacy", list_roots_callback=roots, read_timeout_seconds=60) as c:
+        async with mcp_server.client(server, mode="legacy", list_roots_callback=roots) as c:
             before = await session_of(c, await started(c, "wr.evidence_first_bug_fix", {}))
             assert before["gitBranch"] == "alpha-work"
             roots.paths = [second]

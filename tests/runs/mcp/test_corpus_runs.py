@@ -1,4 +1,5 @@
-"""Every workflow of WorkRail's corpus runs to completion over stdio, driven only by the responses.
+"""Every workflow of WorkRail's corpus runs to completion through the SDK's client and the MCP
+server in this process, driven only by the responses.
 
 The corpus test is skipped when the corpus is absent (see tests/support/corpus.py); the bundled one always runs.
 """
@@ -9,13 +10,9 @@ import json
 from typing import Any
 
 import anyio
-import pytest
-from mcp import Client
 
-from tests.e2e.scripted_agent import run_to_completion
+from tests.support.scripted_agent import run_to_completion
 from workflows_app.sources import BUNDLED_DIR
-
-pytestmark = pytest.mark.e2e
 
 # What a user would tell the agent up front for some workflows, so that their conditional branches,
 # validated steps and item loops run too (without it they are skipped, which is also covered).
@@ -43,13 +40,13 @@ BUNDLED_CONTEXTS: dict[str, dict[str, Any]] = {
 }
 
 
-def test_every_corpus_workflow_runs_to_completion(launch, corpus_dir):
+def test_every_corpus_workflow_runs_to_completion(mcp_server, corpus_dir):
     ids = sorted(json.loads(path.read_text())["id"] for path in corpus_dir.rglob("*.json"))
-    params = launch(WORKRAIL_WORKFLOW_PATHS=str(corpus_dir))
+    server = mcp_server.configure(WORKRAIL_WORKFLOW_PATHS=[corpus_dir])
     finished: dict[str, list[dict]] = {}
 
     async def session() -> None:
-        async with Client(params, mode="legacy", read_timeout_seconds=60) as client:
+        async with mcp_server.client(server, mode="legacy") as client:
             for workflow_id in ids:
                 finished[workflow_id] = await run_to_completion(client, workflow_id, CONTEXTS.get(workflow_id))
 
@@ -62,12 +59,11 @@ def test_every_corpus_workflow_runs_to_completion(launch, corpus_dir):
     assert blocked, "validation criteria in the corpus should have blocked the scripted agent at least once"
 
 
-def test_bundled_workflows_run_with_their_loops_and_branches(launch):
+def test_bundled_workflows_run_with_their_loops_and_branches(mcp_server):
     assert sorted(BUNDLED_CONTEXTS) == sorted(path.stem for path in BUNDLED_DIR.glob("*.json"))
-    params = launch()
 
     async def session() -> dict[str, list[dict]]:
-        async with Client(params, mode="2026-07-28", read_timeout_seconds=60) as client:
+        async with mcp_server.client(mode="2026-07-28") as client:
             return {
                 workflow_id: await run_to_completion(client, workflow_id, context or None)
                 for workflow_id, context in BUNDLED_CONTEXTS.items()

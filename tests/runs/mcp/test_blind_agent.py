@@ -1,4 +1,4 @@
-"""An agent that copies nextCall.arguments unchanged, over stdio with the real client: it never
+"""An agent that copies nextCall.arguments unchanged, through the SDK's client and the server in this process: it never
 completes a step that needs notes, and never gets past what only the user can give."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from mcp import Client
 
 from tests.support.paths import REPO
 
-pytestmark = pytest.mark.e2e
 BUNDLED = sorted(p.stem for p in (REPO / "workflows_app" / "bundled").glob("*.json"))
 COPIES = 4
 
@@ -26,9 +25,9 @@ async def copy_blindly(client: Client, answer: dict, times: int) -> list[dict]:
     return answers
 
 
-def test_copying_next_call_never_completes_a_step(launch):
+def test_copying_next_call_never_completes_a_step(mcp_server):
     async def session():
-        async with Client(launch(), read_timeout_seconds=30) as client:
+        async with mcp_server.client() as client:
             for workflow_id in BUNDLED:
                 start = (await client.call_tool("start_workflow", {"workflowId": workflow_id})).structured_content
                 assert start["pending"]["notesRequired"] or start["pending"]["outputContract"], workflow_id
@@ -42,9 +41,9 @@ def test_copying_next_call_never_completes_a_step(launch):
 
 
 @pytest.mark.parametrize("mode", ["guided", "autopilot"])
-def test_copying_next_call_never_gets_past_a_user_only_dependency(launch, mode):
+def test_copying_next_call_never_gets_past_a_user_only_dependency(mcp_server, mode):
     async def session():
-        async with Client(launch(), read_timeout_seconds=30) as client:
+        async with mcp_server.client() as client:
             start = (
                 await client.call_tool(
                     "start_workflow",

@@ -1,8 +1,9 @@
-"""Every fixture workflow (tests/fixtures/workflows) runs to completion over stdio through `manage.py
-mcp`, driven only by the responses (tests/e2e/scripted_agent.py), from its start context.
+"""Every fixture workflow (tests/fixtures/workflows) runs to completion through the SDK's client and the
+MCP server in this process, driven only by the responses (tests/support/scripted_agent.py), from its start
+context.
 
-One server and one client session serve the whole module (one per xdist worker): the session lives
-in a blocking portal, and each fixture is inspected and run once, when a test first asks for it.
+One client session serves a test: it lives in a blocking portal, and each fixture a test asks for is
+inspected and run once.
 """
 
 from __future__ import annotations
@@ -14,13 +15,9 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 
-from harness.processes import server_env
-from tests.e2e.mcp_clients import server_parameters
-from tests.e2e.scripted_agent import run_to_completion
 from tests.support.fixture_workflows import CONFIRMATIONS, EXPECTED_PATHS, START_CONTEXTS, fixture_ids
 from tests.support.paths import FIXTURE_WORKFLOWS
-
-pytestmark = pytest.mark.e2e
+from tests.support.scripted_agent import run_to_completion
 
 # The scripted agent sends a contract's example as given: wr.loop_control's example says "stop", so
 # each artifact-driven loop runs once here (the engine tests decide continue, continue, stop).
@@ -37,7 +34,7 @@ E2E_PATHS = {
 
 
 class FixtureServer:
-    """The module's server: tool calls and fixture runs through one client session, runs cached."""
+    """The test's server: tool calls and fixture runs through one client session, runs cached."""
 
     def __init__(self, portal: BlockingPortal, client: Client) -> None:
         self.portal = portal
@@ -58,14 +55,14 @@ class FixtureServer:
         return self.runs[workflow_id]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[FixtureServer]:
-    work = tmp_path_factory.mktemp("fixture-runs")
-    params = server_parameters(server_env(work / "home", WORKRAIL_WORKFLOW_PATHS=str(FIXTURE_WORKFLOWS)), work)
-    with start_blocking_portal() as portal:
-        client = Client(params, mode="legacy", read_timeout_seconds=60)
-        with portal.wrap_async_context_manager(client) as session:
-            yield FixtureServer(portal, session)
+@pytest.fixture
+def server(mcp_server) -> Iterator[FixtureServer]:
+    configured = mcp_server.configure(WORKRAIL_WORKFLOW_PATHS=[FIXTURE_WORKFLOWS])
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(mcp_server.client(configured, mode="legacy")) as session,
+    ):
+        yield FixtureServer(portal, session)
 
 
 def instances(responses: list[dict[str, Any]]) -> list[str]:
@@ -86,7 +83,7 @@ def test_the_server_lists_every_fixture_with_warnings_only_for_the_legacy_one(se
 
 
 @pytest.mark.parametrize("workflow_id", fixture_ids())
-def test_it_runs_every_fixture_to_completion_over_stdio(server, workflow_id):
+def test_it_runs_every_fixture_to_completion_over_the_protocol(server, workflow_id):
     outline = server.call("inspect_workflow", {"workflowId": workflow_id, "mode": "preview"})["steps"]
     assert outline and all(step["prompt"] for step in outline if step["kind"] != "loop")  # every prompt shown
     responses = server.run(workflow_id)
