@@ -12,6 +12,7 @@ from runs.api.errors import described, responses
 from runs.contract.catalog import ListFilters, WorkflowInspection, WorkflowList
 from runs.contract.inputs import MAX_WORKFLOW_ID_CHARS
 from runs.execution import catalog
+from workflows_app.tags import TAG_ID
 
 router = Router(tags=["workflows"])
 
@@ -30,7 +31,7 @@ router = Router(tags=["workflows"])
 def list_workflows(
     request: HttpRequest,
     tags: Annotated[
-        list[Annotated[str, Field(min_length=1, max_length=40)]] | None,
+        list[Annotated[str, Field(min_length=1, max_length=40, pattern=TAG_ID.pattern)]] | None,
         Query(max_length=10, description="Only workflows with any of these tag ids ('untagged' for the rest)."),
     ] = None,
     query: Annotated[
