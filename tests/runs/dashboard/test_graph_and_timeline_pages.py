@@ -39,7 +39,12 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
         ("newest", "newest"),
         ("current", "shown"),
     ]
-    assert '<script src="/static/dashboard/graph.js" defer></script>' in html
+    # Each branch's tip says its branch's state in words: branch 1 completed, branch 2 is the agent's.
+    assert re.findall(r'<text class="tag-text state state-([\w-]+)"[^>]*>([^<]*)<', svg) == [
+        ("done", "done"),
+        ("running", "running"),
+    ]
+    assert "graph.js" not in html  # nothing scrolls: the drawing fits its box
 
 
 def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_url(client, service_catalog):
