@@ -69,10 +69,12 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     html = page(client, f"/sessions/{looped.session_id}/")
     timeline = html.split('id="timeline-title"', 1)[1].split("</section>", 1)[0]
-    ticks = re.findall(r'<text class="tl-tick"[^>]*>([^<]*)</text>', timeline)
+    ticks = re.findall(r'<text class="tl-tick[^"]*"[^>]*>([^<]*)</text>', timeline)
     assert ticks and all(re.fullmatch(r"(\d\d \w\w\w )?\d\d:\d\d(:\d\d)?", tick) for tick in ticks)
-    assert re.search(r'<text class="tl-duration"[^>]*>[\d.]+ s · 11 nodes</text>', timeline)
-    assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d to [\d: -]+ UTC · [\d.]+ s</text>", timeline)
+    # The run's name and duration are text of their own, beside its track, not inside the drawing.
+    assert re.search(r'<span class="tl-duration">[\d.]+ s · 11 nodes</span>', timeline)
+    assert re.search(r'<a class="tl-label" href="/runs/[^"]+/">[^<]+</a>', timeline)
+    assert re.search(r'<p class="tl-time">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d to [\d: -]+ UTC · [\d.]+ s</p>', timeline)
     assert "first node" not in timeline and "newest node" not in timeline
 
 
