@@ -38,7 +38,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     newest = graph.locator("a.graph-node:has(rect.card.newest)")
     expect(newest).to_have_count(1)
     expect(newest).to_have_attribute("aria-current", "true")
-    expect(newest.locator("text.tag-text")).to_have_text(["Branch 2", "newest", "shown"])
+    expect(newest.locator("text.tag-text")).to_have_text(["Branch 2", "running", "newest", "shown"])
     screenshot(page, "graph-looped-forked", full_page=False)
 
     # Showing the first branch: its last node is shown, the fork stays the newest.
@@ -47,7 +47,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(page).to_have_url(re.compile(r"\?tip=\d+$"))
     shown = page.locator('svg.run-graph a.graph-node[aria-current="true"]')
     expect(shown).to_have_attribute("data-lane", "0")
-    expect(shown.locator("text.tag-text")).to_have_text(["shown"])
+    expect(shown.locator("text.tag-text")).to_have_text(["done", "shown"])
     expect(page.locator("svg.run-graph rect.card.newest")).to_have_count(1)
     screenshot(page, "graph-looped-forked-first-branch", full_page=False)
 
