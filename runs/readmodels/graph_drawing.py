@@ -12,8 +12,11 @@ drawn in red. The newest node and the shown one carry tags, the shown branch's p
 accent colour, and the first card of each lane is tagged "Branch N" (the numbering of branches.py).
 `legend` says which of these marks a drawing holds. Two ways to draw it:
 
-- `for_screen`: left to right (depth across, branches down), every node a link, styled by the
-  dashboard's stylesheet through class names (its CSP forbids styles in the page);
+- `for_screen`: top to bottom like the paper (a page is read down and grows down: the drawing scales to
+  the width of its box and is never cut, at 1440 px or 390 px), every node a link, stretches of more
+  than a dozen straight steps collapsed, each branch's tip marked with its branch's state (`STATE_WORDS`,
+  as a coloured card and a word on it: never colour alone), styled by the dashboard's stylesheet through
+  class names (its CSP forbids styles in the page);
 - `for_paper`: top to bottom (a document reads down the page; few branches fit across it), long
   straight stretches collapsed into "⋯ 37 steps", sized to the page, coloured by a <style> of its own
   in a font WeasyPrint has (DejaVu Sans), no links.
@@ -78,9 +81,30 @@ def branch_label(lane: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class LegendEntry:
-    key: str  # the mark: on-branch, other, lane, checkpoint, by-hand, complete, blocked, loop, current, newest
+    key: str  # the mark: state-<a STATE_WORDS key>, on-branch, other, lane, checkpoint, by-hand, complete, ...
     words: str
+    tag: str = ""  # a branch state's word, as its tag on the card reads
 
+
+# The state of a branch, drawn on its tip: the key (a class name) and the word its card carries.
+STATE_WORDS = {
+    "blocked": "blocked",
+    "waiting": "needs you",
+    "stalled": "stalled",
+    "canceled": "canceled",
+    "left-behind": "left behind",
+    "done": "done",
+    "running": "running",
+}
+STATE_LEGEND = {
+    "blocked": "the answer to its step was refused",
+    "waiting": "its step waits for your confirmation",
+    "stalled": "quiet too long, and nobody is waiting on it",
+    "canceled": "the run was canceled",
+    "left-behind": "the agent went back to an earlier step and works on another branch",
+    "done": "the branch completed",
+    "running": "the agent works on it",
+}
 
 LEGEND_WORDS = {
     "on-branch": "on the shown branch",
@@ -96,8 +120,9 @@ LEGEND_WORDS = {
 }
 
 
-def legend(graph: RunGraph, *, shown: str | None) -> list[LegendEntry]:
-    """The marks a drawing of `graph` holds, in the order a legend lists them: only those that occur."""
+def legend(graph: RunGraph, *, shown: str | None, states: dict[str, str] | None = None) -> list[LegendEntry]:
+    """The marks a drawing of `graph` holds, in the order a legend lists them: only those that occur (the
+    branch states of `states` first, as for_screen draws them)."""
     on_path = _path({node.node_id: node for node in graph.nodes}, shown)
     present = {
         "on-branch": bool(on_path),
@@ -111,7 +136,12 @@ def legend(graph: RunGraph, *, shown: str | None) -> list[LegendEntry]:
         "current": shown is not None and shown in {node.node_id for node in graph.nodes},
         "newest": graph.tip is not None,
     }
-    return [LegendEntry(key, words) for key, words in LEGEND_WORDS.items() if present[key]]
+    if states:
+        present["blocked"] = False  # said by the "blocked" state
+    drawn = set((states or {}).values())
+    return [
+        LegendEntry(f"state-{key}", words, STATE_WORDS[key]) for key, words in STATE_LEGEND.items() if key in drawn
+    ] + [LegendEntry(key, words) for key, words in LEGEND_WORDS.items() if present[key]]
 
 
 # --- which columns to draw ---------------------------------------------------------------------------
@@ -207,7 +237,7 @@ class _Geometry:
         return f"M{x1} {y1}V{y1 + (y2 - y1) // 2}H{x2}V{y2}"
 
 
-SCREEN = _Geometry(across=True, step=CARD_W + 26, gap_step=0, lane_step=CARD_H + 30, head=12, lead=16)
+SCREEN = _Geometry(across=False, step=CARD_H + 26, gap_step=40, lane_step=CARD_W + 24, head=8, lead=16)
 PAPER = _Geometry(across=False, step=CARD_H + 26, gap_step=40, lane_step=CARD_W + 24, head=8, lead=16)
 
 # The colours of the light theme, for a picture drawn without the page's stylesheet (WeasyPrint draws
@@ -238,16 +268,27 @@ PAPER_STYLE = (
 )
 
 
-def for_screen(graph: RunGraph, *, shown: str | None, href: Callable[[GraphNode], str], title: str) -> str:
-    """The dashboard's drawing: every node, left to right, each card a link to `href(node)`."""
-    return _draw(
-        graph,
-        SCREEN,
-        shown=shown,
-        href=href,
-        title=title,
-        cols=columns(graph, keep=(), context=0, min_gap=0, step=SCREEN.step, gap_step=SCREEN.gap_step),
+# The screen drawing shows every node of a run up to a few dozen steps; beyond, straight stretches this
+# long collapse (the steps list below the graph lists every step), keeping this many around each mark.
+SCREEN_CONTEXT = 4
+SCREEN_MIN_GAP = 12
+
+
+def for_screen(
+    graph: RunGraph,
+    *,
+    shown: str | None,
+    href: Callable[[GraphNode], str],
+    title: str,
+    states: dict[str, str] | None = None,
+) -> str:
+    """The dashboard's drawing: top to bottom, each card a link to `href(node)`; `states` maps a branch
+    tip's node id to its branch's state (a key of STATE_WORDS)."""
+    keep = [node for node in (shown, graph.tip) if node is not None]
+    cols = columns(
+        graph, keep=keep, context=SCREEN_CONTEXT, min_gap=SCREEN_MIN_GAP, step=SCREEN.step, gap_step=SCREEN.gap_step
     )
+    return _draw(graph, SCREEN, shown=shown, href=href, title=title, cols=cols, states=states or {})
 
 
 # The paper drawing collapses straight stretches longer than this, keeping this many steps around every
@@ -288,7 +329,9 @@ def _draw(
     title: str,
     cols: list[Column],
     style: str = "",
+    states: dict[str, str] | None = None,
 ) -> str:
+    states = states or {}
     by_id = {node.node_id: node for node in graph.nodes}
     offset_of = {column.first: column.offset for column in cols if not column.is_gap}
     on_path = _path(by_id, shown)
@@ -311,9 +354,17 @@ def _draw(
     for node in graph.nodes:
         firsts.setdefault(node.lane, node.node_id)
     starts = set(firsts.values())
-    keep = _forks_of_path(graph, on_path) if href is not None else set()
     cards = [
-        _card(node, corner[node.node_id], on_path, shown, graph.tip, href, node.node_id in starts, node.node_id in keep)
+        _card(
+            node,
+            corner[node.node_id],
+            on_path,
+            shown,
+            graph.tip,
+            href,
+            node.node_id in starts,
+            states.get(node.node_id),
+        )
         for node in graph.nodes
         if node.node_id in corner
     ]
@@ -345,22 +396,6 @@ def _draw(
     )
 
 
-def _forks_of_path(graph: RunGraph, on_path: set[str]) -> set[str]:
-    """Where other branches leave the shown path: the path's nodes with more than one child, and those
-    children off the path (the first card of each such branch). The page keeps them in view when it
-    scrolls the graph to the shown node (static/dashboard/graph.js), where they fit."""
-    children: dict[str, list[str]] = {}
-    for node in graph.nodes:
-        if node.parent_id is not None and node.parent_id in on_path:
-            children.setdefault(node.parent_id, []).append(node.node_id)
-    found: set[str] = set()
-    for parent, kids in children.items():
-        if len(kids) > 1:
-            found.add(parent)
-            found.update(kid for kid in kids if kid not in on_path)
-    return found
-
-
 def _path(by_id: dict[str, GraphNode], shown: str | None) -> set[str]:
     path: set[str] = set()
     current = shown
@@ -378,7 +413,7 @@ def _card(
     tip: str | None,
     href: Callable[[GraphNode], str] | None,
     starts_lane: bool,
-    keep: bool = False,
+    state: str | None = None,
 ) -> str:
     x, y = at
     classes = ["card"]
@@ -392,6 +427,8 @@ def _card(
         classes.append("by-hand")
     if node.is_blocked:
         classes.append("blocked")
+    if state is not None:
+        classes.append(f"state-{state}")
     is_current, is_newest = node.node_id == shown, node.node_id == tip
     if is_current:
         classes.append("current")
@@ -406,7 +443,7 @@ def _card(
         sub.append("checkpoint")
     if node.via == "fork":
         sub.append("by hand")
-    if node.is_blocked:
+    if node.is_blocked and state is None:
         sub.append('<tspan class="blocked-word">blocked</tspan>')
     words = [full, branch_label(node.lane), step_words(node)]
     if node.iteration is not None:
@@ -415,7 +452,9 @@ def _card(
         words.append(f"made by a checkpoint during step {node.step_number} (still at that step)")
     if node.via == "fork":
         words.append(f"a branch started by hand from step {node.step_number}")
-    if node.is_blocked:
+    if state is not None:
+        words.append(f"its branch: {STATE_WORDS[state]} ({STATE_LEGEND[state]})")
+    elif node.is_blocked:
         words.append("blocked: the answer to this step was refused")
     if is_newest:
         words.append("the newest node")
@@ -427,6 +466,9 @@ def _card(
     # On the card's top edge, at the right: whether it is the shown node and the newest one; on its
     # bottom edge, at the left, its branch's name on the first card of each branch.
     tags = [_tag(x + 6, y + CARD_H, branch_label(node.lane), "lane")] if starts_lane else []
+    if state is not None:  # on the bottom edge, at the right: its branch's state, in words
+        word = STATE_WORDS[state]
+        tags.append(_tag(x + CARD_W - 6 - _tag_width(word), y + CARD_H, word, f"state state-{state}"))
     right = x + CARD_W - 6
     for text, kind, marked in (("newest", "newest", is_newest), ("shown", "current", is_current)):
         if marked:
@@ -447,7 +489,6 @@ def _card(
     if href is None:
         return f'<g class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}">{body}</g>'
     current = ' aria-current="true"' if is_current else ""
-    current += " data-keep" if keep else ""
     return (
         f'<a href="{escape(href(node))}" class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}"'
         f"{current}>{body}</a>"

@@ -52,11 +52,37 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
         f"Branch graph of {detail.run.workflow_name}: {nodes} node{'' if nodes == 1 else 's'} in {lanes} "
         f"branch{'' if lanes == 1 else 'es'}, one column per step, one row per branch"
     )
+    states = tip_states(detail)
     return GraphPage(
-        drawing=graph_drawing.for_screen(detail.graph, shown=detail.branch_tip, href=href, title=title),
-        legend=graph_drawing.legend(detail.graph, shown=detail.branch_tip),
+        drawing=graph_drawing.for_screen(detail.graph, shown=detail.branch_tip, href=href, title=title, states=states),
+        legend=graph_drawing.legend(detail.graph, shown=detail.branch_tip, states=states),
         branches=branch_links(detail, run_url),
     )
+
+
+# A panel a person may act on (AttentionPanel.kind) says more than the branch's status: it wins.
+PANEL_STATES = {
+    "stalled": "stalled",
+    "waiting_for_user": "waiting",
+    "canceled": "canceled",
+    "left_behind": "left-behind",
+}
+STATUS_STATES = {"blocked": "blocked", "complete": "done", "canceled": "canceled"}
+
+
+def tip_states(detail: RunDetail) -> dict[str, str]:
+    """Each branch tip's state (a key of graph_drawing.STATE_WORDS), from the branch outcomes and the
+    panels the run page shows: one meaning, drawn where the branch ends."""
+    states: dict[str, str] = {}
+    for outcome in [*([detail.branch] if detail.branch is not None else []), *detail.other_branches]:
+        state = STATUS_STATES.get(outcome.status)
+        if state is None:
+            state = "left-behind" if outcome.left_behind else "running"
+        states[outcome.tip_node_id] = state
+    for panel in detail.panels:
+        if panel.node_id is not None and states.get(panel.node_id) != "blocked":
+            states[panel.node_id] = PANEL_STATES[panel.kind]
+    return states
 
 
 def branch_links(detail: RunDetail, run_url: str) -> list[BranchLink]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 MAX_TICKS = 6
 MINUTE, HOUR, DAY = 60, 3600, 86400
@@ -57,3 +58,22 @@ def ticks(start: datetime, end: datetime) -> list[Tick]:
         found.append(Tick(at, (at - start).total_seconds() / span, label))
         at += timedelta(seconds=step)
     return found or [Tick(start, 0.0, start.strftime("%H:%M:%S"))]
+
+
+def duration(seconds: Any) -> str:
+    """Seconds as a person reads them: 0.4 s, 12 s, 3 min 5 s, 2 h 10 min."""
+    try:
+        total = float(seconds)
+    except (TypeError, ValueError):
+        return ""
+    if total < 10:
+        return f"{total:.2g} s" if total < 1 else f"{total:.1f} s"
+    if total < 60:
+        return f"{round(total)} s"
+    minutes, secs = divmod(round(total), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    return f"{hours // 24} days {hours % 24} h"

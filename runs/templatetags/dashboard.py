@@ -2,25 +2,31 @@
 
 Everything returned here is plain data or plain text: the templates escape it. One exception: a run's
 branch graph is drawn as SVG text by runs/readmodels/graph_drawing.py (the PDF draws it too), which
-escapes every text it puts in it. The session's timeline is computed here as coordinates and class
-names and drawn by its template. Both use attributes and classes only: the CSP forbids styles.
+escapes every text it puts in it. The session's timeline is laid out by runs/readmodels/timeline_page.py
+and drawn by its template. Both use attributes and classes only: the CSP forbids styles.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
 from django import template
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from runs.contract.dashboard import RunDetail, SessionDetail
-from runs.readmodels import artifact_tables, graph_drawing, graph_page, naming, outline_words, time_axis
+from runs.readmodels import (
+    artifact_tables,
+    graph_drawing,
+    graph_page,
+    naming,
+    outline_words,
+    time_axis,
+    timeline_page,
+)
 
 register = template.Library()
 
@@ -89,21 +95,7 @@ def iso(value: datetime | None) -> str:
 @register.filter
 def duration(seconds: Any) -> str:
     """Seconds as a person reads them: 0.4 s, 12 s, 3 min 5 s, 2 h 10 min."""
-    try:
-        total = float(seconds)
-    except (TypeError, ValueError):
-        return ""
-    if total < 10:
-        return f"{total:.2g} s" if total < 1 else f"{total:.1f} s"
-    if total < 60:
-        return f"{round(total)} s"
-    minutes, secs = divmod(round(total), 60)
-    if minutes < 60:
-        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    return f"{hours // 24} days {hours % 24} h"
+    return time_axis.duration(seconds)
 
 
 @register.filter
@@ -218,108 +210,17 @@ def run_graph(detail: RunDetail) -> GraphContext:
 
 # --- the timeline of a session ---------------------------------------------------------------------
 
-TL_WIDTH = 800
-TL_LABEL = 190
-TL_PAD = 14
-TL_ROW = 38
-TL_LABEL_CHARS = 28
-TL_AXIS = 44  # below the rows: the axis, its ticks and their times
-
-
-@dataclass(frozen=True, slots=True)
-class TimelineRow:
-    run_id: str
-    label: str
-    href: str
-    y: str
-    sub_y: str
-    span: str  # the path of the line from the first node to the last
-    dots: str  # the path drawing one round dot per node (zero-length segments with round caps)
-    count: int
-    tooltip: str
-    took: str  # from the run's first node to its newest, as a person reads it
-    selected: bool
-
-
-@dataclass(frozen=True, slots=True)
-class TimelineTick:
-    x: str
-    label: str
-    anchor: str
-
 
 class TimelineContext(TypedDict):
-    """What dashboard/_timeline.html draws (an inclusion tag's context)."""
+    """What dashboard/_timeline.html prints (an inclusion tag's context)."""
 
-    rows: list[TimelineRow]
-    width: str
-    height: str
-    axis: str
-    axis_y: str
-    tick_marks: str
-    ticks: list[TimelineTick]
-    tick_y: str
+    rows: list[timeline_page.TimelineRow]
+    ticks: list[timeline_page.TimelineTick]
     caption: str
-    caption_y: str
 
 
 @register.inclusion_tag("dashboard/_timeline.html")
 def session_timeline(detail: SessionDetail, selected_run: str | None = None) -> TimelineContext:
-    width = TL_WIDTH - TL_LABEL - TL_PAD
-    names = {run.run_id: run.workflow_name for run in detail.runs}
-    run_url = reverse("run", args=["RUN"])
-    starts = [lane.first_at for lane in detail.timeline if lane.first_at is not None]
-    ends = [lane.last_at for lane in detail.timeline if lane.last_at is not None]
-    rows: list[TimelineRow] = []
-    for index, lane in enumerate(detail.timeline):
-        y = TL_PAD + index * TL_ROW + 12
-        xs = [f"{TL_LABEL + point * width:.1f}" for point in lane.points] or [str(TL_LABEL)]
-        name = names.get(lane.run_id) or lane.label
-        label = name if len(name) <= TL_LABEL_CHARS else name[: TL_LABEL_CHARS - 1] + "…"
-        took = ""
-        when = ""
-        if lane.first_at is not None and lane.last_at is not None:
-            took = duration((lane.last_at - lane.first_at).total_seconds())
-            when = f", {stamp(lane.first_at)} to {stamp(lane.last_at)} ({took})"
-        count = len(lane.points)
-        rows.append(
-            TimelineRow(
-                run_id=lane.run_id,
-                label=label,
-                href=run_url.replace("RUN", lane.run_id),
-                y=str(y),
-                sub_y=str(y + 14),
-                span=f"M{xs[0]} {y}H{xs[-1]}",
-                dots="".join(f"M{x} {y}h0" for x in xs) if lane.points else "",
-                count=count,
-                tooltip=f"{name} ({lane.run_id}): {count} node{pluralize(count)}{when}",
-                took=f"{took} · {count} node{pluralize(count)}" if took else f"{count} node{pluralize(count)}",
-                selected=lane.run_id == selected_run,
-            )
-        )
-    axis_y = TL_PAD + len(rows) * TL_ROW + 4
-    ticks: list[TimelineTick] = []
-    caption = ""
-    if starts and ends:
-        start, end = min(starts), max(ends)
-        for tick in time_axis.ticks(start, end):
-            x = TL_LABEL + tick.fraction * width
-            anchor = "end" if x > TL_WIDTH - TL_PAD - 30 else ("start" if x < TL_LABEL + 30 else "middle")
-            ticks.append(TimelineTick(x=f"{x:.1f}", label=tick.label, anchor=anchor))
-        start, end = start.astimezone(UTC), end.astimezone(UTC)
-        until = end.strftime("%H:%M:%S" if end.date() == start.date() else "%Y-%m-%d %H:%M:%S")
-        caption = f"{start:%Y-%m-%d %H:%M:%S} to {until} UTC · {duration((end - start).total_seconds())}"
-    tick_marks = "".join(f"M{t.x} {axis_y}v5" for t in ticks)
-    height = axis_y + TL_AXIS
-    return {
-        "rows": rows,
-        "width": str(TL_WIDTH),
-        "height": str(height),
-        "axis": f"M{TL_LABEL} {axis_y}H{TL_WIDTH - TL_PAD}",
-        "axis_y": str(axis_y),
-        "tick_marks": tick_marks,
-        "ticks": ticks,
-        "tick_y": str(axis_y + 17),
-        "caption": caption,
-        "caption_y": str(axis_y + 35),
-    }
+    """The timeline as runs/readmodels/timeline_page.py laid it out; this tag gives it the run URL."""
+    laid_out = timeline_page.timeline_page(detail, reverse("run", args=["RUN"]), selected_run)
+    return {"rows": laid_out.rows, "ticks": laid_out.ticks, "caption": laid_out.caption}

@@ -97,6 +97,62 @@ def test_a_looped_run(sized_page, console_log, site, looped):
     console_log.assert_clean()
 
 
+# Every card of the branch graph, as the window shows it: inside the window and inside the graph's box.
+CARDS_INSIDE = """() => {
+  const vw = document.documentElement.clientWidth;
+  const frame = document.querySelector(".graph-frame").getBoundingClientRect();
+  return [...document.querySelectorAll("svg.run-graph a.graph-node rect.card")].filter((card) => {
+    const r = card.getBoundingClientRect();
+    return !(r.width > 0 && r.left >= 0 && r.right <= vw && r.left >= frame.left && r.right <= frame.right);
+  }).map((card) => card.parentElement.dataset.nodeId);
+}"""
+
+# The timeline's texts and dots: pairs whose boxes overlap, tracks past the card, text under 12 px.
+TIMELINE_PROBLEMS = """() => {
+  const box = (el) => el.getBoundingClientRect();
+  const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const card = box(document.querySelector(".timeline"));
+  const texts = [...document.querySelectorAll(".timeline .tl-name, .timeline .tl-tick, .timeline .tl-time")]
+    .filter((el) => box(el).width > 0);
+  const dots = [...document.querySelectorAll(".timeline .tl-dot")];
+  const problems = [];
+  texts.forEach((t) => dots.forEach((d) => {
+    if (meet(box(t), box(d))) problems.push("dot on " + t.textContent.trim());
+  }));
+  document.querySelectorAll(".timeline .tl-track, .timeline .tl-axis, .timeline .tl-dot").forEach((el) => {
+    const r = box(el);
+    if (r.right > card.right || r.left < card.left) problems.push("past the card: " + el.getAttribute("class"));
+  });
+  texts.concat([...document.querySelectorAll(".timeline .tl-label, .timeline .tl-duration")]).forEach((el) => {
+    if (parseFloat(getComputedStyle(el).fontSize) < 12) problems.push("small text: " + el.textContent.trim());
+  });
+  return problems;
+}"""
+
+
+def test_every_graph_node_shows_and_the_timeline_keeps_its_text_off_its_dots(
+    sized_page, console_log, site, forked, looped
+):
+    # The forked review (three branches) and the looped run (the longest): every card in the window.
+    for url, name in (
+        (f"{site}/runs/{forked.review_run}/", "graph-forked"),
+        (f"{site}/runs/{looped.run_id}/", "graph-looped"),
+    ):
+        sized_page.goto(url)
+        expect(sized_page.locator("svg.run-graph a.graph-node").first).to_be_visible()
+        assert sized_page.evaluate(CARDS_INSIDE) == []
+        keep_screenshot(sized_page, name)
+    # Each branch's tip says its branch's state in a word, and the legend says what each word means.
+    states = sized_page.locator("svg.run-graph text.tag-text.state")
+    expect(states).to_have_text(["done", "running"])
+    expect(sized_page.locator(".legend .state-key")).to_have_text(["done", "running"])
+    sized_page.goto(f"{site}/sessions/{forked.session_id}/")
+    expect(sized_page.locator(".timeline .tl-dot").first).to_be_visible()
+    assert sized_page.evaluate(TIMELINE_PROBLEMS) == []
+    keep_screenshot(sized_page, "timeline")
+    console_log.assert_clean()
+
+
 def test_a_node_page(sized_page, console_log, site, forked):
     node = Node.objects.filter(run__public_id=forked.review_run).order_by("-depth").first()
     assert node is not None

@@ -39,7 +39,12 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
         ("newest", "newest"),
         ("current", "shown"),
     ]
-    assert '<script src="/static/dashboard/graph.js" defer></script>' in html
+    # Each branch's tip says its branch's state in words: branch 1 completed, branch 2 is the agent's.
+    assert re.findall(r'<text class="tag-text state state-([\w-]+)"[^>]*>([^<]*)<', svg) == [
+        ("done", "done"),
+        ("running", "running"),
+    ]
+    assert "graph.js" not in html  # nothing scrolls: the drawing fits its box
 
 
 def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_url(client, service_catalog):
@@ -64,10 +69,12 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     html = page(client, f"/sessions/{looped.session_id}/")
     timeline = html.split('id="timeline-title"', 1)[1].split("</section>", 1)[0]
-    ticks = re.findall(r'<text class="tl-tick"[^>]*>([^<]*)</text>', timeline)
+    ticks = re.findall(r'<text class="tl-tick[^"]*"[^>]*>([^<]*)</text>', timeline)
     assert ticks and all(re.fullmatch(r"(\d\d \w\w\w )?\d\d:\d\d(:\d\d)?", tick) for tick in ticks)
-    assert re.search(r'<text class="tl-duration"[^>]*>[\d.]+ s · 11 nodes</text>', timeline)
-    assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d to [\d: -]+ UTC · [\d.]+ s</text>", timeline)
+    # The run's name and duration are text of their own, beside its track, not inside the drawing.
+    assert re.search(r'<span class="tl-duration">[\d.]+ s · 11 nodes</span>', timeline)
+    assert re.search(r'<a class="tl-label" href="/runs/[^"]+/">[^<]+</a>', timeline)
+    assert re.search(r'<p class="tl-time">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d to [\d: -]+ UTC · [\d.]+ s</p>', timeline)
     assert "first node" not in timeline and "newest node" not in timeline
 
 

@@ -124,11 +124,33 @@ def test_the_paper_drawing_collapses_long_straight_stretches_and_keeps_forks_and
     assert float(width) <= graph_drawing.PAPER_WIDTH_MM and float(height) <= graph_drawing.PAPER_HEIGHT_MM
 
 
-def test_the_screen_drawing_draws_every_node():
-    run = drawn([(1, None)] + [(n, n - 1) for n in range(2, 301)])
-    svg = screen(run)
-    assert svg.count('class="graph-node"') == 300
-    assert "⋯" not in svg
+def size(svg: str) -> tuple[int, int]:
+    width, height = re.findall(r'viewBox="0 0 (\d+) (\d+)"', svg)[0]
+    return int(width), int(height)
+
+
+def test_the_screen_drawing_runs_down_draws_every_node_of_a_short_run_and_collapses_a_long_one():
+    short = screen(drawn([(1, None)] + [(n, n - 1) for n in range(2, 21)]))
+    assert short.count('class="graph-node"') == 20 and "⋯" not in short
+    # Down the page: one branch is one card wide however deep it goes (the box never cuts it).
+    long = screen(drawn([(1, None)] + [(n, n - 1) for n in range(2, 301)]))
+    assert size(long)[0] == size(short)[0] < 200
+    assert "⋯ steps 6-295" in long
+    assert 'data-node-id="1"' in long and 'data-node-id="300"' in long
+
+
+def test_each_branch_tip_carries_its_state_as_a_class_and_a_word():
+    run = drawn([(1, None), (2, 1), (3, 1), (4, 1)], **{"2": {"is_blocked": True}})
+    states = {"2": "blocked", "3": "left-behind", "4": "waiting"}
+    svg = graph_drawing.for_screen(run, shown="4", href=lambda node: "/", title="Branch graph", states=states)
+    assert "state-blocked" in card_classes(svg, "2") and "state-waiting" in card_classes(svg, "4")
+    tag = r'<text class="tag-text state state-[\w-]+"[^>]*>([^<]*)<'
+    words = {node: re.findall(tag, card(svg, node)) for node in "234"}
+    assert words == {"2": ["blocked"], "3": ["left behind"], "4": ["needs you"]}
+    assert step_line(svg, "2") == "step 2"  # said once, by the state tag
+    assert "its branch: left behind (the agent went back to an earlier step" in card(svg, "3")
+    keys = [entry.key for entry in graph_drawing.legend(run, shown="4", states=states)]
+    assert keys[:3] == ["state-blocked", "state-waiting", "state-left-behind"] and "blocked" not in keys
 
 
 def step_line(svg: str, node_id: str) -> str:
@@ -192,12 +214,3 @@ def test_the_legend_lists_only_the_marks_the_drawing_holds():
     assert legend["lane"] == "marks where a branch starts"
     assert legend["loop"] == "the n-th time round a loop"
     assert legend["by-hand"] == "started by hand (an operator fork)"
-
-
-def test_the_forks_off_the_shown_path_are_marked_to_keep_in_view():
-    # 1-2-3-4 with branches from 2 (5) and from 3 (6); showing 4: the fork points 2 and 3 and the first
-    # cards of the branches leaving them are marked; a branch off another branch (7, from 5) is not.
-    run = drawn([(1, None), (2, 1), (3, 2), (4, 3), (5, 2), (6, 3), (7, 5), (8, 5)])
-    svg = screen(run, shown="4")
-    kept = set(re.findall(r'data-node-id="(\d+)"[^>]* data-keep', svg))
-    assert kept == {"2", "3", "5", "6"}
