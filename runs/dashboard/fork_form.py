@@ -19,9 +19,7 @@ from django.http import QueryDict
 
 from runs.contract.dashboard import NodeDetail
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.execution.operator_fork import ForkPlan, change_between, locked_keys
-from runs.models import Run
-from runs.store.pinned import compiled_workflow
+from runs.execution.operator_fork import ForkPlan, change_between, locked_keys_of_run
 
 CONFIRM = "confirm"  # the second submit's field: record the change the page previewed
 
@@ -46,8 +44,7 @@ class ForkForm:
 
 
 def locked_of(node: NodeDetail) -> set[str]:
-    run = Run.objects.only("pinned_id").get(public_id=node.run.run_id)
-    return locked_keys(compiled_workflow(run.pinned_id))
+    return locked_keys_of_run(node.run.run_id)
 
 
 def blank(node: NodeDetail, *, locked: set[str] | None = None) -> ForkForm:

@@ -45,7 +45,7 @@ from runs.contract.inputs import (
     json_size,
 )
 from runs.execution.recording import NewNode, create_node
-from runs.models import Node, RunStatus
+from runs.models import Node, Run, RunStatus
 from runs.readmodels.run_view import get_node
 from runs.store import events, ownership, ratelimit, tokens
 from runs.store.journal import Journal, write
@@ -176,6 +176,11 @@ def _plan(node: Node, edits: JsonObject, compiled: CompiledWorkflow, why: str) -
 def locked_keys(compiled: CompiledWorkflow) -> set[str]:
     """The context keys a fork may not change: the session's keys and the workflow's loop variables."""
     return set(SESSION_ID_KEYS) | loop_variables(compiled)
+
+
+def locked_keys_of_run(run_id: str) -> set[str]:
+    """`locked_keys` of the workflow the run is pinned to (the fork form shows them read-only)."""
+    return locked_keys(compiled_workflow(Run.objects.only("pinned_id").get(public_id=run_id).pinned_id))
 
 
 def change_between(current: JsonObject, edited: JsonObject) -> JsonObject:
