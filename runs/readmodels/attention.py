@@ -324,8 +324,8 @@ def _canceled(state: RunState, shown: BranchOutcomeEntry, total: int) -> Attenti
         branch=shown.number,
         title=f"Canceled at {_where(shown, total)}" if shown.step_number else "Canceled",
         for_you=(
-            f"This run was canceled{by} at {stamp(at)}: it stops for good, and its tokens answer RUN_CANCELED "
-            "to any agent that still holds them. Nothing for you to do unless the work should go on: then have "
+            f"This run was canceled{by} at {stamp(at)}: it stops for good, and an agent that still holds its "
+            "tokens is told the run was canceled. Nothing for you to do unless the work should go on: then have "
             "the agent start the workflow again (what this run recorded stays here to read)."
         ),
         since=at,

@@ -88,7 +88,8 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     canceled = made.canceled()
     html = page(client, f"/runs/{canceled.run_id}/")
     panel = html.split('class="state-panel state-canceled"')[1].split("</section>")[0]
-    assert "Canceled at step 2 of 3" in panel and "RUN_CANCELED" in panel
+    assert "Canceled at step 2 of 3" in panel and "told the run was canceled" in panel
+    assert "RUN_CANCELED" not in panel  # the error code is not a word for people
     rewound = made.left_behind()
     html = page(client, f"/runs/{rewound.run_id}/")
     panel = html.split('class="state-panel state-left_behind"')[1].split("</section>")[0]
