@@ -29,8 +29,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from runs.contract.dashboard import AttentionPanel, BlockedStep, BranchOutcomeEntry, PlaceName, Whereabouts
-from runs.models import PinnedWorkflow, Run, RunStatus, Session, SessionKind
-from runs.readmodels import blocked, branches, step_text
+from runs.models import Node, PinnedWorkflow, Run, RunStatus, Session, SessionKind
+from runs.readmodels import blocked, branches, recap, step_text
+from runs.readmodels.shapes import RecapEntry
 from runs.store import tokens
 from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
@@ -301,6 +302,7 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry, total: int) -> Attentio
     pk = state.tree.by_public_id(tip)
     seen = step_text.as_seen(compiled_workflow(state.run.pinned_id), [pk] if pk is not None else [])
     asks = seen[pk].prompt if pk is not None and pk in seen else None
+    latest = latest_notes(pk) if pk is not None else None
     return AttentionPanel(
         kind="waiting_for_user",
         branch=shown.number,
@@ -313,7 +315,19 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry, total: int) -> Attentio
         since=shown.at,
         node_id=shown.tip_node_id,
         asks=asks,
+        to_approve=latest["notesMarkdown"] if latest else None,
+        to_approve_from=latest["title"] if latest else None,
     )
+
+
+def latest_notes(node_pk: int) -> RecapEntry | None:
+    """The newest entry with notes on the path to a node: what the agent last wrote (the step before's
+    output, or a checkpoint it saved on the way), which a step waiting for the user's confirmation
+    usually asks them to approve."""
+    node = Node.objects.filter(pk=node_pk).first()
+    if node is None:
+        return None
+    return next((entry for entry in recap.newest_entries(node) if entry["notesMarkdown"].strip()), None)
 
 
 def _canceled(state: RunState, shown: BranchOutcomeEntry, total: int) -> AttentionPanel:

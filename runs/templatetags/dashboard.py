@@ -21,7 +21,15 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from runs.contract.dashboard import RunDetail, SessionDetail
-from runs.readmodels import artifact_tables, graph_drawing, graph_page, naming, outline_words, time_axis
+from runs.readmodels import (
+    artifact_tables,
+    graph_drawing,
+    graph_page,
+    naming,
+    outline_words,
+    time_axis,
+    timings,
+)
 
 register = template.Library()
 
@@ -33,6 +41,19 @@ STATUS_LABELS = {
     "canceled": "canceled",
     "notes": "notes only",
 }
+
+
+@register.filter
+def call_outcome_words(outcome: Any) -> str:
+    """A tool call's outcome in words (runs/readmodels/timings.py)."""
+    return timings.outcome_words(str(outcome))
+
+
+@register.filter
+def path_breaks(value: Any) -> SafeString:
+    """A path or command with a line-break chance after each "/": on a narrow screen it wraps between
+    directories, not in the middle of a name."""
+    return mark_safe("/<wbr>".join(conditional_escape(part) for part in str(value).split("/")))  # parts escaped
 
 
 @register.filter

@@ -85,6 +85,9 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     assert panel.kind == "waiting_for_user"
     assert panel.title == "Step 2 of 3, Approve the plan: waiting for your confirmation"
     assert "ask them to approve it" in panel.asks
+    # What to approve: the agent's own latest notes on the branch, not only the step's instruction.
+    assert panel.to_approve == "Planned it."
+    assert panel.to_approve_from is not None and panel.to_approve_from != "Approve the plan"
     # Once the user confirmed and the agent went on, nobody waits for them.
     advance(waiting, "The user approved.")
     assert not Run.objects.get(public_id=run_id).waits_for_user
