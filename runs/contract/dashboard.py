@@ -72,7 +72,7 @@ class AttentionPanel(Shape):
         ),
     )
     to_approve_from: str | None = Field(
-        default=None, description="The step (or 'Checkpoint') whose notes to_approve holds, as the agent saw it."
+        default=None, description="The step (or 'Checkpoint') whose notes toApprove holds, as the agent saw it."
     )
 
 
