@@ -89,6 +89,13 @@ def fills_in(title: str) -> bool:
 _PREFERENCE_WORDS = {"autonomy": "autonomy", "riskPolicy": "risk policy"}
 
 
+def preference_words(preferences: Any) -> str:
+    """A node's or run's preferences in words: "autonomy guided, risk policy balanced"."""
+    if not isinstance(preferences, dict):
+        return ""
+    return ", ".join(f"{_PREFERENCE_WORDS.get(key, key)} {value}" for key, value in preferences.items())
+
+
 def recommendation_words(recommended: Any) -> str:
     """A workflow's recommendedPreferences in words: "autonomy guided, risk policy balanced"."""
     if not isinstance(recommended, dict):

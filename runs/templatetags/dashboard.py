@@ -217,6 +217,11 @@ def fills_in(title: Any) -> bool:
 
 
 @register.filter
+def preference_words(preferences: Any) -> str:
+    return outline_words.preference_words(preferences)
+
+
+@register.filter
 def recommendation_words(recommended: Any) -> str:
     return outline_words.recommendation_words(recommended)
 

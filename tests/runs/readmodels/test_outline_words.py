@@ -8,6 +8,7 @@ from runs.readmodels.outline_words import (
     fills_in,
     loop_words,
     plain,
+    preference_words,
     recommendation_words,
     title_words,
 )
@@ -63,3 +64,8 @@ def test_a_confirmation_rule_says_when_it_asks():
         "asks for confirmation when n is at least 2"
     )
     assert confirmation_words({"kind": "human_approval"}) == "asks for confirmation"
+
+
+def test_preferences_read_as_words_not_keys():
+    assert preference_words({"autonomy": "guided", "riskPolicy": "balanced"}) == "autonomy guided, risk policy balanced"
+    assert preference_words(None) == ""
