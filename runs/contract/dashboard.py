@@ -64,6 +64,16 @@ class AttentionPanel(Shape):
         default=None,
         description="What the step asks the user to confirm: its prompt as the agent was given it (markdown).",
     )
+    to_approve: str | None = Field(
+        default=None,
+        description=(
+            "Waiting for the user: the agent's own latest notes on the branch (markdown), what it asks the user "
+            "to approve; null when it recorded none."
+        ),
+    )
+    to_approve_from: str | None = Field(
+        default=None, description="The step (or 'Checkpoint') whose notes toApprove holds, as the agent saw it."
+    )
 
 
 class DiffSummary(Shape):

@@ -14,9 +14,28 @@ from runs.contract.errors import HTTP_STATUS, ErrorCode, WorkRailError
 View = Callable[..., HttpResponse]
 
 
+# The error page's heading: a sentence for people by what the HTTP status means (the code stays on the
+# page, small, for a report or a search).
+_HEADINGS = {
+    400: "That request could not be used",
+    401: "Sign in first",
+    403: "Not allowed here",
+    404: "Nothing here by that name",
+    409: "That clashes with what is stored",
+    413: "That is too large",
+    429: "Too many requests for now",
+    503: "The store is busy",
+}
+
+
+def heading(status: int) -> str:
+    return _HEADINGS.get(status, "Something went wrong on the server")
+
+
 def error_page(request: HttpRequest, error: WorkRailError, status: int | None = None) -> HttpResponse:
     status = status or HTTP_STATUS.get(error.code, 400)
-    return render(request, "dashboard/error.html", {"error": error, "status": status}, status=status)
+    context = {"error": error, "status": status, "heading": heading(status)}
+    return render(request, "dashboard/error.html", context, status=status)
 
 
 def invalid(message: str, suggestion: str) -> WorkRailError:

@@ -29,8 +29,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from runs.contract.dashboard import AttentionPanel, BlockedStep, BranchOutcomeEntry, PlaceName, Whereabouts
-from runs.models import PinnedWorkflow, Run, RunStatus, Session, SessionKind
-from runs.readmodels import blocked, branches, step_text
+from runs.models import Node, PinnedWorkflow, Run, RunStatus, Session, SessionKind
+from runs.readmodels import blocked, branches, recap, step_text
+from runs.readmodels.shapes import RecapEntry
 from runs.store import tokens
 from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
@@ -301,6 +302,7 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry, total: int) -> Attentio
     pk = state.tree.by_public_id(tip)
     seen = step_text.as_seen(compiled_workflow(state.run.pinned_id), [pk] if pk is not None else [])
     asks = seen[pk].prompt if pk is not None and pk in seen else None
+    latest = latest_notes(pk) if pk is not None else None
     return AttentionPanel(
         kind="waiting_for_user",
         branch=shown.number,
@@ -313,7 +315,19 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry, total: int) -> Attentio
         since=shown.at,
         node_id=shown.tip_node_id,
         asks=asks,
+        to_approve=latest["notesMarkdown"] if latest else None,
+        to_approve_from=latest["title"] if latest else None,
     )
+
+
+def latest_notes(node_pk: int) -> RecapEntry | None:
+    """The newest entry with notes on the path to a node: what the agent last wrote (the step before's
+    output, or a checkpoint it saved on the way), which a step waiting for the user's confirmation
+    usually asks them to approve."""
+    node = Node.objects.filter(pk=node_pk).first()
+    if node is None:
+        return None
+    return next((entry for entry in recap.newest_entries(node) if entry["notesMarkdown"].strip()), None)
 
 
 def _canceled(state: RunState, shown: BranchOutcomeEntry, total: int) -> AttentionPanel:
@@ -324,8 +338,8 @@ def _canceled(state: RunState, shown: BranchOutcomeEntry, total: int) -> Attenti
         branch=shown.number,
         title=f"Canceled at {_where(shown, total)}" if shown.step_number else "Canceled",
         for_you=(
-            f"This run was canceled{by} at {stamp(at)}: it stops for good, and its tokens answer RUN_CANCELED "
-            "to any agent that still holds them. Nothing for you to do unless the work should go on: then have "
+            f"This run was canceled{by} at {stamp(at)}: it stops for good, and an agent that still holds its "
+            "tokens is told the run was canceled. Nothing for you to do unless the work should go on: then have "
             "the agent start the workflow again (what this run recorded stays here to read)."
         ),
         since=at,

@@ -5,10 +5,13 @@ workflows_app/condition_words.py in the style for people, loops by the engine's 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from runs.contract.preferences import RECOMMENDATION_FIELDS
 from workflows_app.condition_words import PEOPLE, describe
 from workflows_app.engine.loops import LoopSpec
+from workflows_app.engine.templating import placeholders, without_context
 
 if TYPE_CHECKING:
     from workflows_app.engine.model import LoopStep
@@ -28,25 +31,79 @@ def confirmation_words(rule: Any) -> str:
     return "asks for confirmation" if rule else ""
 
 
-def loop_words(step: Any) -> str:
-    """How a loop step repeats: "one round per item of reviewAreas, at most 15 rounds"."""
+@dataclass(frozen=True)
+class Name:
+    """A name from the workflow file (a context variable, an artifact kind) inside words for people:
+    pages show it as code, so it reads as the name it is."""
+
+    text: str
+
+
+# Words for people with the workflow's own names kept apart (templatetags renders each Name as code).
+Phrase = tuple[str | Name, ...]
+
+
+def plain(phrase: Phrase) -> str:
+    """A phrase as plain text (a title attribute, a test)."""
+    return "".join(part.text if isinstance(part, Name) else part for part in phrase)
+
+
+def loop_words(step: Any) -> Phrase:
+    """How a loop step repeats: "Repeats once for each item in `reviewAreas` (at most 15 rounds)"."""
     if not isinstance(step, dict) or not isinstance(step.get("loop"), dict):
-        return ""
+        return ()
     spec = LoopSpec.of(cast("LoopStep", step))
-    limit = f"at most {spec.max_iterations} round{'s' if spec.max_iterations != 1 else ''}"
+    limit = f" (at most {spec.max_iterations} round{'s' if spec.max_iterations != 1 else ''})"
     if spec.type == "forEach":
-        return f"one round per item of {_named(spec.items)}, {limit}"
+        return ("Repeats once for each item in ", _named(spec.items), limit)
     if spec.type == "for":
-        count = spec.count if isinstance(spec.count, int) and not isinstance(spec.count, bool) else None
-        rounds = f"{count} round{'s' if count != 1 else ''}" if count is not None else f"{_named(spec.count)} rounds"
-        return f"{rounds}, {limit}"
-    how = "repeats until" if spec.type == "until" else "repeats while"
+        if isinstance(spec.count, int) and not isinstance(spec.count, bool):
+            return (f"Repeats {spec.count} time{'s' if spec.count != 1 else ''}", limit)
+        return ("Repeats as many times as ", _named(spec.count), " says", limit)
     if spec.decision_key is not None:
-        return f"repeats while the agent's wr.loop_control decision for {spec.decision_key} says continue, {limit}"
+        return (
+            "Repeats while the agent's ",
+            Name("wr.loop_control"),
+            " decision for ",
+            Name(spec.decision_key),
+            " says continue",
+            limit,
+        )
     if spec.condition:
-        return f"{how} {condition_words(spec.condition)}, {limit}"
-    return f"repeats as the agent decides after each round, {limit}"
+        how = "Repeats until " if spec.type == "until" else "Repeats while "
+        return (how + condition_words(spec.condition), limit)
+    return ("Repeats as the agent decides after each round", limit)
 
 
-def _named(value: Any) -> str:
-    return str(value) if isinstance(value, str) and value else "its list"
+def title_words(title: str) -> str:
+    """A step title as the workflow file writes it, for a page with no run behind it: each
+    `{{placeholder}}` as its name in brackets (`Review [area]`), never raw braces."""
+    return without_context(title)
+
+
+def fills_in(title: str) -> bool:
+    """Whether a title names values the run fills in (the page then says so)."""
+    return bool(placeholders(title))
+
+
+_PREFERENCE_WORDS = {"autonomy": "autonomy", "riskPolicy": "risk policy"}
+
+
+def preference_words(preferences: Any) -> str:
+    """A node's or run's preferences in words: "autonomy guided, risk policy balanced"."""
+    if not isinstance(preferences, dict):
+        return ""
+    return ", ".join(f"{_PREFERENCE_WORDS.get(key, key)} {value}" for key, value in preferences.items())
+
+
+def recommendation_words(recommended: Any) -> str:
+    """A workflow's recommendedPreferences in words: "autonomy guided, risk policy balanced"."""
+    if not isinstance(recommended, dict):
+        return ""
+    return ", ".join(
+        f"{_PREFERENCE_WORDS[key]} {recommended[field]}" for key, field in RECOMMENDATION_FIELDS if field in recommended
+    )
+
+
+def _named(value: Any) -> str | Name:
+    return Name(value) if isinstance(value, str) and value else "its list"

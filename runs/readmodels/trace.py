@@ -1,13 +1,13 @@
 """Why a node's step was chosen, in plain words: the trace the engine recorded when it moved there
 (workflows_app/engine/trace.py), one line per decision.
 
-"Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'.",
-"Started loop Verify slices: 3 rounds because sliceCount = 3; this is round 1.", "Chosen Phase 1: next in
-the workflow (no condition)." Each line is words a developer reads at a glance; the conditions the line
-speaks of are kept beside it as code (`conditions`), for a page to set apart and a test or a report to
-read. The words come from the conditions the trace kept (a trace stored before they were kept takes
-them from the run's pinned workflow), said by workflows_app/condition_words.py; the text of a condition
-is only ever shown, never read back. A node without a trace says why it has none.
+"Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'.", "Started loop
+Verify slices: 3 rounds because sliceCount = 3; this is round 1.", "Went on to Phase 1, the next step in the
+workflow (it has no condition)." Each line is words a developer reads at a glance; the conditions the line
+speaks of are kept beside it as code (`conditions`), for a page to set apart and a test or a report to read.
+The words come from the conditions the trace kept (a trace stored before they were kept takes them from the
+run's pinned workflow), said by workflows_app/condition_words.py; the text of a condition is only ever shown,
+never read back. A node without a trace says why it has none.
 """
 
 from __future__ import annotations
@@ -105,9 +105,9 @@ def _line(entry: Entry) -> TraceLine:
         return TraceLine("completed", "Finished: no step was left, so the run is complete.")
     if entry.loop is not None:
         return _loop_line(entry, entry.loop)
-    verdict = "Chosen" if entry.kind == "selected" else "Skipped"
+    verdict = "Went on to" if entry.kind == "selected" else "Skipped"
     if entry.check is None:
-        return TraceLine(entry.kind, f"{verdict} {entry.title}: next in the workflow (no condition).")
+        return TraceLine(entry.kind, f"{verdict} {entry.title}, the next step in the workflow (it has no condition).")
     return TraceLine(entry.kind, f"{verdict} {entry.title}: {_runs_only_if(entry.check)}.", (entry.check.expression,))
 
 

@@ -15,6 +15,7 @@ from typing import Any, TypedDict
 from django import template
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from runs.contract.dashboard import RunDetail, SessionDetail
@@ -26,6 +27,7 @@ from runs.readmodels import (
     outline_words,
     time_axis,
     timeline_page,
+    timings,
 )
 
 register = template.Library()
@@ -38,6 +40,19 @@ STATUS_LABELS = {
     "canceled": "canceled",
     "notes": "notes only",
 }
+
+
+@register.filter
+def call_outcome_words(outcome: Any) -> str:
+    """A tool call's outcome in words (runs/readmodels/timings.py)."""
+    return timings.outcome_words(str(outcome))
+
+
+@register.filter
+def path_breaks(value: Any) -> SafeString:
+    """A path or command with a line-break chance after each "/": on a narrow screen it wraps between
+    directories, not in the middle of a name."""
+    return mark_safe("/<wbr>".join(conditional_escape(part) for part in str(value).split("/")))  # parts escaped
 
 
 @register.filter
@@ -165,8 +180,43 @@ def confirmation_words(rule: Any) -> str:
 
 
 @register.filter
-def loop_words(step: Any) -> str:
-    return outline_words.loop_words(step)
+def loop_words(step: Any) -> SafeString:
+    """How a loop repeats, the workflow's own names in code style."""
+    return _phrase_html(outline_words.loop_words(step))
+
+
+@register.filter
+def loop_words_plain(step: Any) -> str:
+    return outline_words.plain(outline_words.loop_words(step))
+
+
+@register.filter
+def title_words(title: Any) -> str:
+    """A step title with no run behind it: placeholders as `[name]`."""
+    return outline_words.title_words(str(title or ""))
+
+
+@register.filter
+def fills_in(title: Any) -> bool:
+    return outline_words.fills_in(str(title or ""))
+
+
+@register.filter
+def preference_words(preferences: Any) -> str:
+    return outline_words.preference_words(preferences)
+
+
+@register.filter
+def recommendation_words(recommended: Any) -> str:
+    return outline_words.recommendation_words(recommended)
+
+
+def _phrase_html(phrase: outline_words.Phrase) -> SafeString:
+    parts = [
+        format_html("<code>{}</code>", part.text) if isinstance(part, outline_words.Name) else conditional_escape(part)
+        for part in phrase
+    ]
+    return mark_safe("".join(parts))  # every part escaped above
 
 
 # --- the branch graph of a run ---------------------------------------------------------------------

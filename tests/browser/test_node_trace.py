@@ -26,7 +26,7 @@ def test_a_node_page_says_which_step_was_skipped_and_where_the_loop_stands(page,
             "Skipped Update the docs: it runs only if touchesDocs is true, and touchesDocs is not set. "
             "Condition: touchesDocs",
             "Started loop Verify slices: 3 rounds because sliceCount = 3; this is round 1.",
-            "Chosen Verify slice 1: next in the workflow (no condition).",
+            "Went on to Verify slice 1, the next step in the workflow (it has no condition).",
         ]
     )
     expect(trace.nth(0).locator("code")).to_have_text("touchesDocs")

@@ -82,13 +82,18 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     panel = html.split('class="state-panel state-waiting_for_user"')[1].split("</section>")[0]
     assert "Step 2 of 3, Approve the plan: waiting for your confirmation" in panel
     assert "What the step asks you to confirm" in panel and "<strong>ask them to approve it</strong>" in panel
+    # The plan itself, as the agent wrote it, comes first: that is what the person approves.
+    approve = panel.split('class="markdown to-approve"', 1)[1].split("</div>", 1)[0]
+    assert "Planned it: two modules, one migration." in approve
+    assert panel.index("What the agent asks you to approve") < panel.index("What the step asks you to confirm")
 
 
 def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, service_catalog):
     canceled = made.canceled()
     html = page(client, f"/runs/{canceled.run_id}/")
     panel = html.split('class="state-panel state-canceled"')[1].split("</section>")[0]
-    assert "Canceled at step 2 of 3" in panel and "RUN_CANCELED" in panel
+    assert "Canceled at step 2 of 3" in panel and "told the run was canceled" in panel
+    assert "RUN_CANCELED" not in panel  # the error code is not a word for people
     rewound = made.left_behind()
     html = page(client, f"/runs/{rewound.run_id}/")
     panel = html.split('class="state-panel state-left_behind"')[1].split("</section>")[0]

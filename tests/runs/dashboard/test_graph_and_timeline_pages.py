@@ -54,15 +54,18 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     full = str(newest.public_id)
     html = page(client, f"/runs/{looped.run_id}/")
     pending = html.split('id="pending-step"', 1)[1].split("</p>", 1)[0]
-    assert f'<a href="/nodes/{full}/" title="node {full}">node {full[:8]}</a>' in pending
+    assert f'<a href="/nodes/{full}/" title="node {full}">the step\'s page</a>' in pending
+    assert f">node {full[:8]}<" not in pending  # a node is not named by a bare id
     session = page(client, f"/sessions/{looped.session_id}/")
     notes = session.split("Session notes and checkpoints", 1)[1]
-    links = re.findall(r'href="/nodes/(\d+)/" title="node (\d+)">node (\d+)</a>', notes)
-    assert all(url == title and text == url[:8] for url, title, text in links)
+    links = re.findall(r'href="/nodes/(\d+)/" title="node (\d+)">([^<]*)</a>', notes)
+    assert all(url == title and text == "the step's page" for url, title, text in links)
+    assert not re.search(r">node \d+<", notes)
     # The shown branch's checkpoint is listed among its steps (issue 32: once per page), not under the notes.
     assert "saved while step" in session.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     node = page(client, f"/nodes/{full}/")
-    assert re.search(rf"<title>Step \d+ · Record what the slice showed · node {full[:8]}", node)
+    assert re.search(r"<title>Step \d+ · Record what the slice showed · ", node)
+    assert f"· node {full[:8]}" not in node
 
 
 def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client, service_catalog):

@@ -32,10 +32,10 @@ def test_the_node_page_explains_the_skipped_step_and_the_loop(client, service_ca
         "Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'. "
         "Condition: taskComplexity == 'Small'" in after_skip
     )
-    assert "Chosen Phase 1: next in the workflow (no condition)." in after_skip
+    assert "Went on to Phase 1, the next step in the workflow (it has no condition)." in after_skip
     second_slice = why(client, run.node_at("verify", 1))
     assert "Next round of loop Verify slices: this is round 2 of 3 (3 rounds because sliceCount = 3)." in second_slice
-    assert "Chosen Verify slice 2: next in the workflow (no condition)." in second_slice
+    assert "Went on to Verify slice 2, the next step in the workflow (it has no condition)." in second_slice
     page = client.get(f"/nodes/{run.node_at('phase-1')}/").content.decode()
     assert '<span class="trace-code muted small"> Condition: <code>taskComplexity == &#x27;Small&#x27;</code>' in page
 
@@ -49,3 +49,25 @@ def test_a_node_recorded_before_traces_says_so_in_words(client, service_catalog)
         "Why this step Not recorded: this node was made before WorkRail kept why each step is chosen "
         "(conditions, loops and decisions)."
     )
+
+
+def test_the_node_page_speaks_to_people_not_in_the_recaps_policy_words(client, service_catalog):
+    """The recap's policy (bytes, path order) is what an agent reads; the page says it in plain words."""
+    install(service_catalog["extra"])
+    run = traced_run()
+    page = client.get(f"/nodes/{run.node_at('phase-1')}/").content.decode()
+    text = html_text.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page)))
+    assert "as an agent resuming here reads them: " in text
+    assert "bytes" not in text and "path order" not in text
+    assert "Chosen " not in text
+    assert "riskPolicy" not in text and "risk policy " in text
+    title = re.search(r"<title>([^<]*)</title>", page)
+    assert title is not None and not re.search(r"node \d{8}", title[1])
+
+
+def test_the_error_page_heads_with_a_sentence_and_keeps_the_code_small(client):
+    response = client.get("/nodes/123456789012345/")
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert '<h1 id="error-title">Nothing here by that name</h1>' in page
+    assert "<code>NOT_FOUND</code>" in page.split("</h1>", 1)[1]

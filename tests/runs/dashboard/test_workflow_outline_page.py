@@ -44,7 +44,30 @@ def test_conditions_loops_and_confirmations_read_as_words(client: Client, servic
     shown = html.unescape(outline(client, "team.worded"))
     assert "runs only if riskLevel is 'high' or changeSize is one of 'large' or 'huge'" in shown
     assert "asks for confirmation when dryRun is false or not set" in shown
-    assert "while loop: repeats while polishRounds is more than 0, at most 3 rounds" in shown
-    assert "forEach loop: one round per item of reviewAreas, at most 15 rounds" in shown
+    assert "Repeats while polishRounds is more than 0 (at most 3 rounds)" in shown
+    assert "Repeats once for each item in <code>reviewAreas</code> (at most 15 rounds)" in shown
+    assert "forEach loop" not in shown  # the engine's loop type is not a word for people
     assert "<code>{" not in shown  # no condition printed as raw JSON
     assert 'title="{&quot;or&quot;' in outline(client, "team.worded")  # the JSON, for authors, in the tooltip
+
+
+def test_the_workflow_page_speaks_words_not_field_names(client: Client, service_catalog):
+    """Recommended preferences, the pinned hash and a templated step title read as words."""
+    document = workflow_doc(
+        "team.named",
+        steps=[
+            loop_doc(
+                "areas",
+                "Areas",
+                {"type": "forEach", "items": "reviewAreas", "itemVar": "area", "maxIterations": 4},
+                [step_doc("area", "Review {{area}}", "Review it.")],
+            )
+        ],
+    )
+    document["recommendedPreferences"] = {"recommendedAutonomy": "guided", "recommendedRiskPolicy": "balanced"}
+    write_json(service_catalog["extra"] / "named.json", document)
+    page = html.unescape(client.get("/workflows/team.named/").content.decode())
+    assert "autonomy guided, risk policy balanced" in page
+    assert "recommendedAutonomy" not in page
+    assert "<dt>workflowHash</dt>" not in page and "<dt>Content hash</dt>" in page
+    assert "Review [area]" in page and "{{area}}" not in page

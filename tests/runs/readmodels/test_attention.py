@@ -85,6 +85,9 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     assert panel.kind == "waiting_for_user"
     assert panel.title == "Step 2 of 3, Approve the plan: waiting for your confirmation"
     assert "ask them to approve it" in panel.asks
+    # What to approve: the agent's own latest notes on the branch, not only the step's instruction.
+    assert panel.to_approve == "Planned it."
+    assert panel.to_approve_from is not None and panel.to_approve_from != "Approve the plan"
     # Once the user confirmed and the agent went on, nobody waits for them.
     advance(waiting, "The user approved.")
     assert not Run.objects.get(public_id=run_id).waits_for_user
@@ -163,7 +166,7 @@ def test_a_canceled_run_says_when_and_by_whom_and_that_its_tokens_are_dead(servi
     [panel] = run_view.run_detail(run_id).panels
     assert panel.kind == "canceled"
     assert panel.title.startswith("Canceled at step 2 of 3 (")
-    assert "RUN_CANCELED" in panel.for_you
+    assert "told the run was canceled" in panel.for_you and "RUN_CANCELED" not in panel.for_you
 
 
 def test_a_branch_left_behind_by_a_rewind_has_its_own_panel_with_the_token_to_go_back(service_catalog):

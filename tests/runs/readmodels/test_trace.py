@@ -30,27 +30,27 @@ def lines(node_id: str) -> list[str]:
 def test_each_node_says_which_steps_were_skipped_or_selected_and_why(service_catalog):
     install(service_catalog["extra"])
     run = traced_run()
-    assert lines(run.node_at("intake")) == ["Chosen Intake: next in the workflow (no condition)."]
+    assert lines(run.node_at("intake")) == ["Went on to Intake, the next step in the workflow (it has no condition)."]
     assert lines(run.node_at("phase-1")) == [
         "Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'. "
         "[condition: `taskComplexity == 'Small'`]",
-        "Chosen Phase 1: next in the workflow (no condition).",
+        "Went on to Phase 1, the next step in the workflow (it has no condition).",
     ]
     assert lines(run.node_at("verify", 0)) == [
         "Skipped Update the docs: it runs only if touchesDocs is true, and touchesDocs is not set. "
         "[condition: `touchesDocs`]",
         "Started loop Verify slices: 3 rounds because sliceCount = 3; this is round 1.",
-        "Chosen Verify slice 1: next in the workflow (no condition).",
+        "Went on to Verify slice 1, the next step in the workflow (it has no condition).",
     ]
     assert lines(run.node_at("verify", 1)) == [
         "Next round of loop Verify slices: this is round 2 of 3 (3 rounds because sliceCount = 3).",
-        "Chosen Verify slice 2: next in the workflow (no condition).",
+        "Went on to Verify slice 2, the next step in the workflow (it has no condition).",
     ]
     assert lines(run.node_at("wrap-up")) == [
         "Finished loop Verify slices: all 3 rounds done (sliceCount = 3).",
         "Did not run loop Polish: it repeats while polishRounds is more than 0, and polishRounds is 0. "
         "[condition: `polishRounds > 0`]",
-        "Chosen Wrap up: next in the workflow (no condition).",
+        "Went on to Wrap up, the next step in the workflow (it has no condition).",
     ]
     complete = Node.objects.get(run__public_id=run.run_id, is_complete=True)
     assert lines(str(complete.public_id)) == ["Finished: no step was left, so the run is complete."]
@@ -172,7 +172,7 @@ def test_every_kind_of_loop_and_condition_reads_as_plain_words():
     }
     view = trace_view({"entries": [compound]})
     assert view.lines[0].words == (
-        "Chosen Deploy: it runs only if a is more than 1 or b is one of 'x' or 'y', which was true "
+        "Went on to Deploy: it runs only if a is more than 1 or b is one of 'x' or 'y', which was true "
         "(a is 2 and b is not set)."
     )
     assert view.lines[0].conditions == ("a > 1 or b in ['x', 'y']",)
