@@ -44,7 +44,14 @@ def artifact_template(
     words of the step's prompt (the optional fields named there are offered, marked optional)."""
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
         return None
-    return _object(schema, "artifact", mentioned, fixed or {}, 0, False)
+    template = _object(schema, "artifact", mentioned, fixed or {}, 0, False)
+    if isinstance(template, dict) and "kind" not in template:
+        # Every artifact names its contract (the tool's input requires `kind`), even where a schema leaves
+        # `kind` out of `required`: the template is one the agent can send as it is, once filled.
+        named = schema["properties"].get("kind")
+        kind = _value(named, "kind", mentioned, 1, False) if named is not None else blank("string", "kind")
+        template = {"kind": kind, **template}
+    return template
 
 
 def value_template(schema: Any, name: str, mentioned: Collection[str] = (), *, optional: bool = False) -> Any:
