@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from runs.contract.dashboard import RunDetail, SessionDetail
-from runs.readmodels import artifact_tables, graph_drawing, graph_page, naming, outline_words, time_axis
+from runs.readmodels import artifact_tables, graph_drawing, graph_page, naming, outline_words, states, time_axis
 
 register = template.Library()
 
@@ -37,6 +37,12 @@ STATUS_LABELS = {
 @register.filter
 def status_label(value: Any) -> str:
     return STATUS_LABELS.get(str(value), str(value).replace("_", " "))
+
+
+@register.filter
+def state_label(value: Any) -> str:
+    """A state (runs/readmodels/states.py) in the dashboard's one vocabulary: "Needs you", "Left behind"."""
+    return states.label(str(value))
 
 
 def _moment(value: Any) -> datetime | None:
