@@ -101,6 +101,7 @@ class Place:
     blocked: str  # "blocked: ...", "" unless blocked
     last_activity: datetime
     since: datetime
+    awaiting_agent: bool = False  # the newest branch was started by hand and no agent answered there yet
 
     def shown(self, cutoff: datetime) -> tuple[PlaceName, str, datetime]:
         """The place, its words and since when, with the clock applied."""
@@ -116,6 +117,8 @@ class Place:
         if self.last_activity < cutoff:
             since = max(self.last_activity, self.since)  # never before its newest step was given
             return "stalled", f"{lead}stalled since {stamp(since)}", since
+        if self.awaiting_agent:
+            return "working", lead + "started by hand: no agent has taken it up yet", self.since
         return "working", lead + "running", self.since
 
 
@@ -129,10 +132,11 @@ def places(runs: list[Run], trees: dict[int, branches.RunBranches], names: dict[
     for number, run in enumerate(runs, start=1):
         tree = trees.get(run.pk)
         newest = next((b for b in tree.branches if b.is_newest), None) if tree is not None else None
-        step, words, since = "", "", run.updated_at
+        step, words, since, awaiting = "", "", run.updated_at, False
         if tree is not None and newest is not None and newest.status != "complete":
             step = at_step(tree.step_number(newest.tip), step_total(run))
             since = tree.nodes[newest.tip].created_at
+            awaiting = len(newest.nodes) == 1 and newest.nodes[0] in tree.started_by_hand
             refusal = refused.get((run.pk, newest.number))
             if refusal is not None:
                 words, since = blocked_words(blocked.as_entry(refusal)), refusal.since
@@ -147,6 +151,7 @@ def places(runs: list[Run], trees: dict[int, branches.RunBranches], names: dict[
                 blocked=words,
                 last_activity=run.updated_at,
                 since=since,
+                awaiting_agent=awaiting,
             )
         )
     return found
