@@ -75,6 +75,7 @@ def test_changing_the_mode_records_it_and_the_page_shows_it(page, console_log, s
     assert Event.objects.filter(session__public_id=built.session_id, kind=EventKind.PREFERENCES_CHANGED).exists()
 
     # Fine-tuning through the selects, then canceling the plan run through its confirmation.
+    page.locator("#mode-fold > summary").click()
     page.locator("#fine-tune summary").click()
     page.select_option("#pref-risk", "conservative")
     page.locator("#fine-tune button[type=submit]").click()
@@ -82,7 +83,7 @@ def test_changing_the_mode_records_it_and_the_page_shows_it(page, console_log, s
     page.get_by_text("Cancel run…").click()
     page.get_by_role("button", name="Yes, cancel this run").click()
     expect(page.locator(".messages")).to_contain_text("is canceled")
-    expect(page.locator(f'a.run-link[data-run-id="{built.plan_run}"] .badge')).to_have_text("canceled")
+    expect(page.locator(f'a.run-link[data-run-id="{built.plan_run}"] .badge')).to_have_text("Canceled")
     page.wait_for_load_state("networkidle")
     console_log.assert_clean()
 
@@ -92,6 +93,7 @@ def test_a_new_step_appears_without_a_reload(page, console_log, site, built):
     page.wait_for_load_state("networkidle")
     page.evaluate("window.__marker = 1")
     # The user is typing in the mode form: the live update must leave that form alone.
+    page.locator("#mode-fold > summary").click()
     page.locator("#fine-tune summary").click()
     page.locator("#pref-risk").focus()
 
@@ -100,7 +102,7 @@ def test_a_new_step_appears_without_a_reload(page, console_log, site, built):
     expect(page.locator("section[aria-labelledby=steps-title] ol.steps")).to_contain_text(
         "A live note from the agent.", timeout=LIVE_WAIT_MS
     )
-    expect(page.locator("#run-title ~ ul.meta .badge")).to_have_text("complete")
+    expect(page.locator("#run-title ~ ul.meta .badge")).to_have_text("Done")
     assert page.evaluate("window.__marker") == 1  # the same document: no reload
     assert page.evaluate("document.activeElement && document.activeElement.id") == "pref-risk"
     assert page.evaluate("document.getElementById('fine-tune').open") is True
