@@ -65,9 +65,14 @@ def test_a_session_with_two_runs_switch_runs_and_open_a_node(page, console_log, 
 
 def test_changing_the_mode_records_it_and_the_page_shows_it(page, console_log, site, built):
     page.goto(f"{site}/sessions/{built.session_id}/")
+    # The Mode panel says what is in effect in one line; the switch and the history are folded under it.
+    expect(page.locator("#mode-now")).to_contain_text("Guided")
+    expect(page.get_by_text("No change yet")).not_to_be_visible()
+    page.locator("#mode-fold > summary").click()
     expect(page.get_by_text("No change yet")).to_be_visible()
     page.get_by_role("button", name=re.compile(r"^Autopilot")).click()
     expect(page.locator(".messages")).to_contain_text("Preferences saved: Autopilot")
+    page.locator("#mode-fold > summary").click()
     history = page.locator("ol.history li.preferences-change")
     expect(history.first).to_contain_text("autopilot")
     expect(history.first).to_contain_text("autonomy: guided → full_auto_stop_on_user_deps")
@@ -75,7 +80,6 @@ def test_changing_the_mode_records_it_and_the_page_shows_it(page, console_log, s
     assert Event.objects.filter(session__public_id=built.session_id, kind=EventKind.PREFERENCES_CHANGED).exists()
 
     # Fine-tuning through the selects, then canceling the plan run through its confirmation.
-    page.locator("#mode-fold > summary").click()
     page.locator("#fine-tune summary").click()
     page.select_option("#pref-risk", "conservative")
     page.locator("#fine-tune button[type=submit]").click()
