@@ -116,8 +116,7 @@ def list_sessions(
     per_page = max(1, min(per_page, PER_PAGE_MAX))
     cutoff = stall_cutoff()
     matching = _search(visible_sessions().filter(ownership.visible()), query)
-    counts = _status_counts(matching, cutoff)
-    by_state = _state_counts(matching, cutoff)
+    counts, by_state = _counts(matching, cutoff)
     total = by_state.get(state, 0) if state else counts.get(status, 0) if status else sum(counts.values())
     pages = max(1, math.ceil(total / per_page))
     page = max(1, min(page, pages))
@@ -253,14 +252,20 @@ def _with_status(sessions: QuerySet[Session], status: str | None, cutoff: dateti
     return sessions
 
 
-def _status_counts(sessions: QuerySet[Session], cutoff: datetime) -> dict[str, int]:
-    """Sessions per shown status, in one aggregate query."""
+def _counts(sessions: QuerySet[Session], cutoff: datetime) -> tuple[dict[str, int], dict[str, int]]:
+    """Sessions per shown status, and per state (states.py), in one aggregate query."""
     quiet = Q(status=SessionStatus.IN_PROGRESS, updated_at__lt=cutoff, waiting_for_user=False)
     aggregates: dict[str, Count] = {
-        name: Count("pk", filter=Q(status=name) & ~quiet) for name in SessionStatus.values if name != STALLED
+        f"status_{name}": Count("pk", filter=Q(status=name) & ~quiet)
+        for name in SessionStatus.values
+        if name != STALLED
     }
-    aggregates[STALLED] = Count("pk", filter=quiet)
-    return {name: count for name, count in sessions.aggregate(**aggregates).items() if count}
+    aggregates[f"status_{STALLED}"] = Count("pk", filter=quiet)
+    aggregates |= {f"state_{name}": Count("pk", filter=c) for name, c in _state_conditions(cutoff).items()}
+    counted = sessions.aggregate(**aggregates)
+    by_status = {name.removeprefix("status_"): n for name, n in counted.items() if name.startswith("status_") and n}
+    by_state = {name: counted[f"state_{name}"] for name in states.ORDER if counted.get(f"state_{name}")}
+    return by_status, by_state
 
 
 def _state_conditions(cutoff: datetime) -> dict[StateName, Q]:
@@ -288,13 +293,6 @@ def _state_conditions(cutoff: datetime) -> dict[StateName, Q]:
 
 def _with_state(sessions: QuerySet[Session], state: StateName, cutoff: datetime) -> QuerySet[Session]:
     return sessions.filter(_state_conditions(cutoff)[state])
-
-
-def _state_counts(sessions: QuerySet[Session], cutoff: datetime) -> dict[str, int]:
-    """Sessions per state (states.py), in one aggregate query."""
-    aggregates = {name: Count("pk", filter=condition) for name, condition in _state_conditions(cutoff).items()}
-    counted = sessions.aggregate(**aggregates)
-    return {name: counted[name] for name in states.ORDER if counted.get(name)}
 
 
 def _groups(items: list[SessionSummary], group: SessionGroup) -> list[SessionGroupHeading]:
