@@ -172,6 +172,8 @@ def test_the_session_head_says_one_short_line_per_run(client, service_catalog):
         f'href="/runs/{stuck.run_id}/"' in lines[1] and "blocked: missing mr_review.changed_files artifact" in lines[1]
     )
     assert all(";" not in line for line in lines)
+    # The runs list beside it says the same short line per run.
+    assert '<span class="run-summary">step 1 of 3, running</span>' in html
     # The session's badge is its most urgent run's.
     head = html.split('class="page-head"')[1].split("</div>")[0]
     assert 'class="badge state-blocked">Blocked</span>' in head
