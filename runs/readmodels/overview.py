@@ -264,7 +264,7 @@ def _counts(sessions: QuerySet[Session], cutoff: datetime) -> tuple[dict[str, in
     aggregates |= {f"state_{name}": Count("pk", filter=c) for name, c in _state_conditions(cutoff).items()}
     counted = sessions.aggregate(**aggregates)
     by_status = {name.removeprefix("status_"): n for name, n in counted.items() if name.startswith("status_") and n}
-    by_state = {name: counted[f"state_{name}"] for name in states.ORDER if counted.get(f"state_{name}")}
+    by_state: dict[str, int] = {name: counted[f"state_{name}"] for name in states.ORDER if counted.get(f"state_{name}")}
     return by_status, by_state
 
 
