@@ -22,6 +22,7 @@ BranchStatusName = Literal["complete", "open", "blocked", "canceled"]
 SessionSort = Literal["activity", "-activity", "created", "-created", "title", "-title"]
 SessionGroup = Literal["none", "branch", "workspace"]
 # Where a run stands, as a person reads it (runs/readmodels/attention.py): whose move it is.
+StateName = Literal["needs_you", "blocked", "stalled", "running", "left_behind", "done", "canceled", "notes"]
 PlaceName = Literal["working", "waiting_for_user", "blocked", "stalled", "completed", "canceled", "notes"]
 PanelName = Literal["stalled", "waiting_for_user", "canceled", "left_behind"]
 
@@ -36,12 +37,15 @@ class Whereabouts(Shape):
     )
     words: str = Field(
         description="The same in a few words: 'step 4 of 9, waiting for your confirmation', 'step 2 of 9, blocked: "
-        "missing mr_review.changed_files artifact', 'step 3 of 9, stalled since 14:02 UTC', 'completed'."
+        "missing mr_review.changed_files artifact', 'step 3 of 9, stalled since 14:02 UTC', 'done'."
     )
     run_id: str | None = Field(description="The run in that state (null for a session without runs).")
     run_name: str = Field(description="Its workflow's name.")
     run_number: int = Field(description="Its place among the session's runs (1 for the first).")
     since: datetime | None = Field(description="Since when it is in that state, when known.")
+    state: StateName = Field(
+        default="running", description="The place in the dashboard's vocabulary (states.py), as its badge says it."
+    )
 
 
 class AttentionPanel(Shape):
@@ -49,6 +53,7 @@ class AttentionPanel(Shape):
     since when, and what to do."""
 
     kind: PanelName
+    state: StateName = Field(default="running", description="The panel's state, as its badge says it (states.py).")
     branch: int = Field(description="The branch's number (BranchOutcomeEntry.number).")
     title: str = Field(description="'Step 4 of 9, Review api: stalled since 2026-11-28 14:02 UTC'.")
     for_you: str = Field(description="The developer's first line: whether to act, and how.")
@@ -122,6 +127,11 @@ class SessionSummary(Shape):
     where: Whereabouts | None = Field(
         default=None, description="Where it is in a few words, and which run is there (the sessions list gives it)."
     )
+    state: StateName = Field(
+        default="running",
+        description="The dashboard's word for it: the state of its most urgent run (needs_you, blocked, stalled, "
+        "running, then done, canceled), as its badge shows it.",
+    )
 
 
 class SessionGroupHeading(Shape):
@@ -155,6 +165,11 @@ class SessionPage(Shape):
     group: SessionGroup
     groups: list[SessionGroupHeading]
     status_counts: dict[str, int] = Field(description="Sessions per status among those matching the search.")
+    state: StateName | None = Field(default=None, description="Only sessions in this state (states.py).")
+    state_counts: dict[str, int] = Field(
+        default_factory=dict,
+        description="Sessions per state among those matching the search, most urgent first: the list's chips.",
+    )
     has_owners: bool = Field(
         default=False, description="Whether any session on the store has an owner (a team's shared store)."
     )
@@ -178,6 +193,11 @@ class RunSummary(Shape):
         "the agent works) first: 'Branch 2 open at step 4 (newest, where the agent works) · branch 1 finished "
         "earlier: Request changes'; one branch: 'open at step 4: Review api', 'blocked at step 2 (...) since ...'. "
         "`status` keeps its values (it follows the run's latest answer); only these words changed.",
+    )
+    state: StateName = Field(
+        default="running",
+        description="The dashboard's word for it: needs_you when its step waits for the user's confirmation, "
+        "else its shown status in the dashboard's vocabulary (running, blocked, stalled, done, canceled).",
     )
 
 
@@ -212,6 +232,14 @@ class SessionDetail(Shape):
         default_factory=list,
         description="Everyone who did something in the session (API token owners, dashboard users), in the order "
         "they first did; empty when all of it was done on this machine.",
+    )
+    mode_applies: bool = Field(
+        default=True,
+        description="Whether a change of mode would reach any run: false once every run completed or was canceled.",
+    )
+    run_lines: list[Whereabouts] = Field(
+        default_factory=list,
+        description="Where each of the session's own runs is, one short line each, oldest first: the page's head.",
     )
 
 
@@ -366,6 +394,11 @@ class BlockedStep(Shape):
         description="Who must act for the step to go on: the agent (its answer fell short), the user "
         "(something only they can give), or the delegated runs (a parallel step waits for them).",
     )
+    verdict: str = Field(
+        default="",
+        description="The panel's first line, in one sentence: whose move it is and what it takes ('Blocked: "
+        "the agent must resend step 2 (...) with a ... artifact.').",
+    )
     for_you: str = Field(
         default="",
         description="The developer's first line: whether to act, and what the agent must resend: 'Nothing for "
@@ -400,6 +433,11 @@ class BranchOutcomeEntry(Shape):
     left_behind: bool = Field(
         default=False,
         description="Unfinished and not the newest: the agent rewound to an earlier step and works on another branch.",
+    )
+    state: StateName = Field(
+        default="running",
+        description="Its badge in the dashboard's vocabulary: done, canceled, left_behind, blocked; the newest "
+        "open branch takes the run's state (running, needs_you, stalled).",
     )
     verdict: str | None = Field(
         description="A completed branch's verdict: from a standing artifact's verdict, else a 'Verdict:' line of "
@@ -487,6 +525,15 @@ class RunDetail(Shape):
     delegations: list[RunSummary]
     pending_step_id: str | None
     pending_title: str | None
+    where: Whereabouts | None = Field(
+        default=None,
+        description="Where the run is, in the dashboard's words: its page's head ('step 4 of 9, running').",
+    )
+    pending_is_live: bool = Field(
+        default=False,
+        description="Someone's move is pending at the shown tip: false on a canceled run and on a branch left "
+        "behind, whose pending step nobody works on (their panels say so).",
+    )
     operator_forks: list[OperatorForkNote] = Field(
         default_factory=list, description="The branches a developer started by hand on the shown branch's path."
     )

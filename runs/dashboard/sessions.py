@@ -20,8 +20,8 @@ from runs.contract.dashboard import (
     SessionDetail,
     SessionGroupHeading,
     SessionPage,
-    SessionStatusName,
     SessionSummary,
+    StateName,
 )
 from runs.contract.errors import WorkRailError
 from runs.contract.preferences import AUTONOMY, MODES, RISK_POLICY
@@ -32,7 +32,9 @@ from runs.readmodels import overview, preferences_history, run_view
 from runs.readmodels.checkpoints import not_among
 from runs.readmodels.preferences import in_effect
 
-STATUSES: tuple[str, ...] = get_args(SessionStatusName)
+# The list filters by state (runs/readmodels/states.py); the stored statuses' older names still work.
+STATUSES: tuple[str, ...] = get_args(StateName)
+_OLDER_NAMES = {"in_progress": "running", "complete": "done"}
 SORTS: dict[str, str] = {
     "-activity": "Latest activity first",
     "activity": "Oldest activity first",
@@ -67,6 +69,7 @@ def parse_filters(params: QueryDict) -> Filters:
     """The list's parameters; an unknown value falls back to the default and is reported, never a 500."""
     ignored = []
     status = params.get("status") or None
+    status = _OLDER_NAMES.get(status, status) if status else None
     if status is not None and status not in STATUSES:
         ignored.append(f"status “{status[:40]}”")
         status = None
@@ -112,17 +115,17 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
     version = overview.activity_version()
     page = overview.list_sessions(
         query=filters.query,
-        status=filters.status,
+        state=filters.status,
         sort=filters.sort,
         group=filters.group,
         page=filters.page,
         per_page=filters.per_page,
     )
-    no_sessions = not page.status_counts and not page.query
+    no_sessions = not page.state_counts and not page.query
     params = QueryDict(mutable=True)  # the shown filters, for links that change one of them
     for key, value, default in (
         ("q", page.query, ""),
-        ("status", page.status or "", ""),
+        ("status", page.state or "", ""),
         ("sort", page.sort, "-activity"),
         ("group", page.group, DEFAULT_GROUP),
         ("per_page", str(page.per_page), str(overview.PER_PAGE_DEFAULT)),
@@ -138,8 +141,8 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "filters": filters,
             "params": params,
             "sections": sections(page),
-            "statuses": [(name, page.status_counts.get(name, 0)) for name in STATUSES],
-            "all_count": sum(page.status_counts.values()),
+            "statuses": [(name, page.state_counts.get(name, 0)) for name in STATUSES],
+            "all_count": sum(page.state_counts.values()),
             "sorts": SORTS,
             "groups": GROUPS,
             "default_group": DEFAULT_GROUP,

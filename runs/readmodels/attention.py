@@ -3,7 +3,7 @@ person may have to act on.
 
 The sessions list says, per row, where the session is ("step 4 of 9, waiting for your confirmation",
 "step 2 of 9, blocked: missing mr_review.changed_files artifact", "step 3 of 9, stalled since 14:02
-UTC", "completed", "canceled") and names the run in that state: of a session's own runs, the one that
+UTC", "done", "canceled") and names the run in that state: of a session's own runs, the one that
 needs someone most (waiting for the user, then blocked, then stalled, then working), else the newest.
 
 A run's page has a panel beside the blocked one (blocked.py) for each other state to act on:
@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from runs.contract.dashboard import AttentionPanel, BlockedStep, BranchOutcomeEntry, PlaceName, Whereabouts
 from runs.models import Node, PinnedWorkflow, Run, RunStatus, Session, SessionKind
-from runs.readmodels import blocked, branches, recap, step_text
+from runs.readmodels import blocked, branches, recap, states, step_text
 from runs.readmodels.shapes import RecapEntry
 from runs.store import tokens
 from runs.store.pinned import compiled_workflow, steps_by_id
@@ -102,12 +102,13 @@ class Place:
     blocked: str  # "blocked: ...", "" unless blocked
     last_activity: datetime
     since: datetime
+    awaiting_agent: bool = False  # the newest branch was started by hand and no agent answered there yet
 
     def shown(self, cutoff: datetime) -> tuple[PlaceName, str, datetime]:
         """The place, its words and since when, with the clock applied."""
         lead = f"{self.step}, " if self.step else ""
         if self.status == RunStatus.COMPLETE:
-            return "completed", "completed", self.last_activity
+            return "completed", "done", self.last_activity
         if self.status == RunStatus.CANCELED:
             return "canceled", "canceled" + (f" at {self.step}" if self.step else ""), self.last_activity
         if self.status == RunStatus.BLOCKED and self.blocked:
@@ -115,8 +116,11 @@ class Place:
         if self.waits_for_user:
             return "waiting_for_user", lead + WAITING_WORDS, self.since
         if self.last_activity < cutoff:
-            return "stalled", f"{lead}stalled since {stamp(self.last_activity)}", self.last_activity
-        return "working", lead + "the agent is on it", self.since
+            since = max(self.last_activity, self.since)  # never before its newest step was given
+            return "stalled", f"{lead}stalled since {stamp(since)}", since
+        if self.awaiting_agent:
+            return "working", lead + "started by hand: no agent has taken it up yet", self.since
+        return "working", lead + "running", self.since
 
 
 def places(runs: list[Run], trees: dict[int, branches.RunBranches], names: dict[str, str] | None = None) -> list[Place]:
@@ -129,10 +133,11 @@ def places(runs: list[Run], trees: dict[int, branches.RunBranches], names: dict[
     for number, run in enumerate(runs, start=1):
         tree = trees.get(run.pk)
         newest = next((b for b in tree.branches if b.is_newest), None) if tree is not None else None
-        step, words, since = "", "", run.updated_at
+        step, words, since, awaiting = "", "", run.updated_at, False
         if tree is not None and newest is not None and newest.status != "complete":
             step = at_step(tree.step_number(newest.tip), step_total(run))
             since = tree.nodes[newest.tip].created_at
+            awaiting = len(newest.nodes) == 1 and newest.nodes[0] in tree.started_by_hand
             refusal = refused.get((run.pk, newest.number))
             if refusal is not None:
                 words, since = blocked_words(blocked.as_entry(refusal)), refusal.since
@@ -147,6 +152,7 @@ def places(runs: list[Run], trees: dict[int, branches.RunBranches], names: dict[
                 blocked=words,
                 last_activity=run.updated_at,
                 since=since,
+                awaiting_agent=awaiting,
             )
         )
     return found
@@ -167,8 +173,23 @@ def chosen(found: Iterable[Place], cutoff: datetime) -> Whereabouts | None:
     if not shown:
         return None
     place, name, words, since = min(shown, key=lambda s: (_URGENCY.get(s[1], 9), -s[0].number))
+    return _whereabouts(place, name, words, since)
+
+
+def each(found: Iterable[Place], cutoff: datetime) -> list[Whereabouts]:
+    """Where each run is, in the order given: a session's head says one short line per run."""
+    return [_whereabouts(place, *place.shown(cutoff)) for place in found]
+
+
+def _whereabouts(place: Place, name: PlaceName, words: str, since: datetime) -> Whereabouts:
     return Whereabouts(
-        place=name, words=words, run_id=place.run_id, run_name=place.run_name, run_number=place.number, since=since
+        place=name,
+        words=words,
+        run_id=place.run_id,
+        run_name=place.run_name,
+        run_number=place.number,
+        since=since,
+        state=states.of_place(name),
     )
 
 
@@ -176,7 +197,9 @@ def chosen(found: Iterable[Place], cutoff: datetime) -> Whereabouts | None:
 # entry is never stale (the clock is applied on reading). Bounded, oldest dropped first.
 _KEPT: OrderedDict[tuple[str, int], list[Place]] = OrderedDict()
 KEPT = 4096
-NOTES_ONLY = Whereabouts(place="notes", words="notes only", run_id=None, run_name="", run_number=0, since=None)
+NOTES_ONLY = Whereabouts(
+    place="notes", words="notes only", run_id=None, run_name="", run_number=0, since=None, state="notes"
+)
 
 
 def of_sessions(sessions: list[Session], cutoff: datetime) -> dict[int, Whereabouts]:
@@ -277,11 +300,13 @@ def _panel_of_shown(state: RunState, shown: BranchOutcomeEntry, total: int) -> A
 
 
 def _stalled(state: RunState, shown: BranchOutcomeEntry, total: int) -> AttentionPanel:
-    since = state.run.updated_at
+    # The last thing recorded: never before the run started, nor before its newest step was given.
+    since = max(state.run.updated_at, state.run.created_at, shown.at)
     token = _state_token(shown)
     quiet = int((timezone.now() - since).total_seconds() // 60)
     return AttentionPanel(
         kind="stalled",
+        state="stalled",
         branch=shown.number,
         title=f"{_heading(shown, total)}: stalled since {stamp(since)}",
         for_you=(
@@ -305,6 +330,7 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry, total: int) -> Attentio
     latest = latest_notes(pk) if pk is not None else None
     return AttentionPanel(
         kind="waiting_for_user",
+        state="needs_you",
         branch=shown.number,
         title=f"{_heading(shown, total)}: {WAITING_WORDS}",
         for_you=(
@@ -335,6 +361,7 @@ def _canceled(state: RunState, shown: BranchOutcomeEntry, total: int) -> Attenti
     at = state.run.updated_at
     return AttentionPanel(
         kind="canceled",
+        state="canceled",
         branch=shown.number,
         title=f"Canceled at {_where(shown, total)}" if shown.step_number else "Canceled",
         for_you=(
@@ -358,6 +385,7 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry, total: int) -> At
     goes_on = f" The work continues along branch {newest.number}." if newest is not None else ""
     return AttentionPanel(
         kind="left_behind",
+        state="left_behind",
         branch=outcome.number,
         title=f"Branch {outcome.number}, left at {_where(outcome, total)}",
         for_you=(

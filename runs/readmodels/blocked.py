@@ -199,6 +199,7 @@ def as_entry(refusal: Refusal, step_number: int | None = None) -> BlockedStep:
         retry=refusal.retry,
         whose_move=move,
         for_you=for_you(refusal, move, step_number),
+        verdict=verdict(refusal, move, step_number),
         call=json.dumps(refusal.call, indent=2, ensure_ascii=False) if refusal.call else None,
         sent=_sent(refusal.sent),
         expected_artifact=expected_artifact(refusal),
@@ -241,6 +242,16 @@ def _needs(refusal: Refusal) -> str:
     if not said:
         return "the issues below fixed"
     return " and ".join(said) if len(said) <= 2 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
+def verdict(refusal: Refusal, move: WhoseMove, step_number: int | None) -> str:
+    """The panel's one-line verdict, in the dashboard's words (states.py): whose move, and what it takes."""
+    step = f"step {step_number} ({refusal.step_title})" if step_number else f"the step {refusal.step_title}"
+    if move == "user":
+        return f"Needs you: {step} waits for something only you can give."
+    if move == "delegations":
+        return f"Blocked: {step} waits for its delegated runs to finish."
+    return f"Blocked: the agent must resend {step} with {_needs(refusal)}."
 
 
 def for_you(refusal: Refusal, move: WhoseMove, step_number: int | None) -> str:

@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 
 from runs.contract.dashboard import BranchOutcomeEntry, Finding
 from runs.models import Node
-from runs.readmodels import artifact_tables, blocked
+from runs.readmodels import artifact_tables, blocked, states
 from runs.readmodels.agent_prose import noted_verdict, short_verdict, statement
 from runs.readmodels.branches import Branch, RunBranches
 from runs.readmodels.shapes import Synthesis
@@ -202,6 +202,7 @@ def _outcome(
         is_newest=branch.is_newest,
         awaiting_agent=_awaiting_agent(tree, branch),
         left_behind=_left_behind(tree, branch),
+        state=states.of_branch(branch.status, _left_behind(tree, branch), "running"),
         verdict=found.text if found else None,
         verdict_source=found.source if found else None,
         findings=counts,

@@ -33,13 +33,14 @@ from runs.contract.dashboard import (
     SessionSort,
     SessionStatusName,
     SessionSummary,
+    StateName,
     TimelineLane,
     Whereabouts,
 )
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.preferences import mode_of
 from runs.models import Checkpoint, Event, Node, Run, RunStatus, SearchEntry, Session, SessionKind, SessionStatus
-from runs.readmodels import attention, branches, outcomes, people, step_text
+from runs.readmodels import attention, branches, outcomes, people, states, step_text
 from runs.store import ownership
 from runs.store.pinned import compiled_workflow
 from runs.store.staged import visible_sessions
@@ -104,6 +105,7 @@ def list_sessions(
     *,
     query: str = "",
     status: SessionStatusName | None = None,
+    state: StateName | None = None,
     sort: SessionSort = "-activity",
     group: SessionGroup = "none",
     page: int = 1,
@@ -114,14 +116,15 @@ def list_sessions(
     per_page = max(1, min(per_page, PER_PAGE_MAX))
     cutoff = stall_cutoff()
     matching = _search(visible_sessions().filter(ownership.visible()), query)
-    counts = _status_counts(matching, cutoff)
-    total = counts.get(status, 0) if status else sum(counts.values())
+    counts, by_state = _counts(matching, cutoff)
+    total = by_state.get(state, 0) if state else counts.get(status, 0) if status else sum(counts.values())
     pages = max(1, math.ceil(total / per_page))
     page = max(1, min(page, pages))
     ordering = _SORTS[sort]
     if group in _GROUP_FIELDS:
         ordering = (*_GROUP_FIELDS[group], *ordering)
-    rows = list(_with_status(matching, status, cutoff).order_by(*ordering)[(page - 1) * per_page : page * per_page])
+    chosen = _with_state(matching, state, cutoff) if state else _with_status(matching, status, cutoff)
+    rows = list(chosen.order_by(*ordering)[(page - 1) * per_page : page * per_page])
     told = _forked_summaries([session for session in rows if session.branch_count > session.run_count], cutoff)
     where = attention.of_sessions(rows, cutoff)
     items = [summary(session, cutoff, told.get(session.pk), where.get(session.pk)) for session in rows]
@@ -137,6 +140,8 @@ def list_sessions(
         group=group,
         groups=_groups(items, group),
         status_counts=counts,
+        state=state,
+        state_counts=by_state,
         has_owners=people.store_has_owners(),
     )
 
@@ -144,11 +149,14 @@ def list_sessions(
 def summary(
     session: Session, cutoff: datetime, status_summary: str | None = None, where: Whereabouts | None = None
 ) -> SessionSummary:
+    status = shown_status(session.status, session.updated_at, cutoff, session.waiting_for_user)
     return SessionSummary(
         session_id=session.public_id,
         title=session.title,
         session_key=session.session_key,
-        status=shown_status(session.status, session.updated_at, cutoff, session.waiting_for_user),
+        status=status,
+        # Its most urgent run's state (attention.chosen names that run), else its own.
+        state=where.state if where is not None else states.of_status(status, session.waiting_for_user),
         workflow_ids=session.workflow_ids.split(),
         run_count=session.run_count,
         branch_count=session.branch_count,
@@ -244,14 +252,47 @@ def _with_status(sessions: QuerySet[Session], status: str | None, cutoff: dateti
     return sessions
 
 
-def _status_counts(sessions: QuerySet[Session], cutoff: datetime) -> dict[str, int]:
-    """Sessions per shown status, in one aggregate query."""
+def _counts(sessions: QuerySet[Session], cutoff: datetime) -> tuple[dict[str, int], dict[str, int]]:
+    """Sessions per shown status, and per state (states.py), in one aggregate query."""
     quiet = Q(status=SessionStatus.IN_PROGRESS, updated_at__lt=cutoff, waiting_for_user=False)
     aggregates: dict[str, Count] = {
-        name: Count("pk", filter=Q(status=name) & ~quiet) for name in SessionStatus.values if name != STALLED
+        f"status_{name}": Count("pk", filter=Q(status=name) & ~quiet)
+        for name in SessionStatus.values
+        if name != STALLED
     }
-    aggregates[STALLED] = Count("pk", filter=quiet)
-    return {name: count for name, count in sessions.aggregate(**aggregates).items() if count}
+    aggregates[f"status_{STALLED}"] = Count("pk", filter=quiet)
+    aggregates |= {f"state_{name}": Count("pk", filter=c) for name, c in _state_conditions(cutoff).items()}
+    counted = sessions.aggregate(**aggregates)
+    by_status = {name.removeprefix("status_"): n for name, n in counted.items() if name.startswith("status_") and n}
+    by_state: dict[str, int] = {name: counted[f"state_{name}"] for name in states.ORDER if counted.get(f"state_{name}")}
+    return by_status, by_state
+
+
+def _state_conditions(cutoff: datetime) -> dict[StateName, Q]:
+    """Which sessions are in each state, most urgent first, as the badge names them (the state of the most
+    urgent of their own runs): each condition excludes the ones before it."""
+    in_progress = Q(status=SessionStatus.IN_PROGRESS)
+    waiting = Q(waiting_for_user=True)
+    blocked_run = Exists(Run.objects.filter(session=OuterRef("pk"), parent_run__isnull=True, status=RunStatus.BLOCKED))
+    raw: dict[StateName, Q] = {
+        "notes": Q(status=SessionStatus.NOTES),
+        "needs_you": waiting,
+        "blocked": Q(blocked_run),
+        "stalled": in_progress & Q(updated_at__lt=cutoff),
+        "running": in_progress,
+        "done": Q(status=SessionStatus.COMPLETE),
+        "canceled": Q(status=SessionStatus.CANCELED),
+    }
+    conditions: dict[StateName, Q] = {}
+    before = Q()
+    for name, condition in raw.items():
+        conditions[name] = condition & ~before if before else condition
+        before = before | condition if before else condition
+    return conditions
+
+
+def _with_state(sessions: QuerySet[Session], state: StateName, cutoff: datetime) -> QuerySet[Session]:
+    return sessions.filter(_state_conditions(cutoff)[state])
 
 
 def _groups(items: list[SessionSummary], group: SessionGroup) -> list[SessionGroupHeading]:
@@ -302,13 +343,15 @@ def get_session(session_id: str) -> Session:
 def run_summary(
     run: Run, session_id: str, cutoff: datetime, delegated_by: str | None = None, status_summary: str | None = None
 ) -> RunSummary:
+    shown = shown_status(run.status, run.updated_at, cutoff, run.waits_for_user)
     return RunSummary(
         run_id=run.public_id,
         session_id=session_id,
         workflow_id=run.workflow_id,
         workflow_name=str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id),
         workflow_hash=run.pinned_id,
-        status=shown_status(run.status, run.updated_at, cutoff, run.waits_for_user),
+        status=shown,
+        state=states.of_status(shown, run.waits_for_user),
         node_count=run.node_count,
         branch_count=run.branch_count,
         delegated_by=delegated_by,
@@ -373,7 +416,8 @@ def session_detail(session_id: str, known: dict[int, branches.RunBranches] | Non
     ]
     checkpoints.reverse()  # the newest ones, shown oldest first
     own = [run for run in runs if run.parent_run_id is None]
-    where = attention.chosen(attention.places(own, trees), cutoff)
+    found = attention.places(own, trees)
+    where = attention.chosen(found, cutoff)
     if session.kind != SessionKind.WORKFLOW:
         where = attention.NOTES_ONLY
     return SessionDetail(
@@ -385,6 +429,8 @@ def session_detail(session_id: str, known: dict[int, branches.RunBranches] | Non
         timeline=_timeline(session, runs),
         last_seq=session.last_seq,
         people=people.people(session.pk),
+        run_lines=attention.each(found, cutoff) if session.kind == SessionKind.WORKFLOW else [],
+        mode_applies=not own or any(run.status in (RunStatus.IN_PROGRESS, RunStatus.BLOCKED) for run in own),
     )
 
 

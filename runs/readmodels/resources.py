@@ -157,10 +157,12 @@ def _for_agent(outcome: BranchOutcomeEntry) -> JsonObject:
     """A branch's outcome as an agent uses it: a stateToken where the dashboard has a node id (an agent
     goes on from a token, never from a node id)."""
     answer = outcome.dump()
+    answer.pop("state", None)  # the dashboard's badge word (states.py): the agent reads status and leftBehind
     tip = answer.pop("tipNodeId")
     answer["tipStateToken"] = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, int(tip))
     refusal = answer.get("blocked")
     if isinstance(refusal, dict):
+        refusal.pop("verdict", None)  # the dashboard panel's first line; the agent has the issues and nextCall
         refused_at = refusal.pop("nodeId")
         refusal["stateToken"] = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, int(refused_at))
     return answer

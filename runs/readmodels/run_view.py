@@ -16,6 +16,7 @@ from django.db.models import F
 
 from runs.contract.dashboard import (
     BranchEntry,
+    BranchOutcomeEntry,
     GapEntry,
     GraphEdge,
     GraphNode,
@@ -25,11 +26,13 @@ from runs.contract.dashboard import (
     RunDetail,
     RunGraph,
     RunSummary,
+    StateName,
     StepEntry,
     WarningEntry,
+    Whereabouts,
 )
 from runs.contract.fork import OperatorForkNote
-from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output, Run
+from runs.models import Checkpoint, Event, EventKind, Gap, Node, Output, Run, RunStatus
 from runs.readmodels import (
     artifact_tables,
     attention,
@@ -154,6 +157,7 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     told = outcomes.of_run(tree)
     shown_number = shown.branch.number if shown is not None else None
     summary = summary_of(run, cutoff, run_words(run, told, cutoff))
+    told = [_with_run_state(o, summary.state) for o in told]
     shown_outcome = next((o for o in told if o.number == shown_number), None)
     canceled_by = people.canceled_by(run.session_id, run.public_id).words if run.status == "canceled" else ""
     state = attention.RunState(run, tree, told, shown_outcome, summary.status == STALLED, canceled_by)
@@ -186,7 +190,9 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
             # Declared delegations by their index, then runs the agent linked (no index), on every backend.
             for child in Run.objects.filter(parent_run=run).order_by(F("delegation_index").asc(nulls_last=True), "pk")
         ],
+        where=_where(run, tree, cutoff),
         pending_step_id=pending or None,
+        pending_is_live=bool(pending) and _pending_is_live(run, shown_outcome),
         pending_title=(titles.get(chosen) or _step_text(run, pending)[0]) if pending and chosen is not None else None,
         operator_forks=_forks_on(run, tree, shown.path if shown is not None else []),
         canceled_by=canceled_by,
@@ -199,6 +205,26 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
         commits=commits.of_run(run),
     )
     return ShownRun(detail, tree)
+
+
+def _where(run: Run, tree: branches.RunBranches, cutoff: datetime) -> Whereabouts | None:
+    """The run's own line, as the session's head says it (attention.each)."""
+    if run.parent_run_id is not None:
+        return None
+    return attention.each(attention.places([run], {run.pk: tree}), cutoff)[0]
+
+
+def _with_run_state(outcome: BranchOutcomeEntry, run_state: StateName) -> BranchOutcomeEntry:
+    """The newest open branch is where the run stands: it takes the run's state (needs you, stalled)."""
+    if outcome.is_newest and outcome.status == "open" and run_state in ("needs_you", "stalled", "running"):
+        return outcome.model_copy(update={"state": run_state})
+    return outcome
+
+
+def _pending_is_live(run: Run, shown: BranchOutcomeEntry | None) -> bool:
+    """Whether someone's move is pending at the shown tip: not on a canceled run, nor on a branch left
+    behind (nobody works there; its panel says how to resume it)."""
+    return run.status != RunStatus.CANCELED and shown is not None and not shown.left_behind
 
 
 def _made_by(tree: branches.RunBranches, row: branches.NodeRow, made_by_checkpoint: set[int]) -> Via:

@@ -25,6 +25,7 @@ from runs.readmodels import (
     graph_page,
     naming,
     outline_words,
+    states,
     time_axis,
     timeline_page,
     timings,
@@ -58,6 +59,12 @@ def path_breaks(value: Any) -> SafeString:
 @register.filter
 def status_label(value: Any) -> str:
     return STATUS_LABELS.get(str(value), str(value).replace("_", " "))
+
+
+@register.filter
+def state_label(value: Any) -> str:
+    """A state (runs/readmodels/states.py) in the dashboard's one vocabulary: "Needs you", "Left behind"."""
+    return states.label(str(value))
 
 
 def _moment(value: Any) -> datetime | None:

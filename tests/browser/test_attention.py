@@ -51,6 +51,12 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     expect(blocked_row).to_contain_text("Risk-Scaled Merge Request Review (run 2 of 2)")
     expect(blocked_row).to_contain_text("blocked: missing mr_review.changed_files artifact")
     expect(sized_page.locator('.where-line[data-place="stalled"]')).to_contain_text("stalled since")
+    # Whose move it is, on the badge and the chips: "Needs you" and "Blocked" apart from "Running".
+    chips = sized_page.locator(".status-chips")
+    expect(chips.locator(".badge.state-needs_you")).to_have_text("Needs you 1")
+    expect(chips.locator(".badge.state-blocked")).to_have_text("Blocked 1")
+    expect(sized_page.locator("tbody .badge.state-needs_you")).to_have_text("Needs you")
+    expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Blocked")
     blocked_row.get_by_role("link").click()
     expect(sized_page).to_have_url(f"{site}/runs/{stuck.run_id}/")
     expect(sized_page.locator(".blocked-panel").first).to_be_visible()
@@ -67,7 +73,8 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     expect(panel).to_be_visible()
     expect(panel.locator("h3")).to_contain_text("stalled since")
     expect(panel.locator(".resume-sentence")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
-    expect(sized_page.locator("#run-status-summary")).not_to_contain_text("where the agent works")
+    expect(sized_page.locator("#run-status-summary")).not_to_contain_text("running")
+    expect(sized_page.locator("#run-title ~ ul.meta .badge")).to_have_text("Stalled")
     console_log.assert_clean()
 
 
@@ -79,7 +86,8 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(panel.locator("h3")).to_have_text("Step 2 of 3, Approve the plan: waiting for your confirmation")
     expect(panel.locator(".asks strong")).to_have_text("ask them to approve it")
     expect(sized_page.locator("#pending-needs-you")).to_be_visible()
-    expect(sized_page.locator(".badge.status-stalled")).to_have_count(0)
+    expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
+    expect(sized_page.locator("#run-title ~ ul.meta .badge")).to_have_text("Needs you")
     console_log.assert_clean()
 
 
@@ -89,17 +97,26 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     panel = sized_page.locator(".state-panel.state-canceled")
     expect(panel).to_be_visible()
     expect(panel.locator("h3")).to_contain_text("Canceled at step 2 of 3")
+    expect(sized_page.locator("#pending-step")).to_have_count(0)
+    expect(sized_page.get_by_text("while the agent works")).to_have_count(0)
+    expect(sized_page.locator(".mode-card")).to_have_count(0)  # no mode to switch on a canceled run
     console_log.assert_clean()
 
 
 def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     rewound = made.left_behind()
     visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-run")
+    # One folded line beside the live branch, which leads; "Resume…" opens the sentence.
+    line = sized_page.locator(".left-behind-line#left_behind-1")
+    expect(line).to_contain_text("Branch 1, left at step 3 of 3")
+    expect(line.locator(".resume-sentence")).not_to_be_visible()
+    line.get_by_text("Resume…").click()
+    expect(line.locator(".resume-sentence")).to_contain_text("Resume the WorkRail workflow")
+    line.get_by_role("link", name="Branch 1, left at step 3 of 3").click()
+    expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")
     panel = sized_page.locator(".state-panel.state-left_behind")
     expect(panel).to_be_visible()
-    expect(panel.locator("h3")).to_contain_text("Branch 1, left at step 3 of 3")
-    panel.get_by_role("link", name="Show branch 1").click()
-    expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")
+    expect(sized_page.locator("#pending-step")).to_have_count(0)
     keep_screenshot(sized_page, "left-behind-branch")
     assert_fits(sized_page)
     console_log.assert_clean()

@@ -65,9 +65,14 @@ def test_a_session_with_two_runs_switch_runs_and_open_a_node(page, console_log, 
 
 def test_changing_the_mode_records_it_and_the_page_shows_it(page, console_log, site, built):
     page.goto(f"{site}/sessions/{built.session_id}/")
+    # The Mode panel says what is in effect in one line; the switch and the history are folded under it.
+    expect(page.locator("#mode-now")).to_contain_text("Guided")
+    expect(page.get_by_text("No change yet")).not_to_be_visible()
+    page.locator("#mode-fold > summary").click()
     expect(page.get_by_text("No change yet")).to_be_visible()
     page.get_by_role("button", name=re.compile(r"^Autopilot")).click()
     expect(page.locator(".messages")).to_contain_text("Preferences saved: Autopilot")
+    page.locator("#mode-fold > summary").click()
     history = page.locator("ol.history li.preferences-change")
     expect(history.first).to_contain_text("autopilot")
     expect(history.first).to_contain_text("autonomy: guided → full_auto_stop_on_user_deps")
@@ -82,7 +87,7 @@ def test_changing_the_mode_records_it_and_the_page_shows_it(page, console_log, s
     page.get_by_text("Cancel run…").click()
     page.get_by_role("button", name="Yes, cancel this run").click()
     expect(page.locator(".messages")).to_contain_text("is canceled")
-    expect(page.locator(f'a.run-link[data-run-id="{built.plan_run}"] .badge')).to_have_text("canceled")
+    expect(page.locator(f'a.run-link[data-run-id="{built.plan_run}"] .badge')).to_have_text("Canceled")
     page.wait_for_load_state("networkidle")
     console_log.assert_clean()
 
@@ -92,6 +97,7 @@ def test_a_new_step_appears_without_a_reload(page, console_log, site, built):
     page.wait_for_load_state("networkidle")
     page.evaluate("window.__marker = 1")
     # The user is typing in the mode form: the live update must leave that form alone.
+    page.locator("#mode-fold > summary").click()
     page.locator("#fine-tune summary").click()
     page.locator("#pref-risk").focus()
 
@@ -100,7 +106,7 @@ def test_a_new_step_appears_without_a_reload(page, console_log, site, built):
     expect(page.locator("section[aria-labelledby=steps-title] ol.steps")).to_contain_text(
         "A live note from the agent.", timeout=LIVE_WAIT_MS
     )
-    expect(page.locator("#run-title ~ ul.meta .badge")).to_have_text("complete")
+    expect(page.locator("#run-title ~ ul.meta .badge")).to_have_text("Done")
     assert page.evaluate("window.__marker") == 1  # the same document: no reload
     assert page.evaluate("document.activeElement && document.activeElement.id") == "pref-risk"
     assert page.evaluate("document.getElementById('fine-tune').open") is True

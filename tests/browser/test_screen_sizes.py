@@ -72,7 +72,7 @@ def visit(page, url: str, name: str) -> None:
 def test_the_sessions_list(sized_page, console_log, site, samples, viewport):
     visit(sized_page, site + "/sessions/", "sessions")
     # Each cell carries its column's name; on a phone the name is shown beside the value.
-    status = sized_page.locator('td[data-label="Status"]:has(.badge.status-blocked)')
+    status = sized_page.locator('td[data-label="Status"]:has(.badge.state-blocked)')
     expect(status).to_be_visible()
     shown = status.evaluate("cell => getComputedStyle(cell, '::before').content")
     assert shown == ('"Status"' if viewport.name == "phone" else "none")
@@ -88,7 +88,12 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
 def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     visit(sized_page, f"{site}/runs/{blocked.run_id}/", "blocked-run")
     expect(sized_page.locator(".blocked-panel").first).to_be_in_viewport()
+    # A one-line verdict; the call and the example wait behind a disclosure.
+    expect(sized_page.locator(".blocked-panel .verdict").first).to_contain_text("Blocked: the agent must resend")
+    expect(sized_page.locator(".blocked-panel .resend-call").first).not_to_be_visible()
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
+    expect(sized_page.locator(".blocked-panel")).to_have_count(0)
+    expect(sized_page.locator("#node-blocked")).to_contain_text("See why, and the call to give the agent")
     console_log.assert_clean()
 
 

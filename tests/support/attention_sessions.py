@@ -10,10 +10,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from django.utils import timezone
+from django.db.models import F
 
 from runs.execution import session_actions
-from runs.models import Run, Session
+from runs.models import Node, Output, Run, Session
 from tests.support.mcp_calls import continue_workflow, notes_for, start_workflow
 from tests.support.sample_session import advance
 from tests.support.workflow_files import step_doc, workflow_doc, write_json
@@ -46,11 +46,16 @@ def install_confirm_workflow(extra: Path) -> str:
 
 
 def quiet(run_id: str, minutes: int = 45) -> None:
-    """Nothing recorded for `minutes`: the run and its session last moved then."""
-    then = timezone.now() - timedelta(minutes=minutes)
+    """Nothing recorded for `minutes`: everything the run recorded moves `minutes` into the past, so its
+    start, its steps and its last activity stay in order (a stalled run never stalls before it started)."""
+    back = timedelta(minutes=minutes)
     run = Run.objects.get(public_id=run_id)
-    Run.objects.filter(pk=run.pk).update(updated_at=then)
-    Session.objects.filter(pk=run.session_id).update(updated_at=then)
+    Node.objects.filter(run=run).update(created_at=F("created_at") - back)
+    Output.objects.filter(node__run=run).update(created_at=F("created_at") - back)
+    Run.objects.filter(pk=run.pk).update(created_at=F("created_at") - back, updated_at=F("updated_at") - back)
+    Session.objects.filter(pk=run.session_id).update(
+        created_at=F("created_at") - back, updated_at=F("updated_at") - back
+    )
 
 
 def _made(start: dict[str, Any], answer: dict[str, Any]) -> Made:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from runs.readmodels import attention
+from runs.readmodels import attention, run_view
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.mcp_calls import start_workflow
@@ -58,15 +58,26 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled</span>" in rows["canceled"]
     # A run that waits for the user is not counted as stalled, however long it waits.
     assert "Stalled (1)" in html
+    # The badge says whose move it is: the state of the session's most urgent run, and a chip for each state.
+    chips = html.split('class="status-chips"')[1].split("</ul>")[0]
+    for chip in ("Needs you 1", "Blocked 1", "Stalled 1", "Canceled 1"):
+        assert chip in chips, chips
+    rows_html = html.split("<tbody>")[1:]
+    row_of = {key: next(r for body in rows_html for r in body.split("<tr>") if key in r) for key in ("CONF-1", "MR-77")}
+    assert 'class="badge state-needs_you">Needs you</span>' in row_of["CONF-1"]
+    assert 'class="badge state-blocked">Blocked</span>' in row_of["MR-77"]
+    # Each chip filters to the sessions in that state.
+    blocked_only = page(client, "/sessions/?status=blocked")
+    assert "MR-77" in blocked_only and "CONF-1" not in blocked_only.split("<tbody>", 1)[1]
 
 
 def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, service_catalog, settings):
     settings.WORKRAIL_STALL_MINUTES = 30
     stalled = made.stalled()
     html = page(client, f"/runs/{stalled.run_id}/")
-    assert 'class="badge status-stalled"' in html
+    assert 'class="badge state-stalled">Stalled</span>' in html
     summary = html.split('id="run-status-summary">')[1].split("</span>")[0]
-    assert summary.startswith("stalled at step 2") and "open" not in summary
+    assert summary.startswith("step 2 of 3, stalled since") and "open" not in summary
     assert "where the agent works" not in html and "the agent&#x27;s move" not in html
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     assert "stalled since" in panel and "Copy the sentence" in panel
@@ -77,8 +88,8 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     settings.WORKRAIL_STALL_MINUTES = 30
     waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
     html = page(client, f"/runs/{waiting.run_id}/")
-    assert 'class="badge status-in_progress"' in html and "status-stalled" not in html
-    assert 'id="pending-needs-you"' in html and "needs you: it waits for your confirmation" in html
+    assert 'class="badge state-needs_you">Needs you</span>' in html and "state-stalled" not in html
+    assert 'id="pending-needs-you"' in html and "it waits for your confirmation" in html
     panel = html.split('class="state-panel state-waiting_for_user"')[1].split("</section>")[0]
     assert "Step 2 of 3, Approve the plan: waiting for your confirmation" in panel
     assert "What the step asks you to confirm" in panel and "<strong>ask them to approve it</strong>" in panel
@@ -94,11 +105,24 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     panel = html.split('class="state-panel state-canceled"')[1].split("</section>")[0]
     assert "Canceled at step 2 of 3" in panel and "told the run was canceled" in panel
     assert "RUN_CANCELED" not in panel  # the error code is not a word for people
+    # Nobody's move is pending on a canceled run, and the page does not say an agent works.
+    assert 'id="pending-step"' not in html and "while the agent works" not in html
+    assert 'class="badge state-canceled">Canceled</span>' in html
     rewound = made.left_behind()
     html = page(client, f"/runs/{rewound.run_id}/")
-    panel = html.split('class="state-panel state-left_behind"')[1].split("</section>")[0]
-    assert "Branch 1, left at step 3 of 3" in panel and "Show branch 1" in panel
-    assert "Resume the WorkRail workflow" in panel
+    # Beside the live branch, the branch left behind is one line; its resume sentence is behind "Resume…".
+    line = html.split('class="left-behind-line" id="left_behind-1"')[1].split("</details>")[0]
+    assert "Branch 1, left at step 3 of 3" in line and 'class="badge state-left_behind">Left behind</span>' in line
+    assert "<summary" in line and "Resume…</summary>" in line and "Resume the WorkRail workflow" in line
+    assert 'class="state-panel state-left_behind"' not in html
+    # The live branch leads: its pending step comes before the branches left behind.
+    assert html.index('id="pending-step"') < html.index('id="left_behind-1"')
+    # Shown on its own, the branch left behind has its full panel and no pending step beside "nothing needs doing".
+    tip = line.split('href="?tip=')[1].split('"')[0]
+    shown = page(client, f"/runs/{rewound.run_id}/?tip={tip}")
+    panel = shown.split('class="state-panel state-left_behind"')[1].split("</section>")[0]
+    assert "nothing needs doing" in panel and "Show branch 1" in panel
+    assert 'id="pending-step"' not in shown
 
 
 def test_a_run_page_shows_its_commits_and_the_change_between_them(client, service_catalog, settings, tmp_path):
@@ -121,3 +145,52 @@ def test_a_run_page_shows_its_commits_and_the_change_between_them(client, servic
     assert "started on <code" in line and "ended on <code" in line
     assert '1 file changed, <span class="diff-add">+1</span> <span class="diff-del">\u22120</span>' in line
     assert str(repo) in line
+
+
+def test_a_stalled_run_never_stalls_before_it_started(client, service_catalog, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    stalled = made.stalled()
+    detail = run_view.run_detail(stalled.run_id)
+    [panel] = detail.panels
+    assert panel.since >= detail.run.created_at
+    assert detail.where is not None and detail.where.since is not None and detail.where.since >= detail.run.created_at
+
+
+def test_a_completed_runs_branches_left_behind_are_badged_so(client, service_catalog):
+    rewound = made.left_behind()
+    made.run_to_the_end(rewound.answer)
+    detail = run_view.run_detail(rewound.run_id)
+    assert detail.run.state == "done"
+    assert [o.state for o in detail.other_branches] == ["left_behind"]
+    html = page(client, f"/runs/{rewound.run_id}/")
+    assert "status-open" not in html and 'class="badge state-left_behind">Left behind</span>' in html
+
+
+def test_the_session_head_says_one_short_line_per_run(client, service_catalog):
+    first = start_workflow(made.PLAN, context={"sessionKey": "MR-77"})
+    stuck = blocked_review("MR-77")
+    html = page(client, f"/sessions/{first['session']['sessionId']}/")
+    lines = html.split('id="session-run-lines">')[1].split("</ul>")[0].split("<li")[1:]
+    assert len(lines) == 2
+    assert "Running" in lines[0] and "step 1 of 3, running" in lines[0]
+    assert (
+        f'href="/runs/{stuck.run_id}/"' in lines[1] and "blocked: missing mr_review.changed_files artifact" in lines[1]
+    )
+    assert all(";" not in line for line in lines)
+    # The runs list beside it says the same short line per run.
+    assert '<span class="run-summary">step 1 of 3, running</span>' in html
+    # The session's badge is its most urgent run's.
+    head = html.split('class="page-head"')[1].split("</div>")[0]
+    assert 'class="badge state-blocked">Blocked</span>' in head
+
+
+def test_the_mode_panel_is_folded_and_absent_once_no_run_can_take_a_change(client, service_catalog):
+    start = start_workflow(made.PLAN)
+    html = page(client, f"/sessions/{start['session']['sessionId']}/")
+    assert 'id="mode-now"' in html
+    fold = html.split('id="mode-fold"')[1].split("</details>\n</section>")[0]
+    assert 'class="mode-choice"' in fold and "History" in fold
+    assert '<details class="mode-fold" id="mode-fold" open' not in html
+    canceled = made.canceled()
+    html = page(client, f"/sessions/{canceled.session_id}/")
+    assert 'id="mode-title"' not in html and 'class="mode-choice"' not in html

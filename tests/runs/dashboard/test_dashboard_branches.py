@@ -9,7 +9,8 @@ from tests.support.branched_review import blocked_review, forked_review, node_id
 
 pytestmark = pytest.mark.django_db
 
-SUMMARY = "Branch 2 open at step 4 (newest, where the agent works) · branch 1 finished earlier: Request changes"
+# Where the run is, in the dashboard's words (runs/readmodels/states.py): its newest branch, where the agent works.
+WHERE = "step 4 of 8, running"
 
 
 def html_of(client: Client, url: str) -> str:
@@ -24,15 +25,15 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     assert 'id="synthesis-title"' not in newest and 'id="findings-title"' not in newest
     assert "Branch 1 completed: Request changes, 1 critical finding" in newest
     assert f'href="/runs/{review.run_id}/?tip={review.done_tip}"' in newest
-    assert SUMMARY in newest
+    assert f'id="run-status-summary">{WHERE}' in newest
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert "Synthesis of branch 1" in first and "Artifacts that stand on branch 1" in first
     assert "SQL built from user input" in first  # the findings table
     assert "Branch 2 open at step 4: Review storage" in first
 
-    assert SUMMARY in html_of(client, f"/sessions/{review.session_id}/")
-    assert SUMMARY in html_of(client, "/sessions/")
+    assert WHERE in html_of(client, f"/sessions/{review.session_id}/")
+    assert WHERE in html_of(client, "/sessions/")
     node = html_of(client, f"/nodes/{review.open_tip}/")
     assert "On branch 2" in node and "Branch 1 completed: Request changes, 1 critical finding" in node
 
@@ -41,17 +42,19 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     review = forked_review()
     session = html_of(client, f"/sessions/{review.session_id}/")
     # One run: its status in the session's head and in the run, nowhere else; its branches counted once.
-    assert session.count(SUMMARY) == 2
+    assert session.count(WHERE) == 2
     assert "1 run, 2 branches" not in session and "<li>1 run</li>" in session
     assert "<span>2 branches</span>" not in session and "11 nodes, 2 branches" in session
     assert "open at step 4, Review storage" not in session  # the "Showing branch" line no longer repeats it
-    assert "Showing branch 2</strong> of 2 (the newest, where the agent works)." in session
+    assert 'Showing branch 2</strong> of 2: <span class="badge state-running">Running</span>' in session
+    assert "where the agent works" not in session
     # Canceling stops every branch, and the button says so.
     assert "Cancel run (all 2 branches)…" in session and "on every one of its 2 branches" in session
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
-    assert "Showing branch 1</strong> of 2, which finished earlier." in first
-    assert "Branch 2 open at step 4: Review storage</a>" in first and "the newest, where the agent works" in first
+    assert 'Showing branch 1</strong> of 2: <span class="badge state-done">Done</span>' in first
+    assert "Branch 2 open at step 4: Review storage</a>" in first and "· the newest" in first
+    assert 'class="badge state-running">Running</span>' in first
 
 
 def test_a_node_before_the_fork_is_on_both_branches_and_its_answers_are_told_apart(client, service_catalog):
@@ -74,9 +77,16 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     message = stuck.refused["blocked"]["issues"][0]["message"].replace("'", "&#x27;")
     # The agent's pointer into its own answer is left out for people: the page shows the shape itself.
     message = message.replace("; see pending.outputContract for its schema and an example.", ".")
-    for url in (f"/sessions/{stuck.session_id}/", f"/runs/{stuck.run_id}/", f"/nodes/{stuck.node_id}/"):
+    for url in (f"/sessions/{stuck.session_id}/", f"/runs/{stuck.run_id}/"):
         html = html_of(client, url)
         assert 'class="blocked-panel"' in html, url
+        # A one-line verdict first; the call, the example and the artifact's shape behind a disclosure.
+        assert (
+            "<strong>Blocked: the agent must resend step 2 (Record the Changed Files) with a "
+            "mr_review.changed_files artifact.</strong>"
+        ) in html, url
+        more = html.split('<details class="blocked-more"')[1].split("</details>")[0]
+        assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url
         assert 'id="pending-step"' not in html, url
         assert "ARTIFACT_MISSING" in html and message in html and "/output/artifacts" in html, url
         # For the developer first: whose move it is, and the exact call to give a stuck agent.
@@ -96,10 +106,13 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
 
     session = html_of(client, f"/sessions/{stuck.session_id}/")
     # Said once in the session's head and once in the run: not in the runs list or the panel again.
-    assert session.count("badge status-blocked") == 2
-    assert session.count(" since 20") == 2
+    assert session.count('badge state-blocked">Blocked</span>') == 2
 
     node = html_of(client, f"/nodes/{stuck.node_id}/")
+    # The node page does not repeat the panel: it gives the verdict and links to the panel on the run page.
+    assert 'class="blocked-panel"' not in node and 'id="node-blocked"' in node
+    assert "Blocked: the agent must resend step 2 (Record the Changed Files)" in node
+    assert f'href="/runs/{stuck.run_id}/?tip={stuck.node_id}#blocked-1"' in node
     assert "Nothing accepted yet: the agent's answer was refused (see above)." in node
     assert "Nothing recorded on this node yet" not in node
     assert 'id="blocked-token-note"' in node and "nothing is recorded" in node

@@ -98,7 +98,7 @@ def test_one_step_count_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     assert newest is not None
     html = page(client, f"/runs/{looped.run_id}/")
     words = " ".join(re.sub(r"<[^>]+>", " ", html).split())
-    assert "Branch 2 open at step 5 (newest, where the agent works)" in words, words
+    assert "Running step 5, running" in words, words
     assert "open at step 6" not in words and "open at step 4" not in words
     assert tabs(html)[1] == "Branch 2: Record what the slice showed (step 5, newest) · forked at step 4"
     assert card_step_line(html, str(newest.public_id)) == "step 5 · ↻ 2"

@@ -190,14 +190,15 @@ def test_a_branch_left_behind_by_a_rewind_has_its_own_panel_with_the_token_to_go
 
 def test_a_working_run_and_a_completed_one_say_so_in_a_few_words(service_catalog):
     start = start_workflow("wr.routine-focused_plan")
-    assert _row(start["session"]["sessionId"]).where.words == "step 1 of 3, the agent is on it"
+    assert _row(start["session"]["sessionId"]).where.words == "step 1 of 3, running"
     answer = start
     while not answer["isComplete"]:
         answer = continue_workflow(
             stateToken=answer["stateToken"], ackToken=answer["ackToken"], output=notes_for(answer["pending"])
         )
     row = _row(start["session"]["sessionId"])
-    assert (row.where.place, row.where.words) == ("completed", "completed")
+    assert (row.where.place, row.where.words, row.where.state) == ("completed", "done", "done")
+    assert row.state == "done"
     assert run_view.run_detail(start["session"]["runId"]).panels == []
 
 

@@ -1,0 +1,81 @@
+"""The dashboard's one vocabulary of states: every badge, chip, where-line, panel and header names a
+state with these words, and only these (docs/dashboard.md lists them).
+
+The stored statuses (in_progress, blocked, complete, canceled), the clock's "stalled", a step that waits
+for the user's confirmation and a branch set aside all map here, so a person learns seven words once:
+
+- Running: the agent's move, and it moved recently;
+- Needs you: the step waits for your confirmation;
+- Blocked: the agent's answer was refused, it must send another;
+- Stalled: the agent's move, but nothing was recorded for WORKRAIL_STALL_MINUTES;
+- Left behind: a branch no agent works on any more (it can be resumed by hand);
+- Done: finished;
+- Canceled: stopped for good by a person.
+"""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from runs.contract.dashboard import PlaceName, StateName
+
+LABELS: dict[StateName, str] = {
+    "needs_you": "Needs you",
+    "blocked": "Blocked",
+    "stalled": "Stalled",
+    "running": "Running",
+    "left_behind": "Left behind",
+    "done": "Done",
+    "canceled": "Canceled",
+    "notes": "Notes only",
+}
+# Most urgent first: a session shows the state of its most urgent run, and the chips come in this order.
+ORDER: tuple[StateName, ...] = get_args(StateName)
+
+_OF_STATUS: dict[str, StateName] = {
+    "in_progress": "running",
+    "stalled": "stalled",
+    "blocked": "blocked",
+    "complete": "done",
+    "canceled": "canceled",
+    "notes": "notes",
+}
+_OF_PLACE: dict[PlaceName, StateName] = {
+    "working": "running",
+    "waiting_for_user": "needs_you",
+    "blocked": "blocked",
+    "stalled": "stalled",
+    "completed": "done",
+    "canceled": "canceled",
+    "notes": "notes",
+}
+
+
+def of_status(shown_status: str, waiting: bool = False) -> StateName:
+    """A shown status (overview.shown_status: stored, or "stalled") as a state; an in-progress run whose
+    step waits for the user's confirmation needs you."""
+    if waiting and shown_status == "in_progress":
+        return "needs_you"
+    return _OF_STATUS.get(shown_status, "running")
+
+
+def of_place(place: PlaceName) -> StateName:
+    return _OF_PLACE[place]
+
+
+def of_branch(status: str, left_behind: bool, run_state: StateName) -> StateName:
+    """A branch's state: its own when it ended (done, canceled, blocked), left behind when set aside,
+    else the run's (the newest open branch is where the run stands)."""
+    if status == "complete":
+        return "done"
+    if status == "canceled":
+        return "canceled"
+    if left_behind:
+        return "left_behind"
+    if status == "blocked":
+        return "blocked"
+    return run_state
+
+
+def label(state: str) -> str:
+    return LABELS.get(state, state.replace("_", " ").capitalize())  # type: ignore[call-overload]

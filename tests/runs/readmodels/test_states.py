@@ -1,0 +1,28 @@
+"""The dashboard's one vocabulary of states (runs/readmodels/states.py)."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from runs.contract.dashboard import PlaceName, StateName
+from runs.readmodels import states
+
+
+def test_every_state_has_one_label_and_the_most_urgent_come_first():
+    assert set(states.LABELS) == set(get_args(StateName))
+    assert [states.LABELS[s] for s in states.ORDER[:4]] == ["Needs you", "Blocked", "Stalled", "Running"]
+    assert len(set(states.LABELS.values())) == len(states.LABELS)
+
+
+def test_stored_statuses_places_and_branches_map_to_the_vocabulary():
+    assert states.of_status("in_progress") == "running"
+    assert states.of_status("in_progress", waiting=True) == "needs_you"
+    assert states.of_status("stalled") == "stalled"
+    assert states.of_status("complete") == "done"
+    assert {states.of_place(p) for p in get_args(PlaceName)} <= set(get_args(StateName))
+    assert states.of_place("waiting_for_user") == "needs_you"
+    # A branch left behind is never "open", even when its run is done.
+    assert states.of_branch("open", left_behind=True, run_state="done") == "left_behind"
+    assert states.of_branch("blocked", left_behind=True, run_state="running") == "left_behind"
+    assert states.of_branch("open", left_behind=False, run_state="stalled") == "stalled"
+    assert states.of_branch("complete", left_behind=False, run_state="running") == "done"
