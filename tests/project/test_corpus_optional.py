@@ -15,7 +15,7 @@ from tests.support.paths import REPO
 CORPUS_TESTS = [
     "tests/workflows_app/test_corpus.py",
     "tests/workflows_app/engine/test_corpus_runs.py",
-    "tests/e2e/test_corpus_runs.py::test_every_corpus_workflow_runs_to_completion",
+    "tests/runs/mcp/test_corpus_runs.py::test_every_corpus_workflow_runs_to_completion",
     "tests/e2e/test_mcp_stdio.py::test_an_agent_lists_and_inspects_real_workflows",
 ]
 

@@ -104,7 +104,7 @@ def test_the_connect_page_shows_the_file_and_leaves_its_settings_out_of_the_clie
     settings.WORKRAIL_SETTINGS_FROM_FILE = ["WORKRAIL_RETENTION_DAYS", "WORKRAIL_WORKFLOW_PATHS"]
     settings.WORKRAIL_WORKFLOW_PATHS = [Path("/team/flows")]
     html = client.get("/connect/").content.decode()
-    assert str(tmp_path / "config.toml") in html
+    assert str(tmp_path / "config.toml") in html.replace("<wbr>", "")  # the path may break only after a "/"
     assert "sets <code>retention_days</code>, <code>workflow_paths</code>." in html
     assert "WORKRAIL_WORKFLOW_PATHS" not in connection_instructions().env  # the agent's server reads the file
 

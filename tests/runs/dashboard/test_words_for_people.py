@@ -49,7 +49,7 @@ def test_grouped_by_branch_the_sessions_list_names_the_branch_once(client, servi
 def test_the_sessions_list_leads_each_card_with_its_state_and_folds_its_filters(client, service_catalog):
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-02"})
     html = page(client, "/sessions/")
-    assert '<td class="card-lead"><span class="badge status-' in html
+    assert '<td class="card-lead"><span class="badge state-' in html
     assert '<details class="card filter-fold" id="session-filters" open>' in html  # open until filters.js folds it
     assert "dashboard/filters.js" in html
     filtered = page(client, "/sessions/?q=KEY")
