@@ -211,6 +211,9 @@ def _spoken_list(value: Any) -> str:
 
 # --- the styles ----------------------------------------------------------------------------------------
 
+# The operators every style says in the same words.
+_SAID_ALIKE = {"contains": "contains", "startsWith": "starts with", "endsWith": "ends with", "matches": "matches"}
+
 AGENT = Style(
     words={
         "equals": "is",
@@ -219,10 +222,7 @@ AGENT = Style(
         "gte": ">=",
         "lt": "<",
         "lte": "<=",
-        "contains": "contains",
-        "startsWith": "starts with",
-        "endsWith": "ends with",
-        "matches": "matches",
+        **_SAID_ALIKE,
         "in": "is one of",
     },
     value=_json,
@@ -244,10 +244,7 @@ CODE = Style(
         "gte": ">=",
         "lt": "<",
         "lte": "<=",
-        "contains": "contains",
-        "startsWith": "starts with",
-        "endsWith": "ends with",
-        "matches": "matches",
+        **_SAID_ALIKE,
         "in": "in",
     },
     value=_code_value,
@@ -269,10 +266,7 @@ PEOPLE = Style(
         "gte": "is at least",
         "lt": "is less than",
         "lte": "is at most",
-        "contains": "contains",
-        "startsWith": "starts with",
-        "endsWith": "ends with",
-        "matches": "matches",
+        **_SAID_ALIKE,
         "in": "is one of",
     },
     value=_code_value,
