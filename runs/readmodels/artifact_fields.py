@@ -36,7 +36,15 @@ def label_of(key: str) -> str:
 
 
 def fields_of(artifact: JsonObject) -> list[ArtifactField]:
-    return [_field(str(key), value) for key, value in artifact.items() if key not in _LEFT_OUT]
+    """The fields in one order on every store: PostgreSQL's jsonb does not keep the order an agent wrote
+    its keys in, so the page cannot either. Short text (a branch name, a summary) leads; lists and
+    objects follow; each group by its label."""
+    keys = sorted((str(key) for key in artifact if key not in _LEFT_OUT), key=lambda key: _place(key, artifact[key]))
+    return [_field(key, artifact[key]) for key in keys]
+
+
+def _place(key: str, value: Any) -> tuple[int, str]:
+    return (1 if isinstance(value, dict | list) else 0, label_of(key))
 
 
 def _field(key: str, value: Any) -> ArtifactField:

@@ -68,7 +68,7 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     expect(handoff.locator(".artifact-title")).to_contain_text("Coding hand-off")
     fields = handoff.locator("dl.artifact-fields")
     expect(fields.locator("dt")).to_have_text(
-        ["Branch name", "Key decisions", "Known limitations", "Tests added", "Files changed", "Corrected assumptions"]
+        ["Branch name", "Corrected assumptions", "Files changed", "Key decisions", "Known limitations", "Tests added"]
     )
     expect(fields.get_by_text("Assumed: orders are few; Actual: a shop has 2 million")).to_be_visible()
     assert "{" not in handoff.inner_text()  # no raw JSON

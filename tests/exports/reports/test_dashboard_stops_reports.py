@@ -58,7 +58,7 @@ def command_line(pid: int) -> str:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
             return cmdline.read().replace(b"\0", b" ").decode(errors="replace")
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # the process ended between listing and reading
         return ""
 
 

@@ -1,0 +1,33 @@
+"""An artifact's fields read the same whatever order its keys were stored in (PostgreSQL's jsonb reorders
+them), with short text before lists."""
+
+from runs.readmodels.artifact_fields import fields_of, label_of, title_of
+
+HANDOFF = {
+    "kind": "wr.coding_handoff",
+    "version": 1,
+    "keyDecisions": ["Paginate with a cursor"],
+    "branchName": "feat/orders-page",
+    "testsAdded": ["test_cursor"],
+    "correctedAssumptions": [{"assumed": "orders are few", "actual": "a shop has 2 million"}],
+}
+
+
+def test_fields_keep_one_order_whatever_order_the_keys_were_stored_in():
+    reversed_keys = dict(reversed(list(HANDOFF.items())))
+    labels = [field.label for field in fields_of(HANDOFF)]
+    assert labels == ["Branch name", "Corrected assumptions", "Key decisions", "Tests added"]
+    assert [field.label for field in fields_of(reversed_keys)] == labels
+
+
+def test_lists_of_flat_objects_read_as_words_and_kind_and_version_are_left_out():
+    fields = {field.label: field for field in fields_of(HANDOFF)}
+    assert fields["Corrected assumptions"].items == ["Assumed: orders are few; Actual: a shop has 2 million"]
+    assert fields["Branch name"].text == "feat/orders-page"
+    assert "Kind" not in fields and "Version" not in fields
+
+
+def test_names_are_said_as_words():
+    assert title_of("wr.coding_handoff") == "Coding hand-off"
+    assert label_of("keyDecisions") == "Key decisions"
+    assert label_of("files_changed") == "Files changed"
