@@ -46,14 +46,19 @@ def test_grouped_by_branch_the_sessions_list_names_the_branch_once(client, servi
     assert ">Git branch</th>" in by_repository  # here nothing else names it
 
 
-def test_the_sessions_list_leads_each_card_with_its_state_and_folds_its_filters(client, service_catalog):
+def test_the_sessions_list_leads_each_row_with_its_state_and_folds_sort_and_group(client, service_catalog):
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-02"})
     html = page(client, "/sessions/")
-    assert '<td class="card-lead"><span class="badge state-' in html
-    assert '<details class="card filter-fold" id="session-filters" open>' in html  # open until filters.js folds it
+    row = html.split('<tr class="session-row"')[1].split("</tr>")[0]
+    assert row.index('<td class="session-state">') < row.index('<td class="session-name">')
+    assert row.index('<td class="session-name">') < row.index('<td class="session-where">')
+    assert '<details class="filter-fold" id="session-filters" open>' in html  # open until filters.js folds it
+    assert html.index('id="f-q"') < html.index('id="session-filters"')  # the search is not folded
     assert "dashboard/filters.js" in html
-    filtered = page(client, "/sessions/?q=KEY")
-    assert 'id="session-filters" open data-active>' in filtered  # a filter in use stays in view
+    searched = page(client, "/sessions/?q=KEY")
+    assert 'id="session-filters" open>' in searched  # a search in use is outside the fold
+    sorted_ = page(client, "/sessions/?sort=title")
+    assert 'id="session-filters" open data-active>' in sorted_  # a sort in use stays in view
 
 
 def test_a_failed_tool_call_says_its_code_in_words(client, built):
