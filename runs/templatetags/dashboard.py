@@ -28,7 +28,6 @@ from runs.readmodels import (
     states,
     time_axis,
     timeline_page,
-    timings,
 )
 
 register = template.Library()
@@ -41,12 +40,6 @@ STATUS_LABELS = {
     "canceled": "canceled",
     "notes": "notes only",
 }
-
-
-@register.filter
-def call_outcome_words(outcome: Any) -> str:
-    """A tool call's outcome in words (runs/readmodels/timings.py)."""
-    return timings.outcome_words(str(outcome))
 
 
 @register.filter
