@@ -49,6 +49,24 @@ def path_breaks(value: Any) -> SafeString:
     return mark_safe("/<wbr>".join(conditional_escape(part) for part in str(value).split("/")))  # parts escaped
 
 
+HANG_MAX = 16  # the deepest indent (in spaces) a wrapped line keeps; dashboard.css has a .hang-N per even N
+
+
+@register.filter
+def hanging_lines(value: Any) -> SafeString:
+    """A block of code as one element per line (class "hang-N", N its indent in spaces, even, at most
+    HANG_MAX), each line ending in its newline, so that the text copies exactly as given while a line
+    that wraps on a narrow screen goes on two characters deeper than it starts instead of at the margin.
+    Each line wraps between words and after a "/" (path_breaks)."""
+    lines = str(value).split("\n")
+    parts = []
+    for number, line in enumerate(lines):
+        indent = min(len(line) - len(line.lstrip(" ")), HANG_MAX) // 2 * 2
+        end = "\n" if number < len(lines) - 1 else ""
+        parts.append(format_html('<span class="hang hang-{}">{}{}</span>', indent, path_breaks(line), end))
+    return mark_safe("".join(parts))  # each part built by format_html
+
+
 @register.filter
 def status_label(value: Any) -> str:
     return STATUS_LABELS.get(str(value), str(value).replace("_", " "))

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from runs.models import Session, ToolCall
 from runs.readmodels.timings import call_words
-from runs.templatetags.dashboard import path_breaks
+from runs.templatetags.dashboard import hanging_lines, path_breaks
 from tests.support.mcp_calls import start_workflow
 from tests.support.workflow_files import workflow_doc, write_json
 
@@ -131,3 +131,17 @@ def test_a_path_wraps_between_directories_not_inside_a_name(client):
     assert str(path_breaks("/a<b>/c")) == "/<wbr>a&lt;b&gt;/<wbr>c"
     html = page(client, "/connect/")
     assert "manage.py mcp</code>" in html and "/<wbr>" in html.split("It runs <code>", 1)[1].split("</code>", 1)[0]
+
+
+def test_a_wrapped_config_line_hangs_under_its_start_and_copies_as_given():
+    html = str(hanging_lines('{\n  "command": "/a/b<c>",\n' + " " * 40 + "deep\n}"))
+    assert (
+        html
+        == (
+            '<span class="hang hang-0">{\n</span>'
+            '<span class="hang hang-2">  &quot;command&quot;: &quot;/<wbr>a/<wbr>b&lt;c&gt;&quot;,\n</span>'
+            '<span class="hang hang-16">' + " " * 40 + "deep\n</span>"  # deeper than the CSS knows: the deepest
+            '<span class="hang hang-0">}</span>'
+        )
+    )
+    assert str(hanging_lines("one line")) == '<span class="hang hang-0">one line</span>'
