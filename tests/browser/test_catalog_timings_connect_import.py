@@ -50,8 +50,10 @@ def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, 
     )
     name_color = name.evaluate("el => getComputedStyle(el).color")
     assert "mono" in id_style[0].lower() and id_style[1] == "none" and id_style[2] != name_color
-    name_box, id_box = name.bounding_box(), row.locator(".workflow-id").bounding_box()
-    assert name_box is not None and id_box is not None and id_box["y"] >= name_box["y"] + name_box["height"] - 1
+    name_box, id_box, row_box = name.bounding_box(), row.locator(".workflow-id").bounding_box(), row.bounding_box()
+    assert name_box is not None and id_box is not None and row_box is not None
+    assert id_box["y"] >= name_box["y"] + name_box["height"] - 1  # beneath the name
+    assert name_box["x"] - row_box["x"] < 16  # the name opens the row (on a phone, the card), nothing before it
     # One label per tag: the row says what the chip says, the raw id only in the link.
     tag = row.locator(".row-tags a.tag")
     expect(tag).to_have_text("Review & audit")
