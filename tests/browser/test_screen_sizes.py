@@ -27,6 +27,9 @@ class Timed:
     outcome: str
     duration_ms: float
     started_at: datetime
+    run_id: str = ""
+    session_id: str = ""
+    exception: str = ""
 
 
 @dataclass

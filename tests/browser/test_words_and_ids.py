@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from runs.models import Run
 from tests.browser.layout import assert_fits, keep_screenshot
 from tests.support import attention_sessions as made
 from tests.support.mcp_calls import start_workflow
@@ -17,12 +18,15 @@ PHONE = {"width": 390, "height": 844}
 
 
 def test_ids_in_links_show_their_underscores(page, live_server, service_catalog, console_log):
-    page.goto(f"{live_server.url}/workflows/")
-    link = page.locator('a.mono[href="/workflows/wr.risk_scaled_mr_review/"]')
+    start_workflow("wr.routine-focused_plan")
+    run = Run.objects.get()
+    page.goto(f"{live_server.url}/runs/{run.public_id}/")  # the run's header links its workflow by id
+    link = page.locator('a.mono[href="/workflows/wr.routine-focused_plan/"]').first
     expect(link).to_be_visible()
     assert link.evaluate("a => getComputedStyle(a).textDecorationLine") == "none"
     link.hover()  # the hover still shows it is a link: a tint in place of the line
     assert link.evaluate("a => getComputedStyle(a).backgroundColor") != "rgba(0, 0, 0, 0)"
+    page.goto(f"{live_server.url}/workflows/")  # the catalog says ids as text under the names (its own test)
     chip = page.locator(".tag-filters a.tag").first
     assert chip.evaluate("a => getComputedStyle(a).textDecorationLine") == "none"
     assert "mono" not in chip.evaluate("a => getComputedStyle(a).fontFamily").lower()
