@@ -374,7 +374,9 @@ def _checkpoint_titles(nodes: list[Node]) -> dict[int, str]:
     return titles
 
 
-def session_trees(session_id: str, known: dict[int, branches.RunBranches] | None = None) -> dict[int, branches.RunBranches]:
+def session_trees(
+    session_id: str, known: dict[int, branches.RunBranches] | None = None
+) -> dict[int, branches.RunBranches]:
     """The branches of every run of the session (by run pk), `known` ones not read again: the session page
     reads them once and hands them to session_detail and to the timeline's marks (timeline_marks.py)."""
     runs = list(Run.objects.filter(session=get_session(session_id)))

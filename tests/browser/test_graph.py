@@ -93,7 +93,7 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
 
 
 # Every step name of the phone's list of the graph, as the window shows it: hidden, or under 12 px.
-LIST_PROBLEMS = """() => [...document.querySelectorAll(".graph-list .gl-title, .graph-list .gl-head, .graph-list .gl-fork")]
+LIST_PROBLEMS = """() => [...document.querySelectorAll(".graph-list :is(.gl-title, .gl-head, .gl-fork)")]
   .map((el) => [el.textContent.trim(), el.getBoundingClientRect(), parseFloat(getComputedStyle(el).fontSize)])
   .filter(([, box, size]) => box.width < 1 || box.height < 1 || size < 12)
   .map(([text, , size]) => `${text} (${size}px)`)"""

@@ -107,7 +107,7 @@ def test_the_phone_list_leaves_out_the_straight_stretch_the_drawing_leaves_out()
             created_at=at,
             iteration=None,
             loop_title="",
-        )  # fmt: skip
+        )
         for depth in range(30)
     ]
     graph = RunGraph.model_construct(nodes=nodes, edges=[], lanes=1, depth=29, tip="29")
