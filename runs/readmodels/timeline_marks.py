@@ -72,7 +72,8 @@ def titles(trees: list[RunBranches]) -> dict[int, str]:
     for tree in trees:
         steps = steps_by_id(tree.run.pinned_id)
         for pk, row in tree.nodes.items():
-            written = str((steps.get(row.step_id) or {}).get("title") or "")
+            step = steps.get(row.step_id)
+            written = str((step.get("title") if step is not None else None) or "")
             if pk not in found and not row.is_complete and "{{" in written:
                 wanted[pk] = tree
     if wanted:
