@@ -429,9 +429,9 @@ class SearchEntryAdmin(ReadOnlyAdmin):
 
 @admin.register(ToolCall)
 class ToolCallAdmin(ReadOnlyAdmin):
-    list_display = ("tool", "outcome", "duration_ms", "started_at")
+    list_display = ("tool", "outcome", "duration_ms", "started_at", "session_id", "run_id", "exception")
     list_filter = ("tool", "outcome")
-    search_fields = ("tool", "outcome")
+    search_fields = ("tool", "outcome", "session_id", "run_id", "exception")
     date_hierarchy = "started_at"
     ordering = ("-started_at",)
     show_full_result_count = False

@@ -400,6 +400,12 @@ class ToolCall(models.Model):
     outcome = models.CharField(max_length=40)  # "ok", "blocked", or the error code
     duration_ms = models.FloatField("duration (ms)")
     started_at = models.DateTimeField(db_index=True)
+    # What the call was about and how it failed (runs/store/call_notes.py), for the timings page to say
+    # and link: public ids (not keys: the run may be deleted since, the row then just has no link) and an
+    # unexpected exception's class name (its message is only in the server log).
+    run_id = models.CharField(max_length=32, blank=True, default="")
+    session_id = models.CharField(max_length=32, blank=True, default="")
+    exception = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         indexes = [models.Index(fields=["tool", "-started_at"], name="toolcall_by_tool")]

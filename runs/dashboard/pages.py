@@ -16,7 +16,7 @@ from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import shows_errors
 from runs.execution import catalog, catalog_places, operator_fork
 from runs.readmodels import overview, run_view, trace
-from runs.readmodels.timings import tool_timings
+from runs.readmodels.timings import recent_calls, tool_timings
 
 
 @require_safe
@@ -76,18 +76,19 @@ def fork_node(request: HttpRequest, node_id: str) -> HttpResponse:
 def workflows(request: HttpRequest) -> HttpResponse:
     """The catalog for people: every workflow (examples marked), narrowed by the tags and the search an
     agent's list_workflows takes; the overview's tags are the filters."""
-    tags = [tag for tag in request.GET.getlist("tag") if tag][:10]
+    chosen = [tag for tag in request.GET.getlist("tag") if tag][:10]
     query = request.GET.get("q", "").strip()[:200]
-    given = {"tags": tags, "query": query}
+    given = {"tags": chosen, "query": query}
     filters = ListFilters(include_examples=True, **{name: value for name, value in given.items() if value})
     listing = catalog.list_workflows(filters, for_people=True).dump()
-    everything = catalog.list_workflows(ListFilters(include_examples=True), for_people=True).dump()
+    tags = everything_tags()
     context = {
         "nav": "workflows",
         "listing": listing,
         "warnings": catalog_places.placed(listing.get("warnings") or [], catalog.current_catalog()),
-        "tags": everything["overview"]["tags"],
-        "chosen": tags,
+        "tags": tags,
+        "tag_names": tag_names(tags),
+        "chosen": chosen,
         "query": query,
     }
     return render(request, "dashboard/workflows.html", context)
@@ -102,12 +103,29 @@ def workflow(request: HttpRequest, workflow_id: str) -> HttpResponse:
     shown = inspection.get("workflow")
     if isinstance(shown, dict) and shown.get("warnings"):  # named by their source, not an absolute path
         shown["warnings"] = catalog_places.placed(shown["warnings"], catalog.current_catalog())
-    return render(request, "dashboard/workflow.html", {"nav": "workflows", "inspection": inspection})
+    context = {"nav": "workflows", "inspection": inspection, "tag_names": tag_names(everything_tags())}
+    return render(request, "dashboard/workflow.html", context)
+
+
+def everything_tags() -> list[dict[str, object]]:
+    """The catalog's tags (id, name, what each is for, count), as the overview of an unfiltered list_workflows
+    gives them: the filters, and the one place a tag id gets its label."""
+    everything = catalog.list_workflows(ListFilters(include_examples=True), for_people=True).dump()
+    tags: list[dict[str, object]] = everything["overview"]["tags"]
+    return tags
+
+
+def tag_names(tags: list[dict[str, object]]) -> dict[str, str]:
+    """Each tag id's label for people ("review_audit" -> "Review & audit"): the rows, the chips and a
+    workflow's page all say a tag this one way (a tag defined nowhere is named by its id)."""
+    return {str(tag["id"]): str(tag["name"]) for tag in tags}
 
 
 @require_safe
 def timings(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/timings.html", {"nav": "timings", "timings": tool_timings()})
+    return render(
+        request, "dashboard/timings.html", {"nav": "timings", "timings": tool_timings(), "calls": recent_calls()}
+    )
 
 
 @require_safe

@@ -18,7 +18,6 @@ from runs.contract.dashboard import (
     RunDetail,
     RunSummary,
     SessionDetail,
-    SessionGroupHeading,
     SessionPage,
     SessionSummary,
     StateName,
@@ -28,14 +27,18 @@ from runs.contract.preferences import AUTONOMY, MODES, RISK_POLICY
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import invalid, shows_errors
 from runs.execution import session_actions
-from runs.readmodels import branches, overview, preferences_history, run_view, timeline_marks
+from runs.readmodels import branches, overview, preferences_history, run_view, session_groups, states, timeline_marks
 from runs.readmodels.checkpoints import not_among
 from runs.readmodels.preferences import in_effect
 
 # The list filters by state (runs/readmodels/states.py); the stored statuses' older names still work.
 STATUSES: tuple[str, ...] = get_args(StateName)
 _OLDER_NAMES = {"in_progress": "running", "complete": "done"}
+# "urgency" is the dashboard's own order: within each group, the sessions that need someone first
+# (states.URGENCY), each kind by latest activity; the API sorts by the stored fields only.
+URGENCY_SORT = "urgency"
 SORTS: dict[str, str] = {
+    URGENCY_SORT: "Most urgent first",
     "-activity": "Latest activity first",
     "activity": "Oldest activity first",
     "-created": "Newest first",
@@ -73,10 +76,10 @@ def parse_filters(params: QueryDict) -> Filters:
     if status is not None and status not in STATUSES:
         ignored.append(f"status “{status[:40]}”")
         status = None
-    sort = params.get("sort") or "-activity"
+    sort = params.get("sort") or URGENCY_SORT
     if sort not in SORTS:
         ignored.append(f"sort “{sort[:40]}”")
-        sort = "-activity"
+        sort = URGENCY_SORT
     group = params.get("group") or DEFAULT_GROUP
     if group not in GROUPS:
         ignored.append(f"group “{group[:40]}”")
@@ -97,7 +100,7 @@ def _number(params: QueryDict, name: str, default: int, ignored: list[str]) -> i
 
 @dataclass(frozen=True)
 class Section:
-    heading: SessionGroupHeading | None
+    heading: session_groups.GroupWords | None
     items: list[SessionSummary]
 
 
@@ -105,7 +108,10 @@ def sections(page: SessionPage) -> list[Section]:
     """The page's sessions under their group headings (one section without a heading when not grouped)."""
     if not page.groups:
         return [Section(None, page.items)]
-    return [Section(h, page.items[h.first_index : h.first_index + h.count]) for h in page.groups]
+    return [
+        Section(session_groups.words(h, h.count), page.items[h.first_index : h.first_index + h.count])
+        for h in page.groups
+    ]
 
 
 @require_safe
@@ -113,20 +119,22 @@ def sections(page: SessionPage) -> list[Section]:
 def sessions_list(request: HttpRequest) -> HttpResponse:
     filters = parse_filters(request.GET)
     version = overview.activity_version()
+    urgent = filters.sort == URGENCY_SORT
     page = overview.list_sessions(
         query=filters.query,
         state=filters.status,
-        sort=filters.sort,
+        sort="-activity" if urgent else filters.sort,
         group=filters.group,
         page=filters.page,
         per_page=filters.per_page,
+        urgent_first=urgent,
     )
     no_sessions = not page.state_counts and not page.query
     params = QueryDict(mutable=True)  # the shown filters, for links that change one of them
     for key, value, default in (
         ("q", page.query, ""),
         ("status", page.state or "", ""),
-        ("sort", page.sort, "-activity"),
+        ("sort", filters.sort, URGENCY_SORT),
         ("group", page.group, DEFAULT_GROUP),
         ("per_page", str(page.per_page), str(overview.PER_PAGE_DEFAULT)),
     ):
@@ -143,7 +151,13 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "sections": sections(page),
             "statuses": [(name, page.state_counts.get(name, 0)) for name in STATUSES],
             "all_count": sum(page.state_counts.values()),
+            "sort": filters.sort,
+            "default_sort": URGENCY_SORT,
             "sorts": SORTS,
+            "settled": states.SETTLED,
+            # The table's columns (a group's heading spans them): the owner's when the store has owners, and the
+            # git branch's unless each group's heading names the branch.
+            "columns": 7 + page.has_owners + (page.group != "branch"),
             "groups": GROUPS,
             "default_group": DEFAULT_GROUP,
             "live_version": version,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.features import find_lost_run
 from runs.models import Attempt, Node
+from runs.store.call_notes import saw_run
 from runs.store.ownership import require_mine
 from runs.store.statements import SelectOne
 
@@ -31,6 +32,7 @@ def load_node(node_id: int) -> Node:
             "This stateToken names a snapshot this store does not have.",
             f"Use a stateToken from this machine's WorkRail, or {find_lost_run()}.",
         )
+    saw_run(node.run.public_id, node.run.session.public_id)  # for the call's timing row (call_notes.py)
     require_mine(node.run.session)
     return node
 
@@ -62,6 +64,7 @@ def load_pair(node_id: int, attempt_id: int) -> tuple[Node, Attempt]:
     separate lookups say which token is unknown or out of scope."""
     attempt = _attempt_by_id.get(attempt_id)
     if attempt is not None and attempt.node.public_id == node_id:
+        saw_run(attempt.node.run.public_id, attempt.node.run.session.public_id)
         require_mine(attempt.node.run.session)
         return attempt.node, attempt
     node = load_node(node_id)  # raises when the stateToken names nothing

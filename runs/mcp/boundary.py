@@ -12,6 +12,7 @@ from django.db import connections
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.mcp import readiness
+from runs.store import call_notes
 
 logger = logging.getLogger("workrail.mcp")
 
@@ -30,8 +31,9 @@ def guarded[T](what: str, work: Callable[[], T], *, uses_database: bool, changes
         return _with_database(work) if uses_database else work()
     except WorkRailError:
         raise
-    except Exception:
+    except Exception as exc:
         logger.exception("%s failed", what)
+        call_notes.failed_with(exc)  # its kind goes to the call's timing row; the answer stays the same
         unchanged = " Nothing stored was changed by this call." if changes else ""
         raise WorkRailError(
             ErrorCode.INTERNAL_ERROR,

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from runs.mcp import deferred, readiness
+from runs.store.call_notes import CallNote
 
 logger = logging.getLogger("workrail.timings")
 
@@ -33,6 +34,9 @@ class Timing:
     outcome: str
     duration_ms: float
     started_at: datetime
+    run_id: str = ""  # what the call was about and how it failed (runs/store/call_notes.py)
+    session_id: str = ""
+    exception: str = ""
 
 
 _pending: deque[Timing] = deque(maxlen=10_000)  # a stalled writer cannot grow memory without end
@@ -58,9 +62,13 @@ def disable() -> None:
     _pending.clear()
 
 
-def record(tool: str, outcome: str, duration_ms: float, started_at: datetime) -> None:
+def record(tool: str, outcome: str, duration_ms: float, started_at: datetime, *, note: CallNote | None = None) -> None:
+    """Keeps one call's timing; `note`: the run or session it was about and an unexpected exception's kind."""
     if _enabled.is_set():
-        _pending.append(Timing(tool, outcome[:40], duration_ms, started_at))
+        about = note or CallNote()
+        _pending.append(
+            Timing(tool, outcome[:40], duration_ms, started_at, about.run_id, about.session_id, about.exception)
+        )
 
 
 def flush() -> int:

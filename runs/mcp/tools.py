@@ -27,26 +27,26 @@ from runs.execution import catalog as catalog_use_cases
 from runs.execution import workspace
 from runs.mcp import boundary, deferred, rendering, string_arguments, timings
 from runs.mcp.tool_spec import POINTER_PART_CHARS, Annotations, ToolJson, ToolOutcome, ToolSpec
-from runs.store import actors
+from runs.store import actors, call_notes
 
 type Answer = Shape | RecordedAnswer
 """What a tool's use case answers: its output model, or an answer recorded earlier and given again."""
 
 
 def call(name: str, arguments: Any, client_roots: Sequence[str] = ()) -> ToolOutcome:
-    """Runs one tool call and records its duration and outcome (runs/mcp/timings.py). `client_roots`
+    """Runs one tool call and records its duration, outcome and what it was about (runs/mcp/timings.py,
+    runs/store/call_notes.py). `client_roots`
     are the client's MCP roots as local paths (runs/mcp/roots.py), for the call's workspace."""
     started_at = datetime.now(UTC)
     began = time.perf_counter()
-    with actors.asking(f"tool {str(name)[:POINTER_PART_CHARS]}"):
+    with actors.asking(f"tool {str(name)[:POINTER_PART_CHARS]}"), call_notes.noting() as note:
         outcome = _call(name, arguments, client_roots)
     if outcome.is_error:
         result = outcome.structured.get("error", {}).get("code", "ERROR")
     else:
         result = "blocked" if outcome.structured.get("kind") == "blocked" else "ok"
-    timings.record(
-        name if name in tool_specs() else "(unknown tool)", result, (time.perf_counter() - began) * 1000, started_at
-    )
+    tool = name if name in tool_specs() else "(unknown tool)"
+    timings.record(tool, result, (time.perf_counter() - began) * 1000, started_at, note=note)
     return outcome
 
 

@@ -17,7 +17,7 @@ from pathlib import PurePath
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 from django.utils import timezone
 
 from runs.contract.dashboard import (
@@ -110,7 +110,10 @@ def list_sessions(
     group: SessionGroup = "none",
     page: int = 1,
     per_page: int = PER_PAGE_DEFAULT,
+    urgent_first: bool = False,
 ) -> SessionPage:
+    """`urgent_first`: within each group, the sessions that need someone most come first (states.URGENCY:
+    needs you, blocked, stalled, running, then the settled ones), each kind in `sort`'s order."""
     # NUL separates words too: PostgreSQL text cannot hold it (no stored text contains one).
     query = " ".join(query.replace("\x00", " ").split())[:MAX_QUERY_CHARS]
     per_page = max(1, min(per_page, PER_PAGE_MAX))
@@ -120,10 +123,13 @@ def list_sessions(
     total = by_state.get(state, 0) if state else counts.get(status, 0) if status else sum(counts.values())
     pages = max(1, math.ceil(total / per_page))
     page = max(1, min(page, pages))
-    ordering = _SORTS[sort]
+    ordering: tuple[Any, ...] = _SORTS[sort]
+    chosen = _with_state(matching, state, cutoff) if state else _with_status(matching, status, cutoff)
+    if urgent_first:
+        chosen = chosen.annotate(urgency=_urgency(cutoff))
+        ordering = ("urgency", *ordering)
     if group in _GROUP_FIELDS:
         ordering = (*_GROUP_FIELDS[group], *ordering)
-    chosen = _with_state(matching, state, cutoff) if state else _with_status(matching, status, cutoff)
     rows = list(chosen.order_by(*ordering)[(page - 1) * per_page : page * per_page])
     told = _forked_summaries([session for session in rows if session.branch_count > session.run_count], cutoff)
     where = attention.of_sessions(rows, cutoff)
@@ -271,10 +277,28 @@ def _counts(sessions: QuerySet[Session], cutoff: datetime) -> tuple[dict[str, in
 def _state_conditions(cutoff: datetime) -> dict[StateName, Q]:
     """Which sessions are in each state, most urgent first, as the badge names them (the state of the most
     urgent of their own runs): each condition excludes the ones before it."""
+    conditions: dict[StateName, Q] = {}
+    before = Q()
+    for name, condition in _first_match_conditions(cutoff).items():
+        conditions[name] = condition & ~before if before else condition
+        before = before | condition if before else condition
+    return conditions
+
+
+def _urgency(cutoff: datetime) -> Case:
+    """A session's place in the list by its state (states.URGENCY), in SQL: the first condition it meets
+    names its state, as for the chips."""
+    conditions = _first_match_conditions(cutoff).items()
+    whens = [When(condition, then=Value(states.URGENCY[name])) for name, condition in conditions]
+    return Case(*whens, default=Value(states.URGENCY["running"]), output_field=IntegerField())
+
+
+def _first_match_conditions(cutoff: datetime) -> dict[StateName, Q]:
+    """The states' conditions in the order they are tried: a session is in the first one it meets."""
     in_progress = Q(status=SessionStatus.IN_PROGRESS)
     waiting = Q(waiting_for_user=True)
     blocked_run = Exists(Run.objects.filter(session=OuterRef("pk"), parent_run__isnull=True, status=RunStatus.BLOCKED))
-    raw: dict[StateName, Q] = {
+    return {
         "notes": Q(status=SessionStatus.NOTES),
         "needs_you": waiting,
         "blocked": Q(blocked_run),
@@ -283,12 +307,6 @@ def _state_conditions(cutoff: datetime) -> dict[StateName, Q]:
         "done": Q(status=SessionStatus.COMPLETE),
         "canceled": Q(status=SessionStatus.CANCELED),
     }
-    conditions: dict[StateName, Q] = {}
-    before = Q()
-    for name, condition in raw.items():
-        conditions[name] = condition & ~before if before else condition
-        before = before | condition if before else condition
-    return conditions
 
 
 def _with_state(sessions: QuerySet[Session], state: StateName, cutoff: datetime) -> QuerySet[Session]:

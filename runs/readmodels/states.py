@@ -31,6 +31,13 @@ LABELS: dict[StateName, str] = {
 }
 # Most urgent first: a session shows the state of its most urgent run, and the chips come in this order.
 ORDER: tuple[StateName, ...] = get_args(StateName)
+# The states in which nobody has anything left to do: the sessions list dims their rows.
+SETTLED: frozenset[StateName] = frozenset({"left_behind", "done", "canceled"})
+# Where the sessions list puts a session within its group, most urgent first (then by last activity): each
+# state to act on in ORDER's place, and from the first settled state on one shared place, so that finished,
+# canceled and notes-only sessions come after the others by activity alone.
+_QUIET_FROM = min(ORDER.index(state) for state in SETTLED)
+URGENCY: dict[StateName, int] = {state: min(ORDER.index(state), _QUIET_FROM) for state in ORDER}
 
 _OF_STATUS: dict[str, StateName] = {
     "in_progress": "running",

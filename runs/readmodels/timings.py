@@ -1,14 +1,19 @@
-"""Recent MCP tool calls and their p50/p95 per tool, from the bounded table runs/mcp/timings.py fills."""
+"""Recent MCP tool calls and their p50/p95 per tool, from the bounded table runs/mcp/timings.py fills: as the
+HTTP API gives them (tool_timings) and as the dashboard says them (recent_calls)."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.conf import settings
 
 from runs.contract.dashboard import ToolCallEntry, ToolStats, ToolTimings
 from runs.contract.errors import ErrorCode
-from runs.models import ToolCall
+from runs.models import Run, Session, ToolCall
+from runs.readmodels import naming
+from runs.store.pinned import compiled_workflow
 
 RECENT_SHOWN = 100
 NOT_ERRORS = {"ok", "blocked"}  # a blocked answer is the contract working, not a failure
@@ -31,22 +36,81 @@ _ERROR_WORDS = {
     ErrorCode.CONTEXT_CHANGE_INVALID: "a context change was not allowed",
     ErrorCode.NOT_YOUR_SESSION: "the session belongs to someone else",
     ErrorCode.STORE_BUSY: "the store was busy",
-    ErrorCode.INTERNAL_ERROR: "the server failed (see its log)",
 }
 _CODES = {code.value: code for code in ErrorCode}
+HELD = "the step was held: the output lacked something"  # a blocked answer: the contract working
 
 
-def outcome_words(outcome: str) -> str:
-    """What a recent call's outcome means in words: "" for "ok", the held step for "blocked", an error
-    code's meaning, or that a failure kept no code (a call recorded as a plain "error")."""
+def call_words(tool: str, outcome: str, exception: str = "") -> str:
+    """What happened to one call, in words: "" when it went well, why the step was held when it was
+    blocked, and for a failure which tool failed and why: its error code's meaning, else the kind of
+    the exception that broke it, else that the server answered with an error (a row kept no more)."""
     if outcome == "ok":
         return ""
     if outcome == "blocked":
-        return "the step was held: the output lacked something"
+        return HELD
     code = _CODES.get(outcome)
+    if code is ErrorCode.INTERNAL_ERROR or (code is None and exception):
+        broke = f" on an unexpected {exception}" if exception else ""
+        return f"{tool} failed inside the server{broke}; the server log has the details"
     if code is None:
-        return "failed without an error code (its message is not kept)"
-    return _ERROR_WORDS.get(code, code.value.lower().replace("_", " "))
+        return f"{tool} failed: the server answered with an error"
+    return f"{tool} failed: {_ERROR_WORDS.get(code, code.value.lower().replace('_', ' '))}"
+
+
+@dataclass(frozen=True)
+class CallLine:
+    """One recent tool call as the timings page shows it (the HTTP API's ToolCallEntry stays as it is)."""
+
+    tool: str
+    badge: str  # "ok", "blocked" or "error"
+    code: str  # the error code, "" when the call did not fail or kept none
+    words: str  # call_words
+    duration_ms: float
+    started_at: datetime
+    session_id: str  # the session and run the call was about, "" when not known or deleted since
+    session_name: str
+    run_id: str
+    run_title: str
+
+
+def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
+    """The newest calls, each said in words and linked to the session and run it was about when that is
+    known (runs/store/call_notes.py) and still stored."""
+    fields = ("tool", "outcome", "duration_ms", "started_at", "run_id", "session_id", "exception")
+    rows = list(ToolCall.objects.order_by("-pk").values_list(*fields)[: max(0, recent)])
+    stored = Run.objects.select_related("session").filter(session__importing=False)
+    runs = {run.public_id: run for run in stored.filter(public_id__in={row[4] for row in rows if row[4]})}
+    named = Session.objects.filter(importing=False, public_id__in={row[5] for row in rows if row[5]})
+    sessions = {session.public_id: session for session in named}
+    titles: dict[str, str] = {}  # a pinned workflow's name, read once per version
+    lines = []
+    for tool, outcome, duration, at, run_id, session_id, exception in rows:
+        run = runs.get(run_id)
+        session = run.session if run is not None else sessions.get(session_id)
+        lines.append(
+            CallLine(
+                tool=tool,
+                badge=outcome if outcome in NOT_ERRORS else "error",
+                code=outcome if outcome in _CODES else "",
+                words=call_words(tool, outcome, exception),
+                duration_ms=round(duration, 3),
+                started_at=at,
+                session_id=session.public_id if session else "",
+                session_name=naming.session_name(session.session_key, session.title, session.public_id)
+                if session
+                else "",
+                run_id=run.public_id if run else "",
+                run_title=_title(run, titles) if run else "",
+            )
+        )
+    return lines
+
+
+def _title(run: Run, titles: dict[str, str]) -> str:
+    if run.pinned_id not in titles:
+        titles[run.pinned_id] = str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id)
+    return titles[run.pinned_id]
 
 
 def percentile(ordered: list[float], fraction: float) -> float:

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Event, Session
-from runs.store import actors, statements
+from runs.store import actors, call_notes, statements
 from runs.store.events import EventPayload
 from runs.store.projections import Projector
 from runs.store.statements import SelectOne
@@ -41,6 +41,7 @@ class Journal:
             session.last_seq = locked.last_seq
         self.session = session
         self.now = now
+        call_notes.saw_session(session.public_id)  # for the call's timing row, when a tool call writes
         self.projector = Projector(session)
         # The events' rows, values prepared for the database in Event's field order (session, seq, kind,
         # data, created_at, actor, door): inserted together at flush, with no model instances on the hot path.

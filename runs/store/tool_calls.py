@@ -21,6 +21,12 @@ class Timed(Protocol):
     def duration_ms(self) -> float: ...
     @property
     def started_at(self) -> datetime: ...
+    @property
+    def run_id(self) -> str: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def exception(self) -> str: ...
 
 
 def save(batch: Iterable[Timed], *, keep: int | None = None) -> None:
@@ -29,7 +35,16 @@ def save(batch: Iterable[Timed], *, keep: int | None = None) -> None:
     writes (workrail_site/sqlite_backend/write_queue.py) rather than starve beside them."""
     with transaction.atomic():
         ToolCall.objects.bulk_create(
-            ToolCall(tool=t.tool, outcome=t.outcome, duration_ms=t.duration_ms, started_at=t.started_at) for t in batch
+            ToolCall(
+                tool=t.tool,
+                outcome=t.outcome,
+                duration_ms=t.duration_ms,
+                started_at=t.started_at,
+                run_id=t.run_id,
+                session_id=t.session_id,
+                exception=t.exception,
+            )
+            for t in batch
         )
         if keep is not None:
             prune(keep)

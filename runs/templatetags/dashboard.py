@@ -29,7 +29,6 @@ from runs.readmodels import (
     time_axis,
     timeline_marks,
     timeline_page,
-    timings,
 )
 
 register = template.Library()
@@ -45,16 +44,28 @@ STATUS_LABELS = {
 
 
 @register.filter
-def call_outcome_words(outcome: Any) -> str:
-    """A tool call's outcome in words (runs/readmodels/timings.py)."""
-    return timings.outcome_words(str(outcome))
-
-
-@register.filter
 def path_breaks(value: Any) -> SafeString:
     """A path or command with a line-break chance after each "/": on a narrow screen it wraps between
     directories, not in the middle of a name."""
     return mark_safe("/<wbr>".join(conditional_escape(part) for part in str(value).split("/")))  # parts escaped
+
+
+HANG_MAX = 16  # the deepest indent (in spaces) a wrapped line keeps; dashboard.css has a .hang-N per even N
+
+
+@register.filter
+def hanging_lines(value: Any) -> SafeString:
+    """A block of code as one element per line (class "hang-N", N its indent in spaces, even, at most
+    HANG_MAX), each line ending in its newline, so that the text copies exactly as given while a line
+    that wraps on a narrow screen goes on two characters deeper than it starts instead of at the margin.
+    Each line wraps between words and after a "/" (path_breaks)."""
+    lines = str(value).split("\n")
+    parts = []
+    for number, line in enumerate(lines):
+        indent = min(len(line) - len(line.lstrip(" ")), HANG_MAX) // 2 * 2
+        end = "\n" if number < len(lines) - 1 else ""
+        parts.append(format_html('<span class="hang hang-{}">{}{}</span>', indent, path_breaks(line), end))
+    return mark_safe("".join(parts))  # each part built by format_html
 
 
 @register.filter

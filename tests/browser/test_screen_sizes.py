@@ -27,6 +27,9 @@ class Timed:
     outcome: str
     duration_ms: float
     started_at: datetime
+    run_id: str = ""
+    session_id: str = ""
+    exception: str = ""
 
 
 @dataclass
@@ -71,11 +74,12 @@ def visit(page, url: str, name: str) -> None:
 
 def test_the_sessions_list(sized_page, console_log, site, samples, viewport):
     visit(sized_page, site + "/sessions/", "sessions")
-    # Each cell carries its column's name; on a phone the name is shown beside the value.
-    status = sized_page.locator('td[data-label="Status"]:has(.badge.state-blocked)')
-    expect(status).to_be_visible()
-    shown = status.evaluate("cell => getComputedStyle(cell, '::before').content")
-    assert shown == ('"Status"' if viewport.name == "phone" else "none")
+    # The state leads: its own column on a desktop; on a phone the card's first line, beside the name, with
+    # no column names (a headline card, not a list of labelled lines).
+    state = sized_page.locator("td.session-state:has(.badge.state-blocked)")
+    expect(state).to_be_visible()
+    shown = state.evaluate("cell => getComputedStyle(cell, '::before').content")
+    assert shown in ("none", "normal")
     console_log.assert_clean()
 
 

@@ -34,6 +34,9 @@ def test_the_list_groups_by_repository_then_branch_and_never_merges_two_mains(cl
     assert len(headings) == 3  # blog · feature/x, blog · main, shop · main
     assert ['<span class="repo-name">blog</span>' in h for h in headings] == [True, True, False]
     assert sum("main</span>" in h for h in headings) == 2
+    # In plain words: the repository, its branch, how many; the repository's path muted after them.
+    assert '<span class="repo-name">blog</span> · branch <span class="mono">feature/x</span> · 1 ' in headings[0]
+    assert "(1)" not in html and "work observed outside git" not in html
     assert html.index(ids["BLOG-MAIN"]) < html.index(ids["SHOP-MAIN"])
 
 
@@ -56,12 +59,18 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert "(run 2 of 2)" in rows["blocked"] and "blocked: missing mr_review.changed_files artifact" in rows["blocked"]
     assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3, stalled since " in rows["stalled"]
     assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled</span>" in rows["canceled"]
-    # A run that waits for the user is not counted as stalled, however long it waits.
-    assert "Stalled (1)" in html
-    # The badge says whose move it is: the state of the session's most urgent run, and a chip for each state.
+    # The badge says whose move it is: the state of the session's most urgent run, and a chip for each state
+    # (a run that waits for the user is not counted as stalled, however long it waits).
     chips = html.split('class="status-chips"')[1].split("</ul>")[0]
     for chip in ("Needs you 1", "Blocked 1", "Stalled 1", "Canceled 1"):
         assert chip in chips, chips
+    # The chips are the only state filter: no status dropdown says the same again.
+    assert 'name="status"' not in html and "Stalled (1)" not in html
+    # Most urgent first: needs you, blocked, stalled, then the canceled one, dimmed.
+    order = [html.index(f">{key}</a>") for key in ("CONF-1", "MR-77", "STALL-1", "CANCEL-1")]
+    assert order == sorted(order)
+    canceled_row = html.split(">CANCEL-1</a>")[0].rsplit("<tr ", 1)[1]
+    assert 'class="session-row settled"' in canceled_row and 'data-state="canceled"' in canceled_row
     rows_html = html.split("<tbody>")[1:]
     row_of = {key: next(r for body in rows_html for r in body.split("<tr>") if key in r) for key in ("CONF-1", "MR-77")}
     assert 'class="badge state-needs_you">Needs you</span>' in row_of["CONF-1"]

@@ -52,7 +52,7 @@ def test_the_sessions_list_shows_each_session_with_its_status_counts_and_workflo
         assert SESSION_KEY in html
         assert "wr.risk_scaled_mr_review" in html and "wr.routine-focused_plan" in html
         assert 'class="badge state-running">Running</span>' in html
-        assert "Running (1)" in html  # the status filter carries the counts
+        assert "Running 1</span>" in html  # the state chips carry the counts
         assert 'data-live-version-url="/live/sessions"' in html
         assert "Connect an agent" not in html
 
@@ -64,12 +64,12 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     assert "KEY-03" in html and "KEY-04" not in html
     html = page(client, "/sessions/?sort=title&group=branch")
     assert html.index("KEY-00") < html.index("KEY-06")
-    assert 'class="group-row"' in html and "No repository" in html
+    assert 'class="group-row"' in html and '<span class="repo-name">Outside any repository</span> · 7' in html
     Session.objects.filter(session_key__in=["KEY-00", "KEY-01"]).update(workspace_path="/src/shop", git_branch="main")
     Session.objects.filter(session_key="KEY-02").update(workspace_path="/src/blog", git_branch="main")
-    branch = ' · branch <span class="mono">main</span>'
-    shop = '<span class="repo-name">shop</span> <span class="muted small mono break">/src/shop</span>' + branch
-    blog = '<span class="repo-name">blog</span> <span class="muted small mono break">/src/blog</span>' + branch
+    branch = ' · branch <span class="mono">main</span> · '
+    shop = '<span class="repo-name">shop</span>' + branch
+    blog = '<span class="repo-name">blog</span>' + branch
     for grouped in (
         "/sessions/?sort=title&group=branch",
         "/sessions/?sort=title",

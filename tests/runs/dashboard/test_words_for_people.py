@@ -11,8 +11,8 @@ from django.test import Client
 from django.utils import timezone
 
 from runs.models import Session, ToolCall
-from runs.readmodels.timings import outcome_words
-from runs.templatetags.dashboard import path_breaks
+from runs.readmodels.timings import call_words
+from runs.templatetags.dashboard import hanging_lines, path_breaks
 from tests.support.mcp_calls import start_workflow
 from tests.support.workflow_files import workflow_doc, write_json
 
@@ -46,31 +46,89 @@ def test_grouped_by_branch_the_sessions_list_names_the_branch_once(client, servi
     assert ">Git branch</th>" in by_repository  # here nothing else names it
 
 
-def test_the_sessions_list_leads_each_card_with_its_state_and_folds_its_filters(client, service_catalog):
+def test_the_sessions_list_leads_each_row_with_its_state_and_folds_sort_and_group(client, service_catalog):
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-02"})
     html = page(client, "/sessions/")
-    assert '<td class="card-lead"><span class="badge state-' in html
-    assert '<details class="card filter-fold" id="session-filters" open>' in html  # open until filters.js folds it
+    row = html.split('<tr class="session-row"')[1].split("</tr>")[0]
+    assert row.index('<td class="session-state">') < row.index('<td class="session-name">')
+    assert row.index('<td class="session-name">') < row.index('<td class="session-where">')
+    assert '<details class="filter-fold" id="session-filters" open>' in html  # open until filters.js folds it
+    assert html.index('id="f-q"') < html.index('id="session-filters"')  # the search is not folded
     assert "dashboard/filters.js" in html
-    filtered = page(client, "/sessions/?q=KEY")
-    assert 'id="session-filters" open data-active>' in filtered  # a filter in use stays in view
+    searched = page(client, "/sessions/?q=KEY")
+    assert 'id="session-filters" open>' in searched  # a search in use is outside the fold
+    sorted_ = page(client, "/sessions/?sort=title")
+    assert 'id="session-filters" open data-active>' in sorted_  # a sort in use stays in view
 
 
-def test_a_failed_tool_call_says_its_code_in_words(client, built):
+def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(client, built):
     now = timezone.now()
     ToolCall.objects.bulk_create(
         [
-            ToolCall(tool="continue_workflow", outcome="TOKEN_UNKNOWN", duration_ms=3.0, started_at=now),
+            ToolCall(
+                tool="continue_workflow",
+                outcome="RUN_CANCELED",
+                duration_ms=3.0,
+                started_at=now,
+                run_id=built.review_run,
+                session_id=built.session_id,
+            ),
             ToolCall(tool="start_workflow", outcome="error", duration_ms=9.0, started_at=now),
+            ToolCall(
+                tool="start_workflow", outcome="INTERNAL_ERROR", duration_ms=9.0, started_at=now, exception="KeyError"
+            ),
+            ToolCall(
+                tool="continue_workflow", outcome="NODE_COMPLETE", duration_ms=2.0, started_at=now, run_id="run_gone"
+            ),
         ]
     )
     recent = page(client, "/timings/").split('id="recent-title"', 1)[1].split("</table>", 1)[0]
-    assert '<code class="small">TOKEN_UNKNOWN</code>' in recent
-    assert "the token sent names nothing stored here" in recent
-    assert "failed without an error code (its message is not kept)" in recent
-    assert outcome_words("ok") == ""
-    assert outcome_words("STORE_BUSY") == "the store was busy"
-    assert outcome_words("BUNDLE_TOO_LARGE") == "bundle too large"  # a code with no words of its own
+    assert '<code class="small">RUN_CANCELED</code>' in recent
+    assert "continue_workflow failed: the run was canceled" in recent
+    assert f'href="/sessions/{built.session_id}/"' in recent and f'href="/runs/{built.review_run}/"' in recent
+    assert "start_workflow failed: the server answered with an error" in recent
+    assert "start_workflow failed inside the server on an unexpected KeyError" in recent
+    assert "failed without an error code" not in recent
+    assert "continue_workflow failed: that branch is already complete" in recent  # its run deleted since: no link
+    assert 'href="/runs/run_gone/"' not in recent
+
+
+def test_a_call_is_said_in_words_from_its_outcome_and_exception():
+    assert call_words("continue_workflow", "ok") == ""
+    assert call_words("continue_workflow", "blocked") == "the step was held: the output lacked something"
+    assert call_words("checkpoint_workflow", "STORE_BUSY") == "checkpoint_workflow failed: the store was busy"
+    assert call_words("start_workflow", "BUNDLE_TOO_LARGE") == "start_workflow failed: bundle too large"  # own words
+    assert call_words("start_workflow", "INTERNAL_ERROR") == (
+        "start_workflow failed inside the server; the server log has the details"
+    )
+    assert call_words("start_workflow", "ERROR", "OperationalError") == (
+        "start_workflow failed inside the server on an unexpected OperationalError; the server log has the details"
+    )
+    assert call_words("start_workflow", "error") == "start_workflow failed: the server answered with an error"
+
+
+def test_the_catalog_leads_with_the_name_and_says_each_tag_by_its_label(client, service_catalog):
+    html = page(client, "/workflows/")
+    rows = html.split('aria-label="Catalog"', 1)[1].split("</table>", 1)[0]
+    row = rows.split('href="/workflows/wr.code_review/"', 1)[1].split("</tr>", 1)[0]
+    assert row.startswith(' class="workflow-name">Code Review</a>')  # the name is the link, first
+    assert '<div class="workflow-id mono">wr.code_review' in row  # the id beneath it, as text
+    assert '<a href="?tag=review_audit" class="tag">Review &amp; audit</a>' in row  # the id only in the URL
+    assert ">review_audit<" not in rows and '<th scope="col">Id</th>' not in rows
+    filters = html.split('aria-label="Tags"', 1)[1].split("</ul>", 1)[0]
+    assert "Review &amp; audit" in filters  # the chip says the same label
+    detail = page(client, "/workflows/wr.code_review/")
+    assert '<a href="/workflows/?tag=review_audit" class="tag">Review &amp; audit</a>' in detail
+
+
+def test_the_import_page_has_one_heading_and_says_what_a_bundle_is(client):
+    html = page(client, "/sessions/import")
+    assert html.count("Import a session bundle</h1>") == 1 and html.count("<h1") == 1
+    assert html.count("Import a session bundle") == 2  # the page's title and its heading, no label repeating it
+    about = html.split('id="what-a-bundle-is">', 1)[1].split("</p>", 1)[0]
+    assert "another WorkRail dashboard" in about and "manage.py export_session" in about and "resume" in about
+    assert '<label for="import-bundle">Bundle file</label>' in html
+    assert 'aria-describedby="what-a-bundle-is"' in html
 
 
 def test_a_path_wraps_between_directories_not_inside_a_name(client):
@@ -78,3 +136,17 @@ def test_a_path_wraps_between_directories_not_inside_a_name(client):
     assert str(path_breaks("/a<b>/c")) == "/<wbr>a&lt;b&gt;/<wbr>c"
     html = page(client, "/connect/")
     assert "manage.py mcp</code>" in html and "/<wbr>" in html.split("It runs <code>", 1)[1].split("</code>", 1)[0]
+
+
+def test_a_wrapped_config_line_hangs_under_its_start_and_copies_as_given():
+    html = str(hanging_lines('{\n  "command": "/a/b<c>",\n' + " " * 40 + "deep\n}"))
+    assert (
+        html
+        == (
+            '<span class="hang hang-0">{\n</span>'
+            '<span class="hang hang-2">  &quot;command&quot;: &quot;/<wbr>a/<wbr>b&lt;c&gt;&quot;,\n</span>'
+            '<span class="hang hang-16">' + " " * 40 + "deep\n</span>"  # deeper than the CSS knows: the deepest
+            '<span class="hang hang-0">}</span>'
+        )
+    )
+    assert str(hanging_lines("one line")) == '<span class="hang hang-0">one line</span>'

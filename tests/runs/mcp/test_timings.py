@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from runs.mcp import timings, tools
-from runs.models import ToolCall
+from runs.models import Run, ToolCall
 from runs.readmodels.timings import percentile, tool_timings
 from runs.store import tool_calls
 
@@ -76,3 +76,29 @@ def test_the_timings_view_summarises_each_tool(settings):
     assert stats["list_workflows"].errors == 0
     assert [r.tool for r in view.recent] == ["list_workflows"] + ["continue_workflow"] * 4
     assert view.kept == settings.WORKRAIL_TOOL_TIMINGS_KEPT
+
+
+def test_a_call_notes_the_run_or_session_it_was_about_and_an_unexpected_exceptions_kind(
+    service_catalog, recording, monkeypatch
+):
+    start = tools.call("start_workflow", {"workflowId": "wr.routine-focused_plan"})
+    state_token = start.structured["nextCall"]["arguments"]["stateToken"]
+    tools.call("continue_workflow", {"stateToken": state_token})  # rehydrates: the token names the run
+    tools.call("list_workflows", {})  # about no session
+
+    def broken(request):
+        raise KeyError("a secret in the message")
+
+    monkeypatch.setattr("runs.mcp.services.start_workflow", broken)
+    failed = tools.call("start_workflow", {"workflowId": "wr.routine-focused_plan"})
+    assert failed.structured["error"]["code"] == "INTERNAL_ERROR"
+    assert "KeyError" not in str(failed.structured)  # the answer is unchanged: the kind goes to the timing row
+    timings.flush()
+    run = Run.objects.get()
+    rows = list(ToolCall.objects.order_by("pk").values_list("tool", "outcome", "run_id", "session_id", "exception"))
+    assert rows == [
+        ("start_workflow", "ok", "", run.session.public_id, ""),
+        ("continue_workflow", "ok", run.public_id, run.session.public_id, ""),
+        ("list_workflows", "ok", "", "", ""),
+        ("start_workflow", "INTERNAL_ERROR", "", "", "KeyError"),
+    ]

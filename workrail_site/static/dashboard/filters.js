@@ -1,9 +1,11 @@
-/* A filter form that folds on a phone.
+/* The sessions list's search form: sort and group fold on a phone, and apply as soon as they change.
  *
- * The sessions list's filters sit in a <details> that the page sends open, so without this script they
- * are always shown. On a narrow screen they take the whole first screen, so there the details close
- * unless a filter is in use (data-active); on a wide screen they stay open, and the "Filter" summary
- * is hidden by dashboard.css. Turning the phone or resizing the window applies the rule again.
+ * Sort and group sit in a <details> that the page sends open, so without this script they are always
+ * shown and the Search button applies them. On a narrow screen they take room the sessions need, so there
+ * the details close unless one of them is in use (data-active); on a wide screen they stay open, and the
+ * "Sort and group" summary is hidden by dashboard.css. Turning the phone or resizing the window applies
+ * the rule again. In a form marked data-submit-on-change, picking another value in a select submits it
+ * (the state chips are links, which filter at once without any script).
  */
 (function () {
   "use strict";
@@ -16,10 +18,23 @@
     });
   }
 
+  function submitOnChange() {
+    document.querySelectorAll("form[data-submit-on-change]").forEach(function (form) {
+      form.addEventListener("change", function (event) {
+        if (event.target instanceof HTMLSelectElement) form.requestSubmit();
+      });
+    });
+  }
+
+  function start() {
+    fold();
+    submitOnChange();
+  }
+
   narrow.addEventListener("change", fold);
   if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", fold);
+    document.addEventListener("DOMContentLoaded", start);
   } else {
-    fold();
+    start();
   }
 })();

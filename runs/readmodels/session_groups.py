@@ -1,0 +1,26 @@
+"""A group of the sessions list in plain words: the repository (and branch) its sessions share, or that
+they were seen outside any repository. The list's group headings say these words (sessions.html)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from runs.contract.dashboard import SessionGroupHeading
+
+OUTSIDE_ANY_REPOSITORY = "Outside any repository"
+NO_BRANCH = "no branch seen"  # in a repository, but git named no branch (a detached HEAD)
+
+
+@dataclass(frozen=True)
+class GroupWords:
+    name: str  # "blog", or OUTSIDE_ANY_REPOSITORY
+    branch: str  # "feature/x", NO_BRANCH; "" when the list is not grouped by branch, or outside git
+    path: str  # the repository's root, to tell two repositories of one name apart; "" outside git
+    count: int  # the group's sessions on this page
+
+
+def words(heading: SessionGroupHeading, count: int) -> GroupWords:
+    if not heading.workspace_path:
+        return GroupWords(OUTSIDE_ANY_REPOSITORY, "", "", count)
+    branch = "" if heading.git_branch is None else heading.git_branch or NO_BRANCH
+    return GroupWords(heading.repository_name, branch, heading.workspace_path, count)

@@ -1,0 +1,125 @@
+"""The catalog, the tool timings, the connect page and the import page at desktop and phone size, as a
+first-time developer reads them (the second friction review, C1-C4): the catalog leads with each
+workflow's name and says its tags as the chips do, a failed call says what failed and links to its run,
+the connect commands are shown whole and copied by their buttons, and the import page says what a bundle
+is. Every page fits its window (tests/browser/layout.py); screenshots are kept."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from playwright.sync_api import expect
+
+from runs.dashboard.connect import connection_instructions
+from runs.store import tool_calls
+from tests.browser.layout import DESKTOP, assert_fits, keep_screenshot, viewport_name
+from tests.browser.test_screen_sizes import Timed
+from tests.support.sample_session import Built, two_runs_one_forked_twice
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+
+@pytest.fixture
+def site(live_server) -> str:
+    return str(live_server.url)
+
+
+@pytest.fixture
+def forked(live_server, service_catalog) -> Built:
+    return two_runs_one_forked_twice()
+
+
+def visit(page, url: str, name: str) -> None:
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    keep_screenshot(page, name)
+    assert_fits(page)
+    expect(page.locator("body")).not_to_contain_text("{#")  # no template comment shows as text
+
+
+def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, console_log, site, service_catalog):
+    visit(sized_page, site + "/workflows/", "catalog")
+    row = sized_page.locator("tbody tr").filter(has_text="wr.code_review")
+    name = row.locator("a.workflow-name")
+    expect(name).to_have_text("Code Review")
+    expect(row.locator(".workflow-id")).to_have_text("wr.code_review")
+    # The id is quiet text under the name: monospace, muted, never underlined (its underscores stay visible).
+    id_style = row.locator(".workflow-id").evaluate(
+        "el => { const s = getComputedStyle(el); return [s.fontFamily, s.textDecorationLine, s.color] }"
+    )
+    name_color = name.evaluate("el => getComputedStyle(el).color")
+    assert "mono" in id_style[0].lower() and id_style[1] == "none" and id_style[2] != name_color
+    name_box, id_box, row_box = name.bounding_box(), row.locator(".workflow-id").bounding_box(), row.bounding_box()
+    assert name_box is not None and id_box is not None and row_box is not None
+    assert id_box["y"] >= name_box["y"] + name_box["height"] - 1  # beneath the name
+    assert name_box["x"] - row_box["x"] < 16  # the name opens the row (on a phone, the card), nothing before it
+    # One label per tag: the row says what the chip says, the raw id only in the link.
+    tag = row.locator(".row-tags a.tag")
+    expect(tag).to_have_text("Review & audit")
+    assert tag.get_attribute("href") == "?tag=review_audit"
+    expect(sized_page.locator(".tag-filters")).to_contain_text("Review & audit")
+    expect(sized_page.locator("table")).not_to_contain_text("review_audit")
+    tag.click()
+    sized_page.wait_for_load_state("networkidle")
+    expect(sized_page.locator("tbody tr")).to_have_count(2)  # the two review workflows
+    keep_screenshot(sized_page, "catalog-by-tag")
+    assert_fits(sized_page)
+    console_log.assert_clean()
+
+
+def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console_log, site, forked):
+    now = datetime.now(UTC)
+    tool_calls.save(
+        [
+            Timed("continue_workflow", "ok", 12.5, now, forked.review_run, forked.session_id),
+            Timed("continue_workflow", "RUN_CANCELED", 4.0, now, forked.review_run, forked.session_id),
+            Timed("start_workflow", "INTERNAL_ERROR", 1834.25, now, exception="OperationalError"),
+        ]
+    )
+    visit(sized_page, site + "/timings/", "timings")
+    recent = sized_page.locator("section[aria-labelledby=recent-title]")
+    canceled = recent.locator("tbody tr").filter(has_text="RUN_CANCELED")
+    expect(canceled).to_contain_text("continue_workflow failed: the run was canceled")
+    expect(recent).to_contain_text("start_workflow failed inside the server on an unexpected OperationalError")
+    expect(recent).not_to_contain_text("without an error code")
+    canceled.get_by_role("link").last.click()
+    sized_page.wait_for_load_state("networkidle")
+    assert sized_page.url.endswith(f"/runs/{forked.review_run}/")
+    console_log.assert_clean()
+
+
+def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site, live_server):
+    sized_page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    visit(sized_page, site + "/connect/", "connect")
+    connect = connection_instructions()
+    for box, button, text in (
+        ("#connect-claude", "Copy the command", connect.claude_code),
+        ("#connect-json", "Copy the JSON", connect.json_config),
+    ):
+        pre = sized_page.locator(box)
+        # Shown whole: nothing hidden behind a sideways scroll, and it breaks only between words or after a "/".
+        assert pre.evaluate("el => el.scrollWidth <= el.clientWidth + 1"), (
+            f"{box} is cut at {viewport_name(sized_page)}"
+        )
+        sized_page.get_by_role("button", name=button).click()
+        status = pre.locator("xpath=preceding-sibling::div[1]").locator("[data-copy-status]")
+        expect(status).to_have_text("Copied.")
+        assert status.get_attribute("aria-live") == "polite"
+        assert sized_page.evaluate("navigator.clipboard.readText()") == text
+    if sized_page.viewport_size["width"] < DESKTOP.width:
+        claude = sized_page.locator("#connect-claude")
+        assert claude.evaluate("el => el.getClientRects().length && el.offsetHeight > 40")  # it wraps
+    console_log.assert_clean()
+
+
+def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, console_log, site, live_server):
+    visit(sized_page, site + "/sessions/import", "import")
+    expect(sized_page.locator("h1")).to_have_count(1)
+    expect(sized_page.get_by_text("Import a session bundle")).to_have_count(1)
+    about = sized_page.locator("#what-a-bundle-is")
+    expect(about).to_be_visible()
+    expect(about).to_contain_text("another WorkRail dashboard")
+    expect(about).to_contain_text("manage.py export_session")
+    expect(sized_page.get_by_label("Bundle file")).to_be_visible()
+    console_log.assert_clean()

@@ -1,0 +1,134 @@
+"""The sessions list as a first-time reader meets it, in a real browser at desktop (1440x900) and phone
+(390x844) size (issue 32's second friction review, S1-S4): the sessions that need someone first in each
+group and the settled ones dimmed; on a phone a headline card per session ("MR-77 · Blocked", where it is,
+"2 runs · 2 branches · just now") without ids; the state chips as the one state filter, links that work
+without any script; sort and group folded on a phone and applied as soon as they change; group headings
+in plain words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.layout import PHONE, assert_fits, keep_screenshot
+from tests.support import attention_sessions as made
+from tests.support.branched_review import blocked_review
+from tests.support.mcp_calls import start_workflow
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+URGENT_FIRST = ["needs_you", "blocked", "stalled", "running", "canceled", "done"]
+
+
+@pytest.fixture
+def site(live_server) -> str:
+    return str(live_server.url)
+
+
+@pytest.fixture
+def every_state(live_server, service_catalog, settings) -> dict[str, str]:
+    """A session in each state, outside git, made oldest activity first in an order unlike the urgent one."""
+    settings.WORKRAIL_STALL_MINUTES = 30
+    done = start_workflow(made.PLAN, context={"sessionKey": "DONE-1"})
+    made.run_to_the_end(done)
+    waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
+    stalled = made.stalled()
+    canceled = made.canceled()
+    running = start_workflow(made.PLAN, context={"sessionKey": "RUN-1"})
+    start_workflow(made.PLAN, context={"sessionKey": "MR-77"})
+    stuck = blocked_review("MR-77")
+    return {
+        "done": done["session"]["sessionId"],
+        "needs_you": waiting.session_id,
+        "stalled": stalled.session_id,
+        "canceled": canceled.session_id,
+        "running": running["session"]["sessionId"],
+        "blocked": stuck.session_id,
+    }
+
+
+def box(locator: Any) -> dict[str, float]:
+    found = locator.bounding_box()
+    assert found is not None
+    return found
+
+
+def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
+    sized_page, console_log, site, every_state, viewport
+):
+    page = sized_page
+    page.goto(site + "/sessions/")
+    page.wait_for_load_state("networkidle")
+    keep_screenshot(page, "sessions-by-urgency")
+    assert_fits(page)
+    rows = page.locator("tr.session-row")
+    assert rows.evaluate_all("rows => rows.map(row => row.dataset.state)") == URGENT_FIRST
+    expect(page.locator("tr.group-row")).to_have_text("Outside any repository · 6")
+    # Done and canceled read dimmer than the sessions someone acts on.
+    colour = "row => getComputedStyle(row.querySelector('.session-link')).color"
+    running, done = page.locator('tr[data-state="running"]'), page.locator('tr[data-state="done"]')
+    muted = page.evaluate("getComputedStyle(document.querySelector('.muted')).color")
+    assert done.evaluate(colour) == muted and running.evaluate(colour) != muted
+    blocked = page.locator('tr[data-state="blocked"]')
+    name, badge = blocked.locator(".session-link"), blocked.locator(".badge.state-blocked")
+    where = blocked.locator(".where-line")
+    expect(where).to_contain_text("Risk-Scaled Merge Request Review (run 2 of 2): step 2 of 8, blocked: missing")
+    if viewport.name == "phone":
+        # "MR-77 · Blocked" on the first line, where it is under it, then one muted line of counts.
+        assert abs(box(name)["y"] - box(badge)["y"]) < box(name)["height"]
+        assert box(where)["y"] > box(name)["y"] + box(name)["height"] - 1
+        meta = blocked.locator(".card-meta")
+        expect(meta).to_have_text("2 runs · 2 branches · just now")
+        assert box(meta)["y"] > box(where)["y"]
+        expect(blocked.locator(".session-id")).to_be_hidden()
+        expect(blocked.locator(".session-workflows")).to_be_hidden()
+        assert box(blocked)["height"] < 150  # a headline card, not eight labelled lines
+    else:
+        # The table keeps its columns, the state and where it is first.
+        headers = page.locator("table.session-list thead th").all_inner_texts()
+        assert [h.strip().lower() for h in headers[:3]] == ["state", "session", "where it is"]
+        expect(blocked.locator(".session-id")).to_be_visible()
+        expect(blocked.locator(".card-meta")).to_be_hidden()
+    console_log.assert_clean()
+
+
+def test_the_state_chips_filter_at_once_without_any_script(browser, site, every_state):
+    context = browser.new_context(viewport=PHONE.size, java_script_enabled=False, locale="en-US", timezone_id="UTC")
+    try:
+        page = context.new_page()
+        page.goto(site + "/sessions/")
+        expect(page.locator("#f-status")).to_have_count(0)  # no dropdown says what the chips say
+        expect(page.locator("#f-sort")).to_be_visible()  # sent open: without the script nothing folds
+        page.locator(".status-chips").get_by_text("Blocked 1").click()
+        expect(page).to_have_url(site + "/sessions/?status=blocked")
+        expect(page.locator("tr.session-row")).to_have_count(1)
+        expect(page.locator("tr.session-row .session-link")).to_have_text("MR-77")
+        assert_fits(page)  # the headline card needs no script either
+        keep_screenshot(page, "sessions-chip-without-script")
+        # The search keeps the chosen state, and the "All" chip keeps the search.
+        page.locator("#f-q").fill("MR-77")
+        page.get_by_role("button", name="Search").click()
+        expect(page).to_have_url(site + "/sessions/?q=MR-77&status=blocked&sort=urgency&group=branch")
+        expect(page.locator("tr.session-row")).to_have_count(1)
+        page.locator(".status-chips").get_by_text("All 1").click()
+        expect(page.locator("tr.session-row")).to_have_count(1)
+        assert "status=" not in page.url and "q=MR-77" in page.url
+    finally:
+        context.close()
+
+
+def test_on_a_phone_sort_and_group_fold_and_apply_when_changed(page, console_log, site, every_state):
+    page.set_viewport_size(PHONE.size)
+    page.goto(site + "/sessions/")
+    expect(page.locator("#f-q")).to_be_visible()  # the search stays in sight
+    expect(page.locator("#f-sort")).to_be_hidden()
+    page.locator("#session-filters summary").click()
+    with page.expect_navigation():
+        page.locator("#f-sort").select_option("title")  # no button: the list follows at once
+    assert "sort=title" in page.url
+    names = page.locator("tr.session-row .session-link").all_inner_texts()
+    assert names == sorted(names)
+    expect(page.locator("#f-sort")).to_be_visible()  # a sort in use stays in view
+    console_log.assert_clean()

@@ -1,0 +1,24 @@
+"""A group heading of the sessions list in plain words (runs/readmodels/session_groups.py)."""
+
+from __future__ import annotations
+
+from runs.contract.dashboard import SessionGroupHeading
+from runs.readmodels.session_groups import GroupWords, words
+
+
+def heading(path: str, branch: str | None) -> SessionGroupHeading:
+    name = path.rsplit("/", 1)[-1] if path else ""
+    return SessionGroupHeading(
+        label="", first_index=0, count=4, workspace_path=path, repository_name=name, git_branch=branch
+    )
+
+
+def test_sessions_seen_outside_git_are_outside_any_repository():
+    assert words(heading("", None), 4) == GroupWords("Outside any repository", "", "", 4)
+    assert words(heading("", ""), 4) == GroupWords("Outside any repository", "", "", 4)  # grouped by branch too
+
+
+def test_a_repository_is_named_by_its_directory_and_its_branch_in_words():
+    assert words(heading("/src/blog", "feature/x"), 2) == GroupWords("blog", "feature/x", "/src/blog", 2)
+    assert words(heading("/src/blog", None), 3) == GroupWords("blog", "", "/src/blog", 3)  # grouped by repository
+    assert words(heading("/src/blog", ""), 1).branch == "no branch seen"  # a detached HEAD
