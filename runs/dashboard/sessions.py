@@ -27,7 +27,7 @@ from runs.contract.preferences import AUTONOMY, MODES, RISK_POLICY
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import invalid, shows_errors
 from runs.execution import session_actions
-from runs.readmodels import overview, preferences_history, run_view, session_groups, states
+from runs.readmodels import branches, overview, preferences_history, run_view, session_groups, states, timeline_marks
 from runs.readmodels.checkpoints import not_among
 from runs.readmodels.preferences import in_effect
 
@@ -206,7 +206,9 @@ def default_run(detail: SessionDetail) -> str | None:
     return chosen[0].run_id if chosen else None
 
 
-def _session_page(request: HttpRequest, detail: SessionDetail, run: RunDetail | None) -> HttpResponse:
+def _session_page(
+    request: HttpRequest, detail: SessionDetail, run: RunDetail | None, trees: dict[int, branches.RunBranches]
+) -> HttpResponse:
     steps = run.steps if run else []
     show_all = request.GET.get("steps") == "all"
     shown = steps if show_all else steps[-STEPS_SHOWN:]
@@ -220,6 +222,7 @@ def _session_page(request: HttpRequest, detail: SessionDetail, run: RunDetail | 
             "run_items": run_tree(detail.runs),
             "run": run,
             "selected_run": run.run.run_id if run else None,
+            "timeline_marks": timeline_marks.marks(trees.values(), {r.run_id: r.state for r in detail.runs}),
             "steps": shown,
             "steps_hidden": len(steps) - len(shown),
             "session_notes": not_among(detail.checkpoints, shown),
@@ -237,10 +240,11 @@ def _session_page(request: HttpRequest, detail: SessionDetail, run: RunDetail | 
 @require_safe
 @shows_errors
 def session_page(request: HttpRequest, session_id: str) -> HttpResponse:
-    detail = overview.session_detail(session_id)
+    trees = overview.session_trees(session_id)
+    detail = overview.session_detail(session_id, trees)
     chosen = default_run(detail)
     run = run_view.run_detail(chosen, tip=request.GET.get("tip") or None) if chosen else None
-    return _session_page(request, detail, run)
+    return _session_page(request, detail, run, trees)
 
 
 @require_safe
@@ -250,9 +254,9 @@ def run_page(request: HttpRequest, run_id: str) -> HttpResponse:
     # be newer than what the page shows. Then the run, whose branches the session's runs list reuses.
     version = overview.get_session(run_view.get_run(run_id).session.public_id).last_seq
     shown = run_view.shown_run(run_id, tip=request.GET.get("tip") or None)
-    known = {shown.branches.run.pk: shown.branches}
-    detail = overview.session_detail(shown.detail.run.session_id, known).model_copy(update={"last_seq": version})
-    return _session_page(request, detail, shown.detail)
+    trees = overview.session_trees(shown.detail.run.session_id, {shown.branches.run.pk: shown.branches})
+    detail = overview.session_detail(shown.detail.run.session_id, trees).model_copy(update={"last_seq": version})
+    return _session_page(request, detail, shown.detail, trees)
 
 
 # --- actions ---------------------------------------------------------------------------------------

@@ -284,11 +284,17 @@ def for_screen(
 ) -> str:
     """The dashboard's drawing: top to bottom, each card a link to `href(node)`; `states` maps a branch
     tip's node id to its branch's state (a key of STATE_WORDS)."""
+    cols = screen_columns(graph, shown=shown)
+    return _draw(graph, SCREEN, shown=shown, href=href, title=title, cols=cols, states=states or {})
+
+
+def screen_columns(graph: RunGraph, *, shown: str | None) -> list[Column]:
+    """The depths the screen draws, and the straight stretches it collapses: the drawing and the phone's
+    list of the same graph (graph_page.py) leave out the same steps."""
     keep = [node for node in (shown, graph.tip) if node is not None]
-    cols = columns(
+    return columns(
         graph, keep=keep, context=SCREEN_CONTEXT, min_gap=SCREEN_MIN_GAP, step=SCREEN.step, gap_step=SCREEN.gap_step
     )
-    return _draw(graph, SCREEN, shown=shown, href=href, title=title, cols=cols, states=states or {})
 
 
 # The paper drawing collapses straight stretches longer than this, keeping this many steps around every

@@ -2,16 +2,22 @@
 drawing (graph_drawing.for_screen, every node a link), its legend, and a link per branch (branches.py's
 numbering: the graph's lanes) saying where its tip stands and the step it forked at.
 
+At phone width a drawing of several branches would shrink its text below reading size, so the page
+shows the same graph as a list instead (`sections`, switched by dashboard.css at the width where tables
+turn into cards): a section per branch, saying in words where it forked, and a row per step with its
+state's colour and word; the straight stretches the drawing collapses are one row here too.
+
 The door gives the two URLs it routes (the run's page, and a node's page with NODE in place of the id);
 everything else comes from the run's detail.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from runs.contract.dashboard import GraphNode, RunDetail
-from runs.readmodels import branches, graph, graph_drawing
+from runs.contract.dashboard import GraphNode, RunDetail, StateName
+from runs.readmodels import branches, graph, graph_drawing, states
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,10 +33,35 @@ class BranchLink:
 
 
 @dataclass(frozen=True, slots=True)
+class StepRow:
+    """A step of a branch in the phone's list: a node, or a stretch of them the drawing collapses too."""
+
+    words: str  # "step 4", "after step 8" (a completed node), "steps 6-295" (a collapsed stretch)
+    title: str  # the step's title in full; for a stretch, how many steps it stands for
+    state: StateName  # its colour: the branch's state on the branch's last node, "done" (answered) before it
+    state_label: str  # that state in the dashboard's words: "Running", "Done"
+    notes: str  # what else the drawing marks on its card: "checkpoint", "↻ 2", "newest", "shown"
+    href: str  # its node page (the branch's page for another branch's last node); empty for a stretch
+    is_tip: bool  # the branch's last node: the row that carries the branch's state
+
+
+@dataclass(frozen=True, slots=True)
+class BranchSection:
+    number: int
+    state: StateName
+    state_label: str
+    forked: str  # where it grew from, in words: "forked from branch 1 at step 3, Review api"; "" for branch 1
+    shown: bool  # the branch the page shows
+    href: str  # the run's page showing this branch
+    rows: list[StepRow]
+
+
+@dataclass(frozen=True, slots=True)
 class GraphPage:
     drawing: str  # SVG; graph_drawing escapes every text it holds
     legend: list[graph_drawing.LegendEntry]
     branches: list[BranchLink]
+    sections: list[BranchSection]  # the same graph as a list, for phone width
 
 
 def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
@@ -57,6 +88,7 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
         drawing=graph_drawing.for_screen(detail.graph, shown=detail.branch_tip, href=href, title=title, states=states),
         legend=graph_drawing.legend(detail.graph, shown=detail.branch_tip, states=states),
         branches=branch_links(detail, run_url),
+        sections=branch_sections(detail, run_url, href, states),
     )
 
 
@@ -68,6 +100,16 @@ PANEL_STATES = {
     "left_behind": "left-behind",
 }
 STATUS_STATES = {"blocked": "blocked", "complete": "done", "canceled": "canceled"}
+# A tip's state (graph_drawing.STATE_WORDS's keys, class names of the drawing) as a badge names it.
+BADGE_STATES: dict[str, StateName] = {
+    "blocked": "blocked",
+    "waiting": "needs_you",
+    "stalled": "stalled",
+    "canceled": "canceled",
+    "left-behind": "left_behind",
+    "done": "done",
+    "running": "running",
+}
 
 
 def tip_states(detail: RunDetail) -> dict[str, str]:
@@ -107,3 +149,87 @@ def branch_links(detail: RunDetail, run_url: str) -> list[BranchLink]:
             )
         )
     return links
+
+
+def branch_sections(
+    detail: RunDetail, run_url: str, href: Callable[[GraphNode], str], tip_state: dict[str, str]
+) -> list[BranchSection]:
+    """The graph as a list: a section per branch (branches.py's numbering), its own nodes as rows (from
+    the first after the fork to its last), the stretches the screen drawing collapses as one row each."""
+    placed = {node.node_id: node for node in detail.graph.nodes}
+    gap_of = {
+        depth: column
+        for column in graph_drawing.screen_columns(detail.graph, shown=detail.branch_tip)
+        if column.is_gap
+        for depth in range(column.first, column.last + 1)
+    }
+    on_path = (
+        set(graph.path_to(detail.branch_tip, {n.node_id: n.parent_id for n in detail.graph.nodes}))
+        if detail.branch_tip
+        else set()
+    )
+    sections = []
+    for lane in branches.lanes((node.node_id, node.parent_id, node.lane) for node in detail.graph.nodes):
+        tip = placed[lane.tip]
+        state = BADGE_STATES.get(tip_state.get(tip.node_id, ""), "done" if tip.is_complete else "running")
+        rows: list[StepRow] = []
+        stretch: list[GraphNode] = []
+        for node in (placed[node_id] for node_id in lane.nodes):
+            if node.depth in gap_of and node.node_id != tip.node_id:
+                stretch.append(node)
+                continue
+            if stretch:
+                rows.append(_stretch_row(stretch))
+                stretch = []
+            rows.append(_step_row(node, detail, href, state if node.node_id == tip.node_id else "done"))
+        if stretch:
+            rows.append(_stretch_row(stretch))
+        fork = placed.get(lane.forked_from) if lane.forked_from is not None else None
+        forked = ""
+        if fork is not None:
+            how = "started by hand" if placed[lane.nodes[0]].via == "fork" else "forked"
+            title = fork.title or fork.step_id or "Step"
+            forked = f"{how} from branch {fork.lane + 1} at {graph_drawing.step_words(fork)}, {title}"
+        sections.append(
+            BranchSection(
+                number=lane.number,
+                state=state,
+                state_label=states.label(state),
+                forked=forked,
+                shown=tip.node_id in on_path,
+                href=f"{run_url}?tip={tip.node_id}",
+                rows=rows,
+            )
+        )
+    return sections
+
+
+def _step_row(node: GraphNode, detail: RunDetail, href: Callable[[GraphNode], str], state: StateName) -> StepRow:
+    notes = [f"↻ {node.iteration}"] if node.iteration is not None else []
+    notes += ["checkpoint"] if node.via == "checkpoint" else []
+    notes += ["by hand"] if node.via == "fork" else []
+    notes += ["newest"] if node.is_tip else []
+    notes += ["shown"] if node.node_id == detail.branch_tip else []
+    return StepRow(
+        words=graph_drawing.step_words(node),
+        title=node.title or node.step_id or "Step",
+        state=state,
+        state_label=states.label(state),
+        notes=" · ".join(notes),
+        href=href(node),
+        is_tip=node.is_leaf,
+    )
+
+
+def _stretch_row(stretch: list[GraphNode]) -> StepRow:
+    low, high = stretch[0].step_number, stretch[-1].step_number
+    count = len(stretch)
+    return StepRow(
+        words=f"step {low}" if low == high else f"steps {low}-{high}",
+        title=f"⋯ {count} step{'' if count == 1 else 's'} in a row, without a fork",
+        state="done",
+        state_label=states.label("done"),
+        notes="",
+        href="",
+        is_tip=False,
+    )

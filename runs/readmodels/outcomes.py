@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from runs.contract.dashboard import BranchOutcomeEntry, Finding
+from runs.contract.dashboard import BranchOutcomeEntry, Finding, StateName
 from runs.models import Node
 from runs.readmodels import artifact_tables, blocked, states
 from runs.readmodels.agent_prose import noted_verdict, short_verdict, statement
@@ -223,6 +223,11 @@ def _awaiting_agent(tree: RunBranches, branch: Branch) -> bool:
         and len(branch.nodes) == 1
         and branch.nodes[0] in tree.started_by_hand
     )
+
+
+def branch_state(tree: RunBranches, branch: Branch, run_state: StateName) -> StateName:
+    """A branch's state as its badge says it; the run's newest open branch takes `run_state`."""
+    return states.of_branch(branch.status, _left_behind(tree, branch), run_state)
 
 
 def _left_behind(tree: RunBranches, branch: Branch) -> bool:

@@ -392,6 +392,16 @@ def _checkpoint_titles(nodes: list[Node]) -> dict[int, str]:
     return titles
 
 
+def session_trees(
+    session_id: str, known: dict[int, branches.RunBranches] | None = None
+) -> dict[int, branches.RunBranches]:
+    """The branches of every run of the session (by run pk), `known` ones not read again: the session page
+    reads them once and hands them to session_detail and to the timeline's marks (timeline_marks.py)."""
+    runs = list(Run.objects.filter(session=get_session(session_id)))
+    known = known or {}
+    return {**branches.read_many([run for run in runs if run.pk not in known]), **known}
+
+
 def session_detail(session_id: str, known: dict[int, branches.RunBranches] | None = None) -> SessionDetail:
     """The session with its runs. `known` are branches already read (by run pk: the page's shown run), not
     read again."""

@@ -27,6 +27,7 @@ from runs.readmodels import (
     outline_words,
     states,
     time_axis,
+    timeline_marks,
     timeline_page,
 )
 
@@ -247,6 +248,7 @@ class GraphContext(TypedDict):
     drawing: SafeString
     legend: list[graph_drawing.LegendEntry]
     branches: list[graph_page.BranchLink]
+    sections: list[graph_page.BranchSection]
 
 
 @register.filter
@@ -273,6 +275,7 @@ def run_graph(detail: RunDetail) -> GraphContext:
         "drawing": mark_safe(laid_out.drawing),
         "legend": laid_out.legend,
         "branches": laid_out.branches,
+        "sections": laid_out.sections,
     }
 
 
@@ -288,7 +291,9 @@ class TimelineContext(TypedDict):
 
 
 @register.inclusion_tag("dashboard/_timeline.html")
-def session_timeline(detail: SessionDetail, selected_run: str | None = None) -> TimelineContext:
+def session_timeline(
+    detail: SessionDetail, selected_run: str | None, marks: dict[str, list[timeline_marks.NodeMark]]
+) -> TimelineContext:
     """The timeline as runs/readmodels/timeline_page.py laid it out; this tag gives it the run URL."""
-    laid_out = timeline_page.timeline_page(detail, reverse("run", args=["RUN"]), selected_run)
+    laid_out = timeline_page.timeline_page(detail, reverse("run", args=["RUN"]), selected_run, marks)
     return {"rows": laid_out.rows, "ticks": laid_out.ticks, "caption": laid_out.caption}

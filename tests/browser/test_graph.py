@@ -11,7 +11,9 @@ from playwright.sync_api import expect
 
 from runs.models import Node
 from tests.browser import screenshot
+from tests.browser.layout import assert_fits, keep_screenshot
 from tests.support.looped_run import looped_and_forked
+from tests.support.sample_session import two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
@@ -87,4 +89,102 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
     shown.scroll_into_view_if_needed()
     expect(shown).to_be_in_viewport()
     screenshot(page, "graph-300-first-branch", full_page=False)
+    console_log.assert_clean()
+
+
+# Every step name of the phone's list of the graph, as the window shows it: hidden, or under 12 px.
+LIST_PROBLEMS = """() => [...document.querySelectorAll(".graph-list :is(.gl-title, .gl-head, .gl-fork)")]
+  .map((el) => [el.textContent.trim(), el.getBoundingClientRect(), parseFloat(getComputedStyle(el).fontSize)])
+  .filter(([, box, size]) => box.width < 1 || box.height < 1 || size < 12)
+  .map(([text, , size]) => `${text} (${size}px)`)"""
+
+
+def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_phone(
+    sized_page, console_log, site, viewport
+):
+    forked = two_runs_one_forked_twice()
+    sized_page.goto(f"{site}/runs/{forked.review_run}/")
+    drawing, listed = sized_page.locator(".graph-frame"), sized_page.locator(".graph-list")
+    if viewport.name == "phone":
+        # The drawing would shrink its text to 8 px: a section per branch instead, each step a row.
+        expect(drawing).to_be_hidden()
+        expect(listed.locator(".gl-branch")).to_have_count(3)
+        expect(listed.locator(".gl-head strong")).to_have_text(["Branch 1", "Branch 2", "Branch 3"])
+        expect(listed.locator(".gl-head .badge")).to_have_text(["Running", "Left behind", "Left behind"])
+        expect(listed.locator(".gl-fork")).to_have_text(
+            ["Forked from branch 1 at step 3, Review api", "Forked from branch 1 at step 2, Record the Changed Files"]
+        )
+        titles = listed.locator(".gl-title")
+        expect(titles).to_have_count(sized_page.locator("svg.run-graph a.graph-node").count())
+        assert sized_page.evaluate(LIST_PROBLEMS) == []
+        # Each row is coloured by its state; the branch's last step carries the branch's state.
+        shown = listed.locator(".gl-branch.shown")
+        expect(shown.locator(".gl-step.tip .gl-dot")).to_have_class(re.compile(r"\bdot-running\b"))
+        expect(shown.locator(".gl-step:not(.tip) .gl-dot.dot-done")).to_have_count(
+            shown.locator(".gl-step").count() - 1
+        )
+        colour = shown.locator(".gl-step.tip .gl-dot").evaluate("dot => getComputedStyle(dot).backgroundColor")
+        badge = shown.locator(".gl-head .badge").evaluate("badge => getComputedStyle(badge).color")
+        assert colour == badge
+    else:
+        expect(drawing).to_be_visible()
+        expect(listed).to_be_hidden()
+    # G4: the legend once, folded behind a "?" beside the heading.
+    help_box = sized_page.locator(".graph-head details.graph-help")
+    expect(help_box).to_have_count(1)
+    expect(sized_page.locator(".legend")).to_have_count(1)
+    expect(sized_page.locator(".legend")).to_be_hidden()
+    help_box.locator("summary").click()
+    expect(sized_page.locator(".legend .state-key")).to_have_text(["left behind", "running"])
+    if viewport.name == "phone":
+        # The list's branch headings link to the other branches: the tabs would say it twice.
+        expect(sized_page.locator(".branch-tabs")).to_be_hidden()
+        expect(listed.locator(".gl-head a")).to_have_text(["Branch 2", "Branch 3"])
+    else:
+        # G3: a branch tab is one pill (what it says of its tip is plain text), and only the shown one is filled.
+        tabs = sized_page.locator(".branches a")
+        expect(tabs).to_have_count(3)
+        inner = tabs.first.locator(".branch-where")
+        assert inner.evaluate("el => getComputedStyle(el).borderTopStyle") == "none"
+        fills = tabs.evaluate_all("tabs => tabs.map((tab) => getComputedStyle(tab).backgroundColor)")
+        assert fills[0] != fills[1] and fills[1] == fills[2]
+    keep_screenshot(sized_page, "forked-graph")
+    assert_fits(sized_page)
+    console_log.assert_clean()
+
+
+# Each timeline dot: its state (from its class), its name, its fill; and the colour of that state's badge.
+DOTS = """() => [...document.querySelectorAll(".timeline .tl-dot")].map((dot) => {
+  const state = [...dot.classList].find((c) => c.startsWith("dot-")).slice(4);
+  const badge = document.createElement("span");
+  badge.className = "badge state-" + state;
+  document.body.append(badge);
+  const colour = getComputedStyle(badge).color;
+  badge.remove();
+  return [state, dot.getAttribute("aria-label"), dot.querySelector("title").textContent,
+          getComputedStyle(dot).fill, colour];
+})"""
+
+
+def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, console_log, site, viewport):
+    forked = two_runs_one_forked_twice()
+    sized_page.goto(f"{site}/sessions/{forked.session_id}/")
+    dots = sized_page.evaluate(DOTS)
+    assert len(dots) == 11 + 2
+    for state, label, title, fill, badge in dots:
+        assert label == title and re.match(r"^(Step \d+|After step \d+) · .+: [A-Z]", label), label
+        assert fill == badge, (state, fill, badge)  # the colour of the state's badge
+    assert sorted(state for state, *_ in dots) == ["done"] * 9 + ["left_behind"] * 2 + ["running"] * 2
+    # Beside the track, in words, which states its dots show: never over the dots.
+    review = sized_page.locator(f'.tl-row[data-run-id="{forked.review_run}"]')
+    expect(review.locator(".tl-states li")).to_have_text(["Running", "Left behind (2)", "Done (8)"])
+    text_on_dots = sized_page.evaluate("""() => {
+      const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+      const dots = [...document.querySelectorAll(".timeline .tl-dot")].map((d) => d.getBoundingClientRect());
+      return [...document.querySelectorAll(".timeline .tl-states li")]
+        .filter((li) => dots.some((d) => meet(li.getBoundingClientRect(), d))).map((li) => li.textContent);
+    }""")
+    assert text_on_dots == []
+    keep_screenshot(sized_page, "timeline-states")
+    assert_fits(sized_page)
     console_log.assert_clean()

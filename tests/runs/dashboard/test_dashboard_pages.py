@@ -178,7 +178,11 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     timeline = between(html, 'id="timeline-title"', "</section>")
     points = dict(re.findall(r'data-run-id="(run_\w+)" data-points="(\d+)"', timeline))
     assert points == {built.review_run: "11", built.plan_run: "2"}
-    assert timeline.count('class="tl-dot"') == 11 + 2  # a dot per node
+    # A dot per node, coloured by its state: the review's branch 1 runs, its two rewound branches were left behind.
+    dots = re.findall(r'<circle class="tl-dot dot-(\w+)"[^>]*aria-label="([^"]*)"', timeline)
+    assert len(dots) == 11 + 2
+    assert sorted(state for state, _ in dots[:11]) == ["done"] * 8 + ["left_behind"] * 2 + ["running"]
+    assert "Step 8 · Summarize the Review: Running (branch 1) · " in dots[10][1]
     assert "Cancel run (all 3 branches)…" in html  # canceling stops every branch, not only the one shown
 
 

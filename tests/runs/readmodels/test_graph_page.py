@@ -3,12 +3,15 @@ so that the template tag only gives it the URLs and prints it."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
-from runs.contract.dashboard import AttentionPanel, BranchOutcomeEntry, RunDetail
-from runs.readmodels.graph_page import graph_page, tip_states
+from runs.contract.dashboard import AttentionPanel, BranchOutcomeEntry, GraphNode, RunDetail, RunGraph
+from runs.readmodels.graph_page import branch_sections, graph_page, tip_states
 from runs.readmodels.run_view import run_detail
 from tests.support.looped_run import looped_and_forked
+from tests.support.sample_session import two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db
 
@@ -56,3 +59,65 @@ def test_each_branch_tip_gets_its_state_from_the_branch_outcomes_and_the_panels(
         "5": "canceled",
         "6": "stalled",
     }
+
+
+def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_row_per_step(service_catalog):
+    forked = two_runs_one_forked_twice()
+    detail = run_detail(forked.review_run)
+    sections = graph_page(detail, "/r/", "/n/NODE/").sections
+    assert [(s.number, s.state, s.state_label, s.shown) for s in sections] == [
+        (1, "running", "Running", True),
+        (2, "left_behind", "Left behind", False),
+        (3, "left_behind", "Left behind", False),
+    ]
+    assert [s.forked for s in sections] == [
+        "",
+        "forked from branch 1 at step 3, Review api",
+        "forked from branch 1 at step 2, Record the Changed Files",
+    ]
+    assert sections[1].href.startswith("/r/?tip=")
+    first = sections[0].rows
+    # Eight steps and the checkpoint (it stays at step 7); the answered ones done, the last one running.
+    assert [row.words for row in first] == [f"step {n}" for n in (1, 2, 3, 4, 5, 6, 7, 7, 8)]
+    assert [row.state for row in first] == ["done"] * 8 + ["running"]
+    assert first[7].notes == "checkpoint" and first[-1].notes == "newest · shown" and first[-1].is_tip
+    assert first[0].title == "Triage the Change" and first[0].href.startswith("/n/")
+    # Another branch's last step shows that branch, as the drawing's card does.
+    assert [(row.words, row.title, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
+        ("step 3", "Review api", True)
+    ]
+
+
+def test_the_phone_list_leaves_out_the_straight_stretch_the_drawing_leaves_out():
+    at = datetime(2026, 11, 28, 22, 0, tzinfo=UTC)
+    nodes = [
+        GraphNode.model_construct(
+            node_id=str(depth),
+            parent_id=str(depth - 1) if depth else None,
+            step_id="s",
+            title=f"Step {depth + 1}",
+            depth=depth,
+            lane=0,
+            is_complete=False,
+            is_tip=depth == 29,
+            is_leaf=depth == 29,
+            via="step",
+            step_number=depth + 1,
+            is_blocked=False,
+            created_at=at,
+            iteration=None,
+            loop_title="",
+        )
+        for depth in range(30)
+    ]
+    graph = RunGraph.model_construct(nodes=nodes, edges=[], lanes=1, depth=29, tip="29")
+    detail = RunDetail.model_construct(graph=graph, branch_tip="29", branch=None, other_branches=[], panels=[])
+    (section,) = branch_sections(detail, "/r/", lambda node: f"/n/{node.node_id}/", {"29": "running"})
+    assert [row.words for row in section.rows] == [
+        *[f"step {n}" for n in range(1, 6)],
+        "steps 6-25",
+        *[f"step {n}" for n in range(26, 31)],
+    ]
+    gap = section.rows[5]
+    assert (gap.title, gap.href, gap.state) == ("⋯ 20 steps in a row, without a fork", "", "done")
+    assert section.rows[-1].state == "running" and section.forked == ""

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from runs.contract.dashboard import RunSummary, SessionDetail, TimelineLane
 from runs.readmodels import timeline_page
+from runs.readmodels.timeline_marks import NodeMark
 
 T0 = datetime(2026, 11, 28, 22, 0, tzinfo=UTC)
 
@@ -17,13 +18,14 @@ def detail(*lanes: TimelineLane) -> SessionDetail:
 
 def test_each_row_keeps_its_full_name_and_duration_apart_from_dots_placed_in_percent_of_the_track():
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 0.5, 1.0], first_at=T0, last_at=T0 + timedelta(seconds=90))
-    page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", selected_run="r1")
+    marks = {"r1": [NodeMark(T0 + timedelta(seconds=s), "done", f"at {s}") for s in (0, 45, 90)]}
+    page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", "r1", marks)
     (row,) = page.rows
     assert row.label == "Risk-Scaled Merge Request Review"  # never cut: its column wraps it
     assert row.href == "/runs/r1/" and row.selected
     assert row.took == "1 min 30 s · 3 nodes"
     # The ends are inset so that a dot at either end stays whole; the middle is the middle.
-    assert row.dots == ["1.50%", "50.00%", "98.50%"] and (row.start, row.end) == ("1.50%", "98.50%")
+    assert [dot.at for dot in row.dots] == ["1.50%", "50.00%", "98.50%"] and (row.start, row.end) == ("1.50%", "98.50%")
     assert "2026-11-28 22:00:00 UTC to 2026-11-28 22:01:30 UTC" in row.tooltip
     assert page.caption == "2026-11-28 22:00:00 to 22:01:30 UTC · 1 min 30 s"
     assert page.ticks[0].anchor == "start" and page.ticks[-1].anchor == "end"
@@ -32,6 +34,28 @@ def test_each_row_keeps_its_full_name_and_duration_apart_from_dots_placed_in_per
 
 def test_a_run_without_times_has_a_row_and_no_axis():
     lane = TimelineLane(run_id="r2", label="Focused Plan Routine", points=[])
-    page = timeline_page.timeline_page(detail(lane), "/runs/RUN/")
-    assert [(row.label, row.took, row.dots) for row in page.rows] == [("Focused Plan Routine", "0 nodes", [])]
+    page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, {})
+    assert [(row.label, row.took, row.dots, row.states) for row in page.rows] == [
+        ("Focused Plan Routine", "0 nodes", [], [])
+    ]
     assert page.ticks == [] and page.caption == ""
+
+
+def test_each_dot_keeps_its_nodes_state_and_name_and_the_row_says_which_states_its_dots_show():
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 0.5, 1.0], first_at=T0, last_at=T0 + timedelta(seconds=60))
+    marks = {
+        "r1": [
+            NodeMark(T0, "done", "Step 1 · Triage: Done"),
+            NodeMark(T0 + timedelta(seconds=20), "left_behind", "Step 2 · Review api: Left behind (branch 2)"),
+            NodeMark(T0 + timedelta(seconds=40), "left_behind", "Step 3 · Review storage: Left behind (branch 3)"),
+            NodeMark(T0 + timedelta(seconds=60), "needs_you", "Step 4 · Confirm: Needs you (branch 1)"),
+        ]
+    }
+    (row,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks).rows
+    assert [(dot.state, dot.words) for dot in row.dots] == [(mark.state, mark.words) for mark in marks["r1"]]
+    # Most urgent first, counted when more than one dot shows it.
+    assert [(count.state, count.label) for count in row.states] == [
+        ("needs_you", "Needs you"),
+        ("left_behind", "Left behind (2)"),
+        ("done", "Done"),
+    ]

@@ -1,0 +1,84 @@
+"""What each dot of the session timeline stands for: a node of a run, when it was made, its state in the
+dashboard's vocabulary (states.py) and a few words naming it (timeline_page.py places and prints them).
+
+A branch's last node carries its branch's state: done, canceled, blocked, left behind, or, on the run's
+newest open branch, the run's own state (running, needs you, stalled). Every node before it was answered:
+its step is done. Built from the branches the session page reads anyway (branches.read_many); the
+steps' titles are the ones the agent was given, as the graph's cards say them: recorded with each
+answer (one query for the session), and for a branch's unanswered last node whose title depends on the
+context, rendered again from its state (one more query, for all of them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from runs.contract.dashboard import StateName
+from runs.models import Node, Output
+from runs.readmodels import outcomes, states, step_text
+from runs.readmodels.branches import RunBranches
+from runs.store.pinned import compiled_workflow, steps_by_id
+from workflows_app import engine
+
+
+@dataclass(frozen=True, slots=True)
+class NodeMark:
+    at: datetime
+    state: StateName
+    words: str  # "Step 3 · Review api: Left behind (branch 2) · 22:02:04 UTC"
+
+
+def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dict[str, list[NodeMark]]:
+    """Each run's nodes (by run id), oldest first; `run_states` are the runs' states (RunSummary.state)."""
+    trees = list(trees)
+    seen = titles(trees)
+    found: dict[str, list[NodeMark]] = {}
+    for tree in trees:
+        run_state = run_states.get(tree.run.public_id, "running")
+        steps = steps_by_id(tree.run.pinned_id)
+        tip_state = {
+            branch.tip: outcomes.branch_state(tree, branch, run_state) for branch in tree.branches if branch.nodes
+        }
+        several = len(tree.branches) > 1
+        run_marks = []
+        for pk, row in tree.nodes.items():
+            state = tip_state.get(pk, "done")
+            number = tree.step_number(pk)
+            if row.is_complete:
+                where = f"After step {number - 1} · Complete"
+            else:
+                title = seen.get(pk) or step_text.as_written(steps.get(row.step_id), row.step_id).title
+                where = f"Step {number} · {title}"
+            if pk in tree.made_by_checkpoint:
+                where += " (checkpoint)"
+            branch = f" (branch {tree.branch_of(pk).number})" if several else ""
+            words = f"{where}: {states.label(state)}{branch} · {row.created_at.astimezone(UTC):%H:%M:%S} UTC"
+            run_marks.append(NodeMark(row.created_at, state, words))
+        found[tree.run.public_id] = run_marks
+    return found
+
+
+def titles(trees: list[RunBranches]) -> dict[int, str]:
+    """The title of each node's step (by node pk) as the agent was given it, where it differs from the
+    workflow's words or was recorded: from the answers, else rendered again from the node's state."""
+    found: dict[int, str] = dict(
+        Output.objects.filter(node__run__in=[tree.run for tree in trees])
+        .exclude(step_title="")
+        .values_list("node_id", "step_title")
+    )
+    wanted: dict[int, RunBranches] = {}
+    for tree in trees:
+        steps = steps_by_id(tree.run.pinned_id)
+        for pk, row in tree.nodes.items():
+            step = steps.get(row.step_id)
+            written = str((step.get("title") if step is not None else None) or "")
+            if pk not in found and not row.is_complete and "{{" in written:
+                wanted[pk] = tree
+    if wanted:
+        for pk, state in Node.objects.filter(pk__in=list(wanted)).values_list("pk", "engine_state"):
+            pending = engine.pending_view(compiled_workflow(wanted[pk].run.pinned_id), state)
+            if pending is not None:
+                found[pk] = str(pending["title"])
+    return found

@@ -1,0 +1,35 @@
+"""runs/readmodels/timeline_marks.py: each node of a session's runs as its timeline dot names it, with its
+state in the dashboard's vocabulary: a branch's last node its branch's, the nodes before it done."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from runs.models import Run
+from runs.readmodels import overview, timeline_marks
+from tests.support.sample_session import two_runs_one_forked_twice
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_branchs_last_node_carries_its_state_and_the_answered_nodes_before_it_are_done(service_catalog):
+    forked = two_runs_one_forked_twice()
+    trees = overview.session_trees(forked.session_id)
+    assert {tree.run.public_id for tree in trees.values()} == {forked.review_run, forked.plan_run}
+    # The review waits for the user: its newest branch takes the run's state; the others were left behind.
+    found = timeline_marks.marks(trees.values(), {forked.review_run: "needs_you", forked.plan_run: "stalled"})
+    review = found[forked.review_run]
+    assert len(review) == 11 and [mark.at for mark in review] == sorted(mark.at for mark in review)
+    assert sorted(mark.state for mark in review) == ["done"] * 8 + ["left_behind"] * 2 + ["needs_you"]
+    newest = review[-1]
+    assert newest.state == "needs_you"
+    assert re.fullmatch(r"Step 8 · Summarize the Review: Needs you \(branch 1\) · \d\d:\d\d:\d\d UTC", newest.words)
+    assert any(m.words.startswith("Step 7 · Post the Approved Comments (checkpoint): Done (branch 1)") for m in review)
+    assert any(m.words.startswith("Step 3 · Review api: Left behind (branch 3)") for m in review)
+    # A run of one branch does not number it.
+    plan = found[forked.plan_run]
+    assert [mark.state for mark in plan] == ["done", "stalled"]
+    assert plan[-1].words.startswith("Step 2 · ") and "(branch" not in plan[-1].words
+    assert Run.objects.count() == 2
