@@ -17,19 +17,9 @@ from tests.browser.layout import assert_fits, keep_screenshot
 from tests.support.branched_review import BlockedReview, blocked_review
 from tests.support.looped_run import Looped, looped_and_forked
 from tests.support.sample_session import REVIEW, Built, two_runs_one_forked_twice
+from tests.support.timed_calls import Timed
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
-
-
-@dataclass(frozen=True)
-class Timed:
-    tool: str
-    outcome: str
-    duration_ms: float
-    started_at: datetime
-    run_id: str = ""
-    session_id: str = ""
-    exception: str = ""
 
 
 @dataclass
