@@ -34,10 +34,11 @@ test: $(STAMP)
 
 # The quick loop while working: everything but the suites that start browsers, lay out PDFs, need
 # PostgreSQL or start WorkRail in processes of its own (markers in pyproject.toml; docs/development.md).
-# It says the coverage it reached, which is lower than the whole suite's and has no floor.
+# It says the coverage it reached, which is lower than the whole suite's and has no floor. Fuzz tests
+# draw a fifth of their examples here (tests/support/fuzz_budget.py), new ones each run as always.
 FAST := not browser and not pdf and not postgres and not subprocess
 test-fast: $(STAMP)
-	COVERAGE_CORE=sysmon $(PY) -m pytest -n auto -m "$(FAST)" --cov --cov-report= --cov-fail-under=0
+	WORKRAIL_FUZZ=quick COVERAGE_CORE=sysmon $(PY) -m pytest -n auto -m "$(FAST)" --cov --cov-report= --cov-fail-under=0
 
 # The suite's representative part on the lowest versions pyproject.toml allows (requirements/lowest.txt,
 # in .venv-lowest), within CI's budget (the whole suite takes ~4 minutes on 2 cores; this about one with

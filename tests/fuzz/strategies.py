@@ -13,6 +13,8 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from tests.support.fuzz_budget import examples as budget
+
 
 def fuzz(examples: int) -> settings:
     """New examples on every run, from the run's seed (tests/plugins/hypothesis_seed.py prints it; a failure
@@ -21,7 +23,7 @@ def fuzz(examples: int) -> settings:
     return settings(
         deadline=None,
         database=None,
-        max_examples=examples,
+        max_examples=budget(examples),
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
     )
 

@@ -26,6 +26,7 @@ from runs.store.pinned import compiled_workflow
 from tests.exports.bundle.forgery import append_event, events_of, forged, rename_run, repin, replaced_bytes
 from tests.exports.bundle.support import empty_the_store, projections
 from tests.fuzz.strategies import edge_text
+from tests.support.fuzz_budget import examples
 from tests.support.mcp_calls import continue_workflow, notes_for, start_workflow
 from tests.support.paths import FIXTURE_WORKFLOWS
 
@@ -372,7 +373,7 @@ def expected_value(value: Any, mentions: dict[str, str]) -> Any:
     return value
 
 
-@settings(deadline=None, database=None, max_examples=300)
+@settings(deadline=None, database=None, max_examples=examples(300))
 @given(renamings())
 def test_renaming_rewrites_ids_and_their_mentions_only_and_always_ends(case):
     ids, events = case

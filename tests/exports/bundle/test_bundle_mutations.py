@@ -31,6 +31,7 @@ from runs.store.tokens import TokenKind
 from tests.exports.bundle.forgery import repin
 from tests.exports.bundle.support import session_with_everything
 from tests.fuzz.strategies import edge_text
+from tests.support.fuzz_budget import examples
 from tests.support.mcp_calls import start_workflow
 from tests.support.sample_session import SESSION_KEY, advance
 from workflows_app.hashing import workflow_hash
@@ -234,7 +235,7 @@ EXAMPLES = 20 if os.environ.get("WORKRAIL_TEST_DATABASE_URL") else 120
 @settings(
     deadline=None,
     database=None,
-    max_examples=EXAMPLES,
+    max_examples=examples(EXAMPLES),
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=st.data())

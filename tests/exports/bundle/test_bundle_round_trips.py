@@ -19,6 +19,7 @@ from runs.models import Session
 from runs.store import tokens
 from runs.store.tokens import TokenKind
 from tests.exports.bundle.support import declared_ids, empty_the_store, id_renaming, projections
+from tests.support.fuzz_budget import examples
 from tests.support.mcp_calls import checkpoint_workflow, continue_workflow, notes_for, start_workflow
 
 pytestmark = pytest.mark.django_db
@@ -77,7 +78,7 @@ MOVES = st.lists(
 
 
 @hypothesis_settings(
-    max_examples=12,
+    max_examples=examples(12),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

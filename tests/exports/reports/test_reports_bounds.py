@@ -26,6 +26,7 @@ from exports.reports.pdf import stylesheet_texts
 from exports.reports.produce import produce
 from runs.contract.errors import ErrorCode, WorkRailError
 from tests.exports.reports.support import PLAN, small_complete_session, wide_table_session
+from tests.support.fuzz_budget import examples
 from tests.support.mcp_calls import ack_with_notes, start_workflow
 from tests.support.processes import gone
 
@@ -129,7 +130,7 @@ def test_too_much_text_is_refused_before_any_layout(monkeypatch):
     assert refused.value.chars == 1_500 and refused.value.limit == 1_000
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 260), st.integers(1, 30), st.booleans()), min_size=1, max_size=4))
 def test_fitted_tables_stay_within_every_bound_and_whole(shapes):
     html = "".join(f"<p>t{i}</p>{table(rows, columns, header)}" for i, (rows, columns, header) in enumerate(shapes))

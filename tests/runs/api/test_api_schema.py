@@ -30,11 +30,12 @@ from schemathesis.specs.openapi.checks import (
 
 from runs.models import Node
 from runs.store import api_tokens
+from tests.support.fuzz_budget import examples
 from tests.support.sample_session import two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLES_PER_OPERATION = 25
+EXAMPLES_PER_OPERATION = examples(25)
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 
 

@@ -16,6 +16,7 @@ from runs.contract.errors import WorkRailError
 from runs.models import Ack, Node, PinnedWorkflow, RateBucket, Session
 from runs.store.rebuild import rebuild_projections
 from tests.support.checks import assert_gap_free
+from tests.support.fuzz_budget import examples
 from tests.support.mcp_calls import continue_workflow, start_workflow
 from tests.support.workflow_files import loop_doc, step_doc, workflow_doc, write_json
 
@@ -136,7 +137,7 @@ def test_the_store_matches_the_reference_model(service_catalog):
     run_state_machine_as_test(
         ExecutionMachine,
         settings=settings(
-            max_examples=25,
+            max_examples=examples(25),
             stateful_step_count=25,
             deadline=None,
             suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from runs.readmodels.graph import lay_out, path_to
+from tests.support.fuzz_budget import examples
 
 
 def test_a_straight_run_is_one_lane():
@@ -49,7 +50,7 @@ def trees(draw):
     return [(1, None)] + [(n, draw(st.integers(1, n - 1))) for n in range(2, size + 1)]
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(trees())
 def test_every_tree_gets_a_lane_per_leaf_and_no_two_edges_cross(tree):
     layout = lay_out(tree)

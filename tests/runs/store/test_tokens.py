@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.store import token_keys, tokens
 from runs.store.tokens import TokenKind
+from tests.support.fuzz_budget import examples
 
 
 def code_of(call):
@@ -286,7 +287,7 @@ def assert_refused_or_the_same(home, token: str, altered: str, kind: TokenKind, 
     assert parsed == tokens.Token(kind, ident)
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     kind=st.sampled_from(list(TokenKind)),
     ident=st.integers(min_value=0, max_value=2**63 - 1),
