@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
@@ -217,4 +217,23 @@ def not_found_path(request: HttpRequest) -> WorkRailError:
         ErrorCode.NOT_FOUND,
         f"The API has no endpoint at {request.path[:200]}.",
         "See the endpoints in the OpenAPI document (/api/v1/openapi.json) or docs/api.md.",
+    )
+
+
+def unreadable_request(request: HttpRequest, exception: Exception | None) -> WorkRailError:
+    """A request Django refused to read (SuspiciousOperation): a Host header it does not serve, or a
+    malformed one, and the like. Said as an error with a code, for the API's JSON and the dashboard's page."""
+    if isinstance(exception, DisallowedHost):
+        host = str(request.META.get("HTTP_HOST", ""))[:200]
+        return WorkRailError(
+            ErrorCode.ORIGIN_REFUSED,
+            f"This WorkRail server does not answer to the host name '{host}'. Nothing was read or changed.",
+            "Reach it as 127.0.0.1 or localhost: the dashboard and its API answer only to loopback names "
+            "(docs/configuration.md).",
+            details={"host": host},
+        )
+    return WorkRailError(
+        ErrorCode.INVALID_INPUT,
+        "The request could not be read (its headers or query string are malformed). Nothing was read or changed.",
+        "Send the request again with well-formed headers and query string.",
     )

@@ -50,6 +50,24 @@ def test_a_foreign_host_header_is_refused(db, service_catalog, host):
     assert Client().get("/", HTTP_HOST=host).status_code == 400
 
 
+@pytest.mark.parametrize("host", ["evil.example", 'lM0o]X8X4"z#.H'])
+def test_the_api_refuses_a_foreign_or_malformed_host_as_json_with_a_code(db, host):
+    response = Client().get("/api/v1/workflows", HTTP_HOST=host)
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("application/json")
+    error = response.json()["error"]
+    assert error["code"] == "ORIGIN_REFUSED"
+    assert error["details"]["host"] == host
+    assert "127.0.0.1" in error["suggestion"]
+
+
+def test_the_dashboard_refuses_a_foreign_host_with_its_error_page(db, service_catalog):
+    response = Client().get("/sessions/", HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "ORIGIN_REFUSED" in page and "evil.example" in page and "127.0.0.1" in page
+
+
 @pytest.mark.parametrize("host", ["127.0.0.1:8765", "localhost:8765", "[::1]:8765"])
 def test_loopback_host_headers_are_served(db, service_catalog, host):
     assert Client().get("/", HTTP_HOST=host).status_code == 200
