@@ -83,7 +83,10 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     assert detail.run.status_summary == "waiting for you at step 2: Approve the plan"
     [panel] = detail.panels
     assert panel.kind == "waiting_for_user"
-    assert panel.title == "Step 2 of 3, Approve the plan: waiting for your confirmation"
+    # One short verdict, then the step, then where the answer goes: the agent's chat, no button here.
+    assert panel.title == "Needs you: waiting for your confirmation"
+    assert (panel.step.words, panel.step_title) == ("step 2 of 3", "Approve the plan")
+    assert panel.next_move.startswith("Answer in the agent's chat") and "no approve button" in panel.next_move
     assert "ask them to approve it" in panel.asks
     # What to approve: the agent's own latest notes on the branch, not only the step's instruction.
     assert panel.to_approve == "Planned it."
@@ -132,8 +135,8 @@ def test_a_quiet_run_is_stalled_since_its_last_step_and_says_how_to_resume(servi
     assert detail.run.status_summary.startswith("stalled at step 2")
     assert "where the agent works" not in detail.run.status_summary and "open" not in detail.run.status_summary
     [panel] = detail.panels
-    assert panel.kind == "stalled" and panel.title.startswith("Step 2 of 3, ")
-    assert "stalled since" in panel.title
+    assert panel.kind == "stalled" and panel.title.startswith("Stalled since ")
+    assert panel.title.endswith(": resume it if the agent stopped") and panel.step.words == "step 2 of 3"
     assert panel.state_token and panel.state_token in panel.sentence
     assert panel.sentence.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")
     # The token resumes at that step: the agent is shown it again with a fresh ackToken.
@@ -165,7 +168,7 @@ def test_a_canceled_run_says_when_and_by_whom_and_that_its_tokens_are_dead(servi
     assert (row.where.place, row.where.words, row.where.run_id) == ("canceled", "canceled", run_id)
     [panel] = run_view.run_detail(run_id).panels
     assert panel.kind == "canceled"
-    assert panel.title.startswith("Canceled at step 2 of 3 (")
+    assert panel.title.startswith("Canceled at ") and panel.step.words == "step 2 of 3"
     assert "told the run was canceled" in panel.for_you and "RUN_CANCELED" not in panel.for_you
 
 
@@ -179,9 +182,9 @@ def test_a_branch_left_behind_by_a_rewind_has_its_own_panel_with_the_token_to_go
     detail = run_view.run_detail(run_id)
     left = [p for p in detail.panels if p.kind == "left_behind"]
     assert [p.branch for p in left] == [1]
-    assert left[0].title.startswith("Branch 1, left at step 3 of 3")
+    assert left[0].title == "Left behind: the work goes on along branch 2"
+    assert left[0].step.words == "step 3 of 3"
     assert "when the agent went back to an earlier step" in left[0].for_you
-    assert "The work continues along branch 2." in left[0].for_you
     assert left[0].state_token in left[0].sentence
     # Shown on its own, the left-behind branch's panel comes first.
     shown = run_view.run_detail(run_id, tip=left[0].node_id)
@@ -197,7 +200,9 @@ def test_a_working_run_and_a_completed_one_say_so_in_a_few_words(service_catalog
             stateToken=answer["stateToken"], ackToken=answer["ackToken"], output=notes_for(answer["pending"])
         )
     row = _row(start["session"]["sessionId"])
-    assert (row.where.place, row.where.words, row.where.state) == ("completed", "done", "done")
+    # Beside its "Done" badge the line says when, never "done" again.
+    assert (row.where.place, row.where.state) == ("completed", "done")
+    assert row.where.words.startswith("finished ") and row.where.words.endswith(" UTC")
     assert row.state == "done"
     assert run_view.run_detail(start["session"]["runId"]).panels == []
 
