@@ -292,6 +292,9 @@ class GraphNode(Shape):
         default=None, description="The iteration (1 for the first) of the innermost loop the node's pending step is in."
     )
     loop_title: str = Field(default="", description="That loop's title; empty outside a loop.")
+    place: StepPlace | None = Field(
+        default=None, description="Where its pending step sits in the outline ('step 2 of 3, round 2'); null at an end."
+    )
 
 
 class GraphEdge(Shape):

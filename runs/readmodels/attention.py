@@ -113,14 +113,21 @@ class Place:
         return "working", lead + "running", self.since
 
 
-def places(runs: list[Run], trees: dict[int, branches.RunBranches], names: dict[str, str] | None = None) -> list[Place]:
+def places(
+    runs: list[Run],
+    trees: dict[int, branches.RunBranches],
+    names: dict[str, str] | None = None,
+    at: dict[int, StepPlace] | None = None,
+) -> list[Place]:
     """Where each of `runs` (one session's own runs, oldest first) stands; `trees` are the branches of
     those still open, by run pk (the others need none); `names` the workflows' names by hash (read when
-    not given). One query for the refusals of blocked branches (none when nothing is blocked)."""
+    not given); `at` the places of their nodes, by pk (read when not given: one query). One query for
+    the refusals of blocked branches (none when nothing is blocked)."""
     refused = blocked.refusals_of(trees[run.pk] for run in runs if run.pk in trees)
     names = names if names is not None else workflow_names(runs)
     newest_of = {run.pk: _newest(trees.get(run.pk)) for run in runs}
-    at = step_places.of_nodes({b.tip: run for run in runs if (b := newest_of[run.pk]) is not None})
+    if at is None:
+        at = step_places.of_nodes({b.tip: run for run in runs if (b := newest_of[run.pk]) is not None})
     found = []
     for number, run in enumerate(runs, start=1):
         tree = trees.get(run.pk)

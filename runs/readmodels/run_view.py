@@ -149,6 +149,7 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
                 created_at=row.created_at,
                 iteration=loop.iteration if loop else None,
                 loop_title=loop.loop_title if loop else "",
+                place=places.get(placed.node_id),
             )
         )
     edges = [GraphEdge(source=n.parent_id, target=n.node_id) for n in nodes if n.parent_id is not None]
@@ -194,7 +195,7 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
             # Declared delegations by their index, then runs the agent linked (no index), on every backend.
             for child in Run.objects.filter(parent_run=run).order_by(F("delegation_index").asc(nulls_last=True), "pk")
         ],
-        where=_where(run, tree, cutoff),
+        where=_where(run, tree, cutoff, places),
         pending_step_id=pending or None,
         pending_is_live=bool(pending) and _pending_is_live(run, shown_outcome),
         pending_title=(titles.get(chosen) or _step_text(run, pending)[0]) if pending and chosen is not None else None,
@@ -212,11 +213,11 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     return ShownRun(detail, tree)
 
 
-def _where(run: Run, tree: branches.RunBranches, cutoff: datetime) -> Whereabouts | None:
+def _where(run: Run, tree: branches.RunBranches, cutoff: datetime, places: dict[int, StepPlace]) -> Whereabouts | None:
     """The run's own line, as the session's head says it (attention.each)."""
     if run.parent_run_id is not None:
         return None
-    return attention.each(attention.places([run], {run.pk: tree}), cutoff)[0]
+    return attention.each(attention.places([run], {run.pk: tree}, at=places), cutoff)[0]
 
 
 def with_lines(

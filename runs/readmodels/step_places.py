@@ -10,7 +10,7 @@ One query per run or per set of nodes, reading those two values of each state, n
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from django.db.models import QuerySet
 from django.db.models.fields.json import KT
@@ -34,32 +34,32 @@ def place(entry: object, round_: object, length: int) -> StepPlace | None:
 
 def of_run(run: Run) -> dict[int, StepPlace]:
     """By node pk: the place of every unfinished node of `run`."""
-    return _read(run.nodes.all(), {run.pinned_id: _length(run.pinned_id)})
+    return _read(run.nodes.all(), lengths([run.pinned_id]))
 
 
 def of_nodes(nodes: Mapping[int, Run]) -> dict[int, StepPlace]:
     """By node pk: the places of the nodes `nodes` names (each with its run), in one query."""
     if not nodes:
         return {}
-    lengths = {workflow_hash: _length(workflow_hash) for workflow_hash in {run.pinned_id for run in nodes.values()}}
-    return _read(Node.objects.filter(pk__in=list(nodes)), lengths)
+    return _read(Node.objects.filter(pk__in=list(nodes)), lengths({run.pinned_id for run in nodes.values()}))
 
 
-def _read(nodes: QuerySet[Node], lengths: dict[str, int]) -> dict[int, StepPlace]:
+def _read(nodes: QuerySet[Node], sizes: dict[str, int]) -> dict[int, StepPlace]:
     # KT: the key as text (SQLite's ->>, PostgreSQL's #>>); a number in the path indexes a list.
     rows = nodes.filter(is_complete=False).annotate(
         entry=KT("engine_state__cursor__position__0"), round=KT("engine_state__cursor__loops__0__iteration")
     )
     found = {}
     for pk, entry, round_, pinned in rows.values_list("pk", "entry", "round", "run__pinned_id"):
-        where = place(entry, round_, lengths.get(pinned, 0))
+        where = place(entry, round_, sizes.get(pinned, 0))
         if where is not None:
             found[pk] = where
     return found
 
 
-def _length(workflow_hash: str) -> int:
-    return engine.outline_length(compiled_workflow(workflow_hash))
+def lengths(hashes: Iterable[str]) -> dict[str, int]:
+    """The outline length of each pinned workflow, by hash (read once per process: store.pinned caches it)."""
+    return {workflow_hash: engine.outline_length(compiled_workflow(workflow_hash)) for workflow_hash in set(hashes)}
 
 
 def _number(value: object) -> int | None:
