@@ -25,6 +25,7 @@ SessionGroup = Literal["none", "branch", "workspace"]
 StateName = Literal["needs_you", "blocked", "stalled", "running", "left_behind", "done", "canceled", "notes"]
 PlaceName = Literal["working", "waiting_for_user", "blocked", "stalled", "completed", "canceled", "notes"]
 PanelName = Literal["stalled", "waiting_for_user", "canceled", "left_behind"]
+HANDOFF_KIND = "wr.coding_handoff"  # a coding hand-off: the artifact a coding step ends with
 
 
 class StepPlace(Shape):
@@ -355,6 +356,15 @@ class ArtifactTables(Shape):
     others: list[ArtifactEntry]
     files_have_summary: bool = Field(default=False, description="Some changed file has a summary.")
     files_have_risk: bool = Field(default=False, description="Some changed file has a risk level.")
+
+    # The dashboard shows a coding hand-off as its own section, apart from the other artifacts.
+    @property
+    def handoffs(self) -> list[ArtifactEntry]:
+        return [entry for entry in self.others if entry.kind == HANDOFF_KIND]
+
+    @property
+    def not_handoffs(self) -> list[ArtifactEntry]:
+        return [entry for entry in self.others if entry.kind != HANDOFF_KIND]
 
 
 class BlockedIssue(Shape):
