@@ -217,11 +217,13 @@ def of_sessions(sessions: list[Session], cutoff: datetime) -> dict[int, Whereabo
         still_open = [run for run in runs if run.status in (RunStatus.IN_PROGRESS, RunStatus.BLOCKED)]
         trees = branches.read_many(still_open)
         names = workflow_names(runs)
+        tips = {b.tip: run for run in runs if (b := _newest(trees.get(run.pk))) is not None}
+        at = step_places.of_nodes(tips)  # one query for the whole page
         by_session: dict[int, list[Run]] = {}
         for run in runs:
             by_session.setdefault(run.session_id, []).append(run)
         for session in missing:
-            _KEPT[(session.public_id, session.last_seq)] = places(by_session.get(session.pk, []), trees, names)
+            _KEPT[(session.public_id, session.last_seq)] = places(by_session.get(session.pk, []), trees, names, at)
         while len(_KEPT) > KEPT:
             _KEPT.popitem(last=False)
     found: dict[int, Whereabouts] = {}

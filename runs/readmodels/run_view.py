@@ -311,10 +311,11 @@ def _chosen_tip(tip: str | None, tree: branches.RunBranches) -> int | None:
 
 
 def branch_steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches) -> list[StepEntry]:
-    """The steps of one branch view as the run page lists them (the reports list every branch so)."""
+    """The steps of one branch view as the run page lists them (the reports list every branch so, by the
+    count of steps taken: they place no step in the outline)."""
     titles = {o.node_id: o.step_title for o in tree.outputs if o.step_title}
     titles |= _seen_titles(run, tree, titles, [])
-    return _steps(run, shown, tree, titles)
+    return _steps(run, shown, tree, titles, {})
 
 
 def _steps(
