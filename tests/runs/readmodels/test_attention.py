@@ -13,9 +13,9 @@ from django.utils import timezone
 
 from runs.execution import session_actions
 from runs.models import Event, EventKind, Observation, Run, Session
-from runs.readmodels import attention, commits, overview, run_view
+from runs.readmodels import attention, commits, overview, resources, run_view
 from tests.support.attention_sessions import git, run_to_the_end
-from tests.support.branched_review import blocked_review
+from tests.support.branched_review import blocked_review, forked_review
 from tests.support.mcp_calls import continue_workflow, notes_for, start_workflow
 from tests.support.sample_session import advance
 from tests.support.workflow_files import step_doc, workflow_doc, write_json
@@ -306,3 +306,21 @@ def test_a_rebuilt_store_keeps_the_commits_and_who_is_waited_for(repo, confirm_w
     before = snapshot()
     rebuild_projections()
     assert snapshot() == before
+
+
+# --- one vocabulary --------------------------------------------------------------------------------------
+
+
+def test_each_branch_line_names_its_place_beside_its_badge_and_never_reaches_an_agent(service_catalog):
+    review = forked_review()
+    detail = run_view.run_detail(review.run_id, tip=review.done_tip)
+    [other] = detail.other_branches
+    assert detail.branch is not None
+    # The badge says the state (Done, Running); the line says which branch and where, in the outline's terms.
+    assert (detail.branch.state, detail.branch.line) == ("done", "Branch 1 · Request changes, 1 critical finding")
+    assert (other.state, other.line) == ("running", "Branch 2 · step 4 of 8, round 2 (Review storage)")
+    for line in (detail.branch.line, other.line):
+        assert not any(word in line for word in ("open at", "left at", "completed", "where the agent works"))
+    # The agent's resource keeps its own words: the dashboard's line is not part of its answer.
+    answer = resources.read_run(review.run_id)
+    assert all("line" not in branch for branch in [answer["branch"], *answer["otherBranches"]] if branch)
