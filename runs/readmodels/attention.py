@@ -96,11 +96,11 @@ class Place:
         """The place, its words and since when, with the clock applied."""
         step = self.step.words if self.step is not None else ""
         lead = f"{step}, " if step else ""
-        # Beside a "Done" badge the line says what the badge does not: when.
+        # Beside a "Done" or "Canceled" badge the line says what the badge does not: when, or where.
         if self.status == RunStatus.COMPLETE:
             return "completed", f"finished {stamp(self.last_activity)}", self.last_activity
         if self.status == RunStatus.CANCELED:
-            return "canceled", "canceled" + (f" at {step}" if step else ""), self.last_activity
+            return "canceled", f"canceled at {step or stamp(self.last_activity)}", self.last_activity
         if self.status == RunStatus.BLOCKED and self.blocked:
             return "blocked", lead + self.blocked, self.since
         if self.waits_for_user:

@@ -55,7 +55,7 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert f'href="/runs/{stuck.run_id}/">Risk-Scaled Merge Request Review</a>' in rows["blocked"]
     assert "(run 2 of 2)" in rows["blocked"] and "blocked: missing mr_review.changed_files artifact" in rows["blocked"]
     assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3, stalled since " in rows["stalled"]
-    assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled</span>" in rows["canceled"]
+    assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled at " in rows["canceled"]
     # A run that waits for the user is not counted as stalled, however long it waits.
     assert "Stalled (1)" in html
     # The badge says whose move it is: the state of the session's most urgent run, and a chip for each state.
