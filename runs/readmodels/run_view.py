@@ -214,9 +214,8 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
 
 
 def _where(run: Run, tree: branches.RunBranches, cutoff: datetime, places: dict[int, StepPlace]) -> Whereabouts | None:
-    """The run's own line, as the session's head says it (attention.each)."""
-    if run.parent_run_id is not None:
-        return None
+    """The run's own line, as the session's head says it (attention.each); a delegated run's page says it
+    the same way (its number among the session's runs is not shown there)."""
     return attention.each(attention.places([run], {run.pk: tree}, at=places), cutoff)[0]
 
 

@@ -10,6 +10,7 @@ from runs.contract.dashboard import StepPlace
 from runs.models import Node, Run
 from runs.readmodels import run_view, step_places
 from tests.support.looped_run import looped_and_forked
+from tests.support.mcp_calls import ack, start_workflow
 
 pytestmark = pytest.mark.django_db
 
@@ -37,3 +38,12 @@ def test_a_looped_run_says_its_outline_position_and_round_not_the_steps_taken(se
     said = [step.place.words for step in detail.steps if step.place is not None]
     assert said[:3] == ["step 1 of 3", "step 2 of 3, round 1", "step 2 of 3, round 1"]
     assert detail.where is not None and detail.where.words.startswith("step 2 of 3, round ")
+
+
+def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
+    parallel = ack(start_workflow(fanout, {"moduleName": "billing"}))
+    first = parallel["pending"]["delegations"][0]
+    detail = run_view.run_detail(first["runId"])
+    assert detail.run.delegated_by is not None
+    # Not the agent's branch-by-branch words ("open at step 1: Run tests"): the dashboard's own.
+    assert detail.where is not None and detail.where.words == "step 1 of 2, running"
