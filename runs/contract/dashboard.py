@@ -25,6 +25,21 @@ SessionGroup = Literal["none", "branch", "workspace"]
 StateName = Literal["needs_you", "blocked", "stalled", "running", "left_behind", "done", "canceled", "notes"]
 PlaceName = Literal["working", "waiting_for_user", "blocked", "stalled", "completed", "canceled", "notes"]
 PanelName = Literal["stalled", "waiting_for_user", "canceled", "left_behind"]
+HANDOFF_KIND = "wr.coding_handoff"  # a coding hand-off: the artifact a coding step ends with
+
+
+class StepPlace(Shape):
+    """Where a pending step sits in its workflow's outline (runs/readmodels/step_places.py): "step 3 of 7",
+    and inside a loop "step 3 of 7, round 2". Never a count of the steps taken."""
+
+    position: int = Field(description="The outline entry it is (1 for the first; a loop's body steps are its loop's).")
+    length: int = Field(description="The outline's length: its top-level entries, a loop counted once.")
+    round: int | None = Field(default=None, description="The round of the loop it is in (1 for the first).")
+
+    @property
+    def words(self) -> str:
+        said = f"step {self.position} of {self.length}"
+        return f"{said}, round {self.round}" if self.round is not None else said
 
 
 class Whereabouts(Shape):
@@ -55,8 +70,16 @@ class AttentionPanel(Shape):
     kind: PanelName
     state: StateName = Field(default="running", description="The panel's state, as its badge says it (states.py).")
     branch: int = Field(description="The branch's number (BranchOutcomeEntry.number).")
-    title: str = Field(description="'Step 4 of 9, Review api: stalled since 2026-11-28 14:02 UTC'.")
-    for_you: str = Field(description="The developer's first line: whether to act, and how.")
+    title: str = Field(
+        description="The verdict in one short line, led by the state's word: 'Stalled since 14:02 UTC: resume it if "
+        "the agent stopped', 'Needs you: waiting for your confirmation'."
+    )
+    for_you: str = Field(description="Why, in a few sentences: the details a person reads after the verdict.")
+    step: StepPlace | None = Field(default=None, description="Where the branch's step sits in the outline.")
+    step_title: str = Field(default="", description="That step's title, as the agent was given it.")
+    next_move: str = Field(
+        default="", description="What to do, in one sentence: 'Answer in the agent's chat: there is no button here.'"
+    )
     since: datetime
     node_id: str | None = Field(description="The branch's latest node.")
     state_token: str | None = Field(
@@ -270,6 +293,9 @@ class GraphNode(Shape):
         default=None, description="The iteration (1 for the first) of the innermost loop the node's pending step is in."
     )
     loop_title: str = Field(default="", description="That loop's title; empty outside a loop.")
+    place: StepPlace | None = Field(
+        default=None, description="Where its pending step sits in the outline ('step 2 of 3, round 2'); null at an end."
+    )
 
 
 class GraphEdge(Shape):
@@ -330,6 +356,15 @@ class ArtifactTables(Shape):
     others: list[ArtifactEntry]
     files_have_summary: bool = Field(default=False, description="Some changed file has a summary.")
     files_have_risk: bool = Field(default=False, description="Some changed file has a risk level.")
+
+    # The dashboard shows a coding hand-off as its own section, apart from the other artifacts.
+    @property
+    def handoffs(self) -> list[ArtifactEntry]:
+        return [entry for entry in self.others if entry.kind == HANDOFF_KIND]
+
+    @property
+    def not_handoffs(self) -> list[ArtifactEntry]:
+        return [entry for entry in self.others if entry.kind != HANDOFF_KIND]
 
 
 class BlockedIssue(Shape):
@@ -451,6 +486,11 @@ class BranchOutcomeEntry(Shape):
     at: datetime = Field(description="When it completed, was blocked (since), or last moved.")
     headline: str = Field(description="The same in one sentence: 'Branch 1 completed: Request changes, ...'.")
     blocked: BlockedStep | None
+    line: str = Field(
+        default="",
+        description="The dashboard's line for it beside its state's badge: 'Branch 2 · step 4 of 9 (Review api)', "
+        "'Branch 1 · Request changes, 1 critical finding' (set by the dashboard's pages only).",
+    )
 
 
 class OtherAnswer(Shape):
@@ -478,6 +518,7 @@ class StepEntry(Shape):
     started_at: datetime
     recorded_at: datetime
     seconds: float
+    place: StepPlace | None = Field(default=None, description="Where the step sits in the workflow's outline.")
     other_answers: list[OtherAnswer] = Field(
         default_factory=list,
         description="Other branches' answers to this step at the same node: the graph draws it once, but after a "
@@ -557,6 +598,9 @@ class RunDetail(Shape):
     commits: RunCommits | None = Field(
         default=None, description="Where in git the run started and ended; null when no commit was seen."
     )
+    place: StepPlace | None = Field(
+        default=None, description="Where the shown branch's pending step sits in the outline; null at its end."
+    )
 
 
 class NodeRef(Shape):
@@ -565,6 +609,7 @@ class NodeRef(Shape):
     node_id: str
     step_number: int | None = Field(description="Its pending step's number on its branch; null at a branch's end.")
     title: str = Field(description="Its pending step's title as the agent saw it; 'Complete' at a branch's end.")
+    place: StepPlace | None = Field(default=None, description="Where that step sits in the outline.")
 
 
 class BranchEntry(Shape):
@@ -578,6 +623,7 @@ class BranchEntry(Shape):
     created_at: datetime
     step_number: int | None = Field(default=None, description="The child's pending step's number on its branch.")
     title: str = Field(default="", description="The child's pending step's title; 'Complete' at a branch's end.")
+    place: StepPlace | None = Field(default=None, description="Where that step sits in the outline.")
     by: str = Field(default="", description="Who made it, in words ('by bob (dashboard)'); empty on this machine.")
     branch: int | None = Field(default=None, description="The branch the child is on, as the run's graph numbers it.")
     verdict: str | None = Field(
@@ -603,6 +649,9 @@ class NodeDetail(Shape):
         "one; a checkpoint or a branch started by hand redoes the same step); null once complete.",
     )
     steps_taken: int = Field(default=0, description="How many steps were acknowledged on the way to this node.")
+    place: StepPlace | None = Field(
+        default=None, description="Where the pending step sits in the outline: 'step 3 of 7, round 2'."
+    )
     made_by: Literal["start", "step", "checkpoint", "fork"] = Field(
         default="step",
         description="What made this node: the run's start, a step the agent acknowledged, a checkpoint (the same "

@@ -18,12 +18,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from runs.contract.dashboard import ArtifactEntry, ArtifactTables, ChangedFile, Finding
-from runs.readmodels.artifact_fields import fields_of, title_of
+from runs.contract.dashboard import HANDOFF_KIND, ArtifactEntry, ArtifactField, ArtifactTables, ChangedFile, Finding
+from runs.readmodels.artifact_fields import fields_of, label_of, title_of
 from workflows_app.engine.decisions import LOOP_CONTROL_KIND
 from workflows_app.engine.jsontypes import JsonObject
 
 SEVERITIES = ("critical", "major", "minor", "nit")
+FILES_CHANGED = "filesChanged"
 RISK_WORDS = {"L": "low", "M": "medium", "H": "high"}
 
 
@@ -45,8 +46,8 @@ def tables(artifacts: Iterable[tuple[str | None, JsonObject]]) -> ArtifactTables
                     files[path] = ChangedFile(
                         path=path, summary=_text(entry.get("summary")), risk=RISK_WORDS.get(risk, risk)
                     )
-        elif kind == "wr.coding_handoff" and isinstance(artifact.get("filesChanged"), list):
-            for path in artifact["filesChanged"]:
+        elif kind == HANDOFF_KIND and isinstance(artifact.get(FILES_CHANGED), list):
+            for path in artifact[FILES_CHANGED]:
                 if isinstance(path, str) and path and path not in files:
                     files[path] = ChangedFile(path=path, summary="", risk="")
         if kind in ("mr_review.findings", "wr.review_verdict"):
@@ -58,7 +59,7 @@ def tables(artifacts: Iterable[tuple[str | None, JsonObject]]) -> ArtifactTables
                     step_id=step_id,
                     data=artifact,
                     title=title_of(kind) if kind else "An artifact without a kind",
-                    fields=fields_of(artifact),
+                    fields=_handoff_fields(artifact) if kind == HANDOFF_KIND else fields_of(artifact),
                 )
             )
     findings.sort(key=lambda f: SEVERITIES.index(f.severity))  # stable: same severity keeps its order
@@ -71,6 +72,19 @@ def tables(artifacts: Iterable[tuple[str | None, JsonObject]]) -> ArtifactTables
         files_have_summary=any(f.summary for f in listed),
         files_have_risk=any(f.risk for f in listed),
     )
+
+
+def _handoff_fields(artifact: JsonObject) -> list[ArtifactField]:
+    """A hand-off's fields, its changed files said once: they are rows of the changed-files table, so the
+    hand-off counts them and points there instead of listing them a second time."""
+    paths = [p for p in artifact.get(FILES_CHANGED) or [] if isinstance(p, str) and p]
+    if not isinstance(artifact.get(FILES_CHANGED), list) or not paths:
+        return fields_of(artifact)
+    counted = ArtifactField(
+        label=label_of(FILES_CHANGED),
+        text=f"{len(paths)} file{'s' if len(paths) != 1 else ''}, listed under Changed files",
+    )
+    return [counted if f.label == counted.label else f for f in fields_of(artifact)]
 
 
 def loop_decision(artifact: Any) -> str | None:

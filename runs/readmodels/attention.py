@@ -22,18 +22,18 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from django.conf import settings
 from django.utils import timezone
 
-from runs.contract.dashboard import AttentionPanel, BlockedStep, BranchOutcomeEntry, PlaceName, Whereabouts
+from runs.contract.dashboard import AttentionPanel, BlockedStep, BranchOutcomeEntry, PlaceName, StepPlace, Whereabouts
 from runs.models import Node, PinnedWorkflow, Run, RunStatus, Session, SessionKind
-from runs.readmodels import blocked, branches, recap, states, step_text
+from runs.readmodels import blocked, branches, outcomes, recap, states, step_places, step_text
 from runs.readmodels.shapes import RecapEntry
 from runs.store import tokens
-from runs.store.pinned import compiled_workflow, steps_by_id
+from runs.store.pinned import compiled_workflow
 from runs.store.tokens import TokenKind
 
 # What a blocked step lacks, in a few words, by the refusal's issue code ({kind}: the artifact's kind).
@@ -62,18 +62,6 @@ def stamp(moment: datetime, now: datetime | None = None) -> str:
     return moment.strftime("%H:%M UTC" if moment.date() == today else "%Y-%m-%d %H:%M UTC")
 
 
-def step_total(run: Run) -> int:
-    """The workflow's steps, loop bodies counted once (engine.step_count): the "of 9" of "step 4 of 9"."""
-    return sum(1 for step in steps_by_id(run.pinned_id).values() if step.get("kind") != "loop")
-
-
-def at_step(number: int | None, total: int) -> str:
-    """ "step 4 of 9"; "step 12" once loops took the count past the workflow's length."""
-    if not number:
-        return ""
-    return f"step {number} of {total}" if total and number <= total else f"step {number}"
-
-
 def blocked_words(entry: BlockedStep) -> str:
     """A blocked step in a few words: "blocked: missing mr_review.changed_files artifact"."""
     if entry.whose_move == "user":
@@ -98,7 +86,7 @@ class Place:
     number: int  # among the session's own runs
     status: str  # the run's stored status
     waits_for_user: bool
-    step: str  # "step 4 of 9", "" when not known
+    step: StepPlace | None  # where its pending step sits in the outline; None when not known
     blocked: str  # "blocked: ...", "" unless blocked
     last_activity: datetime
     since: datetime
@@ -106,11 +94,13 @@ class Place:
 
     def shown(self, cutoff: datetime) -> tuple[PlaceName, str, datetime]:
         """The place, its words and since when, with the clock applied."""
-        lead = f"{self.step}, " if self.step else ""
+        step = self.step.words if self.step is not None else ""
+        lead = f"{step}, " if step else ""
+        # Beside a "Done" or "Canceled" badge the line says what the badge does not: when, or where.
         if self.status == RunStatus.COMPLETE:
-            return "completed", "done", self.last_activity
+            return "completed", f"finished {stamp(self.last_activity)}", self.last_activity
         if self.status == RunStatus.CANCELED:
-            return "canceled", "canceled" + (f" at {self.step}" if self.step else ""), self.last_activity
+            return "canceled", f"canceled at {step or stamp(self.last_activity)}", self.last_activity
         if self.status == RunStatus.BLOCKED and self.blocked:
             return "blocked", lead + self.blocked, self.since
         if self.waits_for_user:
@@ -123,19 +113,29 @@ class Place:
         return "working", lead + "running", self.since
 
 
-def places(runs: list[Run], trees: dict[int, branches.RunBranches], names: dict[str, str] | None = None) -> list[Place]:
+def places(
+    runs: list[Run],
+    trees: dict[int, branches.RunBranches],
+    names: dict[str, str] | None = None,
+    at: dict[int, StepPlace] | None = None,
+) -> list[Place]:
     """Where each of `runs` (one session's own runs, oldest first) stands; `trees` are the branches of
     those still open, by run pk (the others need none); `names` the workflows' names by hash (read when
-    not given). One query for the refusals of blocked branches (none when nothing is blocked)."""
+    not given); `at` the places of their nodes, by pk (read when not given: one query). One query for
+    the refusals of blocked branches (none when nothing is blocked)."""
     refused = blocked.refusals_of(trees[run.pk] for run in runs if run.pk in trees)
     names = names if names is not None else workflow_names(runs)
+    newest_of = {run.pk: _newest(trees.get(run.pk)) for run in runs}
+    if at is None:
+        at = step_places.of_nodes({b.tip: run for run in runs if (b := newest_of[run.pk]) is not None})
     found = []
     for number, run in enumerate(runs, start=1):
         tree = trees.get(run.pk)
-        newest = next((b for b in tree.branches if b.is_newest), None) if tree is not None else None
-        step, words, since, awaiting = "", "", run.updated_at, False
-        if tree is not None and newest is not None and newest.status != "complete":
-            step = at_step(tree.step_number(newest.tip), step_total(run))
+        newest = newest_of[run.pk]
+        step: StepPlace | None = None
+        words, since, awaiting = "", run.updated_at, False
+        if tree is not None and newest is not None:
+            step = at.get(newest.tip)
             since = tree.nodes[newest.tip].created_at
             awaiting = len(newest.nodes) == 1 and newest.nodes[0] in tree.started_by_hand
             refusal = refused.get((run.pk, newest.number))
@@ -156,6 +156,12 @@ def places(runs: list[Run], trees: dict[int, branches.RunBranches], names: dict[
             )
         )
     return found
+
+
+def _newest(tree: branches.RunBranches | None) -> branches.Branch | None:
+    """The newest branch of a run still open (where it stands), unless it completed."""
+    newest = next((b for b in tree.branches if b.is_newest), None) if tree is not None else None
+    return newest if newest is not None and newest.status != "complete" else None
 
 
 def workflow_names(runs: list[Run]) -> dict[str, str]:
@@ -211,11 +217,13 @@ def of_sessions(sessions: list[Session], cutoff: datetime) -> dict[int, Whereabo
         still_open = [run for run in runs if run.status in (RunStatus.IN_PROGRESS, RunStatus.BLOCKED)]
         trees = branches.read_many(still_open)
         names = workflow_names(runs)
+        tips = {b.tip: run for run in runs if (b := _newest(trees.get(run.pk))) is not None}
+        at = step_places.of_nodes(tips)  # one query for the whole page
         by_session: dict[int, list[Run]] = {}
         for run in runs:
             by_session.setdefault(run.session_id, []).append(run)
         for session in missing:
-            _KEPT[(session.public_id, session.last_seq)] = places(by_session.get(session.pk, []), trees, names)
+            _KEPT[(session.public_id, session.last_seq)] = places(by_session.get(session.pk, []), trees, names, at)
         while len(_KEPT) > KEPT:
             _KEPT.popitem(last=False)
     found: dict[int, Whereabouts] = {}
@@ -244,15 +252,30 @@ def _state_token(outcome: BranchOutcomeEntry) -> str:
     return tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, int(outcome.tip_node_id))
 
 
-def _where(outcome: BranchOutcomeEntry, total: int) -> str:
-    step = at_step(outcome.step_number, total)
+def _place(state: RunState, outcome: BranchOutcomeEntry) -> StepPlace | None:
+    pk = state.tree.by_public_id(int(outcome.tip_node_id))
+    return state.places.get(pk) if pk is not None else None
+
+
+def _where(outcome: BranchOutcomeEntry, step: StepPlace | None) -> str:
+    """ "step 4 of 9 (Review api)", as a sentence names the step."""
     title = outcome.step_title or outcome.step_id or ""
-    return f"{step} ({title})" if step and title else step or title or "its step"
+    words = step.words if step is not None else ""
+    return f"{words} ({title})" if words and title else words or title or "its step"
 
 
-def _heading(outcome: BranchOutcomeEntry, total: int) -> str:
-    step = at_step(outcome.step_number, total)
-    return ", ".join(part for part in (step.capitalize(), outcome.step_title or "") if part)
+def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None) -> str:
+    """A branch in the dashboard's words beside its state's badge, which says how it stands: "Branch 2 · step
+    4 of 9 (Review api)", "Branch 1 · Request changes, 1 critical finding"."""
+    if outcome.status == "complete":
+        said = ", ".join(
+            part for part in (outcome.verdict or "", outcomes.findings_words(outcome.findings, False)) if part
+        )
+        return f"Branch {outcome.number}" + (f" · {said}" if said else "")
+    line = f"Branch {outcome.number} · {_where(outcome, step)}"
+    if outcome.blocked is not None:
+        line += " · " + blocked_words(outcome.blocked).removeprefix("blocked: ")
+    return line
 
 
 @dataclass(frozen=True)
@@ -265,64 +288,65 @@ class RunState:
     shown: BranchOutcomeEntry | None
     stalled: bool  # the run's shown status (overview.shown_status)
     canceled_by: str
+    places: dict[int, StepPlace] = field(default_factory=dict)  # by node pk (step_places.of_run)
 
 
 def panels(state: RunState) -> list[AttentionPanel]:
     """The shown branch's panel (stalled, waiting for the user, canceled or left behind), then one per
     other branch left behind."""
-    total = step_total(state.run)
     found = []
     shown = state.shown
     if shown is not None:
-        panel = _panel_of_shown(state, shown, total)
+        panel = _panel_of_shown(state, shown)
         if panel is not None:
             found.append(panel)
-    found.extend(
-        _left_behind(state, o, total) for o in state.told if o.left_behind and (shown is None or o is not shown)
-    )
+    found.extend(_left_behind(state, o) for o in state.told if o.left_behind and (shown is None or o is not shown))
     return found
 
 
-def _panel_of_shown(state: RunState, shown: BranchOutcomeEntry, total: int) -> AttentionPanel | None:
+def _panel_of_shown(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel | None:
     if shown.left_behind:
-        return _left_behind(state, shown, total)
+        return _left_behind(state, shown)
     if not shown.is_newest or shown.status == "blocked":
         return None
     if shown.status == "canceled":
-        return _canceled(state, shown, total)
+        return _canceled(state, shown)
     if shown.status != "open" or shown.awaiting_agent:
         return None
     if state.run.waits_for_user:
-        return _waiting(state, shown, total)
+        return _waiting(state, shown)
     if state.stalled:
-        return _stalled(state, shown, total)
+        return _stalled(state, shown)
     return None
 
 
-def _stalled(state: RunState, shown: BranchOutcomeEntry, total: int) -> AttentionPanel:
+def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     # The last thing recorded: never before the run started, nor before its newest step was given.
     since = max(state.run.updated_at, state.run.created_at, shown.at)
     token = _state_token(shown)
     quiet = int((timezone.now() - since).total_seconds() // 60)
+    step = _place(state, shown)
     return AttentionPanel(
         kind="stalled",
         state="stalled",
         branch=shown.number,
-        title=f"{_heading(shown, total)}: stalled since {stamp(since)}",
+        title=f"{states.label('stalled')} since {stamp(since)}: resume it if the agent stopped",
+        next_move="If the agent has stopped, give it the sentence below: it picks up at this step, nothing lost.",
         for_you=(
             f"No step has been recorded for {quiet} minutes (a run is called stalled after "
-            f"{settings.WORKRAIL_STALL_MINUTES}), and the step does not wait for you: the agent may have "
-            "stopped, lost its context, or still be at work on something long. If it has stopped, give it the "
-            "sentence below: it resumes at this step, and nothing recorded is lost."
+            f"{settings.WORKRAIL_STALL_MINUTES}), and the step does not wait for you: the agent may have stopped, "
+            "lost its context, or still be at work on something long."
         ),
+        step=step,
+        step_title=shown.step_title or "",
         since=since,
         node_id=shown.tip_node_id,
         state_token=token,
-        sentence=resume_sentence(token, _where(shown, total)),
+        sentence=resume_sentence(token, _where(shown, step)),
     )
 
 
-def _waiting(state: RunState, shown: BranchOutcomeEntry, total: int) -> AttentionPanel:
+def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     tip = int(shown.tip_node_id)
     pk = state.tree.by_public_id(tip)
     seen = step_text.as_seen(compiled_workflow(state.run.pinned_id), [pk] if pk is not None else [])
@@ -332,12 +356,16 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry, total: int) -> Attentio
         kind="waiting_for_user",
         state="needs_you",
         branch=shown.number,
-        title=f"{_heading(shown, total)}: {WAITING_WORDS}",
-        for_you=(
-            "You are needed: the workflow asks you to confirm this step before the agent goes on. Read what it "
-            "asks below (and the agent's notes so far), then answer the agent in its chat: confirm, or say what "
-            "to change. Nothing is stalled: the run waits for you as long as it takes."
+        title=f"{states.label('needs_you')}: {WAITING_WORDS}",
+        next_move=(
+            "Answer in the agent's chat: confirm, or say what to change. There is no approve button on this page."
         ),
+        for_you=(
+            "The workflow asks you to confirm this step before the agent goes on. Nothing is stalled: the run "
+            "waits for you as long as it takes."
+        ),
+        step=_place(state, shown),
+        step_title=shown.step_title or "",
         since=shown.at,
         node_id=shown.tip_node_id,
         asks=asks,
@@ -356,25 +384,27 @@ def latest_notes(node_pk: int) -> RecapEntry | None:
     return next((entry for entry in recap.newest_entries(node) if entry["notesMarkdown"].strip()), None)
 
 
-def _canceled(state: RunState, shown: BranchOutcomeEntry, total: int) -> AttentionPanel:
+def _canceled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     by = f" {state.canceled_by}" if state.canceled_by else ""
     at = state.run.updated_at
     return AttentionPanel(
         kind="canceled",
         state="canceled",
         branch=shown.number,
-        title=f"Canceled at {_where(shown, total)}" if shown.step_number else "Canceled",
+        title=f"{states.label('canceled')}{by} at {stamp(at)}",
+        next_move="Nothing to do, unless the work should go on: then have the agent start the workflow again.",
         for_you=(
-            f"This run was canceled{by} at {stamp(at)}: it stops for good, and an agent that still holds its "
-            "tokens is told the run was canceled. Nothing for you to do unless the work should go on: then have "
-            "the agent start the workflow again (what this run recorded stays here to read)."
+            "The run stops for good: an agent that still holds its tokens is told the run was canceled. What it "
+            "recorded stays here to read."
         ),
+        step=_place(state, shown),
+        step_title=shown.step_title or "",
         since=at,
         node_id=shown.tip_node_id,
     )
 
 
-def _left_behind(state: RunState, outcome: BranchOutcomeEntry, total: int) -> AttentionPanel:
+def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel:
     token = _state_token(outcome)
     newest = next((o for o in state.told if o.is_newest), None)
     why = (
@@ -382,21 +412,24 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry, total: int) -> At
         if newest is not None and newest.tip_node_id and _started_by_hand(state.tree, newest)
         else "when the agent went back to an earlier step"
     )
-    goes_on = f" The work continues along branch {newest.number}." if newest is not None else ""
+    goes_on = f": the work goes on along branch {newest.number}" if newest is not None else ""
+    step = _place(state, outcome)
     return AttentionPanel(
         kind="left_behind",
         state="left_behind",
         branch=outcome.number,
-        title=f"Branch {outcome.number}, left at {_where(outcome, total)}",
+        title=f"{states.label('left_behind')}{goes_on}",
+        next_move="Nothing to do. To finish this branch instead, give an agent the sentence below.",
         for_you=(
-            f"This branch was set aside {why}: no agent works on it any more, and nothing needs doing.{goes_on} "
-            "To finish this branch instead, give an agent the sentence below: it resumes here, and its next "
-            "step grows this branch."
+            f"This branch was set aside {why}: no agent works on it any more. Given the sentence below, an agent "
+            "resumes here, and its next step grows this branch."
         ),
+        step=step,
+        step_title=outcome.step_title or "",
         since=outcome.at,
         node_id=outcome.tip_node_id,
         state_token=token,
-        sentence=resume_sentence(token, _where(outcome, total)),
+        sentence=resume_sentence(token, _where(outcome, step)),
     )
 
 

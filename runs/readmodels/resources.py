@@ -158,6 +158,7 @@ def _for_agent(outcome: BranchOutcomeEntry) -> JsonObject:
     goes on from a token, never from a node id)."""
     answer = outcome.dump()
     answer.pop("state", None)  # the dashboard's badge word (states.py): the agent reads status and leftBehind
+    answer.pop("line", None)  # the dashboard's line beside that badge
     tip = answer.pop("tipNodeId")
     answer["tipStateToken"] = tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, int(tip))
     refusal = answer.get("blocked")

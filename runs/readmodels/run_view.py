@@ -28,6 +28,7 @@ from runs.contract.dashboard import (
     RunSummary,
     StateName,
     StepEntry,
+    StepPlace,
     WarningEntry,
     Whereabouts,
 )
@@ -43,6 +44,7 @@ from runs.readmodels import (
     outcomes,
     people,
     recap,
+    step_places,
     step_text,
 )
 from runs.readmodels.loop_marks import loop_marks
@@ -122,6 +124,7 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     newest = tree.newest
     chosen = _chosen_tip(tip, tree)
     loops = loop_marks(run)
+    places = step_places.of_run(run)
     numbers = tree.step_numbers
     blocked_tips = {b.tip for b in tree.branches if b.status == "blocked"}
     nodes = []
@@ -146,21 +149,23 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
                 created_at=row.created_at,
                 iteration=loop.iteration if loop else None,
                 loop_title=loop.loop_title if loop else "",
+                place=places.get(placed.node_id),
             )
         )
     edges = [GraphEdge(source=n.parent_id, target=n.node_id) for n in nodes if n.parent_id is not None]
 
     shown = tree.view(chosen) if chosen is not None else None
-    steps = _steps(run, shown, tree, titles) if shown is not None else []
+    steps = _steps(run, shown, tree, titles, places) if shown is not None else []
     tip_row = rows.get(chosen) if chosen is not None else None
     pending = tip_row.step_id if tip_row and not tip_row.is_complete else None
     told = outcomes.of_run(tree)
     shown_number = shown.branch.number if shown is not None else None
     summary = summary_of(run, cutoff, run_words(run, told, cutoff))
     told = [_with_run_state(o, summary.state) for o in told]
+    told = with_lines(tree, told, places)
     shown_outcome = next((o for o in told if o.number == shown_number), None)
     canceled_by = people.canceled_by(run.session_id, run.public_id).words if run.status == "canceled" else ""
-    state = attention.RunState(run, tree, told, shown_outcome, summary.status == STALLED, canceled_by)
+    state = attention.RunState(run, tree, told, shown_outcome, summary.status == STALLED, canceled_by, places)
     detail = RunDetail(
         run=summary,
         graph=RunGraph(
@@ -190,7 +195,7 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
             # Declared delegations by their index, then runs the agent linked (no index), on every backend.
             for child in Run.objects.filter(parent_run=run).order_by(F("delegation_index").asc(nulls_last=True), "pk")
         ],
-        where=_where(run, tree, cutoff),
+        where=_where(run, tree, cutoff, places),
         pending_step_id=pending or None,
         pending_is_live=bool(pending) and _pending_is_live(run, shown_outcome),
         pending_title=(titles.get(chosen) or _step_text(run, pending)[0]) if pending and chosen is not None else None,
@@ -203,15 +208,28 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
         ),
         panels=attention.panels(state),
         commits=commits.of_run(run),
+        place=places.get(chosen) if chosen is not None else None,
     )
     return ShownRun(detail, tree)
 
 
-def _where(run: Run, tree: branches.RunBranches, cutoff: datetime) -> Whereabouts | None:
-    """The run's own line, as the session's head says it (attention.each)."""
-    if run.parent_run_id is not None:
-        return None
-    return attention.each(attention.places([run], {run.pk: tree}), cutoff)[0]
+def _where(run: Run, tree: branches.RunBranches, cutoff: datetime, places: dict[int, StepPlace]) -> Whereabouts | None:
+    """The run's own line, as the session's head says it (attention.each); a delegated run's page says it
+    the same way (its number among the session's runs is not shown there)."""
+    return attention.each(attention.places([run], {run.pk: tree}, at=places), cutoff)[0]
+
+
+def with_lines(
+    tree: branches.RunBranches, told: list[BranchOutcomeEntry], places: dict[int, StepPlace]
+) -> list[BranchOutcomeEntry]:
+    """Each branch with its line in the dashboard's words (attention.branch_line), its step placed in the
+    outline."""
+
+    def place(o: BranchOutcomeEntry) -> StepPlace | None:
+        pk = tree.by_public_id(int(o.tip_node_id))
+        return places.get(pk) if pk is not None else None
+
+    return [o.model_copy(update={"line": attention.branch_line(o, place(o))}) for o in told]
 
 
 def _with_run_state(outcome: BranchOutcomeEntry, run_state: StateName) -> BranchOutcomeEntry:
@@ -292,13 +310,20 @@ def _chosen_tip(tip: str | None, tree: branches.RunBranches) -> int | None:
 
 
 def branch_steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches) -> list[StepEntry]:
-    """The steps of one branch view as the run page lists them (the reports list every branch so)."""
+    """The steps of one branch view as the run page lists them (the reports list every branch so, by the
+    count of steps taken: they place no step in the outline)."""
     titles = {o.node_id: o.step_title for o in tree.outputs if o.step_title}
     titles |= _seen_titles(run, tree, titles, [])
-    return _steps(run, shown, tree, titles)
+    return _steps(run, shown, tree, titles, {})
 
 
-def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches, titles: dict[int, str]) -> list[StepEntry]:
+def _steps(
+    run: Run,
+    shown: branches.BranchView,
+    tree: branches.RunBranches,
+    titles: dict[int, str],
+    places: dict[int, StepPlace],
+) -> list[StepEntry]:
     """What was recorded on the way to the shown node: step outputs and checkpoints, in path order. A step
     answered on more than one branch (the agent rewound to it and answered again) says what the other
     branches' answers were: the graph draws the step once, but each branch has its own answer."""
@@ -335,6 +360,7 @@ def _steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches, tit
                 kind=record.kind,
                 step_id=record.step_id,
                 step_number=tree.step_number(node_pk),
+                place=places.get(node_pk),
                 title=title,
                 prompt=prompt,
                 notes_markdown=item.notes_markdown,
@@ -414,6 +440,7 @@ def node_detail(node_id: str) -> NodeDetail:
     makers = people.node_makers(run.session_id)
     tree = branches.read(run, records=False)
     number = tree.step_number(node.pk) if node.pk in tree.nodes else node.depth + 1
+    places = step_places.of_run(run)
     here = [
         StepEntry(
             node_id=str(node.public_id),
@@ -421,6 +448,7 @@ def node_detail(node_id: str) -> NodeDetail:
             kind="step",
             step_id=o.step_id,
             step_number=number,
+            place=places.get(node.pk),
             title=o.step_title or o.step_id,
             prompt=prompt,
             notes_markdown=o.notes_markdown,
@@ -438,6 +466,7 @@ def node_detail(node_id: str) -> NodeDetail:
             kind="checkpoint",
             step_id=node.pending_step_id,
             step_number=number,
+            place=places.get(node.pk),
             title="Checkpoint",
             prompt="",
             notes_markdown=c.notes_markdown,
@@ -451,6 +480,8 @@ def node_detail(node_id: str) -> NodeDetail:
     ]
     here.sort(key=lambda entry: entry.recorded_at)
     told = outcomes.of_run(tree)
+    summary = summary_of(run, None, run_words(run, told, stall_cutoff()))
+    told = with_lines(tree, [_with_run_state(o, summary.state) for o in told], places)
     mine = (
         next((o for o in told if o.number == tree.branch_of(node.pk).number), None) if node.pk in tree.nodes else None
     )
@@ -467,13 +498,14 @@ def node_detail(node_id: str) -> NodeDetail:
     session = run.session
     return NodeDetail(
         node_id=str(node.public_id),
-        run=summary_of(run, None, run_words(run, told, stall_cutoff())),
+        run=summary,
         session_name=naming.session_name(session.session_key, session.title, session.public_id),
         parent_id=str(parent.public_id) if parent is not None else None,
-        parent=_ref(tree, parent, titles) if parent is not None else None,
+        parent=_ref(tree, parent, titles, places) if parent is not None else None,
         depth=node.depth,
         step_number=None if node.is_complete else taken + 1,
         steps_taken=taken,
+        place=places.get(node.pk),
         made_by=made_by,
         step_id=node.pending_step_id or None,
         title="Complete" if node.is_complete else title,
@@ -485,7 +517,7 @@ def node_detail(node_id: str) -> NodeDetail:
         by=makers.get(node.public_id, people.NOBODY).words,
         recorded=here,
         recap=recap.path_recap(node),
-        branches=_branches(node, children, tree, titles, makers),
+        branches=_branches(node, children, tree, titles, makers, places),
         context=node.engine_state.get("context") or {},
         operator_fork=fork,
         on_branch=mine,
@@ -556,8 +588,13 @@ def next_in_words(entries: list[BranchEntry]) -> str:
     return ", ".join(f"{count} {words}" for count, words in shown)
 
 
-def _ref(tree: branches.RunBranches, node: Node, titles: dict[int, str]) -> NodeRef:
-    return NodeRef(node_id=str(node.public_id), step_number=_step_number(tree, node), title=titles[node.pk])
+def _ref(tree: branches.RunBranches, node: Node, titles: dict[int, str], places: dict[int, StepPlace]) -> NodeRef:
+    return NodeRef(
+        node_id=str(node.public_id),
+        step_number=_step_number(tree, node),
+        title=titles[node.pk],
+        place=places.get(node.pk),
+    )
 
 
 def _branches(
@@ -566,6 +603,7 @@ def _branches(
     tree: branches.RunBranches,
     titles: dict[int, str],
     makers: dict[int, people.Maker],
+    places: dict[int, StepPlace],
 ) -> list[BranchEntry]:
     """The children of `node`: each is a branch an agent can resume with its stateToken."""
     outputs = {o.child_id: o for o in Output.objects.filter(child__in=children)}
@@ -597,6 +635,7 @@ def _branches(
                 pending_step_id=child.pending_step_id or None,
                 created_at=child.created_at,
                 step_number=_step_number(tree, child),
+                place=places.get(child.pk),
                 title=titles[child.pk],
                 by=makers.get(child.public_id, people.NOBODY).words,
                 branch=tree.branch_of(child.pk).number if child.pk in tree.nodes else None,

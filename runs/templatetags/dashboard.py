@@ -161,6 +161,14 @@ def get(mapping: Any, key: Any) -> Any:
 
 
 @register.filter
+def panel_of(panels: Any, branch: Any) -> Any:
+    """The run page's panel (AttentionPanel) of the shown branch (a BranchOutcomeEntry), if it has one; the
+    other branches' panels are folded lines among the other branches."""
+    number = getattr(branch, "number", None)
+    return next((p for p in panels or [] if number is None or p.branch == number), None)
+
+
+@register.filter
 def loop_decisions(artifacts: Any) -> list[str]:
     """The loop decisions among a step's artifacts, as sentences (artifact_tables.loop_decision)."""
     found = (artifact_tables.loop_decision(a) for a in artifacts) if isinstance(artifacts, list) else ()

@@ -65,7 +65,9 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     page.goto(f"{site}/runs/{handed_off}/")
     page.wait_for_load_state("networkidle")
     handoff = page.locator('article.artifact[data-kind="wr.coding_handoff"]')
-    expect(handoff.locator(".artifact-title")).to_contain_text("Coding hand-off")
+    # Its own titled section, not one of the "Other artifacts".
+    expect(page.locator("section.handoff h2.artifact-title")).to_contain_text("Coding hand-off")
+    expect(page.locator("#artifacts-title")).to_have_count(0)
     fields = handoff.locator("dl.artifact-fields")
     expect(fields.locator("dt")).to_have_text(
         ["Branch name", "Corrected assumptions", "Files changed", "Key decisions", "Known limitations", "Tests added"]
@@ -75,6 +77,9 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     files = page.locator("table.changed-files")
     expect(files.locator("th")).to_have_text(["Path"])  # no empty Summary, no Risk full of dashes
     expect(files.locator("tbody tr")).to_have_count(2)
+    # Its files are listed once, in the changed-files table: the hand-off counts them and points there.
+    expect(page.get_by_text("src/orders.py", exact=True)).to_have_count(1)
+    expect(fields.get_by_text("2 files, listed under Changed files")).to_be_visible()
     handoff.scroll_into_view_if_needed()
     keep_screenshot(page, "handoff")
     assert_fits(page)

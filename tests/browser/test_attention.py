@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.layout import assert_fits, keep_screenshot
+from tests.browser.layout import PHONE, assert_fits, keep_screenshot
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.mcp_calls import start_workflow
@@ -71,7 +71,8 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     visit(sized_page, f"{site}/runs/{stalled.run_id}/", "stalled-run")
     panel = sized_page.locator(".state-panel.state-stalled")
     expect(panel).to_be_visible()
-    expect(panel.locator("h3")).to_contain_text("stalled since")
+    expect(panel.locator("h3")).to_contain_text("Stalled since")
+    expect(panel.locator("h3")).to_contain_text("resume it if the agent stopped")
     expect(panel.locator(".resume-sentence")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
     expect(sized_page.locator("#run-status-summary")).not_to_contain_text("running")
     expect(sized_page.locator("#run-title ~ ul.meta .badge")).to_have_text("Stalled")
@@ -83,11 +84,27 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     visit(sized_page, f"{site}/runs/{waiting.run_id}/", "waiting-run")
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     expect(panel).to_be_visible()
-    expect(panel.locator("h3")).to_have_text("Step 2 of 3, Approve the plan: waiting for your confirmation")
+    # A one-line verdict, the step, then where the answer goes: the agent's chat (no button on this page).
+    expect(panel.locator("h3")).to_have_text("Needs you: waiting for your confirmation")
+    expect(panel.locator(".step-line")).to_have_text("Step 2 of 3 · Approve the plan")
+    expect(panel.locator(".next-move")).to_contain_text("Answer in the agent's chat")
     expect(panel.locator(".asks strong")).to_have_text("ask them to approve it")
-    expect(sized_page.locator("#pending-needs-you")).to_be_visible()
+    expect(panel.locator(".panel-more p").first).not_to_be_visible()  # the why is folded
     expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
     expect(sized_page.locator("#run-title ~ ul.meta .badge")).to_have_text("Needs you")
+    # The run card in the sidebar carries its state, though the session has a single run.
+    expect(sized_page.locator(".runs-nav .run-link .badge")).to_have_text("Needs you")
+    # What the person must do comes before the session's and the run's ids and dates, at every size; on a
+    # phone the verdict is on the first screen.
+    verdict = panel.locator("h3").bounding_box()
+    assert verdict is not None
+    for facts in ("#session-facts", "#run-facts", ".exports"):
+        box = sized_page.locator(facts).bounding_box()
+        assert box is not None and (box["y"] > verdict["y"]) == (
+            sized_page.viewport_size == PHONE.size or facts == "#run-facts"
+        ), facts
+    if sized_page.viewport_size == PHONE.size:
+        assert verdict["y"] + verdict["height"] < PHONE.height
     console_log.assert_clean()
 
 
@@ -96,7 +113,8 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     visit(sized_page, f"{site}/runs/{canceled.run_id}/", "canceled-run")
     panel = sized_page.locator(".state-panel.state-canceled")
     expect(panel).to_be_visible()
-    expect(panel.locator("h3")).to_contain_text("Canceled at step 2 of 3")
+    expect(panel.locator("h3")).to_contain_text("Canceled")
+    expect(panel.locator(".step-line")).to_contain_text("Step 2 of 3 · ")
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     expect(sized_page.get_by_text("while the agent works")).to_have_count(0)
     expect(sized_page.locator(".mode-card")).to_have_count(0)  # no mode to switch on a canceled run
@@ -108,11 +126,11 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-run")
     # One folded line beside the live branch, which leads; "Resume…" opens the sentence.
     line = sized_page.locator(".left-behind-line#left_behind-1")
-    expect(line).to_contain_text("Branch 1, left at step 3 of 3")
+    expect(line).to_contain_text("Branch 1 · step 3 of 3 (")
     expect(line.locator(".resume-sentence")).not_to_be_visible()
     line.get_by_text("Resume…").click()
     expect(line.locator(".resume-sentence")).to_contain_text("Resume the WorkRail workflow")
-    line.get_by_role("link", name="Branch 1, left at step 3 of 3").click()
+    line.get_by_role("link", name="Branch 1 · step 3 of 3", exact=False).click()
     expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")
     panel = sized_page.locator(".state-panel.state-left_behind")
     expect(panel).to_be_visible()

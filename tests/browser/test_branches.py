@@ -27,7 +27,7 @@ def stuck(live_server, service_catalog) -> BlockedReview:
 
 
 # The one short line the run is said in (the session head, the run head and the sessions list agree).
-SUMMARY = "step 4 of 8, running"
+SUMMARY = "step 4 of 8, round 2, running"
 
 
 def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
@@ -46,7 +46,8 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page.locator("#findings-title")).to_have_count(0)
     callout = page.locator(".branch-callouts li")
     expect(callout).to_have_count(1)
-    expect(callout).to_contain_text("Branch 1 completed: Request changes, 1 critical finding")
+    expect(callout).to_contain_text("Branch 1 · Request changes, 1 critical finding")
+    expect(callout.locator(".badge")).to_have_text("Done")
     expect(page.locator("#pending-step")).to_contain_text("Review storage")
     expect(page.locator(".confirm summary")).to_have_text("Cancel run (all 2 branches)…")
     # The shared step's card is one on the graph, but branch 2 answered it again after the rewind.
@@ -63,7 +64,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page.locator("#synthesis-verdict")).to_contain_text("Verdict: Request changes")
     expect(page.locator("table.findings")).to_contain_text("SQL built from user input")
     expect(page.locator("table.findings .sev-critical")).to_have_count(1)
-    expect(page.locator(".branch-callouts li")).to_contain_text("Branch 2 open at step 4: Review storage")
+    expect(page.locator(".branch-callouts li")).to_contain_text("Branch 2 · step 4 of 8, round 2 (Review storage)")
     expect(page.locator(".branch-callouts li .badge")).to_have_text("Running")
     expect(page.locator(".answers-note")).to_contain_text("Answered again later, after a rewind, on branch 2")
     screenshot(page, "issue20-run-branch-1")
@@ -89,9 +90,10 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     panel = page.locator(".blocked-panel")
     expect(panel).to_be_visible()
     expect(page.locator("#pending-step")).to_have_count(0)  # not an ordinary "Pending step" banner
-    expect(panel.locator("h3")).to_have_text("Step 2, Record the Changed Files: the agent's answer was refused")
-    # The developer's question first: is it mine to act? Then the call to give a stuck agent.
-    # The developer's question first, in one line; the call to give a stuck agent is folded under it.
+    # A one-line verdict in the dashboard's words, then the step in the outline; the call to give a stuck
+    # agent is folded under them.
+    expect(panel.locator("h3")).to_have_text("Blocked: the agent's answer was refused")
+    expect(panel.locator(".step-line")).to_have_text(re.compile(r"^Step 2 of \d+ · Record the Changed Files$"))
     expect(panel.locator(".verdict")).to_have_text(
         "Blocked: the agent must resend step 2 (Record the Changed Files) with a mr_review.changed_files artifact."
     )
@@ -114,7 +116,8 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     refused.locator("summary").click()
     expect(refused).to_contain_text("Listed the files in my head.")
     expect(page.locator("#session-run-lines")).to_contain_text("blocked")
-    expect(page.locator(".badge.state-blocked")).to_have_count(2)  # the session's head and the run's
+    # The session's head, the run's card in the runs list and the run's own head.
+    expect(page.locator(".badge.state-blocked")).to_have_count(3)
     screenshot(page, "issue20-session-blocked")
 
     panel.get_by_role("link", name=re.compile("Open the refused step's node")).click()

@@ -58,7 +58,7 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert f'href="/runs/{stuck.run_id}/">Risk-Scaled Merge Request Review</a>' in rows["blocked"]
     assert "(run 2 of 2)" in rows["blocked"] and "blocked: missing mr_review.changed_files artifact" in rows["blocked"]
     assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3, stalled since " in rows["stalled"]
-    assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled</span>" in rows["canceled"]
+    assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled at " in rows["canceled"]
     # The badge says whose move it is: the state of the session's most urgent run, and a chip for each state
     # (a run that waits for the user is not counted as stalled, however long it waits).
     chips = html.split('class="status-chips"')[1].split("</ul>")[0]
@@ -89,7 +89,10 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     assert summary.startswith("step 2 of 3, stalled since") and "open" not in summary
     assert "where the agent works" not in html and "the agent&#x27;s move" not in html
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
-    assert "stalled since" in panel and "Copy the sentence" in panel
+    verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
+    assert "Stalled since " in verdict and "resume it if the agent stopped" in verdict and "Copy the sentence" in panel
+    # The why is folded under the verdict, the sentence to copy is not.
+    assert panel.index("resume-sentence") < panel.index('class="panel-more"') < panel.index("No step has been recorded")
     assert "Resume the WorkRail workflow: call continue_workflow with stateToken &quot;st" in panel
 
 
@@ -98,21 +101,27 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
     html = page(client, f"/runs/{waiting.run_id}/")
     assert 'class="badge state-needs_you">Needs you</span>' in html and "state-stalled" not in html
-    assert 'id="pending-needs-you"' in html and "it waits for your confirmation" in html
+    # The panel is the pending step's line: one verdict, not a "Pending step" bar above it saying the same.
+    assert 'id="pending-step"' not in html
     panel = html.split('class="state-panel state-waiting_for_user"')[1].split("</section>")[0]
-    assert "Step 2 of 3, Approve the plan: waiting for your confirmation" in panel
-    assert "What the step asks you to confirm" in panel and "<strong>ask them to approve it</strong>" in panel
-    # The plan itself, as the agent wrote it, comes first: that is what the person approves.
+    verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
+    assert verdict.endswith(">Needs you: waiting for your confirmation")
+    assert "Step 2 of 3 · Approve the plan" in panel
+    # First where the answer goes (the agent's chat: no button here), then what the step asks, then the plan.
+    move = panel.split('class="next-move"')[1].split("</p>")[0]
+    assert "Answer in the agent&#x27;s chat" in move and "no approve button" in move
+    assert panel.index('class="next-move"') < panel.index("What the step asks you to confirm")
+    assert "<strong>ask them to approve it</strong>" in panel
     approve = panel.split('class="markdown to-approve"', 1)[1].split("</div>", 1)[0]
     assert "Planned it: two modules, one migration." in approve
-    assert panel.index("What the agent asks you to approve") < panel.index("What the step asks you to confirm")
+    assert panel.index("What the step asks you to confirm") < panel.index("The agent's latest notes, to review")
 
 
 def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, service_catalog):
     canceled = made.canceled()
     html = page(client, f"/runs/{canceled.run_id}/")
     panel = html.split('class="state-panel state-canceled"')[1].split("</section>")[0]
-    assert "Canceled at step 2 of 3" in panel and "told the run was canceled" in panel
+    assert "Canceled " in panel.split("</h3>")[0] and "Step 2 of 3 · " in panel and "told the run was canceled" in panel
     assert "RUN_CANCELED" not in panel  # the error code is not a word for people
     # Nobody's move is pending on a canceled run, and the page does not say an agent works.
     assert 'id="pending-step"' not in html and "while the agent works" not in html
@@ -121,7 +130,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     html = page(client, f"/runs/{rewound.run_id}/")
     # Beside the live branch, the branch left behind is one line; its resume sentence is behind "Resume…".
     line = html.split('class="left-behind-line" id="left_behind-1"')[1].split("</details>")[0]
-    assert "Branch 1, left at step 3 of 3" in line and 'class="badge state-left_behind">Left behind</span>' in line
+    assert "Branch 1 · step 3 of 3 (" in line and 'class="badge state-left_behind">Left behind</span>' in line
     assert "<summary" in line and "Resume…</summary>" in line and "Resume the WorkRail workflow" in line
     assert 'class="state-panel state-left_behind"' not in html
     # The live branch leads: its pending step comes before the branches left behind.
@@ -130,7 +139,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     tip = line.split('href="?tip=')[1].split('"')[0]
     shown = page(client, f"/runs/{rewound.run_id}/?tip={tip}")
     panel = shown.split('class="state-panel state-left_behind"')[1].split("</section>")[0]
-    assert "nothing needs doing" in panel and "Show branch 1" in panel
+    assert "Left behind: the work goes on along branch 2" in panel and "Nothing to do." in panel
     assert 'id="pending-step"' not in shown
 
 

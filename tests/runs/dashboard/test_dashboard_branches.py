@@ -9,8 +9,9 @@ from tests.support.branched_review import blocked_review, forked_review, node_id
 
 pytestmark = pytest.mark.django_db
 
-# Where the run is, in the dashboard's words (runs/readmodels/states.py): its newest branch, where the agent works.
-WHERE = "step 4 of 8, running"
+# Where the run is, in the dashboard's words (runs/readmodels/states.py): its newest branch, where the agent works,
+# placed in the outline (the review loop is its 4th entry; the agent is in its 2nd round).
+WHERE = "step 4 of 8, round 2, running"
 
 
 def html_of(client: Client, url: str) -> str:
@@ -23,19 +24,19 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     review = forked_review()
     newest = html_of(client, f"/runs/{review.run_id}/")
     assert 'id="synthesis-title"' not in newest and 'id="findings-title"' not in newest
-    assert "Branch 1 completed: Request changes, 1 critical finding" in newest
+    assert "Branch 1 · Request changes, 1 critical finding" in newest
     assert f'href="/runs/{review.run_id}/?tip={review.done_tip}"' in newest
     assert f'id="run-status-summary">{WHERE}' in newest
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
-    assert "Synthesis of branch 1" in first and "Artifacts that stand on branch 1" in first
+    assert "Synthesis of branch 1" in first and "Artifacts in force at the end" in first
     assert "SQL built from user input" in first  # the findings table
-    assert "Branch 2 open at step 4: Review storage" in first
+    assert "Branch 2 · step 4 of 8, round 2 (Review storage)" in first
 
     assert WHERE in html_of(client, f"/sessions/{review.session_id}/")
     assert WHERE in html_of(client, "/sessions/")
     node = html_of(client, f"/nodes/{review.open_tip}/")
-    assert "On branch 2" in node and "Branch 1 completed: Request changes, 1 critical finding" in node
+    assert "On branch 2" in node and "Branch 1 · Request changes, 1 critical finding" in node
 
 
 def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(client, service_catalog):
@@ -53,7 +54,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert 'Showing branch 1</strong> of 2: <span class="badge state-done">Done</span>' in first
-    assert "Branch 2 open at step 4: Review storage</a>" in first and "· the newest" in first
+    assert "Branch 2 · step 4 of 8, round 2 (Review storage)</a>" in first and "· the newest" in first
     assert 'class="badge state-running">Running</span>' in first
 
 
@@ -82,9 +83,10 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert 'class="blocked-panel"' in html, url
         # A one-line verdict first; the call, the example and the artifact's shape behind a disclosure.
         assert (
-            "<strong>Blocked: the agent must resend step 2 (Record the Changed Files) with a "
-            "mr_review.changed_files artifact.</strong>"
+            '<p class="verdict" id="verdict-1">Blocked: the agent must resend step 2 (Record the Changed Files) with '
+            "a mr_review.changed_files artifact.</p>"
         ) in html, url
+        assert ">Blocked: the agent's answer was refused</h3>" in html and "Step 2 of " in html, url
         more = html.split('<details class="blocked-more"')[1].split("</details>")[0]
         assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url
         assert 'id="pending-step"' not in html, url
@@ -105,8 +107,8 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert "Refused at " in html, url
 
     session = html_of(client, f"/sessions/{stuck.session_id}/")
-    # Said once in the session's head and once in the run: not in the runs list or the panel again.
-    assert session.count('badge state-blocked">Blocked</span>') == 2
+    # Said in the session's head, on the run's card in the runs list (every card has its badge), and in the run.
+    assert session.count('badge state-blocked">Blocked</span>') == 3
 
     node = html_of(client, f"/nodes/{stuck.node_id}/")
     # The node page does not repeat the panel: it gives the verdict and links to the panel on the run page.

@@ -60,16 +60,17 @@ def test_a_checkpoint_is_listed_once_and_not_numbered_as_a_step(client, service_
     assert outside_synthesis.count("Halfway: plan drafted.") == 1  # among the branch's steps, not again below
     steps = html.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     assert "Halfway: plan drafted." in steps
-    assert "saved while step 2 was pending" in steps
+    assert "saved while step 2 of 3 was pending" in steps
     headings = re.findall(r"<h3>(.*?)</h3>", steps)
     assert headings == [
-        "Step 1 · Clarify Goal and Constraints",
+        "Step 1 of 3 · Clarify Goal and Constraints",
         "Checkpoint during Draft Plan with Risks",
-        "Step 2 · Draft Plan with Risks",
-        "Step 3 · Self-Check the Plan",
+        "Step 2 of 3 · Draft Plan with Risks",
+        "Step 3 of 3 · Self-Check the Plan",
     ]
     notes = html.split('id="notes-title"', 1)[1].split("</section>", 1)[0]
-    assert "None besides the checkpoints listed among the branch's steps above." in notes
+    assert "Nothing more: the checkpoints are listed with the run's steps above." in notes
+    assert "all shown with the run's steps" in notes and "besides" not in notes
 
 
 def test_the_fork_points_answers_are_told_apart_by_branch_and_first_words(client, service_catalog):

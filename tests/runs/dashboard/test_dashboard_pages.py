@@ -173,7 +173,7 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     assert "Triage the Change" in steps and "Went on after the checkpoint." in steps
     assert steps.count("<summary>Prompt</summary>") >= 6
     assert "Checkpoint during" in steps
-    assert "Pending step:" in html and "Summarize the Review" in html
+    assert "<strong>Pending step " in html and "Summarize the Review" in html
     assert "Session notes and checkpoints" in html and "Checkpoint: halfway." in html
     timeline = between(html, 'id="timeline-title"', "</section>")
     points = dict(re.findall(r'data-run-id="(run_\w+)" data-points="(\d+)"', timeline))
@@ -469,7 +469,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     assert 'Showing branch 1</strong> of 3: <span class="badge state-done">Done</span>' in shown
     # The newest branch leads; the two open ones were left behind by the rewinds, and are badged so.
     summary = between(html, 'id="run-status-summary">', "</span>").removeprefix('id="run-status-summary">')
-    assert summary == "done", summary
+    assert summary.startswith("finished "), summary  # beside the "Done" badge: when, not "done" again
     assert html.count('class="left-behind-line"') == 2 and "state-open" not in html
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis

@@ -197,8 +197,8 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
     page = client.get(f"/nodes/{child.public_id}/").content.decode()
     meta = " ".join(re.sub(r"<[^>]+>", "", between(page, '<ul class="meta">', "</ul>")).split())
-    assert "step 1 of its branch" in meta and "step 2" not in meta
-    assert f"started by hand from step 1 · Prepare {root[:8]}" in meta
+    assert meta.startswith("step 1 of 5 ") and "step 2" not in meta
+    assert f"started by hand from step 1 of 5 · Prepare {root[:8]}" in meta
     recap = between(page, 'id="recap-title"', "</section>")
     assert "where the run started" not in recap
     assert "No notes were recorded on the way to this node" in recap and "empty recap" in recap
@@ -211,7 +211,7 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     crumbs = between(page, '<p class="crumbs">', "</p>")
     assert ">REL-7</a>" in crumbs and "ses_" not in re.sub(r"<[^>]+>", "", crumbs)
     # The crumb names the node by its step; its id only in the tooltip, not read as part of its name.
-    assert f'<span title="node {child.public_id}">step 1 · Prepare</span>' in crumbs
+    assert f'<span title="node {child.public_id}">step 1 of 5 · Prepare</span>' in crumbs
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", "", run_page).split())
     # Reading the branch's token is not answering on it: no agent has taken the branch up yet.
@@ -227,7 +227,7 @@ def test_a_branch_started_by_hand_later_in_the_run_counts_the_steps_before_it(cl
     child = Node.objects.get(parent=staged)
     page = client.get(f"/nodes/{child.public_id}/").content.decode()
     meta = " ".join(re.sub(r"<[^>]+>", "", between(page, '<ul class="meta">', "</ul>")).split())
-    assert "step 2 of its branch" in meta and "started by hand from step 2 · Deploy to staging" in meta
+    assert meta.startswith("step 2 of 5 ") and "started by hand from step 2 of 5 · Deploy to staging" in meta
     assert "Did prepare." in between(page, 'id="recap-title"', "</section>")  # the path's notes are its history
 
 

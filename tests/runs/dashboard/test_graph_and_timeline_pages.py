@@ -64,7 +64,7 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     # The shown branch's checkpoint is listed among its steps (issue 32: once per page), not under the notes.
     assert "saved while step" in session.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     node = page(client, f"/nodes/{full}/")
-    assert re.search(r"<title>Step \d+ · Record what the slice showed · ", node)
+    assert re.search(r"<title>Step \d+ of \d+, round \d+ · Record what the slice showed · ", node)
     assert f"· node {full[:8]}" not in node
 
 
@@ -98,7 +98,9 @@ def test_one_step_count_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     assert newest is not None
     html = page(client, f"/runs/{looped.run_id}/")
     words = " ".join(re.sub(r"<[^>]+>", " ", html).split())
-    assert "Running step 5, running" in words, words
+    # The sentences place the step in the outline (the loop is its 2nd entry, in its 2nd round); the graph's
+    # cards and tabs count the steps taken on the branch, with the round as "↻ 2".
+    assert "Running step 2 of 3, round 2, running" in words, words
     assert "open at step 6" not in words and "open at step 4" not in words
     assert tabs(html)[1] == "Branch 2: Record what the slice showed (step 5, newest) · forked at step 4"
     assert card_step_line(html, str(newest.public_id)) == "step 5 · ↻ 2"
@@ -111,6 +113,6 @@ def test_one_step_count_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
 
     # Showing branch 1: its callout for branch 2 says the same step.
     first = page(client, f"/runs/{looped.run_id}/?tip={newest.parent.public_id if newest.parent else ''}")
-    assert "Branch 2 open at step 5: Record what the slice showed" in first
+    assert "Branch 2 · step 2 of 3, round 2 (Record what the slice showed)" in first
     node = page(client, f"/nodes/{newest.public_id}/")
-    assert "step 5 of its branch" in node
+    assert "<li>step 2 of 3, round 2</li>" in node

@@ -132,9 +132,12 @@ def test_a_hand_off_is_said_as_fields_and_its_files_leave_summary_and_risk_out()
         "Key decisions": ("", ["Cache behind the repository."], False),
         "Known limitations": ("", [], True),
         "Tests added": ("", ["tests/test_cache.py"], False),
-        "Files changed": ("", ["app/cache.py"], False),
+        # Listed once: the changed-files table holds the paths, the hand-off counts them and points there.
+        "Files changed": ("1 file, listed under Changed files", [], False),
         "Corrected assumptions": ("", ["Assumed: one reader; Actual: two readers"], False),
     }
+    assert [f.path for f in result.changed_files] == ["app/cache.py"]
+    assert result.handoffs == [entry] and result.not_handoffs == []
     assert not result.files_have_summary and not result.files_have_risk
     both = tables(
         [

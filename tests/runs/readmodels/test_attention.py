@@ -13,9 +13,9 @@ from django.utils import timezone
 
 from runs.execution import session_actions
 from runs.models import Event, EventKind, Observation, Run, Session
-from runs.readmodels import attention, commits, overview, run_view
+from runs.readmodels import attention, commits, overview, resources, run_view
 from tests.support.attention_sessions import git, run_to_the_end
-from tests.support.branched_review import blocked_review
+from tests.support.branched_review import blocked_review, forked_review
 from tests.support.mcp_calls import continue_workflow, notes_for, start_workflow
 from tests.support.sample_session import advance
 from tests.support.workflow_files import step_doc, workflow_doc, write_json
@@ -83,7 +83,10 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     assert detail.run.status_summary == "waiting for you at step 2: Approve the plan"
     [panel] = detail.panels
     assert panel.kind == "waiting_for_user"
-    assert panel.title == "Step 2 of 3, Approve the plan: waiting for your confirmation"
+    # One short verdict, then the step, then where the answer goes: the agent's chat, no button here.
+    assert panel.title == "Needs you: waiting for your confirmation"
+    assert (panel.step.words, panel.step_title) == ("step 2 of 3", "Approve the plan")
+    assert panel.next_move.startswith("Answer in the agent's chat") and "no approve button" in panel.next_move
     assert "ask them to approve it" in panel.asks
     # What to approve: the agent's own latest notes on the branch, not only the step's instruction.
     assert panel.to_approve == "Planned it."
@@ -132,8 +135,8 @@ def test_a_quiet_run_is_stalled_since_its_last_step_and_says_how_to_resume(servi
     assert detail.run.status_summary.startswith("stalled at step 2")
     assert "where the agent works" not in detail.run.status_summary and "open" not in detail.run.status_summary
     [panel] = detail.panels
-    assert panel.kind == "stalled" and panel.title.startswith("Step 2 of 3, ")
-    assert "stalled since" in panel.title
+    assert panel.kind == "stalled" and panel.title.startswith("Stalled since ")
+    assert panel.title.endswith(": resume it if the agent stopped") and panel.step.words == "step 2 of 3"
     assert panel.state_token and panel.state_token in panel.sentence
     assert panel.sentence.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")
     # The token resumes at that step: the agent is shown it again with a fresh ackToken.
@@ -162,10 +165,11 @@ def test_a_canceled_run_says_when_and_by_whom_and_that_its_tokens_are_dead(servi
     run_id = start["session"]["runId"]
     session_actions.cancel_run(run_id)
     row = _row(start["session"]["sessionId"])
-    assert (row.where.place, row.where.words, row.where.run_id) == ("canceled", "canceled", run_id)
+    assert (row.where.place, row.where.run_id) == ("canceled", run_id)
+    assert row.where.words.startswith("canceled at ") and row.where.words.endswith(" UTC")  # when, beside its badge
     [panel] = run_view.run_detail(run_id).panels
     assert panel.kind == "canceled"
-    assert panel.title.startswith("Canceled at step 2 of 3 (")
+    assert panel.title.startswith("Canceled at ") and panel.step.words == "step 2 of 3"
     assert "told the run was canceled" in panel.for_you and "RUN_CANCELED" not in panel.for_you
 
 
@@ -179,9 +183,9 @@ def test_a_branch_left_behind_by_a_rewind_has_its_own_panel_with_the_token_to_go
     detail = run_view.run_detail(run_id)
     left = [p for p in detail.panels if p.kind == "left_behind"]
     assert [p.branch for p in left] == [1]
-    assert left[0].title.startswith("Branch 1, left at step 3 of 3")
+    assert left[0].title == "Left behind: the work goes on along branch 2"
+    assert left[0].step.words == "step 3 of 3"
     assert "when the agent went back to an earlier step" in left[0].for_you
-    assert "The work continues along branch 2." in left[0].for_you
     assert left[0].state_token in left[0].sentence
     # Shown on its own, the left-behind branch's panel comes first.
     shown = run_view.run_detail(run_id, tip=left[0].node_id)
@@ -197,7 +201,9 @@ def test_a_working_run_and_a_completed_one_say_so_in_a_few_words(service_catalog
             stateToken=answer["stateToken"], ackToken=answer["ackToken"], output=notes_for(answer["pending"])
         )
     row = _row(start["session"]["sessionId"])
-    assert (row.where.place, row.where.words, row.where.state) == ("completed", "done", "done")
+    # Beside its "Done" badge the line says when, never "done" again.
+    assert (row.where.place, row.where.state) == ("completed", "done")
+    assert row.where.words.startswith("finished ") and row.where.words.endswith(" UTC")
     assert row.state == "done"
     assert run_view.run_detail(start["session"]["runId"]).panels == []
 
@@ -301,3 +307,21 @@ def test_a_rebuilt_store_keeps_the_commits_and_who_is_waited_for(repo, confirm_w
     before = snapshot()
     rebuild_projections()
     assert snapshot() == before
+
+
+# --- one vocabulary --------------------------------------------------------------------------------------
+
+
+def test_each_branch_line_names_its_place_beside_its_badge_and_never_reaches_an_agent(service_catalog):
+    review = forked_review()
+    detail = run_view.run_detail(review.run_id, tip=review.done_tip)
+    [other] = detail.other_branches
+    assert detail.branch is not None
+    # The badge says the state (Done, Running); the line says which branch and where, in the outline's terms.
+    assert (detail.branch.state, detail.branch.line) == ("done", "Branch 1 · Request changes, 1 critical finding")
+    assert (other.state, other.line) == ("running", "Branch 2 · step 4 of 8, round 2 (Review storage)")
+    for line in (detail.branch.line, other.line):
+        assert not any(word in line for word in ("open at", "left at", "completed", "where the agent works"))
+    # The agent's resource keeps its own words: the dashboard's line is not part of its answer.
+    answer = resources.read_run(review.run_id)
+    assert all("line" not in branch for branch in [answer["branch"], *answer["otherBranches"]] if branch)

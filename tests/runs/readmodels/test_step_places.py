@@ -1,0 +1,49 @@
+"""Where a step sits in its workflow's outline (runs/readmodels/step_places.py): "step 2 of 3", and in a
+loop "step 2 of 3, round 2", never the count of steps taken, which runs past the outline's length as soon
+as a loop repeats. The run page's steps, its where-line, its panels and the node page all say it."""
+
+from __future__ import annotations
+
+import pytest
+
+from runs.contract.dashboard import StepPlace
+from runs.models import Node, Run
+from runs.readmodels import run_view, step_places
+from tests.support.looped_run import looped_and_forked
+from tests.support.mcp_calls import ack, start_workflow
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_place_is_the_cursors_outline_entry_and_its_loops_round():
+    assert step_places.place(0, None, 3) == StepPlace(position=1, length=3)
+    assert step_places.place("1", "2", 3) == StepPlace(position=2, length=3, round=2)
+    assert step_places.place(3, None, 3) is None  # the cursor of a completed run stands past the end
+    assert step_places.place(None, None, 3) is None
+    assert StepPlace(position=2, length=3).words == "step 2 of 3"
+    assert StepPlace(position=2, length=3, round=2).words == "step 2 of 3, round 2"
+
+
+def test_a_looped_run_says_its_outline_position_and_round_not_the_steps_taken(service_catalog):
+    looped = looped_and_forked(service_catalog["extra"], iterations=3, stop_after=5)
+    run = Run.objects.get(public_id=looped.run_id)
+    places = step_places.of_run(run)
+    first_step = Node.objects.get(run=run, depth=1)
+    assert places[first_step.pk].words == "step 2 of 3, round 1"
+    words = [p.words if p else "" for _, p in sorted((n.depth, places.get(n.pk)) for n in run.nodes.all())]
+    assert words[0] == "step 1 of 3"
+    assert "step 2 of 3, round 3" in words  # the sixth step taken is still the outline's second entry
+    assert all(" of 3" in w for w in words if w)  # never "step 6"
+    detail = run_view.run_detail(looped.run_id)
+    said = [step.place.words for step in detail.steps if step.place is not None]
+    assert said[:3] == ["step 1 of 3", "step 2 of 3, round 1", "step 2 of 3, round 1"]
+    assert detail.where is not None and detail.where.words.startswith("step 2 of 3, round ")
+
+
+def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
+    parallel = ack(start_workflow(fanout, {"moduleName": "billing"}))
+    first = parallel["pending"]["delegations"][0]
+    detail = run_view.run_detail(first["runId"])
+    assert detail.run.delegated_by is not None
+    # Not the agent's branch-by-branch words ("open at step 1: Run tests"): the dashboard's own.
+    assert detail.where is not None and detail.where.words == "step 1 of 2, running"
