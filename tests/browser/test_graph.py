@@ -86,9 +86,11 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
     assert nodes >= 300
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{site}/runs/{looped.run_id}/")
-    # The straight stretch of branch 1 is one dashed line saying which steps it stands for; the rest,
-    # the fork and both ends, are cards. Nothing scrolls sideways: the drawing is as wide as its box at most.
-    expect(page.locator("svg.run-graph .gap-text").first).to_have_text(re.compile(r"^⋯ steps \d+-\d+$"))
+    # The straight stretch of branch 1 is one dashed line saying which rounds of the loop (the step the
+    # cards on either side name) it stands for; the rest, the fork and both ends, are cards. Nothing scrolls
+    # sideways: the drawing is as wide as its box at most.
+    expect(page.locator("svg.run-graph .gap-text").first).to_have_text(re.compile(r"^⋯ rounds \d+-\d+$"))
+    expect(page.locator("svg.run-graph .gap title").first).to_contain_text(re.compile(r"\(step 2 of 3, rounds "))
     drawn = page.locator("svg.run-graph a.graph-node").count()
     assert 10 < drawn < nodes / 4
     widths = page.locator(".graph-fit").evaluate(
