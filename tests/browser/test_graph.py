@@ -18,11 +18,6 @@ from tests.support.sample_session import two_runs_one_forked_twice
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
 
-@pytest.fixture
-def site(live_server) -> str:
-    return str(live_server.url)
-
-
 def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, service_catalog, settings):
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     page.set_viewport_size({"width": 1280, "height": 900})
