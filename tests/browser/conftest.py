@@ -18,6 +18,7 @@ import pytest
 
 from tests.browser import screenshot
 from tests.browser.layout import VIEWPORTS, Viewport
+from tests.support.sample_session import Built, two_runs_one_forked_twice
 
 # Playwright's sync API runs an asyncio loop in this thread, and Django refuses database calls from a
 # thread with a running loop unless told that this is fine (it is: the calls are synchronous).
@@ -166,3 +167,15 @@ def page(browser: Any, console_log: ConsoleLog, request: pytest.FixtureRequest) 
         context.close()
     if console_log.csp_violations and not console_log._csp_allowed:
         pytest.fail("Content Security Policy violations:\n" + "\n".join(console_log.csp_violations), pytrace=False)
+
+
+@pytest.fixture
+def site(live_server: Any) -> str:
+    """The live server's address; a test that asks for it runs against the test database's rows."""
+    return str(live_server.url)
+
+
+@pytest.fixture
+def forked(live_server: Any, service_catalog: Any) -> Built:
+    """A review with a second run, forked twice (tests/support/sample_session.py)."""
+    return two_runs_one_forked_twice()

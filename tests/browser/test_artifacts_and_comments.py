@@ -27,11 +27,6 @@ HANDOFF = {
 
 
 @pytest.fixture
-def site(live_server) -> str:
-    return str(live_server.url)
-
-
-@pytest.fixture
 def built(live_server, service_catalog) -> Built:
     return two_runs_one_forked_twice()
 

@@ -17,11 +17,6 @@ pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread s
 
 
 @pytest.fixture
-def site(live_server) -> str:
-    return str(live_server.url)
-
-
-@pytest.fixture
 def quiet_after_30(settings):
     settings.WORKRAIL_STALL_MINUTES = 30
 

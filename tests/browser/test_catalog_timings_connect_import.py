@@ -14,20 +14,9 @@ from playwright.sync_api import expect
 from runs.dashboard.connect import connection_instructions
 from runs.store import tool_calls
 from tests.browser.layout import DESKTOP, assert_fits, keep_screenshot, viewport_name
-from tests.support.sample_session import Built, two_runs_one_forked_twice
 from tests.support.timed_calls import Timed
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
-
-
-@pytest.fixture
-def site(live_server) -> str:
-    return str(live_server.url)
-
-
-@pytest.fixture
-def forked(live_server, service_catalog) -> Built:
-    return two_runs_one_forked_twice()
 
 
 def visit(page, url: str, name: str) -> None:

@@ -24,11 +24,6 @@ def built(live_server, service_catalog) -> Built:
     return two_runs_one_forked_twice()
 
 
-@pytest.fixture
-def site(live_server) -> str:
-    return str(live_server.url)
-
-
 def test_a_session_with_two_runs_switch_runs_and_open_a_node(page, console_log, site, built):
     page.goto(site + "/sessions/")
     screenshot(page, "sessions")

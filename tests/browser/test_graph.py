@@ -18,11 +18,6 @@ from tests.support.sample_session import two_runs_one_forked_twice
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
 
-@pytest.fixture
-def site(live_server) -> str:
-    return str(live_server.url)
-
-
 # The step lines (and what-made-it lines) of the graph's cards that run past their card's right edge.
 STEP_LINES_OVERFLOW = """() => [...document.querySelectorAll("svg.run-graph .graph-node")].flatMap((node) => {
   const card = node.querySelector("rect.card").getBBox();

@@ -16,7 +16,7 @@ from runs.store import tool_calls
 from tests.browser.layout import assert_fits, keep_screenshot
 from tests.support.branched_review import BlockedReview, blocked_review
 from tests.support.looped_run import Looped, looped_and_forked
-from tests.support.sample_session import REVIEW, Built, two_runs_one_forked_twice
+from tests.support.sample_session import REVIEW, Built
 from tests.support.timed_calls import Timed
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
@@ -27,16 +27,6 @@ class Samples:
     forked: Built
     blocked: BlockedReview
     looped: Looped
-
-
-@pytest.fixture
-def site(live_server) -> str:
-    return str(live_server.url)
-
-
-@pytest.fixture
-def forked(live_server, service_catalog) -> Built:
-    return two_runs_one_forked_twice()
 
 
 @pytest.fixture

@@ -23,11 +23,6 @@ URGENT_FIRST = ["needs_you", "blocked", "stalled", "running", "canceled", "done"
 
 
 @pytest.fixture
-def site(live_server) -> str:
-    return str(live_server.url)
-
-
-@pytest.fixture
 def every_state(live_server, service_catalog, settings) -> dict[str, str]:
     """A session in each state, outside git, made oldest activity first in an order unlike the urgent one."""
     settings.WORKRAIL_STALL_MINUTES = 30

@@ -6,19 +6,12 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from runs.readmodels import attention, run_view
+from runs.readmodels import run_view
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.mcp_calls import start_workflow
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh_places():
-    attention._KEPT.clear()
-    yield
-    attention._KEPT.clear()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
 
 
 def page(client: Client, url: str) -> str:

@@ -13,23 +13,16 @@ from django.utils import timezone
 
 from runs.execution import session_actions
 from runs.models import Event, EventKind, Observation, Run, Session
-from runs.readmodels import attention, commits, overview, resources, run_view
+from runs.readmodels import commits, overview, resources, run_view
 from tests.support.attention_sessions import git, run_to_the_end
 from tests.support.branched_review import blocked_review, forked_review
 from tests.support.mcp_calls import continue_workflow, notes_for, start_workflow
 from tests.support.sample_session import advance
 from tests.support.workflow_files import step_doc, workflow_doc, write_json
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
 
 CONFIRM = "team.confirm"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_places():
-    attention._KEPT.clear()
-    yield
-    attention._KEPT.clear()
 
 
 @pytest.fixture

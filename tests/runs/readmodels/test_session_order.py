@@ -10,19 +10,12 @@ import pytest
 from django.utils import timezone
 
 from runs.models import Session
-from runs.readmodels import attention, overview, states
+from runs.readmodels import overview, states
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.mcp_calls import start_workflow
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh_places():
-    attention._KEPT.clear()
-    yield
-    attention._KEPT.clear()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
 
 
 def _age(session_id: str, minutes: int) -> None:
