@@ -42,5 +42,7 @@ def figure(run: RunDetail) -> SafeString:
 
 def caption(run: RunDetail, drawing: str) -> str:
     """How to read the drawing: only the marks it holds."""
-    marks = [MARKS[entry.key] for entry in graph_drawing.legend(run.graph, shown=None) if entry.key in MARKS]
+    marks = [
+        MARKS[entry.key] for entry in graph_drawing.legend(run.graph, shown=None, counted=True) if entry.key in MARKS
+    ]
     return " ".join([INTRO, *marks, *([GAP] if 'class="gap"' in drawing else [])])

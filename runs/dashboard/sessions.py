@@ -211,6 +211,11 @@ def _session_page(
 ) -> HttpResponse:
     steps = run.steps if run else []
     show_all = request.GET.get("steps") == "all"
+    # A session of one run, shown with its where-line in its card (by its panel, what a phone shows first):
+    # the session's head would say the same line again.
+    said_by_run = (
+        run is not None and run.where is not None and [line.run_id for line in detail.run_lines] == [run.run.run_id]
+    )
     shown = steps if show_all else steps[-STEPS_SHOWN:]
     return render(
         request,
@@ -220,6 +225,7 @@ def _session_page(
             "detail": detail,
             "session": detail.session,
             "run_items": run_tree(detail.runs),
+            "head_lines": [] if said_by_run else detail.run_lines,
             "run": run,
             "selected_run": run.run.run_id if run else None,
             "timeline_marks": timeline_marks.marks(trees.values(), {r.run_id: r.state for r in detail.runs}),

@@ -4,11 +4,11 @@ Pure: from the run's graph (runs.contract.dashboard.RunGraph, laid out by graph.
 depth, a lane per branch, lane order = branch numbers) to SVG text, with no script and nothing
 loaded. Every text put in it is escaped here (step titles come from workflow files and agents).
 
-Each card shows the step's title (up to two lines, then shortened; in full in its tooltip), the step
-it stands at (branches.step_numbers, the one count every door uses: a checkpoint's card reads
-"step 5 · checkpoint" and does not move the count), the loop iteration it stands in ("↻ 2"), and what
-made it when it was not a step (a checkpoint, an operator fork: "by hand"); a blocked branch's tip is
-drawn in red. The newest node and the shown one carry tags, the shown branch's path is drawn in the
+Each card shows the step's title (up to two lines, then shortened; in full in its tooltip), where its
+pending step sits in the workflow's outline in the step list's words (GraphNode.place, step_places.py:
+"step 4 of 8, round 2"; a checkpoint's card names its step's place too), and what made it when it was not
+a step (a checkpoint, an operator fork: "by hand") as far as the card's width holds; a blocked branch's
+tip is drawn in red. The newest node and the shown one carry tags, the shown branch's path is drawn in the
 accent colour, and the first card of each lane is tagged "Branch N" (the numbering of branches.py).
 `legend` says which of these marks a drawing holds. Two ways to draw it:
 
@@ -34,6 +34,9 @@ CARD_W = 150
 CARD_H = 56  # two lines of title and the step line
 TITLE_CHARS = 19  # what fits a card's width at 12px bold, in a wide font (DejaVu Sans)
 TITLE_LINES = 2
+SUB_CHARS = 24  # what fits a card's width on its step line, at 10.5px (DejaVu Sans)
+# What made a card when it was not a step taken, on the line under its title.
+VIA_WORDS = {"checkpoint": "checkpoint", "fork": "started by hand"}
 SHORT_ID_CHARS = 8
 
 
@@ -65,10 +68,39 @@ def title_lines(text: str, limit: int = TITLE_CHARS, lines: int = TITLE_LINES) -
     return out or [""]
 
 
-def step_words(node: GraphNode) -> str:
-    """Where a node stands, counted as every door counts (branches.step_numbers): "step 5", or "after
-    step 9" for a completed node (it waits at no step)."""
-    return f"after step {node.step_number - 1}" if node.is_complete else f"step {node.step_number}"
+def step_words(node: GraphNode, *, counted: bool = False) -> str:
+    """Where a node's pending step sits, in the words of the run's step list (StepPlace.words: "step 4 of
+    8, round 2"); a node whose state holds no outline place says its step as the step list then does
+    ("step 5"); a completed node waits at no step: "" (its title, "Complete", says it).
+
+    `counted`: as the reports' step lists number steps, counted along the branch (branches.step_numbers,
+    a checkpoint keeps its step's number): "step 5", "after step 9" for a completed node."""
+    if counted:
+        return f"after step {node.step_number - 1}" if node.is_complete else f"step {node.step_number}"
+    if node.place is not None:
+        return node.place.words
+    return "" if node.is_complete else f"step {node.step_number}"
+
+
+def stretch_words(first: GraphNode, last: GraphNode, *, short: bool = False, counted: bool = False) -> str:
+    """The outline places a collapsed stretch of a branch spans, from its `first` node to its `last`:
+    "step 2 of 3, rounds 5-149" inside a loop, "steps 2-3 of 8" across the outline; `short` leaves out
+    the step the cards on either side already name ("rounds 5-149"). Without places, the steps counted."""
+    a, b = first.place, last.place
+    if a is None or b is None or counted:
+        low, high = first.step_number, last.step_number
+        return f"step {low}" if low == high else f"steps {low}-{high}"
+    if a.position == b.position:
+        if a.round is None or b.round is None or a.round == b.round:
+            return a.words
+        rounds = f"rounds {a.round}-{b.round}"
+        return rounds if short else f"step {a.position} of {a.length}, {rounds}"
+    return f"steps {a.position}-{b.position} of {a.length}"
+
+
+def loop_mark(node: GraphNode, *, counted: bool = False) -> int | None:
+    """The loop round a card marks with "↻ n": only where no outline place says the round already."""
+    return node.iteration if node.place is None or counted else None
 
 
 def branch_label(lane: int) -> str:
@@ -120,9 +152,11 @@ LEGEND_WORDS = {
 }
 
 
-def legend(graph: RunGraph, *, shown: str | None, states: dict[str, str] | None = None) -> list[LegendEntry]:
+def legend(
+    graph: RunGraph, *, shown: str | None, states: dict[str, str] | None = None, counted: bool = False
+) -> list[LegendEntry]:
     """The marks a drawing of `graph` holds, in the order a legend lists them: only those that occur (the
-    branch states of `states` first, as for_screen draws them)."""
+    branch states of `states` first, as for_screen draws them); `counted` for the paper's (step_words)."""
     on_path = _path({node.node_id: node for node in graph.nodes}, shown)
     present = {
         "on-branch": bool(on_path),
@@ -132,7 +166,7 @@ def legend(graph: RunGraph, *, shown: str | None, states: dict[str, str] | None 
         "by-hand": any(node.via == "fork" for node in graph.nodes),
         "complete": any(node.is_complete for node in graph.nodes),
         "blocked": any(node.is_blocked for node in graph.nodes),
-        "loop": any(node.iteration is not None for node in graph.nodes),
+        "loop": any(loop_mark(node, counted=counted) is not None for node in graph.nodes),
         "current": shown is not None and shown in {node.node_id for node in graph.nodes},
         "newest": graph.tip is not None,
     }
@@ -257,6 +291,7 @@ PAPER_STYLE = (
     ".card.current{stroke-width:3}"
     ".ct{fill:#1d2330;font-size:12px;font-weight:600}"
     ".cs{fill:#5b6472;font-size:10px}"
+    ".cv{fill:#5b6472;font-size:10px;font-style:italic}"
     ".cs .loop{fill:#9a5b00;font-weight:700}"
     ".cs .blocked-word{fill:#b42318;font-weight:700}"
     ".tag{stroke:none}.tag.newest{fill:#9a5b00}.tag.current{fill:#2458c6}"
@@ -322,7 +357,8 @@ def for_paper(graph: RunGraph, *, shown: str | None, title: str) -> str | None:
     cols = columns(
         graph, keep=keep, context=PAPER_CONTEXT, min_gap=PAPER_MIN_GAP, step=PAPER.step, gap_step=PAPER.gap_step
     )
-    drawing = _draw(graph, PAPER, shown=shown, href=None, title=title, cols=cols, style=PAPER_STYLE)
+    # The reports number steps counted along the branch: their drawing says the steps as they do.
+    drawing = _draw(graph, PAPER, shown=shown, href=None, title=title, cols=cols, style=PAPER_STYLE, counted=True)
     return drawing if _scale_of(drawing) >= PAPER_MIN_SCALE else None
 
 
@@ -336,6 +372,7 @@ def _draw(
     cols: list[Column],
     style: str = "",
     states: dict[str, str] | None = None,
+    counted: bool = False,
 ) -> str:
     states = states or {}
     by_id = {node.node_id: node for node in graph.nodes}
@@ -355,7 +392,7 @@ def _draw(
         d = geo.elbow(geo.out_of(*corner[node.parent_id]), geo.into(*corner[node.node_id]))
         edges.append(f'<path class="edge{" on-branch" if both else ""}" d="{d}"/>')
 
-    gaps = _gaps(graph, geo, cols, corner, on_path)
+    gaps = _gaps(graph, geo, cols, corner, on_path, counted)
     firsts: dict[int, str] = {}
     for node in graph.nodes:
         firsts.setdefault(node.lane, node.node_id)
@@ -370,6 +407,7 @@ def _draw(
             href,
             node.node_id in starts,
             states.get(node.node_id),
+            counted,
         )
         for node in graph.nodes
         if node.node_id in corner
@@ -420,6 +458,7 @@ def _card(
     href: Callable[[GraphNode], str] | None,
     starts_lane: bool,
     state: str | None = None,
+    counted: bool = False,
 ) -> str:
     x, y = at
     classes = ["card"]
@@ -441,23 +480,25 @@ def _card(
     if is_newest:
         classes.append("newest")
     full = node.title or node.step_id or "Step"
-    # The step line: where it stands, the loop round, and what made it when not a step.
-    sub = [escape(step_words(node))]
-    if node.iteration is not None:
-        sub.append(f'<tspan class="loop">↻ {node.iteration}</tspan>')
-    if node.via == "checkpoint":
-        sub.append("checkpoint")
-    if node.via == "fork":
-        sub.append("by hand")
+    # The step line: its place in the outline as the step list says it (always whole), then the marks
+    # that fit. What made the card when not a step takes the title's second line: a checkpoint or a
+    # branch started by hand redoes its parent's step, whose card names it in full.
+    where = step_words(node, counted=counted)
+    sub = [_sub_part(where)] if where else []
+    mark = loop_mark(node, counted=counted)
+    if mark is not None:
+        sub.append(_sub_part(f"↻ {mark}", "loop"))
+    made_by = VIA_WORDS.get(node.via)
     if node.is_blocked and state is None:
-        sub.append('<tspan class="blocked-word">blocked</tspan>')
-    words = [full, branch_label(node.lane), step_words(node)]
+        sub.append(_sub_part("blocked", "blocked-word"))
+    where = where or "the end of its branch"
+    words = [full, branch_label(node.lane), where]
     if node.iteration is not None:
         words.append(f"iteration {node.iteration} of {node.loop_title or 'a loop'}")
     if node.via == "checkpoint":
-        words.append(f"made by a checkpoint during step {node.step_number} (still at that step)")
+        words.append(f"made by a checkpoint during {where} (still at that step)")
     if node.via == "fork":
-        words.append(f"a branch started by hand from step {node.step_number}")
+        words.append(f"a branch started by hand from {where}")
     if state is not None:
         words.append(f"its branch: {STATE_WORDS[state]} ({STATE_LEGEND[state]})")
     elif node.is_blocked:
@@ -481,16 +522,18 @@ def _card(
             right -= _tag_width(text)
             tags.append(_tag(right, y, text, kind))
             right -= 4
-    lines = title_lines(full)
+    lines = title_lines(full, lines=TITLE_LINES - 1 if made_by else TITLE_LINES)
     title_text = "".join(
         f'<text class="ct" x="{x + 8}" y="{y + 17 + 14 * index}">{escape(line)}</text>'
         for index, line in enumerate(lines)
     )
+    if made_by:
+        title_text += f'<text class="cv" x="{x + 8}" y="{y + 31}">{escape(made_by)}</text>'
     body = (
         f"<title>{escape(tooltip)}</title>"
         f'<rect class="{" ".join(classes)}" x="{x}" y="{y}" width="{CARD_W}" height="{CARD_H}" rx="6"/>'
         f"{title_text}"
-        f'<text class="cs" x="{x + 8}" y="{y + CARD_H - 9}">{" · ".join(sub)}</text>' + "".join(tags)
+        f'<text class="cs" x="{x + 8}" y="{y + CARD_H - 9}">{_sub_line(sub)}</text>' + "".join(tags)
     )
     if href is None:
         return f'<g class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}">{body}</g>'
@@ -499,6 +542,24 @@ def _card(
         f'<a href="{escape(href(node))}" class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}"'
         f"{current}>{body}</a>"
     )
+
+
+def _sub_part(text: str, kind: str = "") -> tuple[str, str]:
+    return text, kind
+
+
+def _sub_line(parts: list[tuple[str, str]]) -> str:
+    """The card's step line: its parts joined by " · ", the first always, each next one while the line
+    still fits the card (SUB_CHARS)."""
+    shown: list[str] = []
+    used = 0
+    for text, kind in parts:
+        needed = len(text) + (3 if shown else 0)
+        if shown and used + needed > SUB_CHARS:
+            continue
+        used += needed
+        shown.append(f'<tspan class="{kind}">{escape(text)}</tspan>' if kind else escape(text))
+    return " · ".join(shown)
 
 
 def _tag_width(text: str) -> int:
@@ -519,6 +580,7 @@ def _gaps(
     cols: list[Column],
     corner: dict[str, tuple[int, int]],
     on_path: set[str],
+    counted: bool = False,
 ) -> list[str]:
     """Each gap column, for each branch crossing it: a dashed line and how many steps it stands for."""
     gaps = [column for column in cols if column.is_gap]
@@ -535,17 +597,19 @@ def _gaps(
                 continue
             start, end = geo.out_of(*corner[before.node_id]), geo.into(*corner[after.node_id])
             count = gap.last - gap.first + 1
-            # The steps the hidden nodes stand at, numbered as the cards are (checkpoints keep a number).
-            low, high = lanes_at[(gap.first, lane)].step_number, lanes_at[(gap.last, lane)].step_number
-            steps = f"step {low}" if low == high else f"steps {low}-{high}"
-            text = f"⋯ {steps}"
+            # The outline places of the hidden nodes, said as the cards say theirs; the chip leaves out the
+            # step the cards on either side name, its tooltip says it in full.
+            first, last = lanes_at[(gap.first, lane)], lanes_at[(gap.last, lane)]
+            steps = stretch_words(first, last, counted=counted)
+            text = f"⋯ {stretch_words(first, last, short=True, counted=counted)}"
             mid_x, mid_y = (start[0] + end[0]) // 2, (start[1] + end[1]) // 2
+            chip = min(max(96, 14 + 6 * len(text)), geo.lane_step - 8)  # 10px text, within its lane
             cls = "gap-line on-branch" if after.node_id in on_path else "gap-line"
             out.append(f'<path class="{cls}" d="M{start[0]} {start[1]}L{end[0]} {end[1]}"/>')
             why = f"{count} node{'s' if count > 1 else ''} of {branch_label(lane)} not drawn ({steps})"
             out.append(
                 f'<g class="gap"><title>{escape(why)}</title>'
-                f'<rect class="gap-chip" x="{mid_x - 48}" y="{mid_y - 9}" width="96" height="18" rx="9"/>'
+                f'<rect class="gap-chip" x="{mid_x - chip // 2}" y="{mid_y - 9}" width="{chip}" height="18" rx="9"/>'
                 f'<text class="gap-text" x="{mid_x}" y="{mid_y + 4}" text-anchor="middle">{escape(text)}</text></g>'
             )
     out.append("</g>")

@@ -25,8 +25,8 @@ class BranchLink:
     tip: str
     lane: int
     title: str
-    where: str  # where its tip stands, as the graph's cards count steps: "step 4, newest"
-    forked_at: int | None  # the step of the node it forked from (None for the run's first branch)
+    where: str  # where its tip stands, as its card says it: "step 4 of 8, round 2, newest"; "" at a plain end
+    forked_at: str  # the place of the node it forked from, as its card says it ("" for the run's first branch)
     href: str
     shown: bool
     is_newest: bool
@@ -36,11 +36,11 @@ class BranchLink:
 class StepRow:
     """A step of a branch in the phone's list: a node, or a stretch of them the drawing collapses too."""
 
-    words: str  # "step 4", "after step 8" (a completed node), "steps 6-295" (a collapsed stretch)
+    words: str  # as the card says it: "step 4 of 8, round 2"; "step 2 of 3, rounds 5-149" (a stretch); "" at the end
     title: str  # the step's title in full; for a stretch, how many steps it stands for
     state: StateName  # its colour: the branch's state on the branch's last node, "done" (answered) before it
     state_label: str  # that state in the dashboard's words: "Running", "Done"
-    notes: str  # what else the drawing marks on its card: "checkpoint", "↻ 2", "newest", "shown"
+    notes: str  # what else the drawing marks on its card: "checkpoint", "started by hand", "newest"
     href: str  # its node page (the branch's page for another branch's last node); empty for a stretch
     is_tip: bool  # the branch's last node: the row that carries the branch's state
 
@@ -50,7 +50,7 @@ class BranchSection:
     number: int
     state: StateName
     state_label: str
-    forked: str  # where it grew from, in words: "forked from branch 1 at step 3, Review api"; "" for branch 1
+    forked: str  # where it grew from: "forked from branch 1 at step 4 of 8, round 1 (Review api)"; "" for branch 1
     shown: bool  # the branch the page shows
     href: str  # the run's page showing this branch
     rows: list[StepRow]
@@ -133,7 +133,8 @@ def branch_links(detail: RunDetail, run_url: str) -> list[BranchLink]:
     links = []
     for lane in branches.lanes((node.node_id, node.parent_id, node.lane) for node in detail.graph.nodes):
         tip = placed[lane.tip]
-        where = [graph_drawing.step_words(tip)] + (["blocked"] if tip.is_blocked else [])
+        where = [graph_drawing.step_words(tip)] if graph_drawing.step_words(tip) else []
+        where += ["blocked"] if tip.is_blocked else []
         where += ["newest"] if tip.is_tip else []
         fork = placed.get(lane.forked_from) if lane.forked_from is not None else None
         links.append(
@@ -142,7 +143,7 @@ def branch_links(detail: RunDetail, run_url: str) -> list[BranchLink]:
                 lane=tip.lane,
                 title=tip.title or tip.step_id or "Step",
                 where=", ".join(where),
-                forked_at=fork.step_number if fork is not None else None,
+                forked_at=graph_drawing.step_words(fork) if fork is not None else "",
                 href=f"{run_url}?tip={tip.node_id}",
                 shown=tip.node_id == detail.branch_tip,
                 is_newest=tip.is_tip,
@@ -189,7 +190,7 @@ def branch_sections(
         if fork is not None:
             how = "started by hand" if placed[lane.nodes[0]].via == "fork" else "forked"
             title = fork.title or fork.step_id or "Step"
-            forked = f"{how} from branch {fork.lane + 1} at {graph_drawing.step_words(fork)}, {title}"
+            forked = f"{how} from branch {fork.lane + 1} at {graph_drawing.step_words(fork)} ({title})"
         sections.append(
             BranchSection(
                 number=lane.number,
@@ -205,9 +206,9 @@ def branch_sections(
 
 
 def _step_row(node: GraphNode, detail: RunDetail, href: Callable[[GraphNode], str], state: StateName) -> StepRow:
-    notes = [f"↻ {node.iteration}"] if node.iteration is not None else []
-    notes += ["checkpoint"] if node.via == "checkpoint" else []
-    notes += ["by hand"] if node.via == "fork" else []
+    mark = graph_drawing.loop_mark(node)
+    notes = [f"↻ {mark}"] if mark is not None else []
+    notes += [graph_drawing.VIA_WORDS[node.via]] if node.via in graph_drawing.VIA_WORDS else []
     notes += ["newest"] if node.is_tip else []
     notes += ["shown"] if node.node_id == detail.branch_tip else []
     return StepRow(
@@ -222,10 +223,9 @@ def _step_row(node: GraphNode, detail: RunDetail, href: Callable[[GraphNode], st
 
 
 def _stretch_row(stretch: list[GraphNode]) -> StepRow:
-    low, high = stretch[0].step_number, stretch[-1].step_number
     count = len(stretch)
     return StepRow(
-        words=f"step {low}" if low == high else f"steps {low}-{high}",
+        words=graph_drawing.stretch_words(stretch[0], stretch[-1]),
         title=f"⋯ {count} step{'' if count == 1 else 's'} in a row, without a fork",
         state="done",
         state_label=states.label("done"),

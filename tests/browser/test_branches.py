@@ -69,9 +69,11 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page.locator(".answers-note")).to_contain_text("Answered again later, after a rewind, on branch 2")
     screenshot(page, "issue20-run-branch-1")
 
-    # The session page says it once in its head and once in the run (one run: the list only names it).
+    # The session page of one run says it once, in the run's card by its panel (not in the head too; the
+    # runs list only names the run).
     page.goto(f"{site}/sessions/{review.session_id}/")
-    expect(page.locator("#session-run-lines")).to_have_text(SUMMARY)
+    expect(page.locator("#run-status-summary")).to_have_text(SUMMARY)
+    expect(page.locator("#session-run-lines")).to_have_count(0)
     expect(page.locator(".run-summary")).to_have_count(0)
     screenshot(page, "issue20-session-forked")
 
@@ -115,7 +117,8 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(refused.locator(".markdown")).not_to_be_visible()
     refused.locator("summary").click()
     expect(refused).to_contain_text("Listed the files in my head.")
-    expect(page.locator("#session-run-lines")).to_contain_text("blocked")
+    expect(page.locator("#run-status-summary")).to_contain_text("blocked")
+    expect(page.locator("#session-run-lines")).to_have_count(0)  # one run: said once, in its card
     # The session's head, the run's card in the runs list and the run's own head.
     expect(page.locator(".badge.state-blocked")).to_have_count(3)
     screenshot(page, "issue20-session-blocked")

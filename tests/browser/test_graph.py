@@ -18,6 +18,15 @@ from tests.support.sample_session import two_runs_one_forked_twice
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
 
+# The step lines (and what-made-it lines) of the graph's cards that run past their card's right edge.
+STEP_LINES_OVERFLOW = """() => [...document.querySelectorAll("svg.run-graph .graph-node")].flatMap((node) => {
+  const card = node.querySelector("rect.card").getBBox();
+  return [...node.querySelectorAll("text.cs, text.cv")]
+    .filter((line) => line.getBBox().x + line.getBBox().width > card.x + card.width - 4)
+    .map((line) => line.textContent);
+})"""
+
+
 def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, service_catalog, settings):
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     page.set_viewport_size({"width": 1280, "height": 900})
@@ -26,10 +35,16 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # Titles on the cards themselves, not only in tooltips.
     expect(graph.locator("text.ct", has_text="Scope the change")).to_be_visible()
     expect(graph.locator("text.ct", has_text="Verify slice 2").first).to_be_visible()
-    # The second time round the loop is marked, and the checkpoint's card is told apart.
-    expect(graph.locator("tspan.loop", has_text="↻ 2").first).to_be_visible()
+    # Each card says its step's place in the outline as the step list does (the loop's second round
+    # included), and the checkpoint's card is told apart in words under its title.
+    expect(graph.locator("text.cs", has_text="step 2 of 3, round 2").first).to_be_visible()
+    expect(graph.locator("tspan.loop")).to_have_count(0)
+    listed = page.locator(".steps h3", has_text=re.compile(r"^Step 2 of 3, round 2 · ")).first
+    expect(listed).to_be_visible()
     expect(graph.locator("rect.card.checkpoint")).to_have_count(1)
-    expect(graph.locator("text.cs", has_text="checkpoint")).to_have_count(1)
+    expect(graph.locator("text.cv", has_text="checkpoint")).to_be_visible()
+    # Every step line fits inside its card.
+    assert page.evaluate(STEP_LINES_OVERFLOW) == []
     # Branches labelled as everywhere else; the newest node (the fork) is also the one shown.
     expect(graph.locator("text.tag-text.lane")).to_have_text(["Branch 1", "Branch 2"])
     newest = graph.locator("a.graph-node:has(rect.card.newest)")
@@ -66,9 +81,11 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
     assert nodes >= 300
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{site}/runs/{looped.run_id}/")
-    # The straight stretch of branch 1 is one dashed line saying which steps it stands for; the rest,
-    # the fork and both ends, are cards. Nothing scrolls sideways: the drawing is as wide as its box at most.
-    expect(page.locator("svg.run-graph .gap-text").first).to_have_text(re.compile(r"^⋯ steps \d+-\d+$"))
+    # The straight stretch of branch 1 is one dashed line saying which rounds of the loop (the step the
+    # cards on either side name) it stands for; the rest, the fork and both ends, are cards. Nothing scrolls
+    # sideways: the drawing is as wide as its box at most.
+    expect(page.locator("svg.run-graph .gap-text").first).to_have_text(re.compile(r"^⋯ rounds \d+-\d+$"))
+    expect(page.locator("svg.run-graph .gap title").first).to_contain_text(re.compile(r"\(step 2 of 3, rounds "))
     drawn = page.locator("svg.run-graph a.graph-node").count()
     assert 10 < drawn < nodes / 4
     widths = page.locator(".graph-fit").evaluate(
@@ -107,8 +124,13 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-head strong")).to_have_text(["Branch 1", "Branch 2", "Branch 3"])
         expect(listed.locator(".gl-head .badge")).to_have_text(["Running", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(
-            ["Forked from branch 1 at step 3, Review api", "Forked from branch 1 at step 2, Record the Changed Files"]
+            [
+                "Forked from branch 1 at step 4 of 8, round 1 (Review api)",
+                "Forked from branch 1 at step 2 of 8 (Record the Changed Files)",
+            ]
         )
+        # Each row says its step's place as the step list and the drawing's card say it.
+        expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(["Step 4 of 8, round 2"])
         titles = listed.locator(".gl-title")
         expect(titles).to_have_count(sized_page.locator("svg.run-graph a.graph-node").count())
         assert sized_page.evaluate(LIST_PROBLEMS) == []
@@ -139,6 +161,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         # G3: a branch tab is one pill (what it says of its tip is plain text), and only the shown one is filled.
         tabs = sized_page.locator(".branches a")
         expect(tabs).to_have_count(3)
+        expect(tabs.nth(1)).to_have_text(
+            "Branch 2: Review storage (step 4 of 8, round 2) · forked at step 4 of 8, round 1"
+        )
         inner = tabs.first.locator(".branch-where")
         assert inner.evaluate("el => getComputedStyle(el).borderTopStyle") == "none"
         fills = tabs.evaluate_all("tabs => tabs.map((tab) => getComputedStyle(tab).backgroundColor)")

@@ -195,6 +195,19 @@ def test_the_session_head_says_one_short_line_per_run(client, service_catalog):
     assert 'class="badge state-blocked">Blocked</span>' in head
 
 
+def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, service_catalog):
+    stuck = blocked_review("MR-78")
+    for url in (f"/sessions/{stuck.session_id}/", f"/runs/{stuck.run_id}/"):
+        html = page(client, url)
+        # Said by the run's card, beside its panel; the session's head keeps its badge and its facts only.
+        assert 'id="session-run-lines"' not in html and 'id="session-status-summary"' not in html
+        summary = html.split('id="run-status-summary">')[1].split("</span>")[0]
+        assert summary == "step 2 of 8, blocked: missing mr_review.changed_files artifact"
+        assert html.count("blocked: missing mr_review.changed_files artifact") == 1
+        head = html.split('class="page-head"')[1].split("</div>")[0]
+        assert 'class="badge state-blocked">Blocked</span>' in head
+
+
 def test_the_mode_panel_is_folded_and_absent_once_no_run_can_take_a_change(client, service_catalog):
     start = start_workflow(made.PLAN)
     html = page(client, f"/sessions/{start['session']['sessionId']}/")

@@ -42,8 +42,8 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
 def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(client, service_catalog):
     review = forked_review()
     session = html_of(client, f"/sessions/{review.session_id}/")
-    # One run: its status in the session's head and in the run, nowhere else; its branches counted once.
-    assert session.count(WHERE) == 2
+    # One run: its status once, in the run's card (not in the session's head too); its branches counted once.
+    assert session.count(WHERE) == 1 and f'id="run-status-summary">{WHERE}' in session
     assert "1 run, 2 branches" not in session and "<li>1 run</li>" in session
     assert "<span>2 branches</span>" not in session and "11 nodes, 2 branches" in session
     assert "open at step 4, Review storage" not in session  # the "Showing branch" line no longer repeats it

@@ -32,7 +32,9 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     # Two lines of title on a card before it is shortened: five "Record what the slic…" read in full.
     assert titles[:3] == ["Scope the change / into slices", "Verify slice 1", "Record what the / slice showed"]
     assert "Complete" in titles
-    assert svg.count('<tspan class="loop">↻ 2</tspan>') == 3  # the second iteration's two steps, and the fork
+    # The loop's round is in each card's place, as the step list says it: its second round's two steps and
+    # the fork's card.
+    assert svg.count(">step 2 of 3, round 2</text>") == 3 and "↻" not in svg
     assert re.findall(r'<text class="tag-text (\w+)"[^>]*>([^<]*)<', svg) == [
         ("lane", "Branch 1"),
         ("lane", "Branch 2"),
@@ -91,7 +93,7 @@ def card_step_line(html: str, node_id: str) -> str:
     return re.sub(r"<[^>]+>", "", re.findall(r'<text class="cs"[^>]*>(.*?)</text>', card)[0])
 
 
-def test_one_step_count_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card_agree(client, service_catalog):
+def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card_agree(client, service_catalog):
     # The checkpoint (during step 3) adds a node, not a step: branch 2 waits at step 5 of the workflow.
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     newest = Node.objects.filter(run__public_id=looped.run_id).order_by("-created_at", "-pk").first()
@@ -99,17 +101,20 @@ def test_one_step_count_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     html = page(client, f"/runs/{looped.run_id}/")
     words = " ".join(re.sub(r"<[^>]+>", " ", html).split())
     # The sentences place the step in the outline (the loop is its 2nd entry, in its 2nd round); the graph's
-    # cards and tabs count the steps taken on the branch, with the round as "↻ 2".
+    # cards and tabs say the same place, in the same words.
     assert "Running step 2 of 3, round 2, running" in words, words
     assert "open at step 6" not in words and "open at step 4" not in words
-    assert tabs(html)[1] == "Branch 2: Record what the slice showed (step 5, newest) · forked at step 4"
-    assert card_step_line(html, str(newest.public_id)) == "step 5 · ↻ 2"
-    # The checkpoint's card stays at its step; the complete one says after which step it completed.
+    assert tabs(html)[1] == (
+        "Branch 2: Record what the slice showed (step 2 of 3, round 2, newest) · forked at step 2 of 3, round 2"
+    )
+    assert card_step_line(html, str(newest.public_id)) == "step 2 of 3, round 2"
+    # The checkpoint's card stays at its step (the loop's two steps and the checkpoint in round 1); the
+    # complete one names no step: its title and its branch's state say it.
     svg = html.split('<svg class="run-graph"', 1)[1].split("</svg>", 1)[0]
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', svg)]
-    assert "step 3 · ↻ 1 · checkpoint" in lines
-    assert lines.count("step 3 · ↻ 1") == 1
-    assert tabs(html)[0] == "Branch 1: Complete (after step 8)"
+    assert lines.count("step 2 of 3, round 1") == 3
+    assert '<text class="cv"' in svg and svg.count(">checkpoint</text>") == 1
+    assert tabs(html)[0] == "Branch 1: Complete"
 
     # Showing branch 1: its callout for branch 2 says the same step.
     first = page(client, f"/runs/{looped.run_id}/?tip={newest.parent.public_id if newest.parent else ''}")

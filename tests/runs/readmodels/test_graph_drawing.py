@@ -70,11 +70,56 @@ def test_a_loop_iteration_is_marked_on_its_card_and_named_in_its_tooltip():
     assert "↻" not in card(svg, "2")
 
 
+def place(position: int, length: int, round_: int | None = None) -> dict[str, object]:
+    return {"place": {"position": position, "length": length, "round": round_}}
+
+
+def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
+    # The outline's 2nd entry is a loop: the 3rd step taken is its 2nd round, the 5th the outline's 3rd entry.
+    run = drawn(
+        [(1, None), (2, 1), (3, 2), (4, 3), (5, 4)],
+        **{
+            "1": place(1, 3),
+            "2": {**place(2, 3, 1), "iteration": 1, "loop_title": "Verify each slice"},
+            "3": {**place(2, 3, 2), "iteration": 2, "loop_title": "Verify each slice"},
+            "4": {**place(2, 3, 2), "iteration": 2, "via": "checkpoint"},
+            "5": place(3, 3),
+        },
+    )
+    svg = screen(run)
+    lines = [step_line(svg, node) for node in "12345"]
+    assert lines == [
+        "step 1 of 3",
+        "step 2 of 3, round 1",
+        "step 2 of 3, round 2",
+        "step 2 of 3, round 2",
+        "step 3 of 3",
+    ]
+    assert lines == [node.place.words for node in run.nodes if node.place is not None]  # as StepPlace says it
+    assert "↻" not in svg  # the round is in the words: no second mark for it, and none in the legend
+    assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown="5")}
+    # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
+    assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "4")) == ["checkpoint"]
+    assert len(re.findall(r'<text class="ct"', card(svg, "4"))) == 1
+    assert "made by a checkpoint during step 2 of 3, round 2" in card(svg, "4")
+    assert all(len(line) <= graph_drawing.SUB_CHARS for line in lines)
+
+
+def test_a_long_stretch_in_a_loop_is_said_in_rounds_of_its_step():
+    nodes = [(1, None)] + [(n, n - 1) for n in range(2, 301)]
+    rounds = {str(n): place(2, 3, n - 1) for n in range(2, 300)}
+    svg = screen(drawn(nodes, **{"1": place(1, 3), **rounds, "300": place(3, 3)}))
+    # The chip between "step 2 of 3, round 4" and "step 2 of 3, round 295": the rounds it leaves out; its
+    # tooltip says the step too.
+    assert "⋯ rounds 5-294" in svg
+    assert "not drawn (step 2 of 3, rounds 5-294)" in svg
+
+
 def test_checkpoint_and_complete_cards_are_told_apart():
     run = drawn([(1, None), (2, 1), (3, 2)], **{"2": {"via": "checkpoint"}, "3": {"is_complete": True}})
     svg = screen(run)
     assert 'class="card on-branch checkpoint"' in card(svg, "2")
-    assert "· checkpoint</text>" in card(svg, "2") and "made by a checkpoint" in card(svg, "2")
+    assert ">checkpoint</text>" in card(svg, "2") and "made by a checkpoint" in card(svg, "2")
     assert 'class="card on-branch complete' in card(svg, "3")
 
 
@@ -161,25 +206,22 @@ def card_classes(svg: str, node_id: str) -> list[str]:
     return re.findall(r'<rect class="([^"]*)"', card(svg, node_id))[0].split()
 
 
-def test_a_checkpoint_card_stays_at_its_step_and_the_count_goes_on_after_it():
-    # start (step 1) - step taken (2) - a checkpoint during step 2 - a step taken (3) - complete.
+def test_a_checkpoint_card_stays_at_its_step_and_a_complete_card_names_none():
+    # start (step 1) - step taken (2) - a checkpoint during step 2 - a step taken (3) - complete. Without
+    # outline places (a state that holds none) a card says its step as the step list then does: "step 2".
     run = drawn([(1, None), (2, 1), (3, 2), (4, 3), (5, 4)], **{"3": {"via": "checkpoint"}, "5": {"is_complete": True}})
     svg = screen(run)
-    assert [step_line(svg, node) for node in "12345"] == [
-        "step 1",
-        "step 2",
-        "step 2 · checkpoint",
-        "step 3",
-        "after step 3",
-    ]
+    assert [step_line(svg, node) for node in "12345"] == ["step 1", "step 2", "step 2", "step 3", ""]
     assert "made by a checkpoint during step 2" in card(svg, "3")
+    assert "· the end of its branch ·" in card(svg, "5")  # its tooltip; its title and state tag say it
 
 
 def test_a_branch_started_by_hand_and_a_blocked_tip_are_told_apart():
     run = drawn([(1, None), (2, 1), (3, 1)], **{"3": {"via": "fork"}, "2": {"is_blocked": True}})
     svg = screen(run, shown="3")
     assert "by-hand" in card_classes(svg, "3")
-    assert step_line(svg, "3") == "step 1 · by hand"  # a fork waits at its parent's step
+    assert step_line(svg, "3") == "step 1"  # a fork waits at its parent's step
+    assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "3")) == ["started by hand"]
     assert "blocked" in card_classes(svg, "2")
     assert step_line(svg, "2") == "step 2 · blocked"
     assert "the answer to this step was refused" in card(svg, "2")
@@ -214,3 +256,16 @@ def test_the_legend_lists_only_the_marks_the_drawing_holds():
     assert legend["lane"] == "marks where a branch starts"
     assert legend["loop"] == "the n-th time round a loop"
     assert legend["by-hand"] == "started by hand (an operator fork)"
+
+
+def test_the_paper_drawing_counts_steps_as_the_reports_step_lists_do():
+    # The reports number a branch's steps as they were taken ("5. Record…"): their drawing says the same.
+    run = drawn(
+        [(1, None), (2, 1), (3, 2)],
+        **{"1": place(1, 3), "2": {**place(2, 3, 1), "iteration": 1}, "3": {**place(2, 3, 2), "iteration": 2}},
+    )
+    paper = graph_drawing.for_paper(run, shown=None, title="Branch graph")
+    assert paper is not None
+    lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', paper)]
+    assert lines == ["step 1", "step 2 · ↻ 1", "step 3 · ↻ 2"]
+    assert "loop" in {entry.key for entry in graph_drawing.legend(run, shown=None, counted=True)}
