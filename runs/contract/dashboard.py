@@ -30,15 +30,25 @@ HANDOFF_KIND = "wr.coding_handoff"  # a coding hand-off: the artifact a coding s
 
 class StepPlace(Shape):
     """Where a pending step sits in its workflow's outline (runs/readmodels/step_places.py): "step 3 of 7",
-    and inside a loop "step 3 of 7, round 2". Never a count of the steps taken."""
+    and inside a loop "step 3.2 of 7, round 2" (the loop's second step). Never a count of the steps taken."""
 
     position: int = Field(description="The outline entry it is (1 for the first; a loop's body steps are its loop's).")
     length: int = Field(description="The outline's length: its top-level entries, a loop counted once.")
     round: int | None = Field(default=None, description="The round of the loop it is in (1 for the first).")
+    inner: int | None = Field(
+        default=None,
+        description="Inside a loop, which of the loop's own steps it is (1 for the first), as the outline numbers "
+        "them: step 2.1 is the first step of the loop at entry 2.",
+    )
+
+    @property
+    def number(self) -> str:
+        """The step's number as the outline prints it: "2", or "2.1" for a loop's first step."""
+        return f"{self.position}.{self.inner}" if self.inner is not None else str(self.position)
 
     @property
     def words(self) -> str:
-        said = f"step {self.position} of {self.length}"
+        said = f"step {self.number} of {self.length}"
         return f"{said}, round {self.round}" if self.round is not None else said
 
 

@@ -1,10 +1,11 @@
-"""Where each node's pending step sits in its workflow's outline: "step 3 of 7", "step 3 of 7, round 2".
+"""Where each node's pending step sits in its workflow's outline: "step 3 of 7", "step 3.1 of 7, round 2".
 
 A person reads a step's place against the outline the workflow page shows (its top-level entries, a
 loop counted once, as inspect_workflow numbers them), never against the count of steps taken, which
 runs past the outline's length as soon as a loop repeats. The place comes from the engine's own cursor
 (workflows_app/engine/state.py): `cursor.position[0]` is the top-level entry the pending step is in,
-`cursor.loops[0].iteration` the round of the loop around it (the outermost, the one the outline shows).
+`cursor.loops[0].iteration` the round of the loop around it (the outermost, the one the outline shows) and
+`cursor.position[1]` which of that loop's steps it is (the outline numbers them 3.1, 3.2, ...).
 One query per run or per set of nodes, reading those two values of each state, never its context.
 """
 
@@ -21,15 +22,20 @@ from runs.store.pinned import compiled_workflow
 from workflows_app import engine
 
 
-def place(entry: object, round_: object, length: int) -> StepPlace | None:
-    """The place of a pending step at top-level index `entry` (0-based, as the cursor holds it) in an
-    outline of `length` entries, in round `round_` of its loop; None at completion (the cursor stands one
-    past the last entry) or for anything the cursor does not hold."""
+def place(entry: object, round_: object, outline: tuple[int, ...], inner: object = None) -> StepPlace | None:
+    """The place of a pending step at top-level index `entry` (0-based, as the cursor holds it) of an
+    outline whose entries' loops hold `outline[i]` steps (0: no loop), in round `round_` of its loop, at
+    index `inner` of that loop's steps (said only when the loop has more than one); None at completion
+    (the cursor stands one past the last entry) or for anything the cursor does not hold."""
     top = _number(entry)
-    if top is None or not 0 <= top < length:
+    if top is None or not 0 <= top < len(outline):
         return None
     rounds = _number(round_)
-    return StepPlace(position=top + 1, length=length, round=rounds if rounds is not None and rounds >= 1 else None)
+    if rounds is None or rounds < 1:
+        return StepPlace(position=top + 1, length=len(outline))
+    body = _number(inner)
+    told = body + 1 if body is not None and outline[top] > 1 else None
+    return StepPlace(position=top + 1, length=len(outline), round=rounds, inner=told)
 
 
 def of_run(run: Run) -> dict[int, StepPlace]:
@@ -44,22 +50,25 @@ def of_nodes(nodes: Mapping[int, Run]) -> dict[int, StepPlace]:
     return _read(Node.objects.filter(pk__in=list(nodes)), lengths({run.pinned_id for run in nodes.values()}))
 
 
-def _read(nodes: QuerySet[Node], sizes: dict[str, int]) -> dict[int, StepPlace]:
+def _read(nodes: QuerySet[Node], outlines: dict[str, tuple[int, ...]]) -> dict[int, StepPlace]:
     # KT: the key as text (SQLite's ->>, PostgreSQL's #>>); a number in the path indexes a list.
     rows = nodes.filter(is_complete=False).annotate(
-        entry=KT("engine_state__cursor__position__0"), round=KT("engine_state__cursor__loops__0__iteration")
+        entry=KT("engine_state__cursor__position__0"),
+        inner=KT("engine_state__cursor__position__1"),
+        round=KT("engine_state__cursor__loops__0__iteration"),
     )
     found = {}
-    for pk, entry, round_, pinned in rows.values_list("pk", "entry", "round", "run__pinned_id"):
-        where = place(entry, round_, sizes.get(pinned, 0))
+    for pk, entry, inner, round_, pinned in rows.values_list("pk", "entry", "inner", "round", "run__pinned_id"):
+        where = place(entry, round_, outlines.get(pinned, ()), inner)
         if where is not None:
             found[pk] = where
     return found
 
 
-def lengths(hashes: Iterable[str]) -> dict[str, int]:
-    """The outline length of each pinned workflow, by hash (read once per process: store.pinned caches it)."""
-    return {workflow_hash: engine.outline_length(compiled_workflow(workflow_hash)) for workflow_hash in set(hashes)}
+def lengths(hashes: Iterable[str]) -> dict[str, tuple[int, ...]]:
+    """Each pinned workflow's outline, by hash: per top-level entry the size of its loop's body (0: no
+    loop); its length is the outline's (read once per process: store.pinned caches the workflow)."""
+    return {workflow_hash: engine.loop_sizes(compiled_workflow(workflow_hash)) for workflow_hash in set(hashes)}
 
 
 def _number(value: object) -> int | None:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from workflows_app.engine.interpreter import (
         advance,
         expected_context,
+        loop_sizes,
         outline_length,
         output_schema,
         pending_fragments,
@@ -36,6 +37,7 @@ _HOME = {
     "WarningCode": "codes",
     "advance": "interpreter",
     "expected_context": "interpreter",
+    "loop_sizes": "interpreter",
     "outline_length": "interpreter",
     "output_schema": "interpreter",
     "pending_fragments": "interpreter",
@@ -57,6 +59,7 @@ __all__ = [
     "WarningCode",
     "advance",
     "expected_context",
+    "loop_sizes",
     "outline_length",
     "output_schema",
     "pending_fragments",

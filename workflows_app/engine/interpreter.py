@@ -182,6 +182,14 @@ def outline_length(compiled: CompiledWorkflow) -> int:
     return len(top_steps(compiled))
 
 
+def loop_sizes(compiled: CompiledWorkflow) -> tuple[int, ...]:
+    """Per top-level entry, how many steps its loop's body holds (0 for a step that is no loop): a person is
+    told which of a loop's steps is pending (N.1, N.2) only when the body has more than one."""
+    return per_workflow(
+        compiled, "loop_sizes", lambda c: tuple(len(step["body"]) if is_loop(step) else 0 for step in top_steps(c))
+    )
+
+
 def _known_contracts(compiled: CompiledWorkflow) -> dict[str, Contract]:
     """The artifact kinds a run of `compiled` may record (the registry's and its own), by kind."""
     return per_workflow(compiled, "contracts", lambda c: known_contracts(top_steps(c)))

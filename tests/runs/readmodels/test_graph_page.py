@@ -28,7 +28,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     newest = laid_out.branches[1]
     assert newest.where.endswith("newest") and newest.forked_at and newest.shown
     # The tabs say each tip's and each fork's place in the outline, in the words of the step list.
-    assert newest.where == "step 2 of 3, round 2, newest" and newest.forked_at == "step 2 of 3, round 2"
+    assert newest.where == "step 2.2 of 3, round 2, newest" and newest.forked_at == "step 2.1 of 3, round 2"
     assert laid_out.branches[0].where == ""  # a completed branch: its title, "Complete", says it
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     assert {entry.key for entry in laid_out.legend} >= {"lane", "newest"}

@@ -15,13 +15,24 @@ from tests.support.mcp_calls import ack, start_workflow
 pytestmark = pytest.mark.django_db
 
 
+OUTLINE = (0, 2, 0)  # three entries; the second a loop of two steps
+ONE_STEP_LOOP = (0, 1, 0)
+
+
 def test_a_place_is_the_cursors_outline_entry_and_its_loops_round():
-    assert step_places.place(0, None, 3) == StepPlace(position=1, length=3)
-    assert step_places.place("1", "2", 3) == StepPlace(position=2, length=3, round=2)
-    assert step_places.place(3, None, 3) is None  # the cursor of a completed run stands past the end
-    assert step_places.place(None, None, 3) is None
+    assert step_places.place(0, None, OUTLINE) == StepPlace(position=1, length=3)
+    assert step_places.place(3, None, OUTLINE) is None  # the cursor of a completed run stands past the end
+    assert step_places.place(None, None, OUTLINE) is None
     assert StepPlace(position=2, length=3).words == "step 2 of 3"
     assert StepPlace(position=2, length=3, round=2).words == "step 2 of 3, round 2"
+
+
+def test_inside_a_loop_of_several_steps_the_place_says_which_as_the_outline_numbers_them():
+    assert step_places.place("1", "2", OUTLINE, "1") == StepPlace(position=2, length=3, round=2, inner=2)
+    assert step_places.place(1, 2, OUTLINE, 0).words == "step 2.1 of 3, round 2"
+    # A loop of one step: its number is the loop's own, nothing to tell apart.
+    assert step_places.place(1, 2, ONE_STEP_LOOP, 0).words == "step 2 of 3, round 2"
+    assert step_places.place(1, None, OUTLINE, 1) == StepPlace(position=2, length=3)  # no round: no loop
 
 
 def test_a_looped_run_says_its_outline_position_and_round_not_the_steps_taken(service_catalog):
@@ -29,15 +40,16 @@ def test_a_looped_run_says_its_outline_position_and_round_not_the_steps_taken(se
     run = Run.objects.get(public_id=looped.run_id)
     places = step_places.of_run(run)
     first_step = Node.objects.get(run=run, depth=1)
-    assert places[first_step.pk].words == "step 2 of 3, round 1"
+    assert places[first_step.pk].words == "step 2.1 of 3, round 1"
     words = [p.words if p else "" for _, p in sorted((n.depth, places.get(n.pk)) for n in run.nodes.all())]
     assert words[0] == "step 1 of 3"
-    assert "step 2 of 3, round 3" in words  # the sixth step taken is still the outline's second entry
+    assert "step 2.1 of 3, round 3" in words  # the sixth step taken is still the outline's second entry
     assert all(" of 3" in w for w in words if w)  # never "step 6"
     detail = run_view.run_detail(looped.run_id)
     said = [step.place.words for step in detail.steps if step.place is not None]
-    assert said[:3] == ["step 1 of 3", "step 2 of 3, round 1", "step 2 of 3, round 1"]
-    assert detail.where is not None and detail.where.words.startswith("step 2 of 3, round ")
+    # The loop's two steps are told apart, as the outline numbers them.
+    assert said[:3] == ["step 1 of 3", "step 2.1 of 3, round 1", "step 2.2 of 3, round 1"]
+    assert detail.where is not None and detail.where.words.startswith("step 2.")
 
 
 def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
