@@ -64,8 +64,8 @@ def lost_help(route: str, kwargs: dict[str, object], tip: str = "") -> LostHelp 
             kind,
             looked_for,
             f"The {_NAMES[kind]} may have been deleted with its session: sessions with no activity for {days} days "
-            "are removed. Or its session is on another dashboard, recorded or imported there, and was never "
-            "imported here.",
+            "are removed. Or its session lives on another dashboard (recorded or imported there) and was never "
+            "imported into this one.",
             looked_for,
         )
     return LostHelp(None, "", "The link may be old, or mistyped.", "")

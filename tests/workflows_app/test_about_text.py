@@ -20,7 +20,8 @@ DESCRIPTION = "Creates Jira tickets, from one ticket to a whole epic."
     [
         "## Adaptive Ticket Creation Workflow\n\nUse this to create tickets.\n\n### When to use it\n\n- Always.",
         "# Adaptive Ticket Creation\nUse this to create tickets.\n\n### When to use it\n\n- Always.",
-        f"### Adaptive ticket creation ###\n\n{DESCRIPTION}\n\nUse this to create tickets.\n\n### When to use it\n\n- Always.",
+        f"### Adaptive ticket creation ###\n\n{DESCRIPTION}\n\n"
+        "Use this to create tickets.\n\n### When to use it\n\n- Always.",
     ],
 )
 def test_the_name_and_the_description_are_not_said_again(about):

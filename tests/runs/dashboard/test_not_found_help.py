@@ -28,7 +28,7 @@ def test_an_unknown_id_says_why_and_offers_a_search_for_it(client: Client, setti
     shown = response.content.decode()
     help_box = shown.split('id="lost-help"', 1)[1].split("</section>", 1)[0]
     assert f"The {thing} may have been deleted with its session: sessions with no activity for 45 days" in help_box
-    assert "imported there" in help_box
+    assert "lives on another dashboard (recorded or imported there)" in help_box
     assert f'name="q" value="{looked_for}"' in help_box and 'action="/sessions/"' in help_box
     assert 'href="/sessions/"' in help_box and 'href="/workflows/"' in help_box
     assert "&lt;id&gt;" not in shown and "/api/v1/" not in help_box  # no URL patterns for people
@@ -52,4 +52,3 @@ def test_a_route_that_names_nothing_gets_plain_help():
     assert plain is not None and plain.search == ""
     long = lost_help("run", {"run_id": "x" * 500})
     assert long is not None and long.search == "x" * 200  # as much as the search box takes
-
