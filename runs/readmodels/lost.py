@@ -16,10 +16,13 @@ from runs.models import Run
 
 Kind = Literal["session", "run", "node", "workflow"]
 
-# The dashboard's routes (runs/dashboard/urls.py) that name one thing, by route name: the kind of thing
-# and the route's keyword argument that carries its id.
+# The dashboard's routes (runs/dashboard/urls.py, exports/urls.py) that name one thing, by route name: the
+# kind of thing and the route's keyword argument that carries its id.
 ROUTES: dict[str, tuple[Kind, str]] = {
     "session": ("session", "session_id"),
+    "session_bundle": ("session", "session_id"),
+    "session_report_md": ("session", "session_id"),
+    "session_report_pdf": ("session", "session_id"),
     "session_preferences": ("session", "session_id"),
     "live_session": ("session", "session_id"),
     "run": ("run", "run_id"),

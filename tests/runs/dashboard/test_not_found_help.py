@@ -19,6 +19,7 @@ pytestmark = pytest.mark.django_db
         ("/runs/run_0000000000000000/", "run_0000000000000000", "run"),
         ("/sessions/ses_0000000000000000/", "ses_0000000000000000", "session"),
         ("/nodes/424242/", "424242", "step"),
+        ("/sessions/ses_0000000000000000/report.md", "ses_0000000000000000", "session"),
     ],
 )
 def test_an_unknown_id_says_why_and_offers_a_search_for_it(client: Client, settings, url, looked_for, thing):
