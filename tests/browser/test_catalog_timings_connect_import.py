@@ -119,3 +119,21 @@ def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, con
     expect(about).to_contain_text("manage.py export_session")
     expect(sized_page.get_by_label("Bundle file")).to_be_visible()
     console_log.assert_clean()
+
+
+def test_an_import_refusal_spans_the_form_like_every_other_box(sized_page, site, live_server, tmp_path):
+    broken = tmp_path / "broken.workrail-bundle.json"
+    broken.write_text("not a bundle")
+    sized_page.goto(site + "/sessions/import")
+    sized_page.set_input_files("#import-bundle", str(broken))
+    sized_page.get_by_role("button", name="Import", exact=True).click()
+    sized_page.wait_for_load_state("networkidle")
+    form = sized_page.locator("form.import-form")
+    expect(form.locator("#import-error")).to_be_visible()
+    keep_screenshot(sized_page, "import-refused")
+    assert_fits(sized_page)
+    gap = form.evaluate(
+        "f => { const e = f.querySelector('#import-error').getBoundingClientRect();"
+        " return f.getBoundingClientRect().right - parseFloat(getComputedStyle(f).paddingRight) - e.right }"
+    )
+    assert abs(gap) < 2, f"the refusal stops {gap}px short of the form's edge"
