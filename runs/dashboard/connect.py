@@ -23,6 +23,7 @@ from urllib.request import url2pathname
 import dj_database_url
 from django.conf import settings
 
+from workrail_site.settings_file import FILE_NAME, read_settings_file
 from workrail_site.workflow_repos import hide_credentials
 
 SERVER_NAME = "workrail"
@@ -54,11 +55,20 @@ class SettingsFileShown:
     overridden: list[str]  # keys the environment overrides, as variable names
 
 
-def settings_file_shown() -> SettingsFileShown:
-    file = settings.WORKRAIL_SETTINGS_FILE
-    used = set(settings.WORKRAIL_SETTINGS_FROM_FILE)
+def settings_file_shown(home: Path) -> SettingsFileShown:
+    """The settings file of `home`, the WORKRAIL_HOME the commands give: the page names the very file their
+    server reads. It is the file this process read at start unless the home was changed since (settings
+    overridden in a running process, as tests do): then the file in `home` is read now, the environment
+    winning over it as at start."""
+    path = home / FILE_NAME
+    started = settings.WORKRAIL_SETTINGS_FILE
+    if started.path is not None and started.path.resolve() == path:
+        file, used = started, set(settings.WORKRAIL_SETTINGS_FROM_FILE)
+    else:
+        file = read_settings_file(home)
+        used = {name for name in file.values if name not in os.environ}
     return SettingsFileShown(
-        path=str(file.path),
+        path=str(path),
         exists=file.exists,
         keys=sorted(file.keys[name] for name in used),
         overridden=sorted(name for name in file.values if name not in used),
@@ -71,8 +81,9 @@ def connection_instructions(*, reveal_password: bool = False) -> ConnectionInstr
     DATABASE_URL's password is shown only with `reveal_password` (the terminal of whoever ran `make run`);
     the dashboard page, which any local user can open, gets HIDDEN_PASSWORD in its place.
     """
+    home = Path(settings.WORKRAIL_HOME).resolve()  # the one value both the commands and the file shown follow
     command = server_command()
-    env = server_env()
+    env = server_env(home)
     shown = dict(env)
     password_hidden = False
     if "DATABASE_URL" in shown and not reveal_password:
@@ -90,7 +101,7 @@ def connection_instructions(*, reveal_password: bool = False) -> ConnectionInstr
         claude_code=claude_code_command(command, shown),
         json_config=json.dumps({"mcpServers": {SERVER_NAME: server}}, indent=2),
         password_hidden=password_hidden,
-        settings_file=settings_file_shown(),
+        settings_file=settings_file_shown(home),
     )
 
 
@@ -145,12 +156,12 @@ def claude_code_command(command: list[str], env: Mapping[str, str]) -> str:
     return " ".join(shlex.quote(word) for word in words)
 
 
-def server_env() -> dict[str, str]:
-    """The variables an agent's `manage.py mcp` must get to share this process's data. Settings that came
-    from WORKRAIL_HOME/config.toml are left out: a server with the same WORKRAIL_HOME reads the same file."""
+def server_env(home: Path) -> dict[str, str]:
+    """The variables an agent's `manage.py mcp` must get to share this process's data, `home` being this
+    process's WORKRAIL_HOME, resolved. Settings that came from WORKRAIL_HOME/config.toml are left out: a
+    server with the same WORKRAIL_HOME reads the same file."""
     env: dict[str, str] = {}
     from_file = set(settings.WORKRAIL_SETTINGS_FROM_FILE)
-    home = Path(settings.WORKRAIL_HOME).resolve()
     if home != Path(settings.WORKRAIL_HOME_DEFAULT).resolve():
         # The SQLite database, the secret key and the user workflows live here.
         env["WORKRAIL_HOME"] = str(home)

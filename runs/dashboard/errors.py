@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from runs.contract.errors import HTTP_STATUS, ErrorCode, WorkRailError
+from runs.readmodels.lost import lost_help
 
 View = Callable[..., HttpResponse]
 
@@ -34,7 +35,10 @@ def heading(status: int) -> str:
 
 def error_page(request: HttpRequest, error: WorkRailError, status: int | None = None) -> HttpResponse:
     status = status or HTTP_STATUS.get(error.code, 400)
-    context = {"error": error, "status": status, "heading": heading(status)}
+    context: dict[str, object] = {"error": error, "status": status, "heading": heading(status)}
+    route = request.resolver_match
+    if status == 404 and route is not None:  # where to look instead, for what the link named
+        context["lost"] = lost_help(route.url_name or "", route.kwargs, request.GET.get("tip", ""))
     return render(request, "dashboard/error.html", context, status=status)
 
 

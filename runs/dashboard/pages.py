@@ -17,6 +17,7 @@ from runs.dashboard.errors import shows_errors
 from runs.execution import catalog, catalog_places, operator_fork
 from runs.readmodels import overview, run_view, trace
 from runs.readmodels.timings import recent_calls, tool_timings
+from workflows_app.prose import about_below_the_name
 
 
 @require_safe
@@ -103,7 +104,15 @@ def workflow(request: HttpRequest, workflow_id: str) -> HttpResponse:
     shown = inspection.get("workflow")
     if isinstance(shown, dict) and shown.get("warnings"):  # named by their source, not an absolute path
         shown["warnings"] = catalog_places.placed(shown["warnings"], catalog.current_catalog())
-    context = {"nav": "workflows", "inspection": inspection, "tag_names": tag_names(everything_tags())}
+    about = ""
+    if isinstance(shown, dict) and shown.get("about"):  # shown under the name and description: not them again
+        about = about_below_the_name(str(shown["about"]), str(shown.get("name", "")), str(shown.get("description", "")))
+    context = {
+        "nav": "workflows",
+        "inspection": inspection,
+        "about": about,
+        "tag_names": tag_names(everything_tags()),
+    }
     return render(request, "dashboard/workflow.html", context)
 
 

@@ -13,6 +13,7 @@ from runs.contract.dashboard import ToolCallEntry, ToolStats, ToolTimings
 from runs.contract.errors import ErrorCode
 from runs.models import Run, Session, ToolCall
 from runs.readmodels import naming
+from runs.readmodels.states import LABELS
 from runs.store.pinned import compiled_workflow
 
 RECENT_SHOWN = 100
@@ -39,6 +40,8 @@ _ERROR_WORDS = {
 }
 _CODES = {code.value: code for code in ErrorCode}
 HELD = "the step was held: the output lacked something"  # a blocked answer: the contract working
+# A call's outcome tag, capitalised as every other tag (a held answer is "Blocked", as states.py says it).
+OUTCOME_LABELS = {"ok": "OK", "blocked": LABELS["blocked"], "error": "Error"}
 
 
 def call_words(tool: str, outcome: str, exception: str = "") -> str:
@@ -64,6 +67,7 @@ class CallLine:
 
     tool: str
     badge: str  # "ok", "blocked" or "error"
+    label: str  # the badge in words: OUTCOME_LABELS
     code: str  # the error code, "" when the call did not fail or kept none
     words: str  # call_words
     duration_ms: float
@@ -88,10 +92,12 @@ def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
     for tool, outcome, duration, at, run_id, session_id, exception in rows:
         run = runs.get(run_id)
         session = run.session if run is not None else sessions.get(session_id)
+        badge = outcome if outcome in NOT_ERRORS else "error"
         lines.append(
             CallLine(
                 tool=tool,
-                badge=outcome if outcome in NOT_ERRORS else "error",
+                badge=badge,
+                label=OUTCOME_LABELS[badge],
                 code=outcome if outcome in _CODES else "",
                 words=call_words(tool, outcome, exception),
                 duration_ms=round(duration, 3),

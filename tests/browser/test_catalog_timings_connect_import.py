@@ -7,6 +7,7 @@ is. Every page fits its window (tests/browser/layout.py); screenshots are kept."
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -78,7 +79,8 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
     console_log.assert_clean()
 
 
-def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site, live_server):
+def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site, service_catalog):
+    # service_catalog: a WORKRAIL_HOME of the test's own, not the one this process read its settings file from
     sized_page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
     visit(sized_page, site + "/connect/", "connect")
     connect = connection_instructions()
@@ -96,6 +98,11 @@ def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site,
         expect(status).to_have_text("Copied.")
         assert status.get_attribute("aria-live") == "polite"
         assert sized_page.evaluate("navigator.clipboard.readText()") == text
+    # The settings file shown is the one in the WORKRAIL_HOME the commands give: the page says both read it.
+    home = connect.env["WORKRAIL_HOME"]
+    expect(sized_page.locator("#connect-claude")).to_contain_text(f"WORKRAIL_HOME={home}")
+    settings_file = sized_page.locator("section[aria-labelledby=settings-file-title] code").first
+    expect(settings_file).to_have_text(str(Path(home) / "config.toml"))
     if sized_page.viewport_size["width"] < DESKTOP.width:
         claude = sized_page.locator("#connect-claude")
         assert claude.evaluate("el => el.getClientRects().length && el.offsetHeight > 40")  # it wraps
@@ -112,3 +119,21 @@ def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, con
     expect(about).to_contain_text("manage.py export_session")
     expect(sized_page.get_by_label("Bundle file")).to_be_visible()
     console_log.assert_clean()
+
+
+def test_an_import_refusal_spans_the_form_like_every_other_box(sized_page, site, live_server, tmp_path):
+    broken = tmp_path / "broken.workrail-bundle.json"
+    broken.write_text("not a bundle")
+    sized_page.goto(site + "/sessions/import")
+    sized_page.set_input_files("#import-bundle", str(broken))
+    sized_page.get_by_role("button", name="Import", exact=True).click()
+    sized_page.wait_for_load_state("networkidle")
+    form = sized_page.locator("form.import-form")
+    expect(form.locator("#import-error")).to_be_visible()
+    keep_screenshot(sized_page, "import-refused")
+    assert_fits(sized_page)
+    gap = form.evaluate(
+        "f => { const e = f.querySelector('#import-error').getBoundingClientRect();"
+        " return f.getBoundingClientRect().right - parseFloat(getComputedStyle(f).paddingRight) - e.right }"
+    )
+    assert abs(gap) < 2, f"the refusal stops {gap}px short of the form's edge"

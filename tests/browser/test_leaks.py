@@ -75,6 +75,13 @@ def test_a_tampered_upload_is_refused_inline_on_the_form(page, live_server, serv
     expect(form.locator("#import-error")).to_contain_text("What to do:")
     expect(form.locator("#import-bundle")).to_be_visible()  # choose another file right there
     expect(page.locator("nav[aria-label=Main]")).to_be_visible()  # the dashboard around it, not a bare page
+    # The refusal spans the form's whole width, like every other box, not cut short beside the file field.
+    spans = form.evaluate(
+        "f => { const e = f.querySelector('#import-error').getBoundingClientRect();"
+        " const b = f.getBoundingClientRect(); const pad = parseFloat(getComputedStyle(f).paddingRight);"
+        " return Math.abs(b.right - pad - e.right) < 2 }"
+    )
+    assert spans
     screenshot(page, "import-tampered")
     assert Session.objects.count() == 1
 

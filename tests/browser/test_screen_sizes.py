@@ -156,6 +156,13 @@ def test_a_node_page(sized_page, console_log, site, forked):
 def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, service_catalog):
     visit(sized_page, site + "/workflows/", "workflows")
     visit(sized_page, f"{site}/workflows/{REVIEW}/", "workflow")
+    # What a person needs first: the name, the description, then the outline; About and the rest below it.
+    order = sized_page.evaluate(
+        "() => [...document.querySelectorAll('main h1, main h2')].map(h => h.textContent.trim())"
+    )
+    assert order[1:3] == ["Outline", "About"], order
+    name = sized_page.locator("h1").inner_text()
+    expect(sized_page.locator("section[aria-labelledby=about-title]")).not_to_contain_text(name)
     console_log.assert_clean()
 
 
@@ -164,8 +171,18 @@ def test_timings_connect_import_and_the_error_page(sized_page, console_log, site
     tool_calls.save([Timed("continue_workflow", "ok", 12.5, now), Timed("start_workflow", "error", 1834.25, now)])
     visit(sized_page, site + "/timings/", "timings")
     expect(sized_page.locator("table").first).to_contain_text("continue_workflow")
+    expect(sized_page.locator("section[aria-labelledby=recent-title] .badge")).to_have_text(["Error", "OK"])
     visit(sized_page, site + "/connect/", "connect")
     visit(sized_page, site + "/sessions/import", "import")
     console_log.assert_clean()
     visit(sized_page, site + "/runs/run_0000000000000000/", "not-found")  # its 404 is logged: not checked
     expect(sized_page.locator("h1")).to_be_visible()
+    # Where to look instead: the sessions search, filled in with the id, and the lists; no URL pattern.
+    lost = sized_page.locator("#lost-help")
+    expect(lost.get_by_role("searchbox")).to_have_value("run_0000000000000000")
+    expect(lost.get_by_role("link", name="all the sessions")).to_be_visible()
+    expect(lost.get_by_role("link", name="workflow catalog")).to_be_visible()
+    expect(sized_page.locator("main")).not_to_contain_text("<id>")
+    lost.get_by_role("button", name="Search").click()
+    sized_page.wait_for_load_state("networkidle")
+    assert "q=run_0000000000000000" in sized_page.url

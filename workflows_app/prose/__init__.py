@@ -12,7 +12,8 @@ step's `declaredAsks`), and `manage.py validate_workflow` advises declaring what
 - asks.py: what one compiled step asks the agent to set and the values it may take (StepAsks), read
   once per compiled workflow by workflows_app/engine/asks.py; the answers read the fields.
 - advice.py: for validate_workflow, the steps whose asks came from words and how to declare them.
-- descriptions.py: the first sentence of a workflow's description, for a catalog line.
+- descriptions.py: the first sentence of a workflow's description, for a catalog line; its about text
+  without the name and description it repeats, for the workflow's page.
 - agreement.py: words against structure (contract fields, listed values, stated lengths), for the tests
   that check every bundled workflow and WorkRail's library.
 
@@ -34,7 +35,7 @@ from workflows_app.prose.agreement import (
     string_limits,
 )
 from workflows_app.prose.asks import NONE, Ask, NotesAsk, StepAsks, asks_to_delegate, read_step
-from workflows_app.prose.descriptions import when_to_use
+from workflows_app.prose.descriptions import about_below_the_name, when_to_use
 
 __all__ = [
     "NONE",
@@ -44,6 +45,7 @@ __all__ = [
     "FieldWords",
     "NotesAsk",
     "StepAsks",
+    "about_below_the_name",
     "asks_to_delegate",
     "contract_fields",
     "disagreements",

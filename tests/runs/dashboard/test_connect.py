@@ -67,6 +67,18 @@ def test_a_workrail_home_other_than_the_default_is_passed_to_the_agent(defaults,
     assert server["args"] == [str(REPO / "manage.py"), "mcp"]
 
 
+def test_the_settings_file_shown_is_the_one_in_the_home_the_command_gives(defaults, tmp_path):
+    # The home changed after start (as here): the page still names the file the agent's server will read,
+    # and what it sets, never the file this process read at start in another home.
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text("retention_days = 30\n")
+    defaults.WORKRAIL_HOME = home
+    info = connection_instructions()
+    assert Path(info.settings_file.path) == Path(info.env["WORKRAIL_HOME"]) / "config.toml"
+    assert info.settings_file.exists and info.settings_file.keys == ["retention_days"]
+
+
 def test_database_url_and_workflow_paths_are_passed_and_the_password_only_when_asked(defaults, tmp_path):
     defaults.DATABASE_URL_SECRET = "postgres://workrail:s3cret@db.local:5432/workrail"
     defaults.WORKRAIL_WORKFLOW_PATHS = [tmp_path / "a", tmp_path / "b"]

@@ -242,7 +242,7 @@ def test_unknown_ids_answer_a_404_page_with_the_error_code(client, built):
         f"/runs/{built.review_run}/?tip=123",
     ):
         html = page(client, url, 404)
-        assert "NOT_FOUND" in html and "What to do:" in html
+        assert "NOT_FOUND" in html and "What to do" in html
     html = page(client, "/workflows/team.nothing/", 404)
     assert "WORKFLOW_NOT_FOUND" in html
     response = client.get("/live/sessions/ses_nope")

@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from runs.models import Session, ToolCall
-from runs.readmodels.timings import call_words
+from runs.readmodels.timings import call_words, recent_calls
 from runs.templatetags.dashboard import hanging_lines, path_breaks
 from tests.support.mcp_calls import start_workflow
 from tests.support.workflow_files import workflow_doc, write_json
@@ -91,6 +91,20 @@ def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(cl
     assert "failed without an error code" not in recent
     assert "continue_workflow failed: that branch is already complete" in recent  # its run deleted since: no link
     assert 'href="/runs/run_gone/"' not in recent
+
+
+def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(client):
+    now = timezone.now()
+    ToolCall.objects.bulk_create(
+        [
+            ToolCall(tool="continue_workflow", outcome=outcome, duration_ms=3.0, started_at=now)
+            for outcome in ("ok", "blocked", "RUN_CANCELED")
+        ]
+    )
+    assert [line.label for line in recent_calls()] == ["Error", "Blocked", "OK"]  # newest first
+    shown = page(client, "/timings/")
+    assert 'title="Half the calls took less">Median <span class="unit">(ms)</span>' in shown
+    assert "p50" not in shown and "Model Context Protocol" in shown
 
 
 def test_a_call_is_said_in_words_from_its_outcome_and_exception():
