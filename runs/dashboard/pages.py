@@ -15,7 +15,7 @@ from runs.dashboard import fork_form
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import shows_errors
 from runs.execution import catalog, catalog_places, operator_fork
-from runs.readmodels import overview, run_view, trace
+from runs.readmodels import agent_message, overview, run_view, trace
 from runs.readmodels.timings import recent_calls, tool_timings
 
 
@@ -35,6 +35,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "live_version": session.last_seq,
         "fork_form": form or fork_form.blank(node),
         "agent_call": fork_form.agent_call(node.state_token),
+        "agent_message": agent_message.text(node.state_token, agent_message.where(node.place, node.title)),
         "led_to": {entry.node_id: entry for entry in node.branches},
         "next_words": run_view.next_in_words(node.branches),
         "next_vias": {entry.via for entry in node.branches},

@@ -83,9 +83,11 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     assert "where the agent works" not in html and "the agent&#x27;s move" not in html
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
-    assert "Stalled since " in verdict and "resume it if the agent stopped" in verdict and "Copy the sentence" in panel
+    assert "Stalled since " in verdict and "resume it if the agent stopped" in verdict
+    assert "Copy the message for the agent" in panel
+    assert "Your move" in verdict
     # The why is folded under the verdict, the sentence to copy is not.
-    assert panel.index("resume-sentence") < panel.index('class="panel-more"') < panel.index("No step has been recorded")
+    assert panel.index("agent-message") < panel.index('class="panel-more"') < panel.index("No step has been recorded")
     assert "Resume the WorkRail workflow: call continue_workflow with stateToken &quot;st" in panel
 
 
