@@ -222,7 +222,7 @@ def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(cli
     # One button copies the message for the agent; the stateToken alone waits behind a disclosure.
     assert 'data-copy-target="node-message"' in node and 'data-copy-target="state-token"' not in node
     token = re.search(r'id="state-token" class="wrap">(st1_[\w-]+)</pre>', node).group(1)
-    message = between(node, 'id="node-message">', "</pre>")
+    message = between(node, 'id="node-message">', "</pre>").removeprefix('id="node-message">')
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken &quot;" + token)
     heading = between(node, 'id="branches-title"', "</h2>")
     assert "Next nodes" in heading and "(2)" in heading and "by the agent" in heading
