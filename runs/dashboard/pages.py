@@ -67,7 +67,7 @@ def fork_node(request: HttpRequest, node_id: str) -> HttpResponse:
     messages.success(
         request,
         f"New branch started: the agent redoes {result.pending_title} with the context as edited. Give it the "
-        "call below to go on.",
+        "message below to go on.",
     )
     return redirect(reverse("node", args=[result.node_id]) + "#handover-title")
 

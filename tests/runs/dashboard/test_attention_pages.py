@@ -100,9 +100,7 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     assert 'id="pending-step"' not in html
     panel = html.split('class="state-panel state-waiting_for_user"')[1].split("</section>")[0]
     verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
-    assert verdict.endswith(
-        '>Needs you: waiting for your confirmation <span class="move move-yours">Your move</span>'
-    )
+    assert verdict.endswith('>Needs you: waiting for your confirmation <span class="move move-yours">Your move</span>')
     assert "Step 2 of 3 · Approve the plan" in panel
     # First where the answer goes (the agent's chat: no button here), then what the step asks, then the plan.
     move = panel.split('class="next-move"')[1].split("</p>")[0]

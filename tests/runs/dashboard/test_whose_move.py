@@ -171,9 +171,23 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     assert token_of(message) == child.public_id
     # The raw call stays behind a disclosure, for people who drive the API.
     assert '<details class="raw-call">' in handover and 'id="agent-call"' in handover
+    assert "Give it the message below to go on." in text
+    # Its branch, which no agent has taken up yet, is the person's move; the branch it set aside is nobody's.
+    on_branch = text.split('class="node-branches"')[1].split("</ul>")[0]
+    assert tags(on_branch) == ["yours"]
     # On the run page, nobody has taken the branch up yet: the person's move, with the same message.
     run_page = page(client, f"/runs/{child.run.public_id}/")
     pending = run_page.split('id="pending-step"')[1].split("</pre>")[0]
     assert tags(pending) == ["yours"] and BUTTON in pending
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
     assert tags(run_page.split('class="page-head"')[1].split("</div>")[0]) == ["yours"]
+
+
+def test_with_several_runs_each_run_line_and_card_says_whose_move(client, service_catalog):
+    first = start_workflow(made.PLAN, context={"sessionKey": "MR-77"})
+    blocked_review("MR-77")
+    text = page(client, f"/sessions/{first['session']['sessionId']}/")
+    lines = text.split('id="session-run-lines">')[1].split("</ul>")[0]
+    assert tags(lines) == ["agents", "agents"]  # running, then blocked: the agent's move on both
+    cards = text.split('class="runs-nav"')[1].split("</nav>")[0]
+    assert tags(cards) == ["agents", "agents"]
