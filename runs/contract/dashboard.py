@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from runs.contract.base import Shape
 from runs.contract.fork import OperatorForkNote
@@ -71,6 +71,13 @@ class Whereabouts(Shape):
     state: StateName = Field(
         default="running", description="The place in the dashboard's vocabulary (states.py), as its badge says it."
     )
+    # Whose move it is (runs/readmodels/states.py: yours, agents, nobody), with the clock applied: the dashboard's
+    # tag beside the badge. Kept off the wire: the API's `state` and `since` say the same to a program.
+    _move: str = PrivateAttr(default="")
+
+    @property
+    def move(self) -> str:
+        return self._move
 
 
 class AttentionPanel(Shape):

@@ -15,7 +15,7 @@ from runs.dashboard import fork_form
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import shows_errors
 from runs.execution import catalog, catalog_places, operator_fork
-from runs.readmodels import overview, run_view, trace
+from runs.readmodels import agent_message, overview, run_view, trace
 from runs.readmodels.timings import recent_calls, tool_timings
 from workflows_app.prose import about_below_the_name
 
@@ -36,6 +36,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "live_version": session.last_seq,
         "fork_form": form or fork_form.blank(node),
         "agent_call": fork_form.agent_call(node.state_token),
+        "agent_message": agent_message.text(node.state_token, agent_message.where(node.place, node.title)),
         "led_to": {entry.node_id: entry for entry in node.branches},
         "next_words": run_view.next_in_words(node.branches),
         "next_vias": {entry.via for entry in node.branches},
@@ -67,7 +68,7 @@ def fork_node(request: HttpRequest, node_id: str) -> HttpResponse:
     messages.success(
         request,
         f"New branch started: the agent redoes {result.pending_title} with the context as edited. Give it the "
-        "call below to go on.",
+        "message below to go on.",
     )
     return redirect(reverse("node", args=[result.node_id]) + "#handover-title")
 

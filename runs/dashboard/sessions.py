@@ -27,7 +27,16 @@ from runs.contract.preferences import AUTONOMY, MODES, RISK_POLICY
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import invalid, shows_errors
 from runs.execution import session_actions
-from runs.readmodels import branches, overview, preferences_history, run_view, session_groups, states, timeline_marks
+from runs.readmodels import (
+    agent_message,
+    branches,
+    overview,
+    preferences_history,
+    run_view,
+    session_groups,
+    states,
+    timeline_marks,
+)
 from runs.readmodels.checkpoints import not_among
 from runs.readmodels.preferences import in_effect
 
@@ -239,8 +248,18 @@ def _session_page(
             "risk_choices": RISK_POLICY,
             "cancelable": {"in_progress", "stalled", "blocked"},
             "here": request.get_full_path(),
+            "tip_message": tip_message(run),
         },
     )
+
+
+def tip_message(run: RunDetail | None) -> str | None:
+    """The message that sets an agent going at the shown branch's pending step: the blocked panel's, and the
+    pending step's when a branch started by hand waits for an agent to take it up."""
+    if run is None or not run.pending_step_id or not run.branch_tip:
+        return None
+    node = run.branch.blocked.node_id if run.branch is not None and run.branch.blocked is not None else run.branch_tip
+    return agent_message.at_node(node, run.place, run.pending_title or "")
 
 
 @require_safe

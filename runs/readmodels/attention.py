@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from runs.contract.dashboard import AttentionPanel, BlockedStep, BranchOutcomeEntry, PlaceName, StepPlace, Whereabouts
 from runs.models import Node, PinnedWorkflow, Run, RunStatus, Session, SessionKind
-from runs.readmodels import blocked, branches, outcomes, recap, states, step_places, step_text
+from runs.readmodels import agent_message, blocked, branches, outcomes, recap, states, step_places, step_text
 from runs.readmodels.shapes import RecapEntry
 from runs.store import tokens
 from runs.store.pinned import compiled_workflow
@@ -179,24 +179,28 @@ def chosen(found: Iterable[Place], cutoff: datetime) -> Whereabouts | None:
     if not shown:
         return None
     place, name, words, since = min(shown, key=lambda s: (_URGENCY.get(s[1], 9), -s[0].number))
-    return _whereabouts(place, name, words, since)
+    return _whereabouts(place, name, words, since, cutoff)
 
 
 def each(found: Iterable[Place], cutoff: datetime) -> list[Whereabouts]:
     """Where each run is, in the order given: a session's head says one short line per run."""
-    return [_whereabouts(place, *place.shown(cutoff)) for place in found]
+    return [_whereabouts(place, *place.shown(cutoff), cutoff) for place in found]
 
 
-def _whereabouts(place: Place, name: PlaceName, words: str, since: datetime) -> Whereabouts:
-    return Whereabouts(
+def _whereabouts(place: Place, name: PlaceName, words: str, since: datetime, cutoff: datetime) -> Whereabouts:
+    state = states.of_place(name)
+    where = Whereabouts(
         place=name,
         words=words,
         run_id=place.run_id,
         run_name=place.run_name,
         run_number=place.number,
         since=since,
-        state=states.of_place(name),
+        state=state,
     )
+    stopped = place.last_activity < cutoff
+    where._move = states.move(state, stopped=stopped, unclaimed=name == "working" and place.awaiting_agent)
+    return where
 
 
 # The places of a page's sessions, by (session id, last_seq): every recorded event moves last_seq, so an
@@ -240,14 +244,6 @@ def of_sessions(sessions: list[Session], cutoff: datetime) -> dict[int, Whereabo
 # --- the panels of a run's page -------------------------------------------------------------------------
 
 
-def resume_sentence(token: str, where: str) -> str:
-    """What to tell an agent to pick the work up at a node: the call, with the token, in one sentence."""
-    return (
-        f'Resume the WorkRail workflow: call continue_workflow with stateToken "{token}" and no ackToken; it '
-        f"gives you {where} again with a fresh ackToken, then carry on from there."
-    )
-
-
 def _state_token(outcome: BranchOutcomeEntry) -> str:
     return tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, int(outcome.tip_node_id))
 
@@ -259,9 +255,7 @@ def _place(state: RunState, outcome: BranchOutcomeEntry) -> StepPlace | None:
 
 def _where(outcome: BranchOutcomeEntry, step: StepPlace | None) -> str:
     """ "step 4 of 9 (Review api)", as a sentence names the step."""
-    title = outcome.step_title or outcome.step_id or ""
-    words = step.words if step is not None else ""
-    return f"{words} ({title})" if words and title else words or title or "its step"
+    return agent_message.where(step, outcome.step_title or outcome.step_id or "")
 
 
 def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None) -> str:
@@ -342,7 +336,7 @@ def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         since=since,
         node_id=shown.tip_node_id,
         state_token=token,
-        sentence=resume_sentence(token, _where(shown, step)),
+        sentence=agent_message.text(token, _where(shown, step)),
     )
 
 
@@ -429,10 +423,27 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         since=outcome.at,
         node_id=outcome.tip_node_id,
         state_token=token,
-        sentence=resume_sentence(token, _where(outcome, step)),
+        sentence=agent_message.text(token, _where(outcome, step)),
     )
 
 
 def _started_by_hand(tree: branches.RunBranches, outcome: BranchOutcomeEntry) -> bool:
     branch = next((b for b in tree.branches if b.number == outcome.number), None)
     return branch is not None and bool(branch.nodes) and branch.nodes[0] in tree.started_by_hand
+
+
+# --- whose move it is, beside each badge (states.move) ---------------------------------------------------
+
+
+def move_of_blocked(entry: BlockedStep, cutoff: datetime) -> states.Move:
+    """A blocked step's move: yours when it waits for something only you can give, or when the agent has
+    stopped (no refusal for the stall window); else the agent's (it must resend)."""
+    if entry.whose_move == "user":
+        return "yours"
+    return states.move("blocked", stopped=entry.last_refused_at < cutoff)
+
+
+def move_of_branch(outcome: BranchOutcomeEntry, cutoff: datetime) -> states.Move:
+    if outcome.blocked is not None and outcome.state == "blocked":
+        return move_of_blocked(outcome.blocked, cutoff)
+    return states.move(outcome.state, unclaimed=outcome.awaiting_agent and outcome.state == "running")

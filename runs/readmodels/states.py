@@ -11,11 +11,17 @@ for the user's confirmation and a branch set aside all map here, so a person lea
 - Left behind: a branch no agent works on any more (it can be resumed by hand);
 - Done: finished;
 - Canceled: stopped for good by a person.
+
+Each state also says whose move it is (MOVES), as a small tag beside its badge: "Your move" (needs you,
+stalled: restart or nudge the agent), "Agent's move" (running, blocked), and no tag where nobody has one
+(done, canceled, left behind). Two cases read more than the state (move): a blocked step quiet for
+WORKRAIL_STALL_MINUTES (the agent has stopped: restarting it is yours), and a branch started by hand that no
+agent has taken up yet (handing it over is yours).
 """
 
 from __future__ import annotations
 
-from typing import get_args
+from typing import Literal, get_args
 
 from runs.contract.dashboard import PlaceName, StateName
 
@@ -38,6 +44,19 @@ SETTLED: frozenset[StateName] = frozenset({"left_behind", "done", "canceled"})
 # canceled and notes-only sessions come after the others by activity alone.
 _QUIET_FROM = min(ORDER.index(state) for state in SETTLED)
 URGENCY: dict[StateName, int] = {state: min(ORDER.index(state), _QUIET_FROM) for state in ORDER}
+
+Move = Literal["yours", "agents", "nobody"]
+MOVES: dict[StateName, Move] = {
+    "needs_you": "yours",
+    "blocked": "agents",
+    "stalled": "yours",
+    "running": "agents",
+    "left_behind": "nobody",
+    "done": "nobody",
+    "canceled": "nobody",
+    "notes": "nobody",
+}
+MOVE_LABELS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's move", "nobody": ""}
 
 _OF_STATUS: dict[str, StateName] = {
     "in_progress": "running",
@@ -86,3 +105,13 @@ def of_branch(status: str, left_behind: bool, run_state: StateName) -> StateName
 
 def label(state: str) -> str:
     return LABELS.get(state, state.replace("_", " ").capitalize())  # type: ignore[call-overload]
+
+
+def move(state: str, *, stopped: bool = False, unclaimed: bool = False) -> Move:
+    """Whose move a state is. `stopped`: nothing was recorded for WORKRAIL_STALL_MINUTES, so a blocked step's
+    agent has stopped and restarting it is yours; `unclaimed`: the branch was started by hand and no agent
+    has taken it up yet, so handing it over is yours."""
+    found = MOVES.get(state, "nobody")  # type: ignore[call-overload]
+    if found == "agents" and (unclaimed or (stopped and state == "blocked")):
+        return "yours"
+    return found

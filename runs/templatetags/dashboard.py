@@ -18,13 +18,22 @@ from django.utils import timezone
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from runs.contract.dashboard import RunDetail, SessionDetail
+from runs.contract.dashboard import (
+    AttentionPanel,
+    BlockedStep,
+    BranchOutcomeEntry,
+    RunDetail,
+    SessionDetail,
+    Whereabouts,
+)
 from runs.readmodels import (
     artifact_tables,
+    attention,
     graph_drawing,
     graph_page,
     naming,
     outline_words,
+    overview,
     states,
     time_axis,
     timeline_marks,
@@ -77,6 +86,29 @@ def status_label(value: Any) -> str:
 def state_label(value: Any) -> str:
     """A state (runs/readmodels/states.py) in the dashboard's one vocabulary: "Needs you", "Left behind"."""
     return states.label(str(value))
+
+
+def move_of(value: Any) -> states.Move:
+    """Whose move it is (states.move) for what a badge shows: a session's or run's whereabouts, a panel, a
+    branch, a blocked step, or a bare state."""
+    if isinstance(value, Whereabouts):
+        return value.move or states.move(value.state)  # type: ignore[return-value]
+    if isinstance(value, AttentionPanel):
+        return states.move(value.state)
+    if isinstance(value, BlockedStep):
+        return attention.move_of_blocked(value, overview.stall_cutoff())
+    if isinstance(value, BranchOutcomeEntry):
+        return attention.move_of_branch(value, overview.stall_cutoff())
+    return states.move(str(value))
+
+
+@register.simple_tag
+def move_tag(value: Any) -> str:
+    """The small tag beside a state's badge: "Your move" or "Agent's move"; nothing where nobody has a move."""
+    move = move_of(value)
+    if move == "nobody":
+        return ""
+    return format_html('<span class="move move-{}">{}</span>', move, states.MOVE_LABELS[move])
 
 
 def _moment(value: Any) -> datetime | None:

@@ -94,7 +94,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(page.locator("#pending-step")).to_have_count(0)  # not an ordinary "Pending step" banner
     # A one-line verdict in the dashboard's words, then the step in the outline; the call to give a stuck
     # agent is folded under them.
-    expect(panel.locator("h3")).to_have_text("Blocked: the agent's answer was refused")
+    expect(panel.locator("h3")).to_have_text("Blocked: the agent's answer was refused Agent's move")
     expect(panel.locator(".step-line")).to_have_text(re.compile(r"^Step 2 of \d+ · Record the Changed Files$"))
     expect(panel.locator(".verdict")).to_have_text(
         "Blocked: the agent must resend step 2 (Record the Changed Files) with a mr_review.changed_files artifact."
@@ -130,7 +130,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(page.locator("#node-blocked")).to_contain_text(
         "Blocked: the agent must resend step 2 (Record the Changed Files) with a mr_review.changed_files artifact."
     )
-    expect(page.locator("#node-blocked a")).to_have_text("See why, and the call to give the agent")
+    expect(page.locator("#node-blocked a")).to_have_text("See why, and the message to give the agent")
     expect(page.locator("#recorded-title + ol")).to_contain_text(
         "Nothing accepted yet: the agent's answer was refused (see above)."
     )

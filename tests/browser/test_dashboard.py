@@ -144,14 +144,15 @@ def test_hostile_agent_text_never_runs(page, console_log, site, built):
     console_log.assert_clean()
 
 
-def test_the_copy_button_copies_a_state_token(page, console_log, site, built):
+def test_the_copy_button_copies_the_message_for_the_agent(page, console_log, site, built):
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
     second = Node.objects.filter(run__public_id=built.review_run, depth=1).get()
     page.goto(f"{site}/nodes/{second.public_id}/")
-    token = page.locator("#state-token").inner_text().strip()
-    page.get_by_role("button", name="Copy stateToken").first.click()
+    message = page.locator("#node-message").inner_text().strip()
+    token = page.locator("#state-token").text_content().strip()  # folded, for the API
+    page.get_by_role("button", name="Copy the message for the agent").click()
     expect(page.get_by_text("Copied.")).to_be_visible()
-    assert page.evaluate("navigator.clipboard.readText()").strip() == token
+    assert page.evaluate("navigator.clipboard.readText()").strip() == message and f'stateToken "{token}"' in message
     console_log.assert_clean()
 
 

@@ -77,9 +77,9 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator(".fork-handover")).to_contain_text("started by hand at step 1 of 5 · Prepare")
         expect(page.locator(".fork-handover")).to_contain_text(REASON)
         expect(page.locator(".fork-handover")).to_contain_text('target set to "production"')
-        page.get_by_role("button", name="Copy the call").click()
+        page.get_by_role("button", name="Copy the message for the agent").click()
         expect(page.locator(".fork-handover [data-copy-status]")).not_to_have_text("")
-        call = json.loads(page.locator("#agent-call").inner_text())
+        call = json.loads(page.locator("#agent-call").text_content() or "")  # folded: for the API
         new_node = re.search(r"/nodes/(\d+)/", page.url).group(1)
         screenshot(page, "operator-fork-handover")
         assert call["tool"] == "continue_workflow" and set(call["arguments"]) == {"stateToken"}

@@ -77,7 +77,7 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     expect(sized_page.locator(".blocked-panel .resend-call").first).not_to_be_visible()
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
     expect(sized_page.locator(".blocked-panel")).to_have_count(0)
-    expect(sized_page.locator("#node-blocked")).to_contain_text("See why, and the call to give the agent")
+    expect(sized_page.locator("#node-blocked")).to_contain_text("See why, and the message to give the agent")
     console_log.assert_clean()
 
 

@@ -83,9 +83,11 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     assert "where the agent works" not in html and "the agent&#x27;s move" not in html
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
-    assert "Stalled since " in verdict and "resume it if the agent stopped" in verdict and "Copy the sentence" in panel
+    assert "Stalled since " in verdict and "resume it if the agent stopped" in verdict
+    assert "Copy the message for the agent" in panel
+    assert "Your move" in verdict
     # The why is folded under the verdict, the sentence to copy is not.
-    assert panel.index("resume-sentence") < panel.index('class="panel-more"') < panel.index("No step has been recorded")
+    assert panel.index("agent-message") < panel.index('class="panel-more"') < panel.index("No step has been recorded")
     assert "Resume the WorkRail workflow: call continue_workflow with stateToken &quot;st" in panel
 
 
@@ -98,7 +100,7 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     assert 'id="pending-step"' not in html
     panel = html.split('class="state-panel state-waiting_for_user"')[1].split("</section>")[0]
     verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
-    assert verdict.endswith(">Needs you: waiting for your confirmation")
+    assert verdict.endswith('>Needs you: waiting for your confirmation <span class="move move-yours">Your move</span>')
     assert "Step 2 of 3 · Approve the plan" in panel
     # First where the answer goes (the agent's chat: no button here), then what the step asks, then the plan.
     move = panel.split('class="next-move"')[1].split("</p>")[0]
@@ -187,7 +189,7 @@ def test_the_session_head_says_one_short_line_per_run(client, service_catalog):
     assert (
         f'href="/runs/{stuck.run_id}/"' in lines[1] and "blocked: missing mr_review.changed_files artifact" in lines[1]
     )
-    assert all(";" not in line for line in lines)
+    assert all(";" not in line.replace("&#x27;", "'") for line in lines)
     # The runs list beside it says the same short line per run.
     assert '<span class="run-summary">step 1 of 3, running</span>' in html
     # The session's badge is its most urgent run's.

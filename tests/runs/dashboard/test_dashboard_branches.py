@@ -86,7 +86,10 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
             '<p class="verdict" id="verdict-1">Blocked: the agent must resend step 2 (Record the Changed Files) with '
             "a mr_review.changed_files artifact.</p>"
         ) in html, url
-        assert ">Blocked: the agent's answer was refused</h3>" in html and "Step 2 of " in html, url
+        verdict = (
+            '>Blocked: the agent\'s answer was refused <span class="move move-agents">Agent&#x27;s move</span></h3>'
+        )
+        assert verdict in html and "Step 2 of " in html, url
         more = html.split('<details class="blocked-more"')[1].split("</details>")[0]
         assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url
         assert 'id="pending-step"' not in html, url

@@ -219,11 +219,15 @@ def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(cli
     assert "Record the Changed Files" in node
     assert "Step 2 of the review." in node
     assert "mr_review.changed_files" in node
-    assert 'id="state-token"' in node and 'data-copy-target="state-token"' in node
-    assert re.search(r'id="state-token" class="wrap">st1_[\w-]+</pre>', node)
+    # One button copies the message for the agent; the stateToken alone waits behind a disclosure.
+    assert 'data-copy-target="node-message"' in node and 'data-copy-target="state-token"' not in node
+    token = re.search(r'id="state-token" class="wrap">(st1_[\w-]+)</pre>', node).group(1)
+    message = between(node, 'id="node-message">', "</pre>").removeprefix('id="node-message">')
+    assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken &quot;" + token)
     heading = between(node, 'id="branches-title"', "</h2>")
     assert "Next nodes" in heading and "(2)" in heading and "by the agent" in heading
-    assert node.count("st1_") == 1  # the node's own stateToken, once; each next node's is on its own page
+    # the node's own stateToken, in the message and alone; each next node's is on its own page
+    assert node.count("st1_") == 2
     next_nodes = between(node, 'class="steps next-nodes"', "</ol>")
     # The notes are under "Recorded here"; the two answers to the step beside each other are told apart by
     # their first words only (issue 32), not shown again in full.

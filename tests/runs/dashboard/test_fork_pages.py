@@ -76,7 +76,8 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     assert response["Location"] == f"/nodes/{child.public_id}/#handover-title"
     page = html.unescape(client.get(response["Location"]).content.decode())
     assert "New branch started: the agent redoes Prepare with the context as edited." in page
-    assert page.count(call_token(page)) == 1  # the stateToken once: in the call, not again under "Resume"
+    # The stateToken in the message to copy and in the raw call behind its disclosure, not again under "Resume".
+    assert page.count(call_token(page)) == 2 and "Copy the message for the agent" in page
     assert "Hand this branch to the agent" in page and "Production, not staging." in page
     assert 'target set to "production"' in page
     call = json.loads(html.unescape(re.search(r'<pre id="agent-call"[^>]*>(.*?)</pre>', page, re.S).group(1)))

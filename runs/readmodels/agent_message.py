@@ -1,0 +1,34 @@
+"""The one message a person pastes into an agent's chat to set it going at a node: the stalled, left-behind
+and blocked panels, a node's page and a branch started by hand all hand over this same sentence, behind the
+same "Copy the message for the agent" button (templates/dashboard/_agent_message.html).
+
+The sentence carries the node's stateToken: given to continue_workflow without an ackToken, it shows the
+agent the step pending there again, with a fresh ackToken, and records nothing.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from runs.contract.dashboard import StepPlace
+from runs.store import tokens
+from runs.store.tokens import TokenKind
+
+
+def text(token: str, where: str) -> str:
+    """The message, with the token: what the agent is to call, and what it gets."""
+    return (
+        f'Resume the WorkRail workflow: call continue_workflow with stateToken "{token}" and no ackToken; it '
+        f"gives you {where} again with a fresh ackToken, then carry on from there."
+    )
+
+
+def where(place: StepPlace | None, title: str) -> str:
+    """ "step 4 of 9 (Review api)", as the message names the step."""
+    words = place.words if place is not None else ""
+    return f"{words} ({title})" if words and title else words or title or "its step"
+
+
+def at_node(node_id: str | int, place: StepPlace | None, title: str) -> str:
+    """The message that sets an agent going at a node (its public id)."""
+    return text(tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, int(node_id)), where(place, title))

@@ -1,0 +1,99 @@
+"""Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone
+(390x844) size: the "Your move" / "Agent's move" tag beside the badges, the blocked panel's line and button in
+sight, what the button copies, and colours that mean one thing (amber for a person's move, Left behind apart
+from Canceled, the timeline dots in their badge's colour, a neutral 404 advice box)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.layout import assert_fits, keep_screenshot
+from tests.support import attention_sessions as made
+from tests.support.branched_review import blocked_review
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+BUTTON = "Copy the message for the agent"
+
+
+def visit(page, url: str, name: str) -> None:
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    keep_screenshot(page, name)
+    assert_fits(page)
+
+
+def colour(locator, prop: str) -> str:
+    return locator.evaluate(f"(e) => getComputedStyle(e).{prop}")
+
+
+def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(sized_page, console_log, site, service_catalog):
+    sized_page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    stuck = blocked_review("MR-77")
+    visit(sized_page, f"{site}/runs/{stuck.run_id}/", "blocked-message")
+    panel = sized_page.locator(".blocked-panel")
+    expect(panel.locator("h3 .move")).to_have_text("Agent's move")
+    expect(sized_page.locator(".page-head .move")).to_have_text("Agent's move")
+    # What the person can do if the agent has stopped: one line and the button, with nothing to open.
+    expect(panel.locator(".if-stopped")).to_be_visible()
+    button = panel.get_by_role("button", name=BUTTON)
+    expect(button).to_be_visible()
+    expect(sized_page.get_by_role("button", name=BUTTON)).to_have_count(1)
+    message = panel.locator(".agent-message").inner_text().strip()
+    assert message.startswith('Resume the WorkRail workflow: call continue_workflow with stateToken "st1_')
+    button.click()
+    expect(panel.locator("[data-copy-status]").first).to_have_text("Copied.")
+    assert sized_page.evaluate("navigator.clipboard.readText()").strip() == message
+    console_log.assert_clean()
+
+
+def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, site, service_catalog, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
+    blocked_review("MR-77")
+    made.stalled()
+    made.canceled()
+    visit(sized_page, site + "/sessions/", "sessions-moves")
+    rows = sized_page.locator("tr.session-row")
+    expect(rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".move")).to_have_text("Your move")
+    expect(rows.filter(has=sized_page.locator(".badge.state-stalled")).locator(".move")).to_have_text("Your move")
+    expect(rows.filter(has=sized_page.locator(".badge.state-blocked")).locator(".move")).to_have_text("Agent's move")
+    expect(rows.filter(has=sized_page.locator(".badge.state-canceled")).locator(".move")).to_have_count(0)
+    for tag in sized_page.locator("tr.session-row .move").all():
+        expect(tag).to_be_visible()
+    console_log.assert_clean()
+
+
+def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
+    visit(sized_page, f"{site}/runs/{waiting.run_id}/", "needs-you-amber")
+    amber = colour(sized_page.locator(".page-head .badge.state-needs_you"), "backgroundColor")
+    link = colour(sized_page.locator(".crumbs a").first, "color")
+    panel = sized_page.locator(".state-panel.state-waiting_for_user")
+    assert colour(panel, "borderLeftColor") == amber != link
+    assert colour(panel.locator("h3.verdict-line"), "color") == amber
+    assert colour(sized_page.locator(".page-head .move"), "color") == amber
+
+    canceled = made.canceled()
+    rewound = made.left_behind()
+    visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-colours")
+    left = sized_page.locator(".left-behind-line .badge.state-left_behind")
+    left_colour, left_background = colour(left, "color"), colour(left, "backgroundColor")
+    dots = sized_page.locator(".tl-key.dot-left_behind")
+    if dots.count():
+        assert colour(dots.first, "backgroundColor") == left_colour
+    visit(sized_page, f"{site}/runs/{canceled.run_id}/", "canceled-colours")
+    gone = sized_page.locator("#run-title ~ ul.meta .badge.state-canceled")
+    assert colour(gone, "color") != left_colour
+    assert colour(gone, "backgroundColor") != left_background
+    # Every timeline dot takes its badge's colour: the canceled run's dots are the Canceled badge's grey.
+    for dot in sized_page.locator(".tl-key.dot-canceled").all():
+        assert colour(dot, "backgroundColor") == colour(gone, "color")
+    console_log.assert_clean()
+
+    visit(sized_page, f"{site}/sessions/ses_nope/", "not-found-neutral")  # its 404 is logged: not checked
+    advice = sized_page.locator(".notice.what-to-do")
+    expect(advice).to_contain_text("What to do")
+    assert colour(advice, "borderLeftColor") != amber and colour(advice, "backgroundColor") != amber

@@ -1,0 +1,193 @@
+"""Every state says whose move it is ("Your move" / "Agent's move" beside its badge, runs/readmodels/states.py),
+and every page that sets an agent going hands over the same message behind the same button
+(runs/readmodels/agent_message.py, templates/dashboard/_agent_message.html)."""
+
+from __future__ import annotations
+
+import html
+import re
+from datetime import timedelta
+from typing import get_args
+
+import pytest
+from django.conf import settings
+from django.db.models import F
+from django.test import Client
+
+from runs.contract.dashboard import StateName
+from runs.models import Ack, Node, Run
+from runs.readmodels import states
+from runs.store import tokens
+from runs.store.tokens import TokenKind
+from tests.support import attention_sessions as made
+from tests.support.branched_review import blocked_review
+from tests.support.mcp_calls import ack, start_workflow
+from tests.support.operator_fork import RELEASE, START_CONTEXT, install_release
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
+
+BUTTON = "Copy the message for the agent"
+OLD_BUTTONS = ("Copy the sentence", "Copy stateToken", "Copy the call")
+
+
+def page(client: Client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return response.content.decode()
+
+
+def copied(text: str) -> list[str]:
+    """What each "Copy the message for the agent" button of a page copies: the text of its target."""
+    found = []
+    for target in re.findall(r'data-copy-target="([^"]+)">' + BUTTON + "</button>", text):
+        body = re.search(r'<pre class="wrap agent-message" id="' + re.escape(target) + r'">(.*?)</pre>', text, re.S)
+        assert body is not None, target
+        found.append(html.unescape(body.group(1)))
+    return found
+
+
+def token_of(message: str) -> int:
+    token = re.search(r'stateToken "([^"]+)"', message)
+    assert token is not None, message
+    return tokens.parse(settings.WORKRAIL_HOME, token.group(1), TokenKind.STATE).id
+
+
+def tags(text: str) -> list[str]:
+    return re.findall(r'<span class="move move-(\w+)">', text)
+
+
+def test_every_state_has_a_move_and_two_cases_read_the_clock_or_the_hand():
+    assert set(states.MOVES) == set(get_args(StateName))
+    assert [states.move(s) for s in ("needs_you", "stalled")] == ["yours", "yours"]
+    assert [states.move(s) for s in ("running", "blocked")] == ["agents", "agents"]
+    assert {states.move(s) for s in ("done", "canceled", "left_behind", "notes")} == {"nobody"}
+    assert states.move("blocked", stopped=True) == "yours"  # the agent has stopped: restarting it is yours
+    assert states.move("running", stopped=True) == "agents"  # a quiet running run is called stalled instead
+    assert states.move("running", unclaimed=True) == "yours"  # started by hand, no agent took it up yet
+    assert states.move("done", unclaimed=True) == "nobody"
+    assert states.MOVE_LABELS["yours"] == "Your move" and states.MOVE_LABELS["agents"] == "Agent's move"
+
+
+def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_catalog, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    made.waiting_for_user(service_catalog["extra"], key="CONF-1")
+    blocked_review("MR-77")
+    made.stalled()
+    made.canceled()
+    start_workflow(made.PLAN, context={"sessionKey": "RUN-1"})
+    text = page(client, "/sessions/")
+    rows = {
+        row.split('data-state="')[1].split('"')[0]: row.split('class="session-name"')[0]
+        for row in text.split('<tr class="session-row')[1:]
+    }
+    assert {state: tags(cell) for state, cell in rows.items()} == {
+        "needs_you": ["yours"],
+        "blocked": ["agents"],
+        "stalled": ["yours"],
+        "running": ["agents"],
+        "canceled": [],
+    }
+    assert "Your move</span>" in rows["stalled"] and "Agent&#x27;s move</span>" in rows["running"]
+
+
+def test_a_blocked_run_says_what_to_do_if_the_agent_stopped_in_sight_and_turns_yours_when_quiet(
+    client, service_catalog, settings
+):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    stuck = blocked_review("MR-77")
+    text = page(client, f"/runs/{stuck.run_id}/")
+    panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
+    assert tags(panel.split("</h3>")[0]) == ["agents"]
+    # The line and the one button are in sight, before any folded section.
+    before_folds = panel.split("<details")[0]
+    assert 'id="if-stopped-1"' in before_folds and BUTTON in before_folds
+    assert not any(old in text for old in OLD_BUTTONS)
+    [message] = copied(text)
+    assert token_of(message) == int(stuck.node_id) and "Record the Changed Files" in message
+    # The raw call stays, folded, for people who drive the API.
+    assert 'id="resend-call-1"' in panel.split('<details class="blocked-more"')[1]
+
+    # Nothing recorded for the stall window: the agent has stopped, and restarting it is the person's move.
+    back = timedelta(minutes=45)
+    run = Run.objects.get(public_id=stuck.run_id)
+    made.quiet(stuck.run_id)
+    Ack.objects.filter(node__run=run).update(created_at=F("created_at") - back)
+    text = page(client, f"/runs/{stuck.run_id}/")
+    panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
+    assert tags(panel.split("</h3>")[0]) == ["yours"]
+    head = text.split('class="page-head"')[1].split("</div>")[0]
+    assert tags(head) == ["yours"]
+    listed = page(client, "/sessions/")
+    assert tags(listed.split('data-state="blocked"')[1].split('class="session-name"')[0]) == ["yours"]
+
+
+def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, service_catalog, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    stalled = made.stalled()
+    text = page(client, f"/runs/{stalled.run_id}/")
+    assert tags(text.split('class="page-head"')[1].split("</div>")[0]) == ["yours"]
+    assert tags(text.split('id="run-status-summary"')[0].split('class="run-head"')[1]) == ["yours"]
+    [message] = copied(text)
+    assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")
+    assert "step 2 of 3 (" in message
+    assert not any(old in text for old in OLD_BUTTONS)
+
+    rewound = made.left_behind()
+    text = page(client, f"/runs/{rewound.run_id}/")
+    line = text.split('class="left-behind-line"')[1].split("</details>")[0]
+    assert BUTTON in line and not tags(line)  # nobody's move: the branch is set aside
+    [message] = copied(text)
+    assert "step 3 of 3 (" in message
+    # The live branch's pending step says whose move it is.
+    assert tags(text.split('id="pending-step"')[1].split("</p>")[0]) == ["agents"]
+
+
+def test_a_needs_you_panel_says_your_move(client, service_catalog):
+    waiting = made.waiting_for_user(service_catalog["extra"])
+    text = page(client, f"/runs/{waiting.run_id}/")
+    panel = text.split('class="state-panel state-waiting_for_user"')[1].split("</section>")[0]
+    assert tags(panel.split("</h3>")[0]) == ["yours"]
+    assert BUTTON not in panel  # nothing to give the agent: the person answers in its chat
+
+
+def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_or_a_call(client, service_catalog):
+    install_release(service_catalog["extra"])
+    start = start_workflow(RELEASE, context=START_CONTEXT)
+    ack(start)
+    root = str(tokens.parse(settings.WORKRAIL_HOME, start["stateToken"], TokenKind.STATE).id)
+    text = page(client, f"/nodes/{root}/")
+    assert text.count(BUTTON) == 1 and not any(old in text for old in OLD_BUTTONS)
+    [message] = copied(text)
+    assert token_of(message) == int(root) and "Prepare" in message
+
+    form = {"context": '{"service": "billing", "target": "production"}', "reason": "Production."}
+    client.post(f"/nodes/{root}/fork", form)
+    response = client.post(f"/nodes/{root}/fork", {**form, "confirm": "1"})
+    child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
+    text = page(client, response["Location"].split("#")[0])
+    handover = text.split('class="card fork-handover"')[1].split("</section>")[0]
+    assert handover.count(BUTTON) == 1 and not any(old in text for old in OLD_BUTTONS)
+    [message] = copied(text)
+    assert token_of(message) == child.public_id
+    # The raw call stays behind a disclosure, for people who drive the API.
+    assert '<details class="raw-call">' in handover and 'id="agent-call"' in handover
+    assert "Give it the message below to go on." in text
+    # Its branch, which no agent has taken up yet, is the person's move; the branch it set aside is nobody's.
+    on_branch = text.split('class="node-branches"')[1].split("</ul>")[0]
+    assert tags(on_branch) == ["yours"]
+    # On the run page, nobody has taken the branch up yet: the person's move, with the same message.
+    run_page = page(client, f"/runs/{child.run.public_id}/")
+    pending = run_page.split('id="pending-step"')[1].split("</pre>")[0]
+    assert tags(pending) == ["yours"] and BUTTON in pending
+    assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
+    assert tags(run_page.split('class="page-head"')[1].split("</div>")[0]) == ["yours"]
+
+
+def test_with_several_runs_each_run_line_and_card_says_whose_move(client, service_catalog):
+    first = start_workflow(made.PLAN, context={"sessionKey": "MR-77"})
+    blocked_review("MR-77")
+    text = page(client, f"/sessions/{first['session']['sessionId']}/")
+    lines = text.split('id="session-run-lines">')[1].split("</ul>")[0]
+    assert tags(lines) == ["agents", "agents"]  # running, then blocked: the agent's move on both
+    cards = text.split('class="runs-nav"')[1].split("</nav>")[0]
+    assert tags(cards) == ["agents", "agents"]
