@@ -40,7 +40,7 @@ class StepRow:
     title: str  # the step's title in full; for a stretch, how many steps it stands for
     state: StateName  # its colour: the branch's state on the branch's last node, "done" (answered) before it
     state_label: str  # that state in the dashboard's words: "Running", "Done"
-    notes: str  # what else the drawing marks on its card: "checkpoint", "↻ 2", "newest", "shown"
+    notes: str  # what else the drawing marks on its card: "checkpoint", "round 2", "newest", "shown"
     href: str  # its node page (the branch's page for another branch's last node); empty for a stretch
     is_tip: bool  # the branch's last node: the row that carries the branch's state
 
@@ -205,7 +205,7 @@ def branch_sections(
 
 
 def _step_row(node: GraphNode, detail: RunDetail, href: Callable[[GraphNode], str], state: StateName) -> StepRow:
-    notes = [f"↻ {node.iteration}"] if node.iteration is not None else []
+    notes = [f"round {node.iteration}"] if node.iteration is not None else []  # the drawing's "↻ 2", in words
     notes += ["checkpoint"] if node.via == "checkpoint" else []
     notes += ["by hand"] if node.via == "fork" else []
     notes += ["newest"] if node.is_tip else []
