@@ -36,7 +36,7 @@ from runs.readmodels.timeline_marks import NodeMark
 INSET = 1.5
 # How close (percent of the track) two dots may be before they merge: a merged dot's width and a gap,
 # on the wide track (~700 px at 1440 wide) and on a phone's (~320 px at 390 wide).
-MERGE_WIDE = 2.6
+MERGE_WIDE = 3.0
 MERGE_NARROW = 5.8
 # The states in which a run still stands: its time runs on until now.
 STANDING: frozenset[StateName] = frozenset({"needs_you", "blocked", "stalled", "running"})
