@@ -6,6 +6,7 @@ findings using the card's whole width. Every page must fit its window (tests/bro
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -109,7 +110,7 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
     for track in tracks:
         for dot in track:
             assert dot["width"] >= 10 and dot["name"], dot
-        for a, b in zip(track, track[1:], strict=False):
+        for a, b in itertools.pairwise(track):
             assert b["left"] >= a["right"], (a, b)  # side by side, never one over the other
     if viewport == PHONE:  # the nine nodes made at once on the review stand as one dot that counts them
         assert any(dot["count"] > 1 and "nodes close together" in dot["name"] for dot in tracks[0])

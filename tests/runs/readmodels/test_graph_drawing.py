@@ -4,6 +4,7 @@ Pure: graphs are built by hand and laid out by graph.py, as the run page lays th
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import UTC, datetime
 
@@ -113,10 +114,10 @@ def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on
         "shown",
     ]
     for tx, ty, tw, th in tags:
-        assert tx > x + w  # right of the card, off its borders
+        assert x + w < tx and tx + tw <= x + w + graph_drawing.TAG_ROOM  # right of the card, off its borders
         assert y <= ty and ty + th < y + h + 13  # level with the card, above the elbow of the edges under it
     tops = [ty for _, ty, _, _ in tags]
-    assert all(b - a >= graph_drawing.TAG_H for a, b in zip(tops, tops[1:], strict=False))  # none on another
+    assert all(b - a >= graph_drawing.TAG_H for a, b in itertools.pairwise(tops))  # none on another
     # The next lane starts beyond the widest tag.
     assert graph_drawing.SCREEN.lane_step >= w + graph_drawing.TAG_ROOM
 

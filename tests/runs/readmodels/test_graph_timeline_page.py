@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 
 from runs.contract.dashboard import RunSummary, SessionDetail, TimelineLane
@@ -94,5 +95,5 @@ def test_dots_closer_than_a_dot_merge_into_one_that_says_how_many_and_names_them
         assert dots[0].state == "left_behind"  # the most urgent of the nodes it holds
         assert dots[0].words.startswith("9 nodes close together: Step 1; Step 2;") and "Step 9" in dots[0].words
         places = [float(dot.at.rstrip("%")) for dot in dots]
-        assert all(b - a >= gap for a, b in zip(places, places[1:], strict=False))
+        assert all(b - a >= gap for a, b in itertools.pairwise(places))
     assert [count.label for count in row.states] == ["Left behind", "Done (9)"]  # counted per node
