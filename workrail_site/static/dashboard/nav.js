@@ -1,7 +1,7 @@
 /*
  * The top menu on a phone is one line that scrolls sideways (dashboard.css, r33 group): this brings the
- * current page's entry into view, and drops the fade at the right edge once the menu is scrolled to its
- * end (the fade says "there is more"; at the end there is not).
+ * current page's entry into view, and fades the edge beyond which more entries wait: the right one until
+ * the menu is scrolled to its end, the left one once it is scrolled along.
  */
 (function () {
   "use strict";
@@ -17,6 +17,7 @@
     }
     var mark = function () {
       menu.classList.toggle("at-end", menu.scrollLeft + menu.clientWidth >= menu.scrollWidth - 2);
+      menu.classList.toggle("scrolled", menu.scrollLeft > 2);
     };
     menu.addEventListener("scroll", mark, { passive: true });
     window.addEventListener("resize", mark);
