@@ -246,6 +246,7 @@ class _Geometry:
     lane_step: int  # from one lane to the next
     head: int  # room before the first column (the lane labels, across) or lane (down)
     lead: int  # room before the first lane (across) or column (down)
+    tags_beside: bool = False  # the cards' tags in a column right of each card (screen), else on its edges
 
     def card(self, offset: int, lane: int) -> tuple[int, int]:
         """The top-left corner of a card."""
@@ -271,7 +272,14 @@ class _Geometry:
         return f"M{x1} {y1}V{y1 + (y2 - y1) // 2}H{x2}V{y2}"
 
 
-SCREEN = _Geometry(across=False, step=CARD_H + 26, gap_step=40, lane_step=CARD_W + 24, head=8, lead=16)
+# On screen a card's tags ("Branch 2", its branch's state, "newest", "shown") stand beside it, one under the
+# other, at 12px: off the card's borders and clear of the edges (which leave and enter a card at the middle
+# of its bottom and top). TAG_ROOM is the widest tag ("left behind") and the gap before it.
+TAG_H, TAG_GAP = 15, 2
+TAG_ROOM = 6 + 10 + round(7.4 * len("left behind"))
+SCREEN = _Geometry(
+    across=False, step=CARD_H + 26, gap_step=40, lane_step=CARD_W + 24 + TAG_ROOM, head=8, lead=16, tags_beside=True
+)
 PAPER = _Geometry(across=False, step=CARD_H + 26, gap_step=40, lane_step=CARD_W + 24, head=8, lead=16)
 
 # The colours of the light theme, for a picture drawn without the page's stylesheet (WeasyPrint draws
@@ -408,6 +416,7 @@ def _draw(
             node.node_id in starts,
             states.get(node.node_id),
             counted,
+            beside=geo.tags_beside,
         )
         for node in graph.nodes
         if node.node_id in corner
@@ -415,6 +424,8 @@ def _draw(
 
     extent = (cols[-1].offset + (geo.gap_step if cols[-1].is_gap else CARD_W if geo.across else CARD_H)) if cols else 0
     lanes_size = max(graph.lanes - 1, 0) * geo.lane_step + (CARD_H if geo.across else CARD_W)
+    if geo.tags_beside:
+        lanes_size += TAG_ROOM
     if geo.across:
         width, height = geo.head + extent + 16, geo.lead + lanes_size + 16
     else:
@@ -459,6 +470,8 @@ def _card(
     starts_lane: bool,
     state: str | None = None,
     counted: bool = False,
+    *,
+    beside: bool = False,
 ) -> str:
     x, y = at
     classes = ["card"]
@@ -512,13 +525,23 @@ def _card(
     tooltip = " · ".join(words) + (": click to show this branch" if selects_branch and href else "")
     # On the card's top edge, at the right: whether it is the shown node and the newest one; on its
     # bottom edge, at the left, its branch's name on the first card of each branch.
-    tags = [_tag(x + 6, y + CARD_H, branch_label(node.lane), "lane")] if starts_lane else []
-    if state is not None:  # on the bottom edge, at the right: its branch's state, in words
+    if beside:  # on screen: one under the other, right of the card
+        marks = [(branch_label(node.lane), "lane", starts_lane)]
+        marks.append((STATE_WORDS[state] if state is not None else "", f"state state-{state}", state is not None))
+        marks += [("newest", "newest", is_newest), ("shown", "current", is_current)]
+        shown_marks = [(text, kind) for text, kind, marked in marks if marked]
+        tags = [
+            _tag(x + CARD_W + 6, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, big=True)
+            for index, (text, kind) in enumerate(shown_marks)
+        ]
+    else:
+        tags = [_tag(x + 6, y + CARD_H, branch_label(node.lane), "lane")] if starts_lane else []
+    if state is not None and not beside:  # on the bottom edge, at the right: its branch's state, in words
         word = STATE_WORDS[state]
         tags.append(_tag(x + CARD_W - 6 - _tag_width(word), y + CARD_H, word, f"state state-{state}"))
     right = x + CARD_W - 6
     for text, kind, marked in (("newest", "newest", is_newest), ("shown", "current", is_current)):
-        if marked:
+        if marked and not beside:
             right -= _tag_width(text)
             tags.append(_tag(right, y, text, kind))
             right -= 4
@@ -562,12 +585,19 @@ def _sub_line(parts: list[tuple[str, str]]) -> str:
     return " · ".join(shown)
 
 
-def _tag_width(text: str) -> int:
-    return 10 + round(5.6 * len(text))  # 9px bold text
+def _tag_width(text: str, *, big: bool = False) -> int:
+    return 10 + round((7.4 if big else 5.6) * len(text))  # 12px (screen) or 9px (paper) bold text
 
 
-def _tag(x: int, y: int, text: str, kind: str) -> str:
-    width = _tag_width(text)
+def _tag(x: int, y: int, text: str, kind: str, *, big: bool = False) -> str:
+    """A tag centred on height `y`: on screen ("big") 12px text in a pill TAG_H tall, on paper 9px."""
+    width = _tag_width(text, big=big)
+    if big:
+        return (
+            f'<rect class="tag {kind}" x="{x}" y="{y - TAG_H // 2}" width="{width}" height="{TAG_H}" rx="7"/>'
+            f'<text class="tag-text {kind}" x="{x + width // 2}" y="{y + 4}" text-anchor="middle">'
+            f"{escape(text)}</text>"
+        )
     return (
         f'<rect class="tag {kind}" x="{x}" y="{y - 7}" width="{width}" height="13" rx="6"/>'
         f'<text class="tag-text {kind}" x="{x + width // 2}" y="{y + 3}" text-anchor="middle">{escape(text)}</text>'

@@ -40,7 +40,7 @@ class StepRow:
     title: str  # the step's title in full; for a stretch, how many steps it stands for
     state: StateName  # its colour: the branch's state on the branch's last node, "done" (answered) before it
     state_label: str  # that state in the dashboard's words: "Running", "Done"
-    notes: str  # what else the drawing marks on its card: "checkpoint", "started by hand", "newest"
+    notes: str  # what else the drawing marks on its card: "checkpoint", "started by hand", "round 2", "newest"
     href: str  # its node page (the branch's page for another branch's last node); empty for a stretch
     is_tip: bool  # the branch's last node: the row that carries the branch's state
 
@@ -207,7 +207,7 @@ def branch_sections(
 
 def _step_row(node: GraphNode, detail: RunDetail, href: Callable[[GraphNode], str], state: StateName) -> StepRow:
     mark = graph_drawing.loop_mark(node)
-    notes = [f"↻ {mark}"] if mark is not None else []
+    notes = [f"round {mark}"] if mark is not None else []  # the drawing's "↻ n", in words
     notes += [graph_drawing.VIA_WORDS[node.via]] if node.via in graph_drawing.VIA_WORDS else []
     notes += ["newest"] if node.is_tip else []
     notes += ["shown"] if node.node_id == detail.branch_tip else []

@@ -1,8 +1,9 @@
-"""Ticks for a time axis: clock times at round intervals, from seconds to weeks.
+"""Ticks for a time axis: clock times at round intervals, from hundredths of a second to weeks.
 
 Pure. `ticks(start, end)` picks the smallest round step that puts at most MAX_TICKS ticks on the span
-and labels each in UTC, as precisely as the step needs: "14:05:30", "14:05", or "25 Nov"; a tick on
-a new day within an axis of hours says the day too ("26 Nov 00:00").
+and labels each in UTC, as precisely as the step needs: "14:05:30.25", "14:05:30.5", "14:05:30",
+"14:05", or "25 Nov"; a tick on a new day within an axis of hours says the day too ("26 Nov 00:00").
+A span of a fraction of a second (a run an agent walked at once) still gets several ticks.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 MAX_TICKS = 6
 MINUTE, HOUR, DAY = 60, 3600, 86400
 STEPS = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5,
     1, 2, 5, 10, 15, 30,
     MINUTE, 2 * MINUTE, 5 * MINUTE, 10 * MINUTE, 15 * MINUTE, 30 * MINUTE,
     HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR,
@@ -28,7 +30,7 @@ class Tick:
     label: str
 
 
-def step_for(seconds: float) -> int:
+def step_for(seconds: float) -> float:
     for step in STEPS:
         if seconds / step <= MAX_TICKS:
             return step
@@ -41,9 +43,10 @@ def ticks(start: datetime, end: datetime) -> list[Tick]:
     if span <= 0:
         return [Tick(start, 0.0, start.strftime("%H:%M:%S"))]
     step = step_for(span)
+    step_us = round(step * 1_000_000)  # in whole microseconds, so that round moments stay exact
     epoch = datetime(1970, 1, 5, tzinfo=UTC)  # a Monday: week-long steps fall on Mondays
-    since = (start - epoch).total_seconds()
-    first = epoch + timedelta(seconds=-(-since // step) * step)  # the first round moment at or after start
+    since = (start - epoch) // timedelta(microseconds=1)
+    first = epoch + timedelta(microseconds=-(-since // step_us) * step_us)  # the first round moment at/after start
     found = []
     at = first
     previous_day = start.date()
@@ -52,11 +55,13 @@ def ticks(start: datetime, end: datetime) -> list[Tick]:
             label = at.strftime("%d %b")
         else:
             label = at.strftime("%H:%M:%S" if step < MINUTE else "%H:%M")
+            if step < 1:  # tenths or hundredths, without trailing zeros: "14:05:30.5", "14:05:30.25"
+                label += f"{at.microsecond / 1_000_000:.2f}".rstrip("0").rstrip(".").removeprefix("0")
             if at.date() != previous_day:
                 label = f"{at.strftime('%d %b')} {label}"
         previous_day = at.date()
         found.append(Tick(at, (at - start).total_seconds() / span, label))
-        at += timedelta(seconds=step)
+        at += timedelta(microseconds=step_us)
     return found or [Tick(start, 0.0, start.strftime("%H:%M:%S"))]
 
 

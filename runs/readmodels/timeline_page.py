@@ -9,21 +9,37 @@ runs past the card. Below the rows, an axis with clock times (time_axis.ticks) a
 Each dot is a node (timeline_marks.py), coloured by its state as the state's badge is, and named by a
 tooltip and an accessible name (its step, its state, when); beside the track, in the name's column
 where there is always room and never over a dot, the row says in words which states its dots show.
+Dots closer than a dot's width never sit on each other: they merge into one larger dot that says how
+many nodes it holds (coloured by the most urgent of them, named by all of them). The track is narrower
+on a phone, so the row is laid out twice, for the wide track and for the narrow one (dashboard.css
+shows one of the two).
+
+A run that still stands (running, needs you, blocked, stalled) lasts until now: its track runs on from
+its newest node to the present, dashed, and its duration says so ("45 min so far"), so that a run
+stalled for 45 minutes does not read as the fraction of a second its nodes took. A run that ended
+(done, canceled, left behind) spans its first node to its newest.
 
 The door gives the run page's URL with RUN in place of the run id, and the marks of each run's nodes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from runs.contract.dashboard import SessionDetail, StateName
+from runs.contract.dashboard import SessionDetail, StateName, TimelineLane
 from runs.readmodels import states, time_axis
 from runs.readmodels.timeline_marks import NodeMark
 
 # A dot at either end of the track stays whole: the track's ends are this far in (percent of its width).
 INSET = 1.5
+# How close (percent of the track) two dots may be before they merge: a merged dot's width and a gap,
+# on the wide track (~700 px at 1440 wide) and on a phone's (~320 px at 390 wide).
+MERGE_WIDE = 3.0
+MERGE_NARROW = 5.8
+# The states in which a run still stands: its time runs on until now.
+STANDING: frozenset[StateName] = frozenset({"needs_you", "blocked", "stalled", "running"})
 
 
 def at(fraction: float) -> str:
@@ -34,8 +50,9 @@ def at(fraction: float) -> str:
 @dataclass(frozen=True, slots=True)
 class TimelineDot:
     at: str  # where on the track
-    state: StateName  # its colour (dashboard.css: dot-<state>)
-    words: str  # its name: the step, its state, when
+    state: StateName  # its colour (dashboard.css: dot-<state>); a merged dot's most urgent
+    words: str  # its name: the step, its state, when (for a merged dot, each of its nodes')
+    count: int = 1  # how many nodes it stands for: more than one when they were too close to tell apart
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,13 +66,21 @@ class TimelineRow:
     run_id: str
     label: str  # the run's workflow name, in full (its column wraps it)
     href: str
-    took: str  # "0.16 s · 11 nodes"
+    took: str  # "0.16 s · 11 nodes", "45 min so far · 2 nodes"
+    nodes: int  # how many nodes it has
     tooltip: str
     start: str  # where its first node lies on the track
     end: str  # and its newest
-    dots: list[TimelineDot]
+    until: str  # for a run that still stands, where now lies on the track (its dashed tail); else ""
+    dots: list[TimelineDot]  # its nodes, oldest first, merged where closer than MERGE_WIDE
+    narrow_dots: list[TimelineDot]  # the same, merged where closer than MERGE_NARROW (a phone's track)
     states: list[StateCount]  # the states its dots show, most urgent first (states.ORDER)
     selected: bool
+
+    @property
+    def tracks(self) -> list[tuple[str, list[TimelineDot]]]:
+        """The row's two layouts, by the class that dashboard.css shows at its width."""
+        return [("wide", self.dots), ("narrow", self.narrow_dots)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +102,31 @@ def nodes_words(count: int) -> str:
     return f"{count} node{'' if count == 1 else 's'}"
 
 
-def state_counts(dots: list[TimelineDot]) -> list[StateCount]:
+def merged(marks: list[NodeMark], fraction: Callable[[datetime], float], gap: float) -> list[TimelineDot]:
+    """The marks' dots, oldest first; a mark closer than `gap` (percent of the track) to the group before
+    it joins that group, which stays at its first mark's place, so that the dots drawn are `gap` apart."""
+    groups: list[tuple[float, list[NodeMark]]] = []
+    for mark in sorted(marks, key=lambda mark: mark.at):
+        place = INSET + min(max(fraction(mark.at), 0.0), 1.0) * (100 - 2 * INSET)
+        if groups and place - groups[-1][0] < gap:
+            groups[-1][1].append(mark)
+        else:
+            groups.append((place, [mark]))
+    dots = []
+    for place, members in groups:
+        if len(members) == 1:
+            dots.append(TimelineDot(f"{place:.2f}%", members[0].state, members[0].words))
+            continue
+        urgent = min((mark.state for mark in members), key=states.ORDER.index)
+        words = f"{len(members)} nodes close together: " + "; ".join(mark.words for mark in members)
+        dots.append(TimelineDot(f"{place:.2f}%", urgent, words, len(members)))
+    return dots
+
+
+def state_counts(marks: list[NodeMark]) -> list[StateCount]:
     counts: dict[StateName, int] = {}
-    for dot in dots:
-        counts[dot.state] = counts.get(dot.state, 0) + 1
+    for mark in marks:
+        counts[mark.state] = counts.get(mark.state, 0) + 1
     return [
         StateCount(state, states.label(state) + (f" ({counts[state]})" if counts[state] > 1 else ""))
         for state in states.ORDER
@@ -89,11 +135,23 @@ def state_counts(dots: list[TimelineDot]) -> list[StateCount]:
 
 
 def timeline_page(
-    detail: SessionDetail, run_url: str, selected_run: str | None, marks: dict[str, list[NodeMark]]
+    detail: SessionDetail,
+    run_url: str,
+    selected_run: str | None,
+    marks: dict[str, list[NodeMark]],
+    now: datetime,
 ) -> TimelinePage:
+    """`now`: the present, where the runs that still stand reach to."""
     names = {run.run_id: run.workflow_name for run in detail.runs}
+    standing = {run.run_id for run in detail.runs if run.state in STANDING}
+
+    def last_of(lane: TimelineLane) -> datetime | None:
+        if lane.last_at is None or lane.run_id not in standing:
+            return lane.last_at
+        return max(lane.last_at, now)
+
     starts = [lane.first_at for lane in detail.timeline if lane.first_at is not None]
-    ends = [lane.last_at for lane in detail.timeline if lane.last_at is not None]
+    ends = [last for last in map(last_of, detail.timeline) if last is not None]
     start = min(starts).astimezone(UTC) if starts else None
     span = (max(ends) - min(starts)).total_seconds() if starts and ends else 0.0
 
@@ -104,23 +162,33 @@ def timeline_page(
     for lane in detail.timeline:
         name = names.get(lane.run_id) or lane.label
         count = len(lane.points)
-        took = when = ""
-        if lane.first_at is not None and lane.last_at is not None:
-            took = time_axis.duration((lane.last_at - lane.first_at).total_seconds())
-            first, last = lane.first_at.astimezone(UTC), lane.last_at.astimezone(UTC)
-            when = f", {first:%Y-%m-%d %H:%M:%S} UTC to {last:%Y-%m-%d %H:%M:%S} UTC ({took})"
-        dots = [TimelineDot(at(fraction(mark.at)), mark.state, mark.words) for mark in marks.get(lane.run_id, [])]
+        took = when = until = ""
+        last_at = last_of(lane)
+        if lane.first_at is not None and lane.last_at is not None and last_at is not None:
+            took = time_axis.duration((last_at - lane.first_at).total_seconds())
+            first, last = lane.first_at.astimezone(UTC), last_at.astimezone(UTC)
+            if lane.run_id in standing:
+                until = at(fraction(last_at))
+                took += " so far"
+                when = f", since {first:%Y-%m-%d %H:%M:%S} UTC ({took})"
+            else:
+                when = f", {first:%Y-%m-%d %H:%M:%S} UTC to {last:%Y-%m-%d %H:%M:%S} UTC ({took})"
+        own = marks.get(lane.run_id, [])
+        dots = merged(own, fraction, MERGE_WIDE)
         rows.append(
             TimelineRow(
                 run_id=lane.run_id,
                 label=name,
                 href=run_url.replace("RUN", lane.run_id),
                 took=f"{took} · {nodes_words(count)}" if took else nodes_words(count),
+                nodes=count,
                 tooltip=f"{name} ({lane.run_id}): {nodes_words(count)}{when}",
                 start=dots[0].at if dots else at(0),
-                end=dots[-1].at if dots else at(0),
+                end=at(fraction(max(mark.at for mark in own))) if own else at(0),
+                until=until,
                 dots=dots,
-                states=state_counts(dots),
+                narrow_dots=merged(own, fraction, MERGE_NARROW),
+                states=state_counts(own),
                 selected=lane.run_id == selected_run,
             )
         )

@@ -9,6 +9,7 @@ and drawn by its template. Both use attributes and classes only: the CSP forbids
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
@@ -60,6 +61,17 @@ def path_breaks(value: Any) -> SafeString:
 
 
 HANG_MAX = 16  # the deepest indent (in spaces) a wrapped line keeps; dashboard.css has a .hang-N per even N
+
+
+# A dot or an underscore between two letters or digits: where an id or a dotted kind may wrap.
+ID_JOINT = re.compile(r"(?<=\w)([._])(?=\w)")
+
+
+@register.filter
+def id_breaks(value: Any) -> SafeString:
+    """Text with a line-break chance after each "." and "_" inside a word ("mr_review.changed_files"),
+    so that on a narrow screen an id or a dotted kind wraps at its joints, never in the middle of a word."""
+    return mark_safe(ID_JOINT.sub(r"\1<wbr>", str(conditional_escape(value))))  # escaped first
 
 
 @register.filter
@@ -335,5 +347,5 @@ def session_timeline(
     detail: SessionDetail, selected_run: str | None, marks: dict[str, list[timeline_marks.NodeMark]]
 ) -> TimelineContext:
     """The timeline as runs/readmodels/timeline_page.py laid it out; this tag gives it the run URL."""
-    laid_out = timeline_page.timeline_page(detail, reverse("run", args=["RUN"]), selected_run, marks)
+    laid_out = timeline_page.timeline_page(detail, reverse("run", args=["RUN"]), selected_run, marks, timezone.now())
     return {"rows": laid_out.rows, "ticks": laid_out.ticks, "caption": laid_out.caption}

@@ -174,15 +174,23 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
 
 
 # Each timeline dot: its state (from its class), its name, its fill; and the colour of that state's badge.
-DOTS = """() => [...document.querySelectorAll(".timeline .tl-dot")].map((dot) => {
+# Only the dots of the layout shown at this width (timeline_page.py lays each row out for a wide and a
+# narrow track); a dot that stands for several nodes counts once per node, its name on its group.
+DOTS = """() => [...document.querySelectorAll(".timeline .tl-track")]
+  .filter((track) => getComputedStyle(track).display !== "none")
+  .flatMap((track) => [...track.querySelectorAll(".tl-dot")]).flatMap((dot) => {
   const state = [...dot.classList].find((c) => c.startsWith("dot-")).slice(4);
+  const named = dot.closest("[aria-label]");
+  const group = dot.closest(".tl-group");
+  const times = group ? Number(group.querySelector(".tl-count").textContent) : 1;
   const badge = document.createElement("span");
   badge.className = "badge state-" + state;
   document.body.append(badge);
   const colour = getComputedStyle(badge).color;
   badge.remove();
-  return [state, dot.getAttribute("aria-label"), dot.querySelector("title").textContent,
-          getComputedStyle(dot).fill, colour];
+  const row = [state, named.getAttribute("aria-label"), named.querySelector("title").textContent,
+               getComputedStyle(dot).fill, colour, times];
+  return Array(times).fill(row);
 })"""
 
 
@@ -191,16 +199,21 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     sized_page.goto(f"{site}/sessions/{forked.session_id}/")
     dots = sized_page.evaluate(DOTS)
     assert len(dots) == 11 + 2
-    for state, label, title, fill, badge in dots:
-        assert label == title and re.match(r"^(Step \d+|After step \d+) · .+: [A-Z]", label), label
+    for state, label, title, fill, badge, times in dots:
+        assert label == title and re.match(
+            r"^(\d+ nodes close together: )?(Step \d+|After step \d+) · .+: [A-Z]", label
+        )
         assert fill == badge, (state, fill, badge)  # the colour of the state's badge
-    assert sorted(state for state, *_ in dots) == ["done"] * 9 + ["left_behind"] * 2 + ["running"] * 2
+        if times > 1:  # a dot for several nodes names each of them, in the colour of the most urgent
+            assert label.startswith(f"{times} nodes close together: ") and label.count(" UTC") == times
+    assert {state for state, *_ in dots} <= {"done", "left_behind", "running"}
     # Beside the track, in words, which states its dots show: never over the dots.
     review = sized_page.locator(f'.tl-row[data-run-id="{forked.review_run}"]')
     expect(review.locator(".tl-states li")).to_have_text(["Running", "Left behind (2)", "Done (8)"])
     text_on_dots = sized_page.evaluate("""() => {
       const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-      const dots = [...document.querySelectorAll(".timeline .tl-dot")].map((d) => d.getBoundingClientRect());
+      const dots = [...document.querySelectorAll(".timeline .tl-dot")].map((d) => d.getBoundingClientRect())
+        .filter((r) => r.width > 0);
       return [...document.querySelectorAll(".timeline .tl-states li")]
         .filter((li) => dots.some((d) => meet(li.getBoundingClientRect(), d))).map((li) => li.textContent);
     }""")

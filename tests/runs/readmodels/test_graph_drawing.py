@@ -4,6 +4,7 @@ Pure: graphs are built by hand and laid out by graph.py, as the run page lays th
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import UTC, datetime
 
@@ -134,6 +135,38 @@ def test_the_newest_and_the_shown_node_carry_tags_and_the_shown_one_is_the_curre
     assert "the newest node" in card(svg, "4") and "shown" not in card(svg, "4")
 
 
+def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on_its_border():
+    # A branch of one node: its name, its state, "newest" and "shown", all on one card.
+    run = drawn([(1, None), (2, 1), (3, 1)])
+    svg = graph_drawing.for_screen(
+        run, shown="3", href=lambda node: f"/nodes/{node.node_id}/", title="g", states={"3": "running"}
+    )
+    drawn_card = card(svg, "3")
+    x, y, w, h = (
+        int(v)
+        for v in re.search(
+            r'<rect class="card[^"]*" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', drawn_card
+        ).groups()
+    )
+    tags = [
+        tuple(int(v) for v in m)
+        for m in re.findall(r'<rect class="tag [^"]*" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', drawn_card)
+    ]
+    assert re.findall(r'<text class="tag-text [^"]*"[^>]*>([^<]*)</text>', drawn_card) == [
+        "Branch 2",
+        "running",
+        "newest",
+        "shown",
+    ]
+    for tx, ty, tw, th in tags:
+        assert x + w < tx and tx + tw <= x + w + graph_drawing.TAG_ROOM  # right of the card, off its borders
+        assert y <= ty and ty + th < y + h + 13  # level with the card, above the elbow of the edges under it
+    tops = [ty for _, ty, _, _ in tags]
+    assert all(b - a >= graph_drawing.TAG_H for a, b in itertools.pairwise(tops))  # none on another
+    # The next lane starts beyond the widest tag.
+    assert graph_drawing.SCREEN.lane_step >= w + graph_drawing.TAG_ROOM
+
+
 def test_branches_are_labelled_in_lane_order_on_their_first_card():
     # Lanes are branches.py's numbering: the oldest child continues, each fork opens the next lane.
     run = drawn([(1, None), (2, 1), (3, 2), (4, 2), (5, 1)])
@@ -179,7 +212,7 @@ def test_the_screen_drawing_runs_down_draws_every_node_of_a_short_run_and_collap
     assert short.count('class="graph-node"') == 20 and "⋯" not in short
     # Down the page: one branch is one card wide however deep it goes (the box never cuts it).
     long = screen(drawn([(1, None)] + [(n, n - 1) for n in range(2, 301)]))
-    assert size(long)[0] == size(short)[0] < 200
+    assert size(long)[0] == size(short)[0] < 300  # a card and its tags beside it
     assert "⋯ steps 6-295" in long
     assert 'data-node-id="1"' in long and 'data-node-id="300"' in long
 

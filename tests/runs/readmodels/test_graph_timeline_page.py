@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 
 from runs.contract.dashboard import RunSummary, SessionDetail, TimelineLane
@@ -11,15 +12,18 @@ from runs.readmodels.timeline_marks import NodeMark
 T0 = datetime(2026, 11, 28, 22, 0, tzinfo=UTC)
 
 
-def detail(*lanes: TimelineLane) -> SessionDetail:
-    runs = [RunSummary.model_construct(run_id="r1", workflow_name="Risk-Scaled Merge Request Review")]
+NOW = T0 + timedelta(hours=1)
+
+
+def detail(*lanes: TimelineLane, state: str = "done") -> SessionDetail:
+    runs = [RunSummary.model_construct(run_id="r1", workflow_name="Risk-Scaled Merge Request Review", state=state)]
     return SessionDetail.model_construct(runs=runs, timeline=list(lanes))
 
 
 def test_each_row_keeps_its_full_name_and_duration_apart_from_dots_placed_in_percent_of_the_track():
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 0.5, 1.0], first_at=T0, last_at=T0 + timedelta(seconds=90))
     marks = {"r1": [NodeMark(T0 + timedelta(seconds=s), "done", f"at {s}") for s in (0, 45, 90)]}
-    page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", "r1", marks)
+    page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", "r1", marks, NOW)
     (row,) = page.rows
     assert row.label == "Risk-Scaled Merge Request Review"  # never cut: its column wraps it
     assert row.href == "/runs/r1/" and row.selected
@@ -34,7 +38,7 @@ def test_each_row_keeps_its_full_name_and_duration_apart_from_dots_placed_in_per
 
 def test_a_run_without_times_has_a_row_and_no_axis():
     lane = TimelineLane(run_id="r2", label="Focused Plan Routine", points=[])
-    page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, {})
+    page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, {}, NOW)
     assert [(row.label, row.took, row.dots, row.states) for row in page.rows] == [
         ("Focused Plan Routine", "0 nodes", [], [])
     ]
@@ -51,7 +55,7 @@ def test_each_dot_keeps_its_nodes_state_and_name_and_the_row_says_which_states_i
             NodeMark(T0 + timedelta(seconds=60), "needs_you", "Step 4 · Confirm: Needs you (branch 1)"),
         ]
     }
-    (row,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks).rows
+    (row,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW).rows
     assert [(dot.state, dot.words) for dot in row.dots] == [(mark.state, mark.words) for mark in marks["r1"]]
     # Most urgent first, counted when more than one dot shows it.
     assert [(count.state, count.label) for count in row.states] == [
@@ -59,3 +63,37 @@ def test_each_dot_keeps_its_nodes_state_and_name_and_the_row_says_which_states_i
         ("left_behind", "Left behind (2)"),
         ("done", "Done"),
     ]
+
+
+def test_a_stalled_run_says_how_long_it_has_stood_not_how_long_its_nodes_took():
+    # Two nodes 15 ms apart, then nothing for 45 minutes: the run still stands, so its time runs until now.
+    first, last = T0, T0 + timedelta(milliseconds=15)
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=first, last_at=last)
+    marks = {"r1": [NodeMark(first, "done", "Step 1"), NodeMark(last, "stalled", "Step 2")]}
+    now = T0 + timedelta(minutes=45)
+    page = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, now)
+    (row,) = page.rows
+    assert row.took == "45 min so far · 2 nodes"
+    assert "since 2026-11-28 22:00:00 UTC (45 min so far)" in row.tooltip
+    assert row.until == "98.50%" and row.end == "1.50%"  # the dashed tail runs from the newest node to now
+    assert page.caption == "2026-11-28 22:00:00 to 22:45:00 UTC · 45 min"
+    assert [tick.label for tick in page.ticks] == ["22:00", "22:10", "22:20", "22:30", "22:40"]
+    # A run that ended keeps the span of its nodes.
+    (ended,) = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now).rows
+    assert ended.took == "0.015 s · 2 nodes" and ended.until == ""
+
+
+def test_dots_closer_than_a_dot_merge_into_one_that_says_how_many_and_names_them_all():
+    # Nine nodes in the first second of a minute-long run, then one at its end.
+    moments = [T0 + timedelta(milliseconds=100 * i) for i in range(9)] + [T0 + timedelta(seconds=60)]
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0] * 10, first_at=moments[0], last_at=moments[-1])
+    marks = {"r1": [NodeMark(m, "done", f"Step {i + 1}") for i, m in enumerate(moments)]}
+    marks["r1"][4] = NodeMark(moments[4], "left_behind", "Step 5")
+    (row,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW).rows
+    for dots, gap in ((row.dots, timeline_page.MERGE_WIDE), (row.narrow_dots, timeline_page.MERGE_NARROW)):
+        assert [dot.count for dot in dots] == [9, 1] and sum(dot.count for dot in dots) == row.nodes == 10
+        assert dots[0].state == "left_behind"  # the most urgent of the nodes it holds
+        assert dots[0].words.startswith("9 nodes close together: Step 1; Step 2;") and "Step 9" in dots[0].words
+        places = [float(dot.at.rstrip("%")) for dot in dots]
+        assert all(b - a >= gap for a, b in itertools.pairwise(places))
+    assert [count.label for count in row.states] == ["Left behind", "Done (9)"]  # counted per node

@@ -30,11 +30,22 @@ def test_ticks_fall_on_round_times_and_say_the_day_when_it_changes(span, labels)
     assert [tick.fraction for tick in found] == sorted(tick.fraction for tick in found)
 
 
-def test_a_span_shorter_than_a_step_still_has_its_start_labelled():
+def test_an_empty_span_still_has_its_start_labelled():
     assert [tick.label for tick in ticks(START, START)] == ["14:03:17"]
-    assert [tick.label for tick in ticks(START + timedelta(microseconds=1), START + timedelta(seconds=0.4))] == [
-        "14:03:17"
-    ]
+
+
+@pytest.mark.parametrize(
+    ("span", "labels"),
+    [
+        (timedelta(seconds=0.4), ["14:03:17.1", "14:03:17.2", "14:03:17.3", "14:03:17.4"]),
+        (timedelta(seconds=0.9), ["14:03:17.2", "14:03:17.4", "14:03:17.6", "14:03:17.8"]),
+        (timedelta(seconds=0.05), ["14:03:17.01", "14:03:17.02", "14:03:17.03", "14:03:17.04", "14:03:17.05"]),
+    ],
+)
+def test_a_span_under_a_second_gets_ticks_at_tenths_or_hundredths(span, labels):
+    # A run an agent walked at once still has a readable axis, not a single clock time.
+    start = START + timedelta(microseconds=1)
+    assert [tick.label for tick in ticks(start, start + span)] == labels
 
 
 def test_ticks_are_in_utc_whatever_the_time_zone_given():

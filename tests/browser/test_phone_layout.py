@@ -1,0 +1,172 @@
+"""The phone layout and the timeline (third review, items 8 and 9), at desktop (1440x900) and phone
+(390x844) size: the top menu in one line with the current page in view; ids that wrap only at their dots
+and underscores; timeline dots of a readable size that never cover each other, with clock times under
+them and a stalled run's real span; catalog cards compact enough for about four to a phone screen; the
+findings using the card's whole width. Every page must fit its window (tests/browser/layout.py)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.layout import PHONE, assert_fits, keep_screenshot
+from tests.support import attention_sessions as made
+from tests.support.branched_review import blocked_review
+from tests.support.sample_session import two_runs_one_forked_twice
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+
+def visit(page, url: str, name: str) -> None:
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    keep_screenshot(page, name)
+    assert_fits(page)
+
+
+# The menu's entries: their tops (one line when all alike), and whether the current one is inside the
+# menu's visible box.
+MENU = """() => {
+  const menu = document.querySelector(".topbar .nav");
+  const box = menu.getBoundingClientRect();
+  const items = [...menu.querySelectorAll("li")].map((li) => Math.round(li.getBoundingClientRect().top));
+  const current = menu.querySelector('[aria-current="page"]').getBoundingClientRect();
+  return {
+    tops: [...new Set(items)],
+    bar: document.querySelector(".topbar").getBoundingClientRect().height,
+    currentInView: current.left >= box.left - 1 && current.right <= box.right + 1,
+    scrolls: menu.scrollWidth > menu.clientWidth,
+  };
+}"""
+
+
+def test_the_menu_takes_one_line_with_the_current_page_in_view(sized_page, console_log, site, live_server, viewport):
+    for path, name in (("/workflows/", "menu-workflows"), ("/connect/", "menu-connect")):
+        visit(sized_page, site + path, name)
+        menu = sized_page.evaluate(MENU)
+        assert len(menu["tops"]) == 1, menu  # one line
+        assert menu["bar"] < 60, menu  # about one line of text tall, at every size
+        assert menu["currentInView"], (path, menu)
+        if viewport.name == "phone":
+            assert menu["scrolls"]  # the rest is a sideways swipe away, under the fade
+    console_log.assert_clean()
+
+
+# Where each line of an element's text breaks: the character before each break, and whether the break
+# falls on a boundary between text nodes (a <wbr>) or after a space.
+BREAKS = """(el) => {
+  const found = [];
+  let lastTop = null, lastChar = "";
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.length; i++) {
+      const range = document.createRange();
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      const rect = range.getClientRects()[0];
+      if (!rect || !node.data[i].trim()) { if (node.data[i] === " ") lastChar = " "; continue; }
+      if (lastTop !== null && rect.top > lastTop + 2) found.push(lastChar);
+      lastTop = rect.top; lastChar = node.data[i];
+    }
+  }
+  return found;
+}"""
+
+
+def test_ids_wrap_at_their_dots_and_underscores_not_mid_word(sized_page, console_log, site, live_server, viewport):
+    stuck = blocked_review("MR-77")
+    visit(sized_page, f"{site}/runs/{stuck.run_id}/", "ids-blocked-run")
+    cell = sized_page.locator(".blocked-issues td.break").first
+    expect(cell).to_contain_text("mr_review.changed_files")
+    breaks = cell.evaluate(BREAKS)
+    if viewport == PHONE:
+        assert breaks, "the message should take several lines at phone width"
+    assert all(char in " ._/-(),'" for char in breaks), breaks  # never inside a word
+    console_log.assert_clean()
+
+
+# Every timeline dot that shows: its box, its name, how many nodes it stands for.
+SHOWN_DOTS = """() => [...document.querySelectorAll(".timeline .tl-track")]
+  .filter((track) => getComputedStyle(track).display !== "none")
+  .map((track) => [...track.querySelectorAll(".tl-dot")].map((dot) => {
+    const r = dot.getBoundingClientRect();
+    const named = dot.closest("[aria-label]");
+    const group = dot.closest(".tl-group");
+    return {left: r.left, right: r.right, width: r.width, name: named ? named.getAttribute("aria-label") : "",
+            count: group ? Number(group.querySelector(".tl-count").textContent) : 1};
+  }))"""
+
+
+def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
+    sized_page, console_log, site, live_server, viewport
+):
+    forked = two_runs_one_forked_twice()
+    visit(sized_page, f"{site}/sessions/{forked.session_id}/", "timeline-dots")
+    tracks = sized_page.evaluate(SHOWN_DOTS)
+    assert len(tracks) == 2  # one layout per run, the other hidden at this width
+    assert sum(dot["count"] for track in tracks for dot in track) == 11 + 2  # every node, once
+    for track in tracks:
+        for dot in track:
+            assert dot["width"] >= 10 and dot["name"], dot
+        for a, b in itertools.pairwise(track):
+            assert b["left"] >= a["right"], (a, b)  # side by side, never one over the other
+    if viewport == PHONE:  # the nine nodes made at once on the review stand as one dot that counts them
+        assert any(dot["count"] > 1 and "nodes close together" in dot["name"] for dot in tracks[0])
+    ticks = sized_page.locator(".timeline text.tl-tick").evaluate_all(
+        "ts => ts.filter((t) => getComputedStyle(t).display !== 'none').map((t) => t.textContent)"
+    )
+    assert len(ticks) >= 2, ticks  # several clock times, not one
+    console_log.assert_clean()
+
+
+def test_a_stalled_runs_timeline_says_how_long_it_has_stood(sized_page, console_log, site, live_server, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    stalled = made.stalled()  # two nodes made at once, then nothing for 45 minutes
+    visit(sized_page, f"{site}/runs/{stalled.run_id}/", "timeline-stalled")
+    row = sized_page.locator(f'.tl-row[data-run-id="{stalled.run_id}"]')
+    expect(row.locator(".tl-duration")).to_have_text(re.compile(r"^45 min( \d+ s)? so far · 2 nodes$"))
+    expect(sized_page.locator(".timeline .tl-time")).to_contain_text(re.compile(r"· 45 min"))
+    visible_open = row.locator(".tl-track line.tl-open").evaluate_all(
+        "ls => ls.filter((l) => l.getBoundingClientRect().width > 50).length"
+    )
+    assert visible_open == 1  # the dashed stretch from its newest node to now
+    console_log.assert_clean()
+
+
+def test_catalog_cards_are_compact_on_a_phone(sized_page, console_log, site, service_catalog, live_server, viewport):
+    visit(sized_page, site + "/workflows/", "catalog-compact")
+    rows = sized_page.locator("table.catalog tbody tr")
+    heights = rows.evaluate_all("rs => rs.map((r) => r.getBoundingClientRect().height)")
+    assert len(heights) >= 4
+    if viewport == PHONE:
+        assert max(heights) <= PHONE.height / 4, heights  # four cards or more to a screen
+        # Kind, Source and Steps on one muted line, without their column names.
+        first = rows.first
+        tops = first.locator("td:not(.workflow-cell)").evaluate_all(
+            "tds => tds.map((td) => Math.round(td.getClientRects()[0].top))"
+        )
+        assert len(set(tops)) == 1, tops
+        before = first.locator("td:not(.workflow-cell)").first.evaluate(
+            "td => getComputedStyle(td, '::before').content"
+        )
+        assert before in ("none", "normal"), before
+    console_log.assert_clean()
+
+
+def test_findings_use_the_cards_width_on_a_phone(sized_page, console_log, site, live_server, service_catalog, viewport):
+    built = two_runs_one_forked_twice()
+    visit(sized_page, f"{site}/runs/{built.review_run}/", "findings-width")
+    table = sized_page.locator("table.findings")
+    finding = table.locator("tbody tr").first.locator("td").nth(1)
+    title = finding.locator(".finding-title")
+    expect(title).to_be_visible()
+    if viewport == PHONE:
+        box, text = table.bounding_box(), title.bounding_box()
+        assert box is not None and text is not None
+        assert text["x"] - box["x"] < 12, (box, text)  # no column of names beside it
+        comment = table.locator("tbody tr").first.locator("td").nth(2)
+        label = comment.evaluate("td => getComputedStyle(td, '::before').display")
+        assert label == "block"  # the review comment's name sits above it
+    console_log.assert_clean()
