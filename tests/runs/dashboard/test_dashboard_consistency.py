@@ -37,9 +37,12 @@ def test_the_mode_panel_says_which_run_takes_the_preferences_its_history_shows(c
     history = panel.split("<h3>History</h3>", 1)[1]
     assert "riskPolicy: balanced → conservative" in history
     now = re.sub(r"\s+", " ", panel.split('id="mode-now"', 1)[1].split("</p>", 1)[0])
-    assert "For runs started from now on:" in now and "riskPolicy balanced" in now
+    # In words people use: the mode that sets the autonomy and the risk, not the stored keys and values.
+    assert "For runs started from now on: <strong>Guided, balanced risk</strong>" in now
+    assert "riskPolicy" not in now and "autonomy" not in now
     runs = re.sub(r"\s+", " ", panel.split('id="mode-runs"', 1)[1].split("</ul>", 1)[0])
-    assert start["session"]["runId"] in runs and "riskPolicy conservative" in runs
+    assert start["session"]["runId"] in runs and "<strong>Custom: Guided, conservative risk</strong>" in runs
+    assert "riskPolicy" not in runs
     # The form's choices are the baseline's: the same values the line above names.
     assert re.search(r'<option value="balanced" selected>', panel)
 
