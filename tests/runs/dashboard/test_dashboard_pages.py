@@ -177,7 +177,8 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     assert steps.count("<summary>Prompt</summary>") >= 6
     assert "Checkpoint during" in steps
     assert "<strong>Pending step " in html and "Summarize the Review" in html
-    assert "Session notes and checkpoints" in html and "Checkpoint: halfway." in html
+    # Its checkpoint is among the steps: no card lists it again.
+    assert "Checkpoint: halfway." in steps and "Session notes and checkpoints" not in html
     timeline = between(html, 'id="timeline-title"', "</section>")
     points = dict(re.findall(r'data-run-id="(run_\w+)" data-points="(\d+)"', timeline))
     assert points == {built.review_run: "11", built.plan_run: "2"}
@@ -538,6 +539,8 @@ def test_the_session_page_names_the_session_and_each_checkpoints_step_in_words(c
     html = page(client, f"/sessions/{built.session_id}/")
     crumbs = between(html, '<p class="crumbs">', "</p>")
     assert f'<span title="session {built.session_id}">TICKET-4242</span>' in crumbs
+    facts = between(html, 'id="session-facts"', "</ul>")
+    assert "<h1>TICKET-4242</h1>" in html and "key " not in facts  # the title is the key: said once
     notes = between(html, 'id="notes-title"', "</section>")
     assert "Checkpoint during Post the Approved Comments" in notes and "during <span" not in notes
     assert ">in Risk-Scaled Merge Request Review</a>" in notes and f">run {built.review_run}" not in notes
