@@ -226,7 +226,7 @@ def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(cli
     assert 'id="state-token"' in node and 'data-copy-target="state-token"' in node
     assert re.search(r'id="state-token" class="wrap">st1_[\w-]+</pre>', node)
     heading = between(node, 'id="branches-title"', "</h2>")
-    assert "Next nodes" in heading and "(2)" in heading and "by the agent" in heading
+    assert "Next steps" in heading and "(2)" in heading and "by the agent" in heading
     assert node.count("st1_") == 1  # the node's own stateToken, once; each next node's is on its own page
     next_nodes = between(node, 'class="steps next-nodes"', "</ol>")
     # The notes are under "Recorded here"; the two answers to the step beside each other are told apart by
