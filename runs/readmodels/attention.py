@@ -115,7 +115,8 @@ class Place:
             return "stalled", f"{lead}stalled since {stamp(since)}", since
         if self.awaiting_agent:
             return "working", lead + "started by hand: no agent has taken it up yet", self.since
-        return "working", lead + "running", self.since
+        # Beside a "Running" badge: where it is, not "running" again.
+        return "working", step or "running", self.since
 
 
 def places(

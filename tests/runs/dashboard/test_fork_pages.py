@@ -216,7 +216,7 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", "", run_page).split())
     # Reading the branch's token is not answering on it: no agent has taken the branch up yet.
-    assert "Showing branch 2 of 2: Running (the newest, started by hand: no agent has taken it up yet)" in words
+    assert "Showing branch 2 of 2 (the newest, started by hand: no agent has taken it up yet)" in words
     assert "step 1 of 5, started by hand: no agent has taken it up yet" in words, words
     assert "Branch 2 open at step 2" not in words, words
 
@@ -261,7 +261,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         output={"notesMarkdown": "Prepared the production release."},
     )
     after = words()
-    assert "Showing branch 2 of 2: Running (the newest)" in after and "no agent has taken it up yet" not in after, after
+    assert "Showing branch 2 of 2 (the newest)" in after and "no agent has taken it up yet" not in after, after
 
 
 def test_a_context_with_half_a_character_is_shown_as_a_mistake(client, root):
