@@ -49,7 +49,8 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert f'href="/runs/{waiting.run_id}/">Plan and build</a>' in rows["waiting_for_user"]
     assert "step 2 of 3, waiting for your confirmation" in rows["waiting_for_user"]
     assert f'href="/runs/{stuck.run_id}/">Risk-Scaled Merge Request Review</a>' in rows["blocked"]
-    assert "(run 2 of 2)" in rows["blocked"] and "step 2 of 8, the agent did not attach the list of changed files" in rows["blocked"]
+    assert "(run 2 of 2)" in rows["blocked"]
+    assert "step 2 of 8, the agent did not attach the list of changed files" in rows["blocked"]
     assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3, stalled since " in rows["stalled"]
     assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled at " in rows["canceled"]
     # The badge says whose move it is: the state of the session's most urgent run, and a chip for each state

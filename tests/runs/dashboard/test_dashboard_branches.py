@@ -48,7 +48,8 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     assert "<span>2 branches</span>" not in session and "11 nodes, 2 branches" in session
     assert "open at step 4, Review storage" not in session  # the "Showing branch" line no longer repeats it
     # The run's badge says Running: the shown branch's line does not say it again (only a differing state).
-    assert "Showing branch 2</strong> of 2 <span" in session and 'of 2: <span class="badge state-running">' not in session
+    assert "Showing branch 2</strong> of 2 <span" in session
+    assert 'of 2: <span class="badge state-running">' not in session
     assert "where the agent works" not in session
     # Canceling stops every branch, and the button says so.
     assert "Cancel run (all 2 branches)…" in session and "on every one of its 2 branches" in session

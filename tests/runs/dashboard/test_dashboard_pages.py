@@ -470,7 +470,8 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     html = page(client, url)
     # The run forked twice: its newest branch completed, the two others are still open (issue 20).
     shown = between(html, 'id="shown-branch"', "</p>")
-    assert 'Showing branch 1</strong> of 3 <span class="muted small">(the newest)</span>' in shown  # "Done": the run's badge
+    # "Done" is the run's badge: the shown branch's line does not say it again.
+    assert 'Showing branch 1</strong> of 3 <span class="muted small">(the newest)</span>' in shown
     # The newest branch leads; the two open ones were left behind by the rewinds, and are badged so.
     summary = between(html, 'id="run-status-summary">', "</span>").removeprefix('id="run-status-summary">')
     assert summary.startswith("finished "), summary  # beside the "Done" badge: when, not "done" again

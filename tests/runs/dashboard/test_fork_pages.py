@@ -88,9 +88,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
 
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
     assert "This branch was started by hand at" in run_page and "Production, not staging." in run_page
-    assert re.search(
-        r'at <a href="/nodes/\d+/">step 1 · <span title="node \d+">Prepare</span></a>', run_page
-    )
+    assert re.search(r'at <a href="/nodes/\d+/">step 1 · <span title="node \d+">Prepare</span></a>', run_page)
     newest_other = client.get(f"/runs/{child.run.public_id}/?tip={child.parent.latest_child.public_id}")
     other = client.get(
         f"/runs/{child.run.public_id}/?tip={Node.objects.get(pending_step_id='deploy-staging').public_id}"
