@@ -158,6 +158,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "filters": filters,
             "params": params,
             "sections": sections(page),
+            "workflow_tags": overview.workflow_tags(page.items),
             "statuses": [(name, page.state_counts.get(name, 0)) for name in STATUSES],
             "all_count": sum(page.state_counts.values()),
             "sort": filters.sort,

@@ -2,8 +2,8 @@
 person may have to act on.
 
 The sessions list says, per row, where the session is ("step 4 of 9, waiting for your confirmation",
-"step 2 of 9, blocked: missing mr_review.changed_files artifact", "step 3 of 9, stalled since 14:02
-UTC", "done", "canceled") and names the run in that state: of a session's own runs, the one that
+"step 2 of 9, the agent did not attach the list of changed files", "step 3 of 9, stalled since
+14:02 UTC", "done", "canceled") and names the run in that state: of a session's own runs, the one that
 needs someone most (waiting for the user, then blocked, then stalled, then working), else the newest.
 
 A run's page has a panel beside the blocked one (blocked.py) for each other state to act on:
@@ -31,24 +31,26 @@ from django.utils import timezone
 from runs.contract.dashboard import AttentionPanel, BlockedStep, BranchOutcomeEntry, PlaceName, StepPlace, Whereabouts
 from runs.models import Node, PinnedWorkflow, Run, RunStatus, Session, SessionKind
 from runs.readmodels import agent_message, blocked, branches, outcomes, recap, states, step_places, step_text
+from runs.readmodels.artifact_names import artifact_name
 from runs.readmodels.shapes import RecapEntry
 from runs.store import tokens
 from runs.store.pinned import compiled_workflow
 from runs.store.tokens import TokenKind
 
-# What a blocked step lacks, in a few words, by the refusal's issue code ({kind}: the artifact's kind).
+# What is wrong with a blocked step, in plain words, by the refusal's issue code ({name}: the artifact as
+# people call it, artifact_names.py). The state's badge stands beside them: they do not say "blocked".
 _LACKS = {
-    "ARTIFACT_MISSING": "missing {kind} artifact",
-    "ARTIFACT_INVALID": "invalid {kind} artifact",
-    "NOTES_REQUIRED": "missing notes",
-    "PLACEHOLDER_UNCHANGED": "blanks left unfilled",
-    "VALIDATION_FAILED": "output failed the step's checks",
-    "OUTPUT_INVALID": "output of the wrong shape",
-    "ASSESSMENT_MISSING": "missing assessment",
-    "ASSESSMENT_INVALID": "invalid assessment",
-    "ASSESSMENT_FOLLOWUP_REQUIRED": "assessment follow-up due",
-    "LOOP_DECISION_MISSING": "missing loop decision",
-    "LOOP_CONTROL_UNMATCHED": "loop decision for another loop",
+    "ARTIFACT_MISSING": "the agent did not attach {name}",
+    "ARTIFACT_INVALID": "{name} the agent attached is not valid",
+    "NOTES_REQUIRED": "the agent wrote no notes",
+    "PLACEHOLDER_UNCHANGED": "the agent left blanks unfilled",
+    "VALIDATION_FAILED": "the agent's answer failed the step's checks",
+    "OUTPUT_INVALID": "the agent's answer has the wrong shape",
+    "ASSESSMENT_MISSING": "the agent gave no assessment",
+    "ASSESSMENT_INVALID": "the agent's assessment is not valid",
+    "ASSESSMENT_FOLLOWUP_REQUIRED": "the follow-up its assessment asks for is due",
+    "LOOP_DECISION_MISSING": "the agent did not decide whether to go round the loop again",
+    "LOOP_CONTROL_UNMATCHED": "the agent's loop decision names another loop",
 }
 # Which run of a session the list names: the one that needs someone most, then the newest.
 _URGENCY: dict[PlaceName, int] = {"waiting_for_user": 0, "blocked": 1, "stalled": 2, "working": 3}
@@ -63,15 +65,18 @@ def stamp(moment: datetime, now: datetime | None = None) -> str:
 
 
 def blocked_words(entry: BlockedStep) -> str:
-    """A blocked step in a few words: "blocked: missing mr_review.changed_files artifact"."""
+    """What holds a blocked step, in a few plain words beside its state's badge: "the agent did not attach
+    the list of changed files"."""
     if entry.whose_move == "user":
-        return "blocked: waiting for something only you can give"
+        return "waiting for something only you can give"
     if entry.whose_move == "delegations":
         return "waiting for its delegated runs"
-    kind = entry.expected_artifact.kind if entry.expected_artifact else "the step's"
-    lacks = [_LACKS[issue.code].format(kind=kind) for issue in entry.issues if issue.code in _LACKS]
-    said = ", ".join(dict.fromkeys(lacks)) or "the agent's answer was refused"
-    return f"blocked: {said}"
+    name = artifact_name(entry.expected_artifact.kind if entry.expected_artifact else "")
+    lacks = [_LACKS[issue.code].format(name=name) for issue in entry.issues if issue.code in _LACKS]
+    said = list(dict.fromkeys(lacks))
+    if not said:
+        return "the agent's answer was refused"
+    return " and ".join(said) if len(said) <= 2 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
 # --- where a run stands, without the clock ------------------------------------------------------------
@@ -87,7 +92,7 @@ class Place:
     status: str  # the run's stored status
     waits_for_user: bool
     step: StepPlace | None  # where its pending step sits in the outline; None when not known
-    blocked: str  # "blocked: ...", "" unless blocked
+    blocked: str  # blocked_words, "" unless blocked
     last_activity: datetime
     since: datetime
     awaiting_agent: bool = False  # the newest branch was started by hand and no agent answered there yet
@@ -110,7 +115,8 @@ class Place:
             return "stalled", f"{lead}stalled since {stamp(since)}", since
         if self.awaiting_agent:
             return "working", lead + "started by hand: no agent has taken it up yet", self.since
-        return "working", lead + "running", self.since
+        # Beside a "Running" badge: where it is, not "running" again.
+        return "working", step or "running", self.since
 
 
 def places(
@@ -268,7 +274,7 @@ def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None) -> str:
         return f"Branch {outcome.number}" + (f" · {said}" if said else "")
     line = f"Branch {outcome.number} · {_where(outcome, step)}"
     if outcome.blocked is not None:
-        line += " · " + blocked_words(outcome.blocked).removeprefix("blocked: ")
+        line += " · " + blocked_words(outcome.blocked)
     return line
 
 

@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from runs.contract.dashboard import BlockedIssue, BlockedStep, ExpectedArtifact, RefusedAnswer, ResendItem
 from runs.models import Ack
+from runs.readmodels.artifact_names import artifact_name
 from runs.readmodels.branches import Branch, RunBranches
 from workflows_app.engine.codes import for_people
 
@@ -41,19 +42,20 @@ MAX_ISSUES = 20  # a refusal lists every problem; a page shows this many (the co
 WhoseMove = Literal["agent", "user", "delegations"]
 USER_CODES = {"USER_DEPENDENCY_UNMET"}
 DELEGATION_CODES = {"DELEGATIONS_PENDING"}
-# What the agent must send again for each kind of issue, in words a developer reads: "with ...".
+# What the agent must send again for each kind of issue, in words a developer reads: "with ..." ({name}: the
+# artifact as people call it, artifact_names.py).
 _WITH = {
-    "ARTIFACT_MISSING": "a {kind} artifact",
-    "ARTIFACT_INVALID": "a corrected {kind} artifact",
-    "NOTES_REQUIRED": "notes (output.notesMarkdown)",
+    "ARTIFACT_MISSING": "{name}",
+    "ARTIFACT_INVALID": "a corrected copy of {name}",
+    "NOTES_REQUIRED": "its notes",
     "PLACEHOLDER_UNCHANGED": "its own values where it sent back a '<fill in …>' blank",
-    "VALIDATION_FAILED": "output that passes the step's checks",
-    "OUTPUT_INVALID": "output of the right shape",
-    "ASSESSMENT_MISSING": "a wr.assessment rating",
-    "ASSESSMENT_INVALID": "a corrected wr.assessment rating",
+    "VALIDATION_FAILED": "an answer that passes the step's checks",
+    "OUTPUT_INVALID": "an answer of the right shape",
+    "ASSESSMENT_MISSING": "the assessment",
+    "ASSESSMENT_INVALID": "a corrected assessment",
     "ASSESSMENT_FOLLOWUP_REQUIRED": "the follow-up its assessment asks for",
-    "LOOP_DECISION_MISSING": "a wr.loop_control decision for its loop",
-    "LOOP_CONTROL_UNMATCHED": "a wr.loop_control that names its loop",
+    "LOOP_DECISION_MISSING": "the loop decision (whether to go round the loop again)",
+    "LOOP_CONTROL_UNMATCHED": "a loop decision that names its own loop",
 }
 
 
@@ -186,9 +188,7 @@ def as_entry(refusal: Refusal, step_number: int | None = None) -> BlockedStep:
             BlockedIssue(
                 code=str(issue.get("code") or ""),
                 message=str(issue.get("message") or ""),
-                # a developer reads the expected shape itself (expected_artifact), so the pointer that sends
-                # the agent into its pending view is left out of the words shown to people
-                for_people=for_people(str(issue.get("code") or ""), str(issue.get("message") or "")),
+                for_people=issue_words(refusal, issue),
                 pointer=str(issue["pointer"]) if issue.get("pointer") else None,
                 reason=str(issue["reason"]) if issue.get("reason") else None,
             )
@@ -230,14 +230,30 @@ def _contract(refusal: Refusal) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
+def _kind(refusal: Refusal) -> str:
+    return str(_contract(refusal).get("artifactKind") or "")
+
+
+def issue_words(refusal: Refusal, issue: dict[str, Any]) -> str:
+    """What is wrong, as a developer reads it. A missing artifact is named as people call it, its kind after
+    ("The agent did not attach the list of changed files (an artifact of kind mr_review.changed_files).");
+    any other issue is its message without the pointer into the pending view that only the agent uses (the
+    page shows the expected artifact itself)."""
+    code, message = str(issue.get("code") or ""), str(issue.get("message") or "")
+    kind = _kind(refusal)
+    if code == "ARTIFACT_MISSING" and kind:
+        return f"The agent did not attach {artifact_name(kind)} (an artifact of kind {kind})."
+    return for_people(code, message)
+
+
 def _needs(refusal: Refusal) -> str:
-    """What the agent must send again, in words: "a mr_review.changed_files artifact and notes"."""
-    kind = str(_contract(refusal).get("artifactKind") or "") or "the step's"
+    """What the agent must send again, in words: "the list of changed files and its notes"."""
+    name = artifact_name(_kind(refusal))
     said = []
     for code in _codes(refusal):
         words = _WITH.get(code)
         if words is not None:
-            said.append(words.format(kind=kind).replace("a the step's artifact", "the step's artifact"))
+            said.append(words.format(name=name))
     said = list(dict.fromkeys(said))
     if not said:
         return "the issues below fixed"

@@ -8,10 +8,11 @@ fixed number of queries whatever the number of runs or nodes.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 from typing import Any
@@ -174,6 +175,39 @@ def summary(
         owner=session.owner,
         where=where,
     )
+
+
+@dataclass(frozen=True)
+class WorkflowTag:
+    """A workflow as the sessions list names it: by its name; its id shown too only when another workflow
+    of the same session has that name (else the id is the tag's title, for whoever needs it)."""
+
+    workflow_id: str
+    name: str
+    id_shown: bool
+
+
+def workflow_tags(items: list[SessionSummary]) -> dict[str, list[WorkflowTag]]:
+    """Each listed session's workflows by name (its runs' pinned workflows, the newest run's name for an
+    id), by session id: one query for the page."""
+    ids = {workflow_id for item in items for workflow_id in item.workflow_ids}
+    names: dict[str, str] = {}
+    if ids:
+        found = (
+            Run.objects.filter(session__public_id__in=[item.session_id for item in items], workflow_id__in=ids)
+            .order_by("created_at", "pk")
+            .values_list("workflow_id", "pinned__compiled__name")
+        )
+        names = {str(workflow_id): str(name or workflow_id) for workflow_id, name in found}
+    return {item.session_id: tagged(item.workflow_ids, names) for item in items}
+
+
+def tagged(workflow_ids: list[str], names: dict[str, str]) -> list[WorkflowTag]:
+    """One session's workflows by name (`names`, by id; the id when unknown), the id shown beside a name
+    two of them share."""
+    named = [(workflow_id, names.get(workflow_id, workflow_id)) for workflow_id in workflow_ids]
+    counts = Counter(name for _, name in named)
+    return [WorkflowTag(w, name, counts[name] > 1 and name != w) for w, name in named]
 
 
 # The status in words of sessions with a forked run, by (session id, last_seq, stalled): every recorded

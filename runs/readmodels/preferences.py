@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runs.contract.preferences import mode_of
+from runs.contract.preferences import MODES, mode_of
 from runs.models import Node, RunStatus, Session
 from runs.store.pinned import compiled_workflow
 
@@ -21,12 +21,14 @@ class RunPreferences:
     workflow_name: str
     preferences: dict[str, str]
     mode: str  # a mode's name, or "custom"
+    words: str  # mode_words(preferences)
 
 
 @dataclass(frozen=True)
 class InEffect:
     baseline: dict[str, str]  # what runs started from now on take
     mode: str
+    words: str  # mode_words(baseline)
     runs: list[RunPreferences]  # open runs whose next step takes other preferences than the baseline
 
 
@@ -43,6 +45,17 @@ def in_effect(session: Session) -> InEffect:
     for run_id, workflow_id, pinned_id, preferences in tips:
         said = {str(k): str(v) for k, v in (preferences or {}).items()}
         name = str(compiled_workflow(pinned_id).get("name") or workflow_id)
-        newest[str(run_id)] = RunPreferences(str(run_id), name, said, mode_of(said))
+        newest[str(run_id)] = RunPreferences(str(run_id), name, said, mode_of(said), mode_words(said))
     differing = [run for run in newest.values() if run.preferences != baseline]
-    return InEffect(baseline=baseline, mode=mode_of(baseline), runs=differing)
+    return InEffect(baseline=baseline, mode=mode_of(baseline), words=mode_words(baseline), runs=differing)
+
+
+def mode_words(preferences: dict[str, str]) -> str:
+    """Preferences as people say them: the mode that sets their autonomy, then the risk policy ("Guided,
+    balanced risk", "Autopilot, stops for you, aggressive risk"), never the stored values (riskPolicy,
+    full_auto_stop_on_user_deps); "Custom" before them when no mode sets exactly these."""
+    autonomy = preferences.get("autonomy", "")
+    label = next((m.label for m in MODES.values() if m.preferences["autonomy"] == autonomy), autonomy)
+    risk = preferences.get("riskPolicy")
+    said = ", ".join(part for part in (label, f"{risk} risk" if risk else "") if part)
+    return said if mode_of(preferences) != "custom" else f"Custom: {said}"

@@ -40,6 +40,9 @@ from runs.readmodels import (
     timeline_marks,
     timeline_page,
 )
+from runs.readmodels import (
+    preferences as preferences_model,
+)
 
 register = template.Library()
 
@@ -273,8 +276,11 @@ def fills_in(title: Any) -> bool:
 
 
 @register.filter
-def preference_words(preferences: Any) -> str:
-    return outline_words.preference_words(preferences)
+def mode_words(preferences: Any) -> str:
+    """A node's preferences as the Mode box says them: "Guided, balanced risk"."""
+    if not isinstance(preferences, dict):
+        return ""
+    return preferences_model.mode_words({str(k): str(v) for k, v in preferences.items()})
 
 
 @register.filter

@@ -44,7 +44,7 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     expect(waiting_row).to_be_visible()
     blocked_row = sized_page.locator('.where-line[data-place="blocked"]')
     expect(blocked_row).to_contain_text("Risk-Scaled Merge Request Review (run 2 of 2)")
-    expect(blocked_row).to_contain_text("blocked: missing mr_review.changed_files artifact")
+    expect(blocked_row).to_contain_text("step 2 of 8, the agent did not attach the list of changed files")
     expect(sized_page.locator('.where-line[data-place="stalled"]')).to_contain_text("stalled since")
     # Whose move it is, on the badge and the chips: "Needs you" and "Blocked" apart from "Running".
     chips = sized_page.locator(".status-chips")

@@ -27,7 +27,7 @@ def stuck(live_server, service_catalog) -> BlockedReview:
 
 
 # The one short line the run is said in (the session head, the run head and the sessions list agree).
-SUMMARY = "step 4 of 8, round 2, running"
+SUMMARY = "step 4 of 8, round 2"
 
 
 def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
@@ -41,7 +41,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     # The newest branch (2, unfinished): none of branch 1's synthesis or findings, and branch 1 named.
     page.goto(f"{site}/runs/{review.run_id}/")
     expect(page.locator("#run-status-summary")).to_have_text(SUMMARY)
-    expect(page.locator("#shown-branch")).to_have_text("Showing branch 2 of 2: Running (the newest)")
+    expect(page.locator("#shown-branch")).to_have_text("Showing branch 2 of 2 (the newest)")
     expect(page.locator("#synthesis-title")).to_have_count(0)
     expect(page.locator("#findings-title")).to_have_count(0)
     callout = page.locator(".branch-callouts li")
@@ -92,23 +92,23 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     panel = page.locator(".blocked-panel")
     expect(panel).to_be_visible()
     expect(page.locator("#pending-step")).to_have_count(0)  # not an ordinary "Pending step" banner
-    # A one-line verdict in the dashboard's words, then the step in the outline; the call to give a stuck
-    # agent is folded under them.
-    expect(panel.locator("h3")).to_have_text("Blocked: the agent's answer was refused Agent's move")
+    # One verdict in the dashboard's words as the panel's title, then the step in the outline; the call to
+    # give a stuck agent is folded under them.
+    verdict = "Blocked: the agent must resend step 2 (Record the Changed Files) with the list of changed files."
+    expect(panel.locator("h3")).to_have_text(f"{verdict} Agent's move")
     expect(panel.locator(".step-line")).to_have_text(re.compile(r"^Step 2 of \d+ · Record the Changed Files$"))
-    expect(panel.locator(".verdict")).to_have_text(
-        "Blocked: the agent must resend step 2 (Record the Changed Files) with a mr_review.changed_files artifact."
-    )
+    expect(panel.locator(".verdict")).to_have_text(verdict)
     call = json.loads(panel.locator("pre.resend-call").text_content() or "")  # folded: read, not seen
     assert call["arguments"]["ackToken"] == stuck.refused["ackToken"]
     assert call["arguments"]["stateToken"] == stuck.refused["stateToken"]
     expect(panel).to_contain_text("Refused at ")
     issue = panel.locator("table.blocked-issues tbody tr")
     expect(issue).to_have_count(1)
-    expect(issue).to_contain_text("ARTIFACT_MISSING")
-    expect(issue).to_contain_text("This step needs an artifact of kind 'mr_review.changed_files'")
+    expect(issue.locator("td").first).to_have_text(
+        "The agent did not attach the list of changed files (an artifact of kind mr_review.changed_files)."
+    )
     expect(issue).not_to_contain_text("pending.outputContract")
-    expect(issue).to_contain_text("/output/artifacts")
+    expect(issue.locator(".issue-code")).to_have_text("ARTIFACT_MISSING/output/artifacts")  # kept, muted
     expect(panel.locator(".expected-artifact")).to_contain_text("changedFiles (a list; each: path, summary, risk)")
     expect(panel.locator("pre.expected-example")).to_contain_text('"risk": "M"')
     expect(panel.locator("ul.resend")).to_contain_text("output.artifacts (mr_review.changed_files)")
@@ -117,8 +117,8 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(refused.locator(".markdown")).not_to_be_visible()
     refused.locator("summary").click()
     expect(refused).to_contain_text("Listed the files in my head.")
-    expect(page.locator("#run-status-summary")).to_contain_text("blocked")
-    expect(page.locator("#session-run-lines")).to_have_count(0)  # one run: said once, in its card
+    expect(page.locator("#session-run-lines")).to_have_count(0)  # one run: said in its card, not the head too
+    expect(page.locator("#run-status-summary")).to_have_count(0)  # the panel says it, not the run's line too
     # The session's head, the run's card in the runs list and the run's own head.
     expect(page.locator(".badge.state-blocked")).to_have_count(3)
     screenshot(page, "issue20-session-blocked")
@@ -128,7 +128,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     # The node page gives the verdict in one line and links to the run page's panel (not a second copy).
     expect(page.locator("#node-branch .blocked-panel")).to_have_count(0)
     expect(page.locator("#node-blocked")).to_contain_text(
-        "Blocked: the agent must resend step 2 (Record the Changed Files) with a mr_review.changed_files artifact."
+        "Blocked: the agent must resend step 2 (Record the Changed Files) with the list of changed files."
     )
     expect(page.locator("#node-blocked a")).to_have_text("See why, and the message to give the agent")
     expect(page.locator("#recorded-title + ol")).to_contain_text(

@@ -106,7 +106,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator("svg.run-graph a.graph-node")).to_have_count(4)
         screenshot(page, "operator-fork-run")
         page.goto(f"{site}/nodes/{root_node}/")
-        expect(page.locator("#branches-title")).to_have_text("Next nodes (2): 1 by the agent, 1 started by hand")
+        expect(page.locator("#branches-title")).to_have_text("Next steps (2): 1 by the agent, 1 started by hand")
         expect(page.locator(f'.next-nodes a[href="/nodes/{new_node}/"]')).to_contain_text("step 1 of 5 · Prepare")
         screenshot(page, "operator-fork-parent-node")
         page.wait_for_load_state("networkidle")

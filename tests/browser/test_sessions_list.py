@@ -7,6 +7,7 @@ in plain words."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -69,7 +70,7 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
     blocked = page.locator('tr[data-state="blocked"]')
     name, badge = blocked.locator(".session-link"), blocked.locator(".badge.state-blocked")
     where = blocked.locator(".where-line")
-    expect(where).to_contain_text("Risk-Scaled Merge Request Review (run 2 of 2): step 2 of 8, blocked: missing")
+    expect(where).to_contain_text("Merge Request Review (run 2 of 2): step 2 of 8, the agent did not attach")
     if viewport.name == "phone":
         # "MR-77 · Blocked" on the first line, where it is under it, then one muted line of counts.
         assert abs(box(name)["y"] - box(badge)["y"]) < box(name)["height"]
@@ -77,14 +78,16 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
         meta = blocked.locator(".card-meta")
         expect(meta).to_have_text("2 runs · 2 branches · just now")
         assert box(meta)["y"] > box(where)["y"]
-        expect(blocked.locator(".session-id")).to_be_hidden()
         expect(blocked.locator(".session-workflows")).to_be_hidden()
         assert box(blocked)["height"] < 150  # a headline card, not eight labelled lines
     else:
         # The table keeps its columns, the state and where it is first.
         headers = page.locator("table.session-list thead th").all_inner_texts()
         assert [h.strip().lower() for h in headers[:3]] == ["state", "session", "where it is"]
-        expect(blocked.locator(".session-id")).to_be_visible()
+        # Workflows by name; the session's id only in the link's title (its page shows it).
+        named = ["Focused Plan Routine", "Risk-Scaled Merge Request Review"]
+        expect(blocked.locator(".session-workflows .tag")).to_have_text(named)
+        expect(blocked.locator(".session-link")).to_have_attribute("title", re.compile(r"^session ses_"))
         expect(blocked.locator(".card-meta")).to_be_hidden()
     console_log.assert_clean()
 

@@ -49,7 +49,8 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert f'href="/runs/{waiting.run_id}/">Plan and build</a>' in rows["waiting_for_user"]
     assert "step 2 of 3, waiting for your confirmation" in rows["waiting_for_user"]
     assert f'href="/runs/{stuck.run_id}/">Risk-Scaled Merge Request Review</a>' in rows["blocked"]
-    assert "(run 2 of 2)" in rows["blocked"] and "blocked: missing mr_review.changed_files artifact" in rows["blocked"]
+    assert "(run 2 of 2)" in rows["blocked"]
+    assert "step 2 of 8, the agent did not attach the list of changed files" in rows["blocked"]
     assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3, stalled since " in rows["stalled"]
     assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled at " in rows["canceled"]
     # The badge says whose move it is: the state of the session's most urgent run, and a chip for each state
@@ -185,13 +186,15 @@ def test_the_session_head_says_one_short_line_per_run(client, service_catalog):
     html = page(client, f"/sessions/{first['session']['sessionId']}/")
     lines = html.split('id="session-run-lines">')[1].split("</ul>")[0].split("<li")[1:]
     assert len(lines) == 2
-    assert "Running" in lines[0] and "step 1 of 3, running" in lines[0]
+    assert "Running" in lines[0] and "step 1 of 3<" in lines[0] and ", running" not in lines[0]
     assert (
-        f'href="/runs/{stuck.run_id}/"' in lines[1] and "blocked: missing mr_review.changed_files artifact" in lines[1]
+        f'href="/runs/{stuck.run_id}/"' in lines[1] and "the agent did not attach the list of changed files" in lines[1]
     )
     assert all(";" not in line.replace("&#x27;", "'") for line in lines)
+    # The session's badge says Blocked right above: the blocked run's line does not badge it again.
+    assert "badge state-running" in lines[0] and "badge" not in lines[1]
     # The runs list beside it says the same short line per run.
-    assert '<span class="run-summary">step 1 of 3, running</span>' in html
+    assert '<span class="run-summary">step 1 of 3</span>' in html
     # The session's badge is its most urgent run's.
     head = html.split('class="page-head"')[1].split("</div>")[0]
     assert 'class="badge state-blocked">Blocked</span>' in head

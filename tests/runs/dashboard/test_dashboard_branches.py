@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 # Where the run is, in the dashboard's words (runs/readmodels/states.py): its newest branch, where the agent works,
 # placed in the outline (the review loop is its 4th entry; the agent is in its 2nd round).
-WHERE = "step 4 of 8, round 2, running"
+WHERE = "step 4 of 8, round 2"
 
 
 def html_of(client: Client, url: str) -> str:
@@ -43,11 +43,13 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     review = forked_review()
     session = html_of(client, f"/sessions/{review.session_id}/")
     # One run: its status once, in the run's card (not in the session's head too); its branches counted once.
-    assert session.count(WHERE) == 1 and f'id="run-status-summary">{WHERE}' in session
+    assert f'id="run-status-summary">{WHERE}' in session and 'id="session-run-lines"' not in session
     assert "1 run, 2 branches" not in session and "<li>1 run</li>" in session
     assert "<span>2 branches</span>" not in session and "11 nodes, 2 branches" in session
     assert "open at step 4, Review storage" not in session  # the "Showing branch" line no longer repeats it
-    assert 'Showing branch 2</strong> of 2: <span class="badge state-running">Running</span>' in session
+    # The run's badge says Running: the shown branch's line does not say it again (only a differing state).
+    assert "Showing branch 2</strong> of 2 <span" in session
+    assert 'of 2: <span class="badge state-running">' not in session
     assert "where the agent works" not in session
     # Canceling stops every branch, and the button says so.
     assert "Cancel run (all 2 branches)…" in session and "on every one of its 2 branches" in session
@@ -81,23 +83,28 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     for url in (f"/sessions/{stuck.session_id}/", f"/runs/{stuck.run_id}/"):
         html = html_of(client, url)
         assert 'class="blocked-panel"' in html, url
-        # A one-line verdict first; the call, the example and the artifact's shape behind a disclosure.
+        # One verdict as the panel's title (the state said once); the call, the example and the artifact's shape
+        # behind a disclosure.
         assert (
-            '<p class="verdict" id="verdict-1">Blocked: the agent must resend step 2 (Record the Changed Files) with '
-            "a mr_review.changed_files artifact.</p>"
+            '<h3 class="verdict-line" id="blocked-title-1"><span class="verdict" id="verdict-1">Blocked: the agent '
+            "must resend step 2 (Record the Changed Files) with the list of changed files.</span></h3>"
         ) in html, url
-        verdict = (
-            '>Blocked: the agent\'s answer was refused <span class="move move-agents">Agent&#x27;s move</span></h3>'
-        )
-        assert verdict in html and "Step 2 of " in html, url
+        assert "the agent&#x27;s answer was refused</h3>" not in html and "Step 2 of " in html, url
+        # The run's own line beside its badge does not say it again: the panel right below it does.
+        assert 'id="run-status-summary"' not in html, url
+        assert "Agent&#x27;s move" in html, url
         more = html.split('<details class="blocked-more"')[1].split("</details>")[0]
         assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url
         assert 'id="pending-step"' not in html, url
-        assert "ARTIFACT_MISSING" in html and message in html and "/output/artifacts" in html, url
+        # What is wrong in plain words; the code and the place in the agent's answer kept, muted, after them.
+        words = "The agent did not attach the list of changed files (an artifact of kind mr_review.changed_files)."
+        issue = html.split('<table class="blocked-issues">')[1].split("</table>")[0]
+        assert words in issue and message not in issue and "contract" not in issue, url
+        assert '<td class="mono muted small break issue-code">ARTIFACT_MISSING<br>/output/artifacts</td>' in issue, url
         # For the developer first: whose move it is, and the exact call to give a stuck agent.
         assert (
             "Nothing for you to do unless the agent has stopped: it must resend step 2 (Record the Changed "
-            "Files) with a mr_review.changed_files artifact. If it is stuck, give it this call:"
+            "Files) with the list of changed files. If it is stuck, give it this call:"
         ) in html, url
         assert f"&quot;ackToken&quot;: &quot;{stuck.refused['ackToken']}&quot;" in html, url
         assert f"&quot;stateToken&quot;: &quot;{stuck.refused['stateToken']}&quot;" in html, url

@@ -37,9 +37,12 @@ def test_the_mode_panel_says_which_run_takes_the_preferences_its_history_shows(c
     history = panel.split("<h3>History</h3>", 1)[1]
     assert "riskPolicy: balanced → conservative" in history
     now = re.sub(r"\s+", " ", panel.split('id="mode-now"', 1)[1].split("</p>", 1)[0])
-    assert "For runs started from now on:" in now and "riskPolicy balanced" in now
+    # In words people use: the mode that sets the autonomy and the risk, not the stored keys and values.
+    assert "For runs started from now on: <strong>Guided, balanced risk</strong>" in now
+    assert "riskPolicy" not in now and "autonomy" not in now
     runs = re.sub(r"\s+", " ", panel.split('id="mode-runs"', 1)[1].split("</ul>", 1)[0])
-    assert start["session"]["runId"] in runs and "riskPolicy conservative" in runs
+    assert start["session"]["runId"] in runs and "<strong>Custom: Guided, conservative risk</strong>" in runs
+    assert "riskPolicy" not in runs
     # The form's choices are the baseline's: the same values the line above names.
     assert re.search(r'<option value="balanced" selected>', panel)
 
@@ -68,9 +71,8 @@ def test_a_checkpoint_is_listed_once_and_not_numbered_as_a_step(client, service_
         "Step 2 of 3 · Draft Plan with Risks",
         "Step 3 of 3 · Self-Check the Plan",
     ]
-    notes = html.split('id="notes-title"', 1)[1].split("</section>", 1)[0]
-    assert "Nothing more: the checkpoints are listed with the run's steps above." in notes
-    assert "all shown with the run's steps" in notes and "besides" not in notes
+    # Nothing more to list: no empty "Session notes and checkpoints" card.
+    assert 'id="notes-title"' not in html and "Session notes and checkpoints" not in html
 
 
 def test_the_fork_points_answers_are_told_apart_by_branch_and_first_words(client, service_catalog):

@@ -50,7 +50,10 @@ def test_the_sessions_list_shows_each_session_with_its_status_counts_and_workflo
         html = page(client, url)
         assert f'href="/sessions/{built.session_id}/"' in html
         assert SESSION_KEY in html
-        assert "wr.risk_scaled_mr_review" in html and "wr.routine-focused_plan" in html
+        # The workflows by name, their ids only as the tags' titles; the session's id only as its link's title.
+        assert '<span class="tag" title="wr.risk_scaled_mr_review">Risk-Scaled Merge Request Review</span>' in html
+        assert '<span class="tag" title="wr.routine-focused_plan">Focused Plan Routine</span>' in html
+        assert f'title="session {built.session_id}">' in html and f">{built.session_id}<" not in html
         assert 'class="badge state-running">Running</span>' in html
         assert "Running 1</span>" in html  # the state chips carry the counts
         assert 'data-live-version-url="/live/sessions"' in html
@@ -174,7 +177,8 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     assert steps.count("<summary>Prompt</summary>") >= 6
     assert "Checkpoint during" in steps
     assert "<strong>Pending step " in html and "Summarize the Review" in html
-    assert "Session notes and checkpoints" in html and "Checkpoint: halfway." in html
+    # Its checkpoint is among the steps: no card lists it again.
+    assert "Checkpoint: halfway." in steps and "Session notes and checkpoints" not in html
     timeline = between(html, 'id="timeline-title"', "</section>")
     points = dict(re.findall(r'data-run-id="(run_\w+)" data-points="(\d+)"', timeline))
     assert points == {built.review_run: "11", built.plan_run: "2"}
@@ -231,7 +235,7 @@ def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(cli
     message = between(node, 'id="node-message">', "</pre>").removeprefix('id="node-message">')
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken &quot;" + token)
     heading = between(node, 'id="branches-title"', "</h2>")
-    assert "Next nodes" in heading and "(2)" in heading and "by the agent" in heading
+    assert "Next steps" in heading and "(2)" in heading and "by the agent" in heading
     # the node's own stateToken, in the message and alone; each next node's is on its own page
     assert node.count("st1_") == 2
     next_nodes = between(node, 'class="steps next-nodes"', "</ol>")
@@ -476,7 +480,8 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     html = page(client, url)
     # The run forked twice: its newest branch completed, the two others are still open (issue 20).
     shown = between(html, 'id="shown-branch"', "</p>")
-    assert 'Showing branch 1</strong> of 3: <span class="badge state-done">Done</span>' in shown
+    # "Done" is the run's badge: the shown branch's line does not say it again.
+    assert 'Showing branch 1</strong> of 3 <span class="muted small">(the newest)</span>' in shown
     # The newest branch leads; the two open ones were left behind by the rewinds, and are badged so.
     summary = between(html, 'id="run-status-summary">', "</span>").removeprefix('id="run-status-summary">')
     assert summary.startswith("finished "), summary  # beside the "Done" badge: when, not "done" again
@@ -545,6 +550,8 @@ def test_the_session_page_names_the_session_and_each_checkpoints_step_in_words(c
     html = page(client, f"/sessions/{built.session_id}/")
     crumbs = between(html, '<p class="crumbs">', "</p>")
     assert f'<span title="session {built.session_id}">TICKET-4242</span>' in crumbs
+    facts = between(html, 'id="session-facts"', "</ul>")
+    assert "<h1>TICKET-4242</h1>" in html and "key " not in facts  # the title is the key: said once
     notes = between(html, 'id="notes-title"', "</section>")
     assert "Checkpoint during Post the Approved Comments" in notes and "during <span" not in notes
     assert ">in Risk-Scaled Merge Request Review</a>" in notes and f">run {built.review_run}" not in notes

@@ -60,7 +60,7 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     assert f'<a href="/nodes/{full}/" title="node {full}">the step\'s page</a>' in pending
     assert f">node {full[:8]}<" not in pending  # a node is not named by a bare id
     session = page(client, f"/sessions/{looped.session_id}/")
-    notes = session.split("Session notes and checkpoints", 1)[1]
+    notes = session.split('data-live-region="session-notes"', 1)[1]
     links = re.findall(r'href="/nodes/(\d+)/" title="node (\d+)">([^<]*)</a>', notes)
     assert all(url == title and text == "the step's page" for url, title, text in links)
     assert not re.search(r">node \d+<", notes)
@@ -104,8 +104,9 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     html = page(client, f"/runs/{looped.run_id}/")
     words = " ".join(re.sub(r"<[^>]+>", " ", html).split())
     # The sentences place the step in the outline (the loop is its 2nd entry, in its 2nd round); the graph's
-    # cards and tabs say the same place, in the same words.
-    assert "Running step 2.2 of 3, round 2, running" in words, words
+    # cards and tabs say the same place, in the same words (the run's line ends at its place: its badge says
+    # it is running).
+    assert "Running step 2.2 of 3, round 2" in words and "round 2, running" not in words, words
     assert "open at step 6" not in words and "open at step 4" not in words
     assert tabs(html)[1] == (
         "Branch 2: Record what the slice showed (step 2.2 of 3, round 2, newest) · forked at step 2.1 of 3, round 2"

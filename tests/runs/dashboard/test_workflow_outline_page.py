@@ -71,3 +71,7 @@ def test_the_workflow_page_speaks_words_not_field_names(client: Client, service_
     assert "recommendedAutonomy" not in page
     assert "<dt>workflowHash</dt>" not in page and "<dt>Content hash</dt>" in page
     assert "Review [area]" in page and "{{area}}" not in page
+    # The breadcrumb names the workflow as its heading does; the id is its title.
+    crumbs = page.split('<p class="crumbs">', 1)[1].split("</p>", 1)[0]
+    name = page.split("<h1>", 1)[1].split("</h1>", 1)[0]
+    assert crumbs.endswith(f'<span title="team.named">{name}</span>') and name != "team.named"

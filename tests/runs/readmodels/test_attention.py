@@ -107,7 +107,8 @@ def test_a_session_names_its_blocked_run_not_its_first_one(service_catalog):
     assert row.where.run_name == "Risk-Scaled Merge Request Review"
     assert row.where.run_number == 2
     assert row.where.words.startswith("step 2 of ")
-    assert row.where.words.endswith(", blocked: missing mr_review.changed_files artifact")
+    # In plain words, beside the badge that says "Blocked": the words do not say it again.
+    assert row.where.words.endswith(", the agent did not attach the list of changed files")
     # The session's page opens on that run.
     from runs.dashboard.sessions import default_run
 
@@ -187,7 +188,7 @@ def test_a_branch_left_behind_by_a_rewind_has_its_own_panel_with_the_token_to_go
 
 def test_a_working_run_and_a_completed_one_say_so_in_a_few_words(service_catalog):
     start = start_workflow("wr.routine-focused_plan")
-    assert _row(start["session"]["sessionId"]).where.words == "step 1 of 3, running"
+    assert _row(start["session"]["sessionId"]).where.words == "step 1 of 3"  # the badge says Running
     answer = start
     while not answer["isComplete"]:
         answer = continue_workflow(

@@ -58,4 +58,4 @@ def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
     detail = run_view.run_detail(first["runId"])
     assert detail.run.delegated_by is not None
     # Not the agent's branch-by-branch words ("open at step 1: Run tests"): the dashboard's own.
-    assert detail.where is not None and detail.where.words == "step 1 of 2, running"
+    assert detail.where is not None and detail.where.words == "step 1 of 2"

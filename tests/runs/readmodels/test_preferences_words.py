@@ -1,0 +1,13 @@
+"""The Mode panel's words for preferences: the mode people know and the risk, never the stored values."""
+
+from runs.readmodels.preferences import mode_words
+
+
+def test_a_mode_reads_as_its_label_and_its_risk():
+    assert mode_words({"autonomy": "guided", "riskPolicy": "balanced"}) == "Guided, balanced risk"
+    assert mode_words({"autonomy": "full_auto_never_stop", "riskPolicy": "balanced"}) == "Unattended, balanced risk"
+
+
+def test_preferences_no_mode_sets_say_custom_in_the_same_words():
+    said = mode_words({"autonomy": "full_auto_stop_on_user_deps", "riskPolicy": "aggressive"})
+    assert said == "Custom: Autopilot, stops for you, aggressive risk"
