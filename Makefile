@@ -42,7 +42,7 @@ test: $(STAMP)
 # draw a fifth of their examples here (tests/support/fuzz_budget.py), new ones each run as always.
 FAST := not browser and not pdf and not postgres and not subprocess
 test-fast: $(STAMP)
-	$(TEST_ENV) WORKRAIL_FUZZ=quick COVERAGE_CORE=sysmon $(PY) -m pytest -n auto -m "$(FAST)" --cov --cov-report= --cov-fail-under=0
+	$(TEST_ENV) WR_TEST_FUZZ=quick COVERAGE_CORE=sysmon $(PY) -m pytest -n auto -m "$(FAST)" --cov --cov-report= --cov-fail-under=0
 
 # The suite's representative part on the lowest versions pyproject.toml allows (requirements/lowest.txt,
 # in .venv-lowest), within CI's budget (the whole suite takes ~4 minutes on 2 cores; this about one with

@@ -1,5 +1,5 @@
 """How many examples a fuzz test draws: every one in `make test`, a fifth of them (at least 5) in
-`make test-fast`, which sets WORKRAIL_FUZZ=quick. The quick loop still draws new examples on every run
+`make test-fast`, which sets WR_TEST_FUZZ=quick. The quick loop still draws new examples on every run
 (tests/plugins/hypothesis_seed.py), it only draws fewer."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ QUICK_FLOOR = 5
 
 
 def quick() -> bool:
-    return os.environ.get("WORKRAIL_FUZZ", "") == "quick"
+    return os.environ.get("WR_TEST_FUZZ", "") == "quick"
 
 
 def examples(full: int) -> int:

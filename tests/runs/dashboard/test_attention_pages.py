@@ -206,9 +206,9 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
         html = page(client, url)
         # Said by the run's card, beside its panel; the session's head keeps its badge and its facts only.
         assert 'id="session-run-lines"' not in html and 'id="session-status-summary"' not in html
-        summary = html.split('id="run-status-summary">')[1].split("</span>")[0]
-        assert summary == "step 2 of 8, blocked: missing mr_review.changed_files artifact"
-        assert html.count("blocked: missing mr_review.changed_files artifact") == 1
+        # A blocked run's line is left out too: its panel, right under the badge, says it once.
+        assert 'id="run-status-summary"' not in html
+        assert html.count("Blocked: the agent must resend step 2 (Record the Changed Files)") == 1
         head = html.split('class="page-head"')[1].split("</div>")[0]
         assert 'class="badge state-blocked">Blocked</span>' in head
 

@@ -87,7 +87,8 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         # behind a disclosure.
         assert (
             '<h3 class="verdict-line" id="blocked-title-1"><span class="verdict" id="verdict-1">Blocked: the agent '
-            "must resend step 2 (Record the Changed Files) with the list of changed files.</span></h3>"
+            "must resend step 2 (Record the Changed Files) with the list of changed files.</span> "
+            '<span class="move move-agents">Agent&#x27;s move</span></h3>'
         ) in html, url
         assert "the agent&#x27;s answer was refused</h3>" not in html and "Step 2 of " in html, url
         # The run's own line beside its badge does not say it again: the panel right below it does.
@@ -98,7 +99,9 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert 'id="pending-step"' not in html, url
         # What is wrong in plain words; the code and the place in the agent's answer kept, muted, after them.
         words = "The agent did not attach the list of changed files (an artifact of kind mr_review.changed_files)."
-        issue = html.split('<table class="blocked-issues">')[1].split("</table>")[0]
+        issue = (
+            html.split('<table class="blocked-issues">')[1].split("</table>")[0].replace("<wbr>", "")
+        )  # ids may break at their dots
         assert words in issue and message not in issue and "contract" not in issue, url
         assert '<td class="mono muted small break issue-code">ARTIFACT_MISSING<br>/output/artifacts</td>' in issue, url
         # For the developer first: whose move it is, and the exact call to give a stuck agent.
