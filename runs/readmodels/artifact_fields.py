@@ -76,8 +76,9 @@ def _item(entry: Any) -> str | None:
 
 
 def _flat_object(value: JsonObject) -> str | None:
+    """Its keys by label, as fields_of orders fields: PostgreSQL's jsonb does not keep the agent's order."""
     parts = []
-    for key, inner in value.items():
+    for key, inner in sorted(value.items(), key=lambda pair: label_of(str(pair[0]))):
         if isinstance(inner, dict | list):
             return None
         parts.append(f"{label_of(str(key))}: {_scalar(inner)}")
