@@ -33,8 +33,10 @@ COVERAGE := --cov --cov-report=term:skip-covered
 # environment says PYTHONDONTWRITEBYTECODE (this machine's does): otherwise every xdist worker and every
 # `manage.py mcp` a test starts compiles the project again, about 10 s of CPU per worker.
 TEST_ENV := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache
+# --dist worksteal: a worker that runs out of tests takes some of the other's, so the slow browser and
+# fuzz files at the end do not leave one core idle.
 test: $(STAMP)
-	$(TEST_ENV) COVERAGE_CORE=sysmon $(PY) -m pytest -n auto $(COVERAGE) --cov-fail-under=$(COVERAGE_FLOOR)
+	$(TEST_ENV) COVERAGE_CORE=sysmon $(PY) -m pytest -n auto --dist worksteal $(COVERAGE) --cov-fail-under=$(COVERAGE_FLOOR)
 
 # The quick loop while working: everything but the suites that start browsers, lay out PDFs, need
 # PostgreSQL or start WorkRail in processes of its own (markers in pyproject.toml; docs/development.md).
@@ -42,7 +44,7 @@ test: $(STAMP)
 # draw a fifth of their examples here (tests/support/fuzz_budget.py), new ones each run as always.
 FAST := not browser and not pdf and not postgres and not subprocess
 test-fast: $(STAMP)
-	$(TEST_ENV) WR_TEST_FUZZ=quick COVERAGE_CORE=sysmon $(PY) -m pytest -n auto -m "$(FAST)" --cov --cov-report= --cov-fail-under=0
+	$(TEST_ENV) WR_TEST_FUZZ=quick COVERAGE_CORE=sysmon $(PY) -m pytest -n auto --dist worksteal -m "$(FAST)" --cov --cov-report= --cov-fail-under=0
 
 # The suite's representative part on the lowest versions pyproject.toml allows (requirements/lowest.txt,
 # in .venv-lowest), within CI's budget (the whole suite takes ~4 minutes on 2 cores; this about one with

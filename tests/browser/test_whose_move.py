@@ -94,6 +94,6 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     console_log.assert_clean()
 
     visit(sized_page, f"{site}/sessions/ses_nope/", "not-found-neutral")  # its 404 is logged: not checked
-    advice = sized_page.locator(".notice.what-to-do")
+    advice = sized_page.locator("#lost-help")  # a 404 says where to look instead (runs/readmodels/lost.py)
     expect(advice).to_contain_text("What to do")
     assert colour(advice, "borderLeftColor") != amber and colour(advice, "backgroundColor") != amber

@@ -103,6 +103,7 @@ def test_the_connect_page_shows_the_file_and_leaves_its_settings_out_of_the_clie
     settings.WORKRAIL_SETTINGS_FILE = file
     settings.WORKRAIL_SETTINGS_FROM_FILE = ["WORKRAIL_RETENTION_DAYS", "WORKRAIL_WORKFLOW_PATHS"]
     settings.WORKRAIL_WORKFLOW_PATHS = [Path("/team/flows")]
+    settings.WORKRAIL_HOME = tmp_path  # the page shows the file of the home the agent's command gives
     html = client.get("/connect/").content.decode()
     assert str(tmp_path / "config.toml") in html.replace("<wbr>", "")  # the path may break only after a "/"
     assert "sets <code>retention_days</code>, <code>workflow_paths</code>." in html
