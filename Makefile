@@ -62,7 +62,7 @@ test-fast: $(STAMP)
 LOWEST_TESTS := tests/runs/store tests/runs/admin/test_api_tokens_admin.py \
 	tests/runs/execution/test_execution.py tests/runs/execution/test_resume.py \
 	tests/runs/execution/test_checkpoints.py tests/workflows_app/test_contracts.py \
-	tests/surface tests/runs/mcp/test_mcp_tools.py tests/runs/dashboard/test_markdown.py \
+	tests/surface tests/runs/mcp/test_mcp_tools.py tests/runs/readmodels/test_markdown.py \
 	tests/workrail_site/test_login_throttling.py tests/project/test_lock_files.py \
 	'tests/e2e/test_mcp_stdio.py::test_replays_rewinds_and_bad_tokens_over_stdio[2026-07-28]' \
 	tests/runs/mcp/test_http.py \
