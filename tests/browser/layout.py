@@ -148,3 +148,11 @@ def keep_screenshot(page: Any, name: str) -> Path:
     path = SCREENSHOTS_DIR / f"{stem}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def visit(page: Any, url: str, name: str) -> None:
+    """Opens `url`, keeps its screenshot under `name` and checks that it fits the window."""
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    keep_screenshot(page, name)
+    assert_fits(page)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.layout import PHONE, assert_fits, keep_screenshot
+from tests.browser.layout import PHONE, assert_fits, keep_screenshot, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.mcp_calls import start_workflow
@@ -19,13 +19,6 @@ pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread s
 @pytest.fixture
 def quiet_after_30(settings):
     settings.WORKRAIL_STALL_MINUTES = 30
-
-
-def visit(page, url: str, name: str) -> None:
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
-    keep_screenshot(page, name)
-    assert_fits(page)
 
 
 def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, site, service_catalog, quiet_after_30):

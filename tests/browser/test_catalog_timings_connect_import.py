@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 
 from runs.dashboard.connect import connection_instructions
 from runs.store import tool_calls
+from tests.browser import layout
 from tests.browser.layout import DESKTOP, assert_fits, keep_screenshot, viewport_name
 from tests.support.timed_calls import Timed
 
@@ -21,10 +22,7 @@ pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread s
 
 
 def visit(page, url: str, name: str) -> None:
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
-    keep_screenshot(page, name)
-    assert_fits(page)
+    layout.visit(page, url, name)
     expect(page.locator("body")).not_to_contain_text("{#")  # no template comment shows as text
 
 

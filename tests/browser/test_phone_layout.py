@@ -12,19 +12,12 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.layout import PHONE, assert_fits, keep_screenshot
+from tests.browser.layout import PHONE, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.sample_session import two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
-
-
-def visit(page, url: str, name: str) -> None:
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
-    keep_screenshot(page, name)
-    assert_fits(page)
 
 
 # The menu's entries: their tops (one line when all alike), and whether the current one is inside the

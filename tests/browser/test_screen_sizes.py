@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from runs.models import Node
 from runs.store import tool_calls
-from tests.browser.layout import assert_fits, keep_screenshot
+from tests.browser.layout import keep_screenshot, visit
 from tests.support.branched_review import BlockedReview, blocked_review
 from tests.support.looped_run import Looped, looped_and_forked
 from tests.support.sample_session import REVIEW, Built
@@ -42,14 +42,6 @@ def looped(live_server, service_catalog) -> Looped:
 @pytest.fixture
 def samples(forked, blocked, looped) -> Samples:
     return Samples(forked, blocked, looped)
-
-
-def visit(page, url: str, name: str) -> None:
-    """Opens `url`, checks that it fits the window and keeps its screenshot."""
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
-    keep_screenshot(page, name)
-    assert_fits(page)
 
 
 def test_the_sessions_list(sized_page, console_log, site, samples, viewport):

@@ -8,20 +8,13 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.layout import assert_fits, keep_screenshot
+from tests.browser.layout import visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
 BUTTON = "Copy the message for the agent"
-
-
-def visit(page, url: str, name: str) -> None:
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
-    keep_screenshot(page, name)
-    assert_fits(page)
 
 
 def colour(locator, prop: str) -> str:
