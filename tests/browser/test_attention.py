@@ -62,6 +62,9 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     expect(panel.locator("h3")).to_contain_text("Stalled since")
     expect(panel.locator("h3")).to_contain_text("resume it if the agent stopped")
     expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
+    copy = panel.locator(".copy-button")  # on the first screen, at every size
+    box = copy.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= (sized_page.viewport_size or {})["height"], box
     expect(sized_page.locator("#run-status-summary")).not_to_contain_text("running")
     expect(sized_page.locator("#run-title ~ ul.meta .badge")).to_have_text("Stalled")
     console_log.assert_clean()

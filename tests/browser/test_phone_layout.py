@@ -68,6 +68,17 @@ BREAKS = """(el) => {
 }"""
 
 
+# Whether an element's text stands on one line: a single line box, no taller than its line height.
+ONE_LINE = """(el) => {
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+  return lines.size === 1 && el.getBoundingClientRect().height <= parseFloat(getComputedStyle(el).lineHeight) + 1;
+}"""
+ONE_LINE_WHY = """(el) => ({height: el.getBoundingClientRect().height, line: getComputedStyle(el).lineHeight,
+  width: el.getBoundingClientRect().width, text: el.textContent})"""
+
+
 def test_ids_wrap_at_their_dots_and_underscores_not_mid_word(sized_page, console_log, site, live_server, viewport):
     stuck = blocked_review("MR-77")
     visit(sized_page, f"{site}/runs/{stuck.run_id}/", "ids-blocked-run")
@@ -77,6 +88,14 @@ def test_ids_wrap_at_their_dots_and_underscores_not_mid_word(sized_page, console
     if viewport == PHONE:
         assert breaks, "the message should take several lines at phone width"
     assert all(char in " ._/-(),'" for char in breaks), breaks  # never inside a word
+    # For the agent: the code on one line of its own, never split; the place in the answer breaks only
+    # at its joints.
+    code = sized_page.locator(".blocked-issues .issue-code .code-word").first
+    expect(code).to_have_text("ARTIFACT_MISSING")
+    assert code.evaluate(ONE_LINE), code.evaluate(ONE_LINE_WHY)
+    pointer = sized_page.locator(".blocked-issues .issue-code .pointer").first
+    expect(pointer).to_have_text("/output/artifacts")
+    assert all(char in "._/" for char in pointer.evaluate(BREAKS)), pointer.evaluate(BREAKS)
     console_log.assert_clean()
 
 

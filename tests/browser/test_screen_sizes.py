@@ -67,6 +67,11 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     # A one-line verdict; the call and the example wait behind a disclosure.
     expect(sized_page.locator(".blocked-panel .verdict").first).to_contain_text("Blocked: the agent must resend")
     expect(sized_page.locator(".blocked-panel .resend-call").first).not_to_be_visible()
+    # The message for the agent can be copied from the first screen, at every size.
+    copy = sized_page.locator(".blocked-panel .copy-button").first
+    expect(copy).to_be_visible()
+    box = copy.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= (sized_page.viewport_size or {})["height"], box
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
     expect(sized_page.locator(".blocked-panel")).to_have_count(0)
     expect(sized_page.locator("#node-blocked")).to_contain_text("See why, and the message to give the agent")

@@ -103,7 +103,10 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
             html.split('<table class="blocked-issues">')[1].split("</table>")[0].replace("<wbr>", "")
         )  # ids may break at their dots
         assert words in issue and message not in issue and "contract" not in issue, url
-        assert '<td class="mono muted small break issue-code">ARTIFACT_MISSING<br>/output/artifacts</td>' in issue, url
+        assert (
+            '<td class="mono muted small issue-code"><span class="code-word">ARTIFACT_MISSING</span>'
+            '<span class="pointer">/output/artifacts</span></td>'
+        ) in issue, url
         # For the developer first: whose move it is, and the exact call to give a stuck agent.
         assert (
             "Nothing for you to do unless the agent has stopped: it must resend step 2 (Record the Changed "
