@@ -74,6 +74,14 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-colours")
     left = sized_page.locator(".left-behind-line .badge.state-left_behind")
     left_colour, left_background = colour(left, "color"), colour(left, "backgroundColor")
+    # One look for Left behind everywhere: the badge's solid edge, its ink and pale fill on the graph's tag
+    # and on the legend's key.
+    assert colour(left, "borderTopStyle") == "solid"
+    tag = sized_page.locator("svg.run-graph rect.tag.state-left-behind")
+    assert colour(tag, "fill") == left_background and colour(tag, "stroke") == left_colour
+    assert colour(sized_page.locator("svg.run-graph text.tag-text.state-left-behind"), "fill") == left_colour
+    key = sized_page.locator(".legend .state-key.state-left-behind")
+    assert (colour(key, "color"), colour(key, "backgroundColor")) == (left_colour, left_background)
     dots = sized_page.locator(".tl-key.dot-left_behind")
     if dots.count():
         assert colour(dots.first, "backgroundColor") == left_colour
