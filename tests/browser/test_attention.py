@@ -45,6 +45,16 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     expect(chips.locator(".badge.state-blocked")).to_have_text("Blocked 1")
     expect(sized_page.locator("tbody .badge.state-needs_you")).to_have_text("Needs you")
     expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Blocked")
+    # A session's key stands whole on its line, never broken at its hyphen ("CANCEL-/1").
+    keys = sized_page.locator("tr.session-row a.session-key")
+    expect(keys.filter(has_text="CANCEL-1")).to_have_count(1)
+    split = keys.evaluate_all(
+        """links => links.filter((a) => {
+             const range = document.createRange(); range.selectNodeContents(a);
+             return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+           }).map((a) => a.textContent)"""
+    )
+    assert split == [], split
     blocked_row.get_by_role("link").click()
     expect(sized_page).to_have_url(f"{site}/runs/{stuck.run_id}/")
     expect(sized_page.locator(".blocked-panel").first).to_be_visible()

@@ -99,7 +99,7 @@ def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site,
     # The settings file shown is the one in the WORKRAIL_HOME the commands give: the page says both read it.
     home = connect.env["WORKRAIL_HOME"]
     expect(sized_page.locator("#connect-claude")).to_contain_text(f"WORKRAIL_HOME={home}")
-    settings_file = sized_page.locator("section[aria-labelledby=settings-file-title] code").first
+    settings_file = sized_page.locator("#settings-file-path")
     expect(settings_file).to_have_text(str(Path(home) / "config.toml"))
     if sized_page.viewport_size["width"] < DESKTOP.width:
         claude = sized_page.locator("#connect-claude")

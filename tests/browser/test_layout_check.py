@@ -12,7 +12,9 @@ FITS = """
 <pre style="overflow-x:auto">a code line that is far longer than any phone is wide: it scrolls in its box</pre>
 <span style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap">
 a visually hidden label that is much longer than one pixel</span>
-<a href="#main" style="position:absolute;left:-999px">Skip to content</a></main>
+<a href="#main" style="position:absolute;left:-999px">Skip to content</a>
+<a href="#main" title="A title far too long for its box, shortened" style="display:inline-block;max-width:80px;
+overflow:hidden;white-space:nowrap;text-overflow:ellipsis">A title far too long for its box, shortened</a></main>
 """
 
 BROKEN = """
