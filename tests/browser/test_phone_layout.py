@@ -1,8 +1,9 @@
-"""The phone layout and the timeline (third review, items 8 and 9), at desktop (1440x900) and phone
-(390x844) size: every entry of the top menu in sight (on two lines on a phone), none behind a sideways scroll; ids that wrap only at their dots
-and underscores; timeline dots of a readable size that never cover each other, with clock times under
-them and a stalled run's real span; catalog cards compact enough for about four to a phone screen; the
-findings using the card's whole width. Every page must fit its window (tests/browser/layout.py)."""
+"""The phone layout and the timeline (third and fourth reviews), at desktop (1440x900) and phone (390x844)
+size: every entry of the top menu in sight (on two lines on a phone), none behind a sideways scroll; ids
+that wrap only at their dots and underscores, the blocked panel's error code on a line of its own;
+timeline dots of a readable size that never cover each other, with clock times under them and a stalled
+run's real span; catalog cards compact enough for about four to a phone screen; the findings using the
+card's whole width. Every page must fit its window (tests/browser/layout.py)."""
 
 from __future__ import annotations
 
