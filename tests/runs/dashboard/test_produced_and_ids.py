@@ -34,7 +34,7 @@ def text_of(html: str) -> str:
 def test_the_run_header_names_what_the_branch_produced_with_links_to_its_sections(client, built):
     html = page(client, f"/runs/{built.review_run}/")
     line = between(html, 'id="run-produced"', "</p>")
-    assert text_of('<p ' + line) == "Produced on branch 1: 3 findings (1 critical) · 2 changed files"
+    assert text_of("<p " + line) == "Produced on branch 1: 3 findings (1 critical) · 2 changed files"
     assert re.findall(r'href="#([\w-]+)"', line) == ["findings-title", "files-title"]
     assert 'id="findings-title"' in html and 'id="files-title"' in html
     # The line comes before the step list and the sections it jumps to.
