@@ -71,6 +71,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     expect(details.locator(f"#run-id-{forked.review_run}")).to_have_text(forked.review_run)
     expect(details).to_contain_text(REVIEW)
     expect(details).to_contain_text("Nodes")
+    keep_screenshot(sized_page, "forked-review-details")
     produced.get_by_role("link", name="3 findings (1 critical)").click()
     expect(sized_page.locator("#findings-title")).to_be_in_viewport()
     assert sized_page.url.endswith("#findings-title")
