@@ -66,7 +66,7 @@ class TimelineRow:
     run_id: str
     label: str  # the run's workflow name, in full (its column wraps it)
     href: str
-    took: str  # "0.16 s · 11 nodes", "45 min so far · 2 nodes"
+    took: str  # "0.16 s · 11 steps", "45 min so far · 2 steps"
     nodes: int  # how many nodes it has
     tooltip: str
     start: str  # where its first node lies on the track
@@ -99,7 +99,8 @@ class TimelinePage:
 
 
 def nodes_words(count: int) -> str:
-    return f"{count} node{'' if count == 1 else 's'}"
+    """ "11 steps": a node is a step reached (a checkpoint is one too), and people say steps."""
+    return f"{count} step{'' if count == 1 else 's'}"
 
 
 def merged(marks: list[NodeMark], fraction: Callable[[datetime], float], gap: float) -> list[TimelineDot]:

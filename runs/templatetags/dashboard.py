@@ -35,6 +35,7 @@ from runs.readmodels import (
     naming,
     outline_words,
     overview,
+    produced,
     states,
     time_axis,
     timeline_marks,
@@ -229,14 +230,30 @@ def without_loop_decisions(artifacts: Any) -> list[Any]:
 
 
 @register.filter
-def kinds(artifacts: Any) -> list[str]:
-    """The kinds of a list of artifacts, in order, without repeats."""
-    seen: list[str] = []
-    for artifact in artifacts if isinstance(artifacts, list) else []:
-        kind = str(artifact.get("kind") or "(no kind)") if isinstance(artifact, dict) else "(not an object)"
-        if kind not in seen:
-            seen.append(kind)
-    return seen
+def kind_titles(artifacts: Any) -> list[str]:
+    """The kinds of a list of artifacts in people's words ("Changed files"), in order, without repeats."""
+    return produced.kind_titles(artifacts if isinstance(artifacts, list) else [])
+
+
+@register.filter
+def kind_title(kind: Any) -> str:
+    """One artifact kind in people's words: "Changed files" for mr_review.changed_files."""
+    return produced.kind_titles([{"kind": kind}])[0]
+
+
+@register.filter
+def produced_parts(tables: Any) -> list[produced.Produced]:
+    """What the shown branch produced, for the line under the run's header (runs/readmodels/produced.py)."""
+    return produced.of_tables(tables)
+
+
+@register.filter
+def step_title(steps: Any, step_id: Any) -> str:
+    """The title of the step `step_id` among a run's recorded steps; the id itself when none has it."""
+    for step in steps or []:
+        if getattr(step, "step_id", None) == step_id and getattr(step, "kind", "step") != "checkpoint":
+            return str(step.title)
+    return str(step_id or "")
 
 
 # --- a workflow's outline ------------------------------------------------------------------------------

@@ -60,8 +60,20 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     page.goto(f"{site}/runs/{handed_off}/")
     page.wait_for_load_state("networkidle")
     handoff = page.locator('article.artifact[data-kind="wr.coding_handoff"]')
-    # Its own titled section, not one of the "Other artifacts".
-    expect(page.locator("section.handoff h2.artifact-title")).to_contain_text("Coding hand-off")
+    # Its own titled section, not one of the "Other artifacts"; the step that recorded it said by its title,
+    # the kind and step id in a fold for developers.
+    # Named under the run's header, on the first screen: the link lands on it.
+    produced = page.locator("#run-produced")
+    expect(produced).to_be_in_viewport()
+    expect(produced.get_by_role("link")).to_have_text(["coding hand-off", "2 changed files"])
+    produced.get_by_role("link", name="coding hand-off").click()
+    expect(page.locator("#handoff-1")).to_be_in_viewport()
+    title = page.locator("section.handoff h2.artifact-title")
+    expect(title).to_have_text("Coding hand-off from step “Clarify Goal and Constraints”")
+    ids = handoff.locator("details.artifact-ids")
+    expect(ids.get_by_text("wr.coding_handoff")).not_to_be_visible()
+    ids.locator("summary").click()
+    expect(ids).to_contain_text("Kind wr.coding_handoff, recorded by the step clarify-goal")
     expect(page.locator("#artifacts-title")).to_have_count(0)
     fields = handoff.locator("dl.artifact-fields")
     expect(fields.locator("dt")).to_have_text(

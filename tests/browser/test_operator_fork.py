@@ -22,6 +22,7 @@ from harness.processes import server_env
 from runs.store import tokens
 from runs.store.tokens import TokenKind
 from tests.browser import screenshot
+from tests.browser.words import assert_plain_words
 from tests.e2e.mcp_clients import server_parameters
 from tests.support.client_calls import acknowledged, started, structured
 from tests.support.mcp_calls import start_workflow
@@ -67,6 +68,9 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         editor.fill(json.dumps({**editable, "target": "production"}, indent=2))
         page.locator("#fork-reason").fill(REASON)
         screenshot(page, "operator-fork-form")
+        # The form and the resume message say what they do in plain words; tokens wait in "For the API".
+        assert_plain_words(page)
+        expect(page.locator("#fork-title + p")).to_contain_text("The agent continues from there when you give it")
         page.get_by_role("button", name="Preview the change").click()
         expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
         screenshot(page, "operator-fork-preview")
@@ -82,6 +86,8 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         call = json.loads(page.locator("#agent-call").text_content() or "")  # folded: for the API
         new_node = re.search(r"/nodes/(\d+)/", page.url).group(1)
         screenshot(page, "operator-fork-handover")
+        assert_plain_words(page)
+        expect(page.locator(".fork-handover details.raw-call")).to_contain_text("a fresh ackToken")
         assert call["tool"] == "continue_workflow" and set(call["arguments"]) == {"stateToken"}
 
         async def go_on(client: Client) -> dict[str, Any]:
@@ -105,6 +111,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator(".fork-note")).to_contain_text(REASON)
         expect(page.locator("svg.run-graph a.graph-node")).to_have_count(4)
         screenshot(page, "operator-fork-run")
+        assert_plain_words(page)
         page.goto(f"{site}/nodes/{root_node}/")
         expect(page.locator("#branches-title")).to_have_text("Next steps (2): 1 by the agent, 1 started by hand")
         expect(page.locator(f'.next-nodes a[href="/nodes/{new_node}/"]')).to_contain_text("step 1 of 5 · Prepare")

@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 from runs.models import Node
 from runs.store import tool_calls
 from tests.browser.layout import keep_screenshot, visit
+from tests.browser.words import assert_plain_words
 from tests.support.branched_review import BlockedReview, blocked_review
 from tests.support.looped_run import Looped, looped_and_forked
 from tests.support.sample_session import REVIEW, Built
@@ -58,6 +59,22 @@ def test_the_sessions_list(sized_page, console_log, site, samples, viewport):
 def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
     visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
+    # What the run produced is named on the first screen, under its header; a link jumps to the findings.
+    produced = sized_page.locator("#run-produced")
+    expect(produced).to_contain_text("3 findings (1 critical)")
+    expect(produced).to_be_in_viewport()
+    # People's words on the page; the ids wait, still copyable, in the run's "Details for developers" fold.
+    assert_plain_words(sized_page)
+    details = sized_page.locator("#run-details")
+    expect(details.locator(f"#run-id-{forked.review_run}")).not_to_be_visible()
+    details.locator("summary").click()
+    expect(details.locator(f"#run-id-{forked.review_run}")).to_have_text(forked.review_run)
+    expect(details).to_contain_text(REVIEW)
+    expect(details).to_contain_text("Nodes")
+    keep_screenshot(sized_page, "forked-review-details")
+    produced.get_by_role("link", name="3 findings (1 critical)").click()
+    expect(sized_page.locator("#findings-title")).to_be_in_viewport()
+    assert sized_page.url.endswith("#findings-title")
     console_log.assert_clean()
 
 
@@ -148,6 +165,14 @@ def test_a_node_page(sized_page, console_log, site, forked):
     node = Node.objects.filter(run__public_id=forked.review_run).order_by("-depth").first()
     assert node is not None
     visit(sized_page, f"{site}/nodes/{node.public_id}/", "node")
+    # The resume and fork sections in people's words; the token, for the API, in a fold.
+    assert_plain_words(sized_page)
+    expect(sized_page.locator("#fork-title + p")).to_contain_text("Start a new branch from this step")
+    api = sized_page.locator("details.raw-token")
+    expect(api.locator("summary")).to_have_text("For the API")
+    api.locator("summary").click()
+    expect(api).to_contain_text("stateToken")
+    expect(sized_page.locator("#state-token")).to_be_visible()
     console_log.assert_clean()
 
 

@@ -20,7 +20,8 @@ PHONE = {"width": 390, "height": 844}
 def test_ids_in_links_show_their_underscores(page, live_server, service_catalog, console_log):
     start_workflow("wr.routine-focused_plan")
     run = Run.objects.get()
-    page.goto(f"{live_server.url}/runs/{run.public_id}/")  # the run's header links its workflow by id
+    page.goto(f"{live_server.url}/runs/{run.public_id}/")  # the run's Details fold links its workflow by id
+    page.locator("#run-details summary").click()
     link = page.locator('a.mono[href="/workflows/wr.routine-focused_plan/"]').first
     expect(link).to_be_visible()
     assert link.evaluate("a => getComputedStyle(a).textDecorationLine") == "none"

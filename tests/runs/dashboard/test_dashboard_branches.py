@@ -45,7 +45,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     # One run: its status once, in the run's card (not in the session's head too); its branches counted once.
     assert f'id="run-status-summary">{WHERE}' in session and 'id="session-run-lines"' not in session
     assert "1 run, 2 branches" not in session and "<li>1 run</li>" in session
-    assert "<span>2 branches</span>" not in session and "11 nodes, 2 branches" in session
+    assert "<span>2 branches</span>" not in session and "<li>2 branches</li>" in session
     assert "open at step 4, Review storage" not in session  # the "Showing branch" line no longer repeats it
     # The run's badge says Running: the shown branch's line does not say it again (only a differing state).
     assert "Showing branch 2</strong> of 2 <span" in session

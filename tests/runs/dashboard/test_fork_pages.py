@@ -201,7 +201,7 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     assert meta.endswith("Guided, balanced risk")  # the mode in words, as the Mode box says it
     recap = between(page, 'id="recap-title"', "</section>")
     assert "where the run started" not in recap
-    assert "No notes were recorded on the way to this node" in recap and "empty recap" in recap
+    assert "No notes were recorded on the way to this step" in recap and "empty recap" in recap
     assert (
         continue_workflow(stateToken=tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, child.public_id))["recap"][
             "entries"

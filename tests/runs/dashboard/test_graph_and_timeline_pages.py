@@ -80,7 +80,7 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
     assert len(ticks) >= 2 and all(re.fullmatch(r"(\d\d \w\w\w )?\d\d:\d\d(:\d\d(\.\d\d?)?)?", t) for t in ticks)
     # The run's name and duration are text of their own, beside its track, not inside the drawing.
     # It still runs: its time goes on until now.
-    assert re.search(r'<span class="tl-duration">[\d.]+ s so far · 11 nodes</span>', timeline)
+    assert re.search(r'<span class="tl-duration">[\d.]+ s so far · 11 steps</span>', timeline)
     assert re.search(r'<a class="tl-label" href="/runs/[^"]+/">[^<]+</a>', timeline)
     assert re.search(r'<p class="tl-time">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d to [\d: -]+ UTC · [\d.]+ s</p>', timeline)
     assert "first node" not in timeline and "newest node" not in timeline

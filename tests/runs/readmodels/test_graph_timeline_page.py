@@ -27,7 +27,7 @@ def test_each_row_keeps_its_full_name_and_duration_apart_from_dots_placed_in_per
     (row,) = page.rows
     assert row.label == "Risk-Scaled Merge Request Review"  # never cut: its column wraps it
     assert row.href == "/runs/r1/" and row.selected
-    assert row.took == "1 min 30 s · 3 nodes"
+    assert row.took == "1 min 30 s · 3 steps"
     # The ends are inset so that a dot at either end stays whole; the middle is the middle.
     assert [dot.at for dot in row.dots] == ["1.50%", "50.00%", "98.50%"] and (row.start, row.end) == ("1.50%", "98.50%")
     assert "2026-11-28 22:00:00 UTC to 2026-11-28 22:01:30 UTC" in row.tooltip
@@ -40,7 +40,7 @@ def test_a_run_without_times_has_a_row_and_no_axis():
     lane = TimelineLane(run_id="r2", label="Focused Plan Routine", points=[])
     page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, {}, NOW)
     assert [(row.label, row.took, row.dots, row.states) for row in page.rows] == [
-        ("Focused Plan Routine", "0 nodes", [], [])
+        ("Focused Plan Routine", "0 steps", [], [])
     ]
     assert page.ticks == [] and page.caption == ""
 
@@ -73,14 +73,14 @@ def test_a_stalled_run_says_how_long_it_has_stood_not_how_long_its_nodes_took():
     now = T0 + timedelta(minutes=45)
     page = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, now)
     (row,) = page.rows
-    assert row.took == "45 min so far · 2 nodes"
+    assert row.took == "45 min so far · 2 steps"
     assert "since 2026-11-28 22:00:00 UTC (45 min so far)" in row.tooltip
     assert row.until == "98.50%" and row.end == "1.50%"  # the dashed tail runs from the newest node to now
     assert page.caption == "2026-11-28 22:00:00 to 22:45:00 UTC · 45 min"
     assert [tick.label for tick in page.ticks] == ["22:00", "22:10", "22:20", "22:30", "22:40"]
     # A run that ended keeps the span of its nodes.
     (ended,) = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now).rows
-    assert ended.took == "0.015 s · 2 nodes" and ended.until == ""
+    assert ended.took == "0.015 s · 2 steps" and ended.until == ""
 
 
 def test_dots_closer_than_a_dot_merge_into_one_that_says_how_many_and_names_them_all():

@@ -1,0 +1,79 @@
+"""What a branch produced, said in a few words for the line under a run's header: "3 findings (1 critical)
+· coding hand-off · 2 changed files". The sections that hold them come after every step of the branch, a
+screen or more down; each part of the line names one of them and the id of its heading to jump to.
+
+Also the people's words for the artifact kinds a step recorded ("Changed files" for
+`mr_review.changed_files`): the kind itself is for developers and stays in the JSON shown under them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from runs.contract.dashboard import ArtifactTables
+from runs.readmodels.artifact_fields import title_of
+
+# The ids of the run page's section headings (dashboard/_run.html) each part of the line jumps to.
+FINDINGS_ANCHOR = "findings-title"
+FILES_ANCHOR = "files-title"
+OTHERS_ANCHOR = "artifacts-title"
+# A hand-off section's id is numbered in the order of `ArtifactTables.handoffs`: the first is "handoff-1".
+FIRST_HANDOFF_ANCHOR = "handoff-1"
+# Severities a person must look at first: the line counts the worst of them beside the total.
+URGENT = ("critical", "major")
+
+
+@dataclass(frozen=True)
+class Produced:
+    """One part of the line: its words and the id of the heading it jumps to."""
+
+    words: str
+    anchor: str
+
+
+def of_tables(tables: ArtifactTables) -> list[Produced]:
+    """Findings first (what a reviewer acts on), then the hand-off, the changed files and the rest."""
+    parts: list[Produced] = []
+    if tables.findings:
+        parts.append(Produced(_findings_words(tables), FINDINGS_ANCHOR))
+    handoffs = tables.handoffs
+    if handoffs:
+        title = _lower_first(handoffs[0].title)
+        words = title if len(handoffs) == 1 else f"{len(handoffs)} {title}s"
+        parts.append(Produced(words, FIRST_HANDOFF_ANCHOR))
+    if tables.changed_files:
+        parts.append(Produced(_count(len(tables.changed_files), "changed file"), FILES_ANCHOR))
+    others = tables.not_handoffs
+    if others:
+        words = _lower_first(others[0].title) if len(others) == 1 else _count(len(others), "other artifact")
+        parts.append(Produced(words, OTHERS_ANCHOR))
+    return parts
+
+
+def kind_titles(artifacts: Iterable[Any]) -> list[str]:
+    """The artifacts' kinds in words, in order, without repeats: ["Changed files", "Findings"]."""
+    seen: list[str] = []
+    for artifact in artifacts:
+        kind = str(artifact.get("kind") or "") if isinstance(artifact, dict) else ""
+        title = title_of(kind) if kind else "An artifact without a kind"
+        if title not in seen:
+            seen.append(title)
+    return seen
+
+
+def _findings_words(tables: ArtifactTables) -> str:
+    """ "3 findings (1 critical)": the findings are sorted worst first, so the first names the worst."""
+    total = _count(len(tables.findings), "finding")
+    worst = tables.findings[0].severity
+    if worst not in URGENT:
+        return total
+    return f"{total} ({sum(1 for f in tables.findings if f.severity == worst)} {worst})"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _lower_first(words: str) -> str:
+    return words[:1].lower() + words[1:]

@@ -1,0 +1,73 @@
+"""A run's page leads with what it produced and says things in people's words (the fourth review's friction
+items 5 and 6): a line of jump links under the run's header; the run, workflow and artifact kind ids, the
+node count and the token wording in folds for developers, still there to copy."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from runs.models import Node
+from tests.support.sample_session import REVIEW
+
+pytestmark = pytest.mark.django_db
+
+
+def page(client: Client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return response.content.decode()
+
+
+def between(html: str, start: str, end: str) -> str:
+    first = html.index(start)
+    return html[first : html.index(end, first)]
+
+
+def text_of(html: str) -> str:
+    """The words of an HTML fragment, its tags and attributes left out."""
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_the_run_header_names_what_the_branch_produced_with_links_to_its_sections(client, built):
+    html = page(client, f"/runs/{built.review_run}/")
+    line = between(html, 'id="run-produced"', "</p>")
+    assert text_of("<p " + line) == "Produced on branch 1: 3 findings (1 critical) · 2 changed files"
+    assert re.findall(r'href="#([\w-]+)"', line) == ["findings-title", "files-title"]
+    assert 'id="findings-title"' in html and 'id="files-title"' in html
+    # The line comes before the step list and the sections it jumps to.
+    assert html.index('id="run-produced"') < html.index('id="steps-title"') < html.index('id="findings-title"')
+
+
+def test_the_runs_ids_wait_in_a_fold_and_the_facts_say_branches_not_nodes(client, built):
+    html = page(client, f"/runs/{built.review_run}/")
+    facts = between(html, 'id="run-facts"', "</ul>")
+    shown = facts.split('<details class="run-details"', 1)[0]
+    assert built.review_run not in shown and REVIEW not in shown and "node" not in shown
+    assert "3 branches" in text_of(shown)
+    fold = between(html, 'id="run-details"', "</details>")
+    assert f'id="run-id-{built.review_run}">{built.review_run}</code>' in fold
+    assert f'data-copy-target="run-id-{built.review_run}"' in fold  # copyable
+    assert f'href="/workflows/{REVIEW}/"' in fold and "Nodes" in fold
+    # A step's artifacts are named by what they hold; their kinds stay in the JSON under them.
+    assert "Artifacts: Changed files" in html and "Artifacts: mr_review" not in html
+    # The run cards name the run by its workflow; its id only in the link's tooltip.
+    runs = between(html, 'class="runs-nav"', "</nav>")
+    assert f">{built.review_run}<" not in runs and f'title="run {built.review_run}"' in runs
+
+
+def test_the_node_page_says_resume_and_fork_in_plain_words_with_tokens_for_the_api(client, built):
+    review = Node.objects.filter(run__public_id=built.review_run)
+    forked = next(n for n in review.order_by("depth") if n.children.count() > 1)
+    html = page(client, f"/nodes/{forked.public_id}/")
+    resume = between(html, 'id="token-title"', "</section>")
+    said, api = resume.split('<details class="raw-token">', 1)
+    said = said.replace(between(said, 'id="node-message"', "</pre>"), "")  # the message itself names tokens
+    assert "the agent's answer starts a new branch from this step" in text_of(said)
+    assert "ackToken" not in said and "acknowledging" not in said and "node" not in text_of(said)
+    assert "For the API</summary>" in api and "acknowledging it again starts a new branch" in api
+    fork = between(html, 'id="fork-title"', "<details")
+    assert "Start a new branch from this step" in fork and "when you give it the message" in fork
+    assert "Where the run went on from this step." in html
