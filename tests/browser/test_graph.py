@@ -172,7 +172,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(help_box.locator(".state-key")).to_have_count(0)
     help_box.locator("summary").click()
     if viewport.name == "desktop":
-        expect(help_box.locator(".tag-key")).to_have_text(["you are viewing", "latest"])
+        expect(help_box.locator(".tag-key")).to_have_text(["Branch N", "you are viewing", "latest"])
     # No text of the graph reads smaller than 12 px, legend open, at either size.
     assert sized_page.evaluate(SMALL_TEXT) == []
     if viewport.name == "phone":
@@ -223,12 +223,24 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert len(dots) == 11 + 2
     for state, label, title, fill, badge, times in dots:
         assert label == title and re.match(
-            r"^(\d+ nodes close together: )?(Step \d+|After step \d+) · .+: [A-Z]", label
+            r"^(\d+ nodes close together: )?(Step [\d.]+ of \d+(, round \d+)? · .+|Complete): [A-Z]", label
         )
         assert fill == badge, (state, fill, badge)  # the colour of the state's badge
-        if times > 1:  # a dot for several nodes names each of them, in the colour of the most urgent
+        if times > 1:  # a dot for several nodes names each of them, all of its state
             assert label.startswith(f"{times} nodes close together: ") and label.count(" UTC") == times
-    assert {state for state, *_ in dots} <= {"done", "left_behind", "running"}
+            assert label.count(": Done") in (0, times)
+    assert {state for state, *_ in dots} == {"done", "left_behind", "running"}
+    # Every state a row's words list has a dot of its colour in sight on that row: the two left behind too.
+    hidden = sized_page.evaluate("""() => [...document.querySelectorAll(".timeline .tl-row")].flatMap((row) => {
+      const seen = new Set([...row.querySelectorAll(".tl-track")]
+        .filter((track) => getComputedStyle(track).display !== "none")
+        .flatMap((track) => [...track.querySelectorAll(".tl-dot")])
+        .filter((dot) => dot.getBoundingClientRect().width >= 9)
+        .map((dot) => [...dot.classList].find((c) => c.startsWith("dot-"))));
+      return [...row.querySelectorAll(".tl-states .tl-key")]
+        .map((key) => [...key.classList].find((c) => c.startsWith("dot-"))).filter((state) => !seen.has(state));
+    })""")
+    assert hidden == []
     # Beside the track, in words, which states its dots show: never over the dots.
     review = sized_page.locator(f'.tl-row[data-run-id="{forked.review_run}"]')
     expect(review.locator(".tl-states li")).to_have_text(["Running", "Left behind (2)", "Done (8)"])

@@ -134,7 +134,9 @@ def test_the_newest_and_the_shown_node_carry_tags_and_the_shown_one_is_the_curre
     assert 'class="card on-branch current"' in card(svg, "3")
     assert "the step the run reached last" in card(svg, "4") and "viewing" not in card(svg, "4")
     # Their words explain themselves: "latest", "you are viewing" (never "newest", "shown").
-    words = {node: re.findall(r'<text class="tag-text (?:newest|current)"[^>]*>([^<]*)<', card(svg, node)) for node in "34"}
+    words = {
+        node: re.findall(r'<text class="tag-text (?:newest|current)"[^>]*>([^<]*)<', card(svg, node)) for node in "34"
+    }
     assert words == {"3": ["you are viewing"], "4": ["latest"]}
 
 
