@@ -667,14 +667,17 @@ def _gaps(
             text = f"⋯ {stretch_words(first, last, short=True, counted=counted)}"
             mid_x, mid_y = (start[0] + end[0]) // 2, (start[1] + end[1]) // 2
             # 10px text on paper, 13px on screen (its wider lanes hold it), within its lane
-            chip = min(max(96, 16 + (8 if geo.tags_beside else 6) * len(text)), geo.lane_step - 8)
+            big = geo.tags_beside
+            chip = min(max(96, 16 + 8 * len(text) if big else 14 + 6 * len(text)), geo.lane_step - 8)
+            half = 10 if big else 9
             cls = "gap-line on-branch" if after.node_id in on_path else "gap-line"
             out.append(f'<path class="{cls}" d="M{start[0]} {start[1]}L{end[0]} {end[1]}"/>')
             why = f"{count} node{'s' if count > 1 else ''} of {branch_label(lane)} not drawn ({steps})"
             out.append(
                 f'<g class="gap"><title>{escape(why)}</title>'
-                f'<rect class="gap-chip" x="{mid_x - chip // 2}" y="{mid_y - 10}" width="{chip}" height="20" rx="10"/>'
-                f'<text class="gap-text" x="{mid_x}" y="{mid_y + 5}" text-anchor="middle">{escape(text)}</text></g>'
+                f'<rect class="gap-chip" x="{mid_x - chip // 2}" y="{mid_y - half}" width="{chip}" height="{2 * half}" '
+                f'rx="{half}"/><text class="gap-text" x="{mid_x}" y="{mid_y + half // 2}" text-anchor="middle">'
+                f"{escape(text)}</text></g>"
             )
     out.append("</g>")
     return out
