@@ -34,6 +34,7 @@ from runs.readmodels import (
     preferences_history,
     run_view,
     session_groups,
+    skipped_steps,
     states,
     timeline_marks,
 )
@@ -241,6 +242,11 @@ def _session_page(
             "timeline_marks": timeline_marks.marks(trees.values(), {r.run_id: r.state for r in detail.runs}),
             "steps": shown,
             "steps_hidden": len(steps) - len(shown),
+            # The steps passed over on the way into each node (by id): said where they would stand in the list
+            # (after the step whose answer made the node; before the first, for the run's start).
+            "skipped": skipped_steps.into_nodes(
+                [s.node_id for s in shown[:1]] + [s.child_id for s in shown if s.child_id]
+            ),
             "session_notes": not_among(detail.checkpoints, shown),
             "history": preferences_history.of_session(detail.session.session_id),
             "in_effect": in_effect(overview.get_session(detail.session.session_id)),

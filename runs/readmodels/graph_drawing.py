@@ -8,15 +8,16 @@ Each card shows the step's title (up to two lines, then shortened; in full in it
 pending step sits in the workflow's outline in the step list's words (GraphNode.place, step_places.py:
 "step 4 of 8, round 2"; a checkpoint's card names its step's place too), and what made it when it was not
 a step (a checkpoint, an operator fork: "by hand") as far as the card's width holds; a blocked branch's
-tip is drawn in red. The newest node and the shown one carry tags, the shown branch's path is drawn in the
-accent colour, and the first card of each lane is tagged "Branch N" (the numbering of branches.py).
-`legend` says which of these marks a drawing holds. Two ways to draw it:
+tip is drawn in red. The newest node ("latest") and the one the page shows ("you are viewing") carry tags,
+the shown branch's path is drawn in the accent colour, and the first card of each lane is tagged "Branch N"
+(the numbering of branches.py). `legend` says which of these marks a drawing holds. Two ways to draw it:
 
 - `for_screen`: top to bottom like the paper (a page is read down and grows down: the drawing scales to
   the width of its box and is never cut, at 1440 px or 390 px), every node a link, stretches of more
   than a dozen straight steps collapsed, each branch's tip marked with its branch's state (`STATE_WORDS`,
   as a coloured card and a word on it: never colour alone), styled by the dashboard's stylesheet through
-  class names (its CSP forbids styles in the page);
+  class names (its CSP forbids styles in the page), in wider cards whose smallest text is 13px: at 1440 px a
+  drawing of three branches keeps every text at 12px or more (SCREEN_CARD_W, TAG_ROOM);
 - `for_paper`: top to bottom (a document reads down the page; few branches fit across it), long
   straight stretches collapsed into "⋯ 37 steps", sized to the page, coloured by a <style> of its own
   in a font WeasyPrint has (DejaVu Sans), no links.
@@ -30,11 +31,11 @@ from html import escape
 
 from runs.contract.dashboard import GraphNode, RunGraph
 
-CARD_W = 150
+CARD_W = 150  # the paper's cards (the screen's are SCREEN_CARD_W wide: its text is larger)
 CARD_H = 56  # two lines of title and the step line
 TITLE_CHARS = 19  # what fits a card's width at 12px bold, in a wide font (DejaVu Sans)
 TITLE_LINES = 2
-SUB_CHARS = 24  # what fits a card's width on its step line, at 10.5px (DejaVu Sans)
+SUB_CHARS = 24  # what fits a card's width on its step line, at 10px (DejaVu Sans) or 13px on a screen card
 # What made a card when it was not a step taken, on the line under its title.
 VIA_WORDS = {"checkpoint": "checkpoint", "fork": "started by hand"}
 SHORT_ID_CHARS = 8
@@ -147,9 +148,13 @@ LEGEND_WORDS = {
     "complete": "complete",
     "blocked": "blocked: the answer to its step was refused",
     "loop": "the n-th time round a loop",
-    "current": "the node the page shows",
-    "newest": "the newest node",
+    "current": "the step this page shows: its branch's steps are listed below",
+    "newest": "the step the run reached last",
 }
+# The words of the two tags that say where, not a state: on screen, words that explain themselves; the paper
+# (which shows no node in particular) keeps its own.
+SCREEN_TAGS = {"newest": "latest", "current": "you are viewing"}
+PAPER_TAGS = {"newest": "newest", "current": "shown"}
 
 
 def legend(
@@ -247,6 +252,15 @@ class _Geometry:
     head: int  # room before the first column (the lane labels, across) or lane (down)
     lead: int  # room before the first lane (across) or column (down)
     tags_beside: bool = False  # the cards' tags in a column right of each card (screen), else on its edges
+    card_w: int = CARD_W
+    card_h: int = CARD_H
+    title_y: int = 17  # the first title line's baseline, from the card's top
+    line_h: int = 14  # from one title line to the next
+    sub_y: int = 9  # the step line's baseline, up from the card's bottom
+    tag_words: tuple[tuple[str, str], ...] = tuple(PAPER_TAGS.items())  # the words of "newest" and "current"
+
+    def tag_word(self, kind: str) -> str:
+        return dict(self.tag_words)[kind]
 
     def card(self, offset: int, lane: int) -> tuple[int, int]:
         """The top-left corner of a card."""
@@ -255,10 +269,11 @@ class _Geometry:
         return self.head + lane * self.lane_step, self.lead + offset
 
     def out_of(self, x: int, y: int) -> tuple[int, int]:
-        return (x + CARD_W, y + CARD_H // 2) if self.across else (x + CARD_W // 2, y + CARD_H)
+        w, h = self.card_w, self.card_h
+        return (x + w, y + h // 2) if self.across else (x + w // 2, y + h)
 
     def into(self, x: int, y: int) -> tuple[int, int]:
-        return (x, y + CARD_H // 2) if self.across else (x + CARD_W // 2, y)
+        return (x, y + self.card_h // 2) if self.across else (x + self.card_w // 2, y)
 
     def elbow(self, start: tuple[int, int], end: tuple[int, int]) -> str:
         """Out of the parent, half way to the next column, over to the child's lane, into the child."""
@@ -272,13 +287,27 @@ class _Geometry:
         return f"M{x1} {y1}V{y1 + (y2 - y1) // 2}H{x2}V{y2}"
 
 
-# On screen a card's tags ("Branch 2", its branch's state, "newest", "shown") stand beside it, one under the
-# other, at 12px: off the card's borders and clear of the edges (which leave and enter a card at the middle
-# of its bottom and top). TAG_ROOM is the widest tag ("left behind") and the gap before it.
-TAG_H, TAG_GAP = 15, 2
-TAG_ROOM = 6 + 10 + round(7.4 * len("left behind"))
+# On screen a card's tags ("Branch 2", its branch's state, "latest", "you are viewing") stand beside it, one
+# under the other, at 13px: off the card's borders and clear of the edges (which leave and enter a card at the
+# middle of its bottom and top). TAG_ROOM is the widest tag ("you are viewing") and the gap before it. The
+# cards are wider than the paper's, for 13px titles and step lines ("step 4.1 of 8, round 12" whole).
+TAG_H, TAG_GAP = 17, 2
+TAG_ROOM = 6 + 10 + round(7.9 * len(SCREEN_TAGS["current"]))
+SCREEN_CARD_W, SCREEN_CARD_H = 180, 62
 SCREEN = _Geometry(
-    across=False, step=CARD_H + 26, gap_step=40, lane_step=CARD_W + 24 + TAG_ROOM, head=8, lead=16, tags_beside=True
+    across=False,
+    step=SCREEN_CARD_H + 26,
+    gap_step=40,
+    lane_step=SCREEN_CARD_W + 16 + TAG_ROOM,
+    head=8,
+    lead=16,
+    tags_beside=True,
+    card_w=SCREEN_CARD_W,
+    card_h=SCREEN_CARD_H,
+    title_y=18,
+    line_h=16,
+    sub_y=10,
+    tag_words=tuple(SCREEN_TAGS.items()),
 )
 PAPER = _Geometry(across=False, step=CARD_H + 26, gap_step=40, lane_step=CARD_W + 24, head=8, lead=16)
 
@@ -416,14 +445,15 @@ def _draw(
             node.node_id in starts,
             states.get(node.node_id),
             counted,
-            beside=geo.tags_beside,
+            geo=geo,
         )
         for node in graph.nodes
         if node.node_id in corner
     ]
 
-    extent = (cols[-1].offset + (geo.gap_step if cols[-1].is_gap else CARD_W if geo.across else CARD_H)) if cols else 0
-    lanes_size = max(graph.lanes - 1, 0) * geo.lane_step + (CARD_H if geo.across else CARD_W)
+    card_along, card_across = (geo.card_w, geo.card_h) if geo.across else (geo.card_h, geo.card_w)
+    extent = (cols[-1].offset + (geo.gap_step if cols[-1].is_gap else card_along)) if cols else 0
+    lanes_size = max(graph.lanes - 1, 0) * geo.lane_step + card_across
     if geo.tags_beside:
         lanes_size += TAG_ROOM
     if geo.across:
@@ -471,7 +501,7 @@ def _card(
     state: str | None = None,
     counted: bool = False,
     *,
-    beside: bool = False,
+    geo: _Geometry = PAPER,
 ) -> str:
     x, y = at
     classes = ["card"]
@@ -517,46 +547,49 @@ def _card(
     elif node.is_blocked:
         words.append("blocked: the answer to this step was refused")
     if is_newest:
-        words.append("the newest node")
+        words.append("the step the run reached last")
     if is_current:
-        words.append("shown")
+        words.append("you are viewing it")
     words.append(f"node {node.node_id}")
     selects_branch = node.is_leaf and node.node_id not in on_path
     tooltip = " · ".join(words) + (": click to show this branch" if selects_branch and href else "")
-    # On the card's top edge, at the right: whether it is the shown node and the newest one; on its
+    # On the card's top edge, at the right: whether it is the shown node and the newest one (on screen, beside
+    # it: "latest", "you are viewing"); on its
     # bottom edge, at the left, its branch's name on the first card of each branch.
+    beside, card_w, card_h = geo.tags_beside, geo.card_w, geo.card_h
     if beside:  # on screen: one under the other, right of the card
         marks = [(branch_label(node.lane), "lane", starts_lane)]
         marks.append((STATE_WORDS[state] if state is not None else "", f"state state-{state}", state is not None))
-        marks += [("newest", "newest", is_newest), ("shown", "current", is_current)]
+        marks += [(geo.tag_word("newest"), "newest", is_newest), (geo.tag_word("current"), "current", is_current)]
         shown_marks = [(text, kind) for text, kind, marked in marks if marked]
         tags = [
-            _tag(x + CARD_W + 6, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, big=True)
+            _tag(x + card_w + 6, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, big=True)
             for index, (text, kind) in enumerate(shown_marks)
         ]
     else:
-        tags = [_tag(x + 6, y + CARD_H, branch_label(node.lane), "lane")] if starts_lane else []
+        tags = [_tag(x + 6, y + card_h, branch_label(node.lane), "lane")] if starts_lane else []
     if state is not None and not beside:  # on the bottom edge, at the right: its branch's state, in words
         word = STATE_WORDS[state]
-        tags.append(_tag(x + CARD_W - 6 - _tag_width(word), y + CARD_H, word, f"state state-{state}"))
-    right = x + CARD_W - 6
-    for text, kind, marked in (("newest", "newest", is_newest), ("shown", "current", is_current)):
+        tags.append(_tag(x + card_w - 6 - _tag_width(word), y + card_h, word, f"state state-{state}"))
+    right = x + card_w - 6
+    for kind, marked in (("newest", is_newest), ("current", is_current)):
+        text = geo.tag_word(kind)
         if marked and not beside:
             right -= _tag_width(text)
             tags.append(_tag(right, y, text, kind))
             right -= 4
     lines = title_lines(full, lines=TITLE_LINES - 1 if made_by else TITLE_LINES)
     title_text = "".join(
-        f'<text class="ct" x="{x + 8}" y="{y + 17 + 14 * index}">{escape(line)}</text>'
+        f'<text class="ct" x="{x + 8}" y="{y + geo.title_y + geo.line_h * index}">{escape(line)}</text>'
         for index, line in enumerate(lines)
     )
     if made_by:
-        title_text += f'<text class="cv" x="{x + 8}" y="{y + 31}">{escape(made_by)}</text>'
+        title_text += f'<text class="cv" x="{x + 8}" y="{y + geo.title_y + geo.line_h}">{escape(made_by)}</text>'
     body = (
         f"<title>{escape(tooltip)}</title>"
-        f'<rect class="{" ".join(classes)}" x="{x}" y="{y}" width="{CARD_W}" height="{CARD_H}" rx="6"/>'
+        f'<rect class="{" ".join(classes)}" x="{x}" y="{y}" width="{card_w}" height="{card_h}" rx="6"/>'
         f"{title_text}"
-        f'<text class="cs" x="{x + 8}" y="{y + CARD_H - 9}">{_sub_line(sub)}</text>' + "".join(tags)
+        f'<text class="cs" x="{x + 8}" y="{y + card_h - geo.sub_y}">{_sub_line(sub)}</text>' + "".join(tags)
     )
     if href is None:
         return f'<g class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}">{body}</g>'
@@ -586,16 +619,16 @@ def _sub_line(parts: list[tuple[str, str]]) -> str:
 
 
 def _tag_width(text: str, *, big: bool = False) -> int:
-    return 10 + round((7.4 if big else 5.6) * len(text))  # 12px (screen) or 9px (paper) bold text
+    return 10 + round((7.9 if big else 5.6) * len(text))  # 13px (screen) or 9px (paper) bold text
 
 
 def _tag(x: int, y: int, text: str, kind: str, *, big: bool = False) -> str:
-    """A tag centred on height `y`: on screen ("big") 12px text in a pill TAG_H tall, on paper 9px."""
+    """A tag centred on height `y`: on screen ("big") 13px text in a pill TAG_H tall, on paper 9px."""
     width = _tag_width(text, big=big)
     if big:
         return (
-            f'<rect class="tag {kind}" x="{x}" y="{y - TAG_H // 2}" width="{width}" height="{TAG_H}" rx="7"/>'
-            f'<text class="tag-text {kind}" x="{x + width // 2}" y="{y + 4}" text-anchor="middle">'
+            f'<rect class="tag {kind}" x="{x}" y="{y - TAG_H // 2}" width="{width}" height="{TAG_H}" rx="8"/>'
+            f'<text class="tag-text {kind}" x="{x + width // 2}" y="{y + 5}" text-anchor="middle">'
             f"{escape(text)}</text>"
         )
     return (
@@ -633,14 +666,18 @@ def _gaps(
             steps = stretch_words(first, last, counted=counted)
             text = f"⋯ {stretch_words(first, last, short=True, counted=counted)}"
             mid_x, mid_y = (start[0] + end[0]) // 2, (start[1] + end[1]) // 2
-            chip = min(max(96, 14 + 6 * len(text)), geo.lane_step - 8)  # 10px text, within its lane
+            # 10px text on paper, 13px on screen (its wider lanes hold it), within its lane
+            big = geo.tags_beside
+            chip = min(max(96, 16 + 8 * len(text) if big else 14 + 6 * len(text)), geo.lane_step - 8)
+            half = 10 if big else 9
             cls = "gap-line on-branch" if after.node_id in on_path else "gap-line"
             out.append(f'<path class="{cls}" d="M{start[0]} {start[1]}L{end[0]} {end[1]}"/>')
             why = f"{count} node{'s' if count > 1 else ''} of {branch_label(lane)} not drawn ({steps})"
             out.append(
                 f'<g class="gap"><title>{escape(why)}</title>'
-                f'<rect class="gap-chip" x="{mid_x - chip // 2}" y="{mid_y - 9}" width="{chip}" height="18" rx="9"/>'
-                f'<text class="gap-text" x="{mid_x}" y="{mid_y + 4}" text-anchor="middle">{escape(text)}</text></g>'
+                f'<rect class="gap-chip" x="{mid_x - chip // 2}" y="{mid_y - half}" width="{chip}" height="{2 * half}" '
+                f'rx="{half}"/><text class="gap-text" x="{mid_x}" y="{mid_y + half // 2}" text-anchor="middle">'
+                f"{escape(text)}</text></g>"
             )
     out.append("</g>")
     return out

@@ -25,7 +25,7 @@ class BranchLink:
     tip: str
     lane: int
     title: str
-    where: str  # where its tip stands, as its card says it: "step 4 of 8, round 2, newest"; "" at a plain end
+    where: str  # where its tip stands, as its card says it: "step 4.1 of 8, round 2, latest"; "" at a plain end
     forked_at: str  # the place of the node it forked from, as its card says it ("" for the run's first branch)
     href: str
     shown: bool
@@ -40,7 +40,7 @@ class StepRow:
     title: str  # the step's title in full; for a stretch, how many steps it stands for
     state: StateName  # its colour: the branch's state on the branch's last node, "done" (answered) before it
     state_label: str  # that state in the dashboard's words: "Running", "Done"
-    notes: str  # what else the drawing marks on its card: "checkpoint", "started by hand", "round 2", "newest"
+    notes: str  # what else the drawing marks on its card: "checkpoint", "started by hand", "round 2", "latest"
     href: str  # its node page (the branch's page for another branch's last node); empty for a stretch
     is_tip: bool  # the branch's last node: the row that carries the branch's state
 
@@ -59,7 +59,18 @@ class BranchSection:
 @dataclass(frozen=True, slots=True)
 class GraphPage:
     drawing: str  # SVG; graph_drawing escapes every text it holds
-    legend: list[graph_drawing.LegendEntry]
+    legend: list[graph_drawing.LegendEntry]  # every mark the drawing holds (the "?" beside its heading)
+
+    @property
+    def state_key(self) -> list[graph_drawing.LegendEntry]:
+        """The branch states the drawing colours, always in sight beside it: its compact legend."""
+        return [entry for entry in self.legend if entry.tag]
+
+    @property
+    def other_marks(self) -> list[graph_drawing.LegendEntry]:
+        """The rest of the legend, behind the "?": how cards and tags are drawn."""
+        return [entry for entry in self.legend if not entry.tag]
+
     branches: list[BranchLink]
     sections: list[BranchSection]  # the same graph as a list, for phone width
 
@@ -135,7 +146,7 @@ def branch_links(detail: RunDetail, run_url: str) -> list[BranchLink]:
         tip = placed[lane.tip]
         where = [graph_drawing.step_words(tip)] if graph_drawing.step_words(tip) else []
         where += ["blocked"] if tip.is_blocked else []
-        where += ["newest"] if tip.is_tip else []
+        where += [graph_drawing.SCREEN_TAGS["newest"]] if tip.is_tip else []
         fork = placed.get(lane.forked_from) if lane.forked_from is not None else None
         links.append(
             BranchLink(
@@ -209,8 +220,8 @@ def _step_row(node: GraphNode, detail: RunDetail, href: Callable[[GraphNode], st
     mark = graph_drawing.loop_mark(node)
     notes = [f"round {mark}"] if mark is not None else []  # the drawing's "↻ n", in words
     notes += [graph_drawing.VIA_WORDS[node.via]] if node.via in graph_drawing.VIA_WORDS else []
-    notes += ["newest"] if node.is_tip else []
-    notes += ["shown"] if node.node_id == detail.branch_tip else []
+    notes += [graph_drawing.SCREEN_TAGS["newest"]] if node.is_tip else []
+    notes += [graph_drawing.SCREEN_TAGS["current"]] if node.node_id == detail.branch_tip else []
     return StepRow(
         words=graph_drawing.step_words(node),
         title=node.title or node.step_id or "Step",

@@ -1,5 +1,10 @@
 """Where each node's pending step sits in its workflow's outline: "step 3 of 7", "step 3.1 of 7, round 2".
 
+One rule for every loop: a step inside a loop is numbered as the workflow page's outline numbers it, the
+loop's entry and its place in the loop's body ("3.1", "3.2"), then the round, whether the body holds one
+step or several, so that a one-step loop ("step 4.1 of 8, round 1") and a loop of two ("step 2.1 of 3,
+round 2") read as one pattern and match the outline's numbers.
+
 A person reads a step's place against the outline the workflow page shows (its top-level entries, a
 loop counted once, as inspect_workflow numbers them), never against the count of steps taken, which
 runs past the outline's length as soon as a loop repeats. The place comes from the engine's own cursor
@@ -25,7 +30,7 @@ from workflows_app import engine
 def place(entry: object, round_: object, outline: tuple[int, ...], inner: object = None) -> StepPlace | None:
     """The place of a pending step at top-level index `entry` (0-based, as the cursor holds it) of an
     outline whose entries' loops hold `outline[i]` steps (0: no loop), in round `round_` of its loop, at
-    index `inner` of that loop's steps (said only when the loop has more than one); None at completion
+    index `inner` of that loop's steps (1 for a loop of one step, as the outline numbers it); None at completion
     (the cursor stands one past the last entry) or for anything the cursor does not hold."""
     top = _number(entry)
     if top is None or not 0 <= top < len(outline):
@@ -34,7 +39,7 @@ def place(entry: object, round_: object, outline: tuple[int, ...], inner: object
     if rounds is None or rounds < 1:
         return StepPlace(position=top + 1, length=len(outline))
     body = _number(inner)
-    told = body + 1 if body is not None and outline[top] > 1 else None
+    told = body + 1 if body is not None and outline[top] > 0 else None
     return StepPlace(position=top + 1, length=len(outline), round=rounds, inner=told)
 
 

@@ -3,7 +3,9 @@ dashboard's vocabulary (states.py) and a few words naming it (timeline_page.py p
 
 A branch's last node carries its branch's state: done, canceled, blocked, left behind, or, on the run's
 newest open branch, the run's own state (running, needs you, stalled). Every node before it was answered:
-its step is done. Built from the branches the session page reads anyway (branches.read_many); the
+its step is done. A node is named by its step's place in the workflow's outline, as the run page's list
+and graph say it (step_places.py: "Step 4.1 of 8, round 2"), never by the count of steps taken; a run's end
+is "Complete". Built from the branches the session page reads anyway (branches.read_many); the
 steps' titles are the ones the agent was given, as the graph's cards say them: recorded with each
 answer (one query for the session), and for a branch's unanswered last node whose title depends on the
 context, rendered again from its state (one more query, for all of them).
@@ -17,7 +19,7 @@ from datetime import UTC, datetime
 
 from runs.contract.dashboard import StateName
 from runs.models import Node, Output
-from runs.readmodels import outcomes, states, step_text
+from runs.readmodels import outcomes, states, step_places, step_text
 from runs.readmodels.branches import RunBranches
 from runs.store.pinned import compiled_workflow, steps_by_id
 from workflows_app import engine
@@ -27,13 +29,14 @@ from workflows_app import engine
 class NodeMark:
     at: datetime
     state: StateName
-    words: str  # "Step 3 · Review api: Left behind (branch 2) · 22:02:04 UTC"
+    words: str  # "Step 4.1 of 8, round 1 · Review api: Left behind (branch 2) · 22:02:04 UTC"
 
 
 def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dict[str, list[NodeMark]]:
     """Each run's nodes (by run id), oldest first; `run_states` are the runs' states (RunSummary.state)."""
     trees = list(trees)
     seen = titles(trees)
+    places = step_places.of_nodes({pk: tree.run for tree in trees for pk in tree.nodes})  # one query
     found: dict[str, list[NodeMark]] = {}
     for tree in trees:
         run_state = run_states.get(tree.run.public_id, "running")
@@ -45,12 +48,13 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
         run_marks = []
         for pk, row in tree.nodes.items():
             state = tip_state.get(pk, "done")
-            number = tree.step_number(pk)
+            place = places.get(pk)
             if row.is_complete:
-                where = f"After step {number - 1} · Complete"
+                where = "Complete"
             else:
                 title = seen.get(pk) or step_text.as_written(steps.get(row.step_id), row.step_id).title
-                where = f"Step {number} · {title}"
+                step = place.words if place is not None else f"step {tree.step_number(pk)}"
+                where = f"{step[:1].upper()}{step[1:]} · {title}"
             if pk in tree.made_by_checkpoint:
                 where += " (checkpoint)"
             branch = f" (branch {tree.branch_of(pk).number})" if several else ""

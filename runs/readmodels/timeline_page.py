@@ -9,10 +9,12 @@ runs past the card. Below the rows, an axis with clock times (time_axis.ticks) a
 Each dot is a node (timeline_marks.py), coloured by its state as the state's badge is, and named by a
 tooltip and an accessible name (its step, its state, when); beside the track, in the name's column
 where there is always room and never over a dot, the row says in words which states its dots show.
-Dots closer than a dot's width never sit on each other: they merge into one larger dot that says how
-many nodes it holds (coloured by the most urgent of them, named by all of them). The track is narrower
-on a phone, so the row is laid out twice, for the wide track and for the narrow one (dashboard.css
-shows one of the two).
+Dots closer than a dot's width never sit on each other: they gather into a cluster, which draws one dot
+per state it holds, side by side a dot's width apart from the cluster's first moment on, in the order the
+states first occur: a state of one node is a plain dot, a state of several a larger dot that says how many
+(named by all of them). So no state hides inside another's colour: every state the row's words list has a
+dot of its colour. The track is narrower on a phone, so the row is laid out twice, for the wide track and
+for the narrow one (dashboard.css shows one of the two).
 
 A run that still stands (running, needs you, blocked, stalled) lasts until now: its track runs on from
 its newest node to the present, dashed, and its duration says so ("45 min so far"), so that a run
@@ -50,7 +52,7 @@ def at(fraction: float) -> str:
 @dataclass(frozen=True, slots=True)
 class TimelineDot:
     at: str  # where on the track
-    state: StateName  # its colour (dashboard.css: dot-<state>); a merged dot's most urgent
+    state: StateName  # its colour (dashboard.css: dot-<state>): the state of every node it stands for
     words: str  # its name: the step, its state, when (for a merged dot, each of its nodes')
     count: int = 1  # how many nodes it stands for: more than one when they were too close to tell apart
 
@@ -103,24 +105,42 @@ def nodes_words(count: int) -> str:
     return f"{count} step{'' if count == 1 else 's'}"
 
 
+@dataclass(slots=True)
+class _Cluster:
+    """Marks too close to tell apart: drawn from `place` on, a dot per state (in the order they first occur)."""
+
+    place: float
+    by_state: dict[StateName, list[NodeMark]]
+    gap: float  # from one of its dots to the next
+
+    @property
+    def end(self) -> float:
+        """Where its last dot stands."""
+        return self.place + (len(self.by_state) - 1) * self.gap
+
+
 def merged(marks: list[NodeMark], fraction: Callable[[datetime], float], gap: float) -> list[TimelineDot]:
-    """The marks' dots, oldest first; a mark closer than `gap` (percent of the track) to the group before
-    it joins that group, which stays at its first mark's place, so that the dots drawn are `gap` apart."""
-    groups: list[tuple[float, list[NodeMark]]] = []
+    """The marks' dots, oldest first; a mark closer than `gap` (percent of the track) to the last dot of the
+    cluster before it joins that cluster, which stays at its first mark's place and draws a dot per state it
+    holds, `gap` apart, so that the dots drawn are `gap` apart and each has one state."""
+    clusters: list[_Cluster] = []
     for mark in sorted(marks, key=lambda mark: mark.at):
         place = INSET + min(max(fraction(mark.at), 0.0), 1.0) * (100 - 2 * INSET)
-        if groups and place - groups[-1][0] < gap:
-            groups[-1][1].append(mark)
+        if clusters and place - clusters[-1].end < gap:
+            clusters[-1].by_state.setdefault(mark.state, []).append(mark)
         else:
-            groups.append((place, [mark]))
+            clusters.append(_Cluster(place, {mark.state: [mark]}, gap))
     dots = []
-    for place, members in groups:
-        if len(members) == 1:
-            dots.append(TimelineDot(f"{place:.2f}%", members[0].state, members[0].words))
-            continue
-        urgent = min((mark.state for mark in members), key=states.ORDER.index)
-        words = f"{len(members)} nodes close together: " + "; ".join(mark.words for mark in members)
-        dots.append(TimelineDot(f"{place:.2f}%", urgent, words, len(members)))
+    for cluster in clusters:
+        # A cluster at the end of the track keeps its last dot on it.
+        start = min(cluster.place, 100 - INSET - (cluster.end - cluster.place))
+        for index, (state, members) in enumerate(cluster.by_state.items()):
+            at_ = f"{start + index * gap:.2f}%"
+            if len(members) == 1:
+                dots.append(TimelineDot(at_, state, members[0].words))
+                continue
+            words = f"{len(members)} nodes close together: " + "; ".join(mark.words for mark in members)
+            dots.append(TimelineDot(at_, state, words, len(members)))
     return dots
 
 

@@ -111,6 +111,18 @@ def _line(entry: Entry) -> TraceLine:
     return TraceLine(entry.kind, f"{verdict} {entry.title}: {_runs_only_if(entry.check)}.", (entry.check.expression,))
 
 
+def passed_over(entry: Entry) -> str | None:
+    """Why an entry's step was passed over, for a list of steps to say it where the step would stand: a step
+    skipped by its runCondition ("it runs only if riskLevel is 'high', and riskLevel is 'low'"), a loop that
+    ran no round ("it repeats while polishRounds is more than 0, and polishRounds is 0"); None for any other
+    entry."""
+    if entry.kind == "skipped":
+        return _runs_only_if(entry.check) if entry.check is not None else "its condition did not hold"
+    if entry.kind == "loop_not_run" and entry.loop is not None:
+        return _not_run(entry.loop)
+    return None
+
+
 # --- traces stored before they kept their conditions ----------------------------------------------------
 
 

@@ -58,6 +58,12 @@ STATUS_LABELS = {
 
 
 @register.filter
+def at_key(mapping: Any, key: Any) -> Any:
+    """`mapping[key]`, or an empty list when it has no such key (a read model's lists by node id)."""
+    return mapping.get(key, []) if isinstance(mapping, dict) else []
+
+
+@register.filter
 def path_breaks(value: Any) -> SafeString:
     """A path or command with a line-break chance after each "/": on a narrow screen it wraps between
     directories, not in the middle of a name."""
@@ -321,7 +327,9 @@ class GraphContext(TypedDict):
 
     detail: RunDetail
     drawing: SafeString
-    legend: list[graph_drawing.LegendEntry]
+    state_key: list[graph_drawing.LegendEntry]  # in sight beside the drawing
+    legend: list[graph_drawing.LegendEntry]  # the other marks, behind the "?"
+    tag_words: dict[str, str]  # the words of the "latest" and "you are viewing" tags
     branches: list[graph_page.BranchLink]
     sections: list[graph_page.BranchSection]
 
@@ -348,7 +356,9 @@ def run_graph(detail: RunDetail) -> GraphContext:
         "detail": detail,
         # The drawing escapes every text it holds (runs/readmodels/graph_drawing.py): safe to insert as is.
         "drawing": mark_safe(laid_out.drawing),
-        "legend": laid_out.legend,
+        "state_key": laid_out.state_key,
+        "legend": laid_out.other_marks,
+        "tag_words": graph_drawing.SCREEN_TAGS,
         "branches": laid_out.branches,
         "sections": laid_out.sections,
     }

@@ -27,7 +27,7 @@ def stuck(live_server, service_catalog) -> BlockedReview:
 
 
 # The one short line the run is said in (the session head, the run head and the sessions list agree).
-SUMMARY = "step 4 of 8, round 2"
+SUMMARY = "step 4.1 of 8, round 2"
 
 
 def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
@@ -64,7 +64,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page.locator("#synthesis-verdict")).to_contain_text("Verdict: Request changes")
     expect(page.locator("table.findings")).to_contain_text("SQL built from user input")
     expect(page.locator("table.findings .sev-critical")).to_have_count(1)
-    expect(page.locator(".branch-callouts li")).to_contain_text("Branch 2 · step 4 of 8, round 2 (Review storage)")
+    expect(page.locator(".branch-callouts li")).to_contain_text("Branch 2 · step 4.1 of 8, round 2 (Review storage)")
     expect(page.locator(".branch-callouts li .badge")).to_have_text("Running")
     expect(page.locator(".answers-note")).to_contain_text("Answered again later, after a rewind, on branch 2")
     screenshot(page, "issue20-run-branch-1")

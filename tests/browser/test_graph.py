@@ -50,7 +50,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     newest = graph.locator("a.graph-node:has(rect.card.newest)")
     expect(newest).to_have_count(1)
     expect(newest).to_have_attribute("aria-current", "true")
-    expect(newest.locator("text.tag-text")).to_have_text(["Branch 2", "running", "newest", "shown"])
+    expect(newest.locator("text.tag-text")).to_have_text(["Branch 2", "running", "latest", "you are viewing"])
     screenshot(page, "graph-looped-forked", full_page=False)
 
     # Showing the first branch: its last node is shown, the fork stays the newest.
@@ -59,7 +59,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(page).to_have_url(re.compile(r"\?tip=\d+$"))
     shown = page.locator('svg.run-graph a.graph-node[aria-current="true"]')
     expect(shown).to_have_attribute("data-lane", "0")
-    expect(shown.locator("text.tag-text")).to_have_text(["done", "shown"])
+    expect(shown.locator("text.tag-text")).to_have_text(["done", "you are viewing"])
     expect(page.locator("svg.run-graph rect.card.newest")).to_have_count(1)
     screenshot(page, "graph-looped-forked-first-branch", full_page=False)
 
@@ -104,6 +104,21 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
     console_log.assert_clean()
 
 
+# Every text of the branch graph the window shows (the drawing, its legends, the phone's list) that reads
+# smaller than 12 px: an SVG text at its font size times the drawing's scale in its box.
+SMALL_TEXT = """() => [...document.querySelectorAll(
+    "svg.run-graph text, .graph-head *, .state-legend *, .graph-list *, .branch-tabs *")]
+  .filter((el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
+  .filter((el) => { const box = el.getBoundingClientRect(); return box.width > 1 && box.height > 1; })
+  .filter((el) => !el.closest(".visually-hidden"))
+  .map((el) => {
+    const scale = el instanceof SVGElement ? el.getScreenCTM().a : 1;
+    return [el.textContent.trim(), parseFloat(getComputedStyle(el).fontSize) * scale];
+  })
+  .filter(([, size]) => size < 12)
+  .map(([text, size]) => `${text} (${size.toFixed(1)}px)`)"""
+
+
 # Every step name of the phone's list of the graph, as the window shows it: hidden, or under 12 px.
 LIST_PROBLEMS = """() => [...document.querySelectorAll(".graph-list :is(.gl-title, .gl-head, .gl-fork)")]
   .map((el) => [el.textContent.trim(), el.getBoundingClientRect(), parseFloat(getComputedStyle(el).fontSize)])
@@ -125,12 +140,12 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-head .badge")).to_have_text(["Running", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(
             [
-                "Forked from branch 1 at step 4 of 8, round 1 (Review api)",
+                "Forked from branch 1 at step 4.1 of 8, round 1 (Review api)",
                 "Forked from branch 1 at step 2 of 8 (Record the Changed Files)",
             ]
         )
         # Each row says its step's place as the step list and the drawing's card say it.
-        expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(["Step 4 of 8, round 2"])
+        expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(["Step 4.1 of 8, round 2"])
         titles = listed.locator(".gl-title")
         expect(titles).to_have_count(sized_page.locator("svg.run-graph a.graph-node").count())
         assert sized_page.evaluate(LIST_PROBLEMS) == []
@@ -146,13 +161,20 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     else:
         expect(drawing).to_be_visible()
         expect(listed).to_be_hidden()
-    # G4: the legend once, folded behind a "?" beside the heading.
+    # The colours of the branch states in sight beside the graph (never behind the "?"); the other marks
+    # once, folded behind a "?" beside the heading.
+    key = sized_page.locator(".state-legend")
+    expect(key).to_be_visible()
+    expect(key.locator(".state-key")).to_have_text(["left behind", "running"])
     help_box = sized_page.locator(".graph-head details.graph-help")
     expect(help_box).to_have_count(1)
-    expect(sized_page.locator(".legend")).to_have_count(1)
-    expect(sized_page.locator(".legend")).to_be_hidden()
+    expect(help_box.locator(".legend")).to_be_hidden()
+    expect(help_box.locator(".state-key")).to_have_count(0)
     help_box.locator("summary").click()
-    expect(sized_page.locator(".legend .state-key")).to_have_text(["left behind", "running"])
+    if viewport.name == "desktop":
+        expect(help_box.locator(".tag-key")).to_have_text(["Branch N", "you are viewing", "latest"])
+    # No text of the graph reads smaller than 12 px, legend open, at either size.
+    assert sized_page.evaluate(SMALL_TEXT) == []
     if viewport.name == "phone":
         # The list's branch headings link to the other branches: the tabs would say it twice.
         expect(sized_page.locator(".branch-tabs")).to_be_hidden()
@@ -162,7 +184,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         tabs = sized_page.locator(".branches a")
         expect(tabs).to_have_count(3)
         expect(tabs.nth(1)).to_have_text(
-            "Branch 2: Review storage (step 4 of 8, round 2) · forked at step 4 of 8, round 1"
+            "Branch 2: Review storage (step 4.1 of 8, round 2) · forked at step 4.1 of 8, round 1"
         )
         inner = tabs.first.locator(".branch-where")
         assert inner.evaluate("el => getComputedStyle(el).borderTopStyle") == "none"
@@ -201,12 +223,24 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert len(dots) == 11 + 2
     for state, label, title, fill, badge, times in dots:
         assert label == title and re.match(
-            r"^(\d+ nodes close together: )?(Step \d+|After step \d+) · .+: [A-Z]", label
+            r"^(\d+ nodes close together: )?(Step [\d.]+ of \d+(, round \d+)? · .+|Complete): [A-Z]", label
         )
         assert fill == badge, (state, fill, badge)  # the colour of the state's badge
-        if times > 1:  # a dot for several nodes names each of them, in the colour of the most urgent
+        if times > 1:  # a dot for several nodes names each of them, all of its state
             assert label.startswith(f"{times} nodes close together: ") and label.count(" UTC") == times
-    assert {state for state, *_ in dots} <= {"done", "left_behind", "running"}
+            assert label.count(": Done") in (0, times)
+    assert {state for state, *_ in dots} == {"done", "left_behind", "running"}
+    # Every state a row's words list has a dot of its colour in sight on that row: the two left behind too.
+    hidden = sized_page.evaluate("""() => [...document.querySelectorAll(".timeline .tl-row")].flatMap((row) => {
+      const seen = new Set([...row.querySelectorAll(".tl-track")]
+        .filter((track) => getComputedStyle(track).display !== "none")
+        .flatMap((track) => [...track.querySelectorAll(".tl-dot")])
+        .filter((dot) => dot.getBoundingClientRect().width >= 9)
+        .map((dot) => [...dot.classList].find((c) => c.startsWith("dot-"))));
+      return [...row.querySelectorAll(".tl-states .tl-key")]
+        .map((key) => [...key.classList].find((c) => c.startsWith("dot-"))).filter((state) => !seen.has(state));
+    })""")
+    assert hidden == []
     # Beside the track, in words, which states its dots show: never over the dots.
     review = sized_page.locator(f'.tl-row[data-run-id="{forked.review_run}"]')
     expect(review.locator(".tl-states li")).to_have_text(["Running", "Left behind (2)", "Done (8)"])

@@ -184,7 +184,7 @@ def outline_length(compiled: CompiledWorkflow) -> int:
 
 def loop_sizes(compiled: CompiledWorkflow) -> tuple[int, ...]:
     """Per top-level entry, how many steps its loop's body holds (0 for a step that is no loop): a person is
-    told which of a loop's steps is pending (N.1, N.2) only when the body has more than one."""
+    told which of a loop's steps is pending as the outline numbers them (N.1, N.2)."""
     return per_workflow(
         compiled, "loop_sizes", lambda c: tuple(len(step["body"]) if is_loop(step) else 0 for step in top_steps(c))
     )

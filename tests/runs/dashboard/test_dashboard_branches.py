@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 # Where the run is, in the dashboard's words (runs/readmodels/states.py): its newest branch, where the agent works,
 # placed in the outline (the review loop is its 4th entry; the agent is in its 2nd round).
-WHERE = "step 4 of 8, round 2"
+WHERE = "step 4.1 of 8, round 2"
 
 
 def html_of(client: Client, url: str) -> str:
@@ -31,7 +31,7 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert "Synthesis of branch 1" in first and "Artifacts in force at the end" in first
     assert "SQL built from user input" in first  # the findings table
-    assert "Branch 2 · step 4 of 8, round 2 (Review storage)" in first
+    assert "Branch 2 · step 4.1 of 8, round 2 (Review storage)" in first
 
     assert WHERE in html_of(client, f"/sessions/{review.session_id}/")
     assert WHERE in html_of(client, "/sessions/")
@@ -56,7 +56,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert 'Showing branch 1</strong> of 2: <span class="badge state-done">Done</span>' in first
-    assert "Branch 2 · step 4 of 8, round 2 (Review storage)</a>" in first and "· the newest" in first
+    assert "Branch 2 · step 4.1 of 8, round 2 (Review storage)</a>" in first and "· the newest" in first
     assert 'class="badge state-running">Running</span>' in first
 
 

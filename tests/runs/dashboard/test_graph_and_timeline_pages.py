@@ -39,8 +39,8 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     assert re.findall(r'<text class="tag-text (\w+)"[^>]*>([^<]*)<', svg) == [
         ("lane", "Branch 1"),
         ("lane", "Branch 2"),
-        ("newest", "newest"),
-        ("current", "shown"),
+        ("newest", "latest"),
+        ("current", "you are viewing"),
     ]
     # Each branch's tip says its branch's state in words: branch 1 completed, branch 2 is the agent's.
     assert re.findall(r'<text class="tag-text state state-([\w-]+)"[^>]*>([^<]*)<', svg) == [
@@ -109,7 +109,7 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     assert "Running Agent&#x27;s move step 2.2 of 3, round 2" in words and "round 2, running" not in words, words
     assert "open at step 6" not in words and "open at step 4" not in words
     assert tabs(html)[1] == (
-        "Branch 2: Record what the slice showed (step 2.2 of 3, round 2, newest) · forked at step 2.1 of 3, round 2"
+        "Branch 2: Record what the slice showed (step 2.2 of 3, round 2, latest) · forked at step 2.1 of 3, round 2"
     )
     assert card_step_line(html, str(newest.public_id)) == "step 2.2 of 3, round 2"
     # The checkpoint's card stays at its step (the loop's two steps and the checkpoint in round 1); the

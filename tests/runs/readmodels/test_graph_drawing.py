@@ -132,7 +132,12 @@ def test_the_newest_and_the_shown_node_carry_tags_and_the_shown_one_is_the_curre
     assert tags == {"1": ["lane"], "2": [], "3": ["current"], "4": ["lane", "newest"]}
     assert re.findall(r'data-node-id="(\d+)" data-lane="\d+" aria-current="true"', svg) == ["3"]
     assert 'class="card on-branch current"' in card(svg, "3")
-    assert "the newest node" in card(svg, "4") and "shown" not in card(svg, "4")
+    assert "the step the run reached last" in card(svg, "4") and "viewing" not in card(svg, "4")
+    # Their words explain themselves: "latest", "you are viewing" (never "newest", "shown").
+    words = {
+        node: re.findall(r'<text class="tag-text (?:newest|current)"[^>]*>([^<]*)<', card(svg, node)) for node in "34"
+    }
+    assert words == {"3": ["you are viewing"], "4": ["latest"]}
 
 
 def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on_its_border():
@@ -155,8 +160,8 @@ def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on
     assert re.findall(r'<text class="tag-text [^"]*"[^>]*>([^<]*)</text>', drawn_card) == [
         "Branch 2",
         "running",
-        "newest",
-        "shown",
+        "latest",
+        "you are viewing",
     ]
     for tx, ty, tw, th in tags:
         assert x + w < tx and tx + tw <= x + w + graph_drawing.TAG_ROOM  # right of the card, off its borders
@@ -212,7 +217,7 @@ def test_the_screen_drawing_runs_down_draws_every_node_of_a_short_run_and_collap
     assert short.count('class="graph-node"') == 20 and "⋯" not in short
     # Down the page: one branch is one card wide however deep it goes (the box never cuts it).
     long = screen(drawn([(1, None)] + [(n, n - 1) for n in range(2, 301)]))
-    assert size(long)[0] == size(short)[0] < 300  # a card and its tags beside it
+    assert size(long)[0] == size(short)[0] < 360  # a card and its tags beside it
     assert "⋯ steps 6-295" in long
     assert 'data-node-id="1"' in long and 'data-node-id="300"' in long
 

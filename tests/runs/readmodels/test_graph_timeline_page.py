@@ -83,17 +83,37 @@ def test_a_stalled_run_says_how_long_it_has_stood_not_how_long_its_nodes_took():
     assert ended.took == "0.015 s · 2 steps" and ended.until == ""
 
 
-def test_dots_closer_than_a_dot_merge_into_one_that_says_how_many_and_names_them_all():
-    # Nine nodes in the first second of a minute-long run, then one at its end.
+def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_names_them_all():
+    # Nine nodes in the first second of a minute-long run, one of them left behind, then one at its end.
     moments = [T0 + timedelta(milliseconds=100 * i) for i in range(9)] + [T0 + timedelta(seconds=60)]
     lane = TimelineLane(run_id="r1", label="x", points=[0.0] * 10, first_at=moments[0], last_at=moments[-1])
     marks = {"r1": [NodeMark(m, "done", f"Step {i + 1}") for i, m in enumerate(moments)]}
     marks["r1"][4] = NodeMark(moments[4], "left_behind", "Step 5")
     (row,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW).rows
     for dots, gap in ((row.dots, timeline_page.MERGE_WIDE), (row.narrow_dots, timeline_page.MERGE_NARROW)):
-        assert [dot.count for dot in dots] == [9, 1] and sum(dot.count for dot in dots) == row.nodes == 10
-        assert dots[0].state == "left_behind"  # the most urgent of the nodes it holds
-        assert dots[0].words.startswith("9 nodes close together: Step 1; Step 2;") and "Step 9" in dots[0].words
+        # The cluster draws a dot per state, side by side: the left-behind node is never folded into the
+        # eight done ones' colour.
+        assert [(dot.state, dot.count) for dot in dots] == [("done", 8), ("left_behind", 1), ("done", 1)]
+        assert sum(dot.count for dot in dots) == row.nodes == 10
+        assert dots[0].words.startswith("8 nodes close together: Step 1; Step 2;") and "Step 9" in dots[0].words
+        assert "Step 5" not in dots[0].words and dots[1].words == "Step 5"
         places = [float(dot.at.rstrip("%")) for dot in dots]
-        assert all(b - a >= gap for a, b in itertools.pairwise(places))
+        assert all(b - a >= gap - 0.01 for a, b in itertools.pairwise(places))
     assert [count.label for count in row.states] == ["Left behind", "Done (9)"]  # counted per node
+
+
+def test_every_state_the_row_lists_has_a_dot_of_its_colour_at_both_widths():
+    # A stalled run: its two nodes made at once (one done, one stalled), then 45 minutes of nothing; and
+    # a cluster at the track's end keeps its last dot on the track.
+    first, last = T0, T0 + timedelta(milliseconds=15)
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=first, last_at=last)
+    marks = {"r1": [NodeMark(first, "done", "Step 1"), NodeMark(last, "stalled", "Step 2")]}
+    (row,) = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, NOW).rows
+    for dots in (row.dots, row.narrow_dots):
+        assert [(dot.state, dot.count) for dot in dots] == [("done", 1), ("stalled", 1)]
+        assert {dot.state for dot in dots} == {count.state for count in row.states}
+    end = T0 + timedelta(seconds=60)
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0, 1.0], first_at=T0, last_at=end)
+    marks = {"r1": [NodeMark(T0, "done", "1"), NodeMark(end, "done", "2"), NodeMark(end, "left_behind", "3")]}
+    (ended,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, end).rows
+    assert [dot.at for dot in ended.narrow_dots] == ["1.50%", f"{98.5 - timeline_page.MERGE_NARROW:.2f}%", "98.50%"]

@@ -30,8 +30,9 @@ def test_a_place_is_the_cursors_outline_entry_and_its_loops_round():
 def test_inside_a_loop_of_several_steps_the_place_says_which_as_the_outline_numbers_them():
     assert step_places.place("1", "2", OUTLINE, "1") == StepPlace(position=2, length=3, round=2, inner=2)
     assert step_places.place(1, 2, OUTLINE, 0).words == "step 2.1 of 3, round 2"
-    # A loop of one step: its number is the loop's own, nothing to tell apart.
-    assert step_places.place(1, 2, ONE_STEP_LOOP, 0).words == "step 2 of 3, round 2"
+    # A loop of one step reads as the same pattern, its step numbered as the outline numbers it (2.1).
+    assert step_places.place(1, 2, ONE_STEP_LOOP, 0).words == "step 2.1 of 3, round 2"
+    assert step_places.place(1, 2, ONE_STEP_LOOP, 0) == StepPlace(position=2, length=3, round=2, inner=1)
     assert step_places.place(1, None, OUTLINE, 1) == StepPlace(position=2, length=3)  # no round: no loop
 
 

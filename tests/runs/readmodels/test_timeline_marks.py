@@ -25,11 +25,16 @@ def test_a_branchs_last_node_carries_its_state_and_the_answered_nodes_before_it_
     assert sorted(mark.state for mark in review) == ["done"] * 8 + ["left_behind"] * 2 + ["needs_you"]
     newest = review[-1]
     assert newest.state == "needs_you"
-    assert re.fullmatch(r"Step 8 · Summarize the Review: Needs you \(branch 1\) · \d\d:\d\d:\d\d UTC", newest.words)
-    assert any(m.words.startswith("Step 7 · Post the Approved Comments (checkpoint): Done (branch 1)") for m in review)
-    assert any(m.words.startswith("Step 3 · Review api: Left behind (branch 3)") for m in review)
+    # Each node is named by its step's place in the outline, as the run page says it: never the steps taken.
+    assert re.fullmatch(
+        r"Step 8 of 8 · Summarize the Review: Needs you \(branch 1\) · \d\d:\d\d:\d\d UTC", newest.words
+    )
+    assert any(
+        m.words.startswith("Step 7 of 8 · Post the Approved Comments (checkpoint): Done (branch 1)") for m in review
+    )
+    assert any(m.words.startswith("Step 4.1 of 8, round 1 · Review api: Left behind (branch 3)") for m in review)
     # A run of one branch does not number it.
     plan = found[forked.plan_run]
     assert [mark.state for mark in plan] == ["done", "stalled"]
-    assert plan[-1].words.startswith("Step 2 · ") and "(branch" not in plan[-1].words
+    assert plan[-1].words.startswith("Step 2 of 3 · ") and "(branch" not in plan[-1].words
     assert Run.objects.count() == 2

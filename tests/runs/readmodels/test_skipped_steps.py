@@ -1,0 +1,68 @@
+"""A step a branch passed over is said where it would stand in the run page's list of steps (runs/readmodels/
+skipped_steps.py): its place in the outline, its title and why, from the traces the engine kept, never
+missing without a word."""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+
+import pytest
+from django.test import Client
+
+from runs.models import Run
+from runs.readmodels import skipped_steps
+from runs.store.pinned import compiled_workflow
+from tests.support.traced_run import install, traced_run
+
+pytestmark = pytest.mark.django_db
+
+
+def test_each_step_passed_over_is_numbered_as_the_outline_and_says_why(service_catalog):
+    install(service_catalog["extra"])
+    run = traced_run()
+    into = skipped_steps.into_nodes([run.node_at("phase-1"), run.node_at("verify", 0), run.node_at("wrap-up")])
+    said = {node: [step.words for step in steps] for node, steps in into.items()}
+    assert said == {
+        run.node_at("phase-1"): [
+            "Step 2 of 7 skipped · Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'"
+        ],
+        run.node_at("verify", 0): [
+            "Step 4 of 7 skipped · Update the docs: it runs only if touchesDocs is true, and touchesDocs is not set"
+        ],
+        run.node_at("wrap-up"): [
+            "Step 6 of 7 not run · Polish: it repeats while polishRounds is more than 0, and polishRounds is 0"
+        ],
+    }
+    # A node the engine reached without passing anything over says nothing.
+    assert skipped_steps.into_nodes([run.node_at("verify", 1), run.node_at("intake")]) == {}
+
+
+def test_outline_numbers_are_the_workflow_pages(service_catalog):
+    install(service_catalog["extra"])
+    run = traced_run(until="phase-1")
+    steps = compiled_workflow(Run.objects.get(public_id=run.run_id).pinned_id)["steps"]
+    numbers = skipped_steps.outline_numbers(steps)
+    assert [numbers[step] for step in ("intake", "phase-0b", "verify-slices", "verify", "polish-pass", "wrap-up")] == [
+        "1",
+        "2",
+        "5",
+        "5.1",
+        "6.1",
+        "7",
+    ]
+
+
+def test_the_run_pages_list_says_a_skipped_step_where_it_would_stand(client: Client, service_catalog):
+    install(service_catalog["extra"])
+    run = traced_run()
+    html = client.get(f"/runs/{run.run_id}/").content.decode()
+    steps = html.split('<ol class="steps">', 1)[1].split("</ol>", 1)[0]
+    entry = r'<li class="step[^"]*"[^>]*>\s*(?:<div class="step-head">)?\s*(<(?:h3|p)[^>]*>.*?</(?:h3|p)>)'
+    heads = [html_lib.unescape(re.sub(r"<[^>]+>|\s+", " ", head)).strip() for head in re.findall(entry, steps, re.S)]
+    assert [re.sub(r"\s+", " ", head) for head in heads][:4] == [
+        "Step 1 of 7 · Intake",
+        "Step 2 of 7 skipped · Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'",
+        "Step 3 of 7 · Phase 1",
+        "Step 4 of 7 skipped · Update the docs: it runs only if touchesDocs is true, and touchesDocs is not set",
+    ]
