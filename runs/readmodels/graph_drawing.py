@@ -417,6 +417,8 @@ def _draw(
             states.get(node.node_id),
             counted,
             beside=geo.tags_beside,
+            # One branch on screen: the page's head and panel say its state; the card's colour keeps it.
+            say_state=graph.lanes > 1 or not geo.tags_beside,
         )
         for node in graph.nodes
         if node.node_id in corner
@@ -472,6 +474,7 @@ def _card(
     counted: bool = False,
     *,
     beside: bool = False,
+    say_state: bool = True,
 ) -> str:
     x, y = at
     classes = ["card"]
@@ -527,7 +530,8 @@ def _card(
     # bottom edge, at the left, its branch's name on the first card of each branch.
     if beside:  # on screen: one under the other, right of the card
         marks = [(branch_label(node.lane), "lane", starts_lane)]
-        marks.append((STATE_WORDS[state] if state is not None else "", f"state state-{state}", state is not None))
+        said = say_state and state is not None
+        marks.append((STATE_WORDS[state] if state is not None else "", f"state state-{state}", said))
         marks += [("newest", "newest", is_newest), ("shown", "current", is_current)]
         shown_marks = [(text, kind) for text, kind, marked in marks if marked]
         tags = [
