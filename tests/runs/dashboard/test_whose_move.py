@@ -20,7 +20,7 @@ from runs.readmodels import attention, states
 from runs.store import tokens
 from runs.store.tokens import TokenKind
 from tests.support import attention_sessions as made
-from tests.support.branched_review import blocked_review
+from tests.support.branched_review import blocked_review, forked_review
 from tests.support.mcp_calls import ack, start_workflow
 from tests.support.operator_fork import RELEASE, START_CONTEXT, install_release
 
@@ -205,3 +205,16 @@ def test_with_several_runs_each_run_line_says_whose_move_and_cards_their_state(c
     # The cards badge their runs' states, which differ; whose move it is the head and the panel say.
     cards = text.split('class="runs-nav"')[1].split("</nav>")[0]
     assert tags(cards) == [] and cards.count('class="badge state-') == 2
+
+
+def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_finished_branch(client, service_catalog):
+    review = forked_review()
+    done = page(client, f"/nodes/{review.done_tip}/")
+    assert BUTTON not in done and 'id="resume-here"' not in done  # nothing left to resume
+    open_tip = page(client, f"/nodes/{review.open_tip}/")
+    # After the step's own content, labelled for when it is needed, its message folded.
+    assert open_tip.index('id="recorded-title"') < open_tip.index('id="resume-here"')
+    assert open_tip.index('id="recorded-title"') < open_tip.index('id="fork-title"')
+    resume = open_tip.split('id="resume-here"')[1].split("</section>")[0]
+    assert "Only if the agent has stopped, or you want to branch" in resume
+    assert resume.index('<details class="resume-message"') < resume.index(BUTTON)
