@@ -383,7 +383,7 @@ def _without_runs_yours(cutoff: datetime) -> Q:
     return (
         Q(kind=SessionKind.WORKFLOW, status=SessionStatus.IN_PROGRESS)
         & (Q(waiting_for_user=True) | Q(updated_at__lt=cutoff))
-        & ~Exists(Run.objects.filter(session=OuterRef("pk"), parent_run__isnull=True))
+        & ~Q(Exists(Run.objects.filter(session=OuterRef("pk"), parent_run__isnull=True)))
     )
 
 
