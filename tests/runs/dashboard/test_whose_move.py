@@ -192,6 +192,10 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     assert tags(pending) == ["yours"] and BUTTON in pending
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
     assert tags(run_page.split('class="page-head"')[1].split("</div>")[0]) == ["yours"]
+    # The list's chip for people counts it, as its row's tag says.
+    listed = page(client, "/sessions/")
+    assert tags(listed.split('<tr class="session-row')[1].split('class="session-name"')[0]) == ["yours"]
+    assert 'class="badge chip-yours">Your move 1</span>' in listed
 
 
 def test_with_several_runs_each_run_line_says_whose_move_and_cards_their_state(client, service_catalog):
