@@ -43,6 +43,8 @@ from runs.readmodels.preferences import in_effect
 
 # The list filters by state (runs/readmodels/states.py); the stored statuses' older names still work.
 STATUSES: tuple[str, ...] = get_args(StateName)
+# ...or by whose move it is: "yours" keeps the rows tagged "Your move" (the chip for people, named as the tag).
+YOURS = "yours"
 _OLDER_NAMES = {"in_progress": "running", "complete": "done"}
 # "urgency" is the dashboard's own order: within each group, the sessions that need someone first
 # (states.URGENCY), each kind by latest activity; the API sorts by the stored fields only.
@@ -83,7 +85,7 @@ def parse_filters(params: QueryDict) -> Filters:
     ignored = []
     status = params.get("status") or None
     status = _OLDER_NAMES.get(status, status) if status else None
-    if status is not None and status not in STATUSES:
+    if status is not None and status not in STATUSES and status != YOURS:
         ignored.append(f"status “{status[:40]}”")
         status = None
     sort = params.get("sort") or URGENCY_SORT
@@ -130,20 +132,23 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
     filters = parse_filters(request.GET)
     version = overview.activity_version()
     urgent = filters.sort == URGENCY_SORT
+    yours = filters.status == YOURS
     page = overview.list_sessions(
         query=filters.query,
-        state=filters.status,
+        state=None if yours else filters.status,
         sort="-activity" if urgent else filters.sort,
         group=filters.group,
         page=filters.page,
         per_page=filters.per_page,
         urgent_first=urgent,
+        yours=yours,
+        count_yours=True,
     )
     no_sessions = not page.state_counts and not page.query
     params = QueryDict(mutable=True)  # the shown filters, for links that change one of them
     for key, value, default in (
         ("q", page.query, ""),
-        ("status", page.state or "", ""),
+        ("status", YOURS if yours else page.state or "", ""),
         ("sort", filters.sort, URGENCY_SORT),
         ("group", page.group, DEFAULT_GROUP),
         ("per_page", str(page.per_page), str(overview.PER_PAGE_DEFAULT)),
@@ -162,6 +167,8 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "workflow_tags": overview.workflow_tags(page.items),
             "statuses": [(name, page.state_counts.get(name, 0)) for name in STATUSES],
             "all_count": sum(page.state_counts.values()),
+            "yours": yours,
+            "your_move": states.MOVE_LABELS["yours"],
             "sort": filters.sort,
             "default_sort": URGENCY_SORT,
             "sorts": SORTS,
@@ -217,6 +224,24 @@ def default_run(detail: SessionDetail) -> str | None:
     return chosen[0].run_id if chosen else None
 
 
+@dataclass(frozen=True)
+class RunStateLine:
+    """The line under a run's name: its state's badge (and whose move) only when it is not the one the page's
+    head says; where it is only when no panel or pending line below says it."""
+
+    badge: bool
+    words: str
+
+
+def run_state_line(run: RunDetail, head_state: str) -> RunStateLine:
+    number = run.branch.number if run.branch is not None else None
+    panel = any(number is None or p.branch == number for p in run.panels)
+    blocked = run.branch is not None and run.branch.blocked is not None and bool(run.pending_step_id)
+    pending = bool(run.pending_step_id) and run.pending_is_live
+    words = "" if blocked or panel or pending else run.where.words if run.where else run.run.status_summary or ""
+    return RunStateLine(badge=run.run.state != head_state, words=words)
+
+
 def _session_page(
     request: HttpRequest, detail: SessionDetail, run: RunDetail | None, trees: dict[int, branches.RunBranches]
 ) -> HttpResponse:
@@ -236,8 +261,11 @@ def _session_page(
             "detail": detail,
             "session": detail.session,
             "run_items": run_tree(detail.runs),
+            # A run's card badges its state only where the badges tell the runs apart: the head says it otherwise.
+            "card_badges": len({r.state for r in detail.runs}) > 1,
             "head_lines": [] if said_by_run else detail.run_lines,
             "run": run,
+            "state_line": run_state_line(run, detail.session.state) if run else None,
             "selected_run": run.run.run_id if run else None,
             "timeline_marks": timeline_marks.marks(trees.values(), {r.run_id: r.state for r in detail.runs}),
             "steps": shown,

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -96,6 +96,8 @@ class Place:
     last_activity: datetime
     since: datetime
     awaiting_agent: bool = False  # the newest branch was started by hand and no agent answered there yet
+    held_by: str = "agent"  # a blocked step's BlockedStep.whose_move: who must act for it to go on
+    last_refused_at: datetime | None = None  # a blocked step's newest refusal: the agent's last try
 
     def shown(self, cutoff: datetime) -> tuple[PlaceName, str, datetime]:
         """The place, its words and since when, with the clock applied."""
@@ -140,13 +142,16 @@ def places(
         newest = newest_of[run.pk]
         step: StepPlace | None = None
         words, since, awaiting = "", run.updated_at, False
+        held_by, last_refused = "agent", None
         if tree is not None and newest is not None:
             step = at.get(newest.tip)
             since = tree.nodes[newest.tip].created_at
             awaiting = len(newest.nodes) == 1 and newest.nodes[0] in tree.started_by_hand
             refusal = refused.get((run.pk, newest.number))
             if refusal is not None:
-                words, since = blocked_words(blocked.as_entry(refusal)), refusal.since
+                entry = blocked.as_entry(refusal)
+                words, since = blocked_words(entry), refusal.since
+                held_by, last_refused = entry.whose_move, entry.last_refused_at
         found.append(
             Place(
                 run_id=run.public_id,
@@ -159,6 +164,8 @@ def places(
                 last_activity=run.updated_at,
                 since=since,
                 awaiting_agent=awaiting,
+                held_by=held_by,
+                last_refused_at=last_refused,
             )
         )
     return found
@@ -204,8 +211,10 @@ def _whereabouts(place: Place, name: PlaceName, words: str, since: datetime, cut
         since=since,
         state=state,
     )
-    stopped = place.last_activity < cutoff
-    where._move = states.move(state, stopped=stopped, unclaimed=name == "working" and place.awaiting_agent)
+    if name == "blocked":  # as the run page's blocked panel says it (move_of_blocked)
+        where._move = blocked_move(place.held_by, place.last_refused_at or place.since, cutoff)
+    else:
+        where._move = states.move(state, unclaimed=name == "working" and place.awaiting_agent)
     return where
 
 
@@ -442,14 +451,53 @@ def _started_by_hand(tree: branches.RunBranches, outcome: BranchOutcomeEntry) ->
 
 
 def move_of_blocked(entry: BlockedStep, cutoff: datetime) -> states.Move:
-    """A blocked step's move: yours when it waits for something only you can give, or when the agent has
-    stopped (no refusal for the stall window); else the agent's (it must resend)."""
-    if entry.whose_move == "user":
+    return blocked_move(entry.whose_move, entry.last_refused_at, cutoff)
+
+
+def blocked_move(held_by: str, last_refused_at: datetime, cutoff: datetime) -> states.Move:
+    """A blocked step's move, the one rule the sessions list and the run and node pages apply: yours when
+    it waits for something only you can give (`held_by` "user"), or when the agent has stopped (its last
+    try, `last_refused_at`, is older than the stall window); else the agent's (it was told what to fix and
+    resends by itself)."""
+    if held_by == "user":
         return "yours"
-    return states.move("blocked", stopped=entry.last_refused_at < cutoff)
+    return states.move("blocked", stopped=last_refused_at < cutoff)
 
 
 def move_of_branch(outcome: BranchOutcomeEntry, cutoff: datetime) -> states.Move:
     if outcome.blocked is not None and outcome.state == "blocked":
         return move_of_blocked(outcome.blocked, cutoff)
     return states.move(outcome.state, unclaimed=outcome.awaiting_agent and outcome.state == "running")
+
+
+@dataclass(frozen=True)
+class BlockedGuide:
+    """What the blocked panel tells a person to do, by whose move it is (blocked_move): while the agent's,
+    that it retries by itself, with the message for the agent folded under when it turns theirs; once
+    theirs, the message to give, in sight."""
+
+    move: states.Move
+    lead: str  # the line under the verdict: what happens next, or what to do
+    fold: str  # the folded message's summary; "" when the message is in sight (the person's move)
+
+
+def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = None) -> BlockedGuide:
+    move = move_of_blocked(entry, cutoff)
+    if entry.whose_move == "user":
+        return BlockedGuide(
+            move, "Tell the agent what it needs. If it has stopped, give it this message: it gets the step again.", ""
+        )
+    if move == "yours":
+        quiet = int(((now or timezone.now()) - entry.last_refused_at).total_seconds() // 60)
+        return BlockedGuide(
+            move,
+            f"The agent has not tried again for {quiet} minutes: it has probably stopped. Give it this message: "
+            "it gets the step again and resends it.",
+            "",
+        )
+    turns = stamp(entry.last_refused_at + timedelta(minutes=settings.WORKRAIL_STALL_MINUTES), now)
+    if entry.whose_move == "delegations":
+        lead = "The agent resends the step by itself once its delegated runs finish: nothing for you to do now."
+    else:
+        lead = "The agent was told what to fix and normally resends the step by itself: nothing for you to do now."
+    return BlockedGuide(move, lead, f"If the agent has stopped: the message to give it (your move from {turns})")

@@ -446,6 +446,8 @@ def _draw(
             states.get(node.node_id),
             counted,
             geo=geo,
+            # One branch on screen: the page's head and panel say its state; the card's colour keeps it.
+            say_state=graph.lanes > 1 or not geo.tags_beside,
         )
         for node in graph.nodes
         if node.node_id in corner
@@ -502,6 +504,7 @@ def _card(
     counted: bool = False,
     *,
     geo: _Geometry = PAPER,
+    say_state: bool = True,
 ) -> str:
     x, y = at
     classes = ["card"]
@@ -559,7 +562,8 @@ def _card(
     beside, card_w, card_h = geo.tags_beside, geo.card_w, geo.card_h
     if beside:  # on screen: one under the other, right of the card
         marks = [(branch_label(node.lane), "lane", starts_lane)]
-        marks.append((STATE_WORDS[state] if state is not None else "", f"state state-{state}", state is not None))
+        said = say_state and state is not None
+        marks.append((STATE_WORDS[state] if state is not None else "", f"state state-{state}", said))
         marks += [(geo.tag_word("newest"), "newest", is_newest), (geo.tag_word("current"), "current", is_current)]
         shown_marks = [(text, kind) for text, kind, marked in marks if marked]
         tags = [

@@ -40,7 +40,18 @@ from runs.contract.dashboard import (
 )
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.preferences import mode_of
-from runs.models import Checkpoint, Event, Node, Run, RunStatus, SearchEntry, Session, SessionKind, SessionStatus
+from runs.models import (
+    Checkpoint,
+    Event,
+    EventKind,
+    Node,
+    Run,
+    RunStatus,
+    SearchEntry,
+    Session,
+    SessionKind,
+    SessionStatus,
+)
 from runs.readmodels import attention, branches, outcomes, people, states, step_text
 from runs.store import ownership
 from runs.store.pinned import compiled_workflow
@@ -112,20 +123,31 @@ def list_sessions(
     page: int = 1,
     per_page: int = PER_PAGE_DEFAULT,
     urgent_first: bool = False,
+    yours: bool = False,
+    count_yours: bool = False,
 ) -> SessionPage:
     """`urgent_first`: within each group, the sessions that need someone most come first (states.URGENCY:
-    needs you, blocked, stalled, running, then the settled ones), each kind in `sort`'s order."""
+    needs you, blocked, stalled, running, then the settled ones), each kind in `sort`'s order. `yours`: only
+    the sessions whose row says "Your move" (the dashboard's chip for people; `state` and `status` aside);
+    `count_yours`: count them (SessionPage.yours) without filtering."""
     # NUL separates words too: PostgreSQL text cannot hold it (no stored text contains one).
     query = " ".join(query.replace("\x00", " ").split())[:MAX_QUERY_CHARS]
     per_page = max(1, min(per_page, PER_PAGE_MAX))
     cutoff = stall_cutoff()
     matching = _search(visible_sessions().filter(ownership.visible()), query)
-    counts, by_state = _counts(matching, cutoff)
-    total = by_state.get(state, 0) if state else counts.get(status, 0) if status else sum(counts.values())
+    counts, by_state, alone = _counts(matching, cutoff)
+    mine = _yours(matching, cutoff, alone) if yours or count_yours else None
+    if mine is not None and yours:
+        total = mine.count
+    else:
+        total = by_state.get(state, 0) if state else counts.get(status, 0) if status else sum(counts.values())
     pages = max(1, math.ceil(total / per_page))
     page = max(1, min(page, pages))
     ordering: tuple[Any, ...] = _SORTS[sort]
-    chosen = _with_state(matching, state, cutoff) if state else _with_status(matching, status, cutoff)
+    if mine is not None and yours:
+        chosen = matching.filter(mine.condition)
+    else:
+        chosen = _with_state(matching, state, cutoff) if state else _with_status(matching, status, cutoff)
     if urgent_first:
         chosen = chosen.annotate(urgency=_urgency(cutoff))
         ordering = ("urgency", *ordering)
@@ -135,7 +157,7 @@ def list_sessions(
     told = _forked_summaries([session for session in rows if session.branch_count > session.run_count], cutoff)
     where = attention.of_sessions(rows, cutoff)
     items = [summary(session, cutoff, told.get(session.pk), where.get(session.pk)) for session in rows]
-    return SessionPage(
+    found = SessionPage(
         items=items,
         total=total,
         page=page,
@@ -151,6 +173,8 @@ def list_sessions(
         state_counts=by_state,
         has_owners=people.store_has_owners(),
     )
+    found._yours = mine.count if mine is not None else 0
+    return found
 
 
 def summary(
@@ -292,8 +316,9 @@ def _with_status(sessions: QuerySet[Session], status: str | None, cutoff: dateti
     return sessions
 
 
-def _counts(sessions: QuerySet[Session], cutoff: datetime) -> tuple[dict[str, int], dict[str, int]]:
-    """Sessions per shown status, and per state (states.py), in one aggregate query."""
+def _counts(sessions: QuerySet[Session], cutoff: datetime) -> tuple[dict[str, int], dict[str, int], int]:
+    """Sessions per shown status, per state (states.py), and how many without runs are a person's move
+    (_yours), in one aggregate query."""
     quiet = Q(status=SessionStatus.IN_PROGRESS, updated_at__lt=cutoff, waiting_for_user=False)
     aggregates: dict[str, Count] = {
         f"status_{name}": Count("pk", filter=Q(status=name) & ~quiet)
@@ -302,10 +327,11 @@ def _counts(sessions: QuerySet[Session], cutoff: datetime) -> tuple[dict[str, in
     }
     aggregates[f"status_{STALLED}"] = Count("pk", filter=quiet)
     aggregates |= {f"state_{name}": Count("pk", filter=c) for name, c in _state_conditions(cutoff).items()}
+    aggregates["yours_alone"] = Count("pk", filter=_without_runs_yours(cutoff))
     counted = sessions.aggregate(**aggregates)
     by_status = {name.removeprefix("status_"): n for name, n in counted.items() if name.startswith("status_") and n}
     by_state: dict[str, int] = {name: counted[f"state_{name}"] for name in states.ORDER if counted.get(f"state_{name}")}
-    return by_status, by_state
+    return by_status, by_state, counted["yours_alone"]
 
 
 def _state_conditions(cutoff: datetime) -> dict[StateName, Q]:
@@ -341,6 +367,53 @@ def _first_match_conditions(cutoff: datetime) -> dict[StateName, Q]:
         "done": Q(status=SessionStatus.COMPLETE),
         "canceled": Q(status=SessionStatus.CANCELED),
     }
+
+
+@dataclass(frozen=True)
+class Yours:
+    """The sessions whose row says "Your move": which (a condition on sessions) and how many."""
+
+    condition: Q
+    count: int
+
+
+def _without_runs_yours(cutoff: datetime) -> Q:
+    """The sessions without runs that are a person's move: their row's tag reads their own state (needs you,
+    stalled)."""
+    return (
+        Q(kind=SessionKind.WORKFLOW, status=SessionStatus.IN_PROGRESS)
+        & (Q(waiting_for_user=True) | Q(updated_at__lt=cutoff))
+        & ~Q(Exists(Run.objects.filter(session=OuterRef("pk"), parent_run__isnull=True)))
+    )
+
+
+def _yours(sessions: QuerySet[Session], cutoff: datetime, alone: int) -> Yours:
+    """Which of `sessions` are a person's move, by the rule their rows' tags follow (session_move): exactly
+    the rows tagged "Your move". A session without runs is judged in SQL by its own state; the others that may
+    be a person's move (an open run that waits for the user, is blocked or quiet, or a branch started by
+    hand) are read as their rows are (attention.of_sessions, kept by last_seq) and judged in Python: a
+    blocked step is the agent's move until it has stopped, which only its refusals say. `alone`: how many
+    sessions without runs are (counted with the chips, _counts)."""
+    open_runs = Run.objects.filter(
+        session=OuterRef("pk"), parent_run__isnull=True, status__in=(RunStatus.IN_PROGRESS, RunStatus.BLOCKED)
+    )
+    by_hand = Event.objects.filter(session=OuterRef("pk"), kind=EventKind.OPERATOR_FORKED)
+    may_be = Q(kind=SessionKind.WORKFLOW) & (
+        Exists(open_runs.filter(Q(waits_for_user=True) | Q(status=RunStatus.BLOCKED) | Q(updated_at__lt=cutoff)))
+        | (Exists(open_runs) & Exists(by_hand))
+    )
+    candidates = list(sessions.filter(may_be))
+    where = attention.of_sessions(candidates, cutoff)
+    mine = [s.pk for s in candidates if session_move(s, where.get(s.pk), cutoff) == "yours"]
+    return Yours(condition=_without_runs_yours(cutoff) | Q(pk__in=mine), count=alone + len(mine))
+
+
+def session_move(session: Session, where: Whereabouts | None, cutoff: datetime) -> states.Move:
+    """Whose move a session's row says: its named run's (attention.chosen), else its own state's."""
+    if where is not None:
+        return where.move or states.move(where.state)  # type: ignore[return-value]
+    shown = shown_status(session.status, session.updated_at, cutoff, session.waiting_for_user)
+    return states.move(states.of_status(shown, session.waiting_for_user))
 
 
 def _with_state(sessions: QuerySet[Session], state: StateName, cutoff: datetime) -> QuerySet[Session]:

@@ -125,6 +125,12 @@ def move_of(value: Any) -> states.Move:
 
 
 @register.simple_tag
+def blocked_guide(entry: BlockedStep) -> attention.BlockedGuide:
+    """What the blocked panel tells a person to do, by whose move it is now (attention.blocked_guide)."""
+    return attention.blocked_guide(entry, overview.stall_cutoff())
+
+
+@register.simple_tag
 def move_tag(value: Any) -> str:
     """The small tag beside a state's badge: "Your move" or "Agent's move"; nothing where nobody has a move."""
     move = move_of(value)

@@ -158,3 +158,29 @@ def visit(page: Any, url: str, name: str) -> None:
     page.wait_for_load_state("networkidle")
     keep_screenshot(page, name)
     assert_fits(page)
+
+
+# The text a person sees: every text node with a box bigger than a pixel (not folded, hidden, or visually
+# hidden for screen readers), outside the elements matched by `skip`, joined by spaces.
+VISIBLE_TEXT_SCRIPT = """
+(skip) => {
+  const parts = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent.trim();
+    const parent = node.parentElement;
+    if (!text || !parent || skip.some((sel) => parent.closest(sel))) continue;
+    if (parent.closest("script, style, title, template, .visually-hidden")) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const rect = range.getBoundingClientRect();
+    if (rect.width > 1 && rect.height > 1 && parent.checkVisibility({ visibilityProperty: true })) parts.push(text);
+  }
+  return parts.join(" ").replace(/\\s+/g, " ");
+}
+"""
+
+
+def visible_text(page: Any, *, skip: tuple[str, ...] = ()) -> str:
+    """What a person reads on the page (see VISIBLE_TEXT_SCRIPT), leaving out the elements matched by `skip`."""
+    return str(page.evaluate(VISIBLE_TEXT_SCRIPT, list(skip)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.layout import PHONE, assert_fits, keep_screenshot, visit
+from tests.browser.layout import PHONE, assert_fits, keep_screenshot, visible_text, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.mcp_calls import start_workflow
@@ -19,6 +19,11 @@ pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread s
 @pytest.fixture
 def quiet_after_30(settings):
     settings.WORKRAIL_STALL_MINUTES = 30
+
+
+def said(page, words: str) -> int:
+    """How many times the page shows `words`, the timeline's colour key aside (a key, not a statement)."""
+    return visible_text(page, skip=(".timeline",)).count(words)
 
 
 def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, site, service_catalog, quiet_after_30):
@@ -75,8 +80,10 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     copy = panel.locator(".copy-button")  # on the first screen, at every size
     box = copy.bounding_box()
     assert box is not None and box["y"] + box["height"] <= (sized_page.viewport_size or {})["height"], box
-    expect(sized_page.locator("#run-status-summary")).not_to_contain_text("running")
-    expect(sized_page.locator("#run-title ~ ul.meta .badge")).to_have_text("Stalled")
+    # Said once in the page's head and once in the panel: not again by the run's card, line or graph.
+    expect(sized_page.locator(".page-head .badge")).to_have_text("Stalled")
+    expect(sized_page.locator("#run-status-summary")).to_have_count(0)
+    assert (said(sized_page, "Stalled"), said(sized_page, "Your move")) == (2, 2)
     console_log.assert_clean()
 
 
@@ -92,9 +99,12 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(panel.locator(".asks strong")).to_have_text("ask them to approve it")
     expect(panel.locator(".panel-more p").first).not_to_be_visible()  # the why is folded
     expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
-    expect(sized_page.locator("#run-title ~ ul.meta .badge")).to_have_text("Needs you")
-    # The run card in the sidebar carries its state, though the session has a single run.
-    expect(sized_page.locator(".runs-nav .run-link .badge")).to_have_text("Needs you")
+    # The state and whose move, once in the page's head and once in the panel: the run's card, its line and
+    # its one-branch graph do not say them again.
+    expect(sized_page.locator(".page-head .badge")).to_have_text("Needs you")
+    expect(sized_page.locator(".runs-nav .run-link .badge")).to_have_count(0)
+    assert (said(sized_page, "Needs you"), said(sized_page, "Your move")) == (2, 2)
+    assert said(sized_page, "waiting for your confirmation") == 1
     # What the person must do comes before the session's and the run's ids and dates, at every size; on a
     # phone the verdict is on the first screen.
     verdict = panel.locator("h3").bounding_box()

@@ -40,7 +40,8 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
 
     # The newest branch (2, unfinished): none of branch 1's synthesis or findings, and branch 1 named.
     page.goto(f"{site}/runs/{review.run_id}/")
-    expect(page.locator("#run-status-summary")).to_have_text(SUMMARY)
+    expect(page.locator("#pending-step")).to_contain_text(f"Pending {SUMMARY}:")  # said there, once
+    expect(page.locator("#run-status-summary")).to_have_count(0)
     expect(page.locator("#shown-branch")).to_have_text("Showing branch 2 of 2 (the newest)")
     expect(page.locator("#synthesis-title")).to_have_count(0)
     expect(page.locator("#findings-title")).to_have_count(0)
@@ -69,10 +70,11 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page.locator(".answers-note")).to_contain_text("Answered again later, after a rewind, on branch 2")
     screenshot(page, "issue20-run-branch-1")
 
-    # The session page of one run says it once, in the run's card by its panel (not in the head too; the
-    # runs list only names the run).
+    # The session page of one run says it once, in the run's pending line (not in the head or the run's line
+    # too; the runs list only names the run).
     page.goto(f"{site}/sessions/{review.session_id}/")
-    expect(page.locator("#run-status-summary")).to_have_text(SUMMARY)
+    expect(page.locator("#pending-step")).to_contain_text(f"Pending {SUMMARY}:")
+    expect(page.locator("#run-status-summary")).to_have_count(0)
     expect(page.locator("#session-run-lines")).to_have_count(0)
     expect(page.locator(".run-summary")).to_have_count(0)
     screenshot(page, "issue20-session-forked")
@@ -119,8 +121,8 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(refused).to_contain_text("Listed the files in my head.")
     expect(page.locator("#session-run-lines")).to_have_count(0)  # one run: said in its card, not the head too
     expect(page.locator("#run-status-summary")).to_have_count(0)  # the panel says it, not the run's line too
-    # The session's head, the run's card in the runs list and the run's own head.
-    expect(page.locator(".badge.state-blocked")).to_have_count(3)
+    # Badged once, in the session's head: the run's card and line do not repeat it (the verdict says it).
+    expect(page.locator(".badge.state-blocked")).to_have_count(1)
     screenshot(page, "issue20-session-blocked")
 
     panel.get_by_role("link", name=re.compile("Open the refused step's node")).click()

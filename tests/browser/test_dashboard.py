@@ -101,7 +101,7 @@ def test_a_new_step_appears_without_a_reload(page, console_log, site, built):
     expect(page.locator("section[aria-labelledby=steps-title] ol.steps")).to_contain_text(
         "A live note from the agent.", timeout=LIVE_WAIT_MS
     )
-    expect(page.locator("#run-title ~ ul.meta .badge")).to_have_text("Done")
+    expect(page.locator("#run-title ~ ul.meta .badge")).to_have_text("Done")  # not the head's state
     assert page.evaluate("window.__marker") == 1  # the same document: no reload
     assert page.evaluate("document.activeElement && document.activeElement.id") == "pref-risk"
     assert page.evaluate("document.getElementById('fine-tune').open") is True
@@ -148,6 +148,7 @@ def test_the_copy_button_copies_the_message_for_the_agent(page, console_log, sit
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
     second = Node.objects.filter(run__public_id=built.review_run, depth=1).get()
     page.goto(f"{site}/nodes/{second.public_id}/")
+    page.locator("#resume-message > summary").click()  # after the step's content, folded
     message = page.locator("#node-message").inner_text().strip()
     token = page.locator("#state-token").text_content().strip()  # folded, for the API
     page.get_by_role("button", name="Copy the message for the agent").click()

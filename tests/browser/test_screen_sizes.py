@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from runs.models import Node
 from runs.store import tool_calls
-from tests.browser.layout import keep_screenshot, visit
+from tests.browser.layout import keep_screenshot, visible_text, visit
 from tests.browser.words import assert_plain_words
 from tests.support.branched_review import BlockedReview, blocked_review
 from tests.support.looped_run import Looped, looped_and_forked
@@ -56,8 +56,16 @@ def test_the_sessions_list(sized_page, console_log, site, samples, viewport):
     console_log.assert_clean()
 
 
+def said(page, words: str) -> int:
+    """How many times the page shows `words`, the timeline's colour key aside (a key, not a statement)."""
+    return visible_text(page, skip=(".timeline",)).count(words)
+
+
 def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
+    # Two runs, both running: the page's head says it and the shown run's pending line says whose move; the
+    # runs' cards, the run's line and its one-branch graph do not repeat them.
+    assert (said(sized_page, "Running"), said(sized_page, "Agent's move")) == (1, 2)
     visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
     # What the run produced is named on the first screen, under its header; a link jumps to the findings.
     produced = sized_page.locator("#run-produced")
@@ -75,6 +83,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     produced.get_by_role("link", name="3 findings (1 critical)").click()
     expect(sized_page.locator("#findings-title")).to_be_in_viewport()
     assert sized_page.url.endswith("#findings-title")
+    assert said(sized_page, "Agent's move") == 2
     console_log.assert_clean()
 
 
@@ -84,14 +93,13 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     # A one-line verdict; the call and the example wait behind a disclosure.
     expect(sized_page.locator(".blocked-panel .verdict").first).to_contain_text("Blocked: the agent must resend")
     expect(sized_page.locator(".blocked-panel .resend-call").first).not_to_be_visible()
-    # The message for the agent can be copied from the first screen, at every size.
-    copy = sized_page.locator(".blocked-panel .copy-button").first
-    expect(copy).to_be_visible()
-    box = copy.bounding_box()
-    assert box is not None and box["y"] + box["height"] <= (sized_page.viewport_size or {})["height"], box
+    # Blocked and the agent's move, said once in the head and once in the panel's verdict.
+    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2, 2)
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
     expect(sized_page.locator(".blocked-panel")).to_have_count(0)
     expect(sized_page.locator("#node-blocked")).to_contain_text("See why, and the message to give the agent")
+    # The verdict leads with the state's word: no "Blocked" chip before it, nor beside the run's name.
+    assert said(sized_page, "Blocked") == 1
     console_log.assert_clean()
 
 
@@ -165,11 +173,21 @@ def test_a_node_page(sized_page, console_log, site, forked):
     node = Node.objects.filter(run__public_id=forked.review_run).order_by("-depth").first()
     assert node is not None
     visit(sized_page, f"{site}/nodes/{node.public_id}/", "node")
+    # A healthy node leads with its step, not with resuming it: that comes after what was recorded, labelled
+    # for when it is needed, its message folded.
+    recorded = sized_page.locator("#recorded-title").bounding_box()
+    resume = sized_page.locator("#resume-here").bounding_box()
+    fork = sized_page.locator("#fork-title").bounding_box()
+    assert recorded is not None and resume is not None and fork is not None
+    assert recorded["y"] < resume["y"] and recorded["y"] < fork["y"]
+    expect(sized_page.locator("#resume-when")).to_contain_text("Only if the agent has stopped, or you want to branch")
+    expect(sized_page.locator("#resume-here .agent-message")).not_to_be_visible()
     # The resume and fork sections in people's words; the token, for the API, in a fold.
     assert_plain_words(sized_page)
     expect(sized_page.locator("#fork-title + p")).to_contain_text("Start a new branch from this step")
     api = sized_page.locator("details.raw-token")
     expect(api.locator("summary")).to_have_text("For the API")
+    sized_page.locator("#resume-message > summary").click()
     api.locator("summary").click()
     expect(api).to_contain_text("stateToken")
     expect(sized_page.locator("#state-token")).to_be_visible()

@@ -5,10 +5,15 @@ from Canceled, the timeline dots in their badge's colour, a neutral 404 advice b
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.db.models import F
 from playwright.sync_api import expect
 
-from tests.browser.layout import visit
+from runs.models import Ack
+from runs.readmodels import attention
+from tests.browser.layout import keep_screenshot, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 
@@ -21,16 +26,21 @@ def colour(locator, prop: str) -> str:
     return locator.evaluate(f"(e) => getComputedStyle(e).{prop}")
 
 
-def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(sized_page, console_log, site, service_catalog):
+def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
+    sized_page, console_log, site, service_catalog, settings
+):
+    settings.WORKRAIL_STALL_MINUTES = 30
     sized_page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
     stuck = blocked_review("MR-77")
     visit(sized_page, f"{site}/runs/{stuck.run_id}/", "blocked-message")
     panel = sized_page.locator(".blocked-panel")
     expect(panel.locator("h3 .move")).to_have_text("Agent's move")
     expect(sized_page.locator(".page-head .move")).to_have_text("Agent's move")
-    # What the person can do if the agent has stopped: one line and the button, with nothing to open.
-    expect(panel.locator(".if-stopped")).to_be_visible()
+    # The agent's move: it retries by itself; the message for when it has stopped is one click away.
+    expect(panel.locator("#blocked-next-1")).to_contain_text("normally resends the step by itself")
     button = panel.get_by_role("button", name=BUTTON)
+    expect(button).not_to_be_visible()
+    panel.locator("#if-stopped-1 summary").click()
     expect(button).to_be_visible()
     expect(sized_page.get_by_role("button", name=BUTTON)).to_have_count(1)
     message = panel.locator(".agent-message").inner_text().strip()
@@ -38,6 +48,18 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(sized_page,
     button.click()
     expect(panel.locator("[data-copy-status]").first).to_have_text("Copied.")
     assert sized_page.evaluate("navigator.clipboard.readText()").strip() == message
+
+    # The agent has not tried again for the stall window: the person's move, and the panel leads with the
+    # message and its button, nothing to open.
+    made.quiet(stuck.run_id)
+    Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
+    attention._KEPT.clear()  # kept by the session's last event: moving times back records none
+    sized_page.reload()
+    expect(sized_page.locator(".page-head .move")).to_have_text("Your move")
+    expect(panel.locator("h3 .move")).to_have_text("Your move")
+    expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
+    expect(button).to_be_visible()
+    keep_screenshot(sized_page, "blocked-yours")
     console_log.assert_clean()
 
 
@@ -55,6 +77,19 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(rows.filter(has=sized_page.locator(".badge.state-canceled")).locator(".move")).to_have_count(0)
     for tag in sized_page.locator("tr.session-row .move").all():
         expect(tag).to_be_visible()
+    # The chip for people is named as the tag and counts exactly the rows that carry it; it keeps them alone.
+    yours = rows.filter(has=sized_page.locator(".move-yours")).count()
+    assert yours == 2  # waiting for the user, stalled
+    chip = sized_page.locator(".status-chips .chip-yours")
+    expect(chip).to_have_text(f"Your move {yours}")
+    chip.click()
+    expect(sized_page).to_have_url(f"{site}/sessions/?status=yours")
+    expect(rows).to_have_count(yours)
+    expect(rows.filter(has=sized_page.locator(".move-yours"))).to_have_count(yours)
+    # A row and its run's page say the same move.
+    sized_page.goto(site + "/sessions/")
+    rows.filter(has=sized_page.locator(".badge.state-blocked")).locator(".where-line a").click()
+    expect(sized_page.locator(".page-head .move")).to_have_text("Agent's move")
     console_log.assert_clean()
 
 
@@ -86,7 +121,7 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     if dots.count():
         assert colour(dots.first, "backgroundColor") == left_colour
     visit(sized_page, f"{site}/runs/{canceled.run_id}/", "canceled-colours")
-    gone = sized_page.locator("#run-title ~ ul.meta .badge.state-canceled")
+    gone = sized_page.locator(".page-head .badge.state-canceled")
     assert colour(gone, "color") != left_colour
     assert colour(gone, "backgroundColor") != left_background
     # Every timeline dot takes its badge's colour: the canceled run's dots are the Canceled badge's grey.

@@ -79,8 +79,9 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     stalled = made.stalled()
     html = page(client, f"/runs/{stalled.run_id}/")
     assert 'class="badge state-stalled">Stalled</span>' in html
-    summary = html.split('id="run-status-summary">')[1].split("</span>")[0]
-    assert summary.startswith("step 2 of 3, stalled since") and "open" not in summary
+    # Where it stands is the panel's: the run's line does not say it again.
+    assert 'id="run-status-summary"' not in html
+    assert "Step 2 of 3 · " in html.split('class="state-panel state-stalled"')[1].split("</p>")[0]
     assert "where the agent works" not in html and "the agent&#x27;s move" not in html
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]

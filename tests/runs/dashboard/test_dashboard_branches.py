@@ -26,7 +26,8 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     assert 'id="synthesis-title"' not in newest and 'id="findings-title"' not in newest
     assert "Branch 1 · Request changes, 1 critical finding" in newest
     assert f'href="/runs/{review.run_id}/?tip={review.done_tip}"' in newest
-    assert f'id="run-status-summary">{WHERE}' in newest
+    # Where the shown branch stands is its pending line's (the run's line would say it again).
+    assert f"<strong>Pending {WHERE}:</strong>" in newest and 'id="run-status-summary"' not in newest
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert "Synthesis of branch 1" in first and "Artifacts in force at the end" in first
@@ -42,8 +43,10 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
 def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(client, service_catalog):
     review = forked_review()
     session = html_of(client, f"/sessions/{review.session_id}/")
-    # One run: its status once, in the run's card (not in the session's head too); its branches counted once.
-    assert f'id="run-status-summary">{WHERE}' in session and 'id="session-run-lines"' not in session
+    # One run: where it is once, in its pending line (not in the session's head or the run's line too); its
+    # branches counted once.
+    assert f"<strong>Pending {WHERE}:</strong>" in session and 'id="session-run-lines"' not in session
+    assert 'id="run-status-summary"' not in session
     assert "1 run, 2 branches" not in session and "<li>1 run</li>" in session
     assert "<span>2 branches</span>" not in session and "<li>2 branches</li>" in session
     assert "open at step 4, Review storage" not in session  # the "Showing branch" line no longer repeats it
@@ -123,8 +126,9 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert "Refused at " in html, url
 
     session = html_of(client, f"/sessions/{stuck.session_id}/")
-    # Said in the session's head, on the run's card in the runs list (every card has its badge), and in the run.
-    assert session.count('badge state-blocked">Blocked</span>') == 3
+    # Badged once, in the session's head: the run's card and line do not repeat it (one run), and the blocked
+    # panel's verdict says it in words.
+    assert session.count('badge state-blocked">Blocked</span>') == 1
 
     node = html_of(client, f"/nodes/{stuck.node_id}/")
     # The node page does not repeat the panel: it gives the verdict and links to the panel on the run page.

@@ -104,9 +104,10 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     html = page(client, f"/runs/{looped.run_id}/")
     words = " ".join(re.sub(r"<[^>]+>", " ", html).split())
     # The sentences place the step in the outline (the loop is its 2nd entry, in its 2nd round); the graph's
-    # cards and tabs say the same place, in the same words (the run's line ends at its place: its badge says
-    # it is running).
-    assert "Running Agent&#x27;s move step 2.2 of 3, round 2" in words and "round 2, running" not in words, words
+    # cards and tabs say the same place, in the same words (the pending line names it: the page's head says
+    # the run is running).
+    assert "Pending step 2.2 of 3, round 2: Record what the slice showed" in words, words
+    assert "round 2, running" not in words
     assert "open at step 6" not in words and "open at step 4" not in words
     assert tabs(html)[1] == (
         "Branch 2: Record what the slice showed (step 2.2 of 3, round 2, latest) · forked at step 2.1 of 3, round 2"

@@ -16,11 +16,11 @@ from django.test import Client
 
 from runs.contract.dashboard import StateName
 from runs.models import Ack, Node, Run
-from runs.readmodels import states
+from runs.readmodels import attention, states
 from runs.store import tokens
 from runs.store.tokens import TokenKind
 from tests.support import attention_sessions as made
-from tests.support.branched_review import blocked_review
+from tests.support.branched_review import blocked_review, forked_review
 from tests.support.mcp_calls import ack, start_workflow
 from tests.support.operator_fork import RELEASE, START_CONTEXT, install_release
 
@@ -90,17 +90,21 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     assert "Your move</span>" in rows["stalled"] and "Agent&#x27;s move</span>" in rows["running"]
 
 
-def test_a_blocked_run_says_what_to_do_if_the_agent_stopped_in_sight_and_turns_yours_when_quiet(
-    client, service_catalog, settings
-):
+def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_message(client, service_catalog, settings):
     settings.WORKRAIL_STALL_MINUTES = 30
     stuck = blocked_review("MR-77")
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
     assert tags(panel.split("</h3>")[0]) == ["agents"]
-    # The line and the one button are in sight, before any folded section.
+    # The agent's move: the panel says it retries by itself; the message for the agent is folded, under when the
+    # move turns the person's.
     before_folds = panel.split("<details")[0]
-    assert 'id="if-stopped-1"' in before_folds and BUTTON in before_folds
+    assert "The agent was told what to fix and normally resends the step by itself" in before_folds
+    assert BUTTON not in before_folds and "If the agent has stopped, give it this message" not in text
+    fold = panel.split('<details class="if-stopped-fold" id="if-stopped-1">')[1].split("</details>")[0]
+    assert "If the agent has stopped: the message to give it (your move from " in fold and BUTTON in fold
+    listed = page(client, "/sessions/")
+    assert "chip-yours" not in listed  # nobody's row says "Your move": no chip for people
     assert not any(old in text for old in OLD_BUTTONS)
     [message] = copied(text)
     assert token_of(message) == int(stuck.node_id) and "Record the Changed Files" in message
@@ -112,13 +116,20 @@ def test_a_blocked_run_says_what_to_do_if_the_agent_stopped_in_sight_and_turns_y
     run = Run.objects.get(public_id=stuck.run_id)
     made.quiet(stuck.run_id)
     Ack.objects.filter(node__run=run).update(created_at=F("created_at") - back)
+    attention._KEPT.clear()  # the list keeps where each session is by its last event: none was recorded
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
     assert tags(panel.split("</h3>")[0]) == ["yours"]
+    # The person's move: the panel leads with the message and its button, before the refusal's details.
+    before_folds = panel.split("<details")[0]
+    assert 'id="if-stopped-1"' in before_folds and BUTTON in before_folds
+    assert before_folds.index(BUTTON) < before_folds.index("Why it was refused")
+    assert "has not tried again for 45 minutes" in before_folds
     head = text.split('class="page-head"')[1].split("</div>")[0]
     assert tags(head) == ["yours"]
     listed = page(client, "/sessions/")
     assert tags(listed.split('data-state="blocked"')[1].split('class="session-name"')[0]) == ["yours"]
+    assert 'class="badge chip-yours">Your move 1</span>' in listed
 
 
 def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, service_catalog, settings):
@@ -181,9 +192,13 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     assert tags(pending) == ["yours"] and BUTTON in pending
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
     assert tags(run_page.split('class="page-head"')[1].split("</div>")[0]) == ["yours"]
+    # The list's chip for people counts it, as its row's tag says.
+    listed = page(client, "/sessions/")
+    assert tags(listed.split('<tr class="session-row')[1].split('class="session-name"')[0]) == ["yours"]
+    assert 'class="badge chip-yours">Your move 1</span>' in listed
 
 
-def test_with_several_runs_each_run_line_and_card_says_whose_move(client, service_catalog):
+def test_with_several_runs_each_run_line_says_whose_move_and_cards_their_state(client, service_catalog):
     first = start_workflow(made.PLAN, context={"sessionKey": "MR-77"})
     blocked_review("MR-77")
     text = page(client, f"/sessions/{first['session']['sessionId']}/")
@@ -191,5 +206,19 @@ def test_with_several_runs_each_run_line_and_card_says_whose_move(client, servic
     # Running, then blocked: the session's own state (Blocked, the agent's move) is said once above, so only
     # the run whose state differs from it badges its line, with whose move it is.
     assert tags(lines) == ["agents"]
+    # The cards badge their runs' states, which differ; whose move it is the head and the panel say.
     cards = text.split('class="runs-nav"')[1].split("</nav>")[0]
-    assert tags(cards) == ["agents", "agents"]
+    assert tags(cards) == [] and cards.count('class="badge state-') == 2
+
+
+def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_finished_branch(client, service_catalog):
+    review = forked_review()
+    done = page(client, f"/nodes/{review.done_tip}/")
+    assert BUTTON not in done and 'id="resume-here"' not in done  # nothing left to resume
+    open_tip = page(client, f"/nodes/{review.open_tip}/")
+    # After the step's own content, labelled for when it is needed, its message folded.
+    assert open_tip.index('id="recorded-title"') < open_tip.index('id="resume-here"')
+    assert open_tip.index('id="recorded-title"') < open_tip.index('id="fork-title"')
+    resume = open_tip.split('id="resume-here"')[1].split("</section>")[0]
+    assert "Only if the agent has stopped, or you want to branch" in resume
+    assert resume.index('<details class="resume-message"') < resume.index(BUTTON)
