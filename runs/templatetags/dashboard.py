@@ -206,7 +206,7 @@ def words_when(words: str, around: tuple[str, str] | None, moment: datetime | No
     `around` is the words before and after it, as the read model split them (Whereabouts.timed,
     AttentionPanel.timed); the words as they are when they hold none."""
     shown = when(moment) if around is not None else ""
-    if not shown:
+    if around is None or not shown:
         return conditional_escape(words)
     before, after = around
     return format_html("{}{}{}", before, shown, after)

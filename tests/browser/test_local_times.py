@@ -95,6 +95,10 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
     assert first is not None
     expect(steps.first).to_have_text(local_clock(first))
     keep_screenshot(page, "run-local")
+    page.set_viewport_size(PHONE.size)
+    keep_screenshot(page, "run-local")
+    assert_fits(page)
+    page.set_viewport_size(DESKTOP.size)
     shown = [time for time in times_on(page) if time["shown"]]
     assert any(time["when"] == "ago" for time in shown), "the run says how long ago it started"
 
