@@ -5,10 +5,9 @@ Everything a branch owns comes from the one branch read model (runs.readmodels.b
 `RunBranches.view(tip)`, `outcomes()`), so a branch's synthesis, findings and changed files are never
 another branch's. Branches share the steps before the point they forked at: the first branch listed
 shows its steps from the start, and each one after it only the steps no branch before it showed,
-with a line saying which branch shows the shared ones. Steps are numbered as every door numbers them
-(runs.readmodels.branches.step_numbers): "step 4" is the fourth step of the workflow taken on the way to
-the branch's tip, a checkpoint is listed at the step it was made during and does not move the count,
-and a step recorded without notes is not listed but still counted.
+with a line saying which branch shows the shared ones. A step is named by its place in the workflow's
+outline, as the dashboard names it (exports/reports/places.py: "step 2.1 of 3, round 2"); a checkpoint
+is listed at the step it was made during, and a step recorded without notes is not listed.
 
 The timeline's confirmations come from the workflow: a step whose `requireConfirmation` held when the
 agent was given it (the engine's view of the node, as the agent saw it) asked for the user's explicit
@@ -24,9 +23,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from exports.reports import places
 from runs.contract.dashboard import ArtifactTables, BlockedStep, GapEntry, GraphNode, RunDetail, StepEntry
 from runs.models import Node, Output
-from runs.readmodels import blocked, outcomes, run_view
+from runs.readmodels import blocked, outcomes, run_view, step_places
 from runs.readmodels.artifact_tables import SEVERITIES
 from runs.readmodels.branches import BranchOutcome, BranchView, PathRecord, RunBranches
 from runs.store.pinned import compiled_workflow, steps_by_id
@@ -44,11 +44,11 @@ class BranchSection:
     is_newest: bool
     tip_id: str  # its tip node (public id)
     forked_from: str | None  # the node (public id) it forked from; None for the run's first branch
-    fork_step: int  # the step the node it forked from stands at (0 for the first branch)
+    fork_at: str  # where the node it forked from stands: "step 2 of 8" ("" for the first branch)
     path_steps: int  # how many steps and checkpoints are recorded on its path, from the start
     steps_taken: int  # how many of those are steps (checkpoints left out)
     shared_steps: int  # the first `shared_steps` of them are listed under branch `shared_with`
-    shared_through: int  # the step the last of those was recorded at (0 when none is shared)
+    shared_until: str  # the step the last of those was recorded at: "step 2 of 8" ("" when none is shared)
     shared_with: int | None
     steps: list[StepEntry]  # its own steps (numbered shared_steps + 1, ...)
     tables: ArtifactTables  # of the artifacts that stand on its path
@@ -88,9 +88,16 @@ def _limitations(view: BranchView) -> list[str]:
     return found
 
 
+def _place(drawn: dict[str, GraphNode], tree: RunBranches, node_pk: int) -> str:
+    """Where a node's pending step sits, as its card on the dashboard's graph says it."""
+    node = drawn.get(str(tree.public(node_pk))) if node_pk in tree.nodes else None
+    return places.words(node.place if node is not None else None, tree.step_number(node_pk))
+
+
 def sections(detail: RunDetail, tree: RunBranches) -> list[BranchSection]:
     """The run's branches in listing order. `tree` is read with its records (branches.read(run))."""
     drawn = {node.node_id: node for node in detail.graph.nodes}
+    placed = step_places.of_run(tree.run)  # where each step sits in the outline, as the run page says it
     shown_by: dict[int, int] = {}  # child node pk of a record already listed -> the branch listing it
     made: list[BranchSection] = []
     refused = blocked.refusals(tree)
@@ -105,7 +112,7 @@ def sections(detail: RunDetail, tree: RunBranches) -> list[BranchSection]:
             shown_by[record.record.child_id or 0] = branch.number
         path_ids = {str(tree.public(pk)) for pk in view.path}
         tip = drawn.get(str(outcome.tip_public_id))
-        steps = run_view.branch_steps(tree.run, dataclasses.replace(view, records=own), tree)
+        steps = run_view.branch_steps(tree.run, dataclasses.replace(view, records=own), tree, placed)
         made.append(
             BranchSection(
                 number=branch.number,
@@ -113,11 +120,11 @@ def sections(detail: RunDetail, tree: RunBranches) -> list[BranchSection]:
                 is_newest=branch.is_newest,
                 tip_id=str(outcome.tip_public_id),
                 forked_from=str(tree.public(branch.forked_from)) if branch.forked_from is not None else None,
-                fork_step=tree.step_number(branch.forked_from) if branch.forked_from is not None else 0,
+                fork_at=_place(drawn, tree, branch.forked_from) if branch.forked_from is not None else "",
                 path_steps=len(view.records),
                 steps_taken=sum(isinstance(record.record, Output) for record in view.records),
                 shared_steps=shared,
-                shared_through=tree.step_number(view.records[shared - 1].record.node_id or 0) if shared else 0,
+                shared_until=_place(drawn, tree, view.records[shared - 1].record.node_id or 0) if shared else "",
                 shared_with=shared_with,
                 steps=steps,
                 tables=view.tables,

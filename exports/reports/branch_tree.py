@@ -4,13 +4,15 @@ The dashboard draws the graph as SVG from runs.readmodels.graph's layout (a lane
 the same branches in words, as runs.readmodels.branches reads them (numbered by lane, each with its
 status), for the Markdown report and as the PDF's companion to the drawing:
 
-    ● Branch 1: steps 1-6, ends at node 12 "Complete" (complete)
-    ├─ Branch 2: from node 3 (at step 3), step 3, ends at node 40 "Review the area" (waiting at step 4)
-    └─ Branch 3: from node 4 (at step 4), step 4, ends at node 41 "Record findings" (waiting at step 5, newest)
+    ● Branch 1: 6 steps, ends at node 12 "Complete" (complete)
+    ├─ Branch 2: from node 3 (at step 3 of 6), 1 step, ends at node 40 "Review the area" (waiting at step 4 of 6)
+    └─ Branch 3: from node 4 (at step 4 of 6), 1 step, ends at node 41 "Record findings" (waiting at step 5 of 6,
+       newest)
 
-Steps are numbered as every door numbers them (runs.readmodels.branches.step_numbers: a checkpoint or
-an operator fork is not a step): a branch's steps are those taken from the node it forked from (which
-stands at the step the branch took again) to its tip.
+A place is said as the dashboard's graph cards say it (exports/reports/places.py: "step 2.1 of 3, round
+2", by the workflow's outline). A branch's steps are counted as every door counts them
+(runs.readmodels.branches.step_numbers: a checkpoint or an operator fork is not a step): those taken from
+the node it forked from (which stands at the step the branch took again) to its tip.
 
 Node ids are written as the caller shortens them (a report: short_ids.py).
 
@@ -24,6 +26,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from exports.reports import places
 from runs.contract.dashboard import GraphNode, RunDetail
 from runs.readmodels.branches import BranchStatus, RunBranches
 
@@ -72,16 +75,18 @@ def describe(branch: Branch, detail: RunDetail, short: Callable[[str], str] = st
     if branch.status != "open":
         marks.append(branch.status)
     if not last.is_complete:  # the step its tip waits at, as its card says it
-        marks.append(f"waiting at step {last.step_number}")
+        marks.append(f"waiting at {places.words(last.place, last.step_number)}")
     if any(node.is_tip for node in branch.nodes):
         marks.append("newest")
     where = ""
     if branch.parent is not None:
-        where = f"from node {short(branch.parent.node_id)} (at step {branch.parent.step_number}), "
+        at = places.words(branch.parent.place, branch.parent.step_number)
+        where = f"from node {short(branch.parent.node_id)} (at {at}), "
     # The steps taken on the branch's own nodes: after those taken before it, up to its tip.
     low = branch.parent.step_number if branch.parent is not None else 1
     high = last.step_number - 1
-    steps = "no step yet" if high < low else (f"step {low}" if low == high else f"steps {low}-{high}")
+    taken = high - low + 1
+    steps = "no step yet" if taken < 1 else ("1 step" if taken == 1 else f"{taken} steps")
     title = one_line(last.title or last.step_id or "")
     text = f"Branch {branch.number}: {where}{steps}, ends at node {short(last.node_id)}"
     if title:

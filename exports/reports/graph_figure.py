@@ -10,7 +10,10 @@ from django.utils.safestring import SafeString, mark_safe
 from runs.contract.dashboard import RunDetail
 from runs.readmodels import graph_drawing
 
-INTRO = "One card per node, top to bottom; a column per branch; “step n”: the n-th step of the workflow taken."
+INTRO = (
+    "One card per node, top to bottom; a column per branch; each card says where its step sits in the "
+    "workflow's outline, as the dashboard does (“step 2.1 of 3, round 2”)."
+)
 # What each mark of the drawing means, as the caption says it (only the marks the drawing holds).
 MARKS = {
     "lane": "A “Branch n” tag marks where a branch starts.",
@@ -21,7 +24,7 @@ MARKS = {
     "loop": "↻ n: the n-th time round a loop.",
     "newest": "“newest” marks the newest node.",
 }
-GAP = "“⋯ steps a-b” stands for the steps of one branch not drawn."
+GAP = "“⋯” stands for the nodes of one branch not drawn, with the steps they span."
 TOO_BIG = "This run has too many branches to draw legibly on a page: they are listed under the run."
 
 
@@ -42,7 +45,5 @@ def figure(run: RunDetail) -> SafeString:
 
 def caption(run: RunDetail, drawing: str) -> str:
     """How to read the drawing: only the marks it holds."""
-    marks = [
-        MARKS[entry.key] for entry in graph_drawing.legend(run.graph, shown=None, counted=True) if entry.key in MARKS
-    ]
+    marks = [MARKS[entry.key] for entry in graph_drawing.legend(run.graph, shown=None) if entry.key in MARKS]
     return " ".join([INTRO, *marks, *([GAP] if 'class="gap"' in drawing else [])])

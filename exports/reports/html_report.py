@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
-from exports.reports import branch_tree, graph_figure, note_budget, wording
+from exports.reports import branch_tree, graph_figure, note_budget, places, wording
 from exports.reports.branch_sections import BranchSection, Confirmation
 from exports.reports.data import Report
 from exports.reports.limits import Checked, same_watch
@@ -53,7 +53,8 @@ def _note_for_paper(note: CheckpointEntry) -> CheckpointEntry:
 
 @dataclass(frozen=True)
 class StepItem:
-    number: int  # the step it was recorded at (runs.readmodels.branches.step_numbers)
+    number: int  # the step it was recorded at, counted along the branch (runs.readmodels.branches.step_numbers)
+    where: str  # the same as the dashboard says it, by the workflow's outline: "step 2.1 of 3, round 2"
     step: StepEntry
     confirmation: str  # who confirmed, when the step asked for a confirmation ("" otherwise)
     kinds: list[str]  # of the artifacts recorded with it
@@ -62,6 +63,11 @@ class StepItem:
     @property
     def title(self) -> str:
         return wording.step_title(self.step)
+
+    @property
+    def heading(self) -> str:
+        """ "Step 2 of 8": opens the step's heading, as on the dashboard."""
+        return self.where[:1].upper() + self.where[1:]
 
 
 @dataclass(frozen=True)
@@ -76,12 +82,18 @@ class BranchItem:
     steps: list[StepItem]
     why_blocked: str  # a blocked branch's reason (wording.why_blocked); empty otherwise
 
+    @property
+    def pending_at(self) -> str:
+        """Where an unfinished branch waits, as the dashboard says it: "step 3 of 5"."""
+        pending = self.section.pending
+        return places.words(pending.place, pending.step_number) if pending is not None else ""
+
 
 @dataclass(frozen=True)
 class TimelineRow:
     recorded: str
     took: str
-    where: str  # "Branch 2, step 3"
+    where: str  # "Branch 2, step 3 of 5"
     title: str
     confirmation: str
 
@@ -113,6 +125,7 @@ def _branch_item(branch: BranchSection, asked: dict[str, Confirmation], ids: Sho
     items = (
         StepItem(
             step.step_number,
+            places.words(step.place, step.step_number),
             _step_for_paper(step),
             _confirmation(step, asked),
             _kinds(step),
@@ -158,7 +171,7 @@ def _timeline(branches: list[BranchItem]) -> list[TimelineRow]:
         TimelineRow(
             recorded=wording.stamp(item.step.recorded_at) or "",
             took=item.took,
-            where=f"Branch {number}, {'during ' if item.step.kind == 'checkpoint' else ''}step {item.number}",
+            where=f"Branch {number}, {'during ' if item.step.kind == 'checkpoint' else ''}{item.where}",
             title=wording.step_title(item.step),
             confirmation=item.confirmation,
         )

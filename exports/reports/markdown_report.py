@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from exports.reports import branch_tree, wording
+from exports.reports import branch_tree, places, wording
 from exports.reports.branch_sections import BranchSection, Confirmation
 from exports.reports.data import Report
 from exports.reports.safe_markdown import cell, code_block, code_cell, code_span, inline
@@ -239,7 +239,7 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds
     parts = [f"### {branch_label(branch)}: {inline(outcome(branch))}"]
     facts = [f"- Ends at node {code_span(ids.short(branch.tip_id))}, last activity {stamp(branch.last_activity)}"]
     if branch.forked_from is not None:
-        facts.append(f"- Forked from node {code_span(ids.short(branch.forked_from))}, at step {branch.fork_step}")
+        facts.append(f"- Forked from node {code_span(ids.short(branch.forked_from))}, at {branch.fork_at}")
     if branch.verdict is not None:
         facts.append(f"- Verdict: {inline(branch.verdict.said)} (from {inline(branch.verdict.source)})")
     facts.append(f"- Findings: {severities(branch)}; changed files: {len(branch.tables.changed_files)}")
@@ -249,19 +249,17 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds
     if branch.shared_steps:
         where = f"Branch {branch.shared_with}" if branch.shared_with else "an earlier branch"
         parts.append(
-            f"Steps 1-{branch.shared_through} are the same as {where}'s, listed under it above; "
+            f"The steps up to {branch.shared_until} are the same as {where}'s, listed under it above; "
             f"this branch's own steps follow."
         )
     if not branch.steps:
         parts.append("_No step of its own recorded yet._")
     for step in branch.steps:
-        parts += _step(step.step_number, step, asked.get(step.node_id))
+        parts += _step(step, asked.get(step.node_id))
     if branch.pending is not None:
         waiting = "Blocked at" if branch.status == "blocked" else "Pending"
-        parts.append(
-            f"{waiting}: step {branch.pending.step_number}, {inline(branch.pending.title)} "
-            f"({code_span(branch.pending.step_id or '')})"
-        )
+        where = places.words(branch.pending.place, branch.pending.step_number)
+        parts.append(f"{waiting} {where}: {inline(branch.pending.title)} ({code_span(branch.pending.step_id or '')})")
         if branch.blocked is not None:
             parts.append(f"Why: {inline(wording.why_blocked(branch.blocked))}.")
     parts += _tables(branch.tables)
@@ -270,12 +268,12 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds
     return parts
 
 
-def _step(number: int, step: StepEntry, confirmed: Confirmation | None) -> list[str]:
-    # A checkpoint is saved while a step is pending: it has no number of its own (the step's follows it).
+def _step(step: StepEntry, confirmed: Confirmation | None) -> list[str]:
+    # A checkpoint is saved while a step is pending: it has no place of its own (the step's follows it).
     heading = (
-        f"##### {inline(wording.step_title(step))} (while step {number} was pending)"
+        f"##### {inline(wording.step_title(step))} (while {places.words(step.place, step.step_number)} was pending)"
         if step.kind == "checkpoint"
-        else f"##### {number}. {inline(wording.step_title(step))}"
+        else f"##### {places.heading(step.place, step.step_number)} · {inline(wording.step_title(step))}"
     )
     meta = f"Step {code_span(step.step_id)}" if step.step_id else "No step"
     meta += f" · recorded {stamp(step.recorded_at)} · took {seconds(step.seconds)}"
@@ -397,13 +395,14 @@ def _timeline(listed: list[BranchSection], asked: dict[str, Confirmation]) -> li
         return []
     rows = []
     for recorded, branch_number, number, step in entries:
+        where = places.words(step.place, number)
         confirmed = asked.get(step.node_id) if step.kind == "step" else None
         rows.append(
             [
                 stamp(step.started_at),
                 stamp(recorded),
                 seconds(step.seconds),
-                f"Branch {branch_number}, {'during ' if step.kind == 'checkpoint' else ''}step {number}",
+                f"Branch {branch_number}, {'during ' if step.kind == 'checkpoint' else ''}{where}",
                 cell(wording.step_title(step)),
                 CONFIRMED_BY[confirmed] if confirmed else "—",
             ]

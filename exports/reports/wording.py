@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from exports.reports import places
 from exports.reports.branch_sections import BranchSection
 from exports.reports.branch_tree import one_line
 from runs.contract.dashboard import BlockedStep, StepEntry
@@ -68,11 +69,17 @@ def severities(branch: BranchSection) -> str:
     return said or ("none" if branch.status == "complete" else "none yet")
 
 
+def _at(branch: BranchSection) -> str:
+    """Where an unfinished branch waits, as the dashboard says it: "step 3 of 5, “Review api”"."""
+    pending = branch.pending
+    return f"{places.words(pending.place, pending.step_number)}, “{one_line(pending.title)}”" if pending else ""
+
+
 def outcome(branch: BranchSection) -> str:
     """The branch's outcome in words: its verdict when it gave one, else what it did or where it stands."""
     if branch.verdict is not None:
         return branch.verdict.said
-    at = f"step {branch.pending.step_number}, “{one_line(branch.pending.title)}”" if branch.pending else ""
+    at = _at(branch)
     if branch.status == "blocked" and at:
         return f"Blocked at {at}"  # why: in the conclusion and the branch's own section
     if branch.status not in ("complete", "canceled") and at:
@@ -120,7 +127,7 @@ def state(branch: BranchSection) -> str:
     """Where a branch ended or stands, as the rest of a sentence that starts with its name: "completed
     with the verdict “Ready”", "is blocked at step 2, “List Changed Files”: the answer had no ...". A
     completed branch without a verdict (its workflow may not ask for one) says what it did instead."""
-    at = f"step {branch.pending.step_number}, “{one_line(branch.pending.title)}”" if branch.pending else ""
+    at = _at(branch)
     if branch.status == "complete":
         if branch.verdict is not None:
             return f"completed with the verdict “{one_line(branch.verdict.said)}”"

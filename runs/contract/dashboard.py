@@ -74,10 +74,17 @@ class Whereabouts(Shape):
     # Whose move it is (runs/readmodels/states.py: yours, agents, nobody), with the clock applied: the dashboard's
     # tag beside the badge. Kept off the wire: the API's `state` and `since` say the same to a program.
     _move: str = PrivateAttr(default="")
+    # When `words` end with the moment `since` ("stalled since 14:02 UTC"): the words around it, for the
+    # dashboard to print the moment as a <time> in the reader's own time zone. Kept off the wire too.
+    _timed: tuple[str, str] | None = PrivateAttr(default=None)
 
     @property
     def move(self) -> str:
         return self._move
+
+    @property
+    def timed(self) -> tuple[str, str] | None:
+        return self._timed
 
 
 class AttentionPanel(Shape):
@@ -119,6 +126,13 @@ class AttentionPanel(Shape):
     to_approve_from: str | None = Field(
         default=None, description="The step (or 'Checkpoint') whose notes toApprove holds, as the agent saw it."
     )
+    # When `title` holds the moment `since` ("Stalled since 14:02 UTC: resume it..."): the words before and
+    # after it, for the dashboard to print the moment in the reader's own time zone. Kept off the wire.
+    _timed: tuple[str, str] | None = PrivateAttr(default=None)
+
+    @property
+    def timed(self) -> tuple[str, str] | None:
+        return self._timed
 
 
 class DiffSummary(Shape):

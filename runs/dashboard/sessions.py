@@ -21,6 +21,7 @@ from runs.contract.dashboard import (
     SessionPage,
     SessionSummary,
     StateName,
+    Whereabouts,
 )
 from runs.contract.errors import WorkRailError
 from runs.contract.preferences import AUTONOMY, MODES, RISK_POLICY
@@ -231,6 +232,8 @@ class RunStateLine:
 
     badge: bool
     words: str
+    # Where the words come from, when from the run's whereabouts: the page prints their moment as a <time>.
+    where: Whereabouts | None = None
 
 
 def run_state_line(run: RunDetail, head_state: str) -> RunStateLine:
@@ -238,8 +241,11 @@ def run_state_line(run: RunDetail, head_state: str) -> RunStateLine:
     panel = any(number is None or p.branch == number for p in run.panels)
     blocked = run.branch is not None and run.branch.blocked is not None and bool(run.pending_step_id)
     pending = bool(run.pending_step_id) and run.pending_is_live
-    words = "" if blocked or panel or pending else run.where.words if run.where else run.run.status_summary or ""
-    return RunStateLine(badge=run.run.state != head_state, words=words)
+    if blocked or panel or pending:
+        return RunStateLine(badge=run.run.state != head_state, words="")
+    if run.where is not None:
+        return RunStateLine(badge=run.run.state != head_state, words=run.where.words, where=run.where)
+    return RunStateLine(badge=run.run.state != head_state, words=run.run.status_summary or "")
 
 
 def _session_page(

@@ -58,8 +58,10 @@ def enable(*, background: bool = True) -> None:
 
 
 def disable() -> None:
+    """Stops recording; a background writer wakes and ends (a server embedded in a test, or shut down)."""
     _enabled.clear()
     _pending.clear()
+    _wake.set()
 
 
 def record(tool: str, outcome: str, duration_ms: float, started_at: datetime, *, note: CallNote | None = None) -> None:

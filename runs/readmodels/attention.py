@@ -99,26 +99,29 @@ class Place:
     held_by: str = "agent"  # a blocked step's BlockedStep.whose_move: who must act for it to go on
     last_refused_at: datetime | None = None  # a blocked step's newest refusal: the agent's last try
 
-    def shown(self, cutoff: datetime) -> tuple[PlaceName, str, datetime]:
-        """The place, its words and since when, with the clock applied."""
+    def shown(self, cutoff: datetime) -> tuple[PlaceName, str, datetime, str | None]:
+        """The place, its words and since when, with the clock applied; last, when the words end with that
+        moment ("stalled since 14:02 UTC"), the words before it, for a page to print the moment itself."""
         step = self.step.words if self.step is not None else ""
         lead = f"{step}, " if step else ""
         # Beside a "Done" or "Canceled" badge the line says what the badge does not: when, or where.
         if self.status == RunStatus.COMPLETE:
-            return "completed", f"finished {stamp(self.last_activity)}", self.last_activity
+            return "completed", f"finished {stamp(self.last_activity)}", self.last_activity, "finished "
         if self.status == RunStatus.CANCELED:
-            return "canceled", f"canceled at {step or stamp(self.last_activity)}", self.last_activity
+            if step:
+                return "canceled", f"canceled at {step}", self.last_activity, None
+            return "canceled", f"canceled at {stamp(self.last_activity)}", self.last_activity, "canceled at "
         if self.status == RunStatus.BLOCKED and self.blocked:
-            return "blocked", lead + self.blocked, self.since
+            return "blocked", lead + self.blocked, self.since, None
         if self.waits_for_user:
-            return "waiting_for_user", lead + WAITING_WORDS, self.since
+            return "waiting_for_user", lead + WAITING_WORDS, self.since, None
         if self.last_activity < cutoff:
             since = max(self.last_activity, self.since)  # never before its newest step was given
-            return "stalled", f"{lead}stalled since {stamp(since)}", since
+            return "stalled", f"{lead}stalled since {stamp(since)}", since, f"{lead}stalled since "
         if self.awaiting_agent:
-            return "working", lead + "started by hand: no agent has taken it up yet", self.since
+            return "working", lead + "started by hand: no agent has taken it up yet", self.since, None
         # Beside a "Running" badge: where it is, not "running" again.
-        return "working", step or "running", self.since
+        return "working", step or "running", self.since, None
 
 
 def places(
@@ -191,8 +194,8 @@ def chosen(found: Iterable[Place], cutoff: datetime) -> Whereabouts | None:
     shown = [(place, *place.shown(cutoff)) for place in found]
     if not shown:
         return None
-    place, name, words, since = min(shown, key=lambda s: (_URGENCY.get(s[1], 9), -s[0].number))
-    return _whereabouts(place, name, words, since, cutoff)
+    place, name, words, since, before = min(shown, key=lambda s: (_URGENCY.get(s[1], 9), -s[0].number))
+    return _whereabouts(place, name, words, since, before, cutoff)
 
 
 def each(found: Iterable[Place], cutoff: datetime) -> list[Whereabouts]:
@@ -200,7 +203,9 @@ def each(found: Iterable[Place], cutoff: datetime) -> list[Whereabouts]:
     return [_whereabouts(place, *place.shown(cutoff), cutoff) for place in found]
 
 
-def _whereabouts(place: Place, name: PlaceName, words: str, since: datetime, cutoff: datetime) -> Whereabouts:
+def _whereabouts(
+    place: Place, name: PlaceName, words: str, since: datetime, before: str | None, cutoff: datetime
+) -> Whereabouts:
     state = states.of_place(name)
     where = Whereabouts(
         place=name,
@@ -211,6 +216,7 @@ def _whereabouts(place: Place, name: PlaceName, words: str, since: datetime, cut
         since=since,
         state=state,
     )
+    where._timed = (before, "") if before is not None else None
     if name == "blocked":  # as the run page's blocked panel says it (move_of_blocked)
         where._move = blocked_move(place.held_by, place.last_refused_at or place.since, cutoff)
     else:
@@ -335,11 +341,12 @@ def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     token = _state_token(shown)
     quiet = int((timezone.now() - since).total_seconds() // 60)
     step = _place(state, shown)
-    return AttentionPanel(
+    before, after = f"{states.label('stalled')} since ", ": resume it if the agent stopped"
+    panel = AttentionPanel(
         kind="stalled",
         state="stalled",
         branch=shown.number,
-        title=f"{states.label('stalled')} since {stamp(since)}: resume it if the agent stopped",
+        title=f"{before}{stamp(since)}{after}",
         next_move="If the agent has stopped, give it the sentence below: it picks up at this step, nothing lost.",
         for_you=(
             f"No step has been recorded for {quiet} minutes (a run is called stalled after "
@@ -353,6 +360,8 @@ def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         state_token=token,
         sentence=agent_message.text(token, _where(shown, step)),
     )
+    panel._timed = (before, after)
+    return panel
 
 
 def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
@@ -396,11 +405,12 @@ def latest_notes(node_pk: int) -> RecapEntry | None:
 def _canceled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     by = f" {state.canceled_by}" if state.canceled_by else ""
     at = state.run.updated_at
-    return AttentionPanel(
+    before = f"{states.label('canceled')}{by} at "
+    panel = AttentionPanel(
         kind="canceled",
         state="canceled",
         branch=shown.number,
-        title=f"{states.label('canceled')}{by} at {stamp(at)}",
+        title=f"{before}{stamp(at)}",
         next_move="Nothing to do, unless the work should go on: then have the agent start the workflow again.",
         for_you=(
             "The run stops for good: an agent that still holds its tokens is told the run was canceled. What it "
@@ -411,6 +421,8 @@ def _canceled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         since=at,
         node_id=shown.tip_node_id,
     )
+    panel._timed = (before, "")
+    return panel
 
 
 def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel:

@@ -394,8 +394,8 @@ def for_paper(graph: RunGraph, *, shown: str | None, title: str) -> str | None:
     cols = columns(
         graph, keep=keep, context=PAPER_CONTEXT, min_gap=PAPER_MIN_GAP, step=PAPER.step, gap_step=PAPER.gap_step
     )
-    # The reports number steps counted along the branch: their drawing says the steps as they do.
-    drawing = _draw(graph, PAPER, shown=shown, href=None, title=title, cols=cols, style=PAPER_STYLE, counted=True)
+    # The reports place steps in the outline as the dashboard does: their drawing's cards say the same.
+    drawing = _draw(graph, PAPER, shown=shown, href=None, title=title, cols=cols, style=PAPER_STYLE)
     return drawing if _scale_of(drawing) >= PAPER_MIN_SCALE else None
 
 

@@ -309,12 +309,15 @@ def _chosen_tip(tip: str | None, tree: branches.RunBranches) -> int | None:
     return tree.newest
 
 
-def branch_steps(run: Run, shown: branches.BranchView, tree: branches.RunBranches) -> list[StepEntry]:
-    """The steps of one branch view as the run page lists them (the reports list every branch so, by the
-    count of steps taken: they place no step in the outline)."""
+def branch_steps(
+    run: Run, shown: branches.BranchView, tree: branches.RunBranches, places: dict[int, StepPlace]
+) -> list[StepEntry]:
+    """The steps of one branch view as the run page lists them, each placed in the outline as the page
+    places it (`places`: step_places.of_run(run), read once for all of a run's branches); the reports list
+    every branch so."""
     titles = {o.node_id: o.step_title for o in tree.outputs if o.step_title}
     titles |= _seen_titles(run, tree, titles, [])
-    return _steps(run, shown, tree, titles, {})
+    return _steps(run, shown, tree, titles, places)
 
 
 def _steps(

@@ -186,6 +186,45 @@ def iso(value: datetime | None) -> str:
     return value.isoformat() if isinstance(value, datetime) else ""
 
 
+# How a <time> element says its moment (static/dashboard/times.js rewrites each in the reader's own time
+# zone): "time" a compact clock or date ("14:05", "yesterday 09:12", "3 Nov"), "ago" how long ago ("5 min
+# ago"), "both" the two ("14:05 (5 min ago)"). What the server writes is what a page without scripts, and a
+# report, shows: the moment in UTC to the second, or how long ago.
+WHEN_FORMS = ("time", "ago", "both")
+
+
+@register.simple_tag
+def when(value: datetime | str | None, form: str = "time") -> str:
+    """A moment as a <time> element: its exact UTC moment in `datetime` and in the tooltip, its text in the
+    `form` asked for (WHEN_FORMS). Every time on the dashboard is printed by this tag; nothing for no moment."""
+    moment = _moment(value)
+    if moment is None:
+        return ""
+    if form not in WHEN_FORMS:
+        raise template.TemplateSyntaxError(f"when: the form is one of {', '.join(WHEN_FORMS)}, not {form!r}")
+    exact = stamp(moment)
+    text = {"time": exact, "ago": ago(moment), "both": f"{exact} ({ago(moment)})"}[form]
+    return format_html(
+        '<time datetime="{}" title="{}" data-when="{}">{}</time>',
+        moment.astimezone(UTC).isoformat(),
+        exact,
+        form,
+        text,
+    )
+
+
+@register.simple_tag
+def words_when(words: str, around: tuple[str, str] | None, moment: datetime | None) -> str:
+    """Words that hold a moment ("stalled since 14:02 UTC"), with the moment as a <time> element (`when`):
+    `around` is the words before and after it, as the read model split them (Whereabouts.timed,
+    AttentionPanel.timed); the words as they are when they hold none."""
+    shown = when(moment) if around is not None else ""
+    if around is None or not shown:
+        return conditional_escape(words)
+    before, after = around
+    return format_html("{}{}{}", before, shown, after)
+
+
 @register.filter
 def duration(seconds: Any) -> str:
     """Seconds as a person reads them: 0.4 s, 12 s, 3 min 5 s, 2 h 10 min."""

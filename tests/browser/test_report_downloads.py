@@ -27,8 +27,14 @@ def review(live_server, service_catalog) -> ForkedReview:
     return forked_review()
 
 
+# How long a download may take to begin: a PDF is laid out in a child process before its first byte, 6-8 s
+# alone and several times that while the other test worker also lays out PDFs or drives Chromium
+# (Playwright's default of 15 s failed a loaded CI run). A bound on waiting, not a speed target.
+DOWNLOAD_WAIT_MS = 90_000
+
+
 def download(page, link_name: str, tmp_path, name: str):
-    with page.expect_download() as caught:
+    with page.expect_download(timeout=DOWNLOAD_WAIT_MS) as caught:
         page.locator("nav.exports li", has_text="Session report:").get_by_role("link", name=link_name).click()
     path = tmp_path / name
     caught.value.save_as(path)

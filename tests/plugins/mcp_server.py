@@ -67,3 +67,20 @@ def mcp_server(transactional_db: None, settings: Any, tmp_path: Path, monkeypatc
     monkeypatch.chdir(tmp_path)
     yield InProcessServer(settings, tmp_path)
     catalog_service.catalog_loader.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def _no_timings_writer_outlives_its_test() -> Any:
+    """An HTTP server built in this process (runs/mcp/http_app.build_app) starts the tool-timings writer, a
+    thread that writes to the database every second. Left running, it writes during a later test that has no
+    database, and pytest-django refuses from a thread no one waits for: the test that built it must stop it
+    (timings.disable)."""
+    yield
+    import threading
+
+    left = [thread for thread in threading.enumerate() if thread.name == "workrail-timings"]
+    for thread in left:
+        thread.join(5)  # disable() wakes it at once; a second is its longest sleep
+    assert not any(thread.is_alive() for thread in left), (
+        "the tool-timings writer outlived its test: call timings.disable()"
+    )

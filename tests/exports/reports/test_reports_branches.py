@@ -47,7 +47,7 @@ def test_the_markdown_report_summarizes_then_lists_both_branches_finished_first(
     summary = text.split("## Summary\n")[1].split("\n## ")[0]
     assert f"| Branch 1 (complete) | {VERDICT}: the permission check is bypassed | 1 critical, 1 minor | 2 |" in summary
     assert (
-        "| Branch 2 (newest, open) | Waiting at step 5, “Record Findings by Severity” | none yet |" in summary
+        "| Branch 2 (newest, open) | Waiting at step 5 of 8, “Record Findings by Severity” | none yet |" in summary
     )  # not reached: not "found nothing"
     assert summary.index("Branch 1 (complete)") < summary.index("Branch 2 (newest, open)")
 
@@ -57,10 +57,11 @@ def test_the_markdown_report_summarizes_then_lists_both_branches_finished_first(
     assert "#### Findings\n\n| # | Severity | Finding | Where | Why | Suggestion |" in first
     assert f"| 1 | **critical** | {CRITICAL} | `app/permissions.py:17` |" in first
     assert "#### Synthesis of branch 1" in first and "`mr_review.findings` from `record-findings`" in first
-    assert "##### 8. Summarize the Review" in first
+    assert "##### Step 8 of 8 · Summarize the Review" in first
     # Branch 2: its own steps after the fork, none of branch 1's synthesis or findings.
     own = second.split("### Timeline")[0]
-    assert "Steps 1-2 are the same as Branch 1's" in own and "##### 3. Review api" in own
+    assert "The steps up to step 2 of 8 are the same as Branch 1's" in own
+    assert "##### Step 4.1 of 8, round 1 · Review api" in own  # placed in the outline, as the run page does
     assert "Branch 2: did review-area." in own
     # Branch 1's answer to the shared step shows only as the labelled note (issue 20's review, point 4).
     note = "_Answered again after a rewind (branch 1 answered: 'Branch 1: did review-area.')_"
@@ -76,8 +77,8 @@ def test_the_markdown_report_has_a_timeline_with_durations_and_the_users_confirm
     assert len(rows) == 8 + 2  # branch 1's eight steps, branch 2's own two
     assert all(re.search(r"\| \d+\.\d\d s \|", row) for row in rows)
     confirm = next(row for row in rows if "Confirm Before Posting" in row)
-    assert "| Branch 1, step 6 |" in confirm and "asked the user" in confirm
-    assert "##### 6. Confirm Before Posting" in text
+    assert "| Branch 1, step 6 of 8 |" in confirm and "asked the user" in confirm
+    assert "##### Step 6 of 8 · Confirm Before Posting" in text
     assert "confirmation: asked the user, whose answer is in the step's notes" in text
 
 
@@ -134,30 +135,35 @@ def test_the_pdf_pages_hold_the_summary_and_every_branchs_verdict(review):
     assert finished < everything.index("Branch 2 (newest, open): Waiting")
     assert f"Verdict: {VERDICT}: the permission check is bypassed" in everything
     assert CRITICAL in everything and "Severity Finding Why, and the suggestion" in everything
-    assert "Steps 1-2 are the same as Branch 1's" in everything
+    assert "The steps up to step 2 of 8 are the same as Branch 1's" in everything
     assert "Timeline" in everything and "asked the user" in everything
     assert "Appendix: full ids" in everything and review.run_id in everything
     assert not RELATIVE.findall(everything)
 
 
-def test_the_report_counts_steps_as_the_dashboard_does_a_checkpoint_is_not_a_step(service_catalog):
-    # Verify the slices: scope (1), then verify/record per slice (2-7), summarize (8); a checkpoint during
-    # step 3 and a rewind that took step 4 again (branch 2, waiting at step 5).
+def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_step(service_catalog):
+    # Verify the slices: scope (1), then a loop of verify/record per slice (2.1, 2.2, three rounds),
+    # summarize (3); a checkpoint during the first record and a rewind that took the second round's verify
+    # again (branch 2, waiting at step 2.2 of round 2). Places as the dashboard says them, never the count
+    # of steps taken (8 steps on a 3-step outline).
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     text = markdown_of(looped.session_id)
     graph = text.split("### Branch graph")[1].split("```", 2)[1]
     lines = [line.strip() for line in graph.strip().splitlines()[1:]]
-    assert re.fullmatch(r'● Branch 1: steps 1-8, ends at node \S+ "Complete" \(complete\)', lines[0])
+    assert re.fullmatch(r'● Branch 1: 8 steps, ends at node \S+ "Complete" \(complete\)', lines[0])
     assert re.fullmatch(
-        r'└─ Branch 2: from node \S+ \(at step 4\), step 4, ends at node \S+ "Record what the slice showed" '
-        r"\(waiting at step 5, newest\)",
+        r"└─ Branch 2: from node \S+ \(at step 2\.1 of 3, round 2\), 1 step, ends at node \S+ "
+        r'"Record what the slice showed" \(waiting at step 2\.2 of 3, round 2, newest\)',
         lines[1],
     )
     summary = text.split("## Summary\n")[1].split("\n## ")[0]
-    assert "Waiting at step 5, “Record what the slice showed”" in summary  # as the run page says it
+    assert "Waiting at step 2.2 of 3, round 2, “Record what the slice showed”" in summary  # as the run page
     first = text.split("### Branch 1 (complete)")[1].split("### Branch 2")[0]
-    assert "##### Checkpoint during Record what the slice showed (while step 3 was pending)" in first
-    assert "##### 3. Record what the slice showed" in first and "##### 8. Summarize the verification" in first
+    checkpoint = "##### Checkpoint during Record what the slice showed (while step 2.2 of 3, round 1 was pending)"
+    assert checkpoint in first
+    assert "##### Step 2.2 of 3, round 1 · Record what the slice showed" in first
+    assert "##### Step 2.1 of 3, round 3 · Verify slice 3" in first
+    assert "##### Step 3 of 3 · Summarize the verification" in first
     second = text.split("### Branch 2 (newest, open)")[1].split("### Timeline")[0]
-    assert "- Forked from node" in second and ", at step 4" in second
-    assert "Pending: step 5, Record what the slice showed" in second
+    assert "- Forked from node" in second and ", at step 2.1 of 3, round 2" in second
+    assert "Pending step 2.2 of 3, round 2: Record what the slice showed" in second

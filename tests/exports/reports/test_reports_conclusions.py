@@ -55,13 +55,15 @@ def test_a_blocked_run_opens_with_why_it_is_blocked(service_catalog):
     text = markdown_report.render(build_report(stuck.session_id))
     conclusion = _conclusion(text)
     assert text.index("**Conclusion:**") < text.index("## Summary")
-    assert "is blocked at step 2, “Record the Changed Files”" in conclusion
+    assert "is blocked at step 2 of 8, “Record the Changed Files”" in conclusion  # the dashboard's place
     assert "mr\\_review.changed\\_files" in conclusion and "refused once since" in conclusion
     assert "the agent must answer the step again" in conclusion
     why = re.findall(r"^Why: (.+)$", text, flags=re.MULTILINE)
-    assert len(why) == 1 and "refused once" in why[0]  # under "Blocked at: step 2", in the branch's section
+    assert len(why) == 1 and "refused once" in why[0]  # under "Blocked at step 2 of 8", in the branch's section
+    assert "Blocked at step 2 of 8: Record the Changed Files (`list-changed-files`)" in text
     html = html_report.render(build_report(stuck.session_id))
     assert "<strong>Why:</strong>" in html and "refused once since" in html
+    assert "<strong>Blocked at step 2 of 8:</strong> Record the Changed Files" in html
 
 
 def test_a_run_without_a_verdict_says_what_it_did_and_its_hand_off_reads_as_sections(service_catalog):

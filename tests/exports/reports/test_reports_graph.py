@@ -50,7 +50,7 @@ def test_the_pdf_draws_the_branch_graph_with_its_labels(service_catalog, tmp_pat
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     pdf = produce(looped.session_id, "pdf", "command", run_id=looped.run_id).data
     pages = pages_of(pdf, tmp_path)
-    with_graph = [number for number, text in enumerate(pages, start=1) if "Branch 2" in text and "↻ 2" in text]
+    with_graph = [n for n, text in enumerate(pages, start=1) if "Branch 2" in text and "One card per node" in text]
     assert with_graph, "no page holds the drawing's labels"
     text = pages[with_graph[0] - 1]
     for expected in ("Branch 1", "Branch 2", "Scope the change", "Verify slice 2", "checkpoint", "newest"):

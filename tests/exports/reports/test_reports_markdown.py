@@ -71,8 +71,8 @@ def test_the_report_has_header_runs_graph_steps_tables_and_synthesis(service_cat
         "## Summary",
         "## Runs",
         "### Branch graph",
-        "● Branch 1: steps 1-3",  # a checkpoint is not a step
-        "##### 1. Clarify Goal and Constraints",
+        "● Branch 1: 3 steps",  # a checkpoint is not a step
+        "##### Step 1 of 3 · Clarify Goal and Constraints",
         "> ## Goal\n>\n> Paginate `/orders`:\n>\n> - keep the old query\n> - add `limit`",  # quoted: a heading
         "Halfway: plan drafted.",
         "#### Changed files",
@@ -106,7 +106,7 @@ def test_the_branch_graph_is_a_tree_of_branches(service_catalog):
     text = report_of(built.session_id, built.review_run)
     graph = text.split("### Branch graph\n\n```text\n")[1].split("\n```")[0].splitlines()
     assert len(graph) == 3  # the run's three branches
-    assert graph[0].startswith("● Branch 1: steps 1-")
+    assert re.match(r"● Branch 1: \d+ steps, ", graph[0])
     assert "newest" in graph[0]
     assert graph[1].startswith("  ├─ Branch 2: from node ") and graph[2].startswith("  └─ Branch 3: from node ")
 
@@ -158,7 +158,7 @@ def test_a_note_with_headings_is_quoted_and_keeps_them_inside(service_catalog):
     html = html_of(text)
     quote = html.split("<blockquote>")[1].split("</blockquote>")[0]
     assert "<h1>Findings</h1>" in quote and "<h1>Setext heading</h1>" in quote
-    assert "AFTER-MARKER" not in quote and "<h5>2. Draft Plan with Risks</h5>" in html
+    assert "AFTER-MARKER" not in quote and "<h5>Step 2 of 3 · Draft Plan with Risks</h5>" in html
 
 
 def test_an_unclosed_fence_in_notes_cannot_swallow_the_rest_of_the_report(service_catalog):

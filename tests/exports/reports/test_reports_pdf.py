@@ -159,7 +159,7 @@ def test_the_pdf_holds_the_session_notes_tables_and_branches(service_catalog, tm
         "Planned the follow-up.",
         "Changed files",
         "SQL built from input",
-        "● Branch 1: steps 1-",  # the branch tree in words
+        "● Branch 1: ",  # the branch tree in words
         "└─ Branch 3: from node",
         "Page 1 of",
     ):
@@ -173,7 +173,7 @@ def test_a_run_too_big_to_draw_legibly_is_listed_instead(service_catalog, monkey
     assert html.count('class="run-graph"') == 1
     assert 'class="legend"' not in html  # the dashboard's legend and script are replaced by the figure
     assert "This run has too many branches to draw legibly on a page" in html
-    assert "● Branch 1: steps 1-" in html  # the list of branches stays
+    assert re.search(r"● Branch 1: \d+ steps, ", html)  # the list of branches stays
 
 
 @needs_poppler

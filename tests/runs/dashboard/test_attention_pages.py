@@ -82,10 +82,14 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     # Where it stands is the panel's: the run's line does not say it again.
     assert 'id="run-status-summary"' not in html
     assert "Step 2 of 3 · " in html.split('class="state-panel state-stalled"')[1].split("</p>")[0]
+    # The moment as a <time> the page puts in the reader's time zone (times.js), not "... UTC" text.
+    stalled_panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
+    assert 'Stalled since <time datetime="' in stalled_panel and 'data-when="time"' in stalled_panel
     assert "where the agent works" not in html and "the agent&#x27;s move" not in html
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
     assert "Stalled since " in verdict and "resume it if the agent stopped" in verdict
+    assert 'Stalled since <time datetime="' in verdict
     assert "Copy the message for the agent" in panel
     assert "Your move" in verdict
     # The why is folded under the verdict, the sentence to copy is not.

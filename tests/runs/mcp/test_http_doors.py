@@ -19,7 +19,7 @@ import httpx2 as httpx
 import pytest
 import uvicorn
 
-from runs.mcp import http, http_guards
+from runs.mcp import http, http_guards, timings
 from runs.mcp.http_app import build_app
 from runs.mcp.http_options import HttpOptions
 from runs.mcp.server import WorkRailServer
@@ -101,6 +101,9 @@ def served(service_catalog: object) -> Iterator[Served]:
     finally:
         server.should_exit = True
         thread.join(30)
+        # build_app started the timings writer in this process: it must end with the test, or it writes to the
+        # database during a later test that has none (pytest-django refuses, from a thread nobody waits for).
+        timings.disable()
 
 
 def refusals(caplog: pytest.LogCaptureFixture) -> list[str]:

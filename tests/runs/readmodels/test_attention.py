@@ -14,6 +14,7 @@ from django.utils import timezone
 from runs.execution import session_actions
 from runs.models import Event, EventKind, Observation, Run, Session
 from runs.readmodels import commits, overview, resources, run_view
+from runs.readmodels.attention import stamp
 from tests.support.attention_sessions import git, run_to_the_end
 from tests.support.branched_review import blocked_review, forked_review
 from tests.support.mcp_calls import continue_workflow, notes_for, start_workflow
@@ -124,6 +125,7 @@ def test_a_quiet_run_is_stalled_since_its_last_step_and_says_how_to_resume(servi
     row = _row(start["session"]["sessionId"])
     assert row.status == "stalled" and row.where.place == "stalled"
     assert row.where.words.startswith("step 2 of 3, stalled since ")
+    assert_timed(row.where.words, row.where.timed, row.where.since)
     detail = run_view.run_detail(run_id)
     assert detail.run.status == "stalled"
     assert detail.run.status_summary.startswith("stalled at step 2")
@@ -131,6 +133,7 @@ def test_a_quiet_run_is_stalled_since_its_last_step_and_says_how_to_resume(servi
     [panel] = detail.panels
     assert panel.kind == "stalled" and panel.title.startswith("Stalled since ")
     assert panel.title.endswith(": resume it if the agent stopped") and panel.step.words == "step 2 of 3"
+    assert_timed(panel.title, panel.timed, panel.since)
     assert panel.state_token and panel.state_token in panel.sentence
     assert panel.sentence.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")
     # The token resumes at that step: the agent is shown it again with a fresh ackToken.
@@ -161,6 +164,7 @@ def test_a_canceled_run_says_when_and_by_whom_and_that_its_tokens_are_dead(servi
     row = _row(start["session"]["sessionId"])
     assert (row.where.place, row.where.run_id) == ("canceled", run_id)
     assert row.where.words.startswith("canceled at ") and row.where.words.endswith(" UTC")  # when, beside its badge
+    assert_timed(row.where.words, row.where.timed, row.where.since)
     [panel] = run_view.run_detail(run_id).panels
     assert panel.kind == "canceled"
     assert panel.title.startswith("Canceled at ") and panel.step.words == "step 2 of 3"
@@ -198,6 +202,7 @@ def test_a_working_run_and_a_completed_one_say_so_in_a_few_words(service_catalog
     # Beside its "Done" badge the line says when, never "done" again.
     assert (row.where.place, row.where.state) == ("completed", "done")
     assert row.where.words.startswith("finished ") and row.where.words.endswith(" UTC")
+    assert_timed(row.where.words, row.where.timed, row.where.since)
     assert row.state == "done"
     assert run_view.run_detail(start["session"]["runId"]).panels == []
 
@@ -319,3 +324,11 @@ def test_each_branch_line_names_its_place_beside_its_badge_and_never_reaches_an_
     # The agent's resource keeps its own words: the dashboard's line is not part of its answer.
     answer = resources.read_run(review.run_id)
     assert all("line" not in branch for branch in [answer["branch"], *answer["otherBranches"]] if branch)
+
+
+def assert_timed(words, around, since):
+    """Words that hold a moment come with the words around it, for the dashboard to print the moment in
+    the reader's time zone (the `words_when` tag): the two say the same."""
+    assert around is not None and since is not None, words
+    before, after = around
+    assert words == before + stamp(since) + after

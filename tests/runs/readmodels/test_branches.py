@@ -178,7 +178,7 @@ def test_the_report_lists_each_branch_with_its_own_status_and_synthesis(forked):
     assert [b.status for b in tree.branches] == ["complete", "open"]
     lines = branch_tree.lines(detail, tree)
     assert lines[0].startswith("● Branch 1: ") and "(complete)" in lines[0]
-    assert lines[1].startswith("  └─ Branch 2: ") and "waiting at step 3, newest)" in lines[1]
+    assert lines[1].startswith("  └─ Branch 2: ") and "waiting at step 3 of 3, newest)" in lines[1]
 
     # Every branch is in the report, each with its own synthesis, notes and findings: branch 1 (finished)
     # first, with its synthesis and finding; branch 2 after it, with neither.

@@ -296,8 +296,9 @@ def test_the_legend_lists_only_the_marks_the_drawing_holds():
     assert legend["by-hand"] == "started by hand (an operator fork)"
 
 
-def test_the_paper_drawing_counts_steps_as_the_reports_step_lists_do():
-    # The reports number a branch's steps as they were taken ("5. Record…"): their drawing says the same.
+def test_the_paper_drawing_places_steps_as_the_reports_and_the_dashboard_do():
+    # The reports name a step by its place in the outline ("Step 2 of 3, round 2 · Record…"), as the
+    # dashboard does: their drawing's cards say the same, not the count of steps taken.
     run = drawn(
         [(1, None), (2, 1), (3, 2)],
         **{"1": place(1, 3), "2": {**place(2, 3, 1), "iteration": 1}, "3": {**place(2, 3, 2), "iteration": 2}},
@@ -305,5 +306,5 @@ def test_the_paper_drawing_counts_steps_as_the_reports_step_lists_do():
     paper = graph_drawing.for_paper(run, shown=None, title="Branch graph")
     assert paper is not None
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', paper)]
-    assert lines == ["step 1", "step 2 · ↻ 1", "step 3 · ↻ 2"]
-    assert "loop" in {entry.key for entry in graph_drawing.legend(run, shown=None, counted=True)}
+    assert lines == ["step 1 of 3", "step 2 of 3, round 1", "step 2 of 3, round 2"]
+    assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown=None)}  # the words say it

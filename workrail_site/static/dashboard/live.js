@@ -8,7 +8,8 @@
  *
  * Nothing moves under the reader: a focused link or button that is replaced is focused again (its
  * counterpart in the new content: same id, or same place in its region), and the page is scrolled so
- * that what was at the top of the window stays there. Each newly recorded step (an element with
+ * that what was at the top of the window stays there. The fresh page's times are put in the reader's
+ * time zone (times.js) before the comparison, as the shown page's are. Each newly recorded step (an element with
  * data-step-node) is announced by its title in a polite live region, for screen readers.
  */
 (function () {
@@ -145,6 +146,8 @@
       if (!response.ok) return false;
       return response.text().then(function (html) {
         var fresh = new DOMParser().parseFromString(html, "text/html");
+        // Times as the shown page says them (times.js), so that only regions that changed are replaced.
+        if (window.workrailTimes) window.workrailTimes.format(fresh);
         var complete = true;
         var stepsBefore = stepsIn(document);
         var focused = document.activeElement;

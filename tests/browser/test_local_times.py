@@ -1,0 +1,127 @@
+"""Times in the reader's own time zone (static/dashboard/times.js), in a browser set to New York: the
+dashboard shows local clock times ("14:05", "yesterday 09:12") and how long ago ("45 minutes ago") where
+the server printed UTC, keeps the exact UTC moment in each time's tooltip, and every <time> on the main
+pages carries the machine-readable moment in its datetime attribute."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import DEFAULT_TIMEOUT_MS, REPORT_VIOLATIONS
+from tests.browser.layout import DESKTOP, PHONE, assert_fits, keep_screenshot
+from tests.support import attention_sessions as made
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+ZONE = "America/New_York"
+# Each <time> on the page: its datetime attribute, its text, its tooltip, and whether a person sees it.
+TIMES = """() => [...document.querySelectorAll("time")].map((t) => ({
+  datetime: t.getAttribute("datetime"), text: t.textContent, title: t.getAttribute("title") || "",
+  when: t.getAttribute("data-when"), shown: t.getClientRects().length > 0,
+}))"""
+
+
+def local_clock(iso: str) -> str:
+    """What times.js writes for a moment (the `time` form) in New York with an en-GB locale, for the
+    moments these tests make: today "14:05", yesterday "yesterday 14:05"."""
+    zone = ZoneInfo(ZONE)
+    moment = datetime.fromisoformat(iso).astimezone(zone)
+    days = (datetime.now(zone).date() - moment.date()).days
+    assert days in (0, 1), f"the test's moments are recent, not {iso}"
+    return f"{'yesterday ' if days else ''}{moment:%H:%M}"
+
+
+def utc_stamp(iso: str) -> str:
+    return f"{datetime.fromisoformat(iso).astimezone(ZoneInfo('UTC')):%Y-%m-%d %H:%M:%S} UTC"
+
+
+def times_on(page: Any) -> list[dict[str, Any]]:
+    found = page.evaluate(TIMES)
+    assert found, f"{page.url} shows no time"
+    for time in found:
+        assert time["datetime"], f"{page.url}: a <time> without a datetime attribute: {time}"
+        datetime.fromisoformat(time["datetime"])  # a moment a program can read
+        assert time["when"] in ("time", "ago", "both"), f"{page.url}: not printed by the `when` tag: {time}"
+        # In the reader's zone, with the exact UTC moment in the tooltip; "UTC" is no longer in the text.
+        assert utc_stamp(time["datetime"]) in time["title"], time
+        assert "UTC" not in time["text"], f"{page.url}: still in UTC: {time}"
+    return found
+
+
+@pytest.fixture
+def new_york(browser: Any, console_log: Any) -> Any:
+    context = browser.new_context(viewport=DESKTOP.size, locale="en-GB", timezone_id=ZONE)
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    context.add_init_script(REPORT_VIOLATIONS)
+    page = context.new_page()
+    page.on("console", console_log.on_console)
+    page.on("pageerror", console_log.on_page_error)
+    yield page
+    context.close()
+
+
+def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    stalled = made.stalled()  # its steps 45 minutes ago
+    page = new_york
+
+    page.goto(site + "/sessions/")
+    row = page.locator('.where-line[data-place="stalled"]')
+    since = row.locator("time")
+    expect(since).to_have_count(1)
+    at = since.get_attribute("datetime")
+    assert at is not None
+    # "stalled since 22:10", in New York's time, where the server wrote "stalled since 03:10 UTC".
+    expect(row).to_contain_text(f"step 2 of 3, stalled since {local_clock(at)}")
+    assert utc_stamp(at) in (since.get_attribute("title") or "")
+    expect(page.locator(".session-activity time")).to_have_text("45 minutes ago")
+    keep_screenshot(page, "sessions-local")
+    page.set_viewport_size(PHONE.size)
+    keep_screenshot(page, "sessions-local")
+    assert_fits(page)
+    page.set_viewport_size(DESKTOP.size)
+    times_on(page)
+
+    page.goto(f"{site}/runs/{stalled.run_id}/")
+    panel_title = page.locator(".state-panel.state-stalled h3")
+    expect(panel_title).to_contain_text(f"Stalled since {local_clock(at)}: resume it if the agent stopped")
+    steps = page.locator("[data-step-node] time[data-when='time']")
+    first = steps.first.get_attribute("datetime")
+    assert first is not None
+    expect(steps.first).to_have_text(local_clock(first))
+    keep_screenshot(page, "run-local")
+    page.set_viewport_size(PHONE.size)
+    keep_screenshot(page, "run-local")
+    assert_fits(page)
+    page.set_viewport_size(DESKTOP.size)
+    shown = [time for time in times_on(page) if time["shown"]]
+    assert any(time["when"] == "ago" for time in shown), "the run says how long ago it started"
+
+    node = page.locator("[data-step-node]").first.get_attribute("data-step-node")
+    page.goto(f"{site}/nodes/{node}/")
+    times_on(page)
+    page.goto(f"{site}/sessions/{stalled.session_id}/")
+    times_on(page)
+    console_log.assert_clean()
+
+
+def test_a_time_is_said_again_when_it_ages(new_york, site, settings):
+    """A live page's relative times do not stand still: a moment put an hour back reads "1 hour ago" at
+    the next pass, with no reload (times.js, also run on each live update)."""
+    made.stalled()
+    page = new_york
+    page.goto(site + "/sessions/")
+    activity = page.locator(".session-activity time")
+    expect(activity).to_have_text("45 minutes ago")
+    earlier = (datetime.fromisoformat(activity.get_attribute("datetime") or "") - timedelta(hours=1)).isoformat()
+    page.evaluate(
+        "([t]) => { const e = document.querySelector('.session-activity time'); e.setAttribute('datetime', t);"
+        " document.dispatchEvent(new CustomEvent('live:updated')); }",
+        [earlier],
+    )
+    expect(activity).to_have_text("2 hours ago")

@@ -1,0 +1,59 @@
+"""Every time the dashboard prints is one `when` tag's <time> element (runs/templatetags/dashboard.py):
+the exact moment in UTC in its datetime attribute and its tooltip, which static/dashboard/times.js puts
+in the reader's time zone. (The browser side: tests/browser/test_local_times.py.)"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.template import Context, Template, TemplateSyntaxError
+from django.utils import timezone
+
+from runs.templatetags.dashboard import when, words_when
+
+TEMPLATES = Path(__file__).resolve().parents[3] / "workrail_site" / "templates" / "dashboard"
+NEW_YORK = ZoneInfo("America/New_York")
+
+
+def test_a_moment_is_a_time_element_in_utc_whatever_its_zone():
+    moment = datetime(2026, 11, 28, 21, 5, 9, tzinfo=NEW_YORK)  # 2026-11-29 02:05:09 UTC
+    assert when(moment) == (
+        '<time datetime="2026-11-29T02:05:09+00:00" title="2026-11-29 02:05:09 UTC" data-when="time">'
+        "2026-11-29 02:05:09 UTC</time>"
+    )
+    assert when("2026-11-29T02:05:09+00:00", "time") == when(moment)  # as a synthesis stores it
+    assert when(None) == "" and when("not a moment") == ""
+
+
+def test_without_a_script_the_page_says_utc_or_how_long_ago():
+    moment = timezone.now() - timedelta(minutes=5)
+    assert ">5 min ago</time>" in when(moment, "ago")
+    both = when(moment, "both")
+    assert 'data-when="both"' in both and " UTC (5 min ago)</time>" in both
+    with pytest.raises(TemplateSyntaxError):
+        when(moment, "relative")
+
+
+def test_words_holding_a_moment_print_it_as_a_time_element():
+    moment = datetime(2026, 11, 29, 2, 5, tzinfo=ZoneInfo("UTC"))
+    said = words_when("stalled since 02:05 UTC: <go>", ("stalled since ", ": <go>"), moment)
+    assert said == f"stalled since {when(moment)}: &lt;go&gt;"
+    assert words_when("step 2 of 3 & more", None, moment) == "step 2 of 3 &amp; more"
+
+
+def test_the_tag_in_a_template():
+    moment = datetime(2026, 11, 29, 2, 5, tzinfo=ZoneInfo("UTC"))
+    shown = Template('{% load dashboard %}{% when at here|yesno:"both,time" %}').render(
+        Context({"at": moment, "here": False})
+    )
+    assert shown == when(moment)
+
+
+def test_no_template_writes_a_time_element_by_hand():
+    """One tag prints every time, so that no page is left in UTC or without its datetime attribute."""
+    by_hand = {path.name for path in TEMPLATES.glob("*.html") if "<time" in path.read_text()}
+    assert by_hand == set()
+    assert any("{% when " in path.read_text() for path in TEMPLATES.glob("*.html"))

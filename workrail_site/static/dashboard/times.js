@@ -1,0 +1,112 @@
+/* Times in the reader's own time zone.
+ *
+ * The server prints every moment as <time datetime="ISO 8601, UTC" data-when="FORM" title="... UTC">
+ * (runs/templatetags/dashboard.py, the `when` tag): in UTC to the second, which is what a page without
+ * scripts shows. This script rewrites the text of each such element in the browser's time zone, compact:
+ *   time  "14:05" today, "yesterday 09:12", "Tue 09:12" this week, "3 Nov" this year, "3 Nov 2025";
+ *   ago   "just now", "5 minutes ago", "3 hours ago", "yesterday", "4 days ago", then as `time`;
+ *   both  "14:05 (5 minutes ago)".
+ * The tooltip keeps the exact moment: the local one with its zone, then UTC. Nothing here reads the text
+ * it wrote: each pass starts again from the datetime attribute, so running it twice changes nothing.
+ *
+ * It runs at load, every 30 s (relative times age), and on content a live update brought (live.js calls
+ * `workrailTimes.format` on the fresh page before it compares it with the shown one, so that a region is
+ * only replaced when something in it changed). Intl.DateTimeFormat and Intl.RelativeTimeFormat only.
+ */
+(function () {
+  "use strict";
+
+  var REFRESH_MS = 30000;
+  var DAY_MS = 86400000;
+
+  /* The reader's locale when it is in the page's language (en-GB: "3 Nov", 24-hour clock; en-US:
+     "Nov 3", "2:05 PM"), else the page's language: the words around the times are English. */
+  function pickLocale() {
+    var page = (document.documentElement.lang || "en").toLowerCase();
+    var wanted = (navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language]) || [];
+    for (var i = 0; i < wanted.length; i += 1) {
+      if (wanted[i] && wanted[i].toLowerCase().split("-")[0] === page.split("-")[0]) return wanted[i];
+    }
+    return page;
+  }
+
+  var locale = pickLocale();
+  var clock = new Intl.DateTimeFormat(locale, { hour: "numeric", minute: "2-digit" });
+  var weekday = new Intl.DateTimeFormat(locale, { weekday: "short" });
+  var dayMonth = new Intl.DateTimeFormat(locale, { day: "numeric", month: "short" });
+  var dayMonthYear = new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", year: "numeric" });
+  var exact = new Intl.DateTimeFormat(locale, {
+    year: "numeric", month: "short", day: "numeric",
+    hour: "numeric", minute: "2-digit", second: "2-digit", timeZoneName: "short",
+  });
+  var relative = new Intl.RelativeTimeFormat(locale, { numeric: "auto" });
+  var zone = new Intl.DateTimeFormat().resolvedOptions().timeZone || "";
+  var localIsUtc = zone === "UTC" || zone === "Etc/UTC";
+
+  /* Calendar days from `moment` to `now` in the local time zone (0: today, 1: yesterday). */
+  function daysBetween(moment, now) {
+    var a = new Date(moment.getFullYear(), moment.getMonth(), moment.getDate());
+    var b = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+    return Math.round((b - a) / DAY_MS);
+  }
+
+  function compact(moment, now) {
+    var days = daysBetween(moment, now);
+    if (days === 0) return clock.format(moment);
+    if (days === 1) return relative.format(-1, "day") + " " + clock.format(moment);
+    if (days > 1 && days < 7) return weekday.format(moment) + " " + clock.format(moment);
+    if (moment.getFullYear() === now.getFullYear()) return dayMonth.format(moment);
+    return dayMonthYear.format(moment);
+  }
+
+  /* How long ago, or null when that is past a week (the date says it better). */
+  function ago(moment, now) {
+    var seconds = (now - moment) / 1000;
+    if (seconds < 45) return "just now"; // also a moment a little ahead: the clocks differ
+    if (seconds < 3600) return relative.format(-Math.max(1, Math.round(seconds / 60)), "minute");
+    if (seconds < 86400) return relative.format(-Math.round(seconds / 3600), "hour");
+    var days = daysBetween(moment, now);
+    return days < 7 ? relative.format(-Math.max(1, days), "day") : null;
+  }
+
+  function utc(moment) {
+    var iso = moment.toISOString();
+    return iso.slice(0, 10) + " " + iso.slice(11, 19) + " UTC";
+  }
+
+  function textOf(form, moment, now) {
+    var when = compact(moment, now);
+    if (form === "time") return when;
+    var since = ago(moment, now);
+    if (form === "ago") return since || when;
+    return since ? when + " (" + since + ")" : when;
+  }
+
+  function format(root) {
+    var now = new Date();
+    (root || document).querySelectorAll("time[datetime][data-when]").forEach(function (element) {
+      var moment = new Date(element.getAttribute("datetime"));
+      if (isNaN(moment.getTime())) return;
+      var text = textOf(element.getAttribute("data-when"), moment, now);
+      var title = localIsUtc ? utc(moment) : exact.format(moment) + " · " + utc(moment);
+      if (element.textContent !== text) element.textContent = text;
+      if (element.getAttribute("title") !== title) element.setAttribute("title", title);
+    });
+  }
+
+  window.workrailTimes = { format: format };
+
+  function start() {
+    format(document);
+    window.setInterval(function () {
+      if (document.visibilityState === "visible") format(document);
+    }, REFRESH_MS);
+    document.addEventListener("live:updated", function () { format(document); });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();
