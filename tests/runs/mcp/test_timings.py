@@ -102,4 +102,3 @@ def test_a_call_notes_the_run_or_session_it_was_about_and_an_unexpected_exceptio
         ("list_workflows", "ok", "", "", ""),
         ("start_workflow", "INTERNAL_ERROR", "", "", "KeyError"),
     ]
-
