@@ -88,7 +88,9 @@ class TimelineRow:
 @dataclass(frozen=True, slots=True)
 class TimelineTick:
     at: str
-    label: str
+    label: str  # in UTC, as a page without scripts shows it; times.js puts it in the reader's zone
+    moment: str  # the tick's moment, ISO 8601 in UTC
+    step: float  # seconds between ticks: how precisely times.js labels it (seconds, tenths, or the day)
     anchor: str  # start, middle or end: the first and last stay on the track
     minor: bool  # every other tick: left out at phone width, where six clock times do not fit
 
@@ -98,6 +100,14 @@ class TimelinePage:
     rows: list[TimelineRow]
     ticks: list[TimelineTick]
     caption: str  # "2026-11-28 22:02:04 to 22:02:04 UTC · 0.22 s"; empty without times
+    span: TimelineSpan | None = None  # the same, for a page to print its start in the reader's zone
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineSpan:
+    start: datetime
+    end: datetime
+    took: str  # "1 min 30 s"
 
 
 def nodes_words(count: int) -> str:
@@ -217,9 +227,14 @@ def timeline_page(
         return TimelinePage(rows, [], "")
     start, end = min(starts).astimezone(UTC), max(ends).astimezone(UTC)
     ticks = []
-    for index, tick in enumerate(time_axis.ticks(start, end)):
+    found = time_axis.ticks(start, end)
+    step = (found[1].at - found[0].at).total_seconds() if len(found) > 1 else 1.0
+    for index, tick in enumerate(found):
         anchor = "start" if tick.fraction < 0.1 else "end" if tick.fraction > 0.9 else "middle"
-        ticks.append(TimelineTick(at(tick.fraction), tick.label, anchor, minor=index % 2 == 1))
+        ticks.append(
+            TimelineTick(at(tick.fraction), tick.label, tick.at.isoformat(), step, anchor, minor=index % 2 == 1)
+        )
     until = end.strftime("%H:%M:%S" if end.date() == start.date() else "%Y-%m-%d %H:%M:%S")
-    caption = f"{start:%Y-%m-%d %H:%M:%S} to {until} UTC · {time_axis.duration((end - start).total_seconds())}"
-    return TimelinePage(rows, ticks, caption)
+    took = time_axis.duration((end - start).total_seconds())
+    caption = f"{start:%Y-%m-%d %H:%M:%S} to {until} UTC · {took}"
+    return TimelinePage(rows, ticks, caption, TimelineSpan(start, end, took))

@@ -42,7 +42,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     page.goto(f"{site}/runs/{review.run_id}/")
     expect(page.locator("#pending-step")).to_contain_text(f"Pending {SUMMARY}:")  # said there, once
     expect(page.locator("#run-status-summary")).to_have_count(0)
-    expect(page.locator("#shown-branch")).to_have_text("Showing branch 2 of 2 (the newest)")
+    expect(page.locator("#shown-branch")).to_have_text("Showing branch 2 of 2 (the latest)")
     expect(page.locator("#synthesis-title")).to_have_count(0)
     expect(page.locator("#findings-title")).to_have_count(0)
     callout = page.locator(".branch-callouts li")

@@ -59,7 +59,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert 'Showing branch 1</strong> of 2: <span class="badge state-done">Done</span>' in first
-    assert "Branch 2 · step 4.1 of 8, round 2 (Review storage)</a>" in first and "· the newest" in first
+    assert "Branch 2 · step 4.1 of 8, round 2 (Review storage)</a>" in first and "· the latest" in first
     assert 'class="badge state-running">Running</span>' in first
 
 

@@ -217,7 +217,7 @@ def test_tip_selects_another_branch_of_the_run(client, built):
     branch = page(client, f"/runs/{built.review_run}/?tip={other[0]}")
     assert "A second look after a rewind." in between(branch, 'id="steps-title"', "</section>")
     assert "Went on after the checkpoint." not in between(branch, 'id="steps-title"', "</section>")
-    assert "not the newest" in branch
+    assert "not the latest" in branch
     assert page(client, f"/sessions/{built.session_id}/?tip=abc", 404)
 
 
@@ -481,7 +481,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     # The run forked twice: its newest branch completed, the two others are still open (issue 20).
     shown = between(html, 'id="shown-branch"', "</p>")
     # "Done" is the run's badge: the shown branch's line does not say it again.
-    assert 'Showing branch 1</strong> of 3 <span class="muted small">(the newest)</span>' in shown
+    assert 'Showing branch 1</strong> of 3 <span class="muted small">(the latest)</span>' in shown
     # The newest branch leads; the two open ones were left behind by the rewinds, and are badged so.
     summary = between(html, 'id="run-status-summary">', "</span>").removeprefix('id="run-status-summary">')
     assert summary.startswith("finished "), summary  # beside the "Done" badge: when, not "done" again

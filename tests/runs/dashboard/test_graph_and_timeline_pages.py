@@ -82,7 +82,10 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
     # It still runs: its time goes on until now.
     assert re.search(r'<span class="tl-duration">[\d.]+ s so far · 11 steps</span>', timeline)
     assert re.search(r'<a class="tl-label" href="/runs/[^"]+/">[^<]+</a>', timeline)
-    assert re.search(r'<p class="tl-time">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d to [\d: -]+ UTC · [\d.]+ s</p>', timeline)
+    # Its span, started at a <time> the reader's browser puts on their own clock (UTC without scripts).
+    assert re.search(r'<p class="tl-time">Spans [\d.]+ s from <time datetime="[^"]+" title="[^"]+ UTC"', timeline)
+    # Each tick carries its moment and the ticks' step for the same (times.js).
+    assert re.search(r'<text class="tl-tick[^"]*"[^>]* data-tick-at="\d{4}-[^"]+" data-tick-step="[\d.e-]+">', timeline)
     assert "first node" not in timeline and "newest node" not in timeline
 
 

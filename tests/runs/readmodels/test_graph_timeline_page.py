@@ -78,6 +78,10 @@ def test_a_stalled_run_says_how_long_it_has_stood_not_how_long_its_nodes_took():
     assert row.until == "98.50%" and row.end == "1.50%"  # the dashed tail runs from the newest node to now
     assert page.caption == "2026-11-28 22:00:00 to 22:45:00 UTC · 45 min"
     assert [tick.label for tick in page.ticks] == ["22:00", "22:10", "22:20", "22:30", "22:40"]
+    # Each tick's moment and the step between ticks, for times.js to label it on the reader's clock.
+    assert [tick.moment for tick in page.ticks][:2] == ["2026-11-28T22:00:00+00:00", "2026-11-28T22:10:00+00:00"]
+    assert {tick.step for tick in page.ticks} == {600.0}
+    assert page.span is not None and (page.span.start, page.span.end, page.span.took) == (T0, now, "45 min")
     # A run that ended keeps the span of its nodes.
     (ended,) = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now).rows
     assert ended.took == "0.015 s · 2 steps" and ended.until == ""

@@ -94,14 +94,43 @@
     });
   }
 
-  window.workrailTimes = { format: format };
+  /* The timeline's axis (runs/readmodels/timeline_page.py): each tick is a round moment, labelled in UTC by
+     the server as precisely as the ticks' step needs. Here the same moment on the reader's clock, as
+     precisely: the day for steps of days, seconds below a minute, tenths or hundredths below a second; a
+     tick on another local day than the one before it says its day too. */
+  function tickText(moment, step, previous) {
+    if (step >= 86400) return dayMonth.format(moment);
+    var options = { hour: "2-digit", minute: "2-digit", hourCycle: clock.resolvedOptions().hourCycle };
+    if (step < 60) options.second = "2-digit";
+    if (step < 1) options.fractionalSecondDigits = step < 0.1 ? 2 : 1;
+    var text = new Intl.DateTimeFormat(locale, options).format(moment);
+    if (previous && daysBetween(previous, moment) !== 0) text = dayMonth.format(moment) + " " + text;
+    return text;
+  }
+
+  function formatTicks(root) {
+    (root || document).querySelectorAll("svg.tl-axis").forEach(function (axis) {
+      var previous = null;
+      axis.querySelectorAll("text[data-tick-at]").forEach(function (tick) {
+        var moment = new Date(tick.getAttribute("data-tick-at"));
+        var step = parseFloat(tick.getAttribute("data-tick-step"));
+        if (isNaN(moment.getTime()) || isNaN(step)) return;
+        var text = tickText(moment, step, previous);
+        if (tick.textContent !== text) tick.textContent = text;
+        previous = moment;
+      });
+    });
+  }
+
+  window.workrailTimes = { format: function (root) { format(root); formatTicks(root); } };
 
   function start() {
     format(document);
+    formatTicks(document);
     window.setInterval(function () {
       if (document.visibilityState === "visible") format(document);
     }, REFRESH_MS);
-    document.addEventListener("live:updated", function () { format(document); });
+    document.addEventListener("live:updated", function () { format(document); formatTicks(document); });
   }
 
   if (document.readyState === "loading") {
