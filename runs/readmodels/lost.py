@@ -63,12 +63,14 @@ def lost_help(route: str, kwargs: dict[str, object], tip: str = "") -> LostHelp 
         )
     if kind is not None:
         days = settings.WORKRAIL_RETENTION_DAYS
+        # A session is deleted itself; a run or a step goes with the session that holds it.
+        deleted = "may have been deleted" if kind == "session" else "may have been deleted with its session"
+        where = "it lives" if kind == "session" else "its session lives"
         return LostHelp(
             kind,
             looked_for,
-            f"The {_NAMES[kind]} may have been deleted with its session: sessions with no activity for {days} days "
-            "are removed. Or its session lives on another dashboard (recorded or imported there) and was never "
-            "imported into this one.",
+            f"The {_NAMES[kind]} {deleted}: sessions with no activity for {days} days are removed. Or {where} on "
+            "another dashboard (recorded or imported there) and was never imported into this one.",
             looked_for,
         )
     return LostHelp(None, "", "The link may be old, or mistyped.", "")

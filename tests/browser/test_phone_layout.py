@@ -166,6 +166,10 @@ def test_catalog_cards_are_compact_on_a_phone(sized_page, console_log, site, ser
             "td => getComputedStyle(td, '::before').content"
         )
         assert before in ("none", "normal"), before
+        # The search box and its button on one line under the label.
+        box = sized_page.locator("#workflow-query").bounding_box()
+        button = sized_page.locator("form.filters[role=search] button").bounding_box()
+        assert box is not None and button is not None and abs(box["y"] - button["y"]) < box["height"], (box, button)
     console_log.assert_clean()
 
 
