@@ -16,7 +16,7 @@ from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import shows_errors
 from runs.execution import catalog, catalog_places, operator_fork
 from runs.readmodels import agent_message, overview, run_view, trace
-from runs.readmodels.timings import recent_calls, tool_timings
+from runs.readmodels.timings import P95_MIN_CALLS, recent_calls, tool_timings
 from workflows_app.prose import about_below_the_name
 
 
@@ -134,7 +134,9 @@ def tag_names(tags: list[dict[str, object]]) -> dict[str, str]:
 @require_safe
 def timings(request: HttpRequest) -> HttpResponse:
     return render(
-        request, "dashboard/timings.html", {"nav": "timings", "timings": tool_timings(), "calls": recent_calls()}
+        request,
+        "dashboard/timings.html",
+        {"nav": "timings", "timings": tool_timings(), "calls": recent_calls(), "p95_min_calls": P95_MIN_CALLS},
     )
 
 

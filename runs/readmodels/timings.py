@@ -55,7 +55,10 @@ def call_words(tool: str, outcome: str, exception: str = "") -> str:
     code = _CODES.get(outcome)
     if code is ErrorCode.INTERNAL_ERROR or (code is None and exception):
         broke = f" on an unexpected {exception}" if exception else ""
-        return f"{tool} failed inside the server{broke}; the server log has the details"
+        return (
+            f"{tool} failed inside the server{broke}; the details are in the server's error output (stderr of "
+            "manage.py mcp, which an agent's client keeps in its MCP log)"
+        )
     if code is None:
         return f"{tool} failed: the server answered with an error"
     return f"{tool} failed: {_ERROR_WORDS.get(code, code.value.lower().replace('_', ' '))}"
@@ -117,6 +120,19 @@ def _title(run: Run, titles: dict[str, str]) -> str:
     if run.pinned_id not in titles:
         titles[run.pinned_id] = str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id)
     return titles[run.pinned_id]
+
+
+# Below this many calls a tool's 95th percentile is its slowest call or next to it: the page says "—" rather
+# than print a figure that looks measured (the API still gives it, with `calls` beside it).
+P95_MIN_CALLS = 20
+
+
+def error_share(stats: ToolStats) -> str:
+    """A tool's errors as the timings page says them: "0", or "2 (5%)" of its calls."""
+    if not stats.errors:
+        return "0"
+    share = 100 * stats.errors / stats.calls
+    return f"{stats.errors} ({share:.0f}%)" if share >= 1 else f"{stats.errors} (<1%)"
 
 
 def percentile(ordered: list[float], fraction: float) -> float:

@@ -25,6 +25,7 @@ from runs.contract.dashboard import (
     BranchOutcomeEntry,
     RunDetail,
     SessionDetail,
+    ToolStats,
     Whereabouts,
 )
 from runs.readmodels import (
@@ -40,6 +41,7 @@ from runs.readmodels import (
     time_axis,
     timeline_marks,
     timeline_page,
+    timings,
 )
 from runs.readmodels import (
     preferences as preferences_model,
@@ -223,6 +225,12 @@ def words_when(words: str, around: tuple[str, str] | None, moment: datetime | No
         return conditional_escape(words)
     before, after = around
     return format_html("{}{}{}", before, shown, after)
+
+
+@register.filter
+def error_share(stats: ToolStats) -> str:
+    """A tool's errors and their share of its calls: "2 (5%)"."""
+    return timings.error_share(stats)
 
 
 @register.filter

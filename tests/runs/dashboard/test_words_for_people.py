@@ -105,6 +105,10 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
     shown = page(client, "/timings/")
     assert 'title="Half the calls took less">Median <span class="unit">(ms)</span>' in shown
     assert "p50" not in shown and "Model Context Protocol" in shown
+    # Three calls: no 95th percentile that would only be the slowest call again; the errors with their share.
+    row = shown.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
+    assert 'title="Fewer than 20 calls: too few for a 95th percentile">—</span>' in row
+    assert '<span class="risk-high">1 (33%)</span>' in row
 
 
 def test_a_call_is_said_in_words_from_its_outcome_and_exception():
@@ -112,11 +116,11 @@ def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     assert call_words("continue_workflow", "blocked") == "the step was held: the output lacked something"
     assert call_words("checkpoint_workflow", "STORE_BUSY") == "checkpoint_workflow failed: the store was busy"
     assert call_words("start_workflow", "BUNDLE_TOO_LARGE") == "start_workflow failed: bundle too large"  # own words
-    assert call_words("start_workflow", "INTERNAL_ERROR") == (
-        "start_workflow failed inside the server; the server log has the details"
-    )
+    # Where the details are: the server's stderr, which a stdio client keeps (not a "server log" nobody can find).
+    where = "the details are in the server's error output (stderr of manage.py mcp, which an agent's client keeps in its MCP log)"
+    assert call_words("start_workflow", "INTERNAL_ERROR") == f"start_workflow failed inside the server; {where}"
     assert call_words("start_workflow", "ERROR", "OperationalError") == (
-        "start_workflow failed inside the server on an unexpected OperationalError; the server log has the details"
+        f"start_workflow failed inside the server on an unexpected OperationalError; {where}"
     )
     assert call_words("start_workflow", "error") == "start_workflow failed: the server answered with an error"
 
