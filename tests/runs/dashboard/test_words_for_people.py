@@ -117,7 +117,10 @@ def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     assert call_words("checkpoint_workflow", "STORE_BUSY") == "checkpoint_workflow failed: the store was busy"
     assert call_words("start_workflow", "BUNDLE_TOO_LARGE") == "start_workflow failed: bundle too large"  # own words
     # Where the details are: the server's stderr, which a stdio client keeps (not a "server log" nobody can find).
-    where = "the details are in the server's error output (stderr of manage.py mcp, which an agent's client keeps in its MCP log)"
+    where = (
+        "the details are in the server's error output (stderr of manage.py mcp, which an agent's client keeps in its "
+        "MCP log)"
+    )
     assert call_words("start_workflow", "INTERNAL_ERROR") == f"start_workflow failed inside the server; {where}"
     assert call_words("start_workflow", "ERROR", "OperationalError") == (
         f"start_workflow failed inside the server on an unexpected OperationalError; {where}"
