@@ -108,10 +108,12 @@ def workflow(request: HttpRequest, workflow_id: str) -> HttpResponse:
     about = ""
     if isinstance(shown, dict) and shown.get("about"):  # shown under the name and description: not them again
         about = about_below_the_name(str(shown["about"]), str(shown.get("name", "")), str(shown.get("description", "")))
+    start = agent_message.to_start(workflow_id, str(shown.get("name", workflow_id))) if isinstance(shown, dict) else ""
     context = {
         "nav": "workflows",
         "inspection": inspection,
         "about": about,
+        "start_message": start,
         "tag_names": tag_names(everything_tags()),
     }
     return render(request, "dashboard/workflow.html", context)

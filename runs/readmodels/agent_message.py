@@ -1,6 +1,7 @@
 """The one message a person pastes into an agent's chat to set it going at a node: the stalled, left-behind
 and blocked panels, a node's page and a branch started by hand all hand over this same sentence, behind the
-same "Copy the message for the agent" button (templates/dashboard/_agent_message.html).
+same "Copy the message for the agent" button (templates/dashboard/_agent_message.html). A workflow's page
+hands over the message that starts it (`to_start`), behind the same button.
 
 The sentence carries the node's stateToken: given to continue_workflow without an ackToken, it shows the
 agent the step pending there again, with a fresh ackToken, and records nothing.
@@ -20,6 +21,14 @@ def text(token: str, where: str) -> str:
     return (
         f'Resume the WorkRail workflow: call continue_workflow with stateToken "{token}" and no ackToken; it '
         f"gives you {where} again with a fresh ackToken, then carry on from there."
+    )
+
+
+def to_start(workflow_id: str, name: str) -> str:
+    """The message that starts a workflow: pasted into an agent's chat, with the person's task after it."""
+    return (
+        f'Run the WorkRail workflow "{name}" on the task below: call start_workflow with workflowId '
+        f'"{workflow_id}", then follow the steps it gives you.\n\nTask: '
     )
 
 

@@ -78,6 +78,12 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     expect(panel.locator("h3")).to_contain_text("resume it if the agent stopped")
     expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
     copy = panel.locator(".copy-button")  # on the first screen, at every size
+    # The one thing to do now is the page's one primary button, drawn in the accent colour.
+    accent = sized_page.evaluate(
+        "() => { const e = document.createElement('i'); e.style.color = 'var(--accent)'; document.body.append(e);"
+        " const c = getComputedStyle(e).color; e.remove(); return c; }"
+    )
+    assert copy.evaluate("b => getComputedStyle(b).backgroundColor") == accent
     box = copy.bounding_box()
     assert box is not None and box["y"] + box["height"] <= (sized_page.viewport_size or {})["height"], box
     # Said once in the page's head and once in the panel: not again by the run's card, line or graph.

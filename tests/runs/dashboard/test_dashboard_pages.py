@@ -401,6 +401,15 @@ def test_the_workflow_pages_show_the_catalog_its_problems_and_an_outline(client,
     assert "Merge Request Review" in detail and "sha256:" in detail
     outline = between(detail, 'id="outline-title"', "</section>")
     assert "Record the Changed Files" in outline and "review-area" in outline  # loop bodies included
+    # How to start it, before the outline: the message for the agent (the person's task after it) and where the
+    # sessions that ran it are.
+    start = between(detail, 'id="start-title"', "</section>")
+    assert detail.index('id="start-title"') < detail.index('id="outline-title"')
+    assert (
+        "call start_workflow with workflowId &quot;wr.risk_scaled_mr_review&quot;, then follow the steps it gives you"
+        in start
+    )
+    assert 'data-copy-target="start-message"' in start and 'href="/sessions/?q=wr.risk_scaled_mr_review"' in start
 
 
 def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(client, service_catalog):
