@@ -170,6 +170,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "all_count": sum(page.state_counts.values()),
             "yours": yours,
             "your_move": states.MOVE_LABELS["yours"],
+            "your_move_means": states.YOUR_MOVE_MEANS,
             "sort": filters.sort,
             "default_sort": URGENCY_SORT,
             "sorts": SORTS,
