@@ -233,7 +233,7 @@ class SessionPage(Shape):
     has_owners: bool = Field(
         default=False, description="Whether any session on the store has an owner (a team's shared store)."
     )
-    # Sessions whose row says "Your move" among those matching the search (states.move, clock applied): the
+    # Sessions whose move is yours among those matching the search (states.move, clock applied): the
     # dashboard's chip for people. Kept off the wire, as Whereabouts' move is.
     _yours: int = PrivateAttr(default=0)
 
