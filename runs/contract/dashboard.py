@@ -77,10 +77,16 @@ class Whereabouts(Shape):
     # When `words` end with the moment `since` ("stalled since 14:02 UTC"): the words around it, for the
     # dashboard to print the moment as a <time> in the reader's own time zone. Kept off the wire too.
     _timed: tuple[str, str] | None = PrivateAttr(default=None)
+    # A blocked step that waits for something only the person can give (not an agent that stopped). Off the wire.
+    _held_by_you: bool = PrivateAttr(default=False)
 
     @property
     def move(self) -> str:
         return self._move
+
+    @property
+    def held_by_you(self) -> bool:
+        return self._held_by_you
 
     @property
     def timed(self) -> tuple[str, str] | None:
@@ -227,7 +233,7 @@ class SessionPage(Shape):
     has_owners: bool = Field(
         default=False, description="Whether any session on the store has an owner (a team's shared store)."
     )
-    # Sessions whose row says "Your move" among those matching the search (states.move, clock applied): the
+    # Sessions whose move is yours among those matching the search (states.move, clock applied): the
     # dashboard's chip for people. Kept off the wire, as Whereabouts' move is.
     _yours: int = PrivateAttr(default=0)
 

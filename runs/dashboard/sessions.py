@@ -44,7 +44,7 @@ from runs.readmodels.preferences import in_effect
 
 # The list filters by state (runs/readmodels/states.py); the stored statuses' older names still work.
 STATUSES: tuple[str, ...] = get_args(StateName)
-# ...or by whose move it is: "yours" keeps the rows tagged "Your move" (the chip for people, named as the tag).
+# ...or by whose move it is: "yours" keeps the rows whose move is yours (the "Your move" chip for people).
 YOURS = "yours"
 _OLDER_NAMES = {"in_progress": "running", "complete": "done"}
 # "urgency" is the dashboard's own order: within each group, the sessions that need someone first
@@ -171,6 +171,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "all_count": sum(page.state_counts.values()),
             "yours": yours,
             "your_move": states.MOVE_LABELS["yours"],
+            "your_move_means": states.YOUR_MOVE_MEANS,
             "sort": filters.sort,
             "default_sort": URGENCY_SORT,
             "sorts": SORTS,

@@ -219,6 +219,7 @@ def _whereabouts(
     where._timed = (before, "") if before is not None else None
     if name == "blocked":  # as the run page's blocked panel says it (move_of_blocked)
         where._move = blocked_move(place.held_by, place.last_refused_at or place.since, cutoff)
+        where._held_by_you = place.held_by == "user"
     else:
         where._move = states.move(state, unclaimed=name == "working" and place.awaiting_agent)
     return where

@@ -128,7 +128,7 @@ def list_sessions(
 ) -> SessionPage:
     """`urgent_first`: within each group, the sessions that need someone most come first (states.URGENCY:
     needs you, blocked, stalled, running, then the settled ones), each kind in `sort`'s order. `yours`: only
-    the sessions whose row says "Your move" (the dashboard's chip for people; `state` and `status` aside);
+    the sessions whose move is yours (the dashboard's chip for people; `state` and `status` aside);
     `count_yours`: count them (SessionPage.yours) without filtering."""
     # NUL separates words too: PostgreSQL text cannot hold it (no stored text contains one).
     query = " ".join(query.replace("\x00", " ").split())[:MAX_QUERY_CHARS]
@@ -371,7 +371,7 @@ def _first_match_conditions(cutoff: datetime) -> dict[StateName, Q]:
 
 @dataclass(frozen=True)
 class Yours:
-    """The sessions whose row says "Your move": which (a condition on sessions) and how many."""
+    """The sessions whose move is yours (states.move): which (a condition on sessions) and how many."""
 
     condition: Q
     count: int
@@ -389,7 +389,7 @@ def _without_runs_yours(cutoff: datetime) -> Q:
 
 def _yours(sessions: QuerySet[Session], cutoff: datetime, alone: int) -> Yours:
     """Which of `sessions` are a person's move, by the rule their rows' tags follow (session_move): exactly
-    the rows tagged "Your move". A session without runs is judged in SQL by its own state; the others that may
+    the rows whose move is yours. A session without runs is judged in SQL by its own state; the others that may
     be a person's move (an open run that waits for the user, is blocked or quiet, or a branch started by
     hand) are read as their rows are (attention.of_sessions, kept by last_seq) and judged in Python: a
     blocked step is the agent's move until it has stopped, which only its refusals say. `alone`: how many

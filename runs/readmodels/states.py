@@ -12,11 +12,13 @@ for the user's confirmation and a branch set aside all map here, so a person lea
 - Done: finished;
 - Canceled: stopped for good by a person.
 
-Each state also says whose move it is (MOVES), as a small tag beside its badge: "Your move" (needs you,
-stalled: restart or nudge the agent), "Agent's move" (running, blocked), and no tag where nobody has one
-(done, canceled, left behind). Two cases read more than the state (move): a blocked step quiet for
-WORKRAIL_STALL_MINUTES (the agent has stopped: restarting it is yours), and a branch started by hand that no
-agent has taken up yet (handing it over is yours).
+Each state also says whose move it is (MOVES: yours for needs you and stalled, the agent's for running and
+blocked, nobody's for done, canceled and left behind), kept as data for the API and the "Your move" chip. Two
+cases read more than the state (move): a blocked step quiet for WORKRAIL_STALL_MINUTES (the agent has
+stopped: restarting it is yours), and a branch started by hand that no agent has taken up yet (handing it
+over is yours). A badge already says its state's usual move, so the tag beside it (move_words) is printed
+only where the move differs from that, and always beside Blocked, the one state where either side may hold
+the move.
 """
 
 from __future__ import annotations
@@ -57,6 +59,13 @@ MOVES: dict[StateName, Move] = {
     "notes": "nobody",
 }
 MOVE_LABELS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's move", "nobody": ""}
+# The tag beside a badge, in words that explain themselves: Blocked always says which side holds the move;
+# any other state only when the move is not its usual one (MOVES), as a branch started by hand is.
+BLOCKED_MOVE_WORDS: dict[Move, str] = {"agents": "Agent retrying", "yours": "Agent stopped: your move"}
+HELD_BY_YOU_WORDS = "Your move"  # a blocked step that waits for something only you can give
+UNCLAIMED_WORDS = "Your move: hand it to the agent"
+# What the sessions list's "Your move" chip gathers (its tooltip): the states that are yours to act on.
+YOUR_MOVE_MEANS = "Sessions waiting for you, stalled, or blocked and stopped: everything that is yours to act on"
 
 _OF_STATUS: dict[str, StateName] = {
     "in_progress": "running",
@@ -115,3 +124,15 @@ def move(state: str, *, stopped: bool = False, unclaimed: bool = False) -> Move:
     if found == "agents" and (unclaimed or (stopped and state == "blocked")):
         return "yours"
     return found
+
+
+def move_words(state: str, move: Move, *, held_by_you: bool = False) -> str:
+    """The tag beside a state's badge, "" where the badge already says whose move it is. `held_by_you`: a
+    blocked step waits for something only the person can give (the agent has not stopped, it waits)."""
+    if state == "blocked":
+        return HELD_BY_YOU_WORDS if held_by_you and move == "yours" else BLOCKED_MOVE_WORDS.get(move, "")
+    if move == MOVES.get(state, "nobody"):  # type: ignore[call-overload]
+        return ""
+    if state == "running" and move == "yours":
+        return UNCLAIMED_WORDS
+    return MOVE_LABELS[move]

@@ -132,13 +132,31 @@ def blocked_guide(entry: BlockedStep) -> attention.BlockedGuide:
     return attention.blocked_guide(entry, overview.stall_cutoff())
 
 
+def _tag_state(value: Any) -> tuple[str, bool]:
+    """The state a badge shows for `value` (as move_of reads it), and whether a blocked step there waits
+    for something only the person can give."""
+    if isinstance(value, BlockedStep):
+        return "blocked", value.whose_move == "user"
+    if isinstance(value, BranchOutcomeEntry):
+        return value.state, value.blocked is not None and value.blocked.whose_move == "user"
+    if isinstance(value, Whereabouts):
+        return value.state, value.held_by_you
+    if isinstance(value, AttentionPanel):
+        return value.state, False
+    return str(value), False
+
+
 @register.simple_tag
 def move_tag(value: Any) -> str:
-    """The small tag beside a state's badge: "Your move" or "Agent's move"; nothing where nobody has a move."""
+    """The small tag beside a state's badge, only where the badge does not already say whose move it is
+    (states.move_words): "Agent retrying" or "Agent stopped: your move" beside Blocked, "Your move: hand it
+    to the agent" beside a branch started by hand that no agent took up; nothing elsewhere."""
     move = move_of(value)
-    if move == "nobody":
+    state, held_by_you = _tag_state(value)
+    words = states.move_words(state, move, held_by_you=held_by_you)
+    if not words:
         return ""
-    return format_html('<span class="move move-{}">{}</span>', move, states.MOVE_LABELS[move])
+    return format_html('<span class="move move-{}">{}</span>', move, words)
 
 
 def _moment(value: Any) -> datetime | None:

@@ -97,7 +97,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     # One verdict in the dashboard's words as the panel's title, then the step in the outline; the call to
     # give a stuck agent is folded under them.
     verdict = "Blocked: the agent must resend step 2 (Record the Changed Files) with the list of changed files."
-    expect(panel.locator("h3")).to_have_text(f"{verdict} Agent's move")
+    expect(panel.locator("h3")).to_have_text(f"{verdict} Agent retrying")
     expect(panel.locator(".step-line")).to_have_text(re.compile(r"^Step 2 of \d+ · Record the Changed Files$"))
     expect(panel.locator(".verdict")).to_have_text(verdict)
     call = json.loads(panel.locator("pre.resend-call").text_content() or "")  # folded: read, not seen

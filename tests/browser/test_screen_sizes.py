@@ -63,9 +63,9 @@ def said(page, words: str) -> int:
 
 def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
-    # Two runs, both running: the page's head says it and the shown run's pending line says whose move; the
-    # runs' cards, the run's line and its one-branch graph do not repeat them.
-    assert (said(sized_page, "Running"), said(sized_page, "Agent's move")) == (1, 2)
+    # Two runs, both running: the page's head says it, and Running says whose move (no tag); the runs' cards,
+    # the run's line and its one-branch graph do not repeat them.
+    assert (said(sized_page, "Running"), said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (1, 0, 0)
     visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
     # What the run produced is named on the first screen, under its header; a link jumps to the findings.
     produced = sized_page.locator("#run-produced")
@@ -83,7 +83,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     produced.get_by_role("link", name="3 findings (1 critical)").click()
     expect(sized_page.locator("#findings-title")).to_be_in_viewport()
     assert sized_page.url.endswith("#findings-title")
-    assert said(sized_page, "Agent's move") == 2
+    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (0, 0)
     console_log.assert_clean()
 
 
@@ -93,8 +93,12 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     # A one-line verdict; the call and the example wait behind a disclosure.
     expect(sized_page.locator(".blocked-panel .verdict").first).to_contain_text("Blocked: the agent must resend")
     expect(sized_page.locator(".blocked-panel .resend-call").first).not_to_be_visible()
-    # Blocked and the agent's move, said once in the head and once in the panel's verdict.
-    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2, 2)
+    # Blocked and that the agent retries, said once in the head and once in the panel's verdict.
+    assert (said(sized_page, "Blocked"), said(sized_page, "Agent retrying"), said(sized_page, "Agent's move")) == (
+        2,
+        2,
+        0,
+    )
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
     expect(sized_page.locator(".blocked-panel")).to_have_count(0)
     expect(sized_page.locator("#node-blocked")).to_contain_text("See why, and the message to give the agent")

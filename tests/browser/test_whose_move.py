@@ -1,10 +1,12 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone
-(390x844) size: the "Your move" / "Agent's move" tag beside the badges, the blocked panel's line and button in
-sight, what the button copies, and colours that mean one thing (amber for a person's move, Left behind apart
-from Canceled, the timeline dots in their badge's colour, a neutral 404 advice box)."""
+(390x844) size: the tag beside a badge only where the badge does not say whose move it is (always beside
+Blocked: "Agent retrying" / "Agent stopped: your move"), the "Your move" chip as the umbrella, the blocked
+panel's line and button in sight, what the button copies, and colours that mean one thing (amber for a
+person's move, Left behind apart from Canceled, the timeline dots in their badge's colour, a neutral 404 advice box)."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -34,8 +36,9 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     stuck = blocked_review("MR-77")
     visit(sized_page, f"{site}/runs/{stuck.run_id}/", "blocked-message")
     panel = sized_page.locator(".blocked-panel")
-    expect(panel.locator("h3 .move")).to_have_text("Agent's move")
-    expect(sized_page.locator(".page-head .move")).to_have_text("Agent's move")
+    expect(panel.locator("h3 .move")).to_have_text("Agent retrying")
+    expect(sized_page.locator(".page-head .move")).to_have_text("Agent retrying")
+    retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
     # The agent's move: it retries by itself; the message for when it has stopped is one click away.
     expect(panel.locator("#blocked-next-1")).to_contain_text("normally resends the step by itself")
     button = panel.get_by_role("button", name=BUTTON)
@@ -55,8 +58,10 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none
     sized_page.reload()
-    expect(sized_page.locator(".page-head .move")).to_have_text("Your move")
-    expect(panel.locator("h3 .move")).to_have_text("Your move")
+    expect(sized_page.locator(".page-head .move")).to_have_text("Agent stopped: your move")
+    assert sized_page.locator(".page-head").inner_text().count("Agent stopped: your move") == 1
+    expect(panel.locator("h3 .move")).to_have_text("Agent stopped: your move")
+    assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
     expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
     expect(button).to_be_visible()
     keep_screenshot(sized_page, "blocked-yours")
@@ -71,25 +76,29 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     made.canceled()
     visit(sized_page, site + "/sessions/", "sessions-moves")
     rows = sized_page.locator("tr.session-row")
-    expect(rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".move")).to_have_text("Your move")
-    expect(rows.filter(has=sized_page.locator(".badge.state-stalled")).locator(".move")).to_have_text("Your move")
-    expect(rows.filter(has=sized_page.locator(".badge.state-blocked")).locator(".move")).to_have_text("Agent's move")
-    expect(rows.filter(has=sized_page.locator(".badge.state-canceled")).locator(".move")).to_have_count(0)
-    for tag in sized_page.locator("tr.session-row .move").all():
-        expect(tag).to_be_visible()
-    # The chip for people is named as the tag and counts exactly the rows that carry it; it keeps them alone.
-    yours = rows.filter(has=sized_page.locator(".move-yours")).count()
-    assert yours == 2  # waiting for the user, stalled
-    chip = sized_page.locator(".status-chips .chip-yours")
-    expect(chip).to_have_text(f"Your move {yours}")
-    chip.click()
+    # Needs you and Stalled say it is the person's move, as Canceled says nobody has one: no tag beside them.
+    for state in ("needs_you", "stalled", "canceled"):
+        expect(rows.filter(has=sized_page.locator(f".badge.state-{state}")).locator(".move")).to_have_count(0)
+    # Blocked, where either side may hold the move, says which.
+    expect(rows.filter(has=sized_page.locator(".badge.state-blocked")).locator(".move")).to_have_text("Agent retrying")
+    expect(sized_page.locator("tr.session-row .move")).to_have_count(1)
+    expect(sized_page.locator("tr.session-row .move")).to_be_visible()
+    # The chip for people comes first, the umbrella over the states that are the person's to act on, and
+    # keeps exactly those rows: waiting for the user, stalled.
+    chips = sized_page.locator(".status-chips li")
+    expect(chips.first.locator(".chip-yours")).to_have_text("Your move 2")
+    expect(chips.first.locator("a")).to_have_attribute(
+        "title", re.compile("waiting for you, stalled, or blocked and stopped")
+    )
+    expect(chips.nth(1)).to_contain_text("All ")
+    chips.first.locator("a").click()
     expect(sized_page).to_have_url(f"{site}/sessions/?status=yours")
-    expect(rows).to_have_count(yours)
-    expect(rows.filter(has=sized_page.locator(".move-yours"))).to_have_count(yours)
+    expect(rows).to_have_count(2)
+    expect(rows.filter(has=sized_page.locator(".badge.state-needs_you, .badge.state-stalled"))).to_have_count(2)
     # A row and its run's page say the same move.
     sized_page.goto(site + "/sessions/")
     rows.filter(has=sized_page.locator(".badge.state-blocked")).locator(".where-line a").click()
-    expect(sized_page.locator(".page-head .move")).to_have_text("Agent's move")
+    expect(sized_page.locator(".page-head .move")).to_have_text("Agent retrying")
     console_log.assert_clean()
 
 
@@ -102,7 +111,7 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     assert colour(panel, "borderLeftColor") == amber != link
     assert colour(panel.locator("h3.verdict-line"), "color") == amber
-    assert colour(sized_page.locator(".page-head .move"), "color") == amber
+    expect(sized_page.locator(".page-head .move")).to_have_count(0)  # the amber badge says whose move
 
     canceled = made.canceled()
     rewound = made.left_behind()

@@ -91,12 +91,12 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert (
             '<h3 class="verdict-line" id="blocked-title-1"><span class="verdict" id="verdict-1">Blocked: the agent '
             "must resend step 2 (Record the Changed Files) with the list of changed files.</span> "
-            '<span class="move move-agents">Agent&#x27;s move</span></h3>'
+            '<span class="move move-agents">Agent retrying</span></h3>'
         ) in html, url
         assert "the agent&#x27;s answer was refused</h3>" not in html and "Step 2 of " in html, url
         # The run's own line beside its badge does not say it again: the panel right below it does.
         assert 'id="run-status-summary"' not in html, url
-        assert "Agent&#x27;s move" in html, url
+        assert "Agent retrying" in html and "Agent&#x27;s move" not in html, url
         more = html.split('<details class="blocked-more"')[1].split("</details>")[0]
         assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url
         assert 'id="pending-step"' not in html, url

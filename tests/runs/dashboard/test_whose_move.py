@@ -1,4 +1,5 @@
-"""Every state says whose move it is ("Your move" / "Agent's move" beside its badge, runs/readmodels/states.py),
+"""Every state says whose move it is (runs/readmodels/states.py): its badge for the usual move, a tag beside it
+where the move is not the usual one, and beside Blocked always ("Agent retrying" / "Agent stopped: your move"),
 and every page that sets an agent going hands over the same message behind the same button
 (runs/readmodels/agent_message.py, templates/dashboard/_agent_message.html)."""
 
@@ -68,6 +69,17 @@ def test_every_state_has_a_move_and_two_cases_read_the_clock_or_the_hand():
     assert states.MOVE_LABELS["yours"] == "Your move" and states.MOVE_LABELS["agents"] == "Agent's move"
 
 
+def test_the_tag_is_printed_only_where_the_badge_does_not_say_whose_move_it_is():
+    # The badge says the usual move: no tag beside Needs you, Stalled, Running, nor where nobody has one.
+    usual = {state: states.move_words(state, states.move(state)) for state in states.MOVES}
+    assert usual == {**{state: "" for state in states.MOVES}, "blocked": "Agent retrying"}
+    # Blocked, either side may hold the move: always said, in words that explain themselves.
+    assert states.move_words("blocked", states.move("blocked", stopped=True)) == "Agent stopped: your move"
+    assert states.move_words("blocked", "yours", held_by_you=True) == "Your move"  # waits for you, not stopped
+    # A branch started by hand that no agent took up: the person's move under a Running badge.
+    assert states.move_words("running", states.move("running", unclaimed=True)) == "Your move: hand it to the agent"
+
+
 def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_catalog, settings):
     settings.WORKRAIL_STALL_MINUTES = 30
     made.waiting_for_user(service_catalog["extra"], key="CONF-1")
@@ -81,13 +93,14 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
         for row in text.split('<tr class="session-row')[1:]
     }
     assert {state: tags(cell) for state, cell in rows.items()} == {
-        "needs_you": ["yours"],
+        "needs_you": [],
         "blocked": ["agents"],
-        "stalled": ["yours"],
-        "running": ["agents"],
+        "stalled": [],
+        "running": [],
         "canceled": [],
     }
-    assert "Your move</span>" in rows["stalled"] and "Agent&#x27;s move</span>" in rows["running"]
+    assert "Agent retrying</span>" in rows["blocked"]
+    assert not any("Your move" in row or "Agent&#x27;s move" in row for row in rows.values())
 
 
 def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_message(client, service_catalog, settings):
@@ -95,7 +108,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     stuck = blocked_review("MR-77")
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
-    assert tags(panel.split("</h3>")[0]) == ["agents"]
+    assert tags(panel.split("</h3>")[0]) == ["agents"] and "Agent retrying</span></h3>" in panel
     # The agent's move: the panel says it retries by itself; the message for the agent is folded, under when the
     # move turns the person's.
     before_folds = panel.split("<details")[0]
@@ -119,14 +132,14 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     attention._KEPT.clear()  # the list keeps where each session is by its last event: none was recorded
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
-    assert tags(panel.split("</h3>")[0]) == ["yours"]
+    assert tags(panel.split("</h3>")[0]) == ["yours"] and "Agent stopped: your move</span></h3>" in panel
     # The person's move: the panel leads with the message and its button, before the refusal's details.
     before_folds = panel.split("<details")[0]
     assert 'id="if-stopped-1"' in before_folds and BUTTON in before_folds
     assert before_folds.index(BUTTON) < before_folds.index("Why it was refused")
     assert "has not tried again for 45 minutes" in before_folds
     head = text.split('class="page-head"')[1].split("</div>")[0]
-    assert tags(head) == ["yours"]
+    assert tags(head) == ["yours"] and head.count("Agent stopped: your move") == 1
     listed = page(client, "/sessions/")
     assert tags(listed.split('data-state="blocked"')[1].split('class="session-name"')[0]) == ["yours"]
     assert 'class="badge chip-yours">Your move 1</span>' in listed
@@ -136,8 +149,9 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     settings.WORKRAIL_STALL_MINUTES = 30
     stalled = made.stalled()
     text = page(client, f"/runs/{stalled.run_id}/")
-    assert tags(text.split('class="page-head"')[1].split("</div>")[0]) == ["yours"]
-    assert tags(text.split('id="run-status-summary"')[0].split('class="run-head"')[1]) == ["yours"]
+    # The Stalled badge says whose move it is: no tag beside it.
+    assert tags(text.split('class="page-head"')[1].split("</div>")[0]) == []
+    assert tags(text.split('id="run-status-summary"')[0].split('class="run-head"')[1]) == []
     [message] = copied(text)
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")
     assert "step 2 of 3 (" in message
@@ -149,15 +163,15 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     assert BUTTON in line and not tags(line)  # nobody's move: the branch is set aside
     [message] = copied(text)
     assert "step 3 of 3 (" in message
-    # The live branch's pending step says whose move it is.
-    assert tags(text.split('id="pending-step"')[1].split("</p>")[0]) == ["agents"]
+    # The live branch's pending step runs: the agent's move, as Running says, no tag.
+    assert tags(text.split('id="pending-step"')[1].split("</p>")[0]) == []
 
 
-def test_a_needs_you_panel_says_your_move(client, service_catalog):
+def test_a_needs_you_panel_leaves_whose_move_to_its_badge(client, service_catalog):
     waiting = made.waiting_for_user(service_catalog["extra"])
     text = page(client, f"/runs/{waiting.run_id}/")
     panel = text.split('class="state-panel state-waiting_for_user"')[1].split("</section>")[0]
-    assert tags(panel.split("</h3>")[0]) == ["yours"]
+    assert tags(panel.split("</h3>")[0]) == []
     assert BUTTON not in panel  # nothing to give the agent: the person answers in its chat
 
 
@@ -185,7 +199,7 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     assert "Give it the message below to go on." in text
     # Its branch, which no agent has taken up yet, is the person's move; the branch it set aside is nobody's.
     on_branch = text.split('class="node-branches"')[1].split("</ul>")[0]
-    assert tags(on_branch) == ["yours"]
+    assert tags(on_branch) == ["yours"] and "Your move: hand it to the agent" in on_branch
     # On the run page, nobody has taken the branch up yet: the person's move, with the same message.
     run_page = page(client, f"/runs/{child.run.public_id}/")
     pending = run_page.split('id="pending-step"')[1].split("</pre>")[0]
@@ -204,8 +218,8 @@ def test_with_several_runs_each_run_line_says_whose_move_and_cards_their_state(c
     text = page(client, f"/sessions/{first['session']['sessionId']}/")
     lines = text.split('id="session-run-lines">')[1].split("</ul>")[0]
     # Running, then blocked: the session's own state (Blocked, the agent's move) is said once above, so only
-    # the run whose state differs from it badges its line, with whose move it is.
-    assert tags(lines) == ["agents"]
+    # the run whose state differs from it badges its line; Running says whose move it is, no tag.
+    assert tags(lines) == [] and 'class="badge state-running"' in lines
     # The cards badge their runs' states, which differ; whose move it is the head and the panel say.
     cards = text.split('class="runs-nav"')[1].split("</nav>")[0]
     assert tags(cards) == [] and cards.count('class="badge state-') == 2
