@@ -201,11 +201,13 @@ def test_a_node_page(sized_page, console_log, site, forked):
 def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, service_catalog):
     visit(sized_page, site + "/workflows/", "workflows")
     visit(sized_page, f"{site}/workflows/{REVIEW}/", "workflow")
-    # What a person needs first: the name, the description, then the outline; About and the rest below it.
+    # What a person needs first: the name, the description, how to start it, then the outline; About and the
+    # rest below it.
     order = sized_page.evaluate(
         "() => [...document.querySelectorAll('main h1, main h2')].map(h => h.textContent.trim())"
     )
-    assert order[1:3] == ["Outline", "About"], order
+    assert order[1:4] == ["Start it", "Outline", "About"], order
+    expect(sized_page.locator("#start-it .copy-button")).to_be_in_viewport()
     name = sized_page.locator("h1").inner_text()
     expect(sized_page.locator("section[aria-labelledby=about-title]")).not_to_contain_text(name)
     console_log.assert_clean()
