@@ -6,6 +6,7 @@ person's move, Left behind apart from Canceled, the timeline dots in their badge
 
 from __future__ import annotations
 
+import colorsys
 import re
 from datetime import timedelta
 
@@ -26,6 +27,19 @@ BUTTON = "Copy the message for the agent"
 
 def colour(locator, prop: str) -> str:
     return locator.evaluate(f"(e) => getComputedStyle(e).{prop}")
+
+
+def hue_apart(page, first: str, second: str) -> float:
+    """How far apart, in degrees of hue, two of the stylesheet's colour variables are."""
+    rgbs = page.evaluate(
+        """(names) => names.map((name) => { const e = document.createElement('i'); e.style.color = `var(${name})`;
+             document.body.append(e); const c = getComputedStyle(e).color; e.remove();
+             return c.match(/\\d+/g).slice(0, 3).map(Number); })""",
+        [first, second],
+    )
+    hues = [colorsys.rgb_to_hls(*(channel / 255 for channel in rgb))[0] * 360 for rgb in rgbs]
+    apart = abs(hues[0] - hues[1]) % 360
+    return min(apart, 360 - apart)
 
 
 def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
@@ -136,6 +150,8 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     # Every timeline dot takes its badge's colour: the canceled run's dots are the Canceled badge's grey.
     for dot in sized_page.locator(".tl-key.dot-canceled").all():
         assert colour(dot, "backgroundColor") == colour(gone, "color")
+    # Stalled and Blocked, the two states that mean trouble, are hues apart, not two shades of red.
+    assert hue_apart(sized_page, "--stale", "--bad") >= 45
     console_log.assert_clean()
 
     visit(sized_page, f"{site}/sessions/ses_nope/", "not-found-neutral")  # its 404 is logged: not checked
