@@ -125,7 +125,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(page.locator(".badge.state-blocked")).to_have_count(1)
     screenshot(page, "issue20-session-blocked")
 
-    panel.get_by_role("link", name=re.compile("Open the refused step's node")).click()
+    panel.get_by_role("link", name=re.compile("Open the refused step's page")).click()
     expect(page).to_have_url(re.compile(rf"/nodes/{stuck.node_id}/$"))
     # The node page gives the verdict in one line and links to the run page's panel (not a second copy).
     expect(page.locator("#node-branch .blocked-panel")).to_have_count(0)

@@ -30,7 +30,7 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     assert f"<strong>Pending {WHERE}:</strong>" in newest and 'id="run-status-summary"' not in newest
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
-    assert "Synthesis of branch 1" in first and "Artifacts in force at the end" in first
+    assert "Synthesis of branch 1" in first and "What the branch ended with" in first
     assert "SQL built from user input" in first  # the findings table
     assert "Branch 2 · step 4.1 of 8, round 2 (Review storage)" in first
 
