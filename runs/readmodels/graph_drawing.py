@@ -434,24 +434,19 @@ def _draw(
     for node in graph.nodes:
         firsts.setdefault(node.lane, node.node_id)
     starts = set(firsts.values())
-    cards = [
-        _card(
-            node,
-            corner[node.node_id],
-            on_path,
-            shown,
-            graph.tip,
-            href,
-            node.node_id in starts,
-            states.get(node.node_id),
-            counted,
-            geo=geo,
-            # One branch on screen: the page's head and panel say its state; the card's colour keeps it.
-            say_state=graph.lanes > 1 or not geo.tags_beside,
-        )
-        for node in graph.nodes
-        if node.node_id in corner
-    ]
+    card_style = _CardStyle(
+        on_path=on_path,
+        shown=shown,
+        tip=graph.tip,
+        href=href,
+        starts=starts,
+        states=states,
+        counted=counted,
+        geo=geo,
+        # One branch on screen: the page's head and panel say its state; the card's colour keeps it.
+        say_state=graph.lanes > 1 or not geo.tags_beside,
+    )
+    cards = [_card(node, corner[node.node_id], card_style) for node in graph.nodes if node.node_id in corner]
 
     card_along, card_across = (geo.card_w, geo.card_h) if geo.across else (geo.card_h, geo.card_w)
     extent = (cols[-1].offset + (geo.gap_step if cols[-1].is_gap else card_along)) if cols else 0
@@ -492,20 +487,33 @@ def _path(by_id: dict[str, GraphNode], shown: str | None) -> set[str]:
     return path
 
 
-def _card(
-    node: GraphNode,
-    at: tuple[int, int],
-    on_path: set[str],
-    shown: str | None,
-    tip: str | None,
-    href: Callable[[GraphNode], str] | None,
-    starts_lane: bool,
-    state: str | None = None,
-    counted: bool = False,
-    *,
-    geo: _Geometry = PAPER,
-    say_state: bool = True,
-) -> str:
+@dataclass(frozen=True)
+class _CardStyle:
+    """What every card of one drawing is drawn with: the shown branch's nodes, the shown and newest node, the
+    link a card makes, the first card of each lane, the branch states, how steps are numbered, the geometry
+    (screen or paper), and whether a card says its branch's state in words."""
+
+    on_path: set[str]
+    shown: str | None
+    tip: str | None
+    href: Callable[[GraphNode], str] | None
+    starts: set[str]
+    states: dict[str, str]
+    counted: bool
+    geo: _Geometry
+    say_state: bool
+
+
+def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
+    on_path, shown, tip, href, counted, geo = (
+        style.on_path,
+        style.shown,
+        style.tip,
+        style.href,
+        style.counted,
+        style.geo,
+    )
+    starts_lane, state, say_state = node.node_id in style.starts, style.states.get(node.node_id), style.say_state
     x, y = at
     classes = ["card"]
     if node.node_id in on_path:
