@@ -280,15 +280,17 @@ def _where(outcome: BranchOutcomeEntry, step: StepPlace | None) -> str:
     return agent_message.where(step, outcome.step_title or outcome.step_id or "")
 
 
-def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None) -> str:
+def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None, finished: bool = False) -> str:
     """A branch in the dashboard's words beside its state's badge, which says how it stands: "Branch 2 · step
-    4 of 9 (Review api)", "Branch 1 · Request changes, 1 critical finding"."""
+    4 of 9 (Review api)", "Branch 1 · Request changes, 1 critical finding". `finished`: the run is done or
+    canceled, so a branch left behind is only history: "Branch 2 · set aside at step 4 of 9 (Review api)"."""
     if outcome.status == "complete":
         said = ", ".join(
             part for part in (outcome.verdict or "", outcomes.findings_words(outcome.findings, False)) if part
         )
         return f"Branch {outcome.number}" + (f" · {said}" if said else "")
-    line = f"Branch {outcome.number} · {_where(outcome, step)}"
+    set_aside = "set aside at " if finished and outcome.left_behind else ""
+    line = f"Branch {outcome.number} · {set_aside}{_where(outcome, step)}"
     if outcome.blocked is not None:
         line += " · " + blocked_words(outcome.blocked)
     return line
@@ -309,15 +311,22 @@ class RunState:
 
 def panels(state: RunState) -> list[AttentionPanel]:
     """The shown branch's panel (stalled, waiting for the user, canceled or left behind), then one per
-    other branch left behind."""
+    other branch left behind while the run goes on. Once the run is finished, those branches are history:
+    the run page lists them as set aside, with no "Resume…" up front (their node pages still offer it)."""
     found = []
     shown = state.shown
     if shown is not None:
         panel = _panel_of_shown(state, shown)
         if panel is not None:
             found.append(panel)
-    found.extend(_left_behind(state, o) for o in state.told if o.left_behind and (shown is None or o is not shown))
+    if not is_finished(state.run):
+        found.extend(_left_behind(state, o) for o in state.told if o.left_behind and (shown is None or o is not shown))
     return found
+
+
+def is_finished(run: Run) -> bool:
+    """Whether a run is over for good (done or canceled): no branch of it is pending work any more."""
+    return run.status in (RunStatus.COMPLETE, RunStatus.CANCELED)
 
 
 def _panel_of_shown(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel | None:

@@ -1,6 +1,6 @@
-"""What a branch produced, said in a few words for the line under a run's header: "3 findings (1 critical)
-· coding hand-off · 2 changed files". The sections that hold them come after every step of the branch, a
-screen or more down; each part of the line names one of them and the id of its heading to jump to.
+"""What a branch produced, said in a few words for the line under a run's header: "verdict “Request changes”
+· 3 findings (1 critical) · coding hand-off · 2 changed files". The sections that hold them follow the run's
+card, before its graph and steps; each part of the line names one of them and the id of its heading to jump to.
 
 Also the people's words for the artifact kinds a step recorded ("Changed files" for
 `mr_review.changed_files`): the kind itself is for developers and stays in the JSON shown under them."""
@@ -15,6 +15,7 @@ from runs.contract.dashboard import ArtifactTables
 from runs.readmodels.artifact_fields import title_of
 
 # The ids of the run page's section headings (dashboard/_run.html) each part of the line jumps to.
+VERDICT_ANCHOR = "synthesis-verdict"
 FINDINGS_ANCHOR = "findings-title"
 FILES_ANCHOR = "files-title"
 OTHERS_ANCHOR = "artifacts-title"
@@ -32,9 +33,12 @@ class Produced:
     anchor: str
 
 
-def of_tables(tables: ArtifactTables) -> list[Produced]:
-    """Findings first (what a reviewer acts on), then the hand-off, the changed files and the rest."""
+def of_tables(tables: ArtifactTables, verdict: str | None = None) -> list[Produced]:
+    """The branch's verdict first (a completed branch's, runs/readmodels/outcomes.py), then the findings (what a
+    reviewer acts on), the hand-off, the changed files and the rest."""
     parts: list[Produced] = []
+    if verdict:
+        parts.append(Produced(f"verdict “{verdict}”", VERDICT_ANCHOR))
     if tables.findings:
         parts.append(Produced(_findings_words(tables), FINDINGS_ANCHOR))
     handoffs = tables.handoffs

@@ -319,9 +319,9 @@ def kind_title(kind: Any) -> str:
 
 
 @register.filter
-def produced_parts(tables: Any) -> list[produced.Produced]:
+def produced_parts(detail: RunDetail) -> list[produced.Produced]:
     """What the shown branch produced, for the line under the run's header (runs/readmodels/produced.py)."""
-    return produced.of_tables(tables)
+    return produced.of_tables(detail.tables, detail.branch.verdict if detail.branch else None)
 
 
 @register.filter

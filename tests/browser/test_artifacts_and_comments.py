@@ -68,6 +68,11 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     expect(produced.get_by_role("link")).to_have_text(["coding hand-off", "2 changed files"])
     produced.get_by_role("link", name="coding hand-off").click()
     expect(page.locator("#handoff-1")).to_be_in_viewport()
+    # The hand-off and its changed files come before the branch's steps.
+    handoff_top, files_top, steps_top = (
+        page.locator(i).bounding_box()["y"] for i in ("#handoff-1", "#files-title", "#steps-title")
+    )
+    assert handoff_top < files_top < steps_top, (handoff_top, files_top, steps_top)
     title = page.locator("section.handoff h2.artifact-title")
     expect(title).to_have_text("Coding hand-off from step “Clarify Goal and Constraints”")
     ids = handoff.locator("details.artifact-ids")

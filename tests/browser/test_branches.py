@@ -63,6 +63,9 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page.locator("#shown-branch")).to_have_text("Showing branch 1 of 2: Done")
     expect(page.locator("#synthesis-title")).to_have_text("Synthesis of branch 1")
     expect(page.locator("#synthesis-verdict")).to_contain_text("Verdict: Request changes")
+    # The verdict leads the line of what the branch produced, on the first screen.
+    expect(page.locator("#run-produced a").first).to_have_text("verdict “Request changes”")
+    expect(page.locator("#run-produced")).to_be_in_viewport()
     expect(page.locator("table.findings")).to_contain_text("SQL built from user input")
     expect(page.locator("table.findings .sev-critical")).to_have_count(1)
     expect(page.locator(".branch-callouts li")).to_contain_text("Branch 2 · step 4.1 of 8, round 2 (Review storage)")

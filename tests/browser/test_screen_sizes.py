@@ -71,6 +71,11 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     produced = sized_page.locator("#run-produced")
     expect(produced).to_contain_text("3 findings (1 critical)")
     expect(produced).to_be_in_viewport()
+    # What it produced comes before how it got there: the findings above the branch graph and the steps.
+    findings, graph, steps = (
+        sized_page.locator(i).bounding_box()["y"] for i in ("#findings-title", "#graph-title", "#steps-title")
+    )
+    assert findings < graph < steps, (findings, graph, steps)
     # People's words on the page; the ids wait, still copyable, in the run's "Details for developers" fold.
     assert_plain_words(sized_page)
     details = sized_page.locator("#run-details")

@@ -497,7 +497,14 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     # The newest branch leads; the two open ones were left behind by the rewinds, and are badged so.
     summary = between(html, 'id="run-status-summary">', "</span>").removeprefix('id="run-status-summary">')
     assert summary.startswith("finished "), summary  # beside the "Done" badge: when, not "done" again
-    assert html.count('class="left-behind-line"') == 2 and "state-open" not in html
+    # The run is done: its two left-behind branches are history, listed as set aside with no "Resume…" up
+    # front (friction5 item 13); each one's own step page still offers to resume from there.
+    others = between(html, 'class="branch-callouts"', "</div>")
+    assert others.count("state-left_behind") == 2 and "state-open" not in html
+    assert others.count(" · set aside at step ") == 2, others
+    assert "Resume…" not in html and 'class="left-behind-line"' not in html
+    tip = re.findall(r"\?tip=(\d+)", others)[0]
+    assert "Resume from here" in page(client, f"/nodes/{tip}/")
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis
     assert "mr_review.findings" in synthesis

@@ -37,8 +37,9 @@ def test_the_run_header_names_what_the_branch_produced_with_links_to_its_section
     assert text_of("<p " + line) == "Produced on branch 1: 3 findings (1 critical) · 2 changed files"
     assert re.findall(r'href="#([\w-]+)"', line) == ["findings-title", "files-title"]
     assert 'id="findings-title"' in html and 'id="files-title"' in html
-    # The line comes before the step list and the sections it jumps to.
-    assert html.index('id="run-produced"') < html.index('id="steps-title"') < html.index('id="findings-title"')
+    # The line, then the sections it jumps to, come before the branch graph and the step list.
+    order = [html.index(f'id="{i}"') for i in ("run-produced", "findings-title", "files-title", "graph-title")]
+    assert order == sorted(order) and order[-1] < html.index('id="steps-title"')
 
 
 def test_the_runs_ids_wait_in_a_fold_and_the_facts_say_branches_not_nodes(client, built):

@@ -45,3 +45,10 @@ def test_a_branch_that_produced_nothing_has_no_line():
 def test_artifact_kinds_are_said_in_peoples_words_once_each():
     artifacts = [FILES, FINDINGS, FILES, {"kind": ""}, "junk"]
     assert kind_titles(artifacts) == ["Changed files", "Findings", "An artifact without a kind"]
+
+
+def test_a_branch_verdict_leads_the_line_and_links_to_the_synthesis():
+    produced = of_tables(tables([("review", FINDINGS)]), "Request changes")
+    assert produced[0] == Produced("verdict “Request changes”", "synthesis-verdict")
+    assert [p.words for p in produced[1:]] == ["3 findings (1 critical)"]
+    assert of_tables(tables([]), "Approve") == [Produced("verdict “Approve”", "synthesis-verdict")]
