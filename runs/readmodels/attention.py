@@ -501,6 +501,10 @@ class BlockedGuide:
     move: states.Move
     lead: str  # the line under the verdict: what happens next, or what to do
     fold: str  # the folded message's summary; "" when the message is in sight (the person's move)
+    # When the move turns the person's, and the summary's words around that moment: a page prints the
+    # moment itself, in the reader's time zone (the `words_when` tag).
+    turns_at: datetime | None = None
+    fold_around: tuple[str, str] | None = None
 
 
 def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = None) -> BlockedGuide:
@@ -517,9 +521,11 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
             "it gets the step again and resends it.",
             "",
         )
-    turns = stamp(entry.last_refused_at + timedelta(minutes=settings.WORKRAIL_STALL_MINUTES), now)
+    turns_at = entry.last_refused_at + timedelta(minutes=settings.WORKRAIL_STALL_MINUTES)
+    turns = stamp(turns_at, now)
     if entry.whose_move == "delegations":
         lead = "The agent resends the step by itself once its delegated runs finish: nothing for you to do now."
     else:
         lead = "The agent was told what to fix and normally resends the step by itself: nothing for you to do now."
-    return BlockedGuide(move, lead, f"If the agent has stopped: the message to give it (your move from {turns})")
+    before, after = "If the agent has stopped: the message to give it (your move from ", ")"
+    return BlockedGuide(move, lead, f"{before}{turns}{after}", turns_at, (before, after))

@@ -230,6 +230,12 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
             assert label.startswith(f"{times} nodes close together: ") and label.count(" UTC") == times
             assert label.count(": Done") in (0, times)
     assert {state for state, *_ in dots} == {"done", "left_behind", "running"}
+    # The axis's labels (rewritten on the reader's clock by times.js) stay short and apart, in any locale.
+    ticks = sized_page.evaluate("""() => [...document.querySelectorAll("svg.tl-axis text.tl-tick")]
+      .filter((t) => getComputedStyle(t).display !== "none")
+      .map((t) => { const r = t.getBoundingClientRect(); return [t.textContent, r.left, r.right]; })""")
+    assert len(ticks) >= 2 and not any("AM" in text or "PM" in text for text, *_ in ticks), ticks
+    assert all(left[2] <= right[1] for left, right in zip(ticks, ticks[1:], strict=False)), ticks
     # Every state a row's words list has a dot of its colour in sight on that row: the two left behind too.
     hidden = sized_page.evaluate("""() => [...document.querySelectorAll(".timeline .tl-row")].flatMap((row) => {
       const seen = new Set([...row.querySelectorAll(".tl-track")]

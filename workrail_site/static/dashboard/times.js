@@ -100,7 +100,9 @@
      tick on another local day than the one before it says its day too. */
   function tickText(moment, step, previous) {
     if (step >= 86400) return dayMonth.format(moment);
-    var options = { hour: "2-digit", minute: "2-digit", hourCycle: clock.resolvedOptions().hourCycle };
+    // The 24-hour clock whatever the locale: "5:17:38.34 AM" is twice as long as a tick has room for, and
+    // labels a few tenths of a second apart would run into each other.
+    var options = { hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
     if (step < 60) options.second = "2-digit";
     if (step < 1) options.fractionalSecondDigits = step < 0.1 ? 2 : 1;
     var text = new Intl.DateTimeFormat(locale, options).format(moment);
