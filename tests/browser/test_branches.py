@@ -40,7 +40,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
 
     # The newest branch (2, unfinished): none of branch 1's synthesis or findings, and branch 1 named.
     page.goto(f"{site}/runs/{review.run_id}/")
-    expect(page.locator("#pending-step")).to_contain_text(f"Pending {SUMMARY}:")  # said there, once
+    expect(page.locator("#pending-step")).to_contain_text(f"Agent working on {SUMMARY}:")  # said there, once
     expect(page.locator("#run-status-summary")).to_have_count(0)
     expect(page.locator("#shown-branch")).to_have_text("Showing branch 2 of 2 (the latest)")
     expect(page.locator("#synthesis-title")).to_have_count(0)
@@ -76,7 +76,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     # The session page of one run says it once, in the run's pending line (not in the head or the run's line
     # too; the runs list only names the run).
     page.goto(f"{site}/sessions/{review.session_id}/")
-    expect(page.locator("#pending-step")).to_contain_text(f"Pending {SUMMARY}:")
+    expect(page.locator("#pending-step")).to_contain_text(f"Agent working on {SUMMARY}:")
     expect(page.locator("#run-status-summary")).to_have_count(0)
     expect(page.locator("#session-run-lines")).to_have_count(0)
     expect(page.locator(".run-summary")).to_have_count(0)

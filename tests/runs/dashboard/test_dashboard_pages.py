@@ -179,7 +179,7 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     assert "Triage the Change" in steps and "Went on after the checkpoint." in steps
     assert steps.count("<summary>Prompt</summary>") >= 6
     assert "Checkpoint during" in steps
-    assert "<strong>Pending step " in html and "Summarize the Review" in html
+    assert "<strong>Agent working on step " in html and "Summarize the Review" in html
     # Its checkpoint is among the steps: no card lists it again.
     assert "Checkpoint: halfway." in steps and "Session notes and checkpoints" not in html
     timeline = between(html, 'id="timeline-title"', "</section>")

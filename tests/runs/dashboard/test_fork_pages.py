@@ -216,7 +216,8 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     words = " ".join(re.sub(r"<[^>]+>", "", run_page).split())
     # Reading the branch's token is not answering on it: no agent has taken the branch up yet.
     assert "Showing branch 2 of 2 (the latest, started by hand: no agent has taken it up yet)" in words
-    assert "Pending step 1 of 5: Prepare" in words and "No agent has taken this branch up yet" in words, words
+    assert "Waiting for an agent at step 1 of 5: Prepare" in words, words
+    assert "No agent has taken this branch up yet" in words, words
     assert "Branch 2 open at step 2" not in words, words
 
 

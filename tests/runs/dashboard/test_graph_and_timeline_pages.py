@@ -109,7 +109,7 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     # The sentences place the step in the outline (the loop is its 2nd entry, in its 2nd round); the graph's
     # cards and tabs say the same place, in the same words (the pending line names it: the page's head says
     # the run is running).
-    assert "Pending step 2.2 of 3, round 2: Record what the slice showed" in words, words
+    assert "Agent working on step 2.2 of 3, round 2: Record what the slice showed" in words, words
     assert "round 2, running" not in words
     assert "open at step 6" not in words and "open at step 4" not in words
     assert tabs(html)[1] == (
