@@ -28,3 +28,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # name per xdist worker (ours only adds the 0600 file creation, tested through manage.py).
 if DATABASES["default"]["ENGINE"] == "workrail_site.sqlite_backend":  # noqa: F405
     DATABASES["default"]["ENGINE"] = "django.db.backends.sqlite3"  # noqa: F405
+
+# Outermost: counts the requests being answered, so a browser test's teardown can wait for the live server to
+# finish them before the database is flushed (tests/support/in_flight.py).
+MIDDLEWARE = ["tests.support.in_flight.InFlight", *MIDDLEWARE]  # noqa: F405

@@ -18,6 +18,7 @@ import pytest
 
 from tests.browser import screenshot
 from tests.browser.layout import VIEWPORTS, Viewport
+from tests.support import in_flight
 from tests.support.sample_session import Built, two_runs_one_forked_twice
 
 # Playwright's sync API runs an asyncio loop in this thread, and Django refuses database calls from a
@@ -35,6 +36,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 DEFAULT_TIMEOUT_MS = 15_000
+# How long a test's teardown waits for the live server to finish what its page asked for (a PDF report is the
+# slowest: WORKRAIL_REPORT_SECONDS bounds it at 30 s).
+IDLE_WAIT_S = 45
 # Chromium's own wording for a blocked load or script ("Refused to load the stylesheet ... because it
 # violates the following Content Security Policy directive ...").
 CSP_MARKERS = ("Content Security Policy", "Refused to")
@@ -165,6 +169,9 @@ def page(browser: Any, console_log: ConsoleLog, request: pytest.FixtureRequest) 
             print(f"screenshot of the failed test: {with_path}")
     finally:
         context.close()
+        # What the page asked for may still be answered by the live server's thread; the database is flushed
+        # after this teardown, and must not meet it (tests/support/in_flight.py).
+        in_flight.wait_idle(IDLE_WAIT_S)
     if console_log.csp_violations and not console_log._csp_allowed:
         pytest.fail("Content Security Policy violations:\n" + "\n".join(console_log.csp_violations), pytrace=False)
 
