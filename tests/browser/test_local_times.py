@@ -26,14 +26,20 @@ TIMES = """() => [...document.querySelectorAll("time")].map((t) => ({
 }))"""
 
 
-def local_clock(iso: str) -> str:
+def local_clock(page: Any, iso: str) -> str:
     """What times.js writes for a moment (the `time` form) in New York with an en-GB locale, for the
-    moments these tests make: today "14:05", yesterday "yesterday 14:05"."""
+    moments these tests make: today "14:05", yesterday "yesterday 14:05". The clock is the browser's own
+    Intl in New York's zone, named explicitly (it writes the hour 0 as "0:11", not "00:11")."""
     zone = ZoneInfo(ZONE)
     moment = datetime.fromisoformat(iso).astimezone(zone)
     days = (datetime.now(zone).date() - moment.date()).days
     assert days in (0, 1), f"the test's moments are recent, not {iso}"
-    return f"{'yesterday ' if days else ''}{moment:%H:%M}"
+    clock = page.evaluate(
+        "([iso, zone]) => new Intl.DateTimeFormat('en-GB', {hour: 'numeric', minute: '2-digit', timeZone: zone})"
+        ".format(new Date(iso))",
+        [iso, ZONE],
+    )
+    return f"{'yesterday ' if days else ''}{clock}"
 
 
 def utc_stamp(iso: str) -> str:
@@ -77,7 +83,7 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
     at = since.get_attribute("datetime")
     assert at is not None
     # "stalled since 22:10", in New York's time, where the server wrote "stalled since 03:10 UTC".
-    expect(row).to_contain_text(f"step 2 of 3, stalled since {local_clock(at)}")
+    expect(row).to_contain_text(f"step 2 of 3, stalled since {local_clock(page, at)}")
     assert utc_stamp(at) in (since.get_attribute("title") or "")
     expect(page.locator(".session-activity time")).to_have_text("45 minutes ago")
     keep_screenshot(page, "sessions-local")
@@ -89,11 +95,11 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
 
     page.goto(f"{site}/runs/{stalled.run_id}/")
     panel_title = page.locator(".state-panel.state-stalled h3")
-    expect(panel_title).to_contain_text(f"Stalled since {local_clock(at)}: resume it if the agent stopped")
+    expect(panel_title).to_contain_text(f"Stalled since {local_clock(page, at)}: resume it if the agent stopped")
     steps = page.locator("[data-step-node] time[data-when='time']")
     first = steps.first.get_attribute("datetime")
     assert first is not None
-    expect(steps.first).to_have_text(local_clock(first))
+    expect(steps.first).to_have_text(local_clock(page, first))
     keep_screenshot(page, "run-local")
     page.set_viewport_size(PHONE.size)
     keep_screenshot(page, "run-local")
@@ -110,10 +116,14 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
     # The timeline's axis and its span on the reader's clock too: its steps read 22:10, so must the axis.
     ticks = page.locator("svg.tl-axis text[data-tick-at]")
     # A tick says the clock time alone (its day only where the axis crosses midnight, at a later tick).
-    first_tick = datetime.fromisoformat(ticks.first.get_attribute("data-tick-at") or "").astimezone(ZoneInfo(ZONE))
-    expect(ticks.first).to_have_text(f"{first_tick:%H:%M}")
+    tick_clock = page.evaluate(
+        "([iso, zone]) => new Intl.DateTimeFormat('en-GB', {hour: '2-digit', minute: '2-digit', hourCycle: 'h23',"
+        " timeZone: zone}).format(new Date(iso))",
+        [ticks.first.get_attribute("data-tick-at"), ZONE],
+    )
+    expect(ticks.first).to_have_text(tick_clock)
     start = page.locator(".tl-time time")
-    expect(page.locator(".tl-time")).to_contain_text(f"from {local_clock(start.get_attribute('datetime') or '')}")
+    expect(page.locator(".tl-time")).to_contain_text(f"from {local_clock(page, start.get_attribute('datetime') or '')}")
     console_log.assert_clean()
 
 
