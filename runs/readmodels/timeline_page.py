@@ -227,9 +227,9 @@ def timeline_page(
         return TimelinePage(rows, [], "")
     start, end = min(starts).astimezone(UTC), max(ends).astimezone(UTC)
     ticks = []
-    found = time_axis.ticks(start, end)
-    step = (found[1].at - found[0].at).total_seconds() if len(found) > 1 else 1.0
-    for index, tick in enumerate(found):
+    span = (end - start).total_seconds()
+    step = float(time_axis.step_for(span)) if span > 0 else 1.0  # the step time_axis.ticks spaced them by
+    for index, tick in enumerate(time_axis.ticks(start, end)):
         anchor = "start" if tick.fraction < 0.1 else "end" if tick.fraction > 0.9 else "middle"
         ticks.append(
             TimelineTick(at(tick.fraction), tick.label, tick.at.isoformat(), step, anchor, minor=index % 2 == 1)
