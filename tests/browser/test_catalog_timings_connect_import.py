@@ -72,17 +72,20 @@ def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, 
     console_log.assert_clean()
 
 
-# A table row's cells by the line they stand on: each line's cells' text (their column name first on a phone).
+# A table row's cells by the line they stand on (tops within a few pixels: cells of one line may sit on a
+# shared baseline in different fonts): each line's cells' text, their column name first on a phone.
 CELL_LINES = """(row) => {
-  const lines = new Map();
-  for (const cell of row.cells) {
-    if (!cell.checkVisibility()) continue;
-    const top = Math.round(cell.getBoundingClientRect().top);
+  const cells = [...row.cells].filter((cell) => cell.checkVisibility()).map((cell) => {
     const label = getComputedStyle(cell, "::before").content;
-    const text = (label.startsWith('"') ? label.slice(1, -1) + " " : "") + cell.innerText.replace(/\s+/g, " ").trim();
-    lines.set(top, [...(lines.get(top) || []), text]);
+    const text = (label.startsWith('"') ? label.slice(1, -1) + " " : "") + cell.innerText.replace(/\\s+/g, " ").trim();
+    return {top: cell.getBoundingClientRect().top, text};
+  });
+  const lines = [];
+  for (const cell of cells.sort((a, b) => a.top - b.top)) {
+    const line = lines.find((l) => Math.abs(l.top - cell.top) < 6);
+    if (line) line.texts.push(cell.text); else lines.push({top: cell.top, texts: [cell.text]});
   }
-  return [...lines.keys()].sort((a, b) => a - b).map((top) => lines.get(top));
+  return lines.map((l) => l.texts);
 }"""
 
 
@@ -112,6 +115,12 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
             unit = row.locator("td.in-ms").first.evaluate("el => getComputedStyle(el, '::after').content")
             assert unit == '" ms"', unit
     recent = sized_page.locator("section[aria-labelledby=recent-title]")
+    if viewport_name(sized_page) != DESKTOP.name:
+        # A compact card per call: the tool beside when on the first line, no column name before either.
+        for row in recent.locator("tbody tr").all():
+            first = row.evaluate(CELL_LINES)[0]
+            assert len(first) == 2 and any(text.endswith("_workflow") for text in first), first
+            assert not any(text.startswith(("When", "Tool")) for text in first), first
     canceled = recent.locator("tbody tr").filter(has_text="RUN_CANCELED")
     expect(canceled).to_contain_text("continue_workflow failed: the run was canceled")
     expect(recent).to_contain_text("start_workflow failed inside the server on an unexpected OperationalError")

@@ -60,6 +60,14 @@ def test_every_menu_entry_is_in_sight_without_a_sideways_scroll(sized_page, cons
             assert [link["text"] for link in menu["links"]] == ALL_ENTRIES, menu
             keep_screenshot(sized_page, name + "-more")
             assert_fits(sized_page)
+            sized_page.locator(".nav-more a").first.focus()
+            sized_page.keyboard.press("Escape")  # closes the fold, the focus back on "More"
+            expect(sized_page.locator(".nav-more details")).not_to_have_attribute("open", "")
+            expect(sized_page.locator(".nav-more summary")).to_be_focused()
+            sized_page.keyboard.press("Enter")
+            sized_page.mouse.click(5, 700)  # a click elsewhere closes it too
+            expect(sized_page.locator(".nav-more details")).not_to_have_attribute("open", "")
+            sized_page.locator(".nav-more summary").click()
         for link in menu["links"] + menu["more"]:
             assert not link["cut"], link
             assert link["left"] >= 0 and link["right"] <= menu["vw"], link  # whole, inside the window
