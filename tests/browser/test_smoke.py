@@ -72,7 +72,7 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
         page.click("input[type=submit]")
     brand = page.locator("#site-name a.brand")
     assert brand.inner_text() == "WorkRail" and brand.get_attribute("href") == "/"
-    colours = "() => [document.body, document.querySelector('#header')].map((el) => getComputedStyle(el).backgroundColor)"
+    colours = "() => [document.body, document.querySelector('#header')].map((e) => getComputedStyle(e).backgroundColor)"
     # The dashboard's --bg and --surface, light and dark.
     assert page.evaluate(colours) == ["rgb(251, 251, 250)", "rgb(255, 255, 255)"]
     page.emulate_media(color_scheme="dark")
