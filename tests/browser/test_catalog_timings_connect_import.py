@@ -26,8 +26,24 @@ def visit(page, url: str, name: str) -> None:
     expect(page.locator("body")).not_to_contain_text("{#")  # no template comment shows as text
 
 
+# Whether an input's placeholder fits inside its text box: the placeholder's width in the input's font
+# against the box's inner width.
+PLACEHOLDER_FITS = """(input) => {
+  const s = getComputedStyle(input);
+  const context = document.createElement("canvas").getContext("2d");
+  context.font = s.font;
+  const room = input.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+  return {text: input.placeholder, needs: context.measureText(input.placeholder).width, room};
+}"""
+
+
 def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, console_log, site, service_catalog):
     visit(sized_page, site + "/workflows/", "catalog")
+    # The search says what it looks through in a label in sight, and its placeholder is never cut.
+    search = sized_page.get_by_role("searchbox", name="Search names, ids, descriptions and tags")
+    expect(sized_page.locator("label[for=workflow-query]")).to_be_visible()
+    fits = search.evaluate(PLACEHOLDER_FITS)
+    assert fits["text"] and fits["needs"] <= fits["room"], fits
     row = sized_page.locator("tbody tr").filter(has_text="wr.code_review")
     name = row.locator("a.workflow-name")
     expect(name).to_have_text("Code Review")
@@ -56,6 +72,23 @@ def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, 
     console_log.assert_clean()
 
 
+# A table row's cells by the line they stand on (tops within a few pixels: cells of one line may sit on a
+# shared baseline in different fonts): each line's cells' text, their column name first on a phone.
+CELL_LINES = """(row) => {
+  const cells = [...row.cells].filter((cell) => cell.checkVisibility()).map((cell) => {
+    const label = getComputedStyle(cell, "::before").content;
+    const text = (label.startsWith('"') ? label.slice(1, -1) + " " : "") + cell.innerText.replace(/\\s+/g, " ").trim();
+    return {top: cell.getBoundingClientRect().top, text};
+  });
+  const lines = [];
+  for (const cell of cells.sort((a, b) => a.top - b.top)) {
+    const line = lines.find((l) => Math.abs(l.top - cell.top) < 6);
+    if (line) line.texts.push(cell.text); else lines.push({top: cell.top, texts: [cell.text]});
+  }
+  return lines.map((l) => l.texts);
+}"""
+
+
 def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console_log, site, forked):
     now = datetime.now(UTC)
     tool_calls.save(
@@ -66,7 +99,28 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
         ]
     )
     visit(sized_page, site + "/timings/", "timings")
+    # Per tool: short headers spelled out in a tooltip; on a phone a compact row per tool, its name on the
+    # first line and its figures side by side on the second (each under its short column name, times with
+    # their unit), not a stack of a line per column.
+    stats = sized_page.locator("table.tool-stats")
+    expect(stats.locator("thead abbr[title^='95th percentile']")).to_have_text("p95")
+    expect(stats).not_to_contain_text("percentile")
+    for row in stats.locator("tbody tr").all():
+        lines = row.evaluate(CELL_LINES)
+        if viewport_name(sized_page) == DESKTOP.name:
+            assert len(lines) == 1, lines
+        else:
+            assert len(lines) == 2 and len(lines[0]) == 1, lines  # the tool's name alone, then its figures
+            assert [figure.split()[0] for figure in lines[1]] == ["Calls", "Errors", "Median", "p95"], lines
+            unit = row.locator("td.in-ms").first.evaluate("el => getComputedStyle(el, '::after').content")
+            assert unit == '" ms"', unit
     recent = sized_page.locator("section[aria-labelledby=recent-title]")
+    if viewport_name(sized_page) != DESKTOP.name:
+        # A compact card per call: the tool beside when on the first line, no column name before either.
+        for row in recent.locator("tbody tr").all():
+            first = row.evaluate(CELL_LINES)[0]
+            assert len(first) == 2 and any(text.endswith("_workflow") for text in first), first
+            assert not any(text.startswith(("When", "Tool")) for text in first), first
     canceled = recent.locator("tbody tr").filter(has_text="RUN_CANCELED")
     expect(canceled).to_contain_text("continue_workflow failed: the run was canceled")
     expect(recent).to_contain_text("start_workflow failed inside the server on an unexpected OperationalError")

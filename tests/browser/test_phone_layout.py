@@ -1,5 +1,5 @@
 """The phone layout and the timeline (third and fourth reviews), at desktop (1440x900) and phone (390x844)
-size: every entry of the top menu in sight (on two lines on a phone), none behind a sideways scroll; ids
+size: every entry of the top menu reachable in one row (behind "More" on a phone), none cut or off-screen; ids
 that wrap only at their dots and underscores, the blocked panel's error code on a line of its own;
 timeline dots of a readable size that never cover each other, with clock times under them and a stalled
 run's real span; catalog cards compact enough for about four to a phone screen; the findings using the
@@ -13,7 +13,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.layout import PHONE, visit
+from tests.browser.layout import PHONE, assert_fits, keep_screenshot, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.sample_session import two_runs_one_forked_twice
@@ -21,32 +21,57 @@ from tests.support.sample_session import two_runs_one_forked_twice
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
 
-# The menu's entries: each link's box, and whether its text is cut; the top bar's height.
+# The menu's entries a person can see: each link's box, and whether its text is cut; the "More" fold's
+# summary when drawn; how many lines the shown entries take; the top bar's height.
 MENU = """() => {
   const vw = document.documentElement.clientWidth;
-  const links = [...document.querySelectorAll(".topbar .nav a")].map((a) => {
-    const r = a.getBoundingClientRect();
-    return {text: a.textContent.trim(), left: r.left, right: r.right, top: Math.round(r.top),
-            shown: r.width > 0 && getComputedStyle(a).visibility !== "hidden", cut: a.scrollWidth > a.clientWidth + 1};
-  });
-  return {vw, links, lines: new Set(links.map((l) => l.top)).size,
+  // checkVisibility: not display:none, not inside a closed <details>, not visibility:hidden.
+  const seen = (el) => el.checkVisibility({visibilityProperty: true});
+  const box = (el) => { const r = el.getBoundingClientRect();
+    return {text: el.textContent.trim(), left: r.left, right: r.right, top: Math.round(r.top), bottom: r.bottom,
+            cut: el.scrollWidth > el.clientWidth + 1}; };
+  const links = [...document.querySelectorAll(".topbar .nav a")].filter(seen).map(box);
+  const more = [...document.querySelectorAll(".topbar .nav summary")].filter(seen).map(box);
+  const row = [...document.querySelectorAll(".topbar .nav > li > a, .topbar .nav > li > details > summary")];
+  return {vw, links, more, lines: new Set(row.filter(seen).map((el) => box(el).top)).size,
           bar: document.querySelector(".topbar").getBoundingClientRect().height};
 }"""
+ALL_ENTRIES = ["Sessions", "Workflows", "Tool timings", "Connect", "API docs", "Admin"]
 
 
 def test_every_menu_entry_is_in_sight_without_a_sideways_scroll(sized_page, console_log, site, live_server, viewport):
+    """Every entry is reachable and none is cut or off-screen. The menu is one row at both sizes: every entry
+    on a desktop; on a phone Sessions, Workflows and "More", which opens (from the keyboard, no script
+    needed) onto the other entries, each whole inside the window."""
     for path, name in (("/workflows/", "menu-workflows"), ("/connect/", "menu-connect")):
         visit(sized_page, site + path, name)  # the top bar fits too: nothing in it wider than the window
         menu = sized_page.evaluate(MENU)
-        names = [link["text"] for link in menu["links"]]
-        assert names == ["Sessions", "Workflows", "Tool timings", "Connect", "API docs", "Admin"], names
-        for link in menu["links"]:
-            assert link["shown"] and not link["cut"], link
+        assert menu["lines"] == 1, menu
+        assert menu["bar"] < 60, menu
+        if viewport.name == "desktop":
+            assert [link["text"] for link in menu["links"]] == ALL_ENTRIES, menu
+            assert menu["more"] == [], menu
+        else:
+            assert [link["text"] for link in menu["links"]] == ["Sessions", "Workflows"], menu
+            assert [summary["text"] for summary in menu["more"]] == ["More"], menu
+            sized_page.locator(".topbar summary").focus()
+            sized_page.keyboard.press("Enter")  # a native <details>: opened from the keyboard
+            menu = sized_page.evaluate(MENU)
+            assert [link["text"] for link in menu["links"]] == ALL_ENTRIES, menu
+            keep_screenshot(sized_page, name + "-more")
+            assert_fits(sized_page)
+            sized_page.locator(".nav-more a").first.focus()
+            sized_page.keyboard.press("Escape")  # closes the fold, the focus back on "More"
+            expect(sized_page.locator(".nav-more details")).not_to_have_attribute("open", "")
+            expect(sized_page.locator(".nav-more summary")).to_be_focused()
+            sized_page.keyboard.press("Enter")
+            sized_page.mouse.click(5, 700)  # a click elsewhere closes it too
+            expect(sized_page.locator(".nav-more details")).not_to_have_attribute("open", "")
+            sized_page.locator(".nav-more summary").click()
+        for link in menu["links"] + menu["more"]:
+            assert not link["cut"], link
             assert link["left"] >= 0 and link["right"] <= menu["vw"], link  # whole, inside the window
-        # One line on a desktop; on a phone the entries wrap onto a second line beside the brand.
-        assert menu["lines"] == (1 if viewport.name == "desktop" else 2), menu
-        assert menu["bar"] < (60 if viewport.name == "desktop" else 90), menu
-        expect(sized_page.locator('.topbar .nav a[aria-current="page"]')).to_be_in_viewport()
+        expect(sized_page.locator('.topbar .nav a[aria-current="page"]:visible')).to_be_in_viewport()
     console_log.assert_clean()
 
 

@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from tests.browser import SCREENSHOTS_DIR, screenshot
+from tests.browser.layout import PHONE, assert_fits
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
@@ -58,6 +59,33 @@ def test_a_superuser_logs_in_through_the_form_and_sees_the_styled_admin_index(pa
     page.wait_for_load_state("networkidle")
     console_log.assert_clean()
     screenshot(page, "admin-index")
+
+
+def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(page, console_log, site):
+    """The admin looks like part of the dashboard: its brand "WorkRail" leads back to the dashboard, and
+    its header and page take the dashboard's colours (dashboard.css :root), light and dark, fitting a phone."""
+    get_user_model().objects.create_superuser("admin", "admin@example.com", "a-long-test-password")
+    page.goto(site + "/admin/login/?next=/admin/")
+    page.fill("#id_username", "admin")
+    page.fill("#id_password", "a-long-test-password")
+    with page.expect_navigation():
+        page.click("input[type=submit]")
+    brand = page.locator("#site-name a.brand")
+    assert brand.inner_text() == "WorkRail" and brand.get_attribute("href") == "/"
+    colours = "() => [document.body, document.querySelector('#header')].map((e) => getComputedStyle(e).backgroundColor)"
+    # The dashboard's --bg and --surface, light and dark.
+    assert page.evaluate(colours) == ["rgb(251, 251, 250)", "rgb(255, 255, 255)"]
+    page.emulate_media(color_scheme="dark")
+    assert page.evaluate(colours) == ["rgb(20, 22, 26)", "rgb(27, 30, 35)"]
+    screenshot(page, "admin-index-dark")
+    page.emulate_media(color_scheme="light")
+    page.set_viewport_size(PHONE.size)
+    assert_fits(page)
+    screenshot(page, "admin-index-phone")
+    brand.click()
+    page.wait_for_load_state("networkidle")
+    assert page.url.startswith(site) and "/admin/" not in page.url
+    console_log.assert_clean()
 
 
 def test_the_harness_notices_a_csp_violation(page, console_log, site):

@@ -2,7 +2,8 @@
  *
  * On a phone each table row becomes a card and each cell a line that starts with its column's name. The
  * names come from the table's own column headers: every cell gets data-label (its header's text) and the
- * table data-stack, which dashboard.css reads at the phone breakpoint. Without this script a table keeps
+ * table data-stack, which dashboard.css reads at the phone breakpoint (a header's abbr attribute, when it
+ * has one, is its short name for this). Without this script a table keeps
  * its columns (inside a sideways-scrolling box), so it is never shown unlabelled. Live updates replace
  * parts of the page: live.js fires "live:updated" on the document and the new tables are labelled then.
  */
@@ -15,7 +16,7 @@
     var names = [];
     for (var i = 0; i < row.cells.length; i += 1) {
       var cell = row.cells[i];
-      var name = cell.textContent.replace(/\s+/g, " ").trim();
+      var name = cell.getAttribute("abbr") || cell.textContent.replace(/\s+/g, " ").trim();
       for (var span = 0; span < (cell.colSpan || 1); span += 1) names.push(name);
     }
     return names;
