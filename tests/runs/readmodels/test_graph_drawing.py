@@ -141,7 +141,8 @@ def test_the_newest_and_the_shown_node_carry_tags_and_the_shown_one_is_the_curre
 
 
 def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on_its_border():
-    # A branch of one node: its name, its state, "newest" and "shown", all on one card.
+    # A branch of one node: its name, its state, "newest" and "shown" all apply to one card, which carries
+    # two tags at most (friction6 item 6): its state and the one marker of where, "you are viewing".
     run = drawn([(1, None), (2, 1), (3, 1)])
     svg = graph_drawing.for_screen(
         run, shown="3", href=lambda node: f"/nodes/{node.node_id}/", title="g", states={"3": "running"}
@@ -157,12 +158,11 @@ def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on
         tuple(int(v) for v in m)
         for m in re.findall(r'<rect class="tag [^"]*" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', drawn_card)
     ]
-    assert re.findall(r'<text class="tag-text [^"]*"[^>]*>([^<]*)</text>', drawn_card) == [
-        "Branch 2",
-        "running",
-        "latest",
-        "you are viewing",
-    ]
+    said = r'<text class="tag-text [^"]*"[^>]*>([^<]*)</text>'
+    assert re.findall(said, drawn_card) == ["running", "you are viewing"]
+    # Shown from elsewhere, the same card names its branch beside its state; "latest" is the third, left out.
+    other = graph_drawing.for_screen(run, shown="2", href=lambda node: "/", title="g", states={"3": "running"})
+    assert re.findall(said, card(other, "3")) == ["Branch 2", "running"]
     for tx, ty, tw, th in tags:
         assert x + w < tx and tx + tw <= x + w + graph_drawing.TAG_ROOM  # right of the card, off its borders
         assert y <= ty and ty + th < y + h + 13  # level with the card, above the elbow of the edges under it
