@@ -173,7 +173,7 @@ def legend(
         "blocked": any(node.is_blocked for node in graph.nodes),
         "loop": any(loop_mark(node, counted=counted) is not None for node in graph.nodes),
         "current": shown is not None and shown in {node.node_id for node in graph.nodes},
-        "newest": graph.tip is not None,
+        "newest": graph.tip is not None and graph.tip != shown,  # the shown node says "you are viewing" alone
     }
     if states:
         present["blocked"] = False  # said by the "blocked" state

@@ -268,7 +268,9 @@ def test_a_branch_started_by_hand_and_a_blocked_tip_are_told_apart():
 def test_the_legend_lists_only_the_marks_the_drawing_holds():
     plain = drawn([(1, None), (2, 1)])
     keys = [entry.key for entry in graph_drawing.legend(plain, shown="2")]
-    assert keys == ["on-branch", "lane", "current", "newest"]  # no loop, checkpoint, complete, other branches
+    assert keys == ["on-branch", "lane", "current"]  # no loop, checkpoint, complete, other branches
+    # The newest node shown: it says "you are viewing" alone, so "latest" is explained only where drawn.
+    assert [entry.key for entry in graph_drawing.legend(plain, shown="1")][-2:] == ["current", "newest"]
     marked = drawn(
         [(1, None), (2, 1), (3, 2), (4, 1), (5, 1)],
         **{

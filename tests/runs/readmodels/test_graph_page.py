@@ -35,7 +35,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     assert newest.where == "step 2.2 of 3, round 2, latest" and newest.forked_at == "step 2.1 of 3, round 2"
     assert laid_out.branches[0].where == ""  # a completed branch: its title, "Complete", says it
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
-    assert {entry.key for entry in laid_out.legend} >= {"lane", "newest"}
+    assert {entry.key for entry in laid_out.legend} >= {"lane", "current"}
 
 
 def test_each_branch_tip_gets_its_state_from_the_branch_outcomes_and_the_panels():
