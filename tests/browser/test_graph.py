@@ -156,6 +156,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         assert sized_page.evaluate(LIST_PROBLEMS) == []
         # Each row is coloured by its state; the branch's last step carries the branch's state.
         shown = listed.locator(".gl-branch.shown")
+        # "you are viewing" once in the shown branch's box: in its heading, not on its last row again.
+        assert shown.inner_text().count("you are viewing") == 1
+        expect(shown.locator(".gl-step.tip .gl-notes")).to_have_text("latest")
         expect(shown.locator(".gl-step.tip .gl-dot")).to_have_class(re.compile(r"\bdot-running\b"))
         expect(shown.locator(".gl-step:not(.tip) .gl-dot.dot-done")).to_have_count(
             shown.locator(".gl-step").count() - 1
