@@ -151,6 +151,14 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     )
     keep_screenshot(sized_page, "export-menu-open")
     assert_fits(sized_page)
+    # Escape closes it, the focus back on its button; so does a click elsewhere on the page.
+    sized_page.keyboard.press("Escape")
+    expect(sized_page.locator(".export-menu .exports")).to_be_hidden()
+    expect(export).to_be_focused()
+    export.click()
+    expect(sized_page.locator(".export-menu .exports")).to_be_visible()
+    sized_page.locator("#steps-title").click()  # out of the menu's way at either size
+    expect(sized_page.locator(".export-menu .exports")).to_be_hidden()
     console_log.assert_clean()
 
 
