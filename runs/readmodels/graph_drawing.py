@@ -173,7 +173,7 @@ def legend(
         "blocked": any(node.is_blocked for node in graph.nodes),
         "loop": any(loop_mark(node, counted=counted) is not None for node in graph.nodes),
         "current": shown is not None and shown in {node.node_id for node in graph.nodes},
-        "newest": graph.tip is not None and graph.tip != shown,  # the shown node says "you are viewing" alone
+        "newest": _tags_newest(graph, shown, states or {}),
     }
     if states:
         present["blocked"] = False  # said by the "blocked" state
@@ -181,6 +181,17 @@ def legend(
     return [
         LegendEntry(f"state-{key}", words, STATE_WORDS[key]) for key, words in STATE_LEGEND.items() if key in drawn
     ] + [LegendEntry(key, words) for key, words in LEGEND_WORDS.items() if present[key]]
+
+
+def _tags_newest(graph: RunGraph, shown: str | None, states: dict[str, str]) -> bool:
+    """Whether the drawing tags a node "latest": not the shown one (it says "you are viewing" alone), nor a
+    branch's only card with a state (its state and the branch's name fill its SCREEN_MARKS)."""
+    if graph.tip is None or graph.tip == shown:
+        return False
+    firsts: dict[int, str] = {}
+    for node in graph.nodes:
+        firsts.setdefault(node.lane, node.node_id)
+    return not (graph.tip in states and graph.tip in firsts.values())
 
 
 # --- which columns to draw ---------------------------------------------------------------------------

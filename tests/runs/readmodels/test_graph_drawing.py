@@ -271,6 +271,12 @@ def test_the_legend_lists_only_the_marks_the_drawing_holds():
     assert keys == ["on-branch", "lane", "current"]  # no loop, checkpoint, complete, other branches
     # The newest node shown: it says "you are viewing" alone, so "latest" is explained only where drawn.
     assert [entry.key for entry in graph_drawing.legend(plain, shown="1")][-2:] == ["current", "newest"]
+    # Nor where the newest node is a branch's only card with a state: its two tags are taken.
+    forked = drawn([(1, None), (2, 1), (3, 1)])
+    states = {"2": "left-behind", "3": "running"}
+    assert "newest" not in {entry.key for entry in graph_drawing.legend(forked, shown="2", states=states)}
+    svg = graph_drawing.for_screen(forked, shown="2", href=lambda node: "/", title="g", states=states)
+    assert 'class="tag-text newest"' not in svg
     marked = drawn(
         [(1, None), (2, 1), (3, 2), (4, 1), (5, 1)],
         **{
