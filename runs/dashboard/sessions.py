@@ -271,6 +271,8 @@ def _session_page(
             "run_items": run_tree(detail.runs),
             # A run's card badges its state only where the badges tell the runs apart: the head says it otherwise.
             "card_badges": len({r.state for r in detail.runs}) > 1,
+            # The live dot, on a session still going: one whose runs are all done or canceled shows none.
+            "live_dot": detail.session.state not in states.FINISHED,
             "head_lines": [] if said_by_run else detail.run_lines,
             "run": run,
             "state_line": run_state_line(run, detail.session.state) if run else None,

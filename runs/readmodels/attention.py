@@ -280,17 +280,16 @@ def _where(outcome: BranchOutcomeEntry, step: StepPlace | None) -> str:
     return agent_message.where(step, outcome.step_title or outcome.step_id or "")
 
 
-def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None, finished: bool = False) -> str:
+def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None) -> str:
     """A branch in the dashboard's words beside its state's badge, which says how it stands: "Branch 2 · step
-    4 of 9 (Review api)", "Branch 1 · Request changes, 1 critical finding". `finished`: the run is done or
-    canceled, so a branch left behind is only history: "Branch 2 · set aside at step 4 of 9 (Review api)"."""
+    4 of 9 (Review api)", "Branch 1 · Request changes, 1 critical finding". A branch left behind says no more
+    than where it stopped: its badge names its state, in the one word the dashboard has for it."""
     if outcome.status == "complete":
         said = ", ".join(
             part for part in (outcome.verdict or "", outcomes.findings_words(outcome.findings, False)) if part
         )
         return f"Branch {outcome.number}" + (f" · {said}" if said else "")
-    set_aside = "set aside at " if finished and outcome.left_behind else ""
-    line = f"Branch {outcome.number} · {set_aside}{_where(outcome, step)}"
+    line = f"Branch {outcome.number} · {_where(outcome, step)}"
     if outcome.blocked is not None:
         line += " · " + blocked_words(outcome.blocked)
     return line
@@ -312,7 +311,7 @@ class RunState:
 def panels(state: RunState) -> list[AttentionPanel]:
     """The shown branch's panel (stalled, waiting for the user, canceled or left behind), then one per
     other branch left behind while the run goes on. Once the run is finished, those branches are history:
-    the run page lists them as set aside, with no "Resume…" up front (their node pages still offer it)."""
+    the run page lists them as left behind, with no "Resume…" up front (their node pages still offer it)."""
     found = []
     shown = state.shown
     if shown is not None:
@@ -452,7 +451,7 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         title=f"{states.label('left_behind')}{goes_on}",
         next_move="Nothing to do. To finish this branch instead, give an agent the sentence below.",
         for_you=(
-            f"This branch was set aside {why}: no agent works on it any more. Given the sentence below, an agent "
+            f"This branch was left behind {why}: no agent works on it any more. Given the sentence below, an agent "
             "resumes here, and its next step grows this branch."
         ),
         step=step,

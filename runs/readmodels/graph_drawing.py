@@ -173,7 +173,7 @@ def legend(
         "blocked": any(node.is_blocked for node in graph.nodes),
         "loop": any(loop_mark(node, counted=counted) is not None for node in graph.nodes),
         "current": shown is not None and shown in {node.node_id for node in graph.nodes},
-        "newest": graph.tip is not None,
+        "newest": _tags_newest(graph, shown, states or {}),
     }
     if states:
         present["blocked"] = False  # said by the "blocked" state
@@ -181,6 +181,17 @@ def legend(
     return [
         LegendEntry(f"state-{key}", words, STATE_WORDS[key]) for key, words in STATE_LEGEND.items() if key in drawn
     ] + [LegendEntry(key, words) for key, words in LEGEND_WORDS.items() if present[key]]
+
+
+def _tags_newest(graph: RunGraph, shown: str | None, states: dict[str, str]) -> bool:
+    """Whether the drawing tags a node "latest": not the shown one (it says "you are viewing" alone), nor a
+    branch's only card with a state (its state and the branch's name fill its SCREEN_MARKS)."""
+    if graph.tip is None or graph.tip == shown:
+        return False
+    firsts: dict[int, str] = {}
+    for node in graph.nodes:
+        firsts.setdefault(node.lane, node.node_id)
+    return not (graph.tip in states and graph.tip in firsts.values())
 
 
 # --- which columns to draw ---------------------------------------------------------------------------
@@ -287,11 +298,12 @@ class _Geometry:
         return f"M{x1} {y1}V{y1 + (y2 - y1) // 2}H{x2}V{y2}"
 
 
-# On screen a card's tags ("Branch 2", its branch's state, "latest", "you are viewing") stand beside it, one
-# under the other, at 13px: off the card's borders and clear of the edges (which leave and enter a card at the
+# On screen a card's tags (two of "Branch 2", its branch's state, "latest", "you are viewing") stand beside it,
+# one under the other, at 13px: off the card's borders and clear of the edges (which leave and enter a card at the
 # middle of its bottom and top). TAG_ROOM is the widest tag ("you are viewing") and the gap before it. The
 # cards are wider than the paper's, for 13px titles and step lines ("step 4.1 of 8, round 12" whole).
 TAG_H, TAG_GAP = 17, 2
+SCREEN_MARKS = 2  # tags beside one card: never a stack of badges on one node
 TAG_ROOM = 6 + 10 + round(7.9 * len(SCREEN_TAGS["current"]))
 SCREEN_CARD_W, SCREEN_CARD_H = 180, 62
 SCREEN = _Geometry(
@@ -568,12 +580,18 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     # it: "latest", "you are viewing"); on its
     # bottom edge, at the left, its branch's name on the first card of each branch.
     beside, card_w, card_h = geo.tags_beside, geo.card_w, geo.card_h
-    if beside:  # on screen: one under the other, right of the card
-        marks = [(branch_label(node.lane), "lane", starts_lane)]
+    if beside:  # on screen: one under the other, right of the card, at most SCREEN_MARKS of them
         said = say_state and state is not None
-        marks.append((STATE_WORDS[state] if state is not None else "", f"state state-{state}", said))
-        marks += [(geo.tag_word("newest"), "newest", is_newest), (geo.tag_word("current"), "current", is_current)]
-        shown_marks = [(text, kind) for text, kind, marked in marks if marked]
+        # (text, kind, marked, rank): the state and the one marker of where (the shown node, else the newest)
+        # come first; the branch's name (the tabs under the drawing give it too) before "latest".
+        marks = [
+            (branch_label(node.lane), "lane", starts_lane, 2),
+            (STATE_WORDS[state] if state is not None else "", f"state state-{state}", said, 1),
+            (geo.tag_word("newest"), "newest", is_newest and not is_current, 3),
+            (geo.tag_word("current"), "current", is_current, 0),
+        ]
+        ranked = sorted(rank for _, _, marked, rank in marks if marked)[:SCREEN_MARKS]
+        shown_marks = [(text, kind) for text, kind, marked, rank in marks if marked and rank in ranked]
         tags = [
             _tag(x + card_w + 6, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, big=True)
             for index, (text, kind) in enumerate(shown_marks)

@@ -2,6 +2,10 @@
 drawing (graph_drawing.for_screen, every node a link), its legend, and a link per branch (branches.py's
 numbering: the graph's lanes) saying where its tip stands and the step it forked at.
 
+A run of one branch (no fork yet) needs no drawing: the page shows its steps as a compact stepper instead
+(`stepper`, the same rows as the phone's list), a row of steps that wraps within its box, the current one
+marked once.
+
 At phone width a drawing of several branches would shrink its text below reading size, so the page
 shows the same graph as a list instead (`sections`, switched by dashboard.css at the width where tables
 turn into cards): a section per branch, saying in words where it forked, and a row per step with its
@@ -43,6 +47,7 @@ class StepRow:
     notes: str  # what else the drawing marks on its card: "checkpoint", "started by hand", "round 2", "latest"
     href: str  # its node page (the branch's page for another branch's last node); empty for a stretch
     is_tip: bool  # the branch's last node: the row that carries the branch's state
+    is_current: bool = False  # the node the page shows (its branch's section says so once, in its heading)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +63,7 @@ class BranchSection:
 
 @dataclass(frozen=True, slots=True)
 class GraphPage:
-    drawing: str  # SVG; graph_drawing escapes every text it holds
+    drawing: str  # SVG; graph_drawing escapes every text it holds ("" for a stepper)
     legend: list[graph_drawing.LegendEntry]  # every mark the drawing holds (the "?" beside its heading)
 
     @property
@@ -73,6 +78,7 @@ class GraphPage:
 
     branches: list[BranchLink]
     sections: list[BranchSection]  # the same graph as a list, for phone width
+    stepper: bool = False  # one branch, no fork: its section alone, as a stepper at every width
 
 
 def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
@@ -95,11 +101,15 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
         f"branch{'' if lanes == 1 else 'es'}, one column per step, one row per branch"
     )
     states = tip_states(detail)
+    stepper = lanes == 1
     return GraphPage(
-        drawing=graph_drawing.for_screen(detail.graph, shown=detail.branch_tip, href=href, title=title, states=states),
+        drawing=""
+        if stepper
+        else graph_drawing.for_screen(detail.graph, shown=detail.branch_tip, href=href, title=title, states=states),
         legend=graph_drawing.legend(detail.graph, shown=detail.branch_tip, states=states),
         branches=branch_links(detail, run_url),
         sections=branch_sections(detail, run_url, href, states),
+        stepper=stepper,
     )
 
 
@@ -220,8 +230,8 @@ def _step_row(node: GraphNode, detail: RunDetail, href: Callable[[GraphNode], st
     mark = graph_drawing.loop_mark(node)
     notes = [f"round {mark}"] if mark is not None else []  # the drawing's "↻ n", in words
     notes += [graph_drawing.VIA_WORDS[node.via]] if node.via in graph_drawing.VIA_WORDS else []
-    notes += [graph_drawing.SCREEN_TAGS["newest"]] if node.is_tip else []
-    notes += [graph_drawing.SCREEN_TAGS["current"]] if node.node_id == detail.branch_tip else []
+    # "latest" only where there are other branches to tell it from; "you are viewing" is its section's heading.
+    notes += [graph_drawing.SCREEN_TAGS["newest"]] if node.is_tip and detail.graph.lanes > 1 else []
     return StepRow(
         words=graph_drawing.step_words(node),
         title=node.title or node.step_id or "Step",
@@ -230,6 +240,7 @@ def _step_row(node: GraphNode, detail: RunDetail, href: Callable[[GraphNode], st
         notes=" · ".join(notes),
         href=href(node),
         is_tip=node.is_leaf,
+        is_current=node.node_id == detail.branch_tip,
     )
 
 

@@ -162,7 +162,7 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     shown_number = shown.branch.number if shown is not None else None
     summary = summary_of(run, cutoff, run_words(run, told, cutoff))
     told = [_with_run_state(o, summary.state) for o in told]
-    told = with_lines(tree, told, places, attention.is_finished(run))
+    told = with_lines(tree, told, places)
     shown_outcome = next((o for o in told if o.number == shown_number), None)
     canceled_by = people.canceled_by(run.session_id, run.public_id).words if run.status == "canceled" else ""
     state = attention.RunState(run, tree, told, shown_outcome, summary.status == STALLED, canceled_by, places)
@@ -220,16 +220,16 @@ def _where(run: Run, tree: branches.RunBranches, cutoff: datetime, places: dict[
 
 
 def with_lines(
-    tree: branches.RunBranches, told: list[BranchOutcomeEntry], places: dict[int, StepPlace], finished: bool
+    tree: branches.RunBranches, told: list[BranchOutcomeEntry], places: dict[int, StepPlace]
 ) -> list[BranchOutcomeEntry]:
     """Each branch with its line in the dashboard's words (attention.branch_line), its step placed in the
-    outline; `finished`: the run is over (attention.is_finished), its branches left behind set aside."""
+    outline."""
 
     def place(o: BranchOutcomeEntry) -> StepPlace | None:
         pk = tree.by_public_id(int(o.tip_node_id))
         return places.get(pk) if pk is not None else None
 
-    return [o.model_copy(update={"line": attention.branch_line(o, place(o), finished)}) for o in told]
+    return [o.model_copy(update={"line": attention.branch_line(o, place(o))}) for o in told]
 
 
 def _with_run_state(outcome: BranchOutcomeEntry, run_state: StateName) -> BranchOutcomeEntry:
@@ -484,7 +484,7 @@ def node_detail(node_id: str) -> NodeDetail:
     here.sort(key=lambda entry: entry.recorded_at)
     told = outcomes.of_run(tree)
     summary = summary_of(run, None, run_words(run, told, stall_cutoff()))
-    told = with_lines(tree, [_with_run_state(o, summary.state) for o in told], places, attention.is_finished(run))
+    told = with_lines(tree, [_with_run_state(o, summary.state) for o in told], places)
     mine = (
         next((o for o in told if o.number == tree.branch_of(node.pk).number), None) if node.pk in tree.nodes else None
     )

@@ -41,6 +41,8 @@ LABELS: dict[StateName, str] = {
 ORDER: tuple[StateName, ...] = get_args(StateName)
 # The states in which nobody has anything left to do: the sessions list dims their rows.
 SETTLED: frozenset[StateName] = frozenset({"left_behind", "done", "canceled"})
+# The states of a run that is over for good: a session whose runs all are has nothing left to update live.
+FINISHED: frozenset[StateName] = frozenset({"done", "canceled"})
 # Where the sessions list puts a session within its group, most urgent first (then by last activity): each
 # state to act on in ORDER's place, and from the first settled state on one shared place, so that finished,
 # canceled and notes-only sessions come after the others by activity alone.

@@ -31,6 +31,7 @@ from runs.contract.dashboard import (
 from runs.readmodels import (
     artifact_tables,
     attention,
+    branch_summary,
     graph_drawing,
     graph_page,
     naming,
@@ -325,6 +326,13 @@ def produced_parts(detail: RunDetail) -> list[produced.Produced]:
 
 
 @register.filter
+def branches_line(detail: RunDetail) -> branch_summary.BranchesLine | None:
+    """A run of several branches in one line: how it stands, on which branch, and the others (branch_summary)."""
+    told = [detail.branch, *detail.other_branches] if detail.branch is not None else detail.other_branches
+    return branch_summary.line(told, detail.run.state)
+
+
+@register.filter
 def step_title(steps: Any, step_id: Any) -> str:
     """The title of the step `step_id` among a run's recorded steps; the id itself when none has it."""
     for step in steps or []:
@@ -403,6 +411,7 @@ class GraphContext(TypedDict):
     tag_words: dict[str, str]  # the words of the "latest" and "you are viewing" tags
     branches: list[graph_page.BranchLink]
     sections: list[graph_page.BranchSection]
+    stepper: bool  # one branch: its steps as a stepper, no drawing
 
 
 @register.filter
@@ -432,6 +441,7 @@ def run_graph(detail: RunDetail) -> GraphContext:
         "tag_words": graph_drawing.SCREEN_TAGS,
         "branches": laid_out.branches,
         "sections": laid_out.sections,
+        "stepper": laid_out.stepper,
     }
 
 

@@ -113,16 +113,52 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     assert (said(sized_page, "Needs you"), said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (2, 0, 0)
     assert said(sized_page, "waiting for your confirmation") == 1
     # What the person must do comes before the session's and the run's ids and dates, at every size; on a
-    # phone the verdict is on the first screen.
+    # phone the verdict is on the first screen, and the session's facts come before the steps (friction6 7).
     verdict = panel.locator("h3").bounding_box()
-    assert verdict is not None
-    for facts in ("#session-facts", "#run-facts", ".exports"):
+    steps = sized_page.locator("#steps-title").bounding_box()
+    assert verdict is not None and steps is not None
+    for facts in ("#session-facts", "#run-facts"):
         box = sized_page.locator(facts).bounding_box()
         assert box is not None and (box["y"] > verdict["y"]) == (
             sized_page.viewport_size == PHONE.size or facts == "#run-facts"
         ), facts
+        assert box["y"] < steps["y"], facts
     if sized_page.viewport_size == PHONE.size:
         assert verdict["y"] + verdict["height"] < PHONE.height
+    # The downloads are one "Export" button at the top right (friction6 item 7), its choices folded.
+    export = sized_page.locator("details.export-menu > summary")
+    box, title = export.bounding_box(), sized_page.locator("h1").bounding_box()
+    assert box is not None and title is not None and box["y"] < verdict["y"] and box["y"] <= title["y"]
+    assert box["x"] + box["width"] > sized_page.viewport_size["width"] * 0.8
+    expect(sized_page.locator(".export-menu .exports")).to_be_hidden()
+    # A live session says so with a small dot and a label read aloud, not a line of its own.
+    expect(sized_page.locator("#live-dot")).to_be_visible()
+    expect(sized_page.locator("#live-dot")).to_contain_text("this page updates by itself")
+    expect(sized_page.get_by_text("This page updates by itself.")).to_have_count(0)
+    # One branch, two steps: a compact stepper, not a drawing; the shown step marked once (friction6 item 6).
+    stepper = sized_page.locator("ol.stepper")
+    expect(stepper.locator(".st-title")).to_have_text(["Plan", "Approve the plan"])
+    expect(stepper.locator('[aria-current="step"] .st-title')).to_have_text("Approve the plan")
+    expect(sized_page.locator(".graph-frame, .graph-list, .branch-tabs")).to_have_count(0)
+    drawn = stepper.bounding_box()
+    assert drawn is not None and drawn["height"] < 80, drawn
+    assert "you are viewing" not in visible_text(sized_page) and "latest" not in stepper.inner_text()
+    # Opened from the keyboard, the menu lists each download with a few words, within the screen.
+    export.focus()
+    sized_page.keyboard.press("Enter")
+    expect(sized_page.locator(".export-menu .ex-name")).to_have_text(
+        ["Bundle", "Session report", "Report of the shown run"]
+    )
+    keep_screenshot(sized_page, "export-menu-open")
+    assert_fits(sized_page)
+    # Escape closes it, the focus back on its button; so does a click elsewhere on the page.
+    sized_page.keyboard.press("Escape")
+    expect(sized_page.locator(".export-menu .exports")).to_be_hidden()
+    expect(export).to_be_focused()
+    export.click()
+    expect(sized_page.locator(".export-menu .exports")).to_be_visible()
+    sized_page.locator("#steps-title").click()  # out of the menu's way at either size
+    expect(sized_page.locator(".export-menu .exports")).to_be_hidden()
     console_log.assert_clean()
 
 
@@ -136,6 +172,7 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     expect(sized_page.get_by_text("while the agent works")).to_have_count(0)
     expect(sized_page.locator(".mode-card")).to_have_count(0)  # no mode to switch on a canceled run
+    expect(sized_page.locator("#live-dot")).to_have_count(0)  # nothing left to update: no live dot
     # A session of one run: on a phone its card is not listed again above the run's own card.
     runs_list = sized_page.locator(".runs-nav .run-link")
     if (sized_page.viewport_size or {})["width"] < 600:

@@ -46,12 +46,13 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(graph.locator("text.cv", has_text="checkpoint")).to_be_visible()
     # Every step line fits inside its card.
     assert page.evaluate(STEP_LINES_OVERFLOW) == []
-    # Branches labelled as everywhere else; the newest node (the fork) is also the one shown.
-    expect(graph.locator("text.tag-text.lane")).to_have_text(["Branch 1", "Branch 2"])
+    # Branches labelled as everywhere else; the newest node (the fork) is also the one shown: two tags at
+    # most on one card, its state and one marker of where (friction6 item 6); the tabs name its branch.
+    expect(graph.locator("text.tag-text.lane")).to_have_text(["Branch 1"])
     newest = graph.locator("a.graph-node:has(rect.card.newest)")
     expect(newest).to_have_count(1)
     expect(newest).to_have_attribute("aria-current", "true")
-    expect(newest.locator("text.tag-text")).to_have_text(["Branch 2", "running", "latest", "you are viewing"])
+    expect(newest.locator("text.tag-text")).to_have_text(["running", "you are viewing"])
     screenshot(page, "graph-looped-forked", full_page=False)
 
     # Showing the first branch: its last node is shown, the fork stays the newest.
@@ -62,6 +63,9 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(shown).to_have_attribute("data-lane", "0")
     expect(shown.locator("text.tag-text")).to_have_text(["done", "you are viewing"])
     expect(page.locator("svg.run-graph rect.card.newest")).to_have_count(1)
+    expect(page.locator("svg.run-graph a.graph-node:has(rect.card.newest) text.tag-text")).to_have_text(
+        ["Branch 2", "running"]
+    )
     screenshot(page, "graph-looped-forked-first-branch", full_page=False)
 
     # Links name nodes by a short id; the full one is in the URL and the tooltip.
@@ -152,6 +156,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         assert sized_page.evaluate(LIST_PROBLEMS) == []
         # Each row is coloured by its state; the branch's last step carries the branch's state.
         shown = listed.locator(".gl-branch.shown")
+        # "you are viewing" once in the shown branch's box: in its heading, not on its last row again.
+        assert shown.inner_text().count("you are viewing") == 1
+        expect(shown.locator(".gl-step.tip .gl-notes")).to_have_text("latest")
         expect(shown.locator(".gl-step.tip .gl-dot")).to_have_class(re.compile(r"\bdot-running\b"))
         expect(shown.locator(".gl-step:not(.tip) .gl-dot.dot-done")).to_have_count(
             shown.locator(".gl-step").count() - 1
@@ -173,7 +180,8 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(help_box.locator(".state-key")).to_have_count(0)
     help_box.locator("summary").click()
     if viewport.name == "desktop":
-        expect(help_box.locator(".tag-key")).to_have_text(["Branch N", "you are viewing", "latest"])
+        # The newest node is the shown one: no "latest" tag is drawn, so the legend does not explain one.
+        expect(help_box.locator(".tag-key")).to_have_text(["Branch N", "you are viewing"])
     # No text of the graph reads smaller than 12 px, legend open, at either size.
     assert sized_page.evaluate(SMALL_TEXT) == []
     if viewport.name == "phone":

@@ -34,8 +34,11 @@ DOWNLOAD_WAIT_MS = 90_000
 
 
 def download(page, link_name: str, tmp_path, name: str):
+    menu = page.locator("details.export-menu")  # the page's one "Export" button holds the downloads
+    if not menu.evaluate("menu => menu.open"):
+        menu.locator("summary").click()
     with page.expect_download(timeout=DOWNLOAD_WAIT_MS) as caught:
-        page.locator("nav.exports li", has_text="Session report:").get_by_role("link", name=link_name).click()
+        page.locator("nav.exports li", has_text="Session report").get_by_role("link", name=link_name).click()
     path = tmp_path / name
     caught.value.save_as(path)
     return caught.value, path

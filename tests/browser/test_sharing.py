@@ -20,6 +20,7 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
     site = str(live_server.url)
     built = two_runs_one_forked_twice()
     page.goto(f"{site}/sessions/{built.session_id}/")
+    page.locator("details.export-menu > summary", has_text="Export").click()  # the downloads are in its menu
     with page.expect_download() as download:
         page.get_by_role("link", name="JSON").click()
     bundle = tmp_path / download.value.suggested_filename

@@ -49,16 +49,21 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     assert 'id="run-status-summary"' not in session
     assert "1 run, 2 branches" not in session and "<li>1 run</li>" in session
     assert "<span>2 branches</span>" not in session and "<li>2 branches</li>" in session
-    assert "open at step 4, Review storage" not in session  # the "Showing branch" line no longer repeats it
-    # The run's badge says Running: the shown branch's line does not say it again (only a differing state).
-    assert "Showing branch 2</strong> of 2 <span" in session
-    assert 'of 2: <span class="badge state-running">' not in session
+    assert "open at step 4, Review storage" not in session  # the branches' line does not repeat it
+    # One line says how the run stands, on which branch, and what became of the other (friction6 item 9);
+    # showing the newest branch, it says nothing of which is shown.
+    assert "<strong>Running on branch 2</strong> (branch 1 done earlier, replaced)</p>" in session
+    shown = session.split('id="shown-branch">')[1].split("</p>")[0]
+    assert "Showing branch" not in shown and "badge" not in shown
     assert "where the agent works" not in session
     # Canceling stops every branch, and the button says so.
     assert "Cancel run (all 2 branches)…" in session and "on every one of its 2 branches" in session
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
-    assert 'Showing branch 1</strong> of 2: <span class="badge state-done">Done</span>' in first
+    assert (
+        "<strong>Running on branch 2</strong> (branch 1 done earlier, replaced). <strong>Showing branch 1</strong>: "
+        '<span class="badge state-done">Done</span>'
+    ) in first
     assert "Branch 2 · step 4.1 of 8, round 2 (Review storage)</a>" in first and "· the latest" in first
     assert 'class="badge state-running">Running</span>' in first
 

@@ -149,7 +149,8 @@ def test_a_run_page_draws_its_graph_with_a_link_per_node_and_a_lane_per_branch(c
     assert len(re.findall(r"<a\b", svg)) == 11
     assert {lane for _, _, lane in links} == {"0", "1", "2"}  # forked twice: three branches, three lanes
     assert len(re.findall(r"<title\b", svg)) == 12  # the graph's own, and one tooltip per node
-    assert svg.count('class="tag-text newest"') == svg.count('class="tag-text current"') == 1  # the newest, shown
+    # One marker of where on the newest node, the one shown: "you are viewing", not "latest" too (friction6 6).
+    assert svg.count('class="tag-text current"') == 1 and svg.count('class="tag-text newest"') == 0
     assert svg.count('class="card on-branch') == 9  # root to the newest node, through the checkpoint
     to_nodes = [href for href, _, _ in links if href.startswith("/nodes/")]
     to_branches = [href for href, _, _ in links if "?tip=" in href]
@@ -492,16 +493,17 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     html = page(client, url)
     # The run forked twice: its newest branch completed, the two others are still open (issue 20).
     shown = between(html, 'id="shown-branch"', "</p>")
-    # "Done" is the run's badge: the shown branch's line does not say it again.
-    assert 'Showing branch 1</strong> of 3 <span class="muted small">(the latest)</span>' in shown
+    # One line for the run's branches: which one counts, and the others left behind (friction6 item 9).
+    assert shown.endswith("><strong>Done on branch 1</strong> (branches 2 and 3 left behind)"), shown
     # The newest branch leads; the two open ones were left behind by the rewinds, and are badged so.
     summary = between(html, 'id="run-status-summary">', "</span>").removeprefix('id="run-status-summary">')
     assert summary.startswith("finished "), summary  # beside the "Done" badge: when, not "done" again
-    # The run is done: its two left-behind branches are history, listed as set aside with no "Resume…" up
-    # front (friction5 item 13); each one's own step page still offers to resume from there.
+    # The run is done: its two left-behind branches are history, listed with their badge and no "Resume…" up
+    # front (friction5 item 13); each one's own step page still offers to resume from there. One word for
+    # them, the state's: never "set aside" (friction6 item 9).
     others = between(html, 'class="branch-callouts"', "</div>")
     assert others.count("state-left_behind") == 2 and "state-open" not in html
-    assert others.count(" · set aside at step ") == 2, others
+    assert others.count(" · step ") == 2 and "set aside" not in html, others
     assert "Resume…" not in html and 'class="left-behind-line"' not in html
     tip = re.findall(r"\?tip=(\d+)", others)[0]
     assert "Resume from here" in page(client, f"/nodes/{tip}/")

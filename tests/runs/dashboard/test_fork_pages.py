@@ -215,7 +215,7 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", "", run_page).split())
     # Reading the branch's token is not answering on it: no agent has taken the branch up yet.
-    assert "Showing branch 2 of 2 (the latest, started by hand: no agent has taken it up yet)" in words
+    assert "Running on branch 2 (branch 1 left behind) · started by hand: no agent has taken it up yet" in words
     assert "Waiting for an agent at step 1 of 5: Prepare" in words, words
     assert "No agent has taken this branch up yet" in words, words
     assert "Branch 2 open at step 2" not in words, words
@@ -237,7 +237,7 @@ def test_a_branch_set_aside_by_a_fork_started_by_hand_is_not_said_to_be_left_by_
     assert confirmed(client, root, edited(target="production"), "Ship it.").status_code == 302
     run_page = client.get(f"/runs/{staged.run.public_id}/").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(run_page)).split())
-    assert "set aside when branch 2 was started by hand" in words, words
+    assert "left behind when branch 2 was started by hand" in words and "set aside" not in words, words
     assert "rewind" not in words.replace("Answered again after a rewind", "")
 
 
@@ -251,7 +251,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         return " ".join(re.sub(r"<[^>]+>", " ", html.unescape(page)).split())
 
     before = words()
-    assert "(the latest, started by hand: no agent has taken it up yet)" in before, before
+    assert "· started by hand: no agent has taken it up yet" in before, before
     assert "where the agent works" not in before
     attempt = child.attempts.get()
     home = settings.WORKRAIL_HOME
@@ -261,7 +261,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         output={"notesMarkdown": "Prepared the production release."},
     )
     after = words()
-    assert "Showing branch 2 of 2 (the latest)" in after and "no agent has taken it up yet" not in after, after
+    assert "Running on branch 2 (branch 1 left behind)" in after and "no agent has taken it up yet" not in after, after
 
 
 def test_a_context_with_half_a_character_is_shown_as_a_mistake(client, root):

@@ -141,7 +141,8 @@ def test_the_newest_and_the_shown_node_carry_tags_and_the_shown_one_is_the_curre
 
 
 def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on_its_border():
-    # A branch of one node: its name, its state, "newest" and "shown", all on one card.
+    # A branch of one node: its name, its state, "newest" and "shown" all apply to one card, which carries
+    # two tags at most (friction6 item 6): its state and the one marker of where, "you are viewing".
     run = drawn([(1, None), (2, 1), (3, 1)])
     svg = graph_drawing.for_screen(
         run, shown="3", href=lambda node: f"/nodes/{node.node_id}/", title="g", states={"3": "running"}
@@ -157,12 +158,11 @@ def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on
         tuple(int(v) for v in m)
         for m in re.findall(r'<rect class="tag [^"]*" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', drawn_card)
     ]
-    assert re.findall(r'<text class="tag-text [^"]*"[^>]*>([^<]*)</text>', drawn_card) == [
-        "Branch 2",
-        "running",
-        "latest",
-        "you are viewing",
-    ]
+    said = r'<text class="tag-text [^"]*"[^>]*>([^<]*)</text>'
+    assert re.findall(said, drawn_card) == ["running", "you are viewing"]
+    # Shown from elsewhere, the same card names its branch beside its state; "latest" is the third, left out.
+    other = graph_drawing.for_screen(run, shown="2", href=lambda node: "/", title="g", states={"3": "running"})
+    assert re.findall(said, card(other, "3")) == ["Branch 2", "running"]
     for tx, ty, tw, th in tags:
         assert x + w < tx and tx + tw <= x + w + graph_drawing.TAG_ROOM  # right of the card, off its borders
         assert y <= ty and ty + th < y + h + 13  # level with the card, above the elbow of the edges under it
@@ -268,7 +268,15 @@ def test_a_branch_started_by_hand_and_a_blocked_tip_are_told_apart():
 def test_the_legend_lists_only_the_marks_the_drawing_holds():
     plain = drawn([(1, None), (2, 1)])
     keys = [entry.key for entry in graph_drawing.legend(plain, shown="2")]
-    assert keys == ["on-branch", "lane", "current", "newest"]  # no loop, checkpoint, complete, other branches
+    assert keys == ["on-branch", "lane", "current"]  # no loop, checkpoint, complete, other branches
+    # The newest node shown: it says "you are viewing" alone, so "latest" is explained only where drawn.
+    assert [entry.key for entry in graph_drawing.legend(plain, shown="1")][-2:] == ["current", "newest"]
+    # Nor where the newest node is a branch's only card with a state: its two tags are taken.
+    forked = drawn([(1, None), (2, 1), (3, 1)])
+    states = {"2": "left-behind", "3": "running"}
+    assert "newest" not in {entry.key for entry in graph_drawing.legend(forked, shown="2", states=states)}
+    svg = graph_drawing.for_screen(forked, shown="2", href=lambda node: "/", title="g", states=states)
+    assert 'class="tag-text newest"' not in svg
     marked = drawn(
         [(1, None), (2, 1), (3, 2), (4, 1), (5, 1)],
         **{

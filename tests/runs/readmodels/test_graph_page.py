@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from runs.contract.dashboard import AttentionPanel, BranchOutcomeEntry, GraphNode, RunDetail, RunGraph
+from runs.contract.dashboard import AttentionPanel, BranchOutcomeEntry, GraphNode, RunDetail, RunGraph, RunSummary
 from runs.readmodels.graph_page import branch_sections, graph_page, tip_states
 from runs.readmodels.run_view import run_detail
 from tests.support.looped_run import looped_and_forked
@@ -20,7 +20,11 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     detail = run_detail(looped.run_id)
     laid_out = graph_page(detail, "/r/", "/n/NODE/")
-    assert laid_out.drawing.startswith("<svg") and 'aria-label="Branch graph of ' in laid_out.drawing
+    assert (
+        not laid_out.stepper
+        and laid_out.drawing.startswith("<svg")
+        and 'aria-label="Branch graph of ' in laid_out.drawing
+    )
     assert [(link.lane, link.href.startswith("/r/?tip="), link.is_newest) for link in laid_out.branches] == [
         (0, True, False),
         (1, True, True),
@@ -31,7 +35,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     assert newest.where == "step 2.2 of 3, round 2, latest" and newest.forked_at == "step 2.1 of 3, round 2"
     assert laid_out.branches[0].where == ""  # a completed branch: its title, "Complete", says it
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
-    assert {entry.key for entry in laid_out.legend} >= {"lane", "newest"}
+    assert {entry.key for entry in laid_out.legend} >= {"lane", "current"}
 
 
 def test_each_branch_tip_gets_its_state_from_the_branch_outcomes_and_the_panels():
@@ -97,7 +101,9 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     said = {step.node_id: step.place.words for step in detail.steps if step.place is not None}
     assert [said[row.href.split("/")[2]] for row in first[:-1]] == [row.words for row in first[:-1]]
     assert [row.state for row in first] == ["done"] * 8 + ["running"]
-    assert first[7].notes == "checkpoint" and first[-1].notes == "latest · you are viewing" and first[-1].is_tip
+    # "you are viewing" once, in the shown branch's heading (friction6 item 6): never again on its last row.
+    assert first[7].notes == "checkpoint" and first[-1].notes == "latest" and first[-1].is_tip
+    assert first[-1].is_current and not any(row.is_current for row in first[:-1])
     assert first[0].title == "Triage the Change" and first[0].href.startswith("/n/")
     # Another branch's last step shows that branch, as the drawing's card does.
     assert [(row.words, row.title, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
@@ -105,7 +111,8 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     ]
 
 
-def test_the_phone_list_leaves_out_the_straight_stretch_the_drawing_leaves_out():
+def straight(count: int, *, shown: str) -> RunDetail:
+    """A run of one branch, `count` steps in a row, the last one pending; the page shows node `shown`."""
     at = datetime(2026, 11, 28, 22, 0, tzinfo=UTC)
     nodes = [
         GraphNode.model_construct(
@@ -125,10 +132,28 @@ def test_the_phone_list_leaves_out_the_straight_stretch_the_drawing_leaves_out()
             iteration=None,
             loop_title="",
         )
-        for depth in range(30)
+        for depth in range(count)
     ]
-    graph = RunGraph.model_construct(nodes=nodes, edges=[], lanes=1, depth=29, tip="29")
-    detail = RunDetail.model_construct(graph=graph, branch_tip="29", branch=None, other_branches=[], panels=[])
+    graph = RunGraph.model_construct(nodes=nodes, edges=[], lanes=1, depth=count - 1, tip=str(count - 1))
+    run = RunSummary.model_construct(workflow_name="Plan and build")
+    return RunDetail.model_construct(run=run, graph=graph, branch_tip=shown, branch=None, other_branches=[], panels=[])
+
+
+def test_a_run_of_one_branch_is_a_stepper_with_its_shown_step_marked_once():
+    # Friction6 item 6: no drawing (a 200 px box) for two steps in a row, and no "latest", "you are viewing"
+    # and "Branch 1" all on one node: one marker, the page's node (aria-current in the template).
+    laid_out = graph_page(straight(2, shown="1"), "/r/", "/n/NODE/")
+    assert laid_out.stepper and laid_out.drawing == ""
+    (section,) = laid_out.sections
+    assert [(row.title, row.words, row.notes, row.is_current) for row in section.rows] == [
+        ("Step 1", "step 1", "", False),
+        ("Step 2", "step 2", "", True),
+    ]
+    assert [row.state for row in section.rows] == ["done", "running"]
+
+
+def test_the_phone_list_leaves_out_the_straight_stretch_the_drawing_leaves_out():
+    detail = straight(30, shown="29")
     (section,) = branch_sections(detail, "/r/", lambda node: f"/n/{node.node_id}/", {"29": "running"})
     assert [row.words for row in section.rows] == [
         *[f"step {n}" for n in range(1, 6)],
