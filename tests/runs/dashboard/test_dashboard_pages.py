@@ -504,7 +504,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     assert others.count(" · set aside at step ") == 2, others
     assert "Resume…" not in html and 'class="left-behind-line"' not in html
     tip = re.findall(r"\?tip=(\d+)", others)[0]
-    assert "Resume from here" in page(client, f"/nodes/{tip}/")
+    assert "Resume the agent here" in page(client, f"/nodes/{tip}/")
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis
     assert "mr_review.findings" in synthesis
