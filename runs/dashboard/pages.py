@@ -43,7 +43,9 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "step": step,
         "went_on": step_state.went_on(node, step),
         # The refusal's message gives the agent the refused step again (as the run page's blocked panel does).
-        "blocked_message": agent_message.at_node(node.blocked.node_id, node.place, node.title) if node.blocked else None,
+        "blocked_message": (
+            agent_message.at_node(node.blocked.node_id, node.place, node.title) if node.blocked else None
+        ),
         # One card offers resuming or branching (node.html): the message where no other card gives it (a
         # branch started by hand hands it over; a refusal's panel holds it), the form wherever a branch can start.
         "resume_offered": not node.operator_fork and not node.is_complete and node.blocked is None,

@@ -133,7 +133,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     node = html_of(client, f"/nodes/{stuck.node_id}/")
     # The refused step's page shows the refusal itself, the run page's panel (not a link to it): the verdict,
     # what is wrong and what the agent is told, under the step's own Blocked pill.
-    refusal = node.split('id="node-refusal"')[1].split("</section>\n</section>")[0]
+    refusal = node.split('id="node-refusal"')[1].split("</section>\n</div>")[0]
     assert 'class="blocked-panel"' in refusal and "Why it was refused" in refusal
     assert "Blocked: the agent must resend step 2 (Record the Changed Files)" in refusal
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal

@@ -45,7 +45,8 @@ def test_each_step_s_header_says_its_own_state_and_its_branches_as_context(clien
     # The newest branch's pending step carries its branch's state; its branch is not listed again beside it.
     tip = page(client, f"/nodes/{review.open_tip}/")
     assert pill(tip) == "running:Running"
-    assert 'id="node-went-on"' not in tip and "Other branches of this run" in tip
+    assert 'class="node-branches"' not in tip and "This is the branch's latest step." in tip
+    assert "Other branches of this run" in tip
     # The end of the finished branch.
     assert pill(page(client, f"/nodes/{review.done_tip}/")) == "done:Done"
 
