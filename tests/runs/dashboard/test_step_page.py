@@ -72,3 +72,14 @@ def test_a_step_the_run_went_on_from_offers_one_branch_action_with_both_ways(cli
     # The pending step of a branch offers resuming it, with branching by hand as its second, folded way.
     tip = page(client, f"/nodes/{review.open_tip}/").split('id="branch-here"')[1].split("</section>")[0]
     assert '<h2 id="branch-title">Resume the agent here</h2>' in tip and "Branch from here" not in tip
+
+
+def test_the_step_s_state_its_refusal_and_its_branches_follow_live_updates(client, service_catalog):
+    review = forked_review()
+    text = page(client, f"/nodes/{review.open_tip}/")
+    # live.js replaces each [data-live-region]'s content when the session moves: the pill is in one, and so
+    # is the box of branches (and a refusal, shown above it).
+    pill_region = text.split('data-live-region="step-state">')[1].split("</span></span>")[0]
+    assert 'id="step-state"' in pill_region
+    branches = text.split('data-live-region="node-branches">')[1].split("\n</div>")[0]
+    assert 'id="node-branch"' in branches
