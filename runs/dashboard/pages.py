@@ -30,6 +30,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
     node = run_view.node_detail(node_id)
     session = overview.get_session(node.run.session_id)
     step = step_state.of_node(node)
+    went_on = step_state.went_on(node, step)
     context = {
         "nav": "sessions",
         "node": node,
@@ -41,7 +42,8 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "next_words": run_view.next_in_words(node.branches),
         "next_vias": {entry.via for entry in node.branches},
         "step": step,
-        "went_on": step_state.went_on(node, step),
+        "went_on": went_on,
+        "went_on_words": step_state.went_on_words(went_on),
         # The refusal's message gives the agent the refused step again (as the run page's blocked panel does).
         "blocked_message": (
             agent_message.at_node(node.blocked.node_id, node.place, node.title) if node.blocked else None

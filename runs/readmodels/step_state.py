@@ -46,3 +46,15 @@ def went_on(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:
     the page as context under the step's own state (the branch that waits at the step is the step's pill)."""
     waiting = step.waiting_on.number if step.waiting_on is not None else None
     return [o for o in node.on_branches if o.number != waiting]
+
+
+def went_on_words(went: list[BranchOutcomeEntry]) -> str:
+    """The caption over those branches, naming them (the step may be on one more, the pill's):
+    "Where branch 2 went on from this step, and how it stands now:"."""
+    numbers = [str(o.number) for o in went]
+    if not numbers:
+        return ""
+    if len(numbers) == 1:
+        return f"Where branch {numbers[0]} went on from this step, and how it stands now:"
+    listed = ", ".join(numbers[:-1]) + f" and {numbers[-1]}"
+    return f"Where branches {listed} went on from this step, and how they stand now:"

@@ -36,12 +36,12 @@ def test_each_step_s_header_says_its_own_state_and_its_branches_as_context(clien
     first = page(client, f"/nodes/{node_id_of(review.answers[0])}/")
     assert pill(first) == "done:Done"
     went_on = first.split('id="node-went-on"')[1].split("</ul>")[0]
-    assert "Where these branches went on from this step, and how they stand now:" in went_on
+    assert "Where branches 1 and 2 went on from this step, and how they stand now:" in went_on
     assert "state-running" in went_on and "state-done" in went_on
     # A step on the finished branch only: Done, and its branch's Done said as where the branch is now.
     later = page(client, f"/nodes/{node_id_of(review.answers[3])}/")
     assert pill(later) == "done:Done"
-    assert "Where the branch went on from this step, and how it stands now:" in later
+    assert "Where branch 1 went on from this step, and how it stands now:" in later
     # The newest branch's pending step carries its branch's state; its branch is not listed again beside it.
     tip = page(client, f"/nodes/{review.open_tip}/")
     assert pill(tip) == "running:Running"
