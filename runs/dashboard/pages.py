@@ -43,6 +43,9 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "next_vias": {entry.via for entry in node.branches},
         "step": step,
         "went_on": went_on,
+        # A run of one branch that went on past this step: its state is one word of context beside the run's
+        # name in the head, not a card.
+        "run_now": went_on[0] if len(went_on) == 1 and node.run.branch_count == 1 else None,
         "went_on_words": step_state.went_on_words(went_on),
         # The refusal's message gives the agent the refused step again (as the run page's blocked panel does).
         "blocked_message": (

@@ -9,7 +9,9 @@ import pytest
 from django.test import Client
 
 from runs.models import Node
-from tests.support.branched_review import forked_review, node_id_of
+from tests.support.branched_review import REVIEW, forked_review, node_id_of
+from tests.support.mcp_calls import start_workflow
+from tests.support.sample_session import advance
 
 pytestmark = pytest.mark.django_db
 
@@ -42,6 +44,7 @@ def test_each_step_s_header_says_its_own_state_and_its_branches_as_context(clien
     later = page(client, f"/nodes/{node_id_of(review.answers[3])}/")
     assert pill(later) == "done:Done"
     assert "Where branch 1 went on from this step, and how it stands now:" in later
+    assert '<span id="run-now" data-live-region="run-now"></span>' in later  # the card says it, with branch 2
     # The newest branch's pending step carries its branch's state; its branch is not listed again beside it.
     tip = page(client, f"/nodes/{review.open_tip}/")
     assert pill(tip) == "running:Running"
@@ -83,3 +86,13 @@ def test_the_step_s_state_its_refusal_and_its_branches_follow_live_updates(clien
     assert 'id="step-state"' in pill_region
     branches = text.split('data-live-region="node-branches">')[1].split("\n</div>")[0]
     assert 'id="node-branch"' in branches
+
+
+def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(client, service_catalog):
+    start = start_workflow(REVIEW, context={"sessionKey": "MR-5", "changeRef": "MR !5"})
+    advance(start, "Triaged.")
+    text = page(client, f"/nodes/{node_id_of(start)}/")
+    assert pill(text) == "done:Done"
+    now = text.split('data-live-region="run-now">')[1].split("</li>")[0]
+    assert '<span class="muted">now</span> <span class="badge state-running">Running</span>' in now
+    assert 'id="node-branch"' not in text  # no card for one branch: the head said it
