@@ -15,7 +15,7 @@ from runs.dashboard import fork_form
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import shows_errors
 from runs.execution import catalog, catalog_places, operator_fork
-from runs.readmodels import agent_message, overview, run_view, trace
+from runs.readmodels import agent_message, overview, run_view, step_state, trace
 from runs.readmodels.timings import P95_MIN_CALLS, recent_calls, tool_timings
 from workflows_app.prose import about_below_the_name
 
@@ -29,6 +29,8 @@ def node_page(request: HttpRequest, node_id: str) -> HttpResponse:
 def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | None = None) -> HttpResponse:
     node = run_view.node_detail(node_id)
     session = overview.get_session(node.run.session_id)
+    step = step_state.of_node(node)
+    went_on = step_state.went_on(node, step)
     context = {
         "nav": "sessions",
         "node": node,
@@ -37,9 +39,22 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "fork_form": form or fork_form.blank(node),
         "agent_call": fork_form.agent_call(node.state_token),
         "agent_message": agent_message.text(node.state_token, agent_message.where(node.place, node.title)),
-        "led_to": {entry.node_id: entry for entry in node.branches},
         "next_words": run_view.next_in_words(node.branches),
         "next_vias": {entry.via for entry in node.branches},
+        "step": step,
+        "went_on": went_on,
+        # A run of one branch that went on past this step: its state is one word of context beside the run's
+        # name in the head, not a card.
+        "run_now": went_on[0] if len(went_on) == 1 and node.run.branch_count == 1 else None,
+        "went_on_words": step_state.went_on_words(went_on),
+        # The refusal's message gives the agent the refused step again (as the run page's blocked panel does).
+        "blocked_message": (
+            agent_message.at_node(node.blocked.node_id, node.place, node.title) if node.blocked else None
+        ),
+        # One card offers resuming or branching (node.html): the message where no other card gives it (a
+        # branch started by hand hands it over; a refusal's panel holds it), the form wherever a branch can start.
+        "resume_offered": not node.operator_fork and not node.is_complete and node.blocked is None,
+        "fork_offered": not node.is_complete and node.run.status != "canceled",
     }
     return render(request, "dashboard/node.html", context)
 

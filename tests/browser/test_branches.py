@@ -130,14 +130,15 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
 
     panel.get_by_role("link", name=re.compile("Open the refused step's page")).click()
     expect(page).to_have_url(re.compile(rf"/nodes/{stuck.node_id}/$"))
-    # The node page gives the verdict in one line and links to the run page's panel (not a second copy).
-    expect(page.locator("#node-branch .blocked-panel")).to_have_count(0)
-    expect(page.locator("#node-blocked")).to_contain_text(
+    # The node page shows the same panel inline (what is wrong, for the agent), with no link back to itself.
+    refusal = page.locator("#node-refusal .blocked-panel")
+    expect(refusal.locator(".verdict")).to_have_text(
         "Blocked: the agent must resend step 2 (Record the Changed Files) with the list of changed files."
     )
-    expect(page.locator("#node-blocked a")).to_have_text("See why, and the message to give the agent")
+    expect(refusal.locator(".blocked-issues")).to_contain_text("ARTIFACT_MISSING")
+    expect(refusal.get_by_role("link", name=re.compile("Open the refused step's page"))).to_have_count(0)
     expect(page.locator("#recorded-title + ol")).to_contain_text(
-        "Nothing accepted yet: the agent's answer was refused (see above)."
+        "Nothing accepted yet: the agent's answer was refused, for the reason shown above."
     )
     screenshot(page, "issue20-node-blocked")
     page.wait_for_load_state("networkidle")

@@ -105,10 +105,16 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
         0,
     )
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
-    expect(sized_page.locator(".blocked-panel")).to_have_count(0)
-    expect(sized_page.locator("#node-blocked")).to_contain_text("See why, and the message to give the agent")
-    # The verdict leads with the state's word: no "Blocked" chip before it, nor beside the run's name.
-    assert said(sized_page, "Blocked") == 1
+    # The refused step's page shows the refusal itself, right under its head: what is wrong, in view, and
+    # for the agent; no link away to a panel elsewhere.
+    expect(sized_page.locator("#step-state")).to_have_text("Blocked")
+    expect(sized_page.locator("#node-refusal .verdict")).to_contain_text("Blocked: the agent must resend")
+    expect(sized_page.locator("#node-refusal .blocked-issues td").first).to_be_visible()
+    expect(sized_page.locator("#node-refusal .blocked-issues")).to_contain_text("ARTIFACT_MISSING")
+    expect(sized_page.locator("#node-refusal .verdict")).to_be_in_viewport()
+    assert said(sized_page, "see above") == 0 and said(sized_page, "Open the refused step") == 0
+    # As on the run page: Blocked in the head and in the verdict, the agent's retrying once, in the panel.
+    assert (said(sized_page, "Blocked"), said(sized_page, "Agent retrying")) == (2, 1)
     console_log.assert_clean()
 
 
@@ -182,18 +188,21 @@ def test_a_node_page(sized_page, console_log, site, forked):
     node = Node.objects.filter(run__public_id=forked.review_run).order_by("-depth").first()
     assert node is not None
     visit(sized_page, f"{site}/nodes/{node.public_id}/", "node")
-    # A healthy node leads with its step, not with resuming it: that comes after what was recorded, labelled
-    # for when it is needed, its message folded.
+    # The step's own state beside its name, in view: the branch's pending step, so the branch's state.
+    expect(sized_page.locator(".page-head #step-state")).to_have_text("Running")
+    expect(sized_page.locator("#step-state")).to_be_in_viewport()
+    # A healthy node leads with its step, not with resuming it: one card after what was recorded, labelled
+    # for when it is needed, its message folded, branching with other context its second, folded way.
     recorded = sized_page.locator("#recorded-title").bounding_box()
-    resume = sized_page.locator("#resume-here").bounding_box()
-    fork = sized_page.locator("#fork-title").bounding_box()
-    assert recorded is not None and resume is not None and fork is not None
-    assert recorded["y"] < resume["y"] and recorded["y"] < fork["y"]
-    expect(sized_page.locator("#resume-when")).to_contain_text("Only if the agent has stopped, or you want to branch")
-    expect(sized_page.locator("#resume-here .agent-message")).not_to_be_visible()
-    # The resume and fork sections in people's words; the token, for the API, in a fold.
+    resume = sized_page.locator("#branch-here").bounding_box()
+    assert recorded is not None and resume is not None
+    assert recorded["y"] < resume["y"]
+    expect(sized_page.locator("#branch-title")).to_have_text("Resume the agent here")
+    expect(sized_page.locator("#branch-what")).to_contain_text("Only if the agent has stopped")
+    expect(sized_page.locator("#branch-here .agent-message")).not_to_be_visible()
+    expect(sized_page.locator("#branch-here #fork-details > summary")).to_be_visible()
+    # The card in people's words; the token, for the API, in a fold.
     assert_plain_words(sized_page)
-    expect(sized_page.locator("#fork-title + p")).to_contain_text("Start a new branch from this step")
     api = sized_page.locator("details.raw-token")
     expect(api.locator("summary")).to_have_text("For the API")
     sized_page.locator("#resume-message > summary").click()

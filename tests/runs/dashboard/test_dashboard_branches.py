@@ -136,10 +136,15 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert session.count('badge state-blocked">Blocked</span>') == 1
 
     node = html_of(client, f"/nodes/{stuck.node_id}/")
-    # The node page does not repeat the panel: it gives the verdict and links to the panel on the run page.
-    assert 'class="blocked-panel"' not in node and 'id="node-blocked"' in node
-    assert "Blocked: the agent must resend step 2 (Record the Changed Files)" in node
-    assert f'href="/runs/{stuck.run_id}/?tip={stuck.node_id}#blocked-1"' in node
-    assert "Nothing accepted yet: the agent's answer was refused (see above)." in node
-    assert "Nothing recorded on this node yet" not in node
-    assert 'id="blocked-token-note"' in node and "nothing is recorded" in node
+    # The refused step's page shows the refusal itself, the run page's panel (not a link to it): the verdict,
+    # what is wrong and what the agent is told, under the step's own Blocked pill.
+    refusal = node.split('id="node-refusal"')[1].split("</section>\n</div>")[0]
+    assert 'class="blocked-panel"' in refusal and "Why it was refused" in refusal
+    assert "Blocked: the agent must resend step 2 (Record the Changed Files)" in refusal
+    assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
+    assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node
+    assert 'id="step-state">Blocked</span>' in node
+    assert "Nothing accepted yet: the agent's answer was refused, for the reason shown above." in node
+    assert "see above" not in node and "Nothing recorded on this node yet" not in node
+    # Its message is the panel's: the step's action card only offers a branch with other context.
+    assert 'id="resume-message"' not in node and 'id="fork-details"' in node

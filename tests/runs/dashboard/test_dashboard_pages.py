@@ -506,7 +506,9 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     assert others.count(" · step ") == 2 and "set aside" not in html, others
     assert "Resume…" not in html and 'class="left-behind-line"' not in html
     tip = re.findall(r"\?tip=(\d+)", others)[0]
-    assert "Resume from here" in page(client, f"/nodes/{tip}/")
+    left = page(client, f"/nodes/{tip}/")
+    assert "Resume the agent here" in left and 'id="step-state">Left behind</span>' in left
+    assert "No agent works on this branch any more: to take it up again, copy the message" in left
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis
     assert "mr_review.findings" in synthesis

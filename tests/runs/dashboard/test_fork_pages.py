@@ -59,7 +59,7 @@ def forks() -> int:
 
 def test_the_node_page_offers_the_form_prefilled_with_the_context(client, root):
     page = client.get(f"/nodes/{root}/").content.decode()
-    assert 'id="fork-title"' in page and f'action="/nodes/{root}/fork"' in page
+    assert 'id="fork-details"' in page and f'action="/nodes/{root}/fork"' in page
     editor = html.unescape(re.search(r'<textarea id="fork-context"[^>]*>(.*?)</textarea>', page, re.S).group(1))
     assert json.loads(editor) == {"service": "billing", "target": "staging"}  # ticketId is shown beside, locked
     locked = between(page, '<dl class="fork-locked"', "</dl>")
@@ -130,7 +130,7 @@ def test_an_unknown_node_is_the_error_page_and_a_complete_node_has_no_form(clien
     while answer["kind"] != "complete":
         answer = ack(answer)
     done = tokens.parse(settings.WORKRAIL_HOME, answer["stateToken"], TokenKind.STATE).id
-    assert 'id="fork-title"' not in client.get(f"/nodes/{done}/").content.decode()
+    assert 'id="fork-details"' not in client.get(f"/nodes/{done}/").content.decode()
     response = client.post(f"/nodes/{done}/fork", {"context": "{}", "reason": "Redo."})
     assert response.status_code == 409 and "NODE_COMPLETE" in response.content.decode()
     assert client.get(f"/nodes/{root}/fork").status_code == 405

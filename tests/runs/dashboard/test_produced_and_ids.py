@@ -63,12 +63,13 @@ def test_the_node_page_says_resume_and_fork_in_plain_words_with_tokens_for_the_a
     review = Node.objects.filter(run__public_id=built.review_run)
     forked = next(n for n in review.order_by("depth") if n.children.count() > 1)
     html = page(client, f"/nodes/{forked.public_id}/")
-    resume = between(html, 'id="token-title"', "</section>")
-    said, api = resume.split('<details class="raw-token">', 1)
+    # A step the run went on from: one "Branch from here" card, its two ways each folded.
+    card = between(html, 'id="branch-title"', "</section>")
+    said, api = card.split('<details class="raw-token">', 1)
     said = said.replace(between(said, 'id="node-message"', "</pre>"), "")  # the message itself names tokens
-    assert "the agent's answer starts a new branch from this step" in text_of(said)
+    assert said.startswith('id="branch-title">Branch from here</h2>')
+    assert "give an agent the message (its answer here starts the branch)" in text_of(said)
     assert "ackToken" not in said and "acknowledging" not in said and "node" not in text_of(said)
     assert "For the API</summary>" in api and "acknowledging it again starts a new branch" in api
-    fork = between(html, 'id="fork-title"', "<details")
-    assert "Start a new branch from this step" in fork and "when you give it the message" in fork
+    assert "Edit the context and start a branch…" in api and "sets the agent going on it" in api
     assert "Where the run went on from this step." in html

@@ -200,9 +200,11 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     # The raw call stays behind a disclosure, for people who drive the API.
     assert '<details class="raw-call">' in handover and 'id="agent-call"' in handover
     assert "Give it the message below to go on." in text
-    # Its branch, which no agent has taken up yet, is the person's move; the branch it set aside is nobody's.
-    on_branch = text.split('class="node-branches"')[1].split("</ul>")[0]
-    assert tags(on_branch) == ["yours"] and "Your move: hand it to the agent" in on_branch
+    # Its branch, which no agent has taken up yet, waits at this step: the step's own pill says the person's
+    # move; the branch it set aside is nobody's.
+    head = text.split('class="page-head"')[1].split("</div>")[0]
+    assert tags(head) == ["yours"] and "Your move: hand it to the agent" in head
+    assert 'class="node-branches"' not in text  # no branch went on past it yet
     # On the run page, nobody has taken the branch up yet: the person's move, with the same message.
     run_page = page(client, f"/runs/{child.run.public_id}/")
     pending = run_page.split('id="pending-step"')[1].split("</pre>")[0]
@@ -231,11 +233,12 @@ def test_with_several_runs_each_run_line_says_whose_move_and_cards_their_state(c
 def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_finished_branch(client, service_catalog):
     review = forked_review()
     done = page(client, f"/nodes/{review.done_tip}/")
-    assert BUTTON not in done and 'id="resume-here"' not in done  # nothing left to resume
+    assert BUTTON not in done and 'id="branch-here"' not in done  # nothing left to resume
     open_tip = page(client, f"/nodes/{review.open_tip}/")
-    # After the step's own content, labelled for when it is needed, its message folded.
-    assert open_tip.index('id="recorded-title"') < open_tip.index('id="resume-here"')
-    assert open_tip.index('id="recorded-title"') < open_tip.index('id="fork-title"')
-    resume = open_tip.split('id="resume-here"')[1].split("</section>")[0]
-    assert "Only if the agent has stopped, or you want to branch" in resume
+    # After the step's own content, one card labelled for when it is needed, its message folded, then the
+    # other way to branch (editing the context) folded in the same card.
+    assert open_tip.index('id="recorded-title"') < open_tip.index('id="branch-here"')
+    resume = open_tip.split('id="branch-here"')[1].split("</section>")[0]
+    assert '<h2 id="branch-title">Resume the agent here</h2>' in resume
+    assert "Only if the agent has stopped" in resume and 'id="fork-details"' in resume
     assert resume.index('<details class="resume-message"') < resume.index(BUTTON)

@@ -1,0 +1,60 @@
+"""A step's own state, as the header of its page (the node page) shows it, in the dashboard's one vocabulary
+(states.py): Done once the agent answered it and moved on (or the branch ended there), else the state of the
+branch that still waits at it (Running, Needs you, Stalled, Left behind, Canceled), and Blocked when its answer
+was refused. This agrees with the graph, which colours a branch's last node with the branch's state and every
+node before it Done.
+
+A step is still waiting when nothing was acknowledged between it and its branch's tip: the tip stands at the
+same step number (a checkpoint or a branch started by hand keeps the step). The branch's state then is the
+step's; once a later step was reached, the branch's state is context, not the step's (the page says it as
+such). Kept out of NodeDetail so that the API's answer stays as it is: only the page reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail, StateName
+
+
+@dataclass(frozen=True)
+class StepState:
+    state: StateName
+    # The branch whose state the step carries while it waits (its move tag is the step's); None once done.
+    waiting_on: BranchOutcomeEntry | None
+
+    @property
+    def waiting(self) -> bool:
+        return self.waiting_on is not None or self.state == "blocked"
+
+
+def of_node(node: NodeDetail) -> StepState:
+    branch = node.on_branch
+    if node.is_complete:
+        return StepState("done", None)
+    if node.blocked is not None:
+        return StepState("blocked", branch)
+    if branch is None:  # not drawn on any branch: the run's state is all there is to say
+        return StepState(node.run.state, None)
+    if branch.status != "complete" and branch.step_number == node.step_number:
+        return StepState(branch.state, branch)
+    return StepState("done", None)
+
+
+def went_on(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:
+    """The branches through this step that went on past it: their state is where they stand now, told on
+    the page as context under the step's own state (the branch that waits at the step is the step's pill)."""
+    waiting = step.waiting_on.number if step.waiting_on is not None else None
+    return [o for o in node.on_branches if o.number != waiting]
+
+
+def went_on_words(went: list[BranchOutcomeEntry]) -> str:
+    """The caption over those branches, naming them (the step may be on one more, the pill's):
+    "Where branch 2 went on from this step, and how it stands now:"."""
+    numbers = [str(o.number) for o in went]
+    if not numbers:
+        return ""
+    if len(numbers) == 1:
+        return f"Where branch {numbers[0]} went on from this step, and how it stands now:"
+    listed = ", ".join(numbers[:-1]) + f" and {numbers[-1]}"
+    return f"Where branches {listed} went on from this step, and how they stand now:"

@@ -1,0 +1,98 @@
+"""A step's page (node.html) says the step's own state in its header (runs/readmodels/step_state.py), tells how
+its branches stand since as context, links each next step once, and offers one way to branch or resume."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from runs.models import Node
+from tests.support.branched_review import REVIEW, forked_review, node_id_of
+from tests.support.mcp_calls import start_workflow
+from tests.support.sample_session import advance
+
+pytestmark = pytest.mark.django_db
+
+
+def page(client: Client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return response.content.decode()
+
+
+def head(text: str) -> str:
+    return text.split('class="page-head"')[1].split("</div>")[0]
+
+
+def pill(text: str) -> str:
+    found = re.search(r'<span class="badge state-(\w+)" id="step-state">([^<]+)</span>', head(text))
+    assert found is not None, head(text)
+    return f"{found.group(1)}:{found.group(2)}"
+
+
+def test_each_step_s_header_says_its_own_state_and_its_branches_as_context(client, service_catalog):
+    review = forked_review()
+    # The shared first step was answered: Done, though both branches that went on from it are not.
+    first = page(client, f"/nodes/{node_id_of(review.answers[0])}/")
+    assert pill(first) == "done:Done"
+    went_on = first.split('id="node-went-on"')[1].split("</ul>")[0]
+    assert "Where branches 1 and 2 went on from this step, and how they stand now:" in went_on
+    assert "state-running" in went_on and "state-done" in went_on
+    # A step on the finished branch only: Done, and its branch's Done said as where the branch is now.
+    later = page(client, f"/nodes/{node_id_of(review.answers[3])}/")
+    assert pill(later) == "done:Done"
+    assert "Where branch 1 went on from this step, and how it stands now:" in later
+    assert '<span id="run-now" data-live-region="run-now"></span>' in later  # the card says it, with branch 2
+    # The newest branch's pending step carries its branch's state; its branch is not listed again beside it.
+    tip = page(client, f"/nodes/{review.open_tip}/")
+    assert pill(tip) == "running:Running"
+    assert 'class="node-branches"' not in tip and "This is the branch's latest step." in tip
+    assert "Other branches of this run" in tip
+    # The end of the finished branch.
+    assert pill(page(client, f"/nodes/{review.done_tip}/")) == "done:Done"
+
+
+def test_the_next_step_is_linked_once_and_its_card_does_not_repeat_its_tag_in_the_heading(client, service_catalog):
+    review = forked_review()
+    node = Node.objects.get(public_id=int(node_id_of(review.answers[2])))
+    [child] = Node.objects.filter(parent=node)
+    text = page(client, f"/nodes/{node.public_id}/")
+    assert text.count(f'href="/nodes/{child.public_id}/"') == 1
+    assert "led to" not in text
+    assert '<h2 id="branches-title">Next step</h2>' in text
+
+
+def test_a_step_the_run_went_on_from_offers_one_branch_action_with_both_ways(client, service_catalog):
+    review = forked_review()
+    text = page(client, f"/nodes/{node_id_of(review.answers[2])}/")
+    assert text.count('class="card branch-here"') == 1
+    card = text.split('id="branch-here"')[1].split("</section>")[0]
+    assert '<h2 id="branch-title">Branch from here</h2>' in card
+    assert 'id="resume-message"' in card and 'id="fork-details"' in card
+    assert "Resume from here" not in text and "Start a new branch from here" not in text
+    # The pending step of a branch offers resuming it, with branching by hand as its second, folded way.
+    tip = page(client, f"/nodes/{review.open_tip}/").split('id="branch-here"')[1].split("</section>")[0]
+    assert '<h2 id="branch-title">Resume the agent here</h2>' in tip and "Branch from here" not in tip
+
+
+def test_the_step_s_state_its_refusal_and_its_branches_follow_live_updates(client, service_catalog):
+    review = forked_review()
+    text = page(client, f"/nodes/{review.open_tip}/")
+    # live.js replaces each [data-live-region]'s content when the session moves: the pill is in one, and so
+    # is the box of branches (and a refusal, shown above it).
+    pill_region = text.split('data-live-region="step-state">')[1].split("</span></span>")[0]
+    assert 'id="step-state"' in pill_region
+    branches = text.split('data-live-region="node-branches">')[1].split("\n</div>")[0]
+    assert 'id="node-branch"' in branches
+
+
+def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(client, service_catalog):
+    start = start_workflow(REVIEW, context={"sessionKey": "MR-5", "changeRef": "MR !5"})
+    advance(start, "Triaged.")
+    text = page(client, f"/nodes/{node_id_of(start)}/")
+    assert pill(text) == "done:Done"
+    now = text.split('data-live-region="run-now">')[1].split("</li>")[0]
+    assert '<span class="muted">now</span> <span class="badge state-running">Running</span>' in now
+    assert 'id="node-branch"' not in text  # no card for one branch: the head said it
