@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.layout import PHONE, assert_fits, keep_screenshot, visible_text, visit
+from tests.browser.timeline import assert_axis_reads
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.mcp_calls import start_workflow
@@ -136,6 +137,9 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     expect(sized_page.get_by_text("while the agent works")).to_have_count(0)
     expect(sized_page.locator(".mode-card")).to_have_count(0)  # no mode to switch on a canceled run
+    # Its two steps 0.05 s apart: the axis counts from the start ("+0.02 s"), labels apart, at both sizes.
+    labels = assert_axis_reads(sized_page)
+    assert labels[0] == "0 s" and all(label.startswith("+") for label in labels[1:]), labels
     # A session of one run: on a phone its card is not listed again above the run's own card.
     runs_list = sized_page.locator(".runs-nav .run-link")
     if (sized_page.viewport_size or {})["width"] < 600:

@@ -224,11 +224,11 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert len(dots) == 11 + 2
     for state, label, title, fill, badge, times in dots:
         assert label == title and re.match(
-            r"^(\d+ nodes close together: )?(Step [\d.]+ of \d+(, round \d+)? · .+|Complete): [A-Z]", label
+            r"^(\d+ steps within [\d.]+ s: )?(Step [\d.]+ of \d+(, round \d+)? · .+|Complete): [A-Z]", label
         )
         assert fill == badge, (state, fill, badge)  # the colour of the state's badge
         if times > 1:  # a dot for several nodes names each of them, all of its state
-            assert label.startswith(f"{times} nodes close together: ") and label.count(" UTC") == times
+            assert label.startswith(f"{times} steps within ") and label.count(" UTC") == times
             assert label.count(": Done") in (0, times)
     assert {state for state, *_ in dots} == {"done", "left_behind", "running"}
     # The axis's labels (rewritten on the reader's clock by times.js) stay short and apart, in any locale.

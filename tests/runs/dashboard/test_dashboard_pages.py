@@ -191,7 +191,7 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     names = []
     for track in wide:
         for label in re.findall(r'role="img" aria-label="([^"]*)"', track):
-            names += label.split(": ", 1)[1].split("; ") if " nodes close together: " in label else [label]
+            names += label.split(": ", 1)[1].split("; ") if " steps within " in label else [label]
     assert len(names) == 11 + 2
     review = [re.search(r": (Done|Left behind|Running)", name).group(1) for name in names[:11]]
     assert sorted(review) == ["Done"] * 8 + ["Left behind"] * 2 + ["Running"]
