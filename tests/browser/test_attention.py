@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.layout import PHONE, assert_fits, keep_screenshot, visible_text, visit
-from tests.browser.timeline import assert_axis_reads
+from tests.browser.timeline import assert_axis_reads, assert_times_said_one_way
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.mcp_calls import start_workflow
@@ -113,6 +113,9 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(sized_page.locator(".runs-nav .run-link .badge")).to_have_count(0)
     assert (said(sized_page, "Needs you"), said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (2, 0, 0)
     assert said(sized_page, "waiting for your confirmation") == 1
+    # The session and its run both say when they started as a clock time ("started 4:32 AM"), not one of them
+    # how long ago: how long ago is for the last activity, and each form's other is in its tooltip.
+    assert_times_said_one_way(sized_page, visible_text(sized_page))
     # What the person must do comes before the session's and the run's ids and dates, at every size; on a
     # phone the verdict is on the first screen.
     verdict = panel.locator("h3").bounding_box()

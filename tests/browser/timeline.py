@@ -36,3 +36,24 @@ def assert_axis_reads(page: Any) -> list[str]:
     if labels and labels[0] == "0 s":  # counted from the start: every label so, in even steps
         assert all(FROM_START.fullmatch(label) for label in labels), labels
     return labels
+
+
+# Each visible <time>: the words just before it in its line ("started", "last activity") and its form.
+TIMES_AFTER_WORDS = """() => [...document.querySelectorAll("time[data-when]")]
+  .filter((t) => t.getClientRects().length > 0)
+  .map((t) => {
+    const before = t.previousSibling && t.previousSibling.nodeType === 3 ? t.previousSibling.textContent : "";
+    const line = (t.parentElement.textContent || "").trim();
+    return {words: before.trim() || line.slice(0, line.indexOf(t.textContent)).trim(), form: t.dataset.when};
+  })"""
+
+
+def assert_times_said_one_way(page: Any, visible: str) -> None:
+    """One rule for the moments on a page (times.js): when something started is a clock time, the last
+    activity how long ago; and no "UTC" in the text a person reads (`visible`), only in tooltips."""
+    times = page.evaluate(TIMES_AFTER_WORDS)
+    started = [time["form"] for time in times if time["words"].endswith("started")]
+    latest = [time["form"] for time in times if time["words"].endswith("last activity")]
+    assert started and set(started) == {"time"}, times
+    assert set(latest) <= {"ago"}, times
+    assert "UTC" not in visible
