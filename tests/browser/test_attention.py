@@ -113,9 +113,10 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(sized_page.locator(".runs-nav .run-link .badge")).to_have_count(0)
     assert (said(sized_page, "Needs you"), said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (2, 0, 0)
     assert said(sized_page, "waiting for your confirmation") == 1
-    # The session and its run both say when they started as a clock time ("started 4:32 AM"), not one of them
-    # how long ago: how long ago is for the last activity, and each form's other is in its tooltip.
+    # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session
+    # (not "started 4:32 AM" and "started 45 minutes ago"); how long ago is for the last activity.
     assert_times_said_one_way(sized_page, visible_text(sized_page))
+    expect(sized_page.locator("#run-facts time")).to_have_count(0)
     # What the person must do comes before the session's and the run's ids and dates, at every size; on a
     # phone the verdict is on the first screen.
     verdict = panel.locator("h3").bounding_box()
