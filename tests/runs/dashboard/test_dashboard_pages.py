@@ -318,6 +318,8 @@ def test_the_mode_form_records_a_preferences_change_and_the_page_shows_it(client
     history = between(html, 'aria-label="Preferences changes, newest first"', "</ol>")
     assert "autopilot" in history and "by dashboard" in history
     assert "autonomy: guided → full_auto_stop_on_user_deps" in history
+    # When it was changed is a clock time, as every moment something happened (how long ago in its tooltip).
+    assert 'data-when="time"' in history and 'data-when="ago"' not in history
     assert 'value="autopilot" class="mode-choice" aria-pressed="true"' in html
 
     response = client.post(f"{url}preferences", {"autonomy": "guided", "riskPolicy": "conservative"})
