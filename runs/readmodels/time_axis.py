@@ -4,6 +4,11 @@ Pure. `ticks(start, end)` picks the smallest round step that puts at most MAX_TI
 and labels each in UTC, as precisely as the step needs: "14:05:30.25", "14:05:30.5", "14:05:30",
 "14:05", or "25 Nov"; a tick on a new day within an axis of hours says the day too ("26 Nov 00:00").
 A span of a fraction of a second (a run an agent walked at once) still gets several ticks.
+
+`offsets(start, end)`: for a span shorter than RELATIVE_BELOW, where clock times would differ only in their
+last digits ("05:17:38.34", "05:17:38.36"), ticks counted from the start instead, evenly spaced from it:
+"0 s", "+0.1 s", "+0.2 s" (the start's own clock time is said once, beside the axis). `axis` picks one of
+the two for a span.
 """
 
 from __future__ import annotations
@@ -23,6 +28,12 @@ STEPS = [
 ]  # fmt: skip
 
 
+# Shorter spans get ticks counted from their start (`offsets`): their clock times would differ only in their
+# last digits. Their steps go down to a millisecond: a run an agent walked at once may take 0.01 s.
+RELATIVE_BELOW = 2 * MINUTE
+OFFSET_STEPS = [0.001, 0.002, 0.005, *STEPS]
+
+
 @dataclass(frozen=True, slots=True)
 class Tick:
     at: datetime
@@ -30,8 +41,15 @@ class Tick:
     label: str
 
 
-def step_for(seconds: float) -> float:
-    for step in STEPS:
+@dataclass(frozen=True, slots=True)
+class Axis:
+    ticks: list[Tick]
+    step: float  # seconds between ticks
+    relative: bool  # labelled from the start ("+0.1 s") rather than by the clock
+
+
+def step_for(seconds: float, steps: list[float] = STEPS) -> float:
+    for step in steps:
         if seconds / step <= MAX_TICKS:
             return step
     return STEPS[-1] * (int(seconds / (STEPS[-1] * MAX_TICKS)) + 1)
@@ -63,6 +81,42 @@ def ticks(start: datetime, end: datetime) -> list[Tick]:
         found.append(Tick(at, (at - start).total_seconds() / span, label))
         at += timedelta(microseconds=step_us)
     return found or [Tick(start, 0.0, start.strftime("%H:%M:%S"))]
+
+
+def offset_label(seconds: float, step: float) -> str:
+    """A tick `seconds` after the start, as precisely as the ticks' `step` needs: "0 s", "+0.25 s", "+10 s"."""
+    if seconds <= 0:
+        return "0 s"
+    if seconds >= MINUTE and step >= 1:
+        minutes, rest = divmod(round(seconds), MINUTE)
+        return f"+{minutes} min" + (f" {rest} s" if rest else "")
+    if step >= 1:
+        return f"+{round(seconds)} s"
+    return f"+{seconds:.3f}".rstrip("0").rstrip(".") + " s"  # "+0.25 s", "+0.002 s", "+1 s"
+
+
+def offsets(start: datetime, end: datetime) -> Axis:
+    """Ticks counted from `start`, at even steps from it (the first at the start itself): at most MAX_TICKS."""
+    start = start.astimezone(UTC)
+    span = (end.astimezone(UTC) - start).total_seconds()
+    if span <= 0:
+        return Axis([Tick(start, 0.0, offset_label(0, 1))], 1.0, relative=True)
+    # The first tick is the start itself: MAX_TICKS ticks hold one step fewer.
+    step = next((step for step in OFFSET_STEPS if span / step <= MAX_TICKS - 1), step_for(span))
+    count = int(span / step + 1e-9)  # the last whole step within the span
+    found = [
+        Tick(start + timedelta(seconds=index * step), index * step / span, offset_label(index * step, step))
+        for index in range(count + 1)
+    ]
+    return Axis(found, step, relative=True)
+
+
+def axis(start: datetime, end: datetime) -> Axis:
+    """The axis for a span: counted from its start below RELATIVE_BELOW seconds, else by the clock."""
+    span = (end - start).total_seconds()
+    if span < RELATIVE_BELOW:
+        return offsets(start, end)
+    return Axis(ticks(start, end), float(step_for(span)), relative=False)
 
 
 def duration(seconds: Any) -> str:

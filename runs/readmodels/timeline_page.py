@@ -4,7 +4,8 @@ A row per run: its name and how long it took in a column of their own (text neve
 dots), then a track with a dot per node at the moment it was made. Positions are percentages of the
 track's width, so the track stretches with its box while its dots stay round and its text keeps its
 size (no viewBox scaling): at phone width the name goes above the track (dashboard.css) and nothing
-runs past the card. Below the rows, an axis with clock times (time_axis.ticks) and the whole span.
+runs past the card. Below the rows, an axis (time_axis.axis: clock times, or for a span under two minutes
+times counted from its start, "+0.1 s") and the whole span with its start's clock time.
 
 Each dot is a node (timeline_marks.py), coloured by its state as the state's badge is, and named by a
 tooltip and an accessible name (its step, its state, when); beside the track, in the name's column
@@ -12,13 +13,15 @@ where there is always room and never over a dot, the row says in words which sta
 Dots closer than a dot's width never sit on each other: they gather into a cluster, which draws one dot
 per state it holds, side by side a dot's width apart from the cluster's first moment on, in the order the
 states first occur: a state of one node is a plain dot, a state of several a larger dot that says how many
-(named by all of them). So no state hides inside another's colour: every state the row's words list has a
+(named by all of them: "3 steps within 0.02 s: ..."; a legend under the axis says what the number is). So no
+state hides inside another's colour: every state the row's words list has a
 dot of its colour. The track is narrower on a phone, so the row is laid out twice, for the wide track and
 for the narrow one (dashboard.css shows one of the two).
 
 A run that still stands (running, needs you, blocked, stalled) lasts until now: its track runs on from
 its newest node to the present, dashed, and its duration says so ("45 min so far"), so that a run
-stalled for 45 minutes does not read as the fraction of a second its nodes took. A run that ended
+stalled for 45 minutes does not read as the fraction of a second its nodes took; a long tail says on
+itself how long nothing was recorded ("no step for 45 min"). A run that ended
 (done, canceled, left behind) spans its first node to its newest.
 
 The door gives the run page's URL with RUN in place of the run id, and the marks of each run's nodes.
@@ -40,6 +43,10 @@ INSET = 1.5
 # on the wide track (~700 px at 1440 wide) and on a phone's (~320 px at 390 wide).
 MERGE_WIDE = 3.0
 MERGE_NARROW = 5.8
+# A run's dashed tail says how long nothing was recorded when it is that long (seconds) and takes that share
+# of the track (room for the words on a phone's): a long stall reads as words, not as dots squeezed left.
+QUIET_SECONDS = 60
+QUIET_SHARE = 0.45
 # The states in which a run still stands: its time runs on until now.
 STANDING: frozenset[StateName] = frozenset({"needs_you", "blocked", "stalled", "running"})
 
@@ -78,6 +85,14 @@ class TimelineRow:
     narrow_dots: list[TimelineDot]  # the same, merged where closer than MERGE_NARROW (a phone's track)
     states: list[StateCount]  # the states its dots show, most urgent first (states.ORDER)
     selected: bool
+    # A long dashed tail says in words how long nothing was recorded ("no step for 45 min"), at its middle.
+    quiet: str = ""
+    quiet_at: str = ""
+
+    @property
+    def clustered(self) -> list[str]:
+        """The layouts ("wide", "narrow") in which some dot stands for several nodes: they need the legend."""
+        return [track for track, dots in self.tracks if any(dot.count > 1 for dot in dots)]
 
     @property
     def tracks(self) -> list[tuple[str, list[TimelineDot]]]:
@@ -88,8 +103,10 @@ class TimelineRow:
 @dataclass(frozen=True, slots=True)
 class TimelineTick:
     at: str
-    label: str  # in UTC, as a page without scripts shows it; times.js puts it in the reader's zone
-    moment: str  # the tick's moment, ISO 8601 in UTC
+    # Counted from the axis's start ("+0.1 s") when the span is short (time_axis.axis); else a clock time in
+    # UTC, as a page without scripts shows it, which times.js puts on the reader's clock.
+    label: str
+    moment: str  # a clock time's moment, ISO 8601 in UTC; "" for a tick counted from the start
     step: float  # seconds between ticks: how precisely times.js labels it (seconds, tenths, or the day)
     anchor: str  # start, middle or end: the first and last stay on the track
     minor: bool  # every other tick: left out at phone width, where six clock times do not fit
@@ -101,6 +118,11 @@ class TimelinePage:
     ticks: list[TimelineTick]
     caption: str  # "2026-11-28 22:02:04 to 22:02:04 UTC · 0.22 s"; empty without times
     span: TimelineSpan | None = None  # the same, for a page to print its start in the reader's zone
+
+    @property
+    def clustered(self) -> list[str]:
+        """The layouts in which some row has a numbered dot: the legend says what the number means there."""
+        return [track for track in ("wide", "narrow") if any(track in row.clustered for row in self.rows)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,9 +171,15 @@ def merged(marks: list[NodeMark], fraction: Callable[[datetime], float], gap: fl
             if len(members) == 1:
                 dots.append(TimelineDot(at_, state, members[0].words))
                 continue
-            words = f"{len(members)} nodes close together: " + "; ".join(mark.words for mark in members)
+            words = f"{cluster_words(members)}: " + "; ".join(mark.words for mark in members)
             dots.append(TimelineDot(at_, state, words, len(members)))
     return dots
+
+
+def cluster_words(members: list[NodeMark]) -> str:
+    """What a numbered dot stands for: "3 steps within 0.02 s" (the time from its first node to its last)."""
+    spread = (max(mark.at for mark in members) - min(mark.at for mark in members)).total_seconds()
+    return f"{nodes_words(len(members))} within {time_axis.duration(max(spread, 0.001))}"
 
 
 def state_counts(marks: list[NodeMark]) -> list[StateCount]:
@@ -193,13 +221,18 @@ def timeline_page(
     for lane in detail.timeline:
         name = names.get(lane.run_id) or lane.label
         count = len(lane.points)
-        took = when = until = ""
+        took = when = until = quiet = quiet_at = ""
         last_at = last_of(lane)
         if lane.first_at is not None and lane.last_at is not None and last_at is not None:
             took = time_axis.duration((last_at - lane.first_at).total_seconds())
             first, last = lane.first_at.astimezone(UTC), last_at.astimezone(UTC)
             if lane.run_id in standing:
                 until = at(fraction(last_at))
+                tail = fraction(last_at) - fraction(lane.last_at)
+                idle = (last_at - lane.last_at).total_seconds()
+                if idle >= QUIET_SECONDS and tail >= QUIET_SHARE:
+                    quiet = f"no step for {time_axis.duration(idle)}"
+                    quiet_at = at((fraction(last_at) + fraction(lane.last_at)) / 2)
                 took += " so far"
                 when = f", since {first:%Y-%m-%d %H:%M:%S} UTC ({took})"
             else:
@@ -221,19 +254,19 @@ def timeline_page(
                 narrow_dots=merged(own, fraction, MERGE_NARROW),
                 states=state_counts(own),
                 selected=lane.run_id == selected_run,
+                quiet=quiet,
+                quiet_at=quiet_at,
             )
         )
     if not starts or not ends:
         return TimelinePage(rows, [], "")
     start, end = min(starts).astimezone(UTC), max(ends).astimezone(UTC)
     ticks = []
-    span = (end - start).total_seconds()
-    step = float(time_axis.step_for(span)) if span > 0 else 1.0  # the step time_axis.ticks spaced them by
-    for index, tick in enumerate(time_axis.ticks(start, end)):
+    axis = time_axis.axis(start, end)
+    for index, tick in enumerate(axis.ticks):
         anchor = "start" if tick.fraction < 0.1 else "end" if tick.fraction > 0.9 else "middle"
-        ticks.append(
-            TimelineTick(at(tick.fraction), tick.label, tick.at.isoformat(), step, anchor, minor=index % 2 == 1)
-        )
+        moment = "" if axis.relative else tick.at.isoformat()  # a clock time for times.js to put on the reader's
+        ticks.append(TimelineTick(at(tick.fraction), tick.label, moment, axis.step, anchor, minor=index % 2 == 1))
     until = end.strftime("%H:%M:%S" if end.date() == start.date() else "%Y-%m-%d %H:%M:%S")
     took = time_axis.duration((end - start).total_seconds())
     caption = f"{start:%Y-%m-%d %H:%M:%S} to {until} UTC · {took}"

@@ -454,6 +454,7 @@ class TimelineContext(TypedDict):
     rows: list[timeline_page.TimelineRow]
     ticks: list[timeline_page.TimelineTick]
     span: timeline_page.TimelineSpan | None
+    clustered: list[str]
 
 
 @register.inclusion_tag("dashboard/_timeline.html")
@@ -462,4 +463,4 @@ def session_timeline(
 ) -> TimelineContext:
     """The timeline as runs/readmodels/timeline_page.py laid it out; this tag gives it the run URL."""
     laid_out = timeline_page.timeline_page(detail, reverse("run", args=["RUN"]), selected_run, marks, timezone.now())
-    return {"rows": laid_out.rows, "ticks": laid_out.ticks, "span": laid_out.span}
+    return {"rows": laid_out.rows, "ticks": laid_out.ticks, "span": laid_out.span, "clustered": laid_out.clustered}

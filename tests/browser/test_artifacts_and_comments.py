@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.layout import assert_fits, keep_screenshot
+from tests.browser.timeline import assert_axis_reads
 from tests.support.mcp_calls import ack_with_notes, start_workflow
 from tests.support.sample_session import Built, two_runs_one_forked_twice
 
@@ -59,6 +60,7 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     page = sized_page
     page.goto(f"{site}/runs/{handed_off}/")
     page.wait_for_load_state("networkidle")
+    assert_axis_reads(page)
     handoff = page.locator('article.artifact[data-kind="wr.coding_handoff"]')
     # Its own titled section, not one of the "Other artifacts"; the step that recorded it said by its title,
     # the kind and step id in a fold for developers.

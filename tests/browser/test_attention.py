@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.layout import PHONE, assert_fits, keep_screenshot, visible_text, visit
+from tests.browser.timeline import assert_axis_reads, assert_times_said_one_way
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.mcp_calls import start_workflow
@@ -112,6 +113,10 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(sized_page.locator(".runs-nav .run-link .badge")).to_have_count(0)
     assert (said(sized_page, "Needs you"), said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (2, 0, 0)
     assert said(sized_page, "waiting for your confirmation") == 1
+    # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session
+    # (not "started 4:32 AM" and "started 45 minutes ago"); how long ago is for the last activity.
+    assert_times_said_one_way(sized_page, visible_text(sized_page))
+    expect(sized_page.locator("#run-facts time")).to_have_count(0)
     # What the person must do comes before the session's and the run's ids and dates, at every size; on a
     # phone the verdict is on the first screen, and the session's facts come before the steps (friction6 7).
     verdict = panel.locator("h3").bounding_box()
@@ -173,6 +178,10 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     expect(sized_page.get_by_text("while the agent works")).to_have_count(0)
     expect(sized_page.locator(".mode-card")).to_have_count(0)  # no mode to switch on a canceled run
     expect(sized_page.locator("#live-dot")).to_have_count(0)  # nothing left to update: no live dot
+
+    # Its two steps 0.05 s apart: the axis counts from the start ("+0.02 s"), labels apart, at both sizes.
+    labels = assert_axis_reads(sized_page)
+    assert labels[0] == "0 s" and all(label.startswith("+") for label in labels[1:]), labels
     # A session of one run: on a phone its card is not listed again above the run's own card.
     runs_list = sized_page.locator(".runs-nav .run-link")
     if (sized_page.viewport_size or {})["width"] < 600:

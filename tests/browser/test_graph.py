@@ -71,7 +71,8 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # Links name nodes by a short id; the full one is in the URL and the tooltip.
     page.goto(f"{site}/sessions/{looped.session_id}/")
     ticks = page.locator(".timeline text.tl-tick")
-    expect(ticks.first).to_have_text(re.compile(r"^\d\d:\d\d"))
+    expect(ticks.first).to_have_text("0 s")  # a run walked in a second: counted from its start
+    expect(ticks.nth(1)).to_have_text(re.compile(r"^\+[\d.]+ s$"))
     expect(page.locator(".timeline .tl-duration").first).to_be_visible()
     screenshot(page, "timeline", full_page=True)
     console_log.assert_clean()
@@ -232,11 +233,11 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert len(dots) == 11 + 2
     for state, label, title, fill, badge, times in dots:
         assert label == title and re.match(
-            r"^(\d+ nodes close together: )?(Step [\d.]+ of \d+(, round \d+)? · .+|Complete): [A-Z]", label
+            r"^(\d+ steps within [\d.]+ s: )?(Step [\d.]+ of \d+(, round \d+)? · .+|Complete): [A-Z]", label
         )
         assert fill == badge, (state, fill, badge)  # the colour of the state's badge
         if times > 1:  # a dot for several nodes names each of them, all of its state
-            assert label.startswith(f"{times} nodes close together: ") and label.count(" UTC") == times
+            assert label.startswith(f"{times} steps within ") and label.count(" UTC") == times
             assert label.count(": Done") in (0, times)
     assert {state for state, *_ in dots} == {"done", "left_behind", "running"}
     # The axis's labels (rewritten on the reader's clock by times.js) stay short and apart, in any locale.

@@ -5,6 +5,7 @@ pages carries the machine-readable moment in its datetime attribute."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -106,7 +107,14 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
     assert_fits(page)
     page.set_viewport_size(DESKTOP.size)
     shown = [time for time in times_on(page) if time["shown"]]
-    assert any(time["when"] == "ago" for time in shown), "the run says how long ago it started"
+    # One rule on the page: the session's last activity is how long ago; when it started is a clock time, with
+    # how long ago in its tooltip (issue 32, sixth review: not one of each), said once: its one run started
+    # with it.
+    assert any(time["when"] == "ago" for time in shown), "the page says how long ago its last activity was"
+    started = page.locator("#session-facts li").filter(has_text=re.compile(r"^started")).locator("time")
+    expect(started).to_have_attribute("data-when", "time")
+    expect(started).to_have_attribute("title", re.compile(r"\d+ minutes ago · "))
+    expect(page.locator("#run-facts time")).to_have_count(0)
 
     node = page.locator("[data-step-node]").first.get_attribute("data-step-node")
     page.goto(f"{site}/nodes/{node}/")
@@ -115,12 +123,9 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
     times_on(page)
     # The timeline's axis and its span on the reader's clock too: its steps read 22:10, so must the axis.
     ticks = page.locator("svg.tl-axis text[data-tick-at]")
-    # A tick says the clock time alone (its day only where the axis crosses midnight, at a later tick).
-    tick_clock = page.evaluate(
-        "([iso, zone]) => new Intl.DateTimeFormat('en-GB', {hour: '2-digit', minute: '2-digit', hourCycle: 'h23',"
-        " timeZone: zone}).format(new Date(iso))",
-        [ticks.first.get_attribute("data-tick-at"), ZONE],
-    )
+    # A tick says the clock time alone (its day only where the axis crosses midnight, at a later tick), in the
+    # same form as every other time on the page: the locale's own clock, not a forced 24-hour one.
+    tick_clock = local_clock(page, ticks.first.get_attribute("data-tick-at") or "")
     expect(ticks.first).to_have_text(tick_clock)
     start = page.locator(".tl-time time")
     expect(page.locator(".tl-time")).to_contain_text(f"from {local_clock(page, start.get_attribute('datetime') or '')}")

@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.layout import PHONE, assert_fits, keep_screenshot, visit
+from tests.browser.timeline import assert_axis_reads
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.sample_session import two_runs_one_forked_twice
@@ -152,7 +153,7 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
         for a, b in itertools.pairwise(track):
             assert b["left"] >= a["right"], (a, b)  # side by side, never one over the other
     if viewport == PHONE:  # the nine nodes made at once on the review stand as one dot that counts them
-        assert any(dot["count"] > 1 and "nodes close together" in dot["name"] for dot in tracks[0])
+        assert any(dot["count"] > 1 and " steps within " in dot["name"] for dot in tracks[0])
     ticks = sized_page.locator(".timeline text.tl-tick").evaluate_all(
         "ts => ts.filter((t) => getComputedStyle(t).display !== 'none').map((t) => t.textContent)"
     )
@@ -171,6 +172,30 @@ def test_a_stalled_runs_timeline_says_how_long_it_has_stood(sized_page, console_
         "ls => ls.filter((l) => l.getBoundingClientRect().width > 50).length"
     )
     assert visible_open == 1  # the dashed stretch from its newest node to now
+    # The stretch says in words how long nothing was recorded, in sight and clear of the dots and the names.
+    quiet = row.locator(".tl-track:visible .tl-quiet")
+    expect(quiet).to_have_text(re.compile(r"^no step for 45 min( \d+ s)?$"))
+    box, dots = (
+        quiet.bounding_box(),
+        row.locator(".tl-track:visible .tl-dot").evaluate_all("ds => ds.map((d) => d.getBoundingClientRect().right)"),
+    )
+    assert (
+        box is not None
+        and box["x"] > max(dots)
+        and box["x"] + box["width"] <= (sized_page.viewport_size or {})["width"]
+    )
+    assert_axis_reads(sized_page)
+    if (sized_page.viewport_size or {})["width"] == PHONE.width:
+        # Squeezed narrower than any phone, every tick shown: labels that would touch are left out (times.js),
+        # the others stay apart and on the axis.
+        sized_page.evaluate("""() => {
+          document.querySelector(".timeline").style.width = "240px";
+          document.querySelectorAll("svg.tl-axis .minor").forEach((el) => el.classList.remove("minor"));
+          window.dispatchEvent(new Event("resize"));
+          return new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+        }""")
+        squeezed = assert_axis_reads(sized_page)
+        assert 2 <= len(squeezed) < sized_page.locator("svg.tl-axis text.tl-tick").count(), squeezed
     console_log.assert_clean()
 
 

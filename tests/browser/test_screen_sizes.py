@@ -5,6 +5,7 @@ review with a second run, a blocked review, a looped and forked run)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -14,6 +15,7 @@ from playwright.sync_api import expect
 from runs.models import Node
 from runs.store import tool_calls
 from tests.browser.layout import keep_screenshot, visible_text, visit
+from tests.browser.timeline import assert_axis_reads, assert_times_said_one_way
 from tests.browser.words import assert_plain_words
 from tests.support.branched_review import BlockedReview, blocked_review
 from tests.support.looped_run import Looped, looped_and_forked
@@ -63,6 +65,7 @@ def said(page, words: str) -> int:
 
 def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
+    assert_axis_reads(sized_page)
     # Two runs, both running: the page's head says it, and Running says whose move (no tag); the runs' cards,
     # the run's line and its one-branch graph do not repeat them.
     assert (said(sized_page, "Running"), said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (1, 0, 0)
@@ -94,6 +97,9 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
 
 def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     visit(sized_page, f"{site}/runs/{blocked.run_id}/", "blocked-run")
+    assert_axis_reads(sized_page)
+    # "Refused at 5:20 AM" and "your move from 5:50 AM": local clock times, no "UTC" in what a person reads.
+    assert_times_said_one_way(sized_page, visible_text(sized_page))
     expect(sized_page.locator(".blocked-panel").first).to_be_in_viewport()
     # A one-line verdict; the call and the example wait behind a disclosure.
     expect(sized_page.locator(".blocked-panel .verdict").first).to_contain_text("Blocked: the agent must resend")
@@ -120,6 +126,12 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
 
 def test_a_looped_run(sized_page, console_log, site, looped):
     visit(sized_page, f"{site}/runs/{looped.run_id}/", "looped-run")
+    assert_axis_reads(sized_page)
+    # Its numbered dots (steps too close to draw apart) have a legend in sight, and each says how close.
+    expect(sized_page.locator(".tl-legend:visible")).to_contain_text("that many steps, too close in time")
+    expect(sized_page.locator(".tl-track:visible .tl-group title").first).to_have_text(
+        re.compile(r"^\d+ steps within [\d.]+ s: ")
+    )
     console_log.assert_clean()
 
 
@@ -138,7 +150,7 @@ TIMELINE_PROBLEMS = """() => {
   const box = (el) => el.getBoundingClientRect();
   const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
   const card = box(document.querySelector(".timeline"));
-  const texts = [...document.querySelectorAll(".timeline .tl-name, .timeline .tl-tick, .timeline .tl-time")]
+  const texts = [...document.querySelectorAll(".timeline :is(.tl-name, .tl-tick, .tl-time, .tl-legend, .tl-quiet)")]
     .filter((el) => box(el).width > 0);
   const dots = [...document.querySelectorAll(".timeline .tl-dot")].filter((d) => box(d).width > 0);  // shown
   const problems = [];

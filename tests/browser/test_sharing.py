@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 from runs.models import Event, EventKind, Session
 from tests.browser import screenshot
+from tests.browser.timeline import assert_axis_reads
 from tests.exports.bundle.support import empty_the_store
 from tests.support.sample_session import two_runs_one_forked_twice
 
@@ -37,6 +38,7 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
     expect(page.locator(".messages")).to_contain_text("Imported TICKET-4242 (")
     expect(page.locator(".messages")).to_contain_text("open a node and give the agent its stateToken")
     expect(page.locator("a.run-link")).to_have_count(2)
+    assert_axis_reads(page)
     screenshot(page, "imported-session")
     assert Session.objects.get().public_id == built.session_id
     assert Event.objects.filter(kind=EventKind.SESSION_IMPORTED, data__via="dashboard").exists()

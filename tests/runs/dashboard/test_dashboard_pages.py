@@ -192,7 +192,7 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     names = []
     for track in wide:
         for label in re.findall(r'role="img" aria-label="([^"]*)"', track):
-            names += label.split(": ", 1)[1].split("; ") if " nodes close together: " in label else [label]
+            names += label.split(": ", 1)[1].split("; ") if " steps within " in label else [label]
     assert len(names) == 11 + 2
     review = [re.search(r": (Done|Left behind|Running)", name).group(1) for name in names[:11]]
     assert sorted(review) == ["Done"] * 8 + ["Left behind"] * 2 + ["Running"]
@@ -319,6 +319,8 @@ def test_the_mode_form_records_a_preferences_change_and_the_page_shows_it(client
     history = between(html, 'aria-label="Preferences changes, newest first"', "</ol>")
     assert "autopilot" in history and "by dashboard" in history
     assert "autonomy: guided → full_auto_stop_on_user_deps" in history
+    # When it was changed is a clock time, as every moment something happened (how long ago in its tooltip).
+    assert 'data-when="time"' in history and 'data-when="ago"' not in history
     assert 'value="autopilot" class="mode-choice" aria-pressed="true"' in html
 
     response = client.post(f"{url}preferences", {"autonomy": "guided", "riskPolicy": "conservative"})

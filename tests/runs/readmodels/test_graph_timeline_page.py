@@ -82,9 +82,15 @@ def test_a_stalled_run_says_how_long_it_has_stood_not_how_long_its_nodes_took():
     assert [tick.moment for tick in page.ticks][:2] == ["2026-11-28T22:00:00+00:00", "2026-11-28T22:10:00+00:00"]
     assert {tick.step for tick in page.ticks} == {600.0}
     assert page.span is not None and (page.span.start, page.span.end, page.span.took) == (T0, now, "45 min")
+    # The long quiet tail says so on itself, at its middle: not two dots squeezed left and a bare dashed line.
+    assert row.quiet == "no step for 45 min" and row.quiet_at == "50.00%"
     # A run that ended keeps the span of its nodes.
     (ended,) = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now).rows
-    assert ended.took == "0.015 s · 2 steps" and ended.until == ""
+    assert ended.took == "0.015 s · 2 steps" and ended.until == "" and ended.quiet == ""
+    # A tail of a few seconds is drawn, not said.
+    soon = T0 + timedelta(seconds=20)
+    (young,) = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, soon).rows
+    assert young.until and young.quiet == ""
 
 
 def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_names_them_all():
@@ -99,11 +105,34 @@ def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_
         # eight done ones' colour.
         assert [(dot.state, dot.count) for dot in dots] == [("done", 8), ("left_behind", 1), ("done", 1)]
         assert sum(dot.count for dot in dots) == row.nodes == 10
-        assert dots[0].words.startswith("8 nodes close together: Step 1; Step 2;") and "Step 9" in dots[0].words
+        # It says what its number is: that many steps, and within how long of each other.
+        assert dots[0].words.startswith("8 steps within 0.8 s: Step 1; Step 2;") and "Step 9" in dots[0].words
         assert "Step 5" not in dots[0].words and dots[1].words == "Step 5"
         places = [float(dot.at.rstrip("%")) for dot in dots]
         assert all(b - a >= gap - 0.01 for a, b in itertools.pairwise(places))
     assert [count.label for count in row.states] == ["Left behind", "Done (9)"]  # counted per node
+    # The page's legend says what a numbered dot is, at each width whose layout has one.
+    page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW)
+    assert row.clustered == ["wide", "narrow"] and page.clustered == ["wide", "narrow"]
+
+
+def test_a_page_without_numbered_dots_has_no_legend_for_them():
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(seconds=60))
+    marks = {"r1": [NodeMark(T0, "done", "Step 1"), NodeMark(T0 + timedelta(seconds=60), "done", "Step 2")]}
+    assert timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW).clustered == []
+
+
+def test_a_short_span_is_counted_from_its_start_at_even_steps():
+    # Two nodes 53 ms apart: clock times would differ only in their last digits ("22:00:00.02", ".04").
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(milliseconds=53))
+    marks = {"r1": [NodeMark(T0, "done", "Step 1"), NodeMark(T0 + timedelta(milliseconds=53), "canceled", "Step 2")]}
+    page = timeline_page.timeline_page(detail(lane, state="canceled"), "/runs/RUN/", None, marks, NOW)
+    assert [tick.label for tick in page.ticks] == ["0 s", "+0.02 s", "+0.04 s"]
+    assert [tick.moment for tick in page.ticks] == ["", "", ""]  # nothing for times.js to put on a clock
+    places = [float(tick.at.rstrip("%")) for tick in page.ticks]
+    assert places[0] == timeline_page.INSET and abs((places[2] - places[1]) - (places[1] - places[0])) < 0.02
+    # Its start's clock time is said once, beside the axis.
+    assert page.span is not None and page.span.start == T0
 
 
 def test_every_state_the_row_lists_has_a_dot_of_its_colour_at_both_widths():

@@ -3,11 +3,12 @@ as fit, labelled as precisely as their step needs, from seconds to weeks."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from runs.readmodels.time_axis import MAX_TICKS, ticks
+from runs.readmodels.time_axis import MAX_TICKS, axis, offsets, ticks
 
 START = datetime(2026, 11, 25, 14, 3, 17, tzinfo=UTC)
 
@@ -51,3 +52,30 @@ def test_a_span_under_a_second_gets_ticks_at_tenths_or_hundredths(span, labels):
 def test_ticks_are_in_utc_whatever_the_time_zone_given():
     other = START.astimezone(timezone(timedelta(hours=5, minutes=30)))
     assert ticks(other, other + timedelta(minutes=12))[0].label == "14:04"
+
+
+@pytest.mark.parametrize(
+    ("span", "labels"),
+    [
+        (timedelta(milliseconds=11), ["0 s", "+0.005 s", "+0.01 s"]),
+        (timedelta(seconds=0.62), ["0 s", "+0.2 s", "+0.4 s", "+0.6 s"]),
+        (timedelta(seconds=1.1), ["0 s", "+0.5 s", "+1 s"]),
+        (timedelta(seconds=12), ["0 s", "+5 s", "+10 s"]),
+        (timedelta(seconds=119), ["0 s", "+30 s", "+1 min", "+1 min 30 s"]),
+    ],
+)
+def test_a_short_span_is_counted_from_its_start_in_even_steps(span, labels):
+    start = START + timedelta(microseconds=340_123)  # not a round moment: the ticks still start at it
+    found = offsets(start, start + span)
+    assert [tick.label for tick in found.ticks] == labels and found.relative
+    assert found.ticks[0].at == start and found.ticks[0].fraction == 0
+    gaps = [b.fraction - a.fraction for a, b in itertools.pairwise(found.ticks)]
+    assert max(gaps) - min(gaps) < 1e-9  # evenly spaced
+    assert len(found.ticks) <= MAX_TICKS
+
+
+def test_the_axis_counts_from_the_start_under_two_minutes_and_tells_the_clock_beyond():
+    assert axis(START, START + timedelta(seconds=0.4)).relative
+    assert axis(START, START + timedelta(seconds=119)).relative
+    clock = axis(START, START + timedelta(minutes=12))
+    assert not clock.relative and clock.step == 120 and clock.ticks[0].label == "14:04"

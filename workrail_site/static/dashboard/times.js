@@ -6,8 +6,10 @@
  *   time  "14:05" today, "yesterday 09:12", "Tue 09:12" this week, "3 Nov" this year, "3 Nov 2025";
  *   ago   "just now", "5 minutes ago", "3 hours ago", "yesterday", "4 days ago", then as `time`;
  *   both  "14:05 (5 minutes ago)".
- * The tooltip keeps the exact moment: the local one with its zone, then UTC. Nothing here reads the text
- * it wrote: each pass starts again from the datetime attribute, so running it twice changes nothing.
+ * One rule for which form a page asks for: the moment something happened (started, recorded, refused) is a
+ * clock time, how fresh something is (last activity) how long ago. The tooltip keeps the other form and the
+ * exact moment: the local one with its zone, how long ago for a clock time, then UTC. Nothing here reads
+ * the text it wrote: each pass starts again from the datetime attribute, so running it twice changes nothing.
  *
  * It runs at load, every 30 s (relative times age), and on content a live update brought (live.js calls
  * `workrailTimes.format` on the fresh page before it compares it with the shown one, so that a region is
@@ -87,27 +89,83 @@
     (root || document).querySelectorAll("time[datetime][data-when]").forEach(function (element) {
       var moment = new Date(element.getAttribute("datetime"));
       if (isNaN(moment.getTime())) return;
-      var text = textOf(element.getAttribute("data-when"), moment, now);
-      var title = localIsUtc ? utc(moment) : exact.format(moment) + " · " + utc(moment);
+      var form = element.getAttribute("data-when");
+      var text = textOf(form, moment, now);
+      var since = form === "time" ? ago(moment, now) : null;
+      var title = (localIsUtc ? "" : exact.format(moment) + " · ") + (since ? since + " · " : "") + utc(moment);
       if (element.textContent !== text) element.textContent = text;
       if (element.getAttribute("title") !== title) element.setAttribute("title", title);
     });
   }
 
-  /* The timeline's axis (runs/readmodels/timeline_page.py): each tick is a round moment, labelled in UTC by
-     the server as precisely as the ticks' step needs. Here the same moment on the reader's clock, as
-     precisely: the day for steps of days, seconds below a minute, tenths or hundredths below a second; a
-     tick on another local day than the one before it says its day too. */
+  /* The timeline's axis (runs/readmodels/timeline_page.py): a short span's ticks are counted from its start
+     ("+0.1 s") and printed as they are; a longer span's are round moments, labelled in UTC by the server as
+     precisely as the ticks' step needs (data-tick-at, data-tick-step). Here the same moment on the reader's
+     clock, in the reader's form as every other time on the page ("6:20 AM", "06:20"): the day for steps of
+     days, seconds for steps under a minute; a tick on another local day than the one before it says its
+     day too. */
   function tickText(moment, step, previous) {
     if (step >= 86400) return dayMonth.format(moment);
-    // The 24-hour clock whatever the locale: "5:17:38.34 AM" is twice as long as a tick has room for, and
-    // labels a few tenths of a second apart would run into each other.
-    var options = { hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
+    var options = { hour: "numeric", minute: "2-digit" };
     if (step < 60) options.second = "2-digit";
-    if (step < 1) options.fractionalSecondDigits = step < 0.1 ? 2 : 1;
     var text = new Intl.DateTimeFormat(locale, options).format(moment);
     if (previous && daysBetween(previous, moment) !== 0) text = dayMonth.format(moment) + " " + text;
     return text;
+  }
+
+  /* Each label is centred on its tick, so that the ticks read evenly spaced, unless that would take it past
+     the axis's end: then it ends there. A label that would still touch the one shown before it is left out
+     (its tick mark stays): at a phone's width, or in a locale with long clock times, labels never run into
+     each other. Said in a style sheet of its own, by the label's place among the axis's labels, never on
+     the labels themselves: live.js compares a region's markup with the server's to tell whether it
+     changed. Run again when the width changes. (A page has one timeline: the rules hold for every axis.) */
+  var GAP_PX = 8;
+  var spacing = null; // a constructed style sheet: the page's CSP admits no <style> element
+  function tickRule(index, declaration) {
+    return "svg.tl-axis text.tl-tick:nth-of-type(" + (index + 1) + ") { " + declaration + " }";
+  }
+  function shownTicks(axis) {
+    return Array.prototype.filter.call(axis.querySelectorAll("text.tl-tick"), function (tick) {
+      return getComputedStyle(tick).display !== "none" && tick.getBoundingClientRect().width > 0;
+    });
+  }
+  function spaceTicks() {
+    if (!spacing) {
+      if (typeof CSSStyleSheet !== "function" || !("adoptedStyleSheets" in document)) return;
+      spacing = new CSSStyleSheet();
+      document.adoptedStyleSheets = document.adoptedStyleSheets.concat([spacing]);
+    }
+    var rules = [];
+    var axes = document.querySelectorAll("svg.tl-axis");
+    spacing.replaceSync(tickRulesCentred(axes));
+    axes.forEach(function (axis) {
+      var edge = axis.getBoundingClientRect();
+      var all = Array.prototype.slice.call(axis.querySelectorAll("text.tl-tick"));
+      shownTicks(axis).forEach(function (tick) {
+        var box = tick.getBoundingClientRect();
+        if (box.left < edge.left) rules.push(tickRule(all.indexOf(tick), "text-anchor: start;"));
+        else if (box.right > edge.right) rules.push(tickRule(all.indexOf(tick), "text-anchor: end;"));
+      });
+    });
+    spacing.replaceSync(tickRulesCentred(axes) + rules.join("\n"));
+    axes.forEach(function (axis) {
+      var shownRight = -Infinity;
+      var all = Array.prototype.slice.call(axis.querySelectorAll("text.tl-tick"));
+      shownTicks(axis).forEach(function (tick) {
+        var box = tick.getBoundingClientRect();
+        if (box.left < shownRight + GAP_PX) {
+          rules.push(tickRule(all.indexOf(tick), "display: none;"));
+          return;
+        }
+        shownRight = box.right;
+      });
+    });
+    spacing.replaceSync(tickRulesCentred(axes) + rules.join("\n"));
+  }
+  /* Every label centred on its tick, where the server anchored those near the ends to stay on the axis
+     without scripts. */
+  function tickRulesCentred(axes) {
+    return axes.length ? "svg.tl-axis text.tl-tick { text-anchor: middle; }\n" : "";
   }
 
   function formatTicks(root) {
@@ -124,15 +182,23 @@
     });
   }
 
+  // The labels are spaced on the shown page only: `root` may be a page fetched for a live update, not laid out.
   window.workrailTimes = { format: function (root) { format(root); formatTicks(root); } };
 
   function start() {
     format(document);
     formatTicks(document);
+    spaceTicks();
     window.setInterval(function () {
       if (document.visibilityState === "visible") format(document);
     }, REFRESH_MS);
-    document.addEventListener("live:updated", function () { format(document); formatTicks(document); });
+    document.addEventListener("live:updated", function () { format(document); formatTicks(document); spaceTicks(); });
+    var pending = false;
+    window.addEventListener("resize", function () {
+      if (pending) return;
+      pending = true;
+      window.requestAnimationFrame(function () { pending = false; spaceTicks(); });
+    });
   }
 
   if (document.readyState === "loading") {

@@ -1,0 +1,59 @@
+"""What the session timeline's axis must hold at any width (runs/readmodels/timeline_page.py, times.js):
+its tick labels never run into each other nor past the axis, at least two are in sight, and a clock time is
+never one of sub-second digits ("05:17:38.34 AM"): a short span is counted from its start ("+0.1 s")."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+# The axis's tick labels in sight, left to right: their text and box, and the axis's box.
+SHOWN_TICKS = """() => [...document.querySelectorAll("svg.tl-axis")].map((axis) => {
+  const box = axis.getBoundingClientRect();
+  const ticks = [...axis.querySelectorAll("text.tl-tick")]
+    .filter((t) => getComputedStyle(t).display !== "none" && t.getBoundingClientRect().width > 0)
+    .map((t) => { const r = t.getBoundingClientRect(); return {text: t.textContent, left: r.left, right: r.right}; })
+    .sort((a, b) => a.left - b.left);
+  return {left: box.left, right: box.right, count: axis.querySelectorAll("text.tl-tick").length, ticks};
+})"""
+SUB_SECOND_CLOCK = re.compile(r"\d:\d\d:\d\d[.,]\d")
+FROM_START = re.compile(r"0 s|\+\d+(\.\d*[1-9])? s|\+\d+ min( \d+ s)?")  # "+0.25 s", "+1 min 30 s"
+
+
+def assert_axis_reads(page: Any) -> list[str]:
+    """The page's timeline axis reads at this width; returns the labels in sight."""
+    axes = page.evaluate(SHOWN_TICKS)
+    assert len(axes) == 1, axes
+    axis = axes[0]
+    ticks = axis["ticks"]
+    labels = [tick["text"] for tick in ticks]
+    assert len(ticks) >= min(2, axis["count"]), axis  # more than one label when there is more than one tick
+    for left, right in itertools.pairwise(ticks):
+        assert left["right"] + 2 <= right["left"], f"tick labels run into each other: {labels}"
+    assert all(axis["left"] - 1 <= tick["left"] and tick["right"] <= axis["right"] + 1 for tick in ticks), axis
+    assert not any(SUB_SECOND_CLOCK.search(label) for label in labels), labels
+    if labels and labels[0] == "0 s":  # counted from the start: every label so, in even steps
+        assert all(FROM_START.fullmatch(label) for label in labels), labels
+    return labels
+
+
+# Each visible <time>: the words just before it in its line ("started", "last activity") and its form.
+TIMES_AFTER_WORDS = """() => [...document.querySelectorAll("time[data-when]")]
+  .filter((t) => t.getClientRects().length > 0)
+  .map((t) => {
+    const before = t.previousSibling && t.previousSibling.nodeType === 3 ? t.previousSibling.textContent : "";
+    const line = (t.parentElement.textContent || "").trim();
+    return {words: before.trim() || line.slice(0, line.indexOf(t.textContent)).trim(), form: t.dataset.when};
+  })"""
+
+
+def assert_times_said_one_way(page: Any, visible: str) -> None:
+    """One rule for the moments on a page (times.js): when something started is a clock time, the last
+    activity how long ago; and no "UTC" in the text a person reads (`visible`), only in tooltips."""
+    times = page.evaluate(TIMES_AFTER_WORDS)
+    started = [time["form"] for time in times if time["words"].endswith("started")]
+    latest = [time["form"] for time in times if time["words"].endswith("last activity")]
+    assert started and set(started) == {"time"}, times
+    assert set(latest) <= {"ago"}, times
+    assert "UTC" not in visible
