@@ -108,14 +108,17 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
     assert verdict.rstrip().endswith(">Needs you: waiting for your confirmation")  # no tag: the badge says it
     assert "Step 2 of 3 · Approve the plan" in panel
-    # First where the answer goes (the agent's chat: no button here), then what the step asks, then the plan.
+    # First what the step asks, said to the user, and where the answer goes (the agent's chat: no button
+    # here); then the plan to review; last, folded, the step's prompt as the agent was given it.
     move = panel.split('class="next-move"')[1].split("</p>")[0]
-    assert "Answer in the agent&#x27;s chat" in move and "no approve button" in move
-    assert panel.index('class="next-move"') < panel.index("What the step asks you to confirm")
-    assert "<strong>ask them to approve it</strong>" in panel
+    assert "The agent is waiting for you to approve the plan." in move and "Answer in the agent&#x27;s chat" in move
+    assert "What the step asks you to confirm" not in panel
     approve = panel.split('class="markdown to-approve"', 1)[1].split("</div>", 1)[0]
     assert "Planned it: two modules, one migration." in approve
-    assert panel.index("What the step asks you to confirm") < panel.index("The agent's latest notes, to review")
+    fold = panel.split('<details class="asks-fold"', 1)[1].split("</details>", 1)[0]
+    assert "The agent's instructions for this step</summary>" in fold
+    assert "<strong>ask them to approve it</strong>" in fold
+    assert panel.index('class="next-move"') < panel.index("to-approve") < panel.index("asks-fold")
 
 
 def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, service_catalog):
