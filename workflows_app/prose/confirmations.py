@@ -17,7 +17,9 @@ _ANSWERING_VERBS = frozenset(
     {"accept", "agree", "approve", "check", "choose", "confirm", "decide", "pick", "review", "select", "sign", "verify"}
 )
 # "Phase 2:", "Step 3 -", "4.", "Phase 4c:" before the words of a title.
-_NUMBERED = re.compile(r"^\s*(?:(?:phase|step|stage)\s+)?[0-9]+[a-z]?(?:\.[0-9]+)*\s*[:.)\-–—]\s*", re.IGNORECASE)
+_NUMBERED = re.compile(
+    r"^\s*(?:(?:phase|step|stage)\s+)?[0-9]+[a-z]?(?:\.[0-9]+)*\s*[:.)\-\u2013\u2014]\s*", re.IGNORECASE
+)
 _THE_USERS = re.compile(r"\b(?:the\s+)?user's\b", re.IGNORECASE)
 _THE_USER = re.compile(r"\bthe\s+user\b", re.IGNORECASE)
 
