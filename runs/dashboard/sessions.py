@@ -166,7 +166,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "filters": filters,
             "params": params,
             "sections": sections(page),
-            "workflow_tags": overview.workflow_tags(page.items),
+            "titles": overview.row_titles(page.items),
             "statuses": [(name, page.state_counts.get(name, 0)) for name in STATUSES],
             "all_count": sum(page.state_counts.values()),
             "yours": yours,
@@ -178,7 +178,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "settled": states.SETTLED,
             # The table's columns (a group's heading spans them): the owner's when the store has owners, and the
             # git branch's unless each group's heading names the branch.
-            "columns": 7 + page.has_owners + (page.group != "branch"),
+            "columns": 6 + page.has_owners + (page.group != "branch"),
             "groups": GROUPS,
             "default_group": DEFAULT_GROUP,
             "live_version": version,

@@ -27,7 +27,7 @@ def test_importing_a_bundle_already_imported_says_so_links_it_and_offers_a_copy(
     bundle = tmp_path / "b.workrail-bundle.json"
     bundle.write_bytes(export_session_bundle(built.session_id, via="command"))
 
-    page.goto(f"{site}/sessions/")
+    page.goto(f"{site}/sessions/import")
     page.set_input_files("#import-bundle", str(bundle))
     with page.expect_navigation() as answer:
         page.get_by_role("button", name="Import", exact=True).click()
@@ -65,7 +65,7 @@ def test_a_tampered_upload_is_refused_inline_on_the_form(page, live_server, serv
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(document))
 
-    page.goto(f"{site}/sessions/")
+    page.goto(f"{site}/sessions/import")
     page.set_input_files("#import-bundle", str(tampered))
     with page.expect_navigation() as answer:
         page.get_by_role("button", name="Import", exact=True).click()

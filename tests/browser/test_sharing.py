@@ -1,5 +1,6 @@
-"""Sharing in a real browser: download a session's bundle from its page, import it through the form
-on the sessions list, and land on the imported session (CSRF and the CSP on, as served)."""
+"""Sharing in a real browser: download a session's bundle from its page, import it through the
+import page the sessions list's "Import" button opens, and land on the imported session (CSRF and the
+CSP on, as served)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
     empty_the_store()
 
     page.goto(f"{site}/sessions/")
+    page.locator(".page-head").get_by_role("link", name="Import").click()  # the list's head opens the import page
     page.set_input_files("#import-bundle", str(bundle))
     screenshot(page, "sessions-import-form")
     page.get_by_role("button", name="Import", exact=True).click()
@@ -46,7 +48,7 @@ def test_a_damaged_bundle_shows_the_error_and_what_to_do(page, console_log, live
     site = str(live_server.url)
     damaged = tmp_path / "damaged.json"
     damaged.write_text('{"bundleSchemaVersion":1,"kind":"workrail.session-bundle"')
-    page.goto(f"{site}/sessions/")
+    page.goto(f"{site}/sessions/import")
     page.set_input_files("#import-bundle", str(damaged))
     page.get_by_role("button", name="Import", exact=True).click()
     expect(page.locator("body")).to_contain_text("BUNDLE_CORRUPT")

@@ -182,3 +182,25 @@ def test_a_pending_steps_page_has_no_empty_next_steps_card(client, service_catal
     # Nothing came after it yet: no "Next steps: none yet" (nor "Next nodes (0)") card.
     assert 'id="branches-title"' not in html and "none yet" not in html
     assert "has not gone on" not in html
+
+
+def test_the_sessions_list_starts_and_imports_from_its_head_and_titles_each_row(client, service_catalog):
+    empty = page(client, "/sessions/")
+    # With no session, "Start a workflow" leads the page (the one primary button); "Import" sits in the head.
+    start = empty.split('id="start-first"', 1)[1].split("</div>", 1)[0]
+    assert '<a class="button primary" id="start-workflow" href="/workflows/">Start a workflow</a>' in start
+    head = empty.split('<div class="page-head">', 1)[1].split('id="start-first"', 1)[0]
+    assert '<a class="button small" id="import-link" href="/sessions/import"' in head and "Start a workflow" not in head
+    assert "import-form" not in empty  # the form is on the import page, not under the list
+
+    start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-03", "goal": "Fix the login timeout"})
+    listed = page(client, "/sessions/")
+    head = listed.split('<div class="page-head">', 1)[1].split("</div>\n</div>", 1)[0]
+    # While sessions are listed, both stay modest in the head; the list is not followed by the import form.
+    assert '<a class="button small" id="start-workflow" href="/workflows/">Start a workflow</a>' in head
+    assert 'id="import-link" href="/sessions/import"' in head
+    assert "import-form" not in listed and 'class="button primary"' not in listed
+    columns = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', listed.split("<thead>", 1)[1].split("</thead>", 1)[0])
+    assert columns[:3] == ["State", "Title", "Where it is"] and "Workflows" not in columns
+    row = listed.split('<td class="session-name">', 1)[1].split("</td>", 1)[0]
+    assert ">Fix the login timeout</a>" in row and '<span class="session-title session-key-under">KEY-03</span>' in row
