@@ -86,7 +86,7 @@ def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(cl
     assert '<code class="small">RUN_CANCELED</code>' in recent
     assert "continue_workflow failed: the run was canceled" in recent
     assert f'href="/sessions/{built.session_id}/"' in recent and f'href="/runs/{built.review_run}/"' in recent
-    assert "start_workflow failed: the server answered with an error" in recent
+    assert "start_workflow failed; no reason was recorded for this call" in recent
     assert "start_workflow failed inside the server on an unexpected KeyError" in recent
     assert "failed without an error code" not in recent
     assert "continue_workflow failed: that branch is already complete" in recent  # its run deleted since: no link
@@ -125,7 +125,11 @@ def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     assert call_words("start_workflow", "ERROR", "OperationalError") == (
         f"start_workflow failed inside the server on an unexpected OperationalError; {where}"
     )
-    assert call_words("start_workflow", "error") == "start_workflow failed: the server answered with an error"
+    assert call_words("start_workflow", "error") == "start_workflow failed; no reason was recorded for this call"
+    # A code this server does not know is given as it is; an error's own message, when kept, says why.
+    assert call_words("start_workflow", "QUOTA_EXCEEDED") == "start_workflow failed with the code QUOTA_EXCEEDED"
+    said = call_words("continue_workflow", "RUN_CANCELED", message="Run run_1 was canceled by ana at 14:02 UTC.")
+    assert said == "continue_workflow failed: Run run_1 was canceled by ana at 14:02 UTC."
 
 
 def test_the_catalog_leads_with_the_name_and_says_each_tag_by_its_label(client, service_catalog):
