@@ -292,6 +292,7 @@ def _session_page(
             "cancelable": {"in_progress", "stalled", "blocked"},
             "here": request.get_full_path(),
             "tip_message": tip_message(run),
+            "resume_after_import": resume_after_import(run) if request.GET.get("imported") else None,
         },
     )
 
@@ -303,6 +304,20 @@ def tip_message(run: RunDetail | None) -> str | None:
         return None
     node = run.branch.blocked.node_id if run.branch is not None and run.branch.blocked is not None else run.branch_tip
     return agent_message.at_node(node, run.place, run.pending_title or "")
+
+
+def resume_after_import(run: RunDetail | None) -> str | None:
+    """Right after an import, the message that sets an agent going at the shown run's pending step, unless
+    the run's own card offers it already (the blocked panel, a stalled or left-behind panel, a branch
+    started by hand that waits for an agent): the agent that held the session's tokens is elsewhere."""
+    message = tip_message(run)
+    if run is None or message is None:
+        return None
+    number = run.branch.number if run.branch is not None else None
+    offered = any(p.sentence and p.branch == number for p in run.panels) or (
+        run.branch is not None and (run.branch.blocked is not None or run.branch.awaiting_agent)
+    )
+    return None if offered else message
 
 
 @require_safe

@@ -34,9 +34,14 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
     screenshot(page, "sessions-import-form")
     page.get_by_role("button", name="Import", exact=True).click()
 
-    expect(page).to_have_url(f"{site}/sessions/{built.session_id}/")
+    expect(page).to_have_url(f"{site}/sessions/{built.session_id}/?imported=1")
     expect(page.locator(".messages")).to_contain_text("Imported TICKET-4242 (")
-    expect(page.locator(".messages")).to_contain_text("open a node and give the agent its stateToken")
+    expect(page.locator(".messages")).not_to_contain_text("stateToken")
+    # How to carry on: the message for the agent at the shown run's pending step, ready to copy, in plain words.
+    resume = page.locator("#resume-after-import")
+    expect(resume).to_contain_text("To carry on here, give your agent this message")
+    expect(resume.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
+    expect(resume.get_by_role("button", name="Copy the message for the agent")).to_be_visible()
     expect(page.locator("a.run-link")).to_have_count(2)
     screenshot(page, "imported-session")
     assert Session.objects.get().public_id == built.session_id

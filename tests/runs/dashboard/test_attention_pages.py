@@ -234,3 +234,18 @@ def test_the_mode_panel_is_folded_and_absent_once_no_run_can_take_a_change(clien
     canceled = made.canceled()
     html = page(client, f"/sessions/{canceled.session_id}/")
     assert 'id="mode-title"' not in html and 'class="mode-choice"' not in html
+
+
+def test_right_after_an_import_the_message_to_resume_is_offered_once(client, service_catalog, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    # A run whose card offers no message of its own (the agent is at work): offered above the runs.
+    running = start_workflow(made.PLAN, context={"sessionKey": "IMP-1"})
+    html = page(client, f"/sessions/{running['session']['sessionId']}/?imported=1")
+    resume = html.split('id="resume-after-import"', 1)[1].split("</section>", 1)[0]
+    assert "it picks up Focused Plan Routine at step 1 of 3" in resume
+    assert 'data-copy-target="import-message"' in resume
+    # A stalled run's panel offers it already: not a second time.
+    stalled = made.stalled()
+    html = page(client, f"/runs/{stalled.run_id}/?imported=1")
+    assert 'id="resume-after-import"' not in html
+    assert html.count("Resume the WorkRail workflow: call continue_workflow") == 1
