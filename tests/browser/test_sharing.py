@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from runs.models import Event, EventKind, Session
 from tests.browser import screenshot
+from tests.browser.layout import DESKTOP, PHONE, assert_fits, keep_screenshot
 from tests.exports.bundle.support import empty_the_store
 from tests.support.sample_session import two_runs_one_forked_twice
 
@@ -29,6 +30,17 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
     empty_the_store()
 
     page.goto(f"{site}/sessions/")
+    # An empty list leads with "Start a workflow", in sight at every size; "Import" stays in the head.
+    before = page.viewport_size
+    for size in (DESKTOP, PHONE):
+        page.set_viewport_size(size.size)
+        start = page.locator("#start-first").get_by_role("link", name="Start a workflow")
+        expect(start).to_have_attribute("href", "/workflows/")
+        box = start.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= size.height, box
+        assert_fits(page)
+        keep_screenshot(page, "sessions-empty")
+    page.set_viewport_size(before)
     page.locator(".page-head").get_by_role("link", name="Import").click()  # the list's head opens the import page
     page.set_input_files("#import-bundle", str(bundle))
     screenshot(page, "sessions-import-form")
