@@ -53,17 +53,18 @@ def import_bundle(request: HttpRequest) -> HttpResponse:
         context = {"nav": "sessions", "error": error, "existing_url": existing, "as_copy": as_copy}
         return render(request, "dashboard/import.html", context, status=HTTP_STATUS.get(error.code, 400))
     messages.success(request, imported_message(result))
-    return HttpResponseRedirect(reverse("session", args=[result.session.public_id]))
+    # The session's page then offers the message that sets an agent going where the work stands (?imported).
+    return HttpResponseRedirect(reverse("session", args=[result.session.public_id]) + "?imported=1")
 
 
 def imported_message(result: ImportResult) -> str:
-    """What the import made, named as people know the session, and how an agent goes on with it."""
+    """What the import made, named as people know the session (how an agent carries on is the session
+    page's, which shows the message to give it, ready to copy)."""
     runs = f"{result.runs} run{'s' if result.runs != 1 else ''}"
-    how = "To go on with it, open a node and give the agent its stateToken"
     if result.kept_ids:
-        return f"Imported {session_name(result.session)} ({runs}, {result.events} events). {how}."
+        return f"Imported {session_name(result.session)} ({runs}, {result.events} events)."
     return (
-        f"Imported {session_name(result.session)}, a copy with new ids ({runs}, {result.events} events). {how}; "
+        f"Imported {session_name(result.session)}, a copy with new ids ({runs}, {result.events} events): "
         "tokens from the original session still point at the original."
     )
 

@@ -406,6 +406,9 @@ class ToolCall(models.Model):
     run_id = models.CharField(max_length=32, blank=True, default="")
     session_id = models.CharField(max_length=32, blank=True, default="")
     exception = models.CharField(max_length=64, blank=True, default="")
+    # A failed call's own error message, as the agent was told it (a WorkRailError's, written by the server):
+    # the timings page says why the call failed. Never an unexpected exception's message (the server log's).
+    message = models.CharField(max_length=300, blank=True, default="")
 
     class Meta:
         indexes = [models.Index(fields=["tool", "-started_at"], name="toolcall_by_tool")]

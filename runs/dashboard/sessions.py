@@ -166,7 +166,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "filters": filters,
             "params": params,
             "sections": sections(page),
-            "workflow_tags": overview.workflow_tags(page.items),
+            "titles": overview.row_titles(page.items),
             "statuses": [(name, page.state_counts.get(name, 0)) for name in STATUSES],
             "all_count": sum(page.state_counts.values()),
             "yours": yours,
@@ -178,7 +178,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "settled": states.SETTLED,
             # The table's columns (a group's heading spans them): the owner's when the store has owners, and the
             # git branch's unless each group's heading names the branch.
-            "columns": 7 + page.has_owners + (page.group != "branch"),
+            "columns": 6 + page.has_owners + (page.group != "branch"),
             "groups": GROUPS,
             "default_group": DEFAULT_GROUP,
             "live_version": version,
@@ -294,6 +294,7 @@ def _session_page(
             "cancelable": {"in_progress", "stalled", "blocked"},
             "here": request.get_full_path(),
             "tip_message": tip_message(run),
+            "resume_after_import": resume_after_import(run) if request.GET.get("imported") else None,
         },
     )
 
@@ -305,6 +306,20 @@ def tip_message(run: RunDetail | None) -> str | None:
         return None
     node = run.branch.blocked.node_id if run.branch is not None and run.branch.blocked is not None else run.branch_tip
     return agent_message.at_node(node, run.place, run.pending_title or "")
+
+
+def resume_after_import(run: RunDetail | None) -> str | None:
+    """Right after an import, the message that sets an agent going at the shown run's pending step, unless
+    the run's own card offers it already (the blocked panel, a stalled or left-behind panel, a branch
+    started by hand that waits for an agent): the agent that held the session's tokens is elsewhere."""
+    message = tip_message(run)
+    if run is None or message is None:
+        return None
+    number = run.branch.number if run.branch is not None else None
+    offered = any(p.sentence and p.branch == number for p in run.panels) or (
+        run.branch is not None and (run.branch.blocked is not None or run.branch.awaiting_agent)
+    )
+    return None if offered else message
 
 
 @require_safe

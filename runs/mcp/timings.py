@@ -37,6 +37,10 @@ class Timing:
     run_id: str = ""  # what the call was about and how it failed (runs/store/call_notes.py)
     session_id: str = ""
     exception: str = ""
+    message: str = ""  # a failed call's error message, as the agent was told it
+
+
+MESSAGE_CHARS = 300  # ToolCall.message's length
 
 
 _pending: deque[Timing] = deque(maxlen=10_000)  # a stalled writer cannot grow memory without end
@@ -64,12 +68,30 @@ def disable() -> None:
     _wake.set()
 
 
-def record(tool: str, outcome: str, duration_ms: float, started_at: datetime, *, note: CallNote | None = None) -> None:
-    """Keeps one call's timing; `note`: the run or session it was about and an unexpected exception's kind."""
+def record(
+    tool: str,
+    outcome: str,
+    duration_ms: float,
+    started_at: datetime,
+    *,
+    note: CallNote | None = None,
+    message: str = "",
+) -> None:
+    """Keeps one call's timing; `note`: the run or session it was about and an unexpected exception's kind;
+    `message`: a failed call's error message, as its answer gave it."""
     if _enabled.is_set():
         about = note or CallNote()
         _pending.append(
-            Timing(tool, outcome[:40], duration_ms, started_at, about.run_id, about.session_id, about.exception)
+            Timing(
+                tool,
+                outcome[:40],
+                duration_ms,
+                started_at,
+                about.run_id,
+                about.session_id,
+                about.exception,
+                message[:MESSAGE_CHARS],
+            )
         )
 
 

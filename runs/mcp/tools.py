@@ -41,12 +41,14 @@ def call(name: str, arguments: Any, client_roots: Sequence[str] = ()) -> ToolOut
     began = time.perf_counter()
     with actors.asking(f"tool {str(name)[:POINTER_PART_CHARS]}"), call_notes.noting() as note:
         outcome = _call(name, arguments, client_roots)
+    message = ""
     if outcome.is_error:
-        result = outcome.structured.get("error", {}).get("code", "ERROR")
+        error = outcome.structured.get("error", {})
+        result, message = error.get("code", "ERROR"), str(error.get("message", ""))
     else:
         result = "blocked" if outcome.structured.get("kind") == "blocked" else "ok"
     tool = name if name in tool_specs() else "(unknown tool)"
-    timings.record(tool, result, (time.perf_counter() - began) * 1000, started_at, note=note)
+    timings.record(tool, result, (time.perf_counter() - began) * 1000, started_at, note=note, message=message)
     return outcome
 
 

@@ -36,6 +36,7 @@ from runs.readmodels.shapes import RecapEntry
 from runs.store import tokens
 from runs.store.pinned import compiled_workflow
 from runs.store.tokens import TokenKind
+from workflows_app.prose import what_to_confirm
 
 # What is wrong with a blocked step, in plain words, by the refusal's issue code ({name}: the artifact as
 # people call it, artifact_names.py). The state's badge stands beside them: they do not say "blocked".
@@ -384,9 +385,7 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         state="needs_you",
         branch=shown.number,
         title=f"{states.label('needs_you')}: {WAITING_WORDS}",
-        next_move=(
-            "Answer in the agent's chat: confirm, or say what to change. There is no approve button on this page."
-        ),
+        next_move=waiting_words(shown.step_title or ""),
         for_you=(
             "The workflow asks you to confirm this step before the agent goes on. Nothing is stalled: the run "
             "waits for you as long as it takes."
@@ -399,6 +398,20 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         to_approve=latest["notesMarkdown"] if latest else None,
         to_approve_from=latest["title"] if latest else None,
     )
+
+
+def waiting_words(step_title: str) -> str:
+    """The waiting panel's lead, written to the user: what the step asks them, from its title where the
+    heuristics can say it ("The agent is waiting for you to approve the plan"), else the title quoted;
+    then where the answer goes (the agent's chat: the dashboard has no button for it)."""
+    asked = what_to_confirm(step_title)
+    if asked:
+        lead = f"The agent is waiting for you to {asked}."
+    elif step_title:
+        lead = f"The agent is waiting for your go-ahead on “{step_title}”."
+    else:
+        lead = "The agent is waiting for your go-ahead before it goes on."
+    return f"{lead} Answer in the agent's chat: confirm, or say what to change (there is no button for it here)."
 
 
 def latest_notes(node_pk: int) -> RecapEntry | None:

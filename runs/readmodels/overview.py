@@ -52,7 +52,7 @@ from runs.models import (
     SessionKind,
     SessionStatus,
 )
-from runs.readmodels import attention, branches, outcomes, people, states, step_text
+from runs.readmodels import attention, branches, naming, outcomes, people, states, step_text
 from runs.store import ownership
 from runs.store.pinned import compiled_workflow
 from runs.store.staged import visible_sessions
@@ -224,6 +224,38 @@ def workflow_tags(items: list[SessionSummary]) -> dict[str, list[WorkflowTag]]:
         )
         names = {str(workflow_id): str(name or workflow_id) for workflow_id, name in found}
     return {item.session_id: tagged(item.workflow_ids, names) for item in items}
+
+
+@dataclass(frozen=True)
+class RowTitle:
+    """How the sessions list titles one row: the session's own title first, its key under it when the title
+    is a goal the agent gave, and the session's other workflows only where the row's "Where it is" cell
+    does not already name them."""
+
+    title: str  # the agent's goal, else the session's key, else its stored title (its first workflow's name)
+    key: str  # the key under a goal ("MR-77"); "" when the title is the key or there is none (the id is in the tooltip)
+    others: list[WorkflowTag]  # workflows neither the title nor the row's "Where it is" names
+
+
+def row_titles(items: list[SessionSummary]) -> dict[str, RowTitle]:
+    """Each listed session's title, key and other workflows (RowTitle), by session id: one query for the page."""
+    tags = workflow_tags(items)
+    return {item.session_id: row_title(item, tags[item.session_id]) for item in items}
+
+
+def row_title(item: SessionSummary, tags: list[WorkflowTag]) -> RowTitle:
+    """A session's stored title is the agent's goal, else its ticket or key, else its first workflow's name
+    (runs/execution/recording.py, session_title). The first workflow's name is not put in place of a key:
+    the row's "Where it is" names the run's workflow already, so it would be said twice on one line."""
+    name = naming.session_name(item.session_key, item.title, item.session_id)
+    stored = item.title.strip()
+    said_by_key = item.session_key is not None and item.session_key in {stored, naming.TICKET_PREFIX + stored}
+    if item.session_key is not None and stored and not said_by_key:
+        title, key = stored, name
+    else:
+        title, key = name, ""
+    where = item.where.run_name if item.where is not None else ""
+    return RowTitle(title=title, key=key, others=[tag for tag in tags if tag.name not in {title, where}])
 
 
 def tagged(workflow_ids: list[str], names: dict[str, str]) -> list[WorkflowTag]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
+
 from runs.contract.preferences import MODES, mode_of
 from runs.models import Node, RunStatus, Session
 from runs.store.pinned import compiled_workflow
@@ -30,6 +32,9 @@ class InEffect:
     mode: str
     words: str  # mode_words(baseline)
     runs: list[RunPreferences]  # open runs whose next step takes other preferences than the baseline
+    # The server's default (settings.WORKRAIL_DEFAULT_PREFERENCES) everywhere: the page need not say it
+    # on every visit, only where it differs.
+    is_default: bool = False
 
 
 def in_effect(session: Session) -> InEffect:
@@ -47,7 +52,14 @@ def in_effect(session: Session) -> InEffect:
         name = str(compiled_workflow(pinned_id).get("name") or workflow_id)
         newest[str(run_id)] = RunPreferences(str(run_id), name, said, mode_of(said), mode_words(said))
     differing = [run for run in newest.values() if run.preferences != baseline]
-    return InEffect(baseline=baseline, mode=mode_of(baseline), words=mode_words(baseline), runs=differing)
+    default = {str(k): str(v) for k, v in settings.WORKRAIL_DEFAULT_PREFERENCES.items()}
+    return InEffect(
+        baseline=baseline,
+        mode=mode_of(baseline),
+        words=mode_words(baseline),
+        runs=differing,
+        is_default=baseline == default and not differing,
+    )
 
 
 def mode_words(preferences: dict[str, str]) -> str:

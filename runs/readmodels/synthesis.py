@@ -17,10 +17,12 @@ It is recorded as JSON (the RunFinalized event) and read back as it was, so it i
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Node, Output
 from runs.readmodels import branches
+from runs.readmodels.artifact_names import artifact_name
 from runs.readmodels.shapes import Synthesis, SynthesisArtifact, SynthesisStep
 from runs.store.pinned import compiled_workflow, steps_by_id
 from workflows_app.engine.jsontypes import JsonObject
@@ -100,3 +102,28 @@ def _document(workflow_name: str, steps: list[SynthesisStep]) -> str:
         if step["artifacts"]:
             parts.append("Artifacts: " + ", ".join(f"`{a.get('kind')}`" for a in step["artifacts"]))
     return "\n\n".join(parts) + "\n"
+
+
+@dataclass(frozen=True)
+class EndedWith:
+    """One artifact a completed branch ended with, as a person reads it: what it holds and the step that
+    recorded it; its kind and the step's id for whoever fixes the agent's answer."""
+
+    name: str  # "The list of changed files" (artifact_names.py)
+    step_title: str  # the recording step's title, as the agent saw it ("" when not known)
+    kind: str
+    step_id: str
+
+
+def ended_with(synthesis: Synthesis) -> list[EndedWith]:
+    """The latest artifact of each kind on the branch (the synthesis's `final` ones), named for people."""
+    titles = {step["stepId"]: step["title"] for step in synthesis["steps"]}
+    return [
+        EndedWith(_capitalised(artifact_name(a["kind"])), titles.get(a["stepId"], ""), a["kind"], a["stepId"])
+        for a in synthesis["artifacts"]
+        if a["final"]
+    ]
+
+
+def _capitalised(name: str) -> str:
+    return name[:1].upper() + name[1:]

@@ -44,10 +44,12 @@ HELD = "the step was held: the output lacked something"  # a blocked answer: the
 OUTCOME_LABELS = {"ok": "OK", "blocked": LABELS["blocked"], "error": "Error"}
 
 
-def call_words(tool: str, outcome: str, exception: str = "") -> str:
+def call_words(tool: str, outcome: str, exception: str = "", message: str = "") -> str:
     """What happened to one call, in words: "" when it went well, why the step was held when it was
-    blocked, and for a failure which tool failed and why: its error code's meaning, else the kind of
-    the exception that broke it, else that the server answered with an error (a row kept no more)."""
+    blocked, and for a failure which tool failed and why: the error's own message as the agent was told
+    it when it was recorded, else its code's meaning (or the code itself, for one this server does not
+    know), else the kind of the exception that broke it, else that no reason was recorded (rows kept
+    before codes were)."""
     if outcome == "ok":
         return ""
     if outcome == "blocked":
@@ -59,8 +61,12 @@ def call_words(tool: str, outcome: str, exception: str = "") -> str:
             f"{tool} failed inside the server{broke}; the details are in the server's error output (stderr of "
             "manage.py mcp, which an agent's client keeps in its MCP log)"
         )
+    if message.strip():
+        return f"{tool} failed: {message.strip()}"
     if code is None:
-        return f"{tool} failed: the server answered with an error"
+        if outcome.lower() == "error":
+            return f"{tool} failed; no reason was recorded for this call"
+        return f"{tool} failed with the code {outcome}"
     return f"{tool} failed: {_ERROR_WORDS.get(code, code.value.lower().replace('_', ' '))}"
 
 
@@ -84,7 +90,7 @@ class CallLine:
 def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
     """The newest calls, each said in words and linked to the session and run it was about when that is
     known (runs/store/call_notes.py) and still stored."""
-    fields = ("tool", "outcome", "duration_ms", "started_at", "run_id", "session_id", "exception")
+    fields = ("tool", "outcome", "duration_ms", "started_at", "run_id", "session_id", "exception", "message")
     rows = list(ToolCall.objects.order_by("-pk").values_list(*fields)[: max(0, recent)])
     stored = Run.objects.select_related("session").filter(session__importing=False)
     runs = {run.public_id: run for run in stored.filter(public_id__in={row[4] for row in rows if row[4]})}
@@ -92,7 +98,7 @@ def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
     sessions = {session.public_id: session for session in named}
     titles: dict[str, str] = {}  # a pinned workflow's name, read once per version
     lines = []
-    for tool, outcome, duration, at, run_id, session_id, exception in rows:
+    for tool, outcome, duration, at, run_id, session_id, exception, message in rows:
         run = runs.get(run_id)
         session = run.session if run is not None else sessions.get(session_id)
         badge = outcome if outcome in NOT_ERRORS else "error"
@@ -102,7 +108,7 @@ def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
                 badge=badge,
                 label=OUTCOME_LABELS[badge],
                 code=outcome if outcome in _CODES else "",
-                words=call_words(tool, outcome, exception),
+                words=call_words(tool, outcome, exception, message),
                 duration_ms=round(duration, 3),
                 started_at=at,
                 session_id=session.public_id if session else "",

@@ -27,6 +27,8 @@ class Timed(Protocol):
     def session_id(self) -> str: ...
     @property
     def exception(self) -> str: ...
+    @property
+    def message(self) -> str: ...
 
 
 def save(batch: Iterable[Timed], *, keep: int | None = None) -> None:
@@ -43,6 +45,7 @@ def save(batch: Iterable[Timed], *, keep: int | None = None) -> None:
                 run_id=t.run_id,
                 session_id=t.session_id,
                 exception=t.exception,
+                message=t.message,
             )
             for t in batch
         )

@@ -39,6 +39,7 @@ from runs.readmodels import (
     overview,
     produced,
     states,
+    synthesis,
     time_axis,
     timeline_marks,
     timeline_page,
@@ -105,6 +106,12 @@ def hanging_lines(value: Any) -> SafeString:
 @register.filter
 def status_label(value: Any) -> str:
     return STATUS_LABELS.get(str(value), str(value).replace("_", " "))
+
+
+@register.filter
+def ended_with(value: Any) -> list[synthesis.EndedWith]:
+    """A completed branch's latest artifacts, named for people (runs/readmodels/synthesis.py)."""
+    return synthesis.ended_with(value)
 
 
 @register.filter

@@ -103,8 +103,16 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # A one-line verdict, the step, then where the answer goes: the agent's chat (no button on this page).
     expect(panel.locator("h3")).to_have_text("Needs you: waiting for your confirmation")
     expect(panel.locator(".step-line")).to_have_text("Step 2 of 3 · Approve the plan")
+    expect(panel.locator(".next-move")).to_contain_text("The agent is waiting for you to approve the plan.")
     expect(panel.locator(".next-move")).to_contain_text("Answer in the agent's chat")
-    expect(panel.locator(".asks strong")).to_have_text("ask them to approve it")
+    # The step's prompt is written to the agent: folded; opened, a framed box, not a white strip across the amber.
+    asks = panel.locator(".asks")
+    expect(asks).not_to_be_visible()
+    panel.get_by_text("The agent's instructions for this step").click()
+    expect(asks.locator("strong")).to_have_text("ask them to approve it")
+    framed = "el => { const s = getComputedStyle(el); return [s.borderTopStyle, parseFloat(s.paddingLeft) > 0]; }"
+    assert asks.evaluate(framed) == ["solid", True]
+    panel.get_by_text("The agent's instructions for this step").click()
     expect(panel.locator(".panel-more p").first).not_to_be_visible()  # the why is folded
     expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
     # The state and whose move, once in the page's head and once in the panel: the run's card, its line and

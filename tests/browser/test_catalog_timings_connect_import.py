@@ -96,6 +96,7 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
             Timed("continue_workflow", "ok", 12.5, now, forked.review_run, forked.session_id),
             Timed("continue_workflow", "RUN_CANCELED", 4.0, now, forked.review_run, forked.session_id),
             Timed("start_workflow", "INTERNAL_ERROR", 1834.25, now, exception="OperationalError"),
+            Timed("start_workflow", "WORKFLOW_NOT_FOUND", 3.0, now, message="There is no workflow 'wr.nope' here."),
         ]
     )
     visit(sized_page, site + "/timings/", "timings")
@@ -125,6 +126,8 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
     expect(canceled).to_contain_text("continue_workflow failed: the run was canceled")
     expect(recent).to_contain_text("start_workflow failed inside the server on an unexpected OperationalError")
     expect(recent).not_to_contain_text("without an error code")
+    # A failed call says why in its error's own words, as the agent was told them, when they were kept.
+    expect(recent).to_contain_text("start_workflow failed: There is no workflow 'wr.nope' here.")
     canceled.get_by_role("link").last.click()
     sized_page.wait_for_load_state("networkidle")
     assert sized_page.url.endswith(f"/runs/{forked.review_run}/")

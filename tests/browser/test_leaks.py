@@ -27,7 +27,7 @@ def test_importing_a_bundle_already_imported_says_so_links_it_and_offers_a_copy(
     bundle = tmp_path / "b.workrail-bundle.json"
     bundle.write_bytes(export_session_bundle(built.session_id, via="command"))
 
-    page.goto(f"{site}/sessions/")
+    page.goto(f"{site}/sessions/import")
     page.set_input_files("#import-bundle", str(bundle))
     with page.expect_navigation() as answer:
         page.get_by_role("button", name="Import", exact=True).click()
@@ -47,7 +47,7 @@ def test_importing_a_bundle_already_imported_says_so_links_it_and_offers_a_copy(
     expect(page.locator(".messages")).to_contain_text("tokens from the original session still point at the original")
     expect(page.locator("h1")).to_have_text("TICKET-4242 (copy)")
     copy = Session.objects.exclude(public_id=built.session_id).get()
-    expect(page).to_have_url(f"{site}/sessions/{copy.public_id}/")
+    expect(page).to_have_url(f"{site}/sessions/{copy.public_id}/?imported=1")
     screenshot(page, "import-as-a-copy")
 
     page.goto(f"{site}/sessions/import")  # the link on the refusal leads to the existing session
@@ -65,7 +65,7 @@ def test_a_tampered_upload_is_refused_inline_on_the_form(page, live_server, serv
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(document))
 
-    page.goto(f"{site}/sessions/")
+    page.goto(f"{site}/sessions/import")
     page.set_input_files("#import-bundle", str(tampered))
     with page.expect_navigation() as answer:
         page.get_by_role("button", name="Import", exact=True).click()

@@ -59,6 +59,13 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
     page.wait_for_load_state("networkidle")
     keep_screenshot(page, "sessions-by-urgency")
     assert_fits(page)
+    # New work starts from the head at every size: modest buttons beside the title; the import form is on
+    # its own page, not under the list.
+    head = page.locator(".page-head .head-actions")
+    expect(head.get_by_role("link", name="Start a workflow")).to_have_attribute("href", "/workflows/")
+    expect(head.get_by_role("link", name="Import")).to_have_attribute("href", "/sessions/import")
+    assert box(head)["y"] + box(head)["height"] < box(page.locator("#f-q"))["y"]
+    expect(page.locator("form.import-form")).to_have_count(0)
     rows = page.locator("tr.session-row")
     assert rows.evaluate_all("rows => rows.map(row => row.dataset.state)") == URGENT_FIRST
     expect(page.locator("tr.group-row")).to_have_count(0)  # all outside any repository: no lone group bar
@@ -78,15 +85,17 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
         meta = blocked.locator(".card-meta")
         expect(meta).to_have_text("2 runs · 2 branches · just now")
         assert box(meta)["y"] > box(where)["y"]
-        expect(blocked.locator(".session-workflows")).to_be_hidden()
+        expect(blocked.locator(".session-others")).to_be_hidden()
         assert box(blocked)["height"] < 150  # a headline card, not eight labelled lines
     else:
         # The table keeps its columns, the state and where it is first.
         headers = page.locator("table.session-list thead th").all_inner_texts()
-        assert [h.strip().lower() for h in headers[:3]] == ["state", "session", "where it is"]
-        # Workflows by name; the session's id only in the link's title (its page shows it).
-        named = ["Focused Plan Routine", "Risk-Scaled Merge Request Review"]
-        expect(blocked.locator(".session-workflows .tag")).to_have_text(named)
+        assert [h.strip().lower() for h in headers[:3]] == ["state", "title", "where it is"]
+        assert "workflows" not in [h.strip().lower() for h in headers]
+        # A workflow is named once per row: "Where it is" names the blocked run's; the title cell adds only the
+        # session's other one. The session's id only in the link's title (its page shows it).
+        expect(blocked.locator(".session-others")).to_have_text("also Focused Plan Routine")
+        expect(page.locator('tr[data-state="running"] .session-others')).to_have_count(0)
         expect(blocked.locator(".session-link")).to_have_attribute("title", re.compile(r"^session ses_"))
         expect(blocked.locator(".card-meta")).to_be_hidden()
     console_log.assert_clean()

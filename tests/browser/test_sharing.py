@@ -1,5 +1,6 @@
-"""Sharing in a real browser: download a session's bundle from its page, import it through the form
-on the sessions list, and land on the imported session (CSRF and the CSP on, as served)."""
+"""Sharing in a real browser: download a session's bundle from its page, import it through the
+import page the sessions list's "Import" button opens, and land on the imported session (CSRF and the
+CSP on, as served)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from playwright.sync_api import expect
 
 from runs.models import Event, EventKind, Session
 from tests.browser import screenshot
+from tests.browser.layout import DESKTOP, PHONE, assert_fits, keep_screenshot
 from tests.browser.timeline import assert_axis_reads
 from tests.exports.bundle.support import empty_the_store
 from tests.support.sample_session import two_runs_one_forked_twice
@@ -30,13 +32,30 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
     empty_the_store()
 
     page.goto(f"{site}/sessions/")
+    # An empty list leads with "Start a workflow", in sight at every size; "Import" stays in the head.
+    before = page.viewport_size
+    for size in (DESKTOP, PHONE):
+        page.set_viewport_size(size.size)
+        start = page.locator("#start-first").get_by_role("link", name="Start a workflow")
+        expect(start).to_have_attribute("href", "/workflows/")
+        box = start.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= size.height, box
+        assert_fits(page)
+        keep_screenshot(page, "sessions-empty")
+    page.set_viewport_size(before)
+    page.locator(".page-head").get_by_role("link", name="Import").click()  # the list's head opens the import page
     page.set_input_files("#import-bundle", str(bundle))
     screenshot(page, "sessions-import-form")
     page.get_by_role("button", name="Import", exact=True).click()
 
-    expect(page).to_have_url(f"{site}/sessions/{built.session_id}/")
+    expect(page).to_have_url(f"{site}/sessions/{built.session_id}/?imported=1")
     expect(page.locator(".messages")).to_contain_text("Imported TICKET-4242 (")
-    expect(page.locator(".messages")).to_contain_text("open a node and give the agent its stateToken")
+    expect(page.locator(".messages")).not_to_contain_text("stateToken")
+    # How to carry on: the message for the agent at the shown run's pending step, ready to copy, in plain words.
+    resume = page.locator("#resume-after-import")
+    expect(resume).to_contain_text("To carry on here, give your agent this message")
+    expect(resume.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
+    expect(resume.get_by_role("button", name="Copy the message for the agent")).to_be_visible()
     expect(page.locator("a.run-link")).to_have_count(2)
     assert_axis_reads(page)
     screenshot(page, "imported-session")
@@ -49,7 +68,7 @@ def test_a_damaged_bundle_shows_the_error_and_what_to_do(page, console_log, live
     site = str(live_server.url)
     damaged = tmp_path / "damaged.json"
     damaged.write_text('{"bundleSchemaVersion":1,"kind":"workrail.session-bundle"')
-    page.goto(f"{site}/sessions/")
+    page.goto(f"{site}/sessions/import")
     page.set_input_files("#import-bundle", str(damaged))
     page.get_by_role("button", name="Import", exact=True).click()
     expect(page.locator("body")).to_contain_text("BUNDLE_CORRUPT")

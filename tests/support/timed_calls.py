@@ -15,3 +15,4 @@ class Timed:
     run_id: str = ""
     session_id: str = ""
     exception: str = ""
+    message: str = ""

@@ -12,6 +12,8 @@ step's `declaredAsks`), and `manage.py validate_workflow` advises declaring what
 - asks.py: what one compiled step asks the agent to set and the values it may take (StepAsks), read
   once per compiled workflow by workflows_app/engine/asks.py; the answers read the fields.
 - advice.py: for validate_workflow, the steps whose asks came from words and how to declare them.
+- confirmations.py: what a step waiting for the user's confirmation asks them to do, read from its
+  title, for the dashboard's "Needs you" panel ("waiting for you to approve the plan").
 - descriptions.py: the first sentence of a workflow's description, for a catalog line; its about text
   without the name and description it repeats, for the workflow's page.
 - agreement.py: words against structure (contract fields, listed values, stated lengths), for the tests
@@ -35,6 +37,7 @@ from workflows_app.prose.agreement import (
     string_limits,
 )
 from workflows_app.prose.asks import NONE, Ask, NotesAsk, StepAsks, asks_to_delegate, read_step
+from workflows_app.prose.confirmations import what_to_confirm
 from workflows_app.prose.descriptions import about_below_the_name, when_to_use
 
 __all__ = [
@@ -54,5 +57,6 @@ __all__ = [
     "read_step",
     "stated_character_limits",
     "string_limits",
+    "what_to_confirm",
     "when_to_use",
 ]

@@ -16,13 +16,15 @@ pytestmark = pytest.mark.django_db
 API = "/api/v1"
 
 
-def test_the_session_page_offers_the_bundle_and_the_list_offers_the_import_form(client, service_catalog):
+def test_the_session_page_offers_the_bundle_and_the_list_links_the_import_form(client, service_catalog):
     built = session_with_everything()
     page = client.get(f"/sessions/{built.session_id}/").content.decode()
     assert f'href="/sessions/{built.session_id}/bundle.json"' in page
     listing = client.get("/sessions/").content.decode()
-    assert 'action="/sessions/import"' in listing and 'enctype="multipart/form-data"' in listing
-    assert 'name="csrfmiddlewaretoken"' in listing
+    assert 'id="import-link" href="/sessions/import"' in listing
+    form = client.get("/sessions/import").content.decode()
+    assert 'action="/sessions/import"' in form and 'enctype="multipart/form-data"' in form
+    assert 'name="csrfmiddlewaretoken"' in form
 
 
 def test_the_dashboard_downloads_a_bundle_and_imports_it(client, service_catalog):
@@ -36,11 +38,17 @@ def test_the_dashboard_downloads_a_bundle_and_imports_it(client, service_catalog
 
     answer = client.post("/sessions/import", {"bundle": SimpleUploadedFile("b.json", data)}, follow=True)
 
-    assert answer.redirect_chain[-1][0] == f"/sessions/{built.session_id}/"
+    assert answer.redirect_chain[-1][0] == f"/sessions/{built.session_id}/?imported=1"
     said = html.unescape(answer.content.decode())
     message = said.split('class="messages"')[1].split("</ul>")[0]
-    assert "Imported TICKET-4242 (" in message and built.session_id not in message
-    assert "open a node and give the agent its stateToken" in said
+    assert "Imported TICKET-4242 (" in message and built.session_id not in message and "stateToken" not in message
+    # How to carry on: the message for the agent at the shown run's pending step, once, behind the copy button.
+    resume = said.split('id="resume-after-import"', 1)[1].split("</section>", 1)[0]
+    assert "To carry on here</strong>, give your agent this message" in resume
+    assert 'data-copy-target="import-message"' in resume
+    assert said.count("Resume the WorkRail workflow: call continue_workflow") == 1
+    # Only right after the import: the session's page as such does not repeat it.
+    assert 'id="resume-after-import"' not in client.get(f"/sessions/{built.session_id}/").content.decode()
     assert Event.objects.filter(kind=EventKind.SESSION_IMPORTED, data__via="dashboard").count() == 1
 
 

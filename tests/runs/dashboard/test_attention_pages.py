@@ -108,14 +108,17 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
     assert verdict.rstrip().endswith(">Needs you: waiting for your confirmation")  # no tag: the badge says it
     assert "Step 2 of 3 · Approve the plan" in panel
-    # First where the answer goes (the agent's chat: no button here), then what the step asks, then the plan.
+    # First what the step asks, said to the user, and where the answer goes (the agent's chat: no button
+    # here); then the plan to review; last, folded, the step's prompt as the agent was given it.
     move = panel.split('class="next-move"')[1].split("</p>")[0]
-    assert "Answer in the agent&#x27;s chat" in move and "no approve button" in move
-    assert panel.index('class="next-move"') < panel.index("What the step asks you to confirm")
-    assert "<strong>ask them to approve it</strong>" in panel
+    assert "The agent is waiting for you to approve the plan." in move and "Answer in the agent&#x27;s chat" in move
+    assert "What the step asks you to confirm" not in panel
     approve = panel.split('class="markdown to-approve"', 1)[1].split("</div>", 1)[0]
     assert "Planned it: two modules, one migration." in approve
-    assert panel.index("What the step asks you to confirm") < panel.index("The agent's latest notes, to review")
+    fold = panel.split('<details class="asks-fold"', 1)[1].split("</details>", 1)[0]
+    assert "The agent's instructions for this step</summary>" in fold
+    assert "<strong>ask them to approve it</strong>" in fold
+    assert panel.index('class="next-move"') < panel.index("to-approve") < panel.index("asks-fold")
 
 
 def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, service_catalog):
@@ -221,10 +224,28 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
 def test_the_mode_panel_is_folded_and_absent_once_no_run_can_take_a_change(client, service_catalog):
     start = start_workflow(made.PLAN)
     html = page(client, f"/sessions/{start['session']['sessionId']}/")
-    assert 'id="mode-now"' in html
+    # The server's default mode is not said on every visit: the fold says it is the default, and its switch
+    # shows which mode that is.
+    assert 'id="mode-now"' not in html and "Guided, balanced risk" not in html
+    assert "The default mode: switch it, or see its history</summary>" in html
     fold = html.split('id="mode-fold"')[1].split("</details>\n</section>")[0]
     assert 'class="mode-choice"' in fold and "History" in fold
     assert '<details class="mode-fold" id="mode-fold" open' not in html
     canceled = made.canceled()
     html = page(client, f"/sessions/{canceled.session_id}/")
     assert 'id="mode-title"' not in html and 'class="mode-choice"' not in html
+
+
+def test_right_after_an_import_the_message_to_resume_is_offered_once(client, service_catalog, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    # A run whose card offers no message of its own (the agent is at work): offered above the runs.
+    running = start_workflow(made.PLAN, context={"sessionKey": "IMP-1"})
+    html = page(client, f"/sessions/{running['session']['sessionId']}/?imported=1")
+    resume = html.split('id="resume-after-import"', 1)[1].split("</section>", 1)[0]
+    assert "it picks up Focused Plan Routine at step 1 of 3" in resume
+    assert 'data-copy-target="import-message"' in resume
+    # A stalled run's panel offers it already: not a second time.
+    stalled = made.stalled()
+    html = page(client, f"/runs/{stalled.run_id}/?imported=1")
+    assert 'id="resume-after-import"' not in html
+    assert html.count("Resume the WorkRail workflow: call continue_workflow") == 1

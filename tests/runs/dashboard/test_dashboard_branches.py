@@ -31,6 +31,11 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert "Synthesis of branch 1" in first and "What the branch ended with" in first
+    # What it ended with, in people's words and the recording step's title; the kinds and step ids folded.
+    ended = first.split('<ul class="ended-with">', 1)[1].split("</ul>", 1)[0]
+    assert "The list of changed files" in ended and "mr_review." not in ended and "from “" in ended
+    ids = first.split('id="ended-with-ids"', 1)[1].split("</details>", 1)[0]
+    assert "<code>mr_review.changed_files</code> from step <code>" in ids
     assert "SQL built from user input" in first  # the findings table
     assert "Branch 2 · step 4.1 of 8, round 2 (Review storage)" in first
 

@@ -47,11 +47,13 @@ def test_the_mode_panel_says_which_run_takes_the_preferences_its_history_shows(c
     assert re.search(r'<option value="balanced" selected>', panel)
 
 
-def test_the_mode_panel_says_now_when_every_open_run_takes_the_baseline(client, service_catalog):
+def test_the_mode_panel_says_now_when_every_open_run_takes_the_baseline(client, service_catalog, settings):
     start = start_workflow(PLAN, context={"sessionKey": "MODE-2"})
+    # The server's default changed since: the session's mode is no longer the default, and is said.
+    settings.WORKRAIL_DEFAULT_PREFERENCES = {"autonomy": "guided", "riskPolicy": "conservative"}
     html = html_of(client, f"/sessions/{start['session']['sessionId']}/")
     assert 'id="mode-runs"' not in html
-    assert re.search(r'id="mode-now">Now: <strong>', html)
+    assert re.search(r'id="mode-now">Now: <strong>Guided, balanced risk</strong>', html)
 
 
 def test_a_checkpoint_is_listed_once_and_not_numbered_as_a_step(client, service_catalog):

@@ -50,9 +50,12 @@ def test_the_sessions_list_shows_each_session_with_its_status_counts_and_workflo
         html = page(client, url)
         assert f'href="/sessions/{built.session_id}/"' in html
         assert SESSION_KEY in html
-        # The workflows by name, their ids only as the tags' titles; the session's id only as its link's title.
-        assert '<span class="tag" title="wr.risk_scaled_mr_review">Risk-Scaled Merge Request Review</span>' in html
-        assert '<span class="tag" title="wr.routine-focused_plan">Focused Plan Routine</span>' in html
+        # The workflows by name, each once: the run "Where it is" names, then the session's other one under its
+        # title; no ids. The session's id only as its link's title.
+        where = html.split('class="where-line"', 1)[1].split("</div>", 1)[0]
+        assert ">Focused Plan Routine</a>" in where
+        assert '<span class="session-others muted small">also Risk-Scaled Merge Request Review</span>' in html
+        assert "wr.risk_scaled_mr_review" not in html.split("<tbody>", 1)[1]
         assert f'title="session {built.session_id}">' in html and f">{built.session_id}<" not in html
         assert 'class="badge state-running">Running</span>' in html
         assert "Running 1</span>" in html  # the state chips carry the counts

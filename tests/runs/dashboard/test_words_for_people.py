@@ -86,7 +86,7 @@ def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(cl
     assert '<code class="small">RUN_CANCELED</code>' in recent
     assert "continue_workflow failed: the run was canceled" in recent
     assert f'href="/sessions/{built.session_id}/"' in recent and f'href="/runs/{built.review_run}/"' in recent
-    assert "start_workflow failed: the server answered with an error" in recent
+    assert "start_workflow failed; no reason was recorded for this call" in recent
     assert "start_workflow failed inside the server on an unexpected KeyError" in recent
     assert "failed without an error code" not in recent
     assert "continue_workflow failed: that branch is already complete" in recent  # its run deleted since: no link
@@ -125,7 +125,11 @@ def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     assert call_words("start_workflow", "ERROR", "OperationalError") == (
         f"start_workflow failed inside the server on an unexpected OperationalError; {where}"
     )
-    assert call_words("start_workflow", "error") == "start_workflow failed: the server answered with an error"
+    assert call_words("start_workflow", "error") == "start_workflow failed; no reason was recorded for this call"
+    # A code this server does not know is given as it is; an error's own message, when kept, says why.
+    assert call_words("start_workflow", "QUOTA_EXCEEDED") == "start_workflow failed with the code QUOTA_EXCEEDED"
+    said = call_words("continue_workflow", "RUN_CANCELED", message="Run run_1 was canceled by ana at 14:02 UTC.")
+    assert said == "continue_workflow failed: Run run_1 was canceled by ana at 14:02 UTC."
 
 
 def test_the_catalog_leads_with_the_name_and_says_each_tag_by_its_label(client, service_catalog):
@@ -182,3 +186,25 @@ def test_a_pending_steps_page_has_no_empty_next_steps_card(client, service_catal
     # Nothing came after it yet: no "Next steps: none yet" (nor "Next nodes (0)") card.
     assert 'id="branches-title"' not in html and "none yet" not in html
     assert "has not gone on" not in html
+
+
+def test_the_sessions_list_starts_and_imports_from_its_head_and_titles_each_row(client, service_catalog):
+    empty = page(client, "/sessions/")
+    # With no session, "Start a workflow" leads the page (the one primary button); "Import" sits in the head.
+    start = empty.split('id="start-first"', 1)[1].split("</div>", 1)[0]
+    assert '<a class="button primary" id="start-workflow" href="/workflows/">Start a workflow</a>' in start
+    head = empty.split('<div class="page-head">', 1)[1].split('id="start-first"', 1)[0]
+    assert '<a class="button small" id="import-link" href="/sessions/import"' in head and "Start a workflow" not in head
+    assert "import-form" not in empty  # the form is on the import page, not under the list
+
+    start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-03", "goal": "Fix the login timeout"})
+    listed = page(client, "/sessions/")
+    head = listed.split('<div class="page-head">', 1)[1].split("</div>\n</div>", 1)[0]
+    # While sessions are listed, both stay modest in the head; the list is not followed by the import form.
+    assert '<a class="button small" id="start-workflow" href="/workflows/">Start a workflow</a>' in head
+    assert 'id="import-link" href="/sessions/import"' in head
+    assert "import-form" not in listed and 'class="button primary"' not in listed
+    columns = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', listed.split("<thead>", 1)[1].split("</thead>", 1)[0])
+    assert columns[:3] == ["State", "Title", "Where it is"] and "Workflows" not in columns
+    row = listed.split('<td class="session-name">', 1)[1].split("</td>", 1)[0]
+    assert ">Fix the login timeout</a>" in row and '<span class="session-title session-key-under">KEY-03</span>' in row

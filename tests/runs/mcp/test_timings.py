@@ -35,6 +35,9 @@ def test_each_tool_call_is_recorded_with_its_outcome(service_catalog, recording)
         ("continue_workflow", "TOKEN_MALFORMED"),
         ("(unknown tool)", "INVALID_INPUT"),
     ]
+    # A failed call keeps its error's message as the agent was told it, for the timings page to say why.
+    failed = list(ToolCall.objects.order_by("pk").values_list("message", flat=True))
+    assert failed[:2] == ["", ""] and failed[2] and "no_such_tool" in failed[3]
     assert all(d > 0 for d in ToolCall.objects.values_list("duration_ms", flat=True))
     assert timings.flush() == 0  # nothing twice
 
@@ -94,6 +97,7 @@ def test_a_call_notes_the_run_or_session_it_was_about_and_an_unexpected_exceptio
     assert failed.structured["error"]["code"] == "INTERNAL_ERROR"
     assert "KeyError" not in str(failed.structured)  # the answer is unchanged: the kind goes to the timing row
     timings.flush()
+    assert "a secret" not in ToolCall.objects.order_by("pk").values_list("message", flat=True).last()  # the answer's
     run = Run.objects.get()
     rows = list(ToolCall.objects.order_by("pk").values_list("tool", "outcome", "run_id", "session_id", "exception"))
     assert rows == [

@@ -80,7 +80,9 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     # One short verdict, then the step, then where the answer goes: the agent's chat, no button here.
     assert panel.title == "Needs you: waiting for your confirmation"
     assert (panel.step.words, panel.step_title) == ("step 2 of 3", "Approve the plan")
-    assert panel.next_move.startswith("Answer in the agent's chat") and "no approve button" in panel.next_move
+    # Said to the user from the step's title (workflows_app/prose/confirmations.py), then where to answer.
+    assert panel.next_move.startswith("The agent is waiting for you to approve the plan. Answer in the agent's chat")
+    assert "no button for it here" in panel.next_move
     assert "ask them to approve it" in panel.asks
     # What to approve: the agent's own latest notes on the branch, not only the step's instruction.
     assert panel.to_approve == "Planned it."
