@@ -15,7 +15,7 @@ from runs.dashboard import fork_form
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.errors import shows_errors
 from runs.execution import catalog, catalog_places, operator_fork
-from runs.readmodels import agent_message, overview, run_view, step_state, trace
+from runs.readmodels import agent_message, overview, preferences, run_view, step_state, trace
 from runs.readmodels.timings import P95_MIN_CALLS, recent_calls, tool_timings
 from workflows_app.prose import about_below_the_name
 
@@ -36,6 +36,8 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "node": node,
         "trace": trace.node_trace(node_id),
         "live_version": session.last_seq,
+        "live_dot": node.run.status not in ("complete", "canceled"),
+        "mode_words": preferences.unusual_mode_words(node.preferences),
         "fork_form": form or fork_form.blank(node),
         "agent_call": fork_form.agent_call(node.state_token),
         "agent_message": agent_message.text(node.state_token, agent_message.where(node.place, node.title)),

@@ -62,6 +62,16 @@ def in_effect(session: Session) -> InEffect:
     )
 
 
+def unusual_mode_words(preferences: object) -> str:
+    """A node's preferences in words when they are not the server's default, else "": the default is not
+    worth a line on every step's page ("Guided, balanced risk" each time reads as noise)."""
+    if not isinstance(preferences, dict):
+        return ""
+    said = {str(k): str(v) for k, v in preferences.items()}
+    default = {str(k): str(v) for k, v in settings.WORKRAIL_DEFAULT_PREFERENCES.items()}
+    return "" if said == default else mode_words(said)
+
+
 def mode_words(preferences: dict[str, str]) -> str:
     """Preferences as people say them: the mode that sets their autonomy, then the risk policy ("Guided,
     balanced risk", "Autopilot, stops for you, aggressive risk"), never the stored values (riskPolicy,

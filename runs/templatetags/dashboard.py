@@ -45,9 +45,6 @@ from runs.readmodels import (
     timeline_page,
     timings,
 )
-from runs.readmodels import (
-    preferences as preferences_model,
-)
 
 register = template.Library()
 
@@ -382,14 +379,6 @@ def title_words(title: Any) -> str:
 @register.filter
 def fills_in(title: Any) -> bool:
     return outline_words.fills_in(str(title or ""))
-
-
-@register.filter
-def mode_words(preferences: Any) -> str:
-    """A node's preferences as the Mode box says them: "Guided, balanced risk"."""
-    if not isinstance(preferences, dict):
-        return ""
-    return preferences_model.mode_words({str(k): str(v) for k, v in preferences.items()})
 
 
 @register.filter

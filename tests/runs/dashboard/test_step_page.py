@@ -96,3 +96,11 @@ def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(cli
     now = text.split('data-live-region="run-now">')[1].split("</li>")[0]
     assert '<span class="muted">now</span> <span class="badge state-running">Running</span>' in now
     assert 'id="node-branch"' not in text  # no card for one branch: the head said it
+
+
+def test_a_steps_head_has_the_live_dot_while_its_run_goes_on_and_no_default_mode_line(client, service_catalog):
+    start = start_workflow(REVIEW, context={"sessionKey": "MR-6", "changeRef": "MR !6"})
+    text = page(client, f"/nodes/{node_id_of(start)}/")
+    assert 'id="live-dot"' in head(text) and "This page updates by itself.</p>" not in text
+    assert 'id="node-mode"' not in text  # the server's default mode is not said on every step
+    assert "data-live-version-url=" in text  # the page still follows changes

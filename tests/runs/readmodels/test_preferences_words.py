@@ -1,6 +1,6 @@
 """The Mode panel's words for preferences: the mode people know and the risk, never the stored values."""
 
-from runs.readmodels.preferences import mode_words
+from runs.readmodels.preferences import mode_words, unusual_mode_words
 
 
 def test_a_mode_reads_as_its_label_and_its_risk():
@@ -11,3 +11,11 @@ def test_a_mode_reads_as_its_label_and_its_risk():
 def test_preferences_no_mode_sets_say_custom_in_the_same_words():
     said = mode_words({"autonomy": "full_auto_stop_on_user_deps", "riskPolicy": "aggressive"})
     assert said == "Custom: Autopilot, stops for you, aggressive risk"
+
+
+def test_a_steps_page_says_the_mode_only_when_it_is_not_the_servers_default(settings):
+    settings.WORKRAIL_DEFAULT_PREFERENCES = {"autonomy": "guided", "riskPolicy": "balanced"}
+    assert unusual_mode_words({"autonomy": "guided", "riskPolicy": "balanced"}) == ""
+    unusual = unusual_mode_words({"autonomy": "guided", "riskPolicy": "conservative"})
+    assert unusual == "Custom: Guided, conservative risk"
+    assert unusual_mode_words(None) == ""
