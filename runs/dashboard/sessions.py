@@ -170,7 +170,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "statuses": [(name, page.state_counts.get(name, 0)) for name in STATUSES],
             "all_count": sum(page.state_counts.values()),
             "yours": yours,
-            "your_move": states.MOVE_LABELS["yours"],
+            "your_move": states.YOUR_MOVE,
             "your_move_means": states.YOUR_MOVE_MEANS,
             "sort": filters.sort,
             "default_sort": URGENCY_SORT,
@@ -269,8 +269,6 @@ def _session_page(
             "detail": detail,
             "session": detail.session,
             "run_items": run_tree(detail.runs),
-            # A run's card badges its state only where the badges tell the runs apart: the head says it otherwise.
-            "card_badges": len({r.state for r in detail.runs}) > 1,
             "head_lines": [] if said_by_run else detail.run_lines,
             "run": run,
             "state_line": run_state_line(run, detail.session.state) if run else None,

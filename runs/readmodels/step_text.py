@@ -5,9 +5,11 @@ otherwise as the workflow writes them with each `{{placeholder}}` in a readable 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
-from runs.models import Node
+from runs.models import Node, Run
+from runs.store.pinned import compiled_workflow
 from workflows_app import engine
 from workflows_app.engine.model import CompiledStep, CompiledWorkflow
 from workflows_app.engine.templating import without_context
@@ -33,4 +35,17 @@ def as_seen(compiled: CompiledWorkflow, node_pks: list[int]) -> dict[int, StepTe
         pending = engine.pending_view(compiled, state)
         if pending is not None:
             seen[pk] = StepText(str(pending["title"]), str(pending.get("prompt") or ""))
+    return seen
+
+
+def titles_seen(nodes: Mapping[int, Run]) -> dict[int, str]:
+    """By node pk: the title of each open node's pending step as the agent was given it ("Review storage",
+    not "Review [area]"), for nodes of any runs (each with its run), in one query (none for no nodes)."""
+    seen: dict[int, str] = {}
+    if not nodes:
+        return seen
+    for pk, state in Node.objects.filter(pk__in=list(nodes), is_complete=False).values_list("pk", "engine_state"):
+        pending = engine.pending_view(compiled_workflow(nodes[pk].pinned_id), state)
+        if pending is not None:
+            seen[pk] = str(pending["title"])
     return seen

@@ -179,7 +179,13 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     assert "Triage the Change" in steps and "Went on after the checkpoint." in steps
     assert steps.count("<summary>Prompt</summary>") >= 6
     assert "Checkpoint during" in steps
-    assert "<strong>Agent working on step " in html and "Summarize the Review" in html
+    # Who works, on which step by its name, and for how long (a <time> the browser keeps true as time passes).
+    pending = between(html, 'id="pending-step"', "</p>")
+    assert re.search(
+        r'<strong>Agent working on Summarize the Review · step \d+ of \d+</strong> · <time [^>]*data-when="for">for ',
+        pending,
+    ), pending
+    assert "Pending" not in pending
     # Its checkpoint is among the steps: no card lists it again.
     assert "Checkpoint: halfway." in steps and "Session notes and checkpoints" not in html
     timeline = between(html, 'id="timeline-title"', "</section>")
@@ -501,7 +507,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     # front (friction5 item 13); each one's own step page still offers to resume from there.
     others = between(html, 'class="branch-callouts"', "</div>")
     assert others.count("state-left_behind") == 2 and "state-open" not in html
-    assert others.count(" · set aside at step ") == 2, others
+    assert others.count(" · set aside at Review ") == 2 and others.count(" · step 4.1 of 8</a>") == 2, others
     assert "Resume…" not in html and 'class="left-behind-line"' not in html
     tip = re.findall(r"\?tip=(\d+)", others)[0]
     assert "Resume from here" in page(client, f"/nodes/{tip}/")
