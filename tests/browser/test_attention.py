@@ -5,6 +5,8 @@ its window (tests/browser/layout.py); the screenshots are kept for a person to r
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -38,11 +40,15 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     expect(groups.filter(has_text="shop")).to_have_count(1)
     expect(groups.filter(has_text="blog")).to_have_count(2)  # main and feature/x of the same repository
     waiting_row = sized_page.locator('.where-line[data-place="waiting_for_user"]')
-    expect(waiting_row).to_contain_text("Plan and build: step 2 of 3, waiting for your confirmation")
+    expect(waiting_row).to_contain_text(
+        "Plan and build: Approve the plan · step 2 of 3 · waiting for your confirmation"
+    )
     expect(waiting_row).to_be_visible()
     blocked_row = sized_page.locator('.where-line[data-place="blocked"]')
     expect(blocked_row).to_contain_text("Risk-Scaled Merge Request Review (run 2 of 2)")
-    expect(blocked_row).to_contain_text("step 2 of 8, the agent did not attach the list of changed files")
+    expect(blocked_row).to_contain_text(
+        "Record the Changed Files · step 2 of 8 · the agent did not attach the list of changed files"
+    )
     expect(sized_page.locator('.where-line[data-place="stalled"]')).to_contain_text("stalled since")
     # Whose move it is, on the badge and the chips: "Needs you" and "Blocked" apart from "Running".
     chips = sized_page.locator(".status-chips")
@@ -101,7 +107,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(panel).to_be_visible()
     # A one-line verdict, the step, then where the answer goes: the agent's chat (no button on this page).
     expect(panel.locator("h3")).to_have_text("Needs you: waiting for your confirmation")
-    expect(panel.locator(".step-line")).to_have_text("Step 2 of 3 · Approve the plan")
+    expect(panel.locator(".step-line")).to_have_text("Approve the plan · step 2 of 3")
     expect(panel.locator(".next-move")).to_contain_text("Answer in the agent's chat")
     expect(panel.locator(".asks strong")).to_have_text("ask them to approve it")
     expect(panel.locator(".panel-more p").first).not_to_be_visible()  # the why is folded
@@ -132,7 +138,7 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     panel = sized_page.locator(".state-panel.state-canceled")
     expect(panel).to_be_visible()
     expect(panel.locator("h3")).to_contain_text("Canceled")
-    expect(panel.locator(".step-line")).to_contain_text("Step 2 of 3 · ")
+    expect(panel.locator(".step-line")).to_contain_text(" · step 2 of 3")
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     expect(sized_page.get_by_text("while the agent works")).to_have_count(0)
     expect(sized_page.locator(".mode-card")).to_have_count(0)  # no mode to switch on a canceled run
@@ -150,7 +156,7 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-run")
     # One folded line beside the live branch, which leads; "Resume…" opens the sentence.
     line = sized_page.locator(".left-behind-line#left_behind-1")
-    expect(line).to_contain_text("Branch 1 · step 3 of 3 (")
+    expect(line).to_contain_text(re.compile(r"Branch 1 · .+ · step 3 of 3"))
     expect(line.locator(".agent-message")).not_to_be_visible()
     line.get_by_text("Resume…").click()
     expect(line.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow")
