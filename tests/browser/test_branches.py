@@ -41,6 +41,11 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     # The newest branch (2, unfinished): none of branch 1's synthesis or findings, and branch 1 named.
     page.goto(f"{site}/runs/{review.run_id}/")
     expect(page.locator("#pending-step")).to_contain_text(f"Agent working on {SUMMARY} · for ")  # said once
+    # How long the agent has worked stays true as time passes: the browser counts from the step's moment.
+    lasted = page.locator('#pending-step time[data-when="for"]')
+    lasted.evaluate("(t) => t.setAttribute('datetime', new Date(Date.now() - 150000).toISOString())")
+    page.evaluate("window.workrailTimes.format(document)")
+    expect(lasted).to_have_text("for 2 min")
     expect(page.locator("#run-status-summary")).to_have_count(0)
     expect(page.locator("#shown-branch")).to_have_text("Showing branch 2 of 2 (the latest)")
     expect(page.locator("#synthesis-title")).to_have_count(0)
@@ -125,8 +130,10 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(refused).to_contain_text("Listed the files in my head.")
     expect(page.locator("#session-run-lines")).to_have_count(0)  # one run: said in its card, not the head too
     expect(page.locator("#run-status-summary")).to_have_count(0)  # the panel says it, not the run's line too
-    # Badged once, in the session's head: the run's card and line do not repeat it (the verdict says it).
-    expect(page.locator(".badge.state-blocked")).to_have_count(1)
+    # Badged in the session's head and on the run's card (every card has its pill); the run's line does not
+    # repeat it (the verdict says it).
+    expect(page.locator(".badge.state-blocked")).to_have_count(2)
+    expect(page.locator(".runs-nav .badge.state-blocked")).to_have_count(1)
     screenshot(page, "issue20-session-blocked")
 
     panel.get_by_role("link", name=re.compile("Open the refused step's page")).click()
