@@ -119,7 +119,8 @@ class Place:
             since = max(self.last_activity, self.since)  # never before its newest step was given
             return Shown("stalled", f"{lead}stalled since {stamp(since)}", since, f"{lead}stalled since ")
         if self.awaiting_agent:
-            return Shown("working", lead + "started by hand: no agent has taken it up yet", self.since)
+            # Beside the label "Your move: no agent has it yet" (states.next_move): how the branch came to be.
+            return Shown("working", lead + "started by hand", self.since)
         # Beside a "Running" badge: where it is, not "running" again.
         return Shown("working", step or "running", self.since)
 

@@ -215,9 +215,11 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", "", run_page).split())
     # Reading the branch's token is not answering on it: no agent has taken the branch up yet.
-    assert "Showing branch 2 of 2 (the latest, started by hand: no agent has taken it up yet)" in words
-    assert "Waiting for an agent at step 1 of 5: Prepare" in words, words
-    assert "No agent has taken this branch up yet" in words, words
+    assert "Showing branch 2 of 2 (the latest, started by hand)" in words
+    assert "Your move: no agent has it yet" in words, words  # the run's header, once
+    assert words.count("no agent has") == 1, words
+    assert "Waiting for an agent at Prepare · step 1 of 5" in words, words
+    assert "Give an agent this message to take the branch up." in words, words
     assert "Branch 2 open at step 2" not in words, words
 
 
@@ -251,7 +253,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         return " ".join(re.sub(r"<[^>]+>", " ", html.unescape(page)).split())
 
     before = words()
-    assert "(the latest, started by hand: no agent has taken it up yet)" in before, before
+    assert "(the latest, started by hand)" in before and "Your move: no agent has it yet" in before, before
     assert "where the agent works" not in before
     attempt = child.attempts.get()
     home = settings.WORKRAIL_HOME
@@ -261,7 +263,8 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         output={"notesMarkdown": "Prepared the production release."},
     )
     after = words()
-    assert "Showing branch 2 of 2 (the latest)" in after and "no agent has taken it up yet" not in after, after
+    assert "Showing branch 2 of 2 (the latest)" in after and "no agent has it yet" not in after, after
+    assert "Agent's move" in after, after
 
 
 def test_a_context_with_half_a_character_is_shown_as_a_mistake(client, root):
