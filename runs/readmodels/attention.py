@@ -201,14 +201,14 @@ def _as_written(run: Run, step_id: str) -> str:
 def _titles(tips: dict[int, Run], trees: dict[int, branches.RunBranches]) -> dict[int, str]:
     """The titles of the newest steps `tips` (node pk: run) stand at, as the agent was given them, where the
     workflow writes them with a placeholder ("Review {{area}}"): one query when any does, none otherwise."""
-    steps = {pk: trees[run.pk].nodes[pk].step_id for pk, run in tips.items()}
-    return step_text.titles_seen(
-        {
-            pk: run
-            for pk, run in tips.items()
-            if "{{" in str(steps_by_id(run.pinned_id).get(steps[pk], {}).get("title", ""))
-        }
-    )
+    written = {pk: _as_written_raw(run, trees[run.pk].nodes[pk].step_id) for pk, run in tips.items()}
+    return step_text.titles_seen({pk: run for pk, run in tips.items() if "{{" in written[pk]})
+
+
+def _as_written_raw(run: Run, step_id: str) -> str:
+    """A step's title as the workflow writes it, its placeholders as they are."""
+    step = steps_by_id(run.pinned_id).get(step_id)
+    return str(step.get("title") or "") if step is not None else ""
 
 
 def _newest(tree: branches.RunBranches | None) -> branches.Branch | None:

@@ -150,10 +150,10 @@ def next_move(state: str, move: Move, *, held_by_you: bool = False) -> NextMove 
     because the agent stopped)."""
     if move == "nobody" or state not in LABELS:
         return None
-    usual = held_by_you or move == MOVES[state]  # type: ignore[index]
+    usual = held_by_you or move == MOVES[state]
     why: Why = "usual" if usual else "stopped" if state == "blocked" else "unclaimed"
     words = NEXT_MOVE_WORDS.get((move, why)) or NEXT_MOVE_WORDS[move, "usual"]
-    return NextMove(state, move, words)  # type: ignore[arg-type]
+    return NextMove(state, move, words)
 
 
 # What the sessions list's "Your move" chip gathers (its tooltip): the rows whose label says it.

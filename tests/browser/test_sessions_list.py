@@ -70,7 +70,8 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
     blocked = page.locator('tr[data-state="blocked"]')
     name, badge = blocked.locator(".session-link"), blocked.locator(".badge.state-blocked")
     where = blocked.locator(".where-line")
-    expect(where).to_contain_text("Merge Request Review (run 2 of 2): Record the Changed Files · step 2 of 8 · the agent did not attach")
+    said = "Merge Request Review (run 2 of 2): Record the Changed Files · step 2 of 8 · the agent did not attach"
+    expect(where).to_contain_text(said)
     if viewport.name == "phone":
         # "MR-77 · Blocked" on the first line, where it is under it, then one muted line of counts.
         assert abs(box(name)["y"] - box(badge)["y"]) < box(name)["height"]
