@@ -200,9 +200,9 @@ def _as_written(run: Run, step_id: str) -> str:
 
 def _titles(tips: dict[int, Run], trees: dict[int, branches.RunBranches]) -> dict[int, str]:
     """The titles of the newest steps `tips` (node pk: run) stand at, as the agent was given them, where the
-    workflow writes them with a placeholder ("Review {{area}}"): one query when any does, none otherwise."""
+    workflow writes them with a placeholder ("Review {{area}}"): one query for them all, whatever they are."""
     written = {pk: _as_written_raw(run, trees[run.pk].nodes[pk].step_id) for pk, run in tips.items()}
-    return step_text.titles_seen({pk: run for pk, run in tips.items() if "{{" in written[pk]})
+    return step_text.titles_seen(tips, [pk for pk in tips if "{{" in written[pk]])
 
 
 def _as_written_raw(run: Run, step_id: str) -> str:
