@@ -170,7 +170,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "statuses": [(name, page.state_counts.get(name, 0)) for name in STATUSES],
             "all_count": sum(page.state_counts.values()),
             "yours": yours,
-            "your_move": states.MOVE_LABELS["yours"],
+            "your_move": states.YOUR_MOVE,
             "your_move_means": states.YOUR_MOVE_MEANS,
             "sort": filters.sort,
             "default_sort": URGENCY_SORT,
@@ -269,8 +269,6 @@ def _session_page(
             "detail": detail,
             "session": detail.session,
             "run_items": run_tree(detail.runs),
-            # A run's card badges its state only where the badges tell the runs apart: the head says it otherwise.
-            "card_badges": len({r.state for r in detail.runs}) > 1,
             # The live dot, on a session still going: one whose runs are all done or canceled shows none.
             "live_dot": detail.session.state not in states.FINISHED,
             "head_lines": [] if said_by_run else detail.run_lines,

@@ -34,7 +34,7 @@ from runs.readmodels import agent_message, blocked, branches, outcomes, recap, s
 from runs.readmodels.artifact_names import artifact_name
 from runs.readmodels.shapes import RecapEntry
 from runs.store import tokens
-from runs.store.pinned import compiled_workflow
+from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
 from workflows_app.prose import what_to_confirm
 
@@ -93,6 +93,7 @@ class Place:
     status: str  # the run's stored status
     waits_for_user: bool
     step: StepPlace | None  # where its pending step sits in the outline; None when not known
+    step_title: str  # its pending step's title ("" when none is pending)
     blocked: str  # blocked_words, "" unless blocked
     last_activity: datetime
     since: datetime
@@ -100,29 +101,41 @@ class Place:
     held_by: str = "agent"  # a blocked step's BlockedStep.whose_move: who must act for it to go on
     last_refused_at: datetime | None = None  # a blocked step's newest refusal: the agent's last try
 
-    def shown(self, cutoff: datetime) -> tuple[PlaceName, str, datetime, str | None]:
-        """The place, its words and since when, with the clock applied; last, when the words end with that
-        moment ("stalled since 14:02 UTC"), the words before it, for a page to print the moment itself."""
-        step = self.step.words if self.step is not None else ""
-        lead = f"{step}, " if step else ""
+    def shown(self, cutoff: datetime) -> Shown:
+        """The place, its words and since when, with the clock applied."""
+        step = step_places.named(self.step_title, self.step)
+        lead = f"{step} · " if step else ""
         # Beside a "Done" or "Canceled" badge the line says what the badge does not: when, or where.
         if self.status == RunStatus.COMPLETE:
-            return "completed", f"finished {stamp(self.last_activity)}", self.last_activity, "finished "
+            return Shown("completed", f"finished {stamp(self.last_activity)}", self.last_activity, "finished ")
         if self.status == RunStatus.CANCELED:
             if step:
-                return "canceled", f"canceled at {step}", self.last_activity, None
-            return "canceled", f"canceled at {stamp(self.last_activity)}", self.last_activity, "canceled at "
+                return Shown("canceled", f"canceled at {step}", self.last_activity)
+            return Shown("canceled", f"canceled at {stamp(self.last_activity)}", self.last_activity, "canceled at ")
         if self.status == RunStatus.BLOCKED and self.blocked:
-            return "blocked", lead + self.blocked, self.since, None
+            return Shown("blocked", lead + self.blocked, self.since)
         if self.waits_for_user:
-            return "waiting_for_user", lead + WAITING_WORDS, self.since, None
+            return Shown("waiting_for_user", lead + WAITING_WORDS, self.since)
         if self.last_activity < cutoff:
             since = max(self.last_activity, self.since)  # never before its newest step was given
-            return "stalled", f"{lead}stalled since {stamp(since)}", since, f"{lead}stalled since "
+            return Shown("stalled", f"{lead}stalled since {stamp(since)}", since, f"{lead}stalled since ")
         if self.awaiting_agent:
-            return "working", lead + "started by hand: no agent has taken it up yet", self.since, None
+            # Beside the label "Your move: no agent has it yet" (states.next_move): how the branch came to be.
+            return Shown("working", lead + "started by hand", self.since)
         # Beside a "Running" badge: where it is, not "running" again.
-        return "working", step or "running", self.since, None
+        return Shown("working", step or "running", self.since)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """Where a run stands once the clock is applied: the place, its words and since when."""
+
+    name: PlaceName
+    words: str
+    since: datetime
+    # When the words end with `since` ("stalled since 14:02 UTC"): the words before it, for a page to print
+    # the moment itself.
+    before: str | None = None
 
 
 def places(
@@ -130,6 +143,7 @@ def places(
     trees: dict[int, branches.RunBranches],
     names: dict[str, str] | None = None,
     at: dict[int, StepPlace] | None = None,
+    titles: dict[int, str] | None = None,
 ) -> list[Place]:
     """Where each of `runs` (one session's own runs, oldest first) stands; `trees` are the branches of
     those still open, by run pk (the others need none); `names` the workflows' names by hash (read when
@@ -138,18 +152,23 @@ def places(
     refused = blocked.refusals_of(trees[run.pk] for run in runs if run.pk in trees)
     names = names if names is not None else workflow_names(runs)
     newest_of = {run.pk: _newest(trees.get(run.pk)) for run in runs}
+    tips = {b.tip: run for run in runs if (b := newest_of[run.pk]) is not None}
     if at is None:
-        at = step_places.of_nodes({b.tip: run for run in runs if (b := newest_of[run.pk]) is not None})
+        at = step_places.of_nodes(tips)
+    if titles is None:
+        titles = _titles(tips, trees)
     found = []
     for number, run in enumerate(runs, start=1):
         tree = trees.get(run.pk)
         newest = newest_of[run.pk]
         step: StepPlace | None = None
-        words, since, awaiting = "", run.updated_at, False
+        title, words, since, awaiting = "", "", run.updated_at, False
         held_by, last_refused = "agent", None
         if tree is not None and newest is not None:
             step = at.get(newest.tip)
-            since = tree.nodes[newest.tip].created_at
+            tip = tree.nodes[newest.tip]
+            since = tip.created_at
+            title = titles.get(newest.tip) or _as_written(run, tip.step_id)
             awaiting = len(newest.nodes) == 1 and newest.nodes[0] in tree.started_by_hand
             refusal = refused.get((run.pk, newest.number))
             if refusal is not None:
@@ -164,6 +183,7 @@ def places(
                 status=run.status,
                 waits_for_user=run.waits_for_user,
                 step=step,
+                step_title=title,
                 blocked=words,
                 last_activity=run.updated_at,
                 since=since,
@@ -173,6 +193,23 @@ def places(
             )
         )
     return found
+
+
+def _as_written(run: Run, step_id: str) -> str:
+    return step_text.as_written(steps_by_id(run.pinned_id).get(step_id), step_id).title
+
+
+def _titles(tips: dict[int, Run], trees: dict[int, branches.RunBranches]) -> dict[int, str]:
+    """The titles of the newest steps `tips` (node pk: run) stand at, as the agent was given them, where the
+    workflow writes them with a placeholder ("Review {{area}}"): one query for them all, whatever they are."""
+    written = {pk: _as_written_raw(run, trees[run.pk].nodes[pk].step_id) for pk, run in tips.items()}
+    return step_text.titles_seen(tips, [pk for pk in tips if "{{" in written[pk]])
+
+
+def _as_written_raw(run: Run, step_id: str) -> str:
+    """A step's title as the workflow writes it, its placeholders as they are."""
+    step = steps_by_id(run.pinned_id).get(step_id)
+    return str(step.get("title") or "") if step is not None else ""
 
 
 def _newest(tree: branches.RunBranches | None) -> branches.Branch | None:
@@ -192,32 +229,31 @@ def workflow_names(runs: list[Run]) -> dict[str, str]:
 
 def chosen(found: Iterable[Place], cutoff: datetime) -> Whereabouts | None:
     """The run a session's row names, and where it is."""
-    shown = [(place, *place.shown(cutoff)) for place in found]
+    shown = [(place, place.shown(cutoff)) for place in found]
     if not shown:
         return None
-    place, name, words, since, before = min(shown, key=lambda s: (_URGENCY.get(s[1], 9), -s[0].number))
-    return _whereabouts(place, name, words, since, before, cutoff)
+    place, said = min(shown, key=lambda s: (_URGENCY.get(s[1].name, 9), -s[0].number))
+    return _whereabouts(place, said, cutoff)
 
 
 def each(found: Iterable[Place], cutoff: datetime) -> list[Whereabouts]:
     """Where each run is, in the order given: a session's head says one short line per run."""
-    return [_whereabouts(place, *place.shown(cutoff), cutoff) for place in found]
+    return [_whereabouts(place, place.shown(cutoff), cutoff) for place in found]
 
 
-def _whereabouts(
-    place: Place, name: PlaceName, words: str, since: datetime, before: str | None, cutoff: datetime
-) -> Whereabouts:
+def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
+    name = said.name
     state = states.of_place(name)
     where = Whereabouts(
         place=name,
-        words=words,
+        words=said.words,
         run_id=place.run_id,
         run_name=place.run_name,
         run_number=place.number,
-        since=since,
+        since=said.since,
         state=state,
     )
-    where._timed = (before, "") if before is not None else None
+    where._timed = (said.before, "") if said.before is not None else None
     if name == "blocked":  # as the run page's blocked panel says it (move_of_blocked)
         where._move = blocked_move(place.held_by, place.last_refused_at or place.since, cutoff)
         where._held_by_you = place.held_by == "user"
@@ -246,11 +282,14 @@ def of_sessions(sessions: list[Session], cutoff: datetime) -> dict[int, Whereabo
         names = workflow_names(runs)
         tips = {b.tip: run for run in runs if (b := _newest(trees.get(run.pk))) is not None}
         at = step_places.of_nodes(tips)  # one query for the whole page
+        titles = _titles(tips, trees)  # and one for their steps' titles, where they hold placeholders
         by_session: dict[int, list[Run]] = {}
         for run in runs:
             by_session.setdefault(run.session_id, []).append(run)
         for session in missing:
-            _KEPT[(session.public_id, session.last_seq)] = places(by_session.get(session.pk, []), trees, names, at)
+            _KEPT[(session.public_id, session.last_seq)] = places(
+                by_session.get(session.pk, []), trees, names, at, titles
+            )
         while len(_KEPT) > KEPT:
             _KEPT.popitem(last=False)
     found: dict[int, Whereabouts] = {}
@@ -277,7 +316,12 @@ def _place(state: RunState, outcome: BranchOutcomeEntry) -> StepPlace | None:
 
 
 def _where(outcome: BranchOutcomeEntry, step: StepPlace | None) -> str:
-    """ "step 4 of 9 (Review api)", as a sentence names the step."""
+    """ "Review api · step 4 of 9", as the dashboard names a step (step_places.named)."""
+    return step_places.named(outcome.step_title or outcome.step_id or "", step) or "its step"
+
+
+def _said_to_agent(outcome: BranchOutcomeEntry, step: StepPlace | None) -> str:
+    """ "step 4 of 9 (Review api)", as the message for the agent names the step (agent_message.where)."""
     return agent_message.where(step, outcome.step_title or outcome.step_id or "")
 
 
@@ -368,7 +412,7 @@ def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         since=since,
         node_id=shown.tip_node_id,
         state_token=token,
-        sentence=agent_message.text(token, _where(shown, step)),
+        sentence=agent_message.text(token, _said_to_agent(shown, step)),
     )
     panel._timed = (before, after)
     return panel
@@ -472,7 +516,7 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         since=outcome.at,
         node_id=outcome.tip_node_id,
         state_token=token,
-        sentence=agent_message.text(token, _where(outcome, step)),
+        sentence=agent_message.text(token, _said_to_agent(outcome, step)),
     )
 
 
@@ -511,6 +555,7 @@ class BlockedGuide:
     theirs, the message to give, in sight."""
 
     move: states.Move
+    heading: str  # the verdict: never that the agent must act once the move is the person's
     lead: str  # the line under the verdict: what happens next, or what to do
     fold: str  # the folded message's summary; "" when the message is in sight (the person's move)
     # When the move turns the person's, and the summary's words around that moment: a page prints the
@@ -523,12 +568,16 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
     move = move_of_blocked(entry, cutoff)
     if entry.whose_move == "user":
         return BlockedGuide(
-            move, "Tell the agent what it needs. If it has stopped, give it this message: it gets the step again.", ""
+            move,
+            entry.verdict,
+            "Tell the agent what it needs. If it has stopped, give it this message: it gets the step again.",
+            "",
         )
     if move == "yours":
         quiet = int(((now or timezone.now()) - entry.last_refused_at).total_seconds() // 60)
         return BlockedGuide(
             move,
+            f"Blocked: {blocked_words(entry)}.",  # what is wrong; the lead says the agent has stopped
             f"The agent has not tried again for {quiet} minutes: it has probably stopped. Give it this message: "
             "it gets the step again and resends it.",
             "",
@@ -540,4 +589,4 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
     else:
         lead = "The agent was told what to fix and normally resends the step by itself: nothing for you to do now."
     before, after = "If the agent has stopped: the message to give it (your move from ", ")"
-    return BlockedGuide(move, lead, f"{before}{turns}{after}", turns_at, (before, after))
+    return BlockedGuide(move, entry.verdict, lead, f"{before}{turns}{after}", turns_at, (before, after))

@@ -195,7 +195,7 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
             # Declared delegations by their index, then runs the agent linked (no index), on every backend.
             for child in Run.objects.filter(parent_run=run).order_by(F("delegation_index").asc(nulls_last=True), "pk")
         ],
-        where=_where(run, tree, cutoff, places),
+        where=_where(run, tree, cutoff, places, titles),
         pending_step_id=pending or None,
         pending_is_live=bool(pending) and _pending_is_live(run, shown_outcome),
         pending_title=(titles.get(chosen) or _step_text(run, pending)[0]) if pending and chosen is not None else None,
@@ -213,10 +213,12 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     return ShownRun(detail, tree)
 
 
-def _where(run: Run, tree: branches.RunBranches, cutoff: datetime, places: dict[int, StepPlace]) -> Whereabouts | None:
+def _where(
+    run: Run, tree: branches.RunBranches, cutoff: datetime, places: dict[int, StepPlace], titles: dict[int, str]
+) -> Whereabouts | None:
     """The run's own line, as the session's head says it (attention.each); a delegated run's page says it
     the same way (its number among the session's runs is not shown there)."""
-    return attention.each(attention.places([run], {run.pk: tree}, at=places), cutoff)[0]
+    return attention.each(attention.places([run], {run.pk: tree}, at=places, titles=titles), cutoff)[0]
 
 
 def with_lines(

@@ -16,13 +16,14 @@ Each state also says whose move it is (MOVES: yours for needs you and stalled, t
 blocked, nobody's for done, canceled and left behind), kept as data for the API and the "Your move" chip. Two
 cases read more than the state (move): a blocked step quiet for WORKRAIL_STALL_MINUTES (the agent has
 stopped: restarting it is yours), and a branch started by hand that no agent has taken up yet (handing it
-over is yours). A badge already says its state's usual move, so the tag beside it (move_words) is printed
-only where the move differs from that, and always beside Blocked, the one state where either side may hold
-the move.
+over is yours). Every badge a person may act on has one short label beside it, "Your move" or "Agent's
+move", in its state's colour (next_move: the one mapping every page reads); where the move is not the
+state's usual one, the label says why in three words, so that it never contradicts its badge.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, get_args
 
 from runs.contract.dashboard import PlaceName, StateName
@@ -60,14 +61,31 @@ MOVES: dict[StateName, Move] = {
     "canceled": "nobody",
     "notes": "nobody",
 }
-MOVE_LABELS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's move", "nobody": ""}
-# The tag beside a badge, in words that explain themselves: Blocked always says which side holds the move;
-# any other state only when the move is not its usual one (MOVES), as a branch started by hand is.
-BLOCKED_MOVE_WORDS: dict[Move, str] = {"agents": "Agent retrying", "yours": "Agent stopped: your move"}
-HELD_BY_YOU_WORDS = "Your move"  # a blocked step that waits for something only you can give
-UNCLAIMED_WORDS = "Your move: hand it to the agent"
-# What the sessions list's "Your move" chip gathers (its tooltip): the states that are yours to act on.
-YOUR_MOVE_MEANS = "Sessions waiting for you, stalled, or blocked and stopped: everything that is yours to act on"
+# Why a move is not its state's usual one (MOVES): a blocked step's agent has stopped, or a branch started by
+# hand has no agent yet. A blocked step that waits for something only the person gives is theirs as usual.
+Why = Literal["usual", "stopped", "unclaimed"]
+NEXT_MOVE_WORDS: dict[tuple[Move, Why], str] = {
+    ("yours", "usual"): "Your move",
+    ("yours", "stopped"): "Your move: the agent stopped",
+    ("yours", "unclaimed"): "Your move: no agent has it yet",
+    ("agents", "usual"): "Agent's move",
+}
+YOUR_MOVE = NEXT_MOVE_WORDS["yours", "usual"]
+
+
+@dataclass(frozen=True)
+class NextMove:
+    """The label beside a state's badge: whose move it is, in words, drawn in the state's colour."""
+
+    state: StateName
+    move: Move
+    words: str
+
+    @property
+    def css(self) -> str:
+        """The classes that draw it: the move label's shape, the state's colour (dashboard.css)."""
+        return f"move state-{self.state}"
+
 
 _OF_STATUS: dict[str, StateName] = {
     "in_progress": "running",
@@ -128,13 +146,17 @@ def move(state: str, *, stopped: bool = False, unclaimed: bool = False) -> Move:
     return found
 
 
-def move_words(state: str, move: Move, *, held_by_you: bool = False) -> str:
-    """The tag beside a state's badge, "" where the badge already says whose move it is. `held_by_you`: a
-    blocked step waits for something only the person can give (the agent has not stopped, it waits)."""
-    if state == "blocked":
-        return HELD_BY_YOU_WORDS if held_by_you and move == "yours" else BLOCKED_MOVE_WORDS.get(move, "")
-    if move == MOVES.get(state, "nobody"):  # type: ignore[call-overload]
-        return ""
-    if state == "running" and move == "yours":
-        return UNCLAIMED_WORDS
-    return MOVE_LABELS[move]
+def next_move(state: str, move: Move, *, held_by_you: bool = False) -> NextMove | None:
+    """The label beside a state's badge, None where nobody has a move (done, canceled, left behind).
+    `held_by_you`: a blocked step waits for something only the person can give (theirs as usual, not
+    because the agent stopped)."""
+    if move == "nobody" or state not in LABELS:
+        return None
+    usual = held_by_you or move == MOVES[state]
+    why: Why = "usual" if usual else "stopped" if state == "blocked" else "unclaimed"
+    words = NEXT_MOVE_WORDS.get((move, why)) or NEXT_MOVE_WORDS[move, "usual"]
+    return NextMove(state, move, words)
+
+
+# What the sessions list's "Your move" chip gathers (its tooltip): the rows whose label says it.
+YOUR_MOVE_MEANS = f"Sessions whose row says “{YOUR_MOVE}”: waiting for you, stalled, or blocked and stopped"

@@ -43,6 +43,21 @@ def place(entry: object, round_: object, outline: tuple[int, ...], inner: object
     return StepPlace(position=top + 1, length=len(outline), round=rounds, inner=told)
 
 
+def named(title: str, place: StepPlace | None) -> str:
+    """A step as the dashboard names it, its name first and its number last: "Review storage · loop round 2 ·
+    step 4.1 of 8", "Deploy · step 3 of 5"; the name alone when its place is not known, the place alone when
+    its name is not. The one builder of that phrase for the sessions list, the session's head, the run cards,
+    a run's pending line and its branches."""
+    if place is None:
+        return title
+    parts = (
+        title,
+        f"loop round {place.round}" if place.round is not None else "",
+        f"step {place.number} of {place.length}",
+    )
+    return " · ".join(part for part in parts if part)
+
+
 def of_run(run: Run) -> dict[int, StepPlace]:
     """By node pk: the place of every unfinished node of `run`."""
     return _read(run.nodes.all(), lengths([run.pinned_id]))

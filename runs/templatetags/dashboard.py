@@ -39,6 +39,7 @@ from runs.readmodels import (
     overview,
     produced,
     states,
+    step_places,
     synthesis,
     time_axis,
     timeline_marks,
@@ -131,6 +132,12 @@ def move_of(value: Any) -> states.Move:
     return states.move(str(value))
 
 
+@register.filter
+def line_of(lines: list[Whereabouts], run_id: str) -> Whereabouts | None:
+    """The where-line of one run among a session's (SessionDetail.run_lines), None when it has none."""
+    return next((line for line in lines if line.run_id == run_id), None)
+
+
 @register.simple_tag
 def blocked_guide(entry: BlockedStep) -> attention.BlockedGuide:
     """What the blocked panel tells a person to do, by whose move it is now (attention.blocked_guide)."""
@@ -153,15 +160,13 @@ def _tag_state(value: Any) -> tuple[str, bool]:
 
 @register.simple_tag
 def move_tag(value: Any) -> str:
-    """The small tag beside a state's badge, only where the badge does not already say whose move it is
-    (states.move_words): "Agent retrying" or "Agent stopped: your move" beside Blocked, "Your move: hand it
-    to the agent" beside a branch started by hand that no agent took up; nothing elsewhere."""
-    move = move_of(value)
+    """The label beside a state's badge (states.next_move): "Your move" or "Agent's move" in the state's
+    colour, with the reason where the move is not the state's usual one; nothing where nobody has a move."""
     state, held_by_you = _tag_state(value)
-    words = states.move_words(state, move, held_by_you=held_by_you)
-    if not words:
+    label = states.next_move(state, move_of(value), held_by_you=held_by_you)
+    if label is None:
         return ""
-    return format_html('<span class="move move-{}">{}</span>', move, words)
+    return format_html('<span class="{}" data-move="{}">{}</span>', label.css, label.move, label.words)
 
 
 def _moment(value: Any) -> datetime | None:
@@ -197,6 +202,32 @@ def ago(value: datetime | str | None) -> str:
     return value.strftime("%Y-%m-%d")
 
 
+def lasting(since: datetime, now: datetime | None = None) -> str:
+    """How long something has lasted since a moment, in whole units: "for under a minute", "for 2 min",
+    "for 3 h", "for 2 days" (times.js says the same in the browser, as time passes)."""
+    seconds = max(0.0, ((now or timezone.now()) - since).total_seconds())
+    if seconds < 60:
+        return "for under a minute"
+    if seconds < 3600:
+        return f"for {int(seconds // 60)} min"
+    if seconds < 48 * 3600:
+        return f"for {int(seconds // 3600)} h"
+    return f"for {int(seconds // 86400)} days"
+
+
+@register.filter
+def named(title: str, place: Any) -> str:
+    """A step named as the dashboard names it, its name before its number (step_places.named)."""
+    return step_places.named(str(title or ""), place)
+
+
+@register.filter
+def pending_since(run: RunDetail) -> datetime | None:
+    """When the shown branch's pending step was given: the moment its tip was recorded."""
+    tip = next((node for node in run.graph.nodes if node.node_id == run.branch_tip), None)
+    return tip.created_at if tip is not None else None
+
+
 @register.filter
 def stamp(value: datetime | str | None) -> str:
     """An absolute time, to the second, in UTC."""
@@ -214,8 +245,9 @@ def iso(value: datetime | None) -> str:
 # How a <time> element says its moment (static/dashboard/times.js rewrites each in the reader's own time
 # zone): "time" a compact clock or date ("14:05", "yesterday 09:12", "3 Nov"), "ago" how long ago ("5 min
 # ago"), "both" the two ("14:05 (5 min ago)"). What the server writes is what a page without scripts, and a
-# report, shows: the moment in UTC to the second, or how long ago.
-WHEN_FORMS = ("time", "ago", "both")
+# report, shows: the moment in UTC to the second, or how long ago. "for": how long something has lasted since
+# the moment ("for 2 min"), as a pending step's line says how long the agent has worked on it.
+WHEN_FORMS = ("time", "ago", "both", "for")
 
 
 @register.simple_tag
@@ -228,7 +260,7 @@ def when(value: datetime | str | None, form: str = "time") -> str:
     if form not in WHEN_FORMS:
         raise template.TemplateSyntaxError(f"when: the form is one of {', '.join(WHEN_FORMS)}, not {form!r}")
     exact = stamp(moment)
-    text = {"time": exact, "ago": ago(moment), "both": f"{exact} ({ago(moment)})"}[form]
+    text = {"time": exact, "ago": ago(moment), "both": f"{exact} ({ago(moment)})", "for": lasting(moment)}[form]
     return format_html(
         '<time datetime="{}" title="{}" data-when="{}">{}</time>',
         moment.astimezone(UTC).isoformat(),

@@ -5,6 +5,8 @@ its window (tests/browser/layout.py); the screenshots are kept for a person to r
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -39,11 +41,15 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     expect(groups.filter(has_text="shop")).to_have_count(1)
     expect(groups.filter(has_text="blog")).to_have_count(2)  # main and feature/x of the same repository
     waiting_row = sized_page.locator('.where-line[data-place="waiting_for_user"]')
-    expect(waiting_row).to_contain_text("Plan and build: step 2 of 3, waiting for your confirmation")
+    expect(waiting_row).to_contain_text(
+        "Plan and build: Approve the plan · step 2 of 3 · waiting for your confirmation"
+    )
     expect(waiting_row).to_be_visible()
     blocked_row = sized_page.locator('.where-line[data-place="blocked"]')
     expect(blocked_row).to_contain_text("Risk-Scaled Merge Request Review (run 2 of 2)")
-    expect(blocked_row).to_contain_text("step 2 of 8, the agent did not attach the list of changed files")
+    expect(blocked_row).to_contain_text(
+        "Record the Changed Files · step 2 of 8 · the agent did not attach the list of changed files"
+    )
     expect(sized_page.locator('.where-line[data-place="stalled"]')).to_contain_text("stalled since")
     # Whose move it is, on the badge and the chips: "Needs you" and "Blocked" apart from "Running".
     chips = sized_page.locator(".status-chips")
@@ -87,11 +93,14 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     assert copy.evaluate("b => getComputedStyle(b).backgroundColor") == accent
     box = copy.bounding_box()
     assert box is not None and box["y"] + box["height"] <= (sized_page.viewport_size or {})["height"], box
-    # Said once in the page's head and once in the panel: not again by the run's card, line or graph.
+    # Said in the page's head and in the panel (and by the pill on the run's card beside them on a desktop);
+    # whose move once, in the run's header.
     expect(sized_page.locator(".page-head .badge")).to_have_text("Stalled")
     expect(sized_page.locator("#run-status-summary")).to_have_count(0)
-    # Stalled is the person's move: no tag says it again.
-    assert (said(sized_page, "Stalled"), said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (2, 0, 0)
+    card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
+    assert said(sized_page, "Stalled") == 2 + card
+    assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (1, 0)
+    expect(sized_page.locator(".run-head .move")).to_have_text("Your move")
     console_log.assert_clean()
 
 
@@ -102,7 +111,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(panel).to_be_visible()
     # A one-line verdict, the step, then where the answer goes: the agent's chat (no button on this page).
     expect(panel.locator("h3")).to_have_text("Needs you: waiting for your confirmation")
-    expect(panel.locator(".step-line")).to_have_text("Step 2 of 3 · Approve the plan")
+    expect(panel.locator(".step-line")).to_have_text("Approve the plan · step 2 of 3")
     expect(panel.locator(".next-move")).to_contain_text("The agent is waiting for you to approve the plan.")
     expect(panel.locator(".next-move")).to_contain_text("Answer in the agent's chat")
     # The step's prompt is written to the agent: folded; opened, a framed box, not a white strip across the amber.
@@ -115,11 +124,13 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     panel.get_by_text("The agent's instructions for this step").click()
     expect(panel.locator(".panel-more p").first).not_to_be_visible()  # the why is folded
     expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
-    # The state and whose move, once in the page's head and once in the panel: the run's card, its line and
-    # its one-branch graph do not say them again.
+    # The state in the page's head, the panel and the pill of the run's card (shown beside them on a desktop
+    # only); whose move once, in the run's header; the run's line and one-branch graph do not say them again.
     expect(sized_page.locator(".page-head .badge")).to_have_text("Needs you")
-    expect(sized_page.locator(".runs-nav .run-link .badge")).to_have_count(0)
-    assert (said(sized_page, "Needs you"), said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (2, 0, 0)
+    expect(sized_page.locator(".runs-nav .run-link .badge")).to_have_text("Needs you")
+    card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
+    assert said(sized_page, "Needs you") == 2 + card
+    assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (1, 0)
     assert said(sized_page, "waiting for your confirmation") == 1
     # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session
     # (not "started 4:32 AM" and "started 45 minutes ago"); how long ago is for the last activity.
@@ -181,7 +192,7 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     panel = sized_page.locator(".state-panel.state-canceled")
     expect(panel).to_be_visible()
     expect(panel.locator("h3")).to_contain_text("Canceled")
-    expect(panel.locator(".step-line")).to_contain_text("Step 2 of 3 · ")
+    expect(panel.locator(".step-line")).to_contain_text(" · step 2 of 3")
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     expect(sized_page.get_by_text("while the agent works")).to_have_count(0)
     expect(sized_page.locator(".mode-card")).to_have_count(0)  # no mode to switch on a canceled run
@@ -204,11 +215,11 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-run")
     # One folded line beside the live branch, which leads; "Resume…" opens the sentence.
     line = sized_page.locator(".left-behind-line#left_behind-1")
-    expect(line).to_contain_text("Branch 1 · step 3 of 3 (")
+    expect(line).to_contain_text(re.compile(r"Branch 1 · .+ · step 3 of 3"))
     expect(line.locator(".agent-message")).not_to_be_visible()
     line.get_by_text("Resume…").click()
     expect(line.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow")
-    line.get_by_role("link", name="Branch 1 · step 3 of 3", exact=False).click()
+    line.get_by_role("link", name=re.compile(r"^Branch 1 · .+ · step 3 of 3$")).click()
     expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")
     panel = sized_page.locator(".state-panel.state-left_behind")
     expect(panel).to_be_visible()

@@ -27,7 +27,7 @@ def stuck(live_server, service_catalog) -> BlockedReview:
 
 
 # The one short line the run is said in (the session head, the run head and the sessions list agree).
-SUMMARY = "step 4.1 of 8, round 2"
+SUMMARY = "Review storage · loop round 2 · step 4.1 of 8"  # the step's name first
 
 
 def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
@@ -40,7 +40,12 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
 
     # The newest branch (2, unfinished): none of branch 1's synthesis or findings, and branch 1 named.
     page.goto(f"{site}/runs/{review.run_id}/")
-    expect(page.locator("#pending-step")).to_contain_text(f"Agent working on {SUMMARY}:")  # said there, once
+    expect(page.locator("#pending-step")).to_contain_text(f"Agent working on {SUMMARY} · for ")  # said once
+    # How long the agent has worked stays true as time passes: the browser counts from the step's moment.
+    lasted = page.locator('#pending-step time[data-when="for"]')
+    lasted.evaluate("(t) => t.setAttribute('datetime', new Date(Date.now() - 150000).toISOString())")
+    page.evaluate("window.workrailTimes.format(document)")
+    expect(lasted).to_have_text("for 2 min")
     expect(page.locator("#run-status-summary")).to_have_count(0)
     expect(page.locator("#shown-branch")).to_have_text("Showing branch 2 of 2 (the latest)")
     expect(page.locator("#synthesis-title")).to_have_count(0)
@@ -68,7 +73,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page.locator("#run-produced")).to_be_in_viewport()
     expect(page.locator("table.findings")).to_contain_text("SQL built from user input")
     expect(page.locator("table.findings .sev-critical")).to_have_count(1)
-    expect(page.locator(".branch-callouts li")).to_contain_text("Branch 2 · step 4.1 of 8, round 2 (Review storage)")
+    expect(page.locator(".branch-callouts li")).to_contain_text(f"Branch 2 · {SUMMARY}")
     expect(page.locator(".branch-callouts li .badge")).to_have_text("Running")
     expect(page.locator(".answers-note")).to_contain_text("Answered again later, after a rewind, on branch 2")
     screenshot(page, "issue20-run-branch-1")
@@ -76,7 +81,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     # The session page of one run says it once, in the run's pending line (not in the head or the run's line
     # too; the runs list only names the run).
     page.goto(f"{site}/sessions/{review.session_id}/")
-    expect(page.locator("#pending-step")).to_contain_text(f"Agent working on {SUMMARY}:")
+    expect(page.locator("#pending-step")).to_contain_text(f"Agent working on {SUMMARY} · for ")
     expect(page.locator("#run-status-summary")).to_have_count(0)
     expect(page.locator("#session-run-lines")).to_have_count(0)
     expect(page.locator(".run-summary")).to_have_count(0)
@@ -100,8 +105,9 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     # One verdict in the dashboard's words as the panel's title, then the step in the outline; the call to
     # give a stuck agent is folded under them.
     verdict = "Blocked: the agent must resend step 2 (Record the Changed Files) with the list of changed files."
-    expect(panel.locator("h3")).to_have_text(f"{verdict} Agent retrying")
-    expect(panel.locator(".step-line")).to_have_text(re.compile(r"^Step 2 of \d+ · Record the Changed Files$"))
+    expect(panel.locator("h3")).to_have_text(verdict)  # whose move, the run's header says
+    expect(page.locator(".run-head .move")).to_have_text("Agent's move")
+    expect(panel.locator(".step-line")).to_have_text(re.compile(r"^Record the Changed Files · step 2 of \d+$"))
     expect(panel.locator(".verdict")).to_have_text(verdict)
     call = json.loads(panel.locator("pre.resend-call").text_content() or "")  # folded: read, not seen
     assert call["arguments"]["ackToken"] == stuck.refused["ackToken"]
@@ -124,8 +130,10 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(refused).to_contain_text("Listed the files in my head.")
     expect(page.locator("#session-run-lines")).to_have_count(0)  # one run: said in its card, not the head too
     expect(page.locator("#run-status-summary")).to_have_count(0)  # the panel says it, not the run's line too
-    # Badged once, in the session's head: the run's card and line do not repeat it (the verdict says it).
-    expect(page.locator(".badge.state-blocked")).to_have_count(1)
+    # Badged in the session's head and on the run's card (every card has its pill); the run's line does not
+    # repeat it (the verdict says it).
+    expect(page.locator(".badge.state-blocked")).to_have_count(2)
+    expect(page.locator(".runs-nav .badge.state-blocked")).to_have_count(1)
     screenshot(page, "issue20-session-blocked")
 
     panel.get_by_role("link", name=re.compile("Open the refused step's page")).click()

@@ -84,7 +84,7 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
     at = since.get_attribute("datetime")
     assert at is not None
     # "stalled since 22:10", in New York's time, where the server wrote "stalled since 03:10 UTC".
-    expect(row).to_contain_text(f"step 2 of 3, stalled since {local_clock(page, at)}")
+    expect(row).to_contain_text(f"step 2 of 3 · stalled since {local_clock(page, at)}")
     assert utc_stamp(at) in (since.get_attribute("title") or "")
     expect(page.locator(".session-activity time")).to_have_text("45 minutes ago")
     keep_screenshot(page, "sessions-local")

@@ -66,9 +66,10 @@ def said(page, words: str) -> int:
 def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
     assert_axis_reads(sized_page)
-    # Two runs, both running: the page's head says it, and Running says whose move (no tag); the runs' cards,
-    # the run's line and its one-branch graph do not repeat them.
-    assert (said(sized_page, "Running"), said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (1, 0, 0)
+    # Two runs, both running: each run's line in the head and each run's card has its state's pill, every
+    # time, and whose move beside it; the shown run's header says whose move once more, above its pending line.
+    assert said(sized_page, "Running") == 1 + 2 + 2
+    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (2 + 2 + 1, 0)
     visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
     # What the run produced is named on the first screen, under its header; a link jumps to the findings.
     produced = sized_page.locator("#run-produced")
@@ -91,7 +92,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     produced.get_by_role("link", name="3 findings (1 critical)").click()
     expect(sized_page.locator("#findings-title")).to_be_in_viewport()
     assert sized_page.url.endswith("#findings-title")
-    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (0, 0)
+    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (2 + 2 + 1, 0)  # as on its session
     console_log.assert_clean()
 
 
@@ -104,12 +105,10 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     # A one-line verdict; the call and the example wait behind a disclosure.
     expect(sized_page.locator(".blocked-panel .verdict").first).to_contain_text("Blocked: the agent must resend")
     expect(sized_page.locator(".blocked-panel .resend-call").first).not_to_be_visible()
-    # Blocked and that the agent retries, said once in the head and once in the panel's verdict.
-    assert (said(sized_page, "Blocked"), said(sized_page, "Agent retrying"), said(sized_page, "Agent's move")) == (
-        2,
-        2,
-        0,
-    )
+    # Blocked in the head and in the panel's verdict (and the run's card beside it on a desktop); whose move
+    # once, in the run's header.
+    card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
+    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2 + card, 1)
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
     # The refused step's page shows the refusal itself, right under its head: what is wrong, in view, and
     # for the agent; no link away to a panel elsewhere.

@@ -1,7 +1,8 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone
-(390x844) size: the tag beside a badge only where the badge does not say whose move it is (always beside
-Blocked: "Agent retrying" / "Agent stopped: your move"), the "Your move" chip as the umbrella, the blocked
-panel's line and button in sight, what the button copies, and colours that mean one thing (amber for a
+(390x844) size: one label beside every badge a person may act on ("Your move", "Agent's move", "Your move: the
+agent stopped"), in its state's colour, on every row and in the run's header, the "Your move" chip as the
+umbrella, the blocked panel's line and button in sight, what the button copies, and colours that mean one
+thing (amber for a
 person's move, Left behind apart from Canceled, the timeline dots in their badge's colour, a neutral 404 advice box)."""
 
 from __future__ import annotations
@@ -50,8 +51,12 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     stuck = blocked_review("MR-77")
     visit(sized_page, f"{site}/runs/{stuck.run_id}/", "blocked-message")
     panel = sized_page.locator(".blocked-panel")
-    expect(panel.locator("h3 .move")).to_have_text("Agent retrying")
-    expect(sized_page.locator(".page-head .move")).to_have_text("Agent retrying")
+    # Whose move, once: the run's header, in Blocked's red; not again in the panel or the head of one run.
+    label = sized_page.locator(".run-head .move")
+    expect(label).to_have_text("Agent's move")
+    expect(panel.locator("h3 .move")).to_have_count(0)
+    expect(sized_page.locator(".page-head .move")).to_have_count(0)
+    assert colour(label, "color") == colour(sized_page.locator(".page-head .badge.state-blocked"), "color")
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
     # The agent's move: it retries by itself; the message for when it has stopped is one click away.
     expect(panel.locator("#blocked-next-1")).to_contain_text("normally resends the step by itself")
@@ -72,9 +77,10 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none
     sized_page.reload()
-    expect(sized_page.locator(".page-head .move")).to_have_text("Agent stopped: your move")
-    assert sized_page.locator(".page-head").inner_text().count("Agent stopped: your move") == 1
-    expect(panel.locator("h3 .move")).to_have_text("Agent stopped: your move")
+    expect(label).to_have_text("Your move: the agent stopped")
+    assert sized_page.locator("body").inner_text().count("Your move") == 1
+    # No heading above it says the agent must act: the verdict says what is wrong.
+    expect(panel.locator("h3")).to_have_text("Blocked: the agent did not attach the list of changed files.")
     assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
     expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
     expect(button).to_be_visible()
@@ -90,20 +96,21 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     made.canceled()
     visit(sized_page, site + "/sessions/", "sessions-moves")
     rows = sized_page.locator("tr.session-row")
-    # Needs you and Stalled say it is the person's move, as Canceled says nobody has one: no tag beside them.
-    for state in ("needs_you", "stalled", "canceled"):
-        expect(rows.filter(has=sized_page.locator(f".badge.state-{state}")).locator(".move")).to_have_count(0)
-    # Blocked, where either side may hold the move, says which.
-    expect(rows.filter(has=sized_page.locator(".badge.state-blocked")).locator(".move")).to_have_text("Agent retrying")
-    expect(sized_page.locator("tr.session-row .move")).to_have_count(1)
-    expect(sized_page.locator("tr.session-row .move")).to_be_visible()
+    # Every row a person may act on says whose move it is, in its badge's colour; Canceled, nobody's: no label.
+    for state, said in (("needs_you", "Your move"), ("stalled", "Your move"), ("blocked", "Agent's move")):
+        row = rows.filter(has=sized_page.locator(f".badge.state-{state}"))
+        expect(row.locator(".move")).to_have_text(said)
+        expect(row.locator(".move")).to_be_visible()
+        badge = row.locator(".badge")
+        ink = colour(badge, "backgroundColor" if state == "needs_you" else "color")  # Needs you: the solid one
+        assert colour(row.locator(".move"), "color") == ink, state
+    expect(rows.filter(has=sized_page.locator(".badge.state-canceled")).locator(".move")).to_have_count(0)
+    expect(sized_page.locator("tr.session-row .move")).to_have_count(3)
     # The chip for people comes first, the umbrella over the states that are the person's to act on, and
-    # keeps exactly those rows: waiting for the user, stalled.
+    # keeps exactly the rows whose label says "Your move": waiting for the user, stalled.
     chips = sized_page.locator(".status-chips li")
     expect(chips.first.locator(".chip-yours")).to_have_text("Your move 2")
-    expect(chips.first.locator("a")).to_have_attribute(
-        "title", re.compile("waiting for you, stalled, or blocked and stopped")
-    )
+    expect(chips.first.locator("a")).to_have_attribute("title", re.compile("whose row says “Your move”"))
     expect(chips.nth(1)).to_contain_text("All ")
     chips.first.locator("a").click()
     expect(sized_page).to_have_url(f"{site}/sessions/?status=yours")
@@ -112,7 +119,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     # A row and its run's page say the same move.
     sized_page.goto(site + "/sessions/")
     rows.filter(has=sized_page.locator(".badge.state-blocked")).locator(".where-line a").click()
-    expect(sized_page.locator(".page-head .move")).to_have_text("Agent retrying")
+    expect(sized_page.locator(".run-head .move")).to_have_text("Agent's move")
     console_log.assert_clean()
 
 
@@ -125,7 +132,8 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     assert colour(panel, "borderLeftColor") == amber != link
     assert colour(panel.locator("h3.verdict-line"), "color") == amber
-    expect(sized_page.locator(".page-head .move")).to_have_count(0)  # the amber badge says whose move
+    expect(sized_page.locator(".page-head .move")).to_have_count(0)  # one run: its header says whose move
+    assert colour(sized_page.locator(".run-head .move"), "color") == amber
 
     canceled = made.canceled()
     rewound = made.left_behind()

@@ -515,10 +515,10 @@ def test_the_sessions_list_and_a_run_cost_the_same_queries_whatever_the_data(api
     # A session with a forked run has its status in words: its root runs, their branches (nodes, checkpoints,
     # operator forks, refused answers, syntheses) and the unfinished tips' steps, read once for the whole page.
     # Where each session is (runs/readmodels/attention.py): its root runs, the open ones' branches (five
-    # queries), their workflows' names and where their newest steps sit in the outline, read once for the page
-    # and kept until the session changes.
+    # queries), their workflows' names, where their newest steps sit in the outline and those steps' titles,
+    # read once for the page and kept until the session changes.
     few_sessions = counted(api, f"{API}/sessions")
-    assert few_sessions == 4 + 7 + 8
+    assert few_sessions == 4 + 7 + 9
     for index in range(5):
         start_workflow("wr.routine-focused_plan", context={"sessionKey": f"KEY-{index}"})
     forked_review("MR-OTHER")  # another forked session, one of whose branches completed

@@ -47,11 +47,11 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     }
     assert set(rows) == {"waiting_for_user", "blocked", "stalled", "canceled"}
     assert f'href="/runs/{waiting.run_id}/">Plan and build</a>' in rows["waiting_for_user"]
-    assert "step 2 of 3, waiting for your confirmation" in rows["waiting_for_user"]
+    assert "Approve the plan · step 2 of 3 · waiting for your confirmation" in rows["waiting_for_user"]
     assert f'href="/runs/{stuck.run_id}/">Risk-Scaled Merge Request Review</a>' in rows["blocked"]
     assert "(run 2 of 2)" in rows["blocked"]
-    assert "step 2 of 8, the agent did not attach the list of changed files" in rows["blocked"]
-    assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3, stalled since " in rows["stalled"]
+    assert "step 2 of 8 · the agent did not attach the list of changed files" in rows["blocked"]
+    assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3 · stalled since " in rows["stalled"]
     assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled at " in rows["canceled"]
     # The badge says whose move it is: the state of the session's most urgent run, and a chip for each state
     # (a run that waits for the user is not counted as stalled, however long it waits).
@@ -81,7 +81,7 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     assert 'class="badge state-stalled">Stalled</span>' in html
     # Where it stands is the panel's: the run's line does not say it again.
     assert 'id="run-status-summary"' not in html
-    assert "Step 2 of 3 · " in html.split('class="state-panel state-stalled"')[1].split("</p>")[0]
+    assert "Draft Plan with Risks · step 2 of 3" in html.split('class="state-panel state-stalled"')[1].split("</p>")[0]
     # The moment as a <time> the page puts in the reader's time zone (times.js), not "... UTC" text.
     stalled_panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     assert 'Stalled since <time datetime="' in stalled_panel and 'data-when="time"' in stalled_panel
@@ -107,7 +107,7 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     panel = html.split('class="state-panel state-waiting_for_user"')[1].split("</section>")[0]
     verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
     assert verdict.rstrip().endswith(">Needs you: waiting for your confirmation")  # no tag: the badge says it
-    assert "Step 2 of 3 · Approve the plan" in panel
+    assert "Approve the plan · step 2 of 3" in panel  # its name first
     # First what the step asks, said to the user, and where the answer goes (the agent's chat: no button
     # here); then the plan to review; last, folded, the step's prompt as the agent was given it.
     move = panel.split('class="next-move"')[1].split("</p>")[0]
@@ -125,7 +125,9 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     canceled = made.canceled()
     html = page(client, f"/runs/{canceled.run_id}/")
     panel = html.split('class="state-panel state-canceled"')[1].split("</section>")[0]
-    assert "Canceled " in panel.split("</h3>")[0] and "Step 2 of 3 · " in panel and "told the run was canceled" in panel
+    assert (
+        "Canceled " in panel.split("</h3>")[0] and " · step 2 of 3<" in panel and "told the run was canceled" in panel
+    )
     assert "RUN_CANCELED" not in panel  # the error code is not a word for people
     # Nobody's move is pending on a canceled run, and the page does not say an agent works.
     assert 'id="pending-step"' not in html and "while the agent works" not in html
@@ -134,7 +136,11 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     html = page(client, f"/runs/{rewound.run_id}/")
     # Beside the live branch, the branch left behind is one line; its resume sentence is behind "Resume…".
     line = html.split('class="left-behind-line" id="left_behind-1"')[1].split("</details>")[0]
-    assert "Branch 1 · step 3 of 3 (" in line and 'class="badge state-left_behind">Left behind</span>' in line
+    assert (
+        "Branch 1 · " in line
+        and " · step 3 of 3</a>" in line
+        and 'class="badge state-left_behind">Left behind</span>' in line
+    )
     assert "<summary" in line and "Resume…</summary>" in line and "Resume the WorkRail workflow" in line
     assert 'class="state-panel state-left_behind"' not in html
     # The live branch leads: its pending step comes before the branches left behind.
@@ -194,15 +200,16 @@ def test_the_session_head_says_one_short_line_per_run(client, service_catalog):
     html = page(client, f"/sessions/{first['session']['sessionId']}/")
     lines = html.split('id="session-run-lines">')[1].split("</ul>")[0].split("<li")[1:]
     assert len(lines) == 2
-    assert "Running" in lines[0] and "step 1 of 3<" in lines[0] and ", running" not in lines[0]
+    assert "Running" in lines[0] and "Clarify Goal and Constraints · step 1 of 3<" in lines[0]
+    assert ", running" not in lines[0]
     assert (
         f'href="/runs/{stuck.run_id}/"' in lines[1] and "the agent did not attach the list of changed files" in lines[1]
     )
     assert all(";" not in line.replace("&#x27;", "'") for line in lines)
-    # The session's badge says Blocked right above: the blocked run's line does not badge it again.
-    assert "badge state-running" in lines[0] and "badge" not in lines[1]
+    # Every run's line badges its state, every time (not only where it differs from the session's).
+    assert "badge state-running" in lines[0] and "badge state-blocked" in lines[1]
     # The runs list beside it says the same short line per run.
-    assert '<span class="run-summary">step 1 of 3</span>' in html
+    assert '<span class="run-summary">Clarify Goal and Constraints · step 1 of 3</span>' in html
     # The session's badge is its most urgent run's.
     head = html.split('class="page-head"')[1].split("</div>")[0]
     assert 'class="badge state-blocked">Blocked</span>' in head

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 # Where the run is, in the dashboard's words (runs/readmodels/states.py): its newest branch, where the agent works,
 # placed in the outline (the review loop is its 4th entry; the agent is in its 2nd round).
-WHERE = "step 4.1 of 8, round 2"
+WHERE = "Review storage · loop round 2 · step 4.1 of 8"  # its name first (step_places.named)
 
 
 def html_of(client: Client, url: str) -> str:
@@ -27,7 +27,7 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     assert "Branch 1 · Request changes, 1 critical finding" in newest
     assert f'href="/runs/{review.run_id}/?tip={review.done_tip}"' in newest
     # Where the shown branch stands is its pending line's (the run's line would say it again).
-    assert f"<strong>Agent working on {WHERE}:</strong>" in newest and 'id="run-status-summary"' not in newest
+    assert f"<strong>Agent working on {WHERE}</strong> · <time" in newest and 'id="run-status-summary"' not in newest
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert "Synthesis of branch 1" in first and "What the branch ended with" in first
@@ -37,7 +37,7 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     ids = first.split('id="ended-with-ids"', 1)[1].split("</details>", 1)[0]
     assert "<code>mr_review.changed_files</code> from step <code>" in ids
     assert "SQL built from user input" in first  # the findings table
-    assert "Branch 2 · step 4.1 of 8, round 2 (Review storage)" in first
+    assert f"Branch 2 · {WHERE}" in first
 
     assert WHERE in html_of(client, f"/sessions/{review.session_id}/")
     assert WHERE in html_of(client, "/sessions/")
@@ -50,7 +50,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     session = html_of(client, f"/sessions/{review.session_id}/")
     # One run: where it is once, in its pending line (not in the session's head or the run's line too); its
     # branches counted once.
-    assert f"<strong>Agent working on {WHERE}:</strong>" in session and 'id="session-run-lines"' not in session
+    assert f"<strong>Agent working on {WHERE}</strong>" in session and 'id="session-run-lines"' not in session
     assert 'id="run-status-summary"' not in session
     assert "1 run, 2 branches" not in session and "<li>1 run</li>" in session
     assert "<span>2 branches</span>" not in session and "<li>2 branches</li>" in session
@@ -69,7 +69,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
         "<strong>Running on branch 2</strong> (branch 1 done earlier, replaced). <strong>Showing branch 1</strong>: "
         '<span class="badge state-done">Done</span>'
     ) in first
-    assert "Branch 2 · step 4.1 of 8, round 2 (Review storage)</a>" in first and "· the latest" in first
+    assert f"Branch 2 · {WHERE}</a>" in first and "· the latest" in first
     assert 'class="badge state-running">Running</span>' in first
 
 
@@ -100,13 +100,17 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         # behind a disclosure.
         assert (
             '<h3 class="verdict-line" id="blocked-title-1"><span class="verdict" id="verdict-1">Blocked: the agent '
-            "must resend step 2 (Record the Changed Files) with the list of changed files.</span> "
-            '<span class="move move-agents">Agent retrying</span></h3>'
+            "must resend step 2 (Record the Changed Files) with the list of changed files.</span></h3>"
         ) in html, url
-        assert "the agent&#x27;s answer was refused</h3>" not in html and "Step 2 of " in html, url
+        assert (
+            "the agent&#x27;s answer was refused</h3>" not in html and "Record the Changed Files · step 2 of " in html
+        ), url
         # The run's own line beside its badge does not say it again: the panel right below it does.
         assert 'id="run-status-summary"' not in html, url
-        assert "Agent retrying" in html and "Agent&#x27;s move" not in html, url
+        # Whose move, in the run's header (not again in its panel), in Blocked's colour.
+        head = html.split('class="run-head"')[1].split("</ul>")[0]
+        assert '<span class="move state-blocked" data-move="agents">Agent&#x27;s move</span>' in head, url
+        assert 'class="move ' not in html.split('class="blocked-panel"')[1].split("</h3>")[0], url
         more = html.split('<details class="blocked-more"')[1].split("</details>")[0]
         assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url
         assert 'id="pending-step"' not in html, url
@@ -136,9 +140,9 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert "Refused at " in html, url
 
     session = html_of(client, f"/sessions/{stuck.session_id}/")
-    # Badged once, in the session's head: the run's card and line do not repeat it (one run), and the blocked
-    # panel's verdict says it in words.
-    assert session.count('badge state-blocked">Blocked</span>') == 1
+    # Badged in the session's head and on the run's card (every card has its pill); the panel's verdict says it
+    # in words.
+    assert session.count('badge state-blocked">Blocked</span>') == 2
 
     node = html_of(client, f"/nodes/{stuck.node_id}/")
     # The refused step's page shows the refusal itself, the run page's panel (not a link to it): the verdict,

@@ -183,7 +183,13 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     assert "Triage the Change" in steps and "Went on after the checkpoint." in steps
     assert steps.count("<summary>Prompt</summary>") >= 6
     assert "Checkpoint during" in steps
-    assert "<strong>Agent working on step " in html and "Summarize the Review" in html
+    # Who works, on which step by its name, and for how long (a <time> the browser keeps true as time passes).
+    pending = between(html, 'id="pending-step"', "</p>")
+    assert re.search(
+        r'<strong>Agent working on Summarize the Review · step \d+ of \d+</strong> · <time [^>]*data-when="for">for ',
+        pending,
+    ), pending
+    assert "Pending" not in pending
     # Its checkpoint is among the steps: no card lists it again.
     assert "Checkpoint: halfway." in steps and "Session notes and checkpoints" not in html
     timeline = between(html, 'id="timeline-title"', "</section>")

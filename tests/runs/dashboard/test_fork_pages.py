@@ -198,7 +198,7 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     meta = " ".join(re.sub(r"<[^>]+>", "", between(page, '<ul class="meta">', "</ul>")).split())
     assert meta.startswith("step 1 of 5 ") and "step 2" not in meta
     assert "started by hand from step 1 of 5 · Prepare run" in meta and root[:8] not in meta  # no bare id
-    assert meta.endswith("Guided, balanced risk")  # the mode in words, as the Mode box says it
+    assert meta.endswith("in the dashboard") and "risk" not in meta  # the server's default mode is not said
     recap = between(page, 'id="recap-title"', "</section>")
     assert "where the run started" not in recap
     assert "No notes were recorded on the way to this step" in recap and "empty recap" in recap
@@ -215,9 +215,11 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", "", run_page).split())
     # Reading the branch's token is not answering on it: no agent has taken the branch up yet.
-    assert "Running on branch 2 (branch 1 left behind) · started by hand: no agent has taken it up yet" in words
-    assert "Waiting for an agent at step 1 of 5: Prepare" in words, words
-    assert "No agent has taken this branch up yet" in words, words
+    assert "Running on branch 2 (branch 1 left behind)" in words, words
+    assert "Your move: no agent has it yet" in words, words  # the run's header, once
+    assert words.count("no agent has") == 1, words
+    assert "Waiting for an agent at Prepare · step 1 of 5" in words, words
+    assert "Give an agent this message to take the branch up." in words, words
     assert "Branch 2 open at step 2" not in words, words
 
 
@@ -251,7 +253,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         return " ".join(re.sub(r"<[^>]+>", " ", html.unescape(page)).split())
 
     before = words()
-    assert "· started by hand: no agent has taken it up yet" in before, before
+    assert "Running on branch 2 (branch 1 left behind)" in before and "Your move: no agent has it yet" in before, before
     assert "where the agent works" not in before
     attempt = child.attempts.get()
     home = settings.WORKRAIL_HOME
@@ -261,7 +263,8 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         output={"notesMarkdown": "Prepared the production release."},
     )
     after = words()
-    assert "Running on branch 2 (branch 1 left behind)" in after and "no agent has taken it up yet" not in after, after
+    assert "Running on branch 2 (branch 1 left behind)" in after and "no agent has it yet" not in after, after
+    assert "Agent's move" in after, after
 
 
 def test_a_context_with_half_a_character_is_shown_as_a_mistake(client, root):

@@ -12,7 +12,7 @@ import pytest
 from django.template import Context, Template, TemplateSyntaxError
 from django.utils import timezone
 
-from runs.templatetags.dashboard import when, words_when
+from runs.templatetags.dashboard import lasting, when, words_when
 
 TEMPLATES = Path(__file__).resolve().parents[3] / "workrail_site" / "templates" / "dashboard"
 NEW_YORK = ZoneInfo("America/New_York")
@@ -26,6 +26,18 @@ def test_a_moment_is_a_time_element_in_utc_whatever_its_zone():
     )
     assert when("2026-11-29T02:05:09+00:00", "time") == when(moment)  # as a synthesis stores it
     assert when(None) == "" and when("not a moment") == ""
+
+
+def test_how_long_something_has_lasted_reads_in_whole_units():
+    now = timezone.now()
+    assert [lasting(now - timedelta(seconds=s), now) for s in (5, 150, 7300, 3 * 86400)] == [
+        "for under a minute",
+        "for 2 min",
+        "for 2 h",
+        "for 3 days",
+    ]
+    shown = when(now - timedelta(minutes=2, seconds=5), "for")
+    assert 'data-when="for">for 2 min</time>' in shown  # times.js keeps it true as time passes
 
 
 def test_without_a_script_the_page_says_utc_or_how_long_ago():

@@ -1,6 +1,7 @@
-"""Every state says whose move it is (runs/readmodels/states.py): its badge for the usual move, a tag beside it
-where the move is not the usual one, and beside Blocked always ("Agent retrying" / "Agent stopped: your move"),
-and every page that sets an agent going hands over the same message behind the same button
+"""Every state a person may act on says whose move it is (runs/readmodels/states.py, next_move): one label beside
+its badge, "Your move" or "Agent's move" in the state's colour, with the reason where the move is not the state's
+usual one ("Your move: the agent stopped" beside Blocked), on the list's rows, the run cards, the session's run
+lines and the run's header; and every page that sets an agent going hands over the same message behind the same button
 (runs/readmodels/agent_message.py, templates/dashboard/_agent_message.html)."""
 
 from __future__ import annotations
@@ -54,7 +55,11 @@ def token_of(message: str) -> int:
 
 
 def tags(text: str) -> list[str]:
-    return re.findall(r'<span class="move move-(\w+)">', text)
+    return re.findall(r'<span class="move state-\w+" data-move="(\w+)">', text)
+
+
+def run_head(text: str) -> str:
+    return text.split('class="run-head"')[1].split("</ul>")[0]
 
 
 def test_every_state_has_a_move_and_two_cases_read_the_clock_or_the_hand():
@@ -66,18 +71,32 @@ def test_every_state_has_a_move_and_two_cases_read_the_clock_or_the_hand():
     assert states.move("running", stopped=True) == "agents"  # a quiet running run is called stalled instead
     assert states.move("running", unclaimed=True) == "yours"  # started by hand, no agent took it up yet
     assert states.move("done", unclaimed=True) == "nobody"
-    assert states.MOVE_LABELS["yours"] == "Your move" and states.MOVE_LABELS["agents"] == "Agent's move"
 
 
-def test_the_tag_is_printed_only_where_the_badge_does_not_say_whose_move_it_is():
-    # The badge says the usual move: no tag beside Needs you, Stalled, Running, nor where nobody has one.
-    usual = {state: states.move_words(state, states.move(state)) for state in states.MOVES}
-    assert usual == {**{state: "" for state in states.MOVES}, "blocked": "Agent retrying"}
-    # Blocked, either side may hold the move: always said, in words that explain themselves.
-    assert states.move_words("blocked", states.move("blocked", stopped=True)) == "Agent stopped: your move"
-    assert states.move_words("blocked", "yours", held_by_you=True) == "Your move"  # waits for you, not stopped
-    # A branch started by hand that no agent took up: the person's move under a Running badge.
-    assert states.move_words("running", states.move("running", unclaimed=True)) == "Your move: hand it to the agent"
+def test_one_mapping_gives_every_state_its_label_in_its_own_colour():
+    def said(state: str, move: states.Move, **kw: bool) -> tuple[str, str] | None:
+        label = states.next_move(state, move, **kw)
+        return (label.words, label.css) if label is not None else None
+
+    usual = {state: said(state, states.move(state)) for state in states.MOVES}
+    assert usual == {
+        "needs_you": ("Your move", "move state-needs_you"),
+        "stalled": ("Your move", "move state-stalled"),
+        "running": ("Agent's move", "move state-running"),
+        "blocked": ("Agent's move", "move state-blocked"),
+        **{state: None for state in ("left_behind", "done", "canceled", "notes")},
+    }
+    # Where the move is not the state's usual one, the label says why, so that it never contradicts its badge.
+    assert said("blocked", states.move("blocked", stopped=True)) == (
+        "Your move: the agent stopped",
+        "move state-blocked",
+    )
+    assert said("blocked", "yours", held_by_you=True) == ("Your move", "move state-blocked")  # waits for you
+    assert said("running", states.move("running", unclaimed=True)) == (
+        "Your move: no agent has it yet",
+        "move state-running",
+    )
+    assert states.YOUR_MOVE == "Your move" and states.YOUR_MOVE in states.YOUR_MOVE_MEANS
 
 
 def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_catalog, settings):
@@ -93,14 +112,13 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
         for row in text.split('<tr class="session-row')[1:]
     }
     assert {state: tags(cell) for state, cell in rows.items()} == {
-        "needs_you": [],
+        "needs_you": ["yours"],
         "blocked": ["agents"],
-        "stalled": [],
-        "running": [],
+        "stalled": ["yours"],
+        "running": ["agents"],
         "canceled": [],
     }
-    assert "Agent retrying</span>" in rows["blocked"]
-    assert not any("Your move" in row or "Agent&#x27;s move" in row for row in rows.values())
+    assert "Agent&#x27;s move</span>" in rows["blocked"] and "Your move</span>" in rows["stalled"]
 
 
 def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_message(client, service_catalog, settings):
@@ -108,7 +126,9 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     stuck = blocked_review("MR-77")
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
-    assert tags(panel.split("</h3>")[0]) == ["agents"] and "Agent retrying</span></h3>" in panel
+    # Whose move, the run's header says, once: the panel's heading says what it takes.
+    assert tags(panel.split("</h3>")[0]) == [] and tags(run_head(text)) == ["agents"]
+    assert "Blocked: the agent must resend step 2 (Record the Changed Files)" in panel.split("</h3>")[0]
     # The agent's move: the panel says it retries by itself; the message for the agent is folded, under when the
     # move turns the person's.
     before_folds = panel.split("<details")[0]
@@ -135,14 +155,18 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     attention._KEPT.clear()  # the list keeps where each session is by its last event: none was recorded
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
-    assert tags(panel.split("</h3>")[0]) == ["yours"] and "Agent stopped: your move</span></h3>" in panel
+    assert tags(panel.split("</h3>")[0]) == [] and tags(run_head(text)) == ["yours"]
+    assert "Your move: the agent stopped</span>" in run_head(text)
+    # Its heading no longer says the agent must act: what is wrong, the step to give it again below.
+    heading = panel.split("</h3>")[0]
+    assert "must resend" not in heading and "Blocked: the agent did not attach the list of changed files." in heading
     # The person's move: the panel leads with the message and its button, before the refusal's details.
     before_folds = panel.split("<details")[0]
     assert 'id="if-stopped-1"' in before_folds and BUTTON in before_folds
     assert before_folds.index(BUTTON) < before_folds.index("Why it was refused")
     assert "has not tried again for 45 minutes" in before_folds
-    head = text.split('class="page-head"')[1].split("</div>")[0]
-    assert tags(head) == ["yours"] and head.count("Agent stopped: your move") == 1
+    # One run: the run's header says whose move, the page's head does not say it again.
+    assert tags(text.split('class="page-head"')[1].split("</div>")[0]) == []
     listed = page(client, "/sessions/")
     assert tags(listed.split('data-state="blocked"')[1].split('class="session-name"')[0]) == ["yours"]
     assert 'class="badge chip-yours">Your move 1</span>' in listed
@@ -152,9 +176,9 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     settings.WORKRAIL_STALL_MINUTES = 30
     stalled = made.stalled()
     text = page(client, f"/runs/{stalled.run_id}/")
-    # The Stalled badge says whose move it is: no tag beside it.
+    # Whose move, once: the run's header (a session of one run: not its head again).
     assert tags(text.split('class="page-head"')[1].split("</div>")[0]) == []
-    assert tags(text.split('id="run-status-summary"')[0].split('class="run-head"')[1]) == []
+    assert tags(run_head(text)) == ["yours"]
     [message] = copied(text)
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")
     assert "step 2 of 3 (" in message
@@ -166,8 +190,8 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     assert BUTTON in line and not tags(line)  # nobody's move: the branch is set aside
     [message] = copied(text)
     assert "step 3 of 3 (" in message
-    # The live branch's pending step runs: the agent's move, as Running says, no tag.
-    assert tags(text.split('id="pending-step"')[1].split("</p>")[0]) == []
+    # The live branch's pending step runs: the agent's move, said by the run's header, not the pending line.
+    assert tags(text.split('id="pending-step"')[1].split("</p>")[0]) == [] and tags(run_head(text)) == ["agents"]
 
 
 def test_a_needs_you_panel_leaves_whose_move_to_its_badge(client, service_catalog):
@@ -203,14 +227,14 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     # Its branch, which no agent has taken up yet, waits at this step: the step's own pill says the person's
     # move; the branch it set aside is nobody's.
     head = text.split('class="page-head"')[1].split("</div>")[0]
-    assert tags(head) == ["yours"] and "Your move: hand it to the agent" in head
+    assert tags(head) == ["yours"] and "Your move: no agent has it yet" in head
     assert 'class="node-branches"' not in text  # no branch went on past it yet
     # On the run page, nobody has taken the branch up yet: the person's move, with the same message.
     run_page = page(client, f"/runs/{child.run.public_id}/")
     pending = run_page.split('id="pending-step"')[1].split("</pre>")[0]
-    assert tags(pending) == ["yours"] and BUTTON in pending
+    assert tags(run_head(run_page)) == ["yours"] and BUTTON in pending
+    assert "Your move: no agent has it yet" in run_head(run_page)  # beside Running, it says why
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
-    assert tags(run_page.split('class="page-head"')[1].split("</div>")[0]) == ["yours"]
     # The list's chip for people counts it, as its row's tag says.
     listed = page(client, "/sessions/")
     assert tags(listed.split('<tr class="session-row')[1].split('class="session-name"')[0]) == ["yours"]
@@ -222,12 +246,12 @@ def test_with_several_runs_each_run_line_says_whose_move_and_cards_their_state(c
     blocked_review("MR-77")
     text = page(client, f"/sessions/{first['session']['sessionId']}/")
     lines = text.split('id="session-run-lines">')[1].split("</ul>")[0]
-    # Running, then blocked: the session's own state (Blocked, the agent's move) is said once above, so only
-    # the run whose state differs from it badges its line; Running says whose move it is, no tag.
-    assert tags(lines) == [] and 'class="badge state-running"' in lines
-    # The cards badge their runs' states, which differ; whose move it is the head and the panel say.
+    # Running, then blocked: every line badges its run's state and says whose move, every time.
+    assert tags(lines) == ["agents", "agents"] and lines.count('class="badge state-') == 2
+    assert 'class="badge state-running"' in lines and 'class="badge state-blocked"' in lines
+    # So does every card, the same way.
     cards = text.split('class="runs-nav"')[1].split("</nav>")[0]
-    assert tags(cards) == [] and cards.count('class="badge state-') == 2
+    assert tags(cards) == ["agents", "agents"] and cards.count('class="badge state-') == 2
 
 
 def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_finished_branch(client, service_catalog):

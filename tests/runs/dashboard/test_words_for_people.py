@@ -103,7 +103,7 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
     )
     assert [line.label for line in recent_calls()] == ["Error", "Blocked", "OK"]  # newest first
     shown = page(client, "/timings/")
-    assert 'title="Half the calls took less">Median <span class="unit">(ms)</span>' in shown
+    assert 'title="Median: half the calls took less">Median <span class="unit">(ms)</span>' in shown
     assert "p50" not in shown and "Model Context Protocol" in shown
     # Three calls: no 95th percentile that would only be the slowest call again; the errors with their share.
     row = shown.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]

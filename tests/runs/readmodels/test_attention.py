@@ -68,7 +68,10 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     _quiet(run_id)
     row = _row(start["session"]["sessionId"])
     assert row.status == "in_progress"  # quiet because it waits for a person: not the agent's fault
-    assert (row.where.place, row.where.words) == ("waiting_for_user", "step 2 of 3, waiting for your confirmation")
+    assert (row.where.place, row.where.words) == (
+        "waiting_for_user",
+        "Approve the plan · step 2 of 3 · waiting for your confirmation",
+    )
     assert row.where.run_id == run_id and row.where.run_name == "Plan and build"
     assert overview.list_sessions(status="stalled").total == 0
     assert overview.list_sessions().status_counts == {"in_progress": 1}
@@ -109,9 +112,9 @@ def test_a_session_names_its_blocked_run_not_its_first_one(service_catalog):
     assert row.where.run_id == stuck.run_id and row.where.run_id != first["session"]["runId"]
     assert row.where.run_name == "Risk-Scaled Merge Request Review"
     assert row.where.run_number == 2
-    assert row.where.words.startswith("step 2 of ")
+    assert row.where.words.startswith("Record the Changed Files · step 2 of ")  # its name first
     # In plain words, beside the badge that says "Blocked": the words do not say it again.
-    assert row.where.words.endswith(", the agent did not attach the list of changed files")
+    assert row.where.words.endswith(" · the agent did not attach the list of changed files")
     # The session's page opens on that run.
     from runs.dashboard.sessions import default_run
 
@@ -126,7 +129,7 @@ def test_a_quiet_run_is_stalled_since_its_last_step_and_says_how_to_resume(servi
     _quiet(run_id)
     row = _row(start["session"]["sessionId"])
     assert row.status == "stalled" and row.where.place == "stalled"
-    assert row.where.words.startswith("step 2 of 3, stalled since ")
+    assert row.where.words.startswith("Draft Plan with Risks · step 2 of 3 · stalled since ")
     assert_timed(row.where.words, row.where.timed, row.where.since)
     detail = run_view.run_detail(run_id)
     assert detail.run.status == "stalled"
@@ -194,7 +197,9 @@ def test_a_branch_left_behind_by_a_rewind_has_its_own_panel_with_the_token_to_go
 
 def test_a_working_run_and_a_completed_one_say_so_in_a_few_words(service_catalog):
     start = start_workflow("wr.routine-focused_plan")
-    assert _row(start["session"]["sessionId"]).where.words == "step 1 of 3"  # the badge says Running
+    assert (
+        _row(start["session"]["sessionId"]).where.words == "Clarify Goal and Constraints · step 1 of 3"
+    )  # the badge says Running
     answer = start
     while not answer["isComplete"]:
         answer = continue_workflow(
@@ -320,7 +325,7 @@ def test_each_branch_line_names_its_place_beside_its_badge_and_never_reaches_an_
     assert detail.branch is not None
     # The badge says the state (Done, Running); the line says which branch and where, in the outline's terms.
     assert (detail.branch.state, detail.branch.line) == ("done", "Branch 1 · Request changes, 1 critical finding")
-    assert (other.state, other.line) == ("running", "Branch 2 · step 4.1 of 8, round 2 (Review storage)")
+    assert (other.state, other.line) == ("running", "Branch 2 · Review storage · loop round 2 · step 4.1 of 8")
     for line in (detail.branch.line, other.line):
         assert not any(word in line for word in ("open at", "left at", "completed", "where the agent works"))
     # The agent's resource keeps its own words: the dashboard's line is not part of its answer.

@@ -161,8 +161,8 @@ def test_the_sessions_list_costs_the_same_queries_for_few_and_many_sessions(serv
     many = queries(lambda: overview.list_sessions(query="key", group="branch"))
     # The page, the status counts, whether any session has an owner; then, for where each session is
     # (attention.py), its runs, their branches (branches.read_many: five), their workflows' names and where
-    # their newest steps sit in the outline (step_places.py).
-    assert few == many == 3 + 1 + 5 + 1 + 1
+    # their newest steps sit in the outline (step_places.py), and those steps' titles (step_text.titles_seen).
+    assert few == many == 3 + 1 + 5 + 1 + 1 + 1
     assert queries(lambda: overview.list_sessions(query="key", group="branch")) == 3  # nothing changed: kept
 
 

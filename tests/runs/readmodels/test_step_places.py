@@ -27,6 +27,14 @@ def test_a_place_is_the_cursors_outline_entry_and_its_loops_round():
     assert StepPlace(position=2, length=3, round=2).words == "step 2 of 3, round 2"
 
 
+def test_the_dashboard_names_a_step_before_its_number():
+    looped = StepPlace(position=4, length=8, round=2, inner=1)
+    assert step_places.named("Review storage", looped) == "Review storage · loop round 2 · step 4.1 of 8"
+    assert step_places.named("Deploy", StepPlace(position=3, length=5)) == "Deploy · step 3 of 5"
+    assert step_places.named("Deploy", None) == "Deploy"  # its place not known: its name alone
+    assert step_places.named("", StepPlace(position=3, length=5)) == "step 3 of 5"
+
+
 def test_inside_a_loop_of_several_steps_the_place_says_which_as_the_outline_numbers_them():
     assert step_places.place("1", "2", OUTLINE, "1") == StepPlace(position=2, length=3, round=2, inner=2)
     assert step_places.place(1, 2, OUTLINE, 0).words == "step 2.1 of 3, round 2"
@@ -50,7 +58,7 @@ def test_a_looped_run_says_its_outline_position_and_round_not_the_steps_taken(se
     said = [step.place.words for step in detail.steps if step.place is not None]
     # The loop's two steps are told apart, as the outline numbers them.
     assert said[:3] == ["step 1 of 3", "step 2.1 of 3, round 1", "step 2.2 of 3, round 1"]
-    assert detail.where is not None and detail.where.words.startswith("step 2.")
+    assert detail.where is not None and detail.where.words.endswith(" · loop round 2 · step 2.2 of 3")
 
 
 def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
@@ -59,4 +67,4 @@ def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
     detail = run_view.run_detail(first["runId"])
     assert detail.run.delegated_by is not None
     # Not the agent's branch-by-branch words ("open at step 1: Run tests"): the dashboard's own.
-    assert detail.where is not None and detail.where.words == "step 1 of 2"
+    assert detail.where is not None and detail.where.words == "Run tests · step 1 of 2"

@@ -5,7 +5,8 @@
  * scripts shows. This script rewrites the text of each such element in the browser's time zone, compact:
  *   time  "14:05" today, "yesterday 09:12", "Tue 09:12" this week, "3 Nov" this year, "3 Nov 2025";
  *   ago   "just now", "5 minutes ago", "3 hours ago", "yesterday", "4 days ago", then as `time`;
- *   both  "14:05 (5 minutes ago)".
+ *   both  "14:05 (5 minutes ago)";
+ *   for   how long since: "for 2 min", "for 3 h" (a pending step's line: how long the agent has worked on it).
  * One rule for which form a page asks for: the moment something happened (started, recorded, refused) is a
  * clock time, how fresh something is (last activity) how long ago. The tooltip keeps the other form and the
  * exact moment: the local one with its zone, how long ago for a clock time, then UTC. Nothing here reads
@@ -76,7 +77,17 @@
     return iso.slice(0, 10) + " " + iso.slice(11, 19) + " UTC";
   }
 
+  /* How long since `moment`, in whole units, as the server's `lasting` says it. */
+  function lasting(moment, now) {
+    var seconds = Math.max(0, (now - moment) / 1000);
+    if (seconds < 60) return "for under a minute";
+    if (seconds < 3600) return "for " + Math.floor(seconds / 60) + " min";
+    if (seconds < 172800) return "for " + Math.floor(seconds / 3600) + " h";
+    return "for " + Math.floor(seconds / 86400) + " days";
+  }
+
   function textOf(form, moment, now) {
+    if (form === "for") return lasting(moment, now);
     var when = compact(moment, now);
     if (form === "time") return when;
     var since = ago(moment, now);
