@@ -118,8 +118,9 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     expect(sized_page.locator("#node-refusal .blocked-issues")).to_contain_text("ARTIFACT_MISSING")
     expect(sized_page.locator("#node-refusal .verdict")).to_be_in_viewport()
     assert said(sized_page, "see above") == 0 and said(sized_page, "Open the refused step") == 0
-    # As on the run page: Blocked in the head and in the verdict, the agent's retrying once, in the panel.
-    assert (said(sized_page, "Blocked"), said(sized_page, "Agent retrying")) == (2, 1)
+    # As on the run page: Blocked in the head and in the verdict, whose move once, beside the head's pill.
+    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2, 1)
+    expect(sized_page.locator(".page-head .move")).to_have_text("Agent's move")
     console_log.assert_clean()
 
 
