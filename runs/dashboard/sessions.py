@@ -271,7 +271,9 @@ def _session_page(
             "run_items": run_tree(detail.runs),
             # The live dot, on a session still going: one whose runs are all done or canceled shows none.
             "live_dot": detail.session.state not in states.FINISHED,
-            "head_lines": [] if said_by_run else detail.run_lines,
+            # Several runs: each run's card says its state, whose move and where it is; the head would say
+            # all of it again right above them (on a phone too, where the cards come right under the head).
+            "head_lines": [] if said_by_run or len(detail.runs) > 1 else detail.run_lines,
             "run": run,
             "state_line": run_state_line(run, detail.session.state) if run else None,
             "selected_run": run.run.run_id if run else None,

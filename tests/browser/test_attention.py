@@ -166,6 +166,9 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(sized_page.locator(".graph-frame, .graph-list, .branch-tabs")).to_have_count(0)
     drawn = stepper.bounding_box()
     assert drawn is not None and drawn["height"] < 80, drawn
+    # A row on a desktop; on a phone a column, each step at the line's start (no separator left at the start of a line).
+    lefts = [box["x"] for box in (s.bounding_box() for s in stepper.locator(".st-box").all()) if box]
+    assert (lefts[0] == lefts[1]) == (sized_page.viewport_size == PHONE.size), lefts
     assert "you are viewing" not in visible_text(sized_page) and "latest" not in stepper.inner_text()
     # Opened from the keyboard, the menu lists each download with a few words, within the screen.
     export.focus()

@@ -66,10 +66,11 @@ def said(page, words: str) -> int:
 def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
     assert_axis_reads(sized_page)
-    # Two runs, both running: each run's line in the head and each run's card has its state's pill, every
-    # time, and whose move beside it; the shown run's header says whose move once more, above its pending line.
-    assert said(sized_page, "Running") == 1 + 2 + 2
-    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (2 + 2 + 1, 0)
+    # Two runs, both running: the session's head says Running once; each run's card has its state's pill and
+    # whose move beside it (the head does not repeat the cards' lines); the shown run's header says whose move
+    # once more, above its pending line.
+    assert said(sized_page, "Running") == 1 + 2
+    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (2 + 1, 0)
     visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
     # What the run produced is named on the first screen, under its header; a link jumps to the findings.
     produced = sized_page.locator("#run-produced")
@@ -92,7 +93,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     produced.get_by_role("link", name="3 findings (1 critical)").click()
     expect(sized_page.locator("#findings-title")).to_be_in_viewport()
     assert sized_page.url.endswith("#findings-title")
-    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (2 + 2 + 1, 0)  # as on its session
+    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (2 + 1, 0)  # as on its session
     console_log.assert_clean()
 
 

@@ -194,22 +194,20 @@ def test_a_completed_runs_branches_left_behind_are_badged_so(client, service_cat
     assert "status-open" not in html and 'class="badge state-left_behind">Left behind</span>' in html
 
 
-def test_the_session_head_says_one_short_line_per_run(client, service_catalog):
+def test_with_several_runs_each_card_says_its_runs_line_and_the_head_does_not_repeat_it(client, service_catalog):
     first = start_workflow(made.PLAN, context={"sessionKey": "MR-77"})
     stuck = blocked_review("MR-77")
     html = page(client, f"/sessions/{first['session']['sessionId']}/")
-    lines = html.split('id="session-run-lines">')[1].split("</ul>")[0].split("<li")[1:]
-    assert len(lines) == 2
-    assert "Running" in lines[0] and "Clarify Goal and Constraints · step 1 of 3<" in lines[0]
-    assert ", running" not in lines[0]
-    assert (
-        f'href="/runs/{stuck.run_id}/"' in lines[1] and "the agent did not attach the list of changed files" in lines[1]
-    )
-    assert all(";" not in line.replace("&#x27;", "'") for line in lines)
-    # Every run's line badges its state, every time (not only where it differs from the session's).
-    assert "badge state-running" in lines[0] and "badge state-blocked" in lines[1]
-    # The runs list beside it says the same short line per run.
-    assert '<span class="run-summary">Clarify Goal and Constraints · step 1 of 3</span>' in html
+    assert 'id="session-run-lines"' not in html
+    cards = html.split('class="runs-nav"')[1].split("</nav>")[0].split('class="run-link"')[1:]
+    assert len(cards) == 2
+    assert "Running" in cards[0]
+    assert '<span class="run-summary">Clarify Goal and Constraints · step 1 of 3</span>' in cards[0]
+    assert f'href="/runs/{stuck.run_id}/"' in html.split('class="runs-nav"')[1].split("</nav>")[0]
+    assert "the agent did not attach the list of changed files" in cards[1]
+    assert all(";" not in card.replace("&#x27;", "'") for card in cards)
+    # Every card badges its run's state, every time (not only where it differs from the session's).
+    assert "badge state-running" in cards[0] and "badge state-blocked" in cards[1]
     # The session's badge is its most urgent run's.
     head = html.split('class="page-head"')[1].split("</div>")[0]
     assert 'class="badge state-blocked">Blocked</span>' in head
