@@ -476,12 +476,12 @@ class BlockedStep(Shape):
     verdict: str = Field(
         default="",
         description="The panel's first line, in one sentence: whose move it is and what it takes ('Blocked: "
-        "the agent must resend step 2 (...) with a ... artifact.').",
+        "the agent must resend Review the diff (step 2) with a ... artifact.').",
     )
     for_you: str = Field(
         default="",
         description="The developer's first line: whether to act, and what the agent must resend: 'Nothing for "
-        "you to do unless the agent has stopped: it must resend step 2 (...) with a ... artifact. ...'",
+        "you to do unless the agent has stopped: it must resend Review the diff (step 2) with a ... artifact. ...'",
     )
     call: str | None = Field(
         default=None,

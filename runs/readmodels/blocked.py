@@ -235,14 +235,14 @@ def _kind(refusal: Refusal) -> str:
 
 
 def issue_words(refusal: Refusal, issue: dict[str, Any]) -> str:
-    """What is wrong, as a developer reads it. A missing artifact is named as people call it, its kind after
-    ("The agent did not attach the list of changed files (an artifact of kind mr_review.changed_files).");
-    any other issue is its message without the pointer into the pending view that only the agent uses (the
-    page shows the expected artifact itself)."""
+    """What is wrong, as a developer reads it. A missing artifact is named as people call it ("The agent did
+    not attach the list of changed files."; its kind is in the expected artifact the page shows, for the
+    API); any other issue is its message without the pointer into the pending view that only the agent uses
+    (the page shows the expected artifact itself)."""
     code, message = str(issue.get("code") or ""), str(issue.get("message") or "")
     kind = _kind(refusal)
     if code == "ARTIFACT_MISSING" and kind:
-        return f"The agent did not attach {artifact_name(kind)} (an artifact of kind {kind})."
+        return f"The agent did not attach {artifact_name(kind)}."
     return for_people(code, message)
 
 
@@ -260,9 +260,15 @@ def _needs(refusal: Refusal) -> str:
     return " and ".join(said) if len(said) <= 2 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
+def _step_named(refusal: Refusal, step_number: int | None) -> str:
+    """The refused step by its name first, its number after ("Record the Changed Files (step 2)"), as every
+    place on the dashboard names a step."""
+    return f"{refusal.step_title} (step {step_number})" if step_number else f"the step {refusal.step_title}"
+
+
 def verdict(refusal: Refusal, move: WhoseMove, step_number: int | None) -> str:
     """The panel's one-line verdict, in the dashboard's words (states.py): whose move, and what it takes."""
-    step = f"step {step_number} ({refusal.step_title})" if step_number else f"the step {refusal.step_title}"
+    step = _step_named(refusal, step_number)
     if move == "user":
         return f"Needs you: {step} waits for something only you can give."
     if move == "delegations":
@@ -272,7 +278,7 @@ def verdict(refusal: Refusal, move: WhoseMove, step_number: int | None) -> str:
 
 def for_you(refusal: Refusal, move: WhoseMove, step_number: int | None) -> str:
     """The developer's first line: is it theirs to act, and what happens next."""
-    step = f"step {step_number} ({refusal.step_title})" if step_number else f"the step {refusal.step_title}"
+    step = _step_named(refusal, step_number)
     tail = " If it is stuck, give it this call:" if refusal.call else ""
     if move == "user":
         wanted = "; ".join(

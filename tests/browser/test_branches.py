@@ -106,7 +106,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(page.locator("#pending-step")).to_have_count(0)  # not an ordinary "Pending step" banner
     # One verdict in the dashboard's words as the panel's title, then the step in the outline; the call to
     # give a stuck agent is folded under them.
-    verdict = "Blocked: the agent must resend step 2 (Record the Changed Files) with the list of changed files."
+    verdict = "Blocked: the agent must resend Record the Changed Files (step 2) with the list of changed files."
     expect(panel.locator("h3")).to_have_text(verdict)  # whose move, the run's header says
     expect(page.locator(".run-head .move")).to_have_text("Agent's move")
     expect(panel.locator(".step-line")).to_have_text(re.compile(r"^Record the Changed Files · step 2 of \d+$"))
@@ -117,9 +117,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(panel).to_contain_text("Refused at ")
     issue = panel.locator("table.blocked-issues tbody tr")
     expect(issue).to_have_count(1)
-    expect(issue.locator("td").first).to_have_text(
-        "The agent did not attach the list of changed files (an artifact of kind mr_review.changed_files)."
-    )
+    expect(issue.locator("td").first).to_have_text("The agent did not attach the list of changed files.")
     expect(issue).not_to_contain_text("pending.outputContract")
     expect(issue.locator(".issue-code")).to_have_text("ARTIFACT_MISSING/output/artifacts")  # kept, muted
     expect(panel.locator(".expected-artifact")).to_contain_text("changedFiles (a list; each: path, summary, risk)")
@@ -143,7 +141,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     # The node page shows the same panel inline (what is wrong, for the agent), with no link back to itself.
     refusal = page.locator("#node-refusal .blocked-panel")
     expect(refusal.locator(".verdict")).to_have_text(
-        "Blocked: the agent must resend step 2 (Record the Changed Files) with the list of changed files."
+        "Blocked: the agent must resend Record the Changed Files (step 2) with the list of changed files."
     )
     expect(refusal.locator(".blocked-issues")).to_contain_text("ARTIFACT_MISSING")
     expect(refusal.get_by_role("link", name=re.compile("Open the refused step's page"))).to_have_count(0)

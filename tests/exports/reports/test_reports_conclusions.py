@@ -56,7 +56,8 @@ def test_a_blocked_run_opens_with_why_it_is_blocked(service_catalog):
     conclusion = _conclusion(text)
     assert text.index("**Conclusion:**") < text.index("## Summary")
     assert "is blocked at step 2 of 8, “Record the Changed Files”" in conclusion  # the dashboard's place
-    assert "mr\\_review.changed\\_files" in conclusion and "refused once since" in conclusion
+    # What is missing, named as people call it, not by its artifact kind.
+    assert "did not attach the list of changed files" in conclusion and "refused once since" in conclusion
     assert "the agent must answer the step again" in conclusion
     why = re.findall(r"^Why: (.+)$", text, flags=re.MULTILINE)
     assert len(why) == 1 and "refused once" in why[0]  # under "Blocked at step 2 of 8", in the branch's section

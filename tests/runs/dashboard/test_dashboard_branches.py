@@ -100,7 +100,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         # behind a disclosure.
         assert (
             '<h3 class="verdict-line" id="blocked-title-1"><span class="verdict" id="verdict-1">Blocked: the agent '
-            "must resend step 2 (Record the Changed Files) with the list of changed files.</span></h3>"
+            "must resend Record the Changed Files (step 2) with the list of changed files.</span></h3>"
         ) in html, url
         assert (
             "the agent&#x27;s answer was refused</h3>" not in html and "Record the Changed Files · step 2 of " in html
@@ -115,7 +115,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url
         assert 'id="pending-step"' not in html, url
         # What is wrong in plain words; the code and the place in the agent's answer kept, muted, after them.
-        words = "The agent did not attach the list of changed files (an artifact of kind mr_review.changed_files)."
+        words = "The agent did not attach the list of changed files."
         issue = (
             html.split('<table class="blocked-issues">')[1].split("</table>")[0].replace("<wbr>", "")
         )  # ids may break at their dots
@@ -126,8 +126,8 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         ) in issue, url
         # For the developer first: whose move it is, and the exact call to give a stuck agent.
         assert (
-            "Nothing for you to do unless the agent has stopped: it must resend step 2 (Record the Changed "
-            "Files) with the list of changed files. If it is stuck, give it this call:"
+            "Nothing for you to do unless the agent has stopped: it must resend Record the Changed Files "
+            "(step 2) with the list of changed files. If it is stuck, give it this call:"
         ) in html, url
         assert f"&quot;ackToken&quot;: &quot;{stuck.refused['ackToken']}&quot;" in html, url
         assert f"&quot;stateToken&quot;: &quot;{stuck.refused['stateToken']}&quot;" in html, url
@@ -149,7 +149,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     # what is wrong and what the agent is told, under the step's own Blocked pill.
     refusal = node.split('id="node-refusal"')[1].split("</section>\n</div>")[0]
     assert 'class="blocked-panel"' in refusal and "Why it was refused" in refusal
-    assert "Blocked: the agent must resend step 2 (Record the Changed Files)" in refusal
+    assert "Blocked: the agent must resend Record the Changed Files (step 2)" in refusal
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
     assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node
     assert 'id="step-state">Blocked</span>' in node

@@ -128,7 +128,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
     # Whose move, the run's header says, once: the panel's heading says what it takes.
     assert tags(panel.split("</h3>")[0]) == [] and tags(run_head(text)) == ["agents"]
-    assert "Blocked: the agent must resend step 2 (Record the Changed Files)" in panel.split("</h3>")[0]
+    assert "Blocked: the agent must resend Record the Changed Files (step 2)" in panel.split("</h3>")[0]
     # The agent's move: the panel says it retries by itself; the message for the agent is folded, under when the
     # move turns the person's.
     before_folds = panel.split("<details")[0]

@@ -181,7 +181,7 @@ def test_a_blocked_branch_tells_the_developer_whose_move_it_is_and_the_call_to_g
     refusal = told.blocked
     assert refusal is not None and refusal.whose_move == "agent"
     assert refusal.for_you == (
-        "Nothing for you to do unless the agent has stopped: it must resend step 2 (Record the Changed Files) "
+        "Nothing for you to do unless the agent has stopped: it must resend Record the Changed Files (step 2) "
         "with the list of changed files. If it is stuck, give it this call:"
     )
     # The exact call: the refusal's own tokens (the fresh ackToken is the one that still answers the step).
@@ -303,8 +303,7 @@ def test_the_run_resource_names_every_branch_and_says_why_it_is_blocked(review):
         {
             "code": "ARTIFACT_MISSING",
             "message": stuck.refused["blocked"]["issues"][0]["message"],
-            "forPeople": "The agent did not attach the list of changed files (an artifact of kind "
-            "mr_review.changed_files).",
+            "forPeople": "The agent did not attach the list of changed files.",
             "pointer": "/output/artifacts",
             "reason": None,
         }
@@ -317,8 +316,8 @@ def test_the_run_resource_names_every_branch_and_says_why_it_is_blocked(review):
 @pytest.mark.parametrize(
     ("codes", "move", "start"),
     [
-        (["USER_DEPENDENCY_UNMET"], "user", "You are needed: step 3 (Deploy) waits for something only you can give"),
-        (["DELEGATIONS_PENDING"], "delegations", "Nothing for you to do: step 3 (Deploy) waits for its delegated runs"),
+        (["USER_DEPENDENCY_UNMET"], "user", "You are needed: Deploy (step 3) waits for something only you can give"),
+        (["DELEGATIONS_PENDING"], "delegations", "Nothing for you to do: Deploy (step 3) waits for its delegated runs"),
         (["NOTES_REQUIRED", "VALIDATION_FAILED"], "agent", "Nothing for you to do unless the agent has stopped"),
     ],
 )
@@ -343,6 +342,6 @@ def test_whose_move_a_refusal_is_follows_its_issues(codes, move, start):
     assert entry.whose_move == move and entry.for_you.startswith(start)
     if move == "agent":
         assert entry.for_you.endswith(
-            "it must resend step 3 (Deploy) with its notes and an answer that passes the step's checks."
+            "it must resend Deploy (step 3) with its notes and an answer that passes the step's checks."
         )
     assert entry.call is None and "give it this call" not in entry.for_you  # no call was recorded: none offered
