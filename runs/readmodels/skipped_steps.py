@@ -31,13 +31,14 @@ class SkippedStep:
     why: str  # "it runs only if complexity is 'complex', and complexity is 'simple'"
 
     @property
-    def label(self) -> str:
-        """ "Step 3 of 8 skipped"; a step the outline does not hold (a workflow changed since): "A step skipped"."""
-        return f"Step {self.number} of {self.length} {self.how}" if self.number else f"A step {self.how}"
+    def place(self) -> str:
+        """ "step 3 of 8, skipped", said after the step's name as every step is; a step the outline does not
+        hold (a workflow changed since): "skipped"."""
+        return f"step {self.number} of {self.length}, {self.how}" if self.number else self.how
 
     @property
     def words(self) -> str:
-        return f"{self.label} · {self.title}: {self.why}"
+        return f"{self.title} · {self.place}: {self.why}"
 
 
 def outline_numbers(steps: list[CompiledStep]) -> dict[str, str]:

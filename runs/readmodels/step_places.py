@@ -44,18 +44,13 @@ def place(entry: object, round_: object, outline: tuple[int, ...], inner: object
 
 
 def named(title: str, place: StepPlace | None) -> str:
-    """A step as the dashboard names it, its name first and its number last: "Review storage · loop round 2 ·
-    step 4.1 of 8", "Deploy · step 3 of 5"; the name alone when its place is not known, the place alone when
-    its name is not. The one builder of that phrase for the sessions list, the session's head, the run cards,
-    a run's pending line and its branches."""
+    """A step as the dashboard names it, its name first and its place after: "Review storage · step 4.1 of 8,
+    round 2", "Deploy · step 3 of 5" (the place in StepPlace.words, the one phrase for it); the name
+    alone when its place is not known, the place alone when its name is not. The one builder of that phrase
+    for the sessions list, the run cards, a run's pending line, its branches, its steps and a step's page."""
     if place is None:
         return title
-    parts = (
-        title,
-        f"loop round {place.round}" if place.round is not None else "",
-        f"step {place.number} of {place.length}",
-    )
-    return " · ".join(part for part in parts if part)
+    return " · ".join(part for part in (title, place.words) if part)
 
 
 def of_run(run: Run) -> dict[int, StepPlace]:

@@ -45,7 +45,7 @@ def test_a_step_landing_keeps_focus_and_place_and_is_announced(sized_page, conso
 
     expect(page.locator(STEPS)).to_contain_text("A live note from the agent.", timeout=LIVE_WAIT_MS)
     # Said as its heading says it: the step's place in the outline, then the title.
-    expect(announcer).to_have_text(re.compile(rf"^New step: Step [\d.]+ of \d+(, round \d+)? · {re.escape(title)}$"))
+    expect(announcer).to_have_text(re.compile(rf"^New step: {re.escape(title)} · step [\d.]+ of \d+(, round \d+)?$"))
     # The same link has the focus again (the old element was replaced), and it has not moved on screen.
     focused = page.evaluate("document.activeElement && document.activeElement.getAttribute('href')")
     assert focused == href

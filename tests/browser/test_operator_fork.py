@@ -79,7 +79,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
 
         expect(page.locator("#handover-title")).to_have_text("Hand this branch to the agent")
         expect(page.locator(".messages")).to_contain_text("New branch started: the agent redoes Prepare")
-        expect(page.locator(".fork-handover")).to_contain_text("started by hand at step 1 of 5 · Prepare")
+        expect(page.locator(".fork-handover")).to_contain_text("started by hand at Prepare · step 1 of 5")
         expect(page.locator(".fork-handover")).to_contain_text(REASON)
         expect(page.locator(".fork-handover")).to_contain_text('target set to "production"')
         page.get_by_role("button", name="Copy the message for the agent").click()
@@ -115,7 +115,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         assert_plain_words(page)
         page.goto(f"{site}/nodes/{root_node}/")
         expect(page.locator("#branches-title")).to_have_text("Next steps (2): 1 by the agent, 1 started by hand")
-        expect(page.locator(f'.next-nodes a[href="/nodes/{new_node}/"]')).to_contain_text("step 1 of 5 · Prepare")
+        expect(page.locator(f'.next-nodes a[href="/nodes/{new_node}/"]')).to_contain_text("Prepare · step 1 of 5")
         screenshot(page, "operator-fork-parent-node")
         page.wait_for_load_state("networkidle")
         console_log.assert_clean()

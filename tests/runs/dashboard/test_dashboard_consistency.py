@@ -68,10 +68,10 @@ def test_a_checkpoint_is_listed_once_and_not_numbered_as_a_step(client, service_
     assert "saved while step 2 of 3 was pending" in steps
     headings = re.findall(r"<h3>(.*?)</h3>", steps)
     assert headings == [
-        "Step 1 of 3 · Clarify Goal and Constraints",
+        "Clarify Goal and Constraints · step 1 of 3",
         "Checkpoint during Draft Plan with Risks",
-        "Step 2 of 3 · Draft Plan with Risks",
-        "Step 3 of 3 · Self-Check the Plan",
+        "Draft Plan with Risks · step 2 of 3",
+        "Self-Check the Plan · step 3 of 3",
     ]
     # Nothing more to list: no empty "Session notes and checkpoints" card.
     assert 'id="notes-title"' not in html and "Session notes and checkpoints" not in html

@@ -89,7 +89,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
 
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
     assert "This branch was started by hand at" in run_page and "Production, not staging." in run_page
-    assert re.search(r'at <a href="/nodes/\d+/">step 1 · <span title="node \d+">Prepare</span></a>', run_page)
+    assert re.search(r'at <a href="/nodes/\d+/"><span title="node \d+">Prepare</span> · step 1</a>', run_page)
     newest_other = client.get(f"/runs/{child.run.public_id}/?tip={child.parent.latest_child.public_id}")
     other = client.get(
         f"/runs/{child.run.public_id}/?tip={Node.objects.get(pending_step_id='deploy-staging').public_id}"
@@ -197,7 +197,7 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     page = client.get(f"/nodes/{child.public_id}/").content.decode()
     meta = " ".join(re.sub(r"<[^>]+>", "", between(page, '<ul class="meta">', "</ul>")).split())
     assert meta.startswith("step 1 of 5 ") and "step 2" not in meta
-    assert "started by hand from step 1 of 5 · Prepare run" in meta and root[:8] not in meta  # no bare id
+    assert "started by hand from Prepare · step 1 of 5 run" in meta and root[:8] not in meta  # no bare id
     assert meta.endswith("in the dashboard") and "risk" not in meta  # the server's default mode is not said
     recap = between(page, 'id="recap-title"', "</section>")
     assert "where the run started" not in recap
@@ -211,7 +211,7 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     crumbs = between(page, '<p class="crumbs">', "</p>")
     assert ">REL-7</a>" in crumbs and "ses_" not in re.sub(r"<[^>]+>", "", crumbs)
     # The crumb names the node by its step; its id only in the tooltip, not read as part of its name.
-    assert f'<span title="node {child.public_id}">step 1 of 5 · Prepare</span>' in crumbs
+    assert f'<span title="node {child.public_id}">Prepare · step 1 of 5</span>' in crumbs
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", "", run_page).split())
     # Reading the branch's token is not answering on it: no agent has taken the branch up yet.
@@ -230,7 +230,7 @@ def test_a_branch_started_by_hand_later_in_the_run_counts_the_steps_before_it(cl
     child = Node.objects.get(parent=staged)
     page = client.get(f"/nodes/{child.public_id}/").content.decode()
     meta = " ".join(re.sub(r"<[^>]+>", "", between(page, '<ul class="meta">', "</ul>")).split())
-    assert meta.startswith("step 2 of 5 ") and "started by hand from step 2 of 5 · Deploy to staging" in meta
+    assert meta.startswith("step 2 of 5 ") and "started by hand from Deploy to staging · step 2 of 5" in meta
     assert "Did prepare." in between(page, 'id="recap-title"', "</section>")  # the path's notes are its history
 
 

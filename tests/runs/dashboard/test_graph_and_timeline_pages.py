@@ -67,7 +67,7 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     # The shown branch's checkpoint is listed among its steps (issue 32: once per page), not under the notes.
     assert "saved while step" in session.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     node = page(client, f"/nodes/{full}/")
-    assert re.search(r"<title>Step [\d.]+ of \d+, round \d+ · Record what the slice showed · ", node)
+    assert re.search(r"<title>Record what the slice showed · Step [\d.]+ of \d+, round \d+ · ", node)
     assert f"· node {full[:8]}" not in node
 
 
@@ -112,7 +112,7 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     # The sentences place the step in the outline (the loop is its 2nd entry, in its 2nd round); the graph's
     # cards and tabs say the same place, in the same words (the pending line names it: the page's head says
     # the run is running).
-    assert "Agent working on Record what the slice showed · loop round 2 · step 2.2 of 3" in words, words
+    assert "Agent working on Record what the slice showed · step 2.2 of 3, round 2" in words, words
     assert "round 2, running" not in words
     assert "open at step 6" not in words and "open at step 4" not in words
     assert tabs(html)[1] == (
@@ -129,6 +129,6 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
 
     # Showing branch 1: its callout for branch 2 says the same step.
     first = page(client, f"/runs/{looped.run_id}/?tip={newest.parent.public_id if newest.parent else ''}")
-    assert "Branch 2 · Record what the slice showed · loop round 2 · step 2.2 of 3" in first
+    assert "Branch 2 · Record what the slice showed · step 2.2 of 3, round 2" in first
     node = page(client, f"/nodes/{newest.public_id}/")
     assert "<li>step 2.2 of 3, round 2</li>" in node

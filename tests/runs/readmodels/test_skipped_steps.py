@@ -25,13 +25,13 @@ def test_each_step_passed_over_is_numbered_as_the_outline_and_says_why(service_c
     said = {node: [step.words for step in steps] for node, steps in into.items()}
     assert said == {
         run.node_at("phase-1"): [
-            "Step 2 of 7 skipped · Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'"
+            "Phase 0b · step 2 of 7, skipped: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'"
         ],
         run.node_at("verify", 0): [
-            "Step 4 of 7 skipped · Update the docs: it runs only if touchesDocs is true, and touchesDocs is not set"
+            "Update the docs · step 4 of 7, skipped: it runs only if touchesDocs is true, and touchesDocs is not set"
         ],
         run.node_at("wrap-up"): [
-            "Step 6 of 7 not run · Polish: it repeats while polishRounds is more than 0, and polishRounds is 0"
+            "Polish · step 6 of 7, not run: it repeats while polishRounds is more than 0, and polishRounds is 0"
         ],
     }
     # A node the engine reached without passing anything over says nothing.
@@ -61,8 +61,8 @@ def test_the_run_pages_list_says_a_skipped_step_where_it_would_stand(client: Cli
     entry = r'<li class="step[^"]*"[^>]*>\s*(?:<div class="step-head">)?\s*(<(?:h3|p)[^>]*>.*?</(?:h3|p)>)'
     heads = [html_lib.unescape(re.sub(r"<[^>]+>|\s+", " ", head)).strip() for head in re.findall(entry, steps, re.S)]
     assert [re.sub(r"\s+", " ", head) for head in heads][:4] == [
-        "Step 1 of 7 · Intake",
-        "Step 2 of 7 skipped · Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'",
-        "Step 3 of 7 · Phase 1",
-        "Step 4 of 7 skipped · Update the docs: it runs only if touchesDocs is true, and touchesDocs is not set",
+        "Intake · step 1 of 7",
+        "Phase 0b · step 2 of 7, skipped: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'",
+        "Phase 1 · step 3 of 7",
+        "Update the docs · step 4 of 7, skipped: it runs only if touchesDocs is true, and touchesDocs is not set",
     ]

@@ -29,7 +29,7 @@ def test_a_place_is_the_cursors_outline_entry_and_its_loops_round():
 
 def test_the_dashboard_names_a_step_before_its_number():
     looped = StepPlace(position=4, length=8, round=2, inner=1)
-    assert step_places.named("Review storage", looped) == "Review storage · loop round 2 · step 4.1 of 8"
+    assert step_places.named("Review storage", looped) == "Review storage · step 4.1 of 8, round 2"
     assert step_places.named("Deploy", StepPlace(position=3, length=5)) == "Deploy · step 3 of 5"
     assert step_places.named("Deploy", None) == "Deploy"  # its place not known: its name alone
     assert step_places.named("", StepPlace(position=3, length=5)) == "step 3 of 5"
@@ -58,7 +58,7 @@ def test_a_looped_run_says_its_outline_position_and_round_not_the_steps_taken(se
     said = [step.place.words for step in detail.steps if step.place is not None]
     # The loop's two steps are told apart, as the outline numbers them.
     assert said[:3] == ["step 1 of 3", "step 2.1 of 3, round 1", "step 2.2 of 3, round 1"]
-    assert detail.where is not None and detail.where.words.endswith(" · loop round 2 · step 2.2 of 3")
+    assert detail.where is not None and detail.where.words.endswith(" · step 2.2 of 3, round 2")
 
 
 def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
