@@ -153,10 +153,15 @@ def next_move(state: str, move: Move, *, held_by_you: bool = False) -> NextMove 
     if move == "nobody" or state not in LABELS:
         return None
     usual = held_by_you or move == MOVES[state]
+    if state == "needs_you" and usual:
+        return None  # its badge says it, in the same amber: "Needs you" beside "Your move" is one thing twice
     why: Why = "usual" if usual else "stopped" if state == "blocked" else "unclaimed"
     words = NEXT_MOVE_WORDS.get((move, why)) or NEXT_MOVE_WORDS[move, "usual"]
     return NextMove(state, move, words)
 
 
 # What the sessions list's "Your move" chip gathers (its tooltip): the rows whose label says it.
-YOUR_MOVE_MEANS = f"Sessions whose row says “{YOUR_MOVE}”: waiting for you, stalled, or blocked and stopped"
+YOUR_MOVE_MEANS = (
+    f"Sessions whose row is yours to act on: “{LABELS['needs_you']}”, or labelled “{YOUR_MOVE}” (stalled, blocked"
+    " and stopped, or no agent yet)"
+)

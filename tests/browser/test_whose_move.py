@@ -51,12 +51,12 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     stuck = blocked_review("MR-77")
     visit(sized_page, f"{site}/runs/{stuck.run_id}/", "blocked-message")
     panel = sized_page.locator(".blocked-panel")
-    # Whose move, once: the run's header, in Blocked's red; not again in the panel or the head of one run.
+    # Whose move, once: the run's header, quiet (the agent's); not again in the panel or the head of one run.
     label = sized_page.locator(".run-head .move")
     expect(label).to_have_text("Agent's move")
     expect(panel.locator("h3 .move")).to_have_count(0)
     expect(sized_page.locator(".page-head .move")).to_have_count(0)
-    assert colour(label, "color") == colour(sized_page.locator(".page-head .badge.state-blocked"), "color")
+    assert colour(label, "color") != colour(sized_page.locator(".page-head .badge.state-blocked"), "color")
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
     # The agent's move: it retries by itself; the message for when it has stopped is one click away.
     expect(panel.locator("#blocked-next-1")).to_contain_text("normally resends the step by itself")
@@ -79,6 +79,12 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     sized_page.reload()
     expect(label).to_have_text("Your move: the agent stopped")
     assert sized_page.locator("body").inner_text().count("Your move") == 1
+    # In the amber that means "you act" everywhere (the solid "Needs you" badge's colour), not Blocked's red.
+    amber = sized_page.evaluate(
+        "(() => { const e = document.createElement('i'); e.style.color = 'var(--warn)'; document.body.append(e);"
+        " const c = getComputedStyle(e).color; e.remove(); return c; })()"
+    )
+    assert colour(label, "color") == amber
     # No heading above it says the agent must act: the verdict says what is wrong.
     expect(panel.locator("h3")).to_have_text("Blocked: the agent did not attach the list of changed files.")
     assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
@@ -96,21 +102,24 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     made.canceled()
     visit(sized_page, site + "/sessions/", "sessions-moves")
     rows = sized_page.locator("tr.session-row")
-    # Every row a person may act on says whose move it is, in its badge's colour; Canceled, nobody's: no label.
-    for state, said in (("needs_you", "Your move"), ("stalled", "Your move"), ("blocked", "Agent's move")):
+    # Every row a person acts on shows the amber that means "you act": "Needs you" as its solid badge (no
+    # "Your move" beside it saying the same), a stalled row its "Your move" label in that amber, whatever its
+    # own badge's colour; the agent's move is a quiet label; Canceled, nobody's: no label.
+    amber = colour(rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".badge"), "backgroundColor")
+    expect(rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".move")).to_have_count(0)
+    for state, said in (("stalled", "Your move"), ("blocked", "Agent's move")):
         row = rows.filter(has=sized_page.locator(f".badge.state-{state}"))
         expect(row.locator(".move")).to_have_text(said)
         expect(row.locator(".move")).to_be_visible()
-        badge = row.locator(".badge")
-        ink = colour(badge, "backgroundColor" if state == "needs_you" else "color")  # Needs you: the solid one
-        assert colour(row.locator(".move"), "color") == ink, state
+        assert (colour(row.locator(".move"), "color") == amber) == (said == "Your move"), state
     expect(rows.filter(has=sized_page.locator(".badge.state-canceled")).locator(".move")).to_have_count(0)
-    expect(sized_page.locator("tr.session-row .move")).to_have_count(3)
+    expect(sized_page.locator("tr.session-row .move")).to_have_count(2)
     # The chip for people comes first, the umbrella over the states that are the person's to act on, and
-    # keeps exactly the rows whose label says "Your move": waiting for the user, stalled.
+    # keeps exactly those rows: the one that needs the person, the stalled one.
     chips = sized_page.locator(".status-chips li")
     expect(chips.first.locator(".chip-yours")).to_have_text("Your move 2")
-    expect(chips.first.locator("a")).to_have_attribute("title", re.compile("whose row says “Your move”"))
+    assert colour(chips.first.locator(".chip-yours"), "color") == amber
+    expect(chips.first.locator("a")).to_have_attribute("title", re.compile("yours to act on"))
     expect(chips.nth(1)).to_contain_text("All ")
     chips.first.locator("a").click()
     expect(sized_page).to_have_url(f"{site}/sessions/?status=yours")
@@ -132,8 +141,8 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     assert colour(panel, "borderLeftColor") == amber != link
     assert colour(panel.locator("h3.verdict-line"), "color") == amber
-    expect(sized_page.locator(".page-head .move")).to_have_count(0)  # one run: its header says whose move
-    assert colour(sized_page.locator(".run-head .move"), "color") == amber
+    # "Needs you" says whose move: no "Your move" label beside it, in the head or the run's header.
+    expect(sized_page.locator(".page-head .move, .run-head .move")).to_have_count(0)
 
     canceled = made.canceled()
     rewound = made.left_behind()

@@ -80,7 +80,7 @@ def test_one_mapping_gives_every_state_its_label_in_its_own_colour():
 
     usual = {state: said(state, states.move(state)) for state in states.MOVES}
     assert usual == {
-        "needs_you": ("Your move", "move state-needs_you"),
+        "needs_you": None,  # its badge says it, in the same amber
         "stalled": ("Your move", "move state-stalled"),
         "running": ("Agent's move", "move state-running"),
         "blocked": ("Agent's move", "move state-blocked"),
@@ -112,13 +112,16 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
         for row in text.split('<tr class="session-row')[1:]
     }
     assert {state: tags(cell) for state, cell in rows.items()} == {
-        "needs_you": ["yours"],
+        "needs_you": [],  # its amber "Needs you" badge says it: no "Your move" beside it, one thing twice
         "blocked": ["agents"],
         "stalled": ["yours"],
         "running": ["agents"],
         "canceled": [],
     }
     assert "Agent&#x27;s move</span>" in rows["blocked"] and "Your move</span>" in rows["stalled"]
+    assert 'class="badge state-needs_you">Needs you</span>' in rows["needs_you"]
+    # The "Your move" chip counts the rows a person acts on: the one that needs them and the stalled one.
+    assert 'class="badge chip-yours">Your move 2</span>' in text
 
 
 def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_message(client, service_catalog, settings):
