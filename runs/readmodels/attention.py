@@ -424,11 +424,13 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     seen = step_text.as_seen(compiled_workflow(state.run.pinned_id), [pk] if pk is not None else [])
     asks = seen[pk].prompt if pk is not None and pk in seen else None
     latest = latest_notes(pk) if pk is not None else None
-    return AttentionPanel(
+    # Since when it waits, as the stalled and blocked panels say theirs: how long the person kept it waiting.
+    before = f"{states.label('needs_you')}: {WAITING_WORDS} since "
+    panel = AttentionPanel(
         kind="waiting_for_user",
         state="needs_you",
         branch=shown.number,
-        title=f"{states.label('needs_you')}: {WAITING_WORDS}",
+        title=f"{before}{stamp(shown.at)}" if shown.at else f"{states.label('needs_you')}: {WAITING_WORDS}",
         next_move=waiting_words(shown.step_title or ""),
         for_you=(
             "The workflow asks you to confirm this step before the agent goes on. Nothing is stalled: the run "
@@ -442,6 +444,9 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         to_approve=latest["notesMarkdown"] if latest else None,
         to_approve_from=latest["title"] if latest else None,
     )
+    if shown.at:
+        panel._timed = (before, "")
+    return panel
 
 
 def waiting_words(step_title: str) -> str:

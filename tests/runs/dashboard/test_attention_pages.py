@@ -106,7 +106,8 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     assert 'id="pending-step"' not in html
     panel = html.split('class="state-panel state-waiting_for_user"')[1].split("</section>")[0]
     verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
-    assert verdict.rstrip().endswith(">Needs you: waiting for your confirmation")  # no tag: the badge says it
+    # Since when, as a <time> the page shows local; no tag: the badge says whose move.
+    assert ">Needs you: waiting for your confirmation since <time" in verdict and verdict.rstrip().endswith("</time>")
     assert "Approve the plan · step 2 of 3" in panel  # its name first
     # First what the step asks, said to the user, and where the answer goes (the agent's chat: no button
     # here); then the plan to review; last, folded, the step's prompt as the agent was given it.
