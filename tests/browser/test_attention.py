@@ -136,19 +136,23 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # (not "started 4:32 AM" and "started 45 minutes ago"); how long ago is for the last activity.
     assert_times_said_one_way(sized_page, visible_text(sized_page))
     expect(sized_page.locator("#run-facts time")).to_have_count(0)
-    # What the person must do comes before the session's and the run's ids and dates, at every size; on a
-    # phone the verdict is on the first screen, and the session's facts come before the steps (friction6 7).
+    # The session's one line of facts stays under its title at every size (friction7 7), the run's after what
+    # the person must do; on a phone the verdict is on the first screen, and the Mode card comes last, after
+    # the timeline, not between the steps and it (friction7 6).
     verdict = panel.locator("h3").bounding_box()
     steps = sized_page.locator("#steps-title").bounding_box()
     assert verdict is not None and steps is not None
     for facts in ("#session-facts", "#run-facts"):
         box = sized_page.locator(facts).bounding_box()
-        assert box is not None and (box["y"] > verdict["y"]) == (
-            sized_page.viewport_size == PHONE.size or facts == "#run-facts"
-        ), facts
+        assert box is not None and (box["y"] > verdict["y"]) == (facts == "#run-facts"), facts
         assert box["y"] < steps["y"], facts
     if sized_page.viewport_size == PHONE.size:
         assert verdict["y"] + verdict["height"] < PHONE.height
+        mode, timeline = (
+            sized_page.locator(".session-side").bounding_box(),
+            sized_page.locator(".timeline").bounding_box(),
+        )
+        assert mode is not None and timeline is not None and mode["y"] > timeline["y"]
     # The downloads are one "Export" button at the top right (friction6 item 7), its choices folded.
     export = sized_page.locator("details.export-menu > summary")
     box, title = export.bounding_box(), sized_page.locator("h1").bounding_box()
