@@ -169,7 +169,16 @@ def _parse(raw: bytes) -> dict[str, Any]:
         raise _corrupt(f"it is nested deeper than {fmt.MAX_DEPTH} levels") from None
     except _NotFinite as exc:
         raise _corrupt(f"it holds a number too large for JSON ({exc})") from None
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+    except UnicodeDecodeError:
+        raise _corrupt("it is not UTF-8 text; it may not be a bundle at all") from None
+    except json.JSONDecodeError as exc:
+        # Where the JSON stops making sense, in a person's words; the parser's own sentence ("Expecting
+        # value: line 1 column 1 (char 0)") is for programmers.
+        raise _corrupt(
+            f"it is not complete JSON (it stops making sense at line {exc.lineno}, column {exc.colno}); "
+            "it may have been cut short"
+        ) from None
+    except (ValueError, RecursionError) as exc:
         raise _corrupt(f"it is not complete JSON ({_first_line(exc)}); it may have been cut short") from None
     if not isinstance(document, dict):
         raise _corrupt("it is not a JSON object")

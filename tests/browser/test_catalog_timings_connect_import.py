@@ -185,6 +185,9 @@ def test_an_import_refusal_spans_the_form_like_every_other_box(sized_page, site,
     sized_page.wait_for_load_state("networkidle")
     form = sized_page.locator("form.import-form")
     expect(form.locator("#import-error")).to_be_visible()
+    # Where the file stops being JSON, in a person's words, not the parser's sentence.
+    expect(form.locator("#import-error")).to_contain_text("it stops making sense at line 1, column 1")
+    expect(form.locator("#import-error")).not_to_contain_text("Expecting value")
     keep_screenshot(sized_page, "import-refused")
     assert_fits(sized_page)
     gap = form.evaluate(

@@ -17,6 +17,7 @@ from django.core.management import CommandError, call_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from exports.bundle import reading
 from exports.bundle.ids import RUN_ID, SESSION_ID, IdMap, _rename
 from exports.bundle.reading import read_bundle
 from exports.bundles import export_session_bundle, import_session_bundle
@@ -435,3 +436,14 @@ def test_a_pattern_that_backtracks_is_matched_in_linear_time(service_catalog):
     error = refused_within(forged(small_bundle(service_catalog), backtracking), seconds=30)
     assert error.code == ErrorCode.BUNDLE_INVALID and "team.pattern" in error.message
     assert error.details["pointer"] == "/events/6/data/artifacts/0/v"
+
+
+def test_a_file_that_is_not_json_is_refused_in_a_persons_words():
+    for raw, said in (
+        (b"not a bundle", "it stops making sense at line 1, column 1"),
+        (b'{"a": 1,\n  "b": ', "it stops making sense at line 2, column 8"),
+        (b"\xff\xfe{}", "it is not UTF-8 text"),
+    ):
+        with pytest.raises(WorkRailError) as problem:
+            reading._parse(raw)
+        assert said in str(problem.value) and "Expecting" not in str(problem.value), str(problem.value)
