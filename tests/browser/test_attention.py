@@ -162,6 +162,12 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # A live session says so with a small dot and a label read aloud, not a line of its own.
     expect(sized_page.locator("#live-dot")).to_be_visible()
     expect(sized_page.locator("#live-dot")).to_contain_text("this page updates by itself")
+    # In Running's blue, not a grey that reads as offline.
+    blue = sized_page.evaluate(
+        "(() => { const e = document.createElement('i'); e.style.color = 'var(--info)'; document.body.append(e);"
+        " const c = getComputedStyle(e).color; e.remove(); return c; })()"
+    )
+    assert sized_page.locator("#live-dot .live-dot").evaluate("e => getComputedStyle(e).backgroundColor") == blue
     expect(sized_page.get_by_text("This page updates by itself.")).to_have_count(0)
     # One branch, two steps: a compact stepper, not a drawing; the shown step marked once (friction6 item 6).
     stepper = sized_page.locator("ol.stepper")
