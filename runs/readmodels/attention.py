@@ -593,5 +593,7 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
         lead = "The agent resends the step by itself once its delegated runs finish: nothing for you to do now."
     else:
         lead = "The agent was told what to fix and normally resends the step by itself: nothing for you to do now."
-    before, after = "If the agent has stopped: the message to give it (your move from ", ")"
+    # The moment the move turns to the person lies ahead: said as what will happen then, not as "your move
+    # from" a time still to come, which the eighth reviewer read as a clock gone wrong.
+    before, after = "If the agent has stopped: the message to give it (yours if it has not retried by ", ")"
     return BlockedGuide(move, entry.verdict, lead, f"{before}{turns}{after}", turns_at, (before, after))

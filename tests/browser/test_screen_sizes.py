@@ -100,7 +100,8 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
 def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     visit(sized_page, f"{site}/runs/{blocked.run_id}/", "blocked-run")
     assert_axis_reads(sized_page)
-    # "Refused at 5:20 AM" and "your move from 5:50 AM": local clock times, no "UTC" in what a person reads.
+    # "Refused at 5:20 AM" and "yours if it has not retried by 5:50 AM": local clock times, no "UTC" in what a
+    # person reads.
     assert_times_said_one_way(sized_page, visible_text(sized_page))
     expect(sized_page.locator(".blocked-panel").first).to_be_in_viewport()
     # A one-line verdict; the call and the example wait behind a disclosure.

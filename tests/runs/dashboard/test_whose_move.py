@@ -138,10 +138,11 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert "The agent was told what to fix and normally resends the step by itself" in before_folds
     assert BUTTON not in before_folds and "If the agent has stopped, give it this message" not in text
     fold = panel.split('<details class="if-stopped-fold" id="if-stopped-1">')[1].split("</details>")[0]
-    assert "If the agent has stopped: the message to give it (your move from " in fold and BUTTON in fold
+    assert "If the agent has stopped: the message to give it (yours if it has not retried by " in fold
+    assert BUTTON in fold
     # That moment as a <time> the reader's browser puts on their clock, not "05:50 UTC" in the words.
     summary = fold.split("<summary", 1)[1].split("</summary>", 1)[0]
-    assert '(your move from <time datetime="' in summary and "UTC)" not in summary
+    assert '(yours if it has not retried by <time datetime="' in summary and "UTC)" not in summary
     listed = page(client, "/sessions/")
     assert "chip-yours" not in listed  # nobody's row says "Your move": no chip for people
     assert not any(old in text for old in OLD_BUTTONS)
