@@ -184,3 +184,13 @@ VISIBLE_TEXT_SCRIPT = """
 def visible_text(page: Any, *, skip: tuple[str, ...] = ()) -> str:
     """What a person reads on the page (see VISIBLE_TEXT_SCRIPT), leaving out the elements matched by `skip`."""
     return str(page.evaluate(VISIBLE_TEXT_SCRIPT, list(skip)))
+
+
+def css_colour(page: Any, variable: str) -> str:
+    """A stylesheet colour variable ("--warn") as the browser computes it ("rgb(…)"), to compare with an
+    element's computed colour."""
+    return page.evaluate(
+        """(name) => { const e = document.createElement('i'); e.style.color = `var(${name})`;
+           document.body.append(e); const c = getComputedStyle(e).color; e.remove(); return c; }""",
+        variable,
+    )

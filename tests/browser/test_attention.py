@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.layout import PHONE, assert_fits, keep_screenshot, visible_text, visit
+from tests.browser.layout import PHONE, assert_fits, css_colour, keep_screenshot, visible_text, visit
 from tests.browser.timeline import assert_axis_reads, assert_times_said_one_way
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
@@ -163,10 +163,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(sized_page.locator("#live-dot")).to_be_visible()
     expect(sized_page.locator("#live-dot")).to_contain_text("this page updates by itself")
     # In Running's blue, not a grey that reads as offline.
-    blue = sized_page.evaluate(
-        "(() => { const e = document.createElement('i'); e.style.color = 'var(--info)'; document.body.append(e);"
-        " const c = getComputedStyle(e).color; e.remove(); return c; })()"
-    )
+    blue = css_colour(sized_page, "--info")
     assert sized_page.locator("#live-dot .live-dot").evaluate("e => getComputedStyle(e).backgroundColor") == blue
     expect(sized_page.get_by_text("This page updates by itself.")).to_have_count(0)
     # One branch, two steps: a compact stepper, not a drawing; the shown step marked once (friction6 item 6).

@@ -41,13 +41,18 @@ def test_the_admin_login_page_loads_styled_with_no_console_errors(page, console_
     console_log.assert_clean()
 
 
-def test_a_superuser_logs_in_through_the_form_and_sees_the_styled_admin_index(page, console_log, site):
+def log_in_to_admin(page, site: str) -> None:
+    """A superuser logs in through the admin's own form and lands on its index."""
     get_user_model().objects.create_superuser("admin", "admin@example.com", "a-long-test-password")
     page.goto(site + "/admin/login/?next=/admin/")
     page.fill("#id_username", "admin")
     page.fill("#id_password", "a-long-test-password")
     with page.expect_navigation():
         page.click("input[type=submit]")
+
+
+def test_a_superuser_logs_in_through_the_form_and_sees_the_styled_admin_index(page, console_log, site):
+    log_in_to_admin(page, site)
     assert page.url == site + "/admin/"
     assert page.locator("#site-name").is_visible()
     with page.expect_response(lambda r: r.url.endswith(ADMIN_CSS)) as css:
@@ -64,12 +69,7 @@ def test_a_superuser_logs_in_through_the_form_and_sees_the_styled_admin_index(pa
 def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(page, console_log, site):
     """The admin looks like part of the dashboard: its brand "WorkRail" leads back to the dashboard, and
     its header and page take the dashboard's colours (dashboard.css :root), light and dark, fitting a phone."""
-    get_user_model().objects.create_superuser("admin", "admin@example.com", "a-long-test-password")
-    page.goto(site + "/admin/login/?next=/admin/")
-    page.fill("#id_username", "admin")
-    page.fill("#id_password", "a-long-test-password")
-    with page.expect_navigation():
-        page.click("input[type=submit]")
+    log_in_to_admin(page, site)
     brand = page.locator("#site-name a.brand")
     assert brand.inner_text() == "WorkRail" and brand.get_attribute("href") == "/"
     colours = "() => [document.body, document.querySelector('#header')].map((e) => getComputedStyle(e).backgroundColor)"

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from runs.models import Ack
 from runs.readmodels import attention
-from tests.browser.layout import keep_screenshot, visit
+from tests.browser.layout import css_colour, keep_screenshot, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 
@@ -80,10 +80,7 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(label).to_have_text("Your move: the agent stopped")
     assert sized_page.locator("body").inner_text().count("Your move") == 1
     # In the amber that means "you act" everywhere (the solid "Needs you" badge's colour), not Blocked's red.
-    amber = sized_page.evaluate(
-        "(() => { const e = document.createElement('i'); e.style.color = 'var(--warn)'; document.body.append(e);"
-        " const c = getComputedStyle(e).color; e.remove(); return c; })()"
-    )
+    amber = css_colour(sized_page, "--warn")
     assert colour(label, "color") == amber
     # No heading above it says the agent must act: the verdict says what is wrong.
     expect(panel.locator("h3")).to_have_text("Blocked: the agent did not attach the list of changed files.")
