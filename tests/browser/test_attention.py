@@ -146,6 +146,11 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
         box = sized_page.locator(facts).bounding_box()
         assert box is not None and (box["y"] > verdict["y"]) == (facts == "#run-facts"), facts
         assert box["y"] < steps["y"], facts
+    # The Mode card names the mode and says what a mode is (friction8 7): last on a phone, it still says what
+    # it is about.
+    expect(sized_page.locator("#mode-title")).to_have_text("Mode: Guided, balanced risk")
+    expect(sized_page.locator("#mode-what")).to_contain_text("A mode is the preferences the agent follows")
+    expect(sized_page.locator("#mode-fold > summary")).to_have_text("Change the mode, or see its history")
     if sized_page.viewport_size == PHONE.size:
         assert verdict["y"] + verdict["height"] < PHONE.height
         mode, timeline = (
