@@ -151,8 +151,10 @@ def test_the_import_page_has_one_heading_and_says_what_a_bundle_is(client):
     assert html.count("Import a session bundle</h1>") == 1 and html.count("<h1") == 1
     assert html.count("Import a session bundle") == 2  # the page's title and its heading, no label repeating it
     about = html.split('id="what-a-bundle-is">', 1)[1].split("</p>", 1)[0]
-    assert "another WorkRail dashboard" in about and "manage.py export_session" in about and "resume" in about
-    assert '<label for="import-bundle">Bundle file</label>' in html
+    assert "another WorkRail dashboard" in about and "resume" in about
+    assert "manage.py" not in about  # the command line is a footnote under the form
+    assert "manage.py export_session" in html.split('id="import-cli">', 1)[1].split("</p>", 1)[0]
+    assert '<label for="import-bundle" class="drop-title">Bundle file</label>' in html
     assert 'aria-describedby="what-a-bundle-is"' in html
 
 
