@@ -217,6 +217,10 @@ def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, con
     expect(sized_page.locator("#import-chosen")).to_have_text("No file chosen yet")
     sized_page.locator("#import-bundle").focus()
     assert zone.evaluate("z => getComputedStyle(z).outlineStyle") == "solid"  # where the keyboard is, seen
+    bundle.dispatch_event("dragenter")  # a file dragged over the zone lights it, until it leaves or drops
+    assert zone.evaluate("z => z.classList.contains('dragging')")
+    bundle.dispatch_event("dragleave")
+    assert not zone.evaluate("z => z.classList.contains('dragging')")
     chosen = {"name": "ses_1.workrail-bundle.json", "mimeType": "application/json", "buffer": b"{}"}
     sized_page.set_input_files("#import-bundle", files=[chosen])
     expect(sized_page.locator("#import-chosen")).to_have_text("Chosen: ses_1.workrail-bundle.json (2 bytes)")
