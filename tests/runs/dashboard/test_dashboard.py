@@ -1,4 +1,5 @@
 import pytest
+from django.test import Client
 from django.utils.html import strip_tags
 
 from tests.support.workflow_files import workflow_doc, write_json
@@ -97,8 +98,6 @@ def test_nobody_else_gets_the_password(client, django_user_model):
 
 @pytest.mark.usefixtures("postgres_url")
 def test_the_password_copy_needs_the_pages_csrf_token(django_user_model):
-    from django.test import Client
-
     browser = Client(enforce_csrf_checks=True)
     browser.force_login(_staff(django_user_model))
     assert browser.post("/connect/with-password", {"text": "claude_code"}).status_code == 403  # a cross-site form
