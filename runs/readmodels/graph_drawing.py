@@ -70,8 +70,8 @@ def title_lines(text: str, limit: int = TITLE_CHARS, lines: int = TITLE_LINES) -
 
 
 def step_words(node: GraphNode, *, counted: bool = False) -> str:
-    """Where a node's pending step sits, in the words of the run's step list (StepPlace.words: "step 4 of
-    8, round 2"); a node whose state holds no outline place says its step as the step list then does
+    """Where a node's pending step sits, in the short words of the run's step list (StepPlace.brief: "step 4
+    of 8, round 2 of 3"); a node whose state holds no outline place says its step as the step list then does
     ("step 5"); a completed node waits at no step: "" (its title, "Complete", says it).
 
     `counted`: as the reports' step lists number steps, counted along the branch (branches.step_numbers,
@@ -79,7 +79,7 @@ def step_words(node: GraphNode, *, counted: bool = False) -> str:
     if counted:
         return f"after step {node.step_number - 1}" if node.is_complete else f"step {node.step_number}"
     if node.place is not None:
-        return node.place.words
+        return node.place.brief  # a card is narrow: the loop's name is the steps list's to say
     return "" if node.is_complete else f"step {node.step_number}"
 
 
