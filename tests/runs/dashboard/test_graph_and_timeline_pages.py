@@ -118,6 +118,13 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
         "Agent working on Record what the slice showed · step 2 of 3, round 2 of 3 in “Verify each slice”" in words
     ), words
     assert "round 2, running" not in words
+    # Finished and running at once, told as what happened (friction8 5); the finished branch's link names its
+    # last step, as every other branch's does.
+    assert (
+        "Running on branch 2 (branch 1 finished; then the agent went back to Verify slice 2 and is redoing it "
+        "from there)" in words
+    )
+    assert "replaced" not in words and "Branch 1 · finished with Summarize the verification" in words
     assert "open at step 6" not in words and "open at step 4" not in words
     assert tabs(html)[1] == (
         "Branch 2: Record what the slice showed (step 2 of 3, round 2 of 3, latest) · forked at step 2 of 3, round 2 of 3"
