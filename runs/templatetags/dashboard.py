@@ -442,6 +442,7 @@ class GraphContext(TypedDict):
     branches: list[graph_page.BranchLink]
     sections: list[graph_page.BranchSection]
     stepper: bool  # one branch: its steps as a stepper, no drawing
+    upcoming: list[graph_page.Upcoming]  # the stepper's steps still to come
 
 
 @register.filter
@@ -472,6 +473,7 @@ def run_graph(detail: RunDetail) -> GraphContext:
         "branches": laid_out.branches,
         "sections": laid_out.sections,
         "stepper": laid_out.stepper,
+        "upcoming": laid_out.upcoming or [],
     }
 
 

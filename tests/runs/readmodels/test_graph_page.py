@@ -164,3 +164,14 @@ def test_the_phone_list_leaves_out_the_straight_stretch_the_drawing_leaves_out()
     gap = section.rows[5]
     assert (gap.title, gap.href, gap.state) == ("⋯ 20 steps in a row, without a fork", "", "done")
     assert section.rows[-1].state == "running" and section.forked == ""
+
+
+def test_a_stepper_shows_the_outlines_steps_still_to_come(service_catalog):
+    # Friction7 item 11: progress shows what is left, not only the past.
+    built = two_runs_one_forked_twice()
+    laid_out = graph_page(run_detail(built.plan_run), "/r/", "/n/NODE/")
+    assert laid_out.stepper
+    assert [(up.words, up.title) for up in laid_out.upcoming or []] == [("step 3 of 3", "Self-Check the Plan")]
+    # A run of several branches is drawn, not a stepper: nothing listed after it.
+    forked = looped_and_forked(service_catalog["extra"], iterations=1)
+    assert graph_page(run_detail(forked.run_id), "/r/", "/n/NODE/").upcoming == []
