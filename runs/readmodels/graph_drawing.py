@@ -140,9 +140,9 @@ STATE_LEGEND = {
 }
 
 LEGEND_WORDS = {
-    "on-branch": "on the shown branch",
-    "other": "off the shown branch",
-    "lane": "marks where a branch starts",
+    "on-branch": "filled: a step of the branch you are viewing (its steps are listed below)",
+    "other": "hollow: a step of another branch (open its last step to view that branch)",
+    "lane": "marks the first step of each branch (branch 1 starts at the run's first step)",
     "checkpoint": "made by a checkpoint (it stays at its step)",
     "by-hand": "started by hand (an operator fork)",
     "complete": "complete",

@@ -163,7 +163,10 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
         "Waiting at step 2 of 3, round 2 of 3 in “Verify each slice”, “Record what the slice showed”" in summary
     )  # as the run page
     first = text.split("### Branch 1 (complete)")[1].split("### Branch 2")[0]
-    checkpoint = "##### Checkpoint during Record what the slice showed (while step 2 of 3, round 1 of 3 in “Verify each slice” was pending)"
+    checkpoint = (
+        "##### Checkpoint during Record what the slice showed (while step 2 of 3, round 1 of 3 in “Verify each slice” "
+        "was pending)"
+    )
     assert checkpoint in first
     assert "##### Step 2 of 3, round 1 of 3 in “Verify each slice” · Record what the slice showed" in first
     assert "##### Step 2 of 3, round 3 of 3 in “Verify each slice” · Verify slice 3" in first

@@ -127,7 +127,8 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     assert "replaced" not in words and "Branch 1 · finished with Summarize the verification" in words
     assert "open at step 6" not in words and "open at step 4" not in words
     assert tabs(html)[1] == (
-        "Branch 2: Record what the slice showed (step 2 of 3, round 2 of 3, latest) · forked at step 2 of 3, round 2 of 3"
+        "Branch 2: Record what the slice showed (step 2 of 3, round 2 of 3, latest) · forked at step 2 of 3, "
+        "round 2 of 3"
     )
     assert card_step_line(html, str(newest.public_id)) == "step 2 of 3, round 2 of 3"
     # The checkpoint's card stays at its step (the loop's two steps and the checkpoint in round 1); the
