@@ -1,7 +1,8 @@
 """Where a step sits in its workflow's outline (runs/readmodels/step_places.py): "step 2 of 3", and in a
 loop "step 2 of 3, round 2 of 3 in “Verify each slice”" (the loop named as its workflow names it, never a
 number like 2.1 that means something only beside the outline), never the count of steps taken, which runs
-past the outline's length as soon as a loop repeats. The run page's steps, its where-line, its panels and the node page all say it."""
+past the outline's length as soon as a loop repeats. The run page's steps, its where-line, its panels and
+the node page all say it."""
 
 from __future__ import annotations
 
