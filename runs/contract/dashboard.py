@@ -69,6 +69,14 @@ class StepPlace(Shape):
         said = f"step {self.position} of {self.length}"
         return f"{said}, {self.round_words}" if self.round is not None else said
 
+    def brief_in(self, chars: int) -> str:
+        """The brief form within `chars` characters when it can be: the rounds' total left out first ("step 2
+        of 3, round 149"), for a graph card's fixed width."""
+        said = self.brief
+        if len(said) <= chars or self.round is None:
+            return said
+        return f"step {self.position} of {self.length}, round {self.round}"
+
     @property
     def words(self) -> str:
         """In full: "step 4 of 8, round 2 of 3 in “Verify each slice”", the loop named as its workflow names

@@ -100,6 +100,16 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
         "b => [b.querySelector('svg').getBoundingClientRect().width, b.clientWidth, b.scrollWidth]"
     )
     assert widths[0] <= widths[1] and widths[2] <= widths[1]
+    # Every card's step line stays inside its card, a long loop's too ("step 2 of 3, round 149", its total left out).
+    crossing = page.locator("svg.run-graph a.graph-node").evaluate_all(
+        """cards => cards.filter((card) => {
+          const box = card.querySelector('rect.card').getBoundingClientRect();
+          const line = card.querySelector('text.cs');
+          return line && line.getBoundingClientRect().right > box.right - 2;
+        }).map((card) => card.querySelector('text.cs').textContent)"""
+    )
+    assert crossing == []
+    expect(page.locator("svg.run-graph text.cs", has_text=re.compile(r"^step 2 of 3, round 149$"))).to_have_count(1)
     # Showing the first branch: its end (step 300 or so) is a card, with its state in words.
     leaf = page.locator('svg.run-graph a.graph-node[data-lane="0"][href*="?tip="]').get_attribute("href")
     page.goto(site + str(leaf))

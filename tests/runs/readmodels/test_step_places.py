@@ -52,6 +52,9 @@ def test_a_loop_is_named_by_its_title_and_its_rounds_counted_when_fixed_on_entry
     counted = step_places.place(1, 1, OUTLINE, 0, loops=loops, frame={"iteration": 1, "count": 4})
     assert counted is not None and counted.words == "step 2 of 3, round 1 of 4 in “Review each area”"
     assert counted.brief == "step 2 of 3, round 1 of 4"  # a graph card or a phone row: the loop unnamed
+    long = step_places.place(1, 149, OUTLINE, 0, loops=loops, frame={"iteration": 149, "count": 150})
+    assert long is not None and long.brief_in(26) == "step 2 of 3, round 149"  # a card's width: no total
+    assert counted.brief_in(26) == counted.brief
     open_ended = step_places.place(1, 5, OUTLINE, 0, loops=loops, frame={"iteration": 5})
     assert open_ended is not None and open_ended.words == "step 2 of 3, round 5 in “Review each area”"
     # The loop's title as the file writes it, a placeholder in brackets, never raw braces.
