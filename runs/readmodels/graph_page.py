@@ -116,6 +116,7 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
 # A panel a person may act on (AttentionPanel.kind) says more than the branch's status: it wins.
 PANEL_STATES = {
     "stalled": "stalled",
+    "paused": "paused",
     "waiting_for_user": "waiting",
     "canceled": "canceled",
     "left_behind": "left-behind",
@@ -125,6 +126,7 @@ STATUS_STATES = {"blocked": "blocked", "complete": "done", "canceled": "canceled
 BADGE_STATES: dict[str, StateName] = {
     "blocked": "blocked",
     "waiting": "needs_you",
+    "paused": "paused",
     "stalled": "stalled",
     "canceled": "canceled",
     "left-behind": "left_behind",
