@@ -73,6 +73,9 @@ def test_an_imported_run_is_paused_until_an_agent_carries_on(settings):
     assert [run.state for run in detail.runs] == ["running", "paused"]
     assert not any(p.kind == "paused" for p in run_view.run_detail(first.public_id).panels)
     assert overview.list_sessions().items[0].state == "paused"
+    # With the person's turns, before a stalled one, in the list's most urgent first order.
+    made.stalled()
+    assert [row.state for row in overview.list_sessions(urgent_first=True).items] == ["paused", "stalled"]
 
 
 def test_a_branch_started_by_hand_is_paused_until_an_agent_takes_it_up():
