@@ -282,14 +282,15 @@ def of_sessions(sessions: list[Session], cutoff: datetime) -> dict[int, Whereabo
     sessions already read at their last_seq)."""
     missing = [s for s in sessions if (s.public_id, s.last_seq) not in _KEPT and s.kind == SessionKind.WORKFLOW]
     if missing:
-        runs = list(Run.objects.filter(session__in=missing, parent_run__isnull=True).order_by("created_at", "pk"))
+        read = Run.objects.filter(session__in=missing, parent_run__isnull=True).order_by("created_at", "pk")
+        runs = list(paused.with_import_marks(read))
         still_open = [run for run in runs if run.status in (RunStatus.IN_PROGRESS, RunStatus.BLOCKED)]
         trees = branches.read_many(still_open)
         names = workflow_names(runs)
         tips = {b.tip: run for run in runs if (b := _newest(trees.get(run.pk))) is not None}
         at = step_places.of_nodes(tips)  # one query for the whole page
         titles = _titles(tips, trees)  # and one for their steps' titles, where they hold placeholders
-        halted = paused.of_runs(runs, trees)  # and two for the runs no agent has touched since they came here
+        halted = paused.of_runs(runs, trees)  # no query: read with the runs (with_import_marks)
         by_session: dict[int, list[Run]] = {}
         for run in runs:
             by_session.setdefault(run.session_id, []).append(run)

@@ -281,7 +281,8 @@ def _forked_summaries(sessions: list[Session], cutoff: datetime) -> dict[int, st
     keys = {session.pk: (session.public_id, session.last_seq, _stalled(session, cutoff)) for session in sessions}
     missing = [session for session in sessions if keys[session.pk] not in _WORDS]
     if missing:
-        runs = list(Run.objects.filter(session__in=missing, parent_run__isnull=True).order_by("created_at", "pk"))
+        read = Run.objects.filter(session__in=missing, parent_run__isnull=True).order_by("created_at", "pk")
+        runs = list(paused.with_import_marks(read))
         words = _session_words(runs, branches.read_many(runs), cutoff)
         for session in missing:
             _WORDS[keys[session.pk]] = words.get(session.pk, "")
@@ -555,7 +556,8 @@ def session_detail(session_id: str, known: dict[int, branches.RunBranches] | Non
     read again."""
     session = get_session(session_id)
     cutoff = stall_cutoff()
-    runs = list(Run.objects.filter(session=session).select_related("parent_run").order_by("created_at", "pk"))
+    read = Run.objects.filter(session=session).select_related("parent_run").order_by("created_at", "pk")
+    runs = list(paused.with_import_marks(read))
     known = known or {}
     trees = {**branches.read_many([run for run in runs if run.pk not in known]), **known}
     told = outcomes.of_runs(trees.values())

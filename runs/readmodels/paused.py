@@ -74,27 +74,42 @@ def by_hand(tree: RunBranches | None) -> datetime | None:
     return tree.nodes[node].created_at if node in tree.started_by_hand else None
 
 
+def with_import_marks(runs: QuerySet[Run]) -> QuerySet[Run]:
+    """`runs` read with what imported_untouched needs, in the same query: their session's newest import (its
+    seq and moment, None when never imported) and whether an agent event names the run after it."""
+    imported = Event.objects.filter(session=OuterRef("session_id"), kind=EventKind.SESSION_IMPORTED).order_by("-seq")
+    marked = runs.annotate(
+        imported_seq=Subquery(imported.values("seq")[:1]), imported_at=Subquery(imported.values("created_at")[:1])
+    )
+    return marked.annotate(touched_since_import=Exists(_agent_events_after("imported_seq")))
+
+
 def imported_untouched(runs: Iterable[Run]) -> dict[int, Paused]:
-    """Of `runs`, those no agent has touched since their session was imported (by run pk): two queries
-    whatever their number (none when no run may be paused)."""
-    candidates = [run for run in runs if may_pause(run)]
-    if not candidates:
+    """Of `runs`, those no agent has touched since their session was imported (by run pk). No query for runs
+    read with_import_marks; else two at most, whatever their number (one when no session was imported)."""
+    runs = list(runs)
+    if not runs:
         return {}
+    if all(hasattr(run, "imported_seq") for run in runs):
+        return {
+            run.pk: Paused("imported", getattr(run, "imported_at"))  # noqa: B009 (an annotation, not a field)
+            for run in runs
+            if may_pause(run) and getattr(run, "imported_seq") is not None and not getattr(run, "touched_since_import")  # noqa: B009
+        }
     imports: dict[int, tuple[int, datetime]] = {}
-    rows = Event.objects.filter(session_id__in={run.session_id for run in candidates}, kind=EventKind.SESSION_IMPORTED)
+    rows = Event.objects.filter(session_id__in={run.session_id for run in runs}, kind=EventKind.SESSION_IMPORTED)
     for session_id, seq, at in rows.values_list("session_id", "seq", "created_at"):
         if session_id not in imports or seq > imports[session_id][0]:
             imports[session_id] = (seq, at)
-    if not imports:
+    candidates = [run for run in runs if may_pause(run) and run.session_id in imports]
+    if not candidates:
         return {}
     after = Q()
     for session_id, (seq, _) in imports.items():
         after |= Q(session_id=session_id, seq__gt=seq)
     touched = set(Event.objects.filter(after, kind__in=AGENT_KINDS).values_list("data__runId", flat=True).distinct())
     return {
-        run.pk: Paused("imported", imports[run.session_id][1])
-        for run in candidates
-        if run.session_id in imports and run.public_id not in touched
+        run.pk: Paused("imported", imports[run.session_id][1]) for run in candidates if run.public_id not in touched
     }
 
 
@@ -114,10 +129,14 @@ def sessions_with_paused_run() -> Q:
 def _untouched_since(open_runs: QuerySet[Run], came: QuerySet[Event]) -> QuerySet[Run]:
     """The runs of `open_runs` with no agent event after the newest of `came` (how they came here)."""
     at = open_runs.annotate(came=Subquery(came.order_by("-seq").values("seq")[:1])).filter(came__isnull=False)
-    touched = Event.objects.filter(
+    return at.exclude(Exists(_agent_events_after("came")))
+
+
+def _agent_events_after(seq: str) -> QuerySet[Event]:
+    """The agent events naming the outer run after the seq its annotation `seq` holds."""
+    return Event.objects.filter(
         session=OuterRef("session_id"),
         kind__in=AGENT_KINDS,
         data__runId=OuterRef("public_id"),
-        seq__gt=OuterRef("came"),
+        seq__gt=OuterRef(seq),
     )
-    return at.exclude(Exists(touched))

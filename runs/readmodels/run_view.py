@@ -62,7 +62,8 @@ Via = Literal["start", "step", "checkpoint", "fork"]
 
 
 def get_run(run_id: str) -> Run:
-    run = Run.objects.select_related("session", "parent_run").filter(public_id=run_id[:40]).first()
+    read = Run.objects.select_related("session", "parent_run").filter(public_id=run_id[:40])
+    run = paused.with_import_marks(read).first()  # whether it is paused, in the same query
     if run is None:
         raise not_found("run", run_id, "Pick a run from its session's page (/sessions/<id>/) or /api/v1/sessions/<id>.")
     ownership.require_mine(run.session)
