@@ -180,6 +180,8 @@ def summary(
     session: Session, cutoff: datetime, status_summary: str | None = None, where: Whereabouts | None = None
 ) -> SessionSummary:
     status = shown_status(session.status, session.updated_at, cutoff, session.waiting_for_user)
+    if where is not None and where.state == "paused":
+        status = session.status  # nobody had its most urgent run: the stall clock does not apply (paused.py)
     return SessionSummary(
         session_id=session.public_id,
         title=session.title,
@@ -509,8 +511,9 @@ def run_summary(
     status_summary: str | None = None,
     halted: bool = False,
 ) -> RunSummary:
-    """`halted`: no agent has touched the run since it came here (paused.py): its state is paused."""
-    shown = shown_status(run.status, run.updated_at, cutoff, run.waits_for_user)
+    """`halted`: no agent has touched the run since it came here (paused.py): its state is paused, and the
+    stall clock does not apply (its status stays as stored: nobody had it to stall)."""
+    shown = run.status if halted else shown_status(run.status, run.updated_at, cutoff, run.waits_for_user)
     return RunSummary(
         run_id=run.public_id,
         session_id=session_id,

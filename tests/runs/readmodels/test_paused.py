@@ -51,6 +51,7 @@ def test_an_imported_run_is_paused_until_an_agent_carries_on(settings):
     assert detail.session.state == "paused" and [line.place for line in detail.run_lines] == ["paused", "paused"]
     assert all(line.move == "yours" and "imported, no agent has it yet" in line.words for line in detail.run_lines)
     assert all("stalled" not in (run.status_summary or "") for run in detail.runs)
+    assert detail.session.status == "in_progress" and {run.status for run in detail.runs} == {"in_progress"}
     # The list says it too, counts it among the person's turns, and filters on it in SQL.
     listed = overview.list_sessions(count_yours=True)
     [row] = listed.items
