@@ -516,7 +516,7 @@ class BranchOutcomeEntry(Shape):
     state: StateName = Field(
         default="running",
         description="Its badge in the dashboard's vocabulary: done, canceled, left_behind, blocked; the newest "
-        "open branch takes the run's state (running, needs_you, stalled).",
+        "open branch takes the run's state (running, needs_you, paused, stalled).",
     )
     verdict: str | None = Field(
         description="A completed branch's verdict: from a standing artifact's verdict, else a 'Verdict:' line of "

@@ -142,7 +142,7 @@ def tip_states(detail: RunDetail) -> dict[str, str]:
     for outcome in [*([detail.branch] if detail.branch is not None else []), *detail.other_branches]:
         state = STATUS_STATES.get(outcome.status)
         if state is None:
-            state = "left-behind" if outcome.left_behind else "running"
+            state = "left-behind" if outcome.left_behind else "paused" if outcome.state == "paused" else "running"
         states[outcome.tip_node_id] = state
     for panel in detail.panels:
         if panel.node_id is not None and states.get(panel.node_id) != "blocked":
