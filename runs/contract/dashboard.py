@@ -22,9 +22,9 @@ BranchStatusName = Literal["complete", "open", "blocked", "canceled"]
 SessionSort = Literal["activity", "-activity", "created", "-created", "title", "-title"]
 SessionGroup = Literal["none", "branch", "workspace"]
 # Where a run stands, as a person reads it (runs/readmodels/attention.py): whose move it is.
-StateName = Literal["needs_you", "blocked", "stalled", "running", "left_behind", "done", "canceled", "notes"]
-PlaceName = Literal["working", "waiting_for_user", "blocked", "stalled", "completed", "canceled", "notes"]
-PanelName = Literal["stalled", "waiting_for_user", "canceled", "left_behind"]
+StateName = Literal["needs_you", "blocked", "paused", "stalled", "running", "left_behind", "done", "canceled", "notes"]
+PlaceName = Literal["working", "waiting_for_user", "blocked", "paused", "stalled", "completed", "canceled", "notes"]
+PanelName = Literal["stalled", "paused", "waiting_for_user", "canceled", "left_behind"]
 HANDOFF_KIND = "wr.coding_handoff"  # a coding hand-off: the artifact a coding step ends with
 
 
@@ -550,7 +550,7 @@ class BranchOutcomeEntry(Shape):
     state: StateName = Field(
         default="running",
         description="Its badge in the dashboard's vocabulary: done, canceled, left_behind, blocked; the newest "
-        "open branch takes the run's state (running, needs_you, stalled).",
+        "open branch takes the run's state (running, needs_you, paused, stalled).",
     )
     verdict: str | None = Field(
         description="A completed branch's verdict: from a standing artifact's verdict, else a 'Verdict:' line of "

@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from runs.contract.dashboard import AttentionPanel, BlockedStep, BranchOutcomeEntry, PlaceName, StepPlace, Whereabouts
 from runs.models import Node, PinnedWorkflow, Run, RunStatus, Session, SessionKind
-from runs.readmodels import agent_message, blocked, branches, outcomes, recap, states, step_places, step_text
+from runs.readmodels import agent_message, blocked, branches, outcomes, paused, recap, states, step_places, step_text
 from runs.readmodels.artifact_names import artifact_name
 from runs.readmodels.shapes import RecapEntry
 from runs.store import tokens
@@ -54,7 +54,12 @@ _LACKS = {
     "LOOP_CONTROL_UNMATCHED": "the agent's loop decision names another loop",
 }
 # Which run of a session the list names: the one that needs someone most, then the newest.
-_URGENCY: dict[PlaceName, int] = {"waiting_for_user": 0, "blocked": 1, "stalled": 2, "working": 3}
+_URGENCY: dict[PlaceName, int] = {"waiting_for_user": 0, "blocked": 1, "paused": 2, "stalled": 3, "working": 4}
+# Beside a "Paused" badge: how the run came here without an agent (paused.py).
+PAUSED_WORDS: dict[paused.How, str] = {
+    "imported": "imported, no agent has it yet",
+    "by_hand": "started by hand, no agent has it yet",
+}
 WAITING_WORDS = "waiting for your confirmation"
 
 
@@ -97,7 +102,7 @@ class Place:
     blocked: str  # blocked_words, "" unless blocked
     last_activity: datetime
     since: datetime
-    awaiting_agent: bool = False  # the newest branch was started by hand and no agent answered there yet
+    paused: paused.Paused | None = None  # no agent has touched it since it came here (imported, started by hand)
     held_by: str = "agent"  # a blocked step's BlockedStep.whose_move: who must act for it to go on
     last_refused_at: datetime | None = None  # a blocked step's newest refusal: the agent's last try
 
@@ -116,12 +121,11 @@ class Place:
             return Shown("blocked", lead + self.blocked, self.since)
         if self.waits_for_user:
             return Shown("waiting_for_user", lead + WAITING_WORDS, self.since)
+        if self.paused is not None:  # before the clock: nobody stalled, nobody had it
+            return Shown("paused", lead + PAUSED_WORDS[self.paused.how], self.paused.since)
         if self.last_activity < cutoff:
             since = max(self.last_activity, self.since)  # never before its newest step was given
             return Shown("stalled", f"{lead}stalled since {stamp(since)}", since, f"{lead}stalled since ")
-        if self.awaiting_agent:
-            # Beside the label "Your move: no agent has it yet" (states.next_move): how the branch came to be.
-            return Shown("working", lead + "started by hand", self.since)
         # Beside a "Running" badge: where it is, not "running" again.
         return Shown("working", step or "running", self.since)
 
@@ -144,6 +148,7 @@ def places(
     names: dict[str, str] | None = None,
     at: dict[int, StepPlace] | None = None,
     titles: dict[int, str] | None = None,
+    halted: dict[int, paused.Paused] | None = None,
 ) -> list[Place]:
     """Where each of `runs` (one session's own runs, oldest first) stands; `trees` are the branches of
     those still open, by run pk (the others need none); `names` the workflows' names by hash (read when
@@ -157,19 +162,20 @@ def places(
         at = step_places.of_nodes(tips)
     if titles is None:
         titles = _titles(tips, trees)
+    if halted is None:
+        halted = paused.of_runs(runs, trees)
     found = []
     for number, run in enumerate(runs, start=1):
         tree = trees.get(run.pk)
         newest = newest_of[run.pk]
         step: StepPlace | None = None
-        title, words, since, awaiting = "", "", run.updated_at, False
+        title, words, since = "", "", run.updated_at
         held_by, last_refused = "agent", None
         if tree is not None and newest is not None:
             step = at.get(newest.tip)
             tip = tree.nodes[newest.tip]
             since = tip.created_at
             title = titles.get(newest.tip) or _as_written(run, tip.step_id)
-            awaiting = len(newest.nodes) == 1 and newest.nodes[0] in tree.started_by_hand
             refusal = refused.get((run.pk, newest.number))
             if refusal is not None:
                 entry = blocked.as_entry(refusal)
@@ -187,7 +193,7 @@ def places(
                 blocked=words,
                 last_activity=run.updated_at,
                 since=since,
-                awaiting_agent=awaiting,
+                paused=halted.get(run.pk),
                 held_by=held_by,
                 last_refused_at=last_refused,
             )
@@ -258,7 +264,7 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
         where._move = blocked_move(place.held_by, place.last_refused_at or place.since, cutoff)
         where._held_by_you = place.held_by == "user"
     else:
-        where._move = states.move(state, unclaimed=name == "working" and place.awaiting_agent)
+        where._move = states.move(state)
     return where
 
 
@@ -276,19 +282,21 @@ def of_sessions(sessions: list[Session], cutoff: datetime) -> dict[int, Whereabo
     sessions already read at their last_seq)."""
     missing = [s for s in sessions if (s.public_id, s.last_seq) not in _KEPT and s.kind == SessionKind.WORKFLOW]
     if missing:
-        runs = list(Run.objects.filter(session__in=missing, parent_run__isnull=True).order_by("created_at", "pk"))
+        read = Run.objects.filter(session__in=missing, parent_run__isnull=True).order_by("created_at", "pk")
+        runs = list(paused.with_import_marks(read))
         still_open = [run for run in runs if run.status in (RunStatus.IN_PROGRESS, RunStatus.BLOCKED)]
         trees = branches.read_many(still_open)
         names = workflow_names(runs)
         tips = {b.tip: run for run in runs if (b := _newest(trees.get(run.pk))) is not None}
         at = step_places.of_nodes(tips)  # one query for the whole page
         titles = _titles(tips, trees)  # and one for their steps' titles, where they hold placeholders
+        halted = paused.of_runs(runs, trees)  # no query: read with the runs (with_import_marks)
         by_session: dict[int, list[Run]] = {}
         for run in runs:
             by_session.setdefault(run.session_id, []).append(run)
         for session in missing:
             _KEPT[(session.public_id, session.last_seq)] = places(
-                by_session.get(session.pk, []), trees, names, at, titles
+                by_session.get(session.pk, []), trees, names, at, titles, halted
             )
         while len(_KEPT) > KEPT:
             _KEPT.popitem(last=False)
@@ -353,6 +361,7 @@ class RunState:
     stalled: bool  # the run's shown status (overview.shown_status)
     canceled_by: str
     places: dict[int, StepPlace] = field(default_factory=dict)  # by node pk (step_places.of_run)
+    paused: paused.Paused | None = None  # no agent has touched the run since it came here (paused.py)
 
 
 def panels(state: RunState) -> list[AttentionPanel]:
@@ -382,7 +391,11 @@ def _panel_of_shown(state: RunState, shown: BranchOutcomeEntry) -> AttentionPane
         return None
     if shown.status == "canceled":
         return _canceled(state, shown)
-    if shown.status != "open" or shown.awaiting_agent:
+    if shown.status != "open":
+        return None
+    if state.paused is not None:
+        return _paused(state, shown, state.paused)
+    if shown.awaiting_agent:
         return None
     if state.run.waits_for_user:
         return _waiting(state, shown)
@@ -412,6 +425,47 @@ def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         step=step,
         step_title=shown.step_title or "",
         since=since,
+        node_id=shown.tip_node_id,
+        state_token=token,
+        sentence=agent_message.text(token, _said_to_agent(shown, step)),
+    )
+    panel._timed = (before, after)
+    return panel
+
+
+# What the paused panel says of how the run came here without an agent (paused.py), and why nobody has it.
+_CAME: dict[paused.How, tuple[str, str]] = {
+    "imported": (
+        "imported at ",
+        "This session was imported from another machine or store: the agent that held it is not connected here, "
+        "so nothing runs until you hand the run to one.",
+    ),
+    "by_hand": (
+        "started by hand at ",
+        "A person started this branch by hand from the dashboard and nobody has given its call to an agent yet, "
+        "so nothing runs until you hand it to one.",
+    ),
+}
+
+
+def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -> AttentionPanel:
+    token = _state_token(shown)
+    step = _place(state, shown)
+    how, why = _CAME[halted.how]
+    before, after = f"{states.label('paused')}: {how}", ", no agent has it yet"
+    panel = AttentionPanel(
+        kind="paused",
+        state="paused",
+        branch=shown.number,
+        title=f"{before}{stamp(halted.since)}{after}",
+        next_move="Give an agent the message below: it picks up at this step, nothing lost.",
+        for_you=(
+            f"{why} Once an agent carries on, the run reads {states.label('running')} again. A paused run never "
+            f"turns {states.label('stalled')}: nobody had it."
+        ),
+        step=step,
+        step_title=shown.step_title or "",
+        since=halted.since,
         node_id=shown.tip_node_id,
         state_token=token,
         sentence=agent_message.text(token, _said_to_agent(shown, step)),
@@ -552,7 +606,7 @@ def blocked_move(held_by: str, last_refused_at: datetime, cutoff: datetime) -> s
 def move_of_branch(outcome: BranchOutcomeEntry, cutoff: datetime) -> states.Move:
     if outcome.blocked is not None and outcome.state == "blocked":
         return move_of_blocked(outcome.blocked, cutoff)
-    return states.move(outcome.state, unclaimed=outcome.awaiting_agent and outcome.state == "running")
+    return states.move(outcome.state)
 
 
 @dataclass(frozen=True)

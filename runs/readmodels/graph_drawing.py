@@ -129,6 +129,7 @@ class LegendEntry:
 STATE_WORDS = {
     "blocked": "blocked",
     "waiting": "needs you",
+    "paused": "paused",
     "stalled": "stalled",
     "canceled": "canceled",
     "left-behind": "left behind",
@@ -138,6 +139,7 @@ STATE_WORDS = {
 STATE_LEGEND = {
     "blocked": "the answer to its step was refused",
     "waiting": "its step waits for your confirmation",
+    "paused": "no agent has touched it since it came here: give one the resume message",
     "stalled": "quiet too long, and nobody is waiting on it",
     "canceled": "the run was canceled",
     "left-behind": "the agent went back to an earlier step and works on another branch",

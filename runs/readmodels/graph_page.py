@@ -152,6 +152,7 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
 # A panel a person may act on (AttentionPanel.kind) says more than the branch's status: it wins.
 PANEL_STATES = {
     "stalled": "stalled",
+    "paused": "paused",
     "waiting_for_user": "waiting",
     "canceled": "canceled",
     "left_behind": "left-behind",
@@ -161,6 +162,7 @@ STATUS_STATES = {"blocked": "blocked", "complete": "done", "canceled": "canceled
 BADGE_STATES: dict[str, StateName] = {
     "blocked": "blocked",
     "waiting": "needs_you",
+    "paused": "paused",
     "stalled": "stalled",
     "canceled": "canceled",
     "left-behind": "left_behind",
@@ -176,7 +178,7 @@ def tip_states(detail: RunDetail) -> dict[str, str]:
     for outcome in [*([detail.branch] if detail.branch is not None else []), *detail.other_branches]:
         state = STATUS_STATES.get(outcome.status)
         if state is None:
-            state = "left-behind" if outcome.left_behind else "running"
+            state = "left-behind" if outcome.left_behind else "paused" if outcome.state == "paused" else "running"
         states[outcome.tip_node_id] = state
     for panel in detail.panels:
         if panel.node_id is not None and states.get(panel.node_id) != "blocked":

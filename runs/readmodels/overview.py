@@ -43,7 +43,6 @@ from runs.contract.preferences import mode_of
 from runs.models import (
     Checkpoint,
     Event,
-    EventKind,
     Node,
     Run,
     RunStatus,
@@ -52,7 +51,7 @@ from runs.models import (
     SessionKind,
     SessionStatus,
 )
-from runs.readmodels import attention, branches, naming, outcomes, people, states, step_text
+from runs.readmodels import attention, branches, naming, outcomes, paused, people, states, step_text
 from runs.store import ownership
 from runs.store.pinned import compiled_workflow
 from runs.store.staged import visible_sessions
@@ -181,6 +180,8 @@ def summary(
     session: Session, cutoff: datetime, status_summary: str | None = None, where: Whereabouts | None = None
 ) -> SessionSummary:
     status = shown_status(session.status, session.updated_at, cutoff, session.waiting_for_user)
+    if where is not None and where.state == "paused":
+        status = session.status  # nobody had its most urgent run: the stall clock does not apply (paused.py)
     return SessionSummary(
         session_id=session.public_id,
         title=session.title,
@@ -282,7 +283,8 @@ def _forked_summaries(sessions: list[Session], cutoff: datetime) -> dict[int, st
     keys = {session.pk: (session.public_id, session.last_seq, _stalled(session, cutoff)) for session in sessions}
     missing = [session for session in sessions if keys[session.pk] not in _WORDS]
     if missing:
-        runs = list(Run.objects.filter(session__in=missing, parent_run__isnull=True).order_by("created_at", "pk"))
+        read = Run.objects.filter(session__in=missing, parent_run__isnull=True).order_by("created_at", "pk")
+        runs = list(paused.with_import_marks(read))
         words = _session_words(runs, branches.read_many(runs), cutoff)
         for session in missing:
             _WORDS[keys[session.pk]] = words.get(session.pk, "")
@@ -300,10 +302,11 @@ def _stalled(session: Session, cutoff: datetime) -> bool:
     return shown_status(session.status, session.updated_at, cutoff, session.waiting_for_user) == STALLED
 
 
-def run_words(run: Run, told: list[BranchOutcomeEntry], cutoff: datetime) -> str:
+def run_words(run: Run, told: list[BranchOutcomeEntry], cutoff: datetime, halted: bool = False) -> str:
     """A run's status in words: stalled when the dashboard shows it stalled (never "where the agent works"),
-    waiting for you when its newest step waits for the user's confirmation."""
-    stalled = shown_status(run.status, run.updated_at, cutoff, run.waits_for_user) == STALLED
+    waiting for you when its newest step waits for the user's confirmation. A `halted` run (paused.py) is
+    never stalled: no agent had it."""
+    stalled = not halted and shown_status(run.status, run.updated_at, cutoff, run.waits_for_user) == STALLED
     waiting = run.waits_for_user and run.status == RunStatus.IN_PROGRESS
     return outcomes.summary_words(told, stalled=stalled, waiting=waiting)
 
@@ -311,11 +314,13 @@ def run_words(run: Run, told: list[BranchOutcomeEntry], cutoff: datetime) -> str
 def _session_words(runs: list[Run], trees: dict[int, branches.RunBranches], cutoff: datetime) -> dict[int, str]:
     """Each session's status in words from its root runs' branches, by session pk."""
     told = outcomes.of_runs(trees.values())
+    halted = paused.of_runs([run for run in runs if run.parent_run_id is None], trees)
     by_session: dict[int, list[tuple[str, str]]] = {}
     for run in runs:
         if run.parent_run_id is None and run.pk in told:
             name = str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id)
-            by_session.setdefault(run.session_id, []).append((name, run_words(run, told[run.pk], cutoff)))
+            words = run_words(run, told[run.pk], cutoff, run.pk in halted)
+            by_session.setdefault(run.session_id, []).append((name, words))
     return {pk: outcomes.session_words(words) for pk, words in by_session.items()}
 
 
@@ -394,6 +399,8 @@ def _first_match_conditions(cutoff: datetime) -> dict[StateName, Q]:
         "notes": Q(status=SessionStatus.NOTES),
         "needs_you": waiting,
         "blocked": Q(blocked_run),
+        # Before the stall clock: a run no agent has touched since it came here is quiet, not stalled.
+        "paused": paused.sessions_with_paused_run(),
         "stalled": in_progress & Q(updated_at__lt=cutoff),
         "running": in_progress,
         "done": Q(status=SessionStatus.COMPLETE),
@@ -422,17 +429,16 @@ def _without_runs_yours(cutoff: datetime) -> Q:
 def _yours(sessions: QuerySet[Session], cutoff: datetime, alone: int) -> Yours:
     """Which of `sessions` are a person's move, by the rule their rows' tags follow (session_move): exactly
     the rows whose move is yours. A session without runs is judged in SQL by its own state; the others that may
-    be a person's move (an open run that waits for the user, is blocked or quiet, or a branch started by
-    hand) are read as their rows are (attention.of_sessions, kept by last_seq) and judged in Python: a
-    blocked step is the agent's move until it has stopped, which only its refusals say. `alone`: how many
-    sessions without runs are (counted with the chips, _counts)."""
+    be a person's move (an open run that waits for the user, is blocked or quiet, or paused: no agent touched
+    it since it came here, paused.py) are read as their rows are (attention.of_sessions, kept by last_seq) and
+    judged in Python: a blocked step is the agent's move until it has stopped, which only its refusals say.
+    `alone`: how many sessions without runs are (counted with the chips, _counts)."""
     open_runs = Run.objects.filter(
         session=OuterRef("pk"), parent_run__isnull=True, status__in=(RunStatus.IN_PROGRESS, RunStatus.BLOCKED)
     )
-    by_hand = Event.objects.filter(session=OuterRef("pk"), kind=EventKind.OPERATOR_FORKED)
     may_be = Q(kind=SessionKind.WORKFLOW) & (
         Exists(open_runs.filter(Q(waits_for_user=True) | Q(status=RunStatus.BLOCKED) | Q(updated_at__lt=cutoff)))
-        | (Exists(open_runs) & Exists(by_hand))
+        | paused.sessions_with_paused_run()
     )
     candidates = list(sessions.filter(may_be))
     where = attention.of_sessions(candidates, cutoff)
@@ -498,9 +504,16 @@ def get_session(session_id: str) -> Session:
 
 
 def run_summary(
-    run: Run, session_id: str, cutoff: datetime, delegated_by: str | None = None, status_summary: str | None = None
+    run: Run,
+    session_id: str,
+    cutoff: datetime,
+    delegated_by: str | None = None,
+    status_summary: str | None = None,
+    halted: bool = False,
 ) -> RunSummary:
-    shown = shown_status(run.status, run.updated_at, cutoff, run.waits_for_user)
+    """`halted`: no agent has touched the run since it came here (paused.py): its state is paused, and the
+    stall clock does not apply (its status stays as stored: nobody had it to stall)."""
+    shown = run.status if halted else shown_status(run.status, run.updated_at, cutoff, run.waits_for_user)
     return RunSummary(
         run_id=run.public_id,
         session_id=session_id,
@@ -508,7 +521,7 @@ def run_summary(
         workflow_name=str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id),
         workflow_hash=run.pinned_id,
         status=shown,
-        state=states.of_status(shown, run.waits_for_user),
+        state=states.of_status(shown, run.waits_for_user, halted),
         node_count=run.node_count,
         branch_count=run.branch_count,
         delegated_by=delegated_by,
@@ -546,17 +559,20 @@ def session_detail(session_id: str, known: dict[int, branches.RunBranches] | Non
     read again."""
     session = get_session(session_id)
     cutoff = stall_cutoff()
-    runs = list(Run.objects.filter(session=session).select_related("parent_run").order_by("created_at", "pk"))
+    read = Run.objects.filter(session=session).select_related("parent_run").order_by("created_at", "pk")
+    runs = list(paused.with_import_marks(read))
     known = known or {}
     trees = {**branches.read_many([run for run in runs if run.pk not in known]), **known}
     told = outcomes.of_runs(trees.values())
+    halted = paused.of_runs(runs, trees)
     summaries = [
         run_summary(
             run,
             session.public_id,
             cutoff,
             run.parent_run.public_id if run.parent_run else None,
-            run_words(run, told[run.pk], cutoff),
+            run_words(run, told[run.pk], cutoff, run.pk in halted),
+            run.pk in halted,
         )
         for run in runs
     ]
@@ -583,7 +599,7 @@ def session_detail(session_id: str, known: dict[int, branches.RunBranches] | Non
     ]
     checkpoints.reverse()  # the newest ones, shown oldest first
     own = [run for run in runs if run.parent_run_id is None]
-    found = attention.places(own, trees)
+    found = attention.places(own, trees, halted=halted)
     where = attention.chosen(found, cutoff)
     if session.kind != SessionKind.WORKFLOW:
         where = attention.NOTES_ONLY

@@ -43,6 +43,7 @@ from runs.readmodels import (
     naming,
     outcomes,
     outline_words,
+    paused,
     people,
     recap,
     step_places,
@@ -62,7 +63,8 @@ Via = Literal["start", "step", "checkpoint", "fork"]
 
 
 def get_run(run_id: str) -> Run:
-    run = Run.objects.select_related("session", "parent_run").filter(public_id=run_id[:40]).first()
+    read = Run.objects.select_related("session", "parent_run").filter(public_id=run_id[:40])
+    run = paused.with_import_marks(read).first()  # whether it is paused, in the same query
     if run is None:
         raise not_found("run", run_id, "Pick a run from its session's page (/sessions/<id>/) or /api/v1/sessions/<id>.")
     ownership.require_mine(run.session)
@@ -86,9 +88,11 @@ def get_node(node_id: str | int) -> Node:
     return node
 
 
-def summary_of(run: Run, cutoff: datetime | None = None, status_summary: str | None = None) -> RunSummary:
+def summary_of(
+    run: Run, cutoff: datetime | None = None, status_summary: str | None = None, halted: bool = False
+) -> RunSummary:
     parent = run.parent_run.public_id if run.parent_run else None
-    return run_summary(run, run.session.public_id, cutoff or stall_cutoff(), parent, status_summary)
+    return run_summary(run, run.session.public_id, cutoff or stall_cutoff(), parent, status_summary, halted)
 
 
 def _step_text(run: Run, step_id: str | None) -> step_text.StepText:
@@ -161,12 +165,15 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     pending = tip_row.step_id if tip_row and not tip_row.is_complete else None
     told = outcomes.of_run(tree)
     shown_number = shown.branch.number if shown is not None else None
-    summary = summary_of(run, cutoff, run_words(run, told, cutoff))
+    halted = paused.of_runs([run], {run.pk: tree}).get(run.pk)
+    summary = summary_of(run, cutoff, run_words(run, told, cutoff, halted is not None), halted is not None)
     told = [_with_run_state(o, summary.state) for o in told]
     told = with_lines(tree, told, places)
     shown_outcome = next((o for o in told if o.number == shown_number), None)
     canceled_by = people.canceled_by(run.session_id, run.public_id).words if run.status == "canceled" else ""
-    state = attention.RunState(run, tree, told, shown_outcome, summary.status == STALLED, canceled_by, places)
+    state = attention.RunState(
+        run, tree, told, shown_outcome, summary.status == STALLED, canceled_by, places, paused=halted
+    )
     detail = RunDetail(
         run=summary,
         graph=RunGraph(
@@ -196,7 +203,7 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
             # Declared delegations by their index, then runs the agent linked (no index), on every backend.
             for child in Run.objects.filter(parent_run=run).order_by(F("delegation_index").asc(nulls_last=True), "pk")
         ],
-        where=_where(run, tree, cutoff, places, titles),
+        where=_where(run, tree, cutoff, places, titles, halted),
         pending_step_id=pending or None,
         pending_is_live=bool(pending) and _pending_is_live(run, shown_outcome),
         pending_title=(titles.get(chosen) or _step_text(run, pending)[0]) if pending and chosen is not None else None,
@@ -215,11 +222,17 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
 
 
 def _where(
-    run: Run, tree: branches.RunBranches, cutoff: datetime, places: dict[int, StepPlace], titles: dict[int, str]
+    run: Run,
+    tree: branches.RunBranches,
+    cutoff: datetime,
+    places: dict[int, StepPlace],
+    titles: dict[int, str],
+    halted: paused.Paused | None,
 ) -> Whereabouts | None:
     """The run's own line, as the session's head says it (attention.each); a delegated run's page says it
     the same way (its number among the session's runs is not shown there)."""
-    return attention.each(attention.places([run], {run.pk: tree}, at=places, titles=titles), cutoff)[0]
+    halts = {run.pk: halted} if halted is not None else {}
+    return attention.each(attention.places([run], {run.pk: tree}, at=places, titles=titles, halted=halts), cutoff)[0]
 
 
 def with_lines(
@@ -245,8 +258,8 @@ def with_lines(
 
 
 def _with_run_state(outcome: BranchOutcomeEntry, run_state: StateName) -> BranchOutcomeEntry:
-    """The newest open branch is where the run stands: it takes the run's state (needs you, stalled)."""
-    if outcome.is_newest and outcome.status == "open" and run_state in ("needs_you", "stalled", "running"):
+    """The newest open branch is where the run stands: it takes the run's state (needs you, paused, stalled)."""
+    if outcome.is_newest and outcome.status == "open" and run_state in ("needs_you", "paused", "stalled", "running"):
         return outcome.model_copy(update={"state": run_state})
     return outcome
 
@@ -495,7 +508,8 @@ def node_detail(node_id: str) -> NodeDetail:
     ]
     here.sort(key=lambda entry: entry.recorded_at)
     told = outcomes.of_run(tree)
-    summary = summary_of(run, None, run_words(run, told, stall_cutoff()))
+    halted = run.pk in paused.of_runs([run], {run.pk: tree})
+    summary = summary_of(run, None, run_words(run, told, stall_cutoff(), halted), halted)
     told = with_lines(tree, [_with_run_state(o, summary.state) for o in told], places)
     mine = (
         next((o for o in told if o.number == tree.branch_of(node.pk).number), None) if node.pk in tree.nodes else None

@@ -2,21 +2,23 @@
 state with these words, and only these (docs/dashboard.md lists them).
 
 The stored statuses (in_progress, blocked, complete, canceled), the clock's "stalled", a step that waits
-for the user's confirmation and a branch set aside all map here, so a person learns seven words once:
+for the user's confirmation, a run no agent holds and a branch set aside all map here, so a person learns
+eight words once:
 
 - Running: the agent's move, and it moved recently;
 - Needs you: the step waits for your confirmation;
 - Blocked: the agent's answer was refused, it must send another;
+- Paused: no agent has touched the run since it came here (imported, or its branch started by hand:
+  paused.py): give one the resume message;
 - Stalled: the agent's move, but nothing was recorded for WORKRAIL_STALL_MINUTES;
 - Left behind: a branch no agent works on any more (it can be resumed by hand);
 - Done: finished;
 - Canceled: stopped for good by a person.
 
-Each state also says whose move it is (MOVES: yours for needs you and stalled, the agent's for running and
-blocked, nobody's for done, canceled and left behind), kept as data for the API and the "Your move" chip. Two
-cases read more than the state (move): a blocked step quiet for WORKRAIL_STALL_MINUTES (the agent has
-stopped: restarting it is yours), and a branch started by hand that no agent has taken up yet (handing it
-over is yours). Every badge a person may act on has one short label beside it, "Your move" or "Agent's
+Each state also says whose move it is (MOVES: yours for needs you, paused and stalled, the agent's for running
+and blocked, nobody's for done, canceled and left behind), kept as data for the API and the "Your move" chip.
+One case reads more than the state (move): a blocked step quiet for WORKRAIL_STALL_MINUTES (the agent has
+stopped: restarting it is yours). Every badge a person may act on has one short label beside it, "Your move" or "Agent's
 move", in its state's colour (next_move: the one mapping every page reads); where the move is not the
 state's usual one, the label says why in three words, so that it never contradicts its badge.
 """
@@ -31,6 +33,7 @@ from runs.contract.dashboard import PlaceName, StateName
 LABELS: dict[StateName, str] = {
     "needs_you": "Needs you",
     "blocked": "Blocked",
+    "paused": "Paused",
     "stalled": "Stalled",
     "running": "Running",
     "left_behind": "Left behind",
@@ -54,6 +57,7 @@ Move = Literal["yours", "agents", "nobody"]
 MOVES: dict[StateName, Move] = {
     "needs_you": "yours",
     "blocked": "agents",
+    "paused": "yours",
     "stalled": "yours",
     "running": "agents",
     "left_behind": "nobody",
@@ -61,13 +65,12 @@ MOVES: dict[StateName, Move] = {
     "canceled": "nobody",
     "notes": "nobody",
 }
-# Why a move is not its state's usual one (MOVES): a blocked step's agent has stopped, or a branch started by
-# hand has no agent yet. A blocked step that waits for something only the person gives is theirs as usual.
-Why = Literal["usual", "stopped", "unclaimed"]
+# Why a move is not its state's usual one (MOVES): a blocked step's agent has stopped. A blocked step that
+# waits for something only the person gives is theirs as usual.
+Why = Literal["usual", "stopped"]
 NEXT_MOVE_WORDS: dict[tuple[Move, Why], str] = {
     ("yours", "usual"): "Your move",
     ("yours", "stopped"): "Your move: the agent stopped",
-    ("yours", "unclaimed"): "Your move: no agent has it yet",
     ("agents", "usual"): "Agent's move",
 }
 YOUR_MOVE = NEXT_MOVE_WORDS["yours", "usual"]
@@ -90,6 +93,7 @@ class NextMove:
 _OF_STATUS: dict[str, StateName] = {
     "in_progress": "running",
     "stalled": "stalled",
+    "paused": "paused",
     "blocked": "blocked",
     "complete": "done",
     "canceled": "canceled",
@@ -99,6 +103,7 @@ _OF_PLACE: dict[PlaceName, StateName] = {
     "working": "running",
     "waiting_for_user": "needs_you",
     "blocked": "blocked",
+    "paused": "paused",
     "stalled": "stalled",
     "completed": "done",
     "canceled": "canceled",
@@ -106,11 +111,14 @@ _OF_PLACE: dict[PlaceName, StateName] = {
 }
 
 
-def of_status(shown_status: str, waiting: bool = False) -> StateName:
+def of_status(shown_status: str, waiting: bool = False, paused: bool = False) -> StateName:
     """A shown status (overview.shown_status: stored, or "stalled") as a state; an in-progress run whose
-    step waits for the user's confirmation needs you."""
+    step waits for the user's confirmation needs you; one no agent has touched since it came here
+    (`paused`: paused.py) is paused, however long it has been quiet (nobody stalled: nobody had it)."""
     if waiting and shown_status == "in_progress":
         return "needs_you"
+    if paused and shown_status in ("in_progress", "stalled"):
+        return "paused"
     return _OF_STATUS.get(shown_status, "running")
 
 
@@ -136,12 +144,11 @@ def label(state: str) -> str:
     return LABELS.get(state, state.replace("_", " ").capitalize())  # type: ignore[call-overload]
 
 
-def move(state: str, *, stopped: bool = False, unclaimed: bool = False) -> Move:
+def move(state: str, *, stopped: bool = False) -> Move:
     """Whose move a state is. `stopped`: nothing was recorded for WORKRAIL_STALL_MINUTES, so a blocked step's
-    agent has stopped and restarting it is yours; `unclaimed`: the branch was started by hand and no agent
-    has taken it up yet, so handing it over is yours."""
+    agent has stopped and restarting it is yours."""
     found = MOVES.get(state, "nobody")  # type: ignore[call-overload]
-    if found == "agents" and (unclaimed or (stopped and state == "blocked")):
+    if found == "agents" and stopped and state == "blocked":
         return "yours"
     return found
 
@@ -155,13 +162,13 @@ def next_move(state: str, move: Move, *, held_by_you: bool = False) -> NextMove 
     usual = held_by_you or move == MOVES[state]
     if state == "needs_you" and usual:
         return None  # its badge says it, in the same amber: "Needs you" beside "Your move" is one thing twice
-    why: Why = "usual" if usual else "stopped" if state == "blocked" else "unclaimed"
+    why: Why = "usual" if usual else "stopped"
     words = NEXT_MOVE_WORDS.get((move, why)) or NEXT_MOVE_WORDS[move, "usual"]
     return NextMove(state, move, words)
 
 
 # What the sessions list's "Your move" chip gathers (its tooltip): the rows whose label says it.
 YOUR_MOVE_MEANS = (
-    f"Sessions whose row is yours to act on: “{LABELS['needs_you']}”, or labelled “{YOUR_MOVE}” (stalled, blocked"
-    " and stopped, or no agent yet)"
+    f"Sessions whose row is yours to act on: “{LABELS['needs_you']}”, or labelled “{YOUR_MOVE}” (paused, stalled,"
+    " or blocked and stopped)"
 )

@@ -22,6 +22,7 @@ from harness.processes import server_env
 from runs.store import tokens
 from runs.store.tokens import TokenKind
 from tests.browser import screenshot
+from tests.browser.layout import DESKTOP, PHONE, assert_fits, keep_screenshot
 from tests.browser.words import assert_plain_words
 from tests.e2e.mcp_clients import server_parameters
 from tests.support.client_calls import acknowledged, started, structured
@@ -90,6 +91,20 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         assert_plain_words(page)
         expect(page.locator(".fork-handover details.raw-call")).to_contain_text("a fresh ackToken")
         assert call["tool"] == "continue_workflow" and set(call["arguments"]) == {"stateToken"}
+        # Until an agent takes it up, the run is paused, the person's move, with its message in its own panel.
+        page.goto(f"{site}/runs/{run['start']['session']['runId']}/")
+        before = page.viewport_size
+        for size in (DESKTOP, PHONE):
+            page.set_viewport_size(size.size)
+            expect(page.locator(".run-head .move")).to_have_text("Your move")
+            expect(page.locator(".branch-here")).to_contain_text("Paused on branch 2")
+            panel = page.locator(".state-panel.state-paused")
+            expect(panel.locator("h3")).to_contain_text("Paused: started by hand at")
+            expect(panel.get_by_role("button", name="Copy the message for the agent")).to_be_in_viewport()
+            expect(page.locator("body")).not_to_contain_text("Agent working on")
+            assert_fits(page)
+            keep_screenshot(page, "operator-fork-paused")
+        page.set_viewport_size(before)
 
         async def go_on(client: Client) -> dict[str, Any]:
             shown = await structured(client, call["tool"], call["arguments"])

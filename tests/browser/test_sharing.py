@@ -51,12 +51,25 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
     expect(page).to_have_url(f"{site}/sessions/{built.session_id}/?imported=1")
     expect(page.locator(".messages")).to_contain_text("Imported TICKET-4242 (")
     expect(page.locator(".messages")).not_to_contain_text("stateToken")
-    # How to carry on: the message for the agent at the shown run's pending step, ready to copy, in plain words.
-    resume = page.locator("#resume-after-import")
-    expect(resume).to_contain_text("To carry on here, give your agent this message")
-    expect(resume.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
-    expect(resume.get_by_role("button", name="Copy the message for the agent")).to_be_visible()
+    # No agent holds an imported run: both read Paused, the person's move, never "Agent working on"; the shown
+    # run's own panel says since when and gives its message, ready to copy, once (no banner above it).
     expect(page.locator("a.run-link")).to_have_count(2)
+    before = page.viewport_size
+    for size in (DESKTOP, PHONE):
+        page.set_viewport_size(size.size)
+        expect(page.locator("#resume-after-import")).to_have_count(0)
+        expect(page.locator("a.run-link .badge.state-paused")).to_have_count(2)
+        expect(page.locator('a.run-link .move[data-move="yours"]')).to_have_count(2)
+        panel = page.locator(".state-panel.state-paused")
+        expect(panel).to_have_count(1)
+        expect(panel.locator("h3")).to_contain_text("Paused: imported at")
+        expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
+        expect(panel.get_by_role("button", name="Copy the message for the agent")).to_be_in_viewport()
+        expect(page.locator("body")).not_to_contain_text("Agent working on")
+        expect(page.locator("body")).not_to_contain_text("Agent's move")
+        assert_fits(page)
+        keep_screenshot(page, "imported-paused")
+    page.set_viewport_size(before)
     assert_axis_reads(page)
     screenshot(page, "imported-session")
     assert Session.objects.get().public_id == built.session_id

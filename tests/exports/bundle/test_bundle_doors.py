@@ -42,13 +42,13 @@ def test_the_dashboard_downloads_a_bundle_and_imports_it(client, service_catalog
     said = html.unescape(answer.content.decode())
     message = said.split('class="messages"')[1].split("</ul>")[0]
     assert "Imported TICKET-4242 (" in message and built.session_id not in message and "stateToken" not in message
-    # How to carry on: the message for the agent at the shown run's pending step, once, behind the copy button.
-    resume = said.split('id="resume-after-import"', 1)[1].split("</section>", 1)[0]
-    assert "To carry on here</strong>, give your agent this message" in resume
-    assert 'data-copy-target="import-message"' in resume
+    # No agent holds an imported run: the shown one is paused, and its own panel gives the message to carry on,
+    # once, behind the copy button; no banner says it again above.
+    assert 'id="resume-after-import"' not in said
+    panel = said.split('class="state-panel state-paused"', 1)[1].split("</section>", 1)[0]
+    assert "Paused: imported at" in panel and 'data-copy-target="paused-sentence-' in panel
     assert said.count("Resume the WorkRail workflow: call continue_workflow") == 1
-    # Only right after the import: the session's page as such does not repeat it.
-    assert 'id="resume-after-import"' not in client.get(f"/sessions/{built.session_id}/").content.decode()
+    assert "Agent working on" not in said and "Agent&#x27;s move" not in said
     assert Event.objects.filter(kind=EventKind.SESSION_IMPORTED, data__via="dashboard").count() == 1
 
 

@@ -214,12 +214,12 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     assert f'<span title="node {child.public_id}">Prepare · step 1 of 5</span>' in crumbs
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", "", run_page).split())
-    # Reading the branch's token is not answering on it: no agent has taken the branch up yet.
-    assert "Running on branch 2 (branch 1 left behind)" in words, words
-    assert "Your move: no agent has it yet" in words, words  # the run's header, once
-    assert words.count("no agent has") == 1, words
-    assert "Waiting for an agent at Prepare · step 1 of 5" in words, words
-    assert "Give an agent this message to take the branch up." in words, words
+    # Reading the branch's token is not answering on it: no agent has taken the branch up yet, so it is paused,
+    # the person's move, said once by its panel with the message to give.
+    assert "Paused on branch 2 (branch 1 left behind)" in words, words
+    assert "Paused: started by hand at" in words and "Your move" in words, words
+    assert words.count("no agent has it yet") == 1 and "Agent working on" not in words, words
+    assert "Prepare · step 1 of 5 Give an agent the message below" in words, words
     assert "Branch 2 open at step 2" not in words, words
 
 
@@ -253,7 +253,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         return " ".join(re.sub(r"<[^>]+>", " ", html.unescape(page)).split())
 
     before = words()
-    assert "Running on branch 2 (branch 1 left behind)" in before and "Your move: no agent has it yet" in before, before
+    assert "Paused on branch 2 (branch 1 left behind)" in before and "no agent has it yet" in before, before
     assert "where the agent works" not in before
     attempt = child.attempts.get()
     home = settings.WORKRAIL_HOME

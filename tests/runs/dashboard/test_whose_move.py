@@ -62,15 +62,13 @@ def run_head(text: str) -> str:
     return text.split('class="run-head"')[1].split("</ul>")[0]
 
 
-def test_every_state_has_a_move_and_two_cases_read_the_clock_or_the_hand():
+def test_every_state_has_a_move_and_one_case_reads_the_clock():
     assert set(states.MOVES) == set(get_args(StateName))
-    assert [states.move(s) for s in ("needs_you", "stalled")] == ["yours", "yours"]
+    assert [states.move(s) for s in ("needs_you", "paused", "stalled")] == ["yours", "yours", "yours"]
     assert [states.move(s) for s in ("running", "blocked")] == ["agents", "agents"]
     assert {states.move(s) for s in ("done", "canceled", "left_behind", "notes")} == {"nobody"}
     assert states.move("blocked", stopped=True) == "yours"  # the agent has stopped: restarting it is yours
     assert states.move("running", stopped=True) == "agents"  # a quiet running run is called stalled instead
-    assert states.move("running", unclaimed=True) == "yours"  # started by hand, no agent took it up yet
-    assert states.move("done", unclaimed=True) == "nobody"
 
 
 def test_one_mapping_gives_every_state_its_label_in_its_own_colour():
@@ -81,6 +79,7 @@ def test_one_mapping_gives_every_state_its_label_in_its_own_colour():
     usual = {state: said(state, states.move(state)) for state in states.MOVES}
     assert usual == {
         "needs_you": None,  # its badge says it, in the same amber
+        "paused": ("Your move", "move state-paused"),  # no agent has it: the badge says why
         "stalled": ("Your move", "move state-stalled"),
         "running": ("Agent's move", "move state-running"),
         "blocked": ("Agent's move", "move state-blocked"),
@@ -92,10 +91,6 @@ def test_one_mapping_gives_every_state_its_label_in_its_own_colour():
         "move state-blocked",
     )
     assert said("blocked", "yours", held_by_you=True) == ("Your move", "move state-blocked")  # waits for you
-    assert said("running", states.move("running", unclaimed=True)) == (
-        "Your move: no agent has it yet",
-        "move state-running",
-    )
     assert states.YOUR_MOVE == "Your move" and states.YOUR_MOVE in states.YOUR_MOVE_MEANS
 
 
@@ -228,16 +223,17 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     # The raw call stays behind a disclosure, for people who drive the API.
     assert '<details class="raw-call">' in handover and 'id="agent-call"' in handover
     assert "Give it the message below to go on." in text
-    # Its branch, which no agent has taken up yet, waits at this step: the step's own pill says the person's
-    # move; the branch it set aside is nobody's.
+    # Its branch, which no agent has taken up yet, waits at this step: paused, the person's move; the branch
+    # it set aside is nobody's.
     head = text.split('class="page-head"')[1].split("</div>")[0]
-    assert tags(head) == ["yours"] and "Your move: no agent has it yet" in head
+    assert tags(head) == ["yours"] and 'class="badge state-paused"' in head and "state-running" not in head
     assert 'class="node-branches"' not in text  # no branch went on past it yet
-    # On the run page, nobody has taken the branch up yet: the person's move, with the same message.
+    # On the run page, nobody has taken the branch up yet: paused, the person's move, with the same message
+    # in its panel, said once.
     run_page = page(client, f"/runs/{child.run.public_id}/")
-    pending = run_page.split('id="pending-step"')[1].split("</pre>")[0]
-    assert tags(run_head(run_page)) == ["yours"] and BUTTON in pending
-    assert "Your move: no agent has it yet" in run_head(run_page)  # beside Running, it says why
+    panel = run_page.split('class="state-panel state-paused"')[1].split("</section>")[0]
+    assert tags(run_head(run_page)) == ["yours"] and BUTTON in panel
+    assert "started by hand at" in panel and "Agent working on" not in run_page
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
     # The list's chip for people counts it, as its row's tag says.
     listed = page(client, "/sessions/")

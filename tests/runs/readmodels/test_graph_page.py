@@ -39,8 +39,8 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
 
 
 def test_each_branch_tip_gets_its_state_from_the_branch_outcomes_and_the_panels():
-    def outcome(tip: str, status: str, left_behind: bool = False) -> BranchOutcomeEntry:
-        return BranchOutcomeEntry.model_construct(tip_node_id=tip, status=status, left_behind=left_behind)
+    def outcome(tip: str, status: str, left_behind: bool = False, state: str = "running") -> BranchOutcomeEntry:
+        return BranchOutcomeEntry.model_construct(tip_node_id=tip, status=status, left_behind=left_behind, state=state)
 
     detail = RunDetail.model_construct(
         branch=outcome("1", "open"),
@@ -50,6 +50,7 @@ def test_each_branch_tip_gets_its_state_from_the_branch_outcomes_and_the_panels(
             outcome("4", "complete"),
             outcome("5", "canceled"),
             outcome("6", "open"),
+            outcome("7", "open", state="paused"),  # the newest, no agent has it, while another branch is shown
         ],
         # A panel says more than "open": the shown branch waits for the user; branch 6 stalled.
         panels=[
@@ -65,6 +66,7 @@ def test_each_branch_tip_gets_its_state_from_the_branch_outcomes_and_the_panels(
         "4": "done",
         "5": "canceled",
         "6": "stalled",
+        "7": "paused",
     }
 
 

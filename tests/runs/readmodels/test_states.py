@@ -10,7 +10,7 @@ from runs.readmodels import states
 
 def test_every_state_has_one_label_and_the_most_urgent_come_first():
     assert set(states.LABELS) == set(get_args(StateName))
-    assert [states.LABELS[s] for s in states.ORDER[:4]] == ["Needs you", "Blocked", "Stalled", "Running"]
+    assert [states.LABELS[s] for s in states.ORDER[:5]] == ["Needs you", "Blocked", "Paused", "Stalled", "Running"]
     assert len(set(states.LABELS.values())) == len(states.LABELS)
 
 
@@ -18,6 +18,9 @@ def test_stored_statuses_places_and_branches_map_to_the_vocabulary():
     assert states.of_status("in_progress") == "running"
     assert states.of_status("in_progress", waiting=True) == "needs_you"
     assert states.of_status("stalled") == "stalled"
+    # A run no agent has touched since it came here is paused, never stalled by the clock (paused.py).
+    assert states.of_status("stalled", paused=True) == states.of_status("in_progress", paused=True) == "paused"
+    assert states.of_status("complete", paused=True) == "done"
     assert states.of_status("complete") == "done"
     assert {states.of_place(p) for p in get_args(PlaceName)} <= set(get_args(StateName))
     assert states.of_place("waiting_for_user") == "needs_you"
