@@ -551,10 +551,16 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     # branch started by hand redoes its parent's step, whose card names it in full.
     where = step_words(node, counted=counted)
     sub = [_sub_part(where)] if where else []
+    made_by = VIA_WORDS.get(node.via)
+    # A title too long for one line keeps its two (a checkpoint's title is its step's, cut it would read as
+    # another step): what made the card then goes on the step line, when it fits there.
+    lines = title_lines(full)
+    if made_by and len(lines) > 1:
+        sub.append(_sub_part(made_by, "cv"))
+        made_by = None
     mark = loop_mark(node, counted=counted)
     if mark is not None:
         sub.append(_sub_part(f"↻ {mark}", "loop"))
-    made_by = VIA_WORDS.get(node.via)
     if node.is_blocked and state is None:
         sub.append(_sub_part("blocked", "blocked-word"))
     where = where or "the end of its branch"
@@ -608,7 +614,8 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             right -= _tag_width(text)
             tags.append(_tag(right, y, text, kind))
             right -= 4
-    lines = title_lines(full, lines=TITLE_LINES - 1 if made_by else TITLE_LINES)
+    if made_by:
+        lines = title_lines(full, lines=TITLE_LINES - 1)
     title_text = "".join(
         f'<text class="ct" x="{x + 8}" y="{y + geo.title_y + geo.line_h * index}">{escape(line)}</text>'
         for index, line in enumerate(lines)

@@ -206,7 +206,7 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     review = [re.search(r": (Done|Left behind|Running)", name).group(1) for name in names[:11]]
     assert sorted(review) == ["Done"] * 8 + ["Left behind"] * 2 + ["Running"]
     assert any("Step 8 of 8 · Summarize the Review: Running (branch 1) · " in name for name in names)
-    assert "Cancel run (all 3 branches)…" in html  # canceling stops every branch, not only the one shown
+    assert "Cancel the run and all 3 branches…" in html  # canceling stops every branch, not only the one shown
 
 
 def test_a_notes_only_session_shows_its_notes_without_runs(client, service_catalog, settings):

@@ -216,8 +216,7 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     words = " ".join(re.sub(r"<[^>]+>", "", run_page).split())
     # Reading the branch's token is not answering on it: no agent has taken the branch up yet.
     assert "Running on branch 2 (branch 1 left behind)" in words, words
-    assert "Your move: no agent has it yet" in words, words  # the run's header, once
-    assert words.count("no agent has") == 1, words
+    assert words.count("Your move: start an agent") == 1, words  # the page's head, once
     assert "Waiting for an agent at Prepare · step 1 of 5" in words, words
     assert "Give an agent this message to take the branch up." in words, words
     assert "Branch 2 open at step 2" not in words, words
@@ -253,7 +252,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         return " ".join(re.sub(r"<[^>]+>", " ", html.unescape(page)).split())
 
     before = words()
-    assert "Running on branch 2 (branch 1 left behind)" in before and "Your move: no agent has it yet" in before, before
+    assert "Running on branch 2 (branch 1 left behind)" in before and "Your move: start an agent" in before, before
     assert "where the agent works" not in before
     attempt = child.attempts.get()
     home = settings.WORKRAIL_HOME
@@ -263,7 +262,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         output={"notesMarkdown": "Prepared the production release."},
     )
     after = words()
-    assert "Running on branch 2 (branch 1 left behind)" in after and "no agent has it yet" not in after, after
+    assert "Running on branch 2 (branch 1 left behind)" in after and "start an agent" not in after, after
     assert "Agent's move" in after, after
 
 

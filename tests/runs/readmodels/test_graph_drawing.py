@@ -124,6 +124,15 @@ def test_checkpoint_and_complete_cards_are_told_apart():
     assert 'class="card on-branch complete' in card(svg, "3")
 
 
+def test_a_checkpoint_with_a_long_title_keeps_it_whole_and_says_what_made_it_on_its_step_line():
+    # Cut to one line ("Post the Approved…") it read as another step than the one it checkpoints.
+    run = drawn([(1, None), (2, 1), (3, 2)], **{"2": {"via": "checkpoint", "title": "Post the Approved Comments"}})
+    drawing = card(screen(run), "2")
+    assert re.findall(r'<text class="ct"[^>]*>([^<]*)</text>', drawing) == ["Post the Approved", "Comments"]
+    step_line = drawing.split('<text class="cs"', 1)[1].split("</text>", 1)[0]
+    assert step_line.endswith(' · <tspan class="cv">checkpoint</tspan>') and '<text class="cv"' not in drawing
+
+
 def test_the_newest_and_the_shown_node_carry_tags_and_the_shown_one_is_the_current_link():
     # 1-2-3 then a fork from 1: 4 is the newest; showing the first branch's end (3).
     run = drawn([(1, None), (2, 1), (3, 2), (4, 1)])
