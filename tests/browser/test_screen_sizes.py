@@ -207,13 +207,26 @@ def test_a_node_page(sized_page, console_log, site, forked):
     # The step's own state beside its name, in view: the branch's pending step, so the branch's state.
     expect(sized_page.locator(".page-head #step-state")).to_have_text("Running")
     expect(sized_page.locator("#step-state")).to_be_in_viewport()
-    # A healthy node leads with its step, not with resuming it: one card after what was recorded, labelled
-    # for when it is needed, its message folded, branching with other context its second, folded way.
+    # Where the step stands is said once, by the crumb, not again under the head; the facts there (after,
+    # run, created) flow as one line, on a phone too, not one line each.
+    place = re.search(r"step \d+ of \d+", sized_page.locator(".crumbs").inner_text())
+    assert place is not None and place.group(0) not in sized_page.locator("#node-facts").inner_text()
+    inline = "ul => [...ul.children].every(li => getComputedStyle(li).display === 'inline')"
+    assert sized_page.locator("#node-facts").evaluate(inline) == ((sized_page.viewport_size or {})["width"] < 600)
+    # A healthy node leads with its step, not with resuming it: one card after what was recorded, folded to
+    # its heading while the agent works on the step (no second driver), opened: labelled for when it is
+    # needed, its message folded, branching with other context its second, folded way.
     recorded = sized_page.locator("#recorded-title").bounding_box()
     resume = sized_page.locator("#branch-here").bounding_box()
     assert recorded is not None and resume is not None
     assert recorded["y"] < resume["y"]
     expect(sized_page.locator("#branch-title")).to_have_text("Resume the agent here")
+    expect(sized_page.locator("#branch-fold-why")).to_have_text(
+        "The agent is on this step now: only for when it stops."
+    )
+    expect(sized_page.locator("#branch-what")).not_to_be_visible()
+    expect(sized_page.locator("#branch-here #fork-details > summary")).not_to_be_visible()
+    sized_page.locator("#branch-fold > summary").click()
     expect(sized_page.locator("#branch-what")).to_contain_text("Only if the agent has stopped")
     expect(sized_page.locator("#branch-here .agent-message")).not_to_be_visible()
     expect(sized_page.locator("#branch-here #fork-details > summary")).to_be_visible()
