@@ -303,7 +303,9 @@ class _Geometry:
 # middle of its bottom and top). TAG_ROOM is the widest tag ("you are viewing") and the gap before it. The
 # cards are wider than the paper's, for 13px titles and step lines ("step 4.1 of 8, round 12" whole).
 TAG_H, TAG_GAP = 17, 2
-SCREEN_MARKS = 2  # tags beside one card: never a stack of badges on one node
+# Tags beside one card: a branch's first card always names its branch, whether or not it is the one viewed
+# (eighth review: "Branch 2" came and went with the page); "latest" never joins a card's other tags.
+SCREEN_MARKS = 3
 TAG_ROOM = 6 + 10 + round(7.9 * len(SCREEN_TAGS["current"]))
 SCREEN_CARD_W, SCREEN_CARD_H = 180, 62
 SCREEN = _Geometry(

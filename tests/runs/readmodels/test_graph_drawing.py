@@ -151,7 +151,8 @@ def test_the_newest_and_the_shown_node_carry_tags_and_the_shown_one_is_the_curre
 
 def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on_its_border():
     # A branch of one node: its name, its state, "newest" and "shown" all apply to one card, which carries
-    # two tags at most (friction6 item 6): its state and the one marker of where, "you are viewing".
+    # its branch's name, its state and the one marker of where, "you are viewing" (friction6 item 6: not
+    # "latest" too); the name stays whether the card is viewed or not (friction8 item 11).
     run = drawn([(1, None), (2, 1), (3, 1)])
     svg = graph_drawing.for_screen(
         run, shown="3", href=lambda node: f"/nodes/{node.node_id}/", title="g", states={"3": "running"}
@@ -168,7 +169,7 @@ def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on
         for m in re.findall(r'<rect class="tag [^"]*" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', drawn_card)
     ]
     said = r'<text class="tag-text [^"]*"[^>]*>([^<]*)</text>'
-    assert re.findall(said, drawn_card) == ["running", "you are viewing"]
+    assert re.findall(said, drawn_card) == ["Branch 2", "running", "you are viewing"]
     # Shown from elsewhere, the same card names its branch beside its state; "latest" is the third, left out.
     other = graph_drawing.for_screen(run, shown="2", href=lambda node: "/", title="g", states={"3": "running"})
     assert re.findall(said, card(other, "3")) == ["Branch 2", "running"]
