@@ -598,7 +598,10 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             (geo.tag_word("newest"), "newest", is_newest and not is_current, 3),
             (geo.tag_word("current"), "current", is_current, 0),
         ]
-        ranked = sorted(rank for _, _, marked, rank in marks if marked)[:SCREEN_MARKS]
+        ranked = sorted(rank for _, _, marked, rank in marks if marked)
+        if len(ranked) > 2 and 3 in ranked:  # "latest" beside one other tag at most, never a stack of three
+            ranked.remove(3)
+        ranked = ranked[:SCREEN_MARKS]
         shown_marks = [(text, kind) for text, kind, marked, rank in marks if marked and rank in ranked]
         tags = [
             _tag(x + card_w + 6, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, big=True)
