@@ -16,7 +16,7 @@ from runs.dashboard.connect import connection_instructions
 from runs.dashboard.connect_secret import may_see_password
 from runs.dashboard.errors import shows_errors
 from runs.execution import catalog, catalog_places, operator_fork
-from runs.readmodels import agent_message, overview, preferences, run_view, step_state, trace
+from runs.readmodels import agent_message, attention, overview, preferences, run_view, step_state, trace
 from runs.readmodels.timings import P95_MIN_CALLS, recent_calls, tool_timings
 from workflows_app.prose import about_below_the_name
 
@@ -58,8 +58,19 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         # branch started by hand hands it over; a refusal's panel holds it), the form wherever a branch can start.
         "resume_offered": not node.operator_fork and not node.is_complete and node.blocked is None,
         "fork_offered": not node.is_complete and node.run.status != "canceled",
+        # Folded while the agent works on the step (a typed form, shown again with its preview or mistake, open).
+        "fold_branching": form is None and agent_at_work(step),
     }
     return render(request, "dashboard/node.html", context)
+
+
+def agent_at_work(step: step_state.StepState) -> bool:
+    """Whether the agent works on this step now: its move (running, or blocked and about to resend), or it
+    waits in its chat for the person's confirmation. Not once it stalled or stopped (the move is then the
+    person's: resuming is what they came for), nor on a branch left behind or a step done."""
+    if step.waiting_on is None:
+        return False
+    return step.state == "needs_you" or attention.move_of_branch(step.waiting_on, overview.stall_cutoff()) == "agents"
 
 
 @require_POST

@@ -40,7 +40,7 @@ from runs.readmodels import (
     states,
     timeline_marks,
 )
-from runs.readmodels.checkpoints import not_among
+from runs.readmodels.checkpoints import not_among, of_shown_run
 from runs.readmodels.preferences import in_effect
 
 # The list filters by state (runs/readmodels/states.py); the stored statuses' older names still work.
@@ -287,7 +287,7 @@ def _session_page(
             "skipped": skipped_steps.into_nodes(
                 [s.node_id for s in shown[:1]] + [s.child_id for s in shown if s.child_id]
             ),
-            "session_notes": not_among(detail.checkpoints, shown),
+            "session_notes": not_among(of_shown_run(detail.checkpoints, run.run.run_id if run else None), shown),
             "history": preferences_history.of_session(detail.session.session_id),
             "in_effect": in_effect(overview.get_session(detail.session.session_id)),
             "modes": list(MODES.values()),

@@ -311,7 +311,9 @@ class _Geometry:
 # middle of its bottom and top). TAG_ROOM is the widest tag ("you are viewing") and the gap before it. The
 # cards are wider than the paper's, for 13px titles and step lines (PLACE_CHARS of them whole).
 TAG_H, TAG_GAP = 17, 2
-SCREEN_MARKS = 2  # tags beside one card: never a stack of badges on one node
+# Tags beside one card: a branch's first card always names its branch, whether or not it is the one viewed
+# (eighth review: "Branch 2" came and went with the page); "latest" never joins a card's other tags.
+SCREEN_MARKS = 3
 TAG_ROOM = 6 + 10 + round(7.9 * len(SCREEN_TAGS["current"]))
 SCREEN_CARD_W, SCREEN_CARD_H = 180, 62
 SCREEN = _Geometry(
@@ -559,10 +561,16 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     # branch started by hand redoes its parent's step, whose card names it in full.
     where = step_words(node, counted=counted)
     sub = [_sub_part(where)] if where else []
+    made_by = VIA_WORDS.get(node.via)
+    # A title too long for one line keeps its two (a checkpoint's title is its step's, cut it would read as
+    # another step): what made the card then goes on the step line, when it fits there.
+    lines = title_lines(full)
+    if made_by and len(lines) > 1:
+        sub.append(_sub_part(made_by, "cv"))
+        made_by = None
     mark = loop_mark(node, counted=counted)
     if mark is not None:
         sub.append(_sub_part(f"↻ {mark}", "loop"))
-    made_by = VIA_WORDS.get(node.via)
     if node.is_blocked and state is None:
         sub.append(_sub_part("blocked", "blocked-word"))
     where = where or "the end of its branch"
@@ -598,7 +606,10 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             (geo.tag_word("newest"), "newest", is_newest and not is_current, 3),
             (geo.tag_word("current"), "current", is_current, 0),
         ]
-        ranked = sorted(rank for _, _, marked, rank in marks if marked)[:SCREEN_MARKS]
+        ranked = sorted(rank for _, _, marked, rank in marks if marked)
+        if len(ranked) > 2 and 3 in ranked:  # "latest" beside one other tag at most, never a stack of three
+            ranked.remove(3)
+        ranked = ranked[:SCREEN_MARKS]
         shown_marks = [(text, kind) for text, kind, marked, rank in marks if marked and rank in ranked]
         tags = [
             _tag(x + card_w + 6, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, big=True)
@@ -616,7 +627,8 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             right -= _tag_width(text)
             tags.append(_tag(right, y, text, kind))
             right -= 4
-    lines = title_lines(full, lines=TITLE_LINES - 1 if made_by else TITLE_LINES)
+    if made_by:
+        lines = title_lines(full, lines=TITLE_LINES - 1)
     title_text = "".join(
         f'<text class="ct" x="{x + 8}" y="{y + geo.title_y + geo.line_h * index}">{escape(line)}</text>'
         for index, line in enumerate(lines)

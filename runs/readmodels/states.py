@@ -18,9 +18,10 @@ eight words once:
 Each state also says whose move it is (MOVES: yours for needs you, paused and stalled, the agent's for running
 and blocked, nobody's for done, canceled and left behind), kept as data for the API and the "Your move" chip.
 One case reads more than the state (move): a blocked step quiet for WORKRAIL_STALL_MINUTES (the agent has
-stopped: restarting it is yours). Every badge a person may act on has one short label beside it, "Your move" or "Agent's
-move", in its state's colour (next_move: the one mapping every page reads); where the move is not the
-state's usual one, the label says why in three words, so that it never contradicts its badge.
+stopped: restarting it is yours). Every badge a person may act on has one short label beside it (next_move: the
+one mapping every page reads) saying whose move it is and the move itself in one to three words ("Your move:
+confirm", "Agent's move: resend the step"), so that it adds the action to its badge and never echoes or
+contradicts it.
 """
 
 from __future__ import annotations
@@ -65,15 +66,21 @@ MOVES: dict[StateName, Move] = {
     "canceled": "nobody",
     "notes": "nobody",
 }
-# Why a move is not its state's usual one (MOVES): a blocked step's agent has stopped. A blocked step that
-# waits for something only the person gives is theirs as usual.
-Why = Literal["usual", "stopped"]
-NEXT_MOVE_WORDS: dict[tuple[Move, Why], str] = {
-    ("yours", "usual"): "Your move",
-    ("yours", "stopped"): "Your move: the agent stopped",
-    ("agents", "usual"): "Agent's move",
+# Why a move is not its state's usual one (MOVES): a blocked step's agent has stopped; or why a blocked step is
+# the person's as usual: it waits for something only they give.
+Why = Literal["usual", "stopped", "held"]
+NEXT_MOVE_WORDS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's move"}
+YOUR_MOVE = NEXT_MOVE_WORDS["yours"]
+# The move itself, after whose it is (next_move), by state and why: one to three words a person can act on. A
+# state without a row here is said by whose move alone ("Agent's move": a running agent needs nothing).
+MOVE_ACTIONS: dict[tuple[StateName, Why], str] = {
+    ("needs_you", "usual"): "confirm",
+    ("paused", "usual"): "start an agent",
+    ("stalled", "usual"): "restart the agent",
+    ("blocked", "usual"): "resend the step",
+    ("blocked", "stopped"): "restart the agent",
+    ("blocked", "held"): "tell the agent",
 }
-YOUR_MOVE = NEXT_MOVE_WORDS["yours", "usual"]
 
 
 @dataclass(frozen=True)
@@ -154,21 +161,25 @@ def move(state: str, *, stopped: bool = False) -> Move:
 
 
 def next_move(state: str, move: Move, *, held_by_you: bool = False) -> NextMove | None:
-    """The label beside a state's badge, None where nobody has a move (done, canceled, left behind).
-    `held_by_you`: a blocked step waits for something only the person can give (theirs as usual, not
-    because the agent stopped)."""
+    """The label beside a state's badge, None where nobody has a move (done, canceled, left behind): whose
+    move, then the move (MOVE_ACTIONS), so that "Needs you" reads beside "Your move: confirm", an action,
+    not an echo. `held_by_you`: a blocked step waits for something only the person can give (theirs as
+    usual, not because the agent stopped)."""
     if move == "nobody" or state not in LABELS:
         return None
-    usual = held_by_you or move == MOVES[state]
-    if state == "needs_you" and usual:
-        return None  # its badge says it, in the same amber: "Needs you" beside "Your move" is one thing twice
-    why: Why = "usual" if usual else "stopped"
-    words = NEXT_MOVE_WORDS.get((move, why)) or NEXT_MOVE_WORDS[move, "usual"]
-    return NextMove(state, move, words)
+    if held_by_you:
+        why: Why = "held"
+    elif move == MOVES[state]:
+        why = "usual"
+    else:
+        why = "stopped"
+    action = MOVE_ACTIONS.get((state, why))
+    whose = NEXT_MOVE_WORDS[move]
+    return NextMove(state, move, f"{whose}: {action}" if action else whose)
 
 
 # What the sessions list's "Your move" chip gathers (its tooltip): the rows whose label says it.
 YOUR_MOVE_MEANS = (
-    f"Sessions whose row is yours to act on: “{LABELS['needs_you']}”, or labelled “{YOUR_MOVE}” (paused, stalled,"
-    " or blocked and stopped)"
+    f"Sessions whose row is labelled “{YOUR_MOVE}”: waiting for your confirmation, paused (no agent has it),"
+    " stalled, or blocked and stopped"
 )

@@ -94,13 +94,13 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     box = copy.bounding_box()
     assert box is not None and box["y"] + box["height"] <= (sized_page.viewport_size or {})["height"], box
     # Said in the page's head and in the panel (and by the pill on the run's card beside them on a desktop);
-    # whose move once, in the run's header.
+    # whose move and the move once, beside the head's pill.
     expect(sized_page.locator(".page-head .badge")).to_have_text("Stalled")
     expect(sized_page.locator("#run-status-summary")).to_have_count(0)
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
     assert said(sized_page, "Stalled") == 2 + card
     assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (1, 0)
-    expect(sized_page.locator(".run-head .move")).to_have_text("Your move")
+    expect(sized_page.locator(".page-head .move")).to_have_text("Your move: restart the agent")
     console_log.assert_clean()
 
 
@@ -125,12 +125,14 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(panel.locator(".panel-more p").first).not_to_be_visible()  # the why is folded
     expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
     # The state in the page's head, the panel and the pill of the run's card (shown beside them on a desktop
-    # only); "Needs you" is whose move too: no "Your move" beside it; the run's line and graph do not repeat them.
+    # only); beside the head's, the move ("Your move: confirm": the action, not the badge again), once; the run's
+    # line and graph do not repeat them.
     expect(sized_page.locator(".page-head .badge")).to_have_text("Needs you")
     expect(sized_page.locator(".runs-nav .run-link .badge")).to_have_text("Needs you")
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
     assert said(sized_page, "Needs you") == 2 + card
-    assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (0, 0)  # "Needs you" says it
+    assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (1, 0)
+    expect(sized_page.locator(".page-head .move")).to_have_text("Your move: confirm")
     assert said(sized_page, "waiting for your confirmation") == 1
     # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session
     # (not "started 4:32 AM" and "started 45 minutes ago"); how long ago is for the last activity.

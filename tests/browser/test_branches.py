@@ -58,7 +58,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(callout).to_contain_text("Branch 1 · Request changes, 1 critical finding")
     expect(callout.locator(".badge")).to_have_text("Done")
     expect(page.locator("#pending-step")).to_contain_text("Review storage")
-    expect(page.locator(".confirm summary")).to_have_text("Cancel run (all 2 branches)…")
+    expect(page.locator(".confirm summary")).to_have_text("Cancel the run and both branches…")
     # The shared step's card is one on the graph, but branch 2 answered it again after the rewind.
     expect(page.locator(".answers-note")).to_have_text(
         "Answered again after a rewind (branch 1 answered: 'Did list-changed-files.')"
@@ -111,8 +111,8 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     # One verdict in the dashboard's words as the panel's title, then the step in the outline; the call to
     # give a stuck agent is folded under them.
     verdict = "Blocked: the agent must resend Record the Changed Files (step 2) with the list of changed files."
-    expect(panel.locator("h3")).to_have_text(verdict)  # whose move, the run's header says
-    expect(page.locator(".run-head .move")).to_have_text("Agent's move")
+    expect(panel.locator("h3")).to_have_text(verdict)  # whose move, the page's head says
+    expect(page.locator(".page-head .move")).to_have_text("Agent's move: resend the step")
     expect(panel.locator(".step-line")).to_have_text(re.compile(r"^Record the Changed Files · step 2 of \d+$"))
     expect(panel.locator(".verdict")).to_have_text(verdict)
     call = json.loads(panel.locator("pre.resend-call").text_content() or "")  # folded: read, not seen

@@ -37,7 +37,8 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(graph.locator("text.ct", has_text="Scope the change")).to_be_visible()
     expect(graph.locator("text.ct", has_text="Verify slice 2").first).to_be_visible()
     # Each card says its step's place in the outline as the step list does (the loop's second round
-    # included), and the checkpoint's card is told apart in words under its title.
+    # included), and the checkpoint's card is told apart by its dashed edge, its title whole (cut, it read as
+    # another step; "checkpoint" goes on the step line only where it fits).
     expect(graph.locator("text.cs", has_text="step 2 of 3, round 2 of 3").first).to_be_visible()
     expect(graph.locator("tspan.loop")).to_have_count(0)
     listed = page.locator(
@@ -45,16 +46,18 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     ).first
     expect(listed).to_be_visible()
     expect(graph.locator("rect.card.checkpoint")).to_have_count(1)
-    expect(graph.locator("text.cv", has_text="checkpoint")).to_be_visible()
+    expect(graph.locator("a.graph-node:has(rect.card.checkpoint) text.ct")).to_have_text(
+        ["Record what the", "slice showed"]
+    )
     # Every step line fits inside its card.
     assert page.evaluate(STEP_LINES_OVERFLOW) == []
-    # Branches labelled as everywhere else; the newest node (the fork) is also the one shown: two tags at
-    # most on one card, its state and one marker of where (friction6 item 6); the tabs name its branch.
-    expect(graph.locator("text.tag-text.lane")).to_have_text(["Branch 1"])
+    # Branches labelled as everywhere else; the newest node (the fork) is also the one shown: its branch's
+    # name (as when another branch is shown), its state and one marker of where, not "latest" too.
+    expect(graph.locator("text.tag-text.lane")).to_have_text(["Branch 1", "Branch 2"])
     newest = graph.locator("a.graph-node:has(rect.card.newest)")
     expect(newest).to_have_count(1)
     expect(newest).to_have_attribute("aria-current", "true")
-    expect(newest.locator("text.tag-text")).to_have_text(["running", "you are viewing"])
+    expect(newest.locator("text.tag-text")).to_have_text(["Branch 2", "running", "you are viewing"])
     screenshot(page, "graph-looped-forked", full_page=False)
 
     # Showing the first branch: its last node is shown, the fork stays the newest.

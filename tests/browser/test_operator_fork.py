@@ -142,6 +142,9 @@ def test_a_mistake_in_the_form_shows_inline_in_the_browser(page, console_log, li
     start = start_workflow(RELEASE, context=START_CONTEXT)
     node = tokens.parse(settings.WORKRAIL_HOME, start["stateToken"], TokenKind.STATE).id
     page.goto(f"{live_server.url}/nodes/{node}/")
+    # The agent works on this step: branching from it is folded away, one click to open.
+    expect(page.locator("#fork-details > summary")).not_to_be_visible()
+    page.locator("#branch-fold > summary").click()
     page.get_by_text("Edit the context and start a branch…").click()
     page.locator("#fork-context").fill('{"target": "production",}')
     page.locator("#fork-reason").fill("Trailing comma on purpose.")

@@ -66,9 +66,9 @@ def said(page, words: str) -> int:
 def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
     assert_axis_reads(sized_page)
-    # Two runs, both running: the session's head says Running once; each run's card has its state's pill and
-    # whose move beside it (the head does not repeat the cards' lines); the shown run's header says whose move
-    # once more, above its pending line.
+    # Two runs, both running: the session's head says Running once, with whose move beside it (as the list's
+    # row); each run's card has its state's pill and whose move beside it; the shown run's header, beside its
+    # card, not again.
     assert said(sized_page, "Running") == 1 + 2
     assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (2 + 1, 0)
     visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
@@ -108,9 +108,11 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     expect(sized_page.locator(".blocked-panel .verdict").first).to_contain_text("Blocked: the agent must resend")
     expect(sized_page.locator(".blocked-panel .resend-call").first).not_to_be_visible()
     # Blocked in the head and in the panel's verdict (and the run's card beside it on a desktop); whose move
-    # once, in the run's header.
+    # and the move once, beside the head's pill, on the first screen.
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
     assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2 + card, 1)
+    expect(sized_page.locator(".page-head .move")).to_have_text("Agent's move: resend the step")
+    expect(sized_page.locator(".page-head .move")).to_be_in_viewport()
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
     # The refused step's page shows the refusal itself, right under its head: what is wrong, in view, and
     # for the agent; no link away to a panel elsewhere.
@@ -122,7 +124,7 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     assert said(sized_page, "see above") == 0 and said(sized_page, "Open the refused step") == 0
     # As on the run page: Blocked in the head and in the verdict, whose move once, beside the head's pill.
     assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2, 1)
-    expect(sized_page.locator(".page-head .move")).to_have_text("Agent's move")
+    expect(sized_page.locator(".page-head .move")).to_have_text("Agent's move: resend the step")
     console_log.assert_clean()
 
 
@@ -205,13 +207,26 @@ def test_a_node_page(sized_page, console_log, site, forked):
     # The step's own state beside its name, in view: the branch's pending step, so the branch's state.
     expect(sized_page.locator(".page-head #step-state")).to_have_text("Running")
     expect(sized_page.locator("#step-state")).to_be_in_viewport()
-    # A healthy node leads with its step, not with resuming it: one card after what was recorded, labelled
-    # for when it is needed, its message folded, branching with other context its second, folded way.
+    # Where the step stands is said once, by the crumb, not again under the head; the facts there (after,
+    # run, created) flow as one line, on a phone too, not one line each.
+    place = re.search(r"step \d+ of \d+", sized_page.locator(".crumbs").inner_text())
+    assert place is not None and place.group(0) not in sized_page.locator("#node-facts").inner_text()
+    inline = "ul => [...ul.children].every(li => getComputedStyle(li).display === 'inline')"
+    assert sized_page.locator("#node-facts").evaluate(inline) == ((sized_page.viewport_size or {})["width"] < 600)
+    # A healthy node leads with its step, not with resuming it: one card after what was recorded, folded to
+    # its heading while the agent works on the step (no second driver), opened: labelled for when it is
+    # needed, its message folded, branching with other context its second, folded way.
     recorded = sized_page.locator("#recorded-title").bounding_box()
     resume = sized_page.locator("#branch-here").bounding_box()
     assert recorded is not None and resume is not None
     assert recorded["y"] < resume["y"]
     expect(sized_page.locator("#branch-title")).to_have_text("Resume the agent here")
+    expect(sized_page.locator("#branch-fold-why")).to_have_text(
+        "The agent is on this step now: only for when it stops."
+    )
+    expect(sized_page.locator("#branch-what")).not_to_be_visible()
+    expect(sized_page.locator("#branch-here #fork-details > summary")).not_to_be_visible()
+    sized_page.locator("#branch-fold > summary").click()
     expect(sized_page.locator("#branch-what")).to_contain_text("Only if the agent has stopped")
     expect(sized_page.locator("#branch-here .agent-message")).not_to_be_visible()
     expect(sized_page.locator("#branch-here #fork-details > summary")).to_be_visible()

@@ -64,7 +64,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     assert "Showing branch" not in shown and "badge" not in shown
     assert "where the agent works" not in session
     # Canceling stops every branch, and the button says so.
-    assert "Cancel run (all 2 branches)…" in session and "on every one of its 2 branches" in session
+    assert "Cancel the run and both branches…" in session and "on every one of its 2 branches" in session
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert (
@@ -109,9 +109,10 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         ), url
         # The run's own line beside its badge does not say it again: the panel right below it does.
         assert 'id="run-status-summary"' not in html, url
-        # Whose move, in the run's header (not again in its panel), in Blocked's colour.
-        head = html.split('class="run-head"')[1].split("</ul>")[0]
-        assert '<span class="move state-blocked" data-move="agents">Agent&#x27;s move</span>' in head, url
+        # Whose move and the move, in the page's head (one run: not again in its header or panel).
+        head = html.split('class="page-head"')[1].split("</div>")[0]
+        label = '<span class="move state-blocked" data-move="agents">Agent&#x27;s move: resend the step</span>'
+        assert label in head and html.count(label) == 1, url
         assert 'class="move ' not in html.split('class="blocked-panel"')[1].split("</h3>")[0], url
         more = html.split('<details class="blocked-more"')[1].split("</details>")[0]
         assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url

@@ -192,6 +192,9 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     assert "Pending" not in pending
     # Its checkpoint is among the steps: no card lists it again.
     assert "Checkpoint: halfway." in steps and "Session notes and checkpoints" not in html
+    # The session's other run shown: the review's checkpoint is the review's, not listed in that run's column.
+    other = page(client, f"/runs/{built.plan_run}/")
+    assert "Checkpoint: halfway." not in other and "Session notes and checkpoints" not in other
     timeline = between(html, 'id="timeline-title"', "</section>")
     points = dict(re.findall(r'data-run-id="(run_\w+)" data-points="(\d+)"', timeline))
     assert points == {built.review_run: "11", built.plan_run: "2"}
@@ -206,7 +209,7 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     review = [re.search(r": (Done|Left behind|Running)", name).group(1) for name in names[:11]]
     assert sorted(review) == ["Done"] * 8 + ["Left behind"] * 2 + ["Running"]
     assert any("Step 8 of 8 · Summarize the Review: Running (branch 1) · " in name for name in names)
-    assert "Cancel run (all 3 branches)…" in html  # canceling stops every branch, not only the one shown
+    assert "Cancel the run and all 3 branches…" in html  # canceling stops every branch, not only the one shown
 
 
 def test_a_notes_only_session_shows_its_notes_without_runs(client, service_catalog, settings):
@@ -588,6 +591,9 @@ def test_the_session_page_names_the_session_and_each_checkpoints_step_in_words(c
     assert f'<span title="session {built.session_id}">TICKET-4242</span>' in crumbs
     facts = between(html, 'id="session-facts"', "</ul>")
     assert "<h1>TICKET-4242</h1>" in html and "key " not in facts  # the title is the key: said once
-    notes = between(html, 'id="notes-title"', "</section>")
-    assert "Checkpoint during Post the Approved Comments" in notes and "during <span" not in notes
-    assert ">in Risk-Scaled Merge Request Review</a>" in notes and f">run {built.review_run}" not in notes
+    # The review's checkpoint is the review's: not listed in the column of the run shown here (the plan);
+    # on the review's page it is among its steps, named by its step in words.
+    assert 'id="notes-title"' not in html
+    steps = between(page(client, f"/runs/{built.review_run}/"), 'id="steps-title"', "</section>")
+    assert "Checkpoint during Post the Approved Comments" in steps and "during <span" not in steps
+    assert f">run {built.review_run}" not in steps

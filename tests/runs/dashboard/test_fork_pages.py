@@ -195,8 +195,11 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     assert confirmed(client, root, edited(target="production"), "Production.").status_code == 302
     child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
     page = client.get(f"/nodes/{child.public_id}/").content.decode()
-    meta = " ".join(re.sub(r"<[^>]+>", "", between(page, '<ul class="meta">', "</ul>")).split())
-    assert meta.startswith("step 1 of 5 ") and "step 2" not in meta
+    meta = " ".join(
+        re.sub(r"<[^>]+>", "", between(page, '<ul class="meta node-facts" id="node-facts">', "</ul>")).split()
+    )
+    # Where the step stands, the crumb says: not again under the head.
+    assert meta.startswith("started by hand from ") and "step 2" not in meta
     assert "started by hand from Prepare · step 1 of 5 run" in meta and root[:8] not in meta  # no bare id
     assert meta.endswith("in the dashboard") and "risk" not in meta  # the server's default mode is not said
     recap = between(page, 'id="recap-title"', "</section>")
@@ -229,8 +232,11 @@ def test_a_branch_started_by_hand_later_in_the_run_counts_the_steps_before_it(cl
     assert response.status_code == 302
     child = Node.objects.get(parent=staged)
     page = client.get(f"/nodes/{child.public_id}/").content.decode()
-    meta = " ".join(re.sub(r"<[^>]+>", "", between(page, '<ul class="meta">', "</ul>")).split())
-    assert meta.startswith("step 2 of 5 ") and "started by hand from Deploy to staging · step 2 of 5" in meta
+    meta = " ".join(
+        re.sub(r"<[^>]+>", "", between(page, '<ul class="meta node-facts" id="node-facts">', "</ul>")).split()
+    )
+    assert "Deploy to staging · step 2 of 5" in between(page, '<p class="crumbs">', "</p>")
+    assert meta.startswith("started by hand from Deploy to staging · step 2 of 5")
     assert "Did prepare." in between(page, 'id="recap-title"', "</section>")  # the path's notes are its history
 
 
@@ -263,7 +269,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         output={"notesMarkdown": "Prepared the production release."},
     )
     after = words()
-    assert "Running on branch 2 (branch 1 left behind)" in after and "no agent has it yet" not in after, after
+    assert "Running on branch 2 (branch 1 left behind)" in after and "start an agent" not in after, after
     assert "Agent's move" in after, after
 
 

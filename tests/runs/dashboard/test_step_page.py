@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 
 from runs.models import Node
+from tests.support import attention_sessions as made
 from tests.support.branched_review import REVIEW, forked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
 from tests.support.sample_session import advance
@@ -104,3 +105,27 @@ def test_a_steps_head_has_the_live_dot_while_its_run_goes_on_and_no_default_mode
     assert 'id="live-dot"' in head(text) and "This page updates by itself.</p>" not in text
     assert 'id="node-mode"' not in text  # the server's default mode is not said on every step
     assert "data-live-version-url=" in text  # the page still follows changes
+
+
+def test_resuming_or_branching_is_folded_while_the_agent_works_on_the_step_and_open_once_it_stopped(
+    client, service_catalog, settings
+):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    start = start_workflow(made.PLAN, context={"sessionKey": "FOLD-1"})
+    answer = advance(start, "Clarified the goal.")
+    url = f"/nodes/{node_id_of(answer)}/"
+    # The agent works on this step now: the card is one folded line, its heading the summary (no second driver).
+    card = page(client, url).split('id="branch-here"')[1].split("</section>")[0]
+    fold = card.split('<details class="branch-fold" id="branch-fold">')[1]
+    assert fold.index('<h2 id="branch-title">Resume the agent here</h2>') < fold.index("</summary>")
+    assert fold.index("</summary>") < fold.index('id="resume-message"') < fold.index('id="fork-details"')
+    # Nothing recorded for the stall window: resuming is what the person came for, open as it was.
+    made.quiet(start["session"]["runId"])
+    card = page(client, url).split('id="branch-here"')[1].split("</section>")[0]
+    assert 'class="branch-fold"' not in card and 'id="resume-message"' in card
+    # A branch left behind: open too.
+    rewound = made.left_behind()
+    left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
+    assert left is not None  # branch 1's tip, set aside by the rewind
+    card = page(client, f"/nodes/{left.public_id}/").split('id="branch-here"')[1].split("</section>")[0]
+    assert 'class="branch-fold"' not in card

@@ -1,7 +1,7 @@
 """Every state a person may act on says whose move it is (runs/readmodels/states.py, next_move): one label beside
-its badge, "Your move" or "Agent's move" in the state's colour, with the reason where the move is not the state's
-usual one ("Your move: the agent stopped" beside Blocked), on the list's rows, the run cards, the session's run
-lines and the run's header; and every page that sets an agent going hands over the same message behind the same button
+its badge, whose move and the move itself in a few words ("Your move: confirm" beside Needs you, "Your move: restart
+the agent" beside Blocked once the agent stopped), on the list's rows, the run cards and the page's head, once per
+screen; and every page that sets an agent going hands over the same message behind the same button
 (runs/readmodels/agent_message.py, templates/dashboard/_agent_message.html)."""
 
 from __future__ import annotations
@@ -62,6 +62,10 @@ def run_head(text: str) -> str:
     return text.split('class="run-head"')[1].split("</ul>")[0]
 
 
+def page_head(text: str) -> str:
+    return text.split('class="page-head"')[1].split("</div>")[0]
+
+
 def test_every_state_has_a_move_and_one_case_reads_the_clock():
     assert set(states.MOVES) == set(get_args(StateName))
     assert [states.move(s) for s in ("needs_you", "paused", "stalled")] == ["yours", "yours", "yours"]
@@ -78,19 +82,22 @@ def test_one_mapping_gives_every_state_its_label_in_its_own_colour():
 
     usual = {state: said(state, states.move(state)) for state in states.MOVES}
     assert usual == {
-        "needs_you": None,  # its badge says it, in the same amber
-        "paused": ("Your move", "move state-paused"),  # no agent has it: the badge says why
-        "stalled": ("Your move", "move state-stalled"),
+        "needs_you": ("Your move: confirm", "move state-needs_you"),  # the action, not an echo of its badge
+        "paused": ("Your move: start an agent", "move state-paused"),  # no agent has it
+        "stalled": ("Your move: restart the agent", "move state-stalled"),
         "running": ("Agent's move", "move state-running"),
-        "blocked": ("Agent's move", "move state-blocked"),
+        "blocked": ("Agent's move: resend the step", "move state-blocked"),
         **{state: None for state in ("left_behind", "done", "canceled", "notes")},
     }
-    # Where the move is not the state's usual one, the label says why, so that it never contradicts its badge.
+    # Where the move is not the state's usual one, the label says the move, so that it never contradicts its badge.
     assert said("blocked", states.move("blocked", stopped=True)) == (
-        "Your move: the agent stopped",
+        "Your move: restart the agent",
         "move state-blocked",
     )
-    assert said("blocked", "yours", held_by_you=True) == ("Your move", "move state-blocked")  # waits for you
+    assert said("blocked", "yours", held_by_you=True) == ("Your move: tell the agent", "move state-blocked")
+    # Every move in one to three words, never its badge's word again.
+    for (state, _why), action in states.MOVE_ACTIONS.items():
+        assert 1 <= len(action.split()) <= 3 and states.label(state).lower() not in action, action
     assert states.YOUR_MOVE == "Your move" and states.YOUR_MOVE in states.YOUR_MOVE_MEANS
 
 
@@ -107,14 +114,16 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
         for row in text.split('<tr class="session-row')[1:]
     }
     assert {state: tags(cell) for state, cell in rows.items()} == {
-        "needs_you": [],  # its amber "Needs you" badge says it: no "Your move" beside it, one thing twice
+        "needs_you": ["yours"],  # "Needs you · Your move: confirm": the action, not the badge again
         "blocked": ["agents"],
         "stalled": ["yours"],
         "running": ["agents"],
         "canceled": [],
     }
-    assert "Agent&#x27;s move</span>" in rows["blocked"] and "Your move</span>" in rows["stalled"]
+    assert "Agent&#x27;s move: resend the step</span>" in rows["blocked"]
+    assert "Your move: restart the agent</span>" in rows["stalled"]
     assert 'class="badge state-needs_you">Needs you</span>' in rows["needs_you"]
+    assert "Your move: confirm</span>" in rows["needs_you"]
     # The "Your move" chip counts the rows a person acts on: the one that needs them and the stalled one.
     assert 'class="badge chip-yours">Your move 2</span>' in text
 
@@ -124,8 +133,10 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     stuck = blocked_review("MR-77")
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
-    # Whose move, the run's header says, once: the panel's heading says what it takes.
-    assert tags(panel.split("</h3>")[0]) == [] and tags(run_head(text)) == ["agents"]
+    # Whose move, the page's head says, once (one run: not its card or header again): the panel's heading says
+    # what it takes.
+    assert tags(panel.split("</h3>")[0]) == [] and tags(page_head(text)) == ["agents"] and tags(run_head(text)) == []
+    assert "Agent&#x27;s move: resend the step</span>" in page_head(text)
     assert "Blocked: the agent must resend Record the Changed Files (step 2)" in panel.split("</h3>")[0]
     # The agent's move: the panel says it retries by itself; the message for the agent is folded, under when the
     # move turns the person's.
@@ -154,8 +165,8 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     attention._KEPT.clear()  # the list keeps where each session is by its last event: none was recorded
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
-    assert tags(panel.split("</h3>")[0]) == [] and tags(run_head(text)) == ["yours"]
-    assert "Your move: the agent stopped</span>" in run_head(text)
+    assert tags(panel.split("</h3>")[0]) == [] and tags(page_head(text)) == ["yours"] and tags(run_head(text)) == []
+    assert "Your move: restart the agent</span>" in page_head(text)
     # Its heading no longer says the agent must act: what is wrong, the step to give it again below.
     heading = panel.split("</h3>")[0]
     assert "must resend" not in heading and "Blocked: the agent did not attach the list of changed files." in heading
@@ -164,10 +175,11 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert 'id="if-stopped-1"' in before_folds and BUTTON in before_folds
     assert before_folds.index(BUTTON) < before_folds.index("Why it was refused")
     assert "has not tried again for 45 minutes" in before_folds
-    # One run: the run's header says whose move, the page's head does not say it again.
-    assert tags(text.split('class="page-head"')[1].split("</div>")[0]) == []
+    # One run: its card in the runs column says no more than its badge (the head above says the move).
+    assert tags(text.split('class="runs-nav"')[1].split("</nav>")[0]) == []
     listed = page(client, "/sessions/")
-    assert tags(listed.split('data-state="blocked"')[1].split('class="session-name"')[0]) == ["yours"]
+    row = listed.split('data-state="blocked"')[1].split('class="session-name"')[0]
+    assert tags(row) == ["yours"] and "Your move: restart the agent</span>" in row  # the head's words
     assert 'class="badge chip-yours">Your move 1</span>' in listed
 
 
@@ -175,9 +187,9 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     settings.WORKRAIL_STALL_MINUTES = 30
     stalled = made.stalled()
     text = page(client, f"/runs/{stalled.run_id}/")
-    # Whose move, once: the run's header (a session of one run: not its head again).
-    assert tags(text.split('class="page-head"')[1].split("</div>")[0]) == []
-    assert tags(run_head(text)) == ["yours"]
+    # Whose move, once: the page's head (a session of one run: not its run's header again).
+    assert tags(page_head(text)) == ["yours"] and "Your move: restart the agent</span>" in page_head(text)
+    assert tags(run_head(text)) == []
     [message] = copied(text)
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")
     assert "step 2 of 3 (" in message
@@ -189,8 +201,8 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     assert BUTTON in line and not tags(line)  # nobody's move: the branch is set aside
     [message] = copied(text)
     assert "step 3 of 3 (" in message
-    # The live branch's pending step runs: the agent's move, said by the run's header, not the pending line.
-    assert tags(text.split('id="pending-step"')[1].split("</p>")[0]) == [] and tags(run_head(text)) == ["agents"]
+    # The live branch's pending step runs: the agent's move, said by the page's head, not the pending line.
+    assert tags(text.split('id="pending-step"')[1].split("</p>")[0]) == [] and tags(page_head(text)) == ["agents"]
 
 
 def test_a_needs_you_panel_leaves_whose_move_to_its_badge(client, service_catalog):
@@ -226,14 +238,15 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     # Its branch, which no agent has taken up yet, waits at this step: paused, the person's move; the branch
     # it set aside is nobody's.
     head = text.split('class="page-head"')[1].split("</div>")[0]
-    assert tags(head) == ["yours"] and 'class="badge state-paused"' in head and "state-running" not in head
+    assert tags(head) == ["yours"] and 'class="badge state-paused"' in head and "state-running" not in head and "Your move: start an agent" in head
     assert 'class="node-branches"' not in text  # no branch went on past it yet
     # On the run page, nobody has taken the branch up yet: paused, the person's move, with the same message
     # in its panel, said once.
     run_page = page(client, f"/runs/{child.run.public_id}/")
     panel = run_page.split('class="state-panel state-paused"')[1].split("</section>")[0]
-    assert tags(run_head(run_page)) == ["yours"] and BUTTON in panel
+    assert tags(page_head(run_page)) == ["yours"] and BUTTON in panel
     assert "started by hand at" in panel and "Agent working on" not in run_page
+    assert "Your move: start an agent" in page_head(run_page)
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
     # The list's chip for people counts it, as its row's tag says.
     listed = page(client, "/sessions/")
@@ -245,12 +258,15 @@ def test_with_several_runs_each_card_says_its_state_and_whose_move(client, servi
     first = start_workflow(made.PLAN, context={"sessionKey": "MR-77"})
     blocked_review("MR-77")
     text = page(client, f"/sessions/{first['session']['sessionId']}/")
-    # Running, then blocked: every card badges its run's state and says whose move, every time; the head
-    # does not say it again above them.
+    # Running, then blocked: every card badges its run's state and says whose move, every time; the head says
+    # the most urgent one's, in the same words as its card; the shown run's header not again beside its card.
     cards = text.split('class="runs-nav"')[1].split("</nav>")[0]
     assert tags(cards) == ["agents", "agents"] and cards.count('class="badge state-') == 2
     assert 'class="badge state-running"' in cards and 'class="badge state-blocked"' in cards
     assert 'id="session-run-lines"' not in text
+    said = "Agent&#x27;s move: resend the step</span>"
+    assert tags(page_head(text)) == ["agents"] and said in page_head(text) and said in cards
+    assert tags(run_head(text)) == []
 
 
 def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_finished_branch(client, service_catalog):

@@ -124,6 +124,15 @@ def test_checkpoint_and_complete_cards_are_told_apart():
     assert 'class="card on-branch complete' in card(svg, "3")
 
 
+def test_a_checkpoint_with_a_long_title_keeps_it_whole_and_says_what_made_it_on_its_step_line():
+    # Cut to one line ("Post the Approved…") it read as another step than the one it checkpoints.
+    run = drawn([(1, None), (2, 1), (3, 2)], **{"2": {"via": "checkpoint", "title": "Post the Approved Comments"}})
+    drawing = card(screen(run), "2")
+    assert re.findall(r'<text class="ct"[^>]*>([^<]*)</text>', drawing) == ["Post the Approved", "Comments"]
+    step_line = drawing.split('<text class="cs"', 1)[1].split("</text>", 1)[0]
+    assert step_line.endswith(' · <tspan class="cv">checkpoint</tspan>') and '<text class="cv"' not in drawing
+
+
 def test_the_newest_and_the_shown_node_carry_tags_and_the_shown_one_is_the_current_link():
     # 1-2-3 then a fork from 1: 4 is the newest; showing the first branch's end (3).
     run = drawn([(1, None), (2, 1), (3, 2), (4, 1)])
@@ -142,7 +151,8 @@ def test_the_newest_and_the_shown_node_carry_tags_and_the_shown_one_is_the_curre
 
 def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on_its_border():
     # A branch of one node: its name, its state, "newest" and "shown" all apply to one card, which carries
-    # two tags at most (friction6 item 6): its state and the one marker of where, "you are viewing".
+    # its branch's name, its state and the one marker of where, "you are viewing" (friction6 item 6: not
+    # "latest" too); the name stays whether the card is viewed or not (friction8 item 11).
     run = drawn([(1, None), (2, 1), (3, 1)])
     svg = graph_drawing.for_screen(
         run, shown="3", href=lambda node: f"/nodes/{node.node_id}/", title="g", states={"3": "running"}
@@ -159,7 +169,7 @@ def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on
         for m in re.findall(r'<rect class="tag [^"]*" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', drawn_card)
     ]
     said = r'<text class="tag-text [^"]*"[^>]*>([^<]*)</text>'
-    assert re.findall(said, drawn_card) == ["running", "you are viewing"]
+    assert re.findall(said, drawn_card) == ["Branch 2", "running", "you are viewing"]
     # Shown from elsewhere, the same card names its branch beside its state; "latest" is the third, left out.
     other = graph_drawing.for_screen(run, shown="2", href=lambda node: "/", title="g", states={"3": "running"})
     assert re.findall(said, card(other, "3")) == ["Branch 2", "running"]
