@@ -483,6 +483,8 @@ class TimelineContext(TypedDict):
     ticks: list[timeline_page.TimelineTick]
     span: timeline_page.TimelineSpan | None
     clustered: list[str]
+    gap: str  # where the axis breaks before now ("" without a gap)
+    now: str
 
 
 @register.inclusion_tag("dashboard/_timeline.html")
@@ -491,4 +493,11 @@ def session_timeline(
 ) -> TimelineContext:
     """The timeline as runs/readmodels/timeline_page.py laid it out; this tag gives it the run URL."""
     laid_out = timeline_page.timeline_page(detail, reverse("run", args=["RUN"]), selected_run, marks, timezone.now())
-    return {"rows": laid_out.rows, "ticks": laid_out.ticks, "span": laid_out.span, "clustered": laid_out.clustered}
+    return {
+        "rows": laid_out.rows,
+        "ticks": laid_out.ticks,
+        "span": laid_out.span,
+        "clustered": laid_out.clustered,
+        "gap": laid_out.gap,
+        "now": laid_out.now,
+    }
