@@ -91,7 +91,7 @@ def test_a_stalled_run_says_how_long_it_has_stood_not_how_long_its_nodes_took():
     assert row.quiet_at == f"{100 - timeline_page.INSET - timeline_page.GAP_SHARE / 2:.2f}%"
     # A run that ended keeps the span of its nodes.
     (ended,) = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now).rows
-    assert ended.took == "0.015 s · 2 steps" and ended.until == "" and ended.quiet == ""
+    assert ended.took == "15 ms · 2 steps" and ended.until == "" and ended.quiet == ""
     # A tail of a few seconds is drawn, not said.
     soon = T0 + timedelta(seconds=20)
     (young,) = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, soon).rows
@@ -112,7 +112,7 @@ def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_
         assert [(dot.state, dot.count) for dot in dots] == [("done", 8), ("left_behind", 1), ("done", 1)]
         assert sum(dot.count for dot in dots) == row.nodes == 10
         # It says what its number is: that many steps, and within how long of each other.
-        assert dots[0].words.startswith("8 steps within 0.8 s: Step 1; Step 2;") and "Step 9" in dots[0].words
+        assert dots[0].words.startswith("8 steps within 800 ms: Step 1; Step 2;") and "Step 9" in dots[0].words
         assert "Step 5" not in dots[0].words and dots[1].words == "Step 5"
         places = [float(dot.at.rstrip("%")) for dot in dots]
         assert all(b - a >= gap - 0.01 for a, b in itertools.pairwise(places))
