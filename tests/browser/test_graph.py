@@ -233,7 +233,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert len(dots) == 11 + 2
     for state, label, title, fill, badge, times in dots:
         assert label == title and re.match(
-            r"^(\d+ steps within [\d.]+ s: )?(Step [\d.]+ of \d+(, round \d+)? · .+|Complete): [A-Z]", label
+            r"^(\d+ steps within [\d.]+ m?s: )?(Step [\d.]+ of \d+(, round \d+)? · .+|Complete): [A-Z]", label
         )
         assert fill == badge, (state, fill, badge)  # the colour of the state's badge
         if times > 1:  # a dot for several nodes names each of them, all of its state

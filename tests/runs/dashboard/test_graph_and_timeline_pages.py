@@ -83,10 +83,10 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
     assert all(abs(b - a - steps[0]) < 1e-9 for a, b in zip([0.0, *steps], steps, strict=False))
     # The run's name and duration are text of their own, beside its track, not inside the drawing.
     # It still runs: its time goes on until now.
-    assert re.search(r'<span class="tl-duration">[\d.]+ s so far · 11 steps</span>', timeline)
+    assert re.search(r'<span class="tl-duration">[\d.]+ m?s so far · 11 steps</span>', timeline)
     assert re.search(r'<a class="tl-label" href="/runs/[^"]+/">[^<]+</a>', timeline)
     # Its span, started at a <time> the reader's browser puts on their own clock (UTC without scripts).
-    assert re.search(r'<p class="tl-time">Spans [\d.]+ s from <time datetime="[^"]+" title="[^"]+ UTC"', timeline)
+    assert re.search(r'<p class="tl-time">Spans [\d.]+ m?s from <time datetime="[^"]+" title="[^"]+ UTC"', timeline)
     # Its start's clock time is said once, beside the axis: the ticks carry no moment for times.js to rewrite.
     assert "data-tick-at" not in timeline
     assert "first node" not in timeline and "newest node" not in timeline
