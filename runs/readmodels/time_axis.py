@@ -7,7 +7,7 @@ A span of a fraction of a second (a run an agent walked at once) still gets seve
 
 `offsets(start, end)`: for a span shorter than RELATIVE_BELOW, where clock times would differ only in their
 last digits ("05:17:38.34", "05:17:38.36"), ticks counted from the start instead, evenly spaced from it:
-"0 s", "+0.1 s", "+0.2 s" (the start's own clock time is said once, beside the axis). `axis` picks one of
+"0 s", "+100 ms", "+200 ms", "+1 s" (the start's own clock time is said once, beside the axis). `axis` picks one of
 the two for a span.
 """
 
@@ -45,7 +45,7 @@ class Tick:
 class Axis:
     ticks: list[Tick]
     step: float  # seconds between ticks
-    relative: bool  # labelled from the start ("+0.1 s") rather than by the clock
+    relative: bool  # labelled from the start ("+100 ms", "+1 s") rather than by the clock
 
 
 def step_for(seconds: float, steps: list[float] = STEPS) -> float:
@@ -84,7 +84,7 @@ def ticks(start: datetime, end: datetime) -> list[Tick]:
 
 
 def offset_label(seconds: float, step: float) -> str:
-    """A tick `seconds` after the start, as precisely as the ticks' `step` needs: "0 s", "+0.25 s", "+10 s"."""
+    """A tick `seconds` after the start, as precisely as the ticks' `step` needs: "0 s", "+250 ms", "+1.5 s"."""
     if seconds <= 0:
         return "0 s"
     if seconds >= MINUTE and step >= 1:
@@ -92,7 +92,9 @@ def offset_label(seconds: float, step: float) -> str:
         return f"+{minutes} min" + (f" {rest} s" if rest else "")
     if step >= 1:
         return f"+{round(seconds)} s"
-    return f"+{seconds:.3f}".rstrip("0").rstrip(".") + " s"  # "+0.25 s", "+0.002 s", "+1 s"
+    if round(seconds * 1000) < 1000:  # below a second in milliseconds, as `duration` says it: "+5 ms", "+250 ms"
+        return f"+{round(seconds * 1000, 3):g} ms"
+    return f"+{seconds:.3f}".rstrip("0").rstrip(".") + " s"  # "+1 s", "+1.5 s"
 
 
 def offsets(start: datetime, end: datetime) -> Axis:

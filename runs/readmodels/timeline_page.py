@@ -5,7 +5,7 @@ dots), then a track with a dot per node at the moment it was made. Positions are
 track's width, so the track stretches with its box while its dots stay round and its text keeps its
 size (no viewBox scaling): at phone width the name goes above the track (dashboard.css) and nothing
 runs past the card. Below the rows, an axis (time_axis.axis: clock times, or for a span under two minutes
-times counted from its start, "+0.1 s") and the whole span with its start's clock time.
+times counted from its start, "+100 ms") and the whole span with its start's clock time.
 
 Each dot is a node (timeline_marks.py), coloured by its state as the state's badge is, and named by a
 tooltip and an accessible name (its step, its state, when); beside the track, in the name's column
@@ -111,7 +111,7 @@ class TimelineRow:
 @dataclass(frozen=True, slots=True)
 class TimelineTick:
     at: str
-    # Counted from the axis's start ("+0.1 s") when the span is short (time_axis.axis); else a clock time in
+    # Counted from the axis's start ("+100 ms") when the span is short (time_axis.axis); else a clock time in
     # UTC, as a page without scripts shows it, which times.js puts on the reader's clock.
     label: str
     moment: str  # a clock time's moment, ISO 8601 in UTC; "" for a tick counted from the start

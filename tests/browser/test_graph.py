@@ -72,7 +72,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     page.goto(f"{site}/sessions/{looped.session_id}/")
     ticks = page.locator(".timeline text.tl-tick")
     expect(ticks.first).to_have_text("0 s")  # a run walked in a second: counted from its start
-    expect(ticks.nth(1)).to_have_text(re.compile(r"^\+[\d.]+ s$"))
+    expect(ticks.nth(1)).to_have_text(re.compile(r"^\+[\d.]+ m?s$"))
     expect(page.locator(".timeline .tl-duration").first).to_be_visible()
     screenshot(page, "timeline", full_page=True)
     console_log.assert_clean()
