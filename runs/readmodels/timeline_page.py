@@ -20,8 +20,8 @@ for the narrow one (dashboard.css shows one of the two).
 
 A run that still stands (running, needs you, blocked, stalled) lasts until now: its track runs on from
 its newest node to the present, dashed, and its duration says so ("45 min so far"). When nothing was
-recorded for a long while (a quiet stretch of at least QUIET_SECONDS that would take QUIET_SHARE of a
-track drawn to scale), the axis is scaled to the recorded steps and the stretch up to now is a compact
+recorded for a while (a quiet stretch of a second or more that would take QUIET_SHARE of a track drawn
+to scale), the axis is scaled to the recorded steps and the stretch up to now is a compact
 gap of GAP_SHARE at the track's end: a break in the axis, "now" at its end, and on each standing row's
 dashed tail how long it went without a step ("no step for 45 min"; on a phone's track only "45 min"), so
 that the dots of a run stalled for 45 minutes keep the width instead of piling up at the left edge. A run
@@ -49,7 +49,7 @@ MERGE_NARROW = 6.6
 # A quiet stretch up to now becomes a gap (percent of the track, room for "45 min" on a phone's) when it
 # lasts that long (seconds) and would take that share of a track drawn to scale: a long stall reads as words
 # beside dots spread over the recorded steps, not as dots squeezed left of a long dashed line.
-QUIET_SECONDS = 60
+QUIET_SECONDS = 1
 QUIET_SHARE = 0.45
 GAP_SHARE = 24.0
 # The states in which a run still stands: its time runs on until now.

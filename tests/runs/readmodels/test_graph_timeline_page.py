@@ -92,8 +92,8 @@ def test_a_stalled_run_says_how_long_it_has_stood_not_how_long_its_nodes_took():
     # A run that ended keeps the span of its nodes.
     (ended,) = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now).rows
     assert ended.took == "15 ms · 2 steps" and ended.until == "" and ended.quiet == ""
-    # A tail of a few seconds is drawn, not said.
-    soon = T0 + timedelta(seconds=20)
+    # A tail under a second is drawn, not said.
+    soon = T0 + timedelta(milliseconds=500)
     (young,) = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, soon).rows
     assert young.until and young.quiet == "" and young.dots[-1].at != row.dots[-1].at
     assert timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, soon).gap == ""
