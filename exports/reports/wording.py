@@ -10,6 +10,7 @@ from exports.reports import places
 from exports.reports.branch_sections import BranchSection
 from exports.reports.branch_tree import one_line
 from runs.contract.dashboard import BlockedStep, StepEntry
+from runs.readmodels import time_axis
 
 MORE_BRANCHES = 4  # a conclusion names this many branches besides the newest, then counts the rest
 
@@ -46,13 +47,8 @@ def status(value: str) -> str:
 
 
 def seconds(value: float) -> str:
-    """A step's duration: "0.02 s", "4.5 s", "3 min 5 s", "2 h 10 min"."""
-    if value < 1:
-        return f"{value:.2f} s"
-    if value < 60:
-        return f"{value:.1f} s"
-    minutes, secs = divmod(round(value), 60)
-    return f"{minutes} min {secs} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
+    """A step's duration, as the dashboard says it (time_axis.duration): "20 ms", "4.5 s", "3 min 5 s"."""
+    return time_axis.duration(value)
 
 
 def step_title(step: StepEntry) -> str:

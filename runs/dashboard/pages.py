@@ -17,7 +17,7 @@ from runs.dashboard.connect_secret import may_see_password
 from runs.dashboard.errors import shows_errors
 from runs.execution import catalog, catalog_places, operator_fork
 from runs.readmodels import agent_message, attention, overview, preferences, run_view, step_state, trace
-from runs.readmodels.timings import P95_MIN_CALLS, recent_calls, tool_timings
+from runs.readmodels.timings import P95_MIN_CALLS, recent_calls, tool_lines
 from workflows_app.prose import about_below_the_name
 
 
@@ -167,7 +167,7 @@ def timings(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "dashboard/timings.html",
-        {"nav": "timings", "timings": tool_timings(), "calls": recent_calls(), "p95_min_calls": P95_MIN_CALLS},
+        {"nav": "timings", "timings": tool_lines(), "calls": recent_calls(), "p95_min_calls": P95_MIN_CALLS},
     )
 
 

@@ -7,7 +7,7 @@ A span of a fraction of a second (a run an agent walked at once) still gets seve
 
 `offsets(start, end)`: for a span shorter than RELATIVE_BELOW, where clock times would differ only in their
 last digits ("05:17:38.34", "05:17:38.36"), ticks counted from the start instead, evenly spaced from it:
-"0 s", "+0.1 s", "+0.2 s" (the start's own clock time is said once, beside the axis). `axis` picks one of
+"0 s", "+100 ms", "+200 ms", "+1 s" (the start's own clock time is said once, beside the axis). `axis` picks one of
 the two for a span.
 """
 
@@ -45,7 +45,7 @@ class Tick:
 class Axis:
     ticks: list[Tick]
     step: float  # seconds between ticks
-    relative: bool  # labelled from the start ("+0.1 s") rather than by the clock
+    relative: bool  # labelled from the start ("+100 ms", "+1 s") rather than by the clock
 
 
 def step_for(seconds: float, steps: list[float] = STEPS) -> float:
@@ -84,7 +84,7 @@ def ticks(start: datetime, end: datetime) -> list[Tick]:
 
 
 def offset_label(seconds: float, step: float) -> str:
-    """A tick `seconds` after the start, as precisely as the ticks' `step` needs: "0 s", "+0.25 s", "+10 s"."""
+    """A tick `seconds` after the start, as precisely as the ticks' `step` needs: "0 s", "+250 ms", "+1.5 s"."""
     if seconds <= 0:
         return "0 s"
     if seconds >= MINUTE and step >= 1:
@@ -92,7 +92,9 @@ def offset_label(seconds: float, step: float) -> str:
         return f"+{minutes} min" + (f" {rest} s" if rest else "")
     if step >= 1:
         return f"+{round(seconds)} s"
-    return f"+{seconds:.3f}".rstrip("0").rstrip(".") + " s"  # "+0.25 s", "+0.002 s", "+1 s"
+    if round(seconds * 1000) < 1000:  # below a second in milliseconds, as `duration` says it: "+5 ms", "+250 ms"
+        return f"+{round(seconds * 1000, 3):g} ms"
+    return f"+{seconds:.3f}".rstrip("0").rstrip(".") + " s"  # "+1 s", "+1.5 s"
 
 
 def offsets(start: datetime, end: datetime) -> Axis:
@@ -120,13 +122,18 @@ def axis(start: datetime, end: datetime) -> Axis:
 
 
 def duration(seconds: Any) -> str:
-    """Seconds as a person reads them: 0.4 s, 12 s, 3 min 5 s, 2 h 10 min."""
+    """Seconds as a person reads them, in the one unit that suits their size: 0.4 ms, 41 ms, 1.8 s, 12 s,
+    3 min 5 s, 2 h 10 min. Every duration the dashboard and the reports show goes through here (a tool
+    call's milliseconds too: `milliseconds`), so that the same time reads the same everywhere."""
     try:
         total = float(seconds)
     except (TypeError, ValueError):
         return ""
-    if total < 10:
-        return f"{total:.2g} s" if total < 1 else f"{total:.1f} s"
+    if round(total * 1000) < 1000:
+        ms = max(total * 1000, 0.0)
+        return f"{ms:.2g} ms" if ms < 10 else f"{round(ms)} ms"
+    if round(total, 1) < 10:
+        return f"{total:.1f} s"
     if total < 60:
         return f"{round(total)} s"
     minutes, secs = divmod(round(total), 60)
@@ -136,3 +143,11 @@ def duration(seconds: Any) -> str:
     if hours < 48:
         return f"{hours} h {minutes} min" if minutes else f"{hours} h"
     return f"{hours // 24} days {hours % 24} h"
+
+
+def milliseconds(value: Any) -> str:
+    """A duration kept in milliseconds (a tool call's), said as `duration` says it: "41 ms", "1.8 s"."""
+    try:
+        return duration(float(value) / 1000)
+    except (TypeError, ValueError):
+        return ""

@@ -5,7 +5,7 @@ dots), then a track with a dot per node at the moment it was made. Positions are
 track's width, so the track stretches with its box while its dots stay round and its text keeps its
 size (no viewBox scaling): at phone width the name goes above the track (dashboard.css) and nothing
 runs past the card. Below the rows, an axis (time_axis.axis: clock times, or for a span under two minutes
-times counted from its start, "+0.1 s") and the whole span with its start's clock time.
+times counted from its start, "+100 ms") and the whole span with its start's clock time.
 
 Each dot is a node (timeline_marks.py), coloured by its state as the state's badge is, and named by a
 tooltip and an accessible name (its step, its state, when); beside the track, in the name's column
@@ -19,10 +19,13 @@ dot of its colour. The track is narrower on a phone, so the row is laid out twic
 for the narrow one (dashboard.css shows one of the two).
 
 A run that still stands (running, needs you, blocked, stalled) lasts until now: its track runs on from
-its newest node to the present, dashed, and its duration says so ("45 min so far"), so that a run
-stalled for 45 minutes does not read as the fraction of a second its nodes took; a long tail says on
-itself how long nothing was recorded ("no step for 45 min"). A run that ended
-(done, canceled, left behind) spans its first node to its newest.
+its newest node to the present, dashed, and its duration says so ("45 min so far"). When nothing was
+recorded for a while (a quiet stretch of a second or more that would take QUIET_SHARE of a track drawn
+to scale), the axis is scaled to the recorded steps and the stretch up to now is a compact
+gap of GAP_SHARE at the track's end: a break in the axis, "now" at its end, and on each standing row's
+dashed tail how long it went without a step ("no step for 45 min"; on a phone's track only "45 min"), so
+that the dots of a run stalled for 45 minutes keep the width instead of piling up at the left edge. A run
+that ended (done, canceled, left behind) spans its first node to its newest.
 
 The door gives the run page's URL with RUN in place of the run id, and the marks of each run's nodes.
 """
@@ -39,21 +42,24 @@ from runs.readmodels.timeline_marks import NodeMark
 
 # A dot at either end of the track stays whole: the track's ends are this far in (percent of its width).
 INSET = 1.5
-# How close (percent of the track) two dots may be before they merge: a merged dot's width and a gap,
-# on the wide track (~700 px at 1440 wide) and on a phone's (~320 px at 390 wide).
+# How close (percent of the track) two dots may be before they merge: a numbered dot's width (20 px, room
+# for three digits) and a gap, on the wide track (~730 px at 1440 wide) and on a phone's (~335 px at 390).
 MERGE_WIDE = 3.0
-MERGE_NARROW = 5.8
-# A run's dashed tail says how long nothing was recorded when it is that long (seconds) and takes that share
-# of the track (room for the words on a phone's): a long stall reads as words, not as dots squeezed left.
-QUIET_SECONDS = 60
+MERGE_NARROW = 6.6
+# A quiet stretch up to now becomes a gap (percent of the track, room for "45 min" on a phone's) when it
+# lasts that long (seconds) and would take that share of a track drawn to scale: a long stall reads as words
+# beside dots spread over the recorded steps, not as dots squeezed left of a long dashed line.
+QUIET_SECONDS = 1
 QUIET_SHARE = 0.45
+GAP_SHARE = 24.0
 # The states in which a run still stands: its time runs on until now.
 STANDING: frozenset[StateName] = frozenset({"needs_you", "blocked", "stalled", "running"})
 
 
-def at(fraction: float) -> str:
-    """Where a fraction of the session's span lies on the track, as an SVG percentage."""
-    return f"{INSET + min(max(fraction, 0.0), 1.0) * (100 - 2 * INSET):.2f}%"
+def at(fraction: float, width: float = 100 - 2 * INSET) -> str:
+    """Where a fraction of the session's span lies on the track, as an SVG percentage; `width`: the share
+    of the track the span takes (less than all of it when a gap ends the track)."""
+    return f"{INSET + min(max(fraction, 0.0), 1.0) * width:.2f}%"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,25 +91,27 @@ class TimelineRow:
     narrow_dots: list[TimelineDot]  # the same, merged where closer than MERGE_NARROW (a phone's track)
     states: list[StateCount]  # the states its dots show, most urgent first (states.ORDER)
     selected: bool
-    # A long dashed tail says in words how long nothing was recorded ("no step for 45 min"), at its middle.
+    # In a gap (GAP_SHARE), the dashed tail says in words how long nothing was recorded ("no step for 45 min"),
+    # at the gap's middle; a phone's track says only how long ("45 min").
     quiet: str = ""
     quiet_at: str = ""
+    narrow_quiet: str = ""
 
     @property
     def clustered(self) -> list[str]:
         """The layouts ("wide", "narrow") in which some dot stands for several nodes: they need the legend."""
-        return [track for track, dots in self.tracks if any(dot.count > 1 for dot in dots)]
+        return [track for track, dots, _ in self.tracks if any(dot.count > 1 for dot in dots)]
 
     @property
-    def tracks(self) -> list[tuple[str, list[TimelineDot]]]:
-        """The row's two layouts, by the class that dashboard.css shows at its width."""
-        return [("wide", self.dots), ("narrow", self.narrow_dots)]
+    def tracks(self) -> list[tuple[str, list[TimelineDot], str]]:
+        """The row's two layouts, by the class that dashboard.css shows at its width, with their quiet words."""
+        return [("wide", self.dots, self.quiet), ("narrow", self.narrow_dots, self.narrow_quiet)]
 
 
 @dataclass(frozen=True, slots=True)
 class TimelineTick:
     at: str
-    # Counted from the axis's start ("+0.1 s") when the span is short (time_axis.axis); else a clock time in
+    # Counted from the axis's start ("+100 ms") when the span is short (time_axis.axis); else a clock time in
     # UTC, as a page without scripts shows it, which times.js puts on the reader's clock.
     label: str
     moment: str  # a clock time's moment, ISO 8601 in UTC; "" for a tick counted from the start
@@ -118,6 +126,9 @@ class TimelinePage:
     ticks: list[TimelineTick]
     caption: str  # "2026-11-28 22:02:04 to 22:02:04 UTC · 0.22 s"; empty without times
     span: TimelineSpan | None = None  # the same, for a page to print its start in the reader's zone
+    # Where the gap before now starts (the axis breaks there and says "now" at its end); "" without one.
+    gap: str = ""
+    now: str = f"{100 - INSET:.2f}%"
 
     @property
     def clustered(self) -> list[str]:
@@ -130,6 +141,12 @@ class TimelineSpan:
     start: datetime
     end: datetime
     took: str  # "1 min 30 s"
+
+
+def roughly(seconds: float) -> float:
+    """A quiet stretch as precisely as a person needs it: whole minutes from ten minutes on ("45 min", not
+    "45 min 1 s"), so that it fits a phone's gap."""
+    return round(seconds / 60) * 60.0 if seconds >= 600 else seconds
 
 
 def nodes_words(count: int) -> str:
@@ -151,21 +168,24 @@ class _Cluster:
         return self.place + (len(self.by_state) - 1) * self.gap
 
 
-def merged(marks: list[NodeMark], fraction: Callable[[datetime], float], gap: float) -> list[TimelineDot]:
+def merged(
+    marks: list[NodeMark], fraction: Callable[[datetime], float], gap: float, width: float = 100 - 2 * INSET
+) -> list[TimelineDot]:
     """The marks' dots, oldest first; a mark closer than `gap` (percent of the track) to the last dot of the
     cluster before it joins that cluster, which stays at its first mark's place and draws a dot per state it
-    holds, `gap` apart, so that the dots drawn are `gap` apart and each has one state."""
+    holds, `gap` apart, so that the dots drawn are `gap` apart and each has one state. `width`: the share of
+    the track the span takes (at)."""
     clusters: list[_Cluster] = []
     for mark in sorted(marks, key=lambda mark: mark.at):
-        place = INSET + min(max(fraction(mark.at), 0.0), 1.0) * (100 - 2 * INSET)
+        place = INSET + min(max(fraction(mark.at), 0.0), 1.0) * width
         if clusters and place - clusters[-1].end < gap:
             clusters[-1].by_state.setdefault(mark.state, []).append(mark)
         else:
             clusters.append(_Cluster(place, {mark.state: [mark]}, gap))
     dots = []
     for cluster in clusters:
-        # A cluster at the end of the track keeps its last dot on it.
-        start = min(cluster.place, 100 - INSET - (cluster.end - cluster.place))
+        # A cluster at the end of the span keeps its last dot on it.
+        start = min(cluster.place, INSET + width - (cluster.end - cluster.place))
         for index, (state, members) in enumerate(cluster.by_state.items()):
             at_ = f"{start + index * gap:.2f}%"
             if len(members) == 1:
@@ -211,34 +231,46 @@ def timeline_page(
 
     starts = [lane.first_at for lane in detail.timeline if lane.first_at is not None]
     ends = [last for last in map(last_of, detail.timeline) if last is not None]
+    recorded = [lane.last_at for lane in detail.timeline if lane.last_at is not None]
     start = min(starts).astimezone(UTC) if starts else None
     span = (max(ends) - min(starts)).total_seconds() if starts and ends else 0.0
+    # A long quiet stretch up to now is a gap at the track's end; the span drawn to scale is the recorded one.
+    quiet_for = (max(ends) - max(recorded)).total_seconds() if ends and recorded else 0.0
+    gapped = quiet_for >= QUIET_SECONDS and span > 0 and quiet_for / span >= QUIET_SHARE
+    scaled = span - quiet_for if gapped else span
+    width = 100 - 2 * INSET - (GAP_SHARE if gapped else 0.0)
 
     def fraction(moment: datetime) -> float:
-        return (moment - start).total_seconds() / span if start is not None and span > 0 else 0.0
+        if start is None or scaled <= 0:
+            return 1.0 if gapped and moment > max(recorded) else 0.0
+        return (moment - start).total_seconds() / scaled
+
+    def place(moment: datetime) -> str:
+        if gapped and moment > max(recorded):  # now, at the end of the gap
+            return at(1.0)
+        return at(fraction(moment), width)
 
     rows: list[TimelineRow] = []
     for lane in detail.timeline:
         name = names.get(lane.run_id) or lane.label
         count = len(lane.points)
-        took = when = until = quiet = quiet_at = ""
+        took = when = until = quiet = quiet_at = narrow_quiet = ""
         last_at = last_of(lane)
         if lane.first_at is not None and lane.last_at is not None and last_at is not None:
             took = time_axis.duration((last_at - lane.first_at).total_seconds())
             first, last = lane.first_at.astimezone(UTC), last_at.astimezone(UTC)
             if lane.run_id in standing:
-                until = at(fraction(last_at))
-                tail = fraction(last_at) - fraction(lane.last_at)
-                idle = (last_at - lane.last_at).total_seconds()
-                if idle >= QUIET_SECONDS and tail >= QUIET_SHARE:
-                    quiet = f"no step for {time_axis.duration(idle)}"
-                    quiet_at = at((fraction(last_at) + fraction(lane.last_at)) / 2)
+                until = place(last_at)
+                if gapped and last_at > max(recorded):
+                    idle = time_axis.duration(roughly((last_at - lane.last_at).total_seconds()))
+                    quiet, narrow_quiet = f"no step for {idle}", idle
+                    quiet_at = f"{100 - INSET - GAP_SHARE / 2:.2f}%"
                 took += " so far"
                 when = f", since {first:%Y-%m-%d %H:%M:%S} UTC ({took})"
             else:
                 when = f", {first:%Y-%m-%d %H:%M:%S} UTC to {last:%Y-%m-%d %H:%M:%S} UTC ({took})"
         own = marks.get(lane.run_id, [])
-        dots = merged(own, fraction, MERGE_WIDE)
+        dots = merged(own, fraction, MERGE_WIDE, width)
         rows.append(
             TimelineRow(
                 run_id=lane.run_id,
@@ -248,26 +280,29 @@ def timeline_page(
                 nodes=count,
                 tooltip=f"{name} ({lane.run_id}): {nodes_words(count)}{when}",
                 start=dots[0].at if dots else at(0),
-                end=at(fraction(max(mark.at for mark in own))) if own else at(0),
+                end=place(max(mark.at for mark in own)) if own else at(0),
                 until=until,
                 dots=dots,
-                narrow_dots=merged(own, fraction, MERGE_NARROW),
+                narrow_dots=merged(own, fraction, MERGE_NARROW, width),
                 states=state_counts(own),
                 selected=lane.run_id == selected_run,
                 quiet=quiet,
                 quiet_at=quiet_at,
+                narrow_quiet=narrow_quiet,
             )
         )
     if not starts or not ends:
         return TimelinePage(rows, [], "")
     start, end = min(starts).astimezone(UTC), max(ends).astimezone(UTC)
     ticks = []
-    axis = time_axis.axis(start, end)
+    axis = time_axis.axis(start, max(recorded).astimezone(UTC) if gapped else end)
     for index, tick in enumerate(axis.ticks):
         anchor = "start" if tick.fraction < 0.1 else "end" if tick.fraction > 0.9 else "middle"
         moment = "" if axis.relative else tick.at.isoformat()  # a clock time for times.js to put on the reader's
-        ticks.append(TimelineTick(at(tick.fraction), tick.label, moment, axis.step, anchor, minor=index % 2 == 1))
+        minor = index % 2 == 1
+        ticks.append(TimelineTick(at(tick.fraction, width), tick.label, moment, axis.step, anchor, minor))
     until = end.strftime("%H:%M:%S" if end.date() == start.date() else "%Y-%m-%d %H:%M:%S")
     took = time_axis.duration((end - start).total_seconds())
     caption = f"{start:%Y-%m-%d %H:%M:%S} to {until} UTC · {took}"
-    return TimelinePage(rows, ticks, caption, TimelineSpan(start, end, took))
+    gap = at(1.0, width) if gapped else ""
+    return TimelinePage(rows, ticks, caption, TimelineSpan(start, end, took), gap)

@@ -12,12 +12,16 @@ from django.conf import settings
 from runs.contract.dashboard import ToolCallEntry, ToolStats, ToolTimings
 from runs.contract.errors import ErrorCode
 from runs.models import Run, Session, ToolCall
-from runs.readmodels import naming
+from runs.readmodels import naming, time_axis
 from runs.readmodels.states import LABELS
 from runs.store.pinned import compiled_workflow
 
 RECENT_SHOWN = 100
 NOT_ERRORS = {"ok", "blocked"}  # a blocked answer is the contract working, not a failure
+# Refusals that are the right answer to a run that ended: going on with a canceled run, or answering on a
+# branch already complete. The contract working too: the page counts them apart, by their code, never as
+# failures (the HTTP API's `errors` still counts every call that was not ok or blocked).
+ENDED_RUN_REFUSALS = frozenset({ErrorCode.RUN_CANCELED.value, ErrorCode.NODE_COMPLETE.value})
 
 
 # What a failed call's code means, for the timings page (a call's outcome is its error code; the message
@@ -41,7 +45,14 @@ _ERROR_WORDS = {
 _CODES = {code.value: code for code in ErrorCode}
 HELD = "the step was held: the output lacked something"  # a blocked answer: the contract working
 # A call's outcome tag, capitalised as every other tag (a held answer is "Blocked", as states.py says it).
-OUTCOME_LABELS = {"ok": "OK", "blocked": LABELS["blocked"], "error": "Error"}
+OUTCOME_LABELS = {"ok": "OK", "blocked": LABELS["blocked"], "refused": "Refused", "error": "Error"}
+
+
+def badge_of(outcome: str) -> str:
+    """A call's outcome as the timings page tags it: "ok", "blocked", "refused" (ENDED_RUN_REFUSALS) or "error"."""
+    if outcome in NOT_ERRORS:
+        return outcome
+    return "refused" if outcome in ENDED_RUN_REFUSALS else "error"
 
 
 def call_words(tool: str, outcome: str, exception: str = "", message: str = "") -> str:
@@ -61,6 +72,9 @@ def call_words(tool: str, outcome: str, exception: str = "", message: str = "") 
             f"{tool} failed inside the server{broke}; the details are in the server's error output (stderr of "
             "manage.py mcp, which an agent's client keeps in its MCP log)"
         )
+    if outcome in ENDED_RUN_REFUSALS:  # the expected answer, not a failure
+        why = message.strip() or _ERROR_WORDS[_CODES[outcome]]
+        return f"{tool} was refused, as it should be: {why}"
     if message.strip():
         return f"{tool} failed: {message.strip()}"
     if code is None:
@@ -101,7 +115,7 @@ def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
     for tool, outcome, duration, at, run_id, session_id, exception, message in rows:
         run = runs.get(run_id)
         session = run.session if run is not None else sessions.get(session_id)
-        badge = outcome if outcome in NOT_ERRORS else "error"
+        badge = badge_of(outcome)
         lines.append(
             CallLine(
                 tool=tool,
@@ -128,17 +142,67 @@ def _title(run: Run, titles: dict[str, str]) -> str:
     return titles[run.pinned_id]
 
 
-# Below this many calls a tool's 95th percentile is its slowest call or next to it: the page says "—" rather
-# than print a figure that looks measured (the API still gives it, with `calls` beside it).
+# Below this many calls a tool's 95th percentile is its slowest call or next to it: the page leaves it out
+# rather than print a figure that looks measured, and says so once (the API still gives it, with `calls`).
 P95_MIN_CALLS = 20
 
 
-def error_share(stats: ToolStats) -> str:
-    """A tool's errors as the timings page says them: "0", or "2 (5%)" of its calls."""
-    if not stats.errors:
-        return "0"
-    share = 100 * stats.errors / stats.calls
-    return f"{stats.errors} ({share:.0f}%)" if share >= 1 else f"{stats.errors} (<1%)"
+@dataclass(frozen=True)
+class ToolLine:
+    """One tool's figures as the timings page says them (the HTTP API's ToolStats stays as it is)."""
+
+    tool: str
+    calls: int
+    errors: int  # calls that failed: neither ok, nor blocked, nor a refusal in ENDED_RUN_REFUSALS
+    refused: int  # refusals in ENDED_RUN_REFUSALS: the expected answer to a run that ended
+    median: str  # "41 ms", "1.8 s" (time_axis.milliseconds)
+    p95: str  # "" below P95_MIN_CALLS calls
+    slowest: str
+
+    @property
+    def error_share(self) -> str:
+        """ "0", or "2 (5%)" of its calls."""
+        if not self.errors:
+            return "0"
+        share = 100 * self.errors / self.calls
+        return f"{self.errors} ({share:.0f}%)" if share >= 1 else f"{self.errors} (<1%)"
+
+
+@dataclass(frozen=True)
+class ToolLines:
+    lines: list[ToolLine]
+    kept: int
+    with_p95: bool  # some tool has P95_MIN_CALLS calls or more: the page has a p95 column
+
+    @property
+    def refused(self) -> bool:
+        return any(line.refused for line in self.lines)
+
+
+def tool_lines() -> ToolLines:
+    """Each tool's calls, failures, refusals and times, for the timings page."""
+    rows = list(ToolCall.objects.values_list("tool", "outcome", "duration_ms"))
+    durations: dict[str, list[float]] = {}
+    badges: dict[str, list[str]] = {}
+    for tool, outcome, duration in rows:
+        durations.setdefault(tool, []).append(duration)
+        badges.setdefault(tool, []).append(badge_of(outcome))
+    lines = []
+    for tool in sorted(durations):
+        ordered = sorted(durations[tool])
+        enough = len(ordered) >= P95_MIN_CALLS
+        lines.append(
+            ToolLine(
+                tool=tool,
+                calls=len(ordered),
+                errors=badges[tool].count("error"),
+                refused=badges[tool].count("refused"),
+                median=time_axis.milliseconds(percentile(ordered, 0.50)),
+                p95=time_axis.milliseconds(percentile(ordered, 0.95)) if enough else "",
+                slowest=time_axis.milliseconds(ordered[-1]),
+            )
+        )
+    return ToolLines(lines, settings.WORKRAIL_TOOL_TIMINGS_KEPT, any(line.p95 for line in lines))
 
 
 def percentile(ordered: list[float], fraction: float) -> float:

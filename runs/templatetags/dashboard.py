@@ -25,7 +25,6 @@ from runs.contract.dashboard import (
     BranchOutcomeEntry,
     RunDetail,
     SessionDetail,
-    ToolStats,
     Whereabouts,
 )
 from runs.readmodels import (
@@ -44,7 +43,6 @@ from runs.readmodels import (
     time_axis,
     timeline_marks,
     timeline_page,
-    timings,
 )
 
 register = template.Library()
@@ -283,24 +281,15 @@ def words_when(words: str, around: tuple[str, str] | None, moment: datetime | No
 
 
 @register.filter
-def error_share(stats: ToolStats) -> str:
-    """A tool's errors and their share of its calls: "2 (5%)"."""
-    return timings.error_share(stats)
-
-
-@register.filter
 def duration(seconds: Any) -> str:
-    """Seconds as a person reads them: 0.4 s, 12 s, 3 min 5 s, 2 h 10 min."""
+    """Seconds as a person reads them: 41 ms, 1.8 s, 12 s, 3 min 5 s, 2 h 10 min."""
     return time_axis.duration(seconds)
 
 
 @register.filter
 def ms(value: Any) -> str:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return ""
-    return f"{number:.1f}" if number < 100 else f"{number:,.0f}"
+    """A duration kept in milliseconds, said as every other duration is: "41 ms", "1.8 s"."""
+    return time_axis.milliseconds(value)
 
 
 @register.filter
@@ -487,6 +476,8 @@ class TimelineContext(TypedDict):
     ticks: list[timeline_page.TimelineTick]
     span: timeline_page.TimelineSpan | None
     clustered: list[str]
+    gap: str  # where the axis breaks before now ("" without a gap)
+    now: str
 
 
 @register.inclusion_tag("dashboard/_timeline.html")
@@ -495,4 +486,11 @@ def session_timeline(
 ) -> TimelineContext:
     """The timeline as runs/readmodels/timeline_page.py laid it out; this tag gives it the run URL."""
     laid_out = timeline_page.timeline_page(detail, reverse("run", args=["RUN"]), selected_run, marks, timezone.now())
-    return {"rows": laid_out.rows, "ticks": laid_out.ticks, "span": laid_out.span, "clustered": laid_out.clustered}
+    return {
+        "rows": laid_out.rows,
+        "ticks": laid_out.ticks,
+        "span": laid_out.span,
+        "clustered": laid_out.clustered,
+        "gap": laid_out.gap,
+        "now": laid_out.now,
+    }

@@ -77,7 +77,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     page.goto(f"{site}/sessions/{looped.session_id}/")
     ticks = page.locator(".timeline text.tl-tick")
     expect(ticks.first).to_have_text("0 s")  # a run walked in a second: counted from its start
-    expect(ticks.nth(1)).to_have_text(re.compile(r"^\+[\d.]+ s$"))
+    expect(ticks.nth(1)).to_have_text(re.compile(r"^\+[\d.]+ m?s$"))
     expect(page.locator(".timeline .tl-duration").first).to_be_visible()
     screenshot(page, "timeline", full_page=True)
     console_log.assert_clean()
@@ -258,7 +258,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert len(dots) == 11 + 2
     for state, label, title, fill, badge, times in dots:
         assert label == title and re.match(
-            r"^(\d+ steps within [\d.]+ s: )?(Step \d+ of \d+(, round \d+ of \d+ in “[^”]+”)? · .+|Complete): [A-Z]",
+            r"^(\d+ steps within [\d.]+ m?s: )?(Step \d+ of \d+(, round \d+ of \d+ in “[^”]+”)? · .+|Complete): [A-Z]",
             label,
         )
         assert fill == badge, (state, fill, badge)  # the colour of the state's badge

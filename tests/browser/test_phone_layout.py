@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.layout import PHONE, assert_fits, keep_screenshot, visit
-from tests.browser.timeline import assert_axis_reads
+from tests.browser.timeline import SHOWN_TICKS, assert_axis_reads
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.sample_session import two_runs_one_forked_twice
@@ -134,8 +134,10 @@ SHOWN_DOTS = """() => [...document.querySelectorAll(".timeline .tl-track")]
     const r = dot.getBoundingClientRect();
     const named = dot.closest("[aria-label]");
     const group = dot.closest(".tl-group");
+    const number = group ? group.querySelector(".tl-count").getBoundingClientRect() : null;
     return {left: r.left, right: r.right, width: r.width, name: named ? named.getAttribute("aria-label") : "",
-            count: group ? Number(group.querySelector(".tl-count").textContent) : 1};
+            count: group ? Number(group.querySelector(".tl-count").textContent) : 1,
+            number: number ? {left: number.left, right: number.right} : null};
   }))"""
 
 
@@ -150,6 +152,9 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
     for track in tracks:
         for dot in track:
             assert dot["width"] >= 9.9 and dot["name"], dot  # 10 px, give or take sub-pixel layout
+            if dot["number"] is not None:  # a numbered dot is big enough for its number, whole inside it
+                assert dot["width"] >= 19.9, dot
+                assert dot["left"] + 2 <= dot["number"]["left"] and dot["number"]["right"] <= dot["right"] - 2, dot
         for a, b in itertools.pairwise(track):
             assert b["left"] >= a["right"], (a, b)  # side by side, never one over the other
     if viewport == PHONE:  # the nine nodes made at once on the review stand as one dot that counts them
@@ -174,7 +179,10 @@ def test_a_stalled_runs_timeline_says_how_long_it_has_stood(sized_page, console_
     assert visible_open == 1  # the dashed stretch from its newest node to now
     # The stretch says in words how long nothing was recorded, in sight and clear of the dots and the names.
     quiet = row.locator(".tl-track:visible .tl-quiet")
-    expect(quiet).to_have_text(re.compile(r"^no step for 45 min( \d+ s)?$"))
+    phone = (sized_page.viewport_size or {})["width"] == PHONE.width
+    expect(quiet).to_have_text(
+        re.compile(r"^(no step for )?45 min( \d+ s)?$" if phone else r"^no step for 45 min( \d+ s)?$")
+    )
     box, dots = (
         quiet.bounding_box(),
         row.locator(".tl-track:visible .tl-dot").evaluate_all("ds => ds.map((d) => d.getBoundingClientRect().right)"),
@@ -184,8 +192,23 @@ def test_a_stalled_runs_timeline_says_how_long_it_has_stood(sized_page, console_
         and box["x"] > max(dots)
         and box["x"] + box["width"] <= (sized_page.viewport_size or {})["width"]
     )
+    # The track is scaled to the recorded steps: the newest dot stands past the track's middle, the quiet
+    # stretch after it is a gap that ends in "now" at the axis's end, after a break, clear of every tick.
+    track = row.locator(".tl-track:visible").bounding_box()
+    assert track is not None and max(dots) > track["x"] + track["width"] / 2, (dots, track)
+    now = sized_page.locator("svg.tl-axis .tl-now")
+    expect(now).to_have_text("now")
+    expect(sized_page.locator("svg.tl-axis svg.tl-break")).to_have_count(1)
+    now_box = now.bounding_box()
+    assert (
+        now_box is not None
+        and now_box["x"] > max(dots)
+        and now_box["x"] + now_box["width"] <= track["x"] + track["width"] + 1
+    )
+    shown = sized_page.evaluate(SHOWN_TICKS)[0]["ticks"]
+    assert shown and all(tick["right"] + 2 <= now_box["x"] for tick in shown), (shown, now_box)
     assert_axis_reads(sized_page)
-    if (sized_page.viewport_size or {})["width"] == PHONE.width:
+    if phone:
         # Squeezed narrower than any phone, every tick shown: labels that would touch are left out (times.js),
         # the others stay apart and on the axis.
         sized_page.evaluate("""() => {

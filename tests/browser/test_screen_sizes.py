@@ -134,7 +134,7 @@ def test_a_looped_run(sized_page, console_log, site, looped):
     # Its numbered dots (steps too close to draw apart) have a legend in sight, and each says how close.
     expect(sized_page.locator(".tl-legend:visible")).to_contain_text("that many steps, too close in time")
     expect(sized_page.locator(".tl-track:visible .tl-group title").first).to_have_text(
-        re.compile(r"^\d+ steps within [\d.]+ s: ")
+        re.compile(r"^\d+ steps within [\d.]+ m?s: ")
     )
     console_log.assert_clean()
 
@@ -154,7 +154,8 @@ TIMELINE_PROBLEMS = """() => {
   const box = (el) => el.getBoundingClientRect();
   const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
   const card = box(document.querySelector(".timeline"));
-  const texts = [...document.querySelectorAll(".timeline :is(.tl-name, .tl-tick, .tl-time, .tl-legend, .tl-quiet)")]
+  const texts = [...document.querySelectorAll(
+    ".timeline :is(.tl-name, .tl-tick, .tl-time, .tl-legend, .tl-quiet, .tl-now)")]
     .filter((el) => box(el).width > 0);
   const dots = [...document.querySelectorAll(".timeline .tl-dot")].filter((d) => box(d).width > 0);  // shown
   const problems = [];

@@ -1,6 +1,6 @@
 """What the session timeline's axis must hold at any width (runs/readmodels/timeline_page.py, times.js):
 its tick labels never run into each other nor past the axis, at least two are in sight, and a clock time is
-never one of sub-second digits ("05:17:38.34 AM"): a short span is counted from its start ("+0.1 s")."""
+never one of sub-second digits ("05:17:38.34 AM"): a short span is counted from its start ("+100 ms")."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ SHOWN_TICKS = """() => [...document.querySelectorAll("svg.tl-axis")].map((axis) 
   return {left: box.left, right: box.right, count: axis.querySelectorAll("text.tl-tick").length, ticks};
 })"""
 SUB_SECOND_CLOCK = re.compile(r"\d:\d\d:\d\d[.,]\d")
-FROM_START = re.compile(r"0 s|\+\d+(\.\d*[1-9])? s|\+\d+ min( \d+ s)?")  # "+0.25 s", "+1 min 30 s"
+FROM_START = re.compile(r"0 s|\+\d+(\.\d*[1-9])? m?s|\+\d+ min( \d+ s)?")  # "+250 ms", "+1.5 s", "+1 min 30 s"
 
 
 def assert_axis_reads(page: Any) -> list[str]:

@@ -118,8 +118,8 @@ def normalized(markdown: str) -> str:
     text = re.sub(r"run_[0-9a-f]{8,16}", name("RUN-", 12), text)
     text = re.sub(r"\b\d{8,20}\b", name("NODE-", 8), text)
     text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "TIME", text)
-    text = re.sub(r"took \d+(\.\d+)? s", "took N s", text)
-    return re.sub(r"(?<=\| )\d+(\.\d+)? s(?= \|)", "N s", text)  # the timeline's durations
+    text = re.sub(r"took \d+(\.\d+)? m?s", "took N s", text)
+    return re.sub(r"(?<=\| )\d+(\.\d+)? m?s(?= \|)", "N s", text)  # the timeline's durations
 
 
 def wide_table_session(notes: int = 1) -> Small:

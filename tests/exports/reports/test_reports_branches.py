@@ -77,7 +77,7 @@ def test_the_markdown_report_has_a_timeline_with_durations_and_the_users_confirm
     timeline = text.split("### Timeline\n")[1].split("\n## ")[0]
     rows = [line for line in timeline.splitlines() if line.startswith("| 20")]
     assert len(rows) == 8 + 2  # branch 1's eight steps, branch 2's own two
-    assert all(re.search(r"\| \d+\.\d\d s \|", row) for row in rows)
+    assert all(re.search(r"\| \d+(\.\d+)? m?s \|", row) for row in rows)
     confirm = next(row for row in rows if "Confirm Before Posting" in row)
     assert "| Branch 1, step 6 of 8 |" in confirm and "asked the user" in confirm
     assert "##### Step 6 of 8 · Confirm Before Posting" in text

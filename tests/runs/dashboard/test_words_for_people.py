@@ -84,12 +84,12 @@ def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(cl
     )
     recent = page(client, "/timings/").split('id="recent-title"', 1)[1].split("</table>", 1)[0]
     assert '<code class="small">RUN_CANCELED</code>' in recent
-    assert "continue_workflow failed: the run was canceled" in recent
+    assert "continue_workflow was refused, as it should be: the run was canceled" in recent
     assert f'href="/sessions/{built.session_id}/"' in recent and f'href="/runs/{built.review_run}/"' in recent
     assert "start_workflow failed; no reason was recorded for this call" in recent
     assert "start_workflow failed inside the server on an unexpected KeyError" in recent
     assert "failed without an error code" not in recent
-    assert "continue_workflow failed: that branch is already complete" in recent  # its run deleted since: no link
+    assert "continue_workflow was refused, as it should be: that branch is already complete" in recent  # no link
     assert 'href="/runs/run_gone/"' not in recent
 
 
@@ -101,14 +101,20 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
             for outcome in ("ok", "blocked", "RUN_CANCELED")
         ]
     )
-    assert [line.label for line in recent_calls()] == ["Error", "Blocked", "OK"]  # newest first
+    # A canceled run's refusal is the expected answer, tagged apart from failures (by its code).
+    assert [line.label for line in recent_calls()] == ["Refused", "Blocked", "OK"]  # newest first
+    ToolCall.objects.create(tool="continue_workflow", outcome="STORE_BUSY", duration_ms=1834.25, started_at=now)
     shown = page(client, "/timings/")
-    assert 'title="Median: half the calls took less">Median <span class="unit">(ms)</span>' in shown
+    assert 'title="Median: half the calls took less">Median</th>' in shown and "(ms)" not in shown
     assert "p50" not in shown and "Model Context Protocol" in shown
-    # Three calls: no 95th percentile that would only be the slowest call again; the errors with their share.
-    row = shown.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
-    assert 'title="Fewer than 20 calls: too few for a 95th percentile">—</span>' in row
-    assert '<span class="risk-high">1 (33%)</span>' in row
+    # Four calls: no p95 column, whose figure would only be the slowest call again, and why said once; the
+    # failure with its share, the refusal counted apart; times in the unit that suits them.
+    stats = shown.split('id="stats-title"', 1)[1].split("</section>", 1)[0]
+    assert "<abbr" not in stats and "—" not in stats and stats.count("shows once a tool has 20 calls") == 1
+    row = stats.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
+    assert row.startswith('<td class="num">4</td><td class="num"><span class="risk-high">1 (25%)</span></td>')
+    assert '<td class="num">1</td>' in row and "3 ms" in row and "1.8 s" in row  # refused: 1; median; slowest
+    assert "Refused</th>" in stats and stats.count("not a failure") == 1  # what a refusal is, said once
 
 
 def test_a_call_is_said_in_words_from_its_outcome_and_exception():
@@ -129,7 +135,7 @@ def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     # A code this server does not know is given as it is; an error's own message, when kept, says why.
     assert call_words("start_workflow", "QUOTA_EXCEEDED") == "start_workflow failed with the code QUOTA_EXCEEDED"
     said = call_words("continue_workflow", "RUN_CANCELED", message="Run run_1 was canceled by ana at 14:02 UTC.")
-    assert said == "continue_workflow failed: Run run_1 was canceled by ana at 14:02 UTC."
+    assert said == "continue_workflow was refused, as it should be: Run run_1 was canceled by ana at 14:02 UTC."
 
 
 def test_the_catalog_leads_with_the_name_and_says_each_tag_by_its_label(client, service_catalog):

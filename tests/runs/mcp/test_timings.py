@@ -8,7 +8,7 @@ import pytest
 
 from runs.mcp import timings, tools
 from runs.models import Run, ToolCall
-from runs.readmodels.timings import percentile, tool_timings
+from runs.readmodels.timings import percentile, tool_lines, tool_timings
 from runs.store import tool_calls
 
 pytestmark = pytest.mark.django_db
@@ -106,3 +106,24 @@ def test_a_call_notes_the_run_or_session_it_was_about_and_an_unexpected_exceptio
         ("list_workflows", "ok", "", "", ""),
         ("start_workflow", "INTERNAL_ERROR", "", "", "KeyError"),
     ]
+
+
+def test_the_page_counts_a_refusal_to_an_ended_run_apart_and_gives_a_p95_from_enough_calls():
+    now = datetime.now(UTC)
+    ToolCall.objects.bulk_create(
+        [ToolCall(tool="continue_workflow", outcome="ok", duration_ms=float(i), started_at=now) for i in range(1, 20)]
+        + [ToolCall(tool="continue_workflow", outcome=code, duration_ms=1834.25, started_at=now)
+           for code in ("RUN_CANCELED", "NODE_COMPLETE", "TOKEN_UNKNOWN")]
+        + [ToolCall(tool="start_workflow", outcome="RUN_CANCELED", duration_ms=0.4, started_at=now)]
+    )  # fmt: skip
+    lines = {line.tool: line for line in tool_lines().lines}
+    going_on, starting = lines["continue_workflow"], lines["start_workflow"]
+    # Refusals by code, not by words: the canceled run's and the complete branch's are not failures.
+    assert (going_on.calls, going_on.errors, going_on.refused, going_on.error_share) == (22, 1, 2, "1 (5%)")
+    assert (starting.errors, starting.refused, starting.error_share) == (0, 1, "0")
+    # 22 calls: a p95, in the unit that suits it; one call: none.
+    assert (going_on.median, going_on.p95, going_on.slowest) == ("11 ms", "1.8 s", "1.8 s")
+    assert (starting.median, starting.p95) == ("0.4 ms", "")
+    assert tool_lines().with_p95 and tool_lines().refused
+    # The HTTP API's figures are unchanged: every call neither ok nor blocked is an error there.
+    assert {s.tool: s.errors for s in tool_timings().stats} == {"continue_workflow": 3, "start_workflow": 1}

@@ -75,22 +75,28 @@ def test_a_stalled_run_says_how_long_it_has_stood_not_how_long_its_nodes_took():
     (row,) = page.rows
     assert row.took == "45 min so far · 2 steps"
     assert "since 2026-11-28 22:00:00 UTC (45 min so far)" in row.tooltip
-    assert row.until == "98.50%" and row.end == "1.50%"  # the dashed tail runs from the newest node to now
+    # The track is scaled to the recorded steps: the two nodes 15 ms apart spread over it, then a gap of
+    # GAP_SHARE to now (the dashed tail), not two dots squeezed left of a dashed line 45 minutes long.
+    recorded_end = f"{100 - timeline_page.INSET - timeline_page.GAP_SHARE:.2f}%"
+    assert [dot.at for dot in row.dots] == ["1.50%", recorded_end] and row.end == recorded_end
+    assert row.until == "98.50%" and page.gap == recorded_end and page.now == "98.50%"
     assert page.caption == "2026-11-28 22:00:00 to 22:45:00 UTC · 45 min"
-    assert [tick.label for tick in page.ticks] == ["22:00", "22:10", "22:20", "22:30", "22:40"]
-    # Each tick's moment and the step between ticks, for times.js to label it on the reader's clock.
-    assert [tick.moment for tick in page.ticks][:2] == ["2026-11-28T22:00:00+00:00", "2026-11-28T22:10:00+00:00"]
-    assert {tick.step for tick in page.ticks} == {600.0}
+    # The axis holds the recorded span: short, so counted from its start, and never past the gap.
+    assert [tick.label for tick in page.ticks][:2] == ["0 s", "+5 ms"]
+    assert {tick.moment for tick in page.ticks} == {""}
+    assert max(float(tick.at.rstrip("%")) for tick in page.ticks) <= float(recorded_end.rstrip("%"))
     assert page.span is not None and (page.span.start, page.span.end, page.span.took) == (T0, now, "45 min")
-    # The long quiet tail says so on itself, at its middle: not two dots squeezed left and a bare dashed line.
-    assert row.quiet == "no step for 45 min" and row.quiet_at == "50.00%"
+    # The gap says on the tail how long nothing was recorded, at its middle; a phone's track only how long.
+    assert row.quiet == "no step for 45 min" and row.narrow_quiet == "45 min"
+    assert row.quiet_at == f"{100 - timeline_page.INSET - timeline_page.GAP_SHARE / 2:.2f}%"
     # A run that ended keeps the span of its nodes.
     (ended,) = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now).rows
-    assert ended.took == "0.015 s · 2 steps" and ended.until == "" and ended.quiet == ""
-    # A tail of a few seconds is drawn, not said.
-    soon = T0 + timedelta(seconds=20)
+    assert ended.took == "15 ms · 2 steps" and ended.until == "" and ended.quiet == ""
+    # A tail under a second is drawn, not said.
+    soon = T0 + timedelta(milliseconds=500)
     (young,) = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, soon).rows
-    assert young.until and young.quiet == ""
+    assert young.until and young.quiet == "" and young.dots[-1].at != row.dots[-1].at
+    assert timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, soon).gap == ""
 
 
 def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_names_them_all():
@@ -106,7 +112,7 @@ def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_
         assert [(dot.state, dot.count) for dot in dots] == [("done", 8), ("left_behind", 1), ("done", 1)]
         assert sum(dot.count for dot in dots) == row.nodes == 10
         # It says what its number is: that many steps, and within how long of each other.
-        assert dots[0].words.startswith("8 steps within 0.8 s: Step 1; Step 2;") and "Step 9" in dots[0].words
+        assert dots[0].words.startswith("8 steps within 800 ms: Step 1; Step 2;") and "Step 9" in dots[0].words
         assert "Step 5" not in dots[0].words and dots[1].words == "Step 5"
         places = [float(dot.at.rstrip("%")) for dot in dots]
         assert all(b - a >= gap - 0.01 for a, b in itertools.pairwise(places))
@@ -127,7 +133,7 @@ def test_a_short_span_is_counted_from_its_start_at_even_steps():
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(milliseconds=53))
     marks = {"r1": [NodeMark(T0, "done", "Step 1"), NodeMark(T0 + timedelta(milliseconds=53), "canceled", "Step 2")]}
     page = timeline_page.timeline_page(detail(lane, state="canceled"), "/runs/RUN/", None, marks, NOW)
-    assert [tick.label for tick in page.ticks] == ["0 s", "+0.02 s", "+0.04 s"]
+    assert [tick.label for tick in page.ticks] == ["0 s", "+20 ms", "+40 ms"]
     assert [tick.moment for tick in page.ticks] == ["", "", ""]  # nothing for times.js to put on a clock
     places = [float(tick.at.rstrip("%")) for tick in page.ticks]
     assert places[0] == timeline_page.INSET and abs((places[2] - places[1]) - (places[1] - places[0])) < 0.02

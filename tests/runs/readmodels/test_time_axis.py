@@ -57,9 +57,9 @@ def test_ticks_are_in_utc_whatever_the_time_zone_given():
 @pytest.mark.parametrize(
     ("span", "labels"),
     [
-        (timedelta(milliseconds=11), ["0 s", "+0.005 s", "+0.01 s"]),
-        (timedelta(seconds=0.62), ["0 s", "+0.2 s", "+0.4 s", "+0.6 s"]),
-        (timedelta(seconds=1.1), ["0 s", "+0.5 s", "+1 s"]),
+        (timedelta(milliseconds=11), ["0 s", "+5 ms", "+10 ms"]),
+        (timedelta(seconds=0.62), ["0 s", "+200 ms", "+400 ms", "+600 ms"]),
+        (timedelta(seconds=1.1), ["0 s", "+500 ms", "+1 s"]),
         (timedelta(seconds=12), ["0 s", "+5 s", "+10 s"]),
         (timedelta(seconds=119), ["0 s", "+30 s", "+1 min", "+1 min 30 s"]),
     ],
