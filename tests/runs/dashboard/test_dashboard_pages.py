@@ -436,8 +436,15 @@ def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(
     assert 'href="?tag=release"' in filters and "Releases" in filters and 'title="shipping"' in filters
     assert 'href="?tag=review_audit"' in filters  # the bundled vocabulary
     assert "team.polling_example" in html and '<span class="tag example"' in html  # shown, marked
+    # The bucket of workflows no tag names reads as a label, capitalised as the others (its id stays "untagged").
+    assert 'href="?tag=untagged"' in filters and ">Untagged <span" in filters and ">untagged" not in filters
+    # Two sources and two kinds: their columns stay.
+    assert '<th scope="col">Source</th>' in html and '<th scope="col">Kind</th>' in html
     only = page(client, "/workflows/?tag=release")
     assert "team.ship" in only and "wr.risk_scaled_mr_review" not in only and 'aria-current="true"' in only
+    # One source and one kind: no column repeats them; the head says the source once.
+    assert '<th scope="col">Source</th>' not in only and '<th scope="col">Kind</th>' not in only
+    assert 'all <span class="source-once">extra</span>' in only
     searched = page(client, "/workflows/?q=risk+scaled")
     assert "wr.risk_scaled_mr_review" in searched and "team.ship" not in searched
     assert "No workflow matches." in page(client, "/workflows/?q=nothing+like+this")
