@@ -70,6 +70,6 @@ def test_the_node_page_says_resume_and_fork_in_plain_words_with_tokens_for_the_a
     assert said.startswith('id="branch-title">Branch from here</h2>')
     assert "give an agent the message (its answer here starts the branch)" in text_of(said)
     assert "ackToken" not in said and "acknowledging" not in said and "node" not in text_of(said)
-    assert "For the API</summary>" in api and "acknowledging it again starts a new branch" in api
+    assert "For developers</summary>" in api and "acknowledging it again starts a new branch" in api
     assert "Edit the context and start a branch…" in api and "sets the agent going on it" in api
     assert "Where the run went on from this step." in html

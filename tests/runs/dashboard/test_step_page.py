@@ -104,3 +104,23 @@ def test_a_steps_head_has_the_live_dot_while_its_run_goes_on_and_no_default_mode
     assert 'id="live-dot"' in head(text) and "This page updates by itself.</p>" not in text
     assert 'id="node-mode"' not in text  # the server's default mode is not said on every step
     assert "data-live-version-url=" in text  # the page still follows changes
+
+
+def test_a_steps_artifacts_read_as_the_run_page_says_them_their_json_in_one_closed_drawer(client, service_catalog):
+    review = forked_review()
+    at = next(a for a in review.answers if (a.get("pending") or {}).get("stepId") == "record-findings")
+    text = page(client, f"/nodes/{node_id_of(at)}/")
+    recorded = text.split('id="recorded-title"')[1].split("</section>")[0]
+    # The findings as the run page's table: severity, the finding, and its comment column; no raw JSON in sight.
+    table = recorded.split('<table class="findings">')[1].split("</table>")[0]
+    assert "SQL built from user input" in table and 'class="badge sev sev-critical"' in table
+    said, drawer = recorded.split('<details class="for-developers">', 1)
+    assert '"kind": "mr_review.findings"' not in said and "&quot;kind&quot;" not in said
+    # The JSON the agent sent waits in the one drawer for developers, closed.
+    assert drawer.startswith('<summary class="small">For developers</summary>')
+    assert "&quot;kind&quot;: &quot;mr_review.findings&quot;" in drawer
+    assert recorded.count("For developers") == 1
+    # The run page's steps render a step's artifacts the same way, folded under the step.
+    run = page(client, f"/runs/{review.run_id}/?tip={review.done_tip}&steps=all")  # branch 1, with the findings
+    steps = run.split('id="steps-title"')[1]
+    assert '<table class="findings">' in steps and 'id="finding-comment-1"' not in steps
