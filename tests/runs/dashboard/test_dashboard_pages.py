@@ -422,6 +422,11 @@ def test_the_workflow_pages_show_the_catalog_its_problems_and_an_outline(client,
         in start
     )
     assert 'data-copy-target="start-message"' in start and 'href="/sessions/?q=wr.risk_scaled_mr_review"' in start
+    # The catalog's row copies that same message (one builder: agent_message.to_start).
+    message = between(start, 'id="start-message">', "</pre>").removeprefix('id="start-message">')
+    row = between(html, 'id="start-wr.risk_scaled_mr_review" hidden>', "</pre>")
+    assert row.removeprefix('id="start-wr.risk_scaled_mr_review" hidden>') == message
+    assert 'data-copy-target="start-wr.risk_scaled_mr_review">Copy start message</button>' in html
 
 
 def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(client, service_catalog):
