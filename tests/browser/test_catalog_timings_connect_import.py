@@ -100,6 +100,19 @@ def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, 
     sized_page.wait_for_load_state("networkidle")
     expect(sized_page.locator("tbody tr")).to_have_count(6)
     expect(chips.first).to_have_attribute("aria-current", "true")
+    # A search keeps the search box whole beside its button, its "Clear search" on a line of its own on a phone.
+    search.fill("review")
+    search.press("Enter")
+    sized_page.wait_for_load_state("networkidle")
+    fits = search.evaluate(PLACEHOLDER_FITS)
+    assert fits["needs"] <= fits["room"], fits
+    clear = sized_page.get_by_role("link", name="Clear search")
+    if sized_page.viewport_size["width"] < DESKTOP.width:
+        box, link = search.bounding_box(), clear.bounding_box()
+        assert box is not None and link is not None and link["y"] >= box["y"] + box["height"], (box, link)
+    clear.click()
+    sized_page.wait_for_load_state("networkidle")
+    expect(sized_page.locator("tbody tr")).to_have_count(6)
     console_log.assert_clean()
 
 
