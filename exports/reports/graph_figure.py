@@ -12,11 +12,11 @@ from runs.readmodels import graph_drawing
 
 INTRO = (
     "One card per node, top to bottom; a column per branch; each card says where its step sits in the "
-    "workflow's outline, as the dashboard does (“step 2.1 of 3, round 2”)."
+    "workflow's outline, as the dashboard does (“step 2 of 3, round 2 of 3”)."
 )
 # What each mark of the drawing means, as the caption says it (only the marks the drawing holds).
 MARKS = {
-    "lane": "A “Branch n” tag marks where a branch starts.",
+    "lane": "A “Branch n” tag marks the first step of each branch (branch 1 starts at the run's first step).",
     "checkpoint": "A dashed card was made by a checkpoint (it stays at its step).",
     "by-hand": "A dotted card started a branch by hand (an operator fork).",
     "complete": "A green card completed the run.",

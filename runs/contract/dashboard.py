@@ -41,15 +41,49 @@ class StepPlace(Shape):
         "them: step 2.1 is the first step of the loop at entry 2.",
     )
 
+    # The loop around it as the workflow declares it (step_places.py reads both from the compiled workflow and
+    # the cursor's loop frame): its title, and how many rounds it runs when that was fixed on entering it (a
+    # `for` loop's count, a `forEach` loop's items). For people's words only: kept off the wire.
+    _loop: str = PrivateAttr(default="")
+    _rounds: int | None = PrivateAttr(default=None)
+
     @property
     def number(self) -> str:
         """The step's number as the outline prints it: "2", or "2.1" for a loop's first step."""
         return f"{self.position}.{self.inner}" if self.inner is not None else str(self.position)
 
     @property
+    def loop(self) -> str:
+        return self._loop
+
+    @property
+    def round_words(self) -> str:
+        """The round in plain words: "round 2 of 3", "round 2" when the loop's length is open; "" off a loop."""
+        if self.round is None:
+            return ""
+        return f"round {self.round} of {self._rounds}" if self._rounds else f"round {self.round}"
+
+    @property
+    def brief(self) -> str:
+        """Short enough for a graph card or a phone row: "step 4 of 8, round 2 of 3" (the loop unnamed)."""
+        said = f"step {self.position} of {self.length}"
+        return f"{said}, {self.round_words}" if self.round is not None else said
+
+    def brief_in(self, chars: int) -> str:
+        """The brief form within `chars` characters when it can be: the rounds' total left out first ("step 2
+        of 3, round 149"), for a graph card's fixed width."""
+        said = self.brief
+        if len(said) <= chars or self.round is None:
+            return said
+        return f"step {self.position} of {self.length}, round {self.round}"
+
+    @property
     def words(self) -> str:
-        said = f"step {self.number} of {self.length}"
-        return f"{said}, round {self.round}" if self.round is not None else said
+        """In full: "step 4 of 8, round 2 of 3 in “Verify each slice”", the loop named as its workflow names
+        it (a number like 4.1 means nothing to someone who has not read the outline)."""
+        if self.round is None or not self._loop:
+            return self.brief
+        return f"{self.brief} in “{self._loop}”"
 
 
 class Whereabouts(Shape):

@@ -13,6 +13,7 @@ from runs.contract.catalog import ListFilters
 from runs.contract.errors import WorkRailError
 from runs.dashboard import fork_form
 from runs.dashboard.connect import connection_instructions
+from runs.dashboard.connect_secret import may_see_password
 from runs.dashboard.errors import shows_errors
 from runs.execution import catalog, catalog_places, operator_fork
 from runs.readmodels import agent_message, overview, preferences, run_view, step_state, trace
@@ -177,7 +178,8 @@ def timings(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def connect(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/connect.html", {"nav": "connect", "connect": connection_instructions()})
+    context = {"nav": "connect", "connect": connection_instructions(), "password_copy": may_see_password(request)}
+    return render(request, "dashboard/connect.html", context)
 
 
 FAVICON = "dashboard/favicon.svg"

@@ -26,6 +26,7 @@ from runs.contract.dashboard import (
 from runs.contract.errors import WorkRailError
 from runs.contract.preferences import AUTONOMY, MODES, RISK_POLICY
 from runs.dashboard.connect import connection_instructions
+from runs.dashboard.connect_secret import may_see_password
 from runs.dashboard.errors import invalid, shows_errors
 from runs.execution import session_actions
 from runs.readmodels import (
@@ -183,6 +184,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "default_group": DEFAULT_GROUP,
             "live_version": version,
             "connect": connection_instructions() if no_sessions else None,
+            "password_copy": no_sessions and may_see_password(request),
             "no_sessions": no_sessions,
         },
     )

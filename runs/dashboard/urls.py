@@ -1,6 +1,6 @@
 from django.urls import path
 
-from runs.dashboard import pages, sessions
+from runs.dashboard import connect_secret, pages, sessions
 
 urlpatterns = [
     path("", sessions.sessions_list, name="home"),
@@ -15,6 +15,7 @@ urlpatterns = [
     path("workflows/<str:workflow_id>/", pages.workflow, name="workflow"),
     path("timings/", pages.timings, name="timings"),
     path("connect/", pages.connect, name="connect"),
+    path("connect/with-password", connect_secret.connect_with_password, name="connect_with_password"),
     path("favicon.ico", pages.favicon, name="favicon"),
     path("live/sessions", sessions.live_sessions, name="live_sessions"),
     path("live/sessions/<str:session_id>", sessions.live_session, name="live_session"),

@@ -325,14 +325,16 @@ def _said_to_agent(outcome: BranchOutcomeEntry, step: StepPlace | None) -> str:
     return agent_message.where(step, outcome.step_title or outcome.step_id or "")
 
 
-def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None) -> str:
+def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None, last_step: str = "") -> str:
     """A branch in the dashboard's words beside its state's badge, which says how it stands: "Branch 2 · step
     4 of 9 (Review api)", "Branch 1 · Request changes, 1 critical finding". A branch left behind says no more
-    than where it stopped: its badge names its state, in the one word the dashboard has for it."""
+    than where it stopped: its badge names its state, in the one word the dashboard has for it. A finished
+    branch with no verdict names the step it finished with (`last_step`), as every other branch names one."""
     if outcome.status == "complete":
         said = ", ".join(
             part for part in (outcome.verdict or "", outcomes.findings_words(outcome.findings, False)) if part
         )
+        said = said or (f"finished with {last_step}" if last_step else "")
         return f"Branch {outcome.number}" + (f" · {said}" if said else "")
     line = f"Branch {outcome.number} · {_where(outcome, step)}"
     if outcome.blocked is not None:

@@ -69,9 +69,14 @@ def title_lines(text: str, limit: int = TITLE_CHARS, lines: int = TITLE_LINES) -
     return out or [""]
 
 
+# The longest place a screen card's step line holds whole at 13 px: "step 2 of 3, round 2 of 3"; "step 2 of 3,
+# round 149 of 150" would cross the card's border, and reads "step 2 of 3, round 149" there.
+PLACE_CHARS = 26
+
+
 def step_words(node: GraphNode, *, counted: bool = False) -> str:
-    """Where a node's pending step sits, in the words of the run's step list (StepPlace.words: "step 4 of
-    8, round 2"); a node whose state holds no outline place says its step as the step list then does
+    """Where a node's pending step sits, in the short words of the run's step list (StepPlace.brief: "step 4
+    of 8, round 2 of 3"); a node whose state holds no outline place says its step as the step list then does
     ("step 5"); a completed node waits at no step: "" (its title, "Complete", says it).
 
     `counted`: as the reports' step lists number steps, counted along the branch (branches.step_numbers,
@@ -79,7 +84,8 @@ def step_words(node: GraphNode, *, counted: bool = False) -> str:
     if counted:
         return f"after step {node.step_number - 1}" if node.is_complete else f"step {node.step_number}"
     if node.place is not None:
-        return node.place.words
+        # A card is narrow: the loop's name is the steps list's to say, and a long loop's total too.
+        return node.place.brief_in(PLACE_CHARS)
     return "" if node.is_complete else f"step {node.step_number}"
 
 
@@ -140,9 +146,9 @@ STATE_LEGEND = {
 }
 
 LEGEND_WORDS = {
-    "on-branch": "on the shown branch",
-    "other": "off the shown branch",
-    "lane": "marks where a branch starts",
+    "on-branch": "filled: a step of the branch you are viewing (its steps are listed below)",
+    "other": "hollow: a step of another branch (open its last step to view that branch)",
+    "lane": "marks the first step of each branch (branch 1 starts at the run's first step)",
     "checkpoint": "made by a checkpoint (it stays at its step)",
     "by-hand": "started by hand (an operator fork)",
     "complete": "complete",
@@ -301,7 +307,7 @@ class _Geometry:
 # On screen a card's tags (two of "Branch 2", its branch's state, "latest", "you are viewing") stand beside it,
 # one under the other, at 13px: off the card's borders and clear of the edges (which leave and enter a card at the
 # middle of its bottom and top). TAG_ROOM is the widest tag ("you are viewing") and the gap before it. The
-# cards are wider than the paper's, for 13px titles and step lines ("step 4.1 of 8, round 12" whole).
+# cards are wider than the paper's, for 13px titles and step lines (PLACE_CHARS of them whole).
 TAG_H, TAG_GAP = 17, 2
 SCREEN_MARKS = 2  # tags beside one card: never a stack of badges on one node
 TAG_ROOM = 6 + 10 + round(7.9 * len(SCREEN_TAGS["current"]))

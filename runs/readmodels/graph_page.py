@@ -21,7 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from runs.contract.dashboard import GraphNode, RunDetail, StateName
-from runs.readmodels import branches, graph, graph_drawing, states
+from runs.readmodels import branches, graph, graph_drawing, outline_words, states
+from runs.store.pinned import compiled_workflow
+from workflows_app.engine.tree import top_steps
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,10 +46,15 @@ class StepRow:
     title: str  # the step's title in full; for a stretch, how many steps it stands for
     state: StateName  # its colour: the branch's state on the branch's last node, "done" (answered) before it
     state_label: str  # that state in the dashboard's words: "Running", "Done"
-    notes: str  # what else the drawing marks on its card: "checkpoint", "started by hand", "round 2", "latest"
+    marks: tuple[str, ...]  # what else the drawing marks on its card: "checkpoint", "started by hand", "latest"
     href: str  # its node page (the branch's page for another branch's last node); empty for a stretch
     is_tip: bool  # the branch's last node: the row that carries the branch's state
     is_current: bool = False  # the node the page shows (its branch's section says so once, in its heading)
+
+    @property
+    def notes(self) -> str:
+        """Its marks in one phrase, for the stepper's line: "checkpoint · latest"."""
+        return " · ".join(self.marks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +86,34 @@ class GraphPage:
     branches: list[BranchLink]
     sections: list[BranchSection]  # the same graph as a list, for phone width
     stepper: bool = False  # one branch, no fork: its section alone, as a stepper at every width
+    upcoming: list[Upcoming] | None = None  # a stepper's steps still to come, after its current one
+
+
+@dataclass(frozen=True, slots=True)
+class Upcoming:
+    """A step of the outline the run has not reached yet: a stepper shows it greyed after the current one, so
+    that "step 2 of 8" shows what is left."""
+
+    words: str  # its place: "step 5 of 8"
+    title: str  # as the workflow file writes it (a loop by its own title), placeholders in brackets
+
+
+def upcoming(detail: RunDetail) -> list[Upcoming]:
+    """The outline's entries after the one the run's newest node waits at; none once the run is finished or
+    canceled, or when its place is not known. A step that runs only under a condition is listed too: the
+    outline on the workflow's page says when it runs."""
+    tip = next((node for node in detail.graph.nodes if node.node_id == detail.graph.tip), None)
+    if tip is None or tip.place is None or detail.run.status in ("complete", "canceled"):
+        return []
+    outline = top_steps(compiled_workflow(detail.run.workflow_hash))
+    after = outline[tip.place.position : tip.place.length]
+    return [
+        Upcoming(
+            f"step {tip.place.position + 1 + index} of {tip.place.length}",
+            outline_words.title_words(str(step.get("title") or step.get("id") or "")),
+        )
+        for index, step in enumerate(after)
+    ]
 
 
 def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
@@ -110,6 +145,7 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
         branches=branch_links(detail, run_url),
         sections=branch_sections(detail, run_url, href, states),
         stepper=stepper,
+        upcoming=upcoming(detail) if stepper else [],
     )
 
 
@@ -237,7 +273,7 @@ def _step_row(node: GraphNode, detail: RunDetail, href: Callable[[GraphNode], st
         title=node.title or node.step_id or "Step",
         state=state,
         state_label=states.label(state),
-        notes=" · ".join(notes),
+        marks=tuple(notes),
         href=href(node),
         is_tip=node.is_leaf,
         is_current=node.node_id == detail.branch_tip,
@@ -251,7 +287,7 @@ def _stretch_row(stretch: list[GraphNode]) -> StepRow:
         title=f"⋯ {count} step{'' if count == 1 else 's'} in a row, without a fork",
         state="done",
         state_label=states.label("done"),
-        notes="",
+        marks=(),
         href="",
         is_tip=False,
     )

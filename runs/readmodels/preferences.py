@@ -31,10 +31,8 @@ class InEffect:
     baseline: dict[str, str]  # what runs started from now on take
     mode: str
     words: str  # mode_words(baseline)
+    does: str  # mode_does(baseline): what the agent does under it, one sentence
     runs: list[RunPreferences]  # open runs whose next step takes other preferences than the baseline
-    # The server's default (settings.WORKRAIL_DEFAULT_PREFERENCES) everywhere: the page need not say it
-    # on every visit, only where it differs.
-    is_default: bool = False
 
 
 def in_effect(session: Session) -> InEffect:
@@ -52,13 +50,12 @@ def in_effect(session: Session) -> InEffect:
         name = str(compiled_workflow(pinned_id).get("name") or workflow_id)
         newest[str(run_id)] = RunPreferences(str(run_id), name, said, mode_of(said), mode_words(said))
     differing = [run for run in newest.values() if run.preferences != baseline]
-    default = {str(k): str(v) for k, v in settings.WORKRAIL_DEFAULT_PREFERENCES.items()}
     return InEffect(
         baseline=baseline,
         mode=mode_of(baseline),
         words=mode_words(baseline),
+        does=mode_does(baseline),
         runs=differing,
-        is_default=baseline == default and not differing,
     )
 
 
@@ -70,6 +67,25 @@ def unusual_mode_words(preferences: object) -> str:
     said = {str(k): str(v) for k, v in preferences.items()}
     default = {str(k): str(v) for k, v in settings.WORKRAIL_DEFAULT_PREFERENCES.items()}
     return "" if said == default else mode_words(said)
+
+
+# What each value makes the agent do, as the Mode panel says it after "The agent ...": the stance in a
+# person's words (runs/contract/preferences.py's MEANINGS says the same to the agent, as instructions).
+_DOES = {
+    ("autonomy", "guided"): "asks you at every confirmation",
+    ("autonomy", "full_auto_stop_on_user_deps"): "confirms its own steps, stopping only for what only you can give",
+    ("autonomy", "full_auto_never_stop"): "never stops for you, stating its assumptions and recording each gap",
+    ("riskPolicy", "conservative"): "takes the safest option at each choice",
+    ("riskPolicy", "balanced"): "weighs risk against speed",
+    ("riskPolicy", "aggressive"): "favours speed over caution",
+}
+
+
+def mode_does(preferences: dict[str, str]) -> str:
+    """What the agent does under `preferences`, one sentence ("The agent asks you at every confirmation, and
+    weighs risk against speed."), from the typed values; "" when it knows none of them."""
+    parts = [_DOES[key, preferences[key]] for key in ("autonomy", "riskPolicy") if (key, preferences.get(key)) in _DOES]
+    return f"The agent {', and '.join(parts)}." if parts else ""
 
 
 def mode_words(preferences: dict[str, str]) -> str:

@@ -42,6 +42,7 @@ from runs.readmodels import (
     forks,
     naming,
     outcomes,
+    outline_words,
     people,
     recap,
     step_places,
@@ -231,7 +232,16 @@ def with_lines(
         pk = tree.by_public_id(int(o.tip_node_id))
         return places.get(pk) if pk is not None else None
 
-    return [o.model_copy(update={"line": attention.branch_line(o, place(o))}) for o in told]
+    def last_step(o: BranchOutcomeEntry) -> str:
+        """A finished branch's last step (the one pending at its end's parent), so that its line names a step
+        as every other branch's does."""
+        pk = tree.by_public_id(int(o.tip_node_id)) if o.status == "complete" else None
+        parent = tree.nodes.get(tree.nodes[pk].parent_id or 0) if pk is not None else None
+        step = steps_by_id(run_pinned).get(parent.step_id) if parent is not None else None
+        return outline_words.title_words(str(step.get("title") or "")) if step is not None else ""
+
+    run_pinned = tree.run.pinned_id
+    return [o.model_copy(update={"line": attention.branch_line(o, place(o), last_step(o))}) for o in told]
 
 
 def _with_run_state(outcome: BranchOutcomeEntry, run_state: StateName) -> BranchOutcomeEntry:

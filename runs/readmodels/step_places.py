@@ -1,4 +1,5 @@
-"""Where each node's pending step sits in its workflow's outline: "step 3 of 7", "step 3.1 of 7, round 2".
+"""Where each node's pending step sits in its workflow's outline: "step 3 of 7", and inside a loop "step 3 of 7,
+round 2 of 4 in “Verify each slice”" (the loop named by its own title, its length when fixed on entering it).
 
 One rule for every loop: a step inside a loop is numbered as the workflow page's outline numbers it, the
 loop's entry and its place in the loop's body ("3.1", "3.2"), then the round, whether the body holds one
@@ -17,21 +18,35 @@ One query per run or per set of nodes, reading those two values of each state, n
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
 from django.db.models import QuerySet
-from django.db.models.fields.json import KT
+from django.db.models.fields.json import KT, KeyTransform
 
 from runs.contract.dashboard import StepPlace
 from runs.models import Node, Run
+from runs.readmodels import outline_words
 from runs.store.pinned import compiled_workflow
 from workflows_app import engine
+from workflows_app.engine.model import CompiledWorkflow
+from workflows_app.engine.tree import top_steps
 
 
-def place(entry: object, round_: object, outline: tuple[int, ...], inner: object = None) -> StepPlace | None:
+def place(
+    entry: object,
+    round_: object,
+    outline: tuple[int, ...],
+    inner: object = None,
+    *,
+    loops: tuple[str, ...] = (),
+    frame: object = None,
+) -> StepPlace | None:
     """The place of a pending step at top-level index `entry` (0-based, as the cursor holds it) of an
     outline whose entries' loops hold `outline[i]` steps (0: no loop), in round `round_` of its loop, at
     index `inner` of that loop's steps (1 for a loop of one step, as the outline numbers it); None at completion
-    (the cursor stands one past the last entry) or for anything the cursor does not hold."""
+    (the cursor stands one past the last entry) or for anything the cursor does not hold. `loops`: each entry's
+    loop title ("" for a step); `frame`: the cursor's outermost loop frame, whose `count` or `items` say how
+    many rounds the loop runs."""
     top = _number(entry)
     if top is None or not 0 <= top < len(outline):
         return None
@@ -40,14 +55,30 @@ def place(entry: object, round_: object, outline: tuple[int, ...], inner: object
         return StepPlace(position=top + 1, length=len(outline))
     body = _number(inner)
     told = body + 1 if body is not None and outline[top] > 0 else None
-    return StepPlace(position=top + 1, length=len(outline), round=rounds, inner=told)
+    found = StepPlace(position=top + 1, length=len(outline), round=rounds, inner=told)
+    found._loop = loops[top] if top < len(loops) else ""
+    found._rounds = _rounds_of(frame)
+    return found
+
+
+def _rounds_of(frame: object) -> int | None:
+    """How many rounds a loop frame fixed on entry: a `for` loop's count, a `forEach` loop's items; None for a
+    loop that repeats until a condition or the agent says stop."""
+    if not isinstance(frame, dict):
+        return None
+    items = frame.get("items")
+    if isinstance(items, list):
+        return len(items) or None
+    count = _number(frame.get("count"))
+    return count if count else None
 
 
 def named(title: str, place: StepPlace | None) -> str:
-    """A step as the dashboard names it, its name first and its place after: "Review storage · step 4.1 of 8,
-    round 2", "Deploy · step 3 of 5" (the place in StepPlace.words, the one phrase for it); the name
-    alone when its place is not known, the place alone when its name is not. The one builder of that phrase
-    for the sessions list, the run cards, a run's pending line, its branches, its steps and a step's page."""
+    """A step as the dashboard names it, its name first and its place after: "Review storage · step 4 of 8,
+    round 2 of 3 in “Review each area”", "Deploy · step 3 of 5" (the place in StepPlace.words, the one phrase
+    for it); the name alone when its place is not known, the place alone when its name is not. The one builder
+    of that phrase for the sessions list, the run cards, a run's pending line, its branches, its steps and a
+    step's page."""
     if place is None:
         return title
     return " · ".join(part for part in (title, place.words) if part)
@@ -65,25 +96,45 @@ def of_nodes(nodes: Mapping[int, Run]) -> dict[int, StepPlace]:
     return _read(Node.objects.filter(pk__in=list(nodes)), lengths({run.pinned_id for run in nodes.values()}))
 
 
-def _read(nodes: QuerySet[Node], outlines: dict[str, tuple[int, ...]]) -> dict[int, StepPlace]:
-    # KT: the key as text (SQLite's ->>, PostgreSQL's #>>); a number in the path indexes a list.
+def _read(nodes: QuerySet[Node], outlines: dict[str, Outline]) -> dict[int, StepPlace]:
+    # KT: the key as text (SQLite's ->>, PostgreSQL's #>>); a number in the path indexes a list. The loop frame
+    # whole (KeyTransform: decoded JSON), for its count or items.
     rows = nodes.filter(is_complete=False).annotate(
         entry=KT("engine_state__cursor__position__0"),
         inner=KT("engine_state__cursor__position__1"),
         round=KT("engine_state__cursor__loops__0__iteration"),
+        frame=KeyTransform("0", KeyTransform("loops", KeyTransform("cursor", "engine_state"))),
     )
     found = {}
-    for pk, entry, inner, round_, pinned in rows.values_list("pk", "entry", "inner", "round", "run__pinned_id"):
-        where = place(entry, round_, outlines.get(pinned, ()), inner)
+    values = rows.values_list("pk", "entry", "inner", "round", "frame", "run__pinned_id")
+    for pk, entry, inner, round_, frame, pinned in values:
+        outline = outlines.get(pinned, Outline((), ()))
+        where = place(entry, round_, outline.sizes, inner, loops=outline.loops, frame=frame)
         if where is not None:
             found[pk] = where
     return found
 
 
-def lengths(hashes: Iterable[str]) -> dict[str, tuple[int, ...]]:
-    """Each pinned workflow's outline, by hash: per top-level entry the size of its loop's body (0: no
-    loop); its length is the outline's (read once per process: store.pinned caches the workflow)."""
-    return {workflow_hash: engine.loop_sizes(compiled_workflow(workflow_hash)) for workflow_hash in set(hashes)}
+class Outline(NamedTuple):
+    """A pinned workflow's outline as places read it: per top-level entry the size of its loop's body (0: no
+    loop), and its loop's title ("" for a step)."""
+
+    sizes: tuple[int, ...]
+    loops: tuple[str, ...]
+
+
+def lengths(hashes: Iterable[str]) -> dict[str, Outline]:
+    """Each pinned workflow's outline, by hash (read once per process: store.pinned caches the workflow)."""
+    return {workflow_hash: _outline(compiled_workflow(workflow_hash)) for workflow_hash in set(hashes)}
+
+
+def _outline(compiled: CompiledWorkflow) -> Outline:
+    sizes = engine.loop_sizes(compiled)
+    titles = tuple(
+        outline_words.title_words(str(step.get("title") or "")) if size else ""
+        for step, size in zip(top_steps(compiled), sizes, strict=True)
+    )
+    return Outline(sizes, titles)
 
 
 def _number(value: object) -> int | None:

@@ -377,7 +377,9 @@ def produced_parts(detail: RunDetail) -> list[produced.Produced]:
 def branches_line(detail: RunDetail) -> branch_summary.BranchesLine | None:
     """A run of several branches in one line: how it stands, on which branch, and the others (branch_summary)."""
     told = [detail.branch, *detail.other_branches] if detail.branch is not None else detail.other_branches
-    return branch_summary.line(told, detail.run.state)
+    counts = next((o for o in told if o.is_newest), told[-1] if told else None)
+    back = branch_summary.went_back(detail.graph, counts.tip_node_id) if counts is not None else None
+    return branch_summary.line(told, detail.run.state, back)
 
 
 @register.filter
@@ -452,6 +454,7 @@ class GraphContext(TypedDict):
     branches: list[graph_page.BranchLink]
     sections: list[graph_page.BranchSection]
     stepper: bool  # one branch: its steps as a stepper, no drawing
+    upcoming: list[graph_page.Upcoming]  # the stepper's steps still to come
 
 
 @register.filter
@@ -482,6 +485,7 @@ def run_graph(detail: RunDetail) -> GraphContext:
         "branches": laid_out.branches,
         "sections": laid_out.sections,
         "stepper": laid_out.stepper,
+        "upcoming": laid_out.upcoming or [],
     }
 
 

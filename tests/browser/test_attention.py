@@ -146,6 +146,11 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
         box = sized_page.locator(facts).bounding_box()
         assert box is not None and (box["y"] > verdict["y"]) == (facts == "#run-facts"), facts
         assert box["y"] < steps["y"], facts
+    # The Mode card names the mode and says what a mode is (friction8 7): last on a phone, it still says what
+    # it is about.
+    expect(sized_page.locator("#mode-title")).to_have_text("Mode: Guided, balanced risk")
+    expect(sized_page.locator("#mode-what")).to_contain_text("A mode is the preferences the agent follows")
+    expect(sized_page.locator("#mode-fold > summary")).to_have_text("Change the mode, or see its history")
     if sized_page.viewport_size == PHONE.size:
         assert verdict["y"] + verdict["height"] < PHONE.height
         mode, timeline = (
@@ -168,11 +173,15 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(sized_page.get_by_text("This page updates by itself.")).to_have_count(0)
     # One branch, two steps: a compact stepper, not a drawing; the shown step marked once (friction6 item 6).
     stepper = sized_page.locator("ol.stepper")
-    expect(stepper.locator(".st-title")).to_have_text(["Plan", "Approve the plan"])
+    expect(stepper.locator(".st-step:not(.upcoming) .st-title")).to_have_text(["Plan", "Approve the plan"])
     expect(stepper.locator('[aria-current="step"] .st-title')).to_have_text("Approve the plan")
+    # What is left follows, greyed (friction7 11): the outline's last step, its place said.
+    upcoming = stepper.locator(".st-step.upcoming")
+    expect(upcoming).to_have_text(re.compile(r"^\s*Build\s+Still to come\s+step 3 of 3\s*$"))
+    assert upcoming.locator(".st-title").evaluate("e => getComputedStyle(e).color") == css_colour(sized_page, "--muted")
     expect(sized_page.locator(".graph-frame, .graph-list, .branch-tabs")).to_have_count(0)
     drawn = stepper.bounding_box()
-    assert drawn is not None and drawn["height"] < 80, drawn
+    assert drawn is not None and drawn["height"] < 120, drawn
     # A row on a desktop; on a phone a column, each step at the line's start (no separator left at the start of a line).
     lefts = [box["x"] for box in (s.bounding_box() for s in stepper.locator(".st-box").all()) if box]
     assert (lefts[0] == lefts[1]) == (sized_page.viewport_size == PHONE.size), lefts

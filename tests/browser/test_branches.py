@@ -27,7 +27,7 @@ def stuck(live_server, service_catalog) -> BlockedReview:
 
 
 # The one short line the run is said in (the session head, the run head and the sessions list agree).
-SUMMARY = "Review storage · step 4.1 of 8, round 2"  # the step's name first
+SUMMARY = "Review storage · step 4 of 8, round 2 of 2 in “Review Each Focus Area”"  # the step's name first
 
 
 def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
@@ -47,7 +47,10 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     page.evaluate("window.workrailTimes.format(document)")
     expect(lasted).to_have_text("for 2 min")
     expect(page.locator("#run-status-summary")).to_have_count(0)
-    expect(page.locator("#shown-branch")).to_have_text("Running on branch 2 (branch 1 done earlier, replaced)")
+    expect(page.locator("#shown-branch")).to_have_text(
+        "Running on branch 2 (branch 1 finished; then the agent went back to Record the Changed Files and is "
+        "redoing it from there)"
+    )
     expect(page.locator("#synthesis-title")).to_have_count(0)
     expect(page.locator("#findings-title")).to_have_count(0)
     callout = page.locator(".branch-callouts li")
@@ -66,7 +69,8 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     callout.get_by_role("link").click()
     expect(page).to_have_url(re.compile(rf"\?tip={review.done_tip}$"))
     expect(page.locator("#shown-branch")).to_have_text(
-        "Running on branch 2 (branch 1 done earlier, replaced). Showing branch 1: Done"
+        "Running on branch 2 (branch 1 finished; then the agent went back to Record the Changed Files and is "
+        "redoing it from there). Showing branch 1: Done"
     )
     expect(page.locator("#synthesis-title")).to_have_text("Synthesis of branch 1")
     expect(page.locator("#synthesis-verdict")).to_contain_text("Verdict: Request changes")

@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
 from playwright.sync_api import expect
 
 from runs.dashboard.connect import connection_instructions
@@ -178,10 +180,16 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
     console_log.assert_clean()
 
 
-def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site, service_catalog):
+def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site, service_catalog, settings):
     # service_catalog: a WORKRAIL_HOME of the test's own, not the one this process read its settings file from
+    settings.DATABASE_URL_SECRET = "postgres://workrail:s3cret@db.local/workrail"
     sized_page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
     visit(sized_page, site + "/connect/", "connect")
+    # The password is hidden, and the page says so where the commands are, with the ways to a working one.
+    note = sized_page.locator("#password-note")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("so these lines do not work as copied")
+    expect(note.get_by_role("link", name="Sign in")).to_have_attribute("href", "/admin/login/?next=/connect/")
     connect = connection_instructions()
     for box, button, text in (
         ("#connect-claude", "Copy the command", connect.claude_code),
@@ -205,6 +213,24 @@ def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site,
     if sized_page.viewport_size["width"] < DESKTOP.width:
         claude = sized_page.locator("#connect-claude")
         assert claude.evaluate("el => el.getClientRects().length && el.offsetHeight > 40")  # it wraps
+    # Signed in as staff, on this machine: the buttons copy the working lines, fetched by a POST; the page
+    # itself still never holds the password (friction8 6).
+    staff = Client()
+    staff.force_login(get_user_model().objects.create_user("ops", password="pw-for-tests", is_staff=True))
+    sized_page.context.add_cookies([{"name": "sessionid", "value": staff.cookies["sessionid"].value, "url": site}])
+    visit(sized_page, site + "/connect/", "connect-signed-in")
+    assert "s3cret" not in sized_page.content()
+    expect(note).to_contain_text("the copy buttons put it back in what they copy")
+    sized_page.get_by_role("button", name="Copy the command, with the password").click()
+    expect(sized_page.locator("#connect-claude").locator("xpath=preceding-sibling::div[1]")).to_contain_text(
+        "Copied, with the password."
+    )
+    revealed = connection_instructions(reveal_password=True)
+    assert sized_page.evaluate("navigator.clipboard.readText()") == revealed.claude_code
+    assert "workrail:s3cret@db.local" in revealed.claude_code
+    sized_page.get_by_role("button", name="Copy the JSON, with the password").click()
+    expect(sized_page.locator("#connect-json").locator("xpath=preceding-sibling::div[1]")).to_contain_text("Copied")
+    assert sized_page.evaluate("navigator.clipboard.readText()") == revealed.json_config
     console_log.assert_clean()
 
 
@@ -215,8 +241,39 @@ def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, con
     about = sized_page.locator("#what-a-bundle-is")
     expect(about).to_be_visible()
     expect(about).to_contain_text("another WorkRail dashboard")
-    expect(about).to_contain_text("manage.py export_session")
-    expect(sized_page.get_by_label("Bundle file")).to_be_visible()
+    expect(about).not_to_contain_text("manage.py")  # the command line is a footnote under the form
+    expect(sized_page.locator("#import-cli")).to_contain_text("manage.py export_session")
+    cli = sized_page.locator("#import-cli").bounding_box()
+    form_box = sized_page.locator("form.import-form").bounding_box()
+    assert cli is not None and form_box is not None and cli["y"] > form_box["y"] + form_box["height"]
+    # A drop zone (friction8 15): the real file input, labelled, covers the whole zone, so a click or a drop
+    # anywhere on it reaches the browser's picker; the keyboard reaches it too, and it names the chosen file.
+    bundle = sized_page.get_by_label("Bundle file")
+    expect(bundle).to_be_visible()
+    zone = sized_page.locator("#import-drop")
+    covered = zone.evaluate(
+        "z => { const r = z.getBoundingClientRect(); const hit = (x, y) => document.elementFromPoint(x, y);"
+        " return [hit(r.left + r.width / 2, r.top + r.height / 2), hit(r.left + 4, r.top + 4)]"
+        ".every(e => e && e.id === 'import-bundle') }"
+    )
+    assert covered, "a click or a drop on the zone misses the file input"
+    assert zone.evaluate("z => getComputedStyle(z).borderTopStyle") == "dashed"
+    expect(sized_page.locator("#import-chosen")).to_have_text("No file chosen yet")
+    sized_page.locator("#import-bundle").focus()
+    assert zone.evaluate("z => getComputedStyle(z).outlineStyle") == "solid"  # where the keyboard is, seen
+    bundle.dispatch_event("dragenter")  # a file dragged over the zone lights it, until it leaves or drops
+    assert zone.evaluate("z => z.classList.contains('dragging')")
+    bundle.dispatch_event("dragleave")
+    assert not zone.evaluate("z => z.classList.contains('dragging')")
+    chosen = {"name": "ses_1.workrail-bundle.json", "mimeType": "application/json", "buffer": b"{}"}
+    sized_page.set_input_files("#import-bundle", files=[chosen])
+    expect(sized_page.locator("#import-chosen")).to_have_text("Chosen: ses_1.workrail-bundle.json (2 bytes)")
+    # The copy option sits right under the zone, at its left edge, not far off to the right of it.
+    drop, copy = zone.bounding_box(), sized_page.get_by_label("Import as a copy").bounding_box()
+    assert drop is not None and copy is not None
+    assert 0 <= copy["y"] - (drop["y"] + drop["height"]) < 40 and copy["x"] - drop["x"] < 40
+    keep_screenshot(sized_page, "import-chosen")
+    assert_fits(sized_page)
     console_log.assert_clean()
 
 

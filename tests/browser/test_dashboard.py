@@ -60,16 +60,18 @@ def test_a_session_with_two_runs_switch_runs_and_open_a_node(page, console_log, 
 
 def test_changing_the_mode_records_it_and_the_page_shows_it(page, console_log, site, built):
     page.goto(f"{site}/sessions/{built.session_id}/")
-    # The Mode panel says the default mode is in effect only by its fold's words; the switch and the history
-    # are folded under them; a mode other than the default is said in one line.
-    expect(page.locator("#mode-now")).to_have_count(0)
-    expect(page.locator("#mode-fold > summary")).to_have_text("The default mode: switch it, or see its history")
+    # The Mode panel names the mode in its head, default or not, and says what it makes the agent do; the
+    # switch and the history are folded under "Change".
+    expect(page.locator("#mode-title")).to_have_text("Mode: Guided, balanced risk")
+    does = "The agent asks you at every confirmation, and weighs risk against speed."
+    expect(page.locator("#mode-does")).to_have_text(does)
+    expect(page.locator("#mode-fold > summary")).to_have_text("Change the mode, or see its history")
     expect(page.get_by_text("No change yet")).not_to_be_visible()
     page.locator("#mode-fold > summary").click()
     expect(page.get_by_text("No change yet")).to_be_visible()
     page.get_by_role("button", name=re.compile(r"^Autopilot")).click()
     expect(page.locator(".messages")).to_contain_text("Preferences saved: Autopilot")
-    expect(page.locator("#mode-now")).to_contain_text("Now: Autopilot")
+    expect(page.locator("#mode-title")).to_have_text("Mode: Autopilot, stops for you, balanced risk")
     page.locator("#mode-fold > summary").click()
     history = page.locator("ol.history li.preferences-change")
     expect(history.first).to_contain_text("autopilot")

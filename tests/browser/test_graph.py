@@ -38,9 +38,11 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(graph.locator("text.ct", has_text="Verify slice 2").first).to_be_visible()
     # Each card says its step's place in the outline as the step list does (the loop's second round
     # included), and the checkpoint's card is told apart in words under its title.
-    expect(graph.locator("text.cs", has_text="step 2.1 of 3, round 2").first).to_be_visible()
+    expect(graph.locator("text.cs", has_text="step 2 of 3, round 2 of 3").first).to_be_visible()
     expect(graph.locator("tspan.loop")).to_have_count(0)
-    listed = page.locator(".steps h3", has_text=re.compile(r" · step 2\.1 of 3, round 2$")).first
+    listed = page.locator(
+        ".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2 of 3, round 2 of 3 in “Verify each slice”$")
+    ).first
     expect(listed).to_be_visible()
     expect(graph.locator("rect.card.checkpoint")).to_have_count(1)
     expect(graph.locator("text.cv", has_text="checkpoint")).to_be_visible()
@@ -98,6 +100,16 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
         "b => [b.querySelector('svg').getBoundingClientRect().width, b.clientWidth, b.scrollWidth]"
     )
     assert widths[0] <= widths[1] and widths[2] <= widths[1]
+    # Every card's step line stays inside its card, a long loop's too ("step 2 of 3, round 149", its total left out).
+    crossing = page.locator("svg.run-graph a.graph-node").evaluate_all(
+        """cards => cards.filter((card) => {
+          const box = card.querySelector('rect.card').getBoundingClientRect();
+          const line = card.querySelector('text.cs');
+          return line && line.getBoundingClientRect().right > box.right - 2;
+        }).map((card) => card.querySelector('text.cs').textContent)"""
+    )
+    assert crossing == []
+    expect(page.locator("svg.run-graph text.cs", has_text=re.compile(r"^step 2 of 3, round 149$"))).to_have_count(1)
     # Showing the first branch: its end (step 300 or so) is a card, with its state in words.
     leaf = page.locator('svg.run-graph a.graph-node[data-lane="0"][href*="?tip="]').get_attribute("href")
     page.goto(site + str(leaf))
@@ -126,6 +138,12 @@ SMALL_TEXT = """() => [...document.querySelectorAll(
 
 
 # Every step name of the phone's list of the graph, as the window shows it: hidden, or under 12 px.
+# Rows of the phone's branch list whose name does not sit under their place, starting where it starts.
+TWO_LINES = """rows => rows.filter((row) => {
+  const place = row.querySelector('.gl-place').getBoundingClientRect();
+  const title = row.querySelector('.gl-title').getBoundingClientRect();
+  return title.top < place.bottom - 1 || Math.abs(title.left - place.left) > 1;
+}).map((row) => row.textContent.trim())"""
 LIST_PROBLEMS = """() => [...document.querySelectorAll(".graph-list :is(.gl-title, .gl-head, .gl-fork)")]
   .map((el) => [el.textContent.trim(), el.getBoundingClientRect(), parseFloat(getComputedStyle(el).fontSize)])
   .filter(([, box, size]) => box.width < 1 || box.height < 1 || size < 12)
@@ -146,14 +164,18 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-head .badge")).to_have_text(["Running", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(
             [
-                "Forked from branch 1 at step 4.1 of 8, round 1 (Review api)",
+                "Forked from branch 1 at step 4 of 8, round 1 of 2 (Review api)",
                 "Forked from branch 1 at step 2 of 8 (Record the Changed Files)",
             ]
         )
         # Each row says its step's place as the step list and the drawing's card say it.
-        expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(["Step 4.1 of 8, round 2"])
+        expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(["Step 4 of 8, round 2 of 2"])
         titles = listed.locator(".gl-title")
         expect(titles).to_have_count(sized_page.locator("svg.run-graph a.graph-node").count())
+        # Every row the same two lines (friction8 9): its place with its marks, then its name under it, flush.
+        assert listed.locator(".gl-step:has(.gl-words)").evaluate_all(TWO_LINES) == []
+        checkpoint = listed.locator(".gl-place .gl-notes", has_text="checkpoint").first
+        assert checkpoint.evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"  # a chip
         assert sized_page.evaluate(LIST_PROBLEMS) == []
         # Each row is coloured by its state; the branch's last step carries the branch's state.
         shown = listed.locator(".gl-branch.shown")
@@ -194,7 +216,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         tabs = sized_page.locator(".branches a")
         expect(tabs).to_have_count(3)
         expect(tabs.nth(1)).to_have_text(
-            "Branch 2: Review storage (step 4.1 of 8, round 2) · forked at step 4.1 of 8, round 1"
+            "Branch 2: Review storage (step 4 of 8, round 2 of 2) · forked at step 4 of 8, round 1 of 2"
         )
         inner = tabs.first.locator(".branch-where")
         assert inner.evaluate("el => getComputedStyle(el).borderTopStyle") == "none"
@@ -233,7 +255,8 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert len(dots) == 11 + 2
     for state, label, title, fill, badge, times in dots:
         assert label == title and re.match(
-            r"^(\d+ steps within [\d.]+ s: )?(Step [\d.]+ of \d+(, round \d+)? · .+|Complete): [A-Z]", label
+            r"^(\d+ steps within [\d.]+ s: )?(Step \d+ of \d+(, round \d+ of \d+ in “[^”]+”)? · .+|Complete): [A-Z]",
+            label,
         )
         assert fill == badge, (state, fill, badge)  # the colour of the state's badge
         if times > 1:  # a dot for several nodes names each of them, all of its state

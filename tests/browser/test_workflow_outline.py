@@ -1,5 +1,5 @@
-"""The workflow page numbers a loop's steps inside the loop's number (2.1, 2.2), the numbers a run page
-gives a step's place ("step 2.1 of 3, round 2")."""
+"""The workflow page numbers a loop's steps inside the loop's number (2.1, 2.2); a run page names the loop
+instead ("step 2 of 3, round 2 of 3 in “Verify each slice”")."""
 
 from __future__ import annotations
 

@@ -95,7 +95,7 @@ def test_the_form_shows_the_refusal_inline_with_a_link_and_the_copy_option(clien
     answer = client.post("/sessions/import", {"bundle": SimpleUploadedFile("b.json", data)})
     assert answer.status_code == 409
     page = answer.content.decode()
-    form = page[page.index('<form class="card filters import-form"') : page.index("</form>")]
+    form = page[page.index('<form class="card import-form"') : page.index("</form>")]
     assert "BUNDLE_ALREADY_IMPORTED" in form and f'href="/sessions/{original}/"' in form
     assert 'name="copy"' in form and "Import as a copy" in form
     copied = client.post("/sessions/import", {"bundle": SimpleUploadedFile("b.json", data), "copy": "1"})
@@ -110,7 +110,7 @@ def test_a_tampered_upload_is_refused_on_the_form_not_a_bare_error_page(client, 
     answer = client.post("/sessions/import", {"bundle": SimpleUploadedFile("b.json", json.dumps(document).encode())})
     assert answer.status_code == 400
     page = answer.content.decode()
-    form = page[page.index('<form class="card filters import-form"') : page.index("</form>")]
+    form = page[page.index('<form class="card import-form"') : page.index("</form>")]
     assert "BUNDLE_CORRUPT" in form and "What to do:" in form and 'type="file"' in form
     assert client.get("/sessions/import").status_code == 200  # the form has a page of its own
 

@@ -230,10 +230,12 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
 def test_the_mode_panel_is_folded_and_absent_once_no_run_can_take_a_change(client, service_catalog):
     start = start_workflow(made.PLAN)
     html = page(client, f"/sessions/{start['session']['sessionId']}/")
-    # The server's default mode is not said on every visit: the fold says it is the default, and its switch
-    # shows which mode that is.
-    assert 'id="mode-now"' not in html and "Guided, balanced risk" not in html
-    assert "The default mode: switch it, or see its history</summary>" in html
+    # The mode is named in the card's head, default or not, with what it makes the agent do and what a mode
+    # is; the switch and the history are folded under "Change".
+    assert 'Mode: <span id="mode-name">Guided, balanced risk</span></h2>' in html
+    assert ">The agent asks you at every confirmation, and weighs risk against speed.</p>" in html
+    assert "A mode is the preferences the agent follows at each step of this session's runs." in html
+    assert "Change the mode, or see its history</summary>" in html
     fold = html.split('id="mode-fold"')[1].split("</details>\n</section>")[0]
     assert 'class="mode-choice"' in fold and "History" in fold
     assert '<details class="mode-fold" id="mode-fold" open' not in html

@@ -1,4 +1,5 @@
 import pytest
+from django.test import Client
 from django.utils.html import strip_tags
 
 from tests.support.workflow_files import workflow_doc, write_json
@@ -47,4 +48,60 @@ def test_home_gives_the_agent_the_same_store_and_hides_the_database_password(cli
     assert f"&quot;WORKRAIL_HOME&quot;: &quot;{tmp_path / 'elsewhere'}&quot;" in text
     assert "postgres://workrail:********@db.local/workrail" in text
     assert "s3cret" not in html
-    assert "The password is hidden here" in html
+    # Said where the commands are, with the ways to a working command: no "copy with the password" button.
+    assert "so these lines do not work as copied" in text
+    assert "with-password" not in html
+    assert "/admin/login/?next=/connect/" in html
+
+
+def _staff(django_user_model):
+    return django_user_model.objects.create_user("ops", password="pw-for-tests", is_staff=True)
+
+
+@pytest.fixture
+def postgres_url(settings, tmp_path):
+    settings.WORKRAIL_HOME = tmp_path / "elsewhere"
+    settings.DATABASE_URL_SECRET = "postgres://workrail:s3cret@db.local/workrail"
+
+
+@pytest.mark.usefixtures("postgres_url")
+def test_a_staff_user_on_this_machine_copies_the_commands_with_the_password(client, django_user_model):
+    client.force_login(_staff(django_user_model))
+    html = client.get("/connect/").content.decode()
+    assert "s3cret" not in html  # still never in the page itself
+    assert 'data-copy-with-password="claude_code"' in html and "the copy buttons put it back" in html
+    for which in ("claude_code", "json_config"):
+        response = client.post("/connect/with-password", {"text": which})
+        assert response.status_code == 200
+        assert "no-cache" in response["Cache-Control"]
+        assert "workrail:s3cret@db.local" in response.json()["text"]
+    assert (
+        "-e DATABASE_URL=postgres://workrail:s3cret@db.local/workrail"
+        in client.post("/connect/with-password", {"text": "claude_code"}).json()["text"]
+    )
+    assert client.post("/connect/with-password", {"text": "secret_key"}).status_code == 400
+
+
+@pytest.mark.usefixtures("postgres_url")
+def test_nobody_else_gets_the_password(client, django_user_model):
+    ask = {"text": "claude_code"}
+    assert client.post("/connect/with-password", ask).status_code == 403  # not signed in
+    assert client.get("/connect/with-password", ask).status_code == 405  # never by a link or a prefetch
+    client.force_login(django_user_model.objects.create_user("someone", password="pw-for-tests"))
+    assert client.post("/connect/with-password", ask).status_code == 403  # signed in, not staff
+    client.force_login(_staff(django_user_model))
+    refused = client.post("/connect/with-password", ask, REMOTE_ADDR="192.0.2.7")  # staff, from elsewhere
+    assert refused.status_code == 403 and refused.json()["code"] == "PASSWORD_NOT_SHOWN"
+    assert "s3cret" not in refused.content.decode()
+    assert "with-password" not in client.get("/connect/", REMOTE_ADDR="192.0.2.7").content.decode()
+
+
+@pytest.mark.usefixtures("postgres_url")
+def test_the_password_copy_needs_the_pages_csrf_token(django_user_model):
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(_staff(django_user_model))
+    assert browser.post("/connect/with-password", {"text": "claude_code"}).status_code == 403  # a cross-site form
+    browser.get("/connect/")  # sets the CSRF cookie, as the page does
+    token = browser.cookies["csrftoken"].value
+    answer = browser.post("/connect/with-password", {"text": "claude_code", "csrfmiddlewaretoken": token})
+    assert answer.status_code == 200 and "s3cret" in answer.json()["text"]

@@ -11,7 +11,8 @@ pytestmark = pytest.mark.django_db
 
 # Where the run is, in the dashboard's words (runs/readmodels/states.py): its newest branch, where the agent works,
 # placed in the outline (the review loop is its 4th entry; the agent is in its 2nd round).
-WHERE = "Review storage · step 4.1 of 8, round 2"  # its name first (step_places.named)
+WENT_BACK = "then the agent went back to Record the Changed Files and is redoing it from there"
+WHERE = "Review storage · step 4 of 8, round 2 of 2 in “Review Each Focus Area”"  # its name first (step_places.named)
 
 
 def html_of(client: Client, url: str) -> str:
@@ -57,7 +58,8 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     assert "open at step 4, Review storage" not in session  # the branches' line does not repeat it
     # One line says how the run stands, on which branch, and what became of the other (friction6 item 9);
     # showing the newest branch, it says nothing of which is shown.
-    assert "<strong>Running on branch 2</strong> (branch 1 done earlier, replaced)</p>" in session
+    # A branch finished beside one that goes on: how the agent went back is told, never "replaced" (friction8 5).
+    assert f"<strong>Running on branch 2</strong> (branch 1 finished; {WENT_BACK})</p>" in session
     shown = session.split('id="shown-branch">')[1].split("</p>")[0]
     assert "Showing branch" not in shown and "badge" not in shown
     assert "where the agent works" not in session
@@ -66,7 +68,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert (
-        "<strong>Running on branch 2</strong> (branch 1 done earlier, replaced). <strong>Showing branch 1</strong>: "
+        f"<strong>Running on branch 2</strong> (branch 1 finished; {WENT_BACK}). <strong>Showing branch 1</strong>: "
         '<span class="badge state-done">Done</span>'
     ) in first
     assert f"Branch 2 · {WHERE}</a>" in first and "· the latest" in first

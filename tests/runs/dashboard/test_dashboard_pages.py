@@ -453,8 +453,10 @@ def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(
     searched = page(client, "/workflows/?q=risk+scaled")
     assert "wr.risk_scaled_mr_review" in searched and "team.ship" not in searched
     assert "No workflow matches." in page(client, "/workflows/?q=nothing+like+this")
-    # A loop of one step is said, not hidden: "8 steps (9 with loops)", short enough for its cell.
-    assert "8 steps (9 with loops)" in searched
+    # A loop of one step is said, not hidden, in words a newcomer gets, short enough for its cell; how the two
+    # counts add up is its tooltip.
+    assert ">8 steps + 1 that repeats</span>" in searched and "with loops" not in searched
+    assert "each loop counted as one; the 1 step inside loops runs once per round" in searched
 
 
 def test_the_timings_and_connect_pages(client, built):

@@ -34,7 +34,7 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     assert "Complete" in titles
     # The loop's round is in each card's place, as the step list says it, and which of the loop's two steps
     # (2.1, 2.2): its second round's two steps and the fork's card.
-    assert svg.count(">step 2.1 of 3, round 2</text>") == 1 and svg.count(">step 2.2 of 3, round 2</text>") == 2
+    assert svg.count(">step 2 of 3, round 2 of 3</text>") == 3
     assert "↻" not in svg
     # Two tags at most beside a card (friction6 item 6): the fork's one-node branch, shown and newest, says
     # its state and "you are viewing" (its name is in the branch tabs; "latest" would be a third).
@@ -67,7 +67,9 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     # The shown branch's checkpoint is listed among its steps (issue 32: once per page), not under the notes.
     assert "saved while step" in session.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     node = page(client, f"/nodes/{full}/")
-    assert re.search(r"<title>Record what the slice showed · Step [\d.]+ of \d+, round \d+ · ", node)
+    assert re.search(
+        r"<title>Record what the slice showed · Step \d+ of \d+, round \d+ of \d+ in “Verify each slice” · ", node
+    )
     assert f"· node {full[:8]}" not in node
 
 
@@ -112,23 +114,33 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     # The sentences place the step in the outline (the loop is its 2nd entry, in its 2nd round); the graph's
     # cards and tabs say the same place, in the same words (the pending line names it: the page's head says
     # the run is running).
-    assert "Agent working on Record what the slice showed · step 2.2 of 3, round 2" in words, words
+    assert (
+        "Agent working on Record what the slice showed · step 2 of 3, round 2 of 3 in “Verify each slice”" in words
+    ), words
     assert "round 2, running" not in words
+    # Finished and running at once, told as what happened (friction8 5); the finished branch's link names its
+    # last step, as every other branch's does.
+    assert (
+        "Running on branch 2 (branch 1 finished; then the agent went back to Verify slice 2 and is redoing it "
+        "from there)" in words
+    )
+    assert "replaced" not in words and "Branch 1 · finished with Summarize the verification" in words
     assert "open at step 6" not in words and "open at step 4" not in words
     assert tabs(html)[1] == (
-        "Branch 2: Record what the slice showed (step 2.2 of 3, round 2, latest) · forked at step 2.1 of 3, round 2"
+        "Branch 2: Record what the slice showed (step 2 of 3, round 2 of 3, latest) · forked at step 2 of 3, "
+        "round 2 of 3"
     )
-    assert card_step_line(html, str(newest.public_id)) == "step 2.2 of 3, round 2"
+    assert card_step_line(html, str(newest.public_id)) == "step 2 of 3, round 2 of 3"
     # The checkpoint's card stays at its step (the loop's two steps and the checkpoint in round 1); the
     # complete one names no step: its title and its branch's state say it.
     svg = html.split('<svg class="run-graph"', 1)[1].split("</svg>", 1)[0]
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', svg)]
-    assert lines.count("step 2.1 of 3, round 1") == 1 and lines.count("step 2.2 of 3, round 1") == 2
+    assert lines.count("step 2 of 3, round 1 of 3") == 3
     assert '<text class="cv"' in svg and svg.count(">checkpoint</text>") == 1
     assert tabs(html)[0] == "Branch 1: Complete"
 
     # Showing branch 1: its callout for branch 2 says the same step.
     first = page(client, f"/runs/{looped.run_id}/?tip={newest.parent.public_id if newest.parent else ''}")
-    assert "Branch 2 · Record what the slice showed · step 2.2 of 3, round 2" in first
+    assert "Branch 2 · Record what the slice showed · step 2 of 3, round 2 of 3 in “Verify each slice”" in first
     node = page(client, f"/nodes/{newest.public_id}/")
-    assert "<li>step 2.2 of 3, round 2</li>" in node
+    assert "<li>step 2 of 3, round 2 of 3 in “Verify each slice”</li>" in node

@@ -31,7 +31,7 @@ def test_the_catalog_shows_warnings_only_on_workflows_that_have_some(client, ser
     head = html.split("<thead>", 1)[1].split("</thead>", 1)[0]
     assert "Warnings" not in head and "Steps" in head  # no column of zeros
     assert not re.search(r'<td class="num">0</td>', html)
-    assert "outline steps" not in html  # the Steps cell is short: "7 steps (9 with loops)"
+    assert "outline steps" not in html  # the Steps cell is short: "7 steps + 2 that repeat"
     placeholder = re.search(r'id="workflow-query"[^>]*placeholder="([^"]*)"', html)
     assert placeholder is not None and len(placeholder[1]) <= 32
 
@@ -151,8 +151,10 @@ def test_the_import_page_has_one_heading_and_says_what_a_bundle_is(client):
     assert html.count("Import a session bundle</h1>") == 1 and html.count("<h1") == 1
     assert html.count("Import a session bundle") == 2  # the page's title and its heading, no label repeating it
     about = html.split('id="what-a-bundle-is">', 1)[1].split("</p>", 1)[0]
-    assert "another WorkRail dashboard" in about and "manage.py export_session" in about and "resume" in about
-    assert '<label for="import-bundle">Bundle file</label>' in html
+    assert "another WorkRail dashboard" in about and "resume" in about
+    assert "manage.py" not in about  # the command line is a footnote under the form
+    assert "manage.py export_session" in html.split('id="import-cli">', 1)[1].split("</p>", 1)[0]
+    assert '<label for="import-bundle" class="drop-title">Bundle file</label>' in html
     assert 'aria-describedby="what-a-bundle-is"' in html
 
 

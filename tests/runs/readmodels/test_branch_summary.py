@@ -3,7 +3,7 @@ that counts, and what became of the others, in the dashboard's state words (fric
 
 from __future__ import annotations
 
-from runs.contract.dashboard import BranchOutcomeEntry
+from runs.contract.dashboard import BranchOutcomeEntry, GraphNode, RunGraph
 from runs.readmodels import branch_summary
 
 
@@ -17,7 +17,40 @@ def test_a_run_of_one_branch_needs_no_line():
 
 def test_a_running_run_names_its_branch_and_the_finished_one_it_replaced():
     told = [branch(1, "done"), branch(2, "running", newest=True)]
-    assert str(branch_summary.line(told, "running")) == "Running on branch 2 (branch 1 done earlier, replaced)"
+    assert str(branch_summary.line(told, "running")) == "Running on branch 2 (branch 1 finished)"
+
+
+def test_a_run_finished_once_and_going_on_tells_how_the_agent_went_back():
+    # Finished and running at once reads as a contradiction: the line tells the story, from the graph's data.
+    told = [branch(1, "done"), branch(2, "running", newest=True)]
+    back = branch_summary.WentBack("Verify slice 2", by_hand=False)
+    assert str(branch_summary.line(told, "running", back)) == (
+        "Running on branch 2 (branch 1 finished; then the agent went back to Verify slice 2 and is redoing it "
+        "from there)"
+    )
+    assert str(branch_summary.line(told, "done", back)).endswith("went back to Verify slice 2 and redid it from there)")
+    by_hand = branch_summary.WentBack("Verify slice 2", by_hand=True)
+    assert str(branch_summary.line(told, "running", by_hand)).endswith(
+        "then someone started this branch by hand from Verify slice 2)"
+    )
+    # Only a finished branch needs the story: branches left behind have their own panels.
+    left = [branch(1, "left_behind", left_behind=True), branch(2, "running", newest=True)]
+    assert str(branch_summary.line(left, "running", back)) == "Running on branch 2 (branch 1 left behind)"
+
+
+def test_where_a_branch_grew_from_is_read_up_its_lane_in_the_graph():
+    def node(node_id: str, parent: str | None, lane: int, title: str, via: str = "step") -> GraphNode:
+        return GraphNode.model_construct(node_id=node_id, parent_id=parent, lane=lane, title=title, via=via)
+
+    nodes = [node("1", None, 0, "Scope"), node("2", "1", 0, "Verify slice 2"), node("3", "2", 0, "Record")]
+    nodes += [node("4", "2", 1, "Record"), node("5", "4", 1, "Summarize")]
+    graph = RunGraph.model_construct(nodes=nodes)
+    assert branch_summary.went_back(graph, "5") == branch_summary.WentBack("Verify slice 2", by_hand=False)
+    assert branch_summary.went_back(graph, "3") is None  # the run's first branch grew from nothing
+    nodes[3] = node("4", "2", 1, "Record", via="fork")
+    assert branch_summary.went_back(RunGraph.model_construct(nodes=nodes), "5") == branch_summary.WentBack(
+        "Verify slice 2", by_hand=True
+    )
 
 
 def test_a_done_run_says_which_branch_counts_and_that_the_others_are_left_behind():
@@ -34,5 +67,5 @@ def test_a_done_run_says_which_branch_counts_and_that_the_others_are_left_behind
 def test_a_blocked_branch_that_is_not_the_newest_is_left_behind_the_one_word_for_it():
     told = [branch(1, "blocked", left_behind=True), branch(2, "done"), branch(3, "needs_you", newest=True)]
     assert str(branch_summary.line(told, "needs_you")) == (
-        "Needs you on branch 3 (branch 1 left behind; branch 2 done earlier, replaced)"
+        "Needs you on branch 3 (branch 1 left behind; branch 2 finished)"
     )

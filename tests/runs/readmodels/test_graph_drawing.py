@@ -299,7 +299,9 @@ def test_the_legend_lists_only_the_marks_the_drawing_holds():
         "current",
         "newest",
     ]
-    assert legend["lane"] == "marks where a branch starts"
+    # One rule for every branch's tag, and what filled and hollow cards mean, said (friction7 12).
+    assert legend["lane"] == "marks the first step of each branch (branch 1 starts at the run's first step)"
+    assert legend["on-branch"].startswith("filled: ") and legend["other"].startswith("hollow: ")
     assert legend["loop"] == "the n-th time round a loop"
     assert legend["by-hand"] == "started by hand (an operator fork)"
 

@@ -32,7 +32,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     newest = laid_out.branches[1]
     assert newest.where.endswith("latest") and newest.forked_at and newest.shown
     # The tabs say each tip's and each fork's place in the outline, in the words of the step list.
-    assert newest.where == "step 2.2 of 3, round 2, latest" and newest.forked_at == "step 2.1 of 3, round 2"
+    assert newest.where == "step 2 of 3, round 2 of 3, latest" and newest.forked_at == "step 2 of 3, round 2 of 3"
     assert laid_out.branches[0].where == ""  # a completed branch: its title, "Complete", says it
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     assert {entry.key for entry in laid_out.legend} >= {"lane", "current"}
@@ -79,7 +79,7 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     ]
     assert [s.forked for s in sections] == [
         "",
-        "forked from branch 1 at step 4.1 of 8, round 1 (Review api)",
+        "forked from branch 1 at step 4 of 8, round 1 of 2 (Review api)",
         "forked from branch 1 at step 2 of 8 (Record the Changed Files)",
     ]
     assert sections[1].href.startswith("/r/?tip=")
@@ -90,15 +90,16 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert [row.words for row in first] == [
         "step 1 of 8",
         "step 2 of 8",
-        "step 4.1 of 8, round 1",
-        "step 4.1 of 8, round 2",
+        "step 4 of 8, round 1 of 2",
+        "step 4 of 8, round 2 of 2",
         "step 5 of 8",
         "step 6 of 8",
         "step 7 of 8",
         "step 7 of 8",
         "step 8 of 8",
     ]
-    said = {step.node_id: step.place.words for step in detail.steps if step.place is not None}
+    # The step list's words, short (its loop unnamed: the step list below names it, a phone row has no room).
+    said = {step.node_id: step.place.brief for step in detail.steps if step.place is not None}
     assert [said[row.href.split("/")[2]] for row in first[:-1]] == [row.words for row in first[:-1]]
     assert [row.state for row in first] == ["done"] * 8 + ["running"]
     # "you are viewing" once, in the shown branch's heading (friction6 item 6): never again on its last row.
@@ -107,7 +108,7 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert first[0].title == "Triage the Change" and first[0].href.startswith("/n/")
     # Another branch's last step shows that branch, as the drawing's card does.
     assert [(row.words, row.title, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
-        ("step 4.1 of 8, round 1", "Review api", True)
+        ("step 4 of 8, round 1 of 2", "Review api", True)
     ]
 
 
@@ -163,3 +164,14 @@ def test_the_phone_list_leaves_out_the_straight_stretch_the_drawing_leaves_out()
     gap = section.rows[5]
     assert (gap.title, gap.href, gap.state) == ("⋯ 20 steps in a row, without a fork", "", "done")
     assert section.rows[-1].state == "running" and section.forked == ""
+
+
+def test_a_stepper_shows_the_outlines_steps_still_to_come(service_catalog):
+    # Friction7 item 11: progress shows what is left, not only the past.
+    built = two_runs_one_forked_twice()
+    laid_out = graph_page(run_detail(built.plan_run), "/r/", "/n/NODE/")
+    assert laid_out.stepper
+    assert [(up.words, up.title) for up in laid_out.upcoming or []] == [("step 3 of 3", "Self-Check the Plan")]
+    # A run of several branches is drawn, not a stepper: nothing listed after it.
+    forked = looped_and_forked(service_catalog["extra"], iterations=1)
+    assert graph_page(run_detail(forked.run_id), "/r/", "/n/NODE/").upcoming == []

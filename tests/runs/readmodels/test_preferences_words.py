@@ -1,6 +1,7 @@
 """The Mode panel's words for preferences: the mode people know and the risk, never the stored values."""
 
-from runs.readmodels.preferences import mode_words, unusual_mode_words
+from runs.contract.preferences import AUTONOMY, RISK_POLICY
+from runs.readmodels.preferences import mode_does, mode_words, unusual_mode_words
 
 
 def test_a_mode_reads_as_its_label_and_its_risk():
@@ -19,3 +20,15 @@ def test_a_steps_page_says_the_mode_only_when_it_is_not_the_servers_default(sett
     unusual = unusual_mode_words({"autonomy": "guided", "riskPolicy": "conservative"})
     assert unusual == "Custom: Guided, conservative risk"
     assert unusual_mode_words(None) == ""
+
+
+def test_the_mode_panel_says_what_the_agent_does_under_every_choice():
+    assert mode_does({"autonomy": "guided", "riskPolicy": "balanced"}) == (
+        "The agent asks you at every confirmation, and weighs risk against speed."
+    )
+    for autonomy in AUTONOMY:  # every typed value has words: none falls through to the stored name
+        for risk in RISK_POLICY:
+            said = mode_does({"autonomy": autonomy, "riskPolicy": risk})
+            assert said.startswith("The agent ") and ", and " in said
+            assert autonomy not in said and "riskPolicy" not in said
+    assert mode_does({}) == ""

@@ -1,6 +1,8 @@
 """Where a step sits in its workflow's outline (runs/readmodels/step_places.py): "step 2 of 3", and in a
-loop "step 2 of 3, round 2", never the count of steps taken, which runs past the outline's length as soon
-as a loop repeats. The run page's steps, its where-line, its panels and the node page all say it."""
+loop "step 2 of 3, round 2 of 3 in “Verify each slice”" (the loop named as its workflow names it, never a
+number like 2.1 that means something only beside the outline), never the count of steps taken, which runs
+past the outline's length as soon as a loop repeats. The run page's steps, its where-line, its panels and
+the node page all say it."""
 
 from __future__ import annotations
 
@@ -28,19 +30,36 @@ def test_a_place_is_the_cursors_outline_entry_and_its_loops_round():
 
 
 def test_the_dashboard_names_a_step_before_its_number():
-    looped = StepPlace(position=4, length=8, round=2, inner=1)
-    assert step_places.named("Review storage", looped) == "Review storage · step 4.1 of 8, round 2"
+    looped = step_places.place(3, 2, (0, 0, 0, 1, 0, 0, 0, 0), 0, loops=("",) * 3 + ("Review each area",) + ("",) * 4)
+    assert step_places.named("Review storage", looped) == "Review storage · step 4 of 8, round 2 in “Review each area”"
     assert step_places.named("Deploy", StepPlace(position=3, length=5)) == "Deploy · step 3 of 5"
     assert step_places.named("Deploy", None) == "Deploy"  # its place not known: its name alone
     assert step_places.named("", StepPlace(position=3, length=5)) == "step 3 of 5"
 
 
-def test_inside_a_loop_of_several_steps_the_place_says_which_as_the_outline_numbers_them():
+def test_inside_a_loop_of_several_steps_the_place_keeps_which_as_the_outline_numbers_them():
     assert step_places.place("1", "2", OUTLINE, "1") == StepPlace(position=2, length=3, round=2, inner=2)
-    assert step_places.place(1, 2, OUTLINE, 0).words == "step 2.1 of 3, round 2"
+    assert step_places.place(1, 2, OUTLINE, 0).words == "step 2 of 3, round 2"
     # A loop of one step reads as the same pattern, its step numbered as the outline numbers it (2.1).
-    assert step_places.place(1, 2, ONE_STEP_LOOP, 0).words == "step 2.1 of 3, round 2"
     assert step_places.place(1, 2, ONE_STEP_LOOP, 0) == StepPlace(position=2, length=3, round=2, inner=1)
+
+
+def test_a_loop_is_named_by_its_title_and_its_rounds_counted_when_fixed_on_entry():
+    loops = ("", "Review each area", "")
+    # forEach: its items fixed on entry; for: its count; a loop until a condition holds: no count to give.
+    each = step_places.place(1, 2, OUTLINE, 0, loops=loops, frame={"iteration": 2, "items": ["a", "b", "c"]})
+    assert each is not None and each.words == "step 2 of 3, round 2 of 3 in “Review each area”"
+    counted = step_places.place(1, 1, OUTLINE, 0, loops=loops, frame={"iteration": 1, "count": 4})
+    assert counted is not None and counted.words == "step 2 of 3, round 1 of 4 in “Review each area”"
+    assert counted.brief == "step 2 of 3, round 1 of 4"  # a graph card or a phone row: the loop unnamed
+    long = step_places.place(1, 149, OUTLINE, 0, loops=loops, frame={"iteration": 149, "count": 150})
+    assert long is not None and long.brief_in(26) == "step 2 of 3, round 149"  # a card's width: no total
+    assert counted.brief_in(26) == counted.brief
+    open_ended = step_places.place(1, 5, OUTLINE, 0, loops=loops, frame={"iteration": 5})
+    assert open_ended is not None and open_ended.words == "step 2 of 3, round 5 in “Review each area”"
+    # The loop's title as the file writes it, a placeholder in brackets, never raw braces.
+    titled = step_places._outline({"steps": [{"id": "l", "kind": "loop", "title": "Review {{x}}", "body": [{}]}]})
+    assert titled.loops == ("Review [x]",)
     assert step_places.place(1, None, OUTLINE, 1) == StepPlace(position=2, length=3)  # no round: no loop
 
 
@@ -49,16 +68,20 @@ def test_a_looped_run_says_its_outline_position_and_round_not_the_steps_taken(se
     run = Run.objects.get(public_id=looped.run_id)
     places = step_places.of_run(run)
     first_step = Node.objects.get(run=run, depth=1)
-    assert places[first_step.pk].words == "step 2.1 of 3, round 1"
+    assert places[first_step.pk].words == "step 2 of 3, round 1 of 3 in “Verify each slice”"
     words = [p.words if p else "" for _, p in sorted((n.depth, places.get(n.pk)) for n in run.nodes.all())]
     assert words[0] == "step 1 of 3"
-    assert "step 2.1 of 3, round 3" in words  # the sixth step taken is still the outline's second entry
+    assert (
+        "step 2 of 3, round 3 of 3 in “Verify each slice”" in words
+    )  # the sixth step taken is still the outline's second entry
     assert all(" of 3" in w for w in words if w)  # never "step 6"
     detail = run_view.run_detail(looped.run_id)
     said = [step.place.words for step in detail.steps if step.place is not None]
-    # The loop's two steps are told apart, as the outline numbers them.
-    assert said[:3] == ["step 1 of 3", "step 2.1 of 3, round 1", "step 2.2 of 3, round 1"]
-    assert detail.where is not None and detail.where.words.endswith(" · step 2.2 of 3, round 2")
+    # The loop's two steps are told apart by their titles, the loop by its own.
+    assert said[:3] == ["step 1 of 3"] + ["step 2 of 3, round 1 of 3 in “Verify each slice”"] * 2
+    assert [step.place.inner for step in detail.steps[1:3] if step.place] == [1, 2]  # the outline's 2.1, 2.2
+    assert detail.where is not None
+    assert detail.where.words == "Record what the slice showed · step 2 of 3, round 2 of 3 in “Verify each slice”"
 
 
 def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):

@@ -22,7 +22,44 @@
     selection.addRange(range);
   }
 
+  /* <button data-copy-with-password="TEXT" data-copy-form="FORM"> copies a text the page does not hold
+   * (the connect command with its password): POSTed through FORM, whose CSRF token it sends, the answer's
+   * "text" goes to the clipboard. A ClipboardItem takes the pending answer, so browsers that want the
+   * click's activation for the write (Safari) get it; where that is refused, the text is written once it came. */
+  function copyFetched(button) {
+    var form = document.getElementById(button.getAttribute("data-copy-form"));
+    if (!form) return;
+    var body = new FormData(form);
+    body.append("text", button.getAttribute("data-copy-with-password"));
+    var answer = fetch(form.action, {method: "POST", body: body, credentials: "same-origin"}).then(function (response) {
+      return response.json().then(function (data) {
+        if (!response.ok) throw new Error(data.message || "Refused.");
+        return data.text;
+      });
+    });
+    function failed(error) { say(button, "Not copied: " + error.message); }
+    function done() { say(button, "Copied, with the password."); }
+    function writeText() {
+      return answer.then(function (text) { return navigator.clipboard.writeText(text); });
+    }
+    if (!(navigator.clipboard && window.isSecureContext)) {
+      failed(new Error("this browser gives no clipboard here."));
+      return;
+    }
+    var written = window.ClipboardItem && navigator.clipboard.write
+      ? navigator.clipboard.write([new ClipboardItem({"text/plain": answer.then(function (text) {
+          return new Blob([text], {type: "text/plain"});
+        })})]).catch(writeText)
+      : writeText();
+    written.then(done, failed);
+  }
+
   document.addEventListener("click", function (event) {
+    var fetched = event.target.closest ? event.target.closest("[data-copy-with-password]") : null;
+    if (fetched) {
+      copyFetched(fetched);
+      return;
+    }
     var button = event.target.closest ? event.target.closest("[data-copy-target]") : null;
     if (!button) return;
     var target = document.getElementById(button.getAttribute("data-copy-target"));
