@@ -255,7 +255,8 @@ class Ack(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
-        verbose_name = "acknowledgement"
+        verbose_name = "step answer (acknowledgement)"
+        verbose_name_plural = "step answers (acknowledgements)"
 
     def __str__(self) -> str:
         return f"{self.outcome} ack of {self.node}"
@@ -318,6 +319,10 @@ class Observation(models.Model):
     workspace_path = models.CharField(max_length=1024, blank=True, default="")
     created_at = models.DateTimeField()
 
+    class Meta:
+        verbose_name = "git position seen"
+        verbose_name_plural = "git positions seen"
+
     def __str__(self) -> str:
         return f"{self.git_branch}@{self.git_head_sha[:8]}"
 
@@ -332,6 +337,10 @@ class Gap(models.Model):
     description = models.TextField(blank=True, default="")
     created_at = models.DateTimeField()
 
+    class Meta:
+        verbose_name = "user input skipped (gap)"
+        verbose_name_plural = "user inputs skipped (gaps)"
+
     def __str__(self) -> str:
         return f"gap {self.reason} at {self.step_id}"
 
@@ -345,8 +354,8 @@ class RunSynthesis(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
-        verbose_name = "run synthesis"
-        verbose_name_plural = "run syntheses"
+        verbose_name = "finished branch record"
+        verbose_name_plural = "finished branch records"
 
     def __str__(self) -> str:
         return f"synthesis of {self.run_id}"

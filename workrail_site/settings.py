@@ -122,7 +122,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "ninja",  # its API docs page then loads swagger-ui from our own static files, not a CDN
-    "axes",  # admin login throttling (AXES_* below)
+    "workrail_site.apps.LoginThrottleConfig",  # django-axes: admin login throttling (AXES_* below)
     "workflows_app",
     "runs",
     "exports",

@@ -19,6 +19,9 @@ from runs.execution import catalog, catalog_places, operator_fork
 from runs.readmodels import agent_message, attention, overview, preferences, run_view, step_state, trace
 from runs.readmodels.timings import P95_MIN_CALLS, recent_calls, tool_lines
 from workflows_app.prose import about_below_the_name
+from workflows_app.tags import UNTAGGED
+
+UNTAGGED_LABEL = "Untagged"  # the dashboard's label for the bucket of workflows no tag names
 
 
 @require_safe
@@ -113,9 +116,19 @@ def workflows(request: HttpRequest) -> HttpResponse:
     filters = ListFilters(include_examples=True, **{name: value for name, value in given.items() if value})
     listing = catalog.list_workflows(filters, for_people=True).dump()
     tags = everything_tags()
+    shown = listing["workflows"]
+    # Each row's source as its Source cell names it: its kind, and a git source's repository.
+    sources = {(str(wf["source"]["kind"]), str((wf["source"].get("repository") or {}).get("url", ""))) for wf in shown}
+    (one_kind, one_repository), *others = sorted(sources) or [("", "")]
     context = {
         "nav": "workflows",
         "listing": listing,
+        # A column whose every row says the same ("workflow", "bundled") is said once in the head instead.
+        "kind_varies": len({wf["kind"] for wf in shown}) > 1,
+        "source_varies": bool(others or one_repository),
+        "one_source": "" if others or one_repository else one_kind,
+        # Each row's "Copy start message": the message the workflow's own page hands over (agent_message.to_start).
+        "start_messages": {wf["id"]: agent_message.to_start(wf["id"], str(wf["name"])) for wf in shown},
         "warnings": catalog_places.placed(listing.get("warnings") or [], catalog.current_catalog()),
         "tags": tags,
         "tag_names": tag_names(tags),
@@ -153,6 +166,9 @@ def everything_tags() -> list[dict[str, object]]:
     gives them: the filters, and the one place a tag id gets its label."""
     everything = catalog.list_workflows(ListFilters(include_examples=True), for_people=True).dump()
     tags: list[dict[str, object]] = everything["overview"]["tags"]
+    for tag in tags:
+        if tag["id"] == UNTAGGED:  # an agent reads the bucket by its id; a person reads a label, as the others
+            tag["name"] = UNTAGGED_LABEL
     return tags
 
 

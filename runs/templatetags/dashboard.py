@@ -20,6 +20,7 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from runs.contract.dashboard import (
+    ArtifactTables,
     AttentionPanel,
     BlockedStep,
     BranchOutcomeEntry,
@@ -330,6 +331,17 @@ def loop_decisions(artifacts: Any) -> list[str]:
 def without_loop_decisions(artifacts: Any) -> list[Any]:
     """A step's artifacts but its loop decisions, which are shown as sentences instead of JSON."""
     return [a for a in artifacts if artifact_tables.loop_decision(a) is None] if isinstance(artifacts, list) else []
+
+
+@register.filter
+def as_tables(artifacts: Any) -> ArtifactTables:
+    """One step's artifacts said as the run page says a branch's (artifact_tables.tables): its changed files and
+    findings as tables, the rest as fields; the step's page and the run's list of steps render them alike."""
+    return (
+        artifact_tables.tables((None, a) for a in artifacts if isinstance(a, dict))
+        if isinstance(artifacts, list)
+        else artifact_tables.tables([])
+    )
 
 
 @register.filter

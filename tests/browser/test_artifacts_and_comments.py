@@ -44,7 +44,8 @@ def test_copy_comment_copies_the_agents_own_comment(sized_page, console_log, sit
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
     page.goto(f"{site}/runs/{built.review_run}/")
     page.wait_for_load_state("networkidle")
-    findings = page.locator("table.findings")
+    # The branch's findings (its steps say theirs again, folded under each step).
+    findings = page.locator("section[aria-labelledby=findings-title] table.findings")
     expect(findings.get_by_role("button", name="Copy comment")).to_have_count(2)  # two of three have one
     expect(findings.get_by_text("The agent wrote no review comment for this finding.")).to_have_count(1)
     findings.get_by_role("button", name="Copy comment").first.click()
@@ -61,7 +62,7 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     page.goto(f"{site}/runs/{handed_off}/")
     page.wait_for_load_state("networkidle")
     assert_axis_reads(page)
-    handoff = page.locator('article.artifact[data-kind="wr.coding_handoff"]')
+    handoff = page.locator('#handoff-1 article.artifact[data-kind="wr.coding_handoff"]')
     # Its own titled section, not one of the "Other artifacts"; the step that recorded it said by its title,
     # the kind and step id in a fold for developers.
     # Named under the run's header, on the first screen: the link lands on it.
@@ -77,10 +78,14 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     assert handoff_top < files_top < steps_top, (handoff_top, files_top, steps_top)
     title = page.locator("section.handoff h2.artifact-title")
     expect(title).to_have_text("Coding hand-off from step “Clarify Goal and Constraints”")
+    # The drawer for developers is closed and comes after the fields people read, never around them.
     ids = handoff.locator("details.artifact-ids")
+    expect(ids.locator("summary")).to_have_text("For developers")
     expect(ids.get_by_text("wr.coding_handoff")).not_to_be_visible()
+    assert ids.evaluate("d => d.previousElementSibling.matches('dl.artifact-fields')")
     ids.locator("summary").click()
     expect(ids).to_contain_text("Kind wr.coding_handoff, recorded by the step clarify-goal")
+    ids.locator("summary").click()  # closed again, as a reader finds it
     expect(page.locator("#artifacts-title")).to_have_count(0)
     fields = handoff.locator("dl.artifact-fields")
     expect(fields.locator("dt")).to_have_text(
@@ -88,11 +93,13 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     )
     expect(fields.get_by_text("Actual: a shop has 2 million; Assumed: orders are few")).to_be_visible()
     assert "{" not in handoff.inner_text()  # no raw JSON
-    files = page.locator("table.changed-files")
+    files = page.locator("section[aria-labelledby=files-title] table.changed-files")
     expect(files.locator("th")).to_have_text(["Path"])  # no empty Summary, no Risk full of dashes
     expect(files.locator("tbody tr")).to_have_count(2)
     # Its files are listed once, in the changed-files table: the hand-off counts them and points there.
-    expect(page.get_by_text("src/orders.py", exact=True)).to_have_count(1)
+    # (Under its step, folded, the step's own artifacts are said again as the step recorded them.)
+    outside_steps = page.locator("main section:not([aria-labelledby=steps-title])")
+    expect(outside_steps.get_by_text("src/orders.py", exact=True)).to_have_count(1)
     expect(fields.get_by_text("2 files, listed under Changed files")).to_be_visible()
     handoff.scroll_into_view_if_needed()
     keep_screenshot(page, "handoff")

@@ -77,8 +77,10 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     # The verdict leads the line of what the branch produced, on the first screen.
     expect(page.locator("#run-produced a").first).to_have_text("verdict “Request changes”")
     expect(page.locator("#run-produced")).to_be_in_viewport()
-    expect(page.locator("table.findings")).to_contain_text("SQL built from user input")
-    expect(page.locator("table.findings .sev-critical")).to_have_count(1)
+    expect(page.locator("section[aria-labelledby=findings-title] table.findings")).to_contain_text(
+        "SQL built from user input"
+    )
+    expect(page.locator("section[aria-labelledby=findings-title] table.findings .sev-critical")).to_have_count(1)
     expect(page.locator(".branch-callouts li")).to_contain_text(f"Branch 2 · {SUMMARY}")
     expect(page.locator(".branch-callouts li .badge")).to_have_text("Running")
     expect(page.locator(".answers-note")).to_contain_text("Answered again later, after a rewind, on branch 2")

@@ -41,7 +41,28 @@ PLACEHOLDER_FITS = """(input) => {
 
 
 def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, console_log, site, service_catalog):
+    sized_page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
     visit(sized_page, site + "/workflows/", "catalog")
+    # A column every row would say the same in is said once in the head (every workflow here is bundled); the
+    # kinds differ (a routine among workflows), so that column stays.
+    headers = sized_page.locator("table.catalog thead th")
+    expect(headers).to_have_text(["Workflow", "Kind", "Steps"], ignore_case=True)
+    expect(sized_page.locator(".page-head")).to_contain_text("6 loaded, all bundled")
+    # Each row hands over the message that starts it, the same one as the workflow's own "Start it" box.
+    copy = (
+        sized_page.locator("tbody tr")
+        .filter(has_text="wr.code_review")
+        .get_by_role("button", name="Copy start message")
+    )
+    copy.click()
+    expect(copy.locator("xpath=..").locator("[data-copy-status]")).to_have_text("Copied.")
+    copied = sized_page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith('Run the WorkRail workflow "Code Review"') and '"wr.code_review"' in copied, copied
+    # The tag filters are chips: outlined, "All" pressed until a tag is chosen.
+    chips = sized_page.locator(".tag-filters a.filter-chip")
+    expect(chips.first).to_have_text("All")
+    expect(chips.first).to_have_attribute("aria-current", "true")
+    assert chips.nth(1).evaluate("a => getComputedStyle(a).borderTopStyle") == "solid"
     # The search says what it looks through in a label in sight, and its placeholder is never cut.
     search = sized_page.get_by_role("searchbox", name="Search names, ids, descriptions and tags")
     expect(sized_page.locator("label[for=workflow-query]")).to_be_visible()
@@ -70,8 +91,31 @@ def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, 
     tag.click()
     sized_page.wait_for_load_state("networkidle")
     expect(sized_page.locator("tbody tr")).to_have_count(2)  # the two review workflows
+    # The chosen chip is pressed, filled as no other is; "All" is not pressed any more.
+    chosen = sized_page.locator(".tag-filters a.filter-chip[aria-current=true]")
+    expect(chosen).to_have_count(1)
+    expect(chosen).to_contain_text("Review & audit")
+    fills = chips.evaluate_all("as => as.map((a) => getComputedStyle(a).backgroundColor)")
+    assert fills.count(chosen.evaluate("a => getComputedStyle(a).backgroundColor")) == 1, fills
     keep_screenshot(sized_page, "catalog-by-tag")
     assert_fits(sized_page)
+    chosen.click()  # takes its filter off again
+    sized_page.wait_for_load_state("networkidle")
+    expect(sized_page.locator("tbody tr")).to_have_count(6)
+    expect(chips.first).to_have_attribute("aria-current", "true")
+    # A search keeps the search box whole beside its button, its "Clear search" on a line of its own on a phone.
+    search.fill("review")
+    search.press("Enter")
+    sized_page.wait_for_load_state("networkidle")
+    fits = search.evaluate(PLACEHOLDER_FITS)
+    assert fits["needs"] <= fits["room"], fits
+    clear = sized_page.get_by_role("link", name="Clear search")
+    if sized_page.viewport_size["width"] < DESKTOP.width:
+        box, link = search.bounding_box(), clear.bounding_box()
+        assert box is not None and link is not None and link["y"] >= box["y"] + box["height"], (box, link)
+    clear.click()
+    sized_page.wait_for_load_state("networkidle")
+    expect(sized_page.locator("tbody tr")).to_have_count(6)
     console_log.assert_clean()
 
 

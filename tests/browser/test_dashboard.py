@@ -129,8 +129,12 @@ def test_hostile_agent_text_never_runs(page, console_log, site, built):
     page.goto(f"{site}/runs/{built.review_run}/")
     page.wait_for_load_state("networkidle")
     # The payload is there, as text.
-    expect(page.locator("table.changed-files")).to_contain_text("<script>window.__pwned = 1</script>")
-    expect(page.locator("table.findings")).to_contain_text('onerror="window.__pwned = 2"')
+    expect(page.locator("section[aria-labelledby=files-title] table.changed-files")).to_contain_text(
+        "<script>window.__pwned = 1</script>"
+    )
+    expect(page.locator("section[aria-labelledby=findings-title] table.findings")).to_contain_text(
+        'onerror="window.__pwned = 2"'
+    )
     # The Markdown link to javascript: is no link at all (CommonMark refuses the target): its text shows
     # as written, and no link on the page goes to javascript:.
     note = page.locator(".markdown", has_text="click me").first

@@ -124,7 +124,7 @@ def test_the_console_is_clean_on_the_dashboard_and_admin_pages(page, console_log
     page.wait_for_load_state("networkidle")
     expect(page.locator("h1")).to_have_text(re.compile("search entry to view", re.I))
     page.goto(site + "/admin/")
-    expect(page.locator("body")).to_contain_text("Run syntheses")
+    expect(page.locator("body")).to_contain_text("Finished branch records")
     expect(page.locator("body")).to_contain_text("Search entries")
     screenshot(page, "admin-index-labels")
     console_log.assert_clean()
@@ -145,4 +145,8 @@ def test_a_node_page_names_nodes_by_their_step_with_one_short_id_length(page, li
     assert "then pending" not in text and "Branches from this node" not in text
     assert not re.search(r"\b\d{8,}\b", text), "a node id in the page's text: the title attribute has it"
     expect(page.locator("#branches-title")).to_contain_text("Next steps (2)")
+    # Its changed files as the run page's table, the JSON the agent sent in a closed drawer (friction7 item 8).
+    recorded = page.locator("section[aria-labelledby=recorded-title]")
+    expect(recorded.locator("table.changed-files").first).to_be_visible()
+    expect(recorded.locator("details.for-developers pre").first).not_to_be_visible()
     screenshot(page, "node-page-fork-point")

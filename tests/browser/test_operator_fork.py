@@ -69,7 +69,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         editor.fill(json.dumps({**editable, "target": "production"}, indent=2))
         page.locator("#fork-reason").fill(REASON)
         screenshot(page, "operator-fork-form")
-        # The form and the resume message say what they do in plain words; tokens wait in "For the API".
+        # The form and the resume message say what they do in plain words; tokens wait in "For developers".
         assert_plain_words(page)
         expect(page.locator("#branch-title")).to_have_text("Branch from here")
         expect(page.locator("#fork-what")).to_contain_text("this page then gives the message that sets the agent going")

@@ -81,7 +81,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         sized_page.locator(i).bounding_box()["y"] for i in ("#findings-title", "#graph-title", "#steps-title")
     )
     assert findings < graph < steps, (findings, graph, steps)
-    # People's words on the page; the ids wait, still copyable, in the run's "Details for developers" fold.
+    # People's words on the page; the ids wait, still copyable, in the run's "For developers" fold.
     assert_plain_words(sized_page)
     details = sized_page.locator("#run-details")
     expect(details.locator(f"#run-id-{forked.review_run}")).not_to_be_visible()
@@ -234,7 +234,7 @@ def test_a_node_page(sized_page, console_log, site, forked):
     # The card in people's words; the token, for the API, in a fold.
     assert_plain_words(sized_page)
     api = sized_page.locator("details.raw-token")
-    expect(api.locator("summary")).to_have_text("For the API")
+    expect(api.locator("summary")).to_have_text("For developers")
     sized_page.locator("#resume-message > summary").click()
     api.locator("summary").click()
     expect(api).to_contain_text("stateToken")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
 
 from tests.browser import SCREENSHOTS_DIR, screenshot
 from tests.browser.layout import PHONE, assert_fits
@@ -82,6 +83,9 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     page.set_viewport_size(PHONE.size)
     assert_fits(page)
     screenshot(page, "admin-index-phone")
+    back = page.locator("#user-tools").get_by_role("link", name="Back to Sessions")
+    expect(back).to_be_visible()  # the way back, beside the account links, at phone size too
+    assert back.get_attribute("href") == "/sessions/"
     brand.click()
     page.wait_for_load_state("networkidle")
     assert page.url.startswith(site) and "/admin/" not in page.url

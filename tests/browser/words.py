@@ -1,7 +1,7 @@
 """What a person reads on a page, without opening anything: its text as rendered (a closed <details>
 holds its contents back), less the message for the agent, which is the thing to copy and names its
 tokens on purpose. `assert_plain_words` fails on the ids and internal words that belong in a
-"Details"/"For the API" fold: tokens' names, "nodes", workflow and artifact kind ids, run ids."""
+"Details"/"For developers" fold: tokens' names, "nodes", workflow and artifact kind ids, run ids."""
 
 from __future__ import annotations
 

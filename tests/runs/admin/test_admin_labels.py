@@ -22,10 +22,13 @@ def ours() -> list[tuple[Any, admin.ModelAdmin]]:
 
 def test_every_table_has_a_plural_a_person_would_write():
     names = {str(model._meta.verbose_name): str(model._meta.verbose_name_plural) for model, _ in ours()}
-    assert names["run synthesis"] == "run syntheses"
+    assert names["finished branch record"] == "finished branch records"
     assert names["search entry"] == "search entries"
     assert names["API token"] == "API tokens"
-    assert names["acknowledgement"] == "acknowledgements"
+    assert names["step answer (acknowledgement)"] == "step answers (acknowledgements)"
+    # No internal name a newcomer cannot place (friction7 item 14): "gaps", "observations", "syntheses".
+    assert names["user input skipped (gap)"] == "user inputs skipped (gaps)"
+    assert names["git position seen"] == "git positions seen"
     for singular, plural in names.items():
         assert not plural.endswith(("ys", "ss", "sis")), plural
         assert plural != singular
@@ -42,8 +45,13 @@ def test_no_column_is_a_raw_field_name_or_said_twice():
 def test_the_index_and_change_lists_show_the_right_names(superuser_client: Any, service_catalog: Any) -> None:
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "LABELS-1"})
     index = superuser_client.get("/admin/").content.decode()
-    for name in ("Run syntheses", "Search entries", "API tokens", "Acknowledgements"):
+    for name in ("Finished branch records", "Search entries", "API tokens", "Step answers (acknowledgements)"):
         assert name in index
     assert "synthesiss" not in index and "entrys" not in index
+    # The sections and the title in plain words: django-axes' section says what it keeps, and the way back to
+    # the dashboard names the page it opens.
+    assert "Admin sign-in attempts" in index and ">Axes<" not in index
+    assert "Everything WorkRail recorded (read only)" in index and "projections" not in index
+    assert '<a class="back-to-sessions" href="/sessions/">Back to Sessions</a>' in index and "View site" not in index
     sessions = superuser_client.get("/admin/runs/session/").content.decode()
     assert "Last activity" in sessions and "Public id" not in sessions

@@ -425,6 +425,11 @@ def test_the_workflow_pages_show_the_catalog_its_problems_and_an_outline(client,
         in start
     )
     assert 'data-copy-target="start-message"' in start and 'href="/sessions/?q=wr.risk_scaled_mr_review"' in start
+    # The catalog's row copies that same message (one builder: agent_message.to_start).
+    message = between(start, 'id="start-message">', "</pre>").removeprefix('id="start-message">')
+    row = between(html, 'id="start-wr.risk_scaled_mr_review" hidden>', "</pre>")
+    assert row.removeprefix('id="start-wr.risk_scaled_mr_review" hidden>') == message
+    assert 'data-copy-target="start-wr.risk_scaled_mr_review">Copy start message</button>' in html
 
 
 def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(client, service_catalog):
@@ -439,8 +444,15 @@ def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(
     assert 'href="?tag=release"' in filters and "Releases" in filters and 'title="shipping"' in filters
     assert 'href="?tag=review_audit"' in filters  # the bundled vocabulary
     assert "team.polling_example" in html and '<span class="tag example"' in html  # shown, marked
+    # The bucket of workflows no tag names reads as a label, capitalised as the others (its id stays "untagged").
+    assert 'href="?tag=untagged"' in filters and ">Untagged <span" in filters and ">untagged" not in filters
+    # Two sources and two kinds: their columns stay.
+    assert '<th scope="col">Source</th>' in html and '<th scope="col">Kind</th>' in html
     only = page(client, "/workflows/?tag=release")
     assert "team.ship" in only and "wr.risk_scaled_mr_review" not in only and 'aria-current="true"' in only
+    # One source and one kind: no column repeats them; the head says the source once.
+    assert '<th scope="col">Source</th>' not in only and '<th scope="col">Kind</th>' not in only
+    assert 'all <span class="source-once">extra</span>' in only
     searched = page(client, "/workflows/?q=risk+scaled")
     assert "wr.risk_scaled_mr_review" in searched and "team.ship" not in searched
     assert "No workflow matches." in page(client, "/workflows/?q=nothing+like+this")

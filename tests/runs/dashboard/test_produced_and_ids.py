@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 
 from runs.models import Node
+from tests.support.mcp_calls import continue_workflow, start_workflow
 from tests.support.sample_session import REVIEW
 
 pytestmark = pytest.mark.django_db
@@ -70,6 +71,26 @@ def test_the_node_page_says_resume_and_fork_in_plain_words_with_tokens_for_the_a
     assert said.startswith('id="branch-title">Branch from here</h2>')
     assert "give an agent the message (its answer here starts the branch)" in text_of(said)
     assert "ackToken" not in said and "acknowledging" not in said and "node" not in text_of(said)
-    assert "For the API</summary>" in api and "acknowledging it again starts a new branch" in api
+    assert "For developers</summary>" in api and "acknowledging it again starts a new branch" in api
     assert "Edit the context and start a branch…" in api and "sets the agent going on it" in api
     assert "Where the run went on from this step." in html
+
+
+def test_other_artifacts_share_one_closed_drawer_for_developers(client, service_catalog):
+    start = start_workflow("wr.routine-focused_plan", context={"sessionKey": "OTHERS-1"})
+    notes = [
+        {"kind": "wr.review_verdict", "verdict": "clean", "confidence": "high", "findings": [], "summary": "Fine."},
+        {"kind": "wr.gate_verdict", "version": 1, "verdict": "approved", "confidence": "high", "rationale": "R" * 20},
+    ]
+    continue_workflow(
+        stateToken=start["stateToken"],
+        ackToken=start["ackToken"],
+        output={"notesMarkdown": "Clarified.", "artifacts": notes},
+    )
+    html = client.get(f"/runs/{start['session']['runId']}/").content.decode()
+    card = between(html, 'id="artifacts-title"', "</section>")
+    # Two artifacts, each said by its fields; their kinds wait in the card's one drawer, closed, after them.
+    assert card.count('<article class="artifact"') == 2
+    assert card.count("For developers") == 1 and "<details open" not in card
+    drawer = card.split('<details class="artifact-ids for-developers">', 1)[1]
+    assert "</article>" not in drawer and "wr.gate_verdict" in drawer.replace("<wbr>", "")

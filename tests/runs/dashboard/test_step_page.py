@@ -129,3 +129,23 @@ def test_resuming_or_branching_is_folded_while_the_agent_works_on_the_step_and_o
     assert left is not None  # branch 1's tip, set aside by the rewind
     card = page(client, f"/nodes/{left.public_id}/").split('id="branch-here"')[1].split("</section>")[0]
     assert 'class="branch-fold"' not in card
+
+
+def test_a_steps_artifacts_read_as_the_run_page_says_them_their_json_in_one_closed_drawer(client, service_catalog):
+    review = forked_review()
+    at = next(a for a in review.answers if (a.get("pending") or {}).get("stepId") == "record-findings")
+    text = page(client, f"/nodes/{node_id_of(at)}/")
+    recorded = text.split('id="recorded-title"')[1].split("</section>")[0]
+    # The findings as the run page's table: severity, the finding, and its comment column; no raw JSON in sight.
+    table = recorded.split('<table class="findings">')[1].split("</table>")[0]
+    assert "SQL built from user input" in table and 'class="badge sev sev-critical"' in table
+    said, drawer = recorded.split('<details class="for-developers">', 1)
+    assert '"kind": "mr_review.findings"' not in said and "&quot;kind&quot;" not in said
+    # The JSON the agent sent waits in the one drawer for developers, closed.
+    assert drawer.startswith('<summary class="small">For developers</summary>')
+    assert "&quot;kind&quot;: &quot;mr_review.findings&quot;" in drawer
+    assert recorded.count("For developers") == 1
+    # The run page's steps render a step's artifacts the same way, folded under the step.
+    run = page(client, f"/runs/{review.run_id}/?tip={review.done_tip}&steps=all")  # branch 1, with the findings
+    steps = run.split('id="steps-title"')[1]
+    assert '<table class="findings">' in steps and 'id="finding-comment-1"' not in steps

@@ -66,6 +66,7 @@
     if (!target) return;
     var text = target.textContent;
     function fallback() {
+      target.hidden = false;  // a message kept out of sight (the catalog's start messages) is shown to be selected
       select(target);
       say(button, "Selected: press Ctrl+C (⌘C) to copy.");
     }
