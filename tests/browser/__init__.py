@@ -1,10 +1,10 @@
 """Browser tests: the dashboard in headless Chromium, driven by Playwright's sync API.
 
-Fixtures (tests/browser/conftest.py): `browser` (one Chromium per test module, /usr/bin/chromium from
-scripts/bootstrap), `page` (a fresh context per test; the test fails if the page logged a Content
-Security Policy violation), `console_log` (what that page logged), `viewport` (runs a test at desktop
-and at phone size) with `sized_page` (the page at that size), and pytest-django's `live_server` for the
-site. tests/browser/layout.py has `assert_fits(page)` and `keep_screenshot(page, name)` for them.
+Fixtures (tests/browser/conftest.py): `browser` (one Chromium for the browser tests a process runs in a
+row, /usr/bin/chromium from scripts/bootstrap), `page` (a fresh context per test; the test fails if the
+page logged a Content Security Policy violation), `console_log` (what that page logged), `viewport` (runs
+a test at desktop and at phone size) with `sized_page` (the page at that size), and pytest-django's
+`live_server` for the site. tests/browser/layout.py has `assert_fits(page)` and `keep_screenshot(page, name)` for them.
 Every test here gets the `browser` marker: `pytest -m browser` runs them, `-m "not browser"` skips them.
 `screenshot(page, "name")` saves test-artifacts/screenshots/name.png (git-ignored).
 """

@@ -1,5 +1,6 @@
-"""The browser harness (see tests/browser/__init__.py): headless Chromium from Debian, one per test
-module, a fresh context per test, and every Content Security Policy violation a test failure.
+"""The browser harness (see tests/browser/__init__.py): headless Chromium from Debian, one for each stretch
+of browser tests a process runs in a row, a fresh context per test, and every Content Security Policy
+violation a test failure.
 
 Chromium is /usr/bin/chromium (the `chromium` package, which scripts/bootstrap installs from
 scripts/system-packages.txt); Playwright only drives it, so `playwright install` is never needed.
@@ -58,7 +59,7 @@ def chromium_path() -> str | None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if HERE in item.path.parents:
+        if is_browser_test(item):
             item.add_marker(pytest.mark.browser)
 
 
@@ -107,29 +108,77 @@ class ConsoleLog:
         assert self.csp_violations == [], "\n".join(self.csp_violations)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """A headless Chromium shared by the tests of one module (starting it is the costly part; each test
-    still gets a fresh context). Not shared beyond the module: while Playwright's sync API is running it
-    holds an asyncio loop on this thread, and the end-to-end tests that may run next on the same xdist
-    worker (anyio.run for the MCP client) would find it "already running". Pytest closes it as soon as
-    the worker's next test comes from another module."""
-    executable = chromium_path()
-    if executable is None:
-        pytest.fail(
-            "Chromium is not installed (no `chromium` on PATH, no /usr/bin/chromium). The browser tests use "
-            "Debian's chromium package: run scripts/bootstrap (or `make test`), which installs the packages "
-            "listed in scripts/system-packages.txt, or `sudo apt-get install chromium`.",
-            pytrace=False,
-        )
-    from playwright.sync_api import sync_playwright
+class SharedChromium:
+    """One headless Chromium (and the Playwright driver behind it) for a stretch of browser tests that run one
+    after the other in this process: starting them is the costly part (seconds), so they are started at the
+    first such test and stopped after the last one (see pytest_runtest_teardown below), not once per module.
+    Each test still gets a fresh context. Not kept beyond the stretch: while Playwright's sync API is running
+    it holds an asyncio loop on this thread, and a test from elsewhere (anyio.run for the MCP client, say)
+    would find it "already running"."""
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+    def __init__(self) -> None:
+        self._playwright: Any = None
+        self._chromium: Any = None
+
+    def get(self) -> Any:
+        if self._chromium is not None and not self._chromium.is_connected():
+            self.close()  # gone with a failed test: started again for the next one
+        if self._chromium is None:
+            self._chromium = self._start()
+        return self._chromium
+
+    def _start(self) -> Any:
+        executable = chromium_path()
+        if executable is None:
+            pytest.fail(
+                "Chromium is not installed (no `chromium` on PATH, no /usr/bin/chromium). The browser tests use "
+                "Debian's chromium package: run scripts/bootstrap (or `make test`), which installs the packages "
+                "listed in scripts/system-packages.txt, or `sudo apt-get install chromium`.",
+                pytrace=False,
+            )
+        from playwright.sync_api import sync_playwright
+
+        self._playwright = sync_playwright().start()
         try:
-            yield chromium
+            return self._playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        chromium, playwright = self._chromium, self._playwright
+        self._chromium = self._playwright = None
+        try:
+            if chromium is not None and chromium.is_connected():
+                chromium.close()
         finally:
-            chromium.close()
+            if playwright is not None:
+                playwright.stop()
+
+
+SHARED_CHROMIUM = SharedChromium()
+
+
+def is_browser_test(item: pytest.Item | None) -> bool:
+    return item is not None and HERE in item.path.parents
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, Any, Any]:
+    """After the test's own fixtures are torn down: the shared Chromium stops unless this process's next test
+    (pytest-xdist says which, or None at the end) is a browser test too."""
+    try:
+        return (yield)
+    finally:
+        if not is_browser_test(nextitem):
+            SHARED_CHROMIUM.close()
+
+
+@pytest.fixture
+def browser() -> Any:
+    """The headless Chromium of this stretch of browser tests (SharedChromium); make contexts in it, never
+    close it."""
+    return SHARED_CHROMIUM.get()
 
 
 @pytest.fixture(params=VIEWPORTS, ids=[viewport.name for viewport in VIEWPORTS])

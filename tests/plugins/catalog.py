@@ -4,15 +4,45 @@ several folders install there."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import workflows_app.catalog
 from runs.execution import catalog as catalog_service
 from tests.support.corpus import CORPUS_WORKFLOWS, skip_without_corpus
 from tests.support.workflow_files import parallel_doc, step_doc, workflow_doc, write_json
 from workflows_app.catalog import CatalogLoader
-from workflows_app.sources import configured_sources
+from workflows_app.loader import LoadedFile, load_file
+from workflows_app.sources import BUNDLED_DIR, Source, SourceKind, configured_sources
+
+# The bundled workflows as read and checked, by file, source and bytes (see _bundled_files_read_once).
+_bundled_read: dict[tuple[Path, Source, bytes], LoadedFile] = {}
+
+
+def load_file_once_if_bundled(path: Path, source: Source) -> LoadedFile:
+    """workflows_app.loader.load_file, the bundled workflows' files read and checked once per process."""
+    if source.kind is not SourceKind.BUNDLED or source.root != BUNDLED_DIR or not path.is_file():
+        return load_file(path, source)
+    key = (path, source, path.read_bytes())
+    loaded = _bundled_read.get(key)
+    if loaded is None:
+        loaded = _bundled_read[key] = load_file(path, source)
+    return loaded
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _bundled_files_read_once() -> Iterator[None]:
+    """Most tests point the catalog service at directories of their own (service_catalog below), which
+    starts a new CatalogLoader, and each new loader read and checked every bundled workflow against the
+    schema again (a tenth of a second or more, for every such test). The bundled files never change
+    during a run; what a loader makes of the same bytes from the same source is the same LoadedFile (the
+    loader itself keeps them between loads), so the test process keeps them for every loader. Other
+    sources' files are read as always."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(workflows_app.catalog, "load_file", load_file_once_if_bundled)
+        yield
 
 
 @pytest.fixture
