@@ -238,7 +238,12 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     # Its branch, which no agent has taken up yet, waits at this step: paused, the person's move; the branch
     # it set aside is nobody's.
     head = text.split('class="page-head"')[1].split("</div>")[0]
-    assert tags(head) == ["yours"] and 'class="badge state-paused"' in head and "state-running" not in head and "Your move: start an agent" in head
+    assert (
+        tags(head) == ["yours"]
+        and 'class="badge state-paused"' in head
+        and "state-running" not in head
+        and "Your move: start an agent" in head
+    )
     assert 'class="node-branches"' not in text  # no branch went on past it yet
     # On the run page, nobody has taken the branch up yet: paused, the person's move, with the same message
     # in its panel, said once.
