@@ -60,7 +60,7 @@ SORTS: dict[str, str] = {
     "title": "Title, A to Z",
     "-title": "Title, Z to A",
 }
-GROUPS: dict[str, str] = {"branch": "Repository, then branch", "workspace": "Repository", "none": "No grouping"}
+GROUPS: dict[str, str] = {"branch": "Repository, then git branch", "workspace": "Repository", "none": "No grouping"}
 # Sessions of one repository and branch together: `main` of two repositories is two groups (overview.py).
 DEFAULT_GROUP = "branch"
 MAX_PAGE_DIGITS = 9

@@ -75,10 +75,10 @@ YOUR_MOVE = NEXT_MOVE_WORDS["yours"]
 # state without a row here is said by whose move alone ("Agent's move": a running agent needs nothing).
 MOVE_ACTIONS: dict[tuple[StateName, Why], str] = {
     ("needs_you", "usual"): "confirm",
-    ("paused", "usual"): "start an agent",
-    ("stalled", "usual"): "restart the agent",
+    ("paused", "usual"): "resume it",
+    ("stalled", "usual"): "resume it",
     ("blocked", "usual"): "resend the step",
-    ("blocked", "stopped"): "restart the agent",
+    ("blocked", "stopped"): "resume it",
     ("blocked", "held"): "tell the agent",
 }
 

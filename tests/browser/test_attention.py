@@ -100,7 +100,7 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
     assert said(sized_page, "Stalled") == 2 + card
     assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (1, 0)
-    expect(sized_page.locator(".page-head .move")).to_have_text("Your move: restart the agent")
+    expect(sized_page.locator(".page-head .move")).to_have_text("Your move: resume it")
     console_log.assert_clean()
 
 

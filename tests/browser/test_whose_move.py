@@ -1,6 +1,6 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone
 (390x844) size: one label beside every badge a person may act on, whose move and the move ("Your move: confirm",
-"Agent's move: resend the step", "Your move: restart the agent"), on every row, run card and page head; the
+"Agent's move: resend the step", "Your move: resume it"), on every row, run card and page head; the
 "Your move" chip as the umbrella, the blocked panel's line and button in sight, what the button copies, and
 colours that mean one thing (amber for a person's move, Left behind apart from Canceled, the timeline dots in
 their badge's colour, a neutral 404 advice box)."""
@@ -79,7 +79,7 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none
     sized_page.reload()
-    expect(label).to_have_text("Your move: restart the agent")
+    expect(label).to_have_text("Your move: resume it")
     assert sized_page.locator("body").inner_text().count("Your move") == 1
     # In the amber that means "you act" everywhere (the solid "Needs you" badge's colour), not Blocked's red.
     amber = css_colour(sized_page, "--warn")
@@ -107,7 +107,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     amber = colour(rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".badge"), "backgroundColor")
     for state, said in (
         ("needs_you", "Your move: confirm"),
-        ("stalled", "Your move: restart the agent"),
+        ("stalled", "Your move: resume it"),
         ("blocked", "Agent's move: resend the step"),
     ):
         row = rows.filter(has=sized_page.locator(f".badge.state-{state}"))

@@ -51,7 +51,7 @@ def test_the_index_and_change_lists_show_the_right_names(superuser_client: Any, 
     # The sections and the title in plain words: django-axes' section says what it keeps, and the way back to
     # the dashboard names the page it opens.
     assert "Admin sign-in attempts" in index and ">Axes<" not in index
-    assert "Everything WorkRail recorded (read only)" in index and "projections" not in index
+    assert "What WorkRail recorded (read only), and who may sign in" in index and "projections" not in index
     assert '<a class="back-to-sessions" href="/sessions/">Back to Sessions</a>' in index and "View site" not in index
     sessions = superuser_client.get("/admin/runs/session/").content.decode()
     assert "Last activity" in sessions and "Public id" not in sessions

@@ -269,7 +269,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         output={"notesMarkdown": "Prepared the production release."},
     )
     after = words()
-    assert "Running on branch 2 (branch 1 left behind)" in after and "start an agent" not in after, after
+    assert "Running on branch 2 (branch 1 left behind)" in after and "Your move: resume it" not in after, after
     assert "Agent's move" in after, after
 
 

@@ -83,15 +83,15 @@ def test_one_mapping_gives_every_state_its_label_in_its_own_colour():
     usual = {state: said(state, states.move(state)) for state in states.MOVES}
     assert usual == {
         "needs_you": ("Your move: confirm", "move state-needs_you"),  # the action, not an echo of its badge
-        "paused": ("Your move: start an agent", "move state-paused"),  # no agent has it
-        "stalled": ("Your move: restart the agent", "move state-stalled"),
+        "paused": ("Your move: resume it", "move state-paused"),  # no agent has it
+        "stalled": ("Your move: resume it", "move state-stalled"),
         "running": ("Agent's move", "move state-running"),
         "blocked": ("Agent's move: resend the step", "move state-blocked"),
         **{state: None for state in ("left_behind", "done", "canceled", "notes")},
     }
     # Where the move is not the state's usual one, the label says the move, so that it never contradicts its badge.
     assert said("blocked", states.move("blocked", stopped=True)) == (
-        "Your move: restart the agent",
+        "Your move: resume it",
         "move state-blocked",
     )
     assert said("blocked", "yours", held_by_you=True) == ("Your move: tell the agent", "move state-blocked")
@@ -121,7 +121,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
         "canceled": [],
     }
     assert "Agent&#x27;s move: resend the step</span>" in rows["blocked"]
-    assert "Your move: restart the agent</span>" in rows["stalled"]
+    assert "Your move: resume it</span>" in rows["stalled"]
     assert 'class="badge state-needs_you">Needs you</span>' in rows["needs_you"]
     assert "Your move: confirm</span>" in rows["needs_you"]
     # The "Your move" chip counts the rows a person acts on: the one that needs them and the stalled one.
@@ -166,7 +166,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
     assert tags(panel.split("</h3>")[0]) == [] and tags(page_head(text)) == ["yours"] and tags(run_head(text)) == []
-    assert "Your move: restart the agent</span>" in page_head(text)
+    assert "Your move: resume it</span>" in page_head(text)
     # Its heading no longer says the agent must act: what is wrong, the step to give it again below.
     heading = panel.split("</h3>")[0]
     assert "must resend" not in heading and "Blocked: the agent did not attach the list of changed files." in heading
@@ -179,7 +179,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert tags(text.split('class="runs-nav"')[1].split("</nav>")[0]) == []
     listed = page(client, "/sessions/")
     row = listed.split('data-state="blocked"')[1].split('class="session-name"')[0]
-    assert tags(row) == ["yours"] and "Your move: restart the agent</span>" in row  # the head's words
+    assert tags(row) == ["yours"] and "Your move: resume it</span>" in row  # the head's words
     assert 'class="badge chip-yours">Your move 1</span>' in listed
 
 
@@ -188,7 +188,7 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     stalled = made.stalled()
     text = page(client, f"/runs/{stalled.run_id}/")
     # Whose move, once: the page's head (a session of one run: not its run's header again).
-    assert tags(page_head(text)) == ["yours"] and "Your move: restart the agent</span>" in page_head(text)
+    assert tags(page_head(text)) == ["yours"] and "Your move: resume it</span>" in page_head(text)
     assert tags(run_head(text)) == []
     [message] = copied(text)
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")
@@ -242,7 +242,7 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
         tags(head) == ["yours"]
         and 'class="badge state-paused"' in head
         and "state-running" not in head
-        and "Your move: start an agent" in head
+        and "Your move: resume it" in head
     )
     assert 'class="node-branches"' not in text  # no branch went on past it yet
     # On the run page, nobody has taken the branch up yet: paused, the person's move, with the same message
@@ -251,7 +251,7 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     panel = run_page.split('class="state-panel state-paused"')[1].split("</section>")[0]
     assert tags(page_head(run_page)) == ["yours"] and BUTTON in panel
     assert "started by hand at" in panel and "Agent working on" not in run_page
-    assert "Your move: start an agent" in page_head(run_page)
+    assert "Your move: resume it" in page_head(run_page)
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
     # The list's chip for people counts it, as its row's tag says.
     listed = page(client, "/sessions/")
