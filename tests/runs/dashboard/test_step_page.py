@@ -149,3 +149,13 @@ def test_a_steps_artifacts_read_as_the_run_page_says_them_their_json_in_one_clos
     run = page(client, f"/runs/{review.run_id}/?tip={review.done_tip}&steps=all")  # branch 1, with the findings
     steps = run.split('id="steps-title"')[1]
     assert '<table class="findings">' in steps and 'id="finding-comment-1"' not in steps
+
+
+def test_the_steps_heading_names_a_branch_only_when_the_run_has_more_than_one(client, service_catalog):
+    # A run that never forked has no "branch 1" to tell apart (friction9 item 9): its steps are just its steps.
+    one = made.canceled("ONE-BRANCH")
+    text = page(client, f"/runs/{one.run_id}/")
+    assert '<h2 id="steps-title">Steps</h2>' in text and "(branch 1)" not in text
+    # A run of two branches says which one its steps are on.
+    two = made.left_behind("TWO-BRANCHES")
+    assert '<h2 id="steps-title">Steps on this branch (branch 2)</h2>' in page(client, f"/runs/{two.run_id}/")
