@@ -146,6 +146,8 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     # Badged in the session's head and on the run's card (every card has its pill); the panel's verdict says it
     # in words.
     assert session.count('badge state-blocked">Blocked</span>') == 2
+    # The panel's verdict and place line name the step already: its link does not name it a third time.
+    assert f'<a href="/nodes/{stuck.node_id}/">Open the refused step\'s page</a>' in session
 
     node = html_of(client, f"/nodes/{stuck.node_id}/")
     # The refused step's page shows the refusal itself, the run page's panel (not a link to it): the verdict,
