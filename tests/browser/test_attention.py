@@ -187,6 +187,9 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # A row on a desktop; on a phone a column, each step at the line's start (no separator left at the start of a line).
     lefts = [box["x"] for box in (s.bounding_box() for s in stepper.locator(".st-box").all()) if box]
     assert (lefts[0] == lefts[1]) == (sized_page.viewport_size == PHONE.size), lefts
+    if sized_page.viewport_size == PHONE.size:  # rows of one width, not pills of every width (friction9 13)
+        widths = {round(box["width"]) for box in (s.bounding_box() for s in stepper.locator(".st-box").all()) if box}
+        assert len(widths) == 1, widths
     assert "you are viewing" not in visible_text(sized_page) and "latest" not in stepper.inner_text()
     # Opened from the keyboard, the menu lists each download with a few words, within the screen.
     export.focus()
