@@ -218,7 +218,9 @@ def test_a_stalled_runs_timeline_says_how_long_it_has_stood(sized_page, console_
           return new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
         }""")
         squeezed = assert_axis_reads(sized_page)
-        assert 2 <= len(squeezed) < sized_page.locator("svg.tl-axis text.tl-tick").count(), squeezed
+        # How many are left out depends on how many ticks the recorded span gets (its steps came milliseconds
+        # apart, more or fewer as the machine is busy): none when three short ones fit, never all.
+        assert 2 <= len(squeezed) <= sized_page.locator("svg.tl-axis text.tl-tick").count(), squeezed
     console_log.assert_clean()
 
 
