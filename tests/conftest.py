@@ -8,5 +8,4 @@ pytest_plugins = [
     "tests.plugins.git_repos",
     "tests.plugins.mcp_server",
     "tests.plugins.hypothesis_seed",
-    "tests.plugins.database",
 ]

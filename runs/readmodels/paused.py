@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Literal
 
 from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models.fields.json import KT
 
 from runs.models import Event, EventKind, Run, RunStatus
 from runs.readmodels.branches import RunBranches
@@ -120,8 +121,8 @@ def sessions_with_paused_run() -> Q:
         session=OuterRef("pk"), parent_run__isnull=True, status=RunStatus.IN_PROGRESS, waits_for_user=False
     )
     imported = Event.objects.filter(session=OuterRef("session_id"), kind=EventKind.SESSION_IMPORTED)
-    forked = Event.objects.filter(
-        session=OuterRef("session_id"), kind=EventKind.OPERATOR_FORKED, data__runId=OuterRef("public_id")
+    forked = Event.objects.annotate(run_key=KT("data__runId")).filter(
+        session=OuterRef("session_id"), kind=EventKind.OPERATOR_FORKED, run_key=OuterRef("public_id")
     )
     return Q(Exists(_untouched_since(open_runs, imported))) | Q(Exists(_untouched_since(open_runs, forked)))
 
@@ -134,9 +135,10 @@ def _untouched_since(open_runs: QuerySet[Run], came: QuerySet[Event]) -> QuerySe
 
 def _agent_events_after(seq: str) -> QuerySet[Event]:
     """The agent events naming the outer run after the seq its annotation `seq` holds."""
-    return Event.objects.filter(
+    # The run's id as text (KT): PostgreSQL compares no jsonb value with a varchar column.
+    return Event.objects.annotate(run_key=KT("data__runId")).filter(
         session=OuterRef("session_id"),
         kind__in=AGENT_KINDS,
-        data__runId=OuterRef("public_id"),
+        run_key=OuterRef("public_id"),
         seq__gt=OuterRef(seq),
     )
