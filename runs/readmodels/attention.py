@@ -24,6 +24,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 
 from django.conf import settings
 from django.utils import timezone
@@ -407,21 +408,45 @@ def _panel_of_shown(state: RunState, shown: BranchOutcomeEntry) -> AttentionPane
 def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     # The last thing recorded: never before the run started, nor before its newest step was given.
     since = max(state.run.updated_at, state.run.created_at, shown.at)
-    token = _state_token(shown)
     quiet = int((timezone.now() - since).total_seconds() // 60)
-    step = _place(state, shown)
-    before, after = f"{states.label('stalled')} since ", ": resume it if the agent stopped"
-    panel = AttentionPanel(
-        kind="stalled",
-        state="stalled",
-        branch=shown.number,
-        title=f"{before}{stamp(since)}{after}",
+    return _resume_panel(
+        state,
+        shown,
+        "stalled",
+        since,
+        (f"{states.label('stalled')} since ", ": resume it if the agent stopped"),
         next_move="If the agent has stopped, give it the sentence below: it picks up at this step, nothing lost.",
         for_you=(
             f"No step has been recorded for {quiet} minutes (a run is called stalled after "
             f"{settings.WORKRAIL_STALL_MINUTES}), and the step does not wait for you: the agent may have stopped, "
             "lost its context, or still be at work on something long."
         ),
+    )
+
+
+def _resume_panel(
+    state: RunState,
+    shown: BranchOutcomeEntry,
+    kind: Literal["stalled", "paused"],
+    since: datetime,
+    around: tuple[str, str],
+    *,
+    next_move: str,
+    for_you: str,
+) -> AttentionPanel:
+    """A panel whose move is to give an agent the message that resumes the shown branch (stalled, paused):
+    its title is `around` a moment (the page prints the moment in the reader's time), then the step and the
+    message."""
+    token = _state_token(shown)
+    step = _place(state, shown)
+    before, after = around
+    panel = AttentionPanel(
+        kind=kind,
+        state=kind,
+        branch=shown.number,
+        title=f"{before}{stamp(since)}{after}",
+        next_move=next_move,
+        for_you=for_you,
         step=step,
         step_title=shown.step_title or "",
         since=since,
@@ -449,29 +474,19 @@ _CAME: dict[paused.How, tuple[str, str]] = {
 
 
 def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -> AttentionPanel:
-    token = _state_token(shown)
-    step = _place(state, shown)
     how, why = _CAME[halted.how]
-    before, after = f"{states.label('paused')}: {how}", ", no agent has it yet"
-    panel = AttentionPanel(
-        kind="paused",
-        state="paused",
-        branch=shown.number,
-        title=f"{before}{stamp(halted.since)}{after}",
+    return _resume_panel(
+        state,
+        shown,
+        "paused",
+        halted.since,
+        (f"{states.label('paused')}: {how}", ", no agent has it yet"),
         next_move="Give an agent the message below: it picks up at this step, nothing lost.",
         for_you=(
             f"{why} Once an agent carries on, the run reads {states.label('running')} again. A paused run never "
             f"turns {states.label('stalled')}: nobody had it."
         ),
-        step=step,
-        step_title=shown.step_title or "",
-        since=halted.since,
-        node_id=shown.tip_node_id,
-        state_token=token,
-        sentence=agent_message.text(token, _said_to_agent(shown, step)),
     )
-    panel._timed = (before, after)
-    return panel
 
 
 def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
