@@ -5,10 +5,10 @@ and labels each in UTC, as precisely as the step needs: "14:05:30.25", "14:05:30
 "14:05", or "25 Nov"; a tick on a new day within an axis of hours says the day too ("26 Nov 00:00").
 A span of a fraction of a second (a run an agent walked at once) still gets several ticks.
 
-`offsets(start, end)`: for a span shorter than RELATIVE_BELOW, where clock times would differ only in their
-last digits ("05:17:38.34", "05:17:38.36"), ticks counted from the start instead, evenly spaced from it:
-"0 s", "+100 ms", "+200 ms", "+1 s" (the start's own clock time is said once, beside the axis). `axis` picks one of
-the two for a span.
+`axis(start, end)`: the session timeline's, on the clock like every other time on the dashboard (friction9
+item 6: a person asks "when", and "+4 ms" does not answer it), never finer than a second: round moments
+from a second to weeks, the span's start said to the second when no round moment stands near it, and the
+end of a burst shorter than a second says how long after its start it came ("200 ms later").
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ STEPS = [
 ]  # fmt: skip
 
 
-# Shorter spans get ticks counted from their start (`offsets`): their clock times would differ only in their
-# last digits. Their steps go down to a millisecond: a run an agent walked at once may take 0.01 s.
-RELATIVE_BELOW = 2 * MINUTE
-OFFSET_STEPS = [0.001, 0.002, 0.005, *STEPS]
+# The timeline's axis (`axis`) never labels a clock time finer than a second: ".34" reads as noise.
+CLOCK_STEPS = [step for step in STEPS if step >= 1]
+# Where the first round tick lies, at most, for it to stand for the span's start (a share of the span).
+START_ROOM = 0.08
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,13 +39,14 @@ class Tick:
     at: datetime
     fraction: float  # where on the span, 0 at its start, 1 at its end
     label: str
+    # How precisely its moment is said, in seconds (the axis's step unless set); 0: its label is no clock time.
+    precision: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Axis:
     ticks: list[Tick]
     step: float  # seconds between ticks
-    relative: bool  # labelled from the start ("+100 ms", "+1 s") rather than by the clock
 
 
 def step_for(seconds: float, steps: list[float] = STEPS) -> float:
@@ -55,12 +56,12 @@ def step_for(seconds: float, steps: list[float] = STEPS) -> float:
     return STEPS[-1] * (int(seconds / (STEPS[-1] * MAX_TICKS)) + 1)
 
 
-def ticks(start: datetime, end: datetime) -> list[Tick]:
+def ticks(start: datetime, end: datetime, steps: list[float] = STEPS) -> list[Tick]:
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     span = (end - start).total_seconds()
     if span <= 0:
         return [Tick(start, 0.0, start.strftime("%H:%M:%S"))]
-    step = step_for(span)
+    step = step_for(span, steps)
     step_us = round(step * 1_000_000)  # in whole microseconds, so that round moments stay exact
     epoch = datetime(1970, 1, 5, tzinfo=UTC)  # a Monday: week-long steps fall on Mondays
     since = (start - epoch) // timedelta(microseconds=1)
@@ -83,42 +84,30 @@ def ticks(start: datetime, end: datetime) -> list[Tick]:
     return found or [Tick(start, 0.0, start.strftime("%H:%M:%S"))]
 
 
-def offset_label(seconds: float, step: float) -> str:
-    """A tick `seconds` after the start, as precisely as the ticks' `step` needs: "0 s", "+250 ms", "+1.5 s"."""
-    if seconds <= 0:
-        return "0 s"
-    if seconds >= MINUTE and step >= 1:
-        minutes, rest = divmod(round(seconds), MINUTE)
-        return f"+{minutes} min" + (f" {rest} s" if rest else "")
-    if step >= 1:
-        return f"+{round(seconds)} s"
-    if round(seconds * 1000) < 1000:  # below a second in milliseconds, as `duration` says it: "+5 ms", "+250 ms"
-        return f"+{round(seconds * 1000, 3):g} ms"
-    return f"+{seconds:.3f}".rstrip("0").rstrip(".") + " s"  # "+1 s", "+1.5 s"
-
-
-def offsets(start: datetime, end: datetime) -> Axis:
-    """Ticks counted from `start`, at even steps from it (the first at the start itself): at most MAX_TICKS."""
-    start = start.astimezone(UTC)
-    span = (end.astimezone(UTC) - start).total_seconds()
-    if span <= 0:
-        return Axis([Tick(start, 0.0, offset_label(0, 1))], 1.0, relative=True)
-    # The first tick is the start itself: MAX_TICKS ticks hold one step fewer.
-    step = next((step for step in OFFSET_STEPS if span / step <= MAX_TICKS - 1), step_for(span))
-    count = int(span / step + 1e-9)  # the last whole step within the span
-    found = [
-        Tick(start + timedelta(seconds=index * step), index * step / span, offset_label(index * step, step))
-        for index in range(count + 1)
-    ]
-    return Axis(found, step, relative=True)
+def clock_label(at: datetime, step: float) -> str:
+    """A moment on the clock in UTC, as precisely as a tick `step` (seconds) needs: "14:05:30", "14:05"."""
+    return at.astimezone(UTC).strftime("%H:%M:%S" if step < MINUTE else "%H:%M")
 
 
 def axis(start: datetime, end: datetime) -> Axis:
-    """The axis for a span: counted from its start below RELATIVE_BELOW seconds, else by the clock."""
+    """The axis for a span, always on the clock and never finer than a second: round moments as `ticks` picks
+    them, from a step of a second up. A span shorter than its round ticks can mark (steps an agent took within
+    a second) keeps its own start, said to the second ("14:05:30"), and its end says how long after it came
+    ("200 ms later"), never clock digits that differ only past the second. Its start is said too when the
+    first round moment lies well inside the span."""
+    start, end = start.astimezone(UTC), end.astimezone(UTC)
     span = (end - start).total_seconds()
-    if span < RELATIVE_BELOW:
-        return offsets(start, end)
-    return Axis(ticks(start, end), float(step_for(span)), relative=False)
+    step = float(step_for(span, CLOCK_STEPS))
+    precise = 1.0 if step < MINUTE else float(MINUTE)  # the start is no round moment: said as its ticks are
+    first = Tick(start, 0.0, clock_label(start, precise), precise)
+    if span <= 0:
+        return Axis([first], 1.0)
+    found = ticks(start, end, CLOCK_STEPS)  # no round moment within it: its start, to the second
+    if found[0].fraction > START_ROOM:
+        found = [first, *found]
+    if len(found) == 1:
+        found.append(Tick(end, 1.0, f"{duration(span)} later", 0.0))
+    return Axis(found, step)
 
 
 def duration(seconds: Any) -> str:

@@ -30,6 +30,7 @@ class NodeMark:
     at: datetime
     state: StateName
     words: str  # "Step 4.1 of 8, round 1 · Review api: Left behind (branch 2) · 22:02:04 UTC"
+    what: str = ""  # the same without its state and moment: "Step 4.1 of 8, round 1 · Review api (branch 2)"
 
 
 def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dict[str, list[NodeMark]]:
@@ -59,7 +60,7 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
                 where += " (checkpoint)"
             branch = f" (branch {tree.branch_of(pk).number})" if several else ""
             words = f"{where}: {states.label(state)}{branch} · {row.created_at.astimezone(UTC):%H:%M:%S} UTC"
-            run_marks.append(NodeMark(row.created_at, state, words))
+            run_marks.append(NodeMark(row.created_at, state, words, f"{where}{branch}"))
         found[tree.run.public_id] = run_marks
     return found
 

@@ -4,8 +4,9 @@ A row per run: its name and how long it took in a column of their own (text neve
 dots), then a track with a dot per node at the moment it was made. Positions are percentages of the
 track's width, so the track stretches with its box while its dots stay round and its text keeps its
 size (no viewBox scaling): at phone width the name goes above the track (dashboard.css) and nothing
-runs past the card. Below the rows, an axis (time_axis.axis: clock times, or for a span under two minutes
-times counted from its start, "+100 ms") and the whole span with its start's clock time.
+runs past the card. Below the rows, an axis (time_axis.axis: clock times at round moments, never finer
+than a second; a burst's start to the second and its end as "200 ms later") and the whole span with its
+start's clock time.
 
 Each dot is a node (timeline_marks.py), coloured by its state as the state's badge is, and named by a
 tooltip and an accessible name (its step, its state, when); beside the track, in the name's column
@@ -62,12 +63,30 @@ def at(fraction: float, width: float = 100 - 2 * INSET) -> str:
     return f"{INSET + min(max(fraction, 0.0), 1.0) * width:.2f}%"
 
 
+# The states whose dots are squares, not discs: Paused's cyan beside Running's blue is told apart by its
+# shape as well (friction9 item 7; Left behind's dots are rings: dashboard.css), never by colour alone.
+SQUARE: frozenset[StateName] = frozenset({"paused"})
+
+
 @dataclass(frozen=True, slots=True)
 class TimelineDot:
     at: str  # where on the track
     state: StateName  # its colour (dashboard.css: dot-<state>): the state of every node it stands for
     words: str  # its name: the step, its state, when (for a merged dot, each of its nodes')
     count: int = 1  # how many nodes it stands for: more than one when they were too close to tell apart
+    # For a numbered dot, what the list under the timeline says of it (a phone has no tooltip): when its first
+    # node was made, "3 steps within 20 ms", and each node's step, oldest first.
+    since: datetime | None = None
+    within: str = ""
+    steps: tuple[str, ...] = ()
+
+    @property
+    def square(self) -> bool:
+        return self.state in SQUARE
+
+    @property
+    def state_label(self) -> str:
+        return states.label(self.state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +130,10 @@ class TimelineRow:
 @dataclass(frozen=True, slots=True)
 class TimelineTick:
     at: str
-    # Counted from the axis's start ("+100 ms") when the span is short (time_axis.axis); else a clock time in
-    # UTC, as a page without scripts shows it, which times.js puts on the reader's clock.
+    # A clock time in UTC, as a page without scripts shows it, which times.js puts on the reader's clock; or
+    # at the end of a burst shorter than a second, how long after its start ("200 ms later": time_axis.axis).
     label: str
-    moment: str  # a clock time's moment, ISO 8601 in UTC; "" for a tick counted from the start
+    moment: str  # a clock time's moment, ISO 8601 in UTC; "" for a burst's end
     step: float  # seconds between ticks: how precisely times.js labels it (seconds, tenths, or the day)
     anchor: str  # start, middle or end: the first and last stay on the track
     minor: bool  # every other tick: left out at phone width, where six clock times do not fit
@@ -191,8 +210,10 @@ def merged(
             if len(members) == 1:
                 dots.append(TimelineDot(at_, state, members[0].words))
                 continue
-            words = f"{cluster_words(members)}: " + "; ".join(mark.words for mark in members)
-            dots.append(TimelineDot(at_, state, words, len(members)))
+            within = cluster_words(members)
+            words = f"{within}: " + "; ".join(mark.words for mark in members)
+            steps = tuple(mark.what or mark.words for mark in members)
+            dots.append(TimelineDot(at_, state, words, len(members), members[0].at, within, steps))
     return dots
 
 
@@ -298,9 +319,10 @@ def timeline_page(
     axis = time_axis.axis(start, max(recorded).astimezone(UTC) if gapped else end)
     for index, tick in enumerate(axis.ticks):
         anchor = "start" if tick.fraction < 0.1 else "end" if tick.fraction > 0.9 else "middle"
-        moment = "" if axis.relative else tick.at.isoformat()  # a clock time for times.js to put on the reader's
-        minor = index % 2 == 1
-        ticks.append(TimelineTick(at(tick.fraction, width), tick.label, moment, axis.step, anchor, minor))
+        step = axis.step if tick.precision is None else tick.precision
+        moment = tick.at.isoformat() if step else ""  # a clock time for times.js to put on the reader's clock
+        minor = index % 2 == 1 and len(axis.ticks) > 3  # two or three labels fit a phone's axis
+        ticks.append(TimelineTick(at(tick.fraction, width), tick.label, moment, step, anchor, minor))
     until = end.strftime("%H:%M:%S" if end.date() == start.date() else "%Y-%m-%d %H:%M:%S")
     took = time_axis.duration((end - start).total_seconds())
     caption = f"{start:%Y-%m-%d %H:%M:%S} to {until} UTC · {took}"

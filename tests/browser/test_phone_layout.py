@@ -163,6 +163,18 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
         "ts => ts.filter((t) => getComputedStyle(t).display !== 'none').map((t) => t.textContent)"
     )
     assert len(ticks) >= 2, ticks  # several clock times, not one
+    # A numbered dot leads to the steps it holds (a phone has no tooltip, friction9 item 6): following it opens
+    # the legend's list at its entry, which names each of them.
+    group = sized_page.locator(".tl-track:visible a.tl-group").first
+    count = int(group.locator(".tl-count").text_content() or "0")
+    group.click()
+    entry = sized_page.locator(".tl-clusters > li:target")
+    expect(entry).to_be_visible()
+    expect(entry).to_contain_text(f"{count} steps within ")
+    expect(entry.locator("ol > li")).to_have_count(count)
+    expect(entry.locator("ol > li").first).to_have_text(re.compile(r"^(Step \d+ of \d+|Complete)"))
+    keep_screenshot(sized_page, "timeline-dots-listed")
+    assert_fits(sized_page)
     console_log.assert_clean()
 
 

@@ -1,6 +1,7 @@
 """What the session timeline's axis must hold at any width (runs/readmodels/timeline_page.py, times.js):
-its tick labels never run into each other nor past the axis, at least two are in sight, and a clock time is
-never one of sub-second digits ("05:17:38.34 AM"): a short span is counted from its start ("+100 ms")."""
+its tick labels never run into each other nor past the axis, at least two are in sight, and each is a clock
+time, never one of sub-second digits ("05:17:38.34 AM") nor counted from the start ("+100 ms"): only a burst's
+end says how long after its start it came ("200 ms later", after the clock time of its start)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ SHOWN_TICKS = """() => [...document.querySelectorAll("svg.tl-axis")].map((axis) 
   return {left: box.left, right: box.right, count: axis.querySelectorAll("text.tl-tick").length, ticks};
 })"""
 SUB_SECOND_CLOCK = re.compile(r"\d:\d\d:\d\d[.,]\d")
-FROM_START = re.compile(r"0 s|\+\d+(\.\d*[1-9])? m?s|\+\d+ min( \d+ s)?")  # "+250 ms", "+1.5 s", "+1 min 30 s"
+CLOCK = re.compile(r"(\d+ \w+ |yesterday )?\d{1,2}:\d\d(:\d\d)?( ?[AP]M)?")  # "14:05", "2:05:30 PM", "3 Nov 14:05"
+BURST_END = re.compile(r"[\d.]+ m?s later")  # "200 ms later", "1.8 s later"
 
 
 def assert_axis_reads(page: Any) -> list[str]:
@@ -33,8 +35,8 @@ def assert_axis_reads(page: Any) -> list[str]:
         assert left["right"] + 2 <= right["left"], f"tick labels run into each other: {labels}"
     assert all(axis["left"] - 1 <= tick["left"] and tick["right"] <= axis["right"] + 1 for tick in ticks), axis
     assert not any(SUB_SECOND_CLOCK.search(label) for label in labels), labels
-    if labels and labels[0] == "0 s":  # counted from the start: every label so, in even steps
-        assert all(FROM_START.fullmatch(label) for label in labels), labels
+    assert all(CLOCK.fullmatch(label) for label in labels[:-1]), labels
+    assert not labels or CLOCK.fullmatch(labels[-1]) or (len(labels) == 2 and BURST_END.fullmatch(labels[-1])), labels
     return labels
 
 

@@ -3,12 +3,11 @@ as fit, labelled as precisely as their step needs, from seconds to weeks."""
 
 from __future__ import annotations
 
-import itertools
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from runs.readmodels.time_axis import MAX_TICKS, axis, offsets, ticks
+from runs.readmodels.time_axis import MAX_TICKS, axis, ticks
 
 START = datetime(2026, 11, 25, 14, 3, 17, tzinfo=UTC)
 
@@ -57,25 +56,26 @@ def test_ticks_are_in_utc_whatever_the_time_zone_given():
 @pytest.mark.parametrize(
     ("span", "labels"),
     [
-        (timedelta(milliseconds=11), ["0 s", "+5 ms", "+10 ms"]),
-        (timedelta(seconds=0.62), ["0 s", "+200 ms", "+400 ms", "+600 ms"]),
-        (timedelta(seconds=1.1), ["0 s", "+500 ms", "+1 s"]),
-        (timedelta(seconds=12), ["0 s", "+5 s", "+10 s"]),
-        (timedelta(seconds=119), ["0 s", "+30 s", "+1 min", "+1 min 30 s"]),
+        (timedelta(milliseconds=4), ["14:03:17", "4 ms later"]),
+        (timedelta(seconds=0.2), ["14:03:17", "200 ms later"]),
+        (timedelta(seconds=3), ["14:03:17", "14:03:18", "14:03:19", "14:03:20"]),
+        (timedelta(seconds=119), ["14:03:17", "14:03:30", "14:04:00", "14:04:30", "14:05:00"]),
+        (timedelta(minutes=12), ["14:04", "14:06", "14:08", "14:10", "14:12", "14:14"]),
+        (timedelta(hours=3), ["14:03", "14:30", "15:00", "15:30", "16:00", "16:30", "17:00"]),
     ],
 )
-def test_a_short_span_is_counted_from_its_start_in_even_steps(span, labels):
-    start = START + timedelta(microseconds=340_123)  # not a round moment: the ticks still start at it
-    found = offsets(start, start + span)
-    assert [tick.label for tick in found.ticks] == labels and found.relative
-    assert found.ticks[0].at == start and found.ticks[0].fraction == 0
-    gaps = [b.fraction - a.fraction for a, b in itertools.pairwise(found.ticks)]
-    assert max(gaps) - min(gaps) < 1e-9  # evenly spaced
-    assert len(found.ticks) <= MAX_TICKS
+def test_the_axis_tells_the_clock_never_past_the_second(span, labels):
+    # Friction9 item 6: "+4 ms, +8 ms" told nobody when things happened. A burst keeps its start's clock time
+    # and says how long it lasted; a longer span's start is said when no round moment stands near it.
+    start = START + timedelta(microseconds=340_123)  # not a round moment
+    found = axis(start, start + span)
+    assert [tick.label for tick in found.ticks] == labels
+    assert found.ticks[0].fraction < 0.08
+    assert [tick.fraction for tick in found.ticks] == sorted(tick.fraction for tick in found.ticks)
+    assert found.step >= 1
+    # Only a burst's end is no clock time (precision 0): times.js leaves it as it is.
+    assert [tick.label for tick in found.ticks if tick.precision == 0] == [l for l in labels if "later" in l]
 
 
-def test_the_axis_counts_from_the_start_under_two_minutes_and_tells_the_clock_beyond():
-    assert axis(START, START + timedelta(seconds=0.4)).relative
-    assert axis(START, START + timedelta(seconds=119)).relative
-    clock = axis(START, START + timedelta(minutes=12))
-    assert not clock.relative and clock.step == 120 and clock.ticks[0].label == "14:04"
+def test_a_single_moment_is_its_clock_time():
+    assert [tick.label for tick in axis(START, START).ticks] == ["14:03:17"]
