@@ -7,8 +7,8 @@ A span of a fraction of a second (a run an agent walked at once) still gets seve
 
 `axis(start, end)`: the session timeline's, on the clock like every other time on the dashboard (friction9
 item 6: a person asks "when", and "+4 ms" does not answer it), never finer than a second: round moments
-from a second to weeks, the span's start said to the second when no round moment stands near it, and the
-end of a burst shorter than a second says how long after its start it came ("200 ms later").
+from a second to weeks, the span's start said to the second when no round moment stands near it; a burst
+shorter than BURST is its start's clock time and, at its end, how long after it came ("200 ms later").
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ STEPS = [
 
 # The timeline's axis (`axis`) never labels a clock time finer than a second: ".34" reads as noise.
 CLOCK_STEPS = [step for step in STEPS if step >= 1]
+# A span shorter than this (seconds) is a burst: its start's clock time, and how long after it its end came.
+BURST = 2.0
 # Where the first round tick lies, at most, for it to stand for the span's start (a share of the span).
 START_ROOM = 0.08
 
@@ -91,10 +93,10 @@ def clock_label(at: datetime, step: float) -> str:
 
 def axis(start: datetime, end: datetime) -> Axis:
     """The axis for a span, always on the clock and never finer than a second: round moments as `ticks` picks
-    them, from a step of a second up. A span shorter than its round ticks can mark (steps an agent took within
-    a second) keeps its own start, said to the second ("14:05:30"), and its end says how long after it came
-    ("200 ms later"), never clock digits that differ only past the second. Its start is said too when the
-    first round moment lies well inside the span."""
+    them, from a step of a second up. A burst (steps an agent took within a second or two) has its own start,
+    said to the second ("14:05:30"), and its end says how long after it came ("200 ms later"), never clock
+    digits that differ only past the second. A longer span's start is said too when the first round moment
+    lies well inside it."""
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     span = (end - start).total_seconds()
     step = float(step_for(span, CLOCK_STEPS))
@@ -102,11 +104,11 @@ def axis(start: datetime, end: datetime) -> Axis:
     first = Tick(start, 0.0, clock_label(start, precise), precise)
     if span <= 0:
         return Axis([first], 1.0)
-    found = ticks(start, end, CLOCK_STEPS)  # no round moment within it: its start, to the second
+    if span < BURST:  # a round second or two inside it would only crowd its start's label
+        return Axis([first, Tick(end, 1.0, f"{duration(span)} later", 0.0)], step)
+    found = ticks(start, end, CLOCK_STEPS)
     if found[0].fraction > START_ROOM:
         found = [first, *found]
-    if len(found) == 1:
-        found.append(Tick(end, 1.0, f"{duration(span)} later", 0.0))
     return Axis(found, step)
 
 

@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from runs.models import Node
 from tests.browser import screenshot
 from tests.browser.layout import assert_fits, keep_screenshot
+from tests.browser.timeline import assert_axis_reads
 from tests.support.looped_run import looped_and_forked
 from tests.support.sample_session import two_runs_one_forked_twice
 
@@ -247,9 +248,33 @@ DOTS = """() => [...document.querySelectorAll(".timeline .tl-track")]
   const colour = getComputedStyle(badge).color;
   badge.remove();
   const row = [state, named.getAttribute("aria-label"), named.querySelector("title").textContent,
-               getComputedStyle(dot).fill, colour, times];
+               getComputedStyle(dot).fill, colour, times, getComputedStyle(dot).stroke, dot.tagName];
   return Array(times).fill(row);
 })"""
+
+
+# Each state's badge: the contrast of its words on its fill (on the card's surface where the badge has none).
+BADGE_CONTRASTS = """() => {
+  const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 4).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => v / 255)
+    .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const card = document.querySelector(".card");
+  const found = {};
+  for (const state of ["needs_you", "blocked", "paused", "stalled", "running", "left_behind", "done", "canceled"]) {
+    const badge = document.createElement("span");
+    badge.className = "badge state-" + state;
+    badge.textContent = state;
+    card.append(badge);
+    const style = getComputedStyle(badge);
+    const fill = rgb(style.backgroundColor);
+    const under = fill.length === 4 && fill[3] === 0 ? rgb(getComputedStyle(card).backgroundColor) : fill;
+    const [a, b] = [lum(rgb(style.color)), lum(under)].sort((x, y) => y - x);
+    found[state] = (a + 0.05) / (b + 0.05);
+    badge.remove();
+  }
+  return found;
+}"""
 
 
 def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, console_log, site, viewport):
@@ -257,12 +282,18 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     sized_page.goto(f"{site}/sessions/{forked.session_id}/")
     dots = sized_page.evaluate(DOTS)
     assert len(dots) == 11 + 2
-    for state, label, title, fill, badge, times in dots:
+    for state, label, title, fill, badge, times, stroke, shape in dots:
         assert label == title and re.match(
             r"^(\d+ steps within [\d.]+ m?s: )?(Step \d+ of \d+(, round \d+ of \d+ in “[^”]+”)? · .+|Complete): [A-Z]",
             label,
         )
-        assert fill == badge, (state, fill, badge)  # the colour of the state's badge
+        # The colour of the state's badge; Left behind's dots are rings of it (olive beside Done's green read
+        # alike: friction9 item 7), every other a disc of it.
+        if state == "left_behind":
+            assert stroke == badge != fill, (state, stroke, fill, badge)
+        else:
+            assert fill == badge, (state, fill, badge)
+        assert shape == "circle", (state, shape)  # only Paused's are squares (test_sharing)
         if times > 1:  # a dot for several nodes names each of them, all of its state
             assert label.startswith(f"{times} steps within ") and label.count(" UTC") == times
             assert label.count(": Done") in (0, times)
@@ -271,7 +302,8 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     ticks = sized_page.evaluate("""() => [...document.querySelectorAll("svg.tl-axis text.tl-tick")]
       .filter((t) => getComputedStyle(t).display !== "none")
       .map((t) => { const r = t.getBoundingClientRect(); return [t.textContent, r.left, r.right]; })""")
-    assert ticks and not any("AM" in text or "PM" in text for text, *_ in ticks), ticks
+    assert ticks, ticks
+    assert_axis_reads(sized_page)  # clock times in the reader's form, as every other time on the page
     assert all(left[2] <= right[1] for left, right in itertools.pairwise(ticks)), ticks
     # Every state a row's words list has a dot of its colour in sight on that row: the two left behind too.
     hidden = sized_page.evaluate("""() => [...document.querySelectorAll(".timeline .tl-row")].flatMap((row) => {
@@ -296,5 +328,11 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     }""")
     assert text_on_dots == []
     keep_screenshot(sized_page, "timeline-states")
+    # Every state's badge is legible: its words at WCAG AA contrast on its fill, in either colour scheme.
+    for scheme in ("light", "dark"):
+        sized_page.emulate_media(color_scheme=scheme)
+        contrasts = sized_page.evaluate(BADGE_CONTRASTS)
+        assert all(ratio >= 4.5 for ratio in contrasts.values()), (scheme, contrasts)
+    sized_page.emulate_media(color_scheme="light")
     assert_fits(sized_page)
     console_log.assert_clean()

@@ -71,6 +71,12 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
         keep_screenshot(page, "imported-paused")
     page.set_viewport_size(before)
     assert_axis_reads(page)
+    # Paused's dots are squares, its key beside the row too: told from Running's blue by shape, not only by
+    # its cyan (friction9 item 7).
+    paused = page.locator(".tl-track:visible .tl-dot.dot-paused")
+    assert paused.count() >= 1 and {dot.evaluate("d => d.tagName") for dot in paused.all()} == {"rect"}
+    key = page.locator(".tl-key.dot-paused").first
+    assert key.evaluate("k => getComputedStyle(k).borderTopLeftRadius") == "2px"
     screenshot(page, "imported-session")
     assert Session.objects.get().public_id == built.session_id
     assert Event.objects.filter(kind=EventKind.SESSION_IMPORTED, data__via="dashboard").exists()

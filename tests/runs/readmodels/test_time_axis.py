@@ -58,6 +58,7 @@ def test_ticks_are_in_utc_whatever_the_time_zone_given():
     [
         (timedelta(milliseconds=4), ["14:03:17", "4 ms later"]),
         (timedelta(seconds=0.2), ["14:03:17", "200 ms later"]),
+        (timedelta(seconds=1.8), ["14:03:17", "1.8 s later"]),  # across a round second: still a burst
         (timedelta(seconds=3), ["14:03:17", "14:03:18", "14:03:19", "14:03:20"]),
         (timedelta(seconds=119), ["14:03:17", "14:03:30", "14:04:00", "14:04:30", "14:05:00"]),
         (timedelta(minutes=12), ["14:04", "14:06", "14:08", "14:10", "14:12", "14:14"]),
