@@ -199,11 +199,12 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     points = dict(re.findall(r'data-run-id="(run_\w+)" data-points="(\d+)"', timeline))
     assert points == {built.review_run: "11", built.plan_run: "2"}
     # A dot per node, coloured by its state: the review's branch 1 runs, its two rewound branches were left behind.
-    # Dots too close to tell apart are one dot that names each of its nodes (the wide track's layout here).
+    # Dots too close to tell apart are one dot that names each of its nodes (the wide track's layout here), a
+    # link to the list of them under the axis.
     wide = re.findall(r'<svg class="tl-track wide".*?</svg>', timeline, re.S)
     names = []
     for track in wide:
-        for label in re.findall(r'role="img" aria-label="([^"]*)"', track):
+        for label in re.findall(r'(?:role="img"|<a class="tl-group" href="#[^"]+") aria-label="([^"]*)"', track):
             names += label.split(": ", 1)[1].split("; ") if " steps within " in label else [label]
     assert len(names) == 11 + 2
     review = [re.search(r": (Done|Left behind|Running)", name).group(1) for name in names[:11]]
