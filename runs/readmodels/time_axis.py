@@ -30,8 +30,9 @@ STEPS = [
 
 # The timeline's axis (`axis`) never labels a clock time finer than a second: ".34" reads as noise.
 CLOCK_STEPS = [step for step in STEPS if step >= 1]
-# A span shorter than this (seconds) is a burst: its start's clock time, and how long after it its end came.
-BURST = 2.0
+# A span shorter than this (seconds) is a burst: its start's clock time, and how long after it its end came
+# ("8.2 s later"), clearer than a row of clock times a second or two apart that differ in their last digits.
+BURST = 10.0
 # Where the first round tick lies, at most, for it to stand for the span's start (a share of the span).
 START_ROOM = 0.08
 
@@ -93,7 +94,7 @@ def clock_label(at: datetime, step: float) -> str:
 
 def axis(start: datetime, end: datetime) -> Axis:
     """The axis for a span, always on the clock and never finer than a second: round moments as `ticks` picks
-    them, from a step of a second up. A burst (steps an agent took within a second or two) has its own start,
+    them, from a step of a second up. A burst (steps an agent took within a few seconds) has its own start,
     said to the second ("14:05:30"), and its end says how long after it came ("200 ms later"), never clock
     digits that differ only past the second. A longer span's start is said too when the first round moment
     lies well inside it."""
@@ -104,7 +105,7 @@ def axis(start: datetime, end: datetime) -> Axis:
     first = Tick(start, 0.0, clock_label(start, precise), precise)
     if span <= 0:
         return Axis([first], 1.0)
-    if span < BURST:  # a round second or two inside it would only crowd its start's label
+    if span < BURST:
         return Axis([first, Tick(end, 1.0, f"{duration(span)} later", 0.0)], step)
     found = ticks(start, end, CLOCK_STEPS)
     if found[0].fraction > START_ROOM:

@@ -144,7 +144,8 @@ class TimelinePage:
     rows: list[TimelineRow]
     ticks: list[TimelineTick]
     caption: str  # "2026-11-28 22:02:04 to 22:02:04 UTC · 0.22 s"; empty without times
-    span: TimelineSpan | None = None  # the same, for a page to print its start in the reader's zone
+    # The same, for a page to print its start in the reader's zone; None where the axis says both (a burst).
+    span: TimelineSpan | None = None
     # Where the gap before now starts (the axis breaks there and says "now" at its end); "" without one.
     gap: str = ""
     now: str = f"{100 - INSET:.2f}%"
@@ -327,4 +328,6 @@ def timeline_page(
     took = time_axis.duration((end - start).total_seconds())
     caption = f"{start:%Y-%m-%d %H:%M:%S} to {until} UTC · {took}"
     gap = at(1.0, width) if gapped else ""
-    return TimelinePage(rows, ticks, caption, TimelineSpan(start, end, took), gap)
+    # A burst's axis says its start and its length itself ("14:05:30", "200 ms later"): no line repeats them.
+    burst = not gapped and len(ticks) > 1 and not ticks[-1].moment
+    return TimelinePage(rows, ticks, caption, None if burst else TimelineSpan(start, end, took), gap)

@@ -225,7 +225,7 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     # Its two steps 0.05 s apart: the axis tells its start's clock time and how long after the end came
     # ("50 ms later"), both in sight at both sizes (friction9 item 6: no "+20 ms" ticks).
     labels = assert_axis_reads(sized_page)
-    assert len(labels) == 2 and labels[1].endswith(" ms later"), labels
+    assert len(labels) == 2 and labels[1].endswith(" later"), labels
     # A session of one run: on a phone its card is not listed again above the run's own card.
     runs_list = sized_page.locator(".runs-nav .run-link")
     if (sized_page.viewport_size or {})["width"] < 600:

@@ -79,19 +79,25 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
     html = page(client, f"/sessions/{looped.session_id}/")
     timeline = html.split('id="timeline-title"', 1)[1].split("</section>", 1)[0]
     ticks = re.findall(r'<text class="tl-tick[^"]*"[^>]*>([^<]*)</text>', timeline)
-    # A run walked within a second: its start's clock time (UTC to the second without scripts) and how long
-    # after it its end came, never ticks counted from the start ("+100 ms": friction9 item 6) nor clock
-    # times that differ in their last digits, nor one lone tick.
-    assert len(ticks) == 2 and re.fullmatch(r"\d\d:\d\d:\d\d", ticks[0]), ticks
-    assert re.fullmatch(r"[\d.]+ m?s later", ticks[1]), ticks
+    # Clock times (UTC to the second without scripts), never ticks counted from the start ("+100 ms": friction9
+    # item 6) nor clock times that differ in their last digits, nor one lone tick. A run walked within ten
+    # seconds (as here, unless the machine is busy) is a burst: its start's clock time, and how long after it
+    # its end came.
+    assert len(ticks) >= 2 and all(re.fullmatch(r"\d\d:\d\d:\d\d", tick) for tick in ticks[:-1]), ticks
+    burst = re.fullmatch(r"[\d.]+ m?s later", ticks[-1])
+    assert burst or re.fullmatch(r"\d\d:\d\d:\d\d", ticks[-1]), ticks
     # The run's name and duration are text of their own, beside its track, not inside the drawing.
     # It still runs: its time goes on until now.
     assert re.search(r'<span class="tl-duration">[\d.]+ m?s so far · 11 steps</span>', timeline)
     assert re.search(r'<a class="tl-label" href="/runs/[^"]+/">[^<]+</a>', timeline)
-    # Its span, started at a <time> the reader's browser puts on their own clock (UTC without scripts).
-    assert re.search(r'<p class="tl-time">Spans [\d.]+ m?s from <time datetime="[^"]+" title="[^"]+ UTC"', timeline)
-    # The start's tick carries its moment for times.js to put on the reader's clock, to the second.
-    assert len(re.findall(r'data-tick-at="[^"]+" data-tick-step="1"', timeline)) == 1
+    # A burst's axis says when it started and how long it took: no "Spans 700 ms from ..." under it says it
+    # again (a quiet gap up to now is the exception: the axis covers only the steps before it).
+    if burst and "tl-break" not in timeline:
+        assert 'class="tl-time"' not in timeline
+    else:
+        assert re.search(r'<p class="tl-time">Spans [\d.]+ m?s from <time datetime="[^"]+" title="[^"]+ UTC"', timeline)
+    # Each clock tick carries its moment for times.js to put on the reader's clock.
+    assert len(re.findall(r'data-tick-at="[^"]+" data-tick-step="', timeline)) == len(ticks) - (1 if burst else 0)
     assert "first node" not in timeline and "newest node" not in timeline
 
 

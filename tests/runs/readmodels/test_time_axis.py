@@ -59,7 +59,8 @@ def test_ticks_are_in_utc_whatever_the_time_zone_given():
         (timedelta(milliseconds=4), ["14:03:17", "4 ms later"]),
         (timedelta(seconds=0.2), ["14:03:17", "200 ms later"]),
         (timedelta(seconds=1.8), ["14:03:17", "1.8 s later"]),  # across a round second: still a burst
-        (timedelta(seconds=3), ["14:03:17", "14:03:18", "14:03:19", "14:03:20"]),
+        (timedelta(seconds=8.2), ["14:03:17", "8.2 s later"]),
+        (timedelta(seconds=12), ["14:03:18", "14:03:20", "14:03:22", "14:03:24", "14:03:26", "14:03:28"]),
         (timedelta(seconds=119), ["14:03:17", "14:03:30", "14:04:00", "14:04:30", "14:05:00"]),
         (timedelta(minutes=12), ["14:04", "14:06", "14:08", "14:10", "14:12", "14:14"]),
         (timedelta(hours=3), ["14:03", "14:30", "15:00", "15:30", "16:00", "16:30", "17:00"]),
