@@ -109,9 +109,9 @@
     });
   }
 
-  /* The timeline's axis (runs/readmodels/timeline_page.py): a short span's ticks are counted from its start
-     ("+0.1 s") and printed as they are; a longer span's are round moments, labelled in UTC by the server as
-     precisely as the ticks' step needs (data-tick-at, data-tick-step). Here the same moment on the reader's
+  /* The timeline's axis (runs/readmodels/timeline_page.py): clock times, labelled in UTC by the server as
+     precisely as each tick's step needs (data-tick-at, data-tick-step); a burst's end ("200 ms later") has
+     no moment and is printed as it is. Here the same moment on the reader's
      clock, in the reader's form as every other time on the page ("6:20 AM", "06:20"): the day for steps of
      days, seconds for steps under a minute; a tick on another local day than the one before it says its
      day too. */
