@@ -300,6 +300,17 @@ def test_an_import_refusal_spans_the_form_like_every_other_box(sized_page, site,
     # Where the file stops being JSON, in a person's words, not the parser's sentence.
     expect(form.locator("#import-error")).to_contain_text("it stops making sense at line 1, column 1")
     expect(form.locator("#import-error")).not_to_contain_text("Expecting value")
+    # Posted in place (drop.js): the chosen file is still chosen, so nothing asks to choose it again, and
+    # importing again sends it again (friction9 15).
+    expect(sized_page.locator("#import-chosen")).to_have_text("Chosen: broken.workrail-bundle.json (12 bytes)")
+    assert sized_page.locator("#import-bundle").evaluate("input => input.files.length") == 1
+    expect(form.locator(".choose-again")).to_have_count(0)
+    expect(form).to_have_attribute("aria-describedby", re.compile(r"\bimport-error\b"))
+    with sized_page.expect_response(lambda r: r.request.method == "POST") as again:
+        sized_page.get_by_role("button", name="Import", exact=True).click()
+    assert again.value.status == 400
+    expect(form.locator("#import-error")).to_have_count(1)  # the refusal replaced, not stacked
+    expect(form.locator("#import-error")).to_contain_text("line 1, column 1")  # the file's, not "no file was sent"
     keep_screenshot(sized_page, "import-refused")
     assert_fits(sized_page)
     gap = form.evaluate(
