@@ -28,7 +28,6 @@ from runs.contract.errors import HTTP_STATUS, ErrorCode, WorkRailError
 from runs.dashboard.errors import shows_errors
 from runs.readmodels.overview import get_session
 
-
 # The header drop.js posts the import form with: the page stays, and with it the chosen file.
 IN_PLACE_HEADER = "X-Import-In-Place"
 
@@ -56,7 +55,8 @@ def import_bundle(request: HttpRequest) -> HttpResponse:
         result = _import(request, as_copy=as_copy)
     except WorkRailError as error:
         existing = error.details.get("url") if error.code == ErrorCode.BUNDLE_ALREADY_IMPORTED else None
-        context = {"nav": "sessions", "error": error, "existing_url": existing, "as_copy": as_copy, "in_place": in_place}
+        context = {"nav": "sessions", "error": error, "existing_url": existing, "as_copy": as_copy}
+        context["in_place"] = in_place  # the chosen file is still chosen: nothing to ask for again
         return render(request, "dashboard/import.html", context, status=HTTP_STATUS.get(error.code, 400))
     messages.success(request, imported_message(result))
     # The session's page then offers the message that sets an agent going where the work stands (?imported).
