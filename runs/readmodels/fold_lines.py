@@ -26,7 +26,7 @@ class FoldLine:
 
 def findings(tables: ArtifactTables) -> FoldLine:
     """The findings counted by severity, worst first (they are sorted so: runs/readmodels/artifact_tables.py)."""
-    counts = Counter(f.severity for f in tables.findings)
+    counts: Counter[str] = Counter(f.severity for f in tables.findings)
     parts = [f"{counts[s]} {s}" for s in SEVERITIES if counts[s]]
     return FoldLine(_count(len(tables.findings), "finding"), ", ".join(parts))
 
