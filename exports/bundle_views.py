@@ -2,13 +2,14 @@
 
 Both go through exports/bundles.py, as the commands and the API do. The import form posts with its
 CSRF token like every dashboard form; a refused import shows the form again with the error inline (its
-code, message and what to do), under the code's HTTP status.
-"""
+code, message and what to do), under the code's HTTP status. With a script (drop.js) the form posts in place,
+saying so in a header, so the chosen file stays chosen: a refusal comes back as the same page, whose error the
+script shows on the form, and an import as the address of its session, where the script goes."""
 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
@@ -26,6 +27,9 @@ from exports.views import MAX_ID_CHARS, download
 from runs.contract.errors import HTTP_STATUS, ErrorCode, WorkRailError
 from runs.dashboard.errors import shows_errors
 from runs.readmodels.overview import get_session
+
+# The header drop.js posts the import form with: the page stays, and with it the chosen file.
+IN_PLACE_HEADER = "X-Import-In-Place"
 
 
 def bundle_attachment(session_id: str, data: bytes) -> HttpResponse:
@@ -46,15 +50,20 @@ def import_bundle(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         return render(request, "dashboard/import.html", {"nav": "sessions"})
     as_copy = request.POST.get("copy") == "1"
+    in_place = request.headers.get(IN_PLACE_HEADER) == "1"
     try:
         result = _import(request, as_copy=as_copy)
     except WorkRailError as error:
         existing = error.details.get("url") if error.code == ErrorCode.BUNDLE_ALREADY_IMPORTED else None
         context = {"nav": "sessions", "error": error, "existing_url": existing, "as_copy": as_copy}
+        context["in_place"] = in_place  # the chosen file is still chosen: nothing to ask for again
         return render(request, "dashboard/import.html", context, status=HTTP_STATUS.get(error.code, 400))
     messages.success(request, imported_message(result))
     # The session's page then offers the message that sets an agent going where the work stands (?imported).
-    return HttpResponseRedirect(reverse("session", args=[result.session.public_id]) + "?imported=1")
+    session_url = reverse("session", args=[result.session.public_id]) + "?imported=1"
+    if in_place:  # not a redirect: fetch would follow it and spend the message on a page nobody sees
+        return JsonResponse({"location": session_url})
+    return HttpResponseRedirect(session_url)
 
 
 def imported_message(result: ImportResult) -> str:

@@ -32,6 +32,7 @@ from runs.readmodels import (
     artifact_tables,
     attention,
     branch_summary,
+    fold_lines,
     graph_drawing,
     graph_page,
     naming,
@@ -360,6 +361,18 @@ def kind_title(kind: Any) -> str:
 def produced_parts(detail: RunDetail) -> list[produced.Produced]:
     """What the shown branch produced, for the line under the run's header (runs/readmodels/produced.py)."""
     return produced.of_tables(detail.tables, detail.branch.verdict if detail.branch else None)
+
+
+@register.filter
+def findings_fold(tables: ArtifactTables) -> fold_lines.FoldLine:
+    """The findings' line while their section is folded: "3 findings" · "1 critical, 2 minor" (fold_lines)."""
+    return fold_lines.findings(tables)
+
+
+@register.filter
+def files_fold(tables: ArtifactTables) -> fold_lines.FoldLine:
+    """The changed files' line while their section is folded: "2 changed files" · "1 high risk" (fold_lines)."""
+    return fold_lines.changed_files(tables)
 
 
 @register.filter

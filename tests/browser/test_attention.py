@@ -29,6 +29,16 @@ def said(page, words: str) -> int:
     return visible_text(page, skip=(".timeline",)).count(words)
 
 
+def assert_cancel_in_its_place(page) -> None:
+    """The run's "Cancel run…" is in one place on every run: under its title on a phone, whatever the title's
+    length (friction9 15), beside it on a desktop."""
+    title = page.locator("#run-title").bounding_box()
+    cancel = page.locator(".run-head .confirm > summary").bounding_box()
+    assert title is not None and cancel is not None
+    under = cancel["y"] >= title["y"] + title["height"]
+    assert under == ((page.viewport_size or {})["width"] < 600), (title, cancel)
+
+
 def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, site, service_catalog, quiet_after_30):
     made.two_repositories()
     waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
@@ -101,6 +111,7 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     assert said(sized_page, "Stalled") == 2 + card
     assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (1, 0)
     expect(sized_page.locator(".page-head .move")).to_have_text("Your move: resume it")
+    assert_cancel_in_its_place(sized_page)
     console_log.assert_clean()
 
 
@@ -133,6 +144,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     assert said(sized_page, "Needs you") == 2 + card
     assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (1, 0)
     expect(sized_page.locator(".page-head .move")).to_have_text("Your move: confirm")
+    assert_cancel_in_its_place(sized_page)
     assert said(sized_page, "waiting for your confirmation") == 1
     # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session
     # (not "started 4:32 AM" and "started 45 minutes ago"); how long ago is for the last activity.

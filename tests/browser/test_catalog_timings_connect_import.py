@@ -164,7 +164,9 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
             assert len(lines) == 1, lines
         else:
             assert len(lines) == 2 and len(lines[0]) == 1, lines  # the tool's name alone, then its figures
-            assert [figure.split()[0] for figure in lines[1]] == ["Calls", "Errors", "Refused", "Median"], lines
+            # Every column's figure, the slowest call's too: not dropped without a word (friction9 15).
+            names = ["Calls", "Errors", "Refused", "Median", "Slowest"]
+            assert [figure.split()[0] for figure in lines[1]] == names, lines
     # Times in the unit that suits them, as on the run pages: "12 ms", "1.8 s", never bare milliseconds.
     figures = " | ".join(stats.locator("tbody td").all_text_contents())
     assert "1,834" not in figures and "1834" not in figures, figures
@@ -298,6 +300,17 @@ def test_an_import_refusal_spans_the_form_like_every_other_box(sized_page, site,
     # Where the file stops being JSON, in a person's words, not the parser's sentence.
     expect(form.locator("#import-error")).to_contain_text("it stops making sense at line 1, column 1")
     expect(form.locator("#import-error")).not_to_contain_text("Expecting value")
+    # Posted in place (drop.js): the chosen file is still chosen, so nothing asks to choose it again, and
+    # importing again sends it again (friction9 15).
+    expect(sized_page.locator("#import-chosen")).to_have_text("Chosen: broken.workrail-bundle.json (12 bytes)")
+    assert sized_page.locator("#import-bundle").evaluate("input => input.files.length") == 1
+    expect(form.locator(".choose-again")).to_have_count(0)
+    expect(form).to_have_attribute("aria-describedby", re.compile(r"\bimport-error\b"))
+    with sized_page.expect_response(lambda r: r.request.method == "POST") as again:
+        sized_page.get_by_role("button", name="Import", exact=True).click()
+    assert again.value.status == 400
+    expect(form.locator("#import-error")).to_have_count(1)  # the refusal replaced, not stacked
+    expect(form.locator("#import-error")).to_contain_text("line 1, column 1")  # the file's, not "no file was sent"
     keep_screenshot(sized_page, "import-refused")
     assert_fits(sized_page)
     gap = form.evaluate(

@@ -263,6 +263,7 @@ def test_catalog_cards_are_compact_on_a_phone(sized_page, console_log, site, ser
 def test_findings_use_the_cards_width_on_a_phone(sized_page, console_log, site, live_server, service_catalog, viewport):
     built = two_runs_one_forked_twice()
     visit(sized_page, f"{site}/runs/{built.review_run}/", "findings-width")
+    sized_page.locator("#findings-fold > summary").click()  # folded to its count until opened
     table = sized_page.locator("section[aria-labelledby=findings-title] table.findings")
     finding = table.locator("tbody tr").first.locator("td").nth(1)
     title = finding.locator(".finding-title")

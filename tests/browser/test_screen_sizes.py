@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from runs.models import Node
 from runs.store import tool_calls
-from tests.browser.layout import keep_screenshot, visible_text, visit
+from tests.browser.layout import assert_fits, keep_screenshot, visible_text, visit
 from tests.browser.timeline import assert_axis_reads, assert_times_said_one_way
 from tests.browser.words import assert_plain_words
 from tests.support.branched_review import BlockedReview, blocked_review
@@ -81,6 +81,29 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         sized_page.locator(i).bounding_box()["y"] for i in ("#findings-title", "#graph-title", "#steps-title")
     )
     assert findings < graph < steps, (findings, graph, steps)
+    # The findings and the changed files are one line each, how many and of what kind, folded on every screen
+    # (a phone's page is a few screens, not eight); the run's state and its pending step are never folded.
+    expect(sized_page.locator("#findings-title")).to_have_text("3 findings on branch 1 1 critical, 1 major, 1 minor")
+    expect(sized_page.locator("#files-title")).to_have_text("2 changed files on branch 1 1 high risk, 1 low risk")
+    for fold in ("#findings-fold", "#files-fold"):
+        expect(sized_page.locator(f"{fold} table")).not_to_be_visible()
+    expect(sized_page.locator("#pending-step")).to_be_visible()
+    # Opened in place from the keyboard, the changed files are cards titled by their paths on a phone: no
+    # column names on every row, the risk said in words.
+    sized_page.locator("#files-fold > summary").focus()
+    sized_page.keyboard.press("Enter")
+    files = sized_page.locator("#files-fold table.changed-files")
+    expect(files).to_be_visible()
+    expect(files.locator("tbody tr").first).to_contain_text("src/alpha.py")
+    phone = (sized_page.viewport_size or {})["width"] < 600
+    assert said(sized_page, "high risk") == 1 + phone  # the summary's, then the card's
+    if phone:
+        label = "td => getComputedStyle(td, '::before').content"
+        assert files.locator("tbody td").evaluate_all(f"cells => cells.map({label})") == ["none"] * 6
+    assert_fits(sized_page)
+    keep_screenshot(sized_page, "forked-review-files")
+    sized_page.keyboard.press("Enter")
+    expect(files).not_to_be_visible()
     # People's words on the page; the ids wait, still copyable, in the run's "For developers" fold.
     assert_plain_words(sized_page)
     details = sized_page.locator("#run-details")
@@ -92,6 +115,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     keep_screenshot(sized_page, "forked-review-details")
     produced.get_by_role("link", name="3 findings (1 critical)").click()
     expect(sized_page.locator("#findings-title")).to_be_in_viewport()
+    expect(sized_page.locator("#findings-fold table.findings")).to_be_visible()  # the jump opens the fold
     assert sized_page.url.endswith("#findings-title")
     assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (2 + 1, 0)  # as on its session
     console_log.assert_clean()

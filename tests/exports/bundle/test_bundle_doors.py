@@ -138,3 +138,27 @@ def test_bundle_file_names_use_only_safe_characters(key, title, stem):
     from runs.readmodels.naming import file_stem
 
     assert file_stem(key, title, "ses_1234") == stem
+
+
+def test_a_refusal_asks_for_the_file_again_only_when_the_page_reloaded(client, service_catalog):
+    """Without a script the form posts and the page reloads, which lets go of the chosen file: the refusal asks
+    for it again. Posted in place (drop.js's header) the file is still chosen, and nothing asks for it."""
+    bad = {"bundle": SimpleUploadedFile("b.json", b'{"kind": "nope"}')}
+    reloaded = client.post("/sessions/import", bad).content.decode()
+    assert "Choose the file again before you import" in reloaded
+    bad = {"bundle": SimpleUploadedFile("b.json", b'{"kind": "nope"}')}
+    in_place = client.post("/sessions/import", bad, headers={"X-Import-In-Place": "1"})
+    assert in_place.status_code == 400 and 'id="import-error"' in in_place.content.decode()
+    assert "Choose the file again" not in in_place.content.decode()
+
+
+def test_an_import_posted_in_place_answers_with_its_sessions_address(client, service_catalog):
+    """Not a redirect, which fetch would follow and spend the "Imported …" message on: the address to go to."""
+    built = session_with_everything()
+    data = client.get(f"/sessions/{built.session_id}/bundle.json").content
+    empty_the_store()
+    upload = {"bundle": SimpleUploadedFile("b.json", data)}
+    answer = client.post("/sessions/import", upload, headers={"X-Import-In-Place": "1"})
+    assert answer.status_code == 200 and answer.json() == {"location": f"/sessions/{built.session_id}/?imported=1"}
+    shown = html.unescape(client.get(answer.json()["location"]).content.decode())
+    assert "Imported TICKET-4242 (" in shown

@@ -1,0 +1,40 @@
+"""The line a folded findings or changed-files section shows while closed: how many, then how many of each kind."""
+
+from __future__ import annotations
+
+from runs.readmodels.artifact_tables import tables
+from runs.readmodels.fold_lines import FoldLine, changed_files, findings
+
+
+def test_findings_are_counted_by_severity_worst_first():
+    review = {
+        "kind": "mr_review.findings",
+        "findings": [
+            {"severity": "Minor", "title": "Long function"},
+            {"severity": "Critical", "title": "SQL built from input"},
+            {"severity": "Minor", "title": "Naming"},
+        ],
+    }
+    assert findings(tables([("review", review)])) == FoldLine("3 findings", "1 critical, 2 minor")
+
+
+def test_one_finding_is_said_in_the_singular():
+    nit = {"kind": "mr_review.findings", "findings": [{"severity": "Nit", "title": "Name"}]}
+    assert findings(tables([("review", nit)])) == FoldLine("1 finding", "1 nit")
+
+
+def test_changed_files_are_counted_by_risk_highest_first_and_an_unknown_level_after():
+    files = [
+        {"path": "a.py", "risk": "L"},
+        {"path": "b.py", "risk": "H"},
+        {"path": "c.py", "risk": "unclear"},
+        {"path": "d.py", "risk": "L"},
+        {"path": "e.py"},
+    ]
+    listed = tables([("triage", {"kind": "mr_review.changed_files", "changedFiles": files})])
+    assert changed_files(listed) == FoldLine("5 changed files", "1 high risk, 2 low risk, 1 unclear risk")
+
+
+def test_files_without_a_risk_are_counted_alone():
+    handoff = {"kind": "wr.coding_handoff", "version": 1, "filesChanged": ["a.py"]}
+    assert changed_files(tables([("build", handoff)])) == FoldLine("1 changed file", "")

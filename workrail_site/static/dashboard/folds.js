@@ -1,0 +1,28 @@
+/* Folded sections (a <details> whose summary holds the section's heading, as the run page's findings and
+ * changed files): they open in place by click, tap or keyboard without this script. With it, a link that jumps
+ * to a folded section's heading (the "Produced:" line under a run's header) also opens the section, on a click
+ * and when the page is opened at that address. */
+(function () {
+  "use strict";
+
+  function openFoldOf(id) {
+    var target = id && document.getElementById(id);
+    var fold = target && target.closest("details");
+    if (fold && !fold.open && fold.querySelector("summary").contains(target)) fold.open = true;
+  }
+
+  function idOf(hash) {
+    try {
+      return decodeURIComponent(hash.slice(1));
+    } catch (error) {
+      return "";
+    }
+  }
+
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a[href^='#']");
+    if (link) openFoldOf(idOf(link.getAttribute("href")));
+  });
+  window.addEventListener("hashchange", function () { openFoldOf(idOf(location.hash)); });
+  openFoldOf(idOf(location.hash));
+})();
