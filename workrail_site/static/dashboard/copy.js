@@ -33,7 +33,8 @@
     body.append("text", button.getAttribute("data-copy-with-password"));
     var answer = fetch(form.action, {method: "POST", body: body, credentials: "same-origin"}).then(function (response) {
       return response.json().then(function (data) {
-        if (!response.ok) throw new Error(data.message || "Refused.");
+        var error = data.error || {};  /* the error body every door sends: {code, message, suggestion, ...} */
+        if (!response.ok) throw new Error([error.message || "Refused.", error.suggestion].filter(Boolean).join(" "));
         return data.text;
       });
     });
