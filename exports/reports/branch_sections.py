@@ -44,6 +44,7 @@ class BranchSection:
     is_newest: bool
     tip_id: str  # its tip node (public id)
     forked_from: str | None  # the node (public id) it forked from; None for the run's first branch
+    forked_from_branch: int | None  # the number of the branch that node is on
     fork_at: str  # where the node it forked from stands: "step 2 of 8" ("" for the first branch)
     path_steps: int  # how many steps and checkpoints are recorded on its path, from the start
     steps_taken: int  # how many of those are steps (checkpoints left out)
@@ -120,6 +121,9 @@ def sections(detail: RunDetail, tree: RunBranches) -> list[BranchSection]:
                 is_newest=branch.is_newest,
                 tip_id=str(outcome.tip_public_id),
                 forked_from=str(tree.public(branch.forked_from)) if branch.forked_from is not None else None,
+                forked_from_branch=tree.branch_of(branch.forked_from).number
+                if branch.forked_from is not None
+                else None,
                 fork_at=_place(drawn, tree, branch.forked_from) if branch.forked_from is not None else "",
                 path_steps=len(view.records),
                 steps_taken=sum(isinstance(record.record, Output) for record in view.records),

@@ -4,9 +4,9 @@ The dashboard draws the graph as SVG from runs.readmodels.graph's layout (a lane
 the same branches in words, as runs.readmodels.branches reads them (numbered by lane, each with its
 status), for the Markdown report and as the PDF's companion to the drawing:
 
-    ● Branch 1: 6 steps, ends at node 12 "Complete" (complete)
-    ├─ Branch 2: from node 3 (at step 3 of 6), 1 step, ends at node 40 "Review the area" (waiting at step 4 of 6)
-    └─ Branch 3: from node 4 (at step 4 of 6), 1 step, ends at node 41 "Record findings" (waiting at step 5 of 6,
+    ● Branch 1: 6 steps, ends at "Complete" (complete)
+    ├─ Branch 2: from branch 1 (at step 3 of 6), 1 step, ends at "Review the area" (waiting at step 4 of 6)
+    └─ Branch 3: from branch 1 (at step 4 of 6), 1 step, ends at "Record findings" (waiting at step 5 of 6,
        newest)
 
 A place is said as the dashboard's graph cards say it (exports/reports/places.py: "step 2.1 of 3, round
@@ -14,7 +14,8 @@ A place is said as the dashboard's graph cards say it (exports/reports/places.py
 (runs.readmodels.branches.step_numbers: a checkpoint or an operator fork is not a step): those taken from
 the node it forked from (which stands at the step the branch took again) to its tip.
 
-Node ids are written as the caller shortens them (a report: short_ids.py).
+No node id is written: people read branches by number and steps by place; a report lists the node ids in
+its appendix for developers (short_ids.py).
 
 Titles come from the store (loop variables filled in from the agent's context), so they are flattened
 to one line and shortened; the caller puts the lines in a code block.
@@ -23,7 +24,6 @@ to one line and shortened; the caller puts the lines in a code block.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from exports.reports import places
@@ -39,6 +39,7 @@ class Branch:
     number: int
     nodes: list[GraphNode]
     parent: GraphNode | None  # the node it forked from (None for the run's first branch)
+    parent_branch: int | None  # the number of the branch that node is on
     status: BranchStatus
     children: list[Branch] = field(default_factory=list)
 
@@ -55,8 +56,10 @@ def branches(detail: RunDetail, tree: RunBranches) -> list[Branch]:
     roots: list[Branch] = []
     for branch in tree.branches:
         parent = drawn(branch.forked_from) if branch.forked_from is not None else None
-        made[branch.number] = Branch(branch.number, [drawn(pk) for pk in branch.nodes], parent, branch.status)
-        owner = made.get(tree.branch_of(branch.forked_from).number) if branch.forked_from is not None else None
+        grew_from = tree.branch_of(branch.forked_from).number if branch.forked_from is not None else None
+        nodes = [drawn(pk) for pk in branch.nodes]
+        made[branch.number] = Branch(branch.number, nodes, parent, grew_from, branch.status)
+        owner = made.get(grew_from) if grew_from is not None else None
         if owner is None:
             roots.append(made[branch.number])
         else:
@@ -69,7 +72,7 @@ def one_line(text: str, limit: int = TITLE_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def describe(branch: Branch, detail: RunDetail, short: Callable[[str], str] = str) -> str:
+def describe(branch: Branch) -> str:
     last = branch.nodes[-1]
     marks: list[str] = []
     if branch.status != "open":
@@ -81,27 +84,26 @@ def describe(branch: Branch, detail: RunDetail, short: Callable[[str], str] = st
     where = ""
     if branch.parent is not None:
         at = places.words(branch.parent.place, branch.parent.step_number)
-        where = f"from node {short(branch.parent.node_id)} (at {at}), "
+        where = f"from branch {branch.parent_branch} (at {at}), "
     # The steps taken on the branch's own nodes: after those taken before it, up to its tip.
     low = branch.parent.step_number if branch.parent is not None else 1
     high = last.step_number - 1
     taken = high - low + 1
     steps = "no step yet" if taken < 1 else ("1 step" if taken == 1 else f"{taken} steps")
     title = one_line(last.title or last.step_id or "")
-    text = f"Branch {branch.number}: {where}{steps}, ends at node {short(last.node_id)}"
-    if title:
-        text += f' "{title}"'
+    ends = f'"{title}"' if title else places.words(last.place, last.step_number)
+    text = f"Branch {branch.number}: {where}{steps}, ends at {ends}"
     return text + (f" ({', '.join(marks)})" if marks else "")
 
 
-def lines(detail: RunDetail, tree: RunBranches, short: Callable[[str], str] = str) -> list[str]:
+def lines(detail: RunDetail, tree: RunBranches) -> list[str]:
     """The tree, one line per branch (iterative: a run may hold thousands of forks)."""
     out: list[str] = []
     # (branch, the prefix for its own line, the prefix its children continue with)
     stack = [(root, "● ", "  ") for root in reversed(branches(detail, tree))]
     while stack:
         branch, prefix, inherited = stack.pop()
-        out.append(prefix + describe(branch, detail, short))
+        out.append(prefix + describe(branch))
         kids = branch.children
         for index in range(len(kids) - 1, -1, -1):
             last = index == len(kids) - 1

@@ -124,10 +124,10 @@ def _name_ids(ids: ShortIds, detail: RunDetail, listed: list[BranchSection]) -> 
     if detail.run.delegated_by:
         ids.add(detail.run.delegated_by, "the run that handed it out")
     for branch in sorted(listed, key=lambda b: b.number):
-        ids.add(branch.tip_id, f"{name}: the last node of branch {branch.number}")
+        ids.add(branch.tip_id, f"{name}: the last node of branch {branch.number}", in_text=False)
         if branch.forked_from is not None:
-            ids.add(branch.forked_from, f"{name}: the node branch {branch.number} forked from")
+            ids.add(branch.forked_from, f"{name}: the node branch {branch.number} forked from", in_text=False)
     for warning in detail.warnings:
-        ids.add(warning.node_id, f"{name}: a node a warning was recorded at")
+        ids.add(warning.node_id, f"{name}: a node a warning was recorded at", in_text=False)
     for child in detail.delegations:
         ids.add(child.run_id, f"run of {child.workflow_name} (handed out)")

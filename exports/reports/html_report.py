@@ -21,7 +21,6 @@ from exports.reports import branch_tree, graph_figure, note_budget, places, word
 from exports.reports.branch_sections import BranchSection, Confirmation
 from exports.reports.data import Report
 from exports.reports.limits import Checked, same_watch
-from exports.reports.short_ids import ShortIds
 from runs.contract.dashboard import CheckpointEntry, RunDetail, StepEntry
 from runs.readmodels import people
 
@@ -77,8 +76,6 @@ class BranchItem:
     outcome: str
     severities: str
     open_items: int  # gaps and known limitations
-    tip: str  # short ids
-    forked_from: str
     steps: list[StepItem]
     why_blocked: str  # a blocked branch's reason (wording.why_blocked); empty otherwise
 
@@ -121,7 +118,7 @@ class RunItem:
         )
 
 
-def _branch_item(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds) -> BranchItem:
+def _branch_item(branch: BranchSection, asked: dict[str, Confirmation]) -> BranchItem:
     items = (
         StepItem(
             step.step_number,
@@ -141,8 +138,6 @@ def _branch_item(branch: BranchSection, asked: dict[str, Confirmation], ids: Sho
         outcome=wording.outcome(branch),
         severities=wording.severities(branch),
         open_items=wording.open_items(branch),
-        tip=ids.short(branch.tip_id),
-        forked_from=ids.short(branch.forked_from),
         steps=steps,
         why_blocked=wording.why_blocked(branch.blocked) + "." if branch.blocked is not None else "",
     )
@@ -182,12 +177,12 @@ def _timeline(branches: list[BranchItem]) -> list[TimelineRow]:
 def _run_item(report: Report, run: RunDetail) -> RunItem:
     run_id = run.run.run_id
     ids = report.ids
-    branches = [_branch_item(branch, report.confirmations[run_id], ids) for branch in report.sections[run_id]]
+    branches = [_branch_item(branch, report.confirmations[run_id]) for branch in report.sections[run_id]]
     return RunItem(
         detail=_for_paper(run),
         short_id=ids.short(run_id),
         figure=graph_figure.figure(run),
-        tree="\n".join(branch_tree.lines(run, report.branches[run_id], ids.short)),
+        tree="\n".join(branch_tree.lines(run, report.branches[run_id])),
         branches=branches,
         timeline=_timeline(branches),
         conclusion=wording.conclusion(run.run.workflow_name or run.run.workflow_id, report.sections[run_id]),
@@ -205,6 +200,8 @@ def render(report: Report) -> str:
         "people_line": people.people_line(report.detail.people),
         "runs": [_run_item(report, run) for run in report.runs],
         "ids": ids.appendix(),
+        "appendix_title": wording.APPENDIX,
+        "ids_note": wording.IDS_NOTE,
         "short": {run.run_id: ids.short(run.run_id) for run in report.detail.runs},
         "session_notes": same_watch(report.session_notes, map(_note_for_paper, report.session_notes)),
     }

@@ -29,7 +29,15 @@ from exports.reports.short_ids import ShortIds
 from exports.reports.verbatim import embed as notes
 from exports.reports.wording import CONFIRMED_BY, branch_label, open_items, seconds, severities, status
 from exports.reports.wording import outcome as outcome_words
-from runs.contract.dashboard import ArtifactEntry, ArtifactTables, CheckpointEntry, RunDetail, RunSummary, StepEntry
+from runs.contract.dashboard import (
+    ArtifactEntry,
+    ArtifactTables,
+    CheckpointEntry,
+    GraphNode,
+    RunDetail,
+    RunSummary,
+    StepEntry,
+)
 from runs.readmodels import people
 
 
@@ -45,7 +53,7 @@ def render(report: Report) -> str:
             run,
             report.sections[run_id],
             report.confirmations[run_id],
-            lines=branch_tree.lines(run, report.branches[run_id], ids.short),
+            lines=branch_tree.lines(run, report.branches[run_id]),
             number=number if report.run_id is None else None,
             ids=ids,
         )
@@ -108,8 +116,7 @@ def _header(report: Report, ids: ShortIds) -> list[str]:
         rows.insert(1, ["Run", code_cell(ids.short(report.run_id))])
     intro = (
         f"As of the session's last activity, {stamp(report.last_activity)}. Statuses are as stored: a run "
-        "in progress may have gone quiet since. Ids are shortened to their first characters; the appendix "
-        "lists them in full."
+        f"in progress may have gone quiet since. {wording.IDS_NOTE}"
     )
     return [f"# {what}: {inline(title)}", *_conclusions(report), _table(["", ""], rows), intro]
 
@@ -211,19 +218,15 @@ def _run(
     parts = [heading + inline(summary.workflow_name), "\n".join(meta), "### Branch graph"]
     parts.append(code_block("\n".join(lines), "text") if lines else "_No nodes yet._")
     for branch in listed:
-        parts += _branch(branch, asked, ids)
+        parts += _branch(branch, asked)
     parts += _timeline(listed, asked)
     if run.warnings:
+        drawn = {node.node_id: node for node in run.graph.nodes}
         rows = [
-            [
-                code_cell(w.code),
-                cell(w.message),
-                code_cell(ids.short(w.node_id)) if w.node_id else "—",
-                stamp(w.created_at),
-            ]
+            [code_cell(w.code), cell(w.message), _where(drawn.get(w.node_id or "")), stamp(w.created_at)]
             for w in run.warnings
         ]
-        parts += ["### Warnings", _table(["Code", "Message", "Node", "When"], rows)]
+        parts += ["### Warnings", _table(["Code", "Message", "Where", "When"], rows)]
     if run.delegations:
         parts.append("### Delegations")
         parts.append(
@@ -235,11 +238,17 @@ def _run(
     return parts
 
 
-def _branch(branch: BranchSection, asked: dict[str, Confirmation], ids: ShortIds) -> list[str]:
+def _where(node: GraphNode | None) -> str:
+    """Where a node stands, as its card on the dashboard's graph says it ("step 2 of 8"); its id is for the
+    appendix."""
+    return places.words(node.place, node.step_number) if node is not None else "—"
+
+
+def _branch(branch: BranchSection, asked: dict[str, Confirmation]) -> list[str]:
     parts = [f"### {branch_label(branch)}: {inline(outcome(branch))}"]
-    facts = [f"- Ends at node {code_span(ids.short(branch.tip_id))}, last activity {stamp(branch.last_activity)}"]
-    if branch.forked_from is not None:
-        facts.append(f"- Forked from node {code_span(ids.short(branch.forked_from))}, at {branch.fork_at}")
+    facts = [f"- Last activity {stamp(branch.last_activity)}"]
+    if branch.forked_from_branch is not None:
+        facts.append(f"- Forked from branch {branch.forked_from_branch}, at {branch.fork_at}")
     if branch.verdict is not None:
         facts.append(f"- Verdict: {inline(branch.verdict.said)} (from {inline(branch.verdict.source)})")
     facts.append(f"- Findings: {severities(branch)}; changed files: {len(branch.tables.changed_files)}")
@@ -423,7 +432,7 @@ def _session_notes(checkpoints: list[CheckpointEntry]) -> list[str]:
 
 
 def _appendix(ids: ShortIds) -> list[str]:
-    rows = [[code_cell(short), code_cell(full), cell(what)] for short, full, what in ids.appendix()]
+    rows = [[code_cell(short) if short else "—", code_cell(full), cell(what)] for short, full, what in ids.appendix()]
     if not rows:
         return []
-    return ["## Appendix: full ids", _table(["In the text", "Full id", "What it names"], rows)]
+    return [f"## {wording.APPENDIX}", _table(["In the text", "Full id", "What it names"], rows)]

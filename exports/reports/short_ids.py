@@ -1,11 +1,13 @@
-"""Ids as a report shows them: short in the text, in full in an appendix.
+"""Ids as a report shows them: short in the text, in full in an appendix for developers.
 
-Session and run ids (`ses_` or `run_` and 16 hex digits) and node ids (up to 19 digits) are too long to
-read in a sentence. A report writes each one shortened to its first 8 characters after the prefix (so
-`run_1a2b3c4d5e6f7a8b` reads `run_1a2b3c4d`, node `4611686018427387904` reads `46116860`), the same
-length everywhere in the report; and lists every full id once, in an appendix, for copying. Should
-two ids of one report share their first 8 characters, every id of the report is written one
-character longer until none do, so a short id always names one thing.
+Session and run ids (`ses_` or `run_` and 16 hex digits) are too long to read in a sentence. A report
+writes each one shortened to its first 8 characters after the prefix (so `run_1a2b3c4d5e6f7a8b` reads
+`run_1a2b3c4d`), the same length everywhere in the report; and lists every full id once, in an
+appendix, for copying. Should two ids of one report share their first 8 characters, every id of the
+report is written one character longer until none do, so a short id always names one thing.
+
+Node ids (up to 19 digits) name nothing a person reads by: the text says a branch's number and a step's
+place instead. They are in the appendix alone (`in_text=False`), for a developer to open a node with.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ def _cut(full: str, chars: int) -> str:
 class Named:
     full: str
     what: str  # what the id names, in words ("session", "run of Code review", "node: branch 2, step 3")
+    in_text: bool = True  # written (shortened) in the report's text; else in the appendix alone
 
 
 class ShortIds:
@@ -42,9 +45,9 @@ class ShortIds:
         self._named: dict[str, Named] = {}
         self._chars: int | None = None
 
-    def add(self, full: str | None, what: str) -> None:
+    def add(self, full: str | None, what: str, *, in_text: bool = True) -> None:
         if full and full not in self._named:
-            self._named[full] = Named(full, what)
+            self._named[full] = Named(full, what, in_text)
             self._chars = None
 
     def add_all(self, items: Iterable[tuple[str | None, str]]) -> None:
@@ -56,7 +59,7 @@ class ShortIds:
         """The length every id of this report is cut to: 8, or more when two would read the same."""
         if self._chars is None:
             chars = SHORT_CHARS
-            fulls = list(self._named)
+            fulls = [named.full for named in self._named.values() if named.in_text]
             longest = max((len(_split(full)[1]) for full in fulls), default=SHORT_CHARS)
             while chars < longest and len({_cut(full, chars) for full in fulls}) < len(fulls):
                 chars += 1
@@ -69,5 +72,8 @@ class ShortIds:
         return _cut(str(full), self.chars)
 
     def appendix(self) -> list[tuple[str, str, str]]:
-        """(short, full, what) for every id named, in the order they were added."""
-        return [(self.short(named.full), named.full, named.what) for named in self._named.values()]
+        """(short, full, what) for every id named, in the order they were added; short is "" for an id the
+        text does not write."""
+        return [
+            (self.short(named.full) if named.in_text else "", named.full, named.what) for named in self._named.values()
+        ]

@@ -12,6 +12,12 @@ from exports.reports.branch_tree import one_line
 from runs.contract.dashboard import BlockedStep, StepEntry
 from runs.readmodels import time_axis
 
+# The last section of both reports: every id in full, node ids only there (short_ids.py).
+APPENDIX = "Appendix for developers: full ids"
+IDS_NOTE = (
+    "Session and run ids are shortened to their first characters; the appendix for developers lists them in full, "
+    "with the ids of the nodes branches end and fork at."
+)
 MORE_BRANCHES = 4  # a conclusion names this many branches besides the newest, then counts the rest
 
 STATUS_WORDS = {

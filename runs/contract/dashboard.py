@@ -799,7 +799,11 @@ class ToolCallEntry(Shape):
 class ToolStats(Shape):
     tool: str
     calls: int
-    errors: int
+    errors: int = Field(description="Calls that failed: neither ok, nor held (blocked), nor refused.")
+    refused: int = Field(
+        description="Calls refused because their run had ended: RUN_CANCELED or NODE_COMPLETE, the right answer, "
+        "not a failure."
+    )
     p50_ms: float
     p95_ms: float
     max_ms: float

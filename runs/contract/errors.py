@@ -44,6 +44,7 @@ class ErrorCode(StrEnum):
     REPORT_TOO_LARGE = "REPORT_TOO_LARGE"
     REPORT_STOPPED = "REPORT_STOPPED"
     PDF_UNAVAILABLE = "PDF_UNAVAILABLE"
+    PASSWORD_NOT_SHOWN = "PASSWORD_NOT_SHOWN"
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
@@ -87,6 +88,8 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.REPORT_STOPPED: 503,
     # This machine lacks what PDFs are laid out with (Pango): the Markdown report works.
     ErrorCode.PDF_UNAVAILABLE: 503,
+    # The connect page's password, asked for by anyone but a signed-in staff user on this machine.
+    ErrorCode.PASSWORD_NOT_SHOWN: 403,
     ErrorCode.INTERNAL_ERROR: 500,
 }
 

@@ -56,21 +56,49 @@ def mode_of(preferences: dict[str, str]) -> str:
     return next((m.name for m in MODES.values() if m.preferences == preferences), "custom")
 
 
-# What each value asks of the agent. The engine does not act on riskPolicy itself: it is the stance the
-# agent is asked to take, recorded with every node so the dashboard and a later chat can see it.
-MEANINGS = {
-    ("riskPolicy", "conservative"): "take the safest option at each choice and check with the user before "
-    "anything hard to undo",
-    ("riskPolicy", "balanced"): "weigh risk against speed as a careful engineer would",
-    ("riskPolicy", "aggressive"): "favour speed: take reasonable risks without stopping to check",
-    ("autonomy", "guided"): "ask the user at every confirmation and wait for what only they can give",
-    ("autonomy", "full_auto_stop_on_user_deps"): "confirm your own steps; stop only for what only the user can give",
-    ("autonomy", "full_auto_never_stop"): "never stop: state assumptions and record every gap",
+@dataclass(frozen=True)
+class Stance:
+    """What one preference value means, said to each reader from one row: to the agent as an instruction,
+    to a person as what the agent does (the dashboard's Mode panel)."""
+
+    asks: str  # to the agent: what the value asks of it
+    does: str  # to a person, after "The agent ...": the same stance in their words
+
+
+# The engine does not act on riskPolicy itself: it is the stance the agent is asked to take, recorded with
+# every node so the dashboard and a later chat can see it.
+STANCES: dict[tuple[str, str], Stance] = {
+    ("riskPolicy", "conservative"): Stance(
+        "take the safest option at each choice and check with the user before anything hard to undo",
+        "takes the safest option at each choice",
+    ),
+    ("riskPolicy", "balanced"): Stance(
+        "weigh risk against speed as a careful engineer would",
+        "weighs risk against speed",
+    ),
+    ("riskPolicy", "aggressive"): Stance(
+        "favour speed: take reasonable risks without stopping to check",
+        "favours speed over caution",
+    ),
+    ("autonomy", "guided"): Stance(
+        "ask the user at every confirmation and wait for what only they can give",
+        "asks you at every confirmation",
+    ),
+    ("autonomy", "full_auto_stop_on_user_deps"): Stance(
+        "confirm your own steps; stop only for what only the user can give",
+        "confirms its own steps, stopping only for what only you can give",
+    ),
+    ("autonomy", "full_auto_never_stop"): Stance(
+        "never stop: state assumptions and record every gap",
+        "never stops for you, stating its assumptions and recording each gap",
+    ),
 }
 
 
 def meaning(key: str, value: str) -> str:
-    return MEANINGS.get((key, value), "")
+    """What a value asks of the agent ("" for one outside the closed set)."""
+    stance = STANCES.get((key, value))
+    return stance.asks if stance is not None else ""
 
 
 def in_words(key: str, value: str) -> str:

@@ -15,7 +15,9 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
+from runs.contract.errors import ErrorCode, WorkRailError
 from runs.dashboard.connect import connection_instructions
+from runs.dashboard.errors import error_json
 
 # What the page's buttons may ask for: the two copyable texts of ConnectionInstructions.
 TEXTS = ("claude_code", "json_config")
@@ -36,21 +38,24 @@ def may_see_password(request: HttpRequest) -> bool:
 @require_POST
 def connect_with_password(request: HttpRequest) -> JsonResponse:
     """`{"text": ...}`: the Claude Code command or the JSON config (POST field `text`) with the password
-    in; 403 with a code and what to do for anyone else, 400 for a text the page does not show."""
+    in; for anyone else, or a text the page does not show, the error body every door sends (a code and
+    what to do next)."""
     if not may_see_password(request):
-        return JsonResponse(
-            {
-                "code": "PASSWORD_NOT_SHOWN",
-                "message": "Only a signed-in staff user on this machine can copy the password.",
-                "suggestion": "Sign in to the admin from this machine, or copy the lines from the terminal "
-                "that ran `make run`.",
-            },
-            status=403,
+        return error_json(
+            WorkRailError(
+                ErrorCode.PASSWORD_NOT_SHOWN,
+                "Only a signed-in staff user on this machine can copy the password.",
+                "Sign in to the admin from this machine, or copy the lines from the terminal that ran `make run`.",
+            )
         )
     which = request.POST.get("text", "")
     if which not in TEXTS:
-        return JsonResponse(
-            {"code": "UNKNOWN_TEXT", "message": f"No text {which!r} here.", "suggestion": f"Ask for one of {TEXTS}."},
-            status=400,
+        return error_json(
+            WorkRailError(
+                ErrorCode.INVALID_INPUT,
+                f"No text {which[:100]!r} here.",
+                f"Ask for one of {', '.join(TEXTS)} in the POST field `text`.",
+                details={"pointer": "/text", "allowed": list(TEXTS)},
+            )
         )
     return JsonResponse({"text": getattr(connection_instructions(reveal_password=True), which)})

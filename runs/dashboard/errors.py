@@ -1,4 +1,5 @@
-"""One error page for the whole dashboard: a WorkRailError shown with its code, message and suggestion."""
+"""One error page for the whole dashboard: a WorkRailError shown with its code, message and suggestion;
+and, for the few dashboard URLs a script reads, the same error as the JSON body every door sends."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from runs.contract.errors import HTTP_STATUS, ErrorCode, WorkRailError
@@ -40,6 +41,12 @@ def error_page(request: HttpRequest, error: WorkRailError, status: int | None = 
     if status == 404 and route is not None:  # where to look instead, for what the link named
         context["lost"] = lost_help(route.url_name or "", route.kwargs, request.GET.get("tip", ""))
     return render(request, "dashboard/error.html", context, status=status)
+
+
+def error_json(error: WorkRailError, status: int | None = None) -> JsonResponse:
+    """`{"error": {code, message, retryable, suggestion, details?}}`, as the API and the MCP tools answer,
+    with the code's HTTP status unless told otherwise."""
+    return JsonResponse({"error": error.as_dict()}, status=status or HTTP_STATUS.get(error.code, 400))
 
 
 def invalid(message: str, suggestion: str) -> WorkRailError:

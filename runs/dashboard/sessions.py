@@ -27,7 +27,7 @@ from runs.contract.errors import WorkRailError
 from runs.contract.preferences import AUTONOMY, MODES, RISK_POLICY
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.connect_secret import may_see_password
-from runs.dashboard.errors import invalid, shows_errors
+from runs.dashboard.errors import error_json, invalid, shows_errors
 from runs.execution import session_actions
 from runs.readmodels import (
     agent_message,
@@ -424,6 +424,6 @@ def live_session(request: HttpRequest, session_id: str) -> JsonResponse:
     try:
         return _version(overview.get_session(session_id).last_seq)
     except WorkRailError as error:
-        response = JsonResponse({"error": error.as_dict()}, status=404)
+        response = error_json(error, status=404)
         response["Cache-Control"] = NO_STORE
         return response

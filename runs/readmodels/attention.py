@@ -24,12 +24,20 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Literal
 
 from django.conf import settings
 from django.utils import timezone
 
-from runs.contract.dashboard import AttentionPanel, BlockedStep, BranchOutcomeEntry, PlaceName, StepPlace, Whereabouts
+from runs.contract.dashboard import (
+    AttentionPanel,
+    BlockedStep,
+    BranchOutcomeEntry,
+    PanelName,
+    PlaceName,
+    StateName,
+    StepPlace,
+    Whereabouts,
+)
 from runs.models import Node, PinnedWorkflow, Run, RunStatus, Session, SessionKind
 from runs.readmodels import agent_message, blocked, branches, outcomes, paused, recap, states, step_places, step_text
 from runs.readmodels.artifact_names import artifact_name
@@ -405,57 +413,76 @@ def _panel_of_shown(state: RunState, shown: BranchOutcomeEntry) -> AttentionPane
     return None
 
 
+@dataclass(frozen=True)
+class _Title:
+    """A panel's title: the words `before` and `after` the moment `at`, which the page prints in the reader's
+    own time zone (AttentionPanel.timed); without a moment, `before` alone."""
+
+    before: str
+    at: datetime | None = None
+    after: str = ""
+
+
+def _panel(
+    state: RunState,
+    outcome: BranchOutcomeEntry,
+    kind: PanelName,
+    badge: StateName,
+    title: _Title,
+    *,
+    next_move: str,
+    for_you: str,
+    since: datetime,
+    resumes: bool = False,
+    asks: str | None = None,
+    to_approve: RecapEntry | None = None,
+) -> AttentionPanel:
+    """Every panel of a branch: its state and title, what to do and why, where its step is; for a panel whose
+    move is to resume an agent there (`resumes`: stalled, paused, left behind), the stateToken and the
+    message to give it; for a step waiting for the user, what it asks and the notes it asks them to approve."""
+    step = _place(state, outcome)
+    token = _state_token(outcome) if resumes else None
+    panel = AttentionPanel(
+        kind=kind,
+        state=badge,
+        branch=outcome.number,
+        title=f"{title.before}{stamp(title.at)}{title.after}" if title.at else title.before,
+        next_move=next_move,
+        for_you=for_you,
+        step=step,
+        step_title=outcome.step_title or "",
+        since=since,
+        node_id=outcome.tip_node_id,
+        state_token=token,
+        sentence=agent_message.text(token, _said_to_agent(outcome, step)) if token else None,
+        asks=asks,
+        to_approve=to_approve["notesMarkdown"] if to_approve else None,
+        to_approve_from=to_approve["title"] if to_approve else None,
+    )
+    if title.at:
+        panel._timed = (title.before, title.after)
+    return panel
+
+
 def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     # The last thing recorded: never before the run started, nor before its newest step was given.
     since = max(state.run.updated_at, state.run.created_at, shown.at)
     quiet = int((timezone.now() - since).total_seconds() // 60)
-    return _resume_panel(
+    return _panel(
         state,
         shown,
         "stalled",
-        since,
-        (f"{states.label('stalled')} since ", ": resume it if the agent stopped"),
+        "stalled",
+        _Title(f"{states.label('stalled')} since ", since, ": resume it if the agent stopped"),
         next_move="If the agent has stopped, give it the sentence below: it picks up at this step, nothing lost.",
         for_you=(
             f"No step has been recorded for {quiet} minutes (a run is called stalled after "
             f"{settings.WORKRAIL_STALL_MINUTES}), and the step does not wait for you: the agent may have stopped, "
             "lost its context, or still be at work on something long."
         ),
-    )
-
-
-def _resume_panel(
-    state: RunState,
-    shown: BranchOutcomeEntry,
-    kind: Literal["stalled", "paused"],
-    since: datetime,
-    around: tuple[str, str],
-    *,
-    next_move: str,
-    for_you: str,
-) -> AttentionPanel:
-    """A panel whose move is to give an agent the message that resumes the shown branch (stalled, paused):
-    its title is `around` a moment (the page prints the moment in the reader's time), then the step and the
-    message."""
-    token = _state_token(shown)
-    step = _place(state, shown)
-    before, after = around
-    panel = AttentionPanel(
-        kind=kind,
-        state=kind,
-        branch=shown.number,
-        title=f"{before}{stamp(since)}{after}",
-        next_move=next_move,
-        for_you=for_you,
-        step=step,
-        step_title=shown.step_title or "",
         since=since,
-        node_id=shown.tip_node_id,
-        state_token=token,
-        sentence=agent_message.text(token, _said_to_agent(shown, step)),
+        resumes=True,
     )
-    panel._timed = (before, after)
-    return panel
 
 
 # What the paused panel says of how the run came here without an agent (paused.py), and why nobody has it.
@@ -475,17 +502,19 @@ _CAME: dict[paused.How, tuple[str, str]] = {
 
 def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -> AttentionPanel:
     how, why = _CAME[halted.how]
-    return _resume_panel(
+    return _panel(
         state,
         shown,
         "paused",
-        halted.since,
-        (f"{states.label('paused')}: {how}", ", no agent has it yet"),
+        "paused",
+        _Title(f"{states.label('paused')}: {how}", halted.since, ", no agent has it yet"),
         next_move="Give an agent the message below: it picks up at this step, nothing lost.",
         for_you=(
             f"{why} Once an agent carries on, the run reads {states.label('running')} again. A paused run never "
             f"turns {states.label('stalled')}: nobody had it."
         ),
+        since=halted.since,
+        resumes=True,
     )
 
 
@@ -493,31 +522,23 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     tip = int(shown.tip_node_id)
     pk = state.tree.by_public_id(tip)
     seen = step_text.as_seen(compiled_workflow(state.run.pinned_id), [pk] if pk is not None else [])
-    asks = seen[pk].prompt if pk is not None and pk in seen else None
-    latest = latest_notes(pk) if pk is not None else None
     # Since when it waits, as the stalled and blocked panels say theirs: how long the person kept it waiting.
-    before = f"{states.label('needs_you')}: {WAITING_WORDS} since "
-    panel = AttentionPanel(
-        kind="waiting_for_user",
-        state="needs_you",
-        branch=shown.number,
-        title=f"{before}{stamp(shown.at)}" if shown.at else f"{states.label('needs_you')}: {WAITING_WORDS}",
+    waits = f"{states.label('needs_you')}: {WAITING_WORDS}"
+    return _panel(
+        state,
+        shown,
+        "waiting_for_user",
+        "needs_you",
+        _Title(f"{waits} since ", shown.at) if shown.at else _Title(waits),
         next_move=waiting_words(shown.step_title or ""),
         for_you=(
             "The workflow asks you to confirm this step before the agent goes on. Nothing is stalled: the run "
             "waits for you as long as it takes."
         ),
-        step=_place(state, shown),
-        step_title=shown.step_title or "",
         since=shown.at,
-        node_id=shown.tip_node_id,
-        asks=asks,
-        to_approve=latest["notesMarkdown"] if latest else None,
-        to_approve_from=latest["title"] if latest else None,
+        asks=seen[pk].prompt if pk is not None and pk in seen else None,
+        to_approve=latest_notes(pk) if pk is not None else None,
     )
-    if shown.at:
-        panel._timed = (before, "")
-    return panel
 
 
 def waiting_words(step_title: str) -> str:
@@ -547,28 +568,22 @@ def latest_notes(node_pk: int) -> RecapEntry | None:
 def _canceled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     by = f" {state.canceled_by}" if state.canceled_by else ""
     at = state.run.updated_at
-    before = f"{states.label('canceled')}{by} at "
-    panel = AttentionPanel(
-        kind="canceled",
-        state="canceled",
-        branch=shown.number,
-        title=f"{before}{stamp(at)}",
+    return _panel(
+        state,
+        shown,
+        "canceled",
+        "canceled",
+        _Title(f"{states.label('canceled')}{by} at ", at),
         next_move="Nothing to do, unless the work should go on: then have the agent start the workflow again.",
         for_you=(
             "The run stops for good: an agent that still holds its tokens is told the run was canceled. What it "
             "recorded stays here to read."
         ),
-        step=_place(state, shown),
-        step_title=shown.step_title or "",
         since=at,
-        node_id=shown.tip_node_id,
     )
-    panel._timed = (before, "")
-    return panel
 
 
 def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel:
-    token = _state_token(outcome)
     newest = next((o for o in state.told if o.is_newest), None)
     why = (
         f"when branch {newest.number} was started by hand"
@@ -576,23 +591,19 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         else "when the agent went back to an earlier step"
     )
     goes_on = f": the work goes on along branch {newest.number}" if newest is not None else ""
-    step = _place(state, outcome)
-    return AttentionPanel(
-        kind="left_behind",
-        state="left_behind",
-        branch=outcome.number,
-        title=f"{states.label('left_behind')}{goes_on}",
+    return _panel(
+        state,
+        outcome,
+        "left_behind",
+        "left_behind",
+        _Title(f"{states.label('left_behind')}{goes_on}"),
         next_move="Nothing to do. To finish this branch instead, give an agent the sentence below.",
         for_you=(
             f"This branch was left behind {why}: no agent works on it any more. Given the sentence below, an agent "
             "resumes here, and its next step grows this branch."
         ),
-        step=step,
-        step_title=outcome.step_title or "",
         since=outcome.at,
-        node_id=outcome.tip_node_id,
-        state_token=token,
-        sentence=agent_message.text(token, _said_to_agent(outcome, step)),
+        resumes=True,
     )
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from runs.contract.preferences import MODES, mode_of
+from runs.contract.preferences import MODES, STANCES, mode_of
 from runs.models import Node, RunStatus, Session
 from runs.store.pinned import compiled_workflow
 
@@ -69,22 +69,12 @@ def unusual_mode_words(preferences: object) -> str:
     return "" if said == default else mode_words(said)
 
 
-# What each value makes the agent do, as the Mode panel says it after "The agent ...": the stance in a
-# person's words (runs/contract/preferences.py's MEANINGS says the same to the agent, as instructions).
-_DOES = {
-    ("autonomy", "guided"): "asks you at every confirmation",
-    ("autonomy", "full_auto_stop_on_user_deps"): "confirms its own steps, stopping only for what only you can give",
-    ("autonomy", "full_auto_never_stop"): "never stops for you, stating its assumptions and recording each gap",
-    ("riskPolicy", "conservative"): "takes the safest option at each choice",
-    ("riskPolicy", "balanced"): "weighs risk against speed",
-    ("riskPolicy", "aggressive"): "favours speed over caution",
-}
-
-
 def mode_does(preferences: dict[str, str]) -> str:
     """What the agent does under `preferences`, one sentence ("The agent asks you at every confirmation, and
-    weighs risk against speed."), from the typed values; "" when it knows none of them."""
-    parts = [_DOES[key, preferences[key]] for key in ("autonomy", "riskPolicy") if (key, preferences.get(key)) in _DOES]
+    weighs risk against speed."), from the typed values (STANCES: what each makes the agent do, in a
+    person's words); "" when it knows none of them."""
+    stances = [STANCES.get((key, preferences.get(key, ""))) for key in ("autonomy", "riskPolicy")]
+    parts = [stance.does for stance in stances if stance is not None]
     return f"The agent {', and '.join(parts)}." if parts else ""
 
 

@@ -190,13 +190,16 @@ FROM runs_checkpoint c JOIN ancestors a ON c.child_id = a.id LEFT JOIN runs_node
 ORDER BY 2 DESC
 """
 
-_NEWEST = """
+# The path up from a node (first parameter), at most so many hops (second): each ancestor with its distance.
+_ANCESTORS_BY_HOPS = """
 WITH RECURSIVE ancestors(id, parent_id, notes_on_path, hops) AS (
     SELECT id, parent_id, notes_on_path, 0 FROM runs_node WHERE id = %s
     UNION ALL
     SELECT n.id, n.parent_id, n.notes_on_path, a.hops + 1 FROM runs_node n JOIN ancestors a ON n.id = a.parent_id
     WHERE a.hops < %s
-)""" + _ENTRIES.format(where="")
+)"""
+
+_NEWEST = _ANCESTORS_BY_HOPS + _ENTRIES.format(where="")
 
 # Up the path only while the entries above can still be at `first` or later: the walk stops at the
 # node whose notes_on_path is below `first`.
@@ -261,15 +264,12 @@ def path_recap(node: Node, *, budget: int | None = None, sources: list[Source] |
     return _recap(node, lowest=1, total=node.notes_on_path, budget=budget, pinned=pinned)
 
 
-_PATH_UP = """
-WITH RECURSIVE ancestors(id, parent_id, notes_on_path, hops) AS (
-    SELECT id, parent_id, notes_on_path, 0 FROM runs_node WHERE id = %s
-    UNION ALL
-    SELECT n.id, n.parent_id, n.notes_on_path, a.hops + 1 FROM runs_node n JOIN ancestors a ON n.id = a.parent_id
-    WHERE a.hops < %s
-)
+_PATH_UP = (
+    _ANCESTORS_BY_HOPS
+    + """
 SELECT id, notes_on_path FROM ancestors ORDER BY hops
 """
+)
 SOURCE_HOPS = 1024  # how far up the path the step that set a value is looked for
 SOURCE_CHUNK = 64  # nodes whose recorded value is read at once, from the tip up
 

@@ -15,7 +15,7 @@ from django.conf import settings
 from runs.contract.dashboard import BranchOutcomeEntry
 from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Checkpoint, Node, Output, Run, Session
-from runs.readmodels import branches, outcomes, recap
+from runs.readmodels import branches, outcomes, recap, versions
 from runs.readmodels.shapes import Recap, RecapEntry, Synthesis
 from runs.store import ownership, tokens
 from runs.store.pinned import compiled_workflow
@@ -172,11 +172,7 @@ def _for_agent(outcome: BranchOutcomeEntry) -> JsonObject:
 def _run(run_id: str) -> Run:
     run = Run.objects.select_related("session").filter(public_id=run_id).first()
     if run is None:
-        raise WorkRailError(
-            ErrorCode.NOT_FOUND,
-            f"No run has the id '{run_id}'.",
-            "Use the runId from a start_workflow or continue_workflow answer (session.runId).",
-        )
+        raise versions.run_not_found(run_id)
     ownership.require_mine(run.session)
     return run
 

@@ -1,11 +1,14 @@
 """Recent MCP tool calls and their p50/p95 per tool, from the bounded table runs/mcp/timings.py fills: as the
-HTTP API gives them (tool_timings) and as the dashboard says them (recent_calls)."""
+HTTP API gives them (tool_timings) and as the dashboard says them (recent_calls, tool_lines). Both count a
+call's outcome by the one classification, classify_call."""
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 
 from django.conf import settings
 
@@ -17,11 +20,25 @@ from runs.readmodels.states import LABELS
 from runs.store.pinned import compiled_workflow
 
 RECENT_SHOWN = 100
-NOT_ERRORS = {"ok", "blocked"}  # a blocked answer is the contract working, not a failure
 # Refusals that are the right answer to a run that ended: going on with a canceled run, or answering on a
-# branch already complete. The contract working too: the page counts them apart, by their code, never as
-# failures (the HTTP API's `errors` still counts every call that was not ok or blocked).
+# branch already complete. The contract working: counted apart, by their code, never as failures.
 ENDED_RUN_REFUSALS = frozenset({ErrorCode.RUN_CANCELED.value, ErrorCode.NODE_COMPLETE.value})
+
+
+class CallOutcome(StrEnum):
+    """What a recorded call's outcome (its error code, or "ok"/"blocked") amounts to."""
+
+    OK = "ok"
+    BLOCKED = "blocked"  # a held answer: the contract working, not a failure
+    REFUSED = "refused"  # a code in ENDED_RUN_REFUSALS: the right answer to a run that ended
+    ERROR = "error"  # any other code: the call failed
+
+
+def classify_call(outcome: str) -> CallOutcome:
+    """The one split of recorded outcomes, for the timings page and the HTTP API alike."""
+    if outcome == CallOutcome.OK or outcome == CallOutcome.BLOCKED:
+        return CallOutcome(outcome)
+    return CallOutcome.REFUSED if outcome in ENDED_RUN_REFUSALS else CallOutcome.ERROR
 
 
 # What a failed call's code means, for the timings page (a call's outcome is its error code; the message
@@ -45,14 +62,12 @@ _ERROR_WORDS = {
 _CODES = {code.value: code for code in ErrorCode}
 HELD = "the step was held: the output lacked something"  # a blocked answer: the contract working
 # A call's outcome tag, capitalised as every other tag (a held answer is "Blocked", as states.py says it).
-OUTCOME_LABELS = {"ok": "OK", "blocked": LABELS["blocked"], "refused": "Refused", "error": "Error"}
-
-
-def badge_of(outcome: str) -> str:
-    """A call's outcome as the timings page tags it: "ok", "blocked", "refused" (ENDED_RUN_REFUSALS) or "error"."""
-    if outcome in NOT_ERRORS:
-        return outcome
-    return "refused" if outcome in ENDED_RUN_REFUSALS else "error"
+OUTCOME_LABELS = {
+    CallOutcome.OK: "OK",
+    CallOutcome.BLOCKED: LABELS["blocked"],
+    CallOutcome.REFUSED: "Refused",
+    CallOutcome.ERROR: "Error",
+}
 
 
 def call_words(tool: str, outcome: str, exception: str = "", message: str = "") -> str:
@@ -89,7 +104,7 @@ class CallLine:
     """One recent tool call as the timings page shows it (the HTTP API's ToolCallEntry stays as it is)."""
 
     tool: str
-    badge: str  # "ok", "blocked" or "error"
+    badge: CallOutcome
     label: str  # the badge in words: OUTCOME_LABELS
     code: str  # the error code, "" when the call did not fail or kept none
     words: str  # call_words
@@ -115,7 +130,7 @@ def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
     for tool, outcome, duration, at, run_id, session_id, exception, message in rows:
         run = runs.get(run_id)
         session = run.session if run is not None else sessions.get(session_id)
-        badge = badge_of(outcome)
+        badge = classify_call(outcome)
         lines.append(
             CallLine(
                 tool=tool,
@@ -149,7 +164,7 @@ P95_MIN_CALLS = 20
 
 @dataclass(frozen=True)
 class ToolLine:
-    """One tool's figures as the timings page says them (the HTTP API's ToolStats stays as it is)."""
+    """One tool's figures as the timings page says them (the HTTP API's ToolStats gives the same counts)."""
 
     tool: str
     calls: int
@@ -179,24 +194,37 @@ class ToolLines:
         return any(line.refused for line in self.lines)
 
 
-def tool_lines() -> ToolLines:
-    """Each tool's calls, failures, refusals and times, for the timings page."""
-    rows = list(ToolCall.objects.values_list("tool", "outcome", "duration_ms"))
+@dataclass(frozen=True)
+class _Tool:
+    """One tool's kept calls: their durations, ascending, and how many came to each outcome."""
+
+    tool: str
+    ordered: list[float]
+    outcomes: Counter[CallOutcome]
+
+
+def _per_tool(rows: list[tuple[str, str, float]]) -> list[_Tool]:
+    """(tool, outcome, duration) rows gathered per tool, by tool name."""
     durations: dict[str, list[float]] = {}
-    badges: dict[str, list[str]] = {}
+    outcomes: dict[str, Counter[CallOutcome]] = {}
     for tool, outcome, duration in rows:
         durations.setdefault(tool, []).append(duration)
-        badges.setdefault(tool, []).append(badge_of(outcome))
+        outcomes.setdefault(tool, Counter())[classify_call(outcome)] += 1
+    return [_Tool(tool, sorted(durations[tool]), outcomes[tool]) for tool in sorted(durations)]
+
+
+def tool_lines() -> ToolLines:
+    """Each tool's calls, failures, refusals and times, for the timings page."""
     lines = []
-    for tool in sorted(durations):
-        ordered = sorted(durations[tool])
+    for each in _per_tool(list(ToolCall.objects.values_list("tool", "outcome", "duration_ms"))):
+        tool, ordered = each.tool, each.ordered
         enough = len(ordered) >= P95_MIN_CALLS
         lines.append(
             ToolLine(
                 tool=tool,
                 calls=len(ordered),
-                errors=badges[tool].count("error"),
-                refused=badges[tool].count("refused"),
+                errors=each.outcomes[CallOutcome.ERROR],
+                refused=each.outcomes[CallOutcome.REFUSED],
                 median=time_axis.milliseconds(percentile(ordered, 0.50)),
                 p95=time_axis.milliseconds(percentile(ordered, 0.95)) if enough else "",
                 slowest=time_axis.milliseconds(ordered[-1]),
@@ -215,19 +243,15 @@ def percentile(ordered: list[float], fraction: float) -> float:
 
 def tool_timings(*, recent: int = RECENT_SHOWN) -> ToolTimings:
     rows = list(ToolCall.objects.order_by("-pk").values_list("tool", "outcome", "duration_ms", "started_at"))
-    durations: dict[str, list[float]] = {}
-    errors: dict[str, int] = {}
-    for tool, outcome, duration, _ in rows:
-        durations.setdefault(tool, []).append(duration)
-        errors[tool] = errors.get(tool, 0) + (outcome not in NOT_ERRORS)
     stats = []
-    for tool in sorted(durations):
-        ordered = sorted(durations[tool])
+    for each in _per_tool([(tool, outcome, duration) for tool, outcome, duration, _ in rows]):
+        ordered = each.ordered
         stats.append(
             ToolStats(
-                tool=tool,
+                tool=each.tool,
                 calls=len(ordered),
-                errors=errors[tool],
+                errors=each.outcomes[CallOutcome.ERROR],
+                refused=each.outcomes[CallOutcome.REFUSED],
                 p50_ms=round(percentile(ordered, 0.50), 3),
                 p95_ms=round(percentile(ordered, 0.95), 3),
                 max_ms=round(ordered[-1], 3),

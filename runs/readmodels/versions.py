@@ -21,6 +21,15 @@ from runs.store.staged import visible_sessions
 MAX_ID_LENGTH = 40  # public ids are far shorter; a longer one names nothing
 
 
+def run_not_found(run_id: str) -> WorkRailError:
+    """NOT_FOUND for a run id this store does not hold (or hides), echoing at most MAX_ID_LENGTH of it."""
+    return WorkRailError(
+        ErrorCode.NOT_FOUND,
+        f"No run has the id '{run_id[:MAX_ID_LENGTH]}'.",
+        "Use the runId from a start_workflow or continue_workflow answer (session.runId).",
+    )
+
+
 def session_of_run(run_id: str) -> int:
     """The primary key of the session that holds run `run_id`; NOT_FOUND when no visible session does,
     NOT_YOUR_SESSION when another owner's does."""
@@ -31,11 +40,7 @@ def session_of_run(run_id: str) -> int:
         .first()
     )
     if run is None:
-        raise WorkRailError(
-            ErrorCode.NOT_FOUND,
-            f"No run has the id '{run_id[:MAX_ID_LENGTH]}'.",
-            "Use the runId from a start_workflow or continue_workflow answer (session.runId).",
-        )
+        raise run_not_found(run_id)
     ownership.require_mine(run.session)
     return run.session.pk
 

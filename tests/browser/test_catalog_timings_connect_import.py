@@ -243,6 +243,12 @@ def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site,
     expect(sized_page.locator("#connect-json").locator("xpath=preceding-sibling::div[1]")).to_contain_text("Copied")
     assert sized_page.evaluate("navigator.clipboard.readText()") == revealed.json_config
     console_log.assert_clean()
+    # Signed out since the page was loaded: the refusal's own words and what to do, from its error body.
+    sized_page.context.clear_cookies(name="sessionid")
+    sized_page.get_by_role("button", name="Copy the command, with the password").click()
+    expect(sized_page.locator("#connect-claude").locator("xpath=preceding-sibling::div[1]")).to_contain_text(
+        "Not copied: Only a signed-in staff user on this machine can copy the password. Sign in to the admin"
+    )
 
 
 def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, console_log, site, live_server):

@@ -94,16 +94,17 @@ def test_no_relative_time_and_short_ids_with_an_appendix(review):
     text = markdown_of(review.session_id)
     assert not RELATIVE.findall(text)
     assert re.findall(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", text)
-    appendix = text.split("## Appendix: full ids\n")[1]
-    body = text.split("## Appendix: full ids\n")[0]
+    body, appendix = text.split("## Appendix for developers: full ids\n")
     for full in (review.session_id, review.run_id):
         short = full[:12]  # "ses_" or "run_" and 8 characters
         assert f"| `{short}` | `{full}` |" in appendix
         assert short in body and full not in body
-    node_ids = re.findall(r"\| `(\d{8})` \| `(\d{12,19})` \|", appendix)
+    # Node ids are for developers: the appendix alone has them, the text says branches and places.
+    node_ids = re.findall(r"\| — \| `(\d{12,19})` \| ([^|]+) \|", appendix)
     assert len(node_ids) == 3  # the two tips and the fork point
-    for short, full in node_ids:
-        assert full.startswith(short) and short in body and full not in body
+    for full, what in node_ids:
+        assert full[:8] not in body and "node" in what
+    assert not re.search(r"\bnode\b", body.split("## Run 1")[1].split("### Timeline")[0])
 
 
 def pdf_pages(pdf: bytes, name: str) -> tuple[list[str], list[Path]]:
@@ -139,7 +140,7 @@ def test_the_pdf_pages_hold_the_summary_and_every_branchs_verdict(review):
     assert CRITICAL in everything and "Severity Finding Why, and the suggestion" in everything
     assert "The steps up to step 2 of 8 are the same as Branch 1's" in everything
     assert "Timeline" in everything and "asked the user" in everything
-    assert "Appendix: full ids" in everything and review.run_id in everything
+    assert "Appendix for developers: full ids" in everything and review.run_id in everything
     assert not RELATIVE.findall(everything)
 
 
@@ -152,11 +153,10 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     text = markdown_of(looped.session_id)
     graph = text.split("### Branch graph")[1].split("```", 2)[1]
     lines = [line.strip() for line in graph.strip().splitlines()[1:]]
-    assert re.fullmatch(r'● Branch 1: 8 steps, ends at node \S+ "Complete" \(complete\)', lines[0])
-    assert re.fullmatch(
-        r"└─ Branch 2: from node \S+ \(at step 2 of 3, round 2 of 3 in “Verify each slice”\), 1 step, ends at node \S+ "
-        r'"Record what the slice showed" \(waiting at step 2 of 3, round 2 of 3 in “Verify each slice”, newest\)',
-        lines[1],
+    assert lines[0] == '● Branch 1: 8 steps, ends at "Complete" (complete)'
+    assert lines[1] == (
+        "└─ Branch 2: from branch 1 (at step 2 of 3, round 2 of 3 in “Verify each slice”), 1 step, ends at "
+        '"Record what the slice showed" (waiting at step 2 of 3, round 2 of 3 in “Verify each slice”, newest)'
     )
     summary = text.split("## Summary\n")[1].split("\n## ")[0]
     assert (
@@ -172,5 +172,5 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     assert "##### Step 2 of 3, round 3 of 3 in “Verify each slice” · Verify slice 3" in first
     assert "##### Step 3 of 3 · Summarize the verification" in first
     second = text.split("### Branch 2 (newest, open)")[1].split("### Timeline")[0]
-    assert "- Forked from node" in second and ", at step 2 of 3, round 2 of 3 in “Verify each slice”" in second
+    assert "- Forked from branch 1, at step 2 of 3, round 2 of 3 in “Verify each slice”" in second
     assert "Pending step 2 of 3, round 2 of 3 in “Verify each slice”: Record what the slice showed" in second

@@ -82,7 +82,7 @@ def test_the_report_has_header_runs_graph_steps_tables_and_synthesis(service_cat
         "#### Synthesis of branch 1",
         "Artifacts that stand:",
         "### Timeline",
-        "## Appendix: full ids",
+        "## Appendix for developers: full ids",
         f"| `{small.session_id[:12]}` | `{small.session_id}` | session |",
     ):
         assert expected in text, expected
@@ -108,7 +108,10 @@ def test_the_branch_graph_is_a_tree_of_branches(service_catalog):
     assert len(graph) == 3  # the run's three branches
     assert re.match(r"● Branch 1: \d+ steps, ", graph[0])
     assert "newest" in graph[0]
-    assert graph[1].startswith("  ├─ Branch 2: from node ") and graph[2].startswith("  └─ Branch 3: from node ")
+    assert graph[1].startswith("  ├─ Branch 2: from branch 1 (at ") and graph[2].startswith(
+        "  └─ Branch 3: from branch 1 (at "
+    )
+    assert not any(re.search(r"\bnode\b", line) for line in graph)  # places and branch numbers, never node ids
 
 
 def test_hostile_notes_stay_inert_and_inside_their_step(service_catalog):
@@ -132,7 +135,9 @@ def test_hostile_notes_stay_inert_and_inside_their_step(service_catalog):
     # The report's outline is its own: no heading of the note is a heading of the report.
     assert not re.findall(r"<h\d>[^<]*(Injected|Setext)", html)
     # The note ends where it does: the report goes on after it.
-    assert "Injected" not in html.split("</pre>")[-1] and "Appendix: full ids" in html.split("</pre>")[-1]
+    assert (
+        "Injected" not in html.split("</pre>")[-1] and "Appendix for developers: full ids" in html.split("</pre>")[-1]
+    )
 
 
 def test_notes_are_embedded_as_written(service_catalog):
@@ -196,3 +201,5 @@ def test_gaps_and_warnings_are_reported(service_catalog):
     assert "| Branch 1 (newest, open) |" in summary and "| 1 |" in summary  # one open gap
     warnings = text.split("### Warnings\n\n")[1].split("\n\n")[0]
     assert "| `USER_DEPENDENCY_GAP` |" in warnings
+    # Where it was recorded, as the graph's card says it; the node's id is in the appendix for developers.
+    assert "| Code | Message | Where | When |" in warnings and "| step 1 of " in warnings

@@ -2,6 +2,7 @@ import pytest
 from django.test import Client
 from django.utils.html import strip_tags
 
+from runs.contract.errors import ErrorCode, ErrorResult
 from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
@@ -79,7 +80,10 @@ def test_a_staff_user_on_this_machine_copies_the_commands_with_the_password(clie
         "-e DATABASE_URL=postgres://workrail:s3cret@db.local/workrail"
         in client.post("/connect/with-password", {"text": "claude_code"}).json()["text"]
     )
-    assert client.post("/connect/with-password", {"text": "secret_key"}).status_code == 400
+    unknown = client.post("/connect/with-password", {"text": "secret_key"})
+    assert unknown.status_code == 400
+    body = ErrorResult.model_validate(unknown.json())  # the error body of every other door
+    assert body.error.code == ErrorCode.INVALID_INPUT and "claude_code" in body.error.suggestion
 
 
 @pytest.mark.usefixtures("postgres_url")
@@ -91,7 +95,9 @@ def test_nobody_else_gets_the_password(client, django_user_model):
     assert client.post("/connect/with-password", ask).status_code == 403  # signed in, not staff
     client.force_login(_staff(django_user_model))
     refused = client.post("/connect/with-password", ask, REMOTE_ADDR="192.0.2.7")  # staff, from elsewhere
-    assert refused.status_code == 403 and refused.json()["code"] == "PASSWORD_NOT_SHOWN"
+    assert refused.status_code == 403
+    error = ErrorResult.model_validate(refused.json()).error  # {"error": {...}}, as the API and MCP answer
+    assert error.code == ErrorCode.PASSWORD_NOT_SHOWN and error.retryable is False and "make run" in error.suggestion
     assert "s3cret" not in refused.content.decode()
     assert "with-password" not in client.get("/connect/", REMOTE_ADDR="192.0.2.7").content.decode()
 

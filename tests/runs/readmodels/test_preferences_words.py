@@ -1,6 +1,6 @@
 """The Mode panel's words for preferences: the mode people know and the risk, never the stored values."""
 
-from runs.contract.preferences import AUTONOMY, RISK_POLICY
+from runs.contract.preferences import AUTONOMY, CHOICES, RISK_POLICY, STANCES, meaning
 from runs.readmodels.preferences import mode_does, mode_words, unusual_mode_words
 
 
@@ -32,3 +32,12 @@ def test_the_mode_panel_says_what_the_agent_does_under_every_choice():
             assert said.startswith("The agent ") and ", and " in said
             assert autonomy not in said and "riskPolicy" not in said
     assert mode_does({}) == ""
+
+
+def test_every_value_says_its_stance_to_the_agent_and_to_a_person_from_one_row():
+    for key, values in CHOICES.items():
+        for value in values:
+            stance = STANCES[key, value]  # no value without words for either reader
+            assert stance.asks and stance.does and stance.asks != stance.does
+            assert meaning(key, value) == stance.asks
+    assert set(STANCES) == {(key, value) for key, values in CHOICES.items() for value in values}

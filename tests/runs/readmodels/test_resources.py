@@ -140,6 +140,12 @@ def test_an_unknown_run_is_not_found(service_catalog):
     assert code_of(lambda: read_run("run_0000000000000000")) == ErrorCode.NOT_FOUND
 
 
+def test_an_unknown_runs_overlong_id_is_not_echoed_whole(service_catalog):
+    with pytest.raises(WorkRailError) as raised:
+        read_run("run_" + "x" * 5000)
+    assert raised.value.code == ErrorCode.NOT_FOUND and len(raised.value.message) < 100
+
+
 # --- session artifacts -----------------------------------------------------------------------------------
 
 

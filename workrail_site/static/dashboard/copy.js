@@ -32,8 +32,14 @@
     var body = new FormData(form);
     body.append("text", button.getAttribute("data-copy-with-password"));
     var answer = fetch(form.action, {method: "POST", body: body, credentials: "same-origin"}).then(function (response) {
-      return response.json().then(function (data) {
-        if (!response.ok) throw new Error(data.message || "Refused.");
+      /* A refusal is the error body every door sends ({"error": {code, message, suggestion, ...}}); one from
+       * before the view (Django's CSRF page) is HTML, said by its status alone. */
+      return response.json().catch(function () { return {}; }).then(function (data) {
+        var error = data.error || {};
+        if (!response.ok) {
+          throw new Error([error.message || "refused (HTTP " + response.status + "): reload the page and try again.",
+            error.suggestion].filter(Boolean).join(" "));
+        }
         return data.text;
       });
     });
