@@ -258,7 +258,8 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert len(dots) == 11 + 2
     for state, label, title, fill, badge, times in dots:
         assert label == title and re.match(
-            r"^(\d+ steps within [\d.]+ m?s: )?(Step \d+ of \d+(, round \d+ of \d+ in “[^”]+”)? · .+|Complete): [A-Z]",
+            r"^(\d+ steps within [\d.]+ m?s: )?"
+            r"(Step \d+(\.\d+)? of \d+(, round \d+ of \d+ in “[^”]+”)? · .+|Complete): [A-Z]",
             label,
         )
         assert fill == badge, (state, fill, badge)  # the colour of the state's badge
