@@ -123,7 +123,8 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     # Finished and running at once, told as what happened (friction8 5); the finished branch's link names its
     # last step, as every other branch's does.
     assert (
-        "Running on branch 2 (branch 1 finished; then the agent went back to Verify slice 2 and is redoing it "
+        "Running on branch 2 (branch 1 finished; then the agent went back to Verify slice 2 (step 2.1 of 3, round 2 "
+        "of 3) and is redoing it "
         "from there)" in words
     )
     assert "replaced" not in words and "Branch 1 · finished with Summarize the verification" in words
