@@ -65,22 +65,31 @@ class StepPlace(Shape):
 
     @property
     def brief(self) -> str:
-        """Short enough for a graph card or a phone row: "step 4 of 8, round 2 of 3" (the loop unnamed)."""
-        said = f"step {self.position} of {self.length}"
+        """Short enough for a graph card or a phone row: "step 2.2 of 3, round 2 of 3" (the loop unnamed). The
+        step numbered as the workflow page's outline numbers it (`number`), so two steps of one round differ."""
+        said = f"step {self.number} of {self.length}"
         return f"{said}, {self.round_words}" if self.round is not None else said
 
     def brief_in(self, chars: int) -> str:
-        """The brief form within `chars` characters when it can be: the rounds' total left out first ("step 2
-        of 3, round 149"), for a graph card's fixed width."""
+        """The brief form within `chars` characters when it can be: the outline's length left out first ("step
+        2.2, round 149 of 150"), for a graph card's fixed width. The round is said whole wherever it is said."""
         said = self.brief
         if len(said) <= chars or self.round is None:
             return said
-        return f"step {self.position} of {self.length}, round {self.round}"
+        return f"step {self.number}, {self.round_words}"
+
+    def rounds_words(self, last: int) -> str:
+        """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149
+        of 150", "rounds 5-149" when the loop's length is open; "" off a loop."""
+        if self.round is None:
+            return ""
+        span = f"rounds {self.round}-{last}"
+        return f"{span} of {self._rounds}" if self._rounds else span
 
     @property
     def words(self) -> str:
-        """In full: "step 4 of 8, round 2 of 3 in “Verify each slice”", the loop named as its workflow names
-        it (a number like 4.1 means nothing to someone who has not read the outline)."""
+        """In full: "step 2.2 of 3, round 2 of 3 in “Verify each slice”": the step numbered as the workflow
+        page's outline numbers it, the loop named as its workflow names it."""
         if self.round is None or not self._loop:
             return self.brief
         return f"{self.brief} in “{self._loop}”"

@@ -1,7 +1,7 @@
 """A run of several branches in one line: how the run stands, on which branch (the one that counts, where the
 agent works or finished last), and what became of the others, in the dashboard's state words
 (runs/readmodels/states.py): "Running on branch 2 (branch 1 finished; then the agent went back to Verify
-slice 2 and is redoing it from there)", "Done on branch 3 (branches 1 and 2 left behind)".
+slice 2 (step 2.1 of 3, round 2 of 3) and is redoing it from there)", "Done on branch 3 (branches 1 and 2 left behind)".
 
 A branch that is not the one that counts and did not finish is *left behind*, the state's own word, wherever
 the dashboard names it. A finished one beside a branch that goes on would read as a run finished and running at
@@ -43,10 +43,17 @@ class BranchesLine:
 
 @dataclass(frozen=True, slots=True)
 class WentBack:
-    """Where a branch grew from: the step pending at its fork node, and whether a person started it by hand."""
+    """Where a branch grew from: the step pending at its fork node, and whether a person started it by hand.
+    `place`: inside a loop, that step's place in brief ("step 2.1 of 3, round 2 of 3"), since a loop's rounds
+    repeat its titles; "" elsewhere (the title says it)."""
 
     title: str
     by_hand: bool
+    place: str = ""
+
+    @property
+    def words(self) -> str:
+        return f"{self.title} ({self.place})" if self.place else self.title
 
 
 def went_back(graph: RunGraph, tip_id: str) -> WentBack | None:
@@ -57,7 +64,9 @@ def went_back(graph: RunGraph, tip_id: str) -> WentBack | None:
     while node is not None and node.parent_id is not None:
         parent = nodes.get(node.parent_id)
         if parent is not None and parent.lane != node.lane:
-            return WentBack(parent.title or parent.step_id or "an earlier step", node.via == "fork")
+            at = parent.place
+            in_loop = at.brief if at is not None and at.round is not None else ""
+            return WentBack(parent.title or parent.step_id or "an earlier step", node.via == "fork", in_loop)
         node = parent
     return None
 
@@ -68,9 +77,9 @@ _GOING_ON: frozenset[StateName] = frozenset({"running", "needs_you", "stalled", 
 
 def _story(back: WentBack, run_state: StateName) -> str:
     if back.by_hand:
-        return f"then someone started this branch by hand from {back.title}"
+        return f"then someone started this branch by hand from {back.words}"
     doing = "is redoing it from there" if run_state in _GOING_ON else "redid it from there"
-    return f"then the agent went back to {back.title} and {doing}"
+    return f"then the agent went back to {back.words} and {doing}"
 
 
 def line(told: list[BranchOutcomeEntry], run_state: StateName, back: WentBack | None = None) -> BranchesLine | None:

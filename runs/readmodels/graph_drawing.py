@@ -69,30 +69,32 @@ def title_lines(text: str, limit: int = TITLE_CHARS, lines: int = TITLE_LINES) -
     return out or [""]
 
 
-# The longest place a screen card's step line holds whole at 13 px: "step 2 of 3, round 2 of 3"; "step 2 of 3,
-# round 149 of 150" would cross the card's border, and reads "step 2 of 3, round 149" there.
-PLACE_CHARS = 26
+# The longest place a screen card's step line holds whole at 13 px: "step 2.2 of 3, round 2 of 3"; "step 2.2 of 3,
+# round 149 of 150" would cross the card's border, and reads "step 2.2, round 149 of 150" there.
+PLACE_CHARS = 27
 
 
-def step_words(node: GraphNode, *, counted: bool = False) -> str:
-    """Where a node's pending step sits, in the short words of the run's step list (StepPlace.brief: "step 4
-    of 8, round 2 of 3"); a node whose state holds no outline place says its step as the step list then does
-    ("step 5"); a completed node waits at no step: "" (its title, "Complete", says it).
+def step_words(node: GraphNode, *, counted: bool = False, narrow: bool = False) -> str:
+    """Where a node's pending step sits, in the short words of the run's step list (StepPlace.brief: "step 2.2
+    of 3, round 2 of 3"); a node whose state holds no outline place says its step as the step list then does
+    ("step 5"); a completed node waits at no step: "" (its title, "Complete", says it). `narrow`: for a card's
+    step line, the outline's length left out when the whole would cross its border (StepPlace.brief_in).
 
     `counted`: as the reports' step lists number steps, counted along the branch (branches.step_numbers,
     a checkpoint keeps its step's number): "step 5", "after step 9" for a completed node."""
     if counted:
         return f"after step {node.step_number - 1}" if node.is_complete else f"step {node.step_number}"
     if node.place is not None:
-        # A card is narrow: the loop's name is the steps list's to say, and a long loop's total too.
-        return node.place.brief_in(PLACE_CHARS)
+        # The loop's name is the steps list's to say; the round is said whole, as everywhere.
+        return node.place.brief_in(PLACE_CHARS) if narrow else node.place.brief
     return "" if node.is_complete else f"step {node.step_number}"
 
 
 def stretch_words(first: GraphNode, last: GraphNode, *, short: bool = False, counted: bool = False) -> str:
     """The outline places a collapsed stretch of a branch spans, from its `first` node to its `last`:
-    "step 2 of 3, rounds 5-149" inside a loop, "steps 2-3 of 8" across the outline; `short` leaves out
-    the step the cards on either side already name ("rounds 5-149"). Without places, the steps counted."""
+    "step 2 of 3, rounds 5-149 of 150" inside a loop (the loop's entry: the stretch holds each of its steps),
+    "steps 2-3 of 8" across the outline; `short` leaves out the step the cards on either side already name
+    ("rounds 5-149 of 150"). Without places, the steps counted."""
     a, b = first.place, last.place
     if a is None or b is None or counted:
         low, high = first.step_number, last.step_number
@@ -100,7 +102,7 @@ def stretch_words(first: GraphNode, last: GraphNode, *, short: bool = False, cou
     if a.position == b.position:
         if a.round is None or b.round is None or a.round == b.round:
             return a.words
-        rounds = f"rounds {a.round}-{b.round}"
+        rounds = a.rounds_words(b.round)
         return rounds if short else f"step {a.position} of {a.length}, {rounds}"
     return f"steps {a.position}-{b.position} of {a.length}"
 
@@ -559,7 +561,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     # The step line: its place in the outline as the step list says it (always whole), then the marks
     # that fit. What made the card when not a step takes the title's second line: a checkpoint or a
     # branch started by hand redoes its parent's step, whose card names it in full.
-    where = step_words(node, counted=counted)
+    where = step_words(node, counted=counted, narrow=True)
     sub = [_sub_part(where)] if where else []
     made_by = VIA_WORDS.get(node.via)
     # A title too long for one line keeps its two (a checkpoint's title is its step's, cut it would read as
@@ -573,10 +575,14 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         sub.append(_sub_part(f"↻ {mark}", "loop"))
     if node.is_blocked and state is None:
         sub.append(_sub_part("blocked", "blocked-word"))
-    where = where or "the end of its branch"
+    # The tooltip says the place whole, the loop named (StepPlace.words); a node the outline does not place
+    # says its loop's round in the same format ("round 3 in “Review each area”").
+    where = (node.place.words if node.place is not None and not counted else step_words(node, counted=counted)) or (
+        "the end of its branch"
+    )
     words = [full, branch_label(node.lane), where]
-    if node.iteration is not None:
-        words.append(f"iteration {node.iteration} of {node.loop_title or 'a loop'}")
+    if node.iteration is not None and (node.place is None or counted):
+        words.append(f"round {node.iteration} in “{node.loop_title or 'a loop'}”")
     if node.via == "checkpoint":
         words.append(f"made by a checkpoint during {where} (still at that step)")
     if node.via == "fork":

@@ -220,9 +220,10 @@ def _loop_line(entry: Entry, loop: LoopState) -> TraceLine:
 
 def _running(starting: bool, title: str, loop: LoopState) -> str:
     round_no = loop.iteration
-    of = f" of {loop.total}" if loop.total is not None and not starting else ""
+    # The round in the one format the dashboard names rounds in ("round 1 of 3"; "round 1" when open-ended).
+    of = f" of {loop.total}" if loop.total is not None else ""
     if starting:
-        head, tail = f"Started loop {title}: ", f"this is round {round_no}"
+        head, tail = f"Started loop {title}: ", f"this is round {round_no}{of}"
     else:
         head, tail = f"Next round of loop {title}: ", f"this is round {round_no}{of}"
     if loop.loop_type == "for":

@@ -29,6 +29,22 @@ STEP_LINES_OVERFLOW = """() => [...document.querySelectorAll("svg.run-graph .gra
 })"""
 
 
+# How many graph cards the steps list also shows, and those whose step number or round differ from the list's
+# for the same node (the list names the loop and the outline's length, a narrow card may leave those out, never
+# the numbers).
+CARD_AND_LIST_DIFFER = """() => {
+  const said = (text) => [/step \\d+(\\.\\d+)?/, /round \\d+( of \\d+)?/]
+    .map((re) => (text.match(re) || [""])[0]).join(", ");
+  const pairs = [...document.querySelectorAll("svg.run-graph a.graph-node")].flatMap((card) => {
+    const step = document.querySelector(`.steps li[data-step-node="${card.dataset.nodeId}"] .step-head`);
+    const line = card.querySelector("text.cs");
+    const placed = step && line && line.textContent.startsWith("step");
+    return placed ? [[said(line.textContent), said(step.textContent)]] : [];
+  });
+  return [pairs.length, pairs.filter(([card, list]) => card !== list)];
+}"""
+
+
 def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, service_catalog, settings):
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     page.set_viewport_size({"width": 1280, "height": 900})
@@ -38,14 +54,19 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(graph.locator("text.ct", has_text="Scope the change")).to_be_visible()
     expect(graph.locator("text.ct", has_text="Verify slice 2").first).to_be_visible()
     # Each card says its step's place in the outline as the step list does (the loop's second round
-    # included), and the checkpoint's card is told apart by its dashed edge, its title whole (cut, it read as
-    # another step; "checkpoint" goes on the step line only where it fits).
-    expect(graph.locator("text.cs", has_text="step 2 of 3, round 2 of 3").first).to_be_visible()
+    # included, its two steps numbered as the workflow's outline numbers them: 2.1, 2.2), and the checkpoint's
+    # card is told apart by its dashed edge, its title whole (cut, it read as another step; "checkpoint" goes on
+    # the step line only where it fits).
+    expect(graph.locator("text.cs", has_text="step 2.1 of 3, round 2 of 3").first).to_be_visible()
+    expect(graph.locator("text.cs", has_text="step 2.2 of 3, round 2 of 3").first).to_be_visible()
     expect(graph.locator("tspan.loop")).to_have_count(0)
     listed = page.locator(
-        ".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2 of 3, round 2 of 3 in “Verify each slice”$")
+        ".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2.1 of 3, round 2 of 3 in “Verify each slice”$")
     ).first
     expect(listed).to_be_visible()
+    # One node, one place: each card's step line is its step-list heading's place, the loop unnamed.
+    compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
+    assert compared >= 3 and differ == []
     expect(graph.locator("rect.card.checkpoint")).to_have_count(1)
     expect(graph.locator("a.graph-node:has(rect.card.checkpoint) text.ct")).to_have_text(
         ["Record what the", "slice showed"]
@@ -97,7 +118,7 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
     # The straight stretch of branch 1 is one dashed line saying which rounds of the loop (the step the
     # cards on either side name) it stands for; the rest, the fork and both ends, are cards. Nothing scrolls
     # sideways: the drawing is as wide as its box at most.
-    expect(page.locator("svg.run-graph .gap-text").first).to_have_text(re.compile(r"^⋯ rounds \d+-\d+$"))
+    expect(page.locator("svg.run-graph .gap-text").first).to_have_text(re.compile(r"^⋯ rounds \d+-\d+ of 150$"))
     expect(page.locator("svg.run-graph .gap title").first).to_contain_text(re.compile(r"\(step 2 of 3, rounds "))
     drawn = page.locator("svg.run-graph a.graph-node").count()
     assert 10 < drawn < nodes / 4
@@ -105,7 +126,8 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
         "b => [b.querySelector('svg').getBoundingClientRect().width, b.clientWidth, b.scrollWidth]"
     )
     assert widths[0] <= widths[1] and widths[2] <= widths[1]
-    # Every card's step line stays inside its card, a long loop's too ("step 2 of 3, round 149", its total left out).
+    # Every card's step line stays inside its card, a long loop's too ("step 2.2, round 149 of 150": the outline's
+    # length left out, the round said whole as everywhere).
     crossing = page.locator("svg.run-graph a.graph-node").evaluate_all(
         """cards => cards.filter((card) => {
           const box = card.querySelector('rect.card').getBoundingClientRect();
@@ -114,7 +136,12 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
         }).map((card) => card.querySelector('text.cs').textContent)"""
     )
     assert crossing == []
-    expect(page.locator("svg.run-graph text.cs", has_text=re.compile(r"^step 2 of 3, round 149$"))).to_have_count(1)
+    expect(page.locator("svg.run-graph text.cs", has_text=re.compile(r"^step 2\.2, round 149 of 150$"))).to_have_count(
+        1
+    )
+    # The cards and the steps list (its last 50 steps) say the same numbers for the nodes both show.
+    compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
+    assert compared >= 3 and differ == []
     # Showing the first branch: its end (step 300 or so) is a card, with its state in words.
     leaf = page.locator('svg.run-graph a.graph-node[data-lane="0"][href*="?tip="]').get_attribute("href")
     page.goto(site + str(leaf))
@@ -169,12 +196,12 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-head .badge")).to_have_text(["Running", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(
             [
-                "Forked from branch 1 at step 4 of 8, round 1 of 2 (Review api)",
+                "Forked from branch 1 at step 4.1 of 8, round 1 of 2 (Review api)",
                 "Forked from branch 1 at step 2 of 8 (Record the Changed Files)",
             ]
         )
         # Each row says its step's place as the step list and the drawing's card say it.
-        expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(["Step 4 of 8, round 2 of 2"])
+        expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(["Step 4.1 of 8, round 2 of 2"])
         titles = listed.locator(".gl-title")
         expect(titles).to_have_count(sized_page.locator("svg.run-graph a.graph-node").count())
         # Every row the same two lines (friction8 9): its place with its marks, then its name under it, flush.
@@ -221,7 +248,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         tabs = sized_page.locator(".branches a")
         expect(tabs).to_have_count(3)
         expect(tabs.nth(1)).to_have_text(
-            "Branch 2: Review storage (step 4 of 8, round 2 of 2) · forked at step 4 of 8, round 1 of 2"
+            "Branch 2: Review storage (step 4.1 of 8, round 2 of 2) · forked at step 4.1 of 8, round 1 of 2"
         )
         inner = tabs.first.locator(".branch-where")
         assert inner.evaluate("el => getComputedStyle(el).borderTopStyle") == "none"
@@ -284,7 +311,8 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert len(dots) == 11 + 2
     for state, label, title, fill, badge, times, stroke, shape in dots:
         assert label == title and re.match(
-            r"^(\d+ steps within [\d.]+ m?s: )?(Step \d+ of \d+(, round \d+ of \d+ in “[^”]+”)? · .+|Complete): [A-Z]",
+            r"^(\d+ steps within [\d.]+ m?s: )?"
+            r"(Step \d+(\.\d+)? of \d+(, round \d+ of \d+ in “[^”]+”)? · .+|Complete): [A-Z]",
             label,
         )
         # The colour of the state's badge; Left behind's dots are rings of it (olive beside Done's green read

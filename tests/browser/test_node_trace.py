@@ -25,7 +25,7 @@ def test_a_node_page_says_which_step_was_skipped_and_where_the_loop_stands(page,
         [
             "Skipped Update the docs: it runs only if touchesDocs is true, and touchesDocs is not set. "
             "Condition: touchesDocs",
-            "Started loop Verify slices: 3 rounds because sliceCount = 3; this is round 1.",
+            "Started loop Verify slices: 3 rounds because sliceCount = 3; this is round 1 of 3.",
             "Went on to Verify slice 1, the next step in the workflow (it has no condition).",
         ]
     )

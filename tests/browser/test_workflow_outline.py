@@ -1,5 +1,5 @@
-"""The workflow page numbers a loop's steps inside the loop's number (2.1, 2.2); a run page names the loop
-instead ("step 2 of 3, round 2 of 3 in “Verify each slice”")."""
+"""The workflow page numbers a loop's steps inside the loop's number (2.1, 2.2); a run page numbers them the
+same and names the loop too ("step 2.2 of 3, round 2 of 3 in “Verify each slice”": tests/browser/test_graph.py)."""
 
 from __future__ import annotations
 

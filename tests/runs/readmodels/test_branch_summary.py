@@ -3,7 +3,7 @@ that counts, and what became of the others, in the dashboard's state words (fric
 
 from __future__ import annotations
 
-from runs.contract.dashboard import BranchOutcomeEntry, GraphNode, RunGraph
+from runs.contract.dashboard import BranchOutcomeEntry, GraphNode, RunGraph, StepPlace
 from runs.readmodels import branch_summary
 
 
@@ -50,6 +50,30 @@ def test_where_a_branch_grew_from_is_read_up_its_lane_in_the_graph():
     nodes[3] = node("4", "2", 1, "Record", via="fork")
     assert branch_summary.went_back(RunGraph.model_construct(nodes=nodes), "5") == branch_summary.WentBack(
         "Verify slice 2", by_hand=True
+    )
+
+
+def test_going_back_inside_a_loop_says_which_round_as_the_graph_does():
+    # A loop's rounds repeat its steps' titles: the step gone back to is placed too, in the graph's brief words.
+    place = StepPlace(position=2, length=3, round=2, inner=2)
+    place._rounds = 3
+    nodes = [
+        GraphNode.model_construct(node_id="1", parent_id=None, lane=0, title="Record", via="step", place=place),
+        GraphNode.model_construct(node_id="2", parent_id="1", lane=1, title="Summarize", via="step", place=None),
+    ]
+    back = branch_summary.went_back(RunGraph.model_construct(nodes=nodes), "2")
+    assert back == branch_summary.WentBack("Record", by_hand=False, place="step 2.2 of 3, round 2 of 3")
+    told = [branch(1, "done"), branch(2, "running", newest=True)]
+    assert str(branch_summary.line(told, "running", back)) == (
+        "Running on branch 2 (branch 1 finished; then the agent went back to Record (step 2.2 of 3, round 2 of 3) "
+        "and is redoing it from there)"
+    )
+    # Outside a loop the title is enough.
+    nodes[0] = GraphNode.model_construct(
+        node_id="1", parent_id=None, lane=0, title="Record", via="step", place=StepPlace(position=2, length=3)
+    )
+    assert branch_summary.went_back(RunGraph.model_construct(nodes=nodes), "2") == branch_summary.WentBack(
+        "Record", by_hand=False
     )
 
 

@@ -67,12 +67,13 @@ def test_a_loop_iteration_is_marked_on_its_card_and_named_in_its_tooltip():
     run = drawn([(1, None), (2, 1), (3, 2)], **{"3": {"iteration": 2, "loop_title": "Verify each slice"}})
     svg = screen(run)
     assert '<tspan class="loop">↻ 2</tspan>' in card(svg, "3")
-    assert "iteration 2 of Verify each slice" in card(svg, "3")
+    # Without an outline place, the tooltip says the round as the step list would: "round 2 in “…”".
+    assert "round 2 in “Verify each slice”" in card(svg, "3")
     assert "↻" not in card(svg, "2")
 
 
-def place(position: int, length: int, round_: int | None = None) -> dict[str, object]:
-    return {"place": {"position": position, "length": length, "round": round_}}
+def place(position: int, length: int, round_: int | None = None, inner: int | None = None) -> dict[str, object]:
+    return {"place": {"position": position, "length": length, "round": round_, "inner": inner}}
 
 
 def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
@@ -81,19 +82,20 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
         [(1, None), (2, 1), (3, 2), (4, 3), (5, 4)],
         **{
             "1": place(1, 3),
-            "2": {**place(2, 3, 1), "iteration": 1, "loop_title": "Verify each slice"},
-            "3": {**place(2, 3, 2), "iteration": 2, "loop_title": "Verify each slice"},
-            "4": {**place(2, 3, 2), "iteration": 2, "via": "checkpoint"},
+            "2": {**place(2, 3, 1, 1), "iteration": 1, "loop_title": "Verify each slice"},
+            "3": {**place(2, 3, 1, 2), "iteration": 1, "loop_title": "Verify each slice"},
+            "4": {**place(2, 3, 1, 2), "iteration": 1, "via": "checkpoint"},
             "5": place(3, 3),
         },
     )
     svg = screen(run)
     lines = [step_line(svg, node) for node in "12345"]
+    # The loop's two steps of one round told apart as the outline numbers them (2.1, 2.2).
     assert lines == [
         "step 1 of 3",
-        "step 2 of 3, round 1",
-        "step 2 of 3, round 2",
-        "step 2 of 3, round 2",
+        "step 2.1 of 3, round 1",
+        "step 2.2 of 3, round 1",
+        "step 2.2 of 3, round 1",
         "step 3 of 3",
     ]
     assert lines == [node.place.words for node in run.nodes if node.place is not None]  # as StepPlace says it
@@ -102,7 +104,7 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
     # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
     assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "4")) == ["checkpoint"]
     assert len(re.findall(r'<text class="ct"', card(svg, "4"))) == 1
-    assert "made by a checkpoint during step 2 of 3, round 2" in card(svg, "4")
+    assert "made by a checkpoint during step 2.2 of 3, round 1" in card(svg, "4")
     assert all(len(line) <= graph_drawing.SUB_CHARS for line in lines)
 
 

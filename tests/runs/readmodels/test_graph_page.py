@@ -32,7 +32,8 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     newest = laid_out.branches[1]
     assert newest.where.endswith("latest") and newest.forked_at and newest.shown
     # The tabs say each tip's and each fork's place in the outline, in the words of the step list.
-    assert newest.where == "step 2 of 3, round 2 of 3, latest" and newest.forked_at == "step 2 of 3, round 2 of 3"
+    # Record (2.2) on the new branch, forked at Verify (2.1) of the same round: told apart by the outline's numbers.
+    assert newest.where == "step 2.2 of 3, round 2 of 3, latest" and newest.forked_at == "step 2.1 of 3, round 2 of 3"
     assert laid_out.branches[0].where == ""  # a completed branch: its title, "Complete", says it
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     assert {entry.key for entry in laid_out.legend} >= {"lane", "current"}
@@ -81,7 +82,7 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     ]
     assert [s.forked for s in sections] == [
         "",
-        "forked from branch 1 at step 4 of 8, round 1 of 2 (Review api)",
+        "forked from branch 1 at step 4.1 of 8, round 1 of 2 (Review api)",
         "forked from branch 1 at step 2 of 8 (Record the Changed Files)",
     ]
     assert sections[1].href.startswith("/r/?tip=")
@@ -92,8 +93,8 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert [row.words for row in first] == [
         "step 1 of 8",
         "step 2 of 8",
-        "step 4 of 8, round 1 of 2",
-        "step 4 of 8, round 2 of 2",
+        "step 4.1 of 8, round 1 of 2",
+        "step 4.1 of 8, round 2 of 2",
         "step 5 of 8",
         "step 6 of 8",
         "step 7 of 8",
@@ -110,7 +111,7 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert first[0].title == "Triage the Change" and first[0].href.startswith("/n/")
     # Another branch's last step shows that branch, as the drawing's card does.
     assert [(row.words, row.title, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
-        ("step 4 of 8, round 1 of 2", "Review api", True)
+        ("step 4.1 of 8, round 1 of 2", "Review api", True)
     ]
 
 

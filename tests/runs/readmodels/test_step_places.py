@@ -1,8 +1,8 @@
 """Where a step sits in its workflow's outline (runs/readmodels/step_places.py): "step 2 of 3", and in a
-loop "step 2 of 3, round 2 of 3 in “Verify each slice”" (the loop named as its workflow names it, never a
-number like 2.1 that means something only beside the outline), never the count of steps taken, which runs
-past the outline's length as soon as a loop repeats. The run page's steps, its where-line, its panels and
-the node page all say it."""
+loop "step 2.2 of 3, round 2 of 3 in “Verify each slice”" (the step numbered as the workflow page's outline
+numbers it, so two steps of one round differ; the loop named as its workflow names it), never the count of
+steps taken, which runs past the outline's length as soon as a loop repeats. The run page's steps, its
+where-line, its panels, the graph and the node page all say it, the round in one format everywhere."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from runs.contract.dashboard import StepPlace
 from runs.models import Node, Run
-from runs.readmodels import run_view, step_places
+from runs.readmodels import graph_drawing, run_view, step_places
 from tests.support.looped_run import looped_and_forked
 from tests.support.mcp_calls import ack, start_workflow
 
@@ -31,7 +31,9 @@ def test_a_place_is_the_cursors_outline_entry_and_its_loops_round():
 
 def test_the_dashboard_names_a_step_before_its_number():
     looped = step_places.place(3, 2, (0, 0, 0, 1, 0, 0, 0, 0), 0, loops=("",) * 3 + ("Review each area",) + ("",) * 4)
-    assert step_places.named("Review storage", looped) == "Review storage · step 4 of 8, round 2 in “Review each area”"
+    assert (
+        step_places.named("Review storage", looped) == "Review storage · step 4.1 of 8, round 2 in “Review each area”"
+    )
     assert step_places.named("Deploy", StepPlace(position=3, length=5)) == "Deploy · step 3 of 5"
     assert step_places.named("Deploy", None) == "Deploy"  # its place not known: its name alone
     assert step_places.named("", StepPlace(position=3, length=5)) == "step 3 of 5"
@@ -39,7 +41,8 @@ def test_the_dashboard_names_a_step_before_its_number():
 
 def test_inside_a_loop_of_several_steps_the_place_keeps_which_as_the_outline_numbers_them():
     assert step_places.place("1", "2", OUTLINE, "1") == StepPlace(position=2, length=3, round=2, inner=2)
-    assert step_places.place(1, 2, OUTLINE, 0).words == "step 2 of 3, round 2"
+    assert step_places.place(1, 2, OUTLINE, 0).words == "step 2.1 of 3, round 2"
+    assert step_places.place(1, 2, OUTLINE, 1).words == "step 2.2 of 3, round 2"
     # A loop of one step reads as the same pattern, its step numbered as the outline numbers it (2.1).
     assert step_places.place(1, 2, ONE_STEP_LOOP, 0) == StepPlace(position=2, length=3, round=2, inner=1)
 
@@ -48,15 +51,16 @@ def test_a_loop_is_named_by_its_title_and_its_rounds_counted_when_fixed_on_entry
     loops = ("", "Review each area", "")
     # forEach: its items fixed on entry; for: its count; a loop until a condition holds: no count to give.
     each = step_places.place(1, 2, OUTLINE, 0, loops=loops, frame={"iteration": 2, "items": ["a", "b", "c"]})
-    assert each is not None and each.words == "step 2 of 3, round 2 of 3 in “Review each area”"
+    assert each is not None and each.words == "step 2.1 of 3, round 2 of 3 in “Review each area”"
     counted = step_places.place(1, 1, OUTLINE, 0, loops=loops, frame={"iteration": 1, "count": 4})
-    assert counted is not None and counted.words == "step 2 of 3, round 1 of 4 in “Review each area”"
-    assert counted.brief == "step 2 of 3, round 1 of 4"  # a graph card or a phone row: the loop unnamed
-    long = step_places.place(1, 149, OUTLINE, 0, loops=loops, frame={"iteration": 149, "count": 150})
-    assert long is not None and long.brief_in(26) == "step 2 of 3, round 149"  # a card's width: no total
-    assert counted.brief_in(26) == counted.brief
+    assert counted is not None and counted.words == "step 2.1 of 3, round 1 of 4 in “Review each area”"
+    assert counted.brief == "step 2.1 of 3, round 1 of 4"  # a graph card or a phone row: the loop unnamed
+    long = step_places.place(1, 149, OUTLINE, 1, loops=loops, frame={"iteration": 149, "count": 150})
+    # A card's width: the outline's length left out, never the round's total.
+    assert long is not None and long.brief_in(27) == "step 2.2, round 149 of 150"
+    assert counted.brief_in(27) == counted.brief
     open_ended = step_places.place(1, 5, OUTLINE, 0, loops=loops, frame={"iteration": 5})
-    assert open_ended is not None and open_ended.words == "step 2 of 3, round 5 in “Review each area”"
+    assert open_ended is not None and open_ended.words == "step 2.1 of 3, round 5 in “Review each area”"
     # The loop's title as the file writes it, a placeholder in brackets, never raw braces.
     titled = step_places._outline({"steps": [{"id": "l", "kind": "loop", "title": "Review {{x}}", "body": [{}]}]})
     assert titled.loops == ("Review [x]",)
@@ -68,20 +72,25 @@ def test_a_looped_run_says_its_outline_position_and_round_not_the_steps_taken(se
     run = Run.objects.get(public_id=looped.run_id)
     places = step_places.of_run(run)
     first_step = Node.objects.get(run=run, depth=1)
-    assert places[first_step.pk].words == "step 2 of 3, round 1 of 3 in “Verify each slice”"
+    assert places[first_step.pk].words == "step 2.1 of 3, round 1 of 3 in “Verify each slice”"
     words = [p.words if p else "" for _, p in sorted((n.depth, places.get(n.pk)) for n in run.nodes.all())]
     assert words[0] == "step 1 of 3"
     assert (
-        "step 2 of 3, round 3 of 3 in “Verify each slice”" in words
+        "step 2.1 of 3, round 3 of 3 in “Verify each slice”" in words
     )  # the sixth step taken is still the outline's second entry
     assert all(" of 3" in w for w in words if w)  # never "step 6"
     detail = run_view.run_detail(looped.run_id)
     said = [step.place.words for step in detail.steps if step.place is not None]
-    # The loop's two steps are told apart by their titles, the loop by its own.
-    assert said[:3] == ["step 1 of 3"] + ["step 2 of 3, round 1 of 3 in “Verify each slice”"] * 2
+    # The loop's two steps are told apart by their numbers as the outline gives them (2.1, 2.2), the loop by its
+    # title.
+    assert said[:3] == [
+        "step 1 of 3",
+        "step 2.1 of 3, round 1 of 3 in “Verify each slice”",
+        "step 2.2 of 3, round 1 of 3 in “Verify each slice”",
+    ]
     assert [step.place.inner for step in detail.steps[1:3] if step.place] == [1, 2]  # the outline's 2.1, 2.2
     assert detail.where is not None
-    assert detail.where.words == "Record what the slice showed · step 2 of 3, round 2 of 3 in “Verify each slice”"
+    assert detail.where.words == "Record what the slice showed · step 2.2 of 3, round 2 of 3 in “Verify each slice”"
 
 
 def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
@@ -91,3 +100,57 @@ def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
     assert detail.run.delegated_by is not None
     # Not the agent's branch-by-branch words ("open at step 1: Run tests"): the dashboard's own.
     assert detail.where is not None and detail.where.words == "Run tests · step 1 of 2"
+
+
+def test_two_steps_of_one_round_are_told_apart_by_the_outlines_numbers():
+    loops = ("", "Verify each slice", "")
+    frame = {"iteration": 1, "count": 3}
+    verify, record = (step_places.place(1, 1, OUTLINE, inner, loops=loops, frame=frame) for inner in (0, 1))
+    assert verify is not None and record is not None
+    assert (verify.number, record.number) == ("2.1", "2.2")
+    assert verify.words != record.words
+    assert record.words == "step 2.2 of 3, round 1 of 3 in “Verify each slice”"
+    assert (verify.brief, record.brief) == ("step 2.1 of 3, round 1 of 3", "step 2.2 of 3, round 1 of 3")
+
+
+@pytest.mark.parametrize(
+    ("round_", "frame", "said"),
+    [
+        (1, {"iteration": 1, "count": 150}, "round 1 of 150"),  # the first round counts from 1
+        (150, {"iteration": 150, "count": 150}, "round 150 of 150"),  # the last round is the loop's length
+        (2, {"iteration": 2, "items": ["api", "storage", "ui"]}, "round 2 of 3"),  # forEach: one round per item
+        (3, {"iteration": 3, "items": ["api", "storage", "ui"]}, "round 3 of 3"),
+        (7, {"iteration": 7}, "round 7"),  # a while loop: its length is not fixed, so none is said
+        (7, {"iteration": 7, "items": []}, "round 7"),  # no items to count: no length either
+    ],
+)
+def test_a_round_is_counted_from_one_in_one_format(round_, frame, said):
+    where = step_places.place(1, round_, OUTLINE, 1, loops=("", "Verify each slice", ""), frame=frame)
+    assert where is not None
+    assert where.round_words == said
+    assert where.brief == f"step 2.2 of 3, {said}"
+    assert where.words == f"step 2.2 of 3, {said} in “Verify each slice”"
+    # A card too narrow for the whole leaves out the outline's length, never the round's numbers.
+    assert where.brief_in(10).endswith(said) and said in where.brief_in(27)
+
+
+def test_a_stretch_of_rounds_says_its_rounds_in_the_same_format():
+    frame = {"iteration": 5, "count": 150}
+    first = step_places.place(1, 5, OUTLINE, 0, loops=("", "Verify each slice", ""), frame=frame)
+    assert first is not None and first.rounds_words(149) == "rounds 5-149 of 150"
+    open_ended = step_places.place(1, 5, OUTLINE, 0, frame={"iteration": 5})
+    assert open_ended is not None and open_ended.rounds_words(9) == "rounds 5-9"
+
+
+def test_one_node_reads_the_same_in_the_graph_and_the_steps_list(service_catalog):
+    looped = looped_and_forked(service_catalog["extra"], iterations=3)
+    detail = run_view.run_detail(looped.run_id)
+    graph = {node.node_id: node for node in detail.graph.nodes}
+    listed = [step for step in detail.steps if step.place is not None and step.node_id in graph]
+    assert {step.place.number for step in listed if step.place is not None} >= {"1", "2.1", "2.2"}
+    for step in listed:
+        node = graph[step.node_id]
+        assert node.place == step.place
+        # The graph's words are the list's without the loop's name: same numbers, same format.
+        assert step.place.words.startswith(graph_drawing.step_words(node))
+        assert step.place.words.startswith(graph_drawing.step_words(node, narrow=True))

@@ -39,7 +39,7 @@ def test_each_node_says_which_steps_were_skipped_or_selected_and_why(service_cat
     assert lines(run.node_at("verify", 0)) == [
         "Skipped Update the docs: it runs only if touchesDocs is true, and touchesDocs is not set. "
         "[condition: `touchesDocs`]",
-        "Started loop Verify slices: 3 rounds because sliceCount = 3; this is round 1.",
+        "Started loop Verify slices: 3 rounds because sliceCount = 3; this is round 1 of 3.",
         "Went on to Verify slice 1, the next step in the workflow (it has no condition).",
     ]
     assert lines(run.node_at("verify", 1)) == [
@@ -117,7 +117,9 @@ def test_every_kind_of_loop_and_condition_reads_as_plain_words():
                 "item": "'a.py'",
             },
         }
-    ) == ["Started loop Review files: one round per item of files (2 items); this is round 1, for the item 'a.py'."]
+    ) == [
+        "Started loop Review files: one round per item of files (2 items); this is round 1 of 2, for the item 'a.py'."
+    ]
     assert words(
         {
             **loop,
