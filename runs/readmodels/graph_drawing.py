@@ -38,6 +38,8 @@ TITLE_LINES = 2
 SUB_CHARS = 24  # what fits a card's width on its step line, at 10px (DejaVu Sans) or 13px on a screen card
 # What made a card when it was not a step taken, on the line under its title.
 VIA_WORDS = {"checkpoint": "checkpoint", "fork": "started by hand"}
+# A card graph_story.py adds: the step a branch answered again after a rewind, drawn on that branch.
+AGAIN_WORDS = "answered again"
 SHORT_ID_CHARS = 8
 
 
@@ -375,11 +377,15 @@ def for_screen(
     href: Callable[[GraphNode], str],
     title: str,
     states: dict[str, str] | None = None,
+    again: Iterable[str] = (),
 ) -> str:
     """The dashboard's drawing: top to bottom, each card a link to `href(node)`; `states` maps a branch
-    tip's node id to its branch's state (a key of STATE_WORDS)."""
+    tip's node id to its branch's state (a key of STATE_WORDS); `again` are the cards of steps answered
+    again after a rewind (graph_story.Told.again), marked so."""
     cols = screen_columns(graph, shown=shown)
-    return _draw(graph, SCREEN, shown=shown, href=href, title=title, cols=cols, states=states or {})
+    return _draw(
+        graph, SCREEN, shown=shown, href=href, title=title, cols=cols, states=states or {}, again=frozenset(again)
+    )
 
 
 def screen_columns(graph: RunGraph, *, shown: str | None) -> list[Column]:
@@ -432,6 +438,7 @@ def _draw(
     style: str = "",
     states: dict[str, str] | None = None,
     counted: bool = False,
+    again: frozenset[str] = frozenset(),
 ) -> str:
     states = states or {}
     by_id = {node.node_id: node for node in graph.nodes}
@@ -467,6 +474,7 @@ def _draw(
         geo=geo,
         # One branch on screen: the page's head and panel say its state; the card's colour keeps it.
         say_state=graph.lanes > 1 or not geo.tags_beside,
+        again=again,
     )
     cards = [_card(node, corner[node.node_id], card_style) for node in graph.nodes if node.node_id in corner]
 
@@ -524,6 +532,7 @@ class _CardStyle:
     counted: bool
     geo: _Geometry
     say_state: bool
+    again: frozenset[str] = frozenset()
 
 
 def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
@@ -561,7 +570,8 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     # branch started by hand redoes its parent's step, whose card names it in full.
     where = step_words(node, counted=counted)
     sub = [_sub_part(where)] if where else []
-    made_by = VIA_WORDS.get(node.via)
+    answered_again = node.node_id in style.again
+    made_by = AGAIN_WORDS if answered_again else VIA_WORDS.get(node.via)
     # A title too long for one line keeps its two (a checkpoint's title is its step's, cut it would read as
     # another step): what made the card then goes on the step line, when it fits there.
     lines = title_lines(full)
@@ -581,6 +591,8 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         words.append(f"made by a checkpoint during {where} (still at that step)")
     if node.via == "fork":
         words.append(f"a branch started by hand from {where}")
+    if answered_again:
+        words.append("answered again on this branch after a rewind (the branches share the steps above it)")
     if state is not None:
         words.append(f"its branch: {STATE_WORDS[state]} ({STATE_LEGEND[state]})")
     elif node.is_blocked:

@@ -51,13 +51,24 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     )
     # Every step line fits inside its card.
     assert page.evaluate(STEP_LINES_OVERFLOW) == []
-    # Branches labelled as everywhere else; the newest node (the fork) is also the one shown: its branch's
-    # name (as when another branch is shown), its state and one marker of where, not "latest" too.
+    # Branches labelled as everywhere else; the newest node is also the one shown: its state and one marker of
+    # where, not "latest" too.
     expect(graph.locator("text.tag-text.lane")).to_have_text(["Branch 1", "Branch 2"])
     newest = graph.locator("a.graph-node:has(rect.card.newest)")
     expect(newest).to_have_count(1)
     expect(newest).to_have_attribute("aria-current", "true")
-    expect(newest.locator("text.tag-text")).to_have_text(["Branch 2", "running", "you are viewing"])
+    expect(newest.locator("text.tag-text")).to_have_text(["running", "you are viewing"])
+    # Ninth review item 3: the step branch 2 answered again (Verify slice 2) is branch 2's first card, named
+    # so, beside branch 1's (not above the fork as if shared), and opens the same page the step list links.
+    again = graph.locator('a.graph-node[data-lane="1"]', has=page.locator("text.cv", has_text="answered again"))
+    expect(again.locator("text.ct")).to_have_text(["Verify slice 2"])
+    expect(again.locator("text.tag-text")).to_have_text(["Branch 2"])
+    rewound_to = (
+        page.locator(".steps h3", has_text="Verify slice 2")
+        .last.locator("xpath=..")
+        .get_by_role("link", name="the step's page")
+    )
+    assert again.get_attribute("href") == rewound_to.get_attribute("href")
     screenshot(page, "graph-looped-forked", full_page=False)
 
     # Showing the first branch: its last node is shown, the fork stays the newest.
@@ -69,7 +80,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(shown.locator("text.tag-text")).to_have_text(["done", "you are viewing"])
     expect(page.locator("svg.run-graph rect.card.newest")).to_have_count(1)
     expect(page.locator("svg.run-graph a.graph-node:has(rect.card.newest) text.tag-text")).to_have_text(
-        ["Branch 2", "running"]
+        ["running", "latest"]
     )
     screenshot(page, "graph-looped-forked-first-branch", full_page=False)
 
@@ -219,7 +230,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         tabs = sized_page.locator(".branches a")
         expect(tabs).to_have_count(3)
         expect(tabs.nth(1)).to_have_text(
-            "Branch 2: Review storage (step 4 of 8, round 2 of 2) · forked at step 4 of 8, round 1 of 2"
+            "Branch 2: Review storage (step 4 of 8, round 2 of 2) · forked after step 2 of 8"
         )
         inner = tabs.first.locator(".branch-where")
         assert inner.evaluate("el => getComputedStyle(el).borderTopStyle") == "none"

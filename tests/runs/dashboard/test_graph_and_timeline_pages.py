@@ -33,8 +33,8 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     assert titles[:3] == ["Scope the change / into slices", "Verify slice 1", "Record what the / slice showed"]
     assert "Complete" in titles
     # The loop's round is in each card's place, as the step list says it, and which of the loop's two steps
-    # (2.1, 2.2): its second round's two steps and the fork's card.
-    assert svg.count(">step 2 of 3, round 2 of 3</text>") == 3
+    # (2.1, 2.2): its second round's two steps, and on branch 2 the step it answered again and its last card.
+    assert svg.count(">step 2 of 3, round 2 of 3</text>") == 4
     assert "↻" not in svg
     # The fork's one-node branch, shown and newest, says its name, as when another branch is shown (friction8
     # item 11), its state and "you are viewing"; not "latest" too (friction6 item 6).
@@ -128,8 +128,8 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     assert "replaced" not in words and "Branch 1 · finished with Summarize the verification" in words
     assert "open at step 6" not in words and "open at step 4" not in words
     assert tabs(html)[1] == (
-        "Branch 2: Record what the slice showed (step 2 of 3, round 2 of 3, latest) · forked at step 2 of 3, "
-        "round 2 of 3"
+        "Branch 2: Record what the slice showed (step 2 of 3, round 2 of 3, latest) · forked after step 2 of 3, "
+        "round 1 of 3"
     )
     assert card_step_line(html, str(newest.public_id)) == "step 2 of 3, round 2 of 3"
     # The checkpoint's card stays at its step (the loop's two steps and the checkpoint in round 1); the

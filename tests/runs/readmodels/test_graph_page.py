@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from runs.contract.dashboard import AttentionPanel, BranchOutcomeEntry, GraphNode, RunDetail, RunGraph, RunSummary
+from runs.readmodels import graph_story
 from runs.readmodels.graph_page import branch_sections, graph_page, tip_states
 from runs.readmodels.run_view import run_detail
 from tests.support.looped_run import looped_and_forked
@@ -30,9 +31,13 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
         (1, True, True),
     ]
     newest = laid_out.branches[1]
-    assert newest.where.endswith("latest") and newest.forked_at and newest.shown
-    # The tabs say each tip's and each fork's place in the outline, in the words of the step list.
-    assert newest.where == "step 2 of 3, round 2 of 3, latest" and newest.forked_at == "step 2 of 3, round 2 of 3"
+    assert newest.where.endswith("latest") and newest.forked and newest.shown
+    # The tabs say each tip's and each fork's place in the outline, in the words of the step list; the step
+    # answered again (Verify slice 2) is the new branch's own: it forked after the last step both share.
+    assert (
+        newest.where == "step 2 of 3, round 2 of 3, latest"
+        and newest.forked == "forked after step 2 of 3, round 1 of 3"
+    )
     assert laid_out.branches[0].where == ""  # a completed branch: its title, "Complete", says it
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     assert {entry.key for entry in laid_out.legend} >= {"lane", "current"}
@@ -81,8 +86,9 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     ]
     assert [s.forked for s in sections] == [
         "",
-        "forked from branch 1 at step 4 of 8, round 1 of 2 (Review api)",
-        "forked from branch 1 at step 2 of 8 (Record the Changed Files)",
+        # Ninth review item 3: a branch grows from the last step it shares; the step it answered again is its own.
+        "forked from branch 1 after step 2 of 8 (Record the Changed Files)",
+        "forked from branch 1 after step 1 of 8 (Triage the Change)",
     ]
     assert sections[1].href.startswith("/r/?tip=")
     first = sections[0].rows
@@ -108,10 +114,14 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert first[7].notes == "checkpoint" and first[-1].notes == "latest" and first[-1].is_tip
     assert first[-1].is_current and not any(row.is_current for row in first[:-1])
     assert first[0].title == "Triage the Change" and first[0].href.startswith("/n/")
-    # Another branch's last step shows that branch, as the drawing's card does.
-    assert [(row.words, row.title, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
-        ("step 4 of 8, round 1 of 2", "Review api", True)
+    # Another branch's last step shows that branch, as the drawing's card does; before it, the step the branch
+    # answered again (its page: the node the agent rewound to, where the step list links it too).
+    assert [(row.words, row.title, row.notes, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
+        ("step 2 of 8", "Record the Changed Files", "answered again", False),
+        ("step 4 of 8, round 1 of 2", "Review api", "", True),
     ]
+    rewound_to = sections[2].rows[0].href.split("/")[2]
+    assert [step.node_id for step in detail.steps if step.title == "Record the Changed Files"] == [rewound_to]
 
 
 def straight(count: int, *, shown: str) -> RunDetail:
@@ -157,7 +167,9 @@ def test_a_run_of_one_branch_is_a_stepper_with_its_shown_step_marked_once():
 
 def test_the_phone_list_leaves_out_the_straight_stretch_the_drawing_leaves_out():
     detail = straight(30, shown="29")
-    (section,) = branch_sections(detail, "/r/", lambda node: f"/n/{node.node_id}/", {"29": "running"})
+    (section,) = branch_sections(
+        detail, "/r/", lambda node: f"/n/{node.node_id}/", {"29": "running"}, graph_story.told(detail.graph)
+    )
     assert [row.words for row in section.rows] == [
         *[f"step {n}" for n in range(1, 6)],
         "steps 6-25",
