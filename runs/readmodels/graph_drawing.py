@@ -40,6 +40,9 @@ SUB_CHARS = 24  # what fits a card's width on its step line, at 10px (DejaVu San
 VIA_WORDS = {"checkpoint": "checkpoint", "fork": "started by hand"}
 # A card graph_story.py adds: the step a branch answered again after a rewind, drawn on that branch.
 AGAIN_WORDS = "answered again"
+# A checkpoint saved during a step, as graph_story.py folds it: a mark beside the step's card, not a card.
+CHECKPOINT_MARK = "checkpoint"
+CHECKPOINT_MARK_TIP = "a checkpoint the agent saved during this step: open it for its notes, or to resume from it"
 SHORT_ID_CHARS = 8
 
 
@@ -154,6 +157,7 @@ LEGEND_WORDS = {
     "other": "hollow: a step of another branch (open its last step to view that branch)",
     "lane": "marks the first step of each branch (branch 1 starts at the run's first step)",
     "checkpoint": "made by a checkpoint (it stays at its step)",
+    "checkpoint-mark": "a checkpoint the agent saved during that step (open it for its notes, or to resume from it)",
     "by-hand": "started by hand (an operator fork)",
     "complete": "complete",
     "blocked": "blocked: the answer to its step was refused",
@@ -168,16 +172,23 @@ PAPER_TAGS = {"newest": "newest", "current": "shown"}
 
 
 def legend(
-    graph: RunGraph, *, shown: str | None, states: dict[str, str] | None = None, counted: bool = False
+    graph: RunGraph,
+    *,
+    shown: str | None,
+    states: dict[str, str] | None = None,
+    counted: bool = False,
+    checkpoints: bool = False,
 ) -> list[LegendEntry]:
     """The marks a drawing of `graph` holds, in the order a legend lists them: only those that occur (the
-    branch states of `states` first, as for_screen draws them); `counted` for the paper's (step_words)."""
+    branch states of `states` first, as for_screen draws them); `counted` for the paper's (step_words);
+    `checkpoints`: whether checkpoints are drawn as marks beside their steps' cards (graph_story.py)."""
     on_path = _path({node.node_id: node for node in graph.nodes}, shown)
     present = {
         "on-branch": bool(on_path),
         "other": any(node.node_id not in on_path for node in graph.nodes),
         "lane": bool(graph.nodes),
         "checkpoint": any(node.via == "checkpoint" for node in graph.nodes),
+        "checkpoint-mark": checkpoints,
         "by-hand": any(node.via == "fork" for node in graph.nodes),
         "complete": any(node.is_complete for node in graph.nodes),
         "blocked": any(node.is_blocked for node in graph.nodes),
@@ -378,13 +389,23 @@ def for_screen(
     title: str,
     states: dict[str, str] | None = None,
     again: Iterable[str] = (),
+    checkpoints: Callable[[str], tuple[str, ...]] = lambda card: (),
 ) -> str:
     """The dashboard's drawing: top to bottom, each card a link to `href(node)`; `states` maps a branch
     tip's node id to its branch's state (a key of STATE_WORDS); `again` are the cards of steps answered
-    again after a rewind (graph_story.Told.again), marked so."""
+    again after a rewind (graph_story.Told.again), marked so; `checkpoints(card)` the pages of the checkpoints
+    saved at a card's step, each a "checkpoint" mark beside it, linking its page."""
     cols = screen_columns(graph, shown=shown)
     return _draw(
-        graph, SCREEN, shown=shown, href=href, title=title, cols=cols, states=states or {}, again=frozenset(again)
+        graph,
+        SCREEN,
+        shown=shown,
+        href=href,
+        title=title,
+        cols=cols,
+        states=states or {},
+        again=frozenset(again),
+        checkpoints=checkpoints,
     )
 
 
@@ -439,6 +460,7 @@ def _draw(
     states: dict[str, str] | None = None,
     counted: bool = False,
     again: frozenset[str] = frozenset(),
+    checkpoints: Callable[[str], tuple[str, ...]] = lambda card: (),
 ) -> str:
     states = states or {}
     by_id = {node.node_id: node for node in graph.nodes}
@@ -475,6 +497,7 @@ def _draw(
         # One branch on screen: the page's head and panel say its state; the card's colour keeps it.
         say_state=graph.lanes > 1 or not geo.tags_beside,
         again=again,
+        checkpoints=checkpoints,
     )
     cards = [_card(node, corner[node.node_id], card_style) for node in graph.nodes if node.node_id in corner]
 
@@ -533,6 +556,7 @@ class _CardStyle:
     geo: _Geometry
     say_state: bool
     again: frozenset[str] = frozenset()
+    checkpoints: Callable[[str], tuple[str, ...]] = lambda card: ()
 
 
 def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
@@ -601,7 +625,11 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         words.append("the step the run reached last")
     if is_current:
         words.append("you are viewing it")
+    saved = style.checkpoints(node.node_id) if geo.tags_beside else ()
+    if saved:
+        words.append(f"{len(saved)} checkpoint{'s' if len(saved) > 1 else ''} saved during this step")
     words.append(f"node {node.node_id}")
+    marks_after = ""
     selects_branch = node.is_leaf and node.node_id not in on_path
     tooltip = " · ".join(words) + (": click to show this branch" if selects_branch and href else "")
     # On the card's top edge, at the right: whether it is the shown node and the newest one (on screen, beside
@@ -627,6 +655,20 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             _tag(x + card_w + 6, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, big=True)
             for index, (text, kind) in enumerate(shown_marks)
         ]
+        # Each checkpoint saved during this step: a mark under the other tags, a link of its own (its node's
+        # page: its notes, and resuming from it), outside the card's link.
+        marks_after = "".join(
+            f'<a href="{escape(page)}" class="checkpoint-mark"><title>{escape(CHECKPOINT_MARK_TIP)}</title>'
+            + _tag(
+                x + card_w + 6,
+                y + TAG_H // 2 + (len(shown_marks) + index) * (TAG_H + TAG_GAP),
+                CHECKPOINT_MARK,
+                "checkpoint",
+                big=True,
+            )
+            + "</a>"
+            for index, page in enumerate(saved)
+        )
     else:
         tags = [_tag(x + 6, y + card_h, branch_label(node.lane), "lane")] if starts_lane else []
     if state is not None and not beside:  # on the bottom edge, at the right: its branch's state, in words
@@ -658,7 +700,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     current = ' aria-current="true"' if is_current else ""
     return (
         f'<a href="{escape(href(node))}" class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}"'
-        f"{current}>{body}</a>"
+        f"{current}>{body}</a>{marks_after}"
     )
 
 

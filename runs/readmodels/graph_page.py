@@ -50,6 +50,7 @@ class StepRow:
     href: str  # its node page (the branch's page for another branch's last node); empty for a stretch
     is_tip: bool  # the branch's last node: the row that carries the branch's state
     is_current: bool = False  # the node the page shows (its branch's section says so once, in its heading)
+    checkpoints: tuple[str, ...] = ()  # the pages of the checkpoints saved at its step (graph_story.py): a mark each
 
     @property
     def notes(self) -> str:
@@ -120,7 +121,8 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
     """The graph of `detail`'s run; `node_url` has NODE where a node's id goes. Drawn, linked and listed as
     graph_story tells it (a step answered again sits on the branch that answered it)."""
     story = graph_story.told(detail.graph)
-    detail = detail.model_copy(update={"graph": story.graph})
+    shown_card = story.card(detail.branch_tip) if detail.branch_tip else detail.branch_tip
+    detail = detail.model_copy(update={"graph": story.graph, "branch_tip": shown_card})
     on_path = (
         set(graph.path_to(detail.branch_tip, {n.node_id: n.parent_id for n in detail.graph.nodes}))
         if detail.branch_tip
@@ -130,25 +132,37 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
     def href(node: GraphNode) -> str:
         # A leaf off the shown branch shows its branch; any other node opens its page.
         if node.is_leaf and node.node_id not in on_path:
-            return f"{run_url}?tip={node.node_id}"
+            return f"{run_url}?tip={story.end(node.node_id)}"
         return node_url.replace("NODE", story.stored(node.node_id))
+
+    def checkpoint_hrefs(card: str) -> tuple[str, ...]:
+        # A checkpoint's node is real (it can be resumed from): its mark opens its page.
+        return tuple(node_url.replace("NODE", mark.node_id) for mark in story.checkpoints.get(card, []))
 
     nodes, lanes = len(detail.graph.nodes), detail.graph.lanes
     title = (
         f"Branch graph of {detail.run.workflow_name}: {nodes} node{'' if nodes == 1 else 's'} in {lanes} "
         f"branch{'' if lanes == 1 else 'es'}, one column per step, one row per branch"
     )
-    states = tip_states(detail)
+    states = {story.card(node): state for node, state in tip_states(detail).items()}
     stepper = lanes == 1
     return GraphPage(
         drawing=""
         if stepper
         else graph_drawing.for_screen(
-            detail.graph, shown=detail.branch_tip, href=href, title=title, states=states, again=story.again
+            detail.graph,
+            shown=detail.branch_tip,
+            href=href,
+            title=title,
+            states=states,
+            again=story.again,
+            checkpoints=checkpoint_hrefs,
         ),
-        legend=graph_drawing.legend(detail.graph, shown=detail.branch_tip, states=states),
+        legend=graph_drawing.legend(
+            detail.graph, shown=detail.branch_tip, states=states, checkpoints=bool(story.checkpoints)
+        ),
         branches=branch_links(detail, run_url, story),
-        sections=branch_sections(detail, run_url, href, states, story),
+        sections=branch_sections(detail, run_url, href, states, story, checkpoint_hrefs),
         stepper=stepper,
         upcoming=upcoming(detail) if stepper else [],
     )
@@ -226,7 +240,7 @@ def branch_links(detail: RunDetail, run_url: str, story: graph_story.Told) -> li
                 title=tip.title or tip.step_id or "Step",
                 where=", ".join(where),
                 forked=fork_words(story, placed[lane.nodes[0]]) if lane.number > 1 else "",
-                href=f"{run_url}?tip={tip.node_id}",
+                href=f"{run_url}?tip={story.end(tip.node_id)}",
                 shown=tip.node_id == detail.branch_tip,
                 is_newest=tip.is_tip,
             )
@@ -240,6 +254,7 @@ def branch_sections(
     href: Callable[[GraphNode], str],
     tip_state: dict[str, str],
     story: graph_story.Told,
+    checkpoint_hrefs: Callable[[str], tuple[str, ...]] = lambda card: (),
 ) -> list[BranchSection]:
     """The graph as a list: a section per branch (branches.py's numbering), its own nodes as rows (from
     the first after the fork to its last), the stretches the screen drawing collapses as one row each."""
@@ -269,7 +284,16 @@ def branch_sections(
                 rows.append(_stretch_row(stretch))
                 stretch = []
             state_here = state if node.node_id == tip.node_id else "done"
-            rows.append(_step_row(node, detail, href, state_here, again=node.node_id in story.again))
+            rows.append(
+                _step_row(
+                    node,
+                    detail,
+                    href,
+                    state_here,
+                    again=node.node_id in story.again,
+                    checkpoints=checkpoint_hrefs(node.node_id),
+                )
+            )
         if stretch:
             rows.append(_stretch_row(stretch))
         forked = fork_words(story, placed[lane.nodes[0]], named=True) if lane.number > 1 else ""
@@ -280,7 +304,7 @@ def branch_sections(
                 state_label=states.label(state),
                 forked=forked,
                 shown=tip.node_id in on_path,
-                href=f"{run_url}?tip={tip.node_id}",
+                href=f"{run_url}?tip={story.end(tip.node_id)}",
                 rows=rows,
             )
         )
@@ -288,7 +312,13 @@ def branch_sections(
 
 
 def _step_row(
-    node: GraphNode, detail: RunDetail, href: Callable[[GraphNode], str], state: StateName, *, again: bool = False
+    node: GraphNode,
+    detail: RunDetail,
+    href: Callable[[GraphNode], str],
+    state: StateName,
+    *,
+    again: bool = False,
+    checkpoints: tuple[str, ...] = (),
 ) -> StepRow:
     mark = graph_drawing.loop_mark(node)
     notes = [f"round {mark}"] if mark is not None else []  # the drawing's "↻ n", in words
@@ -305,6 +335,7 @@ def _step_row(
         href=href(node),
         is_tip=node.is_leaf,
         is_current=node.node_id == detail.branch_tip,
+        checkpoints=checkpoints,
     )
 
 

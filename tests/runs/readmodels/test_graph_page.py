@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from runs.contract.dashboard import AttentionPanel, BranchOutcomeEntry, GraphNode, RunDetail, RunGraph, RunSummary
+from runs.models import Checkpoint
 from runs.readmodels import graph_story
 from runs.readmodels.graph_page import branch_sections, graph_page, tip_states
 from runs.readmodels.run_view import run_detail
@@ -93,8 +94,8 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert sections[1].href.startswith("/r/?tip=")
     first = sections[0].rows
     # Each row says its step's place in the outline as the step list does: the 3rd entry skipped (its
-    # condition did not hold), the loop (the 4th) in two rounds, the checkpoint at its step; the answered
-    # ones done, the last one running.
+    # condition did not hold), the loop (the 4th) in two rounds; the answered ones done, the last one running.
+    # The checkpoint is no row of its own (two "Step 7 of 8" rows, ninth review item 5): a mark on its step's.
     assert [row.words for row in first] == [
         "step 1 of 8",
         "step 2 of 8",
@@ -103,15 +104,17 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
         "step 5 of 8",
         "step 6 of 8",
         "step 7 of 8",
-        "step 7 of 8",
         "step 8 of 8",
     ]
     # The step list's words, short (its loop unnamed: the step list below names it, a phone row has no room).
     said = {step.node_id: step.place.brief for step in detail.steps if step.place is not None}
     assert [said[row.href.split("/")[2]] for row in first[:-1]] == [row.words for row in first[:-1]]
-    assert [row.state for row in first] == ["done"] * 8 + ["running"]
+    assert [row.state for row in first] == ["done"] * 7 + ["running"]
     # "you are viewing" once, in the shown branch's heading (friction6 item 6): never again on its last row.
-    assert first[7].notes == "checkpoint" and first[-1].notes == "latest" and first[-1].is_tip
+    assert first[6].notes == "" and first[-1].notes == "latest" and first[-1].is_tip
+    (saved,) = Checkpoint.objects.filter(node__run__public_id=forked.review_run)
+    assert saved.child is not None and first[6].checkpoints == (f"/n/{saved.child.public_id}/",)
+    assert not any(row.checkpoints for row in first[:6] + first[7:])
     assert first[-1].is_current and not any(row.is_current for row in first[:-1])
     assert first[0].title == "Triage the Change" and first[0].href.startswith("/n/")
     # Another branch's last step shows that branch, as the drawing's card does; before it, the step the branch

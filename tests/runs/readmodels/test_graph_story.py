@@ -103,3 +103,46 @@ def test_a_branch_started_by_hand_or_a_checkpoint_grows_from_its_node_as_stored(
     ]
     told = graph_story.told(run_graph(tree))
     assert told.again == {} and branch_cards(told) == [["Triage", "Review", "Post"], ["Review"]]
+
+
+def test_a_checkpoint_is_a_mark_on_its_steps_card_and_what_grew_from_it_grows_from_that_card():
+    # Post (3) was pending when the agent saved a checkpoint (node 4, at the same step) and answered from it.
+    told = graph_story.told(
+        run_graph(
+            [
+                (1, None, "Triage", "start"),
+                (2, 1, "Review", "step"),
+                (3, 2, "Post", "step"),
+                (4, 3, "Post", "checkpoint"),
+                (5, 4, "Summarize", "step"),
+            ]
+        )
+    )
+    assert branch_cards(told) == [["Triage", "Review", "Post", "Summarize"]]
+    assert [mark.node_id for mark in told.checkpoints["3"]] == ["4"] and told.card("4") == "3"
+    summarize = next(node for node in told.graph.nodes if node.node_id == "5")
+    assert (summarize.parent_id, summarize.depth, told.graph.depth) == ("3", 3, 3)  # a row up: no gap
+
+
+def test_a_checkpoint_at_a_branchs_end_hands_its_card_the_end():
+    told = graph_story.told(
+        run_graph([(1, None, "Triage", "start"), (2, 1, "Review", "step"), (3, 2, "Review", "checkpoint")])
+    )
+    review = next(node for node in told.graph.nodes if node.node_id == "2")
+    assert review.is_leaf and review.is_tip and told.graph.tip == "2"
+    assert told.end("2") == "3"  # the branch's link shows the branch as far as the checkpoint
+
+
+def test_a_checkpoint_that_starts_a_branch_stays_a_card():
+    # Saved at an older node after a rewind: it is that branch (its tip), not a mark on branch 1's card.
+    told = graph_story.told(
+        run_graph(
+            [
+                (1, None, "Triage", "start"),
+                (2, 1, "Review", "step"),
+                (3, 2, "Post", "step"),
+                (4, 2, "Review", "checkpoint"),
+            ]
+        )
+    )
+    assert told.checkpoints == {} and branch_cards(told) == [["Triage", "Review", "Post"], ["Review"]]
