@@ -594,8 +594,8 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     # branch started by hand redoes its parent's step, whose card names it in full.
     where = step_words(node, counted=counted)
     sub = [_sub_part(where)] if where else []
-    answered_again = node.node_id in style.again
-    made_by = AGAIN_WORDS if answered_again else VIA_WORDS.get(node.via)
+    answered_again = node.node_id in style.again  # said by a tag beside the card, under its branch's name
+    made_by = VIA_WORDS.get(node.via)
     # A title too long for one line keeps its two (a checkpoint's title is its step's, cut it would read as
     # another step): what made the card then goes on the step line, when it fits there.
     lines = title_lines(full)
@@ -645,6 +645,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             (STATE_WORDS[state] if state is not None else "", f"state state-{state}", said, 1),
             (geo.tag_word("newest"), "newest", is_newest and not is_current, 3),
             (geo.tag_word("current"), "current", is_current, 0),
+            (AGAIN_WORDS, "again", answered_again, 4),  # a branch's first card: never a tip, room to spare
         ]
         ranked = sorted(rank for _, _, marked, rank in marks if marked)
         if len(ranked) > 2 and 3 in ranked:  # "latest" beside one other tag at most, never a stack of three
