@@ -40,7 +40,7 @@ from runs.readmodels import (
     states,
     timeline_marks,
 )
-from runs.readmodels.checkpoints import not_among, of_shown_run
+from runs.readmodels.checkpoints import not_among, of_shown_run, on_their_steps
 from runs.readmodels.preferences import in_effect
 
 # The list filters by state (runs/readmodels/states.py); the stored statuses' older names still work.
@@ -281,6 +281,7 @@ def _session_page(
             "selected_run": run.run.run_id if run else None,
             "timeline_marks": timeline_marks.marks(trees.values(), {r.run_id: r.state for r in detail.runs}),
             "steps": shown,
+            "listed": on_their_steps(shown),  # the same, each checkpoint a mark on its step's answer
             "steps_hidden": len(steps) - len(shown),
             # The steps passed over on the way into each node (by id): said where they would stand in the list
             # (after the step whose answer made the node; before the first, for the run's start).

@@ -38,6 +38,11 @@ TITLE_LINES = 2
 SUB_CHARS = 24  # what fits a card's width on its step line, at 10px (DejaVu Sans) or 13px on a screen card
 # What made a card when it was not a step taken, on the line under its title.
 VIA_WORDS = {"checkpoint": "checkpoint", "fork": "started by hand"}
+# A card graph_story.py adds: the step a branch answered again after a rewind, drawn on that branch.
+AGAIN_WORDS = "answered again"
+# A checkpoint saved during a step, as graph_story.py folds it: a mark beside the step's card, not a card.
+CHECKPOINT_MARK = "checkpoint"
+CHECKPOINT_MARK_TIP = "a checkpoint the agent saved during this step: open it for its notes, or to resume from it"
 SHORT_ID_CHARS = 8
 
 
@@ -154,6 +159,7 @@ LEGEND_WORDS = {
     "other": "hollow: a step of another branch (open its last step to view that branch)",
     "lane": "marks the first step of each branch (branch 1 starts at the run's first step)",
     "checkpoint": "made by a checkpoint (it stays at its step)",
+    "checkpoint-mark": "a checkpoint the agent saved during that step (open it for its notes, or to resume from it)",
     "by-hand": "started by hand (an operator fork)",
     "complete": "complete",
     "blocked": "blocked: the answer to its step was refused",
@@ -168,16 +174,23 @@ PAPER_TAGS = {"newest": "newest", "current": "shown"}
 
 
 def legend(
-    graph: RunGraph, *, shown: str | None, states: dict[str, str] | None = None, counted: bool = False
+    graph: RunGraph,
+    *,
+    shown: str | None,
+    states: dict[str, str] | None = None,
+    counted: bool = False,
+    checkpoints: bool = False,
 ) -> list[LegendEntry]:
     """The marks a drawing of `graph` holds, in the order a legend lists them: only those that occur (the
-    branch states of `states` first, as for_screen draws them); `counted` for the paper's (step_words)."""
+    branch states of `states` first, as for_screen draws them); `counted` for the paper's (step_words);
+    `checkpoints`: whether checkpoints are drawn as marks beside their steps' cards (graph_story.py)."""
     on_path = _path({node.node_id: node for node in graph.nodes}, shown)
     present = {
         "on-branch": bool(on_path),
         "other": any(node.node_id not in on_path for node in graph.nodes),
         "lane": bool(graph.nodes),
         "checkpoint": any(node.via == "checkpoint" for node in graph.nodes),
+        "checkpoint-mark": checkpoints,
         "by-hand": any(node.via == "fork" for node in graph.nodes),
         "complete": any(node.is_complete for node in graph.nodes),
         "blocked": any(node.is_blocked for node in graph.nodes),
@@ -377,11 +390,25 @@ def for_screen(
     href: Callable[[GraphNode], str],
     title: str,
     states: dict[str, str] | None = None,
+    again: Iterable[str] = (),
+    checkpoints: Callable[[str], tuple[str, ...]] = lambda card: (),
 ) -> str:
     """The dashboard's drawing: top to bottom, each card a link to `href(node)`; `states` maps a branch
-    tip's node id to its branch's state (a key of STATE_WORDS)."""
+    tip's node id to its branch's state (a key of STATE_WORDS); `again` are the cards of steps answered
+    again after a rewind (graph_story.Told.again), marked so; `checkpoints(card)` the pages of the checkpoints
+    saved at a card's step, each a "checkpoint" mark beside it, linking its page."""
     cols = screen_columns(graph, shown=shown)
-    return _draw(graph, SCREEN, shown=shown, href=href, title=title, cols=cols, states=states or {})
+    return _draw(
+        graph,
+        SCREEN,
+        shown=shown,
+        href=href,
+        title=title,
+        cols=cols,
+        states=states or {},
+        again=frozenset(again),
+        checkpoints=checkpoints,
+    )
 
 
 def screen_columns(graph: RunGraph, *, shown: str | None) -> list[Column]:
@@ -434,6 +461,8 @@ def _draw(
     style: str = "",
     states: dict[str, str] | None = None,
     counted: bool = False,
+    again: frozenset[str] = frozenset(),
+    checkpoints: Callable[[str], tuple[str, ...]] = lambda card: (),
 ) -> str:
     states = states or {}
     by_id = {node.node_id: node for node in graph.nodes}
@@ -469,6 +498,8 @@ def _draw(
         geo=geo,
         # One branch on screen: the page's head and panel say its state; the card's colour keeps it.
         say_state=graph.lanes > 1 or not geo.tags_beside,
+        again=again,
+        checkpoints=checkpoints,
     )
     cards = [_card(node, corner[node.node_id], card_style) for node in graph.nodes if node.node_id in corner]
 
@@ -526,6 +557,8 @@ class _CardStyle:
     counted: bool
     geo: _Geometry
     say_state: bool
+    again: frozenset[str] = frozenset()
+    checkpoints: Callable[[str], tuple[str, ...]] = lambda card: ()
 
 
 def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
@@ -563,6 +596,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     # branch started by hand redoes its parent's step, whose card names it in full.
     where = step_words(node, counted=counted, narrow=True)
     sub = [_sub_part(where)] if where else []
+    answered_again = node.node_id in style.again  # said by a tag beside the card, under its branch's name
     made_by = VIA_WORDS.get(node.via)
     # A title too long for one line keeps its two (a checkpoint's title is its step's, cut it would read as
     # another step): what made the card then goes on the step line, when it fits there.
@@ -587,6 +621,8 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         words.append(f"made by a checkpoint during {where} (still at that step)")
     if node.via == "fork":
         words.append(f"a branch started by hand from {where}")
+    if answered_again:
+        words.append("answered again on this branch after a rewind (the branches share the steps above it)")
     if state is not None:
         words.append(f"its branch: {STATE_WORDS[state]} ({STATE_LEGEND[state]})")
     elif node.is_blocked:
@@ -595,7 +631,11 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         words.append("the step the run reached last")
     if is_current:
         words.append("you are viewing it")
+    saved = style.checkpoints(node.node_id) if geo.tags_beside else ()
+    if saved:
+        words.append(f"{len(saved)} checkpoint{'s' if len(saved) > 1 else ''} saved during this step")
     words.append(f"node {node.node_id}")
+    marks_after = ""
     selects_branch = node.is_leaf and node.node_id not in on_path
     tooltip = " · ".join(words) + (": click to show this branch" if selects_branch and href else "")
     # On the card's top edge, at the right: whether it is the shown node and the newest one (on screen, beside
@@ -611,6 +651,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             (STATE_WORDS[state] if state is not None else "", f"state state-{state}", said, 1),
             (geo.tag_word("newest"), "newest", is_newest and not is_current, 3),
             (geo.tag_word("current"), "current", is_current, 0),
+            (AGAIN_WORDS, "again", answered_again, 4),  # a branch's first card: never a tip, room to spare
         ]
         ranked = sorted(rank for _, _, marked, rank in marks if marked)
         if len(ranked) > 2 and 3 in ranked:  # "latest" beside one other tag at most, never a stack of three
@@ -621,6 +662,20 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             _tag(x + card_w + 6, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, big=True)
             for index, (text, kind) in enumerate(shown_marks)
         ]
+        # Each checkpoint saved during this step: a mark under the other tags, a link of its own (its node's
+        # page: its notes, and resuming from it), outside the card's link.
+        marks_after = "".join(
+            f'<a href="{escape(page)}" class="checkpoint-mark"><title>{escape(CHECKPOINT_MARK_TIP)}</title>'
+            + _tag(
+                x + card_w + 6,
+                y + TAG_H // 2 + (len(shown_marks) + index) * (TAG_H + TAG_GAP),
+                CHECKPOINT_MARK,
+                "checkpoint",
+                big=True,
+            )
+            + "</a>"
+            for index, page in enumerate(saved)
+        )
     else:
         tags = [_tag(x + 6, y + card_h, branch_label(node.lane), "lane")] if starts_lane else []
     if state is not None and not beside:  # on the bottom edge, at the right: its branch's state, in words
@@ -652,7 +707,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     current = ' aria-current="true"' if is_current else ""
     return (
         f'<a href="{escape(href(node))}" class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}"'
-        f"{current}>{body}</a>"
+        f"{current}>{body}</a>{marks_after}"
     )
 
 

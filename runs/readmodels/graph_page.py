@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from runs.contract.dashboard import GraphNode, RunDetail, StateName
-from runs.readmodels import branches, graph, graph_drawing, outline_words, states
+from runs.readmodels import branches, graph, graph_drawing, graph_story, outline_words, states
 from runs.store.pinned import compiled_workflow
 from workflows_app.engine.tree import top_steps
 
@@ -32,7 +32,7 @@ class BranchLink:
     lane: int
     title: str
     where: str  # where its tip stands, as its card says it: "step 4.1 of 8, round 2, latest"; "" at a plain end
-    forked_at: str  # the place of the node it forked from, as its card says it ("" for the run's first branch)
+    forked: str  # where it grew from (fork_words): "forked after step 1 of 8"; "" for the run's first branch
     href: str
     shown: bool
     is_newest: bool
@@ -50,6 +50,7 @@ class StepRow:
     href: str  # its node page (the branch's page for another branch's last node); empty for a stretch
     is_tip: bool  # the branch's last node: the row that carries the branch's state
     is_current: bool = False  # the node the page shows (its branch's section says so once, in its heading)
+    checkpoints: tuple[str, ...] = ()  # the pages of the checkpoints saved at its step (graph_story.py): a mark each
 
     @property
     def notes(self) -> str:
@@ -62,7 +63,7 @@ class BranchSection:
     number: int
     state: StateName
     state_label: str
-    forked: str  # where it grew from: "forked from branch 1 at step 4 of 8, round 1 (Review api)"; "" for branch 1
+    forked: str  # where it grew from: "forked from branch 1 after step 1 of 8 (Triage the Change)"; "" for branch 1
     shown: bool  # the branch the page shows
     href: str  # the run's page showing this branch
     rows: list[StepRow]
@@ -117,7 +118,11 @@ def upcoming(detail: RunDetail) -> list[Upcoming]:
 
 
 def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
-    """The graph of `detail`'s run; `node_url` has NODE where a node's id goes."""
+    """The graph of `detail`'s run; `node_url` has NODE where a node's id goes. Drawn, linked and listed as
+    graph_story tells it (a step answered again sits on the branch that answered it)."""
+    story = graph_story.told(detail.graph)
+    shown_card = story.card(detail.branch_tip) if detail.branch_tip else detail.branch_tip
+    detail = detail.model_copy(update={"graph": story.graph, "branch_tip": shown_card})
     on_path = (
         set(graph.path_to(detail.branch_tip, {n.node_id: n.parent_id for n in detail.graph.nodes}))
         if detail.branch_tip
@@ -127,23 +132,37 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
     def href(node: GraphNode) -> str:
         # A leaf off the shown branch shows its branch; any other node opens its page.
         if node.is_leaf and node.node_id not in on_path:
-            return f"{run_url}?tip={node.node_id}"
-        return node_url.replace("NODE", node.node_id)
+            return f"{run_url}?tip={story.end(node.node_id)}"
+        return node_url.replace("NODE", story.stored(node.node_id))
+
+    def checkpoint_hrefs(card: str) -> tuple[str, ...]:
+        # A checkpoint's node is real (it can be resumed from): its mark opens its page.
+        return tuple(node_url.replace("NODE", mark.node_id) for mark in story.checkpoints.get(card, []))
 
     nodes, lanes = len(detail.graph.nodes), detail.graph.lanes
     title = (
         f"Branch graph of {detail.run.workflow_name}: {nodes} node{'' if nodes == 1 else 's'} in {lanes} "
         f"branch{'' if lanes == 1 else 'es'}, one column per step, one row per branch"
     )
-    states = tip_states(detail)
+    states = {story.card(node): state for node, state in tip_states(detail).items()}
     stepper = lanes == 1
     return GraphPage(
         drawing=""
         if stepper
-        else graph_drawing.for_screen(detail.graph, shown=detail.branch_tip, href=href, title=title, states=states),
-        legend=graph_drawing.legend(detail.graph, shown=detail.branch_tip, states=states),
-        branches=branch_links(detail, run_url),
-        sections=branch_sections(detail, run_url, href, states),
+        else graph_drawing.for_screen(
+            detail.graph,
+            shown=detail.branch_tip,
+            href=href,
+            title=title,
+            states=states,
+            again=story.again,
+            checkpoints=checkpoint_hrefs,
+        ),
+        legend=graph_drawing.legend(
+            detail.graph, shown=detail.branch_tip, states=states, checkpoints=bool(story.checkpoints)
+        ),
+        branches=branch_links(detail, run_url, story),
+        sections=branch_sections(detail, run_url, href, states, story, checkpoint_hrefs),
         stepper=stepper,
         upcoming=upcoming(detail) if stepper else [],
     )
@@ -186,7 +205,26 @@ def tip_states(detail: RunDetail) -> dict[str, str]:
     return states
 
 
-def branch_links(detail: RunDetail, run_url: str) -> list[BranchLink]:
+def fork_words(story: graph_story.Told, first: GraphNode, *, named: bool = False) -> str:
+    """Where the branch whose first card is `first` grew from, in the words of its cards: "forked after step 1
+    of 8" (the last step both branches share; the answered-again step is the branch's own first card),
+    "forked at the start" (it answered the run's first step again), "started by hand at step 4 of 8" (an
+    operator fork waits at its parent's step). `named`: with the branch and title of the card it grew from,
+    for a list that shows no drawing ("forked from branch 1 after step 1 of 8 (Triage the Change)")."""
+    fork = story.grew_from(first)
+    if fork is None:
+        return "forked at the start"
+    where = graph_drawing.step_words(fork)
+    if first.via == "fork":
+        said = f"started by hand{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} at {where}"
+    elif first.node_id in story.again:
+        said = f"forked{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} after {where}"
+    else:
+        said = f"forked{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} at {where}"
+    return f"{said} ({fork.title or fork.step_id or 'Step'})" if named else said
+
+
+def branch_links(detail: RunDetail, run_url: str, story: graph_story.Told) -> list[BranchLink]:
     """A link per branch (branches.py's numbering: the graph's lanes), to show it on the run's page."""
     placed = {node.node_id: node for node in detail.graph.nodes}
     links = []
@@ -195,15 +233,14 @@ def branch_links(detail: RunDetail, run_url: str) -> list[BranchLink]:
         where = [graph_drawing.step_words(tip)] if graph_drawing.step_words(tip) else []
         where += ["blocked"] if tip.is_blocked else []
         where += [graph_drawing.SCREEN_TAGS["newest"]] if tip.is_tip else []
-        fork = placed.get(lane.forked_from) if lane.forked_from is not None else None
         links.append(
             BranchLink(
                 tip=tip.node_id,
                 lane=tip.lane,
                 title=tip.title or tip.step_id or "Step",
                 where=", ".join(where),
-                forked_at=graph_drawing.step_words(fork) if fork is not None else "",
-                href=f"{run_url}?tip={tip.node_id}",
+                forked=fork_words(story, placed[lane.nodes[0]]) if lane.number > 1 else "",
+                href=f"{run_url}?tip={story.end(tip.node_id)}",
                 shown=tip.node_id == detail.branch_tip,
                 is_newest=tip.is_tip,
             )
@@ -212,7 +249,12 @@ def branch_links(detail: RunDetail, run_url: str) -> list[BranchLink]:
 
 
 def branch_sections(
-    detail: RunDetail, run_url: str, href: Callable[[GraphNode], str], tip_state: dict[str, str]
+    detail: RunDetail,
+    run_url: str,
+    href: Callable[[GraphNode], str],
+    tip_state: dict[str, str],
+    story: graph_story.Told,
+    checkpoint_hrefs: Callable[[str], tuple[str, ...]] = lambda card: (),
 ) -> list[BranchSection]:
     """The graph as a list: a section per branch (branches.py's numbering), its own nodes as rows (from
     the first after the fork to its last), the stretches the screen drawing collapses as one row each."""
@@ -241,15 +283,20 @@ def branch_sections(
             if stretch:
                 rows.append(_stretch_row(stretch))
                 stretch = []
-            rows.append(_step_row(node, detail, href, state if node.node_id == tip.node_id else "done"))
+            state_here = state if node.node_id == tip.node_id else "done"
+            rows.append(
+                _step_row(
+                    node,
+                    detail,
+                    href,
+                    state_here,
+                    again=node.node_id in story.again,
+                    checkpoints=checkpoint_hrefs(node.node_id),
+                )
+            )
         if stretch:
             rows.append(_stretch_row(stretch))
-        fork = placed.get(lane.forked_from) if lane.forked_from is not None else None
-        forked = ""
-        if fork is not None:
-            how = "started by hand" if placed[lane.nodes[0]].via == "fork" else "forked"
-            title = fork.title or fork.step_id or "Step"
-            forked = f"{how} from branch {fork.lane + 1} at {graph_drawing.step_words(fork)} ({title})"
+        forked = fork_words(story, placed[lane.nodes[0]], named=True) if lane.number > 1 else ""
         sections.append(
             BranchSection(
                 number=lane.number,
@@ -257,17 +304,26 @@ def branch_sections(
                 state_label=states.label(state),
                 forked=forked,
                 shown=tip.node_id in on_path,
-                href=f"{run_url}?tip={tip.node_id}",
+                href=f"{run_url}?tip={story.end(tip.node_id)}",
                 rows=rows,
             )
         )
     return sections
 
 
-def _step_row(node: GraphNode, detail: RunDetail, href: Callable[[GraphNode], str], state: StateName) -> StepRow:
+def _step_row(
+    node: GraphNode,
+    detail: RunDetail,
+    href: Callable[[GraphNode], str],
+    state: StateName,
+    *,
+    again: bool = False,
+    checkpoints: tuple[str, ...] = (),
+) -> StepRow:
     mark = graph_drawing.loop_mark(node)
     notes = [f"round {mark}"] if mark is not None else []  # the drawing's "↻ n", in words
     notes += [graph_drawing.VIA_WORDS[node.via]] if node.via in graph_drawing.VIA_WORDS else []
+    notes += [graph_drawing.AGAIN_WORDS] if again else []
     # "latest" only where there are other branches to tell it from; "you are viewing" is its section's heading.
     notes += [graph_drawing.SCREEN_TAGS["newest"]] if node.is_tip and detail.graph.lanes > 1 else []
     return StepRow(
@@ -279,6 +335,7 @@ def _step_row(node: GraphNode, detail: RunDetail, href: Callable[[GraphNode], st
         href=href(node),
         is_tip=node.is_leaf,
         is_current=node.node_id == detail.branch_tip,
+        checkpoints=checkpoints,
     )
 
 

@@ -54,9 +54,9 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(graph.locator("text.ct", has_text="Scope the change")).to_be_visible()
     expect(graph.locator("text.ct", has_text="Verify slice 2").first).to_be_visible()
     # Each card says its step's place in the outline as the step list does (the loop's second round
-    # included, its two steps numbered as the workflow's outline numbers them: 2.1, 2.2), and the checkpoint's
-    # card is told apart by its dashed edge, its title whole (cut, it read as another step; "checkpoint" goes on
-    # the step line only where it fits).
+    # included); the checkpoint is no card (it read as its step twice, ninth review item 5) but a mark beside
+    # its step's card, a link to its own node's page (it can be resumed from).
+    # included, its two steps numbered as the workflow's outline numbers them: 2.1, 2.2).
     expect(graph.locator("text.cs", has_text="step 2.1 of 3, round 2 of 3").first).to_be_visible()
     expect(graph.locator("text.cs", has_text="step 2.2 of 3, round 2 of 3").first).to_be_visible()
     expect(graph.locator("tspan.loop")).to_have_count(0)
@@ -67,19 +67,36 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # One node, one place: each card's step line is its step-list heading's place, the loop unnamed.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
     assert compared >= 3 and differ == []
-    expect(graph.locator("rect.card.checkpoint")).to_have_count(1)
-    expect(graph.locator("a.graph-node:has(rect.card.checkpoint) text.ct")).to_have_text(
-        ["Record what the", "slice showed"]
-    )
+    expect(graph.locator("rect.card.checkpoint")).to_have_count(0)
+    mark = graph.locator("a.checkpoint-mark")
+    expect(mark).to_have_count(1)
+    expect(mark.locator("text.tag-text")).to_have_text("checkpoint")
+    expect(mark).to_have_attribute("href", re.compile(r"^/nodes/\d+/$"))
+    # Beside the card of the step it was saved during ("Record what the slice showed", round 1), clear of it.
+    host = graph.locator("a.graph-node", has=page.locator("text.cs", has_text="step 2.2 of 3, round 1 of 3")).last
+    expect(host.locator("text.ct")).to_have_text(["Record what the", "slice showed"])
+    card, chip = host.locator("rect.card").bounding_box(), mark.bounding_box()
+    assert card and chip and chip["x"] >= card["x"] + card["width"] and chip["y"] < card["y"] + card["height"]
     # Every step line fits inside its card.
     assert page.evaluate(STEP_LINES_OVERFLOW) == []
-    # Branches labelled as everywhere else; the newest node (the fork) is also the one shown: its branch's
-    # name (as when another branch is shown), its state and one marker of where, not "latest" too.
+    # Branches labelled as everywhere else; the newest node is also the one shown: its state and one marker of
+    # where, not "latest" too.
     expect(graph.locator("text.tag-text.lane")).to_have_text(["Branch 1", "Branch 2"])
     newest = graph.locator("a.graph-node:has(rect.card.newest)")
     expect(newest).to_have_count(1)
     expect(newest).to_have_attribute("aria-current", "true")
-    expect(newest.locator("text.tag-text")).to_have_text(["Branch 2", "running", "you are viewing"])
+    expect(newest.locator("text.tag-text")).to_have_text(["running", "you are viewing"])
+    # Ninth review item 3: the step branch 2 answered again (Verify slice 2) is branch 2's first card, named
+    # so, beside branch 1's (not above the fork as if shared), and opens the same page the step list links.
+    again = graph.locator('a.graph-node[data-lane="1"]', has=page.locator("text.tag-text.again"))
+    expect(again.locator("text.ct")).to_have_text(["Verify slice 2"])
+    expect(again.locator("text.tag-text")).to_have_text(["Branch 2", "answered again"])
+    rewound_to = (
+        page.locator(".steps h3", has_text="Verify slice 2")
+        .last.locator("xpath=..")
+        .get_by_role("link", name="the step's page")
+    )
+    assert again.get_attribute("href") == rewound_to.get_attribute("href")
     screenshot(page, "graph-looped-forked", full_page=False)
 
     # Showing the first branch: its last node is shown, the fork stays the newest.
@@ -91,7 +108,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(shown.locator("text.tag-text")).to_have_text(["done", "you are viewing"])
     expect(page.locator("svg.run-graph rect.card.newest")).to_have_count(1)
     expect(page.locator("svg.run-graph a.graph-node:has(rect.card.newest) text.tag-text")).to_have_text(
-        ["Branch 2", "running"]
+        ["running", "latest"]
     )
     screenshot(page, "graph-looped-forked-first-branch", full_page=False)
 
@@ -196,18 +213,26 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-head .badge")).to_have_text(["Running", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(
             [
-                "Forked from branch 1 at step 4.1 of 8, round 1 of 2 (Review api)",
-                "Forked from branch 1 at step 2 of 8 (Record the Changed Files)",
+                "Forked from branch 1 after step 2 of 8 (Record the Changed Files)",
+                "Forked from branch 1 after step 1 of 8 (Triage the Change)",
             ]
         )
         # Each row says its step's place as the step list and the drawing's card say it.
-        expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(["Step 4.1 of 8, round 2 of 2"])
+        # Branch 2's rows: the step it answered again after the rewind (its own, ninth review item 3), then its last.
+        expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(
+            ["Step 4.1 of 8, round 1 of 2", "Step 4.1 of 8, round 2 of 2"]
+        )
+        expect(listed.locator(".gl-branch").nth(1).locator(".gl-notes").first).to_have_text("answered again")
         titles = listed.locator(".gl-title")
         expect(titles).to_have_count(sized_page.locator("svg.run-graph a.graph-node").count())
         # Every row the same two lines (friction8 9): its place with its marks, then its name under it, flush.
         assert listed.locator(".gl-step:has(.gl-words)").evaluate_all(TWO_LINES) == []
-        checkpoint = listed.locator(".gl-place .gl-notes", has_text="checkpoint").first
+        # The checkpoint: a chip on its step's row, linking its own page (ninth review item 5), not a second row.
+        checkpoint = listed.locator(".gl-place .gl-notes", has_text="checkpoint")
+        expect(checkpoint).to_have_count(1)
+        expect(checkpoint).to_have_attribute("href", re.compile(r"^/nodes/\d+/$"))
         assert checkpoint.evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"  # a chip
+        expect(listed.locator(".gl-branch.shown .gl-words")).to_have_count(8)  # one "Step 7 of 8" row
         assert sized_page.evaluate(LIST_PROBLEMS) == []
         # Each row is coloured by its state; the branch's last step carries the branch's state.
         shown = listed.locator(".gl-branch.shown")
@@ -236,7 +261,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     help_box.locator("summary").click()
     if viewport.name == "desktop":
         # The newest node is the shown one: no "latest" tag is drawn, so the legend does not explain one.
-        expect(help_box.locator(".tag-key")).to_have_text(["Branch N", "you are viewing"])
+        expect(help_box.locator(".tag-key")).to_have_text(["Branch N", "checkpoint", "you are viewing"])
     # No text of the graph reads smaller than 12 px, legend open, at either size.
     assert sized_page.evaluate(SMALL_TEXT) == []
     if viewport.name == "phone":
@@ -248,7 +273,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         tabs = sized_page.locator(".branches a")
         expect(tabs).to_have_count(3)
         expect(tabs.nth(1)).to_have_text(
-            "Branch 2: Review storage (step 4.1 of 8, round 2 of 2) · forked at step 4.1 of 8, round 1 of 2"
+            "Branch 2: Review storage (step 4.1 of 8, round 2 of 2) · forked after step 2 of 8"
         )
         inner = tabs.first.locator(".branch-where")
         assert inner.evaluate("el => getComputedStyle(el).borderTopStyle") == "none"

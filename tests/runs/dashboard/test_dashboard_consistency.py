@@ -67,14 +67,20 @@ def test_a_checkpoint_is_listed_once_and_not_numbered_as_a_step(client, service_
     assert outside_synthesis.count("Halfway: plan drafted.") == 1  # among the branch's steps, not again below
     steps = html.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     assert "Halfway: plan drafted." in steps
-    assert "saved while step 2 of 3 was pending" in steps
     headings = re.findall(r"<h3>(.*?)</h3>", steps)
+    # Ninth review item 5: the checkpoint is not a step of its own (it read as the step twice, before it): a
+    # mark on the step it was saved during, after that step's answer, its notes folded under it.
     assert headings == [
         "Clarify Goal and Constraints · step 1 of 3",
-        "Checkpoint during Draft Plan with Risks",
         "Draft Plan with Risks · step 2 of 3",
         "Self-Check the Plan · step 3 of 3",
     ]
+    draft = steps.split("<h3>Draft Plan with Risks", 1)[1].split("<h3>", 1)[0]
+    mark = draft.split('<details class="checkpoint-mark"', 1)[1].split(">", 1)[1]
+    assert draft.index("three") < draft.index('<details class="checkpoint-mark"'), draft
+    said = " ".join(re.sub(r"<[^>]+>", " ", mark).split())
+    assert said.startswith("checkpoint saved ") and "while this step was pending" in said, said
+    assert "Halfway: plan drafted." in mark and "the checkpoint's page" in mark
     # Nothing more to list: no empty "Session notes and checkpoints" card.
     assert 'id="notes-title"' not in html and "Session notes and checkpoints" not in html
 

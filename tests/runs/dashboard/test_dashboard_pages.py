@@ -147,17 +147,24 @@ def test_a_run_page_draws_its_graph_with_a_link_per_node_and_a_lane_per_branch(c
     assert selected == [built.review_run]
     svg = between(html, '<svg class="run-graph"', "</svg>")
     review = Run.objects.get(public_id=built.review_run)
-    links = re.findall(r'<a href="([^"]+)" class="graph-node" data-node-id="(\d+)" data-lane="(\d+)"', svg)
-    assert len(links) == review.node_count == 11
-    assert len(re.findall(r"<a\b", svg)) == 11
+    links = re.findall(r'<a href="([^"]+)" class="graph-node" data-node-id="([^"]+)" data-lane="(\d+)"', svg)
+    marks = re.findall(r'<a href="/nodes/(\d+)/" class="checkpoint-mark"', svg)
+    # Every node of the store can be reached from the drawing: by its card, or (a checkpoint) by its mark beside
+    # its step's card (ninth review item 5); the two steps answered again after a rewind are cards of the
+    # branches that answered them (item 3), linking the nodes they answer again.
+    stored = {href.split("/")[2] for href, _, _ in links if href.startswith("/nodes/")}
+    stored |= {href.split("=")[1] for href, _, _ in links if "?tip=" in href}
+    assert len(stored | set(marks)) == review.node_count == 11
+    assert len(links) == 12 and len(marks) == 1
+    assert len(re.findall(r"<a\b", svg)) == 13
     assert {lane for _, _, lane in links} == {"0", "1", "2"}  # forked twice: three branches, three lanes
-    assert len(re.findall(r"<title\b", svg)) == 12  # the graph's own, and one tooltip per node
+    assert len(re.findall(r"<title\b", svg)) == 14  # the graph's own, one tooltip per card and per mark
     # One marker of where on the newest node, the one shown: "you are viewing", not "latest" too (friction6 6).
     assert svg.count('class="tag-text current"') == 1 and svg.count('class="tag-text newest"') == 0
-    assert svg.count('class="card on-branch') == 9  # root to the newest node, through the checkpoint
+    assert svg.count('class="card on-branch') == 8  # root to the newest node (the checkpoint a mark on the way)
     to_nodes = [href for href, _, _ in links if href.startswith("/nodes/")]
     to_branches = [href for href, _, _ in links if "?tip=" in href]
-    assert len(to_nodes) == 9 and len(to_branches) == 2  # leaves of the other branches select them
+    assert len(to_nodes) == 10 and len(to_branches) == 2  # leaves of the other branches select them
     assert "<path" in svg and "V" in svg  # forks drawn as elbows
 
 
@@ -182,7 +189,7 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     steps = between(html, 'id="steps-title"', "</section>")
     assert "Triage the Change" in steps and "Went on after the checkpoint." in steps
     assert steps.count("<summary>Prompt</summary>") >= 6
-    assert "Checkpoint during" in steps
+    assert steps.count('<details class="checkpoint-mark"') == 1  # a mark on its step, not a step of its own
     # Who works, on which step by its name, and for how long (a <time> the browser keeps true as time passes).
     pending = between(html, 'id="pending-step"', "</p>")
     assert re.search(
@@ -609,8 +616,9 @@ def test_the_session_page_names_the_session_and_each_checkpoints_step_in_words(c
     facts = between(html, 'id="session-facts"', "</ul>")
     assert "<h1>TICKET-4242</h1>" in html and "key " not in facts  # the title is the key: said once
     # The review's checkpoint is the review's: not listed in the column of the run shown here (the plan);
-    # on the review's page it is among its steps, named by its step in words.
+    # on the review's page it is a mark on the step it was saved during (ninth review item 5).
     assert 'id="notes-title"' not in html
     steps = between(page(client, f"/runs/{built.review_run}/"), 'id="steps-title"', "</section>")
-    assert "Checkpoint during Post the Approved Comments" in steps and "during <span" not in steps
+    post = steps.split("<h3>Post the Approved Comments", 1)[1].split("<h3>", 1)[0]
+    assert 'class="checkpoint-mark"' in post and "Checkpoint during" not in steps and "during <span" not in steps
     assert f">run {built.review_run}" not in steps

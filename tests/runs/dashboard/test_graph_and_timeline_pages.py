@@ -9,7 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from runs.models import Node
+from runs.models import Checkpoint, Node
 from tests.support.looped_run import looped_and_forked
 
 pytestmark = pytest.mark.django_db
@@ -33,15 +33,17 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     assert titles[:3] == ["Scope the change / into slices", "Verify slice 1", "Record what the / slice showed"]
     assert "Complete" in titles
     # The loop's round is in each card's place, as the step list says it, and which of the loop's two steps
-    # (2.1, 2.2): its second round's two steps and the fork's card.
-    assert svg.count(">step 2.1 of 3, round 2 of 3</text>") == 1
+    # (2.1, 2.2): its second round's two steps, and on branch 2 the step it answered again and its last card.
+    assert svg.count(">step 2.1 of 3, round 2 of 3</text>") == 2
     assert svg.count(">step 2.2 of 3, round 2 of 3</text>") == 2
     assert "↻" not in svg
     # The fork's one-node branch, shown and newest, says its name, as when another branch is shown (friction8
     # item 11), its state and "you are viewing"; not "latest" too (friction6 item 6).
     assert re.findall(r'<text class="tag-text (\w+)"[^>]*>([^<]*)<', svg) == [
         ("lane", "Branch 1"),
+        ("checkpoint", "checkpoint"),  # the checkpoint of round 1, a mark beside its step's card
         ("lane", "Branch 2"),
+        ("again", "answered again"),  # branch 2's first card: the step it answered again (ninth review item 3)
         ("current", "you are viewing"),
     ]
     # Each branch's tip says its branch's state in words: branch 1 completed, branch 2 is the agent's.
@@ -66,8 +68,9 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     links = re.findall(r'href="/nodes/(\d+)/" title="node (\d+)">([^<]*)</a>', notes)
     assert all(url == title and text == "the step's page" for url, title, text in links)
     assert not re.search(r">node \d+<", notes)
-    # The shown branch's checkpoint is listed among its steps (issue 32: once per page), not under the notes.
-    assert "saved while step" in session.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
+    # The shown branch's checkpoint is listed among its steps (issue 32: once per page), not under the notes: a
+    # mark on the step it was saved during (ninth review item 5).
+    assert "while this step was pending" in session.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     node = page(client, f"/nodes/{full}/")
     assert re.search(
         r"<title>Record what the slice showed · Step \d+\.\d+ of \d+, round \d+ of \d+ in “Verify each slice” · ", node
@@ -136,20 +139,25 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     assert "replaced" not in words and "Branch 1 · finished with Summarize the verification" in words
     assert "open at step 6" not in words and "open at step 4" not in words
     assert tabs(html)[1] == (
-        "Branch 2: Record what the slice showed (step 2.2 of 3, round 2 of 3, latest) · forked at step 2.1 of 3, "
-        "round 2 of 3"
+        "Branch 2: Record what the slice showed (step 2.2 of 3, round 2 of 3, latest) · forked after step 2.2 of "
+        "3, round 1 of 3"
     )
     assert card_step_line(html, str(newest.public_id)) == "step 2.2 of 3, round 2 of 3"
-    # The checkpoint's card stays at its step (the loop's two steps and the checkpoint in round 1); the
-    # complete one names no step: its title and its branch's state say it.
+    # The checkpoint (saved during round 1's "Record what the slice showed") is no card of its own: as a card it
+    # read as that step twice (ninth review item 5). A mark beside its step's card, linking its own node's page
+    # (it can be resumed from); the loop's two steps of round 1 are one card each. The complete one names no
+    # step: its title and its branch's state say it.
     svg = html.split('<svg class="run-graph"', 1)[1].split("</svg>", 1)[0]
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', svg)]
-    assert lines.count("step 2.1 of 3, round 1 of 3") == 1 and lines.count("step 2.2 of 3, round 1 of 3") == 2
-    # Its title whole on two lines, as its step's card has it (cut, it read as another step); "checkpoint"
-    # does not fit beside this step line: the card's dashed edge and the legend's key say it.
-    checkpoint = svg.split('checkpoint" x=', 1)[1].split("</a>", 1)[0]
-    assert re.findall(r'<text class="ct"[^>]*>([^<]*)</text>', checkpoint) == ["Record what the", "slice showed"]
-    assert 'class="legend-key checkpoint"' in svg or "made by a checkpoint (it stays at its step)" in html
+    assert lines.count("step 2.1 of 3, round 1 of 3") == 1 and lines.count("step 2.2 of 3, round 1 of 3") == 1
+    saved = Checkpoint.objects.get(node__run__public_id=looped.run_id)
+    assert saved.child is not None
+    card = svg.split('<a href="/nodes/' + str(saved.child.public_id) + '/" class="checkpoint-mark">', 1)[0]
+    assert re.findall(r'<text class="ct"[^>]*>([^<]*)</text>', card.rsplit('class="graph-node"', 1)[1]) == [
+        "Record what the",
+        "slice showed",
+    ]
+    assert "a checkpoint the agent saved during that step" in html  # the legend says what the mark is
     assert tabs(html)[0] == "Branch 1: Complete"
 
     # Showing branch 1: its callout for branch 2 says the same step.

@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from runs.contract.dashboard import AttentionPanel, BranchOutcomeEntry, GraphNode, RunDetail, RunGraph, RunSummary
+from runs.models import Checkpoint
+from runs.readmodels import graph_story
 from runs.readmodels.graph_page import branch_sections, graph_page, tip_states
 from runs.readmodels.run_view import run_detail
 from tests.support.looped_run import looped_and_forked
@@ -30,10 +32,13 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
         (1, True, True),
     ]
     newest = laid_out.branches[1]
-    assert newest.where.endswith("latest") and newest.forked_at and newest.shown
-    # The tabs say each tip's and each fork's place in the outline, in the words of the step list.
-    # Record (2.2) on the new branch, forked at Verify (2.1) of the same round: told apart by the outline's numbers.
-    assert newest.where == "step 2.2 of 3, round 2 of 3, latest" and newest.forked_at == "step 2.1 of 3, round 2 of 3"
+    assert newest.where.endswith("latest") and newest.forked and newest.shown
+    # The tabs say each tip's and each fork's place in the outline, in the words of the step list; the step
+    # answered again (Verify slice 2) is the new branch's own: it forked after the last step both share.
+    assert (
+        newest.where == "step 2.2 of 3, round 2 of 3, latest"
+        and newest.forked == "forked after step 2.2 of 3, round 1 of 3"
+    )
     assert laid_out.branches[0].where == ""  # a completed branch: its title, "Complete", says it
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     assert {entry.key for entry in laid_out.legend} >= {"lane", "current"}
@@ -82,14 +87,15 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     ]
     assert [s.forked for s in sections] == [
         "",
-        "forked from branch 1 at step 4.1 of 8, round 1 of 2 (Review api)",
-        "forked from branch 1 at step 2 of 8 (Record the Changed Files)",
+        # Ninth review item 3: a branch grows from the last step it shares; the step it answered again is its own.
+        "forked from branch 1 after step 2 of 8 (Record the Changed Files)",
+        "forked from branch 1 after step 1 of 8 (Triage the Change)",
     ]
     assert sections[1].href.startswith("/r/?tip=")
     first = sections[0].rows
     # Each row says its step's place in the outline as the step list does: the 3rd entry skipped (its
-    # condition did not hold), the loop (the 4th) in two rounds, the checkpoint at its step; the answered
-    # ones done, the last one running.
+    # condition did not hold), the loop (the 4th) in two rounds; the answered ones done, the last one running.
+    # The checkpoint is no row of its own (two "Step 7 of 8" rows, ninth review item 5): a mark on its step's.
     assert [row.words for row in first] == [
         "step 1 of 8",
         "step 2 of 8",
@@ -98,21 +104,27 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
         "step 5 of 8",
         "step 6 of 8",
         "step 7 of 8",
-        "step 7 of 8",
         "step 8 of 8",
     ]
     # The step list's words, short (its loop unnamed: the step list below names it, a phone row has no room).
     said = {step.node_id: step.place.brief for step in detail.steps if step.place is not None}
     assert [said[row.href.split("/")[2]] for row in first[:-1]] == [row.words for row in first[:-1]]
-    assert [row.state for row in first] == ["done"] * 8 + ["running"]
+    assert [row.state for row in first] == ["done"] * 7 + ["running"]
     # "you are viewing" once, in the shown branch's heading (friction6 item 6): never again on its last row.
-    assert first[7].notes == "checkpoint" and first[-1].notes == "latest" and first[-1].is_tip
+    assert first[6].notes == "" and first[-1].notes == "latest" and first[-1].is_tip
+    (saved,) = Checkpoint.objects.filter(node__run__public_id=forked.review_run)
+    assert saved.child is not None and first[6].checkpoints == (f"/n/{saved.child.public_id}/",)
+    assert not any(row.checkpoints for row in first[:6] + first[7:])
     assert first[-1].is_current and not any(row.is_current for row in first[:-1])
     assert first[0].title == "Triage the Change" and first[0].href.startswith("/n/")
-    # Another branch's last step shows that branch, as the drawing's card does.
-    assert [(row.words, row.title, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
-        ("step 4.1 of 8, round 1 of 2", "Review api", True)
+    # Another branch's last step shows that branch, as the drawing's card does; before it, the step the branch
+    # answered again (its page: the node the agent rewound to, where the step list links it too).
+    assert [(row.words, row.title, row.notes, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
+        ("step 2 of 8", "Record the Changed Files", "answered again", False),
+        ("step 4.1 of 8, round 1 of 2", "Review api", "", True),
     ]
+    rewound_to = sections[2].rows[0].href.split("/")[2]
+    assert [step.node_id for step in detail.steps if step.title == "Record the Changed Files"] == [rewound_to]
 
 
 def straight(count: int, *, shown: str) -> RunDetail:
@@ -158,7 +170,9 @@ def test_a_run_of_one_branch_is_a_stepper_with_its_shown_step_marked_once():
 
 def test_the_phone_list_leaves_out_the_straight_stretch_the_drawing_leaves_out():
     detail = straight(30, shown="29")
-    (section,) = branch_sections(detail, "/r/", lambda node: f"/n/{node.node_id}/", {"29": "running"})
+    (section,) = branch_sections(
+        detail, "/r/", lambda node: f"/n/{node.node_id}/", {"29": "running"}, graph_story.told(detail.graph)
+    )
     assert [row.words for row in section.rows] == [
         *[f"step {n}" for n in range(1, 6)],
         "steps 6-25",
