@@ -222,7 +222,7 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
         assert 'id="session-run-lines"' not in html and 'id="session-status-summary"' not in html
         # A blocked run's line is left out too: its panel, right under the badge, says it once.
         assert 'id="run-status-summary"' not in html
-        assert html.count("Blocked: the agent must resend Record the Changed Files (step 2)") == 1
+        assert html.count("Blocked: the agent must resend this step") == 1
         head = html.split('class="page-head"')[1].split("</div>")[0]
         assert 'class="badge state-blocked">Blocked</span>' in head
 
