@@ -97,7 +97,7 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     assert "Resume the WorkRail workflow: call continue_workflow with stateToken &quot;st" in panel
     # The raw token is for developers: in the run's one drawer for them, beside its ids, not in a second fold of
     # the panel (friction9 item 2); the panel's fold is the why alone.
-    assert ">Why</summary>" in panel and "class=\"break state-token\"" not in panel
+    assert ">Why</summary>" in panel and 'class="break state-token"' not in panel
     fold = html.split('id="run-details"')[1].split("</details>")[0]
     assert 'class="break state-token"' in fold and f'id="run-id-{stalled.run_id}"' in fold
     assert html.count(">For developers</summary>") == 1
