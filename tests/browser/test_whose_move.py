@@ -60,6 +60,10 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(chip).to_have_text("Blocked · agent's move: resend the step")
     expect(label).to_be_in_viewport()
     expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Blocked · agent's move: resend the step")
+    card = sized_page.locator(".runs-nav .run-link")
+    if card.is_visible():  # a narrow card: the chip's move breaks inside the pill, not past the card's edge
+        edge, move = card.bounding_box(), card.locator(".move").bounding_box()
+        assert edge and move and move["x"] + move["width"] <= edge["x"] + edge["width"], (edge, move)
     expect(panel.locator("h3 .move")).to_have_count(0)
     expect(sized_page.locator(".run-head .move")).to_have_count(0)
     assert colour(label, "color") != colour(sized_page.locator(".page-head .badge.state-blocked"), "color")
