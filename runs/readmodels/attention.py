@@ -656,7 +656,7 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
     if entry.whose_move == "user":
         return BlockedGuide(
             move,
-            entry.verdict,
+            blocked.panel_verdict(entry),
             "Tell the agent what it needs. If it has stopped, give it this message: it gets the step again.",
             "",
         )
@@ -678,4 +678,4 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
     # The moment the move turns to the person lies ahead: said as what will happen then, not as "your move
     # from" a time still to come, which the eighth reviewer read as a clock gone wrong.
     before, after = "If the agent has stopped: the message to give it (yours if it has not retried by ", ")"
-    return BlockedGuide(move, entry.verdict, lead, f"{before}{turns}{after}", turns_at, (before, after))
+    return BlockedGuide(move, blocked.panel_verdict(entry), lead, f"{before}{turns}{after}", turns_at, (before, after))

@@ -248,9 +248,13 @@ def issue_words(refusal: Refusal, issue: dict[str, Any]) -> str:
 
 def _needs(refusal: Refusal) -> str:
     """What the agent must send again, in words: "the list of changed files and its notes"."""
-    name = artifact_name(_kind(refusal))
+    return _needs_words(_codes(refusal), _kind(refusal))
+
+
+def _needs_words(codes: Iterable[str], kind: str) -> str:
+    name = artifact_name(kind)
     said = []
-    for code in _codes(refusal):
+    for code in codes:
         words = _WITH.get(code)
         if words is not None:
             said.append(words.format(name=name))
@@ -267,13 +271,24 @@ def _step_named(refusal: Refusal, step_number: int | None) -> str:
 
 
 def verdict(refusal: Refusal, move: WhoseMove, step_number: int | None) -> str:
-    """The panel's one-line verdict, in the dashboard's words (states.py): whose move, and what it takes."""
-    step = _step_named(refusal, step_number)
+    """The one-line verdict, in the dashboard's words (states.py): whose move, and what it takes."""
+    return _verdict_words(move, _step_named(refusal, step_number), _needs(refusal))
+
+
+def panel_verdict(entry: BlockedStep) -> str:
+    """The verdict as the blocked panel's title says it, the step as "this step": the panel names the step on
+    its own line under it, and a step's page in its head (the ninth reviewer read the step named three times
+    in one panel). Built from the entry's issue codes and expected artifact, as `verdict` is from the refusal."""
+    kind = entry.expected_artifact.kind if entry.expected_artifact is not None else ""
+    return _verdict_words(entry.whose_move, "this step", _needs_words((i.code for i in entry.issues), kind))
+
+
+def _verdict_words(move: WhoseMove, step: str, needs: str) -> str:
     if move == "user":
         return f"Needs you: {step} waits for something only you can give."
     if move == "delegations":
         return f"Blocked: {step} waits for its delegated runs to finish."
-    return f"Blocked: the agent must resend {step} with {_needs(refusal)}."
+    return f"Blocked: the agent must resend {step} with {needs}."
 
 
 def for_you(refusal: Refusal, move: WhoseMove, step_number: int | None) -> str:

@@ -21,7 +21,8 @@ One case reads more than the state (move): a blocked step quiet for WORKRAIL_STA
 stopped: restarting it is yours). Every badge a person may act on has one short label beside it (next_move: the
 one mapping every page reads) saying whose move it is and the move itself in one to three words ("Your move:
 confirm", "Agent's move: resend the step"), so that it adds the action to its badge and never echoes or
-contradicts it.
+contradicts it. Pages draw the badge and that label as ONE chip ("Needs you · confirm", "Blocked · agent's
+move: resend the step"): the state, then whose move and the move, each word once (NextMove.chip_words).
 """
 
 from __future__ import annotations
@@ -71,6 +72,11 @@ MOVES: dict[StateName, Move] = {
 Why = Literal["usual", "stopped", "held"]
 NEXT_MOVE_WORDS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's move"}
 YOUR_MOVE = NEXT_MOVE_WORDS["yours"]
+# Whose move inside the one chip, after the state's own label ("Blocked · agent's move: resend the step").
+CHIP_MOVE_WORDS: dict[Move, str] = {"yours": "your move", "agents": "agent's move"}
+# The states whose label already says whose move it is: their chip adds the move alone ("Needs you · confirm",
+# not "Needs you · your move: confirm", which the ninth reviewer read as the same thing said twice).
+SAYS_WHOSE: frozenset[StateName] = frozenset({"needs_you"})
 # The move itself, after whose it is (next_move), by state and why: one to three words a person can act on. A
 # state without a row here is said by whose move alone ("Agent's move": a running agent needs nothing).
 MOVE_ACTIONS: dict[tuple[StateName, Why], str] = {
@@ -90,6 +96,8 @@ class NextMove:
     state: StateName
     move: Move
     words: str
+    # The same move inside the state's one chip, after its label: whose (unless the label says it) and the move.
+    chip_words: str
 
     @property
     def css(self) -> str:
@@ -175,11 +183,15 @@ def next_move(state: str, move: Move, *, held_by_you: bool = False) -> NextMove 
         why = "stopped"
     action = MOVE_ACTIONS.get((state, why))
     whose = NEXT_MOVE_WORDS[move]
-    return NextMove(state, move, f"{whose}: {action}" if action else whose)
+    if state in SAYS_WHOSE and move == MOVES[state] and action:
+        chip = action
+    else:
+        chip = f"{CHIP_MOVE_WORDS[move]}: {action}" if action else CHIP_MOVE_WORDS[move]
+    return NextMove(state, move, f"{whose}: {action}" if action else whose, chip)
 
 
-# What the sessions list's "Your move" chip gathers (its tooltip): the rows whose label says it.
+# What the sessions list's "Your move" chip gathers (its tooltip): the rows whose chip says it is yours.
 YOUR_MOVE_MEANS = (
-    f"Sessions whose row is labelled “{YOUR_MOVE}”: waiting for your confirmation, paused (no agent has it),"
-    " stalled, or blocked and stopped"
+    f"{YOUR_MOVE}: the sessions waiting for your confirmation, paused (no agent has it), stalled, or blocked"
+    " and stopped"
 )

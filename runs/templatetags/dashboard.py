@@ -159,14 +159,31 @@ def _tag_state(value: Any) -> tuple[str, bool]:
 
 
 @register.simple_tag
-def move_tag(value: Any) -> str:
-    """The label beside a state's badge (states.next_move): "Your move" or "Agent's move" in the state's
-    colour, with the reason where the move is not the state's usual one; nothing where nobody has a move."""
-    state, held_by_you = _tag_state(value)
-    label = states.next_move(state, move_of(value), held_by_you=held_by_you)
+def state_chip(state: Any, value: Any = None, badge_id: str = "") -> str:
+    """A state and whose move it is as ONE chip (states.NextMove.chip_words): the state's badge in its colour,
+    joined to the move in the colour of whose it is ("Needs you · confirm", "Running · agent's move"); the
+    badge alone where nobody has a move. `state` is the badge's; `value` says the move (move_of: a
+    whereabouts, panel, branch or blocked step), the state itself by default; `badge_id` names the badge
+    (a live region's pill)."""
+    state = str(state)
+    source = state if value is None or value == "" else value
+    move_state, held_by_you = _tag_state(source)
+    label = states.next_move(move_state, move_of(source), held_by_you=held_by_you)
+    if badge_id:
+        badge = format_html('<span class="badge state-{}" id="{}">{}</span>', state, badge_id, states.label(state))
+    else:
+        badge = format_html('<span class="badge state-{}">{}</span>', state, states.label(state))
     if label is None:
-        return ""
-    return format_html('<span class="{}" data-move="{}">{}</span>', label.css, label.move, label.words)
+        return badge
+    return format_html(
+        '<span class="state-chip" data-move="{}">{}<span class="visually-hidden"> · </span>'
+        '<span class="{}" data-move="{}">{}</span></span>',
+        label.move,
+        badge,
+        label.css,
+        label.move,
+        label.chip_words,
+    )
 
 
 def _moment(value: Any) -> datetime | None:

@@ -103,14 +103,13 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     assert copy.evaluate("b => getComputedStyle(b).backgroundColor") == accent
     box = copy.bounding_box()
     assert box is not None and box["y"] + box["height"] <= (sized_page.viewport_size or {})["height"], box
-    # Said in the page's head and in the panel (and by the pill on the run's card beside them on a desktop);
-    # whose move and the move once, beside the head's pill.
-    expect(sized_page.locator(".page-head .badge")).to_have_text("Stalled")
+    # Said in the page's head and in the panel (and by the chip on the run's card beside them on a desktop);
+    # whose move and the move in the same chips, nowhere else.
+    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Stalled · your move: resume it")
     expect(sized_page.locator("#run-status-summary")).to_have_count(0)
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
     assert said(sized_page, "Stalled") == 2 + card
-    assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (1, 0)
-    expect(sized_page.locator(".page-head .move")).to_have_text("Your move: resume it")
+    assert (said(sized_page, "your move"), said(sized_page, "agent's move")) == (1 + card, 0)
     assert_cancel_in_its_place(sized_page)
     console_log.assert_clean()
 
@@ -135,15 +134,14 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     panel.get_by_text("The agent's instructions for this step").click()
     expect(panel.locator(".panel-more p").first).not_to_be_visible()  # the why is folded
     expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
-    # The state in the page's head, the panel and the pill of the run's card (shown beside them on a desktop
-    # only); beside the head's, the move ("Your move: confirm": the action, not the badge again), once; the run's
-    # line and graph do not repeat them.
-    expect(sized_page.locator(".page-head .badge")).to_have_text("Needs you")
-    expect(sized_page.locator(".runs-nav .run-link .badge")).to_have_text("Needs you")
+    # The state in the page's head, the panel and the chip of the run's card (shown beside them on a desktop
+    # only); in the same chips, the move ("Needs you · confirm": the action, not whose again, which "Needs you"
+    # says); the run's line and graph do not repeat them.
+    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Needs you · confirm")
+    expect(sized_page.locator(".runs-nav .run-link .state-chip")).to_have_text("Needs you · confirm")
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
     assert said(sized_page, "Needs you") == 2 + card
-    assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (1, 0)
-    expect(sized_page.locator(".page-head .move")).to_have_text("Your move: confirm")
+    assert (said(sized_page, "your move"), said(sized_page, "Your move"), said(sized_page, "agent's move")) == (0, 0, 0)
     assert_cancel_in_its_place(sized_page)
     assert said(sized_page, "waiting for your confirmation") == 1
     # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session

@@ -112,12 +112,13 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(page.locator("#pending-step")).to_have_count(0)  # not an ordinary "Pending step" banner
     # One verdict in the dashboard's words as the panel's title, then the step in the outline; the call to
     # give a stuck agent is folded under them.
-    verdict = "Blocked: the agent must resend Record the Changed Files (step 2) with the list of changed files."
+    verdict = "Blocked: the agent must resend this step with the list of changed files."
     expect(panel.locator("h3")).to_have_text(verdict)  # whose move, the page's head says
-    expect(page.locator(".page-head .move")).to_have_text("Agent's move: resend the step")
+    expect(page.locator(".page-head .move")).to_have_text("agent's move: resend the step")
     expect(panel.locator(".step-line")).to_have_text(re.compile(r"^Record the Changed Files · step 2 of \d+$"))
     expect(panel.locator(".verdict")).to_have_text(verdict)
-    call = json.loads(panel.locator("pre.resend-call").text_content() or "")  # folded: read, not seen
+    developers = page.locator("#run-details")  # the run's one fold for developers holds the call
+    call = json.loads(developers.locator("pre.resend-call").text_content() or "")  # folded: read, not seen
     assert call["arguments"]["ackToken"] == stuck.refused["ackToken"]
     assert call["arguments"]["stateToken"] == stuck.refused["stateToken"]
     expect(panel).to_contain_text("Refused at ")
@@ -126,10 +127,10 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(issue.locator("td").first).to_have_text("The agent did not attach the list of changed files.")
     expect(issue).not_to_contain_text("pending.outputContract")
     expect(issue.locator(".issue-code")).to_have_text("ARTIFACT_MISSING/output/artifacts")  # kept, muted
-    expect(panel.locator(".expected-artifact")).to_contain_text("changedFiles (a list; each: path, summary, risk)")
-    expect(panel.locator("pre.expected-example")).to_contain_text('"risk": "M"')
-    expect(panel.locator("ul.resend")).to_contain_text("output.artifacts (mr_review.changed_files)")
-    expect(panel.locator("ul.resend")).to_contain_text("context.reviewAreas — also asked for by this step")
+    expect(developers.locator(".expected-artifact")).to_contain_text("changedFiles (a list; each: path, summary, risk)")
+    expect(developers.locator("pre.expected-example")).to_contain_text('"risk": "M"')
+    expect(developers.locator("ul.resend")).to_contain_text("output.artifacts (mr_review.changed_files)")
+    expect(developers.locator("ul.resend")).to_contain_text("context.reviewAreas — also asked for by this step")
     refused = panel.locator("details.refused-answer")
     expect(refused.locator(".markdown")).not_to_be_visible()
     refused.locator("summary").click()
@@ -147,7 +148,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     # The node page shows the same panel inline (what is wrong, for the agent), with no link back to itself.
     refusal = page.locator("#node-refusal .blocked-panel")
     expect(refusal.locator(".verdict")).to_have_text(
-        "Blocked: the agent must resend Record the Changed Files (step 2) with the list of changed files."
+        "Blocked: the agent must resend this step with the list of changed files."
     )
     expect(refusal.locator(".blocked-issues")).to_contain_text("ARTIFACT_MISSING")
     expect(refusal.get_by_role("link", name=re.compile("Open the refused step's page"))).to_have_count(0)

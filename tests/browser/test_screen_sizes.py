@@ -66,11 +66,11 @@ def said(page, words: str) -> int:
 def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
     assert_axis_reads(sized_page)
-    # Two runs, both running: the session's head says Running once, with whose move beside it (as the list's
-    # row); each run's card has its state's pill and whose move beside it; the shown run's header, beside its
-    # card, not again.
+    # Two runs, both running: the session's head says Running once, with whose move in the same chip (as the
+    # list's row); each run's card has its own chip; the shown run's header, beside its card, not again.
     assert said(sized_page, "Running") == 1 + 2
-    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (2 + 1, 0)
+    assert (said(sized_page, "agent's move"), said(sized_page, "your move")) == (2 + 1, 0)
+    expect(sized_page.locator(".runs-nav .state-chip").first).to_have_text("Running · agent's move")
     visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
     # What the run produced is named on the first screen, under its header; a link jumps to the findings.
     produced = sized_page.locator("#run-produced")
@@ -117,7 +117,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     expect(sized_page.locator("#findings-title")).to_be_in_viewport()
     expect(sized_page.locator("#findings-fold table.findings")).to_be_visible()  # the jump opens the fold
     assert sized_page.url.endswith("#findings-title")
-    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (2 + 1, 0)  # as on its session
+    assert (said(sized_page, "agent's move"), said(sized_page, "your move")) == (2 + 1, 0)  # as on its session
     console_log.assert_clean()
 
 
@@ -129,26 +129,42 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     assert_times_said_one_way(sized_page, visible_text(sized_page))
     expect(sized_page.locator(".blocked-panel").first).to_be_in_viewport()
     # A one-line verdict; the call and the example wait behind a disclosure.
-    expect(sized_page.locator(".blocked-panel .verdict").first).to_contain_text("Blocked: the agent must resend")
-    expect(sized_page.locator(".blocked-panel .resend-call").first).not_to_be_visible()
+    expect(sized_page.locator(".blocked-panel .verdict").first).to_have_text(
+        "Blocked: the agent must resend this step with the list of changed files."
+    )
+    # The step named once in the panel, on the line under its verdict (friction9 item 2).
+    panel_words = sized_page.locator(".blocked-panel").first.evaluate(
+        "(p) => { const c = p.cloneNode(true); c.querySelectorAll('pre').forEach((e) => e.remove());"
+        " return c.textContent; }"
+    )
+    assert panel_words.count("Record the Changed Files") == 1, panel_words
     # Blocked in the head and in the panel's verdict (and the run's card beside it on a desktop); whose move
-    # and the move once, beside the head's pill, on the first screen.
+    # and the move in the same chips, the head's on the first screen.
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
-    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2 + card, 1)
-    expect(sized_page.locator(".page-head .move")).to_have_text("Agent's move: resend the step")
+    assert (said(sized_page, "Blocked"), said(sized_page, "agent's move")) == (2 + card, 1 + card)
+    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Blocked · agent's move: resend the step")
     expect(sized_page.locator(".page-head .move")).to_be_in_viewport()
+    # One fold for developers on the run, after the panel: the resend call and the run's ids in it.
+    expect(sized_page.locator(".blocked-panel details.blocked-more")).to_have_count(0)
+    expect(sized_page.get_by_text("For developers", exact=True)).to_have_count(1)
+    expect(sized_page.locator("#run-details .resend-call")).not_to_be_visible()
+    sized_page.locator("#run-details > summary").click()
+    expect(sized_page.locator("#run-details .resend-call")).to_be_visible()
+    expect(sized_page.locator(f"#run-details #run-id-{blocked.run_id}")).to_be_visible()
+    keep_screenshot(sized_page, "blocked-run-developers")
+    sized_page.locator("#run-details > summary").click()
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
     # The refused step's page shows the refusal itself, right under its head: what is wrong, in view, and
     # for the agent; no link away to a panel elsewhere.
     expect(sized_page.locator("#step-state")).to_have_text("Blocked")
-    expect(sized_page.locator("#node-refusal .verdict")).to_contain_text("Blocked: the agent must resend")
+    expect(sized_page.locator("#node-refusal .verdict")).to_contain_text("Blocked: the agent must resend this step")
     expect(sized_page.locator("#node-refusal .blocked-issues td").first).to_be_visible()
     expect(sized_page.locator("#node-refusal .blocked-issues")).to_contain_text("ARTIFACT_MISSING")
     expect(sized_page.locator("#node-refusal .verdict")).to_be_in_viewport()
     assert said(sized_page, "see above") == 0 and said(sized_page, "Open the refused step") == 0
-    # As on the run page: Blocked in the head and in the verdict, whose move once, beside the head's pill.
-    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2, 1)
-    expect(sized_page.locator(".page-head .move")).to_have_text("Agent's move: resend the step")
+    # As on the run page: Blocked in the head and in the verdict, whose move once, in the head's chip.
+    assert (said(sized_page, "Blocked"), said(sized_page, "agent's move")) == (2, 1)
+    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Blocked · agent's move: resend the step")
     console_log.assert_clean()
 
 

@@ -87,11 +87,12 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
         expect(meta).to_have_text("2 runs · 2 branches · just now")
         assert box(meta)["y"] > box(where)["y"]
         expect(blocked.locator(".session-others")).to_be_hidden()
-        # A headline card, not eight labelled lines: its head, its move label on the next line when it does not
-        # fit beside the badge, its where-line (the step, then its place: three lines) and its counts.
+        # A headline card, not eight labelled lines: its head with its one chip (the badge, then the move joined
+        # to it, inside the card), its where-line (the step, then its place: three lines) and its counts.
         assert box(blocked)["height"] < 200
         label = blocked.locator(".move")
-        assert abs(box(label)["x"] - box(name)["x"]) < 1  # wrapped to the card's left edge, not under the badge
+        assert abs(box(label)["x"] - (box(badge)["x"] + box(badge)["width"])) < 1  # one pill, the move joined
+        assert box(label)["x"] + box(label)["width"] <= box(blocked)["x"] + box(blocked)["width"]
     else:
         # The table keeps its columns, the state and where it is first.
         headers = page.locator("table.session-list thead th").all_inner_texts()

@@ -1,6 +1,7 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone
-(390x844) size: one label beside every badge a person may act on, whose move and the move ("Your move: confirm",
-"Agent's move: resend the step", "Your move: resume it"), on every row, run card and page head; the
+(390x844) size: one chip for every state a person may act on, the state then whose move and the move ("Needs
+you · confirm", "Blocked · agent's move: resend the step", "Stalled · your move: resume it"), on every row, run card
+and page head; the
 "Your move" chip as the umbrella, the blocked panel's line and button in sight, what the button copies, and
 colours that mean one thing (amber for a person's move, Left behind apart from Canceled, the timeline dots in
 their badge's colour, a neutral 404 advice box)."""
@@ -51,13 +52,20 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     stuck = blocked_review("MR-77")
     visit(sized_page, f"{site}/runs/{stuck.run_id}/", "blocked-message")
     panel = sized_page.locator(".blocked-panel")
-    # Whose move and the move, once: the page's head, quiet (the agent's), on the first screen; not again in the
-    # run's header, its one card or the panel.
-    label = sized_page.locator(".page-head .move")
-    expect(label).to_have_text("Agent's move: resend the step")
+    # Whose move and the move, in the one chip with the state: the page's head, quiet (the agent's), on the first
+    # screen, and the run's card, as every card carries its chip (friction9 item 12); not in the run's header
+    # or the panel.
+    chip = sized_page.locator(".page-head .state-chip")
+    label = chip.locator(".move")
+    expect(chip).to_have_text("Blocked · agent's move: resend the step")
     expect(label).to_be_in_viewport()
+    expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Blocked · agent's move: resend the step")
+    card = sized_page.locator(".runs-nav .run-link")
+    if card.is_visible():  # a narrow card: the chip's move breaks inside the pill, not past the card's edge
+        edge, move = card.bounding_box(), card.locator(".move").bounding_box()
+        assert edge and move and move["x"] + move["width"] <= edge["x"] + edge["width"], (edge, move)
     expect(panel.locator("h3 .move")).to_have_count(0)
-    expect(sized_page.locator(".run-head .move, .runs-nav .move")).to_have_count(0)
+    expect(sized_page.locator(".run-head .move")).to_have_count(0)
     assert colour(label, "color") != colour(sized_page.locator(".page-head .badge.state-blocked"), "color")
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
     # The agent's move: it retries by itself; the message for when it has stopped is one click away.
@@ -79,8 +87,11 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none
     sized_page.reload()
-    expect(label).to_have_text("Your move: resume it")
-    assert sized_page.locator("body").inner_text().count("Your move") == 1
+    expect(label).to_have_text("your move: resume it")
+    expect(sized_page.locator(".runs-nav .move")).to_have_text("your move: resume it")
+    # Said by the chips alone: the head's, and the card's where the runs column shows (a phone folds a lone run's).
+    shown = sized_page.locator(".state-chip .move:visible").count()
+    assert sized_page.locator("body").inner_text().lower().count("your move") == shown
     # In the amber that means "you act" everywhere (the solid "Needs you" badge's colour), not Blocked's red.
     amber = css_colour(sized_page, "--warn")
     assert colour(label, "color") == amber
@@ -101,29 +112,32 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     made.canceled()
     visit(sized_page, site + "/sessions/", "sessions-moves")
     rows = sized_page.locator("tr.session-row")
-    # Every row a person acts on has its move in the amber that means "you act", whatever its own badge's
-    # colour, saying the move ("Needs you · Your move: confirm": the action, not the badge again); the agent's
-    # move is a quiet label; Canceled, nobody's: no label.
+    # Every row a person acts on has one chip: its state, then its move in the amber that means "you act",
+    # whatever its own badge's colour ("Needs you · confirm": the action, not whose again, which "Needs you"
+    # says); the agent's move is quiet; Canceled, nobody's: the badge alone.
     amber = colour(rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".badge"), "backgroundColor")
     for state, said in (
-        ("needs_you", "Your move: confirm"),
-        ("stalled", "Your move: resume it"),
-        ("blocked", "Agent's move: resend the step"),
+        ("needs_you", "Needs you · confirm"),
+        ("stalled", "Stalled · your move: resume it"),
+        ("blocked", "Blocked · agent's move: resend the step"),
     ):
         row = rows.filter(has=sized_page.locator(f".badge.state-{state}"))
-        expect(row.locator(".move")).to_have_text(said)
+        expect(row.locator(".state-chip")).to_have_text(said)
         expect(row.locator(".move")).to_be_visible()
-        assert (colour(row.locator(".move"), "color") == amber) == said.startswith("Your move"), state
+        # One pill: the move's segment starts where the badge ends, on the same line.
+        badge, move = row.locator(".state-chip .badge").bounding_box(), row.locator(".move").bounding_box()
+        assert badge and move and abs(move["x"] - (badge["x"] + badge["width"])) < 1 and move["y"] < badge["y"] + 4
+        assert (colour(row.locator(".move"), "color") == amber) == (state != "blocked"), state
     expect(rows.filter(has=sized_page.locator(".badge.state-canceled")).locator(".move")).to_have_count(0)
     expect(sized_page.locator("tr.session-row .move")).to_have_count(3)
-    # The "Your move" chip counts exactly the rows labelled with it.
+    # The "Your move" chip counts exactly the rows whose chip says the move is theirs.
     expect(sized_page.locator('tr.session-row .move[data-move="yours"]')).to_have_count(2)
     # The chip for people comes first, the umbrella over the states that are the person's to act on, and
     # keeps exactly those rows: the one that needs the person, the stalled one.
     chips = sized_page.locator(".status-chips li")
     expect(chips.first.locator(".chip-yours")).to_have_text("Your move 2")
     assert colour(chips.first.locator(".chip-yours"), "color") == amber
-    expect(chips.first.locator("a")).to_have_attribute("title", re.compile("whose row is labelled"))
+    expect(chips.first.locator("a")).to_have_attribute("title", re.compile("Your move: the sessions waiting"))
     expect(chips.nth(1)).to_contain_text("All ")
     chips.first.locator("a").click()
     expect(sized_page).to_have_url(f"{site}/sessions/?status=yours")
@@ -132,7 +146,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     # A row and its run's page say the same move.
     sized_page.goto(site + "/sessions/")
     rows.filter(has=sized_page.locator(".badge.state-blocked")).locator(".where-line a").click()
-    expect(sized_page.locator(".page-head .move")).to_have_text("Agent's move: resend the step")
+    expect(sized_page.locator(".page-head .move")).to_have_text("agent's move: resend the step")
     console_log.assert_clean()
 
 
@@ -145,9 +159,11 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     assert colour(panel, "borderLeftColor") == amber != link
     assert colour(panel.locator("h3.verdict-line"), "color") == amber
-    # Beside "Needs you", the move in the same amber, once: in the head, not again in the run's header.
-    expect(sized_page.locator(".page-head .move")).to_have_text("Your move: confirm")
+    # "Needs you" and the move in the same amber, one chip: in the head and on the run's card, not again in the
+    # run's header.
+    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Needs you · confirm")
     assert colour(sized_page.locator(".page-head .move"), "color") == colour(panel.locator("h3.verdict-line"), "color")
+    expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Needs you · confirm")
     expect(sized_page.locator(".run-head .move")).to_have_count(0)
 
     canceled = made.canceled()

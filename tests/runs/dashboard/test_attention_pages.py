@@ -95,6 +95,12 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     # The why is folded under the verdict, the sentence to copy is not.
     assert panel.index("agent-message") < panel.index('class="panel-more"') < panel.index("No step has been recorded")
     assert "Resume the WorkRail workflow: call continue_workflow with stateToken &quot;st" in panel
+    # The raw token is for developers: in the run's one drawer for them, beside its ids, not in a second fold of
+    # the panel (friction9 item 2); the panel's fold is the why alone.
+    assert ">Why</summary>" in panel and 'class="break state-token"' not in panel
+    fold = html.split('id="run-details"')[1].split("</details>")[0]
+    assert 'class="break state-token"' in fold and f'id="run-id-{stalled.run_id}"' in fold
+    assert html.count(">For developers</summary>") == 1
 
 
 def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalog, settings):
@@ -222,7 +228,7 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
         assert 'id="session-run-lines"' not in html and 'id="session-status-summary"' not in html
         # A blocked run's line is left out too: its panel, right under the badge, says it once.
         assert 'id="run-status-summary"' not in html
-        assert html.count("Blocked: the agent must resend Record the Changed Files (step 2)") == 1
+        assert html.count("Blocked: the agent must resend this step") == 1
         head = html.split('class="page-head"')[1].split("</div>")[0]
         assert 'class="badge state-blocked">Blocked</span>' in head
 

@@ -98,23 +98,24 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     for url in (f"/sessions/{stuck.session_id}/", f"/runs/{stuck.run_id}/"):
         html = html_of(client, url)
         assert 'class="blocked-panel"' in html, url
-        # One verdict as the panel's title (the state said once); the call, the example and the artifact's shape
-        # behind a disclosure.
+        # One verdict as the panel's title (the state said once), the step named on the line under it only; the
+        # call, the example and the artifact's shape behind the run's one disclosure for developers.
         assert (
             '<h3 class="verdict-line" id="blocked-title-1"><span class="verdict" id="verdict-1">Blocked: the agent '
-            "must resend Record the Changed Files (step 2) with the list of changed files.</span></h3>"
+            "must resend this step with the list of changed files.</span></h3>"
         ) in html, url
         assert (
             "the agent&#x27;s answer was refused</h3>" not in html and "Record the Changed Files · step 2 of " in html
         ), url
         # The run's own line beside its badge does not say it again: the panel right below it does.
         assert 'id="run-status-summary"' not in html, url
-        # Whose move and the move, in the page's head (one run: not again in its header or panel).
+        # Whose move and the move, in the chips of the page's head and the run's card (not its header or panel).
         head = html.split('class="page-head"')[1].split("</div>")[0]
-        label = '<span class="move state-blocked" data-move="agents">Agent&#x27;s move: resend the step</span>'
-        assert label in head and html.count(label) == 1, url
+        label = '<span class="move state-blocked" data-move="agents">agent&#x27;s move: resend the step</span>'
+        assert label in head and html.count(label) == 2, url
         assert 'class="move ' not in html.split('class="blocked-panel"')[1].split("</h3>")[0], url
-        more = html.split('<details class="blocked-more"')[1].split("</details>")[0]
+        assert '<details class="blocked-more"' not in html, url
+        more = html.split('id="run-details"')[1].split("</details>")[0]
         assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url
         assert 'id="pending-step"' not in html, url
         # What is wrong in plain words; the code and the place in the agent's answer kept, muted, after them.
@@ -154,7 +155,9 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     # what is wrong and what the agent is told, under the step's own Blocked pill.
     refusal = node.split('id="node-refusal"')[1].split("</section>\n</div>")[0]
     assert 'class="blocked-panel"' in refusal and "Why it was refused" in refusal
-    assert "Blocked: the agent must resend Record the Changed Files (step 2)" in refusal
+    assert "Blocked: the agent must resend this step with the list of changed files." in refusal
+    # On a step's page the panel keeps its own fold for developers: the page has no run facts to share it.
+    assert refusal.count(">For developers</summary>") == 1 and 'class="wrap resend-call"' in refusal
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
     assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node
     assert 'id="step-state">Blocked</span>' in node

@@ -58,6 +58,12 @@ def tags(text: str) -> list[str]:
     return re.findall(r'<span class="move state-\w+" data-move="(\w+)">', text)
 
 
+def chip(text: str) -> str:
+    """The one state chip in `text` (state_chip: the badge and the move, one pill); "" when it has none."""
+    found = re.search(r'<span class="state-chip" data-move="\w+">.*?</span></span>', text, re.S)
+    return found.group(0) if found else ""
+
+
 def run_head(text: str) -> str:
     return text.split('class="run-head"')[1].split("</ul>")[0]
 
@@ -101,6 +107,26 @@ def test_one_mapping_gives_every_state_its_label_in_its_own_colour():
     assert states.YOUR_MOVE == "Your move" and states.YOUR_MOVE in states.YOUR_MOVE_MEANS
 
 
+def test_the_one_chip_says_the_state_then_whose_move_and_the_move_each_once():
+    # The badge and its label are one chip (friction9 item 2): after the state's own word, whose move (in words,
+    # not by colour alone) and the move; a state whose word says whose it is adds the move alone.
+    def chip(state: str, move: states.Move, **kw: bool) -> str:
+        label = states.next_move(state, move, **kw)
+        assert label is not None
+        return label.chip_words
+
+    assert chip("needs_you", "yours") == "confirm"  # "Needs you · confirm", not "Needs you · your move: confirm"
+    assert chip("stalled", "yours") == chip("paused", "yours") == "your move: resume it"
+    assert chip("running", "agents") == "agent's move"
+    assert chip("blocked", "agents") == "agent's move: resend the step"
+    assert chip("blocked", "yours") == "your move: resume it"  # the agent has stopped
+    assert chip("blocked", "yours", held_by_you=True) == "your move: tell the agent"
+    for state in states.MOVES:
+        label = states.next_move(state, states.move(state))
+        if label is not None:
+            assert states.label(state).lower() not in label.chip_words, state
+
+
 def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_catalog, settings):
     settings.WORKRAIL_STALL_MINUTES = 30
     made.waiting_for_user(service_catalog["extra"], key="CONF-1")
@@ -114,16 +140,19 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
         for row in text.split('<tr class="session-row')[1:]
     }
     assert {state: tags(cell) for state, cell in rows.items()} == {
-        "needs_you": ["yours"],  # "Needs you · Your move: confirm": the action, not the badge again
+        "needs_you": ["yours"],  # "Needs you · confirm": the action, not whose again, which "Needs you" says
         "blocked": ["agents"],
         "stalled": ["yours"],
         "running": ["agents"],
         "canceled": [],
     }
-    assert "Agent&#x27;s move: resend the step</span>" in rows["blocked"]
-    assert "Your move: resume it</span>" in rows["stalled"]
-    assert 'class="badge state-needs_you">Needs you</span>' in rows["needs_you"]
-    assert "Your move: confirm</span>" in rows["needs_you"]
+    # One chip each: the state's badge, then whose move and the move, inside the same pill.
+    assert '<span class="badge state-blocked">Blocked</span>' in chip(rows["blocked"])
+    assert "agent&#x27;s move: resend the step</span>" in chip(rows["blocked"])
+    assert "your move: resume it</span>" in chip(rows["stalled"])
+    assert 'class="badge state-needs_you">Needs you</span>' in chip(rows["needs_you"])
+    assert 'data-move="yours">confirm</span>' in chip(rows["needs_you"]) and "your move" not in rows["needs_you"]
+    assert 'class="state-chip"' not in rows["canceled"]  # nobody's move: the badge alone
     # The "Your move" chip counts the rows a person acts on: the one that needs them and the stalled one.
     assert 'class="badge chip-yours">Your move 2</span>' in text
 
@@ -133,11 +162,15 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     stuck = blocked_review("MR-77")
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
-    # Whose move, the page's head says, once (one run: not its card or header again): the panel's heading says
-    # what it takes.
+    # Whose move, the chips of the page's head and the run's card say, not the run's header: the panel's heading
+    # says what it takes, and the line under it names the step, once (friction9 item 2).
     assert tags(panel.split("</h3>")[0]) == [] and tags(page_head(text)) == ["agents"] and tags(run_head(text)) == []
-    assert "Agent&#x27;s move: resend the step</span>" in page_head(text)
-    assert "Blocked: the agent must resend Record the Changed Files (step 2)" in panel.split("</h3>")[0]
+    assert "agent&#x27;s move: resend the step</span>" in page_head(text)
+    heading = panel.split("</h3>")[0]
+    assert "Blocked: the agent must resend this step with the list of changed files." in heading
+    assert "Record the Changed Files" not in heading
+    read = re.sub(r"<pre.*?</pre>", "", panel, flags=re.S)  # the message for the agent is for the agent to read
+    assert re.sub(r"<[^>]+>|\s+", " ", read).count("Record the Changed Files") == 1
     # The agent's move: the panel says it retries by itself; the message for the agent is folded, under when the
     # move turns the person's.
     before_folds = panel.split("<details")[0]
@@ -154,8 +187,14 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert not any(old in text for old in OLD_BUTTONS)
     [message] = copied(text)
     assert token_of(message) == int(stuck.node_id) and "Record the Changed Files" in message
-    # The raw call stays, folded, for people who drive the API.
-    assert 'id="resend-call-1"' in panel.split('<details class="blocked-more"')[1]
+    # The raw call stays, folded, for people who drive the API: in the run's one "For developers" fold, beside
+    # its ids, not in a second fold of the panel right above it.
+    assert 'class="blocked-more"' not in panel
+    fold = text.split('id="run-details"')[1].split("</details>")[0]
+    assert 'id="resend-call-1"' in fold and f'id="run-id-{stuck.run_id}"' in fold
+    card = text.split('id="run-title"')[1].split('id="run-facts"')
+    assert card[0].count(">For developers</summary>") == 0  # the panel, before the run's facts
+    assert card[1].split("</ul>\n")[0].count(">For developers</summary>") == 1
 
     # Nothing recorded for the stall window: the agent has stopped, and restarting it is the person's move.
     back = timedelta(minutes=45)
@@ -166,7 +205,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
     assert tags(panel.split("</h3>")[0]) == [] and tags(page_head(text)) == ["yours"] and tags(run_head(text)) == []
-    assert "Your move: resume it</span>" in page_head(text)
+    assert "your move: resume it</span>" in page_head(text)
     # Its heading no longer says the agent must act: what is wrong, the step to give it again below.
     heading = panel.split("</h3>")[0]
     assert "must resend" not in heading and "Blocked: the agent did not attach the list of changed files." in heading
@@ -175,11 +214,12 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert 'id="if-stopped-1"' in before_folds and BUTTON in before_folds
     assert before_folds.index(BUTTON) < before_folds.index("Why it was refused")
     assert "has not tried again for 45 minutes" in before_folds
-    # One run: its card in the runs column says no more than its badge (the head above says the move).
-    assert tags(text.split('class="runs-nav"')[1].split("</nav>")[0]) == []
+    # One run: its card in the runs column carries the same chip as the head above (friction9 item 12).
+    card = text.split('class="runs-nav"')[1].split("</nav>")[0]
+    assert tags(card) == ["yours"] and "your move: resume it</span>" in chip(card)
     listed = page(client, "/sessions/")
     row = listed.split('data-state="blocked"')[1].split('class="session-name"')[0]
-    assert tags(row) == ["yours"] and "Your move: resume it</span>" in row  # the head's words
+    assert tags(row) == ["yours"] and "your move: resume it</span>" in row  # the head's words
     assert 'class="badge chip-yours">Your move 1</span>' in listed
 
 
@@ -188,7 +228,7 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     stalled = made.stalled()
     text = page(client, f"/runs/{stalled.run_id}/")
     # Whose move, once: the page's head (a session of one run: not its run's header again).
-    assert tags(page_head(text)) == ["yours"] and "Your move: resume it</span>" in page_head(text)
+    assert tags(page_head(text)) == ["yours"] and "your move: resume it</span>" in page_head(text)
     assert tags(run_head(text)) == []
     [message] = copied(text)
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")
@@ -242,7 +282,7 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
         tags(head) == ["yours"]
         and 'class="badge state-paused"' in head
         and "state-running" not in head
-        and "Your move: resume it" in head
+        and "your move: resume it" in head
     )
     assert 'class="node-branches"' not in text  # no branch went on past it yet
     # On the run page, nobody has taken the branch up yet: paused, the person's move, with the same message
@@ -251,7 +291,7 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     panel = run_page.split('class="state-panel state-paused"')[1].split("</section>")[0]
     assert tags(page_head(run_page)) == ["yours"] and BUTTON in panel
     assert "started by hand at" in panel and "Agent working on" not in run_page
-    assert "Your move: resume it" in page_head(run_page)
+    assert "your move: resume it" in page_head(run_page)
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
     # The list's chip for people counts it, as its row's tag says.
     listed = page(client, "/sessions/")
@@ -269,7 +309,7 @@ def test_with_several_runs_each_card_says_its_state_and_whose_move(client, servi
     assert tags(cards) == ["agents", "agents"] and cards.count('class="badge state-') == 2
     assert 'class="badge state-running"' in cards and 'class="badge state-blocked"' in cards
     assert 'id="session-run-lines"' not in text
-    said = "Agent&#x27;s move: resend the step</span>"
+    said = "agent&#x27;s move: resend the step</span>"
     assert tags(page_head(text)) == ["agents"] and said in page_head(text) and said in cards
     assert tags(run_head(text)) == []
 

@@ -26,7 +26,7 @@ def _stopped(run_id: str, minutes: int = 45) -> None:
 
 
 def _row_move(row) -> states.Move:
-    """Whose move a row's tag says (the template's move_tag: its where, else its state)."""
+    """Whose move a row's tag says (the template's state_chip: its where, else its state)."""
     if row.where is not None:
         return row.where.move or states.move(row.where.state)
     return states.move(row.state)
