@@ -8,4 +8,5 @@ pytest_plugins = [
     "tests.plugins.git_repos",
     "tests.plugins.mcp_server",
     "tests.plugins.hypothesis_seed",
+    "tests.plugins.store_template",
 ]

@@ -20,10 +20,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture
-def launch(tmp_path):
-    """Parameters that start `manage.py mcp` exactly as an MCP client would, with an empty home."""
+def launch(tmp_path, migrated_home):
+    """Parameters that start `manage.py mcp` exactly as an MCP client would, with a home of its own holding
+    an up-to-date store (tests/plugins/store_template.py): the tests that use it are not about the first
+    start's migrations."""
 
     def make(**extra: str) -> StdioServerParameters:
-        return server_parameters(server_env(tmp_path / "home", **extra), tmp_path)
+        return server_parameters(server_env(migrated_home, **extra), tmp_path)
 
     return make

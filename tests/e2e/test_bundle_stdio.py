@@ -12,6 +12,7 @@ from mcp import Client
 
 from harness.processes import manage_command, run_captured, server_env
 from tests.e2e.mcp_clients import server_parameters
+from tests.plugins.store_template import seed_home
 from tests.support.client_calls import acknowledged, started
 from tests.support.paths import FIXTURE_WORKFLOWS, REPO
 
@@ -27,8 +28,9 @@ def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return run_captured(manage_command(*args), env=env, cwd=REPO, timeout=120)
 
 
-def test_a_session_exported_on_one_machine_goes_on_on_another(tmp_path):
+def test_a_session_exported_on_one_machine_goes_on_on_another(tmp_path, migrated_store):
     mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    seed_home(mine / "home", migrated_store)  # an up-to-date store; theirs is new: the import migrates it
     workflows = mine / "project" / ".workrail" / "workflows"
     workflows.mkdir(parents=True)
     (theirs / "project").mkdir(parents=True)

@@ -14,14 +14,21 @@ import pytest
 from harness.load import run_load
 from harness.processes import server_env
 from harness.stores import SharedStore, shared_store
+from tests.plugins.store_template import seed_home
 from tests.support.paths import REPO
 
 WORKER = Path(__file__).with_name("concurrency_worker.py")
 
 
 @pytest.fixture
-def store(tmp_path):
+def store(tmp_path, migrated_store):
+    """The shared store, up to date before the workers start: on SQLite a copy of a migrated one
+    (tests/plugins/store_template.py), on PostgreSQL the new database migrated."""
     with shared_store(tmp_path / "home") as shared:
+        if shared.vendor == "sqlite":
+            seed_home(shared.home, migrated_store)
+            yield shared
+            return
         env = server_env(tmp_path / "home", **shared.env)
         subprocess.run(
             [sys.executable, str(REPO / "manage.py"), "migrate", "--noinput"],

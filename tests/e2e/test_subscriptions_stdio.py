@@ -58,6 +58,13 @@ class Heard:
                 await self._changed.wait()
 
 
+@pytest.fixture(autouse=True)
+def _up_to_date_store(migrated_home: Path) -> Path:
+    """Every server here works on `tmp_path / "home"`, whose store is migrated already
+    (tests/plugins/store_template.py): these tests are about notifications, not a new store's first start."""
+    return migrated_home
+
+
 def store_env(tmp_path: Path) -> dict[str, str]:
     return server_env(tmp_path / "home", WORKRAIL_SUBSCRIPTION_POLL_MS=POLL_MS)
 

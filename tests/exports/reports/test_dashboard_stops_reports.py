@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.plugins.store_template import seed_home
 from tests.support.processes import gone, run_manage, running_dashboard
 
 pytestmark = [
@@ -81,11 +82,11 @@ def wait_for(condition: object, timeout: float, what: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def slow_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A WORKRAIL_HOME (under the returned directory) holding a session whose PDF takes seconds."""
+def slow_home(tmp_path_factory: pytest.TempPathFactory, migrated_store: Path) -> tuple[Path, str]:
+    """A WORKRAIL_HOME (under the returned directory) holding a session whose PDF takes seconds, in a copy of
+    an up-to-date store (tests/plugins/store_template.py)."""
     root = tmp_path_factory.mktemp("slow-pdf")
-    migrated = run_manage(root, "migrate", "--noinput")
-    assert migrated.returncode == 0, migrated.stderr
+    seed_home(root / "home", migrated_store)
     built = run_manage(root, "shell", "-c", BUILD_SLOW_SESSION)
     assert built.returncode == 0, built.stderr
     return root, built.stdout.strip().splitlines()[-1]

@@ -108,10 +108,9 @@ def test_an_unknown_run_names_the_sessions_runs(service_catalog):
 
 
 @pytest.mark.subprocess
-def test_the_command_exits_non_zero_with_a_message(service_catalog, tmp_path):
+def test_the_command_exits_non_zero_with_a_message(service_catalog, tmp_path, migrated_home):
     from tests.support.processes import run_manage
 
-    assert run_manage(tmp_path, "migrate", "--verbosity", "0").returncode == 0
     result = run_manage(tmp_path, "export_report", "ses_missing", "--format", "md", "--output", "-")
     assert result.returncode != 0
     assert "No session has the id 'ses_missing'" in result.stderr

@@ -138,9 +138,7 @@ def refuses(address: tuple[str, int], family: int = socket.AF_INET) -> bool:
 
 
 @pytest.fixture
-def served_dashboard(tmp_path):
-    migrated = run_manage(tmp_path, "migrate", "--noinput")
-    assert migrated.returncode == 0, migrated.stderr
+def served_dashboard(tmp_path, migrated_home):
     with running_dashboard(tmp_path) as (process, port):
         yield process, port
 
