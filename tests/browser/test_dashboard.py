@@ -38,8 +38,11 @@ def test_a_session_with_two_runs_switch_runs_and_open_a_node(page, console_log, 
     expect(page.locator("#run-title")).to_have_text("Risk-Scaled Merge Request Review")
     expect(page.locator(f'a.run-link[data-run-id="{built.review_run}"]')).to_have_attribute("aria-current", "page")
     nodes = page.locator("svg.run-graph a.graph-node")
-    expect(nodes).to_have_count(11)
-    lanes = {nodes.nth(i).get_attribute("data-lane") for i in range(11)}
+    # The checkpoint is a mark on its step, not a card, and each of the two rewound branches starts with a card
+    # of the step it answered again: 12 cards where the old drawing had 11.
+    expect(nodes).to_have_count(12)
+    expect(page.locator("svg.run-graph a.checkpoint-mark")).to_have_count(1)
+    lanes = {nodes.nth(i).get_attribute("data-lane") for i in range(12)}
     assert lanes == {"0", "1", "2"}
     screenshot(page, "session")
 
