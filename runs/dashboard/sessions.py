@@ -173,6 +173,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "yours": yours,
             "your_move": states.YOUR_MOVE,
             "your_move_means": states.YOUR_MOVE_MEANS,
+            "your_states": states.YOURS_ALWAYS,
             "sort": filters.sort,
             "default_sort": URGENCY_SORT,
             "sorts": SORTS,

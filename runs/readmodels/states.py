@@ -190,6 +190,9 @@ def next_move(state: str, move: Move, *, held_by_you: bool = False) -> NextMove 
     return NextMove(state, move, f"{whose}: {action}" if action else whose, chip)
 
 
+# The states that are always the person's move (MOVES): the sessions list draws their chips inside its "Your move"
+# chip, as its reasons, so that "Needs you" reads as one kind of your move and not as a second chip beside it.
+YOURS_ALWAYS: tuple[StateName, ...] = tuple(state for state in ORDER if MOVES[state] == "yours")
 # What the sessions list's "Your move" chip gathers (its tooltip): the rows whose chip says it is yours.
 YOUR_MOVE_MEANS = (
     f"{YOUR_MOVE}: the sessions waiting for your confirmation, paused (no agent has it), stalled, or blocked"

@@ -68,6 +68,11 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(sized_page.locator(".run-head .move")).to_have_count(0)
     assert colour(label, "color") != colour(sized_page.locator(".page-head .badge.state-blocked"), "color")
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
+    # The badge too is calm while the agent retries: Blocked's red only on its dashed edge and word, no fill.
+    head_badge = sized_page.locator(".page-head .badge.state-blocked")
+    red = css_colour(sized_page, "--bad")
+    assert colour(head_badge, "backgroundColor") == css_colour(sized_page, "--surface")
+    assert colour(head_badge, "borderTopStyle") == "dashed" and colour(head_badge, "color") == red
     # The agent's move: it retries by itself; the message for when it has stopped is one click away.
     expect(panel.locator("#blocked-next-1")).to_contain_text("normally resends the step by itself")
     button = panel.get_by_role("button", name=BUTTON)
@@ -98,6 +103,10 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     # No heading above it says the agent must act: the verdict says what is wrong.
     expect(panel.locator("h3")).to_have_text("Blocked: the agent did not attach the list of changed files.")
     assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
+    # And the badge turns solid red: urgent once the move is the person's, as every state yours to act on.
+    for badge in (head_badge, sized_page.locator(".runs-nav .badge.state-blocked")):
+        if badge.is_visible():
+            assert colour(badge, "backgroundColor") == red and colour(badge, "borderTopStyle") == "solid"
     expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
     expect(button).to_be_visible()
     keep_screenshot(sized_page, "blocked-yours")
@@ -137,9 +146,24 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     chips = sized_page.locator(".status-chips li")
     expect(chips.first.locator(".chip-yours")).to_have_text("Your move 2")
     assert colour(chips.first.locator(".chip-yours"), "color") == amber
-    expect(chips.first.locator("a")).to_have_attribute("title", re.compile("Your move: the sessions waiting"))
+    umbrella = chips.first.locator("a:has(.chip-yours)")
+    expect(umbrella).to_have_attribute("title", re.compile("Your move: the sessions waiting"))
+    # Its reasons sit inside it, one family, each its own state's filter: not a "Needs you" chip beside it; the
+    # Blocked chip, which holds the agent's retries too, stays with the others.
+    expect(chips.first.locator(".chip-reason")).to_have_text(["Needs you 1", "Stalled 1"])
+    expect(chips.first.locator(".badge.state-blocked")).to_have_count(0)
+    expect(sized_page.locator(".status-chips .badge.state-needs_you")).to_have_count(1)
     expect(chips.nth(1)).to_contain_text("All ")
-    chips.first.locator("a").click()
+    expect(chips.nth(2)).to_contain_text("Blocked 1")
+    # Solid badges for what is yours to act on (Needs you, Stalled, in rows and in the filter alike); the
+    # blocked step the agent retries reads calm: no fill.
+    stalled = rows.filter(has=sized_page.locator(".badge.state-stalled")).locator(".badge")
+    fuchsia = css_colour(sized_page, "--stale")
+    assert colour(stalled, "backgroundColor") == fuchsia
+    assert colour(chips.first.locator(".badge.state-stalled"), "backgroundColor") == fuchsia
+    blocked = rows.filter(has=sized_page.locator(".badge.state-blocked")).locator(".badge")
+    assert colour(blocked, "backgroundColor") == css_colour(sized_page, "--surface")
+    umbrella.click()
     expect(sized_page).to_have_url(f"{site}/sessions/?status=yours")
     expect(rows).to_have_count(2)
     expect(rows.filter(has=sized_page.locator(".badge.state-needs_you, .badge.state-stalled"))).to_have_count(2)
