@@ -155,6 +155,12 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     assert 'class="state-chip"' not in rows["canceled"]  # nobody's move: the badge alone
     # The "Your move" chip counts the rows a person acts on: the one that needs them and the stalled one.
     assert 'class="badge chip-yours">Your move 2</span>' in text
+    # Its reasons sit inside it (the states always yours), each its state's own filter; Blocked, mostly the
+    # agent's retries, with the other states after it.
+    umbrella = text.split('<li class="chip-umbrella">')[1].split("</li>")[0]
+    assert 'href="?status=needs_you"' in umbrella and 'href="?status=stalled"' in umbrella
+    assert "state-blocked" not in umbrella
+    assert text.count('href="?status=needs_you"') == 1 and 'href="?status=blocked"' in text
 
 
 def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_message(client, service_catalog, settings):

@@ -29,3 +29,11 @@ def test_stored_statuses_places_and_branches_map_to_the_vocabulary():
     assert states.of_branch("blocked", left_behind=True, run_state="running") == "left_behind"
     assert states.of_branch("open", left_behind=False, run_state="stalled") == "stalled"
     assert states.of_branch("complete", left_behind=False, run_state="running") == "done"
+
+
+def test_the_states_always_yours_are_the_your_move_chips_reasons():
+    # Drawn inside the sessions list's "Your move" chip: exactly the states whose usual move is the person's,
+    # most urgent first; Blocked is the agent's until it stops, so it is not among them.
+    assert states.YOURS_ALWAYS == ("needs_you", "paused", "stalled")
+    assert all(states.move(state) == "yours" for state in states.YOURS_ALWAYS)
+    assert states.move("blocked") == "agents" and states.move("blocked", stopped=True) == "yours"
