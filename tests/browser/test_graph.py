@@ -297,6 +297,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(key.locator("li", has_text="the agent went back to an earlier step")).to_be_visible()
     fill = key.locator("li.card-look", has_text="blue fill: the branch you are viewing")
     expect(fill).to_be_visible() if viewport.name == "desktop" else expect(fill).to_be_hidden()
+    # Its chips are drawn as the drawing (dashed) or the phone's list (solid) draws them at this width.
+    chips = key.locator(".tag-key").evaluate_all("keys => keys.map((k) => getComputedStyle(k).borderTopStyle)")
+    assert chips == (["dashed", "dashed"] if viewport.name == "desktop" else ["solid", "solid"])
     help_box = sized_page.locator(".graph-head details.graph-help")
     expect(help_box).to_have_count(1)
     expect(help_box.locator(".legend")).to_be_hidden()
