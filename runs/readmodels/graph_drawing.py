@@ -26,7 +26,7 @@ the shown branch's path is drawn in the accent colour, and the first card of eac
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 
 from runs.contract.dashboard import GraphNode, RunGraph
@@ -40,6 +40,8 @@ SUB_CHARS = 24  # what fits a card's width on its step line, at 10px (DejaVu San
 VIA_WORDS = {"checkpoint": "checkpoint", "fork": "started by hand"}
 # A card graph_story.py adds: the step a branch answered again after a rewind, drawn on that branch.
 AGAIN_WORDS = "answered again"
+# The step line of a screen card that ends a branch at the workflow's end (its title: "Complete").
+COMPLETE_WORDS = "all steps done"
 # A checkpoint saved during a step, as graph_story.py folds it: a mark beside the step's card, not a card.
 CHECKPOINT_MARK = "checkpoint"
 CHECKPOINT_MARK_TIP = "a checkpoint the agent saved during this step: open it for its notes, or to resume from it"
@@ -130,6 +132,7 @@ class LegendEntry:
     key: str  # the mark: state-<a STATE_WORDS key>, on-branch, other, lane, checkpoint, by-hand, complete, ...
     words: str
     tag: str = ""  # a branch state's word, as its tag on the card reads
+    in_sight: bool = False  # a mark no word on the card explains (IN_SIGHT): its key stands beside the drawing
 
 
 # The state of a branch, drawn on its tip: the key (a class name) and the word its card carries.
@@ -149,18 +152,23 @@ STATE_LEGEND = {
     "paused": "no agent has touched it since it came here: give one the resume message",
     "stalled": "quiet too long, and nobody is waiting on it",
     "canceled": "the run was canceled",
-    "left-behind": "the agent went back to an earlier step and works on another branch",
+    "left-behind": "the agent went back to an earlier step and works on another branch",  # LEFT_BY_HAND else
     "done": "the branch completed",
     "running": "the agent works on it",
 }
 
+# A branch is left behind when the run goes on along another: the newest branch says why (the reason recorded,
+# as the left-behind panel gives it): the agent rewound (STATE_LEGEND), or a person started it by hand.
+LEFT_BY_HAND = "a person started another branch by hand, and the run goes on there"
+
 LEGEND_WORDS = {
-    "on-branch": "filled: a step of the branch you are viewing (its steps are listed below)",
+    "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
     "other": "hollow: a step of another branch (open its last step to view that branch)",
     "lane": "marks the first step of each branch (branch 1 starts at the run's first step)",
     "checkpoint": "made by a checkpoint (it stays at its step)",
     "checkpoint-mark": "a checkpoint the agent saved during that step (open it for its notes, or to resume from it)",
-    "by-hand": "started by hand (an operator fork)",
+    "by-hand": "dotted border: a branch a person started by hand",
+    "again": "the branch's first step, answered again after a rewind (the steps above it are shared)",
     "complete": "complete",
     "blocked": "blocked: the answer to its step was refused",
     "loop": "the n-th time round a loop",
@@ -171,6 +179,23 @@ LEGEND_WORDS = {
 # (which shows no node in particular) keeps its own.
 SCREEN_TAGS = {"newest": "latest", "current": "you are viewing"}
 PAPER_TAGS = {"newest": "newest", "current": "shown"}
+# The marks no word on their card says (a fill, a border, a tag that needs its why): their keys stand in sight
+# beside the drawing with the branch states; the rest, whose words explain themselves, wait behind the "?".
+IN_SIGHT = frozenset({"on-branch", "by-hand", "again", "checkpoint-mark"})
+
+
+def state_legend(graph: RunGraph, state: str) -> str:
+    """What a branch state means on this drawing: "left behind" says why, as the newest branch began."""
+    if state == "left-behind" and _newest_started_by_hand(graph):
+        return LEFT_BY_HAND
+    return STATE_LEGEND[state]
+
+
+def _newest_started_by_hand(graph: RunGraph) -> bool:
+    """Whether the branch of the run's newest node began as an operator fork (its first card: via "fork")."""
+    tip = next((node for node in graph.nodes if node.node_id == graph.tip), None)
+    first = next((node for node in graph.nodes if tip is not None and node.lane == tip.lane), None)
+    return first is not None and first.via == "fork"
 
 
 def legend(
@@ -180,10 +205,12 @@ def legend(
     states: dict[str, str] | None = None,
     counted: bool = False,
     checkpoints: bool = False,
+    again: Iterable[str] = (),
 ) -> list[LegendEntry]:
     """The marks a drawing of `graph` holds, in the order a legend lists them: only those that occur (the
     branch states of `states` first, as for_screen draws them); `counted` for the paper's (step_words);
-    `checkpoints`: whether checkpoints are drawn as marks beside their steps' cards (graph_story.py)."""
+    `checkpoints`: whether checkpoints are drawn as marks beside their steps' cards (graph_story.py); `again`:
+    the cards tagged "answered again" (graph_story.Told.again)."""
     on_path = _path({node.node_id: node for node in graph.nodes}, shown)
     present = {
         "on-branch": bool(on_path),
@@ -192,6 +219,7 @@ def legend(
         "checkpoint": any(node.via == "checkpoint" for node in graph.nodes),
         "checkpoint-mark": checkpoints,
         "by-hand": any(node.via == "fork" for node in graph.nodes),
+        "again": bool(set(again) & {node.node_id for node in graph.nodes}),
         "complete": any(node.is_complete for node in graph.nodes),
         "blocked": any(node.is_blocked for node in graph.nodes),
         "loop": any(loop_mark(node, counted=counted) is not None for node in graph.nodes),
@@ -202,8 +230,10 @@ def legend(
         present["blocked"] = False  # said by the "blocked" state
     drawn = set((states or {}).values())
     return [
-        LegendEntry(f"state-{key}", words, STATE_WORDS[key]) for key, words in STATE_LEGEND.items() if key in drawn
-    ] + [LegendEntry(key, words) for key, words in LEGEND_WORDS.items() if present[key]]
+        LegendEntry(f"state-{key}", state_legend(graph, key), STATE_WORDS[key], in_sight=True)
+        for key in STATE_LEGEND
+        if key in drawn
+    ] + [LegendEntry(key, words, in_sight=key in IN_SIGHT) for key, words in LEGEND_WORDS.items() if present[key]]
 
 
 def _tags_newest(graph: RunGraph, shown: str | None, states: dict[str, str]) -> bool:
@@ -330,6 +360,10 @@ TAG_H, TAG_GAP = 17, 2
 # (eighth review: "Branch 2" came and went with the page); "latest" never joins a card's other tags.
 SCREEN_MARKS = 3
 TAG_ROOM = 6 + 10 + round(7.9 * len(SCREEN_TAGS["current"]))
+# Every tag of the screen is as wide as the widest, in one column at the same offset right of every card, from
+# its top edge down (tenth review: pills of every width floated loose and stacked unevenly).
+TAG_OFF = 4
+TAG_COL_W = TAG_ROOM - TAG_OFF - 2
 SCREEN_CARD_W, SCREEN_CARD_H = 180, 62
 SCREEN = _Geometry(
     across=False,
@@ -500,6 +534,7 @@ def _draw(
         say_state=graph.lanes > 1 or not geo.tags_beside,
         again=again,
         checkpoints=checkpoints,
+        state_words={state: state_legend(graph, state) for state in set(states.values())},
     )
     cards = [_card(node, corner[node.node_id], card_style) for node in graph.nodes if node.node_id in corner]
 
@@ -559,6 +594,7 @@ class _CardStyle:
     say_state: bool
     again: frozenset[str] = frozenset()
     checkpoints: Callable[[str], tuple[str, ...]] = lambda card: ()
+    state_words: dict[str, str] = field(default_factory=dict)  # each drawn state's meaning here (state_legend)
 
 
 def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
@@ -595,6 +631,8 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     # that fit. What made the card when not a step takes the title's second line: a checkpoint or a
     # branch started by hand redoes its parent's step, whose card names it in full.
     where = step_words(node, counted=counted, narrow=True)
+    if not where and node.is_complete and geo.tags_beside:  # on screen the end card says what its title means
+        where = COMPLETE_WORDS
     sub = [_sub_part(where)] if where else []
     answered_again = node.node_id in style.again  # said by a tag beside the card, under its branch's name
     made_by = VIA_WORDS.get(node.via)
@@ -624,7 +662,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     if answered_again:
         words.append("answered again on this branch after a rewind (the branches share the steps above it)")
     if state is not None:
-        words.append(f"its branch: {STATE_WORDS[state]} ({STATE_LEGEND[state]})")
+        words.append(f"its branch: {STATE_WORDS[state]} ({style.state_words.get(state, STATE_LEGEND[state])})")
     elif node.is_blocked:
         words.append("blocked: the answer to this step was refused")
     if is_newest:
@@ -659,7 +697,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         ranked = ranked[:SCREEN_MARKS]
         shown_marks = [(text, kind) for text, kind, marked, rank in marks if marked and rank in ranked]
         tags = [
-            _tag(x + card_w + 6, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, big=True)
+            _tag(x + card_w + TAG_OFF, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, width=TAG_COL_W)
             for index, (text, kind) in enumerate(shown_marks)
         ]
         # Each checkpoint saved during this step: a mark under the other tags, a link of its own (its node's
@@ -667,11 +705,11 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         marks_after = "".join(
             f'<a href="{escape(page)}" class="checkpoint-mark"><title>{escape(CHECKPOINT_MARK_TIP)}</title>'
             + _tag(
-                x + card_w + 6,
+                x + card_w + TAG_OFF,
                 y + TAG_H // 2 + (len(shown_marks) + index) * (TAG_H + TAG_GAP),
                 CHECKPOINT_MARK,
                 "checkpoint",
-                big=True,
+                width=TAG_COL_W,
             )
             + "</a>"
             for index, page in enumerate(saved)
@@ -690,17 +728,22 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             right -= 4
     if made_by:
         lines = title_lines(full, lines=TITLE_LINES - 1)
+    # On screen every card is as tall as two title lines and a step line: fewer lines sit centred in it, with
+    # no blank band between a one-line title and its step line.
+    title_y, sub_y = geo.title_y, card_h - geo.sub_y
+    if beside and len(lines) == 1 and not made_by:
+        title_y, sub_y = (title_y + geo.line_h // 2, sub_y - geo.line_h // 2) if sub else (card_h // 2 + 5, sub_y)
     title_text = "".join(
-        f'<text class="ct" x="{x + 8}" y="{y + geo.title_y + geo.line_h * index}">{escape(line)}</text>'
+        f'<text class="ct" x="{x + 8}" y="{y + title_y + geo.line_h * index}">{escape(line)}</text>'
         for index, line in enumerate(lines)
     )
     if made_by:
-        title_text += f'<text class="cv" x="{x + 8}" y="{y + geo.title_y + geo.line_h}">{escape(made_by)}</text>'
+        title_text += f'<text class="cv" x="{x + 8}" y="{y + title_y + geo.line_h}">{escape(made_by)}</text>'
     body = (
         f"<title>{escape(tooltip)}</title>"
         f'<rect class="{" ".join(classes)}" x="{x}" y="{y}" width="{card_w}" height="{card_h}" rx="6"/>'
         f"{title_text}"
-        f'<text class="cs" x="{x + 8}" y="{y + card_h - geo.sub_y}">{_sub_line(sub)}</text>' + "".join(tags)
+        f'<text class="cs" x="{x + 8}" y="{y + sub_y}">{_sub_line(sub)}</text>' + "".join(tags)
     )
     if href is None:
         return f'<g class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}">{body}</g>'
@@ -733,9 +776,11 @@ def _tag_width(text: str, *, big: bool = False) -> int:
     return 10 + round((7.9 if big else 5.6) * len(text))  # 13px (screen) or 9px (paper) bold text
 
 
-def _tag(x: int, y: int, text: str, kind: str, *, big: bool = False) -> str:
-    """A tag centred on height `y`: on screen ("big") 13px text in a pill TAG_H tall, on paper 9px."""
-    width = _tag_width(text, big=big)
+def _tag(x: int, y: int, text: str, kind: str, *, big: bool = False, width: int = 0) -> str:
+    """A tag centred on height `y`: on screen (`width`, the tag column's, or "big") 13px text in a pill TAG_H
+    tall, on paper 9px."""
+    big = big or width > 0
+    width = width or _tag_width(text, big=big)
     if big:
         return (
             f'<rect class="tag {kind}" x="{x}" y="{y - TAG_H // 2}" width="{width}" height="{TAG_H}" rx="8"/>'

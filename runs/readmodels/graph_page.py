@@ -76,13 +76,14 @@ class GraphPage:
 
     @property
     def state_key(self) -> list[graph_drawing.LegendEntry]:
-        """The branch states the drawing colours, always in sight beside it: its compact legend."""
-        return [entry for entry in self.legend if entry.tag]
+        """The branch states the drawing colours and the marks no word on a card explains (a fill, a border,
+        "answered again", a checkpoint), always in sight beside it: its compact legend."""
+        return [entry for entry in self.legend if entry.in_sight]
 
     @property
     def other_marks(self) -> list[graph_drawing.LegendEntry]:
-        """The rest of the legend, behind the "?": how cards and tags are drawn."""
-        return [entry for entry in self.legend if not entry.tag]
+        """The rest of the legend, behind the "?": the marks whose words explain themselves."""
+        return [entry for entry in self.legend if not entry.in_sight]
 
     branches: list[BranchLink]
     sections: list[BranchSection]  # the same graph as a list, for phone width
@@ -159,7 +160,11 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
             checkpoints=checkpoint_hrefs,
         ),
         legend=graph_drawing.legend(
-            detail.graph, shown=detail.branch_tip, states=states, checkpoints=bool(story.checkpoints)
+            detail.graph,
+            shown=detail.branch_tip,
+            states=states,
+            checkpoints=bool(story.checkpoints),
+            again=story.again,
         ),
         branches=branch_links(detail, run_url, story),
         sections=branch_sections(detail, run_url, href, states, story, checkpoint_hrefs),

@@ -45,6 +45,39 @@ CARD_AND_LIST_DIFFER = """() => {
 }"""
 
 
+# The drawing's untidiness (tenth review item 5), as a list of what is wrong: tags overlapping each other or a
+# card they do not belong to, tags of one card not in one column of one width, cards of different heights, and
+# cards whose text does not sit centred (a blank band under a one-line title).
+UNTIDY = """() => {
+  const svg = document.querySelector("svg.run-graph");
+  const box = (el) => el.getBBox();
+  const meets = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  const cards = [...svg.querySelectorAll("a.graph-node")].map((node) => [node, box(node.querySelector("rect.card"))]);
+  const owner = (tag) => tag.closest("a.graph-node") || tag.closest("a.checkpoint-mark").previousElementSibling;
+  const tags = [...svg.querySelectorAll("rect.tag")].map((tag) => [tag, owner(tag), box(tag)]);
+  const wrong = [];
+  tags.forEach(([tag, node, at], i) => {
+    const word = tag.nextElementSibling.textContent;
+    tags.slice(i + 1).filter(([, , other]) => meets(at, other)).forEach(([other]) =>
+      wrong.push(`tag ${word} overlaps tag ${other.nextElementSibling.textContent}`));
+    cards.filter(([card, size]) => card !== node && meets(at, size)).forEach(([card]) =>
+      wrong.push(`tag ${word} overlaps the card ${card.dataset.nodeId}`));
+  });
+  for (const [node] of cards) {
+    const own = tags.filter(([, of]) => of === node).map(([, , at]) => `${at.x}/${at.width}`);
+    if (new Set(own).size > 1) wrong.push(`the tags of ${node.dataset.nodeId} are not one column: ${own}`);
+  }
+  if (new Set(cards.map(([, size]) => size.height)).size > 1) wrong.push("cards of several heights");
+  for (const [node, size] of cards) {
+    const texts = [...node.querySelectorAll("text.ct, text.cv, text.cs")].filter((t) => t.textContent).map(box);
+    const above = Math.min(...texts.map((t) => t.y)) - size.y;
+    const below = size.y + size.height - Math.max(...texts.map((t) => t.y + t.height));
+    if (Math.abs(above - below) > 6) wrong.push(`the text of ${node.dataset.nodeId} is off centre: ${above}/${below}`);
+  }
+  return wrong;
+}"""
+
+
 def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, service_catalog, settings):
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     page.set_viewport_size({"width": 1280, "height": 900})
@@ -97,6 +130,10 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
         .get_by_role("link", name="the step's page")
     )
     assert again.get_attribute("href") == rewound_to.get_attribute("href")
+    # Tenth review item 5: every tag in one column right of its card, none over another or over a card, every
+    # card one height with its text centred; the end card says what "Complete" means.
+    assert page.evaluate(UNTIDY) == []
+    expect(graph.locator("a.graph-node:has(rect.card.complete) text.cs")).to_have_text("all steps done")
     screenshot(page, "graph-looped-forked", full_page=False)
 
     # Showing the first branch: its last node is shown, the fork stays the newest.
@@ -254,6 +291,15 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     key = sized_page.locator(".state-legend")
     expect(key).to_be_visible()
     expect(key.locator(".state-key")).to_have_text(["left behind", "running"])
+    # With them, the marks drawn that no word on a card explains (tenth review item 4): the step answered again,
+    # the checkpoint, and (where the drawing is, not the phone's list) the blue fill of the branch viewed.
+    expect(key.locator(".tag-key")).to_have_text(["checkpoint", "answered again"])
+    expect(key.locator("li", has_text="the agent went back to an earlier step")).to_be_visible()
+    fill = key.locator("li.card-look", has_text="blue fill: the branch you are viewing")
+    expect(fill).to_be_visible() if viewport.name == "desktop" else expect(fill).to_be_hidden()
+    # Its chips are drawn as the drawing (dashed) or the phone's list (solid) draws them at this width.
+    chips = key.locator(".tag-key").evaluate_all("keys => keys.map((k) => getComputedStyle(k).borderTopStyle)")
+    assert chips == (["dashed", "dashed"] if viewport.name == "desktop" else ["solid", "solid"])
     help_box = sized_page.locator(".graph-head details.graph-help")
     expect(help_box).to_have_count(1)
     expect(help_box.locator(".legend")).to_be_hidden()
@@ -261,7 +307,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     help_box.locator("summary").click()
     if viewport.name == "desktop":
         # The newest node is the shown one: no "latest" tag is drawn, so the legend does not explain one.
-        expect(help_box.locator(".tag-key")).to_have_text(["Branch N", "checkpoint", "you are viewing"])
+        expect(help_box.locator(".tag-key")).to_have_text(["Branch N", "you are viewing"])
     # No text of the graph reads smaller than 12 px, legend open, at either size.
     assert sized_page.evaluate(SMALL_TEXT) == []
     if viewport.name == "phone":
@@ -279,6 +325,8 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         assert inner.evaluate("el => getComputedStyle(el).borderTopStyle") == "none"
         fills = tabs.evaluate_all("tabs => tabs.map((tab) => getComputedStyle(tab).backgroundColor)")
         assert fills[0] != fills[1] and fills[1] == fills[2]
+        # Three branches, a checkpoint and a step answered again: the tags stay tidy (tenth review item 5).
+        assert sized_page.evaluate(UNTIDY) == []
     keep_screenshot(sized_page, "forked-graph")
     assert_fits(sized_page)
     console_log.assert_clean()

@@ -256,12 +256,13 @@ def card_classes(svg: str, node_id: str) -> list[str]:
     return re.findall(r'<rect class="([^"]*)"', card(svg, node_id))[0].split()
 
 
-def test_a_checkpoint_card_stays_at_its_step_and_a_complete_card_names_none():
+def test_a_checkpoint_card_stays_at_its_step_and_a_complete_card_says_the_end():
     # start (step 1) - step taken (2) - a checkpoint during step 2 - a step taken (3) - complete. Without
     # outline places (a state that holds none) a card says its step as the step list then does: "step 2".
     run = drawn([(1, None), (2, 1), (3, 2), (4, 3), (5, 4)], **{"3": {"via": "checkpoint"}, "5": {"is_complete": True}})
     svg = screen(run)
-    assert [step_line(svg, node) for node in "12345"] == ["step 1", "step 2", "step 2", "step 3", ""]
+    # The end card is no empty box (tenth review item 5): "Complete", then what it means.
+    assert [step_line(svg, node) for node in "12345"] == ["step 1", "step 2", "step 2", "step 3", "all steps done"]
     assert "made by a checkpoint during step 2" in card(svg, "3")
     assert "· the end of its branch ·" in card(svg, "5")  # its tooltip; its title and state tag say it
 
@@ -313,9 +314,42 @@ def test_the_legend_lists_only_the_marks_the_drawing_holds():
     ]
     # One rule for every branch's tag, and what filled and hollow cards mean, said (friction7 12).
     assert legend["lane"] == "marks the first step of each branch (branch 1 starts at the run's first step)"
-    assert legend["on-branch"].startswith("filled: ") and legend["other"].startswith("hollow: ")
+    assert legend["on-branch"].startswith("blue fill: the branch you are viewing")
+    assert legend["other"].startswith("hollow: ")
     assert legend["loop"] == "the n-th time round a loop"
-    assert legend["by-hand"] == "started by hand (an operator fork)"
+    assert legend["by-hand"] == "dotted border: a branch a person started by hand"
+
+
+def in_sight(entries: list[graph_drawing.LegendEntry]) -> dict[str, str]:
+    return {entry.key: entry.words for entry in entries if entry.in_sight}
+
+
+def test_the_legend_in_sight_says_why_a_branch_was_left_behind_and_explains_the_marks_drawn():
+    # Tenth review item 4: a legend made from the drawing, each entry true for this run.
+    states = {"3": "left-behind", "4": "running"}
+    # The agent rewound: branch 2 answered step 2 again; branch 1 is left behind by the rewind.
+    rewound = drawn(
+        [(1, None), (2, 1), (3, 2), (4, 1)],
+    )
+    told = in_sight(graph_drawing.legend(rewound, shown="4", states=states, again={"4"}))
+    assert told == {
+        "state-left-behind": "the agent went back to an earlier step and works on another branch",
+        "state-running": "the agent works on it",
+        "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
+        "again": "the branch's first step, answered again after a rewind (the steps above it are shared)",
+    }
+    # A person started branch 2 by hand: the same left-behind branch says so, and the dotted border is explained;
+    # nothing was answered again, and no checkpoint is drawn.
+    by_hand = drawn([(1, None), (2, 1), (3, 2), (4, 1)], **{"4": {"via": "fork"}})
+    told = in_sight(graph_drawing.legend(by_hand, shown="4", states=states))
+    assert told["state-left-behind"] == "a person started another branch by hand, and the run goes on there"
+    assert list(told) == ["state-left-behind", "state-running", "on-branch", "by-hand"]
+    svg = graph_drawing.for_screen(by_hand, shown="4", href=lambda node: "/", title="g", states=states)
+    assert "left behind (a person started another branch by hand" in card(svg, "3")  # its tooltip agrees
+    # Checkpoints drawn as marks: their key in sight; the marks whose words explain themselves stay behind the "?".
+    entries = graph_drawing.legend(rewound, shown="4", states=states, checkpoints=True)
+    assert "checkpoint-mark" in in_sight(entries)
+    assert {entry.key for entry in entries if not entry.in_sight} == {"other", "lane", "current"}
 
 
 def test_the_paper_drawing_places_steps_as_the_reports_and_the_dashboard_do():

@@ -42,6 +42,16 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     assert laid_out.branches[0].where == ""  # a completed branch: its title, "Complete", says it
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     assert {entry.key for entry in laid_out.legend} >= {"lane", "current"}
+    # Tenth review item 4: in sight, the states drawn and the marks no card's words explain, only those this run
+    # draws (a step answered again and a checkpoint; no branch started by hand); behind the "?", the rest.
+    assert [entry.key for entry in laid_out.state_key] == [
+        "state-done",
+        "state-running",
+        "on-branch",
+        "checkpoint-mark",
+        "again",
+    ]
+    assert not {entry.key for entry in laid_out.other_marks} & {"on-branch", "again", "checkpoint-mark", "by-hand"}
 
 
 def test_each_branch_tip_gets_its_state_from_the_branch_outcomes_and_the_panels():
