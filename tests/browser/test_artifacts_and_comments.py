@@ -79,14 +79,19 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     assert handoff_top < files_top < steps_top, (handoff_top, files_top, steps_top)
     title = page.locator("section.handoff h2.artifact-title")
     expect(title).to_have_text("Coding hand-off from step “Clarify Goal and Constraints”")
-    # The drawer for developers is closed and comes after the fields people read, never around them.
-    ids = handoff.locator("details.artifact-ids")
-    expect(ids.locator("summary")).to_have_text("For developers")
+    # Its kind and step id wait in the run's one drawer for developers, closed, right above: one "For
+    # developers" above the steps (each step's record keeps its own), not a second one in the hand-off's card
+    # (friction10 8).
+    expect(handoff.locator("details")).to_have_count(0)
+    above_steps = page.locator("main section:not([aria-labelledby=steps-title]) summary")
+    expect(above_steps.filter(has_text="For developers")).to_have_count(1)
+    ids = page.locator("#run-details")
     expect(ids.get_by_text("wr.coding_handoff")).not_to_be_visible()
-    assert ids.evaluate("d => d.previousElementSibling.matches('dl.artifact-fields')")
     ids.locator("summary").click()
-    expect(ids).to_contain_text("Kind wr.coding_handoff, recorded by the step clarify-goal")
+    expect(ids).to_contain_text("Coding hand-off: kind wr.coding_handoff, recorded by the step clarify-goal")
     ids.locator("summary").click()  # closed again, as a reader finds it
+    # A run that never forked names no branch on its folded sections: there is no other to tell apart.
+    expect(page.locator("#files-title")).to_have_text("2 changed files")
     expect(page.locator("#artifacts-title")).to_have_count(0)
     fields = handoff.locator("dl.artifact-fields")
     expect(fields.locator("dt")).to_have_text(
