@@ -106,6 +106,9 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     # Said in the page's head and in the panel (and by the chip on the run's card beside them on a desktop);
     # whose move and the move in the same chips, nowhere else.
     expect(sized_page.locator(".page-head .state-chip")).to_have_text("Stalled · your move: resume it")
+    # "Live" stays on the title's line at every size, not a line of its own under it (friction10 7).
+    title, live = (sized_page.locator(f".page-head > {i}").bounding_box() for i in ("h1", ".live"))
+    assert title and live and title["y"] < live["y"] + live["height"] / 2 < title["y"] + title["height"], (title, live)
     expect(sized_page.locator("#run-status-summary")).to_have_count(0)
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
     assert said(sized_page, "Stalled") == 2 + card
