@@ -1,7 +1,8 @@
 """The one line a folded section of the run page shows while closed: how many, and of what kind. The findings
 ("3 findings" · "1 critical, 2 minor") and the changed files ("5 changed files" · "1 high risk, 4 low risk")
 fold to this line on every screen size and open in place (dashboard/_run.html), so a long review page is a few
-screens on a phone; the state panel and the pending step never fold."""
+screens on a phone; the state panel and the pending step never fold. The branch they were recorded on is named
+("on branch 2") only when the run has more than one: a single branch has nothing to be told apart from."""
 
 from __future__ import annotations
 
@@ -18,26 +19,34 @@ RISK_ORDER = tuple(reversed(RISK_WORDS.values()))
 @dataclass(frozen=True)
 class FoldLine:
     """The folded section's heading ("3 findings") and its parts counted by kind ("1 critical, 2 minor");
-    `parts` is empty when no item says its kind."""
+    `parts` is empty when no item says its kind; `where` names the shown branch ("on branch 2"), empty when
+    the run never forked."""
 
     heading: str
     parts: str
+    where: str = ""
 
 
-def findings(tables: ArtifactTables) -> FoldLine:
-    """The findings counted by severity, worst first (they are sorted so: runs/readmodels/artifact_tables.py)."""
+def findings(tables: ArtifactTables, branch: int | None = None) -> FoldLine:
+    """The findings counted by severity, worst first (they are sorted so: runs/readmodels/artifact_tables.py);
+    `branch` is the shown branch's number when the run has several, else None."""
     counts: Counter[str] = Counter(f.severity for f in tables.findings)
     parts = [f"{counts[s]} {s}" for s in SEVERITIES if counts[s]]
-    return FoldLine(_count(len(tables.findings), "finding"), ", ".join(parts))
+    return FoldLine(_count(len(tables.findings), "finding"), ", ".join(parts), _where(branch))
 
 
-def changed_files(tables: ArtifactTables) -> FoldLine:
-    """The changed files counted by risk, highest first; files without a risk are in the total only."""
+def changed_files(tables: ArtifactTables, branch: int | None = None) -> FoldLine:
+    """The changed files counted by risk, highest first; files without a risk are in the total only; `branch`
+    as for findings()."""
     counts = Counter(f.risk for f in tables.changed_files if f.risk)
     levels = [r for r in RISK_ORDER if counts[r]] + [r for r in counts if r not in RISK_ORDER]
     parts = [f"{counts[r]} {r} risk" for r in levels]
-    return FoldLine(_count(len(tables.changed_files), "changed file"), ", ".join(parts))
+    return FoldLine(_count(len(tables.changed_files), "changed file"), ", ".join(parts), _where(branch))
 
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _where(branch: int | None) -> str:
+    return f"on branch {branch}" if branch is not None else ""

@@ -381,15 +381,20 @@ def produced_parts(detail: RunDetail) -> list[produced.Produced]:
 
 
 @register.filter
-def findings_fold(tables: ArtifactTables) -> fold_lines.FoldLine:
+def findings_fold(detail: RunDetail) -> fold_lines.FoldLine:
     """The findings' line while their section is folded: "3 findings" · "1 critical, 2 minor" (fold_lines)."""
-    return fold_lines.findings(tables)
+    return fold_lines.findings(detail.tables, _forked_branch(detail))
 
 
 @register.filter
-def files_fold(tables: ArtifactTables) -> fold_lines.FoldLine:
+def files_fold(detail: RunDetail) -> fold_lines.FoldLine:
     """The changed files' line while their section is folded: "2 changed files" · "1 high risk" (fold_lines)."""
-    return fold_lines.changed_files(tables)
+    return fold_lines.changed_files(detail.tables, _forked_branch(detail))
+
+
+def _forked_branch(detail: RunDetail) -> int | None:
+    """The shown branch's number when the run has more than one branch to tell it from, else None."""
+    return detail.branch.number if detail.branch and detail.run.branch_count > 1 else None
 
 
 @register.filter

@@ -194,3 +194,15 @@ def css_colour(page: Any, variable: str) -> str:
            document.body.append(e); const c = getComputedStyle(e).color; e.remove(); return c; }""",
         variable,
     )
+
+
+def on_one_line(locator: Any) -> bool:
+    """Whether an element's text sits on one line: its height, borders and padding aside, under 1.5 lines."""
+    return bool(
+        locator.evaluate(
+            "e => { const s = getComputedStyle(e); const inner = e.getBoundingClientRect().height"
+            " - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom)"
+            " - parseFloat(s.borderTopWidth) - parseFloat(s.borderBottomWidth);"
+            " return inner < 1.5 * parseFloat(s.lineHeight) }"
+        )
+    )

@@ -52,6 +52,23 @@ def test_copy_comment_copies_the_agents_own_comment(sized_page, console_log, sit
     findings.get_by_role("button", name="Copy comment").first.click()
     expect(page.get_by_text("Copied.").first).to_be_visible()
     assert page.evaluate("navigator.clipboard.readText()").strip() == AGENT_COMMENT
+    # Severities have their own scale: no pill wears a state's colour (amber is "your move", red a block),
+    # and each severity looks unlike the others (friction10 6).
+    state_colours = page.evaluate(
+        """() => ['needs_you', 'blocked', 'stalled', 'paused', 'running', 'done', 'canceled', 'left_behind']
+             .flatMap(state => { const b = document.createElement('span'); b.className = 'badge state-' + state;
+               document.body.append(b); const s = getComputedStyle(b); const c = [s.color, s.backgroundColor];
+               b.remove(); return c; })
+             .filter(c => !['rgba(0, 0, 0, 0)', 'rgb(255, 255, 255)'].includes(c))"""  # white: a neutral
+    )
+    pills = findings.locator(".sev").evaluate_all(
+        "ps => ps.map(p => { const s = getComputedStyle(p); return [s.color, s.backgroundColor, s.borderTopWidth,"
+        " s.borderTopStyle].join(' ') })"
+    )
+    assert len(set(pills)) == 3, pills  # critical, major, minor told apart
+    for pill in findings.locator(".sev").all():
+        drawn = pill.evaluate("p => [getComputedStyle(p).color, getComputedStyle(p).backgroundColor]")
+        assert not set(drawn) & set(state_colours), (drawn, state_colours)
     findings.scroll_into_view_if_needed()
     keep_screenshot(page, "findings")
     assert_fits(page)
@@ -79,14 +96,19 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     assert handoff_top < files_top < steps_top, (handoff_top, files_top, steps_top)
     title = page.locator("section.handoff h2.artifact-title")
     expect(title).to_have_text("Coding hand-off from step “Clarify Goal and Constraints”")
-    # The drawer for developers is closed and comes after the fields people read, never around them.
-    ids = handoff.locator("details.artifact-ids")
-    expect(ids.locator("summary")).to_have_text("For developers")
+    # Its kind and step id wait in the run's one drawer for developers, closed, right above: one "For
+    # developers" above the steps (each step's record keeps its own), not a second one in the hand-off's card
+    # (friction10 8).
+    expect(handoff.locator("details")).to_have_count(0)
+    above_steps = page.locator("main section:not([aria-labelledby=steps-title]) summary")
+    expect(above_steps.filter(has_text="For developers")).to_have_count(1)
+    ids = page.locator("#run-details")
     expect(ids.get_by_text("wr.coding_handoff")).not_to_be_visible()
-    assert ids.evaluate("d => d.previousElementSibling.matches('dl.artifact-fields')")
     ids.locator("summary").click()
-    expect(ids).to_contain_text("Kind wr.coding_handoff, recorded by the step clarify-goal")
+    expect(ids).to_contain_text("Coding hand-off: kind wr.coding_handoff, recorded by the step clarify-goal")
     ids.locator("summary").click()  # closed again, as a reader finds it
+    # A run that never forked names no branch on its folded sections: there is no other to tell apart.
+    expect(page.locator("#files-title")).to_have_text("2 changed files")
     expect(page.locator("#artifacts-title")).to_have_count(0)
     fields = handoff.locator("dl.artifact-fields")
     expect(fields.locator("dt")).to_have_text(

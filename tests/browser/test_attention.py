@@ -106,6 +106,9 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     # Said in the page's head and in the panel (and by the chip on the run's card beside them on a desktop);
     # whose move and the move in the same chips, nowhere else.
     expect(sized_page.locator(".page-head .state-chip")).to_have_text("Stalled · your move: resume it")
+    # "Live" stays on the title's line at every size, not a line of its own under it (friction10 7).
+    title, live = (sized_page.locator(f".page-head > {i}").bounding_box() for i in ("h1", ".live"))
+    assert title and live and title["y"] < live["y"] + live["height"] / 2 < title["y"] + title["height"], (title, live)
     expect(sized_page.locator("#run-status-summary")).to_have_count(0)
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
     assert said(sized_page, "Stalled") == 2 + card
@@ -158,8 +161,8 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
         box = sized_page.locator(facts).bounding_box()
         assert box is not None and (box["y"] > verdict["y"]) == (facts == "#run-facts"), facts
         assert box["y"] < steps["y"], facts
-    # The Mode card names the mode and says what a mode is (friction8 7): last on a phone, it still says what
-    # it is about.
+    # The Mode card names the mode and says what a mode is (friction8 7); on a phone it follows the run's card,
+    # as it stands beside it on a desktop (friction10 8).
     expect(sized_page.locator("#mode-title")).to_have_text("Mode: Guided, balanced risk")
     expect(sized_page.locator("#mode-what")).to_contain_text("A mode is the preferences the agent follows")
     expect(sized_page.locator("#mode-fold > summary")).to_have_text("Change the mode, or see its history")
@@ -169,7 +172,8 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
             sized_page.locator(".session-side").bounding_box(),
             sized_page.locator(".timeline").bounding_box(),
         )
-        assert mode is not None and timeline is not None and mode["y"] > timeline["y"]
+        assert mode is not None and timeline is not None
+        assert verdict["y"] + verdict["height"] < mode["y"] < min(steps["y"], timeline["y"]), (mode, steps)
     # The downloads are one "Export" button at the top right (friction6 item 7), its choices folded.
     export = sized_page.locator("details.export-menu > summary")
     box, title = export.bounding_box(), sized_page.locator("h1").bounding_box()

@@ -311,6 +311,13 @@ def test_an_import_refusal_spans_the_form_like_every_other_box(sized_page, site,
     expect(sized_page.locator("#import-chosen")).to_have_text("Chosen: broken.workrail-bundle.json (12 bytes)")
     assert sized_page.locator("#import-bundle").evaluate("input => input.files.length") == 1
     expect(form.locator(".choose-again")).to_have_count(0)
+    # A chosen file is neutral, not a success's green under the red refusal (friction10 6).
+    zone = sized_page.locator(".drop-zone.has-file")
+    ok_green = sized_page.evaluate(
+        "() => { const b = document.createElement('span'); b.className = 'badge state-done'; document.body.append(b);"
+        " const c = getComputedStyle(b).color; b.remove(); return c }"
+    )
+    assert zone.evaluate("z => getComputedStyle(z).borderTopColor") != ok_green
     expect(form).to_have_attribute("aria-describedby", re.compile(r"\bimport-error\b"))
     with sized_page.expect_response(lambda r: r.request.method == "POST") as again:
         sized_page.get_by_role("button", name="Import", exact=True).click()

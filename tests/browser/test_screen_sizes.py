@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from runs.models import Node
 from runs.store import tool_calls
-from tests.browser.layout import assert_fits, keep_screenshot, visible_text, visit
+from tests.browser.layout import assert_fits, keep_screenshot, on_one_line, visible_text, visit
 from tests.browser.timeline import assert_axis_reads, assert_times_said_one_way
 from tests.browser.words import assert_plain_words
 from tests.support.branched_review import BlockedReview, blocked_review
@@ -71,6 +71,16 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     assert said(sized_page, "Running") == 1 + 2
     assert (said(sized_page, "agent's move"), said(sized_page, "your move")) == (2 + 1, 0)
     expect(sized_page.locator(".runs-nav .state-chip").first).to_have_text("Running · agent's move")
+    # Each run card's chip on one line, never broken inside its pill (friction10 7): on a phone the cards stack.
+    for move in sized_page.locator(".runs-nav .state-chip .move").all():
+        assert on_one_line(move), move.inner_text()
+    if (sized_page.viewport_size or {})["width"] < 600:
+        # The Mode card follows the shown run's card, as it stands beside it on a desktop, before its steps.
+        run_card, mode, steps = (
+            sized_page.locator(i).bounding_box()
+            for i in ("section[aria-labelledby=run-title]", "#mode-title", "#steps-title")
+        )
+        assert run_card and mode and steps and run_card["y"] + run_card["height"] < mode["y"] < steps["y"]
     visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
     # What the run produced is named on the first screen, under its header; a link jumps to the findings.
     produced = sized_page.locator("#run-produced")

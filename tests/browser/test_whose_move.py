@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from runs.models import Ack
 from runs.readmodels import attention
-from tests.browser.layout import css_colour, keep_screenshot, visit
+from tests.browser.layout import css_colour, keep_screenshot, on_one_line, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 
@@ -136,6 +136,9 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
         # One pill: the move's segment starts where the badge ends, on the same line.
         badge, move = row.locator(".state-chip .badge").bounding_box(), row.locator(".move").bounding_box()
         assert badge and move and abs(move["x"] - (badge["x"] + badge["width"])) < 1 and move["y"] < badge["y"] + 4
+        # Whole: the move never breaks inside its pill; a chip too wide for its line moves down whole
+        # (friction10 7).
+        assert on_one_line(row.locator(".move")), state
         assert (colour(row.locator(".move"), "color") == amber) == (state != "blocked"), state
     expect(rows.filter(has=sized_page.locator(".badge.state-canceled")).locator(".move")).to_have_count(0)
     expect(sized_page.locator("tr.session-row .move")).to_have_count(3)

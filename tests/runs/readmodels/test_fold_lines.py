@@ -38,3 +38,13 @@ def test_changed_files_are_counted_by_risk_highest_first_and_an_unknown_level_af
 def test_files_without_a_risk_are_counted_alone():
     handoff = {"kind": "wr.coding_handoff", "version": 1, "filesChanged": ["a.py"]}
     assert changed_files(tables([("build", handoff)])) == FoldLine("1 changed file", "")
+
+
+def test_the_branch_is_named_only_when_the_run_has_several():
+    nit = {"kind": "mr_review.findings", "findings": [{"severity": "Nit", "title": "Name"}]}
+    files = {"kind": "wr.coding_handoff", "version": 1, "filesChanged": ["a.py", "b.py"]}
+    recorded = tables([("review", nit), ("build", files)])
+    # A run that never forked has no other branch to tell these from (friction10 8).
+    assert findings(recorded).where == "" and changed_files(recorded).where == ""
+    assert findings(recorded, 2).where == "on branch 2"
+    assert changed_files(recorded, 1) == FoldLine("2 changed files", "", "on branch 1")
