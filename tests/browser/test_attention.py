@@ -226,7 +226,16 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     panel = sized_page.locator(".state-panel.state-canceled")
     expect(panel).to_be_visible()
     expect(panel.locator("h3")).to_contain_text("Canceled")
+    # Who canceled, in the title, without opening "Why" (friction10 item 10): here a process on this machine.
+    expect(panel.locator("h3")).to_contain_text("Canceled from this machine at ")
     expect(panel.locator(".step-line")).to_contain_text(" · step 2 of 3")
+    # All three steps, as on every other run: the one it never reached greyed, said as not reached.
+    stepper = sized_page.locator("ol.stepper")
+    expect(stepper.locator(".st-step")).to_have_count(3)
+    rest = stepper.locator(".st-step.upcoming")
+    expect(rest).to_have_count(1)
+    expect(rest).to_be_visible()
+    expect(rest.locator(".st-words")).to_have_text("step 3 of 3 · not reached")
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     expect(sized_page.get_by_text("while the agent works")).to_have_count(0)
     expect(sized_page.locator(".mode-card")).to_have_count(0)  # no mode to switch on a canceled run
