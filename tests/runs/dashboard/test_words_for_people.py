@@ -87,7 +87,8 @@ def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(cl
     assert "continue_workflow was refused, as it should be: the run was canceled" in recent
     assert f'href="/sessions/{built.session_id}/"' in recent and f'href="/runs/{built.review_run}/"' in recent
     # No reason kept (a row from before codes were): where to look instead, not a dead end.
-    assert "start_workflow failed before this server kept each call&#x27;s reason; look in the server&#x27;s error output" in recent
+    pointed = "start_workflow failed before this server kept each call&#x27;s reason; look in the server&#x27;s error"
+    assert pointed in recent
     assert "start_workflow failed inside the server on an unexpected KeyError" in recent
     assert "failed without an error code" not in recent
     assert "continue_workflow was refused, as it should be: that branch is already complete" in recent  # no link
@@ -142,9 +143,9 @@ def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     assert call_words("start_workflow", "ERROR", "OperationalError") == (
         f"start_workflow failed inside the server on an unexpected OperationalError; {where}"
     )
+    look = where.removeprefix("the details are in ")
     assert call_words("start_workflow", "error") == (
-        f"start_workflow failed before this server kept each call's reason; look in {where[len('the details are in ') :]} "
-        "of that time"
+        f"start_workflow failed before this server kept each call's reason; look in {look} of that time"
     )
     # A code this server does not know is given as it is; an error's own message, when kept, says why.
     assert call_words("start_workflow", "QUOTA_EXCEEDED") == "start_workflow failed with the code QUOTA_EXCEEDED"
