@@ -329,8 +329,10 @@ def timeline_page(
     # "all 12 steps within 230 ms at 2:31 PM", not a clock time and "230 ms later" (friction10 item 9).
     burst = len(axis.ticks) > 1 and axis.ticks[-1].precision == 0
     if burst:
+        # Within how long the steps came: first to newest recorded, not the tail up to now of a run that stands.
         steps = sum(len(lane.points) for lane in detail.timeline)
-        lead = f"all {steps} steps within {time_axis.duration((drawn_end - start).total_seconds())} at "
+        within = time_axis.duration(max((max(recorded) - start).total_seconds(), 0.001))
+        lead = f"all {steps} steps within {within} at " if steps > 1 else f"{nodes_words(steps)} at "
         minute = float(time_axis.MINUTE)
         clock = time_axis.clock_label(start, minute)
         ticks.append(TimelineTick(at(0.0, width), clock, start.isoformat(), minute, "start", False, lead))

@@ -157,6 +157,10 @@ def test_a_burst_is_told_by_its_clock_time_and_how_long_it_lasted():
     assert tick.step == 60 and not tick.minor and tick.anchor == "start"  # to the minute, in sight on a phone
     assert float(tick.at.rstrip("%")) == timeline_page.INSET
     assert page.span is None and page.gap_words == ""  # the axis says its start and its length
+    # A run that stands runs on to now (its dashed tail): the label still says how close its steps came.
+    soon = T0 + timedelta(milliseconds=400)
+    standing = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, soon)
+    assert [tick.lead for tick in standing.ticks] == ["all 2 steps within 53 ms at "]
 
 
 def test_every_state_the_row_lists_has_a_dot_of_its_colour_at_both_widths():
