@@ -117,14 +117,21 @@ def workflows(request: HttpRequest) -> HttpResponse:
     listing = catalog.list_workflows(filters, for_people=True).dump()
     tags = everything_tags()
     shown = listing["workflows"]
+    # Which columns the table has is judged over the whole catalog (its unfiltered listing is kept per
+    # catalog), not the rows a filter left: a column does not come and go as tags are chosen.
+    everything = shown
+    if chosen or query:
+        everything = catalog.list_workflows(ListFilters(include_examples=True), for_people=True).dump()["workflows"]
     # Each row's source as its Source cell names it: its kind, and a git source's repository.
-    sources = {(str(wf["source"]["kind"]), str((wf["source"].get("repository") or {}).get("url", ""))) for wf in shown}
+    sources = {
+        (str(wf["source"]["kind"]), str((wf["source"].get("repository") or {}).get("url", ""))) for wf in everything
+    }
     (one_kind, one_repository), *others = sorted(sources) or [("", "")]
     context = {
         "nav": "workflows",
         "listing": listing,
         # A column whose every row says the same ("workflow", "bundled") is said once in the head instead.
-        "kind_varies": len({wf["kind"] for wf in shown}) > 1,
+        "kind_varies": len({wf["kind"] for wf in everything}) > 1,
         "source_varies": bool(others or one_repository),
         "one_source": "" if others or one_repository else one_kind,
         # Each row's "Copy start message": the message the workflow's own page hands over (agent_message.to_start).

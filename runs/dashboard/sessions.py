@@ -119,9 +119,9 @@ class Section:
 
 
 def sections(page: SessionPage) -> list[Section]:
-    """The page's sessions under their group headings (one section without a heading when not grouped, or
-    when every session shown is outside any repository: a lone "Outside any repository" bar tells nothing)."""
-    if not page.groups or (len(page.groups) == 1 and not page.groups[0].workspace_path):
+    """The page's sessions under their group headings (one section without a heading when not grouped). A
+    lone "Not in a repository" group keeps its heading: grouping is on, and the heading shows it applies."""
+    if not page.groups:
         return [Section(None, page.items)]
     return [
         Section(session_groups.words(h, h.count), page.items[h.first_index : h.first_index + h.count])

@@ -39,7 +39,18 @@ from runs.contract.dashboard import (
     Whereabouts,
 )
 from runs.models import Node, PinnedWorkflow, Run, RunStatus, Session, SessionKind
-from runs.readmodels import agent_message, blocked, branches, outcomes, paused, recap, states, step_places, step_text
+from runs.readmodels import (
+    agent_message,
+    blocked,
+    branches,
+    outcomes,
+    paused,
+    people,
+    recap,
+    states,
+    step_places,
+    step_text,
+)
 from runs.readmodels.artifact_names import artifact_name
 from runs.readmodels.shapes import RecapEntry
 from runs.store import tokens
@@ -566,7 +577,8 @@ def latest_notes(node_pk: int) -> RecapEntry | None:
 
 
 def _canceled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
-    by = f" {state.canceled_by}" if state.canceled_by else ""
+    # Who, in sight without opening "Why": the cancel event's door and owner (people.py), always said.
+    by = f" {state.canceled_by or people.CANCELED_HERE}"
     at = state.run.updated_at
     return _panel(
         state,

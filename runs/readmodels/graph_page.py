@@ -98,14 +98,20 @@ class Upcoming:
 
     words: str  # its place: "step 5 of 8"
     title: str  # as the workflow file writes it (a loop by its own title), placeholders in brackets
+    never: bool = False  # the run was canceled before it: never reached, not still to come
+
+    @property
+    def state_words(self) -> str:
+        return "Never reached: the run was canceled" if self.never else "Still to come"
 
 
 def upcoming(detail: RunDetail) -> list[Upcoming]:
-    """The outline's entries after the one the run's newest node waits at; none once the run is finished or
-    canceled, or when its place is not known. A step that runs only under a condition is listed too: the
-    outline on the workflow's page says when it runs."""
+    """The outline's entries after the one the run's newest node waits at (on a canceled run, the steps it
+    never reached, greyed the same way, so every run shows all its steps); none once the run is finished, or
+    when its place is not known. A step that runs only under a condition is listed too: the outline on the
+    workflow's page says when it runs."""
     tip = next((node for node in detail.graph.nodes if node.node_id == detail.graph.tip), None)
-    if tip is None or tip.place is None or detail.run.status in ("complete", "canceled"):
+    if tip is None or tip.place is None or detail.run.status == "complete":
         return []
     outline = top_steps(compiled_workflow(detail.run.workflow_hash))
     after = outline[tip.place.position : tip.place.length]
@@ -113,6 +119,7 @@ def upcoming(detail: RunDetail) -> list[Upcoming]:
         Upcoming(
             f"step {tip.place.position + 1 + index} of {tip.place.length}",
             outline_words.title_words(str(step.get("title") or step.get("id") or "")),
+            never=detail.run.status == "canceled",
         )
         for index, step in enumerate(after)
     ]

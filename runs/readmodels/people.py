@@ -84,6 +84,11 @@ def canceled_by(session_pk: int, run_id: str) -> Maker:
     return NOBODY
 
 
+# A cancel recorded with no door that says who (a process on this machine: no sign-in, no token). Said all
+# the same: who stopped a run is what its canceled panel is read for.
+CANCELED_HERE = "from this machine"
+
+
 def people(session_pk: int) -> list[str]:
     """Everyone who did something in the session, in the order they first did: ['alice', 'bob']."""
     rows = Event.objects.filter(session_id=session_pk).exclude(actor="").order_by("seq").values_list("actor", flat=True)

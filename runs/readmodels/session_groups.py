@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from runs.contract.dashboard import SessionGroupHeading
 
-OUTSIDE_ANY_REPOSITORY = "Outside any repository"
+OUTSIDE_ANY_REPOSITORY = "Not in a repository"
 NO_BRANCH = "no branch seen"  # in a repository, but git named no branch (a detached HEAD)
 
 

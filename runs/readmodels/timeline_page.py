@@ -5,8 +5,8 @@ dots), then a track with a dot per node at the moment it was made. Positions are
 track's width, so the track stretches with its box while its dots stay round and its text keeps its
 size (no viewBox scaling): at phone width the name goes above the track (dashboard.css) and nothing
 runs past the card. Below the rows, an axis (time_axis.axis: clock times at round moments, never finer
-than a second; a burst's start to the second and its end as "200 ms later") and the whole span with its
-start's clock time.
+than a second; a burst is one label, "all 12 steps within 230 ms at 14:31") and, for a span that is
+neither a burst nor ends in a gap, the whole span with its start's clock time.
 
 Each dot is a node (timeline_marks.py), coloured by its state as the state's badge is, and named by a
 tooltip and an accessible name (its step, its state, when); beside the track, in the name's column
@@ -23,8 +23,9 @@ A run that still stands (running, needs you, blocked, stalled) lasts until now: 
 its newest node to the present, dashed, and its duration says so ("45 min so far"). When nothing was
 recorded for a while (a quiet stretch of a second or more that would take QUIET_SHARE of a track drawn
 to scale), the axis is scaled to the recorded steps and the stretch up to now is a compact
-gap of GAP_SHARE at the track's end: a break in the axis, "now" at its end, and on each standing row's
-dashed tail how long it went without a step ("no step for 45 min"; on a phone's track only "45 min"), so
+gap of GAP_SHARE at the track's end: a break in the axis, "now" at its end and under it how long the
+session went without a step ("45 min with no step"); a standing row quiet for longer says its own on its
+dashed tail ("no step for 50 min"; on a phone's track only "50 min"), so
 that the dots of a run stalled for 45 minutes keep the width instead of piling up at the left edge. A run
 that ended (done, canceled, left behind) spans its first node to its newest.
 
@@ -130,13 +131,14 @@ class TimelineRow:
 @dataclass(frozen=True, slots=True)
 class TimelineTick:
     at: str
-    # A clock time in UTC, as a page without scripts shows it, which times.js puts on the reader's clock; or
-    # at the end of a burst shorter than a second, how long after its start ("200 ms later": time_axis.axis).
+    # A clock time in UTC, as a page without scripts shows it, which times.js puts on the reader's clock.
     label: str
-    moment: str  # a clock time's moment, ISO 8601 in UTC; "" for a burst's end
+    moment: str  # a clock time's moment, ISO 8601 in UTC
     step: float  # seconds between ticks: how precisely times.js labels it (seconds, tenths, or the day)
     anchor: str  # start, middle or end: the first and last stay on the track
     minor: bool  # every other tick: left out at phone width, where six clock times do not fit
+    # Before the clock time, for a burst's one label: "all 12 steps within 230 ms at " (then "2:31 PM").
+    lead: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +151,7 @@ class TimelinePage:
     # Where the gap before now starts (the axis breaks there and says "now" at its end); "" without one.
     gap: str = ""
     now: str = f"{100 - INSET:.2f}%"
+    gap_words: str = ""  # what the gap stands for, on the axis under it: "45 min with no step"
 
     @property
     def clustered(self) -> list[str]:
@@ -283,8 +286,11 @@ def timeline_page(
             first, last = lane.first_at.astimezone(UTC), last_at.astimezone(UTC)
             if lane.run_id in standing:
                 until = place(last_at)
-                if gapped and last_at > max(recorded):
-                    idle = time_axis.duration(roughly((last_at - lane.last_at).total_seconds()))
+                idle_for = (last_at - lane.last_at).total_seconds()
+                # The axis under the gap says how long the session went without a step; a row whose own quiet
+                # stretch is that one says nothing more (a run quiet for longer says its own).
+                if gapped and last_at > max(recorded) and roughly(idle_for) != roughly(quiet_for):
+                    idle = time_axis.duration(roughly(idle_for))
                     quiet, narrow_quiet = f"no step for {idle}", idle
                     quiet_at = f"{100 - INSET - GAP_SHARE / 2:.2f}%"
                 took += " so far"
@@ -317,8 +323,20 @@ def timeline_page(
         return TimelinePage(rows, [], "")
     start, end = min(starts).astimezone(UTC), max(ends).astimezone(UTC)
     ticks = []
-    axis = time_axis.axis(start, max(recorded).astimezone(UTC) if gapped else end)
-    for index, tick in enumerate(axis.ticks):
+    drawn_end = max(recorded).astimezone(UTC) if gapped else end
+    axis = time_axis.axis(start, drawn_end)
+    # A burst (its end no clock time: time_axis.axis) is one label on the clock, its short span said once:
+    # "all 12 steps within 230 ms at 2:31 PM", not a clock time and "230 ms later" (friction10 item 9).
+    burst = len(axis.ticks) > 1 and axis.ticks[-1].precision == 0
+    if burst:
+        # Within how long the steps came: first to newest recorded, not the tail up to now of a run that stands.
+        steps = sum(len(lane.points) for lane in detail.timeline)
+        within = time_axis.duration(max((max(recorded) - start).total_seconds(), 0.001))
+        lead = f"all {steps} steps within {within} at " if steps > 1 else f"{nodes_words(steps)} at "
+        minute = float(time_axis.MINUTE)
+        clock = time_axis.clock_label(start, minute)
+        ticks.append(TimelineTick(at(0.0, width), clock, start.isoformat(), minute, "start", False, lead))
+    for index, tick in enumerate([] if burst else axis.ticks):
         anchor = "start" if tick.fraction < 0.1 else "end" if tick.fraction > 0.9 else "middle"
         step = axis.step if tick.precision is None else tick.precision
         moment = tick.at.isoformat() if step else ""  # a clock time for times.js to put on the reader's clock
@@ -328,6 +346,8 @@ def timeline_page(
     took = time_axis.duration((end - start).total_seconds())
     caption = f"{start:%Y-%m-%d %H:%M:%S} to {until} UTC · {took}"
     gap = at(1.0, width) if gapped else ""
-    # A burst's axis says its start and its length itself ("14:05:30", "200 ms later"): no line repeats them.
-    burst = not gapped and len(ticks) > 1 and not ticks[-1].moment
-    return TimelinePage(rows, ticks, caption, None if burst else TimelineSpan(start, end, took), gap)
+    gap_words = f"{time_axis.duration(roughly(quiet_for))} with no step" if gapped else ""
+    # A burst's axis says its start and its length, and a gap's how long it lasted: a "Spans" line under the
+    # axis would only add their sum.
+    whole = None if burst or gapped else TimelineSpan(start, end, took)
+    return TimelinePage(rows, ticks, caption, whole, gap, gap_words=gap_words)

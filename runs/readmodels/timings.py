@@ -60,6 +60,9 @@ _ERROR_WORDS = {
     ErrorCode.STORE_BUSY: "the store was busy",
 }
 _CODES = {code.value: code for code in ErrorCode}
+# Where a server's failures are written out: a stdio client keeps the server's stderr (not a "server log"
+# nobody can find).
+SERVER_ERRORS = "the server's error output (stderr of manage.py mcp, which an agent's client keeps in its MCP log)"
 HELD = "the step was held: the output lacked something"  # a blocked answer: the contract working
 # A call's outcome tag, capitalised as every other tag (a held answer is "Blocked", as states.py says it).
 OUTCOME_LABELS = {
@@ -74,8 +77,8 @@ def call_words(tool: str, outcome: str, exception: str = "", message: str = "") 
     """What happened to one call, in words: "" when it went well, why the step was held when it was
     blocked, and for a failure which tool failed and why: the error's own message as the agent was told
     it when it was recorded, else its code's meaning (or the code itself, for one this server does not
-    know), else the kind of the exception that broke it, else that no reason was recorded (rows kept
-    before codes were)."""
+    know), else the kind of the exception that broke it, else where to look for a reason not recorded
+    (rows kept before codes were)."""
     if outcome == "ok":
         return ""
     if outcome == "blocked":
@@ -83,10 +86,7 @@ def call_words(tool: str, outcome: str, exception: str = "", message: str = "") 
     code = _CODES.get(outcome)
     if code is ErrorCode.INTERNAL_ERROR or (code is None and exception):
         broke = f" on an unexpected {exception}" if exception else ""
-        return (
-            f"{tool} failed inside the server{broke}; the details are in the server's error output (stderr of "
-            "manage.py mcp, which an agent's client keeps in its MCP log)"
-        )
+        return f"{tool} failed inside the server{broke}; the details are in {SERVER_ERRORS}"
     if outcome in ENDED_RUN_REFUSALS:  # the expected answer, not a failure
         why = message.strip() or _ERROR_WORDS[_CODES[outcome]]
         return f"{tool} was refused, as it should be: {why}"
@@ -94,7 +94,7 @@ def call_words(tool: str, outcome: str, exception: str = "", message: str = "") 
         return f"{tool} failed: {message.strip()}"
     if code is None:
         if outcome.lower() == "error":
-            return f"{tool} failed; no reason was recorded for this call"
+            return f"{tool} failed before this server kept each call's reason; look in {SERVER_ERRORS} of that time"
         return f"{tool} failed with the code {outcome}"
     return f"{tool} failed: {_ERROR_WORDS.get(code, code.value.lower().replace('_', ' '))}"
 

@@ -63,6 +63,15 @@ class TraceView:
     def text(self) -> str:
         return "\n".join(line.text for line in self.lines) or self.missing
 
+    @property
+    def decided(self) -> bool:
+        """Whether something chose this step beyond the workflow's own order: a condition, a loop, a skip.
+        A trace that only went on to the next step (or finished the run) says nothing a page needs to show;
+        a node without a trace keeps its reason (a checkpoint, a branch started by hand, not recorded)."""
+        if not self.recorded:
+            return True
+        return any(line.conditions or line.tone not in ("selected", "completed") for line in self.lines)
+
 
 def node_trace(node_id: str | int) -> TraceView:
     """The trace of the node with this public id (the caller has already found the node)."""

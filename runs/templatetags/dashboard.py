@@ -525,6 +525,7 @@ class TimelineContext(TypedDict):
     clustered: list[str]
     gap: str  # where the axis breaks before now ("" without a gap)
     now: str
+    gap_words: str  # under the gap: "45 min with no step"
 
 
 @register.inclusion_tag("dashboard/_timeline.html")
@@ -540,4 +541,5 @@ def session_timeline(
         "clustered": laid_out.clustered,
         "gap": laid_out.gap,
         "now": laid_out.now,
+        "gap_words": laid_out.gap_words,
     }

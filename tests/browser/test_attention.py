@@ -230,16 +230,25 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     panel = sized_page.locator(".state-panel.state-canceled")
     expect(panel).to_be_visible()
     expect(panel.locator("h3")).to_contain_text("Canceled")
+    # Who canceled, in the title, without opening "Why" (friction10 item 10): here a process on this machine.
+    expect(panel.locator("h3")).to_contain_text("Canceled from this machine at ")
     expect(panel.locator(".step-line")).to_contain_text(" · step 2 of 3")
+    # All three steps, as on every other run: the one it never reached greyed, said as not reached.
+    stepper = sized_page.locator("ol.stepper")
+    expect(stepper.locator(".st-step")).to_have_count(3)
+    rest = stepper.locator(".st-step.upcoming")
+    expect(rest).to_have_count(1)
+    expect(rest).to_be_visible()
+    expect(rest.locator(".st-words")).to_have_text("step 3 of 3 · not reached")
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     expect(sized_page.get_by_text("while the agent works")).to_have_count(0)
     expect(sized_page.locator(".mode-card")).to_have_count(0)  # no mode to switch on a canceled run
     expect(sized_page.locator("#live-dot")).to_have_count(0)  # nothing left to update: no live dot
 
-    # Its two steps 0.05 s apart: the axis tells its start's clock time and how long after the end came
-    # ("50 ms later"), both in sight at both sizes (friction9 item 6: no "+20 ms" ticks).
+    # Its two steps 0.05 s apart: the axis is one label, the short span said once on the clock ("all 2 steps
+    # within 50 ms at 2:31 PM"), in sight at both sizes (friction10 item 9: no "50 ms later" tick).
     labels = assert_axis_reads(sized_page)
-    assert len(labels) == 2 and labels[1].endswith(" later"), labels
+    assert len(labels) == 1 and labels[0].startswith("all 2 steps within "), labels
     # A session of one run: on a phone its card is not listed again above the run's own card.
     runs_list = sized_page.locator(".runs-nav .run-link")
     if (sized_page.viewport_size or {})["width"] < 600:

@@ -70,8 +70,9 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     assert "KEY-03" in html and "KEY-04" not in html
     html = page(client, "/sessions/?sort=title&group=branch")
     assert html.index("KEY-00") < html.index("KEY-06")
-    # Every session outside any repository: one group, and a bar that would only say so is left out.
-    assert 'class="group-row"' not in html
+    # Every session outside any repository: one group, whose heading shows that grouping applies.
+    assert html.count('class="group-row"') == 1
+    assert '<span class="repo-name">Not in a repository</span> · 7' in html
     Session.objects.filter(session_key__in=["KEY-00", "KEY-01"]).update(workspace_path="/src/shop", git_branch="main")
     Session.objects.filter(session_key="KEY-02").update(workspace_path="/src/blog", git_branch="main")
     branch = ' · branch <span class="mono">main</span> · '
@@ -84,7 +85,7 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
         html = page(client, grouped)
         assert html.index(blog) < html.index("KEY-02") < html.index(shop) < html.index("KEY-00")
         # Among other groups, the sessions outside any repository have their bar again.
-        assert '<span class="repo-name">Outside any repository</span> · 4' in html
+        assert '<span class="repo-name">Not in a repository</span> · 4' in html
     html = page(client, "/sessions/?sort=title&group=none")
     assert 'class="group-row"' not in html
     html = page(client, "/sessions/?status=canceled")
@@ -459,9 +460,10 @@ def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(
     assert '<span title="A routine: a short workflow that other workflows call' in html  # the jargon explained
     only = page(client, "/workflows/?tag=release")
     assert "team.ship" in only and "wr.risk_scaled_mr_review" not in only and 'aria-current="true"' in only
-    # One source and one kind: no column repeats them; the head says the source once.
-    assert '<th scope="col">Source</th>' not in only and '<th scope="col">Kind</th>' not in only
-    assert 'all <span class="source-once">extra</span>' in only
+    # One source and one kind among the rows left, yet both columns stay: they are judged over the whole
+    # catalog, so a filter does not make columns come and go (friction10 14).
+    assert '<th scope="col">Source</th>' in only and '<th scope="col">Kind</th>' in only
+    assert 'class="source-once"' not in only
     searched = page(client, "/workflows/?q=risk+scaled")
     assert "wr.risk_scaled_mr_review" in searched and "team.ship" not in searched
     assert "No workflow matches." in page(client, "/workflows/?q=nothing+like+this")

@@ -95,7 +95,7 @@ def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(cli
     text = page(client, f"/nodes/{node_id_of(start)}/")
     assert pill(text) == "done:Done"
     now = text.split('data-live-region="run-now">')[1].split("</li>")[0]
-    assert '<span class="muted">now</span> <span class="state-chip" data-move="agents">' in now
+    assert '· <span class="muted">run now:</span> <span class="state-chip" data-move="agents">' in now
     assert '<span class="badge state-running">Running</span>' in now
     assert 'id="node-branch"' not in text  # no card for one branch: the head said it
 

@@ -40,6 +40,15 @@ def test_the_node_page_explains_the_skipped_step_and_the_loop(client, service_ca
     assert '<span class="trace-code muted small"> Condition: <code>taskComplexity == &#x27;Small&#x27;</code>' in page
 
 
+def test_an_ordinary_step_has_no_why_card(client, service_catalog):
+    """ "Went on to Intake, the next step in the workflow" says nothing: the card is left out."""
+    install(service_catalog["extra"])
+    run = traced_run()
+    page = client.get(f"/nodes/{run.node_at('intake')}/").content.decode()
+    assert 'id="trace-title"' not in page
+    assert 'id="trace-title"' in client.get(f"/nodes/{run.node_at('phase-1')}/").content.decode()
+
+
 def test_a_node_recorded_before_traces_says_so_in_words(client, service_catalog):
     install(service_catalog["extra"])
     run = traced_run(until="phase-1")

@@ -86,7 +86,9 @@ def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(cl
     assert '<code class="small">RUN_CANCELED</code>' in recent
     assert "continue_workflow was refused, as it should be: the run was canceled" in recent
     assert f'href="/sessions/{built.session_id}/"' in recent and f'href="/runs/{built.review_run}/"' in recent
-    assert "start_workflow failed; no reason was recorded for this call" in recent
+    # No reason kept (a row from before codes were): where to look instead, not a dead end.
+    pointed = "start_workflow failed before this server kept each call&#x27;s reason; look in the server&#x27;s error"
+    assert pointed in recent
     assert "start_workflow failed inside the server on an unexpected KeyError" in recent
     assert "failed without an error code" not in recent
     assert "continue_workflow was refused, as it should be: that branch is already complete" in recent  # no link
@@ -117,6 +119,16 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
     assert "Refused</th>" in stats and stats.count("not a failure") == 1  # what a refusal is, said once
 
 
+def test_the_refused_column_stays_when_no_call_was_refused(client):
+    """Errors and Refused are the table's fixed columns, 0 or not (friction10 14): they do not come and go."""
+    ToolCall.objects.create(tool="continue_workflow", outcome="ok", duration_ms=3.0, started_at=timezone.now())
+    stats = page(client, "/timings/").split('id="stats-title"', 1)[1].split("</section>", 1)[0]
+    assert "Errors</th>" in stats and "Refused</th>" in stats
+    row = stats.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
+    assert row.startswith('<td class="num">1</td><td class="num">0</td><td class="num">0</td>')
+    assert 'id="refused-note"' not in stats  # what a refusal is, said where one is counted
+
+
 def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     assert call_words("continue_workflow", "ok") == ""
     assert call_words("continue_workflow", "blocked") == "the step was held: the output lacked something"
@@ -131,7 +143,10 @@ def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     assert call_words("start_workflow", "ERROR", "OperationalError") == (
         f"start_workflow failed inside the server on an unexpected OperationalError; {where}"
     )
-    assert call_words("start_workflow", "error") == "start_workflow failed; no reason was recorded for this call"
+    look = where.removeprefix("the details are in ")
+    assert call_words("start_workflow", "error") == (
+        f"start_workflow failed before this server kept each call's reason; look in {look} of that time"
+    )
     # A code this server does not know is given as it is; an error's own message, when kept, says why.
     assert call_words("start_workflow", "QUOTA_EXCEEDED") == "start_workflow failed with the code QUOTA_EXCEEDED"
     said = call_words("continue_workflow", "RUN_CANCELED", message="Run run_1 was canceled by ana at 14:02 UTC.")

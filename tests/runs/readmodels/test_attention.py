@@ -173,7 +173,8 @@ def test_a_canceled_run_says_when_and_by_whom_and_that_its_tokens_are_dead(servi
     assert_timed(row.where.words, row.where.timed, row.where.since)
     [panel] = run_view.run_detail(run_id).panels
     assert panel.kind == "canceled"
-    assert panel.title.startswith("Canceled at ") and panel.step.words == "step 2 of 3"
+    # Who canceled is in the title: here a process on this machine (no sign-in, no token, not the dashboard).
+    assert panel.title.startswith("Canceled from this machine at ") and panel.step.words == "step 2 of 3"
     assert "told the run was canceled" in panel.for_you and "RUN_CANCELED" not in panel.for_you
 
 

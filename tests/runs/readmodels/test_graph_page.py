@@ -12,6 +12,7 @@ from runs.models import Checkpoint
 from runs.readmodels import graph_story
 from runs.readmodels.graph_page import branch_sections, graph_page, tip_states
 from runs.readmodels.run_view import run_detail
+from tests.support import attention_sessions
 from tests.support.looped_run import looped_and_forked
 from tests.support.sample_session import two_runs_one_forked_twice
 
@@ -202,3 +203,12 @@ def test_a_stepper_shows_the_outlines_steps_still_to_come(service_catalog):
     # A run of several branches is drawn, not a stepper: nothing listed after it.
     forked = looped_and_forked(service_catalog["extra"], iterations=1)
     assert graph_page(run_detail(forked.run_id), "/r/", "/n/NODE/").upcoming == []
+
+
+def test_a_canceled_stepper_shows_the_steps_it_never_reached(service_catalog):
+    # Friction10 item 10: a canceled run shows all its steps, as every other run does, the rest greyed.
+    canceled = attention_sessions.canceled()
+    laid_out = graph_page(run_detail(canceled.run_id), "/r/", "/n/NODE/")
+    assert laid_out.stepper
+    [rest] = laid_out.upcoming or []
+    assert (rest.words, rest.never, rest.state_words) == ("step 3 of 3", True, "Never reached: the run was canceled")

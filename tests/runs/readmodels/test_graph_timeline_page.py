@@ -81,13 +81,13 @@ def test_a_stalled_run_says_how_long_it_has_stood_not_how_long_its_nodes_took():
     assert [dot.at for dot in row.dots] == ["1.50%", recorded_end] and row.end == recorded_end
     assert row.until == "98.50%" and page.gap == recorded_end and page.now == "98.50%"
     assert page.caption == "2026-11-28 22:00:00 to 22:45:00 UTC · 45 min"
-    # The axis holds the recorded span, never past the gap: a burst, so its clock time and how long it took.
-    assert [tick.label for tick in page.ticks] == ["22:00:00", "15 ms later"]
+    # The axis holds the recorded span, never past the gap: a burst, so one label, its span and its clock time.
+    assert [(tick.lead, tick.label) for tick in page.ticks] == [("all 2 steps within 15 ms at ", "22:00")]
     assert max(float(tick.at.rstrip("%")) for tick in page.ticks) <= float(recorded_end.rstrip("%"))
-    assert page.span is not None and (page.span.start, page.span.end, page.span.took) == (T0, now, "45 min")
-    # The gap says on the tail how long nothing was recorded, at its middle; a phone's track only how long.
-    assert row.quiet == "no step for 45 min" and row.narrow_quiet == "45 min"
-    assert row.quiet_at == f"{100 - timeline_page.INSET - timeline_page.GAP_SHARE / 2:.2f}%"
+    # The gap says on the axis how long nothing was recorded (friction10 item 9); the row's tail, whose quiet
+    # stretch is that one, and a "Spans" line do not say it again.
+    assert page.gap_words == "45 min with no step"
+    assert row.quiet == "" and row.narrow_quiet == "" and page.span is None
     # A run that ended keeps the span of its nodes.
     (ended,) = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now).rows
     assert ended.took == "15 ms · 2 steps" and ended.until == "" and ended.quiet == ""
@@ -96,6 +96,25 @@ def test_a_stalled_run_says_how_long_it_has_stood_not_how_long_its_nodes_took():
     (young,) = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, soon).rows
     assert young.until and young.quiet == "" and young.dots[-1].at != row.dots[-1].at
     assert timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, soon).gap == ""
+
+
+def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
+    # r1 stalled after 15 ms; r2 took a step ten minutes later and stands too: the axis's gap is r2's quiet
+    # stretch (35 min), and r1's tail says its own, longer one.
+    r1 = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(milliseconds=15))
+    later = T0 + timedelta(minutes=10)
+    r2 = TimelineLane(run_id="r2", label="y", points=[0.0], first_at=later, last_at=later)
+    runs = [
+        RunSummary.model_construct(run_id="r1", workflow_name="One", state="stalled"),
+        RunSummary.model_construct(run_id="r2", workflow_name="Two", state="running"),
+    ]
+    marks = {"r1": [NodeMark(T0, "done", "Step 1")], "r2": [NodeMark(later, "running", "Step 1")]}
+    now = T0 + timedelta(minutes=45)
+    page = timeline_page.timeline_page(
+        SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, now
+    )
+    assert page.gap_words == "35 min with no step"
+    assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [("no step for 45 min", "45 min"), ("", "")]
 
 
 def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_names_them_all():
@@ -128,18 +147,20 @@ def test_a_page_without_numbered_dots_has_no_legend_for_them():
 
 
 def test_a_burst_is_told_by_its_clock_time_and_how_long_it_lasted():
-    # Two nodes 53 ms apart: the axis says when (its start, on the reader's clock: times.js) and how long the
-    # burst took, never "+20 ms" ticks that say no time of day (friction9 item 6).
+    # Two nodes 53 ms apart: the axis is one label, the short span said once and when on the clock (on the
+    # reader's clock: times.js), never "+20 ms" ticks (friction9 item 6) nor a "53 ms later" tick (friction10 9).
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(milliseconds=53))
     marks = {"r1": [NodeMark(T0, "done", "Step 1"), NodeMark(T0 + timedelta(milliseconds=53), "canceled", "Step 2")]}
     page = timeline_page.timeline_page(detail(lane, state="canceled"), "/runs/RUN/", None, marks, NOW)
-    assert [tick.label for tick in page.ticks] == [f"{T0:%H:%M:%S}", "53 ms later"]
-    assert [tick.moment for tick in page.ticks] == [T0.isoformat(), ""]  # the clock time for times.js only
-    assert page.ticks[0].step == 1  # said to the second
-    assert [tick.minor for tick in page.ticks] == [False, False]  # both in sight on a phone
-    places = [float(tick.at.rstrip("%")) for tick in page.ticks]
-    assert places == [timeline_page.INSET, 100 - timeline_page.INSET]
-    assert page.span is None  # the axis says its start and its length: no line under it says them again
+    [tick] = page.ticks
+    assert (tick.lead, tick.label, tick.moment) == ("all 2 steps within 53 ms at ", f"{T0:%H:%M}", T0.isoformat())
+    assert tick.step == 60 and not tick.minor and tick.anchor == "start"  # to the minute, in sight on a phone
+    assert float(tick.at.rstrip("%")) == timeline_page.INSET
+    assert page.span is None and page.gap_words == ""  # the axis says its start and its length
+    # A run that stands runs on to now (its dashed tail): the label still says how close its steps came.
+    soon = T0 + timedelta(milliseconds=400)
+    standing = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, soon)
+    assert [tick.lead for tick in standing.ticks] == ["all 2 steps within 53 ms at "]
 
 
 def test_every_state_the_row_lists_has_a_dot_of_its_colour_at_both_widths():

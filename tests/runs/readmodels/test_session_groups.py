@@ -14,8 +14,8 @@ def heading(path: str, branch: str | None) -> SessionGroupHeading:
 
 
 def test_sessions_seen_outside_git_are_outside_any_repository():
-    assert words(heading("", None), 4) == GroupWords("Outside any repository", "", "", 4)
-    assert words(heading("", ""), 4) == GroupWords("Outside any repository", "", "", 4)  # grouped by branch too
+    assert words(heading("", None), 4) == GroupWords("Not in a repository", "", "", 4)
+    assert words(heading("", ""), 4) == GroupWords("Not in a repository", "", "", 4)  # grouped by branch too
 
 
 def test_a_repository_is_named_by_its_directory_and_its_branch_in_words():

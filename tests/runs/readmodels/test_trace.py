@@ -56,6 +56,18 @@ def test_each_node_says_which_steps_were_skipped_or_selected_and_why(service_cat
     assert lines(str(complete.public_id)) == ["Finished: no step was left, so the run is complete."]
 
 
+def test_only_a_trace_where_something_chose_the_step_is_worth_showing(service_catalog):
+    install(service_catalog["extra"])
+    run = traced_run()
+    complete = Node.objects.get(run__public_id=run.run_id, is_complete=True)
+    # Going on to the next step, or finishing, is the workflow's own order: nothing decided it.
+    assert not node_trace(run.node_at("intake")).decided
+    assert not node_trace(str(complete.public_id)).decided
+    # A skip, a loop round, a loop that did not run: something did.
+    for node in (run.node_at("phase-1"), run.node_at("verify", 1), run.node_at("wrap-up")):
+        assert node_trace(node).decided
+
+
 def test_a_node_without_a_trace_says_why_it_has_none(service_catalog):
     install(service_catalog["extra"])
     run = traced_run(until="phase-1")

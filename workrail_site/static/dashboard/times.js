@@ -110,8 +110,8 @@
   }
 
   /* The timeline's axis (runs/readmodels/timeline_page.py): clock times, labelled in UTC by the server as
-     precisely as each tick's step needs (data-tick-at, data-tick-step); a burst's end ("200 ms later") has
-     no moment and is printed as it is. Here the same moment on the reader's
+     precisely as each tick's step needs (data-tick-at, data-tick-step); a burst's one label keeps its words
+     ("all 12 steps within 230 ms at ") and only its clock time, a tspan, is rewritten. Here the same moment on the reader's
      clock, in the reader's form as every other time on the page ("6:20 AM", "06:20"): the day for steps of
      days, seconds for steps under a minute; a tick on another local day than the one before it says its
      day too. */
@@ -182,7 +182,7 @@
   function formatTicks(root) {
     (root || document).querySelectorAll("svg.tl-axis").forEach(function (axis) {
       var previous = null;
-      axis.querySelectorAll("text[data-tick-at]").forEach(function (tick) {
+      axis.querySelectorAll("[data-tick-at]").forEach(function (tick) {
         var moment = new Date(tick.getAttribute("data-tick-at"));
         var step = parseFloat(tick.getAttribute("data-tick-step"));
         if (isNaN(moment.getTime()) || isNaN(step)) return;
