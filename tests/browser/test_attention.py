@@ -161,19 +161,16 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
         box = sized_page.locator(facts).bounding_box()
         assert box is not None and (box["y"] > verdict["y"]) == (facts == "#run-facts"), facts
         assert box["y"] < steps["y"], facts
-    # The Mode card names the mode and says what a mode is (friction8 7); on a phone it follows the run's card,
-    # as it stands beside it on a desktop (friction10 8).
-    expect(sized_page.locator("#mode-title")).to_have_text("Mode: Guided, balanced risk")
-    expect(sized_page.locator("#mode-what")).to_contain_text("A mode is the preferences the agent follows")
-    expect(sized_page.locator("#mode-fold > summary")).to_have_text("Change the mode, or see its history")
+    # The mode is one line of the head's facts at every size (friction11 item 2), in sight on the first screen
+    # with the state; what a mode is, the switch and the history fold in one card after the timeline.
+    expect(sized_page.locator("#session-facts #session-mode")).to_contain_text("Mode: Guided, balanced risk")
+    expect(sized_page.locator("#session-mode")).to_be_in_viewport()
+    expect(sized_page.locator("#mode-what")).not_to_be_visible()
+    expect(sized_page.locator("#mode > summary")).to_contain_text("what it makes the agent do, change it")
+    mode, timeline = sized_page.locator(".mode-card").bounding_box(), sized_page.locator(".timeline").bounding_box()
+    assert mode is not None and timeline is not None and mode["y"] > max(steps["y"], timeline["y"]), mode
     if sized_page.viewport_size == PHONE.size:
         assert verdict["y"] + verdict["height"] < PHONE.height
-        mode, timeline = (
-            sized_page.locator(".session-side").bounding_box(),
-            sized_page.locator(".timeline").bounding_box(),
-        )
-        assert mode is not None and timeline is not None
-        assert verdict["y"] + verdict["height"] < mode["y"] < min(steps["y"], timeline["y"]), (mode, steps)
     # The downloads are one "Export" button at the top right (friction6 item 7), its choices folded.
     export = sized_page.locator("details.export-menu > summary")
     box, title = export.bounding_box(), sized_page.locator("h1").bounding_box()
@@ -242,7 +239,11 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     expect(rest.locator(".st-words")).to_have_text("step 3 of 3 · not reached")
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     expect(sized_page.get_by_text("while the agent works")).to_have_count(0)
-    expect(sized_page.locator(".mode-card")).to_have_count(0)  # no mode to switch on a canceled run
+    # The mode it ran under, in its head as on every run, with its history; nothing to switch any more.
+    expect(sized_page.locator("#session-facts #session-mode")).to_contain_text("Mode was: Guided, balanced risk")
+    expect(sized_page.locator("#session-mode")).to_be_in_viewport()
+    expect(sized_page.locator("#mode-link")).to_have_text("history")
+    expect(sized_page.locator(".mode-choice")).to_have_count(0)
     expect(sized_page.locator("#live-dot")).to_have_count(0)  # nothing left to update: no live dot
 
     # Its two steps 0.05 s apart: the axis is one label, the short span said once on the clock ("all 2 steps

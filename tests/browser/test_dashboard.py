@@ -63,19 +63,19 @@ def test_a_session_with_two_runs_switch_runs_and_open_a_node(page, console_log, 
 
 def test_changing_the_mode_records_it_and_the_page_shows_it(page, console_log, site, built):
     page.goto(f"{site}/sessions/{built.session_id}/")
-    # The Mode panel names the mode in its head, default or not, and says what it makes the agent do; the
-    # switch and the history are folded under "Change".
-    expect(page.locator("#mode-title")).to_have_text("Mode: Guided, balanced risk")
+    # The head names the mode, default or not, what it makes the agent do on hover; "change" opens the fold
+    # with the same sentence, the switch and the history.
+    expect(page.locator("#mode-name")).to_have_text("Guided, balanced risk")
     does = "The agent asks you at every confirmation, and weighs risk against speed."
-    expect(page.locator("#mode-does")).to_have_text(does)
-    expect(page.locator("#mode-fold > summary")).to_have_text("Change the mode, or see its history")
+    expect(page.locator("#session-mode")).to_have_attribute("title", does)
     expect(page.get_by_text("No change yet")).not_to_be_visible()
-    page.locator("#mode-fold > summary").click()
+    page.locator("#mode-link").click()
+    expect(page.locator("#mode-does")).to_have_text(does)
     expect(page.get_by_text("No change yet")).to_be_visible()
     page.get_by_role("button", name=re.compile(r"^Autopilot")).click()
     expect(page.locator(".messages")).to_contain_text("Preferences saved: Autopilot")
-    expect(page.locator("#mode-title")).to_have_text("Mode: Autopilot, stops for you, balanced risk")
-    page.locator("#mode-fold > summary").click()
+    expect(page.locator("#mode-name")).to_have_text("Autopilot, stops for you, balanced risk")
+    page.locator("#mode > summary").click()
     history = page.locator("ol.history li.preferences-change")
     expect(history.first).to_contain_text("autopilot")
     expect(history.first).to_contain_text("autonomy: guided → full_auto_stop_on_user_deps")
@@ -100,7 +100,7 @@ def test_a_new_step_appears_without_a_reload(page, console_log, site, built):
     page.wait_for_load_state("networkidle")
     page.evaluate("window.__marker = 1")
     # The user is typing in the mode form: the live update must leave that form alone.
-    page.locator("#mode-fold > summary").click()
+    page.locator("#mode > summary").click()
     page.locator("#fine-tune summary").click()
     page.locator("#pref-risk").focus()
 

@@ -74,13 +74,14 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     # Each run card's chip on one line, never broken inside its pill (friction10 7): on a phone the cards stack.
     for move in sized_page.locator(".runs-nav .state-chip .move").all():
         assert on_one_line(move), move.inner_text()
-    if (sized_page.viewport_size or {})["width"] < 600:
-        # The Mode card follows the shown run's card, as it stands beside it on a desktop, before its steps.
-        run_card, mode, steps = (
-            sized_page.locator(i).bounding_box()
-            for i in ("section[aria-labelledby=run-title]", "#mode-title", "#steps-title")
-        )
-        assert run_card and mode and steps and run_card["y"] + run_card["height"] < mode["y"] < steps["y"]
+    # The mode is one line in the head, not a card between the run and its steps (friction11 item 2): its fold
+    # comes after the steps at every size.
+    run_card, mode, steps = (
+        sized_page.locator(i).bounding_box()
+        for i in ("section[aria-labelledby=run-title]", ".mode-card", "#steps-title")
+    )
+    assert run_card and mode and steps and run_card["y"] < steps["y"] < mode["y"]
+    expect(sized_page.locator("#session-mode")).to_be_in_viewport()
     visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
     # What the run produced is named on the first screen, under its header; a link jumps to the findings.
     produced = sized_page.locator("#run-produced")

@@ -233,21 +233,27 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
         assert 'class="badge state-blocked">Blocked</span>' in head
 
 
-def test_the_mode_panel_is_folded_and_absent_once_no_run_can_take_a_change(client, service_catalog):
+def test_the_mode_is_one_line_in_the_head_and_its_fold_ends_the_page(client, service_catalog):
     start = start_workflow(made.PLAN)
     html = page(client, f"/sessions/{start['session']['sessionId']}/")
-    # The mode is named in the card's head, default or not, with what it makes the agent do and what a mode
-    # is; the switch and the history are folded under "Change".
-    assert 'Mode: <span id="mode-name">Guided, balanced risk</span></h2>' in html
-    assert ">The agent asks you at every confirmation, and weighs risk against speed.</p>" in html
-    assert "A mode is the preferences the agent follows at each step of this session's runs." in html
-    assert "Change the mode, or see its history</summary>" in html
-    fold = html.split('id="mode-fold"')[1].split("</details>\n</section>")[0]
-    assert 'class="mode-choice"' in fold and "History" in fold
-    assert '<details class="mode-fold" id="mode-fold" open' not in html
+    # One line among the head's facts names the mode, what it makes the agent do on hover (friction11 item 2),
+    # and links to the fold at the page's end: what a mode is (said there once), the switch and the history.
+    does = "The agent asks you at every confirmation, and weighs risk against speed."
+    facts = html.split('id="session-facts"')[1].split("</ul>")[0]
+    assert f'<li id="session-mode" title="{does}">Mode: <strong id="mode-name">Guided, balanced risk</strong>' in facts
+    assert '<a href="#mode-title" id="mode-link">change</a>' in facts
+    assert html.index('id="timeline-title"') < html.index('<details class="fold" id="mode">')
+    fold = html.split('<details class="fold" id="mode">')[1].split("</details>\n</section>")[0]
+    assert f">{does}</p>" in fold and 'class="mode-choice"' in fold and "History" in fold
+    assert html.count("A mode is the preferences the agent follows at each step of this session's runs.") == 1
+    assert '<details class="fold" id="mode" open' not in html
+    # A canceled run's session says the mode it ran under, and keeps its history and explanation, no switch.
     canceled = made.canceled()
     html = page(client, f"/sessions/{canceled.session_id}/")
-    assert 'id="mode-title"' not in html and 'class="mode-choice"' not in html
+    assert 'Mode was: <strong id="mode-name">Guided, balanced risk</strong>' in html
+    assert '<a href="#mode-title" id="mode-link">history</a>' in html
+    assert 'id="mode-title"' in html and "A mode is the preferences" in html and "<h3>History</h3>" in html
+    assert 'class="mode-choice"' not in html and 'id="fine-tune"' not in html
 
 
 def test_right_after_an_import_the_message_to_resume_is_offered_once(client, service_catalog, settings):

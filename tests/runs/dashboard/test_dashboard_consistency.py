@@ -34,12 +34,14 @@ def test_the_mode_panel_says_which_run_takes_the_preferences_its_history_shows(c
     assert moved["preferences"]["riskPolicy"] == "conservative"
     html = html_of(client, f"/sessions/{start['session']['sessionId']}/")
     panel = html.split('id="mode-title"', 1)[1].split("</section>", 1)[0]
+    head = html.split('id="session-mode"', 1)[1].split("</li>", 1)[0]
     history = panel.split("<h3>History</h3>", 1)[1]
     assert "riskPolicy: balanced → conservative" in history
-    now = re.sub(r"\s+", " ", panel.split('id="mode-name"', 1)[1].split("</p>", 1)[0])
-    # In words people use: the mode that sets the autonomy and the risk, not the stored keys and values.
-    assert now.startswith(">Guided, balanced risk</span></h2>")
-    assert "runs started from now on take this one" in panel
+    now = re.sub(r"\s+", " ", head.split('id="mode-name"', 1)[1])
+    # In words people use: the mode that sets the autonomy and the risk, not the stored keys and values; the
+    # head's line says a run takes another, the fold which one.
+    assert now.startswith(">Guided, balanced risk</strong> (1 run takes another)")
+    assert "runs started from now on take <strong>Guided, balanced risk</strong>" in panel
     assert "riskPolicy" not in now and "autonomy" not in now
     runs = re.sub(r"\s+", " ", panel.split('id="mode-runs"', 1)[1].split("</ul>", 1)[0])
     assert start["session"]["runId"] in runs and "<strong>Custom: Guided, conservative risk</strong>" in runs
@@ -54,8 +56,8 @@ def test_the_mode_panel_says_now_when_every_open_run_takes_the_baseline(client, 
     settings.WORKRAIL_DEFAULT_PREFERENCES = {"autonomy": "guided", "riskPolicy": "conservative"}
     html = html_of(client, f"/sessions/{start['session']['sessionId']}/")
     assert 'id="mode-runs"' not in html
-    assert 'id="mode-name">Guided, balanced risk</span>' in html
-    assert "runs started from now on take this one" not in html
+    assert 'id="mode-name">Guided, balanced risk</strong> · ' in html
+    assert "runs started from now on take" not in html
 
 
 def test_a_checkpoint_is_listed_once_and_not_numbered_as_a_step(client, service_catalog):
