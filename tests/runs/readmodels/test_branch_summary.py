@@ -66,8 +66,8 @@ def test_going_back_inside_a_loop_says_which_round_as_the_graph_does():
     assert back == branch_summary.WentBack("Record", by_hand=False, place="step 2 of 3, round 2 of 3, part 2 of 2")
     told = [branch(1, "done"), branch(2, "running", newest=True)]
     assert str(branch_summary.line(told, "running", back)) == (
-        "Running on branch 2 (branch 1 finished; then the agent went back to Record (step 2 of 3, round 2 of 3, part 2 of 2) "
-        "and is redoing it from there)"
+        "Running on branch 2 (branch 1 finished; then the agent went back to Record (step 2 of 3, round 2 of 3, "
+        "part 2 of 2) and is redoing it from there)"
     )
     # Outside a loop the title is enough.
     nodes[0] = GraphNode.model_construct(
