@@ -178,8 +178,8 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
         "b => [b.querySelector('svg').getBoundingClientRect().width, b.clientWidth, b.scrollWidth]"
     )
     assert widths[0] <= widths[1] and widths[2] <= widths[1]
-    # Every card's step line stays inside its card, a long loop's too ("step 2.2, round 149 of 150": the outline's
-    # length left out, the round said whole as everywhere).
+    # Every card's step line stays inside its card, a long loop's too ("round 149 of 150, part 2": a piece of the
+    # list's words, the card's title naming the step, the round said whole as everywhere).
     crossing = page.locator("svg.run-graph a.graph-node").evaluate_all(
         """cards => cards.filter((card) => {
           const box = card.querySelector('rect.card').getBoundingClientRect();
@@ -188,9 +188,7 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
         }).map((card) => card.querySelector('text.cs').textContent)"""
     )
     assert crossing == []
-    expect(page.locator("svg.run-graph text.cs", has_text=re.compile(r"^step 2\.2, round 149 of 150$"))).to_have_count(
-        1
-    )
+    expect(page.locator("svg.run-graph text.cs", has_text=re.compile(r"^round 149 of 150, part 2$"))).to_have_count(1)
     # The cards and the steps list (its last 50 steps) say the same numbers for the nodes both show.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
     assert compared >= 3 and differ == []
