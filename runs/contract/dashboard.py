@@ -30,8 +30,11 @@ HANDOFF_KIND = "wr.coding_handoff"  # a coding hand-off: the artifact a coding s
 
 class StepPlace(Shape):
     """Where a pending step sits in its workflow's outline (runs/readmodels/step_places.py): "step 3 of 7",
-    and inside a loop "step 3 of 7, round 2, part 2 of 2" (the loop's second step). Never a count of the steps
-    taken."""
+    and inside a loop "step 3.2 of 7, round 2" (the loop's second step). Never a count of the steps taken."""
+
+    # The docstring above is the API's description (pinned by tests/snapshots/surface/openapi.json): it numbers
+    # the place as the wire holds it, the outline's 3.2 (position 3, inner 2). People read it as "step 3 of 7,
+    # round 2, part 2 of 2" (brief, words): the outline's 3.2 read as a fraction on the dashboard.
 
     position: int = Field(description="The outline entry it is (1 for the first; a loop's body steps are its loop's).")
     length: int = Field(description="The outline's length: its top-level entries, a loop counted once.")
