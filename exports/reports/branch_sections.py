@@ -6,7 +6,7 @@ Everything a branch owns comes from the one branch read model (runs.readmodels.b
 another branch's. Branches share the steps before the point they forked at: the first branch listed
 shows its steps from the start, and each one after it only the steps no branch before it showed,
 with a line saying which branch shows the shared ones. A step is named by its place in the workflow's
-outline, as the dashboard names it (exports/reports/places.py: "step 2.1 of 3, round 2"); a checkpoint
+outline, as the dashboard names it (exports/reports/places.py: "step 2 of 3, round 2"); a checkpoint
 is listed at the step it was made during, and a step recorded without notes is not listed.
 
 The timeline's confirmations come from the workflow: a step whose `requireConfirmation` held when the

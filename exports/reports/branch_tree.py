@@ -9,7 +9,7 @@ status), for the Markdown report and as the PDF's companion to the drawing:
     └─ Branch 3: from branch 1 (at step 4 of 6), 1 step, ends at "Record findings" (waiting at step 5 of 6,
        newest)
 
-A place is said as the dashboard's graph cards say it (exports/reports/places.py: "step 2.1 of 3, round
+A place is said as the dashboard's graph cards say it (exports/reports/places.py: "step 2 of 3, round
 2", by the workflow's outline). A branch's steps are counted as every door counts them
 (runs.readmodels.branches.step_numbers: a checkpoint or an operator fork is not a step): those taken from
 the node it forked from (which stands at the step the branch took again) to its tip.

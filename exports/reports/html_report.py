@@ -53,7 +53,7 @@ def _note_for_paper(note: CheckpointEntry) -> CheckpointEntry:
 @dataclass(frozen=True)
 class StepItem:
     number: int  # the step it was recorded at, counted along the branch (runs.readmodels.branches.step_numbers)
-    where: str  # the same as the dashboard says it, by the workflow's outline: "step 2.1 of 3, round 2"
+    where: str  # the same as the dashboard says it, by the workflow's outline: "step 2 of 3, round 2"
     step: StepEntry
     confirmation: str  # who confirmed, when the step asked for a confirmation ("" otherwise)
     kinds: list[str]  # of the artifacts recorded with it

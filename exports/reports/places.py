@@ -1,4 +1,4 @@
-"""Where a step sits, in the words the dashboard uses (runs/readmodels/step_places.py): "step 2.1 of 3,
+"""Where a step sits, in the words the dashboard uses (runs/readmodels/step_places.py): "step 2 of 3,
 round 2" against the workflow's outline, never the count of steps taken, which runs past the outline's
 length as soon as a loop repeats. Only when the place is not known (a node the engine's cursor does not
 place) does a report fall back to that count: "step 4"."""
@@ -9,7 +9,7 @@ from runs.contract.dashboard import StepPlace
 
 
 def words(place: StepPlace | None, counted: int) -> str:
-    """ "step 2 of 8", "step 2.1 of 3, round 2"; "step N" (the count along the branch) without a place."""
+    """ "step 2 of 8", "step 2 of 3, round 2"; "step N" (the count along the branch) without a place."""
     return place.words if place is not None else f"step {counted}"
 
 

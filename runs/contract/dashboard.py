@@ -32,6 +32,10 @@ class StepPlace(Shape):
     """Where a pending step sits in its workflow's outline (runs/readmodels/step_places.py): "step 3 of 7",
     and inside a loop "step 3.2 of 7, round 2" (the loop's second step). Never a count of the steps taken."""
 
+    # The docstring above is the API's description (pinned by tests/snapshots/surface/openapi.json): it numbers
+    # the place as the wire holds it, the outline's 3.2 (position 3, inner 2). People read it as "step 3 of 7,
+    # round 2, part 2 of 2" (brief, words): the outline's 3.2 read as a fraction on the dashboard.
+
     position: int = Field(description="The outline entry it is (1 for the first; a loop's body steps are its loop's).")
     length: int = Field(description="The outline's length: its top-level entries, a loop counted once.")
     round: int | None = Field(default=None, description="The round of the loop it is in (1 for the first).")
@@ -42,14 +46,16 @@ class StepPlace(Shape):
     )
 
     # The loop around it as the workflow declares it (step_places.py reads both from the compiled workflow and
-    # the cursor's loop frame): its title, and how many rounds it runs when that was fixed on entering it (a
-    # `for` loop's count, a `forEach` loop's items). For people's words only: kept off the wire.
+    # the cursor's loop frame): its title, how many rounds it runs when that was fixed on entering it (a `for`
+    # loop's count, a `forEach` loop's items), and how many steps its body holds. For people's words only: kept
+    # off the wire.
     _loop: str = PrivateAttr(default="")
     _rounds: int | None = PrivateAttr(default=None)
+    _parts: int | None = PrivateAttr(default=None)
 
     @property
     def number(self) -> str:
-        """The step's number as the outline prints it: "2", or "2.1" for a loop's first step."""
+        """The step's number as the workflow page's outline prints it: "2", or "2.1" for a loop's first step."""
         return f"{self.position}.{self.inner}" if self.inner is not None else str(self.position)
 
     @property
@@ -64,19 +70,32 @@ class StepPlace(Shape):
         return f"round {self.round} of {self._rounds}" if self._rounds else f"round {self.round}"
 
     @property
+    def part_words(self) -> str:
+        """Which of the round's steps it is, when the loop's body holds several: "part 2 of 2"; "" for a loop of
+        one step or off a loop. Tells two steps of one round apart without an outline number ("2.2 of 3" read
+        as a fraction)."""
+        if self.round is None or self.inner is None or not self._parts or self._parts < 2:
+            return ""
+        return f"part {self.inner} of {self._parts}"
+
+    @property
     def brief(self) -> str:
-        """Short enough for a graph card or a phone row: "step 2.2 of 3, round 2 of 3" (the loop unnamed). The
-        step numbered as the workflow page's outline numbers it (`number`), so two steps of one round differ."""
-        said = f"step {self.number} of {self.length}"
-        return f"{said}, {self.round_words}" if self.round is not None else said
+        """Short enough for a phone row or a chip: "step 2 of 3, round 2 of 3, part 2 of 2" (the loop unnamed):
+        the outline entry counted as the workflow page counts its top-level entries, then the round, then
+        which of the round's steps it is, so that two steps of one round differ."""
+        return ", ".join(w for w in (f"step {self.position} of {self.length}", self.round_words, self.part_words) if w)
 
     def brief_in(self, chars: int) -> str:
-        """The brief form within `chars` characters when it can be: the outline's length left out first ("step
-        2.2, round 149 of 150"), for a graph card's fixed width. The round is said whole wherever it is said."""
+        """The brief form within `chars` characters when it can be, for a graph card's fixed width (its title
+        names the step): the step left out first ("round 2 of 3, part 2 of 2", "round 149 of 150"), then the
+        part's count ("round 149 of 150, part 2"). Always a piece of the brief form, the chips' and the list's
+        words; the round is said whole wherever it is said."""
         said = self.brief
         if len(said) <= chars or self.round is None:
             return said
-        return f"step {self.number}, {self.round_words}"
+        part = self.part_words
+        said = f"{self.round_words}, {part}" if part else self.round_words
+        return said if len(said) <= chars or not part else f"{self.round_words}, part {self.inner}"
 
     def rounds_words(self, last: int) -> str:
         """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149
@@ -88,8 +107,8 @@ class StepPlace(Shape):
 
     @property
     def words(self) -> str:
-        """In full: "step 2.2 of 3, round 2 of 3 in “Verify each slice”": the step numbered as the workflow
-        page's outline numbers it, the loop named as its workflow names it."""
+        """In full: "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”": the brief form, then the loop
+        named as its workflow names it."""
         if self.round is None or not self._loop:
             return self.brief
         return f"{self.brief} in “{self._loop}”"

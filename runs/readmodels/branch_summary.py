@@ -1,7 +1,8 @@
 """A run of several branches in one line: how the run stands, on which branch (the one that counts, where the
 agent works or finished last), and what became of the others, in the dashboard's state words
 (runs/readmodels/states.py): "Running on branch 2 (branch 1 finished; then the agent went back to Verify
-slice 2 (step 2.1 of 3, round 2 of 3) and is redoing it from there)", "Done on branch 3 (branches 1 and 2 left behind)".
+slice 2 (step 2 of 3, round 2 of 3, part 1 of 2) and is redoing it from there)", "Done on branch 3 (branches 1
+and 2 left behind)".
 
 A branch that is not the one that counts and did not finish is *left behind*, the state's own word, wherever
 the dashboard names it. A finished one beside a branch that goes on would read as a run finished and running at
@@ -44,7 +45,7 @@ class BranchesLine:
 @dataclass(frozen=True, slots=True)
 class WentBack:
     """Where a branch grew from: the step pending at its fork node, and whether a person started it by hand.
-    `place`: inside a loop, that step's place in brief ("step 2.1 of 3, round 2 of 3"), since a loop's rounds
+    `place`: inside a loop, that step's place in brief ("step 2 of 3, round 2 of 3, part 1 of 2"), since a loop's rounds
     repeat its titles; "" elsewhere (the title says it)."""
 
     title: str

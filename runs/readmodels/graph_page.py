@@ -31,7 +31,7 @@ class BranchLink:
     tip: str
     lane: int
     title: str
-    where: str  # where its tip stands, as its card says it: "step 4.1 of 8, round 2, latest"; "" at a plain end
+    where: str  # where its tip stands, as its card says it: "step 4 of 8, round 2, latest"; "" at a plain end
     forked: str  # where it grew from (fork_words): "forked after step 1 of 8"; "" for the run's first branch
     href: str
     shown: bool

@@ -4,9 +4,9 @@ missing from it without a word: "Step 3 of 8 skipped · Trace the Impact: it run
 
 Read from the traces the engine keeps with each node (workflows_app/engine/trace.py: the advance that made a
 node notes every step it skipped on the way, and every loop it left without a round), in trace.py's words (a
-condition in the people's style of workflows_app/condition_words.py). A step is numbered as the workflow page's
-outline numbers it (3; 2.1 inside the loop at entry 2), as step_places.py places the steps taken. One query
-for the nodes asked about, whose traces are read once each.
+condition in the people's style of workflows_app/condition_words.py). A step is placed as step_places.py places
+the steps taken: its outline entry (3), inside a loop its loop's entry and its part of the round ("step 2 of 7,
+part 1 of 2", the workflow page's 2.1). One query for the nodes asked about, whose traces are read once each.
 """
 
 from __future__ import annotations
@@ -24,37 +24,39 @@ from workflows_app.engine.tree import top_steps
 
 @dataclass(frozen=True, slots=True)
 class SkippedStep:
-    number: str  # as the outline numbers it: "3", "2.1"
+    number: str  # its outline entry: "3" (inside a loop, the loop's); "" when the outline does not hold it
     length: int  # the outline's length: its top-level entries, a loop counted once
     title: str  # the step's title as the trace kept it
     how: str  # "skipped" (its runCondition did not hold) or "not run" (a loop that ran no round)
     why: str  # "it runs only if complexity is 'complex', and complexity is 'simple'"
+    part: tuple[int, int] | None = None  # inside a loop of several steps: which of them, of how many
 
     @property
     def place(self) -> str:
-        """ "step 3 of 8, skipped", said after the step's name as every step is; a step the outline does not
-        hold (a workflow changed since): "skipped"."""
-        return f"step {self.number} of {self.length}, {self.how}" if self.number else self.how
+        """ "step 3 of 8, skipped", "step 5 of 7, part 1 of 2, skipped" inside a loop of two steps, said after
+        the step's name as every step is; a step the outline does not hold (a workflow changed since):
+        "skipped"."""
+        if not self.number:
+            return self.how
+        part = f"part {self.part[0]} of {self.part[1]}, " if self.part is not None else ""
+        return f"step {self.number} of {self.length}, {part}{self.how}"
 
     @property
     def words(self) -> str:
         return f"{self.title} · {self.place}: {self.why}"
 
 
-def outline_numbers(steps: list[CompiledStep]) -> dict[str, str]:
-    """Each step's number in the outline, by id: its entry's ("3"), and inside a loop the loop's entry and its
-    place in the body ("2.1"), as the workflow page prints them (dashboard/_outline.html)."""
-    numbers: dict[str, str] = {}
-
-    def walk(sequence: list[CompiledStep], prefix: str) -> None:
-        for index, step in enumerate(sequence, 1):
-            number = f"{prefix}{index}"
-            numbers.setdefault(str(step["id"]), number)
-            if is_loop(step):
-                walk(step["body"], f"{number}.")
-
-    walk(steps, "")
-    return numbers
+def outline_places(steps: list[CompiledStep]) -> dict[str, tuple[str, tuple[int, int] | None]]:
+    """Each step's place in the outline, by id, as step_places.py says it: its top-level entry, and inside a
+    loop of several steps which of them it is and of how many (a loop of one step has no part to tell)."""
+    places: dict[str, tuple[str, tuple[int, int] | None]] = {}
+    for entry, step in enumerate(steps, 1):
+        places.setdefault(str(step["id"]), (str(entry), None))
+        if is_loop(step):
+            body = step["body"]
+            for index, inner in enumerate(body, 1):
+                places.setdefault(str(inner["id"]), (str(entry), (index, len(body)) if len(body) > 1 else None))
+    return places
 
 
 def into_nodes(node_ids: Iterable[str]) -> dict[str, list[SkippedStep]]:
@@ -62,7 +64,7 @@ def into_nodes(node_ids: Iterable[str]) -> dict[str, list[SkippedStep]]:
     made it), in the order the engine passed them; nodes with none are left out."""
     ids = [int(node_id) for node_id in node_ids if str(node_id).isdigit()]
     found: dict[str, list[SkippedStep]] = {}
-    outlines: dict[str, tuple[dict[str, str], int]] = {}
+    outlines: dict[str, tuple[dict[str, tuple[str, tuple[int, int] | None]], int]] = {}
     rows = Node.objects.filter(public_id__in=ids, trace__isnull=False).values_list(
         "public_id", "trace", "run__pinned_id"
     )
@@ -76,12 +78,13 @@ def into_nodes(node_ids: Iterable[str]) -> dict[str, list[SkippedStep]]:
             continue
         if workflow_hash not in outlines:
             steps = top_steps(compiled_workflow(workflow_hash))
-            outlines[workflow_hash] = (outline_numbers(steps), len(steps))
-        numbers, length = outlines[workflow_hash]
+            outlines[workflow_hash] = (outline_places(steps), len(steps))
+        places, length = outlines[workflow_hash]
         worded = trace.with_conditions(Trace(tuple(passed)), workflow_hash).entries
         found[str(public_id)] = [
             SkippedStep(
-                number=numbers.get(entry.step_id, ""),
+                number=places.get(entry.step_id, ("", None))[0],
+                part=places.get(entry.step_id, ("", None))[1],
                 length=length,
                 title=entry.title,
                 how="skipped" if entry.kind == "skipped" else "not run",

@@ -1,20 +1,21 @@
-"""Where each node's pending step sits in its workflow's outline: "step 3 of 7", and inside a loop "step 3.2 of
-7, round 2 of 4 in “Verify each slice”" (the loop named by its own title, its length when fixed on entering it).
+"""Where each node's pending step sits in its workflow's outline: "step 3 of 7", and inside a loop "step 3 of 7,
+round 2 of 4, part 2 of 2 in “Verify each slice”" (the loop named by its own title, its length when fixed on
+entering it, the part said when its body holds several steps).
 
-One rule for every loop: a step inside a loop is numbered as the workflow page's outline numbers it, the
-loop's entry and its place in the loop's body ("3.1", "3.2"), then the round, whether the body holds one
-step or several, so that a one-step loop ("step 4.1 of 8, round 1 of 3") and a loop of two ("step 2.1 of 3,
-round 2 of 3", then "step 2.2 of 3, round 2 of 3") read as one pattern, tell the steps of one round apart and
-match the outline's numbers. A round has one format wherever it is named: "round 126 of 150", or "round 126"
-when the loop's length is open (a `while` or `until` loop); short forms leave out the loop's name (a narrow
-graph card the outline's length too), never the round's numbers.
+One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, then its round, then,
+when the loop's body holds several steps, which of them it is ("part 1 of 2", "part 2 of 2"), so that a one-step
+loop ("step 4 of 8, round 1 of 3") and a loop of two ("step 2 of 3, round 2 of 3, part 1 of 2", then "..., part
+2 of 2") read as one pattern and tell the steps of one round apart, without the outline's "2.2" (read as a
+fraction). A round has one format wherever it is named: "round 126 of 150", or "round 126" when the loop's
+length is open (a `while` or `until` loop); short forms leave out the loop's name (a narrow graph card the
+outline's length, then the step, then the part's count: StepPlace.brief_in), never the round's numbers.
 
 A person reads a step's place against the outline the workflow page shows (its top-level entries, a
 loop counted once, as inspect_workflow numbers them), never against the count of steps taken, which
 runs past the outline's length as soon as a loop repeats. The place comes from the engine's own cursor
 (workflows_app/engine/state.py): `cursor.position[0]` is the top-level entry the pending step is in,
 `cursor.loops[0].iteration` the round of the loop around it (the outermost, the one the outline shows) and
-`cursor.position[1]` which of that loop's steps it is (the outline numbers them 3.1, 3.2, ...).
+`cursor.position[1]` which of that loop's steps it is (its part; the outline numbers them 3.1, 3.2, ...).
 One query per run or per set of nodes, reading those two values of each state, never its context.
 """
 
@@ -61,6 +62,7 @@ def place(
     found = StepPlace(position=top + 1, length=len(outline), round=rounds, inner=told)
     found._loop = loops[top] if top < len(loops) else ""
     found._rounds = _rounds_of(frame)
+    found._parts = outline[top] if told is not None else None
     return found
 
 
@@ -77,7 +79,7 @@ def _rounds_of(frame: object) -> int | None:
 
 
 def named(title: str, place: StepPlace | None) -> str:
-    """A step as the dashboard names it, its name first and its place after: "Review storage · step 4.1 of 8,
+    """A step as the dashboard names it, its name first and its place after: "Review storage · step 4 of 8,
     round 2 of 3 in “Review each area”", "Deploy · step 3 of 5" (the place in StepPlace.words, the one phrase
     for it); the name alone when its place is not known, the place alone when its name is not. The one builder
     of that phrase for the sessions list, the run cards, a run's pending line, its branches, its steps and a

@@ -4,7 +4,7 @@ dashboard's vocabulary (states.py) and a few words naming it (timeline_page.py p
 A branch's last node carries its branch's state: done, canceled, blocked, left behind, or, on the run's
 newest open branch, the run's own state (running, needs you, stalled). Every node before it was answered:
 its step is done. A node is named by its step's place in the workflow's outline, as the run page's list
-and graph say it (step_places.py: "Step 4.1 of 8, round 2"), never by the count of steps taken; a run's end
+and graph say it (step_places.py: "Step 4 of 8, round 2"), never by the count of steps taken; a run's end
 is "Complete". Built from the branches the session page reads anyway (branches.read_many); the
 steps' titles are the ones the agent was given, as the graph's cards say them: recorded with each
 answer (one query for the session), and for a branch's unanswered last node whose title depends on the
@@ -29,8 +29,8 @@ from workflows_app import engine
 class NodeMark:
     at: datetime
     state: StateName
-    words: str  # "Step 4.1 of 8, round 1 · Review api: Left behind (branch 2) · 22:02:04 UTC"
-    what: str = ""  # the same without its state and moment: "Step 4.1 of 8, round 1 · Review api (branch 2)"
+    words: str  # "Step 4 of 8, round 1 · Review api: Left behind (branch 2) · 22:02:04 UTC"
+    what: str = ""  # the same without its state and moment: "Step 4 of 8, round 1 · Review api (branch 2)"
 
 
 def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dict[str, list[NodeMark]]:

@@ -27,7 +27,7 @@ def stuck(live_server, service_catalog) -> BlockedReview:
 
 
 # The one short line the run is said in (the session head, the run head and the sessions list agree).
-SUMMARY = "Review storage · step 4.1 of 8, round 2 of 2 in “Review Each Focus Area”"  # the step's name first
+SUMMARY = "Review storage · step 4 of 8, round 2 of 2 in “Review Each Focus Area”"  # the step's name first
 
 
 def test_a_forked_review_on_each_branch(page, console_log, live_server, review):

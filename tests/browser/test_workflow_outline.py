@@ -1,5 +1,6 @@
-"""The workflow page numbers a loop's steps inside the loop's number (2.1, 2.2); a run page numbers them the
-same and names the loop too ("step 2.2 of 3, round 2 of 3 in “Verify each slice”": tests/browser/test_graph.py)."""
+"""The workflow page numbers a loop's steps inside the loop's number (2.1, 2.2); a run page says the loop's entry,
+its round and the part of it, and names the loop ("step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each
+slice”": tests/browser/test_graph.py)."""
 
 from __future__ import annotations
 

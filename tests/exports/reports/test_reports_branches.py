@@ -62,7 +62,7 @@ def test_the_markdown_report_summarizes_then_lists_both_branches_finished_first(
     own = second.split("### Timeline")[0]
     assert "The steps up to step 2 of 8 are the same as Branch 1's" in own
     assert (
-        "##### Step 4.1 of 8, round 1 of 2 in “Review Each Focus Area” · Review api" in own
+        "##### Step 4 of 8, round 1 of 2 in “Review Each Focus Area” · Review api" in own
     )  # placed in the outline, as the run page does
     assert "Branch 2: did review-area." in own
     # Branch 1's answer to the shared step shows only as the labelled note (issue 20's review, point 4).
@@ -155,22 +155,26 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     lines = [line.strip() for line in graph.strip().splitlines()[1:]]
     assert lines[0] == '● Branch 1: 8 steps, ends at "Complete" (complete)'
     assert lines[1] == (
-        "└─ Branch 2: from branch 1 (at step 2.1 of 3, round 2 of 3 in “Verify each slice”), 1 step, ends at "
-        '"Record what the slice showed" (waiting at step 2.2 of 3, round 2 of 3 in “Verify each slice”, newest)'
+        "└─ Branch 2: from branch 1 (at step 2 of 3, round 2 of 3, part 1 of 2 in “Verify each slice”), 1 step, "
+        'ends at "Record what the slice showed" (waiting at step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each '
+        "slice”, newest)"
     )
     summary = text.split("## Summary\n")[1].split("\n## ")[0]
     assert (
-        "Waiting at step 2.2 of 3, round 2 of 3 in “Verify each slice”, “Record what the slice showed”" in summary
+        "Waiting at step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”, “Record what the slice showed”"
+        in summary
     )  # as the run page
     first = text.split("### Branch 1 (complete)")[1].split("### Branch 2")[0]
     checkpoint = (
-        "##### Checkpoint during Record what the slice showed (while step 2.2 of 3, round 1 of 3 in “Verify each "
-        "slice” was pending)"
+        "##### Checkpoint during Record what the slice showed (while step 2 of 3, round 1 of 3, part 2 of 2 in "
+        "“Verify each slice” was pending)"
     )
     assert checkpoint in first
-    assert "##### Step 2.2 of 3, round 1 of 3 in “Verify each slice” · Record what the slice showed" in first
-    assert "##### Step 2.1 of 3, round 3 of 3 in “Verify each slice” · Verify slice 3" in first
+    assert "##### Step 2 of 3, round 1 of 3, part 2 of 2 in “Verify each slice” · Record what the slice showed" in first
+    assert "##### Step 2 of 3, round 3 of 3, part 1 of 2 in “Verify each slice” · Verify slice 3" in first
     assert "##### Step 3 of 3 · Summarize the verification" in first
     second = text.split("### Branch 2 (newest, open)")[1].split("### Timeline")[0]
-    assert "- Forked from branch 1, at step 2.1 of 3, round 2 of 3 in “Verify each slice”" in second
-    assert "Pending step 2.2 of 3, round 2 of 3 in “Verify each slice”: Record what the slice showed" in second
+    assert "- Forked from branch 1, at step 2 of 3, round 2 of 3, part 1 of 2 in “Verify each slice”" in second
+    assert (
+        "Pending step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”: Record what the slice showed" in second
+    )

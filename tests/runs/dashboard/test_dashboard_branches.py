@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 # Where the run is, in the dashboard's words (runs/readmodels/states.py): its newest branch, where the agent works,
 # placed in the outline (the review loop is its 4th entry; the agent is in its 2nd round).
 WENT_BACK = "then the agent went back to Record the Changed Files and is redoing it from there"
-WHERE = "Review storage · step 4.1 of 8, round 2 of 2 in “Review Each Focus Area”"  # its name first (step_places.named)
+WHERE = "Review storage · step 4 of 8, round 2 of 2 in “Review Each Focus Area”"  # its name first (step_places.named)
 
 
 def html_of(client: Client, url: str) -> str:

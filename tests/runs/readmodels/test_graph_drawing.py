@@ -88,23 +88,28 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
             "5": place(3, 3),
         },
     )
+    for node in run.nodes:  # the loop's body holds two steps (step_places reads it from the workflow)
+        if node.place is not None and node.place.inner is not None:
+            node.place._parts = 2
     svg = screen(run)
     lines = [step_line(svg, node) for node in "12345"]
-    # The loop's two steps of one round told apart as the outline numbers them (2.1, 2.2).
+    # The loop's two steps of one round told apart by their part of the round, the card's title naming the
+    # step (the whole, "step 2 of 3, round 1, part 1 of 2", crosses a card's border).
     assert lines == [
         "step 1 of 3",
-        "step 2.1 of 3, round 1",
-        "step 2.2 of 3, round 1",
-        "step 2.2 of 3, round 1",
+        "round 1, part 1 of 2",
+        "round 1, part 2 of 2",
+        "round 1, part 2 of 2",
         "step 3 of 3",
     ]
-    assert lines == [node.place.words for node in run.nodes if node.place is not None]  # as StepPlace says it
+    # Pieces of what the steps list says, in its words and numbers.
+    assert all(line in node.place.words for line, node in zip(lines, run.nodes, strict=True) if node.place)
     assert "↻" not in svg  # the round is in the words: no second mark for it, and none in the legend
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown="5")}
     # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
     assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "4")) == ["checkpoint"]
     assert len(re.findall(r'<text class="ct"', card(svg, "4"))) == 1
-    assert "made by a checkpoint during step 2.2 of 3, round 1" in card(svg, "4")
+    assert "made by a checkpoint during step 2 of 3, round 1, part 2 of 2" in card(svg, "4")
     assert all(len(line) <= graph_drawing.SUB_CHARS for line in lines)
 
 

@@ -38,19 +38,22 @@ def test_each_step_passed_over_is_numbered_as_the_outline_and_says_why(service_c
     assert skipped_steps.into_nodes([run.node_at("verify", 1), run.node_at("intake")]) == {}
 
 
-def test_outline_numbers_are_the_workflow_pages(service_catalog):
+def test_outline_places_are_the_run_pages(service_catalog):
     install(service_catalog["extra"])
     run = traced_run(until="phase-1")
     steps = compiled_workflow(Run.objects.get(public_id=run.run_id).pinned_id)["steps"]
-    numbers = skipped_steps.outline_numbers(steps)
-    assert [numbers[step] for step in ("intake", "phase-0b", "verify-slices", "verify", "polish-pass", "wrap-up")] == [
-        "1",
-        "2",
-        "5",
-        "5.1",
-        "6.1",
-        "7",
+    places = skipped_steps.outline_places(steps)
+    # The workflow page's 5.1: the loop's entry; a loop of one step has no part to tell.
+    assert [places[step] for step in ("intake", "phase-0b", "verify-slices", "verify", "polish-pass", "wrap-up")] == [
+        ("1", None),
+        ("2", None),
+        ("5", None),
+        ("5", None),
+        ("6", None),
+        ("7", None),
     ]
+    skipped = skipped_steps.SkippedStep(number="5", length=7, title="Verify", how="skipped", why="", part=(1, 2))
+    assert skipped.place == "step 5 of 7, part 1 of 2, skipped"  # never "5.1 of 7", read as a fraction
 
 
 def test_the_run_pages_list_says_a_skipped_step_where_it_would_stand(client: Client, service_catalog):

@@ -1,8 +1,8 @@
 """Where a step sits in its workflow's outline (runs/readmodels/step_places.py): "step 2 of 3", and in a
-loop "step 2.2 of 3, round 2 of 3 in “Verify each slice”" (the step numbered as the workflow page's outline
-numbers it, so two steps of one round differ; the loop named as its workflow names it), never the count of
-steps taken, which runs past the outline's length as soon as a loop repeats. The run page's steps, its
-where-line, its panels, the graph and the node page all say it, the round in one format everywhere."""
+loop "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”" (the part of the round said, so two
+steps of one round differ without the outline's "2.2", read as a fraction; the loop named as its workflow names
+it), never the count of steps taken, which runs past the outline's length as soon as a loop repeats. The run
+page's steps, its where-line, its panels, the graph and the node page all say it, the round in one format everywhere."""
 
 from __future__ import annotations
 
@@ -31,36 +31,42 @@ def test_a_place_is_the_cursors_outline_entry_and_its_loops_round():
 
 def test_the_dashboard_names_a_step_before_its_number():
     looped = step_places.place(3, 2, (0, 0, 0, 1, 0, 0, 0, 0), 0, loops=("",) * 3 + ("Review each area",) + ("",) * 4)
-    assert (
-        step_places.named("Review storage", looped) == "Review storage · step 4.1 of 8, round 2 in “Review each area”"
-    )
+    assert step_places.named("Review storage", looped) == "Review storage · step 4 of 8, round 2 in “Review each area”"
     assert step_places.named("Deploy", StepPlace(position=3, length=5)) == "Deploy · step 3 of 5"
     assert step_places.named("Deploy", None) == "Deploy"  # its place not known: its name alone
     assert step_places.named("", StepPlace(position=3, length=5)) == "step 3 of 5"
 
 
 def test_inside_a_loop_of_several_steps_the_place_keeps_which_as_the_outline_numbers_them():
-    assert step_places.place("1", "2", OUTLINE, "1") == StepPlace(position=2, length=3, round=2, inner=2)
-    assert step_places.place(1, 2, OUTLINE, 0).words == "step 2.1 of 3, round 2"
-    assert step_places.place(1, 2, OUTLINE, 1).words == "step 2.2 of 3, round 2"
-    # A loop of one step reads as the same pattern, its step numbered as the outline numbers it (2.1).
-    assert step_places.place(1, 2, ONE_STEP_LOOP, 0) == StepPlace(position=2, length=3, round=2, inner=1)
+    # On the wire, as the outline numbers it: the loop at entry 2, its second step.
+    found = step_places.place("1", "2", OUTLINE, "1")
+    assert found is not None and found.model_dump() == StepPlace(position=2, length=3, round=2, inner=2).model_dump()
+    assert step_places.place(1, 2, OUTLINE, 0).words == "step 2 of 3, round 2, part 1 of 2"
+    assert step_places.place(1, 2, OUTLINE, 1).words == "step 2 of 3, round 2, part 2 of 2"
+    # A loop of one step reads as the same pattern, with no part to tell apart (the wire keeps the outline's 2.1).
+    one = step_places.place(1, 2, ONE_STEP_LOOP, 0)
+    assert one is not None and one.model_dump() == StepPlace(position=2, length=3, round=2, inner=1).model_dump()
+    assert step_places.place(1, 2, ONE_STEP_LOOP, 0).words == "step 2 of 3, round 2"
 
 
 def test_a_loop_is_named_by_its_title_and_its_rounds_counted_when_fixed_on_entry():
     loops = ("", "Review each area", "")
     # forEach: its items fixed on entry; for: its count; a loop until a condition holds: no count to give.
     each = step_places.place(1, 2, OUTLINE, 0, loops=loops, frame={"iteration": 2, "items": ["a", "b", "c"]})
-    assert each is not None and each.words == "step 2.1 of 3, round 2 of 3 in “Review each area”"
+    assert each is not None and each.words == "step 2 of 3, round 2 of 3, part 1 of 2 in “Review each area”"
     counted = step_places.place(1, 1, OUTLINE, 0, loops=loops, frame={"iteration": 1, "count": 4})
-    assert counted is not None and counted.words == "step 2.1 of 3, round 1 of 4 in “Review each area”"
-    assert counted.brief == "step 2.1 of 3, round 1 of 4"  # a graph card or a phone row: the loop unnamed
+    assert counted is not None and counted.words == "step 2 of 3, round 1 of 4, part 1 of 2 in “Review each area”"
+    assert counted.brief == "step 2 of 3, round 1 of 4, part 1 of 2"  # a phone row or a chip: the loop unnamed
     long = step_places.place(1, 149, OUTLINE, 1, loops=loops, frame={"iteration": 149, "count": 150})
-    # A card's width: the outline's length left out, never the round's total.
-    assert long is not None and long.brief_in(27) == "step 2.2, round 149 of 150"
-    assert counted.brief_in(27) == counted.brief
+    # A card's width (its title names the step): the step, then the part's count left out, never the round's.
+    assert counted.brief_in(27) == "round 1 of 4, part 1 of 2"
+    assert long is not None and long.brief_in(27) == "round 149 of 150, part 2"
+    one = step_places.place(1, 149, ONE_STEP_LOOP, 0, loops=loops, frame={"iteration": 149, "count": 150})
+    assert one is not None and one.brief_in(27) == "round 149 of 150"  # the card's title names the step
+    short = step_places.place(1, 2, ONE_STEP_LOOP, 0, loops=loops, frame={"iteration": 2, "count": 3})
+    assert short is not None and short.brief_in(27) == short.brief == "step 2 of 3, round 2 of 3"
     open_ended = step_places.place(1, 5, OUTLINE, 0, loops=loops, frame={"iteration": 5})
-    assert open_ended is not None and open_ended.words == "step 2.1 of 3, round 5 in “Review each area”"
+    assert open_ended is not None and open_ended.words == "step 2 of 3, round 5, part 1 of 2 in “Review each area”"
     # The loop's title as the file writes it, a placeholder in brackets, never raw braces.
     titled = step_places._outline({"steps": [{"id": "l", "kind": "loop", "title": "Review {{x}}", "body": [{}]}]})
     assert titled.loops == ("Review [x]",)
@@ -72,25 +78,26 @@ def test_a_looped_run_says_its_outline_position_and_round_not_the_steps_taken(se
     run = Run.objects.get(public_id=looped.run_id)
     places = step_places.of_run(run)
     first_step = Node.objects.get(run=run, depth=1)
-    assert places[first_step.pk].words == "step 2.1 of 3, round 1 of 3 in “Verify each slice”"
+    assert places[first_step.pk].words == "step 2 of 3, round 1 of 3, part 1 of 2 in “Verify each slice”"
     words = [p.words if p else "" for _, p in sorted((n.depth, places.get(n.pk)) for n in run.nodes.all())]
     assert words[0] == "step 1 of 3"
     assert (
-        "step 2.1 of 3, round 3 of 3 in “Verify each slice”" in words
+        "step 2 of 3, round 3 of 3, part 1 of 2 in “Verify each slice”" in words
     )  # the sixth step taken is still the outline's second entry
     assert all(" of 3" in w for w in words if w)  # never "step 6"
     detail = run_view.run_detail(looped.run_id)
     said = [step.place.words for step in detail.steps if step.place is not None]
-    # The loop's two steps are told apart by their numbers as the outline gives them (2.1, 2.2), the loop by its
-    # title.
+    # The loop's two steps are told apart by their part of the round, the loop by its title.
     assert said[:3] == [
         "step 1 of 3",
-        "step 2.1 of 3, round 1 of 3 in “Verify each slice”",
-        "step 2.2 of 3, round 1 of 3 in “Verify each slice”",
+        "step 2 of 3, round 1 of 3, part 1 of 2 in “Verify each slice”",
+        "step 2 of 3, round 1 of 3, part 2 of 2 in “Verify each slice”",
     ]
     assert [step.place.inner for step in detail.steps[1:3] if step.place] == [1, 2]  # the outline's 2.1, 2.2
     assert detail.where is not None
-    assert detail.where.words == "Record what the slice showed · step 2.2 of 3, round 2 of 3 in “Verify each slice”"
+    assert detail.where.words == (
+        "Record what the slice showed · step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”"
+    )
 
 
 def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
@@ -102,15 +109,20 @@ def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
     assert detail.where is not None and detail.where.words == "Run tests · step 1 of 2"
 
 
-def test_two_steps_of_one_round_are_told_apart_by_the_outlines_numbers():
+def test_two_steps_of_one_round_are_told_apart_by_their_part_of_the_round():
     loops = ("", "Verify each slice", "")
     frame = {"iteration": 1, "count": 3}
     verify, record = (step_places.place(1, 1, OUTLINE, inner, loops=loops, frame=frame) for inner in (0, 1))
     assert verify is not None and record is not None
     assert (verify.number, record.number) == ("2.1", "2.2")
     assert verify.words != record.words
-    assert record.words == "step 2.2 of 3, round 1 of 3 in “Verify each slice”"
-    assert (verify.brief, record.brief) == ("step 2.1 of 3, round 1 of 3", "step 2.2 of 3, round 1 of 3")
+    assert record.words == "step 2 of 3, round 1 of 3, part 2 of 2 in “Verify each slice”"
+    assert (verify.brief, record.brief) == (
+        "step 2 of 3, round 1 of 3, part 1 of 2",
+        "step 2 of 3, round 1 of 3, part 2 of 2",
+    )
+    # Nothing reads as a fraction of the outline ("2.2 of 3").
+    assert not any("2.1" in w or "2.2" in w for p in (verify, record) for w in (p.words, p.brief, p.brief_in(27)))
 
 
 @pytest.mark.parametrize(
@@ -128,10 +140,10 @@ def test_a_round_is_counted_from_one_in_one_format(round_, frame, said):
     where = step_places.place(1, round_, OUTLINE, 1, loops=("", "Verify each slice", ""), frame=frame)
     assert where is not None
     assert where.round_words == said
-    assert where.brief == f"step 2.2 of 3, {said}"
-    assert where.words == f"step 2.2 of 3, {said} in “Verify each slice”"
-    # A card too narrow for the whole leaves out the outline's length, never the round's numbers.
-    assert where.brief_in(10).endswith(said) and said in where.brief_in(27)
+    assert where.brief == f"step 2 of 3, {said}, part 2 of 2"
+    assert where.words == f"step 2 of 3, {said}, part 2 of 2 in “Verify each slice”"
+    # A card too narrow for the whole leaves out the step and the part's count, never the round's numbers.
+    assert where.brief_in(10) == f"{said}, part 2" and said in where.brief_in(27)
 
 
 def test_a_stretch_of_rounds_says_its_rounds_in_the_same_format():
@@ -153,4 +165,5 @@ def test_one_node_reads_the_same_in_the_graph_and_the_steps_list(service_catalog
         assert node.place == step.place
         # The graph's words are the list's without the loop's name: same numbers, same format.
         assert step.place.words.startswith(graph_drawing.step_words(node))
-        assert step.place.words.startswith(graph_drawing.step_words(node, narrow=True))
+        # A card's shorter words are a piece of the list's: never other numbers or another format.
+        assert graph_drawing.step_words(node, narrow=True) in step.place.words
