@@ -71,7 +71,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         screenshot(page, "operator-fork-form")
         # The form and the resume message say what they do in plain words; tokens wait in "For developers".
         assert_plain_words(page)
-        expect(page.locator("#branch-title")).to_have_text("Branch from here")
+        expect(page.locator("#branch-title")).to_have_text("Start a new branch from here")
         expect(page.locator("#fork-what")).to_contain_text("this page then gives the message that sets the agent going")
         page.get_by_role("button", name="Preview the change").click()
         expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
