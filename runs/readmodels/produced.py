@@ -1,6 +1,8 @@
 """What a branch produced, said in a few words for the line under a run's header: "verdict “Request changes”
-· 3 findings (1 critical) · coding hand-off · 2 changed files". The sections that hold them follow the run's
-card, before its graph and steps; each part of the line names one of them and the id of its heading to jump to.
+· findings · coding hand-off · changed files". The sections that hold them follow the run's card, before its
+graph and steps; each part of the line names one of them and the id of its heading to jump to. The findings
+and the changed files are named, not counted: their folded sections say how many and of what kind
+(fold_lines.py), once.
 
 Also the people's words for the artifact kinds a step recorded ("Changed files" for
 `mr_review.changed_files`): the kind itself is for developers and stays in the JSON shown under them."""
@@ -21,8 +23,6 @@ FILES_ANCHOR = "files-title"
 OTHERS_ANCHOR = "artifacts-title"
 # A hand-off section's id is numbered in the order of `ArtifactTables.handoffs`: the first is "handoff-1".
 FIRST_HANDOFF_ANCHOR = "handoff-1"
-# Severities a person must look at first: the line counts the worst of them beside the total.
-URGENT = ("critical", "major")
 
 
 @dataclass(frozen=True)
@@ -40,14 +40,14 @@ def of_tables(tables: ArtifactTables, verdict: str | None = None) -> list[Produc
     if verdict:
         parts.append(Produced(f"verdict “{verdict}”", VERDICT_ANCHOR))
     if tables.findings:
-        parts.append(Produced(_findings_words(tables), FINDINGS_ANCHOR))
+        parts.append(Produced("findings", FINDINGS_ANCHOR))
     handoffs = tables.handoffs
     if handoffs:
         title = _lower_first(handoffs[0].title)
         words = title if len(handoffs) == 1 else f"{len(handoffs)} {title}s"
         parts.append(Produced(words, FIRST_HANDOFF_ANCHOR))
     if tables.changed_files:
-        parts.append(Produced(_count(len(tables.changed_files), "changed file"), FILES_ANCHOR))
+        parts.append(Produced("changed files", FILES_ANCHOR))
     others = tables.not_handoffs
     if others:
         words = _lower_first(others[0].title) if len(others) == 1 else _count(len(others), "other artifact")
@@ -64,15 +64,6 @@ def kind_titles(artifacts: Iterable[Any]) -> list[str]:
         if title not in seen:
             seen.append(title)
     return seen
-
-
-def _findings_words(tables: ArtifactTables) -> str:
-    """ "3 findings (1 critical)": the findings are sorted worst first, so the first names the worst."""
-    total = _count(len(tables.findings), "finding")
-    worst = tables.findings[0].severity
-    if worst not in URGENT:
-        return total
-    return f"{total} ({sum(1 for f in tables.findings if f.severity == worst)} {worst})"
 
 
 def _count(n: int, noun: str) -> str:

@@ -608,13 +608,29 @@ def _step_number(tree: branches.RunBranches, node: Node) -> int | None:
 
 
 def next_in_words(entries: list[BranchEntry]) -> str:
-    """How the run went on from a node, counted: '1 by the agent, 1 started by hand'."""
-    said = {"step": "by the agent", "checkpoint": "by a checkpoint", "fork": "started by hand"}
+    """How the run went on from a node, in plain words: '2 branches, both taken by the agent',
+    '3 branches, 2 taken by the agent, 1 started by hand'."""
+    said = {"step": "taken by the agent", "checkpoint": "a checkpoint the agent saved", "fork": "started by hand"}
     counts = {via: sum(1 for entry in entries if entry.via == via) for via in said}
     shown = [(count, said[via]) for via, count in counts.items() if count]
-    if len(shown) == 1 and shown[0][0] == 1:
-        return shown[0][1]
-    return ", ".join(f"{count} {words}" for count, words in shown)
+    total = len(entries)
+    if total == 1:
+        return shown[0][1] if shown else ""
+    if len(shown) == 1:
+        everyone = "both" if total == 2 else f"all {total}"
+        return f"{total} branches, {everyone} {shown[0][1]}"
+    return f"{total} branches, " + ", ".join(f"{count} {words}" for count, words in shown)
+
+
+def recorded_with_branches(node: NodeDetail) -> list[tuple[StepEntry, int | None]]:
+    """Each answer recorded at a node with the branch it went on as, where that tells them apart: at a fork
+    point two answers to the same step differ by branch ("Branch 3's answer"); a node with one answer, or
+    whose answers all went on as one branch, needs no label (None)."""
+    went_on_as = {entry.node_id: entry.branch for entry in node.branches}
+    labels = [went_on_as.get(entry.child_id) if entry.child_id else None for entry in node.recorded]
+    if len({label for label in labels if label is not None}) < 2:
+        return [(entry, None) for entry in node.recorded]
+    return list(zip(node.recorded, labels, strict=True))
 
 
 def _ref(tree: branches.RunBranches, node: Node, titles: dict[int, str], places: dict[int, StepPlace]) -> NodeRef:

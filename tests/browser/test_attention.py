@@ -103,6 +103,14 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     assert copy.evaluate("b => getComputedStyle(b).backgroundColor") == accent
     box = copy.bounding_box()
     assert box is not None and box["y"] + box["height"] <= (sized_page.viewport_size or {})["height"], box
+    # The button leads, big; the raw text is folded under it (friction11 9), one key press away for whoever checks.
+    assert copy.evaluate("b => parseFloat(getComputedStyle(b).fontSize)") >= 16
+    message = panel.locator(".agent-message")
+    expect(message).not_to_be_visible()
+    panel.get_by_text("Show the message").focus()
+    sized_page.keyboard.press("Enter")
+    expect(message).to_be_visible()
+    assert_fits(sized_page)
     # Said in the page's head and in the panel (and by the chip on the run's card beside them on a desktop);
     # whose move and the move in the same chips, nowhere else.
     expect(sized_page.locator(".page-head .state-chip")).to_have_text("Stalled · your move: resume it")

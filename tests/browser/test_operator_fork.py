@@ -71,7 +71,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         screenshot(page, "operator-fork-form")
         # The form and the resume message say what they do in plain words; tokens wait in "For developers".
         assert_plain_words(page)
-        expect(page.locator("#branch-title")).to_have_text("Branch from here")
+        expect(page.locator("#branch-title")).to_have_text("Start a new branch from here")
         expect(page.locator("#fork-what")).to_contain_text("this page then gives the message that sets the agent going")
         page.get_by_role("button", name="Preview the change").click()
         expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
@@ -129,7 +129,9 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         screenshot(page, "operator-fork-run")
         assert_plain_words(page)
         page.goto(f"{site}/nodes/{root_node}/")
-        expect(page.locator("#branches-title")).to_have_text("Next steps (2): 1 by the agent, 1 started by hand")
+        expect(page.locator("#branches-title")).to_have_text(
+            "Next steps: 2 branches, 1 taken by the agent, 1 started by hand"
+        )
         expect(page.locator(f'.next-nodes a[href="/nodes/{new_node}/"]')).to_contain_text("Prepare · step 1 of 5")
         screenshot(page, "operator-fork-parent-node")
         page.wait_for_load_state("networkidle")

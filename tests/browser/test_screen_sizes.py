@@ -85,7 +85,8 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
     # What the run produced is named on the first screen, under its header; a link jumps to the findings.
     produced = sized_page.locator("#run-produced")
-    expect(produced).to_contain_text("3 findings (1 critical)")
+    expect(produced).to_contain_text("findings · changed files")  # named: the folds below count them, once
+    expect(produced).not_to_contain_text("3 findings")
     expect(produced).to_be_in_viewport()
     # What it produced comes before how it got there: the findings above the branch graph and the steps.
     findings, graph, steps = (
@@ -124,7 +125,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     expect(details).to_contain_text(REVIEW)
     expect(details).to_contain_text("Nodes")
     keep_screenshot(sized_page, "forked-review-details")
-    produced.get_by_role("link", name="3 findings (1 critical)").click()
+    produced.get_by_role("link", name="findings").click()
     expect(sized_page.locator("#findings-title")).to_be_in_viewport()
     expect(sized_page.locator("#findings-fold table.findings")).to_be_visible()  # the jump opens the fold
     assert sized_page.url.endswith("#findings-title")
@@ -272,7 +273,7 @@ def test_a_node_page(sized_page, console_log, site, forked):
     resume = sized_page.locator("#branch-here").bounding_box()
     assert recorded is not None and resume is not None
     assert recorded["y"] < resume["y"]
-    expect(sized_page.locator("#branch-title")).to_have_text("Resume the agent here")
+    expect(sized_page.locator("#branch-title")).to_have_text("Resume this branch here")
     expect(sized_page.locator("#branch-fold-why")).to_have_text(
         "The agent is on this step now: only for when it stops."
     )

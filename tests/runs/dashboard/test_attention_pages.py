@@ -126,6 +126,10 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     assert "The agent's instructions for this step</summary>" in fold
     assert "<strong>ask them to approve it</strong>" in fold
     assert panel.index('class="next-move"') < panel.index("to-approve") < panel.index("asks-fold")
+    # The notes to review are said once, in the panel; the step that recorded them links there (friction11 1).
+    steps = html.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
+    assert "Planned it: two modules, one migration." not in steps and html.count("Planned it: two modules") == 1
+    assert 'href="#to-approve-1">to review there</a>' in steps
 
 
 def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, service_catalog):

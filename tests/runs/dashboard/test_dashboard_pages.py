@@ -260,7 +260,13 @@ def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(cli
     message = between(node, 'id="node-message">', "</pre>").removeprefix('id="node-message">')
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken &quot;" + token)
     heading = between(node, 'id="branches-title"', "</h2>")
-    assert "Next steps" in heading and "(2)" in heading and "by the agent" in heading
+    assert heading.endswith(">Next steps: 2 branches, both taken by the agent")
+    # The two answers recorded at this fork point each say the branch they went on as, from the branches'
+    # typed numbers (friction11 5), in the order of the next steps.
+    recorded = between(node, 'id="recorded-title"', "</section>")
+    said = re.findall(r"<h3>Branch (\d+)'s answer</h3>", recorded)
+    went_on = re.findall(r">Branch (\d+) · ", between(node, 'class="steps next-nodes"', "</ol>"))
+    assert said == went_on and len(set(said)) == 2, (said, went_on)
     # the node's own stateToken, in the message and alone; each next node's is on its own page
     assert node.count("st1_") == 2
     next_nodes = between(node, 'class="steps next-nodes"', "</ol>")
@@ -546,7 +552,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     assert "Resume…" not in html and 'class="left-behind-line"' not in html
     tip = re.findall(r"\?tip=(\d+)", others)[0]
     left = page(client, f"/nodes/{tip}/")
-    assert "Resume the agent here" in left and 'id="step-state">Left behind</span>' in left
+    assert "Resume this branch here" in left and 'id="step-state">Left behind</span>' in left
     assert "No agent works on this branch any more: to take it up again, copy the message" in left
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis

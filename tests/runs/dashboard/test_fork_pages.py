@@ -98,7 +98,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     assert "Production, not staging." not in other.content.decode()  # not on the original branch
     parent_page = client.get(f"/nodes/{root}/").content.decode()
     heading = re.sub(r"<[^>]+>", "", between(parent_page, '<h2 id="branches-title">', "</h2>"))
-    assert " ".join(heading.split()) == "Next steps (2): 1 by the agent, 1 started by hand"
+    assert " ".join(heading.split()) == "Next steps: 2 branches, 1 taken by the agent, 1 started by hand"
     assert '<span class="tag">started by hand</span>' in parent_page
 
 

@@ -35,12 +35,16 @@ def text_of(html: str) -> str:
 def test_the_run_header_names_what_the_branch_produced_with_links_to_its_sections(client, built):
     html = page(client, f"/runs/{built.review_run}/")
     line = between(html, 'id="run-produced"', "</p>")
-    assert text_of("<p " + line) == "Produced on branch 1: 3 findings (1 critical) · 2 changed files"
+    assert text_of("<p " + line) == "Produced on branch 1: findings · changed files"
     assert re.findall(r'href="#([\w-]+)"', line) == ["findings-title", "files-title"]
     assert 'id="findings-title"' in html and 'id="files-title"' in html
     # The line, then the sections it jumps to, come before the branch graph and the step list.
     order = [html.index(f'id="{i}"') for i in ("run-produced", "findings-title", "files-title", "graph-title")]
     assert order == sorted(order) and order[-1] < html.index('id="steps-title"')
+    # Of a session's several runs, the run's card in the runs column counts its branches; the run's facts
+    # line does not say it again (friction11 item 1).
+    counted = re.findall(r"<span>(\d+) branches</span>", html)
+    assert len(counted) == 1 and f"<li>{counted[0]} branches</li>" not in html, counted
 
 
 def test_the_runs_ids_wait_in_a_fold_and_the_facts_say_branches_not_nodes(client, built):
@@ -48,7 +52,7 @@ def test_the_runs_ids_wait_in_a_fold_and_the_facts_say_branches_not_nodes(client
     facts = between(html, 'id="run-facts"', "</ul>")
     shown = facts.split('<details class="run-details"', 1)[0]
     assert built.review_run not in shown and REVIEW not in shown and "node" not in shown
-    assert "3 branches" in text_of(shown)
+    assert "branches" not in text_of(shown)  # counted once, by the run's card in the runs column (friction11 1)
     fold = between(html, 'id="run-details"', "</details>")
     assert f'id="run-id-{built.review_run}">{built.review_run}</code>' in fold
     assert f'data-copy-target="run-id-{built.review_run}"' in fold  # copyable
@@ -64,11 +68,11 @@ def test_the_node_page_says_resume_and_fork_in_plain_words_with_tokens_for_the_a
     review = Node.objects.filter(run__public_id=built.review_run)
     forked = next(n for n in review.order_by("depth") if n.children.count() > 1)
     html = page(client, f"/nodes/{forked.public_id}/")
-    # A step the run went on from: one "Branch from here" card, its two ways each folded.
+    # A step the run went on from: one "Start a new branch from here" card, its two ways each folded.
     card = between(html, 'id="branch-title"', "</section>")
     said, api = card.split('<details class="raw-token">', 1)
     said = said.replace(between(said, 'id="node-message"', "</pre>"), "")  # the message itself names tokens
-    assert said.startswith('id="branch-title">Branch from here</h2>')
+    assert said.startswith('id="branch-title">Start a new branch from here</h2>')
     assert "give an agent the message (its answer here starts the branch)" in text_of(said)
     assert "ackToken" not in said and "acknowledging" not in said and "node" not in text_of(said)
     assert "For developers</summary>" in api and "acknowledging it again starts a new branch" in api
