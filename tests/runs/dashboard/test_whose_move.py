@@ -172,7 +172,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # mostly the agent's retries, with the other states after it.
     umbrella = text.split('<li class="chip-umbrella">')[1].split("</li>")[0]
     assert 'href="?status=needs_you"' in umbrella and 'href="?status=stalled"' in umbrella
-    assert '1 needs you</a>' in umbrella and '1 stalled</a>' in umbrella
+    assert "1 needs you</a>" in umbrella and "1 stalled</a>" in umbrella
     assert "state-blocked" not in umbrella
     assert text.count('href="?status=needs_you"') == 1 and 'href="?status=blocked"' in text
 
