@@ -20,7 +20,8 @@ from tests.support.mcp_calls import start_workflow
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
-URGENT_FIRST = ["needs_you", "blocked", "stalled", "running", "canceled", "done"]
+# The block the agent is still retrying is the agent's move: after the stalled one, yours (friction11 7).
+URGENT_FIRST = ["needs_you", "stalled", "blocked", "running", "canceled", "done"]
 
 
 @pytest.fixture
