@@ -119,14 +119,23 @@ class Section:
 
 
 def sections(page: SessionPage) -> list[Section]:
-    """The page's sessions under their group headings (one section without a heading when not grouped). A
-    lone "Not in a repository" group keeps its heading: grouping is on, and the heading shows it applies."""
-    if not page.groups:
+    """The page's sessions under their group headings (one section without a heading when not grouped, or
+    when the whole list is one group: one_group says so above the table instead)."""
+    if not page.groups or one_group(page):
         return [Section(None, page.items)]
     return [
         Section(session_groups.words(h, h.count), page.items[h.first_index : h.first_index + h.count])
         for h in page.groups
     ]
+
+
+def one_group(page: SessionPage) -> str:
+    """The line above the list when grouping is on and every session is in one group (on a single page: a
+    later page could start another), else "". It replaces a lone heading row, which reads like a row."""
+    if len(page.groups) != 1 or page.pages != 1:
+        return ""
+    heading = page.groups[0]
+    return session_groups.all_in_one(session_groups.words(heading, heading.count))
 
 
 @require_safe
@@ -167,6 +176,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "filters": filters,
             "params": params,
             "sections": sections(page),
+            "one_group": one_group(page),
             "titles": overview.row_titles(page.items),
             "statuses": [(name, page.state_counts.get(name, 0)) for name in STATUSES],
             "all_count": sum(page.state_counts.values()),
@@ -174,6 +184,13 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "your_move": states.YOUR_MOVE,
             "your_move_means": states.YOUR_MOVE_MEANS,
             "your_states": states.YOURS_ALWAYS,
+            # The "Your move" chip's reasons, written after it ("1 needs you, 1 stalled"): the states always
+            # yours that hold a session, or the one chosen.
+            "your_reasons": [
+                (name, page.state_counts.get(name, 0))
+                for name in states.YOURS_ALWAYS
+                if page.state_counts.get(name) or page.state == name
+            ],
             "sort": filters.sort,
             "default_sort": URGENCY_SORT,
             "sorts": SORTS,

@@ -126,7 +126,8 @@ def list_sessions(
     count_yours: bool = False,
 ) -> SessionPage:
     """`urgent_first`: within each group, the sessions that need someone most come first (states.URGENCY:
-    needs you, blocked, stalled, running, then the settled ones), each kind in `sort`'s order. `yours`: only
+    needs you, blocked once its agent stopped, stalled, running with the blocks the agent retries, then the settled
+    ones), each kind in `sort`'s order. `yours`: only
     the sessions whose move is yours (the dashboard's chip for people; `state` and `status` aside);
     `count_yours`: count them (SessionPage.yours) without filtering."""
     # NUL separates words too: PostgreSQL text cannot hold it (no stored text contains one).
@@ -387,6 +388,10 @@ def _urgency(cutoff: datetime) -> Case:
     names its state, as for the chips."""
     conditions = _first_match_conditions(cutoff).items()
     whens = [When(condition, then=Value(states.URGENCY[name])) for name, condition in conditions]
+    # A block the agent is still retrying (nothing recorded for less than the stall window) is the agent's
+    # move: it sorts with the running sessions, after every one that is yours; red and early once it has stopped.
+    retrying = dict(conditions)["blocked"] & Q(updated_at__gte=cutoff)
+    whens.insert(list(dict(conditions)).index("blocked"), When(retrying, then=Value(states.URGENCY["running"])))
     return Case(*whens, default=Value(states.URGENCY["running"]), output_field=IntegerField())
 
 

@@ -24,3 +24,13 @@ def words(heading: SessionGroupHeading, count: int) -> GroupWords:
         return GroupWords(OUTSIDE_ANY_REPOSITORY, "", "", count)
     branch = "" if heading.git_branch is None else heading.git_branch or NO_BRANCH
     return GroupWords(heading.repository_name, branch, heading.workspace_path, count)
+
+
+def all_in_one(group: GroupWords) -> str:
+    """The line above a list whose sessions all share one group, in place of a lone heading row: the grouping
+    visibly applies without a bar that reads like a row ("All 6 sessions are outside a git repository")."""
+    many = f"All {group.count} sessions are" if group.count > 1 else "The one session is"
+    if not group.path:
+        return f"{many} outside a git repository"
+    branch = f", git branch {group.branch}" if group.branch else ""
+    return f"{many} in the repository {group.name}{branch}"

@@ -98,6 +98,9 @@ class NextMove:
     words: str
     # The same move inside the state's one chip, after its label: whose (unless the label says it) and the move.
     chip_words: str
+    # The chip's move where a line is narrow (a run card): whose move alone, the move itself told in the body
+    # ("agent's move", not "agent's move: resend the step" broken inside its pill).
+    short_words: str
 
     @property
     def css(self) -> str:
@@ -187,7 +190,8 @@ def next_move(state: str, move: Move, *, held_by_you: bool = False) -> NextMove 
         chip = action
     else:
         chip = f"{CHIP_MOVE_WORDS[move]}: {action}" if action else CHIP_MOVE_WORDS[move]
-    return NextMove(state, move, f"{whose}: {action}" if action else whose, chip)
+    short = chip if state in SAYS_WHOSE and move == MOVES[state] and action else CHIP_MOVE_WORDS[move]
+    return NextMove(state, move, f"{whose}: {action}" if action else whose, chip, short)
 
 
 # The states that are always the person's move (MOVES): the sessions list draws their chips inside its "Your move"

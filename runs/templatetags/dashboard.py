@@ -159,12 +159,12 @@ def _tag_state(value: Any) -> tuple[str, bool]:
 
 
 @register.simple_tag
-def state_chip(state: Any, value: Any = None, badge_id: str = "") -> str:
+def state_chip(state: Any, value: Any = None, badge_id: str = "", short: bool = False) -> str:
     """A state and whose move it is as ONE chip (states.NextMove.chip_words): the state's badge in its colour,
     joined to the move in the colour of whose it is ("Needs you · confirm", "Running · agent's move"); the
     badge alone where nobody has a move. `state` is the badge's; `value` says the move (move_of: a
     whereabouts, panel, branch or blocked step), the state itself by default; `badge_id` names the badge
-    (a live region's pill)."""
+    (a live region's pill); `short`: a narrow place's chip (NextMove.short_words: whose move alone)."""
     state = str(state)
     source = state if value is None or value == "" else value
     move_state, held_by_you = _tag_state(source)
@@ -182,7 +182,7 @@ def state_chip(state: Any, value: Any = None, badge_id: str = "") -> str:
         badge,
         label.css,
         label.move,
-        label.chip_words,
+        label.short_words if short else label.chip_words,
     )
 
 

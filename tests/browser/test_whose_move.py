@@ -59,20 +59,24 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     label = chip.locator(".move")
     expect(chip).to_have_text("Blocked · agent's move: resend the step")
     expect(label).to_be_in_viewport()
-    expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Blocked · agent's move: resend the step")
+    # A run card is narrow: its chip says whose move alone, the move told in the body, and no pill breaks
+    # inside itself (friction11 10).
+    expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Blocked · agent's move")
     card = sized_page.locator(".runs-nav .run-link")
-    if card.is_visible():  # a narrow card: the chip's move breaks inside the pill, not past the card's edge
+    if card.is_visible():
         edge, move = card.bounding_box(), card.locator(".move").bounding_box()
         assert edge and move and move["x"] + move["width"] <= edge["x"] + edge["width"], (edge, move)
+        assert on_one_line(card.locator(".move")) and on_one_line(card.locator(".badge"))
     expect(panel.locator("h3 .move")).to_have_count(0)
     expect(sized_page.locator(".run-head .move")).to_have_count(0)
-    assert colour(label, "color") != colour(sized_page.locator(".page-head .badge.state-blocked"), "color")
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
-    # The badge too is calm while the agent retries: Blocked's red only on its dashed edge and word, no fill.
+    # The badge too is calm while the agent retries: the agent's grey family, its name kept with a small red
+    # mark for the refusal; no red fill, no red word (friction11 7).
     head_badge = sized_page.locator(".page-head .badge.state-blocked")
     red = css_colour(sized_page, "--bad")
     assert colour(head_badge, "backgroundColor") == css_colour(sized_page, "--surface")
-    assert colour(head_badge, "borderTopStyle") == "dashed" and colour(head_badge, "color") == red
+    assert colour(head_badge, "color") == colour(label, "color") != red
+    assert head_badge.evaluate("b => getComputedStyle(b, '::before').backgroundColor") == red
     # The agent's move: it retries by itself; the message for when it has stopped is one click away.
     expect(panel.locator("#blocked-next-1")).to_contain_text("normally resends the step by itself")
     button = panel.get_by_role("button", name=BUTTON)
@@ -93,13 +97,13 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none
     sized_page.reload()
     expect(label).to_have_text("your move: resume it")
-    expect(sized_page.locator(".runs-nav .move")).to_have_text("your move: resume it")
+    expect(sized_page.locator(".runs-nav .move")).to_have_text("your move")
     # Said by the chips alone: the head's, and the card's where the runs column shows (a phone folds a lone run's).
     shown = sized_page.locator(".state-chip .move:visible").count()
     assert sized_page.locator("body").inner_text().lower().count("your move") == shown
-    # In the amber that means "you act" everywhere (the solid "Needs you" badge's colour), not Blocked's red.
+    # In the solid amber that means "you act" everywhere (the "Needs you" badge's colour), not Blocked's red.
     amber = css_colour(sized_page, "--warn")
-    assert colour(label, "color") == amber
+    assert colour(label, "backgroundColor") == amber
     # No heading above it says the agent must act: the verdict says what is wrong.
     expect(panel.locator("h3")).to_have_text("Blocked: the agent did not attach the list of changed files.")
     assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
@@ -139,7 +143,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
         # Whole: the move never breaks inside its pill; a chip too wide for its line moves down whole
         # (friction10 7).
         assert on_one_line(row.locator(".move")), state
-        assert (colour(row.locator(".move"), "color") == amber) == (state != "blocked"), state
+        assert (colour(row.locator(".move"), "backgroundColor") == amber) == (state != "blocked"), state
     expect(rows.filter(has=sized_page.locator(".badge.state-canceled")).locator(".move")).to_have_count(0)
     expect(sized_page.locator("tr.session-row .move")).to_have_count(3)
     # The "Your move" chip counts exactly the rows whose chip says the move is theirs.
@@ -147,25 +151,32 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     # The chip for people comes first, the umbrella over the states that are the person's to act on, and
     # keeps exactly those rows: the one that needs the person, the stalled one.
     chips = sized_page.locator(".status-chips li")
-    expect(chips.first.locator(".chip-yours")).to_have_text("Your move 2")
-    assert colour(chips.first.locator(".chip-yours"), "color") == amber
+    # One call to action, "Your move: 2", solid amber; its reasons after it as plain links, not three counts
+    # in pills (friction11 6).
+    expect(chips.first.locator(".chip-yours")).to_have_text("Your move: 2")
+    assert colour(chips.first.locator(".chip-yours"), "backgroundColor") == amber
     umbrella = chips.first.locator("a:has(.chip-yours)")
     expect(umbrella).to_have_attribute("title", re.compile("Your move: the sessions waiting"))
-    # Its reasons sit inside it, one family, each its own state's filter: not a "Needs you" chip beside it; the
-    # Blocked chip, which holds the agent's retries too, stays with the others.
-    expect(chips.first.locator(".chip-reason")).to_have_text(["Needs you 1", "Stalled 1"])
-    expect(chips.first.locator(".badge.state-blocked")).to_have_count(0)
-    expect(sized_page.locator(".status-chips .badge.state-needs_you")).to_have_count(1)
+    # Its reasons follow it, each its own state's filter: not a "Needs you" chip beside it; the Blocked chip,
+    # which holds the agent's retries too, stays with the others.
+    expect(chips.first.locator(".chip-reasons")).to_have_text("1 needs you, 1 stalled")
+    expect(chips.first.locator(".chip-reason .badge")).to_have_count(0)
+    expect(chips.first.locator(".badge")).to_have_count(1)
+    expect(sized_page.locator(".status-chips .badge.state-needs_you")).to_have_count(0)
     expect(chips.nth(1)).to_contain_text("All ")
     expect(chips.nth(2)).to_contain_text("Blocked 1")
-    # Solid badges for what is yours to act on (Needs you, Stalled, in rows and in the filter alike); the
-    # blocked step the agent retries reads calm: no fill.
-    stalled = rows.filter(has=sized_page.locator(".badge.state-stalled")).locator(".badge")
-    fuchsia = css_colour(sized_page, "--stale")
-    assert colour(stalled, "backgroundColor") == fuchsia
-    assert colour(chips.first.locator(".badge.state-stalled"), "backgroundColor") == fuchsia
-    blocked = rows.filter(has=sized_page.locator(".badge.state-blocked")).locator(".badge")
-    assert colour(blocked, "backgroundColor") == css_colour(sized_page, "--surface")
+    # Your move is one solid amber pill, whatever the state's own badge (friction11 8): the stalled badge keeps
+    # its own soft fuchsia look. The blocked step the agent retries reads in the agent's grey family, its name
+    # kept with a small red mark; red is for a block that is yours (friction11 7).
+    stalled = rows.filter(has=sized_page.locator(".badge.state-stalled"))
+    assert colour(stalled.locator(".move"), "backgroundColor") == amber
+    assert colour(stalled.locator(".badge"), "backgroundColor") == css_colour(sized_page, "--stale-soft")
+    blocked = rows.filter(has=sized_page.locator(".badge.state-blocked"))
+    assert colour(blocked.locator(".badge"), "backgroundColor") == css_colour(sized_page, "--surface")
+    assert colour(blocked.locator(".badge"), "color") == colour(blocked.locator(".move"), "color")
+    assert colour(blocked.locator(".badge"), "color") != css_colour(sized_page, "--bad")
+    mark = blocked.locator(".badge").evaluate("b => getComputedStyle(b, '::before').backgroundColor")
+    assert mark == css_colour(sized_page, "--bad")
     umbrella.click()
     expect(sized_page).to_have_url(f"{site}/sessions/?status=yours")
     expect(rows).to_have_count(2)
@@ -189,7 +200,7 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     # "Needs you" and the move in the same amber, one chip: in the head and on the run's card, not again in the
     # run's header.
     expect(sized_page.locator(".page-head .state-chip")).to_have_text("Needs you · confirm")
-    assert colour(sized_page.locator(".page-head .move"), "color") == colour(panel.locator("h3.verdict-line"), "color")
+    assert colour(sized_page.locator(".page-head .move"), "backgroundColor") == amber  # the one solid amber pill
     expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Needs you · confirm")
     expect(sized_page.locator(".run-head .move")).to_have_count(0)
 

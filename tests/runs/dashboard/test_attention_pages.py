@@ -56,12 +56,13 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     # The badge says whose move it is: the state of the session's most urgent run, and a chip for each state
     # (a run that waits for the user is not counted as stalled, however long it waits).
     chips = html.split('class="status-chips"')[1].split("</ul>")[0]
-    for chip in ("Needs you 1", "Blocked 1", "Stalled 1", "Canceled 1"):
+    for chip in ("1 needs you", "Blocked 1", "1 stalled", "Canceled 1"):  # the first two: "Your move" reasons
         assert chip in chips, chips
     # The chips are the only state filter: no status dropdown says the same again.
     assert 'name="status"' not in html and "Stalled (1)" not in html
-    # Most urgent first: needs you, blocked, stalled, then the canceled one, dimmed.
-    order = [html.index(f">{key}</a>") for key in ("CONF-1", "MR-77", "STALL-1", "CANCEL-1")]
+    # Most urgent first: needs you, stalled, then the block the agent is still retrying (its move, not yours:
+    # friction11 7), then the canceled one, dimmed.
+    order = [html.index(f">{key}</a>") for key in ("CONF-1", "STALL-1", "MR-77", "CANCEL-1")]
     assert order == sorted(order)
     canceled_row = html.split(">CANCEL-1</a>")[0].rsplit("<tr ", 1)[1]
     assert 'class="session-row settled"' in canceled_row and 'data-state="canceled"' in canceled_row

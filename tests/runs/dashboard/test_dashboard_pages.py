@@ -70,9 +70,10 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     assert "KEY-03" in html and "KEY-04" not in html
     html = page(client, "/sessions/?sort=title&group=branch")
     assert html.index("KEY-00") < html.index("KEY-06")
-    # Every session outside any repository: one group, whose heading shows that grouping applies.
-    assert html.count('class="group-row"') == 1
-    assert '<span class="repo-name">Not in a repository</span> · 7' in html
+    # Every session outside any repository: one line above the list says so, not a heading row that reads like
+    # a row (friction11 6).
+    assert 'class="group-row"' not in html
+    assert ">All 7 sessions are outside a git repository</p>" in html
     Session.objects.filter(session_key__in=["KEY-00", "KEY-01"]).update(workspace_path="/src/shop", git_branch="main")
     Session.objects.filter(session_key="KEY-02").update(workspace_path="/src/blog", git_branch="main")
     branch = ' · branch <span class="mono">main</span> · '

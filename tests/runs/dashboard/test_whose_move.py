@@ -127,6 +127,19 @@ def test_the_one_chip_says_the_state_then_whose_move_and_the_move_each_once():
             assert states.label(state).lower() not in label.chip_words, state
 
 
+def test_a_narrow_chip_says_whose_move_alone():
+    # A run card's chip (friction11 10): whose move, the move itself told in the page's body; a state whose word
+    # says whose it is keeps its one-word move.
+    def short(state: str, move: states.Move) -> str:
+        label = states.next_move(state, move)
+        assert label is not None
+        return label.short_words
+
+    assert short("blocked", "agents") == "agent's move"
+    assert short("blocked", "yours") == short("stalled", "yours") == "your move"
+    assert short("needs_you", "yours") == "confirm"
+
+
 def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_catalog, settings):
     settings.WORKRAIL_STALL_MINUTES = 30
     made.waiting_for_user(service_catalog["extra"], key="CONF-1")
@@ -154,11 +167,12 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     assert 'data-move="yours">confirm</span>' in chip(rows["needs_you"]) and "your move" not in rows["needs_you"]
     assert 'class="state-chip"' not in rows["canceled"]  # nobody's move: the badge alone
     # The "Your move" chip counts the rows a person acts on: the one that needs them and the stalled one.
-    assert 'class="badge chip-yours">Your move 2</span>' in text
-    # Its reasons sit inside it (the states always yours), each its state's own filter; Blocked, mostly the
-    # agent's retries, with the other states after it.
+    assert 'class="badge chip-yours">Your move: 2</span>' in text
+    # Its reasons follow it as plain links (the states always yours), each its state's own filter; Blocked,
+    # mostly the agent's retries, with the other states after it.
     umbrella = text.split('<li class="chip-umbrella">')[1].split("</li>")[0]
     assert 'href="?status=needs_you"' in umbrella and 'href="?status=stalled"' in umbrella
+    assert "1 needs you</a>" in umbrella and "1 stalled</a>" in umbrella
     assert "state-blocked" not in umbrella
     assert text.count('href="?status=needs_you"') == 1 and 'href="?status=blocked"' in text
 
@@ -223,11 +237,11 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert "has not tried again for 45 minutes" in before_folds
     # One run: its card in the runs column carries the same chip as the head above (friction9 item 12).
     card = text.split('class="runs-nav"')[1].split("</nav>")[0]
-    assert tags(card) == ["yours"] and "your move: resume it</span>" in chip(card)
+    assert tags(card) == ["yours"] and "your move</span>" in chip(card)  # narrow: the move in the body
     listed = page(client, "/sessions/")
     row = listed.split('data-state="blocked"')[1].split('class="session-name"')[0]
     assert tags(row) == ["yours"] and "your move: resume it</span>" in row  # the head's words
-    assert 'class="badge chip-yours">Your move 1</span>' in listed
+    assert 'class="badge chip-yours">Your move: 1</span>' in listed
 
 
 def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, service_catalog, settings):
@@ -303,7 +317,7 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     # The list's chip for people counts it, as its row's tag says.
     listed = page(client, "/sessions/")
     assert tags(listed.split('<tr class="session-row')[1].split('class="session-name"')[0]) == ["yours"]
-    assert 'class="badge chip-yours">Your move 1</span>' in listed
+    assert 'class="badge chip-yours">Your move: 1</span>' in listed
 
 
 def test_with_several_runs_each_card_says_its_state_and_whose_move(client, service_catalog):
@@ -317,7 +331,7 @@ def test_with_several_runs_each_card_says_its_state_and_whose_move(client, servi
     assert 'class="badge state-running"' in cards and 'class="badge state-blocked"' in cards
     assert 'id="session-run-lines"' not in text
     said = "agent&#x27;s move: resend the step</span>"
-    assert tags(page_head(text)) == ["agents"] and said in page_head(text) and said in cards
+    assert tags(page_head(text)) == ["agents"] and said in page_head(text) and "agent&#x27;s move</span>" in cards
     assert tags(run_head(text)) == []
 
 

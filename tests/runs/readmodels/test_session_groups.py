@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from runs.contract.dashboard import SessionGroupHeading
-from runs.readmodels.session_groups import GroupWords, words
+from runs.readmodels.session_groups import GroupWords, all_in_one, words
 
 
 def heading(path: str, branch: str | None) -> SessionGroupHeading:
@@ -22,3 +22,12 @@ def test_a_repository_is_named_by_its_directory_and_its_branch_in_words():
     assert words(heading("/src/blog", "feature/x"), 2) == GroupWords("blog", "feature/x", "/src/blog", 2)
     assert words(heading("/src/blog", None), 3) == GroupWords("blog", "", "/src/blog", 3)  # grouped by repository
     assert words(heading("/src/blog", ""), 1).branch == "no branch seen"  # a detached HEAD
+
+
+def test_a_list_in_one_group_says_so_in_one_line():
+    # In place of a lone heading row (friction11 6).
+    assert all_in_one(words(heading("", None), 6)) == "All 6 sessions are outside a git repository"
+    assert all_in_one(words(heading("", None), 1)) == "The one session is outside a git repository"
+    in_blog = "All 2 sessions are in the repository blog, git branch main"
+    assert all_in_one(words(heading("/src/blog", "main"), 2)) == in_blog
+    assert all_in_one(words(heading("/src/blog", None), 3)) == "All 3 sessions are in the repository blog"

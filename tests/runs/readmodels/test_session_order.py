@@ -44,11 +44,13 @@ def test_the_sessions_that_need_someone_come_first_then_the_settled_ones_by_acti
     running = start_workflow(made.PLAN, context={"sessionKey": "RUN-1"})["session"]["sessionId"]
     stuck = blocked_review("MR-77")  # the newest
     urgent = overview.list_sessions(urgent_first=True).items
-    assert [item.state for item in urgent] == ["needs_you", "blocked", "stalled", "running", "canceled", "done"]
+    # The block the agent is still retrying is the agent's move: with the running ones (newest first), after
+    # every session that is yours (friction11 7).
+    assert [item.state for item in urgent] == ["needs_you", "stalled", "blocked", "running", "canceled", "done"]
     assert [item.session_id for item in urgent] == [
         waiting.session_id,
-        stuck.session_id,
         stalled.session_id,
+        stuck.session_id,
         running,
         canceled.session_id,
         done["session"]["sessionId"],
@@ -58,6 +60,10 @@ def test_the_sessions_that_need_someone_come_first_then_the_settled_ones_by_acti
     # Not asked (the API), the list keeps the latest activity first.
     latest = overview.list_sessions().items
     assert latest[0].session_id == stuck.session_id and latest[-1].session_id == waiting.session_id
+    # Once nothing has been recorded for the stall window the agent has stopped: the block is yours, up front.
+    _age(stuck.session_id, 45)
+    urgent = overview.list_sessions(urgent_first=True).items
+    assert [item.state for item in urgent][:3] == ["needs_you", "blocked", "stalled"]
 
 
 def test_the_urgency_orders_each_group_and_never_moves_a_session_to_another(service_catalog, settings):
