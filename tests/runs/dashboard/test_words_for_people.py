@@ -39,6 +39,9 @@ def test_the_catalog_shows_warnings_only_on_workflows_that_have_some(client, ser
 def test_grouped_by_branch_the_sessions_list_names_the_branch_once(client, service_catalog):
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-01"})
     Session.objects.filter(session_key="KEY-01").update(workspace_path="/src/shop", git_branch="main")
+    # A second group, so that each has its heading row (a list in one group says so in a line instead).
+    start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-01B"})
+    Session.objects.filter(session_key="KEY-01B").update(workspace_path="/src/shop", git_branch="dev")
     grouped = page(client, "/sessions/?group=branch")
     assert ' · branch <span class="mono">main</span>' in grouped  # the group's heading names it
     assert ">Git branch</th>" not in grouped
