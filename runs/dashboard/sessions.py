@@ -120,8 +120,8 @@ class Section:
 
 def sections(page: SessionPage) -> list[Section]:
     """The page's sessions under their group headings (one section without a heading when not grouped, or
-    when the whole list is one group: one_group says so above the table instead)."""
-    if not page.groups or one_group(page):
+    when the whole list is one group: one_group says so above the table instead, if the person chose it)."""
+    if not page.groups or _all_in_one_group(page):
         return [Section(None, page.items)]
     return [
         Section(session_groups.words(h, h.count), page.items[h.first_index : h.first_index + h.count])
@@ -129,13 +129,22 @@ def sections(page: SessionPage) -> list[Section]:
     ]
 
 
+def _all_in_one_group(page: SessionPage) -> bool:
+    return len(page.groups) == 1 and page.pages == 1
+
+
 def one_group(page: SessionPage) -> str:
-    """The line above the list when grouping is on and every session is in one group (on a single page: a
-    later page could start another), else "". It replaces a lone heading row, which reads like a row."""
-    if len(page.groups) != 1 or page.pages != 1:
+    """The line above the list when every session is in one group (on a single page: a later page could
+    start another), in place of a lone heading row, which reads like a row; else "". Said only when it tells
+    something: the repository the rows share (no column names it), or the grouping the person chose. "All 4
+    sessions are outside a git repository" under the default grouping is noise above the table (friction12
+    6): there is no repository or branch to name."""
+    if not _all_in_one_group(page):
         return ""
-    heading = page.groups[0]
-    return session_groups.all_in_one(session_groups.words(heading, heading.count))
+    heading = session_groups.words(page.groups[0], page.groups[0].count)
+    if page.group == DEFAULT_GROUP and not heading.path:
+        return ""
+    return session_groups.all_in_one(heading)
 
 
 @require_safe

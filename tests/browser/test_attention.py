@@ -63,7 +63,7 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     expect(sized_page.locator('.where-line[data-place="stalled"]')).to_contain_text("stalled since")
     # Whose move it is, on the badge and the chips: "Needs you" and "Blocked" apart from "Running".
     chips = sized_page.locator(".status-chips")
-    expect(chips.locator(".chip-reason").first).to_have_text("1 needs you")  # a reason of "Your move"
+    expect(chips.locator(".chip-reason").first).to_have_text("Needs you 1")  # a reason of "Your move"
     expect(chips.locator(".badge.state-blocked")).to_have_text("Blocked 1")
     expect(sized_page.locator("tbody .badge.state-needs_you")).to_have_text("Needs you")
     expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Blocked")

@@ -69,10 +69,10 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
     expect(page.locator("form.import-form")).to_have_count(0)
     rows = page.locator("tr.session-row")
     assert rows.evaluate_all("rows => rows.map(row => row.dataset.state)") == URGENT_FIRST
-    # All outside any repository: one line above the list says so at every size, not a heading row.
+    # All outside any repository, grouped as by default: neither a heading row nor a line above the list says
+    # so (friction11 6, friction12 6): the chips come right before the table.
     expect(page.locator("tr.group-row")).to_have_count(0)
-    expect(page.locator("#one-group")).to_have_text(re.compile(r"^All \d+ sessions are outside a git repository$"))
-    expect(page.locator("#one-group")).to_be_visible()
+    expect(page.locator("#one-group")).to_have_count(0)
     # Done and canceled read dimmer than the sessions someone acts on.
     colour = "row => getComputedStyle(row.querySelector('.session-link')).color"
     running, done = page.locator('tr[data-state="running"]'), page.locator('tr[data-state="done"]')
@@ -126,7 +126,14 @@ def test_the_state_chips_filter_at_once_without_any_script(browser, site, every_
         expect(page.locator("tr.session-row")).to_have_count(1)
         expect(page.locator("tr.session-row .session-link")).to_have_text("MR-77")
         assert_fits(page)  # the headline card needs no script either
+        expect(page.locator("#one-group")).to_have_count(0)  # no line about the one group left (friction12 6)
         keep_screenshot(page, "sessions-chip-without-script")
+        # A reason of "Your move" is a chip like the others: a link that keeps its state's rows, its count.
+        page.locator(".status-chips .chip-reason").get_by_text("Stalled 1").click()
+        expect(page).to_have_url(site + "/sessions/?status=stalled")
+        expect(page.locator("tr.session-row")).to_have_count(1)
+        expect(page.locator(".status-chips .chip-reason[aria-current=true]")).to_have_text("Stalled 1")
+        page.go_back()
         # The search keeps the chosen state, and the "All" chip keeps the search.
         page.locator("#f-q").fill("MR-77")
         page.get_by_role("button", name="Search").click()

@@ -150,21 +150,31 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(sized_page.locator('tr.session-row .move[data-move="yours"]')).to_have_count(2)
     # The chip for people comes first, the umbrella over the states that are the person's to act on, and
     # keeps exactly those rows: the one that needs the person, the stalled one.
-    chips = sized_page.locator(".status-chips li")
-    # One call to action, "Your move: 2", solid amber; its reasons after it as plain links, not three counts
-    # in pills (friction11 6).
+    chips = sized_page.locator(".status-chips > li")
+    # One call to action, "Your move: 2", solid amber (friction11 6)...
     expect(chips.first.locator(".chip-yours")).to_have_text("Your move: 2")
     assert colour(chips.first.locator(".chip-yours"), "backgroundColor") == amber
     umbrella = chips.first.locator("a:has(.chip-yours)")
     expect(umbrella).to_have_attribute("title", re.compile("Your move: the sessions waiting"))
-    # Its reasons follow it, each its own state's filter: not a "Needs you" chip beside it; the Blocked chip,
-    # which holds the agent's retries too, stays with the others.
-    expect(chips.first.locator(".chip-reasons")).to_have_text("1 needs you, 1 stalled")
-    expect(chips.first.locator(".chip-reason .badge")).to_have_count(0)
-    expect(chips.first.locator(".badge")).to_have_count(1)
-    expect(sized_page.locator(".status-chips .badge.state-needs_you")).to_have_count(0)
+    # ...with its reasons inside its amber frame, chips of the same system as every other state's (one row, one
+    # look, each its state's filter and colour: friction12 6), not peers beside it; the Blocked chip, which holds
+    # the agent's retries too, stays with the others.
+    family = sized_page.locator(".status-chips > li.chip-umbrella")
+    reasons = family.locator(".chip-reason .badge")
+    expect(reasons).to_have_text(["Needs you 1", "Stalled 1"])
+    assert colour(family, "borderTopColor") == amber
+    assert colour(reasons.first, "backgroundColor") == amber  # Needs you's own colour, as in its rows
+    assert colour(reasons.nth(1), "backgroundColor") == css_colour(sized_page, "--stale-soft")
+    for reason in (reasons.first, reasons.nth(1)):  # one chip system: the state chips' own size and shape
+        for prop in ("fontSize", "borderTopLeftRadius", "paddingLeft"):
+            assert colour(reason, prop) == colour(sized_page.locator(".status-chips .badge.state-blocked"), prop)
+        rb, fb = reason.bounding_box(), family.bounding_box()
+        assert rb and fb and fb["x"] <= rb["x"] and rb["x"] + rb["width"] <= fb["x"] + fb["width"] + 0.5
+    expect(sized_page.locator(".status-chips > li > a .badge.state-needs_you")).to_have_count(0)
     expect(chips.nth(1)).to_contain_text("All ")
     expect(chips.nth(2)).to_contain_text("Blocked 1")
+    # Each chip's count is the rows it keeps: a reason's link keeps its state's rows.
+    assert reasons.first.locator("xpath=..").get_attribute("href") == "?status=needs_you"
     # Your move is one solid amber pill, whatever the state's own badge (friction11 8): the stalled badge keeps
     # its own soft fuchsia look. The blocked step the agent retries reads in the agent's grey family, its name
     # kept with a small red mark; red is for a block that is yours (friction11 7).

@@ -70,10 +70,11 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     assert "KEY-03" in html and "KEY-04" not in html
     html = page(client, "/sessions/?sort=title&group=branch")
     assert html.index("KEY-00") < html.index("KEY-06")
-    # Every session outside any repository: one line above the list says so, not a heading row that reads like
-    # a row (friction11 6).
-    assert 'class="group-row"' not in html
-    assert ">All 7 sessions are outside a git repository</p>" in html
+    # Every session outside any repository: no heading row that reads like a row (friction11 6), and under the
+    # default grouping no line above the list either, which would be noise (friction12 6)...
+    assert 'class="group-row"' not in html and 'id="one-group"' not in html
+    # ...said only when the person chose the grouping.
+    assert ">All 7 sessions are outside a git repository</p>" in page(client, "/sessions/?group=workspace")
     Session.objects.filter(session_key__in=["KEY-00", "KEY-01"]).update(workspace_path="/src/shop", git_branch="main")
     Session.objects.filter(session_key="KEY-02").update(workspace_path="/src/blog", git_branch="main")
     branch = ' · branch <span class="mono">main</span> · '
@@ -89,6 +90,11 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
         assert '<span class="repo-name">Not in a repository</span> · 4' in html
     html = page(client, "/sessions/?sort=title&group=none")
     assert 'class="group-row"' not in html
+    # One repository, one git branch: the line names them, the only place that does (no heading row, and the
+    # git branch column is left out while grouping by branch).
+    html = page(client, "/sessions/?q=KEY-00")
+    assert 'class="group-row"' not in html
+    assert ">The one session is in the repository shop, git branch main</p>" in html
     html = page(client, "/sessions/?status=canceled")
     assert "No session matches these filters." in html
     # Three a page: the paging links keep the other parameters.

@@ -168,11 +168,12 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     assert 'class="state-chip"' not in rows["canceled"]  # nobody's move: the badge alone
     # The "Your move" chip counts the rows a person acts on: the one that needs them and the stalled one.
     assert 'class="badge chip-yours">Your move: 2</span>' in text
-    # Its reasons follow it as plain links (the states always yours), each its state's own filter; Blocked,
-    # mostly the agent's retries, with the other states after it.
-    umbrella = text.split('<li class="chip-umbrella">')[1].split("</li>")[0]
+    # Its reasons sit inside it as chips of the one chip system (the states always yours), each its state's own
+    # badge and filter (friction12 6); Blocked, mostly the agent's retries, with the other states after it.
+    umbrella = text.split('<li class="chip-umbrella"')[1].split("</ul></li>")[0]
     assert 'href="?status=needs_you"' in umbrella and 'href="?status=stalled"' in umbrella
-    assert "1 needs you</a>" in umbrella and "1 stalled</a>" in umbrella
+    assert '<span class="badge state-needs_you">Needs you 1</span>' in umbrella
+    assert '<span class="badge state-stalled">Stalled 1</span>' in umbrella
     assert "state-blocked" not in umbrella
     assert text.count('href="?status=needs_you"') == 1 and 'href="?status=blocked"' in text
 
