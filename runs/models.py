@@ -255,8 +255,8 @@ class Ack(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
-        verbose_name = "step answer (acknowledgement)"
-        verbose_name_plural = "step answers (acknowledgements)"
+        verbose_name = "step answer"  # plain words in the admin; "ack" is the API's (friction12 13)
+        verbose_name_plural = "step answers"
 
     def __str__(self) -> str:
         return f"{self.outcome} ack of {self.node}"
@@ -320,8 +320,8 @@ class Observation(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
-        verbose_name = "git position seen"
-        verbose_name_plural = "git positions seen"
+        verbose_name = "git commit worked on"
+        verbose_name_plural = "git commits worked on"
 
     def __str__(self) -> str:
         return f"{self.git_branch}@{self.git_head_sha[:8]}"
@@ -338,8 +338,8 @@ class Gap(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
-        verbose_name = "user input skipped (gap)"
-        verbose_name_plural = "user inputs skipped (gaps)"
+        verbose_name = "user input the agent skipped"
+        verbose_name_plural = "user inputs the agent skipped"
 
     def __str__(self) -> str:
         return f"gap {self.reason} at {self.step_id}"

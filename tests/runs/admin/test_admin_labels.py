@@ -25,12 +25,14 @@ def test_every_table_has_a_plural_a_person_would_write():
     assert names["finished branch record"] == "finished branch records"
     assert names["search entry"] == "search entries"
     assert names["API token"] == "API tokens"
-    assert names["step answer (acknowledgement)"] == "step answers (acknowledgements)"
-    # No internal name a newcomer cannot place (friction7 item 14): "gaps", "observations", "syntheses".
-    assert names["user input skipped (gap)"] == "user inputs skipped (gaps)"
-    assert names["git position seen"] == "git positions seen"
+    # No internal name a newcomer cannot place (friction7 item 14): "gaps", "observations", "syntheses", and
+    # no database word in brackets after the plain one (friction12 13: "acknowledgements", "gaps").
+    assert names["step answer"] == "step answers"
+    assert names["user input the agent skipped"] == "user inputs the agent skipped"
+    assert names["git commit worked on"] == "git commits worked on"
     for singular, plural in names.items():
         assert not plural.endswith(("ys", "ss", "sis")), plural
+        assert "(" not in plural and "position" not in plural, plural
         assert plural != singular
 
 
@@ -45,8 +47,15 @@ def test_no_column_is_a_raw_field_name_or_said_twice():
 def test_the_index_and_change_lists_show_the_right_names(superuser_client: Any, service_catalog: Any) -> None:
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "LABELS-1"})
     index = superuser_client.get("/admin/").content.decode()
-    for name in ("Finished branch records", "Search entries", "API tokens", "Step answers (acknowledgements)"):
+    for name in ("Finished branch records", "Search entries", "API tokens", "Step answers", "Git commits worked on"):
         assert name in index
+    assert "acknowledgements" not in index and "(gaps)" not in index
+    # Read-only tables say "View", the sign-in logs too (django-axes would offer "Change" on them: friction12 13);
+    # only who may sign in (users, groups) can be changed.
+    logs = index.split("Admin sign-in attempts")[1].split("</table>")[0]
+    assert logs.count(">View</a>") == 3 and "Change</a>" not in logs, logs
+    attempts = superuser_client.get("/admin/axes/accesslog/").content.decode()
+    assert "Select access log to view" in attempts and "to change" not in attempts
     assert "synthesiss" not in index and "entrys" not in index
     # The sections and the title in plain words: django-axes' section says what it keeps, and the way back to
     # the dashboard names the page it opens.
