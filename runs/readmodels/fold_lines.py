@@ -1,6 +1,7 @@
 """The one line a folded section of the run page shows while closed: how many, and of what kind. The findings
-("3 findings" · "1 critical, 2 minor") and the changed files ("5 changed files" · "1 high risk, 4 low risk")
-fold to this line on every screen size and open in place (dashboard/_run.html), so a long review page is a few
+("3 findings" · "1 critical, 2 minor") and the changed files ("5 changed files" · "1 high risk, 4 low risk";
+files no one gave a risk, as a hand-off's, by their names: "2 changed files" · "orders.py, test_orders.py") fold
+to this line on every screen size and open in place (dashboard/_run.html), so a long review page is a few
 screens on a phone; the state panel and the pending step never fold. The branch they were recorded on is named
 ("on branch 2") only when the run has more than one: a single branch has nothing to be told apart from."""
 
@@ -8,12 +9,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from runs.contract.dashboard import ArtifactTables
 from runs.readmodels.artifact_tables import RISK_WORDS, SEVERITIES
 
 # Risk levels worst first; a level the agent spelled its own way follows them, in the order it first appears.
 RISK_ORDER = tuple(reversed(RISK_WORDS.values()))
+# Files named on the folded line when none has a risk to count them by; the rest are "and N more".
+NAMED_FILES = 3
 
 
 @dataclass(frozen=True)
@@ -36,12 +40,23 @@ def findings(tables: ArtifactTables, branch: int | None = None) -> FoldLine:
 
 
 def changed_files(tables: ArtifactTables, branch: int | None = None) -> FoldLine:
-    """The changed files counted by risk, highest first; files without a risk are in the total only; `branch`
-    as for findings()."""
+    """The changed files counted by risk, highest first; files without a risk are in the total only. When no
+    file has a risk (a coding hand-off lists paths alone), the first files by name instead, so that the folded
+    line still says something past its count (friction12 15); `branch` as for findings()."""
     counts = Counter(f.risk for f in tables.changed_files if f.risk)
     levels = [r for r in RISK_ORDER if counts[r]] + [r for r in counts if r not in RISK_ORDER]
-    parts = [f"{counts[r]} {r} risk" for r in levels]
+    parts = [f"{counts[r]} {r} risk" for r in levels] or _names([f.path for f in tables.changed_files])
     return FoldLine(_count(len(tables.changed_files), "changed file"), ", ".join(parts), _where(branch))
+
+
+def _names(paths: list[str]) -> list[str]:
+    """The first NAMED_FILES files by their names ("orders.py"), by their paths where two share a name, then
+    "and N more"."""
+    shown = paths[:NAMED_FILES]
+    names = [PurePosixPath(p).name or p for p in shown]
+    said = [name if names.count(name) == 1 else path for name, path in zip(names, shown, strict=True)]
+    more = len(paths) - len(shown)
+    return said + ([f"and {more} more"] if more else [])
 
 
 def _count(n: int, noun: str) -> str:

@@ -108,7 +108,9 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     expect(ids).to_contain_text("Coding hand-off: kind wr.coding_handoff, recorded by the step clarify-goal")
     ids.locator("summary").click()  # closed again, as a reader finds it
     # A run that never forked names no branch on its folded sections: there is no other to tell apart.
-    expect(page.locator("#files-title")).to_have_text("2 changed files")
+    # Its files have no risk to count them by: the folded line names them instead (friction12 15).
+    expect(page.locator("#files-title")).to_have_text("2 changed files orders_view.py, orders.py")
+    expect(page.locator("#files-title .fold-parts")).to_be_visible()
     expect(page.locator("#artifacts-title")).to_have_count(0)
     fields = handoff.locator("dl.artifact-fields")
     expect(fields.locator("dt")).to_have_text(

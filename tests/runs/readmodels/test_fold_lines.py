@@ -35,9 +35,14 @@ def test_changed_files_are_counted_by_risk_highest_first_and_an_unknown_level_af
     assert changed_files(listed) == FoldLine("5 changed files", "1 high risk, 2 low risk, 1 unclear risk")
 
 
-def test_files_without_a_risk_are_counted_alone():
-    handoff = {"kind": "wr.coding_handoff", "version": 1, "filesChanged": ["a.py"]}
-    assert changed_files(tables([("build", handoff)])) == FoldLine("1 changed file", "")
+def test_files_without_a_risk_are_named_instead():
+    # A hand-off lists paths alone: the folded line names them, as other folds say their kinds (friction12 15).
+    handoff = {"kind": "wr.coding_handoff", "version": 1, "filesChanged": ["src/orders.py"]}
+    assert changed_files(tables([("build", handoff)])) == FoldLine("1 changed file", "orders.py")
+    many = ["a/x.py", "b/x.py", "c.py", "d.py", "e.py"]
+    named = changed_files(tables([("build", {"kind": "wr.coding_handoff", "version": 1, "filesChanged": many})]))
+    # Two files of one name by their paths; past three, how many more.
+    assert named == FoldLine("5 changed files", "a/x.py, b/x.py, c.py, and 2 more")
 
 
 def test_the_branch_is_named_only_when_the_run_has_several():
@@ -47,4 +52,4 @@ def test_the_branch_is_named_only_when_the_run_has_several():
     # A run that never forked has no other branch to tell these from (friction10 8).
     assert findings(recorded).where == "" and changed_files(recorded).where == ""
     assert findings(recorded, 2).where == "on branch 2"
-    assert changed_files(recorded, 1) == FoldLine("2 changed files", "", "on branch 1")
+    assert changed_files(recorded, 1) == FoldLine("2 changed files", "a.py, b.py", "on branch 1")
