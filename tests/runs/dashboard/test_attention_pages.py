@@ -55,7 +55,7 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled at " in rows["canceled"]
     # The badge says whose move it is: the state of the session's most urgent run, and a chip for each state
     # (a run that waits for the user is not counted as stalled, however long it waits).
-    chips = html.split('class="status-chips"')[1].split("</ul>\n")[0]  # the outer list: the reasons are a list inside it
+    chips = html.split('class="status-chips"')[1].split("</ul>\n")[0]  # the outer list, not its reasons
     for chip in ("Needs you 1", "Blocked 1", "Stalled 1", "Canceled 1"):  # needs you, stalled: "Your move" reasons
         assert chip in chips, chips
     # The chips are the only state filter: no status dropdown says the same again.
