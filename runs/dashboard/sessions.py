@@ -193,8 +193,8 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "your_move": states.YOUR_MOVE,
             "your_move_means": states.YOUR_MOVE_MEANS,
             "your_states": states.YOURS_ALWAYS,
-            # The "Your move" chip's reasons, written after it ("1 needs you, 1 stalled"): the states always
-            # yours that hold a session, or the one chosen.
+            # The "Your move" chip's reasons, chips inside its frame ("Needs you 1", "Stalled 1"): the states
+            # always yours that hold a session, or the one chosen.
             "your_reasons": [
                 (name, page.state_counts.get(name, 0))
                 for name in states.YOURS_ALWAYS
