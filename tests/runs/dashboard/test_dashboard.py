@@ -99,7 +99,17 @@ def test_nobody_else_gets_the_password(client, django_user_model):
     error = ErrorResult.model_validate(refused.json()).error  # {"error": {...}}, as the API and MCP answer
     assert error.code == ErrorCode.PASSWORD_NOT_SHOWN and error.retryable is False and "make run" in error.suggestion
     assert "s3cret" not in refused.content.decode()
-    assert "with-password" not in client.get("/connect/", REMOTE_ADDR="192.0.2.7").content.decode()
+    elsewhere = client.get("/connect/", REMOTE_ADDR="192.0.2.7").content.decode()
+    assert "with-password" not in elsewhere
+    # No copy of lines that would not work (friction12 11): signing in again would not help a staff user on
+    # another machine, so the reason stands in place of each button...
+    assert "copy-button" not in elsewhere and "Sign in to copy" not in elsewhere
+    assert elsewhere.count("Not copied here: the password is copied only on the machine that runs") == 2
+    # ...and signed out, the way to sign in and back, in place of each.
+    client.logout()
+    signed_out = client.get("/connect/").content.decode()
+    assert "copy-button" not in signed_out
+    assert signed_out.count('class="button small sign-in-to-copy" href="/admin/login/?next=/connect/"') == 2
 
 
 @pytest.mark.usefixtures("postgres_url")
