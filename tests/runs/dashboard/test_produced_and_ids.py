@@ -45,7 +45,8 @@ def test_the_run_header_names_what_the_branch_produced_with_links_to_its_section
     # card in the runs column too (friction12 item 2), nor its facts line (friction11 item 1).
     assert re.findall(r"<span>(\d+) branches</span>", html) == []
     assert re.findall(r"<li>(\d+) branches</li>", html) == []
-    assert text_of(between(html, 'id="shown-branch"', "</p>")).endswith("Running on branch 1 (branches 2 and 3 left behind)")
+    branch_line = text_of(between(html, 'id="shown-branch"', "</p>"))
+    assert branch_line.endswith("Running on branch 1 (branches 2 and 3 left behind)")
 
 
 def test_the_runs_ids_wait_in_a_fold_and_the_facts_say_branches_not_nodes(client, built):
