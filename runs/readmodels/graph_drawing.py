@@ -134,6 +134,12 @@ class LegendEntry:
     tag: str = ""  # a branch state's word, as its tag on the card reads
     in_sight: bool = False  # a mark no word on the card explains (IN_SIGHT): its key stands beside the drawing
 
+    @property
+    def name(self) -> str:
+        """The mark in a few words, as the one-line key beside the drawing names it (its meaning in full is
+        `words`, behind the "?"): a tag by its own word, a fill or a border by KEY_NAMES."""
+        return self.tag or KEY_NAMES.get(self.key, "")
+
 
 # The state of a branch, drawn on its tip: the key (a class name) and the word its card carries.
 STATE_WORDS = {
@@ -182,6 +188,13 @@ PAPER_TAGS = {"newest": "newest", "current": "shown"}
 # The marks no word on their card says (a fill, a border, a tag that needs its why): their keys stand in sight
 # beside the drawing with the branch states; the rest, whose words explain themselves, wait behind the "?".
 IN_SIGHT = frozenset({"on-branch", "by-hand", "again", "checkpoint-mark"})
+# The short names of the in-sight marks that carry no word on their card (a fill, a border): the one-line key.
+KEY_NAMES = {
+    "on-branch": "the branch you view",
+    "by-hand": "started by hand",
+    "again": "answered again",
+    "checkpoint-mark": "checkpoint",
+}
 
 
 def state_legend(graph: RunGraph, state: str) -> str:

@@ -1,6 +1,7 @@
 """A run's branch graph as its page shows it, laid out here so that the template only prints it: the
-drawing (graph_drawing.for_screen, every node a link), its legend, and a link per branch (branches.py's
-numbering: the graph's lanes) saying where its tip stands and the step it forked at.
+drawing (graph_drawing.for_screen, every node a link) and its legend. Its branches are switched from the run
+card's list of other branches (and from the drawing's cards, or the phone list's branch headings): no second
+row of links under the drawing.
 
 A run of one branch (no fork yet) needs no drawing: the page shows its steps as a compact stepper instead
 (`stepper`, the same rows as the phone's list), a row of steps that wraps within its box, the current one
@@ -24,18 +25,6 @@ from runs.contract.dashboard import GraphNode, RunDetail, StateName
 from runs.readmodels import branches, graph, graph_drawing, graph_story, outline_words, states
 from runs.store.pinned import compiled_workflow
 from workflows_app.engine.tree import top_steps
-
-
-@dataclass(frozen=True, slots=True)
-class BranchLink:
-    tip: str
-    lane: int
-    title: str
-    where: str  # where its tip stands, as its card says it: "step 4 of 8, round 2, latest"; "" at a plain end
-    forked: str  # where it grew from (fork_words): "forked after step 1 of 8"; "" for the run's first branch
-    href: str
-    shown: bool
-    is_newest: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +74,6 @@ class GraphPage:
         """The rest of the legend, behind the "?": the marks whose words explain themselves."""
         return [entry for entry in self.legend if not entry.in_sight]
 
-    branches: list[BranchLink]
     sections: list[BranchSection]  # the same graph as a list, for phone width
     stepper: bool = False  # one branch, no fork: its section alone, as a stepper at every width
     upcoming: list[Upcoming] | None = None  # a stepper's steps still to come, after its current one
@@ -173,7 +161,6 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
             checkpoints=bool(story.checkpoints),
             again=story.again,
         ),
-        branches=branch_links(detail, run_url, story),
         sections=branch_sections(detail, run_url, href, states, story, checkpoint_hrefs),
         stepper=stepper,
         upcoming=upcoming(detail) if stepper else [],
@@ -234,30 +221,6 @@ def fork_words(story: graph_story.Told, first: GraphNode, *, named: bool = False
     else:
         said = f"forked{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} at {where}"
     return f"{said} ({fork.title or fork.step_id or 'Step'})" if named else said
-
-
-def branch_links(detail: RunDetail, run_url: str, story: graph_story.Told) -> list[BranchLink]:
-    """A link per branch (branches.py's numbering: the graph's lanes), to show it on the run's page."""
-    placed = {node.node_id: node for node in detail.graph.nodes}
-    links = []
-    for lane in branches.lanes((node.node_id, node.parent_id, node.lane) for node in detail.graph.nodes):
-        tip = placed[lane.tip]
-        where = [graph_drawing.step_words(tip)] if graph_drawing.step_words(tip) else []
-        where += ["blocked"] if tip.is_blocked else []
-        where += [graph_drawing.SCREEN_TAGS["newest"]] if tip.is_tip else []
-        links.append(
-            BranchLink(
-                tip=tip.node_id,
-                lane=tip.lane,
-                title=tip.title or tip.step_id or "Step",
-                where=", ".join(where),
-                forked=fork_words(story, placed[lane.nodes[0]]) if lane.number > 1 else "",
-                href=f"{run_url}?tip={story.end(tip.node_id)}",
-                shown=tip.node_id == detail.branch_tip,
-                is_newest=tip.is_tip,
-            )
-        )
-    return links
 
 
 def branch_sections(

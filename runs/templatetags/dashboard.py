@@ -488,10 +488,9 @@ class GraphContext(TypedDict):
 
     detail: RunDetail
     drawing: SafeString
-    state_key: list[graph_drawing.LegendEntry]  # in sight beside the drawing
-    legend: list[graph_drawing.LegendEntry]  # the other marks, behind the "?"
+    state_key: list[graph_drawing.LegendEntry]  # named in one line beside the drawing (a desktop's)
+    legend: list[graph_drawing.LegendEntry]  # every mark with its meaning, behind the "?"
     tag_words: dict[str, str]  # the words of the "latest" and "you are viewing" tags
-    branches: list[graph_page.BranchLink]
     sections: list[graph_page.BranchSection]
     stepper: bool  # one branch: its steps as a stepper, no drawing
     upcoming: list[graph_page.Upcoming]  # the stepper's steps still to come
@@ -520,9 +519,8 @@ def run_graph(detail: RunDetail) -> GraphContext:
         # The drawing escapes every text it holds (runs/readmodels/graph_drawing.py): safe to insert as is.
         "drawing": mark_safe(laid_out.drawing),
         "state_key": laid_out.state_key,
-        "legend": laid_out.other_marks,
+        "legend": laid_out.legend,
         "tag_words": graph_drawing.SCREEN_TAGS,
-        "branches": laid_out.branches,
         "sections": laid_out.sections,
         "stepper": laid_out.stepper,
         "upcoming": laid_out.upcoming or [],

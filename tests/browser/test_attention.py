@@ -267,6 +267,16 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     console_log.assert_clean()
 
 
+# The pills of a branch heading in the phone's list that come nearer than 16 px to its box's inner edge.
+PILLS_CLEAR = """(box) => {
+  const edge = box.getBoundingClientRect();
+  const right = edge.right - parseFloat(getComputedStyle(box).borderRightWidth) - 16;
+  return [...box.querySelectorAll('.gl-head .badge, .gl-head .gl-shown')]
+    .filter((pill) => pill.getBoundingClientRect().right > right)
+    .map((pill) => pill.textContent.trim());
+}"""
+
+
 def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     rewound = made.left_behind()
     visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-run")
@@ -281,6 +291,11 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     panel = sized_page.locator(".state-panel.state-left_behind")
     expect(panel).to_be_visible()
     expect(sized_page.locator("#pending-step")).to_have_count(0)
+    # Friction12 item 15: on a phone the list's "you are viewing" pill keeps well clear of its box's edge (it
+    # wraps whole to the next line rather than come near it).
+    if (sized_page.viewport_size or {})["width"] < 600:
+        expect(sized_page.locator(".gl-branch.shown .gl-shown")).to_be_visible()
+        assert sized_page.locator(".gl-branch.shown").evaluate(PILLS_CLEAR) == []
     keep_screenshot(sized_page, "left-behind-branch")
     assert_fits(sized_page)
     console_log.assert_clean()

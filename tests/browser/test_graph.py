@@ -282,45 +282,58 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     else:
         expect(drawing).to_be_visible()
         expect(listed).to_be_hidden()
-    # The colours of the branch states in sight beside the graph (never behind the "?"); the other marks
-    # once, folded behind a "?" beside the heading.
+    # Friction12 item 15: the key is one line of named swatches beside the drawing on a desktop (tenth review:
+    # in sight), folded behind the "?" on a phone, where the list names each branch's state in words.
     key = sized_page.locator(".state-legend")
-    expect(key).to_be_visible()
     expect(key.locator(".state-key")).to_have_text(["left behind", "running"])
     # With them, the marks drawn that no word on a card explains (tenth review item 4): the step answered again,
-    # the checkpoint, and (where the drawing is, not the phone's list) the blue fill of the branch viewed.
+    # the checkpoint, and (where the drawing is) the blue fill of the branch viewed; each meaning on hover.
     expect(key.locator(".tag-key")).to_have_text(["checkpoint", "answered again"])
-    expect(key.locator("li", has_text="the agent went back to an earlier step")).to_be_visible()
-    fill = key.locator("li.card-look", has_text="blue fill: the branch you are viewing")
-    expect(fill).to_be_visible() if viewport.name == "desktop" else expect(fill).to_be_hidden()
-    # Its chips are drawn as the drawing (dashed) or the phone's list (solid) draws them at this width.
-    chips = key.locator(".tag-key").evaluate_all("keys => keys.map((k) => getComputedStyle(k).borderTopStyle)")
-    assert chips == (["dashed", "dashed"] if viewport.name == "desktop" else ["solid", "solid"])
+    expect(key.locator("li", has_text="left behind")).to_have_attribute(
+        "title", "the agent went back to an earlier step and works on another branch"
+    )
+    expect(key).not_to_contain_text("the agent went back")  # its meaning is said once: behind the "?"
+    if viewport.name == "desktop":
+        expect(key).to_be_visible()
+        tops = key.locator("li").evaluate_all("items => items.map((li) => Math.round(li.getBoundingClientRect().top))")
+        assert max(tops) - min(tops) < 8, tops  # one line
+        fill = key.locator("li.card-look")
+        expect(fill).to_have_text("the branch you view")
+        expect(fill).to_have_attribute("title", "blue fill: the branch you are viewing (its steps are listed below)")
+        chips = key.locator(".tag-key").evaluate_all("keys => keys.map((k) => getComputedStyle(k).borderTopStyle)")
+        assert chips == ["dashed", "dashed"]  # drawn as the drawing draws them
+    else:
+        expect(key).to_be_hidden()
+    # Every mark once with its meaning, folded behind a "?" beside the heading: the branch states first.
     help_box = sized_page.locator(".graph-head details.graph-help")
     expect(help_box).to_have_count(1)
     expect(help_box.locator(".legend")).to_be_hidden()
-    expect(help_box.locator(".state-key")).to_have_count(0)
     help_box.locator("summary").click()
+    expect(help_box.locator(".state-key")).to_have_text(["left behind", "running"])
+    expect(help_box.locator("li", has_text="the agent went back to an earlier step")).to_be_visible()
+    expect(help_box.locator("li", has_text="answered again after a rewind")).to_be_visible()
+    chips = help_box.locator(".tag-key.again, .tag-key.checkpoint")
+    styles = chips.evaluate_all("keys => keys.map((k) => getComputedStyle(k).borderTopStyle)")
+    assert styles == (["dashed", "dashed"] if viewport.name == "desktop" else ["solid", "solid"])  # as drawn here
     if viewport.name == "desktop":
         # The newest node is the shown one: no "latest" tag is drawn, so the legend does not explain one.
-        expect(help_box.locator(".tag-key")).to_have_text(["Branch N", "you are viewing"])
+        expect(help_box.locator(".tag-key.lane, .tag-key.current")).to_have_text(["Branch N", "you are viewing"])
+        expect(help_box.locator("li", has_text="blue fill: the branch you are viewing")).to_be_visible()
+    else:
+        expect(help_box.locator("li", has_text="blue fill")).to_be_hidden()  # a mark of the drawing only
     # No text of the graph reads smaller than 12 px, legend open, at either size.
     assert sized_page.evaluate(SMALL_TEXT) == []
+    # Friction12 item 2: no row of branch links under the graph, saying again what the run card's "Other
+    # branches of this run" says; that list switches branches at both sizes, without a script.
+    expect(sized_page.locator(".run-graph-card nav, .branch-tabs")).to_have_count(0)
+    others = sized_page.locator(".branch-callouts a[href*='?tip=']:not(.resume a)")
+    expect(others).to_have_text([re.compile(r"^Branch 2 · "), re.compile(r"^Branch 3 · ")])
+    for link in others.all():
+        expect(link).to_be_visible()
     if viewport.name == "phone":
-        # The list's branch headings link to the other branches: the tabs would say it twice.
-        expect(sized_page.locator(".branch-tabs")).to_be_hidden()
+        # The list's branch headings link to the other branches too.
         expect(listed.locator(".gl-head a")).to_have_text(["Branch 2", "Branch 3"])
     else:
-        # G3: a branch tab is one pill (what it says of its tip is plain text), and only the shown one is filled.
-        tabs = sized_page.locator(".branches a")
-        expect(tabs).to_have_count(3)
-        expect(tabs.nth(1)).to_have_text(
-            "Branch 2: Review storage (step 4 of 8, round 2 of 2) · forked after step 2 of 8"
-        )
-        inner = tabs.first.locator(".branch-where")
-        assert inner.evaluate("el => getComputedStyle(el).borderTopStyle") == "none"
-        fills = tabs.evaluate_all("tabs => tabs.map((tab) => getComputedStyle(tab).backgroundColor)")
-        assert fills[0] != fills[1] and fills[1] == fills[2]
         # Three branches, a checkpoint and a step answered again: the tags stay tidy (tenth review item 5).
         assert sized_page.evaluate(UNTIDY) == []
     keep_screenshot(sized_page, "forked-graph")

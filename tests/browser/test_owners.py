@@ -32,12 +32,14 @@ def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_se
     expect(page.locator("ol.steps .by").first).to_have_text("by alice's agent (over HTTP)")
     # Bob started branch 2 by hand: the graph's legend says so of the branch left behind, not that the agent
     # went back, and explains the dotted border drawn (tenth review item 4).
-    key = page.locator(".state-legend")
+    key = page.locator(".graph-help .legend")
+    page.locator(".graph-help summary").click()
     expect(key.locator("li", has=page.locator(".state-key.state-left-behind"))).to_contain_text(
         "a person started another branch by hand"
     )
     expect(key).not_to_contain_text("the agent went back")
-    expect(key.locator("li.card-look", has_text="dotted border: a branch a person started by hand")).to_be_visible()
+    expect(key.locator("li", has_text="dotted border: a branch a person started by hand")).to_be_visible()
+    expect(page.locator(".state-legend li.card-look", has_text="started by hand")).to_be_visible()  # its swatch
     screenshot(page, "owners-session")
 
     page.goto(f"{site}/nodes/{team.answered_node}/")

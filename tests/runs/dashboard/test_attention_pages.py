@@ -216,7 +216,10 @@ def test_with_several_runs_each_card_says_its_runs_line_and_the_head_does_not_re
     assert "Running" in cards[0]
     assert '<span class="run-summary">Clarify Goal and Constraints · step 1 of 3</span>' in cards[0]
     assert f'href="/runs/{stuck.run_id}/"' in html.split('class="runs-nav"')[1].split("</nav>")[0]
-    assert "the agent did not attach the list of changed files" in cards[1]
+    # The shown run's card (the blocked one, most urgent) names it and badges it; where it stands its own card
+    # beside says, once (friction12 item 2): its block's panel.
+    assert 'aria-current="page"' in cards[1] and "run-summary" not in cards[1]
+    assert "The agent did not attach the list of changed files." in html.split("</nav>", 1)[1]
     assert all(";" not in card.replace("&#x27;", "'") for card in cards)
     # Every card badges its run's state, every time (not only where it differs from the session's).
     assert "badge state-running" in cards[0] and "badge state-blocked" in cards[1]

@@ -28,19 +28,11 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
         and laid_out.drawing.startswith("<svg")
         and 'aria-label="Branch graph of ' in laid_out.drawing
     )
-    assert [(link.lane, link.href.startswith("/r/?tip="), link.is_newest) for link in laid_out.branches] == [
-        (0, True, False),
-        (1, True, True),
-    ]
-    newest = laid_out.branches[1]
-    assert newest.where.endswith("latest") and newest.forked and newest.shown
-    # The tabs say each tip's and each fork's place in the outline, in the words of the step list; the step
-    # answered again (Verify slice 2) is the new branch's own: it forked after the last step both share.
-    assert (
-        newest.where == "step 2 of 3, round 2 of 3, part 2 of 2, latest"
-        and newest.forked == "forked after step 2 of 3, round 1 of 3, part 2 of 2"
-    )
-    assert laid_out.branches[0].where == ""  # a completed branch: its title, "Complete", says it
+    # Each branch's section says where it forked in the words of the step list; the step answered again (Verify
+    # slice 2) is the new branch's own: it forked after the last step both share.
+    first, newest = laid_out.sections
+    assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
+    assert newest.forked.startswith("forked from branch 1 after step 2 of 3, round 1 of 3, part 2 of 2")
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     assert {entry.key for entry in laid_out.legend} >= {"lane", "current"}
     # Tenth review item 4: in sight, the states drawn and the marks no card's words explain, only those this run
@@ -53,6 +45,15 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
         "again",
     ]
     assert not {entry.key for entry in laid_out.other_marks} & {"on-branch", "again", "checkpoint-mark", "by-hand"}
+    # Friction12 item 15: the key beside the drawing names each of them in a few words, one line; their meaning
+    # in full waits behind the "?".
+    assert [entry.name for entry in laid_out.state_key] == [
+        "done",
+        "running",
+        "the branch you view",
+        "checkpoint",
+        "answered again",
+    ]
 
 
 def test_each_branch_tip_gets_its_state_from_the_branch_outcomes_and_the_panels():
