@@ -92,7 +92,7 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     panel = sized_page.locator(".state-panel.state-stalled")
     expect(panel).to_be_visible()
     expect(panel.locator("h3")).to_contain_text("Stalled since")
-    expect(panel.locator("h3")).to_contain_text("resume it if the agent stopped")
+    expect(panel.locator("h3")).to_contain_text("resume the agent if it stopped")
     expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
     copy = panel.locator(".copy-button")  # on the first screen, at every size
     # The one thing to do now is the page's one primary button, drawn in the accent colour.
@@ -107,13 +107,13 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     assert copy.evaluate("b => parseFloat(getComputedStyle(b).fontSize)") >= 16
     message = panel.locator(".agent-message")
     expect(message).not_to_be_visible()
-    panel.get_by_text("Show the message").focus()
+    panel.get_by_text("Check the message (optional)").focus()
     sized_page.keyboard.press("Enter")
     expect(message).to_be_visible()
     assert_fits(sized_page)
     # Said in the page's head and in the panel (and by the chip on the run's card beside them on a desktop);
     # whose move and the move in the same chips, nowhere else.
-    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Stalled · your move: resume it")
+    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Stalled · your move: resume the agent")
     # "Live" stays on the title's line at every size, not a line of its own under it (friction10 7).
     title, live = (sized_page.locator(f".page-head > {i}").bounding_box() for i in ("h1", ".live"))
     assert title and live and title["y"] < live["y"] + live["height"] / 2 < title["y"] + title["height"], (title, live)
@@ -270,11 +270,11 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
 def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     rewound = made.left_behind()
     visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-run")
-    # One folded line beside the live branch, which leads; "Resume…" opens the sentence.
+    # One folded line beside the live branch, which leads; "Resume the agent…" opens the sentence.
     line = sized_page.locator(".left-behind-line#left_behind-1")
     expect(line).to_contain_text(re.compile(r"Branch 1 · .+ · step 3 of 3"))
     expect(line.locator(".agent-message")).not_to_be_visible()
-    line.get_by_text("Resume…").click()
+    line.get_by_text("Resume the agent…").click()
     expect(line.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow")
     line.get_by_role("link", name=re.compile(r"^Branch 1 · .+ · step 3 of 3$")).click()
     expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")

@@ -273,7 +273,7 @@ def test_a_node_page(sized_page, console_log, site, forked):
     resume = sized_page.locator("#branch-here").bounding_box()
     assert recorded is not None and resume is not None
     assert recorded["y"] < resume["y"]
-    expect(sized_page.locator("#branch-title")).to_have_text("Resume this branch here")
+    expect(sized_page.locator("#branch-title")).to_have_text("Resume the agent")
     expect(sized_page.locator("#branch-fold-why")).to_have_text(
         "The agent is on this step now: only for when it stops."
     )
