@@ -107,6 +107,10 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     assert copy.evaluate("b => parseFloat(getComputedStyle(b).fontSize)") >= 16
     message = panel.locator(".agent-message")
     expect(message).not_to_be_visible()
+    # The words say what the screen shows (friction12 item 7): copy it with the button and paste it; the fold
+    # is only for reading it first, not a "sentence below" to find.
+    expect(panel.locator(".next-move")).to_contain_text("copy the message and paste it into its chat")
+    expect(panel).not_to_contain_text("sentence below")
     panel.get_by_text("Check the message (optional)").focus()
     sized_page.keyboard.press("Enter")
     expect(message).to_be_visible()
