@@ -1,7 +1,7 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone
 (390x844) size: one chip for every state a person may act on, the state then whose move and the move ("Needs
-you · confirm", "Blocked · agent's move: resend the step", "Stalled · your move: resume the agent"), on every row, run card
-and page head; the
+you · confirm", "Blocked · agent's move: resend the step", "Stalled · your move: resume the agent"), on every
+row, run card and page head; the
 "Your move" chip as the umbrella, the blocked panel's line and button in sight, what the button copies, and
 colours that mean one thing (amber for a person's move, Left behind apart from Canceled, the timeline dots in
 their badge's colour, a neutral 404 advice box)."""
