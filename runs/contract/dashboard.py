@@ -163,8 +163,8 @@ class AttentionPanel(Shape):
     state: StateName = Field(default="running", description="The panel's state, as its badge says it (states.py).")
     branch: int = Field(description="The branch's number (BranchOutcomeEntry.number).")
     title: str = Field(
-        description="The verdict in one short line, led by the state's word: 'Stalled since 14:02 UTC: resume it if "
-        "the agent stopped', 'Needs you: waiting for your confirmation since 14:02 UTC'."
+        description="The verdict in one short line, led by the state's word: 'Stalled since 14:02 UTC: resume the "
+        "agent if it stopped', 'Needs you: waiting for your confirmation since 14:02 UTC'."
     )
     for_you: str = Field(description="Why, in a few sentences: the details a person reads after the verdict.")
     step: StepPlace | None = Field(default=None, description="Where the branch's step sits in the outline.")
@@ -194,7 +194,7 @@ class AttentionPanel(Shape):
     to_approve_from: str | None = Field(
         default=None, description="The step (or 'Checkpoint') whose notes toApprove holds, as the agent saw it."
     )
-    # When `title` holds the moment `since` ("Stalled since 14:02 UTC: resume it..."): the words before and
+    # When `title` holds the moment `since` ("Stalled since 14:02 UTC: resume the agent..."): the words before and
     # after it, for the dashboard to print the moment in the reader's own time zone. Kept off the wire.
     _timed: tuple[str, str] | None = PrivateAttr(default=None)
 

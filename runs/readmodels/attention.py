@@ -40,6 +40,7 @@ from runs.contract.dashboard import (
 )
 from runs.models import Node, PinnedWorkflow, Run, RunStatus, Session, SessionKind
 from runs.readmodels import (
+    actions,
     agent_message,
     blocked,
     branches,
@@ -81,6 +82,16 @@ PAUSED_WORDS: dict[paused.How, str] = {
     "by_hand": "started by hand, no agent has it yet",
 }
 WAITING_WORDS = "waiting for your confirmation"
+
+
+_ANY_AGENTS = "an agent's"  # whose chat, where no agent has the run: any agent's
+
+
+def paste_words(into: str, *, lead: bool = False) -> str:
+    """What to do with the message for the agent, as every panel says it, matching what is on screen: the
+    button copies it (its text is folded under it, only for checking), the person pastes it. `into`: whose
+    chat ("its", "an agent's"); `lead`: it opens a sentence."""
+    return f"{'Copy' if lead else 'copy'} the message and paste it into {into} chat"
 
 
 def stamp(moment: datetime, now: datetime | None = None) -> str:
@@ -484,8 +495,8 @@ def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         shown,
         "stalled",
         "stalled",
-        _Title(f"{states.label('stalled')} since ", since, ": resume it if the agent stopped"),
-        next_move="If the agent has stopped, give it the sentence below: it picks up at this step, nothing lost.",
+        _Title(f"{states.label('stalled')} since ", since, f": {actions.verb('resume')} if it stopped"),
+        next_move=f"If the agent has stopped, {paste_words('its')}: it picks up at this step, nothing lost.",
         for_you=(
             f"No step has been recorded for {quiet} minutes (a run is called stalled after "
             f"{settings.WORKRAIL_STALL_MINUTES}), and the step does not wait for you: the agent may have stopped, "
@@ -519,7 +530,7 @@ def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -
         "paused",
         "paused",
         _Title(f"{states.label('paused')}: {how}", halted.since, ", no agent has it yet"),
-        next_move="Give an agent the message below: it picks up at this step, nothing lost.",
+        next_move=f"{paste_words(_ANY_AGENTS, lead=True)}: it picks up at this step, nothing lost.",
         for_you=(
             f"{why} Once an agent carries on, the run reads {states.label('running')} again. A paused run never "
             f"turns {states.label('stalled')}: nobody had it."
@@ -609,9 +620,9 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         "left_behind",
         "left_behind",
         _Title(f"{states.label('left_behind')}{goes_on}"),
-        next_move="Nothing to do. To finish this branch instead, give an agent the sentence below.",
+        next_move=f"Nothing to do. To finish this branch instead, {paste_words(_ANY_AGENTS)}.",
         for_you=(
-            f"This branch was left behind {why}: no agent works on it any more. Given the sentence below, an agent "
+            f"This branch was left behind {why}: no agent works on it any more. Given the message, an agent "
             "resumes here, and its next step grows this branch."
         ),
         since=outcome.at,
@@ -669,7 +680,7 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
         return BlockedGuide(
             move,
             blocked.panel_verdict(entry),
-            "Tell the agent what it needs. If it has stopped, give it this message: it gets the step again.",
+            f"Tell the agent what it needs. If it has stopped, {paste_words('its')}: it gets the step again.",
             "",
         )
     if move == "yours":
@@ -677,8 +688,8 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
         return BlockedGuide(
             move,
             f"Blocked: {blocked_words(entry)}.",  # what is wrong; the lead says the agent has stopped
-            f"The agent has not tried again for {quiet} minutes: it has probably stopped. Give it this message: "
-            "it gets the step again and resends it.",
+            f"The agent has not tried again for {quiet} minutes: it has probably stopped. "
+            f"{paste_words('its', lead=True)}: it gets the step again and resends it.",
             "",
         )
     turns_at = entry.last_refused_at + timedelta(minutes=settings.WORKRAIL_STALL_MINUTES)
@@ -689,5 +700,5 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
         lead = "The agent was told what to fix and normally resends the step by itself: nothing for you to do now."
     # The moment the move turns to the person lies ahead: said as what will happen then, not as "your move
     # from" a time still to come, which the eighth reviewer read as a clock gone wrong.
-    before, after = "If the agent has stopped: the message to give it (yours if it has not retried by ", ")"
+    before, after = "If the agent has stopped: the message to paste into its chat (yours if it has not retried by ", ")"
     return BlockedGuide(move, blocked.panel_verdict(entry), lead, f"{before}{turns}{after}", turns_at, (before, after))

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from runs.contract.dashboard import PlaceName, StateName
+from runs.readmodels import actions
 
 LABELS: dict[StateName, str] = {
     "needs_you": "Needs you",
@@ -79,13 +80,14 @@ CHIP_MOVE_WORDS: dict[Move, str] = {"yours": "your move", "agents": "agent's mov
 SAYS_WHOSE: frozenset[StateName] = frozenset({"needs_you"})
 # The move itself, after whose it is (next_move), by state and why: one to three words a person can act on. A
 # state without a row here is said by whose move alone ("Agent's move": a running agent needs nothing).
+# Each move in the one phrase every page gives its action (actions.py).
 MOVE_ACTIONS: dict[tuple[StateName, Why], str] = {
-    ("needs_you", "usual"): "confirm",
-    ("paused", "usual"): "resume it",
-    ("stalled", "usual"): "resume it",
-    ("blocked", "usual"): "resend the step",
-    ("blocked", "stopped"): "resume it",
-    ("blocked", "held"): "tell the agent",
+    ("needs_you", "usual"): actions.verb("confirm"),
+    ("paused", "usual"): actions.verb("resume"),
+    ("stalled", "usual"): actions.verb("resume"),
+    ("blocked", "usual"): actions.verb("resend"),
+    ("blocked", "stopped"): actions.verb("resume"),
+    ("blocked", "held"): actions.verb("tell"),
 }
 
 

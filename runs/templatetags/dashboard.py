@@ -29,6 +29,7 @@ from runs.contract.dashboard import (
     Whereabouts,
 )
 from runs.readmodels import (
+    actions,
     artifact_tables,
     attention,
     branch_summary,
@@ -110,6 +111,19 @@ def status_label(value: Any) -> str:
 def ended_with(value: Any) -> list[synthesis.EndedWith]:
     """A completed branch's latest artifacts, named for people (runs/readmodels/synthesis.py)."""
     return synthesis.ended_with(value)
+
+
+@register.filter
+def action(name: str) -> str:
+    """A thing to do as a heading or button leads with it, in the one phrase every page uses (actions.py):
+    {{ "resume"|action }} is "Resume the agent"."""
+    return actions.title(name)  # type: ignore[arg-type]
+
+
+@register.filter
+def action_verb(name: str) -> str:
+    """The same phrase inside a sentence: {{ "resume"|action_verb }} is "resume the agent"."""
+    return actions.verb(name)  # type: ignore[arg-type]
 
 
 @register.filter

@@ -153,11 +153,36 @@ def keep_screenshot(page: Any, name: str) -> Path:
 
 
 def visit(page: Any, url: str, name: str) -> None:
-    """Opens `url`, keeps its screenshot under `name` and checks that it fits the window."""
+    """Opens `url`, keeps its screenshot under `name` and checks that it fits the window and that its copy
+    buttons all look one way."""
     page.goto(url)
     page.wait_for_load_state("networkidle")
     keep_screenshot(page, name)
     assert_fits(page)
+    assert_one_copy_look(page)
+
+
+# Every copy button on a page: each carries the class copy-button, and those shown share one look (friction12
+# item 9: one style for the one job, not a big blue one, a small blue one and a grey outline one).
+COPY_LOOK_SCRIPT = """
+() => {
+  const buttons = [...document.querySelectorAll(
+    "button[data-copy-target], button[data-copy-with-password], button.copy-button"
+  )].concat([...document.querySelectorAll("button")].filter((b) => /^copy\b/i.test(b.textContent.trim())));
+  const unclassed = [...new Set(buttons)].filter((b) => !b.classList.contains("copy-button"));
+  const looks = new Set(buttons.filter((b) => b.checkVisibility()).map((b) => {
+    const s = getComputedStyle(b);
+    return [s.fontSize, s.fontWeight, s.paddingTop, s.paddingLeft, s.backgroundColor, s.borderTopColor].join(" ");
+  }));
+  return { unclassed: unclassed.map((b) => b.textContent.trim()), looks: [...looks] };
+}
+"""
+
+
+def assert_one_copy_look(page: Any) -> None:
+    found = page.evaluate(COPY_LOOK_SCRIPT)
+    assert not found["unclassed"], f"{page.url}: copy buttons without the copy-button class: {found['unclassed']}"
+    assert len(found["looks"]) <= 1, f"{page.url}: copy buttons in {len(found['looks'])} looks: {found['looks']}"
 
 
 # The text a person sees: every text node with a box bigger than a pixel (not folded, hidden, or visually

@@ -92,7 +92,7 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     panel = sized_page.locator(".state-panel.state-stalled")
     expect(panel).to_be_visible()
     expect(panel.locator("h3")).to_contain_text("Stalled since")
-    expect(panel.locator("h3")).to_contain_text("resume it if the agent stopped")
+    expect(panel.locator("h3")).to_contain_text("resume the agent if it stopped")
     expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
     copy = panel.locator(".copy-button")  # on the first screen, at every size
     # The one thing to do now is the page's one primary button, drawn in the accent colour.
@@ -103,17 +103,22 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     assert copy.evaluate("b => getComputedStyle(b).backgroundColor") == accent
     box = copy.bounding_box()
     assert box is not None and box["y"] + box["height"] <= (sized_page.viewport_size or {})["height"], box
-    # The button leads, big; the raw text is folded under it (friction11 9), one key press away for whoever checks.
-    assert copy.evaluate("b => parseFloat(getComputedStyle(b).fontSize)") >= 16
+    # The button leads, in text as large as the page's (friction11 9), in the one look every copy button has
+    # (friction12 9: visit checks that); the raw text is folded under it, one key press away for whoever checks.
+    assert copy.evaluate("b => parseFloat(getComputedStyle(b).fontSize)") >= 15
     message = panel.locator(".agent-message")
     expect(message).not_to_be_visible()
-    panel.get_by_text("Show the message").focus()
+    # The words say what the screen shows (friction12 item 7): copy it with the button and paste it; the fold
+    # is only for reading it first, not a "sentence below" to find.
+    expect(panel.locator(".next-move")).to_contain_text("copy the message and paste it into its chat")
+    expect(panel).not_to_contain_text("sentence below")
+    panel.get_by_text("Check the message (optional)").focus()
     sized_page.keyboard.press("Enter")
     expect(message).to_be_visible()
     assert_fits(sized_page)
     # Said in the page's head and in the panel (and by the chip on the run's card beside them on a desktop);
     # whose move and the move in the same chips, nowhere else.
-    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Stalled · your move: resume it")
+    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Stalled · your move: resume the agent")
     # "Live" stays on the title's line at every size, not a line of its own under it (friction10 7).
     title, live = (sized_page.locator(f".page-head > {i}").bounding_box() for i in ("h1", ".live"))
     assert title and live and title["y"] < live["y"] + live["height"] / 2 < title["y"] + title["height"], (title, live)
@@ -280,11 +285,11 @@ PILLS_CLEAR = """(box) => {
 def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     rewound = made.left_behind()
     visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-run")
-    # One folded line beside the live branch, which leads; "Resume…" opens the sentence.
+    # One folded line beside the live branch, which leads; "Resume the agent…" opens the sentence.
     line = sized_page.locator(".left-behind-line#left_behind-1")
     expect(line).to_contain_text(re.compile(r"Branch 1 · .+ · step 3 of 3"))
     expect(line.locator(".agent-message")).not_to_be_visible()
-    line.get_by_text("Resume…").click()
+    line.get_by_text("Resume the agent…").click()
     expect(line.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow")
     line.get_by_role("link", name=re.compile(r"^Branch 1 · .+ · step 3 of 3$")).click()
     expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")

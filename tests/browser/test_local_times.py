@@ -96,7 +96,7 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
 
     page.goto(f"{site}/runs/{stalled.run_id}/")
     panel_title = page.locator(".state-panel.state-stalled h3")
-    expect(panel_title).to_contain_text(f"Stalled since {local_clock(page, at)}: resume it if the agent stopped")
+    expect(panel_title).to_contain_text(f"Stalled since {local_clock(page, at)}: resume the agent if it stopped")
     steps = page.locator("[data-step-node] time[data-when='time']")
     first = steps.first.get_attribute("datetime")
     assert first is not None

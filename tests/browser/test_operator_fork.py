@@ -61,7 +61,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         site = f"http://127.0.0.1:{port}"
         page.goto(f"{site}/nodes/{root_node}/")
         expect(page.locator("h1")).to_have_text("Prepare")
-        page.get_by_text("Edit the context and start a branch…").click()
+        page.get_by_text("Branch with edited context…").click()
         editor = page.locator("#fork-context")
         editable = {key: value for key, value in START_CONTEXT.items() if key != "ticketId"}
         assert json.loads(editor.input_value()) == editable  # prefilled with the node's context, locked keys aside
@@ -71,14 +71,14 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         screenshot(page, "operator-fork-form")
         # The form and the resume message say what they do in plain words; tokens wait in "For developers".
         assert_plain_words(page)
-        expect(page.locator("#branch-title")).to_have_text("Start a new branch from here")
+        expect(page.locator("#branch-title")).to_have_text("Resume the agent")
         expect(page.locator("#fork-what")).to_contain_text("this page then gives the message that sets the agent going")
         page.get_by_role("button", name="Preview the change").click()
         expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
         screenshot(page, "operator-fork-preview")
         page.get_by_role("button", name="Start the branch with this change").click()
 
-        expect(page.locator("#handover-title")).to_have_text("Hand this branch to the agent")
+        expect(page.locator("#handover-title")).to_have_text("Resume the agent on this branch")
         expect(page.locator(".messages")).to_contain_text("New branch started: the agent redoes Prepare")
         expect(page.locator(".fork-handover")).to_contain_text("started by hand at Prepare · step 1 of 5")
         expect(page.locator(".fork-handover")).to_contain_text(REASON)
@@ -96,7 +96,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         before = page.viewport_size
         for size in (DESKTOP, PHONE):
             page.set_viewport_size(size.size)
-            expect(page.locator(".page-head .state-chip")).to_have_text("Paused · your move: resume it")
+            expect(page.locator(".page-head .state-chip")).to_have_text("Paused · your move: resume the agent")
             expect(page.locator(".branch-here")).to_contain_text("Paused on branch 2")
             panel = page.locator(".state-panel.state-paused")
             expect(panel.locator("h3")).to_contain_text("Paused: started by hand at")
@@ -147,7 +147,7 @@ def test_a_mistake_in_the_form_shows_inline_in_the_browser(page, console_log, li
     # The agent works on this step: branching from it is folded away, one click to open.
     expect(page.locator("#fork-details > summary")).not_to_be_visible()
     page.locator("#branch-fold > summary").click()
-    page.get_by_text("Edit the context and start a branch…").click()
+    page.get_by_text("Branch with edited context…").click()
     page.locator("#fork-context").fill('{"target": "production",}')
     page.locator("#fork-reason").fill("Trailing comma on purpose.")
     page.get_by_role("button", name="Preview the change").click()

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from runs.models import Node
 from runs.store import tool_calls
@@ -163,6 +163,7 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     sized_page.locator("#run-details > summary").click()
     expect(sized_page.locator("#run-details .resend-call")).to_be_visible()
     expect(sized_page.locator(f"#run-details #run-id-{blocked.run_id}")).to_be_visible()
+    assert_one_message_then_developers(sized_page, "#run-details")
     keep_screenshot(sized_page, "blocked-run-developers")
     sized_page.locator("#run-details > summary").click()
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
@@ -177,7 +178,26 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     # As on the run page: Blocked in the head and in the verdict, whose move once, in the head's chip.
     assert (said(sized_page, "Blocked"), said(sized_page, "agent's move")) == (2, 1)
     expect(sized_page.locator(".page-head .state-chip")).to_have_text("Blocked · agent's move: resend the step")
+    # The same order as on the run page: the message in the red box, the developers' call under it.
+    expect(sized_page.get_by_text("For developers", exact=True)).to_have_count(1)
+    sized_page.locator("#blocked-more-1 > summary").click()
+    assert_one_message_then_developers(sized_page, "#blocked-more-1")
+    keep_screenshot(sized_page, "blocked-node-developers")
     console_log.assert_clean()
+
+
+def assert_one_message_then_developers(page: Page, drawer: str) -> None:
+    """A blocked step's page or run page says what to give a stopped agent once: one message for the agent,
+    in the red box; the one "For developers" drawer, under the box, holds the raw call alone, without a second
+    "give it this" (friction12 item 8)."""
+    panel = page.locator(".blocked-panel").first
+    expect(panel.locator(".agent-message")).to_have_count(1)
+    expect(panel.locator("details.blocked-more")).to_have_count(0)
+    expect(page.locator(f"{drawer} .resend-call")).to_be_visible()
+    expect(page.locator(drawer)).not_to_contain_text("give it this call")
+    expect(page.locator(drawer)).not_to_contain_text("Nothing for you to do")
+    box, below = panel.bounding_box(), page.locator(drawer).bounding_box()
+    assert box is not None and below is not None and below["y"] >= box["y"] + box["height"], (box, below)
 
 
 def test_a_looped_run(sized_page, console_log, site, looped):
@@ -273,7 +293,7 @@ def test_a_node_page(sized_page, console_log, site, forked):
     resume = sized_page.locator("#branch-here").bounding_box()
     assert recorded is not None and resume is not None
     assert recorded["y"] < resume["y"]
-    expect(sized_page.locator("#branch-title")).to_have_text("Resume this branch here")
+    expect(sized_page.locator("#branch-title")).to_have_text("Resume the agent")
     expect(sized_page.locator("#branch-fold-why")).to_have_text(
         "The agent is on this step now: only for when it stops."
     )

@@ -1,7 +1,7 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone
 (390x844) size: one chip for every state a person may act on, the state then whose move and the move ("Needs
-you · confirm", "Blocked · agent's move: resend the step", "Stalled · your move: resume it"), on every row, run card
-and page head; the
+you · confirm", "Blocked · agent's move: resend the step", "Stalled · your move: resume the agent"), on every
+row, run card and page head; the
 "Your move" chip as the umbrella, the blocked panel's line and button in sight, what the button copies, and
 colours that mean one thing (amber for a person's move, Left behind apart from Canceled, the timeline dots in
 their badge's colour, a neutral 404 advice box)."""
@@ -96,7 +96,7 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none
     sized_page.reload()
-    expect(label).to_have_text("your move: resume it")
+    expect(label).to_have_text("your move: resume the agent")
     expect(sized_page.locator(".runs-nav .move")).to_have_text("your move")
     # Said by the chips alone: the head's, and the card's where the runs column shows (a phone folds a lone run's).
     shown = sized_page.locator(".state-chip .move:visible").count()
@@ -131,7 +131,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     amber = colour(rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".badge"), "backgroundColor")
     for state, said in (
         ("needs_you", "Needs you · confirm"),
-        ("stalled", "Stalled · your move: resume it"),
+        ("stalled", "Stalled · your move: resume the agent"),
         ("blocked", "Blocked · agent's move: resend the step"),
     ):
         row = rows.filter(has=sized_page.locator(f".badge.state-{state}"))

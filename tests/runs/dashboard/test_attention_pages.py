@@ -89,7 +89,7 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     assert "where the agent works" not in html and "the agent&#x27;s move" not in html
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
-    assert "Stalled since " in verdict and "resume it if the agent stopped" in verdict
+    assert "Stalled since " in verdict and "resume the agent if it stopped" in verdict
     assert 'Stalled since <time datetime="' in verdict
     assert "Copy the message for the agent" in panel
     assert "Your move" not in verdict and 'class="move' not in verdict  # the Stalled badge says it
@@ -146,14 +146,14 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     assert 'class="badge state-canceled">Canceled</span>' in html
     rewound = made.left_behind()
     html = page(client, f"/runs/{rewound.run_id}/")
-    # Beside the live branch, the branch left behind is one line; its resume sentence is behind "Resume…".
+    # Beside the live branch, the branch left behind is one line; its message is behind "Resume the agent…".
     line = html.split('class="left-behind-line" id="left_behind-1"')[1].split("</details>")[0]
     assert (
         "Branch 1 · " in line
         and " · step 3 of 3</a>" in line
         and 'class="badge state-left_behind">Left behind</span>' in line
     )
-    assert "<summary" in line and "Resume…</summary>" in line and "Resume the WorkRail workflow" in line
+    assert "<summary" in line and "Resume the agent…</summary>" in line and "Resume the WorkRail workflow" in line
     assert 'class="state-panel state-left_behind"' not in html
     # The live branch leads: its pending step comes before the branches left behind.
     assert html.index('id="pending-step"') < html.index('id="left_behind-1"')

@@ -131,11 +131,10 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
             '<td class="mono muted small issue-code"><span class="code-word">ARTIFACT_MISSING</span>'
             '<span class="pointer">/output/artifacts</span></td>'
         ) in issue, url
-        # For the developer first: whose move it is, and the exact call to give a stuck agent.
-        assert (
-            "Nothing for you to do unless the agent has stopped: it must resend Record the Changed Files "
-            "(step 2) with the list of changed files. If it is stuck, give it this call:"
-        ) in html, url
+        # For the developer, only the exact call: whose move it is and the message to give a stopped agent the
+        # panel says once, not the drawer again (friction12 item 8).
+        assert "The call the agent must make to get past the refusal" in html, url
+        assert "Nothing for you to do unless" not in html and "give it this call" not in html, url
         assert f"&quot;ackToken&quot;: &quot;{stuck.refused['ackToken']}&quot;" in html, url
         assert f"&quot;stateToken&quot;: &quot;{stuck.refused['stateToken']}&quot;" in html, url
         # The refused answer, the expected artifact's shape, and why each part of the call is there.

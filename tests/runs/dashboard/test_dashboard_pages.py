@@ -550,16 +550,16 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     # The newest branch leads; the two open ones were left behind by the rewinds, and are badged so.
     summary = between(html, 'id="run-status-summary">', "</span>").removeprefix('id="run-status-summary">')
     assert summary.startswith("finished "), summary  # beside the "Done" badge: when, not "done" again
-    # The run is done: its two left-behind branches are history, listed with their badge and no "Resume…" up
+    # The run is done: its two left-behind branches are history, listed with their badge and no "Resume the agent…" up
     # front (friction5 item 13); each one's own step page still offers to resume from there. One word for
     # them, the state's: never "set aside" (friction6 item 9).
     others = between(html, 'class="branch-callouts"', "</div>")
     assert others.count("state-left_behind") == 2 and "state-open" not in html
     assert others.count(" · step ") == 2 and "set aside" not in html, others
-    assert "Resume…" not in html and 'class="left-behind-line"' not in html
+    assert "Resume the agent…" not in html and 'class="left-behind-line"' not in html
     tip = re.findall(r"\?tip=(\d+)", others)[0]
     left = page(client, f"/nodes/{tip}/")
-    assert "Resume this branch here" in left and 'id="step-state">Left behind</span>' in left
+    assert ">Resume the agent</h2>" in left and 'id="step-state">Left behind</span>' in left
     assert "No agent works on this branch any more: to take it up again, copy the message" in left
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis

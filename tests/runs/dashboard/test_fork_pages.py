@@ -64,7 +64,7 @@ def test_the_node_page_offers_the_form_prefilled_with_the_context(client, root):
     assert json.loads(editor) == {"service": "billing", "target": "staging"}  # ticketId is shown beside, locked
     locked = between(page, '<dl class="fork-locked"', "</dl>")
     assert '<dt class="mono">ticketId</dt><dd class="mono">&quot;REL-7&quot;</dd>' in locked
-    assert "Edit the context and start a branch…" in page and "fork…" not in page
+    assert "Branch with edited context…" in page and "fork…" not in page
     assert 'name="csrfmiddlewaretoken"' in page
     assert '<details id="fork-details">' in page  # closed until used
 
@@ -78,7 +78,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     assert "New branch started: the agent redoes Prepare with the context as edited." in page
     # The stateToken in the message to copy and in the raw call behind its disclosure, not again under "Resume".
     assert page.count(call_token(page)) == 2 and "Copy the message for the agent" in page
-    assert "Hand this branch to the agent" in page and "Production, not staging." in page
+    assert "Resume the agent on this branch" in page and "Production, not staging." in page
     assert 'target set to "production"' in page
     call = json.loads(html.unescape(re.search(r'<pre id="agent-call"[^>]*>(.*?)</pre>', page, re.S).group(1)))
     assert call["tool"] == "continue_workflow" and set(call["arguments"]) == {"stateToken"}
@@ -220,9 +220,9 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     # Reading the branch's token is not answering on it: no agent has taken the branch up yet, so it is paused,
     # the person's move, said once by its panel with the message to give.
     assert "Paused on branch 2 (branch 1 left behind)" in words, words
-    assert "Paused: started by hand at" in words and "Paused · your move: resume it" in words, words
+    assert "Paused: started by hand at" in words and "Paused · your move: resume the agent" in words, words
     assert words.count("no agent has it yet") == 1 and "Agent working on" not in words, words
-    assert "Prepare · step 1 of 5 Give an agent the message below" in words, words
+    assert "Prepare · step 1 of 5 Copy the message and paste it into an agent&#x27;s chat" in words, words
     assert "Branch 2 open at step 2" not in words, words
 
 
@@ -269,7 +269,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         output={"notesMarkdown": "Prepared the production release."},
     )
     after = words()
-    assert "Running on branch 2 (branch 1 left behind)" in after and "your move: resume it" not in after, after
+    assert "Running on branch 2 (branch 1 left behind)" in after and "your move: resume the agent" not in after, after
     assert "Running · agent's move" in after, after
 
 

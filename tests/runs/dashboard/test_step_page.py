@@ -70,12 +70,14 @@ def test_a_step_the_run_went_on_from_offers_one_branch_action_with_both_ways(cli
     text = page(client, f"/nodes/{node_id_of(review.answers[2])}/")
     assert text.count('class="card branch-here"') == 1
     card = text.split('id="branch-here"')[1].split("</section>")[0]
-    assert '<h2 id="branch-title">Start a new branch from here</h2>' in card
+    assert '<h2 id="branch-title">Resume the agent</h2>' in card
     assert 'id="resume-message"' in card and 'id="fork-details"' in card
-    assert "Resume from here" not in text and text.count("Start a new branch from here") == 1  # one action, named once
+    # One card, each action in its one phrase (actions.py): the heading resumes, the fold branches.
+    assert "Start a new branch from here" not in text and text.count(">Resume the agent</h2>") == 1
+    assert text.count(">Branch with edited context…</summary>") == 1
     # The pending step of a branch offers resuming it, with branching by hand as its second, folded way.
     tip = page(client, f"/nodes/{review.open_tip}/").split('id="branch-here"')[1].split("</section>")[0]
-    assert '<h2 id="branch-title">Resume this branch here</h2>' in tip and "Start a new branch from here" not in tip
+    assert '<h2 id="branch-title">Resume the agent</h2>' in tip and "Start a new branch from here" not in tip
 
 
 def test_the_step_s_state_its_refusal_and_its_branches_follow_live_updates(client, service_catalog):
@@ -118,7 +120,7 @@ def test_resuming_or_branching_is_folded_while_the_agent_works_on_the_step_and_o
     # The agent works on this step now: the card is one folded line, its heading the summary (no second driver).
     card = page(client, url).split('id="branch-here"')[1].split("</section>")[0]
     fold = card.split('<details class="branch-fold" id="branch-fold">')[1]
-    assert fold.index('<h2 id="branch-title">Resume this branch here</h2>') < fold.index("</summary>")
+    assert fold.index('<h2 id="branch-title">Resume the agent</h2>') < fold.index("</summary>")
     assert fold.index("</summary>") < fold.index('id="resume-message"') < fold.index('id="fork-details"')
     # Nothing recorded for the stall window: resuming is what the person came for, open as it was.
     made.quiet(start["session"]["runId"])

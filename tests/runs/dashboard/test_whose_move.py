@@ -89,15 +89,15 @@ def test_one_mapping_gives_every_state_its_label_in_its_own_colour():
     usual = {state: said(state, states.move(state)) for state in states.MOVES}
     assert usual == {
         "needs_you": ("Your move: confirm", "move state-needs_you"),  # the action, not an echo of its badge
-        "paused": ("Your move: resume it", "move state-paused"),  # no agent has it
-        "stalled": ("Your move: resume it", "move state-stalled"),
+        "paused": ("Your move: resume the agent", "move state-paused"),  # no agent has it
+        "stalled": ("Your move: resume the agent", "move state-stalled"),
         "running": ("Agent's move", "move state-running"),
         "blocked": ("Agent's move: resend the step", "move state-blocked"),
         **{state: None for state in ("left_behind", "done", "canceled", "notes")},
     }
     # Where the move is not the state's usual one, the label says the move, so that it never contradicts its badge.
     assert said("blocked", states.move("blocked", stopped=True)) == (
-        "Your move: resume it",
+        "Your move: resume the agent",
         "move state-blocked",
     )
     assert said("blocked", "yours", held_by_you=True) == ("Your move: tell the agent", "move state-blocked")
@@ -116,10 +116,10 @@ def test_the_one_chip_says_the_state_then_whose_move_and_the_move_each_once():
         return label.chip_words
 
     assert chip("needs_you", "yours") == "confirm"  # "Needs you · confirm", not "Needs you · your move: confirm"
-    assert chip("stalled", "yours") == chip("paused", "yours") == "your move: resume it"
+    assert chip("stalled", "yours") == chip("paused", "yours") == "your move: resume the agent"
     assert chip("running", "agents") == "agent's move"
     assert chip("blocked", "agents") == "agent's move: resend the step"
-    assert chip("blocked", "yours") == "your move: resume it"  # the agent has stopped
+    assert chip("blocked", "yours") == "your move: resume the agent"  # the agent has stopped
     assert chip("blocked", "yours", held_by_you=True) == "your move: tell the agent"
     for state in states.MOVES:
         label = states.next_move(state, states.move(state))
@@ -162,7 +162,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # One chip each: the state's badge, then whose move and the move, inside the same pill.
     assert '<span class="badge state-blocked">Blocked</span>' in chip(rows["blocked"])
     assert "agent&#x27;s move: resend the step</span>" in chip(rows["blocked"])
-    assert "your move: resume it</span>" in chip(rows["stalled"])
+    assert "your move: resume the agent</span>" in chip(rows["stalled"])
     assert 'class="badge state-needs_you">Needs you</span>' in chip(rows["needs_you"])
     assert 'data-move="yours">confirm</span>' in chip(rows["needs_you"]) and "your move" not in rows["needs_you"]
     assert 'class="state-chip"' not in rows["canceled"]  # nobody's move: the badge alone
@@ -196,9 +196,9 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     # move turns the person's.
     before_folds = panel.split("<details")[0]
     assert "The agent was told what to fix and normally resends the step by itself" in before_folds
-    assert BUTTON not in before_folds and "If the agent has stopped, give it this message" not in text
+    assert BUTTON not in before_folds and "If the agent has stopped, copy the message" not in text
     fold = panel.split('<details class="if-stopped-fold" id="if-stopped-1">')[1].split("</details>")[0]
-    assert "If the agent has stopped: the message to give it (yours if it has not retried by " in fold
+    assert "If the agent has stopped: the message to paste into its chat (yours if it has not retried by " in fold
     assert BUTTON in fold
     # That moment as a <time> the reader's browser puts on their clock, not "05:50 UTC" in the words.
     summary = fold.split("<summary", 1)[1].split("</summary>", 1)[0]
@@ -226,7 +226,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
     assert tags(panel.split("</h3>")[0]) == [] and tags(page_head(text)) == ["yours"] and tags(run_head(text)) == []
-    assert "your move: resume it</span>" in page_head(text)
+    assert "your move: resume the agent</span>" in page_head(text)
     # Its heading no longer says the agent must act: what is wrong, the step to give it again below.
     heading = panel.split("</h3>")[0]
     assert "must resend" not in heading and "Blocked: the agent did not attach the list of changed files." in heading
@@ -241,7 +241,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert tags(card) == ["yours"] and "your move</span>" in chip(card)  # narrow: the move in the body
     listed = page(client, "/sessions/")
     row = listed.split('data-state="blocked"')[1].split('class="session-name"')[0]
-    assert tags(row) == ["yours"] and "your move: resume it</span>" in row  # the head's words
+    assert tags(row) == ["yours"] and "your move: resume the agent</span>" in row  # the head's words
     assert 'class="badge chip-yours">Your move: 1</span>' in listed
 
 
@@ -250,7 +250,7 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     stalled = made.stalled()
     text = page(client, f"/runs/{stalled.run_id}/")
     # Whose move, once: the page's head (a session of one run: not its run's header again).
-    assert tags(page_head(text)) == ["yours"] and "your move: resume it</span>" in page_head(text)
+    assert tags(page_head(text)) == ["yours"] and "your move: resume the agent</span>" in page_head(text)
     assert tags(run_head(text)) == []
     [message] = copied(text)
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")
@@ -304,7 +304,7 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
         tags(head) == ["yours"]
         and 'class="badge state-paused"' in head
         and "state-running" not in head
-        and "your move: resume it" in head
+        and "your move: resume the agent" in head
     )
     assert 'class="node-branches"' not in text  # no branch went on past it yet
     # On the run page, nobody has taken the branch up yet: paused, the person's move, with the same message
@@ -313,7 +313,7 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     panel = run_page.split('class="state-panel state-paused"')[1].split("</section>")[0]
     assert tags(page_head(run_page)) == ["yours"] and BUTTON in panel
     assert "started by hand at" in panel and "Agent working on" not in run_page
-    assert "your move: resume it" in page_head(run_page)
+    assert "your move: resume the agent" in page_head(run_page)
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
     # The list's chip for people counts it, as its row's tag says.
     listed = page(client, "/sessions/")
@@ -345,6 +345,6 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     # other way to branch (editing the context) folded in the same card.
     assert open_tip.index('id="recorded-title"') < open_tip.index('id="branch-here"')
     resume = open_tip.split('id="branch-here"')[1].split("</section>")[0]
-    assert '<h2 id="branch-title">Resume this branch here</h2>' in resume
+    assert '<h2 id="branch-title">Resume the agent</h2>' in resume
     assert "Only if the agent has stopped" in resume and 'id="fork-details"' in resume
     assert resume.index('<details class="resume-message"') < resume.index(BUTTON)

@@ -138,7 +138,7 @@ def test_a_quiet_run_is_stalled_since_its_last_step_and_says_how_to_resume(servi
     assert "where the agent works" not in detail.run.status_summary and "open" not in detail.run.status_summary
     [panel] = detail.panels
     assert panel.kind == "stalled" and panel.title.startswith("Stalled since ")
-    assert panel.title.endswith(": resume it if the agent stopped") and panel.step.words == "step 2 of 3"
+    assert panel.title.endswith(": resume the agent if it stopped") and panel.step.words == "step 2 of 3"
     assert_timed(panel.title, panel.timed, panel.since)
     assert panel.state_token and panel.state_token in panel.sentence
     assert panel.sentence.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")

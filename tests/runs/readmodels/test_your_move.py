@@ -83,7 +83,9 @@ def test_the_list_and_the_run_page_agree_on_a_blocked_runs_move(service_catalog,
     assert page_move == _row_move(row) == "agents"
     guide = attention.blocked_guide(detail.branch.blocked, cutoff)
     assert guide.lead.startswith("The agent was told what to fix and normally resends the step by itself")
-    assert guide.fold.startswith("If the agent has stopped: the message to give it (yours if it has not retried by ")
+    assert guide.fold.startswith(
+        "If the agent has stopped: the message to paste into its chat (yours if it has not retried by "
+    )
 
     _stopped(stuck.run_id)
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none

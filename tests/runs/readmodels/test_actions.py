@@ -1,0 +1,84 @@
+"""One phrase per action (runs/readmodels/actions.py), used by every place that offers it: the chips' moves,
+the state panels, the step page's card, the fork form and the hand-over card (friction12 item 5)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import get_args
+
+from runs.readmodels import actions, states
+
+ROOT = Path(__file__).resolve().parents[3]
+TEMPLATES = ROOT / "workrail_site" / "templates" / "dashboard"
+# The names the same actions went by before the table, as they were written: none may come back, in a
+# template or a read model.
+OLD_NAMES = (
+    "resume it",
+    "Resume…",
+    "Resume this branch here",
+    "Start a new branch from here",
+    "Edit the context and start a branch",
+    "Hand this branch to the agent",
+    "Give an agent this step again",
+    "The resume message",
+    "sentence below",
+)
+# The actions a person offers from a page: their phrases come from the table only (the `action` filters).
+OFFERED: tuple[actions.ActionName, ...] = ("resume", "branch")
+
+
+def _template_text(path: Path) -> str:
+    """A template as a person could read it: without its {# comments #}, which name actions to explain."""
+    return re.sub(r"\{#.*?#\}", "", path.read_text(), flags=re.S)
+
+
+def _python_strings(path: Path) -> list[str]:
+    """The strings a module may show to people: its literals, docstrings left out."""
+    tree = ast.parse(path.read_text())
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def test_every_action_has_one_phrase_and_every_move_is_one_of_them():
+    assert set(actions.ACTIONS) == set(get_args(actions.ActionName))
+    verbs = [action.verb for action in actions.ACTIONS.values()]
+    assert len(set(verbs)) == len(verbs)
+    assert set(states.MOVE_ACTIONS.values()) <= set(verbs)
+    # The chip's move and the panels' and step page's heading are the same words.
+    stalled = states.next_move("stalled", "yours")
+    assert stalled is not None and stalled.chip_words == "your move: resume the agent"
+    assert actions.title("resume") == "Resume the agent" and actions.title("branch") == "Branch with edited context"
+
+
+def test_templates_take_the_offered_actions_from_the_table_and_no_old_name_is_left():
+    written = {path.name: _template_text(path) for path in TEMPLATES.glob("*.html")}
+    for name, text in written.items():
+        for action in OFFERED:
+            phrase = actions.verb(action)
+            assert phrase.lower() not in text.lower(), f"{name} writes {phrase!r} by hand: use the action filter"
+        for old in OLD_NAMES:
+            assert old not in text, f"{name} still says {old!r}"
+    # Each place that offers an action reads it from the table.
+    assert '"resume"|action' in written["node.html"] and '"branch"|action' in written["node.html"]
+    assert '"resume"|action' in written["_attention.html"]
+    assert '"branch"|action' in written["_fork.html"] and '"resume"|action' in written["_fork.html"]
+
+
+def test_no_read_model_says_an_action_by_an_old_name():
+    for path in sorted((ROOT / "runs" / "readmodels").glob("*.py")):
+        for text in _python_strings(path):
+            for old in OLD_NAMES:
+                assert old not in text, f"{path.name} says {old!r}: {text!r}"
