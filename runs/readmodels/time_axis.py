@@ -7,9 +7,9 @@ A span of a fraction of a second (a run an agent walked at once) still gets seve
 
 `axis(start, end)`: the session timeline's, on the clock like every other time on the dashboard (friction9
 item 6: a person asks "when", and "+4 ms" does not answer it), never finer than a second: round moments
-from a second to weeks, the span's start said to the second when no round moment stands near it; a burst
-shorter than BURST is one tick, its start's clock time to the second (how long it lasted is the timeline's
-to say, once: timeline_page.summary_words).
+from a second to weeks, the span's start said to the second when no round moment stands near it, so that a
+burst within a second is one tick, its start, and one across a round second has that second's tick too (how
+long it lasted is the timeline's to say, once: timeline_page.summary_words; friction12 item 1).
 """
 
 from __future__ import annotations
@@ -31,9 +31,6 @@ STEPS = [
 
 # The timeline's axis (`axis`) never labels a clock time finer than a second: ".34" reads as noise.
 CLOCK_STEPS = [step for step in STEPS if step >= 1]
-# A span shorter than this (seconds) is a burst: one tick, its start's clock time, since round moments of a
-# second or more would not fall inside it; from a second on, the axis has clock ticks (friction12 item 1).
-BURST = 1.0
 # Where the first round tick lies, at most, for it to stand for the span's start (a share of the span).
 START_ROOM = 0.08
 
@@ -95,9 +92,9 @@ def clock_label(at: datetime, step: float) -> str:
 
 def axis(start: datetime, end: datetime) -> Axis:
     """The axis for a span, always on the clock and never finer than a second: round moments as `ticks` picks
-    them, from a step of a second up. A burst (steps an agent took within a second) has its own start, said
-    to the second ("14:05:30"), as its one tick, never clock digits that differ only past the second. A
-    longer span's start is said too when the first round moment lies well inside it."""
+    them, from a step of a second up, never clock digits that differ only past the second. The span's start
+    is said too ("14:05:30") when the first round moment lies well inside it, or none does (a burst within a
+    second: its one tick)."""
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     span = (end - start).total_seconds()
     step = float(step_for(span, CLOCK_STEPS))
@@ -105,9 +102,7 @@ def axis(start: datetime, end: datetime) -> Axis:
     first = Tick(start, 0.0, clock_label(start, precise), precise)
     if span <= 0:
         return Axis([first], 1.0)
-    if span < BURST:
-        return Axis([first], step)
-    found = ticks(start, end, CLOCK_STEPS)
+    found = ticks(start, end, CLOCK_STEPS)  # a burst within one second: none but its start's (the fallback)
     if found[0].fraction > START_ROOM:
         found = [first, *found]
     return Axis(found, step)

@@ -26,7 +26,7 @@ gap rule depends on the runs' states only, never on how long ago the newest step
 the machine that recorded them): when some run still stands (running, needs you, blocked, stalled) the
 session reaches on to now, so the axis always ends in a compact gap of GAP_SHARE after its newest step, a
 break, "now" at its end and under it how long the session went without a step ("45 min with no step"); a
-standing row's track runs on, dashed, through the gap, and a row quiet for longer than the session says its
+standing row's track runs on, dashed, through the gap, and a row quiet for notably longer than the session says its
 own on its tail ("no step for 50 min"; on a phone's track only "50 min"). A session whose runs all ended
 has no gap and no "now": its axis ends at its newest step.
 
@@ -52,6 +52,10 @@ MERGE_NARROW = 6.6
 # The stretch from the newest step to now, when some run still stands: a gap at the track's end (percent of
 # the track, room for "45 min" on a phone's), however long it lasted, so that the dots keep the width.
 GAP_SHARE = 24.0
+# A standing row says its own quiet stretch on its tail when it is longer than the session's (under the axis)
+# by at least this many seconds and this share of it: "no step for 6.1 s" over "6.0 s with no step" is noise.
+QUIET_MARGIN = 1.0
+QUIET_MARGIN_SHARE = 0.1
 # The states in which a run still stands: its time runs on until now.
 STANDING: frozenset[StateName] = frozenset({"needs_you", "blocked", "stalled", "running"})
 
@@ -273,8 +277,8 @@ def timeline_page(
                 when += ", still going"
                 idle_for = max((now - lane.last_at).total_seconds(), 0.0)
                 # The axis under the gap says how long the session went without a step; a row whose own quiet
-                # stretch is that one says nothing more (a run quiet for longer says its own).
-                if roughly(idle_for) != roughly(quiet_for):
+                # stretch is about that one says nothing more (a run quiet for notably longer says its own).
+                if idle_for - quiet_for >= max(QUIET_MARGIN, quiet_for * QUIET_MARGIN_SHARE):
                     idle = time_axis.duration(roughly(idle_for))
                     quiet, narrow_quiet = f"no step for {idle}", idle
                     quiet_at = f"{100 - INSET - GAP_SHARE / 2:.2f}%"

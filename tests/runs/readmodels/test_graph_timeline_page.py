@@ -162,6 +162,19 @@ def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
     )
     assert page.gap_words == "35 min with no step"
     assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [("no step for 45 min", "45 min"), ("", "")]
+    # A row quiet for barely longer than the session says nothing of its own ("no step for 6.1 s" over "6.0 s
+    # with no step" was noise: friction12 item 1).
+    close = T0 + timedelta(milliseconds=115)
+    r2 = TimelineLane(run_id="r2", label="y", points=[0.0], first_at=close, last_at=close)
+    marks["r2"] = [NodeMark(close, "running", "Step 1")]
+    page = timeline_page.timeline_page(
+        SessionDetail.model_construct(runs=runs, timeline=[r1, r2]),
+        "/runs/RUN/",
+        None,
+        marks,
+        T0 + timedelta(seconds=6),
+    )
+    assert page.gap_words == "5.9 s with no step" and [row.quiet for row in page.rows] == ["", ""]
 
 
 def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_names_them_all():

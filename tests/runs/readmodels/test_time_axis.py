@@ -79,5 +79,12 @@ def test_the_axis_tells_the_clock_never_past_the_second(span, labels):
     assert not [tick.label for tick in found.ticks if tick.precision == 0]
 
 
+def test_a_burst_across_a_round_second_has_that_seconds_tick_too():
+    # Friction12 item 1: a clock-tick axis wherever a round second falls inside the span, however short.
+    start = START + timedelta(microseconds=700_000)
+    found = axis(start, start + timedelta(milliseconds=500))
+    assert [(tick.label, round(tick.fraction, 2)) for tick in found.ticks] == [("14:03:17", 0.0), ("14:03:18", 0.6)]
+
+
 def test_a_single_moment_is_its_clock_time():
     assert [tick.label for tick in axis(START, START).ticks] == ["14:03:17"]
