@@ -31,8 +31,9 @@ STEPS = [
 
 # The timeline's axis (`axis`) never labels a clock time finer than a second: ".34" reads as noise.
 CLOCK_STEPS = [step for step in STEPS if step >= 1]
-# Where the first round tick lies, at most, for it to stand for the span's start (a share of the span).
-START_ROOM = 0.08
+# Where the first round tick lies, at most, for it to stand for the span's start (a share of the span): any
+# nearer and the start's label would crowd it (a clock time is ~70 px, a phone's axis ~335 px).
+START_ROOM = 0.3
 
 
 @dataclass(frozen=True, slots=True)
