@@ -206,6 +206,15 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     sized_page.unroute(poll)
     sized_page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
     expect(words).to_have_text("Live")
+    # A tab in the background is not polled, and says so; shown again, it polls at once.
+    shown_as = """(state) => {
+      Object.defineProperty(document, "visibilityState", {value: state, configurable: true});
+      document.dispatchEvent(new Event("visibilitychange"));
+    }"""
+    sized_page.evaluate(shown_as, "hidden")
+    expect(words).to_have_text("Paused while hidden")
+    sized_page.evaluate(shown_as, "visible")
+    expect(words).to_have_text("Live")
     expect(sized_page.get_by_text("This page updates by itself.")).to_have_count(0)
     # One branch, two steps: a compact stepper, not a drawing; the shown step marked once (friction6 item 6).
     stepper = sized_page.locator("ol.stepper")
