@@ -7,8 +7,9 @@ A span of a fraction of a second (a run an agent walked at once) still gets seve
 
 `axis(start, end)`: the session timeline's, on the clock like every other time on the dashboard (friction9
 item 6: a person asks "when", and "+4 ms" does not answer it), never finer than a second: round moments
-from a second to weeks, the span's start said to the second when no round moment stands near it; a burst
-shorter than BURST is its start's clock time and, at its end, how long after it came ("200 ms later").
+from a second to weeks, the span's start said to the second when no round moment stands near it, so that a
+burst within a second is one tick, its start, and one across a round second has that second's tick too (how
+long it lasted is the timeline's to say, once: timeline_page.summary_words; friction12 item 1).
 """
 
 from __future__ import annotations
@@ -30,11 +31,9 @@ STEPS = [
 
 # The timeline's axis (`axis`) never labels a clock time finer than a second: ".34" reads as noise.
 CLOCK_STEPS = [step for step in STEPS if step >= 1]
-# A span shorter than this (seconds) is a burst: its start's clock time, and how long after it its end came
-# ("8.2 s later"), clearer than a row of clock times a second or two apart that differ in their last digits.
-BURST = 10.0
-# Where the first round tick lies, at most, for it to stand for the span's start (a share of the span).
-START_ROOM = 0.08
+# Where the first round tick lies, at most, for it to stand for the span's start (a share of the span): any
+# nearer and the start's label would crowd it (a clock time is ~70 px, a phone's axis ~335 px).
+START_ROOM = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +93,9 @@ def clock_label(at: datetime, step: float) -> str:
 
 def axis(start: datetime, end: datetime) -> Axis:
     """The axis for a span, always on the clock and never finer than a second: round moments as `ticks` picks
-    them, from a step of a second up. A burst (steps an agent took within a few seconds) has its own start,
-    said to the second ("14:05:30"), and its end says how long after it came ("200 ms later"), never clock
-    digits that differ only past the second. A longer span's start is said too when the first round moment
-    lies well inside it."""
+    them, from a step of a second up, never clock digits that differ only past the second. The span's start
+    is said too ("14:05:30") when the first round moment lies well inside it, or none does (a burst within a
+    second: its one tick)."""
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     span = (end - start).total_seconds()
     step = float(step_for(span, CLOCK_STEPS))
@@ -105,9 +103,7 @@ def axis(start: datetime, end: datetime) -> Axis:
     first = Tick(start, 0.0, clock_label(start, precise), precise)
     if span <= 0:
         return Axis([first], 1.0)
-    if span < BURST:
-        return Axis([first, Tick(end, 1.0, f"{duration(span)} later", 0.0)], step)
-    found = ticks(start, end, CLOCK_STEPS)
+    found = ticks(start, end, CLOCK_STEPS)  # a burst within one second: none but its start's (the fallback)
     if found[0].fraction > START_ROOM:
         found = [first, *found]
     return Axis(found, step)

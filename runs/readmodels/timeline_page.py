@@ -5,8 +5,8 @@ dots), then a track with a dot per node at the moment it was made. Positions are
 track's width, so the track stretches with its box while its dots stay round and its text keeps its
 size (no viewBox scaling): at phone width the name goes above the track (dashboard.css) and nothing
 runs past the card. Below the rows, an axis (time_axis.axis: clock times at round moments, never finer
-than a second; a burst is one label, "all 12 steps within 230 ms at 14:31") and, for a span that is
-neither a burst nor ends in a gap, the whole span with its start's clock time.
+than a second; a burst within a second is one tick, its start's clock time). The timeline is history:
+its page folds it shut under one line that says what it holds (`summary`).
 
 Each dot is a node (timeline_marks.py), coloured by its state as the state's badge is, and named by a
 tooltip and an accessible name (its step, its state, when); beside the track, in the name's column
@@ -19,15 +19,16 @@ state hides inside another's colour: every state the row's words list has a
 dot of its colour. The track is narrower on a phone, so the row is laid out twice, for the wide track and
 for the narrow one (dashboard.css shows one of the two).
 
-A run that still stands (running, needs you, blocked, stalled) lasts until now: its track runs on from
-its newest node to the present, dashed, and its duration says so ("45 min so far"). When nothing was
-recorded for a while (a quiet stretch of a second or more that would take QUIET_SHARE of a track drawn
-to scale), the axis is scaled to the recorded steps and the stretch up to now is a compact
-gap of GAP_SHARE at the track's end: a break in the axis, "now" at its end and under it how long the
-session went without a step ("45 min with no step"); a standing row quiet for longer says its own on its
-dashed tail ("no step for 50 min"; on a phone's track only "50 min"), so
-that the dots of a run stalled for 45 minutes keep the width instead of piling up at the left edge. A run
-that ended (done, canceled, left behind) spans its first node to its newest.
+One span, one end, for every figure (friction12 item 1): the axis, each row's duration and the fold's
+summary line ("13 steps over 405 ms, first step to newest") all run from the first recorded step to the
+newest one, never to the moment the page was drawn, so that a row never says more than the axis holds. The
+gap rule depends on the runs' states only, never on how long ago the newest step was (so not on the speed of
+the machine that recorded them): when some run still stands (running, needs you, blocked, stalled) the
+session reaches on to now, so the axis always ends in a compact gap of GAP_SHARE after its newest step, a
+break, "now" at its end and under it how long the session went without a step ("45 min with no step"); a
+standing row's track runs on, dashed, through the gap, and a row quiet for notably longer than the session says its
+own on its tail ("no step for 50 min"; on a phone's track only "50 min"). A session whose runs all ended
+has no gap and no "now": its axis ends at its newest step.
 
 The door gives the run page's URL with RUN in place of the run id, and the marks of each run's nodes.
 """
@@ -38,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from runs.contract.dashboard import SessionDetail, StateName, TimelineLane
+from runs.contract.dashboard import SessionDetail, StateName
 from runs.readmodels import states, time_axis
 from runs.readmodels.timeline_marks import NodeMark
 
@@ -48,12 +49,13 @@ INSET = 1.5
 # for three digits) and a gap, on the wide track (~730 px at 1440 wide) and on a phone's (~335 px at 390).
 MERGE_WIDE = 3.0
 MERGE_NARROW = 6.6
-# A quiet stretch up to now becomes a gap (percent of the track, room for "45 min" on a phone's) when it
-# lasts that long (seconds) and would take that share of a track drawn to scale: a long stall reads as words
-# beside dots spread over the recorded steps, not as dots squeezed left of a long dashed line.
-QUIET_SECONDS = 1
-QUIET_SHARE = 0.45
+# The stretch from the newest step to now, when some run still stands: a gap at the track's end (percent of
+# the track, room for "45 min" on a phone's), however long it lasted, so that the dots keep the width.
 GAP_SHARE = 24.0
+# A standing row says its own quiet stretch on its tail when it is longer than the session's (under the axis)
+# by at least this many seconds and this share of it: "no step for 6.1 s" over "6.0 s with no step" is noise.
+QUIET_MARGIN = 1.0
+QUIET_MARGIN_SHARE = 0.1
 # The states in which a run still stands: its time runs on until now.
 STANDING: frozenset[StateName] = frozenset({"needs_you", "blocked", "stalled", "running"})
 
@@ -101,7 +103,7 @@ class TimelineRow:
     run_id: str
     label: str  # the run's workflow name, in full (its column wraps it)
     href: str
-    took: str  # "0.16 s · 11 steps", "45 min so far · 2 steps"
+    took: str  # "160 ms · 11 steps": from its first step to its newest, as the axis measures
     nodes: int  # how many nodes it has
     tooltip: str
     start: str  # where its first node lies on the track
@@ -137,17 +139,15 @@ class TimelineTick:
     step: float  # seconds between ticks: how precisely times.js labels it (seconds, tenths, or the day)
     anchor: str  # start, middle or end: the first and last stay on the track
     minor: bool  # every other tick: left out at phone width, where six clock times do not fit
-    # Before the clock time, for a burst's one label: "all 12 steps within 230 ms at " (then "2:31 PM").
-    lead: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class TimelinePage:
     rows: list[TimelineRow]
     ticks: list[TimelineTick]
-    caption: str  # "2026-11-28 22:02:04 to 22:02:04 UTC · 0.22 s"; empty without times
-    # The same, for a page to print its start in the reader's zone; None where the axis says both (a burst).
-    span: TimelineSpan | None = None
+    caption: str  # "2026-11-28 22:02:04 to 22:02:04 UTC · 0.22 s": first step to newest; empty without times
+    # What the fold's one line says it holds: "13 steps over 405 ms, first step to newest", "1 step".
+    summary: str = ""
     # Where the gap before now starts (the axis breaks there and says "now" at its end); "" without one.
     gap: str = ""
     now: str = f"{100 - INSET:.2f}%"
@@ -157,13 +157,6 @@ class TimelinePage:
     def clustered(self) -> list[str]:
         """The layouts in which some row has a numbered dot: the legend says what the number means there."""
         return [track for track in ("wide", "narrow") if any(track in row.clustered for row in self.rows)]
-
-
-@dataclass(frozen=True, slots=True)
-class TimelineSpan:
-    start: datetime
-    end: datetime
-    took: str  # "1 min 30 s"
 
 
 def roughly(seconds: float) -> float:
@@ -238,6 +231,13 @@ def state_counts(marks: list[NodeMark]) -> list[StateCount]:
     ]
 
 
+def summary_words(steps: int, seconds: float) -> str:
+    """The fold's line: how many steps and over how long, and which end that length runs to."""
+    if steps < 2 or seconds <= 0:
+        return nodes_words(steps)
+    return f"{nodes_words(steps)} over {time_axis.duration(seconds)}, first step to newest"
+
+
 def timeline_page(
     detail: SessionDetail,
     run_url: str,
@@ -245,58 +245,43 @@ def timeline_page(
     marks: dict[str, list[NodeMark]],
     now: datetime,
 ) -> TimelinePage:
-    """`now`: the present, where the runs that still stand reach to."""
+    """`now`: the present, where a session with a run that still stands reaches to (after the gap)."""
     names = {run.run_id: run.workflow_name for run in detail.runs}
     standing = {run.run_id for run in detail.runs if run.state in STANDING}
-
-    def last_of(lane: TimelineLane) -> datetime | None:
-        if lane.last_at is None or lane.run_id not in standing:
-            return lane.last_at
-        return max(lane.last_at, now)
-
     starts = [lane.first_at for lane in detail.timeline if lane.first_at is not None]
-    ends = [last for last in map(last_of, detail.timeline) if last is not None]
     recorded = [lane.last_at for lane in detail.timeline if lane.last_at is not None]
+    # The gap rule: a run that still stands reaches to now, after a gap; a session that ended has none.
+    gapped = bool(recorded) and any(lane.run_id in standing for lane in detail.timeline if lane.last_at)
     start = min(starts).astimezone(UTC) if starts else None
-    span = (max(ends) - min(starts)).total_seconds() if starts and ends else 0.0
-    # A long quiet stretch up to now is a gap at the track's end; the span drawn to scale is the recorded one.
-    quiet_for = (max(ends) - max(recorded)).total_seconds() if ends and recorded else 0.0
-    gapped = quiet_for >= QUIET_SECONDS and span > 0 and quiet_for / span >= QUIET_SHARE
-    scaled = span - quiet_for if gapped else span
+    newest = max(recorded).astimezone(UTC) if recorded else None
+    scaled = (newest - start).total_seconds() if start is not None and newest is not None else 0.0
+    quiet_for = max((now - newest).total_seconds(), 0.0) if gapped and newest is not None else 0.0
     width = 100 - 2 * INSET - (GAP_SHARE if gapped else 0.0)
 
     def fraction(moment: datetime) -> float:
         if start is None or scaled <= 0:
-            return 1.0 if gapped and moment > max(recorded) else 0.0
+            return 0.0
         return (moment - start).total_seconds() / scaled
-
-    def place(moment: datetime) -> str:
-        if gapped and moment > max(recorded):  # now, at the end of the gap
-            return at(1.0)
-        return at(fraction(moment), width)
 
     rows: list[TimelineRow] = []
     for lane in detail.timeline:
         name = names.get(lane.run_id) or lane.label
         count = len(lane.points)
         took = when = until = quiet = quiet_at = narrow_quiet = ""
-        last_at = last_of(lane)
-        if lane.first_at is not None and lane.last_at is not None and last_at is not None:
-            took = time_axis.duration((last_at - lane.first_at).total_seconds())
-            first, last = lane.first_at.astimezone(UTC), last_at.astimezone(UTC)
-            if lane.run_id in standing:
-                until = place(last_at)
-                idle_for = (last_at - lane.last_at).total_seconds()
+        if lane.first_at is not None and lane.last_at is not None:
+            took = time_axis.duration((lane.last_at - lane.first_at).total_seconds())
+            first, last = lane.first_at.astimezone(UTC), lane.last_at.astimezone(UTC)
+            when = f", {first:%Y-%m-%d %H:%M:%S} UTC to {last:%Y-%m-%d %H:%M:%S} UTC ({took})"
+            if lane.run_id in standing and gapped:
+                until = at(1.0)  # now, at the end of the gap
+                when += ", still going"
+                idle_for = max((now - lane.last_at).total_seconds(), 0.0)
                 # The axis under the gap says how long the session went without a step; a row whose own quiet
-                # stretch is that one says nothing more (a run quiet for longer says its own).
-                if gapped and last_at > max(recorded) and roughly(idle_for) != roughly(quiet_for):
+                # stretch is about that one says nothing more (a run quiet for notably longer says its own).
+                if idle_for - quiet_for >= max(QUIET_MARGIN, quiet_for * QUIET_MARGIN_SHARE):
                     idle = time_axis.duration(roughly(idle_for))
                     quiet, narrow_quiet = f"no step for {idle}", idle
                     quiet_at = f"{100 - INSET - GAP_SHARE / 2:.2f}%"
-                took += " so far"
-                when = f", since {first:%Y-%m-%d %H:%M:%S} UTC ({took})"
-            else:
-                when = f", {first:%Y-%m-%d %H:%M:%S} UTC to {last:%Y-%m-%d %H:%M:%S} UTC ({took})"
         own = marks.get(lane.run_id, [])
         dots = merged(own, fraction, MERGE_WIDE, width)
         rows.append(
@@ -308,7 +293,7 @@ def timeline_page(
                 nodes=count,
                 tooltip=f"{name} ({lane.run_id}): {nodes_words(count)}{when}",
                 start=dots[0].at if dots else at(0),
-                end=place(max(mark.at for mark in own)) if own else at(0),
+                end=at(fraction(max(mark.at for mark in own)), width) if own else at(0),
                 until=until,
                 dots=dots,
                 narrow_dots=merged(own, fraction, MERGE_NARROW, width),
@@ -319,35 +304,18 @@ def timeline_page(
                 narrow_quiet=narrow_quiet,
             )
         )
-    if not starts or not ends:
-        return TimelinePage(rows, [], "")
-    start, end = min(starts).astimezone(UTC), max(ends).astimezone(UTC)
+    steps = sum(len(lane.points) for lane in detail.timeline)
+    if start is None or newest is None:
+        return TimelinePage(rows, [], "", summary_words(steps, 0.0))
+    axis = time_axis.axis(start, newest)
     ticks = []
-    drawn_end = max(recorded).astimezone(UTC) if gapped else end
-    axis = time_axis.axis(start, drawn_end)
-    # A burst (its end no clock time: time_axis.axis) is one label on the clock, its short span said once:
-    # "all 12 steps within 230 ms at 2:31 PM", not a clock time and "230 ms later" (friction10 item 9).
-    burst = len(axis.ticks) > 1 and axis.ticks[-1].precision == 0
-    if burst:
-        # Within how long the steps came: first to newest recorded, not the tail up to now of a run that stands.
-        steps = sum(len(lane.points) for lane in detail.timeline)
-        within = time_axis.duration(max((max(recorded) - start).total_seconds(), 0.001))
-        lead = f"all {steps} steps within {within} at " if steps > 1 else f"{nodes_words(steps)} at "
-        minute = float(time_axis.MINUTE)
-        clock = time_axis.clock_label(start, minute)
-        ticks.append(TimelineTick(at(0.0, width), clock, start.isoformat(), minute, "start", False, lead))
-    for index, tick in enumerate([] if burst else axis.ticks):
+    for index, tick in enumerate(axis.ticks):
         anchor = "start" if tick.fraction < 0.1 else "end" if tick.fraction > 0.9 else "middle"
         step = axis.step if tick.precision is None else tick.precision
-        moment = tick.at.isoformat() if step else ""  # a clock time for times.js to put on the reader's clock
         minor = index % 2 == 1 and len(axis.ticks) > 3  # two or three labels fit a phone's axis
-        ticks.append(TimelineTick(at(tick.fraction, width), tick.label, moment, step, anchor, minor))
-    until = end.strftime("%H:%M:%S" if end.date() == start.date() else "%Y-%m-%d %H:%M:%S")
-    took = time_axis.duration((end - start).total_seconds())
-    caption = f"{start:%Y-%m-%d %H:%M:%S} to {until} UTC · {took}"
+        ticks.append(TimelineTick(at(tick.fraction, width), tick.label, tick.at.isoformat(), step, anchor, minor))
+    until_words = newest.strftime("%H:%M:%S" if newest.date() == start.date() else "%Y-%m-%d %H:%M:%S")
+    caption = f"{start:%Y-%m-%d %H:%M:%S} to {until_words} UTC · {time_axis.duration(scaled)}"
     gap = at(1.0, width) if gapped else ""
     gap_words = f"{time_axis.duration(roughly(quiet_for))} with no step" if gapped else ""
-    # A burst's axis says its start and its length, and a gap's how long it lasted: a "Spans" line under the
-    # axis would only add their sum.
-    whole = None if burst or gapped else TimelineSpan(start, end, took)
-    return TimelinePage(rows, ticks, caption, whole, gap, gap_words=gap_words)
+    return TimelinePage(rows, ticks, caption, summary_words(steps, scaled), gap, gap_words=gap_words)

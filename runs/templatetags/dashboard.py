@@ -549,7 +549,7 @@ class TimelineContext(TypedDict):
 
     rows: list[timeline_page.TimelineRow]
     ticks: list[timeline_page.TimelineTick]
-    span: timeline_page.TimelineSpan | None
+    summary: str  # the fold's one line: "13 steps over 405 ms, first step to newest"
     clustered: list[str]
     gap: str  # where the axis breaks before now ("" without a gap)
     now: str
@@ -565,7 +565,7 @@ def session_timeline(
     return {
         "rows": laid_out.rows,
         "ticks": laid_out.ticks,
-        "span": laid_out.span,
+        "summary": laid_out.summary,
         "clustered": laid_out.clustered,
         "gap": laid_out.gap,
         "now": laid_out.now,

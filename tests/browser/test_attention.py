@@ -196,6 +196,30 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # In Running's blue, not a grey that reads as offline.
     blue = css_colour(sized_page, "--info")
     assert sized_page.locator("#live-dot .live-dot").evaluate("e => getComputedStyle(e).backgroundColor") == blue
+    # Its state is said in words, the dot a steady decoration of them (a pulse caught at two moments read as
+    # two states: friction12 item 14): a poll the server does not answer with a version says "Reconnecting…",
+    # with a grey ring, until one it answers (live.js; a tab shown again polls at once).
+    marker, words = sized_page.locator("#live-dot"), sized_page.locator("#live-dot .live-words")
+    assert marker.locator(".live-dot").evaluate("e => getComputedStyle(e).animationName") == "none"
+    expect(words).to_have_text("Live")
+    poll = "**/live/sessions/*"
+    sized_page.route(poll, lambda route: route.fulfill(status=200, content_type="application/json", body="{}"))
+    sized_page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    expect(words).to_have_text("Reconnecting…")
+    expect(marker).to_have_attribute("title", re.compile("^The dashboard did not answer"))
+    assert sized_page.locator("#live-dot .live-dot").evaluate("e => getComputedStyle(e).backgroundColor") != blue
+    sized_page.unroute(poll)
+    sized_page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    expect(words).to_have_text("Live")
+    # A tab in the background is not polled, and says so; shown again, it polls at once.
+    shown_as = """(state) => {
+      Object.defineProperty(document, "visibilityState", {value: state, configurable: true});
+      document.dispatchEvent(new Event("visibilitychange"));
+    }"""
+    sized_page.evaluate(shown_as, "hidden")
+    expect(words).to_have_text("Paused while hidden")
+    sized_page.evaluate(shown_as, "visible")
+    expect(words).to_have_text("Live")
     expect(sized_page.get_by_text("This page updates by itself.")).to_have_count(0)
     # One branch, two steps: a compact stepper, not a drawing; the shown step marked once (friction6 item 6).
     stepper = sized_page.locator("ol.stepper")
@@ -259,10 +283,12 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     expect(sized_page.locator(".mode-choice")).to_have_count(0)
     expect(sized_page.locator("#live-dot")).to_have_count(0)  # nothing left to update: no live dot
 
-    # Its two steps 0.05 s apart: the axis is one label, the short span said once on the clock ("all 2 steps
-    # within 50 ms at 2:31 PM"), in sight at both sizes (friction10 item 9: no "50 ms later" tick).
+    # Its two steps 0.05 s apart: the axis is one clock tick, their start (friction10 item 9: no "50 ms later"
+    # tick), and the fold's line says how long they took, once; it ended: no gap, no "now" (friction12 1).
     labels = assert_axis_reads(sized_page)
-    assert len(labels) == 1 and labels[0].startswith("all 2 steps within "), labels
+    assert len(labels) == 1, labels
+    expect(sized_page.locator("#timeline > summary")).to_contain_text("2 steps over ")
+    expect(sized_page.locator("svg.tl-axis .tl-now")).to_have_count(0)
     # A session of one run: on a phone its card is not listed again above the run's own card.
     runs_list = sized_page.locator(".runs-nav .run-link")
     if (sized_page.viewport_size or {})["width"] < 600:

@@ -227,7 +227,7 @@ TIMELINE_PROBLEMS = """() => {
   const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
   const card = box(document.querySelector(".timeline"));
   const texts = [...document.querySelectorAll(
-    ".timeline :is(.tl-name, .tl-tick, .tl-time, .tl-legend, .tl-quiet, .tl-now, .tl-gap-words)")]
+    ".timeline :is(.tl-name, .tl-tick, .tl-legend, .tl-quiet, .tl-now, .tl-gap-words)")]
     .filter((el) => box(el).width > 0);
   const dots = [...document.querySelectorAll(".timeline .tl-dot")].filter((d) => box(d).width > 0);  // shown
   const problems = [];
@@ -266,7 +266,7 @@ def test_every_graph_node_shows_and_the_timeline_keeps_its_text_off_its_dots(
     states = sized_page.locator("svg.run-graph text.tag-text.state")
     expect(states).to_have_text(["done", "running"])
     expect(sized_page.locator(".legend .state-key")).to_have_text(["done", "running"])
-    sized_page.goto(f"{site}/sessions/{forked.session_id}/")
+    sized_page.goto(f"{site}/sessions/{forked.session_id}/#timeline")
     expect(sized_page.locator(".timeline .tl-dot >> visible=true").first).to_be_visible()
     assert sized_page.evaluate(TIMELINE_PROBLEMS) == []
     keep_screenshot(sized_page, "timeline")

@@ -88,21 +88,22 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
         re.sub(r"<[^>]+>", "", tick) for tick in re.findall(r'<text class="tl-tick[^"]*"[^>]*>(.*?)</text>', timeline)
     ]
     # Clock times (UTC without scripts), never ticks counted from the start ("+100 ms": friction9 item 6) nor
-    # clock times that differ in their last digits. A run walked within ten seconds (as here, unless the
-    # machine is busy) is a burst: one label, how long it took and when ("all 11 steps within 80 ms at 14:05").
-    burst = len(ticks) == 1 and re.fullmatch(r"all 11 steps within [\d.]+ m?s at \d\d:\d\d", ticks[0])
-    assert burst or (len(ticks) >= 2 and all(re.fullmatch(r"\d\d:\d\d(:\d\d)?", tick) for tick in ticks)), ticks
-    # The run's name and duration are text of their own, beside its track, not inside the drawing.
-    # It still runs: its time goes on until now.
-    assert re.search(r'<span class="tl-duration">[\d.]+ m?s so far · 11 steps</span>', timeline)
+    # past the second: a run walked within a second is one tick, its start (friction12 item 1).
+    assert ticks and all(re.fullmatch(r"\d\d:\d\d(:\d\d)?", tick) for tick in ticks), ticks
+    # The run's name and duration are text of their own, beside its track, not inside the drawing; the
+    # duration runs to its newest step, as the axis does, never on to now (friction12 item 1).
+    took = re.search(r'<span class="tl-duration">([\d.]+ m?s|[\d.]+ min( \d+ s)?) · 11 steps</span>', timeline)
+    assert took, timeline
+    assert "so far" not in timeline and 'class="tl-time"' not in timeline
     assert re.search(r'<a class="tl-label" href="/runs/[^"]+/">[^<]+</a>', timeline)
-    # A burst's axis says when it started and how long it took, and a gap's axis how long it lasted: no "Spans
-    # 700 ms from ..." under either says it again. Which of the three the page draws depends on the machine's
-    # speed (a busy machine spreads the steps past ten seconds, or leaves a quiet stretch before the request).
-    if burst or "tl-break" in timeline:
-        assert 'class="tl-time"' not in timeline
-    else:
-        assert re.search(r'<p class="tl-time">Spans [\d.]+ m?s from <time datetime="[^"]+" title="[^"]+ UTC"', timeline)
+    # The timeline is history, folded shut under one line that says what it holds, measured on the same span;
+    # the run still stands, so its axis ends in a gap and "now" however fast the machine recorded the steps.
+    assert re.search(
+        r'<details class="fold" id="timeline">\s*<summary><h2 id="timeline-title">Timeline '
+        rf'<span class="fold-parts">11 steps over {re.escape(took.group(1))}, first step to newest</span></h2>',
+        html,
+    )
+    assert "tl-break" in timeline and ">now</text>" in timeline
     # Each clock tick carries its moment for times.js to put on the reader's clock.
     assert len(re.findall(r'data-tick-at="[^"]+" data-tick-step="', timeline)) == len(ticks)
     assert "first node" not in timeline and "newest node" not in timeline

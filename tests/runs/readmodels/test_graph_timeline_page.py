@@ -65,37 +65,84 @@ def test_each_dot_keeps_its_nodes_state_and_name_and_the_row_says_which_states_i
     ]
 
 
-def test_a_stalled_run_says_how_long_it_has_stood_not_how_long_its_nodes_took():
-    # Two nodes 15 ms apart, then nothing for 45 minutes: the run still stands, so its time runs until now.
+def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
+    # Two nodes 15 ms apart, then nothing for 45 minutes: the row's duration is its steps' (the axis's span),
+    # and the stretch up to now is the gap after them, said once, under the axis.
     first, last = T0, T0 + timedelta(milliseconds=15)
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=first, last_at=last)
     marks = {"r1": [NodeMark(first, "done", "Step 1"), NodeMark(last, "stalled", "Step 2")]}
     now = T0 + timedelta(minutes=45)
     page = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, now)
     (row,) = page.rows
-    assert row.took == "45 min so far · 2 steps"
-    assert "since 2026-11-28 22:00:00 UTC (45 min so far)" in row.tooltip
+    assert row.took == "15 ms · 2 steps" and "so far" not in row.tooltip
+    assert "2026-11-28 22:00:00 UTC to 2026-11-28 22:00:00 UTC (15 ms), still going" in row.tooltip
     # The track is scaled to the recorded steps: the two nodes 15 ms apart spread over it, then a gap of
     # GAP_SHARE to now (the dashed tail), not two dots squeezed left of a dashed line 45 minutes long.
     recorded_end = f"{100 - timeline_page.INSET - timeline_page.GAP_SHARE:.2f}%"
     assert [dot.at for dot in row.dots] == ["1.50%", recorded_end] and row.end == recorded_end
     assert row.until == "98.50%" and page.gap == recorded_end and page.now == "98.50%"
-    assert page.caption == "2026-11-28 22:00:00 to 22:45:00 UTC · 45 min"
-    # The axis holds the recorded span, never past the gap: a burst, so one label, its span and its clock time.
-    assert [(tick.lead, tick.label) for tick in page.ticks] == [("all 2 steps within 15 ms at ", "22:00")]
+    assert page.caption == "2026-11-28 22:00:00 to 22:00:00 UTC · 15 ms"
+    assert page.summary == "2 steps over 15 ms, first step to newest"
+    # The axis holds the recorded span, never past the gap: a burst within a second, so one clock tick.
+    assert [tick.label for tick in page.ticks] == ["22:00:00"]
     assert max(float(tick.at.rstrip("%")) for tick in page.ticks) <= float(recorded_end.rstrip("%"))
     # The gap says on the axis how long nothing was recorded (friction10 item 9); the row's tail, whose quiet
-    # stretch is that one, and a "Spans" line do not say it again.
+    # stretch is that one, does not say it again.
     assert page.gap_words == "45 min with no step"
-    assert row.quiet == "" and row.narrow_quiet == "" and page.span is None
-    # A run that ended keeps the span of its nodes.
-    (ended,) = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now).rows
+    assert row.quiet == "" and row.narrow_quiet == ""
+    # A run that ended keeps the span of its nodes, with no gap and no now.
+    ended_page = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now)
+    (ended,) = ended_page.rows
     assert ended.took == "15 ms · 2 steps" and ended.until == "" and ended.quiet == ""
-    # A tail under a second is drawn, not said.
-    soon = T0 + timedelta(milliseconds=500)
-    (young,) = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, soon).rows
-    assert young.until and young.quiet == "" and young.dots[-1].at != row.dots[-1].at
-    assert timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, soon).gap == ""
+    assert ended_page.gap == "" and ended_page.gap_words == "" and ended.dots[-1].at == "98.50%"
+
+
+def test_whether_a_gap_is_drawn_follows_the_runs_states_never_how_long_ago_the_newest_step_was():
+    # Friction12 item 1: the same kind of run had a gap and "now" on a slow machine and none on a fast one.
+    first, last = T0, T0 + timedelta(milliseconds=300)
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=first, last_at=last)
+    marks = {"r1": [NodeMark(first, "done", "Step 1"), NodeMark(last, "running", "Step 2")]}
+    for state, gapped in (("running", True), ("stalled", True), ("done", False), ("canceled", False)):
+        layouts = [
+            timeline_page.timeline_page(detail(lane, state=state), "/runs/RUN/", None, marks, last + quiet)
+            for quiet in (timedelta(milliseconds=5), timedelta(seconds=2), timedelta(hours=3))
+        ]
+        assert {bool(page.gap) for page in layouts} == {gapped}, state
+        # Nothing placed depends on now: the same dots, row and axis however long ago the newest step was.
+        placed = [
+            ([(row.took, row.dots, row.narrow_dots) for row in page.rows], page.ticks, page.summary) for page in layouts
+        ]
+        assert all(layout == placed[0] for layout in placed), state
+
+
+def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
+    # Two runs, one still running: the longer row's duration is the axis's span, said in the summary; no
+    # row counts on to now (it said "808 ms so far" over an axis of "all 13 steps within 405 ms").
+    r1 = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(seconds=3))
+    later = T0 + timedelta(seconds=1)
+    r2 = TimelineLane(run_id="r2", label="y", points=[0.0, 1.0], first_at=later, last_at=later + timedelta(seconds=1))
+    runs = [
+        RunSummary.model_construct(run_id="r1", workflow_name="One", state="running"),
+        RunSummary.model_construct(run_id="r2", workflow_name="Two", state="done"),
+    ]
+    marks = {
+        "r1": [NodeMark(T0, "done", "Step 1"), NodeMark(T0 + timedelta(seconds=3), "running", "Step 2")],
+        "r2": [NodeMark(later, "done", "Step 1"), NodeMark(later + timedelta(seconds=1), "done", "Step 2")],
+    }
+    page = timeline_page.timeline_page(
+        SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, NOW
+    )
+    assert [row.took for row in page.rows] == ["3.0 s · 2 steps", "1.0 s · 2 steps"]
+    assert page.summary == "4 steps over 3.0 s, first step to newest"
+    assert page.caption.endswith("· 3.0 s")
+    # Each row's ends sit on the axis where its first and newest steps' clock times are.
+    recorded_end = 100 - timeline_page.INSET - timeline_page.GAP_SHARE
+    ticks = {tick.label: float(tick.at.rstrip("%")) for tick in page.ticks}
+    assert ticks["22:00:00"] == timeline_page.INSET and ticks["22:00:03"] == recorded_end
+    assert [(row.start, row.end) for row in page.rows] == [
+        ("1.50%", f"{recorded_end:.2f}%"),
+        (f"{ticks['22:00:01']:.2f}%", f"{ticks['22:00:02']:.2f}%"),
+    ]
 
 
 def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
@@ -115,6 +162,19 @@ def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
     )
     assert page.gap_words == "35 min with no step"
     assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [("no step for 45 min", "45 min"), ("", "")]
+    # A row quiet for barely longer than the session says nothing of its own ("no step for 6.1 s" over "6.0 s
+    # with no step" was noise: friction12 item 1).
+    close = T0 + timedelta(milliseconds=115)
+    r2 = TimelineLane(run_id="r2", label="y", points=[0.0], first_at=close, last_at=close)
+    marks["r2"] = [NodeMark(close, "running", "Step 1")]
+    page = timeline_page.timeline_page(
+        SessionDetail.model_construct(runs=runs, timeline=[r1, r2]),
+        "/runs/RUN/",
+        None,
+        marks,
+        T0 + timedelta(seconds=6),
+    )
+    assert page.gap_words == "5.9 s with no step" and [row.quiet for row in page.rows] == ["", ""]
 
 
 def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_names_them_all():
@@ -146,21 +206,19 @@ def test_a_page_without_numbered_dots_has_no_legend_for_them():
     assert timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW).clustered == []
 
 
-def test_a_burst_is_told_by_its_clock_time_and_how_long_it_lasted():
-    # Two nodes 53 ms apart: the axis is one label, the short span said once and when on the clock (on the
-    # reader's clock: times.js), never "+20 ms" ticks (friction9 item 6) nor a "53 ms later" tick (friction10 9).
+def test_a_burst_is_one_clock_tick_and_its_length_is_said_once_in_the_summary():
+    # Two nodes 53 ms apart: the axis is one clock tick, the start to the second (on the reader's clock:
+    # times.js), never "+20 ms" ticks (friction9 item 6) nor a "53 ms later" tick (friction10 9); how long the
+    # steps took is the fold's summary's to say, once (friction12 item 1).
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(milliseconds=53))
     marks = {"r1": [NodeMark(T0, "done", "Step 1"), NodeMark(T0 + timedelta(milliseconds=53), "canceled", "Step 2")]}
     page = timeline_page.timeline_page(detail(lane, state="canceled"), "/runs/RUN/", None, marks, NOW)
     [tick] = page.ticks
-    assert (tick.lead, tick.label, tick.moment) == ("all 2 steps within 53 ms at ", f"{T0:%H:%M}", T0.isoformat())
-    assert tick.step == 60 and not tick.minor and tick.anchor == "start"  # to the minute, in sight on a phone
+    assert (tick.label, tick.moment) == (f"{T0:%H:%M:%S}", T0.isoformat())
+    assert tick.step == 1 and not tick.minor and tick.anchor == "start"
     assert float(tick.at.rstrip("%")) == timeline_page.INSET
-    assert page.span is None and page.gap_words == ""  # the axis says its start and its length
-    # A run that stands runs on to now (its dashed tail): the label still says how close its steps came.
-    soon = T0 + timedelta(milliseconds=400)
-    standing = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, soon)
-    assert [tick.lead for tick in standing.ticks] == ["all 2 steps within 53 ms at "]
+    assert page.summary == "2 steps over 53 ms, first step to newest" and page.gap_words == ""
+    assert page.rows[0].took == "53 ms · 2 steps"
 
 
 def test_every_state_the_row_lists_has_a_dot_of_its_colour_at_both_widths():

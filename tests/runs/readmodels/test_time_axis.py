@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from runs.readmodels.time_axis import MAX_TICKS, axis, ticks
+from runs.readmodels.time_axis import MAX_TICKS, START_ROOM, axis, ticks
 
 START = datetime(2026, 11, 25, 14, 3, 17, tzinfo=UTC)
 
@@ -56,28 +56,34 @@ def test_ticks_are_in_utc_whatever_the_time_zone_given():
 @pytest.mark.parametrize(
     ("span", "labels"),
     [
-        (timedelta(milliseconds=4), ["14:03:17", "4 ms later"]),
-        (timedelta(seconds=0.2), ["14:03:17", "200 ms later"]),
-        (timedelta(seconds=1.8), ["14:03:17", "1.8 s later"]),  # across a round second: still a burst
-        (timedelta(seconds=8.2), ["14:03:17", "8.2 s later"]),
+        (timedelta(milliseconds=4), ["14:03:17"]),
+        (timedelta(seconds=0.2), ["14:03:17"]),  # a burst within a second: one tick, its start
+        (timedelta(seconds=1.8), ["14:03:17", "14:03:18", "14:03:19"]),  # from a second on, clock ticks (friction12 1)
+        (timedelta(seconds=8.2), ["14:03:18", "14:03:20", "14:03:22", "14:03:24"]),
         (timedelta(seconds=12), ["14:03:18", "14:03:20", "14:03:22", "14:03:24", "14:03:26", "14:03:28"]),
-        (timedelta(seconds=119), ["14:03:17", "14:03:30", "14:04:00", "14:04:30", "14:05:00"]),
+        (timedelta(seconds=119), ["14:03:30", "14:04:00", "14:04:30", "14:05:00"]),  # 14:03:30 stands near
         (timedelta(minutes=12), ["14:04", "14:06", "14:08", "14:10", "14:12", "14:14"]),
-        (timedelta(hours=3), ["14:03", "14:30", "15:00", "15:30", "16:00", "16:30", "17:00"]),
+        (timedelta(hours=3), ["14:30", "15:00", "15:30", "16:00", "16:30", "17:00"]),
     ],
 )
 def test_the_axis_tells_the_clock_never_past_the_second(span, labels):
     # Friction9 item 6: "+4 ms, +8 ms" told nobody when things happened. A burst keeps its start's clock time
-    # and says how long it lasted; a longer span's start is said when no round moment stands near it.
+    # (its length is the timeline's summary's to say); a longer span's start is said when no round moment
+    # stands near it; every label is a clock time (friction12 item 1).
     start = START + timedelta(microseconds=340_123)  # not a round moment
     found = axis(start, start + span)
     assert [tick.label for tick in found.ticks] == labels
-    assert found.ticks[0].fraction < 0.08
+    assert found.ticks[0].fraction <= START_ROOM  # the start, or a round moment near enough to stand for it
     assert [tick.fraction for tick in found.ticks] == sorted(tick.fraction for tick in found.ticks)
     assert found.step >= 1
-    # Only a burst's end is no clock time (precision 0): times.js leaves it as it is.
-    bursts = [label for label in labels if "later" in label]
-    assert [tick.label for tick in found.ticks if tick.precision == 0] == bursts
+    assert not [tick.label for tick in found.ticks if tick.precision == 0]
+
+
+def test_a_burst_across_a_round_second_has_that_seconds_tick_too():
+    # Friction12 item 1: a clock-tick axis wherever a round second falls inside the span, however short.
+    start = START + timedelta(microseconds=700_000)
+    found = axis(start, start + timedelta(milliseconds=500))
+    assert [(tick.label, round(tick.fraction, 2)) for tick in found.ticks] == [("14:03:17", 0.0), ("14:03:18", 0.6)]
 
 
 def test_a_single_moment_is_its_clock_time():

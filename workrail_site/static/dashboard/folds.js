@@ -1,14 +1,16 @@
 /* Folded sections (a <details> whose summary holds the section's heading, as the run page's findings and
  * changed files): they open in place by click, tap or keyboard without this script. With it, a link that jumps
- * to a folded section's heading (the "Produced:" line under a run's header) also opens the section, on a click
- * and when the page is opened at that address. */
+ * to a folded section's heading (the "Produced:" line under a run's header) or into its body (the timeline's
+ * "which steps" entries, in a fold within the folded timeline) also opens every fold around its target, on a
+ * click and when the page is opened at that address. */
 (function () {
   "use strict";
 
   function openFoldOf(id) {
     var target = id && document.getElementById(id);
-    var fold = target && target.closest("details");
-    if (fold && !fold.open && fold.querySelector("summary").contains(target)) fold.open = true;
+    for (var fold = target && target.closest("details"); fold; fold = fold.parentElement.closest("details")) {
+      if (!fold.open) fold.open = true;
+    }
   }
 
   function idOf(hash) {

@@ -11,6 +11,10 @@
  * that what was at the top of the window stays there. The fresh page's times are put in the reader's
  * time zone (times.js) before the comparison, as the shown page's are. Each newly recorded step (an element with
  * data-step-node) is announced by its title in a polite live region, for screen readers.
+ *
+ * The page's live marker (#live-dot) says in words which of three states the polling is in, its dot only
+ * decoration (friction12 item 14): "Live" while it polls, "Reconnecting…" from a poll the server did not
+ * answer until one it answers, "Paused while hidden" while the tab is in the background (nothing is polled).
  */
 (function () {
   "use strict";
@@ -186,17 +190,40 @@
     });
   }
 
+  /* Each state of the live marker: its words, then what its tooltip and a screen reader add. */
+  var MARKER = {
+    live: ["Live", "this page updates by itself"],
+    reconnecting: ["Reconnecting\u2026", "the dashboard did not answer; trying again every 2 seconds"],
+    paused: ["Paused while hidden", "updates resume when this tab is shown again"],
+  };
+
+  function showState(state) {
+    var marker = document.getElementById("live-dot");
+    if (!marker || marker.getAttribute("data-live-state") === state) return;
+    var words = marker.querySelector(".live-words");
+    var aloud = marker.querySelector(".visually-hidden");
+    marker.setAttribute("data-live-state", state);
+    marker.title = MARKER[state][1].charAt(0).toUpperCase() + MARKER[state][1].slice(1);
+    if (words) words.textContent = MARKER[state][0];
+    if (aloud) aloud.textContent = ": " + MARKER[state][1];
+  }
+
   function watch(element) {
     var url = element.getAttribute("data-live-version-url");
     var version = element.getAttribute("data-live-version");
     var busy = false;
 
     function tick() {
-      if (busy || document.visibilityState !== "visible") return;
+      if (document.visibilityState !== "visible") {
+        showState("paused");
+        return;
+      }
+      if (busy) return;
       busy = true;
       fetch(url, { headers: { Accept: "application/json" }, cache: "no-store", credentials: "same-origin" })
         .then(function (response) { return response.ok ? response.json() : null; })
         .then(function (data) {
+          showState(data && data.version !== undefined ? "live" : "reconnecting");
           if (!data || data.version === undefined || String(data.version) === version) return null;
           var next = String(data.version);
           return refreshRegions().then(function (complete) {
@@ -206,13 +233,14 @@
             }
           });
         })
-        .catch(function () { /* the server is restarting, say: try again at the next tick */ })
+        .catch(function () { showState("reconnecting"); /* the server is restarting, say: try again at the next tick */ })
         .then(function () { busy = false; });
     }
 
     window.setInterval(tick, INTERVAL_MS);
     document.addEventListener("visibilitychange", function () {
       if (document.visibilityState === "visible") tick();
+      else showState("paused");
     });
   }
 

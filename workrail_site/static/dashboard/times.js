@@ -110,8 +110,8 @@
   }
 
   /* The timeline's axis (runs/readmodels/timeline_page.py): clock times, labelled in UTC by the server as
-     precisely as each tick's step needs (data-tick-at, data-tick-step); a burst's one label keeps its words
-     ("all 12 steps within 230 ms at ") and only its clock time, a tspan, is rewritten. Here the same moment on the reader's
+     precisely as each tick's step needs (data-tick-at, data-tick-step); a burst within a second is one
+     tick, its start to the second. Here the same moment on the reader's
      clock, in the reader's form as every other time on the page ("6:20 AM", "06:20"): the day for steps of
      days, seconds for steps under a minute; a tick on another local day than the one before it says its
      day too. */
