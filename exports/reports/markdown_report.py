@@ -24,7 +24,7 @@ from typing import Any
 from exports.reports import branch_tree, places, wording
 from exports.reports.branch_sections import BranchSection, Confirmation
 from exports.reports.data import Report
-from exports.reports.limits import same_watch
+from exports.reports.limits import Checked
 from exports.reports.safe_markdown import cell, code_block, code_cell, code_span, inline
 from exports.reports.short_ids import ShortIds
 from exports.reports.verbatim import embed as notes
@@ -265,7 +265,10 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation]) -> list[str]:
         )
     if not branch.steps:
         parts.append("_No step of its own recorded yet._")
-    for listed in same_watch(branch.steps, on_their_steps(branch.steps)):
+    steps = branch.steps
+    # Formatting stops between two steps when the report's bounds are reached (produce.watched).
+    listing = on_their_steps(steps)
+    for listed in Checked(listing, steps.watch) if isinstance(steps, Checked) else listing:
         parts += _step(listed.step, asked.get(listed.step.node_id))
         for saved in listed.checkpoints:
             parts += _checkpoint_mark(saved)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from exports.reports import html_report
+from exports.reports.data import build_report
 from exports.reports.produce import produce
 from tests.support.forked_review import CRITICAL, VERBATIM_NOTE, VERDICT, forked_review
 from tests.support.looped_run import looped_and_forked
@@ -187,4 +189,14 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     )
     assert (
         "Pending step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”: Record what the slice showed" in second
+    )
+    # The PDF's pages say the same: the checkpoint a mark inside its step's entry, the fork in the same words.
+    html = html_report.render(build_report(looped.session_id))
+    entries = html.split('<li class="step step-kind-')
+    assert not any(entry.startswith("checkpoint") for entry in entries)
+    [marked] = [entry for entry in entries if 'class="checkpoint-mark"' in entry]
+    assert "Record what the slice showed" in marked.split("</h5>")[0] and "Halfway." in marked
+    assert (
+        "<li>forked from branch 1 after step 2 of 3, round 1 of 3, part 2 of 2 (Record what the slice showed)</li>"
+        in html
     )
