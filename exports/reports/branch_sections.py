@@ -7,7 +7,8 @@ another branch's. Branches share the steps before the point they forked at: the 
 shows its steps from the start, and each one after it only the steps no branch before it showed,
 with a line saying which branch shows the shared ones. A step is named by its place in the workflow's
 outline, as the dashboard names it (exports/reports/places.py: "step 2 of 3, round 2"); a checkpoint
-is listed at the step it was made during, and a step recorded without notes is not listed.
+is a mark after the answer to the step it was saved during, as the run page lists it
+(runs/readmodels/checkpoints.py: on_their_steps), and a step recorded without notes is not listed.
 
 The timeline's confirmations come from the workflow: a step whose `requireConfirmation` held when the
 agent was given it (the engine's view of the node, as the agent saw it) asked for the user's explicit
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from exports.reports import places
+from exports.reports import branch_tree, places
 from runs.contract.dashboard import ArtifactTables, BlockedStep, GapEntry, GraphNode, RunDetail, StepEntry
 from runs.models import Node, Output
 from runs.readmodels import blocked, outcomes, run_view, step_places
@@ -45,7 +46,9 @@ class BranchSection:
     tip_id: str  # its tip node (public id)
     forked_from: str | None  # the node (public id) it forked from; None for the run's first branch
     forked_from_branch: int | None  # the number of the branch that node is on
-    fork_at: str  # where the node it forked from stands: "step 2 of 8" ("" for the first branch)
+    # Where it grew from, as the run page's list of branches says it ("forked from branch 1 after step 1 of 8
+    # (Triage)": branch_tree.fork_words); "" for the run's first branch.
+    forked: str
     path_steps: int  # how many steps and checkpoints are recorded on its path, from the start
     steps_taken: int  # how many of those are steps (checkpoints left out)
     shared_steps: int  # the first `shared_steps` of them are listed under branch `shared_with`
@@ -102,6 +105,7 @@ def sections(detail: RunDetail, tree: RunBranches) -> list[BranchSection]:
     shown_by: dict[int, int] = {}  # child node pk of a record already listed -> the branch listing it
     made: list[BranchSection] = []
     refused = blocked.refusals(tree)
+    forked = branch_tree.fork_words(detail)
     for outcome in listing_order(tree.outcomes()):
         branch = outcome.branch
         view = tree.view(branch.tip)
@@ -124,7 +128,7 @@ def sections(detail: RunDetail, tree: RunBranches) -> list[BranchSection]:
                 forked_from_branch=tree.branch_of(branch.forked_from).number
                 if branch.forked_from is not None
                 else None,
-                fork_at=_place(drawn, tree, branch.forked_from) if branch.forked_from is not None else "",
+                forked=forked.get(branch.number, "") if branch.forked_from is not None else "",
                 path_steps=len(view.records),
                 steps_taken=sum(isinstance(record.record, Output) for record in view.records),
                 shared_steps=shared,

@@ -5,9 +5,14 @@ the same branches in words, as runs.readmodels.branches reads them (numbered by 
 status), for the Markdown report and as the PDF's companion to the drawing:
 
     ● Branch 1: 6 steps, ends at "Complete" (complete)
-    ├─ Branch 2: from branch 1 (at step 3 of 6), 1 step, ends at "Review the area" (waiting at step 4 of 6)
-    └─ Branch 3: from branch 1 (at step 4 of 6), 1 step, ends at "Record findings" (waiting at step 5 of 6,
-       newest)
+    ├─ Branch 2: forked from branch 1 after step 2 of 6 (Plan), 1 step, ends at "Review the area" (waiting
+       at step 4 of 6)
+    └─ Branch 3: started by hand from branch 1 at step 4 of 6 (Review the area), 1 step, ends at "Record
+       findings" (waiting at step 5 of 6, newest)
+
+Where a branch grew from is said as the dashboard's list of branches says it (graph_page.fork_words over
+graph_story's telling): a branch that answered a step again after a rewind forked after the last step both
+share, the answered-again step being its own first; a checkpoint is no fork of its own.
 
 A place is said as the dashboard's graph cards say it (exports/reports/places.py: "step 2 of 3, round
 2", by the workflow's outline). A branch's steps are counted as every door counts them
@@ -28,7 +33,8 @@ from dataclasses import dataclass, field
 
 from exports.reports import places
 from runs.contract.dashboard import GraphNode, RunDetail
-from runs.readmodels.branches import BranchStatus, RunBranches
+from runs.readmodels import graph_page, graph_story
+from runs.readmodels.branches import BranchStatus, RunBranches, lanes
 
 TITLE_CHARS = 60
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
@@ -41,7 +47,20 @@ class Branch:
     parent: GraphNode | None  # the node it forked from (None for the run's first branch)
     parent_branch: int | None  # the number of the branch that node is on
     status: BranchStatus
+    forked: str = ""  # where it grew from, in the dashboard's words (fork_words); "" for the run's first branch
     children: list[Branch] = field(default_factory=list)
+
+
+def fork_words(detail: RunDetail) -> dict[int, str]:
+    """Where each branch but the first (by number) grew from, as the run page's list of branches says it:
+    "forked from branch 1 after step 2 of 6 (Plan)" (graph_page.fork_words, over graph_story.told)."""
+    story = graph_story.told(detail.graph)
+    placed = {node.node_id: node for node in story.graph.nodes}
+    return {
+        lane.number: graph_page.fork_words(story, placed[lane.nodes[0]], named=True)
+        for lane in lanes((node.node_id, node.parent_id, node.lane) for node in story.graph.nodes)
+        if lane.number > 1
+    }
 
 
 def branches(detail: RunDetail, tree: RunBranches) -> list[Branch]:
@@ -52,13 +71,16 @@ def branches(detail: RunDetail, tree: RunBranches) -> list[Branch]:
     def drawn(pk: int) -> GraphNode:
         return by_id[str(tree.public(pk))]
 
+    forked = fork_words(detail)
     made: dict[int, Branch] = {}
     roots: list[Branch] = []
     for branch in tree.branches:
         parent = drawn(branch.forked_from) if branch.forked_from is not None else None
         grew_from = tree.branch_of(branch.forked_from).number if branch.forked_from is not None else None
         nodes = [drawn(pk) for pk in branch.nodes]
-        made[branch.number] = Branch(branch.number, nodes, parent, grew_from, branch.status)
+        made[branch.number] = Branch(
+            branch.number, nodes, parent, grew_from, branch.status, forked.get(branch.number, "")
+        )
         owner = made.get(grew_from) if grew_from is not None else None
         if owner is None:
             roots.append(made[branch.number])
@@ -81,10 +103,7 @@ def describe(branch: Branch) -> str:
         marks.append(f"waiting at {places.words(last.place, last.step_number)}")
     if any(node.is_tip for node in branch.nodes):
         marks.append("newest")
-    where = ""
-    if branch.parent is not None:
-        at = places.words(branch.parent.place, branch.parent.step_number)
-        where = f"from branch {branch.parent_branch} (at {at}), "
+    where = f"{branch.forked}, " if branch.parent is not None and branch.forked else ""
     # The steps taken on the branch's own nodes: after those taken before it, up to its tip.
     low = branch.parent.step_number if branch.parent is not None else 1
     high = last.step_number - 1

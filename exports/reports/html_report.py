@@ -23,6 +23,7 @@ from exports.reports.data import Report
 from exports.reports.limits import Checked, same_watch
 from runs.contract.dashboard import CheckpointEntry, RunDetail, StepEntry
 from runs.readmodels import people
+from runs.readmodels.checkpoints import on_their_steps
 
 TEMPLATE = "reports/report.html"
 
@@ -58,6 +59,9 @@ class StepItem:
     confirmation: str  # who confirmed, when the step asked for a confirmation ("" otherwise)
     kinds: list[str]  # of the artifacts recorded with it
     took: str
+    # The checkpoints saved while the step was pending: marks after its answer, as the run page lists them
+    # (runs/readmodels/checkpoints.py: on_their_steps), not steps of their own.
+    checkpoints: tuple[StepItem, ...] = ()
 
     @property
     def title(self) -> str:
@@ -119,16 +123,19 @@ class RunItem:
 
 
 def _branch_item(branch: BranchSection, asked: dict[str, Confirmation]) -> BranchItem:
-    items = (
-        StepItem(
+    def item(step: StepEntry, checkpoints: tuple[StepItem, ...] = ()) -> StepItem:
+        return StepItem(
             step.step_number,
             places.words(step.place, step.step_number),
             _step_for_paper(step),
             _confirmation(step, asked),
             _kinds(step),
             wording.seconds(step.seconds),
+            checkpoints,
         )
-        for step in branch.steps
+
+    items = (
+        item(listed.step, tuple(item(saved) for saved in listed.checkpoints)) for listed in on_their_steps(branch.steps)
     )
     # Formatting stops between two steps when the report's bounds are reached (produce.watched).
     steps = Checked(items, branch.steps.watch) if isinstance(branch.steps, Checked) else list(items)
@@ -158,8 +165,14 @@ def _confirmation(step: StepEntry, asked: dict[str, Confirmation]) -> str:
 
 
 def _timeline(branches: list[BranchItem]) -> list[TimelineRow]:
+    """Every step and checkpoint recorded, in the order they were recorded (a checkpoint by its own time)."""
     entries = sorted(
-        ((item.step.recorded_at, branch.section.number, item) for branch in branches for item in branch.steps),
+        (
+            (each.step.recorded_at, branch.section.number, each)
+            for branch in branches
+            for item in branch.steps
+            for each in (item, *item.checkpoints)
+        ),
         key=lambda entry: (entry[0], entry[1], entry[2].number),
     )
     return [

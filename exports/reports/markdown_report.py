@@ -24,6 +24,7 @@ from typing import Any
 from exports.reports import branch_tree, places, wording
 from exports.reports.branch_sections import BranchSection, Confirmation
 from exports.reports.data import Report
+from exports.reports.limits import Checked
 from exports.reports.safe_markdown import cell, code_block, code_cell, code_span, inline
 from exports.reports.short_ids import ShortIds
 from exports.reports.verbatim import embed as notes
@@ -39,6 +40,7 @@ from runs.contract.dashboard import (
     StepEntry,
 )
 from runs.readmodels import people
+from runs.readmodels.checkpoints import on_their_steps
 
 
 def render(report: Report) -> str:
@@ -247,8 +249,8 @@ def _where(node: GraphNode | None) -> str:
 def _branch(branch: BranchSection, asked: dict[str, Confirmation]) -> list[str]:
     parts = [f"### {branch_label(branch)}: {inline(outcome(branch))}"]
     facts = [f"- Last activity {stamp(branch.last_activity)}"]
-    if branch.forked_from_branch is not None:
-        facts.append(f"- Forked from branch {branch.forked_from_branch}, at {branch.fork_at}")
+    if branch.forked:
+        facts.append(f"- {inline(branch.forked[:1].upper() + branch.forked[1:])}")
     if branch.verdict is not None:
         facts.append(f"- Verdict: {inline(branch.verdict.said)} (from {inline(branch.verdict.source)})")
     facts.append(f"- Findings: {severities(branch)}; changed files: {len(branch.tables.changed_files)}")
@@ -263,8 +265,13 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation]) -> list[str]:
         )
     if not branch.steps:
         parts.append("_No step of its own recorded yet._")
-    for step in branch.steps:
-        parts += _step(step, asked.get(step.node_id))
+    steps = branch.steps
+    # Formatting stops between two steps when the report's bounds are reached (produce.watched).
+    listing = on_their_steps(steps)
+    for listed in Checked(listing, steps.watch) if isinstance(steps, Checked) else listing:
+        parts += _step(listed.step, asked.get(listed.step.node_id))
+        for saved in listed.checkpoints:
+            parts += _checkpoint_mark(saved)
     if branch.pending is not None:
         waiting = "Blocked at" if branch.status == "blocked" else "Pending"
         where = places.words(branch.pending.place, branch.pending.step_number)
@@ -278,7 +285,8 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation]) -> list[str]:
 
 
 def _step(step: StepEntry, confirmed: Confirmation | None) -> list[str]:
-    # A checkpoint is saved while a step is pending: it has no place of its own (the step's follows it).
+    # A checkpoint whose step is not answered yet (else it is a mark after the answer: _checkpoint_mark) has
+    # no place of its own: it was saved while that step was pending.
     heading = (
         f"##### {inline(wording.step_title(step))} (while {places.words(step.place, step.step_number)} was pending)"
         if step.kind == "checkpoint"
@@ -294,12 +302,8 @@ def _step(step: StepEntry, confirmed: Confirmation | None) -> list[str]:
     if step.answers_note:  # the step is shared with another branch, which answered it otherwise
         parts.append(f"_{inline(step.answers_note)}_")
     parts.append(notes(step.notes_markdown) or "_No notes._")
-    if step.artifacts:
-        kinds = []
-        for artifact in step.artifacts:
-            kind = str(artifact.get("kind") or "(no kind)") if isinstance(artifact, dict) else "(not an object)"
-            if kind not in kinds:
-                kinds.append(kind)
+    kinds = _artifact_kinds(step)
+    if kinds:
         parts.append("Artifacts: " + ", ".join(code_span(kind) for kind in kinds))
     return parts
 
@@ -393,6 +397,27 @@ def _synthesis(branch: BranchSection) -> list[str]:
             "\n".join(f"- {code_span(str(a.get('kind')))} from {code_span(str(a.get('stepId') or ''))}" for a in final)
         )
     return parts
+
+
+def _checkpoint_mark(saved: StepEntry) -> list[str]:
+    """A checkpoint saved while a step was pending, after that step's answer, as the run page marks it: no
+    heading, no place of its own."""
+    meta = f"**Checkpoint** saved while this step was pending · recorded {stamp(saved.recorded_at)}"
+    meta += f" · took {seconds(saved.seconds)}" + (f" · {inline(saved.by)}" if saved.by else "")
+    parts = [meta, notes(saved.notes_markdown) or "_No notes._"]
+    kinds = _artifact_kinds(saved)
+    if kinds:
+        parts.append("Artifacts: " + ", ".join(code_span(kind) for kind in kinds))
+    return parts
+
+
+def _artifact_kinds(step: StepEntry) -> list[str]:
+    kinds: list[str] = []
+    for artifact in step.artifacts:
+        kind = str(artifact.get("kind") or "(no kind)") if isinstance(artifact, dict) else "(not an object)"
+        if kind not in kinds:
+            kinds.append(kind)
+    return kinds
 
 
 def _timeline(listed: list[BranchSection], asked: dict[str, Confirmation]) -> list[str]:

@@ -197,10 +197,17 @@ class AttentionPanel(Shape):
     # When `title` holds the moment `since` ("Stalled since 14:02 UTC: resume the agent..."): the words before and
     # after it, for the dashboard to print the moment in the reader's own time zone. Kept off the wire.
     _timed: tuple[str, str] | None = PrivateAttr(default=None)
+    # The node the notes in `to_approve` led to (their step's or checkpoint's child), by id: the run page links
+    # that step to them instead of showing them twice. Kept off the wire.
+    _to_approve_node: str | None = PrivateAttr(default=None)
 
     @property
     def timed(self) -> tuple[str, str] | None:
         return self._timed
+
+    @property
+    def to_approve_node(self) -> str | None:
+        return self._to_approve_node
 
 
 class DiffSummary(Shape):

@@ -53,7 +53,6 @@ from runs.readmodels import (
     step_text,
 )
 from runs.readmodels.artifact_names import artifact_name
-from runs.readmodels.shapes import RecapEntry
 from runs.store import tokens
 from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind
@@ -457,7 +456,7 @@ def _panel(
     since: datetime,
     resumes: bool = False,
     asks: str | None = None,
-    to_approve: RecapEntry | None = None,
+    to_approve: recap.PlacedEntry | None = None,
 ) -> AttentionPanel:
     """Every panel of a branch: its state and title, what to do and why, where its step is; for a panel whose
     move is to resume an agent there (`resumes`: stalled, paused, left behind), the stateToken and the
@@ -478,9 +477,11 @@ def _panel(
         state_token=token,
         sentence=agent_message.text(token, _said_to_agent(outcome, step)) if token else None,
         asks=asks,
-        to_approve=to_approve["notesMarkdown"] if to_approve else None,
-        to_approve_from=to_approve["title"] if to_approve else None,
+        to_approve=to_approve.entry["notesMarkdown"] if to_approve else None,
+        to_approve_from=to_approve.entry["title"] if to_approve else None,
     )
+    if to_approve:
+        panel._to_approve_node = str(state.tree.public(to_approve.node_pk))
     if title.at:
         panel._timed = (title.before, title.after)
     return panel
@@ -577,14 +578,14 @@ def waiting_words(step_title: str) -> str:
     return f"{lead} Answer in the agent's chat: confirm, or say what to change (there is no button for it here)."
 
 
-def latest_notes(node_pk: int) -> RecapEntry | None:
-    """The newest entry with notes on the path to a node: what the agent last wrote (the step before's
-    output, or a checkpoint it saved on the way), which a step waiting for the user's confirmation
-    usually asks them to approve."""
+def latest_notes(node_pk: int) -> recap.PlacedEntry | None:
+    """The newest entry with notes on the path to a node, with the node it led to: what the agent last wrote
+    (the step before's output, or a checkpoint it saved on the way), which a step waiting for the user's
+    confirmation usually asks them to approve."""
     node = Node.objects.filter(pk=node_pk).first()
     if node is None:
         return None
-    return next((entry for entry in recap.newest_entries(node) if entry["notesMarkdown"].strip()), None)
+    return next((found for found in recap.newest_placed(node) if found.entry["notesMarkdown"].strip()), None)
 
 
 def _canceled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:

@@ -418,6 +418,7 @@ PAPER_STYLE = (
     ".tag{stroke:none}.tag.newest{fill:#9a5b00}.tag.current{fill:#2458c6}"
     ".tag.lane{fill:#fff;stroke:#5b6472;stroke-width:1}"
     ".tag-text{fill:#fff;font-size:9px;font-weight:700}.tag-text.lane{fill:#1d2330}"
+    ".tag.checkpoint,.tag.again{fill:#fff;stroke:#6d3fc0;stroke-width:1}.tag-text.checkpoint,.tag-text.again{fill:#6d3fc0}"
     ".gap-chip{fill:#fff;stroke:#8a929e;stroke-width:1}"
     ".gap-text{fill:#5b6472;font-size:10px}"
     "</style>"
@@ -485,15 +486,33 @@ def _scale_of(drawing: str) -> float:
     return printed / (own * MM_PER_PX)
 
 
-def for_paper(graph: RunGraph, *, shown: str | None, title: str) -> str | None:
+def for_paper(
+    graph: RunGraph,
+    *,
+    shown: str | None,
+    title: str,
+    again: Iterable[str] = (),
+    checkpoints: Callable[[str], tuple[str, ...]] = lambda card: (),
+) -> str | None:
     """The PDF's drawing: top to bottom, collapsed, styled in itself, at most a page in size; None when
-    shrinking it to the page would make its text too small to read (dozens of branches)."""
+    shrinking it to the page would make its text too small to read (dozens of branches). `again` and
+    `checkpoints` as for_screen's (graph_story.py): tags on the cards' top edge, nothing to click."""
     keep = [node for node in (shown, graph.tip) if node is not None]
     cols = columns(
         graph, keep=keep, context=PAPER_CONTEXT, min_gap=PAPER_MIN_GAP, step=PAPER.step, gap_step=PAPER.gap_step
     )
     # The reports place steps in the outline as the dashboard does: their drawing's cards say the same.
-    drawing = _draw(graph, PAPER, shown=shown, href=None, title=title, cols=cols, style=PAPER_STYLE)
+    drawing = _draw(
+        graph,
+        PAPER,
+        shown=shown,
+        href=None,
+        title=title,
+        cols=cols,
+        style=PAPER_STYLE,
+        again=frozenset(again),
+        checkpoints=checkpoints,
+    )
     return drawing if _scale_of(drawing) >= PAPER_MIN_SCALE else None
 
 
@@ -682,7 +701,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         words.append("the step the run reached last")
     if is_current:
         words.append("you are viewing it")
-    saved = style.checkpoints(node.node_id) if geo.tags_beside else ()
+    saved = style.checkpoints(node.node_id)
     if saved:
         words.append(f"{len(saved)} checkpoint{'s' if len(saved) > 1 else ''} saved during this step")
     words.append(f"node {node.node_id}")
@@ -729,6 +748,12 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         )
     else:
         tags = [_tag(x + 6, y + card_h, branch_label(node.lane), "lane")] if starts_lane else []
+        # On the top edge, at the left: the step answered again on this branch, the checkpoints saved during it.
+        left = x + 6
+        for text, kind, marked in ((AGAIN_WORDS, "again", answered_again), (CHECKPOINT_MARK, "checkpoint", saved)):
+            if marked:
+                tags.append(_tag(left, y, text, kind))
+                left += _tag_width(text) + 4
     if state is not None and not beside:  # on the bottom edge, at the right: its branch's state, in words
         word = STATE_WORDS[state]
         tags.append(_tag(x + card_w - 6 - _tag_width(word), y + card_h, word, f"state state-{state}"))

@@ -125,9 +125,9 @@ def list_sessions(
     yours: bool = False,
     count_yours: bool = False,
 ) -> SessionPage:
-    """`urgent_first`: within each group, the sessions that need someone most come first (states.URGENCY:
-    needs you, blocked once its agent stopped, stalled, running with the blocks the agent retries, then the settled
-    ones), each kind in `sort`'s order. `yours`: only
+    """`urgent_first`: within each group, the sessions that need someone most come first (states.urgency, by
+    each row's state and the move its chip shows: needs you, blocked once it is yours, stalled, running with the
+    blocks the agent retries, then the settled ones), each kind in `sort`'s order. `yours`: only
     the sessions whose move is yours (the dashboard's chip for people; `state` and `status` aside);
     `count_yours`: count them (SessionPage.yours) without filtering."""
     # NUL separates words too: PostgreSQL text cannot hold it (no stored text contains one).
@@ -136,7 +136,7 @@ def list_sessions(
     cutoff = stall_cutoff()
     matching = _search(visible_sessions().filter(ownership.visible()), query)
     counts, by_state, alone = _counts(matching, cutoff)
-    mine = _yours(matching, cutoff, alone) if yours or count_yours else None
+    mine = _yours(matching, cutoff, alone) if yours or count_yours or urgent_first else None
     if mine is not None and yours:
         total = mine.count
     else:
@@ -148,8 +148,8 @@ def list_sessions(
         chosen = matching.filter(mine.condition)
     else:
         chosen = _with_state(matching, state, cutoff) if state else _with_status(matching, status, cutoff)
-    if urgent_first:
-        chosen = chosen.annotate(urgency=_urgency(cutoff))
+    if urgent_first and mine is not None:
+        chosen = chosen.annotate(urgency=_urgency(cutoff, mine.condition))
         ordering = ("urgency", *ordering)
     if group in _GROUP_FIELDS:
         ordering = (*_GROUP_FIELDS[group], *ordering)
@@ -383,16 +383,18 @@ def _state_conditions(cutoff: datetime) -> dict[StateName, Q]:
     return conditions
 
 
-def _urgency(cutoff: datetime) -> Case:
-    """A session's place in the list by its state (states.URGENCY), in SQL: the first condition it meets
-    names its state, as for the chips."""
-    conditions = _first_match_conditions(cutoff).items()
-    whens = [When(condition, then=Value(states.URGENCY[name])) for name, condition in conditions]
-    # A block the agent is still retrying (nothing recorded for less than the stall window) is the agent's
-    # move: it sorts with the running sessions, after every one that is yours; red and early once it has stopped.
-    retrying = dict(conditions)["blocked"] & Q(updated_at__gte=cutoff)
-    whens.insert(list(dict(conditions)).index("blocked"), When(retrying, then=Value(states.URGENCY["running"])))
-    return Case(*whens, default=Value(states.URGENCY["running"]), output_field=IntegerField())
+def _urgency(cutoff: datetime, yours: Q) -> Case:
+    """A session's place in the list (states.urgency), in SQL: its state is the first condition it meets, as
+    for the chips, and its move the one its row's chip shows (`yours`: the sessions whose move is yours, by
+    _yours, the rule of the rows' tags). Where a state's place depends on whose move it is (blocked), each
+    move has its own case."""
+    whens = []
+    for name, condition in _first_match_conditions(cutoff).items():
+        usual = states.urgency(name, states.MOVES[name])
+        if states.urgency(name, "yours") != usual:
+            whens.append(When(condition & yours, then=Value(states.urgency(name, "yours"))))
+        whens.append(When(condition, then=Value(usual)))
+    return Case(*whens, default=Value(states.urgency("running", "agents")), output_field=IntegerField())
 
 
 def _first_match_conditions(cutoff: datetime) -> dict[StateName, Q]:

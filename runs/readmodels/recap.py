@@ -182,10 +182,10 @@ def _gap(entries: list[RecapEntry], lowest: int, node: Node) -> RecapGap:
 # Each entry's content comes with its row (the step's notes and artifacts, or the checkpoint's with its
 # node's step), so a recap is one query, not one for the path and one per kind of entry.
 _ENTRIES = """
-SELECT 'o', a.notes_on_path, o.step_id, o.step_title, o.notes_markdown, o.artifacts
+SELECT 'o', a.notes_on_path, o.step_id, o.step_title, o.notes_markdown, o.artifacts, a.id
 FROM runs_output o JOIN ancestors a ON o.child_id = a.id {where}
 UNION ALL
-SELECT 'c', a.notes_on_path, COALESCE(n.pending_step_id, ''), '', c.notes_markdown, c.artifacts
+SELECT 'c', a.notes_on_path, COALESCE(n.pending_step_id, ''), '', c.notes_markdown, c.artifacts, a.id
 FROM runs_checkpoint c JOIN ancestors a ON c.child_id = a.id LEFT JOIN runs_node n ON n.id = c.node_id {where}
 ORDER BY 2 DESC
 """
@@ -224,17 +224,22 @@ def _decoded(field: Any, value: Any) -> list[Any]:
 
 def _query(sql: str, params: list[int]) -> list[RecapEntry]:
     """Recap entries of the rows of `sql` (see _ENTRIES), in the rows' order."""
+    return [placed.entry for placed in _placed(sql, params)]
+
+
+def _placed(sql: str, params: list[int]) -> list[PlacedEntry]:
+    """The rows of `sql` (see _ENTRIES) as entries with their nodes, in the rows' order."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    entries: list[RecapEntry] = []
-    for kind, position, step_id, title, notes, artifacts in rows:
+    entries: list[PlacedEntry] = []
+    for kind, position, step_id, title, notes, artifacts, node_pk in rows:
         if kind == "o":
             stored = _decoded(_OUTPUT_ARTIFACTS, artifacts)
-            entries.append(_entry("step", step_id, title, notes, stored, position))
+            entries.append(PlacedEntry(node_pk, _entry("step", step_id, title, notes, stored, position)))
         else:
             stored = _decoded(_CHECKPOINT_ARTIFACTS, artifacts)
-            entries.append(_entry("checkpoint", step_id, "Checkpoint", notes, stored, position))
+            entries.append(PlacedEntry(node_pk, _entry("checkpoint", step_id, "Checkpoint", notes, stored, position)))
     return entries
 
 
@@ -243,7 +248,23 @@ def newest_entries(node: Node, *, lowest: int = 1) -> list[RecapEntry]:
     newest first."""
     if node.notes_on_path < lowest:  # every entry on the path is at or above its node's notes_on_path
         return []
-    return [item for item in _query(_NEWEST, [node.pk, MAX_ENTRIES]) if item["position"] >= lowest]
+    return [placed.entry for placed in newest_placed(node) if placed.entry["position"] >= lowest]
+
+
+@dataclass(frozen=True)
+class PlacedEntry:
+    """A recap entry with the node it led to (its step's or checkpoint's child): which step of a page it is,
+    said by id (the entry's own JSON, which agents read, does not carry it)."""
+
+    node_pk: int
+    entry: RecapEntry
+
+
+def newest_placed(node: Node) -> list[PlacedEntry]:
+    """The entries of the last MAX_ENTRIES hops of the path to `node`, newest first, each with its node."""
+    if node.notes_on_path < 1:
+        return []
+    return _placed(_NEWEST, [node.pk, MAX_ENTRIES])
 
 
 def span_entries(node: Node, first: int, last: int) -> list[RecapEntry]:

@@ -173,6 +173,16 @@ def move(state: str, *, stopped: bool = False) -> Move:
     return found
 
 
+def urgency(state: StateName, move: Move) -> int:
+    """Where a row sorts in the sessions list, by the state and the move its chip shows (next_move): its state's
+    place (URGENCY), but a blocked step that is still the agent's to resend sorts with the running sessions,
+    after every one that is yours (friction11 7); once yours (its agent stopped, or it waits for something only
+    you give), it sorts as blocked, up front. The list's SQL order (overview) reads this one rule."""
+    if state == "blocked" and move == "agents":
+        return URGENCY["running"]
+    return URGENCY[state]
+
+
 def next_move(state: str, move: Move, *, held_by_you: bool = False) -> NextMove | None:
     """The label beside a state's badge, None where nobody has a move (done, canceled, left behind): whose
     move, then the move (MOVE_ACTIONS), so that "Needs you" reads beside "Your move: confirm", an action,

@@ -40,6 +40,7 @@ from runs.readmodels import (
     outline_words,
     overview,
     produced,
+    run_view,
     states,
     step_places,
     synthesis,
@@ -353,19 +354,10 @@ def panel_of(panels: Any, branch: Any) -> Any:
 
 
 @register.filter
-def notes_in_panel(detail: RunDetail) -> dict[str, Any] | None:
-    """The shown branch's newest notes when its waiting panel quotes them to review (attention.latest_notes
-    reads the same path): {"entry": the step or checkpoint, "anchor": the panel's id for them}. The step list
-    links there instead of showing them a second time. None when the panel quotes none."""
-    panel = panel_of(detail.panels, detail.branch)
-    if panel is None or not panel.to_approve:
-        return None
-    newest = max(
-        (step for step in detail.steps if step.notes_markdown.strip()), key=lambda s: s.recorded_at, default=None
-    )
-    if newest is None or newest.notes_markdown != panel.to_approve:
-        return None
-    return {"entry": newest, "anchor": f"to-approve-{panel.branch}"}
+def notes_in_panel(detail: RunDetail) -> run_view.NotesAbove | None:
+    """The step whose notes the shown branch's waiting panel quotes, by its node (run_view.notes_above): the
+    step list links there instead of showing them a second time."""
+    return run_view.notes_above(detail)
 
 
 @register.filter

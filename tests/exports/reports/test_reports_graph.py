@@ -50,11 +50,14 @@ def test_the_pdf_draws_the_branch_graph_with_its_labels(service_catalog, tmp_pat
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     pdf = produce(looped.session_id, "pdf", "command", run_id=looped.run_id).data
     pages = pages_of(pdf, tmp_path)
-    with_graph = [n for n, text in enumerate(pages, start=1) if "Branch 2" in text and "One card per node" in text]
+    with_graph = [n for n, text in enumerate(pages, start=1) if "Branch 2" in text and "One card per step" in text]
     assert with_graph, "no page holds the drawing's labels"
     text = pages[with_graph[0] - 1]
     for expected in ("Branch 1", "Branch 2", "Scope the change", "Verify slice 2", "checkpoint", "newest"):
         assert expected in text, expected
+    # Told as the run page tells it (graph_story): the checkpoint a tag on its step's card, not a dashed card;
+    # the step branch 2 answered again its own first card, tagged so.
+    assert "answered again" in text and "A dashed card" not in text and "A “checkpoint” tag" in text
     # A drawing, not only words: the rendered page holds the cards' colours (the accent of the newest
     # node's tag, the green of the completed run's card).
     image = page_image(pdf, with_graph[0], tmp_path, "graph-page")

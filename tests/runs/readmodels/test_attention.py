@@ -17,7 +17,7 @@ from runs.readmodels import commits, overview, resources, run_view
 from runs.readmodels.attention import stamp
 from tests.support.attention_sessions import git, run_to_the_end
 from tests.support.branched_review import blocked_review, forked_review
-from tests.support.mcp_calls import continue_workflow, notes_for, start_workflow
+from tests.support.mcp_calls import checkpoint_workflow, continue_workflow, notes_for, start_workflow
 from tests.support.sample_session import advance
 from tests.support.workflow_files import step_doc, workflow_doc, write_json
 
@@ -95,6 +95,25 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     advance(waiting, "The user approved.")
     assert not Run.objects.get(public_id=run_id).waits_for_user
     assert not Session.objects.get(public_id=start["session"]["sessionId"]).waiting_for_user
+
+
+def test_the_step_whose_notes_the_waiting_panel_quotes_is_named_by_its_node_not_its_text(confirm_workflow):
+    start = start_workflow(confirm_workflow, context={"sessionKey": "CONF-IDS"})
+    waiting = advance(start, "Same words.")
+    run_id = start["session"]["runId"]
+    detail = run_view.run_detail(run_id)
+    [plan] = detail.steps
+    above = run_view.notes_above(detail)
+    assert above is not None and (above.node_id, above.anchor) == (plan.child_id, "to-approve-1")
+    # A checkpoint saved since, in the very same words: the panel quotes the newest, and names it by its node.
+    checkpoint_workflow(stateToken=waiting["stateToken"], output={"notesMarkdown": "Same words."})
+    detail = run_view.run_detail(run_id)
+    [panel] = detail.panels
+    saved = next(step for step in detail.steps if step.kind == "checkpoint")
+    assert panel.to_approve == "Same words." and panel.to_approve_node == saved.child_id != plan.child_id
+    assert run_view.notes_above(detail) == run_view.NotesAbove(saved.child_id, "to-approve-1")
+    # Without a panel that quotes notes, no step is linked to one.
+    assert run_view.notes_above(detail.model_copy(update={"panels": []})) is None
 
 
 def test_in_autopilot_a_confirmation_step_does_not_wait_for_the_user(confirm_workflow):
