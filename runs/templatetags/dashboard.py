@@ -472,6 +472,16 @@ def recommendation_words(recommended: Any) -> str:
     return outline_words.recommendation_words(recommended)
 
 
+@register.filter
+def recommendation_does(recommended: Any) -> str:
+    return outline_words.recommendation_does(recommended)
+
+
+@register.filter
+def feature_words(features: Any) -> list[outline_words.FeatureWords]:
+    return outline_words.feature_words(features)
+
+
 def _phrase_html(phrase: outline_words.Phrase) -> SafeString:
     parts = [
         format_html("<code>{}</code>", part.text) if isinstance(part, outline_words.Name) else conditional_escape(part)
