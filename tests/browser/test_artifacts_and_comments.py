@@ -62,8 +62,8 @@ def test_copy_comment_copies_the_agents_own_comment(sized_page, console_log, sit
              .filter(c => !['rgba(0, 0, 0, 0)', 'rgb(255, 255, 255)'].includes(c))"""  # white: a neutral
     )
     pills = findings.locator(".sev").evaluate_all(
-        "ps => ps.map(p => { const s = getComputedStyle(p); return [s.color, s.backgroundColor, s.borderTopWidth,"
-        " s.borderTopStyle].join(' ') })"
+        "ps => ps.map(p => { const s = getComputedStyle(p); return [s.color, s.backgroundColor, s.fontWeight,"
+        " getComputedStyle(p, '::before').content].join(' ') })"
     )
     assert len(set(pills)) == 3, pills  # critical, major, minor told apart
     for pill in findings.locator(".sev").all():

@@ -37,8 +37,8 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # The tabs say each tip's and each fork's place in the outline, in the words of the step list; the step
     # answered again (Verify slice 2) is the new branch's own: it forked after the last step both share.
     assert (
-        newest.where == "step 2 of 3, round 2 of 3, part 2 of 2, latest"
-        and newest.forked == "forked after step 2 of 3, round 1 of 3, part 2 of 2"
+        newest.where == "step 2 of 3 · round 2 of 3, latest"
+        and newest.forked == "forked after step 2 of 3 · round 1 of 3"
     )
     assert laid_out.branches[0].where == ""  # a completed branch: its title, "Complete", says it
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
@@ -110,8 +110,8 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert [row.words for row in first] == [
         "step 1 of 8",
         "step 2 of 8",
-        "step 4 of 8, round 1 of 2",
-        "step 4 of 8, round 2 of 2",
+        "step 4 of 8 · round 1 of 2",
+        "step 4 of 8 · round 2 of 2",
         "step 5 of 8",
         "step 6 of 8",
         "step 7 of 8",
@@ -132,7 +132,7 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     # answered again (its page: the node the agent rewound to, where the step list links it too).
     assert [(row.words, row.title, row.notes, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
         ("step 2 of 8", "Record the Changed Files", "answered again", False),
-        ("step 4 of 8, round 1 of 2", "Review api", "", True),
+        ("step 4 of 8 · round 1 of 2", "Review api", "", True),
     ]
     rewound_to = sections[2].rows[0].href.split("/")[2]
     assert [step.node_id for step in detail.steps if step.title == "Record the Changed Files"] == [rewound_to]
