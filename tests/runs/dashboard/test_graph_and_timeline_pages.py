@@ -127,9 +127,7 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     # The sentences place the step in the outline (the loop is its 2nd entry, in its 2nd round); the graph's
     # cards and tabs say the same place, in the same words (the pending line names it: the page's head says
     # the run is running).
-    assert (
-        "Agent working on Record what the slice showed · step 2 of 3 · round 2 of 3" in words
-    ), words
+    assert "Agent working on Record what the slice showed · step 2 of 3 · round 2 of 3" in words, words
     assert "round 2, running" not in words
     # Finished and running at once, told as what happened (friction8 5); the finished branch's link names its
     # last step, as every other branch's does.
