@@ -80,22 +80,17 @@ class StepPlace(Shape):
 
     @property
     def brief(self) -> str:
-        """Short enough for a phone row or a chip: "step 2 of 3, round 2 of 3, part 2 of 2" (the loop unnamed):
-        the outline entry counted as the workflow page counts its top-level entries, then the round, then
-        which of the round's steps it is, so that two steps of one round differ."""
-        return ", ".join(w for w in (f"step {self.position} of {self.length}", self.round_words, self.part_words) if w)
+        """The one short form, for list rows, headings, chips and graph cards: "step 2 of 3 · round 2 of 3" (the
+        outline entry counted as the workflow page counts its top-level entries, then the round); the loop's
+        name and the part of the round wait in `words`, the tooltip, and the step's own page (friction12 4)."""
+        return " · ".join(w for w in (f"step {self.position} of {self.length}", self.round_words) if w)
 
     def brief_in(self, chars: int) -> str:
-        """The brief form within `chars` characters when it can be, for a graph card's fixed width (its title
-        names the step): the step left out first ("round 2 of 3, part 2 of 2", "round 149 of 150"), then the
-        part's count ("round 149 of 150, part 2"). Always a piece of the brief form, the chips' and the list's
-        words; the round is said whole wherever it is said."""
+        """The short form within `chars` characters when it can be, for a graph card's fixed width (its title
+        names the step): the round alone when the whole is too long ("round 149 of 150"). Always a piece of the
+        short form, said the same way; the round is said whole wherever it is said."""
         said = self.brief
-        if len(said) <= chars or self.round is None:
-            return said
-        part = self.part_words
-        said = f"{self.round_words}, {part}" if part else self.round_words
-        return said if len(said) <= chars or not part else f"{self.round_words}, part {self.inner}"
+        return said if len(said) <= chars or self.round is None else self.round_words
 
     def rounds_words(self, last: int) -> str:
         """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149
@@ -107,11 +102,10 @@ class StepPlace(Shape):
 
     @property
     def words(self) -> str:
-        """In full: "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”": the brief form, then the loop
-        named as its workflow names it."""
-        if self.round is None or not self._loop:
-            return self.brief
-        return f"{self.brief} in “{self._loop}”"
+        """In full: "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”": the step, its round and the part
+        of the round, then the loop named as its workflow names it (tooltips, the step's own page, reports)."""
+        said = ", ".join(w for w in (f"step {self.position} of {self.length}", self.round_words, self.part_words) if w)
+        return f"{said} in “{self._loop}”" if self.round is not None and self._loop else said
 
 
 class Whereabouts(Shape):
@@ -141,10 +135,17 @@ class Whereabouts(Shape):
     _timed: tuple[str, str] | None = PrivateAttr(default=None)
     # A blocked step that waits for something only the person can give (not an agent that stopped). Off the wire.
     _held_by_you: bool = PrivateAttr(default=False)
+    # Where its step sits in full ("step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”") when `words`
+    # say it short (StepPlace.brief): the row's tooltip. Off the wire.
+    _place_words: str = PrivateAttr(default="")
 
     @property
     def move(self) -> str:
         return self._move
+
+    @property
+    def place_words(self) -> str:
+        return self._place_words
 
     @property
     def held_by_you(self) -> bool:
@@ -604,6 +605,12 @@ class BranchOutcomeEntry(Shape):
         description="The dashboard's line for it beside its state's badge: 'Branch 2 · step 4 of 9 (Review api)', "
         "'Branch 1 · Request changes, 1 critical finding' (set by the dashboard's pages only).",
     )
+    # Its step's place in full where `line` says it short (step_places.full_words): the line's tooltip. Off the wire.
+    _place_words: str = PrivateAttr(default="")
+
+    @property
+    def place_words(self) -> str:
+        return self._place_words
 
 
 class OtherAnswer(Shape):

@@ -290,6 +290,7 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
         state=state,
     )
     where._timed = (said.before, "") if said.before is not None else None
+    where._place_words = step_places.full_words(place.step)
     if name == "blocked":  # as the run page's blocked panel says it (move_of_blocked)
         where._move = blocked_move(place.held_by, place.last_refused_at or place.since, cutoff)
         where._held_by_you = place.held_by == "user"

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from runs.contract.preferences import RECOMMENDATION_FIELDS
+from runs.readmodels import preferences
 from workflows_app.condition_words import PEOPLE, describe
 from workflows_app.engine.loops import LoopSpec
 from workflows_app.engine.templating import placeholders, without_context
@@ -97,12 +98,43 @@ def preference_words(preferences: Any) -> str:
 
 
 def recommendation_words(recommended: Any) -> str:
-    """A workflow's recommendedPreferences in words: "autonomy guided, risk policy balanced"."""
+    """A workflow's recommendedPreferences in the session head's words (preferences.stance_words): "Guided,
+    balanced risk", not the stored "autonomy guided, risk policy balanced"."""
+    return preferences.stance_words(_recommended(recommended))
+
+
+def recommendation_does(recommended: Any) -> str:
+    """What the agent does under a workflow's recommendation, one sentence from the STANCES table ("The agent
+    asks you at every confirmation, and weighs risk against speed."); "" when none is known."""
+    return preferences.mode_does(_recommended(recommended))
+
+
+def _recommended(recommended: Any) -> dict[str, str]:
     if not isinstance(recommended, dict):
-        return ""
-    return ", ".join(
-        f"{_PREFERENCE_WORDS[key]} {recommended[field]}" for key, field in RECOMMENDATION_FIELDS if field in recommended
-    )
+        return {}
+    return {key: str(recommended[field]) for key, field in RECOMMENDATION_FIELDS if field in recommended}
+
+
+# What each feature a workflow turns on (workflows_app/builtins/features.py) adds, in a person's words: the one
+# table the workflow page reads. An id not in it is shown as written, marked as not known here.
+FEATURE_WORDS: dict[str, str] = {
+    "wr.features.capabilities": "checks it really has an ability before relying on it",
+    "wr.features.subagent_guidance": "delegates self-contained work to subagents and reviews what comes back",
+    "wr.features.memory_context": "uses its memory of earlier work",
+}
+
+
+@dataclass(frozen=True)
+class FeatureWords:
+    id: str
+    words: str  # "" for an id not in FEATURE_WORDS
+
+
+def feature_words(features: Any) -> list[FeatureWords]:
+    """Each feature of a workflow in a person's words (FEATURE_WORDS), its id kept for the tooltip."""
+    if not isinstance(features, list):
+        return []
+    return [FeatureWords(str(f), FEATURE_WORDS.get(str(f), "")) for f in features]
 
 
 def _named(value: Any) -> str | Name:

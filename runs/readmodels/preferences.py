@@ -82,8 +82,14 @@ def mode_words(preferences: dict[str, str]) -> str:
     """Preferences as people say them: the mode that sets their autonomy, then the risk policy ("Guided,
     balanced risk", "Autopilot, stops for you, aggressive risk"), never the stored values (riskPolicy,
     full_auto_stop_on_user_deps); "Custom" before them when no mode sets exactly these."""
+    said = stance_words(preferences)
+    return said if mode_of(preferences) != "custom" else f"Custom: {said}"
+
+
+def stance_words(preferences: dict[str, str]) -> str:
+    """The autonomy by the mode label that sets it, then the risk policy ("Guided, balanced risk"; either alone
+    when the other is not given): the words of the session's head, for a workflow's recommendation too."""
     autonomy = preferences.get("autonomy", "")
     label = next((m.label for m in MODES.values() if m.preferences["autonomy"] == autonomy), autonomy)
     risk = preferences.get("riskPolicy")
-    said = ", ".join(part for part in (label, f"{risk} risk" if risk else "") if part)
-    return said if mode_of(preferences) != "custom" else f"Custom: {said}"
+    return ", ".join(part for part in (label, f"{risk} risk" if risk else "") if part)

@@ -273,8 +273,14 @@ def with_lines(
         step = steps_by_id(run_pinned).get(parent.step_id) if parent is not None else None
         return outline_words.title_words(str(step.get("title") or "")) if step is not None else ""
 
+    def lined(o: BranchOutcomeEntry) -> BranchOutcomeEntry:
+        where = place(o)
+        said = o.model_copy(update={"line": attention.branch_line(o, where, last_step(o))})
+        said._place_words = step_places.full_words(where)
+        return said
+
     run_pinned = tree.run.pinned_id
-    return [o.model_copy(update={"line": attention.branch_line(o, place(o), last_step(o))}) for o in told]
+    return [lined(o) for o in told]
 
 
 def _with_run_state(outcome: BranchOutcomeEntry, run_state: StateName) -> BranchOutcomeEntry:

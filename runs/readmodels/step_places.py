@@ -1,14 +1,14 @@
-"""Where each node's pending step sits in its workflow's outline: "step 3 of 7", and inside a loop "step 3 of 7,
-round 2 of 4, part 2 of 2 in “Verify each slice”" (the loop named by its own title, its length when fixed on
-entering it, the part said when its body holds several steps).
+"""Where each node's pending step sits in its workflow's outline, said one short way on list rows, headings
+and graph cards: "step 3 of 7", and inside a loop "step 3 of 7 · round 2 of 4" (StepPlace.brief); in full in
+their tooltip and once on the step's own page: "step 3 of 7, round 2 of 4, part 2 of 2 in “Verify each slice”"
+(StepPlace.words: the loop named by its own title, the part said when its body holds several steps).
 
-One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, then its round, then,
-when the loop's body holds several steps, which of them it is ("part 1 of 2", "part 2 of 2"), so that a one-step
-loop ("step 4 of 8, round 1 of 3") and a loop of two ("step 2 of 3, round 2 of 3, part 1 of 2", then "..., part
-2 of 2") read as one pattern and tell the steps of one round apart, without the outline's "2.2" (read as a
-fraction). A round has one format wherever it is named: "round 126 of 150", or "round 126" when the loop's
-length is open (a `while` or `until` loop); short forms leave out the loop's name (a narrow graph card the
-outline's length, then the step, then the part's count: StepPlace.brief_in), never the round's numbers.
+One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, then its round; its
+name tells two steps of one round apart, and the full form says which part of the round it is, never the
+outline's "2.2" (read as a fraction). A round has one format wherever it is named: "round 126 of 150", or
+"round 126" when the loop's length is open (a `while` or `until` loop); a graph card too narrow for the short
+form says the round alone (StepPlace.brief_in), never a new abbreviation. The workflow page's outline numbers a
+loop's steps the same way: the loop's entry, then "part 1 of 2" (dashboard/_outline.html).
 
 A person reads a step's place against the outline the workflow page shows (its top-level entries, a
 loop counted once, as inspect_workflow numbers them), never against the count of steps taken, which
@@ -79,14 +79,22 @@ def _rounds_of(frame: object) -> int | None:
 
 
 def named(title: str, place: StepPlace | None) -> str:
-    """A step as the dashboard names it, its name first and its place after: "Review storage · step 4 of 8,
-    round 2 of 3 in “Review each area”", "Deploy · step 3 of 5" (the place in StepPlace.words, the one phrase
-    for it); the name alone when its place is not known, the place alone when its name is not. The one builder
-    of that phrase for the sessions list, the run cards, a run's pending line, its branches, its steps and a
-    step's page."""
+    """A step as the dashboard names it, its name first and its place after in the one short form: "Review
+    storage · step 4 of 8 · round 2 of 3", "Deploy · step 3 of 5" (StepPlace.brief; the loop's name and the
+    part of the round in full_words, the tooltip); the name alone when its place is not known, the place alone
+    when its name is not. The one builder of that phrase for the sessions list, the run cards, a run's pending
+    line, its branches, its steps and a step's page."""
     if place is None:
         return title
-    return " · ".join(part for part in (title, place.words) if part)
+    return " · ".join(part for part in (title, place.brief) if part)
+
+
+def full_words(place: StepPlace | None) -> str:
+    """The place in full (StepPlace.words: the loop named, the part of the round) where its short form, the one
+    rows, headings and cards print, leaves something out: their tooltip; "" where the short form says it all."""
+    if place is None or place.words == place.brief:
+        return ""
+    return place.words
 
 
 def of_run(run: Run) -> dict[int, StepPlace]:

@@ -254,6 +254,14 @@ def named(title: str, place: Any) -> str:
 
 
 @register.filter
+def place_title(place: Any) -> SafeString:
+    """The ` title="…"` attribute that says a step's place in full where its short form leaves the loop's name
+    or the part out (step_places.full_words); nothing where the short form says it all."""
+    full = step_places.full_words(place)
+    return format_html(' title="{}"', full) if full else mark_safe("")
+
+
+@register.filter
 def pending_since(run: RunDetail) -> datetime | None:
     """When the shown branch's pending step was given: the moment its tip was recorded."""
     tip = next((node for node in run.graph.nodes if node.node_id == run.branch_tip), None)
@@ -476,6 +484,16 @@ def fills_in(title: Any) -> bool:
 @register.filter
 def recommendation_words(recommended: Any) -> str:
     return outline_words.recommendation_words(recommended)
+
+
+@register.filter
+def recommendation_does(recommended: Any) -> str:
+    return outline_words.recommendation_does(recommended)
+
+
+@register.filter
+def feature_words(features: Any) -> list[outline_words.FeatureWords]:
+    return outline_words.feature_words(features)
 
 
 def _phrase_html(phrase: outline_words.Phrase) -> SafeString:

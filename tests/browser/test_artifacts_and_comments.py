@@ -62,13 +62,30 @@ def test_copy_comment_copies_the_agents_own_comment(sized_page, console_log, sit
              .filter(c => !['rgba(0, 0, 0, 0)', 'rgb(255, 255, 255)'].includes(c))"""  # white: a neutral
     )
     pills = findings.locator(".sev").evaluate_all(
-        "ps => ps.map(p => { const s = getComputedStyle(p); return [s.color, s.backgroundColor, s.borderTopWidth,"
-        " s.borderTopStyle].join(' ') })"
+        "ps => ps.map(p => { const s = getComputedStyle(p); return [s.color, s.backgroundColor, s.fontWeight,"
+        " getComputedStyle(p, '::before').content].join(' ') })"
     )
     assert len(set(pills)) == 3, pills  # critical, major, minor told apart
     for pill in findings.locator(".sev").all():
         drawn = pill.evaluate("p => [getComputedStyle(p).color, getComputedStyle(p).backgroundColor]")
         assert not set(drawn) & set(state_colours), (drawn, state_colours)
+    # A graded meter, not a state chip (friction12 12): square corners where every state badge is a pill, a row of
+    # marks filled to the grade, and a weight that falls with it, Critical the strongest and the only one filled.
+    graded = findings.locator(".sev").evaluate_all(
+        """ps => ps.map(p => { const s = getComputedStyle(p), b = getComputedStyle(p, '::before');
+             return {grade: p.textContent.trim().toLowerCase(), radius: parseFloat(s.borderTopLeftRadius),
+                     weight: Number(s.fontWeight), marks: b.content, fill: s.backgroundColor}; })"""
+    )
+    by_grade = {g["grade"]: g for g in graded}
+    assert set(by_grade) == {"critical", "major", "minor"}, graded
+    assert all(g["radius"] < 6 for g in graded), graded
+    assert [by_grade[name]["marks"].count("■") for name in ("critical", "major", "minor")] == [3, 2, 1], graded
+    assert by_grade["critical"]["weight"] > by_grade["major"]["weight"] > by_grade["minor"]["weight"], graded
+    assert [g["fill"] != "rgba(0, 0, 0, 0)" for g in (by_grade[n] for n in ("critical", "major", "minor"))] == [
+        True,
+        False,
+        False,
+    ]
     findings.scroll_into_view_if_needed()
     keep_screenshot(page, "findings")
     assert_fits(page)

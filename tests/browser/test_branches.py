@@ -27,7 +27,8 @@ def stuck(live_server, service_catalog) -> BlockedReview:
 
 
 # The one short line the run is said in (the session head, the run head and the sessions list agree).
-SUMMARY = "Review storage · step 4 of 8, round 2 of 2 in “Review Each Focus Area”"  # the step's name first
+SUMMARY = "Review storage · step 4 of 8 · round 2 of 2"  # the step's name first, its place short
+FULL = "step 4 of 8, round 2 of 2 in “Review Each Focus Area”"  # the place whole: the line's tooltip (friction12 4)
 
 
 def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
@@ -35,6 +36,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     page.goto(f"{site}/sessions/")
     row = page.locator("tbody tr", has_text="MR-42")
     expect(row).to_contain_text(SUMMARY)  # where the newest branch, the agent's, stands
+    expect(row.locator(".where-line span[title]")).to_have_attribute("title", FULL)
     expect(row.locator(".badge")).to_have_text("Running")
     screenshot(page, "issue20-sessions-forked")
 

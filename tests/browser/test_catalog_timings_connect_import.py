@@ -47,7 +47,9 @@ def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, 
     # kinds differ (a routine among workflows), so that column stays.
     headers = sized_page.locator("table.catalog thead th")
     expect(headers).to_have_text(["Workflow", "Kind", "Steps"], ignore_case=True)
-    expect(sized_page.locator(".page-head")).to_contain_text("6 loaded, all bundled")
+    # A plain count: what the six are and where they come from (friction12 10), and what a routine is.
+    expect(sized_page.locator(".page-head")).to_contain_text("6 workflows, all bundled with WorkRail")
+    expect(sized_page.locator("#routine-hint")).to_be_visible()
     # Each row hands over the message that starts it, the same one as the workflow's own "Start it" box.
     copy = (
         sized_page.locator("tbody tr")

@@ -326,6 +326,11 @@ def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, serv
     expect(sized_page.locator("#start-it .copy-button")).to_be_in_viewport()
     name = sized_page.locator("h1").inner_text()
     expect(sized_page.locator("section[aria-labelledby=about-title]")).not_to_contain_text(name)
+    # The session head's mode words and features in plain words, not field names or ids (friction12 10).
+    expect(sized_page.locator("#recommended-mode")).to_contain_text("Guided, balanced risk")
+    expect(sized_page.locator(".feature-words")).to_contain_text("The agent delegates self-contained work")
+    expect(sized_page.locator("main")).not_to_contain_text("wr.features.")
+    expect(sized_page.locator("main")).not_to_contain_text("risk policy")
     console_log.assert_clean()
 
 

@@ -44,6 +44,18 @@ def hue_apart(page, first: str, second: str) -> float:
     return min(apart, 360 - apart)
 
 
+def contrast(first: str, second: str) -> float:
+    """The WCAG contrast ratio of two computed "rgb(r, g, b)" colours."""
+
+    def luminance(rgb: str) -> float:
+        channels = [int(c) / 255 for c in re.findall(r"\d+", rgb)[:3]]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
 def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     sized_page, console_log, site, service_catalog, settings
 ):
@@ -70,13 +82,13 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(panel.locator("h3 .move")).to_have_count(0)
     expect(sized_page.locator(".run-head .move")).to_have_count(0)
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
-    # The badge too is calm while the agent retries: the agent's grey family, its name kept with a small red
-    # mark for the refusal; no red fill, no red word (friction11 7).
+    # The badge keeps Blocked's one red look whoever's move it is (friction12 3); the move half is the agent's
+    # quiet grey, so the chip reads "blocked, the agent acts" (friction11 7) without a second look for Blocked.
     head_badge = sized_page.locator(".page-head .badge.state-blocked")
-    red = css_colour(sized_page, "--bad")
-    assert colour(head_badge, "backgroundColor") == css_colour(sized_page, "--surface")
-    assert colour(head_badge, "color") == colour(label, "color") != red
-    assert head_badge.evaluate("b => getComputedStyle(b, '::before').backgroundColor") == red
+    red, pale = css_colour(sized_page, "--bad"), css_colour(sized_page, "--bad-soft")
+    assert (colour(head_badge, "color"), colour(head_badge, "backgroundColor")) == (red, pale)
+    assert colour(label, "backgroundColor") == css_colour(sized_page, "--surface") != pale
+    assert contrast(colour(head_badge, "color"), colour(head_badge, "backgroundColor")) >= 4.5  # WCAG AA
     # The agent's move: it retries by itself; the message for when it has stopped is one click away.
     expect(panel.locator("#blocked-next-1")).to_contain_text("normally resends the step by itself")
     button = panel.get_by_role("button", name=BUTTON)
@@ -107,13 +119,17 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     # No heading above it says the agent must act: the verdict says what is wrong.
     expect(panel.locator("h3")).to_have_text("Blocked: the agent did not attach the list of changed files.")
     assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
-    # And the badge turns solid red: urgent once the move is the person's, as every state yours to act on.
+    # The badge does not change with whose move: the same red look as when the agent retried (friction12 3).
     for badge in (head_badge, sized_page.locator(".runs-nav .badge.state-blocked")):
         if badge.is_visible():
-            assert colour(badge, "backgroundColor") == red and colour(badge, "borderTopStyle") == "solid"
+            assert (colour(badge, "color"), colour(badge, "backgroundColor")) == (red, pale)
     expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
     expect(button).to_be_visible()
     keep_screenshot(sized_page, "blocked-yours")
+    # The dark scheme keeps the red look readable (WCAG AA) on the badge and on the move half.
+    sized_page.emulate_media(color_scheme="dark")
+    assert contrast(colour(head_badge, "color"), colour(head_badge, "backgroundColor")) >= 4.5
+    assert contrast(colour(label, "color"), colour(label, "backgroundColor")) >= 4.5
     console_log.assert_clean()
 
 
@@ -176,17 +192,17 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     # Each chip's count is the rows it keeps: a reason's link keeps its state's rows.
     assert reasons.first.locator("xpath=..").get_attribute("href") == "?status=needs_you"
     # Your move is one solid amber pill, whatever the state's own badge (friction11 8): the stalled badge keeps
-    # its own soft fuchsia look. The blocked step the agent retries reads in the agent's grey family, its name
-    # kept with a small red mark; red is for a block that is yours (friction11 7).
+    # its own soft fuchsia look. Blocked keeps its one red look while the agent retries, the same as its filter
+    # chip's; the move half beside it is the agent's quiet grey (friction12 3, friction11 7).
     stalled = rows.filter(has=sized_page.locator(".badge.state-stalled"))
     assert colour(stalled.locator(".move"), "backgroundColor") == amber
     assert colour(stalled.locator(".badge"), "backgroundColor") == css_colour(sized_page, "--stale-soft")
     blocked = rows.filter(has=sized_page.locator(".badge.state-blocked"))
-    assert colour(blocked.locator(".badge"), "backgroundColor") == css_colour(sized_page, "--surface")
-    assert colour(blocked.locator(".badge"), "color") == colour(blocked.locator(".move"), "color")
-    assert colour(blocked.locator(".badge"), "color") != css_colour(sized_page, "--bad")
-    mark = blocked.locator(".badge").evaluate("b => getComputedStyle(b, '::before').backgroundColor")
-    assert mark == css_colour(sized_page, "--bad")
+    look = (colour(blocked.locator(".badge"), "color"), colour(blocked.locator(".badge"), "backgroundColor"))
+    assert look == (css_colour(sized_page, "--bad"), css_colour(sized_page, "--bad-soft"))
+    chip = sized_page.locator(".status-chips .badge.state-blocked")
+    assert (colour(chip, "color"), colour(chip, "backgroundColor")) == look
+    assert colour(blocked.locator(".move"), "color") == css_colour(sized_page, "--muted")
     umbrella.click()
     expect(sized_page).to_have_url(f"{site}/sessions/?status=yours")
     expect(rows).to_have_count(2)

@@ -183,3 +183,21 @@ def test_a_step_longer_than_the_rest_of_a_page_starts_on_it_instead_of_leaving_i
     pages = text.split("\f")
     heading = next(number for number, page in enumerate(pages) if re.search(r"^\s*Steps\s*$", page, re.MULTILINE))
     assert "columns of this note's table omitted" in pages[heading]  # the step follows its heading
+
+
+def test_severities_in_print_are_a_graded_meter_in_no_states_colour():
+    # As on the dashboard (friction12 12): a report's severity never wears a state's colour (red is Blocked,
+    # amber a person's move), and each grade has its own marks, Critical the only one filled.
+    css = (REPO / "workrail_site" / "static" / "reports" / "print.css").read_text(encoding="utf-8")
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    state_colours = set(re.findall(r"\.status-\w+ \{ color: (#[0-9a-f]{6}); \}", css))
+    assert {"#b42318", "#9a5b00"} <= state_colours
+    rules = dict(re.findall(r"([^{}]*\.sev[^{}]*)\{([^}]*)\}", css))
+    assert rules and not any(colour in body for body in rules.values() for colour in state_colours), rules
+    marks = {grade: re.search(rf"\.sev-{grade}::before \{{ content: \"([■□]+)\"", css) for grade in GRADES}
+    assert [m.group(1).count("■") if m else None for m in marks.values()] == [3, 2, 1, 0]
+    filled = [g for g in GRADES if "background" in next(b for s, b in rules.items() if f".sev-{g} " in s + " ")]
+    assert filled == ["critical"]
+
+
+GRADES = ("critical", "major", "minor", "nit")

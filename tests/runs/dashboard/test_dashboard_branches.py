@@ -12,7 +12,9 @@ pytestmark = pytest.mark.django_db
 # Where the run is, in the dashboard's words (runs/readmodels/states.py): its newest branch, where the agent works,
 # placed in the outline (the review loop is its 4th entry; the agent is in its 2nd round).
 WENT_BACK = "then the agent went back to Record the Changed Files and is redoing it from there"
-WHERE = "Review storage · step 4 of 8, round 2 of 2 in “Review Each Focus Area”"  # its name first (step_places.named)
+WHERE = "Review storage · step 4 of 8 · round 2 of 2"  # its name first, the short place (step_places.named)
+# The whole place, the loop named, in the line's tooltip (friction12 4).
+WHERE_TITLE = ' title="step 4 of 8, round 2 of 2 in “Review Each Focus Area”"'
 
 
 def html_of(client: Client, url: str) -> str:
@@ -28,7 +30,10 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     assert "Branch 1 · Request changes, 1 critical finding" in newest
     assert f'href="/runs/{review.run_id}/?tip={review.done_tip}"' in newest
     # Where the shown branch stands is its pending line's (the run's line would say it again).
-    assert f"<strong>Agent working on {WHERE}</strong> · <time" in newest and 'id="run-status-summary"' not in newest
+    assert (
+        f"<strong{WHERE_TITLE}>Agent working on {WHERE}</strong> · <time" in newest
+        and 'id="run-status-summary"' not in newest
+    )
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert "Synthesis of branch 1" in first and "What the branch ended with" in first
@@ -51,7 +56,9 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     session = html_of(client, f"/sessions/{review.session_id}/")
     # One run: where it is once, in its pending line (not in the session's head or the run's line too); its
     # branches counted once.
-    assert f"<strong>Agent working on {WHERE}</strong>" in session and 'id="session-run-lines"' not in session
+    assert (
+        f"<strong{WHERE_TITLE}>Agent working on {WHERE}</strong>" in session and 'id="session-run-lines"' not in session
+    )
     assert 'id="run-status-summary"' not in session
     assert "1 run, 2 branches" not in session and "<li>1 run</li>" in session
     assert "<span>2 branches</span>" not in session and "<li>2 branches</li>" in session

@@ -470,7 +470,8 @@ def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(
     assert 'href="?tag=untagged"' in filters and ">Untagged <span" in filters and ">untagged" not in filters
     # Two sources and two kinds: their columns stay.
     assert '<th scope="col">Source</th>' in html and '<th scope="col">Kind</th>' in html
-    assert '<span title="A routine: a short workflow that other workflows call' in html  # the jargon explained
+    # The jargon explained in one line in sight above the table, where the Kind column shows (friction12 10).
+    assert '<p class="muted small" id="routine-hint">A <strong>routine</strong> is a short workflow' in html
     only = page(client, "/workflows/?tag=release")
     assert "team.ship" in only and "wr.risk_scaled_mr_review" not in only and 'aria-current="true"' in only
     # One source and one kind among the rows left, yet both columns stay: they are judged over the whole

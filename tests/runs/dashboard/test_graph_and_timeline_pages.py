@@ -32,10 +32,9 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     # Two lines of title on a card before it is shortened: five "Record what the slic…" read in full.
     assert titles[:3] == ["Scope the change / into slices", "Verify slice 1", "Record what the / slice showed"]
     assert "Complete" in titles
-    # The loop's round is in each card's place, as the step list says it, and which of the loop's two steps
-    # (2.1, 2.2): its second round's two steps, and on branch 2 the step it answered again and its last card.
-    assert svg.count(">round 2 of 3, part 1 of 2</text>") == 2
-    assert svg.count(">round 2 of 3, part 2 of 2</text>") == 2
+    # The loop's round is in each card's place, in the step list's one short form: its second round's two
+    # steps, and on branch 2 the step it answered again and its last card (which part, the tooltip says).
+    assert svg.count(">step 2 of 3 · round 2 of 3</text>") == 4
     assert "↻" not in svg
     # The fork's one-node branch, shown and newest, says its name, as when another branch is shown (friction8
     # item 11), its state and "you are viewing"; not "latest" too (friction6 item 6).
@@ -124,31 +123,27 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     # The sentences place the step in the outline (the loop is its 2nd entry, in its 2nd round); the graph's
     # cards and tabs say the same place, in the same words (the pending line names it: the page's head says
     # the run is running).
-    assert (
-        "Agent working on Record what the slice showed · step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”"
-        in words
-    ), words
+    assert "Agent working on Record what the slice showed · step 2 of 3 · round 2 of 3" in words, words
     assert "round 2, running" not in words
     # Finished and running at once, told as what happened (friction8 5); the finished branch's link names its
     # last step, as every other branch's does.
     assert (
-        "Running on branch 2 (branch 1 finished; then the agent went back to Verify slice 2 (step 2 of 3, round 2 "
-        "of 3, part 1 of 2) and is redoing it "
-        "from there)" in words
+        "Running on branch 2 (branch 1 finished; then the agent went back to Verify slice 2 (step 2 of 3 · round 2 "
+        "of 3) and is redoing it from there)" in words
     )
     assert "replaced" not in words and "Branch 1 · finished with Summarize the verification" in words
     assert "open at step 6" not in words and "open at step 4" not in words
     # The branch row under the graph is gone (its links were the run card's other-branches list again); the
     # phone's branch list says where branch 2 forked, in the same words.
-    assert "Forked from branch 1 after step 2 of 3, round 1 of 3, part 2 of 2" in words, words
-    assert card_step_line(html, str(newest.public_id)) == "round 2 of 3, part 2 of 2"
+    assert "Forked from branch 1 after step 2 of 3 · round 1 of 3" in words, words
+    assert card_step_line(html, str(newest.public_id)) == "step 2 of 3 · round 2 of 3"
     # The checkpoint (saved during round 1's "Record what the slice showed") is no card of its own: as a card it
     # read as that step twice (ninth review item 5). A mark beside its step's card, linking its own node's page
     # (it can be resumed from); the loop's two steps of round 1 are one card each. The complete one names no
     # step: its title and its branch's state say it.
     svg = html.split('<svg class="run-graph"', 1)[1].split("</svg>", 1)[0]
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', svg)]
-    assert lines.count("round 1 of 3, part 1 of 2") == 1 and lines.count("round 1 of 3, part 2 of 2") == 1
+    assert lines.count("step 2 of 3 · round 1 of 3") == 2
     saved = Checkpoint.objects.get(node__run__public_id=looped.run_id)
     assert saved.child is not None
     card = svg.split('<a href="/nodes/' + str(saved.child.public_id) + '/" class="checkpoint-mark">', 1)[0]
@@ -160,11 +155,10 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
 
     # Showing branch 1: its callout for branch 2 says the same step.
     first = page(client, f"/runs/{looped.run_id}/?tip={newest.parent.public_id if newest.parent else ''}")
-    assert (
-        "Branch 2 · Record what the slice showed · step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”"
-        in first
-    )
+    assert "Branch 2 · Record what the slice showed · step 2 of 3 · round 2 of 3" in first
+    # Short on the line, whole in its tooltip (friction12 4).
+    assert 'title="step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”">Branch 2 · Record' in first
     node = page(client, f"/nodes/{newest.public_id}/")
-    crumb = node.split('<p class="crumbs">', 1)[1].split("</p>", 1)[0]  # said once, by the crumb
-    assert "Record what the slice showed · step 2 of 3, round 2 of 3, part 2 of 2" in crumb
+    crumb = node.split('<p class="crumbs">', 1)[1].split("</p>", 1)[0]  # said once, in full, by the crumb
+    assert "Record what the slice showed · step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”" in crumb
     assert "<li>step 2 of 3" not in node

@@ -65,10 +65,17 @@ def test_the_workflow_page_speaks_words_not_field_names(client: Client, service_
         ],
     )
     document["recommendedPreferences"] = {"recommendedAutonomy": "guided", "recommendedRiskPolicy": "balanced"}
+    document["features"] = ["wr.features.subagent_guidance"]
     write_json(service_catalog["extra"] / "named.json", document)
     page = html.unescape(client.get("/workflows/team.named/").content.decode())
-    assert "autonomy guided, risk policy balanced" in page
+    # The session head's mode words, what they make the agent do beside them (friction12 10).
+    recommended = page.split('<dd id="recommended-mode">', 1)[1].split("</dd>", 1)[0]
+    assert recommended.startswith("Guided, balanced risk") and "asks you at every confirmation" in recommended
+    assert "autonomy guided" not in page and "risk policy" not in page
     assert "recommendedAutonomy" not in page
+    # Features in a person's words from the one table (outline_words.FEATURE_WORDS), the id on hover.
+    assert '<span title="wr.features.subagent_guidance">The agent delegates self-contained work' in page
+    assert "<dt>Features</dt>" not in page
     assert "<dt>workflowHash</dt>" not in page and "<dt>Content hash</dt>" in page
     assert "Review [area]" in page and "{{area}}" not in page
     # The breadcrumb names the workflow as its heading does; the id is its title.

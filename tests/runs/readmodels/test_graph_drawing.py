@@ -93,17 +93,17 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
             node.place._parts = 2
     svg = screen(run)
     lines = [step_line(svg, node) for node in "12345"]
-    # The loop's two steps of one round told apart by their part of the round, the card's title naming the
-    # step (the whole, "step 2 of 3, round 1, part 1 of 2", crosses a card's border).
+    # The one short form of the steps list's headings, the card's title naming the step (which part of the round
+    # it is, its tooltip says in full: friction12 4).
     assert lines == [
         "step 1 of 3",
-        "round 1, part 1 of 2",
-        "round 1, part 2 of 2",
-        "round 1, part 2 of 2",
+        "step 2 of 3 · round 1",
+        "step 2 of 3 · round 1",
+        "step 2 of 3 · round 1",
         "step 3 of 3",
     ]
-    # Pieces of what the steps list says, in its words and numbers.
-    assert all(line in node.place.words for line, node in zip(lines, run.nodes, strict=True) if node.place)
+    # What the steps list's headings say, in their words and numbers.
+    assert all(line == node.place.brief for line, node in zip(lines, run.nodes, strict=True) if node.place)
     assert "↻" not in svg  # the round is in the words: no second mark for it, and none in the legend
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown="5")}
     # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
@@ -367,5 +367,5 @@ def test_the_paper_drawing_places_steps_as_the_reports_and_the_dashboard_do():
     paper = graph_drawing.for_paper(run, shown=None, title="Branch graph")
     assert paper is not None
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', paper)]
-    assert lines == ["step 1 of 3", "step 2 of 3, round 1", "step 2 of 3, round 2"]
+    assert lines == ["step 1 of 3", "step 2 of 3 · round 1", "step 2 of 3 · round 2"]
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown=None)}  # the words say it

@@ -32,7 +32,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # slice 2) is the new branch's own: it forked after the last step both share.
     first, newest = laid_out.sections
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
-    assert newest.forked.startswith("forked from branch 1 after step 2 of 3, round 1 of 3, part 2 of 2")
+    assert newest.forked.startswith("forked from branch 1 after step 2 of 3 · round 1 of 3")
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     assert {entry.key for entry in laid_out.legend} >= {"lane", "current"}
     # Tenth review item 4: in sight, the states drawn and the marks no card's words explain, only those this run
@@ -111,8 +111,8 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert [row.words for row in first] == [
         "step 1 of 8",
         "step 2 of 8",
-        "step 4 of 8, round 1 of 2",
-        "step 4 of 8, round 2 of 2",
+        "step 4 of 8 · round 1 of 2",
+        "step 4 of 8 · round 2 of 2",
         "step 5 of 8",
         "step 6 of 8",
         "step 7 of 8",
@@ -133,7 +133,7 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     # answered again (its page: the node the agent rewound to, where the step list links it too).
     assert [(row.words, row.title, row.notes, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
         ("step 2 of 8", "Record the Changed Files", "answered again", False),
-        ("step 4 of 8, round 1 of 2", "Review api", "", True),
+        ("step 4 of 8 · round 1 of 2", "Review api", "", True),
     ]
     rewound_to = sections[2].rows[0].href.split("/")[2]
     assert [step.node_id for step in detail.steps if step.title == "Record the Changed Files"] == [rewound_to]

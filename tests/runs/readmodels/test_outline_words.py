@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from runs.readmodels.outline_words import (
+    FEATURE_WORDS,
     Name,
     confirmation_words,
+    feature_words,
     fills_in,
     loop_words,
     plain,
     preference_words,
+    recommendation_does,
     recommendation_words,
     title_words,
 )
+from workflows_app.builtins.features import FEATURES
 
 
 def loop(**config: object) -> dict:
@@ -49,11 +53,27 @@ def test_a_title_with_a_placeholder_shows_it_as_a_name_to_fill_in():
     assert not fills_in("Review the plan")
 
 
-def test_recommended_preferences_read_as_words_not_field_names():
+def test_recommended_preferences_read_as_the_session_heads_mode_words():
+    # The session's head says "Mode: Guided, balanced risk": a workflow's recommendation in the same words
+    # (friction12 10), never "autonomy guided, risk policy balanced".
     recommended = {"recommendedAutonomy": "guided", "recommendedRiskPolicy": "balanced"}
-    assert recommendation_words(recommended) == "autonomy guided, risk policy balanced"
-    assert recommendation_words({"recommendedRiskPolicy": "conservative"}) == "risk policy conservative"
+    assert recommendation_words(recommended) == "Guided, balanced risk"
+    assert recommendation_words({"recommendedAutonomy": "full_auto_stop_on_user_deps"}) == "Autopilot, stops for you"
+    assert recommendation_words({"recommendedRiskPolicy": "conservative"}) == "conservative risk"
     assert recommendation_words(None) == ""
+    # What it makes the agent do, from the STANCES table the session's Mode line reads.
+    assert recommendation_does(recommended) == (
+        "The agent asks you at every confirmation, and weighs risk against speed."
+    )
+    assert recommendation_does({}) == ""
+
+
+def test_every_feature_reads_in_plain_words_and_an_unknown_one_as_written():
+    assert set(FEATURE_WORDS) == set(FEATURES)  # one table, complete: a new feature needs its words
+    said = feature_words(["wr.features.subagent_guidance", "wr.features.not_here"])
+    assert said[0].words.startswith("delegates") and said[0].id == "wr.features.subagent_guidance"
+    assert said[1].words == "" and said[1].id == "wr.features.not_here"  # the page marks it as unknown
+    assert feature_words(None) == []
 
 
 def test_a_confirmation_rule_says_when_it_asks():

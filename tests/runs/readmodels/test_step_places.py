@@ -1,8 +1,9 @@
 """Where a step sits in its workflow's outline (runs/readmodels/step_places.py): "step 2 of 3", and in a
-loop "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”" (the part of the round said, so two
-steps of one round differ without the outline's "2.2", read as a fraction; the loop named as its workflow names
-it), never the count of steps taken, which runs past the outline's length as soon as a loop repeats. The run
-page's steps, its where-line, its panels, the graph and the node page all say it, the round in one format everywhere."""
+loop, short, "step 2 of 3 · round 2 of 3" on rows, headings and cards, in full "step 2 of 3, round 2 of 3, part 2
+of 2 in “Verify each slice”" in their tooltip and on the step's page (the part of the round said, so two steps of
+one round differ without the outline's "2.2", read as a fraction; the loop named as its workflow names it), never
+the count of steps taken, which runs past the outline's length as soon as a loop repeats. The run page's steps, its
+where-line, its panels, the graph and the node page all say it, the round in one format everywhere."""
 
 from __future__ import annotations
 
@@ -31,7 +32,11 @@ def test_a_place_is_the_cursors_outline_entry_and_its_loops_round():
 
 def test_the_dashboard_names_a_step_before_its_number():
     looped = step_places.place(3, 2, (0, 0, 0, 1, 0, 0, 0, 0), 0, loops=("",) * 3 + ("Review each area",) + ("",) * 4)
-    assert step_places.named("Review storage", looped) == "Review storage · step 4 of 8, round 2 in “Review each area”"
+    # One short form on rows and headings (friction12 4); the whole place, the loop named, is their tooltip.
+    assert step_places.named("Review storage", looped) == "Review storage · step 4 of 8 · round 2"
+    assert step_places.full_words(looped) == "step 4 of 8, round 2 in “Review each area”"
+    assert step_places.full_words(StepPlace(position=3, length=5)) == ""  # the short form says it all
+    assert step_places.full_words(None) == ""
     assert step_places.named("Deploy", StepPlace(position=3, length=5)) == "Deploy · step 3 of 5"
     assert step_places.named("Deploy", None) == "Deploy"  # its place not known: its name alone
     assert step_places.named("", StepPlace(position=3, length=5)) == "step 3 of 5"
@@ -56,15 +61,15 @@ def test_a_loop_is_named_by_its_title_and_its_rounds_counted_when_fixed_on_entry
     assert each is not None and each.words == "step 2 of 3, round 2 of 3, part 1 of 2 in “Review each area”"
     counted = step_places.place(1, 1, OUTLINE, 0, loops=loops, frame={"iteration": 1, "count": 4})
     assert counted is not None and counted.words == "step 2 of 3, round 1 of 4, part 1 of 2 in “Review each area”"
-    assert counted.brief == "step 2 of 3, round 1 of 4, part 1 of 2"  # a phone row or a chip: the loop unnamed
+    assert counted.brief == "step 2 of 3 · round 1 of 4"  # rows, headings, chips: the loop and part unnamed
     long = step_places.place(1, 149, OUTLINE, 1, loops=loops, frame={"iteration": 149, "count": 150})
-    # A card's width (its title names the step): the step, then the part's count left out, never the round's.
-    assert counted.brief_in(27) == "round 1 of 4, part 1 of 2"
-    assert long is not None and long.brief_in(27) == "round 149 of 150, part 2"
+    # A card's width (its title names the step): the short form whole when it fits, else the round alone.
+    assert counted.brief_in(27) == counted.brief
+    assert long is not None and long.brief_in(27) == "round 149 of 150"
     one = step_places.place(1, 149, ONE_STEP_LOOP, 0, loops=loops, frame={"iteration": 149, "count": 150})
     assert one is not None and one.brief_in(27) == "round 149 of 150"  # the card's title names the step
     short = step_places.place(1, 2, ONE_STEP_LOOP, 0, loops=loops, frame={"iteration": 2, "count": 3})
-    assert short is not None and short.brief_in(27) == short.brief == "step 2 of 3, round 2 of 3"
+    assert short is not None and short.brief_in(27) == short.brief == "step 2 of 3 · round 2 of 3"
     open_ended = step_places.place(1, 5, OUTLINE, 0, loops=loops, frame={"iteration": 5})
     assert open_ended is not None and open_ended.words == "step 2 of 3, round 5, part 1 of 2 in “Review each area”"
     # The loop's title as the file writes it, a placeholder in brackets, never raw braces.
@@ -95,9 +100,7 @@ def test_a_looped_run_says_its_outline_position_and_round_not_the_steps_taken(se
     ]
     assert [step.place.inner for step in detail.steps[1:3] if step.place] == [1, 2]  # the outline's 2.1, 2.2
     assert detail.where is not None
-    assert detail.where.words == (
-        "Record what the slice showed · step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”"
-    )
+    assert detail.where.words == "Record what the slice showed · step 2 of 3 · round 2 of 3"
 
 
 def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
@@ -109,7 +112,7 @@ def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
     assert detail.where is not None and detail.where.words == "Run tests · step 1 of 2"
 
 
-def test_two_steps_of_one_round_are_told_apart_by_their_part_of_the_round():
+def test_two_steps_of_one_round_are_told_apart_by_their_part_of_the_round_in_full():
     loops = ("", "Verify each slice", "")
     frame = {"iteration": 1, "count": 3}
     verify, record = (step_places.place(1, 1, OUTLINE, inner, loops=loops, frame=frame) for inner in (0, 1))
@@ -117,10 +120,9 @@ def test_two_steps_of_one_round_are_told_apart_by_their_part_of_the_round():
     assert (verify.number, record.number) == ("2.1", "2.2")
     assert verify.words != record.words
     assert record.words == "step 2 of 3, round 1 of 3, part 2 of 2 in “Verify each slice”"
-    assert (verify.brief, record.brief) == (
-        "step 2 of 3, round 1 of 3, part 1 of 2",
-        "step 2 of 3, round 1 of 3, part 2 of 2",
-    )
+    # Short, the step's name tells them apart ("Verify slice 1 · step 2 of 3 · round 1 of 3"); the part is in full.
+    assert verify.brief == record.brief == "step 2 of 3 · round 1 of 3"
+    assert step_places.full_words(record) == record.words
     # Nothing reads as a fraction of the outline ("2.2 of 3").
     assert not any("2.1" in w or "2.2" in w for p in (verify, record) for w in (p.words, p.brief, p.brief_in(27)))
 
@@ -140,10 +142,10 @@ def test_a_round_is_counted_from_one_in_one_format(round_, frame, said):
     where = step_places.place(1, round_, OUTLINE, 1, loops=("", "Verify each slice", ""), frame=frame)
     assert where is not None
     assert where.round_words == said
-    assert where.brief == f"step 2 of 3, {said}, part 2 of 2"
+    assert where.brief == f"step 2 of 3 · {said}"
     assert where.words == f"step 2 of 3, {said}, part 2 of 2 in “Verify each slice”"
-    # A card too narrow for the whole leaves out the step and the part's count, never the round's numbers.
-    assert where.brief_in(10) == f"{said}, part 2" and said in where.brief_in(27)
+    # A card too narrow for the whole leaves out the step, never the round's numbers.
+    assert where.brief_in(10) == said and said in where.brief_in(27)
 
 
 def test_a_stretch_of_rounds_says_its_rounds_in_the_same_format():
@@ -163,7 +165,7 @@ def test_one_node_reads_the_same_in_the_graph_and_the_steps_list(service_catalog
     for step in listed:
         node = graph[step.node_id]
         assert node.place == step.place
-        # The graph's words are the list's without the loop's name: same numbers, same format.
-        assert step.place.words.startswith(graph_drawing.step_words(node))
-        # A card's shorter words are a piece of the list's: never other numbers or another format.
-        assert graph_drawing.step_words(node, narrow=True) in step.place.words
+        # The graph says the list heading's short form: same numbers, same format (friction12 4).
+        assert graph_drawing.step_words(node) == step.place.brief
+        # A card's shorter words are a piece of it: never other numbers or another format.
+        assert graph_drawing.step_words(node, narrow=True) in step.place.brief
