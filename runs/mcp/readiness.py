@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 
 import django
 from django.conf import settings
@@ -20,6 +19,7 @@ logger = logging.getLogger("workrail.mcp")
 
 _ready = threading.Event()
 _started = threading.Event()
+_handshake_answered = threading.Event()
 _failure: list[BaseException] = []
 _configuration: list[str] = []  # why the settings could not be read, when they could not
 
@@ -41,7 +41,16 @@ def start_background_setup() -> threading.Thread:
     return worker
 
 
-HANDSHAKE_HEAD_START_S = 0.05
+HANDSHAKE_WAIT_LIMIT_S = 2.0
+"""How long Django's set-up waits for the handshake's answer before it starts anyway: a client may stay
+silent for a while after it starts the server, and the set-up should be done by its first call."""
+
+
+def handshake_answered() -> None:
+    """The answer to `initialize` (the first answer a server gives) is on its way out: the start-up thread
+    may have the CPU now."""
+    _handshake_answered.set()
+
 
 WEB_ONLY_APPS = frozenset({"ninja", "django.contrib.staticfiles"})
 """Apps that serve only the dashboard and the HTTP API, with no tables and no system checks that the
@@ -59,18 +68,12 @@ def server_apps(installed: list[str]) -> list[str]:
 
 
 def _setup() -> None:
-    # Django's set-up is CPU-bound and would share the GIL with the handshake the client is waiting
-    # for; give the handshake a head start (tool calls that need the database wait on `_ready`).
-    time.sleep(HANDSHAKE_HEAD_START_S)
+    # Django's set-up is CPU-bound and would share the GIL with the handshake the client is waiting for,
+    # for as long as that takes on a loaded machine: it starts once the handshake is answered (tool calls
+    # that need the database wait on `_ready`).
+    _handshake_answered.wait(HANDSHAKE_WAIT_LIMIT_S)
     try:
-        settings.INSTALLED_APPS = server_apps(settings.INSTALLED_APPS)  # before the registry is populated
-        django.setup()
-        # Migrations quietly (stdout belongs to the protocol) and one process at a time (servers started
-        # together on a new store would otherwise race to create its tables), then the typed models of
-        # the tools and the catalog, before the first tools/list: runs/mcp/services.py.
-        applied = deferred.service("prepare")()
-        if applied:
-            logger.info("applied %d migrations", applied)
+        _prepare()
     except BaseException as exc:  # reported to every tool that waits, never lost
         logger.exception("start-up failed")
         _failure.append(exc)
@@ -78,6 +81,17 @@ def _setup() -> None:
         _ready.set()
     if not _failure:
         fetch_unpinned_repos()
+
+
+def _prepare() -> None:
+    settings.INSTALLED_APPS = server_apps(settings.INSTALLED_APPS)  # before the registry is populated
+    django.setup()
+    # Migrations quietly (stdout belongs to the protocol) and one process at a time (servers started
+    # together on a new store would otherwise race to create its tables), then the typed models of
+    # the tools and the catalog, before the first tools/list: runs/mcp/services.py.
+    applied = deferred.service("prepare")()
+    if applied:
+        logger.info("applied %d migrations", applied)
 
 
 def fetch_unpinned_repos() -> None:
