@@ -19,7 +19,7 @@ logger = logging.getLogger("workrail.mcp")
 
 _ready = threading.Event()
 _started = threading.Event()
-_handshake_answered = threading.Event()
+_may_begin = threading.Event()  # the handshake was answered, or a call needs the store
 _failure: list[BaseException] = []
 _configuration: list[str] = []  # why the settings could not be read, when they could not
 
@@ -49,7 +49,7 @@ silent for a while after it starts the server, and the set-up should be done by 
 def handshake_answered() -> None:
     """The answer to `initialize` (the first answer a server gives) is on its way out: the start-up thread
     may have the CPU now."""
-    _handshake_answered.set()
+    _may_begin.set()
 
 
 WEB_ONLY_APPS = frozenset({"ninja", "django.contrib.staticfiles"})
@@ -71,7 +71,7 @@ def _setup() -> None:
     # Django's set-up is CPU-bound and would share the GIL with the handshake the client is waiting for,
     # for as long as that takes on a loaded machine: it starts once the handshake is answered (tool calls
     # that need the database wait on `_ready`).
-    _handshake_answered.wait(HANDSHAKE_WAIT_LIMIT_S)
+    _may_begin.wait(HANDSHAKE_WAIT_LIMIT_S)
     try:
         _prepare()
     except BaseException as exc:  # reported to every tool that waits, never lost
@@ -107,6 +107,9 @@ def wait_until_ready(timeout: float = 60.0) -> None:
     """Blocks until start-up finished; returns at once where no background set-up runs (tests, dashboard)."""
     if not _started.is_set():
         return
+    # A call that needs the store may come first (the 2026-07-28 era has no handshake): it lets the
+    # set-up begin at once rather than wait for an answer that waits for it.
+    _may_begin.set()
     if not _ready.wait(timeout):
         raise TimeoutError("WorkRail is still preparing its database")
     if _failure:
