@@ -52,6 +52,12 @@ def handshake_answered() -> None:
     _may_begin.set()
 
 
+def begin_now() -> None:
+    """The set-up is needed now (a call waits for the store, or the server is ending and waits for the
+    set-up to finish): it waits for no handshake any more."""
+    _may_begin.set()
+
+
 WEB_ONLY_APPS = frozenset({"ninja", "django.contrib.staticfiles"})
 """Apps that serve only the dashboard and the HTTP API, with no tables and no system checks that the
 admin's depend on (it requires django.contrib.messages: that one stays). The MCP server leaves them
@@ -109,7 +115,7 @@ def wait_until_ready(timeout: float = 60.0) -> None:
         return
     # A call that needs the store may come first (the 2026-07-28 era has no handshake): it lets the
     # set-up begin at once rather than wait for an answer that waits for it.
-    _may_begin.set()
+    begin_now()
     if not _ready.wait(timeout):
         raise TimeoutError("WorkRail is still preparing its database")
     if _failure:

@@ -52,3 +52,10 @@ def test_a_call_that_needs_the_store_lets_set_up_begin_without_a_handshake(fresh
     finally:
         readiness.handshake_answered()
         worker.join(timeout=30)
+
+
+def test_a_server_ending_before_its_handshake_does_not_wait_for_one(fresh_start):
+    worker = readiness.start_background_setup()
+    readiness.begin_now()  # what the server's lifespan does when stdin ends
+    worker.join(timeout=30)
+    assert fresh_start.is_set()
