@@ -66,15 +66,11 @@ class StdioServer:
         self._buffer = b""
         self._next_id = 0
         self.killed = False
-        # As an MCP client does, `initialize` is sent at once; the server's start-up thread waits for its
-        # answer (runs/mcp/readiness.py), so a server started ahead of use gets ready meanwhile.
-        self._initialize_id = self.send("initialize", initialize_message()["params"])
 
     # -- protocol --------------------------------------------------------------------------------
 
     def initialize(self) -> None:
-        """Waits for the answer to the `initialize` sent at start, then says the client is initialized."""
-        self.receive(self._initialize_id)
+        self.request("initialize", initialize_message()["params"])
         self.write(INITIALIZED)
 
     def send(self, method: str, params: dict[str, Any]) -> int:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable
 from types import TracebackType
 from typing import Protocol, Self
 
@@ -90,13 +89,11 @@ class OpenRequests:
 
 
 class AnsweringWrites:
-    """The SDK's write stream, noting in `requests` each answer it carries; `first_sent` is called once,
-    when the first message (the answer to `initialize`) has been handed on."""
+    """The SDK's write stream, noting in `requests` each answer it carries."""
 
-    def __init__(self, inner: WriteSide, requests: OpenRequests, first_sent: Callable[[], None] | None = None) -> None:
+    def __init__(self, inner: WriteSide, requests: OpenRequests) -> None:
         self._inner = inner
         self._requests = requests
-        self._first_sent = first_sent
 
     async def send(self, item: SessionMessage, /) -> None:
         try:
@@ -108,9 +105,6 @@ class AnsweringWrites:
             # An answer whose write started counts as given (even if cancelled: it may have been
             # delivered), as in the SDK: it never writes a second answer for that id.
             self._requests.answered(item.message)
-            if self._first_sent is not None:
-                first_sent, self._first_sent = self._first_sent, None
-                first_sent()
 
     async def aclose(self) -> None:
         await self._inner.aclose()

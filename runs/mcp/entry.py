@@ -68,7 +68,6 @@ def main(argv: list[str], prog: str = "manage.py mcp") -> int:
         try:
             yield {}
         finally:
-            readiness.begin_now()  # stdin ended before any answer: the set-up need not wait for one
             worker.join(timeout=30)
 
     server = WorkRailServer(lifespan=lifespan)

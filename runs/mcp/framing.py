@@ -202,13 +202,12 @@ class CheckedLines(anyio.AsyncFile[str]):
         """Take no further request: the server ends once those already read are answered."""
         self._lines.stop()
 
-    def answer_through(self, responses: WriteSide, first_sent: Callable[[], None] | None = None) -> AnsweringWrites:
+    def answer_through(self, responses: WriteSide) -> AnsweringWrites:
         """Rejections are written through `responses`, the write stream `stdio_server` yields; the SDK
-        must be served with the stream returned, which notes the answers EOF waits for (and calls
-        `first_sent` once its first message is handed on)."""
+        must be served with the stream returned, which notes the answers EOF waits for."""
         self._responses = responses  # a rejection answers no request the SDK was given
         self._attached.set()
-        return AnsweringWrites(responses, self._open, first_sent)
+        return AnsweringWrites(responses, self._open)
 
     async def __aiter__(self) -> AsyncIterator[str]:
         async for line in self._lines:

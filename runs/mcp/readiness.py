@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import django
 from django.conf import settings
@@ -19,7 +20,6 @@ logger = logging.getLogger("workrail.mcp")
 
 _ready = threading.Event()
 _started = threading.Event()
-_may_begin = threading.Event()  # the handshake was answered, or a call needs the store
 _failure: list[BaseException] = []
 _configuration: list[str] = []  # why the settings could not be read, when they could not
 
@@ -41,22 +41,7 @@ def start_background_setup() -> threading.Thread:
     return worker
 
 
-HANDSHAKE_WAIT_LIMIT_S = 2.0
-"""How long Django's set-up waits for the handshake's answer before it starts anyway: a client may stay
-silent for a while after it starts the server, and the set-up should be done by its first call."""
-
-
-def handshake_answered() -> None:
-    """The answer to `initialize` (the first answer a server gives) is on its way out: the start-up thread
-    may have the CPU now."""
-    _may_begin.set()
-
-
-def begin_now() -> None:
-    """The set-up is needed now (a call waits for the store, or the server is ending and waits for the
-    set-up to finish): it waits for no handshake any more."""
-    _may_begin.set()
-
+HANDSHAKE_HEAD_START_S = 0.05
 
 WEB_ONLY_APPS = frozenset({"ninja", "django.contrib.staticfiles"})
 """Apps that serve only the dashboard and the HTTP API, with no tables and no system checks that the
@@ -74,12 +59,18 @@ def server_apps(installed: list[str]) -> list[str]:
 
 
 def _setup() -> None:
-    # Django's set-up is CPU-bound and would share the GIL with the handshake the client is waiting for,
-    # for as long as that takes on a loaded machine: it starts once the handshake is answered (tool calls
-    # that need the database wait on `_ready`).
-    _may_begin.wait(HANDSHAKE_WAIT_LIMIT_S)
+    # Django's set-up is CPU-bound and would share the GIL with the handshake the client is waiting
+    # for; give the handshake a head start (tool calls that need the database wait on `_ready`).
+    time.sleep(HANDSHAKE_HEAD_START_S)
     try:
-        _prepare()
+        settings.INSTALLED_APPS = server_apps(settings.INSTALLED_APPS)  # before the registry is populated
+        django.setup()
+        # Migrations quietly (stdout belongs to the protocol) and one process at a time (servers started
+        # together on a new store would otherwise race to create its tables), then the typed models of
+        # the tools and the catalog, before the first tools/list: runs/mcp/services.py.
+        applied = deferred.service("prepare")()
+        if applied:
+            logger.info("applied %d migrations", applied)
     except BaseException as exc:  # reported to every tool that waits, never lost
         logger.exception("start-up failed")
         _failure.append(exc)
@@ -87,17 +78,6 @@ def _setup() -> None:
         _ready.set()
     if not _failure:
         fetch_unpinned_repos()
-
-
-def _prepare() -> None:
-    settings.INSTALLED_APPS = server_apps(settings.INSTALLED_APPS)  # before the registry is populated
-    django.setup()
-    # Migrations quietly (stdout belongs to the protocol) and one process at a time (servers started
-    # together on a new store would otherwise race to create its tables), then the typed models of
-    # the tools and the catalog, before the first tools/list: runs/mcp/services.py.
-    applied = deferred.service("prepare")()
-    if applied:
-        logger.info("applied %d migrations", applied)
 
 
 def fetch_unpinned_repos() -> None:
@@ -113,9 +93,6 @@ def wait_until_ready(timeout: float = 60.0) -> None:
     """Blocks until start-up finished; returns at once where no background set-up runs (tests, dashboard)."""
     if not _started.is_set():
         return
-    # A call that needs the store may come first (the 2026-07-28 era has no handshake): it lets the
-    # set-up begin at once rather than wait for an answer that waits for it.
-    begin_now()
     if not _ready.wait(timeout):
         raise TimeoutError("WorkRail is still preparing its database")
     if _failure:

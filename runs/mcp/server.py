@@ -43,7 +43,7 @@ from mcp_types import Tool as MCPTool
 from runs.mcp import deferred
 from runs.mcp.boundary import guarded
 from runs.mcp.framing import CheckedLines, wire_stdin
-from runs.mcp.readiness import configuration_problem, handshake_answered
+from runs.mcp.readiness import configuration_problem
 from runs.mcp.resources import register_resources
 from runs.mcp.roots import WORKSPACE_TOOLS, client_roots, roots_changed
 from runs.mcp.subscriptions import ResourceWatcher
@@ -100,8 +100,7 @@ class WorkRailServer(MCPServer[Any]):
                     await background.start(_stop_reading_on_signal, stdin)
                     background.start_soon(self.watcher.run)  # idle until something is subscribed
                     async with stdio_server(stdin=stdin) as (read_stream, write_stream):
-                        # Django's set-up waits for the handshake's answer (runs/mcp/readiness.py).
-                        answering = stdin.answer_through(write_stream, first_sent=handshake_answered)
+                        answering = stdin.answer_through(write_stream)
                         lowlevel = self._lowlevel_server
                         await lowlevel.run(read_stream, answering, lowlevel.create_initialization_options())
                     background.cancel_scope.cancel()

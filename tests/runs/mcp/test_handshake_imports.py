@@ -45,7 +45,7 @@ import manage
 from runs.mcp import readiness
 
 if handshake_only:
-    readiness._setup = lambda: None  # Django's set-up never runs: only the handshake's imports are noted
+    readiness.HANDSHAKE_HEAD_START_S = 3600  # Django's set-up waits: only the handshake's imports are noted
 sys.argv = ["manage.py", "mcp"]
 manage.main()
 """

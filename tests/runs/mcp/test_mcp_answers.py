@@ -113,25 +113,6 @@ def test_answering_writes_notes_each_answer_it_carries_and_a_closed_stream():
     assert [message.message for message in anyio.run(main)] == [result(1)]
 
 
-def test_answering_writes_says_once_that_the_first_message_is_handed_on():
-    told: list[int] = []
-    requests = OpenRequests()
-    requests.received(request(1))
-    requests.received(request(2))
-
-    async def main() -> None:
-        send, receive = anyio.create_memory_object_stream[SessionMessage](10)
-        writes = AnsweringWrites(send, requests, first_sent=lambda: told.append(len(requests.unanswered())))
-        assert told == []
-        await writes.send(SessionMessage(result(1)))
-        await writes.send(SessionMessage(result(2)))
-        send.close()
-        receive.close()
-
-    anyio.run(main)
-    assert told == [1]  # once, after the first answer was noted
-
-
 def test_stdin_lines_end_at_eof_or_at_once_when_stopped_while_stdin_stays_silent():
     # anyio's own file reading cannot abandon a read: a stop would wait for the client's next line.
     read_fd, write_fd = os.pipe()
