@@ -198,10 +198,17 @@ def merged(
             clusters[-1].by_state.setdefault(mark.state, []).append(mark)
         else:
             clusters.append(_Cluster(place, {mark.state: [mark]}, gap))
+    # A cluster at the end of the span keeps its last dot on it; moving it back must not put it over the
+    # cluster before it (the newest step always stands at the span's end), so each cluster, from the last one
+    # back, ends at least `gap` before where the next one starts.
+    starts: list[float] = []
+    limit = INSET + width
+    for cluster in reversed(clusters):
+        start = max(min(cluster.place, limit - (cluster.end - cluster.place)), INSET)
+        starts.append(start)
+        limit = start - gap
     dots = []
-    for cluster in clusters:
-        # A cluster at the end of the span keeps its last dot on it.
-        start = min(cluster.place, INSET + width - (cluster.end - cluster.place))
+    for cluster, start in zip(clusters, reversed(starts), strict=True):
         for index, (state, members) in enumerate(cluster.by_state.items()):
             at_ = f"{start + index * gap:.2f}%"
             if len(members) == 1:

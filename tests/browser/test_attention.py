@@ -286,7 +286,9 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     # Its two steps 0.05 s apart: the axis is one clock tick, their start (friction10 item 9: no "50 ms later"
     # tick), and the fold's line says how long they took, once; it ended: no gap, no "now" (friction12 1).
     labels = assert_axis_reads(sized_page)
-    assert len(labels) == 1, labels
+    # One tick, or two when the 50 ms happen to straddle a whole second (that second's tick: where the clock
+    # turned, a true reading, not a "+50 ms" label).
+    assert len(labels) in (1, 2), labels
     expect(sized_page.locator("#timeline > summary")).to_contain_text("2 steps over ")
     expect(sized_page.locator("svg.tl-axis .tl-now")).to_have_count(0)
     # A session of one run: on a phone its card is not listed again above the run's own card.

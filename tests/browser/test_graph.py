@@ -253,7 +253,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         # Each row says its step's place as the step list and the drawing's card say it.
         # Branch 2's rows: the step it answered again after the rewind (its own, ninth review item 3), then its last.
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(
-            ["Step 4 of 8, round 1 of 2", "Step 4 of 8, round 2 of 2"]
+            ["Step 4 of 8 · round 1 of 2", "Step 4 of 8 · round 2 of 2"]
         )
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-notes").first).to_have_text("answered again")
         titles = listed.locator(".gl-title")

@@ -203,11 +203,15 @@ def assert_one_message_then_developers(page: Page, drawer: str) -> None:
 def test_a_looped_run(sized_page, console_log, site, looped):
     visit(sized_page, f"{site}/runs/{looped.run_id}/", "looped-run")
     assert_axis_reads(sized_page)
-    # Its numbered dots (steps too close to draw apart) have a legend in sight, and each says how close.
-    expect(sized_page.locator(".tl-legend:visible")).to_contain_text("that many steps, too close in time")
-    expect(sized_page.locator(".tl-track:visible .tl-group title").first).to_have_text(
-        re.compile(r"^\d+ steps within [\d.]+ m?s: ")
-    )
+    # Numbered dots (steps too close to draw apart) have a legend in sight, and each says how close. Whether
+    # there are any depends on how evenly the machine spaced the steps over the span (first step to newest).
+    if sized_page.locator(".tl-track:visible .tl-group").count():
+        expect(sized_page.locator(".tl-legend:visible")).to_contain_text("that many steps, too close in time")
+        expect(sized_page.locator(".tl-track:visible .tl-group title").first).to_have_text(
+            re.compile(r"^\d+ steps within [\d.]+ m?s: ")
+        )
+    else:
+        expect(sized_page.locator(".tl-legend:visible")).to_have_count(0)
     console_log.assert_clean()
 
 
@@ -265,7 +269,8 @@ def test_every_graph_node_shows_and_the_timeline_keeps_its_text_off_its_dots(
     # Each branch's tip says its branch's state in a word, and the legend says what each word means.
     states = sized_page.locator("svg.run-graph text.tag-text.state")
     expect(states).to_have_text(["done", "running"])
-    expect(sized_page.locator(".legend .state-key")).to_have_text(["done", "running"])
+    # (the key behind the "?", there at both sizes; a desktop also draws it in one line in sight)
+    expect(sized_page.locator(".graph-help .legend .state-key")).to_have_text(["done", "running"])
     sized_page.goto(f"{site}/sessions/{forked.session_id}/#timeline")
     expect(sized_page.locator(".timeline .tl-dot >> visible=true").first).to_be_visible()
     assert sized_page.evaluate(TIMELINE_PROBLEMS) == []

@@ -200,6 +200,22 @@ def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_
     assert row.clustered == ["wide", "narrow"] and page.clustered == ["wide", "narrow"]
 
 
+def test_the_newest_cluster_kept_on_the_span_never_covers_the_one_before_it():
+    # A cluster of two states at the span's end moves back so its last dot stays on the track; the cluster
+    # just before it (a dot's width earlier) moves back with it instead of being covered (the newest step
+    # always stands at the span's end, so this is every busy run's case).
+    span = 10.0
+    moments = [T0, T0 + timedelta(seconds=span * 0.95), T0 + timedelta(seconds=span * 0.995), T0 + timedelta(seconds=span)]
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0] * 4, first_at=moments[0], last_at=moments[-1])
+    states = ["done", "done", "left_behind", "running"]
+    marks = {"r1": [NodeMark(m, state, f"Step {i + 1}") for i, (m, state) in enumerate(zip(moments, states))]}
+    (row,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW).rows
+    for dots, gap in ((row.dots, timeline_page.MERGE_WIDE), (row.narrow_dots, timeline_page.MERGE_NARROW)):
+        places = [float(dot.at.rstrip("%")) for dot in dots]
+        assert all(b - a >= gap - 0.01 for a, b in itertools.pairwise(places)), places
+        assert places[-1] <= 100 - timeline_page.INSET + 0.01
+
+
 def test_a_page_without_numbered_dots_has_no_legend_for_them():
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(seconds=60))
     marks = {"r1": [NodeMark(T0, "done", "Step 1"), NodeMark(T0 + timedelta(seconds=60), "done", "Step 2")]}
