@@ -205,10 +205,11 @@ def test_the_newest_cluster_kept_on_the_span_never_covers_the_one_before_it():
     # just before it (a dot's width earlier) moves back with it instead of being covered (the newest step
     # always stands at the span's end, so this is every busy run's case).
     span = 10.0
-    moments = [T0, T0 + timedelta(seconds=span * 0.95), T0 + timedelta(seconds=span * 0.995), T0 + timedelta(seconds=span)]
+    moments = [T0 + timedelta(seconds=span * share) for share in (0.0, 0.95, 0.995, 1.0)]
     lane = TimelineLane(run_id="r1", label="x", points=[0.0] * 4, first_at=moments[0], last_at=moments[-1])
     states = ["done", "done", "left_behind", "running"]
-    marks = {"r1": [NodeMark(m, state, f"Step {i + 1}") for i, (m, state) in enumerate(zip(moments, states))]}
+    pairs = enumerate(zip(moments, states, strict=True))
+    marks = {"r1": [NodeMark(m, state, f"Step {i + 1}") for i, (m, state) in pairs]}
     (row,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW).rows
     for dots, gap in ((row.dots, timeline_page.MERGE_WIDE), (row.narrow_dots, timeline_page.MERGE_NARROW)):
         places = [float(dot.at.rstrip("%")) for dot in dots]
