@@ -35,8 +35,10 @@ COVERAGE := --cov --cov-report=term:skip-covered
 TEST_ENV := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache
 # --dist worksteal: a worker that runs out of tests takes some of the other's, so the slow browser and
 # fuzz files at the end do not leave one core idle.
+# --durations=25: the slowest tests close the log, so what the 15-minute budget goes to is on record for
+# every run, the CI's included.
 test: $(STAMP)
-	$(TEST_ENV) COVERAGE_CORE=sysmon $(PY) -m pytest -n auto --dist worksteal $(COVERAGE) --cov-fail-under=$(COVERAGE_FLOOR)
+	$(TEST_ENV) COVERAGE_CORE=sysmon $(PY) -m pytest -n auto --dist worksteal --durations=25 $(COVERAGE) --cov-fail-under=$(COVERAGE_FLOOR)
 
 # The quick loop while working: everything but the suites that start browsers, lay out PDFs, need
 # PostgreSQL or start WorkRail in processes of its own (markers in pyproject.toml; docs/development.md).
