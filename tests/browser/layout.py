@@ -70,6 +70,8 @@ FIT_SCRIPT = """
   const isAllowed = (el) => allowed.some((sel) => el.matches(sel));
   const visible = (el, rect) => {
     if (rect.width <= 1 || rect.height <= 1) return false;  // .visually-hidden and the like
+    // Inside a closed <details>: not drawn, though Chromium still lays it out in the fold's own width when asked.
+    if (!el.checkVisibility()) return false;
     const style = getComputedStyle(el);
     return style.visibility !== "hidden" && style.display !== "none";
   };
@@ -154,12 +156,13 @@ def keep_screenshot(page: Any, name: str) -> Path:
 
 def visit(page: Any, url: str, name: str) -> None:
     """Opens `url`, keeps its screenshot under `name` and checks that it fits the window and that its copy
-    buttons all look one way."""
+    buttons all look one way, each with its words on one line inside its row."""
     page.goto(url)
     page.wait_for_load_state("networkidle")
     keep_screenshot(page, name)
     assert_fits(page)
     assert_one_copy_look(page)
+    assert_copy_buttons_whole(page)
 
 
 # Every copy button on a page: each carries the class copy-button, and those shown share one look (friction12
@@ -183,6 +186,28 @@ def assert_one_copy_look(page: Any) -> None:
     found = page.evaluate(COPY_LOOK_SCRIPT)
     assert not found["unclassed"], f"{page.url}: copy buttons without the copy-button class: {found['unclassed']}"
     assert len(found["looks"]) <= 1, f"{page.url}: copy buttons in {len(found['looks'])} looks: {found['looks']}"
+
+
+# The copy buttons shown whose words break over two lines, or stick out of the box that holds them: a button
+# whose words wrap ("Copy the message / for the agent" on a phone) reads as two (r41-view2, friction12 item 9).
+COPY_WHOLE_SCRIPT = """
+() => [...document.querySelectorAll("button.copy-button")].filter((b) => b.checkVisibility()).filter((b) => {
+  const s = getComputedStyle(b);
+  const r = b.getBoundingClientRect();
+  const inner = r.height - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom)
+    - parseFloat(s.borderTopWidth) - parseFloat(s.borderBottomWidth);
+  const box = b.parentElement;
+  const bs = getComputedStyle(box);
+  const right = box.getBoundingClientRect().right - parseFloat(bs.paddingRight) - parseFloat(bs.borderRightWidth);
+  return inner >= 1.5 * parseFloat(s.lineHeight) || r.right > right + 0.5 || b.scrollWidth > b.clientWidth;
+}).map((b) => b.textContent.trim())
+"""
+
+
+def assert_copy_buttons_whole(page: Any) -> None:
+    """Every copy button shown has its words on one line, inside its button and its button inside its row."""
+    broken = page.evaluate(COPY_WHOLE_SCRIPT)
+    assert not broken, f"{page.url}: copy buttons broken over two lines or out of their row: {broken}"
 
 
 # The text a person sees: every text node with a box bigger than a pixel (not folded, hidden, or visually

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from runs.models import Ack
 from runs.readmodels import attention
-from tests.browser.layout import css_colour, keep_screenshot, on_one_line, visit
+from tests.browser.layout import assert_copy_buttons_whole, css_colour, keep_screenshot, on_one_line, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 
@@ -113,6 +113,7 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
             assert colour(badge, "backgroundColor") == red and colour(badge, "borderTopStyle") == "solid"
     expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
     expect(button).to_be_visible()
+    assert_copy_buttons_whole(sized_page)  # inside the red box, its words on one line on a phone too
     keep_screenshot(sized_page, "blocked-yours")
     console_log.assert_clean()
 
