@@ -265,7 +265,7 @@ def test_every_graph_node_shows_and_the_timeline_keeps_its_text_off_its_dots(
     # Each branch's tip says its branch's state in a word, and the legend says what each word means.
     states = sized_page.locator("svg.run-graph text.tag-text.state")
     expect(states).to_have_text(["done", "running"])
-    expect(sized_page.locator(".legend .state-key")).to_have_text(["done", "running"])
+    expect(sized_page.locator("#graph-help .legend .state-key")).to_have_text(["done", "running"])
     sized_page.goto(f"{site}/sessions/{forked.session_id}/")
     expect(sized_page.locator(".timeline .tl-dot >> visible=true").first).to_be_visible()
     assert sized_page.evaluate(TIMELINE_PROBLEMS) == []
