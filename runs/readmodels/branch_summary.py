@@ -1,13 +1,17 @@
 """A run of several branches in one line: how the run stands, on which branch (the one that counts, where the
-agent works or finished last), and what became of the others, in the dashboard's state words
-(runs/readmodels/states.py): "Running on branch 2 (branch 1 finished; then the agent went back to Verify
-slice 2 (step 2 of 3, round 2 of 3, part 1 of 2) and is redoing it from there)", "Done on branch 3 (branches 1
-and 2 left behind)".
+agent works or finished last), in the dashboard's state words (runs/readmodels/states.py): "Running on branch 1",
+"Done on branch 3".
 
-A branch that is not the one that counts and did not finish is *left behind*, the state's own word, wherever
-the dashboard names it. A finished one beside a branch that goes on would read as a run finished and running at
-once: the line tells the story, the step the branch that counts went back to (the step pending at the node it
-grew from, as the graph's data holds it) and whether the agent or a person took it there.
+What became of each other branch (left behind, finished, canceled) is not in the line: the run card's list of the
+other branches, right under it, gives each one's state as its badge, so the line saying "branches 2 and 3 left
+behind" told it twice (friction12 item 2). A branch that is not the one that counts and did not finish is *left
+behind*, the state's own word, wherever the dashboard names it.
+
+One thing the list cannot tell is how the branch that counts came after a finished one: a finished branch beside
+one that goes on would read as a run finished and running at once. Then the line tells the story, the step the
+branch that counts went back to (the step pending at the node it grew from, as the graph's data holds it) and
+whether the agent or a person took it there: "Running on branch 2 (branch 1 finished; then the agent went back to
+Verify slice 2 (step 2 of 3, round 2 of 3, part 1 of 2) and is redoing it from there)".
 """
 
 from __future__ import annotations
@@ -16,13 +20,6 @@ from dataclasses import dataclass
 
 from runs.contract.dashboard import BranchOutcomeEntry, RunGraph, StateName
 from runs.readmodels import states
-
-# What became of a branch that is not the one that counts, by its state: its words after its number.
-_OTHERS_WORDS: dict[StateName, str] = {
-    "done": "finished",
-    "canceled": "canceled",
-    "left_behind": states.label("left_behind").lower(),
-}
 
 
 def numbers_words(numbers: list[int]) -> str:
@@ -35,11 +32,11 @@ def numbers_words(numbers: list[int]) -> str:
 @dataclass(frozen=True, slots=True)
 class BranchesLine:
     lead: str  # how the run stands and on which branch: "Running on branch 2"
-    others: str  # what became of the others, and how the one that counts came after a finished one: "branch 1
-    # finished; then the agent went back to Verify slice 2 and is redoing it from there"
+    story: str = ""  # how the one that counts came after a finished one: "branch 1 finished; then the agent went
+    # back to Verify slice 2 and is redoing it from there"; "" when no branch finished beside it
 
     def __str__(self) -> str:
-        return f"{self.lead} ({self.others})"
+        return f"{self.lead} ({self.story})" if self.story else self.lead
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +86,6 @@ def line(told: list[BranchOutcomeEntry], run_state: StateName, back: WentBack | 
     if len(told) < 2:
         return None
     counts = next((o for o in told if o.is_newest), told[-1])
-    by_words: dict[str, list[int]] = {}
-    for other in sorted((o for o in told if o is not counts), key=lambda o: o.number):
-        state: StateName = "left_behind" if other.left_behind else other.state
-        words = _OTHERS_WORDS.get(state, states.label(state).lower())
-        by_words.setdefault(words, []).append(other.number)
-    others = "; ".join(f"{numbers_words(numbers)} {words}" for words, numbers in by_words.items())
-    if back is not None and _OTHERS_WORDS["done"] in by_words:
-        others += f"; {_story(back, run_state)}"
-    return BranchesLine(f"{states.label(run_state)} on branch {counts.number}", others)
+    finished = sorted(o.number for o in told if o is not counts and not o.left_behind and o.state == "done")
+    story = f"{numbers_words(finished)} finished; {_story(back, run_state)}" if back is not None and finished else ""
+    return BranchesLine(f"{states.label(run_state)} on branch {counts.number}", story)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from html import escape
 
 from runs.contract.dashboard import GraphNode, RunGraph
+from runs.readmodels import actions
 
 CARD_W = 150  # the paper's cards (the screen's are SCREEN_CARD_W wide: its text is larger)
 CARD_H = 56  # two lines of title and the step line
@@ -155,7 +156,7 @@ STATE_WORDS = {
 STATE_LEGEND = {
     "blocked": "the answer to its step was refused",
     "waiting": "its step waits for your confirmation",
-    "paused": "no agent has touched it since it came here: give one the resume message",
+    "paused": f"no agent has touched it since it came here: {actions.verb('resume')}",  # the one phrase (actions.py)
     "stalled": "quiet too long, and nobody is waiting on it",
     "canceled": "the run was canceled",
     "left-behind": "the agent went back to an earlier step and works on another branch",  # LEFT_BY_HAND else

@@ -10,7 +10,9 @@ marked once.
 At phone width a drawing of several branches would shrink its text below reading size, so the page
 shows the same graph as a list instead (`sections`, switched by dashboard.css at the width where tables
 turn into cards): a section per branch, saying in words where it forked, and a row per step with its
-state's colour and word; the straight stretches the drawing collapses are one row here too.
+state's colour and word; the straight stretches the drawing collapses are one row here too. The shown
+branch's section lists no rows: the Steps card right under the graph lists its steps, so its section says
+how many and links there (`BranchSection.listed_below`).
 
 The door gives the two URLs it routes (the run's page, and a node's page with NODE in place of the id);
 everything else comes from the run's detail.
@@ -56,6 +58,10 @@ class BranchSection:
     shown: bool  # the branch the page shows
     href: str  # the run's page showing this branch
     rows: list[StepRow]
+    # The shown branch's steps are the Steps card's, right under the graph: its box says how many and points
+    # there ("7 steps answered") instead of listing them twice (listed_below); "" for every other branch,
+    # whose rows are listed nowhere else, and for a shown branch with no answered step yet.
+    listed_below: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,18 +278,27 @@ def branch_sections(
         if stretch:
             rows.append(_stretch_row(stretch))
         forked = fork_words(story, placed[lane.nodes[0]], named=True) if lane.number > 1 else ""
+        shown = tip.node_id in on_path
         sections.append(
             BranchSection(
                 number=lane.number,
                 state=state,
                 state_label=states.label(state),
                 forked=forked,
-                shown=tip.node_id in on_path,
+                shown=shown,
                 href=f"{run_url}?tip={story.end(tip.node_id)}",
                 rows=rows,
+                listed_below=answered_words(detail) if shown and detail.graph.lanes > 1 else "",
             )
         )
     return sections
+
+
+def answered_words(detail: RunDetail) -> str:
+    """How many steps the Steps card lists for the shown branch (its answered steps, checkpoints aside):
+    "7 steps answered"; "" when it lists none yet (the branch's section then keeps its own rows)."""
+    count = sum(1 for step in detail.steps if step.kind == "step")
+    return f"{count} step{'' if count == 1 else 's'} answered" if count else ""
 
 
 def _step_row(

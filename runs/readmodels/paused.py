@@ -2,7 +2,7 @@
 
 Two ways a run comes here without an agent: its session was imported (the agent that held its tokens is on
 another machine), or a person started its newest branch by hand from the dashboard (nobody has handed the
-branch's call to an agent yet). Either way the move is the person's: give an agent the resume message.
+branch's call to an agent yet). Either way the move is the person's: resume the agent (actions.py).
 
 Read from stored events only, never from words: for an import, the session's `session_imported` event
 against the run's newest agent event (a node made, an ackToken issued, a step acknowledged, an output or a

@@ -9,7 +9,7 @@ eight words once:
 - Needs you: the step waits for your confirmation;
 - Blocked: the agent's answer was refused, it must send another;
 - Paused: no agent has touched the run since it came here (imported, or its branch started by hand:
-  paused.py): give one the resume message;
+  paused.py): resume the agent (actions.py);
 - Stalled: the agent's move, but nothing was recorded for WORKRAIL_STALL_MINUTES;
 - Left behind: a branch no agent works on any more (it can be resumed by hand);
 - Done: finished;

@@ -154,12 +154,13 @@ def keep_screenshot(page: Any, name: str) -> Path:
 
 def visit(page: Any, url: str, name: str) -> None:
     """Opens `url`, keeps its screenshot under `name` and checks that it fits the window and that its copy
-    buttons all look one way."""
+    buttons all look one way, each with its words on one line inside its row."""
     page.goto(url)
     page.wait_for_load_state("networkidle")
     keep_screenshot(page, name)
     assert_fits(page)
     assert_one_copy_look(page)
+    assert_copy_buttons_whole(page)
 
 
 # Every copy button on a page: each carries the class copy-button, and those shown share one look (friction12
@@ -183,6 +184,39 @@ def assert_one_copy_look(page: Any) -> None:
     found = page.evaluate(COPY_LOOK_SCRIPT)
     assert not found["unclassed"], f"{page.url}: copy buttons without the copy-button class: {found['unclassed']}"
     assert len(found["looks"]) <= 1, f"{page.url}: copy buttons in {len(found['looks'])} looks: {found['looks']}"
+
+
+# The copy buttons shown whose words break over two lines though their row has room for them on one (its
+# whole width, what sits beside them moving under them), or that stick out of their row: "Copy the message /
+# for the agent" read as two buttons on a phone (r41-view2, friction12 item 9).
+COPY_WHOLE_SCRIPT = """
+() => [...document.querySelectorAll("button.copy-button")].filter((b) => b.checkVisibility()).filter((b) => {
+  const s = getComputedStyle(b);
+  const r = b.getBoundingClientRect();
+  const inner = r.height - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom)
+    - parseFloat(s.borderTopWidth) - parseFloat(s.borderBottomWidth);
+  const row = b.parentElement;
+  const rs = getComputedStyle(row);
+  const rowBox = row.getBoundingClientRect();
+  const right = rowBox.right - parseFloat(rs.paddingRight) - parseFloat(rs.borderRightWidth);
+  const room = right - (rowBox.left + parseFloat(rs.paddingLeft) + parseFloat(rs.borderLeftWidth));
+  const kept = b.style.whiteSpace;
+  b.style.whiteSpace = "nowrap";
+  const needs = b.getBoundingClientRect().width;
+  b.style.whiteSpace = kept;
+  const wraps = inner >= 1.5 * parseFloat(s.lineHeight);
+  return (wraps && needs <= room) || r.right > right + 0.5;
+}).map((b) => b.textContent.trim())
+"""
+
+
+def assert_copy_buttons_whole(page: Any) -> None:
+    """Every copy button shown keeps its words on one line when its row has room for them, and stays inside
+    its row."""
+    broken = page.evaluate(COPY_WHOLE_SCRIPT)
+    assert not broken, (
+        f"{page.url}: copy buttons broken over two lines with room for one, or out of their row: {broken}"
+    )
 
 
 # The text a person sees: every text node with a box bigger than a pixel (not folded, hidden, or visually

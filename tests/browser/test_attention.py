@@ -10,7 +10,16 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.layout import PHONE, assert_fits, css_colour, keep_screenshot, visible_text, visit
+from tests.browser.layout import (
+    PHONE,
+    assert_copy_buttons_whole,
+    assert_fits,
+    css_colour,
+    keep_screenshot,
+    on_one_line,
+    visible_text,
+    visit,
+)
 from tests.browser.timeline import assert_axis_reads, assert_times_said_one_way
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
@@ -106,6 +115,10 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     # The button leads, in text as large as the page's (friction11 9), in the one look every copy button has
     # (friction12 9: visit checks that); the raw text is folded under it, one key press away for whoever checks.
     assert copy.evaluate("b => parseFloat(getComputedStyle(b).fontSize)") >= 15
+    # Its words on one line at every size, a phone's 390 px too: "Copy the message / for the agent" over two
+    # lines read as two buttons (visit checks every copy button shown; this one by name).
+    expect(copy).to_have_text("Copy the message for the agent")
+    assert on_one_line(copy)
     message = panel.locator(".agent-message")
     expect(message).not_to_be_visible()
     # The words say what the screen shows (friction12 item 7): copy it with the button and paste it; the fold
@@ -319,6 +332,9 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     expect(line.locator(".agent-message")).not_to_be_visible()
     line.get_by_text("Resume the agent…").click()
     expect(line.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow")
+    # Opened inside the list of other branches, its copy button still keeps its words on one line in its row.
+    expect(line.locator(".copy-button")).to_be_visible()
+    assert_copy_buttons_whole(sized_page)
     line.get_by_role("link", name=re.compile(r"^Branch 1 · .+ · step 3 of 3$")).click()
     expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")
     panel = sized_page.locator(".state-panel.state-left_behind")

@@ -256,29 +256,43 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
             ["Step 4 of 8 · round 1 of 2", "Step 4 of 8 · round 2 of 2"]
         )
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-notes").first).to_have_text("answered again")
-        titles = listed.locator(".gl-title")
-        expect(titles).to_have_count(sized_page.locator("svg.run-graph a.graph-node").count())
-        # Every row the same two lines (friction8 9): its place with its marks, then its name under it, flush.
+        # The shown branch's steps are the Steps card's, right under the graph (friction12 item 2): its box counts
+        # them and links there, and lists no row of its own; the other branches' steps are listed nowhere else.
+        shown = listed.locator(".gl-branch.shown")
+        expect(shown.locator(".gl-listed")).to_have_text("7 steps answered · listed below")
+        expect(shown.locator(".gl-listed a")).to_have_attribute("href", "#steps-title")
+        expect(shown.locator(".gl-step")).to_have_count(0)
+        expect(sized_page.locator("ol.steps > li.step")).to_have_count(7)  # the 7 it counts, listed below
+        expect(listed.locator(".gl-title")).to_have_count(2 + 2)  # branches 2 and 3, two rows each
+        # "you are viewing" once in the shown branch's box: in its heading.
+        assert shown.inner_text().count("you are viewing") == 1
+        assert sized_page.evaluate(LIST_PROBLEMS) == []
+        # The link takes a tap to the list of the steps.
+        shown.locator(".gl-listed a").click()
+        expect(sized_page.locator("#steps-title")).to_be_in_viewport()
+        # Showing branch 2, branch 1's steps are rows of its box: each the same two lines (friction8 9), its place
+        # with its marks, then its name under it, flush.
+        listed.get_by_role("link", name="Branch 2").click()
+        first = listed.locator(".gl-branch").first
+        expect(listed.locator(".gl-branch.shown .gl-listed")).to_have_text("3 steps answered · listed below")
+        expect(first.locator(".gl-words")).to_have_count(8)  # one "Step 7 of 8" row
         assert listed.locator(".gl-step:has(.gl-words)").evaluate_all(TWO_LINES) == []
         # The checkpoint: a chip on its step's row, linking its own page (ninth review item 5), not a second row.
         checkpoint = listed.locator(".gl-place .gl-notes", has_text="checkpoint")
         expect(checkpoint).to_have_count(1)
         expect(checkpoint).to_have_attribute("href", re.compile(r"^/nodes/\d+/$"))
         assert checkpoint.evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"  # a chip
-        expect(listed.locator(".gl-branch.shown .gl-words")).to_have_count(8)  # one "Step 7 of 8" row
         assert sized_page.evaluate(LIST_PROBLEMS) == []
         # Each row is coloured by its state; the branch's last step carries the branch's state.
-        shown = listed.locator(".gl-branch.shown")
-        # "you are viewing" once in the shown branch's box: in its heading, not on its last row again.
-        assert shown.inner_text().count("you are viewing") == 1
-        expect(shown.locator(".gl-step.tip .gl-notes")).to_have_text("latest")
-        expect(shown.locator(".gl-step.tip .gl-dot")).to_have_class(re.compile(r"\bdot-running\b"))
-        expect(shown.locator(".gl-step:not(.tip) .gl-dot.dot-done")).to_have_count(
-            shown.locator(".gl-step").count() - 1
+        expect(first.locator(".gl-step.tip .gl-notes")).to_have_text("latest")
+        expect(first.locator(".gl-step.tip .gl-dot")).to_have_class(re.compile(r"\bdot-running\b"))
+        expect(first.locator(".gl-step:not(.tip) .gl-dot.dot-done")).to_have_count(
+            first.locator(".gl-step").count() - 1
         )
-        colour = shown.locator(".gl-step.tip .gl-dot").evaluate("dot => getComputedStyle(dot).backgroundColor")
-        badge = shown.locator(".gl-head .badge").evaluate("badge => getComputedStyle(badge).color")
+        colour = first.locator(".gl-step.tip .gl-dot").evaluate("dot => getComputedStyle(dot).backgroundColor")
+        badge = first.locator(".gl-head .badge").evaluate("badge => getComputedStyle(badge).color")
         assert colour == badge
+        sized_page.go_back()
     else:
         expect(drawing).to_be_visible()
         expect(listed).to_be_hidden()

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from runs.models import Ack
 from runs.readmodels import attention
-from tests.browser.layout import css_colour, keep_screenshot, on_one_line, visit
+from tests.browser.layout import assert_copy_buttons_whole, css_colour, keep_screenshot, on_one_line, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 
@@ -125,6 +125,7 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
             assert (colour(badge, "color"), colour(badge, "backgroundColor")) == (red, pale)
     expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
     expect(button).to_be_visible()
+    assert_copy_buttons_whole(sized_page)  # inside the red box, its words on one line on a phone too
     keep_screenshot(sized_page, "blocked-yours")
     # The dark scheme keeps the red look readable (WCAG AA) on the badge and on the move half.
     sized_page.emulate_media(color_scheme="dark")
@@ -241,8 +242,10 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     tag = sized_page.locator("svg.run-graph rect.tag.state-left-behind")
     assert colour(tag, "fill") == left_background and colour(tag, "stroke") == left_colour
     assert colour(sized_page.locator("svg.run-graph text.tag-text.state-left-behind"), "fill") == left_colour
-    key = sized_page.locator(".graph-help .legend .state-key.state-left-behind")
-    assert (colour(key, "color"), colour(key, "backgroundColor")) == (left_colour, left_background)
+    keys = sized_page.locator(".legend .state-key.state-left-behind").all()  # the key line's and the "?"'s
+    assert keys and all(
+        (colour(key, "color"), colour(key, "backgroundColor")) == (left_colour, left_background) for key in keys
+    )
     dots = sized_page.locator(".tl-key.dot-left_behind")
     if dots.count():  # a ring of that colour (friction9 item 7: told from Done's green disc by its shape too)
         assert left_colour in colour(dots.first, "boxShadow")

@@ -546,8 +546,9 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     html = page(client, url)
     # The run forked twice: its newest branch completed, the two others are still open (issue 20).
     shown = between(html, 'id="shown-branch"', "</p>")
-    # One line for the run's branches: which one counts, and the others left behind (friction6 item 9).
-    assert shown.endswith("><strong>Done on branch 1</strong> (branches 2 and 3 left behind)"), shown
+    # One line for the run's branches: which one counts (friction6 item 9); the others' state is their badges' in
+    # the list under it, said once (friction12 item 2).
+    assert shown.endswith("><strong>Done on branch 1</strong>"), shown
     # The newest branch leads; the two open ones were left behind by the rewinds, and are badged so.
     summary = between(html, 'id="run-status-summary">', "</span>").removeprefix('id="run-status-summary">')
     assert summary.startswith("finished "), summary  # beside the "Done" badge: when, not "done" again

@@ -113,7 +113,7 @@ def card_step_line(html: str, node_id: str) -> str:
     return re.sub(r"<[^>]+>", "", re.findall(r'<text class="cs"[^>]*>(.*?)</text>', card)[0])
 
 
-def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card_agree(client, service_catalog):
+def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agree(client, service_catalog):
     # The checkpoint (during step 3) adds a node, not a step: branch 2 waits at step 5 of the workflow.
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     newest = Node.objects.filter(run__public_id=looped.run_id).order_by("-created_at", "-pk").first()
@@ -121,7 +121,7 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_tab_and_card
     html = page(client, f"/runs/{looped.run_id}/")
     words = " ".join(re.sub(r"<[^>]+>", " ", html).split())
     # The sentences place the step in the outline (the loop is its 2nd entry, in its 2nd round); the graph's
-    # cards and tabs say the same place, in the same words (the pending line names it: the page's head says
+    # cards say the same place, in the same words (the pending line names it: the page's head says
     # the run is running).
     assert "Agent working on Record what the slice showed · step 2 of 3 · round 2 of 3" in words, words
     assert "round 2, running" not in words

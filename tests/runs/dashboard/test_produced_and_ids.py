@@ -46,7 +46,11 @@ def test_the_run_header_names_what_the_branch_produced_with_links_to_its_section
     assert re.findall(r"<span>(\d+) branches</span>", html) == []
     assert re.findall(r"<li>(\d+) branches</li>", html) == []
     branch_line = text_of(between(html, 'id="shown-branch"', "</p>"))
-    assert branch_line.endswith("Running on branch 1 (branches 2 and 3 left behind)")
+    assert branch_line.endswith("Running on branch 1")
+    # That branches 2 and 3 were left behind, the list of the other branches right under it says, once each, as
+    # their badges (friction12 item 2): not the line too.
+    card = between(html, 'id="run-title"', 'id="run-facts"')
+    assert re.findall(r'class="badge state-left_behind">([^<]+)<', card) == ["Left behind"] * 2, card
 
 
 def test_the_runs_ids_wait_in_a_fold_and_the_facts_say_branches_not_nodes(client, built):

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import get_args
 
-from runs.readmodels import actions, states
+from runs.readmodels import actions, graph_drawing, states
 
 ROOT = Path(__file__).resolve().parents[3]
 TEMPLATES = ROOT / "workrail_site" / "templates" / "dashboard"
@@ -23,6 +23,7 @@ OLD_NAMES = (
     "Hand this branch to the agent",
     "Give an agent this step again",
     "The resume message",
+    "resume message",  # the graph key's "give one the resume message" (friction12 item 5)
     "sentence below",
 )
 # The actions a person offers from a page: their phrases come from the table only (the `action` filters).
@@ -82,3 +83,8 @@ def test_no_read_model_says_an_action_by_an_old_name():
         for text in _python_strings(path):
             for old in OLD_NAMES:
                 assert old not in text, f"{path.name} says {old!r}: {text!r}"
+
+
+def test_the_graph_key_names_a_paused_branchs_move_from_the_table():
+    # The "?" beside the branch graph says what a paused branch means and what to do, in the one phrase.
+    assert graph_drawing.STATE_LEGEND["paused"].endswith(": " + actions.verb("resume"))

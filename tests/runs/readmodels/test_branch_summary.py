@@ -1,5 +1,7 @@
 """runs/readmodels/branch_summary.py: a run of several branches says in one line how it stands, on the branch
-that counts, and what became of the others, in the dashboard's state words (friction6 item 9)."""
+that counts, in the dashboard's state words (friction6 item 9); what became of the others, the run card's list
+of them says under it, once (friction12 item 2), so the line tells only how the branch that counts came after a
+finished one."""
 
 from __future__ import annotations
 
@@ -15,9 +17,9 @@ def test_a_run_of_one_branch_needs_no_line():
     assert branch_summary.line([branch(1, "running", newest=True)], "running") is None
 
 
-def test_a_running_run_names_its_branch_and_the_finished_one_it_replaced():
+def test_a_running_run_names_its_branch_and_leaves_the_others_states_to_their_list():
     told = [branch(1, "done"), branch(2, "running", newest=True)]
-    assert str(branch_summary.line(told, "running")) == "Running on branch 2 (branch 1 finished)"
+    assert str(branch_summary.line(told, "running")) == "Running on branch 2"
 
 
 def test_a_run_finished_once_and_going_on_tells_how_the_agent_went_back():
@@ -33,9 +35,19 @@ def test_a_run_finished_once_and_going_on_tells_how_the_agent_went_back():
     assert str(branch_summary.line(told, "running", by_hand)).endswith(
         "then someone started this branch by hand from Verify slice 2)"
     )
-    # Only a finished branch needs the story: branches left behind have their own panels.
+    # Only a finished branch needs the story: branches left behind have their own panels, and their badges say it.
     left = [branch(1, "left_behind", left_behind=True), branch(2, "running", newest=True)]
-    assert str(branch_summary.line(left, "running", back)) == "Running on branch 2 (branch 1 left behind)"
+    assert str(branch_summary.line(left, "running", back)) == "Running on branch 2"
+    # Two finished, one left behind: the story names the finished ones alone.
+    told = [
+        branch(1, "done"),
+        branch(2, "left_behind", left_behind=True),
+        branch(3, "done"),
+        branch(4, "running", newest=True),
+    ]
+    assert str(branch_summary.line(told, "running", back)).startswith(
+        "Running on branch 4 (branches 1 and 3 finished; then"
+    )
 
 
 def test_where_a_branch_grew_from_is_read_up_its_lane_in_the_graph():
@@ -78,7 +90,7 @@ def test_going_back_inside_a_loop_says_which_round_as_the_graph_does():
     )
 
 
-def test_a_done_run_says_which_branch_counts_and_that_the_others_are_left_behind():
+def test_a_done_run_says_which_branch_counts_and_not_again_that_the_others_are_left_behind():
     told = [
         branch(1, "done", newest=True),
         branch(2, "left_behind", left_behind=True),
@@ -86,11 +98,12 @@ def test_a_done_run_says_which_branch_counts_and_that_the_others_are_left_behind
     ]
     found = branch_summary.line(told, "done")
     assert found is not None
-    assert (found.lead, found.others) == ("Done on branch 1", "branches 2 and 3 left behind")
+    assert (found.lead, found.story, str(found)) == ("Done on branch 1", "", "Done on branch 1")
 
 
-def test_a_blocked_branch_that_is_not_the_newest_is_left_behind_the_one_word_for_it():
+def test_a_blocked_branch_that_is_not_the_newest_is_not_counted_as_finished():
     told = [branch(1, "blocked", left_behind=True), branch(2, "done"), branch(3, "needs_you", newest=True)]
-    assert str(branch_summary.line(told, "needs_you")) == (
-        "Needs you on branch 3 (branch 1 left behind; branch 2 finished)"
+    back = branch_summary.WentBack("Plan", by_hand=False)
+    assert str(branch_summary.line(told, "needs_you", back)) == (
+        "Needs you on branch 3 (branch 2 finished; then the agent went back to Plan and is redoing it from there)"
     )

@@ -139,6 +139,23 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert [step.node_id for step in detail.steps if step.title == "Record the Changed Files"] == [rewound_to]
 
 
+def test_the_shown_branchs_box_counts_its_steps_for_the_steps_card_below_and_lists_no_rows(service_catalog):
+    # Friction12 item 2: on a phone the shown branch's steps were its box's rows and the Steps card's entries right
+    # under it. Its box counts them instead, as that card lists them (answered steps, checkpoints aside); the
+    # other branches keep their rows: they are listed nowhere else.
+    forked = two_runs_one_forked_twice()
+    detail = run_detail(forked.review_run)
+    sections = graph_page(detail, "/r/", "/n/NODE/").sections
+    assert [s.listed_below for s in sections] == ["7 steps answered", "", ""]
+    assert len([step for step in detail.steps if step.kind == "step"]) == 7 < len(detail.steps)  # and a checkpoint
+    # Showing branch 3: its path's steps (the first step, then the one it answered again) are the card's.
+    third = run_detail(forked.review_run, tip=sections[2].href.split("tip=")[1])
+    assert [s.listed_below for s in graph_page(third, "/r/", "/n/NODE/").sections] == ["", "", "2 steps answered"]
+    # A shown branch with no step answered yet keeps its rows: there is nothing below to point to.
+    unanswered = graph_page(third.model_copy(update={"steps": []}), "/r/", "/n/NODE/").sections
+    assert [s.listed_below for s in unanswered] == ["", "", ""]
+
+
 def straight(count: int, *, shown: str) -> RunDetail:
     """A run of one branch, `count` steps in a row, the last one pending; the page shows node `shown`."""
     at = datetime(2026, 11, 28, 22, 0, tzinfo=UTC)
