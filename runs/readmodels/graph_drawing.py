@@ -26,7 +26,7 @@ the shown branch's path is drawn in the accent colour, and the first card of eac
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html import escape
 
 from runs.contract.dashboard import GraphNode, RunGraph
@@ -47,6 +47,12 @@ COMPLETE_WORDS = "all steps done"
 CHECKPOINT_MARK = "checkpoint"
 CHECKPOINT_MARK_TIP = "a checkpoint the agent saved during this step: open it for its notes, or to resume from it"
 SHORT_ID_CHARS = 8
+# The run's start, drawn on screen as a root above the first cards when a branch forked there (a rewind to the
+# run's first step): the branches then hang from it, as a fork, not as trees of their own.
+START_WORDS = "Start"
+START_TIP = "the run's start: each branch below it began at the run's first step"
+START_W = 64
+START_ROOM = 34  # the room above the first cards: the pill and the lines down from it
 
 
 def short_id(node_id: str | int) -> str:
@@ -407,7 +413,7 @@ PAPER_STYLE = (
     ".card{fill:#fff;stroke:#8a929e;stroke-width:1.5}"
     ".card.on-branch{fill:#eaf0fb;stroke:#2458c6}"
     ".card.complete{fill:#e8f4ec;stroke:#1b7f43}"
-    ".card.checkpoint{stroke:#6d3fc0;stroke-dasharray:4 3}"
+    ".card.checkpoint{stroke:#1d2330;stroke-dasharray:4 3}"
     ".card.by-hand{stroke:#0f7b83;stroke-width:2.5;stroke-dasharray:1.5 3}"
     ".card.blocked{fill:#fde8e6;stroke:#b42318;stroke-width:2.5}"
     ".card.current{stroke-width:3}"
@@ -419,7 +425,8 @@ PAPER_STYLE = (
     ".tag{stroke:none}.tag.newest{fill:#9a5b00}.tag.current{fill:#2458c6}"
     ".tag.lane{fill:#fff;stroke:#5b6472;stroke-width:1}"
     ".tag-text{fill:#fff;font-size:9px;font-weight:700}.tag-text.lane{fill:#1d2330}"
-    ".tag.checkpoint,.tag.again{fill:#fff;stroke:#6d3fc0;stroke-width:1}.tag-text.checkpoint,.tag-text.again{fill:#6d3fc0}"
+    ".tag.checkpoint{fill:#fff;stroke:#1d2330;stroke-width:1;stroke-dasharray:3 2}.tag-text.checkpoint{fill:#1d2330}"
+    ".tag.again{fill:#fff;stroke:#5b6472;stroke-width:1;stroke-dasharray:3 2}.tag-text.again{fill:#5b6472}"
     ".gap-chip{fill:#fff;stroke:#8a929e;stroke-width:1}"
     ".gap-text{fill:#5b6472;font-size:10px}"
     "</style>"
@@ -533,6 +540,11 @@ def _draw(
 ) -> str:
     states = states or {}
     by_id = {node.node_id: node for node in graph.nodes}
+    # On screen, branches that forked at the start (a rewind to the run's first step) hang from one "Start"
+    # root above the first cards, so they read as a fork, not as separate trees (friction13 item 6).
+    roots = [node for node in graph.nodes if node.parent_id is None] if geo.tags_beside else []
+    if len(roots) > 1:
+        geo = replace(geo, lead=geo.lead + START_ROOM)
     offset_of = {column.first: column.offset for column in cols if not column.is_gap}
     on_path = _path(by_id, shown)
     corner: dict[str, tuple[int, int]] = {}
@@ -549,6 +561,10 @@ def _draw(
         d = geo.elbow(geo.out_of(*corner[node.parent_id]), geo.into(*corner[node.node_id]))
         edges.append(f'<path class="edge{" on-branch" if both else ""}" d="{d}"/>')
 
+    start = (
+        _start_root(geo, [node for node in roots if node.node_id in corner], corner, on_path) if len(roots) > 1 else []
+    )
+    edges.extend(start[1:])
     gaps = _gaps(graph, geo, cols, corner, on_path, counted)
     firsts: dict[int, str] = {}
     for node in graph.nodes:
@@ -594,11 +610,36 @@ def _draw(
             *edges,
             "</g>",
             *gaps,
+            *start[:1],
             '<g class="nodes">',
             *cards,
             "</g></svg>",
         ]
     )
+
+
+def _start_root(
+    geo: _Geometry, roots: list[GraphNode], corner: dict[str, tuple[int, int]], on_path: set[str]
+) -> list[str]:
+    """The run's start, a "Start" pill above the first branch's first card (first in the list), and a line from
+    it down into the first card of every branch that starts there: the shown branch's in the accent colour."""
+    if not roots:
+        return []
+    roots = sorted(roots, key=lambda node: node.lane)
+    first_x, first_y = corner[roots[0].node_id]
+    width = START_W
+    x, y = first_x + (geo.card_w - width) // 2, first_y - START_ROOM - TAG_H // 2 + 2
+    out = [
+        f'<g class="start-root"><title>{escape(START_TIP)}</title>'
+        f'<rect class="tag start-root" x="{x}" y="{y - TAG_H // 2}" width="{width}" height="{TAG_H}" rx="8"/>'
+        f'<text class="tag-text start-root" x="{x + width // 2}" y="{y + 5}" text-anchor="middle">'
+        f"{escape(START_WORDS)}</text></g>"
+    ]
+    start = (first_x + geo.card_w // 2, y + TAG_H // 2)
+    for node in roots:
+        on = " on-branch" if node.node_id in on_path else ""
+        out.append(f'<path class="edge start-edge{on}" d="{geo.elbow(start, geo.into(*corner[node.node_id]))}"/>')
+    return out
 
 
 def _path(by_id: dict[str, GraphNode], shown: str | None) -> set[str]:
@@ -718,7 +759,8 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         # (text, kind, marked, rank): the state and the one marker of where (the shown node, else the newest)
         # come first; the branch's name (the tabs under the drawing give it too) before "latest".
         marks = [
-            (branch_label(node.lane), "lane", starts_lane, 2),
+            # The branch's name heads its column: first, at the top of its first card (friction13 item 6).
+            (branch_label(node.lane), "lane", starts_lane, -1),
             (STATE_WORDS[state] if state is not None else "", f"state state-{state}", said, 1),
             (geo.tag_word("newest"), "newest", is_newest and not is_current, 3),
             (geo.tag_word("current"), "current", is_current, 0),
@@ -820,6 +862,11 @@ def _tag(x: int, y: int, text: str, kind: str, *, big: bool = False, width: int 
     tall, on paper 9px."""
     big = big or width > 0
     width = width or _tag_width(text, big=big)
+    if big and kind == "lane":  # on screen a branch's name is a heading, not a pill: flush left in the tag column
+        return (
+            f'<rect class="tag {kind}" x="{x}" y="{y - TAG_H // 2}" width="{width}" height="{TAG_H}" rx="8"/>'
+            f'<text class="tag-text {kind}" x="{x + 2}" y="{y + 5}">{escape(text)}</text>'
+        )
     if big:
         return (
             f'<rect class="tag {kind}" x="{x}" y="{y - TAG_H // 2}" width="{width}" height="{TAG_H}" rx="8"/>'

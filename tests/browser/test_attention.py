@@ -326,6 +326,17 @@ PILLS_CLEAR = """(box) => {
 def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     rewound = made.left_behind()
     visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-run")
+    # Friction13 item 6: rewound to the run's first step, both branches hang from one "Start" root above their
+    # first cards (a fork, not two trees) on a desktop; the phone's list says it in words.
+    if (sized_page.viewport_size or {})["width"] >= 600:
+        start = sized_page.locator("svg.run-graph g.start-root")
+        expect(start.locator("text")).to_have_text("Start")
+        expect(sized_page.locator("svg.run-graph path.start-edge")).to_have_count(2)
+        root = start.bounding_box()
+        firsts = [card.bounding_box() for card in sized_page.locator("svg.run-graph a.graph-node rect.card").all()]
+        assert root and all(box and root["y"] + root["height"] <= box["y"] for box in firsts)
+    else:
+        expect(sized_page.locator(".gl-branch .gl-fork", has_text="forked at the start")).to_have_count(1)
     # One folded line beside the live branch, which leads; "Resume the agent…" opens the sentence.
     line = sized_page.locator(".left-behind-line#left_behind-1")
     expect(line).to_contain_text(re.compile(r"Branch 1 · .+ · step 3 of 3"))

@@ -102,6 +102,11 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(mark).to_have_count(1)
     expect(mark.locator("text.tag-text")).to_have_text("checkpoint")
     expect(mark).to_have_attribute("href", re.compile(r"^/nodes/\d+/$"))
+    # A checkpoint is a mark, not a state (friction13 item 8): the page's ink on a dashed edge, no state's hue.
+    ink = page.evaluate("() => getComputedStyle(document.body).color")
+    assert mark.locator("rect.tag").evaluate("e => getComputedStyle(e).stroke") == ink
+    assert mark.locator("rect.tag").evaluate("e => getComputedStyle(e).strokeDasharray") != "none"
+    assert mark.locator("text.tag-text").evaluate("e => getComputedStyle(e).fill") == ink
     # Beside the card of the step it was saved during ("Record what the slice showed", round 1), clear of it.
     host = graph.locator("a.graph-node", has=page.locator("text.ct", has_text="Record what the")).first
     expect(host.locator("text.ct")).to_have_text(["Record what the", "slice showed"])
@@ -112,6 +117,11 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # Branches labelled as everywhere else; the newest node is also the one shown: its state and one marker of
     # where, not "latest" too.
     expect(graph.locator("text.tag-text.lane")).to_have_text(["Branch 1", "Branch 2"])
+    # Friction13 item 6: a branch's name heads its column, bold words first by its first card, not a pill; a
+    # branch forked mid-run grows from its fork, with no "Start" root (that is for forks at the run's start).
+    assert graph.locator("rect.tag.lane").first.evaluate("e => getComputedStyle(e).stroke") == "none"
+    assert int(graph.locator("text.tag-text.lane").first.evaluate("e => getComputedStyle(e).fontWeight")) >= 700
+    expect(graph.locator("g.start-root")).to_have_count(0)
     newest = graph.locator("a.graph-node:has(rect.card.newest)")
     expect(newest).to_have_count(1)
     expect(newest).to_have_attribute("aria-current", "true")
@@ -281,7 +291,10 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         checkpoint = listed.locator(".gl-place .gl-notes", has_text="checkpoint")
         expect(checkpoint).to_have_count(1)
         expect(checkpoint).to_have_attribute("href", re.compile(r"^/nodes/\d+/$"))
-        assert checkpoint.evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"  # a chip
+        # A mark, not a state (friction13 item 8): dashed, in the page's ink, as in the drawing and the steps list.
+        assert checkpoint.evaluate("e => getComputedStyle(e).borderTopStyle") == "dashed"
+        ink = sized_page.evaluate("() => getComputedStyle(document.body).color")
+        assert checkpoint.evaluate("e => getComputedStyle(e).color") == ink
         assert sized_page.evaluate(LIST_PROBLEMS) == []
         # Each row is coloured by its state; the branch's last step carries the branch's state.
         expect(first.locator(".gl-step.tip .gl-notes")).to_have_text("latest")
