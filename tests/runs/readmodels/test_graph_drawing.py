@@ -369,3 +369,25 @@ def test_the_paper_drawing_places_steps_as_the_reports_and_the_dashboard_do():
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', paper)]
     assert lines == ["step 1 of 3", "step 2 of 3 · round 1", "step 2 of 3 · round 2"]
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown=None)}  # the words say it
+
+
+def test_branches_that_forked_at_the_start_hang_from_one_start_root_on_screen():
+    # Friction13 item 6: a rewind to the run's first step starts a second root; on screen both hang from "Start".
+    rewound = drawn([(1, None), (2, 1), (3, None), (4, 3)])
+    svg = screen(rewound, shown="4")
+    assert svg.count('class="start-root"') == 1 and ">Start</text>" in svg
+    edges = re.findall(r'<path class="edge start-edge( on-branch)?" d="M(\d+) (\d+)', svg)
+    assert len(edges) == 2 and len({(x, y) for _, x, y in edges}) == 1  # one root, a line into each branch
+    assert [on for on, _, _ in edges] == ["", " on-branch"]  # the shown branch's line in the accent colour
+    top = int(re.search(r'class="card[^"]*" x="\d+" y="(\d+)"', svg).group(1))
+    assert int(edges[0][2]) < top  # above every first card
+    # One root, or a fork later in the run, or the paper: no Start root.
+    assert "start-root" not in screen(drawn([(1, None), (2, 1), (3, 1)]))
+    assert "start-root" not in (graph_drawing.for_paper(rewound, shown="4", title="g") or "")
+
+
+def test_a_branch_name_heads_its_column_first_beside_its_first_card():
+    forked = drawn([(1, None), (2, 1), (3, 1)])
+    svg = graph_drawing.for_screen(forked, shown="3", href=lambda node: "/", title="g", states={"3": "running"})
+    tags = re.findall(r'<text class="tag-text ([^"]+)"', card(svg, "3"))
+    assert tags[0] == "lane" and "current" in tags  # the name first, above "you are viewing"
