@@ -151,7 +151,10 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
     fold = sized_page.locator("details#timeline")
     expect(fold.locator("> summary")).to_have_text(
         # The session's, of its two runs: never read as the shown run's count (friction13 item 3).
-        re.compile(r"^Timeline\s*13 steps in 2 runs \(\d+ answered, \d+ not answered\) over [\d.]+ (ms|s), first step to newest$")
+        re.compile(
+            r"^Timeline\s*12 steps in 2 runs \(8 answered, 4 not answered\) and 1 checkpoint over [\d.]+ (ms|s), "
+            "first step to newest$"
+        )
     )
     expect(sized_page.locator(".tl-row").first).to_be_hidden()
     # A link to a numbered dot's entry opens the fold (and the list's) around it (folds.js).
