@@ -20,8 +20,9 @@ dot of its colour. The track is narrower on a phone, so the row is laid out twic
 for the narrow one (dashboard.css shows one of the two).
 
 One span, one end, for every figure (friction12 item 1): the axis, each row's duration and the fold's
-summary line ("13 steps in 2 runs (12 answered, 1 not answered) over 405 ms, first step to newest") all run from the first recorded step to the
-newest one, never to the moment the page was drawn, so that a row never says more than the axis holds. The
+summary line ("13 steps in 2 runs (12 answered, 1 not answered) over 405 ms, first step to newest") all
+run from the first recorded step to the newest one, never to the moment the page was drawn, so that a row
+never says more than the axis holds. The
 gap rule depends on the runs' states only, never on how long ago the newest step was (so not on the speed of
 the machine that recorded them): when some run still stands (running, needs you, blocked, stalled) the
 session reaches on to now, so the axis always ends in a compact gap of GAP_SHARE after its newest step, a

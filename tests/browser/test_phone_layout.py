@@ -206,7 +206,9 @@ def test_a_stalled_runs_timeline_says_how_long_it_has_stood(sized_page, console_
     visit(sized_page, f"{site}/runs/{stalled.run_id}/#timeline", "timeline-stalled")  # a link to it opens it
     row = sized_page.locator(f'.tl-row[data-run-id="{stalled.run_id}"]')
     # Its duration is its steps', the axis's span; the 45 quiet minutes are the gap's to say (friction12 1).
-    expect(row.locator(".tl-duration")).to_have_text(re.compile(r"^[\d.]+ m?s · 2 steps \(1 answered, 1 not answered\)$"))
+    expect(row.locator(".tl-duration")).to_have_text(
+        re.compile(r"^[\d.]+ m?s · 2 steps \(1 answered, 1 not answered\)$")
+    )
     # The Steps card above counts as the timeline does (friction13 item 3): its answered step, the pending
     # one not among them; never "1 recorded" over "2 steps".
     expect(sized_page.locator(".card-head:has(#steps-title) > .muted")).to_have_text("1 step answered")

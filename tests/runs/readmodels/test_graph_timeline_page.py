@@ -126,13 +126,19 @@ def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
         RunSummary.model_construct(run_id="r2", workflow_name="Two", state="done"),
     ]
     marks = {
-        "r1": [NodeMark(T0, "done", "Step 1"), NodeMark(T0 + timedelta(seconds=3), "running", "Step 2", kind="unanswered")],
+        "r1": [
+            NodeMark(T0, "done", "Step 1"),
+            NodeMark(T0 + timedelta(seconds=3), "running", "Step 2", kind="unanswered"),
+        ],
         "r2": [NodeMark(later, "done", "Step 1"), NodeMark(later + timedelta(seconds=1), "done", "Step 2")],
     }
     page = timeline_page.timeline_page(
         SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, NOW
     )
-    assert [row.took for row in page.rows] == ["3.0 s · 2 steps (1 answered, 1 not answered)", "1.0 s · 2 steps answered"]
+    assert [row.took for row in page.rows] == [
+        "3.0 s · 2 steps (1 answered, 1 not answered)",
+        "1.0 s · 2 steps answered",
+    ]
     # Two runs: the session's count says so, so that it never reads as one run's (friction13 item 3).
     assert page.summary == "4 steps in 2 runs (3 answered, 1 not answered) over 3.0 s, first step to newest"
     assert page.caption.endswith("· 3.0 s")
@@ -229,13 +235,20 @@ def test_a_burst_is_one_clock_tick_and_its_length_is_said_once_in_the_summary():
     # times.js), never "+20 ms" ticks (friction9 item 6) nor a "53 ms later" tick (friction10 9); how long the
     # steps took is the fold's summary's to say, once (friction12 item 1).
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(milliseconds=53))
-    marks = {"r1": [NodeMark(T0, "done", "Step 1"), NodeMark(T0 + timedelta(milliseconds=53), "canceled", "Step 2", kind="unanswered")]}
+    marks = {
+        "r1": [
+            NodeMark(T0, "done", "Step 1"),
+            NodeMark(T0 + timedelta(milliseconds=53), "canceled", "Step 2", kind="unanswered"),
+        ]
+    }
     page = timeline_page.timeline_page(detail(lane, state="canceled"), "/runs/RUN/", None, marks, NOW)
     [tick] = page.ticks
     assert (tick.label, tick.moment) == (f"{T0:%H:%M:%S}", T0.isoformat())
     assert tick.step == 1 and not tick.minor and tick.anchor == "start"
     assert float(tick.at.rstrip("%")) == timeline_page.INSET
-    assert page.summary == "2 steps (1 answered, 1 not answered) over 53 ms, first step to newest" and page.gap_words == ""
+    assert (
+        page.summary == "2 steps (1 answered, 1 not answered) over 53 ms, first step to newest" and page.gap_words == ""
+    )
     assert page.rows[0].took == "53 ms · 2 steps (1 answered, 1 not answered)"
 
 
