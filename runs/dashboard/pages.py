@@ -16,7 +16,7 @@ from runs.dashboard.connect import connection_instructions
 from runs.dashboard.connect_secret import may_see_password
 from runs.dashboard.errors import shows_errors
 from runs.execution import catalog, catalog_places, operator_fork
-from runs.readmodels import agent_message, attention, overview, preferences, run_view, step_state, trace
+from runs.readmodels import agent_message, attention, overview, preferences, run_view, states, step_state, trace
 from runs.readmodels.timings import P95_MIN_CALLS, recent_calls, tool_lines
 from workflows_app.prose import about_below_the_name
 from workflows_app.tags import UNTAGGED
@@ -35,12 +35,17 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
     session = overview.get_session(node.run.session_id)
     step = step_state.of_node(node)
     went_on = step_state.went_on(node, step)
+    at_work = agent_at_work(step)
     context = {
         "nav": "sessions",
         "node": node,
         "trace": trace.node_trace(node_id),
         "live_version": session.last_seq,
-        "live_dot": node.run.status not in ("complete", "canceled"),
+        # The live dot only where something can still change (as on the session page): a step of a run going on
+        # that is not done yet; a done step's page still follows the run, without the dot (friction13 item 14).
+        "live_dot": node.run.status not in ("complete", "canceled") and step.state not in states.FINISHED,
+        # The run page's pending line, here too while the agent is on this step (or waits in its chat for you).
+        "at_work": at_work,
         "mode_words": preferences.unusual_mode_words(node.preferences),
         "fork_form": form or fork_form.blank(node),
         "agent_call": fork_form.agent_call(node.state_token),
@@ -63,7 +68,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "resume_offered": not node.operator_fork and not node.is_complete and node.blocked is None,
         "fork_offered": not node.is_complete and node.run.status != "canceled",
         # Folded while the agent works on the step (a typed form, shown again with its preview or mistake, open).
-        "fold_branching": form is None and agent_at_work(step),
+        "fold_branching": form is None and at_work,
     }
     return render(request, "dashboard/node.html", context)
 

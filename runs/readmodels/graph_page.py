@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from runs.contract.dashboard import GraphNode, RunDetail, StateName
 from runs.readmodels import branches, graph, graph_drawing, graph_story, outline_words, states
+from runs.readmodels.timeline_page import StepCounts
 from runs.store.pinned import compiled_workflow
 from workflows_app.engine.tree import top_steps
 
@@ -297,8 +298,15 @@ def branch_sections(
 def answered_words(detail: RunDetail) -> str:
     """How many steps the Steps card lists for the shown branch (its answered steps, checkpoints aside):
     "7 steps answered"; "" when it lists none yet (the branch's section then keeps its own rows)."""
-    count = sum(1 for step in detail.steps if step.kind == "step")
-    return f"{count} step{'' if count == 1 else 's'} answered" if count else ""
+    answered = steps_counted(detail).answered
+    return StepCounts(answered=answered).words if answered else ""
+
+
+def steps_counted(detail: RunDetail) -> StepCounts:
+    """What the Steps card lists for the shown branch, counted as the timeline counts its dots: the answered
+    steps and, apart, the checkpoints ("4 steps answered and 1 checkpoint"; friction13 item 3)."""
+    kinds = [step.kind for step in detail.steps]
+    return StepCounts(answered=kinds.count("step"), checkpoints=kinds.count("checkpoint"))
 
 
 def _step_row(

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal
 
 from runs.contract.dashboard import StateName
 from runs.models import Node, Output
@@ -31,6 +32,12 @@ class NodeMark:
     state: StateName
     words: str  # "Step 4 of 8, round 1 · Review api: Left behind (branch 2) · 22:02:04 UTC"
     what: str = ""  # the same without its state and moment: "Step 4 of 8, round 1 · Review api (branch 2)"
+    # What the node is, for the counts said of it (timeline_page.StepCounts): a step answered, a step reached
+    # and not answered (a branch's last node), a checkpoint (not a step), or the run's end ("Complete").
+    kind: NodeKind = "answered"
+
+
+NodeKind = Literal["answered", "unanswered", "checkpoint", "end"]
 
 
 def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dict[str, list[NodeMark]]:
@@ -46,6 +53,7 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
             branch.tip: outcomes.branch_state(tree, branch, run_state) for branch in tree.branches if branch.nodes
         }
         several = len(tree.branches) > 1
+        kinds = node_kinds(tree)
         run_marks = []
         for pk, row in tree.nodes.items():
             state = tip_state.get(pk, "done")
@@ -60,9 +68,29 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
                 where += " (checkpoint)"
             branch = f" (branch {tree.branch_of(pk).number})" if several else ""
             words = f"{where}: {states.label(state)}{branch} · {row.created_at.astimezone(UTC):%H:%M:%S} UTC"
-            run_marks.append(NodeMark(row.created_at, state, words, f"{where}{branch}"))
+            run_marks.append(NodeMark(row.created_at, state, words, f"{where}{branch}", kinds[pk]))
         found[tree.run.public_id] = run_marks
     return found
+
+
+def node_kinds(tree: RunBranches) -> dict[int, NodeKind]:
+    """What each node (by pk) is, for counting: its step is answered when some node after it moves on from it
+    (a checkpoint's node is the same step still pending: its step is answered when the checkpoint's is)."""
+    moved_on: set[int] = set()
+    for pk in reversed(tree.nodes):  # newest first: a node's children come after it
+        parent = tree.nodes[pk].parent_id
+        if parent is not None and (pk not in tree.made_by_checkpoint or pk in moved_on):
+            moved_on.add(parent)
+    return {
+        pk: "end"
+        if row.is_complete
+        else "checkpoint"
+        if pk in tree.made_by_checkpoint
+        else "answered"
+        if pk in moved_on
+        else "unanswered"
+        for pk, row in tree.nodes.items()
+    }
 
 
 def titles(trees: list[RunBranches]) -> dict[int, str]:

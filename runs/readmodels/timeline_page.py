@@ -20,8 +20,9 @@ dot of its colour. The track is narrower on a phone, so the row is laid out twic
 for the narrow one (dashboard.css shows one of the two).
 
 One span, one end, for every figure (friction12 item 1): the axis, each row's duration and the fold's
-summary line ("13 steps over 405 ms, first step to newest") all run from the first recorded step to the
-newest one, never to the moment the page was drawn, so that a row never says more than the axis holds. The
+summary line ("13 steps in 2 runs (12 answered, 1 not answered) over 405 ms, first step to newest") all
+run from the first recorded step to the newest one, never to the moment the page was drawn, so that a row
+never says more than the axis holds. The
 gap rule depends on the runs' states only, never on how long ago the newest step was (so not on the speed of
 the machine that recorded them): when some run still stands (running, needs you, blocked, stalled) the
 session reaches on to now, so the axis always ends in a compact gap of GAP_SHARE after its newest step, a
@@ -103,7 +104,7 @@ class TimelineRow:
     run_id: str
     label: str  # the run's workflow name, in full (its column wraps it)
     href: str
-    took: str  # "160 ms · 11 steps": from its first step to its newest, as the axis measures
+    took: str  # "160 ms · 11 steps answered": from its first step to its newest, as the axis measures
     nodes: int  # how many nodes it has
     tooltip: str
     start: str  # where its first node lies on the track
@@ -146,7 +147,7 @@ class TimelinePage:
     rows: list[TimelineRow]
     ticks: list[TimelineTick]
     caption: str  # "2026-11-28 22:02:04 to 22:02:04 UTC · 0.22 s": first step to newest; empty without times
-    # What the fold's one line says it holds: "13 steps over 405 ms, first step to newest", "1 step".
+    # What the fold's one line says it holds: "4 steps answered over 405 ms, first step to newest" (StepCounts).
     summary: str = ""
     # Where the gap before now starts (the axis breaks there and says "now" at its end); "" without one.
     gap: str = ""
@@ -238,11 +239,50 @@ def state_counts(marks: list[NodeMark]) -> list[StateCount]:
     ]
 
 
-def summary_words(steps: int, seconds: float) -> str:
+@dataclass(frozen=True, slots=True)
+class StepCounts:
+    """What a timeline's dots stand for, counted as the run page's Steps card counts (friction13 item 3): the
+    steps reached, of which answered (the card's "4 steps answered") and not (a branch's pending step); the
+    checkpoints apart, as they are not steps; the run's end ("Complete") not at all; over how many runs."""
+
+    answered: int = 0
+    unanswered: int = 0
+    checkpoints: int = 0
+    runs: int = 1
+
+    @classmethod
+    def of(cls, marks: list[NodeMark], runs: int = 1) -> StepCounts:
+        kinds = [mark.kind for mark in marks]
+        return cls(kinds.count("answered"), kinds.count("unanswered"), kinds.count("checkpoint"), runs)
+
+    def __add__(self, other: StepCounts) -> StepCounts:
+        return StepCounts(
+            self.answered + other.answered,
+            self.unanswered + other.unanswered,
+            self.checkpoints + other.checkpoints,
+            self.runs + other.runs,
+        )
+
+    @property
+    def words(self) -> str:
+        """ "4 steps answered", "2 steps (1 answered, 1 not answered)", "13 steps in 2 runs (12 answered, 1 not
+        answered)", and " and 1 checkpoint" after them when there are any."""
+        steps = self.answered + self.unanswered
+        runs = f" in {self.runs} runs" if self.runs > 1 else ""
+        if self.unanswered == 0:
+            said = f"{nodes_words(steps)} answered{runs}" if steps else nodes_words(0)
+        else:
+            said = f"{nodes_words(steps)}{runs} ({self.answered} answered, {self.unanswered} not answered)"
+        if self.checkpoints:
+            said += f" and {self.checkpoints} checkpoint{'' if self.checkpoints == 1 else 's'}"
+        return said
+
+
+def summary_words(counts: StepCounts, seconds: float) -> str:
     """The fold's line: how many steps and over how long, and which end that length runs to."""
-    if steps < 2 or seconds <= 0:
-        return nodes_words(steps)
-    return f"{nodes_words(steps)} over {time_axis.duration(seconds)}, first step to newest"
+    if counts.answered + counts.unanswered + counts.checkpoints < 2 or seconds <= 0:
+        return counts.words
+    return f"{counts.words} over {time_axis.duration(seconds)}, first step to newest"
 
 
 def timeline_page(
@@ -271,6 +311,7 @@ def timeline_page(
         return (moment - start).total_seconds() / scaled
 
     rows: list[TimelineRow] = []
+    total: StepCounts | None = None
     for lane in detail.timeline:
         name = names.get(lane.run_id) or lane.label
         count = len(lane.points)
@@ -290,15 +331,17 @@ def timeline_page(
                     quiet, narrow_quiet = f"no step for {idle}", idle
                     quiet_at = f"{100 - INSET - GAP_SHARE / 2:.2f}%"
         own = marks.get(lane.run_id, [])
+        counted = StepCounts.of(own)
+        total = counted if total is None else total + counted
         dots = merged(own, fraction, MERGE_WIDE, width)
         rows.append(
             TimelineRow(
                 run_id=lane.run_id,
                 label=name,
                 href=run_url.replace("RUN", lane.run_id),
-                took=f"{took} · {nodes_words(count)}" if took else nodes_words(count),
+                took=f"{took} · {counted.words}" if took else counted.words,
                 nodes=count,
-                tooltip=f"{name} ({lane.run_id}): {nodes_words(count)}{when}",
+                tooltip=f"{name} ({lane.run_id}): {counted.words}{when}",
                 start=dots[0].at if dots else at(0),
                 end=at(fraction(max(mark.at for mark in own)), width) if own else at(0),
                 until=until,
@@ -311,9 +354,9 @@ def timeline_page(
                 narrow_quiet=narrow_quiet,
             )
         )
-    steps = sum(len(lane.points) for lane in detail.timeline)
+    counts = total or StepCounts(runs=0)
     if start is None or newest is None:
-        return TimelinePage(rows, [], "", summary_words(steps, 0.0))
+        return TimelinePage(rows, [], "", summary_words(counts, 0.0))
     axis = time_axis.axis(start, newest)
     ticks = []
     for index, tick in enumerate(axis.ticks):
@@ -325,4 +368,4 @@ def timeline_page(
     caption = f"{start:%Y-%m-%d %H:%M:%S} to {until_words} UTC · {time_axis.duration(scaled)}"
     gap = at(1.0, width) if gapped else ""
     gap_words = f"{time_axis.duration(roughly(quiet_for))} with no step" if gapped else ""
-    return TimelinePage(rows, ticks, caption, summary_words(steps, scaled), gap, gap_words=gap_words)
+    return TimelinePage(rows, ticks, caption, summary_words(counts, scaled), gap, gap_words=gap_words)

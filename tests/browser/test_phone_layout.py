@@ -150,7 +150,11 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
     # is measured on (friction12 item 1): no row counts on to now.
     fold = sized_page.locator("details#timeline")
     expect(fold.locator("> summary")).to_have_text(
-        re.compile(r"^Timeline\s*13 steps over [\d.]+ (ms|s), first step to newest$")
+        # The session's, of its two runs: never read as the shown run's count (friction13 item 3).
+        re.compile(
+            r"^Timeline\s*12 steps in 2 runs \(8 answered, 4 not answered\) and 1 checkpoint over [\d.]+ (ms|s), "
+            "first step to newest$"
+        )
     )
     expect(sized_page.locator(".tl-row").first).to_be_hidden()
     # A link to a numbered dot's entry opens the fold (and the list's) around it (folds.js).
@@ -202,7 +206,12 @@ def test_a_stalled_runs_timeline_says_how_long_it_has_stood(sized_page, console_
     visit(sized_page, f"{site}/runs/{stalled.run_id}/#timeline", "timeline-stalled")  # a link to it opens it
     row = sized_page.locator(f'.tl-row[data-run-id="{stalled.run_id}"]')
     # Its duration is its steps', the axis's span; the 45 quiet minutes are the gap's to say (friction12 1).
-    expect(row.locator(".tl-duration")).to_have_text(re.compile(r"^[\d.]+ m?s · 2 steps$"))
+    expect(row.locator(".tl-duration")).to_have_text(
+        re.compile(r"^[\d.]+ m?s · 2 steps \(1 answered, 1 not answered\)$")
+    )
+    # The Steps card above counts as the timeline does (friction13 item 3): its answered step, the pending
+    # one not among them; never "1 recorded" over "2 steps".
+    expect(sized_page.locator(".card-head:has(#steps-title) > .muted")).to_have_text("1 step answered")
     visible_open = row.locator(".tl-track line.tl-open").evaluate_all(
         "ls => ls.filter((l) => l.getBoundingClientRect().width > 50).length"
     )

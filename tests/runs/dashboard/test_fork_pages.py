@@ -68,6 +68,9 @@ def test_the_node_page_offers_the_form_prefilled_with_the_context(client, root):
     assert 'id="fork-details"' in page and f'action="/nodes/{root}/fork"' in page
     editor = html.unescape(re.search(r'<textarea id="fork-context"[^>]*>(.*?)</textarea>', page, re.S).group(1))
     assert json.loads(editor) == {"service": "billing", "target": "staging"}  # ticketId is shown beside, locked
+    # Kept keys and loop variables are internal: folded shut under "For developers" (friction13 item 13).
+    kept = between(page, '<details class="field for-developers fork-kept">', "</details>")
+    assert "<summary" in kept and '<dl class="fork-locked"' in kept
     locked = between(page, '<dl class="fork-locked"', "</dl>")
     assert '<dt class="mono">ticketId</dt><dd class="mono">&quot;REL-7&quot;</dd>' in locked
     assert "Branch with edited context…" in page and "fork…" not in page
@@ -105,7 +108,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     parent_page = client.get(f"/nodes/{root}/").content.decode()
     heading = re.sub(r"<[^>]+>", "", between(parent_page, '<h2 id="branches-title">', "</h2>"))
     assert " ".join(heading.split()) == "Next steps: 2 branches, 1 taken by the agent, 1 started by hand"
-    assert '<span class="tag">started by hand</span>' in parent_page
+    assert 'with edited context">started by hand</span>' in parent_page  # its meaning, its tooltip
 
 
 @pytest.mark.parametrize(

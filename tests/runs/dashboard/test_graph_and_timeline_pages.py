@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 
 from runs.models import Checkpoint, Node
+from runs.readmodels import graph_page, run_view, timeline_marks, timeline_page
 from tests.support.looped_run import looped_and_forked
 
 pytestmark = pytest.mark.django_db
@@ -79,6 +80,9 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     assert f"· node {full[:8]}" not in node
 
 
+COUNTED = re.escape("9 steps (8 answered, 1 not answered) and 1 checkpoint")
+
+
 def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client, service_catalog):
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     html = page(client, f"/sessions/{looped.session_id}/")
@@ -91,7 +95,9 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
     assert ticks and all(re.fullmatch(r"\d\d:\d\d(:\d\d)?", tick) for tick in ticks), ticks
     # The run's name and duration are text of their own, beside its track, not inside the drawing; the
     # duration runs to its newest step, as the axis does, never on to now (friction12 item 1).
-    took = re.search(r'<span class="tl-duration">([\d.]+ m?s|[\d.]+ min( \d+ s)?) · 11 steps</span>', timeline)
+    # Counted as the run page's Steps card counts (friction13 item 3): its answered steps, its pending one, and
+    # the checkpoint apart (not a step); the ended branch's "Complete" is no step at all.
+    took = re.search(rf'<span class="tl-duration">([\d.]+ m?s|[\d.]+ min( \d+ s)?) · {COUNTED}</span>', timeline)
     assert took, timeline
     assert "so far" not in timeline and 'class="tl-time"' not in timeline
     assert re.search(r'<a class="tl-label" href="/runs/[^"]+/">[^<]+</a>', timeline)
@@ -99,7 +105,7 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
     # the run still stands, so its axis ends in a gap and "now" however fast the machine recorded the steps.
     assert re.search(
         r'<details class="fold" id="timeline">\s*<summary><h2 id="timeline-title">Timeline '
-        rf'<span class="fold-parts">11 steps over {re.escape(took.group(1))}, first step to newest</span></h2>',
+        rf'<span class="fold-parts">{COUNTED} over {re.escape(took.group(1))}, first step to newest</span></h2>',
         html,
     )
     assert "tl-break" in timeline and ">now</text>" in timeline
@@ -162,3 +168,28 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     crumb = node.split('<p class="crumbs">', 1)[1].split("</p>", 1)[0]  # said once, in full, by the crumb
     assert "Record what the slice showed · step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”" in crumb
     assert "<li>step 2 of 3" not in node
+
+
+def test_the_steps_card_the_branch_box_and_the_timeline_count_each_branch_alike(client, service_catalog):
+    # Friction13 item 3: "Steps: 1 recorded" sat over "Timeline · 2 steps", and a branch box said "4 steps
+    # answered" over a list of "5 recorded" (a checkpoint counted as a step). For each branch of a looped and
+    # forked run (a checkpoint on the first): the Steps card's count, the branch box's and the timeline's dots
+    # along that branch are one count, answered steps apart from checkpoints and from the pending step.
+    looped = looped_and_forked(service_catalog["extra"], iterations=3)
+    shown = run_view.shown_run(looped.run_id)
+    tree = shown.branches
+    kinds = timeline_marks.node_kinds(tree)
+    assert tree.checkpoints and len(tree.branches) == 2
+    for branch in tree.branches:
+        detail = run_view.run_detail(looped.run_id, tip=str(tree.public(branch.tip)))
+        card = graph_page.steps_counted(detail)
+        along = [kinds[pk] for pk in tree.path(branch.tip)]
+        assert (card.answered, card.checkpoints) == (along.count("answered"), along.count("checkpoint")), branch
+        assert along.count("unanswered") <= 1
+        (box,) = [s for s in graph_page.graph_page(detail, "/r/", "/n/NODE/").sections if s.shown]
+        assert box.listed_below == f"{card.answered} steps answered"
+    # The run's timeline row counts all its branches' dots the same way, and the card's words are the timeline's.
+    marks = timeline_marks.marks([tree], {looped.run_id: "running"})[looped.run_id]
+    counted = timeline_page.StepCounts.of(marks)
+    assert counted.answered == sum(kind == "answered" for kind in kinds.values())
+    assert graph_page.steps_counted(shown.detail).words.endswith(" and 1 checkpoint")

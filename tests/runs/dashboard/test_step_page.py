@@ -100,12 +100,26 @@ def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(cli
     assert '· <span class="muted">run now:</span> <span class="state-chip" data-move="agents">' in now
     assert '<span class="badge state-running">Running</span>' in now
     assert 'id="node-branch"' not in text  # no card for one branch: the head said it
+    # A done step no longer changes: no live dot on its page (friction13 item 14), though the run goes on and
+    # the page still follows it; nor the agent's working line, which is its next step's.
+    assert 'id="live-dot"' not in head(text) and "data-live-version-url=" in text
+    assert 'id="node-pending"' not in text
+    # What a next step's tag means is its tooltip, not a legend of tags inside the card's sentence.
+    card = text.split('id="branches-title"')[1].split("</section>")[0]
+    assert '<span class="tag" title="the agent did this step and moved on">by the agent</span>' in card
+    assert card.count('<span class="tag"') == 1
 
 
 def test_a_steps_head_has_the_live_dot_while_its_run_goes_on_and_no_default_mode_line(client, service_catalog):
     start = start_workflow(REVIEW, context={"sessionKey": "MR-6", "changeRef": "MR !6"})
     text = page(client, f"/nodes/{node_id_of(start)}/")
     assert 'id="live-dot"' in head(text) and "This page updates by itself.</p>" not in text
+    # The agent is on this step: the run page's working line, the same words and clock (friction13 item 14).
+    line = text.split('<p class="pending" id="node-pending">')[1].split("</p>")[0]
+    assert line.startswith("<strong>Agent working on this step</strong> · <time ") and 'data-when="for"' in line
+    # Short headings, their explanation a line under them (friction13 item 13).
+    assert '<h2 id="recorded-title">Answer</h2>' in text and '<li class="empty">Not answered yet.</li>' in text
+    assert '<h2 id="recap-title">Notes so far</h2>' in text
     assert 'id="node-mode"' not in text  # the server's default mode is not said on every step
     assert "data-live-version-url=" in text  # the page still follows changes
 

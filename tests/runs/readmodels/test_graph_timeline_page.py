@@ -27,7 +27,7 @@ def test_each_row_keeps_its_full_name_and_duration_apart_from_dots_placed_in_per
     (row,) = page.rows
     assert row.label == "Risk-Scaled Merge Request Review"  # never cut: its column wraps it
     assert row.href == "/runs/r1/" and row.selected
-    assert row.took == "1 min 30 s · 3 steps"
+    assert row.took == "1 min 30 s · 3 steps answered"
     # The ends are inset so that a dot at either end stays whole; the middle is the middle.
     assert [dot.at for dot in row.dots] == ["1.50%", "50.00%", "98.50%"] and (row.start, row.end) == ("1.50%", "98.50%")
     assert "2026-11-28 22:00:00 UTC to 2026-11-28 22:01:30 UTC" in row.tooltip
@@ -70,11 +70,11 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     # and the stretch up to now is the gap after them, said once, under the axis.
     first, last = T0, T0 + timedelta(milliseconds=15)
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=first, last_at=last)
-    marks = {"r1": [NodeMark(first, "done", "Step 1"), NodeMark(last, "stalled", "Step 2")]}
+    marks = {"r1": [NodeMark(first, "done", "Step 1"), NodeMark(last, "stalled", "Step 2", kind="unanswered")]}
     now = T0 + timedelta(minutes=45)
     page = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, now)
     (row,) = page.rows
-    assert row.took == "15 ms · 2 steps" and "so far" not in row.tooltip
+    assert row.took == "15 ms · 2 steps (1 answered, 1 not answered)" and "so far" not in row.tooltip
     assert "2026-11-28 22:00:00 UTC to 2026-11-28 22:00:00 UTC (15 ms), still going" in row.tooltip
     # The track is scaled to the recorded steps: the two nodes 15 ms apart spread over it, then a gap of
     # GAP_SHARE to now (the dashed tail), not two dots squeezed left of a dashed line 45 minutes long.
@@ -82,7 +82,7 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     assert [dot.at for dot in row.dots] == ["1.50%", recorded_end] and row.end == recorded_end
     assert row.until == "98.50%" and page.gap == recorded_end and page.now == "98.50%"
     assert page.caption == "2026-11-28 22:00:00 to 22:00:00 UTC · 15 ms"
-    assert page.summary == "2 steps over 15 ms, first step to newest"
+    assert page.summary == "2 steps (1 answered, 1 not answered) over 15 ms, first step to newest"
     # The axis holds the recorded span, never past the gap: a burst within a second, so one clock tick.
     assert [tick.label for tick in page.ticks] == ["22:00:00"]
     assert max(float(tick.at.rstrip("%")) for tick in page.ticks) <= float(recorded_end.rstrip("%"))
@@ -93,7 +93,7 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     # A run that ended keeps the span of its nodes, with no gap and no now.
     ended_page = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now)
     (ended,) = ended_page.rows
-    assert ended.took == "15 ms · 2 steps" and ended.until == "" and ended.quiet == ""
+    assert ended.took == "15 ms · 2 steps (1 answered, 1 not answered)" and ended.until == "" and ended.quiet == ""
     assert ended_page.gap == "" and ended_page.gap_words == "" and ended.dots[-1].at == "98.50%"
 
 
@@ -126,14 +126,21 @@ def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
         RunSummary.model_construct(run_id="r2", workflow_name="Two", state="done"),
     ]
     marks = {
-        "r1": [NodeMark(T0, "done", "Step 1"), NodeMark(T0 + timedelta(seconds=3), "running", "Step 2")],
+        "r1": [
+            NodeMark(T0, "done", "Step 1"),
+            NodeMark(T0 + timedelta(seconds=3), "running", "Step 2", kind="unanswered"),
+        ],
         "r2": [NodeMark(later, "done", "Step 1"), NodeMark(later + timedelta(seconds=1), "done", "Step 2")],
     }
     page = timeline_page.timeline_page(
         SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, NOW
     )
-    assert [row.took for row in page.rows] == ["3.0 s · 2 steps", "1.0 s · 2 steps"]
-    assert page.summary == "4 steps over 3.0 s, first step to newest"
+    assert [row.took for row in page.rows] == [
+        "3.0 s · 2 steps (1 answered, 1 not answered)",
+        "1.0 s · 2 steps answered",
+    ]
+    # Two runs: the session's count says so, so that it never reads as one run's (friction13 item 3).
+    assert page.summary == "4 steps in 2 runs (3 answered, 1 not answered) over 3.0 s, first step to newest"
     assert page.caption.endswith("· 3.0 s")
     # Each row's ends sit on the axis where its first and newest steps' clock times are.
     recorded_end = 100 - timeline_page.INSET - timeline_page.GAP_SHARE
@@ -228,14 +235,21 @@ def test_a_burst_is_one_clock_tick_and_its_length_is_said_once_in_the_summary():
     # times.js), never "+20 ms" ticks (friction9 item 6) nor a "53 ms later" tick (friction10 9); how long the
     # steps took is the fold's summary's to say, once (friction12 item 1).
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(milliseconds=53))
-    marks = {"r1": [NodeMark(T0, "done", "Step 1"), NodeMark(T0 + timedelta(milliseconds=53), "canceled", "Step 2")]}
+    marks = {
+        "r1": [
+            NodeMark(T0, "done", "Step 1"),
+            NodeMark(T0 + timedelta(milliseconds=53), "canceled", "Step 2", kind="unanswered"),
+        ]
+    }
     page = timeline_page.timeline_page(detail(lane, state="canceled"), "/runs/RUN/", None, marks, NOW)
     [tick] = page.ticks
     assert (tick.label, tick.moment) == (f"{T0:%H:%M:%S}", T0.isoformat())
     assert tick.step == 1 and not tick.minor and tick.anchor == "start"
     assert float(tick.at.rstrip("%")) == timeline_page.INSET
-    assert page.summary == "2 steps over 53 ms, first step to newest" and page.gap_words == ""
-    assert page.rows[0].took == "53 ms · 2 steps"
+    assert (
+        page.summary == "2 steps (1 answered, 1 not answered) over 53 ms, first step to newest" and page.gap_words == ""
+    )
+    assert page.rows[0].took == "53 ms · 2 steps (1 answered, 1 not answered)"
 
 
 def test_every_state_the_row_lists_has_a_dot_of_its_colour_at_both_widths():
@@ -243,7 +257,7 @@ def test_every_state_the_row_lists_has_a_dot_of_its_colour_at_both_widths():
     # a cluster at the track's end keeps its last dot on the track.
     first, last = T0, T0 + timedelta(milliseconds=15)
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=first, last_at=last)
-    marks = {"r1": [NodeMark(first, "done", "Step 1"), NodeMark(last, "stalled", "Step 2")]}
+    marks = {"r1": [NodeMark(first, "done", "Step 1"), NodeMark(last, "stalled", "Step 2", kind="unanswered")]}
     (row,) = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, NOW).rows
     for dots in (row.dots, row.narrow_dots):
         assert [(dot.state, dot.count) for dot in dots] == [("done", 1), ("stalled", 1)]
