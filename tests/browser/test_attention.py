@@ -39,13 +39,20 @@ def said(page, words: str) -> int:
 
 
 def assert_cancel_in_its_place(page) -> None:
-    """The run's "Cancel run…" is in one place on every run: under its title on a phone, whatever the title's
-    length (friction9 15), beside it on a desktop."""
+    """The run's "Cancel run…" is in one place on every run: beside its title on a desktop; on a phone under
+    what is going on (the run's status box, or the line on its pending step), not between the title and it
+    (friction13 11), whatever the title's length (friction9 15)."""
     title = page.locator("#run-title").bounding_box()
     cancel = page.locator(".run-head .confirm > summary").bounding_box()
     assert title is not None and cancel is not None
     under = cancel["y"] >= title["y"] + title["height"]
-    assert under == ((page.viewport_size or {})["width"] < 600), (title, cancel)
+    phone = (page.viewport_size or {})["width"] < 600
+    assert under == phone, (title, cancel)
+    status = page.locator(
+        "section[data-run] > :is(.blocked-panel, .state-panel, .left-behind-line, #pending-step)"
+    ).first.bounding_box()
+    if status is not None:
+        assert (cancel["y"] >= status["y"] + status["height"]) == phone, (status, cancel)
 
 
 def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, site, service_catalog, quiet_after_30):
