@@ -176,18 +176,20 @@ COPY_LOOK_SCRIPT = """
   const shown = buttons.filter((b) => b.checkVisibility());
   const shape = (b) => {
     const s = getComputedStyle(b);
-    return [s.fontSize, s.fontWeight, s.paddingTop, s.paddingLeft, s.borderTopWidth, s.borderTopLeftRadius].join(" ");
+    return [s.fontSize, s.paddingTop, s.paddingLeft, s.borderTopWidth, s.borderTopLeftRadius].join(" ");
   };
   const paint = (b) => {
     const s = getComputedStyle(b);
-    return [b.classList.contains("copy-quiet") ? "quiet" : "solid", s.backgroundColor, s.borderTopColor].join(" ");
+    const level = b.classList.contains("copy-quiet") ? "quiet" : "solid";
+    return [level, s.fontWeight, s.backgroundColor, s.borderTopColor].join(" ");
   };
   const lists = new Map();
   for (const b of shown) {
     const list = b.closest("table, ul, ol, dl");
     if (list) lists.set(list, (lists.get(list) || []).concat([b]));
   }
-  const loud = [...lists.values()].filter((bs) => bs.length > 1).flat().filter((b) => !b.classList.contains("copy-quiet"));
+  const repeated = [...lists.values()].filter((bs) => bs.length > 1).flat();
+  const loud = repeated.filter((b) => !b.classList.contains("copy-quiet"));
   return {
     unclassed: unclassed.map((b) => b.textContent.trim()),
     shapes: [...new Set(shown.map(shape))],
