@@ -286,6 +286,12 @@ def test_catalog_cards_are_compact_on_a_phone(sized_page, console_log, site, ser
             }).filter((p) => p)"""
         )
         assert places and all(p == places[0] for p in places) and places[0][1], places
+    else:
+        # On a wide screen at the right end of each row's tags line, whatever its tags (friction13 9).
+        rights = rows.locator("button.copy-button").evaluate_all(
+            "bs => bs.map((b) => Math.round(b.getBoundingClientRect().right))"
+        )
+        assert len(set(rights)) == 1, rights
     # A copy button repeated on each card is the quiet outline level: the name is the strongest element.
     quiet = rows.locator("button.copy-button").evaluate_all("bs => bs.every((b) => b.classList.contains('copy-quiet'))")
     assert quiet
