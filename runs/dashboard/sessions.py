@@ -305,6 +305,8 @@ def _session_page(
             "head_lines": [] if said_by_run or len(detail.runs) > 1 else detail.run_lines,
             "run": run,
             "state_line": run_state_line(run, detail.session.state) if run else None,
+            # The repository and git branch its agent works in, as the list groups it (said once, in the head).
+            "works_in": session_groups.where_it_works(detail.session.workspace_path, detail.session.git_branch),
             "selected_run": run.run.run_id if run else None,
             "timeline_marks": timeline_marks.marks(trees.values(), {r.run_id: r.state for r in detail.runs}),
             "steps": shown,

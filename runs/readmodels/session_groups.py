@@ -4,6 +4,7 @@ they were seen outside any repository. The list's group headings say these words
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from runs.contract.dashboard import SessionGroupHeading
 
@@ -34,3 +35,12 @@ def all_in_one(group: GroupWords) -> str:
         return f"{many} outside a git repository"
     branch = f", git branch {group.branch}" if group.branch else ""
     return f"{many} in the repository {group.name}{branch}"
+
+
+def where_it_works(workspace_path: str, git_branch: str) -> GroupWords:
+    """Where a session's agent works, in the words of the list's groups, for the session's head: the
+    repository by its name (its root in `path`, to tell two of one name apart) and git branch, or outside any
+    repository. `git_branch` is the recorded one ('' when git named none: a detached HEAD)."""
+    if not workspace_path:
+        return GroupWords(OUTSIDE_ANY_REPOSITORY, "", "", 1)
+    return GroupWords(PurePath(workspace_path).name, git_branch, workspace_path, 1)

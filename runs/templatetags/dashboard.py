@@ -67,11 +67,27 @@ def at_key(mapping: Any, key: Any) -> Any:
     return mapping.get(key, []) if isinstance(mapping, dict) else []
 
 
+# A name with a hyphen in it ("r42-phone", "--http"), between slashes and spaces: a browser would break a line
+# after its hyphen, inside the name.
+HYPHENED = re.compile(r"[^\s/]*-[^\s/]*")
+
+
+def _whole_names(part: str) -> str:
+    """`part` escaped, each hyphened name in it kept on one line (class nowrap)."""
+    pieces, last = [], 0
+    for match in HYPHENED.finditer(part):
+        pieces.append(conditional_escape(part[last : match.start()]))
+        pieces.append(format_html('<span class="nowrap">{}</span>', match.group()))
+        last = match.end()
+    pieces.append(conditional_escape(part[last:]))
+    return "".join(pieces)
+
+
 @register.filter
 def path_breaks(value: Any) -> SafeString:
-    """A path or command with a line-break chance after each "/": on a narrow screen it wraps between
-    directories, not in the middle of a name."""
-    return mark_safe("/<wbr>".join(conditional_escape(part) for part in str(value).split("/")))  # parts escaped
+    """A path or command with a line-break chance after each "/" and at its spaces only: on a narrow screen
+    it wraps between directories and words, never in the middle of a name (not after a hyphen in it)."""
+    return mark_safe("/<wbr>".join(_whole_names(part) for part in str(value).split("/")))  # parts escaped
 
 
 HANG_MAX = 16  # the deepest indent (in spaces) a wrapped line keeps; dashboard.css has a .hang-N per even N

@@ -163,19 +163,39 @@ def visit(page: Any, url: str, name: str) -> None:
     assert_copy_buttons_whole(page)
 
 
-# Every copy button on a page: each carries the class copy-button, and those shown share one look (friction12
-# item 9: one style for the one job, not a big blue one, a small blue one and a grey outline one).
+# Every copy button on a page: each carries the class copy-button and is one of its two levels, one rule
+# (friction13 item 9, after friction12 item 9's one style): solid for a panel's single primary action, the quiet
+# outline (copy-quiet) for one repeated on each row of a list. Both levels share one size and shape, each level
+# one paint, and the copy buttons of one list (a table, a list, a definition list) are all alike, quiet.
 COPY_LOOK_SCRIPT = """
 () => {
-  const buttons = [...document.querySelectorAll(
+  const buttons = [...new Set([...document.querySelectorAll(
     "button[data-copy-target], button[data-copy-with-password], button.copy-button"
-  )].concat([...document.querySelectorAll("button")].filter((b) => /^copy\b/i.test(b.textContent.trim())));
-  const unclassed = [...new Set(buttons)].filter((b) => !b.classList.contains("copy-button"));
-  const looks = new Set(buttons.filter((b) => b.checkVisibility()).map((b) => {
+  )].concat([...document.querySelectorAll("button")].filter((b) => /^copy\\b/i.test(b.textContent.trim()))))];
+  const unclassed = buttons.filter((b) => !b.classList.contains("copy-button"));
+  const shown = buttons.filter((b) => b.checkVisibility());
+  const shape = (b) => {
     const s = getComputedStyle(b);
-    return [s.fontSize, s.fontWeight, s.paddingTop, s.paddingLeft, s.backgroundColor, s.borderTopColor].join(" ");
-  }));
-  return { unclassed: unclassed.map((b) => b.textContent.trim()), looks: [...looks] };
+    return [s.fontSize, s.paddingTop, s.paddingLeft, s.borderTopWidth, s.borderTopLeftRadius].join(" ");
+  };
+  const paint = (b) => {
+    const s = getComputedStyle(b);
+    const level = b.classList.contains("copy-quiet") ? "quiet" : "solid";
+    return [level, s.fontWeight, s.backgroundColor, s.borderTopColor].join(" ");
+  };
+  const lists = new Map();
+  for (const b of shown) {
+    const list = b.closest("table, ul, ol, dl");
+    if (list) lists.set(list, (lists.get(list) || []).concat([b]));
+  }
+  const repeated = [...lists.values()].filter((bs) => bs.length > 1).flat();
+  const loud = repeated.filter((b) => !b.classList.contains("copy-quiet"));
+  return {
+    unclassed: unclassed.map((b) => b.textContent.trim()),
+    shapes: [...new Set(shown.map(shape))],
+    paints: [...new Set(shown.map(paint))],
+    loud_in_lists: loud.map((b) => b.textContent.trim()),
+  };
 }
 """
 
@@ -183,7 +203,14 @@ COPY_LOOK_SCRIPT = """
 def assert_one_copy_look(page: Any) -> None:
     found = page.evaluate(COPY_LOOK_SCRIPT)
     assert not found["unclassed"], f"{page.url}: copy buttons without the copy-button class: {found['unclassed']}"
-    assert len(found["looks"]) <= 1, f"{page.url}: copy buttons in {len(found['looks'])} looks: {found['looks']}"
+    assert len(found["shapes"]) <= 1, f"{page.url}: copy buttons in {len(found['shapes'])} sizes: {found['shapes']}"
+    assert len(found["paints"]) <= 2, f"{page.url}: copy buttons in {len(found['paints'])} paints: {found['paints']}"
+    assert len({p.split(" ")[0] for p in found["paints"]}) == len(found["paints"]), (
+        f"{page.url}: one level of copy button in two paints: {found['paints']}"
+    )
+    assert not found["loud_in_lists"], (
+        f"{page.url}: solid copy buttons repeated down a list, not the quiet level: {found['loud_in_lists']}"
+    )
 
 
 # The copy buttons shown whose words break over two lines though their row has room for them on one (its

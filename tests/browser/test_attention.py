@@ -10,6 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from runs.models import Session
 from tests.browser.layout import (
     PHONE,
     assert_copy_buttons_whole,
@@ -39,13 +40,20 @@ def said(page, words: str) -> int:
 
 
 def assert_cancel_in_its_place(page) -> None:
-    """The run's "Cancel run…" is in one place on every run: under its title on a phone, whatever the title's
-    length (friction9 15), beside it on a desktop."""
+    """The run's "Cancel run…" is in one place on every run: beside its title on a desktop; on a phone under
+    what is going on (the run's status box, or the line on its pending step), not between the title and it
+    (friction13 11), whatever the title's length (friction9 15)."""
     title = page.locator("#run-title").bounding_box()
     cancel = page.locator(".run-head .confirm > summary").bounding_box()
     assert title is not None and cancel is not None
     under = cancel["y"] >= title["y"] + title["height"]
-    assert under == ((page.viewport_size or {})["width"] < 600), (title, cancel)
+    phone = (page.viewport_size or {})["width"] < 600
+    assert under == phone, (title, cancel)
+    status = page.locator(
+        "section[data-run] > :is(.blocked-panel, .state-panel, .left-behind-line, #pending-step)"
+    ).first.bounding_box()
+    if status is not None:
+        assert (cancel["y"] >= status["y"] + status["height"]) == phone, (status, cancel)
 
 
 def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, site, service_catalog, quiet_after_30):
@@ -145,7 +153,17 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
 
 def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catalog, quiet_after_30):
     waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
+    Session.objects.filter(public_id=waiting.session_id).update(
+        workspace_path="/home/dev/src/shop-storefront", git_branch="feature/checkout-confirmation-step"
+    )
     visit(sized_page, f"{site}/runs/{waiting.run_id}/", "waiting-run")
+    # The head names the repository and git branch the agent works in, once, inside a 390 px screen too
+    # (friction13 7; visit checked the page fits).
+    works_in = sized_page.locator("#session-workspace")
+    expect(works_in).to_have_text("repository shop-storefront · branch feature/checkout-confirmation-step")
+    box = works_in.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= (sized_page.viewport_size or {})["width"], box
+    assert said(sized_page, "feature/checkout-confirmation-step") == 1
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     expect(panel).to_be_visible()
     # A one-line verdict, the step, then where the answer goes: the agent's chat (no button on this page).

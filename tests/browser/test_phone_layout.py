@@ -284,6 +284,26 @@ def test_catalog_cards_are_compact_on_a_phone(sized_page, console_log, site, ser
         box = sized_page.locator("#workflow-query").bounding_box()
         button = sized_page.locator("form.filters[role=search] button").bounding_box()
         assert box is not None and button is not None and abs(box["y"] - button["y"]) < box["height"], (box, button)
+        # Each card's copy button in one place: its own line under the tags, at the card's left (friction13 9).
+        places = rows.evaluate_all(
+            """rs => rs.map((r) => {
+              const b = r.querySelector("button.copy-button"), tags = r.querySelector(".row-tags");
+              const cell = r.querySelector("td.workflow-cell").getBoundingClientRect();
+              if (!b || !b.checkVisibility()) return null;
+              const box = b.getBoundingClientRect();
+              return [Math.round(box.left - cell.left), !tags || box.top >= tags.getBoundingClientRect().bottom - 1];
+            }).filter((p) => p)"""
+        )
+        assert places and all(p == places[0] for p in places) and places[0][1], places
+    else:
+        # On a wide screen at the right end of each row's tags line, whatever its tags (friction13 9).
+        rights = rows.locator("button.copy-button").evaluate_all(
+            "bs => bs.map((b) => Math.round(b.getBoundingClientRect().right))"
+        )
+        assert len(set(rights)) == 1, rights
+    # A copy button repeated on each card is the quiet outline level: the name is the strongest element.
+    quiet = rows.locator("button.copy-button").evaluate_all("bs => bs.every((b) => b.classList.contains('copy-quiet'))")
+    assert quiet
     console_log.assert_clean()
 
 

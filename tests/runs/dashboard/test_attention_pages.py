@@ -31,6 +31,16 @@ def test_the_list_groups_by_repository_then_branch_and_never_merges_two_mains(cl
     assert '<span class="repo-name">blog</span> · branch <span class="mono">feature/x</span> · 1 ' in headings[0]
     assert "(1)" not in html and "work observed outside git" not in html
     assert html.index(ids["BLOG-MAIN"]) < html.index(ids["SHOP-MAIN"])
+    # A session's head names the repository and git branch its agent works in, in the list's words, once
+    # (friction13 7); the repository's root on hover; a session seen outside git says so.
+    html = page(client, f"/sessions/{ids['BLOG-X']}/")
+    assert (
+        '<li id="session-workspace" title="/src/blog">repository <strong>blog</strong> · '
+        'branch <span class="mono">feature/x</span></li>'
+    ) in html
+    assert html.count("feature/x") == 1
+    outside = start_workflow(made.PLAN, context={"sessionKey": "NOWHERE"})["session"]["sessionId"]
+    assert '<li id="session-workspace">Not in a repository</li>' in page(client, f"/sessions/{outside}/")
 
 
 def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, service_catalog, settings):

@@ -185,6 +185,10 @@ def test_the_import_page_has_one_heading_and_says_what_a_bundle_is(client):
 def test_a_path_wraps_between_directories_not_inside_a_name(client):
     assert str(path_breaks("/work/main/.venv/bin/python")) == "/<wbr>work/<wbr>main/<wbr>.venv/<wbr>bin/<wbr>python"
     assert str(path_breaks("/a<b>/c")) == "/<wbr>a&lt;b&gt;/<wbr>c"
+    # A hyphen inside a name is no place to break it (a browser would): the name stays whole (friction13 4).
+    assert str(path_breaks("/wt/r42-phone/x --http")) == (
+        '/<wbr>wt/<wbr><span class="nowrap">r42-phone</span>/<wbr>x <span class="nowrap">--http</span>'
+    )
     html = page(client, "/connect/")
     assert "manage.py mcp</code>" in html and "/<wbr>" in html.split("It runs <code>", 1)[1].split("</code>", 1)[0]
 

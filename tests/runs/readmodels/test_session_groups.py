@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from runs.contract.dashboard import SessionGroupHeading
-from runs.readmodels.session_groups import GroupWords, all_in_one, words
+from runs.readmodels.session_groups import GroupWords, all_in_one, where_it_works, words
 
 
 def heading(path: str, branch: str | None) -> SessionGroupHeading:
@@ -31,3 +31,10 @@ def test_a_list_in_one_group_says_so_in_one_line():
     in_blog = "All 2 sessions are in the repository blog, git branch main"
     assert all_in_one(words(heading("/src/blog", "main"), 2)) == in_blog
     assert all_in_one(words(heading("/src/blog", None), 3)) == "All 3 sessions are in the repository blog"
+
+
+def test_a_sessions_head_names_where_its_agent_works_as_the_list_groups_it():
+    # friction13 7: the repository and git branch, from the recorded workspace, in the list's words.
+    assert where_it_works("/src/shop", "main") == GroupWords("shop", "main", "/src/shop", 1)
+    assert where_it_works("/src/shop", "").branch == ""  # a detached HEAD: the head names no branch
+    assert where_it_works("", "") == GroupWords("Not in a repository", "", "", 1)
