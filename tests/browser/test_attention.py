@@ -325,11 +325,12 @@ PILLS_CLEAR = """(box) => {
 def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     rewound = made.left_behind()
     visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-run")
-    # One folded line beside the live branch, which leads; "Resume the agent…" opens the sentence.
+    # One folded line beside the live branch, which leads; "Want it back? Resume the agent…" opens the sentence.
     line = sized_page.locator(".left-behind-line#left_behind-1")
     expect(line).to_contain_text(re.compile(r"Branch 1 · .+ · step 3 of 3"))
     expect(line.locator(".agent-message")).not_to_be_visible()
-    line.get_by_text("Resume the agent…").click()
+    line.get_by_text("Want it back? Resume the agent…").click()
+    expect(line.locator(".next-move")).to_contain_text("Nothing to do, unless you want this branch back")
     expect(line.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow")
     # Opened inside the list of other branches, its copy button still keeps its words on one line in its row.
     expect(line.locator(".copy-button")).to_be_visible()

@@ -558,7 +558,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     others = between(html, 'class="branch-callouts"', "</div>")
     assert others.count("state-left_behind") == 2 and "state-open" not in html
     assert others.count(" · step ") == 2 and "set aside" not in html, others
-    assert "Resume the agent…" not in html and 'class="left-behind-line"' not in html
+    assert "Resume the agent…" not in html and "Want it back?" not in html and 'class="left-behind-line"' not in html
     tip = re.findall(r"\?tip=(\d+)", others)[0]
     left = page(client, f"/nodes/{tip}/")
     assert ">Resume the agent</h2>" in left and 'id="step-state">Left behind</span>' in left
