@@ -164,7 +164,8 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(panel.locator(".panel-more p").first).not_to_be_visible()  # the why is folded
     expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
     # The state in the page's head, the panel and the chip of the run's card (shown beside them on a desktop
-    # only); in the same chips, the move ("Needs you · your move: confirm": the one pattern of every state); the run's line and graph do not repeat them.
+    # only); in the same chips, the move ("Needs you · your move: confirm": the one pattern of every state); the
+    # run's line and graph do not repeat them.
     expect(sized_page.locator(".page-head .state-chip")).to_have_text("Needs you · your move: confirm")
     expect(sized_page.locator(".runs-nav .run-link .state-chip")).to_have_text("Needs you · your move: confirm")
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0

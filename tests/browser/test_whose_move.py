@@ -143,7 +143,8 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     visit(sized_page, site + "/sessions/", "sessions-moves")
     rows = sized_page.locator("tr.session-row")
     # Every row a person acts on has one chip: its state, then its move in the amber that means "you act",
-    # whatever its own badge's colour, in one pattern for every state (friction13 1); the agent's move is quiet; Canceled, nobody's: the badge alone.
+    # whatever its own badge's colour, in one pattern for every state (friction13 1); the agent's move is quiet;
+    # Canceled, nobody's: the badge alone.
     amber = colour(rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".badge"), "backgroundColor")
     for state, said in (
         ("needs_you", "Needs you · your move: confirm"),

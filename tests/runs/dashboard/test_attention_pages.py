@@ -154,7 +154,11 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
         and " · step 3 of 3</a>" in line
         and 'class="badge state-left_behind">Left behind</span>' in line
     )
-    assert "<summary" in line and "Want it back? Resume the agent…</summary>" in line and "Resume the WorkRail workflow" in line
+    assert (
+        "<summary" in line
+        and "Want it back? Resume the agent…</summary>" in line
+        and "Resume the WorkRail workflow" in line
+    )
     assert 'class="state-panel state-left_behind"' not in html
     # The live branch leads: its pending step comes before the branches left behind.
     assert html.index('id="pending-step"') < html.index('id="left_behind-1"')

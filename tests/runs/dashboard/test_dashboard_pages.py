@@ -54,7 +54,8 @@ def test_the_sessions_list_shows_each_session_with_its_status_counts_and_workflo
         # title; no ids. The session's id only as its link's title.
         where = html.split('class="where-line"', 1)[1].split("</div>", 1)[0]
         assert ">Focused Plan Routine</a>" in where
-        assert '<span class="session-others muted small">also Risk-Scaled Merge Request Review</span>' in html
+        others = html.split('<span class="session-others muted small">')[1].split("</span>")[0]
+        assert others == "+1 run: Risk-Scaled Merge Request Review (running)"  # another run, in the chips' words
         assert "wr.risk_scaled_mr_review" not in html.split("<tbody>", 1)[1]
         assert f'title="session {built.session_id}">' in html and f">{built.session_id}<" not in html
         assert 'class="badge state-running">Running</span>' in html

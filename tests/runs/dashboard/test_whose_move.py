@@ -353,3 +353,20 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     assert '<h2 id="branch-title">Resume the agent</h2>' in resume
     assert "Only if the agent has stopped" in resume and 'id="fork-details"' in resume
     assert resume.index('<details class="resume-message"') < resume.index(BUTTON)
+
+
+def test_a_rows_other_run_is_named_as_a_run_with_its_state_in_the_chips_words(client, service_catalog, settings):
+    # Not a bare "also Focused Plan Routine" (friction13 12): another run of the session, and its state.
+    settings.WORKRAIL_STALL_MINUTES = 30
+    plan = start_workflow(made.PLAN, context={"sessionKey": "MR-77"})
+    blocked_review("MR-77")
+
+    def others() -> str:
+        listed = page(client, "/sessions/")
+        return html.unescape(
+            re.sub(r"<[^>]+>", "", listed.split('class="session-others muted small">')[1]).split("\n")[0]
+        )
+
+    assert others() == "+1 run: Focused Plan Routine (running)"
+    made.quiet(plan["session"]["runId"])  # the run's own state, as its chip says it, not the session's
+    assert others() == "+1 run: Focused Plan Routine (stalled)"
