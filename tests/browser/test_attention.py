@@ -167,10 +167,15 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # only); in the same chips, the move ("Needs you · your move: confirm": the one pattern of every state); the
     # run's line and graph do not repeat them.
     expect(sized_page.locator(".page-head .state-chip")).to_have_text("Needs you · your move: confirm")
-    expect(sized_page.locator(".runs-nav .run-link .state-chip")).to_have_text("Needs you · your move: confirm")
+    expect(sized_page.locator(".runs-nav .run-link .state-chip")).to_have_text("Needs you · your move")  # narrow
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
     assert said(sized_page, "Needs you") == 2 + card
-    assert (said(sized_page, "your move"), said(sized_page, "Your move"), said(sized_page, "agent's move")) == (0, 0, 0)
+    # Whose move, only in those chips (the one pattern, friction13 1): never again in the panel or the run's line.
+    assert (said(sized_page, "your move"), said(sized_page, "Your move"), said(sized_page, "agent's move")) == (
+        1 + card,
+        0,
+        0,
+    )
     assert_cancel_in_its_place(sized_page)
     assert said(sized_page, "waiting for your confirmation") == 1
     # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session

@@ -229,7 +229,7 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     # run's header.
     expect(sized_page.locator(".page-head .state-chip")).to_have_text("Needs you · your move: confirm")
     assert colour(sized_page.locator(".page-head .move"), "backgroundColor") == amber  # the one solid amber pill
-    expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Needs you · your move: confirm")
+    expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Needs you · your move")  # narrow
     expect(sized_page.locator(".run-head .move")).to_have_count(0)
 
     canceled = made.canceled()
