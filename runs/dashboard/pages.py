@@ -66,6 +66,9 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         # One card offers resuming or branching (node.html): the message where no other card gives it (a
         # branch started by hand hands it over; a refusal's panel holds it), the form wherever a branch can start.
         "resume_offered": not node.operator_fork and not node.is_complete and node.blocked is None,
+        # The message's action (actions.py): at the branch's latest step the agent carries on there (resume); at
+        # a step the run already went on from, its answer starts a new branch (fork): one name, one meaning.
+        "message_action": "fork" if node.branches else "resume",
         "fork_offered": not node.is_complete and node.run.status != "canceled",
         # Folded while the agent works on the step (a typed form, shown again with its preview or mistake, open).
         "fold_branching": form is None and at_work,

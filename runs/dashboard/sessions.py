@@ -176,6 +176,13 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
     ):
         if value != default:
             params[key] = value
+    # The "Your move" chip's reasons, chips inside its frame ("Needs you 1", "Stalled 1"): the states always
+    # yours that hold a session, or the one chosen.
+    your_reasons = [
+        (name, page.state_counts.get(name, 0))
+        for name in states.YOURS_ALWAYS
+        if page.state_counts.get(name) or page.state == name
+    ]
     return render(
         request,
         "dashboard/sessions.html",
@@ -193,13 +200,10 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "your_move": states.YOUR_MOVE,
             "your_move_means": states.YOUR_MOVE_MEANS,
             "your_states": states.YOURS_ALWAYS,
-            # The "Your move" chip's reasons, chips inside its frame ("Needs you 1", "Stalled 1"): the states
-            # always yours that hold a session, or the one chosen.
-            "your_reasons": [
-                (name, page.state_counts.get(name, 0))
-                for name in states.YOURS_ALWAYS
-                if page.state_counts.get(name) or page.state == name
-            ],
+            "your_reasons": your_reasons,
+            # The frame's head says its total only where its reasons do not add up to it (a blocked session whose
+            # agent stopped has no reason chip): never the total and its parts side by side (friction13 1).
+            "your_total": None if your_reasons and sum(n for _name, n in your_reasons) == page.yours else page.yours,
             "sort": filters.sort,
             "default_sort": URGENCY_SORT,
             "sorts": SORTS,

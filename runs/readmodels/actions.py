@@ -4,8 +4,11 @@ the hand-over card. The twelfth reviewer met one action under five names ("resum
 this branch here", "Start a new branch from here", "Edit the context and start a branch…"); templates and
 chips read the words here (the `action` template filter), so that they cannot drift apart again.
 
-- resume: hand an agent this spot again, by pasting the message for it into its chat. At a branch's last
-  step it carries on there; at a step the run already went on from, its answer starts a new branch.
+- resume: hand an agent a branch's latest step again, by pasting the message for it into its chat: it carries
+  on there, on the same branch (a stalled or paused run, a blocked step whose agent stopped, a branch left
+  behind taken up again). Only that: the thirteenth reviewer met "resume" for a fork too.
+- fork: the same message at a step the run already went on from: the agent's answer starts a new branch from
+  that step, beside the run's others.
 - branch: record a new branch that redoes a step with context a person edited (the fork form), then resume
   the agent on it.
 - resend, confirm, tell: the moves of a blocked step the agent fixes, a step that waits for the person's
@@ -17,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-ActionName = Literal["resume", "branch", "resend", "confirm", "tell"]
+ActionName = Literal["resume", "fork", "branch", "resend", "confirm", "tell"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,7 @@ class Action:
 
 ACTIONS: dict[ActionName, Action] = {
     "resume": Action("resume the agent"),
+    "fork": Action("branch from this step"),
     "branch": Action("branch with edited context"),
     "resend": Action("resend the step"),
     "confirm": Action("confirm"),

@@ -622,7 +622,12 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         "left_behind",
         "left_behind",
         _Title(f"{states.label('left_behind')}{goes_on}"),
-        next_move=f"Nothing to do. To finish this branch instead, {paste_words(_ANY_AGENTS)}.",
+        # Nothing to do unless the person wants it back, which is resuming it at its latest step: the row's
+        # "Want it back? Resume the agent…" (_attention.html) and this say the same (friction13 2).
+        next_move=(
+            f"Nothing to do, unless you want this branch back: to {actions.verb('resume')} on it, "
+            f"{paste_words(_ANY_AGENTS)}."
+        ),
         for_you=(
             f"This branch was left behind {why}: no agent works on it any more. Given the message, an agent "
             "resumes here, and its next step grows this branch."

@@ -211,21 +211,42 @@ class WorkflowTag:
     workflow_id: str
     name: str
     id_shown: bool
+    # The state of the session's newest run of it, in the chips' vocabulary (states.py): a row names another
+    # run with its state, "+1 run: Focused Plan Routine (running)" (friction13 12). None where not read.
+    state: states.StateName | None = None
 
 
 def workflow_tags(items: list[SessionSummary]) -> dict[str, list[WorkflowTag]]:
     """Each listed session's workflows by name (its runs' pinned workflows, the newest run's name for an
-    id), by session id: one query for the page."""
+    id) and the state of its newest run of each, by session id: two queries for the page (one more for
+    the runs of an imported session)."""
     ids = {workflow_id for item in items for workflow_id in item.workflow_ids}
     names: dict[str, str] = {}
+    newest: dict[tuple[str, str], states.StateName] = {}
     if ids:
-        found = (
+        runs = paused.with_import_marks(
             Run.objects.filter(session__public_id__in=[item.session_id for item in items], workflow_id__in=ids)
+            .select_related("session")
             .order_by("created_at", "pk")
-            .values_list("workflow_id", "pinned__compiled__name")
         )
-        names = {str(workflow_id): str(name or workflow_id) for workflow_id, name in found}
-    return {item.session_id: tagged(item.workflow_ids, names) for item in items}
+        cutoff = stall_cutoff()
+        listed = list(runs)
+        halted = paused.imported_untouched(listed)
+        for run in listed:
+            names[run.workflow_id] = str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id)
+            shown = (
+                run.status if run.pk in halted else shown_status(run.status, run.updated_at, cutoff, run.waits_for_user)
+            )
+            newest[(run.session.public_id, run.workflow_id)] = states.of_status(
+                shown, run.waits_for_user, run.pk in halted
+            )
+    return {
+        item.session_id: [
+            WorkflowTag(tag.workflow_id, tag.name, tag.id_shown, newest.get((item.session_id, tag.workflow_id)))
+            for tag in tagged(item.workflow_ids, names)
+        ]
+        for item in items
+    }
 
 
 @dataclass(frozen=True)
@@ -237,6 +258,11 @@ class RowTitle:
     title: str  # the agent's goal, else the session's key, else its stored title (its first workflow's name)
     key: str  # the key under a goal ("MR-77"); "" when the title is the key or there is none (the id is in the tooltip)
     others: list[WorkflowTag]  # workflows neither the title nor the row's "Where it is" names
+
+    @property
+    def others_lead(self) -> str:
+        """What the other workflows are, before their names: other runs of the session ("+1 run")."""
+        return f"+{len(self.others)} run{'s' if len(self.others) != 1 else ''}"
 
 
 def row_titles(items: list[SessionSummary]) -> dict[str, RowTitle]:

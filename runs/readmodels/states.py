@@ -21,8 +21,9 @@ One case reads more than the state (move): a blocked step quiet for WORKRAIL_STA
 stopped: restarting it is yours). Every badge a person may act on has one short label beside it (next_move: the
 one mapping every page reads) saying whose move it is and the move itself in one to three words ("Your move:
 confirm", "Agent's move: resend the step"), so that it adds the action to its badge and never echoes or
-contradicts it. Pages draw the badge and that label as ONE chip ("Needs you · confirm", "Blocked · agent's
-move: resend the step"): the state, then whose move and the move, each word once (NextMove.chip_words).
+contradicts it. Pages draw the badge and that label as ONE chip ("Blocked · agent's
+move: resend the step", "Needs you · your move: confirm"): the state, then whose move and the move, in one
+pattern for every state (NextMove.chip_words).
 """
 
 from __future__ import annotations
@@ -75,9 +76,6 @@ NEXT_MOVE_WORDS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's mov
 YOUR_MOVE = NEXT_MOVE_WORDS["yours"]
 # Whose move inside the one chip, after the state's own label ("Blocked · agent's move: resend the step").
 CHIP_MOVE_WORDS: dict[Move, str] = {"yours": "your move", "agents": "agent's move"}
-# The states whose label already says whose move it is: their chip adds the move alone ("Needs you · confirm",
-# not "Needs you · your move: confirm", which the ninth reviewer read as the same thing said twice).
-SAYS_WHOSE: frozenset[StateName] = frozenset({"needs_you"})
 # The move itself, after whose it is (next_move), by state and why: one to three words a person can act on. A
 # state without a row here is said by whose move alone ("Agent's move": a running agent needs nothing).
 # Each move in the one phrase every page gives its action (actions.py).
@@ -197,13 +195,11 @@ def next_move(state: str, move: Move, *, held_by_you: bool = False) -> NextMove 
     else:
         why = "stopped"
     action = MOVE_ACTIONS.get((state, why))
+    # One pattern for every state (friction13 1): whose move, then the move; "Needs you · your move: confirm"
+    # too, rather than a bare "confirm" that read as a different kind of chip beside "your move: resend…".
     whose = NEXT_MOVE_WORDS[move]
-    if state in SAYS_WHOSE and move == MOVES[state] and action:
-        chip = action
-    else:
-        chip = f"{CHIP_MOVE_WORDS[move]}: {action}" if action else CHIP_MOVE_WORDS[move]
-    short = chip if state in SAYS_WHOSE and move == MOVES[state] and action else CHIP_MOVE_WORDS[move]
-    return NextMove(state, move, f"{whose}: {action}" if action else whose, chip, short)
+    chip = f"{CHIP_MOVE_WORDS[move]}: {action}" if action else CHIP_MOVE_WORDS[move]
+    return NextMove(state, move, f"{whose}: {action}" if action else whose, chip, CHIP_MOVE_WORDS[move])
 
 
 # The states that are always the person's move (MOVES): the sessions list draws their chips inside its "Your move"

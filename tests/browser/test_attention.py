@@ -182,13 +182,18 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(panel.locator(".panel-more p").first).not_to_be_visible()  # the why is folded
     expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
     # The state in the page's head, the panel and the chip of the run's card (shown beside them on a desktop
-    # only); in the same chips, the move ("Needs you · confirm": the action, not whose again, which "Needs you"
-    # says); the run's line and graph do not repeat them.
-    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Needs you · confirm")
-    expect(sized_page.locator(".runs-nav .run-link .state-chip")).to_have_text("Needs you · confirm")
+    # only); in the same chips, the move ("Needs you · your move: confirm": the one pattern of every state); the
+    # run's line and graph do not repeat them.
+    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Needs you · your move: confirm")
+    expect(sized_page.locator(".runs-nav .run-link .state-chip")).to_have_text("Needs you · your move")  # narrow
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
     assert said(sized_page, "Needs you") == 2 + card
-    assert (said(sized_page, "your move"), said(sized_page, "Your move"), said(sized_page, "agent's move")) == (0, 0, 0)
+    # Whose move, only in those chips (the one pattern, friction13 1): never again in the panel or the run's line.
+    assert (said(sized_page, "your move"), said(sized_page, "Your move"), said(sized_page, "agent's move")) == (
+        1 + card,
+        0,
+        0,
+    )
     assert_cancel_in_its_place(sized_page)
     assert said(sized_page, "waiting for your confirmation") == 1
     # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session
@@ -355,11 +360,12 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
         assert root and all(box and root["y"] + root["height"] <= box["y"] for box in firsts)
     else:
         expect(sized_page.locator(".gl-branch .gl-fork", has_text="forked at the start")).to_have_count(1)
-    # One folded line beside the live branch, which leads; "Resume the agent…" opens the sentence.
+    # One folded line beside the live branch, which leads; "Want it back? Resume the agent…" opens the sentence.
     line = sized_page.locator(".left-behind-line#left_behind-1")
     expect(line).to_contain_text(re.compile(r"Branch 1 · .+ · step 3 of 3"))
     expect(line.locator(".agent-message")).not_to_be_visible()
-    line.get_by_text("Resume the agent…").click()
+    line.get_by_text("Want it back? Resume the agent…").click()
+    expect(line.locator(".next-move")).to_contain_text("Nothing to do, unless you want this branch back")
     expect(line.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow")
     # Opened inside the list of other branches, its copy button still keeps its words on one line in its row.
     expect(line.locator(".copy-button")).to_be_visible()

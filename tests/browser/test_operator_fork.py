@@ -76,7 +76,8 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         screenshot(page, "operator-fork-form")
         # The form and the resume message say what they do in plain words; tokens wait in "For developers".
         assert_plain_words(page)
-        expect(page.locator("#branch-title")).to_have_text("Resume the agent")
+        # The run went on from this step: the message would start a new branch, so it is not "resume" (friction13 2).
+        expect(page.locator("#branch-title")).to_have_text("Branch from this step")
         expect(page.locator("#fork-what")).to_contain_text("this page then gives the message that sets the agent going")
         page.get_by_role("button", name="Preview the change").click()
         expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])

@@ -107,7 +107,7 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
         assert "workflows" not in [h.strip().lower() for h in headers]
         # A workflow is named once per row: "Where it is" names the blocked run's; the title cell adds only the
         # session's other one. The session's id only in the link's title (its page shows it).
-        expect(blocked.locator(".session-others")).to_have_text("also Focused Plan Routine")
+        expect(blocked.locator(".session-others")).to_have_text("+1 run: Focused Plan Routine (running)")
         expect(page.locator('tr[data-state="running"] .session-others')).to_have_count(0)
         expect(blocked.locator(".session-link")).to_have_attribute("title", re.compile(r"^session ses_"))
         expect(blocked.locator(".card-meta")).to_be_hidden()

@@ -1,6 +1,6 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone
 (390x844) size: one chip for every state a person may act on, the state then whose move and the move ("Needs
-you · confirm", "Blocked · agent's move: resend the step", "Stalled · your move: resume the agent"), on every
+you · your move: confirm", "Blocked · agent's move: resend the step", "Stalled · your move: resume the agent"), on every
 row, run card and page head; the
 "Your move" chip as the umbrella, the blocked panel's line and button in sight, what the button copies, and
 colours that mean one thing (amber for a person's move, Left behind apart from Canceled, the timeline dots in
@@ -143,11 +143,11 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     visit(sized_page, site + "/sessions/", "sessions-moves")
     rows = sized_page.locator("tr.session-row")
     # Every row a person acts on has one chip: its state, then its move in the amber that means "you act",
-    # whatever its own badge's colour ("Needs you · confirm": the action, not whose again, which "Needs you"
-    # says); the agent's move is quiet; Canceled, nobody's: the badge alone.
+    # whatever its own badge's colour, in one pattern for every state (friction13 1); the agent's move is quiet;
+    # Canceled, nobody's: the badge alone.
     amber = colour(rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".badge"), "backgroundColor")
     for state, said in (
-        ("needs_you", "Needs you · confirm"),
+        ("needs_you", "Needs you · your move: confirm"),
         ("stalled", "Stalled · your move: resume the agent"),
         ("blocked", "Blocked · agent's move: resend the step"),
     ):
@@ -168,8 +168,9 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     # The chip for people comes first, the umbrella over the states that are the person's to act on, and
     # keeps exactly those rows: the one that needs the person, the stalled one.
     chips = sized_page.locator(".status-chips > li")
-    # One call to action, "Your move: 2", solid amber (friction11 6)...
-    expect(chips.first.locator(".chip-yours")).to_have_text("Your move: 2")
+    # One call to action, "Your move", solid amber (friction11 6), its total not said again beside the counts of
+    # its reasons, which add up to it (friction13 1)...
+    expect(chips.first.locator(".chip-yours")).to_have_text("Your move")
     assert colour(chips.first.locator(".chip-yours"), "backgroundColor") == amber
     umbrella = chips.first.locator("a:has(.chip-yours)")
     expect(umbrella).to_have_attribute("title", re.compile("Your move: the sessions waiting"))
@@ -226,9 +227,9 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     assert colour(panel.locator("h3.verdict-line"), "color") == amber
     # "Needs you" and the move in the same amber, one chip: in the head and on the run's card, not again in the
     # run's header.
-    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Needs you · confirm")
+    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Needs you · your move: confirm")
     assert colour(sized_page.locator(".page-head .move"), "backgroundColor") == amber  # the one solid amber pill
-    expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Needs you · confirm")
+    expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Needs you · your move")  # narrow
     expect(sized_page.locator(".run-head .move")).to_have_count(0)
 
     canceled = made.canceled()

@@ -156,14 +156,19 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     assert 'class="badge state-canceled">Canceled</span>' in html
     rewound = made.left_behind()
     html = page(client, f"/runs/{rewound.run_id}/")
-    # Beside the live branch, the branch left behind is one line; its message is behind "Resume the agent…".
+    # Beside the live branch, the branch left behind is one line; its message is behind "Want it back? Resume
+    # the agent…", as its own panel says (friction13 2).
     line = html.split('class="left-behind-line" id="left_behind-1"')[1].split("</details>")[0]
     assert (
         "Branch 1 · " in line
         and " · step 3 of 3</a>" in line
         and 'class="badge state-left_behind">Left behind</span>' in line
     )
-    assert "<summary" in line and "Resume the agent…</summary>" in line and "Resume the WorkRail workflow" in line
+    assert (
+        "<summary" in line
+        and "Want it back? Resume the agent…</summary>" in line
+        and "Resume the WorkRail workflow" in line
+    )
     assert 'class="state-panel state-left_behind"' not in html
     # The live branch leads: its pending step comes before the branches left behind.
     assert html.index('id="pending-step"') < html.index('id="left_behind-1"')
@@ -171,7 +176,9 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     tip = line.split('href="?tip=')[1].split('"')[0]
     shown = page(client, f"/runs/{rewound.run_id}/?tip={tip}")
     panel = shown.split('class="state-panel state-left_behind"')[1].split("</section>")[0]
-    assert "Left behind: the work goes on along branch 2" in panel and "Nothing to do." in panel
+    assert "Left behind: the work goes on along branch 2" in panel
+    assert "Nothing to do, unless you want this branch back: to resume the agent on it, copy the message" in panel
+    assert "Nothing to do." not in panel
     assert 'id="pending-step"' not in shown
 
 

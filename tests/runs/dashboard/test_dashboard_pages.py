@@ -54,7 +54,8 @@ def test_the_sessions_list_shows_each_session_with_its_status_counts_and_workflo
         # title; no ids. The session's id only as its link's title.
         where = html.split('class="where-line"', 1)[1].split("</div>", 1)[0]
         assert ">Focused Plan Routine</a>" in where
-        assert '<span class="session-others muted small">also Risk-Scaled Merge Request Review</span>' in html
+        others = html.split('<span class="session-others muted small">')[1].split("</span>")[0]
+        assert others == "+1 run: Risk-Scaled Merge Request Review (running)"  # another run, in the chips' words
         assert "wr.risk_scaled_mr_review" not in html.split("<tbody>", 1)[1]
         assert f'title="session {built.session_id}">' in html and f">{built.session_id}<" not in html
         assert 'class="badge state-running">Running</span>' in html
@@ -558,7 +559,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     others = between(html, 'class="branch-callouts"', "</div>")
     assert others.count("state-left_behind") == 2 and "state-open" not in html
     assert others.count(" · step ") == 2 and "set aside" not in html, others
-    assert "Resume the agent…" not in html and 'class="left-behind-line"' not in html
+    assert "Resume the agent…" not in html and "Want it back?" not in html and 'class="left-behind-line"' not in html
     tip = re.findall(r"\?tip=(\d+)", others)[0]
     left = page(client, f"/nodes/{tip}/")
     assert ">Resume the agent</h2>" in left and 'id="step-state">Left behind</span>' in left

@@ -70,14 +70,18 @@ def test_a_step_the_run_went_on_from_offers_one_branch_action_with_both_ways(cli
     text = page(client, f"/nodes/{node_id_of(review.answers[2])}/")
     assert text.count('class="card branch-here"') == 1
     card = text.split('id="branch-here"')[1].split("</section>")[0]
-    assert '<h2 id="branch-title">Resume the agent</h2>' in card
+    assert '<h2 id="branch-title">Branch from this step</h2>' in card
     assert 'id="resume-message"' in card and 'id="fork-details"' in card
-    # One card, each action in its one phrase (actions.py): the heading resumes, the fold branches.
-    assert "Start a new branch from here" not in text and text.count(">Resume the agent</h2>") == 1
+    # One card, each action in its one phrase (actions.py): the message branches from this step (the agent's
+    # answer starts a new branch: not "resume", which only ever carries a branch on, friction13 2), the fold
+    # branches with edited context.
+    assert "Start a new branch from here" not in text and text.count(">Branch from this step</h2>") == 1
+    assert "Resume the agent" not in card and ">Branch from this step: the message</summary>" in card
     assert text.count(">Branch with edited context…</summary>") == 1
     # The pending step of a branch offers resuming it, with branching by hand as its second, folded way.
     tip = page(client, f"/nodes/{review.open_tip}/").split('id="branch-here"')[1].split("</section>")[0]
     assert '<h2 id="branch-title">Resume the agent</h2>' in tip and "Start a new branch from here" not in tip
+    assert "Branch from this step" not in tip  # its latest step: the agent carries on, on the same branch
 
 
 def test_the_step_s_state_its_refusal_and_its_branches_follow_live_updates(client, service_catalog):

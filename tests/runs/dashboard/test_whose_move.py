@@ -109,13 +109,13 @@ def test_one_mapping_gives_every_state_its_label_in_its_own_colour():
 
 def test_the_one_chip_says_the_state_then_whose_move_and_the_move_each_once():
     # The badge and its label are one chip (friction9 item 2): after the state's own word, whose move (in words,
-    # not by colour alone) and the move; a state whose word says whose it is adds the move alone.
+    # not by colour alone) and the move, in one pattern for every state (friction13 1).
     def chip(state: str, move: states.Move, **kw: bool) -> str:
         label = states.next_move(state, move, **kw)
         assert label is not None
         return label.chip_words
 
-    assert chip("needs_you", "yours") == "confirm"  # "Needs you · confirm", not "Needs you · your move: confirm"
+    assert chip("needs_you", "yours") == "your move: confirm"  # the same pattern as every other state
     assert chip("stalled", "yours") == chip("paused", "yours") == "your move: resume the agent"
     assert chip("running", "agents") == "agent's move"
     assert chip("blocked", "agents") == "agent's move: resend the step"
@@ -128,8 +128,7 @@ def test_the_one_chip_says_the_state_then_whose_move_and_the_move_each_once():
 
 
 def test_a_narrow_chip_says_whose_move_alone():
-    # A run card's chip (friction11 10): whose move, the move itself told in the page's body; a state whose word
-    # says whose it is keeps its one-word move.
+    # A run card's chip (friction11 10): whose move, the move itself told in the page's body; every state alike.
     def short(state: str, move: states.Move) -> str:
         label = states.next_move(state, move)
         assert label is not None
@@ -137,7 +136,7 @@ def test_a_narrow_chip_says_whose_move_alone():
 
     assert short("blocked", "agents") == "agent's move"
     assert short("blocked", "yours") == short("stalled", "yours") == "your move"
-    assert short("needs_you", "yours") == "confirm"
+    assert short("needs_you", "yours") == "your move"
 
 
 def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_catalog, settings):
@@ -153,7 +152,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
         for row in text.split('<tr class="session-row')[1:]
     }
     assert {state: tags(cell) for state, cell in rows.items()} == {
-        "needs_you": ["yours"],  # "Needs you · confirm": the action, not whose again, which "Needs you" says
+        "needs_you": ["yours"],  # "Needs you · your move: confirm": the one pattern of every state
         "blocked": ["agents"],
         "stalled": ["yours"],
         "running": ["agents"],
@@ -164,10 +163,11 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     assert "agent&#x27;s move: resend the step</span>" in chip(rows["blocked"])
     assert "your move: resume the agent</span>" in chip(rows["stalled"])
     assert 'class="badge state-needs_you">Needs you</span>' in chip(rows["needs_you"])
-    assert 'data-move="yours">confirm</span>' in chip(rows["needs_you"]) and "your move" not in rows["needs_you"]
+    assert 'data-move="yours">your move: confirm</span>' in chip(rows["needs_you"])
     assert 'class="state-chip"' not in rows["canceled"]  # nobody's move: the badge alone
-    # The "Your move" chip counts the rows a person acts on: the one that needs them and the stalled one.
-    assert 'class="badge chip-yours">Your move: 2</span>' in text
+    # The "Your move" chip gathers the rows a person acts on: the one that needs them and the stalled one. Its
+    # reasons below carry their counts, which add up to its total: the head says no number (friction13 1).
+    assert 'class="badge chip-yours">Your move</span>' in text
     # Its reasons sit inside it as chips of the one chip system (the states always yours), each its state's own
     # badge and filter (friction12 6); Blocked, mostly the agent's retries, with the other states after it.
     umbrella = text.split('<li class="chip-umbrella"')[1].split("</ul></li>")[0]
@@ -242,7 +242,11 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     listed = page(client, "/sessions/")
     row = listed.split('data-state="blocked"')[1].split('class="session-name"')[0]
     assert tags(row) == ["yours"] and "your move: resume the agent</span>" in row  # the head's words
-    assert 'class="badge chip-yours">Your move: 1</span>' in listed
+    # No reason chip holds it (Blocked, outside the frame, is mostly the agent's retries): the frame's head says
+    # its total, and its link selects it, with every other session yours.
+    umbrella = listed.split('<li class="chip-umbrella"')[1].split("</li>")[0]
+    assert 'href="?status=yours"' in umbrella and 'class="badge chip-yours">Your move: 1</span>' in umbrella
+    assert 'data-state="blocked"' in page(client, "/sessions/?status=yours")
 
 
 def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, service_catalog, settings):
@@ -318,7 +322,8 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     # The list's chip for people counts it, as its row's tag says.
     listed = page(client, "/sessions/")
     assert tags(listed.split('<tr class="session-row')[1].split('class="session-name"')[0]) == ["yours"]
-    assert 'class="badge chip-yours">Your move: 1</span>' in listed
+    assert 'class="badge chip-yours">Your move</span>' in listed  # its reason chip says the count
+    assert '<span class="badge state-paused">Paused 1</span>' in listed
 
 
 def test_with_several_runs_each_card_says_its_state_and_whose_move(client, service_catalog):
@@ -348,3 +353,20 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     assert '<h2 id="branch-title">Resume the agent</h2>' in resume
     assert "Only if the agent has stopped" in resume and 'id="fork-details"' in resume
     assert resume.index('<details class="resume-message"') < resume.index(BUTTON)
+
+
+def test_a_rows_other_run_is_named_as_a_run_with_its_state_in_the_chips_words(client, service_catalog, settings):
+    # Not a bare "also Focused Plan Routine" (friction13 12): another run of the session, and its state.
+    settings.WORKRAIL_STALL_MINUTES = 30
+    plan = start_workflow(made.PLAN, context={"sessionKey": "MR-77"})
+    blocked_review("MR-77")
+
+    def others() -> str:
+        listed = page(client, "/sessions/")
+        return html.unescape(
+            re.sub(r"<[^>]+>", "", listed.split('class="session-others muted small">')[1]).split("\n")[0]
+        )
+
+    assert others() == "+1 run: Focused Plan Routine (running)"
+    made.quiet(plan["session"]["runId"])  # the run's own state, as its chip says it, not the session's
+    assert others() == "+1 run: Focused Plan Routine (stalled)"

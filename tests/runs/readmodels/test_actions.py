@@ -27,7 +27,7 @@ OLD_NAMES = (
     "sentence below",
 )
 # The actions a person offers from a page: their phrases come from the table only (the `action` filters).
-OFFERED: tuple[actions.ActionName, ...] = ("resume", "branch")
+OFFERED: tuple[actions.ActionName, ...] = ("resume", "fork", "branch")
 
 
 def _template_text(path: Path) -> str:
@@ -62,6 +62,9 @@ def test_every_action_has_one_phrase_and_every_move_is_one_of_them():
     stalled = states.next_move("stalled", "yours")
     assert stalled is not None and stalled.chip_words == "your move: resume the agent"
     assert actions.title("resume") == "Resume the agent" and actions.title("branch") == "Branch with edited context"
+    # A new branch from an earlier step by the message is not "resume", which only carries a branch on at its
+    # latest step (friction13 2).
+    assert actions.title("fork") == "Branch from this step"
 
 
 def test_templates_take_the_offered_actions_from_the_table_and_no_old_name_is_left():
@@ -73,7 +76,7 @@ def test_templates_take_the_offered_actions_from_the_table_and_no_old_name_is_le
         for old in OLD_NAMES:
             assert old not in text, f"{name} still says {old!r}"
     # Each place that offers an action reads it from the table.
-    assert '"resume"|action' in written["node.html"] and '"branch"|action' in written["node.html"]
+    assert "message_action|action" in written["node.html"] and '"branch"|action' in written["node.html"]
     assert '"resume"|action' in written["_attention.html"]
     assert '"branch"|action' in written["_fork.html"] and '"resume"|action' in written["_fork.html"]
 
