@@ -162,7 +162,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     node = html_of(client, f"/nodes/{stuck.node_id}/")
     # The refused step's page shows the refusal itself, the run page's panel (not a link to it): the verdict,
     # what is wrong and what the agent is told, under the step's own Blocked pill.
-    refusal = node.split('id="node-refusal"')[1].split("</section>\n</div>")[0]
+    refusal = node.split('id="node-refusal"')[1].split('data-live-region="node"')[0]  # to the step's answer
     assert 'class="blocked-panel"' in refusal and "Why it was refused" in refusal
     assert "Blocked: the agent must resend this step with the list of changed files." in refusal
     # On a step's page the panel keeps its own fold for developers: the page has no run facts to share it.
