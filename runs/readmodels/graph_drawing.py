@@ -77,14 +77,14 @@ def title_lines(text: str, limit: int = TITLE_CHARS, lines: int = TITLE_LINES) -
     return out or [""]
 
 
-# The longest place a screen card's step line holds whole at 13 px: "step 4 of 8, round 2 of 3"; longer places
-# read shorter there (StepPlace.brief_in: "step 4, round 149 of 150", "round 2 of 3, part 2 of 2").
+# The longest place a screen card's step line holds whole at 13 px: "step 2b of 3 · round 2 of 3"; longer places
+# read shorter there (StepPlace.brief_in: "step 2b · round 149 of 150", then the round alone).
 PLACE_CHARS = 27
 
 
 def step_words(node: GraphNode, *, counted: bool = False, narrow: bool = False) -> str:
-    """Where a node's pending step sits, in the short words of the run's step list (StepPlace.brief: "step 2
-    of 3, round 2 of 3, part 2 of 2"); a node whose state holds no outline place says its step as the step list
+    """Where a node's pending step sits, in the short words of the run's step list (StepPlace.brief: "step 2b
+    of 3 · round 2 of 3"); a node whose state holds no outline place says its step as the step list
     then does ("step 5"); a completed node waits at no step: "" (its title, "Complete", says it). `narrow`: for a
     card's step line, shortened when the whole would cross its border (StepPlace.brief_in).
 

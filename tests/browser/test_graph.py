@@ -29,9 +29,9 @@ STEP_LINES_OVERFLOW = """() => [...document.querySelectorAll("svg.run-graph .gra
 })"""
 
 
-# How many graph cards the steps list also shows, and those whose step line is not a piece of the list's heading
-# for the same node (the list names the loop and the outline's length, a narrow card may leave out the step or a
-# count, never say other numbers or another format).
+# How many graph cards the steps list also shows, and those whose step line is not made of pieces of the list's
+# heading for the same node (the list names the loop and the outline's length, a narrow card may leave out the
+# outline's length, "step 2b · round 149 of 150", or the step, never say other numbers or another format).
 CARD_AND_LIST_DIFFER = """() => {
   const pairs = [...document.querySelectorAll("svg.run-graph a.graph-node")].flatMap((card) => {
     const step = document.querySelector(`.steps li[data-step-node="${card.dataset.nodeId}"] .step-head`);
@@ -39,7 +39,7 @@ CARD_AND_LIST_DIFFER = """() => {
     const placed = step && line && /^(step|round) \\d/.test(line.textContent);
     return placed ? [[line.textContent, step.textContent.replace(/\\s+/g, " ")]] : [];
   });
-  return [pairs.length, pairs.filter(([card, list]) => !list.includes(card))];
+  return [pairs.length, pairs.filter(([card, list]) => !card.split(" · ").every((piece) => list.includes(piece)))];
 }"""
 
 
@@ -89,11 +89,13 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # its step's card, a link to its own node's page (it can be resumed from).
     # included) in the one short form of the list's headings (friction12 4); the whole place, the loop named and
     # the part of the round, is the heading's tooltip.
-    expect(graph.locator("text.cs", has_text="step 2 of 3 · round 2 of 3").first).to_be_visible()
+    # Each part of the loop lettered (friction13 5): round 2's "Verify slice 2" is 2a, its record 2b.
+    expect(graph.locator("text.cs", has_text="step 2a of 3 · round 2 of 3").first).to_be_visible()
+    expect(graph.locator("text.cs", has_text="step 2b of 3 · round 2 of 3").first).to_be_visible()
     expect(graph.locator("tspan.loop")).to_have_count(0)
-    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2 of 3 · round 2 of 3$")).first
+    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2a of 3 · round 2 of 3$")).first
     expect(listed).to_be_visible()
-    expect(listed).to_have_attribute("title", "step 2 of 3, round 2 of 3, part 1 of 2 in “Verify each slice”")
+    expect(listed).to_have_attribute("title", "step 2a of 3, round 2 of 3, part 1 of 2 in “Verify each slice”")
     # One node, one place: each card's step line is its step-list heading's place, the loop unnamed.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
     assert compared >= 3 and differ == []
@@ -178,8 +180,8 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
         "b => [b.querySelector('svg').getBoundingClientRect().width, b.clientWidth, b.scrollWidth]"
     )
     assert widths[0] <= widths[1] and widths[2] <= widths[1]
-    # Every card's step line stays inside its card, a long loop's too ("round 149 of 150": a piece of the list's
-    # short form, the card's title naming the step, the round said whole as everywhere).
+    # Every card's step line stays inside its card, a long loop's too ("step 2b · round 149 of 150": pieces of the
+    # list's short form, the part's letter kept (friction13 5), the round said whole as everywhere).
     crossing = page.locator("svg.run-graph a.graph-node").evaluate_all(
         """cards => cards.filter((card) => {
           const box = card.querySelector('rect.card').getBoundingClientRect();
@@ -188,7 +190,8 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
         }).map((card) => card.querySelector('text.cs').textContent)"""
     )
     assert crossing == []
-    expect(page.locator("svg.run-graph text.cs", has_text=re.compile(r"^round 149 of 150$")).first).to_be_attached()
+    long_loop = re.compile(r"^step 2[ab] · round 149 of 150$")
+    expect(page.locator("svg.run-graph text.cs", has_text=long_loop).first).to_be_attached()
     # The cards and the steps list (its last 50 steps) say the same numbers for the nodes both show.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
     assert compared >= 3 and differ == []

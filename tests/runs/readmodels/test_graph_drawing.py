@@ -93,13 +93,13 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
             node.place._parts = 2
     svg = screen(run)
     lines = [step_line(svg, node) for node in "12345"]
-    # The one short form of the steps list's headings, the card's title naming the step (which part of the round
-    # it is, its tooltip says in full: friction12 4).
+    # The one short form of the steps list's headings, the card's title naming the step, a letter per part of the
+    # round (friction13 5: never two steps of one round both "step 2"); the loop's name in the tooltip.
     assert lines == [
         "step 1 of 3",
-        "step 2 of 3 · round 1",
-        "step 2 of 3 · round 1",
-        "step 2 of 3 · round 1",
+        "step 2a of 3 · round 1",
+        "step 2b of 3 · round 1",
+        "step 2b of 3 · round 1",
         "step 3 of 3",
     ]
     # What the steps list's headings say, in their words and numbers.
@@ -109,7 +109,7 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
     # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
     assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "4")) == ["checkpoint"]
     assert len(re.findall(r'<text class="ct"', card(svg, "4"))) == 1
-    assert "made by a checkpoint during step 2 of 3, round 1, part 2 of 2" in card(svg, "4")
+    assert "made by a checkpoint during step 2b of 3, round 1, part 2 of 2" in card(svg, "4")
     assert all(len(line) <= graph_drawing.SUB_CHARS for line in lines)
 
 

@@ -32,7 +32,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # slice 2) is the new branch's own: it forked after the last step both share.
     first, newest = laid_out.sections
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
-    assert newest.forked.startswith("forked from branch 1 after step 2 of 3 · round 1 of 3")
+    assert newest.forked.startswith("forked from branch 1 after step 2b of 3 · round 1 of 3")
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     assert {entry.key for entry in laid_out.legend} >= {"lane", "current"}
     # Tenth review item 4: in sight, the states drawn and the marks no card's words explain, only those this run
