@@ -39,8 +39,11 @@ TITLE_LINES = 2
 SUB_CHARS = 24  # what fits a card's width on its step line, at 10px (DejaVu Sans) or 13px on a screen card
 # What made a card when it was not a step taken, on the line under its title.
 VIA_WORDS = {"checkpoint": "checkpoint", "fork": "started by hand"}
-# A card graph_story.py adds: the step a branch answered again after a rewind, drawn on that branch.
-AGAIN_WORDS = "answered again"
+# A card graph_story.py adds: the step a branch answered again after a rewind, drawn on that branch. Its one
+# plain phrase wherever it is said (friction13 6: "answered again" read as jargon): the card's tag, the legend, the
+# card's tooltip, the steps list's note (run_view) and the PDF's caption (exports/reports/graph_figure.py).
+AGAIN_WORDS = "redone"
+AGAIN_PHRASE = "redone after a rewind"
 # The step line of a screen card that ends a branch at the workflow's end (its title: "Complete").
 COMPLETE_WORDS = "all steps done"
 # A checkpoint saved during a step, as graph_story.py folds it: a mark beside the step's card, not a card.
@@ -175,7 +178,7 @@ LEGEND_WORDS = {
     "checkpoint": "made by a checkpoint (it stays at its step)",
     "checkpoint-mark": "a checkpoint the agent saved during that step (open it for its notes, or to resume from it)",
     "by-hand": "dotted border: a branch a person started by hand",
-    "again": "the branch's first step, answered again after a rewind (the steps above it are shared)",
+    "again": f"the branch's first step, {AGAIN_PHRASE} (the steps above it are shared)",
     "complete": "complete",
     "blocked": "blocked: the answer to its step was refused",
     "loop": "the n-th time round a loop",
@@ -193,7 +196,7 @@ IN_SIGHT = frozenset({"on-branch", "by-hand", "again", "checkpoint-mark"})
 KEY_NAMES = {
     "on-branch": "the branch you view",
     "by-hand": "started by hand",
-    "again": "answered again",
+    "again": AGAIN_WORDS,
     "checkpoint-mark": "checkpoint",
 }
 
@@ -693,7 +696,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     if node.via == "fork":
         words.append(f"a branch started by hand from {where}")
     if answered_again:
-        words.append("answered again on this branch after a rewind (the branches share the steps above it)")
+        words.append(f"{AGAIN_PHRASE}, on this branch (the branches share the steps above it)")
     if state is not None:
         words.append(f"its branch: {STATE_WORDS[state]} ({style.state_words.get(state, STATE_LEGEND[state])})")
     elif node.is_blocked:

@@ -122,7 +122,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # so, beside branch 1's (not above the fork as if shared), and opens the same page the step list links.
     again = graph.locator('a.graph-node[data-lane="1"]', has=page.locator("text.tag-text.again"))
     expect(again.locator("text.ct")).to_have_text(["Verify slice 2"])
-    expect(again.locator("text.tag-text")).to_have_text(["Branch 2", "answered again"])
+    expect(again.locator("text.tag-text")).to_have_text(["Branch 2", "redone"])
     rewound_to = (
         page.locator(".steps h3", has_text="Verify slice 2")
         .last.locator("xpath=..")
@@ -258,7 +258,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(
             ["Step 4 of 8 · round 1 of 2", "Step 4 of 8 · round 2 of 2"]
         )
-        expect(listed.locator(".gl-branch").nth(1).locator(".gl-notes").first).to_have_text("answered again")
+        expect(listed.locator(".gl-branch").nth(1).locator(".gl-notes").first).to_have_text("redone")
         # The shown branch's steps are the Steps card's, right under the graph (friction12 item 2): its box counts
         # them and links there, and lists no row of its own; the other branches' steps are listed nowhere else.
         shown = listed.locator(".gl-branch.shown")
@@ -305,7 +305,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(key.locator(".state-key")).to_have_text(["left behind", "running"])
     # With them, the marks drawn that no word on a card explains (tenth review item 4): the step answered again,
     # the checkpoint, and (where the drawing is) the blue fill of the branch viewed; each meaning on hover.
-    expect(key.locator(".tag-key")).to_have_text(["checkpoint", "answered again"])
+    expect(key.locator(".tag-key")).to_have_text(["checkpoint", "redone"])
     expect(key.locator("li", has_text="left behind")).to_have_attribute(
         "title", "the agent went back to an earlier step and works on another branch"
     )
@@ -328,7 +328,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     help_box.locator("summary").click()
     expect(help_box.locator(".state-key")).to_have_text(["left behind", "running"])
     expect(help_box.locator("li", has_text="the agent went back to an earlier step")).to_be_visible()
-    expect(help_box.locator("li", has_text="answered again after a rewind")).to_be_visible()
+    expect(help_box.locator("li", has_text="redone after a rewind")).to_be_visible()
     chips = help_box.locator(".tag-key.again, .tag-key.checkpoint")
     styles = chips.evaluate_all("keys => keys.map((k) => getComputedStyle(k).borderTopStyle)")
     assert styles == (["dashed", "dashed"] if viewport.name == "desktop" else ["solid", "solid"])  # as drawn here

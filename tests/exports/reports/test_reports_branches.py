@@ -68,7 +68,7 @@ def test_the_markdown_report_summarizes_then_lists_both_branches_finished_first(
     )  # placed in the outline, as the run page does
     assert "Branch 2: did review-area." in own
     # Branch 1's answer to the shared step shows only as the labelled note (issue 20's review, point 4).
-    note = "_Answered again after a rewind (branch 1 answered: 'Branch 1: did review-area.')_"
+    note = "_Redone after a rewind (branch 1 answered: 'Branch 1: did review-area.')_"
     assert note in own and "Branch 1: did" not in own.replace(note, "")
     assert CRITICAL not in own and "Synthesis" not in own
     assert "_No findings recorded on this branch._" in own

@@ -43,9 +43,11 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
         ("lane", "Branch 1"),
         ("checkpoint", "checkpoint"),  # the checkpoint of round 1, a mark beside its step's card
         ("lane", "Branch 2"),
-        ("again", "answered again"),  # branch 2's first card: the step it answered again (ninth review item 3)
+        ("again", "redone"),  # branch 2's first card: the step it answered again (ninth review item 3)
         ("current", "you are viewing"),
     ]
+    # One plain phrase for it, on the card, in its key and the steps list (friction13 6: "answered again" is jargon).
+    assert "answered again" not in html.lower() and "redone after a rewind" in html.lower()
     # Each branch's tip says its branch's state in words: branch 1 completed, branch 2 is the agent's.
     assert re.findall(r'<text class="tag-text state state-([\w-]+)"[^>]*>([^<]*)<', svg) == [
         ("done", "done"),

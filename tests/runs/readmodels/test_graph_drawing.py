@@ -341,7 +341,7 @@ def test_the_legend_in_sight_says_why_a_branch_was_left_behind_and_explains_the_
         "state-left-behind": "the agent went back to an earlier step and works on another branch",
         "state-running": "the agent works on it",
         "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
-        "again": "the branch's first step, answered again after a rewind (the steps above it are shared)",
+        "again": "the branch's first step, redone after a rewind (the steps above it are shared)",
     }
     # A person started branch 2 by hand: the same left-behind branch says so, and the dotted border is explained;
     # nothing was answered again, and no checkpoint is drawn.

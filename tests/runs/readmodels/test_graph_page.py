@@ -52,7 +52,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
         "running",
         "the branch you view",
         "checkpoint",
-        "answered again",
+        "redone",
     ]
 
 
@@ -132,7 +132,7 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     # Another branch's last step shows that branch, as the drawing's card does; before it, the step the branch
     # answered again (its page: the node the agent rewound to, where the step list links it too).
     assert [(row.words, row.title, row.notes, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
-        ("step 2 of 8", "Record the Changed Files", "answered again", False),
+        ("step 2 of 8", "Record the Changed Files", "redone", False),
         ("step 4 of 8 · round 1 of 2", "Review api", "", True),
     ]
     rewound_to = sections[2].rows[0].href.split("/")[2]
