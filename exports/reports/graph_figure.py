@@ -20,8 +20,8 @@ MARKS = {
     "lane": "A “Branch n” tag marks the first step of each branch (branch 1 starts at the run's first step).",
     "checkpoint": "A dashed card was made by a checkpoint (it stays at its step).",
     "checkpoint-mark": "A “checkpoint” tag: the agent saved a checkpoint during that step.",
-    "again": "An “answered again” tag: the branch's first step, answered again after a rewind (the steps above "
-    "it are shared).",
+    "again": f"A “{graph_drawing.AGAIN_WORDS}” tag: the branch's first step, {graph_drawing.AGAIN_PHRASE} (the "
+    "steps above it are shared).",
     "by-hand": "A dotted card started a branch by hand (an operator fork).",
     "complete": "A green card completed the run.",
     "blocked": "A red card is where a branch is blocked: the answer to its step was refused.",

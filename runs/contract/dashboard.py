@@ -28,6 +28,16 @@ PanelName = Literal["stalled", "paused", "waiting_for_user", "canceled", "left_b
 HANDOFF_KIND = "wr.coding_handoff"  # a coding hand-off: the artifact a coding step ends with
 
 
+def part_letter(part: int) -> str:
+    """The letter of a loop's `part`-th step (1 for the first): "a", "b", ... "z", then "aa", "ab" as columns
+    are lettered; the outline's and the run pages' one way to tell a loop's steps apart (StepPlace.label)."""
+    letters = ""
+    while part > 0:
+        part, rest = divmod(part - 1, 26)
+        letters = chr(ord("a") + rest) + letters
+    return letters
+
+
 class StepPlace(Shape):
     """Where a pending step sits in its workflow's outline (runs/readmodels/step_places.py): "step 3 of 7",
     and inside a loop "step 3.2 of 7, round 2" (the loop's second step). Never a count of the steps taken."""
@@ -79,18 +89,31 @@ class StepPlace(Shape):
         return f"part {self.inner} of {self._parts}"
 
     @property
+    def label(self) -> str:
+        """The step's label in people's words, as the workflow page's outline prints it: "2", and in a loop whose
+        body holds several steps a letter per part, "2a", "2b" (friction13 5: two steps of one round never share a
+        number, and never "2.2", read as a fraction); a loop of one step has no part to tell apart: "2"."""
+        if not self.part_words or self.inner is None:
+            return str(self.position)
+        return f"{self.position}{part_letter(self.inner)}"
+
+    @property
     def brief(self) -> str:
-        """The one short form, for list rows, headings, chips and graph cards: "step 2 of 3 · round 2 of 3" (the
-        outline entry counted as the workflow page counts its top-level entries, then the round); the loop's
-        name and the part of the round wait in `words`, the tooltip, and the step's own page (friction12 4)."""
-        return " · ".join(w for w in (f"step {self.position} of {self.length}", self.round_words) if w)
+        """The one short form, for list rows, headings, chips and graph cards: "step 2 of 3", in a loop "step 2b
+        of 3 · round 2 of 3" (the outline entry counted as the workflow page counts its top-level entries, its
+        part's letter, then the round); the loop's name waits in `words`, the tooltip, and the step's own page."""
+        return " · ".join(w for w in (f"step {self.label} of {self.length}", self.round_words) if w)
 
     def brief_in(self, chars: int) -> str:
         """The short form within `chars` characters when it can be, for a graph card's fixed width (its title
-        names the step): the round alone when the whole is too long ("round 149 of 150"). Always a piece of the
-        short form, said the same way; the round is said whole wherever it is said."""
+        names the step): without the outline's length when the whole is too long ("step 2b · round 149 of 150"),
+        the round alone when even that is. Always pieces of the short form, said the same way; the round is said
+        whole wherever it is said."""
         said = self.brief
-        return said if len(said) <= chars or self.round is None else self.round_words
+        if len(said) <= chars or self.round is None:
+            return said
+        shorter = f"step {self.label} · {self.round_words}"
+        return shorter if len(shorter) <= chars else self.round_words
 
     def rounds_words(self, last: int) -> str:
         """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149
@@ -102,9 +125,9 @@ class StepPlace(Shape):
 
     @property
     def words(self) -> str:
-        """In full: "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”": the step, its round and the part
-        of the round, then the loop named as its workflow names it (tooltips, the step's own page, reports)."""
-        said = ", ".join(w for w in (f"step {self.position} of {self.length}", self.round_words, self.part_words) if w)
+        """In full: "step 2b of 3, round 2 of 3, part 2 of 2 in “Verify each slice”": the step, its round and the
+        part of the round, then the loop named as its workflow names it (tooltips, the step's own page, reports)."""
+        said = ", ".join(w for w in (f"step {self.label} of {self.length}", self.round_words, self.part_words) if w)
         return f"{said} in “{self._loop}”" if self.round is not None and self._loop else said
 
 

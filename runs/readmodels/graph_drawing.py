@@ -39,8 +39,11 @@ TITLE_LINES = 2
 SUB_CHARS = 24  # what fits a card's width on its step line, at 10px (DejaVu Sans) or 13px on a screen card
 # What made a card when it was not a step taken, on the line under its title.
 VIA_WORDS = {"checkpoint": "checkpoint", "fork": "started by hand"}
-# A card graph_story.py adds: the step a branch answered again after a rewind, drawn on that branch.
-AGAIN_WORDS = "answered again"
+# A card graph_story.py adds: the step a branch answered again after a rewind, drawn on that branch. Its one
+# plain phrase wherever it is said (friction13 6: "answered again" read as jargon): the card's tag, the legend, the
+# card's tooltip, the steps list's note (run_view) and the PDF's caption (exports/reports/graph_figure.py).
+AGAIN_WORDS = "redone"
+AGAIN_PHRASE = "redone after a rewind"
 # The step line of a screen card that ends a branch at the workflow's end (its title: "Complete").
 COMPLETE_WORDS = "all steps done"
 # A checkpoint saved during a step, as graph_story.py folds it: a mark beside the step's card, not a card.
@@ -83,14 +86,14 @@ def title_lines(text: str, limit: int = TITLE_CHARS, lines: int = TITLE_LINES) -
     return out or [""]
 
 
-# The longest place a screen card's step line holds whole at 13 px: "step 4 of 8, round 2 of 3"; longer places
-# read shorter there (StepPlace.brief_in: "step 4, round 149 of 150", "round 2 of 3, part 2 of 2").
+# The longest place a screen card's step line holds whole at 13 px: "step 2b of 3 · round 2 of 3"; longer places
+# read shorter there (StepPlace.brief_in: "step 2b · round 149 of 150", then the round alone).
 PLACE_CHARS = 27
 
 
 def step_words(node: GraphNode, *, counted: bool = False, narrow: bool = False) -> str:
-    """Where a node's pending step sits, in the short words of the run's step list (StepPlace.brief: "step 2
-    of 3, round 2 of 3, part 2 of 2"); a node whose state holds no outline place says its step as the step list
+    """Where a node's pending step sits, in the short words of the run's step list (StepPlace.brief: "step 2b
+    of 3 · round 2 of 3"); a node whose state holds no outline place says its step as the step list
     then does ("step 5"); a completed node waits at no step: "" (its title, "Complete", says it). `narrow`: for a
     card's step line, shortened when the whole would cross its border (StepPlace.brief_in).
 
@@ -181,7 +184,7 @@ LEGEND_WORDS = {
     "checkpoint": "made by a checkpoint (it stays at its step)",
     "checkpoint-mark": "a checkpoint the agent saved during that step (open it for its notes, or to resume from it)",
     "by-hand": "dotted border: a branch a person started by hand",
-    "again": "the branch's first step, answered again after a rewind (the steps above it are shared)",
+    "again": f"the branch's first step, {AGAIN_PHRASE} (the steps above it are shared)",
     "complete": "complete",
     "blocked": "blocked: the answer to its step was refused",
     "loop": "the n-th time round a loop",
@@ -199,7 +202,7 @@ IN_SIGHT = frozenset({"on-branch", "by-hand", "again", "checkpoint-mark"})
 KEY_NAMES = {
     "on-branch": "the branch you view",
     "by-hand": "started by hand",
-    "again": "answered again",
+    "again": AGAIN_WORDS,
     "checkpoint-mark": "checkpoint",
 }
 
@@ -734,7 +737,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     if node.via == "fork":
         words.append(f"a branch started by hand from {where}")
     if answered_again:
-        words.append("answered again on this branch after a rewind (the branches share the steps above it)")
+        words.append(f"{AGAIN_PHRASE}, on this branch (the branches share the steps above it)")
     if state is not None:
         words.append(f"its branch: {STATE_WORDS[state]} ({style.state_words.get(state, STATE_LEGEND[state])})")
     elif node.is_blocked:

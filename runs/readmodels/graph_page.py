@@ -73,7 +73,7 @@ class GraphPage:
     @property
     def state_key(self) -> list[graph_drawing.LegendEntry]:
         """The branch states the drawing colours and the marks no word on a card explains (a fill, a border,
-        "answered again", a checkpoint), always in sight beside it: its compact legend."""
+        "redone", a checkpoint), always in sight beside it: its compact legend."""
         return [entry for entry in self.legend if entry.in_sight]
 
     @property

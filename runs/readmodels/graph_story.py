@@ -5,7 +5,7 @@ The store's tree has a node per state (its pending step); an answer leads from a
 agent rewinds and answers a node's step again, the new child is a sibling of the old one under that node
 (the execution contract: an older stateToken answered again). Drawn node by node, that answered-again step
 would sit above the fork, as if both branches shared it, while the new branch's steps list rightly lists it
-as its own ("Answered again after a rewind"). So here, before anything is drawn:
+as its own ("Redone after a rewind"). So here, before anything is drawn:
 
 - the step a branch answered again is a card of that branch (`again`: a card that stands for the node whose
   step it answers, at that node's depth, in the new branch's lane), and the branch grows from the node

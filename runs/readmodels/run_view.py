@@ -40,6 +40,7 @@ from runs.readmodels import (
     branches,
     commits,
     forks,
+    graph_drawing,
     naming,
     outcomes,
     outline_words,
@@ -441,8 +442,9 @@ def _preview(notes: str) -> str:
 
 
 def _answers_note(others: list[OtherAnswer]) -> str:
-    """ "Answered again after a rewind (branch 1 answered: 'Did list-changed-files.')"; "Answered again
-    later, after a rewind, on branch 2: '...'": the step is one card on the graph, its answers differ."""
+    """ "Redone after a rewind (branch 1 answered: 'Did list-changed-files.')"; "Redone later, after a
+    rewind, on branch 2: '...'": the step is one card on the graph, its answers differ; said in the graph's
+    one phrase for it (graph_drawing.AGAIN_PHRASE, its tag AGAIN_WORDS)."""
 
     def said(other: OtherAnswer) -> str:
         return f"'{other.notes_preview}'" if other.notes_preview else "no notes"
@@ -452,13 +454,14 @@ def _answers_note(others: list[OtherAnswer]) -> str:
     parts = []
     if earlier:
         parts.append(
-            "Answered again after a rewind ("
+            graph_drawing.AGAIN_PHRASE.capitalize()
+            + " ("
             + "; ".join(f"branch {o.branch} answered: {said(o)}" for o in earlier)
             + ")"
         )
     if later:
         parts.append(
-            ("Answered again later" if not earlier else "answered again later")
+            (f"{graph_drawing.AGAIN_WORDS.capitalize()} later" if not earlier else f"{graph_drawing.AGAIN_WORDS} later")
             + ", after a rewind, "
             + "; ".join(f"on branch {o.branch}: {said(o)}" for o in later)
         )

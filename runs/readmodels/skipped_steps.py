@@ -5,8 +5,9 @@ missing from it without a word: "Step 3 of 8 skipped · Trace the Impact: it run
 Read from the traces the engine keeps with each node (workflows_app/engine/trace.py: the advance that made a
 node notes every step it skipped on the way, and every loop it left without a round), in trace.py's words (a
 condition in the people's style of workflows_app/condition_words.py). A step is placed as step_places.py places
-the steps taken: its outline entry (3), inside a loop its loop's entry and its part of the round ("step 2 of 7,
-part 1 of 2", the workflow page's 2.1). One query for the nodes asked about, whose traces are read once each.
+the steps taken: its outline entry (3), inside a loop of several steps its loop's entry and its part's letter
+("step 2a of 7", as the workflow page's outline labels it). One query for the nodes asked about, whose traces
+are read once each.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from runs.contract.dashboard import part_letter
 from runs.models import Node
 from runs.readmodels import trace
 from runs.store.pinned import compiled_workflow
@@ -33,13 +35,13 @@ class SkippedStep:
 
     @property
     def place(self) -> str:
-        """ "step 3 of 8, skipped", "step 5 of 7, part 1 of 2, skipped" inside a loop of two steps, said after
-        the step's name as every step is; a step the outline does not hold (a workflow changed since):
-        "skipped"."""
+        """ "step 3 of 8, skipped", "step 5a of 7, skipped" for the first of a loop's two steps (its part
+        lettered as StepPlace.label letters the steps taken), said after the step's name as every step is; a
+        step the outline does not hold (a workflow changed since): "skipped"."""
         if not self.number:
             return self.how
-        part = f"part {self.part[0]} of {self.part[1]}, " if self.part is not None else ""
-        return f"step {self.number} of {self.length}, {part}{self.how}"
+        letter = part_letter(self.part[0]) if self.part is not None else ""
+        return f"step {self.number}{letter} of {self.length}, {self.how}"
 
     @property
     def words(self) -> str:

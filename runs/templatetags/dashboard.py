@@ -27,6 +27,7 @@ from runs.contract.dashboard import (
     RunDetail,
     SessionDetail,
     Whereabouts,
+    part_letter,
 )
 from runs.readmodels import (
     actions,
@@ -59,6 +60,13 @@ STATUS_LABELS = {
     "canceled": "canceled",
     "notes": "notes only",
 }
+
+
+@register.filter
+def part_label(part: int, entry: str) -> str:
+    """A loop's `part`-th step (1 for the first) numbered under its loop's outline `entry`: "2a", "2b", as a run
+    page labels the step (StepPlace.label)."""
+    return f"{entry}{part_letter(part)}"
 
 
 @register.filter

@@ -63,7 +63,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page.locator(".confirm summary")).to_have_text("Cancel the run and both branches…")
     # The shared step's card is one on the graph, but branch 2 answered it again after the rewind.
     expect(page.locator(".answers-note")).to_have_text(
-        "Answered again after a rewind (branch 1 answered: 'Did list-changed-files.')"
+        "Redone after a rewind (branch 1 answered: 'Did list-changed-files.')"
     )
     screenshot(page, "issue20-run-branch-2")
 
@@ -85,7 +85,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page.locator("section[aria-labelledby=findings-title] table.findings .sev-critical")).to_have_count(1)
     expect(page.locator(".branch-callouts li")).to_contain_text(f"Branch 2 · {SUMMARY}")
     expect(page.locator(".branch-callouts li .badge")).to_have_text("Running")
-    expect(page.locator(".answers-note")).to_contain_text("Answered again later, after a rewind, on branch 2")
+    expect(page.locator(".answers-note")).to_contain_text("Redone later, after a rewind, on branch 2")
     screenshot(page, "issue20-run-branch-1")
 
     # The session page of one run says it once, in the run's pending line (not in the head or the run's line

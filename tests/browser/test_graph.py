@@ -29,9 +29,9 @@ STEP_LINES_OVERFLOW = """() => [...document.querySelectorAll("svg.run-graph .gra
 })"""
 
 
-# How many graph cards the steps list also shows, and those whose step line is not a piece of the list's heading
-# for the same node (the list names the loop and the outline's length, a narrow card may leave out the step or a
-# count, never say other numbers or another format).
+# How many graph cards the steps list also shows, and those whose step line is not made of pieces of the list's
+# heading for the same node (the list names the loop and the outline's length, a narrow card may leave out the
+# outline's length, "step 2b · round 149 of 150", or the step, never say other numbers or another format).
 CARD_AND_LIST_DIFFER = """() => {
   const pairs = [...document.querySelectorAll("svg.run-graph a.graph-node")].flatMap((card) => {
     const step = document.querySelector(`.steps li[data-step-node="${card.dataset.nodeId}"] .step-head`);
@@ -39,7 +39,7 @@ CARD_AND_LIST_DIFFER = """() => {
     const placed = step && line && /^(step|round) \\d/.test(line.textContent);
     return placed ? [[line.textContent, step.textContent.replace(/\\s+/g, " ")]] : [];
   });
-  return [pairs.length, pairs.filter(([card, list]) => !list.includes(card))];
+  return [pairs.length, pairs.filter(([card, list]) => !card.split(" · ").every((piece) => list.includes(piece)))];
 }"""
 
 
@@ -89,11 +89,13 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # its step's card, a link to its own node's page (it can be resumed from).
     # included) in the one short form of the list's headings (friction12 4); the whole place, the loop named and
     # the part of the round, is the heading's tooltip.
-    expect(graph.locator("text.cs", has_text="step 2 of 3 · round 2 of 3").first).to_be_visible()
+    # Each part of the loop lettered (friction13 5): round 2's "Verify slice 2" is 2a, its record 2b.
+    expect(graph.locator("text.cs", has_text="step 2a of 3 · round 2 of 3").first).to_be_visible()
+    expect(graph.locator("text.cs", has_text="step 2b of 3 · round 2 of 3").first).to_be_visible()
     expect(graph.locator("tspan.loop")).to_have_count(0)
-    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2 of 3 · round 2 of 3$")).first
+    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2a of 3 · round 2 of 3$")).first
     expect(listed).to_be_visible()
-    expect(listed).to_have_attribute("title", "step 2 of 3, round 2 of 3, part 1 of 2 in “Verify each slice”")
+    expect(listed).to_have_attribute("title", "step 2a of 3, round 2 of 3, part 1 of 2 in “Verify each slice”")
     # One node, one place: each card's step line is its step-list heading's place, the loop unnamed.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
     assert compared >= 3 and differ == []
@@ -130,7 +132,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # so, beside branch 1's (not above the fork as if shared), and opens the same page the step list links.
     again = graph.locator('a.graph-node[data-lane="1"]', has=page.locator("text.tag-text.again"))
     expect(again.locator("text.ct")).to_have_text(["Verify slice 2"])
-    expect(again.locator("text.tag-text")).to_have_text(["Branch 2", "answered again"])
+    expect(again.locator("text.tag-text")).to_have_text(["Branch 2", "redone"])
     rewound_to = (
         page.locator(".steps h3", has_text="Verify slice 2")
         .last.locator("xpath=..")
@@ -188,8 +190,8 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
         "b => [b.querySelector('svg').getBoundingClientRect().width, b.clientWidth, b.scrollWidth]"
     )
     assert widths[0] <= widths[1] and widths[2] <= widths[1]
-    # Every card's step line stays inside its card, a long loop's too ("round 149 of 150": a piece of the list's
-    # short form, the card's title naming the step, the round said whole as everywhere).
+    # Every card's step line stays inside its card, a long loop's too ("step 2b · round 149 of 150": pieces of the
+    # list's short form, the part's letter kept (friction13 5), the round said whole as everywhere).
     crossing = page.locator("svg.run-graph a.graph-node").evaluate_all(
         """cards => cards.filter((card) => {
           const box = card.querySelector('rect.card').getBoundingClientRect();
@@ -198,7 +200,8 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
         }).map((card) => card.querySelector('text.cs').textContent)"""
     )
     assert crossing == []
-    expect(page.locator("svg.run-graph text.cs", has_text=re.compile(r"^round 149 of 150$")).first).to_be_attached()
+    long_loop = re.compile(r"^step 2[ab] · round 149 of 150$")
+    expect(page.locator("svg.run-graph text.cs", has_text=long_loop).first).to_be_attached()
     # The cards and the steps list (its last 50 steps) say the same numbers for the nodes both show.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
     assert compared >= 3 and differ == []
@@ -265,7 +268,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(
             ["Step 4 of 8 · round 1 of 2", "Step 4 of 8 · round 2 of 2"]
         )
-        expect(listed.locator(".gl-branch").nth(1).locator(".gl-notes").first).to_have_text("answered again")
+        expect(listed.locator(".gl-branch").nth(1).locator(".gl-notes").first).to_have_text("redone")
         # The shown branch's steps are the Steps card's, right under the graph (friction12 item 2): its box counts
         # them and links there, and lists no row of its own; the other branches' steps are listed nowhere else.
         shown = listed.locator(".gl-branch.shown")
@@ -315,7 +318,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(key.locator(".state-key")).to_have_text(["left behind", "running"])
     # With them, the marks drawn that no word on a card explains (tenth review item 4): the step answered again,
     # the checkpoint, and (where the drawing is) the blue fill of the branch viewed; each meaning on hover.
-    expect(key.locator(".tag-key")).to_have_text(["checkpoint", "answered again"])
+    expect(key.locator(".tag-key")).to_have_text(["checkpoint", "redone"])
     expect(key.locator("li", has_text="left behind")).to_have_attribute(
         "title", "the agent went back to an earlier step and works on another branch"
     )
@@ -338,7 +341,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     help_box.locator("summary").click()
     expect(help_box.locator(".state-key")).to_have_text(["left behind", "running"])
     expect(help_box.locator("li", has_text="the agent went back to an earlier step")).to_be_visible()
-    expect(help_box.locator("li", has_text="answered again after a rewind")).to_be_visible()
+    expect(help_box.locator("li", has_text="redone after a rewind")).to_be_visible()
     chips = help_box.locator(".tag-key.again, .tag-key.checkpoint")
     styles = chips.evaluate_all("keys => keys.map((k) => getComputedStyle(k).borderTopStyle)")
     assert styles == (["dashed", "dashed"] if viewport.name == "desktop" else ["solid", "solid"])  # as drawn here

@@ -1,6 +1,6 @@
-"""The workflow page numbers a loop's steps as a run page places them: under the loop's entry, "part 1 of 2",
-"part 2 of 2" (never "2.1", read as a fraction); a run page says the loop's entry and its round, and in full the
-part of it and the loop's name ("step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”":
+"""The workflow page numbers a loop's steps as a run page labels them: under the loop's entry 2, "2a", "2b"
+(never "2.1", read as a fraction); a run page says "step 2b of 3 · round 2 of 3", and in full the part of the
+round and the loop's name ("step 2b of 3, round 2 of 3, part 2 of 2 in “Verify each slice”":
 tests/browser/test_graph.py)."""
 
 from __future__ import annotations
@@ -17,5 +17,5 @@ pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread s
 def test_a_loops_steps_are_numbered_inside_the_loops_number(sized_page, site, service_catalog):
     looped_and_forked(service_catalog["extra"], iterations=1)
     sized_page.goto(f"{site}/workflows/project.verify_slices/")
-    expect(sized_page.locator("ol.outline .step-no")).to_have_text(["1.", "2.", "part 1 of 2:", "part 2 of 2:", "3."])
+    expect(sized_page.locator("ol.outline .step-no")).to_have_text(["1.", "2.", "2a.", "2b.", "3."])
     assert_fits(sized_page)

@@ -92,9 +92,9 @@ def test_a_node_before_the_fork_is_on_both_branches_and_its_answers_are_told_apa
     assert "On branches 1 and 2 (shared by branches 1 and 2)" in first
 
     newest = html_of(client, f"/runs/{review.run_id}/")
-    assert "Answered again after a rewind (branch 1 answered: &#x27;Did list-changed-files.&#x27;)" in newest
+    assert "Redone after a rewind (branch 1 answered: &#x27;Did list-changed-files.&#x27;)" in newest
     earlier = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
-    assert "Answered again later, after a rewind, on branch 2: &#x27;After the rewind: a second look" in earlier
+    assert "Redone later, after a rewind, on branch 2: &#x27;After the rewind: a second look" in earlier
 
 
 def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):

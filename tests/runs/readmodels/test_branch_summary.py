@@ -75,10 +75,10 @@ def test_going_back_inside_a_loop_says_which_round_as_the_graph_does():
         GraphNode.model_construct(node_id="2", parent_id="1", lane=1, title="Summarize", via="step", place=None),
     ]
     back = branch_summary.went_back(RunGraph.model_construct(nodes=nodes), "2")
-    assert back == branch_summary.WentBack("Record", by_hand=False, place="step 2 of 3 · round 2 of 3")
+    assert back == branch_summary.WentBack("Record", by_hand=False, place="step 2b of 3 · round 2 of 3")
     told = [branch(1, "done"), branch(2, "running", newest=True)]
     assert str(branch_summary.line(told, "running", back)) == (
-        "Running on branch 2 (branch 1 finished; then the agent went back to Record (step 2 of 3 · round 2 of 3) "
+        "Running on branch 2 (branch 1 finished; then the agent went back to Record (step 2b of 3 · round 2 of 3) "
         "and is redoing it from there)"
     )
     # Outside a loop the title is enough.

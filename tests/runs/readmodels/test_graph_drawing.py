@@ -93,13 +93,13 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
             node.place._parts = 2
     svg = screen(run)
     lines = [step_line(svg, node) for node in "12345"]
-    # The one short form of the steps list's headings, the card's title naming the step (which part of the round
-    # it is, its tooltip says in full: friction12 4).
+    # The one short form of the steps list's headings, the card's title naming the step, a letter per part of the
+    # round (friction13 5: never two steps of one round both "step 2"); the loop's name in the tooltip.
     assert lines == [
         "step 1 of 3",
-        "step 2 of 3 · round 1",
-        "step 2 of 3 · round 1",
-        "step 2 of 3 · round 1",
+        "step 2a of 3 · round 1",
+        "step 2b of 3 · round 1",
+        "step 2b of 3 · round 1",
         "step 3 of 3",
     ]
     # What the steps list's headings say, in their words and numbers.
@@ -109,7 +109,7 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
     # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
     assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "4")) == ["checkpoint"]
     assert len(re.findall(r'<text class="ct"', card(svg, "4"))) == 1
-    assert "made by a checkpoint during step 2 of 3, round 1, part 2 of 2" in card(svg, "4")
+    assert "made by a checkpoint during step 2b of 3, round 1, part 2 of 2" in card(svg, "4")
     assert all(len(line) <= graph_drawing.SUB_CHARS for line in lines)
 
 
@@ -341,7 +341,7 @@ def test_the_legend_in_sight_says_why_a_branch_was_left_behind_and_explains_the_
         "state-left-behind": "the agent went back to an earlier step and works on another branch",
         "state-running": "the agent works on it",
         "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
-        "again": "the branch's first step, answered again after a rewind (the steps above it are shared)",
+        "again": "the branch's first step, redone after a rewind (the steps above it are shared)",
     }
     # A person started branch 2 by hand: the same left-behind branch says so, and the dotted border is explained;
     # nothing was answered again, and no checkpoint is drawn.

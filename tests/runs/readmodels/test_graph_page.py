@@ -32,7 +32,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # slice 2) is the new branch's own: it forked after the last step both share.
     first, newest = laid_out.sections
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
-    assert newest.forked.startswith("forked from branch 1 after step 2 of 3 · round 1 of 3")
+    assert newest.forked.startswith("forked from branch 1 after step 2b of 3 · round 1 of 3")
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     assert {entry.key for entry in laid_out.legend} >= {"lane", "current"}
     # Tenth review item 4: in sight, the states drawn and the marks no card's words explain, only those this run
@@ -52,7 +52,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
         "running",
         "the branch you view",
         "checkpoint",
-        "answered again",
+        "redone",
     ]
 
 
@@ -132,7 +132,7 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     # Another branch's last step shows that branch, as the drawing's card does; before it, the step the branch
     # answered again (its page: the node the agent rewound to, where the step list links it too).
     assert [(row.words, row.title, row.notes, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
-        ("step 2 of 8", "Record the Changed Files", "answered again", False),
+        ("step 2 of 8", "Record the Changed Files", "redone", False),
         ("step 4 of 8 · round 1 of 2", "Review api", "", True),
     ]
     rewound_to = sections[2].rows[0].href.split("/")[2]

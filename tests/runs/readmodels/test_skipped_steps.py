@@ -53,7 +53,7 @@ def test_outline_places_are_the_run_pages(service_catalog):
         ("7", None),
     ]
     skipped = skipped_steps.SkippedStep(number="5", length=7, title="Verify", how="skipped", why="", part=(1, 2))
-    assert skipped.place == "step 5 of 7, part 1 of 2, skipped"  # never "5.1 of 7", read as a fraction
+    assert skipped.place == "step 5a of 7, skipped"  # never "5.1 of 7", read as a fraction (friction13 5)
 
 
 def test_the_run_pages_list_says_a_skipped_step_where_it_would_stand(client: Client, service_catalog):
