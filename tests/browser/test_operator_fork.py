@@ -68,7 +68,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator("dl.fork-locked")).to_contain_text("ticketId")
         # The kept keys are internal: folded under "For developers", the editor in sight (friction13 item 13).
         expect(page.locator("dl.fork-locked")).to_be_hidden()
-        expect(page.locator("details.fork-kept > summary")).to_have_text("For developers")
+        expect(page.locator("details.fork-kept > summary")).to_have_text("Keys a branch keeps as they are")
         # Short headings on the step's page, their explanation a line under them.
         expect(page.locator("#recap-title")).to_have_text("Notes so far")
         editor.fill(json.dumps({**editable, "target": "production"}, indent=2))

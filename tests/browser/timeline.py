@@ -36,7 +36,9 @@ def assert_axis_reads(page: Any) -> list[str]:
     axis = axes[0]
     ticks = axis["ticks"]
     labels = [tick["text"] for tick in ticks]
-    assert len(ticks) >= min(2, axis["count"]), axis  # more than one label when there is more than one tick
+    # A label that would touch the one before it is left out (times.js): two ticks a few pixels apart (a burst
+    # that straddles a whole second) show one label; three or more ticks always leave more than one.
+    assert len(ticks) >= (min(axis["count"], 1) if axis["count"] < 3 else 2), axis
     for left, right in itertools.pairwise(ticks):
         assert left["right"] + 2 <= right["left"], f"tick labels run into each other: {labels}"
     assert all(axis["left"] - 1 <= tick["left"] and tick["right"] <= axis["right"] + 1 for tick in ticks), axis

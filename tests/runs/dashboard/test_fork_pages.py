@@ -68,7 +68,8 @@ def test_the_node_page_offers_the_form_prefilled_with_the_context(client, root):
     assert 'id="fork-details"' in page and f'action="/nodes/{root}/fork"' in page
     editor = html.unescape(re.search(r'<textarea id="fork-context"[^>]*>(.*?)</textarea>', page, re.S).group(1))
     assert json.loads(editor) == {"service": "billing", "target": "staging"}  # ticketId is shown beside, locked
-    # Kept keys and loop variables are internal: folded shut under "For developers" (friction13 item 13).
+    # Kept keys and loop variables are internal: folded shut under their own summary (friction13 item 13), not a
+    # second "For developers" drawer (one per page).
     kept = between(page, '<details class="field for-developers fork-kept">', "</details>")
     assert "<summary" in kept and '<dl class="fork-locked"' in kept
     locked = between(page, '<dl class="fork-locked"', "</dl>")
