@@ -129,7 +129,7 @@ def _branch_item(branch: BranchSection, asked: dict[str, Confirmation]) -> Branc
             places.words(step.place, step.step_number),
             _step_for_paper(step),
             _confirmation(step, asked),
-            _kinds(step),
+            wording.artifact_kinds(step),
             wording.seconds(step.seconds),
             checkpoints,
         )
@@ -148,15 +148,6 @@ def _branch_item(branch: BranchSection, asked: dict[str, Confirmation]) -> Branc
         steps=steps,
         why_blocked=wording.why_blocked(branch.blocked) + "." if branch.blocked is not None else "",
     )
-
-
-def _kinds(step: StepEntry) -> list[str]:
-    kinds: list[str] = []
-    for artifact in step.artifacts:
-        kind = str(artifact.get("kind") or "(no kind)") if isinstance(artifact, dict) else "(not an object)"
-        if kind not in kinds:
-            kinds.append(kind)
-    return kinds
 
 
 def _confirmation(step: StepEntry, asked: dict[str, Confirmation]) -> str:

@@ -302,10 +302,7 @@ def _step(step: StepEntry, confirmed: Confirmation | None) -> list[str]:
     if step.answers_note:  # the step is shared with another branch, which answered it otherwise
         parts.append(f"_{inline(step.answers_note)}_")
     parts.append(notes(step.notes_markdown) or "_No notes._")
-    kinds = _artifact_kinds(step)
-    if kinds:
-        parts.append("Artifacts: " + ", ".join(code_span(kind) for kind in kinds))
-    return parts
+    return parts + _artifacts_line(step)
 
 
 def _tables(tables: ArtifactTables) -> list[str]:
@@ -404,20 +401,13 @@ def _checkpoint_mark(saved: StepEntry) -> list[str]:
     heading, no place of its own."""
     meta = f"**Checkpoint** saved while this step was pending · recorded {stamp(saved.recorded_at)}"
     meta += f" · took {seconds(saved.seconds)}" + (f" · {inline(saved.by)}" if saved.by else "")
-    parts = [meta, notes(saved.notes_markdown) or "_No notes._"]
-    kinds = _artifact_kinds(saved)
-    if kinds:
-        parts.append("Artifacts: " + ", ".join(code_span(kind) for kind in kinds))
-    return parts
+    return [meta, notes(saved.notes_markdown) or "_No notes._", *_artifacts_line(saved)]
 
 
-def _artifact_kinds(step: StepEntry) -> list[str]:
-    kinds: list[str] = []
-    for artifact in step.artifacts:
-        kind = str(artifact.get("kind") or "(no kind)") if isinstance(artifact, dict) else "(not an object)"
-        if kind not in kinds:
-            kinds.append(kind)
-    return kinds
+def _artifacts_line(step: StepEntry) -> list[str]:
+    """The kinds of the step's artifacts in one line, or nothing when it recorded none."""
+    kinds = wording.artifact_kinds(step)
+    return ["Artifacts: " + ", ".join(code_span(kind) for kind in kinds)] if kinds else []
 
 
 def _timeline(listed: list[BranchSection], asked: dict[str, Confirmation]) -> list[str]:

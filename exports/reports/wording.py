@@ -166,3 +166,13 @@ def open_items(branch: BranchSection) -> int:
 def branch_label(branch: BranchSection) -> str:
     marks = ", ".join([*(["newest"] if branch.is_newest else []), status(branch.status)])
     return f"Branch {branch.number} ({marks})"
+
+
+def artifact_kinds(step: StepEntry) -> list[str]:
+    """The kinds of the artifacts a step recorded, each once, in the order first recorded (both reports list them)."""
+    kinds: list[str] = []
+    for artifact in step.artifacts:
+        kind = str(artifact.get("kind") or "(no kind)") if isinstance(artifact, dict) else "(not an object)"
+        if kind not in kinds:
+            kinds.append(kind)
+    return kinds
