@@ -163,6 +163,8 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     # The refused step's page shows the refusal itself, the run page's panel (not a link to it): the verdict,
     # what is wrong and what the agent is told, under the step's own Blocked pill.
     refusal = node.split('id="node-refusal"')[1].split('data-live-region="node"')[0]  # to the step's answer
+    # One status: the refusal, not also "Agent working on this step" above it (friction14 item 2).
+    assert 'id="node-pending"' not in node and "Agent working on this step" not in node
     assert 'class="blocked-panel"' in refusal and "Why it was refused" in refusal
     assert "Blocked: the agent must resend this step with the list of changed files." in refusal
     # On a step's page the panel keeps its own fold for developers: the page has no run facts to share it.
