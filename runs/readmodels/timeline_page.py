@@ -96,7 +96,7 @@ class TimelineDot:
 @dataclass(frozen=True, slots=True)
 class StateCount:
     state: StateName
-    label: str  # "Left behind (2)": the state's word, and how many dots show it when more than one
+    label: str  # "Left behind": the state's word; how many steps the row holds is its duration line's to say, once
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,14 +229,10 @@ def cluster_words(members: list[NodeMark]) -> str:
 
 
 def state_counts(marks: list[NodeMark]) -> list[StateCount]:
-    counts: dict[StateName, int] = {}
-    for mark in marks:
-        counts[mark.state] = counts.get(mark.state, 0) + 1
-    return [
-        StateCount(state, states.label(state) + (f" ({counts[state]})" if counts[state] > 1 else ""))
-        for state in states.ORDER
-        if state in counts
-    ]
+    """The states the row's dots show, most urgent first, by name only: a count per state ("Done (8)") counted
+    dots, a checkpoint's too, beside a duration line that counts answered steps (fourteenth review, item 4)."""
+    shown = {mark.state for mark in marks}
+    return [StateCount(state, states.label(state)) for state in states.ORDER if state in shown]
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,10 +57,10 @@ def test_each_dot_keeps_its_nodes_state_and_name_and_the_row_says_which_states_i
     }
     (row,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW).rows
     assert [(dot.state, dot.words) for dot in row.dots] == [(mark.state, mark.words) for mark in marks["r1"]]
-    # Most urgent first, counted when more than one dot shows it.
+    # Most urgent first, by name: the row's duration line counts its steps, once (friction14 item 4).
     assert [(count.state, count.label) for count in row.states] == [
         ("needs_you", "Needs you"),
-        ("left_behind", "Left behind (2)"),
+        ("left_behind", "Left behind"),
         ("done", "Done"),
     ]
 
@@ -201,7 +201,7 @@ def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_
         assert "Step 5" not in dots[0].words and dots[1].words == "Step 5"
         places = [float(dot.at.rstrip("%")) for dot in dots]
         assert all(b - a >= gap - 0.01 for a, b in itertools.pairwise(places))
-    assert [count.label for count in row.states] == ["Left behind", "Done (9)"]  # counted per node
+    assert [count.label for count in row.states] == ["Left behind", "Done"]  # the states, not a second count
     # The page's legend says what a numbered dot is, at each width whose layout has one.
     page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW)
     assert row.clustered == ["wide", "narrow"] and page.clustered == ["wide", "narrow"]
