@@ -234,12 +234,7 @@ def workflow_tags(items: list[SessionSummary]) -> dict[str, list[WorkflowTag]]:
         halted = paused.imported_untouched(listed)
         for run in listed:
             names[run.workflow_id] = str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id)
-            shown = (
-                run.status if run.pk in halted else shown_status(run.status, run.updated_at, cutoff, run.waits_for_user)
-            )
-            newest[(run.session.public_id, run.workflow_id)] = states.of_status(
-                shown, run.waits_for_user, run.pk in halted
-            )
+            newest[(run.session.public_id, run.workflow_id)] = run_status(run, cutoff, run.pk in halted)[1]
     return {
         item.session_id: [
             WorkflowTag(tag.workflow_id, tag.name, tag.id_shown, newest.get((item.session_id, tag.workflow_id)))
@@ -536,6 +531,14 @@ def get_session(session_id: str) -> Session:
     return session
 
 
+def run_status(run: Run, cutoff: datetime, halted: bool = False) -> tuple[str, states.StateName]:
+    """A run's status as shown (stalled once quiet past `cutoff`, unless `halted`: no agent has touched it since
+    it came here, so its status stays as stored) and its state in the chips' words: one rule for a run's card
+    and for the list's "+1 run: … (running)"."""
+    shown = run.status if halted else shown_status(run.status, run.updated_at, cutoff, run.waits_for_user)
+    return shown, states.of_status(shown, run.waits_for_user, halted)
+
+
 def run_summary(
     run: Run,
     session_id: str,
@@ -546,7 +549,7 @@ def run_summary(
 ) -> RunSummary:
     """`halted`: no agent has touched the run since it came here (paused.py): its state is paused, and the
     stall clock does not apply (its status stays as stored: nobody had it to stall)."""
-    shown = run.status if halted else shown_status(run.status, run.updated_at, cutoff, run.waits_for_user)
+    shown, state = run_status(run, cutoff, halted)
     return RunSummary(
         run_id=run.public_id,
         session_id=session_id,
@@ -554,7 +557,7 @@ def run_summary(
         workflow_name=str(compiled_workflow(run.pinned_id).get("name") or run.workflow_id),
         workflow_hash=run.pinned_id,
         status=shown,
-        state=states.of_status(shown, run.waits_for_user, halted),
+        state=state,
         node_count=run.node_count,
         branch_count=run.branch_count,
         delegated_by=delegated_by,
