@@ -251,7 +251,8 @@ def _clock(moment: datetime, seconds: bool = False) -> str:
     on the reader's clock)."""
     moment = moment.astimezone(UTC)
     year = "" if moment.year == timezone.now().year else f" {moment.year}"
-    return f"{moment.day} {moment:%b}{year}, {moment:%H:%M}{':%02d' % moment.second if seconds else ''} UTC"
+    clock = f"{moment:%H:%M:%S}" if seconds else f"{moment:%H:%M}"
+    return f"{moment.day} {moment:%b}{year}, {clock} UTC"
 
 
 def _since(moment: datetime) -> str:
