@@ -288,6 +288,20 @@ def test_a_node_page(sized_page, console_log, site, forked):
     # Where the step stands is said once, by the crumb, not again under the head; the facts there (after,
     # run, created) flow as one line, on a phone too, not one line each.
     place = re.search(r"step \d+ of \d+", sized_page.locator(".crumbs").inner_text())
+    # The crumbs between "Sessions" and the step's own are whole on a desktop; on a phone each is cut short with
+    # an ellipsis past 8.5rem, whole in its tooltip, and the step's own crumb keeps every word.
+    phone = (sized_page.viewport_size or {})["width"] < 600
+    middle = sized_page.locator(".crumbs a.crumb-mid")
+    expect(middle).to_have_count(2)
+    for crumb in middle.all():
+        name = crumb.evaluate("a => a.textContent")
+        assert (crumb.get_attribute("title") or "").startswith(f"{name} ("), name
+        cut = crumb.evaluate("a => a.scrollWidth > a.clientWidth + 1")
+        width = (crumb.bounding_box() or {})["width"]
+        assert width <= 8.5 * 16 + 1 if phone else not cut, (name, width, cut)
+    if phone:  # the fixture's "Risk-Scaled Merge Request Review" is longer than a cut crumb
+        assert middle.last.evaluate("a => a.scrollWidth > a.clientWidth + 1")
+    expect(sized_page.locator("#node-place")).to_have_text(re.compile(r"step \d+ of \d+$"))
     assert place is not None and place.group(0) not in sized_page.locator("#node-facts").inner_text()
     inline = "ul => [...ul.children].every(li => getComputedStyle(li).display === 'inline')"
     assert sized_page.locator("#node-facts").evaluate(inline) == ((sized_page.viewport_size or {})["width"] < 600)
