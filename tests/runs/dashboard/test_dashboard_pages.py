@@ -207,7 +207,8 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     # Who works, on which step by its name, and for how long (a <time> the browser keeps true as time passes).
     pending = between(html, 'id="pending-step"', "</p>")
     assert re.search(
-        r'<strong>Agent working on Summarize the Review · step \d+ of \d+</strong> · <time [^>]*data-when="for">for ',
+        r"<strong>Agent working on Summarize the Review · step \d+ of \d+</strong> "
+        r'<span class="nowrap pending-for"><span class="sep">· </span><time [^>]*data-when="for">for ',
         pending,
     ), pending
     assert "Pending" not in pending
