@@ -350,6 +350,15 @@ def test_a_node_page(sized_page, console_log, site, forked):
 
 def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, service_catalog):
     visit(sized_page, site + "/workflows/", "workflows")
+    # The search's label names its box: beside it on a wide screen, on its line (it sat lower than the box);
+    # above it on a phone.
+    label = sized_page.locator("label[for=workflow-query]").bounding_box() or {}
+    field = sized_page.locator("#workflow-query").bounding_box() or {}
+    if (sized_page.viewport_size or {})["width"] >= 600:
+        middle = lambda b: b["y"] + b["height"] / 2  # noqa: E731
+        assert abs(middle(label) - middle(field)) < 2 and label["x"] < field["x"], (label, field)
+    else:
+        assert label["y"] + label["height"] <= field["y"], (label, field)
     visit(sized_page, f"{site}/workflows/{REVIEW}/", "workflow")
     # What a person needs first: the name, the description, how to start it, then the outline; About and the
     # rest below it.
