@@ -120,7 +120,7 @@ class Section:
 
 def sections(page: SessionPage) -> list[Section]:
     """The page's sessions under their group headings (one section without a heading when not grouped, or
-    when the whole list is one group: one_group says so above the table instead, if the person chose it)."""
+    when the whole list is one group: one_group says so beside the "Group by" control instead)."""
     if not page.groups or _all_in_one_group(page):
         return [Section(None, page.items)]
     return [
@@ -134,17 +134,14 @@ def _all_in_one_group(page: SessionPage) -> bool:
 
 
 def one_group(page: SessionPage) -> str:
-    """The line above the list when every session is in one group (on a single page: a later page could
-    start another), in place of a lone heading row, which reads like a row; else "". Said only when it tells
-    something: the repository the rows share (no column names it), or the grouping the person chose. "All 4
-    sessions are outside a git repository" under the default grouping is noise above the table (friction12
-    6): there is no repository or branch to name."""
+    """The note beside the "Group by" control when the list is grouped yet every session is in one group (on a
+    single page: a later page could start another), in place of a lone heading row, which reads like a row;
+    else "". Said in the control, not above the table (friction12 6: there it was noise when nothing is in a
+    repository), and said whatever the group, so that a chosen grouping never looks as if it did nothing
+    (friction14: "with one repository nothing visibly groups")."""
     if not _all_in_one_group(page):
         return ""
-    heading = session_groups.words(page.groups[0], page.groups[0].count)
-    if page.group == DEFAULT_GROUP and not heading.path:
-        return ""
-    return session_groups.all_in_one(heading)
+    return session_groups.all_in_one(session_groups.words(page.groups[0], page.groups[0].count))
 
 
 @require_safe

@@ -146,7 +146,8 @@ class Place:
         if self.status == RunStatus.CANCELED:
             if step:
                 return Shown("canceled", f"canceled at {step}", self.last_activity)
-            return Shown("canceled", f"canceled at {stamp(self.last_activity)}", self.last_activity, "canceled at ")
+            # "canceled 28 Nov, 14:02", as "finished 28 Nov, 14:02": "at" is for a step ("canceled at Review").
+            return Shown("canceled", f"canceled {stamp(self.last_activity)}", self.last_activity, "canceled ")
         if self.status == RunStatus.BLOCKED and self.blocked:
             return Shown("blocked", lead + self.blocked, self.since)
         if self.waits_for_user:

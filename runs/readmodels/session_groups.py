@@ -28,13 +28,14 @@ def words(heading: SessionGroupHeading, count: int) -> GroupWords:
 
 
 def all_in_one(group: GroupWords) -> str:
-    """The line above a list whose sessions all share one group, in place of a lone heading row: the grouping
-    visibly applies without a bar that reads like a row ("All 6 sessions are outside a git repository")."""
+    """The note beside the list's "Group by" control when all its sessions share one group, in place of a
+    lone heading row: the grouping visibly applies without a bar that reads like a row ("All 5 sessions are in
+    shop, branch main", "All 6 sessions are outside a git repository")."""
     many = f"All {group.count} sessions are" if group.count > 1 else "The one session is"
     if not group.path:
         return f"{many} outside a git repository"
-    branch = f", git branch {group.branch}" if group.branch else ""
-    return f"{many} in the repository {group.name}{branch}"
+    branch = f", branch {group.branch}" if group.branch else ""
+    return f"{many} in {group.name}{branch}"
 
 
 def where_it_works(workspace_path: str, git_branch: str) -> GroupWords:

@@ -237,25 +237,44 @@ def _moment(value: Any) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-@register.filter
-def ago(value: datetime | str | None) -> str:
-    """A moment relative to now: "just now", "5 min ago", "3 h ago", "2 days ago", or a date."""
-    value = _moment(value)
-    if value is None:
-        return ""
-    seconds = (timezone.now() - value).total_seconds()
-    if seconds < 0:
-        return "just now" if seconds > -60 else "in the future"
+# The dashboard's one rule for a moment (docs/dashboard.md, "Times"; times.js says the same in the reader's
+# zone): how long ago ("5 min ago") within the last day where a list or a status line says how fresh something
+# is; past a day, and wherever a page tells when something happened (a step, a checkpoint, a start), the day and
+# the clock ("28 Nov, 14:02"), no seconds; seconds only where timings are measured (the timings page). The
+# exact moment is always in the element's tooltip.
+RELATIVE_FOR_SECONDS = 86400
+
+
+def _clock(moment: datetime, seconds: bool = False) -> str:
+    """A moment in UTC as the day and the clock, "28 Nov, 14:02 UTC" ("28 Nov 2025, 14:02 UTC" in another
+    year than now's), to the second with `seconds`: what a page says without its script (times.js then says it
+    on the reader's clock)."""
+    moment = moment.astimezone(UTC)
+    year = "" if moment.year == timezone.now().year else f" {moment.year}"
+    clock = f"{moment:%H:%M:%S}" if seconds else f"{moment:%H:%M}"
+    return f"{moment.day} {moment:%b}{year}, {clock} UTC"
+
+
+def _since(moment: datetime) -> str:
+    """How long ago within the last day: "just now", "5 min ago", "3 h ago"; "" for an older moment."""
+    seconds = (timezone.now() - moment).total_seconds()
     if seconds < 45:
-        return "just now"
+        return "just now"  # also a moment a little ahead: the clocks differ
     if seconds < 3600:
         return f"{max(1, round(seconds / 60))} min ago"
-    if seconds < 86400:
+    if seconds < RELATIVE_FOR_SECONDS - 1800:  # "24 h ago" is a day: said by the day and the clock
         return f"{round(seconds / 3600)} h ago"
-    days = round(seconds / 86400)
-    if days < 60:
-        return f"{days} day{'s' if days != 1 else ''} ago"
-    return value.strftime("%Y-%m-%d")
+    return ""
+
+
+@register.filter
+def ago(value: datetime | str | None) -> str:
+    """A moment relative to now within the last day: "just now", "5 min ago", "3 h ago"; an older one as the
+    day and the clock ("28 Nov, 14:02 UTC")."""
+    moment = _moment(value)
+    if moment is None:
+        return ""
+    return _since(moment) or _clock(moment)
 
 
 def lasting(since: datetime, now: datetime | None = None) -> str:
@@ -307,11 +326,12 @@ def iso(value: datetime | None) -> str:
 
 
 # How a <time> element says its moment (static/dashboard/times.js rewrites each in the reader's own time
-# zone): "time" a compact clock or date ("14:05", "yesterday 09:12", "3 Nov"), "ago" how long ago ("5 min
-# ago"), "both" the two ("14:05 (5 min ago)"). What the server writes is what a page without scripts, and a
-# report, shows: the moment in UTC to the second, or how long ago. "for": how long something has lasted since
-# the moment ("for 2 min"), as a pending step's line says how long the agent has worked on it.
-WHEN_FORMS = ("time", "ago", "both", "for")
+# zone), by the rule above: "time" the day and the clock ("28 Nov, 14:05"), "ago" how long ago within a day
+# ("5 min ago"), else as "time", "both" the two ("28 Nov, 14:05 (5 min ago)"), "seconds" the day and the clock
+# to the second (timings only), "for" how long something has lasted since the moment ("for 2 min"), as a
+# pending step's line says how long the agent has worked on it. What the server writes is what a page
+# without scripts shows, in UTC.
+WHEN_FORMS = ("time", "ago", "both", "seconds", "for")
 
 
 @register.simple_tag
@@ -323,12 +343,17 @@ def when(value: datetime | str | None, form: str = "time") -> str:
         return ""
     if form not in WHEN_FORMS:
         raise template.TemplateSyntaxError(f"when: the form is one of {', '.join(WHEN_FORMS)}, not {form!r}")
-    exact = stamp(moment)
-    text = {"time": exact, "ago": ago(moment), "both": f"{exact} ({ago(moment)})", "for": lasting(moment)}[form]
+    text = {
+        "time": lambda: _clock(moment),
+        "ago": lambda: ago(moment),
+        "both": lambda: f"{_clock(moment)} ({_since(moment)})" if _since(moment) else _clock(moment),
+        "seconds": lambda: _clock(moment, seconds=True),
+        "for": lambda: lasting(moment),
+    }[form]()
     return format_html(
         '<time datetime="{}" title="{}" data-when="{}">{}</time>',
         moment.astimezone(UTC).isoformat(),
-        exact,
+        stamp(moment),
         form,
         text,
     )

@@ -167,7 +167,9 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     expect(panel).to_be_visible()
     # A one-line verdict, the step, then where the answer goes: the agent's chat (no button on this page).
-    expect(panel.locator("h3")).to_have_text(re.compile(r"^Needs you: waiting for your confirmation since \d"))
+    expect(panel.locator("h3")).to_have_text(
+        re.compile(r"^Needs you: waiting for your confirmation since \w{3} \d+, \d")
+    )  # "Nov 29, 8:30 PM"
     expect(panel.locator(".step-line")).to_have_text("Approve the plan · step 2 of 3")
     expect(panel.locator(".next-move")).to_contain_text("The agent is waiting for you to approve the plan.")
     expect(panel.locator(".next-move")).to_contain_text("Answer in the agent's chat")

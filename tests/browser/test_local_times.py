@@ -1,5 +1,5 @@
 """Times in the reader's own time zone (static/dashboard/times.js), in a browser set to New York: the
-dashboard shows local clock times ("14:05", "yesterday 09:12") and how long ago ("45 minutes ago") where
+dashboard shows the day and local clock ("28 Nov, 14:05") and how long ago ("45 min ago") where
 the server printed UTC, keeps the exact UTC moment in each time's tooltip, and every <time> on the main
 pages carries the machine-readable moment in its datetime attribute."""
 
@@ -27,20 +27,18 @@ TIMES = """() => [...document.querySelectorAll("time")].map((t) => ({
 }))"""
 
 
-def local_clock(page: Any, iso: str) -> str:
-    """What times.js writes for a moment (the `time` form) in New York with an en-GB locale, for the
-    moments these tests make: today "14:05", yesterday "yesterday 14:05". The clock is the browser's own
-    Intl in New York's zone, named explicitly (it writes the hour 0 as "0:11", not "00:11")."""
-    zone = ZoneInfo(ZONE)
-    moment = datetime.fromisoformat(iso).astimezone(zone)
-    days = (datetime.now(zone).date() - moment.date()).days
-    assert days in (0, 1), f"the test's moments are recent, not {iso}"
-    clock = page.evaluate(
-        "([iso, zone]) => new Intl.DateTimeFormat('en-GB', {hour: 'numeric', minute: '2-digit', timeZone: zone})"
-        ".format(new Date(iso))",
-        [iso, ZONE],
+def local_clock(page: Any, iso: str, day: bool = False) -> str:
+    """What times.js writes for a moment in New York with an en-GB locale: the clock ("14:05", as the
+    timeline's axis says it), or with `day` the day and the clock, as the `time` form says it ("28 Nov, 14:05").
+    The browser's own Intl in New York's zone, named explicitly (it writes the hour 0 as "0:11", not "00:11")."""
+    options = "{hour: 'numeric', minute: '2-digit', timeZone: zone" + (
+        ", day: 'numeric', month: 'short'}" if day else "}"
     )
-    return f"{'yesterday ' if days else ''}{clock}"
+    return str(
+        page.evaluate(
+            f"([iso, zone]) => new Intl.DateTimeFormat('en-GB', {options}).format(new Date(iso))", [iso, ZONE]
+        )
+    )
 
 
 def utc_stamp(iso: str) -> str:
@@ -83,10 +81,10 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
     expect(since).to_have_count(1)
     at = since.get_attribute("datetime")
     assert at is not None
-    # "stalled since 22:10", in New York's time, where the server wrote "stalled since 03:10 UTC".
-    expect(row).to_contain_text(f"step 2 of 3 · stalled since {local_clock(page, at)}")
+    # "stalled since 28 Nov, 22:10", in New York's time, where the server wrote "stalled since 29 Nov, 03:10 UTC".
+    expect(row).to_contain_text(f"step 2 of 3 · stalled since {local_clock(page, at, day=True)}")
     assert utc_stamp(at) in (since.get_attribute("title") or "")
-    expect(page.locator(".session-activity time")).to_have_text("45 minutes ago")
+    expect(page.locator(".session-activity time")).to_have_text("45 min ago")  # the server's words too
     keep_screenshot(page, "sessions-local")
     page.set_viewport_size(PHONE.size)
     keep_screenshot(page, "sessions-local")
@@ -96,11 +94,13 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
 
     page.goto(f"{site}/runs/{stalled.run_id}/")
     panel_title = page.locator(".state-panel.state-stalled h3")
-    expect(panel_title).to_contain_text(f"Stalled since {local_clock(page, at)}: resume the agent if it stopped")
+    expect(panel_title).to_contain_text(
+        f"Stalled since {local_clock(page, at, day=True)}: resume the agent if it stopped"
+    )
     steps = page.locator("[data-step-node] time[data-when='time']")
     first = steps.first.get_attribute("datetime")
     assert first is not None
-    expect(steps.first).to_have_text(local_clock(page, first))
+    expect(steps.first).to_have_text(local_clock(page, first, day=True))
     keep_screenshot(page, "run-local")
     page.set_viewport_size(PHONE.size)
     keep_screenshot(page, "run-local")
@@ -113,7 +113,7 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
     assert any(time["when"] == "ago" for time in shown), "the page says how long ago its last activity was"
     started = page.locator("#session-facts li").filter(has_text=re.compile(r"^started")).locator("time")
     expect(started).to_have_attribute("data-when", "time")
-    expect(started).to_have_attribute("title", re.compile(r"\d+ minutes ago · "))
+    expect(started).to_have_attribute("title", re.compile(r"\d+ min ago · "))
     expect(page.locator("#run-facts time")).to_have_count(0)
 
     node = page.locator("[data-step-node]").first.get_attribute("data-step-node")
@@ -138,11 +138,19 @@ def test_a_time_is_said_again_when_it_ages(new_york, site, settings):
     page = new_york
     page.goto(site + "/sessions/")
     activity = page.locator(".session-activity time")
-    expect(activity).to_have_text("45 minutes ago")
+    expect(activity).to_have_text("45 min ago")
     earlier = (datetime.fromisoformat(activity.get_attribute("datetime") or "") - timedelta(hours=1)).isoformat()
     page.evaluate(
         "([t]) => { const e = document.querySelector('.session-activity time'); e.setAttribute('datetime', t);"
         " document.dispatchEvent(new CustomEvent('live:updated')); }",
         [earlier],
     )
-    expect(activity).to_have_text("2 hours ago")
+    expect(activity).to_have_text("2 h ago")
+    # A day back, past the rule's last day: the day and the clock, no longer how long ago.
+    older = (datetime.fromisoformat(earlier) - timedelta(days=1)).isoformat()
+    page.evaluate(
+        "([t]) => { const e = document.querySelector('.session-activity time'); e.setAttribute('datetime', t);"
+        " document.dispatchEvent(new CustomEvent('live:updated')); }",
+        [older],
+    )
+    expect(activity).to_have_text(local_clock(page, older, day=True))

@@ -288,6 +288,35 @@ def test_a_node_page(sized_page, console_log, site, forked):
     # Where the step stands is said once, by the crumb, not again under the head; the facts there (after,
     # run, created) flow as one line, on a phone too, not one line each.
     place = re.search(r"step \d+ of \d+", sized_page.locator(".crumbs").inner_text())
+    # The crumbs between "Sessions" and the step's own are whole on a desktop; on a phone each is cut short with
+    # an ellipsis past 8.5rem, whole in its tooltip, and the step's own crumb keeps every word.
+    phone = (sized_page.viewport_size or {})["width"] < 600
+    middle = sized_page.locator(".crumbs a.crumb-mid")
+    expect(middle).to_have_count(2)
+    for crumb in middle.all():
+        name = crumb.evaluate("a => a.textContent")
+        assert (crumb.get_attribute("title") or "").startswith(f"{name} ("), name
+        cut = crumb.evaluate("a => a.scrollWidth > a.clientWidth + 1")
+        width = (crumb.bounding_box() or {})["width"]
+        assert width <= 8.5 * 16 + 1 if phone else not cut, (name, width, cut)
+    if phone:  # the fixture's "Risk-Scaled Merge Request Review" is longer than a cut crumb
+        assert middle.last.evaluate("a => a.scrollWidth > a.clientWidth + 1")
+    expect(sized_page.locator("#node-place")).to_have_text(re.compile(r"step \d+ of \d+$"))
+    # How long the agent has been at the step follows its words after a "·" on a desktop; on a phone it has its
+    # own line, starting at the line's start, with no "·" leading it. "created" and its time are one piece.
+    doing, lasted = sized_page.locator("#node-pending strong"), sized_page.locator("#node-pending .pending-for")
+    expect(lasted).to_have_text(re.compile(r"^· for "))
+    if phone:
+        expect(lasted.locator(".sep")).to_be_hidden()
+    else:
+        expect(lasted.locator(".sep")).to_be_visible()
+    lead, after = doing.bounding_box() or {}, lasted.bounding_box() or {}
+    assert (
+        (abs(after["x"] - lead["x"]) < 1 and after["y"] >= lead["y"] + lead["height"] - 1)
+        if phone
+        else (after["x"] > lead["x"] + lead["width"] and abs(after["y"] - lead["y"]) < 4)
+    ), (lead, after)
+    assert on_one_line(sized_page.locator("#node-facts li").filter(has_text="created").locator(".nowrap"))
     assert place is not None and place.group(0) not in sized_page.locator("#node-facts").inner_text()
     inline = "ul => [...ul.children].every(li => getComputedStyle(li).display === 'inline')"
     assert sized_page.locator("#node-facts").evaluate(inline) == ((sized_page.viewport_size or {})["width"] < 600)
@@ -321,6 +350,15 @@ def test_a_node_page(sized_page, console_log, site, forked):
 
 def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, service_catalog):
     visit(sized_page, site + "/workflows/", "workflows")
+    # The search's label names its box: beside it on a wide screen, on its line (it sat lower than the box);
+    # above it on a phone.
+    label = sized_page.locator("label[for=workflow-query]").bounding_box() or {}
+    field = sized_page.locator("#workflow-query").bounding_box() or {}
+    if (sized_page.viewport_size or {})["width"] >= 600:
+        middle = lambda b: b["y"] + b["height"] / 2  # noqa: E731
+        assert abs(middle(label) - middle(field)) < 2 and label["x"] < field["x"], (label, field)
+    else:
+        assert label["y"] + label["height"] <= field["y"], (label, field)
     visit(sized_page, f"{site}/workflows/{REVIEW}/", "workflow")
     # What a person needs first: the name, the description, how to start it, then the outline; About and the
     # rest below it.
@@ -336,6 +374,17 @@ def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, serv
     expect(sized_page.locator(".feature-words")).to_contain_text("The agent delegates self-contained work")
     expect(sized_page.locator("main")).not_to_contain_text("wr.features.")
     expect(sized_page.locator("main")).not_to_contain_text("risk policy")
+    # The outline's lines hang from the step's name: a loop's words and its steps start under the loop's name
+    # (within a space's width), not under its number; the numbers line up in their own column.
+    loop = sized_page.locator("ol.outline > li").filter(has=sized_page.locator(".loop-words")).first
+    name_x = (loop.locator(":scope > strong").bounding_box() or {})["x"]
+    for inner in (loop.locator(":scope > .loop-words"), loop.locator(":scope > ol.outline")):
+        assert 0 <= name_x - (inner.bounding_box() or {})["x"] < 8, (name_x, inner.bounding_box())
+    numbers_x = sized_page.evaluate(
+        "() => [...document.querySelector('main ol.outline').children]"
+        ".map(li => Math.round(li.querySelector(':scope > .step-no').getBoundingClientRect().x))"
+    )
+    assert len(set(numbers_x)) == 1, numbers_x
     console_log.assert_clean()
 
 

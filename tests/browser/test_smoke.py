@@ -83,9 +83,16 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     page.set_viewport_size(PHONE.size)
     assert_fits(page)
     screenshot(page, "admin-index-phone")
-    back = page.locator("#user-tools").get_by_role("link", name="Back to Sessions")
-    expect(back).to_be_visible()  # the way back, beside the account links, at phone size too
-    assert back.get_attribute("href") == "/sessions/"
+    # The dashboard's top menu, every entry in sight at phone size too: the way back to any page of it.
+    menu = page.get_by_role("navigation", name="Main")
+    for name, href in (("Sessions", "/sessions/"), ("Workflows", "/workflows/"), ("Connect", "/connect/")):
+        expect(menu.get_by_role("link", name=name, exact=True)).to_be_visible()
+        assert menu.get_by_role("link", name=name, exact=True).get_attribute("href") == href
+    expect(menu.get_by_role("link", name="Admin")).to_have_attribute("aria-current", "page")
+    expect(page.locator("#user-tools").get_by_role("button", name="Log out")).to_be_visible()  # Django's own tools stay
+    menu.get_by_role("link", name="Workflows").click()
+    expect(page).to_have_url(site + "/workflows/")
+    page.go_back()
     brand.click()
     page.wait_for_load_state("networkidle")
     assert page.url.startswith(site) and "/admin/" not in page.url

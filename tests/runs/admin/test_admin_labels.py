@@ -61,6 +61,11 @@ def test_the_index_and_change_lists_show_the_right_names(superuser_client: Any, 
     # the dashboard names the page it opens.
     assert "Admin sign-in attempts" in index and ">Axes<" not in index
     assert "What WorkRail recorded (read only), and who may sign in" in index and "projections" not in index
-    assert '<a class="back-to-sessions" href="/sessions/">Back to Sessions</a>' in index and "View site" not in index
+    assert "View site" not in index and "Back to Sessions" not in index
+    # The dashboard's top menu, whole, in the admin's header: the way back to any page, the admin's entry current.
+    menu = index.split('<nav class="dashboard-nav" aria-label="Main">')[1].split("</nav>")[0]
+    for link in ('href="/sessions/">Sessions<', 'href="/workflows/">Workflows<', 'href="/connect/">Connect<'):
+        assert link in menu, menu
+    assert '<a href="/admin/" aria-current="page">Admin</a>' in menu and "<details>" not in menu
     sessions = superuser_client.get("/admin/runs/session/").content.decode()
     assert "Last activity" in sessions and "Public id" not in sessions

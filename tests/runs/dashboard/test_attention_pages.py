@@ -62,7 +62,7 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert "(run 2 of 2)" in rows["blocked"]
     assert "step 2 of 8 · the agent did not attach the list of changed files" in rows["blocked"]
     assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3 · stalled since " in rows["stalled"]
-    assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled at " in rows["canceled"]
+    assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled <time " in rows["canceled"]
     # The badge says whose move it is: the state of the session's most urgent run, and a chip for each state
     # (a run that waits for the user is not counted as stalled, however long it waits).
     chips = html.split('class="status-chips"')[1].split("</ul>\n")[0]  # the outer list, not its reasons

@@ -17,6 +17,10 @@ WHERE = "Review storage · step 4 of 8 · round 2 of 2"  # its name first, the s
 WHERE_TITLE = ' title="step 4 of 8, round 2 of 2 in “Review Each Focus Area”"'
 
 
+# How long the agent has been at the step, after its words: one piece with its "·" (its own line on a phone).
+PENDING_FOR = '</strong> <span class="nowrap pending-for"><span class="sep">· </span><time'
+
+
 def html_of(client: Client, url: str) -> str:
     response = client.get(url)
     assert response.status_code == 200
@@ -31,7 +35,7 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     assert f'href="/runs/{review.run_id}/?tip={review.done_tip}"' in newest
     # Where the shown branch stands is its pending line's (the run's line would say it again).
     assert (
-        f"<strong{WHERE_TITLE}>Agent working on {WHERE}</strong> · <time" in newest
+        f"<strong{WHERE_TITLE}>Agent working on {WHERE}{PENDING_FOR}" in newest
         and 'id="run-status-summary"' not in newest
     )
 

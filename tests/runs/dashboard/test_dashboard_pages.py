@@ -71,11 +71,15 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     assert "KEY-03" in html and "KEY-04" not in html
     html = page(client, "/sessions/?sort=title&group=branch")
     assert html.index("KEY-00") < html.index("KEY-06")
-    # Every session outside any repository: no heading row that reads like a row (friction11 6), and under the
-    # default grouping no line above the list either, which would be noise (friction12 6)...
-    assert 'class="group-row"' not in html and 'id="one-group"' not in html
-    # ...said only when the person chose the grouping.
-    assert ">All 7 sessions are outside a git repository</p>" in page(client, "/sessions/?group=workspace")
+    # Every session outside any repository: no heading row that reads like a row (friction11 6), and no line
+    # above the list (friction12 6); the "Group by" control says why nothing groups (friction14), whichever
+    # grouping is chosen, and the select points to it.
+    assert 'class="group-row"' not in html
+    for grouped in ("/sessions/?sort=title&group=branch", "/sessions/?group=workspace"):
+        control = page(client, grouped).split('id="f-group"')[1].split("</details>")[0]
+        assert ">All 7 sessions are outside a git repository</p>" in control
+        assert control.startswith(' name="group" aria-describedby="one-group">')
+    assert 'id="one-group"' not in page(client, "/sessions/?group=none")
     Session.objects.filter(session_key__in=["KEY-00", "KEY-01"]).update(workspace_path="/src/shop", git_branch="main")
     Session.objects.filter(session_key="KEY-02").update(workspace_path="/src/blog", git_branch="main")
     branch = ' · branch <span class="mono">main</span> · '
@@ -87,15 +91,16 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     ):  # by repository and branch unless told
         html = page(client, grouped)
         assert html.index(blog) < html.index("KEY-02") < html.index(shop) < html.index("KEY-00")
-        # Among other groups, the sessions outside any repository have their bar again.
+        # Among other groups, the sessions outside any repository have their bar again; the control needs no note.
         assert '<span class="repo-name">Not in a repository</span> · 4' in html
+        assert 'id="one-group"' not in html
     html = page(client, "/sessions/?sort=title&group=none")
     assert 'class="group-row"' not in html
-    # One repository, one git branch: the line names them, the only place that does (no heading row, and the
-    # git branch column is left out while grouping by branch).
+    # One repository, one git branch: the control's note names them, the only place that does (no heading row,
+    # and the git branch column is left out while grouping by branch).
     html = page(client, "/sessions/?q=KEY-00")
     assert 'class="group-row"' not in html
-    assert ">The one session is in the repository shop, git branch main</p>" in html
+    assert ">The one session is in shop, branch main</p>" in html.split('id="f-group"')[1].split("</details>")[0]
     html = page(client, "/sessions/?status=canceled")
     assert "No session matches these filters." in html
     # Three a page: the paging links keep the other parameters.
@@ -202,7 +207,8 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     # Who works, on which step by its name, and for how long (a <time> the browser keeps true as time passes).
     pending = between(html, 'id="pending-step"', "</p>")
     assert re.search(
-        r'<strong>Agent working on Summarize the Review · step \d+ of \d+</strong> · <time [^>]*data-when="for">for ',
+        r"<strong>Agent working on Summarize the Review · step \d+ of \d+</strong> "
+        r'<span class="nowrap pending-for"><span class="sep">· </span><time [^>]*data-when="for">for ',
         pending,
     ), pending
     assert "Pending" not in pending
@@ -489,6 +495,8 @@ def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(
 
 
 def test_the_timings_and_connect_pages(client, built):
+    from datetime import UTC
+
     assert "No tool call recorded yet." in page(client, "/timings/")
     now = timezone.now()
     ToolCall.objects.bulk_create(
@@ -502,7 +510,11 @@ def test_the_timings_and_connect_pages(client, built):
     stats = between(html, 'id="stats-title"', "</table>")
     assert stats.index("continue_workflow") < stats.index("start_workflow")
     assert "12 ms" in stats and "250 ms" in stats
-    assert "TOKEN_UNKNOWN" in between(html, 'id="recent-title"', "</table>")
+    recent = between(html, 'id="recent-title"', "</table>")
+    assert "TOKEN_UNKNOWN" in recent
+    # The one page whose times say seconds: it measures timings (the dashboard's one rule for times).
+    assert recent.count('data-when="seconds"') == 3 and 'data-when="time"' not in recent
+    assert f"{now.astimezone(UTC):%H:%M:%S} UTC</time>" in recent
     html = page(client, "/connect/")
     assert "claude mcp add workrail" in html and "mcpServers" in html
 
@@ -617,7 +629,10 @@ def test_the_time_filters():
     assert ago(now) == "just now"
     assert ago(now - timedelta(minutes=5)) == "5 min ago"
     assert ago(now - timedelta(hours=3)) == "3 h ago"
-    assert ago(now - timedelta(days=1)) == "1 day ago"
+    assert ago(now - timedelta(hours=23, minutes=20)) == "23 h ago"
+    # A day and older: the day and the clock, not "1 day ago" (the dashboard's one rule for times).
+    assert ago(now - timedelta(days=1)) == f"{now - timedelta(days=1):%-d %b}, {now - timedelta(days=1):%H:%M} UTC"
+    assert ago(datetime(2020, 3, 4, 5, 6, 7, tzinfo=UTC)) == "4 Mar 2020, 05:06 UTC"
     assert ago(None) == "" and ago("not a date") == ""
     assert stamp(datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)) == "2026-03-04 05:06:07 UTC"
     assert stamp("2026-03-04T05:06:07.5+00:00") == "2026-03-04 05:06:07 UTC"

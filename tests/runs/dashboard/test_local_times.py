@@ -22,7 +22,7 @@ def test_a_moment_is_a_time_element_in_utc_whatever_its_zone():
     moment = datetime(2026, 11, 28, 21, 5, 9, tzinfo=NEW_YORK)  # 2026-11-29 02:05:09 UTC
     assert when(moment) == (
         '<time datetime="2026-11-29T02:05:09+00:00" title="2026-11-29 02:05:09 UTC" data-when="time">'
-        "2026-11-29 02:05:09 UTC</time>"
+        f"29 Nov{'' if timezone.now().year == 2026 else ' 2026'}, 02:05 UTC</time>"
     )
     assert when("2026-11-29T02:05:09+00:00", "time") == when(moment)  # as a synthesis stores it
     assert when(None) == "" and when("not a moment") == ""
@@ -47,6 +47,24 @@ def test_without_a_script_the_page_says_utc_or_how_long_ago():
     assert 'data-when="both"' in both and " UTC (5 min ago)</time>" in both
     with pytest.raises(TemplateSyntaxError):
         when(moment, "relative")
+    older = timezone.now() - timedelta(days=2)
+    assert 'data-when="both"' in when(older, "both") and "ago" not in when(older, "both")  # not said twice
+
+
+def test_one_rule_for_every_time_relative_within_a_day_then_the_day_and_the_clock():
+    """Lists say how fresh within the last day; past it, and where a page says when something happened, the
+    day and the clock with no seconds; seconds only where timings are measured (the "seconds" form)."""
+    now = timezone.now()
+    this_year = datetime(now.year, 3, 4, 5, 6, 7, tzinfo=ZoneInfo("UTC"))
+    assert ">4 Mar, 05:06 UTC</time>" in when(this_year)
+    assert ">4 Mar, 05:06:07 UTC</time>" in when(this_year, "seconds")
+    assert ">4 Mar 2020, 05:06 UTC</time>" in when(this_year.replace(year=2020))
+    assert ">3 h ago</time>" in when(now - timedelta(hours=3), "ago")
+    # Past a day how long ago is not said: the day and the clock are, as the "time" form says them.
+    day_old = now - timedelta(hours=30)
+    assert f'data-when="ago">{day_old.astimezone(ZoneInfo("UTC")):%-d %b}, ' in when(day_old, "ago")
+    # The exact moment to the second is always in the tooltip.
+    assert 'title="2020-03-04 05:06:07 UTC"' in when(this_year.replace(year=2020), "time")
 
 
 def test_words_holding_a_moment_print_it_as_a_time_element():

@@ -120,7 +120,10 @@ def test_a_steps_head_has_the_live_dot_while_its_run_goes_on_and_no_default_mode
     assert 'id="live-dot"' in head(text) and "This page updates by itself.</p>" not in text
     # The agent is on this step: the run page's working line, the same words and clock (friction13 item 14).
     line = text.split('<p class="pending" id="node-pending">')[1].split("</p>")[0]
-    assert line.startswith("<strong>Agent working on this step</strong> · <time ") and 'data-when="for"' in line
+    lead = (
+        '<strong>Agent working on this step</strong> <span class="nowrap pending-for"><span class="sep">· </span><time '
+    )
+    assert line.startswith(lead) and 'data-when="for"' in line
     # Short headings, their explanation a line under them (friction13 item 13).
     assert '<h2 id="recorded-title">Answer</h2>' in text and '<li class="empty">Not answered yet.</li>' in text
     assert '<h2 id="recap-title">Notes so far</h2>' in text

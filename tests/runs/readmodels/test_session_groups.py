@@ -28,9 +28,8 @@ def test_a_list_in_one_group_says_so_in_one_line():
     # In place of a lone heading row (friction11 6).
     assert all_in_one(words(heading("", None), 6)) == "All 6 sessions are outside a git repository"
     assert all_in_one(words(heading("", None), 1)) == "The one session is outside a git repository"
-    in_blog = "All 2 sessions are in the repository blog, git branch main"
-    assert all_in_one(words(heading("/src/blog", "main"), 2)) == in_blog
-    assert all_in_one(words(heading("/src/blog", None), 3)) == "All 3 sessions are in the repository blog"
+    assert all_in_one(words(heading("/src/blog", "main"), 2)) == "All 2 sessions are in blog, branch main"
+    assert all_in_one(words(heading("/src/blog", None), 3)) == "All 3 sessions are in blog"
 
 
 def test_a_sessions_head_names_where_its_agent_works_as_the_list_groups_it():

@@ -1,20 +1,23 @@
 /* Times in the reader's own time zone.
  *
  * The server prints every moment as <time datetime="ISO 8601, UTC" data-when="FORM" title="... UTC">
- * (runs/templatetags/dashboard.py, the `when` tag): in UTC to the second, which is what a page without
- * scripts shows. This script rewrites the text of each such element in the browser's time zone, compact:
- *   time  "14:05" today, "yesterday 09:12", "Tue 09:12" this week, "3 Nov" this year, "3 Nov 2025";
- *   ago   "just now", "5 minutes ago", "3 hours ago", "yesterday", "4 days ago", then as `time`;
- *   both  "14:05 (5 minutes ago)";
- *   for   how long since: "for 2 min", "for 3 h" (a pending step's line: how long the agent has worked on it).
- * One rule for which form a page asks for: the moment something happened (started, recorded, refused) is a
- * clock time, how fresh something is (last activity) how long ago. The tooltip keeps the other form and the
- * exact moment: the local one with its zone, how long ago for a clock time, then UTC. Nothing here reads
- * the text it wrote: each pass starts again from the datetime attribute, so running it twice changes nothing.
+ * (runs/templatetags/dashboard.py, the `when` tag): in UTC, which is what a page without scripts shows. This
+ * script rewrites the text of each such element in the browser's time zone, by the dashboard's one rule
+ * (docs/dashboard.md, "Times"):
+ *   time     the day and the clock, no seconds: "28 Nov, 14:05" ("Nov 28, 2:05 PM" in en-US), with the year
+ *            when it is not this one: where a page tells when something happened;
+ *   ago      how long ago within the last day, "just now", "5 min ago", "3 h ago", then as `time`: where a
+ *            list or a status line says how fresh something is;
+ *   both     "28 Nov, 14:05 (5 min ago)";
+ *   seconds  as `time`, to the second: the timings page only;
+ *   for      how long since: "for 2 min", "for 3 h" (a pending step's line: how long the agent has worked on it).
+ * The tooltip says the exact moment: the local one with its zone, how long ago for a `time`, then UTC. Nothing
+ * here reads the text it wrote: each pass starts again from the datetime attribute, so running it twice
+ * changes nothing.
  *
  * It runs at load, every 30 s (relative times age), and on content a live update brought (live.js calls
  * `workrailTimes.format` on the fresh page before it compares it with the shown one, so that a region is
- * only replaced when something in it changed). Intl.DateTimeFormat and Intl.RelativeTimeFormat only.
+ * only replaced when something in it changed). Intl.DateTimeFormat only.
  */
 (function () {
   "use strict";
@@ -34,17 +37,14 @@
   }
 
   var locale = pickLocale();
-  var clock = new Intl.DateTimeFormat(locale, { hour: "numeric", minute: "2-digit" });
-  var weekday = new Intl.DateTimeFormat(locale, { weekday: "short" });
   var dayMonth = new Intl.DateTimeFormat(locale, { day: "numeric", month: "short" });
-  var dayMonthYear = new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", year: "numeric" });
   var exact = new Intl.DateTimeFormat(locale, {
     year: "numeric", month: "short", day: "numeric",
     hour: "numeric", minute: "2-digit", second: "2-digit", timeZoneName: "short",
   });
-  var relative = new Intl.RelativeTimeFormat(locale, { numeric: "auto" });
   var zone = new Intl.DateTimeFormat().resolvedOptions().timeZone || "";
   var localIsUtc = zone === "UTC" || zone === "Etc/UTC";
+  var RELATIVE_FOR_S = 86400 - 1800; // "24 h ago" is a day: said by the day and the clock (the server's ago)
 
   /* Calendar days from `moment` to `now` in the local time zone (0: today, 1: yesterday). */
   function daysBetween(moment, now) {
@@ -53,23 +53,27 @@
     return Math.round((b - a) / DAY_MS);
   }
 
-  function compact(moment, now) {
-    var days = daysBetween(moment, now);
-    if (days === 0) return clock.format(moment);
-    if (days === 1) return relative.format(-1, "day") + " " + clock.format(moment);
-    if (days > 1 && days < 7) return weekday.format(moment) + " " + clock.format(moment);
-    if (moment.getFullYear() === now.getFullYear()) return dayMonth.format(moment);
-    return dayMonthYear.format(moment);
+  /* The day and the clock ("28 Nov, 14:05"), the year only when it is not this one, seconds only when asked. */
+  var dayClocks = {};
+  function dayClock(moment, now, seconds) {
+    var year = moment.getFullYear() !== now.getFullYear();
+    var key = (year ? "y" : "") + (seconds ? "s" : "");
+    if (!dayClocks[key]) {
+      var options = { day: "numeric", month: "short", hour: "numeric", minute: "2-digit" };
+      if (year) options.year = "numeric";
+      if (seconds) options.second = "2-digit";
+      dayClocks[key] = new Intl.DateTimeFormat(locale, options);
+    }
+    return dayClocks[key].format(moment);
   }
 
-  /* How long ago, or null when that is past a week (the date says it better). */
+  /* How long ago within the last day, in the server's words ("5 min ago"), or null past it. */
   function ago(moment, now) {
     var seconds = (now - moment) / 1000;
     if (seconds < 45) return "just now"; // also a moment a little ahead: the clocks differ
-    if (seconds < 3600) return relative.format(-Math.max(1, Math.round(seconds / 60)), "minute");
-    if (seconds < 86400) return relative.format(-Math.round(seconds / 3600), "hour");
-    var days = daysBetween(moment, now);
-    return days < 7 ? relative.format(-Math.max(1, days), "day") : null;
+    if (seconds < 3600) return Math.max(1, Math.round(seconds / 60)) + " min ago";
+    if (seconds < RELATIVE_FOR_S) return Math.round(seconds / 3600) + " h ago";
+    return null;
   }
 
   function utc(moment) {
@@ -88,7 +92,8 @@
 
   function textOf(form, moment, now) {
     if (form === "for") return lasting(moment, now);
-    var when = compact(moment, now);
+    if (form === "seconds") return dayClock(moment, now, true);
+    var when = dayClock(moment, now, false);
     if (form === "time") return when;
     var since = ago(moment, now);
     if (form === "ago") return since || when;
