@@ -393,7 +393,7 @@ def test_branches_that_forked_at_the_start_hang_from_one_start_root_on_screen():
     assert "start-root" not in (graph_drawing.for_paper(rewound, shown="4", title="g") or "")
 
 
-def test_every_screen_graph_starts_from_start_even_when_it_forked_mid_way():
+def test_every_screen_graph_starts_from_start_even_when_it_forked_mid_way() -> None:
     # Friction14: the Start root came only on runs that forked at their start, so graphs began two ways. A run
     # that forked mid-way has it too: one root, one line into the first card, nothing else hangs from it.
     mid_way = drawn([(1, None), (2, 1), (3, 2), (4, 2)])
@@ -419,7 +419,7 @@ def test_a_branch_name_heads_its_column_first_beside_its_first_card():
     assert tags == ["lane", "state state-running"]  # the name first, above its one tag
 
 
-def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_card_not_a_tag():
+def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_card_not_a_tag() -> None:
     # Friction14: eight badges on one graph, and "redone" and "checkpoint" two look-alike dashed pills. A rewind to
     # step 2 (branch 2's first card, 4, redoes it), two checkpoints saved during step 2 of branch 1.
     run = drawn([(1, None), (2, 1), (3, 2), (4, 1), (5, 4)])
