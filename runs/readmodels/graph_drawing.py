@@ -8,14 +8,19 @@ Each card shows the step's title (up to two lines, then shortened; in full in it
 pending step sits in the workflow's outline in the step list's words (GraphNode.place, step_places.py:
 "step 4 of 8, round 2"; a checkpoint's card names its step's place too), and what made it when it was not
 a step (a checkpoint, an operator fork: "by hand") as far as the card's width holds; a blocked branch's
-tip is drawn in red. The newest node ("latest") and the one the page shows ("you are viewing") carry tags,
-the shown branch's path is drawn in the accent colour, and the first card of each lane is tagged "Branch N"
-(the numbering of branches.py). `legend` says which of these marks a drawing holds. Two ways to draw it:
+tip is drawn in red. The shown branch's path is drawn in the accent colour, and the first card of each lane
+is headed "Branch N" (the numbering of branches.py). `legend` says which of these marks a drawing holds. Two
+ways to draw it:
 
 - `for_screen`: top to bottom like the paper (a page is read down and grows down: the drawing scales to
   the width of its box and is never cut, at 1440 px or 390 px), every node a link, stretches of more
   than a dozen straight steps collapsed, each branch's tip marked with its branch's state (`STATE_WORDS`,
-  as a coloured card and a word on it: never colour alone), styled by the dashboard's stylesheet through
+  as a coloured card and a word on it: never colour alone), every graph hanging from one "Start" root (the
+  same top on every run), at most one tag beside a card (friction14: eight badges on one graph, two of them
+  look-alike dashed pills): its branch's state on a branch's last card, "↺ redone" on the step a branch
+  answered again; a checkpoint is no tag but a diamond on its step's card's bottom edge (`CHECKPOINT_GLYPH`);
+  which card the page shows and which is the newest, the blue fill and the branch states say already (no
+  "you are viewing", no "latest" tag), styled by the dashboard's stylesheet through
   class names (its CSP forbids styles in the page), in wider cards whose smallest text is 13px: at 1440 px a
   drawing of three branches keeps every text at 12px or more (SCREEN_CARD_W, TAG_ROOM);
 - `for_paper`: top to bottom (a document reads down the page; few branches fit across it), long
@@ -44,16 +49,23 @@ VIA_WORDS = {"checkpoint": "checkpoint", "fork": "started by hand"}
 # card's tooltip, the steps list's note (run_view) and the PDF's caption (exports/reports/graph_figure.py).
 AGAIN_WORDS = "redone"
 AGAIN_PHRASE = "redone after a rewind"
+# The screen's glyphs, one shape each (friction14: "redone" and "checkpoint" were both dashed pills): a step redone
+# goes back ("↺", counter-clockwise: not the loop's round "↻ n"), a checkpoint is a diamond on its step's card.
+AGAIN_GLYPH = "↺"
+AGAIN_TAG = f"{AGAIN_GLYPH} {AGAIN_WORDS}"
+CHECKPOINT_GLYPH = "◆"
 # The step line of a screen card that ends a branch at the workflow's end (its title: "Complete").
 COMPLETE_WORDS = "all steps done"
 # A checkpoint saved during a step, as graph_story.py folds it: a mark beside the step's card, not a card.
 CHECKPOINT_MARK = "checkpoint"
 CHECKPOINT_MARK_TIP = "a checkpoint the agent saved during this step: open it for its notes, or to resume from it"
 SHORT_ID_CHARS = 8
-# The run's start, drawn on screen as a root above the first cards when a branch forked there (a rewind to the
-# run's first step): the branches then hang from it, as a fork, not as trees of their own.
+# The run's start, drawn on screen as a root above the first cards of every graph (friction14: it came only
+# where a branch forked there, so graphs began two ways); branches that forked there (a rewind to the run's
+# first step) hang from it, as a fork, not as trees of their own.
 START_WORDS = "Start"
-START_TIP = "the run's start: each branch below it began at the run's first step"
+START_TIP = "the run's start"
+START_FORK_TIP = "the run's start: each branch below it began at the run's first step"
 START_W = 64
 START_ROOM = 34  # the room above the first cards: the pill and the lines down from it
 
@@ -191,9 +203,9 @@ LEGEND_WORDS = {
     "current": "the step this page shows: its branch's steps are listed below",
     "newest": "the step the run reached last",
 }
-# The words of the two tags that say where, not a state: on screen, words that explain themselves; the paper
-# (which shows no node in particular) keeps its own.
-SCREEN_TAGS = {"newest": "latest", "current": "you are viewing"}
+# The words of the two tags that say where, not a state, on paper (which shows no node in particular). The
+# screen tags neither (friction14): the phone's list names the shown branch "you are viewing" (SCREEN_TAGS).
+SCREEN_TAGS = {"current": "you are viewing"}
 PAPER_TAGS = {"newest": "newest", "current": "shown"}
 # The marks no word on their card says (a fill, a border, a tag that needs its why): their keys stand in sight
 # beside the drawing with the branch states; the rest, whose words explain themselves, wait behind the "?".
@@ -202,8 +214,8 @@ IN_SIGHT = frozenset({"on-branch", "by-hand", "again", "checkpoint-mark"})
 KEY_NAMES = {
     "on-branch": "the branch you view",
     "by-hand": "started by hand",
-    "again": AGAIN_WORDS,
-    "checkpoint-mark": "checkpoint",
+    "again": AGAIN_TAG,
+    "checkpoint-mark": CHECKPOINT_MARK,
 }
 
 
@@ -229,11 +241,13 @@ def legend(
     counted: bool = False,
     checkpoints: bool = False,
     again: Iterable[str] = (),
+    screen: bool = False,
 ) -> list[LegendEntry]:
     """The marks a drawing of `graph` holds, in the order a legend lists them: only those that occur (the
     branch states of `states` first, as for_screen draws them); `counted` for the paper's (step_words);
     `checkpoints`: whether checkpoints are drawn as marks beside their steps' cards (graph_story.py); `again`:
-    the cards tagged "answered again" (graph_story.Told.again)."""
+    the cards tagged "answered again" (graph_story.Told.again); `screen`: for_screen's drawing, which tags no
+    node "newest" or "current" (the paper does)."""
     on_path = _path({node.node_id: node for node in graph.nodes}, shown)
     present = {
         "on-branch": bool(on_path),
@@ -246,8 +260,8 @@ def legend(
         "complete": any(node.is_complete for node in graph.nodes),
         "blocked": any(node.is_blocked for node in graph.nodes),
         "loop": any(loop_mark(node, counted=counted) is not None for node in graph.nodes),
-        "current": shown is not None and shown in {node.node_id for node in graph.nodes},
-        "newest": _tags_newest(graph, shown, states or {}),
+        "current": not screen and shown is not None and shown in {node.node_id for node in graph.nodes},
+        "newest": not screen and graph.tip is not None and graph.tip != shown,
     }
     if states:
         present["blocked"] = False  # said by the "blocked" state
@@ -257,17 +271,6 @@ def legend(
         for key in STATE_LEGEND
         if key in drawn
     ] + [LegendEntry(key, words, in_sight=key in IN_SIGHT) for key, words in LEGEND_WORDS.items() if present[key]]
-
-
-def _tags_newest(graph: RunGraph, shown: str | None, states: dict[str, str]) -> bool:
-    """Whether the drawing tags a node "latest": not the shown one (it says "you are viewing" alone), nor a
-    branch's only card with a state (its state and the branch's name fill its SCREEN_MARKS)."""
-    if graph.tip is None or graph.tip == shown:
-        return False
-    firsts: dict[int, str] = {}
-    for node in graph.nodes:
-        firsts.setdefault(node.lane, node.node_id)
-    return not (graph.tip in states and graph.tip in firsts.values())
 
 
 # --- which columns to draw ---------------------------------------------------------------------------
@@ -374,15 +377,16 @@ class _Geometry:
         return f"M{x1} {y1}V{y1 + (y2 - y1) // 2}H{x2}V{y2}"
 
 
-# On screen a card's tags (two of "Branch 2", its branch's state, "latest", "you are viewing") stand beside it,
-# one under the other, at 13px: off the card's borders and clear of the edges (which leave and enter a card at the
-# middle of its bottom and top). TAG_ROOM is the widest tag ("you are viewing") and the gap before it. The
-# cards are wider than the paper's, for 13px titles and step lines (PLACE_CHARS of them whole).
+# On screen a card's tag (its branch's state, or "↺ redone") stands beside it at 13px, under its branch's name
+# on a branch's first card: off the card's borders and clear of the edges (which leave and enter a card at the
+# middle of its bottom and top). TAG_ROOM is the widest tag and the gap before it. The cards are wider than the
+# paper's, for 13px titles and step lines (PLACE_CHARS of them whole).
 TAG_H, TAG_GAP = 17, 2
-# Tags beside one card: a branch's first card always names its branch, whether or not it is the one viewed
-# (eighth review: "Branch 2" came and went with the page); "latest" never joins a card's other tags.
-SCREEN_MARKS = 3
-TAG_ROOM = 6 + 10 + round(7.9 * len(SCREEN_TAGS["current"]))
+SCREEN_TAG_WORDS = (*STATE_WORDS.values(), AGAIN_TAG)
+TAG_ROOM = 6 + 10 + round(7.9 * max(len(word) for word in SCREEN_TAG_WORDS))
+# A checkpoint's diamond on its step's card's bottom edge, right of the edge leaving the card's middle: its half
+# diagonal, the room between two, and how many fit there (more are on the step's page and in the steps list).
+CHECKPOINT_R, CHECKPOINT_STEP, CHECKPOINT_MAX = 8, 20, 3
 # Every tag of the screen is as wide as the widest, in one column at the same offset right of every card, from
 # its top edge down (tenth review: pills of every width floated loose and stacked unevenly).
 TAG_OFF = 4
@@ -401,7 +405,6 @@ SCREEN = _Geometry(
     title_y=18,
     line_h=16,
     sub_y=10,
-    tag_words=tuple(SCREEN_TAGS.items()),
 )
 PAPER = _Geometry(across=False, step=CARD_H + 26, gap_step=40, lane_step=CARD_W + 24, head=8, lead=16)
 
@@ -543,10 +546,11 @@ def _draw(
 ) -> str:
     states = states or {}
     by_id = {node.node_id: node for node in graph.nodes}
-    # On screen, branches that forked at the start (a rewind to the run's first step) hang from one "Start"
-    # root above the first cards, so they read as a fork, not as separate trees (friction13 item 6).
+    # On screen every graph hangs from one "Start" root above its first cards (friction14: the same top on every
+    # run); branches that forked at the start (a rewind to the run's first step) hang from it too, so they read
+    # as a fork, not as separate trees (friction13 item 6).
     roots = [node for node in graph.nodes if node.parent_id is None] if geo.tags_beside else []
-    if len(roots) > 1:
+    if roots:
         geo = replace(geo, lead=geo.lead + START_ROOM)
     offset_of = {column.first: column.offset for column in cols if not column.is_gap}
     on_path = _path(by_id, shown)
@@ -564,9 +568,7 @@ def _draw(
         d = geo.elbow(geo.out_of(*corner[node.parent_id]), geo.into(*corner[node.node_id]))
         edges.append(f'<path class="edge{" on-branch" if both else ""}" d="{d}"/>')
 
-    start = (
-        _start_root(geo, [node for node in roots if node.node_id in corner], corner, on_path) if len(roots) > 1 else []
-    )
+    start = _start_root(geo, [node for node in roots if node.node_id in corner], corner, on_path)
     edges.extend(start[1:])
     gaps = _gaps(graph, geo, cols, corner, on_path, counted)
     firsts: dict[int, str] = {}
@@ -625,7 +627,8 @@ def _start_root(
     geo: _Geometry, roots: list[GraphNode], corner: dict[str, tuple[int, int]], on_path: set[str]
 ) -> list[str]:
     """The run's start, a "Start" pill above the first branch's first card (first in the list), and a line from
-    it down into the first card of every branch that starts there: the shown branch's in the accent colour."""
+    it down into the first card of every branch that starts there: the shown branch's in the accent colour.
+    The pill is no link and no tag (a card's tags stand beside it): a rounded box of the page's own grey."""
     if not roots:
         return []
     roots = sorted(roots, key=lambda node: node.lane)
@@ -633,9 +636,9 @@ def _start_root(
     width = START_W
     x, y = first_x + (geo.card_w - width) // 2, first_y - START_ROOM - TAG_H // 2 + 2
     out = [
-        f'<g class="start-root"><title>{escape(START_TIP)}</title>'
-        f'<rect class="tag start-root" x="{x}" y="{y - TAG_H // 2}" width="{width}" height="{TAG_H}" rx="8"/>'
-        f'<text class="tag-text start-root" x="{x + width // 2}" y="{y + 5}" text-anchor="middle">'
+        f'<g class="start-root"><title>{escape(START_FORK_TIP if len(roots) > 1 else START_TIP)}</title>'
+        f'<rect class="start-pill" x="{x}" y="{y - TAG_H // 2}" width="{width}" height="{TAG_H}" rx="8"/>'
+        f'<text class="start-text" x="{x + width // 2}" y="{y + 5}" text-anchor="middle">'
         f"{escape(START_WORDS)}</text></g>"
     ]
     start = (first_x + geo.card_w // 2, y + TAG_H // 2)
@@ -753,44 +756,27 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     marks_after = ""
     selects_branch = node.is_leaf and node.node_id not in on_path
     tooltip = " · ".join(words) + (": click to show this branch" if selects_branch and href else "")
-    # On the card's top edge, at the right: whether it is the shown node and the newest one (on screen, beside
-    # it: "latest", "you are viewing"); on its
-    # bottom edge, at the left, its branch's name on the first card of each branch.
+    # On screen, right of the card: its branch's name on a branch's first card (a heading, not a tag), then its one
+    # tag; its checkpoints as diamonds on its bottom edge. On paper, tags on its edges (below).
     beside, card_w, card_h = geo.tags_beside, geo.card_w, geo.card_h
-    if beside:  # on screen: one under the other, right of the card, at most SCREEN_MARKS of them
+    if beside:
         said = say_state and state is not None
-        # (text, kind, marked, rank): the state and the one marker of where (the shown node, else the newest)
-        # come first; the branch's name (the tabs under the drawing give it too) before "latest".
-        marks = [
-            # The branch's name heads its column: first, at the top of its first card (friction13 item 6).
-            (branch_label(node.lane), "lane", starts_lane, -1),
-            (STATE_WORDS[state] if state is not None else "", f"state state-{state}", said, 1),
-            (geo.tag_word("newest"), "newest", is_newest and not is_current, 3),
-            (geo.tag_word("current"), "current", is_current, 0),
-            (AGAIN_WORDS, "again", answered_again, 4),  # a branch's first card: never a tip, room to spare
-        ]
-        ranked = sorted(rank for _, _, marked, rank in marks if marked)
-        if len(ranked) > 2 and 3 in ranked:  # "latest" beside one other tag at most, never a stack of three
-            ranked.remove(3)
-        ranked = ranked[:SCREEN_MARKS]
-        shown_marks = [(text, kind) for text, kind, marked, rank in marks if marked and rank in ranked]
+        tag = (STATE_WORDS[state], f"state state-{state}") if said and state is not None else None
+        if tag is None and answered_again:  # a branch's first card: never a tip (graph_story.py)
+            tag = (AGAIN_TAG, "again")
+        shown_marks = [(branch_label(node.lane), "lane")] if starts_lane else []
+        shown_marks += [tag] if tag is not None else []
         tags = [
             _tag(x + card_w + TAG_OFF, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, width=TAG_COL_W)
             for index, (text, kind) in enumerate(shown_marks)
         ]
-        # Each checkpoint saved during this step: a mark under the other tags, a link of its own (its node's
-        # page: its notes, and resuming from it), outside the card's link.
+        # Each checkpoint saved during this step: a diamond on the card's bottom edge, from its right corner
+        # leftwards, a link of its own (its node's page: its notes, and resuming from it), outside the card's link.
         marks_after = "".join(
             f'<a href="{escape(page)}" class="checkpoint-mark"><title>{escape(CHECKPOINT_MARK_TIP)}</title>'
-            + _tag(
-                x + card_w + TAG_OFF,
-                y + TAG_H // 2 + (len(shown_marks) + index) * (TAG_H + TAG_GAP),
-                CHECKPOINT_MARK,
-                "checkpoint",
-                width=TAG_COL_W,
-            )
+            + _diamond(x + card_w - 3 * CHECKPOINT_R - index * CHECKPOINT_STEP, y + card_h)
             + "</a>"
-            for index, page in enumerate(saved)
+            for index, page in enumerate(saved[:CHECKPOINT_MAX])
         )
     else:
         tags = [_tag(x + 6, y + card_h, branch_label(node.lane), "lane")] if starts_lane else []
@@ -836,6 +822,12 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         f'<a href="{escape(href(node))}" class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}"'
         f"{current}>{body}</a>{marks_after}"
     )
+
+
+def _diamond(cx: int, cy: int) -> str:
+    """A checkpoint's mark: a diamond centred on (cx, cy), a shape no tag has."""
+    r = CHECKPOINT_R
+    return f'<path class="checkpoint-flag" d="M{cx} {cy - r}L{cx + r} {cy}L{cx} {cy + r}L{cx - r} {cy}Z"/>'
 
 
 def _sub_part(text: str, kind: str = "") -> tuple[str, str]:

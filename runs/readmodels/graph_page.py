@@ -38,7 +38,7 @@ class StepRow:
     title: str  # the step's title in full; for a stretch, how many steps it stands for
     state: StateName  # its colour: the branch's state on the branch's last node, "done" (answered) before it
     state_label: str  # that state in the dashboard's words: "Running", "Done"
-    marks: tuple[str, ...]  # what else the drawing marks on its card: "checkpoint", "started by hand", "latest"
+    marks: tuple[str, ...]  # what else the drawing marks on its card: "↺ redone", "started by hand", "↻ 3"
     href: str  # its node page (the branch's page for another branch's last node); empty for a stretch
     is_tip: bool  # the branch's last node: the row that carries the branch's state
     is_current: bool = False  # the node the page shows (its branch's section says so once, in its heading)
@@ -46,7 +46,7 @@ class StepRow:
 
     @property
     def notes(self) -> str:
-        """Its marks in one phrase, for the stepper's line: "checkpoint · latest"."""
+        """Its marks in one phrase, for the stepper's line: "round 3 · started by hand"."""
         return " · ".join(self.marks)
 
 
@@ -167,6 +167,7 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
             states=states,
             checkpoints=bool(story.checkpoints),
             again=story.again,
+            screen=True,
         ),
         sections=branch_sections(detail, run_url, href, states, story, checkpoint_hrefs),
         stepper=stepper,
@@ -321,9 +322,9 @@ def _step_row(
     mark = graph_drawing.loop_mark(node)
     notes = [f"round {mark}"] if mark is not None else []  # the drawing's "↻ n", in words
     notes += [graph_drawing.VIA_WORDS[node.via]] if node.via in graph_drawing.VIA_WORDS else []
-    notes += [graph_drawing.AGAIN_WORDS] if again else []
-    # "latest" only where there are other branches to tell it from; "you are viewing" is its section's heading.
-    notes += [graph_drawing.SCREEN_TAGS["newest"]] if node.is_tip and detail.graph.lanes > 1 else []
+    # Marked as the drawing marks it (its glyph too); no "latest": the drawing tags none either (friction14), the
+    # branch's state in its heading says where the agent works, and "you are viewing" is the shown one's heading.
+    notes += [graph_drawing.AGAIN_TAG] if again else []
     return StepRow(
         words=graph_drawing.step_words(node),
         title=node.title or node.step_id or "Step",

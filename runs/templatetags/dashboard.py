@@ -569,7 +569,8 @@ class GraphContext(TypedDict):
     drawing: SafeString
     state_key: list[graph_drawing.LegendEntry]  # named in one line beside the drawing (a desktop's)
     legend: list[graph_drawing.LegendEntry]  # every mark with its meaning, behind the "?"
-    tag_words: dict[str, str]  # the words of the "latest" and "you are viewing" tags
+    tag_words: dict[str, str]  # the words of the phone list's "you are viewing"
+    glyphs: dict[str, str]  # the shape of a checkpoint's mark, as the drawing draws it
     sections: list[graph_page.BranchSection]
     stepper: bool  # one branch: its steps as a stepper, no drawing
     upcoming: list[graph_page.Upcoming]  # the stepper's steps still to come
@@ -600,6 +601,7 @@ def run_graph(detail: RunDetail) -> GraphContext:
         "state_key": laid_out.state_key,
         "legend": laid_out.legend,
         "tag_words": graph_drawing.SCREEN_TAGS,
+        "glyphs": {"checkpoint": graph_drawing.CHECKPOINT_GLYPH},
         "sections": laid_out.sections,
         "stepper": laid_out.stepper,
         "upcoming": laid_out.upcoming or [],

@@ -102,37 +102,49 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(graph.locator("rect.card.checkpoint")).to_have_count(0)
     mark = graph.locator("a.checkpoint-mark")
     expect(mark).to_have_count(1)
-    expect(mark.locator("text.tag-text")).to_have_text("checkpoint")
     expect(mark).to_have_attribute("href", re.compile(r"^/nodes/\d+/$"))
-    # A checkpoint is a mark, not a state (friction13 item 8): the page's ink on a dashed edge, no state's hue.
+    # Friction14: a checkpoint is a diamond, not a pill like "↺ redone": a path, no tag, no word on it.
+    expect(mark.locator("path.checkpoint-flag")).to_have_count(1)
+    expect(mark.locator("rect, text")).to_have_count(0)
+    # A mark, not a state (friction13 item 8): the page's ink, no state's hue.
     ink = page.evaluate("() => getComputedStyle(document.body).color")
-    assert mark.locator("rect.tag").evaluate("e => getComputedStyle(e).stroke") == ink
-    assert mark.locator("rect.tag").evaluate("e => getComputedStyle(e).strokeDasharray") != "none"
-    assert mark.locator("text.tag-text").evaluate("e => getComputedStyle(e).fill") == ink
-    # Beside the card of the step it was saved during ("Record what the slice showed", round 1), clear of it.
+    assert mark.locator("path").evaluate("e => getComputedStyle(e).fill") == ink
+    # On the bottom edge of the card of the step it was saved during ("Record what the slice showed", round 1),
+    # right of the middle where the line to the next card leaves.
     host = graph.locator("a.graph-node", has=page.locator("text.ct", has_text="Record what the")).first
     expect(host.locator("text.ct")).to_have_text(["Record what the", "slice showed"])
-    card, chip = host.locator("rect.card").bounding_box(), mark.bounding_box()
-    assert card and chip and chip["x"] >= card["x"] + card["width"] and chip["y"] < card["y"] + card["height"]
+    card, flag = host.locator("rect.card").bounding_box(), mark.bounding_box()
+    assert card and flag
+    assert card["x"] + card["width"] / 2 < flag["x"] and flag["x"] + flag["width"] <= card["x"] + card["width"]
+    assert abs(flag["y"] + flag["height"] / 2 - (card["y"] + card["height"])) < 2
     # Every step line fits inside its card.
     assert page.evaluate(STEP_LINES_OVERFLOW) == []
     # Branches labelled as everywhere else; the newest node is also the one shown: its state and one marker of
     # where, not "latest" too.
     expect(graph.locator("text.tag-text.lane")).to_have_text(["Branch 1", "Branch 2"])
     # Friction13 item 6: a branch's name heads its column, bold words first by its first card, not a pill; a
-    # branch forked mid-run grows from its fork, with no "Start" root (that is for forks at the run's start).
+    # branch forked mid-run grows from its fork. Friction14: the graph starts from "Start" all the same, as every
+    # graph does, one line down from it into the first card.
     assert graph.locator("rect.tag.lane").first.evaluate("e => getComputedStyle(e).stroke") == "none"
     assert int(graph.locator("text.tag-text.lane").first.evaluate("e => getComputedStyle(e).fontWeight")) >= 700
-    expect(graph.locator("g.start-root")).to_have_count(0)
+    expect(graph.locator("g.start-root text")).to_have_text("Start")
+    expect(graph.locator("path.start-edge")).to_have_count(1)
     newest = graph.locator("a.graph-node:has(rect.card.newest)")
     expect(newest).to_have_count(1)
     expect(newest).to_have_attribute("aria-current", "true")
-    expect(newest.locator("text.tag-text")).to_have_text(["running", "you are viewing"])
+    # Its one tag: its branch's state (the blue fill says it is the branch viewed, friction14).
+    expect(newest.locator("text.tag-text")).to_have_text(["running"])
     # Ninth review item 3: the step branch 2 answered again (Verify slice 2) is branch 2's first card, named
     # so, beside branch 1's (not above the fork as if shared), and opens the same page the step list links.
     again = graph.locator('a.graph-node[data-lane="1"]', has=page.locator("text.tag-text.again"))
     expect(again.locator("text.ct")).to_have_text(["Verify slice 2"])
-    expect(again.locator("text.tag-text")).to_have_text(["Branch 2", "redone"])
+    expect(again.locator("text.tag-text")).to_have_text(["Branch 2", "↺ redone"])
+    # A handful of tags on the whole graph, one at most per card: the two branches' states and the redone step.
+    expect(graph.locator("rect.tag:not(.lane)")).to_have_count(3)
+    per_card = graph.locator("a.graph-node").evaluate_all(
+        "cards => cards.map((card) => card.querySelectorAll('rect.tag:not(.lane)').length)"
+    )
+    assert max(per_card) == 1, per_card
     rewound_to = (
         page.locator(".steps h3", has_text="Verify slice 2")
         .last.locator("xpath=..")
@@ -151,11 +163,9 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(page).to_have_url(re.compile(r"\?tip=\d+$"))
     shown = page.locator('svg.run-graph a.graph-node[aria-current="true"]')
     expect(shown).to_have_attribute("data-lane", "0")
-    expect(shown.locator("text.tag-text")).to_have_text(["done", "you are viewing"])
+    expect(shown.locator("text.tag-text")).to_have_text(["done"])
     expect(page.locator("svg.run-graph rect.card.newest")).to_have_count(1)
-    expect(page.locator("svg.run-graph a.graph-node:has(rect.card.newest) text.tag-text")).to_have_text(
-        ["running", "latest"]
-    )
+    expect(page.locator("svg.run-graph a.graph-node:has(rect.card.newest) text.tag-text")).to_have_text(["running"])
     screenshot(page, "graph-looped-forked-first-branch", full_page=False)
 
     # Links name nodes by a short id; the full one is in the URL and the tooltip.
@@ -268,7 +278,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(
             ["Step 4 of 8 · round 1 of 2", "Step 4 of 8 · round 2 of 2"]
         )
-        expect(listed.locator(".gl-branch").nth(1).locator(".gl-notes").first).to_have_text("redone")
+        expect(listed.locator(".gl-branch").nth(1).locator(".gl-notes").first).to_have_text("↺ redone")
         # The shown branch's steps are the Steps card's, right under the graph (friction12 item 2): its box counts
         # them and links there, and lists no row of its own; the other branches' steps are listed nowhere else.
         shown = listed.locator(".gl-branch.shown")
@@ -294,13 +304,15 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         checkpoint = listed.locator(".gl-place .gl-notes", has_text="checkpoint")
         expect(checkpoint).to_have_count(1)
         expect(checkpoint).to_have_attribute("href", re.compile(r"^/nodes/\d+/$"))
-        # A mark, not a state (friction13 item 8): dashed, in the page's ink, as in the drawing and the steps list.
-        assert checkpoint.evaluate("e => getComputedStyle(e).borderTopStyle") == "dashed"
+        # A mark, not a state (friction13 item 8), in the page's ink; the drawing's diamond before its word
+        # (friction14), no pill like "↺ redone".
+        expect(checkpoint.locator(".cp-glyph")).to_have_text("◆")
+        assert checkpoint.evaluate("e => getComputedStyle(e).borderTopStyle") == "none"
         ink = sized_page.evaluate("() => getComputedStyle(document.body).color")
         assert checkpoint.evaluate("e => getComputedStyle(e).color") == ink
         assert sized_page.evaluate(LIST_PROBLEMS) == []
         # Each row is coloured by its state; the branch's last step carries the branch's state.
-        expect(first.locator(".gl-step.tip .gl-notes")).to_have_text("latest")
+        expect(first.locator(".gl-step.tip .gl-notes")).to_have_count(0)  # no "latest": the drawing has none
         expect(first.locator(".gl-step.tip .gl-dot")).to_have_class(re.compile(r"\bdot-running\b"))
         expect(first.locator(".gl-step:not(.tip) .gl-dot.dot-done")).to_have_count(
             first.locator(".gl-step").count() - 1
@@ -318,7 +330,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(key.locator(".state-key")).to_have_text(["left behind", "running"])
     # With them, the marks drawn that no word on a card explains (tenth review item 4): the step answered again,
     # the checkpoint, and (where the drawing is) the blue fill of the branch viewed; each meaning on hover.
-    expect(key.locator(".tag-key")).to_have_text(["checkpoint", "redone"])
+    # Friction14: each by its own shape, the checkpoint's diamond and the redone step's "↺" pill.
+    expect(key.locator(".checkpoint-key")).to_have_text("◆checkpoint")
+    expect(key.locator(".tag-key")).to_have_text(["↺ redone"])
     expect(key.locator("li", has_text="left behind")).to_have_attribute(
         "title", "the agent went back to an earlier step and works on another branch"
     )
@@ -330,8 +344,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         fill = key.locator("li.card-look")
         expect(fill).to_have_text("the branch you view")
         expect(fill).to_have_attribute("title", "blue fill: the branch you are viewing (its steps are listed below)")
-        chips = key.locator(".tag-key").evaluate_all("keys => keys.map((k) => getComputedStyle(k).borderTopStyle)")
-        assert chips == ["dashed", "dashed"]  # drawn as the drawing draws them
+        # Drawn as the drawing draws them: a solid-edged pill, and a diamond with no pill around it.
+        assert key.locator(".tag-key.again").evaluate("k => getComputedStyle(k).borderTopStyle") == "solid"
+        assert key.locator(".checkpoint-key").evaluate("k => getComputedStyle(k).borderTopStyle") == "none"
     else:
         expect(key).to_be_hidden()
     # Every mark once with its meaning, folded behind a "?" beside the heading: the branch states first.
@@ -342,12 +357,12 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(help_box.locator(".state-key")).to_have_text(["left behind", "running"])
     expect(help_box.locator("li", has_text="the agent went back to an earlier step")).to_be_visible()
     expect(help_box.locator("li", has_text="redone after a rewind")).to_be_visible()
-    chips = help_box.locator(".tag-key.again, .tag-key.checkpoint")
-    styles = chips.evaluate_all("keys => keys.map((k) => getComputedStyle(k).borderTopStyle)")
-    assert styles == (["dashed", "dashed"] if viewport.name == "desktop" else ["solid", "solid"])  # as drawn here
+    expect(help_box.locator(".checkpoint-key")).to_have_text("◆checkpoint")
+    expect(help_box.locator("li", has_text="a checkpoint the agent saved during that step")).to_be_visible()
+    assert help_box.locator(".tag-key.again").evaluate("k => getComputedStyle(k).borderTopStyle") == "solid"
     if viewport.name == "desktop":
-        # The newest node is the shown one: no "latest" tag is drawn, so the legend does not explain one.
-        expect(help_box.locator(".tag-key.lane, .tag-key.current")).to_have_text(["Branch N", "you are viewing"])
+        # No "latest" or "you are viewing" tag is drawn (friction14), so the legend explains neither.
+        expect(help_box.locator(".tag-key")).to_have_text(["Branch N", "↺ redone"])
         expect(help_box.locator("li", has_text="blue fill: the branch you are viewing")).to_be_visible()
     else:
         expect(help_box.locator("li", has_text="blue fill")).to_be_hidden()  # a mark of the drawing only
@@ -366,6 +381,19 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     else:
         # Three branches, a checkpoint and a step answered again: the tags stay tidy (tenth review item 5).
         assert sized_page.evaluate(UNTIDY) == []
+        # Friction14: one tag per card at most, five on the graph (three branch states, two redone steps); the
+        # checkpoint a diamond, the redone steps pills: different elements, different shapes.
+        graph = sized_page.locator("svg.run-graph")
+        expect(graph.locator("rect.tag:not(.lane)")).to_have_count(5)
+        per_card = graph.locator("a.graph-node").evaluate_all(
+            "cards => cards.map((card) => card.querySelectorAll('rect.tag:not(.lane)').length)"
+        )
+        assert max(per_card) == 1, per_card
+        expect(graph.locator("text.tag-text.again")).to_have_text(["↺ redone", "↺ redone"])
+        expect(graph.locator("a.checkpoint-mark path.checkpoint-flag")).to_have_count(1)
+        expect(graph.locator("a.checkpoint-mark rect, a.checkpoint-mark text")).to_have_count(0)
+        # Forked after steps 1 and 2, not at the start: the graph starts from "Start" still.
+        expect(graph.locator("g.start-root text")).to_have_text("Start")
     keep_screenshot(sized_page, "forked-graph")
     assert_fits(sized_page)
     console_log.assert_clean()

@@ -39,14 +39,14 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     assert svg.count(">step 2b of 3 · round 2 of 3</text>") == 2
     assert "↻" not in svg
     # The fork's one-node branch, shown and newest, says its name, as when another branch is shown (friction8
-    # item 11), its state and "you are viewing"; not "latest" too (friction6 item 6).
+    # item 11); no "you are viewing", no "latest" (friction14: the blue fill and the branch's state say it).
     assert re.findall(r'<text class="tag-text (\w+)"[^>]*>([^<]*)<', svg) == [
         ("lane", "Branch 1"),
-        ("checkpoint", "checkpoint"),  # the checkpoint of round 1, a mark beside its step's card
         ("lane", "Branch 2"),
-        ("again", "redone"),  # branch 2's first card: the step it answered again (ninth review item 3)
-        ("current", "you are viewing"),
+        ("again", "↺ redone"),  # branch 2's first card: the step it answered again (ninth review item 3)
     ]
+    # The checkpoint of round 1: a diamond on its step's card, no word and no tag (friction14).
+    assert svg.count('<path class="checkpoint-flag"') == 1
     # One plain phrase for it, on the card, in its key and the steps list (friction13 6: "answered again" is jargon).
     assert "answered again" not in html.lower() and "redone after a rewind" in html.lower()
     # Each branch's tip says its branch's state in words: branch 1 completed, branch 2 is the agent's.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import re
 from datetime import UTC, datetime
+from html import escape
 
 from runs.contract.dashboard import GraphNode, RunGraph
 from runs.readmodels import branches, graph, graph_drawing
@@ -140,26 +141,27 @@ def test_a_checkpoint_with_a_long_title_keeps_it_whole_and_says_what_made_it_on_
     assert step_line.endswith(' · <tspan class="cv">checkpoint</tspan>') and '<text class="cv"' not in drawing
 
 
-def test_the_newest_and_the_shown_node_carry_tags_and_the_shown_one_is_the_current_link():
-    # 1-2-3 then a fork from 1: 4 is the newest; showing the first branch's end (3).
+def test_the_screen_tags_neither_the_newest_nor_the_shown_node_and_the_shown_one_is_the_current_link():
+    # 1-2-3 then a fork from 1: 4 is the newest; showing the first branch's end (3). Friction14: the blue fill
+    # of the branch viewed and the branch states say where; no "latest", no "you are viewing" tag beside them.
     run = drawn([(1, None), (2, 1), (3, 2), (4, 1)])
     svg = screen(run, shown="3")
     tags = {node: re.findall(r'<text class="tag-text (\w+)"', card(svg, node)) for node in "1234"}
-    assert tags == {"1": ["lane"], "2": [], "3": ["current"], "4": ["lane", "newest"]}
+    assert tags == {"1": ["lane"], "2": [], "3": [], "4": ["lane"]}
+    assert "latest" not in svg and ">you are viewing<" not in svg
     assert re.findall(r'data-node-id="(\d+)" data-lane="\d+" aria-current="true"', svg) == ["3"]
     assert 'class="card on-branch current"' in card(svg, "3")
+    # Said on hover still, in the card's tooltip.
     assert "the step the run reached last" in card(svg, "4") and "viewing" not in card(svg, "4")
-    # Their words explain themselves: "latest", "you are viewing" (never "newest", "shown").
-    words = {
-        node: re.findall(r'<text class="tag-text (?:newest|current)"[^>]*>([^<]*)<', card(svg, node)) for node in "34"
-    }
-    assert words == {"3": ["you are viewing"], "4": ["latest"]}
+    # The paper, which shows no page, keeps its "newest" tag.
+    paper = graph_drawing.for_paper(run, shown=None, title="g") or ""
+    assert re.findall(r'<text class="tag-text newest"[^>]*>([^<]*)<', card(paper, "4")) == ["newest"]
 
 
 def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on_its_border():
     # A branch of one node: its name, its state, "newest" and "shown" all apply to one card, which carries
-    # its branch's name, its state and the one marker of where, "you are viewing" (friction6 item 6: not
-    # "latest" too); the name stays whether the card is viewed or not (friction8 item 11).
+    # its branch's name and its one tag, its state (friction14: no marker of where); the name stays whether the
+    # card is viewed or not (friction8 item 11).
     run = drawn([(1, None), (2, 1), (3, 1)])
     svg = graph_drawing.for_screen(
         run, shown="3", href=lambda node: f"/nodes/{node.node_id}/", title="g", states={"3": "running"}
@@ -176,8 +178,8 @@ def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on
         for m in re.findall(r'<rect class="tag [^"]*" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', drawn_card)
     ]
     said = r'<text class="tag-text [^"]*"[^>]*>([^<]*)</text>'
-    assert re.findall(said, drawn_card) == ["Branch 2", "running", "you are viewing"]
-    # Shown from elsewhere, the same card names its branch beside its state; "latest" is the third, left out.
+    assert re.findall(said, drawn_card) == ["Branch 2", "running"]
+    # Shown from elsewhere, the same card says the same.
     other = graph_drawing.for_screen(run, shown="2", href=lambda node: "/", title="g", states={"3": "running"})
     assert re.findall(said, card(other, "3")) == ["Branch 2", "running"]
     for tx, ty, tw, th in tags:
@@ -289,12 +291,13 @@ def test_the_legend_lists_only_the_marks_the_drawing_holds():
     assert keys == ["on-branch", "lane", "current"]  # no loop, checkpoint, complete, other branches
     # The newest node shown: it says "you are viewing" alone, so "latest" is explained only where drawn.
     assert [entry.key for entry in graph_drawing.legend(plain, shown="1")][-2:] == ["current", "newest"]
-    # Nor where the newest node is a branch's only card with a state: its two tags are taken.
+    # The screen tags neither (friction14), so its legend explains neither.
     forked = drawn([(1, None), (2, 1), (3, 1)])
     states = {"2": "left-behind", "3": "running"}
-    assert "newest" not in {entry.key for entry in graph_drawing.legend(forked, shown="2", states=states)}
+    on_screen = {entry.key for entry in graph_drawing.legend(forked, shown="2", states=states, screen=True)}
+    assert not on_screen & {"newest", "current"}
     svg = graph_drawing.for_screen(forked, shown="2", href=lambda node: "/", title="g", states=states)
-    assert 'class="tag-text newest"' not in svg
+    assert 'class="tag-text newest"' not in svg and 'class="tag-text current"' not in svg
     marked = drawn(
         [(1, None), (2, 1), (3, 2), (4, 1), (5, 1)],
         **{
@@ -371,23 +374,96 @@ def test_the_paper_drawing_places_steps_as_the_reports_and_the_dashboard_do():
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown=None)}  # the words say it
 
 
+def start_edges(svg: str) -> list[tuple[str, str, str]]:
+    return re.findall(r'<path class="edge start-edge( on-branch)?" d="M(\d+) (\d+)', svg)
+
+
 def test_branches_that_forked_at_the_start_hang_from_one_start_root_on_screen():
     # Friction13 item 6: a rewind to the run's first step starts a second root; on screen both hang from "Start".
     rewound = drawn([(1, None), (2, 1), (3, None), (4, 3)])
     svg = screen(rewound, shown="4")
     assert svg.count('class="start-root"') == 1 and ">Start</text>" in svg
-    edges = re.findall(r'<path class="edge start-edge( on-branch)?" d="M(\d+) (\d+)', svg)
+    edges = start_edges(svg)
     assert len(edges) == 2 and len({(x, y) for _, x, y in edges}) == 1  # one root, a line into each branch
     assert [on for on, _, _ in edges] == ["", " on-branch"]  # the shown branch's line in the accent colour
     top = int(re.search(r'class="card[^"]*" x="\d+" y="(\d+)"', svg).group(1))
     assert int(edges[0][2]) < top  # above every first card
-    # One root, or a fork later in the run, or the paper: no Start root.
-    assert "start-root" not in screen(drawn([(1, None), (2, 1), (3, 1)]))
+    assert escape("each branch below it began at the run's first step") in svg
+    # The paper has no Start root: its figure begins at the first step.
     assert "start-root" not in (graph_drawing.for_paper(rewound, shown="4", title="g") or "")
+
+
+def test_every_screen_graph_starts_from_start_even_when_it_forked_mid_way() -> None:
+    # Friction14: the Start root came only on runs that forked at their start, so graphs began two ways. A run
+    # that forked mid-way has it too: one root, one line into the first card, nothing else hangs from it.
+    mid_way = drawn([(1, None), (2, 1), (3, 2), (4, 2)])
+    svg = screen(mid_way, shown="3")
+    assert svg.count('class="start-root"') == 1 and ">Start</text>" in svg
+    assert f"<title>{escape(graph_drawing.START_TIP)}</title>" in svg
+    edges = start_edges(svg)
+    assert [on for on, _, _ in edges] == [" on-branch"]
+    top = min(int(y) for y in re.findall(r'<rect class="card[^"]*" x="\d+" y="(\d+)"', svg))
+    assert int(edges[0][2]) < top
+    # The root's pill is no tag: tags are a card's, and it is the graph's.
+    assert 'class="tag' not in svg.split('<g class="start-root">', 1)[1].split("</g>", 1)[0]
+    # Forked at the start or mid-way: the same top, the first card as far down.
+    rewound = drawn([(1, None), (2, 1), (3, None), (4, 3)])
+    first_y = [re.search(r'class="card[^"]*" x="\d+" y="(\d+)"', d).group(1) for d in (svg, screen(rewound))]
+    assert first_y[0] == first_y[1]
 
 
 def test_a_branch_name_heads_its_column_first_beside_its_first_card():
     forked = drawn([(1, None), (2, 1), (3, 1)])
     svg = graph_drawing.for_screen(forked, shown="3", href=lambda node: "/", title="g", states={"3": "running"})
     tags = re.findall(r'<text class="tag-text ([^"]+)"', card(svg, "3"))
-    assert tags[0] == "lane" and "current" in tags  # the name first, above "you are viewing"
+    assert tags == ["lane", "state state-running"]  # the name first, above its one tag
+
+
+def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_card_not_a_tag() -> None:
+    # Friction14: eight badges on one graph, and "redone" and "checkpoint" two look-alike dashed pills. A rewind to
+    # step 2 (branch 2's first card, 4, redoes it), two checkpoints saved during step 2 of branch 1.
+    run = drawn([(1, None), (2, 1), (3, 2), (4, 1), (5, 4)])
+    states = {"3": "left-behind", "5": "running"}
+    svg = graph_drawing.for_screen(
+        run,
+        shown="5",
+        href=lambda node: f"/nodes/{node.node_id}/",
+        title="g",
+        states=states,
+        again={"4"},
+        checkpoints=lambda card_id: ("/nodes/8/", "/nodes/9/") if card_id == "2" else (),
+    )
+    said = r'<text class="tag-text ([^"]+)"[^>]*>([^<]*)</text>'
+    tags = {
+        node: [(kind, text) for kind, text in re.findall(said, card(svg, node)) if kind != "lane"] for node in "12345"
+    }
+    assert tags == {
+        "1": [],
+        "2": [],
+        "3": [("state state-left-behind", "left behind")],
+        "4": [("again", "↺ redone")],
+        "5": [("state state-running", "running")],
+    }
+    # The graph's tags: its branches' states and the one redone step, nothing else.
+    assert len(re.findall(r'<rect class="tag (?!lane)', svg)) == 3
+    # Each checkpoint: a link of its own holding a diamond (a path, no rect, no word) centred on its card's bottom
+    # edge, right of the middle where the edge to the next card leaves.
+    marks = re.findall(r'<a href="([^"]+)" class="checkpoint-mark">(.*?)</a>', svg)
+    assert [href for href, _ in marks] == ["/nodes/8/", "/nodes/9/"]
+    x, y, w, h = (
+        int(v)
+        for v in re.search(
+            r'class="card[^"]*" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', card(svg, "2")
+        ).groups()
+    )
+    for _, body in marks:
+        assert "<rect" not in body and "checkpoint</text>" not in body
+        top_x, top_y = (int(v) for v in re.search(r'<path class="checkpoint-flag" d="M(\d+) (\d+)', body).groups())
+        assert x + w // 2 < top_x < x + w and top_y + graph_drawing.CHECKPOINT_R == y + h
+    # The key names them by their shapes: "↺ redone" and the checkpoint's diamond, in sight beside the drawing.
+    entries = graph_drawing.legend(run, shown="5", states=states, checkpoints=True, again={"4"}, screen=True)
+    assert {entry.key: entry.name for entry in entries if entry.key in ("again", "checkpoint-mark")} == {
+        "again": "↺ redone",
+        "checkpoint-mark": "checkpoint",
+    }
+    assert graph_drawing.CHECKPOINT_GLYPH == "◆" and graph_drawing.AGAIN_GLYPH not in graph_drawing.STATE_WORDS.values()

@@ -34,7 +34,9 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
     assert newest.forked.startswith("forked from branch 1 after step 2b of 3 · round 1 of 3")
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
-    assert {entry.key for entry in laid_out.legend} >= {"lane", "current"}
+    # Friction14: no tag says "you are viewing" or "latest" on the drawing, so its legend explains neither.
+    assert "lane" in {entry.key for entry in laid_out.legend}
+    assert not {entry.key for entry in laid_out.legend} & {"current", "newest"}
     # Tenth review item 4: in sight, the states drawn and the marks no card's words explain, only those this run
     # draws (a step answered again and a checkpoint; no branch started by hand); behind the "?", the rest.
     assert [entry.key for entry in laid_out.state_key] == [
@@ -52,7 +54,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
         "running",
         "the branch you view",
         "checkpoint",
-        "redone",
+        "↺ redone",
     ]
 
 
@@ -122,8 +124,9 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     said = {step.node_id: step.place.brief for step in detail.steps if step.place is not None}
     assert [said[row.href.split("/")[2]] for row in first[:-1]] == [row.words for row in first[:-1]]
     assert [row.state for row in first] == ["done"] * 7 + ["running"]
-    # "you are viewing" once, in the shown branch's heading (friction6 item 6): never again on its last row.
-    assert first[6].notes == "" and first[-1].notes == "latest" and first[-1].is_tip
+    # "you are viewing" once, in the shown branch's heading (friction6 item 6): never again on its last row; no
+    # "latest" either (friction14: the drawing tags none, the branch's state in its heading says where it works).
+    assert first[6].notes == "" and first[-1].notes == "" and first[-1].is_tip
     (saved,) = Checkpoint.objects.filter(node__run__public_id=forked.review_run)
     assert saved.child is not None and first[6].checkpoints == (f"/n/{saved.child.public_id}/",)
     assert not any(row.checkpoints for row in first[:6] + first[7:])
@@ -132,7 +135,7 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     # Another branch's last step shows that branch, as the drawing's card does; before it, the step the branch
     # answered again (its page: the node the agent rewound to, where the step list links it too).
     assert [(row.words, row.title, row.notes, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
-        ("step 2 of 8", "Record the Changed Files", "redone", False),
+        ("step 2 of 8", "Record the Changed Files", "↺ redone", False),
         ("step 4 of 8 · round 1 of 2", "Review api", "", True),
     ]
     rewound_to = sections[2].rows[0].href.split("/")[2]
