@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from runs.contract.dashboard import PlaceName, StateName
+from runs.readmodels import actions
 
 LABELS: dict[StateName, str] = {
     "needs_you": "Needs you",
@@ -97,6 +98,21 @@ def pill(state: str, move: Move) -> Pill:
     if move == "nobody" or (name in SAYS_WHOSE and move == MOVES[name]):
         return Pill(name, move, label(name))
     return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {label(name)}")
+
+
+# What the person does when the move is theirs and the row's where-line does not already say it ("waiting for
+# your confirmation", "waiting for something only you can give" do): the sessions list ends the line with it, the
+# one place a row tells the move, now that the pill says only whose it is (friction14 1).
+YOUR_ACTIONS: dict[StateName, actions.ActionName] = {"paused": "resume", "stalled": "resume", "blocked": "resume"}
+
+
+def your_action(state: str, move: str, *, held_by_you: bool = False) -> str:
+    """The move a row's where-line ends with ("resume the agent"), "" where the move is not yours or the line
+    says it already."""
+    name = YOUR_ACTIONS.get(state)  # type: ignore[call-overload]
+    if move != "yours" or name is None or held_by_you:
+        return ""
+    return actions.verb(name)
 
 
 _OF_STATUS: dict[str, StateName] = {

@@ -172,6 +172,14 @@ def move_of(value: Any) -> states.Move:
 
 
 @register.filter
+def your_action(where: Whereabouts | None) -> str:
+    """What a row's where-line ends with when the move is the person's (states.your_action): "resume the agent"."""
+    if where is None:
+        return ""
+    return states.your_action(where.state, str(move_of(where)), held_by_you=where.held_by_you)
+
+
+@register.filter
 def line_of(lines: list[Whereabouts], run_id: str) -> Whereabouts | None:
     """The where-line of one run among a session's (SessionDetail.run_lines), None when it has none."""
     return next((line for line in lines if line.run_id == run_id), None)

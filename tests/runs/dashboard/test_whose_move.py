@@ -110,6 +110,10 @@ def test_one_pill_leads_with_whose_move_where_its_state_does_not_say_it():
         words = states.pill(state, states.move(state)).words
         assert words.count(states.label(state)) == 1 and ":" not in words, words  # no action inside
     assert states.MOVE_FILTERS == {"yours": "Your move", "agents": "Agent's move", "nobody": "Nothing to do"}
+    # The move itself, for a where-line that does not say it: only when it is yours.
+    assert states.your_action("stalled", "yours") == states.your_action("blocked", "yours") == "resume the agent"
+    assert states.your_action("blocked", "agents") == states.your_action("needs_you", "yours") == ""
+    assert states.your_action("blocked", "yours", held_by_you=True) == ""  # its line says what only you give
 
 
 def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_catalog, settings):
@@ -139,6 +143,16 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
         "running": "Running",
         "canceled": "Canceled",
     }
+    # The move itself is told once, at the end of the where-line, where the line does not say it already.
+    rows_where = {
+        state: row.split('class="session-where"')[1].split("</div>")[0]
+        for state, row in (
+            (r.split('data-state="')[1].split('"')[0], r) for r in text.split('<tr class="session-row')[1:]
+        )
+    }
+    assert rows_where["stalled"].endswith(' · <strong class="your-action">resume the agent</strong>')
+    assert [state for state, line in rows_where.items() if "your-action" in line] == ["stalled"]
+    assert "waiting for your confirmation" in rows_where["needs_you"]
     # The filters count the rows of each colour, plain links with no frame of reasons (friction14 4); which
     # states "Your move" holds, its tooltip says.
     strip = text.split('class="status-chips move-filters"')[1].split("</ul>")[0]

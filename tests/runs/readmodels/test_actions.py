@@ -57,6 +57,7 @@ def test_every_action_has_one_phrase():
     assert set(actions.ACTIONS) == set(get_args(actions.ActionName))
     verbs = [action.verb for action in actions.ACTIONS.values()]
     assert len(set(verbs)) == len(verbs)
+    assert set(states.YOUR_ACTIONS.values()) <= set(actions.ACTIONS)  # a row's move is one of them
     assert actions.title("resume") == "Resume the agent" and actions.title("branch") == "Branch with edited context"
     # A new branch from an earlier step by the message is not "resume", which only carries a branch on at its
     # latest step (friction13 2).
