@@ -126,7 +126,7 @@ def list_sessions(
     count_yours: bool = False,
 ) -> SessionPage:
     """`urgent_first`: within each group, the sessions that need someone most come first (states.urgency, by
-    each row's state and the move its chip shows: needs you, blocked once it is yours, stalled, running with the
+    each row's state and the move its pill shows: needs you, blocked once it is yours, stalled, running with the
     blocks the agent retries, then the settled ones), each kind in `sort`'s order. `move`: only
     the sessions whose move it is (the dashboard's filters by whose move, the colours of the rows' pills;
     `state` and `status` aside); `count_yours`: count the sessions yours (SessionPage.yours) without
@@ -407,7 +407,7 @@ def _state_conditions(cutoff: datetime) -> dict[StateName, Q]:
 
 def _urgency(cutoff: datetime, yours: Q) -> Case:
     """A session's place in the list (states.urgency), in SQL: its state is the first condition it meets, as
-    for the chips, and its move the one its row's chip shows (`yours`: the sessions whose move is yours, by
+    for the counts, and its move the one its row's pill shows (`yours`: the sessions whose move is yours, by
     _yours, the rule of the rows' tags). Where a state's place depends on whose move it is (blocked), each
     move has its own case."""
     whens = []
@@ -461,7 +461,7 @@ def _yours(sessions: QuerySet[Session], cutoff: datetime, alone: int) -> Yours:
     be a person's move (an open run that waits for the user, is blocked or quiet, or paused: no agent touched
     it since it came here, paused.py) are read as their rows are (attention.of_sessions, kept by last_seq) and
     judged in Python: a blocked step is the agent's move until it has stopped, which only its refusals say.
-    `alone`: how many sessions without runs are (counted with the chips, _counts)."""
+    `alone`: how many sessions without runs are (counted with the states, _counts)."""
     open_runs = Run.objects.filter(
         session=OuterRef("pk"), parent_run__isnull=True, status__in=(RunStatus.IN_PROGRESS, RunStatus.BLOCKED)
     )
@@ -486,7 +486,7 @@ def session_move(session: Session, where: Whereabouts | None, cutoff: datetime) 
 def move_counts(by_state: dict[str, int], yours: int) -> dict[states.Move, int]:
     """How many sessions are each one's move, from the count per state (SessionPage.state_counts) and of
     those yours (SessionPage.yours): nobody's are the settled states' (states.MOVES), the agent's the rest."""
-    nobody = sum(n for name, n in by_state.items() if states.MOVES.get(name) == "nobody")  # type: ignore[call-overload]
+    nobody = sum(n for name, n in by_state.items() if states.move(name) == "nobody")
     return {"yours": yours, "agents": sum(by_state.values()) - yours - nobody, "nobody": nobody}
 
 

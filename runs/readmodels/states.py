@@ -92,7 +92,7 @@ def pill(state: str, move: Move) -> Pill:
     """The pill of a state whose move is `move` (states.move, or a where-line's): whose move first where the
     state's word does not already say it, then the state ("Your move · Stalled", "Agent's move · Blocked");
     the state alone where it says it ("Needs you", "Running") or where nobody has a move ("Done")."""
-    name: StateName = state if state in LABELS else "running"  # type: ignore[assignment]
+    name: StateName = state if state in LABELS else "running"
     if MOVES[name] == "nobody":  # a settled state is nobody's move, whatever its source said
         move = "nobody"
     if move == "nobody" or (name in SAYS_WHOSE and move == MOVES[name]):
