@@ -327,7 +327,7 @@ class SessionPage(Shape):
         default=False, description="Whether any session on the store has an owner (a team's shared store)."
     )
     # Sessions whose move is yours among those matching the search (states.move, clock applied): the
-    # dashboard's chip for people. Kept off the wire, as Whereabouts' move is.
+    # dashboard's "Your move" filter. Kept off the wire, as Whereabouts' move is.
     _yours: int = PrivateAttr(default=0)
 
     @property

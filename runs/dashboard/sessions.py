@@ -45,8 +45,9 @@ from runs.readmodels.preferences import in_effect
 
 # The list filters by state (runs/readmodels/states.py); the stored statuses' older names still work.
 STATUSES: tuple[str, ...] = get_args(StateName)
-# ...or by whose move it is: "yours" keeps the rows whose move is yours (the "Your move" chip for people).
-YOURS = "yours"
+# ...or by whose move it is (states.MOVE_FILTERS): "yours" keeps the rows whose pill is red, "agents" the blue
+# ones, "nobody" the grey ones.
+MOVES: tuple[str, ...] = tuple(states.MOVE_FILTERS)
 _OLDER_NAMES = {"in_progress": "running", "complete": "done"}
 # "urgency" is the dashboard's own order: within each group, the sessions that need someone first
 # (states.URGENCY), each kind by latest activity; the API sorts by the stored fields only.
@@ -87,7 +88,7 @@ def parse_filters(params: QueryDict) -> Filters:
     ignored = []
     status = params.get("status") or None
     status = _OLDER_NAMES.get(status, status) if status else None
-    if status is not None and status not in STATUSES and status != YOURS:
+    if status is not None and status not in STATUSES and status not in MOVES:
         ignored.append(f"status “{status[:40]}”")
         status = None
     sort = params.get("sort") or URGENCY_SORT
@@ -116,6 +117,17 @@ def _number(params: QueryDict, name: str, default: int, ignored: list[str]) -> i
 class Section:
     heading: session_groups.GroupWords | None
     items: list[SessionSummary]
+
+
+@dataclass(frozen=True)
+class MoveFilter:
+    """One of the sessions list's filters by whose move it is: its ?status= value, words, count and tooltip."""
+
+    name: str
+    move: states.Move  # its colour, as the rows' pills
+    words: str
+    count: int
+    means: str = ""
 
 
 def sections(page: SessionPage) -> list[Section]:
@@ -150,36 +162,51 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
     filters = parse_filters(request.GET)
     version = overview.activity_version()
     urgent = filters.sort == URGENCY_SORT
-    yours = filters.status == YOURS
+    move = filters.status if filters.status in MOVES else None
     page = overview.list_sessions(
         query=filters.query,
-        state=None if yours else filters.status,
+        state=None if move else filters.status,
         sort="-activity" if urgent else filters.sort,
         group=filters.group,
         page=filters.page,
         per_page=filters.per_page,
         urgent_first=urgent,
-        yours=yours,
+        move=move,
         count_yours=True,
     )
     no_sessions = not page.state_counts and not page.query
     params = QueryDict(mutable=True)  # the shown filters, for links that change one of them
     for key, value, default in (
         ("q", page.query, ""),
-        ("status", YOURS if yours else page.state or "", ""),
+        ("status", move or page.state or "", ""),
         ("sort", filters.sort, URGENCY_SORT),
         ("group", page.group, DEFAULT_GROUP),
         ("per_page", str(page.per_page), str(overview.PER_PAGE_DEFAULT)),
     ):
         if value != default:
             params[key] = value
-    # The "Your move" chip's reasons, chips inside its frame ("Needs you 1", "Stalled 1"): the states always
-    # yours that hold a session, or the one chosen.
-    your_reasons = [
-        (name, page.state_counts.get(name, 0))
-        for name in states.YOURS_ALWAYS
-        if page.state_counts.get(name) or page.state == name
+    # The filters by whose move, each as many as the rows whose pill has its colour; "Your move" says which
+    # states it gathers in its tooltip ("Needs you 1 · Stalled 2"), the one place that breakdown is said.
+    counts = overview.move_counts(page.state_counts, page.yours)
+    reasons = " · ".join(
+        f"{states.label(name)} {page.state_counts[name]}" for name in states.YOURS_ALWAYS if page.state_counts.get(name)
+    )
+    move_filters = [
+        MoveFilter(
+            name,
+            name,
+            words,
+            counts[name],
+            f"{states.MOVE_FILTER_MEANS[name]}{f' ({reasons})' if name == 'yours' and reasons else ''}.",
+        )
+        for name, words in states.MOVE_FILTERS.items()
     ]
+    # A link of an older page may still filter by one state (?status=stalled): the strip shows it, chosen.
+    if page.state:
+        chosen = page.state
+        move_filters.append(
+            MoveFilter(chosen, states.MOVES[chosen], states.label(chosen), page.state_counts.get(chosen, 0))
+        )
     return render(
         request,
         "dashboard/sessions.html",
@@ -191,16 +218,9 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "sections": sections(page),
             "one_group": one_group(page),
             "titles": overview.row_titles(page.items),
-            "statuses": [(name, page.state_counts.get(name, 0)) for name in STATUSES],
             "all_count": sum(page.state_counts.values()),
-            "yours": yours,
-            "your_move": states.YOUR_MOVE,
-            "your_move_means": states.YOUR_MOVE_MEANS,
-            "your_states": states.YOURS_ALWAYS,
-            "your_reasons": your_reasons,
-            # The frame's head says its total only where its reasons do not add up to it (a blocked session whose
-            # agent stopped has no reason chip): never the total and its parts side by side (friction13 1).
-            "your_total": None if your_reasons and sum(n for _name, n in your_reasons) == page.yours else page.yours,
+            "move": move,
+            "move_filters": move_filters,
             "sort": filters.sort,
             "default_sort": URGENCY_SORT,
             "sorts": SORTS,

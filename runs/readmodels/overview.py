@@ -122,30 +122,31 @@ def list_sessions(
     page: int = 1,
     per_page: int = PER_PAGE_DEFAULT,
     urgent_first: bool = False,
-    yours: bool = False,
+    move: states.Move | None = None,
     count_yours: bool = False,
 ) -> SessionPage:
     """`urgent_first`: within each group, the sessions that need someone most come first (states.urgency, by
-    each row's state and the move its chip shows: needs you, blocked once it is yours, stalled, running with the
-    blocks the agent retries, then the settled ones), each kind in `sort`'s order. `yours`: only
-    the sessions whose move is yours (the dashboard's chip for people; `state` and `status` aside);
-    `count_yours`: count them (SessionPage.yours) without filtering."""
+    each row's state and the move its pill shows: needs you, blocked once it is yours, stalled, running with the
+    blocks the agent retries, then the settled ones), each kind in `sort`'s order. `move`: only
+    the sessions whose move it is (the dashboard's filters by whose move, the colours of the rows' pills;
+    `state` and `status` aside); `count_yours`: count the sessions yours (SessionPage.yours) without
+    filtering."""
     # NUL separates words too: PostgreSQL text cannot hold it (no stored text contains one).
     query = " ".join(query.replace("\x00", " ").split())[:MAX_QUERY_CHARS]
     per_page = max(1, min(per_page, PER_PAGE_MAX))
     cutoff = stall_cutoff()
     matching = _search(visible_sessions().filter(ownership.visible()), query)
     counts, by_state, alone = _counts(matching, cutoff)
-    mine = _yours(matching, cutoff, alone) if yours or count_yours or urgent_first else None
-    if mine is not None and yours:
-        total = mine.count
+    mine = _yours(matching, cutoff, alone) if move or count_yours or urgent_first else None
+    if mine is not None and move:
+        total = move_counts(by_state, mine.count)[move]
     else:
         total = by_state.get(state, 0) if state else counts.get(status, 0) if status else sum(counts.values())
     pages = max(1, math.ceil(total / per_page))
     page = max(1, min(page, pages))
     ordering: tuple[Any, ...] = _SORTS[sort]
-    if mine is not None and yours:
-        chosen = matching.filter(mine.condition)
+    if mine is not None and move:
+        chosen = matching.filter(_move_condition(move, mine.condition, cutoff))
     else:
         chosen = _with_state(matching, state, cutoff) if state else _with_status(matching, status, cutoff)
     if urgent_first and mine is not None:
@@ -406,7 +407,7 @@ def _state_conditions(cutoff: datetime) -> dict[StateName, Q]:
 
 def _urgency(cutoff: datetime, yours: Q) -> Case:
     """A session's place in the list (states.urgency), in SQL: its state is the first condition it meets, as
-    for the chips, and its move the one its row's chip shows (`yours`: the sessions whose move is yours, by
+    for the counts, and its move the one its row's pill shows (`yours`: the sessions whose move is yours, by
     _yours, the rule of the rows' tags). Where a state's place depends on whose move it is (blocked), each
     move has its own case."""
     whens = []
@@ -460,7 +461,7 @@ def _yours(sessions: QuerySet[Session], cutoff: datetime, alone: int) -> Yours:
     be a person's move (an open run that waits for the user, is blocked or quiet, or paused: no agent touched
     it since it came here, paused.py) are read as their rows are (attention.of_sessions, kept by last_seq) and
     judged in Python: a blocked step is the agent's move until it has stopped, which only its refusals say.
-    `alone`: how many sessions without runs are (counted with the chips, _counts)."""
+    `alone`: how many sessions without runs are (counted with the states, _counts)."""
     open_runs = Run.objects.filter(
         session=OuterRef("pk"), parent_run__isnull=True, status__in=(RunStatus.IN_PROGRESS, RunStatus.BLOCKED)
     )
@@ -480,6 +481,28 @@ def session_move(session: Session, where: Whereabouts | None, cutoff: datetime) 
         return where.move or states.move(where.state)  # type: ignore[return-value]
     shown = shown_status(session.status, session.updated_at, cutoff, session.waiting_for_user)
     return states.move(states.of_status(shown, session.waiting_for_user))
+
+
+def move_counts(by_state: dict[str, int], yours: int) -> dict[states.Move, int]:
+    """How many sessions are each one's move, from the count per state (SessionPage.state_counts) and of
+    those yours (SessionPage.yours): nobody's are the settled states' (states.MOVES), the agent's the rest."""
+    nobody = sum(n for name, n in by_state.items() if states.move(name) == "nobody")
+    return {"yours": yours, "agents": sum(by_state.values()) - yours - nobody, "nobody": nobody}
+
+
+def _move_condition(move: states.Move, yours: Q, cutoff: datetime) -> Q:
+    """The sessions whose move is `move`, as their rows' pills say it: `yours` (_yours), the settled states'
+    (nobody's), and the agent's: every other one."""
+    conditions = _state_conditions(cutoff)
+    nobody = Q()
+    for name in states.ORDER:
+        if states.MOVES[name] == "nobody" and name in conditions:
+            nobody |= conditions[name]
+    if move == "yours":
+        return yours
+    if move == "nobody":
+        return nobody
+    return ~yours & ~nobody
 
 
 def _with_state(sessions: QuerySet[Session], state: StateName, cutoff: datetime) -> QuerySet[Session]:

@@ -10,20 +10,21 @@ eight words once:
 - Blocked: the agent's answer was refused, it must send another;
 - Paused: no agent has touched the run since it came here (imported, or its branch started by hand:
   paused.py): resume the agent (actions.py);
-- Stalled: the agent's move, but nothing was recorded for WORKRAIL_STALL_MINUTES;
+- Stalled: the agent was working, but nothing was recorded for WORKRAIL_STALL_MINUTES: resume it;
 - Left behind: a branch no agent works on any more (it can be resumed by hand);
 - Done: finished;
 - Canceled: stopped for good by a person.
 
 Each state also says whose move it is (MOVES: yours for needs you, paused and stalled, the agent's for running
-and blocked, nobody's for done, canceled and left behind), kept as data for the API and the "Your move" chip.
+and blocked, nobody's for done, canceled, left behind and notes only), kept as data for the API and the pills.
 One case reads more than the state (move): a blocked step quiet for WORKRAIL_STALL_MINUTES (the agent has
-stopped: restarting it is yours). Every badge a person may act on has one short label beside it (next_move: the
-one mapping every page reads) saying whose move it is and the move itself in one to three words ("Your move:
-confirm", "Agent's move: resend the step"), so that it adds the action to its badge and never echoes or
-contradicts it. Pages draw the badge and that label as ONE chip ("Blocked · agent's
-move: resend the step", "Needs you · your move: confirm"): the state, then whose move and the move, in one
-pattern for every state (NextMove.chip_words).
+stopped: restarting it is yours), or one that waits for something only the person gives.
+
+Every row, run card, branch and page head shows ONE pill (pill): its colour says whose move it is and nothing
+else (red only for yours, blue for the agent's, a grey outline for nobody's), and its words lead with whose
+move where the state's word does not already say it ("Your move · Stalled", "Agent's move · Blocked", but
+"Needs you", "Running", "Done"). The move itself ("resume the agent") is said by the row's where-line and the
+state's panel, never inside the pill (friction14 1: four rounds of two-part chips read as two things).
 """
 
 from __future__ import annotations
@@ -69,43 +70,49 @@ MOVES: dict[StateName, Move] = {
     "canceled": "nobody",
     "notes": "nobody",
 }
-# Why a move is not its state's usual one (MOVES): a blocked step's agent has stopped; or why a blocked step is
-# the person's as usual: it waits for something only they give.
-Why = Literal["usual", "stopped", "held"]
 NEXT_MOVE_WORDS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's move"}
 YOUR_MOVE = NEXT_MOVE_WORDS["yours"]
-# Whose move inside the one chip, after the state's own label ("Blocked · agent's move: resend the step").
-CHIP_MOVE_WORDS: dict[Move, str] = {"yours": "your move", "agents": "agent's move"}
-# The move itself, after whose it is (next_move), by state and why: one to three words a person can act on. A
-# state without a row here is said by whose move alone ("Agent's move": a running agent needs nothing).
-# Each move in the one phrase every page gives its action (actions.py).
-MOVE_ACTIONS: dict[tuple[StateName, Why], str] = {
-    ("needs_you", "usual"): actions.verb("confirm"),
-    ("paused", "usual"): actions.verb("resume"),
-    ("stalled", "usual"): actions.verb("resume"),
-    ("blocked", "usual"): actions.verb("resend"),
-    ("blocked", "stopped"): actions.verb("resume"),
-    ("blocked", "held"): actions.verb("tell"),
-}
+# The states whose own word already says whose move it is when it is their usual one: "Needs you" is yours,
+# "Running" the agent's. Every other state's pill leads with whose move ("Your move · Stalled").
+SAYS_WHOSE: frozenset[StateName] = frozenset({"needs_you", "running"})
 
 
 @dataclass(frozen=True)
-class NextMove:
-    """The label beside a state's badge: whose move it is, in words, drawn in the state's colour."""
+class Pill:
+    """A row's one status pill: its words, and whose move it is, which alone gives its colour (dashboard.css:
+    red for yours, blue for the agent's, a grey outline for nobody's). The move itself ("resume the agent") is
+    not in it: the row's where-line and the state's panel say it (friction14 1)."""
 
     state: StateName
     move: Move
     words: str
-    # The same move inside the state's one chip, after its label: whose (unless the label says it) and the move.
-    chip_words: str
-    # The chip's move where a line is narrow (a run card): whose move alone, the move itself told in the body
-    # ("agent's move", not "agent's move: resend the step" broken inside its pill).
-    short_words: str
 
-    @property
-    def css(self) -> str:
-        """The classes that draw it: the move label's shape, the state's colour (dashboard.css)."""
-        return f"move state-{self.state}"
+
+def pill(state: str, move: Move) -> Pill:
+    """The pill of a state whose move is `move` (states.move, or a where-line's): whose move first where the
+    state's word does not already say it, then the state ("Your move · Stalled", "Agent's move · Blocked");
+    the state alone where it says it ("Needs you", "Running") or where nobody has a move ("Done")."""
+    name: StateName = state if state in LABELS else "running"
+    if MOVES[name] == "nobody":  # a settled state is nobody's move, whatever its source said
+        move = "nobody"
+    if move == "nobody" or (name in SAYS_WHOSE and move == MOVES[name]):
+        return Pill(name, move, label(name))
+    return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {label(name)}")
+
+
+# What the person does when the move is theirs and the row's where-line does not already say it ("waiting for
+# your confirmation", "waiting for something only you can give" do): the sessions list ends the line with it, the
+# one place a row tells the move, now that the pill says only whose it is (friction14 1).
+YOUR_ACTIONS: dict[StateName, actions.ActionName] = {"paused": "resume", "stalled": "resume", "blocked": "resume"}
+
+
+def your_action(state: str, move: str, *, held_by_you: bool = False) -> str:
+    """The move a row's where-line ends with ("resume the agent"), "" where the move is not yours or the line
+    says it already."""
+    name = YOUR_ACTIONS.get(state)  # type: ignore[call-overload]
+    if move != "yours" or name is None or held_by_you:
+        return ""
+    return actions.verb(name)
 
 
 _OF_STATUS: dict[str, StateName] = {
@@ -172,7 +179,7 @@ def move(state: str, *, stopped: bool = False) -> Move:
 
 
 def urgency(state: StateName, move: Move) -> int:
-    """Where a row sorts in the sessions list, by the state and the move its chip shows (next_move): its state's
+    """Where a row sorts in the sessions list, by the state and the move its pill shows (pill): its state's
     place (URGENCY), but a blocked step that is still the agent's to resend sorts with the running sessions,
     after every one that is yours (friction11 7); once yours (its agent stopped, or it waits for something only
     you give), it sorts as blocked, up front. The list's SQL order (overview) reads this one rule."""
@@ -181,32 +188,15 @@ def urgency(state: StateName, move: Move) -> int:
     return URGENCY[state]
 
 
-def next_move(state: str, move: Move, *, held_by_you: bool = False) -> NextMove | None:
-    """The label beside a state's badge, None where nobody has a move (done, canceled, left behind): whose
-    move, then the move (MOVE_ACTIONS), so that "Needs you" reads beside "Your move: confirm", an action,
-    not an echo. `held_by_you`: a blocked step waits for something only the person can give (theirs as
-    usual, not because the agent stopped)."""
-    if move == "nobody" or state not in LABELS:
-        return None
-    if held_by_you:
-        why: Why = "held"
-    elif move == MOVES[state]:
-        why = "usual"
-    else:
-        why = "stopped"
-    action = MOVE_ACTIONS.get((state, why))
-    # One pattern for every state (friction13 1): whose move, then the move; "Needs you · your move: confirm"
-    # too, rather than a bare "confirm" that read as a different kind of chip beside "your move: resend…".
-    whose = NEXT_MOVE_WORDS[move]
-    chip = f"{CHIP_MOVE_WORDS[move]}: {action}" if action else CHIP_MOVE_WORDS[move]
-    return NextMove(state, move, f"{whose}: {action}" if action else whose, chip, CHIP_MOVE_WORDS[move])
-
-
-# The states that are always the person's move (MOVES): the sessions list draws their chips inside its "Your move"
-# chip, as its reasons, so that "Needs you" reads as one kind of your move and not as a second chip beside it.
+# The states that are always the person's move (MOVES): the sessions list counts each inside its "Your move"
+# filter's tooltip, the one place the breakdown is said.
 YOURS_ALWAYS: tuple[StateName, ...] = tuple(state for state in ORDER if MOVES[state] == "yours")
-# What the sessions list's "Your move" chip gathers (its tooltip): the rows whose chip says it is yours.
-YOUR_MOVE_MEANS = (
-    f"{YOUR_MOVE}: the sessions waiting for your confirmation, paused (no agent has it), stalled, or blocked"
-    " and stopped"
-)
+# The sessions list's filters by whose move, in its order, and what each gathers (its tooltip): the rows whose
+# pill has that colour.
+MOVE_FILTERS: dict[Move, str] = {"yours": YOUR_MOVE, "agents": NEXT_MOVE_WORDS["agents"], "nobody": "Nothing to do"}
+MOVE_FILTER_MEANS: dict[Move, str] = {
+    "yours": "The sessions waiting for you: to confirm a step, to resume a paused or stalled agent, or to"
+    " restart a blocked one that has stopped",
+    "agents": "The sessions whose agent is working, or resending a refused step",
+    "nobody": "The sessions done, canceled or holding notes only",
+}

@@ -172,6 +172,14 @@ def move_of(value: Any) -> states.Move:
 
 
 @register.filter
+def your_action(where: Whereabouts | None) -> str:
+    """What a row's where-line ends with when the move is the person's (states.your_action): "resume the agent"."""
+    if where is None:
+        return ""
+    return states.your_action(where.state, str(move_of(where)), held_by_you=where.held_by_you)
+
+
+@register.filter
 def line_of(lines: list[Whereabouts], run_id: str) -> Whereabouts | None:
     """The where-line of one run among a session's (SessionDetail.run_lines), None when it has none."""
     return next((line for line in lines if line.run_id == run_id), None)
@@ -183,46 +191,20 @@ def blocked_guide(entry: BlockedStep) -> attention.BlockedGuide:
     return attention.blocked_guide(entry, overview.stall_cutoff())
 
 
-def _tag_state(value: Any) -> tuple[str, bool]:
-    """The state a badge shows for `value` (as move_of reads it), and whether a blocked step there waits
-    for something only the person can give."""
-    if isinstance(value, BlockedStep):
-        return "blocked", value.whose_move == "user"
-    if isinstance(value, BranchOutcomeEntry):
-        return value.state, value.blocked is not None and value.blocked.whose_move == "user"
-    if isinstance(value, Whereabouts):
-        return value.state, value.held_by_you
-    if isinstance(value, AttentionPanel):
-        return value.state, False
-    return str(value), False
-
-
 @register.simple_tag
-def state_chip(state: Any, value: Any = None, badge_id: str = "", short: bool = False) -> str:
-    """A state and whose move it is as ONE chip (states.NextMove.chip_words): the state's badge in its colour,
-    joined to the move in the colour of whose it is ("Needs you · confirm", "Running · agent's move"); the
-    badge alone where nobody has a move. `state` is the badge's; `value` says the move (move_of: a
-    whereabouts, panel, branch or blocked step), the state itself by default; `badge_id` names the badge
-    (a live region's pill); `short`: a narrow place's chip (NextMove.short_words: whose move alone)."""
+def state_chip(state: Any, value: Any = None, badge_id: str = "") -> str:
+    """A state as its ONE pill (states.pill): whose move it is, then the state where its word does not say it,
+    in the one colour of whose move it is (data-move: dashboard.css). `state` is the pill's; `value` says the
+    move (move_of: a whereabouts, panel, branch or blocked step), the state's usual one by default; `badge_id`
+    names the pill (a live region's)."""
     state = str(state)
     source = state if value is None or value == "" else value
-    move_state, held_by_you = _tag_state(source)
-    label = states.next_move(move_state, move_of(source), held_by_you=held_by_you)
+    shown = states.pill(state, move_of(source))
     if badge_id:
-        badge = format_html('<span class="badge state-{}" id="{}">{}</span>', state, badge_id, states.label(state))
-    else:
-        badge = format_html('<span class="badge state-{}">{}</span>', state, states.label(state))
-    if label is None:
-        return badge
-    return format_html(
-        '<span class="state-chip" data-move="{}">{}<span class="visually-hidden"> · </span>'
-        '<span class="{}" data-move="{}">{}</span></span>',
-        label.move,
-        badge,
-        label.css,
-        label.move,
-        label.short_words if short else label.chip_words,
-    )
+        return format_html(
+            '<span class="badge state-{}" data-move="{}" id="{}">{}</span>', state, shown.move, badge_id, shown.words
+        )
+    return format_html('<span class="badge state-{}" data-move="{}">{}</span>', state, shown.move, shown.words)
 
 
 def _moment(value: Any) -> datetime | None:

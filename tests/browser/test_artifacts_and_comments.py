@@ -52,13 +52,15 @@ def test_copy_comment_copies_the_agents_own_comment(sized_page, console_log, sit
     findings.get_by_role("button", name="Copy comment").first.click()
     expect(page.get_by_text("Copied.").first).to_be_visible()
     assert page.evaluate("navigator.clipboard.readText()").strip() == AGENT_COMMENT
-    # Severities have their own scale: no pill wears a state's colour (amber is "your move", red a block),
-    # and each severity looks unlike the others (friction10 6).
+    # Severities have their own scale: no pill wears a state pill's colour (red is "your move", blue the
+    # agent's), and each severity looks unlike the others (friction10 6).
     state_colours = page.evaluate(
         """() => ['needs_you', 'blocked', 'stalled', 'paused', 'running', 'done', 'canceled', 'left_behind']
-             .flatMap(state => { const b = document.createElement('span'); b.className = 'badge state-' + state;
+             .flatMap(state => ['yours', 'agents', 'nobody'].flatMap(move => {
+               const b = document.createElement('span'); b.className = 'badge state-' + state;
+               b.dataset.move = move;
                document.body.append(b); const s = getComputedStyle(b); const c = [s.color, s.backgroundColor];
-               b.remove(); return c; })
+               b.remove(); return c; }))
              .filter(c => !['rgba(0, 0, 0, 0)', 'rgb(255, 255, 255)'].includes(c))"""  # white: a neutral
     )
     pills = findings.locator(".sev").evaluate_all(

@@ -78,12 +78,12 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
         "Record the Changed Files · step 2 of 8 · the agent did not attach the list of changed files"
     )
     expect(sized_page.locator('.where-line[data-place="stalled"]')).to_contain_text("stalled since")
-    # Whose move it is, on the badge and the chips: "Needs you" and "Blocked" apart from "Running".
+    # Whose move it is, on the pills and the filters: "Needs you" and the stalled one yours, the block the
+    # agent retries its.
     chips = sized_page.locator(".status-chips")
-    expect(chips.locator(".chip-reason").first).to_have_text("Needs you 1")  # a reason of "Your move"
-    expect(chips.locator(".badge.state-blocked")).to_have_text("Blocked 1")
+    expect(chips.locator(".badge[data-move=yours]")).to_have_text("Your move 2")
     expect(sized_page.locator("tbody .badge.state-needs_you")).to_have_text("Needs you")
-    expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Blocked")
+    expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Agent's move · Blocked")
     # A session's key stands whole on its line, never broken at its hyphen ("CANCEL-/1").
     keys = sized_page.locator("tr.session-row a.session-key")
     expect(keys.filter(has_text="CANCEL-1")).to_have_count(1)
@@ -137,16 +137,16 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     sized_page.keyboard.press("Enter")
     expect(message).to_be_visible()
     assert_fits(sized_page)
-    # Said in the page's head and in the panel (and by the chip on the run's card beside them on a desktop);
-    # whose move and the move in the same chips, nowhere else.
-    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Stalled · your move: resume the agent")
+    # Said in the page's head and in the panel (and by the pill on the run's card beside them on a desktop);
+    # whose move in the same pills, the move in the panel.
+    expect(sized_page.locator(".page-head .badge.state-stalled")).to_have_text("Your move · Stalled")
     # "Live" stays on the title's line at every size, not a line of its own under it (friction10 7).
     title, live = (sized_page.locator(f".page-head > {i}").bounding_box() for i in ("h1", ".live"))
     assert title and live and title["y"] < live["y"] + live["height"] / 2 < title["y"] + title["height"], (title, live)
     expect(sized_page.locator("#run-status-summary")).to_have_count(0)
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
     assert said(sized_page, "Stalled") == 2 + card
-    assert (said(sized_page, "your move"), said(sized_page, "agent's move")) == (1 + card, 0)
+    assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (1 + card, 0)
     assert_cancel_in_its_place(sized_page)
     console_log.assert_clean()
 
@@ -183,19 +183,14 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     panel.get_by_text("The agent's instructions for this step").click()
     expect(panel.locator(".panel-more p").first).not_to_be_visible()  # the why is folded
     expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
-    # The state in the page's head, the panel and the chip of the run's card (shown beside them on a desktop
-    # only); in the same chips, the move ("Needs you · your move: confirm": the one pattern of every state); the
-    # run's line and graph do not repeat them.
-    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Needs you · your move: confirm")
-    expect(sized_page.locator(".runs-nav .run-link .state-chip")).to_have_text("Needs you · your move")  # narrow
+    # The state in the page's head, the panel and the pill of the run's card (shown beside them on a desktop
+    # only): "Needs you" says whose move itself; the run's line and graph do not repeat it.
+    expect(sized_page.locator(".page-head .badge.state-needs_you")).to_have_text("Needs you")
+    expect(sized_page.locator(".runs-nav .run-link .badge.state-needs_you")).to_have_text("Needs you")
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
     assert said(sized_page, "Needs you") == 2 + card
-    # Whose move, only in those chips (the one pattern, friction13 1): never again in the panel or the run's line.
-    assert (said(sized_page, "your move"), said(sized_page, "Your move"), said(sized_page, "agent's move")) == (
-        1 + card,
-        0,
-        0,
-    )
+    # Whose move, only in those pills, and "Needs you" says it: never again in the panel or the run's line.
+    assert (said(sized_page, "your move"), said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (0, 0, 0)
     assert_cancel_in_its_place(sized_page)
     assert said(sized_page, "waiting for your confirmation") == 1
     # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session

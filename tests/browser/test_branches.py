@@ -116,7 +116,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     # give a stuck agent is folded under them.
     verdict = "Blocked: the agent must resend this step with the list of changed files."
     expect(panel.locator("h3")).to_have_text(verdict)  # whose move, the page's head says
-    expect(page.locator(".page-head .move")).to_have_text("agent's move: resend the step")
+    expect(page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Blocked")
     expect(panel.locator(".step-line")).to_have_text(re.compile(r"^Record the Changed Files · step 2 of \d+$"))
     expect(panel.locator(".verdict")).to_have_text(verdict)
     developers = page.locator("#run-details")  # the run's one fold for developers holds the call

@@ -409,8 +409,9 @@ DOTS = """() => [...document.querySelectorAll(".timeline .tl-track")]
   const named = dot.closest("[aria-label]");
   const group = dot.closest(".tl-group");
   const times = group ? Number(group.querySelector(".tl-count").textContent) : 1;
-  const badge = document.createElement("span");
-  badge.className = "badge state-" + state;
+  const badge = document.createElement("i");  // the state's own colour (dashboard.css: --state)
+  badge.className = "state-" + state;
+  badge.style.color = "var(--state)";
   document.body.append(badge);
   const colour = getComputedStyle(badge).color;
   badge.remove();
@@ -420,7 +421,8 @@ DOTS = """() => [...document.querySelectorAll(".timeline .tl-track")]
 })"""
 
 
-# Each state's badge: the contrast of its words on its fill (on the card's surface where the badge has none).
+# Each state's pill, whoever's move it is: the contrast of its words on its fill (on the card's surface where the
+# pill has none).
 BADGE_CONTRASTS = """() => {
   const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 4).map(Number);
   const lum = ([r, g, b]) => [r, g, b].map((v) => v / 255)
@@ -428,16 +430,18 @@ BADGE_CONTRASTS = """() => {
     .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
   const card = document.querySelector(".card");
   const found = {};
-  for (const state of ["needs_you", "blocked", "paused", "stalled", "running", "left_behind", "done", "canceled"]) {
+  for (const state of ["needs_you", "blocked", "paused", "stalled", "running", "left_behind", "done", "canceled"])
+  for (const move of ["yours", "agents", "nobody"]) {
     const badge = document.createElement("span");
     badge.className = "badge state-" + state;
+    badge.dataset.move = move;
     badge.textContent = state;
     card.append(badge);
     const style = getComputedStyle(badge);
     const fill = rgb(style.backgroundColor);
     const under = fill.length === 4 && fill[3] === 0 ? rgb(getComputedStyle(card).backgroundColor) : fill;
     const [a, b] = [lum(rgb(style.color)), lum(under)].sort((x, y) => y - x);
-    found[state] = (a + 0.05) / (b + 0.05);
+    found[state + " " + move] = (a + 0.05) / (b + 0.05);
     badge.remove();
   }
   return found;
@@ -455,8 +459,8 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
             r"(Step \d+ of \d+(, round \d+ of \d+(, part \d+ of \d+)? in “[^”]+”)? · .+|Complete): [A-Z]",
             label,
         )
-        # The colour of the state's badge; Left behind's dots are rings of it (olive beside Done's green read
-        # alike: friction9 item 7), every other a disc of it.
+        # The state's own colour (its pill's is whose move); Left behind's dots are rings of it (olive beside
+        # Done's green read alike: friction9 item 7), every other a disc of it.
         if state == "left_behind":
             assert stroke == badge != fill, (state, stroke, fill, badge)
         else:

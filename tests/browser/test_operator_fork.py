@@ -102,7 +102,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         before = page.viewport_size
         for size in (DESKTOP, PHONE):
             page.set_viewport_size(size.size)
-            expect(page.locator(".page-head .state-chip")).to_have_text("Paused · your move: resume the agent")
+            expect(page.locator(".page-head .badge.state-paused")).to_have_text("Your move · Paused")
             expect(page.locator(".branch-here")).to_contain_text("Paused on branch 2")
             panel = page.locator(".state-panel.state-paused")
             expect(panel.locator("h3")).to_contain_text("Paused: started by hand at")

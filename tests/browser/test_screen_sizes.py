@@ -66,14 +66,14 @@ def said(page, words: str) -> int:
 def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
     assert_axis_reads(sized_page)
-    # Two runs, both running: the session's head says Running once, with whose move in the same chip (as the
-    # list's row); each run's card has its own chip; the shown run's header, beside its card, not again.
+    # Two runs, both running: the session's head says Running once, in its pill (as the list's row); each run's
+    # card has its own pill; the shown run's header, beside its card, not again. "Running" says whose move.
     assert said(sized_page, "Running") == 1 + 2
-    assert (said(sized_page, "agent's move"), said(sized_page, "your move")) == (2 + 1, 0)
-    expect(sized_page.locator(".runs-nav .state-chip").first).to_have_text("Running · agent's move")
-    # Each run card's chip on one line, never broken inside its pill (friction10 7): on a phone the cards stack.
-    for move in sized_page.locator(".runs-nav .state-chip .move").all():
-        assert on_one_line(move), move.inner_text()
+    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (0, 0)
+    expect(sized_page.locator(".runs-nav .badge").first).to_have_text("Running")
+    # Each run card's pill on one line, never broken inside itself (friction10 7): on a phone the cards stack.
+    for pill in sized_page.locator(".runs-nav .badge[data-move]").all():
+        assert on_one_line(pill), pill.inner_text()
     # The mode is one line in the head, not a card between the run and its steps (friction11 item 2): its fold
     # comes after the steps at every size.
     run_card, mode, steps = (
@@ -129,7 +129,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     expect(sized_page.locator("#findings-title")).to_be_in_viewport()
     expect(sized_page.locator("#findings-fold table.findings")).to_be_visible()  # the jump opens the fold
     assert sized_page.url.endswith("#findings-title")
-    assert (said(sized_page, "agent's move"), said(sized_page, "your move")) == (2 + 1, 0)  # as on its session
+    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (0, 0)  # "Running" says it
     console_log.assert_clean()
 
 
@@ -150,12 +150,12 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
         " return c.textContent; }"
     )
     assert panel_words.count("Record the Changed Files") == 1, panel_words
-    # Blocked in the head and in the panel's verdict (and the run's card beside it on a desktop); whose move
-    # and the move in the same chips, the head's on the first screen.
+    # Blocked in the head and in the panel's verdict (and the run's card beside it on a desktop); whose move in
+    # the same pills, the head's on the first screen.
     card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
-    assert (said(sized_page, "Blocked"), said(sized_page, "agent's move")) == (2 + card, 1 + card)
-    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Blocked · agent's move: resend the step")
-    expect(sized_page.locator(".page-head .move")).to_be_in_viewport()
+    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2 + card, 1 + card)
+    expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Blocked")
+    expect(sized_page.locator(".page-head .badge.state-blocked")).to_be_in_viewport()
     # One fold for developers on the run, after the panel: the resend call and the run's ids in it.
     expect(sized_page.locator(".blocked-panel details.blocked-more")).to_have_count(0)
     expect(sized_page.get_by_text("For developers", exact=True)).to_have_count(1)
@@ -169,15 +169,15 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
     # The refused step's page shows the refusal itself, right under its head: what is wrong, in view, and
     # for the agent; no link away to a panel elsewhere.
-    expect(sized_page.locator("#step-state")).to_have_text("Blocked")
+    expect(sized_page.locator("#step-state")).to_have_text("Agent's move · Blocked")
     expect(sized_page.locator("#node-refusal .verdict")).to_contain_text("Blocked: the agent must resend this step")
     expect(sized_page.locator("#node-refusal .blocked-issues td").first).to_be_visible()
     expect(sized_page.locator("#node-refusal .blocked-issues")).to_contain_text("ARTIFACT_MISSING")
     expect(sized_page.locator("#node-refusal .verdict")).to_be_in_viewport()
     assert said(sized_page, "see above") == 0 and said(sized_page, "Open the refused step") == 0
-    # As on the run page: Blocked in the head and in the verdict, whose move once, in the head's chip.
-    assert (said(sized_page, "Blocked"), said(sized_page, "agent's move")) == (2, 1)
-    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Blocked · agent's move: resend the step")
+    # As on the run page: Blocked in the head and in the verdict, whose move once, in the head's pill.
+    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2, 1)
+    expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Blocked")
     # The same order as on the run page: the message in the red box, the developers' call under it.
     expect(sized_page.get_by_text("For developers", exact=True)).to_have_count(1)
     sized_page.locator("#blocked-more-1 > summary").click()

@@ -98,22 +98,20 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
     said = "Merge Request Review (run 2 of 2): Record the Changed Files · step 2 of 8 · the agent did not attach"
     expect(where).to_contain_text(said)
     if viewport.name == "phone":
-        # "MR-77" then its chip, beside it when the chip fits there, else whole at the next line's start, never
+        # "MR-77" then its pill, beside it when the pill fits there, else whole at the next line's start, never
         # broken inside its pill (friction10 7); where it is under it, then one muted line of counts.
         if abs(box(name)["y"] - box(badge)["y"]) >= box(name)["height"]:
             assert box(badge)["y"] > box(name)["y"] and abs(box(badge)["x"] - box(name)["x"]) < 1
-        assert on_one_line(blocked.locator(".move"))
+        assert on_one_line(badge)
         assert box(where)["y"] > box(name)["y"] + box(name)["height"] - 1
         meta = blocked.locator(".card-meta")
         expect(meta).to_have_text("2 runs · 2 branches · just now")
         assert box(meta)["y"] > box(where)["y"]
         expect(blocked.locator(".session-others")).to_be_hidden()
-        # A headline card, not eight labelled lines: its head with its one chip (the badge, then the move joined
-        # to it, inside the card), its where-line (the step, then its place: three lines) and its counts.
+        # A headline card, not eight labelled lines: its head with its one pill (inside the card), its where-line
+        # (the step, then its place: three lines) and its counts.
         assert box(blocked)["height"] < 200
-        label = blocked.locator(".move")
-        assert abs(box(label)["x"] - (box(badge)["x"] + box(badge)["width"])) < 1  # one pill, the move joined
-        assert box(label)["x"] + box(label)["width"] <= box(blocked)["x"] + box(blocked)["width"]
+        assert box(badge)["x"] + box(badge)["width"] <= box(blocked)["x"] + box(blocked)["width"]
     else:
         # The table keeps its columns, the state and where it is first.
         headers = page.locator("table.session-list thead th").all_inner_texts()
@@ -128,27 +126,26 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
     console_log.assert_clean()
 
 
-def test_the_state_chips_filter_at_once_without_any_script(browser, site, every_state):
+def test_the_filters_by_whose_move_filter_at_once_without_any_script(browser, site, every_state):
     context = browser.new_context(viewport=PHONE.size, java_script_enabled=False, locale="en-US", timezone_id="UTC")
     try:
         page = context.new_page()
         page.goto(site + "/sessions/")
-        expect(page.locator("#f-status")).to_have_count(0)  # no dropdown says what the chips say
+        expect(page.locator("#f-status")).to_have_count(0)  # no dropdown says what the filters say
         expect(page.locator("#f-sort")).to_be_visible()  # sent open: without the script nothing folds
-        page.locator(".status-chips").get_by_text("Blocked 1").click()
-        expect(page).to_have_url(site + "/sessions/?status=blocked")
+        page.locator(".status-chips").get_by_text("Agent's move").click()
+        expect(page).to_have_url(site + "/sessions/?status=agents")
+        expect(page.locator("tr.session-row .badge[data-move=agents]")).to_have_count(
+            page.locator("tr.session-row").count()
+        )
+        page.goto(site + "/sessions/?status=blocked")  # an older link by one state still filters by it
         expect(page.locator("tr.session-row")).to_have_count(1)
         expect(page.locator("tr.session-row .session-link")).to_have_text("MR-77")
+        expect(page.locator(".status-chips a[aria-current=true] .badge")).to_have_text("Blocked 1")
         assert_fits(page)  # the headline card needs no script either
         # The one group is said in the control only, which is open without the script (friction12 6, friction14).
         expect(page.locator("#session-filters #one-group")).to_have_text("The one session is outside a git repository")
         keep_screenshot(page, "sessions-chip-without-script")
-        # A reason of "Your move" is a chip like the others: a link that keeps its state's rows, its count.
-        page.locator(".status-chips .chip-reason").get_by_text("Stalled 1").click()
-        expect(page).to_have_url(site + "/sessions/?status=stalled")
-        expect(page.locator("tr.session-row")).to_have_count(1)
-        expect(page.locator(".status-chips .chip-reason[aria-current=true]")).to_have_text("Stalled 1")
-        page.go_back()
         # The search keeps the chosen state, and the "All" chip keeps the search.
         page.locator("#f-q").fill("MR-77")
         page.get_by_role("button", name="Search").click()

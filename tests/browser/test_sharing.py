@@ -61,7 +61,7 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
         page.set_viewport_size(size.size)
         expect(page.locator("#resume-after-import")).to_have_count(0)
         expect(page.locator("a.run-link .badge.state-paused")).to_have_count(2)
-        expect(page.locator('a.run-link .move[data-move="yours"]')).to_have_count(2)
+        expect(page.locator('a.run-link .badge[data-move="yours"]')).to_have_count(2)
         panel = page.locator(".state-panel.state-paused")
         expect(panel).to_have_count(1)
         expect(panel.locator("h3")).to_contain_text("Paused: imported at")

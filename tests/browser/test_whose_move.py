@@ -1,10 +1,8 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone
-(390x844) size: one chip for every state a person may act on, the state then whose move and the move ("Needs
-you · your move: confirm", "Blocked · agent's move: resend the step", "Stalled · your move: resume the agent"), on every
-row, run card and page head; the
-"Your move" chip as the umbrella, the blocked panel's line and button in sight, what the button copies, and
-colours that mean one thing (amber for a person's move, Left behind apart from Canceled, the timeline dots in
-their badge's colour, a neutral 404 advice box)."""
+(390x844) size: one pill for every row, run card and page head, whose move first where the state's word does not
+say it ("Your move · Stalled", "Agent's move · Blocked", "Needs you", "Running"), its colour whose move alone
+(red only for yours, blue for the agent's, grey for nobody's); the filters by whose move; the blocked panel's
+line and button in sight, what the button copies; and a neutral 404 advice box."""
 
 from __future__ import annotations
 
@@ -64,31 +62,25 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     stuck = blocked_review("MR-77")
     visit(sized_page, f"{site}/runs/{stuck.run_id}/", "blocked-message")
     panel = sized_page.locator(".blocked-panel")
-    # Whose move and the move, in the one chip with the state: the page's head, quiet (the agent's), on the first
-    # screen, and the run's card, as every card carries its chip (friction9 item 12); not in the run's header
-    # or the panel.
-    chip = sized_page.locator(".page-head .state-chip")
-    label = chip.locator(".move")
-    expect(chip).to_have_text("Blocked · agent's move: resend the step")
-    expect(label).to_be_in_viewport()
-    # A run card is narrow: its chip says whose move alone, the move told in the body, and no pill breaks
-    # inside itself (friction11 10).
-    expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Blocked · agent's move")
+    # Whose move, in the one pill with the state: the page's head, soft blue (the agent's), on the first screen,
+    # and the run's card, as every card carries its pill (friction9 item 12); not in the run's header or the
+    # panel. No action inside it: the panel says it (friction14 1).
+    head_pill = sized_page.locator(".page-head .badge.state-blocked")
+    expect(head_pill).to_have_text("Agent's move · Blocked")
+    expect(head_pill).to_be_in_viewport()
+    expect(sized_page.locator(".runs-nav .badge.state-blocked")).to_have_text("Agent's move · Blocked")
     card = sized_page.locator(".runs-nav .run-link")
-    if card.is_visible():
-        edge, move = card.bounding_box(), card.locator(".move").bounding_box()
-        assert edge and move and move["x"] + move["width"] <= edge["x"] + edge["width"], (edge, move)
-        assert on_one_line(card.locator(".move")) and on_one_line(card.locator(".badge"))
-    expect(panel.locator("h3 .move")).to_have_count(0)
-    expect(sized_page.locator(".run-head .move")).to_have_count(0)
+    if card.is_visible():  # a pill never breaks inside itself, nor passes its card's edge (friction11 10)
+        edge, box = card.bounding_box(), card.locator(".badge").bounding_box()
+        assert edge and box and box["x"] + box["width"] <= edge["x"] + edge["width"], (edge, box)
+        assert on_one_line(card.locator(".badge"))
+    expect(panel.locator("h3 .badge")).to_have_count(0)
+    expect(sized_page.locator(".run-head .badge[data-move]")).to_have_count(0)
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
-    # The badge keeps Blocked's one red look whoever's move it is (friction12 3); the move half is the agent's
-    # quiet grey, so the chip reads "blocked, the agent acts" (friction11 7) without a second look for Blocked.
-    head_badge = sized_page.locator(".page-head .badge.state-blocked")
-    red, pale = css_colour(sized_page, "--bad"), css_colour(sized_page, "--bad-soft")
-    assert (colour(head_badge, "color"), colour(head_badge, "backgroundColor")) == (red, pale)
-    assert colour(label, "backgroundColor") == css_colour(sized_page, "--surface") != pale
-    assert contrast(colour(head_badge, "color"), colour(head_badge, "backgroundColor")) >= 4.5  # WCAG AA
+    # Blocked while the agent retries is the agent's move: not red, the soft blue of every agent's move.
+    blue, pale = css_colour(sized_page, "--info"), css_colour(sized_page, "--info-soft")
+    assert (colour(head_pill, "color"), colour(head_pill, "backgroundColor")) == (blue, pale)
+    assert contrast(colour(head_pill, "color"), colour(head_pill, "backgroundColor")) >= 4.5  # WCAG AA
     # The agent's move: it retries by itself; the message for when it has stopped is one click away.
     expect(panel.locator("#blocked-next-1")).to_contain_text("normally resends the step by itself")
     button = panel.get_by_role("button", name=BUTTON)
@@ -108,29 +100,25 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none
     sized_page.reload()
-    expect(label).to_have_text("your move: resume the agent")
-    expect(sized_page.locator(".runs-nav .move")).to_have_text("your move")
-    # Said by the chips alone: the head's, and the card's where the runs column shows (a phone folds a lone run's).
-    shown = sized_page.locator(".state-chip .move:visible").count()
-    assert sized_page.locator("body").inner_text().lower().count("your move") == shown
-    # In the solid amber that means "you act" everywhere (the "Needs you" badge's colour), not Blocked's red.
-    amber = css_colour(sized_page, "--warn")
-    assert colour(label, "backgroundColor") == amber
+    expect(head_pill).to_have_text("Your move · Blocked")
+    # Said by the pills alone: the head's, and the card's where the runs column shows (a phone folds a lone run's).
+    shown = sized_page.locator(".badge[data-move=yours]:visible").count()
+    assert shown >= 1 and sized_page.locator("body").inner_text().lower().count("your move") == shown
+    # Now red, white words on it: the one colour that means "you must act".
+    red = css_colour(sized_page, "--your-move")
+    for pill in (head_pill, sized_page.locator(".runs-nav .badge.state-blocked")):
+        if pill.is_visible():
+            assert colour(pill, "backgroundColor") == red and colour(pill, "color") == "rgb(255, 255, 255)"
     # No heading above it says the agent must act: the verdict says what is wrong.
     expect(panel.locator("h3")).to_have_text("Blocked: the agent did not attach the list of changed files.")
     assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
-    # The badge does not change with whose move: the same red look as when the agent retried (friction12 3).
-    for badge in (head_badge, sized_page.locator(".runs-nav .badge.state-blocked")):
-        if badge.is_visible():
-            assert (colour(badge, "color"), colour(badge, "backgroundColor")) == (red, pale)
     expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
     expect(button).to_be_visible()
     assert_copy_buttons_whole(sized_page)  # inside the red box, its words on one line on a phone too
     keep_screenshot(sized_page, "blocked-yours")
-    # The dark scheme keeps the red look readable (WCAG AA) on the badge and on the move half.
+    # The dark scheme keeps the red pill readable (WCAG AA).
     sized_page.emulate_media(color_scheme="dark")
-    assert contrast(colour(head_badge, "color"), colour(head_badge, "backgroundColor")) >= 4.5
-    assert contrast(colour(label, "color"), colour(label, "backgroundColor")) >= 4.5
+    assert contrast(colour(head_pill, "color"), colour(head_pill, "backgroundColor")) >= 4.5
     console_log.assert_clean()
 
 
@@ -138,81 +126,67 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     settings.WORKRAIL_STALL_MINUTES = 30
     made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
     blocked_review("MR-77")
+    stopped = blocked_review("MR-78")  # blocked, and its agent has stopped: the person's move
+    made.quiet(stopped.run_id)
+    Ack.objects.filter(node__run__public_id=stopped.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
     made.stalled()
     made.canceled()
     visit(sized_page, site + "/sessions/", "sessions-moves")
     rows = sized_page.locator("tr.session-row")
-    # Every row a person acts on has one chip: its state, then its move in the amber that means "you act",
-    # whatever its own badge's colour, in one pattern for every state (friction13 1); the agent's move is quiet;
-    # Canceled, nobody's: the badge alone.
-    amber = colour(rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".badge"), "backgroundColor")
-    for state, said in (
-        ("needs_you", "Needs you · your move: confirm"),
-        ("stalled", "Stalled · your move: resume the agent"),
-        ("blocked", "Blocked · agent's move: resend the step"),
-    ):
-        row = rows.filter(has=sized_page.locator(f".badge.state-{state}"))
-        expect(row.locator(".state-chip")).to_have_text(said)
-        expect(row.locator(".move")).to_be_visible()
-        # One pill: the move's segment starts where the badge ends, on the same line.
-        badge, move = row.locator(".state-chip .badge").bounding_box(), row.locator(".move").bounding_box()
-        assert badge and move and abs(move["x"] - (badge["x"] + badge["width"])) < 1 and move["y"] < badge["y"] + 4
-        # Whole: the move never breaks inside its pill; a chip too wide for its line moves down whole
-        # (friction10 7).
-        assert on_one_line(row.locator(".move")), state
-        assert (colour(row.locator(".move"), "backgroundColor") == amber) == (state != "blocked"), state
-    expect(rows.filter(has=sized_page.locator(".badge.state-canceled")).locator(".move")).to_have_count(0)
-    expect(sized_page.locator("tr.session-row .move")).to_have_count(3)
-    # The "Your move" chip counts exactly the rows whose chip says the move is theirs.
-    expect(sized_page.locator('tr.session-row .move[data-move="yours"]')).to_have_count(2)
-    # The chip for people comes first, the umbrella over the states that are the person's to act on, and
-    # keeps exactly those rows: the one that needs the person, the stalled one.
-    chips = sized_page.locator(".status-chips > li")
-    # One call to action, "Your move", solid amber (friction11 6), its total not said again beside the counts of
-    # its reasons, which add up to it (friction13 1)...
-    expect(chips.first.locator(".chip-yours")).to_have_text("Your move")
-    assert colour(chips.first.locator(".chip-yours"), "backgroundColor") == amber
-    umbrella = chips.first.locator("a:has(.chip-yours)")
-    expect(umbrella).to_have_attribute("title", re.compile("Your move: the sessions waiting"))
-    # ...with its reasons inside its amber frame, chips of the same system as every other state's (one row, one
-    # look, each its state's filter and colour: friction12 6), not peers beside it; the Blocked chip, which holds
-    # the agent's retries too, stays with the others.
-    family = sized_page.locator(".status-chips > li.chip-umbrella")
-    reasons = family.locator(".chip-reason .badge")
-    expect(reasons).to_have_text(["Needs you 1", "Stalled 1"])
-    assert colour(family, "borderTopColor") == amber
-    assert colour(reasons.first, "backgroundColor") == amber  # Needs you's own colour, as in its rows
-    assert colour(reasons.nth(1), "backgroundColor") == css_colour(sized_page, "--stale-soft")
-    for reason in (reasons.first, reasons.nth(1)):  # one chip system: the state chips' own size and shape
-        for prop in ("fontSize", "borderTopLeftRadius", "paddingLeft"):
-            assert colour(reason, prop) == colour(sized_page.locator(".status-chips .badge.state-blocked"), prop)
-        rb, fb = reason.bounding_box(), family.bounding_box()
-        assert rb and fb and fb["x"] <= rb["x"] and rb["x"] + rb["width"] <= fb["x"] + fb["width"] + 0.5
-    expect(sized_page.locator(".status-chips > li > a .badge.state-needs_you")).to_have_count(0)
-    expect(chips.nth(1)).to_contain_text("All ")
-    expect(chips.nth(2)).to_contain_text("Blocked 1")
-    # Each chip's count is the rows it keeps: a reason's link keeps its state's rows.
-    assert reasons.first.locator("xpath=..").get_attribute("href") == "?status=needs_you"
-    # Your move is one solid amber pill, whatever the state's own badge (friction11 8): the stalled badge keeps
-    # its own soft fuchsia look. Blocked keeps its one red look while the agent retries, the same as its filter
-    # chip's; the move half beside it is the agent's quiet grey (friction12 3, friction11 7).
-    stalled = rows.filter(has=sized_page.locator(".badge.state-stalled"))
-    assert colour(stalled.locator(".move"), "backgroundColor") == amber
-    assert colour(stalled.locator(".badge"), "backgroundColor") == css_colour(sized_page, "--stale-soft")
-    blocked = rows.filter(has=sized_page.locator(".badge.state-blocked"))
-    look = (colour(blocked.locator(".badge"), "color"), colour(blocked.locator(".badge"), "backgroundColor"))
-    assert look == (css_colour(sized_page, "--bad"), css_colour(sized_page, "--bad-soft"))
-    chip = sized_page.locator(".status-chips .badge.state-blocked")
-    assert (colour(chip, "color"), colour(chip, "backgroundColor")) == look
-    assert colour(blocked.locator(".move"), "color") == css_colour(sized_page, "--muted")
-    umbrella.click()
+    # One pill a row (friction14 1): whose move first where the state's word does not say it, no action inside.
+    pills = rows.locator("td.session-state .badge")
+    expect(pills).to_have_count(5)
+    words = [pill.inner_text() for pill in pills.all()]
+    assert sorted(words) == sorted(
+        ["Needs you", "Your move · Blocked", "Agent's move · Blocked", "Your move · Stalled", "Canceled"]
+    ), words
+    # Its colour says whose move and nothing else: exactly the pills of the person's move are red (solid, white
+    # words), the blocked one its agent still retries is not; the agent's are soft blue, nobody's a grey outline.
+    red, blue = css_colour(sized_page, "--your-move"), css_colour(sized_page, "--info-soft")
+    fills = {pill.inner_text(): colour(pill, "backgroundColor") for pill in pills.all()}
+    assert {w for w, fill in fills.items() if fill == red} == {
+        "Needs you",
+        "Your move · Blocked",
+        "Your move · Stalled",
+    }
+    assert fills["Agent's move · Blocked"] == blue != red
+    assert fills["Canceled"] == "rgba(0, 0, 0, 0)"
+    surface = css_colour(sized_page, "--surface")
+    for pill in pills.all():
+        fill = colour(pill, "backgroundColor")
+        assert contrast(colour(pill, "color"), surface if fill == "rgba(0, 0, 0, 0)" else fill) >= 4.5
+        # Whole: a pill never breaks inside itself; one too wide for its line moves down whole (friction10 7).
+        assert on_one_line(pill), pill.inner_text()
+    # The action is told once beside the pill, in the row's where-line: what holds the blocked step, the step
+    # that waits for the person's confirmation.
+    needs = rows.filter(has=sized_page.locator(".badge.state-needs_you"))
+    expect(needs.locator(".where-line")).to_contain_text("waiting for your confirmation")
+    stopped_row = rows.filter(has=sized_page.locator(".badge.state-blocked[data-move=yours]"))
+    expect(stopped_row.locator(".where-line .your-action")).to_have_text("resume the agent")
+    expect(sized_page.locator(".where-line .your-action")).to_have_count(2)  # and the stalled row's
+    # The filters: plain links that match the pills, each counting the rows of its colour (friction14 4).
+    filters = sized_page.locator(".status-chips > li .badge")
+    expect(filters).to_have_text(["All 5", "Your move 3", "Agent's move 1", "Nothing to do 1"])
+    assert colour(filters.nth(1), "backgroundColor") == red
+    assert colour(filters.nth(2), "backgroundColor") == blue
+    assert colour(filters.nth(3), "backgroundColor") == "rgba(0, 0, 0, 0)"
+    # No frame of reason chips: which states "Your move" holds, its tooltip says.
+    expect(sized_page.locator(".chip-umbrella, .chip-reason")).to_have_count(0)
+    yours = sized_page.locator(".status-chips a[href='?status=yours']")
+    expect(yours).to_have_attribute("title", re.compile(r"waiting for you.*\(Needs you 1 · Stalled 1\)"))
+    # On one line at both sizes: the strip never wraps a filter inside itself.
+    for index in range(4):
+        assert on_one_line(filters.nth(index))
+    yours.click()
     expect(sized_page).to_have_url(f"{site}/sessions/?status=yours")
-    expect(rows).to_have_count(2)
-    expect(rows.filter(has=sized_page.locator(".badge.state-needs_you, .badge.state-stalled"))).to_have_count(2)
-    # A row and its run's page say the same move.
-    sized_page.goto(site + "/sessions/")
-    rows.filter(has=sized_page.locator(".badge.state-blocked")).locator(".where-line a").click()
-    expect(sized_page.locator(".page-head .move")).to_have_text("agent's move: resend the step")
+    expect(rows).to_have_count(3)
+    expect(sized_page.locator(".status-chips a[aria-current=true] .badge")).to_have_text("Your move 3")
+    sized_page.locator(".status-chips a[href='?status=agents']").click()
+    expect(rows).to_have_count(1)
+    expect(rows.locator(".badge")).to_have_text("Agent's move · Blocked")
+    # A row and its run's page say the same move, in the same pill.
+    rows.locator(".where-line a").click()
+    expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Blocked")
     console_log.assert_clean()
 
 
@@ -220,48 +194,42 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     settings.WORKRAIL_STALL_MINUTES = 30
     waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
     visit(sized_page, f"{site}/runs/{waiting.run_id}/", "needs-you-amber")
-    amber = colour(sized_page.locator(".page-head .badge.state-needs_you"), "backgroundColor")
+    amber = css_colour(sized_page, "--warn")
     link = colour(sized_page.locator(".crumbs a").first, "color")
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     assert colour(panel, "borderLeftColor") == amber != link
-    assert colour(panel.locator("h3.verdict-line"), "color") == amber
-    # "Needs you" and the move in the same amber, one chip: in the head and on the run's card, not again in the
-    # run's header.
-    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Needs you · your move: confirm")
-    assert colour(sized_page.locator(".page-head .move"), "backgroundColor") == amber  # the one solid amber pill
-    expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Needs you · your move")  # narrow
-    expect(sized_page.locator(".run-head .move")).to_have_count(0)
+    # "Needs you" says whose move itself: the pill is that word alone, red, in the head and on the run's card,
+    # not again in the run's header.
+    red = css_colour(sized_page, "--your-move")
+    expect(sized_page.locator(".page-head .badge.state-needs_you")).to_have_text("Needs you")
+    assert colour(sized_page.locator(".page-head .badge.state-needs_you"), "backgroundColor") == red
+    expect(sized_page.locator(".runs-nav .badge.state-needs_you")).to_have_text("Needs you")
+    expect(sized_page.locator(".run-head .badge[data-move]")).to_have_count(0)
 
     canceled = made.canceled()
     rewound = made.left_behind()
     visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-colours")
+    # Nobody's move: Left behind is a quiet grey outline, and so are the graph's tag and the legend's key for it.
     left = sized_page.locator(".left-behind-line .badge.state-left_behind")
-    left_colour, left_background = colour(left, "color"), colour(left, "backgroundColor")
-    # One look for Left behind everywhere: the badge's solid edge, its ink and pale fill on the graph's tag
-    # and on the legend's key.
-    assert colour(left, "borderTopStyle") == "solid"
+    grey = css_colour(sized_page, "--muted")
+    assert (colour(left, "color"), colour(left, "backgroundColor")) == (grey, "rgba(0, 0, 0, 0)")
     tag = sized_page.locator("svg.run-graph rect.tag.state-left-behind")
-    assert colour(tag, "fill") == left_background and colour(tag, "stroke") == left_colour
-    assert colour(sized_page.locator("svg.run-graph text.tag-text.state-left-behind"), "fill") == left_colour
-    keys = sized_page.locator(".legend .state-key.state-left-behind").all()  # the key line's and the "?"'s
-    assert keys and all(
-        (colour(key, "color"), colour(key, "backgroundColor")) == (left_colour, left_background) for key in keys
-    )
-    dots = sized_page.locator(".tl-key.dot-left_behind")
-    if dots.count():  # a ring of that colour (friction9 item 7: told from Done's green disc by its shape too)
-        assert left_colour in colour(dots.first, "boxShadow")
+    if tag.count():
+        assert colour(tag.first, "stroke") == grey and colour(tag.first, "fill") != red
+    for key in sized_page.locator(".legend .state-key.state-left-behind").all():
+        assert colour(key, "color") == grey
     visit(sized_page, f"{site}/runs/{canceled.run_id}/", "canceled-colours")
     gone = sized_page.locator(".page-head .badge.state-canceled")
-    assert colour(gone, "color") != left_colour
-    assert colour(gone, "backgroundColor") != left_background
-    # Every timeline dot takes its badge's colour: the canceled run's dots are the Canceled badge's grey.
-    for dot in sized_page.locator(".tl-key.dot-canceled").all():
-        assert colour(dot, "backgroundColor") == colour(gone, "color")
-    # Stalled and Blocked, the two states that mean trouble, are hues apart, not two shades of red.
-    assert hue_apart(sized_page, "--stale", "--bad") >= 45
+    assert (colour(gone, "color"), colour(gone, "backgroundColor")) == (grey, "rgba(0, 0, 0, 0)")
+    # No pill on the page is red: nothing is the person's move.
+    for pill in sized_page.locator(".badge[data-move]").all():
+        assert colour(pill, "backgroundColor") != red
     console_log.assert_clean()
 
     visit(sized_page, f"{site}/sessions/ses_nope/", "not-found-neutral")  # its 404 is logged: not checked
     advice = sized_page.locator("#lost-help")  # a 404 says where to look instead (runs/readmodels/lost.py)
     expect(advice).to_contain_text("What to do")
-    assert colour(advice, "borderLeftColor") != amber and colour(advice, "backgroundColor") != amber
+    assert colour(advice, "borderLeftColor") not in (amber, red) and colour(advice, "backgroundColor") not in (
+        amber,
+        red,
+    )

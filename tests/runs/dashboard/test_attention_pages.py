@@ -63,10 +63,10 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert "step 2 of 8 · the agent did not attach the list of changed files" in rows["blocked"]
     assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3 · stalled since " in rows["stalled"]
     assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled <time " in rows["canceled"]
-    # The badge says whose move it is: the state of the session's most urgent run, and a chip for each state
+    # The pill says whose move it is, for the session's most urgent run, and a filter counts each move's rows
     # (a run that waits for the user is not counted as stalled, however long it waits).
-    chips = html.split('class="status-chips"')[1].split("</ul>\n")[0]  # the outer list, not its reasons
-    for chip in ("Needs you 1", "Blocked 1", "Stalled 1", "Canceled 1"):  # needs you, stalled: "Your move" reasons
+    chips = html.split('class="status-chips move-filters"')[1].split("</ul>\n")[0]
+    for chip in ("Your move 2", "Agent&#x27;s move 1", "Nothing to do 1"):  # needs you and stalled are yours
         assert chip in chips, chips
     # The chips are the only state filter: no status dropdown says the same again.
     assert 'name="status"' not in html and "Stalled (1)" not in html
@@ -78,8 +78,8 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert 'class="session-row settled"' in canceled_row and 'data-state="canceled"' in canceled_row
     rows_html = html.split("<tbody>")[1:]
     row_of = {key: next(r for body in rows_html for r in body.split("<tr>") if key in r) for key in ("CONF-1", "MR-77")}
-    assert 'class="badge state-needs_you">Needs you</span>' in row_of["CONF-1"]
-    assert 'class="badge state-blocked">Blocked</span>' in row_of["MR-77"]
+    assert 'class="badge state-needs_you" data-move="yours">Needs you</span>' in row_of["CONF-1"]
+    assert 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>' in row_of["MR-77"]
     # Each chip filters to the sessions in that state.
     blocked_only = page(client, "/sessions/?status=blocked")
     assert "MR-77" in blocked_only and "CONF-1" not in blocked_only.split("<tbody>", 1)[1]
@@ -89,7 +89,7 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     settings.WORKRAIL_STALL_MINUTES = 30
     stalled = made.stalled()
     html = page(client, f"/runs/{stalled.run_id}/")
-    assert 'class="badge state-stalled">Stalled</span>' in html
+    assert 'class="badge state-stalled" data-move="yours">Your move · Stalled</span>' in html
     # Where it stands is the panel's: the run's line does not say it again.
     assert 'id="run-status-summary"' not in html
     assert "Draft Plan with Risks · step 2 of 3" in html.split('class="state-panel state-stalled"')[1].split("</p>")[0]
@@ -118,7 +118,7 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     settings.WORKRAIL_STALL_MINUTES = 30
     waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
     html = page(client, f"/runs/{waiting.run_id}/")
-    assert 'class="badge state-needs_you">Needs you</span>' in html and "state-stalled" not in html
+    assert 'class="badge state-needs_you" data-move="yours">Needs you</span>' in html and "state-stalled" not in html
     # The panel is the pending step's line: one verdict, not a "Pending step" bar above it saying the same.
     assert 'id="pending-step"' not in html
     panel = html.split('class="state-panel state-waiting_for_user"')[1].split("</section>")[0]
@@ -153,7 +153,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     assert "RUN_CANCELED" not in panel  # the error code is not a word for people
     # Nobody's move is pending on a canceled run, and the page does not say an agent works.
     assert 'id="pending-step"' not in html and "while the agent works" not in html
-    assert 'class="badge state-canceled">Canceled</span>' in html
+    assert 'class="badge state-canceled" data-move="nobody">Canceled</span>' in html
     rewound = made.left_behind()
     html = page(client, f"/runs/{rewound.run_id}/")
     # Beside the live branch, the branch left behind is one line; its message is behind "Want it back? Resume
@@ -162,7 +162,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     assert (
         "Branch 1 · " in line
         and " · step 3 of 3</a>" in line
-        and 'class="badge state-left_behind">Left behind</span>' in line
+        and 'class="badge state-left_behind" data-move="nobody">Left behind</span>' in line
     )
     assert (
         "<summary" in line
@@ -220,7 +220,7 @@ def test_a_completed_runs_branches_left_behind_are_badged_so(client, service_cat
     assert detail.run.state == "done"
     assert [o.state for o in detail.other_branches] == ["left_behind"]
     html = page(client, f"/runs/{rewound.run_id}/")
-    assert "status-open" not in html and 'class="badge state-left_behind">Left behind</span>' in html
+    assert "status-open" not in html and 'class="badge state-left_behind" data-move="nobody">Left behind</span>' in html
 
 
 def test_with_several_runs_each_card_says_its_runs_line_and_the_head_does_not_repeat_it(client, service_catalog):
@@ -242,7 +242,7 @@ def test_with_several_runs_each_card_says_its_runs_line_and_the_head_does_not_re
     assert "badge state-running" in cards[0] and "badge state-blocked" in cards[1]
     # The session's badge is its most urgent run's.
     head = html.split('class="page-head"')[1].split("</div>")[0]
-    assert 'class="badge state-blocked">Blocked</span>' in head
+    assert 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>' in head
 
 
 def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, service_catalog):
@@ -255,7 +255,7 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
         assert 'id="run-status-summary"' not in html
         assert html.count("Blocked: the agent must resend this step") == 1
         head = html.split('class="page-head"')[1].split("</div>")[0]
-        assert 'class="badge state-blocked">Blocked</span>' in head
+        assert 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>' in head
 
 
 def test_the_mode_is_one_line_in_the_head_and_its_fold_ends_the_page(client, service_catalog):

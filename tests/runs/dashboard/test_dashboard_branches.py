@@ -80,10 +80,10 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert (
         f"<strong>Running on branch 2</strong> (branch 1 finished; {WENT_BACK}). <strong>Showing branch 1</strong>: "
-        '<span class="badge state-done">Done</span>'
+        '<span class="badge state-done" data-move="nobody">Done</span>'
     ) in first
     assert f"Branch 2 · {WHERE}</a>" in first and "· the latest" in first
-    assert 'class="badge state-running">Running</span>' in first
+    assert 'class="badge state-running" data-move="agents">Running</span>' in first
 
 
 def test_a_node_before_the_fork_is_on_both_branches_and_its_answers_are_told_apart(client, service_catalog):
@@ -120,13 +120,13 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         ), url
         # The run's own line beside its badge does not say it again: the panel right below it does.
         assert 'id="run-status-summary"' not in html, url
-        # Whose move and the move, in the chips of the page's head and the run's card (not its header or panel).
+        # Whose move, in the pills of the page's head and the run's card (not its header or panel); the move
+        # itself, the panel says.
         head = html.split('class="page-head"')[1].split("</div>")[0]
-        label = '<span class="move state-blocked" data-move="agents">agent&#x27;s move: resend the step</span>'
-        assert label in head and html.count(label) == 1, url
-        # The narrow card says whose move alone (the body tells the move).
+        label = '<span class="badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>'
+        assert label in head, url
         card = html.split('class="runs-nav"')[1].split("</nav>")[0]
-        assert '<span class="move state-blocked" data-move="agents">agent&#x27;s move</span>' in card, url
+        assert label in card, url
         assert 'class="move ' not in html.split('class="blocked-panel"')[1].split("</h3>")[0], url
         assert '<details class="blocked-more"' not in html, url
         more = html.split('id="run-details"')[1].split("</details>")[0]
@@ -159,7 +159,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     session = html_of(client, f"/sessions/{stuck.session_id}/")
     # Badged in the session's head and on the run's card (every card has its pill); the panel's verdict says it
     # in words.
-    assert session.count('badge state-blocked">Blocked</span>') == 2
+    assert session.count('badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>') == 2
     # The panel's verdict and place line name the step already: its link does not name it a third time.
     assert f'<a href="/nodes/{stuck.node_id}/">Open the refused step\'s page</a>' in session
 
@@ -175,7 +175,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert refusal.count(">For developers</summary>") == 1 and 'class="wrap resend-call"' in refusal
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
     assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node
-    assert 'id="step-state">Blocked</span>' in node
+    assert 'id="step-state">Agent&#x27;s move · Blocked</span>' in node
     assert "Nothing accepted yet: the agent's answer was refused, for the reason shown above." in node
     assert "see above" not in node and "Nothing recorded on this node yet" not in node
     # Its message is the panel's: the step's action card only offers a branch with other context.

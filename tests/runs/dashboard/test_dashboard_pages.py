@@ -58,8 +58,8 @@ def test_the_sessions_list_shows_each_session_with_its_status_counts_and_workflo
         assert others == "+1 run: Risk-Scaled Merge Request Review (running)"  # another run, in the chips' words
         assert "wr.risk_scaled_mr_review" not in html.split("<tbody>", 1)[1]
         assert f'title="session {built.session_id}">' in html and f">{built.session_id}<" not in html
-        assert 'class="badge state-running">Running</span>' in html
-        assert "Running 1</span>" in html  # the state chips carry the counts
+        assert 'class="badge state-running" data-move="agents">Running</span>' in html
+        assert "Agent&#x27;s move 1</span>" in html  # the filters by whose move carry the counts
         assert 'data-live-version-url="/live/sessions"' in html
         assert "Connect an agent" not in html
 

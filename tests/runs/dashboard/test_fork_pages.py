@@ -230,7 +230,7 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     # Reading the branch's token is not answering on it: no agent has taken the branch up yet, so it is paused,
     # the person's move, said once by its panel with the message to give.
     assert branches_line(run_page) == "Paused on branch 2", words  # branch 1's badge says it is left behind
-    assert "Paused: started by hand at" in words and "Paused · your move: resume the agent" in words, words
+    assert "Paused: started by hand at" in words and "Your move · Paused" in words, words
     assert words.count("no agent has it yet") == 1 and "Agent working on" not in words, words
     assert "Prepare · step 1 of 5 Copy the message and paste it into an agent&#x27;s chat" in words, words
     assert "Branch 2 open at step 2" not in words, words
@@ -281,8 +281,8 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         output={"notesMarkdown": "Prepared the production release."},
     )
     after = words()
-    assert branches_line(run_page()) == "Running on branch 2" and "your move: resume the agent" not in after, after
-    assert "Running · agent's move" in after, after
+    assert branches_line(run_page()) == "Running on branch 2" and "Your move · Paused" not in after, after
+    assert "REL-7 Running Live" in after, after
 
 
 def test_a_context_with_half_a_character_is_shown_as_a_mistake(client, root):

@@ -50,7 +50,7 @@ def test_the_run_header_names_what_the_branch_produced_with_links_to_its_section
     # That branches 2 and 3 were left behind, the list of the other branches right under it says, once each, as
     # their badges (friction12 item 2): not the line too.
     card = between(html, 'id="run-title"', 'id="run-facts"')
-    assert re.findall(r'class="badge state-left_behind">([^<]+)<', card) == ["Left behind"] * 2, card
+    assert re.findall(r'class="badge state-left_behind" data-move="nobody">([^<]+)<', card) == ["Left behind"] * 2, card
 
 
 def test_the_runs_ids_wait_in_a_fold_and_the_facts_say_branches_not_nodes(client, built):

@@ -28,7 +28,7 @@ def head(text: str) -> str:
 
 
 def pill(text: str) -> str:
-    found = re.search(r'<span class="badge state-(\w+)" id="step-state">([^<]+)</span>', head(text))
+    found = re.search(r'<span class="badge state-(\w+)" data-move="\w+" id="step-state">([^<]+)</span>', head(text))
     assert found is not None, head(text)
     return f"{found.group(1)}:{found.group(2)}"
 
@@ -101,8 +101,8 @@ def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(cli
     text = page(client, f"/nodes/{node_id_of(start)}/")
     assert pill(text) == "done:Done"
     now = text.split('data-live-region="run-now">')[1].split("</li>")[0]
-    assert '· <span class="muted">run now:</span> <span class="state-chip" data-move="agents">' in now
-    assert '<span class="badge state-running">Running</span>' in now
+    assert '· <span class="muted">run now:</span> <span class="badge state-running" data-move="agents">' in now
+    assert '<span class="badge state-running" data-move="agents">Running</span>' in now
     assert 'id="node-branch"' not in text  # no card for one branch: the head said it
     # A done step no longer changes: no live dot on its page (friction13 item 14), though the run goes on and
     # the page still follows it; nor the agent's working line, which is its next step's.

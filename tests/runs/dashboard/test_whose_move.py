@@ -1,8 +1,9 @@
-"""Every state a person may act on says whose move it is (runs/readmodels/states.py, next_move): one label beside
-its badge, whose move and the move itself in a few words ("Your move: confirm" beside Needs you, "Your move: restart
-the agent" beside Blocked once the agent stopped), on the list's rows, the run cards and the page's head, once per
-screen; and every page that sets an agent going hands over the same message behind the same button
-(runs/readmodels/agent_message.py, templates/dashboard/_agent_message.html)."""
+"""Every state says whose move it is in its one pill (runs/readmodels/states.py, pill): whose move leads where the
+state's word does not say it ("Your move · Stalled", "Agent's move · Blocked", but "Needs you", "Running"), and the
+pill's colour is whose move alone (data-move), on the list's rows, the run cards and the page's head, once per
+screen; the move itself is the where-line's and the panel's; and every page that sets an agent going hands over
+the same message behind the same button (runs/readmodels/agent_message.py, templates/dashboard/_agent_message.html).
+"""
 
 from __future__ import annotations
 
@@ -55,13 +56,14 @@ def token_of(message: str) -> int:
 
 
 def tags(text: str) -> list[str]:
-    return re.findall(r'<span class="move state-\w+" data-move="(\w+)">', text)
+    """Whose move each pill in `text` says (its colour), nobody's left out: they say no one's move."""
+    return [m for m in re.findall(r'<span class="badge state-\w+" data-move="(\w+)"', text) if m != "nobody"]
 
 
 def chip(text: str) -> str:
-    """The one state chip in `text` (state_chip: the badge and the move, one pill); "" when it has none."""
-    found = re.search(r'<span class="state-chip" data-move="\w+">.*?</span></span>', text, re.S)
-    return found.group(0) if found else ""
+    """The words of the first state pill in `text` (state_chip: states.pill); "" when it has none."""
+    found = re.search(r'<span class="badge state-\w+" data-move="\w+"(?: id="[^"]+")?>(.*?)</span>', text, re.S)
+    return html.unescape(found.group(1)) if found else ""
 
 
 def run_head(text: str) -> str:
@@ -81,62 +83,37 @@ def test_every_state_has_a_move_and_one_case_reads_the_clock():
     assert states.move("running", stopped=True) == "agents"  # a quiet running run is called stalled instead
 
 
-def test_one_mapping_gives_every_state_its_label_in_its_own_colour():
-    def said(state: str, move: states.Move, **kw: bool) -> tuple[str, str] | None:
-        label = states.next_move(state, move, **kw)
-        return (label.words, label.css) if label is not None else None
+def test_one_pill_leads_with_whose_move_where_its_state_does_not_say_it():
+    # One pill per row (friction14 1): whose move, then the state, unless the state's word says whose it is; the
+    # move itself ("resume the agent") is the where-line's and the panel's, never the pill's.
+    def said(state: str, move: states.Move) -> tuple[str, str]:
+        found = states.pill(state, move)
+        return found.words, found.move
 
     usual = {state: said(state, states.move(state)) for state in states.MOVES}
     assert usual == {
-        "needs_you": ("Your move: confirm", "move state-needs_you"),  # the action, not an echo of its badge
-        "paused": ("Your move: resume the agent", "move state-paused"),  # no agent has it
-        "stalled": ("Your move: resume the agent", "move state-stalled"),
-        "running": ("Agent's move", "move state-running"),
-        "blocked": ("Agent's move: resend the step", "move state-blocked"),
-        **{state: None for state in ("left_behind", "done", "canceled", "notes")},
+        "needs_you": ("Needs you", "yours"),  # its word says it is yours
+        "paused": ("Your move · Paused", "yours"),
+        "stalled": ("Your move · Stalled", "yours"),
+        "running": ("Running", "agents"),
+        "blocked": ("Agent's move · Blocked", "agents"),
+        "left_behind": ("Left behind", "nobody"),
+        "done": ("Done", "nobody"),
+        "canceled": ("Canceled", "nobody"),
+        "notes": ("Notes only", "nobody"),
     }
-    # Where the move is not the state's usual one, the label says the move, so that it never contradicts its badge.
-    assert said("blocked", states.move("blocked", stopped=True)) == (
-        "Your move: resume the agent",
-        "move state-blocked",
-    )
-    assert said("blocked", "yours", held_by_you=True) == ("Your move: tell the agent", "move state-blocked")
-    # Every move in one to three words, never its badge's word again.
-    for (state, _why), action in states.MOVE_ACTIONS.items():
-        assert 1 <= len(action.split()) <= 3 and states.label(state).lower() not in action, action
-    assert states.YOUR_MOVE == "Your move" and states.YOUR_MOVE in states.YOUR_MOVE_MEANS
-
-
-def test_the_one_chip_says_the_state_then_whose_move_and_the_move_each_once():
-    # The badge and its label are one chip (friction9 item 2): after the state's own word, whose move (in words,
-    # not by colour alone) and the move, in one pattern for every state (friction13 1).
-    def chip(state: str, move: states.Move, **kw: bool) -> str:
-        label = states.next_move(state, move, **kw)
-        assert label is not None
-        return label.chip_words
-
-    assert chip("needs_you", "yours") == "your move: confirm"  # the same pattern as every other state
-    assert chip("stalled", "yours") == chip("paused", "yours") == "your move: resume the agent"
-    assert chip("running", "agents") == "agent's move"
-    assert chip("blocked", "agents") == "agent's move: resend the step"
-    assert chip("blocked", "yours") == "your move: resume the agent"  # the agent has stopped
-    assert chip("blocked", "yours", held_by_you=True) == "your move: tell the agent"
+    # A blocked step whose agent stopped, or that waits for something only the person gives: the person's move.
+    assert said("blocked", states.move("blocked", stopped=True)) == ("Your move · Blocked", "yours")
+    # A settled state is nobody's move, whatever its source said.
+    assert said("done", "agents") == ("Done", "nobody")
     for state in states.MOVES:
-        label = states.next_move(state, states.move(state))
-        if label is not None:
-            assert states.label(state).lower() not in label.chip_words, state
-
-
-def test_a_narrow_chip_says_whose_move_alone():
-    # A run card's chip (friction11 10): whose move, the move itself told in the page's body; every state alike.
-    def short(state: str, move: states.Move) -> str:
-        label = states.next_move(state, move)
-        assert label is not None
-        return label.short_words
-
-    assert short("blocked", "agents") == "agent's move"
-    assert short("blocked", "yours") == short("stalled", "yours") == "your move"
-    assert short("needs_you", "yours") == "your move"
+        words = states.pill(state, states.move(state)).words
+        assert words.count(states.label(state)) == 1 and ":" not in words, words  # no action inside
+    assert states.MOVE_FILTERS == {"yours": "Your move", "agents": "Agent's move", "nobody": "Nothing to do"}
+    # The move itself, for a where-line that does not say it: only when it is yours.
+    assert states.your_action("stalled", "yours") == states.your_action("blocked", "yours") == "resume the agent"
+    assert states.your_action("blocked", "agents") == states.your_action("needs_you", "yours") == ""
+    assert states.your_action("blocked", "yours", held_by_you=True) == ""  # its line says what only you give
 
 
 def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_catalog, settings):
@@ -152,30 +129,51 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
         for row in text.split('<tr class="session-row')[1:]
     }
     assert {state: tags(cell) for state, cell in rows.items()} == {
-        "needs_you": ["yours"],  # "Needs you · your move: confirm": the one pattern of every state
+        "needs_you": ["yours"],
         "blocked": ["agents"],
         "stalled": ["yours"],
         "running": ["agents"],
-        "canceled": [],
+        "canceled": [],  # nobody's move: a grey pill
     }
-    # One chip each: the state's badge, then whose move and the move, inside the same pill.
-    assert '<span class="badge state-blocked">Blocked</span>' in chip(rows["blocked"])
-    assert "agent&#x27;s move: resend the step</span>" in chip(rows["blocked"])
-    assert "your move: resume the agent</span>" in chip(rows["stalled"])
-    assert 'class="badge state-needs_you">Needs you</span>' in chip(rows["needs_you"])
-    assert 'data-move="yours">your move: confirm</span>' in chip(rows["needs_you"])
-    assert 'class="state-chip"' not in rows["canceled"]  # nobody's move: the badge alone
-    # The "Your move" chip gathers the rows a person acts on: the one that needs them and the stalled one. Its
-    # reasons below carry their counts, which add up to its total: the head says no number (friction13 1).
-    assert 'class="badge chip-yours">Your move</span>' in text
-    # Its reasons sit inside it as chips of the one chip system (the states always yours), each its state's own
-    # badge and filter (friction12 6); Blocked, mostly the agent's retries, with the other states after it.
-    umbrella = text.split('<li class="chip-umbrella"')[1].split("</ul></li>")[0]
-    assert 'href="?status=needs_you"' in umbrella and 'href="?status=stalled"' in umbrella
-    assert '<span class="badge state-needs_you">Needs you 1</span>' in umbrella
-    assert '<span class="badge state-stalled">Stalled 1</span>' in umbrella
-    assert "state-blocked" not in umbrella
-    assert text.count('href="?status=needs_you"') == 1 and 'href="?status=blocked"' in text
+    # One pill each: whose move where the state does not say it, then the state; no action inside.
+    assert {state: chip(cell) for state, cell in rows.items()} == {
+        "needs_you": "Needs you",
+        "blocked": "Agent's move · Blocked",
+        "stalled": "Your move · Stalled",
+        "running": "Running",
+        "canceled": "Canceled",
+    }
+    # The move itself is told once, at the end of the where-line, where the line does not say it already.
+    rows_where = {
+        state: row.split('class="session-where"')[1].split("</div>")[0]
+        for state, row in (
+            (r.split('data-state="')[1].split('"')[0], r) for r in text.split('<tr class="session-row')[1:]
+        )
+    }
+    assert rows_where["stalled"].endswith(' · <strong class="your-action">resume the agent</strong>')
+    assert [state for state, line in rows_where.items() if "your-action" in line] == ["stalled"]
+    assert "waiting for your confirmation" in rows_where["needs_you"]
+    # The filters count the rows of each colour, plain links with no frame of reasons (friction14 4); which
+    # states "Your move" holds, its tooltip says.
+    strip = text.split('class="status-chips move-filters"')[1].split("</ul>")[0]
+    said = [html.unescape(w) for w in re.findall(r'<span class="badge[^"]*"[^>]*>([^<]+)</span>', strip)]
+    assert said == ["All 5", "Your move 2", "Agent's move 2", "Nothing to do 1"]
+    for name in ("yours", "agents", "nobody"):
+        assert f'href="?status={name}"' in strip
+    assert "(Needs you 1 · Stalled 1)." in html.unescape(strip)
+    assert "chip-umbrella" not in text and "chip-reason" not in text
+    # Each filter keeps exactly the rows of its colour.
+    for name, expected in (
+        ("yours", {"needs_you", "stalled"}),
+        ("agents", {"blocked", "running"}),
+        ("nobody", {"canceled"}),
+    ):
+        shown = page(client, f"/sessions/?status={name}")
+        assert set(re.findall(r'<tr class="session-row[^"]*" data-state="(\w+)"', shown)) == expected, name
+    # A state's older link still filters by that state, and shows it chosen.
+    older = page(client, "/sessions/?status=stalled")
+    assert set(re.findall(r'<tr class="session-row[^"]*" data-state="(\w+)"', older)) == {"stalled"}
+    assert re.search(r'href="\?status=stalled" aria-current="true"><span class="badge filter" data-move="yours"', older)
 
 
 def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_message(client, service_catalog, settings):
@@ -186,7 +184,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     # Whose move, the chips of the page's head and the run's card say, not the run's header: the panel's heading
     # says what it takes, and the line under it names the step, once (friction9 item 2).
     assert tags(panel.split("</h3>")[0]) == [] and tags(page_head(text)) == ["agents"] and tags(run_head(text)) == []
-    assert "agent&#x27;s move: resend the step</span>" in page_head(text)
+    assert chip(page_head(text)) == "Agent's move · Blocked"
     heading = panel.split("</h3>")[0]
     assert "Blocked: the agent must resend this step with the list of changed files." in heading
     assert "Record the Changed Files" not in heading
@@ -204,7 +202,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     summary = fold.split("<summary", 1)[1].split("</summary>", 1)[0]
     assert '(yours if it has not retried by <time datetime="' in summary and "UTC)" not in summary
     listed = page(client, "/sessions/")
-    assert "chip-yours" not in listed  # nobody's row says "Your move": no chip for people
+    assert "Your move 0" in listed  # nobody's row says "Your move"
     assert not any(old in text for old in OLD_BUTTONS)
     [message] = copied(text)
     assert token_of(message) == int(stuck.node_id) and "Record the Changed Files" in message
@@ -226,7 +224,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
     assert tags(panel.split("</h3>")[0]) == [] and tags(page_head(text)) == ["yours"] and tags(run_head(text)) == []
-    assert "your move: resume the agent</span>" in page_head(text)
+    assert chip(page_head(text)) == "Your move · Blocked"
     # Its heading no longer says the agent must act: what is wrong, the step to give it again below.
     heading = panel.split("</h3>")[0]
     assert "must resend" not in heading and "Blocked: the agent did not attach the list of changed files." in heading
@@ -238,14 +236,12 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert "has not tried again for 45 minutes" in before_folds
     # One run: its card in the runs column carries the same chip as the head above (friction9 item 12).
     card = text.split('class="runs-nav"')[1].split("</nav>")[0]
-    assert tags(card) == ["yours"] and "your move</span>" in chip(card)  # narrow: the move in the body
+    assert tags(card) == ["yours"] and chip(card) == "Your move · Blocked"
     listed = page(client, "/sessions/")
     row = listed.split('data-state="blocked"')[1].split('class="session-name"')[0]
-    assert tags(row) == ["yours"] and "your move: resume the agent</span>" in row  # the head's words
-    # No reason chip holds it (Blocked, outside the frame, is mostly the agent's retries): the frame's head says
-    # its total, and its link selects it, with every other session yours.
-    umbrella = listed.split('<li class="chip-umbrella"')[1].split("</li>")[0]
-    assert 'href="?status=yours"' in umbrella and 'class="badge chip-yours">Your move: 1</span>' in umbrella
+    assert tags(row) == ["yours"] and chip(row) == "Your move · Blocked"  # the head's words
+    # The "Your move" filter counts it and selects it, with every other session yours.
+    assert "Your move 1" in listed and "Agent&#x27;s move 0" in listed
     assert 'data-state="blocked"' in page(client, "/sessions/?status=yours")
 
 
@@ -254,8 +250,10 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     stalled = made.stalled()
     text = page(client, f"/runs/{stalled.run_id}/")
     # Whose move, once: the page's head (a session of one run: not its run's header again).
-    assert tags(page_head(text)) == ["yours"] and "your move: resume the agent</span>" in page_head(text)
+    assert tags(page_head(text)) == ["yours"] and chip(page_head(text)) == "Your move · Stalled"
     assert tags(run_head(text)) == []
+    # What to do, the panel says in plain words (the pill says whose move only).
+    assert "resume the agent if it stopped" in text.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     [message] = copied(text)
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")
     assert "step 2 of 3 (" in message
@@ -308,7 +306,7 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
         tags(head) == ["yours"]
         and 'class="badge state-paused"' in head
         and "state-running" not in head
-        and "your move: resume the agent" in head
+        and chip(head) == "Your move · Paused"
     )
     assert 'class="node-branches"' not in text  # no branch went on past it yet
     # On the run page, nobody has taken the branch up yet: paused, the person's move, with the same message
@@ -317,13 +315,12 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     panel = run_page.split('class="state-panel state-paused"')[1].split("</section>")[0]
     assert tags(page_head(run_page)) == ["yours"] and BUTTON in panel
     assert "started by hand at" in panel and "Agent working on" not in run_page
-    assert "your move: resume the agent" in page_head(run_page)
+    assert chip(page_head(run_page)) == "Your move · Paused"
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
     # The list's chip for people counts it, as its row's tag says.
     listed = page(client, "/sessions/")
     assert tags(listed.split('<tr class="session-row')[1].split('class="session-name"')[0]) == ["yours"]
-    assert 'class="badge chip-yours">Your move</span>' in listed  # its reason chip says the count
-    assert '<span class="badge state-paused">Paused 1</span>' in listed
+    assert "Your move 1" in listed and "(Paused 1)." in listed
 
 
 def test_with_several_runs_each_card_says_its_state_and_whose_move(client, service_catalog):
@@ -336,8 +333,8 @@ def test_with_several_runs_each_card_says_its_state_and_whose_move(client, servi
     assert tags(cards) == ["agents", "agents"] and cards.count('class="badge state-') == 2
     assert 'class="badge state-running"' in cards and 'class="badge state-blocked"' in cards
     assert 'id="session-run-lines"' not in text
-    said = "agent&#x27;s move: resend the step</span>"
-    assert tags(page_head(text)) == ["agents"] and said in page_head(text) and "agent&#x27;s move</span>" in cards
+    assert tags(page_head(text)) == ["agents"] and chip(page_head(text)) == "Agent's move · Blocked"
+    assert chip(cards) == "Running"
     assert tags(run_head(text)) == []
 
 

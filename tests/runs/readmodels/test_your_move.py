@@ -64,8 +64,17 @@ def test_the_your_move_chip_counts_and_keeps_exactly_the_rows_tagged_your_move(s
     assert tagged == {"CONF-1", "MR-78", "STALL-1", "ALONE-1"}
     assert {row.session_key: _row_move(row) for row in page.items}["MR-77"] == "agents"
     assert page.yours == len(tagged)
-    kept = overview.list_sessions(yours=True, count_yours=True)
+    kept = overview.list_sessions(move="yours", count_yours=True)
     assert {row.session_key for row in kept.items} == tagged and kept.total == len(tagged)
+    # The other two filters by whose move keep exactly the rows whose pill says theirs, as many as they count.
+    moves = {row.session_key: _row_move(row) for row in page.items}
+    counts = overview.move_counts(page.state_counts, page.yours)
+    assert counts == {"yours": 4, "agents": 2, "nobody": 1}
+    for move in ("agents", "nobody"):
+        kept = overview.list_sessions(move=move, count_yours=True)  # type: ignore[arg-type]
+        expected = {key for key, said in moves.items() if said == move}
+        assert {row.session_key for row in kept.items} == expected and kept.total == counts[move], move
+    assert moves["MR-77"] == "agents" and moves["CANCEL-1"] == "nobody"
     # The API's list does not pay for the count it does not answer.
     assert overview.list_sessions().yours == 0
     # The search narrows the chip as it narrows the rows.

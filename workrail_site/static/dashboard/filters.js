@@ -5,7 +5,7 @@
  * the details close unless one of them is in use (data-active); on a wide screen they stay open, and the
  * "Sort and group" summary is hidden by dashboard.css. Turning the phone or resizing the window applies
  * the rule again. In a form marked data-submit-on-change, picking another value in a select submits it
- * (the state chips are links, which filter at once without any script).
+ * (the filters by whose move are links, which filter at once without any script).
  */
 (function () {
   "use strict";
