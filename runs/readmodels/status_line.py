@@ -34,6 +34,7 @@ _DOING: dict[str, tuple[str, str]] = {
 }
 _BLOCKED: dict[str, tuple[str, str]] = {
     "agent": ("refused at ", ", the agent must resend it"),
+    "stopped": ("refused at ", ", the agent has not resent it"),  # its move turned the person's (blocked_move)
     "user": ("waits since ", " for something only you can give"),
     "delegations": ("waits since ", " for its delegated runs"),
 }
@@ -99,7 +100,9 @@ def of_run(detail: RunDetail) -> StatusLine:
     place = where.place if where is not None else "working"
     since = where.since if where is not None else None
     if place == "blocked" and counts is not None and counts.blocked is not None:
-        before, after = _BLOCKED.get(counts.blocked.whose_move, _BLOCKED["agent"])
+        held_by = counts.blocked.whose_move
+        stopped = held_by == "agent" and where is not None and where.move == "yours"
+        before, after = _BLOCKED["stopped"] if stopped else _BLOCKED.get(held_by, _BLOCKED["agent"])
         since = counts.blocked.since
     else:
         before, after = _DOING.get(place, _DOING["working"])

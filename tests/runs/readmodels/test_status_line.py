@@ -4,8 +4,12 @@ shares apart from its own, so that the boxes add up to the Steps card's count.""
 
 from __future__ import annotations
 
-import pytest
+from datetime import timedelta
 
+import pytest
+from django.db.models import F
+
+from runs.models import Ack
 from runs.readmodels import branches, graph_page, run_view, status_line
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
@@ -37,6 +41,16 @@ def test_each_state_says_where_the_agent_is_in_one_sentence(service_catalog, set
     done = line_of(finished["session"]["runId"])
     assert done.state == "done" and done.timed == ("Finished ", " · 3 steps answered")
     assert all(line.since is not None for line in (waiting, stalled, stuck, canceled, done))
+
+
+def test_a_blocked_step_whose_agent_stopped_no_longer_says_the_agent_must_resend_it(service_catalog, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    stuck = blocked_review("MR-2")
+    Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
+    made.quiet(stuck.run_id)
+    line = line_of(stuck.run_id)
+    assert line.chip is not None and line.chip.move == "yours"
+    assert line.timed == ("Step 2 of 8 (Record the Changed Files) · refused at ", ", the agent has not resent it")
 
 
 def test_a_forked_run_says_the_branch_the_agent_works_on_and_names_the_shown_one_once(service_catalog):
