@@ -64,27 +64,19 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     stuck = blocked_review("MR-77")
     visit(sized_page, f"{site}/runs/{stuck.run_id}/", "blocked-message")
     panel = sized_page.locator(".blocked-panel")
-    # Whose move and the move, in the one chip with the state: the page's head, quiet (the agent's), on the first
-    # screen, and the run's card, as every card carries its chip (friction9 item 12); not in the run's header
-    # or the panel.
-    chip = sized_page.locator(".page-head .state-chip")
+    # Whose move and the move, in the one chip with the state: the run card's status line, quiet (the agent's),
+    # on the first screen; not in the page's head, the runs column's one card or the panel (said once).
+    chip = sized_page.locator(".run-status .state-chip")
     label = chip.locator(".move")
     expect(chip).to_have_text("Blocked · agent's move: resend the step")
     expect(label).to_be_in_viewport()
-    # A run card is narrow: its chip says whose move alone, the move told in the body, and no pill breaks
-    # inside itself (friction11 10).
-    expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Blocked · agent's move")
-    card = sized_page.locator(".runs-nav .run-link")
-    if card.is_visible():
-        edge, move = card.bounding_box(), card.locator(".move").bounding_box()
-        assert edge and move and move["x"] + move["width"] <= edge["x"] + edge["width"], (edge, move)
-        assert on_one_line(card.locator(".move")) and on_one_line(card.locator(".badge"))
-    expect(panel.locator("h3 .move")).to_have_count(0)
-    expect(sized_page.locator(".run-head .move")).to_have_count(0)
+    assert on_one_line(label) and on_one_line(chip.locator(".badge"))  # no pill breaks inside itself (friction11 10)
+    expect(sized_page.locator(".page-head .state-chip, .runs-nav .state-chip")).to_have_count(0)
+    expect(panel.locator(".move")).to_have_count(0)
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
     # The badge keeps Blocked's one red look whoever's move it is (friction12 3); the move half is the agent's
     # quiet grey, so the chip reads "blocked, the agent acts" (friction11 7) without a second look for Blocked.
-    head_badge = sized_page.locator(".page-head .badge.state-blocked")
+    head_badge = chip.locator(".badge.state-blocked")
     red, pale = css_colour(sized_page, "--bad"), css_colour(sized_page, "--bad-soft")
     assert (colour(head_badge, "color"), colour(head_badge, "backgroundColor")) == (red, pale)
     assert colour(label, "backgroundColor") == css_colour(sized_page, "--surface") != pale
@@ -109,20 +101,18 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none
     sized_page.reload()
     expect(label).to_have_text("your move: resume the agent")
-    expect(sized_page.locator(".runs-nav .move")).to_have_text("your move")
-    # Said by the chips alone: the head's, and the card's where the runs column shows (a phone folds a lone run's).
-    shown = sized_page.locator(".state-chip .move:visible").count()
-    assert sized_page.locator("body").inner_text().lower().count("your move") == shown
+    expect(sized_page.locator(".runs-nav .move")).to_have_count(0)
+    # Said by the status line's chip alone.
+    assert sized_page.locator("body").inner_text().lower().count("your move") == 1
     # In the solid amber that means "you act" everywhere (the "Needs you" badge's colour), not Blocked's red.
     amber = css_colour(sized_page, "--warn")
     assert colour(label, "backgroundColor") == amber
-    # No heading above it says the agent must act: the verdict says what is wrong.
-    expect(panel.locator("h3")).to_have_text("Blocked: the agent did not attach the list of changed files.")
+    # The status line no longer says the agent must act: it has not resent the step; the panel says what is wrong.
+    expect(sized_page.locator("#run-where")).to_contain_text(", the agent has not resent it")
+    expect(panel.locator("h3")).to_have_count(0)
     assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
     # The badge does not change with whose move: the same red look as when the agent retried (friction12 3).
-    for badge in (head_badge, sized_page.locator(".runs-nav .badge.state-blocked")):
-        if badge.is_visible():
-            assert (colour(badge, "color"), colour(badge, "backgroundColor")) == (red, pale)
+    assert (colour(head_badge, "color"), colour(head_badge, "backgroundColor")) == (red, pale)
     expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
     expect(button).to_be_visible()
     assert_copy_buttons_whole(sized_page)  # inside the red box, its words on one line on a phone too
@@ -212,7 +202,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     # A row and its run's page say the same move.
     sized_page.goto(site + "/sessions/")
     rows.filter(has=sized_page.locator(".badge.state-blocked")).locator(".where-line a").click()
-    expect(sized_page.locator(".page-head .move")).to_have_text("agent's move: resend the step")
+    expect(sized_page.locator(".run-status .move")).to_have_text("agent's move: resend the step")
     console_log.assert_clean()
 
 
@@ -220,17 +210,15 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     settings.WORKRAIL_STALL_MINUTES = 30
     waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
     visit(sized_page, f"{site}/runs/{waiting.run_id}/", "needs-you-amber")
-    amber = colour(sized_page.locator(".page-head .badge.state-needs_you"), "backgroundColor")
+    amber = colour(sized_page.locator(".run-status .badge.state-needs_you"), "backgroundColor")
     link = colour(sized_page.locator(".crumbs a").first, "color")
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     assert colour(panel, "borderLeftColor") == amber != link
-    assert colour(panel.locator("h3.verdict-line"), "color") == amber
-    # "Needs you" and the move in the same amber, one chip: in the head and on the run's card, not again in the
-    # run's header.
-    expect(sized_page.locator(".page-head .state-chip")).to_have_text("Needs you · your move: confirm")
-    assert colour(sized_page.locator(".page-head .move"), "backgroundColor") == amber  # the one solid amber pill
-    expect(sized_page.locator(".runs-nav .state-chip")).to_have_text("Needs you · your move")  # narrow
-    expect(sized_page.locator(".run-head .move")).to_have_count(0)
+    # "Needs you" and the move in the same amber, one chip: the run card's status line, not again in the page's
+    # head or the runs column (a session of one run).
+    expect(sized_page.locator(".run-status .state-chip")).to_have_text("Needs you · your move: confirm")
+    assert colour(sized_page.locator(".run-status .move"), "backgroundColor") == amber  # the one solid amber pill
+    expect(sized_page.locator(".page-head .move, .runs-nav .move")).to_have_count(0)
 
     canceled = made.canceled()
     rewound = made.left_behind()
@@ -251,7 +239,7 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     if dots.count():  # a ring of that colour (friction9 item 7: told from Done's green disc by its shape too)
         assert left_colour in colour(dots.first, "boxShadow")
     visit(sized_page, f"{site}/runs/{canceled.run_id}/", "canceled-colours")
-    gone = sized_page.locator(".page-head .badge.state-canceled")
+    gone = sized_page.locator(".run-status .badge.state-canceled")
     assert colour(gone, "color") != left_colour
     assert colour(gone, "backgroundColor") != left_background
     # Every timeline dot takes its badge's colour: the canceled run's dots are the Canceled badge's grey.
