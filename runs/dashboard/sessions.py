@@ -21,7 +21,6 @@ from runs.contract.dashboard import (
     SessionPage,
     SessionSummary,
     StateName,
-    Whereabouts,
 )
 from runs.contract.errors import WorkRailError
 from runs.contract.preferences import AUTONOMY, MODES, RISK_POLICY
@@ -38,6 +37,7 @@ from runs.readmodels import (
     session_groups,
     skipped_steps,
     states,
+    status_line,
     timeline_marks,
 )
 from runs.readmodels.checkpoints import not_among, of_shown_run, on_their_steps
@@ -277,39 +277,11 @@ def default_run(detail: SessionDetail) -> str | None:
     return chosen[0].run_id if chosen else None
 
 
-@dataclass(frozen=True)
-class RunStateLine:
-    """The line under a run's name: its state's badge (and whose move) only when it is not the one the page's
-    head says; where it is only when no panel or pending line below says it."""
-
-    badge: bool
-    words: str
-    # Where the words come from, when from the run's whereabouts: the page prints their moment as a <time>.
-    where: Whereabouts | None = None
-
-
-def run_state_line(run: RunDetail, head_state: str) -> RunStateLine:
-    number = run.branch.number if run.branch is not None else None
-    panel = any(number is None or p.branch == number for p in run.panels)
-    blocked = run.branch is not None and run.branch.blocked is not None and bool(run.pending_step_id)
-    pending = bool(run.pending_step_id) and run.pending_is_live
-    if blocked or panel or pending:
-        return RunStateLine(badge=run.run.state != head_state, words="")
-    if run.where is not None:
-        return RunStateLine(badge=run.run.state != head_state, words=run.where.words, where=run.where)
-    return RunStateLine(badge=run.run.state != head_state, words=run.run.status_summary or "")
-
-
 def _session_page(
     request: HttpRequest, detail: SessionDetail, run: RunDetail | None, trees: dict[int, branches.RunBranches]
 ) -> HttpResponse:
     steps = run.steps if run else []
     show_all = request.GET.get("steps") == "all"
-    # A session of one run, shown with its where-line in its card (by its panel, what a phone shows first):
-    # the session's head would say the same line again.
-    said_by_run = (
-        run is not None and run.where is not None and [line.run_id for line in detail.run_lines] == [run.run.run_id]
-    )
     shown = steps if show_all else steps[-STEPS_SHOWN:]
     return render(
         request,
@@ -321,11 +293,10 @@ def _session_page(
             "run_items": run_tree(detail.runs),
             # The live dot, on a session still going: one whose runs are all done or canceled shows none.
             "live_dot": detail.session.state not in states.FINISHED,
-            # Several runs: each run's card says its state, whose move and where it is; the head would say
-            # all of it again right above them (on a phone too, where the cards come right under the head).
-            "head_lines": [] if said_by_run or len(detail.runs) > 1 else detail.run_lines,
             "run": run,
-            "state_line": run_state_line(run, detail.session.state) if run else None,
+            # The run card's one status line (the state's chip and where the agent is), and what canceling stops.
+            "status": status_line.of_run(run) if run else None,
+            "cancel": status_line.cancel_stops(run) if run else None,
             # The repository and git branch its agent works in, as the list groups it (said once, in the head).
             "works_in": session_groups.where_it_works(detail.session.workspace_path, detail.session.git_branch),
             "selected_run": run.run.run_id if run else None,

@@ -254,7 +254,9 @@ def branch_sections(
         else set()
     )
     sections = []
-    for lane in branches.lanes((node.node_id, node.parent_id, node.lane) for node in detail.graph.nodes):
+    lanes = branches.lanes((node.node_id, node.parent_id, node.lane) for node in detail.graph.nodes)
+    branch_of = {node_id: lane.number for lane in lanes for node_id in lane.nodes}
+    for lane in lanes:
         tip = placed[lane.tip]
         state = BADGE_STATES.get(tip_state.get(tip.node_id, ""), "done" if tip.is_complete else "running")
         rows: list[StepRow] = []
@@ -290,17 +292,56 @@ def branch_sections(
                 shown=shown,
                 href=f"{run_url}?tip={story.end(tip.node_id)}",
                 rows=rows,
-                listed_below=answered_words(detail) if shown and detail.graph.lanes > 1 else "",
+                listed_below=answered_split(detail, lane.number, branch_of).words
+                if shown and detail.graph.lanes > 1
+                else "",
             )
         )
     return sections
 
 
-def answered_words(detail: RunDetail) -> str:
-    """How many steps the Steps card lists for the shown branch (its answered steps, checkpoints aside):
-    "7 steps answered"; "" when it lists none yet (the branch's section then keeps its own rows)."""
-    answered = steps_counted(detail).answered
-    return StepCounts(answered=answered).words if answered else ""
+@dataclass(frozen=True, slots=True)
+class AnsweredSplit:
+    """The shown branch's answered steps (the Steps card's list), split where it forked: those answered before
+    the fork, which the branches it grew from hold in their own boxes (`shared`, by branch number), and its own.
+    Each box counts its own steps once, so the boxes add up to the run's count instead of each counting the
+    shared steps again (friction15: "numbers do not add up")."""
+
+    own: StepCounts
+    shared: dict[int, StepCounts]
+
+    @property
+    def total(self) -> int:
+        """Every answered step the Steps card lists, shared or own."""
+        return self.own.answered + sum(c.answered for c in self.shared.values())
+
+    @property
+    def words(self) -> str:
+        """ "3 steps answered: 1 shared with branch 1, 2 on this branch"; "2 steps answered" when none is
+        shared; "" when none is answered."""
+        if not self.total:
+            return ""
+        said = StepCounts(answered=self.total).words
+        if not self.shared:
+            return said
+        parts = [f"{c.answered} shared with branch {n}" for n, c in sorted(self.shared.items())]
+        return f"{said}: {', '.join(parts)}, {self.own.answered} on this branch"
+
+
+def answered_split(detail: RunDetail, number: int, branch_of: dict[str, int]) -> AnsweredSplit:
+    """The Steps card's answered steps of branch `number` (the shown one), each counted in the box of the branch
+    whose lane holds the node its answer led to (`branch_of`: node id to branch number, branches.lanes)."""
+    own = 0
+    shared: dict[int, int] = {}
+    for step in detail.steps:
+        if step.kind != "step":
+            continue
+        holder = branch_of.get(step.child_id or "", number)
+        if holder == number:
+            own += 1
+        else:
+            shared[holder] = shared.get(holder, 0) + 1
+    return AnsweredSplit(StepCounts(answered=own), {n: StepCounts(answered=c) for n, c in shared.items()})
 
 
 def steps_counted(detail: RunDetail) -> StepCounts:

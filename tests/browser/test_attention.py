@@ -41,7 +41,7 @@ def said(page, words: str) -> int:
 
 def assert_cancel_in_its_place(page) -> None:
     """The run's "Cancel run…" is in one place on every run: beside its title on a desktop; on a phone under
-    what is going on (the run's status box, or the line on its pending step), not between the title and it
+    what is going on (the run's panel, or its status line when it has none), not between the title and it
     (friction13 11), whatever the title's length (friction9 15)."""
     title = page.locator("#run-title").bounding_box()
     cancel = page.locator(".run-head .confirm > summary").bounding_box()
@@ -49,9 +49,8 @@ def assert_cancel_in_its_place(page) -> None:
     under = cancel["y"] >= title["y"] + title["height"]
     phone = (page.viewport_size or {})["width"] < 600
     assert under == phone, (title, cancel)
-    status = page.locator(
-        "section[data-run] > :is(.blocked-panel, .state-panel, .left-behind-line, #pending-step)"
-    ).first.bounding_box()
+    panel = page.locator("section[data-run] > :is(.blocked-panel, .state-panel)")
+    status = (panel if panel.count() else page.locator("#run-status")).first.bounding_box()
     if status is not None:
         assert (cancel["y"] >= status["y"] + status["height"]) == phone, (status, cancel)
 
@@ -108,8 +107,11 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     visit(sized_page, f"{site}/runs/{stalled.run_id}/", "stalled-run")
     panel = sized_page.locator(".state-panel.state-stalled")
     expect(panel).to_be_visible()
-    expect(panel.locator("h3")).to_contain_text("Stalled since")
-    expect(panel.locator("h3")).to_contain_text("resume the agent if it stopped")
+    # The state and where the agent is: the run card's one status line; the panel under it says what to do.
+    expect(sized_page.locator("#run-where")).to_have_text(
+        re.compile(r"^Step 2 of 3 \(Draft Plan with Risks\) · no step recorded since \d")
+    )
+    expect(panel.locator("h3")).to_have_count(0)
     expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
     copy = panel.locator(".copy-button")  # on the first screen, at every size
     # The one thing to do now is the page's one primary button, drawn in the accent colour.
@@ -137,16 +139,15 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     sized_page.keyboard.press("Enter")
     expect(message).to_be_visible()
     assert_fits(sized_page)
-    # Said in the page's head and in the panel (and by the pill on the run's card beside them on a desktop);
-    # whose move in the same pills, the move in the panel.
-    expect(sized_page.locator(".page-head .badge.state-stalled")).to_have_text("Your move · Stalled")
+    # Said once, by the status line's pill: not the page's head, nor the runs column's card (a session of one
+    # run); what to do, the panel says.
+    expect(sized_page.locator(".run-status .badge.state-stalled")).to_have_text("Your move · Stalled")
+    expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
     # "Live" stays on the title's line at every size, not a line of its own under it (friction10 7).
     title, live = (sized_page.locator(f".page-head > {i}").bounding_box() for i in ("h1", ".live"))
     assert title and live and title["y"] < live["y"] + live["height"] / 2 < title["y"] + title["height"], (title, live)
-    expect(sized_page.locator("#run-status-summary")).to_have_count(0)
-    card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
-    assert said(sized_page, "Stalled") == 2 + card
-    assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (1 + card, 0)
+    assert said(sized_page, "Stalled") == 1
+    assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (1, 0)
     assert_cancel_in_its_place(sized_page)
     console_log.assert_clean()
 
@@ -166,11 +167,13 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     assert said(sized_page, "feature/checkout-confirmation-step") == 1
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     expect(panel).to_be_visible()
-    # A one-line verdict, the step, then where the answer goes: the agent's chat (no button on this page).
-    expect(panel.locator("h3")).to_have_text(
-        re.compile(r"^Needs you: waiting for your confirmation since \w{3} \d+, \d")
-    )  # "Nov 29, 8:30 PM"
-    expect(panel.locator(".step-line")).to_have_text("Approve the plan · step 2 of 3")
+    # The status line says the state and the step, once; the panel where the answer goes: the agent's chat (no
+    # button on this page).
+    status = sized_page.locator("#run-status")
+    expect(status.locator("#run-where")).to_have_text(
+        re.compile(r"^Step 2 of 3 \(Approve the plan\) · waits for your confirmation since \d")
+    )
+    expect(panel.locator("h3, .step-line")).to_have_count(0)
     expect(panel.locator(".next-move")).to_contain_text("The agent is waiting for you to approve the plan.")
     expect(panel.locator(".next-move")).to_contain_text("Answer in the agent's chat")
     # The step's prompt is written to the agent: folded; opened, a framed box, not a white strip across the amber.
@@ -183,16 +186,15 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     panel.get_by_text("The agent's instructions for this step").click()
     expect(panel.locator(".panel-more p").first).not_to_be_visible()  # the why is folded
     expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
-    # The state in the page's head, the panel and the pill of the run's card (shown beside them on a desktop
-    # only): "Needs you" says whose move itself; the run's line and graph do not repeat it.
-    expect(sized_page.locator(".page-head .badge.state-needs_you")).to_have_text("Needs you")
-    expect(sized_page.locator(".runs-nav .run-link .badge.state-needs_you")).to_have_text("Needs you")
-    card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
-    assert said(sized_page, "Needs you") == 2 + card
-    # Whose move, only in those pills, and "Needs you" says it: never again in the panel or the run's line.
+    # The state once, in the status line's pill: "Needs you" says whose move itself; the page's head, the runs
+    # column's one card, the panel and the graph do not repeat it.
+    expect(status.locator(".badge.state-needs_you")).to_have_text("Needs you")
+    expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
+    assert said(sized_page, "Needs you") == 1
+    # Whose move, only in that pill, and "Needs you" says it: never again in the panel or the run's line.
     assert (said(sized_page, "your move"), said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (0, 0, 0)
     assert_cancel_in_its_place(sized_page)
-    assert said(sized_page, "waiting for your confirmation") == 1
+    assert said(sized_page, "your confirmation") == 1
     # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session
     # (not "started 4:32 AM" and "started 45 minutes ago"); how long ago is for the last activity.
     assert_times_said_one_way(sized_page, visible_text(sized_page))
@@ -200,7 +202,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # The session's one line of facts stays under its title at every size (friction7 7), the run's after what
     # the person must do; on a phone the verdict is on the first screen, and the Mode card comes last, after
     # the timeline, not between the steps and it (friction7 6).
-    verdict = panel.locator("h3").bounding_box()
+    verdict = status.bounding_box()
     steps = sized_page.locator("#steps-title").bounding_box()
     assert verdict is not None and steps is not None
     for facts in ("#session-facts", "#run-facts"):
@@ -296,10 +298,13 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     visit(sized_page, f"{site}/runs/{canceled.run_id}/", "canceled-run")
     panel = sized_page.locator(".state-panel.state-canceled")
     expect(panel).to_be_visible()
-    expect(panel.locator("h3")).to_contain_text("Canceled")
-    # Who canceled, in the title, without opening "Why" (friction10 item 10): here a process on this machine.
-    expect(panel.locator("h3")).to_contain_text("Canceled from this machine at ")
-    expect(panel.locator(".step-line")).to_contain_text(" · step 2 of 3")
+    # Who canceled and where it stopped, in the status line, without opening "Why" (friction10 item 10): here a
+    # process on this machine. The panel under it says what to do, not that again.
+    expect(sized_page.locator(".run-status .badge")).to_have_text("Canceled")
+    expect(sized_page.locator("#run-where")).to_contain_text(
+        "Step 2 of 3 (Draft Plan with Risks) · canceled from this machine at "
+    )
+    expect(panel.locator("h3, .step-line")).to_have_count(0)
     # All three steps, as on every other run: the one it never reached greyed, said as not reached.
     stepper = sized_page.locator("ol.stepper")
     expect(stepper.locator(".st-step")).to_have_count(3)
@@ -379,4 +384,42 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
         assert sized_page.locator(".gl-branch.shown").evaluate(PILLS_CLEAR) == []
     keep_screenshot(sized_page, "left-behind-branch")
     assert_fits(sized_page)
+    console_log.assert_clean()
+
+
+def where_said(page, place: str) -> int:
+    """How many times the main region shows the place where the agent is ("Step 2 of 3"), as a sentence opens
+    it; the branch graph, a drawing of every step (history), and the timeline's key aside."""
+    text = visible_text(page, skip=("header", ".run-graph-card", ".timeline", "#mode"))
+    return len(re.findall(rf"\b{re.escape(place)}\b", text))
+
+
+@pytest.mark.parametrize("kind", ["blocked", "needs_you", "stalled", "forked"])
+def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, service_catalog, quiet_after_30, kind):
+    run = {
+        "blocked": lambda: blocked_review("WHERE-1"),
+        "needs_you": lambda: made.waiting_for_user(service_catalog["extra"], quiet_minutes=45),
+        "stalled": made.stalled,
+        "forked": made.left_behind,
+    }[kind]()
+    place = {"blocked": "Step 2 of 8", "needs_you": "Step 2 of 3", "stalled": "Step 2 of 3", "forked": "Step 2 of 3"}
+    visit(sized_page, f"{site}/runs/{run.run_id}/", f"where-{kind}")
+    # The run card opens with the state's chip and one sentence of where; nothing else on the page says it again.
+    expect(sized_page.locator("#run-where")).to_contain_text(place[kind])
+    assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
+    expect(sized_page.locator("main .state-chip")).to_have_count(1)
+    expect(sized_page.locator("#pending-step, #run-status-summary, .verdict-line")).to_have_count(0)
+    if kind == "forked":
+        # About the branch the agent works on; the shown branch, when another, named once after it.
+        expect(sized_page.locator("#run-where")).to_contain_text(" on branch 2 · ")
+        expect(sized_page.locator("#shown-branch")).to_have_count(0)
+        tip = sized_page.locator(".left-behind-line a[href^='?tip=']").first.get_attribute("href")
+        visit(sized_page, f"{site}/runs/{run.run_id}/{tip}", "where-forked-branch-1")
+        expect(sized_page.locator("#run-where")).to_contain_text(" on branch 2 · ")
+        expect(sized_page.locator("#shown-branch")).to_have_text("Showing branch 1 · Left behind")
+        assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
+        # Two open branches, both stopped by canceling: the button counts them, from the read model.
+        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel the run and both open branches…")
+    else:
+        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel run…")
     console_log.assert_clean()

@@ -28,6 +28,9 @@ def stuck(live_server, service_catalog) -> BlockedReview:
 
 # The one short line the run is said in (the session head, the run head and the sessions list agree).
 SUMMARY = "Review storage · step 4 of 8 · round 2 of 2"  # the step's name first, its place short
+# The run card's status line opens with the place, the step's name after it (status_line.of_run).
+STATUS = "Step 4 of 8 · round 2 of 2 (Review storage) on branch 2 · the agent is on it since "
+STORY = "Branch 1 finished; then the agent went back to Record the Changed Files and is redoing it from there."
 FULL = "step 4 of 8, round 2 of 2 in “Review Each Focus Area”"  # the place whole: the line's tooltip (friction12 4)
 
 
@@ -42,25 +45,18 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
 
     # The newest branch (2, unfinished): none of branch 1's synthesis or findings, and branch 1 named.
     page.goto(f"{site}/runs/{review.run_id}/")
-    expect(page.locator("#pending-step")).to_contain_text(f"Agent working on {SUMMARY} · for ")  # said once
-    # How long the agent has worked stays true as time passes: the browser counts from the step's moment.
-    lasted = page.locator('#pending-step time[data-when="for"]')
-    lasted.evaluate("(t) => t.setAttribute('datetime', new Date(Date.now() - 150000).toISOString())")
-    page.evaluate("window.workrailTimes.format(document)")
-    expect(lasted).to_have_text("for 2 min")
-    expect(page.locator("#run-status-summary")).to_have_count(0)
-    expect(page.locator("#shown-branch")).to_have_text(
-        "Running on branch 2 (branch 1 finished; then the agent went back to Record the Changed Files and is "
-        "redoing it from there)"
-    )
+    expect(page.locator("#run-where")).to_contain_text(STATUS)  # said once, in the card's status line
+    expect(page.locator("#run-where time")).to_have_count(1)  # the moment in the reader's own time
+    expect(page.locator("#pending-step, #run-status-summary, #shown-branch")).to_have_count(0)
+    expect(page.locator("#branch-story")).to_have_text(STORY)
     expect(page.locator("#synthesis-title")).to_have_count(0)
     expect(page.locator("#findings-title")).to_have_count(0)
     callout = page.locator(".branch-callouts li")
     expect(callout).to_have_count(1)
     expect(callout).to_contain_text("Branch 1 · Request changes, 1 critical finding")
     expect(callout.locator(".badge")).to_have_text("Done")
-    expect(page.locator("#pending-step")).to_contain_text("Review storage")
-    expect(page.locator(".confirm summary")).to_have_text("Cancel the run and both branches…")
+    # Branch 1 finished: canceling stops the one open branch, and the button says so.
+    expect(page.locator(".confirm summary")).to_have_text("Cancel run…")
     # The shared step's card is one on the graph, but branch 2 answered it again after the rewind.
     expect(page.locator(".answers-note")).to_have_text(
         "Redone after a rewind (branch 1 answered: 'Did list-changed-files.')"
@@ -70,10 +66,8 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     # Following the callout shows branch 1: its own synthesis, verdict and findings table; branch 2 named.
     callout.get_by_role("link").click()
     expect(page).to_have_url(re.compile(rf"\?tip={review.done_tip}$"))
-    expect(page.locator("#shown-branch")).to_have_text(
-        "Running on branch 2 (branch 1 finished; then the agent went back to Record the Changed Files and is "
-        "redoing it from there). Showing branch 1: Done"
-    )
+    expect(page.locator("#run-where")).to_contain_text(STATUS)
+    expect(page.locator("#shown-branch")).to_have_text("Showing branch 1 · Done")
     expect(page.locator("#synthesis-title")).to_have_text("Synthesis of branch 1")
     expect(page.locator("#synthesis-verdict")).to_contain_text("Verdict: Request changes")
     # The verdict leads the line of what the branch produced, on the first screen.
@@ -88,11 +82,11 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page.locator(".answers-note")).to_contain_text("Redone later, after a rewind, on branch 2")
     screenshot(page, "issue20-run-branch-1")
 
-    # The session page of one run says it once, in the run's pending line (not in the head or the run's line
-    # too; the runs list only names the run).
+    # The session page of one run says it once, in the run card's status line (not in the head or a pending
+    # line too; the runs list only names the run).
     page.goto(f"{site}/sessions/{review.session_id}/")
-    expect(page.locator("#pending-step")).to_contain_text(f"Agent working on {SUMMARY} · for ")
-    expect(page.locator("#run-status-summary")).to_have_count(0)
+    expect(page.locator("#run-where")).to_contain_text(STATUS)
+    expect(page.locator("#pending-step, #run-status-summary")).to_have_count(0)
     expect(page.locator("#session-run-lines")).to_have_count(0)
     expect(page.locator(".run-summary")).to_have_count(0)
     screenshot(page, "issue20-session-forked")
@@ -112,18 +106,18 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     panel = page.locator(".blocked-panel")
     expect(panel).to_be_visible()
     expect(page.locator("#pending-step")).to_have_count(0)  # not an ordinary "Pending step" banner
-    # One verdict in the dashboard's words as the panel's title, then the step in the outline; the call to
-    # give a stuck agent is folded under them.
-    verdict = "Blocked: the agent must resend this step with the list of changed files."
-    expect(panel.locator("h3")).to_have_text(verdict)  # whose move, the page's head says
-    expect(page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Blocked")
-    expect(panel.locator(".step-line")).to_have_text(re.compile(r"^Record the Changed Files · step 2 of \d+$"))
-    expect(panel.locator(".verdict")).to_have_text(verdict)
+    # The state, whose move and the step in the card's status line; the panel under it says what happens next,
+    # what is wrong, and folds the call to give a stuck agent.
+    expect(page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Blocked")
+    expect(page.locator("#run-where")).to_have_text(
+        re.compile(r"^Step 2 of \d+ \(Record the Changed Files\) · refused at .+, the agent must resend it$")
+    )
+    expect(panel.locator("h3, .step-line, .verdict")).to_have_count(0)
     developers = page.locator("#run-details")  # the run's one fold for developers holds the call
     call = json.loads(developers.locator("pre.resend-call").text_content() or "")  # folded: read, not seen
     assert call["arguments"]["ackToken"] == stuck.refused["ackToken"]
     assert call["arguments"]["stateToken"] == stuck.refused["stateToken"]
-    expect(panel).to_contain_text("Refused at ")
+    expect(page.locator("#run-where")).to_contain_text("refused at ")
     issue = panel.locator("table.blocked-issues tbody tr")
     expect(issue).to_have_count(1)
     expect(issue.locator("td").first).to_have_text("The agent did not attach the list of changed files.")
@@ -138,11 +132,9 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     refused.locator("summary").click()
     expect(refused).to_contain_text("Listed the files in my head.")
     expect(page.locator("#session-run-lines")).to_have_count(0)  # one run: said in its card, not the head too
-    expect(page.locator("#run-status-summary")).to_have_count(0)  # the panel says it, not the run's line too
-    # Badged in the session's head and on the run's card (every card has its pill); the run's line does not
-    # repeat it (the verdict says it).
-    expect(page.locator(".badge.state-blocked")).to_have_count(2)
-    expect(page.locator(".runs-nav .badge.state-blocked")).to_have_count(1)
+    # Badged once, in the status line: not in the session's head, nor on the runs column's one card.
+    expect(page.locator(".badge.state-blocked")).to_have_count(1)
+    expect(page.locator(".runs-nav .badge.state-blocked")).to_have_count(0)
     screenshot(page, "issue20-session-blocked")
 
     panel.get_by_role("link", name=re.compile("Open the refused step's page")).click()

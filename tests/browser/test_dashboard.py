@@ -109,7 +109,9 @@ def test_a_new_step_appears_without_a_reload(page, console_log, site, built):
     expect(page.locator("section[aria-labelledby=steps-title] ol.steps")).to_contain_text(
         "A live note from the agent.", timeout=LIVE_WAIT_MS
     )
-    expect(page.locator("#run-title ~ ul.meta .badge")).to_have_text("Done")  # not the head's state
+    # The status line follows: the run is done, where its card opens.
+    expect(page.locator("#run-status .badge")).to_have_text("Done")
+    expect(page.locator("#run-where")).to_contain_text("Finished ")
     assert page.evaluate("window.__marker") == 1  # the same document: no reload
     assert page.evaluate("document.activeElement && document.activeElement.id") == "pref-risk"
     assert page.evaluate("document.getElementById('fine-tune').open") is True

@@ -297,7 +297,10 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         # with its marks, then its name under it, flush.
         listed.get_by_role("link", name="Branch 2").click()
         first = listed.locator(".gl-branch").first
-        expect(listed.locator(".gl-branch.shown .gl-listed")).to_have_text("3 steps answered · listed below")
+        # It counts the steps it shares with branch 1 apart from its own: the boxes add up (friction15).
+        expect(listed.locator(".gl-branch.shown .gl-listed")).to_have_text(
+            re.compile(r"^3 steps answered: \d shared with branch 1, \d on this branch · listed below$")
+        )
         expect(first.locator(".gl-words")).to_have_count(8)  # one "Step 7 of 8" row
         assert listed.locator(".gl-step:has(.gl-words)").evaluate_all(TWO_LINES) == []
         # The checkpoint: a chip on its step's row, linking its own page (ninth review item 5), not a second row.

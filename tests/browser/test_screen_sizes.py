@@ -66,8 +66,8 @@ def said(page, words: str) -> int:
 def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
     assert_axis_reads(sized_page)
-    # Two runs, both running: the session's head says Running once, in its pill (as the list's row); each run's
-    # card has its own pill; the shown run's header, beside its card, not again. "Running" says whose move.
+    # Two runs, both running: each run's card in the runs column (the index) has its pill; the shown run's status
+    # line has its own, once; the session's head says none again. "Running" says whose move.
     assert said(sized_page, "Running") == 1 + 2
     assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (0, 0)
     expect(sized_page.locator(".runs-nav .badge").first).to_have_text("Running")
@@ -99,7 +99,8 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     expect(sized_page.locator("#files-title")).to_have_text("2 changed files on branch 1 1 high risk, 1 low risk")
     for fold in ("#findings-fold", "#files-fold"):
         expect(sized_page.locator(f"{fold} table")).not_to_be_visible()
-    expect(sized_page.locator("#pending-step")).to_be_visible()
+    expect(sized_page.locator("#run-status")).to_be_visible()
+    expect(sized_page.locator("#pending-step")).to_have_count(0)
     # Opened in place from the keyboard, the changed files are cards titled by their paths on a phone: no
     # column names on every row, the risk said in words.
     sized_page.locator("#files-fold > summary").focus()
@@ -140,22 +141,24 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
     # person reads.
     assert_times_said_one_way(sized_page, visible_text(sized_page))
     expect(sized_page.locator(".blocked-panel").first).to_be_in_viewport()
-    # A one-line verdict; the call and the example wait behind a disclosure.
-    expect(sized_page.locator(".blocked-panel .verdict").first).to_have_text(
-        "Blocked: the agent must resend this step with the list of changed files."
+    # The state and the step in the card's one status line; the panel under it says what happens next; the call
+    # and the example wait behind a disclosure.
+    expect(sized_page.locator("#run-where")).to_have_text(
+        re.compile(r"^Step 2 of 8 \(Record the Changed Files\) · refused at .+, the agent must resend it$")
     )
-    # The step named once in the panel, on the line under its verdict (friction9 item 2).
+    expect(sized_page.locator(".blocked-panel .verdict")).to_have_count(0)
+    # The step named once, by the status line, not in the panel again (friction9 item 2).
     panel_words = sized_page.locator(".blocked-panel").first.evaluate(
         "(p) => { const c = p.cloneNode(true); c.querySelectorAll('pre').forEach((e) => e.remove());"
         " return c.textContent; }"
     )
-    assert panel_words.count("Record the Changed Files") == 1, panel_words
-    # Blocked in the head and in the panel's verdict (and the run's card beside it on a desktop); whose move in
-    # the same pills, the head's on the first screen.
-    card = 1 if (sized_page.viewport_size or {})["width"] >= 600 else 0
-    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2 + card, 1 + card)
-    expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Blocked")
-    expect(sized_page.locator(".page-head .badge.state-blocked")).to_be_in_viewport()
+    assert panel_words.count("Record the Changed Files") == 0, panel_words
+    assert said(sized_page, "Record the Changed Files") == 1 + 1  # the status line, and the graph's step
+    # Blocked once, in the status line's pill with whose move, on the first screen (a session of one run: not in
+    # the page's head, nor on the runs column's one card).
+    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (1, 1)
+    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Blocked")
+    expect(sized_page.locator(".run-status .badge.state-blocked")).to_be_in_viewport()
     # One fold for developers on the run, after the panel: the resend call and the run's ids in it.
     expect(sized_page.locator(".blocked-panel details.blocked-more")).to_have_count(0)
     expect(sized_page.get_by_text("For developers", exact=True)).to_have_count(1)

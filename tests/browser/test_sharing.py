@@ -54,7 +54,7 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
     expect(page.locator(".messages")).to_contain_text("Imported TICKET-4242 (")
     expect(page.locator(".messages")).not_to_contain_text("stateToken")
     # No agent holds an imported run: both read Paused, the person's move, never "Agent working on"; the shown
-    # run's own panel says since when and gives its message, ready to copy, once (no banner above it).
+    # run's status line says since when, its panel gives its message, ready to copy, once (no banner above it).
     expect(page.locator("a.run-link")).to_have_count(2)
     before = page.viewport_size
     for size in (DESKTOP, PHONE):
@@ -64,7 +64,10 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
         expect(page.locator('a.run-link .badge[data-move="yours"]')).to_have_count(2)
         panel = page.locator(".state-panel.state-paused")
         expect(panel).to_have_count(1)
-        expect(panel.locator("h3")).to_contain_text("Paused: imported at")
+        # Since when, the card's status line says; why (imported), the panel's fold.
+        expect(page.locator("#run-where")).to_contain_text("no agent has had it since ")
+        expect(panel.locator("h3")).to_have_count(0)
+        expect(panel.locator(".panel-more")).to_contain_text("This session was imported")
         expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
         expect(panel.get_by_role("button", name="Copy the message for the agent")).to_be_in_viewport()
         expect(page.locator("body")).not_to_contain_text("Agent working on")

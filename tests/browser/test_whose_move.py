@@ -62,20 +62,15 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     stuck = blocked_review("MR-77")
     visit(sized_page, f"{site}/runs/{stuck.run_id}/", "blocked-message")
     panel = sized_page.locator(".blocked-panel")
-    # Whose move, in the one pill with the state: the page's head, soft blue (the agent's), on the first screen,
-    # and the run's card, as every card carries its pill (friction9 item 12); not in the run's header or the
-    # panel. No action inside it: the panel says it (friction14 1).
-    head_pill = sized_page.locator(".page-head .badge.state-blocked")
+    # Whose move, in the one pill with the state: the run card's status line, soft blue (the agent's), on the
+    # first screen; not in the page's head, the runs column's one card or the panel (said once). No action
+    # inside it: the panel says it (friction14 1).
+    head_pill = sized_page.locator(".run-status .badge.state-blocked")
     expect(head_pill).to_have_text("Agent's move · Blocked")
     expect(head_pill).to_be_in_viewport()
-    expect(sized_page.locator(".runs-nav .badge.state-blocked")).to_have_text("Agent's move · Blocked")
-    card = sized_page.locator(".runs-nav .run-link")
-    if card.is_visible():  # a pill never breaks inside itself, nor passes its card's edge (friction11 10)
-        edge, box = card.bounding_box(), card.locator(".badge").bounding_box()
-        assert edge and box and box["x"] + box["width"] <= edge["x"] + edge["width"], (edge, box)
-        assert on_one_line(card.locator(".badge"))
-    expect(panel.locator("h3 .badge")).to_have_count(0)
-    expect(sized_page.locator(".run-head .badge[data-move]")).to_have_count(0)
+    assert on_one_line(head_pill)  # a pill never breaks inside itself (friction11 10)
+    expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
+    expect(panel.locator(".badge")).to_have_count(0)
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
     # Blocked while the agent retries is the agent's move: not red, the soft blue of every agent's move.
     blue, pale = css_colour(sized_page, "--info"), css_colour(sized_page, "--info-soft")
@@ -101,16 +96,14 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none
     sized_page.reload()
     expect(head_pill).to_have_text("Your move · Blocked")
-    # Said by the pills alone: the head's, and the card's where the runs column shows (a phone folds a lone run's).
-    shown = sized_page.locator(".badge[data-move=yours]:visible").count()
-    assert shown >= 1 and sized_page.locator("body").inner_text().lower().count("your move") == shown
+    # Said by the status line's pill alone.
+    assert sized_page.locator("body").inner_text().lower().count("your move") == 1
     # Now red, white words on it: the one colour that means "you must act".
     red = css_colour(sized_page, "--your-move")
-    for pill in (head_pill, sized_page.locator(".runs-nav .badge.state-blocked")):
-        if pill.is_visible():
-            assert colour(pill, "backgroundColor") == red and colour(pill, "color") == "rgb(255, 255, 255)"
-    # No heading above it says the agent must act: the verdict says what is wrong.
-    expect(panel.locator("h3")).to_have_text("Blocked: the agent did not attach the list of changed files.")
+    assert colour(head_pill, "backgroundColor") == red and colour(head_pill, "color") == "rgb(255, 255, 255)"
+    # The status line no longer says the agent must act: it has not resent the step; the panel says what is wrong.
+    expect(sized_page.locator("#run-where")).to_contain_text(", the agent has not resent it")
+    expect(panel.locator("h3")).to_have_count(0)
     assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
     expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
     expect(button).to_be_visible()
@@ -186,7 +179,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(rows.locator(".badge")).to_have_text("Agent's move · Blocked")
     # A row and its run's page say the same move, in the same pill.
     rows.locator(".where-line a").click()
-    expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Blocked")
+    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Blocked")
     console_log.assert_clean()
 
 
@@ -198,13 +191,13 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     link = colour(sized_page.locator(".crumbs a").first, "color")
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     assert colour(panel, "borderLeftColor") == amber != link
-    # "Needs you" says whose move itself: the pill is that word alone, red, in the head and on the run's card,
-    # not again in the run's header.
+    # "Needs you" says whose move itself: the pill is that word alone, red, on the run card's status line, not
+    # again in the page's head or the runs column (a session of one run).
     red = css_colour(sized_page, "--your-move")
-    expect(sized_page.locator(".page-head .badge.state-needs_you")).to_have_text("Needs you")
-    assert colour(sized_page.locator(".page-head .badge.state-needs_you"), "backgroundColor") == red
-    expect(sized_page.locator(".runs-nav .badge.state-needs_you")).to_have_text("Needs you")
-    expect(sized_page.locator(".run-head .badge[data-move]")).to_have_count(0)
+    pill = sized_page.locator(".run-status .badge.state-needs_you")
+    expect(pill).to_have_text("Needs you")
+    assert colour(pill, "backgroundColor") == red
+    expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
 
     canceled = made.canceled()
     rewound = made.left_behind()
@@ -219,7 +212,7 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     for key in sized_page.locator(".legend .state-key.state-left-behind").all():
         assert colour(key, "color") == grey
     visit(sized_page, f"{site}/runs/{canceled.run_id}/", "canceled-colours")
-    gone = sized_page.locator(".page-head .badge.state-canceled")
+    gone = sized_page.locator(".run-status .badge.state-canceled")
     assert (colour(gone, "color"), colour(gone, "backgroundColor")) == (grey, "rgba(0, 0, 0, 0)")
     # No pill on the page is red: nothing is the person's move.
     for pill in sized_page.locator(".badge[data-move]").all():

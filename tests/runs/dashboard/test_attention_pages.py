@@ -90,19 +90,15 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     stalled = made.stalled()
     html = page(client, f"/runs/{stalled.run_id}/")
     assert 'class="badge state-stalled" data-move="yours">Your move · Stalled</span>' in html
-    # Where it stands is the panel's: the run's line does not say it again.
-    assert 'id="run-status-summary"' not in html
-    assert "Draft Plan with Risks · step 2 of 3" in html.split('class="state-panel state-stalled"')[1].split("</p>")[0]
-    # The moment as a <time> the page puts in the reader's time zone (times.js), not "... UTC" text.
-    stalled_panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
-    assert 'Stalled since <time datetime="' in stalled_panel and 'data-when="time"' in stalled_panel
+    # Where it stands is the card's one status line, the moment as a <time> the page puts in the reader's time
+    # zone (times.js), not "... UTC" text; the panel under it says what to do, not where again.
+    where = html.split('id="run-where"')[1].split("</span>")[0]
+    assert ">Step 2 of 3 (Draft Plan with Risks) · no step recorded since <time datetime=" in where
+    assert 'data-when="time"' in where
     assert "where the agent works" not in html and "the agent&#x27;s move" not in html
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
-    verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
-    assert "Stalled since " in verdict and "resume the agent if it stopped" in verdict
-    assert 'Stalled since <time datetime="' in verdict
+    assert 'class="verdict-line"' not in panel and "step 2 of 3" not in panel.split("agent-message")[0]
     assert "Copy the message for the agent" in panel
-    assert "Your move" not in verdict and 'class="move' not in verdict  # the Stalled badge says it
     # The why is folded under the verdict, the sentence to copy is not.
     assert panel.index("agent-message") < panel.index('class="panel-more"') < panel.index("No step has been recorded")
     assert "Resume the WorkRail workflow: call continue_workflow with stateToken &quot;st" in panel
@@ -119,13 +115,13 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
     html = page(client, f"/runs/{waiting.run_id}/")
     assert 'class="badge state-needs_you" data-move="yours">Needs you</span>' in html and "state-stalled" not in html
-    # The panel is the pending step's line: one verdict, not a "Pending step" bar above it saying the same.
+    # The card's status line says where, once: no "Pending step" bar, no verdict or step line in the panel.
     assert 'id="pending-step"' not in html
     panel = html.split('class="state-panel state-waiting_for_user"')[1].split("</section>")[0]
-    verdict = panel.split('class="verdict-line"')[1].split("</h3>")[0]
-    # Since when, as a <time> the page shows local; no tag: the badge says whose move.
-    assert ">Needs you: waiting for your confirmation since <time" in verdict and verdict.rstrip().endswith("</time>")
-    assert "Approve the plan · step 2 of 3" in panel  # its name first
+    assert 'class="verdict-line"' not in panel and "step 2 of 3" not in panel
+    # Since when, as a <time> the page shows local; the chip beside it says whose move.
+    where = html.split('id="run-where"')[1].split("</span>")[0]
+    assert ">Step 2 of 3 (Approve the plan) · waits for your confirmation since <time" in where
     # First what the step asks, said to the user, and where the answer goes (the agent's chat: no button
     # here); then the plan to review; last, folded, the step's prompt as the agent was given it.
     move = panel.split('class="next-move"')[1].split("</p>")[0]
@@ -147,9 +143,10 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     canceled = made.canceled()
     html = page(client, f"/runs/{canceled.run_id}/")
     panel = html.split('class="state-panel state-canceled"')[1].split("</section>")[0]
-    assert (
-        "Canceled " in panel.split("</h3>")[0] and " · step 2 of 3<" in panel and "told the run was canceled" in panel
-    )
+    assert "told the run was canceled" in panel and "step 2 of 3" not in panel
+    # Who canceled it and where it stopped: the card's status line, once.
+    where = html.split('id="run-where"')[1].split("</span>")[0]
+    assert ">Step 2 of 3 (Draft Plan with Risks) · canceled from this machine at <time" in where
     assert "RUN_CANCELED" not in panel  # the error code is not a word for people
     # Nobody's move is pending on a canceled run, and the page does not say an agent works.
     assert 'id="pending-step"' not in html and "while the agent works" not in html
@@ -170,13 +167,18 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
         and "Resume the WorkRail workflow" in line
     )
     assert 'class="state-panel state-left_behind"' not in html
-    # The live branch leads: its pending step comes before the branches left behind.
-    assert html.index('id="pending-step"') < html.index('id="left_behind-1"')
+    # The live branch leads: the status line says where its agent is, before the branches left behind.
+    assert 'id="pending-step"' not in html
+    assert html.index('id="run-where"') < html.index('id="left_behind-1"')
+    assert "Step 2 of 3 (Draft Plan with Risks) on branch 2 · the agent is on it since" in html
     # Shown on its own, the branch left behind has its full panel and no pending step beside "nothing needs doing".
     tip = line.split('href="?tip=')[1].split('"')[0]
     shown = page(client, f"/runs/{rewound.run_id}/?tip={tip}")
     panel = shown.split('class="state-panel state-left_behind"')[1].split("</section>")[0]
-    assert "Left behind: the work goes on along branch 2" in panel
+    # The status line stays about branch 2, where the agent works; the branch shown is named once after it.
+    assert "Step 2 of 3 (Draft Plan with Risks) on branch 2 · the agent is on it since" in shown
+    assert '<strong>Showing branch 1</strong> · <span class="badge state-left_behind">Left behind</span>' in shown
+    assert "Self-Check the Plan · step 3 of 3" in panel and 'class="verdict-line"' not in panel
     assert "Nothing to do, unless you want this branch back: to resume the agent on it, copy the message" in panel
     assert "Nothing to do." not in panel
     assert 'id="pending-step"' not in shown
@@ -240,22 +242,24 @@ def test_with_several_runs_each_card_says_its_runs_line_and_the_head_does_not_re
     assert all(";" not in card.replace("&#x27;", "'") for card in cards)
     # Every card badges its run's state, every time (not only where it differs from the session's).
     assert "badge state-running" in cards[0] and "badge state-blocked" in cards[1]
-    # The session's badge is its most urgent run's.
+    # The runs column is the index of their chips: the head does not add the most urgent one's again.
     head = html.split('class="page-head"')[1].split("</div>")[0]
-    assert 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>' in head
+    assert "badge state-" not in head
 
 
 def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, service_catalog):
     stuck = blocked_review("MR-78")
     for url in (f"/sessions/{stuck.session_id}/", f"/runs/{stuck.run_id}/"):
         html = page(client, url)
-        # Said by the run's card, beside its panel; the session's head keeps its badge and its facts only.
+        # Said by the run card's status line, once: the session's head keeps its facts only, the runs column
+        # its name only, and the panel under the line says what to do.
         assert 'id="session-run-lines"' not in html and 'id="session-status-summary"' not in html
-        # A blocked run's line is left out too: its panel, right under the badge, says it once.
-        assert 'id="run-status-summary"' not in html
-        assert html.count("Blocked: the agent must resend this step") == 1
+        assert html.count('class="badge state-blocked">Blocked</span>') == 1
+        assert html.count("Step 2 of 8 (Record the Changed Files)") == 1
+        assert "refused at <time" in html.split('id="run-where"')[1].split("</p>")[0]
+        assert 'class="verdict-line"' not in html.split('id="run-title"')[1].split("</section>")[0]
         head = html.split('class="page-head"')[1].split("</div>")[0]
-        assert 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>' in head
+        assert "badge state-" not in head
 
 
 def test_the_mode_is_one_line_in_the_head_and_its_fold_ends_the_page(client, service_catalog):

@@ -15,6 +15,8 @@ WENT_BACK = "then the agent went back to Record the Changed Files and is redoing
 WHERE = "Review storage · step 4 of 8 · round 2 of 2"  # its name first, the short place (step_places.named)
 # The whole place, the loop named, in the line's tooltip (friction12 4).
 WHERE_TITLE = ' title="step 4 of 8, round 2 of 2 in “Review Each Focus Area”"'
+# The same place as the run card's status line opens its sentence (status_line.of_run): the place first.
+STATUS = "Step 4 of 8 · round 2 of 2 (Review storage) on branch 2 · the agent is on it since <time"
 
 
 # How long the agent has been at the step, after its words: one piece with its "·" (its own line on a phone).
@@ -33,11 +35,8 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     assert 'id="synthesis-title"' not in newest and 'id="findings-title"' not in newest
     assert "Branch 1 · Request changes, 1 critical finding" in newest
     assert f'href="/runs/{review.run_id}/?tip={review.done_tip}"' in newest
-    # Where the shown branch stands is its pending line's (the run's line would say it again).
-    assert (
-        f"<strong{WHERE_TITLE}>Agent working on {WHERE}{PENDING_FOR}" in newest
-        and 'id="run-status-summary"' not in newest
-    )
+    # Where the agent works is the card's status line's, once: no pending line says it again.
+    assert newest.count(STATUS) == 1 and 'id="pending-step"' not in newest
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert "Synthesis of branch 1" in first and "What the branch ended with" in first
@@ -49,7 +48,7 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     assert "SQL built from user input" in first  # the findings table
     assert f"Branch 2 · {WHERE}" in first
 
-    assert WHERE in html_of(client, f"/sessions/{review.session_id}/")
+    assert STATUS in html_of(client, f"/sessions/{review.session_id}/")
     assert WHERE in html_of(client, "/sessions/")
     node = html_of(client, f"/nodes/{review.open_tip}/")
     assert "On branch 2" in node and "Branch 1 · Request changes, 1 critical finding" in node
@@ -58,30 +57,25 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
 def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(client, service_catalog):
     review = forked_review()
     session = html_of(client, f"/sessions/{review.session_id}/")
-    # One run: where it is once, in its pending line (not in the session's head or the run's line too); its
-    # branches counted once.
-    assert (
-        f"<strong{WHERE_TITLE}>Agent working on {WHERE}</strong>" in session and 'id="session-run-lines"' not in session
-    )
-    assert 'id="run-status-summary"' not in session
+    # One run: where it is once, in its card's status line (not in the session's head or a pending line too);
+    # its branches counted once.
+    assert session.count(STATUS) == 1 and 'id="session-run-lines"' not in session
+    assert 'id="pending-step"' not in session
     assert "1 run, 2 branches" not in session and "<li>1 run</li>" in session
     assert "<span>2 branches</span>" not in session and "<li>2 branches</li>" in session
     assert "open at step 4, Review storage" not in session  # the branches' line does not repeat it
-    # One line says how the run stands, on which branch, and what became of the other (friction6 item 9);
-    # showing the newest branch, it says nothing of which is shown.
-    # A branch finished beside one that goes on: how the agent went back is told, never "replaced" (friction8 5).
-    assert f"<strong>Running on branch 2</strong> (branch 1 finished; {WENT_BACK})</p>" in session
-    shown = session.split('id="shown-branch">')[1].split("</p>")[0]
-    assert "Showing branch" not in shown and "badge" not in shown
+    # The status line says on which branch the agent works (friction6 item 9); showing the newest branch, nothing
+    # says which is shown. A branch finished beside one that goes on: how the agent went back is told, never
+    # "replaced" (friction8 5).
+    assert f'id="branch-story">Branch 1 finished; {WENT_BACK}.</p>' in session
+    assert 'id="shown-branch"' not in session
     assert "where the agent works" not in session
-    # Canceling stops every branch, and the button says so.
-    assert "Cancel the run and both branches…" in session and "on every one of its 2 branches" in session
+    # Canceling stops the open branch only (branch 1 finished): the button says "Cancel run…".
+    assert "Cancel run…" in session and "both" not in session.split('id="cancel-button"')[1].split("</summary>")[0]
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
-    assert (
-        f"<strong>Running on branch 2</strong> (branch 1 finished; {WENT_BACK}). <strong>Showing branch 1</strong>: "
-        '<span class="badge state-done" data-move="nobody">Done</span>'
-    ) in first
+    assert first.count(STATUS) == 1
+    assert '<strong>Showing branch 1</strong> · <span class="badge state-done" data-move="nobody">Done</span>' in first
     assert f"Branch 2 · {WHERE}</a>" in first and "· the latest" in first
     assert 'class="badge state-running" data-move="agents">Running</span>' in first
 
@@ -109,25 +103,21 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     for url in (f"/sessions/{stuck.session_id}/", f"/runs/{stuck.run_id}/"):
         html = html_of(client, url)
         assert 'class="blocked-panel"' in html, url
-        # One verdict as the panel's title (the state said once), the step named on the line under it only; the
-        # call, the example and the artifact's shape behind the run's one disclosure for developers.
-        assert (
-            '<h3 class="verdict-line" id="blocked-title-1"><span class="verdict" id="verdict-1">Blocked: the agent '
-            "must resend this step with the list of changed files.</span></h3>"
-        ) in html, url
-        assert (
-            "the agent&#x27;s answer was refused</h3>" not in html and "Record the Changed Files · step 2 of " in html
-        ), url
-        # The run's own line beside its badge does not say it again: the panel right below it does.
-        assert 'id="run-status-summary"' not in html, url
-        # Whose move, in the pills of the page's head and the run's card (not its header or panel); the move
-        # itself, the panel says.
+        # The state and the step said once, by the card's status line; the panel opens with what happens next;
+        # the call, the example and the artifact's shape behind the run's one disclosure for developers.
+        where = html.split('id="run-where"')[1].split("</span>")[0]
+        assert ">Step 2 of 8 (Record the Changed Files) · refused at <time" in where, url
+        assert ", the agent must resend it" in where, url
+        assert 'class="verdict-line"' not in html and html.count("Record the Changed Files · step 2 of ") == 0, url
+        # Whose move and the state, in the one pill of the status line (not the page's head, nor the panel).
         head = html.split('class="page-head"')[1].split("</div>")[0]
         label = '<span class="badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>'
-        assert label in head, url
+        assert label not in head and html.count(label) == 1, url
+        assert label in html.split('id="run-status"')[1].split("</p>")[0], url
+        # The one run's card in the runs column names it only.
         card = html.split('class="runs-nav"')[1].split("</nav>")[0]
-        assert label in card, url
-        assert 'class="move ' not in html.split('class="blocked-panel"')[1].split("</h3>")[0], url
+        assert 'class="badge ' not in card, url
+        assert 'class="badge ' not in html.split('class="blocked-panel"')[1].split("</section>")[0], url
         assert '<details class="blocked-more"' not in html, url
         more = html.split('id="run-details"')[1].split("</details>")[0]
         assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url
@@ -154,12 +144,11 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert "see pending.outputContract" not in html, url
         assert "<code>context.reviewAreas</code> — also asked for by this step" in html, url
         assert "output.artifacts (mr_review.changed_files)" in html, url
-        assert "Refused at " in html, url
+        assert "refused at <time" in html, url
 
     session = html_of(client, f"/sessions/{stuck.session_id}/")
-    # Badged in the session's head and on the run's card (every card has its pill); the panel's verdict says it
-    # in words.
-    assert session.count('badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>') == 2
+    # Badged once, on the run card's status line (a session of one run: not in its head or its runs column too).
+    assert session.count('badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>') == 1
     # The panel's verdict and place line name the step already: its link does not name it a third time.
     assert f'<a href="/nodes/{stuck.node_id}/">Open the refused step\'s page</a>' in session
 

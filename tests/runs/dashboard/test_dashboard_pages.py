@@ -204,14 +204,12 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     assert "Triage the Change" in steps and "Went on after the checkpoint." in steps
     assert steps.count("<summary>Prompt</summary>") >= 6
     assert steps.count('<details class="checkpoint-mark"') == 1  # a mark on its step, not a step of its own
-    # Who works, on which step by its name, and for how long (a <time> the browser keeps true as time passes).
-    pending = between(html, 'id="pending-step"', "</p>")
-    assert re.search(
-        r"<strong>Agent working on Summarize the Review · step \d+ of \d+</strong> "
-        r'<span class="nowrap pending-for"><span class="sep">· </span><time [^>]*data-when="for">for ',
-        pending,
-    ), pending
-    assert "Pending" not in pending
+    # Where the agent works, on which step by its name, since when (a <time> in the reader's zone): the card's
+    # one status line, no second "pending step" bar.
+    where = between(html, 'id="run-where"', "</span>")
+    said = r">Step \d+ of \d+ \(Summarize the Review\) on branch \d+ · the agent is on it since <time "
+    assert re.search(said, where), where
+    assert 'id="pending-step"' not in html
     # Its checkpoint is among the steps: no card lists it again.
     assert "Checkpoint: halfway." in steps and "Session notes and checkpoints" not in html
     # The session's other run shown: the review's checkpoint is the review's, not listed in that run's column.
@@ -232,7 +230,8 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     review = [re.search(r": (Done|Left behind|Running)", name).group(1) for name in names[:11]]
     assert sorted(review) == ["Done"] * 8 + ["Left behind"] * 2 + ["Running"]
     assert any("Step 8 of 8 · Summarize the Review: Running (branch 1) · " in name for name in names)
-    assert "Cancel the run and all 3 branches…" in html  # canceling stops every branch, not only the one shown
+    # Canceling stops every open branch, not only the one shown, and the button counts them.
+    assert "Cancel the run and all 3 open branches…" in html and "on branches 1, 2 and 3" in html
 
 
 def test_a_notes_only_session_shows_its_notes_without_runs(client, service_catalog, settings):
@@ -558,13 +557,11 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     url = f"/runs/{built.review_run}/"
     html = page(client, url)
     # The run forked twice: its newest branch completed, the two others are still open (issue 20).
-    shown = between(html, 'id="shown-branch"', "</p>")
-    # One line for the run's branches: which one counts (friction6 item 9); the others' state is their badges' in
-    # the list under it, said once (friction12 item 2).
-    assert shown.endswith("><strong>Done on branch 1</strong>"), shown
-    # The newest branch leads; the two open ones were left behind by the rewinds, and are badged so.
-    summary = between(html, 'id="run-status-summary">', "</span>").removeprefix('id="run-status-summary">')
-    assert summary.startswith("finished "), summary  # beside the "Done" badge: when, not "done" again
+    # One status line for the run: finished when, on which branch, how many steps (friction6 item 9); the others'
+    # state is their badges' in the list under it, said once (friction12 item 2).
+    assert 'id="shown-branch"' not in html
+    where = between(html, 'id="run-where">', "</span>").removeprefix('id="run-where">')
+    assert where.startswith("Finished <time") and "</time> on branch 1 · " in where, where
     # The run is done: its two left-behind branches are history, listed with their badge and no "Resume the agent…" up
     # front (friction5 item 13); each one's own step page still offers to resume from there. One word for
     # them, the state's: never "set aside" (friction6 item 9).

@@ -24,10 +24,11 @@ def between(page: str, start: str, end: str) -> str:
     return page[at : page.index(end, at)]
 
 
-def branches_line(page: str) -> str:
-    """The run card's line of its branches as read: "Paused on branch 2"."""
-    line = between(page, 'id="shown-branch"', "</p>").split(">", 1)[1]
-    return " ".join(re.sub(r"<[^>]+>", " ", html.unescape(line)).split())
+def status_line(page: str) -> str:
+    """The run card's status line as read, its moment left out: "Paused · your move: resume the agent Step 1 of 5
+    (Prepare) on branch 2 · no agent has had it since"."""
+    line = between(page, 'id="run-status"', "</p>").split(">", 1)[1]
+    return " ".join(re.sub(r"<time[^>]*>.*?</time>|<[^>]+>", " ", html.unescape(line)).split())
 
 
 def call_token(page: str) -> str:
@@ -229,10 +230,11 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     words = " ".join(re.sub(r"<[^>]+>", "", run_page).split())
     # Reading the branch's token is not answering on it: no agent has taken the branch up yet, so it is paused,
     # the person's move, said once by its panel with the message to give.
-    assert branches_line(run_page) == "Paused on branch 2", words  # branch 1's badge says it is left behind
-    assert "Paused: started by hand at" in words and "Your move · Paused" in words, words
-    assert words.count("no agent has it yet") == 1 and "Agent working on" not in words, words
-    assert "Prepare · step 1 of 5 Copy the message and paste it into an agent&#x27;s chat" in words, words
+    # branch 1's badge says it is left behind
+    line = status_line(run_page)
+    assert line == "Your move · Paused Step 1 of 5 (Prepare) on branch 2 · no agent has had it since", line
+    assert words.count("no agent has had it") == 1 and "Agent working on" not in words, words
+    assert "Copy the message and paste it into an agent&#x27;s chat" in words, words
     assert "Branch 2 open at step 2" not in words, words
 
 
@@ -271,7 +273,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         return client.get(f"/runs/{child.run.public_id}/").content.decode()
 
     before = words()
-    assert branches_line(run_page()) == "Paused on branch 2" and "no agent has it yet" in before, before
+    assert status_line(run_page()).startswith("Paused · your move") and "no agent has had it" in before, before
     assert "where the agent works" not in before
     attempt = child.attempts.get()
     home = settings.WORKRAIL_HOME
@@ -281,8 +283,10 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         output={"notesMarkdown": "Prepared the production release."},
     )
     after = words()
-    assert branches_line(run_page()) == "Running on branch 2" and "Your move · Paused" not in after, after
-    assert "REL-7 Running Live" in after, after
+    line = status_line(run_page())
+    assert line.startswith("Running Step") and "on branch 2" in line, line
+    assert "Your move · Paused" not in after, after
+    assert "Running" in status_line(run_page()), after
 
 
 def test_a_context_with_half_a_character_is_shown_as_a_mistake(client, root):

@@ -63,9 +63,9 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     assert newest is not None
     full = str(newest.public_id)
     html = page(client, f"/runs/{looped.run_id}/")
-    pending = html.split('id="pending-step"', 1)[1].split("</p>", 1)[0]
-    assert f'<a href="/nodes/{full}/" title="node {full}">the step\'s page</a>' in pending
-    assert f">node {full[:8]}<" not in pending  # a node is not named by a bare id
+    # The newest step's page is linked from its graph card, the id in the URL, never as the link's text.
+    assert f'href="/nodes/{full}/"' in html and 'id="pending-step"' not in html
+    assert f">node {full[:8]}<" not in html  # a node is not named by a bare id
     session = page(client, f"/sessions/{looped.session_id}/")
     notes = session.split('data-live-region="session-notes"', 1)[1]
     links = re.findall(r'href="/nodes/(\d+)/" title="node (\d+)">([^<]*)</a>', notes)
@@ -130,15 +130,15 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     html = page(client, f"/runs/{looped.run_id}/")
     words = " ".join(re.sub(r"<[^>]+>", " ", html).split())
     # The sentences place the step in the outline (the loop is its 2nd entry, in its 2nd round); the graph's
-    # cards say the same place, in the same words (the pending line names it: the page's head says
-    # the run is running).
-    assert "Agent working on Record what the slice showed · step 2b of 3 · round 2 of 3" in words, words
+    # cards say the same place, in the same words (the card's status line names it once, its chip that the run
+    # is running).
+    assert "Step 2b of 3 · round 2 of 3 (Record what the slice showed) on branch 2 · the agent is on it" in words
     assert "round 2, running" not in words
     # Finished and running at once, told as what happened (friction8 5); the finished branch's link names its
     # last step, as every other branch's does.
     assert (
-        "Running on branch 2 (branch 1 finished; then the agent went back to Verify slice 2 (step 2a of 3 · round 2 "
-        "of 3) and is redoing it from there)" in words
+        "Branch 1 finished; then the agent went back to Verify slice 2 (step 2a of 3 · round 2 "
+        "of 3) and is redoing it from there." in words
     )
     assert "replaced" not in words and "Branch 1 · finished with Summarize the verification" in words
     assert "open at step 6" not in words and "open at step 4" not in words
@@ -190,7 +190,13 @@ def test_the_steps_card_the_branch_box_and_the_timeline_count_each_branch_alike(
         assert (card.answered, card.checkpoints) == (along.count("answered"), along.count("checkpoint")), branch
         assert along.count("unanswered") <= 1
         (box,) = [s for s in graph_page.graph_page(detail, "/r/", "/n/NODE/").sections if s.shown]
-        assert box.listed_below == f"{card.answered} steps answered"
+        # The box counts the steps it shares with the branch it grew from apart from its own: together they are
+        # the Steps card's count.
+        assert box.listed_below.startswith(f"{card.answered} steps answered")
+        if branch.number > 1:
+            shared = box.listed_below.split(": ")[1]
+            own = int(shared.split(", ")[1].split(" ")[0])
+            assert int(shared.split(" ")[0]) + own == card.answered, box.listed_below
     # The run's timeline row counts all its branches' dots the same way, and the card's words are the timeline's.
     marks = timeline_marks.marks([tree], {looped.run_id: "running"})[looped.run_id]
     counted = timeline_page.StepCounts.of(marks)

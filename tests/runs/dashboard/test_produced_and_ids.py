@@ -41,12 +41,12 @@ def test_the_run_header_names_what_the_branch_produced_with_links_to_its_section
     # The line, then the sections it jumps to, come before the branch graph and the step list.
     order = [html.index(f'id="{i}"') for i in ("run-produced", "findings-title", "files-title", "graph-title")]
     assert order == sorted(order) and order[-1] < html.index('id="steps-title"')
-    # Of a session's several runs, the shown run's own card names its branches, once, in its branch line: not its
-    # card in the runs column too (friction12 item 2), nor its facts line (friction11 item 1).
+    # Of a session's several runs, the shown run's own card names the branch its agent works on, once, in its
+    # status line: not its card in the runs column too (friction12 item 2), nor its facts line (friction11 item 1).
     assert re.findall(r"<span>(\d+) branches</span>", html) == []
     assert re.findall(r"<li>(\d+) branches</li>", html) == []
-    branch_line = text_of(between(html, 'id="shown-branch"', "</p>"))
-    assert branch_line.endswith("Running on branch 1")
+    status = text_of(between(html, 'id="run-where"', "</span>"))
+    assert " on branch 1 · the agent is on it since " in status, status
     # That branches 2 and 3 were left behind, the list of the other branches right under it says, once each, as
     # their badges (friction12 item 2): not the line too.
     card = between(html, 'id="run-title"', 'id="run-facts"')

@@ -66,8 +66,9 @@ def chip(text: str) -> str:
     return html.unescape(found.group(1)) if found else ""
 
 
-def run_head(text: str) -> str:
-    return text.split('class="run-head"')[1].split("</ul>")[0]
+def status(text: str) -> str:
+    """The run card's one status line: its chip, then where the agent is (status_line.of_run)."""
+    return text.split('id="run-status"')[1].split("</p>")[0]
 
 
 def page_head(text: str) -> str:
@@ -181,15 +182,14 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     stuck = blocked_review("MR-77")
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
-    # Whose move, the chips of the page's head and the run's card say, not the run's header: the panel's heading
-    # says what it takes, and the line under it names the step, once (friction9 item 2).
-    assert tags(panel.split("</h3>")[0]) == [] and tags(page_head(text)) == ["agents"] and tags(run_head(text)) == []
-    assert chip(page_head(text)) == "Agent's move · Blocked"
-    heading = panel.split("</h3>")[0]
-    assert "Blocked: the agent must resend this step with the list of changed files." in heading
-    assert "Record the Changed Files" not in heading
+    # Whose move, the pill of the card's status line says, once: not the page's head, nor the panel, which
+    # opens with what happens next; the line names the step, once (friction9 item 2).
+    assert tags(panel) == [] and tags(page_head(text)) == [] and tags(status(text)) == ["agents"]
+    assert chip(status(text)) == "Agent's move · Blocked"
+    assert 'class="verdict-line"' not in panel and "the agent must resend it" in status(text)
     read = re.sub(r"<pre.*?</pre>", "", panel, flags=re.S)  # the message for the agent is for the agent to read
-    assert re.sub(r"<[^>]+>|\s+", " ", read).count("Record the Changed Files") == 1
+    assert "Record the Changed Files" not in re.sub(r"<[^>]+>|\s+", " ", read)
+    assert "(Record the Changed Files)" in status(text)
     # The agent's move: the panel says it retries by itself; the message for the agent is folded, under when the
     # move turns the person's.
     before_folds = panel.split("<details")[0]
@@ -223,20 +223,19 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     attention._KEPT.clear()  # the list keeps where each session is by its last event: none was recorded
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
-    assert tags(panel.split("</h3>")[0]) == [] and tags(page_head(text)) == ["yours"] and tags(run_head(text)) == []
-    assert chip(page_head(text)) == "Your move · Blocked"
-    # Its heading no longer says the agent must act: what is wrong, the step to give it again below.
-    heading = panel.split("</h3>")[0]
-    assert "must resend" not in heading and "Blocked: the agent did not attach the list of changed files." in heading
+    assert tags(panel) == [] and tags(page_head(text)) == [] and tags(status(text)) == ["yours"]
+    assert chip(status(text)) == "Your move · Blocked"
+    # The line no longer says the agent must act: it has not resent the step; the panel says what to do.
+    assert "must resend" not in status(text) and "the agent has not resent it" in status(text)
     # The person's move: the panel leads with the message and its button, before the refusal's details.
     # (the message's own text folded under its button, friction11 9, is not one of those folds)
     before_folds = re.sub(r'<details class="message-fold".*?</details>', "", panel, flags=re.S).split("<details")[0]
     assert 'id="if-stopped-1"' in before_folds and BUTTON in before_folds
     assert before_folds.index(BUTTON) < before_folds.index("Why it was refused")
     assert "has not tried again for 45 minutes" in before_folds
-    # One run: its card in the runs column carries the same chip as the head above (friction9 item 12).
+    # One run: its card in the runs column names it only; its chip is the status line's, once.
     card = text.split('class="runs-nav"')[1].split("</nav>")[0]
-    assert tags(card) == ["yours"] and chip(card) == "Your move · Blocked"
+    assert tags(card) == [] and chip(card) == ""
     listed = page(client, "/sessions/")
     row = listed.split('data-state="blocked"')[1].split('class="session-name"')[0]
     assert tags(row) == ["yours"] and chip(row) == "Your move · Blocked"  # the head's words
@@ -249,9 +248,9 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     settings.WORKRAIL_STALL_MINUTES = 30
     stalled = made.stalled()
     text = page(client, f"/runs/{stalled.run_id}/")
-    # Whose move, once: the page's head (a session of one run: not its run's header again).
-    assert tags(page_head(text)) == ["yours"] and chip(page_head(text)) == "Your move · Stalled"
-    assert tags(run_head(text)) == []
+    # Whose move, once: the run card's status line (a session of one run: not the page's head again).
+    assert tags(status(text)) == ["yours"] and chip(status(text)) == "Your move · Stalled"
+    assert tags(page_head(text)) == [] and text.count('class="badge state-') == 1
     # What to do, the panel says in plain words (the pill says whose move only).
     assert "resume the agent if it stopped" in text.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     [message] = copied(text)
@@ -265,8 +264,8 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     assert BUTTON in line and not tags(line)  # nobody's move: the branch is set aside
     [message] = copied(text)
     assert "step 3 of 3 (" in message
-    # The live branch's pending step runs: the agent's move, said by the page's head, not the pending line.
-    assert tags(text.split('id="pending-step"')[1].split("</p>")[0]) == [] and tags(page_head(text)) == ["agents"]
+    # The live branch's pending step runs: the agent's move, said by the status line, not the page's head.
+    assert 'id="pending-step"' not in text and tags(status(text)) == ["agents"] and tags(page_head(text)) == []
 
 
 def test_a_needs_you_panel_leaves_whose_move_to_its_badge(client, service_catalog):
@@ -313,9 +312,9 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     # in its panel, said once.
     run_page = page(client, f"/runs/{child.run.public_id}/")
     panel = run_page.split('class="state-panel state-paused"')[1].split("</section>")[0]
-    assert tags(page_head(run_page)) == ["yours"] and BUTTON in panel
-    assert "started by hand at" in panel and "Agent working on" not in run_page
-    assert chip(page_head(run_page)) == "Your move · Paused"
+    assert tags(status(run_page)) == ["yours"] and tags(page_head(run_page)) == [] and BUTTON in panel
+    assert "started this branch by hand" in panel and "Agent working on" not in run_page
+    assert chip(status(run_page)) == "Your move · Paused"
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
     # The list's chip for people counts it, as its row's tag says.
     listed = page(client, "/sessions/")
@@ -327,15 +326,15 @@ def test_with_several_runs_each_card_says_its_state_and_whose_move(client, servi
     first = start_workflow(made.PLAN, context={"sessionKey": "MR-77"})
     blocked_review("MR-77")
     text = page(client, f"/sessions/{first['session']['sessionId']}/")
-    # Running, then blocked: every card badges its run's state and says whose move, every time; the head says
-    # the most urgent one's, in the same words as its card; the shown run's header not again beside its card.
+    # Running, then blocked: every card badges its run's state and says whose move, every time (the runs column
+    # is the index); the head says none again; the shown run's status line says its own, with the move.
     cards = text.split('class="runs-nav"')[1].split("</nav>")[0]
     assert tags(cards) == ["agents", "agents"] and cards.count('class="badge state-') == 2
     assert 'class="badge state-running"' in cards and 'class="badge state-blocked"' in cards
     assert 'id="session-run-lines"' not in text
-    assert tags(page_head(text)) == ["agents"] and chip(page_head(text)) == "Agent's move · Blocked"
+    assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Blocked"
     assert chip(cards) == "Running"
-    assert tags(run_head(text)) == []
+    assert tags(status(text)) == ["agents"]
 
 
 def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_finished_branch(client, service_catalog):

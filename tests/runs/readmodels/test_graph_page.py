@@ -153,7 +153,12 @@ def test_the_shown_branchs_box_counts_its_steps_for_the_steps_card_below_and_lis
     assert len([step for step in detail.steps if step.kind == "step"]) == 7 < len(detail.steps)  # and a checkpoint
     # Showing branch 3: its path's steps (the first step, then the one it answered again) are the card's.
     third = run_detail(forked.review_run, tip=sections[2].href.split("tip=")[1])
-    assert [s.listed_below for s in graph_page(third, "/r/", "/n/NODE/").sections] == ["", "", "2 steps answered"]
+    # The one it shares with branch 1 counted apart from its own, so the boxes add up (status_line, friction15).
+    assert [s.listed_below for s in graph_page(third, "/r/", "/n/NODE/").sections] == [
+        "",
+        "",
+        "2 steps answered: 1 shared with branch 1, 1 on this branch",
+    ]
     # A shown branch with no step answered yet keeps its rows: there is nothing below to point to.
     unanswered = graph_page(third.model_copy(update={"steps": []}), "/r/", "/n/NODE/").sections
     assert [s.listed_below for s in unanswered] == ["", "", ""]

@@ -1,0 +1,141 @@
+"""A run card's one status line: the state's chip, then one sentence of where the agent is, said once on the run
+page. "Step 2 of 3 (Approve the plan) · waits for your confirmation since 10:42"; "Step 2 of 4 (Build) · refused
+at 10:40, the agent must resend it"; "Finished 14:02 · 5 steps answered".
+
+Reviewers read the run page saying where the agent is in several places (the page's head, the card's state
+line, the branch line, the pending-step line, the panel's title and its step line): now this line says it, and
+what sits under it is history or detail (the panel keeps what to do and the message to copy, not a second
+"where"). For a run of several branches, the line is about the branch the agent works on (the newest open
+one, as the run's whereabouts are: attention.places); the branch shown, when it is another, is named once after
+it ("Showing branch 1 · Left behind").
+
+Also here, from the same branches: what canceling the run stops (only the branches still open; a finished or
+canceled branch stops nothing), for the cancel button and its confirmation, and how a branch's steps add up to
+the run's when branches share the steps before their fork.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from runs.contract.dashboard import BranchOutcomeEntry, GraphNode, RunDetail, StateName, StepPlace, Whereabouts
+from runs.readmodels import people
+from runs.readmodels.branch_summary import numbers_words
+from runs.readmodels.timeline_page import StepCounts
+
+# What the agent's place is, after the step, by the whereabouts' place (attention.Place.shown names them): the
+# words before the moment (the page prints it in the reader's own zone) and after it.
+_DOING: dict[str, tuple[str, str]] = {
+    "waiting_for_user": ("waits for your confirmation since ", ""),
+    "stalled": ("no step recorded since ", ""),
+    "working": ("the agent is on it since ", ""),
+    "paused": ("no agent has had it since ", ""),
+}
+_BLOCKED: dict[str, tuple[str, str]] = {
+    "agent": ("refused at ", ", the agent must resend it"),
+    "stopped": ("refused at ", ", the agent has not resent it"),  # its move turned the person's (blocked_move)
+    "user": ("waits since ", " for something only you can give"),
+    "delegations": ("waits since ", " for its delegated runs"),
+}
+
+
+@dataclass(frozen=True)
+class StatusLine:
+    """The run card's first line. `chip`: what the state's chip reads its move from (the run's whereabouts);
+    `words` around `since`: the where sentence (the page prints `since` as a <time> between `timed`'s two
+    parts); `showing`: the branch shown when it is not the one the line is about, and its state."""
+
+    state: StateName
+    chip: Whereabouts | None
+    words: str
+    since: datetime | None = None
+    timed: tuple[str, str] | None = None
+    showing: BranchOutcomeEntry | None = None
+
+
+def _step(place: StepPlace | None, title: str) -> str:
+    """ "Step 2 of 3 (Approve the plan)": where the line starts, the place first as a sentence starts it."""
+    if place is None:
+        return title or "Its step"
+    brief = place.brief
+    return f"{brief[:1].upper()}{brief[1:]}" + (f" ({title})" if title else "")
+
+
+def _node(detail: RunDetail, node_id: str | None) -> GraphNode | None:
+    return next((n for n in detail.graph.nodes if n.node_id == node_id), None) if node_id else None
+
+
+def answered_on(detail: RunDetail, tip: str | None) -> int:
+    """How many steps were answered on the path to node `tip`: the nodes an answer made (not a checkpoint, a
+    fork or the start)."""
+    nodes = {n.node_id: n for n in detail.graph.nodes}
+    node, answered = nodes.get(tip or ""), 0
+    while node is not None:
+        answered += node.via == "step"
+        node = nodes.get(node.parent_id or "")
+    return answered
+
+
+def of_run(detail: RunDetail) -> StatusLine:
+    """The line for the run `detail` shows, whichever of its branches is shown."""
+    run, where = detail.run, detail.where
+    branches = [o for o in [detail.branch, *detail.other_branches] if o is not None]
+    counts = next((o for o in branches if o.is_newest), None)
+    shown = detail.branch
+    showing = shown if shown is not None and counts is not None and shown is not counts else None
+    on_branch = f" on branch {counts.number}" if counts is not None and len(branches) > 1 else ""
+    if run.status == "complete":
+        tip = counts.tip_node_id if counts is not None else detail.graph.tip
+        answered = StepCounts(answered=answered_on(detail, tip)).words
+        around = ("Finished ", f"{on_branch} · {answered}")
+        return StatusLine(run.state, where, f"Finished{on_branch} · {answered}", run.updated_at, around, showing)
+    node = _node(detail, counts.tip_node_id if counts is not None else detail.graph.tip)
+    title = (counts.step_title if counts is not None else None) or (node.title if node is not None else "")
+    step = _step(node.place if node is not None else None, title or "") + on_branch
+    if run.status == "canceled":
+        by = detail.canceled_by or people.CANCELED_HERE
+        around = (f"{step} · canceled {by} at ", "")
+        return StatusLine(run.state, where, f"{step} · canceled {by}", run.updated_at, around, showing)
+    place = where.place if where is not None else "working"
+    since = where.since if where is not None else None
+    if place == "blocked" and counts is not None and counts.blocked is not None:
+        held_by = counts.blocked.whose_move
+        stopped = held_by == "agent" and where is not None and where.move == "yours"
+        before, after = _BLOCKED["stopped"] if stopped else _BLOCKED.get(held_by, _BLOCKED["agent"])
+        since = counts.blocked.since
+    else:
+        before, after = _DOING.get(place, _DOING["working"])
+    around = (f"{step} · {before}", after)
+    if since is None:
+        return StatusLine(run.state, where, step, None, None, showing)
+    return StatusLine(run.state, where, f"{step} · {before}{after}", since, around, showing)
+
+
+@dataclass(frozen=True)
+class CancelStops:
+    """What canceling a run stops: its branches still open (a finished or canceled branch stops nothing).
+    `button` and `confirm` say it from that one count."""
+
+    open_branches: list[int]
+
+    @property
+    def button(self) -> str:
+        n = len(self.open_branches)
+        if n <= 1:
+            return "Cancel run…"
+        return f"Cancel the run and {'both' if n == 2 else f'all {n}'} open branches…"
+
+    @property
+    def confirm(self) -> str:
+        n = len(self.open_branches)
+        where = f", on {numbers_words(self.open_branches)}, the open ones" if n > 1 else ""
+        return (
+            f"Are you sure? The run stops for good{where}: an agent that still holds its tokens is told the run "
+            "was canceled."
+        )
+
+
+def cancel_stops(detail: RunDetail) -> CancelStops:
+    branches = [o for o in [detail.branch, *detail.other_branches] if o is not None]
+    return CancelStops(sorted(o.number for o in branches if o.status in ("open", "blocked")))

@@ -1,0 +1,105 @@
+"""A run card's one status line (runs/readmodels/status_line.py): the state and where the agent is, said once;
+what canceling stops, counted from the branches still open; and a forked branch's box counting the steps it
+shares apart from its own, so that the boxes add up to the Steps card's count."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db.models import F
+
+from runs.models import Ack
+from runs.readmodels import branches, graph_page, run_view, status_line
+from tests.support import attention_sessions as made
+from tests.support.branched_review import blocked_review
+from tests.support.mcp_calls import continue_workflow, start_workflow
+from tests.support.sample_session import advance
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
+
+
+def line_of(run_id: str, tip: str | None = None) -> status_line.StatusLine:
+    return status_line.of_run(run_view.run_detail(run_id, tip=tip))
+
+
+def test_each_state_says_where_the_agent_is_in_one_sentence(service_catalog, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    waiting = line_of(made.waiting_for_user(service_catalog["extra"], quiet_minutes=45).run_id)
+    assert waiting.state == "needs_you"
+    assert waiting.timed == ("Step 2 of 3 (Approve the plan) · waits for your confirmation since ", "")
+    stalled = line_of(made.stalled().run_id)
+    assert stalled.state == "stalled"
+    assert stalled.timed == ("Step 2 of 3 (Draft Plan with Risks) · no step recorded since ", "")
+    stuck = line_of(blocked_review("MR-1").run_id)
+    assert stuck.state == "blocked"
+    assert stuck.timed == ("Step 2 of 8 (Record the Changed Files) · refused at ", ", the agent must resend it")
+    canceled = line_of(made.canceled().run_id)
+    assert canceled.words == "Step 2 of 3 (Draft Plan with Risks) · canceled from this machine"
+    finished = start_workflow(made.PLAN)
+    made.run_to_the_end(finished)
+    done = line_of(finished["session"]["runId"])
+    assert done.state == "done" and done.timed == ("Finished ", " · 3 steps answered")
+    assert all(line.since is not None for line in (waiting, stalled, stuck, canceled, done))
+
+
+def test_a_blocked_step_whose_agent_stopped_no_longer_says_the_agent_must_resend_it(service_catalog, settings):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    stuck = blocked_review("MR-2")
+    Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
+    made.quiet(stuck.run_id)
+    line = line_of(stuck.run_id)
+    assert line.chip is not None and line.chip.move == "yours"
+    assert line.timed == ("Step 2 of 8 (Record the Changed Files) · refused at ", ", the agent has not resent it")
+
+
+def test_a_forked_run_says_the_branch_the_agent_works_on_and_names_the_shown_one_once(service_catalog):
+    rewound = made.left_behind()
+    newest = line_of(rewound.run_id)
+    assert newest.words.startswith("Step 2 of 3 (Draft Plan with Risks) on branch 2 · the agent is on it since")
+    assert newest.showing is None
+    detail = run_view.run_detail(rewound.run_id)
+    behind = next(o for o in detail.other_branches if o.number == 1)
+    shown = line_of(rewound.run_id, tip=behind.tip_node_id)
+    assert shown.words == newest.words  # the line stays about where the agent works
+    assert shown.showing is not None and shown.showing.number == 1 and shown.showing.state == "left_behind"
+
+
+def test_canceling_counts_only_the_branches_it_would_stop(service_catalog):
+    one = run_view.run_detail(made.stalled().run_id)
+    assert status_line.cancel_stops(one).button == "Cancel run…"
+    assert "on branches" not in status_line.cancel_stops(one).confirm
+    both = run_view.run_detail(made.left_behind().run_id)
+    stops = status_line.cancel_stops(both)
+    assert stops.open_branches == [1, 2]
+    assert stops.button == "Cancel the run and both open branches…"
+    assert "branches 1 and 2" in stops.confirm
+    # A branch that finished stops nothing: one open branch beside it is "Cancel run…".
+    start = start_workflow(made.PLAN, context={"sessionKey": "DONE-THEN-AGAIN"})
+    made.run_to_the_end(start)
+    advance(continue_workflow(stateToken=start["stateToken"]), "Clarified again.")
+    detail = run_view.run_detail(start["session"]["runId"])
+    assert detail.run.status != "complete"
+    assert sorted(o.status for o in [detail.branch, *detail.other_branches] if o) == ["complete", "open"]
+    stops = status_line.cancel_stops(detail)
+    assert len(stops.open_branches) == 1 and stops.button == "Cancel run…"
+
+
+def test_a_branch_rewound_at_step_2_counts_its_shared_step_apart_and_the_counts_add_up(service_catalog):
+    start = start_workflow(made.PLAN, context={"sessionKey": "REWIND-2"})
+    first = advance(start, "Clarified.")
+    advance(first, "Drafted.")
+    advance(continue_workflow(stateToken=first["stateToken"]), "Drafted again.")
+    detail = run_view.run_detail(start["session"]["runId"])
+    assert detail.branch is not None and detail.branch.number == 2
+    lanes = branches.lanes((n.node_id, n.parent_id, n.lane) for n in detail.graph.nodes)
+    branch_of = {node_id: lane.number for lane in lanes for node_id in lane.nodes}
+    split = graph_page.answered_split(detail, 2, branch_of)
+    assert split.own.answered == 1 and {n: c.answered for n, c in split.shared.items()} == {1: 1}
+    # The box's figures add up to the Steps card's, which lists the shared step and the branch's own.
+    assert split.total == graph_page.steps_counted(detail).answered == 2
+    assert split.words == "2 steps answered: 1 shared with branch 1, 1 on this branch"
+    # Branch 1's box holds the shared step as its own: the shared one is counted in one box only.
+    behind = next(o for o in detail.other_branches if o.number == 1)
+    shown_1 = run_view.run_detail(start["session"]["runId"], tip=behind.tip_node_id)
+    assert graph_page.answered_split(shown_1, 1, branch_of).words == "2 steps answered"
