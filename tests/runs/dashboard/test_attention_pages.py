@@ -177,7 +177,10 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     panel = shown.split('class="state-panel state-left_behind"')[1].split("</section>")[0]
     # The status line stays about branch 2, where the agent works; the branch shown is named once after it.
     assert "Step 2 of 3 (Draft Plan with Risks) on branch 2 · the agent is on it since" in shown
-    assert '<strong>Showing branch 1</strong> · <span class="badge state-left_behind">Left behind</span>' in shown
+    assert (
+        '<strong>Showing branch 1</strong> · <span class="badge state-left_behind" data-move="nobody">Left behind</span>'
+        in shown
+    )
     assert "Self-Check the Plan · step 3 of 3" in panel and 'class="verdict-line"' not in panel
     assert "Nothing to do, unless you want this branch back: to resume the agent on it, copy the message" in panel
     assert "Nothing to do." not in panel
@@ -254,7 +257,7 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
         # Said by the run card's status line, once: the session's head keeps its facts only, the runs column
         # its name only, and the panel under the line says what to do.
         assert 'id="session-run-lines"' not in html and 'id="session-status-summary"' not in html
-        assert html.count('class="badge state-blocked">Blocked</span>') == 1
+        assert html.count("Agent&#x27;s move · Blocked</span>") == 1
         assert html.count("Step 2 of 8 (Record the Changed Files)") == 1
         assert "refused at <time" in html.split('id="run-where"')[1].split("</p>")[0]
         assert 'class="verdict-line"' not in html.split('id="run-title"')[1].split("</section>")[0]

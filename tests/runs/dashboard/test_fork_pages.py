@@ -25,7 +25,7 @@ def between(page: str, start: str, end: str) -> str:
 
 
 def status_line(page: str) -> str:
-    """The run card's status line as read, its moment left out: "Paused · your move: resume the agent Step 1 of 5
+    """The run card's status line as read, its moment left out: "Your move · Paused Step 1 of 5
     (Prepare) on branch 2 · no agent has had it since"."""
     line = between(page, 'id="run-status"', "</p>").split(">", 1)[1]
     return " ".join(re.sub(r"<time[^>]*>.*?</time>|<[^>]+>", " ", html.unescape(line)).split())
@@ -273,7 +273,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         return client.get(f"/runs/{child.run.public_id}/").content.decode()
 
     before = words()
-    assert status_line(run_page()).startswith("Paused · your move") and "no agent has had it" in before, before
+    assert status_line(run_page()).startswith("Your move · Paused") and "no agent has had it" in before, before
     assert "where the agent works" not in before
     attempt = child.attempts.get()
     home = settings.WORKRAIL_HOME

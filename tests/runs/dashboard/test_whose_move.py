@@ -252,7 +252,7 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     assert tags(status(text)) == ["yours"] and chip(status(text)) == "Your move · Stalled"
     assert tags(page_head(text)) == [] and text.count('class="badge state-') == 1
     # What to do, the panel says in plain words (the pill says whose move only).
-    assert "resume the agent if it stopped" in text.split('class="state-panel state-stalled"')[1].split("</section>")[0]
+    assert "If the agent has stopped" in text.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     [message] = copied(text)
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")
     assert "step 2 of 3 (" in message
