@@ -562,7 +562,8 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     assert "Resume the agent…" not in html and "Want it back?" not in html and 'class="left-behind-line"' not in html
     tip = re.findall(r"\?tip=(\d+)", others)[0]
     left = page(client, f"/nodes/{tip}/")
-    assert ">Resume the agent</h2>" in left and 'id="step-state">Left behind</span>' in left
+    assert ">Resume here</h2>" in left and 'id="step-state">Left behind</span>' in left
+    assert ">Resume the agent: the message</summary>" in left
     assert "No agent works on this branch any more: to take it up again, copy the message" in left
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis
