@@ -24,7 +24,7 @@ BRANCH_FROM_HERE = "Branch from here"
 class StepActions:
     # "Resume here"'s action ("resume", "resend", "confirm"); None when nothing carries the branch on from here.
     resume: ActionName | None
-    lead: str  # "Resume here"'s one line: how the action goes, or why none applies
+    lead: str  # "Resume here"'s one line: how the action goes, or why none applies ('' where the fold says it)
     # Where the branch goes on instead (its latest step's node id), when "Resume here" has no action: one link.
     latest: str
     message: bool  # the message to paste into the agent's chat is in "Resume here" (resume, or confirm's fallback)
@@ -56,14 +56,23 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
         # The run went on from this step: the branch carries on at its latest step, not here; acknowledging
         # this step's token again starts a new branch (actions.py: fork).
         carrying = went_on or ([step.waiting_on] if step.waiting_on is not None else [])
-        return StepActions(None, _went_on_words(carrying), _latest(carrying), False, False, False, True, branch_lead)
+        return StepActions(
+            None,
+            _went_on_words(carrying, node.run.branch_count > 1),
+            _latest(carrying),
+            False,
+            False,
+            False,
+            True,
+            branch_lead,
+        )
     if step.state == "needs_you":
         # The agent waits in its chat for the person's word: that is the move; the message only if it stopped.
         return StepActions("confirm", attention.waiting_words(node.title), "", True, False, True, False, branch_lead)
     if node.operator_fork is not None:
         return StepActions("resume", "", "", True, True, False, False, branch_lead)
     if at_work:
-        lead = "The agent is on this step now: the message is only for when it stops."
+        lead = ""  # the page's working line says the agent is on it; the message's fold, that it is for when it stops
     elif step.state == "left_behind":
         lead = (
             "No agent works on this branch any more: to take it up again, copy the message into an agent's chat, "
@@ -74,7 +83,10 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
     return StepActions("resume", lead, "", True, False, at_work, False, branch_lead)
 
 
-def _went_on_words(went_on: list[BranchOutcomeEntry]) -> str:
+def _went_on_words(went_on: list[BranchOutcomeEntry], several: bool) -> str:
+    """Why "Resume here" has nothing: the branch (named only where the run has several) went on past this step."""
+    if len(went_on) == 1 and not several:
+        return "The run went on from this step: it carries on at its latest step."
     if len(went_on) == 1:
         return f"Branch {went_on[0].number} went on from this step: it carries on at its latest step."
     return "The run went on from this step: each branch carries on at its latest step (listed above)."

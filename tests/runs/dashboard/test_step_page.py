@@ -151,14 +151,13 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     url = f"/nodes/{node_id_of(answer)}/"
     # The agent works on this step now: "Resume here" says the message is for when it stops (no second driver).
     resume, branch = sections(page(client, url)).values()
-    assert "The agent is on this step now: the message is only for when it stops." in resume
-    assert ">Resume the agent if it has stopped: the message</summary>" in resume
+    assert ">Resume the agent if it has stopped: the message</summary>" in resume and 'id="resume-what"' not in resume
     assert '<details id="fork-details">' in branch  # the form, folded until used
     # Nothing recorded for the stall window: the person's move, said as such.
     made.quiet(start["session"]["runId"])
     resume = sections(page(client, url))["resume-here"]
     assert "Copy the message into the agent&#x27;s chat, or a new one: it carries on at this step" in resume
-    assert ">Resume the agent: the message</summary>" in resume and "only for when it stops" not in resume
+    assert ">Resume the agent: the message</summary>" in resume and "if it has stopped" not in resume
     # A branch left behind: taken up again from here.
     rewound = made.left_behind()
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()

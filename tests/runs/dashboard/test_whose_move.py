@@ -349,10 +349,12 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     open_tip = page(client, f"/nodes/{review.open_tip}/")
     # After the step's own content, "Resume here" with its message folded (the agent is on the step: it is
     # for when it stops), then "Branch from here" with the other way, editing the context, folded.
-    assert open_tip.index('id="recorded-title"') < open_tip.index('id="resume-here"') < open_tip.index('id="branch-here"')
+    assert (
+        open_tip.index('id="recorded-title"') < open_tip.index('id="resume-here"') < open_tip.index('id="branch-here"')
+    )
     resume = open_tip.split('id="resume-here"')[1].split("</section>")[0]
     assert '<h2 id="resume-here-title">Resume here</h2>' in resume and 'id="fork-details"' not in resume
-    assert "The agent is on this step now: the message is only for when it stops." in resume
+    assert ">Resume the agent if it has stopped: the message</summary>" in resume
     assert resume.index('<details class="resume-message"') < resume.index(BUTTON)
     branch = open_tip.split('id="branch-here"')[1].split("</section>")[0]
     assert '<h2 id="branch-title">Branch from here</h2>' in branch and 'id="fork-details"' in branch
