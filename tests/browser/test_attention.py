@@ -300,8 +300,9 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     panel = sized_page.locator(".state-panel.state-canceled")
     expect(panel).to_be_visible()
     expect(panel.locator("h3")).to_contain_text("Canceled")
-    # Who canceled, in the title, without opening "Why" (friction10 item 10): here a process on this machine.
-    expect(panel.locator("h3")).to_contain_text("Canceled from this machine at ")
+    # Who canceled, in the title, without opening "Why" (friction10 item 10): here the dashboard's button, with
+    # no one signed in; never "from this machine" (friction14).
+    expect(panel.locator("h3")).to_contain_text("Canceled in the dashboard at ")
     expect(panel.locator(".step-line")).to_contain_text(" · step 2 of 3")
     # All three steps, as on every other run: the one it never reached greyed, said as not reached.
     stepper = sized_page.locator("ol.stepper")
