@@ -136,8 +136,8 @@ def _all_in_one_group(page: SessionPage) -> bool:
 def one_group(page: SessionPage) -> str:
     """The line above the list when every session is in one group (on a single page: a later page could
     start another), in place of a lone heading row, which reads like a row; else "". Said only when it tells
-    something: the repository the rows share (no column names it), or the grouping the person chose. "All 4
-    sessions are outside a git repository" under the default grouping is noise above the table (friction12
+    something: the repository the rows share (no column names it), or the grouping the person chose. "None of the 4
+    sessions recorded a repository" under the default grouping is noise above the table (friction12
     6): there is no repository or branch to name."""
     if not _all_in_one_group(page):
         return ""

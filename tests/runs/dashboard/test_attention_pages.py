@@ -40,7 +40,7 @@ def test_the_list_groups_by_repository_then_branch_and_never_merges_two_mains(cl
     ) in html
     assert html.count("feature/x") == 1
     outside = start_workflow(made.PLAN, context={"sessionKey": "NOWHERE"})["session"]["sessionId"]
-    assert '<li id="session-workspace">Not in a repository</li>' in page(client, f"/sessions/{outside}/")
+    assert '<li id="session-workspace">No repository recorded</li>' in page(client, f"/sessions/{outside}/")
 
 
 def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, service_catalog, settings):

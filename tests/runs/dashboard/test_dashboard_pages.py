@@ -75,7 +75,7 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     # default grouping no line above the list either, which would be noise (friction12 6)...
     assert 'class="group-row"' not in html and 'id="one-group"' not in html
     # ...said only when the person chose the grouping.
-    assert ">All 7 sessions are outside a git repository</p>" in page(client, "/sessions/?group=workspace")
+    assert ">None of the 7 sessions recorded a repository</p>" in page(client, "/sessions/?group=workspace")
     Session.objects.filter(session_key__in=["KEY-00", "KEY-01"]).update(workspace_path="/src/shop", git_branch="main")
     Session.objects.filter(session_key="KEY-02").update(workspace_path="/src/blog", git_branch="main")
     branch = ' · branch <span class="mono">main</span> · '
@@ -88,7 +88,7 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
         html = page(client, grouped)
         assert html.index(blog) < html.index("KEY-02") < html.index(shop) < html.index("KEY-00")
         # Among other groups, the sessions outside any repository have their bar again.
-        assert '<span class="repo-name">Not in a repository</span> · 4' in html
+        assert '<span class="repo-name">No repository recorded</span> · 4' in html
     html = page(client, "/sessions/?sort=title&group=none")
     assert 'class="group-row"' not in html
     # One repository, one git branch: the line names them, the only place that does (no heading row, and the
