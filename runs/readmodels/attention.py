@@ -606,7 +606,7 @@ def _canceled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         title,
         next_move="Nothing to do, unless the work should go on: then have the agent start the workflow again.",
         for_you=(
-            "The run stops for good: an agent that still holds its tokens is told the run was canceled. What it "
+            "The run stops for good: an agent still on it is told the run was canceled. What it "
             "recorded stays here to read."
         ),
         since=at,

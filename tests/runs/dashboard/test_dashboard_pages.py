@@ -388,7 +388,11 @@ def test_cancel_sets_the_run_canceled(client, built):
     assert response.status_code == 302 and response["Location"] == url
     assert Run.objects.get(public_id=built.plan_run).status == RunStatus.CANCELED
     html = page(client, url)
-    assert "is canceled" in html
+    # Said in people's words: no run id, no token, no error code (friction14).
+    assert "The run is canceled: an agent still on it is told so when it next calls." in html
+    assert "RUN_CANCELED" not in html.split('class="messages"')[1].split("</ul>")[0]
+    # Who canceled, as recorded: the dashboard, no one signed in.
+    assert "Canceled in the dashboard at " in html
     assert "Cancel run…" not in between(html, 'id="run-title"', "</section>")
     assert client.post("/runs/run_nope/cancel").status_code == 404
     assert client.get(f"{url}cancel").status_code == 405

@@ -194,3 +194,15 @@ def test_the_steps_heading_names_a_branch_only_when_the_run_has_more_than_one(cl
     # A run of two branches says which one its steps are on.
     two = made.left_behind("TWO-BRANCHES")
     assert '<h2 id="steps-title">Steps on this branch (branch 2)</h2>' in page(client, f"/runs/{two.run_id}/")
+
+
+def test_a_steps_workflow_id_is_a_tooltip_not_a_tag_in_its_head_or_its_notes(client, service_catalog):
+    start = start_workflow(made.PLAN, context={"sessionKey": "IDS-1"})
+    answer = advance(start, "Clarified the goal.")
+    text = page(client, f"/nodes/{node_id_of(answer)}/")
+    # The step ids ("draft-plan", "clarify-goal") are a developer's: in the tooltips, never a tag in sight.
+    assert '<h1 title="step draft-plan in the workflow">Draft Plan with Risks</h1>' in head(text)
+    assert '<span class="tag"' not in head(text)
+    notes = text.split('id="recap-title"')[1].split("</section>")[0]
+    assert '<h3 title="step clarify-goal in the workflow">Clarify Goal and Constraints</h3>' in notes
+    assert ">clarify-goal<" not in notes
