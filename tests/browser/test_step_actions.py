@@ -37,8 +37,13 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     sized_page, console_log, site, service_catalog, settings
 ):
     settings.WORKRAIL_STALL_MINUTES = 30
+    # Every session made before the first page opens: the live server reads while the test would write.
     start = start_workflow(made.PLAN, context={"sessionKey": "STEPS-1"})
     answer = advance(start, "Clarified the goal.")
+    blocked = blocked_review("STEPS-2")
+    rewound = made.left_behind("STEPS-3")
+    left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
+    assert left is not None  # branch 1's tip, set aside by the rewind
     # A running step: the agent is on it (the page's working line says so), the message is for when it stops.
     visit(sized_page, f"{site}/nodes/{node_id_of(answer)}/", "step-actions-running")
     assert_sections(sized_page, "Resume the agent if it has stopped: the message")
@@ -51,16 +56,12 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
         "Branch from this step: the message"
     )
     # A blocked step: the message to resend it is the refusal's, above; branching another way past it.
-    blocked = blocked_review("STEPS-2")
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")
     assert_sections(sized_page, "To resend the step, give the agent the message with the refusal above.")
     expect(sized_page.locator("#branch-what")).to_have_text(
         "Another way past the refusal. Nothing on the existing branches changes."
     )
     # The latest step of a branch left behind: taken up again from here.
-    rewound = made.left_behind("STEPS-3")
-    left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
-    assert left is not None  # branch 1's tip, set aside by the rewind
     visit(sized_page, f"{site}/nodes/{left.public_id}/", "step-actions-left-behind")
     assert_sections(sized_page, "No agent works on this branch any more: to take it up again")
     console_log.assert_clean()
