@@ -90,7 +90,8 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
         expect(page.locator("#resume-here .fork-handover")).to_contain_text("To resume the agent, paste this message")
         expect(page.locator(".messages")).to_contain_text("New branch started: the agent redoes Prepare")
-        expect(page.locator(".fork-handover")).to_contain_text("started by hand at Prepare · step 1 of 5")
+        expect(page.locator("#node-facts")).to_contain_text("started by hand from Prepare · step 1 of 5")
+        expect(page.locator(".fork-handover")).not_to_contain_text("started by hand")  # said once, in the facts
         expect(page.locator(".fork-handover")).to_contain_text(REASON)
         expect(page.locator(".fork-handover")).to_contain_text('target set to "production"')
         page.get_by_role("button", name="Copy the message for the agent").click()

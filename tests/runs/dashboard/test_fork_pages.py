@@ -92,6 +92,11 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     assert page.index(">Resume here</h2>") < page.index('class="fork-handover"') < page.index(">Branch from here</h2>")
     assert "To resume the agent, paste this message" in page and "Production, not staging." in page
     assert 'target set to "production"' in page
+    # Where and by whom it was started, the step's line of facts says, once: not again in the hand-over.
+    handover = page.split('class="fork-handover"')[1].split("</div>")[0]
+    assert "started by hand" not in handover and "in the dashboard" not in handover
+    facts = page.split('id="node-facts"')[1].split("</ul>")[0]
+    assert "started by hand from" in facts and "in the dashboard" in facts
     call = json.loads(html.unescape(re.search(r'<pre id="agent-call"[^>]*>(.*?)</pre>', page, re.S).group(1)))
     assert call["tool"] == "continue_workflow" and set(call["arguments"]) == {"stateToken"}
     assert tokens.parse(settings.WORKRAIL_HOME, call["arguments"]["stateToken"], TokenKind.STATE).id == child.public_id
