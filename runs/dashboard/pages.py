@@ -16,7 +16,17 @@ from runs.dashboard.connect import connection_instructions
 from runs.dashboard.connect_secret import may_see_password
 from runs.dashboard.errors import shows_errors
 from runs.execution import catalog, catalog_places, operator_fork
-from runs.readmodels import agent_message, attention, overview, preferences, run_view, states, step_state, trace
+from runs.readmodels import (
+    agent_message,
+    attention,
+    overview,
+    preferences,
+    run_view,
+    states,
+    step_actions,
+    step_state,
+    trace,
+)
 from runs.readmodels.timings import P95_MIN_CALLS, recent_calls, tool_lines
 from workflows_app.prose import about_below_the_name
 from workflows_app.tags import UNTAGGED
@@ -63,15 +73,9 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "blocked_message": (
             agent_message.at_node(node.blocked.node_id, node.place, node.title) if node.blocked else None
         ),
-        # One card offers resuming or branching (node.html): the message where no other card gives it (a
-        # branch started by hand hands it over; a refusal's panel holds it), the form wherever a branch can start.
-        "resume_offered": not node.operator_fork and not node.is_complete and node.blocked is None,
-        # The message's action (actions.py): at the branch's latest step the agent carries on there (resume); at
-        # a step the run already went on from, its answer starts a new branch (fork): one name, one meaning.
-        "message_action": "fork" if node.branches else "resume",
-        "fork_offered": not node.is_complete and node.run.status != "canceled",
-        # Folded while the agent works on the step (a typed form, shown again with its preview or mistake, open).
-        "fold_branching": form is None and at_work,
+        # The two sections of what a person can do from this step, in their fixed order and titles.
+        "step_actions": step_actions.of_step(node, step, went_on, at_work),
+        "step_actions_titles": {"resume": step_actions.RESUME_HERE, "branch": step_actions.BRANCH_FROM_HERE},
     }
     return render(request, "dashboard/node.html", context)
 
@@ -111,7 +115,7 @@ def fork_node(request: HttpRequest, node_id: str) -> HttpResponse:
         f"New branch started: the agent redoes {result.pending_title} with the context as edited. Give it the "
         "message below to go on.",
     )
-    return redirect(reverse("node", args=[result.node_id]) + "#handover-title")
+    return redirect(reverse("node", args=[result.node_id]) + "#resume-here")
 
 
 @require_safe

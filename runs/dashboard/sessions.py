@@ -423,7 +423,7 @@ def change_preferences(request: HttpRequest, session_id: str) -> HttpResponse:
 @shows_errors
 def cancel_run(request: HttpRequest, run_id: str) -> HttpResponse:
     result = session_actions.cancel_run(run_id)
-    messages.success(request, f"Run {result.run_id} is canceled: its tokens now answer RUN_CANCELED.")
+    messages.success(request, "The run is canceled: an agent still on it is told so when it next calls.")
     return _back(request, reverse("run", args=[result.run_id]))
 
 

@@ -592,17 +592,22 @@ def latest_notes(node_pk: int) -> recap.PlacedEntry | None:
 
 def _canceled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     # Who, in sight without opening "Why": the cancel event's door and owner (people.py), always said.
-    by = f" {state.canceled_by or people.CANCELED_HERE}"
     at = state.run.updated_at
+    said = states.label("canceled")
+    title = (
+        _Title(f"{said} {state.canceled_by} at ", at)
+        if state.canceled_by
+        else _Title(f"{said} at ", at, people.NOT_RECORDED_WHO)
+    )
     return _panel(
         state,
         shown,
         "canceled",
         "canceled",
-        _Title(f"{states.label('canceled')}{by} at ", at),
+        title,
         next_move="Nothing to do, unless the work should go on: then have the agent start the workflow again.",
         for_you=(
-            "The run stops for good: an agent that still holds its tokens is told the run was canceled. What it "
+            "The run stops for good: an agent still on it is told the run was canceled. What it "
             "recorded stays here to read."
         ),
         since=at,

@@ -77,16 +77,16 @@ def node_makers(session_pk: int) -> dict[int, Maker]:
 
 
 def canceled_by(session_pk: int, run_id: str) -> Maker:
-    """Who canceled the run (NOBODY when it was not canceled, or from this machine's own agent)."""
+    """Who canceled the run (NOBODY when it was not canceled, or when no door recorded who)."""
     for data, actor, door in _told(session_pk, EventKind.RUN_STATUS_CHANGED):
         if data.get("runId") == run_id and data.get("to") == "canceled":
             return Maker(actor, door)
     return NOBODY
 
 
-# A cancel recorded with no door that says who (a process on this machine: no sign-in, no token). Said all
-# the same: who stopped a run is what its canceled panel is read for.
-CANCELED_HERE = "from this machine"
+# A cancel recorded with no door that says who (recorded before doors were, or a process that set none). Said
+# all the same: who stopped a run is what its canceled panel is read for (friction14: not "from this machine").
+NOT_RECORDED_WHO = " (by whom was not recorded)"
 
 
 def people(session_pk: int) -> list[str]:

@@ -1,5 +1,7 @@
-"""A group of the sessions list in plain words: the repository (and branch) its sessions share, or that
-they were seen outside any repository. The list's group headings say these words (sessions.html)."""
+"""A group of the sessions list in plain words: the repository (and branch) its sessions share, or that they
+recorded none. The list's group headings say these words (sessions.html). A session records no repository when
+its agent worked outside git, or reached WorkRail over HTTP (nothing of the client's machine is recorded): "No
+repository recorded" is true of both, where "Not in a repository" claimed more than is known (friction14)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from pathlib import PurePath
 
 from runs.contract.dashboard import SessionGroupHeading
 
-OUTSIDE_ANY_REPOSITORY = "Not in a repository"
+OUTSIDE_ANY_REPOSITORY = "No repository recorded"
 NO_BRANCH = "no branch seen"  # in a repository, but git named no branch (a detached HEAD)
 
 
@@ -30,12 +32,14 @@ def words(heading: SessionGroupHeading, count: int) -> GroupWords:
 def all_in_one(group: GroupWords) -> str:
     """The note beside the list's "Group by" control when all its sessions share one group, in place of a
     lone heading row: the grouping visibly applies without a bar that reads like a row ("All 5 sessions are in
-    shop, branch main", "All 6 sessions are outside a git repository")."""
-    many = f"All {group.count} sessions are" if group.count > 1 else "The one session is"
+    the repository shop, git branch main", "None of the 6 sessions recorded a repository")."""
     if not group.path:
-        return f"{many} outside a git repository"
-    branch = f", branch {group.branch}" if group.branch else ""
-    return f"{many} in {group.name}{branch}"
+        if group.count > 1:
+            return f"None of the {group.count} sessions recorded a repository"
+        return "The one session recorded no repository"
+    many = f"All {group.count} sessions are" if group.count > 1 else "The one session is"
+    branch = f", git branch {group.branch}" if group.branch else ""
+    return f"{many} in the repository {group.name}{branch}"
 
 
 def where_it_works(workspace_path: str, git_branch: str) -> GroupWords:

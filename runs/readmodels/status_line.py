@@ -94,9 +94,10 @@ def of_run(detail: RunDetail) -> StatusLine:
     title = (counts.step_title if counts is not None else None) or (node.title if node is not None else "")
     step = _step(node.place if node is not None else None, title or "") + on_branch
     if run.status == "canceled":
-        by = detail.canceled_by or people.CANCELED_HERE
-        around = (f"{step} · canceled {by} at ", "")
-        return StatusLine(run.state, where, f"{step} · canceled {by}", run.updated_at, around, showing)
+        # Who, always said (people.py): by the recorded door and owner, or that nobody recorded who.
+        by, after = (f" {detail.canceled_by}", "") if detail.canceled_by else ("", people.NOT_RECORDED_WHO)
+        around = (f"{step} · canceled{by} at ", after)
+        return StatusLine(run.state, where, f"{step} · canceled{by}{after}", run.updated_at, around, showing)
     place = where.place if where is not None else "working"
     since = where.since if where is not None else None
     if place == "blocked" and counts is not None and counts.blocked is not None:
@@ -130,10 +131,7 @@ class CancelStops:
     def confirm(self) -> str:
         n = len(self.open_branches)
         where = f", on {numbers_words(self.open_branches)}, the open ones" if n > 1 else ""
-        return (
-            f"Are you sure? The run stops for good{where}: an agent that still holds its tokens is told the run "
-            "was canceled."
-        )
+        return f"Are you sure? The run stops for good{where}: an agent still on it is told the run was canceled."
 
 
 def cancel_stops(detail: RunDetail) -> CancelStops:

@@ -298,11 +298,12 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     visit(sized_page, f"{site}/runs/{canceled.run_id}/", "canceled-run")
     panel = sized_page.locator(".state-panel.state-canceled")
     expect(panel).to_be_visible()
-    # Who canceled and where it stopped, in the status line, without opening "Why" (friction10 item 10): here a
-    # process on this machine. The panel under it says what to do, not that again.
+    # Who canceled and where it stopped, in the status line, without opening "Why" (friction10 item 10): here the
+    # dashboard's button, with no one signed in; never "from this machine" (friction14). The panel under it says
+    # what to do, not that again.
     expect(sized_page.locator(".run-status .badge")).to_have_text("Canceled")
     expect(sized_page.locator("#run-where")).to_contain_text(
-        "Step 2 of 3 (Draft Plan with Risks) · canceled from this machine at "
+        "Step 2 of 3 (Draft Plan with Risks) · canceled in the dashboard at "
     )
     expect(panel.locator("h3, .step-line")).to_have_count(0)
     # All three steps, as on every other run: the one it never reached greyed, said as not reached.

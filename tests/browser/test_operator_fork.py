@@ -77,16 +77,21 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         # The form and the resume message say what they do in plain words; tokens wait in "For developers".
         assert_plain_words(page)
         # The run went on from this step: the message would start a new branch, so it is not "resume" (friction13 2).
-        expect(page.locator("#branch-title")).to_have_text("Branch from this step")
+        expect(page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
+        expect(page.locator("#resume-what")).to_contain_text("went on from this step")
+        expect(page.locator("#fork-message > summary")).to_have_text("Branch from this step: the message")
         expect(page.locator("#fork-what")).to_contain_text("this page then gives the message that sets the agent going")
         page.get_by_role("button", name="Preview the change").click()
         expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
         screenshot(page, "operator-fork-preview")
         page.get_by_role("button", name="Start the branch with this change").click()
 
-        expect(page.locator("#handover-title")).to_have_text("Resume the agent on this branch")
+        # The new branch's step: its hand-over is what "Resume here" holds, branching again the next section.
+        expect(page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
+        expect(page.locator("#resume-here .fork-handover")).to_contain_text("To resume the agent, paste this message")
         expect(page.locator(".messages")).to_contain_text("New branch started: the agent redoes Prepare")
-        expect(page.locator(".fork-handover")).to_contain_text("started by hand at Prepare · step 1 of 5")
+        expect(page.locator("#node-facts")).to_contain_text("started by hand from Prepare · step 1 of 5")
+        expect(page.locator(".fork-handover")).not_to_contain_text("started by hand")  # said once, in the facts
         expect(page.locator(".fork-handover")).to_contain_text(REASON)
         expect(page.locator(".fork-handover")).to_contain_text('target set to "production"')
         page.get_by_role("button", name="Copy the message for the agent").click()
@@ -150,9 +155,8 @@ def test_a_mistake_in_the_form_shows_inline_in_the_browser(page, console_log, li
     start = start_workflow(RELEASE, context=START_CONTEXT)
     node = tokens.parse(settings.WORKRAIL_HOME, start["stateToken"], TokenKind.STATE).id
     page.goto(f"{live_server.url}/nodes/{node}/")
-    # The agent works on this step: branching from it is folded away, one click to open.
-    expect(page.locator("#fork-details > summary")).not_to_be_visible()
-    page.locator("#branch-fold > summary").click()
+    # The agent works on this step: branching from it is one folded way, under "Branch from here".
+    expect(page.locator("#branch-here #fork-details > summary")).to_be_visible()
     page.get_by_text("Branch with edited context…").click()
     page.locator("#fork-context").fill('{"target": "production",}')
     page.locator("#fork-reason").fill("Trailing comma on purpose.")

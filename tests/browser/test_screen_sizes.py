@@ -323,22 +323,19 @@ def test_a_node_page(sized_page, console_log, site, forked):
     assert place is not None and place.group(0) not in sized_page.locator("#node-facts").inner_text()
     inline = "ul => [...ul.children].every(li => getComputedStyle(li).display === 'inline')"
     assert sized_page.locator("#node-facts").evaluate(inline) == ((sized_page.viewport_size or {})["width"] < 600)
-    # A healthy node leads with its step, not with resuming it: one card after what was recorded, folded to
-    # its heading while the agent works on the step (no second driver), opened: labelled for when it is
-    # needed, its message folded, branching with other context its second, folded way.
+    # A healthy node leads with its step, not with resuming it: after what was recorded, "Resume here" then
+    # "Branch from here"; while the agent works on the step, the message is folded, for when it stops (no
+    # second driver), and branching with other context is a folded way of its own section.
     recorded = sized_page.locator("#recorded-title").bounding_box()
-    resume = sized_page.locator("#branch-here").bounding_box()
-    assert recorded is not None and resume is not None
-    assert recorded["y"] < resume["y"]
-    expect(sized_page.locator("#branch-title")).to_have_text("Resume the agent")
-    expect(sized_page.locator("#branch-fold-why")).to_have_text(
-        "The agent is on this step now: only for when it stops."
+    resume = sized_page.locator("#resume-here").bounding_box()
+    branch = sized_page.locator("#branch-here").bounding_box()
+    assert recorded is not None and resume is not None and branch is not None
+    assert recorded["y"] < resume["y"] < branch["y"]
+    expect(sized_page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
+    expect(sized_page.locator("#resume-message > summary")).to_have_text(
+        "Resume the agent if it has stopped: the message"
     )
-    expect(sized_page.locator("#branch-what")).not_to_be_visible()
-    expect(sized_page.locator("#branch-here #fork-details > summary")).not_to_be_visible()
-    sized_page.locator("#branch-fold > summary").click()
-    expect(sized_page.locator("#branch-what")).to_contain_text("Only if the agent has stopped")
-    expect(sized_page.locator("#branch-here .agent-message")).not_to_be_visible()
+    expect(sized_page.locator("#resume-here .agent-message")).not_to_be_visible()
     expect(sized_page.locator("#branch-here #fork-details > summary")).to_be_visible()
     # The card in people's words; the token, for the API, in a fold.
     assert_plain_words(sized_page)

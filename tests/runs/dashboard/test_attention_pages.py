@@ -40,7 +40,7 @@ def test_the_list_groups_by_repository_then_branch_and_never_merges_two_mains(cl
     ) in html
     assert html.count("feature/x") == 1
     outside = start_workflow(made.PLAN, context={"sessionKey": "NOWHERE"})["session"]["sessionId"]
-    assert '<li id="session-workspace">Not in a repository</li>' in page(client, f"/sessions/{outside}/")
+    assert '<li id="session-workspace">No repository recorded</li>' in page(client, f"/sessions/{outside}/")
 
 
 def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, service_catalog, settings):
@@ -146,7 +146,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     assert "told the run was canceled" in panel and "step 2 of 3" not in panel
     # Who canceled it and where it stopped: the card's status line, once.
     where = html.split('id="run-where"')[1].split("</span>")[0]
-    assert ">Step 2 of 3 (Draft Plan with Risks) · canceled from this machine at <time" in where
+    assert ">Step 2 of 3 (Draft Plan with Risks) · canceled in the dashboard at <time" in where
     assert "RUN_CANCELED" not in panel  # the error code is not a word for people
     # Nobody's move is pending on a canceled run, and the page does not say an agent works.
     assert 'id="pending-step"' not in html and "while the agent works" not in html
@@ -178,8 +178,8 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     # The status line stays about branch 2, where the agent works; the branch shown is named once after it.
     assert "Step 2 of 3 (Draft Plan with Risks) on branch 2 · the agent is on it since" in shown
     assert (
-        '<strong>Showing branch 1</strong> · <span class="badge state-left_behind" data-move="nobody">Left behind</span>'
-        in shown
+        "<strong>Showing branch 1</strong> · "
+        '<span class="badge state-left_behind" data-move="nobody">Left behind</span>' in shown
     )
     assert "Self-Check the Plan · step 3 of 3" in panel and 'class="verdict-line"' not in panel
     assert "Nothing to do, unless you want this branch back: to resume the agent on it, copy the message" in panel

@@ -128,6 +128,8 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
             html.split('<table class="blocked-issues">')[1].split("</table>")[0].replace("<wbr>", "")
         )  # ids may break at their dots
         assert words in issue and message not in issue and "contract" not in issue, url
+        # Each column named by what it holds, not who reads it (friction14).
+        assert '<th scope="col">Code and place in the answer</th>' in issue and "For the agent" not in issue, url
         assert (
             '<td class="mono muted small issue-code"><span class="code-word">ARTIFACT_MISSING</span>'
             '<span class="pointer">/output/artifacts</span></td>'

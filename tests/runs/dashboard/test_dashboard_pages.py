@@ -77,7 +77,7 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     assert 'class="group-row"' not in html
     for grouped in ("/sessions/?sort=title&group=branch", "/sessions/?group=workspace"):
         control = page(client, grouped).split('id="f-group"')[1].split("</details>")[0]
-        assert ">All 7 sessions are outside a git repository</p>" in control
+        assert ">None of the 7 sessions recorded a repository</p>" in control
         assert control.startswith(' name="group" aria-describedby="one-group">')
     assert 'id="one-group"' not in page(client, "/sessions/?group=none")
     Session.objects.filter(session_key__in=["KEY-00", "KEY-01"]).update(workspace_path="/src/shop", git_branch="main")
@@ -92,7 +92,7 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
         html = page(client, grouped)
         assert html.index(blog) < html.index("KEY-02") < html.index(shop) < html.index("KEY-00")
         # Among other groups, the sessions outside any repository have their bar again; the control needs no note.
-        assert '<span class="repo-name">Not in a repository</span> · 4' in html
+        assert '<span class="repo-name">No repository recorded</span> · 4' in html
         assert 'id="one-group"' not in html
     html = page(client, "/sessions/?sort=title&group=none")
     assert 'class="group-row"' not in html
@@ -393,7 +393,11 @@ def test_cancel_sets_the_run_canceled(client, built):
     assert response.status_code == 302 and response["Location"] == url
     assert Run.objects.get(public_id=built.plan_run).status == RunStatus.CANCELED
     html = page(client, url)
-    assert "is canceled" in html
+    # Said in people's words: no run id, no token, no error code (friction14).
+    assert "The run is canceled: an agent still on it is told so when it next calls." in html
+    assert "RUN_CANCELED" not in html.split('class="messages"')[1].split("</ul>")[0]
+    # Who canceled, as recorded: the dashboard, no one signed in.
+    assert "Canceled in the dashboard at " in html
     assert "Cancel run…" not in between(html, 'id="run-title"', "</section>")
     assert client.post("/runs/run_nope/cancel").status_code == 404
     assert client.get(f"{url}cancel").status_code == 405
@@ -571,7 +575,8 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     assert "Resume the agent…" not in html and "Want it back?" not in html and 'class="left-behind-line"' not in html
     tip = re.findall(r"\?tip=(\d+)", others)[0]
     left = page(client, f"/nodes/{tip}/")
-    assert ">Resume the agent</h2>" in left and 'id="step-state">Left behind</span>' in left
+    assert ">Resume here</h2>" in left and 'id="step-state">Left behind</span>' in left
+    assert ">Resume the agent: the message</summary>" in left
     assert "No agent works on this branch any more: to take it up again, copy the message" in left
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis

@@ -84,13 +84,20 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     response = confirmed(client, root, edited(target="production"), "Production, not staging.")
     assert response.status_code == 302
     child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
-    assert response["Location"] == f"/nodes/{child.public_id}/#handover-title"
+    assert response["Location"] == f"/nodes/{child.public_id}/#resume-here"
     page = html.unescape(client.get(response["Location"]).content.decode())
     assert "New branch started: the agent redoes Prepare with the context as edited." in page
     # The stateToken in the message to copy and in the raw call behind its disclosure, not again under "Resume".
     assert page.count(call_token(page)) == 2 and "Copy the message for the agent" in page
-    assert "Resume the agent on this branch" in page and "Production, not staging." in page
+    # The hand-over is what "Resume here" holds on the new branch's step; branching again is the next section.
+    assert page.index(">Resume here</h2>") < page.index('class="fork-handover"') < page.index(">Branch from here</h2>")
+    assert "To resume the agent, paste this message" in page and "Production, not staging." in page
     assert 'target set to "production"' in page
+    # Where and by whom it was started, the step's line of facts says, once: not again in the hand-over.
+    handover = page.split('class="fork-handover"')[1].split("</div>")[0]
+    assert "started by hand" not in handover and "in the dashboard" not in handover
+    facts = page.split('id="node-facts"')[1].split("</ul>")[0]
+    assert "started by hand from" in facts and "in the dashboard" in facts
     call = json.loads(html.unescape(re.search(r'<pre id="agent-call"[^>]*>(.*?)</pre>', page, re.S).group(1)))
     assert call["tool"] == "continue_workflow" and set(call["arguments"]) == {"stateToken"}
     assert tokens.parse(settings.WORKRAIL_HOME, call["arguments"]["stateToken"], TokenKind.STATE).id == child.public_id

@@ -74,12 +74,13 @@ def test_the_node_page_says_resume_and_fork_in_plain_words_with_tokens_for_the_a
     review = Node.objects.filter(run__public_id=built.review_run)
     forked = next(n for n in review.order_by("depth") if n.children.count() > 1)
     html = page(client, f"/nodes/{forked.public_id}/")
-    # A step the run went on from: one "Branch from this step" card, its two ways each folded.
+    # A step the run went on from: "Branch from here", its two ways each folded.
     card = between(html, 'id="branch-title"', "</section>")
     said, api = card.split('<details class="raw-token">', 1)
     said = said.replace(between(said, 'id="node-message"', "</pre>"), "")  # the message itself names tokens
-    assert said.startswith('id="branch-title">Branch from this step</h2>')
-    assert "copy the message into the agent's chat: its answer starts a new branch" in text_of(said)
+    assert said.startswith('id="branch-title">Branch from here</h2>')
+    assert ">Branch from this step: the message</summary>" in said
+    assert "Copy it into the agent's chat: its answer starts the new branch" in text_of(said)
     assert "ackToken" not in said and "acknowledging" not in said and "node" not in text_of(said)
     assert "For developers</summary>" in api and "acknowledging it again starts a new branch" in api
     assert "Branch with edited context…" in api and "sets the agent going on it" in api

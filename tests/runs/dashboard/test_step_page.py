@@ -14,6 +14,8 @@ from tests.support.branched_review import REVIEW, forked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
 from tests.support.sample_session import advance
 
+BUTTON = "Copy the message for the agent"
+
 pytestmark = pytest.mark.django_db
 
 
@@ -65,23 +67,35 @@ def test_the_next_step_is_linked_once_and_its_card_does_not_repeat_its_tag_in_th
     assert '<h2 id="branches-title">Next step</h2>' in text
 
 
-def test_a_step_the_run_went_on_from_offers_one_branch_action_with_both_ways(client, service_catalog):
+def sections(text: str) -> dict[str, str]:
+    """The step page's two sections of actions, by id: "resume-here" and "branch-here"."""
+    return {name: text.split(f'id="{name}"')[1].split("</section>")[0] for name in ("resume-here", "branch-here")}
+
+
+def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_both_ways_to_branch(
+    client, service_catalog
+):
     review = forked_review()
     text = page(client, f"/nodes/{node_id_of(review.answers[2])}/")
-    assert text.count('class="card branch-here"') == 1
-    card = text.split('id="branch-here"')[1].split("</section>")[0]
-    assert '<h2 id="branch-title">Branch from this step</h2>' in card
-    assert 'id="resume-message"' in card and 'id="fork-details"' in card
-    # One card, each action in its one phrase (actions.py): the message branches from this step (the agent's
-    # answer starts a new branch: not "resume", which only ever carries a branch on, friction13 2), the fold
-    # branches with edited context.
-    assert "Start a new branch from here" not in text and text.count(">Branch from this step</h2>") == 1
-    assert "Resume the agent" not in card and ">Branch from this step: the message</summary>" in card
+    # The two sections, in their order, each once, titled by the kind of action (friction14): not a card titled
+    # "Resume the agent" holding a branch button.
+    assert text.index(">Resume here</h2>") < text.index(">Branch from here</h2>")
+    assert text.count(">Resume here</h2>") == 1 and text.count(">Branch from here</h2>") == 1
+    resume, branch = sections(text).values()
+    # The branch went on from here: nothing carries it on at this step, in one line, with the way to where it does.
+    [went] = re.findall(r'<p class="small" id="resume-what">(.*?)</p>', resume, re.S)
+    assert went.startswith("Branch 1 went on from this step: it carries on at its latest step.")
+    assert ">Open its latest step</a>" in went and BUTTON not in resume
+    # Each action in its one phrase (actions.py): the message branches from this step (the agent's answer starts
+    # a new branch: not "resume", which only ever carries a branch on, friction13 2), the fold branches with
+    # edited context.
+    assert "Start a new branch from here" not in text and "Resume the agent" not in branch
+    assert ">Branch from this step: the message</summary>" in branch and 'id="fork-details"' in branch
     assert text.count(">Branch with edited context…</summary>") == 1
-    # The pending step of a branch offers resuming it, with branching by hand as its second, folded way.
-    tip = page(client, f"/nodes/{review.open_tip}/").split('id="branch-here"')[1].split("</section>")[0]
-    assert '<h2 id="branch-title">Resume the agent</h2>' in tip and "Start a new branch from here" not in tip
-    assert "Branch from this step" not in tip  # its latest step: the agent carries on, on the same branch
+    # The pending step of a branch: "Resume here" resumes the agent; the branch from this step is by hand only.
+    resume, branch = sections(page(client, f"/nodes/{review.open_tip}/")).values()
+    assert ">Resume the agent if it has stopped: the message</summary>" in resume  # the agent is on it
+    assert BUTTON in resume and "Branch from this step" not in branch and 'id="fork-details"' in branch
 
 
 def test_the_step_s_state_its_refusal_and_its_branches_follow_live_updates(client, service_catalog):
@@ -131,28 +145,28 @@ def test_a_steps_head_has_the_live_dot_while_its_run_goes_on_and_no_default_mode
     assert "data-live-version-url=" in text  # the page still follows changes
 
 
-def test_resuming_or_branching_is_folded_while_the_agent_works_on_the_step_and_open_once_it_stopped(
+def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works_on_the_step(
     client, service_catalog, settings
 ):
     settings.WORKRAIL_STALL_MINUTES = 30
     start = start_workflow(made.PLAN, context={"sessionKey": "FOLD-1"})
     answer = advance(start, "Clarified the goal.")
     url = f"/nodes/{node_id_of(answer)}/"
-    # The agent works on this step now: the card is one folded line, its heading the summary (no second driver).
-    card = page(client, url).split('id="branch-here"')[1].split("</section>")[0]
-    fold = card.split('<details class="branch-fold" id="branch-fold">')[1]
-    assert fold.index('<h2 id="branch-title">Resume the agent</h2>') < fold.index("</summary>")
-    assert fold.index("</summary>") < fold.index('id="resume-message"') < fold.index('id="fork-details"')
-    # Nothing recorded for the stall window: resuming is what the person came for, open as it was.
+    # The agent works on this step now: "Resume here" says the message is for when it stops (no second driver).
+    resume, branch = sections(page(client, url)).values()
+    assert ">Resume the agent if it has stopped: the message</summary>" in resume and 'id="resume-what"' not in resume
+    assert '<details id="fork-details">' in branch  # the form, folded until used
+    # Nothing recorded for the stall window: the person's move, said as such.
     made.quiet(start["session"]["runId"])
-    card = page(client, url).split('id="branch-here"')[1].split("</section>")[0]
-    assert 'class="branch-fold"' not in card and 'id="resume-message"' in card
-    # A branch left behind: open too.
+    resume = sections(page(client, url))["resume-here"]
+    assert "Copy the message into the agent&#x27;s chat, or a new one: it carries on at this step" in resume
+    assert ">Resume the agent: the message</summary>" in resume and "if it has stopped" not in resume
+    # A branch left behind: taken up again from here.
     rewound = made.left_behind()
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None  # branch 1's tip, set aside by the rewind
-    card = page(client, f"/nodes/{left.public_id}/").split('id="branch-here"')[1].split("</section>")[0]
-    assert 'class="branch-fold"' not in card
+    resume = sections(page(client, f"/nodes/{left.public_id}/"))["resume-here"]
+    assert "No agent works on this branch any more: to take it up again" in resume
 
 
 def test_a_steps_artifacts_read_as_the_run_page_says_them_their_json_in_one_closed_drawer(client, service_catalog):
@@ -183,3 +197,15 @@ def test_the_steps_heading_names_a_branch_only_when_the_run_has_more_than_one(cl
     # A run of two branches says which one its steps are on.
     two = made.left_behind("TWO-BRANCHES")
     assert '<h2 id="steps-title">Steps on this branch (branch 2)</h2>' in page(client, f"/runs/{two.run_id}/")
+
+
+def test_a_steps_workflow_id_is_a_tooltip_not_a_tag_in_its_head_or_its_notes(client, service_catalog):
+    start = start_workflow(made.PLAN, context={"sessionKey": "IDS-1"})
+    answer = advance(start, "Clarified the goal.")
+    text = page(client, f"/nodes/{node_id_of(answer)}/")
+    # The step ids ("draft-plan", "clarify-goal") are a developer's: in the tooltips, never a tag in sight.
+    assert '<h1 title="step draft-plan in the workflow">Draft Plan with Risks</h1>' in head(text)
+    assert '<span class="tag"' not in head(text)
+    notes = text.split('id="recap-title"')[1].split("</section>")[0]
+    assert '<h3 title="step clarify-goal in the workflow">Clarify Goal and Constraints</h3>' in notes
+    assert ">clarify-goal<" not in notes

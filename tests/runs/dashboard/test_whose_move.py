@@ -291,7 +291,7 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     response = client.post(f"/nodes/{root}/fork", {**form, "confirm": "1"})
     child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
     text = page(client, response["Location"].split("#")[0])
-    handover = text.split('class="card fork-handover"')[1].split("</section>")[0]
+    handover = text.split('class="fork-handover"')[1].split("</section>")[0]
     assert handover.count(BUTTON) == 1 and not any(old in text for old in OLD_BUTTONS)
     [message] = copied(text)
     assert token_of(message) == child.public_id
@@ -340,15 +340,20 @@ def test_with_several_runs_each_card_says_its_state_and_whose_move(client, servi
 def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_finished_branch(client, service_catalog):
     review = forked_review()
     done = page(client, f"/nodes/{review.done_tip}/")
-    assert BUTTON not in done and 'id="branch-here"' not in done  # nothing left to resume
+    # Nothing left to resume or branch from: neither section.
+    assert BUTTON not in done and 'id="resume-here"' not in done and 'id="branch-here"' not in done
     open_tip = page(client, f"/nodes/{review.open_tip}/")
-    # After the step's own content, one card labelled for when it is needed, its message folded, then the
-    # other way to branch (editing the context) folded in the same card.
-    assert open_tip.index('id="recorded-title"') < open_tip.index('id="branch-here"')
-    resume = open_tip.split('id="branch-here"')[1].split("</section>")[0]
-    assert '<h2 id="branch-title">Resume the agent</h2>' in resume
-    assert "Only if the agent has stopped" in resume and 'id="fork-details"' in resume
+    # After the step's own content, "Resume here" with its message folded (the agent is on the step: it is
+    # for when it stops), then "Branch from here" with the other way, editing the context, folded.
+    assert (
+        open_tip.index('id="recorded-title"') < open_tip.index('id="resume-here"') < open_tip.index('id="branch-here"')
+    )
+    resume = open_tip.split('id="resume-here"')[1].split("</section>")[0]
+    assert '<h2 id="resume-here-title">Resume here</h2>' in resume and 'id="fork-details"' not in resume
+    assert ">Resume the agent if it has stopped: the message</summary>" in resume
     assert resume.index('<details class="resume-message"') < resume.index(BUTTON)
+    branch = open_tip.split('id="branch-here"')[1].split("</section>")[0]
+    assert '<h2 id="branch-title">Branch from here</h2>' in branch and 'id="fork-details"' in branch
 
 
 def test_a_rows_other_run_is_named_as_a_run_with_its_state_in_the_chips_words(client, service_catalog, settings):

@@ -73,7 +73,8 @@ def test_templates_take_the_offered_actions_from_the_table_and_no_old_name_is_le
         for old in OLD_NAMES:
             assert old not in text, f"{name} still says {old!r}"
     # Each place that offers an action reads it from the table.
-    assert "message_action|action" in written["node.html"] and '"branch"|action' in written["node.html"]
+    assert '"resume"|action' in written["node.html"] and '"fork"|action' in written["node.html"]
+    assert '"branch"|action' in written["_fork.html"]
     assert '"resume"|action' in written["_attention.html"]
     assert '"branch"|action' in written["_fork.html"] and '"resume"|action' in written["_fork.html"]
 

@@ -15,6 +15,7 @@ from runs.execution import session_actions
 from runs.models import Event, EventKind, Observation, Run, Session
 from runs.readmodels import commits, overview, resources, run_view
 from runs.readmodels.attention import stamp
+from runs.store import actors
 from tests.support.attention_sessions import git, run_to_the_end
 from tests.support.branched_review import blocked_review, forked_review
 from tests.support.mcp_calls import checkpoint_workflow, continue_workflow, notes_for, start_workflow
@@ -192,9 +193,26 @@ def test_a_canceled_run_says_when_and_by_whom_and_that_its_tokens_are_dead(servi
     assert_timed(row.where.words, row.where.timed, row.where.since)
     [panel] = run_view.run_detail(run_id).panels
     assert panel.kind == "canceled"
-    # Who canceled is in the title: here a process on this machine (no sign-in, no token, not the dashboard).
-    assert panel.title.startswith("Canceled from this machine at ") and panel.step.words == "step 2 of 3"
+    # Who canceled is in the title: here no door recorded who (not the dashboard, the API or a command), which
+    # the title says as such, not as "from this machine" (friction14).
+    assert panel.title.startswith("Canceled at ") and panel.step.words == "step 2 of 3"
+    assert panel.title.endswith(" (by whom was not recorded)") and "machine" not in panel.title
     assert "told the run was canceled" in panel.for_you and "RUN_CANCELED" not in panel.for_you
+
+
+def test_a_canceled_run_names_who_canceled_it_by_the_door_it_came_through(service_catalog):
+    start = start_workflow("wr.routine-focused_plan")
+    advance(start, "Clarified.")
+    run_id = start["session"]["runId"]
+    with actors.acting_as(actors.Actor("", actors.Door.DASHBOARD)):  # the dashboard's button, no one signed in
+        session_actions.cancel_run(run_id)
+    [panel] = run_view.run_detail(run_id).panels
+    assert panel.title.startswith("Canceled in the dashboard at ") and "not recorded" not in panel.title
+    other = start_workflow("wr.routine-focused_plan")
+    with actors.acting_as(actors.Actor("bob", actors.Door.DASHBOARD, sees_everything=True)):
+        session_actions.cancel_run(other["session"]["runId"])
+    [panel] = run_view.run_detail(other["session"]["runId"]).panels
+    assert panel.title.startswith("Canceled by bob (dashboard) at ")
 
 
 def test_a_branch_left_behind_by_a_rewind_has_its_own_panel_with_the_token_to_go_back(service_catalog):

@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from django.db.models import F
 
+from runs.execution import session_actions
 from runs.models import Ack
 from runs.readmodels import branches, graph_page, run_view, status_line
 from tests.support import attention_sessions as made
@@ -23,6 +24,18 @@ def line_of(run_id: str, tip: str | None = None) -> status_line.StatusLine:
     return status_line.of_run(run_view.run_detail(run_id, tip=tip))
 
 
+def test_a_cancel_nobody_recorded_says_so_rather_than_naming_a_place(service_catalog):
+    # A cancel through no door that records who (a process that set none): the line says who is unknown, never
+    # "from this machine" (friction14), and keeps the moment between its two parts.
+    start = start_workflow("wr.routine-focused_plan")
+    advance(start, "Clarified.")
+    session_actions.cancel_run(start["session"]["runId"])
+    line = line_of(start["session"]["runId"])
+    expected = ("Step 2 of 3 (Draft Plan with Risks) · canceled at ", " (by whom was not recorded)")
+    assert line.timed == expected, line.timed
+    assert "machine" not in line.words
+
+
 def test_each_state_says_where_the_agent_is_in_one_sentence(service_catalog, settings):
     settings.WORKRAIL_STALL_MINUTES = 30
     waiting = line_of(made.waiting_for_user(service_catalog["extra"], quiet_minutes=45).run_id)
@@ -35,7 +48,7 @@ def test_each_state_says_where_the_agent_is_in_one_sentence(service_catalog, set
     assert stuck.state == "blocked"
     assert stuck.timed == ("Step 2 of 8 (Record the Changed Files) · refused at ", ", the agent must resend it")
     canceled = line_of(made.canceled().run_id)
-    assert canceled.words == "Step 2 of 3 (Draft Plan with Risks) · canceled from this machine"
+    assert canceled.words == "Step 2 of 3 (Draft Plan with Risks) · canceled in the dashboard"
     finished = start_workflow(made.PLAN)
     made.run_to_the_end(finished)
     done = line_of(finished["session"]["runId"])

@@ -1,0 +1,75 @@
+"""A step's page offers what a person can do from it in two sections, always in this order and with these
+titles: "Resume here" (carry the branch on from this step, or one line saying why nothing does) and "Branch
+from here" (a new branch from this step). A reviewer met a card titled "Resume the agent" that held "Branch
+with edited context…" (friction14). At desktop (1440x900) and phone (390x844) size, each page fitting its window;
+the screenshots are kept for a person to review (runs/readmodels/step_actions.py)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from runs.models import Node
+from tests.browser.layout import visit
+from tests.support import attention_sessions as made
+from tests.support.branched_review import blocked_review, node_id_of
+from tests.support.mcp_calls import start_workflow
+from tests.support.sample_session import advance
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+SECTIONS = ["Resume here", "Branch from here"]
+
+
+def assert_sections(page, resume_line: str) -> None:
+    """The two sections in their order, each titled once, "Resume here" leading with `resume_line`."""
+    expect(page.locator(".step-actions h2")).to_have_text(SECTIONS)
+    resume = page.locator("#resume-here").bounding_box()
+    branch = page.locator("#branch-here").bounding_box()
+    assert resume is not None and branch is not None and resume["y"] < branch["y"]
+    expect(page.locator("#resume-here > :is(p, details)").first).to_contain_text(resume_line)
+    # Branching with edited context is always the second section's, never the first's.
+    expect(page.locator("#branch-here #fork-details > summary")).to_have_text("Branch with edited context…")
+    expect(page.locator("#resume-here #fork-details")).to_have_count(0)
+
+
+def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
+    sized_page, console_log, site, service_catalog, settings
+):
+    settings.WORKRAIL_STALL_MINUTES = 30
+    # Every session made before the first page opens: the live server reads while the test would write.
+    start = start_workflow(made.PLAN, context={"sessionKey": "STEPS-1"})
+    answer = advance(start, "Clarified the goal.")
+    blocked = blocked_review("STEPS-2")
+    rewound = made.left_behind("STEPS-3")
+    left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
+    assert left is not None  # branch 1's tip, set aside by the rewind
+    # A running step: the agent is on it (the page's working line says so), the message is for when it stops.
+    visit(sized_page, f"{site}/nodes/{node_id_of(answer)}/", "step-actions-running")
+    assert_sections(sized_page, "Resume the agent if it has stopped: the message")
+    expect(sized_page.locator("#resume-what")).to_have_count(0)
+    # A done step the run went on from: why nothing resumes here, and where the branch carries on.
+    visit(sized_page, f"{site}/nodes/{node_id_of(start)}/", "step-actions-done")
+    assert_sections(sized_page, "The run went on from this step: it carries on at its latest step.")
+    expect(sized_page.locator("#resume-here a")).to_have_text("Open its latest step")
+    expect(sized_page.locator("#branch-here #fork-message > summary")).to_have_text(
+        "Branch from this step: the message"
+    )
+    # A blocked step: the message to resend it is the refusal's, above; branching another way past it.
+    visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")
+    assert_sections(sized_page, "To resend the step, give the agent the message with the refusal above.")
+    expect(sized_page.locator("#branch-what")).to_have_text(
+        "Another way past the refusal. Nothing on the existing branches changes."
+    )
+    # The latest step of a branch left behind: taken up again from here.
+    visit(sized_page, f"{site}/nodes/{left.public_id}/", "step-actions-left-behind")
+    assert_sections(sized_page, "No agent works on this branch any more: to take it up again")
+    console_log.assert_clean()
+
+
+def test_a_step_with_no_possible_action_shows_neither_section(sized_page, console_log, site, service_catalog):
+    canceled = made.canceled("STEPS-4")
+    visit(sized_page, f"{site}/nodes/{node_id_of(canceled.answer)}/", "step-actions-canceled")
+    expect(sized_page.locator(".page-head #step-state")).to_have_text("Canceled")
+    expect(sized_page.locator(".step-actions")).to_have_count(0)
+    console_log.assert_clean()

@@ -1,0 +1,74 @@
+"""The step page's two sections of actions (runs/readmodels/step_actions.py): what "Resume here" holds for each
+state of the step, that "Branch from here" is offered wherever a branch can start, and neither where nothing can
+be done."""
+
+from __future__ import annotations
+
+import pytest
+
+from runs.models import Node
+from runs.readmodels import run_view, step_actions, step_state
+from tests.support import attention_sessions as made
+from tests.support.branched_review import blocked_review, forked_review, node_id_of
+
+pytestmark = pytest.mark.django_db
+
+
+def actions_at(node_id: str, *, at_work: bool = False) -> step_actions.StepActions:
+    node = run_view.node_detail(node_id)
+    step = step_state.of_node(node)
+    return step_actions.of_step(node, step, step_state.went_on(node, step), at_work)
+
+
+def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_it_works(service_catalog):
+    review = forked_review()
+    working = actions_at(review.open_tip, at_work=True)
+    assert (working.resume, working.message, working.fold_message, working.lead) == ("resume", True, True, "")
+    assert (
+        working.shown
+        and not working.fork_message
+        and working.branch_lead == "Nothing on the existing branches changes."
+    )
+    stopped = actions_at(review.open_tip)
+    assert not stopped.fold_message and stopped.lead.startswith("Copy the message into the agent's chat")
+
+
+def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(service_catalog):
+    review = forked_review()
+    first = actions_at(node_id_of(review.answers[0]))
+    # Two branches went on from the shared first step: both named, no one link.
+    assert first.resume is None and not first.message and first.fork_message
+    assert first.lead == "The run went on from this step: each branch carries on at its latest step (listed above)."
+    assert first.latest == ""
+    later = actions_at(node_id_of(review.answers[3]))
+    assert later.lead == "Branch 1 went on from this step: it carries on at its latest step."
+    assert later.latest == review.done_tip
+
+
+def test_a_blocked_step_resends_by_the_refusal_s_message_and_branches_past_it(service_catalog):
+    blocked = actions_at(blocked_review().node_id)
+    assert blocked.resume == "resend" and not blocked.message and not blocked.fork_message
+    assert blocked.lead == "To resend the step, give the agent the message with the refusal above."
+    assert blocked.branch_lead == "Another way past the refusal. Nothing on the existing branches changes."
+
+
+def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(service_catalog):
+    waiting = made.waiting_for_user(service_catalog["extra"])
+    confirm = actions_at(node_id_of(waiting.answer), at_work=True)
+    assert confirm.resume == "confirm" and confirm.message and confirm.fold_message
+    assert "Answer in the agent's chat: confirm, or say what to change" in confirm.lead
+
+
+def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_catalog):
+    rewound = made.left_behind()
+    left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
+    assert left is not None
+    taken_up = actions_at(str(left.public_id))
+    assert taken_up.resume == "resume" and taken_up.lead.startswith("No agent works on this branch any more")
+
+
+def test_no_section_where_nothing_can_be_done(service_catalog):
+    review = forked_review()
+    assert actions_at(review.done_tip) == step_actions.NONE and not step_actions.NONE.shown  # a finished branch
+    canceled = made.canceled()
+    assert actions_at(node_id_of(canceled.answer)) == step_actions.NONE
