@@ -100,7 +100,7 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     # and the git branch column is left out while grouping by branch).
     html = page(client, "/sessions/?q=KEY-00")
     assert 'class="group-row"' not in html
-    assert ">The one session is in shop, branch main</p>" in html.split('id="f-group"')[1].split("</details>")[0]
+    assert ">The one session is in the repository shop, git branch main</p>" in html.split('id="f-group"')[1].split("</details>")[0]
     html = page(client, "/sessions/?status=canceled")
     assert "No session matches these filters." in html
     # Three a page: the paging links keep the other parameters.
@@ -396,8 +396,8 @@ def test_cancel_sets_the_run_canceled(client, built):
     # Said in people's words: no run id, no token, no error code (friction14).
     assert "The run is canceled: an agent still on it is told so when it next calls." in html
     assert "RUN_CANCELED" not in html.split('class="messages"')[1].split("</ul>")[0]
-    # Who canceled, as recorded: the dashboard, no one signed in.
-    assert "Canceled in the dashboard at " in html
+    # Who canceled, as recorded (the dashboard, no one signed in), in the run card's status line.
+    assert " · canceled in the dashboard at " in between(html, 'id="run-where"', "</span>")
     assert "Cancel run…" not in between(html, 'id="run-title"', "</section>")
     assert client.post("/runs/run_nope/cancel").status_code == 404
     assert client.get(f"{url}cancel").status_code == 405
