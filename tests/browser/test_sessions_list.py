@@ -74,7 +74,7 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
     # nothing groups (friction14), level with its select on a wide screen, inside the folded control on a phone.
     expect(page.locator("tr.group-row")).to_have_count(0)
     note = page.locator("#session-filters #one-group")
-    expect(note).to_have_text("All 6 sessions are outside a git repository")
+    expect(note).to_have_text("None of the 6 sessions recorded a repository")
     expect(page.locator("#f-group")).to_have_attribute("aria-describedby", "one-group")
     if viewport.name == "phone":
         expect(note).to_be_hidden()
@@ -144,7 +144,7 @@ def test_the_filters_by_whose_move_filter_at_once_without_any_script(browser, si
         expect(page.locator(".status-chips a[aria-current=true] .badge")).to_have_text("Blocked 1")
         assert_fits(page)  # the headline card needs no script either
         # The one group is said in the control only, which is open without the script (friction12 6, friction14).
-        expect(page.locator("#session-filters #one-group")).to_have_text("The one session is outside a git repository")
+        expect(page.locator("#session-filters #one-group")).to_have_text("The one session recorded no repository")
         keep_screenshot(page, "sessions-chip-without-script")
         # The search keeps the chosen state, and the "All" chip keeps the search.
         page.locator("#f-q").fill("MR-77")

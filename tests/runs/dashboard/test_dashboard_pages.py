@@ -100,7 +100,10 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     # and the git branch column is left out while grouping by branch).
     html = page(client, "/sessions/?q=KEY-00")
     assert 'class="group-row"' not in html
-    assert ">The one session is in the repository shop, git branch main</p>" in html.split('id="f-group"')[1].split("</details>")[0]
+    assert (
+        ">The one session is in the repository shop, git branch main</p>"
+        in html.split('id="f-group"')[1].split("</details>")[0]
+    )
     html = page(client, "/sessions/?status=canceled")
     assert "No session matches these filters." in html
     # Three a page: the paging links keep the other parameters.
