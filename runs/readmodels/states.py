@@ -54,9 +54,15 @@ SETTLED: frozenset[StateName] = frozenset({"left_behind", "done", "canceled"})
 FINISHED: frozenset[StateName] = frozenset({"done", "canceled"})
 # Where the sessions list puts a session within its group, most urgent first (then by last activity): each
 # state to act on in ORDER's place, and from the first settled state on one shared place, so that finished,
-# canceled and notes-only sessions come after the others by activity alone.
+# canceled and notes-only sessions come after the others by activity alone. One place, RETRYING, sits just
+# before running's: a blocked step the agent is still resending (urgency), so it is never above one of yours
+# nor below a running session, whatever their activity (friction15b 4: it moved between screens).
 _QUIET_FROM = min(ORDER.index(state) for state in SETTLED)
-URGENCY: dict[StateName, int] = {state: min(ORDER.index(state), _QUIET_FROM) for state in ORDER}
+RETRYING = ORDER.index("running")
+URGENCY: dict[StateName, int] = {
+    state: ORDER.index(state) if ORDER.index(state) < RETRYING else min(ORDER.index(state), _QUIET_FROM) + 1
+    for state in ORDER
+}
 
 Move = Literal["yours", "agents", "nobody"]
 MOVES: dict[StateName, Move] = {
@@ -179,12 +185,13 @@ def move(state: str, *, stopped: bool = False) -> Move:
 
 
 def urgency(state: StateName, move: Move) -> int:
-    """Where a row sorts in the sessions list, by the state and the move its pill shows (pill): its state's
-    place (URGENCY), but a blocked step that is still the agent's to resend sorts with the running sessions,
-    after every one that is yours (friction11 7); once yours (its agent stopped, or it waits for something only
-    you give), it sorts as blocked, up front. The list's SQL order (overview) reads this one rule."""
+    """Where a row sorts in the sessions list, by the state and the move its pill shows (pill): the moves that
+    are yours first (needs you, blocked once yours, paused, stalled), then a blocked step the agent is still
+    resending (RETRYING: after every one that is yours, friction11 7, and always before the running ones,
+    friction15b 4), then running, then the settled states; recency only orders the rows of one place. The
+    list's SQL order (overview) reads this one rule."""
     if state == "blocked" and move == "agents":
-        return URGENCY["running"]
+        return RETRYING
     return URGENCY[state]
 
 

@@ -1,5 +1,5 @@
 """The sessions list puts the sessions that need someone first (runs/readmodels/states.py's URGENCY): needs
-you, blocked, stalled, running, then the settled ones (done, canceled) by last activity alone; within each
+you, blocked, stalled, the blocks the agent resends, running, then the settled ones (done, canceled) by last activity alone; within each
 group of the list, and only when asked (the API keeps its stored-field sorts)."""
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ def _stopped(run_id: str) -> None:
 def test_the_urgency_follows_the_states_order_and_the_settled_states_share_the_last_place():
     ranks = [states.URGENCY[state] for state in ("needs_you", "blocked", "stalled", "running")]
     assert ranks == sorted(ranks) and len(set(ranks)) == 4
+    # Yours first, then the block the agent is still resending, then running: one place each.
+    yours = [states.urgency(state, "yours") for state in ("needs_you", "blocked", "paused", "stalled")]
+    assert max(yours) < states.urgency("blocked", "agents") < states.urgency("running", "agents")
     last = states.URGENCY["done"]
     assert states.URGENCY["canceled"] == states.URGENCY["left_behind"] == states.URGENCY["notes"] == last
     assert last > states.URGENCY["running"]
@@ -58,8 +61,8 @@ def test_the_sessions_that_need_someone_come_first_then_the_settled_ones_by_acti
     running = start_workflow(made.PLAN, context={"sessionKey": "RUN-1"})["session"]["sessionId"]
     stuck = blocked_review("MR-77")  # the newest
     urgent = overview.list_sessions(urgent_first=True).items
-    # The block the agent is still retrying is the agent's move: with the running ones (newest first), after
-    # every session that is yours (friction11 7).
+    # The block the agent is still retrying is the agent's move: after every session that is yours (friction11
+    # 7), before the running ones.
     assert [item.state for item in urgent] == ["needs_you", "stalled", "blocked", "running", "canceled", "done"]
     assert [item.session_id for item in urgent] == [
         waiting.session_id,
@@ -78,6 +81,19 @@ def test_the_sessions_that_need_someone_come_first_then_the_settled_ones_by_acti
     _stopped(stuck.run_id)
     urgent = overview.list_sessions(urgent_first=True).items
     assert [item.state for item in urgent][:3] == ["needs_you", "blocked", "stalled"]
+
+
+@pytest.mark.parametrize("blocked_newer", [True, False])
+def test_the_agents_block_sorts_above_running_whichever_moved_last(service_catalog, settings, blocked_newer):
+    """One rank, whatever the activity: a block the agent is resending never swaps places with a running
+    session from one screen to the next (friction15b 4)."""
+    settings.WORKRAIL_STALL_MINUTES = 30
+    stuck = blocked_review("MR-77")
+    running = start_workflow(made.PLAN, context={"sessionKey": "RUN-1"})["session"]["sessionId"]
+    _age(running if blocked_newer else stuck.session_id, 5)
+    urgent = overview.list_sessions(urgent_first=True).items
+    assert [item.session_id for item in urgent] == [stuck.session_id, running]
+    assert move_of(urgent[0].where) == "agents"
 
 
 def test_the_urgency_orders_each_group_and_never_moves_a_session_to_another(service_catalog, settings):
