@@ -161,10 +161,31 @@ class Whereabouts(Shape):
     # Where its step sits in full ("step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”") when `words`
     # say it short (StepPlace.brief): the row's tooltip. Off the wire.
     _place_words: str = PrivateAttr(default="")
+    # The id of the run page's panel that says what to do ("blocked-2", "stalled-1"), "" when none. Off the wire.
+    _panel: str = PrivateAttr(default="")
+    # A blocked step the agent was to resend: what follows its reason in the list (when it becomes yours, or
+    # why it is yours), the words around the moment, and the moment (attention._blocked_then). Off the wire.
+    _then: tuple[str, tuple[str, str] | None, datetime | None] = PrivateAttr(default=("", None, None))
 
     @property
     def move(self) -> str:
         return self._move
+
+    @property
+    def panel(self) -> str:
+        return self._panel
+
+    @property
+    def then_words(self) -> str:
+        return self._then[0]
+
+    @property
+    def then_around(self) -> tuple[str, str] | None:
+        return self._then[1]
+
+    @property
+    def then_at(self) -> datetime | None:
+        return self._then[2]
 
     @property
     def place_words(self) -> str:

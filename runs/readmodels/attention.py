@@ -135,6 +135,7 @@ class Place:
     paused: paused.Paused | None = None  # no agent has touched it since it came here (imported, started by hand)
     held_by: str = "agent"  # a blocked step's BlockedStep.whose_move: who must act for it to go on
     last_refused_at: datetime | None = None  # a blocked step's newest refusal: the agent's last try
+    branch: int = 0  # its newest branch's number: the run page's panel for it is "{place}-{branch}"
 
     def shown(self, cutoff: datetime) -> Shown:
         """The place, its words and since when, with the clock applied."""
@@ -227,6 +228,7 @@ def places(
                 paused=halted.get(run.pk),
                 held_by=held_by,
                 last_refused_at=last_refused,
+                branch=newest.number if newest is not None else 0,
             )
         )
     return found
@@ -293,11 +295,42 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
     where._timed = (said.before, "") if said.before is not None else None
     where._place_words = step_places.full_words(place.step)
     if name == "blocked":  # as the run page's blocked panel says it (move_of_blocked)
-        where._move = blocked_move(place.held_by, place.last_refused_at or place.since, cutoff)
+        last_try = place.last_refused_at or place.since
+        where._move = blocked_move(place.held_by, last_try, cutoff)
         where._held_by_you = place.held_by == "user"
+        if place.held_by == "agent":  # who acts, and when that changes, as the blocked panel says it
+            where._then = _blocked_then(where._move, last_try)
     else:
         where._move = states.move(state)
+    if place.branch and name in _PANELS:
+        where._panel = f"{name}-{place.branch}"
     return where
+
+
+# The places whose run page has a panel saying what to do (its id: the place, then the branch's number).
+_PANELS: frozenset[PlaceName] = frozenset({"blocked", "paused", "stalled"})
+RESENDS = "the agent should resend it"
+
+
+def _blocked_then(move: states.Move, last_try: datetime) -> tuple[str, tuple[str, str] | None, datetime | None]:
+    """What a sessions-list row adds after a blocked step's reason (friction15b 5): while the agent's move,
+    when it becomes yours (the words, the words around the moment, the moment); once yours, why: how long the
+    agent has not resent it. The same moments as the blocked panel's (hand_over_at, quiet_minutes)."""
+    if move == "yours":
+        return f"the agent has not resent it for {quiet_minutes(last_try)} min", None, None
+    at = hand_over_at(last_try)
+    before = f"{RESENDS} · yours from "
+    return f"{before}{stamp(at)}", (before, ""), at
+
+
+def hand_over_at(last_try: datetime) -> datetime:
+    """When a blocked step the agent has not resent becomes the person's move (blocked_move's stall window)."""
+    return last_try + timedelta(minutes=settings.WORKRAIL_STALL_MINUTES)
+
+
+def quiet_minutes(last_try: datetime, now: datetime | None = None) -> int:
+    """How many whole minutes since the agent's last try at a blocked step."""
+    return int(((now or timezone.now()) - last_try).total_seconds() // 60)
 
 
 # The places of a page's sessions, by (session id, last_seq): every recorded event moves last_seq, so an
@@ -697,7 +730,7 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
             "",
         )
     if move == "yours":
-        quiet = int(((now or timezone.now()) - entry.last_refused_at).total_seconds() // 60)
+        quiet = quiet_minutes(entry.last_refused_at, now)
         return BlockedGuide(
             move,
             f"Blocked: {blocked_words(entry)}.",  # what is wrong; the lead says the agent has stopped
@@ -705,7 +738,7 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
             f"{paste_words('its', lead=True)}: it gets the step again and resends it.",
             "",
         )
-    turns_at = entry.last_refused_at + timedelta(minutes=settings.WORKRAIL_STALL_MINUTES)
+    turns_at = hand_over_at(entry.last_refused_at)
     turns = stamp(turns_at, now)
     if entry.whose_move == "delegations":
         lead = "The agent resends the step by itself once its delegated runs finish: nothing for you to do now."

@@ -151,8 +151,16 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
             (r.split('data-state="')[1].split('"')[0], r) for r in text.split('<tr class="session-row')[1:]
         )
     }
-    assert rows_where["stalled"].endswith(' · <strong class="your-action">resume the agent</strong>')
+    # A link to the run's panel that holds the message (friction15a 19), not bold words that look like one.
+    link = re.search(
+        r' · <a class="your-action" href="/runs/([^/"]+)/#stalled-1">resume the agent</a>$', rows_where["stalled"]
+    )
+    assert link is not None, rows_where["stalled"]
+    assert f'href="/runs/{link.group(1)}/">' in rows_where["stalled"]  # the run the line names
     assert [state for state, line in rows_where.items() if "your-action" in line] == ["stalled"]
+    # The block the agent resends says when it becomes yours, as the blocked panel does (friction15b 5).
+    then = rows_where["blocked"].split('class="where-then"')[1]
+    assert then.startswith(">the agent should resend it · yours from <time")
     assert "waiting for your confirmation" in rows_where["needs_you"]
     # The filters count the rows of each colour, plain links with no frame of reasons (friction14 4); which
     # states "Your move" holds, its tooltip says.
@@ -239,6 +247,11 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     listed = page(client, "/sessions/")
     row = listed.split('data-state="blocked"')[1].split('class="session-name"')[0]
     assert tags(row) == ["yours"] and chip(row) == "Your move · Blocked"  # the head's words
+    # The row says why it is yours, and its move links to the blocked panel that holds the message.
+    where = listed.split('data-state="blocked"')[1].split('class="session-where"')[1].split("</div>")[0]
+    assert ' · <span class="where-then">the agent has not resent it for 4' in where and " min</span>" in where
+    assert f'<a class="your-action" href="/runs/{stuck.run_id}/#blocked-1">resume the agent</a>' in where
+    assert "yours from" not in where
     # The "Your move" filter counts it and selects it, with every other session yours.
     assert "Your move 1" in listed and "Agent&#x27;s move 0" in listed
     assert 'data-state="blocked"' in page(client, "/sessions/?status=yours")
