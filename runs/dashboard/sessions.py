@@ -62,8 +62,10 @@ SORTS: dict[str, str] = {
     "-title": "Title, Z to A",
 }
 GROUPS: dict[str, str] = {"branch": "Repository, then git branch", "workspace": "Repository", "none": "No grouping"}
-# Sessions of one repository and branch together: `main` of two repositories is two groups (overview.py).
+# Sessions of one repository and branch together: `main` of two repositories is two groups (overview.py); not
+# grouped when no session recorded a repository (default_group), unless the person picks a grouping.
 DEFAULT_GROUP = "branch"
+UNGROUPED = "none"
 MAX_PAGE_DIGITS = 9
 STEPS_SHOWN = 50  # the newest steps of the shown branch; `?steps=all` shows every one
 NO_STORE = "no-store"
@@ -77,7 +79,7 @@ class Filters:
     query: str
     status: Any  # SessionStatusName | None
     sort: Any  # SessionSort
-    group: Any  # SessionGroup
+    group: Any  # SessionGroup; None when not asked for (the list's default_group)
     page: int
     per_page: int
     ignored: list[str]
@@ -95,10 +97,10 @@ def parse_filters(params: QueryDict) -> Filters:
     if sort not in SORTS:
         ignored.append(f"sort “{sort[:40]}”")
         sort = URGENCY_SORT
-    group = params.get("group") or DEFAULT_GROUP
-    if group not in GROUPS:
+    group = params.get("group") or None
+    if group is not None and group not in GROUPS:
         ignored.append(f"group “{group[:40]}”")
-        group = DEFAULT_GROUP
+        group = None
     page = _number(params, "page", 1, ignored)
     per_page = min(_number(params, "per_page", overview.PER_PAGE_DEFAULT, ignored), overview.PER_PAGE_MAX)
     query = (params.get("q") or "")[: overview.MAX_QUERY_CHARS * 2]
@@ -145,6 +147,12 @@ def _all_in_one_group(page: SessionPage) -> bool:
     return len(page.groups) == 1 and page.pages == 1
 
 
+def default_group() -> str:
+    """The grouping the list opens with: by repository and git branch, unless no session recorded a repository
+    (then every one would sit in one "No repository recorded" group, and a note would say so: noise)."""
+    return DEFAULT_GROUP if overview.any_repository() else UNGROUPED
+
+
 def one_group(page: SessionPage) -> str:
     """The note beside the "Group by" control when the list is grouped yet every session is in one group (on a
     single page: a later page could start another), in place of a lone heading row, which reads like a row;
@@ -161,13 +169,14 @@ def one_group(page: SessionPage) -> str:
 def sessions_list(request: HttpRequest) -> HttpResponse:
     filters = parse_filters(request.GET)
     version = overview.activity_version()
+    usual_group = default_group()
     urgent = filters.sort == URGENCY_SORT
     move = filters.status if filters.status in MOVES else None
     page = overview.list_sessions(
         query=filters.query,
         state=None if move else filters.status,
         sort="-activity" if urgent else filters.sort,
-        group=filters.group,
+        group=filters.group or usual_group,
         page=filters.page,
         per_page=filters.per_page,
         urgent_first=urgent,
@@ -180,7 +189,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
         ("q", page.query, ""),
         ("status", move or page.state or "", ""),
         ("sort", filters.sort, URGENCY_SORT),
-        ("group", page.group, DEFAULT_GROUP),
+        ("group", page.group, usual_group),
         ("per_page", str(page.per_page), str(overview.PER_PAGE_DEFAULT)),
     ):
         if value != default:
@@ -229,7 +238,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             # git branch's unless each group's heading names the branch.
             "columns": 6 + page.has_owners + (page.group != "branch"),
             "groups": GROUPS,
-            "default_group": DEFAULT_GROUP,
+            "default_group": usual_group,
             "live_version": version,
             "connect": connection_instructions() if no_sessions else None,
             "password_copy": no_sessions and may_see_password(request),

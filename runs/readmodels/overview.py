@@ -535,6 +535,12 @@ def _groups(items: list[SessionSummary], group: SessionGroup) -> list[SessionGro
     return headings
 
 
+def any_repository() -> bool:
+    """Whether any session a person may see recorded a repository: else grouping by one would put every
+    session under "No repository recorded", so the list is not grouped unless asked (friction15a 9)."""
+    return visible_sessions().filter(ownership.visible()).exclude(workspace_path="").exists()
+
+
 def activity_version() -> str:
     """Changes whenever any session records an event: what the live sessions list polls."""
     newest = visible_sessions().order_by("-updated_at").values_list("updated_at", "last_seq").first()

@@ -69,24 +69,26 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
     expect(page.locator("form.import-form")).to_have_count(0)
     rows = page.locator("tr.session-row")
     assert rows.evaluate_all("rows => rows.map(row => row.dataset.state)") == URGENT_FIRST
-    # All outside any repository, grouped as by default: neither a heading row nor a line above the list says
-    # so (friction11 6, friction12 6): the chips come right before the table. The "Group by" control says why
-    # nothing groups (friction14), level with its select on a wide screen, inside the folded control on a phone.
+    # All outside any repository: the list is not grouped unless asked (friction15a 9), so no note says that
+    # nothing groups, and the control says "No grouping".
+    expect(page.locator("tr.group-row")).to_have_count(0)
+    expect(page.locator("#one-group")).to_have_count(0)
+    expect(page.locator("#f-group")).to_have_value("none")
+    # Grouping picked: neither a heading row nor a line above the list says all are in one group (friction11
+    # 6, friction12 6); the "Group by" control does (friction14), level with its select on a wide screen,
+    # inside the folded control on a phone.
+    page.goto(site + "/sessions/?group=branch")
+    page.wait_for_load_state("networkidle")
     expect(page.locator("tr.group-row")).to_have_count(0)
     note = page.locator("#session-filters #one-group")
     expect(note).to_have_text("None of the 6 sessions recorded a repository")
     expect(page.locator("#f-group")).to_have_attribute("aria-describedby", "one-group")
-    if viewport.name == "phone":
-        expect(note).to_be_hidden()
-        page.locator("#session-filters > summary").click()
-    expect(note).to_be_visible()
+    expect(note).to_be_visible()  # a grouping in use keeps the folded control open on a phone too
     select = box(page.locator("#f-group"))
     assert select["y"] < box(note)["y"] + box(note)["height"] / 2 < select["y"] + select["height"] or (
         viewport.name == "phone" and box(note)["y"] > select["y"]
     )
     keep_screenshot(page, "sessions-one-group-note")
-    if viewport.name == "phone":
-        page.locator("#session-filters > summary").click()
     # Done and canceled read dimmer than the sessions someone acts on.
     colour = "row => getComputedStyle(row.querySelector('.session-link')).color"
     running, done = page.locator('tr[data-state="running"]'), page.locator('tr[data-state="done"]')
@@ -143,13 +145,13 @@ def test_the_filters_by_whose_move_filter_at_once_without_any_script(browser, si
         expect(page.locator("tr.session-row .session-link")).to_have_text("MR-77")
         expect(page.locator(".status-chips a[aria-current=true] .badge")).to_have_text("Blocked 1")
         assert_fits(page)  # the headline card needs no script either
-        # The one group is said in the control only, which is open without the script (friction12 6, friction14).
-        expect(page.locator("#session-filters #one-group")).to_have_text("The one session recorded no repository")
+        # No session recorded a repository: not grouped, so no note says that nothing groups (friction15a 9).
+        expect(page.locator("#session-filters #one-group")).to_have_count(0)
         keep_screenshot(page, "sessions-chip-without-script")
         # The search keeps the chosen state, and the "All" chip keeps the search.
         page.locator("#f-q").fill("MR-77")
         page.get_by_role("button", name="Search").click()
-        expect(page).to_have_url(site + "/sessions/?q=MR-77&status=blocked&sort=urgency&group=branch")
+        expect(page).to_have_url(site + "/sessions/?q=MR-77&status=blocked&sort=urgency&group=none")
         expect(page.locator("tr.session-row")).to_have_count(1)
         page.locator(".status-chips").get_by_text("All 1").click()
         expect(page.locator("tr.session-row")).to_have_count(1)

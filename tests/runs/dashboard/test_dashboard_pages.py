@@ -80,6 +80,11 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
         assert ">None of the 7 sessions recorded a repository</p>" in control
         assert control.startswith(' name="group" aria-describedby="one-group">')
     assert 'id="one-group"' not in page(client, "/sessions/?group=none")
+    # Not asked, a list where no session recorded a repository is not grouped, and no note says it does
+    # nothing (friction15a 9); picking a grouping still shows the note, above.
+    usual = page(client, "/sessions/")
+    assert 'id="one-group"' not in usual and '<option value="none" selected>No grouping</option>' in usual
+    assert 'id="session-filters" open data-active' not in usual and ">Reset</a>" not in usual
     Session.objects.filter(session_key__in=["KEY-00", "KEY-01"]).update(workspace_path="/src/shop", git_branch="main")
     Session.objects.filter(session_key="KEY-02").update(workspace_path="/src/blog", git_branch="main")
     branch = ' · branch <span class="mono">main</span> · '
