@@ -40,7 +40,9 @@ def test_the_list_groups_by_repository_then_branch_and_never_merges_two_mains(cl
     ) in html
     assert html.count("feature/x") == 1
     outside = start_workflow(made.PLAN, context={"sessionKey": "NOWHERE"})["session"]["sessionId"]
-    assert '<li id="session-workspace">No repository recorded</li>' in page(client, f"/sessions/{outside}/")
+    # Recorded none: the head says nothing of it (friction15a 21), rather than an empty fact on every head.
+    told = page(client, f"/sessions/{outside}/")
+    assert 'id="session-workspace"' not in told and "No repository recorded" not in told
 
 
 def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, service_catalog, settings):
@@ -238,9 +240,10 @@ def test_with_several_runs_each_card_says_its_runs_line_and_the_head_does_not_re
     assert "Running" in cards[0]
     assert '<span class="run-summary">Clarify Goal and Constraints · step 1 of 3</span>' in cards[0]
     assert f'href="/runs/{stuck.run_id}/"' in html.split('class="runs-nav"')[1].split("</nav>")[0]
-    # The shown run's card (the blocked one, most urgent) names it and badges it; where it stands its own card
-    # beside says, once (friction12 item 2): its block's panel.
-    assert 'aria-current="page"' in cards[1] and "run-summary" not in cards[1]
+    # The shown run's card (the blocked one, most urgent) names it, badges it and says where it stands like
+    # every other card (friction15a 10); its own card beside says why: its block's panel.
+    assert 'aria-current="page"' in cards[1]
+    assert '<span class="run-summary">Record the Changed Files · step 2 of 8 · the agent did not attach' in cards[1]
     assert "The agent did not attach the list of changed files." in html.split("</nav>", 1)[1]
     assert all(";" not in card.replace("&#x27;", "'") for card in cards)
     # Every card badges its run's state, every time (not only where it differs from the session's).
