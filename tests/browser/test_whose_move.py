@@ -157,12 +157,33 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     stopped_row = rows.filter(has=sized_page.locator(".badge.state-blocked[data-move=yours]"))
     expect(stopped_row.locator(".where-line .your-action")).to_have_text("resume the agent")
     expect(sized_page.locator(".where-line .your-action")).to_have_count(2)  # and the stalled row's
-    # The filters: plain links that match the pills, each counting the rows of its colour (friction14 4).
+    # A link to the panel that holds the message (friction15a 19); the row says why the move is yours, and the
+    # block the agent still resends says when it becomes yours (friction15b 5).
+    expect(stopped_row.locator(".where-line a.your-action")).to_have_attribute(
+        "href", f"/runs/{stopped.run_id}/#blocked-1"
+    )
+    expect(stopped_row.locator(".where-then")).to_have_text(re.compile(r"^the agent has not resent it for 4\d min$"))
+    retrying = rows.filter(has=sized_page.locator(".badge.state-blocked[data-move=agents]"))
+    expect(retrying.locator(".where-then")).to_have_text(re.compile(r"^the agent should resend it · yours from \S"))
+    expect(retrying.locator(".your-action")).to_have_count(0)
+    # The filters: plain links, each counting the rows of its colour (friction14 4), that colour a dot in a
+    # neutral outline; the chosen one alone is filled (friction15a 20: "Your move" filled red read as chosen).
     filters = sized_page.locator(".status-chips > li .badge")
     expect(filters).to_have_text(["All 5", "Your move 3", "Agent's move 1", "Nothing to do 1"])
-    assert colour(filters.nth(1), "backgroundColor") == red
-    assert colour(filters.nth(2), "backgroundColor") == blue
-    assert colour(filters.nth(3), "backgroundColor") == "rgba(0, 0, 0, 0)"
+    ink = css_colour(sized_page, "--text")
+
+    def dot(index: int) -> str:
+        return str(filters.nth(index).evaluate("e => getComputedStyle(e, '::before').backgroundColor"))
+
+    assert [colour(filters.nth(i), "backgroundColor") for i in range(4)] == [ink, surface, surface, surface]
+    assert [dot(1), dot(2), dot(3)] == [
+        css_colour(sized_page, "--your-move"),
+        css_colour(sized_page, "--info"),
+        "rgba(0, 0, 0, 0)",
+    ]
+    for index in range(4):
+        fill = colour(filters.nth(index), "backgroundColor")
+        assert contrast(colour(filters.nth(index), "color"), fill) >= 4.5
     # No frame of reason chips: which states "Your move" holds, its tooltip says.
     expect(sized_page.locator(".chip-umbrella, .chip-reason")).to_have_count(0)
     yours = sized_page.locator(".status-chips a[href='?status=yours']")
@@ -174,6 +195,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(sized_page).to_have_url(f"{site}/sessions/?status=yours")
     expect(rows).to_have_count(3)
     expect(sized_page.locator(".status-chips a[aria-current=true] .badge")).to_have_text("Your move 3")
+    assert [colour(filters.nth(i), "backgroundColor") for i in range(2)] == [surface, ink]
     sized_page.locator(".status-chips a[href='?status=agents']").click()
     expect(rows).to_have_count(1)
     expect(rows.locator(".badge")).to_have_text("Agent's move · Blocked")
