@@ -1,6 +1,6 @@
 """The sessions list puts the sessions that need someone first (runs/readmodels/states.py's URGENCY): needs
-you, blocked, stalled, the blocks the agent resends, running, then the settled ones (done, canceled) by last activity alone; within each
-group of the list, and only when asked (the API keeps its stored-field sorts)."""
+you, blocked, stalled, the blocks the agent resends, running, then the settled ones (done, canceled) by last
+activity alone; within each group of the list, and only when asked (the API keeps its stored-field sorts)."""
 
 from __future__ import annotations
 
