@@ -18,6 +18,7 @@ from runs.contract.dashboard import (
     RunDetail,
     RunSummary,
     SessionDetail,
+    SessionGroup,
     SessionPage,
     SessionSummary,
     StateName,
@@ -64,8 +65,8 @@ SORTS: dict[str, str] = {
 GROUPS: dict[str, str] = {"branch": "Repository, then git branch", "workspace": "Repository", "none": "No grouping"}
 # Sessions of one repository and branch together: `main` of two repositories is two groups (overview.py); not
 # grouped when no session recorded a repository (default_group), unless the person picks a grouping.
-DEFAULT_GROUP = "branch"
-UNGROUPED = "none"
+DEFAULT_GROUP: SessionGroup = "branch"
+UNGROUPED: SessionGroup = "none"
 MAX_PAGE_DIGITS = 9
 STEPS_SHOWN = 50  # the newest steps of the shown branch; `?steps=all` shows every one
 NO_STORE = "no-store"
@@ -147,7 +148,7 @@ def _all_in_one_group(page: SessionPage) -> bool:
     return len(page.groups) == 1 and page.pages == 1
 
 
-def default_group() -> str:
+def default_group() -> SessionGroup:
     """The grouping the list opens with: by repository and git branch, unless no session recorded a repository
     (then every one would sit in one "No repository recorded" group, and a note would say so: noise)."""
     return DEFAULT_GROUP if overview.any_repository() else UNGROUPED
