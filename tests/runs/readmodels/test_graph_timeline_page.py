@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from runs.contract.dashboard import RunSummary, SessionDetail, TimelineLane
 from runs.readmodels import timeline_page
-from runs.readmodels.timeline_marks import NodeMark
+from runs.readmodels.timeline_marks import NodeKind, NodeMark
 
 T0 = datetime(2026, 11, 28, 22, 0, tzinfo=UTC)
 
@@ -204,8 +204,9 @@ def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
 def test_a_numbered_dot_counts_its_checkpoints_and_the_runs_end_apart_from_its_steps():
     # Friction15 1: "7 steps within 151 ms" listed a checkpoint as its seventh step.
     moments = [T0 + timedelta(milliseconds=10 * i) for i in range(8)] + [T0 + timedelta(seconds=60)]
-    kinds = ["answered"] * 6 + ["checkpoint", "end", "answered"]
-    marks = {"r1": [NodeMark(m, "done", f"Node {i}", kind=k) for i, (m, k) in enumerate(zip(moments, kinds))]}  # type: ignore[arg-type]
+    kinds: list[NodeKind] = ["answered"] * 6 + ["checkpoint", "end", "answered"]
+    pairs = enumerate(zip(moments, kinds, strict=True))
+    marks = {"r1": [NodeMark(m, "done", f"Node {i}", kind=k) for i, (m, k) in pairs]}
     lane = TimelineLane(run_id="r1", label="x", points=[0.0] * 9, first_at=moments[0], last_at=moments[-1])
     (row,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW).rows
     assert row.dots[0].within == "6 steps, 1 checkpoint and the run's end within 70 ms"
