@@ -327,7 +327,7 @@ def timeline_page(
     standing = {run.run_id for run in detail.runs if run.state in STANDING}
     # Whose move each run is, as its line in the page's head says it (a blocked run whose agent stopped is
     # the person's), else by its state.
-    moves = {run.run_id: states.move(run.state) for run in detail.runs}
+    moves: dict[str, str] = {run.run_id: states.move(run.state) for run in detail.runs}
     moves |= {line.run_id: line.move for line in detail.run_lines if line.run_id and line.move}
     starts = [lane.first_at for lane in detail.timeline if lane.first_at is not None]
     recorded = [lane.last_at for lane in detail.timeline if lane.last_at is not None]
