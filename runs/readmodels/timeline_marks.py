@@ -22,6 +22,7 @@ from runs.contract.dashboard import StateName
 from runs.models import Node, Output
 from runs.readmodels import outcomes, states, step_places, step_text
 from runs.readmodels.branches import RunBranches
+from runs.readmodels.graph_drawing import AGAIN_TAG
 from runs.store.pinned import compiled_workflow, steps_by_id
 from workflows_app import engine
 
@@ -55,6 +56,7 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
         several = len(tree.branches) > 1
         kinds = node_kinds(tree)
         run_marks = []
+        named: dict[int, str] = {}
         for pk, row in tree.nodes.items():
             state = tip_state.get(pk, "done")
             place = places.get(pk)
@@ -69,7 +71,17 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
             branch = f" (branch {tree.branch_of(pk).number})" if several else ""
             words = f"{where}: {states.label(state)}{branch} · {row.created_at.astimezone(UTC):%H:%M:%S} UTC"
             run_marks.append(NodeMark(row.created_at, state, words, f"{where}{branch}", kinds[pk]))
-        found[tree.run.public_id] = run_marks
+            named[pk] = where
+        # A step answered again after a rewind is a card of its own on the graph (graph_story: "↺ redone"), so
+        # it is a dot of its own here too, when its answer was given (the moment of the node it led to), and
+        # counts as a step answered: the timeline's figures are the graph's (friction15 1).
+        for host, child in answered_again(tree):
+            again = f"{named[host]} {AGAIN_TAG}"
+            branch = f" (branch {tree.branch_of(child).number})" if several else ""
+            at = tree.nodes[child].created_at
+            words = f"{again}: {states.label('done')}{branch} · {at.astimezone(UTC):%H:%M:%S} UTC"
+            run_marks.append(NodeMark(at, "done", words, f"{again}{branch}", "answered"))
+        found[tree.run.public_id] = sorted(run_marks, key=lambda mark: mark.at)
     return found
 
 
@@ -91,6 +103,28 @@ def node_kinds(tree: RunBranches) -> dict[int, NodeKind]:
         else "unanswered"
         for pk, row in tree.nodes.items()
     }
+
+
+def answered_again(tree: RunBranches) -> list[tuple[int, int]]:
+    """The steps answered again after a rewind, as the graph draws them (graph_story.told): (the node whose
+    step was answered again, the node that answer led to), for each answer that led onto another branch than
+    the one its step's card is on (a checkpoint that continues its branch is a mark on its step's card, so an
+    answer after it answers that card's step). Neither a checkpoint's node nor an operator's fork is one."""
+    lane = {pk: tree.branch_of(pk).lane for pk in tree.nodes}
+    card: dict[int, int] = {}  # a checkpoint's node that continues its branch -> the node whose card holds it
+    found = []
+    for pk, row in tree.nodes.items():  # parents before children
+        parent = row.parent_id
+        if parent is None or parent not in tree.nodes:
+            continue
+        host = card.get(parent, parent)
+        if pk in tree.made_by_checkpoint:
+            if lane[pk] == lane[parent]:
+                card[pk] = host
+            continue
+        if pk not in tree.started_by_hand and lane[pk] != lane[host]:
+            found.append((host, pk))
+    return found
 
 
 def titles(trees: list[RunBranches]) -> dict[int, str]:

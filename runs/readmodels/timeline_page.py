@@ -20,13 +20,14 @@ dot of its colour. The track is narrower on a phone, so the row is laid out twic
 for the narrow one (dashboard.css shows one of the two).
 
 One span, one end, for every figure (friction12 item 1): the axis, each row's duration and the fold's
-summary line ("13 steps in 2 runs (12 answered, 1 not answered) over 405 ms, first step to newest") all
+summary line's second figure ("steps took 405 ms") all
 run from the first recorded step to the newest one, never to the moment the page was drawn, so that a row
 never says more than the axis holds. The
 gap rule depends on the runs' states only, never on how long ago the newest step was (so not on the speed of
 the machine that recorded them): when some run still stands (running, needs you, blocked, stalled) the
 session reaches on to now, so the axis always ends in a compact gap of GAP_SHARE after its newest step, a
-break, "now" at its end and under it how long the session went without a step ("45 min with no step"); a
+break and "now" at its end (how long the session went without a step is the summary line's to say, on the
+wall clock: "first step 9:08 PM · last step 45 min ago"; TimelineSummary); a
 standing row's track runs on, dashed, through the gap, and a row quiet for notably longer than the session says its
 own on its tail ("no step for 50 min"; on a phone's track only "50 min"). A session whose runs all ended
 has no gap and no "now": its axis ends at its newest step.
@@ -54,7 +55,7 @@ MERGE_NARROW = 6.6
 # the track, room for "45 min" on a phone's), however long it lasted, so that the dots keep the width.
 GAP_SHARE = 24.0
 # A standing row says its own quiet stretch on its tail when it is longer than the session's (under the axis)
-# by at least this many seconds and this share of it: "no step for 6.1 s" over "6.0 s with no step" is noise.
+# by at least this many seconds and this share of it: "no step for 6.1 s" over "last step 6.0 s ago" is noise.
 QUIET_MARGIN = 1.0
 QUIET_MARGIN_SHARE = 0.1
 # The states in which a run still stands: its time runs on until now.
@@ -143,16 +144,48 @@ class TimelineTick:
 
 
 @dataclass(frozen=True, slots=True)
+class TimelineSummary:
+    """The fold's one line, on the wall clock (friction15 2): what the dots count, when the first step was
+    recorded, and then for a session with a run that still stands how long since the newest ("last step 45 min
+    ago", or "waiting 45 min for you" when the move is the person's) with the steps' own span second ("steps
+    took 9.9 ms"); for one whose runs all ended, the newest step's time and the span between ("→ last step
+    9:53 PM, 45 min"). The template prints the moments as <time> elements, on the reader's clock."""
+
+    counts: str  # StepCounts.words
+    first: datetime | None = None
+    last: datetime | None = None
+    standing: bool = False
+    quiet: str = ""  # a standing session's time since its newest step: "45 min"
+    yours: bool = False  # ... and the move is the person's: it has waited that long for them
+    took: str = ""  # first step to newest: "9.9 ms"; "" for a single moment
+
+    @property
+    def text(self) -> str:
+        """The line in words, its moments in UTC to the minute (a page without scripts prints the same)."""
+        if self.first is None or self.last is None:
+            return self.counts
+        first = f"{self.first.astimezone(UTC):%H:%M} UTC"
+        if self.standing:
+            then = f"waiting {self.quiet} for you" if self.yours else f"last step {self.quiet} ago"
+            return f"{self.counts} · first step {first} · {then}" + (f" · steps took {self.took}" if self.took else "")
+        if not self.took:
+            return f"{self.counts} · {first}"
+        return f"{self.counts} · first step {first} → last step {self.last.astimezone(UTC):%H:%M} UTC, {self.took}"
+
+
+@dataclass(frozen=True, slots=True)
 class TimelinePage:
     rows: list[TimelineRow]
     ticks: list[TimelineTick]
     caption: str  # "2026-11-28 22:02:04 to 22:02:04 UTC · 0.22 s": first step to newest; empty without times
-    # What the fold's one line says it holds: "4 steps answered over 405 ms, first step to newest" (StepCounts).
-    summary: str = ""
+    # What the fold's one line says it holds: the counts (StepCounts) and the wall clock (TimelineSummary).
+    summary: TimelineSummary = TimelineSummary("")
+    # Its title: "Session timeline" when it covers several runs (it sits in the shown run's column), else
+    # "Timeline of this run" (friction15 17).
+    title: str = "Timeline of this run"
     # Where the gap before now starts (the axis breaks there and says "now" at its end); "" without one.
     gap: str = ""
     now: str = f"{100 - INSET:.2f}%"
-    gap_words: str = ""  # what the gap stands for, on the axis under it: "45 min with no step"
 
     @property
     def clustered(self) -> list[str]:
@@ -223,9 +256,17 @@ def merged(
 
 
 def cluster_words(members: list[NodeMark]) -> str:
-    """What a numbered dot stands for: "3 steps within 0.02 s" (the time from its first node to its last)."""
+    """What a numbered dot stands for: "3 steps within 0.02 s" (the time from its first node to its last); its
+    checkpoints and the run's end said apart, as they are no steps ("6 steps and 1 checkpoint within 151 ms")."""
     spread = (max(mark.at for mark in members) - min(mark.at for mark in members)).total_seconds()
-    return f"{nodes_words(len(members))} within {time_axis.duration(max(spread, 0.001))}"
+    kinds = [mark.kind for mark in members]
+    steps = kinds.count("answered") + kinds.count("unanswered")
+    checkpoints = kinds.count("checkpoint")
+    parts = [nodes_words(steps)] if steps else []
+    parts += [f"{checkpoints} checkpoint{'' if checkpoints == 1 else 's'}"] if checkpoints else []
+    parts += ["the run's end"] if "end" in kinds else []
+    said = " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts)
+    return f"{said} within {time_axis.duration(max(spread, 0.001))}"
 
 
 def state_counts(marks: list[NodeMark]) -> list[StateCount]:
@@ -274,13 +315,6 @@ class StepCounts:
         return said
 
 
-def summary_words(counts: StepCounts, seconds: float) -> str:
-    """The fold's line: how many steps and over how long, and which end that length runs to."""
-    if counts.answered + counts.unanswered + counts.checkpoints < 2 or seconds <= 0:
-        return counts.words
-    return f"{counts.words} over {time_axis.duration(seconds)}, first step to newest"
-
-
 def timeline_page(
     detail: SessionDetail,
     run_url: str,
@@ -291,6 +325,10 @@ def timeline_page(
     """`now`: the present, where a session with a run that still stands reaches to (after the gap)."""
     names = {run.run_id: run.workflow_name for run in detail.runs}
     standing = {run.run_id for run in detail.runs if run.state in STANDING}
+    # Whose move each run is, as its line in the page's head says it (a blocked run whose agent stopped is
+    # the person's), else by its state.
+    moves: dict[str, str] = {run.run_id: states.move(run.state) for run in detail.runs}
+    moves |= {line.run_id: line.move for line in detail.run_lines if line.run_id and line.move}
     starts = [lane.first_at for lane in detail.timeline if lane.first_at is not None]
     recorded = [lane.last_at for lane in detail.timeline if lane.last_at is not None]
     # The gap rule: a run that still stands reaches to now, after a gap; a session that ended has none.
@@ -320,7 +358,7 @@ def timeline_page(
                 until = at(1.0)  # now, at the end of the gap
                 when += ", still going"
                 idle_for = max((now - lane.last_at).total_seconds(), 0.0)
-                # The axis under the gap says how long the session went without a step; a row whose own quiet
+                # The summary line says how long the session went without a step; a row whose own quiet
                 # stretch is about that one says nothing more (a run quiet for notably longer says its own).
                 if idle_for - quiet_for >= max(QUIET_MARGIN, quiet_for * QUIET_MARGIN_SHARE):
                     idle = time_axis.duration(roughly(idle_for))
@@ -351,8 +389,9 @@ def timeline_page(
             )
         )
     counts = total or StepCounts(runs=0)
+    title = "Session timeline" if sum(1 for lane in detail.timeline if lane.first_at) > 1 else "Timeline of this run"
     if start is None or newest is None:
-        return TimelinePage(rows, [], "", summary_words(counts, 0.0))
+        return TimelinePage(rows, [], "", TimelineSummary(counts.words), title)
     axis = time_axis.axis(start, newest)
     ticks = []
     for index, tick in enumerate(axis.ticks):
@@ -363,5 +402,18 @@ def timeline_page(
     until_words = newest.strftime("%H:%M:%S" if newest.date() == start.date() else "%Y-%m-%d %H:%M:%S")
     caption = f"{start:%Y-%m-%d %H:%M:%S} to {until_words} UTC · {time_axis.duration(scaled)}"
     gap = at(1.0, width) if gapped else ""
-    gap_words = f"{time_axis.duration(roughly(quiet_for))} with no step" if gapped else ""
-    return TimelinePage(rows, ticks, caption, summary_words(counts, scaled), gap, gap_words=gap_words)
+    # When some standing run waits for the person, the line says how long since that run's newest step.
+    waited = [lane.last_at for lane in detail.timeline if lane.last_at and moves.get(lane.run_id) == "yours"]
+    yours = gapped and any(lane_id in standing for lane_id in moves if moves[lane_id] == "yours") and bool(waited)
+    if yours:
+        quiet_for = max((now - max(waited)).total_seconds(), 0.0)
+    summary = TimelineSummary(
+        counts.words,
+        start,
+        newest,
+        standing=gapped,
+        quiet=time_axis.duration(roughly(quiet_for)) if gapped else "",
+        yours=yours,
+        took=time_axis.duration(scaled) if scaled > 0 else "",
+    )
+    return TimelinePage(rows, ticks, caption, summary, title, gap)

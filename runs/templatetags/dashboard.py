@@ -598,11 +598,11 @@ class TimelineContext(TypedDict):
 
     rows: list[timeline_page.TimelineRow]
     ticks: list[timeline_page.TimelineTick]
-    summary: str  # the fold's one line: "13 steps over 405 ms, first step to newest"
+    summary: timeline_page.TimelineSummary  # the fold's one line
+    title: str  # "Session timeline" or "Timeline of this run"
     clustered: list[str]
     gap: str  # where the axis breaks before now ("" without a gap)
     now: str
-    gap_words: str  # under the gap: "45 min with no step"
 
 
 @register.inclusion_tag("dashboard/_timeline.html")
@@ -615,8 +615,8 @@ def session_timeline(
         "rows": laid_out.rows,
         "ticks": laid_out.ticks,
         "summary": laid_out.summary,
+        "title": laid_out.title,
         "clustered": laid_out.clustered,
         "gap": laid_out.gap,
         "now": laid_out.now,
-        "gap_words": laid_out.gap_words,
     }

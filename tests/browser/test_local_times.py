@@ -122,11 +122,14 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
     times_on(page)
     # The timeline's span on the reader's clock too: its steps read 22:10, so must the axis's start. Its steps
     # came within a second, 45 minutes ago: the axis is one tick, their start to the second on the reader's
-    # clock ("17:10:03" in New York); the quiet since is a gap at its end, said in words.
+    # clock ("17:10:03" in New York); the quiet since is a gap at its end, which the summary line says in words.
     burst = page.locator("svg.tl-axis text.tl-tick")
     clock = local_clock(page, burst.get_attribute("data-tick-at") or "")
     expect(burst).to_have_text(re.compile(rf"^{re.escape(clock)}:\d\d$"))
-    expect(page.locator("svg.tl-axis .tl-gap-words")).to_have_text(re.compile(r"^45 min with no step$"))
+    summary = page.locator("#timeline > summary .fold-parts")
+    expect(summary).to_contain_text(re.compile(r" · first step .+ · waiting 45 min for you · steps took "))
+    first = summary.locator("time").first
+    expect(first).to_contain_text(local_clock(page, first.get_attribute("datetime") or ""))
     console_log.assert_clean()
 
 

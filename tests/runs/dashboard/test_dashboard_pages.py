@@ -233,10 +233,12 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     names = []
     for track in wide:
         for label in re.findall(r'(?:role="img"|<a class="tl-group" href="#[^"]+") aria-label="([^"]*)"', track):
-            names += label.split(": ", 1)[1].split("; ") if " steps within " in label else [label]
-    assert len(names) == 11 + 2
-    review = [re.search(r": (Done|Left behind|Running)", name).group(1) for name in names[:11]]
-    assert sorted(review) == ["Done"] * 8 + ["Left behind"] * 2 + ["Running"]
+            names += label.split(": ", 1)[1].split("; ") if re.match(r"^[^:]* within [\d.]+ m?s: ", label) else [label]
+    # Every node, and a dot for each step the review redid after a rewind (its graph's "↺ redone" boxes).
+    assert len(names) == 11 + 2 + 2
+    review = [re.search(r": (Done|Left behind|Running)", name).group(1) for name in names[:13]]
+    assert sorted(review) == ["Done"] * 10 + ["Left behind"] * 2 + ["Running"]
+    assert sum("↺ redone: Done (branch" in name for name in names) == 2
     assert any("Step 8 of 8 · Summarize the Review: Running (branch 1) · " in name for name in names)
     # Canceling stops every open branch, not only the one shown, and the button counts them.
     assert "Cancel the run and all 3 open branches…" in html and "on branches 1, 2 and 3" in html

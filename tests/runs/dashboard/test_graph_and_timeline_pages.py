@@ -10,8 +10,10 @@ import pytest
 from django.test import Client
 
 from runs.models import Checkpoint, Node
-from runs.readmodels import graph_page, run_view, timeline_marks, timeline_page
+from runs.readmodels import graph_drawing, graph_page, graph_story, run_view, timeline_marks, timeline_page
+from tests.support import attention_sessions
 from tests.support.looped_run import looped_and_forked
+from tests.support.sample_session import two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db
 
@@ -83,7 +85,8 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     assert f"· node {full[:8]}" not in node
 
 
-COUNTED = re.escape("9 steps (8 answered, 1 not answered) and 1 checkpoint")
+# The step redone after the rewind counts, as its graph box does (friction15 1).
+COUNTED = re.escape("10 steps (9 answered, 1 not answered) and 1 checkpoint")
 
 
 def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client, service_catalog):
@@ -107,8 +110,9 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
     # The timeline is history, folded shut under one line that says what it holds, measured on the same span;
     # the run still stands, so its axis ends in a gap and "now" however fast the machine recorded the steps.
     assert re.search(
-        r'<details class="fold" id="timeline">\s*<summary><h2 id="timeline-title">Timeline '
-        rf'<span class="fold-parts">{COUNTED} over {re.escape(took.group(1))}, first step to newest</span></h2>',
+        r'<details class="fold" id="timeline">\s*<summary><h2 id="timeline-title">Timeline of this run '
+        rf'<span class="fold-parts">{COUNTED} · first step <time [^>]+>[^<]+</time> · last step '
+        rf'<time [^>]+ data-when="ago">[^<]+</time> · steps took {re.escape(took.group(1))}</span></h2>',
         html,
     )
     assert "tl-break" in timeline and ">now</text>" in timeline
@@ -200,5 +204,39 @@ def test_the_steps_card_the_branch_box_and_the_timeline_count_each_branch_alike(
     # The run's timeline row counts all its branches' dots the same way, and the card's words are the timeline's.
     marks = timeline_marks.marks([tree], {looped.run_id: "running"})[looped.run_id]
     counted = timeline_page.StepCounts.of(marks)
-    assert counted.answered == sum(kind == "answered" for kind in kinds.values())
+    redone = timeline_marks.answered_again(tree)
+    assert redone and counted.answered == sum(kind == "answered" for kind in kinds.values()) + len(redone)
     assert graph_page.steps_counted(shown.detail).words.endswith(" and 1 checkpoint")
+
+
+def graph_boxes(run_id: str) -> tuple[int, int]:
+    """The step boxes the run page's graph draws (its checkpoints are marks on them, its end no step), and how
+    many of them are answered: a box another box grows from."""
+    story = graph_story.told(run_view.run_detail(run_id).graph)
+    boxes = [node for node in story.graph.nodes if not node.is_complete and node.via != "checkpoint"]
+    parents = {node.parent_id for node in story.graph.nodes}
+    return len(boxes), sum(node.node_id in parents for node in boxes)
+
+
+@pytest.mark.parametrize("made", ["rewound", "looped and forked", "forked twice"])
+def test_the_timeline_counts_every_step_box_the_graph_draws_redone_ones_too(made, service_catalog):
+    # Friction15 1: REWIND-1's graph had 5 step boxes (3 answered) while its timeline said "4 steps (2
+    # answered, 2 not answered)": the step answered again after the rewind ("↺ redone") had no dot.
+    if made == "rewound":
+        run_ids = [attention_sessions.left_behind().run_id]
+    elif made == "looped and forked":
+        run_ids = [looped_and_forked(service_catalog["extra"], iterations=3).run_id]
+    else:
+        built = two_runs_one_forked_twice()
+        run_ids = [built.review_run, built.plan_run]
+    for run_id in run_ids:
+        tree = run_view.shown_run(run_id).branches
+        own = timeline_marks.marks([tree], {run_id: "running"})[run_id]
+        counted = timeline_page.StepCounts.of(own)
+        assert (counted.answered + counted.unanswered, counted.answered) == graph_boxes(run_id), (made, run_id)
+        # A redone step's dot says so, and stands where its answer was given, in time order.
+        redone = [mark for mark in own if graph_drawing.AGAIN_TAG in mark.words]
+        assert len(redone) == len(timeline_marks.answered_again(tree))
+        assert [mark.at for mark in own] == sorted(mark.at for mark in own)
+    if made == "rewound":
+        assert (counted.answered, counted.unanswered) == (3, 2) and len(redone) == 1

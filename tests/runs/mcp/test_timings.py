@@ -8,7 +8,7 @@ import pytest
 
 from runs.mcp import timings, tools
 from runs.models import Run, ToolCall
-from runs.readmodels.timings import percentile, tool_lines, tool_timings
+from runs.readmodels.timings import median, percentile, tool_lines, tool_timings
 from runs.store import tool_calls
 
 pytestmark = pytest.mark.django_db
@@ -62,6 +62,16 @@ def test_percentiles_are_nearest_rank():
     ordered = [float(i) for i in range(1, 101)]
     assert (percentile(ordered, 0.5), percentile(ordered, 0.95), percentile([], 0.5)) == (50.0, 95.0, 0.0)
     assert percentile([7.0], 0.95) == 7.0
+
+
+def test_the_median_of_an_even_count_is_the_midpoint_of_the_middle_two(settings):
+    assert (median([3.0, 1800.0]), median([1.0, 2.0, 9.0]), median([])) == (901.5, 2.0, 0.0)
+    now = datetime.now(UTC)
+    ToolCall.objects.bulk_create(
+        [ToolCall(tool="start_workflow", outcome="ok", duration_ms=ms, started_at=now) for ms in (3.0, 1800.0)]
+    )
+    assert [line.median for line in tool_lines().lines] == ["902 ms"]
+    assert [s.p50_ms for s in tool_timings().stats] == [901.5]
 
 
 def test_the_timings_view_summarises_each_tool(settings):
@@ -122,7 +132,8 @@ def test_the_page_counts_a_refusal_to_an_ended_run_apart_and_gives_a_p95_from_en
     assert (going_on.calls, going_on.errors, going_on.refused, going_on.error_share) == (22, 1, 2, "1 (5%)")
     assert (starting.errors, starting.refused, starting.error_share) == (0, 1, "0")
     # 22 calls: a p95, in the unit that suits it; one call: none.
-    assert (going_on.median, going_on.p95, going_on.slowest) == ("11 ms", "1.8 s", "1.8 s")
+    # An even count: the midpoint of the middle two (11 ms and 12 ms).
+    assert (going_on.median, going_on.p95, going_on.slowest) == ("12 ms", "1.8 s", "1.8 s")
     assert (starting.median, starting.p95) == ("0.4 ms", "")
     assert tool_lines().with_p95 and tool_lines().refused
     # The HTTP API splits them the same way: the page and the API never disagree on what failed.

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from runs.contract.dashboard import RunSummary, SessionDetail, TimelineLane
 from runs.readmodels import timeline_page
-from runs.readmodels.timeline_marks import NodeMark
+from runs.readmodels.timeline_marks import NodeKind, NodeMark
 
 T0 = datetime(2026, 11, 28, 22, 0, tzinfo=UTC)
 
@@ -82,19 +82,32 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     assert [dot.at for dot in row.dots] == ["1.50%", recorded_end] and row.end == recorded_end
     assert row.until == "98.50%" and page.gap == recorded_end and page.now == "98.50%"
     assert page.caption == "2026-11-28 22:00:00 to 22:00:00 UTC · 15 ms"
-    assert page.summary == "2 steps (1 answered, 1 not answered) over 15 ms, first step to newest"
+    # The summary line is on the wall clock (friction15 2): when the first step was, how long ago the newest,
+    # and the steps' own span second; the stalled run's move is the person's, so it has waited for them.
+    assert page.summary.text == (
+        "2 steps (1 answered, 1 not answered) · first step 22:00 UTC · waiting 45 min for you · steps took 15 ms"
+    )
+    assert page.title == "Timeline of this run"
     # The axis holds the recorded span, never past the gap: a burst within a second, so one clock tick.
     assert [tick.label for tick in page.ticks] == ["22:00:00"]
     assert max(float(tick.at.rstrip("%")) for tick in page.ticks) <= float(recorded_end.rstrip("%"))
-    # The gap says on the axis how long nothing was recorded (friction10 item 9); the row's tail, whose quiet
-    # stretch is that one, does not say it again.
-    assert page.gap_words == "45 min with no step"
+    # The summary says how long nothing was recorded, not the axis (no "45 min with no step" under "now"); the
+    # row's tail, whose quiet stretch is that one, does not say it again.
     assert row.quiet == "" and row.narrow_quiet == ""
     # A run that ended keeps the span of its nodes, with no gap and no now.
     ended_page = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now)
     (ended,) = ended_page.rows
     assert ended.took == "15 ms · 2 steps (1 answered, 1 not answered)" and ended.until == "" and ended.quiet == ""
-    assert ended_page.gap == "" and ended_page.gap_words == "" and ended.dots[-1].at == "98.50%"
+    assert ended_page.gap == "" and ended.dots[-1].at == "98.50%"
+    # Its summary runs from the first step to the last, on the clock, and says how long that took.
+    assert ended_page.summary.text == (
+        "2 steps (1 answered, 1 not answered) · first step 22:00 UTC → last step 22:00 UTC, 15 ms"
+    )
+    # A running run's move is the agent's: the line says how long ago the last step was, not "waiting".
+    running = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, now)
+    assert running.summary.text == (
+        "2 steps (1 answered, 1 not answered) · first step 22:00 UTC · last step 45 min ago · steps took 15 ms"
+    )
 
 
 def test_whether_a_gap_is_drawn_follows_the_runs_states_never_how_long_ago_the_newest_step_was():
@@ -110,7 +123,8 @@ def test_whether_a_gap_is_drawn_follows_the_runs_states_never_how_long_ago_the_n
         assert {bool(page.gap) for page in layouts} == {gapped}, state
         # Nothing placed depends on now: the same dots, row and axis however long ago the newest step was.
         placed = [
-            ([(row.took, row.dots, row.narrow_dots) for row in page.rows], page.ticks, page.summary) for page in layouts
+            ([(row.took, row.dots, row.narrow_dots) for row in page.rows], page.ticks, page.summary.took)
+            for page in layouts
         ]
         assert all(layout == placed[0] for layout in placed), state
 
@@ -140,7 +154,9 @@ def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
         "1.0 s · 2 steps answered",
     ]
     # Two runs: the session's count says so, so that it never reads as one run's (friction13 item 3).
-    assert page.summary == "4 steps in 2 runs (3 answered, 1 not answered) over 3.0 s, first step to newest"
+    assert page.summary.counts == "4 steps in 2 runs (3 answered, 1 not answered)" and page.summary.took == "3.0 s"
+    # It covers the session, not the shown run: its title says so (friction15 17).
+    assert page.title == "Session timeline"
     assert page.caption.endswith("· 3.0 s")
     # Each row's ends sit on the axis where its first and newest steps' clock times are.
     recorded_end = 100 - timeline_page.INSET - timeline_page.GAP_SHARE
@@ -167,7 +183,8 @@ def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
     page = timeline_page.timeline_page(
         SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, now
     )
-    assert page.gap_words == "35 min with no step"
+    # r1 stalled waits for the person: the line says how long since its newest step.
+    assert (page.summary.quiet, page.summary.yours) == ("45 min", True)
     assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [("no step for 45 min", "45 min"), ("", "")]
     # A row quiet for barely longer than the session says nothing of its own ("no step for 6.1 s" over "6.0 s
     # with no step" was noise: friction12 item 1).
@@ -181,7 +198,20 @@ def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
         marks,
         T0 + timedelta(seconds=6),
     )
-    assert page.gap_words == "5.9 s with no step" and [row.quiet for row in page.rows] == ["", ""]
+    assert page.summary.quiet == "6.0 s" and [row.quiet for row in page.rows] == ["", ""]
+
+
+def test_a_numbered_dot_counts_its_checkpoints_and_the_runs_end_apart_from_its_steps():
+    # Friction15 1: "7 steps within 151 ms" listed a checkpoint as its seventh step.
+    moments = [T0 + timedelta(milliseconds=10 * i) for i in range(8)] + [T0 + timedelta(seconds=60)]
+    kinds: list[NodeKind] = ["answered"] * 6 + ["checkpoint", "end", "answered"]
+    pairs = enumerate(zip(moments, kinds, strict=True))
+    marks = {"r1": [NodeMark(m, "done", f"Node {i}", kind=k) for i, (m, k) in pairs]}
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0] * 9, first_at=moments[0], last_at=moments[-1])
+    (row,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW).rows
+    assert row.dots[0].within == "6 steps, 1 checkpoint and the run's end within 70 ms"
+    two = [NodeMark(T0, "done", "a"), NodeMark(T0 + timedelta(milliseconds=5), "done", "b", kind="checkpoint")]
+    assert timeline_page.cluster_words(two) == "1 step and 1 checkpoint within 5 ms"
 
 
 def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_names_them_all():
@@ -247,8 +277,9 @@ def test_a_burst_is_one_clock_tick_and_its_length_is_said_once_in_the_summary():
     assert tick.step == 1 and not tick.minor and tick.anchor == "start"
     assert float(tick.at.rstrip("%")) == timeline_page.INSET
     assert (
-        page.summary == "2 steps (1 answered, 1 not answered) over 53 ms, first step to newest" and page.gap_words == ""
+        page.summary.text == "2 steps (1 answered, 1 not answered) · first step 22:00 UTC → last step 22:00 UTC, 53 ms"
     )
+    assert page.gap == "" and not page.summary.standing
     assert page.rows[0].took == "53 ms · 2 steps (1 answered, 1 not answered)"
 
 

@@ -21,8 +21,13 @@ def test_a_branchs_last_node_carries_its_state_and_the_answered_nodes_before_it_
     # The review waits for the user: its newest branch takes the run's state; the others were left behind.
     found = timeline_marks.marks(trees.values(), {forked.review_run: "needs_you", forked.plan_run: "stalled"})
     review = found[forked.review_run]
-    assert len(review) == 11 and [mark.at for mark in review] == sorted(mark.at for mark in review)
-    assert sorted(mark.state for mark in review) == ["done"] * 8 + ["left_behind"] * 2 + ["needs_you"]
+    # Its 11 nodes, and a dot for each of the two steps redone after a rewind (the graph's "↺ redone" boxes),
+    # when the answer was given: on the branch that redid it, counted as answered.
+    assert len(review) == 11 + 2 and [mark.at for mark in review] == sorted(mark.at for mark in review)
+    assert sorted(mark.state for mark in review) == ["done"] * 10 + ["left_behind"] * 2 + ["needs_you"]
+    redone = [mark for mark in review if "↺ redone" in mark.words]
+    assert [(mark.state, mark.kind) for mark in redone] == [("done", "answered")] * 2
+    assert all(re.search(r"↺ redone: Done \(branch [23]\) · ", mark.words) for mark in redone)
     newest = review[-1]
     assert newest.state == "needs_you"
     # Each node is named by its step's place in the outline, as the run page says it: never the steps taken.
