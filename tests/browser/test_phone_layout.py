@@ -47,7 +47,11 @@ def test_every_menu_entry_is_in_sight_without_a_sideways_scroll(sized_page, cons
     """Every entry is reachable and none is cut or off-screen. The menu is one row at both sizes: every entry
     on a desktop; on a phone Sessions, Workflows and "More", which opens (from the keyboard, no script
     needed) onto the other entries, each whole inside the window."""
-    for path, name in (("/workflows/", "menu-workflows"), ("/connect/", "menu-connect")):
+    for path, name, more in (
+        ("/workflows/", "menu-workflows", "More"),
+        ("/connect/", "menu-connect", "Connect"),  # a page behind "More" is named in its place, highlighted
+        ("/timings/", "menu-timings", "Timings"),
+    ):
         visit(sized_page, site + path, name)  # the top bar fits too: nothing in it wider than the window
         menu = sized_page.evaluate(MENU)
         assert menu["lines"] == 1, menu
@@ -57,7 +61,8 @@ def test_every_menu_entry_is_in_sight_without_a_sideways_scroll(sized_page, cons
             assert menu["more"] == [], menu
         else:
             assert [link["text"] for link in menu["links"]] == ["Sessions", "Workflows"], menu
-            assert [summary["text"] for summary in menu["more"]] == ["More"], menu
+            assert [summary["text"] for summary in menu["more"]] == [more], menu
+            expect(sized_page.locator(".nav-more summary.holds-current")).to_have_count(0 if more == "More" else 1)
             sized_page.locator(".topbar summary").focus()
             sized_page.keyboard.press("Enter")  # a native <details>: opened from the keyboard
             menu = sized_page.evaluate(MENU)

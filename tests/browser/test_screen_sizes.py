@@ -117,6 +117,27 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     keep_screenshot(sized_page, "forked-review-files")
     sized_page.keyboard.press("Enter")
     expect(files).not_to_be_visible()
+    # Each answered step: on a phone one line, its title with its place, then its time, that opens in place (a
+    # native fold, no script) to its id, prompt and notes; on a desktop all of it in sight as before.
+    first = sized_page.locator("ol.steps > li.step").first
+    head, notes = first.locator("summary.step-head"), first.get_by_text("Step 1 of the review. Looked at the diff.")
+    expect(head.locator("h3")).to_have_text("Triage the Change · step 1 of 8")
+    expect(head.locator(".step-when time")).to_be_visible()
+    hidden = (
+        notes,
+        first.locator(".step-head .tag"),
+        first.locator(".step-page"),
+        first.locator("summary", has_text="Prompt"),
+    )
+    for part in hidden:
+        expect(part).to_be_visible() if not phone else expect(part).not_to_be_visible()
+    if phone:
+        assert head.bounding_box()["height"] < 60  # the title's line and the time's
+        head.click()
+        for part in hidden:
+            expect(part).to_be_visible()
+        head.click()
+        expect(notes).not_to_be_visible()
     # People's words on the page; the ids wait, still copyable, in the run's "For developers" fold.
     assert_plain_words(sized_page)
     details = sized_page.locator("#run-details")

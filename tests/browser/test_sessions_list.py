@@ -109,7 +109,11 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
         meta = blocked.locator(".card-meta")
         expect(meta).to_have_text("2 runs · 2 branches · just now")
         assert box(meta)["y"] > box(where)["y"]
-        expect(blocked.locator(".session-others")).to_be_hidden()
+        # The session's other run, as on a desktop: a second active run is what a phone is checked for. Its own
+        # line under the head, before where it is.
+        others = blocked.locator(".session-others")
+        expect(others).to_have_text("+1 run: Focused Plan Routine (running)")
+        assert box(name)["y"] + box(name)["height"] - 1 < box(others)["y"] < box(where)["y"]
         # A headline card, not eight labelled lines: its head with its one pill (inside the card), its where-line
         # (the step, then its place: three lines) and its counts.
         assert box(blocked)["height"] < 200
