@@ -129,7 +129,9 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     assert "The agent is waiting for you to approve the plan." in move and "paste it into the agent&#x27;s chat" in move
     replies = panel.split('class="copy-row replies"')[1].split("</details>")[0]
     assert 'class="copy-button" data-copy-target="reply-1-confirmed">Copy the reply: confirmed</button>' in replies
-    assert 'class="copy-button copy-quiet" data-copy-target="reply-1-changes">Copy a reply asking for changes<' in replies
+    assert (
+        'class="copy-button copy-quiet" data-copy-target="reply-1-changes">Copy a reply asking for changes<' in replies
+    )
     assert 'id="reply-1-confirmed">Confirmed: go on with “Approve the plan”.</pre>' in replies
     assert "no button" not in panel
     assert panel.index('class="next-move"') < panel.index("copy-row replies") < panel.index("to-approve")

@@ -162,7 +162,7 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     # The agent works on this step now: "Resume here" says the message is for when it stops (no second driver).
     resume, branch = sections(page(client, url)).values()
     assert f">{BUTTON}</button>" in resume and "only if the agent has stopped" in resume
-    assert 'id="resume-what"' not in resume and "<summary class=\"small\">Resume" not in resume
+    assert 'id="resume-what"' not in resume and '<summary class="small">Resume' not in resume
     assert '<details id="fork-details">' in branch  # the form, folded until used
     # Nothing recorded for the stall window: the person's move, said as such.
     made.quiet(start["session"]["runId"])
@@ -185,7 +185,9 @@ def test_a_canceled_run_s_step_says_when_and_that_nothing_resumes_or_branches(cl
     # Not "Not answered yet." (it never will be), no sections, one line in the head (friction15).
     assert '<li class="empty">Not answered: the run was canceled at <time ' in text
     assert 'id="resume-here"' not in text and 'id="branch-here"' not in text
-    assert '<span class="muted small now-at" id="now-at">· nothing can resume or branch from a canceled run</span>' in text
+    assert (
+        '<span class="muted small now-at" id="now-at">· nothing can resume or branch from a canceled run</span>' in text
+    )
     notes = text.split('id="recap-title"')[1].split("</section>")[0]
     assert "as an agent resuming here reads them" not in notes and "resuming here" not in notes
 

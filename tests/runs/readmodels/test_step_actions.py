@@ -32,7 +32,11 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
         and working.branch_lead == "Nothing on the existing branches changes."
     )
     stopped = actions_at(review.open_tip)
-    assert not stopped.stopped_note and stopped.note == "" and stopped.lead.startswith("Copy the message into the agent's chat")
+    assert (
+        not stopped.stopped_note
+        and stopped.note == ""
+        and stopped.lead.startswith("Copy the message into the agent's chat")
+    )
 
 
 def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(service_catalog):
