@@ -215,7 +215,7 @@ class AttentionPanel(Shape):
     step: StepPlace | None = Field(default=None, description="Where the branch's step sits in the outline.")
     step_title: str = Field(default="", description="That step's title, as the agent was given it.")
     next_move: str = Field(
-        default="", description="What to do, in one sentence: 'Answer in the agent's chat: there is no button here.'"
+        default="", description="What to do, in one sentence: 'Copy a reply and paste it into the agent's chat.'"
     )
     since: datetime
     node_id: str | None = Field(description="The branch's latest node.")
@@ -245,6 +245,9 @@ class AttentionPanel(Shape):
     # The node the notes in `to_approve` led to (their step's or checkpoint's child), by id: the run page links
     # that step to them instead of showing them twice. Kept off the wire.
     _to_approve_node: str | None = PrivateAttr(default=None)
+    # A step waiting for the user's confirmation: the two replies to paste into the agent's chat (confirmed, asking
+    # for changes), the dashboard's copy buttons (agent_message.replies). Kept off the wire.
+    _replies: tuple[str, str] | None = PrivateAttr(default=None)
 
     @property
     def timed(self) -> tuple[str, str] | None:
@@ -253,6 +256,14 @@ class AttentionPanel(Shape):
     @property
     def to_approve_node(self) -> str | None:
         return self._to_approve_node
+
+    @property
+    def reply_confirmed(self) -> str:
+        return self._replies[0] if self._replies else ""
+
+    @property
+    def reply_changes(self) -> str:
+        return self._replies[1] if self._replies else ""
 
 
 class DiffSummary(Shape):

@@ -8,7 +8,8 @@ chips read the words here (the `action` template filter), so that they cannot dr
   on there, on the same branch (a stalled or paused run, a blocked step whose agent stopped, a branch left
   behind taken up again). Only that: the thirteenth reviewer met "resume" for a fork too.
 - fork: the same message at a step the run already went on from: the agent's answer starts a new branch from
-  that step, beside the run's others.
+  that step, beside the run's others, with the context as it was ("Branch (same context)", beside "Branch with
+  edited context…": friction15 asked what sets the two apart).
 - branch: record a new branch that redoes a step with context a person edited (the fork form), then resume
   the agent on it.
 - resend, confirm, tell: the moves of a blocked step the agent fixes, a step that waits for the person's
@@ -37,7 +38,7 @@ class Action:
 
 ACTIONS: dict[ActionName, Action] = {
     "resume": Action("resume the agent"),
-    "fork": Action("branch from this step"),
+    "fork": Action("branch (same context)"),
     "branch": Action("branch with edited context"),
     "resend": Action("resend the step"),
     "confirm": Action("confirm"),
@@ -51,3 +52,22 @@ def verb(name: ActionName) -> str:
 
 def title(name: ActionName) -> str:
     return ACTIONS[name].title
+
+
+# What each copy button says: the button copies a text for the person to paste into an agent's chat. A step
+# waiting for the person's confirmation has two replies (the dashboard cannot confirm by itself: the agent hears
+# it in its chat, friction15); a branch left behind, the quiet "Resume this branch…" (nothing to do unless it is
+# wanted back); everywhere else the message for the agent.
+CopyName = Literal["message", "confirmed", "changes", "branch_back"]
+COPY: dict[CopyName, str] = {
+    "message": "Copy the message for the agent",
+    "confirmed": "Copy the reply: confirmed",
+    "changes": "Copy a reply asking for changes",
+    "branch_back": "Resume this branch…",
+}
+# Beside the message's button where the agent is on the step now: the message is for when it has stopped.
+ONLY_IF_STOPPED = "only if the agent has stopped"
+
+
+def copy_label(name: CopyName) -> str:
+    return COPY[name]

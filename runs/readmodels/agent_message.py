@@ -9,6 +9,8 @@ agent the step pending there again, with a fresh ackToken, and records nothing.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.conf import settings
 
 from runs.contract.dashboard import StepPlace
@@ -41,3 +43,18 @@ def where(place: StepPlace | None, title: str) -> str:
 def at_node(node_id: str | int, place: StepPlace | None, title: str) -> str:
     """The message that sets an agent going at a node (its public id)."""
     return text(tokens.mint(settings.WORKRAIL_HOME, TokenKind.STATE, int(node_id)), where(place, title))
+
+
+@dataclass(frozen=True)
+class Replies:
+    """What a person pastes into the agent's chat to answer a step that waits for their confirmation: the
+    dashboard cannot confirm by itself (the agent hears it in its chat), so it gives the two answers ready to
+    paste (friction15): the confirmation, and a reply asking for changes with a blank for what to change."""
+
+    confirmed: str
+    changes: str
+
+
+def replies(step_title: str) -> Replies:
+    named = f"“{step_title}”" if step_title else "this step"
+    return Replies(f"Confirmed: go on with {named}.", f"Not yet: change … before you go on with {named}.")

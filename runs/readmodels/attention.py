@@ -582,7 +582,7 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     seen = step_text.as_seen(compiled_workflow(state.run.pinned_id), [pk] if pk is not None else [])
     # Since when it waits, as the stalled and blocked panels say theirs: how long the person kept it waiting.
     waits = f"{states.label('needs_you')}: {WAITING_WORDS}"
-    return _panel(
+    panel = _panel(
         state,
         shown,
         "waiting_for_user",
@@ -597,12 +597,16 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         asks=seen[pk].prompt if pk is not None and pk in seen else None,
         to_approve=latest_notes(pk) if pk is not None else None,
     )
+    replies = agent_message.replies(shown.step_title or "")
+    panel._replies = (replies.confirmed, replies.changes)
+    return panel
 
 
 def waiting_words(step_title: str) -> str:
     """The waiting panel's lead, written to the user: what the step asks them, from its title where the
     heuristics can say it ("The agent is waiting for you to approve the plan"), else the title quoted;
-    then where the answer goes (the agent's chat: the dashboard has no button for it)."""
+    then where the answer goes: the agent's chat, where the person pastes one of the two replies the copy buttons
+    hold (agent_message.replies; the dashboard cannot confirm by itself)."""
     asked = what_to_confirm(step_title)
     if asked:
         lead = f"The agent is waiting for you to {asked}."
@@ -610,7 +614,11 @@ def waiting_words(step_title: str) -> str:
         lead = f"The agent is waiting for your go-ahead on “{step_title}”."
     else:
         lead = "The agent is waiting for your go-ahead before it goes on."
-    return f"{lead} Answer in the agent's chat: confirm, or say what to change (there is no button for it here)."
+    return f"{lead} {REPLY_WORDS}"
+
+
+# Under a step waiting for the user's confirmation, before its two copy buttons (agent_message.replies).
+REPLY_WORDS = "Copy a reply below and paste it into the agent's chat."
 
 
 def latest_notes(node_pk: int) -> recap.PlacedEntry | None:
@@ -663,10 +671,7 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         _Title(f"{states.label('left_behind')}{goes_on}"),
         # Nothing to do unless the person wants it back, which is resuming it at its latest step: the row's
         # "Want it back? Resume the agent…" (_attention.html) and this say the same (friction13 2).
-        next_move=(
-            f"Nothing to do, unless you want this branch back: to {actions.verb('resume')} on it, "
-            f"{paste_words(_ANY_AGENTS)}."
-        ),
+        next_move=f"Nothing to do, unless you want this branch back: {LEFT_BEHIND_BACK}",
         for_you=(
             f"This branch was left behind {why}: no agent works on it any more. Given the message, an agent "
             "resumes here, and its next step grows this branch."
@@ -674,6 +679,10 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         since=outcome.at,
         resumes=True,
     )
+
+
+# Beside a branch left behind's quiet "Resume this branch…" (actions.COPY), on the run page and the step page.
+LEFT_BEHIND_BACK = "pasted into an agent's chat, the message puts it back on this branch, at its latest step."
 
 
 def _started_by_hand(tree: branches.RunBranches, outcome: BranchOutcomeEntry) -> bool:

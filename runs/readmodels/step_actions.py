@@ -5,6 +5,15 @@ with edited context). A reviewer met a card titled "Resume the agent" that held 
 (friction14): the titles now name the two kinds of action, each action inside keeps its one phrase
 (actions.py). Where nothing carries the branch on from this step, "Resume here" says why in one line; a step
 with no possible action (the end of a finished branch, a canceled run) shows neither section.
+
+friction15 (both reviewers' first item): every state whose move is the person's has a control, and a section
+is shown only where its action exists. A step waiting for the person's confirmation gives the two replies to
+paste into the agent's chat (agent_message.replies: the dashboard cannot confirm by itself); wherever resuming
+is possible the message is the run page's visible button, with "only if the agent has stopped" beside it while
+the agent is on the step; a done step the run went on from shows no "Resume here" at all, only one line in
+the page's head saying where the run is now (`now_at`, linking its latest step); a canceled run's step says
+in one line that nothing can resume or branch from it. "Branch from here" names its two ways apart: "Branch
+(same context)" and "Branch with edited context…", each with one line saying what it does differently.
 """
 
 from __future__ import annotations
@@ -12,30 +21,55 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail
-from runs.readmodels import actions, attention
-from runs.readmodels.actions import ActionName
+from runs.models import Node
+from runs.readmodels import actions, agent_message, attention, step_places
+from runs.readmodels.actions import ActionName, CopyName
 from runs.readmodels.step_state import StepState
 
 RESUME_HERE = "Resume here"
 BRANCH_FROM_HERE = "Branch from here"
+# "Branch from here"'s two ways, each with its one line: what it does differently from the other.
+SAME_CONTEXT = "The agent answers this step again with the context as it is; its answer starts the new branch."
+EDITED_CONTEXT = "You change values in the step's context first; the agent then redoes the step with them."
+# A canceled run's step: its head's one line, where the sections would be.
+CANCELED = "nothing can resume or branch from a canceled run"
 
 
 @dataclass(frozen=True)
 class StepActions:
     # "Resume here"'s action ("resume", "resend", "confirm"); None when nothing carries the branch on from here.
     resume: ActionName | None
-    lead: str  # "Resume here"'s one line: how the action goes, or why none applies ('' where the fold says it)
-    # Where the branch goes on instead (its latest step's node id), when "Resume here" has no action: one link.
+    lead: str  # "Resume here"'s one line: how the action goes
+    # Where the run is now (its latest step's node id and words), for a done step the run went on from: one muted
+    # line in the page's head instead of a "Resume here" section ("the run is now at step 3 of 5 →").
     latest: str
-    message: bool  # the message to paste into the agent's chat is in "Resume here" (resume, or confirm's fallback)
+    message: bool  # "Resume here" holds the message for the agent, behind its copy button
     handed_over: bool  # the branch was started by hand here: the message is the hand-over of its call
-    fold_message: bool  # the agent is on this step now (or waits in its chat): the message is for when it stops
+    stopped_note: bool  # the agent is on this step now: the button says "only if the agent has stopped" beside it
     fork_message: bool  # "Branch from here" holds the message whose answer starts a new branch from this step
     branch_lead: str  # "Branch from here"'s one line
+    copy: CopyName = "message"  # the message's button ("branch_back" on a branch left behind: quiet)
+    replies: agent_message.Replies | None = None  # the step waits for the person's confirmation: the two replies
+    now_at: str = ""  # the head's line (a done step the run went on from, a canceled run's step)
 
     @property
     def shown(self) -> bool:
         return bool(self.branch_lead)
+
+    @property
+    def resume_shown(self) -> bool:
+        """Whether "Resume here" is shown: only where something resumes from this step."""
+        return self.resume is not None
+
+    @property
+    def quiet(self) -> bool:
+        """The message's button at the quiet level: where it is not the move (a branch left behind; beside the
+        replies of a step waiting for the person, who answers in the agent's chat)."""
+        return self.copy == "branch_back" or self.replies is not None
+
+    @property
+    def note(self) -> str:
+        return actions.ONLY_IF_STOPPED if self.stopped_note else ""
 
 
 NONE = StepActions(None, "", "", False, False, False, False, "")
@@ -44,52 +78,81 @@ NONE = StepActions(None, "", "", False, False, False, False, "")
 def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry], at_work: bool) -> StepActions:
     """The two sections' content for this step: `went_on` the branches that went on past it (step_state),
     `at_work` whether the agent works on it now (its move, or it waits in its chat for the person)."""
-    if node.is_complete or node.run.status == "canceled":
+    if node.run.status == "canceled":
+        return StepActions(None, "", "", False, False, False, False, "", now_at=CANCELED)
+    if node.is_complete:
         return NONE
     # The title says what a branch is; the line, what it leaves alone (and, at a refusal, why it is here).
     kept = "Nothing on the existing branches changes."
     branch_lead = f"Another way past the refusal. {kept}" if node.blocked is not None else kept
     if node.blocked is not None:
-        lead = f"To {actions.verb('resend')}, give the agent the message with the refusal above."
-        return StepActions("resend", lead, "", False, False, False, False, branch_lead)
+        # Its own button (the refusal's message), not a pointer up to the red panel's fold; while the agent is
+        # about to resend by itself, for when it has stopped.
+        lead = f"To {actions.verb('resend')}, give the agent the message: it gets this step again with the refusal."
+        return StepActions("resend", lead, "", True, False, at_work, False, branch_lead)
     if node.branches:
-        # The run went on from this step: the branch carries on at its latest step, not here; acknowledging
-        # this step's token again starts a new branch (actions.py: fork).
+        # The run went on from this step: the branch carries on at its latest step, not here (no "Resume here");
+        # acknowledging this step's token again starts a new branch (actions.py: fork).
         carrying = went_on or ([step.waiting_on] if step.waiting_on is not None else [])
+        latest = _latest(carrying)
         return StepActions(
             None,
-            _went_on_words(carrying, node.run.branch_count > 1),
-            _latest(carrying),
+            "",
+            latest,
             False,
             False,
             False,
             True,
             branch_lead,
+            now_at=_now_at(carrying, node.run.branch_count > 1, latest),
         )
     if step.state == "needs_you":
-        # The agent waits in its chat for the person's word: that is the move; the message only if it stopped.
-        return StepActions("confirm", attention.waiting_words(node.title), "", True, False, True, False, branch_lead)
+        # The agent waits in its chat for the person's word: the two replies are the move; the message only if it
+        # stopped.
+        return StepActions(
+            "confirm",
+            attention.waiting_words(node.title),
+            "",
+            True,
+            False,
+            True,
+            False,
+            branch_lead,
+            replies=agent_message.replies(node.title),
+        )
     if node.operator_fork is not None:
         return StepActions("resume", "", "", True, True, False, False, branch_lead)
     if at_work:
-        lead = ""  # the page's working line says the agent is on it; the message's fold, that it is for when it stops
+        lead = ""  # the page's working line says the agent is on it; the button's note, that it is for when it stops
     elif step.state == "left_behind":
-        lead = (
-            "No agent works on this branch any more: to take it up again, copy the message into an agent's chat, "
-            "and it carries on at this step, on this branch."
-        )
+        lead = "No agent works on this branch any more: " + attention.LEFT_BEHIND_BACK.replace("its latest", "this")
+        return StepActions("resume", lead, "", True, False, False, False, branch_lead, copy="branch_back")
     else:
         lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
     return StepActions("resume", lead, "", True, False, at_work, False, branch_lead)
 
 
-def _went_on_words(went_on: list[BranchOutcomeEntry], several: bool) -> str:
-    """Why "Resume here" has nothing: the branch (named only where the run has several) went on past this step."""
-    if len(went_on) == 1 and not several:
-        return "The run went on from this step: it carries on at its latest step."
-    if len(went_on) == 1:
-        return f"Branch {went_on[0].number} went on from this step: it carries on at its latest step."
-    return "The run went on from this step: each branch carries on at its latest step (listed above)."
+def _now_at(went_on: list[BranchOutcomeEntry], several: bool, latest: str) -> str:
+    """Where the run is now, after this done step: "the run is now at step 3 of 5" (the branch named where the
+    run has several); with several branches through it, that they went on (listed on the page)."""
+    if len(went_on) != 1:
+        return "the run went on from this step along several branches (listed above)"
+    went = went_on[0]
+    who = f"branch {went.number}" if several else "the run"
+    if went.status == "complete":
+        return f"{who} went on to its end"
+    if went.status == "canceled":
+        return f"{who} went on, then was canceled"
+    return f"{who} is now at {_place_of(latest) or 'its latest step'}"
+
+
+def _place_of(node_id: str) -> str:
+    """The short words of a node's place in the outline ("step 3 of 5"), "" where unknown."""
+    node = Node.objects.select_related("run").filter(public_id=int(node_id)).first() if node_id else None
+    if node is None:
+        return ""
+    place = step_places.of_nodes({node.pk: node.run}).get(node.pk)
+    return place.brief if place is not None else ""
 
 
 def _latest(went_on: list[BranchOutcomeEntry]) -> str:

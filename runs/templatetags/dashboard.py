@@ -152,6 +152,12 @@ def action_verb(name: str) -> str:
 
 
 @register.filter
+def copy_label(name: str) -> str:
+    """A copy button's words (actions.COPY): {{ "confirmed"|copy_label }} is "Copy the reply: confirmed"."""
+    return actions.copy_label(name)  # type: ignore[arg-type]
+
+
+@register.filter
 def state_label(value: Any) -> str:
     """A state (runs/readmodels/states.py) in the dashboard's one vocabulary: "Needs you", "Left behind"."""
     return states.label(str(value))

@@ -175,7 +175,11 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     )
     expect(panel.locator("h3, .step-line")).to_have_count(0)
     expect(panel.locator(".next-move")).to_contain_text("The agent is waiting for you to approve the plan.")
-    expect(panel.locator(".next-move")).to_contain_text("Answer in the agent's chat")
+    expect(panel.locator(".next-move")).to_contain_text("paste it into the agent's chat")
+    # The two replies under it (friction15), the confirmation leading.
+    expect(panel.locator(".replies .copy-button")).to_have_text(
+        ["Copy the reply: confirmed", "Copy a reply asking for changes"]
+    )
     # The step's prompt is written to the agent: folded; opened, a framed box, not a white strip across the amber.
     asks = panel.locator(".asks")
     expect(asks).not_to_be_visible()
@@ -377,6 +381,9 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")
     panel = sized_page.locator(".state-panel.state-left_behind")
     expect(panel).to_be_visible()
+    # Its resume is the quiet button, not the page's biggest (friction15).
+    expect(panel.locator(".copy-button")).to_have_text("Resume this branch…")
+    expect(panel.locator(".copy-button")).to_have_class("copy-button copy-quiet")
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     # Friction12 item 15: on a phone the list's "you are viewing" pill keeps well clear of its box's edge (it
     # wraps whole to the next line rather than come near it).

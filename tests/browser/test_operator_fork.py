@@ -77,9 +77,10 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         # The form and the resume message say what they do in plain words; tokens wait in "For developers".
         assert_plain_words(page)
         # The run went on from this step: the message would start a new branch, so it is not "resume" (friction13 2).
-        expect(page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
-        expect(page.locator("#resume-what")).to_contain_text("went on from this step")
-        expect(page.locator("#fork-message > summary")).to_have_text("Branch from this step: the message")
+        # Nothing resumes here: no "Resume here", the head's line says where the run is (friction15).
+        expect(page.locator(".step-actions h2")).to_have_text(["Branch from here"])
+        expect(page.locator(".page-head #now-at")).to_be_visible()
+        expect(page.locator("#fork-message > summary")).to_have_text("Branch (same context)")
         expect(page.locator("#fork-what")).to_contain_text("this page then gives the message that sets the agent going")
         page.get_by_role("button", name="Preview the change").click()
         expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])

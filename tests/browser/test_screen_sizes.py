@@ -353,16 +353,15 @@ def test_a_node_page(sized_page, console_log, site, forked):
     assert recorded is not None and resume is not None and branch is not None
     assert recorded["y"] < resume["y"] < branch["y"]
     expect(sized_page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
-    expect(sized_page.locator("#resume-message > summary")).to_have_text(
-        "Resume the agent if it has stopped: the message"
-    )
+    # The run page's button in sight (friction15), "only if the agent has stopped" beside it; its text folded.
+    expect(sized_page.locator("#resume-message .copy-button")).to_be_visible()
+    expect(sized_page.locator("#resume-message .copy-note")).to_have_text("only if the agent has stopped")
     expect(sized_page.locator("#resume-here .agent-message")).not_to_be_visible()
     expect(sized_page.locator("#branch-here #fork-details > summary")).to_be_visible()
     # The card in people's words; the token, for the API, in a fold.
     assert_plain_words(sized_page)
     api = sized_page.locator("details.raw-token")
     expect(api.locator("summary")).to_have_text("For developers")
-    sized_page.locator("#resume-message > summary").click()
     api.locator("summary").click()
     expect(api).to_contain_text("stateToken")
     expect(sized_page.locator("#state-token")).to_be_visible()

@@ -27,10 +27,17 @@ def assert_sections(page, resume_line: str) -> None:
     resume = page.locator("#resume-here").bounding_box()
     branch = page.locator("#branch-here").bounding_box()
     assert resume is not None and branch is not None and resume["y"] < branch["y"]
-    expect(page.locator("#resume-here > :is(p, details)").first).to_contain_text(resume_line)
+    expect(page.locator("#resume-here > :is(p, div)").first).to_contain_text(resume_line)
     # Branching with edited context is always the second section's, never the first's.
     expect(page.locator("#branch-here #fork-details > summary")).to_have_text("Branch with edited context…")
     expect(page.locator("#resume-here #fork-details")).to_have_count(0)
+
+
+def resume_button(page):
+    """ "Resume here"'s copy button for the message, in sight without opening anything (friction15)."""
+    button = page.locator("#resume-message .copy-button")
+    expect(button).to_be_visible()
+    return button
 
 
 def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
@@ -44,26 +51,56 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     rewound = made.left_behind("STEPS-3")
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None  # branch 1's tip, set aside by the rewind
-    # A running step: the agent is on it (the page's working line says so), the message is for when it stops.
+    # A running step: the agent is on it (the page's working line says so); the run page's button in sight, the
+    # note beside it that it is for when the agent has stopped.
     visit(sized_page, f"{site}/nodes/{node_id_of(answer)}/", "step-actions-running")
-    assert_sections(sized_page, "Resume the agent if it has stopped: the message")
+    assert_sections(sized_page, "Copy the message for the agent")
+    expect(resume_button(sized_page)).to_have_text("Copy the message for the agent")
+    expect(sized_page.locator("#resume-message .copy-note")).to_have_text("only if the agent has stopped")
     expect(sized_page.locator("#resume-what")).to_have_count(0)
-    # A done step the run went on from: why nothing resumes here, and where the branch carries on.
+    # A done step the run went on from: no "Resume here", one line in the head to where the run is now.
     visit(sized_page, f"{site}/nodes/{node_id_of(start)}/", "step-actions-done")
-    assert_sections(sized_page, "The run went on from this step: it carries on at its latest step.")
-    expect(sized_page.locator("#resume-here a")).to_have_text("Open its latest step")
-    expect(sized_page.locator("#branch-here #fork-message > summary")).to_have_text(
-        "Branch from this step: the message"
-    )
-    # A blocked step: the message to resend it is the refusal's, above; branching another way past it.
+    expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
+    now_at = sized_page.locator(".page-head #now-at a")
+    expect(now_at).to_contain_text("the run is now at step 2 of ")
+    expect(sized_page.locator("#branch-here #fork-message > summary")).to_have_text("Branch (same context)")
+    expect(sized_page.locator("#fork-message-what")).to_be_visible()
+    expect(sized_page.locator("#fork-how")).to_be_visible()
+    # A blocked step: its own button for the message (the agent resends by itself: for when it has stopped).
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")
-    assert_sections(sized_page, "To resend the step, give the agent the message with the refusal above.")
+    assert_sections(sized_page, "To resend the step, give the agent the message")
+    resume_button(sized_page)
     expect(sized_page.locator("#branch-what")).to_have_text(
         "Another way past the refusal. Nothing on the existing branches changes."
     )
-    # The latest step of a branch left behind: taken up again from here.
+    # The latest step of a branch left behind: taken up again from here, by the quiet "Resume this branch…".
     visit(sized_page, f"{site}/nodes/{left.public_id}/", "step-actions-left-behind")
-    assert_sections(sized_page, "No agent works on this branch any more: to take it up again")
+    assert_sections(sized_page, "No agent works on this branch any more")
+    expect(resume_button(sized_page)).to_have_text("Resume this branch…")
+    expect(resume_button(sized_page)).to_have_class("copy-button copy-quiet")
+    console_log.assert_clean()
+
+
+def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page, console_log, site, service_catalog):
+    waiting = made.waiting_for_user(service_catalog["extra"])
+    sized_page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    # The run page's panel: the reply confirming leads, the one asking for changes is quiet (friction15).
+    visit(sized_page, f"{site}/runs/{waiting.run_id}/", "needs-you-replies-run")
+    panel = sized_page.locator(".state-panel.state-waiting_for_user")
+    confirmed = panel.get_by_role("button", name="Copy the reply: confirmed")
+    changes = panel.get_by_role("button", name="Copy a reply asking for changes")
+    expect(confirmed).to_be_visible()
+    expect(changes).to_have_class("copy-button copy-quiet")
+    expect(panel).not_to_contain_text("no button")
+    confirmed.click()
+    expect(panel.get_by_text("Copied.")).to_be_visible()
+    assert sized_page.evaluate("navigator.clipboard.readText()") == "Confirmed: go on with “Approve the plan”."
+    # The step's own page: the same two in "Resume here", the message quiet, for when the agent has stopped.
+    visit(sized_page, f"{site}/nodes/{node_id_of(waiting.answer)}/", "needs-you-replies-step")
+    resume = sized_page.locator("#resume-here")
+    expect(resume.get_by_role("button", name="Copy the reply: confirmed")).to_be_visible()
+    expect(resume.get_by_role("button", name="Copy a reply asking for changes")).to_be_visible()
+    expect(resume_button(sized_page)).to_have_class("copy-button copy-quiet")
     console_log.assert_clean()
 
 
@@ -72,4 +109,7 @@ def test_a_step_with_no_possible_action_shows_neither_section(sized_page, consol
     visit(sized_page, f"{site}/nodes/{node_id_of(canceled.answer)}/", "step-actions-canceled")
     expect(sized_page.locator(".page-head #step-state")).to_have_text("Canceled")
     expect(sized_page.locator(".step-actions")).to_have_count(0)
+    # One line in the head says why (friction15); the answer says when the run was canceled.
+    expect(sized_page.locator(".page-head #now-at")).to_have_text("· nothing can resume or branch from a canceled run")
+    expect(sized_page.locator("#recorded-title + ol .empty")).to_contain_text("Not answered: the run was canceled at ")
     console_log.assert_clean()

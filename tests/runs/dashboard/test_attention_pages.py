@@ -124,10 +124,19 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     # Since when, as a <time> the page shows local; the chip beside it says whose move.
     where = html.split('id="run-where"')[1].split("</span>")[0]
     assert ">Step 2 of 3 (Approve the plan) · waits for your confirmation since <time" in where
-    # First what the step asks, said to the user, and where the answer goes (the agent's chat: no button
-    # here); then the plan to review; last, folded, the step's prompt as the agent was given it.
+    # First what the step asks, said to the user, and where the answer goes (the agent's chat, by the two copy
+    # buttons under it: friction15); then the plan to review; last, folded, the step's prompt as the agent was
+    # given it.
     move = panel.split('class="next-move"')[1].split("</p>")[0]
-    assert "The agent is waiting for you to approve the plan." in move and "Answer in the agent&#x27;s chat" in move
+    assert "The agent is waiting for you to approve the plan." in move and "paste it into the agent&#x27;s chat" in move
+    replies = panel.split('class="copy-row replies"')[1].split("</details>")[0]
+    assert 'class="copy-button" data-copy-target="reply-1-confirmed">Copy the reply: confirmed</button>' in replies
+    assert (
+        'class="copy-button copy-quiet" data-copy-target="reply-1-changes">Copy a reply asking for changes<' in replies
+    )
+    assert 'id="reply-1-confirmed">Confirmed: go on with “Approve the plan”.</pre>' in replies
+    assert "no button" not in panel
+    assert panel.index('class="next-move"') < panel.index("copy-row replies") < panel.index("to-approve")
     assert "What the step asks you to confirm" not in panel
     approve = panel.split('class="markdown to-approve"', 1)[1].split("</div>", 1)[0]
     assert "Planned it: two modules, one migration." in approve
@@ -184,7 +193,12 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
         '<span class="badge state-left_behind" data-move="nobody">Left behind</span>' in shown
     )
     assert "Self-Check the Plan · step 3 of 3" in panel and 'class="verdict-line"' not in panel
-    assert "Nothing to do, unless you want this branch back: to resume the agent on it, copy the message" in panel
+    # Its resume is the quiet button, with one line saying what it does (friction15).
+    assert (
+        "Nothing to do, unless you want this branch back: pasted into an agent&#x27;s chat, the message puts it "
+        "back on this branch, at its latest step." in panel
+    )
+    assert 'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Resume this branch…<' in panel
     assert "Nothing to do." not in panel
     assert 'id="pending-step"' not in shown
 

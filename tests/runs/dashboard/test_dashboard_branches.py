@@ -169,5 +169,9 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert 'id="step-state">Agent&#x27;s move · Blocked</span>' in node
     assert "Nothing accepted yet: the agent's answer was refused, for the reason shown above." in node
     assert "see above" not in node and "Nothing recorded on this node yet" not in node
-    # Its message is the panel's: the step's action card only offers a branch with other context.
-    assert 'id="resume-message"' not in node and 'id="fork-details"' in node
+    # "Resume here" carries its own button (friction15), not a pointer up to the panel's fold: while the agent is
+    # about to resend by itself, for when it has stopped.
+    resume = node.split('id="resume-here"')[1].split("</section>")[0]
+    assert 'data-copy-target="node-message">Copy the message for the agent</button>' in resume
+    assert "only if the agent has stopped" in resume and "refusal above" not in resume
+    assert 'id="fork-details"' in node

@@ -79,11 +79,13 @@ def test_the_node_page_says_resume_and_fork_in_plain_words_with_tokens_for_the_a
     said, api = card.split('<details class="raw-token">', 1)
     said = said.replace(between(said, 'id="node-message"', "</pre>"), "")  # the message itself names tokens
     assert said.startswith('id="branch-title">Branch from here</h2>')
-    assert ">Branch from this step: the message</summary>" in said
-    assert "Copy it into the agent's chat: its answer starts the new branch" in text_of(said)
+    # The two ways told apart (friction15), each with one line of what it does differently.
+    assert ">Branch (same context)</summary>" in said
     assert "ackToken" not in said and "acknowledging" not in said and "node" not in text_of(said)
     assert "For developers</summary>" in api and "acknowledging it again starts a new branch" in api
     assert "Branch with edited context…" in api and "sets the agent going on it" in api
+    assert "with the context as it is; its answer starts the new branch" in api
+    assert "You change values in the step&#x27;s context first" in api
     assert "Where the run went on from this step." in html
 
 

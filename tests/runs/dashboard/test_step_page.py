@@ -77,25 +77,28 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
 ):
     review = forked_review()
     text = page(client, f"/nodes/{node_id_of(review.answers[2])}/")
-    # The two sections, in their order, each once, titled by the kind of action (friction14): not a card titled
-    # "Resume the agent" holding a branch button.
-    assert text.index(">Resume here</h2>") < text.index(">Branch from here</h2>")
-    assert text.count(">Resume here</h2>") == 1 and text.count(">Branch from here</h2>") == 1
-    resume, branch = sections(text).values()
-    # The branch went on from here: nothing carries it on at this step, in one line, with the way to where it does.
-    [went] = re.findall(r'<p class="small" id="resume-what">(.*?)</p>', resume, re.S)
-    assert went.startswith("Branch 1 went on from this step: it carries on at its latest step.")
-    assert ">Open its latest step</a>" in went and BUTTON not in resume
-    # Each action in its one phrase (actions.py): the message branches from this step (the agent's answer starts
-    # a new branch: not "resume", which only ever carries a branch on, friction13 2), the fold branches with
-    # edited context.
+    # Nothing resumes from a step the run went on from: no "Resume here" (friction15), one muted line in the head
+    # says where the run is now, linking its latest step.
+    assert ">Resume here</h2>" not in text and 'id="resume-here"' not in text
+    assert text.count(">Branch from here</h2>") == 1
+    now_at = text.split('<span class="muted small now-at" id="now-at">')[1].split("</span>")[0]
+    assert now_at == f'· <a href="/nodes/{review.done_tip}/">branch 1 went on to its end →</a>'
+    assert head(text).index('id="step-state"') < head(text).index('id="now-at"')
+    branch = text.split('id="branch-here"')[1].split("</section>")[0]
+    # Each action in its one phrase (actions.py): the message branches from this step with the context as it is
+    # (not "resume", which only ever carries a branch on, friction13 2), the fold with edited context; each with
+    # one line of what it does differently (friction15).
     assert "Start a new branch from here" not in text and "Resume the agent" not in branch
-    assert ">Branch from this step: the message</summary>" in branch and 'id="fork-details"' in branch
+    assert ">Branch (same context)</summary>" in branch and 'id="fork-details"' in branch
+    assert 'id="fork-message-what">The agent answers this step again with the context as it is;' in branch
+    assert 'id="fork-how">You change values in the step&#x27;s context first;' in branch
     assert text.count(">Branch with edited context…</summary>") == 1
-    # The pending step of a branch: "Resume here" resumes the agent; the branch from this step is by hand only.
+    # The pending step of a branch: "Resume here" resumes the agent, by the run page's button in sight; the branch
+    # from this step is by hand only.
     resume, branch = sections(page(client, f"/nodes/{review.open_tip}/")).values()
-    assert ">Resume the agent if it has stopped: the message</summary>" in resume  # the agent is on it
-    assert BUTTON in resume and "Branch from this step" not in branch and 'id="fork-details"' in branch
+    assert f'data-copy-target="node-message">{BUTTON}</button>' in resume
+    assert '<span class="muted small copy-note">only if the agent has stopped</span>' in resume  # the agent is on it
+    assert "Branch (same context)" not in branch and 'id="fork-details"' in branch
 
 
 def test_the_step_s_state_its_refusal_and_its_branches_follow_live_updates(client, service_catalog):
@@ -118,6 +121,10 @@ def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(cli
     assert '· <span class="muted">run now:</span> <span class="badge state-running" data-move="agents">' in now
     assert '<span class="badge state-running" data-move="agents">Running</span>' in now
     assert 'id="node-branch"' not in text  # no card for one branch: the head said it
+    # Nothing resumes here: no "Resume here", the head's one line says where the run is now (friction15).
+    [latest] = Node.objects.filter(parent__public_id=int(node_id_of(start)))
+    assert f'id="now-at">· <a href="/nodes/{latest.public_id}/">the run is now at step 2 of ' in text
+    assert 'id="resume-here"' not in text
     # A done step no longer changes: no live dot on its page (friction13 item 14), though the run goes on and
     # the page still follows it; nor the agent's working line, which is its next step's.
     assert 'id="live-dot"' not in head(text) and "data-live-version-url=" in text
@@ -154,19 +161,35 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     url = f"/nodes/{node_id_of(answer)}/"
     # The agent works on this step now: "Resume here" says the message is for when it stops (no second driver).
     resume, branch = sections(page(client, url)).values()
-    assert ">Resume the agent if it has stopped: the message</summary>" in resume and 'id="resume-what"' not in resume
+    assert f">{BUTTON}</button>" in resume and "only if the agent has stopped" in resume
+    assert 'id="resume-what"' not in resume and '<summary class="small">Resume' not in resume
     assert '<details id="fork-details">' in branch  # the form, folded until used
     # Nothing recorded for the stall window: the person's move, said as such.
     made.quiet(start["session"]["runId"])
     resume = sections(page(client, url))["resume-here"]
     assert "Copy the message into the agent&#x27;s chat, or a new one: it carries on at this step" in resume
-    assert ">Resume the agent: the message</summary>" in resume and "if it has stopped" not in resume
+    assert f'class="copy-button" data-copy-target="node-message">{BUTTON}</button>' in resume
+    assert "if the agent has stopped" not in resume
     # A branch left behind: taken up again from here.
     rewound = made.left_behind()
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None  # branch 1's tip, set aside by the rewind
     resume = sections(page(client, f"/nodes/{left.public_id}/"))["resume-here"]
-    assert "No agent works on this branch any more: to take it up again" in resume
+    assert "No agent works on this branch any more: pasted into an agent&#x27;s chat, the message puts it" in resume
+    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Resume this branch…</button>' in resume
+
+
+def test_a_canceled_run_s_step_says_when_and_that_nothing_resumes_or_branches(client, service_catalog):
+    canceled = made.canceled("CANCELED-STEP")
+    text = page(client, f"/nodes/{node_id_of(canceled.answer)}/")
+    # Not "Not answered yet." (it never will be), no sections, one line in the head (friction15).
+    assert '<li class="empty">Not answered: the run was canceled at <time ' in text
+    assert 'id="resume-here"' not in text and 'id="branch-here"' not in text
+    assert (
+        '<span class="muted small now-at" id="now-at">· nothing can resume or branch from a canceled run</span>' in text
+    )
+    notes = text.split('id="recap-title"')[1].split("</section>")[0]
+    assert "as an agent resuming here reads them" not in notes and "resuming here" not in notes
 
 
 def test_a_steps_artifacts_read_as_the_run_page_says_them_their_json_in_one_closed_drawer(client, service_catalog):

@@ -39,10 +39,10 @@ def page(client: Client, url: str) -> str:
     return response.content.decode()
 
 
-def copied(text: str) -> list[str]:
-    """What each "Copy the message for the agent" button of a page copies: the text of its target."""
+def copied(text: str, button: str = BUTTON) -> list[str]:
+    """What each `button` ("Copy the message for the agent") of a page copies: the text of its target."""
     found = []
-    for target in re.findall(r'data-copy-target="([^"]+)">' + BUTTON + "</button>", text):
+    for target in re.findall(r'data-copy-target="([^"]+)">' + re.escape(button) + "</button>", text):
         body = re.search(r'<pre class="wrap agent-message" id="' + re.escape(target) + r'">(.*?)</pre>', text, re.S)
         assert body is not None, target
         found.append(html.unescape(body.group(1)))
@@ -274,8 +274,10 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     rewound = made.left_behind()
     text = page(client, f"/runs/{rewound.run_id}/")
     line = text.split('class="left-behind-line"')[1].split("</details>")[0]
-    assert BUTTON in line and not tags(line)  # nobody's move: the branch is set aside
-    [message] = copied(text)
+    # Nobody's move: the branch is set aside, its resume the quiet "Resume this branch…" (friction15).
+    assert 'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Resume this branch…<' in line
+    assert BUTTON not in line and not tags(line)
+    [message] = copied(text, "Resume this branch…")
     assert "step 3 of 3 (" in message
     # The live branch's pending step runs: the agent's move, said by the status line, not the page's head.
     assert 'id="pending-step"' not in text and tags(status(text)) == ["agents"] and tags(page_head(text)) == []
@@ -356,15 +358,15 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     # Nothing left to resume or branch from: neither section.
     assert BUTTON not in done and 'id="resume-here"' not in done and 'id="branch-here"' not in done
     open_tip = page(client, f"/nodes/{review.open_tip}/")
-    # After the step's own content, "Resume here" with its message folded (the agent is on the step: it is
-    # for when it stops), then "Branch from here" with the other way, editing the context, folded.
+    # After the step's own content, "Resume here" with the run page's button in sight (friction15; the agent is on
+    # the step: "only if the agent has stopped" beside it), then "Branch from here" with the other way folded.
     assert (
         open_tip.index('id="recorded-title"') < open_tip.index('id="resume-here"') < open_tip.index('id="branch-here"')
     )
     resume = open_tip.split('id="resume-here"')[1].split("</section>")[0]
     assert '<h2 id="resume-here-title">Resume here</h2>' in resume and 'id="fork-details"' not in resume
-    assert ">Resume the agent if it has stopped: the message</summary>" in resume
-    assert resume.index('<details class="resume-message"') < resume.index(BUTTON)
+    assert f"{BUTTON}</button>" in resume and "only if the agent has stopped" in resume
+    assert resume.index(BUTTON) < resume.index("Check the message (optional)")
     branch = open_tip.split('id="branch-here"')[1].split("</section>")[0]
     assert '<h2 id="branch-title">Branch from here</h2>' in branch and 'id="fork-details"' in branch
 

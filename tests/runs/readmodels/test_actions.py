@@ -60,8 +60,8 @@ def test_every_action_has_one_phrase():
     assert set(states.YOUR_ACTIONS.values()) <= set(actions.ACTIONS)  # a row's move is one of them
     assert actions.title("resume") == "Resume the agent" and actions.title("branch") == "Branch with edited context"
     # A new branch from an earlier step by the message is not "resume", which only carries a branch on at its
-    # latest step (friction13 2).
-    assert actions.title("fork") == "Branch from this step"
+    # latest step (friction13 2); beside "Branch with edited context", it says what sets the two apart (friction15).
+    assert actions.title("fork") == "Branch (same context)"
 
 
 def test_templates_take_the_offered_actions_from_the_table_and_no_old_name_is_left():
@@ -73,7 +73,7 @@ def test_templates_take_the_offered_actions_from_the_table_and_no_old_name_is_le
         for old in OLD_NAMES:
             assert old not in text, f"{name} still says {old!r}"
     # Each place that offers an action reads it from the table.
-    assert '"resume"|action' in written["node.html"] and '"fork"|action' in written["node.html"]
+    assert '"fork"|action' in written["node.html"]
     assert '"branch"|action' in written["_fork.html"]
     assert '"resume"|action' in written["_attention.html"]
     assert '"branch"|action' in written["_fork.html"] and '"resume"|action' in written["_fork.html"]
@@ -89,3 +89,15 @@ def test_no_read_model_says_an_action_by_an_old_name():
 def test_the_graph_key_names_a_paused_branchs_move_from_the_table():
     # The "?" beside the branch graph says what a paused branch means and what to do, in the one phrase.
     assert graph_drawing.STATE_LEGEND["paused"].endswith(": " + actions.verb("resume"))
+
+
+def test_every_copy_button_says_its_words_from_the_table():
+    # The step page's and the panels' copy buttons read their words from actions.COPY (friction15): a step waiting
+    # for the person's confirmation offers the two replies, a branch left behind the quiet "Resume this branch…".
+    assert actions.copy_label("confirmed") == "Copy the reply: confirmed"
+    assert actions.copy_label("changes") == "Copy a reply asking for changes"
+    assert actions.copy_label("branch_back") == "Resume this branch…"
+    written = {path.name: _template_text(path) for path in TEMPLATES.glob("*.html")}
+    for label in actions.COPY.values():
+        for name, text in written.items():
+            assert label not in text, f"{name} writes the copy button {label!r} by hand: use the copy_label filter"

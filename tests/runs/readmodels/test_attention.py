@@ -81,13 +81,17 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     assert detail.run.status_summary == "waiting for you at step 2: Approve the plan"
     [panel] = detail.panels
     assert panel.kind == "waiting_for_user"
-    # One short verdict, then the step, then where the answer goes: the agent's chat, no button here.
+    # One short verdict, then the step, then where the answer goes: the agent's chat, by one of two replies.
     # Since when it waits, as the stalled and blocked panels say theirs (the page shows the moment local).
     assert panel.title.startswith("Needs you: waiting for your confirmation since ") and panel.title.endswith(" UTC")
     assert (panel.step.words, panel.step_title) == ("step 2 of 3", "Approve the plan")
     # Said to the user from the step's title (workflows_app/prose/confirmations.py), then where to answer.
-    assert panel.next_move.startswith("The agent is waiting for you to approve the plan. Answer in the agent's chat")
-    assert "no button for it here" in panel.next_move
+    assert panel.next_move == (
+        "The agent is waiting for you to approve the plan. Copy a reply below and paste it into the agent's chat."
+    )
+    # The two replies the panel's copy buttons hold (friction15: a control for every move of the person's).
+    assert panel.reply_confirmed == "Confirmed: go on with “Approve the plan”."
+    assert panel.reply_changes == "Not yet: change … before you go on with “Approve the plan”."
     assert "ask them to approve it" in panel.asks
     # What to approve: the agent's own latest notes on the branch, not only the step's instruction.
     assert panel.to_approve == "Planned it."
