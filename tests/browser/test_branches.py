@@ -58,9 +58,12 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     # Branch 1 finished: canceling stops the one open branch, and the button says so.
     expect(page.locator(".confirm summary")).to_have_text("Cancel run…")
     # The shared step's card is one on the graph, but branch 2 answered it again after the rewind.
-    expect(page.locator(".answers-note")).to_have_text(
-        "Redone after a rewind (branch 1 answered: 'Did list-changed-files.')"
-    )
+    # A footnote after this branch's answer, linking branch 1.
+    note = page.locator(".answers-note")
+    expect(note).to_have_text("↺ redone here; branch 1 had answered: 'Did list-changed-files.' →")
+    expect(note.locator("a")).to_have_attribute("href", re.compile(rf"\?tip={review.done_tip}$"))
+    after_answer = "n => !!(n.parentElement.querySelector('.notes').compareDocumentPosition(n) & 4)"
+    assert note.evaluate(after_answer)  # after the step's own answer, not between the prompt and it
     screenshot(page, "issue20-run-branch-2")
 
     # Following the callout shows branch 1: its own synthesis, verdict and findings table; branch 2 named.
@@ -79,7 +82,8 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page.locator("section[aria-labelledby=findings-title] table.findings .sev-critical")).to_have_count(1)
     expect(page.locator(".branch-callouts li")).to_contain_text(f"Branch 2 · {SUMMARY}")
     expect(page.locator(".branch-callouts li .badge")).to_have_text("Running")
-    expect(page.locator(".answers-note")).to_contain_text("Redone later, after a rewind, on branch 2")
+    expect(page.locator(".answers-note")).to_contain_text("↺ redone on branch 2")
+    expect(page.locator(".answers-note a")).to_have_attribute("href", re.compile(rf"\?tip={review.open_tip}$"))
     screenshot(page, "issue20-run-branch-1")
 
     # The session page of one run says it once, in the run card's status line (not in the head or a pending

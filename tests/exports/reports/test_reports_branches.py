@@ -67,9 +67,11 @@ def test_the_markdown_report_summarizes_then_lists_both_branches_finished_first(
         "##### Step 4 of 8, round 1 of 2 in “Review Each Focus Area” · Review api" in own
     )  # placed in the outline, as the run page does
     assert "Branch 2: did review-area." in own
-    # Branch 1's answer to the shared step shows only as the labelled note (issue 20's review, point 4).
-    note = "_Redone after a rewind (branch 1 answered: 'Branch 1: did review-area.')_"
+    # Branch 1's answer to the shared step shows only as the labelled note (issue 20's review, point 4), a
+    # footnote after this branch's own answer (not between the heading and the answer, where it read as one).
+    note = "_↺ redone here; branch 1 had answered: 'Branch 1: did review-area.'_"
     assert note in own and "Branch 1: did" not in own.replace(note, "")
+    assert own.index("Branch 2: did review-area.") < own.index(note)
     assert CRITICAL not in own and "Synthesis" not in own
     assert "_No findings recorded on this branch._" in own
 

@@ -126,13 +126,17 @@ def test_a_step_answered_again_after_a_rewind_says_what_the_other_branch_answere
 
     newest = notes_of(run_view.run_detail(review.run_id))
     assert newest[("Record the Changed Files", "After the rewind: a second look at the changed files.")] == (
-        "Redone after a rewind (branch 1 answered: 'Did list-changed-files.')"
+        "↺ redone here; branch 1 had answered: 'Did list-changed-files.'"
     )
     assert newest[("Triage the Change", "Did triage-change.")] == ""  # one answer, shared by both branches
     first = notes_of(run_view.run_detail(review.run_id, tip=review.done_tip))
     assert first[("Record the Changed Files", "Did list-changed-files.")] == (
-        "Redone later, after a rewind, on branch 2: 'After the rewind: a second look at the changed files.'"
+        "↺ redone on branch 2: 'After the rewind: a second look at the changed files.'"
     )
+    # Each footnote links the branch it names: its tip, where the run page shows that branch.
+    tips = {s.notes_markdown: s.footnotes for s in run_view.run_detail(review.run_id, tip=review.done_tip).steps}
+    [(_, tip)] = tips["Did list-changed-files."]
+    assert str(tip) == review.open_tip
 
 
 # --- a blocked run -----------------------------------------------------------------------------------------
