@@ -838,7 +838,7 @@ class NodeDetail(Shape):
         description="Every branch whose path passes through this node (a node before a fork is on several).",
     )
     on_branches_words: str = Field(
-        default="", description="The same in words: 'On branches 1 and 2 (branch 2 forked here)', 'On branch 1'."
+        default="", description="The same in words: 'On branches 1 and 2 (branch 2 branched here)', 'On branch 1'."
     )
     other_branches: list[BranchOutcomeEntry] = Field(
         default_factory=list, description="The run's branches that do not pass through this node."

@@ -410,25 +410,25 @@ def _steps(
             title, prompt = f"Checkpoint during {titles.get(node_pk) or written.title or 'the run'}", ""
         made = makers.get(tree.public(item.child_id or 0), people.NOBODY)
         entry = StepEntry(
-                node_id=str(tree.public(node_pk)),
-                child_id=str(tree.public(item.child_id or 0)),
-                kind=record.kind,
-                step_id=record.step_id,
-                step_number=tree.step_number(node_pk),
-                place=places.get(node_pk),
-                title=title,
-                prompt=prompt,
-                notes_markdown=item.notes_markdown,
-                artifacts=item.artifacts,
-                started_at=started,
-                recorded_at=item.created_at,
-                seconds=round((item.created_at - started).total_seconds(), 3),
-                other_answers=others,
-                answers_note=_answers_note(others),
-                owner=made.owner,
-                door=made.door,
-                by=made.words,
-            )
+            node_id=str(tree.public(node_pk)),
+            child_id=str(tree.public(item.child_id or 0)),
+            kind=record.kind,
+            step_id=record.step_id,
+            step_number=tree.step_number(node_pk),
+            place=places.get(node_pk),
+            title=title,
+            prompt=prompt,
+            notes_markdown=item.notes_markdown,
+            artifacts=item.artifacts,
+            started_at=started,
+            recorded_at=item.created_at,
+            seconds=round((item.created_at - started).total_seconds(), 3),
+            other_answers=others,
+            answers_note=_answers_note(others),
+            owner=made.owner,
+            door=made.door,
+            by=made.words,
+        )
         entry._footnotes = _footnotes(others)
         entries.append(entry)
     return entries
@@ -603,13 +603,15 @@ def branches_through(tree: branches.RunBranches, pk: int) -> list[int]:
 
 
 def _on_branches_words(tree: branches.RunBranches, pk: int, through: list[int]) -> str:
-    """ "On branch 1"; "On branches 1 and 2 (branch 2 forked here)"; "On branches 1, 2 and 3 (shared by
+    """ "On branch 1"; "On branches 1 and 2 (branch 2 branched here)"; "On branches 1, 2 and 3 (shared by
     branches 1, 2 and 3)": a node before a fork is on every branch that grew after it."""
     if len(through) <= 1:
         return f"On branch {through[0]}" if through else ""
     here = [b.number for b in tree.branches if b.forked_from == pk]
     listed = _and(through)
-    why = f"branch{'es' if len(here) > 1 else ''} {_and(here)} forked here" if here else f"shared by branches {listed}"
+    why = (
+        f"branch{'es' if len(here) > 1 else ''} {_and(here)} branched here" if here else f"shared by branches {listed}"
+    )
     return f"On branches {listed} ({why})"
 
 

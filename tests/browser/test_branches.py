@@ -30,7 +30,7 @@ def stuck(live_server, service_catalog) -> BlockedReview:
 SUMMARY = "Review storage · step 4 of 8 · round 2 of 2"  # the step's name first, its place short
 # The run card's status line opens with the place, the step's name after it (status_line.of_run).
 STATUS = "Step 4 of 8 · round 2 of 2 (Review storage) on branch 2 · the agent is on it since "
-STORY = "Branch 1 finished; then the agent went back to Record the Changed Files and is redoing it from there."
+STORY = "Branch 1 finished; then branch 2 branched from Record the Changed Files and is redoing it."
 FULL = "step 4 of 8, round 2 of 2 in “Review Each Focus Area”"  # the place whole: the line's tooltip (friction12 4)
 
 
@@ -97,7 +97,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
 
     # The node the fork grew from is on both branches.
     page.goto(f"{site}/nodes/{node_id_of(review.answers[1])}/")
-    expect(page.locator("#node-branch-title")).to_have_text("On branches 1 and 2 (branch 2 forked here)")
+    expect(page.locator("#node-branch-title")).to_have_text("On branches 1 and 2 (branch 2 branched here)")
     expect(page.locator("#node-branch .branch-callouts")).to_have_count(0)
     screenshot(page, "issue20-node-fork-point")
     page.wait_for_load_state("networkidle")
