@@ -298,10 +298,9 @@ def _step(step: StepEntry, confirmed: Confirmation | None) -> list[str]:
         meta += f" · {inline(step.by)}"
     if confirmed is not None and step.kind == "step":
         meta += f" · confirmation: {CONFIRMED_BY[confirmed]}"
-    parts = [heading, meta]
-    if step.answers_note:  # the step is shared with another branch, which answered it otherwise
+    parts = [heading, meta, notes(step.notes_markdown) or "_No notes._"]
+    if step.answers_note:  # the step is shared with another branch, which answered it otherwise: after the answer
         parts.append(f"_{inline(step.answers_note)}_")
-    parts.append(notes(step.notes_markdown) or "_No notes._")
     return parts + _artifacts_line(step)
 
 

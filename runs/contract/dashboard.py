@@ -675,6 +675,12 @@ class OtherAnswer(Shape):
     notes_preview: str = Field(description="The first line of its notes.")
     recorded_at: datetime
     earlier: bool = Field(description="Whether it was answered before this one.")
+    # The public id of that branch's tip, for a link to it on the run page (run_view.step_entries). Off the wire.
+    _tip: int = PrivateAttr(default=0)
+
+    @property
+    def tip(self) -> int:
+        return self._tip
 
 
 class StepEntry(Shape):
@@ -696,8 +702,8 @@ class StepEntry(Shape):
     place: StepPlace | None = Field(default=None, description="Where the step sits in the workflow's outline.")
     other_answers: list[OtherAnswer] = Field(
         default_factory=list,
-        description="Other branches' answers to this step at the same node: the graph draws it once, but after a "
-        "rewind each branch has its own answer.",
+        description="Other branches' answers to this step at the same node: the graph draws it once, but a branch "
+        "that redid the step has its own answer.",
     )
     owner: str = Field(
         default="", description="Who recorded it: an API token's owner or a dashboard user; empty on this machine."
@@ -710,8 +716,15 @@ class StepEntry(Shape):
     )
     answers_note: str = Field(
         default="",
-        description="The same in words: 'Answered again after a rewind (branch 1 answered: ...)'; empty when none.",
+        description="The same in words: '↺ redone here; branch 1 had answered: ...'; empty when none.",
     )
+    # The same, one (words, branch tip's public id) per other answer, for the run page's linked footnote line
+    # (run_view._footnotes). Off the wire.
+    _footnotes: list[tuple[str, int]] = PrivateAttr(default_factory=list)
+
+    @property
+    def footnotes(self) -> list[tuple[str, int]]:
+        return self._footnotes
 
 
 class GapEntry(Shape):
@@ -857,7 +870,7 @@ class NodeDetail(Shape):
         description="Every branch whose path passes through this node (a node before a fork is on several).",
     )
     on_branches_words: str = Field(
-        default="", description="The same in words: 'On branches 1 and 2 (branch 2 forked here)', 'On branch 1'."
+        default="", description="The same in words: 'On branches 1 and 2 (branch 2 branched here)', 'On branch 1'."
     )
     other_branches: list[BranchOutcomeEntry] = Field(
         default_factory=list, description="The run's branches that do not pass through this node."

@@ -66,7 +66,7 @@ def _field(key: str, value: Any) -> ArtifactField:
 
 
 def _item(entry: Any) -> str | None:
-    """A list entry in words: a scalar as it is, a flat object as "Assumed: x; actual: y"; None when
+    """A list entry in words: a scalar as it is, a flat object as "Label: x; other: y"; None when
     nested deeper."""
     if isinstance(entry, dict):
         return _flat_object(entry)
@@ -75,12 +75,22 @@ def _item(entry: Any) -> str | None:
     return _scalar(entry)
 
 
+# A pair of keys that read as one sentence, in this order, whatever order the object keeps (friction15 23: a
+# corrected assumption read "Actual: …; Assumed: …", backwards): "Assumed orders are few → actually 2 million".
+_SAID_AS_ONE = (("assumed", "actual", "Assumed {} → actually {}"),)
+
+
 def _flat_object(value: JsonObject) -> str | None:
-    """Its keys by label, as fields_of orders fields: PostgreSQL's jsonb does not keep the agent's order."""
+    """Its keys by label, as fields_of orders fields: PostgreSQL's jsonb does not keep the agent's order. A
+    pair of _SAID_AS_ONE leads, as its sentence."""
+    if any(isinstance(inner, dict | list) for inner in value.values()):
+        return None
     parts = []
-    for key, inner in sorted(value.items(), key=lambda pair: label_of(str(pair[0]))):
-        if isinstance(inner, dict | list):
-            return None
+    rest = dict(value)
+    for first, second, sentence in _SAID_AS_ONE:
+        if first in rest and second in rest:
+            parts.append(sentence.format(_scalar(rest.pop(first)), _scalar(rest.pop(second))))
+    for key, inner in sorted(rest.items(), key=lambda pair: label_of(str(pair[0]))):
         parts.append(f"{label_of(str(key))}: {_scalar(inner)}")
     return "; ".join(parts)
 

@@ -660,7 +660,7 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
     why = (
         f"when branch {newest.number} was started by hand"
         if newest is not None and newest.tip_node_id and _started_by_hand(state.tree, newest)
-        else "when the agent went back to an earlier step"
+        else "when the agent branched from an earlier step"
     )
     goes_on = f": the work goes on along branch {newest.number}" if newest is not None else ""
     return _panel(

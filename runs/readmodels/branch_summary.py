@@ -10,8 +10,8 @@ behind*, the state's own word, wherever the dashboard names it.
 One thing the list cannot tell is how the branch that counts came after a finished one: a finished branch beside
 one that goes on would read as a run finished and running at once. Then the line tells the story, the step the
 branch that counts went back to (the step pending at the node it grew from, as the graph's data holds it) and
-whether the agent or a person took it there: "Running on branch 2 (branch 1 finished; then the agent went back to
-Verify slice 2 (step 2 of 3, round 2 of 3, part 1 of 2) and is redoing it from there)".
+whether the agent or a person took it there: "Running on branch 2 (branch 1 finished; then branch 2 branched from
+Verify slice 2 (step 2 of 3, round 2 of 3, part 1 of 2) and is redoing it)".
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ def numbers_words(numbers: list[int]) -> str:
 @dataclass(frozen=True, slots=True)
 class BranchesLine:
     lead: str  # how the run stands and on which branch: "Running on branch 2"
-    story: str = ""  # how the one that counts came after a finished one: "branch 1 finished; then the agent went
-    # back to Verify slice 2 and is redoing it from there"; "" when no branch finished beside it
+    story: str = ""  # how the one that counts came after a finished one: "branch 1 finished; then branch 2
+    # branched from Verify slice 2 and is redoing it"; "" when no branch finished beside it
 
     def __str__(self) -> str:
         return f"{self.lead} ({self.story})" if self.story else self.lead
@@ -73,11 +73,12 @@ def went_back(graph: RunGraph, tip_id: str) -> WentBack | None:
 _GOING_ON: frozenset[StateName] = frozenset({"running", "needs_you", "stalled", "blocked"})
 
 
-def _story(back: WentBack, run_state: StateName) -> str:
+def _story(back: WentBack, number: int, run_state: StateName) -> str:
+    """In branch words only (friction15b 14: branch, fork, rewind and "went back to" named one thing)."""
     if back.by_hand:
-        return f"then someone started this branch by hand from {back.words}"
-    doing = "is redoing it from there" if run_state in _GOING_ON else "redid it from there"
-    return f"then the agent went back to {back.words} and {doing}"
+        return f"then someone started branch {number} by hand from {back.words}"
+    doing = "is redoing it" if run_state in _GOING_ON else "redid it"
+    return f"then branch {number} branched from {back.words} and {doing}"
 
 
 def line(told: list[BranchOutcomeEntry], run_state: StateName, back: WentBack | None = None) -> BranchesLine | None:
@@ -87,5 +88,9 @@ def line(told: list[BranchOutcomeEntry], run_state: StateName, back: WentBack | 
         return None
     counts = next((o for o in told if o.is_newest), told[-1])
     finished = sorted(o.number for o in told if o is not counts and not o.left_behind and o.state == "done")
-    story = f"{numbers_words(finished)} finished; {_story(back, run_state)}" if back is not None and finished else ""
+    story = (
+        f"{numbers_words(finished)} finished; {_story(back, counts.number, run_state)}"
+        if back is not None and finished
+        else ""
+    )
     return BranchesLine(f"{states.label(run_state)} on branch {counts.number}", story)

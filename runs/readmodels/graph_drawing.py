@@ -48,7 +48,7 @@ VIA_WORDS = {"checkpoint": "checkpoint", "fork": "started by hand"}
 # plain phrase wherever it is said (friction13 6: "answered again" read as jargon): the card's tag, the legend, the
 # card's tooltip, the steps list's note (run_view) and the PDF's caption (exports/reports/graph_figure.py).
 AGAIN_WORDS = "redone"
-AGAIN_PHRASE = "redone after a rewind"
+AGAIN_PHRASE = "redone after branching"
 # The screen's glyphs, one shape each (friction14: "redone" and "checkpoint" were both dashed pills): a step redone
 # goes back ("↺", counter-clockwise: not the loop's round "↻ n"), a checkpoint is a diamond on its step's card.
 AGAIN_GLYPH = "↺"
@@ -180,7 +180,7 @@ STATE_LEGEND = {
     "paused": f"no agent has touched it since it came here: {actions.verb('resume')}",  # the one phrase (actions.py)
     "stalled": "quiet too long, and nobody is waiting on it",
     "canceled": "the run was canceled",
-    "left-behind": "the agent went back to an earlier step and works on another branch",  # LEFT_BY_HAND else
+    "left-behind": "no agent works on it now: the run goes on along another branch",  # LEFT_BY_HAND else
     "done": "the branch completed",
     "running": "the agent works on it",
 }

@@ -55,7 +55,7 @@ class BranchSection:
     number: int
     state: StateName
     state_label: str
-    forked: str  # where it grew from: "forked from branch 1 after step 1 of 8 (Triage the Change)"; "" for branch 1
+    forked: str  # where it grew from: "branched from branch 1 after step 1 of 8 (Triage the Change)"; "" for branch 1
     shown: bool  # the branch the page shows
     href: str  # the run's page showing this branch
     rows: list[StepRow]
@@ -213,21 +213,21 @@ def tip_states(detail: RunDetail) -> dict[str, str]:
 
 
 def fork_words(story: graph_story.Told, first: GraphNode, *, named: bool = False) -> str:
-    """Where the branch whose first card is `first` grew from, in the words of its cards: "forked after step 1
+    """Where the branch whose first card is `first` grew from, in the words of its cards: "branched after step 1
     of 8" (the last step both branches share; the answered-again step is the branch's own first card),
-    "forked at the start" (it answered the run's first step again), "started by hand at step 4 of 8" (an
+    "branched at the start" (it answered the run's first step again), "started by hand at step 4 of 8" (an
     operator fork waits at its parent's step). `named`: with the branch and title of the card it grew from,
-    for a list that shows no drawing ("forked from branch 1 after step 1 of 8 (Triage the Change)")."""
+    for a list that shows no drawing ("branched from branch 1 after step 1 of 8 (Triage the Change)")."""
     fork = story.grew_from(first)
     if fork is None:
-        return "forked at the start"
+        return "branched at the start"
     where = graph_drawing.step_words(fork)
     if first.via == "fork":
         said = f"started by hand{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} at {where}"
     elif first.node_id in story.again:
-        said = f"forked{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} after {where}"
+        said = f"branched{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} after {where}"
     else:
-        said = f"forked{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} at {where}"
+        said = f"branched{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} at {where}"
     return f"{said} ({fork.title or fork.step_id or 'Step'})" if named else said
 
 

@@ -54,7 +54,7 @@ KNOWN_VERDICTS = {
     "wr.gate_verdict": {"approved": "Approved", "rejected": "Rejected", "uncertain": "Uncertain"},
 }
 STATUS_WORDS = {"complete": "completed", "open": "open", "blocked": "blocked", "canceled": "canceled"}
-LEFT_BEHIND = "left behind by a rewind"
+LEFT_BEHIND = "left behind by a newer branch"
 STALLED = "stalled"
 WAITING = "waiting for you"
 WHERE_THE_AGENT_WORKS = "newest, where the agent works"
@@ -257,7 +257,7 @@ def summary_words(outcomes: list[BranchOutcomeEntry], *, stalled: bool = False, 
     Review api", "blocked at step 2 (...) since ...". A forked run leads with its newest branch, where the
     agent works (or where it finished last), then the finished branches, then the others in order:
     "Branch 2 open at step 4 (newest, where the agent works) · branch 1 finished earlier: Request changes";
-    an unfinished branch that is not the newest is "left behind by a rewind". A `stalled` run (the
+    an unfinished branch that is not the newest is "left behind by a newer branch". A `stalled` run (the
     dashboard's clock-relative status: nobody is known to work on it) says so of its newest open branch,
     never that the agent works there: "stalled at step 4: Review api"; a run whose newest step `waiting` for
     the user's confirmation says whose move it is: "waiting for you at step 2: Approve the plan"."""

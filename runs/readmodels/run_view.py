@@ -395,41 +395,42 @@ def _steps(
         others: list[OtherAnswer] = []
         if isinstance(item, Output):
             title, prompt = item.step_title or item.step_id, written.prompt
-            others = [
-                OtherAnswer(
+            for o in answers.get(node_pk, []):
+                if o.pk == item.pk or o.child_id not in tree.nodes:
+                    continue
+                other = OtherAnswer(
                     branch=tree.branch_of(o.child_id).number,
                     notes_preview=_preview(o.notes_markdown),
                     recorded_at=o.created_at,
                     earlier=(o.created_at, o.pk) < (item.created_at, item.pk),
                 )
-                for o in answers.get(node_pk, [])
-                if o.pk != item.pk and o.child_id in tree.nodes
-            ]
+                other._tip = tree.public(tree.branch_of(o.child_id).nodes[-1])
+                others.append(other)
         else:
             title, prompt = f"Checkpoint during {titles.get(node_pk) or written.title or 'the run'}", ""
         made = makers.get(tree.public(item.child_id or 0), people.NOBODY)
-        entries.append(
-            StepEntry(
-                node_id=str(tree.public(node_pk)),
-                child_id=str(tree.public(item.child_id or 0)),
-                kind=record.kind,
-                step_id=record.step_id,
-                step_number=tree.step_number(node_pk),
-                place=places.get(node_pk),
-                title=title,
-                prompt=prompt,
-                notes_markdown=item.notes_markdown,
-                artifacts=item.artifacts,
-                started_at=started,
-                recorded_at=item.created_at,
-                seconds=round((item.created_at - started).total_seconds(), 3),
-                other_answers=others,
-                answers_note=_answers_note(others),
-                owner=made.owner,
-                door=made.door,
-                by=made.words,
-            )
+        entry = StepEntry(
+            node_id=str(tree.public(node_pk)),
+            child_id=str(tree.public(item.child_id or 0)),
+            kind=record.kind,
+            step_id=record.step_id,
+            step_number=tree.step_number(node_pk),
+            place=places.get(node_pk),
+            title=title,
+            prompt=prompt,
+            notes_markdown=item.notes_markdown,
+            artifacts=item.artifacts,
+            started_at=started,
+            recorded_at=item.created_at,
+            seconds=round((item.created_at - started).total_seconds(), 3),
+            other_answers=others,
+            answers_note=_answers_note(others),
+            owner=made.owner,
+            door=made.door,
+            by=made.words,
         )
+        entry._footnotes = _footnotes(others)
+        entries.append(entry)
     return entries
 
 
@@ -441,31 +442,29 @@ def _preview(notes: str) -> str:
     return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1].rstrip() + "…"
 
 
-def _answers_note(others: list[OtherAnswer]) -> str:
-    """ "Redone after a rewind (branch 1 answered: 'Did list-changed-files.')"; "Redone later, after a
-    rewind, on branch 2: '...'": the step is one card on the graph, its answers differ; said in the graph's
-    one phrase for it (graph_drawing.AGAIN_PHRASE, its tag AGAIN_WORDS)."""
+def _footnotes(others: list[OtherAnswer]) -> list[tuple[str, int]]:
+    """What the other branches answered at this step, one footnote each, said after this answer (friction15
+    17: a note between the prompt and the answer read like the answer): "↺ redone here; branch 1 had
+    answered: 'Did list-changed-files.'" at the redo, "↺ redone on branch 2: '...'" at the answer it redid.
+    In the graph's one word for it (graph_drawing.AGAIN_WORDS) and branch words only (friction15b 14: no
+    "rewind"). Each with the tip of the branch it names, for the run page's link."""
 
     def said(other: OtherAnswer) -> str:
         return f"'{other.notes_preview}'" if other.notes_preview else "no notes"
 
+    mark = f"↺ {graph_drawing.AGAIN_WORDS}"
     earlier = [o for o in others if o.earlier]
     later = [o for o in others if not o.earlier]
-    parts = []
-    if earlier:
-        parts.append(
-            graph_drawing.AGAIN_PHRASE.capitalize()
-            + " ("
-            + "; ".join(f"branch {o.branch} answered: {said(o)}" for o in earlier)
-            + ")"
-        )
-    if later:
-        parts.append(
-            (f"{graph_drawing.AGAIN_WORDS.capitalize()} later" if not earlier else f"{graph_drawing.AGAIN_WORDS} later")
-            + ", after a rewind, "
-            + "; ".join(f"on branch {o.branch}: {said(o)}" for o in later)
-        )
-    return "; ".join(parts)
+    notes = [
+        (f"{mark + ' here; ' if n == 0 else ''}branch {o.branch} had answered: {said(o)}", o.tip)
+        for n, o in enumerate(earlier)
+    ]
+    return notes + [(f"{mark} on branch {o.branch}: {said(o)}", o.tip) for o in later]
+
+
+def _answers_note(others: list[OtherAnswer]) -> str:
+    """The footnotes (_footnotes) in one line, for the API and the reports."""
+    return " · ".join(words for words, _ in _footnotes(others))
 
 
 def _warnings(run: Run) -> list[WarningEntry]:
@@ -604,13 +603,15 @@ def branches_through(tree: branches.RunBranches, pk: int) -> list[int]:
 
 
 def _on_branches_words(tree: branches.RunBranches, pk: int, through: list[int]) -> str:
-    """ "On branch 1"; "On branches 1 and 2 (branch 2 forked here)"; "On branches 1, 2 and 3 (shared by
+    """ "On branch 1"; "On branches 1 and 2 (branch 2 branched here)"; "On branches 1, 2 and 3 (shared by
     branches 1, 2 and 3)": a node before a fork is on every branch that grew after it."""
     if len(through) <= 1:
         return f"On branch {through[0]}" if through else ""
     here = [b.number for b in tree.branches if b.forked_from == pk]
     listed = _and(through)
-    why = f"branch{'es' if len(here) > 1 else ''} {_and(here)} forked here" if here else f"shared by branches {listed}"
+    why = (
+        f"branch{'es' if len(here) > 1 else ''} {_and(here)} branched here" if here else f"shared by branches {listed}"
+    )
     return f"On branches {listed} ({why})"
 
 

@@ -65,11 +65,14 @@ _CODES = {code.value: code for code in ErrorCode}
 # nobody can find).
 SERVER_ERRORS = "the server's error output (stderr of manage.py mcp, which an agent's client keeps in its MCP log)"
 HELD = "the step was held: the output lacked something"  # a blocked answer: the contract working
+# A call refused because its run had ended, in the page's words (friction15 8: "Refused" is also a refused
+# answer on the run pages, a different thing); the API's field names keep "refused".
+TURNED_AWAY = "Turned away"
 # A call's outcome tag, capitalised as every other tag (a held answer is "Blocked", as states.py says it).
 OUTCOME_LABELS = {
     CallOutcome.OK: "OK",
     CallOutcome.BLOCKED: LABELS["blocked"],
-    CallOutcome.REFUSED: "Refused",
+    CallOutcome.REFUSED: TURNED_AWAY,
     CallOutcome.ERROR: "Error",
 }
 
@@ -90,7 +93,7 @@ def call_words(tool: str, outcome: str, exception: str = "", message: str = "") 
         return f"{tool} failed inside the server{broke}; the details are in {SERVER_ERRORS}"
     if outcome in ENDED_RUN_REFUSALS:  # the expected answer, not a failure
         why = message.strip() or _ERROR_WORDS[_CODES[outcome]]
-        return f"{tool} was refused, as it should be: {why}"
+        return f"{tool} was turned away, as it should be: {why}"
     if message.strip():
         return f"{tool} failed: {message.strip()}"
     if code is None:

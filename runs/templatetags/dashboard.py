@@ -292,6 +292,31 @@ def place_title(place: Any) -> SafeString:
     return format_html(' title="{}"', full) if full else mark_safe("")
 
 
+# A step the Steps list shows took this long or more says so in its line; a quicker one (an agent's answer
+# recorded within a second: a developer's number, friction15 item "took 6 ms") says it in the title's tooltip.
+TOOK_SAID_FROM_SECONDS = 1.0
+
+
+@register.filter
+def step_head_title(step: Any) -> SafeString:
+    """The ` title="…"` attribute of a step's heading in the Steps list: its place in full where the short
+    form leaves part out, the step's id in the workflow (friction15 3: the id chip moved here, as on the
+    step page) and, when under a second, how long it took."""
+    parts = [step_places.full_words(step.place)] if step.place is not None else []
+    if step.step_id:
+        parts.append(f"step {step.step_id} in the workflow")
+    if step.seconds < TOOK_SAID_FROM_SECONDS:
+        parts.append(f"took {time_axis.duration(step.seconds)}")
+    said = " · ".join(part for part in parts if part)
+    return format_html(' title="{}"', said) if said else mark_safe("")
+
+
+@register.filter
+def took_said(step: Any) -> bool:
+    """Whether a step's line says how long it took (TOOK_SAID_FROM_SECONDS)."""
+    return bool(step.seconds >= TOOK_SAID_FROM_SECONDS)
+
+
 @register.filter
 def pending_since(run: RunDetail) -> datetime | None:
     """When the shown branch's pending step was given: the moment its tip was recorded."""

@@ -135,7 +135,7 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     expect(fields.locator("dt")).to_have_text(
         ["Branch name", "Corrected assumptions", "Files changed", "Key decisions", "Known limitations", "Tests added"]
     )
-    expect(fields.get_by_text("Actual: a shop has 2 million; Assumed: orders are few")).to_be_visible()
+    expect(fields.get_by_text("Assumed orders are few → actually a shop has 2 million")).to_be_visible()
     assert "{" not in handoff.inner_text()  # no raw JSON
     files = page.locator("section[aria-labelledby=files-title] table.changed-files")
     expect(files.locator("th")).to_have_text(["Path"])  # no empty Summary, no Risk full of dashes

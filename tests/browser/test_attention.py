@@ -366,7 +366,7 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
         firsts = [card.bounding_box() for card in sized_page.locator("svg.run-graph a.graph-node rect.card").all()]
         assert root and all(box and root["y"] + root["height"] <= box["y"] for box in firsts)
     else:
-        expect(sized_page.locator(".gl-branch .gl-fork", has_text="forked at the start")).to_have_count(1)
+        expect(sized_page.locator(".gl-branch .gl-fork", has_text="branched at the start")).to_have_count(1)
     # One folded line beside the live branch, which leads; "Want it back? Resume the agent…" opens the sentence.
     line = sized_page.locator(".left-behind-line#left_behind-1")
     expect(line).to_contain_text(re.compile(r"Branch 1 · .+ · step 3 of 3"))

@@ -30,7 +30,7 @@ def stuck(live_server, service_catalog) -> BlockedReview:
 SUMMARY = "Review storage · step 4 of 8 · round 2 of 2"  # the step's name first, its place short
 # The run card's status line opens with the place, the step's name after it (status_line.of_run).
 STATUS = "Step 4 of 8 · round 2 of 2 (Review storage) on branch 2 · the agent is on it since "
-STORY = "Branch 1 finished; then the agent went back to Record the Changed Files and is redoing it from there."
+STORY = "Branch 1 finished; then branch 2 branched from Record the Changed Files and is redoing it."
 FULL = "step 4 of 8, round 2 of 2 in “Review Each Focus Area”"  # the place whole: the line's tooltip (friction12 4)
 
 
@@ -58,9 +58,12 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     # Branch 1 finished: canceling stops the one open branch, and the button says so.
     expect(page.locator(".confirm summary")).to_have_text("Cancel run…")
     # The shared step's card is one on the graph, but branch 2 answered it again after the rewind.
-    expect(page.locator(".answers-note")).to_have_text(
-        "Redone after a rewind (branch 1 answered: 'Did list-changed-files.')"
-    )
+    # A footnote after this branch's answer, linking branch 1.
+    note = page.locator(".answers-note")
+    expect(note).to_have_text("↺ redone here; branch 1 had answered: 'Did list-changed-files.' →")
+    expect(note.locator("a")).to_have_attribute("href", re.compile(rf"\?tip={review.done_tip}$"))
+    after_answer = "n => !!(n.parentElement.querySelector('.notes').compareDocumentPosition(n) & 4)"
+    assert note.evaluate(after_answer)  # after the step's own answer, not between the prompt and it
     screenshot(page, "issue20-run-branch-2")
 
     # Following the callout shows branch 1: its own synthesis, verdict and findings table; branch 2 named.
@@ -79,7 +82,8 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page.locator("section[aria-labelledby=findings-title] table.findings .sev-critical")).to_have_count(1)
     expect(page.locator(".branch-callouts li")).to_contain_text(f"Branch 2 · {SUMMARY}")
     expect(page.locator(".branch-callouts li .badge")).to_have_text("Running")
-    expect(page.locator(".answers-note")).to_contain_text("Redone later, after a rewind, on branch 2")
+    expect(page.locator(".answers-note")).to_contain_text("↺ redone on branch 2")
+    expect(page.locator(".answers-note a")).to_have_attribute("href", re.compile(rf"\?tip={review.open_tip}$"))
     screenshot(page, "issue20-run-branch-1")
 
     # The session page of one run says it once, in the run card's status line (not in the head or a pending
@@ -93,7 +97,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
 
     # The node the fork grew from is on both branches.
     page.goto(f"{site}/nodes/{node_id_of(review.answers[1])}/")
-    expect(page.locator("#node-branch-title")).to_have_text("On branches 1 and 2 (branch 2 forked here)")
+    expect(page.locator("#node-branch-title")).to_have_text("On branches 1 and 2 (branch 2 branched here)")
     expect(page.locator("#node-branch .branch-callouts")).to_have_count(0)
     screenshot(page, "issue20-node-fork-point")
     page.wait_for_load_state("networkidle")

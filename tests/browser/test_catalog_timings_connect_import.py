@@ -169,7 +169,7 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
         else:
             assert len(lines) == 2 and len(lines[0]) == 1, lines  # the tool's name alone, then its figures
             # Every column's figure, the slowest call's too: not dropped without a word (friction9 15).
-            names = ["Calls", "Errors", "Refused", "Median", "Slowest"]
+            names = ["Calls", "Errors", "Turned", "Median", "Slowest"]
             assert [figure.split()[0] for figure in lines[1]] == names, lines
     # Times in the unit that suits them, as on the run pages: "12 ms", "1.8 s", never bare milliseconds.
     figures = " | ".join(stats.locator("tbody td").all_text_contents())
@@ -183,8 +183,8 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
             assert len(first) == 2 and any(text.endswith("_workflow") for text in first), first
             assert not any(text.startswith(("When", "Tool")) for text in first), first
     canceled = recent.locator("tbody tr").filter(has_text="RUN_CANCELED")
-    expect(canceled).to_contain_text("continue_workflow was refused, as it should be: the run was canceled")
-    expect(canceled.locator(".badge")).to_have_text("Refused")
+    expect(canceled).to_contain_text("continue_workflow was turned away, as it should be: the run was canceled")
+    expect(canceled.locator(".badge")).to_have_text("Turned away")
     expect(recent).to_contain_text("start_workflow failed inside the server on an unexpected OperationalError")
     expect(recent).not_to_contain_text("without an error code")
     # A failed call says why in its error's own words, as the agent was told them, when they were kept.
@@ -316,6 +316,18 @@ def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, con
     assert covered, "a click or a drop on the zone misses the file input"
     assert zone.evaluate("z => getComputedStyle(z).borderTopStyle") == "dashed"
     expect(sized_page.locator("#import-chosen")).to_have_text("No file chosen yet")
+    # Nothing to import before a file is chosen (friction15 23); a phone has no drag and drop to offer.
+    import_button = sized_page.get_by_role("button", name="Import", exact=True)
+    expect(import_button).to_be_disabled()
+    hint = sized_page.locator("#import-hint")
+    drop_words, choose_words = hint.locator(".drop-words"), hint.locator(".choose-words")
+    if viewport_name(sized_page) == DESKTOP.name:
+        expect(drop_words).to_contain_text("Drop the .workrail-bundle.json file here")
+        expect(choose_words).to_be_hidden()
+    else:
+        expect(drop_words).to_be_hidden()
+        expect(choose_words).to_be_visible()
+        expect(choose_words).to_contain_text("Choose a file")
     sized_page.locator("#import-bundle").focus()
     assert zone.evaluate("z => getComputedStyle(z).outlineStyle") == "solid"  # where the keyboard is, seen
     bundle.dispatch_event("dragenter")  # a file dragged over the zone lights it, until it leaves or drops
@@ -325,6 +337,7 @@ def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, con
     chosen = {"name": "ses_1.workrail-bundle.json", "mimeType": "application/json", "buffer": b"{}"}
     sized_page.set_input_files("#import-bundle", files=[chosen])
     expect(sized_page.locator("#import-chosen")).to_have_text("Chosen: ses_1.workrail-bundle.json (2 bytes)")
+    expect(import_button).to_be_enabled()
     # The copy option sits right under the zone, at its left edge, not far off to the right of it.
     drop, copy = zone.bounding_box(), sized_page.get_by_label("Import as a copy").bounding_box()
     assert drop is not None and copy is not None

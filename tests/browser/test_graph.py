@@ -269,8 +269,8 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-head .badge")).to_have_text(["Running", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(
             [
-                "Forked from branch 1 after step 2 of 8 (Record the Changed Files)",
-                "Forked from branch 1 after step 1 of 8 (Triage the Change)",
+                "Branched from branch 1 after step 2 of 8 (Record the Changed Files)",
+                "Branched from branch 1 after step 1 of 8 (Triage the Change)",
             ]
         )
         # Each row says its step's place as the step list and the drawing's card say it.
@@ -337,9 +337,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(key.locator(".checkpoint-key")).to_have_text("◆checkpoint")
     expect(key.locator(".tag-key")).to_have_text(["↺ redone"])
     expect(key.locator("li", has_text="left behind")).to_have_attribute(
-        "title", "the agent went back to an earlier step and works on another branch"
+        "title", "no agent works on it now: the run goes on along another branch"
     )
-    expect(key).not_to_contain_text("the agent went back")  # its meaning is said once: behind the "?"
+    expect(key).not_to_contain_text("no agent works on it now")  # its meaning is said once: behind the "?"
     if viewport.name == "desktop":
         expect(key).to_be_visible()
         tops = key.locator("li").evaluate_all("items => items.map((li) => Math.round(li.getBoundingClientRect().top))")
@@ -358,8 +358,8 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(help_box.locator(".legend")).to_be_hidden()
     help_box.locator("summary").click()
     expect(help_box.locator(".state-key")).to_have_text(["left behind", "running"])
-    expect(help_box.locator("li", has_text="the agent went back to an earlier step")).to_be_visible()
-    expect(help_box.locator("li", has_text="redone after a rewind")).to_be_visible()
+    expect(help_box.locator("li", has_text="no agent works on it now")).to_be_visible()
+    expect(help_box.locator("li", has_text="redone after branching")).to_be_visible()
     expect(help_box.locator(".checkpoint-key")).to_have_text("◆checkpoint")
     expect(help_box.locator("li", has_text="a checkpoint the agent saved during that step")).to_be_visible()
     assert help_box.locator(".tag-key.again").evaluate("k => getComputedStyle(k).borderTopStyle") == "solid"

@@ -37,7 +37,7 @@ def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_se
     expect(key.locator("li", has=page.locator(".state-key.state-left-behind"))).to_contain_text(
         "a person started another branch by hand"
     )
-    expect(key).not_to_contain_text("the agent went back")
+    expect(key).not_to_contain_text("no agent works on it now")
     expect(key.locator("li", has_text="dotted border: a branch a person started by hand")).to_be_visible()
     expect(page.locator(".state-legend li.card-look", has_text="started by hand")).to_be_visible()  # its swatch
     screenshot(page, "owners-session")

@@ -67,9 +67,11 @@ def test_the_markdown_report_summarizes_then_lists_both_branches_finished_first(
         "##### Step 4 of 8, round 1 of 2 in “Review Each Focus Area” · Review api" in own
     )  # placed in the outline, as the run page does
     assert "Branch 2: did review-area." in own
-    # Branch 1's answer to the shared step shows only as the labelled note (issue 20's review, point 4).
-    note = "_Redone after a rewind (branch 1 answered: 'Branch 1: did review-area.')_"
+    # Branch 1's answer to the shared step shows only as the labelled note (issue 20's review, point 4), a
+    # footnote after this branch's own answer (not between the heading and the answer, where it read as one).
+    note = "_↺ redone here; branch 1 had answered: 'Branch 1: did review-area.'_"
     assert note in own and "Branch 1: did" not in own.replace(note, "")
+    assert own.index("Branch 2: did review-area.") < own.index(note)
     assert CRITICAL not in own and "Synthesis" not in own
     assert "_No findings recorded on this branch._" in own
 
@@ -159,7 +161,7 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     # Where branch 2 grew from, as the run page's list of branches says it (graph_story): it answered round 2's
     # verify again, so it forked after the step both branches share, round 1's record.
     assert lines[1] == (
-        "└─ Branch 2: forked from branch 1 after step 2b of 3 · round 1 of 3 (Record what the slice "
+        "└─ Branch 2: branched from branch 1 after step 2b of 3 · round 1 of 3 (Record what the slice "
         'showed), 1 step, ends at "Record what the slice showed" (waiting at step 2b of 3, round 2 of 3, part 2 of 2 '
         "in “Verify each slice”, newest)"
     )
@@ -181,7 +183,7 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     assert "##### Step 2a of 3, round 3 of 3, part 1 of 2 in “Verify each slice” · Verify slice 3" in first
     assert "##### Step 3 of 3 · Summarize the verification" in first
     second = text.split("### Branch 2 (newest, open)")[1].split("### Timeline")[0]
-    assert "- Forked from branch 1 after step 2b of 3 · round 1 of 3 (Record what the slice showed)" in second
+    assert "- Branched from branch 1 after step 2b of 3 · round 1 of 3 (Record what the slice showed)" in second
     # The step it answered again is its own first step, after the ones it shares with branch 1.
     own = second.split("this branch's own steps follow.")[1]
     assert own.lstrip().startswith(
@@ -196,4 +198,4 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     assert not any(entry.startswith("checkpoint") for entry in entries)
     [marked] = [entry for entry in entries if 'class="checkpoint-mark"' in entry]
     assert "Record what the slice showed" in marked.split("</h5>")[0] and "Halfway." in marked
-    assert "<li>forked from branch 1 after step 2b of 3 · round 1 of 3 (Record what the slice showed)</li>" in html
+    assert "<li>branched from branch 1 after step 2b of 3 · round 1 of 3 (Record what the slice showed)</li>" in html

@@ -57,7 +57,7 @@ def test_the_pdf_draws_the_branch_graph_with_its_labels(service_catalog, tmp_pat
         assert expected in text, expected
     # Told as the run page tells it (graph_story): the checkpoint a tag on its step's card, not a dashed card;
     # the step branch 2 answered again its own first card, tagged so.
-    assert "redone after a rewind" in text and "A dashed card" not in text and "A “checkpoint” tag" in text
+    assert "redone after branching" in text and "A dashed card" not in text and "A “checkpoint” tag" in text
     # A drawing, not only words: the rendered page holds the cards' colours (the accent of the newest
     # node's tag, the green of the completed run's card).
     image = page_image(pdf, with_graph[0], tmp_path, "graph-page")

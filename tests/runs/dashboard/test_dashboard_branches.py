@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 # Where the run is, in the dashboard's words (runs/readmodels/states.py): its newest branch, where the agent works,
 # placed in the outline (the review loop is its 4th entry; the agent is in its 2nd round).
-WENT_BACK = "then the agent went back to Record the Changed Files and is redoing it from there"
+WENT_BACK = "then branch 2 branched from Record the Changed Files and is redoing it"
 WHERE = "Review storage · step 4 of 8 · round 2 of 2"  # its name first, the short place (step_places.named)
 # The whole place, the loop named, in the line's tooltip (friction12 4).
 WHERE_TITLE = ' title="step 4 of 8, round 2 of 2 in “Review Each Focus Area”"'
@@ -83,16 +83,17 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
 def test_a_node_before_the_fork_is_on_both_branches_and_its_answers_are_told_apart(client, service_catalog):
     review = forked_review()
     fork = html_of(client, f"/nodes/{node_id_of(review.answers[1])}/")
-    assert "On branches 1 and 2 (branch 2 forked here)" in fork
+    assert "On branches 1 and 2 (branch 2 branched here)" in fork
     assert "Other branches of this run" not in fork  # branch 2 grew from this very node
     assert "On branch 1<" not in fork
     first = html_of(client, f"/nodes/{node_id_of(review.answers[0])}/")
     assert "On branches 1 and 2 (shared by branches 1 and 2)" in first
 
     newest = html_of(client, f"/runs/{review.run_id}/")
-    assert "Redone after a rewind (branch 1 answered: &#x27;Did list-changed-files.&#x27;)" in newest
+    assert "↺ redone here; branch 1 had answered: &#x27;Did list-changed-files.&#x27; →" in newest
     earlier = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
-    assert "Redone later, after a rewind, on branch 2: &#x27;After the rewind: a second look" in earlier
+    assert "↺ redone on branch 2: &#x27;After the rewind: a second look" in earlier
+    assert f'?tip={review.open_tip}">↺ redone on branch 2' in earlier  # the footnote links the branch
 
 
 def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):

@@ -69,7 +69,7 @@ def test_a_checkpoint_is_listed_once_and_not_numbered_as_a_step(client, service_
     assert outside_synthesis.count("Halfway: plan drafted.") == 1  # among the branch's steps, not again below
     steps = html.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     assert "Halfway: plan drafted." in steps
-    headings = re.findall(r"<h3>(.*?)</h3>", steps)
+    headings = re.findall(r"<h3[^>]*>(.*?)</h3>", steps)
     # Ninth review item 5: the checkpoint is not a step of its own (it read as the step twice, before it): a
     # mark on the step it was saved during, after that step's answer, its notes folded under it.
     assert headings == [
@@ -77,7 +77,7 @@ def test_a_checkpoint_is_listed_once_and_not_numbered_as_a_step(client, service_
         "Draft Plan with Risks · step 2 of 3",
         "Self-Check the Plan · step 3 of 3",
     ]
-    draft = steps.split("<h3>Draft Plan with Risks", 1)[1].split("<h3>", 1)[0]
+    draft = re.split(r"<h3[^>]*>Draft Plan with Risks", steps, maxsplit=1)[1].split("<h3", 1)[0]
     mark = draft.split('<details class="checkpoint-mark"', 1)[1].split(">", 1)[1]
     assert draft.index("three") < draft.index('<details class="checkpoint-mark"'), draft
     said = " ".join(re.sub(r"<[^>]+>", " ", mark).split())
@@ -130,3 +130,18 @@ def test_a_workflows_page_names_its_warnings_source_not_its_absolute_path(client
     where = re.sub(r"<[^>]+>", " ", html.split('class="where"', 1)[1].split("</div>", 1)[0])
     assert where.split()[:3] == [">", "extra", "team/odd.json"]
     assert str(extra) not in re.sub(r'title="[^"]*"', "", html)
+
+
+def test_a_steps_id_and_a_quick_steps_time_are_in_its_headings_tooltip(client, service_catalog):
+    # friction15 3: each step showed its id chip and "took 6 ms" in the line; the id moves to the heading's
+    # tooltip (as on the step page), and a time under a second with it.
+    from tests.exports.reports.support import small_complete_session
+
+    small = small_complete_session("CHIP-1")
+    html = html_of(client, f"/sessions/{small.session_id}/")
+    steps = html.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
+    head = re.search(r'<div class="step-head">\s*<h3 title="([^"]*)">Clarify Goal and Constraints', steps)
+    assert head is not None, steps
+    assert "step clarify-goal in the workflow" in head.group(1) and "took " in head.group(1)
+    assert '<span class="tag">clarify-goal</span>' not in steps
+    assert ">took " not in steps  # every step of the sample took under a second

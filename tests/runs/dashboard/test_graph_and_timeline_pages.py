@@ -50,7 +50,7 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     # The checkpoint of round 1: a diamond on its step's card, no word and no tag (friction14).
     assert svg.count('<path class="checkpoint-flag"') == 1
     # One plain phrase for it, on the card, in its key and the steps list (friction13 6: "answered again" is jargon).
-    assert "answered again" not in html.lower() and "redone after a rewind" in html.lower()
+    assert "answered again" not in html.lower() and "redone after branching" in html.lower()
     # Each branch's tip says its branch's state in words: branch 1 completed, branch 2 is the agent's.
     assert re.findall(r'<text class="tag-text state state-([\w-]+)"[^>]*>([^<]*)<', svg) == [
         ("done", "done"),
@@ -141,14 +141,14 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     # Finished and running at once, told as what happened (friction8 5); the finished branch's link names its
     # last step, as every other branch's does.
     assert (
-        "Branch 1 finished; then the agent went back to Verify slice 2 (step 2a of 3 · round 2 "
-        "of 3) and is redoing it from there." in words
+        "Branch 1 finished; then branch 2 branched from Verify slice 2 (step 2a of 3 · round 2 "
+        "of 3) and is redoing it." in words
     )
     assert "replaced" not in words and "Branch 1 · finished with Summarize the verification" in words
     assert "open at step 6" not in words and "open at step 4" not in words
     # The branch row under the graph is gone (its links were the run card's other-branches list again); the
     # phone's branch list says where branch 2 forked, in the same words.
-    assert "Forked from branch 1 after step 2b of 3 · round 1 of 3" in words, words
+    assert "Branched from branch 1 after step 2b of 3 · round 1 of 3" in words, words
     assert card_step_line(html, str(newest.public_id)) == "step 2b of 3 · round 2 of 3"
     # The checkpoint (saved during round 1's "Record what the slice showed") is no card of its own: as a card it
     # read as that step twice (ninth review item 5). A mark beside its step's card, linking its own node's page

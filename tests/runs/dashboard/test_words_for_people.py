@@ -87,14 +87,14 @@ def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(cl
     )
     recent = page(client, "/timings/").split('id="recent-title"', 1)[1].split("</table>", 1)[0]
     assert '<code class="small">RUN_CANCELED</code>' in recent
-    assert "continue_workflow was refused, as it should be: the run was canceled" in recent
+    assert "continue_workflow was turned away, as it should be: the run was canceled" in recent
     assert f'href="/sessions/{built.session_id}/"' in recent and f'href="/runs/{built.review_run}/"' in recent
     # No reason kept (a row from before codes were): where to look instead, not a dead end.
     pointed = "start_workflow failed before this server kept each call&#x27;s reason; look in the server&#x27;s error"
     assert pointed in recent
     assert "start_workflow failed inside the server on an unexpected KeyError" in recent
     assert "failed without an error code" not in recent
-    assert "continue_workflow was refused, as it should be: that branch is already complete" in recent  # no link
+    assert "continue_workflow was turned away, as it should be: that branch is already complete" in recent  # no link
     assert 'href="/runs/run_gone/"' not in recent
 
 
@@ -107,7 +107,7 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
         ]
     )
     # A canceled run's refusal is the expected answer, tagged apart from failures (by its code).
-    assert [line.label for line in recent_calls()] == ["Refused", "Blocked", "OK"]  # newest first
+    assert [line.label for line in recent_calls()] == ["Turned away", "Blocked", "OK"]  # newest first
     ToolCall.objects.create(tool="continue_workflow", outcome="STORE_BUSY", duration_ms=1834.25, started_at=now)
     shown = page(client, "/timings/")
     assert 'title="Median: half the calls took less">Median</th>' in shown and "(ms)" not in shown
@@ -119,14 +119,14 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
     row = stats.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
     assert row.startswith('<td class="num">4</td><td class="num"><span class="risk-high">1 (25%)</span></td>')
     assert '<td class="num">1</td>' in row and "3 ms" in row and "1.8 s" in row  # refused: 1; median; slowest
-    assert "Refused</th>" in stats and stats.count("not a failure") == 1  # what a refusal is, said once
+    assert "Turned away (run ended)</th>" in stats and stats.count("not a failure") == 1  # what a refusal is, said once
 
 
 def test_the_refused_column_stays_when_no_call_was_refused(client):
     """Errors and Refused are the table's fixed columns, 0 or not (friction10 14): they do not come and go."""
     ToolCall.objects.create(tool="continue_workflow", outcome="ok", duration_ms=3.0, started_at=timezone.now())
     stats = page(client, "/timings/").split('id="stats-title"', 1)[1].split("</section>", 1)[0]
-    assert "Errors</th>" in stats and "Refused</th>" in stats
+    assert "Errors</th>" in stats and "Turned away (run ended)</th>" in stats
     row = stats.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
     assert row.startswith('<td class="num">1</td><td class="num">0</td><td class="num">0</td>')
     assert 'id="refused-note"' not in stats  # what a refusal is, said where one is counted
@@ -153,7 +153,7 @@ def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     # A code this server does not know is given as it is; an error's own message, when kept, says why.
     assert call_words("start_workflow", "QUOTA_EXCEEDED") == "start_workflow failed with the code QUOTA_EXCEEDED"
     said = call_words("continue_workflow", "RUN_CANCELED", message="Run run_1 was canceled by ana at 14:02 UTC.")
-    assert said == "continue_workflow was refused, as it should be: Run run_1 was canceled by ana at 14:02 UTC."
+    assert said == "continue_workflow was turned away, as it should be: Run run_1 was canceled by ana at 14:02 UTC."
 
 
 def test_the_catalog_leads_with_the_name_and_says_each_tag_by_its_label(client, service_catalog):

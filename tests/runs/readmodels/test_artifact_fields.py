@@ -27,7 +27,7 @@ def test_lists_of_flat_objects_read_as_words_and_kind_and_version_are_left_out()
     assert {f.label: f for f in fields_of(swapped)}["Corrected assumptions"].items == fields[
         "Corrected assumptions"
     ].items
-    assert fields["Corrected assumptions"].items == ["Actual: a shop has 2 million; Assumed: orders are few"]
+    assert fields["Corrected assumptions"].items == ["Assumed orders are few → actually a shop has 2 million"]
     assert fields["Branch name"].text == "feat/orders-page"
     assert "Kind" not in fields and "Version" not in fields
 

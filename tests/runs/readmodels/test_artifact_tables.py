@@ -134,7 +134,7 @@ def test_a_hand_off_is_said_as_fields_and_its_files_leave_summary_and_risk_out()
         "Tests added": ("", ["tests/test_cache.py"], False),
         # Listed once: the changed-files table holds the paths, the hand-off counts them and points there.
         "Files changed": ("1 file, listed under Changed files", [], False),
-        "Corrected assumptions": ("", ["Actual: two readers; Assumed: one reader"], False),
+        "Corrected assumptions": ("", ["Assumed one reader → actually two readers"], False),
     }
     assert [f.path for f in result.changed_files] == ["app/cache.py"]
     assert result.handoffs == [entry] and result.not_handoffs == []

@@ -231,7 +231,7 @@ def test_a_branch_left_behind_by_a_rewind_has_its_own_panel_with_the_token_to_go
     assert [p.branch for p in left] == [1]
     assert left[0].title == "Left behind: the work goes on along branch 2"
     assert left[0].step.words == "step 3 of 3"
-    assert "when the agent went back to an earlier step" in left[0].for_you
+    assert "when the agent branched from an earlier step" in left[0].for_you
     assert left[0].state_token in left[0].sentence
     # Shown on its own, the left-behind branch's panel comes first.
     shown = run_view.run_detail(run_id, tip=left[0].node_id)

@@ -27,13 +27,12 @@ def test_a_run_finished_once_and_going_on_tells_how_the_agent_went_back():
     told = [branch(1, "done"), branch(2, "running", newest=True)]
     back = branch_summary.WentBack("Verify slice 2", by_hand=False)
     assert str(branch_summary.line(told, "running", back)) == (
-        "Running on branch 2 (branch 1 finished; then the agent went back to Verify slice 2 and is redoing it "
-        "from there)"
+        "Running on branch 2 (branch 1 finished; then branch 2 branched from Verify slice 2 and is redoing it)"
     )
-    assert str(branch_summary.line(told, "done", back)).endswith("went back to Verify slice 2 and redid it from there)")
+    assert str(branch_summary.line(told, "done", back)).endswith("branched from Verify slice 2 and redid it)")
     by_hand = branch_summary.WentBack("Verify slice 2", by_hand=True)
     assert str(branch_summary.line(told, "running", by_hand)).endswith(
-        "then someone started this branch by hand from Verify slice 2)"
+        "then someone started branch 2 by hand from Verify slice 2)"
     )
     # Only a finished branch needs the story: branches left behind have their own panels, and their badges say it.
     left = [branch(1, "left_behind", left_behind=True), branch(2, "running", newest=True)]
@@ -78,8 +77,8 @@ def test_going_back_inside_a_loop_says_which_round_as_the_graph_does():
     assert back == branch_summary.WentBack("Record", by_hand=False, place="step 2b of 3 · round 2 of 3")
     told = [branch(1, "done"), branch(2, "running", newest=True)]
     assert str(branch_summary.line(told, "running", back)) == (
-        "Running on branch 2 (branch 1 finished; then the agent went back to Record (step 2b of 3 · round 2 of 3) "
-        "and is redoing it from there)"
+        "Running on branch 2 (branch 1 finished; then branch 2 branched from Record (step 2b of 3 · round 2 of 3) "
+        "and is redoing it)"
     )
     # Outside a loop the title is enough.
     nodes[0] = GraphNode.model_construct(
@@ -105,5 +104,5 @@ def test_a_blocked_branch_that_is_not_the_newest_is_not_counted_as_finished():
     told = [branch(1, "blocked", left_behind=True), branch(2, "done"), branch(3, "needs_you", newest=True)]
     back = branch_summary.WentBack("Plan", by_hand=False)
     assert str(branch_summary.line(told, "needs_you", back)) == (
-        "Needs you on branch 3 (branch 2 finished; then the agent went back to Plan and is redoing it from there)"
+        "Needs you on branch 3 (branch 2 finished; then branch 3 branched from Plan and is redoing it)"
     )

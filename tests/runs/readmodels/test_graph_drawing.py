@@ -250,7 +250,7 @@ def test_each_branch_tip_carries_its_state_as_a_class_and_a_word():
     words = {node: re.findall(tag, card(svg, node)) for node in "234"}
     assert words == {"2": ["blocked"], "3": ["left behind"], "4": ["needs you"]}
     assert step_line(svg, "2") == "step 2"  # said once, by the state tag
-    assert "its branch: left behind (the agent went back to an earlier step" in card(svg, "3")
+    assert "its branch: left behind (no agent works on it now" in card(svg, "3")
     keys = [entry.key for entry in graph_drawing.legend(run, shown="4", states=states)]
     assert keys[:3] == ["state-blocked", "state-waiting", "state-left-behind"] and "blocked" not in keys
 
@@ -341,10 +341,10 @@ def test_the_legend_in_sight_says_why_a_branch_was_left_behind_and_explains_the_
     )
     told = in_sight(graph_drawing.legend(rewound, shown="4", states=states, again={"4"}))
     assert told == {
-        "state-left-behind": "the agent went back to an earlier step and works on another branch",
+        "state-left-behind": "no agent works on it now: the run goes on along another branch",
         "state-running": "the agent works on it",
         "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
-        "again": "the branch's first step, redone after a rewind (the steps above it are shared)",
+        "again": "the branch's first step, redone after branching (the steps above it are shared)",
     }
     # A person started branch 2 by hand: the same left-behind branch says so, and the dotted border is explained;
     # nothing was answered again, and no checkpoint is drawn.

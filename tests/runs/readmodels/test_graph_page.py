@@ -32,7 +32,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # slice 2) is the new branch's own: it forked after the last step both share.
     first, newest = laid_out.sections
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
-    assert newest.forked.startswith("forked from branch 1 after step 2b of 3 · round 1 of 3")
+    assert newest.forked.startswith("branched from branch 1 after step 2b of 3 · round 1 of 3")
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     # Friction14: no tag says "you are viewing" or "latest" on the drawing, so its legend explains neither.
     assert "lane" in {entry.key for entry in laid_out.legend}
@@ -102,8 +102,8 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert [s.forked for s in sections] == [
         "",
         # Ninth review item 3: a branch grows from the last step it shares; the step it answered again is its own.
-        "forked from branch 1 after step 2 of 8 (Record the Changed Files)",
-        "forked from branch 1 after step 1 of 8 (Triage the Change)",
+        "branched from branch 1 after step 2 of 8 (Record the Changed Files)",
+        "branched from branch 1 after step 1 of 8 (Triage the Change)",
     ]
     assert sections[1].href.startswith("/r/?tip=")
     first = sections[0].rows

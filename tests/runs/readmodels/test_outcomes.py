@@ -109,7 +109,7 @@ def test_a_node_before_the_fork_is_on_both_branches(review):
     from runs.readmodels import run_view
 
     fork = run_view.node_detail(_node_of(review.answers[1]))  # Record the Changed Files: branch 2 grew here
-    assert fork.on_branches_words == "On branches 1 and 2 (branch 2 forked here)"
+    assert fork.on_branches_words == "On branches 1 and 2 (branch 2 branched here)"
     assert [o.number for o in fork.on_branches] == [1, 2] and fork.other_branches == []
     shared = run_view.node_detail(_node_of(review.answers[0]))  # the first step, before the fork
     assert shared.on_branches_words == "On branches 1 and 2 (shared by branches 1 and 2)"
@@ -126,13 +126,17 @@ def test_a_step_answered_again_after_a_rewind_says_what_the_other_branch_answere
 
     newest = notes_of(run_view.run_detail(review.run_id))
     assert newest[("Record the Changed Files", "After the rewind: a second look at the changed files.")] == (
-        "Redone after a rewind (branch 1 answered: 'Did list-changed-files.')"
+        "↺ redone here; branch 1 had answered: 'Did list-changed-files.'"
     )
     assert newest[("Triage the Change", "Did triage-change.")] == ""  # one answer, shared by both branches
     first = notes_of(run_view.run_detail(review.run_id, tip=review.done_tip))
     assert first[("Record the Changed Files", "Did list-changed-files.")] == (
-        "Redone later, after a rewind, on branch 2: 'After the rewind: a second look at the changed files.'"
+        "↺ redone on branch 2: 'After the rewind: a second look at the changed files.'"
     )
+    # Each footnote links the branch it names: its tip, where the run page shows that branch.
+    tips = {s.notes_markdown: s.footnotes for s in run_view.run_detail(review.run_id, tip=review.done_tip).steps}
+    [(_, tip)] = tips["Did list-changed-files."]
+    assert str(tip) == review.open_tip
 
 
 # --- a blocked run -----------------------------------------------------------------------------------------
@@ -262,7 +266,7 @@ def test_the_status_words_lead_with_the_newest_branch():
     three = [_entry(1, "open", step=3), _entry(2, "complete", newest=True, verdict="Approve"), _entry(3, "complete")]
     assert outcomes.summary_words(three) == (
         "Branch 2 completed: Approve (newest) · branch 3 finished earlier · branch 1 open at step 3, left behind by "
-        "a rewind"
+        "a newer branch"
     )
 
 
@@ -278,7 +282,7 @@ def test_an_open_branch_the_agent_rewound_away_from_is_left_behind(service_catal
     tree = branches.read(Run.objects.get(public_id=start["session"]["runId"]), records=False)
     first, newest = outcomes.of_run(tree)
     assert (first.left_behind, newest.left_behind, newest.is_newest) == (True, False, True)
-    assert first.headline.endswith(" — left behind by a rewind")
+    assert first.headline.endswith(" — left behind by a newer branch")
     assert outcomes.summary_words([first, newest]).startswith("Branch 2 open at step 3 (newest, where the agent works)")
 
 

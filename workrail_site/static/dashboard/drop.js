@@ -20,8 +20,11 @@
     return (bytes / (1024 * 1024)).toFixed(1) + " MB";
   }
 
+  var button = input.form && input.form.querySelector("button[type=submit]");
+
   function show() {
     var file = input.files && input.files[0];
+    if (button) button.disabled = !file;  // nothing to import yet (without this script the server says so)
     chosen.textContent = file ? "Chosen: " + file.name + " (" + sizeInWords(file.size) + ")" : "No file chosen yet";
     zone.classList.toggle("has-file", Boolean(file));
   }
@@ -34,7 +37,6 @@
   show();  // a file kept by the browser on Back
 
   var form = input.form;
-  var button = form && form.querySelector("button[type=submit]");
   if (!form || !window.fetch || !window.FormData || !window.DOMParser) return;
 
   // The refusal from the page the server answered with, in place of the one shown (or above the zone).
@@ -65,6 +67,6 @@
         });
       })
       .catch(function () { form.submit(); })
-      .then(function () { if (button) button.disabled = false; });
+      .then(function () { if (button) button.disabled = !(input.files && input.files[0]); });
   });
 })();
