@@ -19,7 +19,7 @@ ways to draw it:
   same top on every run), at most one tag beside a card (friction14: eight badges on one graph, two of them
   look-alike dashed pills): its branch's state on a branch's last card, "↺ redone" on the step a branch
   answered again; a checkpoint is no tag but a diamond on its step's card's bottom edge (`CHECKPOINT_GLYPH`);
-  which card the page shows and which is the newest, the blue fill and the branch states say already (no
+  which card the page shows and which is the newest, the dark outline and the branch states say already (no
   "you are viewing", no "latest" tag), styled by the dashboard's stylesheet through
   class names (its CSP forbids styles in the page), in wider cards whose smallest text is 13px: at 1440 px a
   drawing of three branches keeps every text at 12px or more (SCREEN_CARD_W, TAG_ROOM);
