@@ -134,6 +134,9 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     console_log.assert_clean()
 
 
+SEPARATOR = "\u203a"  # the progress strip's mark between two steps
+
+
 def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, viewport):
     visit(sized_page, f"{site}/runs/{blocked.run_id}/", "blocked-run")
     assert_axis_reads(sized_page)
@@ -141,14 +144,17 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     # person reads.
     assert_times_said_one_way(sized_page, visible_text(sized_page))
     expect(sized_page.locator(".blocked-panel").first).to_be_in_viewport()
-    # The progress strip: a "›" ends a step, so a wrapped line never starts with one (friction15b: a stray "›" at
-    # the start of each wrapped line); on a phone, a column of steps, no "›" at all.
+    # The progress strip: its separator ends a step, so a wrapped line never starts with one (friction15b: a
+    # stray separator began each wrapped line); on a phone, a column of steps, no separator at all.
     marks = sized_page.locator(".stepper .st-step").evaluate_all(
         "steps => steps.map((s) => [getComputedStyle(s, '::before').content, getComputedStyle(s, '::after').content])"
     )
     assert len(marks) > 2 and all(before in ("none", "normal") for before, _ in marks), marks
     after = [mark for _, mark in marks]
-    assert after[:-1] == ['"›"'] * (len(marks) - 1) if viewport.name == "desktop" else set(after) <= {"none", "normal"}
+    if viewport.name == "desktop":
+        assert after[:-1] == [f'"{SEPARATOR}"'] * (len(marks) - 1), after
+    else:
+        assert set(after[:-1]) <= {"none", "normal"}, after
     assert after[-1] in ("none", "normal")
     # The state and the step in the card's one status line; the panel under it says what happens next; the call
     # and the example wait behind a disclosure.
