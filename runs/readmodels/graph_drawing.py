@@ -19,7 +19,7 @@ ways to draw it:
   same top on every run), at most one tag beside a card (friction14: eight badges on one graph, two of them
   look-alike dashed pills): its branch's state on a branch's last card, "↺ redone" on the step a branch
   answered again; a checkpoint is no tag but a diamond on its step's card's bottom edge (`CHECKPOINT_GLYPH`);
-  which card the page shows and which is the newest, the blue fill and the branch states say already (no
+  which card the page shows and which is the newest, the dark outline and the branch states say already (no
   "you are viewing", no "latest" tag), styled by the dashboard's stylesheet through
   class names (its CSP forbids styles in the page), in wider cards whose smallest text is 13px: at 1440 px a
   drawing of three branches keeps every text at 12px or more (SCREEN_CARD_W, TAG_ROOM);
@@ -180,16 +180,16 @@ STATE_LEGEND = {
     "paused": f"no agent has touched it since it came here: {actions.verb('resume')}",  # the one phrase (actions.py)
     "stalled": "quiet too long, and nobody is waiting on it",
     "canceled": "the run was canceled",
-    "left-behind": "no agent works on it now: the run goes on along another branch",  # LEFT_BY_HAND else
+    # True of every left-behind branch, however it came about (a rewind, a branch started by hand): how a branch
+    # began is said by its own marks ("by-hand", "again"), not here (friction15a 6, friction15b 10).
+    "left-behind": "no agent works on this branch any more",
     "done": "the branch completed",
     "running": "the agent works on it",
 }
 
-# A branch is left behind when the run goes on along another: the newest branch says why (the reason recorded,
-# as the left-behind panel gives it): the agent rewound (STATE_LEGEND), or a person started it by hand.
-LEFT_BY_HAND = "a person started another branch by hand, and the run goes on there"
-
 LEGEND_WORDS = {
+    "answered": "green: an answered step",
+    "aside": "grey: a step only a branch no agent works on holds (left behind or canceled)",
     "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
     "other": "hollow: a step of another branch (open its last step to view that branch)",
     "lane": "marks the first step of each branch (branch 1 starts at the run's first step)",
@@ -203,15 +203,20 @@ LEGEND_WORDS = {
     "current": "the step this page shows: its branch's steps are listed below",
     "newest": "the step the run reached last",
 }
+# On screen a card's fill says its step's state, not the branch viewed (friction15b 15): the viewed branch is a
+# dark outline, the steps before a tip are answered (green) or aside (grey), never hollow.
+SCREEN_LEGEND_WORDS = {"on-branch": "dark outline: the branch you are viewing (its steps are listed below)"}
 # The words of the two tags that say where, not a state, on paper (which shows no node in particular). The
 # screen tags neither (friction14): the phone's list names the shown branch "you are viewing" (SCREEN_TAGS).
 SCREEN_TAGS = {"current": "you are viewing"}
 PAPER_TAGS = {"newest": "newest", "current": "shown"}
 # The marks no word on their card says (a fill, a border, a tag that needs its why): their keys stand in sight
 # beside the drawing with the branch states; the rest, whose words explain themselves, wait behind the "?".
-IN_SIGHT = frozenset({"on-branch", "by-hand", "again", "checkpoint-mark"})
+IN_SIGHT = frozenset({"answered", "aside", "on-branch", "by-hand", "again", "checkpoint-mark"})
 # The short names of the in-sight marks that carry no word on their card (a fill, a border): the one-line key.
 KEY_NAMES = {
+    "answered": "answered",
+    "aside": "no agent on it",
     "on-branch": "the branch you view",
     "by-hand": "started by hand",
     "again": AGAIN_TAG,
@@ -220,17 +225,9 @@ KEY_NAMES = {
 
 
 def state_legend(graph: RunGraph, state: str) -> str:
-    """What a branch state means on this drawing: "left behind" says why, as the newest branch began."""
-    if state == "left-behind" and _newest_started_by_hand(graph):
-        return LEFT_BY_HAND
+    """What a branch state means on this drawing: one meaning on every drawing ("left behind": no agent works
+    on it, whether the agent went back or a person started another branch by hand)."""
     return STATE_LEGEND[state]
-
-
-def _newest_started_by_hand(graph: RunGraph) -> bool:
-    """Whether the branch of the run's newest node began as an operator fork (its first card: via "fork")."""
-    tip = next((node for node in graph.nodes if node.node_id == graph.tip), None)
-    first = next((node for node in graph.nodes if tip is not None and node.lane == tip.lane), None)
-    return first is not None and first.via == "fork"
 
 
 def legend(
@@ -249,9 +246,14 @@ def legend(
     the cards tagged "answered again" (graph_story.Told.again); `screen`: for_screen's drawing, which tags no
     node "newest" or "current" (the paper does)."""
     on_path = _path({node.node_id: node for node in graph.nodes}, shown)
+    worked = worked_nodes({node.node_id: node for node in graph.nodes}, states) if screen and states else None
+    tips = set(states or {})
     present = {
         "on-branch": bool(on_path),
-        "other": any(node.node_id not in on_path for node in graph.nodes),
+        # On screen with branch states, the cards before a tip are filled by state (answered, aside), none hollow.
+        "other": worked is None and any(node.node_id not in on_path for node in graph.nodes),
+        "answered": worked is not None and any(n.node_id in worked and n.node_id not in tips for n in graph.nodes),
+        "aside": worked is not None and any(n.node_id not in worked and n.node_id not in tips for n in graph.nodes),
         "lane": bool(graph.nodes),
         "checkpoint": any(node.via == "checkpoint" for node in graph.nodes),
         "checkpoint-mark": checkpoints,
@@ -270,7 +272,11 @@ def legend(
         LegendEntry(f"state-{key}", state_legend(graph, key), STATE_WORDS[key], in_sight=True)
         for key in STATE_LEGEND
         if key in drawn
-    ] + [LegendEntry(key, words, in_sight=key in IN_SIGHT) for key, words in LEGEND_WORDS.items() if present[key]]
+    ] + [
+        LegendEntry(key, SCREEN_LEGEND_WORDS.get(key, words) if screen else words, in_sight=key in IN_SIGHT)
+        for key, words in LEGEND_WORDS.items()
+        if present[key]
+    ]
 
 
 # --- which columns to draw ---------------------------------------------------------------------------
@@ -589,6 +595,7 @@ def _draw(
         again=again,
         checkpoints=checkpoints,
         state_words={state: state_legend(graph, state) for state in set(states.values())},
+        worked=worked_nodes(by_id, states) if states else None,
     )
     cards = [_card(node, corner[node.node_id], card_style) for node in graph.nodes if node.node_id in corner]
 
@@ -648,6 +655,21 @@ def _start_root(
     return out
 
 
+# The states of a branch no agent works on: its own steps are drawn aside (grey), those it shares with a branch
+# an agent still has stay answered.
+SET_ASIDE = frozenset({"left-behind", "canceled"})
+
+
+def worked_nodes(by_id: dict[str, GraphNode], states: dict[str, str]) -> frozenset[str]:
+    """The nodes on the way to a branch tip whose state is not set aside (SET_ASIDE): the steps answered on the
+    way to where an agent works, or to where a branch finished."""
+    worked: set[str] = set()
+    for tip, state in states.items():
+        if state not in SET_ASIDE:
+            worked |= _path(by_id, tip)
+    return frozenset(worked)
+
+
 def _path(by_id: dict[str, GraphNode], shown: str | None) -> set[str]:
     path: set[str] = set()
     current = shown
@@ -675,6 +697,9 @@ class _CardStyle:
     again: frozenset[str] = frozenset()
     checkpoints: Callable[[str], tuple[str, ...]] = lambda card: ()
     state_words: dict[str, str] = field(default_factory=dict)  # each drawn state's meaning here (state_legend)
+    # The screen's cards before a branch's tip, filled by state (friction15b 15): answered on a branch an agent
+    # still has (or that finished), or aside, on a branch no agent works on (left behind, canceled). None on paper.
+    worked: frozenset[str] | None = None
 
 
 def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
@@ -701,6 +726,8 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         classes.append("blocked")
     if state is not None:
         classes.append(f"state-{state}")
+    elif style.worked is not None:
+        classes.append("answered" if node.node_id in style.worked else "aside")
     is_current, is_newest = node.node_id == shown, node.node_id == tip
     if is_current:
         classes.append("current")

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from runs.contract.dashboard import GraphNode, RunDetail, StateName
-from runs.readmodels import branches, graph, graph_drawing, graph_story, outline_words, states
+from runs.readmodels import attention, branches, graph, graph_drawing, graph_story, outline_words, overview, states
 from runs.readmodels.timeline_page import StepCounts
 from runs.store.pinned import compiled_workflow
 from workflows_app.engine.tree import top_steps
@@ -43,6 +43,9 @@ class StepRow:
     is_tip: bool  # the branch's last node: the row that carries the branch's state
     is_current: bool = False  # the node the page shows (its branch's section says so once, in its heading)
     checkpoints: tuple[str, ...] = ()  # the pages of the checkpoints saved at its step (graph_story.py): a mark each
+    # Whose move its state is (attention.move_of_branch on the tip, "nobody" before it): its dot's colour, as the
+    # pills' (dashboard.css): red only where the move is yours, so a blocked step the agent retries is not red.
+    move: states.Move = "nobody"
 
     @property
     def notes(self) -> str:
@@ -212,6 +215,20 @@ def tip_states(detail: RunDetail) -> dict[str, str]:
     return states
 
 
+def tip_moves(detail: RunDetail) -> dict[str, states.Move]:
+    """Whose move each branch's tip is, by the one rule the pills read (attention.move_of_branch: a blocked step
+    is yours once its agent has stopped, or when it waits for something only you give); a panel's state wins
+    over an open branch's status, as in tip_states."""
+    cutoff = overview.stall_cutoff()
+    outcomes = [*([detail.branch] if detail.branch is not None else []), *detail.other_branches]
+    moves = {outcome.tip_node_id: attention.move_of_branch(outcome, cutoff) for outcome in outcomes}
+    blocked = {outcome.tip_node_id for outcome in outcomes if outcome.status == "blocked"}
+    for panel in detail.panels:
+        if panel.node_id is not None and panel.node_id not in blocked:
+            moves[panel.node_id] = states.move(panel.state)
+    return moves
+
+
 def fork_words(story: graph_story.Told, first: GraphNode, *, named: bool = False) -> str:
     """Where the branch whose first card is `first` grew from, in the words of its cards: "branched after step 1
     of 8" (the last step both branches share; the answered-again step is the branch's own first card),
@@ -254,11 +271,13 @@ def branch_sections(
         else set()
     )
     sections = []
+    moves = {story.card(node): move for node, move in tip_moves(detail).items()}
     lanes = branches.lanes((node.node_id, node.parent_id, node.lane) for node in detail.graph.nodes)
     branch_of = {node_id: lane.number for lane in lanes for node_id in lane.nodes}
     for lane in lanes:
         tip = placed[lane.tip]
         state = BADGE_STATES.get(tip_state.get(tip.node_id, ""), "done" if tip.is_complete else "running")
+        move = moves.get(tip.node_id) or states.move(state)
         rows: list[StepRow] = []
         stretch: list[GraphNode] = []
         for node in (placed[node_id] for node_id in lane.nodes):
@@ -268,13 +287,14 @@ def branch_sections(
             if stretch:
                 rows.append(_stretch_row(stretch))
                 stretch = []
-            state_here = state if node.node_id == tip.node_id else "done"
+            at_tip = node.node_id == tip.node_id
             rows.append(
                 _step_row(
                     node,
                     detail,
                     href,
-                    state_here,
+                    state if at_tip else "done",
+                    move=move if at_tip else "nobody",
                     again=node.node_id in story.again,
                     checkpoints=checkpoint_hrefs(node.node_id),
                 )
@@ -357,6 +377,7 @@ def _step_row(
     href: Callable[[GraphNode], str],
     state: StateName,
     *,
+    move: states.Move = "nobody",
     again: bool = False,
     checkpoints: tuple[str, ...] = (),
 ) -> StepRow:
@@ -376,6 +397,7 @@ def _step_row(
         is_tip=node.is_leaf,
         is_current=node.node_id == detail.branch_tip,
         checkpoints=checkpoints,
+        move=move,
     )
 
 

@@ -177,6 +177,12 @@ def move_of(value: Any) -> states.Move:
     return states.move(str(value))
 
 
+@register.filter(name="move")
+def move_filter(value: Any) -> states.Move:
+    """Whose move it is (move_of), for a panel's data-move: its colour follows it as its pill's does."""
+    return move_of(value)
+
+
 @register.filter
 def your_action(where: Whereabouts | None) -> str:
     """What a row's where-line ends with when the move is the person's (states.your_action): "resume the agent"."""

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from runs.models import Node
 from tests.browser import screenshot
-from tests.browser.layout import assert_fits, keep_screenshot
+from tests.browser.layout import assert_fits, css_colour, keep_screenshot
 from tests.browser.timeline import assert_axis_reads
 from tests.support.looped_run import looped_and_forked
 from tests.support.sample_session import two_runs_one_forked_twice
@@ -336,17 +336,40 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     # Friction14: each by its own shape, the checkpoint's diamond and the redone step's "↺" pill.
     expect(key.locator(".checkpoint-key")).to_have_text("◆checkpoint")
     expect(key.locator(".tag-key")).to_have_text(["↺ redone"])
+    # Friction15a 6: one meaning of "left behind", true of every branch left behind (here branch 1 is the one
+    # the agent works on, and 2 and 3, which it redid, are set aside).
     expect(key.locator("li", has_text="left behind")).to_have_attribute(
-        "title", "no agent works on it now: the run goes on along another branch"
+        "title", "no agent works on this branch any more"
     )
-    expect(key).not_to_contain_text("no agent works on it now")  # its meaning is said once: behind the "?"
+    expect(key).not_to_contain_text("no agent works")  # its meaning is said once: behind the "?"
     if viewport.name == "desktop":
         expect(key).to_be_visible()
         tops = key.locator("li").evaluate_all("items => items.map((li) => Math.round(li.getBoundingClientRect().top))")
         assert max(tops) - min(tops) < 8, tops  # one line
-        fill = key.locator("li.card-look")
-        expect(fill).to_have_text("the branch you view")
-        expect(fill).to_have_attribute("title", "blue fill: the branch you are viewing (its steps are listed below)")
+        # Friction15b 15: the cards' fills say their steps' states (answered green, grey where no agent works),
+        # the branch viewed an outline: their swatches in the key, drawn as the cards are.
+        fills = key.locator("li.card-look")
+        expect(fills).to_have_text(["answered", "no agent on it", "the branch you view"])
+        expect(fills.last).to_have_attribute(
+            "title", "dark outline: the branch you are viewing (its steps are listed below)"
+        )
+        graph = sized_page.locator("svg.run-graph")
+        for kind in ("answered", "aside"):
+            swatch = key.locator(f".card-key.{kind}")
+            card = graph.locator(f"rect.card.{kind}").first
+            assert swatch.evaluate("k => getComputedStyle(k).backgroundColor") == card.evaluate(
+                "c => getComputedStyle(c).fill"
+            )
+        green, grey = css_colour(sized_page, "--ok-soft"), css_colour(sized_page, "--surface-2")
+        blue = css_colour(sized_page, "--info-soft")
+        assert graph.locator("rect.card.answered").first.evaluate("c => getComputedStyle(c).fill") == green
+        assert graph.locator("rect.card.aside").first.evaluate("c => getComputedStyle(c).fill") == grey
+        assert graph.locator("rect.card.state-running").evaluate("c => getComputedStyle(c).fill") == blue
+        # The branch viewed (the running one) is outlined in the page's ink, never filled blue as running is.
+        ink = sized_page.evaluate("() => getComputedStyle(document.body).color")
+        viewed = graph.locator("rect.card.on-branch.answered").first
+        assert viewed.evaluate("c => getComputedStyle(c).stroke") == ink
+        assert viewed.evaluate("c => getComputedStyle(c).fill") == green
         # Drawn as the drawing draws them: a solid-edged pill, and a diamond with no pill around it.
         assert key.locator(".tag-key.again").evaluate("k => getComputedStyle(k).borderTopStyle") == "solid"
         assert key.locator(".checkpoint-key").evaluate("k => getComputedStyle(k).borderTopStyle") == "none"
@@ -358,7 +381,10 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(help_box.locator(".legend")).to_be_hidden()
     help_box.locator("summary").click()
     expect(help_box.locator(".state-key")).to_have_text(["left behind", "running"])
-    expect(help_box.locator("li", has_text="no agent works on it now")).to_be_visible()
+    expect(help_box.locator("li", has_text="no agent works on this branch any more")).to_be_visible()
+    # Friction15a 7: one legend in sight at a time: the explained one replaces the one-line key while open.
+    expect(key).to_be_hidden()
+    expect(sized_page.locator(".legend:visible")).to_have_count(1)
     expect(help_box.locator("li", has_text="redone after branching")).to_be_visible()
     expect(help_box.locator(".checkpoint-key")).to_have_text("◆checkpoint")
     expect(help_box.locator("li", has_text="a checkpoint the agent saved during that step")).to_be_visible()
@@ -366,9 +392,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     if viewport.name == "desktop":
         # No "latest" or "you are viewing" tag is drawn (friction14), so the legend explains neither.
         expect(help_box.locator(".tag-key")).to_have_text(["Branch N", "↺ redone"])
-        expect(help_box.locator("li", has_text="blue fill: the branch you are viewing")).to_be_visible()
+        expect(help_box.locator("li", has_text="dark outline: the branch you are viewing")).to_be_visible()
     else:
-        expect(help_box.locator("li", has_text="blue fill")).to_be_hidden()  # a mark of the drawing only
+        expect(help_box.locator("li", has_text="dark outline")).to_be_hidden()  # a mark of the drawing only
     # No text of the graph reads smaller than 12 px, legend open, at either size.
     assert sized_page.evaluate(SMALL_TEXT) == []
     # Friction12 item 2: no row of branch links under the graph, saying again what the run card's "Other

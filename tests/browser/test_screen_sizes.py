@@ -155,13 +155,28 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     console_log.assert_clean()
 
 
-def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked):
+SEPARATOR = "\u203a"  # the progress strip's mark between two steps
+
+
+def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, viewport):
     visit(sized_page, f"{site}/runs/{blocked.run_id}/", "blocked-run")
     assert_axis_reads(sized_page)
     # "Refused at 5:20 AM" and "yours if it has not retried by 5:50 AM": local clock times, no "UTC" in what a
     # person reads.
     assert_times_said_one_way(sized_page, visible_text(sized_page))
     expect(sized_page.locator(".blocked-panel").first).to_be_in_viewport()
+    # The progress strip: its separator ends a step, so a wrapped line never starts with one (friction15b: a
+    # stray separator began each wrapped line); on a phone, a column of steps, no separator at all.
+    marks = sized_page.locator(".stepper .st-step").evaluate_all(
+        "steps => steps.map((s) => [getComputedStyle(s, '::before').content, getComputedStyle(s, '::after').content])"
+    )
+    assert len(marks) > 2 and all(before in ("none", "normal") for before, _ in marks), marks
+    after = [mark for _, mark in marks]
+    if viewport.name == "desktop":
+        assert after[:-1] == [f'"{SEPARATOR}"'] * (len(marks) - 1), after
+    else:
+        assert set(after[:-1]) <= {"none", "normal"}, after
+    assert after[-1] in ("none", "normal")
     # The state and the step in the card's one status line; the panel under it says what happens next; the call
     # and the example wait behind a disclosure.
     expect(sized_page.locator("#run-where")).to_have_text(

@@ -72,6 +72,18 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
     expect(panel.locator(".badge")).to_have_count(0)
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
+    # Friction15 3, 16: the agent's move is a neutral panel, the line's edge on the surface, no red bar; its words
+    # say there is nothing to do now. Only the person's move takes the warm edge (below).
+    line, surface = css_colour(sized_page, "--line"), css_colour(sized_page, "--surface")
+    your_move = css_colour(sized_page, "--your-move")
+    assert (colour(panel, "borderLeftColor"), retrying_fill) == (line, surface) != (your_move, surface)
+    # The progress strip's step where it is blocked: the agent's blue, marked "!", not red (friction15 3).
+    step = sized_page.locator(".stepper .st-step.current .st-box")
+    expect(step).to_have_count(1)
+    dot = step.locator(".gl-dot.dot-blocked")
+    agents_blue = css_colour(sized_page, "--info")
+    assert colour(step, "borderTopColor") == colour(dot, "backgroundColor") == agents_blue != your_move
+    assert dot.evaluate("d => getComputedStyle(d, '::after').content").startswith('"!"')
     # Blocked while the agent retries is the agent's move: not red, the soft blue of every agent's move.
     blue, pale = css_colour(sized_page, "--info"), css_colour(sized_page, "--info-soft")
     assert (colour(head_pill, "color"), colour(head_pill, "backgroundColor")) == (blue, pale)
@@ -105,6 +117,8 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(sized_page.locator("#run-where")).to_contain_text(", the agent has not resent it")
     expect(panel.locator("h3")).to_have_count(0)
     assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
+    assert colour(panel, "borderLeftColor") == red  # the warm "your move" edge, as the pill's colour
+    assert colour(step, "borderTopColor") == colour(dot, "backgroundColor") == red  # and its step's ring and dot
     expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
     expect(button).to_be_visible()
     assert_copy_buttons_whole(sized_page)  # inside the red box, its words on one line on a phone too
@@ -208,14 +222,18 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
 def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, settings):
     settings.WORKRAIL_STALL_MINUTES = 30
     waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
-    visit(sized_page, f"{site}/runs/{waiting.run_id}/", "needs-you-amber")
+    visit(sized_page, f"{site}/runs/{waiting.run_id}/", "needs-you-panel")
     amber = css_colour(sized_page, "--warn")
     link = colour(sized_page.locator(".crumbs a").first, "color")
+    red = css_colour(sized_page, "--your-move")
+    # Friction15 12: a panel's colour is whose move, as its pill's, not a tint of its own per state: yours takes
+    # the warm edge and a soft warm fill.
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
-    assert colour(panel, "borderLeftColor") == amber != link
+    assert colour(panel, "borderLeftColor") == red != link
+    surface = css_colour(sized_page, "--surface")
+    assert colour(panel, "backgroundColor") not in (surface, css_colour(sized_page, "--warn-soft"))
     # "Needs you" says whose move itself: the pill is that word alone, red, on the run card's status line, not
     # again in the page's head or the runs column (a session of one run).
-    red = css_colour(sized_page, "--your-move")
     pill = sized_page.locator(".run-status .badge.state-needs_you")
     expect(pill).to_have_text("Needs you")
     assert colour(pill, "backgroundColor") == red
@@ -236,6 +254,10 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     visit(sized_page, f"{site}/runs/{canceled.run_id}/", "canceled-colours")
     gone = sized_page.locator(".run-status .badge.state-canceled")
     assert (colour(gone, "color"), colour(gone, "backgroundColor")) == (grey, "rgba(0, 0, 0, 0)")
+    # Nobody's move: the canceled panel is neutral, the line's edge on the surface.
+    ended = sized_page.locator(".state-panel.state-canceled")
+    line = css_colour(sized_page, "--line")
+    assert (colour(ended, "borderLeftColor"), colour(ended, "backgroundColor")) == (line, surface)
     # No pill on the page is red: nothing is the person's move.
     for pill in sized_page.locator(".badge[data-move]").all():
         assert colour(pill, "backgroundColor") != red

@@ -386,3 +386,36 @@ def test_a_rows_other_run_is_named_as_a_run_with_its_state_in_the_chips_words(cl
     assert others() == "+1 run: Focused Plan Routine (running)"
     made.quiet(plan["session"]["runId"])  # the run's own state, as its chip says it, not the session's
     assert others() == "+1 run: Focused Plan Routine (stalled)"
+
+
+def test_a_panel_and_the_progress_strip_say_whose_move_as_the_pill_does(client, service_catalog, settings):
+    # Friction15 3, 12, 16: a panel's colour (data-move, dashboard.css) is whose move, not a tint of its state:
+    # yours for needs you, stalled, paused and a blocked step whose agent stopped; nobody's for canceled.
+    settings.WORKRAIL_STALL_MINUTES = 30
+    panels = {
+        "waiting_for_user": made.waiting_for_user(service_catalog["extra"]),
+        "stalled": made.stalled(),
+        "canceled": made.canceled(),
+    }
+    moves = {}
+    for kind, run in panels.items():
+        found = re.search(
+            rf'<section class="state-panel state-{kind}" data-move="(\w+)"', page(client, f"/runs/{run.run_id}/")
+        )
+        assert found is not None, kind
+        moves[kind] = found.group(1)
+    assert moves == {"waiting_for_user": "yours", "stalled": "yours", "canceled": "nobody"}
+
+    def strip(text: str) -> tuple[str, str]:
+        """Whose move the progress strip's current step and the blocked panel are."""
+        step = re.search(r'<li class="st-step current"[^>]*><span class="st-box dot-(\w+)" data-move="(\w+)"', text)
+        panel = re.search(r'<section class="blocked-panel" data-move="(\w+)"', text)
+        assert step is not None and panel is not None and step.group(1) == "blocked"
+        return step.group(2), panel.group(1)
+
+    stuck = blocked_review("MR-77")
+    assert strip(page(client, f"/runs/{stuck.run_id}/")) == ("agents", "agents")  # retrying: blue, not red
+    made.quiet(stuck.run_id)
+    Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
+    attention._KEPT.clear()
+    assert strip(page(client, f"/runs/{stuck.run_id}/")) == ("yours", "yours")  # its agent stopped: red

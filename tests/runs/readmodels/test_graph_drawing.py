@@ -250,7 +250,7 @@ def test_each_branch_tip_carries_its_state_as_a_class_and_a_word():
     words = {node: re.findall(tag, card(svg, node)) for node in "234"}
     assert words == {"2": ["blocked"], "3": ["left behind"], "4": ["needs you"]}
     assert step_line(svg, "2") == "step 2"  # said once, by the state tag
-    assert "its branch: left behind (no agent works on it now" in card(svg, "3")
+    assert "its branch: left behind (no agent works on this branch any more)" in card(svg, "3")
     keys = [entry.key for entry in graph_drawing.legend(run, shown="4", states=states)]
     assert keys[:3] == ["state-blocked", "state-waiting", "state-left-behind"] and "blocked" not in keys
 
@@ -332,32 +332,56 @@ def in_sight(entries: list[graph_drawing.LegendEntry]) -> dict[str, str]:
     return {entry.key: entry.words for entry in entries if entry.in_sight}
 
 
-def test_the_legend_in_sight_says_why_a_branch_was_left_behind_and_explains_the_marks_drawn():
+def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_drawn():
     # Tenth review item 4: a legend made from the drawing, each entry true for this run.
     states = {"3": "left-behind", "4": "running"}
     # The agent rewound: branch 2 answered step 2 again; branch 1 is left behind by the rewind.
     rewound = drawn(
         [(1, None), (2, 1), (3, 2), (4, 1)],
     )
-    told = in_sight(graph_drawing.legend(rewound, shown="4", states=states, again={"4"}))
+    told = in_sight(graph_drawing.legend(rewound, shown="4", states=states, again={"4"}, screen=True))
+    # Friction15a 6: "left behind" means one thing on every drawing, whichever branch the agent is on and however
+    # the branch came about; the screen's cards are filled by state, the branch viewed an outline (friction15b 15).
     assert told == {
-        "state-left-behind": "no agent works on it now: the run goes on along another branch",
+        "state-left-behind": "no agent works on this branch any more",
         "state-running": "the agent works on it",
-        "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
+        "answered": "green: an answered step",
+        "aside": "grey: a step only a branch no agent works on holds (left behind or canceled)",
+        "on-branch": "dark outline: the branch you are viewing (its steps are listed below)",
         "again": "the branch's first step, redone after branching (the steps above it are shared)",
     }
-    # A person started branch 2 by hand: the same left-behind branch says so, and the dotted border is explained;
-    # nothing was answered again, and no checkpoint is drawn.
+    # A person started branch 2 by hand: the same words for the left-behind branch; the dotted border says how
+    # the new branch began.
     by_hand = drawn([(1, None), (2, 1), (3, 2), (4, 1)], **{"4": {"via": "fork"}})
-    told = in_sight(graph_drawing.legend(by_hand, shown="4", states=states))
-    assert told["state-left-behind"] == "a person started another branch by hand, and the run goes on there"
-    assert list(told) == ["state-left-behind", "state-running", "on-branch", "by-hand"]
+    told = in_sight(graph_drawing.legend(by_hand, shown="4", states=states, screen=True))
+    assert told["state-left-behind"] == "no agent works on this branch any more"
+    assert told["by-hand"] == "dotted border: a branch a person started by hand"
+    assert list(told) == ["state-left-behind", "state-running", "answered", "aside", "on-branch", "by-hand"]
     svg = graph_drawing.for_screen(by_hand, shown="4", href=lambda node: "/", title="g", states=states)
-    assert "left behind (a person started another branch by hand" in card(svg, "3")  # its tooltip agrees
+    assert "left behind (no agent works on this branch any more)" in card(svg, "3")  # its tooltip agrees
     # Checkpoints drawn as marks: their key in sight; the marks whose words explain themselves stay behind the "?".
-    entries = graph_drawing.legend(rewound, shown="4", states=states, checkpoints=True)
+    entries = graph_drawing.legend(rewound, shown="4", states=states, checkpoints=True, screen=True)
     assert "checkpoint-mark" in in_sight(entries)
-    assert {entry.key for entry in entries if not entry.in_sight} == {"other", "lane", "current"}
+    assert {entry.key for entry in entries if not entry.in_sight} == {"lane"}
+    # Paper keeps its own fills (the blue of the branch shown, hollow others): its legend says those.
+    paper = {entry.key: entry.words for entry in graph_drawing.legend(rewound, shown="4", states=states)}
+    assert paper["on-branch"].startswith("blue fill") and "other" in paper and "answered" not in paper
+
+
+def test_the_screen_fills_each_card_by_its_steps_state():
+    # Friction15b 15: 1 is shared by both branches (answered), 2 only the left-behind branch holds (aside), 3 and 5
+    # are the tips (their state), 4 is answered on the running branch; the viewed branch adds no class of state.
+    run = drawn([(1, None), (2, 1), (3, 2), (4, 1), (5, 4)])
+    states = {"3": "left-behind", "5": "running"}
+    svg = graph_drawing.for_screen(run, shown="3", href=lambda node: "/", title="g", states=states)
+    assert "answered" in card_classes(svg, "1") and "aside" not in card_classes(svg, "1")
+    assert "aside" in card_classes(svg, "2") and "on-branch" in card_classes(svg, "2")
+    assert "answered" in card_classes(svg, "4") and "on-branch" not in card_classes(svg, "4")
+    assert {"answered", "aside"}.isdisjoint(card_classes(svg, "3")) and "state-left-behind" in card_classes(svg, "3")
+    assert "state-running" in card_classes(svg, "5")
+    # Paper draws no state fills.
+    paper = graph_drawing.for_paper(run, shown="3", title="g") or ""
+    assert 'class="card answered' not in paper and " aside" not in paper
 
 
 def test_the_paper_drawing_places_steps_as_the_reports_and_the_dashboard_do():

@@ -42,6 +42,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     assert [entry.key for entry in laid_out.state_key] == [
         "state-done",
         "state-running",
+        "answered",
         "on-branch",
         "checkpoint-mark",
         "again",
@@ -52,6 +53,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     assert [entry.name for entry in laid_out.state_key] == [
         "done",
         "running",
+        "answered",
         "the branch you view",
         "checkpoint",
         "↺ redone",
