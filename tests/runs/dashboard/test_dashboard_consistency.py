@@ -140,7 +140,7 @@ def test_a_steps_id_and_a_quick_steps_time_are_in_its_headings_tooltip(client, s
     small = small_complete_session("CHIP-1")
     html = html_of(client, f"/sessions/{small.session_id}/")
     steps = html.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
-    head = re.search(r'<div class="step-head">\s*<h3 title="([^"]*)">Clarify Goal and Constraints', steps)
+    head = re.search(r'<summary class="step-head">\s*<h3 title="([^"]*)">Clarify Goal and Constraints', steps)
     assert head is not None, steps
     assert "step clarify-goal in the workflow" in head.group(1) and "took " in head.group(1)
     assert '<span class="tag">clarify-goal</span>' not in steps
