@@ -332,7 +332,9 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     # One tick, or two when the 50 ms happen to straddle a whole second (that second's tick: where the clock
     # turned, a true reading, not a "+50 ms" label).
     assert len(labels) in (1, 2), labels
-    expect(sized_page.locator("#timeline > summary")).to_contain_text("2 steps (1 answered, 1 not answered) over ")
+    expect(sized_page.locator("#timeline > summary")).to_contain_text(
+        "2 steps (1 answered, 1 not answered) · first step "
+    )
     expect(sized_page.locator("svg.tl-axis .tl-now")).to_have_count(0)
     # A session of one run: on a phone its card is not listed again above the run's own card.
     runs_list = sized_page.locator(".runs-nav .run-link")

@@ -95,7 +95,10 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(graph.locator("tspan.loop")).to_have_count(0)
     listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2a of 3 · round 2 of 3$")).first
     expect(listed).to_be_visible()
-    expect(listed).to_have_attribute("title", "step 2a of 3, round 2 of 3, part 1 of 2 in “Verify each slice”")
+    expect(listed).to_have_attribute(
+        "title",
+        re.compile(r"^step 2a of 3, round 2 of 3, part 1 of 2 in “Verify each slice” · step verify in the workflow"),
+    )
     # One node, one place: each card's step line is its step-list heading's place, the loop unnamed.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
     assert compared >= 3 and differ == []

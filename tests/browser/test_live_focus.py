@@ -31,7 +31,10 @@ def test_a_step_landing_keeps_focus_and_place_and_is_announced(sized_page, conso
     expect(announcer).to_have_text("")
 
     # The reader has scrolled to a step further down and tabbed to its "node" link.
-    link = page.locator(f"{STEPS} > li.step").nth(2).locator(".step-head a")
+    step = page.locator(f"{STEPS} > li.step").nth(2)
+    if (page.viewport_size or {})["width"] < 600:  # a phone folds an answered step: the reader opens it first
+        step.locator("summary.step-head").click()
+    link = step.locator(".step-head a")
     href = link.get_attribute("href")
     link.evaluate("element => element.scrollIntoView({block: 'center'})")
     link.focus()

@@ -35,7 +35,7 @@ def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_se
     key = page.locator(".graph-help .legend")
     page.locator(".graph-help summary").click()
     expect(key.locator("li", has=page.locator(".state-key.state-left-behind"))).to_contain_text(
-        "a person started another branch by hand"
+        "no agent works on this branch any more"
     )
     expect(key).not_to_contain_text("no agent works on it now")
     expect(key.locator("li", has_text="dotted border: a branch a person started by hand")).to_be_visible()

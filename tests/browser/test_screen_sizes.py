@@ -125,7 +125,6 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     expect(head.locator(".step-when time")).to_be_visible()
     hidden = (
         notes,
-        first.locator(".step-head .tag"),
         first.locator(".step-page"),
         first.locator("summary", has_text="Prompt"),
     )
