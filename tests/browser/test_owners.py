@@ -39,7 +39,8 @@ def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_se
     )
     expect(key).not_to_contain_text("no agent works on it now")
     expect(key.locator("li", has_text="dotted border: a branch a person started by hand")).to_be_visible()
-    expect(page.locator(".state-legend li.card-look", has_text="started by hand")).to_be_visible()  # its swatch
+    page.locator(".graph-help summary").click()  # closed again: the one-line key is back, with its swatch
+    expect(page.locator(".state-legend li.card-look", has_text="started by hand")).to_be_visible()
     screenshot(page, "owners-session")
 
     page.goto(f"{site}/nodes/{team.answered_node}/")
