@@ -222,6 +222,10 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
 def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, settings):
     settings.WORKRAIL_STALL_MINUTES = 30
     waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
+    # Every session made before any page opens: a page's live poll reading while a test writes can find the
+    # shared in-memory store's table locked.
+    canceled = made.canceled()
+    rewound = made.left_behind()
     visit(sized_page, f"{site}/runs/{waiting.run_id}/", "needs-you-panel")
     amber = css_colour(sized_page, "--warn")
     link = colour(sized_page.locator(".crumbs a").first, "color")
@@ -239,8 +243,6 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     assert colour(pill, "backgroundColor") == red
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
 
-    canceled = made.canceled()
-    rewound = made.left_behind()
     visit(sized_page, f"{site}/runs/{rewound.run_id}/", "left-behind-colours")
     # Nobody's move: Left behind is a quiet grey outline, and so are the graph's tag and the legend's key for it.
     left = sized_page.locator(".left-behind-line .badge.state-left_behind")
