@@ -81,7 +81,7 @@ test-postgres: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy workrail_site workflows_app runs exports
+	$(VENV)/bin/mypy workrail_site workflows_app runs exports bench harness
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) manage.py makemigrations --check --dry-run
 

@@ -42,13 +42,14 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from _common import CORPUS, REPO, clean_env
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, for bench._common
+from bench._common import CORPUS, REPO, clean_env
 from harness.agent import next_arguments
 from harness.processes import clean_env as bare_env
 from harness.processes import manage_command, run_captured

@@ -23,8 +23,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from _common import REPO, clean_env
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, for bench._common
+from bench._common import REPO, clean_env
 from harness.call_path import PATH_MODULES, code_parameters
 
 PROJECT = ("runs", "workflows_app", "workrail_site", "exports")

@@ -31,6 +31,7 @@ import tempfile
 import threading
 import time
 import tracemalloc
+from collections.abc import Mapping
 from datetime import timedelta
 from io import StringIO
 from pathlib import Path
@@ -55,7 +56,7 @@ def setup(home: Path, project: Path) -> Path:
 
     django.setup()
     call_command("migrate", verbosity=0)
-    return Path(settings.DATABASES["default"]["NAME"])
+    return Path(str(settings.DATABASES["default"]["NAME"]))
 
 
 def output_for(pending: dict[str, Any] | None, index: int) -> dict[str, Any]:
@@ -66,7 +67,7 @@ def output_for(pending: dict[str, Any] | None, index: int) -> dict[str, Any]:
     return output
 
 
-def build_session(workflow_id: str, key: str, steps: int) -> dict[str, Any]:
+def build_session(workflow_id: str, key: str, steps: int) -> Mapping[str, Any]:
     """A session through the services: a run with `steps` acknowledged steps and a checkpoint."""
     from runs.mcp.tools import invoke
 

@@ -25,6 +25,7 @@ import itertools
 import json
 import shlex
 import statistics
+import sys
 import tempfile
 import time
 import warnings
@@ -32,10 +33,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from _common import REPO, clean_env, python, summary, throughput
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, for bench._common
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from bench._common import REPO, clean_env, python, summary, throughput
 from harness.stdio import INITIALIZED, initialize_message
 
 warnings.filterwarnings("ignore", message="ping is removed")
@@ -100,7 +103,7 @@ async def drive(params: StdioServerParameters, depth: int, workflow_id: str = "b
             result = await client.call_tool("continue_workflow", {"stateToken": data["stateToken"]})
             deep.append(time.perf_counter() - started)
             size = len(json.dumps(result.structured_content))
-        recap = result.structured_content["recap"]  # type: ignore[index]
+        recap = result.structured_content["recap"]
         pings = []
         for _ in range(WINDOW):
             started = time.perf_counter()
@@ -157,14 +160,15 @@ def raw_advances(work: Path, steps: int, database: dict[str, str]) -> list[float
         text=True,
     )
     assert server.stdin is not None and server.stdout is not None
+    stdin, stdout = server.stdin, server.stdout
     numbers = itertools.count(1)
 
     def request(method: str, params: dict[str, Any]) -> dict[str, Any]:
         number = next(numbers)
-        server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n")
-        server.stdin.flush()
+        stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n")
+        stdin.flush()
         while True:
-            answer = json.loads(server.stdout.readline())
+            answer = json.loads(stdout.readline())
             if answer.get("id") == number:
                 return answer
 

@@ -26,9 +26,12 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from _common import CORPUS, REPO, clean_env
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, for bench._common
+from bench._common import CORPUS, REPO, clean_env
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workrail_site.settings")
 
@@ -70,7 +73,7 @@ def write_chain(directory: Path, levels: int, fan_out: int, top_calls: int) -> N
     (directory / "top.json").write_text(json.dumps(doc("team.top", steps)))
 
 
-def load(directory: Path):
+def load(directory: Path) -> tuple[float, list[Any], Any]:
     started = time.perf_counter()
     reports, catalog = validate_with_catalog([directory], kind=SourceKind.EXTRA, user_dir=directory / "none")
     return time.perf_counter() - started, reports, catalog
@@ -141,7 +144,7 @@ def accepted_and_bomb(work: Path) -> None:
 
 
 def fast_import(
-    bare: Path, commands: list[bytes] | None = None, stream_blob_mib: int = 0, paths: list[str] = ()
+    bare: Path, commands: list[bytes] | None = None, stream_blob_mib: int = 0, paths: Sequence[str] = ()
 ) -> None:
     subprocess.run(["git", "init", "--quiet", "--bare", "--initial-branch=main", str(bare)], check=True)
     process = subprocess.Popen(["git", "--git-dir", str(bare), "fast-import", "--quiet"], stdin=subprocess.PIPE)

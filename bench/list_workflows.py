@@ -27,12 +27,20 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import mcp_types as types
-from _common import CORPUS, REPO, clean_env, python, summary
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, for bench._common
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+
+from bench._common import CORPUS, REPO, clean_env, python, summary
+
+if TYPE_CHECKING:  # the bench imports the project after settings are configured
+    from workflows_app.catalog import WorkflowEntry
+    from workflows_app.compiler import RoutineDocument
 
 warnings.filterwarnings("ignore", message="ping is removed")
 
@@ -195,10 +203,10 @@ def in_process(work: Path, workflows: Path) -> tuple[float, str, list[float]]:
     return scan, f"{largest.id}, {size} bytes, {largest.step_count} steps", timings
 
 
-def _routine(entry: object) -> object:
+def _routine(entry: WorkflowEntry) -> RoutineDocument:
     from workflows_app.compiler import RoutineDocument
 
-    return RoutineDocument(entry.id, entry.document)  # type: ignore[attr-defined]
+    return RoutineDocument(entry.id, entry.document)
 
 
 if __name__ == "__main__":

@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from _common import clean_env
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, for bench._common
+from bench._common import clean_env
 from harness.processes import manage_command, run_captured
 from harness.stdio import StdioServer
 

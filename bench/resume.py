@@ -23,6 +23,7 @@ import itertools
 import json
 import os
 import random
+import sqlite3
 import sys
 import tempfile
 import time
@@ -31,7 +32,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from _common import REPO, clean_env, summary
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, for bench._common
+from bench._common import REPO, clean_env, summary
 
 SEED = 20261121
 COMPONENTS = [
@@ -548,7 +550,7 @@ def main() -> None:
             print(f"store: {facts['built']}")
         if connection.vendor == "sqlite":
             size = Path(connection.settings_dict["NAME"]).stat().st_size
-            backend = f"SQLite {connection.Database.sqlite_version}"
+            backend = f"SQLite {sqlite3.sqlite_version}"
         else:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_database_size(current_database()), version()")

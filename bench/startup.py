@@ -30,8 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import REPO, clean_env, python, summary
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, for bench._common
+from bench._common import REPO, clean_env, python, summary
 from harness.processes import manage_command
 from harness.stdio import initialize_message
 

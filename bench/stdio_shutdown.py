@@ -14,13 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from _common import clean_env, summary
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, for bench._common
+from bench._common import clean_env, summary
 from harness.stdio import INITIALIZED, initialize_message, spawn_mcp
 
 INITIALIZE = initialize_message(client="bench")

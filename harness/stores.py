@@ -35,7 +35,7 @@ class SharedStore:
             import psycopg
 
             with psycopg.connect(self.url) as connection:
-                return connection.execute(sql).fetchall()  # type: ignore[arg-type]
+                return connection.execute(sql).fetchall()
         with contextlib.closing(sqlite3.connect(self.home / "workrail.sqlite3", timeout=30)) as connection:
             return connection.execute(sql).fetchall()
 
@@ -52,9 +52,9 @@ def shared_store(home: Path) -> Iterator[SharedStore]:
     parts = urlsplit(server)
     url = urlunsplit(parts._replace(path=f"/{name}"))
     with psycopg.connect(server, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
+        admin.execute(f'CREATE DATABASE "{name}"')
     try:
         yield SharedStore(home, url, {"DATABASE_URL": url})
     finally:
         with psycopg.connect(server, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
