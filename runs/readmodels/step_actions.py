@@ -11,8 +11,9 @@ is shown only where its action exists. A step waiting for the person's confirmat
 paste into the agent's chat (agent_message.replies: the dashboard cannot confirm by itself); wherever resuming
 is possible the message is the run page's button (how loud: friction16 below); a done step the run went on
 from shows no "Resume here" at all, only one line in the page's head saying where the run is now (`now_at`,
-linking its latest step); a canceled run's step says in one line that nothing can resume or branch from it. "Branch from here" names its two ways apart: "Branch
-(same context)" and "Branch with edited context…", each with one line saying what it does differently.
+linking its latest step); a canceled run's step says in one line that nothing can resume or branch from it.
+"Branch from here" names its two ways apart: "Branch (same context)" and "Branch with edited context…", each
+with one line saying what it does differently.
 
 friction16 (both reviewers): the message's button is as loud as the move is the person's (`weight`, from
 states.weight): solid where resuming is theirs (stalled, paused), the quiet outline on a branch left behind,
