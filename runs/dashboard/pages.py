@@ -76,7 +76,6 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         # The two sections of what a person can do from this step, in their fixed order and titles.
         "step_actions": step_actions.of_step(node, step, went_on, at_work),
         "step_actions_titles": {
-            "resume": step_actions.RESUME_HERE,
             "branch": step_actions.BRANCH_FROM_HERE,
             "same_context": step_actions.SAME_CONTEXT,
             "edited_context": step_actions.EDITED_CONTEXT,

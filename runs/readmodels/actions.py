@@ -56,17 +56,23 @@ def title(name: ActionName) -> str:
 
 # What each copy button says: the button copies a text for the person to paste into an agent's chat. A step
 # waiting for the person's confirmation has two replies (the dashboard cannot confirm by itself: the agent hears
-# it in its chat, friction15); a branch left behind, the quiet "Resume this branch…" (nothing to do unless it is
-# wanted back); everywhere else the message for the agent.
-CopyName = Literal["message", "confirmed", "changes", "branch_back"]
+# it in its chat, friction15); everywhere else the message for the agent, under one name: the action it serves is
+# "resume the agent" (friction16: "Resume this branch…" was a third name for it).
+CopyName = Literal["message", "confirmed", "changes"]
 COPY: dict[CopyName, str] = {
     "message": "Copy the message for the agent",
     "confirmed": "Copy the reply: confirmed",
     "changes": "Copy a reply asking for changes",
-    "branch_back": "Resume this branch…",
 }
-# Beside the message's button where the agent is on the step now: the message is for when it has stopped.
-ONLY_IF_STOPPED = "only if the agent has stopped"
+
+# How loud the message's button is, from whose move it is (friction16: a solid button that said "only if the
+# agent has stopped" drew the eye while the agent worked): "primary" where the move is the person's (stalled,
+# paused, blocked and the agent stopped), "quiet" (the outline) where it is nobody's (a branch left behind),
+# "folded" behind a closed disclosure where it is the agent's (at work on the step, or awaiting the person's
+# reply in its chat, whose two replies lead).
+Weight = Literal["primary", "quiet", "folded"]
+# The folded message's disclosure: the one case the message is for while the agent has the move.
+AGENT_STOPPED = "Agent stopped? Get the message that resumes it"
 
 
 def copy_label(name: CopyName) -> str:

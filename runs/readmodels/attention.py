@@ -681,7 +681,7 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
     )
 
 
-# Beside a branch left behind's quiet "Resume this branch…" (actions.COPY), on the run page and the step page.
+# Beside a branch left behind's quiet copy of the message (actions.COPY), on the run page and the step page.
 LEFT_BEHIND_BACK = "pasted into an agent's chat, the message puts it back on this branch, at its latest step."
 
 

@@ -184,6 +184,16 @@ def move(state: str, *, stopped: bool = False) -> Move:
     return found
 
 
+# How loud the message that resumes the agent is, by whose move it is (actions.Weight, friction16): solid where
+# resuming is the person's move, the quiet outline where it is nobody's (a branch left behind), folded behind
+# "Agent stopped? …" while the agent has the move.
+WEIGHTS: dict[Move, actions.Weight] = {"yours": "primary", "nobody": "quiet", "agents": "folded"}
+
+
+def weight(move: Move) -> actions.Weight:
+    return WEIGHTS[move]
+
+
 def urgency(state: StateName, move: Move) -> int:
     """Where a row sorts in the sessions list, by the state and the move its pill shows (pill): the moves that
     are yours first (needs you, blocked once yours, paused, stalled), then a blocked step the agent is still

@@ -9,11 +9,18 @@ with no possible action (the end of a finished branch, a canceled run) shows nei
 friction15 (both reviewers' first item): every state whose move is the person's has a control, and a section
 is shown only where its action exists. A step waiting for the person's confirmation gives the two replies to
 paste into the agent's chat (agent_message.replies: the dashboard cannot confirm by itself); wherever resuming
-is possible the message is the run page's visible button, with "only if the agent has stopped" beside it while
-the agent is on the step; a done step the run went on from shows no "Resume here" at all, only one line in
-the page's head saying where the run is now (`now_at`, linking its latest step); a canceled run's step says
-in one line that nothing can resume or branch from it. "Branch from here" names its two ways apart: "Branch
-(same context)" and "Branch with edited context…", each with one line saying what it does differently.
+is possible the message is the run page's button (how loud: friction16 below); a done step the run went on
+from shows no "Resume here" at all, only one line in the page's head saying where the run is now (`now_at`,
+linking its latest step); a canceled run's step says in one line that nothing can resume or branch from it.
+"Branch from here" names its two ways apart: "Branch (same context)" and "Branch with edited context…", each
+with one line saying what it does differently.
+
+friction16 (both reviewers): the message's button is as loud as the move is the person's (`weight`, from
+states.weight): solid where resuming is theirs (stalled, paused), the quiet outline on a branch left behind,
+and behind a closed "Agent stopped? …" while the agent has the move (it works on the step, or waits in its
+chat for the person's reply). A refused step's message is its panel's, above (one entry per page: no "Resume
+here" there). A step waiting for the person's confirmation leads the page with "Your reply": what to decide,
+the agent's latest notes it asks them to approve, then the two replies.
 """
 
 from __future__ import annotations
@@ -22,11 +29,13 @@ from dataclasses import dataclass
 
 from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail
 from runs.models import Node
-from runs.readmodels import actions, agent_message, attention, step_places
-from runs.readmodels.actions import ActionName, CopyName
+from runs.readmodels import agent_message, attention, states, step_places
+from runs.readmodels.actions import ActionName, Weight
 from runs.readmodels.step_state import StepState
 
 RESUME_HERE = "Resume here"
+# The section's title where the move is the person's reply in the agent's chat (a step waiting for confirmation).
+YOUR_REPLY = "Your reply"
 BRANCH_FROM_HERE = "Branch from here"
 # "Branch from here"'s two ways, each with its one line: what it does differently from the other.
 SAME_CONTEXT = "The agent answers this step again with the context as it is; its answer starts the new branch."
@@ -37,7 +46,8 @@ CANCELED = "nothing can resume or branch from a canceled run"
 
 @dataclass(frozen=True)
 class StepActions:
-    # "Resume here"'s action ("resume", "resend", "confirm"); None when nothing carries the branch on from here.
+    # "Resume here"'s action ("resume", "confirm"); None when nothing carries the branch on from here (or, at a
+    # refused step, its panel above does).
     resume: ActionName | None
     lead: str  # "Resume here"'s one line: how the action goes
     # Where the run is now (its latest step's node id and words), for a done step the run went on from: one muted
@@ -45,12 +55,15 @@ class StepActions:
     latest: str
     message: bool  # "Resume here" holds the message for the agent, behind its copy button
     handed_over: bool  # the branch was started by hand here: the message is the hand-over of its call
-    stopped_note: bool  # the agent is on this step now: the button says "only if the agent has stopped" beside it
     fork_message: bool  # "Branch from here" holds the message whose answer starts a new branch from this step
     branch_lead: str  # "Branch from here"'s one line
-    copy: CopyName = "message"  # the message's button ("branch_back" on a branch left behind: quiet)
+    weight: Weight = "primary"  # how loud the message's button is: whose move it is (states.weight)
     replies: agent_message.Replies | None = None  # the step waits for the person's confirmation: the two replies
     now_at: str = ""  # the head's line (a done step the run went on from, a canceled run's step)
+    # A step waiting for the person's confirmation: the agent's latest notes, what it asks them to approve
+    # (markdown), and the step (or "Checkpoint") they were recorded at; "" when it recorded none.
+    to_approve: str = ""
+    to_approve_from: str = ""
 
     @property
     def shown(self) -> bool:
@@ -62,34 +75,33 @@ class StepActions:
         return self.resume is not None
 
     @property
-    def quiet(self) -> bool:
-        """The message's button at the quiet level: where it is not the move (a branch left behind; beside the
-        replies of a step waiting for the person, who answers in the agent's chat)."""
-        return self.copy == "branch_back" or self.replies is not None
+    def title(self) -> str:
+        """The section's title: "Your reply" where the move is the person's reply, else "Resume here"."""
+        return YOUR_REPLY if self.replies is not None else RESUME_HERE
 
     @property
-    def note(self) -> str:
-        return actions.ONLY_IF_STOPPED if self.stopped_note else ""
+    def leads_page(self) -> bool:
+        """The section comes first on the page, before the prompt: a step waiting for the person's decision."""
+        return self.replies is not None
 
 
-NONE = StepActions(None, "", "", False, False, False, False, "")
+NONE = StepActions(None, "", "", False, False, False, "")
 
 
 def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry], at_work: bool) -> StepActions:
     """The two sections' content for this step: `went_on` the branches that went on past it (step_state),
     `at_work` whether the agent works on it now (its move, or it waits in its chat for the person)."""
     if node.run.status == "canceled":
-        return StepActions(None, "", "", False, False, False, False, "", now_at=CANCELED)
+        return StepActions(None, "", "", False, False, False, "", now_at=CANCELED)
     if node.is_complete:
         return NONE
     # The title says what a branch is; the line, what it leaves alone (and, at a refusal, why it is here).
     kept = "Nothing on the existing branches changes."
     branch_lead = f"Another way past the refusal. {kept}" if node.blocked is not None else kept
     if node.blocked is not None:
-        # Its own button (the refusal's message), not a pointer up to the red panel's fold; while the agent is
-        # about to resend by itself, for when it has stopped.
-        lead = f"To {actions.verb('resend')}, give the agent the message: it gets this step again with the refusal."
-        return StepActions("resend", lead, "", True, False, at_work, False, branch_lead)
+        # The refusal's panel above holds the message, as loud as the move is the person's (attention.blocked_guide):
+        # one entry per page, not a second button here (friction16).
+        return StepActions(None, "", "", False, False, False, branch_lead)
     if node.branches:
         # The run went on from this step: the branch carries on at its latest step, not here (no "Resume here");
         # acknowledging this step's token again starts a new branch (actions.py: fork).
@@ -101,35 +113,38 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
             latest,
             False,
             False,
-            False,
             True,
             branch_lead,
             now_at=_now_at(carrying, node.run.branch_count > 1, latest),
         )
     if step.state == "needs_you":
-        # The agent waits in its chat for the person's word: the two replies are the move; the message only if it
-        # stopped.
+        # The agent waits in its chat for the person's word: what to decide, the notes to approve, the two replies;
+        # the message folded, only if it stopped.
+        pk = Node.objects.filter(public_id=int(node.node_id)).values_list("pk", flat=True).first()
+        notes = attention.latest_notes(pk) if pk is not None else None
         return StepActions(
             "confirm",
             attention.waiting_words(node.title),
             "",
             True,
             False,
-            True,
             False,
             branch_lead,
+            weight=states.weight("agents"),
             replies=agent_message.replies(node.title),
+            to_approve=notes.entry["notesMarkdown"] if notes else "",
+            to_approve_from=notes.entry["title"] if notes else "",
         )
     if node.operator_fork is not None:
-        return StepActions("resume", "", "", True, True, False, False, branch_lead)
+        return StepActions("resume", "", "", True, True, False, branch_lead)
     if at_work:
-        lead = ""  # the page's working line says the agent is on it; the button's note, that it is for when it stops
-    elif step.state == "left_behind":
+        # The page's working line says the agent is on it; the message waits folded, for when it stops.
+        return StepActions("resume", "", "", True, False, False, branch_lead, weight=states.weight("agents"))
+    if step.state == "left_behind":
         lead = "No agent works on this branch any more: " + attention.LEFT_BEHIND_BACK.replace("its latest", "this")
-        return StepActions("resume", lead, "", True, False, False, False, branch_lead, copy="branch_back")
-    else:
-        lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
-    return StepActions("resume", lead, "", True, False, at_work, False, branch_lead)
+        return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("nobody"))
+    lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
+    return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("yours"))
 
 
 def _now_at(went_on: list[BranchOutcomeEntry], several: bool, latest: str) -> str:

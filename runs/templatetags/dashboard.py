@@ -157,6 +157,12 @@ def copy_label(name: str) -> str:
     return actions.copy_label(name)  # type: ignore[arg-type]
 
 
+@register.simple_tag
+def agent_stopped() -> str:
+    """The closed disclosure's words for the message while the agent has the move (actions.AGENT_STOPPED)."""
+    return actions.AGENT_STOPPED
+
+
 @register.filter
 def state_label(value: Any) -> str:
     """A state (runs/readmodels/states.py) in the dashboard's one vocabulary: "Needs you", "Left behind"."""
@@ -181,6 +187,12 @@ def move_of(value: Any) -> states.Move:
 def move_filter(value: Any) -> states.Move:
     """Whose move it is (move_of), for a panel's data-move: its colour follows it as its pill's does."""
     return move_of(value)
+
+
+@register.filter
+def weight(value: Any) -> str:
+    """How loud a panel's message is (states.weight): from whose move it is, as its colour (move_of)."""
+    return states.weight(move_of(value))
 
 
 @register.filter

@@ -383,8 +383,8 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")
     panel = sized_page.locator(".state-panel.state-left_behind")
     expect(panel).to_be_visible()
-    # Its resume is the quiet button, not the page's biggest (friction15).
-    expect(panel.locator(".copy-button")).to_have_text("Resume this branch…")
+    # Its resume is the quiet button, not the page's biggest (friction15), under the message's one name.
+    expect(panel.locator(".copy-button")).to_have_text("Copy the message for the agent")
     expect(panel.locator(".copy-button")).to_have_class("copy-button copy-quiet")
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     # Friction12 item 15: on a phone the list's "you are viewing" pill keeps well clear of its box's edge (it

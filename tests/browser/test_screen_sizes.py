@@ -367,9 +367,9 @@ def test_a_node_page(sized_page, console_log, site, forked):
     assert recorded is not None and resume is not None and branch is not None
     assert recorded["y"] < resume["y"] < branch["y"]
     expect(sized_page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
-    # The run page's button in sight (friction15), "only if the agent has stopped" beside it; its text folded.
-    expect(sized_page.locator("#resume-message .copy-button")).to_be_visible()
-    expect(sized_page.locator("#resume-message .copy-note")).to_have_text("only if the agent has stopped")
+    # The agent's move: the message behind a closed "Agent stopped? …", not the page's loudest button (friction16).
+    expect(sized_page.locator("#resume-message details.agent-stopped > summary")).to_be_visible()
+    expect(sized_page.locator("#resume-message .copy-button")).to_be_hidden()
     expect(sized_page.locator("#resume-here .agent-message")).not_to_be_visible()
     expect(sized_page.locator("#branch-here #fork-details > summary")).to_be_visible()
     # The card in people's words; the token, for the API, in a fold.

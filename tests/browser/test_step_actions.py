@@ -1,8 +1,9 @@
 """A step's page offers what a person can do from it in two sections, always in this order and with these
-titles: "Resume here" (carry the branch on from this step, or one line saying why nothing does) and "Branch
-from here" (a new branch from this step). A reviewer met a card titled "Resume the agent" that held "Branch
-with edited context…" (friction14). At desktop (1440x900) and phone (390x844) size, each page fitting its window;
-the screenshots are kept for a person to review (runs/readmodels/step_actions.py)."""
+titles: "Resume here" (carry the branch on from this step; "Your reply" on a step waiting for the person,
+where it leads the page) and "Branch from here" (a new branch from this step). A reviewer met a card titled
+"Resume the agent" that held "Branch with edited context…" (friction14). At desktop (1440x900) and phone
+(390x844) size, each page fitting its window; the screenshots are kept for a person to review
+(runs/readmodels/step_actions.py)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def assert_sections(page, resume_line: str) -> None:
     resume = page.locator("#resume-here").bounding_box()
     branch = page.locator("#branch-here").bounding_box()
     assert resume is not None and branch is not None and resume["y"] < branch["y"]
-    expect(page.locator("#resume-here > :is(p, div)").first).to_contain_text(resume_line)
+    expect(page.locator("#resume-here")).to_contain_text(resume_line)
     # Branching with edited context is always the second section's, never the first's.
     expect(page.locator("#branch-here #fork-details > summary")).to_have_text("Branch with edited context…")
     expect(page.locator("#resume-here #fork-details")).to_have_count(0)
@@ -38,6 +39,30 @@ def resume_button(page):
     button = page.locator("#resume-message .copy-button")
     expect(button).to_be_visible()
     return button
+
+
+def folded_message(page) -> None:
+    """The agent has the move: the message behind a closed "Agent stopped? …", its button out of sight until
+    opened (friction16: not the page's loudest element while the agent works)."""
+    fold = page.locator("#resume-message details.agent-stopped")
+    expect(fold).not_to_have_attribute("open", "")
+    expect(fold.locator("> summary")).to_have_text("Agent stopped? Get the message that resumes it")
+    expect(page.locator("#resume-message .copy-button")).to_be_hidden()
+    fold.locator("> summary").click()
+    expect(page.locator("#resume-message .copy-button")).to_have_text("Copy the message for the agent")
+    fold.locator("> summary").click()
+
+
+def prompt_folds_on_a_phone(page) -> None:
+    """The step's prompt folds to its title on a phone (friction16b 18), and reads open on a desktop."""
+    prompt = page.locator("#prompt-card .prompt")
+    if page.viewport_size["width"] <= 640:
+        expect(prompt).to_be_hidden()
+        page.locator("#prompt-card > summary").click()
+        expect(prompt).to_be_visible()
+        page.locator("#prompt-card > summary").click()
+    else:
+        expect(prompt).to_be_visible()
 
 
 def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
@@ -51,13 +76,12 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     rewound = made.left_behind("STEPS-3")
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None  # branch 1's tip, set aside by the rewind
-    # A running step: the agent is on it (the page's working line says so); the run page's button in sight, the
-    # note beside it that it is for when the agent has stopped.
+    # A running step: the agent is on it (the page's working line says so); the message folded, for when it stops.
     visit(sized_page, f"{site}/nodes/{node_id_of(answer)}/", "step-actions-running")
-    assert_sections(sized_page, "Copy the message for the agent")
-    expect(resume_button(sized_page)).to_have_text("Copy the message for the agent")
-    expect(sized_page.locator("#resume-message .copy-note")).to_have_text("only if the agent has stopped")
+    assert_sections(sized_page, "Agent stopped? Get the message that resumes it")
+    folded_message(sized_page)
     expect(sized_page.locator("#resume-what")).to_have_count(0)
+    prompt_folds_on_a_phone(sized_page)
     # A done step the run went on from: no "Resume here", one line in the head to where the run is now.
     visit(sized_page, f"{site}/nodes/{node_id_of(start)}/", "step-actions-done")
     expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
@@ -66,17 +90,22 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     expect(sized_page.locator("#branch-here #fork-message > summary")).to_have_text("Branch (same context)")
     expect(sized_page.locator("#fork-message-what")).to_be_visible()
     expect(sized_page.locator("#fork-how")).to_be_visible()
-    # A blocked step: its own button for the message (the agent resends by itself: for when it has stopped).
+    # A blocked step: one entry for the message, the refusal's panel's (friction16a 6): no "Resume here" repeating
+    # it; the agent resends by itself, so the message waits in the panel's closed fold.
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")
-    assert_sections(sized_page, "To resend the step, give the agent the message")
-    resume_button(sized_page)
+    expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
+    expect(sized_page.get_by_role("button", name="Copy the message for the agent", include_hidden=True)).to_have_count(
+        1
+    )
+    expect(sized_page.locator("#node-refusal details.if-stopped-fold")).not_to_have_attribute("open", "")
     expect(sized_page.locator("#branch-what")).to_have_text(
         "Another way past the refusal. Nothing on the existing branches changes."
     )
-    # The latest step of a branch left behind: taken up again from here, by the quiet "Resume this branch…".
+    prompt_folds_on_a_phone(sized_page)
+    # The latest step of a branch left behind: taken up again from here, by the quiet outline (nobody's move).
     visit(sized_page, f"{site}/nodes/{left.public_id}/", "step-actions-left-behind")
     assert_sections(sized_page, "No agent works on this branch any more")
-    expect(resume_button(sized_page)).to_have_text("Resume this branch…")
+    expect(resume_button(sized_page)).to_have_text("Copy the message for the agent")
     expect(resume_button(sized_page)).to_have_class("copy-button copy-quiet")
     console_log.assert_clean()
 
@@ -95,12 +124,24 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     confirmed.click()
     expect(panel.get_by_text("Copied.")).to_be_visible()
     assert sized_page.evaluate("navigator.clipboard.readText()") == "Confirmed: go on with “Approve the plan”."
-    # The step's own page: the same two in "Resume here", the message quiet, for when the agent has stopped.
+    # The step's own page leads with the decision (friction16b 1): "Your reply" before the prompt, what to decide,
+    # the agent's latest notes to approve, then the two replies; the message only behind "Agent stopped? …".
     visit(sized_page, f"{site}/nodes/{node_id_of(waiting.answer)}/", "needs-you-replies-step")
-    resume = sized_page.locator("#resume-here")
-    expect(resume.get_by_role("button", name="Copy the reply: confirmed")).to_be_visible()
-    expect(resume.get_by_role("button", name="Copy a reply asking for changes")).to_be_visible()
-    expect(resume_button(sized_page)).to_have_class("copy-button copy-quiet")
+    reply = sized_page.locator("#resume-here")
+    expect(reply.locator("h2")).to_have_text("Your reply")
+    expect(reply.locator("#resume-what")).to_contain_text("The agent is waiting for you to approve the plan.")
+    notes = reply.locator("#step-to-approve")
+    expect(notes).to_be_visible()
+    confirmed = reply.get_by_role("button", name="Copy the reply: confirmed")
+    expect(confirmed).to_be_visible()
+    expect(reply.get_by_role("button", name="Copy a reply asking for changes")).to_be_visible()
+    box = {name: loc.bounding_box() for name, loc in {"reply": reply, "notes": notes, "button": confirmed}.items()}
+    prompt = sized_page.locator("#prompt-card").bounding_box()
+    assert all(box.values()) and prompt is not None
+    assert box["reply"]["y"] < prompt["y"] and box["notes"]["y"] < box["button"]["y"]
+    folded_message(sized_page)
+    # The notes are said once: "Notes so far" points up to them instead of repeating them.
+    expect(sized_page.locator(".notes-above")).to_have_text("Its notes are above, under “Your reply”.")
     console_log.assert_clean()
 
 

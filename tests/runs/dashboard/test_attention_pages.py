@@ -198,7 +198,10 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
         "Nothing to do, unless you want this branch back: pasted into an agent&#x27;s chat, the message puts it "
         "back on this branch, at its latest step." in panel
     )
-    assert 'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Resume this branch…<' in panel
+    assert (
+        'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Copy the message for the agent<'
+        in panel
+    )
     assert "Nothing to do." not in panel
     assert 'id="pending-step"' not in shown
 

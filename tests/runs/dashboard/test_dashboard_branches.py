@@ -170,9 +170,9 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert 'id="step-state">Agent&#x27;s move · Blocked</span>' in node
     assert "Nothing accepted yet: the agent's answer was refused, for the reason shown above." in node
     assert "see above" not in node and "Nothing recorded on this node yet" not in node
-    # "Resume here" carries its own button (friction15), not a pointer up to the panel's fold: while the agent is
-    # about to resend by itself, for when it has stopped.
-    resume = node.split('id="resume-here"')[1].split("</section>")[0]
-    assert 'data-copy-target="node-message">Copy the message for the agent</button>' in resume
-    assert "only if the agent has stopped" in resume and "refusal above" not in resume
+    # One entry for the message on the page (friction16): the refusal's panel holds it, folded while the agent is
+    # about to resend by itself; no "Resume here" repeating it.
+    assert 'id="resume-here"' not in node and 'data-copy-target="node-message"' not in node
+    assert node.count("Copy the message for the agent</button>") == 1
+    assert 'data-copy-target="blocked-message-1">Copy the message for the agent</button>' in refusal
     assert 'id="fork-details"' in node

@@ -586,8 +586,8 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     tip = re.findall(r"\?tip=(\d+)", others)[0]
     left = page(client, f"/nodes/{tip}/")
     assert ">Resume here</h2>" in left and 'id="step-state">Left behind</span>' in left
-    # The quiet "Resume this branch…" in sight, as on the run page (friction15).
-    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Resume this branch…</button>' in left
+    # The quiet outline in sight, as on the run page, under the one name of its message (friction16).
+    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in left
     assert "No agent works on this branch any more: pasted into an agent&#x27;s chat, the message puts it back" in left
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis

@@ -97,7 +97,9 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # from this step is by hand only.
     resume, branch = sections(page(client, f"/nodes/{review.open_tip}/")).values()
     assert f'data-copy-target="node-message">{BUTTON}</button>' in resume
-    assert '<span class="muted small copy-note">only if the agent has stopped</span>' in resume  # the agent is on it
+    # The agent is on it: the message waits behind a closed disclosure, not the page's loudest button (friction16).
+    stopped = '<details class="agent-stopped" id="node-message-stopped"><summary class="small">Agent stopped?'
+    assert stopped in resume
     assert "Branch (same context)" not in branch and 'id="fork-details"' in branch
 
 
@@ -159,9 +161,13 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     start = start_workflow(made.PLAN, context={"sessionKey": "FOLD-1"})
     answer = advance(start, "Clarified the goal.")
     url = f"/nodes/{node_id_of(answer)}/"
-    # The agent works on this step now: "Resume here" says the message is for when it stops (no second driver).
+    # The agent works on this step now: the message waits folded, for when it stops (no second driver, friction16).
     resume, branch = sections(page(client, url)).values()
-    assert f">{BUTTON}</button>" in resume and "only if the agent has stopped" in resume
+    assert (
+        f">{BUTTON}</button>" in resume
+        and '<summary class="small">Agent stopped? Get the message that resumes it</summary>' in resume
+    )
+    assert resume.index("agent-stopped") < resume.index(BUTTON) and "Check the message" not in resume
     assert 'id="resume-what"' not in resume and '<summary class="small">Resume' not in resume
     assert '<details id="fork-details">' in branch  # the form, folded until used
     # Nothing recorded for the stall window: the person's move, said as such.
@@ -169,14 +175,14 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     resume = sections(page(client, url))["resume-here"]
     assert "Copy the message into the agent&#x27;s chat, or a new one: it carries on at this step" in resume
     assert f'class="copy-button" data-copy-target="node-message">{BUTTON}</button>' in resume
-    assert "if the agent has stopped" not in resume
+    assert "Agent stopped?" not in resume  # the person's move: the solid button in sight
     # A branch left behind: taken up again from here.
     rewound = made.left_behind()
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None  # branch 1's tip, set aside by the rewind
     resume = sections(page(client, f"/nodes/{left.public_id}/"))["resume-here"]
     assert "No agent works on this branch any more: pasted into an agent&#x27;s chat, the message puts it" in resume
-    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Resume this branch…</button>' in resume
+    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume
 
 
 def test_a_canceled_run_s_step_says_when_and_that_nothing_resumes_or_branches(client, service_catalog):

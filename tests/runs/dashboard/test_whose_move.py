@@ -274,10 +274,10 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     rewound = made.left_behind()
     text = page(client, f"/runs/{rewound.run_id}/")
     line = text.split('class="left-behind-line"')[1].split("</details>")[0]
-    # Nobody's move: the branch is set aside, its resume the quiet "Resume this branch…" (friction15).
-    assert 'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Resume this branch…<' in line
-    assert BUTTON not in line and not tags(line)
-    [message] = copied(text, "Resume this branch…")
+    # Nobody's move: the branch is set aside, its resume the quiet outline, under the message's one name (friction16).
+    assert f'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">{BUTTON}<' in line
+    assert not tags(line)
+    [message] = copied(line)
     assert "step 3 of 3 (" in message
     # The live branch's pending step runs: the agent's move, said by the status line, not the page's head.
     assert 'id="pending-step"' not in text and tags(status(text)) == ["agents"] and tags(page_head(text)) == []
@@ -358,15 +358,18 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     # Nothing left to resume or branch from: neither section.
     assert BUTTON not in done and 'id="resume-here"' not in done and 'id="branch-here"' not in done
     open_tip = page(client, f"/nodes/{review.open_tip}/")
-    # After the step's own content, "Resume here" with the run page's button in sight (friction15; the agent is on
-    # the step: "only if the agent has stopped" beside it), then "Branch from here" with the other way folded.
+    # After the step's own content, "Resume here" (the agent is on the step: its message behind the closed "Agent
+    # stopped? …", friction16), then "Branch from here" with the other way folded.
     assert (
         open_tip.index('id="recorded-title"') < open_tip.index('id="resume-here"') < open_tip.index('id="branch-here"')
     )
     resume = open_tip.split('id="resume-here"')[1].split("</section>")[0]
     assert '<h2 id="resume-here-title">Resume here</h2>' in resume and 'id="fork-details"' not in resume
-    assert f"{BUTTON}</button>" in resume and "only if the agent has stopped" in resume
-    assert resume.index(BUTTON) < resume.index("Check the message (optional)")
+    assert (
+        f"{BUTTON}</button>" in resume
+        and '<summary class="small">Agent stopped? Get the message that resumes it</summary>' in resume
+    )
+    assert resume.index("Agent stopped?") < resume.index(BUTTON)
     branch = open_tip.split('id="branch-here"')[1].split("</section>")[0]
     assert '<h2 id="branch-title">Branch from here</h2>' in branch and 'id="fork-details"' in branch
 

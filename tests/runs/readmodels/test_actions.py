@@ -25,6 +25,8 @@ OLD_NAMES = (
     "The resume message",
     "resume message",  # the graph key's "give one the resume message" (friction12 item 5)
     "sentence below",
+    "Resume this branch…",  # a third name for the message's button (friction16b 12)
+    "only if the agent has stopped",  # a note beside a solid button, now a closed disclosure (friction16)
 )
 # The actions a person offers from a page: their phrases come from the table only (the `action` filters).
 OFFERED: tuple[actions.ActionName, ...] = ("resume", "fork", "branch")
@@ -93,11 +95,22 @@ def test_the_graph_key_names_a_paused_branchs_move_from_the_table():
 
 def test_every_copy_button_says_its_words_from_the_table():
     # The step page's and the panels' copy buttons read their words from actions.COPY (friction15): a step waiting
-    # for the person's confirmation offers the two replies, a branch left behind the quiet "Resume this branch…".
+    # for the person's confirmation offers the two replies; every other copy of the message, one name (friction16).
     assert actions.copy_label("confirmed") == "Copy the reply: confirmed"
     assert actions.copy_label("changes") == "Copy a reply asking for changes"
-    assert actions.copy_label("branch_back") == "Resume this branch…"
+    assert set(actions.COPY) == {"message", "confirmed", "changes"}
     written = {path.name: _template_text(path) for path in TEMPLATES.glob("*.html")}
     for label in actions.COPY.values():
         for name, text in written.items():
             assert label not in text, f"{name} writes the copy button {label!r} by hand: use the copy_label filter"
+
+
+def test_the_message_s_weight_follows_whose_move_it_is():
+    # friction16: solid only where resuming is the person's move; the outline where nobody's; folded behind the
+    # closed "Agent stopped? …" while the agent has it.
+    assert {move: states.weight(move) for move in get_args(states.Move)} == {
+        "yours": "primary",
+        "nobody": "quiet",
+        "agents": "folded",
+    }
+    assert actions.AGENT_STOPPED == "Agent stopped? Get the message that resumes it"

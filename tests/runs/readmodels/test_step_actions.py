@@ -23,20 +23,17 @@ def actions_at(node_id: str, *, at_work: bool = False) -> step_actions.StepActio
 def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_it_works(service_catalog):
     review = forked_review()
     working = actions_at(review.open_tip, at_work=True)
-    assert (working.resume, working.message, working.stopped_note, working.lead) == ("resume", True, True, "")
-    # The button in sight, the note beside it (friction15): the message is for when the agent has stopped.
-    assert working.note == "only if the agent has stopped" and not working.quiet
+    assert (working.resume, working.message, working.lead, working.title) == ("resume", True, "", "Resume here")
+    # The agent's move: the message behind a closed "Agent stopped? …", not the page's loudest button (friction16).
+    assert working.weight == "folded"
     assert (
         working.shown
         and not working.fork_message
         and working.branch_lead == "Nothing on the existing branches changes."
     )
     stopped = actions_at(review.open_tip)
-    assert (
-        not stopped.stopped_note
-        and stopped.note == ""
-        and stopped.lead.startswith("Copy the message into the agent's chat")
-    )
+    # Stalled: the person's move, the solid button in sight.
+    assert stopped.weight == "primary" and stopped.lead.startswith("Copy the message into the agent's chat")
 
 
 def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(service_catalog):
@@ -52,23 +49,27 @@ def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(se
     assert later.latest == review.done_tip
 
 
-def test_a_blocked_step_resends_by_the_refusal_s_message_and_branches_past_it(service_catalog):
+def test_a_blocked_step_s_one_message_is_its_refusal_s_and_it_branches_past_it(service_catalog):
     blocked = actions_at(blocked_review().node_id)
-    # Its own button (friction15), not a pointer up to the red panel's fold.
-    assert blocked.resume == "resend" and blocked.message and not blocked.fork_message
-    assert blocked.lead == "To resend the step, give the agent the message: it gets this step again with the refusal."
+    # One entry per page (friction16): the refusal's panel holds the message, so no "Resume here" repeats it.
+    assert blocked.resume is None and not blocked.resume_shown and not blocked.message and not blocked.fork_message
+    assert blocked.shown
     assert blocked.branch_lead == "Another way past the refusal. Nothing on the existing branches changes."
 
 
 def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(service_catalog):
     waiting = made.waiting_for_user(service_catalog["extra"])
     confirm = actions_at(node_id_of(waiting.answer), at_work=True)
-    assert confirm.resume == "confirm" and confirm.message and confirm.stopped_note
+    assert confirm.resume == "confirm" and confirm.message
     assert confirm.lead.endswith("Copy a reply below and paste it into the agent's chat.")
-    # The two replies lead; the message is the quiet button, for when the agent has stopped (friction15).
+    # The decision leads the page under "Your reply", with the notes the agent asks the person to approve
+    # (friction16b 1): the run page's waiting panel's notes, not only "Notes so far" at the page's foot.
+    assert confirm.title == "Your reply" and confirm.leads_page
+    assert confirm.to_approve.strip() and confirm.to_approve_from
+    # The two replies are the move; the message behind a closed "Agent stopped? …", only if it stopped.
     assert confirm.replies is not None and confirm.replies.confirmed.startswith("Confirmed: go on with “")
     assert confirm.replies.changes.startswith("Not yet: change … before you go on with “")
-    assert confirm.quiet and confirm.note == "only if the agent has stopped"
+    assert confirm.weight == "folded"
 
 
 def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_catalog):
@@ -77,8 +78,8 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     assert left is not None
     taken_up = actions_at(str(left.public_id))
     assert taken_up.resume == "resume" and taken_up.lead.startswith("No agent works on this branch any more")
-    # The quiet "Resume this branch…", as on the run page (friction15): nothing to do unless it is wanted back.
-    assert taken_up.copy == "branch_back" and taken_up.quiet
+    # Nobody's move: the quiet outline, as on the run page: nothing to do unless it is wanted back.
+    assert taken_up.weight == "quiet" and not taken_up.leads_page
     assert "puts it back on this branch, at this step" in taken_up.lead
 
 
