@@ -652,7 +652,8 @@ def test_the_time_filters():
     # One unit for each size, the same on the run pages, the timings and the reports.
     # The filter holds each on one line: a number never wraps away from its unit ("217 / ms", friction16b 8).
     assert [duration(s) for s in (0.0004, 0.005, 0.041, 0.9994, 0.9996, 2.5, 9.97, 42, 185, 7200)] == [
-        "0.4\xa0ms", "5\xa0ms", "41\xa0ms", "999\xa0ms", "1.0\xa0s", "2.5\xa0s", "10\xa0s", "42\xa0s", "3\xa0min\xa05\xa0s", "2\xa0h"
+        "0.4\xa0ms", "5\xa0ms", "41\xa0ms", "999\xa0ms", "1.0\xa0s",
+        "2.5\xa0s", "10\xa0s", "42\xa0s", "3\xa0min\xa05\xa0s", "2\xa0h",
     ]  # fmt: skip
     # What a person or an agent spent says whole units as a person counts them, never milliseconds
     # (friction16a 4): a step answered in 63 ms "took under a minute".

@@ -161,7 +161,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # The block the agent resends says when it becomes yours, as the blocked panel does (friction15b 5), as a
     # condition on that moment rather than "yours from <time>" (friction16a 7).
     then = rows_where["blocked"].split('class="where-then"')[1]
-    assert re.match(r'>your move at <time [^>]+>[^<]+</time> if the agent has not resent it</span>', then), then
+    assert re.match(r">your move at <time [^>]+>[^<]+</time> if the agent has not resent it</span>", then), then
     assert "waiting for your confirmation" in rows_where["needs_you"]
     # The filters count the rows of each colour, plain links with no frame of reasons (friction14 4); which
     # states "Your move" holds, its tooltip says.

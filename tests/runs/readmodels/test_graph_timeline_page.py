@@ -97,7 +97,11 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     # A run that ended keeps the span of its nodes, with no gap and no now.
     ended_page = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now)
     (ended,) = ended_page.rows
-    assert ended.took == "under\xa0a\xa0minute · 2 steps (1 answered, 1 not answered)" and ended.until == "" and ended.quiet == ""
+    assert (
+        ended.took == "under\xa0a\xa0minute · 2 steps (1 answered, 1 not answered)"
+        and ended.until == ""
+        and ended.quiet == ""
+    )
     assert ended_page.gap == "" and ended.dots[-1].at == "98.50%"
     # Its summary runs from the first step to the last, on the clock, and says how long that took.
     assert ended_page.summary.text == (
