@@ -27,7 +27,7 @@ from runs.readmodels import (
     step_state,
     trace,
 )
-from runs.readmodels.timings import P95_MIN_CALLS, recent_calls, tool_lines
+from runs.readmodels.timings import MEDIAN_MIN_CALLS, P95_MIN_CALLS, recent_calls, tool_lines
 from workflows_app.prose import about_below_the_name
 from workflows_app.tags import UNTAGGED
 
@@ -207,7 +207,13 @@ def timings(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "dashboard/timings.html",
-        {"nav": "timings", "timings": tool_lines(), "calls": recent_calls(), "p95_min_calls": P95_MIN_CALLS},
+        {
+            "nav": "timings",
+            "timings": tool_lines(),
+            "calls": recent_calls(),
+            "p95_min_calls": P95_MIN_CALLS,
+            "median_min_calls": MEDIAN_MIN_CALLS,
+        },
     )
 
 

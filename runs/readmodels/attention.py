@@ -309,7 +309,8 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
 
 # The places whose run page has a panel saying what to do (its id: the place, then the branch's number).
 _PANELS: frozenset[PlaceName] = frozenset({"blocked", "paused", "stalled"})
-RESENDS = "the agent should resend it"
+# friction16a 7: "yours from Nov 30, 12:25 AM" read as cryptic; the row says the same moment as a condition.
+AGENT_HAS_NOT_RESENT = "the agent has not resent it"
 
 
 def _blocked_then(move: states.Move, last_try: datetime) -> tuple[str, tuple[str, str] | None, datetime | None]:
@@ -319,8 +320,8 @@ def _blocked_then(move: states.Move, last_try: datetime) -> tuple[str, tuple[str
     if move == "yours":
         return f"the agent has not resent it for {quiet_minutes(last_try)} min", None, None
     at = hand_over_at(last_try)
-    before = f"{RESENDS} · yours from "
-    return f"{before}{stamp(at)}", (before, ""), at
+    before, after = "your move at ", f" if {AGENT_HAS_NOT_RESENT}"
+    return f"{before}{stamp(at)}{after}", (before, after), at
 
 
 def hand_over_at(last_try: datetime) -> datetime:

@@ -133,6 +133,29 @@ def duration(seconds: Any) -> str:
     return f"{hours // 24} days {hours % 24} h"
 
 
+def lasted(seconds: Any) -> str:
+    """How long something took or has lasted as a person counts it, in whole units: "under a minute", "45 min",
+    "3 h", "2 days" (friction16a 4, 16b 3). What the dashboard says of a person's or an agent's time (a step's
+    answer, a wait, a timeline's span) goes through here, never `duration`: a step answered in 63 ms, or a wait
+    of 544 ms, reads as false ("an agent doesn't plan in 63 ms"); milliseconds are the Tool timings page's."""
+    try:
+        total = max(float(seconds), 0.0)
+    except (TypeError, ValueError):
+        return ""
+    if total < 60:
+        return "under a minute"
+    if total < 3600:
+        return f"{int(total // 60)} min"
+    if total < 48 * 3600:
+        return f"{int(total // 3600)} h"
+    return f"{int(total // 86400)} days"
+
+
+def unbroken(words: str) -> str:
+    """A duration's words held on one line: a number never wraps away from its unit ("217 / ms", friction16b 8)."""
+    return words.replace(" ", "\u00a0")
+
+
 def milliseconds(value: Any) -> str:
     """A duration kept in milliseconds (a tool call's), said as `duration` says it: "41 ms", "1.8 s"."""
     try:

@@ -19,8 +19,8 @@ state hides inside another's colour: every state the row's words list has a
 dot of its colour. The track is narrower on a phone, so the row is laid out twice, for the wide track and
 for the narrow one (dashboard.css shows one of the two).
 
-One span, one end, for every figure (friction12 item 1): the axis, each row's duration and the fold's
-summary line's second figure ("steps took 405 ms") all
+One span, one end, for every figure (friction12 item 1): the axis, each row's duration and an ended
+session's summary line ("→ last step 9:53 PM, 45 min") all
 run from the first recorded step to the newest one, never to the moment the page was drawn, so that a row
 never says more than the axis holds. The
 gap rule depends on the runs' states only, never on how long ago the newest step was (so not on the speed of
@@ -147,17 +147,18 @@ class TimelineTick:
 class TimelineSummary:
     """The fold's one line, on the wall clock (friction15 2): what the dots count, when the first step was
     recorded, and then for a session with a run that still stands how long since the newest ("last step 45 min
-    ago", or "waiting 45 min for you" when the move is the person's) with the steps' own span second ("steps
-    took 9.9 ms"); for one whose runs all ended, the newest step's time and the span between ("→ last step
-    9:53 PM, 45 min"). The template prints the moments as <time> elements, on the reader's clock."""
+    ago"); for one whose runs all ended, the newest step's time and the span between ("→ last step 9:53 PM,
+    45 min"). Spans as a person counts them (time_axis.lasted: "under a minute", never "36 ms", friction16b 3).
+    Whose move it is, and since when, is the status line's to say: a "waiting 45 min for you" here counted from
+    the newest step, not from when the move became the person's (friction16b 4), so the line says no more
+    than the timeline knows. The template prints the moments as <time> elements, on the reader's clock."""
 
     counts: str  # StepCounts.words
     first: datetime | None = None
     last: datetime | None = None
     standing: bool = False
     quiet: str = ""  # a standing session's time since its newest step: "45 min"
-    yours: bool = False  # ... and the move is the person's: it has waited that long for them
-    took: str = ""  # first step to newest: "9.9 ms"; "" for a single moment
+    took: str = ""  # first step to newest, for a session that ended: "45 min"; "" for a single moment
 
     @property
     def text(self) -> str:
@@ -166,8 +167,7 @@ class TimelineSummary:
             return self.counts
         first = f"{self.first.astimezone(UTC):%H:%M} UTC"
         if self.standing:
-            then = f"waiting {self.quiet} for you" if self.yours else f"last step {self.quiet} ago"
-            return f"{self.counts} · first step {first} · {then}" + (f" · steps took {self.took}" if self.took else "")
+            return f"{self.counts} · first step {first} · last step {self.quiet} ago"
         if not self.took:
             return f"{self.counts} · {first}"
         return f"{self.counts} · first step {first} → last step {self.last.astimezone(UTC):%H:%M} UTC, {self.took}"
@@ -191,12 +191,6 @@ class TimelinePage:
     def clustered(self) -> list[str]:
         """The layouts in which some row has a numbered dot: the legend says what the number means there."""
         return [track for track in ("wide", "narrow") if any(track in row.clustered for row in self.rows)]
-
-
-def roughly(seconds: float) -> float:
-    """A quiet stretch as precisely as a person needs it: whole minutes from ten minutes on ("45 min", not
-    "45 min 1 s"), so that it fits a phone's gap."""
-    return round(seconds / 60) * 60.0 if seconds >= 600 else seconds
 
 
 def nodes_words(count: int) -> str:
@@ -327,8 +321,6 @@ def timeline_page(
     standing = {run.run_id for run in detail.runs if run.state in STANDING}
     # Whose move each run is, as its line in the page's head says it (a blocked run whose agent stopped is
     # the person's), else by its state.
-    moves: dict[str, str] = {run.run_id: states.move(run.state) for run in detail.runs}
-    moves |= {line.run_id: line.move for line in detail.run_lines if line.run_id and line.move}
     starts = [lane.first_at for lane in detail.timeline if lane.first_at is not None]
     recorded = [lane.last_at for lane in detail.timeline if lane.last_at is not None]
     # The gap rule: a run that still stands reaches to now, after a gap; a session that ended has none.
@@ -351,7 +343,7 @@ def timeline_page(
         count = len(lane.points)
         took = when = until = quiet = quiet_at = narrow_quiet = ""
         if lane.first_at is not None and lane.last_at is not None:
-            took = time_axis.duration((lane.last_at - lane.first_at).total_seconds())
+            took = time_axis.lasted((lane.last_at - lane.first_at).total_seconds())
             first, last = lane.first_at.astimezone(UTC), lane.last_at.astimezone(UTC)
             when = f", {first:%Y-%m-%d %H:%M:%S} UTC to {last:%Y-%m-%d %H:%M:%S} UTC ({took})"
             if lane.run_id in standing and gapped:
@@ -361,7 +353,7 @@ def timeline_page(
                 # The summary line says how long the session went without a step; a row whose own quiet
                 # stretch is about that one says nothing more (a run quiet for notably longer says its own).
                 if idle_for - quiet_for >= max(QUIET_MARGIN, quiet_for * QUIET_MARGIN_SHARE):
-                    idle = time_axis.duration(roughly(idle_for))
+                    idle = time_axis.lasted(idle_for)
                     quiet, narrow_quiet = f"no step for {idle}", idle
                     quiet_at = f"{100 - INSET - GAP_SHARE / 2:.2f}%"
         own = marks.get(lane.run_id, [])
@@ -373,7 +365,7 @@ def timeline_page(
                 run_id=lane.run_id,
                 label=name,
                 href=run_url.replace("RUN", lane.run_id),
-                took=f"{took} · {counted.words}" if took else counted.words,
+                took=f"{time_axis.unbroken(took)} · {counted.words}" if took else counted.words,
                 nodes=count,
                 tooltip=f"{name} ({lane.run_id}): {counted.words}{when}",
                 start=dots[0].at if dots else at(0),
@@ -402,18 +394,12 @@ def timeline_page(
     until_words = newest.strftime("%H:%M:%S" if newest.date() == start.date() else "%Y-%m-%d %H:%M:%S")
     caption = f"{start:%Y-%m-%d %H:%M:%S} to {until_words} UTC · {time_axis.duration(scaled)}"
     gap = at(1.0, width) if gapped else ""
-    # When some standing run waits for the person, the line says how long since that run's newest step.
-    waited = [lane.last_at for lane in detail.timeline if lane.last_at and moves.get(lane.run_id) == "yours"]
-    yours = gapped and any(lane_id in standing for lane_id in moves if moves[lane_id] == "yours") and bool(waited)
-    if yours:
-        quiet_for = max((now - max(waited)).total_seconds(), 0.0)
     summary = TimelineSummary(
         counts.words,
         start,
         newest,
         standing=gapped,
-        quiet=time_axis.duration(roughly(quiet_for)) if gapped else "",
-        yours=yours,
-        took=time_axis.duration(scaled) if scaled > 0 else "",
+        quiet=time_axis.lasted(quiet_for) if gapped else "",
+        took=time_axis.lasted(scaled) if scaled > 0 and not gapped else "",
     )
     return TimelinePage(rows, ticks, caption, summary, title, gap)

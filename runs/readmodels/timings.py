@@ -118,6 +118,7 @@ class CallLine:
     session_name: str
     run_id: str
     run_title: str
+    unlinked: str = ""  # why the call links to no session, in words (unlinked_words); "" when it links to one
 
 
 def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
@@ -150,9 +151,26 @@ def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
                 else "",
                 run_id=run.public_id if run else "",
                 run_title=_title(run, titles) if run else "",
+                unlinked="" if session else unlinked_words(tool, badge, noted=bool(run_id or session_id)),
             )
         )
     return lines
+
+
+# The tools whose accepted call always names a run (its token's): one noted without it came from before this
+# server noted what each call was about (runs/store/call_notes.py).
+RUN_TOOLS = frozenset({"continue_workflow", "checkpoint_workflow"})
+
+
+def unlinked_words(tool: str, badge: CallOutcome, *, noted: bool) -> str:
+    """Why a call's Session cell links to nothing (friction16b 10: an OK continue_workflow with a bare "—" read
+    as a data bug): the session it named was deleted since; an accepted call of a tool that always names a run
+    came before calls were noted; any other named none ("list_workflows", a refused token)."""
+    if noted:
+        return "deleted since"
+    if badge is CallOutcome.OK and tool in RUN_TOOLS:
+        return "not noted (an older call)"
+    return "none named"
 
 
 def _title(run: Run, titles: dict[str, str]) -> str:
@@ -161,6 +179,9 @@ def _title(run: Run, titles: dict[str, str]) -> str:
     return titles[run.pinned_id]
 
 
+# Below this many calls a median is one of them, or two averaged: the page shows no median for the tool rather
+# than call a single call's time one (friction16a 18); its Calls and Slowest say the rest.
+MEDIAN_MIN_CALLS = 3
 # Below this many calls a tool's 95th percentile is its slowest call or next to it: the page leaves it out
 # rather than print a figure that looks measured, and says so once (the API still gives it, with `calls`).
 P95_MIN_CALLS = 20
@@ -174,7 +195,7 @@ class ToolLine:
     calls: int
     errors: int  # calls that failed: neither ok, nor blocked, nor a refusal in ENDED_RUN_REFUSALS
     refused: int  # refusals in ENDED_RUN_REFUSALS: the expected answer to a run that ended
-    median: str  # "41 ms", "1.8 s" (time_axis.milliseconds)
+    median: str  # "41 ms", "1.8 s" (time_axis.milliseconds); "" below MEDIAN_MIN_CALLS calls
     p95: str  # "" below P95_MIN_CALLS calls
     slowest: str
 
@@ -192,6 +213,7 @@ class ToolLines:
     lines: list[ToolLine]
     kept: int
     with_p95: bool  # some tool has P95_MIN_CALLS calls or more: the page has a p95 column
+    with_median: bool = True  # some tool has MEDIAN_MIN_CALLS calls or more: the page has a median column
 
     @property
     def refused(self) -> bool:
@@ -229,12 +251,13 @@ def tool_lines() -> ToolLines:
                 calls=len(ordered),
                 errors=each.outcomes[CallOutcome.ERROR],
                 refused=each.outcomes[CallOutcome.REFUSED],
-                median=time_axis.milliseconds(median(ordered)),
+                median=time_axis.milliseconds(median(ordered)) if len(ordered) >= MEDIAN_MIN_CALLS else "",
                 p95=time_axis.milliseconds(percentile(ordered, 0.95)) if enough else "",
                 slowest=time_axis.milliseconds(ordered[-1]),
             )
         )
-    return ToolLines(lines, settings.WORKRAIL_TOOL_TIMINGS_KEPT, any(line.p95 for line in lines))
+    with_p95, with_median = any(line.p95 for line in lines), any(line.median for line in lines)
+    return ToolLines(lines, settings.WORKRAIL_TOOL_TIMINGS_KEPT, with_p95, with_median)
 
 
 def percentile(ordered: list[float], fraction: float) -> float:

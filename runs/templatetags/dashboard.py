@@ -286,14 +286,7 @@ def ago(value: datetime | str | None) -> str:
 def lasting(since: datetime, now: datetime | None = None) -> str:
     """How long something has lasted since a moment, in whole units: "for under a minute", "for 2 min",
     "for 3 h", "for 2 days" (times.js says the same in the browser, as time passes)."""
-    seconds = max(0.0, ((now or timezone.now()) - since).total_seconds())
-    if seconds < 60:
-        return "for under a minute"
-    if seconds < 3600:
-        return f"for {int(seconds // 60)} min"
-    if seconds < 48 * 3600:
-        return f"for {int(seconds // 3600)} h"
-    return f"for {int(seconds // 86400)} days"
+    return f"for {time_axis.lasted(((now or timezone.now()) - since).total_seconds())}"
 
 
 @register.filter
@@ -310,21 +303,20 @@ def place_title(place: Any) -> SafeString:
     return format_html(' title="{}"', full) if full else mark_safe("")
 
 
-# A step the Steps list shows took this long or more says so in its line; a quicker one (an agent's answer
-# recorded within a second: a developer's number, friction15 item "took 6 ms") says it in the title's tooltip.
-TOOK_SAID_FROM_SECONDS = 1.0
+# A step the Steps list shows took this long or more says so in its line, as a person counts time
+# (time_axis.lasted); a quicker one says nothing: "took under a minute" on every line is noise, and a figure in
+# ms reads as the agent's work time (friction15 "took 6 ms", friction16a 4).
+TOOK_SAID_FROM_SECONDS = 60.0
 
 
 @register.filter
 def step_head_title(step: Any) -> SafeString:
     """The ` title="…"` attribute of a step's heading in the Steps list: its place in full where the short
     form leaves part out, the step's id in the workflow (friction15 3: the id chip moved here, as on the
-    step page) and, when under a second, how long it took."""
+    step page)."""
     parts = [step_places.full_words(step.place)] if step.place is not None else []
     if step.step_id:
         parts.append(f"step {step.step_id} in the workflow")
-    if step.seconds < TOOK_SAID_FROM_SECONDS:
-        parts.append(f"took {time_axis.duration(step.seconds)}")
     said = " · ".join(part for part in parts if part)
     return format_html(' title="{}"', said) if said else mark_safe("")
 
@@ -404,14 +396,26 @@ def words_when(words: str, around: tuple[str, str] | None, moment: datetime | No
 
 @register.filter
 def duration(seconds: Any) -> str:
-    """Seconds as a person reads them: 41 ms, 1.8 s, 12 s, 3 min 5 s, 2 h 10 min."""
-    return time_axis.duration(seconds)
+    """Seconds as a developer reads them: 41 ms, 1.8 s, 12 s, 3 min 5 s, 2 h 10 min (on one line)."""
+    return time_axis.unbroken(time_axis.duration(seconds))
+
+
+@register.filter
+def lasted(seconds: Any) -> str:
+    """Seconds as a person counts them: "under a minute", "45 min", "3 h" (time_axis.lasted), on one line."""
+    return time_axis.unbroken(time_axis.lasted(seconds))
+
+
+@register.filter
+def unbroken(words: Any) -> str:
+    """Words a read model made of a duration ("45 min"), held on one line as the filters above hold theirs."""
+    return time_axis.unbroken(str(words or ""))
 
 
 @register.filter
 def ms(value: Any) -> str:
-    """A duration kept in milliseconds, said as every other duration is: "41 ms", "1.8 s"."""
-    return time_axis.milliseconds(value)
+    """A duration kept in milliseconds, said as every other duration is: "41 ms", "1.8 s" (on one line)."""
+    return time_axis.unbroken(time_axis.milliseconds(value))
 
 
 @register.filter

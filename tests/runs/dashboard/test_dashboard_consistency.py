@@ -132,9 +132,10 @@ def test_a_workflows_page_names_its_warnings_source_not_its_absolute_path(client
     assert str(extra) not in re.sub(r'title="[^"]*"', "", html)
 
 
-def test_a_steps_id_and_a_quick_steps_time_are_in_its_headings_tooltip(client, service_catalog):
+def test_a_steps_id_is_in_its_headings_tooltip_and_a_quick_steps_time_nowhere(client, service_catalog):
     # friction15 3: each step showed its id chip and "took 6 ms" in the line; the id moves to the heading's
-    # tooltip (as on the step page), and a time under a second with it.
+    # tooltip (as on the step page). friction16a 4: "took 6 ms" reads as the agent's work time, so a step
+    # answered within a minute says no time at all, in its line or its tooltip.
     from tests.exports.reports.support import small_complete_session
 
     small = small_complete_session("CHIP-1")
@@ -142,6 +143,18 @@ def test_a_steps_id_and_a_quick_steps_time_are_in_its_headings_tooltip(client, s
     steps = html.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     head = re.search(r'<summary class="step-head">\s*<h3 title="([^"]*)">Clarify Goal and Constraints', steps)
     assert head is not None, steps
-    assert "step clarify-goal in the workflow" in head.group(1) and "took " in head.group(1)
+    assert "step clarify-goal in the workflow" in head.group(1) and "took " not in head.group(1)
     assert '<span class="tag">clarify-goal</span>' not in steps
-    assert ">took " not in steps  # every step of the sample took under a second
+    assert ">took " not in steps and " ms" not in steps  # every step of the sample took under a second
+
+
+def test_a_step_pages_answer_says_its_time_as_a_person_counts_it_never_in_ms(client, service_catalog):
+    # friction16a 4: "Clarify Goal took 63 ms" read as the agent's work time; the step page says the time
+    # from the step being given to its answer in whole units ("under a minute"), on one line.
+    from tests.support.branched_review import forked_review, node_id_of
+
+    review = forked_review("TOOK-1")
+    html = html_of(client, f"/nodes/{node_id_of(review.answers[1])}/")
+    answers = html.split('id="recorded-title"', 1)[1].split("</section>", 1)[0]
+    assert "took under\xa0a\xa0minute" in answers
+    assert not re.search(r"\d\s?ms\b", re.sub(r"<[^>]+>", "", answers))

@@ -636,7 +636,7 @@ def test_delegated_runs_are_listed_under_the_run_that_handed_them_out():
 def test_the_time_filters():
     from datetime import UTC, datetime, timedelta
 
-    from runs.templatetags.dashboard import ago, duration, stamp
+    from runs.templatetags.dashboard import ago, duration, lasted, stamp
 
     now = timezone.now()
     assert ago(now) == "just now"
@@ -650,8 +650,15 @@ def test_the_time_filters():
     assert stamp(datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)) == "2026-03-04 05:06:07 UTC"
     assert stamp("2026-03-04T05:06:07.5+00:00") == "2026-03-04 05:06:07 UTC"
     # One unit for each size, the same on the run pages, the timings and the reports.
+    # The filter holds each on one line: a number never wraps away from its unit ("217 / ms", friction16b 8).
     assert [duration(s) for s in (0.0004, 0.005, 0.041, 0.9994, 0.9996, 2.5, 9.97, 42, 185, 7200)] == [
-        "0.4 ms", "5 ms", "41 ms", "999 ms", "1.0 s", "2.5 s", "10 s", "42 s", "3 min 5 s", "2 h"
+        "0.4\xa0ms", "5\xa0ms", "41\xa0ms", "999\xa0ms", "1.0\xa0s",
+        "2.5\xa0s", "10\xa0s", "42\xa0s", "3\xa0min\xa05\xa0s", "2\xa0h",
+    ]  # fmt: skip
+    # What a person or an agent spent says whole units as a person counts them, never milliseconds
+    # (friction16a 4): a step answered in 63 ms "took under a minute".
+    assert [lasted(s) for s in (0.063, 59.9, 60, 45 * 60 + 59, 3 * 3600, 3 * 86400)] == [
+        "under\xa0a\xa0minute", "under\xa0a\xa0minute", "1\xa0min", "45\xa0min", "3\xa0h", "3\xa0days"
     ]  # fmt: skip
 
 

@@ -158,9 +158,10 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     assert link is not None, rows_where["stalled"]
     assert f'href="/runs/{link.group(1)}/">' in rows_where["stalled"]  # the run the line names
     assert [state for state, line in rows_where.items() if "your-action" in line] == ["stalled"]
-    # The block the agent resends says when it becomes yours, as the blocked panel does (friction15b 5).
+    # The block the agent resends says when it becomes yours, as the blocked panel does (friction15b 5), as a
+    # condition on that moment rather than "yours from <time>" (friction16a 7).
     then = rows_where["blocked"].split('class="where-then"')[1]
-    assert then.startswith(">the agent should resend it · yours from <time")
+    assert re.match(r">your move at <time [^>]+>[^<]+</time> if the agent has not resent it</span>", then), then
     assert "waiting for your confirmation" in rows_where["needs_you"]
     # The filters count the rows of each colour, plain links with no frame of reasons (friction14 4); which
     # states "Your move" holds, its tooltip says.

@@ -98,6 +98,41 @@ def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(cl
     assert 'href="/runs/run_gone/"' not in recent
 
 
+def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_median(client, built):
+    # friction16b 10: an OK continue_workflow with a bare "—" for its session read as a data bug.
+    now = timezone.now()
+    ToolCall.objects.bulk_create(
+        [
+            ToolCall(tool="continue_workflow", outcome="ok", duration_ms=12.5, started_at=now),
+            ToolCall(tool="continue_workflow", outcome="ok", duration_ms=3.0, started_at=now, run_id="run_gone"),
+            ToolCall(tool="list_workflows", outcome="ok", duration_ms=1.0, started_at=now),
+            ToolCall(
+                tool="checkpoint_workflow",
+                outcome="ok",
+                duration_ms=2.0,
+                started_at=now,
+                run_id=built.review_run,
+                session_id=built.session_id,
+            ),
+        ]
+    )
+    assert [line.unlinked for line in recent_calls()] == [
+        "",  # linked to its session and run
+        "none named",
+        "deleted since",
+        "not noted (an older call)",
+    ]
+    shown = page(client, "/timings/")
+    recent = shown.split('id="recent-title"', 1)[1].split("</table>", 1)[0]
+    assert "not noted (an older call)" in recent and "deleted since" in recent and "—" not in recent
+    # A number never wraps away from its unit (friction16b 8).
+    assert "12\xa0ms" in recent
+    # friction16a 18: a median over one call is that call; no tool has 3 calls, so there is no Median column,
+    # and the note under the table says when one shows.
+    stats = shown.split('id="stats-title"', 1)[1].split("</section>", 1)[0]
+    assert "Median</th>" not in stats and "A median shows once a tool has 3 calls." in stats
+
+
 def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(client):
     now = timezone.now()
     ToolCall.objects.bulk_create(

@@ -27,7 +27,7 @@ def test_each_row_keeps_its_full_name_and_duration_apart_from_dots_placed_in_per
     (row,) = page.rows
     assert row.label == "Risk-Scaled Merge Request Review"  # never cut: its column wraps it
     assert row.href == "/runs/r1/" and row.selected
-    assert row.took == "1 min 30 s · 3 steps answered"
+    assert row.took == "1\xa0min · 3 steps answered"  # as a person counts time, held on one line
     # The ends are inset so that a dot at either end stays whole; the middle is the middle.
     assert [dot.at for dot in row.dots] == ["1.50%", "50.00%", "98.50%"] and (row.start, row.end) == ("1.50%", "98.50%")
     assert "2026-11-28 22:00:00 UTC to 2026-11-28 22:01:30 UTC" in row.tooltip
@@ -74,19 +74,19 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     now = T0 + timedelta(minutes=45)
     page = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, now)
     (row,) = page.rows
-    assert row.took == "15 ms · 2 steps (1 answered, 1 not answered)" and "so far" not in row.tooltip
-    assert "2026-11-28 22:00:00 UTC to 2026-11-28 22:00:00 UTC (15 ms), still going" in row.tooltip
+    # 15 ms of server-quick steps is no agent's work time (friction16b 3): "under a minute", never "15 ms".
+    assert row.took == "under\xa0a\xa0minute · 2 steps (1 answered, 1 not answered)" and "so far" not in row.tooltip
+    assert "2026-11-28 22:00:00 UTC to 2026-11-28 22:00:00 UTC (under a minute), still going" in row.tooltip
     # The track is scaled to the recorded steps: the two nodes 15 ms apart spread over it, then a gap of
     # GAP_SHARE to now (the dashed tail), not two dots squeezed left of a dashed line 45 minutes long.
     recorded_end = f"{100 - timeline_page.INSET - timeline_page.GAP_SHARE:.2f}%"
     assert [dot.at for dot in row.dots] == ["1.50%", recorded_end] and row.end == recorded_end
     assert row.until == "98.50%" and page.gap == recorded_end and page.now == "98.50%"
     assert page.caption == "2026-11-28 22:00:00 to 22:00:00 UTC · 15 ms"
-    # The summary line is on the wall clock (friction15 2): when the first step was, how long ago the newest,
-    # and the steps' own span second; the stalled run's move is the person's, so it has waited for them.
-    assert page.summary.text == (
-        "2 steps (1 answered, 1 not answered) · first step 22:00 UTC · waiting 45 min for you · steps took 15 ms"
-    )
+    # The summary line is on the wall clock (friction15 2): when the first step was and how long ago the newest
+    # (whole minutes, as a person counts). No "steps took 15 ms" (friction16b 3), and no "waiting 45 min for
+    # you": whose move it is, and since when, is the status line's (friction16b 4).
+    assert page.summary.text == "2 steps (1 answered, 1 not answered) · first step 22:00 UTC · last step 44 min ago"
     assert page.title == "Timeline of this run"
     # The axis holds the recorded span, never past the gap: a burst within a second, so one clock tick.
     assert [tick.label for tick in page.ticks] == ["22:00:00"]
@@ -97,16 +97,20 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     # A run that ended keeps the span of its nodes, with no gap and no now.
     ended_page = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now)
     (ended,) = ended_page.rows
-    assert ended.took == "15 ms · 2 steps (1 answered, 1 not answered)" and ended.until == "" and ended.quiet == ""
+    assert (
+        ended.took == "under\xa0a\xa0minute · 2 steps (1 answered, 1 not answered)"
+        and ended.until == ""
+        and ended.quiet == ""
+    )
     assert ended_page.gap == "" and ended.dots[-1].at == "98.50%"
     # Its summary runs from the first step to the last, on the clock, and says how long that took.
     assert ended_page.summary.text == (
-        "2 steps (1 answered, 1 not answered) · first step 22:00 UTC → last step 22:00 UTC, 15 ms"
+        "2 steps (1 answered, 1 not answered) · first step 22:00 UTC → last step 22:00 UTC, under a minute"
     )
     # A running run's move is the agent's: the line says how long ago the last step was, not "waiting".
     running = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, now)
     assert running.summary.text == (
-        "2 steps (1 answered, 1 not answered) · first step 22:00 UTC · last step 45 min ago · steps took 15 ms"
+        "2 steps (1 answered, 1 not answered) · first step 22:00 UTC · last step 44 min ago"
     )
 
 
@@ -150,11 +154,13 @@ def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
         SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, NOW
     )
     assert [row.took for row in page.rows] == [
-        "3.0 s · 2 steps (1 answered, 1 not answered)",
-        "1.0 s · 2 steps answered",
+        "under\xa0a\xa0minute · 2 steps (1 answered, 1 not answered)",
+        "under\xa0a\xa0minute · 2 steps answered",
     ]
-    # Two runs: the session's count says so, so that it never reads as one run's (friction13 item 3).
-    assert page.summary.counts == "4 steps in 2 runs (3 answered, 1 not answered)" and page.summary.took == "3.0 s"
+    # Two runs: the session's count says so, so that it never reads as one run's (friction13 item 3). One still
+    # stands: the line says when its last step was, and no "steps took" span beside it (friction16b 3).
+    assert page.summary.counts == "4 steps in 2 runs (3 answered, 1 not answered)" and page.summary.took == ""
+    assert "took" not in page.summary.text
     # It covers the session, not the shown run: its title says so (friction15 17).
     assert page.title == "Session timeline"
     assert page.caption.endswith("· 3.0 s")
@@ -183,9 +189,11 @@ def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
     page = timeline_page.timeline_page(
         SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, now
     )
-    # r1 stalled waits for the person: the line says how long since its newest step.
-    assert (page.summary.quiet, page.summary.yours) == ("45 min", True)
-    assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [("no step for 45 min", "45 min"), ("", "")]
+    # r1 stalled waits for the person, but the line says only how long since the session's newest step: when
+    # the move became the person's is the status line's to say (friction16b 4: "waiting 45 min for you"
+    # counted from the newest step overstated the wait on a blocked run).
+    assert page.summary.quiet == "35 min" and "for you" not in page.summary.text
+    assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [("no step for 44 min", "44 min"), ("", "")]
     # A row quiet for barely longer than the session says nothing of its own ("no step for 6.1 s" over "6.0 s
     # with no step" was noise: friction12 item 1).
     close = T0 + timedelta(milliseconds=115)
@@ -198,7 +206,7 @@ def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
         marks,
         T0 + timedelta(seconds=6),
     )
-    assert page.summary.quiet == "6.0 s" and [row.quiet for row in page.rows] == ["", ""]
+    assert page.summary.quiet == "under a minute" and [row.quiet for row in page.rows] == ["", ""]
 
 
 def test_a_numbered_dot_counts_its_checkpoints_and_the_runs_end_apart_from_its_steps():
@@ -276,11 +284,11 @@ def test_a_burst_is_one_clock_tick_and_its_length_is_said_once_in_the_summary():
     assert (tick.label, tick.moment) == (f"{T0:%H:%M:%S}", T0.isoformat())
     assert tick.step == 1 and not tick.minor and tick.anchor == "start"
     assert float(tick.at.rstrip("%")) == timeline_page.INSET
-    assert (
-        page.summary.text == "2 steps (1 answered, 1 not answered) · first step 22:00 UTC → last step 22:00 UTC, 53 ms"
+    assert page.summary.text == (
+        "2 steps (1 answered, 1 not answered) · first step 22:00 UTC → last step 22:00 UTC, under a minute"
     )
     assert page.gap == "" and not page.summary.standing
-    assert page.rows[0].took == "53 ms · 2 steps (1 answered, 1 not answered)"
+    assert page.rows[0].took == "under\xa0a\xa0minute · 2 steps (1 answered, 1 not answered)"
 
 
 def test_every_state_the_row_lists_has_a_dot_of_its_colour_at_both_widths():

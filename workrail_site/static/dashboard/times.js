@@ -140,6 +140,9 @@
   function tickRule(index, declaration) {
     return "svg.tl-axis text.tl-tick:nth-of-type(" + (index + 1) + ") { " + declaration + " }";
   }
+  function markRule(index, declaration) {
+    return "svg.tl-axis > line:nth-of-type(" + (index + 1) + ") { " + declaration + " }";
+  }
   function shownTicks(axis) {
     return Array.prototype.filter.call(axis.querySelectorAll("text.tl-tick"), function (tick) {
       return getComputedStyle(tick).display !== "none" && tick.getBoundingClientRect().width > 0;
@@ -167,10 +170,15 @@
     axes.forEach(function (axis) {
       var shownRight = -Infinity;
       var all = Array.prototype.slice.call(axis.querySelectorAll("text.tl-tick"));
+      var lines = Array.prototype.slice.call(axis.querySelectorAll(":scope > line"));
+      var marks = Array.prototype.slice.call(axis.querySelectorAll(":scope > line.tl-tick-mark"));
       shownTicks(axis).forEach(function (tick) {
         var box = tick.getBoundingClientRect();
         if (box.left < shownRight + GAP_PX) {
           rules.push(tickRule(all.indexOf(tick), "display: none;"));
+          // Its mark goes too: a tick without a label reads as a moment left unsaid (friction16b 16).
+          var mark = marks[all.indexOf(tick)];
+          if (mark) rules.push(markRule(lines.indexOf(mark), "display: none;"));
           return;
         }
         shownRight = box.right;
