@@ -71,7 +71,8 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     assert_sections(sized_page, "To resend the step, give the agent the message")
     resume_button(sized_page)
     expect(sized_page.locator("#branch-what")).to_have_text(
-        "Another way past the refusal. Nothing on the existing branches changes."
+        "Another way past the refusal. Answered steps stay as they are; the new branch becomes the one this run "
+        "follows. An agent working here is not told: it may carry on in its chat until you tell it there to stop."
     )
     # The latest step of a branch left behind: taken up again from here, by the quiet "Resume this branch…".
     visit(sized_page, f"{site}/nodes/{left.public_id}/", "step-actions-left-behind")

@@ -265,6 +265,9 @@ def test_a_branch_set_aside_by_a_fork_started_by_hand_is_not_said_to_be_left_by_
     run_page = client.get(f"/runs/{staged.run.public_id}/").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(run_page)).split())
     assert "left behind when branch 2 was started by hand" in words and "set aside" not in words, words
+    # Nobody told the agent that was on branch 1 (friction16a 10): the page says it may still be at work there.
+    said = "started by hand. An agent working here is not told: it may carry on in its chat until you tell it there"
+    assert said in words and "by hand: no agent works on it any more" not in words, words
     assert "rewind" not in words and "went back" not in words  # one verb: branch
 
 

@@ -29,9 +29,13 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
     assert (
         working.shown
         and not working.fork_message
-        and working.branch_lead == "Nothing on the existing branches changes."
+        # What branching does, said before it: the agent at work is not told (friction16a 10).
+        and working.branch_lead
+        == "Answered steps stay as they are; the new branch becomes the one this run follows. An agent working "
+        "here is not told: it may carry on in its chat until you tell it there to stop."
     )
     stopped = actions_at(review.open_tip)
+    assert stopped.branch_lead == "Answered steps stay as they are; the new branch becomes the one this run follows."
     assert (
         not stopped.stopped_note
         and stopped.note == ""
@@ -57,7 +61,8 @@ def test_a_blocked_step_resends_by_the_refusal_s_message_and_branches_past_it(se
     # Its own button (friction15), not a pointer up to the red panel's fold.
     assert blocked.resume == "resend" and blocked.message and not blocked.fork_message
     assert blocked.lead == "To resend the step, give the agent the message: it gets this step again with the refusal."
-    assert blocked.branch_lead == "Another way past the refusal. Nothing on the existing branches changes."
+    assert blocked.branch_lead.startswith("Another way past the refusal. Answered steps stay as they are;")
+    assert blocked.branch_lead.endswith("until you tell it there to stop.")
 
 
 def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(service_catalog):
