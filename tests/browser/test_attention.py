@@ -109,7 +109,7 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     expect(panel).to_be_visible()
     # The state and where the agent is: the run card's one status line; the panel under it says what to do.
     expect(sized_page.locator("#run-where")).to_have_text(
-        re.compile(r"^Step 2 of 3 \(Draft Plan with Risks\) · no step recorded since \w{3} \d+, \d")
+        re.compile(r"^Draft Plan with Risks · step 2 of 3 · no step recorded since \w{3} \d+, \d")
     )
     expect(panel.locator("h3")).to_have_count(0)
     expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
@@ -398,8 +398,8 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
 
 
 def where_said(page, place: str) -> int:
-    """How many times the main region shows the place where the agent is ("Step 2 of 3"), as a sentence opens
-    it; the branch graph, a drawing of every step (history), and the timeline's key aside."""
+    """How many times the main region shows the place where the agent is ("step 2 of 3", after the step's name);
+    the branch graph, a drawing of every step (history), and the timeline's key aside."""
     text = visible_text(page, skip=("header", ".run-graph-card", ".timeline", "#mode"))
     return len(re.findall(rf"\b{re.escape(place)}\b", text))
 
@@ -412,7 +412,12 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         "stalled": made.stalled,
         "forked": made.left_behind,
     }[kind]()
-    place = {"blocked": "Step 2 of 8", "needs_you": "Step 2 of 3", "stalled": "Step 2 of 3", "forked": "Step 2 of 3"}
+    place = {
+        "blocked": "step 2 of 8",
+        "needs_you": "step 2 of 3",
+        "stalled": "step 2 of 3",
+        "forked": "step 2 of 3 · branch 2",
+    }
     visit(sized_page, f"{site}/runs/{run.run_id}/", f"where-{kind}")
     # The run card opens with the state's chip and one sentence of where; nothing else on the page says it again.
     expect(sized_page.locator("#run-where")).to_contain_text(place[kind])

@@ -114,7 +114,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     # what is wrong, and folds the call to give a stuck agent.
     expect(page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Blocked")
     expect(page.locator("#run-where")).to_have_text(
-        re.compile(r"^Step 2 of \d+ \(Record the Changed Files\) · refused at .+, the agent must resend it$")
+        re.compile(r"^Record the Changed Files · step 2 of \d+ · refused at .+, the agent must resend it$")
     )
     expect(panel.locator("h3, .step-line, .verdict")).to_have_count(0)
     developers = page.locator("#run-details")  # the run's one fold for developers holds the call
