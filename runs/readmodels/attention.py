@@ -658,10 +658,12 @@ def _canceled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
 
 def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel:
     newest = next((o for o in state.told if o.is_newest), None)
+    by_hand = newest is not None and bool(newest.tip_node_id) and _started_by_hand(state.tree, newest)
+    # Started by hand, nobody told the agent that was here (friction16a 10): it may still be at work in its chat.
     why = (
-        f"when branch {newest.number} was started by hand"
-        if newest is not None and newest.tip_node_id and _started_by_hand(state.tree, newest)
-        else "when the agent branched from an earlier step"
+        f"when branch {newest.number} was started by hand. {AGENT_NOT_TOLD}"
+        if newest is not None and by_hand
+        else "when the agent branched from an earlier step: no agent works on it any more."
     )
     goes_on = f": the work goes on along branch {newest.number}" if newest is not None else ""
     return _panel(
@@ -674,12 +676,17 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         # "Want it back? Resume the agent…" (_attention.html) and this say the same (friction13 2).
         next_move=f"Nothing to do, unless you want this branch back: {LEFT_BEHIND_BACK}",
         for_you=(
-            f"This branch was left behind {why}: no agent works on it any more. Given the message, an agent "
+            f"This branch was left behind {why} Given the message, an agent "
             "resumes here, and its next step grows this branch."
         ),
         since=outcome.at,
         resumes=True,
     )
+
+
+# What starting a branch by hand does not do, said before it (step_actions: the branch form) and after it (the
+# branch left behind): the dashboard has no line to the agent's chat.
+AGENT_NOT_TOLD = "An agent working here is not told: it may carry on in its chat until you tell it there to stop."
 
 
 # Beside a branch left behind's quiet copy of the message (actions.COPY), on the run page and the step page.

@@ -1,6 +1,8 @@
 """A run card's one status line: the state's chip, then one sentence of where the agent is, said once on the run
-page. "Step 2 of 3 (Approve the plan) · waits for your confirmation since 10:42"; "Step 2 of 4 (Build) · refused
-at 10:40, the agent must resend it"; "Finished 14:02 · 5 steps answered".
+page, the step's name first, as every row and heading names a step (step_places.named): "Approve the plan · step 2
+of 3 · waiting for your confirmation since 10:42"; "Record what the slice showed · step 2b of 3 · round 2 of
+3 · branch 2 · agent working since 23:56"; "Build · step 2 of 4 · refused at 10:40, the agent must resend it";
+"Finished 14:02 · 5 steps answered" (friction16 9: the place first and the name in parentheses buried it).
 
 Reviewers read the run page saying where the agent is in several places (the page's head, the card's state
 line, the branch line, the pending-step line, the panel's title and its step line): now this line says it, and
@@ -20,16 +22,16 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from runs.contract.dashboard import BranchOutcomeEntry, GraphNode, RunDetail, StateName, StepPlace, Whereabouts
-from runs.readmodels import people
+from runs.readmodels import people, step_places
 from runs.readmodels.branch_summary import numbers_words
 from runs.readmodels.timeline_page import StepCounts
 
 # What the agent's place is, after the step, by the whereabouts' place (attention.Place.shown names them): the
 # words before the moment (the page prints it in the reader's own zone) and after it.
 _DOING: dict[str, tuple[str, str]] = {
-    "waiting_for_user": ("waits for your confirmation since ", ""),
+    "waiting_for_user": ("waiting for your confirmation since ", ""),
     "stalled": ("no step recorded since ", ""),
-    "working": ("the agent is on it since ", ""),
+    "working": ("agent working since ", ""),
     "paused": ("no agent has had it since ", ""),
 }
 _BLOCKED: dict[str, tuple[str, str]] = {
@@ -55,11 +57,10 @@ class StatusLine:
 
 
 def _step(place: StepPlace | None, title: str) -> str:
-    """ "Step 2 of 3 (Approve the plan)": where the line starts, the place first as a sentence starts it."""
-    if place is None:
-        return title or "Its step"
-    brief = place.brief
-    return f"{brief[:1].upper()}{brief[1:]}" + (f" ({title})" if title else "")
+    """ "Approve the plan · step 2 of 3": where the line starts, the step named as rows and headings name it
+    (step_places.named), capitalized as a sentence starts."""
+    said = step_places.named(title, place) or "Its step"
+    return f"{said[:1].upper()}{said[1:]}"
 
 
 def _node(detail: RunDetail, node_id: str | None) -> GraphNode | None:
@@ -84,7 +85,7 @@ def of_run(detail: RunDetail) -> StatusLine:
     counts = next((o for o in branches if o.is_newest), None)
     shown = detail.branch
     showing = shown if shown is not None and counts is not None and shown is not counts else None
-    on_branch = f" on branch {counts.number}" if counts is not None and len(branches) > 1 else ""
+    on_branch = f" · branch {counts.number}" if counts is not None and len(branches) > 1 else ""
     if run.status == "complete":
         tip = counts.tip_node_id if counts is not None else detail.graph.tip
         answered = StepCounts(answered=answered_on(detail, tip)).words

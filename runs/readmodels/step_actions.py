@@ -96,7 +96,11 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
     if node.is_complete:
         return NONE
     # The title says what a branch is; the line, what it leaves alone (and, at a refusal, why it is here).
-    kept = "Nothing on the existing branches changes."
+    # Before confirming, what happens (friction16a 10: "nothing changes" was untrue of the branch the agent is on,
+    # marked left behind right after): the new branch is the one followed, and an agent at work is not told.
+    kept = "Answered steps stay as they are; the new branch becomes the one this run follows." + (
+        f" {attention.AGENT_NOT_TOLD}" if at_work or node.blocked is not None else ""
+    )
     branch_lead = f"Another way past the refusal. {kept}" if node.blocked is not None else kept
     if node.blocked is not None:
         # The refusal's panel above holds the message, as loud as the move is the person's (attention.blocked_guide):

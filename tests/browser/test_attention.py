@@ -109,7 +109,7 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     expect(panel).to_be_visible()
     # The state and where the agent is: the run card's one status line; the panel under it says what to do.
     expect(sized_page.locator("#run-where")).to_have_text(
-        re.compile(r"^Step 2 of 3 \(Draft Plan with Risks\) · no step recorded since \w{3} \d+, \d")
+        re.compile(r"^Draft Plan with Risks · step 2 of 3 · no step recorded since \w{3} \d+, \d")
     )
     expect(panel.locator("h3")).to_have_count(0)
     expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
@@ -171,7 +171,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # button on this page).
     status = sized_page.locator("#run-status")
     expect(status.locator("#run-where")).to_have_text(
-        re.compile(r"^Step 2 of 3 \(Approve the plan\) · waits for your confirmation since \w{3} \d+, \d")
+        re.compile(r"^Approve the plan · step 2 of 3 · waiting for your confirmation since \w{3} \d+, \d")
     )
     expect(panel.locator("h3, .step-line")).to_have_count(0)
     expect(panel.locator(".next-move")).to_contain_text("The agent is waiting for you to approve the plan.")
@@ -307,7 +307,7 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     # what to do, not that again.
     expect(sized_page.locator(".run-status .badge")).to_have_text("Canceled")
     expect(sized_page.locator("#run-where")).to_contain_text(
-        "Step 2 of 3 (Draft Plan with Risks) · canceled in the dashboard at "
+        "Draft Plan with Risks · step 2 of 3 · canceled in the dashboard at "
     )
     expect(panel.locator("h3, .step-line")).to_have_count(0)
     # All three steps, as on every other run: the one it never reached greyed, said as not reached.
@@ -398,8 +398,8 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
 
 
 def where_said(page, place: str) -> int:
-    """How many times the main region shows the place where the agent is ("Step 2 of 3"), as a sentence opens
-    it; the branch graph, a drawing of every step (history), and the timeline's key aside."""
+    """How many times the main region shows the place where the agent is ("step 2 of 3", after the step's name);
+    the branch graph, a drawing of every step (history), and the timeline's key aside."""
     text = visible_text(page, skip=("header", ".run-graph-card", ".timeline", "#mode"))
     return len(re.findall(rf"\b{re.escape(place)}\b", text))
 
@@ -412,7 +412,12 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         "stalled": made.stalled,
         "forked": made.left_behind,
     }[kind]()
-    place = {"blocked": "Step 2 of 8", "needs_you": "Step 2 of 3", "stalled": "Step 2 of 3", "forked": "Step 2 of 3"}
+    place = {
+        "blocked": "step 2 of 8",
+        "needs_you": "step 2 of 3",
+        "stalled": "step 2 of 3",
+        "forked": "step 2 of 3 · branch 2",
+    }
     visit(sized_page, f"{site}/runs/{run.run_id}/", f"where-{kind}")
     # The run card opens with the state's chip and one sentence of where; nothing else on the page says it again.
     expect(sized_page.locator("#run-where")).to_contain_text(place[kind])
@@ -422,11 +427,11 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
     expect(sized_page.locator("#pending-step, #run-status-summary, .verdict-line")).to_have_count(0)
     if kind == "forked":
         # About the branch the agent works on; the shown branch, when another, named once after it.
-        expect(sized_page.locator("#run-where")).to_contain_text(" on branch 2 · ")
+        expect(sized_page.locator("#run-where")).to_contain_text(" · branch 2 · ")
         expect(sized_page.locator("#shown-branch")).to_have_count(0)
         tip = sized_page.locator(".left-behind-line a[href^='?tip=']").first.get_attribute("href")
         visit(sized_page, f"{site}/runs/{run.run_id}/{tip}", "where-forked-branch-1")
-        expect(sized_page.locator("#run-where")).to_contain_text(" on branch 2 · ")
+        expect(sized_page.locator("#run-where")).to_contain_text(" · branch 2 · ")
         expect(sized_page.locator("#shown-branch")).to_have_text("Showing branch 1 · Left behind")
         assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
         # Two open branches, both stopped by canceling: the button counts them, from the read model.

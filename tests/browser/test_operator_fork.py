@@ -61,14 +61,22 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         site = f"http://127.0.0.1:{port}"
         page.goto(f"{site}/nodes/{root_node}/")
         expect(page.locator("h1")).to_have_text("Prepare")
+        # The two ways of branching are one control style (friction16a 11); open, the form's line under it folds away.
+        same, edited = page.locator("#fork-message > summary"), page.locator("#fork-details > summary")
+        assert same.evaluate("e => getComputedStyle(e).borderStyle") == edited.evaluate(
+            "e => getComputedStyle(e).borderStyle"
+        )
+        expect(page.locator("#fork-how")).to_be_visible()
         page.get_by_text("Branch with edited context…").click()
+        expect(page.locator("#fork-how")).to_be_hidden()
+        expect(page.get_by_text("Context the agent will get (JSON)")).to_be_visible()
         editor = page.locator("#fork-context")
         editable = {key: value for key, value in START_CONTEXT.items() if key != "ticketId"}
         assert json.loads(editor.input_value()) == editable  # prefilled with the node's context, locked keys aside
         expect(page.locator("dl.fork-locked")).to_contain_text("ticketId")
         # The kept keys are internal: folded under "For developers", the editor in sight (friction13 item 13).
         expect(page.locator("dl.fork-locked")).to_be_hidden()
-        expect(page.locator("details.fork-kept > summary")).to_have_text("Keys a branch keeps as they are")
+        expect(page.locator("details.fork-kept > summary")).to_have_text("Values a branch cannot change")
         # Short headings on the step's page, their explanation a line under them.
         expect(page.locator("#recap-title")).to_have_text("Notes so far")
         editor.fill(json.dumps({**editable, "target": "production"}, indent=2))
@@ -109,7 +117,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         for size in (DESKTOP, PHONE):
             page.set_viewport_size(size.size)
             expect(page.locator(".run-status .badge.state-paused")).to_have_text("Your move · Paused")
-            expect(page.locator("#run-where")).to_contain_text(" on branch 2 · no agent has had it since ")
+            expect(page.locator("#run-where")).to_contain_text(" · branch 2 · no agent has had it since ")
             panel = page.locator(".state-panel.state-paused")
             expect(panel.locator("h3")).to_have_count(0)  # the status line says it, once
             expect(panel.get_by_role("button", name="Copy the message for the agent")).to_be_in_viewport()

@@ -99,7 +99,8 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     )
     expect(sized_page.locator("#node-refusal details.if-stopped-fold")).not_to_have_attribute("open", "")
     expect(sized_page.locator("#branch-what")).to_have_text(
-        "Another way past the refusal. Nothing on the existing branches changes."
+        "Another way past the refusal. Answered steps stay as they are; the new branch becomes the one this run "
+        "follows. An agent working here is not told: it may carry on in its chat until you tell it there to stop."
     )
     prompt_folds_on_a_phone(sized_page)
     # The latest step of a branch left behind: taken up again from here, by the quiet outline (nobody's move).

@@ -16,7 +16,7 @@ WHERE = "Review storage · step 4 of 8 · round 2 of 2"  # its name first, the s
 # The whole place, the loop named, in the line's tooltip (friction12 4).
 WHERE_TITLE = ' title="step 4 of 8, round 2 of 2 in “Review Each Focus Area”"'
 # The same place as the run card's status line opens its sentence (status_line.of_run): the place first.
-STATUS = "Step 4 of 8 · round 2 of 2 (Review storage) on branch 2 · the agent is on it since <time"
+STATUS = "Review storage · step 4 of 8 · round 2 of 2 · branch 2 · agent working since <time"
 
 
 # How long the agent has been at the step, after its words: one piece with its "·" (its own line on a phone).
@@ -107,9 +107,9 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         # The state and the step said once, by the card's status line; the panel opens with what happens next;
         # the call, the example and the artifact's shape behind the run's one disclosure for developers.
         where = html.split('id="run-where"')[1].split("</span>")[0]
-        assert ">Step 2 of 8 (Record the Changed Files) · refused at <time" in where, url
+        assert ">Record the Changed Files · step 2 of 8 · refused at <time" in where, url
         assert ", the agent must resend it" in where, url
-        assert 'class="verdict-line"' not in html and html.count("Record the Changed Files · step 2 of ") == 0, url
+        assert 'class="verdict-line"' not in html and html.count("Record the Changed Files · step 2 of ") == 1, url
         # Whose move and the state, in the one pill of the status line (not the page's head, nor the panel).
         head = html.split('class="page-head"')[1].split("</div>")[0]
         label = '<span class="badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>'

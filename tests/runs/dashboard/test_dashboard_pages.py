@@ -215,7 +215,7 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     # Where the agent works, on which step by its name, since when (a <time> in the reader's zone): the card's
     # one status line, no second "pending step" bar.
     where = between(html, 'id="run-where"', "</span>")
-    said = r">Step \d+ of \d+ \(Summarize the Review\) on branch \d+ · the agent is on it since <time "
+    said = r">Summarize the Review · step \d+ of \d+ · branch \d+ · agent working since <time "
     assert re.search(said, where), where
     assert 'id="pending-step"' not in html
     # Its checkpoint is among the steps: no card lists it again.
@@ -501,9 +501,9 @@ def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(
     searched = page(client, "/workflows/?q=risk+scaled")
     assert "wr.risk_scaled_mr_review" in searched and "team.ship" not in searched
     assert "No workflow matches." in page(client, "/workflows/?q=nothing+like+this")
-    # A loop of one step is said, not hidden, in words a newcomer gets, short enough for its cell; how the two
-    # counts add up is its tooltip.
-    assert ">8 steps + 1 that repeats</span>" in searched and "with loops" not in searched
+    # A loop of one step is said, not hidden, in words a newcomer gets, short enough for its cell, with one count
+    # (the one a run's "step 4 of 8" counts against, never a second one to add to it); the loop's steps in its tooltip.
+    assert ">8 steps, with a loop</span>" in searched and "that repeat" not in searched
     assert "each loop counted as one; the 1 step inside loops runs once per round" in searched
 
 
@@ -575,7 +575,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     # state is their badges' in the list under it, said once (friction12 item 2).
     assert 'id="shown-branch"' not in html
     where = between(html, 'id="run-where">', "</span>").removeprefix('id="run-where">')
-    assert where.startswith("Finished <time") and "</time> on branch 1 · " in where, where
+    assert where.startswith("Finished <time") and "</time> · branch 1 · " in where, where
     # The run is done: its two left-behind branches are history, listed with their badge and no "Resume the agent…" up
     # front (friction5 item 13); each one's own step page still offers to resume from there. One word for
     # them, the state's: never "set aside" (friction6 item 9).

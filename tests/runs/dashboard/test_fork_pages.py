@@ -25,8 +25,8 @@ def between(page: str, start: str, end: str) -> str:
 
 
 def status_line(page: str) -> str:
-    """The run card's status line as read, its moment left out: "Your move · Paused Step 1 of 5
-    (Prepare) on branch 2 · no agent has had it since"."""
+    """The run card's status line as read, its moment left out: "Your move · Paused Prepare · step 1
+    of 5 · branch 2 · no agent has had it since"."""
     line = between(page, 'id="run-status"', "</p>").split(">", 1)[1]
     return " ".join(re.sub(r"<time[^>]*>.*?</time>|<[^>]+>", " ", html.unescape(line)).split())
 
@@ -239,7 +239,7 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     # the person's move, said once by its panel with the message to give.
     # branch 1's badge says it is left behind
     line = status_line(run_page)
-    assert line == "Your move · Paused Step 1 of 5 (Prepare) on branch 2 · no agent has had it since", line
+    assert line == "Your move · Paused Prepare · step 1 of 5 · branch 2 · no agent has had it since", line
     assert words.count("no agent has had it") == 1 and "Agent working on" not in words, words
     assert "Copy the message and paste it into an agent&#x27;s chat" in words, words
     assert "Branch 2 open at step 2" not in words, words
@@ -265,6 +265,9 @@ def test_a_branch_set_aside_by_a_fork_started_by_hand_is_not_said_to_be_left_by_
     run_page = client.get(f"/runs/{staged.run.public_id}/").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(run_page)).split())
     assert "left behind when branch 2 was started by hand" in words and "set aside" not in words, words
+    # Nobody told the agent that was on branch 1 (friction16a 10): the page says it may still be at work there.
+    said = "started by hand. An agent working here is not told: it may carry on in its chat until you tell it there"
+    assert said in words and "by hand: no agent works on it any more" not in words, words
     assert "rewind" not in words and "went back" not in words  # one verb: branch
 
 
@@ -291,7 +294,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
     )
     after = words()
     line = status_line(run_page())
-    assert line.startswith("Running Step") and "on branch 2" in line, line
+    assert line.startswith("Running Deploy to production · step 3 of 5 · branch 2 · agent working"), line
     assert "Your move · Paused" not in after, after
     assert "Running" in status_line(run_page()), after
 

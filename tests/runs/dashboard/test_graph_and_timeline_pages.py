@@ -141,7 +141,7 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     # The sentences place the step in the outline (the loop is its 2nd entry, in its 2nd round); the graph's
     # cards say the same place, in the same words (the card's status line names it once, its chip that the run
     # is running).
-    assert "Step 2b of 3 · round 2 of 3 (Record what the slice showed) on branch 2 · the agent is on it" in words
+    assert "Record what the slice showed · step 2b of 3 · round 2 of 3 · branch 2 · agent working" in words
     assert "round 2, running" not in words
     # Finished and running at once, told as what happened (friction8 5); the finished branch's link names its
     # last step, as every other branch's does.

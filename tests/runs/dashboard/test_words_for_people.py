@@ -31,7 +31,7 @@ def test_the_catalog_shows_warnings_only_on_workflows_that_have_some(client, ser
     head = html.split("<thead>", 1)[1].split("</thead>", 1)[0]
     assert "Warnings" not in head and "Steps" in head  # no column of zeros
     assert not re.search(r'<td class="num">0</td>', html)
-    assert "outline steps" not in html  # the Steps cell is short: "7 steps + 2 that repeat"
+    assert "outline steps" not in html  # the Steps cell is short: "7 steps, with a loop"
     placeholder = re.search(r'id="workflow-query"[^>]*placeholder="([^"]*)"', html)
     assert placeholder is not None and len(placeholder[1]) <= 32
 

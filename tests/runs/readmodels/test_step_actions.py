@@ -29,11 +29,15 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
     assert (
         working.shown
         and not working.fork_message
-        and working.branch_lead == "Nothing on the existing branches changes."
+        # What branching does, said before it: the agent at work is not told (friction16a 10).
+        and working.branch_lead
+        == "Answered steps stay as they are; the new branch becomes the one this run follows. An agent working "
+        "here is not told: it may carry on in its chat until you tell it there to stop."
     )
     stopped = actions_at(review.open_tip)
     # Stalled: the person's move, the solid button in sight.
     assert stopped.weight == "primary" and stopped.lead.startswith("Copy the message into the agent's chat")
+    assert stopped.branch_lead == "Answered steps stay as they are; the new branch becomes the one this run follows."
 
 
 def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(service_catalog):
@@ -54,7 +58,8 @@ def test_a_blocked_step_s_one_message_is_its_refusal_s_and_it_branches_past_it(s
     # One entry per page (friction16): the refusal's panel holds the message, so no "Resume here" repeats it.
     assert blocked.resume is None and not blocked.resume_shown and not blocked.message and not blocked.fork_message
     assert blocked.shown
-    assert blocked.branch_lead == "Another way past the refusal. Nothing on the existing branches changes."
+    assert blocked.branch_lead.startswith("Another way past the refusal. Answered steps stay as they are;")
+    assert blocked.branch_lead.endswith("until you tell it there to stop.")
 
 
 def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(service_catalog):
