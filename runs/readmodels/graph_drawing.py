@@ -189,7 +189,7 @@ STATE_LEGEND = {
 
 LEGEND_WORDS = {
     "answered": "green: an answered step",
-    "aside": "grey: a step only a branch no agent works on holds (left behind or canceled)",
+    "aside": "dashed outline: a step only a branch no agent works on holds (left behind or canceled)",
     "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
     "other": "hollow: a step of another branch (open its last step to view that branch)",
     "lane": "marks the first step of each branch (branch 1 starts at the run's first step)",
@@ -204,7 +204,7 @@ LEGEND_WORDS = {
     "newest": "the step the run reached last",
 }
 # On screen a card's fill says its step's state, not the branch viewed (friction15b 15): the viewed branch is a
-# dark outline, the steps before a tip are answered (green) or aside (grey), never hollow.
+# dark outline, the steps before a tip are answered (green), dashed where no agent works on them, never hollow.
 SCREEN_LEGEND_WORDS = {"on-branch": "dark outline: the branch you are viewing (its steps are listed below)"}
 # The words of the two tags that say where, not a state, on paper (which shows no node in particular). The
 # screen tags neither (friction14): the phone's list names the shown branch "you are viewing" (SCREEN_TAGS).
@@ -252,7 +252,7 @@ def legend(
         "on-branch": bool(on_path),
         # On screen with branch states, the cards before a tip are filled by state (answered, aside), none hollow.
         "other": worked is None and any(node.node_id not in on_path for node in graph.nodes),
-        "answered": worked is not None and any(n.node_id in worked and n.node_id not in tips for n in graph.nodes),
+        "answered": worked is not None and any(n.node_id not in tips for n in graph.nodes),
         "aside": worked is not None and any(n.node_id not in worked and n.node_id not in tips for n in graph.nodes),
         "lane": bool(graph.nodes),
         "checkpoint": any(node.via == "checkpoint" for node in graph.nodes),
@@ -655,9 +655,16 @@ def _start_root(
     return out
 
 
-# The states of a branch no agent works on: its own steps are drawn aside (grey), those it shares with a branch
-# an agent still has stay answered.
+# The states of a branch no agent works on: its own steps are drawn aside (a dashed outline), those it shares
+# with a branch an agent still has are not.
 SET_ASIDE = frozenset({"left-behind", "canceled"})
+
+
+def step_fill(worked: bool) -> tuple[str, ...]:
+    """The class names of a screen card before a branch's tip: its fill is its step's own state, answered (green,
+    as the phone list's dots and the legend), wherever it is; a step only a branch no agent works on holds is
+    also "aside", its outline dashed (friction16a 2, friction16b 5: aside steps drawn grey read as unanswered)."""
+    return ("answered",) if worked else ("answered", "aside")
 
 
 def worked_nodes(by_id: dict[str, GraphNode], states: dict[str, str]) -> frozenset[str]:
@@ -697,8 +704,8 @@ class _CardStyle:
     again: frozenset[str] = frozenset()
     checkpoints: Callable[[str], tuple[str, ...]] = lambda card: ()
     state_words: dict[str, str] = field(default_factory=dict)  # each drawn state's meaning here (state_legend)
-    # The screen's cards before a branch's tip, filled by state (friction15b 15): answered on a branch an agent
-    # still has (or that finished), or aside, on a branch no agent works on (left behind, canceled). None on paper.
+    # The screen's cards before a branch's tip, filled by state (friction15b 15): answered, and aside (dashed) on a
+    # branch no agent works on (left behind, canceled: step_fill). None on paper.
     worked: frozenset[str] | None = None
 
 
@@ -727,7 +734,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     if state is not None:
         classes.append(f"state-{state}")
     elif style.worked is not None:
-        classes.append("answered" if node.node_id in style.worked else "aside")
+        classes.extend(step_fill(node.node_id in style.worked))
     is_current, is_newest = node.node_id == shown, node.node_id == tip
     if is_current:
         classes.append("current")

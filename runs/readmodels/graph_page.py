@@ -24,7 +24,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from runs.contract.dashboard import GraphNode, RunDetail, StateName
-from runs.readmodels import attention, branches, graph, graph_drawing, graph_story, outline_words, overview, states
+from runs.readmodels import (
+    attention,
+    branches,
+    fork_point,
+    graph,
+    graph_drawing,
+    graph_story,
+    outline_words,
+    overview,
+    states,
+)
 from runs.readmodels.timeline_page import StepCounts
 from runs.store.pinned import compiled_workflow
 from workflows_app.engine.tree import top_steps
@@ -230,22 +240,10 @@ def tip_moves(detail: RunDetail) -> dict[str, states.Move]:
 
 
 def fork_words(story: graph_story.Told, first: GraphNode, *, named: bool = False) -> str:
-    """Where the branch whose first card is `first` grew from, in the words of its cards: "branched after step 1
-    of 8" (the last step both branches share; the answered-again step is the branch's own first card),
-    "branched at the start" (it answered the run's first step again), "started by hand at step 4 of 8" (an
-    operator fork waits at its parent's step). `named`: with the branch and title of the card it grew from,
-    for a list that shows no drawing ("branched from branch 1 after step 1 of 8 (Triage the Change)")."""
-    fork = story.grew_from(first)
-    if fork is None:
-        return "branched at the start"
-    where = graph_drawing.step_words(fork)
-    if first.via == "fork":
-        said = f"started by hand{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} at {where}"
-    elif first.node_id in story.again:
-        said = f"branched{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} after {where}"
-    else:
-        said = f"branched{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} at {where}"
-    return f"{said} ({fork.title or fork.step_id or 'Step'})" if named else said
+    """Where the branch whose first card is `first` grew from, in the one phrasing of fork_point.py ("branched
+    after Plan (step 2 of 6) to redo Review (step 3 of 6)"). `named`: with the branch it grew from, for a list
+    that shows no drawing ("branched from branch 1 after ...")."""
+    return fork_point.of_first(story, first).words(named=named)
 
 
 def branch_sections(

@@ -349,8 +349,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(key).to_be_visible()
         tops = key.locator("li").evaluate_all("items => items.map((li) => Math.round(li.getBoundingClientRect().top))")
         assert max(tops) - min(tops) < 8, tops  # one line
-        # Friction15b 15: the cards' fills say their steps' states (answered green, grey where no agent works),
-        # the branch viewed an outline: their swatches in the key, drawn as the cards are.
+        # Friction15b 15: the cards' fills say their steps' states, the branch viewed an outline: their swatches
+        # in the key, drawn as the cards are. Friction16a 2: an answered step stays green where no agent works
+        # any more; "no agent on it" is a dashed outline, never a grey fill.
         fills = key.locator("li.card-look")
         expect(fills).to_have_text(["answered", "no agent on it", "the branch you view"])
         expect(fills.last).to_have_attribute(
@@ -363,10 +364,16 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
             assert swatch.evaluate("k => getComputedStyle(k).backgroundColor") == card.evaluate(
                 "c => getComputedStyle(c).fill"
             )
-        green, grey = css_colour(sized_page, "--ok-soft"), css_colour(sized_page, "--surface-2")
-        blue = css_colour(sized_page, "--info-soft")
+            assert swatch.evaluate("k => getComputedStyle(k).borderTopStyle") == (
+                "dashed" if kind == "aside" else "solid"
+            )
+        green, blue = css_colour(sized_page, "--ok-soft"), css_colour(sized_page, "--info-soft")
         assert graph.locator("rect.card.answered").first.evaluate("c => getComputedStyle(c).fill") == green
-        assert graph.locator("rect.card.aside").first.evaluate("c => getComputedStyle(c).fill") == grey
+        aside = graph.locator("rect.card.aside").first
+        assert aside.evaluate("c => getComputedStyle(c).fill") == green
+        assert aside.evaluate("c => getComputedStyle(c).strokeDasharray") not in ("none", "")
+        left = graph.locator("rect.card.state-left-behind").first
+        assert left.evaluate("c => getComputedStyle(c).strokeDasharray") not in ("none", "")
         assert graph.locator("rect.card.state-running").evaluate("c => getComputedStyle(c).fill") == blue
         # The branch viewed (the running one) is outlined in the page's ink, never filled blue as running is.
         ink = sized_page.evaluate("() => getComputedStyle(document.body).color")
@@ -491,10 +498,11 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
             r"(Step \d+ of \d+(, round \d+ of \d+(, part \d+ of \d+)? in “[^”]+”)? · .+|Complete): [A-Z]",
             label,
         )
-        # The state's own colour (its pill's is whose move); Left behind's dots are rings of it (olive beside
-        # Done's green read alike: friction9 item 7), every other a disc of it.
+        # The state's own colour (its pill's is whose move); Left behind's dots are rings of it (friction9 item 7),
+        # grey as the graph's and the chips' (friction16a 18), every other a disc of it.
         if state == "left_behind":
             assert stroke == badge != fill, (state, stroke, fill, badge)
+            assert stroke == css_colour(sized_page, "--idle"), stroke
         else:
             assert fill == badge, (state, fill, badge)
         assert shape == "circle", (state, shape)  # only Paused's are squares (test_sharing)

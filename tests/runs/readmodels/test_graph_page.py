@@ -32,7 +32,10 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # slice 2) is the new branch's own: it forked after the last step both share.
     first, newest = laid_out.sections
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
-    assert newest.forked.startswith("branched from branch 1 after step 2b of 3 · round 1 of 3")
+    assert newest.forked == (
+        "branched from branch 1 after Record what the slice showed (step 2b of 3 · round 1 of 3) to redo Verify"
+        " slice 2 (step 2a of 3 · round 2 of 3)"
+    )
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     # Friction14: no tag says "you are viewing" or "latest" on the drawing, so its legend explains neither.
     assert "lane" in {entry.key for entry in laid_out.legend}
@@ -104,8 +107,8 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert [s.forked for s in sections] == [
         "",
         # Ninth review item 3: a branch grows from the last step it shares; the step it answered again is its own.
-        "branched from branch 1 after step 2 of 8 (Record the Changed Files)",
-        "branched from branch 1 after step 1 of 8 (Triage the Change)",
+        "branched from branch 1 after Record the Changed Files (step 2 of 8) to redo Review api (step 4 of 8 · round 1 of 2)",
+        "branched from branch 1 after Triage the Change (step 1 of 8) to redo Record the Changed Files (step 2 of 8)",
     ]
     assert sections[1].href.startswith("/r/?tip=")
     first = sections[0].rows
