@@ -460,11 +460,13 @@ def for_screen(
     states: dict[str, str] | None = None,
     again: Iterable[str] = (),
     checkpoints: Callable[[str], tuple[str, ...]] = lambda card: (),
+    skipped: Callable[[str], tuple[Skipped, ...]] = lambda card: (),
 ) -> str:
     """The dashboard's drawing: top to bottom, each card a link to `href(node)`; `states` maps a branch
     tip's node id to its branch's state (a key of STATE_WORDS); `again` are the cards of steps answered
     again after a rewind (graph_story.Told.again), marked so; `checkpoints(card)` the pages of the checkpoints
-    saved at a card's step, each a "checkpoint" mark beside it, linking its page."""
+    saved at a card's step, each a "checkpoint" mark beside it, linking its page; `skipped(card)` the steps
+    passed over on the way into a card, a dashed placeholder on the line into it (skipped_pill)."""
     cols = screen_columns(graph, shown=shown)
     return _draw(
         graph,
@@ -476,6 +478,7 @@ def for_screen(
         states=states or {},
         again=frozenset(again),
         checkpoints=checkpoints,
+        skipped=skipped,
     )
 
 
@@ -549,6 +552,7 @@ def _draw(
     counted: bool = False,
     again: frozenset[str] = frozenset(),
     checkpoints: Callable[[str], tuple[str, ...]] = lambda card: (),
+    skipped: Callable[[str], tuple[Skipped, ...]] = lambda card: (),
 ) -> str:
     states = states or {}
     by_id = {node.node_id: node for node in graph.nodes}
@@ -567,12 +571,16 @@ def _draw(
             corner[node.node_id] = geo.card(offset, node.lane)
 
     edges: list[str] = []
+    pills: list[str] = []  # over every line: a fork's line may cross the gap a placeholder stands in
     for node in graph.nodes:
         if node.parent_id is None or node.node_id not in corner or node.parent_id not in corner:
             continue
         both = node.node_id in on_path and node.parent_id in on_path
         d = geo.elbow(geo.out_of(*corner[node.parent_id]), geo.into(*corner[node.node_id]))
         edges.append(f'<path class="edge{" on-branch" if both else ""}" d="{d}"/>')
+        passed = skipped(node.node_id)
+        if passed:
+            pills.append(skipped_pill(geo, corner[node.node_id], passed))
 
     start = _start_root(geo, [node for node in roots if node.node_id in corner], corner, on_path)
     edges.extend(start[1:])
@@ -621,12 +629,42 @@ def _draw(
             '<g class="edges" aria-hidden="true">',
             *edges,
             "</g>",
+            *pills,
             *gaps,
             *start[:1],
             '<g class="nodes">',
             *cards,
             "</g></svg>",
         ]
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A step passed over on the way into a card (skipped_steps.SkippedStep): what its placeholder says
+    ("step 3 skipped") and, in its tooltip, why ("Trace the Impact · step 3 of 8, skipped: it runs only if ...")."""
+
+    short: str
+    words: str
+    title: str = ""  # the step's title (the phone's list names it on its row)
+
+
+SKIPPED_H = 18
+
+
+def skipped_pill(geo: _Geometry, into: tuple[int, int], passed: tuple[Skipped, ...]) -> str:
+    """A small dashed placeholder on the line into the card at `into` (its top-left corner), in the gap above
+    it, for the steps passed over on the way (friction16b 6: the numbering jumped from step 2 to step 4 with
+    nothing drawn between): "step 3 skipped", or how many ("2 steps skipped")."""
+    said = passed[0].short if len(passed) == 1 else f"{len(passed)} steps passed over"
+    width = round(7.4 * len(said)) + 16
+    x, y = into
+    cx, top = x + geo.card_w // 2, y - (geo.step - geo.card_h) // 2 - SKIPPED_H // 2
+    tip = "; ".join(step.words for step in passed)
+    return (
+        f'<g class="skipped-step"><title>{escape(tip)}</title>'
+        f'<rect class="skipped-pill" x="{cx - width // 2}" y="{top}" width="{width}" height="{SKIPPED_H}" rx="8"/>'
+        f'<text class="skipped-text" x="{cx}" y="{top + 13}" text-anchor="middle">{escape(said)}</text></g>'
     )
 
 

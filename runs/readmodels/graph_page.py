@@ -33,6 +33,7 @@ from runs.readmodels import (
     graph_story,
     outline_words,
     overview,
+    skipped_steps,
     states,
 )
 from runs.readmodels.timeline_page import StepCounts
@@ -56,6 +57,9 @@ class StepRow:
     # Whose move its state is (attention.move_of_branch on the tip, "nobody" before it): its dot's colour, as the
     # pills' (dashboard.css): red only where the move is yours, so a blocked step the agent retries is not red.
     move: states.Move = "nobody"
+    # A step the branch passed over (skipped_steps.py), where it would stand: a row of its own, a hollow dashed dot,
+    # as the drawing's dashed placeholder (friction16b 6); `title` its step's, `words` "step 3 skipped".
+    skipped: bool = False
 
     @property
     def notes(self) -> str:
@@ -162,6 +166,14 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
     )
     states = {story.card(node): state for node, state in tip_states(detail).items()}
     stepper = lanes == 1
+    passed = {} if stepper else skipped_steps.into_nodes({story.stored(n.node_id) for n in detail.graph.nodes})
+
+    def skipped(card: str) -> tuple[graph_drawing.Skipped, ...]:
+        # The steps passed over on the way into a card's node (an answered-again card's: its node's).
+        return tuple(
+            graph_drawing.Skipped(step.short, step.words, step.title) for step in passed.get(story.stored(card), [])
+        )
+
     return GraphPage(
         drawing=""
         if stepper
@@ -173,6 +185,7 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
             states=states,
             again=story.again,
             checkpoints=checkpoint_hrefs,
+            skipped=skipped,
         ),
         legend=graph_drawing.legend(
             detail.graph,
@@ -182,7 +195,7 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
             again=story.again,
             screen=True,
         ),
-        sections=branch_sections(detail, run_url, href, states, story, checkpoint_hrefs),
+        sections=branch_sections(detail, run_url, href, states, story, checkpoint_hrefs, skipped),
         stepper=stepper,
         upcoming=upcoming(detail) if stepper else [],
     )
@@ -253,6 +266,7 @@ def branch_sections(
     tip_state: dict[str, str],
     story: graph_story.Told,
     checkpoint_hrefs: Callable[[str], tuple[str, ...]] = lambda card: (),
+    skipped: Callable[[str], tuple[graph_drawing.Skipped, ...]] = lambda card: (),
 ) -> list[BranchSection]:
     """The graph as a list: a section per branch (branches.py's numbering), its own nodes as rows (from
     the first after the fork to its last), the stretches the screen drawing collapses as one row each."""
@@ -286,6 +300,8 @@ def branch_sections(
                 rows.append(_stretch_row(stretch))
                 stretch = []
             at_tip = node.node_id == tip.node_id
+            if node.node_id != lane.nodes[0] or lane.number > 1:  # not those before the run's first step
+                rows.extend(_skipped_row(step) for step in skipped(node.node_id))
             rows.append(
                 _step_row(
                     node,
@@ -396,6 +412,19 @@ def _step_row(
         is_current=node.node_id == detail.branch_tip,
         checkpoints=checkpoints,
         move=move,
+    )
+
+
+def _skipped_row(step: graph_drawing.Skipped) -> StepRow:
+    return StepRow(
+        words=step.short,
+        title=step.title,
+        state="done",
+        state_label=step.words,
+        marks=(),
+        href="",
+        is_tip=False,
+        skipped=True,
     )
 
 

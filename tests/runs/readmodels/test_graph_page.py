@@ -107,7 +107,8 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert [s.forked for s in sections] == [
         "",
         # Ninth review item 3: a branch grows from the last step it shares; the step it answered again is its own.
-        "branched from branch 1 after Record the Changed Files (step 2 of 8) to redo Review api (step 4 of 8 · round 1 of 2)",
+        "branched from branch 1 after Record the Changed Files (step 2 of 8) to redo Review api (step 4 of 8 · round"
+        " 1 of 2)",
         "branched from branch 1 after Triage the Change (step 1 of 8) to redo Record the Changed Files (step 2 of 8)",
     ]
     assert sections[1].href.startswith("/r/?tip=")
