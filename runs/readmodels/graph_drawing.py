@@ -189,7 +189,7 @@ STATE_LEGEND = {
 
 LEGEND_WORDS = {
     "answered": "green: an answered step",
-    "aside": "grey: a step only a branch no agent works on holds (left behind or canceled)",
+    "aside": "dashed outline: a step only a branch no agent works on holds (left behind or canceled)",
     "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
     "other": "hollow: a step of another branch (open its last step to view that branch)",
     "lane": "marks the first step of each branch (branch 1 starts at the run's first step)",
@@ -204,7 +204,7 @@ LEGEND_WORDS = {
     "newest": "the step the run reached last",
 }
 # On screen a card's fill says its step's state, not the branch viewed (friction15b 15): the viewed branch is a
-# dark outline, the steps before a tip are answered (green) or aside (grey), never hollow.
+# dark outline, the steps before a tip are answered (green), dashed where no agent works on them, never hollow.
 SCREEN_LEGEND_WORDS = {"on-branch": "dark outline: the branch you are viewing (its steps are listed below)"}
 # The words of the two tags that say where, not a state, on paper (which shows no node in particular). The
 # screen tags neither (friction14): the phone's list names the shown branch "you are viewing" (SCREEN_TAGS).
@@ -252,7 +252,7 @@ def legend(
         "on-branch": bool(on_path),
         # On screen with branch states, the cards before a tip are filled by state (answered, aside), none hollow.
         "other": worked is None and any(node.node_id not in on_path for node in graph.nodes),
-        "answered": worked is not None and any(n.node_id in worked and n.node_id not in tips for n in graph.nodes),
+        "answered": worked is not None and any(n.node_id not in tips for n in graph.nodes),
         "aside": worked is not None and any(n.node_id not in worked and n.node_id not in tips for n in graph.nodes),
         "lane": bool(graph.nodes),
         "checkpoint": any(node.via == "checkpoint" for node in graph.nodes),
@@ -460,11 +460,13 @@ def for_screen(
     states: dict[str, str] | None = None,
     again: Iterable[str] = (),
     checkpoints: Callable[[str], tuple[str, ...]] = lambda card: (),
+    skipped: Callable[[str], tuple[Skipped, ...]] = lambda card: (),
 ) -> str:
     """The dashboard's drawing: top to bottom, each card a link to `href(node)`; `states` maps a branch
     tip's node id to its branch's state (a key of STATE_WORDS); `again` are the cards of steps answered
     again after a rewind (graph_story.Told.again), marked so; `checkpoints(card)` the pages of the checkpoints
-    saved at a card's step, each a "checkpoint" mark beside it, linking its page."""
+    saved at a card's step, each a "checkpoint" mark beside it, linking its page; `skipped(card)` the steps
+    passed over on the way into a card, a dashed placeholder on the line into it (skipped_pill)."""
     cols = screen_columns(graph, shown=shown)
     return _draw(
         graph,
@@ -476,6 +478,7 @@ def for_screen(
         states=states or {},
         again=frozenset(again),
         checkpoints=checkpoints,
+        skipped=skipped,
     )
 
 
@@ -549,6 +552,7 @@ def _draw(
     counted: bool = False,
     again: frozenset[str] = frozenset(),
     checkpoints: Callable[[str], tuple[str, ...]] = lambda card: (),
+    skipped: Callable[[str], tuple[Skipped, ...]] = lambda card: (),
 ) -> str:
     states = states or {}
     by_id = {node.node_id: node for node in graph.nodes}
@@ -567,12 +571,16 @@ def _draw(
             corner[node.node_id] = geo.card(offset, node.lane)
 
     edges: list[str] = []
+    pills: list[str] = []  # over every line: a fork's line may cross the gap a placeholder stands in
     for node in graph.nodes:
         if node.parent_id is None or node.node_id not in corner or node.parent_id not in corner:
             continue
         both = node.node_id in on_path and node.parent_id in on_path
         d = geo.elbow(geo.out_of(*corner[node.parent_id]), geo.into(*corner[node.node_id]))
         edges.append(f'<path class="edge{" on-branch" if both else ""}" d="{d}"/>')
+        passed = skipped(node.node_id)
+        if passed:
+            pills.append(skipped_pill(geo, corner[node.node_id], passed))
 
     start = _start_root(geo, [node for node in roots if node.node_id in corner], corner, on_path)
     edges.extend(start[1:])
@@ -621,12 +629,42 @@ def _draw(
             '<g class="edges" aria-hidden="true">',
             *edges,
             "</g>",
+            *pills,
             *gaps,
             *start[:1],
             '<g class="nodes">',
             *cards,
             "</g></svg>",
         ]
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A step passed over on the way into a card (skipped_steps.SkippedStep): what its placeholder says
+    ("step 3 skipped") and, in its tooltip, why ("Trace the Impact · step 3 of 8, skipped: it runs only if ...")."""
+
+    short: str
+    words: str
+    title: str = ""  # the step's title (the phone's list names it on its row)
+
+
+SKIPPED_H = 18
+
+
+def skipped_pill(geo: _Geometry, into: tuple[int, int], passed: tuple[Skipped, ...]) -> str:
+    """A small dashed placeholder on the line into the card at `into` (its top-left corner), in the gap above
+    it, for the steps passed over on the way (friction16b 6: the numbering jumped from step 2 to step 4 with
+    nothing drawn between): "step 3 skipped", or how many ("2 steps skipped")."""
+    said = passed[0].short if len(passed) == 1 else f"{len(passed)} steps passed over"
+    width = round(7.4 * len(said)) + 16
+    x, y = into
+    cx, top = x + geo.card_w // 2, y - (geo.step - geo.card_h) // 2 - SKIPPED_H // 2
+    tip = "; ".join(step.words for step in passed)
+    return (
+        f'<g class="skipped-step"><title>{escape(tip)}</title>'
+        f'<rect class="skipped-pill" x="{cx - width // 2}" y="{top}" width="{width}" height="{SKIPPED_H}" rx="8"/>'
+        f'<text class="skipped-text" x="{cx}" y="{top + 13}" text-anchor="middle">{escape(said)}</text></g>'
     )
 
 
@@ -655,9 +693,16 @@ def _start_root(
     return out
 
 
-# The states of a branch no agent works on: its own steps are drawn aside (grey), those it shares with a branch
-# an agent still has stay answered.
+# The states of a branch no agent works on: its own steps are drawn aside (a dashed outline), those it shares
+# with a branch an agent still has are not.
 SET_ASIDE = frozenset({"left-behind", "canceled"})
+
+
+def step_fill(worked: bool) -> tuple[str, ...]:
+    """The class names of a screen card before a branch's tip: its fill is its step's own state, answered (green,
+    as the phone list's dots and the legend), wherever it is; a step only a branch no agent works on holds is
+    also "aside", its outline dashed (friction16a 2, friction16b 5: aside steps drawn grey read as unanswered)."""
+    return ("answered",) if worked else ("answered", "aside")
 
 
 def worked_nodes(by_id: dict[str, GraphNode], states: dict[str, str]) -> frozenset[str]:
@@ -697,8 +742,8 @@ class _CardStyle:
     again: frozenset[str] = frozenset()
     checkpoints: Callable[[str], tuple[str, ...]] = lambda card: ()
     state_words: dict[str, str] = field(default_factory=dict)  # each drawn state's meaning here (state_legend)
-    # The screen's cards before a branch's tip, filled by state (friction15b 15): answered on a branch an agent
-    # still has (or that finished), or aside, on a branch no agent works on (left behind, canceled). None on paper.
+    # The screen's cards before a branch's tip, filled by state (friction15b 15): answered, and aside (dashed) on a
+    # branch no agent works on (left behind, canceled: step_fill). None on paper.
     worked: frozenset[str] | None = None
 
 
@@ -727,7 +772,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     if state is not None:
         classes.append(f"state-{state}")
     elif style.worked is not None:
-        classes.append("answered" if node.node_id in style.worked else "aside")
+        classes.extend(step_fill(node.node_id in style.worked))
     is_current, is_newest = node.node_id == shown, node.node_id == tip
     if is_current:
         classes.append("current")

@@ -24,7 +24,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from runs.contract.dashboard import GraphNode, RunDetail, StateName
-from runs.readmodels import attention, branches, graph, graph_drawing, graph_story, outline_words, overview, states
+from runs.readmodels import (
+    attention,
+    branches,
+    fork_point,
+    graph,
+    graph_drawing,
+    graph_story,
+    outline_words,
+    overview,
+    skipped_steps,
+    states,
+)
 from runs.readmodels.timeline_page import StepCounts
 from runs.store.pinned import compiled_workflow
 from workflows_app.engine.tree import top_steps
@@ -46,6 +57,9 @@ class StepRow:
     # Whose move its state is (attention.move_of_branch on the tip, "nobody" before it): its dot's colour, as the
     # pills' (dashboard.css): red only where the move is yours, so a blocked step the agent retries is not red.
     move: states.Move = "nobody"
+    # A step the branch passed over (skipped_steps.py), where it would stand: a row of its own, a hollow dashed dot,
+    # as the drawing's dashed placeholder (friction16b 6); `title` its step's, `words` "step 3 skipped".
+    skipped: bool = False
 
     @property
     def notes(self) -> str:
@@ -152,6 +166,14 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
     )
     states = {story.card(node): state for node, state in tip_states(detail).items()}
     stepper = lanes == 1
+    passed = {} if stepper else skipped_steps.into_nodes({story.stored(n.node_id) for n in detail.graph.nodes})
+
+    def skipped(card: str) -> tuple[graph_drawing.Skipped, ...]:
+        # The steps passed over on the way into a card's node (an answered-again card's: its node's).
+        return tuple(
+            graph_drawing.Skipped(step.short, step.words, step.title) for step in passed.get(story.stored(card), [])
+        )
+
     return GraphPage(
         drawing=""
         if stepper
@@ -163,6 +185,7 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
             states=states,
             again=story.again,
             checkpoints=checkpoint_hrefs,
+            skipped=skipped,
         ),
         legend=graph_drawing.legend(
             detail.graph,
@@ -172,7 +195,7 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
             again=story.again,
             screen=True,
         ),
-        sections=branch_sections(detail, run_url, href, states, story, checkpoint_hrefs),
+        sections=branch_sections(detail, run_url, href, states, story, checkpoint_hrefs, skipped),
         stepper=stepper,
         upcoming=upcoming(detail) if stepper else [],
     )
@@ -230,22 +253,10 @@ def tip_moves(detail: RunDetail) -> dict[str, states.Move]:
 
 
 def fork_words(story: graph_story.Told, first: GraphNode, *, named: bool = False) -> str:
-    """Where the branch whose first card is `first` grew from, in the words of its cards: "branched after step 1
-    of 8" (the last step both branches share; the answered-again step is the branch's own first card),
-    "branched at the start" (it answered the run's first step again), "started by hand at step 4 of 8" (an
-    operator fork waits at its parent's step). `named`: with the branch and title of the card it grew from,
-    for a list that shows no drawing ("branched from branch 1 after step 1 of 8 (Triage the Change)")."""
-    fork = story.grew_from(first)
-    if fork is None:
-        return "branched at the start"
-    where = graph_drawing.step_words(fork)
-    if first.via == "fork":
-        said = f"started by hand{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} at {where}"
-    elif first.node_id in story.again:
-        said = f"branched{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} after {where}"
-    else:
-        said = f"branched{' from ' + graph_drawing.branch_label(fork.lane).lower() if named else ''} at {where}"
-    return f"{said} ({fork.title or fork.step_id or 'Step'})" if named else said
+    """Where the branch whose first card is `first` grew from, in the one phrasing of fork_point.py ("branched
+    after Plan (step 2 of 6) to redo Review (step 3 of 6)"). `named`: with the branch it grew from, for a list
+    that shows no drawing ("branched from branch 1 after ...")."""
+    return fork_point.of_first(story, first).words(named=named)
 
 
 def branch_sections(
@@ -255,6 +266,7 @@ def branch_sections(
     tip_state: dict[str, str],
     story: graph_story.Told,
     checkpoint_hrefs: Callable[[str], tuple[str, ...]] = lambda card: (),
+    skipped: Callable[[str], tuple[graph_drawing.Skipped, ...]] = lambda card: (),
 ) -> list[BranchSection]:
     """The graph as a list: a section per branch (branches.py's numbering), its own nodes as rows (from
     the first after the fork to its last), the stretches the screen drawing collapses as one row each."""
@@ -288,6 +300,8 @@ def branch_sections(
                 rows.append(_stretch_row(stretch))
                 stretch = []
             at_tip = node.node_id == tip.node_id
+            if node.node_id != lane.nodes[0] or lane.number > 1:  # not those before the run's first step
+                rows.extend(_skipped_row(step) for step in skipped(node.node_id))
             rows.append(
                 _step_row(
                     node,
@@ -398,6 +412,19 @@ def _step_row(
         is_current=node.node_id == detail.branch_tip,
         checkpoints=checkpoints,
         move=move,
+    )
+
+
+def _skipped_row(step: graph_drawing.Skipped) -> StepRow:
+    return StepRow(
+        words=step.short,
+        title=step.title,
+        state="done",
+        state_label=step.words,
+        marks=(),
+        href="",
+        is_tip=False,
+        skipped=True,
     )
 
 

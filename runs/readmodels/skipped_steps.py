@@ -44,6 +44,14 @@ class SkippedStep:
         return f"step {self.number}{letter} of {self.length}, {self.how}"
 
     @property
+    def short(self) -> str:
+        """What the graph's dashed placeholder between two cards says: "step 3 skipped", "step 5a not run"."""
+        if not self.number:
+            return self.how
+        letter = part_letter(self.part[0]) if self.part is not None else ""
+        return f"step {self.number}{letter} {self.how}"
+
+    @property
     def words(self) -> str:
         return f"{self.title} · {self.place}: {self.why}"
 

@@ -36,6 +36,7 @@ class NodeMark:
     # What the node is, for the counts said of it (timeline_page.StepCounts): a step answered, a step reached
     # and not answered (a branch's last node), a checkpoint (not a step), or the run's end ("Complete").
     kind: NodeKind = "answered"
+    branch: int | None = None  # its branch's number when the run has several (a numbered dot names theirs)
 
 
 NodeKind = Literal["answered", "unanswered", "checkpoint", "end"]
@@ -70,7 +71,8 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
                 where += " (checkpoint)"
             branch = f" (branch {tree.branch_of(pk).number})" if several else ""
             words = f"{where}: {states.label(state)}{branch} · {row.created_at.astimezone(UTC):%H:%M:%S} UTC"
-            run_marks.append(NodeMark(row.created_at, state, words, f"{where}{branch}", kinds[pk]))
+            number = tree.branch_of(pk).number if several else None
+            run_marks.append(NodeMark(row.created_at, state, words, f"{where}{branch}", kinds[pk], number))
             named[pk] = where
         # A step answered again after a rewind is a card of its own on the graph (graph_story: "↺ redone"), so
         # it is a dot of its own here too, when its answer was given (the moment of the node it led to), and
@@ -80,7 +82,8 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
             branch = f" (branch {tree.branch_of(child).number})" if several else ""
             at = tree.nodes[child].created_at
             words = f"{again}: {states.label('done')}{branch} · {at.astimezone(UTC):%H:%M:%S} UTC"
-            run_marks.append(NodeMark(at, "done", words, f"{again}{branch}", "answered"))
+            number = tree.branch_of(child).number if several else None
+            run_marks.append(NodeMark(at, "done", words, f"{again}{branch}", "answered", number))
         found[tree.run.public_id] = sorted(run_marks, key=lambda mark: mark.at)
     return found
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from runs.contract.dashboard import SessionDetail, StateName
-from runs.readmodels import states, time_axis
+from runs.readmodels import branch_summary, states, time_axis
 from runs.readmodels.timeline_marks import NodeMark
 
 # A dot at either end of the track stays whole: the track's ends are this far in (percent of its width).
@@ -84,6 +84,7 @@ class TimelineDot:
     since: datetime | None = None
     within: str = ""
     steps: tuple[str, ...] = ()
+    said: str = ""  # a numbered dot's state in words, with the branches it mixes (cluster_state)
 
     @property
     def square(self) -> bool:
@@ -91,7 +92,7 @@ class TimelineDot:
 
     @property
     def state_label(self) -> str:
-        return states.label(self.state)
+        return self.said or states.label(self.state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,10 +243,10 @@ def merged(
             if len(members) == 1:
                 dots.append(TimelineDot(at_, state, members[0].words))
                 continue
-            within = cluster_words(members)
-            words = f"{within}: " + "; ".join(mark.words for mark in members)
+            within, said = cluster_words(members), cluster_state(state, members)
+            words = f"{within}, {said}: " + "; ".join(mark.words for mark in members)
             steps = tuple(mark.what or mark.words for mark in members)
-            dots.append(TimelineDot(at_, state, words, len(members), members[0].at, within, steps))
+            dots.append(TimelineDot(at_, state, words, len(members), members[0].at, within, steps, said))
     return dots
 
 
@@ -261,6 +262,17 @@ def cluster_words(members: list[NodeMark]) -> str:
     parts += ["the run's end"] if "end" in kinds else []
     said = " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts)
     return f"{said} within {time_axis.duration(max(spread, 0.001))}"
+
+
+def cluster_state(state: StateName, members: list[NodeMark]) -> str:
+    """What a numbered dot's colour says of all it holds, and no more: "answered" for steps answered (Done's green
+    is the graph's "answered": a step answered on a branch left behind since is one too, friction16a 2), not
+    "Done", which read as "finished" (friction16b 16); then the branches it mixes ("answered, on branches 1, 2 and
+    3"), so that one colour is not read as one branch."""
+    answered = state == "done" and all(mark.kind == "answered" for mark in members)
+    said = "answered" if answered else states.label(state)
+    numbers = sorted({mark.branch for mark in members if mark.branch is not None})
+    return f"{said}, on {branch_summary.numbers_words(numbers)}" if numbers else said
 
 
 def state_counts(marks: list[NodeMark]) -> list[StateCount]:

@@ -35,6 +35,7 @@ from runs.readmodels import (
     attention,
     branch_summary,
     fold_lines,
+    fork_point,
     graph_drawing,
     graph_page,
     naming,
@@ -522,7 +523,7 @@ def branches_line(detail: RunDetail) -> branch_summary.BranchesLine | None:
     """A run of several branches in one line: how it stands, on which branch, and the others (branch_summary)."""
     told = [detail.branch, *detail.other_branches] if detail.branch is not None else detail.other_branches
     counts = next((o for o in told if o.is_newest), told[-1] if told else None)
-    back = branch_summary.went_back(detail.graph, counts.tip_node_id) if counts is not None else None
+    back = fork_point.of_tip(detail.graph, counts.tip_node_id) if counts is not None else None
     return branch_summary.line(told, detail.run.state, back)
 
 

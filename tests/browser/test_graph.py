@@ -273,15 +273,21 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-head .badge")).to_have_text(["Running", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(
             [
-                "Branched from branch 1 after step 2 of 8 (Record the Changed Files)",
-                "Branched from branch 1 after step 1 of 8 (Triage the Change)",
+                "Branched from branch 1 after Record the Changed Files (step 2 of 8) to redo Review api (step 4 of"
+                " 8 · round 1 of 2)",
+                "Branched from branch 1 after Triage the Change (step 1 of 8) to redo Record the Changed Files (step"
+                " 2 of 8)",
             ]
         )
         # Each row says its step's place as the step list and the drawing's card say it.
         # Branch 2's rows: the step it answered again after the rewind (its own, ninth review item 3), then its last.
+        # Friction16b 6: the step it passed over stands where it would, a row of its own with a dashed dot.
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(
-            ["Step 4 of 8 · round 1 of 2", "Step 4 of 8 · round 2 of 2"]
+            ["Step 3 skipped", "Step 4 of 8 · round 1 of 2", "Step 4 of 8 · round 2 of 2"]
         )
+        skipped_row = listed.locator(".gl-branch").nth(1).locator(".gl-step.skipped")
+        expect(skipped_row.locator(".gl-dot.dot-skipped")).to_have_count(1)
+        expect(skipped_row.locator(".gl-title")).to_have_text("Trace the Impact Beyond the Diff")
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-notes").first).to_have_text("↺ redone")
         # The shown branch's steps are the Steps card's, right under the graph (friction12 item 2): its box counts
         # them and links there, and lists no row of its own; the other branches' steps are listed nowhere else.
@@ -290,7 +296,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(shown.locator(".gl-listed a")).to_have_attribute("href", "#steps-title")
         expect(shown.locator(".gl-step")).to_have_count(0)
         expect(sized_page.locator("ol.steps > li.step")).to_have_count(7)  # the 7 it counts, listed below
-        expect(listed.locator(".gl-title")).to_have_count(2 + 2)  # branches 2 and 3, two rows each
+        expect(listed.locator(".gl-title")).to_have_count(3 + 3)  # branches 2 and 3: two steps and one skipped
         # "you are viewing" once in the shown branch's box: in its heading.
         assert shown.inner_text().count("you are viewing") == 1
         assert sized_page.evaluate(LIST_PROBLEMS) == []
@@ -305,7 +311,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-branch.shown .gl-listed")).to_have_text(
             re.compile(r"^3 steps answered: \d shared with branch 1, \d on this branch · listed below$")
         )
-        expect(first.locator(".gl-words")).to_have_count(8)  # one "Step 7 of 8" row
+        expect(first.locator(".gl-words")).to_have_count(9)  # one "Step 7 of 8" row, and "Step 3 skipped"
         assert listed.locator(".gl-step:has(.gl-words)").evaluate_all(TWO_LINES) == []
         # The checkpoint: a chip on its step's row, linking its own page (ninth review item 5), not a second row.
         checkpoint = listed.locator(".gl-place .gl-notes", has_text="checkpoint")
@@ -322,7 +328,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(first.locator(".gl-step.tip .gl-notes")).to_have_count(0)  # no "latest": the drawing has none
         expect(first.locator(".gl-step.tip .gl-dot")).to_have_class(re.compile(r"\bdot-running\b"))
         expect(first.locator(".gl-step:not(.tip) .gl-dot.dot-done")).to_have_count(
-            first.locator(".gl-step").count() - 1
+            first.locator(".gl-step:not(.skipped)").count() - 1
         )
         colour = first.locator(".gl-step.tip .gl-dot").evaluate("dot => getComputedStyle(dot).backgroundColor")
         badge = first.locator(".gl-head .badge").evaluate("badge => getComputedStyle(badge).color")
@@ -331,6 +337,21 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     else:
         expect(drawing).to_be_visible()
         expect(listed).to_be_hidden()
+        # Friction16b 6: the step passed over between step 2 and step 4 is drawn, a dashed placeholder on the line
+        # between their cards (on each branch that passed it), its why in its tooltip.
+        skipped = drawing.locator("g.skipped-step")
+        expect(skipped.first.locator("text")).to_have_text("step 3 skipped")
+        expect(skipped.first.locator("title")).to_contain_text("step 3 of 8, skipped: it runs only if")
+        pill = skipped.first.locator("rect").bounding_box()
+        cards = [c.bounding_box() for c in drawing.locator("rect.card").all()]
+        assert pill is not None and all(
+            c is None
+            or pill["y"] + pill["height"] <= c["y"] + 0.5
+            or pill["y"] >= c["y"] + c["height"] - 0.5
+            or pill["x"] + pill["width"] <= c["x"]
+            or pill["x"] >= c["x"] + c["width"]
+            for c in cards
+        ), "the placeholder sits between cards, over none"
     # Friction12 item 15: the key is one line of named swatches beside the drawing on a desktop (tenth review:
     # in sight), folded behind the "?" on a phone, where the list names each branch's state in words.
     key = sized_page.locator(".state-legend")
@@ -350,8 +371,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(key).to_be_visible()
         tops = key.locator("li").evaluate_all("items => items.map((li) => Math.round(li.getBoundingClientRect().top))")
         assert max(tops) - min(tops) < 8, tops  # one line
-        # Friction15b 15: the cards' fills say their steps' states (answered green, grey where no agent works),
-        # the branch viewed an outline: their swatches in the key, drawn as the cards are.
+        # Friction15b 15: the cards' fills say their steps' states, the branch viewed an outline: their swatches
+        # in the key, drawn as the cards are. Friction16a 2: an answered step stays green where no agent works
+        # any more; "no agent on it" is a dashed outline, never a grey fill.
         fills = key.locator("li.card-look")
         expect(fills).to_have_text(["answered", "no agent on it", "the branch you view"])
         expect(fills.last).to_have_attribute(
@@ -364,10 +386,16 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
             assert swatch.evaluate("k => getComputedStyle(k).backgroundColor") == card.evaluate(
                 "c => getComputedStyle(c).fill"
             )
-        green, grey = css_colour(sized_page, "--ok-soft"), css_colour(sized_page, "--surface-2")
-        blue = css_colour(sized_page, "--info-soft")
+            assert swatch.evaluate("k => getComputedStyle(k).borderTopStyle") == (
+                "dashed" if kind == "aside" else "solid"
+            )
+        green, blue = css_colour(sized_page, "--ok-soft"), css_colour(sized_page, "--info-soft")
         assert graph.locator("rect.card.answered").first.evaluate("c => getComputedStyle(c).fill") == green
-        assert graph.locator("rect.card.aside").first.evaluate("c => getComputedStyle(c).fill") == grey
+        aside = graph.locator("rect.card.aside").first
+        assert aside.evaluate("c => getComputedStyle(c).fill") == green
+        assert aside.evaluate("c => getComputedStyle(c).strokeDasharray") not in ("none", "")
+        left = graph.locator("rect.card.state-left-behind").first
+        assert left.evaluate("c => getComputedStyle(c).strokeDasharray") not in ("none", "")
         assert graph.locator("rect.card.state-running").evaluate("c => getComputedStyle(c).fill") == blue
         # The branch viewed (the running one) is outlined in the page's ink, never filled blue as running is.
         ink = sized_page.evaluate("() => getComputedStyle(document.body).color")
@@ -488,14 +516,15 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert len(dots) == 11 + 2 + 2  # every node, and the review's two steps redone after a rewind
     for state, label, title, fill, badge, times, stroke, shape in dots:
         assert label == title and re.match(
-            r"^([^:]* within [\d.]+ m?s: )?"
+            r"^([^:]* within [\d.]+ m?s(, [^:]+)?: )?"
             r"(Step \d+ of \d+(, round \d+ of \d+(, part \d+ of \d+)? in “[^”]+”)? · .+|Complete): [A-Z]",
             label,
         )
-        # The state's own colour (its pill's is whose move); Left behind's dots are rings of it (olive beside
-        # Done's green read alike: friction9 item 7), every other a disc of it.
+        # The state's own colour (its pill's is whose move); Left behind's dots are rings of it (friction9 item 7),
+        # grey as the graph's and the chips' (friction16a 18), every other a disc of it.
         if state == "left_behind":
             assert stroke == badge != fill, (state, stroke, fill, badge)
+            assert stroke == css_colour(sized_page, "--idle"), stroke
         else:
             assert fill == badge, (state, fill, badge)
         assert shape == "circle", (state, shape)  # only Paused's are squares (test_sharing)

@@ -244,7 +244,9 @@ def test_a_looped_run(sized_page, console_log, site, looped):
     # Numbered dots (steps too close to draw apart) have a legend in sight, and each says how close. Whether
     # there are any depends on how evenly the machine spaced the steps over the span (first step to newest).
     if sized_page.locator(".tl-track:visible .tl-group").count():
-        expect(sized_page.locator(".tl-legend:visible")).to_contain_text("that many steps, too close in time")
+        expect(sized_page.locator(".tl-legend:visible")).to_contain_text(
+            "that many steps or checkpoints of one colour, too close in time"
+        )
         expect(sized_page.locator(".tl-track:visible .tl-group title").first).to_have_text(
             re.compile(r"^\d+ steps?[^:]* within [\d.]+ m?s: ")
         )

@@ -110,9 +110,10 @@ def test_the_branch_graph_is_a_tree_of_branches(service_catalog):
     assert "newest" in graph[0]
     # Where each grew from, as the run page's list of branches says it: each answered a step again after a
     # rewind, so it forked after the last step both share (graph_story).
-    assert graph[1].startswith("  ├─ Branch 2: branched from branch 1 after step ") and graph[2].startswith(
-        "  └─ Branch 3: branched from branch 1 after step "
+    assert graph[1].startswith("  ├─ Branch 2: branched from branch 1 after ") and graph[2].startswith(
+        "  └─ Branch 3: branched from branch 1 after "
     )
+    assert " to redo " in graph[1] and " to redo " in graph[2]  # then the step each redoes (fork_point)
     assert not any(re.search(r"\bnode\b", line) for line in graph)  # places and branch numbers, never node ids
 
 

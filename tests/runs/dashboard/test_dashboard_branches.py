@@ -11,7 +11,9 @@ pytestmark = pytest.mark.django_db
 
 # Where the run is, in the dashboard's words (runs/readmodels/states.py): its newest branch, where the agent works,
 # placed in the outline (the review loop is its 4th entry; the agent is in its 2nd round).
-WENT_BACK = "then branch 2 branched from Record the Changed Files and is redoing it"
+WENT_BACK = (
+    "then branch 2 branched after Triage the Change (step 1 of 8) to redo Record the Changed Files (step 2 of 8)"
+)
 WHERE = "Review storage · step 4 of 8 · round 2 of 2"  # its name first, the short place (step_places.named)
 # The whole place, the loop named, in the line's tooltip (friction12 4).
 WHERE_TITLE = ' title="step 4 of 8, round 2 of 2 in “Review Each Focus Area”"'

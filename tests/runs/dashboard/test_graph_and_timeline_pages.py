@@ -145,15 +145,18 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     assert "round 2, running" not in words
     # Finished and running at once, told as what happened (friction8 5); the finished branch's link names its
     # last step, as every other branch's does.
-    assert (
-        "Branch 1 finished; then branch 2 branched from Verify slice 2 (step 2a of 3 · round 2 "
-        "of 3) and is redoing it." in words
+    # Friction16a 3: anchored as the phone's list of branches anchors it, the step it branched after, then the
+    # step it redoes (fork_point.py), in the same words in both places.
+    forked = (
+        "after Record what the slice showed (step 2b of 3 · round 1 of 3) to redo Verify slice 2 (step 2a of 3 ·"
+        " round 2 of 3)"
     )
+    assert f"Branch 1 finished; then branch 2 branched {forked}." in words, words
+    assert f"Branched from branch 1 {forked}" in words
     assert "replaced" not in words and "Branch 1 · finished with Summarize the verification" in words
     assert "open at step 6" not in words and "open at step 4" not in words
     # The branch row under the graph is gone (its links were the run card's other-branches list again); the
-    # phone's branch list says where branch 2 forked, in the same words.
-    assert "Branched from branch 1 after step 2b of 3 · round 1 of 3" in words, words
+    # phone's branch list says where branch 2 forked, in the same words (above).
     assert card_step_line(html, str(newest.public_id)) == "step 2b of 3 · round 2 of 3"
     # The checkpoint (saved during round 1's "Record what the slice showed") is no card of its own: as a card it
     # read as that step twice (ninth review item 5). A mark beside its step's card, linking its own node's page

@@ -5,8 +5,9 @@ finished one."""
 
 from __future__ import annotations
 
-from runs.contract.dashboard import BranchOutcomeEntry, GraphNode, RunGraph, StepPlace
+from runs.contract.dashboard import BranchOutcomeEntry
 from runs.readmodels import branch_summary
+from runs.readmodels.fork_point import ForkPoint
 
 
 def branch(number: int, state: str, *, newest: bool = False, left_behind: bool = False) -> BranchOutcomeEntry:
@@ -22,17 +23,18 @@ def test_a_running_run_names_its_branch_and_leaves_the_others_states_to_their_li
     assert str(branch_summary.line(told, "running")) == "Running on branch 2"
 
 
-def test_a_run_finished_once_and_going_on_tells_how_the_agent_went_back():
-    # Finished and running at once reads as a contradiction: the line tells the story, from the graph's data.
+def test_a_run_finished_once_and_going_on_tells_where_the_branch_grew_from_as_its_list_does():
+    # Finished and running at once reads as a contradiction: the line tells the story, anchored as the list of
+    # branches anchors it (fork_point: the step it branched after, then the one it redoes; friction16a 3).
     told = [branch(1, "done"), branch(2, "running", newest=True)]
-    back = branch_summary.WentBack("Verify slice 2", by_hand=False)
+    back = ForkPoint("again", "Record (step 2b of 3 · round 1 of 3)", "Verify slice 2 (step 2a of 3 · round 2 of 3)", 1)
     assert str(branch_summary.line(told, "running", back)) == (
-        "Running on branch 2 (branch 1 finished; then branch 2 branched from Verify slice 2 and is redoing it)"
+        "Running on branch 2 (branch 1 finished; then branch 2 branched after Record (step 2b of 3 · round 1 of 3)"
+        " to redo Verify slice 2 (step 2a of 3 · round 2 of 3))"
     )
-    assert str(branch_summary.line(told, "done", back)).endswith("branched from Verify slice 2 and redid it)")
-    by_hand = branch_summary.WentBack("Verify slice 2", by_hand=True)
+    by_hand = ForkPoint("by_hand", "", "Verify slice 2 (step 2 of 3)", 1)
     assert str(branch_summary.line(told, "running", by_hand)).endswith(
-        "then someone started branch 2 by hand from Verify slice 2)"
+        "then someone started branch 2 by hand at Verify slice 2 (step 2 of 3))"
     )
     # Only a finished branch needs the story: branches left behind have their own panels, and their badges say it.
     left = [branch(1, "left_behind", left_behind=True), branch(2, "running", newest=True)]
@@ -49,46 +51,6 @@ def test_a_run_finished_once_and_going_on_tells_how_the_agent_went_back():
     )
 
 
-def test_where_a_branch_grew_from_is_read_up_its_lane_in_the_graph():
-    def node(node_id: str, parent: str | None, lane: int, title: str, via: str = "step") -> GraphNode:
-        return GraphNode.model_construct(node_id=node_id, parent_id=parent, lane=lane, title=title, via=via)
-
-    nodes = [node("1", None, 0, "Scope"), node("2", "1", 0, "Verify slice 2"), node("3", "2", 0, "Record")]
-    nodes += [node("4", "2", 1, "Record"), node("5", "4", 1, "Summarize")]
-    graph = RunGraph.model_construct(nodes=nodes)
-    assert branch_summary.went_back(graph, "5") == branch_summary.WentBack("Verify slice 2", by_hand=False)
-    assert branch_summary.went_back(graph, "3") is None  # the run's first branch grew from nothing
-    nodes[3] = node("4", "2", 1, "Record", via="fork")
-    assert branch_summary.went_back(RunGraph.model_construct(nodes=nodes), "5") == branch_summary.WentBack(
-        "Verify slice 2", by_hand=True
-    )
-
-
-def test_going_back_inside_a_loop_says_which_round_as_the_graph_does():
-    # A loop's rounds repeat its steps' titles: the step gone back to is placed too, in the graph's brief words.
-    place = StepPlace(position=2, length=3, round=2, inner=2)
-    place._rounds = 3
-    place._parts = 2
-    nodes = [
-        GraphNode.model_construct(node_id="1", parent_id=None, lane=0, title="Record", via="step", place=place),
-        GraphNode.model_construct(node_id="2", parent_id="1", lane=1, title="Summarize", via="step", place=None),
-    ]
-    back = branch_summary.went_back(RunGraph.model_construct(nodes=nodes), "2")
-    assert back == branch_summary.WentBack("Record", by_hand=False, place="step 2b of 3 · round 2 of 3")
-    told = [branch(1, "done"), branch(2, "running", newest=True)]
-    assert str(branch_summary.line(told, "running", back)) == (
-        "Running on branch 2 (branch 1 finished; then branch 2 branched from Record (step 2b of 3 · round 2 of 3) "
-        "and is redoing it)"
-    )
-    # Outside a loop the title is enough.
-    nodes[0] = GraphNode.model_construct(
-        node_id="1", parent_id=None, lane=0, title="Record", via="step", place=StepPlace(position=2, length=3)
-    )
-    assert branch_summary.went_back(RunGraph.model_construct(nodes=nodes), "2") == branch_summary.WentBack(
-        "Record", by_hand=False
-    )
-
-
 def test_a_done_run_says_which_branch_counts_and_not_again_that_the_others_are_left_behind():
     told = [
         branch(1, "done", newest=True),
@@ -102,7 +64,8 @@ def test_a_done_run_says_which_branch_counts_and_not_again_that_the_others_are_l
 
 def test_a_blocked_branch_that_is_not_the_newest_is_not_counted_as_finished():
     told = [branch(1, "blocked", left_behind=True), branch(2, "done"), branch(3, "needs_you", newest=True)]
-    back = branch_summary.WentBack("Plan", by_hand=False)
+    back = ForkPoint("again", "Scope (step 1 of 4)", "Plan (step 2 of 4)", 2)
     assert str(branch_summary.line(told, "needs_you", back)) == (
-        "Needs you on branch 3 (branch 2 finished; then branch 3 branched from Plan and is redoing it)"
+        "Needs you on branch 3 (branch 2 finished; then branch 3 branched after Scope (step 1 of 4) to redo Plan"
+        " (step 2 of 4))"
     )

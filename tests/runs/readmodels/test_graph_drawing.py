@@ -346,7 +346,7 @@ def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_
         "state-left-behind": "no agent works on this branch any more",
         "state-running": "the agent works on it",
         "answered": "green: an answered step",
-        "aside": "grey: a step only a branch no agent works on holds (left behind or canceled)",
+        "aside": "dashed outline: a step only a branch no agent works on holds (left behind or canceled)",
         "on-branch": "dark outline: the branch you are viewing (its steps are listed below)",
         "again": "the branch's first step, redone after branching (the steps above it are shared)",
     }
@@ -376,6 +376,8 @@ def test_the_screen_fills_each_card_by_its_steps_state():
     svg = graph_drawing.for_screen(run, shown="3", href=lambda node: "/", title="g", states=states)
     assert "answered" in card_classes(svg, "1") and "aside" not in card_classes(svg, "1")
     assert "aside" in card_classes(svg, "2") and "on-branch" in card_classes(svg, "2")
+    # Friction16a 2: answered stays answered (green) on the branch left behind; "aside" only dashes its outline.
+    assert "answered" in card_classes(svg, "2")
     assert "answered" in card_classes(svg, "4") and "on-branch" not in card_classes(svg, "4")
     assert {"answered", "aside"}.isdisjoint(card_classes(svg, "3")) and "state-left-behind" in card_classes(svg, "3")
     assert "state-running" in card_classes(svg, "5")
@@ -491,3 +493,26 @@ def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_car
         "checkpoint-mark": "checkpoint",
     }
     assert graph_drawing.CHECKPOINT_GLYPH == "◆" and graph_drawing.AGAIN_GLYPH not in graph_drawing.STATE_WORDS.values()
+
+
+def test_a_step_passed_over_is_a_dashed_placeholder_between_the_two_cards_around_it():
+    # Friction16b 6: branch 1 went from step 2 to step 4 with nothing drawn between.
+    run = drawn([(1, None), (2, 1), (3, 2)])
+    passed = {"3": (graph_drawing.Skipped("step 3 skipped", "Trace · step 3 of 8, skipped: it runs only if x"),)}
+    svg = graph_drawing.for_screen(
+        run, shown="3", href=lambda node: "/", title="g", skipped=lambda card: passed.get(card, ())
+    )
+    assert svg.count('class="skipped-step"') == 1
+    pill = svg.split('class="skipped-step"', 1)[1].split("</g>", 1)[0]
+    assert ">step 3 skipped</text>" in pill and "<title>Trace · step 3 of 8, skipped: it runs only if x</title>" in pill
+    top = int(re.search(r'class="skipped-pill"[^>]* y="(-?\d+)"', pill).group(1))  # type: ignore[union-attr]
+    cards = {
+        m[0]: int(m[1]) for m in re.findall(r'data-node-id="(\d+)".*?<rect class="card[^"]*" x="\d+" y="(\d+)"', svg)
+    }
+    bottom_of_2 = cards["2"] + graph_drawing.SCREEN_CARD_H
+    assert bottom_of_2 <= top and top + graph_drawing.SKIPPED_H <= cards["3"]
+    # Two passed over: how many, each named in its tooltip; none, none drawn.
+    two = (passed["3"][0], graph_drawing.Skipped("step 4 skipped", "Plan · step 4 of 8, skipped: y"))
+    svg = graph_drawing.for_screen(run, shown="3", href=lambda node: "/", title="g", skipped=lambda card: two)
+    assert ">2 steps passed over</text>" in svg
+    assert 'class="skipped-step"' not in screen(run)

@@ -32,7 +32,10 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # slice 2) is the new branch's own: it forked after the last step both share.
     first, newest = laid_out.sections
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
-    assert newest.forked.startswith("branched from branch 1 after step 2b of 3 · round 1 of 3")
+    assert newest.forked == (
+        "branched from branch 1 after Record what the slice showed (step 2b of 3 · round 1 of 3) to redo Verify"
+        " slice 2 (step 2a of 3 · round 2 of 3)"
+    )
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     # Friction14: no tag says "you are viewing" or "latest" on the drawing, so its legend explains neither.
     assert "lane" in {entry.key for entry in laid_out.legend}
@@ -104,17 +107,20 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert [s.forked for s in sections] == [
         "",
         # Ninth review item 3: a branch grows from the last step it shares; the step it answered again is its own.
-        "branched from branch 1 after step 2 of 8 (Record the Changed Files)",
-        "branched from branch 1 after step 1 of 8 (Triage the Change)",
+        "branched from branch 1 after Record the Changed Files (step 2 of 8) to redo Review api (step 4 of 8 · round"
+        " 1 of 2)",
+        "branched from branch 1 after Triage the Change (step 1 of 8) to redo Record the Changed Files (step 2 of 8)",
     ]
     assert sections[1].href.startswith("/r/?tip=")
     first = sections[0].rows
     # Each row says its step's place in the outline as the step list does: the 3rd entry skipped (its
     # condition did not hold), the loop (the 4th) in two rounds; the answered ones done, the last one running.
     # The checkpoint is no row of its own (two "Step 7 of 8" rows, ninth review item 5): a mark on its step's.
+    # The step passed over is a row where it would stand (friction16b 6), marked skipped, its why its label.
     assert [row.words for row in first] == [
         "step 1 of 8",
         "step 2 of 8",
+        "step 3 skipped",
         "step 4 of 8 · round 1 of 2",
         "step 4 of 8 · round 2 of 2",
         "step 5 of 8",
@@ -122,6 +128,13 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
         "step 7 of 8",
         "step 8 of 8",
     ]
+    skipped = first[2]
+    assert (
+        skipped.skipped
+        and not skipped.href
+        and skipped.state_label.endswith("it runs only if complexity is 'complex', and complexity is 'standard'")
+    )
+    first = [row for row in first if not row.skipped]
     # The step list's words, short (its loop unnamed: the step list below names it, a phone row has no room).
     said = {step.node_id: step.place.brief for step in detail.steps if step.place is not None}
     assert [said[row.href.split("/")[2]] for row in first[:-1]] == [row.words for row in first[:-1]]
@@ -138,6 +151,7 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     # answered again (its page: the node the agent rewound to, where the step list links it too).
     assert [(row.words, row.title, row.notes, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
         ("step 2 of 8", "Record the Changed Files", "↺ redone", False),
+        ("step 3 skipped", "Trace the Impact Beyond the Diff", "", False),
         ("step 4 of 8 · round 1 of 2", "Review api", "", True),
     ]
     rewound_to = sections[2].rows[0].href.split("/")[2]

@@ -235,7 +235,9 @@ def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_
         assert [(dot.state, dot.count) for dot in dots] == [("done", 8), ("left_behind", 1), ("done", 1)]
         assert sum(dot.count for dot in dots) == row.nodes == 10
         # It says what its number is: that many steps, and within how long of each other.
-        assert dots[0].words.startswith("8 steps within 800 ms: Step 1; Step 2;") and "Step 9" in dots[0].words
+        assert (
+            dots[0].words.startswith("8 steps within 800 ms, answered: Step 1; Step 2;") and "Step 9" in dots[0].words
+        )
         assert "Step 5" not in dots[0].words and dots[1].words == "Step 5"
         places = [float(dot.at.rstrip("%")) for dot in dots]
         assert all(b - a >= gap - 0.01 for a, b in itertools.pairwise(places))
@@ -306,3 +308,21 @@ def test_every_state_the_row_lists_has_a_dot_of_its_colour_at_both_widths():
     marks = {"r1": [NodeMark(T0, "done", "1"), NodeMark(end, "done", "2"), NodeMark(end, "left_behind", "3")]}
     (ended,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, end).rows
     assert [dot.at for dot in ended.narrow_dots] == ["1.50%", f"{98.5 - timeline_page.MERGE_NARROW:.2f}%", "98.50%"]
+
+
+def test_a_numbered_dot_says_answered_and_which_branches_it_mixes_not_done():
+    # Friction16b 16: a "9" dot in Done's green mixed steps of branches 1, 2 and 3 and read as "finished". Its
+    # colour is the graph's "answered" (a step answered on a branch left behind since stays answered).
+    mixed = [
+        NodeMark(T0, "done", "a", branch=1),
+        NodeMark(T0, "done", "b", branch=3),
+        NodeMark(T0, "done", "c", branch=2),
+    ]
+    assert timeline_page.cluster_state("done", mixed) == "answered, on branches 1, 2 and 3"
+    assert timeline_page.cluster_state("done", mixed[:1]) == "answered, on branch 1"
+    # A cluster holding the run's end, or another state, keeps its state's word.
+    ended = [NodeMark(T0, "done", "a"), NodeMark(T0, "done", "Complete", kind="end")]
+    assert timeline_page.cluster_state("done", ended) == "Done"
+    assert timeline_page.cluster_state("left_behind", [NodeMark(T0, "left_behind", "a", branch=2)]) == (
+        "Left behind, on branch 2"
+    )

@@ -1,0 +1,74 @@
+"""Where a branch grew from, said one way wherever the dashboard says it: the run header's story line
+(branch_summary), the phone's and the report's list of branches (graph_page.fork_words).
+
+Two places used to anchor one fork differently (friction16a 3, friction16b 15): the header named the step the
+branch went back to ("branched from Verify slice 2 and is redoing it", read as "started after Verify slice 2"),
+the branch card the last step both branches share ("branched from branch 1 after step 2b of 3"). Both are true,
+so both are said, in one order: the step it branched after, then the step it redoes: "branched after Record what
+the slice showed (step 2b of 3 · round 1 of 3) to redo Verify slice 2 (step 2a of 3 · round 2 of 3)".
+
+Read from the graph as the page tells it (graph_story.told): a branch's first card is the step it answered again
+(its `again` card), the card it grew from is the last step both branches share; a branch started by hand waits at
+its parent's step; a branch a checkpoint started grows from its step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from runs.contract.dashboard import GraphNode, RunGraph
+from runs.readmodels import graph_drawing, graph_story
+
+Kind = Literal["again", "by_hand", "checkpoint"]
+
+
+def step_named(node: GraphNode) -> str:
+    """A card's step by its title, then its place in the outline: "Verify slice 2 (step 2a of 3 · round 2 of 3)"."""
+    title = node.title or node.step_id or "Step"
+    where = graph_drawing.step_words(node)
+    return f"{title} ({where})" if where else title
+
+
+@dataclass(frozen=True, slots=True)
+class ForkPoint:
+    kind: Kind
+    after: str  # the step the branch branched after (the last both share), "" at the run's start
+    redoes: str  # the step it redoes (again), or waits at (by hand, checkpoint)
+    from_branch: int | None = None  # the branch it grew from (branches.py's numbers), None at the run's start
+
+    def words(self, *, named: bool = False) -> str:
+        """ "branched after X to redo Y"; `named`: with the branch it grew from, for a list of branches that
+        shows no drawing ("branched from branch 1 after X to redo Y")."""
+        source = f" from branch {self.from_branch}" if named and self.from_branch is not None else ""
+        if self.kind == "by_hand":
+            return f"started by hand{source} at {self.redoes}"
+        if self.kind == "checkpoint":
+            return f"branched{source} at {self.redoes}"
+        if not self.after:
+            return f"branched at the start to redo {self.redoes}"
+        return f"branched{source} after {self.after} to redo {self.redoes}"
+
+
+def of_first(story: graph_story.Told, first: GraphNode) -> ForkPoint:
+    """The fork point of the branch whose first card (as `story` tells the graph) is `first`."""
+    fork = story.grew_from(first)
+    source = fork.lane + 1 if fork is not None else None
+    if first.via == "fork":
+        return ForkPoint("by_hand", "", step_named(fork if fork is not None else first), source)
+    if first.node_id in story.again:
+        return ForkPoint("again", step_named(fork) if fork is not None else "", step_named(first), source)
+    return ForkPoint("checkpoint", "", step_named(fork if fork is not None else first), source)
+
+
+def of_tip(graph: RunGraph, tip_id: str) -> ForkPoint | None:
+    """The fork point of the branch that ends at the stored node `tip_id`; None for the run's first branch (or a
+    tip the graph does not hold)."""
+    story = graph_story.told(graph)
+    cards = {node.node_id: node for node in story.graph.nodes}
+    node = cards.get(story.card(tip_id))
+    if node is None or node.lane == 0:
+        return None
+    while node.parent_id is not None and node.parent_id in cards and cards[node.parent_id].lane == node.lane:
+        node = cards[node.parent_id]
+    return of_first(story, node)
