@@ -196,7 +196,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
         if value != default:
             params[key] = value
     # The filters by whose move, each as many as the rows whose pill has its colour; "Your move" says which
-    # states it gathers in its tooltip ("Needs you 1 · Stalled 2"), the one place that breakdown is said.
+    # states it gathers in its tooltip ("Confirm 1 · Stalled 2"), the one place that breakdown is said.
     counts = overview.move_counts(page.state_counts, page.yours)
     reasons = " · ".join(
         f"{states.label(name)} {page.state_counts[name]}" for name in states.YOURS_ALWAYS if page.state_counts.get(name)

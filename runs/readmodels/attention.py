@@ -568,7 +568,7 @@ def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -
         _Title(f"{states.label('paused')}: {how}", halted.since, ", no agent has it yet"),
         next_move=f"{paste_words(_ANY_AGENTS, lead=True)}: it picks up at this step, nothing lost.",
         for_you=(
-            f"{why} Once an agent carries on, the run reads {states.label('running')} again. A paused run never "
+            f"{why} Once an agent carries on, the run is the agent's move again. A paused run never "
             f"turns {states.label('stalled')}: nobody had it."
         ),
         since=halted.since,
@@ -581,7 +581,8 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     pk = state.tree.by_public_id(tip)
     seen = step_text.as_seen(compiled_workflow(state.run.pinned_id), [pk] if pk is not None else [])
     # Since when it waits, as the stalled and blocked panels say theirs: how long the person kept it waiting.
-    waits = f"{states.label('needs_you')}: {WAITING_WORDS}"
+    # The status line's pill already says "Your move · Confirm": the title says what it waits for, once.
+    waits = WAITING_WORDS.capitalize()
     panel = _panel(
         state,
         shown,

@@ -159,7 +159,7 @@ def copy_label(name: str) -> str:
 
 @register.filter
 def state_label(value: Any) -> str:
-    """A state (runs/readmodels/states.py) in the dashboard's one vocabulary: "Needs you", "Left behind"."""
+    """A state (runs/readmodels/states.py) in the dashboard's one vocabulary: "Confirm", "Left behind"."""
     return states.label(str(value))
 
 

@@ -19,7 +19,7 @@ def test_a_run_of_one_branch_needs_no_line():
 
 def test_a_running_run_names_its_branch_and_leaves_the_others_states_to_their_list():
     told = [branch(1, "done"), branch(2, "running", newest=True)]
-    assert str(branch_summary.line(told, "running")) == "Running on branch 2"
+    assert str(branch_summary.line(told, "running")) == "Working on branch 2"
 
 
 def test_a_run_finished_once_and_going_on_tells_how_the_agent_went_back():
@@ -27,7 +27,7 @@ def test_a_run_finished_once_and_going_on_tells_how_the_agent_went_back():
     told = [branch(1, "done"), branch(2, "running", newest=True)]
     back = branch_summary.WentBack("Verify slice 2", by_hand=False)
     assert str(branch_summary.line(told, "running", back)) == (
-        "Running on branch 2 (branch 1 finished; then branch 2 branched from Verify slice 2 and is redoing it)"
+        "Working on branch 2 (branch 1 finished; then branch 2 branched from Verify slice 2 and is redoing it)"
     )
     assert str(branch_summary.line(told, "done", back)).endswith("branched from Verify slice 2 and redid it)")
     by_hand = branch_summary.WentBack("Verify slice 2", by_hand=True)
@@ -36,7 +36,7 @@ def test_a_run_finished_once_and_going_on_tells_how_the_agent_went_back():
     )
     # Only a finished branch needs the story: branches left behind have their own panels, and their badges say it.
     left = [branch(1, "left_behind", left_behind=True), branch(2, "running", newest=True)]
-    assert str(branch_summary.line(left, "running", back)) == "Running on branch 2"
+    assert str(branch_summary.line(left, "running", back)) == "Working on branch 2"
     # Two finished, one left behind: the story names the finished ones alone.
     told = [
         branch(1, "done"),
@@ -45,7 +45,7 @@ def test_a_run_finished_once_and_going_on_tells_how_the_agent_went_back():
         branch(4, "running", newest=True),
     ]
     assert str(branch_summary.line(told, "running", back)).startswith(
-        "Running on branch 4 (branches 1 and 3 finished; then"
+        "Working on branch 4 (branches 1 and 3 finished; then"
     )
 
 
@@ -77,7 +77,7 @@ def test_going_back_inside_a_loop_says_which_round_as_the_graph_does():
     assert back == branch_summary.WentBack("Record", by_hand=False, place="step 2b of 3 · round 2 of 3")
     told = [branch(1, "done"), branch(2, "running", newest=True)]
     assert str(branch_summary.line(told, "running", back)) == (
-        "Running on branch 2 (branch 1 finished; then branch 2 branched from Record (step 2b of 3 · round 2 of 3) "
+        "Working on branch 2 (branch 1 finished; then branch 2 branched from Record (step 2b of 3 · round 2 of 3) "
         "and is redoing it)"
     )
     # Outside a loop the title is enough.
@@ -104,5 +104,5 @@ def test_a_blocked_branch_that_is_not_the_newest_is_not_counted_as_finished():
     told = [branch(1, "blocked", left_behind=True), branch(2, "done"), branch(3, "needs_you", newest=True)]
     back = branch_summary.WentBack("Plan", by_hand=False)
     assert str(branch_summary.line(told, "needs_you", back)) == (
-        "Needs you on branch 3 (branch 2 finished; then branch 3 branched from Plan and is redoing it)"
+        "Confirm on branch 3 (branch 2 finished; then branch 3 branched from Plan and is redoing it)"
     )
