@@ -31,7 +31,7 @@ def numbers_words(numbers: list[int]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class BranchesLine:
-    lead: str  # how the run stands and on which branch: "Running on branch 2"
+    lead: str  # how the run stands and on which branch: "Working on branch 2"
     story: str = ""  # how the one that counts came after a finished one: "branch 1 finished; then branch 2
     # branched from Verify slice 2 and is redoing it"; "" when no branch finished beside it
 

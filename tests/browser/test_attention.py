@@ -161,7 +161,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # The head names the repository and git branch the agent works in, once, inside a 390 px screen too
     # (friction13 7; visit checked the page fits).
     works_in = sized_page.locator("#session-workspace")
-    expect(works_in).to_have_text("repository shop-storefront · branch feature/checkout-confirmation-step")
+    expect(works_in).to_have_text("repository shop-storefront · git branch feature/checkout-confirmation-step")
     box = works_in.bounding_box()
     assert box is not None and box["x"] + box["width"] <= (sized_page.viewport_size or {})["width"], box
     assert said(sized_page, "feature/checkout-confirmation-step") == 1
@@ -429,8 +429,8 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         expect(sized_page.locator("#run-where")).to_contain_text(" on branch 2 · ")
         expect(sized_page.locator("#shown-branch")).to_have_text("Showing branch 1 · Left behind")
         assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
-        # Two open branches, both stopped by canceling: the button counts them, from the read model.
-        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel the run and both open branches…")
+        # Two open branches, both stopped by canceling: the button counts them as their cards say them.
+        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel run (1 branch in progress, 1 left behind)…")
     else:
         expect(sized_page.locator("#cancel-button")).to_have_text("Cancel run…")
     console_log.assert_clean()

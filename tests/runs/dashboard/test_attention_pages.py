@@ -28,7 +28,7 @@ def test_the_list_groups_by_repository_then_branch_and_never_merges_two_mains(cl
     assert ['<span class="repo-name">blog</span>' in h for h in headings] == [True, True, False]
     assert sum("main</span>" in h for h in headings) == 2
     # In plain words: the repository, its branch, how many; the repository's path muted after them.
-    assert '<span class="repo-name">blog</span> · branch <span class="mono">feature/x</span> · 1 ' in headings[0]
+    assert '<span class="repo-name">blog</span> · git branch <span class="mono">feature/x</span> · 1 ' in headings[0]
     assert "(1)" not in html and "work observed outside git" not in html
     assert html.index(ids["BLOG-MAIN"]) < html.index(ids["SHOP-MAIN"])
     # A session's head names the repository and git branch its agent works in, in the list's words, once
@@ -36,7 +36,7 @@ def test_the_list_groups_by_repository_then_branch_and_never_merges_two_mains(cl
     html = page(client, f"/sessions/{ids['BLOG-X']}/")
     assert (
         '<li id="session-workspace" title="/src/blog">repository <strong>blog</strong> · '
-        'branch <span class="mono">feature/x</span></li>'
+        'git branch <span class="mono">feature/x</span></li>'
     ) in html
     assert html.count("feature/x") == 1
     outside = start_workflow(made.PLAN, context={"sessionKey": "NOWHERE"})["session"]["sessionId"]

@@ -87,7 +87,7 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     assert 'id="session-filters" open data-active' not in usual and ">Reset</a>" not in usual
     Session.objects.filter(session_key__in=["KEY-00", "KEY-01"]).update(workspace_path="/src/shop", git_branch="main")
     Session.objects.filter(session_key="KEY-02").update(workspace_path="/src/blog", git_branch="main")
-    branch = ' · branch <span class="mono">main</span> · '
+    branch = ' · git branch <span class="mono">main</span> · '
     shop = '<span class="repo-name">shop</span>' + branch
     blog = '<span class="repo-name">blog</span>' + branch
     for grouped in (
@@ -244,8 +244,9 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     assert sorted(review) == ["Agent's move · Working"] + ["Done"] * 10 + ["Left behind"] * 2
     assert sum("↺ redone: Done (branch" in name for name in names) == 2
     assert any("Step 8 of 8 · Summarize the Review: Agent's move · Working (branch 1) · " in name for name in names)
-    # Canceling stops every open branch, not only the one shown, and the button counts them.
-    assert "Cancel the run and all 3 open branches…" in html and "on branches 1, 2 and 3" in html
+    # Canceling stops every open branch, not only the one shown, and the button counts them as the cards say them.
+    assert "Cancel run (1 branch in progress, 2 left behind)…" in html
+    assert "with branch 1 in progress and branches 2 and 3 left behind" in html
 
 
 def test_a_notes_only_session_shows_its_notes_without_runs(client, service_catalog, settings):
