@@ -158,7 +158,7 @@ class Place:
         if self.last_activity < cutoff:
             since = max(self.last_activity, self.since)  # never before its newest step was given
             return Shown("stalled", f"{lead}stalled since {stamp(since)}", since, f"{lead}stalled since ")
-        # Beside a "Running" badge: where it is, not "running" again.
+        # Beside an "Agent's move · Working" pill: where it is, not "working" again.
         return Shown("working", step or "running", self.since)
 
 
