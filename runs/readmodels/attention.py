@@ -568,7 +568,7 @@ def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -
         _Title(f"{states.label('paused')}: {how}", halted.since, ", no agent has it yet"),
         next_move=f"{paste_words(_ANY_AGENTS, lead=True)}: it picks up at this step, nothing lost.",
         for_you=(
-            f"{why} Once an agent carries on, the run is the agent's move again. A paused run never "
+            f"{why} Once an agent carries on, the run reads {states.label('running')} again. A paused run never "
             f"turns {states.label('stalled')}: nobody had it."
         ),
         since=halted.since,
