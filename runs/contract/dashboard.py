@@ -208,8 +208,8 @@ class AttentionPanel(Shape):
     state: StateName = Field(default="running", description="The panel's state, as its badge says it (states.py).")
     branch: int = Field(description="The branch's number (BranchOutcomeEntry.number).")
     title: str = Field(
-        description="The verdict in one short line, led by the state's word: 'Stalled since 14:02 UTC: resume the "
-        "agent if it stopped', 'Needs you: waiting for your confirmation since 14:02 UTC'."
+        description="The verdict in one short line: 'Stalled since 14:02 UTC: resume the agent if it stopped', "
+        "'Waiting for your confirmation since 14:02 UTC'."
     )
     for_you: str = Field(description="Why, in a few sentences: the details a person reads after the verdict.")
     step: StepPlace | None = Field(default=None, description="Where the branch's step sits in the outline.")

@@ -148,6 +148,19 @@ def _all_in_one_group(page: SessionPage) -> bool:
     return len(page.groups) == 1 and page.pages == 1
 
 
+def git_in_view(page: SessionPage) -> bool:
+    """Whether some session on this page recorded a git branch, so that one is in view (its column, or its group's
+    heading): then the list says "git branch" for git's and "run branches" for WorkRail's, never a bare "branch"
+    beside the other (friction16a 1: "4 branches" beside "Git branch" read as four git branches)."""
+    return any(s.git_branch for s in page.items)
+
+
+def git_branch_column(page: SessionPage) -> bool:
+    """The "Git branch" column: only when a row on the page has one (friction16b 14: a column of "—" on every row
+    is noise), and not when each group's heading names it already."""
+    return page.group != "branch" and git_in_view(page)
+
+
 def default_group() -> SessionGroup:
     """The grouping the list opens with: by repository and git branch, unless no session recorded a repository
     (then every one would sit in one "No repository recorded" group, and a note would say so: noise)."""
@@ -196,7 +209,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
         if value != default:
             params[key] = value
     # The filters by whose move, each as many as the rows whose pill has its colour; "Your move" says which
-    # states it gathers in its tooltip ("Needs you 1 · Stalled 2"), the one place that breakdown is said.
+    # states it gathers in its tooltip ("Confirm 1 · Stalled 2"), the one place that breakdown is said.
     counts = overview.move_counts(page.state_counts, page.yours)
     reasons = " · ".join(
         f"{states.label(name)} {page.state_counts[name]}" for name in states.YOURS_ALWAYS if page.state_counts.get(name)
@@ -236,8 +249,10 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "sorts": SORTS,
             "settled": states.SETTLED,
             # The table's columns (a group's heading spans them): the owner's when the store has owners, and the
-            # git branch's unless each group's heading names the branch.
-            "columns": 6 + page.has_owners + (page.group != "branch"),
+            # git branch's when a row has one and the group headings do not name it.
+            "git_column": git_branch_column(page),
+            "branches_words": "Run branches" if git_in_view(page) else "Branches",
+            "columns": 6 + page.has_owners + git_branch_column(page),
             "groups": GROUPS,
             "default_group": usual_group,
             "live_version": version,

@@ -158,7 +158,7 @@ class Place:
         if self.last_activity < cutoff:
             since = max(self.last_activity, self.since)  # never before its newest step was given
             return Shown("stalled", f"{lead}stalled since {stamp(since)}", since, f"{lead}stalled since ")
-        # Beside a "Running" badge: where it is, not "running" again.
+        # Beside an "Agent's move · Working" pill: where it is, not "working" again.
         return Shown("working", step or "running", self.since)
 
 
@@ -582,7 +582,8 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     pk = state.tree.by_public_id(tip)
     seen = step_text.as_seen(compiled_workflow(state.run.pinned_id), [pk] if pk is not None else [])
     # Since when it waits, as the stalled and blocked panels say theirs: how long the person kept it waiting.
-    waits = f"{states.label('needs_you')}: {WAITING_WORDS}"
+    # The status line's pill already says "Your move · Confirm": the title says what it waits for, once.
+    waits = WAITING_WORDS.capitalize()
     panel = _panel(
         state,
         shown,

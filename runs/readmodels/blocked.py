@@ -285,7 +285,7 @@ def panel_verdict(entry: BlockedStep) -> str:
 
 def _verdict_words(move: WhoseMove, step: str, needs: str) -> str:
     if move == "user":
-        return f"Needs you: {step} waits for something only you can give."
+        return f"Your move: {step} waits for something only you can give."
     if move == "delegations":
         return f"Blocked: {step} waits for its delegated runs to finish."
     return f"Blocked: the agent must resend {step} with {needs}."

@@ -1,5 +1,5 @@
 """A run of several branches in one line: how the run stands, on which branch (the one that counts, where the
-agent works or finished last), in the dashboard's state words (runs/readmodels/states.py): "Running on branch 1",
+agent works or finished last), in the dashboard's state words (runs/readmodels/states.py): "Working on branch 1",
 "Done on branch 3".
 
 What became of each other branch (left behind, finished, canceled) is not in the line: the run card's list of the
@@ -10,7 +10,7 @@ behind*, the state's own word, wherever the dashboard names it.
 One thing the list cannot tell is how the branch that counts came after a finished one: a finished branch beside
 one that goes on would read as a run finished and running at once. Then the line tells the story, the step the
 branch that counts went back to (the step pending at the node it grew from, as the graph's data holds it) and
-whether the agent or a person took it there, in the words of the list of branches (fork_point.py): "Running on
+whether the agent or a person took it there, in the words of the list of branches (fork_point.py): "Working on
 branch 2 (branch 1 finished; then branch 2 branched after Record (step 2b of 3) to redo Verify slice 2 (step 2a of
 3 · round 2 of 3))".
 """
@@ -33,7 +33,7 @@ def numbers_words(numbers: list[int]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class BranchesLine:
-    lead: str  # how the run stands and on which branch: "Running on branch 2"
+    lead: str  # how the run stands and on which branch: "Working on branch 2"
     story: str = ""  # how the one that counts came after a finished one: "branch 1 finished; then branch 2
     # branched after Record to redo Verify slice 2"; "" when no branch finished beside it
 

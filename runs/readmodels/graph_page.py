@@ -48,7 +48,7 @@ class StepRow:
     words: str  # as the card says it: "step 4 of 8, round 2"; "step 2 of 3, rounds 5-149" (a stretch); "" at the end
     title: str  # the step's title in full; for a stretch, how many steps it stands for
     state: StateName  # its colour: the branch's state on the branch's last node, "done" (answered) before it
-    state_label: str  # that state in the dashboard's words: "Running", "Done"
+    state_label: str  # that state in the dashboard's words: "Working", "Done"
     marks: tuple[str, ...]  # what else the drawing marks on its card: "↺ redone", "started by hand", "↻ 3"
     href: str  # its node page (the branch's page for another branch's last node); empty for a stretch
     is_tip: bool  # the branch's last node: the row that carries the branch's state

@@ -5,8 +5,8 @@ The stored statuses (in_progress, blocked, complete, canceled), the clock's "sta
 for the user's confirmation, a run no agent holds and a branch set aside all map here, so a person learns
 eight words once:
 
-- Running: the agent's move, and it moved recently;
-- Needs you: the step waits for your confirmation;
+- Working: the agent's move, and it moved recently;
+- Confirm: the step waits for your confirmation;
 - Blocked: the agent's answer was refused, it must send another;
 - Paused: no agent has touched the run since it came here (imported, or its branch started by hand:
   paused.py): resume the agent (actions.py);
@@ -15,16 +15,18 @@ eight words once:
 - Done: finished;
 - Canceled: stopped for good by a person.
 
-Each state also says whose move it is (MOVES: yours for needs you, paused and stalled, the agent's for running
+Each state also says whose move it is (MOVES: yours for confirm, paused and stalled, the agent's for working
 and blocked, nobody's for done, canceled, left behind and notes only), kept as data for the API and the pills.
 One case reads more than the state (move): a blocked step quiet for WORKRAIL_STALL_MINUTES (the agent has
 stopped: restarting it is yours), or one that waits for something only the person gives.
 
-Every row, run card, branch and page head shows ONE pill (pill): its colour says whose move it is and nothing
-else (red only for yours, blue for the agent's, a grey outline for nobody's), and its words lead with whose
-move where the state's word does not already say it ("Your move · Stalled", "Agent's move · Blocked", but
-"Needs you", "Running", "Done"). The move itself ("resume the agent") is said by the row's where-line and the
-state's panel, never inside the pill (friction14 1: four rounds of two-part chips read as two things).
+Every row, run card, branch and page head shows ONE pill (pill): its colour says whose move it is and nothing else
+(red only for yours, blue for the agent's, a grey outline for nobody's), and its words ALWAYS lead with whose move
+when it is someone's ("Your move · Confirm", "Your move · Stalled", "Agent's move · Working", "Agent's move ·
+Blocked"), the state alone when it is nobody's ("Done", "Left behind"): the red family reads as one thing, as the
+filters name it (friction16a 8: "Needs you" beside "Your move · …" read as two schemes). The move itself ("resume
+the agent") is said by the row's where-line and the state's panel, never inside the pill (friction14 1: four rounds
+of two-part chips read as two things).
 """
 
 from __future__ import annotations
@@ -36,11 +38,11 @@ from runs.contract.dashboard import PlaceName, StateName
 from runs.readmodels import actions
 
 LABELS: dict[StateName, str] = {
-    "needs_you": "Needs you",
+    "needs_you": "Confirm",
     "blocked": "Blocked",
     "paused": "Paused",
     "stalled": "Stalled",
-    "running": "Running",
+    "running": "Working",
     "left_behind": "Left behind",
     "done": "Done",
     "canceled": "Canceled",
@@ -78,9 +80,6 @@ MOVES: dict[StateName, Move] = {
 }
 NEXT_MOVE_WORDS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's move"}
 YOUR_MOVE = NEXT_MOVE_WORDS["yours"]
-# The states whose own word already says whose move it is when it is their usual one: "Needs you" is yours,
-# "Running" the agent's. Every other state's pill leads with whose move ("Your move · Stalled").
-SAYS_WHOSE: frozenset[StateName] = frozenset({"needs_you", "running"})
 
 
 @dataclass(frozen=True)
@@ -95,13 +94,12 @@ class Pill:
 
 
 def pill(state: str, move: Move) -> Pill:
-    """The pill of a state whose move is `move` (states.move, or a where-line's): whose move first where the
-    state's word does not already say it, then the state ("Your move · Stalled", "Agent's move · Blocked");
-    the state alone where it says it ("Needs you", "Running") or where nobody has a move ("Done")."""
+    """The pill of a state whose move is `move` (states.move, or a where-line's): whose move first, then the
+    state ("Your move · Confirm", "Agent's move · Working"); the state alone where nobody has a move ("Done")."""
     name: StateName = state if state in LABELS else "running"
     if MOVES[name] == "nobody":  # a settled state is nobody's move, whatever its source said
         move = "nobody"
-    if move == "nobody" or (name in SAYS_WHOSE and move == MOVES[name]):
+    if move == "nobody":
         return Pill(name, move, label(name))
     return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {label(name)}")
 
@@ -196,8 +194,8 @@ def weight(move: Move) -> actions.Weight:
 
 def urgency(state: StateName, move: Move) -> int:
     """Where a row sorts in the sessions list, by the state and the move its pill shows (pill): the moves that
-    are yours first (needs you, blocked once yours, paused, stalled), then a blocked step the agent is still
-    resending (RETRYING: after every one that is yours, friction11 7, and always before the running ones,
+    are yours first (confirm, blocked once yours, paused, stalled), then a blocked step the agent is still
+    resending (RETRYING: after every one that is yours, friction11 7, and always before the working ones,
     friction15b 4), then running, then the settled states; recency only orders the rows of one place. The
     list's SQL order (overview) reads this one rule."""
     if state == "blocked" and move == "agents":

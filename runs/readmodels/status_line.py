@@ -18,7 +18,7 @@ the run's when branches share the steps before their fork.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from runs.contract.dashboard import BranchOutcomeEntry, GraphNode, RunDetail, StateName, StepPlace, Whereabouts
@@ -116,25 +116,49 @@ def of_run(detail: RunDetail) -> StatusLine:
 
 @dataclass(frozen=True)
 class CancelStops:
-    """What canceling a run stops: its branches still open (a finished or canceled branch stops nothing).
-    `button` and `confirm` say it from that one count."""
+    """What canceling a run stops: its branches still open (a finished or canceled branch stops nothing), told
+    apart as the branch cards tell them: in progress (an agent on it, or it waits for someone) and left behind.
+    "both open branches" beside two branches badged "Left behind" read as a contradiction (friction16b 7, 16a 1),
+    so `button` and `confirm` count each kind in the cards' words."""
 
-    open_branches: list[int]
+    in_progress: list[int]
+    left_behind: list[int] = field(default_factory=list)
+
+    @property
+    def open_branches(self) -> list[int]:
+        return sorted(self.in_progress + self.left_behind)
+
+    def _counts(self) -> str:
+        """ "1 branch in progress, 2 left behind", the kinds it has."""
+        said = []
+        if self.in_progress:
+            n = len(self.in_progress)
+            said.append(f"{n} branch{'es' if n != 1 else ''} in progress")
+        if self.left_behind:
+            lead = "" if self.in_progress else f"branch{'es' if len(self.left_behind) != 1 else ''} "
+            said.append(f"{len(self.left_behind)} {lead}left behind")
+        return ", ".join(said)
 
     @property
     def button(self) -> str:
-        n = len(self.open_branches)
-        if n <= 1:
+        if len(self.open_branches) <= 1:
             return "Cancel run…"
-        return f"Cancel the run and {'both' if n == 2 else f'all {n}'} open branches…"
+        return f"Cancel run ({self._counts()})…"
 
     @property
     def confirm(self) -> str:
-        n = len(self.open_branches)
-        where = f", on {numbers_words(self.open_branches)}, the open ones" if n > 1 else ""
+        said = []
+        if self.in_progress:
+            said.append(f"{numbers_words(self.in_progress)} in progress")
+        if self.left_behind:
+            said.append(f"{numbers_words(self.left_behind)} left behind")
+        where = f", with {' and '.join(said)}" if len(self.open_branches) > 1 else ""
         return f"Are you sure? The run stops for good{where}: an agent still on it is told the run was canceled."
 
 
 def cancel_stops(detail: RunDetail) -> CancelStops:
     branches = [o for o in [detail.branch, *detail.other_branches] if o is not None]
-    return CancelStops(sorted(o.number for o in branches if o.status in ("open", "blocked")))
+    going = [o for o in branches if o.status in ("open", "blocked")]
+    return CancelStops(
+        sorted(o.number for o in going if not o.left_behind), sorted(o.number for o in going if o.left_behind)
+    )

@@ -1,6 +1,6 @@
 """A step's own state, as the header of its page (the node page) shows it, in the dashboard's one vocabulary
 (states.py): Done once the agent answered it and moved on (or the branch ended there), else the state of the
-branch that still waits at it (Running, Needs you, Stalled, Left behind, Canceled), and Blocked when its answer
+branch that still waits at it (Working, Confirm, Stalled, Left behind, Canceled), and Blocked when its answer
 was refused. This agrees with the graph, which colours a branch's last node with the branch's state and every
 node before it Done.
 

@@ -70,7 +70,8 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
             if pk in tree.made_by_checkpoint:
                 where += " (checkpoint)"
             branch = f" (branch {tree.branch_of(pk).number})" if several else ""
-            words = f"{where}: {states.label(state)}{branch} · {row.created_at.astimezone(UTC):%H:%M:%S} UTC"
+            said = states.pill(state, states.move(state)).words  # the pill's words, as everywhere
+            words = f"{where}: {said}{branch} · {row.created_at.astimezone(UTC):%H:%M:%S} UTC"
             number = tree.branch_of(pk).number if several else None
             run_marks.append(NodeMark(row.created_at, state, words, f"{where}{branch}", kinds[pk], number))
             named[pk] = where

@@ -68,7 +68,7 @@ def at(fraction: float, width: float = 100 - 2 * INSET) -> str:
     return f"{INSET + min(max(fraction, 0.0), 1.0) * width:.2f}%"
 
 
-# The states whose dots are squares, not discs: Paused's cyan beside Running's blue is told apart by its
+# The states whose dots are squares, not discs: Paused's cyan beside Working's blue is told apart by its
 # shape as well (friction9 item 7; Left behind's dots are rings: dashboard.css), never by colour alone.
 SQUARE: frozenset[StateName] = frozenset({"paused"})
 

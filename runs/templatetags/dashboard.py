@@ -166,7 +166,7 @@ def agent_stopped() -> str:
 
 @register.filter
 def state_label(value: Any) -> str:
-    """A state (runs/readmodels/states.py) in the dashboard's one vocabulary: "Needs you", "Left behind"."""
+    """A state (runs/readmodels/states.py) in the dashboard's one vocabulary: "Confirm", "Left behind"."""
     return states.label(str(value))
 
 

@@ -77,11 +77,11 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
         "Record the Changed Files · step 2 of 8 · the agent did not attach the list of changed files"
     )
     expect(sized_page.locator('.where-line[data-place="stalled"]')).to_contain_text("stalled since")
-    # Whose move it is, on the pills and the filters: "Needs you" and the stalled one yours, the block the
+    # Whose move it is, on the pills and the filters: the confirmation and the stalled one yours, the block the
     # agent retries its.
     chips = sized_page.locator(".status-chips")
     expect(chips.locator(".badge[data-move=yours]")).to_have_text("Your move 2")
-    expect(sized_page.locator("tbody .badge.state-needs_you")).to_have_text("Needs you")
+    expect(sized_page.locator("tbody .badge.state-needs_you")).to_have_text("Your move · Confirm")
     expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Agent's move · Blocked")
     # A session's key stands whole on its line, never broken at its hyphen ("CANCEL-/1").
     keys = sized_page.locator("tr.session-row a.session-key")
@@ -161,7 +161,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # The head names the repository and git branch the agent works in, once, inside a 390 px screen too
     # (friction13 7; visit checked the page fits).
     works_in = sized_page.locator("#session-workspace")
-    expect(works_in).to_have_text("repository shop-storefront · branch feature/checkout-confirmation-step")
+    expect(works_in).to_have_text("repository shop-storefront · git branch feature/checkout-confirmation-step")
     box = works_in.bounding_box()
     assert box is not None and box["x"] + box["width"] <= (sized_page.viewport_size or {})["width"], box
     assert said(sized_page, "feature/checkout-confirmation-step") == 1
@@ -190,13 +190,13 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     panel.get_by_text("The agent's instructions for this step").click()
     expect(panel.locator(".panel-more p").first).not_to_be_visible()  # the why is folded
     expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
-    # The state once, in the status line's pill: "Needs you" says whose move itself; the page's head, the runs
+    # The state once, in the status line's pill, with whose move; the page's head, the runs
     # column's one card, the panel and the graph do not repeat it.
-    expect(status.locator(".badge.state-needs_you")).to_have_text("Needs you")
+    expect(status.locator(".badge.state-needs_you")).to_have_text("Your move · Confirm")
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
-    assert said(sized_page, "Needs you") == 1
-    # Whose move, only in that pill, and "Needs you" says it: never again in the panel or the run's line.
-    assert (said(sized_page, "your move"), said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (0, 0, 0)
+    assert said(sized_page, "Your move · Confirm") == 1
+    # Whose move, only in that pill: never again in the panel or the run's line.
+    assert (said(sized_page, "your move"), said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (0, 1, 0)
     assert_cancel_in_its_place(sized_page)
     assert said(sized_page, "your confirmation") == 1
     # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session
@@ -232,7 +232,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # A live session says so with a small dot and a label read aloud, not a line of its own.
     expect(sized_page.locator("#live-dot")).to_be_visible()
     expect(sized_page.locator("#live-dot")).to_contain_text("this page updates by itself")
-    # In Running's blue, not a grey that reads as offline.
+    # In Working's blue, not a grey that reads as offline.
     blue = css_colour(sized_page, "--info")
     assert sized_page.locator("#live-dot .live-dot").evaluate("e => getComputedStyle(e).backgroundColor") == blue
     # Its state is said in words, the dot a steady decoration of them (a pulse caught at two moments read as
@@ -336,12 +336,13 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
         "2 steps (1 answered, 1 not answered) · first step "
     )
     expect(sized_page.locator("svg.tl-axis .tl-now")).to_have_count(0)
-    # A session of one run: on a phone its card is not listed again above the run's own card.
-    runs_list = sized_page.locator(".runs-nav .run-link")
-    if (sized_page.viewport_size or {})["width"] < 600:
-        expect(runs_list).to_be_hidden()
-    else:
-        expect(runs_list).to_be_visible()
+    # A session of one run: at any size its card is not listed again beside the run's own card, and on a
+    # desktop the run's card takes the width the runs column took (friction16b 14).
+    expect(sized_page.locator(".runs-nav")).to_be_hidden()
+    main = sized_page.locator(".session-main").bounding_box()
+    layout = sized_page.locator(".session-layout").bounding_box()
+    if (sized_page.viewport_size or {})["width"] >= 600:
+        assert main is not None and layout is not None and main["width"] >= layout["width"] - 1, (main, layout)
     console_log.assert_clean()
 
 
@@ -434,8 +435,8 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         expect(sized_page.locator("#run-where")).to_contain_text(" · branch 2 · ")
         expect(sized_page.locator("#shown-branch")).to_have_text("Showing branch 1 · Left behind")
         assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
-        # Two open branches, both stopped by canceling: the button counts them, from the read model.
-        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel the run and both open branches…")
+        # Two open branches, both stopped by canceling: the button counts them as their cards say them.
+        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel run (1 branch in progress, 1 left behind)…")
     else:
         expect(sized_page.locator("#cancel-button")).to_have_text("Cancel run…")
     console_log.assert_clean()

@@ -43,7 +43,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     row = page.locator("tbody tr", has_text="MR-42")
     expect(row).to_contain_text(SUMMARY)  # where the newest branch, the agent's, stands
     expect(row.locator(".where-line span[title]")).to_have_attribute("title", FULL)
-    expect(row.locator(".badge")).to_have_text("Running")
+    expect(row.locator(".badge")).to_have_text("Agent's move · Working")
     screenshot(page, "issue20-sessions-forked")
 
     # The newest branch (2, unfinished): none of branch 1's synthesis or findings, and branch 1 named.
@@ -84,7 +84,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     )
     expect(page.locator("section[aria-labelledby=findings-title] table.findings .sev-critical")).to_have_count(1)
     expect(page.locator(".branch-callouts li")).to_contain_text(f"Branch 2 · {SUMMARY}")
-    expect(page.locator(".branch-callouts li .badge")).to_have_text("Running")
+    expect(page.locator(".branch-callouts li .badge")).to_have_text("Agent's move · Working")
     expect(page.locator(".answers-note")).to_contain_text("↺ redone on branch 2")
     expect(page.locator(".answers-note a")).to_have_attribute("href", re.compile(rf"\?tip={review.open_tip}$"))
     screenshot(page, "issue20-run-branch-1")

@@ -270,7 +270,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(drawing).to_be_hidden()
         expect(listed.locator(".gl-branch")).to_have_count(3)
         expect(listed.locator(".gl-head strong")).to_have_text(["Branch 1", "Branch 2", "Branch 3"])
-        expect(listed.locator(".gl-head .badge")).to_have_text(["Running", "Left behind", "Left behind"])
+        expect(listed.locator(".gl-head .badge")).to_have_text(["Agent's move · Working", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(
             [
                 "Branched from branch 1 after Record the Changed Files (step 2 of 8) to redo Review api (step 4 of"
@@ -552,7 +552,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert hidden == []
     # Beside the track, in words, which states its dots show: never over the dots.
     review = sized_page.locator(f'.tl-row[data-run-id="{forked.review_run}"]')
-    expect(review.locator(".tl-states li")).to_have_text(["Running", "Left behind", "Done"])
+    expect(review.locator(".tl-states li")).to_have_text(["Working", "Left behind", "Done"])
     text_on_dots = sized_page.evaluate("""() => {
       const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
       const dots = [...document.querySelectorAll(".timeline .tl-dot")].map((d) => d.getBoundingClientRect())

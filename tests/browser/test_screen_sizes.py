@@ -67,10 +67,10 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
     assert_axis_reads(sized_page)
     # Two runs, both running: each run's card in the runs column (the index) has its pill; the shown run's status
-    # line has its own, once; the session's head says none again. "Running" says whose move.
-    assert said(sized_page, "Running") == 1 + 2
-    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (0, 0)
-    expect(sized_page.locator(".runs-nav .badge").first).to_have_text("Running")
+    # line has its own, once; the session's head says none again. Each pill says whose move.
+    assert said(sized_page, "Agent's move · Working") == said(sized_page, "Agent's move") == 1 + 2
+    assert said(sized_page, "Your move") == 0
+    expect(sized_page.locator(".runs-nav .badge").first).to_have_text("Agent's move · Working")
     # Each run card's pill on one line, never broken inside itself (friction10 7): on a phone the cards stack.
     for pill in sized_page.locator(".runs-nav .badge[data-move]").all():
         assert on_one_line(pill), pill.inner_text()
@@ -150,7 +150,8 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     expect(sized_page.locator("#findings-title")).to_be_in_viewport()
     expect(sized_page.locator("#findings-fold table.findings")).to_be_visible()  # the jump opens the fold
     assert sized_page.url.endswith("#findings-title")
-    assert (said(sized_page, "Agent's move"), said(sized_page, "Your move")) == (0, 0)  # "Running" says it
+    assert said(sized_page, "Agent's move") == said(sized_page, "Agent's move · Working")  # in its pills alone
+    assert said(sized_page, "Your move") == 0
     console_log.assert_clean()
 
 
@@ -323,7 +324,7 @@ def test_a_node_page(sized_page, console_log, site, forked):
     assert node is not None
     visit(sized_page, f"{site}/nodes/{node.public_id}/", "node")
     # The step's own state beside its name, in view: the branch's pending step, so the branch's state.
-    expect(sized_page.locator(".page-head #step-state")).to_have_text("Running")
+    expect(sized_page.locator(".page-head #step-state")).to_have_text("Agent's move · Working")
     expect(sized_page.locator("#step-state")).to_be_in_viewport()
     # Where the step stands is said once, by the crumb, not again under the head; the facts there (after,
     # run, created) flow as one line, on a phone too, not one line each.

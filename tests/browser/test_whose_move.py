@@ -1,8 +1,8 @@
-"""Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone
-(390x844) size: one pill for every row, run card and page head, whose move first where the state's word does not
-say it ("Your move · Stalled", "Agent's move · Blocked", "Needs you", "Running"), its colour whose move alone
-(red only for yours, blue for the agent's, grey for nobody's); the filters by whose move; the blocked panel's
-line and button in sight, what the button copies; and a neutral 404 advice box."""
+"""Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone (390x844)
+size: one pill for every row, run card and page head, whose move first when it is someone's ("Your move · Confirm",
+"Your move · Stalled", "Agent's move · Working", "Agent's move · Blocked"), its colour whose move alone (red only
+for yours, blue for the agent's, grey for nobody's); the filters by whose move; the blocked panel's line and button
+in sight, what the button copies; and a neutral 404 advice box."""
 
 from __future__ import annotations
 
@@ -140,19 +140,19 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     made.canceled()
     visit(sized_page, site + "/sessions/", "sessions-moves")
     rows = sized_page.locator("tr.session-row")
-    # One pill a row (friction14 1): whose move first where the state's word does not say it, no action inside.
+    # One pill a row (friction14 1): whose move first, always, in the filters' words (friction16a 8), no action inside.
     pills = rows.locator("td.session-state .badge")
     expect(pills).to_have_count(5)
     words = [pill.inner_text() for pill in pills.all()]
     assert sorted(words) == sorted(
-        ["Needs you", "Your move · Blocked", "Agent's move · Blocked", "Your move · Stalled", "Canceled"]
+        ["Your move · Confirm", "Your move · Blocked", "Agent's move · Blocked", "Your move · Stalled", "Canceled"]
     ), words
     # Its colour says whose move and nothing else: exactly the pills of the person's move are red (solid, white
     # words), the blocked one its agent still retries is not; the agent's are soft blue, nobody's a grey outline.
     red, blue = css_colour(sized_page, "--your-move"), css_colour(sized_page, "--info-soft")
     fills = {pill.inner_text(): colour(pill, "backgroundColor") for pill in pills.all()}
     assert {w for w, fill in fills.items() if fill == red} == {
-        "Needs you",
+        "Your move · Confirm",
         "Your move · Blocked",
         "Your move · Stalled",
     }
@@ -203,7 +203,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     # No frame of reason chips: which states "Your move" holds, its tooltip says.
     expect(sized_page.locator(".chip-umbrella, .chip-reason")).to_have_count(0)
     yours = sized_page.locator(".status-chips a[href='?status=yours']")
-    expect(yours).to_have_attribute("title", re.compile(r"waiting for you.*\(Needs you 1 · Stalled 1\)"))
+    expect(yours).to_have_attribute("title", re.compile(r"waiting for you.*\(Confirm 1 · Stalled 1\)"))
     # On one line at both sizes: the strip never wraps a filter inside itself.
     for index in range(4):
         assert on_one_line(filters.nth(index))
@@ -238,10 +238,10 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     assert colour(panel, "borderLeftColor") == red != link
     surface = css_colour(sized_page, "--surface")
     assert colour(panel, "backgroundColor") not in (surface, css_colour(sized_page, "--warn-soft"))
-    # "Needs you" says whose move itself: the pill is that word alone, red, on the run card's status line, not
+    # The pill says whose move, red, on the run card's status line, not
     # again in the page's head or the runs column (a session of one run).
     pill = sized_page.locator(".run-status .badge.state-needs_you")
-    expect(pill).to_have_text("Needs you")
+    expect(pill).to_have_text("Your move · Confirm")
     assert colour(pill, "backgroundColor") == red
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
 

@@ -13,7 +13,7 @@ step's `declaredAsks`), and `manage.py validate_workflow` advises declaring what
   once per compiled workflow by workflows_app/engine/asks.py; the answers read the fields.
 - advice.py: for validate_workflow, the steps whose asks came from words and how to declare them.
 - confirmations.py: what a step waiting for the user's confirmation asks them to do, read from its
-  title, for the dashboard's "Needs you" panel ("waiting for you to approve the plan").
+  title, for the dashboard's "Your move · Confirm" panel ("waiting for you to approve the plan").
 - descriptions.py: the first sentence of a workflow's description, for a catalog line; its about text
   without the name and description it repeats, for the workflow's page.
 - agreement.py: words against structure (contract fields, listed values, stated lengths), for the tests

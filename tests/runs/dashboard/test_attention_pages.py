@@ -28,7 +28,7 @@ def test_the_list_groups_by_repository_then_branch_and_never_merges_two_mains(cl
     assert ['<span class="repo-name">blog</span>' in h for h in headings] == [True, True, False]
     assert sum("main</span>" in h for h in headings) == 2
     # In plain words: the repository, its branch, how many; the repository's path muted after them.
-    assert '<span class="repo-name">blog</span> · branch <span class="mono">feature/x</span> · 1 ' in headings[0]
+    assert '<span class="repo-name">blog</span> · git branch <span class="mono">feature/x</span> · 1 ' in headings[0]
     assert "(1)" not in html and "work observed outside git" not in html
     assert html.index(ids["BLOG-MAIN"]) < html.index(ids["SHOP-MAIN"])
     # A session's head names the repository and git branch its agent works in, in the list's words, once
@@ -36,7 +36,7 @@ def test_the_list_groups_by_repository_then_branch_and_never_merges_two_mains(cl
     html = page(client, f"/sessions/{ids['BLOG-X']}/")
     assert (
         '<li id="session-workspace" title="/src/blog">repository <strong>blog</strong> · '
-        'branch <span class="mono">feature/x</span></li>'
+        'git branch <span class="mono">feature/x</span></li>'
     ) in html
     assert html.count("feature/x") == 1
     outside = start_workflow(made.PLAN, context={"sessionKey": "NOWHERE"})["session"]["sessionId"]
@@ -80,7 +80,7 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert 'class="session-row settled"' in canceled_row and 'data-state="canceled"' in canceled_row
     rows_html = html.split("<tbody>")[1:]
     row_of = {key: next(r for body in rows_html for r in body.split("<tr>") if key in r) for key in ("CONF-1", "MR-77")}
-    assert 'class="badge state-needs_you" data-move="yours">Needs you</span>' in row_of["CONF-1"]
+    assert 'class="badge state-needs_you" data-move="yours">Your move · Confirm</span>' in row_of["CONF-1"]
     assert 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>' in row_of["MR-77"]
     # Each chip filters to the sessions in that state.
     blocked_only = page(client, "/sessions/?status=blocked")
@@ -116,7 +116,10 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     settings.WORKRAIL_STALL_MINUTES = 30
     waiting = made.waiting_for_user(service_catalog["extra"], quiet_minutes=45)
     html = page(client, f"/runs/{waiting.run_id}/")
-    assert 'class="badge state-needs_you" data-move="yours">Needs you</span>' in html and "state-stalled" not in html
+    assert (
+        'class="badge state-needs_you" data-move="yours">Your move · Confirm</span>' in html
+        and "state-stalled" not in html
+    )
     # The card's status line says where, once: no "Pending step" bar, no verdict or step line in the panel.
     assert 'id="pending-step"' not in html
     panel = html.split('class="state-panel state-waiting_for_user"')[1].split("</section>")[0]
@@ -254,7 +257,7 @@ def test_with_several_runs_each_card_says_its_runs_line_and_the_head_does_not_re
     assert 'id="session-run-lines"' not in html
     cards = html.split('class="runs-nav"')[1].split("</nav>")[0].split('class="run-link"')[1:]
     assert len(cards) == 2
-    assert "Running" in cards[0]
+    assert "Agent&#x27;s move · Working" in cards[0]
     assert '<span class="run-summary">Clarify Goal and Constraints · step 1 of 3</span>' in cards[0]
     assert f'href="/runs/{stuck.run_id}/"' in html.split('class="runs-nav"')[1].split("</nav>")[0]
     # The shown run's card (the blocked one, most urgent) names it, badges it and says where it stands like

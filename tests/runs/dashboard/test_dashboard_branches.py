@@ -79,7 +79,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     assert first.count(STATUS) == 1
     assert '<strong>Showing branch 1</strong> · <span class="badge state-done" data-move="nobody">Done</span>' in first
     assert f"Branch 2 · {WHERE}</a>" in first and "· the latest" in first
-    assert 'class="badge state-running" data-move="agents">Running</span>' in first
+    assert 'class="badge state-running" data-move="agents">Agent&#x27;s move · Working</span>' in first
 
 
 def test_a_node_before_the_fork_is_on_both_branches_and_its_answers_are_told_apart(client, service_catalog):

@@ -55,10 +55,10 @@ def test_the_sessions_list_shows_each_session_with_its_status_counts_and_workflo
         where = html.split('class="where-line"', 1)[1].split("</div>", 1)[0]
         assert ">Focused Plan Routine</a>" in where
         others = html.split('<span class="session-others muted small">')[1].split("</span>")[0]
-        assert others == "+1 run: Risk-Scaled Merge Request Review (running)"  # another run, in the chips' words
+        assert others == "+1 run: Risk-Scaled Merge Request Review (working)"  # another run, in the chips' words
         assert "wr.risk_scaled_mr_review" not in html.split("<tbody>", 1)[1]
         assert f'title="session {built.session_id}">' in html and f">{built.session_id}<" not in html
-        assert 'class="badge state-running" data-move="agents">Running</span>' in html
+        assert 'class="badge state-running" data-move="agents">Agent&#x27;s move · Working</span>' in html
         assert "Agent&#x27;s move 1</span>" in html  # the filters by whose move carry the counts
         assert 'data-live-version-url="/live/sessions"' in html
         assert "Connect an agent" not in html
@@ -87,7 +87,7 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
     assert 'id="session-filters" open data-active' not in usual and ">Reset</a>" not in usual
     Session.objects.filter(session_key__in=["KEY-00", "KEY-01"]).update(workspace_path="/src/shop", git_branch="main")
     Session.objects.filter(session_key="KEY-02").update(workspace_path="/src/blog", git_branch="main")
-    branch = ' · branch <span class="mono">main</span> · '
+    branch = ' · git branch <span class="mono">main</span> · '
     shop = '<span class="repo-name">shop</span>' + branch
     blog = '<span class="repo-name">blog</span>' + branch
     for grouped in (
@@ -235,15 +235,20 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     names = []
     for track in wide:
         for label in re.findall(r'(?:role="img"|<a class="tl-group" href="#[^"]+") aria-label="([^"]*)"', track):
-            names += label.split(": ", 1)[1].split("; ") if re.match(r"^[^:]* within [\d.]+ m?s: ", label) else [label]
+            names += (
+                label.replace("&#x27;", "'").split(": ", 1)[1].split("; ")
+                if re.match(r"^[^:]* within [\d.]+ m?s: ", label)
+                else [label.replace("&#x27;", "'")]
+            )
     # Every node, and a dot for each step the review redid after a rewind (its graph's "↺ redone" boxes).
     assert len(names) == 11 + 2 + 2
-    review = [re.search(r": (Done|Left behind|Running)", name).group(1) for name in names[:13]]
-    assert sorted(review) == ["Done"] * 10 + ["Left behind"] * 2 + ["Running"]
+    review = [re.search(r": (Done|Left behind|Agent's move · Working)", name).group(1) for name in names[:13]]
+    assert sorted(review) == ["Agent's move · Working"] + ["Done"] * 10 + ["Left behind"] * 2
     assert sum("↺ redone: Done (branch" in name for name in names) == 2
-    assert any("Step 8 of 8 · Summarize the Review: Running (branch 1) · " in name for name in names)
-    # Canceling stops every open branch, not only the one shown, and the button counts them.
-    assert "Cancel the run and all 3 open branches…" in html and "on branches 1, 2 and 3" in html
+    assert any("Step 8 of 8 · Summarize the Review: Agent's move · Working (branch 1) · " in name for name in names)
+    # Canceling stops every open branch, not only the one shown, and the button counts them as the cards say them.
+    assert "Cancel run (1 branch in progress, 2 left behind)…" in html
+    assert "with branch 1 in progress and branches 2 and 3 left behind" in html
 
 
 def test_a_notes_only_session_shows_its_notes_without_runs(client, service_catalog, settings):

@@ -294,9 +294,9 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
     )
     after = words()
     line = status_line(run_page())
-    assert line.startswith("Running Deploy to production · step 3 of 5 · branch 2 · agent working"), line
+    assert line.startswith("Agent's move · Working Deploy to production · step 3 of 5 · branch 2 · agent working"), line
     assert "Your move · Paused" not in after, after
-    assert "Running" in status_line(run_page()), after
+    assert "Agent's move · Working" in status_line(run_page()), after
 
 
 def test_a_context_with_half_a_character_is_shown_as_a_mistake(client, root):

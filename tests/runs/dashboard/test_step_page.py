@@ -50,7 +50,7 @@ def test_each_step_s_header_says_its_own_state_and_its_branches_as_context(clien
     assert '<span id="run-now" data-live-region="run-now"></span>' in later  # the card says it, with branch 2
     # The newest branch's pending step carries its branch's state; its branch is not listed again beside it.
     tip = page(client, f"/nodes/{review.open_tip}/")
-    assert pill(tip) == "running:Running"
+    assert pill(tip) == "running:Agent&#x27;s move · Working"
     assert 'class="node-branches"' not in tip and "This is the branch's latest step." in tip
     assert "Other branches of this run" in tip
     # The end of the finished branch.
@@ -121,7 +121,7 @@ def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(cli
     assert pill(text) == "done:Done"
     now = text.split('data-live-region="run-now">')[1].split("</li>")[0]
     assert '· <span class="muted">run now:</span> <span class="badge state-running" data-move="agents">' in now
-    assert '<span class="badge state-running" data-move="agents">Running</span>' in now
+    assert '<span class="badge state-running" data-move="agents">Agent&#x27;s move · Working</span>' in now
     assert 'id="node-branch"' not in text  # no card for one branch: the head said it
     # Nothing resumes here: no "Resume here", the head's one line says where the run is now (friction15).
     [latest] = Node.objects.filter(parent__public_id=int(node_id_of(start)))

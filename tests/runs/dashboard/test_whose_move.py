@@ -1,5 +1,5 @@
-"""Every state says whose move it is in its one pill (runs/readmodels/states.py, pill): whose move leads where the
-state's word does not say it ("Your move · Stalled", "Agent's move · Blocked", but "Needs you", "Running"), and the
+"""Every state says whose move it is in its one pill (runs/readmodels/states.py, pill): whose move leads when it is
+someone's ("Your move · Confirm", "Agent's move · Working"; "Done" alone), and the
 pill's colour is whose move alone (data-move), on the list's rows, the run cards and the page's head, once per
 screen; the move itself is the where-line's and the panel's; and every page that sets an agent going hands over
 the same message behind the same button (runs/readmodels/agent_message.py, templates/dashboard/_agent_message.html).
@@ -84,7 +84,7 @@ def test_every_state_has_a_move_and_one_case_reads_the_clock():
     assert states.move("running", stopped=True) == "agents"  # a quiet running run is called stalled instead
 
 
-def test_one_pill_leads_with_whose_move_where_its_state_does_not_say_it():
+def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
     # One pill per row (friction14 1): whose move, then the state, unless the state's word says whose it is; the
     # move itself ("resume the agent") is the where-line's and the panel's, never the pill's.
     def said(state: str, move: states.Move) -> tuple[str, str]:
@@ -93,10 +93,10 @@ def test_one_pill_leads_with_whose_move_where_its_state_does_not_say_it():
 
     usual = {state: said(state, states.move(state)) for state in states.MOVES}
     assert usual == {
-        "needs_you": ("Needs you", "yours"),  # its word says it is yours
+        "needs_you": ("Your move · Confirm", "yours"),
         "paused": ("Your move · Paused", "yours"),
         "stalled": ("Your move · Stalled", "yours"),
-        "running": ("Running", "agents"),
+        "running": ("Agent's move · Working", "agents"),
         "blocked": ("Agent's move · Blocked", "agents"),
         "left_behind": ("Left behind", "nobody"),
         "done": ("Done", "nobody"),
@@ -136,12 +136,12 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
         "running": ["agents"],
         "canceled": [],  # nobody's move: a grey pill
     }
-    # One pill each: whose move where the state does not say it, then the state; no action inside.
+    # One pill each: whose move when it is someone's, then the state; no action inside.
     assert {state: chip(cell) for state, cell in rows.items()} == {
-        "needs_you": "Needs you",
+        "needs_you": "Your move · Confirm",
         "blocked": "Agent's move · Blocked",
         "stalled": "Your move · Stalled",
-        "running": "Running",
+        "running": "Agent's move · Working",
         "canceled": "Canceled",
     }
     # The move itself is told once, at the end of the where-line, where the line does not say it already.
@@ -170,7 +170,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     assert said == ["All 5", "Your move 2", "Agent's move 2", "Nothing to do 1"]
     for name in ("yours", "agents", "nobody"):
         assert f'href="?status={name}"' in strip
-    assert "(Needs you 1 · Stalled 1)." in html.unescape(strip)
+    assert "(Confirm 1 · Stalled 1)." in html.unescape(strip)
     assert "chip-umbrella" not in text and "chip-reason" not in text
     # Each filter keeps exactly the rows of its colour.
     for name, expected in (
@@ -349,7 +349,7 @@ def test_with_several_runs_each_card_says_its_state_and_whose_move(client, servi
     assert 'class="badge state-running"' in cards and 'class="badge state-blocked"' in cards
     assert 'id="session-run-lines"' not in text
     assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Blocked"
-    assert chip(cards) == "Running"
+    assert chip(cards) == "Agent's move · Working"
     assert tags(status(text)) == ["agents"]
 
 
@@ -387,7 +387,7 @@ def test_a_rows_other_run_is_named_as_a_run_with_its_state_in_the_chips_words(cl
             re.sub(r"<[^>]+>", "", listed.split('class="session-others muted small">')[1]).split("\n")[0]
         )
 
-    assert others() == "+1 run: Focused Plan Routine (running)"
+    assert others() == "+1 run: Focused Plan Routine (working)"
     made.quiet(plan["session"]["runId"])  # the run's own state, as its chip says it, not the session's
     assert others() == "+1 run: Focused Plan Routine (stalled)"
 

@@ -43,10 +43,24 @@ def test_grouped_by_branch_the_sessions_list_names_the_branch_once(client, servi
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-01B"})
     Session.objects.filter(session_key="KEY-01B").update(workspace_path="/src/shop", git_branch="dev")
     grouped = page(client, "/sessions/?group=branch")
-    assert ' · branch <span class="mono">main</span>' in grouped  # the group's heading names it
+    assert ' · git branch <span class="mono">main</span>' in grouped  # the group's heading names it
     assert ">Git branch</th>" not in grouped
     by_repository = page(client, "/sessions/?group=workspace")
     assert ">Git branch</th>" in by_repository  # here nothing else names it
+    # Beside a git branch, WorkRail's own are "run branches": never a bare "Branches" next to "Git branch".
+    assert ">Run branches</th>" in by_repository and ">Branches</th>" not in by_repository
+
+
+def test_no_git_branch_column_when_no_row_recorded_one(client, service_catalog):
+    start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-03"})
+    Session.objects.filter(session_key="KEY-03").update(workspace_path="/src/shop")
+    start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-04"})
+    listed = page(client, "/sessions/?group=workspace")
+    # A column of "—" on every row says nothing: it is gone, and the run branches are plain "Branches".
+    head = listed.split("<thead>", 1)[1].split("</thead>", 1)[0]
+    assert "Git branch" not in head and ">Branches</th>" in head
+    row = listed.split('<tr class="session-row', 1)[1].split("</tr>", 1)[0]
+    assert head.count("<th ") == row.count("<td")  # as many cells as headings
 
 
 def test_the_sessions_list_leads_each_row_with_its_state_and_folds_sort_and_group(client, service_catalog):

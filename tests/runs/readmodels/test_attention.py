@@ -83,7 +83,7 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     assert panel.kind == "waiting_for_user"
     # One short verdict, then the step, then where the answer goes: the agent's chat, by one of two replies.
     # Since when it waits, as the stalled and blocked panels say theirs (the page shows the moment local).
-    assert panel.title.startswith("Needs you: waiting for your confirmation since ") and panel.title.endswith(" UTC")
+    assert panel.title.startswith("Waiting for your confirmation since ") and panel.title.endswith(" UTC")
     assert (panel.step.words, panel.step_title) == ("step 2 of 3", "Approve the plan")
     # Said to the user from the step's title (workflows_app/prose/confirmations.py), then where to answer.
     assert panel.next_move == (

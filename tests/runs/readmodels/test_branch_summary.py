@@ -20,7 +20,7 @@ def test_a_run_of_one_branch_needs_no_line():
 
 def test_a_running_run_names_its_branch_and_leaves_the_others_states_to_their_list():
     told = [branch(1, "done"), branch(2, "running", newest=True)]
-    assert str(branch_summary.line(told, "running")) == "Running on branch 2"
+    assert str(branch_summary.line(told, "running")) == "Working on branch 2"
 
 
 def test_a_run_finished_once_and_going_on_tells_where_the_branch_grew_from_as_its_list_does():
@@ -29,7 +29,7 @@ def test_a_run_finished_once_and_going_on_tells_where_the_branch_grew_from_as_it
     told = [branch(1, "done"), branch(2, "running", newest=True)]
     back = ForkPoint("again", "Record (step 2b of 3 · round 1 of 3)", "Verify slice 2 (step 2a of 3 · round 2 of 3)", 1)
     assert str(branch_summary.line(told, "running", back)) == (
-        "Running on branch 2 (branch 1 finished; then branch 2 branched after Record (step 2b of 3 · round 1 of 3)"
+        "Working on branch 2 (branch 1 finished; then branch 2 branched after Record (step 2b of 3 · round 1 of 3)"
         " to redo Verify slice 2 (step 2a of 3 · round 2 of 3))"
     )
     by_hand = ForkPoint("by_hand", "", "Verify slice 2 (step 2 of 3)", 1)
@@ -38,7 +38,7 @@ def test_a_run_finished_once_and_going_on_tells_where_the_branch_grew_from_as_it
     )
     # Only a finished branch needs the story: branches left behind have their own panels, and their badges say it.
     left = [branch(1, "left_behind", left_behind=True), branch(2, "running", newest=True)]
-    assert str(branch_summary.line(left, "running", back)) == "Running on branch 2"
+    assert str(branch_summary.line(left, "running", back)) == "Working on branch 2"
     # Two finished, one left behind: the story names the finished ones alone.
     told = [
         branch(1, "done"),
@@ -47,7 +47,7 @@ def test_a_run_finished_once_and_going_on_tells_where_the_branch_grew_from_as_it
         branch(4, "running", newest=True),
     ]
     assert str(branch_summary.line(told, "running", back)).startswith(
-        "Running on branch 4 (branches 1 and 3 finished; then"
+        "Working on branch 4 (branches 1 and 3 finished; then"
     )
 
 
@@ -66,6 +66,6 @@ def test_a_blocked_branch_that_is_not_the_newest_is_not_counted_as_finished():
     told = [branch(1, "blocked", left_behind=True), branch(2, "done"), branch(3, "needs_you", newest=True)]
     back = ForkPoint("again", "Scope (step 1 of 4)", "Plan (step 2 of 4)", 2)
     assert str(branch_summary.line(told, "needs_you", back)) == (
-        "Needs you on branch 3 (branch 2 finished; then branch 3 branched after Scope (step 1 of 4) to redo Plan"
+        "Confirm on branch 3 (branch 2 finished; then branch 3 branched after Scope (step 1 of 4) to redo Plan"
         " (step 2 of 4))"
     )

@@ -100,7 +100,7 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     detail = run_detail(forked.review_run)
     sections = graph_page(detail, "/r/", "/n/NODE/").sections
     assert [(s.number, s.state, s.state_label, s.shown) for s in sections] == [
-        (1, "running", "Running", True),
+        (1, "running", "Working", True),
         (2, "left_behind", "Left behind", False),
         (3, "left_behind", "Left behind", False),
     ]

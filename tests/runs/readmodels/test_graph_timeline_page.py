@@ -52,14 +52,14 @@ def test_each_dot_keeps_its_nodes_state_and_name_and_the_row_says_which_states_i
             NodeMark(T0, "done", "Step 1 · Triage: Done"),
             NodeMark(T0 + timedelta(seconds=20), "left_behind", "Step 2 · Review api: Left behind (branch 2)"),
             NodeMark(T0 + timedelta(seconds=40), "left_behind", "Step 3 · Review storage: Left behind (branch 3)"),
-            NodeMark(T0 + timedelta(seconds=60), "needs_you", "Step 4 · Confirm: Needs you (branch 1)"),
+            NodeMark(T0 + timedelta(seconds=60), "needs_you", "Step 4 · Confirm: Your move · Confirm (branch 1)"),
         ]
     }
     (row,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW).rows
     assert [(dot.state, dot.words) for dot in row.dots] == [(mark.state, mark.words) for mark in marks["r1"]]
     # Most urgent first, by name: the row's duration line counts its steps, once (friction14 item 4).
     assert [(count.state, count.label) for count in row.states] == [
-        ("needs_you", "Needs you"),
+        ("needs_you", "Confirm"),
         ("left_behind", "Left behind"),
         ("done", "Done"),
     ]

@@ -10,7 +10,7 @@ from runs.readmodels import states
 
 def test_every_state_has_one_label_and_the_most_urgent_come_first():
     assert set(states.LABELS) == set(get_args(StateName))
-    assert [states.LABELS[s] for s in states.ORDER[:5]] == ["Needs you", "Blocked", "Paused", "Stalled", "Running"]
+    assert [states.LABELS[s] for s in states.ORDER[:5]] == ["Confirm", "Blocked", "Paused", "Stalled", "Working"]
     assert len(set(states.LABELS.values())) == len(states.LABELS)
 
 

@@ -85,8 +85,10 @@ def test_canceling_counts_only_the_branches_it_would_stop(service_catalog):
     both = run_view.run_detail(made.left_behind().run_id)
     stops = status_line.cancel_stops(both)
     assert stops.open_branches == [1, 2]
-    assert stops.button == "Cancel the run and both open branches…"
-    assert "branches 1 and 2" in stops.confirm
+    # Told apart as the branch cards tell them: the one in progress, the one left behind (friction16b 7).
+    assert (stops.in_progress, stops.left_behind) == ([2], [1])
+    assert stops.button == "Cancel run (1 branch in progress, 1 left behind)…"
+    assert ", with branch 2 in progress and branch 1 left behind:" in stops.confirm
     # A branch that finished stops nothing: one open branch beside it is "Cancel run…".
     start = start_workflow(made.PLAN, context={"sessionKey": "DONE-THEN-AGAIN"})
     made.run_to_the_end(start)
@@ -116,3 +118,14 @@ def test_a_branch_rewound_at_step_2_counts_its_shared_step_apart_and_the_counts_
     behind = next(o for o in detail.other_branches if o.number == 1)
     shown_1 = run_view.run_detail(start["session"]["runId"], tip=behind.tip_node_id)
     assert graph_page.answered_split(shown_1, 1, branch_of).words == "2 steps answered"
+
+
+def test_cancel_counts_each_kind_of_branch_it_stops_in_the_cards_words():
+    assert status_line.CancelStops([3], [1, 2]).button == "Cancel run (1 branch in progress, 2 left behind)…"
+    assert status_line.CancelStops([3], [1, 2]).confirm.startswith(
+        "Are you sure? The run stops for good, with branch 3 in progress and branches 1 and 2 left behind: "
+    )
+    assert status_line.CancelStops([1, 2]).button == "Cancel run (2 branches in progress)…"
+    assert status_line.CancelStops([], [1, 2]).button == "Cancel run (2 branches left behind)…"
+    assert status_line.CancelStops([], [1]).button == status_line.CancelStops([1]).button == "Cancel run…"
+    assert "open" not in status_line.CancelStops([3], [1, 2]).button

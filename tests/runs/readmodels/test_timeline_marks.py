@@ -32,7 +32,7 @@ def test_a_branchs_last_node_carries_its_state_and_the_answered_nodes_before_it_
     assert newest.state == "needs_you"
     # Each node is named by its step's place in the outline, as the run page says it: never the steps taken.
     assert re.fullmatch(
-        r"Step 8 of 8 · Summarize the Review: Needs you \(branch 1\) · \d\d:\d\d:\d\d UTC", newest.words
+        r"Step 8 of 8 · Summarize the Review: Your move · Confirm \(branch 1\) · \d\d:\d\d:\d\d UTC", newest.words
     )
     assert any(
         m.words.startswith("Step 7 of 8 · Post the Approved Comments (checkpoint): Done (branch 1)") for m in review
