@@ -427,7 +427,7 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         tip = sized_page.locator(".left-behind-line a[href^='?tip=']").first.get_attribute("href")
         visit(sized_page, f"{site}/runs/{run.run_id}/{tip}", "where-forked-branch-1")
         expect(sized_page.locator("#run-where")).to_contain_text(" on branch 2 · ")
-        expect(sized_page.locator("#shown-branch")).to_have_text("Showing branch 1 · Left behind")
+        expect(sized_page.locator("#shown-branch")).to_have_text("Showing branch 1 Left behind")
         assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
         # Two open branches, both stopped by canceling: the button counts them, from the read model.
         expect(sized_page.locator("#cancel-button")).to_have_text("Cancel the run and both open branches…")
