@@ -54,6 +54,31 @@ admin.site.site_title = "WorkRail admin"
 admin.site.index_title = "Records (read only) and sign-ins"
 admin.site.site_url = None  # the header links "Back to Sessions" instead (templates/admin/base_site.html)
 
+
+# API tokens are access, not a record of runs: the index lists them with Users, under "Authentication and
+# Authorization", where a person looks for who may get in, not among the run records (friction16a 19).
+ACCESS_APP = "auth"
+ACCESS_MODELS = ("ApiToken",)
+_default_app_list = admin.site.get_app_list
+
+
+def app_list_with_tokens_under_access(request: HttpRequest, app_label: str | None = None) -> list[dict[str, Any]]:
+    """The admin's app list with the API tokens moved from "Runs" to the access app, after its models."""
+    apps = _default_app_list(request)
+    access = next((app for app in apps if app["app_label"] == ACCESS_APP), None)
+    if access is not None:
+        for app in apps:
+            if app is access:
+                continue
+            moved = [model for model in app["models"] if model["object_name"] in ACCESS_MODELS]
+            app["models"] = [model for model in app["models"] if model["object_name"] not in ACCESS_MODELS]
+            access["models"].extend(moved)
+        apps = [app for app in apps if app["models"]]
+    return [app for app in apps if app_label is None or app["app_label"] == app_label]
+
+
+admin.site.get_app_list = app_list_with_tokens_under_access  # type: ignore[method-assign]
+
 LIST_TEXT_LIMIT = 80  # characters of notes or JSON shown in a changelist cell
 RELATED_LIMIT = 20  # related rows listed on a detail page; the changelist link shows them all
 

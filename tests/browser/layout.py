@@ -292,3 +292,54 @@ def on_one_line(locator: Any) -> bool:
             " return inner < 1.5 * parseFloat(s.lineHeight) }"
         )
     )
+
+
+# Every "·" a template puts between two pieces of a line that starts that line or ends it (friction16a 15,
+# friction16b 8): measured from the text's layout, each "·" against the nearest visible character before and after
+# it on the same lines, in another text; a "·" whose neighbour sits on another line is orphaned. Each is named
+# by its text.
+SEPARATOR_ORPHANS_SCRIPT = """
+() => {
+  // The box whose lines the character is laid out on: its nearest block that is not an item of a flex or grid
+  // row (a flex item's text sits on the row's lines, beside its siblings).
+  const blockOf = (node) => {
+    for (let e = node.parentElement; e; e = e.parentElement) {
+      const d = getComputedStyle(e).display;
+      const parent = e.parentElement ? getComputedStyle(e.parentElement).display : "block";
+      if (!d.startsWith("inline") && d !== "contents" && !/flex|grid/.test(parent)) return e;
+    }
+    return document.body;
+  };
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const chars = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const p = n.parentElement;
+    if (!p || !p.checkVisibility() || p.closest("script, style, svg, pre, title")) continue;
+    const block = blockOf(n);
+    for (let i = 0; i < n.data.length; i++) {
+      if (/\\s/.test(n.data[i])) continue;
+      const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+      const box = r.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue;
+      const mid = box.top + box.height / 2;
+      chars.push({c: n.data[i], node: n, block, mid, top: box.top, bottom: box.bottom, text: n.data});
+    }
+  }
+  const orphans = [];
+  chars.forEach((ch, i) => {
+    if (ch.c !== "·") return;
+    for (const other of [chars[i - 1], chars[i + 1]]) {
+      // Between two pieces of markup only: a "·" inside one text a read model joined ("Branch 2 · Review
+      // storage · step 4 of 8") wraps as that text does (not yet glued).
+      if (!other || other.block !== ch.block || other.node === ch.node) continue;
+      if (other.mid < ch.top || other.mid > ch.bottom) { orphans.push(ch.text.trim().slice(0, 60)); return; }
+    }
+  });
+  return orphans;
+}
+"""
+
+
+def separator_orphans(page: Any) -> list[str]:
+    """The texts around each "·" that starts or ends a line on the page (empty when none does)."""
+    return list(page.evaluate(SEPARATOR_ORPHANS_SCRIPT))

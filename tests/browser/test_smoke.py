@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from tests.browser import SCREENSHOTS_DIR, screenshot
-from tests.browser.layout import PHONE, assert_fits
+from tests.browser.layout import DESKTOP, PHONE, assert_fits, keep_screenshot
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
@@ -72,7 +72,8 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     its header and page take the dashboard's colours (dashboard.css :root), light and dark, fitting a phone."""
     log_in_to_admin(page, site)
     brand = page.locator("#site-name a.brand")
-    assert brand.inner_text() == "WorkRail" and brand.get_attribute("href") == "/"
+    # The dashboard's brand and subtitle, not a product called "WorkRail admin" (friction16a 19).
+    assert brand.text_content() == "WorkRaillocal dashboard" and brand.get_attribute("href") == "/"
     colours = "() => [document.body, document.querySelector('#header')].map((e) => getComputedStyle(e).backgroundColor)"
     # The dashboard's --bg and --surface, light and dark.
     assert page.evaluate(colours) == ["rgb(251, 251, 250)", "rgb(255, 255, 255)"]
@@ -83,15 +84,35 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     page.set_viewport_size(PHONE.size)
     assert_fits(page)
     screenshot(page, "admin-index-phone")
-    # The dashboard's top menu, every entry in sight at phone size too: the way back to any page of it.
+    # The dashboard's top menu on a phone: one row, Sessions, Workflows and "Admin ▾" holding the rest, as on
+    # every dashboard page (not two wrapped rows: friction16b 17).
     menu = page.get_by_role("navigation", name="Main")
+    row = menu.locator(":scope > ul.nav > li").filter(visible=True)
+    expect(row).to_have_count(3)
+    tops = {round(box["y"]) for box in (item.bounding_box() for item in row.all()) if box}
+    assert len(tops) == 1, tops
+    more = menu.locator(".nav-more summary")
+    expect(more).to_have_text("Admin")
+    more.click()
+    for name, href in (("Connect", "/connect/"), ("Tool timings", "/timings/")):
+        expect(menu.get_by_role("link", name=name, exact=True)).to_be_visible()
+        assert menu.get_by_role("link", name=name, exact=True).get_attribute("href") == href
+    keep_screenshot(page, "admin-index-menu")
+    page.keyboard.press("Escape")  # menus.js closes it, as on the dashboard
+    expect(menu.get_by_role("link", name="Connect", exact=True)).to_be_hidden()
+    # On a desktop every entry in the row, as wide as the dashboard's pages: the brand starts where theirs does.
+    page.set_viewport_size(DESKTOP.size)
     for name, href in (("Sessions", "/sessions/"), ("Workflows", "/workflows/"), ("Connect", "/connect/")):
         expect(menu.get_by_role("link", name=name, exact=True)).to_be_visible()
         assert menu.get_by_role("link", name=name, exact=True).get_attribute("href") == href
+    keep_screenshot(page, "admin-index")
+    admin_left = brand.bounding_box()["x"]
     expect(menu.get_by_role("link", name="Admin")).to_have_attribute("aria-current", "page")
     expect(page.locator("#user-tools").get_by_role("button", name="Log out")).to_be_visible()  # Django's own tools stay
     menu.get_by_role("link", name="Workflows").click()
     expect(page).to_have_url(site + "/workflows/")
+    dashboard_left = page.locator("header.topbar a.brand").bounding_box()["x"]
+    assert abs(dashboard_left - admin_left) < 1, (dashboard_left, admin_left)
     page.go_back()
     brand.click()
     page.wait_for_load_state("networkidle")

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from runs.models import Node
-from tests.browser.layout import visit
+from tests.browser.layout import separator_orphans, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
@@ -152,6 +152,8 @@ def test_a_step_with_no_possible_action_shows_neither_section(sized_page, consol
     expect(sized_page.locator(".page-head #step-state")).to_have_text("Canceled")
     expect(sized_page.locator(".step-actions")).to_have_count(0)
     # One line in the head says why (friction15); the answer says when the run was canceled.
-    expect(sized_page.locator(".page-head #now-at")).to_have_text("· nothing can resume or branch from a canceled run")
+    # Beside the pill, with no "·" that would start a line on a phone (friction16a 15).
+    expect(sized_page.locator(".page-head #now-at")).to_have_text("nothing can resume or branch from a canceled run")
+    assert separator_orphans(sized_page) == []
     expect(sized_page.locator("#recorded-title + ol .empty")).to_contain_text("Not answered: the run was canceled at ")
     console_log.assert_clean()

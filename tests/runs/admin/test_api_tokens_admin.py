@@ -110,3 +110,25 @@ def test_a_staff_user_who_may_only_view_sees_the_tokens_but_cannot_revoke(viewer
     assert "Revoke selected tokens" not in page.content.decode()
     revoke(viewer_client, ApiToken.objects.get(name="laptop"))
     assert api_tokens.verify(tokens["laptop"]) == "laptop"
+
+
+def section(index: str, app_label: str) -> str:
+    """The index's table for the app `app_label`, as HTML."""
+    return index.split(f'<div class="app-{app_label} module')[1].split("</table>")[0]
+
+
+def test_the_index_lists_tokens_with_users_under_access_not_among_the_run_records(superuser_client, tokens) -> None:
+    index = superuser_client.get(reverse("admin:index")).content.decode()
+    access = section(index, "auth")
+    assert ">Authentication and Authorization<" in access
+    assert ">API tokens</a>" in access and access.index(">Users</a>") < access.index(">API tokens</a>")
+    assert ">API tokens</a>" not in section(index, "runs")
+    # The access section's own page lists them too, the run records' page no longer.
+    assert ">API tokens</a>" in superuser_client.get(reverse("admin:app_list", args=["auth"])).content.decode()
+    assert ">API tokens</a>" not in superuser_client.get(reverse("admin:app_list", args=["runs"])).content.decode()
+
+
+def test_a_viewer_without_the_access_section_still_finds_the_tokens(viewer_client, tokens) -> None:
+    index = viewer_client.get(reverse("admin:index")).content.decode()
+    assert "Authentication and Authorization" not in index
+    assert ">API tokens</a>" in section(index, "runs")

@@ -5,6 +5,7 @@ node count and the token wording in folds for developers, still there to copy.""
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 from django.test import Client
@@ -29,7 +30,7 @@ def between(html: str, start: str, end: str) -> str:
 
 def text_of(html: str) -> str:
     """The words of an HTML fragment, its tags and attributes left out."""
-    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())  # a no-break space is a space
 
 
 def test_the_run_header_names_what_the_branch_produced_with_links_to_its_sections(client, built):

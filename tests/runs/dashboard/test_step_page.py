@@ -82,7 +82,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert ">Resume here</h2>" not in text and 'id="resume-here"' not in text
     assert text.count(">Branch from here</h2>") == 1
     now_at = text.split('<span class="muted small now-at" id="now-at">')[1].split("</span>")[0]
-    assert now_at == f'· <a href="/nodes/{review.done_tip}/">branch 1 went on to its end →</a>'
+    assert now_at == f'<a href="/nodes/{review.done_tip}/">branch 1 went on to its end →</a>'
     assert head(text).index('id="step-state"') < head(text).index('id="now-at"')
     branch = text.split('id="branch-here"')[1].split("</section>")[0]
     # Each action in its one phrase (actions.py): the message branches from this step with the context as it is
@@ -120,12 +120,14 @@ def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(cli
     text = page(client, f"/nodes/{node_id_of(start)}/")
     assert pill(text) == "done:Done"
     now = text.split('data-live-region="run-now">')[1].split("</li>")[0]
-    assert '· <span class="muted">run now:</span> <span class="badge state-running" data-move="agents">' in now
+    assert (
+        '&nbsp;·&nbsp;<span class="muted">run now:</span> <span class="badge state-running" data-move="agents">' in now
+    )
     assert '<span class="badge state-running" data-move="agents">Agent&#x27;s move · Working</span>' in now
     assert 'id="node-branch"' not in text  # no card for one branch: the head said it
     # Nothing resumes here: no "Resume here", the head's one line says where the run is now (friction15).
     [latest] = Node.objects.filter(parent__public_id=int(node_id_of(start)))
-    assert f'id="now-at">· <a href="/nodes/{latest.public_id}/">the run is now at step 2 of ' in text
+    assert f'id="now-at"><a href="/nodes/{latest.public_id}/">the run is now at step 2 of ' in text
     assert 'id="resume-here"' not in text
     # A done step no longer changes: no live dot on its page (friction13 item 14), though the run goes on and
     # the page still follows it; nor the agent's working line, which is its next step's.
@@ -192,7 +194,7 @@ def test_a_canceled_run_s_step_says_when_and_that_nothing_resumes_or_branches(cl
     assert '<li class="empty">Not answered: the run was canceled at <time ' in text
     assert 'id="resume-here"' not in text and 'id="branch-here"' not in text
     assert (
-        '<span class="muted small now-at" id="now-at">· nothing can resume or branch from a canceled run</span>' in text
+        '<span class="muted small now-at" id="now-at">nothing can resume or branch from a canceled run</span>' in text
     )
     notes = text.split('id="recap-title"')[1].split("</section>")[0]
     assert "as an agent resuming here reads them" not in notes and "resuming here" not in notes

@@ -1,10 +1,43 @@
 /* Copy buttons: <button type="button" data-copy-target="ID"> copies the text of the element ID.
  * Uses navigator.clipboard; where it is unavailable or refused, selects the text for Ctrl+C instead.
- * One listener on the document, so buttons inside live-updated regions work too. */
+ * One listener on the document, so buttons inside live-updated regions work too.
+ * Where the browser can share (navigator.share: phones, mostly), each button that copies a message for an
+ * agent (a pre.agent-message) gets a "Share…" beside it that hands the same text to the system's share sheet,
+ * since a phone's clipboard rarely reaches the agent on the laptop (friction16a 12). The text stays where it
+ * was, under "Check the message". Added after every live update too. */
 (function () {
   "use strict";
 
   document.documentElement.classList.add("js");
+
+  var canShare = typeof navigator.share === "function";
+
+  /* live.js runs it on each fetched page before comparing regions, so that a region is replaced only when it changed. */
+  function addShareButtons(root) {
+    if (!canShare) return;
+    root = root && root.querySelectorAll ? root : document;
+    root.querySelectorAll(".copy-row button[data-copy-target]").forEach(function (copy) {
+      var target = root.getElementById
+        ? root.getElementById(copy.getAttribute("data-copy-target"))
+        : document.getElementById(copy.getAttribute("data-copy-target"));
+      if (!target || !target.classList.contains("agent-message")) return;
+      var next = copy.nextElementSibling;
+      if (next && next.hasAttribute("data-share-target")) return;
+      var share = copy.ownerDocument.createElement("button");
+      share.type = "button";
+      share.className = "copy-button copy-quiet share-button";
+      share.setAttribute("data-share-target", target.id);
+      share.textContent = "Share…";
+      copy.insertAdjacentElement("afterend", share);
+    });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () { addShareButtons(document); });
+  } else {
+    addShareButtons(document);
+  }
+  window.workrailShare = addShareButtons;
+  document.addEventListener("live:updated", function () { addShareButtons(document); });
 
   function say(button, message) {
     var status = button.parentNode && button.parentNode.querySelector("[data-copy-status]");
@@ -64,6 +97,16 @@
     var fetched = event.target.closest ? event.target.closest("[data-copy-with-password]") : null;
     if (fetched) {
       copyFetched(fetched);
+      return;
+    }
+    var sharing = event.target.closest ? event.target.closest("[data-share-target]") : null;
+    if (sharing) {
+      var shared = document.getElementById(sharing.getAttribute("data-share-target"));
+      if (!shared) return;
+      navigator.share({text: shared.textContent}).then(function () { say(sharing, "Shared."); }, function (error) {
+        if (error && error.name === "AbortError") return;  // the person closed the share sheet
+        say(sharing, "Not shared: use Copy instead.");
+      });
       return;
     }
     var button = event.target.closest ? event.target.closest("[data-copy-target]") : null;

@@ -152,6 +152,7 @@
         var fresh = new DOMParser().parseFromString(html, "text/html");
         // Times as the shown page says them (times.js), so that only regions that changed are replaced.
         if (window.workrailTimes) window.workrailTimes.format(fresh);
+        if (window.workrailShare) window.workrailShare(fresh);  // the "Share…" buttons copy.js adds (copy.js)
         var complete = true;
         var stepsBefore = stepsIn(document);
         var focused = document.activeElement;
