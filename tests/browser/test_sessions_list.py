@@ -112,7 +112,7 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
         # The session's other run, as on a desktop: a second active run is what a phone is checked for. Its own
         # line under the head, before where it is.
         others = blocked.locator(".session-others")
-        expect(others).to_have_text("+1 run: Focused Plan Routine (running)")
+        expect(others).to_have_text("+1 run: Focused Plan Routine (working)")
         assert box(name)["y"] + box(name)["height"] - 1 < box(others)["y"] < box(where)["y"]
         # A headline card, not eight labelled lines: its head with its one pill (inside the card), its where-line
         # (the step, then its place and when it becomes yours: three lines), its other run's line and its counts.
@@ -125,7 +125,7 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
         assert "workflows" not in [h.strip().lower() for h in headers]
         # A workflow is named once per row: "Where it is" names the blocked run's; the title cell adds only the
         # session's other one. The session's id only in the link's title (its page shows it).
-        expect(blocked.locator(".session-others")).to_have_text("+1 run: Focused Plan Routine (running)")
+        expect(blocked.locator(".session-others")).to_have_text("+1 run: Focused Plan Routine (working)")
         expect(page.locator('tr[data-state="running"] .session-others')).to_have_count(0)
         expect(blocked.locator(".session-link")).to_have_attribute("title", re.compile(r"^session ses_"))
         expect(blocked.locator(".card-meta")).to_be_hidden()
