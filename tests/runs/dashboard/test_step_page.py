@@ -183,7 +183,7 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None  # branch 1's tip, set aside by the rewind
     resume = sections(page(client, f"/nodes/{left.public_id}/"))["resume-here"]
-    assert "No agent works on this branch any more: pasted into an agent&#x27;s chat, the message puts it" in resume
+    assert "No agent works on this branch. To go on with it, paste this message into an agent&#x27;s chat." in resume
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume
 
 
