@@ -143,7 +143,8 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     # run); what to do, the panel says.
     expect(sized_page.locator(".run-status .badge.state-stalled")).to_have_text("Your move · Stalled")
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
-    # "Updates live" stays on the title's line at every size, at its right end, away from the pill (friction10 7, friction17 b2).
+    # "Updates live" stays on the title's line at every size, at its right end, away from the pill (friction10 7,
+    # friction17b 2).
     title, live = (sized_page.locator(f".page-head > {i}").bounding_box() for i in ("h1", ".live"))
     assert title and live and title["y"] < live["y"] + live["height"] / 2 < title["y"] + title["height"], (title, live)
     head = sized_page.locator(".page-head").bounding_box()
