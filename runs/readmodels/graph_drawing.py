@@ -189,7 +189,7 @@ STATE_LEGEND = {
 
 LEGEND_WORDS = {
     "answered": "green: an answered step",
-    "aside": "dashed outline: a step only a branch no agent works on holds (left behind or canceled)",
+    "aside": "dashed outline: no agent works on this step's branch (left behind or canceled)",
     "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
     "other": "hollow: a step of another branch (open its last step to view that branch)",
     "lane": "marks the first step of each branch (branch 1 starts at the run's first step)",
@@ -389,13 +389,16 @@ class _Geometry:
 # paper's, for 13px titles and step lines (PLACE_CHARS of them whole).
 TAG_H, TAG_GAP = 17, 2
 SCREEN_TAG_WORDS = (*STATE_WORDS.values(), AGAIN_TAG)
-TAG_ROOM = 6 + 10 + round(7.9 * max(len(word) for word in SCREEN_TAG_WORDS))
+TAG_ROOM = 10 + 10 + round(7.9 * max(len(word) for word in SCREEN_TAG_WORDS))
 # A checkpoint's diamond on its step's card's bottom edge, right of the edge leaving the card's middle: its half
 # diagonal, the room between two, and how many fit there (more are on the step's page and in the steps list).
 CHECKPOINT_R, CHECKPOINT_STEP, CHECKPOINT_MAX = 8, 20, 3
 # Every tag of the screen is as wide as the widest, in one column at the same offset right of every card, from
 # its top edge down (tenth review: pills of every width floated loose and stacked unevenly).
-TAG_OFF = 4
+# Its gap from the card's box: the thickest outline (the viewed branch's 3px, the focus ring's 4px) reaches 2px
+# out of it, and a tag 2px away touched the viewed branch's dashed outline (friction17b 7): 6px clear of it.
+TAG_OFF = 8
+OUTLINE_OUT = 2
 TAG_COL_W = TAG_ROOM - TAG_OFF - 2
 SCREEN_CARD_W, SCREEN_CARD_H = 180, 62
 SCREEN = _Geometry(

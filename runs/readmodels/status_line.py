@@ -119,7 +119,7 @@ class CancelStops:
     """What canceling a run stops: its branches still open (a finished or canceled branch stops nothing), told
     apart as the branch cards tell them: in progress (an agent on it, or it waits for someone) and left behind.
     "both open branches" beside two branches badged "Left behind" read as a contradiction (friction16b 7, 16a 1),
-    so `button` and `confirm` count each kind in the cards' words."""
+    so `confirm` names each kind in the cards' words."""
 
     in_progress: list[int]
     left_behind: list[int] = field(default_factory=list)
@@ -128,22 +128,11 @@ class CancelStops:
     def open_branches(self) -> list[int]:
         return sorted(self.in_progress + self.left_behind)
 
-    def _counts(self) -> str:
-        """ "1 branch in progress, 2 left behind", the kinds it has."""
-        said = []
-        if self.in_progress:
-            n = len(self.in_progress)
-            said.append(f"{n} branch{'es' if n != 1 else ''} in progress")
-        if self.left_behind:
-            lead = "" if self.in_progress else f"branch{'es' if len(self.left_behind) != 1 else ''} "
-            said.append(f"{len(self.left_behind)} {lead}left behind")
-        return ", ".join(said)
-
     @property
     def button(self) -> str:
-        if len(self.open_branches) <= 1:
-            return "Cancel run…"
-        return f"Cancel run ({self._counts()})…"
+        """Always "Cancel run…": the counts crowded the card's head and took two lines on a phone (friction17b
+        18); which branches it stops, the confirmation says."""
+        return "Cancel run…"
 
     @property
     def confirm(self) -> str:

@@ -25,11 +25,11 @@ the agent's latest notes it asks them to approve, then the two replies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail
 from runs.models import Node
-from runs.readmodels import agent_message, attention, states, step_places
+from runs.readmodels import agent_message, attention, overview, states, step_places
 from runs.readmodels.actions import ActionName, Weight
 from runs.readmodels.step_state import StepState
 
@@ -40,6 +40,10 @@ BRANCH_FROM_HERE = "Branch from here"
 # "Branch from here"'s two ways, each with its one line: what it does differently from the other.
 SAME_CONTEXT = "The agent answers this step again with the context as it is; its answer starts the new branch."
 EDITED_CONTEXT = "You change values in the step's context first; the agent then redoes the step with them."
+# What branching does, in one sentence (what it does not do is `branch_warning`, on its own line).
+BRANCHING = "The new branch starts here and becomes the one this run follows; answered steps stay as they are."
+# A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short).
+LEFT_BEHIND_LEAD = "No agent works on this branch. To go on with it, paste this message into an agent's chat."
 # A canceled run's step: its head's one line, where the sections would be.
 CANCELED = "nothing can resume or branch from a canceled run"
 
@@ -64,6 +68,8 @@ class StepActions:
     # (markdown), and the step (or "Checkpoint") they were recorded at; "" when it recorded none.
     to_approve: str = ""
     to_approve_from: str = ""
+    # "Branch from here"'s warning line, in a warning style: where an agent at work on the run is not told.
+    branch_warning: str = ""
 
     @property
     def shown(self) -> bool:
@@ -98,10 +104,17 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
     # The title says what a branch is; the line, what it leaves alone (and, at a refusal, why it is here).
     # Before confirming, what happens (friction16a 10: "nothing changes" was untrue of the branch the agent is on,
     # marked left behind right after): the new branch is the one followed, and an agent at work is not told.
-    kept = "Answered steps stay as they are; the new branch becomes the one this run follows." + (
-        f" {attention.AGENT_NOT_TOLD}" if at_work or node.blocked is not None else ""
-    )
-    branch_lead = f"Another way past the refusal. {kept}" if node.blocked is not None else kept
+    # friction17: one short sentence of what branching does; the warning on its own line (`branch_warning`), on
+    # every step's section while an agent works anywhere on the run, not only on the step it is at.
+    branch_lead = f"Another way past the refusal. {BRANCHING}" if node.blocked is not None else BRANCHING
+    warning = branch_warning(node, step, at_work)
+    actions = _of_step(node, step, went_on, at_work, branch_lead)
+    return replace(actions, branch_warning=warning) if actions.shown else actions
+
+
+def _of_step(
+    node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry], at_work: bool, branch_lead: str
+) -> StepActions:
     if node.blocked is not None:
         # The refusal's panel above holds the message, as loud as the move is the person's (attention.blocked_guide):
         # one entry per page, not a second button here (friction16).
@@ -145,10 +158,35 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
         # The page's working line says the agent is on it; the message waits folded, for when it stops.
         return StepActions("resume", "", "", True, False, False, branch_lead, weight=states.weight("agents"))
     if step.state == "left_behind":
-        lead = "No agent works on this branch any more: " + attention.LEFT_BEHIND_BACK.replace("its latest", "this")
+        lead = LEFT_BEHIND_LEAD
         return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("nobody"))
     lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
     return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("yours"))
+
+
+def branch_warning(node: NodeDetail, step: StepState, at_work: bool) -> str:
+    """What starting a branch does not do, where it matters: while an agent works anywhere on the run (its
+    branch's move is the agent's, or it waits in its chat for the person's reply), naming where, since the
+    dashboard cannot tell it (friction17a 3: a done earlier step is where the person branches while the agent
+    goes on). "" where no agent is at work."""
+    here = step.waiting_on.number if step.waiting_on is not None else None
+    cutoff = overview.stall_cutoff()
+    elsewhere = [
+        o
+        for o in (*node.on_branches, *node.other_branches)
+        if o.number != here and (o.state == "needs_you" or attention.move_of_branch(o, cutoff) == "agents")
+    ]
+    several = node.run.branch_count > 1
+    places = (["this step"] if at_work else []) + [
+        f"“{o.step_title}”" + (f" (branch {o.number})" if several else "") if o.step_title else f"branch {o.number}"
+        for o in elsewhere
+    ]
+    if not places:
+        return ""
+    if len(places) == 1:
+        return f"An agent is working on {places[0]}; it is not told. Tell it to stop in its chat."
+    listed = ", ".join(places[:-1]) + f" and {places[-1]}"
+    return f"Agents are working on {listed}; they are not told. Tell them to stop in their chats."
 
 
 def _now_at(went_on: list[BranchOutcomeEntry], several: bool, latest: str) -> str:

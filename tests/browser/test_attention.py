@@ -143,9 +143,13 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     # run); what to do, the panel says.
     expect(sized_page.locator(".run-status .badge.state-stalled")).to_have_text("Your move · Stalled")
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
-    # "Live" stays on the title's line at every size, not a line of its own under it (friction10 7).
+    # "Updates live" stays on the title's line at every size, at its right end, away from the pill (friction10 7,
+    # friction17b 2).
     title, live = (sized_page.locator(f".page-head > {i}").bounding_box() for i in ("h1", ".live"))
     assert title and live and title["y"] < live["y"] + live["height"] / 2 < title["y"] + title["height"], (title, live)
+    head = sized_page.locator(".page-head").bounding_box()
+    assert head and head["x"] + head["width"] - (live["x"] + live["width"]) < 2, (head, live)
+    expect(sized_page.locator("#live-dot .live-words")).to_have_text("Updates live")
     assert said(sized_page, "Stalled") == 1
     assert (said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (1, 0)
     assert_cancel_in_its_place(sized_page)
@@ -240,7 +244,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # with a grey ring, until one it answers (live.js; a tab shown again polls at once).
     marker, words = sized_page.locator("#live-dot"), sized_page.locator("#live-dot .live-words")
     assert marker.locator(".live-dot").evaluate("e => getComputedStyle(e).animationName") == "none"
-    expect(words).to_have_text("Live")
+    expect(words).to_have_text("Updates live")
     poll = "**/live/sessions/*"
     sized_page.route(poll, lambda route: route.fulfill(status=200, content_type="application/json", body="{}"))
     sized_page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
@@ -249,7 +253,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     assert sized_page.locator("#live-dot .live-dot").evaluate("e => getComputedStyle(e).backgroundColor") != blue
     sized_page.unroute(poll)
     sized_page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
-    expect(words).to_have_text("Live")
+    expect(words).to_have_text("Updates live")
     # A tab in the background is not polled, and says so; shown again, it polls at once.
     shown_as = """(state) => {
       Object.defineProperty(document, "visibilityState", {value: state, configurable: true});
@@ -258,7 +262,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     sized_page.evaluate(shown_as, "hidden")
     expect(words).to_have_text("Paused while hidden")
     sized_page.evaluate(shown_as, "visible")
-    expect(words).to_have_text("Live")
+    expect(words).to_have_text("Updates live")
     expect(sized_page.get_by_text("This page updates by itself.")).to_have_count(0)
     # One branch, two steps: a compact stepper, not a drawing; the shown step marked once (friction6 item 6).
     stepper = sized_page.locator("ol.stepper")
@@ -437,8 +441,12 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         expect(sized_page.locator("#run-where")).to_contain_text(" · branch 2 · ")
         expect(sized_page.locator("#shown-branch")).to_have_text("Showing branch 1 Left behind")
         assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
-        # Two open branches, both stopped by canceling: the button counts them as their cards say them.
-        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel run (1 branch in progress, 1 left behind)…")
+        # Two open branches, both stopped by canceling: the button stays short, its confirmation names them as
+        # their cards say them (friction17b 18).
+        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel run…")
+        expect(sized_page.locator("#cancel-button + .confirm-body > p")).to_contain_text(
+            "with branch 2 in progress and branch 1 left behind"
+        )
     else:
         expect(sized_page.locator("#cancel-button")).to_have_text("Cancel run…")
     console_log.assert_clean()

@@ -238,18 +238,20 @@ def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site,
         assert sized_page.evaluate("navigator.clipboard.readText()") == text
     settings.DATABASE_URL_SECRET = "postgres://workrail:s3cret@db.local/workrail"
     visit(sized_page, site + "/connect/", "connect")
-    # The password is hidden, and the page says so where the commands are, with the ways to a working one.
+    # The password is hidden: one clear way to working lines comes first, signing in and back here (friction17b
+    # 14); no button offers to copy what would not work (friction12 11), and the masked lines are dimmed.
     note = sized_page.locator("#password-note")
     expect(note).to_be_visible()
-    expect(note).to_contain_text("so these lines do not work as copied")
-    expect(note.get_by_role("link", name="Sign in")).to_have_attribute("href", "/admin/login/?next=/connect/")
-    # No button offers to copy what would not work: each offers to sign in, and comes back here (friction12 11).
+    expect(note).to_contain_text("so these lines do not work as shown")
     connect_card = sized_page.locator("section.connect")
     expect(connect_card.get_by_role("button")).to_have_count(0)
-    sign_in = connect_card.locator(".copy-row").get_by_role("link", name="Sign in to copy")
-    expect(sign_in).to_have_count(2)
-    for link in sign_in.all():
-        assert link.get_attribute("href") == "/admin/login/?next=/connect/"
+    sign_in = connect_card.get_by_role("link", name="Sign in to copy working commands")
+    expect(sign_in).to_have_count(1)
+    expect(sign_in).to_have_attribute("href", "/admin/login/?next=/connect/")
+    first, claude = sign_in.bounding_box(), sized_page.locator("#connect-claude").bounding_box()
+    assert first and claude and first["y"] + first["height"] <= claude["y"]
+    for box in ("#connect-claude", "#connect-json"):
+        assert float(sized_page.locator(box).evaluate("e => getComputedStyle(e).opacity")) < 1
     connect = connection_instructions()
     for box in ("#connect-claude", "#connect-json"):
         pre = sized_page.locator(box)

@@ -85,6 +85,8 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # A done step the run went on from: no "Resume here", one line in the head to where the run is now.
     visit(sized_page, f"{site}/nodes/{node_id_of(start)}/", "step-actions-done")
     expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
+    # The agent works on further on: the warning is here too, naming where (friction17a 3).
+    expect(sized_page.locator("#branch-warning")).to_contain_text("An agent is working on “")
     now_at = sized_page.locator(".page-head #now-at a")
     expect(now_at).to_contain_text("the run is now at step 2 of ")
     expect(sized_page.locator("#branch-here #fork-message > summary")).to_have_text("Branch (same context)")
@@ -99,13 +101,20 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     )
     expect(sized_page.locator("#node-refusal details.if-stopped-fold")).not_to_have_attribute("open", "")
     expect(sized_page.locator("#branch-what")).to_have_text(
-        "Another way past the refusal. Answered steps stay as they are; the new branch becomes the one this run "
-        "follows. An agent working here is not told: it may carry on in its chat until you tell it there to stop."
+        "Another way past the refusal. The new branch starts here and becomes the one this run follows; answered "
+        "steps stay as they are."
+    )
+    # What branching does not do, on its own line in the warning style (friction17b 12).
+    expect(sized_page.locator("#branch-warning.notice.warn")).to_have_text(
+        "An agent is working on this step; it is not told. Tell it to stop in its chat."
     )
     prompt_folds_on_a_phone(sized_page)
     # The latest step of a branch left behind: taken up again from here, by the quiet outline (nobody's move).
     visit(sized_page, f"{site}/nodes/{left.public_id}/", "step-actions-left-behind")
-    assert_sections(sized_page, "No agent works on this branch any more")
+    assert_sections(sized_page, "No agent works on this branch. To go on with it, paste this message")
+    # The agent works on the newest branch: its step named here, where branching would leave it unaware.
+    expect(sized_page.locator("#branch-warning")).to_contain_text("An agent is working on “")
+    expect(sized_page.locator("#branch-warning")).to_contain_text("(branch 2); it is not told.")
     expect(resume_button(sized_page)).to_have_text("Copy the message for the agent")
     expect(resume_button(sized_page)).to_have_class("copy-button copy-quiet")
     console_log.assert_clean()

@@ -50,7 +50,7 @@ def test_home_gives_the_agent_the_same_store_and_hides_the_database_password(cli
     assert "postgres://workrail:********@db.local/workrail" in text
     assert "s3cret" not in html
     # Said where the commands are, with the ways to a working command: no "copy with the password" button.
-    assert "so these lines do not work as copied" in text
+    assert "so these lines do not work as shown" in text
     assert "with-password" not in html
     assert "/admin/login/?next=/connect/" in html
 
@@ -105,11 +105,15 @@ def test_nobody_else_gets_the_password(client, django_user_model):
     # another machine, so the reason stands in place of each button...
     assert "copy-button" not in elsewhere and "Sign in to copy" not in elsewhere
     assert elsewhere.count("Not copied here: the password is copied only on the machine that runs") == 2
-    # ...and signed out, the way to sign in and back, in place of each.
+    # ...and signed out, one way to sign in and back, first, above the commands, which are dimmed so nobody
+    # copies them by hand (friction17b 14).
     client.logout()
     signed_out = client.get("/connect/").content.decode()
     assert "copy-button" not in signed_out
-    assert signed_out.count('class="button small sign-in-to-copy" href="/admin/login/?next=/connect/"') == 2
+    sign_in = '<a class="button primary sign-in-to-copy" href="/admin/login/?next=/connect/">Sign in to copy working'
+    assert signed_out.count("sign-in-to-copy") == 1 and sign_in in signed_out
+    assert signed_out.index(sign_in) < signed_out.index('id="connect-claude"')
+    assert signed_out.count('class="masked"') == 2 and 'class="copy-row"' not in signed_out  # no empty rows
 
 
 @pytest.mark.usefixtures("postgres_url")

@@ -595,7 +595,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     assert ">Resume here</h2>" in left and 'id="step-state">Left behind</span>' in left
     # The quiet outline in sight, as on the run page, under the one name of its message (friction16).
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in left
-    assert "No agent works on this branch any more: pasted into an agent&#x27;s chat, the message puts it back" in left
+    assert "No agent works on this branch. To go on with it, paste this message into an agent&#x27;s chat." in left
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis
     assert "mr_review.findings" in synthesis

@@ -135,8 +135,9 @@ def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(cli
     assert 'id="node-pending"' not in text
     # What a next step's tag means is its tooltip, not a legend of tags inside the card's sentence.
     card = text.split('id="branches-title"')[1].split("</section>")[0]
-    assert '<span class="tag" title="the agent did this step and moved on">by the agent</span>' in card
-    assert card.count('<span class="tag"') == 1
+    # In plain words, not a monospace chip that reads as code (friction17b 16).
+    assert '<span class="via muted small" title="the agent did this step and moved on">by the agent</span>' in card
+    assert card.count('class="via ') == 1 and 'class="tag"' not in card
 
 
 def test_a_steps_head_has_the_live_dot_while_its_run_goes_on_and_no_default_mode_line(client, service_catalog):
@@ -183,7 +184,7 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None  # branch 1's tip, set aside by the rewind
     resume = sections(page(client, f"/nodes/{left.public_id}/"))["resume-here"]
-    assert "No agent works on this branch any more: pasted into an agent&#x27;s chat, the message puts it" in resume
+    assert "No agent works on this branch. To go on with it, paste this message into an agent&#x27;s chat." in resume
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume
 
 

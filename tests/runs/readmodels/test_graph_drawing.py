@@ -184,6 +184,8 @@ def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on
     assert re.findall(said, card(other, "3")) == ["Branch 2", "running"]
     for tx, ty, tw, th in tags:
         assert x + w < tx and tx + tw <= x + w + graph_drawing.TAG_ROOM  # right of the card, off its borders
+        # Clear of the thickest outline (the viewed branch's, the focus ring) by a fixed gap (friction17b 7).
+        assert tx - (x + w + graph_drawing.OUTLINE_OUT) >= 6
         assert y <= ty and ty + th < y + h + 13  # level with the card, above the elbow of the edges under it
     tops = [ty for _, ty, _, _ in tags]
     assert all(b - a >= graph_drawing.TAG_H for a, b in itertools.pairwise(tops))  # none on another
@@ -346,7 +348,7 @@ def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_
         "state-left-behind": "no agent works on this branch any more",
         "state-running": "the agent works on it",
         "answered": "green: an answered step",
-        "aside": "dashed outline: a step only a branch no agent works on holds (left behind or canceled)",
+        "aside": "dashed outline: no agent works on this step's branch (left behind or canceled)",
         "on-branch": "dark outline: the branch you are viewing (its steps are listed below)",
         "again": "the branch's first step, redone after branching (the steps above it are shared)",
     }

@@ -87,7 +87,7 @@ def test_canceling_counts_only_the_branches_it_would_stop(service_catalog):
     assert stops.open_branches == [1, 2]
     # Told apart as the branch cards tell them: the one in progress, the one left behind (friction16b 7).
     assert (stops.in_progress, stops.left_behind) == ([2], [1])
-    assert stops.button == "Cancel run (1 branch in progress, 1 left behind)…"
+    assert stops.button == "Cancel run…"  # the branches it stops, the confirmation names (friction17b 18)
     assert ", with branch 2 in progress and branch 1 left behind:" in stops.confirm
     # A branch that finished stops nothing: one open branch beside it is "Cancel run…".
     start = start_workflow(made.PLAN, context={"sessionKey": "DONE-THEN-AGAIN"})
@@ -120,12 +120,12 @@ def test_a_branch_rewound_at_step_2_counts_its_shared_step_apart_and_the_counts_
     assert graph_page.answered_split(shown_1, 1, branch_of).words == "2 steps answered"
 
 
-def test_cancel_counts_each_kind_of_branch_it_stops_in_the_cards_words():
-    assert status_line.CancelStops([3], [1, 2]).button == "Cancel run (1 branch in progress, 2 left behind)…"
+def test_cancel_names_each_kind_of_branch_it_stops_in_the_cards_words_in_its_confirmation_only():
+    assert status_line.CancelStops([3], [1, 2]).button == "Cancel run…"
     assert status_line.CancelStops([3], [1, 2]).confirm.startswith(
         "Are you sure? The run stops for good, with branch 3 in progress and branches 1 and 2 left behind: "
     )
-    assert status_line.CancelStops([1, 2]).button == "Cancel run (2 branches in progress)…"
-    assert status_line.CancelStops([], [1, 2]).button == "Cancel run (2 branches left behind)…"
+    assert status_line.CancelStops([1, 2]).confirm.startswith(
+        "Are you sure? The run stops for good, with branches 1 and 2 in progress: "
+    )
     assert status_line.CancelStops([], [1]).button == status_line.CancelStops([1]).button == "Cancel run…"
-    assert "open" not in status_line.CancelStops([3], [1, 2]).button

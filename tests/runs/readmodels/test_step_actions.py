@@ -29,15 +29,14 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
     assert (
         working.shown
         and not working.fork_message
-        # What branching does, said before it: the agent at work is not told (friction16a 10).
-        and working.branch_lead
-        == "Answered steps stay as they are; the new branch becomes the one this run follows. An agent working "
-        "here is not told: it may carry on in its chat until you tell it there to stop."
+        # What branching does, in one sentence; what it does not do, on its own line (friction16a 10, friction17).
+        and working.branch_lead == step_actions.BRANCHING
+        and working.branch_warning == "An agent is working on this step; it is not told. Tell it to stop in its chat."
     )
     stopped = actions_at(review.open_tip)
-    # Stalled: the person's move, the solid button in sight.
+    # Stalled: the person's move, the solid button in sight; no agent at work, no warning.
     assert stopped.weight == "primary" and stopped.lead.startswith("Copy the message into the agent's chat")
-    assert stopped.branch_lead == "Answered steps stay as they are; the new branch becomes the one this run follows."
+    assert stopped.branch_lead == step_actions.BRANCHING and stopped.branch_warning == ""
 
 
 def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(service_catalog):
@@ -58,8 +57,7 @@ def test_a_blocked_step_s_one_message_is_its_refusal_s_and_it_branches_past_it(s
     # One entry per page (friction16): the refusal's panel holds the message, so no "Resume here" repeats it.
     assert blocked.resume is None and not blocked.resume_shown and not blocked.message and not blocked.fork_message
     assert blocked.shown
-    assert blocked.branch_lead.startswith("Another way past the refusal. Answered steps stay as they are;")
-    assert blocked.branch_lead.endswith("until you tell it there to stop.")
+    assert blocked.branch_lead == f"Another way past the refusal. {step_actions.BRANCHING}"
 
 
 def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(service_catalog):
@@ -82,10 +80,34 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None
     taken_up = actions_at(str(left.public_id))
-    assert taken_up.resume == "resume" and taken_up.lead.startswith("No agent works on this branch any more")
+    # Subject first, short (friction17b 12).
+    assert taken_up.resume == "resume" and taken_up.lead == (
+        "No agent works on this branch. To go on with it, paste this message into an agent's chat."
+    )
     # Nobody's move: the quiet outline, as on the run page: nothing to do unless it is wanted back.
     assert taken_up.weight == "quiet" and not taken_up.leads_page
-    assert "puts it back on this branch, at this step" in taken_up.lead
+
+
+def test_the_agent_not_told_warning_is_on_every_step_while_an_agent_works_on_the_run(service_catalog):
+    # friction17a 3: branching from a step the agent is not at (a branch left behind, a done earlier step) is
+    # where it goes on unaware: the warning names where it works.
+    rewound = made.left_behind()
+    nodes = list(Node.objects.filter(run__public_id=rewound.run_id).order_by("pk"))
+    left = next(n for n in nodes if not n.children.exists())
+    elsewhere = (
+        "An agent is working on “Draft Plan with Risks” (branch 2); it is not told. Tell it to stop in its chat."
+    )
+    assert actions_at(str(left.public_id)).branch_warning == elsewhere  # a step of the branch left behind
+    assert actions_at(str(nodes[0].public_id)).branch_warning == elsewhere  # the done first step
+    # The agent's own step says "this step", once.
+    tip = str(nodes[-1].public_id)
+    assert actions_at(tip, at_work=True).branch_warning == (
+        "An agent is working on this step; it is not told. Tell it to stop in its chat."
+    )
+    # Stalled: no agent at work anywhere, no warning on any step.
+    quiet = made.stalled()
+    for node in Node.objects.filter(run__public_id=quiet.run_id):
+        assert actions_at(str(node.public_id)).branch_warning == ""
 
 
 def test_no_section_where_nothing_can_be_done(service_catalog):

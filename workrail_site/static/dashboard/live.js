@@ -13,7 +13,7 @@
  * data-step-node) is announced by its title in a polite live region, for screen readers.
  *
  * The page's live marker (#live-dot) says in words which of three states the polling is in, its dot only
- * decoration (friction12 item 14): "Live" while it polls, "Reconnecting…" from a poll the server did not
+ * decoration (friction12 item 14): "Updates live" while it polls, "Reconnecting…" from a poll the server did not
  * answer until one it answers, "Paused while hidden" while the tab is in the background (nothing is polled).
  */
 (function () {
@@ -193,7 +193,7 @@
 
   /* Each state of the live marker: its words, then what its tooltip and a screen reader add. */
   var MARKER = {
-    live: ["Live", "this page updates by itself"],
+    live: ["Updates live", "this page updates by itself"],
     reconnecting: ["Reconnecting\u2026", "the dashboard did not answer; trying again every 2 seconds"],
     paused: ["Paused while hidden", "updates resume when this tab is shown again"],
   };
