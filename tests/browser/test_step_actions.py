@@ -117,11 +117,15 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     # The run page's panel: the reply confirming leads, the one asking for changes is quiet (friction15).
     visit(sized_page, f"{site}/runs/{waiting.run_id}/", "needs-you-replies-run")
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
-    confirmed = panel.get_by_role("button", name="Copy the reply: confirmed")
-    changes = panel.get_by_role("button", name="Copy a reply asking for changes")
+    confirmed = panel.get_by_role("button", name="Copy “Confirmed” reply")
+    changes = panel.get_by_role("button", name="Copy “Not yet: change…” reply")
     expect(confirmed).to_be_visible()
     expect(changes).to_have_class("copy-button copy-quiet")
     expect(panel).not_to_contain_text("no button")
+    # Read, then decide (friction17): the notes to review above the two replies, as on the step's page.
+    run_notes, run_button = panel.locator(".to-approve").bounding_box(), confirmed.bounding_box()
+    assert run_notes and run_button and run_notes["y"] + run_notes["height"] <= run_button["y"]
+    run_colours = panel.evaluate("el => [getComputedStyle(el).backgroundColor, getComputedStyle(el).borderLeftColor]")
     confirmed.click()
     expect(panel.get_by_text("Copied.")).to_be_visible()
     assert sized_page.evaluate("navigator.clipboard.readText()") == "Confirmed: go on with “Approve the plan”."
@@ -133,13 +137,16 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     expect(reply.locator("#resume-what")).to_contain_text("The agent is waiting for you to approve the plan.")
     notes = reply.locator("#step-to-approve")
     expect(notes).to_be_visible()
-    confirmed = reply.get_by_role("button", name="Copy the reply: confirmed")
+    confirmed = reply.get_by_role("button", name="Copy “Confirmed” reply")
     expect(confirmed).to_be_visible()
-    expect(reply.get_by_role("button", name="Copy a reply asking for changes")).to_be_visible()
+    expect(reply.get_by_role("button", name="Copy “Not yet: change…” reply")).to_be_visible()
     box = {name: loc.bounding_box() for name, loc in {"reply": reply, "notes": notes, "button": confirmed}.items()}
     prompt = sized_page.locator("#prompt-card").bounding_box()
     assert all(box.values()) and prompt is not None
     assert box["reply"]["y"] < prompt["y"] and box["notes"]["y"] < box["button"]["y"]
+    # In the run page's panel's colours: the person's move, alike on both pages.
+    colours = "el => [getComputedStyle(el).backgroundColor, getComputedStyle(el).borderLeftColor]"
+    assert reply.evaluate(colours) == run_colours
     folded_message(sized_page)
     # The notes are said once: "Notes so far" points up to them instead of repeating them.
     expect(sized_page.locator(".notes-above")).to_have_text("Its notes are above, under “Your reply”.")
