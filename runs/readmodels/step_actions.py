@@ -26,6 +26,7 @@ the agent's latest notes it asks them to approve, then the two replies.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail
 from runs.models import Node
@@ -78,6 +79,18 @@ class StepActions:
     def title(self) -> str:
         """The section's title: "Your reply" where the move is the person's reply, else "Resume here"."""
         return YOUR_REPLY if self.replies is not None else RESUME_HERE
+
+    @property
+    def one_line(self) -> bool:
+        """ "Resume here" would hold only the folded "Agent stopped? …" (the agent at work on the step): that one
+        line is shown alone, without the card and its heading around it (friction17b 11: a near-empty card)."""
+        return (
+            self.resume == "resume"
+            and self.weight == "folded"
+            and not self.lead
+            and self.replies is None
+            and not self.handed_over
+        )
 
     @property
     def leads_page(self) -> bool:
@@ -149,6 +162,15 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
         return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("nobody"))
     lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
     return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("yours"))
+
+
+def recap_shown(entries: list[Any], actions: StepActions) -> list[Any]:
+    """ "Notes so far"'s entries on the step's page, less the one whose notes "Your reply" quotes to review above:
+    an entry that only pointed up to them said nothing of its own (friction17b 11); one with artifacts keeps its
+    head and their kinds, without the notes. The section goes when it held only that one."""
+    if not actions.to_approve:
+        return list(entries)
+    return [e for e in entries if e.get("notesMarkdown") != actions.to_approve or e.get("artifactKinds")]
 
 
 def _now_at(went_on: list[BranchOutcomeEntry], several: bool, latest: str) -> str:

@@ -151,10 +151,12 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     assert "The agent's instructions for this step</summary>" in fold
     assert "<strong>ask them to approve it</strong>" in fold
     assert panel.index('class="next-move"') < panel.index("to-approve") < panel.index("asks-fold")
-    # The notes to review are said once, in the panel; the step that recorded them links there (friction11 1).
+    # The notes to review are said once, in the panel (friction11 1); the step that recorded them keeps its head,
+    # with no line only pointing up there (friction17b 11).
     steps = html.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     assert "Planned it: two modules, one migration." not in steps and html.count("Planned it: two modules") == 1
-    assert 'href="#to-approve-1">to review there</a>' in steps
+    assert "Plan · step 1 of 3" in steps
+    assert "to-approve-1" not in steps and "panel above" not in steps and "No notes." not in steps
 
 
 def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, service_catalog):
