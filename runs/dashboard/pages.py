@@ -46,6 +46,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
     step = step_state.of_node(node)
     went_on = step_state.went_on(node, step)
     at_work = agent_at_work(step)
+    actions = step_actions.of_step(node, step, went_on, at_work)
     context = {
         "nav": "sessions",
         "node": node,
@@ -74,7 +75,9 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
             agent_message.at_node(node.blocked.node_id, node.place, node.title) if node.blocked else None
         ),
         # The two sections of what a person can do from this step, in their fixed order and titles.
-        "step_actions": step_actions.of_step(node, step, went_on, at_work),
+        "step_actions": actions,
+        # "Notes so far", less the entry whose notes "Your reply" quotes (step_actions.recap_shown).
+        "recap_entries": step_actions.recap_shown(node.recap.get("entries", []), actions),
         "step_actions_titles": {
             "branch": step_actions.BRANCH_FROM_HERE,
             "same_context": step_actions.SAME_CONTEXT,

@@ -57,13 +57,16 @@ def title(name: ActionName) -> str:
 # What each copy button says: the button copies a text for the person to paste into an agent's chat. A step
 # waiting for the person's confirmation has two replies (the dashboard cannot confirm by itself: the agent hears
 # it in its chat, friction15); everywhere else the message for the agent, under one name: the action it serves is
-# "resume the agent" (friction16: "Resume this branch…" was a third name for it).
+# "resume the agent" (friction16: "Resume this branch…" was a third name for it). A reply's button names the
+# reply it copies by its opening words (agent_message.replies), so nobody reads it as confirming by itself
+# (friction17 a14/b10); its "Share…" on a phone (copy.js) names the same reply (friction17 a6/b3).
 CopyName = Literal["message", "confirmed", "changes"]
 COPY: dict[CopyName, str] = {
     "message": "Copy the message for the agent",
-    "confirmed": "Copy the reply: confirmed",
-    "changes": "Copy a reply asking for changes",
+    "confirmed": "Copy “Confirmed” reply",
+    "changes": "Copy “Not yet: change…” reply",
 }
+SHARE: dict[CopyName, str] = {"message": "Share…", "confirmed": "Share “Confirmed”…", "changes": "Share “Not yet”…"}
 
 # How loud the message's button is, from whose move it is (friction16: a solid button that said "only if the
 # agent has stopped" drew the eye while the agent worked): "primary" where the move is the person's (stalled,
@@ -77,3 +80,7 @@ AGENT_STOPPED = "Agent stopped? Get the message that resumes it"
 
 def copy_label(name: CopyName) -> str:
     return COPY[name]
+
+
+def share_label(name: CopyName) -> str:
+    return SHARE[name]

@@ -26,6 +26,7 @@ the agent's latest notes it asks them to approve, then the two replies.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail
 from runs.models import Node
@@ -84,6 +85,18 @@ class StepActions:
     def title(self) -> str:
         """The section's title: "Your reply" where the move is the person's reply, else "Resume here"."""
         return YOUR_REPLY if self.replies is not None else RESUME_HERE
+
+    @property
+    def one_line(self) -> bool:
+        """ "Resume here" would hold only the folded "Agent stopped? …" (the agent at work on the step): that one
+        line is shown alone, without the card and its heading around it (friction17b 11: a near-empty card)."""
+        return (
+            self.resume == "resume"
+            and self.weight == "folded"
+            and not self.lead
+            and self.replies is None
+            and not self.handed_over
+        )
 
     @property
     def leads_page(self) -> bool:
@@ -187,6 +200,15 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool) -> str:
         return f"An agent is working on {places[0]}; it is not told. Tell it to stop in its chat."
     listed = ", ".join(places[:-1]) + f" and {places[-1]}"
     return f"Agents are working on {listed}; they are not told. Tell them to stop in their chats."
+
+
+def recap_shown(entries: list[Any], actions: StepActions) -> list[Any]:
+    """ "Notes so far"'s entries on the step's page, less the one whose notes "Your reply" quotes to review above:
+    an entry that only pointed up to them said nothing of its own (friction17b 11); one with artifacts keeps its
+    head and their kinds, without the notes. The section goes when it held only that one."""
+    if not actions.to_approve:
+        return list(entries)
+    return [e for e in entries if e.get("notesMarkdown") != actions.to_approve or e.get("artifactKinds")]
 
 
 def _now_at(went_on: list[BranchOutcomeEntry], several: bool, latest: str) -> str:

@@ -154,8 +154,14 @@ def action_verb(name: str) -> str:
 
 @register.filter
 def copy_label(name: str) -> str:
-    """A copy button's words (actions.COPY): {{ "confirmed"|copy_label }} is "Copy the reply: confirmed"."""
+    """A copy button's words (actions.COPY): {{ "confirmed"|copy_label }} is "Copy “Confirmed” reply"."""
     return actions.copy_label(name)  # type: ignore[arg-type]
+
+
+@register.filter
+def share_label(name: str) -> str:
+    """The words of the "Share…" copy.js adds after a copy button (actions.SHARE), given it as data-share-label."""
+    return actions.share_label(name)  # type: ignore[arg-type]
 
 
 @register.simple_tag

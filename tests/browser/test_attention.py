@@ -182,7 +182,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(panel.locator(".next-move")).to_contain_text("paste it into the agent's chat")
     # The two replies under it (friction15), the confirmation leading.
     expect(panel.locator(".replies .copy-button")).to_have_text(
-        ["Copy the reply: confirmed", "Copy a reply asking for changes"]
+        ["Copy “Confirmed” reply", "Copy “Not yet: change…” reply"]
     )
     # The step's prompt is written to the agent: folded; opened, a framed box, not a white strip across the amber.
     asks = panel.locator(".asks")

@@ -240,20 +240,26 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     # As on the run page: Blocked in the head and in the verdict, whose move once, in the head's pill.
     assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2, 1)
     expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Blocked")
-    # The same order as on the run page: the message in the red box, the developers' call under it.
+    # The message, then the developers' call: here the panel's last fold, inside the box it belongs to as on the
+    # confirm step's page (friction17b 6).
     expect(sized_page.get_by_text("For developers", exact=True)).to_have_count(1)
     sized_page.locator("#blocked-more-1 > summary").click()
-    assert_one_message_then_developers(sized_page, "#blocked-more-1")
+    assert_one_message_then_developers(sized_page, "#blocked-more-1", inside=True)
     keep_screenshot(sized_page, "blocked-node-developers")
     console_log.assert_clean()
 
 
-def assert_one_message_then_developers(page: Page, drawer: str) -> None:
+def assert_one_message_then_developers(page: Page, drawer: str, inside: bool = False) -> None:
     """A blocked step's page or run page says what to give a stopped agent once: one message for the agent,
-    in the red box; the one "For developers" drawer, under the box, holds the raw call alone, without a second
-    "give it this" (friction12 item 8)."""
+    in the box; the one "For developers" drawer holds the raw call alone, without a second "give it this"
+    (friction12 item 8): under the box on the run page (the run's fold), `inside` it, last, on the step's."""
     panel = page.locator(".blocked-panel").first
     expect(panel.locator(".agent-message")).to_have_count(1)
+    if inside:
+        expect(panel.locator(f"{drawer}.blocked-more")).to_have_count(1)
+        expect(panel.locator("> details").last).to_have_id(drawer.lstrip("#"))
+        expect(page.locator(drawer)).not_to_contain_text("give it this call")
+        return
     expect(panel.locator("details.blocked-more")).to_have_count(0)
     expect(page.locator(f"{drawer} .resend-call")).to_be_visible()
     expect(page.locator(drawer)).not_to_contain_text("give it this call")
@@ -389,7 +395,8 @@ def test_a_node_page(sized_page, console_log, site, forked):
     branch = sized_page.locator("#branch-here").bounding_box()
     assert recorded is not None and resume is not None and branch is not None
     assert recorded["y"] < resume["y"] < branch["y"]
-    expect(sized_page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
+    # "Resume here" is then only its folded line: no card nor heading around it (friction17b 11).
+    expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
     # The agent's move: the message behind a closed "Agent stopped? …", not the page's loudest button (friction16).
     expect(sized_page.locator("#resume-message details.agent-stopped > summary")).to_be_visible()
     expect(sized_page.locator("#resume-message .copy-button")).to_be_hidden()
@@ -398,6 +405,8 @@ def test_a_node_page(sized_page, console_log, site, forked):
     # The card in people's words; the token, for the API, in a fold.
     assert_plain_words(sized_page)
     api = sized_page.locator("details.raw-token")
+    expect(api).to_be_hidden()  # inside that folded line
+    sized_page.locator("#resume-message details.agent-stopped > summary").click()
     expect(api.locator("summary")).to_have_text("For developers")
     api.locator("summary").click()
     expect(api).to_contain_text("stateToken")

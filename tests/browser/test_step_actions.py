@@ -7,6 +7,8 @@ where it leads the page) and "Branch from here" (a new branch from this step). A
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -22,9 +24,14 @@ pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread s
 SECTIONS = ["Resume here", "Branch from here"]
 
 
-def assert_sections(page, resume_line: str) -> None:
-    """The two sections in their order, each titled once, "Resume here" leading with `resume_line`."""
-    expect(page.locator(".step-actions h2")).to_have_text(SECTIONS)
+def assert_sections(page, resume_line: str, one_line: bool = False) -> None:
+    """The two sections in their order, each titled once, "Resume here" leading with `resume_line`; `one_line`:
+    "Resume here" is only that folded line, no card nor heading around it (friction17b 11)."""
+    expect(page.locator(".step-actions h2")).to_have_text(SECTIONS[1:] if one_line else SECTIONS)
+    if one_line:
+        expect(page.locator("#resume-here")).not_to_have_class(re.compile(r"\bcard\b"))
+        expect(page.locator("#resume-here > *")).to_have_count(1)
+        expect(page.locator("#resume-message > *")).to_have_count(1)  # the fold, "For developers" inside it
     resume = page.locator("#resume-here").bounding_box()
     branch = page.locator("#branch-here").bounding_box()
     assert resume is not None and branch is not None and resume["y"] < branch["y"]
@@ -78,9 +85,14 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     assert left is not None  # branch 1's tip, set aside by the rewind
     # A running step: the agent is on it (the page's working line says so); the message folded, for when it stops.
     visit(sized_page, f"{site}/nodes/{node_id_of(answer)}/", "step-actions-running")
-    assert_sections(sized_page, "Agent stopped? Get the message that resumes it")
+    assert_sections(sized_page, "Agent stopped? Get the message that resumes it", one_line=True)
     folded_message(sized_page)
     expect(sized_page.locator("#resume-what")).to_have_count(0)
+    expect(sized_page.locator("#state-token")).to_be_hidden()
+    sized_page.locator("#resume-message details.agent-stopped > summary").click()
+    expect(sized_page.locator("#resume-message details.agent-stopped .raw-token > summary")).to_have_text(
+        "For developers"
+    )
     prompt_folds_on_a_phone(sized_page)
     # A done step the run went on from: no "Resume here", one line in the head to where the run is now.
     visit(sized_page, f"{site}/nodes/{node_id_of(start)}/", "step-actions-done")
@@ -126,11 +138,15 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     # The run page's panel: the reply confirming leads, the one asking for changes is quiet (friction15).
     visit(sized_page, f"{site}/runs/{waiting.run_id}/", "needs-you-replies-run")
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
-    confirmed = panel.get_by_role("button", name="Copy the reply: confirmed")
-    changes = panel.get_by_role("button", name="Copy a reply asking for changes")
+    confirmed = panel.get_by_role("button", name="Copy “Confirmed” reply")
+    changes = panel.get_by_role("button", name="Copy “Not yet: change…” reply")
     expect(confirmed).to_be_visible()
     expect(changes).to_have_class("copy-button copy-quiet")
     expect(panel).not_to_contain_text("no button")
+    # Read, then decide (friction17): the notes to review above the two replies, as on the step's page.
+    run_notes, run_button = panel.locator(".to-approve").bounding_box(), confirmed.bounding_box()
+    assert run_notes and run_button and run_notes["y"] + run_notes["height"] <= run_button["y"]
+    run_colours = panel.evaluate("el => [getComputedStyle(el).backgroundColor, getComputedStyle(el).borderLeftColor]")
     confirmed.click()
     expect(panel.get_by_text("Copied.")).to_be_visible()
     assert sized_page.evaluate("navigator.clipboard.readText()") == "Confirmed: go on with “Approve the plan”."
@@ -142,16 +158,21 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     expect(reply.locator("#resume-what")).to_contain_text("The agent is waiting for you to approve the plan.")
     notes = reply.locator("#step-to-approve")
     expect(notes).to_be_visible()
-    confirmed = reply.get_by_role("button", name="Copy the reply: confirmed")
+    confirmed = reply.get_by_role("button", name="Copy “Confirmed” reply")
     expect(confirmed).to_be_visible()
-    expect(reply.get_by_role("button", name="Copy a reply asking for changes")).to_be_visible()
+    expect(reply.get_by_role("button", name="Copy “Not yet: change…” reply")).to_be_visible()
     box = {name: loc.bounding_box() for name, loc in {"reply": reply, "notes": notes, "button": confirmed}.items()}
     prompt = sized_page.locator("#prompt-card").bounding_box()
     assert all(box.values()) and prompt is not None
     assert box["reply"]["y"] < prompt["y"] and box["notes"]["y"] < box["button"]["y"]
+    # In the run page's panel's colours: the person's move, alike on both pages.
+    colours = "el => [getComputedStyle(el).backgroundColor, getComputedStyle(el).borderLeftColor]"
+    assert reply.evaluate(colours) == run_colours
     folded_message(sized_page)
-    # The notes are said once: "Notes so far" points up to them instead of repeating them.
-    expect(sized_page.locator(".notes-above")).to_have_text("Its notes are above, under “Your reply”.")
+    # The notes are said once, under "Your reply": "Notes so far", which held only them, is gone rather than left
+    # pointing up to them (friction17b 11).
+    expect(sized_page.get_by_text("Planned it: two modules, one migration.")).to_have_count(1)
+    expect(sized_page.locator("#recap-title")).to_have_count(0)
     console_log.assert_clean()
 
 

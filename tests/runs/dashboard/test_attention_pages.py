@@ -128,18 +128,22 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     where = html.split('id="run-where"')[1].split("</span>")[0]
     assert ">Approve the plan · step 2 of 3 · waiting for your confirmation since <time" in where
     # First what the step asks, said to the user, and where the answer goes (the agent's chat, by the two copy
-    # buttons under it: friction15); then the plan to review; last, folded, the step's prompt as the agent was
-    # given it.
+    # buttons: friction15); then the plan to review, then the two replies (read, then decide, as on the step's
+    # page: friction17); last, folded, the step's prompt as the agent was given it.
     move = panel.split('class="next-move"')[1].split("</p>")[0]
     assert "The agent is waiting for you to approve the plan." in move and "paste it into the agent&#x27;s chat" in move
     replies = panel.split('class="copy-row replies"')[1].split("</details>")[0]
-    assert 'class="copy-button" data-copy-target="reply-1-confirmed">Copy the reply: confirmed</button>' in replies
     assert (
-        'class="copy-button copy-quiet" data-copy-target="reply-1-changes">Copy a reply asking for changes<' in replies
+        'class="copy-button" data-copy-target="reply-1-confirmed" data-share-label="Share “Confirmed”…">'
+        "Copy “Confirmed” reply</button>" in replies
+    )
+    assert (
+        'class="copy-button copy-quiet" data-copy-target="reply-1-changes" data-share-label="Share “Not yet”…">'
+        "Copy “Not yet: change…” reply<" in replies
     )
     assert 'id="reply-1-confirmed">Confirmed: go on with “Approve the plan”.</pre>' in replies
     assert "no button" not in panel
-    assert panel.index('class="next-move"') < panel.index("copy-row replies") < panel.index("to-approve")
+    assert panel.index('class="next-move"') < panel.index("to-approve") < panel.index("copy-row replies")
     assert "What the step asks you to confirm" not in panel
     approve = panel.split('class="markdown to-approve"', 1)[1].split("</div>", 1)[0]
     assert "Planned it: two modules, one migration." in approve
@@ -147,10 +151,12 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     assert "The agent's instructions for this step</summary>" in fold
     assert "<strong>ask them to approve it</strong>" in fold
     assert panel.index('class="next-move"') < panel.index("to-approve") < panel.index("asks-fold")
-    # The notes to review are said once, in the panel; the step that recorded them links there (friction11 1).
+    # The notes to review are said once, in the panel (friction11 1); the step that recorded them keeps its head,
+    # with no line only pointing up there (friction17b 11).
     steps = html.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     assert "Planned it: two modules, one migration." not in steps and html.count("Planned it: two modules") == 1
-    assert 'href="#to-approve-1">to review there</a>' in steps
+    assert "Plan · step 1 of 3" in steps
+    assert "to-approve-1" not in steps and "panel above" not in steps and "No notes." not in steps
 
 
 def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, service_catalog):

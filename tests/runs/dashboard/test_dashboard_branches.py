@@ -167,6 +167,9 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert "Blocked: the agent must resend this step with the list of changed files." in refusal
     # On a step's page the panel keeps its own fold for developers: the page has no run facts to share it.
     assert refusal.count(">For developers</summary>") == 1 and 'class="wrap resend-call"' in refusal
+    # Inside the panel, its last fold, as on the confirm step's page (friction17b 6).
+    box = refusal.split("</section>")[0]
+    assert box.count(">For developers</summary>") == 1 and box.rindex("blocked-more") > box.rindex("refused-answer")
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
     assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node
     assert 'id="step-state">Agent&#x27;s move · Blocked</span>' in node

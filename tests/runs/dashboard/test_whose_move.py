@@ -365,7 +365,11 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
         open_tip.index('id="recorded-title"') < open_tip.index('id="resume-here"') < open_tip.index('id="branch-here"')
     )
     resume = open_tip.split('id="resume-here"')[1].split("</section>")[0]
-    assert '<h2 id="resume-here-title">Resume here</h2>' in resume and 'id="fork-details"' not in resume
+    # The folded line alone, no card and heading around it (friction17b 11); the token inside that fold.
+    assert 'class="step-actions resume-line" aria-label="Resume here"' in open_tip
+    assert "resume-here-title" not in resume and 'id="fork-details"' not in resume
+    fold = resume.split('<details class="agent-stopped"')[1]
+    assert fold.index('id="state-token"') < fold.rindex("</details>")
     assert (
         f"{BUTTON}</button>" in resume
         and '<summary class="small">Agent stopped? Get the message that resumes it</summary>' in resume

@@ -96,9 +96,14 @@ def test_the_graph_key_names_a_paused_branchs_move_from_the_table():
 def test_every_copy_button_says_its_words_from_the_table():
     # The step page's and the panels' copy buttons read their words from actions.COPY (friction15): a step waiting
     # for the person's confirmation offers the two replies; every other copy of the message, one name (friction16).
-    assert actions.copy_label("confirmed") == "Copy the reply: confirmed"
-    assert actions.copy_label("changes") == "Copy a reply asking for changes"
-    assert set(actions.COPY) == {"message", "confirmed", "changes"}
+    # A reply's button names the reply it copies, so it does not read as confirming by itself (friction17), and
+    # its "Share…" names the same reply.
+    assert actions.copy_label("confirmed") == "Copy “Confirmed” reply"
+    assert actions.copy_label("changes") == "Copy “Not yet: change…” reply"
+    assert actions.share_label("confirmed") == "Share “Confirmed”…"
+    assert actions.share_label("changes") == "Share “Not yet”…"
+    assert actions.share_label("message") == "Share…"
+    assert set(actions.COPY) == set(actions.SHARE) == {"message", "confirmed", "changes"}
     written = {path.name: _template_text(path) for path in TEMPLATES.glob("*.html")}
     for label in actions.COPY.values():
         for name, text in written.items():

@@ -26,6 +26,8 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
     assert (working.resume, working.message, working.lead, working.title) == ("resume", True, "", "Resume here")
     # The agent's move: the message behind a closed "Agent stopped? …", not the page's loudest button (friction16).
     assert working.weight == "folded"
+    # That folded line is all "Resume here" holds: shown alone, no card (friction17b 11).
+    assert working.one_line and not actions_at(review.open_tip, at_work=False).one_line
     assert (
         working.shown
         and not working.fork_message
@@ -73,6 +75,21 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     assert confirm.replies is not None and confirm.replies.confirmed.startswith("Confirmed: go on with “")
     assert confirm.replies.changes.startswith("Not yet: change … before you go on with “")
     assert confirm.weight == "folded"
+    # "Notes so far" drops the entry whose notes "Your reply" quotes rather than pointing up to them (friction17b
+    # 11); one with artifacts keeps its head; elsewhere every entry stays.
+    quoted = {
+        "kind": "step",
+        "stepId": "plan",
+        "title": "Plan",
+        "notesMarkdown": confirm.to_approve,
+        "artifactKinds": [],
+    }
+    other = {**quoted, "stepId": "scope", "notesMarkdown": "Scoped it."}
+    with_artifacts = {**quoted, "artifactKinds": ["wr.plan"]}
+    assert step_actions.recap_shown([other, quoted], confirm) == [other]
+    assert step_actions.recap_shown([quoted], confirm) == []
+    assert step_actions.recap_shown([with_artifacts], confirm) == [with_artifacts]
+    assert step_actions.recap_shown([other, quoted], step_actions.NONE) == [other, quoted]
 
 
 def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_catalog):

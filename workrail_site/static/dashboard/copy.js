@@ -4,7 +4,8 @@
  * Where the browser can share (navigator.share: phones, mostly), each button that copies a message for an
  * agent (a pre.agent-message) gets a "Share…" beside it that hands the same text to the system's share sheet,
  * since a phone's clipboard rarely reaches the agent on the laptop (friction16a 12). The text stays where it
- * was, under "Check the message". Added after every live update too. */
+ * was, under "Check the message". Added after every live update too. A copy button with data-share-label
+ * (a reply's) gets those words, naming which reply it shares (friction17b 3), else "Share…". */
 (function () {
   "use strict";
 
@@ -27,7 +28,7 @@
       share.type = "button";
       share.className = "copy-button copy-quiet share-button";
       share.setAttribute("data-share-target", target.id);
-      share.textContent = "Share…";
+      share.textContent = copy.getAttribute("data-share-label") || "Share…";
       copy.insertAdjacentElement("afterend", share);
     });
   }
@@ -40,7 +41,8 @@
   document.addEventListener("live:updated", function () { addShareButtons(document); });
 
   function say(button, message) {
-    var status = button.parentNode && button.parentNode.querySelector("[data-copy-status]");
+    var row = (button.closest && button.closest(".copy-row")) || button.parentNode;  // a reply's button sits in a pair
+    var status = row && row.querySelector("[data-copy-status]");
     if (status) {
       status.textContent = message;
       window.setTimeout(function () { status.textContent = ""; }, 2500);
