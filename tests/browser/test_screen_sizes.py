@@ -74,13 +74,15 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     # Each run card's pill on one line, never broken inside itself (friction10 7): on a phone the cards stack.
     for pill in sized_page.locator(".runs-nav .badge[data-move]").all():
         assert on_one_line(pill), pill.inner_text()
-    # On a phone the runs column is compact (friction16a 13): each run's name and pill on one line, the shown
-    # run's card that line alone (its card below says where it stands).
-    if (sized_page.viewport_size or {})["width"] < 600:
-        for card in sized_page.locator(".runs-nav a.run-link").all():
-            name, pill = (card.locator(i).bounding_box() for i in (".run-name", ".badge"))
-            assert name and pill and abs((name["y"] + name["height"] / 2) - (pill["y"] + pill["height"] / 2)) < 4
-        expect(sized_page.locator(".runs-nav a.run-link[aria-current=page] .run-summary")).to_be_hidden()
+    # Every run card has the same shape at every size (friction17a 1): the whole name (never cut short), the
+    # pill under it, then where the run stands, the shown run's card too.
+    for card in sized_page.locator(".runs-nav a.run-link").all():
+        name = card.locator(".run-name")
+        assert name.evaluate("e => e.scrollWidth <= e.clientWidth && getComputedStyle(e).textOverflow !== 'ellipsis'")
+        name_box, pill, summary = (card.locator(i).bounding_box() for i in (".run-name", ".badge", ".run-summary"))
+        assert name_box and pill and summary
+        assert name_box["y"] + name_box["height"] <= pill["y"] + 1 and pill["y"] + pill["height"] <= summary["y"] + 1
+    expect(sized_page.locator(".runs-nav a.run-link[aria-current=page] .run-summary")).to_be_visible()
     # The mode is one line in the head, not a card between the run and its steps (friction11 item 2): its fold
     # comes after the steps at every size.
     run_card, mode, steps = (
