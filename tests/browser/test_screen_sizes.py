@@ -385,7 +385,10 @@ def test_a_node_page(sized_page, console_log, site, forked):
     assert place is not None and place.group(0) not in sized_page.locator("#node-facts").inner_text()
     # The facts are one list style everywhere (friction17a 5): each fact wraps whole, set apart by a gap, as the
     # session's head sets its facts apart; no drawn "·" that a wrapped line could start with.
-    style = "ul => [getComputedStyle(ul).flexWrap, [...ul.children].some(li => getComputedStyle(li, '::before').content.includes('·'))]"
+    style = (
+        "ul => [getComputedStyle(ul).flexWrap,"
+        " [...ul.children].some(li => getComputedStyle(li, '::before').content.includes('·'))]"
+    )
     assert sized_page.locator("#node-facts").evaluate(style) == ["wrap", False]
     # A healthy node leads with its step, not with resuming it: after what was recorded, "Resume here" then
     # "Branch from here"; while the agent works on the step, the message is folded, for when it stops (no
