@@ -58,6 +58,9 @@ def prompt_folds_on_a_phone(page) -> None:
     prompt = page.locator("#prompt-card .prompt")
     if page.viewport_size["width"] <= 640:
         expect(prompt).to_be_hidden()
+        # Its arrow before its title, as every fold's (friction17b 15), none after it.
+        arrows = "s => [getComputedStyle(s, '::before').content, getComputedStyle(s, '::after').content]"
+        assert page.locator("#prompt-card > summary").evaluate(arrows) == ['"▸" / ""', "none"]
         page.locator("#prompt-card > summary").click()
         expect(prompt).to_be_visible()
         page.locator("#prompt-card > summary").click()
