@@ -81,6 +81,12 @@ class BranchSection:
     # whose rows are listed nowhere else, and for a shown branch with no answered step yet.
     listed_below: str = ""
 
+    @property
+    def box_rows(self) -> list[StepRow]:
+        """The rows its box lists: every row, but where its answered steps are listed below, its last alone:
+        where the branch stands now, its pending step (friction17a 15: the box never said it)."""
+        return self.rows[-1:] if self.listed_below else self.rows
+
 
 @dataclass(frozen=True, slots=True)
 class GraphPage:

@@ -335,6 +335,16 @@ SEPARATOR_ORPHANS_SCRIPT = """
       if (other.mid < ch.top || other.mid > ch.bottom) { orphans.push(ch.text.trim().slice(0, 60)); return; }
     }
   });
+  // A "·" a stylesheet draws before an item (`li + li::before`) is no text node: it is orphaned when its item
+  // starts a line of its block (friction17a 5: "· created …" on a phone).
+  for (const e of document.body.querySelectorAll("*")) {
+    if (!(getComputedStyle(e, "::before").content || "").includes("·") || !e.checkVisibility()) continue;
+    const first = e.getClientRects()[0];
+    if (!first) continue;
+    const block = blockOf(e.firstChild || e), b = block.getBoundingClientRect(), bs = getComputedStyle(block);
+    const left = b.left + parseFloat(bs.borderLeftWidth) + parseFloat(bs.paddingLeft);
+    if (first.left <= left + 2) orphans.push(("· " + (e.textContent || "")).trim().slice(0, 60));
+  }
   return orphans;
 }
 """

@@ -290,13 +290,16 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(skipped_row.locator(".gl-title")).to_have_text("Trace the Impact Beyond the Diff")
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-notes").first).to_have_text("↺ redone")
         # The shown branch's steps are the Steps card's, right under the graph (friction12 item 2): its box counts
-        # them and links there, and lists no row of its own; the other branches' steps are listed nowhere else.
+        # them and links there, and lists one row only: where it stands now, its pending step (friction17a 15); the
+        # other branches' steps are listed nowhere else.
         shown = listed.locator(".gl-branch.shown")
         expect(shown.locator(".gl-listed")).to_have_text("7 steps answered · listed below")
         expect(shown.locator(".gl-listed a")).to_have_attribute("href", "#steps-title")
-        expect(shown.locator(".gl-step")).to_have_count(0)
+        expect(shown.locator(".gl-step")).to_have_count(1)
+        expect(shown.locator(".gl-step.tip .gl-words")).to_have_text("Step 8 of 8")
+        expect(shown.locator(".gl-step.tip .gl-title")).to_have_text("Summarize the Review")
         expect(sized_page.locator("ol.steps > li.step")).to_have_count(7)  # the 7 it counts, listed below
-        expect(listed.locator(".gl-title")).to_have_count(3 + 3)  # branches 2 and 3: two steps and one skipped
+        expect(listed.locator(".gl-title")).to_have_count(1 + 3 + 3)  # branches 2 and 3: two steps and one skipped
         # "you are viewing" once in the shown branch's box: in its heading.
         assert shown.inner_text().count("you are viewing") == 1
         assert sized_page.evaluate(LIST_PROBLEMS) == []

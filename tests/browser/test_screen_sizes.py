@@ -65,6 +65,7 @@ def said(page, words: str) -> int:
 
 def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
+    assert separator_orphans(sized_page) == []
     assert_axis_reads(sized_page)
     # Two runs, both running: each run's card in the runs column (the index) has its pill; the shown run's status
     # line has its own, once; the session's head says none again. Each pill says whose move.
@@ -74,13 +75,15 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     # Each run card's pill on one line, never broken inside itself (friction10 7): on a phone the cards stack.
     for pill in sized_page.locator(".runs-nav .badge[data-move]").all():
         assert on_one_line(pill), pill.inner_text()
-    # On a phone the runs column is compact (friction16a 13): each run's name and pill on one line, the shown
-    # run's card that line alone (its card below says where it stands).
-    if (sized_page.viewport_size or {})["width"] < 600:
-        for card in sized_page.locator(".runs-nav a.run-link").all():
-            name, pill = (card.locator(i).bounding_box() for i in (".run-name", ".badge"))
-            assert name and pill and abs((name["y"] + name["height"] / 2) - (pill["y"] + pill["height"] / 2)) < 4
-        expect(sized_page.locator(".runs-nav a.run-link[aria-current=page] .run-summary")).to_be_hidden()
+    # Every run card has the same shape at every size (friction17a 1): the whole name (never cut short), the
+    # pill under it, then where the run stands, the shown run's card too.
+    for card in sized_page.locator(".runs-nav a.run-link").all():
+        name = card.locator(".run-name")
+        assert name.evaluate("e => e.scrollWidth <= e.clientWidth && getComputedStyle(e).textOverflow !== 'ellipsis'")
+        name_box, pill, summary = (card.locator(i).bounding_box() for i in (".run-name", ".badge", ".run-summary"))
+        assert name_box and pill and summary
+        assert name_box["y"] + name_box["height"] <= pill["y"] + 1 and pill["y"] + pill["height"] <= summary["y"] + 1
+    expect(sized_page.locator(".runs-nav a.run-link[aria-current=page] .run-summary")).to_be_visible()
     # The mode is one line in the head, not a card between the run and its steps (friction11 item 2): its fold
     # comes after the steps at every size.
     run_card, mode, steps = (
@@ -229,6 +232,7 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     keep_screenshot(sized_page, "blocked-run-developers")
     sized_page.locator("#run-details > summary").click()
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
+    assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     # The refused step's page shows the refusal itself, right under its head: what is wrong, in view, and
     # for the agent; no link away to a panel elsewhere.
     expect(sized_page.locator("#step-state")).to_have_text("Agent's move · Blocked")
@@ -385,8 +389,13 @@ def test_a_node_page(sized_page, console_log, site, forked):
     ), (lead, after)
     assert on_one_line(sized_page.locator("#node-facts li").filter(has_text="created").locator(".nowrap"))
     assert place is not None and place.group(0) not in sized_page.locator("#node-facts").inner_text()
-    inline = "ul => [...ul.children].every(li => getComputedStyle(li).display === 'inline')"
-    assert sized_page.locator("#node-facts").evaluate(inline) == ((sized_page.viewport_size or {})["width"] < 600)
+    # The facts are one list style everywhere (friction17a 5): each fact wraps whole, set apart by a gap, as the
+    # session's head sets its facts apart; no drawn "·" that a wrapped line could start with.
+    style = (
+        "ul => [getComputedStyle(ul).flexWrap,"
+        " [...ul.children].some(li => getComputedStyle(li, '::before').content.includes('·'))]"
+    )
+    assert sized_page.locator("#node-facts").evaluate(style) == ["wrap", False]
     # A healthy node leads with its step, not with resuming it: after what was recorded, "Resume here" then
     # "Branch from here"; while the agent works on the step, the message is folded, for when it stops (no
     # second driver), and branching with other context is a folded way of its own section.

@@ -93,10 +93,20 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     assert len(tops) == 1, tops
     more = menu.locator(".nav-more summary")
     expect(more).to_have_text("Admin")
+    # The account line takes no second row of the bar (friction17b 8): the bar is one row, its theme switch at
+    # the end; "Change password" and "Log out" are in "Admin ▾".
+    tools = page.locator("#user-tools")
+    expect(tools.get_by_role("button", name="Log out")).to_be_hidden()
+    expect(tools.get_by_role("link", name="Change password")).to_be_hidden()
+    expect(tools.locator(".theme-toggle")).to_be_visible()
+    bar = [page.locator(i).bounding_box() for i in ("#site-name", "#user-tools .theme-toggle")]
+    assert bar[0] and bar[1] and abs((bar[0]["y"] + bar[0]["height"] / 2) - (bar[1]["y"] + bar[1]["height"] / 2)) < 8
     more.click()
     for name, href in (("Connect", "/connect/"), ("Tool timings", "/timings/")):
         expect(menu.get_by_role("link", name=name, exact=True)).to_be_visible()
         assert menu.get_by_role("link", name=name, exact=True).get_attribute("href") == href
+    expect(menu.get_by_role("link", name="Change password")).to_be_visible()
+    expect(menu.get_by_role("button", name="Log out")).to_be_visible()
     keep_screenshot(page, "admin-index-menu")
     page.keyboard.press("Escape")  # menus.js closes it, as on the dashboard
     expect(menu.get_by_role("link", name="Connect", exact=True)).to_be_hidden()
@@ -106,6 +116,11 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
         expect(menu.get_by_role("link", name=name, exact=True)).to_be_visible()
         assert menu.get_by_role("link", name=name, exact=True).get_attribute("href") == href
     keep_screenshot(page, "admin-index")
+    # Every "View" at its table's right edge, a read-only one among "Change" links too (friction17a 9).
+    rights = {
+        round(box["x"] + box["width"]) for box in (a.bounding_box() for a in page.locator("a.viewlink").all()) if box
+    }
+    assert len(rights) == 1, rights
     admin_left = brand.bounding_box()["x"]
     expect(menu.get_by_role("link", name="Admin")).to_have_attribute("aria-current", "page")
     expect(page.locator("#user-tools").get_by_role("button", name="Log out")).to_be_visible()  # Django's own tools stay

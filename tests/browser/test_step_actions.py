@@ -65,6 +65,9 @@ def prompt_folds_on_a_phone(page) -> None:
     prompt = page.locator("#prompt-card .prompt")
     if page.viewport_size["width"] <= 640:
         expect(prompt).to_be_hidden()
+        # Its arrow before its title, as every fold's (friction17b 15), none after it.
+        arrows = "s => [getComputedStyle(s, '::before').content, getComputedStyle(s, '::after').content]"
+        assert page.locator("#prompt-card > summary").evaluate(arrows) == ['"▸" / ""', "none"]
         page.locator("#prompt-card > summary").click()
         expect(prompt).to_be_visible()
         page.locator("#prompt-card > summary").click()
@@ -85,6 +88,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     assert left is not None  # branch 1's tip, set aside by the rewind
     # A running step: the agent is on it (the page's working line says so); the message folded, for when it stops.
     visit(sized_page, f"{site}/nodes/{node_id_of(answer)}/", "step-actions-running")
+    assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     assert_sections(sized_page, "Agent stopped? Get the message that resumes it", one_line=True)
     folded_message(sized_page)
     expect(sized_page.locator("#resume-what")).to_have_count(0)
@@ -96,6 +100,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     prompt_folds_on_a_phone(sized_page)
     # A done step the run went on from: no "Resume here", one line in the head to where the run is now.
     visit(sized_page, f"{site}/nodes/{node_id_of(start)}/", "step-actions-done")
+    assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
     # The agent works on further on: the warning is here too, naming where (friction17a 3).
     expect(sized_page.locator("#branch-warning")).to_contain_text("An agent is working on “")
@@ -107,6 +112,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # A blocked step: one entry for the message, the refusal's panel's (friction16a 6): no "Resume here" repeating
     # it; the agent resends by itself, so the message waits in the panel's closed fold.
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")
+    assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
     expect(sized_page.get_by_role("button", name="Copy the message for the agent", include_hidden=True)).to_have_count(
         1
@@ -123,6 +129,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     prompt_folds_on_a_phone(sized_page)
     # The latest step of a branch left behind: taken up again from here, by the quiet outline (nobody's move).
     visit(sized_page, f"{site}/nodes/{left.public_id}/", "step-actions-left-behind")
+    assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     assert_sections(sized_page, "No agent works on this branch. To go on with it, paste this message")
     # The agent works on the newest branch: its step named here, where branching would leave it unaware.
     expect(sized_page.locator("#branch-warning")).to_contain_text("An agent is working on “")
@@ -153,6 +160,7 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     # The step's own page leads with the decision (friction16b 1): "Your reply" before the prompt, what to decide,
     # the agent's latest notes to approve, then the two replies; the message only behind "Agent stopped? …".
     visit(sized_page, f"{site}/nodes/{node_id_of(waiting.answer)}/", "needs-you-replies-step")
+    assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     reply = sized_page.locator("#resume-here")
     expect(reply.locator("h2")).to_have_text("Your reply")
     expect(reply.locator("#resume-what")).to_contain_text("The agent is waiting for you to approve the plan.")

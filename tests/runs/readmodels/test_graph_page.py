@@ -166,6 +166,11 @@ def test_the_shown_branchs_box_counts_its_steps_for_the_steps_card_below_and_lis
     detail = run_detail(forked.review_run)
     sections = graph_page(detail, "/r/", "/n/NODE/").sections
     assert [s.listed_below for s in sections] == ["7 steps answered", "", ""]
+    # Its box keeps one row: where the branch stands now, its pending step (friction17a 15), not an answered one.
+    assert [(row.words, row.title, row.state) for row in sections[0].box_rows] == [
+        ("step 8 of 8", "Summarize the Review", "running")
+    ]
+    assert [s.box_rows == s.rows for s in sections] == [False, True, True]
     assert len([step for step in detail.steps if step.kind == "step"]) == 7 < len(detail.steps)  # and a checkpoint
     # Showing branch 3: its path's steps (the first step, then the one it answered again) are the card's.
     third = run_detail(forked.review_run, tip=sections[2].href.split("tip=")[1])
