@@ -76,7 +76,7 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     expect(blocked_row).to_contain_text(
         "Record the Changed Files · step 2 of 8 · the agent did not attach the list of changed files"
     )
-    expect(sized_page.locator('.where-line[data-place="stalled"]')).to_contain_text("stalled since")
+    expect(sized_page.locator('.where-line[data-place="stalled"]')).to_contain_text("stalled for 45 min")
     # Whose move it is, on the pills and the filters: the confirmation and the stalled one yours, the block the
     # agent retries its.
     chips = sized_page.locator(".status-chips")
