@@ -174,6 +174,9 @@ class Whereabouts(Shape):
     # Where its step sits in full ("step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”") when `words`
     # say it short (StepPlace.brief): the row's tooltip. Off the wire.
     _place_words: str = PrivateAttr(default="")
+    # A blocked step's words split for a list row (friction17b 17): its step, then its reason on a muted line of
+    # its own ("the agent did not attach the list of changed files"); ("", "") otherwise. Off the wire.
+    _reason: tuple[str, str] = PrivateAttr(default=("", ""))
     # The id of the run page's panel that says what to do ("blocked-2", "stalled-1"), "" when none. Off the wire.
     _panel: str = PrivateAttr(default="")
     # A blocked step the agent was to resend: what follows its reason in the list (when it becomes yours, or
@@ -203,6 +206,14 @@ class Whereabouts(Shape):
     @property
     def place_words(self) -> str:
         return self._place_words
+
+    @property
+    def reason_head(self) -> str:
+        return self._reason[0]
+
+    @property
+    def reason(self) -> str:
+        return self._reason[1]
 
     @property
     def held_by_you(self) -> bool:

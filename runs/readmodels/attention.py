@@ -167,7 +167,7 @@ class Place:
             canceled = said_when(self.last_activity, "ago")
             return Shown("canceled", f"canceled {canceled}", self.last_activity, "canceled ", "ago")
         if self.status == RunStatus.BLOCKED and self.blocked:
-            return Shown("blocked", lead + self.blocked, self.since)
+            return Shown("blocked", lead + self.blocked, self.since, reason=self.blocked if step else "", head=step)
         if self.waits_for_user:
             return Shown("waiting_for_user", lead + WAITING_WORDS, self.since)
         if self.paused is not None:  # before the clock: nobody stalled, nobody had it
@@ -191,6 +191,10 @@ class Shown:
     # moment itself, and the form it says it in (Timed).
     before: str | None = None
     form: str = "time"
+    # A blocked step's reason, and the words before it (its step): a list row says the reason on a line of its
+    # own (friction17b 17). "" when the words hold none.
+    reason: str = ""
+    head: str = ""
 
 
 def places(
@@ -313,6 +317,7 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
     )
     where._timed = Timed(said.before, "", said.form) if said.before is not None else None
     where._place_words = step_places.full_words(place.step)
+    where._reason = (said.head, said.reason) if said.reason else ("", "")
     if name == "blocked":  # as the run page's blocked panel says it (move_of_blocked)
         last_try = place.last_refused_at or place.since
         where._move = blocked_move(place.held_by, last_try, cutoff)

@@ -62,7 +62,9 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert "Approve the plan · step 2 of 3 · waiting for your confirmation" in rows["waiting_for_user"]
     assert f'href="/runs/{stuck.run_id}/">Risk-Scaled Merge Request Review</a>' in rows["blocked"]
     assert "(run 2 of 2)" in rows["blocked"]
-    assert "step 2 of 8 · the agent did not attach the list of changed files" in rows["blocked"]
+    # Its reason on a muted line of its own under the row's where-line (friction17b 17).
+    assert "step 2 of 8" in rows["blocked"] and "did not attach" not in rows["blocked"]
+    assert '<div class="where-reason muted small">the agent did not attach the list of changed files</div>' in html
     assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3 · stalled " in rows["stalled"]
     assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled <time " in rows["canceled"]
     # The pill says whose move it is, for the session's most urgent run, and a filter counts each move's rows

@@ -162,6 +162,11 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # condition on that moment rather than "yours from <time>" (friction16a 7).
     then = rows_where["blocked"].split('class="where-then"')[1]
     assert re.match(r">your move <time [^>]+>[^<]+</time> if the agent has not resent it</span>", then), then
+    # friction17b 17: the reason on a muted line of its own, so that the row reads in two short lines.
+    assert "did not attach" not in rows_where["blocked"]
+    blocked_row = next(r for r in text.split('<tr class="session-row')[1:] if 'data-state="blocked"' in r)
+    reason = blocked_row.split('<div class="where-reason muted small">')[1].split("</div>")[0]
+    assert reason == "the agent did not attach the list of changed files"
     assert "waiting for your confirmation" in rows_where["needs_you"]
     # The filters count the rows of each colour, plain links with no frame of reasons (friction14 4); which
     # states "Your move" holds, its tooltip says.

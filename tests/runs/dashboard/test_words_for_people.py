@@ -144,8 +144,7 @@ def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_m
     # friction16a 18: a median over one call is that call; no tool has 3 calls, so its cells say "—", and one
     # short line under the table says why (friction17a 19: not a paragraph on missing columns).
     stats = shown.split('id="stats-title"', 1)[1].split("</section>", 1)[0]
-    assert "Median</th>" in stats and ">—</td>" in stats
-    assert "too few calls yet (a median needs 3, a p95 20)" in stats
+    assert "Median</th>" not in stats and "A median shows from 3 calls, a p95 from 20; “—” until then." in stats
 
 
 def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(client):
@@ -165,7 +164,7 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
     # Four calls: a "—" for the p95, whose figure would only be the slowest call again, and why said once in
     # one short line; the failure with its share, the refusal counted apart; times in the unit that suits them.
     stats = shown.split('id="stats-title"', 1)[1].split("</section>", 1)[0]
-    assert ">—</td>" in stats and stats.count("too few calls yet") == 1
+    assert "<abbr" not in stats and "—</td>" not in stats and stats.count("a p95 from 20") == 1
     row = stats.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
     assert row.startswith('<td class="num">4</td><td class="num"><span class="risk-high">1 (25%)</span></td>')
     assert '<td class="num">1</td>' in row and "3 ms" in row and "1.8 s" in row  # refused: 1; median; slowest
