@@ -51,7 +51,9 @@ def times_on(page: Any) -> list[dict[str, Any]]:
     for time in found:
         assert time["datetime"], f"{page.url}: a <time> without a datetime attribute: {time}"
         datetime.fromisoformat(time["datetime"])  # a moment a program can read
-        assert time["when"] in ("time", "ago", "both", "for", "in"), f"{page.url}: not printed by the `when` tag: {time}"
+        assert time["when"] in ("time", "ago", "both", "for", "in"), (
+            f"{page.url}: not printed by the `when` tag: {time}"
+        )
         # In the reader's zone, with the exact UTC moment in the tooltip; "UTC" is no longer in the text.
         assert utc_stamp(time["datetime"]) in time["title"], time
         assert "UTC" not in time["text"], f"{page.url}: still in UTC: {time}"
