@@ -7,7 +7,7 @@ services in runs/readmodels/overview.py, runs/readmodels/run_view.py and runs/re
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import Field, PrivateAttr
 
@@ -15,6 +15,19 @@ from runs.contract.base import Shape
 from runs.contract.fork import OperatorForkNote
 from runs.contract.inputs import ModeName, Preferences
 from workflows_app.engine.jsontypes import JsonObject
+
+
+class Timed(NamedTuple):
+    """Words that hold a moment: the words `before` and `after` it, and the `when` form the page prints the
+    moment in (runs/templatetags/dashboard.py WHEN_FORMS): "for" how long a state has lasted ("stalled for 45
+    min"), "ago" when something happened ("refused 5 min ago"), "in" when something will happen ("your move in
+    28 min"), "time" the day and the clock. One time language (friction17a 4): relative, the exact moment in the
+    tooltip."""
+
+    before: str
+    after: str = ""
+    form: str = "time"
+
 
 SessionStatusName = Literal["in_progress", "stalled", "blocked", "complete", "canceled", "notes"]
 RunStatusName = Literal["in_progress", "stalled", "blocked", "complete", "canceled"]
@@ -155,17 +168,20 @@ class Whereabouts(Shape):
     _move: str = PrivateAttr(default="")
     # When `words` end with the moment `since` ("stalled since 14:02 UTC"): the words around it, for the
     # dashboard to print the moment as a <time> in the reader's own time zone. Kept off the wire too.
-    _timed: tuple[str, str] | None = PrivateAttr(default=None)
+    _timed: Timed | None = PrivateAttr(default=None)
     # A blocked step that waits for something only the person can give (not an agent that stopped). Off the wire.
     _held_by_you: bool = PrivateAttr(default=False)
     # Where its step sits in full ("step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”") when `words`
     # say it short (StepPlace.brief): the row's tooltip. Off the wire.
     _place_words: str = PrivateAttr(default="")
+    # A blocked step's words split for a list row (friction17b 17): its step, then its reason on a muted line of
+    # its own ("the agent did not attach the list of changed files"); ("", "") otherwise. Off the wire.
+    _reason: tuple[str, str] = PrivateAttr(default=("", ""))
     # The id of the run page's panel that says what to do ("blocked-2", "stalled-1"), "" when none. Off the wire.
     _panel: str = PrivateAttr(default="")
     # A blocked step the agent was to resend: what follows its reason in the list (when it becomes yours, or
     # why it is yours), the words around the moment, and the moment (attention._blocked_then). Off the wire.
-    _then: tuple[str, tuple[str, str] | None, datetime | None] = PrivateAttr(default=("", None, None))
+    _then: tuple[str, Timed | None, datetime | None] = PrivateAttr(default=("", None, None))
 
     @property
     def move(self) -> str:
@@ -180,7 +196,7 @@ class Whereabouts(Shape):
         return self._then[0]
 
     @property
-    def then_around(self) -> tuple[str, str] | None:
+    def then_around(self) -> Timed | None:
         return self._then[1]
 
     @property
@@ -192,11 +208,19 @@ class Whereabouts(Shape):
         return self._place_words
 
     @property
+    def reason_head(self) -> str:
+        return self._reason[0]
+
+    @property
+    def reason(self) -> str:
+        return self._reason[1]
+
+    @property
     def held_by_you(self) -> bool:
         return self._held_by_you
 
     @property
-    def timed(self) -> tuple[str, str] | None:
+    def timed(self) -> Timed | None:
         return self._timed
 
 
@@ -241,7 +265,7 @@ class AttentionPanel(Shape):
     )
     # When `title` holds the moment `since` ("Stalled since 14:02 UTC: resume the agent..."): the words before and
     # after it, for the dashboard to print the moment in the reader's own time zone. Kept off the wire.
-    _timed: tuple[str, str] | None = PrivateAttr(default=None)
+    _timed: Timed | None = PrivateAttr(default=None)
     # The node the notes in `to_approve` led to (their step's or checkpoint's child), by id: the run page links
     # that step to them instead of showing them twice. Kept off the wire.
     _to_approve_node: str | None = PrivateAttr(default=None)
@@ -250,7 +274,7 @@ class AttentionPanel(Shape):
     _replies: tuple[str, str] | None = PrivateAttr(default=None)
 
     @property
-    def timed(self) -> tuple[str, str] | None:
+    def timed(self) -> Timed | None:
         return self._timed
 
     @property

@@ -36,6 +36,7 @@ from runs.contract.dashboard import (
     PlaceName,
     StateName,
     StepPlace,
+    Timed,
     Whereabouts,
 )
 from runs.models import Node, PinnedWorkflow, Run, RunStatus, Session, SessionKind
@@ -51,6 +52,7 @@ from runs.readmodels import (
     states,
     step_places,
     step_text,
+    time_axis,
 )
 from runs.readmodels.artifact_names import artifact_name
 from runs.store import tokens
@@ -100,6 +102,19 @@ def stamp(moment: datetime, now: datetime | None = None) -> str:
     return moment.strftime("%H:%M UTC" if moment.date() == today else "%Y-%m-%d %H:%M UTC")
 
 
+def said_when(moment: datetime, form: str, now: datetime | None = None) -> str:
+    """A moment in plain words by the dashboard's one time language (Timed's forms): "for 45 min", "5 min
+    ago" (the day and the clock past a day), "in 28 min", or the day and the clock; what a program reads in
+    `words` and `title`, and what a page shows before its script says it in the reader's zone."""
+    if form == "for":
+        return time_axis.lasting(moment, now)
+    if form == "in":
+        return time_axis.until(moment, now)
+    if form == "ago":
+        return time_axis.ago(moment, now or timezone.now()) or stamp(moment, now)
+    return stamp(moment, now)
+
+
 def blocked_words(entry: BlockedStep) -> str:
     """What holds a blocked step, in a few plain words beside its state's badge: "the agent did not attach
     the list of changed files"."""
@@ -143,21 +158,24 @@ class Place:
         lead = f"{step} · " if step else ""
         # Beside a "Done" or "Canceled" badge the line says what the badge does not: when, or where.
         if self.status == RunStatus.COMPLETE:
-            return Shown("completed", f"finished {stamp(self.last_activity)}", self.last_activity, "finished ")
+            finished = said_when(self.last_activity, "ago")
+            return Shown("completed", f"finished {finished}", self.last_activity, "finished ", "ago")
         if self.status == RunStatus.CANCELED:
             if step:
                 return Shown("canceled", f"canceled at {step}", self.last_activity)
             # "canceled 28 Nov, 14:02", as "finished 28 Nov, 14:02": "at" is for a step ("canceled at Review").
-            return Shown("canceled", f"canceled {stamp(self.last_activity)}", self.last_activity, "canceled ")
+            canceled = said_when(self.last_activity, "ago")
+            return Shown("canceled", f"canceled {canceled}", self.last_activity, "canceled ", "ago")
         if self.status == RunStatus.BLOCKED and self.blocked:
-            return Shown("blocked", lead + self.blocked, self.since)
+            return Shown("blocked", lead + self.blocked, self.since, reason=self.blocked if step else "", head=step)
         if self.waits_for_user:
             return Shown("waiting_for_user", lead + WAITING_WORDS, self.since)
         if self.paused is not None:  # before the clock: nobody stalled, nobody had it
             return Shown("paused", lead + PAUSED_WORDS[self.paused.how], self.paused.since)
         if self.last_activity < cutoff:
             since = max(self.last_activity, self.since)  # never before its newest step was given
-            return Shown("stalled", f"{lead}stalled since {stamp(since)}", since, f"{lead}stalled since ")
+            stalled = said_when(since, "for")
+            return Shown("stalled", f"{lead}stalled {stalled}", since, f"{lead}stalled ", "for")
         # Beside an "Agent's move · Working" pill: where it is, not "working" again.
         return Shown("working", step or "running", self.since)
 
@@ -169,9 +187,14 @@ class Shown:
     name: PlaceName
     words: str
     since: datetime
-    # When the words end with `since` ("stalled since 14:02 UTC"): the words before it, for a page to print
-    # the moment itself.
+    # When the words end with `since` ("stalled for 45 min"): the words before it, for a page to print the
+    # moment itself, and the form it says it in (Timed).
     before: str | None = None
+    form: str = "time"
+    # A blocked step's reason, and the words before it (its step): a list row says the reason on a line of its
+    # own (friction17b 17). "" when the words hold none.
+    reason: str = ""
+    head: str = ""
 
 
 def places(
@@ -292,8 +315,9 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
         since=said.since,
         state=state,
     )
-    where._timed = (said.before, "") if said.before is not None else None
+    where._timed = Timed(said.before, "", said.form) if said.before is not None else None
     where._place_words = step_places.full_words(place.step)
+    where._reason = (said.head, said.reason) if said.reason else ("", "")
     if name == "blocked":  # as the run page's blocked panel says it (move_of_blocked)
         last_try = place.last_refused_at or place.since
         where._move = blocked_move(place.held_by, last_try, cutoff)
@@ -313,15 +337,16 @@ _PANELS: frozenset[PlaceName] = frozenset({"blocked", "paused", "stalled"})
 AGENT_HAS_NOT_RESENT = "the agent has not resent it"
 
 
-def _blocked_then(move: states.Move, last_try: datetime) -> tuple[str, tuple[str, str] | None, datetime | None]:
+def _blocked_then(move: states.Move, last_try: datetime) -> tuple[str, Timed | None, datetime | None]:
     """What a sessions-list row adds after a blocked step's reason (friction15b 5): while the agent's move,
     when it becomes yours (the words, the words around the moment, the moment); once yours, why: how long the
     agent has not resent it. The same moments as the blocked panel's (hand_over_at, quiet_minutes)."""
     if move == "yours":
         return f"the agent has not resent it for {quiet_minutes(last_try)} min", None, None
     at = hand_over_at(last_try)
-    before, after = "your move at ", f" if {AGENT_HAS_NOT_RESENT}"
-    return f"{before}{stamp(at)}{after}", (before, after), at
+    # friction17a 4: "your move in 28 min", not a clock in a list that is otherwise relative.
+    around = Timed("your move ", f" if {AGENT_HAS_NOT_RESENT}", "in")
+    return f"{around.before}{said_when(at, 'in')}{around.after}", around, at
 
 
 def hand_over_at(last_try: datetime) -> datetime:
@@ -478,6 +503,7 @@ class _Title:
     before: str
     at: datetime | None = None
     after: str = ""
+    form: str = "time"  # how the moment is said (Timed)
 
 
 def _panel(
@@ -503,7 +529,7 @@ def _panel(
         kind=kind,
         state=badge,
         branch=outcome.number,
-        title=f"{title.before}{stamp(title.at)}{title.after}" if title.at else title.before,
+        title=f"{title.before}{said_when(title.at, title.form)}{title.after}" if title.at else title.before,
         next_move=next_move,
         for_you=for_you,
         step=step,
@@ -519,7 +545,7 @@ def _panel(
     if to_approve:
         panel._to_approve_node = str(state.tree.public(to_approve.node_pk))
     if title.at:
-        panel._timed = (title.before, title.after)
+        panel._timed = Timed(title.before, title.after, title.form)
     return panel
 
 
@@ -532,7 +558,7 @@ def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         shown,
         "stalled",
         "stalled",
-        _Title(f"{states.label('stalled')} since ", since, f": {actions.verb('resume')} if it stopped"),
+        _Title(f"{states.label('stalled')} ", since, f": {actions.verb('resume')} if it stopped", "for"),
         next_move=f"If the agent has stopped, {paste_words('its')}: it picks up at this step, nothing lost.",
         for_you=(
             f"No step has been recorded for {quiet} minutes (a run is called stalled after "
@@ -547,12 +573,12 @@ def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
 # What the paused panel says of how the run came here without an agent (paused.py), and why nobody has it.
 _CAME: dict[paused.How, tuple[str, str]] = {
     "imported": (
-        "imported at ",
+        "imported ",
         "This session was imported from another machine or store: the agent that held it is not connected here, "
         "so nothing runs until you hand the run to one.",
     ),
     "by_hand": (
-        "started by hand at ",
+        "started by hand ",
         "A person started this branch by hand from the dashboard and nobody has given its call to an agent yet, "
         "so nothing runs until you hand it to one.",
     ),
@@ -566,7 +592,7 @@ def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -
         shown,
         "paused",
         "paused",
-        _Title(f"{states.label('paused')}: {how}", halted.since, ", no agent has it yet"),
+        _Title(f"{states.label('paused')}: {how}", halted.since, ", no agent has it yet", "ago"),
         next_move=f"{paste_words(_ANY_AGENTS, lead=True)}: it picks up at this step, nothing lost.",
         for_you=(
             f"{why} Once an agent carries on, the run reads {states.label('running')} again. A paused run never "
@@ -589,7 +615,7 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         shown,
         "waiting_for_user",
         "needs_you",
-        _Title(f"{waits} since ", shown.at) if shown.at else _Title(waits),
+        _Title(f"{waits} ", shown.at, "", "for") if shown.at else _Title(waits),
         next_move=waiting_words(shown.step_title or ""),
         for_you=(
             "The workflow asks you to confirm this step before the agent goes on. Nothing is stalled: the run "
@@ -638,9 +664,9 @@ def _canceled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     at = state.run.updated_at
     said = states.label("canceled")
     title = (
-        _Title(f"{said} {state.canceled_by} at ", at)
+        _Title(f"{said} {state.canceled_by} ", at, "", "ago")
         if state.canceled_by
-        else _Title(f"{said} at ", at, people.NOT_RECORDED_WHO)
+        else _Title(f"{said} ", at, people.NOT_RECORDED_WHO, "ago")
     )
     return _panel(
         state,
@@ -735,7 +761,7 @@ class BlockedGuide:
     # When the move turns the person's, and the summary's words around that moment: a page prints the
     # moment itself, in the reader's time zone (the `words_when` tag).
     turns_at: datetime | None = None
-    fold_around: tuple[str, str] | None = None
+    fold_around: Timed | None = None
 
 
 def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = None) -> BlockedGuide:
@@ -757,12 +783,16 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
             "",
         )
     turns_at = hand_over_at(entry.last_refused_at)
-    turns = stamp(turns_at, now)
+    turns = said_when(turns_at, "in", now)
     if entry.whose_move == "delegations":
         lead = "The agent resends the step by itself once its delegated runs finish: nothing for you to do now."
     else:
         lead = "The agent was told what to fix and normally resends the step by itself: nothing for you to do now."
     # The moment the move turns to the person lies ahead: said as what will happen then, not as "your move
     # from" a time still to come, which the eighth reviewer read as a clock gone wrong.
-    before, after = "If the agent has stopped: the message to paste into its chat (yours if it has not retried by ", ")"
-    return BlockedGuide(move, blocked.panel_verdict(entry), lead, f"{before}{turns}{after}", turns_at, (before, after))
+    around = Timed(
+        "If the agent has stopped: the message to paste into its chat (yours ", " if it has not retried)", "in"
+    )
+    return BlockedGuide(
+        move, blocked.panel_verdict(entry), lead, f"{around.before}{turns}{around.after}", turns_at, around
+    )

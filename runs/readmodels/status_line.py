@@ -1,8 +1,8 @@
 """A run card's one status line: the state's chip, then one sentence of where the agent is, said once on the run
 page, the step's name first, as every row and heading names a step (step_places.named): "Approve the plan · step 2
-of 3 · waiting for your confirmation since 10:42"; "Record what the slice showed · step 2b of 3 · round 2 of
-3 · branch 2 · agent working since 23:56"; "Build · step 2 of 4 · refused at 10:40, the agent must resend it";
-"Finished 14:02 · 5 steps answered" (friction16 9: the place first and the name in parentheses buried it).
+of 3 · waiting for your confirmation for 5 min"; "Record what the slice showed · step 2b of 3 · round 2 of
+3 · branch 2 · agent working for 10 min"; "Build · step 2 of 4 · refused 3 min ago, the agent must resend it";
+"Finished 2 h ago · 5 steps answered" (friction16 9: the place first and the name in parentheses buried it).
 
 Reviewers read the run page saying where the agent is in several places (the page's head, the card's state
 line, the branch line, the pending-step line, the panel's title and its step line): now this line says it, and
@@ -21,24 +21,34 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from runs.contract.dashboard import BranchOutcomeEntry, GraphNode, RunDetail, StateName, StepPlace, Whereabouts
+from runs.contract.dashboard import (
+    BranchOutcomeEntry,
+    GraphNode,
+    RunDetail,
+    StateName,
+    StepPlace,
+    Timed,
+    Whereabouts,
+)
 from runs.readmodels import people, step_places
 from runs.readmodels.branch_summary import numbers_words
 from runs.readmodels.timeline_page import StepCounts
 
 # What the agent's place is, after the step, by the whereabouts' place (attention.Place.shown names them): the
 # words before the moment (the page prints it in the reader's own zone) and after it.
-_DOING: dict[str, tuple[str, str]] = {
-    "waiting_for_user": ("waiting for your confirmation since ", ""),
-    "stalled": ("no step recorded since ", ""),
-    "working": ("agent working since ", ""),
-    "paused": ("no agent has had it since ", ""),
+# One time language (friction17a 4): how long a state has lasted ("agent working for 10 min"), how long ago
+# something happened ("refused 5 min ago"), never a clock beside "last activity just now".
+_DOING: dict[str, Timed] = {
+    "waiting_for_user": Timed("waiting for your confirmation ", "", "for"),
+    "stalled": Timed("no step recorded ", "", "for"),
+    "working": Timed("agent working ", "", "for"),
+    "paused": Timed("no agent has had it ", "", "for"),
 }
-_BLOCKED: dict[str, tuple[str, str]] = {
-    "agent": ("refused at ", ", the agent must resend it"),
-    "stopped": ("refused at ", ", the agent has not resent it"),  # its move turned the person's (blocked_move)
-    "user": ("waits since ", " for something only you can give"),
-    "delegations": ("waits since ", " for its delegated runs"),
+_BLOCKED: dict[str, Timed] = {
+    "agent": Timed("refused ", ", the agent must resend it", "ago"),
+    "stopped": Timed("refused ", ", the agent has not resent it", "ago"),  # its move turned the person's
+    "user": Timed("waiting for something only you can give ", "", "for"),
+    "delegations": Timed("waiting for its delegated runs ", "", "for"),
 }
 
 
@@ -52,7 +62,7 @@ class StatusLine:
     chip: Whereabouts | None
     words: str
     since: datetime | None = None
-    timed: tuple[str, str] | None = None
+    timed: Timed | None = None
     showing: BranchOutcomeEntry | None = None
 
 
@@ -89,7 +99,7 @@ def of_run(detail: RunDetail) -> StatusLine:
     if run.status == "complete":
         tip = counts.tip_node_id if counts is not None else detail.graph.tip
         answered = StepCounts(answered=answered_on(detail, tip)).words
-        around = ("Finished ", f"{on_branch} · {answered}")
+        around = Timed("Finished ", f"{on_branch} · {answered}", "ago")
         return StatusLine(run.state, where, f"Finished{on_branch} · {answered}", run.updated_at, around, showing)
     node = _node(detail, counts.tip_node_id if counts is not None else detail.graph.tip)
     title = (counts.step_title if counts is not None else None) or (node.title if node is not None else "")
@@ -97,21 +107,21 @@ def of_run(detail: RunDetail) -> StatusLine:
     if run.status == "canceled":
         # Who, always said (people.py): by the recorded door and owner, or that nobody recorded who.
         by, after = (f" {detail.canceled_by}", "") if detail.canceled_by else ("", people.NOT_RECORDED_WHO)
-        around = (f"{step} · canceled{by} at ", after)
+        around = Timed(f"{step} · canceled{by} ", after, "ago")
         return StatusLine(run.state, where, f"{step} · canceled{by}{after}", run.updated_at, around, showing)
     place = where.place if where is not None else "working"
     since = where.since if where is not None else None
     if place == "blocked" and counts is not None and counts.blocked is not None:
         held_by = counts.blocked.whose_move
         stopped = held_by == "agent" and where is not None and where.move == "yours"
-        before, after = _BLOCKED["stopped"] if stopped else _BLOCKED.get(held_by, _BLOCKED["agent"])
+        said = _BLOCKED["stopped"] if stopped else _BLOCKED.get(held_by, _BLOCKED["agent"])
         since = counts.blocked.since
     else:
-        before, after = _DOING.get(place, _DOING["working"])
-    around = (f"{step} · {before}", after)
+        said = _DOING.get(place, _DOING["working"])
     if since is None:
         return StatusLine(run.state, where, step, None, None, showing)
-    return StatusLine(run.state, where, f"{step} · {before}{after}", since, around, showing)
+    around = Timed(f"{step} · {said.before}", said.after, said.form)
+    return StatusLine(run.state, where, f"{step} · {said.before}{said.after}", since, around, showing)
 
 
 @dataclass(frozen=True)

@@ -151,6 +151,34 @@ def lasted(seconds: Any) -> str:
     return f"{int(total // 86400)} days"
 
 
+# Past this, "24 h ago" is a day: a moment is said by the day and the clock instead.
+RELATIVE_FOR_SECONDS = 86400 - 1800
+
+
+def ago(moment: datetime, now: datetime | None = None) -> str:
+    """How long ago within the last day: "just now", "5 min ago", "3 h ago"; "" for an older moment (a page
+    then says the day and the clock). times.js says the same in the browser, as time passes."""
+    seconds = ((now or datetime.now(UTC)) - moment).total_seconds()
+    if seconds < 45:
+        return "just now"  # also a moment a little ahead: the clocks differ
+    if seconds < 3600:
+        return f"{max(1, round(seconds / 60))} min ago"
+    if seconds < RELATIVE_FOR_SECONDS:
+        return f"{round(seconds / 3600)} h ago"
+    return ""
+
+
+def lasting(since: datetime, now: datetime | None = None) -> str:
+    """How long a state has lasted since a moment: "for under a minute", "for 45 min", "for 3 h"."""
+    return f"for {lasted(((now or datetime.now(UTC)) - since).total_seconds())}"
+
+
+def until(moment: datetime, now: datetime | None = None) -> str:
+    """How long until a moment ahead: "in 28 min", "in under a minute"; "now" once it has come."""
+    seconds = (moment - (now or datetime.now(UTC))).total_seconds()
+    return f"in {lasted(seconds)}" if seconds > 0 else "now"
+
+
 def unbroken(words: str) -> str:
     """A duration's words held on one line: a number never wraps away from its unit ("217 / ms", friction16b 8)."""
     return words.replace(" ", "\u00a0")

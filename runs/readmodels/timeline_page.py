@@ -261,7 +261,17 @@ def cluster_words(members: list[NodeMark]) -> str:
     parts += [f"{checkpoints} checkpoint{'' if checkpoints == 1 else 's'}"] if checkpoints else []
     parts += ["the run's end"] if "end" in kinds else []
     said = " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts)
-    return f"{said} within {time_axis.duration(max(spread, 0.001))}"
+    return f"{said} {within_words(spread)}"
+
+
+def within_words(spread: float) -> str:
+    """How close a dot's nodes are, as a person counts time (friction17b 16: "within 51 ms" is a developer's
+    precision): "within a second", "within a minute", then "within 3 min", "within 2 h"."""
+    if spread < 1:
+        return "within a second"
+    if spread < 60:
+        return "within a minute"
+    return f"within {time_axis.lasted(spread)}"
 
 
 def cluster_state(state: StateName, members: list[NodeMark]) -> str:
@@ -279,7 +289,13 @@ def state_counts(marks: list[NodeMark]) -> list[StateCount]:
     """The states the row's dots show, most urgent first, by name only: a count per state ("Done (8)") counted
     dots, a checkpoint's too, beside a duration line that counts answered steps (fourteenth review, item 4)."""
     shown = {mark.state for mark in marks}
-    return [StateCount(state, states.label(state)) for state in states.ORDER if state in shown]
+    return [StateCount(state, _legend_label(state)) for state in states.ORDER if state in shown]
+
+
+def _legend_label(state: StateName) -> str:
+    """A legend's word for a dot's colour: green is "Answered" (a step answered, on any branch), not the
+    state's "Done", which the graph's pill uses for a finished branch (friction17b 13)."""
+    return "Answered" if state == "done" else states.label(state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,14 +324,15 @@ class StepCounts:
 
     @property
     def words(self) -> str:
-        """ "4 steps answered", "2 steps (1 answered, 1 not answered)", "13 steps in 2 runs (12 answered, 1 not
-        answered)", and " and 1 checkpoint" after them when there are any."""
+        """ "4 steps answered", "2 steps reached (1 answered)", "13 steps reached in 2 runs (12 answered)", and
+        " and 1 checkpoint" after them when there are any. "Reached", so that the count is not read as the
+        workflow's ("step 2 of 3" beside "2 steps", friction17b 13)."""
         steps = self.answered + self.unanswered
         runs = f" in {self.runs} runs" if self.runs > 1 else ""
         if self.unanswered == 0:
             said = f"{nodes_words(steps)} answered{runs}" if steps else nodes_words(0)
         else:
-            said = f"{nodes_words(steps)}{runs} ({self.answered} answered, {self.unanswered} not answered)"
+            said = f"{nodes_words(steps)} reached{runs} ({self.answered} answered)"
         if self.checkpoints:
             said += f" and {self.checkpoints} checkpoint{'' if self.checkpoints == 1 else 's'}"
         return said

@@ -166,11 +166,12 @@ def unlinked_words(tool: str, badge: CallOutcome, *, noted: bool) -> str:
     """Why a call's Session cell links to nothing (friction16b 10: an OK continue_workflow with a bare "—" read
     as a data bug): the session it named was deleted since; an accepted call of a tool that always names a run
     came before calls were noted; any other named none ("list_workflows", a refused token)."""
+    # friction17a 19: under "Session", "none named" and "not noted (an older call)" read as internal states.
     if noted:
-        return "deleted since"
+        return "session deleted"
     if badge is CallOutcome.OK and tool in RUN_TOOLS:
-        return "not noted (an older call)"
-    return "none named"
+        return "older call, not recorded"
+    return "no session"
 
 
 def _title(run: Run, titles: dict[str, str]) -> str:

@@ -26,6 +26,7 @@ from runs.contract.dashboard import (
     BranchOutcomeEntry,
     RunDetail,
     SessionDetail,
+    Timed,
     Whereabouts,
     part_letter,
 )
@@ -255,9 +256,6 @@ def _moment(value: Any) -> datetime | None:
 # is; past a day, and wherever a page tells when something happened (a step, a checkpoint, a start), the day and
 # the clock ("28 Nov, 14:02"), no seconds; seconds only where timings are measured (the timings page). The
 # exact moment is always in the element's tooltip.
-RELATIVE_FOR_SECONDS = 86400
-
-
 def _clock(moment: datetime, seconds: bool = False) -> str:
     """A moment in UTC as the day and the clock, "28 Nov, 14:02 UTC" ("28 Nov 2025, 14:02 UTC" in another
     year than now's), to the second with `seconds`: what a page says without its script (times.js then says it
@@ -270,14 +268,7 @@ def _clock(moment: datetime, seconds: bool = False) -> str:
 
 def _since(moment: datetime) -> str:
     """How long ago within the last day: "just now", "5 min ago", "3 h ago"; "" for an older moment."""
-    seconds = (timezone.now() - moment).total_seconds()
-    if seconds < 45:
-        return "just now"  # also a moment a little ahead: the clocks differ
-    if seconds < 3600:
-        return f"{max(1, round(seconds / 60))} min ago"
-    if seconds < RELATIVE_FOR_SECONDS - 1800:  # "24 h ago" is a day: said by the day and the clock
-        return f"{round(seconds / 3600)} h ago"
-    return ""
+    return time_axis.ago(moment, timezone.now())
 
 
 @register.filter
@@ -293,7 +284,7 @@ def ago(value: datetime | str | None) -> str:
 def lasting(since: datetime, now: datetime | None = None) -> str:
     """How long something has lasted since a moment, in whole units: "for under a minute", "for 2 min",
     "for 3 h", "for 2 days" (times.js says the same in the browser, as time passes)."""
-    return f"for {time_axis.lasted(((now or timezone.now()) - since).total_seconds())}"
+    return time_axis.lasting(since, now or timezone.now())
 
 
 @register.filter
@@ -359,9 +350,9 @@ def iso(value: datetime | None) -> str:
 # zone), by the rule above: "time" the day and the clock ("28 Nov, 14:05"), "ago" how long ago within a day
 # ("5 min ago"), else as "time", "both" the two ("28 Nov, 14:05 (5 min ago)"), "seconds" the day and the clock
 # to the second (timings only), "for" how long something has lasted since the moment ("for 2 min"), as a
-# pending step's line says how long the agent has worked on it. What the server writes is what a page
-# without scripts shows, in UTC.
-WHEN_FORMS = ("time", "ago", "both", "seconds", "for")
+# pending step's line says how long the agent has worked on it, "in" how long until a moment ahead ("in 28
+# min"). What the server writes is what a page without scripts shows, in UTC.
+WHEN_FORMS = ("time", "ago", "both", "seconds", "for", "in")
 
 
 @register.simple_tag
@@ -379,6 +370,7 @@ def when(value: datetime | str | None, form: str = "time") -> str:
         "both": lambda: f"{_clock(moment)} ({_since(moment)})" if _since(moment) else _clock(moment),
         "seconds": lambda: _clock(moment, seconds=True),
         "for": lambda: lasting(moment),
+        "in": lambda: time_axis.until(moment, timezone.now()),
     }[form]()
     return format_html(
         '<time datetime="{}" title="{}" data-when="{}">{}</time>',
@@ -390,14 +382,16 @@ def when(value: datetime | str | None, form: str = "time") -> str:
 
 
 @register.simple_tag
-def words_when(words: str, around: tuple[str, str] | None, moment: datetime | None) -> str:
-    """Words that hold a moment ("stalled since 14:02 UTC"), with the moment as a <time> element (`when`):
-    `around` is the words before and after it, as the read model split them (Whereabouts.timed,
-    AttentionPanel.timed); the words as they are when they hold none."""
-    shown = when(moment) if around is not None else ""
-    if around is None or not shown:
+def words_when(words: str, around: tuple[str, ...] | None, moment: datetime | None) -> str:
+    """Words that hold a moment ("stalled for 45 min"), with the moment as a <time> element (`when`): `around`
+    is the words before and after it and the form to print it in, as the read model split them (Timed:
+    Whereabouts.timed, AttentionPanel.timed); the words as they are when they hold none."""
+    if around is None:
         return conditional_escape(words)
-    before, after = around
+    before, after, form = Timed(*around)
+    shown = when(moment, form)
+    if not shown:
+        return conditional_escape(words)
     return format_html("{}{}{}", before, shown, after)
 
 

@@ -73,10 +73,9 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     expect(waiting_row).to_be_visible()
     blocked_row = sized_page.locator('.where-line[data-place="blocked"]')
     expect(blocked_row).to_contain_text("Risk-Scaled Merge Request Review (run 2 of 2)")
-    expect(blocked_row).to_contain_text(
-        "Record the Changed Files · step 2 of 8 · the agent did not attach the list of changed files"
-    )
-    expect(sized_page.locator('.where-line[data-place="stalled"]')).to_contain_text("stalled since")
+    expect(blocked_row).to_contain_text("Record the Changed Files · step 2 of 8")
+    expect(sized_page.locator(".where-reason")).to_have_text("the agent did not attach the list of changed files")
+    expect(sized_page.locator('.where-line[data-place="stalled"]')).to_contain_text("stalled for 45 min")
     # Whose move it is, on the pills and the filters: the confirmation and the stalled one yours, the block the
     # agent retries its.
     chips = sized_page.locator(".status-chips")
@@ -109,7 +108,7 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     expect(panel).to_be_visible()
     # The state and where the agent is: the run card's one status line; the panel under it says what to do.
     expect(sized_page.locator("#run-where")).to_have_text(
-        re.compile(r"^Draft Plan with Risks · step 2 of 3 · no step recorded since \w{3} \d+, \d")
+        re.compile(r"^Draft Plan with Risks · step 2 of 3 · no step recorded for \d+ min")
     )
     expect(panel.locator("h3")).to_have_count(0)
     expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
@@ -175,7 +174,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # button on this page).
     status = sized_page.locator("#run-status")
     expect(status.locator("#run-where")).to_have_text(
-        re.compile(r"^Approve the plan · step 2 of 3 · waiting for your confirmation since \w{3} \d+, \d")
+        re.compile(r"^Approve the plan · step 2 of 3 · waiting for your confirmation for \d+ min")
     )
     expect(panel.locator("h3, .step-line")).to_have_count(0)
     expect(panel.locator(".next-move")).to_contain_text("The agent is waiting for you to approve the plan.")
@@ -311,7 +310,7 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     # what to do, not that again.
     expect(sized_page.locator(".run-status .badge")).to_have_text("Canceled")
     expect(sized_page.locator("#run-where")).to_contain_text(
-        "Draft Plan with Risks · step 2 of 3 · canceled in the dashboard at "
+        "Draft Plan with Risks · step 2 of 3 · canceled in the dashboard just now"
     )
     expect(panel.locator("h3, .step-line")).to_have_count(0)
     # All three steps, as on every other run: the one it never reached greyed, said as not reached.
@@ -336,9 +335,7 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     # One tick, or two when the 50 ms happen to straddle a whole second (that second's tick: where the clock
     # turned, a true reading, not a "+50 ms" label).
     assert len(labels) in (1, 2), labels
-    expect(sized_page.locator("#timeline > summary")).to_contain_text(
-        "2 steps (1 answered, 1 not answered) · first step "
-    )
+    expect(sized_page.locator("#timeline > summary")).to_contain_text("2 steps reached (1 answered) · first step ")
     expect(sized_page.locator("svg.tl-axis .tl-now")).to_have_count(0)
     # A session of one run: at any size its card is not listed again beside the run's own card, and on a
     # desktop the run's card takes the width the runs column took (friction16b 14).

@@ -29,7 +29,7 @@ def stuck(live_server, service_catalog) -> BlockedReview:
 # The one short line the run is said in (the session head, the run head and the sessions list agree).
 SUMMARY = "Review storage · step 4 of 8 · round 2 of 2"  # the step's name first, its place short
 # The run card's status line opens with the place, the step's name after it (status_line.of_run).
-STATUS = "Review storage · step 4 of 8 · round 2 of 2 · branch 2 · agent working since "
+STATUS = "Review storage · step 4 of 8 · round 2 of 2 · branch 2 · agent working for "
 STORY = (
     "Branch 1 finished; then branch 2 branched after Triage the Change (step 1 of 8) to redo Record the Changed"
     " Files (step 2 of 8)."
@@ -117,14 +117,14 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     # what is wrong, and folds the call to give a stuck agent.
     expect(page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Blocked")
     expect(page.locator("#run-where")).to_have_text(
-        re.compile(r"^Record the Changed Files · step 2 of \d+ · refused at .+, the agent must resend it$")
+        re.compile(r"^Record the Changed Files · step 2 of \d+ · refused .+, the agent must resend it$")
     )
     expect(panel.locator("h3, .step-line, .verdict")).to_have_count(0)
     developers = page.locator("#run-details")  # the run's one fold for developers holds the call
     call = json.loads(developers.locator("pre.resend-call").text_content() or "")  # folded: read, not seen
     assert call["arguments"]["ackToken"] == stuck.refused["ackToken"]
     assert call["arguments"]["stateToken"] == stuck.refused["stateToken"]
-    expect(page.locator("#run-where")).to_contain_text("refused at ")
+    expect(page.locator("#run-where")).to_contain_text("refused ")
     issue = panel.locator("table.blocked-issues tbody tr")
     expect(issue).to_have_count(1)
     expect(issue.locator("td").first).to_have_text("The agent did not attach the list of changed files.")

@@ -159,7 +159,7 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
     stats = sized_page.locator("table.tool-stats")
     expect(stats.locator("thead abbr")).to_have_count(0)
     expect(stats).not_to_contain_text("—")
-    expect(sized_page.locator("#p95-note")).to_contain_text("shows once a tool has 20 calls")
+    expect(sized_page.locator("#p95-note")).to_contain_text("a p95 from 20")
     going_on = stats.locator("tbody tr").filter(has_text="continue_workflow")
     expect(going_on.locator(".risk-high")).to_have_count(0)
     for row in stats.locator("tbody tr").all():

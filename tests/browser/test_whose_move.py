@@ -179,7 +179,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(stopped_row.locator(".where-then")).to_have_text(re.compile(r"^the agent has not resent it for 4\d min$"))
     retrying = rows.filter(has=sized_page.locator(".badge.state-blocked[data-move=agents]"))
     expect(retrying.locator(".where-then")).to_have_text(
-        re.compile(r"^your move at \S.* if the agent has not resent it$")
+        re.compile(r"^your move in \d+ min if the agent has not resent it$")
     )
     expect(retrying.locator(".your-action")).to_have_count(0)
     # The filters: plain links, each counting the rows of its colour (friction14 4), that colour a dot in a

@@ -62,8 +62,10 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert "Approve the plan · step 2 of 3 · waiting for your confirmation" in rows["waiting_for_user"]
     assert f'href="/runs/{stuck.run_id}/">Risk-Scaled Merge Request Review</a>' in rows["blocked"]
     assert "(run 2 of 2)" in rows["blocked"]
-    assert "step 2 of 8 · the agent did not attach the list of changed files" in rows["blocked"]
-    assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3 · stalled since " in rows["stalled"]
+    # Its reason on a muted line of its own under the row's where-line (friction17b 17).
+    assert "step 2 of 8" in rows["blocked"] and "did not attach" not in rows["blocked"]
+    assert '<div class="where-reason muted small">the agent did not attach the list of changed files</div>' in html
+    assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3 · stalled " in rows["stalled"]
     assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled <time " in rows["canceled"]
     # The pill says whose move it is, for the session's most urgent run, and a filter counts each move's rows
     # (a run that waits for the user is not counted as stalled, however long it waits).
@@ -95,8 +97,8 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     # Where it stands is the card's one status line, the moment as a <time> the page puts in the reader's time
     # zone (times.js), not "... UTC" text; the panel under it says what to do, not where again.
     where = html.split('id="run-where"')[1].split("</span>")[0]
-    assert ">Draft Plan with Risks · step 2 of 3 · no step recorded since <time datetime=" in where
-    assert 'data-when="time"' in where
+    assert ">Draft Plan with Risks · step 2 of 3 · no step recorded <time datetime=" in where
+    assert 'data-when="for"' in where
     assert "where the agent works" not in html and "the agent&#x27;s move" not in html
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     assert 'class="verdict-line"' not in panel and "step 2 of 3" not in panel.split("agent-message")[0]
@@ -126,7 +128,7 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     assert 'class="verdict-line"' not in panel and "step 2 of 3" not in panel
     # Since when, as a <time> the page shows local; the chip beside it says whose move.
     where = html.split('id="run-where"')[1].split("</span>")[0]
-    assert ">Approve the plan · step 2 of 3 · waiting for your confirmation since <time" in where
+    assert ">Approve the plan · step 2 of 3 · waiting for your confirmation <time" in where
     # First what the step asks, said to the user, and where the answer goes (the agent's chat, by the two copy
     # buttons: friction15); then the plan to review, then the two replies (read, then decide, as on the step's
     # page: friction17); last, folded, the step's prompt as the agent was given it.
@@ -166,7 +168,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     assert "told the run was canceled" in panel and "step 2 of 3" not in panel
     # Who canceled it and where it stopped: the card's status line, once.
     where = html.split('id="run-where"')[1].split("</span>")[0]
-    assert ">Draft Plan with Risks · step 2 of 3 · canceled in the dashboard at <time" in where
+    assert ">Draft Plan with Risks · step 2 of 3 · canceled in the dashboard <time" in where
     assert "RUN_CANCELED" not in panel  # the error code is not a word for people
     # Nobody's move is pending on a canceled run, and the page does not say an agent works.
     assert 'id="pending-step"' not in html and "while the agent works" not in html
@@ -190,13 +192,13 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     # The live branch leads: the status line says where its agent is, before the branches left behind.
     assert 'id="pending-step"' not in html
     assert html.index('id="run-where"') < html.index('id="left_behind-1"')
-    assert "Draft Plan with Risks · step 2 of 3 · branch 2 · agent working since" in html
+    assert "Draft Plan with Risks · step 2 of 3 · branch 2 · agent working <time" in html
     # Shown on its own, the branch left behind has its full panel and no pending step beside "nothing needs doing".
     tip = line.split('href="?tip=')[1].split('"')[0]
     shown = page(client, f"/runs/{rewound.run_id}/?tip={tip}")
     panel = shown.split('class="state-panel state-left_behind"')[1].split("</section>")[0]
     # The status line stays about branch 2, where the agent works; the branch shown is named once after it.
-    assert "Draft Plan with Risks · step 2 of 3 · branch 2 · agent working since" in shown
+    assert "Draft Plan with Risks · step 2 of 3 · branch 2 · agent working <time" in shown
     assert (
         "<strong>Showing branch 1</strong> "  # no "·" before a pill (friction16a 15)
         '<span class="badge state-left_behind" data-move="nobody">Left behind</span>' in shown
@@ -288,7 +290,7 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
         assert 'id="session-run-lines"' not in html and 'id="session-status-summary"' not in html
         assert html.count("Agent&#x27;s move · Blocked</span>") == 1
         assert html.count("Record the Changed Files · step 2 of 8") == 1
-        assert "refused at <time" in html.split('id="run-where"')[1].split("</p>")[0]
+        assert "refused <time" in html.split('id="run-where"')[1].split("</p>")[0]
         assert 'class="verdict-line"' not in html.split('id="run-title"')[1].split("</section>")[0]
         head = html.split('class="page-head"')[1].split("</div>")[0]
         assert "badge state-" not in head

@@ -18,7 +18,7 @@ WHERE = "Review storage · step 4 of 8 · round 2 of 2"  # its name first, the s
 # The whole place, the loop named, in the line's tooltip (friction12 4).
 WHERE_TITLE = ' title="step 4 of 8, round 2 of 2 in “Review Each Focus Area”"'
 # The same place as the run card's status line opens its sentence (status_line.of_run): the place first.
-STATUS = "Review storage · step 4 of 8 · round 2 of 2 · branch 2 · agent working since <time"
+STATUS = "Review storage · step 4 of 8 · round 2 of 2 · branch 2 · agent working <time"
 
 
 # How long the agent has been at the step, after its words: one piece with its "·" (its own line on a phone).
@@ -109,7 +109,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         # The state and the step said once, by the card's status line; the panel opens with what happens next;
         # the call, the example and the artifact's shape behind the run's one disclosure for developers.
         where = html.split('id="run-where"')[1].split("</span>")[0]
-        assert ">Record the Changed Files · step 2 of 8 · refused at <time" in where, url
+        assert ">Record the Changed Files · step 2 of 8 · refused <time" in where, url
         assert ", the agent must resend it" in where, url
         assert 'class="verdict-line"' not in html and html.count("Record the Changed Files · step 2 of ") == 1, url
         # Whose move and the state, in the one pill of the status line (not the page's head, nor the panel).
@@ -149,7 +149,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert "see pending.outputContract" not in html, url
         assert "<code>context.reviewAreas</code> — also asked for by this step" in html, url
         assert "output.artifacts (mr_review.changed_files)" in html, url
-        assert "refused at <time" in html, url
+        assert "refused <time" in html, url
 
     session = html_of(client, f"/sessions/{stuck.session_id}/")
     # Badged once, on the run card's status line (a session of one run: not in its head or its runs column too).

@@ -12,6 +12,7 @@ import pytest
 from django.template import Context, Template, TemplateSyntaxError
 from django.utils import timezone
 
+from runs.contract.dashboard import Timed
 from runs.templatetags.dashboard import lasting, when, words_when
 
 TEMPLATES = Path(__file__).resolve().parents[3] / "workrail_site" / "templates" / "dashboard"
@@ -72,6 +73,22 @@ def test_words_holding_a_moment_print_it_as_a_time_element():
     said = words_when("stalled since 02:05 UTC: <go>", ("stalled since ", ": <go>"), moment)
     assert said == f"stalled since {when(moment)}: &lt;go&gt;"
     assert words_when("step 2 of 3 & more", None, moment) == "step 2 of 3 &amp; more"
+
+
+def test_one_time_language_how_long_a_state_lasted_how_long_ago_and_how_long_until():
+    """friction17a 4: "stalled for 45 min", "refused 5 min ago", "your move in 28 min", never a clock in a line
+    beside "last activity just now"; the exact moment in the tooltip."""
+    now = timezone.now()
+    stalled = words_when("", Timed("stalled ", "", "for"), now - timedelta(minutes=45, seconds=5))
+    assert stalled.startswith("stalled <time ") and 'data-when="for">for 45 min</time>' in stalled
+    refused = words_when("", Timed("refused ", ", resend it", "ago"), now - timedelta(minutes=5))
+    assert 'data-when="ago">5 min ago</time>, resend it' in refused
+    yours = words_when(
+        "", Timed("your move ", " if the agent has not resent it", "in"), now + timedelta(minutes=28, seconds=30)
+    )
+    assert 'data-when="in">in 28 min</time> if the agent has not resent it' in yours
+    assert 'title="' in yours and " UTC" in yours.split('title="')[1]  # the exact moment in the tooltip
+    assert ">now</time>" in when(now - timedelta(seconds=5), "in")  # once come, it is now
 
 
 def test_the_tag_in_a_template():

@@ -47,7 +47,7 @@ def test_the_run_header_names_what_the_branch_produced_with_links_to_its_section
     assert re.findall(r"<span>(\d+) branches</span>", html) == []
     assert re.findall(r"<li>(\d+) branches</li>", html) == []
     status = text_of(between(html, 'id="run-where"', "</span>"))
-    assert " · branch 1 · agent working since " in status, status
+    assert " · branch 1 · agent working " in status, status
     # That branches 2 and 3 were left behind, the list of the other branches right under it says, once each, as
     # their badges (friction12 item 2): not the line too.
     card = between(html, 'id="run-title"', 'id="run-facts"')

@@ -161,7 +161,12 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # The block the agent resends says when it becomes yours, as the blocked panel does (friction15b 5), as a
     # condition on that moment rather than "yours from <time>" (friction16a 7).
     then = rows_where["blocked"].split('class="where-then"')[1]
-    assert re.match(r">your move at <time [^>]+>[^<]+</time> if the agent has not resent it</span>", then), then
+    assert re.match(r">your move <time [^>]+>[^<]+</time> if the agent has not resent it</span>", then), then
+    # friction17b 17: the reason on a muted line of its own, so that the row reads in two short lines.
+    assert "did not attach" not in rows_where["blocked"]
+    blocked_row = next(r for r in text.split('<tr class="session-row')[1:] if 'data-state="blocked"' in r)
+    reason = blocked_row.split('<div class="where-reason muted small">')[1].split("</div>")[0]
+    assert reason == "the agent did not attach the list of changed files"
     assert "waiting for your confirmation" in rows_where["needs_you"]
     # The filters count the rows of each colour, plain links with no frame of reasons (friction14 4); which
     # states "Your move" holds, its tooltip says.
@@ -205,11 +210,11 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert "The agent was told what to fix and normally resends the step by itself" in before_folds
     assert BUTTON not in before_folds and "If the agent has stopped, copy the message" not in text
     fold = panel.split('<details class="if-stopped-fold" id="if-stopped-1">')[1].split("</details>")[0]
-    assert "If the agent has stopped: the message to paste into its chat (yours if it has not retried by " in fold
+    assert "If the agent has stopped: the message to paste into its chat (yours <time" in fold
     assert BUTTON in fold
     # That moment as a <time> the reader's browser puts on their clock, not "05:50 UTC" in the words.
     summary = fold.split("<summary", 1)[1].split("</summary>", 1)[0]
-    assert '(yours if it has not retried by <time datetime="' in summary and "UTC)" not in summary
+    assert '(yours <time datetime="' in summary and "UTC)" not in summary
     listed = page(client, "/sessions/")
     assert "Your move 0" in listed  # nobody's row says "Your move"
     assert not any(old in text for old in OLD_BUTTONS)

@@ -132,19 +132,19 @@ def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_m
     )
     assert [line.unlinked for line in recent_calls()] == [
         "",  # linked to its session and run
-        "none named",
-        "deleted since",
-        "not noted (an older call)",
+        "no session",
+        "session deleted",
+        "older call, not recorded",
     ]
     shown = page(client, "/timings/")
     recent = shown.split('id="recent-title"', 1)[1].split("</table>", 1)[0]
-    assert "not noted (an older call)" in recent and "deleted since" in recent and "—" not in recent
+    assert "older call, not recorded" in recent and "session deleted" in recent and "—" not in recent
     # A number never wraps away from its unit (friction16b 8).
     assert "12\xa0ms" in recent
-    # friction16a 18: a median over one call is that call; no tool has 3 calls, so there is no Median column,
-    # and the note under the table says when one shows.
+    # friction16a 18: a median over one call is that call; no tool has 3 calls, so its cells say "—", and one
+    # short line under the table says why (friction17a 19: not a paragraph on missing columns).
     stats = shown.split('id="stats-title"', 1)[1].split("</section>", 1)[0]
-    assert "Median</th>" not in stats and "A median shows once a tool has 3 calls." in stats
+    assert "Median</th>" not in stats and "A median shows from 3 calls, a p95 from 20; “—” until then." in stats
 
 
 def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(client):
@@ -161,10 +161,10 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
     shown = page(client, "/timings/")
     assert 'title="Median: half the calls took less">Median</th>' in shown and "(ms)" not in shown
     assert "p50" not in shown and "Model Context Protocol" in shown
-    # Four calls: no p95 column, whose figure would only be the slowest call again, and why said once; the
-    # failure with its share, the refusal counted apart; times in the unit that suits them.
+    # Four calls: a "—" for the p95, whose figure would only be the slowest call again, and why said once in
+    # one short line; the failure with its share, the refusal counted apart; times in the unit that suits them.
     stats = shown.split('id="stats-title"', 1)[1].split("</section>", 1)[0]
-    assert "<abbr" not in stats and "—" not in stats and stats.count("shows once a tool has 20 calls") == 1
+    assert "<abbr" not in stats and "—</td>" not in stats and stats.count("a p95 from 20") == 1
     row = stats.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
     assert row.startswith('<td class="num">4</td><td class="num"><span class="risk-high">1 (25%)</span></td>')
     assert '<td class="num">1</td>' in row and "3 ms" in row and "1.8 s" in row  # refused: 1; median; slowest

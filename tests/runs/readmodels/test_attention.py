@@ -14,7 +14,7 @@ from django.utils import timezone
 from runs.execution import session_actions
 from runs.models import Event, EventKind, Observation, Run, Session
 from runs.readmodels import commits, overview, resources, run_view
-from runs.readmodels.attention import stamp
+from runs.readmodels.attention import said_when
 from runs.store import actors
 from tests.support.attention_sessions import git, run_to_the_end
 from tests.support.branched_review import blocked_review, forked_review
@@ -83,7 +83,7 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     assert panel.kind == "waiting_for_user"
     # One short verdict, then the step, then where the answer goes: the agent's chat, by one of two replies.
     # Since when it waits, as the stalled and blocked panels say theirs (the page shows the moment local).
-    assert panel.title.startswith("Waiting for your confirmation since ") and panel.title.endswith(" UTC")
+    assert panel.title == "Waiting for your confirmation for under a minute"
     assert (panel.step.words, panel.step_title) == ("step 2 of 3", "Approve the plan")
     # Said to the user from the step's title (workflows_app/prose/confirmations.py), then where to answer.
     assert panel.next_move == (
@@ -154,14 +154,14 @@ def test_a_quiet_run_is_stalled_since_its_last_step_and_says_how_to_resume(servi
     _quiet(run_id)
     row = _row(start["session"]["sessionId"])
     assert row.status == "stalled" and row.where.place == "stalled"
-    assert row.where.words.startswith("Draft Plan with Risks · step 2 of 3 · stalled since ")
+    assert row.where.words.startswith("Draft Plan with Risks · step 2 of 3 · stalled for ")
     assert_timed(row.where.words, row.where.timed, row.where.since)
     detail = run_view.run_detail(run_id)
     assert detail.run.status == "stalled"
     assert detail.run.status_summary.startswith("stalled at step 2")
     assert "where the agent works" not in detail.run.status_summary and "open" not in detail.run.status_summary
     [panel] = detail.panels
-    assert panel.kind == "stalled" and panel.title.startswith("Stalled since ")
+    assert panel.kind == "stalled" and panel.title.startswith("Stalled for ")
     assert panel.title.endswith(": resume the agent if it stopped") and panel.step.words == "step 2 of 3"
     assert_timed(panel.title, panel.timed, panel.since)
     assert panel.state_token and panel.state_token in panel.sentence
@@ -193,13 +193,13 @@ def test_a_canceled_run_says_when_and_by_whom_and_that_its_tokens_are_dead(servi
     session_actions.cancel_run(run_id)
     row = _row(start["session"]["sessionId"])
     assert (row.where.place, row.where.run_id) == ("canceled", run_id)
-    assert row.where.words.startswith("canceled ") and row.where.words[9].isdigit()  # when, beside its badge
+    assert row.where.words == "canceled just now"  # when, beside its badge
     assert_timed(row.where.words, row.where.timed, row.where.since)
     [panel] = run_view.run_detail(run_id).panels
     assert panel.kind == "canceled"
     # Who canceled is in the title: here no door recorded who (not the dashboard, the API or a command), which
     # the title says as such, not as "from this machine" (friction14).
-    assert panel.title.startswith("Canceled at ") and panel.step.words == "step 2 of 3"
+    assert panel.title.startswith("Canceled just now") and panel.step.words == "step 2 of 3"
     assert panel.title.endswith(" (by whom was not recorded)") and "machine" not in panel.title
     assert "told the run was canceled" in panel.for_you and "RUN_CANCELED" not in panel.for_you
 
@@ -211,12 +211,12 @@ def test_a_canceled_run_names_who_canceled_it_by_the_door_it_came_through(servic
     with actors.acting_as(actors.Actor("", actors.Door.DASHBOARD)):  # the dashboard's button, no one signed in
         session_actions.cancel_run(run_id)
     [panel] = run_view.run_detail(run_id).panels
-    assert panel.title.startswith("Canceled in the dashboard at ") and "not recorded" not in panel.title
+    assert panel.title.startswith("Canceled in the dashboard just now") and "not recorded" not in panel.title
     other = start_workflow("wr.routine-focused_plan")
     with actors.acting_as(actors.Actor("bob", actors.Door.DASHBOARD, sees_everything=True)):
         session_actions.cancel_run(other["session"]["runId"])
     [panel] = run_view.run_detail(other["session"]["runId"]).panels
-    assert panel.title.startswith("Canceled by bob (dashboard) at ")
+    assert panel.title.startswith("Canceled by bob (dashboard) just now")
 
 
 def test_a_branch_left_behind_by_a_rewind_has_its_own_panel_with_the_token_to_go_back(service_catalog):
@@ -251,7 +251,7 @@ def test_a_working_run_and_a_completed_one_say_so_in_a_few_words(service_catalog
     row = _row(start["session"]["sessionId"])
     # Beside its "Done" badge the line says when, never "done" again.
     assert (row.where.place, row.where.state) == ("completed", "done")
-    assert row.where.words.startswith("finished ") and row.where.words.endswith(" UTC")
+    assert row.where.words == "finished just now"
     assert_timed(row.where.words, row.where.timed, row.where.since)
     assert row.state == "done"
     assert run_view.run_detail(start["session"]["runId"]).panels == []
@@ -383,5 +383,5 @@ def assert_timed(words, around, since):
     """Words that hold a moment come with the words around it, for the dashboard to print the moment in
     the reader's time zone (the `words_when` tag): the two say the same."""
     assert around is not None and since is not None, words
-    before, after = around
-    assert words == before + stamp(since) + after
+    before, after, form = around
+    assert words == before + said_when(since, form) + after

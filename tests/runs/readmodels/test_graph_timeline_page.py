@@ -61,7 +61,7 @@ def test_each_dot_keeps_its_nodes_state_and_name_and_the_row_says_which_states_i
     assert [(count.state, count.label) for count in row.states] == [
         ("needs_you", "Confirm"),
         ("left_behind", "Left behind"),
-        ("done", "Done"),
+        ("done", "Answered"),
     ]
 
 
@@ -75,7 +75,7 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     page = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, now)
     (row,) = page.rows
     # 15 ms of server-quick steps is no agent's work time (friction16b 3): "under a minute", never "15 ms".
-    assert row.took == "under\xa0a\xa0minute · 2 steps (1 answered, 1 not answered)" and "so far" not in row.tooltip
+    assert row.took == "under\xa0a\xa0minute · 2 steps reached (1 answered)" and "so far" not in row.tooltip
     assert "2026-11-28 22:00:00 UTC to 2026-11-28 22:00:00 UTC (under a minute), still going" in row.tooltip
     # The track is scaled to the recorded steps: the two nodes 15 ms apart spread over it, then a gap of
     # GAP_SHARE to now (the dashed tail), not two dots squeezed left of a dashed line 45 minutes long.
@@ -86,7 +86,7 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     # The summary line is on the wall clock (friction15 2): when the first step was and how long ago the newest
     # (whole minutes, as a person counts). No "steps took 15 ms" (friction16b 3), and no "waiting 45 min for
     # you": whose move it is, and since when, is the status line's (friction16b 4).
-    assert page.summary.text == "2 steps (1 answered, 1 not answered) · first step 22:00 UTC · last step 44 min ago"
+    assert page.summary.text == "2 steps reached (1 answered) · first step 22:00 UTC · last step 44 min ago"
     assert page.title == "Timeline of this run"
     # The axis holds the recorded span, never past the gap: a burst within a second, so one clock tick.
     assert [tick.label for tick in page.ticks] == ["22:00:00"]
@@ -98,20 +98,16 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     ended_page = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now)
     (ended,) = ended_page.rows
     assert (
-        ended.took == "under\xa0a\xa0minute · 2 steps (1 answered, 1 not answered)"
-        and ended.until == ""
-        and ended.quiet == ""
+        ended.took == "under\xa0a\xa0minute · 2 steps reached (1 answered)" and ended.until == "" and ended.quiet == ""
     )
     assert ended_page.gap == "" and ended.dots[-1].at == "98.50%"
     # Its summary runs from the first step to the last, on the clock, and says how long that took.
     assert ended_page.summary.text == (
-        "2 steps (1 answered, 1 not answered) · first step 22:00 UTC → last step 22:00 UTC, under a minute"
+        "2 steps reached (1 answered) · first step 22:00 UTC → last step 22:00 UTC, under a minute"
     )
     # A running run's move is the agent's: the line says how long ago the last step was, not "waiting".
     running = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, now)
-    assert running.summary.text == (
-        "2 steps (1 answered, 1 not answered) · first step 22:00 UTC · last step 44 min ago"
-    )
+    assert running.summary.text == ("2 steps reached (1 answered) · first step 22:00 UTC · last step 44 min ago")
 
 
 def test_whether_a_gap_is_drawn_follows_the_runs_states_never_how_long_ago_the_newest_step_was():
@@ -154,12 +150,12 @@ def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
         SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, NOW
     )
     assert [row.took for row in page.rows] == [
-        "under\xa0a\xa0minute · 2 steps (1 answered, 1 not answered)",
+        "under\xa0a\xa0minute · 2 steps reached (1 answered)",
         "under\xa0a\xa0minute · 2 steps answered",
     ]
     # Two runs: the session's count says so, so that it never reads as one run's (friction13 item 3). One still
     # stands: the line says when its last step was, and no "steps took" span beside it (friction16b 3).
-    assert page.summary.counts == "4 steps in 2 runs (3 answered, 1 not answered)" and page.summary.took == ""
+    assert page.summary.counts == "4 steps reached in 2 runs (3 answered)" and page.summary.took == ""
     assert "took" not in page.summary.text
     # It covers the session, not the shown run: its title says so (friction15 17).
     assert page.title == "Session timeline"
@@ -217,9 +213,9 @@ def test_a_numbered_dot_counts_its_checkpoints_and_the_runs_end_apart_from_its_s
     marks = {"r1": [NodeMark(m, "done", f"Node {i}", kind=k) for i, (m, k) in pairs]}
     lane = TimelineLane(run_id="r1", label="x", points=[0.0] * 9, first_at=moments[0], last_at=moments[-1])
     (row,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW).rows
-    assert row.dots[0].within == "6 steps, 1 checkpoint and the run's end within 70 ms"
+    assert row.dots[0].within == "6 steps, 1 checkpoint and the run's end within a second"
     two = [NodeMark(T0, "done", "a"), NodeMark(T0 + timedelta(milliseconds=5), "done", "b", kind="checkpoint")]
-    assert timeline_page.cluster_words(two) == "1 step and 1 checkpoint within 5 ms"
+    assert timeline_page.cluster_words(two) == "1 step and 1 checkpoint within a second"
 
 
 def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_names_them_all():
@@ -236,12 +232,12 @@ def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_
         assert sum(dot.count for dot in dots) == row.nodes == 10
         # It says what its number is: that many steps, and within how long of each other.
         assert (
-            dots[0].words.startswith("8 steps within 800 ms, answered: Step 1; Step 2;") and "Step 9" in dots[0].words
+            dots[0].words.startswith("8 steps within a second, answered: Step 1; Step 2;") and "Step 9" in dots[0].words
         )
         assert "Step 5" not in dots[0].words and dots[1].words == "Step 5"
         places = [float(dot.at.rstrip("%")) for dot in dots]
         assert all(b - a >= gap - 0.01 for a, b in itertools.pairwise(places))
-    assert [count.label for count in row.states] == ["Left behind", "Done"]  # the states, not a second count
+    assert [count.label for count in row.states] == ["Left behind", "Answered"]  # the states, not a second count
     # The page's legend says what a numbered dot is, at each width whose layout has one.
     page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW)
     assert row.clustered == ["wide", "narrow"] and page.clustered == ["wide", "narrow"]
@@ -287,10 +283,10 @@ def test_a_burst_is_one_clock_tick_and_its_length_is_said_once_in_the_summary():
     assert tick.step == 1 and not tick.minor and tick.anchor == "start"
     assert float(tick.at.rstrip("%")) == timeline_page.INSET
     assert page.summary.text == (
-        "2 steps (1 answered, 1 not answered) · first step 22:00 UTC → last step 22:00 UTC, under a minute"
+        "2 steps reached (1 answered) · first step 22:00 UTC → last step 22:00 UTC, under a minute"
     )
     assert page.gap == "" and not page.summary.standing
-    assert page.rows[0].took == "under\xa0a\xa0minute · 2 steps (1 answered, 1 not answered)"
+    assert page.rows[0].took == "under\xa0a\xa0minute · 2 steps reached (1 answered)"
 
 
 def test_every_state_the_row_lists_has_a_dot_of_its_colour_at_both_widths():
@@ -326,3 +322,13 @@ def test_a_numbered_dot_says_answered_and_which_branches_it_mixes_not_done():
     assert timeline_page.cluster_state("left_behind", [NodeMark(T0, "left_behind", "a", branch=2)]) == (
         "Left behind, on branch 2"
     )
+
+
+def test_a_dots_closeness_and_the_legend_read_as_a_person_counts():
+    """friction17b 16 and 13: "within 51 ms" is a developer's precision; the legend's green is "Answered", not
+    the graph's "Done" for a finished branch; the count of steps cannot be read as the workflow's."""
+    assert timeline_page.within_words(0.051) == "within a second"
+    assert timeline_page.within_words(12) == "within a minute"
+    assert timeline_page.within_words(3 * 60 + 5) == "within 3 min"
+    counts = timeline_page.StepCounts(answered=1, unanswered=1)
+    assert counts.words == "2 steps reached (1 answered)"

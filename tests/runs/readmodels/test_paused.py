@@ -62,7 +62,7 @@ def test_an_imported_run_is_paused_until_an_agent_carries_on(settings):
     shown = [run_view.run_detail(run.run_id) for run in detail.runs]
     panels = [next(p for p in run.panels if p.kind == "paused") for run in shown]
     assert [p.state for p in panels] == ["paused", "paused"] and all(
-        p.title.startswith("Paused: imported at ") for p in panels
+        p.title.startswith("Paused: imported just now") for p in panels
     )
     assert len({p.sentence for p in panels}) == 2
 
@@ -89,7 +89,7 @@ def test_a_branch_started_by_hand_is_paused_until_an_agent_takes_it_up():
     assert detail.run.state == "paused" and detail.branch is not None and detail.branch.state == "paused"
     assert detail.where is not None and detail.where.words.endswith("started by hand, no agent has it yet")
     [panel] = [p for p in detail.panels if p.kind == "paused"]
-    assert panel.title.startswith("Paused: started by hand at ") and panel.sentence
+    assert panel.title.startswith("Paused: started by hand just now") and panel.sentence
     assert overview.list_sessions(state="paused").total == 1
     assert states.move("paused") == "yours"
 

@@ -31,7 +31,7 @@ def test_a_cancel_nobody_recorded_says_so_rather_than_naming_a_place(service_cat
     advance(start, "Clarified.")
     session_actions.cancel_run(start["session"]["runId"])
     line = line_of(start["session"]["runId"])
-    expected = ("Draft Plan with Risks · step 2 of 3 · canceled at ", " (by whom was not recorded)")
+    expected = ("Draft Plan with Risks · step 2 of 3 · canceled ", " (by whom was not recorded)", "ago")
     assert line.timed == expected, line.timed
     assert "machine" not in line.words
 
@@ -40,19 +40,19 @@ def test_each_state_says_where_the_agent_is_in_one_sentence(service_catalog, set
     settings.WORKRAIL_STALL_MINUTES = 30
     waiting = line_of(made.waiting_for_user(service_catalog["extra"], quiet_minutes=45).run_id)
     assert waiting.state == "needs_you"
-    assert waiting.timed == ("Approve the plan · step 2 of 3 · waiting for your confirmation since ", "")
+    assert waiting.timed == ("Approve the plan · step 2 of 3 · waiting for your confirmation ", "", "for")
     stalled = line_of(made.stalled().run_id)
     assert stalled.state == "stalled"
-    assert stalled.timed == ("Draft Plan with Risks · step 2 of 3 · no step recorded since ", "")
+    assert stalled.timed == ("Draft Plan with Risks · step 2 of 3 · no step recorded ", "", "for")
     stuck = line_of(blocked_review("MR-1").run_id)
     assert stuck.state == "blocked"
-    assert stuck.timed == ("Record the Changed Files · step 2 of 8 · refused at ", ", the agent must resend it")
+    assert stuck.timed == ("Record the Changed Files · step 2 of 8 · refused ", ", the agent must resend it", "ago")
     canceled = line_of(made.canceled().run_id)
     assert canceled.words == "Draft Plan with Risks · step 2 of 3 · canceled in the dashboard"
     finished = start_workflow(made.PLAN)
     made.run_to_the_end(finished)
     done = line_of(finished["session"]["runId"])
-    assert done.state == "done" and done.timed == ("Finished ", " · 3 steps answered")
+    assert done.state == "done" and done.timed == ("Finished ", " · 3 steps answered", "ago")
     assert all(line.since is not None for line in (waiting, stalled, stuck, canceled, done))
 
 
@@ -63,13 +63,14 @@ def test_a_blocked_step_whose_agent_stopped_no_longer_says_the_agent_must_resend
     made.quiet(stuck.run_id)
     line = line_of(stuck.run_id)
     assert line.chip is not None and line.chip.move == "yours"
-    assert line.timed == ("Record the Changed Files · step 2 of 8 · refused at ", ", the agent has not resent it")
+    assert line.timed == ("Record the Changed Files · step 2 of 8 · refused ", ", the agent has not resent it", "ago")
 
 
 def test_a_forked_run_says_the_branch_the_agent_works_on_and_names_the_shown_one_once(service_catalog):
     rewound = made.left_behind()
     newest = line_of(rewound.run_id)
-    assert newest.words.startswith("Draft Plan with Risks · step 2 of 3 · branch 2 · agent working since")
+    assert newest.words.startswith("Draft Plan with Risks · step 2 of 3 · branch 2 · agent working ")
+    assert newest.timed is not None and newest.timed.form == "for"  # "agent working for 10 min"
     assert newest.showing is None
     detail = run_view.run_detail(rewound.run_id)
     behind = next(o for o in detail.other_branches if o.number == 1)

@@ -10,7 +10,8 @@
  *            list or a status line says how fresh something is;
  *   both     "28 Nov, 14:05 (5 min ago)";
  *   seconds  as `time`, to the second: the timings page only;
- *   for      how long since: "for 2 min", "for 3 h" (a pending step's line: how long the agent has worked on it).
+ *   for      how long since: "for 2 min", "for 3 h" (how long a state has lasted: "stalled for 45 min");
+ *   in       how long until a moment ahead: "in 28 min", "now" once it has come ("your move in 28 min").
  * The tooltip says the exact moment: the local one with its zone, how long ago for a `time`, then UTC. Nothing
  * here reads the text it wrote: each pass starts again from the datetime attribute, so running it twice
  * changes nothing.
@@ -90,8 +91,16 @@
     return "for " + Math.floor(seconds / 86400) + " days";
   }
 
+  /* How long until a moment ahead, as the server's `until` says it. */
+  function until(moment, now) {
+    var seconds = (moment - now) / 1000;
+    if (seconds <= 0) return "now";
+    return "in " + lasting(now, moment).slice(4);
+  }
+
   function textOf(form, moment, now) {
     if (form === "for") return lasting(moment, now);
+    if (form === "in") return until(moment, now);
     if (form === "seconds") return dayClock(moment, now, true);
     var when = dayClock(moment, now, false);
     if (form === "time") return when;
