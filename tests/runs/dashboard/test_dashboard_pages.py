@@ -246,8 +246,9 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     assert sorted(review) == ["Agent's move · Working"] + ["Done"] * 10 + ["Left behind"] * 2
     assert sum("↺ redone: Done (branch" in name for name in names) == 2
     assert any("Step 8 of 8 · Summarize the Review: Agent's move · Working (branch 1) · " in name for name in names)
-    # Canceling stops every open branch, not only the one shown, and the button counts them as the cards say them.
-    assert "Cancel run (1 branch in progress, 2 left behind)…" in html
+    # Canceling stops every open branch, not only the one shown: the button stays short, its confirmation counts
+    # them as the cards say them (friction17b 18).
+    assert "Cancel run…" in html and "Cancel run (" not in html
     assert "with branch 1 in progress and branches 2 and 3 left behind" in html
 
 

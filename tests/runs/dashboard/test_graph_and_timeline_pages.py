@@ -86,7 +86,7 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
 
 
 # The step redone after the rewind counts, as its graph box does (friction15 1).
-COUNTED = re.escape("10 steps (9 answered, 1 not answered) and 1 checkpoint")
+COUNTED = re.escape("10 steps reached (9 answered) and 1 checkpoint")
 
 
 def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client, service_catalog):
