@@ -177,7 +177,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # Clock times on the reader's clock (a run walked within a second: one, its start); how long its steps
     # took is the row's to say, as a person counts it, never "steps took 36 ms" (friction16b 3).
     expect(ticks.first).to_have_text(re.compile(r"^\d{1,2}:\d\d(:\d\d)?( [AP]M)?$"))
-    expect(page.locator("#timeline > summary")).to_contain_text(re.compile(r"first step .+ · last step "))
+    expect(page.locator("#timeline > summary")).to_contain_text(re.compile(r"first step .+\s·\slast step "))
     expect(page.locator("#timeline > summary")).not_to_contain_text("took")
     expect(page.locator(".timeline .tl-duration").first).to_be_visible()
     screenshot(page, "timeline", full_page=True)
@@ -557,7 +557,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert hidden == []
     # Beside the track, in words, which states its dots show: never over the dots.
     review = sized_page.locator(f'.tl-row[data-run-id="{forked.review_run}"]')
-    expect(review.locator(".tl-states li")).to_have_text(["Working", "Left behind", "Done"])
+    expect(review.locator(".tl-states li")).to_have_text(["Working", "Left behind", "Answered"])
     text_on_dots = sized_page.evaluate("""() => {
       const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
       const dots = [...document.querySelectorAll(".timeline .tl-dot")].map((d) => d.getBoundingClientRect())

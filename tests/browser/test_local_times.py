@@ -131,7 +131,7 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
     clock = local_clock(page, burst.get_attribute("data-tick-at") or "")
     expect(burst).to_have_text(re.compile(rf"^{re.escape(clock)}:\d\d$"))
     summary = page.locator("#timeline > summary .fold-parts")
-    expect(summary).to_have_text(re.compile(r" · first step .+ · last step 45 min ago\s*$"))
+    expect(summary).to_have_text(re.compile(r"\s·\sfirst step .+\s·\slast step 45 min ago\s*$"))
     first = summary.locator("time").first
     expect(first).to_contain_text(local_clock(page, first.get_attribute("datetime") or ""))
     console_log.assert_clean()

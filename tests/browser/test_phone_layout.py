@@ -169,9 +169,9 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
         # The session's, of its two runs: never read as the shown run's count (friction13 item 3).
         re.compile(
             # Every step box of the graph, redone ones too (friction15 1); on the wall clock (friction15 2).
-            r"^Session timeline\s*14 steps in 2 runs \(10 answered, 4 not answered\) and 1 checkpoint · first step "
+            r"^Session timeline\s*14 steps reached in 2 runs \(10 answered\) and 1 checkpoint\s·\sfirst step "
             # No "steps took 36 ms" nor "waiting 544 ms for you" (friction16b 3).
-            r".+ · last step (.+ ago|just now)\s*$"
+            r".+\s·\slast step (.+ ago|just now)\s*$"
         )
     )
     expect(sized_page.locator(".tl-row").first).to_be_hidden()
@@ -231,7 +231,7 @@ def test_a_stalled_runs_timeline_says_how_long_it_has_stood(sized_page, console_
     row = sized_page.locator(f'.tl-row[data-run-id="{stalled.run_id}"]')
     # Its duration is its steps', the axis's span; the 45 quiet minutes are the summary line's to say.
     expect(row.locator(".tl-duration")).to_have_text(
-        re.compile(r"^under\xa0a\xa0minute · 2 steps \(1 answered, 1 not answered\)$")  # never "15 ms"
+        re.compile(r"^under\xa0a\xa0minute · 2 steps reached \(1 answered\)$")  # never "15 ms"
     )
     # The Steps card above counts as the timeline does (friction13 item 3): its answered step, the pending
     # one not among them; never "1 recorded" over "2 steps".
