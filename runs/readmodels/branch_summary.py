@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runs.contract.dashboard import BranchOutcomeEntry, StateName
-from runs.readmodels import states
+from runs.readmodels import listing, states
 from runs.readmodels.fork_point import ForkPoint
 
 
@@ -28,7 +28,7 @@ def numbers_words(numbers: list[int]) -> str:
     """ "branch 1", "branches 1 and 2", "branches 1, 2 and 4"."""
     if len(numbers) == 1:
         return f"branch {numbers[0]}"
-    return "branches " + ", ".join(str(n) for n in numbers[:-1]) + f" and {numbers[-1]}"
+    return "branches " + listing.joined([str(n) for n in numbers])
 
 
 @dataclass(frozen=True, slots=True)

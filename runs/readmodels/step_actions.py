@@ -30,7 +30,7 @@ from typing import Any
 
 from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail
 from runs.models import Node
-from runs.readmodels import agent_message, attention, overview, states, step_places
+from runs.readmodels import agent_message, attention, listing, overview, states, step_places
 from runs.readmodels.actions import ActionName, Weight
 from runs.readmodels.step_state import StepState
 
@@ -198,8 +198,7 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool) -> str:
         return ""
     if len(places) == 1:
         return f"An agent is working on {places[0]}; it is not told. Tell it to stop in its chat."
-    listed = ", ".join(places[:-1]) + f" and {places[-1]}"
-    return f"Agents are working on {listed}; they are not told. Tell them to stop in their chats."
+    return f"Agents are working on {listing.joined(places)}; they are not told. Tell them to stop in their chats."
 
 
 def recap_shown(entries: list[Any], actions: StepActions) -> list[Any]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail, StateName
+from runs.readmodels import listing
 
 
 @dataclass(frozen=True)
@@ -56,5 +57,4 @@ def went_on_words(went: list[BranchOutcomeEntry]) -> str:
         return ""
     if len(numbers) == 1:
         return f"Where branch {numbers[0]} went on from this step, and how it stands now:"
-    listed = ", ".join(numbers[:-1]) + f" and {numbers[-1]}"
-    return f"Where branches {listed} went on from this step, and how they stand now:"
+    return f"Where branches {listing.joined(numbers)} went on from this step, and how they stand now:"
