@@ -45,7 +45,7 @@ def revoke_token(env: dict[str, str], cwd: Path, name: str) -> None:
 class HttpServer:
     """One `manage.py mcp --http` on 127.0.0.1 (its log in `log`); `url` is its MCP endpoint."""
 
-    def __init__(self, env: dict[str, str], cwd: Path, log: Path, *, workers: int = 1, timeout: float = 60.0) -> None:
+    def __init__(self, env: dict[str, str], cwd: Path, log: Path, *, workers: int = 1, timeout: float = 120.0) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.log = log

@@ -108,7 +108,7 @@ def dashboard(installed, tmp_path) -> Iterator[str]:
         text=True,
     )
     try:
-        wait_until_answering(process, port, timeout=60)
+        wait_until_answering(process, port, timeout=120)
         yield f"http://127.0.0.1:{port}"
     finally:
         process.kill()

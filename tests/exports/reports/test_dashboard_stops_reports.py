@@ -114,7 +114,7 @@ def renderer_of(process: subprocess.Popen[str]) -> int:
         time.sleep(0.2)
         return bool(found)
 
-    wait_for(running, 60, "a PDF renderer starting")
+    wait_for(running, 120, "a PDF renderer starting")
     return found.pop()
 
 
