@@ -78,11 +78,15 @@ _LACKS = {
 # Which run of a session the list names: the one that needs someone most, then the newest.
 _URGENCY: dict[PlaceName, int] = {"waiting_for_user": 0, "blocked": 1, "paused": 2, "stalled": 3, "working": 4}
 # Beside a "Paused" badge: how the run came here without an agent (paused.py).
-PAUSED_WORDS: dict[paused.How, str] = {
-    "imported": "imported, no agent has it yet",
-    "by_hand": "started by hand, no agent has it yet",
-}
+CAME: dict[paused.How, str] = {"imported": "imported", "by_hand": "started by hand"}
+NO_AGENT_YET = "no agent has it yet"
+PAUSED_WORDS: dict[paused.How, str] = {how: f"{came}, {NO_AGENT_YET}" for how, came in CAME.items()}
 WAITING_WORDS = "waiting for your confirmation"
+# The same, around the moment it came, for the run card's line (friction18a 4: "no agent has had it for under a
+# minute" read backwards): "imported under a minute ago · no agent has it yet".
+PAUSED_TIMED: dict[paused.How, Timed] = {
+    how: Timed(f"{came} ", f" · {NO_AGENT_YET}", "ago") for how, came in CAME.items()
+}
 
 
 _ANY_AGENTS = "an agent's"  # whose chat, where no agent has the run: any agent's
@@ -326,6 +330,8 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
             where._then = _blocked_then(where._move, last_try)
     else:
         where._move = states.move(state)
+    if name == "paused" and place.paused is not None:
+        where._came = PAUSED_TIMED[place.paused.how]
     if place.branch and name in _PANELS:
         where._panel = f"{name}-{place.branch}"
     return where

@@ -411,7 +411,7 @@ def _step_row(
         words=graph_drawing.step_words(node),
         title=node.title or node.step_id or "Step",
         state=state,
-        state_label=states.label(state),
+        state_label=states.word(state, move),
         marks=tuple(notes),
         href=href(node),
         is_tip=node.is_leaf,

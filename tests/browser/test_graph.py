@@ -535,7 +535,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
         assert shape == "circle", (state, shape)  # only Paused's are squares (test_sharing)
         if times > 1:  # a dot for several nodes names each of them, all of its state
             assert re.match(r"^\d+ steps?[^:]* within ", label) and label.count(" UTC") == times
-            assert label.count(": Done") in (0, times)
+            assert label.count(": Answered") in (0, times)
     assert {state for state, *_ in dots} == {"done", "left_behind", "running"}
     # The axis's labels (rewritten on the reader's clock by times.js) stay short and apart, in any locale.
     ticks = sized_page.evaluate("""() => [...document.querySelectorAll("svg.tl-axis text.tl-tick")]

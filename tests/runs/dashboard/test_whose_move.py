@@ -97,7 +97,7 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
         "paused": ("Your move · Paused", "yours"),
         "stalled": ("Your move · Stalled", "yours"),
         "running": ("Agent's move · Working", "agents"),
-        "blocked": ("Agent's move · Blocked", "agents"),
+        "blocked": ("Agent's move · Retrying", "agents"),
         "left_behind": ("Left behind", "nobody"),
         "done": ("Done", "nobody"),
         "canceled": ("Canceled", "nobody"),
@@ -109,7 +109,8 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
     assert said("done", "agents") == ("Done", "nobody")
     for state in states.MOVES:
         words = states.pill(state, states.move(state)).words
-        assert words.count(states.label(state)) == 1 and ":" not in words, words  # no action inside
+        # no action inside; a blocked step the agent resends reads "Retrying" (friction18b 2)
+        assert words.count(states.word(state, states.move(state))) == 1 and ":" not in words, words
     assert states.MOVE_FILTERS == {"yours": "Your move", "agents": "Agent's move", "nobody": "Nothing to do"}
     # The move itself, for a where-line that does not say it: only when it is yours.
     assert states.your_action("stalled", "yours") == states.your_action("blocked", "yours") == "resume the agent"
@@ -139,7 +140,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # One pill each: whose move when it is someone's, then the state; no action inside.
     assert {state: chip(cell) for state, cell in rows.items()} == {
         "needs_you": "Your move · Confirm",
-        "blocked": "Agent's move · Blocked",
+        "blocked": "Agent's move · Retrying",
         "stalled": "Your move · Stalled",
         "running": "Agent's move · Working",
         "canceled": "Canceled",
@@ -199,7 +200,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     # Whose move, the pill of the card's status line says, once: not the page's head, nor the panel, which
     # opens with what happens next; the line names the step, once (friction9 item 2).
     assert tags(panel) == [] and tags(page_head(text)) == [] and tags(status(text)) == ["agents"]
-    assert chip(status(text)) == "Agent's move · Blocked"
+    assert chip(status(text)) == "Agent's move · Retrying"
     assert 'class="verdict-line"' not in panel and "the agent must resend it" in status(text)
     read = re.sub(r"<pre.*?</pre>", "", panel, flags=re.S)  # the message for the agent is for the agent to read
     assert "Record the Changed Files" not in re.sub(r"<[^>]+>|\s+", " ", read)
@@ -353,7 +354,7 @@ def test_with_several_runs_each_card_says_its_state_and_whose_move(client, servi
     assert tags(cards) == ["agents", "agents"] and cards.count('class="badge state-') == 2
     assert 'class="badge state-running"' in cards and 'class="badge state-blocked"' in cards
     assert 'id="session-run-lines"' not in text
-    assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Blocked"
+    assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Retrying"
     assert chip(cards) == "Agent's move · Working"
     assert tags(status(text)) == ["agents"]
 
