@@ -339,8 +339,10 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
 
 # The places whose run page has a panel saying what to do (its id: the place, then the branch's number).
 _PANELS: frozenset[PlaceName] = frozenset({"blocked", "paused", "stalled"})
-# friction16a 7: "yours from Nov 30, 12:25 AM" read as cryptic; the row says the same moment as a condition.
-AGENT_HAS_NOT_RESENT = "the agent has not resent it"
+# friction16a 7: "yours from Nov 30, 12:25 AM" read as cryptic; the row says the same moment as a condition
+# (friction18a 11: "your move in 29 min if the agent has not resent it" was hard to parse).
+BECOMES_YOURS = "becomes your move "
+IF_NO_RETRY = " if the agent does not retry"
 
 
 def _blocked_then(move: states.Move, last_try: datetime) -> tuple[str, Timed | None, datetime | None]:
@@ -351,7 +353,7 @@ def _blocked_then(move: states.Move, last_try: datetime) -> tuple[str, Timed | N
         return f"the agent has not resent it for {quiet_minutes(last_try)} min", None, None
     at = hand_over_at(last_try)
     # friction17a 4: "your move in 28 min", not a clock in a list that is otherwise relative.
-    around = Timed("your move ", f" if {AGENT_HAS_NOT_RESENT}", "in")
+    around = Timed(BECOMES_YOURS, IF_NO_RETRY, "in")
     return f"{around.before}{said_when(at, 'in')}{around.after}", around, at
 
 

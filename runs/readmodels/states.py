@@ -97,6 +97,7 @@ class Pill:
     state: StateName
     move: Move
     words: str
+    means: str = ""  # its one-line meaning (MEANINGS): the pill's tooltip
 
 
 def pill(state: str, move: Move) -> Pill:
@@ -106,8 +107,8 @@ def pill(state: str, move: Move) -> Pill:
     if MOVES[name] == "nobody":  # a settled state is nobody's move, whatever its source said
         move = "nobody"
     if move == "nobody":
-        return Pill(name, move, label(name))
-    return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {word(name, move)}")
+        return Pill(name, move, label(name), meaning(name, move))
+    return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {word(name, move)}", meaning(name, move))
 
 
 def word(state: str, move: Move) -> str:
@@ -229,3 +230,48 @@ MOVE_FILTER_MEANS: dict[Move, str] = {
     "agents": "The sessions whose agent is working, or resending a refused step",
     "nobody": "The sessions done, canceled or holding notes only",
 }
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """One state's meaning in one line, as a person reads its pill (`word`: "Retrying" for a blocked step the
+    agent resends), under the filter that counts it (`move`)."""
+
+    state: StateName
+    move: Move
+    means: str
+
+    @property
+    def word(self) -> str:
+        return word(self.state, self.move)
+
+
+# Every state's one line, the one table of them (friction18b 9, friction18a 11: nine words and no glossary): each
+# pill's tooltip and the sessions list's "What the states mean" fold, grouped by the filter that counts them.
+MEANINGS: tuple[Meaning, ...] = (
+    Meaning("needs_you", "yours", "The agent waits in its chat for you to confirm its step."),
+    Meaning(
+        "blocked",
+        "yours",
+        "The agent's answer was refused and it stopped trying, or it needs something only you can give.",
+    ),
+    Meaning("paused", "yours", "No agent has the run yet: it was imported, or a branch was started by hand."),
+    Meaning("stalled", "yours", "The agent was working, but nothing was recorded for too long: it may have stopped."),
+    Meaning("running", "agents", "The agent is on the step and recorded something recently."),
+    Meaning("blocked", "agents", "The agent's answer was refused. It was told what to fix and should send it again."),
+    Meaning("left_behind", "nobody", "A branch no agent works on any more. The run goes on along another."),
+    Meaning("done", "nobody", "Finished."),
+    Meaning("canceled", "nobody", "Stopped for good by a person."),
+    Meaning("notes", "nobody", "A session that holds notes only, no workflow run."),
+)
+
+
+def meaning(state: str, move: Move) -> str:
+    """A state's one line (MEANINGS), by whose move it is where that changes it (Blocked or Retrying)."""
+    found = [m for m in MEANINGS if m.state == state]
+    return next((m.means for m in found if m.move == move), found[0].means if found else "")
+
+
+def glossary() -> list[tuple[str, list[Meaning]]]:
+    """The sessions list's fold: each filter's words (MOVE_FILTERS), then the states it counts, in its order."""
+    return [(words, [m for m in MEANINGS if m.move == move]) for move, words in MOVE_FILTERS.items()]

@@ -216,9 +216,9 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     )
     assert panel_words.count("Record the Changed Files") == 0, panel_words
     assert said(sized_page, "Record the Changed Files") == 1 + 1  # the status line, and the graph's step
-    # Blocked once, in the status line's pill with whose move, on the first screen (a session of one run: not in
-    # the page's head, nor on the runs column's one card).
-    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (1, 1)
+    # Retrying once (the agent's side of Blocked, friction18b 2), in the status line's pill with whose move, on the
+    # first screen (a session of one run: not in the page's head, nor on the runs column's one card).
+    assert (said(sized_page, "Retrying"), said(sized_page, "Agent's move")) == (1, 1)
     expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     expect(sized_page.locator(".run-status .badge.state-blocked")).to_be_in_viewport()
     # One fold for developers on the run, after the panel: the resend call and the run's ids in it.
@@ -241,8 +241,9 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     expect(sized_page.locator("#node-refusal .blocked-issues")).to_contain_text("ARTIFACT_MISSING")
     expect(sized_page.locator("#node-refusal .verdict")).to_be_in_viewport()
     assert said(sized_page, "see above") == 0 and said(sized_page, "Open the refused step") == 0
-    # As on the run page: Blocked in the head and in the verdict, whose move once, in the head's pill.
-    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2, 1)
+    # As on the run page: the head's pill says Retrying (the agent's move, friction18b 2), the verdict what is
+    # wrong; whose move once, in the head's pill.
+    assert (said(sized_page, "Retrying"), said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (1, 1, 1)
     expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     # The message, then the developers' call: here the panel's last fold, inside the box it belongs to as on the
     # confirm step's page (friction17b 6).

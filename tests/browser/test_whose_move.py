@@ -179,7 +179,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(stopped_row.locator(".where-then")).to_have_text(re.compile(r"^the agent has not resent it for 4\d min$"))
     retrying = rows.filter(has=sized_page.locator(".badge.state-blocked[data-move=agents]"))
     expect(retrying.locator(".where-then")).to_have_text(
-        re.compile(r"^your move in \d+ min if the agent has not resent it$")
+        re.compile(r"^becomes your move in \d+ min if the agent does not retry$")
     )
     expect(retrying.locator(".your-action")).to_have_count(0)
     # The filters: plain links, each counting the rows of its colour (friction14 4), that colour a dot in a
@@ -207,6 +207,29 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     # On one line at both sizes: the strip never wraps a filter inside itself.
     for index in range(4):
         assert on_one_line(filters.nth(index))
+    # Each pill says its meaning on hover; the states are explained once, in a closed fold by the filters, each
+    # under the filter that counts it (friction18b 9: "Paused" was in no filter).
+    expect(retrying.locator(".badge")).to_have_attribute("title", re.compile(r"^The agent's answer was refused\. It"))
+    meanings = sized_page.locator("#state-meanings")
+    expect(meanings).not_to_have_attribute("open", "")
+    meanings.locator("summary").click()
+    expect(meanings.locator("strong")).to_have_text(
+        [
+            "Confirm",
+            "Blocked",
+            "Paused",
+            "Stalled",
+            "Working",
+            "Retrying",
+            "Left behind",
+            "Done",
+            "Canceled",
+            "Notes only",
+        ]
+    )
+    expect(meanings.locator(".small-heading").first).to_have_text("Counted under “Your move”")
+    keep_screenshot(sized_page, "sessions-state-meanings")
+    meanings.locator("summary").click()
     yours.click()
     expect(sized_page).to_have_url(f"{site}/sessions/?status=yours")
     expect(rows).to_have_count(3)

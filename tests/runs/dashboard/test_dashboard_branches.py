@@ -77,7 +77,10 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert first.count(STATUS) == 1
-    assert '<strong>Showing branch 1</strong> <span class="badge state-done" data-move="nobody">Done</span>' in first
+    assert (
+        '<strong>Showing branch 1</strong> <span title="Finished." '
+        'class="badge state-done" data-move="nobody">Done</span>' in first
+    )
     assert f"Branch 2 · {WHERE}</a>" in first and "· the latest" in first
     assert 'class="badge state-running" data-move="agents">Agent&#x27;s move · Working</span>' in first
 
@@ -114,7 +117,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert 'class="verdict-line"' not in html and html.count("Record the Changed Files · step 2 of ") == 1, url
         # Whose move and the state, in the one pill of the status line (not the page's head, nor the panel).
         head = html.split('class="page-head"')[1].split("</div>")[0]
-        label = '<span class="badge state-blocked" data-move="agents">Agent&#x27;s move · Retrying</span>'
+        label = 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Retrying</span>'
         assert label not in head and html.count(label) == 1, url
         assert label in html.split('id="run-status"')[1].split("</p>")[0], url
         # The one run's card in the runs column names it only.

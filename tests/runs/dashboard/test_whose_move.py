@@ -57,12 +57,12 @@ def token_of(message: str) -> int:
 
 def tags(text: str) -> list[str]:
     """Whose move each pill in `text` says (its colour), nobody's left out: they say no one's move."""
-    return [m for m in re.findall(r'<span class="badge state-\w+" data-move="(\w+)"', text) if m != "nobody"]
+    return [m for m in re.findall(r'class="badge state-\w+" data-move="(\w+)"', text) if m != "nobody"]
 
 
 def chip(text: str) -> str:
     """The words of the first state pill in `text` (state_chip: states.pill); "" when it has none."""
-    found = re.search(r'<span class="badge state-\w+" data-move="\w+"(?: id="[^"]+")?>(.*?)</span>', text, re.S)
+    found = re.search(r'class="badge state-\w+" data-move="\w+"(?: id="[^"]+")?>(.*?)</span>', text, re.S)
     return html.unescape(found.group(1)) if found else ""
 
 
@@ -126,6 +126,11 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     made.canceled()
     start_workflow(made.PLAN, context={"sessionKey": "RUN-1"})
     text = page(client, "/sessions/")
+    # Each pill's one-line meaning is its tooltip (states.MEANINGS); the fold by the filters lists every state once.
+    assert f'<span title="{html.escape(states.meaning("stalled", "yours"))}" class="badge state-stalled"' in text
+    fold = text.split('id="state-meanings"')[1].split("</details>")[0]
+    assert "What the states mean" in fold and "Counted under “Your move”" in fold
+    assert all(f"<strong>{html.escape(m.word)}</strong>" in fold for m in states.MEANINGS)
     rows = {
         row.split('data-state="')[1].split('"')[0]: row.split('class="session-name"')[0]
         for row in text.split('<tr class="session-row')[1:]
@@ -162,7 +167,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # The block the agent resends says when it becomes yours, as the blocked panel does (friction15b 5), as a
     # condition on that moment rather than "yours from <time>" (friction16a 7).
     then = rows_where["blocked"].split('class="where-then"')[1]
-    assert re.match(r">your move <time [^>]+>[^<]+</time> if the agent has not resent it</span>", then), then
+    assert re.match(r">becomes your move <time [^>]+>[^<]+</time> if the agent does not retry</span>", then), then
     # friction17b 17: the reason on a muted line of its own, so that the row reads in two short lines.
     assert "did not attach" not in rows_where["blocked"]
     blocked_row = next(r for r in text.split('<tr class="session-row')[1:] if 'data-state="blocked"' in r)
