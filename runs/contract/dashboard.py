@@ -182,6 +182,13 @@ class Whereabouts(Shape):
     # A blocked step the agent was to resend: what follows its reason in the list (when it becomes yours, or
     # why it is yours), the words around the moment, and the moment (attention._blocked_then). Off the wire.
     _then: tuple[str, Timed | None, datetime | None] = PrivateAttr(default=("", None, None))
+    # A paused run: how it came here, around its moment ("imported " … " · no agent has it yet"), for the run
+    # card's line (status_line). Off the wire.
+    _came: Timed | None = PrivateAttr(default=None)
+
+    @property
+    def came(self) -> Timed | None:
+        return self._came
 
     @property
     def move(self) -> str:

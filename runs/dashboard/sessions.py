@@ -244,6 +244,8 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "all_count": sum(page.state_counts.values()),
             "move": move,
             "move_filters": move_filters,
+            # Every state's one line, grouped by the filter that counts it (states.MEANINGS): a fold by the chips.
+            "glossary": states.glossary(),
             "sort": filters.sort,
             "default_sort": URGENCY_SORT,
             "sorts": SORTS,

@@ -78,11 +78,15 @@ _LACKS = {
 # Which run of a session the list names: the one that needs someone most, then the newest.
 _URGENCY: dict[PlaceName, int] = {"waiting_for_user": 0, "blocked": 1, "paused": 2, "stalled": 3, "working": 4}
 # Beside a "Paused" badge: how the run came here without an agent (paused.py).
-PAUSED_WORDS: dict[paused.How, str] = {
-    "imported": "imported, no agent has it yet",
-    "by_hand": "started by hand, no agent has it yet",
-}
+CAME: dict[paused.How, str] = {"imported": "imported", "by_hand": "started by hand"}
+NO_AGENT_YET = "no agent has it yet"
+PAUSED_WORDS: dict[paused.How, str] = {how: f"{came}, {NO_AGENT_YET}" for how, came in CAME.items()}
 WAITING_WORDS = "waiting for your confirmation"
+# The same, around the moment it came, for the run card's line (friction18a 4: "no agent has had it for under a
+# minute" read backwards): "imported under a minute ago · no agent has it yet".
+PAUSED_TIMED: dict[paused.How, Timed] = {
+    how: Timed(f"{came} ", f" · {NO_AGENT_YET}", "ago") for how, came in CAME.items()
+}
 
 
 _ANY_AGENTS = "an agent's"  # whose chat, where no agent has the run: any agent's
@@ -326,6 +330,8 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
             where._then = _blocked_then(where._move, last_try)
     else:
         where._move = states.move(state)
+    if name == "paused" and place.paused is not None:
+        where._came = PAUSED_TIMED[place.paused.how]
     if place.branch and name in _PANELS:
         where._panel = f"{name}-{place.branch}"
     return where
@@ -333,8 +339,10 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
 
 # The places whose run page has a panel saying what to do (its id: the place, then the branch's number).
 _PANELS: frozenset[PlaceName] = frozenset({"blocked", "paused", "stalled"})
-# friction16a 7: "yours from Nov 30, 12:25 AM" read as cryptic; the row says the same moment as a condition.
-AGENT_HAS_NOT_RESENT = "the agent has not resent it"
+# friction16a 7: "yours from Nov 30, 12:25 AM" read as cryptic; the row says the same moment as a condition
+# (friction18a 11: "your move in 29 min if the agent has not resent it" was hard to parse).
+BECOMES_YOURS = "becomes your move "
+IF_NO_RETRY = " if the agent does not retry"
 
 
 def _blocked_then(move: states.Move, last_try: datetime) -> tuple[str, Timed | None, datetime | None]:
@@ -345,7 +353,7 @@ def _blocked_then(move: states.Move, last_try: datetime) -> tuple[str, Timed | N
         return f"the agent has not resent it for {quiet_minutes(last_try)} min", None, None
     at = hand_over_at(last_try)
     # friction17a 4: "your move in 28 min", not a clock in a list that is otherwise relative.
-    around = Timed("your move ", f" if {AGENT_HAS_NOT_RESENT}", "in")
+    around = Timed(BECOMES_YOURS, IF_NO_RETRY, "in")
     return f"{around.before}{said_when(at, 'in')}{around.after}", around, at
 
 

@@ -34,8 +34,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from html import escape
 
-from runs.contract.dashboard import GraphNode, RunGraph
+from runs.contract.dashboard import GraphNode, RunGraph, StateName
 from runs.readmodels import actions
+from runs.readmodels.states import label as state_label
 
 CARD_W = 150  # the paper's cards (the screen's are SCREEN_CARD_W wide: its text is larger)
 CARD_H = 56  # two lines of title and the step line
@@ -163,17 +164,20 @@ class LegendEntry:
         return self.tag or KEY_NAMES.get(self.key, "")
 
 
-# The state of a branch, drawn on its tip: the key (a class name) and the word its card carries.
-STATE_WORDS = {
+# The state of a branch, drawn on its tip: the key (a class name), the dashboard's state it is, and the word its
+# card carries: the state's one word, as its pill says it (states.LABELS; friction18a 3: the legend's lowercase
+# "done" and "running" beside the pills' "Done" and "Agent's move · Working").
+STATE_NAMES: dict[str, StateName] = {
     "blocked": "blocked",
-    "waiting": "needs you",
+    "waiting": "needs_you",
     "paused": "paused",
     "stalled": "stalled",
     "canceled": "canceled",
-    "left-behind": "left behind",
+    "left-behind": "left_behind",
     "done": "done",
     "running": "running",
 }
+STATE_WORDS = {key: state_label(name) for key, name in STATE_NAMES.items()}
 STATE_LEGEND = {
     "blocked": "the answer to its step was refused",
     "waiting": "its step waits for your confirmation",

@@ -217,16 +217,7 @@ PANEL_STATES = {
 }
 STATUS_STATES = {"blocked": "blocked", "complete": "done", "canceled": "canceled"}
 # A tip's state (graph_drawing.STATE_WORDS's keys, class names of the drawing) as a badge names it.
-BADGE_STATES: dict[str, StateName] = {
-    "blocked": "blocked",
-    "waiting": "needs_you",
-    "paused": "paused",
-    "stalled": "stalled",
-    "canceled": "canceled",
-    "left-behind": "left_behind",
-    "done": "done",
-    "running": "running",
-}
+BADGE_STATES: dict[str, StateName] = graph_drawing.STATE_NAMES
 
 
 def tip_states(detail: RunDetail) -> dict[str, str]:
@@ -411,7 +402,7 @@ def _step_row(
         words=graph_drawing.step_words(node),
         title=node.title or node.step_id or "Step",
         state=state,
-        state_label=states.label(state),
+        state_label=states.word(state, move),
         marks=tuple(notes),
         href=href(node),
         is_tip=node.is_leaf,

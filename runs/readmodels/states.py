@@ -7,7 +7,9 @@ eight words once:
 
 - Working: the agent's move, and it moved recently;
 - Confirm: the step waits for your confirmation;
-- Blocked: the agent's answer was refused, it must send another;
+- Blocked: the agent's answer was refused, it must send another; while that is the agent's move (it is
+  expected to resend), the state reads Retrying (friction18b 2: "Blocked" reads as "needs me", so it is kept
+  for the red, your-move case: the agent stopped, or it waits for something only you give);
 - Paused: no agent has touched the run since it came here (imported, or its branch started by hand:
   paused.py): resume the agent (actions.py);
 - Stalled: the agent was working, but nothing was recorded for WORKRAIL_STALL_MINUTES: resume it;
@@ -23,7 +25,7 @@ stopped: restarting it is yours), or one that waits for something only the perso
 Every row, run card, branch and page head shows ONE pill (pill): its colour says whose move it is and nothing else
 (red only for yours, blue for the agent's, a grey outline for nobody's), and its words ALWAYS lead with whose move
 when it is someone's ("Your move · Confirm", "Your move · Stalled", "Agent's move · Working", "Agent's move ·
-Blocked"), the state alone when it is nobody's ("Done", "Left behind"): the red family reads as one thing, as the
+Retrying"), the state alone when it is nobody's ("Done", "Left behind"): the red family reads as one thing, as the
 filters name it (friction16a 8: "Needs you" beside "Your move · …" read as two schemes). The move itself ("resume
 the agent") is said by the row's where-line and the state's panel, never inside the pill (friction14 1: four rounds
 of two-part chips read as two things).
@@ -78,6 +80,10 @@ MOVES: dict[StateName, Move] = {
     "canceled": "nobody",
     "notes": "nobody",
 }
+# A refused step while the agent is expected to resend it: its state's word by the move (friction18b 2), so
+# "Blocked" only ever names the person's move.
+RETRYING_WORD = "Retrying"
+
 NEXT_MOVE_WORDS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's move"}
 YOUR_MOVE = NEXT_MOVE_WORDS["yours"]
 
@@ -91,6 +97,7 @@ class Pill:
     state: StateName
     move: Move
     words: str
+    means: str = ""  # its one-line meaning (MEANINGS): the pill's tooltip
 
 
 def pill(state: str, move: Move) -> Pill:
@@ -100,8 +107,16 @@ def pill(state: str, move: Move) -> Pill:
     if MOVES[name] == "nobody":  # a settled state is nobody's move, whatever its source said
         move = "nobody"
     if move == "nobody":
-        return Pill(name, move, label(name))
-    return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {label(name)}")
+        return Pill(name, move, label(name), meaning(name, move))
+    return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {word(name, move)}", meaning(name, move))
+
+
+def word(state: str, move: Move) -> str:
+    """A state's one word, given whose move it is: the label, but "Retrying" for a refused step the agent is
+    expected to resend (blocked, the agent's move), where "Blocked" would read as the person's."""
+    if state == "blocked" and move == "agents":
+        return RETRYING_WORD
+    return label(state)
 
 
 # What the person does when the move is theirs and the row's where-line does not already say it ("waiting for
@@ -215,3 +230,48 @@ MOVE_FILTER_MEANS: dict[Move, str] = {
     "agents": "The sessions whose agent is working, or resending a refused step",
     "nobody": "The sessions done, canceled or holding notes only",
 }
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """One state's meaning in one line, as a person reads its pill (`word`: "Retrying" for a blocked step the
+    agent resends), under the filter that counts it (`move`)."""
+
+    state: StateName
+    move: Move
+    means: str
+
+    @property
+    def word(self) -> str:
+        return word(self.state, self.move)
+
+
+# Every state's one line, the one table of them (friction18b 9, friction18a 11: nine words and no glossary): each
+# pill's tooltip and the sessions list's "What the states mean" fold, grouped by the filter that counts them.
+MEANINGS: tuple[Meaning, ...] = (
+    Meaning("needs_you", "yours", "The agent waits in its chat for you to confirm its step."),
+    Meaning(
+        "blocked",
+        "yours",
+        "The agent's answer was refused and it stopped trying, or it needs something only you can give.",
+    ),
+    Meaning("paused", "yours", "No agent has the run yet: it was imported, or a branch was started by hand."),
+    Meaning("stalled", "yours", "The agent was working, but nothing was recorded for too long: it may have stopped."),
+    Meaning("running", "agents", "The agent is on the step and recorded something recently."),
+    Meaning("blocked", "agents", "The agent's answer was refused. It was told what to fix and should send it again."),
+    Meaning("left_behind", "nobody", "A branch no agent works on any more. The run goes on along another."),
+    Meaning("done", "nobody", "Finished."),
+    Meaning("canceled", "nobody", "Stopped for good by a person."),
+    Meaning("notes", "nobody", "A session that holds notes only, no workflow run."),
+)
+
+
+def meaning(state: str, move: Move) -> str:
+    """A state's one line (MEANINGS), by whose move it is where that changes it (Blocked or Retrying)."""
+    found = [m for m in MEANINGS if m.state == state]
+    return next((m.means for m in found if m.move == move), found[0].means if found else "")
+
+
+def glossary() -> list[tuple[str, list[Meaning]]]:
+    """The sessions list's fold: each filter's words (MOVE_FILTERS), then the states it counts, in its order."""
+    return [(words, [m for m in MEANINGS if m.move == move]) for move, words in MOVE_FILTERS.items()]

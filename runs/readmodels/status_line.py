@@ -40,9 +40,8 @@ from runs.readmodels.timeline_page import StepCounts
 # something happened ("refused 5 min ago"), never a clock beside "last activity just now".
 _DOING: dict[str, Timed] = {
     "waiting_for_user": Timed("waiting for your confirmation ", "", "for"),
-    "stalled": Timed("no step recorded ", "", "for"),
+    "stalled": Timed("stalled ", "", "for"),  # as the sessions list says it (friction18a 3)
     "working": Timed("agent working ", "", "for"),
-    "paused": Timed("no agent has had it ", "", "for"),
 }
 _BLOCKED: dict[str, Timed] = {
     "agent": Timed("refused ", ", the agent must resend it", "ago"),
@@ -116,6 +115,8 @@ def of_run(detail: RunDetail) -> StatusLine:
         stopped = held_by == "agent" and where is not None and where.move == "yours"
         said = _BLOCKED["stopped"] if stopped else _BLOCKED.get(held_by, _BLOCKED["agent"])
         since = counts.blocked.since
+    elif place == "paused" and where is not None and where.came is not None:
+        said = where.came  # "imported under a minute ago · no agent has it yet" (friction18a 4)
     else:
         said = _DOING.get(place, _DOING["working"])
     if since is None:

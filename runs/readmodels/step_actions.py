@@ -116,7 +116,7 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
         return NONE
     # The title says what a branch is; the line, what it leaves alone (and, at a refusal, why it is here).
     # Before confirming, what happens (friction16a 10: "nothing changes" was untrue of the branch the agent is on,
-    # marked left behind right after): the new branch is the one followed, and an agent at work is not told.
+    # marked left behind right after): the new branch is the one followed, and an agent at work is not told of it.
     # friction17: one short sentence of what branching does; the warning on its own line (`branch_warning`), on
     # every step's section while an agent works anywhere on the run, not only on the step it is at.
     branch_lead = f"Another way past the refusal. {BRANCHING}" if node.blocked is not None else BRANCHING
@@ -179,26 +179,51 @@ def _of_step(
 
 def branch_warning(node: NodeDetail, step: StepState, at_work: bool) -> str:
     """What starting a branch does not do, where it matters: while an agent works anywhere on the run (its
-    branch's move is the agent's, or it waits in its chat for the person's reply), naming where, since the
+    branch's move is the agent's) or waits in its chat for the person's reply, naming where, since the
     dashboard cannot tell it (friction17a 3: a done earlier step is where the person branches while the agent
-    goes on). "" where no agent is at work."""
+    goes on). The words follow the same state as the page's pill (friction18a 1, 18b 1: a step waiting for the
+    person's reply was said to have an agent working on it): an agent waiting is told not to go on, one working
+    to stop first. "" where no agent is at work (stalled, paused, left behind: nobody to tell)."""
     here = step.waiting_on.number if step.waiting_on is not None else None
     cutoff = overview.stall_cutoff()
-    elsewhere = [
-        o
-        for o in (*node.on_branches, *node.other_branches)
-        if o.number != here and (o.state == "needs_you" or attention.move_of_branch(o, cutoff) == "agents")
-    ]
     several = node.run.branch_count > 1
-    places = (["this step"] if at_work else []) + [
-        f"“{o.step_title}”" + (f" (branch {o.number})" if several else "") if o.step_title else f"branch {o.number}"
-        for o in elsewhere
-    ]
-    if not places:
-        return ""
-    if len(places) == 1:
-        return f"An agent is working on {places[0]}; it is not told. Tell it to stop in its chat."
-    return f"Agents are working on {listing.joined(places)}; they are not told. Tell them to stop in their chats."
+    working: list[str] = []
+    waiting: list[str] = []
+    if at_work:
+        (waiting if step.state == "needs_you" else working).append("this step")
+    for o in (*node.on_branches, *node.other_branches):
+        if o.number == here:
+            continue
+        where = (
+            f"“{o.step_title}”" + (f" (branch {o.number})" if several else "") if o.step_title else f"branch {o.number}"
+        )
+        if o.state == "needs_you":
+            waiting.append(where)
+        elif attention.move_of_branch(o, cutoff) == "agents":
+            working.append(where)
+    return " ".join(_warning_sentences(working, waiting))
+
+
+def _warning_sentences(working: list[str], waiting: list[str]) -> list[str]:
+    """The warning's short sentences: where agents work and where they wait, then what to tell them."""
+    said = []
+    if waiting:
+        who = "The agent is" if waiting == ["this step"] and not working else "An agent is"
+        if len(waiting) > 1:
+            who = "Agents are"
+        said.append(f"{who} waiting for your reply on {listing.joined(waiting)}.")
+    if working:
+        who = "Agents are" if len(working) > 1 else "An agent is"
+        said.append(f"{who} working on {listing.joined(working)}.")
+    if not said:
+        return []
+    many = len(working) + len(waiting) > 1
+    it, its = ("them", "their chats") if many else ("it", "its chat")
+    if working:
+        said.append(f"Branching does not stop {it}: tell {it} in {its} to stop first.")
+    else:
+        said.append(f"Branching does not tell {it}: if you branch, tell {it} in {its} not to go on.")
+    return said
 
 
 def recap_shown(entries: list[Any], actions: StepActions) -> list[Any]:

@@ -26,6 +26,18 @@ from runs.readmodels.graph_drawing import AGAIN_TAG
 from runs.store.pinned import compiled_workflow, steps_by_id
 from workflows_app import engine
 
+# The timeline's word for its green: a step answered (or a checkpoint, at a step answered on), on any branch, the
+# legend's as each dot's and each numbered dot's (friction18a 3, 18b 4: the legend said "Answered", the list
+# "Done"); "Done" stays the run's end's, and a finished branch's pill's.
+ANSWERED = "Answered"
+
+
+def said_of(state: StateName, kind: NodeKind) -> str:
+    """A dot's state in words: the pill's (states.pill), but ANSWERED for a done step that is not the run's end."""
+    if state == "done" and kind != "end":
+        return ANSWERED
+    return states.pill(state, states.move(state)).words
+
 
 @dataclass(frozen=True, slots=True)
 class NodeMark:
@@ -70,7 +82,7 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
             if pk in tree.made_by_checkpoint:
                 where += " (checkpoint)"
             branch = f" (branch {tree.branch_of(pk).number})" if several else ""
-            said = states.pill(state, states.move(state)).words  # the pill's words, as everywhere
+            said = said_of(state, kinds[pk])  # the pill's words, as everywhere; the legend's for green
             words = f"{where}: {said}{branch} · {row.created_at.astimezone(UTC):%H:%M:%S} UTC"
             number = tree.branch_of(pk).number if several else None
             run_marks.append(NodeMark(row.created_at, state, words, f"{where}{branch}", kinds[pk], number))
@@ -82,7 +94,7 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
             again = f"{named[host]} {AGAIN_TAG}"
             branch = f" (branch {tree.branch_of(child).number})" if several else ""
             at = tree.nodes[child].created_at
-            words = f"{again}: {states.label('done')}{branch} · {at.astimezone(UTC):%H:%M:%S} UTC"
+            words = f"{again}: {ANSWERED}{branch} · {at.astimezone(UTC):%H:%M:%S} UTC"
             number = tree.branch_of(child).number if several else None
             run_marks.append(NodeMark(at, "done", words, f"{again}{branch}", "answered", number))
         found[tree.run.public_id] = sorted(run_marks, key=lambda mark: mark.at)

@@ -43,7 +43,7 @@ from datetime import UTC, datetime
 
 from runs.contract.dashboard import SessionDetail, StateName
 from runs.readmodels import branch_summary, states, time_axis
-from runs.readmodels.timeline_marks import NodeMark
+from runs.readmodels.timeline_marks import ANSWERED, NodeMark
 
 # A dot at either end of the track stays whole: the track's ends are this far in (percent of its width).
 INSET = 1.5
@@ -275,12 +275,14 @@ def within_words(spread: float) -> str:
 
 
 def cluster_state(state: StateName, members: list[NodeMark]) -> str:
-    """What a numbered dot's colour says of all it holds, and no more: "answered" for steps answered (Done's green
-    is the graph's "answered": a step answered on a branch left behind since is one too, friction16a 2), not
-    "Done", which read as "finished" (friction16b 16); then the branches it mixes ("answered, on branches 1, 2 and
-    3"), so that one colour is not read as one branch."""
-    answered = state == "done" and all(mark.kind == "answered" for mark in members)
-    said = "answered" if answered else states.label(state)
+    """What a numbered dot's colour says of all it holds, and no more: the legend's word for green, "Answered"
+    (timeline_marks.ANSWERED), for steps answered and the checkpoints among them (Done's green is the graph's
+    "answered": a step answered on a branch left behind since is one too, friction16a 2; friction18a 3: the
+    legend said "Answered", the list "Done"), not "Done", which reads as "finished" (friction16b 16) and stays
+    a cluster's holding the run's end; then the branches it mixes ("Answered, on branches 1, 2 and 3"), so that
+    one colour is not read as one branch."""
+    answered = state == "done" and all(mark.kind != "end" for mark in members)
+    said = ANSWERED if answered else states.label(state)
     numbers = sorted({mark.branch for mark in members if mark.branch is not None})
     return f"{said}, on {branch_summary.numbers_words(numbers)}" if numbers else said
 
@@ -295,7 +297,7 @@ def state_counts(marks: list[NodeMark]) -> list[StateCount]:
 def _legend_label(state: StateName) -> str:
     """A legend's word for a dot's colour: green is "Answered" (a step answered, on any branch), not the
     state's "Done", which the graph's pill uses for a finished branch (friction17b 13)."""
-    return "Answered" if state == "done" else states.label(state)
+    return ANSWERED if state == "done" else states.label(state)
 
 
 @dataclass(frozen=True, slots=True)

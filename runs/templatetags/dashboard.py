@@ -232,11 +232,19 @@ def state_chip(state: Any, value: Any = None, badge_id: str = "") -> str:
     state = str(state)
     source = state if value is None or value == "" else value
     shown = states.pill(state, move_of(source))
+    # Its one-line meaning as its tooltip (states.MEANINGS), first, so the rest reads as before.
     if badge_id:
         return format_html(
-            '<span class="badge state-{}" data-move="{}" id="{}">{}</span>', state, shown.move, badge_id, shown.words
+            '<span title="{}" class="badge state-{}" data-move="{}" id="{}">{}</span>',
+            shown.means,
+            state,
+            shown.move,
+            badge_id,
+            shown.words,
         )
-    return format_html('<span class="badge state-{}" data-move="{}">{}</span>', state, shown.move, shown.words)
+    return format_html(
+        '<span title="{}" class="badge state-{}" data-move="{}">{}</span>', shown.means, state, shown.move, shown.words
+    )
 
 
 def _moment(value: Any) -> datetime | None:

@@ -81,7 +81,7 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     chips = sized_page.locator(".status-chips")
     expect(chips.locator(".badge[data-move=yours]")).to_have_text("Your move 2")
     expect(sized_page.locator("tbody .badge.state-needs_you")).to_have_text("Your move · Confirm")
-    expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Agent's move · Blocked")
+    expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     # A session's key stands whole on its line, never broken at its hyphen ("CANCEL-/1").
     keys = sized_page.locator("tr.session-row a.session-key")
     expect(keys.filter(has_text="CANCEL-1")).to_have_count(1)
@@ -108,7 +108,7 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     expect(panel).to_be_visible()
     # The state and where the agent is: the run card's one status line; the panel under it says what to do.
     expect(sized_page.locator("#run-where")).to_have_text(
-        re.compile(r"^Draft Plan with Risks · step 2 of 3 · no step recorded for \d+ min")
+        re.compile(r"^Draft Plan with Risks · step 2 of 3 · stalled for \d+ min")
     )
     expect(panel.locator("h3")).to_have_count(0)
     expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")

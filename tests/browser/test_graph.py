@@ -136,7 +136,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(newest).to_have_count(1)
     expect(newest).to_have_attribute("aria-current", "true")
     # Its one tag: its branch's state (the blue fill says it is the branch viewed, friction14).
-    expect(newest.locator("text.tag-text")).to_have_text(["running"])
+    expect(newest.locator("text.tag-text")).to_have_text(["Working"])
     # Ninth review item 3: the step branch 2 answered again (Verify slice 2) is branch 2's first card, named
     # so, beside branch 1's (not above the fork as if shared), and opens the same page the step list links.
     again = graph.locator('a.graph-node[data-lane="1"]', has=page.locator("text.tag-text.again"))
@@ -166,9 +166,9 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(page).to_have_url(re.compile(r"\?tip=\d+$"))
     shown = page.locator('svg.run-graph a.graph-node[aria-current="true"]')
     expect(shown).to_have_attribute("data-lane", "0")
-    expect(shown.locator("text.tag-text")).to_have_text(["done"])
+    expect(shown.locator("text.tag-text")).to_have_text(["Done"])
     expect(page.locator("svg.run-graph rect.card.newest")).to_have_count(1)
-    expect(page.locator("svg.run-graph a.graph-node:has(rect.card.newest) text.tag-text")).to_have_text(["running"])
+    expect(page.locator("svg.run-graph a.graph-node:has(rect.card.newest) text.tag-text")).to_have_text(["Working"])
     screenshot(page, "graph-looped-forked-first-branch", full_page=False)
 
     # Links name nodes by a short id; the full one is in the URL and the tooltip.
@@ -224,7 +224,7 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
     page.goto(site + str(leaf))
     shown = page.locator('svg.run-graph a.graph-node[aria-current="true"]')
     expect(shown.locator("text.ct")).to_have_text("Complete")
-    expect(shown.locator("text.tag-text.state")).to_have_text("done")
+    expect(shown.locator("text.tag-text.state")).to_have_text("Done")
     shown.scroll_into_view_if_needed()
     expect(shown).to_be_in_viewport()
     screenshot(page, "graph-300-first-branch", full_page=False)
@@ -358,7 +358,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     # Friction12 item 15: the key is one line of named swatches beside the drawing on a desktop (tenth review:
     # in sight), folded behind the "?" on a phone, where the list names each branch's state in words.
     key = sized_page.locator(".state-legend")
-    expect(key.locator(".state-key")).to_have_text(["left behind", "running"])
+    expect(key.locator(".state-key")).to_have_text(["Left behind", "Working"])
     # With them, the marks drawn that no word on a card explains (tenth review item 4): the step answered again,
     # the checkpoint, and (where the drawing is) the blue fill of the branch viewed; each meaning on hover.
     # Friction14: each by its own shape, the checkpoint's diamond and the redone step's "↺" pill.
@@ -415,7 +415,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(help_box).to_have_count(1)
     expect(help_box.locator(".legend")).to_be_hidden()
     help_box.locator("summary").click()
-    expect(help_box.locator(".state-key")).to_have_text(["left behind", "running"])
+    expect(help_box.locator(".state-key")).to_have_text(["Left behind", "Working"])
     expect(help_box.locator("li", has_text="no agent works on this branch any more")).to_be_visible()
     # Friction15a 7: one legend in sight at a time: the explained one replaces the one-line key while open.
     expect(key).to_be_hidden()
@@ -535,7 +535,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
         assert shape == "circle", (state, shape)  # only Paused's are squares (test_sharing)
         if times > 1:  # a dot for several nodes names each of them, all of its state
             assert re.match(r"^\d+ steps?[^:]* within ", label) and label.count(" UTC") == times
-            assert label.count(": Done") in (0, times)
+            assert label.count(": Answered") in (0, times)
     assert {state for state, *_ in dots} == {"done", "left_behind", "running"}
     # The axis's labels (rewritten on the reader's clock by times.js) stay short and apart, in any locale.
     ticks = sized_page.evaluate("""() => [...document.querySelectorAll("svg.tl-axis text.tl-tick")]

@@ -97,7 +97,7 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
     page.goto(f"{site}/runs/{stalled.run_id}/")
     # The run card's status line says how long, as the list does; the exact moment, in New York's time, on hover.
     where = page.locator("#run-where")
-    expect(where).to_contain_text("no step recorded for 45 min")
+    expect(where).to_contain_text("stalled for 45 min")
     moment = where.locator("time").get_attribute("datetime") or ""
     assert utc_stamp(moment) in (where.locator("time").get_attribute("title") or "")
     steps = page.locator("[data-step-node] time[data-when='time']")

@@ -216,10 +216,10 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     )
     assert panel_words.count("Record the Changed Files") == 0, panel_words
     assert said(sized_page, "Record the Changed Files") == 1 + 1  # the status line, and the graph's step
-    # Blocked once, in the status line's pill with whose move, on the first screen (a session of one run: not in
-    # the page's head, nor on the runs column's one card).
-    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (1, 1)
-    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Blocked")
+    # Retrying once (the agent's side of Blocked, friction18b 2), in the status line's pill with whose move, on the
+    # first screen (a session of one run: not in the page's head, nor on the runs column's one card).
+    assert (said(sized_page, "Retrying"), said(sized_page, "Agent's move")) == (1, 1)
+    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     expect(sized_page.locator(".run-status .badge.state-blocked")).to_be_in_viewport()
     # One fold for developers on the run, after the panel: the resend call and the run's ids in it.
     expect(sized_page.locator(".blocked-panel details.blocked-more")).to_have_count(0)
@@ -235,15 +235,16 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     # The refused step's page shows the refusal itself, right under its head: what is wrong, in view, and
     # for the agent; no link away to a panel elsewhere.
-    expect(sized_page.locator("#step-state")).to_have_text("Agent's move · Blocked")
+    expect(sized_page.locator("#step-state")).to_have_text("Agent's move · Retrying")
     expect(sized_page.locator("#node-refusal .verdict")).to_contain_text("Blocked: the agent must resend this step")
     expect(sized_page.locator("#node-refusal .blocked-issues td").first).to_be_visible()
     expect(sized_page.locator("#node-refusal .blocked-issues")).to_contain_text("ARTIFACT_MISSING")
     expect(sized_page.locator("#node-refusal .verdict")).to_be_in_viewport()
     assert said(sized_page, "see above") == 0 and said(sized_page, "Open the refused step") == 0
-    # As on the run page: Blocked in the head and in the verdict, whose move once, in the head's pill.
-    assert (said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (2, 1)
-    expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Blocked")
+    # As on the run page: the head's pill says Retrying (the agent's move, friction18b 2), the verdict what is
+    # wrong; whose move once, in the head's pill.
+    assert (said(sized_page, "Retrying"), said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (1, 1, 1)
+    expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     # The message, then the developers' call: here the panel's last fold, inside the box it belongs to as on the
     # confirm step's page (friction17b 6).
     expect(sized_page.get_by_text("For developers", exact=True)).to_have_count(1)
@@ -342,9 +343,9 @@ def test_every_graph_node_shows_and_the_timeline_keeps_its_text_off_its_dots(
         keep_screenshot(sized_page, name)
     # Each branch's tip says its branch's state in a word, and the legend says what each word means.
     states = sized_page.locator("svg.run-graph text.tag-text.state")
-    expect(states).to_have_text(["done", "running"])
+    expect(states).to_have_text(["Done", "Working"])
     # (the key behind the "?", there at both sizes; a desktop also draws it in one line in sight)
-    expect(sized_page.locator(".graph-help .legend .state-key")).to_have_text(["done", "running"])
+    expect(sized_page.locator(".graph-help .legend .state-key")).to_have_text(["Done", "Working"])
     sized_page.goto(f"{site}/sessions/{forked.session_id}/#timeline")
     expect(sized_page.locator(".timeline .tl-dot >> visible=true").first).to_be_visible()
     assert sized_page.evaluate(TIMELINE_PROBLEMS) == []

@@ -97,7 +97,7 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
     blocked = page.locator('tr[data-state="blocked"]')
     name, badge = blocked.locator(".session-link"), blocked.locator(".badge.state-blocked")
     where = blocked.locator(".where-line")
-    said = "Merge Request Review (run 2 of 2): Record the Changed Files · step 2 of 8 · your move in "
+    said = "Merge Request Review (run 2 of 2): Record the Changed Files · step 2 of 8 · becomes your move in "
     expect(where).to_contain_text(said)
     expect(blocked).to_contain_text("the agent did not attach")  # the reason, on its own line (friction17b 17)
     if viewport.name == "phone":

@@ -4,6 +4,8 @@ CSP on, as served)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -65,7 +67,7 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
         panel = page.locator(".state-panel.state-paused")
         expect(panel).to_have_count(1)
         # Since when, the card's status line says; why (imported), the panel's fold.
-        expect(page.locator("#run-where")).to_contain_text("no agent has had it for ")
+        expect(page.locator("#run-where")).to_contain_text(re.compile(r" · imported .+ · no agent has it yet$"))
         expect(panel.locator("h3")).to_have_count(0)
         expect(panel.locator(".panel-more")).to_contain_text("This session was imported")
         expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")

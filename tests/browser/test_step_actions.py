@@ -124,7 +124,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     )
     # What branching does not do, on its own line in the warning style (friction17b 12).
     expect(sized_page.locator("#branch-warning.notice.warn")).to_have_text(
-        "An agent is working on this step; it is not told. Tell it to stop in its chat."
+        "An agent is working on this step. Branching does not stop it: tell it in its chat to stop first."
     )
     prompt_folds_on_a_phone(sized_page)
     # The latest step of a branch left behind: taken up again from here, by the quiet outline (nobody's move).
@@ -133,7 +133,9 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     assert_sections(sized_page, "No agent works on this branch. To go on with it, paste this message")
     # The agent works on the newest branch: its step named here, where branching would leave it unaware.
     expect(sized_page.locator("#branch-warning")).to_contain_text("An agent is working on “")
-    expect(sized_page.locator("#branch-warning")).to_contain_text("(branch 2); it is not told.")
+    expect(sized_page.locator("#branch-warning")).to_contain_text(
+        "(branch 2). Branching does not stop it: tell it in its chat to stop first."
+    )
     expect(resume_button(sized_page)).to_have_text("Copy the message for the agent")
     expect(resume_button(sized_page)).to_have_class("copy-button copy-quiet")
     console_log.assert_clean()
@@ -177,6 +179,11 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     colours = "el => [getComputedStyle(el).backgroundColor, getComputedStyle(el).borderLeftColor]"
     assert reply.evaluate(colours) == run_colours
     folded_message(sized_page)
+    # The branch warning follows the page's state (friction18a 1): the agent waits for the reply, it does not work.
+    expect(sized_page.locator("#branch-warning")).to_have_text(
+        "The agent is waiting for your reply on this step."
+        " Branching does not tell it: if you branch, tell it in its chat not to go on."
+    )
     # The notes are said once, under "Your reply": "Notes so far", which held only them, is gone rather than left
     # pointing up to them (friction17b 11).
     expect(sized_page.get_by_text("Planned it: two modules, one migration.")).to_have_count(1)

@@ -1,6 +1,6 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone (390x844)
 size: one pill for every row, run card and page head, whose move first when it is someone's ("Your move · Confirm",
-"Your move · Stalled", "Agent's move · Working", "Agent's move · Blocked"), its colour whose move alone (red only
+"Your move · Stalled", "Agent's move · Working", "Agent's move · Retrying"), its colour whose move alone (red only
 for yours, blue for the agent's, grey for nobody's); the filters by whose move; the blocked panel's line and button
 in sight, what the button copies; and a neutral 404 advice box."""
 
@@ -66,7 +66,7 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     # first screen; not in the page's head, the runs column's one card or the panel (said once). No action
     # inside it: the panel says it (friction14 1).
     head_pill = sized_page.locator(".run-status .badge.state-blocked")
-    expect(head_pill).to_have_text("Agent's move · Blocked")
+    expect(head_pill).to_have_text("Agent's move · Retrying")
     expect(head_pill).to_be_in_viewport()
     assert on_one_line(head_pill)  # a pill never breaks inside itself (friction11 10)
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
@@ -145,7 +145,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(pills).to_have_count(5)
     words = [pill.inner_text() for pill in pills.all()]
     assert sorted(words) == sorted(
-        ["Your move · Confirm", "Your move · Blocked", "Agent's move · Blocked", "Your move · Stalled", "Canceled"]
+        ["Your move · Confirm", "Your move · Blocked", "Agent's move · Retrying", "Your move · Stalled", "Canceled"]
     ), words
     # Its colour says whose move and nothing else: exactly the pills of the person's move are red (solid, white
     # words), the blocked one its agent still retries is not; the agent's are soft blue, nobody's a grey outline.
@@ -156,7 +156,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
         "Your move · Blocked",
         "Your move · Stalled",
     }
-    assert fills["Agent's move · Blocked"] == blue != red
+    assert fills["Agent's move · Retrying"] == blue != red
     assert fills["Canceled"] == "rgba(0, 0, 0, 0)"
     surface = css_colour(sized_page, "--surface")
     for pill in pills.all():
@@ -179,7 +179,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(stopped_row.locator(".where-then")).to_have_text(re.compile(r"^the agent has not resent it for 4\d min$"))
     retrying = rows.filter(has=sized_page.locator(".badge.state-blocked[data-move=agents]"))
     expect(retrying.locator(".where-then")).to_have_text(
-        re.compile(r"^your move in \d+ min if the agent has not resent it$")
+        re.compile(r"^becomes your move in \d+ min if the agent does not retry$")
     )
     expect(retrying.locator(".your-action")).to_have_count(0)
     # The filters: plain links, each counting the rows of its colour (friction14 4), that colour a dot in a
@@ -207,6 +207,29 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     # On one line at both sizes: the strip never wraps a filter inside itself.
     for index in range(4):
         assert on_one_line(filters.nth(index))
+    # Each pill says its meaning on hover; the states are explained once, in a closed fold by the filters, each
+    # under the filter that counts it (friction18b 9: "Paused" was in no filter).
+    expect(retrying.locator(".badge")).to_have_attribute("title", re.compile(r"^The agent's answer was refused\. It"))
+    meanings = sized_page.locator("#state-meanings")
+    expect(meanings).not_to_have_attribute("open", "")
+    meanings.locator("summary").click()
+    expect(meanings.locator("strong")).to_have_text(
+        [
+            "Confirm",
+            "Blocked",
+            "Paused",
+            "Stalled",
+            "Working",
+            "Retrying",
+            "Left behind",
+            "Done",
+            "Canceled",
+            "Notes only",
+        ]
+    )
+    expect(meanings.locator(".small-heading").first).to_have_text("Counted under “Your move”")
+    keep_screenshot(sized_page, "sessions-state-meanings")
+    meanings.locator("summary").click()
     yours.click()
     expect(sized_page).to_have_url(f"{site}/sessions/?status=yours")
     expect(rows).to_have_count(3)
@@ -214,10 +237,10 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     assert [colour(filters.nth(i), "backgroundColor") for i in range(2)] == [surface, ink]
     sized_page.locator(".status-chips a[href='?status=agents']").click()
     expect(rows).to_have_count(1)
-    expect(rows.locator(".badge")).to_have_text("Agent's move · Blocked")
+    expect(rows.locator(".badge")).to_have_text("Agent's move · Retrying")
     # A row and its run's page say the same move, in the same pill.
     rows.locator(".where-line a").click()
-    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Blocked")
+    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     console_log.assert_clean()
 
 

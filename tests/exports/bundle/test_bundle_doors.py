@@ -48,7 +48,7 @@ def test_the_dashboard_downloads_a_bundle_and_imports_it(client, service_catalog
     panel = said.split('class="state-panel state-paused"', 1)[1].split("</section>", 1)[0]
     # The card's status line says it is paused and since when; the panel why (imported) and what to do.
     status = said.split('id="run-status"', 1)[1].split("</p>", 1)[0]
-    assert "badge state-paused" in status and "no agent has had it <time" in status
+    assert "badge state-paused" in status and "imported <time" in status and "· no agent has it yet" in status
     assert "This session was imported" in panel and 'data-copy-target="paused-sentence-' in panel
     assert said.count("Resume the WorkRail workflow: call continue_workflow") == 1
     assert "Agent working on" not in said and "agent's move" not in said.lower()

@@ -83,7 +83,7 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     rows_html = html.split("<tbody>")[1:]
     row_of = {key: next(r for body in rows_html for r in body.split("<tr>") if key in r) for key in ("CONF-1", "MR-77")}
     assert 'class="badge state-needs_you" data-move="yours">Your move · Confirm</span>' in row_of["CONF-1"]
-    assert 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>' in row_of["MR-77"]
+    assert 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Retrying</span>' in row_of["MR-77"]
     # Each chip filters to the sessions in that state.
     blocked_only = page(client, "/sessions/?status=blocked")
     assert "MR-77" in blocked_only and "CONF-1" not in blocked_only.split("<tbody>", 1)[1]
@@ -97,7 +97,7 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     # Where it stands is the card's one status line, the moment as a <time> the page puts in the reader's time
     # zone (times.js), not "... UTC" text; the panel under it says what to do, not where again.
     where = html.split('id="run-where"')[1].split("</span>")[0]
-    assert ">Draft Plan with Risks · step 2 of 3 · no step recorded <time datetime=" in where
+    assert ">Draft Plan with Risks · step 2 of 3 · stalled <time datetime=" in where
     assert 'data-when="for"' in where
     assert "where the agent works" not in html and "the agent&#x27;s move" not in html
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
@@ -200,8 +200,9 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     # The status line stays about branch 2, where the agent works; the branch shown is named once after it.
     assert "Draft Plan with Risks · step 2 of 3 · branch 2 · agent working <time" in shown
     assert (
-        "<strong>Showing branch 1</strong> "  # no "·" before a pill (friction16a 15)
-        '<span class="badge state-left_behind" data-move="nobody">Left behind</span>' in shown
+        "<strong>Showing branch 1</strong> <span title="  # no "·" before a pill (friction16a 15)
+        in shown
+        and 'class="badge state-left_behind" data-move="nobody">Left behind</span>' in shown
     )
     assert "Self-Check the Plan · step 3 of 3" in panel and 'class="verdict-line"' not in panel
     # Its resume is the quiet button, with one line saying what it does (friction15).
@@ -288,7 +289,7 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
         # Said by the run card's status line, once: the session's head keeps its facts only, the runs column
         # its name only, and the panel under the line says what to do.
         assert 'id="session-run-lines"' not in html and 'id="session-status-summary"' not in html
-        assert html.count("Agent&#x27;s move · Blocked</span>") == 1
+        assert html.count("Agent&#x27;s move · Retrying</span>") == 1
         assert html.count("Record the Changed Files · step 2 of 8") == 1
         assert "refused <time" in html.split('id="run-where"')[1].split("</p>")[0]
         assert 'class="verdict-line"' not in html.split('id="run-title"')[1].split("</section>")[0]

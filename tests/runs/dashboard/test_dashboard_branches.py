@@ -77,7 +77,10 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert first.count(STATUS) == 1
-    assert '<strong>Showing branch 1</strong> <span class="badge state-done" data-move="nobody">Done</span>' in first
+    assert (
+        '<strong>Showing branch 1</strong> <span title="Finished." '
+        'class="badge state-done" data-move="nobody">Done</span>' in first
+    )
     assert f"Branch 2 · {WHERE}</a>" in first and "· the latest" in first
     assert 'class="badge state-running" data-move="agents">Agent&#x27;s move · Working</span>' in first
 
@@ -114,7 +117,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert 'class="verdict-line"' not in html and html.count("Record the Changed Files · step 2 of ") == 1, url
         # Whose move and the state, in the one pill of the status line (not the page's head, nor the panel).
         head = html.split('class="page-head"')[1].split("</div>")[0]
-        label = '<span class="badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>'
+        label = 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Retrying</span>'
         assert label not in head and html.count(label) == 1, url
         assert label in html.split('id="run-status"')[1].split("</p>")[0], url
         # The one run's card in the runs column names it only.
@@ -153,7 +156,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
 
     session = html_of(client, f"/sessions/{stuck.session_id}/")
     # Badged once, on the run card's status line (a session of one run: not in its head or its runs column too).
-    assert session.count('badge state-blocked" data-move="agents">Agent&#x27;s move · Blocked</span>') == 1
+    assert session.count('badge state-blocked" data-move="agents">Agent&#x27;s move · Retrying</span>') == 1
     # The panel's verdict and place line name the step already: its link does not name it a third time.
     assert f'<a href="/nodes/{stuck.node_id}/">Open the refused step\'s page</a>' in session
 
@@ -172,7 +175,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert box.count(">For developers</summary>") == 1 and box.rindex("blocked-more") > box.rindex("refused-answer")
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
     assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node
-    assert 'id="step-state">Agent&#x27;s move · Blocked</span>' in node
+    assert 'id="step-state">Agent&#x27;s move · Retrying</span>' in node
     assert "Nothing accepted yet: the agent's answer was refused, for the reason shown above." in node
     assert "see above" not in node and "Nothing recorded on this node yet" not in node
     # One entry for the message on the page (friction16): the refusal's panel holds it, folded while the agent is

@@ -242,9 +242,10 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
             )
     # Every node, and a dot for each step the review redid after a rewind (its graph's "↺ redone" boxes).
     assert len(names) == 11 + 2 + 2
-    review = [re.search(r": (Done|Left behind|Agent's move · Working)", name).group(1) for name in names[:13]]
-    assert sorted(review) == ["Agent's move · Working"] + ["Done"] * 10 + ["Left behind"] * 2
-    assert sum("↺ redone: Done (branch" in name for name in names) == 2
+    # A step answered reads as the legend's green, "Answered" (friction18a 3), not "Done".
+    review = [re.search(r": (Answered|Left behind|Agent's move · Working)", name).group(1) for name in names[:13]]
+    assert sorted(review) == ["Agent's move · Working"] + ["Answered"] * 10 + ["Left behind"] * 2
+    assert sum("↺ redone: Answered (branch" in name for name in names) == 2
     assert any("Step 8 of 8 · Summarize the Review: Agent's move · Working (branch 1) · " in name for name in names)
     # Canceling stops every open branch, not only the one shown: the button stays short, its confirmation counts
     # them as the cards say them (friction17b 18).

@@ -26,7 +26,7 @@ def between(page: str, start: str, end: str) -> str:
 
 def status_line(page: str) -> str:
     """The run card's status line as read, its moment left out: "Your move · Paused Prepare · step 1
-    of 5 · branch 2 · no agent has had it"."""
+    of 5 · branch 2 · started by hand · no agent has it yet"."""
     line = between(page, 'id="run-status"', "</p>").split(">", 1)[1]
     return " ".join(re.sub(r"<time[^>]*>.*?</time>|<[^>]+>", " ", html.unescape(line)).split())
 
@@ -239,8 +239,9 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     # the person's move, said once by its panel with the message to give.
     # branch 1's badge says it is left behind
     line = status_line(run_page)
-    assert line == "Your move · Paused Prepare · step 1 of 5 · branch 2 · no agent has had it", line
-    assert words.count("no agent has had it") == 1 and "Agent working on" not in words, words
+    # How it came, then that no agent has it (friction18a 4: "no agent has had it for …" read backwards).
+    assert line == "Your move · Paused Prepare · step 1 of 5 · branch 2 · started by hand · no agent has it yet", line
+    assert "no agent has had it" not in words and "Agent working on" not in words, words
     assert "Copy the message and paste it into an agent&#x27;s chat" in words, words
     assert "Branch 2 open at step 2" not in words, words
 
@@ -283,7 +284,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         return client.get(f"/runs/{child.run.public_id}/").content.decode()
 
     before = words()
-    assert status_line(run_page()).startswith("Your move · Paused") and "no agent has had it" in before, before
+    assert status_line(run_page()).startswith("Your move · Paused") and "no agent has it yet" in before, before
     assert "where the agent works" not in before
     attempt = child.attempts.get()
     home = settings.WORKRAIL_HOME

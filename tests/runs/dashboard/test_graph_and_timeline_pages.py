@@ -53,8 +53,8 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     assert "answered again" not in html.lower() and "redone after branching" in html.lower()
     # Each branch's tip says its branch's state in words: branch 1 completed, branch 2 is the agent's.
     assert re.findall(r'<text class="tag-text state state-([\w-]+)"[^>]*>([^<]*)<', svg) == [
-        ("done", "done"),
-        ("running", "running"),
+        ("done", "Done"),
+        ("running", "Working"),
     ]
     assert "graph.js" not in html  # nothing scrolls: the drawing fits its box
 

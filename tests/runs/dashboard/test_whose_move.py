@@ -57,12 +57,12 @@ def token_of(message: str) -> int:
 
 def tags(text: str) -> list[str]:
     """Whose move each pill in `text` says (its colour), nobody's left out: they say no one's move."""
-    return [m for m in re.findall(r'<span class="badge state-\w+" data-move="(\w+)"', text) if m != "nobody"]
+    return [m for m in re.findall(r'class="badge state-\w+" data-move="(\w+)"', text) if m != "nobody"]
 
 
 def chip(text: str) -> str:
     """The words of the first state pill in `text` (state_chip: states.pill); "" when it has none."""
-    found = re.search(r'<span class="badge state-\w+" data-move="\w+"(?: id="[^"]+")?>(.*?)</span>', text, re.S)
+    found = re.search(r'class="badge state-\w+" data-move="\w+"(?: id="[^"]+")?>(.*?)</span>', text, re.S)
     return html.unescape(found.group(1)) if found else ""
 
 
@@ -97,7 +97,7 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
         "paused": ("Your move · Paused", "yours"),
         "stalled": ("Your move · Stalled", "yours"),
         "running": ("Agent's move · Working", "agents"),
-        "blocked": ("Agent's move · Blocked", "agents"),
+        "blocked": ("Agent's move · Retrying", "agents"),
         "left_behind": ("Left behind", "nobody"),
         "done": ("Done", "nobody"),
         "canceled": ("Canceled", "nobody"),
@@ -109,7 +109,8 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
     assert said("done", "agents") == ("Done", "nobody")
     for state in states.MOVES:
         words = states.pill(state, states.move(state)).words
-        assert words.count(states.label(state)) == 1 and ":" not in words, words  # no action inside
+        # no action inside; a blocked step the agent resends reads "Retrying" (friction18b 2)
+        assert words.count(states.word(state, states.move(state))) == 1 and ":" not in words, words
     assert states.MOVE_FILTERS == {"yours": "Your move", "agents": "Agent's move", "nobody": "Nothing to do"}
     # The move itself, for a where-line that does not say it: only when it is yours.
     assert states.your_action("stalled", "yours") == states.your_action("blocked", "yours") == "resume the agent"
@@ -125,6 +126,11 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     made.canceled()
     start_workflow(made.PLAN, context={"sessionKey": "RUN-1"})
     text = page(client, "/sessions/")
+    # Each pill's one-line meaning is its tooltip (states.MEANINGS); the fold by the filters lists every state once.
+    assert f'<span title="{html.escape(states.meaning("stalled", "yours"))}" class="badge state-stalled"' in text
+    fold = text.split('id="state-meanings"')[1].split("</details>")[0]
+    assert "What the states mean" in fold and "Counted under “Your move”" in fold
+    assert all(f"<strong>{html.escape(m.word)}</strong>" in fold for m in states.MEANINGS)
     rows = {
         row.split('data-state="')[1].split('"')[0]: row.split('class="session-name"')[0]
         for row in text.split('<tr class="session-row')[1:]
@@ -139,7 +145,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # One pill each: whose move when it is someone's, then the state; no action inside.
     assert {state: chip(cell) for state, cell in rows.items()} == {
         "needs_you": "Your move · Confirm",
-        "blocked": "Agent's move · Blocked",
+        "blocked": "Agent's move · Retrying",
         "stalled": "Your move · Stalled",
         "running": "Agent's move · Working",
         "canceled": "Canceled",
@@ -161,7 +167,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # The block the agent resends says when it becomes yours, as the blocked panel does (friction15b 5), as a
     # condition on that moment rather than "yours from <time>" (friction16a 7).
     then = rows_where["blocked"].split('class="where-then"')[1]
-    assert re.match(r">your move <time [^>]+>[^<]+</time> if the agent has not resent it</span>", then), then
+    assert re.match(r">becomes your move <time [^>]+>[^<]+</time> if the agent does not retry</span>", then), then
     # friction17b 17: the reason on a muted line of its own, so that the row reads in two short lines.
     assert "did not attach" not in rows_where["blocked"]
     blocked_row = next(r for r in text.split('<tr class="session-row')[1:] if 'data-state="blocked"' in r)
@@ -199,7 +205,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     # Whose move, the pill of the card's status line says, once: not the page's head, nor the panel, which
     # opens with what happens next; the line names the step, once (friction9 item 2).
     assert tags(panel) == [] and tags(page_head(text)) == [] and tags(status(text)) == ["agents"]
-    assert chip(status(text)) == "Agent's move · Blocked"
+    assert chip(status(text)) == "Agent's move · Retrying"
     assert 'class="verdict-line"' not in panel and "the agent must resend it" in status(text)
     read = re.sub(r"<pre.*?</pre>", "", panel, flags=re.S)  # the message for the agent is for the agent to read
     assert "Record the Changed Files" not in re.sub(r"<[^>]+>|\s+", " ", read)
@@ -353,7 +359,7 @@ def test_with_several_runs_each_card_says_its_state_and_whose_move(client, servi
     assert tags(cards) == ["agents", "agents"] and cards.count('class="badge state-') == 2
     assert 'class="badge state-running"' in cards and 'class="badge state-blocked"' in cards
     assert 'id="session-run-lines"' not in text
-    assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Blocked"
+    assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Retrying"
     assert chip(cards) == "Agent's move · Working"
     assert tags(status(text)) == ["agents"]
 

@@ -178,10 +178,10 @@ def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on
         for m in re.findall(r'<rect class="tag [^"]*" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', drawn_card)
     ]
     said = r'<text class="tag-text [^"]*"[^>]*>([^<]*)</text>'
-    assert re.findall(said, drawn_card) == ["Branch 2", "running"]
+    assert re.findall(said, drawn_card) == ["Branch 2", "Working"]
     # Shown from elsewhere, the same card says the same.
     other = graph_drawing.for_screen(run, shown="2", href=lambda node: "/", title="g", states={"3": "running"})
-    assert re.findall(said, card(other, "3")) == ["Branch 2", "running"]
+    assert re.findall(said, card(other, "3")) == ["Branch 2", "Working"]
     for tx, ty, tw, th in tags:
         assert x + w < tx and tx + tw <= x + w + graph_drawing.TAG_ROOM  # right of the card, off its borders
         # Clear of the thickest outline (the viewed branch's, the focus ring) by a fixed gap (friction17b 7).
@@ -250,9 +250,9 @@ def test_each_branch_tip_carries_its_state_as_a_class_and_a_word():
     assert "state-blocked" in card_classes(svg, "2") and "state-waiting" in card_classes(svg, "4")
     tag = r'<text class="tag-text state state-[\w-]+"[^>]*>([^<]*)<'
     words = {node: re.findall(tag, card(svg, node)) for node in "234"}
-    assert words == {"2": ["blocked"], "3": ["left behind"], "4": ["needs you"]}
+    assert words == {"2": ["Blocked"], "3": ["Left behind"], "4": ["Confirm"]}
     assert step_line(svg, "2") == "step 2"  # said once, by the state tag
-    assert "its branch: left behind (no agent works on this branch any more)" in card(svg, "3")
+    assert "its branch: Left behind (no agent works on this branch any more)" in card(svg, "3")
     keys = [entry.key for entry in graph_drawing.legend(run, shown="4", states=states)]
     assert keys[:3] == ["state-blocked", "state-waiting", "state-left-behind"] and "blocked" not in keys
 
@@ -360,7 +360,7 @@ def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_
     assert told["by-hand"] == "dotted border: a branch a person started by hand"
     assert list(told) == ["state-left-behind", "state-running", "answered", "aside", "on-branch", "by-hand"]
     svg = graph_drawing.for_screen(by_hand, shown="4", href=lambda node: "/", title="g", states=states)
-    assert "left behind (no agent works on this branch any more)" in card(svg, "3")  # its tooltip agrees
+    assert "Left behind (no agent works on this branch any more)" in card(svg, "3")  # its tooltip agrees
     # Checkpoints drawn as marks: their key in sight; the marks whose words explain themselves stay behind the "?".
     entries = graph_drawing.legend(rewound, shown="4", states=states, checkpoints=True, screen=True)
     assert "checkpoint-mark" in in_sight(entries)
@@ -468,9 +468,9 @@ def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_car
     assert tags == {
         "1": [],
         "2": [],
-        "3": [("state state-left-behind", "left behind")],
+        "3": [("state state-left-behind", "Left behind")],
         "4": [("again", "↺ redone")],
-        "5": [("state state-running", "running")],
+        "5": [("state state-running", "Working")],
     }
     # The graph's tags: its branches' states and the one redone step, nothing else.
     assert len(re.findall(r'<rect class="tag (?!lane)', svg)) == 3

@@ -53,9 +53,10 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     assert not {entry.key for entry in laid_out.other_marks} & {"on-branch", "again", "checkpoint-mark", "by-hand"}
     # Friction12 item 15: the key beside the drawing names each of them in a few words, one line; their meaning
     # in full waits behind the "?".
+    # The branch states in the pills' words (friction18a 3), the marks in a few words.
     assert [entry.name for entry in laid_out.state_key] == [
-        "done",
-        "running",
+        "Done",
+        "Working",
         "answered",
         "the branch you view",
         "checkpoint",

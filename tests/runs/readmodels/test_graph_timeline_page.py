@@ -232,7 +232,7 @@ def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_
         assert sum(dot.count for dot in dots) == row.nodes == 10
         # It says what its number is: that many steps, and within how long of each other.
         assert (
-            dots[0].words.startswith("8 steps within a second, answered: Step 1; Step 2;") and "Step 9" in dots[0].words
+            dots[0].words.startswith("8 steps within a second, Answered: Step 1; Step 2;") and "Step 9" in dots[0].words
         )
         assert "Step 5" not in dots[0].words and dots[1].words == "Step 5"
         places = [float(dot.at.rstrip("%")) for dot in dots]
@@ -314,8 +314,11 @@ def test_a_numbered_dot_says_answered_and_which_branches_it_mixes_not_done():
         NodeMark(T0, "done", "b", branch=3),
         NodeMark(T0, "done", "c", branch=2),
     ]
-    assert timeline_page.cluster_state("done", mixed) == "answered, on branches 1, 2 and 3"
-    assert timeline_page.cluster_state("done", mixed[:1]) == "answered, on branch 1"
+    assert timeline_page.cluster_state("done", mixed) == "Answered, on branches 1, 2 and 3"
+    assert timeline_page.cluster_state("done", mixed[:1]) == "Answered, on branch 1"
+    # A checkpoint among them is green too: the legend's word, not "Done" (friction18a 3, 18b 4).
+    with_checkpoint = [*mixed, NodeMark(T0, "done", "d", kind="checkpoint", branch=1)]
+    assert timeline_page.cluster_state("done", with_checkpoint) == "Answered, on branches 1, 2 and 3"
     # A cluster holding the run's end, or another state, keeps its state's word.
     ended = [NodeMark(T0, "done", "a"), NodeMark(T0, "done", "Complete", kind="end")]
     assert timeline_page.cluster_state("done", ended) == "Done"

@@ -37,3 +37,23 @@ def test_the_states_always_yours_are_the_your_move_chips_reasons():
     assert states.YOURS_ALWAYS == ("needs_you", "paused", "stalled")
     assert all(states.move(state) == "yours" for state in states.YOURS_ALWAYS)
     assert states.move("blocked") == "agents" and states.move("blocked", stopped=True) == "yours"
+
+
+def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
+    """friction18b 9, friction18a 11: nine state words and no glossary. One table (MEANINGS) gives each pill's
+    tooltip and the sessions list's fold, grouped by the filter that counts each (Paused under "Your move")."""
+    assert {m.state for m in states.MEANINGS} == set(get_args(StateName))
+    words = [m.word for m in states.MEANINGS]
+    assert len(words) == len(set(words)) and all(m.means.endswith(".") for m in states.MEANINGS)
+    # Blocked has two lines, by whose move: the agent's reads Retrying.
+    assert states.meaning("blocked", "agents") != states.meaning("blocked", "yours")
+    assert states.pill("blocked", "agents").means.startswith("The agent's answer was refused. It was told")
+    assert states.pill("done", "nobody").means == "Finished."
+    glossary = {filter_words: [m.word for m in listed] for filter_words, listed in states.glossary()}
+    assert glossary == {
+        "Your move": ["Confirm", "Blocked", "Paused", "Stalled"],
+        "Agent's move": ["Working", "Retrying"],
+        "Nothing to do": ["Left behind", "Done", "Canceled", "Notes only"],
+    }
+    # Each under the filter whose colour its pill has.
+    assert all(states.pill(m.state, m.move).move == m.move for m in states.MEANINGS)

@@ -43,7 +43,7 @@ def test_each_state_says_where_the_agent_is_in_one_sentence(service_catalog, set
     assert waiting.timed == ("Approve the plan · step 2 of 3 · waiting for your confirmation ", "", "for")
     stalled = line_of(made.stalled().run_id)
     assert stalled.state == "stalled"
-    assert stalled.timed == ("Draft Plan with Risks · step 2 of 3 · no step recorded ", "", "for")
+    assert stalled.timed == ("Draft Plan with Risks · step 2 of 3 · stalled ", "", "for")
     stuck = line_of(blocked_review("MR-1").run_id)
     assert stuck.state == "blocked"
     assert stuck.timed == ("Record the Changed Files · step 2 of 8 · refused ", ", the agent must resend it", "ago")

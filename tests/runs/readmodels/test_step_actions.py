@@ -33,7 +33,8 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
         and not working.fork_message
         # What branching does, in one sentence; what it does not do, on its own line (friction16a 10, friction17).
         and working.branch_lead == step_actions.BRANCHING
-        and working.branch_warning == "An agent is working on this step; it is not told. Tell it to stop in its chat."
+        and working.branch_warning
+        == "An agent is working on this step. Branching does not stop it: tell it in its chat to stop first."
     )
     stopped = actions_at(review.open_tip)
     # Stalled: the person's move, the solid button in sight; no agent at work, no warning.
@@ -75,6 +76,18 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     assert confirm.replies is not None and confirm.replies.confirmed.startswith("Confirmed: go on with “")
     assert confirm.replies.changes.startswith("Not yet: change … before you go on with “")
     assert confirm.weight == "folded"
+    # The warning follows the pill's state (friction18a 1, 18b 1): the agent waits for the reply, it does not work.
+    assert confirm.branch_warning == (
+        "The agent is waiting for your reply on this step."
+        " Branching does not tell it: if you branch, tell it in its chat not to go on."
+    )
+    # From the done step before it, the same fact, the waiting step named.
+    first = Node.objects.filter(run__public_id=waiting.run_id).order_by("pk").first()
+    assert first is not None
+    assert actions_at(str(first.public_id)).branch_warning == (
+        f"An agent is waiting for your reply on “{run_view.node_detail(node_id_of(waiting.answer)).title}”."
+        " Branching does not tell it: if you branch, tell it in its chat not to go on."
+    )
     # "Notes so far" drops the entry whose notes "Your reply" quotes rather than pointing up to them (friction17b
     # 11); one with artifacts keeps its head; elsewhere every entry stays.
     quoted = {
@@ -112,14 +125,15 @@ def test_the_agent_not_told_warning_is_on_every_step_while_an_agent_works_on_the
     nodes = list(Node.objects.filter(run__public_id=rewound.run_id).order_by("pk"))
     left = next(n for n in nodes if not n.children.exists())
     elsewhere = (
-        "An agent is working on “Draft Plan with Risks” (branch 2); it is not told. Tell it to stop in its chat."
+        "An agent is working on “Draft Plan with Risks” (branch 2)."
+        " Branching does not stop it: tell it in its chat to stop first."
     )
     assert actions_at(str(left.public_id)).branch_warning == elsewhere  # a step of the branch left behind
     assert actions_at(str(nodes[0].public_id)).branch_warning == elsewhere  # the done first step
     # The agent's own step says "this step", once.
     tip = str(nodes[-1].public_id)
     assert actions_at(tip, at_work=True).branch_warning == (
-        "An agent is working on this step; it is not told. Tell it to stop in its chat."
+        "An agent is working on this step. Branching does not stop it: tell it in its chat to stop first."
     )
     # Stalled: no agent at work anywhere, no warning on any step.
     quiet = made.stalled()

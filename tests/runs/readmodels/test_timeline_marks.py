@@ -27,7 +27,7 @@ def test_a_branchs_last_node_carries_its_state_and_the_answered_nodes_before_it_
     assert sorted(mark.state for mark in review) == ["done"] * 10 + ["left_behind"] * 2 + ["needs_you"]
     redone = [mark for mark in review if "↺ redone" in mark.words]
     assert [(mark.state, mark.kind) for mark in redone] == [("done", "answered")] * 2
-    assert all(re.search(r"↺ redone: Done \(branch [23]\) · ", mark.words) for mark in redone)
+    assert all(re.search(r"↺ redone: Answered \(branch [23]\) · ", mark.words) for mark in redone)
     newest = review[-1]
     assert newest.state == "needs_you"
     # Each node is named by its step's place in the outline, as the run page says it: never the steps taken.
@@ -35,7 +35,7 @@ def test_a_branchs_last_node_carries_its_state_and_the_answered_nodes_before_it_
         r"Step 8 of 8 · Summarize the Review: Your move · Confirm \(branch 1\) · \d\d:\d\d:\d\d UTC", newest.words
     )
     assert any(
-        m.words.startswith("Step 7 of 8 · Post the Approved Comments (checkpoint): Done (branch 1)") for m in review
+        m.words.startswith("Step 7 of 8 · Post the Approved Comments (checkpoint): Answered (branch 1)") for m in review
     )
     assert any(
         m.words.startswith("Step 4 of 8, round 1 of 2 in “Review Each Focus Area” · Review api: Left behind (branch 3)")
