@@ -90,14 +90,16 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # included) in the one short form of the list's headings (friction12 4); the whole place, the loop named and
     # the part of the round, is the heading's tooltip.
     # Each part of the loop lettered (friction13 5): round 2's "Verify slice 2" is 2a, its record 2b.
-    expect(graph.locator("text.cs", has_text="step 2a of 3 · round 2 of 3").first).to_be_visible()
-    expect(graph.locator("text.cs", has_text="step 2b of 3 · round 2 of 3").first).to_be_visible()
+    expect(graph.locator("text.cs", has_text="step 2 of 3 · round 2 of 3 · part 1 of 2").first).to_be_visible()
+    expect(graph.locator("text.cs", has_text="step 2 of 3 · round 2 of 3 · part 2 of 2").first).to_be_visible()
     expect(graph.locator("tspan.loop")).to_have_count(0)
-    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2a of 3 · round 2 of 3$")).first
+    listed = page.locator(
+        ".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2 of 3 · round 2 of 3 · part 1 of 2$")
+    ).first
     expect(listed).to_be_visible()
     expect(listed).to_have_attribute(
         "title",
-        re.compile(r"^step 2a of 3, round 2 of 3, part 1 of 2 in “Verify each slice” · step verify in the workflow"),
+        re.compile(r"^step 2 of 3, round 2 of 3, part 1 of 2 in “Verify each slice” · step verify in the workflow"),
     )
     # One node, one place: each card's step line is its step-list heading's place, the loop unnamed.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
