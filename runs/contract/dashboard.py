@@ -103,30 +103,36 @@ class StepPlace(Shape):
 
     @property
     def label(self) -> str:
-        """The step's label in people's words, as the workflow page's outline prints it: "2", and in a loop whose
-        body holds several steps a letter per part, "2a", "2b" (friction13 5: two steps of one round never share a
-        number, and never "2.2", read as a fraction); a loop of one step has no part to tell apart: "2"."""
+        """The step's label as the workflow page's outline prints it: "2", and in a loop whose body holds several
+        steps a letter per part, "2a", "2b" (friction13 5: never the outline's "2.2", read as a fraction); a loop
+        of one step has no part to tell apart: "2". The outline's only: the run pages say the part in words
+        (`brief`), "2b of 3" read as a typo there (friction18a 12)."""
         if not self.part_words or self.inner is None:
             return str(self.position)
         return f"{self.position}{part_letter(self.inner)}"
 
     @property
     def brief(self) -> str:
-        """The one short form, for list rows, headings, chips and graph cards: "step 2 of 3", in a loop "step 2b
-        of 3 · round 2 of 3" (the outline entry counted as the workflow page counts its top-level entries, its
-        part's letter, then the round); the loop's name waits in `words`, the tooltip, and the step's own page."""
-        return " · ".join(w for w in (f"step {self.label} of {self.length}", self.round_words) if w)
+        """The one short form, for list rows, headings, chips and graph cards: "step 2 of 3", in a loop "step 2
+        of 3 · round 2 of 3", and "· part 2 of 2" after it when the loop's body holds several steps (the outline
+        entry counted as the workflow page counts its top-level entries, then the round, then which of the round's
+        steps: two steps of one round never read the same, friction13 5); the loop's name waits in `words`, the
+        tooltip, and the step's own page."""
+        return " · ".join(w for w in (f"step {self.position} of {self.length}", self.round_words, self.part_words) if w)
 
     def brief_in(self, chars: int) -> str:
         """The short form within `chars` characters when it can be, for a graph card's fixed width (its title
-        names the step): without the outline's length when the whole is too long ("step 2b · round 149 of 150"),
-        the round alone when even that is. Always pieces of the short form, said the same way; the round is said
-        whole wherever it is said."""
+        names the step): without the outline's length when the whole is too long ("step 2 · round 2 of 3 · part
+        2 of 2"), then the round and its part ("round 2 of 3 · part 2 of 2"), then the round alone. Always pieces
+        of the short form, said the same way; the round and the part are said whole wherever they are said."""
         said = self.brief
         if len(said) <= chars or self.round is None:
             return said
-        shorter = f"step {self.label} · {self.round_words}"
-        return shorter if len(shorter) <= chars else self.round_words
+        tail = " · ".join(w for w in (self.round_words, self.part_words) if w)
+        for shorter in (f"step {self.position} · {tail}", tail):
+            if len(shorter) <= chars:
+                return shorter
+        return self.round_words
 
     def rounds_words(self, last: int) -> str:
         """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149
@@ -138,9 +144,9 @@ class StepPlace(Shape):
 
     @property
     def words(self) -> str:
-        """In full: "step 2b of 3, round 2 of 3, part 2 of 2 in “Verify each slice”": the step, its round and the
+        """In full: "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”": the step, its round and the
         part of the round, then the loop named as its workflow names it (tooltips, the step's own page, reports)."""
-        said = ", ".join(w for w in (f"step {self.label} of {self.length}", self.round_words, self.part_words) if w)
+        said = ", ".join(w for w in (f"step {self.position} of {self.length}", self.round_words, self.part_words) if w)
         return f"{said} in “{self._loop}”" if self.round is not None and self._loop else said
 
 

@@ -8,11 +8,9 @@ behind" told it twice (friction12 item 2). A branch that is not the one that cou
 behind*, the state's own word, wherever the dashboard names it.
 
 One thing the list cannot tell is how the branch that counts came after a finished one: a finished branch beside
-one that goes on would read as a run finished and running at once. Then the line tells the story, the step the
-branch that counts went back to (the step pending at the node it grew from, as the graph's data holds it) and
-whether the agent or a person took it there, in the words of the list of branches (fork_point.py): "Working on
-branch 2 (branch 1 finished; then branch 2 branched after Record (step 2b of 3) to redo Verify slice 2 (step 2a of
-3 · round 2 of 3))".
+one that goes on would read as a run finished and running at once. Then the line says what that means, once:
+"Working on branch 2 (branch 1 finished; branch 2 redoes part of it and is where the agent works now)". Where
+exactly it grew from (the step it branched after, the one it redoes) the list of branches says (fork_point.py).
 """
 
 from __future__ import annotations
@@ -34,19 +32,32 @@ def numbers_words(numbers: list[int]) -> str:
 @dataclass(frozen=True, slots=True)
 class BranchesLine:
     lead: str  # how the run stands and on which branch: "Working on branch 2"
-    story: str = ""  # how the one that counts came after a finished one: "branch 1 finished; then branch 2
-    # branched after Record to redo Verify slice 2"; "" when no branch finished beside it
+    story: str = ""  # what a finished one beside the one that counts means: "branch 1 finished; branch 2 redoes
+    # part of it and is where the agent works now"; "" when no branch finished beside it
 
     def __str__(self) -> str:
         return f"{self.lead} ({self.story})" if self.story else self.lead
 
 
-def _story(back: ForkPoint, number: int) -> str:
-    """In branch words only (friction15b 14: branch, fork, rewind and "went back to" named one thing), anchored as
-    the list of branches anchors it (fork_point.py: the step it branched after, then the one it redoes)."""
-    if back.kind == "by_hand":
-        return f"then someone started branch {number} by hand at {back.redoes}"
-    return f"then branch {number} {back.words()}"
+def _story(back: ForkPoint, number: int, finished: list[int], run_state: StateName) -> str:
+    """What a finished branch beside the one that counts means, in one sentence (friction18b 11: "Branch 1
+    finished; then branch 2 branched after ..." beside ✓ Done and Working left open whether branch 1's result
+    still counts): the finished branches, what the one that counts does with them, where the run stands. In branch
+    words only (friction15b 14); where exactly it grew from, the list of branches and the graph say (fork_point)."""
+    source = back.from_branch
+    of = "it" if finished == [source] else f"branch {source}" if source is not None else "the run"
+    how = {
+        "again": f"branch {number} redoes part of {of}",
+        "by_hand": f"someone started branch {number} by hand from {of}",
+        "checkpoint": f"branch {number} branched from {of}",
+    }[back.kind]
+    if run_state == "done":
+        now = f"finished later: the run's result is branch {number}'s"
+    elif run_state == "running":
+        now = "is where the agent works now"
+    else:
+        now = "is the one that counts now"
+    return f"{numbers_words(finished)} finished; {how} and {now}"
 
 
 def line(told: list[BranchOutcomeEntry], run_state: StateName, back: ForkPoint | None = None) -> BranchesLine | None:
@@ -56,7 +67,5 @@ def line(told: list[BranchOutcomeEntry], run_state: StateName, back: ForkPoint |
         return None
     counts = next((o for o in told if o.is_newest), told[-1])
     finished = sorted(o.number for o in told if o is not counts and not o.left_behind and o.state == "done")
-    story = (
-        f"{numbers_words(finished)} finished; {_story(back, counts.number)}" if back is not None and finished else ""
-    )
+    story = _story(back, counts.number, finished, run_state) if back is not None and finished else ""
     return BranchesLine(f"{states.label(run_state)} on branch {counts.number}", story)

@@ -3,9 +3,10 @@
 
 Two places used to anchor one fork differently (friction16a 3, friction16b 15): the header named the step the
 branch went back to ("branched from Verify slice 2 and is redoing it", read as "started after Verify slice 2"),
-the branch card the last step both branches share ("branched from branch 1 after step 2b of 3"). Both are true,
+the branch card the last step both branches share ("branched from branch 1 after step 2 of 3"). Both are true,
 so both are said, in one order: the step it branched after, then the step it redoes: "branched after Record what
-the slice showed (step 2b of 3 · round 1 of 3) to redo Verify slice 2 (step 2a of 3 · round 2 of 3)".
+the slice showed (step 2 of 3 · round 1 of 3 · part 2 of 2) to redo Verify slice 2 (step 2 of 3 · round 2 of 3 ·
+part 1 of 2)".
 
 Read from the graph as the page tells it (graph_story.told): a branch's first card is the step it answered again
 (its `again` card), the card it grew from is the last step both branches share; a branch started by hand waits at
@@ -24,7 +25,8 @@ Kind = Literal["again", "by_hand", "checkpoint"]
 
 
 def step_named(node: GraphNode) -> str:
-    """A card's step by its title, then its place in the outline: "Verify slice 2 (step 2a of 3 · round 2 of 3)"."""
+    """A card's step by its title, then its place in the outline: "Verify slice 2 (step 2 of 3 · round 2 of 3 ·
+    part 1 of 2)"."""
     title = node.title or node.step_id or "Step"
     where = graph_drawing.step_words(node)
     return f"{title} ({where})" if where else title

@@ -99,14 +99,14 @@ def title_lines(text: str, limit: int = TITLE_CHARS, lines: int = TITLE_LINES) -
     return out or [""]
 
 
-# The longest place a screen card's step line holds whole at 13 px: "step 2b of 3 · round 2 of 3"; longer places
-# read shorter there (StepPlace.brief_in: "step 2b · round 149 of 150", then the round alone).
+# The longest place a screen card's step line holds whole at 13 px: "step 2 of 3 · round 2 of 3"; longer places
+# read shorter there (StepPlace.brief_in: "round 2 of 3 · part 2 of 2", then the round alone).
 PLACE_CHARS = 27
 
 
 def step_words(node: GraphNode, *, counted: bool = False, narrow: bool = False) -> str:
-    """Where a node's pending step sits, in the short words of the run's step list (StepPlace.brief: "step 2b
-    of 3 · round 2 of 3"); a node whose state holds no outline place says its step as the step list
+    """Where a node's pending step sits, in the short words of the run's step list (StepPlace.brief: "step 2
+    of 3 · round 2 of 3 · part 2 of 2"); a node whose state holds no outline place says its step as the step list
     then does ("step 5"); a completed node waits at no step: "" (its title, "Complete", says it). `narrow`: for a
     card's step line, shortened when the whole would cross its border (StepPlace.brief_in).
 
@@ -145,6 +145,34 @@ def loop_mark(node: GraphNode, *, counted: bool = False) -> int | None:
 def branch_label(lane: int) -> str:
     """Lanes are branches in the same order (branches.lanes numbers them from 1)."""
     return f"Branch {lane + 1}"
+
+
+# Under the label of the branch the page shows, on screen: "Branch 2", then "viewing" (friction18b 3: "Branch 1" beside
+# the shared first steps read as "I'm on branch 1" while viewing branch 2).
+VIEWING_WORD = "viewing"
+
+
+def lane_starts(graph: RunGraph) -> set[str]:
+    """The card each branch's label stands beside: where that branch diverges, its first card no other branch
+    shares (friction18a 13, friction18b 3: "Branch 1" beside the shared first steps read as those steps being
+    branch 1's alone). A lane's cards before the last fork off it belong to every branch that grew from them; a
+    lane every card of which another branch shares (a branch forked from its last card) is named at its end."""
+    by_id = {node.node_id: node for node in graph.nodes}
+    shared: set[str] = set()  # the cards a card of another lane descends from
+    for node in graph.nodes:
+        parent = by_id.get(node.parent_id) if node.parent_id is not None else None
+        while parent is not None:
+            if parent.lane != node.lane:
+                shared.add(parent.node_id)
+            parent = by_id.get(parent.parent_id) if parent.parent_id is not None else None
+    starts: dict[int, GraphNode] = {}
+    ends: dict[int, GraphNode] = {}
+    for node in graph.nodes:
+        if node.lane not in ends or node.depth > ends[node.lane].depth:
+            ends[node.lane] = node
+        if node.node_id not in shared and (node.lane not in starts or node.depth < starts[node.lane].depth):
+            starts[node.lane] = node
+    return {(starts.get(lane) or end).node_id for lane, end in ends.items()}
 
 
 # --- what the marks mean --------------------------------------------------------------------------------
@@ -196,7 +224,7 @@ LEGEND_WORDS = {
     "aside": "dashed outline: no agent works on this step's branch (left behind or canceled)",
     "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
     "other": "hollow: a step of another branch (open its last step to view that branch)",
-    "lane": "marks the first step of each branch (branch 1 starts at the run's first step)",
+    "lane": "marks where each branch splits off: its first step no other branch shares",
     "checkpoint": "made by a checkpoint (it stays at its step)",
     "checkpoint-mark": "a checkpoint the agent saved during that step (open it for its notes, or to resume from it)",
     "by-hand": "dotted border: a branch a person started by hand",
@@ -592,16 +620,15 @@ def _draw(
     start = _start_root(geo, [node for node in roots if node.node_id in corner], corner, on_path)
     edges.extend(start[1:])
     gaps = _gaps(graph, geo, cols, corner, on_path, counted)
-    firsts: dict[int, str] = {}
-    for node in graph.nodes:
-        firsts.setdefault(node.lane, node.node_id)
-    starts = set(firsts.values())
+    starts = lane_starts(graph)
+    viewed = by_id[shown].lane if shown is not None and shown in by_id else None
     card_style = _CardStyle(
         on_path=on_path,
         shown=shown,
         tip=graph.tip,
         href=href,
         starts=starts,
+        viewed=viewed,
         states=states,
         counted=counted,
         geo=geo,
@@ -746,6 +773,7 @@ class _CardStyle:
     counted: bool
     geo: _Geometry
     say_state: bool
+    viewed: int | None = None  # the lane of the branch the page shows (its tip's), named so beside its label
     again: frozenset[str] = frozenset()
     checkpoints: Callable[[str], tuple[str, ...]] = lambda card: ()
     state_words: dict[str, str] = field(default_factory=dict)  # each drawn state's meaning here (state_legend)
@@ -844,6 +872,8 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         if tag is None and answered_again:  # a branch's first card: never a tip (graph_story.py)
             tag = (AGAIN_TAG, "again")
         shown_marks = [(branch_label(node.lane), "lane")] if starts_lane else []
+        if starts_lane and node.lane == style.viewed:  # under its name: the tag column is narrower than both
+            shown_marks.append((VIEWING_WORD, "lane viewing"))
         shown_marks += [tag] if tag is not None else []
         tags = [
             _tag(x + card_w + TAG_OFF, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, width=TAG_COL_W)
@@ -936,7 +966,9 @@ def _tag(x: int, y: int, text: str, kind: str, *, big: bool = False, width: int 
     tall, on paper 9px."""
     big = big or width > 0
     width = width or _tag_width(text, big=big)
-    if big and kind == "lane":  # on screen a branch's name is a heading, not a pill: flush left in the tag column
+    if big and kind.startswith(
+        "lane"
+    ):  # on screen a branch's name is a heading, not a pill: flush left in the tag column
         return (
             f'<rect class="tag {kind}" x="{x}" y="{y - TAG_H // 2}" width="{width}" height="{TAG_H}" rx="8"/>'
             f'<text class="tag-text {kind}" x="{x + 2}" y="{y + 5}">{escape(text)}</text>'

@@ -1,7 +1,8 @@
 """A run card's one status line: the state's chip, then one sentence of where the agent is, said once on the run
 page, the step's name first, as every row and heading names a step (step_places.named): "Approve the plan · step 2
-of 3 · waiting for your confirmation for 5 min"; "Record what the slice showed · step 2b of 3 · round 2 of
-3 · branch 2 · agent working for 10 min"; "Build · step 2 of 4 · refused 3 min ago, the agent must resend it";
+of 3 · waiting for your confirmation for 5 min"; "Record what the slice showed · step 2 of 3 · round 2 of
+3 · part 2 of 2 · branch 2 · agent working for 10 min";
+"Build · step 2 of 4 · refused 3 min ago, the agent must resend it";
 "Finished 2 h ago · 5 steps answered" (friction16 9: the place first and the name in parentheses buried it).
 
 Reviewers read the run page saying where the agent is in several places (the page's head, the card's state

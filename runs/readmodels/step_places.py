@@ -1,16 +1,16 @@
 """Where each node's pending step sits in its workflow's outline, said one short way on list rows, headings
-and graph cards: "step 3 of 7", and inside a loop "step 3 of 7 · round 2 of 4", "step 3b of 7 · round 2 of 4"
-when the loop's body holds several steps (StepPlace.brief); in full in their tooltip and once on the step's own
-page: "step 3b of 7, round 2 of 4, part 2 of 2 in “Verify each slice”" (StepPlace.words: the loop named by its
+and graph cards: "step 3 of 7", and inside a loop "step 3 of 7 · round 2 of 4", "step 3 of 7 · round 2 of 4 · part
+2 of 2" when the loop's body holds several steps (StepPlace.brief); in full in their tooltip and once on the step's
+own page: "step 3 of 7, round 2 of 4, part 2 of 2 in “Verify each slice”" (StepPlace.words: the loop named by its
 own title, the part said when its body holds several steps).
 
-One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, a letter per part
-when the loop holds several steps ("2a", "2b": two steps of one round never share a number, and never the
-outline's "2.2", read as a fraction), then its round. A round has one format wherever it is named: "round 126 of
-150", or "round 126" when the loop's length is open (a `while` or `until` loop); a graph card too narrow for the
-short form leaves the outline's length out ("step 2b · round 149 of 150"), then says the round alone
-(StepPlace.brief_in), never a new abbreviation. The workflow page's outline labels a loop's steps the same way:
-"2a", "2b" under the loop's entry 2 (dashboard/_outline.html).
+One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, then its round, then its
+part of the round when the loop holds several steps ("part 2 of 2": two steps of one round never read the same;
+never the outline's "2.2", read as a fraction, nor "2b", read as a typo). A round has one format wherever it is
+named: "round 126 of 150", or "round 126" when the loop's length is open (a `while` or `until` loop); a graph card
+too narrow for the short form leaves the outline's length out, then the step ("round 2 of 3 · part 2 of 2"), then
+says the round alone (StepPlace.brief_in), never a new abbreviation. The workflow page's outline letters a loop's
+steps "2a", "2b" under the loop's entry 2 (dashboard/_outline.html: StepPlace.label), an outline's own numbering.
 
 A person reads a step's place against the outline the workflow page shows (its top-level entries, a
 loop counted once, as inspect_workflow numbers them), never against the count of steps taken, which

@@ -30,10 +30,7 @@ def stuck(live_server, service_catalog) -> BlockedReview:
 SUMMARY = "Review storage · step 4 of 8 · round 2 of 2"  # the step's name first, its place short
 # The run card's status line opens with the place, the step's name after it (status_line.of_run).
 STATUS = "Review storage · step 4 of 8 · round 2 of 2 · branch 2 · agent working for "
-STORY = (
-    "Branch 1 finished; then branch 2 branched after Triage the Change (step 1 of 8) to redo Record the Changed"
-    " Files (step 2 of 8)."
-)
+STORY = "Branch 1 finished; branch 2 redoes part of it and is where the agent works now."
 FULL = "step 4 of 8, round 2 of 2 in “Review Each Focus Area”"  # the place whole: the line's tooltip (friction12 4)
 
 

@@ -31,7 +31,7 @@ STEP_LINES_OVERFLOW = """() => [...document.querySelectorAll("svg.run-graph .gra
 
 # How many graph cards the steps list also shows, and those whose step line is not made of pieces of the list's
 # heading for the same node (the list names the loop and the outline's length, a narrow card may leave out the
-# outline's length, "step 2b · round 149 of 150", or the step, never say other numbers or another format).
+# outline's length, then the step, "round 2 of 3 · part 2 of 2", never say other numbers or another format).
 CARD_AND_LIST_DIFFER = """() => {
   const pairs = [...document.querySelectorAll("svg.run-graph a.graph-node")].flatMap((card) => {
     const step = document.querySelector(`.steps li[data-step-node="${card.dataset.nodeId}"] .step-head`);
@@ -89,15 +89,19 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # its step's card, a link to its own node's page (it can be resumed from).
     # included) in the one short form of the list's headings (friction12 4); the whole place, the loop named and
     # the part of the round, is the heading's tooltip.
-    # Each part of the loop lettered (friction13 5): round 2's "Verify slice 2" is 2a, its record 2b.
-    expect(graph.locator("text.cs", has_text="step 2a of 3 · round 2 of 3").first).to_be_visible()
-    expect(graph.locator("text.cs", has_text="step 2b of 3 · round 2 of 3").first).to_be_visible()
+    # Each part of the round said (friction13 5), in words, never "2b" (friction18a 12): round 2's "Verify slice 2"
+    # is part 1, its record part 2; the card's title names the step, so its line leaves out "step 2 of 3".
+    expect(graph.locator("text.cs", has_text="round 2 of 3 · part 1 of 2").first).to_be_visible()
+    expect(graph.locator("text.cs", has_text="round 2 of 3 · part 2 of 2").first).to_be_visible()
+    expect(graph.locator("text.cs", has_text=re.compile(r"\d[a-z] of \d"))).to_have_count(0)
     expect(graph.locator("tspan.loop")).to_have_count(0)
-    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2a of 3 · round 2 of 3$")).first
+    listed = page.locator(
+        ".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2 of 3 · round 2 of 3 · part 1 of 2$")
+    ).first
     expect(listed).to_be_visible()
     expect(listed).to_have_attribute(
         "title",
-        re.compile(r"^step 2a of 3, round 2 of 3, part 1 of 2 in “Verify each slice” · step verify in the workflow"),
+        re.compile(r"^step 2 of 3, round 2 of 3, part 1 of 2 in “Verify each slice” · step verify in the workflow"),
     )
     # One node, one place: each card's step line is its step-list heading's place, the loop unnamed.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
@@ -124,7 +128,15 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     assert page.evaluate(STEP_LINES_OVERFLOW) == []
     # Branches labelled as everywhere else; the newest node is also the one shown: its state and one marker of
     # where, not "latest" too.
-    expect(graph.locator("text.tag-text.lane")).to_have_text(["Branch 1", "Branch 2"])
+    names = graph.locator("text.tag-text.lane:not(.viewing)")
+    assert sorted(names.all_text_contents()) == ["Branch 1", "Branch 2"]
+    # Friction18a 13, friction18b 3: each name where its branch splits off, never beside the shared first steps,
+    # and the branch viewed (here the newest, branch 2) says so under its name.
+    first = graph.locator("a.graph-node", has=page.locator("text.tag-text.lane", has_text="Branch 1"))
+    expect(first.locator("text.ct")).not_to_have_text(["Scope the change", "into slices"])
+    expect(graph.locator("text.tag-text.lane.viewing")).to_have_text(["viewing"])
+    viewed = graph.locator("a.graph-node", has=page.locator("text.tag-text.lane.viewing"))
+    expect(viewed.locator("text.tag-text.lane:not(.viewing)")).to_have_text("Branch 2")
     # Friction13 item 6: a branch's name heads its column, bold words first by its first card, not a pill; a
     # branch forked mid-run grows from its fork. Friction14: the graph starts from "Start" all the same, as every
     # graph does, one line down from it into the first card.
@@ -141,7 +153,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # so, beside branch 1's (not above the fork as if shared), and opens the same page the step list links.
     again = graph.locator('a.graph-node[data-lane="1"]', has=page.locator("text.tag-text.again"))
     expect(again.locator("text.ct")).to_have_text(["Verify slice 2"])
-    expect(again.locator("text.tag-text")).to_have_text(["Branch 2", "↺ redone"])
+    expect(again.locator("text.tag-text")).to_have_text(["Branch 2", "viewing", "↺ redone"])
     # A handful of tags on the whole graph, one at most per card: the two branches' states and the redone step.
     expect(graph.locator("rect.tag:not(.lane)")).to_have_count(3)
     per_card = graph.locator("a.graph-node").evaluate_all(
@@ -204,8 +216,8 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
         "b => [b.querySelector('svg').getBoundingClientRect().width, b.clientWidth, b.scrollWidth]"
     )
     assert widths[0] <= widths[1] and widths[2] <= widths[1]
-    # Every card's step line stays inside its card, a long loop's too ("step 2b · round 149 of 150": pieces of the
-    # list's short form, the part's letter kept (friction13 5), the round said whole as everywhere).
+    # Every card's step line stays inside its card, a long loop's too ("round 149 of 150": pieces of the list's
+    # short form, the round said whole as everywhere).
     crossing = page.locator("svg.run-graph a.graph-node").evaluate_all(
         """cards => cards.filter((card) => {
           const box = card.querySelector('rect.card').getBoundingClientRect();
@@ -214,7 +226,7 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
         }).map((card) => card.querySelector('text.cs').textContent)"""
     )
     assert crossing == []
-    long_loop = re.compile(r"^step 2[ab] · round 149 of 150$")
+    long_loop = re.compile(r"^round 149 of 150$")  # too narrow for its part too: the round alone, whole
     expect(page.locator("svg.run-graph text.cs", has_text=long_loop).first).to_be_attached()
     # The cards and the steps list (its last 50 steps) say the same numbers for the nodes both show.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)

@@ -11,9 +11,8 @@ pytestmark = pytest.mark.django_db
 
 # Where the run is, in the dashboard's words (runs/readmodels/states.py): its newest branch, where the agent works,
 # placed in the outline (the review loop is its 4th entry; the agent is in its 2nd round).
-WENT_BACK = (
-    "then branch 2 branched after Triage the Change (step 1 of 8) to redo Record the Changed Files (step 2 of 8)"
-)
+# What a finished branch beside the one the agent works on means, once (friction18b 11).
+WENT_BACK = "branch 2 redoes part of it and is where the agent works now"
 WHERE = "Review storage · step 4 of 8 · round 2 of 2"  # its name first, the short place (step_places.named)
 # The whole place, the loop named, in the line's tooltip (friction12 4).
 WHERE_TITLE = ' title="step 4 of 8, round 2 of 2 in “Review Each Focus Area”"'
@@ -68,10 +67,10 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     assert "open at step 4, Review storage" not in session  # the branches' line does not repeat it
     # The status line says on which branch the agent works (friction6 item 9); showing the newest branch, nothing
     # says which is shown. A branch finished beside one that goes on: how the agent went back is told, never
-    # "replaced" (friction8 5).
+    # "replaced" (friction8 5); where it grew from, the list of branches says.
     assert f'id="branch-story">Branch 1 finished; {WENT_BACK}.</p>' in session
     assert 'id="shown-branch"' not in session
-    assert "where the agent works" not in session
+    assert "the newest, where the agent works" not in session
     # Canceling stops the open branch only (branch 1 finished): the button says "Cancel run…".
     assert "Cancel run…" in session and "both" not in session.split('id="cancel-button"')[1].split("</summary>")[0]
 

@@ -23,18 +23,24 @@ def test_a_running_run_names_its_branch_and_leaves_the_others_states_to_their_li
     assert str(branch_summary.line(told, "running")) == "Working on branch 2"
 
 
-def test_a_run_finished_once_and_going_on_tells_where_the_branch_grew_from_as_its_list_does():
-    # Finished and running at once reads as a contradiction: the line tells the story, anchored as the list of
-    # branches anchors it (fork_point: the step it branched after, then the one it redoes; friction16a 3).
+def test_a_run_finished_once_and_going_on_says_in_one_sentence_what_the_finished_branch_means():
+    # Finished and running at once reads as a contradiction (friction18b 11: whether branch 1's result still counts
+    # was left open): one sentence says what the branch that counts does with it and where the run stands; where
+    # exactly it grew from, the list of branches says (fork_point).
     told = [branch(1, "done"), branch(2, "running", newest=True)]
-    back = ForkPoint("again", "Record (step 2b of 3 · round 1 of 3)", "Verify slice 2 (step 2a of 3 · round 2 of 3)", 1)
+    back = ForkPoint("again", "Record (step 2 of 3)", "Verify slice 2 (step 2 of 3 · round 2 of 3)", 1)
     assert str(branch_summary.line(told, "running", back)) == (
-        "Working on branch 2 (branch 1 finished; then branch 2 branched after Record (step 2b of 3 · round 1 of 3)"
-        " to redo Verify slice 2 (step 2a of 3 · round 2 of 3))"
+        "Working on branch 2 (branch 1 finished; branch 2 redoes part of it and is where the agent works now)"
     )
+    done = [branch(1, "done"), branch(2, "done", newest=True)]
+    assert branch_summary.line(done, "done", back).story == (
+        "branch 1 finished; branch 2 redoes part of it and finished later: the run's result is branch 2's"
+    )
+    waiting = branch_summary.line([branch(1, "done"), branch(2, "needs_you", newest=True)], "needs_you", back)
+    assert waiting.story.endswith("and is the one that counts now")
     by_hand = ForkPoint("by_hand", "", "Verify slice 2 (step 2 of 3)", 1)
     assert str(branch_summary.line(told, "running", by_hand)).endswith(
-        "then someone started branch 2 by hand at Verify slice 2 (step 2 of 3))"
+        "someone started branch 2 by hand from it and is where the agent works now)"
     )
     # Only a finished branch needs the story: branches left behind have their own panels, and their badges say it.
     left = [branch(1, "left_behind", left_behind=True), branch(2, "running", newest=True)]
@@ -46,8 +52,9 @@ def test_a_run_finished_once_and_going_on_tells_where_the_branch_grew_from_as_it
         branch(3, "done"),
         branch(4, "running", newest=True),
     ]
-    assert str(branch_summary.line(told, "running", back)).startswith(
-        "Working on branch 4 (branches 1 and 3 finished; then"
+    assert str(branch_summary.line(told, "running", back)) == (
+        "Working on branch 4 (branches 1 and 3 finished; branch 4 redoes part of branch 1 and is where the agent"
+        " works now)"
     )
 
 
@@ -66,6 +73,5 @@ def test_a_blocked_branch_that_is_not_the_newest_is_not_counted_as_finished():
     told = [branch(1, "blocked", left_behind=True), branch(2, "done"), branch(3, "needs_you", newest=True)]
     back = ForkPoint("again", "Scope (step 1 of 4)", "Plan (step 2 of 4)", 2)
     assert str(branch_summary.line(told, "needs_you", back)) == (
-        "Confirm on branch 3 (branch 2 finished; then branch 3 branched after Scope (step 1 of 4) to redo Plan"
-        " (step 2 of 4))"
+        "Confirm on branch 3 (branch 2 finished; branch 3 redoes part of it and is the one that counts now)"
     )

@@ -34,13 +34,14 @@ def test_a_branch_redoing_a_step_is_said_after_the_shared_step_and_redoing_its_o
     found = fork_point.of_tip(looped_graph(), "5")
     assert found is not None
     assert found.words() == (
-        "branched after Record (step 2b of 3 · round 1 of 3) to redo Verify slice 2 (step 2a of 3 · round 2 of 3)"
+        "branched after Record (step 2 of 3 · round 1 of 3 · part 2 of 2) to redo Verify slice 2 (step 2 of 3"
+        " · round 2 of 3 · part 1 of 2)"
     )
-    assert found.words(named=True).startswith("branched from branch 1 after Record (step 2b of 3")
+    assert found.words(named=True).startswith("branched from branch 1 after Record (step 2 of 3")
     assert fork_point.of_tip(looped_graph(), "4") is None  # the run's first branch grew from nothing
 
 
-def test_the_run_header_and_the_list_of_branches_say_the_same_fork_point():
+def test_the_list_of_branches_anchors_the_fork_and_the_run_header_says_what_it_means():
     graph = looped_graph()
     story = graph_story.told(graph)
     first = next(card for card in story.graph.nodes if card.lane == 1 and card.node_id in story.again)
@@ -50,12 +51,18 @@ def test_the_run_header_and_the_list_of_branches_say_the_same_fork_point():
         branch_summary.BranchOutcomeEntry.model_construct(number=1, state="done", is_newest=False, left_behind=False),
         branch_summary.BranchOutcomeEntry.model_construct(number=2, state="running", is_newest=True, left_behind=False),
     ]
-    header = str(branch_summary.line(told, "running", back))
+    header = branch_summary.line(told, "running", back)
     said = listed.removeprefix("branched from branch 1 ")
-    assert said.startswith("after Record") and f"branch 2 branched {said})" in header
+    # The header says what the finished branch means (friction18b 11); where exactly branch 2 grew from, the list
+    # of branches says, once: never two anchors for one fork.
+    assert said.startswith("after Record") and header is not None and "Record" not in header.story
+    assert header.story == "branch 1 finished; branch 2 redoes part of it and is where the agent works now"
 
 
 def test_a_branch_started_by_hand_waits_at_its_parents_step():
     found = fork_point.of_tip(looped_graph(via="fork"), "5")
     assert found is not None and found.kind == "by_hand"
-    assert found.words(named=True) == "started by hand from branch 1 at Verify slice 2 (step 2a of 3 · round 2 of 3)"
+    assert (
+        found.words(named=True)
+        == "started by hand from branch 1 at Verify slice 2 (step 2 of 3 · round 2 of 3 · part 1 of 2)"
+    )

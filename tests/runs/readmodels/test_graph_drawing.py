@@ -94,23 +94,28 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
             node.place._parts = 2
     svg = screen(run)
     lines = [step_line(svg, node) for node in "12345"]
-    # The one short form of the steps list's headings, the card's title naming the step, a letter per part of the
-    # round (friction13 5: never two steps of one round both "step 2"); the loop's name in the tooltip.
+    # The one short form of the steps list's headings, shortened to a card's width where its title names the step:
+    # the round, then the part of it (friction13 5: never two steps of one round alike); the loop's name in the
+    # tooltip.
     assert lines == [
         "step 1 of 3",
-        "step 2a of 3 · round 1",
-        "step 2b of 3 · round 1",
-        "step 2b of 3 · round 1",
+        "round 1 · part 1 of 2",
+        "round 1 · part 2 of 2",
+        "round 1 · part 2 of 2",
         "step 3 of 3",
     ]
-    # What the steps list's headings say, in their words and numbers.
-    assert all(line == node.place.brief for line, node in zip(lines, run.nodes, strict=True) if node.place)
+    # What the steps list's headings say, shortened to the card's width (StepPlace.brief_in).
+    assert all(
+        line == node.place.brief_in(graph_drawing.PLACE_CHARS)
+        for line, node in zip(lines, run.nodes, strict=True)
+        if node.place
+    )
     assert "↻" not in svg  # the round is in the words: no second mark for it, and none in the legend
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown="5")}
     # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
     assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "4")) == ["checkpoint"]
     assert len(re.findall(r'<text class="ct"', card(svg, "4"))) == 1
-    assert "made by a checkpoint during step 2b of 3, round 1, part 2 of 2" in card(svg, "4")
+    assert "made by a checkpoint during step 2 of 3, round 1, part 2 of 2" in card(svg, "4")
     assert all(len(line) <= graph_drawing.SUB_CHARS for line in lines)
 
 
@@ -147,7 +152,9 @@ def test_the_screen_tags_neither_the_newest_nor_the_shown_node_and_the_shown_one
     run = drawn([(1, None), (2, 1), (3, 2), (4, 1)])
     svg = screen(run, shown="3")
     tags = {node: re.findall(r'<text class="tag-text (\w+)"', card(svg, node)) for node in "1234"}
-    assert tags == {"1": ["lane"], "2": [], "3": [], "4": ["lane"]}
+    # Each branch named where it splits off (card 1 is both branches'), the viewed one's name over "viewing".
+    assert tags == {"1": [], "2": ["lane"], "3": [], "4": ["lane"]}
+    assert re.findall(r'<text class="tag-text lane viewing"[^>]*>([^<]*)<', card(svg, "2")) == ["viewing"]
     assert "latest" not in svg and ">you are viewing<" not in svg
     assert re.findall(r'data-node-id="(\d+)" data-lane="\d+" aria-current="true"', svg) == ["3"]
     assert 'class="card on-branch current"' in card(svg, "3")
@@ -178,8 +185,8 @@ def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on
         for m in re.findall(r'<rect class="tag [^"]*" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', drawn_card)
     ]
     said = r'<text class="tag-text [^"]*"[^>]*>([^<]*)</text>'
-    assert re.findall(said, drawn_card) == ["Branch 2", "Working"]
-    # Shown from elsewhere, the same card says the same.
+    assert re.findall(said, drawn_card) == ["Branch 2", "viewing", "Working"]
+    # Shown from elsewhere, the same card says the same but for "viewing".
     other = graph_drawing.for_screen(run, shown="2", href=lambda node: "/", title="g", states={"3": "running"})
     assert re.findall(said, card(other, "3")) == ["Branch 2", "Working"]
     for tx, ty, tw, th in tags:
@@ -193,12 +200,24 @@ def test_on_screen_the_tags_stand_beside_their_card_one_under_the_other_never_on
     assert graph_drawing.SCREEN.lane_step >= w + graph_drawing.TAG_ROOM
 
 
-def test_branches_are_labelled_in_lane_order_on_their_first_card():
+def test_branches_are_labelled_in_lane_order_where_each_diverges_never_beside_a_shared_card():
     # Lanes are branches.py's numbering: the oldest child continues, each fork opens the next lane.
     run = drawn([(1, None), (2, 1), (3, 2), (4, 2), (5, 1)])
-    svg = screen(run)
-    labels = {node: re.findall(r'<text class="tag-text lane"[^>]*>([^<]*)</text>', card(svg, node)) for node in "12345"}
-    assert labels == {"1": ["Branch 1"], "2": [], "3": [], "4": ["Branch 2"], "5": ["Branch 3"]}
+    svg = screen(run, shown="4")
+
+    def labels(svg: str) -> dict[str, list[str]]:
+        return {
+            node: re.findall(r'<text class="tag-text lane[^"]*"[^>]*>([^<]*)</text>', card(svg, node))
+            for node in "12345"
+        }
+
+    # Friction18a 13, friction18b 3: cards 1 and 2 are every branch's (branch 2 grew from 2, branch 3 from 1);
+    # "Branch 1" beside them read as "these are branch 1's", and as "I'm on branch 1" while viewing branch 2.
+    # Each name stands where its branch splits off, the viewed one's marked so.
+    assert labels(svg) == {"1": [], "2": [], "3": ["Branch 1"], "4": ["Branch 2", "viewing"], "5": ["Branch 3"]}
+    assert labels(screen(run, shown="3"))["3"] == ["Branch 1", "viewing"]
+    assert [p.lane for p in graph.lay_out([(1, None), (2, 1), (3, 2), (4, 2), (5, 1)]).nodes] == [0, 0, 0, 1, 2]
+    assert graph_drawing.lane_starts(drawn([(1, None), (2, 1), (3, 2)])) == {"1"}  # one branch: its first card
     assert [p.lane for p in graph.lay_out([(1, None), (2, 1), (3, 2), (4, 2), (5, 1)]).nodes] == [0, 0, 0, 1, 2]
 
 
@@ -323,7 +342,7 @@ def test_the_legend_lists_only_the_marks_the_drawing_holds():
         "newest",
     ]
     # One rule for every branch's tag, and what filled and hollow cards mean, said (friction7 12).
-    assert legend["lane"] == "marks the first step of each branch (branch 1 starts at the run's first step)"
+    assert legend["lane"] == "marks where each branch splits off: its first step no other branch shares"
     assert legend["on-branch"].startswith("blue fill: the branch you are viewing")
     assert legend["other"].startswith("hollow: ")
     assert legend["loop"] == "the n-th time round a loop"
@@ -444,7 +463,7 @@ def test_a_branch_name_heads_its_column_first_beside_its_first_card():
     forked = drawn([(1, None), (2, 1), (3, 1)])
     svg = graph_drawing.for_screen(forked, shown="3", href=lambda node: "/", title="g", states={"3": "running"})
     tags = re.findall(r'<text class="tag-text ([^"]+)"', card(svg, "3"))
-    assert tags == ["lane", "state state-running"]  # the name first, above its one tag
+    assert tags == ["lane", "lane viewing", "state state-running"]  # the name first, above its one tag
 
 
 def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_card_not_a_tag() -> None:
@@ -463,7 +482,8 @@ def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_car
     )
     said = r'<text class="tag-text ([^"]+)"[^>]*>([^<]*)</text>'
     tags = {
-        node: [(kind, text) for kind, text in re.findall(said, card(svg, node)) if kind != "lane"] for node in "12345"
+        node: [(kind, text) for kind, text in re.findall(said, card(svg, node)) if not kind.startswith("lane")]
+        for node in "12345"
     }
     assert tags == {
         "1": [],

@@ -33,8 +33,9 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     first, newest = laid_out.sections
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
     assert newest.forked == (
-        "branched from branch 1 after Record what the slice showed (step 2b of 3 · round 1 of 3) to redo Verify"
-        " slice 2 (step 2a of 3 · round 2 of 3)"
+        "branched from branch 1 after Record what the slice showed (step 2 of 3 · round 1 of 3 · part 2 of 2)"
+        " to redo Verify"
+        " slice 2 (step 2 of 3 · round 2 of 3 · part 1 of 2)"
     )
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     # Friction14: no tag says "you are viewing" or "latest" on the drawing, so its legend explains neither.

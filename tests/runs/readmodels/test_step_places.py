@@ -1,6 +1,6 @@
-"""Where a step sits in its workflow's outline (runs/readmodels/step_places.py): "step 2 of 3", and in a
-loop, short, "step 2b of 3 · round 2 of 3" on rows, headings and cards (a letter per part of a loop of several
-steps), in full "step 2b of 3, round 2 of 3, part 2 of 2 in “Verify each slice”" in their tooltip and on the
+"""Where a step sits in its workflow's outline (runs/readmodels/step_places.py): "step 2 of 3", and in a loop,
+short, "step 2 of 3 · round 2 of 3 · part 2 of 2" on rows, headings and cards (the part said when the loop holds
+several steps), in full "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”" in their tooltip and on the
 step's page (two steps of one round differ without the outline's "2.2", read as a fraction; the loop named as its
 workflow names it), never the count of steps taken, which runs past the outline's length as soon as a loop
 repeats. The run page's steps, its where-line, its panels, the graph and the node page all say it, the round in one
@@ -47,8 +47,8 @@ def test_inside_a_loop_of_several_steps_the_place_keeps_which_as_the_outline_num
     # On the wire, as the outline numbers it: the loop at entry 2, its second step.
     found = step_places.place("1", "2", OUTLINE, "1")
     assert found is not None and found.model_dump() == StepPlace(position=2, length=3, round=2, inner=2).model_dump()
-    assert step_places.place(1, 2, OUTLINE, 0).words == "step 2a of 3, round 2, part 1 of 2"
-    assert step_places.place(1, 2, OUTLINE, 1).words == "step 2b of 3, round 2, part 2 of 2"
+    assert step_places.place(1, 2, OUTLINE, 0).words == "step 2 of 3, round 2, part 1 of 2"
+    assert step_places.place(1, 2, OUTLINE, 1).words == "step 2 of 3, round 2, part 2 of 2"
     # A loop of one step reads as the same pattern, with no part to tell apart (the wire keeps the outline's 2.1).
     one = step_places.place(1, 2, ONE_STEP_LOOP, 0)
     assert one is not None and one.model_dump() == StepPlace(position=2, length=3, round=2, inner=1).model_dump()
@@ -59,22 +59,26 @@ def test_a_loop_is_named_by_its_title_and_its_rounds_counted_when_fixed_on_entry
     loops = ("", "Review each area", "")
     # forEach: its items fixed on entry; for: its count; a loop until a condition holds: no count to give.
     each = step_places.place(1, 2, OUTLINE, 0, loops=loops, frame={"iteration": 2, "items": ["a", "b", "c"]})
-    assert each is not None and each.words == "step 2a of 3, round 2 of 3, part 1 of 2 in “Review each area”"
+    assert each is not None and each.words == "step 2 of 3, round 2 of 3, part 1 of 2 in “Review each area”"
     counted = step_places.place(1, 1, OUTLINE, 0, loops=loops, frame={"iteration": 1, "count": 4})
-    assert counted is not None and counted.words == "step 2a of 3, round 1 of 4, part 1 of 2 in “Review each area”"
-    assert counted.brief == "step 2a of 3 · round 1 of 4"  # rows, headings, chips: the loop unnamed, the part lettered
+    assert counted is not None and counted.words == "step 2 of 3, round 1 of 4, part 1 of 2 in “Review each area”"
+    # Rows, headings, chips: the loop unnamed, the part of the round in words (never "step 2a of 3": friction18a 12).
+    assert counted.brief == "step 2 of 3 · round 1 of 4 · part 1 of 2"
     long = step_places.place(1, 149, OUTLINE, 1, loops=loops, frame={"iteration": 149, "count": 150})
     # A card's width (its title names the step): the short form whole when it fits, else without the outline's
-    # length (the part's letter kept: friction13 5), else the round alone.
-    assert counted.brief_in(27) == counted.brief
-    assert long is not None and long.brief_in(27) == "step 2b · round 149 of 150"
-    assert long.brief_in(20) == "round 149 of 150"
+    # length, else the round and its part (two steps of one round never read the same: friction13 5), else the
+    # round alone.
+    assert counted.brief_in(40) == counted.brief
+    assert counted.brief_in(36) == "step 2 · round 1 of 4 · part 1 of 2"
+    assert counted.brief_in(27) == "round 1 of 4 · part 1 of 2"
+    assert long is not None and long.brief_in(40) == "step 2 · round 149 of 150 · part 2 of 2"
+    assert long.brief_in(27) == "round 149 of 150"
     one = step_places.place(1, 149, ONE_STEP_LOOP, 0, loops=loops, frame={"iteration": 149, "count": 150})
     assert one is not None and one.brief_in(27) == "step 2 · round 149 of 150"  # no part to letter
     short = step_places.place(1, 2, ONE_STEP_LOOP, 0, loops=loops, frame={"iteration": 2, "count": 3})
     assert short is not None and short.brief_in(27) == short.brief == "step 2 of 3 · round 2 of 3"
     open_ended = step_places.place(1, 5, OUTLINE, 0, loops=loops, frame={"iteration": 5})
-    assert open_ended is not None and open_ended.words == "step 2a of 3, round 5, part 1 of 2 in “Review each area”"
+    assert open_ended is not None and open_ended.words == "step 2 of 3, round 5, part 1 of 2 in “Review each area”"
     # The loop's title as the file writes it, a placeholder in brackets, never raw braces.
     titled = step_places._outline({"steps": [{"id": "l", "kind": "loop", "title": "Review {{x}}", "body": [{}]}]})
     assert titled.loops == ("Review [x]",)
@@ -86,11 +90,11 @@ def test_a_looped_run_says_its_outline_position_and_round_not_the_steps_taken(se
     run = Run.objects.get(public_id=looped.run_id)
     places = step_places.of_run(run)
     first_step = Node.objects.get(run=run, depth=1)
-    assert places[first_step.pk].words == "step 2a of 3, round 1 of 3, part 1 of 2 in “Verify each slice”"
+    assert places[first_step.pk].words == "step 2 of 3, round 1 of 3, part 1 of 2 in “Verify each slice”"
     words = [p.words if p else "" for _, p in sorted((n.depth, places.get(n.pk)) for n in run.nodes.all())]
     assert words[0] == "step 1 of 3"
     assert (
-        "step 2a of 3, round 3 of 3, part 1 of 2 in “Verify each slice”" in words
+        "step 2 of 3, round 3 of 3, part 1 of 2 in “Verify each slice”" in words
     )  # the sixth step taken is still the outline's second entry
     assert all(" of 3" in w for w in words if w)  # never "step 6"
     detail = run_view.run_detail(looped.run_id)
@@ -98,12 +102,12 @@ def test_a_looped_run_says_its_outline_position_and_round_not_the_steps_taken(se
     # The loop's two steps are told apart by their part of the round, the loop by its title.
     assert said[:3] == [
         "step 1 of 3",
-        "step 2a of 3, round 1 of 3, part 1 of 2 in “Verify each slice”",
-        "step 2b of 3, round 1 of 3, part 2 of 2 in “Verify each slice”",
+        "step 2 of 3, round 1 of 3, part 1 of 2 in “Verify each slice”",
+        "step 2 of 3, round 1 of 3, part 2 of 2 in “Verify each slice”",
     ]
     assert [step.place.inner for step in detail.steps[1:3] if step.place] == [1, 2]  # the outline's 2.1, 2.2
     assert detail.where is not None
-    assert detail.where.words == "Record what the slice showed · step 2b of 3 · round 2 of 3"
+    assert detail.where.words == "Record what the slice showed · step 2 of 3 · round 2 of 3 · part 2 of 2"
 
 
 def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
@@ -122,11 +126,15 @@ def test_two_steps_of_one_round_are_told_apart_by_their_part_of_the_round_in_ful
     assert verify is not None and record is not None
     assert (verify.number, record.number) == ("2.1", "2.2")  # the wire's numbers, as the outline file has them
     assert verify.words != record.words
-    assert record.words == "step 2b of 3, round 1 of 3, part 2 of 2 in “Verify each slice”"
-    # Short, a letter per part tells them apart too (friction13 5: "2a", "2b", never both "step 2"); the part and
-    # the loop's name in full.
-    assert (verify.label, record.label) == ("2a", "2b")
-    assert (verify.brief, record.brief) == ("step 2a of 3 · round 1 of 3", "step 2b of 3 · round 1 of 3")
+    assert record.words == "step 2 of 3, round 1 of 3, part 2 of 2 in “Verify each slice”"
+    # Short, the part of the round tells them apart too (friction13 5: never both plain "step 2"), in words, not
+    # the outline's letters ("step 2b of 3" read as a typo: friction18a 12); the loop's name in full.
+    assert (verify.label, record.label) == ("2a", "2b")  # the workflow page's outline letters them
+    assert not any(p.label in p.brief or p.label in p.words for p in (verify, record))
+    assert (verify.brief, record.brief) == (
+        "step 2 of 3 · round 1 of 3 · part 1 of 2",
+        "step 2 of 3 · round 1 of 3 · part 2 of 2",
+    )
     assert step_places.full_words(record) == record.words
     # Nothing reads as a fraction of the outline ("2.2 of 3").
     assert not any("2.1" in w or "2.2" in w for p in (verify, record) for w in (p.words, p.brief, p.brief_in(27)))
@@ -147,8 +155,8 @@ def test_a_round_is_counted_from_one_in_one_format(round_, frame, said):
     where = step_places.place(1, round_, OUTLINE, 1, loops=("", "Verify each slice", ""), frame=frame)
     assert where is not None
     assert where.round_words == said
-    assert where.brief == f"step 2b of 3 · {said}"
-    assert where.words == f"step 2b of 3, {said}, part 2 of 2 in “Verify each slice”"
+    assert where.brief == f"step 2 of 3 · {said} · part 2 of 2"
+    assert where.words == f"step 2 of 3, {said}, part 2 of 2 in “Verify each slice”"
     # A card too narrow for the whole leaves out the step, never the round's numbers.
     assert where.brief_in(10) == said and said in where.brief_in(27)
 
