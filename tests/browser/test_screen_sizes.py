@@ -123,8 +123,15 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     # (a phone's page is a few screens, not eight); the run's state and its pending step are never folded.
     expect(sized_page.locator("#findings-title")).to_have_text("3 findings on branch 1 1 critical, 1 major, 1 minor")
     expect(sized_page.locator("#files-title")).to_have_text("2 changed files on branch 1 1 high risk, 1 low risk")
-    for fold in ("#findings-fold", "#files-fold"):
-        expect(sized_page.locator(f"{fold} table")).not_to_be_visible()
+    expect(sized_page.locator("#files-fold table")).not_to_be_visible()
+    # A critical finding: the findings open from the start (friction18a 24, 18b 14); closed, the line names it.
+    findings_fold = sized_page.locator("#findings-fold")
+    expect(findings_fold.locator("table")).to_be_visible()
+    expect(findings_fold.locator(".fold-critical")).to_be_hidden()
+    findings_fold.locator("summary").click()
+    expect(findings_fold.locator("table")).not_to_be_visible()
+    expect(findings_fold.locator(".fold-critical")).to_be_visible()
+    expect(findings_fold.locator(".fold-critical")).to_contain_text("Critical: ")
     expect(sized_page.locator("#run-status")).to_be_visible()
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     # Opened in place from the keyboard, the changed files are cards titled by their paths on a phone: no
