@@ -56,6 +56,12 @@ def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, 
         .filter(has_text="wr.code_review")
         .get_by_role("button", name="Copy start message")
     )
+    # Under the workflow's name, at its left edge, not floating at the row's far end (friction18b 19).
+    name_box, copy_box = (
+        sized_page.locator("a.workflow-name", has_text="Code Review").bounding_box(),
+        copy.bounding_box(),
+    )
+    assert name_box and copy_box and abs(copy_box["x"] - name_box["x"]) < 2, (name_box, copy_box)
     copy.click()
     expect(copy.locator("xpath=..").locator("[data-copy-status]")).to_have_text("Copied.")
     copied = sized_page.evaluate("navigator.clipboard.readText()")

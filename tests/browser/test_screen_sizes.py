@@ -142,6 +142,16 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     expect(files).to_be_visible()
     expect(files.locator("tbody tr").first).to_contain_text("src/alpha.py")
     phone = (sized_page.viewport_size or {})["width"] < 600
+    if phone:  # a card under a finger is not shaded as if selected (friction18b 22)
+        card = files.locator("tbody tr").nth(1)
+        card.hover()
+        assert card.evaluate("r => getComputedStyle(r).backgroundColor") == "rgba(0, 0, 0, 0)"
+    # One title size for cards and folds, and a marker as big as the title's letters (friction18a 20).
+    titles = ("#graph-title", "#steps-title", "#findings-title")
+    sizes = [sized_page.locator(i).evaluate("e => getComputedStyle(e).fontSize") for i in titles]
+    assert len(set(sizes)) == 1, sizes
+    marker = sized_page.locator("#files-fold > summary").evaluate("s => getComputedStyle(s, '::before').fontSize")
+    assert float(marker.removesuffix("px")) >= float(sizes[0].removesuffix("px")), (marker, sizes)
     assert said(sized_page, "high risk") == 1 + phone  # the summary's, then the card's
     if phone:
         label = "td => getComputedStyle(td, '::before').content"
