@@ -29,6 +29,10 @@ class FoldLine:
     heading: str
     parts: str
     where: str = ""
+    # friction18a 24, 18b 14: the fold is open from the start when it holds something to act on (a critical or
+    # major finding), and a critical finding's title is said on the line itself, for when it is closed again.
+    open: bool = False
+    critical: str = ""
 
 
 def findings(tables: ArtifactTables, branch: int | None = None) -> FoldLine:
@@ -36,7 +40,14 @@ def findings(tables: ArtifactTables, branch: int | None = None) -> FoldLine:
     `branch` is the shown branch's number when the run has several, else None."""
     counts: Counter[str] = Counter(f.severity for f in tables.findings)
     parts = [f"{counts[s]} {s}" for s in SEVERITIES if counts[s]]
-    return FoldLine(_count(len(tables.findings), "finding"), ", ".join(parts), _where(branch))
+    critical = next((f.title for f in tables.findings if f.severity == "critical"), "")
+    return FoldLine(
+        _count(len(tables.findings), "finding"),
+        ", ".join(parts),
+        _where(branch),
+        open=bool(counts["critical"] or counts["major"]),
+        critical=critical,
+    )
 
 
 def changed_files(tables: ArtifactTables, branch: int | None = None) -> FoldLine:

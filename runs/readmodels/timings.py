@@ -63,7 +63,8 @@ _ERROR_WORDS = {
 _CODES = {code.value: code for code in ErrorCode}
 # Where a server's failures are written out: a stdio client keeps the server's stderr (not a "server log"
 # nobody can find).
-SERVER_ERRORS = "the server's error output (stderr of manage.py mcp, which an agent's client keeps in its MCP log)"
+# friction18a 21: said plainly here; the timings page's "For developers" fold says what that output is.
+SERVER_ERRORS = "the server's error output"
 HELD = "the step was held: the output lacked something"  # a blocked answer: the contract working
 # A call refused because its run had ended, in the page's words (friction15 8: "Refused" is also a refused
 # answer on the run pages, a different thing); the API's field names keep "refused".
@@ -170,7 +171,7 @@ def unlinked_words(tool: str, badge: CallOutcome, *, noted: bool) -> str:
     if noted:
         return "session deleted"
     if badge is CallOutcome.OK and tool in RUN_TOOLS:
-        return "older call, not recorded"
+        return "unknown (older call)"
     return "no session"
 
 
@@ -213,8 +214,11 @@ class ToolLine:
 class ToolLines:
     lines: list[ToolLine]
     kept: int
-    with_p95: bool  # some tool has P95_MIN_CALLS calls or more: the page has a p95 column
-    with_median: bool = True  # some tool has MEDIAN_MIN_CALLS calls or more: the page has a median column
+
+    @property
+    def kept_said(self) -> str:
+        """How many calls are kept, as a person reads a count ("5,000")."""
+        return f"{self.kept:,}"
 
     @property
     def refused(self) -> bool:
@@ -257,8 +261,8 @@ def tool_lines() -> ToolLines:
                 slowest=time_axis.milliseconds(ordered[-1]),
             )
         )
-    with_p95, with_median = any(line.p95 for line in lines), any(line.median for line in lines)
-    return ToolLines(lines, settings.WORKRAIL_TOOL_TIMINGS_KEPT, with_p95, with_median)
+    # The Median and p95 columns are always there, "—" until a tool has enough calls (friction18a 2).
+    return ToolLines(lines, settings.WORKRAIL_TOOL_TIMINGS_KEPT)
 
 
 def percentile(ordered: list[float], fraction: float) -> float:

@@ -44,8 +44,8 @@ def test_copy_comment_copies_the_agents_own_comment(sized_page, console_log, sit
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
     page.goto(f"{site}/runs/{built.review_run}/")
     page.wait_for_load_state("networkidle")
-    # The branch's findings, folded to their count until opened (its steps say theirs again, under each step).
-    page.locator("#findings-fold > summary").click()
+    # The branch's findings, open from the start: one is critical (friction18a 24).
+    expect(page.locator("#findings-fold")).to_have_attribute("open", "")
     findings = page.locator("section[aria-labelledby=findings-title] table.findings")
     expect(findings.get_by_role("button", name="Copy comment")).to_have_count(2)  # two of three have one
     expect(findings.get_by_text("The agent wrote no review comment for this finding.")).to_have_count(1)

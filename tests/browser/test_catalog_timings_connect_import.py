@@ -56,6 +56,12 @@ def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, 
         .filter(has_text="wr.code_review")
         .get_by_role("button", name="Copy start message")
     )
+    # Under the workflow's name, at its left edge, not floating at the row's far end (friction18b 19).
+    name_box, copy_box = (
+        sized_page.locator("a.workflow-name", has_text="Code Review").bounding_box(),
+        copy.bounding_box(),
+    )
+    assert name_box and copy_box and abs(copy_box["x"] - name_box["x"]) < 2, (name_box, copy_box)
     copy.click()
     expect(copy.locator("xpath=..").locator("[data-copy-status]")).to_have_text("Copied.")
     copied = sized_page.evaluate("navigator.clipboard.readText()")
@@ -154,11 +160,12 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
     # Per tool: short headers spelled out in a tooltip; on a phone a compact row per tool, its name on the
     # first line and its figures side by side on the second (each under its short column name, times with
     # their unit), not a stack of a line per column.
-    # Two calls per tool: no p95 column of "—" cells, and why said once under the table. The canceled run's
+    # Two calls per tool: the Median and p95 columns are there all the same, "—" in them, and why said once
+    # under the table (friction18a 2: a note about "—" under columns that were not there). The canceled run's
     # refusal is the expected answer: counted apart from the errors, which stay at 0 for continue_workflow.
     stats = sized_page.locator("table.tool-stats")
-    expect(stats.locator("thead abbr")).to_have_count(0)
-    expect(stats).not_to_contain_text("—")
+    expect(stats.locator("thead abbr")).to_have_count(1)
+    expect(stats.locator("tbody td").filter(has_text=re.compile("^—$"))).to_have_count(4)
     expect(sized_page.locator("#p95-note")).to_contain_text("a p95 from 20")
     going_on = stats.locator("tbody tr").filter(has_text="continue_workflow")
     expect(going_on.locator(".risk-high")).to_have_count(0)
@@ -169,8 +176,8 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
         else:
             assert len(lines) == 2 and len(lines[0]) == 1, lines  # the tool's name alone, then its figures
             # Every column's figure, the slowest call's too: not dropped without a word (friction9 15).
-            # Two calls per tool: no median, which would only be those calls again (friction16a 18).
-            names = ["Calls", "Errors", "Turned", "Slowest"]
+            # Two calls per tool: a "—" median, which would only be those calls again (friction16a 18).
+            names = ["Calls", "Errors", "Turned", "Median", "p95", "Slowest"]
             assert [figure.split()[0] for figure in lines[1]] == names, lines
     # Times in the unit that suits them, as on the run pages: "12 ms", "1.8 s", never bare milliseconds.
     figures = " | ".join(stats.locator("tbody td").all_text_contents())
@@ -242,7 +249,7 @@ def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site,
     # 14); no button offers to copy what would not work (friction12 11), and the masked lines are dimmed.
     note = sized_page.locator("#password-note")
     expect(note).to_be_visible()
-    expect(note).to_contain_text("so these lines do not work as shown")
+    expect(note).to_contain_text("Sign in with an admin account (one made with manage.py createsuperuser)")
     connect_card = sized_page.locator("section.connect")
     expect(connect_card.get_by_role("button")).to_have_count(0)
     sign_in = connect_card.get_by_role("link", name="Sign in to copy working commands")
@@ -250,8 +257,14 @@ def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site,
     expect(sign_in).to_have_attribute("href", "/admin/login/?next=/connect/")
     first, claude = sign_in.bounding_box(), sized_page.locator("#connect-claude").bounding_box()
     assert first and claude and first["y"] + first["height"] <= claude["y"]
+    # friction18b 21: the masked lines at full contrast (dimmed, they read as disabled), each under a label
+    # saying the password is hidden and how to copy it.
     for box in ("#connect-claude", "#connect-json"):
-        assert float(sized_page.locator(box).evaluate("e => getComputedStyle(e).opacity")) < 1
+        assert float(sized_page.locator(box).evaluate("e => getComputedStyle(e).opacity")) == 1
+    labels = connect_card.locator(".masked-label")
+    expect(labels).to_have_count(2)
+    expect(labels.first).to_have_text("Password hidden: sign in as an admin to copy it.")
+    expect(labels.first.get_by_role("link")).to_have_attribute("href", "/admin/login/?next=/connect/")
     connect = connection_instructions()
     for box in ("#connect-claude", "#connect-json"):
         pre = sized_page.locator(box)
@@ -330,7 +343,7 @@ def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, con
     else:
         expect(drop_words).to_be_hidden()
         expect(choose_words).to_be_visible()
-        expect(choose_words).to_contain_text("Choose a file")
+        expect(choose_words).to_contain_text("Choose the .workrail-bundle.json file")
     sized_page.locator("#import-bundle").focus()
     assert zone.evaluate("z => getComputedStyle(z).outlineStyle") == "solid"  # where the keyboard is, seen
     bundle.dispatch_event("dragenter")  # a file dragged over the zone lights it, until it leaves or drops

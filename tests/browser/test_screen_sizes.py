@@ -123,8 +123,15 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     # (a phone's page is a few screens, not eight); the run's state and its pending step are never folded.
     expect(sized_page.locator("#findings-title")).to_have_text("3 findings on branch 1 1 critical, 1 major, 1 minor")
     expect(sized_page.locator("#files-title")).to_have_text("2 changed files on branch 1 1 high risk, 1 low risk")
-    for fold in ("#findings-fold", "#files-fold"):
-        expect(sized_page.locator(f"{fold} table")).not_to_be_visible()
+    expect(sized_page.locator("#files-fold table")).not_to_be_visible()
+    # A critical finding: the findings open from the start (friction18a 24, 18b 14); closed, the line names it.
+    findings_fold = sized_page.locator("#findings-fold")
+    expect(findings_fold.locator("table")).to_be_visible()
+    expect(findings_fold.locator(".fold-critical")).to_be_hidden()
+    findings_fold.locator("summary").click()
+    expect(findings_fold.locator("table")).not_to_be_visible()
+    expect(findings_fold.locator(".fold-critical")).to_be_visible()
+    expect(findings_fold.locator(".fold-critical")).to_contain_text("Critical: ")
     expect(sized_page.locator("#run-status")).to_be_visible()
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     # Opened in place from the keyboard, the changed files are cards titled by their paths on a phone: no
@@ -135,6 +142,16 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     expect(files).to_be_visible()
     expect(files.locator("tbody tr").first).to_contain_text("src/alpha.py")
     phone = (sized_page.viewport_size or {})["width"] < 600
+    if phone:  # a card under a finger is not shaded as if selected (friction18b 22)
+        card = files.locator("tbody tr").nth(1)
+        card.hover()
+        assert card.evaluate("r => getComputedStyle(r).backgroundColor") == "rgba(0, 0, 0, 0)"
+    # One title size for cards and folds, and a marker as big as the title's letters (friction18a 20).
+    titles = ("#graph-title", "#steps-title", "#findings-title")
+    sizes = [sized_page.locator(i).evaluate("e => getComputedStyle(e).fontSize") for i in titles]
+    assert len(set(sizes)) == 1, sizes
+    marker = sized_page.locator("#files-fold > summary").evaluate("s => getComputedStyle(s, '::before').fontSize")
+    assert float(marker.removesuffix("px")) >= float(sizes[0].removesuffix("px")), (marker, sizes)
     assert said(sized_page, "high risk") == 1 + phone  # the summary's, then the card's
     if phone:
         label = "td => getComputedStyle(td, '::before').content"

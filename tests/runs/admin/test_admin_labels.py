@@ -63,12 +63,12 @@ def test_the_index_and_change_lists_show_the_right_names(superuser_client: Any, 
     assert "Records (read only) and sign-ins" in index and "projections" not in index
     assert "View site" not in index and "Back to Sessions" not in index
     # The dashboard's top menu, whole, in the admin's header: the way back to any page, the admin's entry current;
-    # on a phone the rest behind the dashboard's own "More", which on the admin reads "Admin", highlighted.
+    # on a phone the rest behind the dashboard's own "More", highlighted on the admin (its entry is inside).
     menu = index.split('<nav class="dashboard-nav" aria-label="Main">')[1].split("</nav>")[0]
     for link in ('href="/sessions/">Sessions<', 'href="/workflows/">Workflows<', 'href="/connect/">Connect<'):
         assert link in menu, menu
     assert '<a href="/admin/" aria-current="page">Admin</a>' in menu
-    assert '<summary class="holds-current">Admin</summary>' in menu
+    assert '<summary class="holds-current">More</summary>' in menu
     # The brand is the dashboard's, "local dashboard" and all: no separate "admin" product name.
     assert '<a class="brand" href="/">WorkRail<span>local dashboard</span></a>' in index
     sessions = superuser_client.get("/admin/runs/session/").content.decode()

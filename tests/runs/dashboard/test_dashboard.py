@@ -50,7 +50,7 @@ def test_home_gives_the_agent_the_same_store_and_hides_the_database_password(cli
     assert "postgres://workrail:********@db.local/workrail" in text
     assert "s3cret" not in html
     # Said where the commands are, with the ways to a working command: no "copy with the password" button.
-    assert "so these lines do not work as shown" in text
+    assert "Password hidden: sign in as an admin to copy it." in text
     assert "with-password" not in html
     assert "/admin/login/?next=/connect/" in html
 
@@ -105,8 +105,7 @@ def test_nobody_else_gets_the_password(client, django_user_model):
     # another machine, so the reason stands in place of each button...
     assert "copy-button" not in elsewhere and "Sign in to copy" not in elsewhere
     assert elsewhere.count("Not copied here: the password is copied only on the machine that runs") == 2
-    # ...and signed out, one way to sign in and back, first, above the commands, which are dimmed so nobody
-    # copies them by hand (friction17b 14).
+    # ...and signed out, one way to sign in and back, first, above the commands (friction17b 14).
     client.logout()
     signed_out = client.get("/connect/").content.decode()
     assert "copy-button" not in signed_out
@@ -114,6 +113,10 @@ def test_nobody_else_gets_the_password(client, django_user_model):
     assert signed_out.count("sign-in-to-copy") == 1 and sign_in in signed_out
     assert signed_out.index(sign_in) < signed_out.index('id="connect-claude"')
     assert signed_out.count('class="masked"') == 2 and 'class="copy-row"' not in signed_out  # no empty rows
+    # Each masked block says why it does not work and the way to one that does (friction18a 16), naming the account.
+    assert signed_out.count('Password hidden: <a href="/admin/login/?next=/connect/">') == 2
+    assert "admin account (one made with <code>manage.py createsuperuser</code>)" in signed_out
+    assert "masked-label" not in elsewhere  # a staff user elsewhere has the reason in place of each button
 
 
 @pytest.mark.usefixtures("postgres_url")

@@ -134,17 +134,21 @@ def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_m
         "",  # linked to its session and run
         "no session",
         "session deleted",
-        "older call, not recorded",
+        "unknown (older call)",
     ]
     shown = page(client, "/timings/")
     recent = shown.split('id="recent-title"', 1)[1].split("</table>", 1)[0]
-    assert "older call, not recorded" in recent and "session deleted" in recent and "—" not in recent
+    assert "unknown (older call)" in recent and "session deleted" in recent and "—" not in recent
     # A number never wraps away from its unit (friction16b 8).
     assert "12\xa0ms" in recent
     # friction16a 18: a median over one call is that call; no tool has 3 calls, so its cells say "—", and one
-    # short line under the table says why (friction17a 19: not a paragraph on missing columns).
+    # short line under the table says why. friction18a 2: the Median and p95 columns are there to show that "—".
     stats = shown.split('id="stats-title"', 1)[1].split("</section>", 1)[0]
-    assert "Median</th>" not in stats and "A median shows from 3 calls, a p95 from 20; “—” until then." in stats
+    assert "Median</th>" in stats and "p95</abbr></th>" in stats and stats.count('<td class="num">—</td>') == 6
+    assert "A median shows from 3 calls, a p95 from 20; “—” until then." in stats
+    # friction18a 21: the server's stderr is named only under "For developers"; the page's own lines are plain.
+    assert "stderr" not in shown.split('<details class="for-developers timings-dev">', 1)[0]
+    assert "Keeps the last 5,000 tool calls agents made over" in shown
 
 
 def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(client):
@@ -164,7 +168,7 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
     # Four calls: a "—" for the p95, whose figure would only be the slowest call again, and why said once in
     # one short line; the failure with its share, the refusal counted apart; times in the unit that suits them.
     stats = shown.split('id="stats-title"', 1)[1].split("</section>", 1)[0]
-    assert "<abbr" not in stats and "—</td>" not in stats and stats.count("a p95 from 20") == 1
+    assert stats.count("—</td>") == 1 and stats.count("a p95 from 20") == 1
     row = stats.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
     assert row.startswith('<td class="num">4</td><td class="num"><span class="risk-high">1 (25%)</span></td>')
     assert '<td class="num">1</td>' in row and "3 ms" in row and "1.8 s" in row  # refused: 1; median; slowest
@@ -187,10 +191,8 @@ def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     assert call_words("checkpoint_workflow", "STORE_BUSY") == "checkpoint_workflow failed: the store was busy"
     assert call_words("start_workflow", "BUNDLE_TOO_LARGE") == "start_workflow failed: bundle too large"  # own words
     # Where the details are: the server's stderr, which a stdio client keeps (not a "server log" nobody can find).
-    where = (
-        "the details are in the server's error output (stderr of manage.py mcp, which an agent's client keeps in its "
-        "MCP log)"
-    )
+    # friction18a 21: said plainly; the page's "For developers" fold names stderr of manage.py mcp.
+    where = "the details are in the server's error output"
     assert call_words("start_workflow", "INTERNAL_ERROR") == f"start_workflow failed inside the server; {where}"
     assert call_words("start_workflow", "ERROR", "OperationalError") == (
         f"start_workflow failed inside the server on an unexpected OperationalError; {where}"
@@ -226,6 +228,8 @@ def test_the_import_page_has_one_heading_and_says_what_a_bundle_is(client):
     about = html.split('id="what-a-bundle-is">', 1)[1].split("</p>", 1)[0]
     assert "another WorkRail dashboard" in about and "resume" in about
     assert "manage.py" not in about  # the command line is a footnote under the form
+    # The file's name in the sentence, never as "(<code>…</code>)": its padding read as stray spaces (friction18a 22).
+    assert "(<code>" not in html.split("<main", 1)[1] and "a <code>.workrail-bundle.json</code> file" in about
     assert "manage.py export_session" in html.split('id="import-cli">', 1)[1].split("</p>", 1)[0]
     assert '<label for="import-bundle" class="drop-title">Bundle file</label>' in html
     assert 'aria-describedby="what-a-bundle-is"' in html

@@ -15,7 +15,17 @@ def test_findings_are_counted_by_severity_worst_first():
             {"severity": "Minor", "title": "Naming"},
         ],
     }
-    assert findings(tables([("review", review)])) == FoldLine("3 findings", "1 critical, 2 minor")
+    line = findings(tables([("review", review)]))
+    assert (line.heading, line.parts) == ("3 findings", "1 critical, 2 minor")
+    # Something to act on: open from the start, the critical one named on the line (friction18a 24).
+    assert line.open and line.critical == "SQL built from input"
+
+
+def test_findings_with_nothing_worse_than_minor_stay_folded_and_name_none():
+    minor = {"kind": "mr_review.findings", "findings": [{"severity": "Minor", "title": "Naming"}]}
+    assert findings(tables([("review", minor)])) == FoldLine("1 finding", "1 minor")
+    major = {"kind": "mr_review.findings", "findings": [{"severity": "Major", "title": "No test"}]}
+    assert findings(tables([("review", major)])) == FoldLine("1 finding", "1 major", open=True)
 
 
 def test_one_finding_is_said_in_the_singular():
