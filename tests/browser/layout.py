@@ -166,7 +166,8 @@ def visit(page: Any, url: str, name: str) -> None:
 # Every copy button on a page: each carries the class copy-button and is one of its two levels, one rule
 # (friction13 item 9, after friction12 item 9's one style): solid for a panel's single primary action, the quiet
 # outline (copy-quiet) for one repeated on each row of a list. Both levels share one size and shape, each level
-# one paint, and the copy buttons of one list (a table, a list, a definition list) are all alike, quiet.
+# one paint, and the copy buttons of one list (a table, a list, a definition list) are all alike, quiet. A Share
+# beside its copy button (copy.js) is an icon, narrower than words need: its sides are left out of the size.
 COPY_LOOK_SCRIPT = """
 () => {
   const buttons = [...new Set([...document.querySelectorAll(
@@ -176,7 +177,8 @@ COPY_LOOK_SCRIPT = """
   const shown = buttons.filter((b) => b.checkVisibility());
   const shape = (b) => {
     const s = getComputedStyle(b);
-    return [s.fontSize, s.paddingTop, s.paddingLeft, s.borderTopWidth, s.borderTopLeftRadius].join(" ");
+    const side = b.classList.contains("share-button") ? "" : s.paddingLeft;
+    return [s.fontSize, s.paddingTop, s.borderTopWidth, s.borderTopLeftRadius].join(" ") + (side && " " + side);
   };
   const paint = (b) => {
     const s = getComputedStyle(b);
@@ -192,7 +194,8 @@ COPY_LOOK_SCRIPT = """
   const loud = repeated.filter((b) => !b.classList.contains("copy-quiet"));
   return {
     unclassed: unclassed.map((b) => b.textContent.trim()),
-    shapes: [...new Set(shown.map(shape))],
+    shapes: [...new Set(shown.filter((b) => !b.classList.contains("share-button")).map(shape))],
+    icon_shapes: [...new Set(shown.filter((b) => b.classList.contains("share-button")).map(shape))],
     paints: [...new Set(shown.map(paint))],
     loud_in_lists: loud.map((b) => b.textContent.trim()),
   };
@@ -204,6 +207,9 @@ def assert_one_copy_look(page: Any) -> None:
     found = page.evaluate(COPY_LOOK_SCRIPT)
     assert not found["unclassed"], f"{page.url}: copy buttons without the copy-button class: {found['unclassed']}"
     assert len(found["shapes"]) <= 1, f"{page.url}: copy buttons in {len(found['shapes'])} sizes: {found['shapes']}"
+    assert all(icon in {s.rsplit(" ", 1)[0] for s in found["shapes"]} for icon in found["icon_shapes"]), (
+        f"{page.url}: a Share icon in another size than its copy buttons: {found['icon_shapes']}"
+    )
     assert len(found["paints"]) <= 2, f"{page.url}: copy buttons in {len(found['paints'])} paints: {found['paints']}"
     assert len({p.split(" ")[0] for p in found["paints"]}) == len(found["paints"]), (
         f"{page.url}: one level of copy button in two paints: {found['paints']}"
