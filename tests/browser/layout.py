@@ -152,6 +152,10 @@ def keep_screenshot(page: Any, name: str) -> Path:
     return path
 
 
+# What the status beside a copy button says once a message for an agent is copied: the next step (copy.js).
+PASTE_NEXT = "Copied — now paste it into the agent's chat."
+
+
 def visit(page: Any, url: str, name: str) -> None:
     """Opens `url`, keeps its screenshot under `name` and checks that it fits the window and that its copy
     buttons all look one way, each with its words on one line inside its row."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.layout import visit
+from tests.browser.layout import PASTE_NEXT, visit
 from tests.support import attention_sessions as made
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
@@ -20,6 +20,24 @@ Object.defineProperty(navigator, "share", {
   configurable: true,
   value: (data) => { window.__shared = (window.__shared || []).concat([data.text]); return Promise.resolve(); },
 });
+"""
+
+
+# Whether the run's headline's "for …" starts on the line of the word before it (where that line has room).
+HOW_LONG_FLOWS = """
+() => {
+  const time = document.querySelector('#run-where time[data-when="for"]');
+  const before = time.previousSibling;
+  const words = before.textContent.trimEnd();
+  const range = document.createRange();
+  range.setStart(before, words.length - 1);
+  range.setEnd(before, words.length);
+  const last = [...range.getClientRects()].pop();
+  const line = time.parentElement.getBoundingClientRect();
+  const first = time.getClientRects()[0];
+  const room = line.right - last.right > first.width || line.right - last.right > 40;
+  return !room || Math.abs(first.top - last.top) < 2;
+}
 """
 
 
@@ -53,6 +71,9 @@ def test_where_the_browser_can_share_each_message_has_a_share_button(sized_page,
     assert first and second
     if sized_page.viewport_size["width"] < 640:
         assert second["y"] - (first["y"] + first["height"]) >= 10  # the rows set apart
+    # The headline's "for under a minute" flows with its line rather than dropping whole onto its own
+    # (friction18a 5): it starts on the line that holds the words before it, where they leave room.
+    assert sized_page.evaluate(HOW_LONG_FLOWS), "the time fell onto a line of its own"
     shares.first.click()
     expect(panel.get_by_text("Shared.")).to_be_visible()
     confirmed = panel.locator("pre.agent-message").first.text_content()
@@ -77,13 +98,13 @@ def test_not_yet_carries_what_should_change_and_a_copy_says_to_paste(sized_page,
     assert box and button and box["y"] >= button["y"] + button["height"]
     # Left empty, the reply keeps its blank.
     copy_changes.click()
-    expect(panel.get_by_text("Copied — now paste it into the agent's chat.")).to_be_visible()
+    expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
     assert sized_page.evaluate("navigator.clipboard.readText()") == (
         "Not yet: change … before you go on with “Approve the plan”."
     )
     reason.fill("split the migration in two")
     copy_changes.click()
-    expect(panel.get_by_text("Copied — now paste it into the agent's chat.")).to_be_visible()
+    expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
     wanted = "Not yet: change split the migration in two before you go on with “Approve the plan”."
     assert sized_page.evaluate("navigator.clipboard.readText()") == wanted
     panel.get_by_role("button", name="Share “Not yet”…").click()
