@@ -284,7 +284,8 @@ class AttentionPanel(Shape):
     _to_approve_node: str | None = PrivateAttr(default=None)
     # A step waiting for the user's confirmation: the two replies to paste into the agent's chat (confirmed, asking
     # for changes), the dashboard's copy buttons (agent_message.replies). Kept off the wire.
-    _replies: tuple[str, str] | None = PrivateAttr(default=None)
+    # The latter in its three parts (before, blank, after): the page fills the blank with what the person types.
+    _replies: tuple[str, tuple[str, str, str]] | None = PrivateAttr(default=None)
 
     @property
     def timed(self) -> Timed | None:
@@ -300,7 +301,11 @@ class AttentionPanel(Shape):
 
     @property
     def reply_changes(self) -> str:
-        return self._replies[1] if self._replies else ""
+        return "".join(self.reply_changes_parts)
+
+    @property
+    def reply_changes_parts(self) -> tuple[str, str, str]:
+        return self._replies[1] if self._replies else ("", "", "")
 
 
 class DiffSummary(Shape):

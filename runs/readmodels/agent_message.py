@@ -49,12 +49,24 @@ def at_node(node_id: str | int, place: StepPlace | None, title: str) -> str:
 class Replies:
     """What a person pastes into the agent's chat to answer a step that waits for their confirmation: the
     dashboard cannot confirm by itself (the agent hears it in its chat), so it gives the two answers ready to
-    paste (friction15): the confirmation, and a reply asking for changes with a blank for what to change."""
+    paste (friction15): the confirmation, and a reply asking for changes with a blank for what to change.
+    The latter is kept in its three parts (before, blank, after), so that the page can put what the person
+    types under it in the blank's place (friction18b 12) without reading its own words back."""
 
     confirmed: str
-    changes: str
+    changes_parts: tuple[str, str, str]
+
+    @property
+    def changes(self) -> str:
+        return "".join(self.changes_parts)
+
+
+# Where the reply asking for changes says what to change, until the person writes it.
+CHANGES_BLANK = "…"
 
 
 def replies(step_title: str) -> Replies:
     named = f"“{step_title}”" if step_title else "this step"
-    return Replies(f"Confirmed: go on with {named}.", f"Not yet: change … before you go on with {named}.")
+    return Replies(
+        f"Confirmed: go on with {named}.", ("Not yet: change ", CHANGES_BLANK, f" before you go on with {named}.")
+    )

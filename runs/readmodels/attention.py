@@ -634,7 +634,7 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         to_approve=latest_notes(pk) if pk is not None else None,
     )
     replies = agent_message.replies(shown.step_title or "")
-    panel._replies = (replies.confirmed, replies.changes)
+    panel._replies = (replies.confirmed, replies.changes_parts)
     return panel
 
 

@@ -133,7 +133,12 @@ def duration(seconds: Any) -> str:
     return f"{hours // 24} days {hours % 24} h"
 
 
-def lasted(seconds: Any) -> str:
+# Between a number and its unit where a duration flows with the words around it ("working for 45 min" in a
+# headline, friction18a 5): the line may break between words, never between "45" and "min".
+NUMBER_UNIT = "\u00a0"
+
+
+def lasted(seconds: Any, joined: str = " ") -> str:
     """How long something took or has lasted as a person counts it, in whole units: "under a minute", "45 min",
     "3 h", "2 days" (friction16a 4, 16b 3). What the dashboard says of a person's or an agent's time (a step's
     answer, a wait, a timeline's span) goes through here, never `duration`: a step answered in 63 ms, or a wait
@@ -145,10 +150,10 @@ def lasted(seconds: Any) -> str:
     if total < 60:
         return "under a minute"
     if total < 3600:
-        return f"{int(total // 60)} min"
+        return f"{int(total // 60)}{joined}min"
     if total < 48 * 3600:
-        return f"{int(total // 3600)} h"
-    return f"{int(total // 86400)} days"
+        return f"{int(total // 3600)}{joined}h"
+    return f"{int(total // 86400)}{joined}days"
 
 
 # Past this, "24 h ago" is a day: a moment is said by the day and the clock instead.
@@ -168,15 +173,15 @@ def ago(moment: datetime, now: datetime | None = None) -> str:
     return ""
 
 
-def lasting(since: datetime, now: datetime | None = None) -> str:
+def lasting(since: datetime, now: datetime | None = None, joined: str = " ") -> str:
     """How long a state has lasted since a moment: "for under a minute", "for 45 min", "for 3 h"."""
-    return f"for {lasted(((now or datetime.now(UTC)) - since).total_seconds())}"
+    return f"for {lasted(((now or datetime.now(UTC)) - since).total_seconds(), joined)}"
 
 
-def until(moment: datetime, now: datetime | None = None) -> str:
+def until(moment: datetime, now: datetime | None = None, joined: str = " ") -> str:
     """How long until a moment ahead: "in 28 min", "in under a minute"; "now" once it has come."""
     seconds = (moment - (now or datetime.now(UTC))).total_seconds()
-    return f"in {lasted(seconds)}" if seconds > 0 else "now"
+    return f"in {lasted(seconds, joined)}" if seconds > 0 else "now"
 
 
 def unbroken(words: str) -> str:

@@ -39,6 +39,7 @@ from runs.readmodels import (
     fork_point,
     graph_drawing,
     graph_page,
+    markdown,
     naming,
     outline_words,
     overview,
@@ -377,8 +378,9 @@ def when(value: datetime | str | None, form: str = "time") -> str:
         "ago": lambda: ago(moment),
         "both": lambda: f"{_clock(moment)} ({_since(moment)})" if _since(moment) else _clock(moment),
         "seconds": lambda: _clock(moment, seconds=True),
-        "for": lambda: lasting(moment),
-        "in": lambda: time_axis.until(moment, timezone.now()),
+        # How long flows with its line, its number held to its unit (friction18a 5; times.js says the same).
+        "for": lambda: time_axis.lasting(moment, timezone.now(), time_axis.NUMBER_UNIT),
+        "in": lambda: time_axis.until(moment, timezone.now(), time_axis.NUMBER_UNIT),
     }[form]()
     return format_html(
         '<time datetime="{}" title="{}" data-when="{}">{}</time>',
@@ -419,6 +421,12 @@ def lasted(seconds: Any) -> str:
 def unbroken(words: Any) -> str:
     """Words a read model made of a duration ("45 min"), held on one line as the filters above hold theirs."""
     return time_axis.unbroken(str(words or ""))
+
+
+@register.filter
+def first_line(notes: Any) -> str:
+    """A step's notes said in their first line, plain (markdown.first_line): a folded step's answer on a phone."""
+    return markdown.first_line(str(notes or ""))
 
 
 @register.filter

@@ -90,7 +90,9 @@ FIT_SCRIPT = """
     const style = getComputedStyle(el);
     const overflowing = el.scrollWidth > el.clientWidth + 1;
     // Text cut short on purpose: an ellipsis, the whole text in the element's title (a tooltip).
-    const shortened = style.textOverflow === "ellipsis" && (el.title || "").includes((el.textContent || "").trim());
+    // A folded step's answer cut to its first line: the whole answer is a tap away, in its fold (friction18a 17).
+    const shortened = style.textOverflow === "ellipsis" && ((el.title || "").includes((el.textContent || "").trim())
+      || el.classList.contains("step-gist"));
     if (clipsX(style) && overflowing && !isAllowed(el) && el.clientWidth > 0 && !shortened) {
       const scrolls = style.overflowX === "auto" || style.overflowX === "scroll";
       if (scrolls) {
@@ -152,6 +154,10 @@ def keep_screenshot(page: Any, name: str) -> Path:
     return path
 
 
+# What the status beside a copy button says once a message for an agent is copied: the next step (copy.js).
+PASTE_NEXT = "Copied — now paste it into the agent's chat."
+
+
 def visit(page: Any, url: str, name: str) -> None:
     """Opens `url`, keeps its screenshot under `name` and checks that it fits the window and that its copy
     buttons all look one way, each with its words on one line inside its row."""
@@ -166,7 +172,8 @@ def visit(page: Any, url: str, name: str) -> None:
 # Every copy button on a page: each carries the class copy-button and is one of its two levels, one rule
 # (friction13 item 9, after friction12 item 9's one style): solid for a panel's single primary action, the quiet
 # outline (copy-quiet) for one repeated on each row of a list. Both levels share one size and shape, each level
-# one paint, and the copy buttons of one list (a table, a list, a definition list) are all alike, quiet.
+# one paint, and the copy buttons of one list (a table, a list, a definition list) are all alike, quiet. A Share
+# beside its copy button (copy.js) is an icon, narrower than words need: its sides are left out of the size.
 COPY_LOOK_SCRIPT = """
 () => {
   const buttons = [...new Set([...document.querySelectorAll(
@@ -176,7 +183,8 @@ COPY_LOOK_SCRIPT = """
   const shown = buttons.filter((b) => b.checkVisibility());
   const shape = (b) => {
     const s = getComputedStyle(b);
-    return [s.fontSize, s.paddingTop, s.paddingLeft, s.borderTopWidth, s.borderTopLeftRadius].join(" ");
+    const side = b.classList.contains("share-button") ? "" : s.paddingLeft;
+    return [s.fontSize, s.paddingTop, s.borderTopWidth, s.borderTopLeftRadius].join(" ") + (side && " " + side);
   };
   const paint = (b) => {
     const s = getComputedStyle(b);
@@ -192,7 +200,8 @@ COPY_LOOK_SCRIPT = """
   const loud = repeated.filter((b) => !b.classList.contains("copy-quiet"));
   return {
     unclassed: unclassed.map((b) => b.textContent.trim()),
-    shapes: [...new Set(shown.map(shape))],
+    shapes: [...new Set(shown.filter((b) => !b.classList.contains("share-button")).map(shape))],
+    icon_shapes: [...new Set(shown.filter((b) => b.classList.contains("share-button")).map(shape))],
     paints: [...new Set(shown.map(paint))],
     loud_in_lists: loud.map((b) => b.textContent.trim()),
   };
@@ -204,6 +213,9 @@ def assert_one_copy_look(page: Any) -> None:
     found = page.evaluate(COPY_LOOK_SCRIPT)
     assert not found["unclassed"], f"{page.url}: copy buttons without the copy-button class: {found['unclassed']}"
     assert len(found["shapes"]) <= 1, f"{page.url}: copy buttons in {len(found['shapes'])} sizes: {found['shapes']}"
+    assert all(icon in {s.rsplit(" ", 1)[0] for s in found["shapes"]} for icon in found["icon_shapes"]), (
+        f"{page.url}: a Share icon in another size than its copy buttons: {found['icon_shapes']}"
+    )
     assert len(found["paints"]) <= 2, f"{page.url}: copy buttons in {len(found['paints'])} paints: {found['paints']}"
     assert len({p.split(" ")[0] for p in found["paints"]}) == len(found["paints"]), (
         f"{page.url}: one level of copy button in two paints: {found['paints']}"

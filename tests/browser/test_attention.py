@@ -108,7 +108,7 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     expect(panel).to_be_visible()
     # The state and where the agent is: the run card's one status line; the panel under it says what to do.
     expect(sized_page.locator("#run-where")).to_have_text(
-        re.compile(r"^Draft Plan with Risks · step 2 of 3 · stalled for \d+ min")
+        re.compile(r"^Draft Plan with Risks · step 2 of 3 · stalled for \d+\smin")
     )
     expect(panel.locator("h3")).to_have_count(0)
     expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
@@ -174,7 +174,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # button on this page).
     status = sized_page.locator("#run-status")
     expect(status.locator("#run-where")).to_have_text(
-        re.compile(r"^Approve the plan · step 2 of 3 · waiting for your confirmation for \d+ min")
+        re.compile(r"^Approve the plan · step 2 of 3 · waiting for your confirmation for \d+\smin")
     )
     expect(panel.locator("h3, .step-line")).to_have_count(0)
     expect(panel.locator(".next-move")).to_contain_text("The agent is waiting for you to approve the plan.")
@@ -372,18 +372,21 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     else:
         expect(sized_page.locator(".gl-branch .gl-fork", has_text="branched at the start")).to_have_count(1)
     # One folded line beside the live branch, which leads; "Want it back? Resume the agent…" opens the sentence.
-    if sized_page.viewport_size["width"] < 600:  # folded there to its count (friction16a 13): a tap opens it
-        sized_page.locator("#other-branches > summary").click()
+    # On a phone the list of branches below names it instead (friction18a 17): its heading opens the branch.
     line = sized_page.locator(".left-behind-line#left_behind-1")
-    expect(line).to_contain_text(re.compile(r"Branch 1 · .+ · step 3 of 3"))
-    expect(line.locator(".agent-message")).not_to_be_visible()
-    line.get_by_text("Want it back? Resume the agent…").click()
-    expect(line.locator(".next-move")).to_contain_text("Nothing to do, unless you want this branch back")
-    expect(line.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow")
-    # Opened inside the list of other branches, its copy button still keeps its words on one line in its row.
-    expect(line.locator(".copy-button")).to_be_visible()
-    assert_copy_buttons_whole(sized_page)
-    line.get_by_role("link", name=re.compile(r"^Branch 1 · .+ · step 3 of 3$")).click()
+    if sized_page.viewport_size["width"] < 600:
+        expect(sized_page.locator("#other-branches")).to_be_hidden()
+        sized_page.locator(".graph-list .gl-head a", has_text="Branch 1").click()
+    else:
+        expect(line).to_contain_text(re.compile(r"Branch 1 · .+ · step 3 of 3"))
+        expect(line.locator(".agent-message")).not_to_be_visible()
+        line.get_by_text("Want it back? Resume the agent…").click()
+        expect(line.locator(".next-move")).to_contain_text("Nothing to do, unless you want this branch back")
+        expect(line.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow")
+        # Opened inside the list of other branches, its copy button keeps its words on one line in its row.
+        expect(line.locator(".copy-button")).to_be_visible()
+        assert_copy_buttons_whole(sized_page)
+        line.get_by_role("link", name=re.compile(r"^Branch 1 · .+ · step 3 of 3$")).click()
     expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")
     panel = sized_page.locator(".state-panel.state-left_behind")
     expect(panel).to_be_visible()

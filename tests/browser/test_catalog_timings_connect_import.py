@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from runs.dashboard.connect import connection_instructions
 from runs.store import tool_calls
 from tests.browser import layout
-from tests.browser.layout import DESKTOP, assert_fits, keep_screenshot, viewport_name
+from tests.browser.layout import DESKTOP, PASTE_NEXT, assert_fits, keep_screenshot, viewport_name
 from tests.support.timed_calls import Timed
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
@@ -63,7 +63,7 @@ def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, 
     )
     assert name_box and copy_box and abs(copy_box["x"] - name_box["x"]) < 2, (name_box, copy_box)
     copy.click()
-    expect(copy.locator("xpath=..").locator("[data-copy-status]")).to_have_text("Copied.")
+    expect(copy.locator("xpath=..").locator("[data-copy-status]")).to_have_text(PASTE_NEXT)
     copied = sized_page.evaluate("navigator.clipboard.readText()")
     assert copied.startswith('Run the WorkRail workflow "Code Review"') and '"wr.code_review"' in copied, copied
     # The tag filters are chips: outlined, "All" pressed until a tag is chosen.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.layout import visit
+from tests.browser.layout import PASTE_NEXT, visit
 from tests.support import attention_sessions as made
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
@@ -23,6 +23,24 @@ Object.defineProperty(navigator, "share", {
 """
 
 
+# Whether the run's headline's "for …" starts on the line of the word before it (where that line has room).
+HOW_LONG_FLOWS = """
+() => {
+  const time = document.querySelector('#run-where time[data-when="for"]');
+  const before = time.previousSibling;
+  const words = before.textContent.trimEnd();
+  const range = document.createRange();
+  range.setStart(before, words.length - 1);
+  range.setEnd(before, words.length);
+  const last = [...range.getClientRects()].pop();
+  const line = time.parentElement.getBoundingClientRect();
+  const first = time.getClientRects()[0];
+  const room = line.right - last.right > first.width || line.right - last.right > 40;
+  return !room || Math.abs(first.top - last.top) < 2;
+}
+"""
+
+
 def test_where_the_browser_can_share_each_message_has_a_share_button(sized_page, console_log, site, service_catalog):
     waiting = made.waiting_for_user(service_catalog["extra"])
     sized_page.add_init_script(STUB_SHARE)
@@ -30,32 +48,73 @@ def test_where_the_browser_can_share_each_message_has_a_share_button(sized_page,
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     shares = panel.locator(".share-button")
     expect(shares).to_have_count(2)  # one beside each reply, right after the button copying it, naming that reply
-    expect(panel.locator(".copy-row button")).to_have_text(
-        ["Copy “Confirmed” reply", "Share “Confirmed”…", "Copy “Not yet: change…” reply", "Share “Not yet”…"]
-    )
-    # Each reply's "Share…" keeps to its copy button: beside it where the row has room, else close under it, the
-    # next reply's pair further away (friction17).
+    # The Share is a compact icon whose accessible name says which reply it shares (friction18a 18).
+    for name in ["Share “Confirmed”…", "Share “Not yet”…"]:
+        expect(panel.get_by_role("button", name=name, exact=True)).to_have_count(1)
+    expect(shares.first).to_have_text("")
+    # Each reply is one row, at every size: its copy button with its Share beside it, the next reply's row
+    # further away (friction18a 18, 18b 16).
     pairs = [panel.locator(".copy-pair").nth(i) for i in range(2)]
     for pair, (copy_name, share_name) in zip(
-        pairs, [("Copy “Confirmed”", "Share “Confirmed”…"), ("Copy “Not", "Share “Not")], strict=True
+        pairs, [("Copy “Confirmed”", "Share “Confirmed”…"), ("Copy “Not", "Share “Not yet”…")], strict=True
     ):
         expect(pair.locator("button")).to_have_count(2)
         copy, share = pair.locator("button").first.bounding_box(), pair.locator("button").last.bounding_box()
         assert copy and share
         expect(pair.locator("button").first).to_contain_text(copy_name)
-        expect(pair.locator("button").last).to_contain_text(share_name)
-        beside = abs(copy["y"] - share["y"]) < 2
-        under = 0 <= share["y"] - (copy["y"] + copy["height"]) < 8
-        assert beside or under, f"{share_name} is apart from its copy button"
-    first, second = (pair.bounding_box() for pair in pairs)
+        expect(pair.locator("button").last).to_have_attribute("aria-label", share_name)
+        assert abs(copy["y"] - share["y"]) < 2 and abs(copy["height"] - share["height"]) < 2, (
+            f"{share_name} is not on its copy button's row"
+        )
+        assert 0 < share["x"] - (copy["x"] + copy["width"]) < 16
+    first, second = (pair.locator("button").first.bounding_box() for pair in pairs)
     assert first and second
     if sized_page.viewport_size["width"] < 640:
-        assert second["y"] - (first["y"] + first["height"]) >= 10  # the pairs set apart more than within a pair
+        assert second["y"] - (first["y"] + first["height"]) >= 10  # the rows set apart
+    # The headline's "for under a minute" flows with its line rather than dropping whole onto its own
+    # (friction18a 5): it starts on the line that holds the words before it, where they leave room.
+    assert sized_page.evaluate(HOW_LONG_FLOWS), "the time fell onto a line of its own"
     shares.first.click()
     expect(panel.get_by_text("Shared.")).to_be_visible()
     confirmed = panel.locator("pre.agent-message").first.text_content()
     assert sized_page.evaluate("window.__shared") == [confirmed]
     assert confirmed == "Confirmed: go on with “Approve the plan”."
+    console_log.assert_clean()
+
+
+def test_not_yet_carries_what_should_change_and_a_copy_says_to_paste(sized_page, console_log, site, service_catalog):
+    """Under "Not yet" a box takes what should change; the copied and shared reply carry it in place of the
+    blank (friction18b 12), and the status after a copy says the next step: paste (friction18a 10)."""
+    waiting = made.waiting_for_user(service_catalog["extra"])
+    sized_page.add_init_script(STUB_SHARE)
+    sized_page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    sized_page.goto(f"{site}/runs/{waiting.run_id}/")
+    panel = sized_page.locator(".state-panel.state-waiting_for_user")
+    reason = panel.get_by_label("What should change?")
+    expect(reason).to_be_visible()
+    copy_changes = panel.get_by_role("button", name="Copy “Not yet: change…” reply")
+    # Under its reply's button, not beside the other reply.
+    box, button = reason.bounding_box(), copy_changes.bounding_box()
+    assert box and button and box["y"] >= button["y"] + button["height"]
+    # Left empty, the reply keeps its blank.
+    copy_changes.click()
+    expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
+    assert sized_page.evaluate("navigator.clipboard.readText()") == (
+        "Not yet: change … before you go on with “Approve the plan”."
+    )
+    reason.fill("split the migration in two")
+    copy_changes.click()
+    expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
+    wanted = "Not yet: change split the migration in two before you go on with “Approve the plan”."
+    assert sized_page.evaluate("navigator.clipboard.readText()") == wanted
+    panel.get_by_role("button", name="Share “Not yet”…").click()
+    assert sized_page.evaluate("window.__shared") == [wanted]
+    # Emptied again, the blank comes back.
+    reason.fill("")
+    copy_changes.click()
+    expect(panel.locator("pre.agent-message").nth(1)).to_have_text(
+        "Not yet: change … before you go on with “Approve the plan”."
+    )
     console_log.assert_clean()
 
 

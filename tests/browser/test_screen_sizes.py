@@ -98,14 +98,23 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     assert separator_orphans(sized_page) == []
     others = sized_page.locator("#other-branches")
     if (sized_page.viewport_size or {})["width"] < 600:
-        expect(others.locator(":scope > summary")).to_have_text("Other branches of this run (2)")
-        expect(others.locator(":scope > ul")).to_be_hidden()
-        others.locator(":scope > summary").click()
-        expect(others.locator(":scope > ul > li")).to_have_count(2)
-        expect(others.locator(":scope > ul")).to_be_visible()
-        assert separator_orphans(sized_page) == []
-        others.locator(":scope > summary").click()
+        # On a phone the branch graph is a list of the branches, each linked: the run card does not fold the
+        # same two again (friction18a 17).
+        expect(others).to_be_hidden()
+        expect(sized_page.locator(".graph-list .gl-head a")).to_have_text(["Branch 2", "Branch 3"])
+        # Each answered step, folded, says its answer's first line without a tap, cut to one line.
+        gists = sized_page.locator("ol.steps details.step-fold:not([open]) > summary .step-gist")
+        assert gists.count() >= 1
+        for gist in gists.all():
+            expect(gist).to_be_visible()
+            assert gist.evaluate("el => el.getClientRects().length === 1 && el.scrollHeight <= el.clientHeight + 1")
+        first = sized_page.locator("ol.steps details.step-fold").first
+        first.locator(":scope > summary").click()
+        expect(first.locator(":scope > summary .step-gist")).to_be_hidden()  # opened, the notes say it whole
+        first.locator(":scope > summary").click()
+        sized_page.evaluate("window.scrollTo(0, 0)")  # back to the first screen, which is checked next
     else:
+        expect(sized_page.locator("ol.steps .step-gist").first).to_be_hidden()  # the notes show in full
         expect(others.locator(":scope > summary h3")).to_contain_text("Other branches of this run")
         expect(others.locator(":scope > summary .fold-count")).to_be_hidden()
         expect(others.locator(":scope > ul")).to_be_visible()
@@ -163,7 +172,8 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     # Each answered step: on a phone one line, its title with its place, then its time, that opens in place (a
     # native fold, no script) to its id, prompt and notes; on a desktop all of it in sight as before.
     first = sized_page.locator("ol.steps > li.step").first
-    head, notes = first.locator("summary.step-head"), first.get_by_text("Step 1 of the review. Looked at the diff.")
+    head = first.locator("summary.step-head")
+    notes = first.locator(".markdown.notes").get_by_text("Step 1 of the review. Looked at the diff.")
     expect(head.locator("h3")).to_have_text("Triage the Change · step 1 of 8")
     expect(head.locator(".step-when time")).to_be_visible()
     hidden = (
@@ -174,7 +184,9 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     for part in hidden:
         expect(part).to_be_visible() if not phone else expect(part).not_to_be_visible()
     if phone:
-        assert head.bounding_box()["height"] < 60  # the title's line and the time's
+        assert head.bounding_box()["height"] < 85  # the title's line, the time's and the answer's first line
+        # The answer's first line says what the step did without a tap (friction18a 17).
+        expect(head.locator(".step-gist")).to_have_text("Step 1 of the review. Looked at the diff.")
         head.click()
         for part in hidden:
             expect(part).to_be_visible()

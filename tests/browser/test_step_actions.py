@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from runs.models import Node
-from tests.browser.layout import separator_orphans, visit
+from tests.browser.layout import PASTE_NEXT, separator_orphans, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
@@ -157,7 +157,7 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     assert run_notes and run_button and run_notes["y"] + run_notes["height"] <= run_button["y"]
     run_colours = panel.evaluate("el => [getComputedStyle(el).backgroundColor, getComputedStyle(el).borderLeftColor]")
     confirmed.click()
-    expect(panel.get_by_text("Copied.")).to_be_visible()
+    expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
     assert sized_page.evaluate("navigator.clipboard.readText()") == "Confirmed: go on with “Approve the plan”."
     # The step's own page leads with the decision (friction16b 1): "Your reply" before the prompt, what to decide,
     # the agent's latest notes to approve, then the two replies; the message only behind "Agent stopped? …".

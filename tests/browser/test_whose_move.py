@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from runs.models import Ack
 from runs.readmodels import attention
-from tests.browser.layout import assert_copy_buttons_whole, css_colour, keep_screenshot, on_one_line, visit
+from tests.browser.layout import PASTE_NEXT, assert_copy_buttons_whole, css_colour, keep_screenshot, on_one_line, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 
@@ -98,7 +98,7 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     message = panel.locator(".agent-message").inner_text().strip()
     assert message.startswith('Resume the WorkRail workflow: call continue_workflow with stateToken "st1_')
     button.click()
-    expect(panel.locator("[data-copy-status]").first).to_have_text("Copied.")
+    expect(panel.locator("[data-copy-status]").first).to_have_text(PASTE_NEXT)
     assert sized_page.evaluate("navigator.clipboard.readText()").strip() == message
 
     # The agent has not tried again for the stall window: the person's move, and the panel leads with the
@@ -176,10 +176,10 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(stopped_row.locator(".where-line a.your-action")).to_have_attribute(
         "href", f"/runs/{stopped.run_id}/#blocked-1"
     )
-    expect(stopped_row.locator(".where-then")).to_have_text(re.compile(r"^the agent has not resent it for 4\d min$"))
+    expect(stopped_row.locator(".where-then")).to_have_text(re.compile(r"^the agent has not resent it for 4\d\smin$"))
     retrying = rows.filter(has=sized_page.locator(".badge.state-blocked[data-move=agents]"))
     expect(retrying.locator(".where-then")).to_have_text(
-        re.compile(r"^becomes your move in \d+ min if the agent does not retry$")
+        re.compile(r"^becomes your move in \d+\smin if the agent does not retry$")
     )
     expect(retrying.locator(".your-action")).to_have_count(0)
     # The filters: plain links, each counting the rows of its colour (friction14 4), that colour a dot in a

@@ -16,7 +16,12 @@ SHOWN_TICKS = """() => [...document.querySelectorAll("svg.tl-axis")].map((axis) 
     .filter((t) => getComputedStyle(t).display !== "none" && t.getBoundingClientRect().width > 0)
     .map((t) => { const r = t.getBoundingClientRect(); return {text: t.textContent, left: r.left, right: r.right}; })
     .sort((a, b) => a.left - b.left);
-  return {left: box.left, right: box.right, count: axis.querySelectorAll("text.tl-tick").length, ticks};
+  const mark = axis.querySelector("svg.tl-break path");
+  const cut = mark ? mark.getBoundingClientRect() : null;
+  const dots = [...document.querySelectorAll(".tl-rows .tl-dot")].filter((d) => d.getBoundingClientRect().width > 0)
+    .map((d) => d.getBoundingClientRect().right);
+  return {left: box.left, right: box.right, count: axis.querySelectorAll("text.tl-tick").length, ticks,
+    cut: cut && {left: cut.left, right: cut.right}, lastDot: dots.length ? Math.max(...dots) : null};
 })"""
 SUB_SECOND_CLOCK = re.compile(r"\d:\d\d:\d\d[.,]\d")
 CLOCK = re.compile(r"(\d+ \w+ |yesterday )?\d{1,2}:\d\d(:\d\d)?( ?[AP]M)?")  # "14:05", "2:05:30 PM", "3 Nov 14:05"
@@ -42,6 +47,13 @@ def assert_axis_reads(page: Any) -> list[str]:
     for left, right in itertools.pairwise(ticks):
         assert left["right"] + 2 <= right["left"], f"tick labels run into each other: {labels}"
     assert all(axis["left"] - 1 <= tick["left"] and tick["right"] <= axis["right"] + 1 for tick in ticks), axis
+    # The "//" break marker (a squeezed quiet stretch) keeps a gap from every label and from the last dot,
+    # whose time it follows (friction18b 7).
+    cut = axis["cut"]
+    if cut:
+        for tick in ticks:
+            assert tick["right"] + 4 <= cut["left"] or tick["left"] >= cut["right"] + 4, (tick, cut)
+        assert axis["lastDot"] is None or axis["lastDot"] + 1 <= cut["left"], (axis["lastDot"], cut)
     assert not any(SUB_SECOND_CLOCK.search(label) for label in labels), labels
     assert all(CLOCK.fullmatch(label) for label in labels), labels
     return labels

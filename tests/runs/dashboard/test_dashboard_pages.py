@@ -588,7 +588,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     # The run is done: its two left-behind branches are history, listed with their badge and no "Resume the agent…" up
     # front (friction5 item 13); each one's own step page still offers to resume from there. One word for
     # them, the state's: never "set aside" (friction6 item 9).
-    others = between(html, 'class="branch-callouts"', "</details>")
+    others = between(html, 'class="branch-callouts', "</details>")
     assert others.count("state-left_behind") == 2 and "state-open" not in html
     assert others.count(" · step ") == 2 and "set aside" not in html, others
     assert "Resume the agent…" not in html and "Want it back?" not in html and 'class="left-behind-line"' not in html

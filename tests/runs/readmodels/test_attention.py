@@ -92,6 +92,8 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     # The two replies the panel's copy buttons hold (friction15: a control for every move of the person's).
     assert panel.reply_confirmed == "Confirmed: go on with “Approve the plan”."
     assert panel.reply_changes == "Not yet: change … before you go on with “Approve the plan”."
+    # Its blank apart, for the page to fill with what the person types (friction18b 12).
+    assert panel.reply_changes_parts == ("Not yet: change ", "…", " before you go on with “Approve the plan”.")
     assert "ask them to approve it" in panel.asks
     # What to approve: the agent's own latest notes on the branch, not only the step's instruction.
     assert panel.to_approve == "Planned it."

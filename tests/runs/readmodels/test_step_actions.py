@@ -75,6 +75,7 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     # The two replies are the move; the message behind a closed "Agent stopped? …", only if it stopped.
     assert confirm.replies is not None and confirm.replies.confirmed.startswith("Confirmed: go on with “")
     assert confirm.replies.changes.startswith("Not yet: change … before you go on with “")
+    assert confirm.replies.changes_parts[:2] == ("Not yet: change ", "…")  # the blank apart (friction18b 12)
     assert confirm.weight == "folded"
     # The warning follows the pill's state (friction18a 1, 18b 1): the agent waits for the reply, it does not work.
     assert confirm.branch_warning == (

@@ -4,14 +4,23 @@
  * Where the browser can share (navigator.share: phones, mostly), each button that copies a message for an
  * agent (a pre.agent-message) gets a "Share…" beside it that hands the same text to the system's share sheet,
  * since a phone's clipboard rarely reaches the agent on the laptop (friction16a 12). The text stays where it
- * was, under "Check the message". Added after every live update too. A copy button with data-share-label
- * (a reply's) gets those words, naming which reply it shares (friction17b 3), else "Share…". */
+ * was, under "Check the message". Added after every live update too. The Share is compact, an icon on its copy
+ * button's row (friction18a 18); its accessible name is the copy button's data-share-label (a reply's, naming
+ * which reply it shares: friction17b 3), else "Share…".
+ * After a message for an agent is copied, the status says the next step (PASTE_NEXT, friction18a 10): the copy
+ * alone does nothing until it is pasted into the agent's chat.
+ * An <input data-reason-for="ID"> fills the element ID (a reply's blank, data-blank holding its words) with what
+ * is typed, so the copied or shared reply carries the reason (friction18b 12); left empty, the blank stays. */
 (function () {
   "use strict";
 
   document.documentElement.classList.add("js");
 
   var canShare = typeof navigator.share === "function";
+  var PASTE_NEXT = "Copied — now paste it into the agent's chat.";
+  var SHARE_ICON = '<svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="18" height="18" fill="none" ' +
+    'stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">' +
+    '<path d="M12 3v12M7 8l5-5 5 5M5 13v7h14v-7"/></svg>';
 
   /* live.js runs it on each fetched page before comparing regions, so that a region is replaced only when it changed. */
   function addShareButtons(root) {
@@ -28,7 +37,10 @@
       share.type = "button";
       share.className = "copy-button copy-quiet share-button";
       share.setAttribute("data-share-target", target.id);
-      share.textContent = copy.getAttribute("data-share-label") || "Share…";
+      var name = copy.getAttribute("data-share-label") || "Share…";
+      share.setAttribute("aria-label", name);
+      share.title = name;
+      share.innerHTML = SHARE_ICON;
       copy.insertAdjacentElement("afterend", share);
     });
   }
@@ -40,14 +52,29 @@
   window.workrailShare = addShareButtons;
   document.addEventListener("live:updated", function () { addShareButtons(document); });
 
-  function say(button, message) {
+  function say(button, message, lasting) {
     var row = (button.closest && button.closest(".copy-row")) || button.parentNode;  // a reply's button sits in a pair
     var status = row && row.querySelector("[data-copy-status]");
     if (status) {
       status.textContent = message;
-      window.setTimeout(function () { status.textContent = ""; }, 2500);
+      window.clearTimeout(status.workrailClear);
+      status.workrailClear = window.setTimeout(function () { status.textContent = ""; }, lasting || 2500);
     }
   }
+
+  /* What is typed into a reply's reason box goes into the reply's blank (the blank's own words when empty). */
+  function fillReason(input) {
+    var blank = document.getElementById(input.getAttribute("data-reason-for"));
+    if (!blank) return;
+    var typed = input.value.trim();
+    blank.textContent = typed || blank.getAttribute("data-blank") || "";
+  }
+  document.addEventListener("input", function (event) {
+    if (event.target.matches && event.target.matches("[data-reason-for]")) fillReason(event.target);
+  });
+  /* After a live update replaced the reply (live.js keeps the box's text), its blank is filled again. */
+  function fillReasons() { document.querySelectorAll("[data-reason-for]").forEach(fillReason); }
+  document.addEventListener("live:updated", fillReasons);
 
   function select(element) {
     var range = document.createRange();
@@ -122,7 +149,10 @@
       say(button, "Selected: press Ctrl+C (⌘C) to copy.");
     }
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(function () { say(button, "Copied."); }, fallback);
+      var forAgent = target.classList.contains("agent-message");
+      navigator.clipboard.writeText(text).then(function () {
+        if (forAgent) say(button, PASTE_NEXT, 8000); else say(button, "Copied.");
+      }, fallback);
     } else {
       fallback();
     }

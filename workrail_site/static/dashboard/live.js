@@ -4,7 +4,8 @@
  * visible. When the version the server answers differs, the current page is fetched again, parsed with
  * DOMParser (which runs nothing), and the inner HTML of each [data-live-region] element is replaced by
  * the fresh page's region of the same name. A region holding the control the user is typing into is
- * left as it is (and tried again at the next tick); open <details> and scroll positions are kept.
+ * left as it is (and tried again at the next tick); open <details>, scroll positions and the text typed into a
+ * box marked data-keep-value (a reply's reason, copy.js) are kept.
  *
  * Nothing moves under the reader: a focused link or button that is replaced is focused again (its
  * counterpart in the new content: same id, or same place in its region), and the page is scrolled so
@@ -42,7 +43,15 @@
     region.querySelectorAll("[data-keep-scroll][id]").forEach(function (el) {
       scrolls.push([el.id, el.scrollLeft, el.scrollTop]);
     });
+    var typed = [];
+    region.querySelectorAll("input[data-keep-value][id]").forEach(function (el) {
+      if (el.value) typed.push([el.id, el.value]);
+    });
     return function restore() {
+      typed.forEach(function (t) {
+        var el = document.getElementById(t[0]);
+        if (el) el.value = t[1];
+      });
       open.forEach(function (id) {
         var d = document.getElementById(id);
         if (d) d.open = true;

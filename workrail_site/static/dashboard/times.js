@@ -82,13 +82,14 @@
     return iso.slice(0, 10) + " " + iso.slice(11, 19) + " UTC";
   }
 
-  /* How long since `moment`, in whole units, as the server's `lasting` says it. */
+  /* How long since `moment`, in whole units, as the server's `when` says it: the words flow with their line,
+     a number held to its unit by a no-break space (time_axis.NUMBER_UNIT). */
   function lasting(moment, now) {
     var seconds = Math.max(0, (now - moment) / 1000);
     if (seconds < 60) return "for under a minute";
-    if (seconds < 3600) return "for " + Math.floor(seconds / 60) + " min";
-    if (seconds < 172800) return "for " + Math.floor(seconds / 3600) + " h";
-    return "for " + Math.floor(seconds / 86400) + " days";
+    if (seconds < 3600) return "for " + Math.floor(seconds / 60) + "\u00a0min";
+    if (seconds < 172800) return "for " + Math.floor(seconds / 3600) + "\u00a0h";
+    return "for " + Math.floor(seconds / 86400) + "\u00a0days";
   }
 
   /* How long until a moment ahead, as the server's `until` says it. */
@@ -141,7 +142,8 @@
   /* Each label is centred on its tick, so that the ticks read evenly spaced, unless that would take it past
      the axis's end: then it ends there. A label that would still touch the one shown before it is left out
      (its tick mark stays): at a phone's width, or in a locale with long clock times, labels never run into
-     each other. Said in a style sheet of its own, by the label's place among the axis's labels, never on
+     each other. The "//" break marker counts as a label: one before it ends at its tick rather than reach
+     it, and one that would still touch it is left out. Said in a style sheet of its own, by the label's place among the axis's labels, never on
      the labels themselves: live.js compares a region's markup with the server's to tell whether it
      changed. Run again when the width changes. (A page has one timeline: the rules hold for every axis.) */
   var GAP_PX = 8;
@@ -151,6 +153,13 @@
   }
   function markRule(index, declaration) {
     return "svg.tl-axis > line:nth-of-type(" + (index + 1) + ") { " + declaration + " }";
+  }
+  /* The axis's "//" break marker (a long quiet stretch squeezed), an obstacle for labels as a label is. */
+  function breakBox(axis) {
+    var mark = axis.querySelector("svg.tl-break path");
+    if (!mark) return null;
+    var box = mark.getBoundingClientRect();
+    return box.width > 0 ? box : null;
   }
   function shownTicks(axis) {
     return Array.prototype.filter.call(axis.querySelectorAll("text.tl-tick"), function (tick) {
@@ -168,22 +177,30 @@
     spacing.replaceSync(tickRulesCentred(axes));
     axes.forEach(function (axis) {
       var edge = axis.getBoundingClientRect();
+      var cut = breakBox(axis);
       var all = Array.prototype.slice.call(axis.querySelectorAll("text.tl-tick"));
       shownTicks(axis).forEach(function (tick) {
         var box = tick.getBoundingClientRect();
+        var centre = (box.left + box.right) / 2;
         if (box.left < edge.left) rules.push(tickRule(all.indexOf(tick), "text-anchor: start;"));
         else if (box.right > edge.right) rules.push(tickRule(all.indexOf(tick), "text-anchor: end;"));
+        // A label before the break that would reach it ends at its tick instead (friction18b 7).
+        else if (cut && centre < cut.left && box.right > cut.left - GAP_PX) {
+          rules.push(tickRule(all.indexOf(tick), "text-anchor: end;"));
+        }
       });
     });
     spacing.replaceSync(tickRulesCentred(axes) + rules.join("\n"));
     axes.forEach(function (axis) {
       var shownRight = -Infinity;
+      var cut = breakBox(axis);
       var all = Array.prototype.slice.call(axis.querySelectorAll("text.tl-tick"));
       var lines = Array.prototype.slice.call(axis.querySelectorAll(":scope > line"));
       var marks = Array.prototype.slice.call(axis.querySelectorAll(":scope > line.tl-tick-mark"));
       shownTicks(axis).forEach(function (tick) {
         var box = tick.getBoundingClientRect();
-        if (box.left < shownRight + GAP_PX) {
+        var onBreak = cut && box.left < cut.right + GAP_PX && box.right > cut.left - GAP_PX;
+        if (box.left < shownRight + GAP_PX || onBreak) {
           rules.push(tickRule(all.indexOf(tick), "display: none;"));
           // Its mark goes too: a tick without a label reads as a moment left unsaid (friction16b 16).
           var mark = marks[all.indexOf(tick)];
