@@ -222,26 +222,6 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     return ShownRun(detail, tree)
 
 
-@dataclass(frozen=True)
-class NotesAbove:
-    """The step (or checkpoint) of the shown branch whose notes its waiting panel quotes to review: the list of
-    steps links it to the panel (`anchor`) instead of showing those notes a second time."""
-
-    node_id: str  # the node the step's answer (or the checkpoint) led to: its StepEntry.child_id
-    anchor: str  # the panel's id for the notes
-
-
-def notes_above(detail: RunDetail) -> NotesAbove | None:
-    """Which listed step's notes the shown branch's waiting panel quotes (attention.latest_notes names their
-    node), None when it quotes none or that step is not listed."""
-    number = detail.branch.number if detail.branch is not None else None
-    panel = next((p for p in detail.panels if number is None or p.branch == number), None)
-    node = panel.to_approve_node if panel is not None else None
-    if panel is None or node is None or not any(step.child_id == node for step in detail.steps):
-        return None
-    return NotesAbove(node_id=node, anchor=f"to-approve-{panel.branch}")
-
-
 def _where(
     run: Run,
     tree: branches.RunBranches,

@@ -453,13 +453,6 @@ def steps_counted(detail: RunDetail) -> str:
 
 
 @register.filter
-def notes_in_panel(detail: RunDetail) -> run_view.NotesAbove | None:
-    """The step whose notes the shown branch's waiting panel quotes, by its node (run_view.notes_above): the
-    step list links there instead of showing them a second time."""
-    return run_view.notes_above(detail)
-
-
-@register.filter
 def loop_decisions(artifacts: Any) -> list[str]:
     """The loop decisions among a step's artifacts, as sentences (artifact_tables.loop_decision)."""
     found = (artifact_tables.loop_decision(a) for a in artifacts) if isinstance(artifacts, list) else ()

@@ -202,6 +202,9 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     assert (said(sized_page, "your move"), said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (0, 1, 0)
     assert_cancel_in_its_place(sized_page)
     assert said(sized_page, "your confirmation") == 1
+    # The answered step shows its answer in the list of steps, as every other one does, though the panel quotes
+    # it to review: a step with only its prompt read as an answer lost (friction18a 6).
+    expect(sized_page.locator("ol.steps .notes")).to_have_text(["Planned it: two modules, one migration."])
     # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session
     # (not "started 4:32 AM" and "started 45 minutes ago"); how long ago is for the last activity.
     assert_times_said_one_way(sized_page, visible_text(sized_page))
