@@ -43,7 +43,6 @@ from runs.readmodels import (
     outline_words,
     overview,
     produced,
-    run_view,
     states,
     step_places,
     synthesis,
