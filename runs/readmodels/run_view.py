@@ -300,7 +300,8 @@ def _forks_on(run: Run, tree: branches.RunBranches, path: list[int]) -> list[Ope
         row = tree.nodes[source]
         title = seen[source].title if source in seen else _step_text(run, row.step_id).title
         number = None if row.is_complete else tree.steps_taken(source) + 1
-        shown.append(fork.model_copy(update={"from_step_number": number, "from_title": title}))
+        branch = tree.branch_of(source).number if source in tree.nodes else None
+        shown.append(fork.model_copy(update={"from_step_number": number, "from_title": title, "from_branch": branch}))
     return shown
 
 
@@ -529,7 +530,13 @@ def node_detail(node_id: str) -> NodeDetail:
     titles = _node_titles(run, [n for n in (parent, *children) if n is not None])
     fork = forks.fork_into(node)
     if fork is not None and parent is not None:
-        fork = fork.model_copy(update={"from_step_number": _step_number(tree, parent), "from_title": titles[parent.pk]})
+        fork = fork.model_copy(
+            update={
+                "from_step_number": _step_number(tree, parent),
+                "from_title": titles[parent.pk],
+                "from_branch": tree.branch_of(parent.pk).number if parent.pk in tree.nodes else None,
+            }
+        )
     taken = tree.steps_taken(node.pk) if node.pk in tree.nodes else 0
     made_by = _made_by(tree, tree.nodes[node.pk], tree.made_by_checkpoint)  # as the graph draws it
     session = run.session
