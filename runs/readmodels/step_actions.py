@@ -171,7 +171,7 @@ def _of_step(
         # The page's working line says the agent is on it; the message waits folded, for when it stops.
         return StepActions("resume", "", "", True, False, False, branch_lead, weight=states.weight("agents"))
     if step.state == "left_behind":
-        lead = LEFT_BEHIND_LEAD
+        lead = " ".join(filter(None, (LEFT_BEHIND_LEAD, others_go_on(_at_work_elsewhere(node, step)))))
         return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("nobody"))
     lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
     return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("yours"))
@@ -182,13 +182,7 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool) -> str:
     branch's move is the agent's, or it waits in its chat for the person's reply), naming where, since the
     dashboard cannot tell it (friction17a 3: a done earlier step is where the person branches while the agent
     goes on). "" where no agent is at work."""
-    here = step.waiting_on.number if step.waiting_on is not None else None
-    cutoff = overview.stall_cutoff()
-    elsewhere = [
-        o
-        for o in (*node.on_branches, *node.other_branches)
-        if o.number != here and (o.state == "needs_you" or attention.move_of_branch(o, cutoff) == "agents")
-    ]
+    elsewhere = _at_work_elsewhere(node, step)
     several = node.run.branch_count > 1
     places = (["this step"] if at_work else []) + [
         f"“{o.step_title}”" + (f" (branch {o.number})" if several else "") if o.step_title else f"branch {o.number}"
@@ -199,6 +193,32 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool) -> str:
     if len(places) == 1:
         return f"An agent is working on {places[0]}; it is not told. Tell it to stop in its chat."
     return f"Agents are working on {listing.joined(places)}; they are not told. Tell them to stop in their chats."
+
+
+def _at_work_elsewhere(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:
+    """The run's other branches an agent works on: its move, or it waits in its chat for the person's reply."""
+    here = step.waiting_on.number if step.waiting_on is not None else None
+    cutoff = overview.stall_cutoff()
+    return [
+        o
+        for o in (*node.on_branches, *node.other_branches)
+        if o.number != here and (o.state == "needs_you" or attention.move_of_branch(o, cutoff) == "agents")
+    ]
+
+
+def others_go_on(at_work: list[BranchOutcomeEntry]) -> str:
+    """What resuming a branch left behind does to the branches an agent works on (friction18a 8): nothing. Its
+    latest step's token adds the next step to it, a new node, and overwrites nothing; each branch then goes on
+    on its own, and the run shows first whichever branch moved last (branches.Branch.is_newest)."""
+    if not at_work:
+        return ""
+    numbers = [o.number for o in at_work]
+    who = (
+        f"Branch {numbers[0]} keeps its agent"
+        if len(numbers) == 1
+        else f"Branches {listing.joined([str(n) for n in numbers])} keep their agents"
+    )
+    return f"{who}; each branch then goes on separately, and the run page shows the one that moved last."
 
 
 def recap_shown(entries: list[Any], actions: StepActions) -> list[Any]:
