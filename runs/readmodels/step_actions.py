@@ -39,8 +39,14 @@ RESUME_HERE = "Resume here"
 YOUR_REPLY = "Your reply"
 BRANCH_FROM_HERE = "Branch from here"
 # "Branch from here"'s two ways, each with its one line: what it does differently from the other.
-SAME_CONTEXT = "The agent answers this step again with the context as it is; its answer starts the new branch."
-EDITED_CONTEXT = "You change values in the step's context first; the agent then redoes the step with them."
+# What each button does when pressed, said under it (friction18a 14): neither records anything at once.
+SAME_CONTEXT = (
+    "Opens a message for an agent's chat; nothing is recorded until the agent answers this step again, with the "
+    "context as it is: its answer starts the new branch."
+)
+EDITED_CONTEXT = (
+    "Opens a form: you change values in the step's context and confirm; the agent then redoes the step with them."
+)
 # What branching does, in one sentence (what it does not do is `branch_warning`, on its own line).
 BRANCHING = "The new branch starts here and becomes the one this run follows; answered steps stay as they are."
 # A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short).

@@ -90,8 +90,9 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # one line of what it does differently (friction15).
     assert "Start a new branch from here" not in text and "Resume the agent" not in branch
     assert ">Branch (same context)</summary>" in branch and 'id="fork-details"' in branch
-    assert 'id="fork-message-what">The agent answers this step again with the context as it is;' in branch
-    assert 'id="fork-how">You change values in the step&#x27;s context first;' in branch
+    # Under each, whether it acts at once: neither records anything on the press (friction18a 14).
+    assert 'id="fork-message-what">Opens a message for an agent&#x27;s chat; nothing is recorded until' in branch
+    assert 'id="fork-how">Opens a form: you change values in the step&#x27;s context and confirm;' in branch
     assert text.count(">Branch with edited context…</summary>") == 1
     # The pending step of a branch: "Resume here" resumes the agent, by the run page's button in sight; the branch
     # from this step is by hand only.
