@@ -90,6 +90,8 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     visit(sized_page, f"{site}/nodes/{node_id_of(answer)}/", "step-actions-running")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     assert_sections(sized_page, "Agent stopped? Get the message that resumes it", one_line=True)
+    # That line is inside the step's "Agent working" banner, not floating between cards (friction18b 15).
+    expect(sized_page.locator("#node-pending #resume-here")).to_have_count(1)
     folded_message(sized_page)
     expect(sized_page.locator("#resume-what")).to_have_count(0)
     expect(sized_page.locator("#state-token")).to_be_hidden()

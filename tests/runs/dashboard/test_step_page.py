@@ -111,7 +111,7 @@ def test_the_step_s_state_its_refusal_and_its_branches_follow_live_updates(clien
     # is the box of branches (and a refusal, shown above it).
     pill_region = text.split('data-live-region="step-state">')[1].split("</span></span>")[0]
     assert 'id="step-state"' in pill_region
-    branches = text.split('data-live-region="node-branches">')[1].split("\n</div>")[0]
+    branches = text.split('data-live-region="node-branches">')[1].split('data-live-region="node"')[0]
     assert 'id="node-branch"' in branches
 
 
@@ -146,7 +146,7 @@ def test_a_steps_head_has_the_live_dot_while_its_run_goes_on_and_no_default_mode
     text = page(client, f"/nodes/{node_id_of(start)}/")
     assert 'id="live-dot"' in head(text) and "This page updates by itself.</p>" not in text
     # The agent is on this step: the run page's working line, the same words and clock (friction13 item 14).
-    line = text.split('<p class="pending" id="node-pending">')[1].split("</p>")[0]
+    line = text.split('<div class="pending" id="node-pending"><p class="pending-line">')[1].split("</p>")[0]
     lead = (
         '<strong>Agent working on this step</strong> <span class="nowrap pending-for"><span class="sep">· </span><time '
     )
