@@ -199,7 +199,7 @@ def test_a_canceled_run_s_step_says_when_and_that_nothing_resumes_or_branches(cl
         '<span class="muted small now-at" id="now-at">nothing can resume or branch from a canceled run</span>' in text
     )
     notes = text.split('id="recap-title"')[1].split("</section>")[0]
-    assert "as an agent resuming here reads them" not in notes and "resuming here" not in notes
+    assert "resumes here" not in notes and "Notes recorded on the way to this step, oldest first." in notes
 
 
 def test_a_steps_artifacts_read_as_the_run_page_says_them_their_json_in_one_closed_drawer(client, service_catalog):
