@@ -81,4 +81,7 @@ class OperatorForkNote(Shape):
         default=None, description="The number, on its branch, of the step pending where the branch was started."
     )
     from_title: str = Field(default="", description="That step's title, as the agent saw it.")
+    from_branch: int | None = Field(
+        default=None, description="The branch of the run (as its graph numbers it) the branch was started from."
+    )
     by: str = Field(default="", description="Who started it, in words: 'by bob (dashboard)'; empty if not said.")

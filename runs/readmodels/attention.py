@@ -709,7 +709,7 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         _Title(f"{states.label('left_behind')}{goes_on}"),
         # Nothing to do unless the person wants it back, which is resuming it at its latest step: the row's
         # "Want it back? Resume the agent…" (_attention.html) and this say the same (friction13 2).
-        next_move=f"Nothing to do, unless you want this branch back: {LEFT_BEHIND_BACK}",
+        next_move=LEFT_BEHIND_BACK,
         for_you=(
             f"This branch was left behind {why} Given the message, an agent "
             "resumes here, and its next step grows this branch."
@@ -725,7 +725,11 @@ AGENT_NOT_TOLD = "An agent working here is not told: it may carry on in its chat
 
 
 # Beside a branch left behind's quiet copy of the message (actions.COPY), on the run page and the step page.
-LEFT_BEHIND_BACK = "pasted into an agent's chat, the message puts it back on this branch, at its latest step."
+# Two short sentences (friction18a 9): nothing is asked; how to have it back.
+LEFT_BEHIND_BACK = (
+    "Nothing to do, unless you want this branch back. Pasted into an agent's chat, this message resumes it at its "
+    "latest step."
+)
 
 
 def _started_by_hand(tree: branches.RunBranches, outcome: BranchOutcomeEntry) -> bool:

@@ -222,26 +222,6 @@ def shown_run(run_id: str, *, tip: str | None = None) -> ShownRun:
     return ShownRun(detail, tree)
 
 
-@dataclass(frozen=True)
-class NotesAbove:
-    """The step (or checkpoint) of the shown branch whose notes its waiting panel quotes to review: the list of
-    steps links it to the panel (`anchor`) instead of showing those notes a second time."""
-
-    node_id: str  # the node the step's answer (or the checkpoint) led to: its StepEntry.child_id
-    anchor: str  # the panel's id for the notes
-
-
-def notes_above(detail: RunDetail) -> NotesAbove | None:
-    """Which listed step's notes the shown branch's waiting panel quotes (attention.latest_notes names their
-    node), None when it quotes none or that step is not listed."""
-    number = detail.branch.number if detail.branch is not None else None
-    panel = next((p for p in detail.panels if number is None or p.branch == number), None)
-    node = panel.to_approve_node if panel is not None else None
-    if panel is None or node is None or not any(step.child_id == node for step in detail.steps):
-        return None
-    return NotesAbove(node_id=node, anchor=f"to-approve-{panel.branch}")
-
-
 def _where(
     run: Run,
     tree: branches.RunBranches,
@@ -320,7 +300,8 @@ def _forks_on(run: Run, tree: branches.RunBranches, path: list[int]) -> list[Ope
         row = tree.nodes[source]
         title = seen[source].title if source in seen else _step_text(run, row.step_id).title
         number = None if row.is_complete else tree.steps_taken(source) + 1
-        shown.append(fork.model_copy(update={"from_step_number": number, "from_title": title}))
+        branch = tree.branch_of(source).number if source in tree.nodes else None
+        shown.append(fork.model_copy(update={"from_step_number": number, "from_title": title, "from_branch": branch}))
     return shown
 
 
@@ -549,7 +530,13 @@ def node_detail(node_id: str) -> NodeDetail:
     titles = _node_titles(run, [n for n in (parent, *children) if n is not None])
     fork = forks.fork_into(node)
     if fork is not None and parent is not None:
-        fork = fork.model_copy(update={"from_step_number": _step_number(tree, parent), "from_title": titles[parent.pk]})
+        fork = fork.model_copy(
+            update={
+                "from_step_number": _step_number(tree, parent),
+                "from_title": titles[parent.pk],
+                "from_branch": tree.branch_of(parent.pk).number if parent.pk in tree.nodes else None,
+            }
+        )
     taken = tree.steps_taken(node.pk) if node.pk in tree.nodes else 0
     made_by = _made_by(tree, tree.nodes[node.pk], tree.made_by_checkpoint)  # as the graph draws it
     session = run.session

@@ -39,8 +39,14 @@ RESUME_HERE = "Resume here"
 YOUR_REPLY = "Your reply"
 BRANCH_FROM_HERE = "Branch from here"
 # "Branch from here"'s two ways, each with its one line: what it does differently from the other.
-SAME_CONTEXT = "The agent answers this step again with the context as it is; its answer starts the new branch."
-EDITED_CONTEXT = "You change values in the step's context first; the agent then redoes the step with them."
+# What each button does when pressed, said under it (friction18a 14): neither records anything at once.
+SAME_CONTEXT = (
+    "Opens a message for an agent's chat; nothing is recorded until the agent answers this step again, with the "
+    "context as it is: its answer starts the new branch."
+)
+EDITED_CONTEXT = (
+    "Opens a form: you change values in the step's context and confirm; the agent then redoes the step with them."
+)
 # What branching does, in one sentence (what it does not do is `branch_warning`, on its own line).
 BRANCHING = "The new branch starts here and becomes the one this run follows; answered steps stay as they are."
 # A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short).
@@ -171,7 +177,7 @@ def _of_step(
         # The page's working line says the agent is on it; the message waits folded, for when it stops.
         return StepActions("resume", "", "", True, False, False, branch_lead, weight=states.weight("agents"))
     if step.state == "left_behind":
-        lead = LEFT_BEHIND_LEAD
+        lead = " ".join(filter(None, (LEFT_BEHIND_LEAD, others_go_on(_at_work_elsewhere(node, step)))))
         return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("nobody"))
     lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
     return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("yours"))
@@ -184,23 +190,16 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool) -> str:
     goes on). The words follow the same state as the page's pill (friction18a 1, 18b 1: a step waiting for the
     person's reply was said to have an agent working on it): an agent waiting is told not to go on, one working
     to stop first. "" where no agent is at work (stalled, paused, left behind: nobody to tell)."""
-    here = step.waiting_on.number if step.waiting_on is not None else None
-    cutoff = overview.stall_cutoff()
     several = node.run.branch_count > 1
     working: list[str] = []
     waiting: list[str] = []
     if at_work:
         (waiting if step.state == "needs_you" else working).append("this step")
-    for o in (*node.on_branches, *node.other_branches):
-        if o.number == here:
-            continue
+    for o in _at_work_elsewhere(node, step):
         where = (
             f"“{o.step_title}”" + (f" (branch {o.number})" if several else "") if o.step_title else f"branch {o.number}"
         )
-        if o.state == "needs_you":
-            waiting.append(where)
-        elif attention.move_of_branch(o, cutoff) == "agents":
-            working.append(where)
+        (waiting if o.state == "needs_you" else working).append(where)
     return " ".join(_warning_sentences(working, waiting))
 
 
@@ -224,6 +223,32 @@ def _warning_sentences(working: list[str], waiting: list[str]) -> list[str]:
     else:
         said.append(f"Branching does not tell {it}: if you branch, tell {it} in {its} not to go on.")
     return said
+
+
+def _at_work_elsewhere(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:
+    """The run's other branches an agent works on: its move, or it waits in its chat for the person's reply."""
+    here = step.waiting_on.number if step.waiting_on is not None else None
+    cutoff = overview.stall_cutoff()
+    return [
+        o
+        for o in (*node.on_branches, *node.other_branches)
+        if o.number != here and (o.state == "needs_you" or attention.move_of_branch(o, cutoff) == "agents")
+    ]
+
+
+def others_go_on(at_work: list[BranchOutcomeEntry]) -> str:
+    """What resuming a branch left behind does to the branches an agent works on (friction18a 8): nothing. Its
+    latest step's token adds the next step to it, a new node, and overwrites nothing; each branch then goes on
+    on its own, and the run shows first whichever branch moved last (branches.Branch.is_newest)."""
+    if not at_work:
+        return ""
+    numbers = [o.number for o in at_work]
+    who = (
+        f"Branch {numbers[0]} keeps its agent"
+        if len(numbers) == 1
+        else f"Branches {listing.joined([str(n) for n in numbers])} keep their agents"
+    )
+    return f"{who}; each branch then goes on separately, and the run page shows the one that moved last."
 
 
 def recap_shown(entries: list[Any], actions: StepActions) -> list[Any]:

@@ -44,7 +44,6 @@ from runs.readmodels import (
     outline_words,
     overview,
     produced,
-    run_view,
     states,
     step_places,
     synthesis,
@@ -466,13 +465,6 @@ def panel_of(panels: Any, branch: Any) -> Any:
 def steps_counted(detail: RunDetail) -> str:
     """The Steps card's count, said as the timeline and the branch graph say theirs (graph_page.steps_counted)."""
     return graph_page.steps_counted(detail).words
-
-
-@register.filter
-def notes_in_panel(detail: RunDetail) -> run_view.NotesAbove | None:
-    """The step whose notes the shown branch's waiting panel quotes, by its node (run_view.notes_above): the
-    step list links there instead of showing them a second time."""
-    return run_view.notes_above(detail)
 
 
 @register.filter

@@ -40,9 +40,10 @@ def said(page, words: str) -> int:
 
 
 def assert_cancel_in_its_place(page) -> None:
-    """The run's "Cancel run…" is in one place on every run: beside its title on a desktop; on a phone under
-    what is going on (the run's panel, or its status line when it has none), not between the title and it
-    (friction13 11), whatever the title's length (friction9 15)."""
+    """The run's "Cancel run…" is in one place on every run: beside its title on a desktop; on a phone at the
+    end of the run's card, under what is going on (the run's panel, or its status line when it has none) and
+    away from the panel's main button: after the run's facts (friction18b 13), never between the title and
+    it (friction13 11), whatever the title's length (friction9 15)."""
     title = page.locator("#run-title").bounding_box()
     cancel = page.locator(".run-head .confirm > summary").bounding_box()
     assert title is not None and cancel is not None
@@ -53,6 +54,8 @@ def assert_cancel_in_its_place(page) -> None:
     status = (panel if panel.count() else page.locator("#run-status")).first.bounding_box()
     if status is not None:
         assert (cancel["y"] >= status["y"] + status["height"]) == phone, (status, cancel)
+    facts = page.locator("#run-facts").bounding_box()
+    assert facts is not None and (cancel["y"] >= facts["y"] + facts["height"]) == phone, (facts, cancel)
 
 
 def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, site, service_catalog, quiet_after_30):
@@ -202,6 +205,9 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     assert (said(sized_page, "your move"), said(sized_page, "Your move"), said(sized_page, "Agent's move")) == (0, 1, 0)
     assert_cancel_in_its_place(sized_page)
     assert said(sized_page, "your confirmation") == 1
+    # The answered step shows its answer in the list of steps, as every other one does, though the panel quotes
+    # it to review: a step with only its prompt read as an answer lost (friction18a 6).
+    expect(sized_page.locator("ol.steps .notes")).to_have_text(["Planned it: two modules, one migration."])
     # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session
     # (not "started 4:32 AM" and "started 45 minutes ago"); how long ago is for the last activity.
     assert_times_said_one_way(sized_page, visible_text(sized_page))

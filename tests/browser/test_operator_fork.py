@@ -99,7 +99,12 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
         expect(page.locator("#resume-here .fork-handover")).to_contain_text("To resume the agent, paste this message")
         expect(page.locator(".messages")).to_contain_text("New branch started: the agent redoes Prepare")
-        expect(page.locator("#node-facts")).to_contain_text("started by hand from Prepare · step 1 of 5")
+        # Both branches named, so the step it came from (of the same title) does not read as this page; the
+        # crumb names the branch (friction18a 7).
+        expect(page.locator("#started-by-hand")).to_have_text(
+            "Branch 2, started by hand from branch 1's Prepare (step 1 of 5)"
+        )
+        expect(page.locator("p.crumbs #crumb-branch")).to_have_text("branch 2")
         expect(page.locator(".fork-handover")).not_to_contain_text("started by hand")  # said once, in the facts
         expect(page.locator(".fork-handover")).to_contain_text(REASON)
         expect(page.locator(".fork-handover")).to_contain_text('target set to "production"')

@@ -90,6 +90,8 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     visit(sized_page, f"{site}/nodes/{node_id_of(answer)}/", "step-actions-running")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     assert_sections(sized_page, "Agent stopped? Get the message that resumes it", one_line=True)
+    # That line is inside the step's "Agent working" banner, not floating between cards (friction18b 15).
+    expect(sized_page.locator("#node-pending #resume-here")).to_have_count(1)
     folded_message(sized_page)
     expect(sized_page.locator("#resume-what")).to_have_count(0)
     expect(sized_page.locator("#state-token")).to_be_hidden()
@@ -109,6 +111,14 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     expect(sized_page.locator("#branch-here #fork-message > summary")).to_have_text("Branch (same context)")
     expect(sized_page.locator("#fork-message-what")).to_be_visible()
     expect(sized_page.locator("#fork-how")).to_be_visible()
+    # Both ways are buttons of the page's own size, not chips that read as tags; a thumb's height on a phone
+    # (friction18a 14, friction18b 13).
+    phone = (sized_page.viewport_size or {})["width"] < 600
+    for way in ("#fork-message > summary", "#fork-details > summary"):
+        box = sized_page.locator(f"#branch-here {way}").bounding_box()
+        assert box is not None and box["height"] >= (40 if phone else 30), (way, box)
+        size = sized_page.locator(f"#branch-here {way}").evaluate("el => parseFloat(getComputedStyle(el).fontSize)")
+        assert size >= 15, (way, size)
     # A blocked step: one entry for the message, the refusal's panel's (friction16a 6): no "Resume here" repeating
     # it; the agent resends by itself, so the message waits in the panel's closed fold.
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")

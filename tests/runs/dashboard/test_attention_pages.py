@@ -153,10 +153,10 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     assert "The agent's instructions for this step</summary>" in fold
     assert "<strong>ask them to approve it</strong>" in fold
     assert panel.index('class="next-move"') < panel.index("to-approve") < panel.index("asks-fold")
-    # The notes to review are said once, in the panel (friction11 1); the step that recorded them keeps its head,
-    # with no line only pointing up there (friction17b 11).
+    # The notes to review are in the panel, and the step that recorded them shows them too, as every answered
+    # step does (friction18a 6: a step with only its prompt read as an answer lost); no line pointing up there.
     steps = html.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
-    assert "Planned it: two modules, one migration." not in steps and html.count("Planned it: two modules") == 1
+    assert "Planned it: two modules, one migration." in steps and html.count("Planned it: two modules") == 2
     assert "Plan · step 1 of 3" in steps
     assert "to-approve-1" not in steps and "panel above" not in steps and "No notes." not in steps
 
@@ -207,8 +207,8 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     assert "Self-Check the Plan · step 3 of 3" in panel and 'class="verdict-line"' not in panel
     # Its resume is the quiet button, with one line saying what it does (friction15).
     assert (
-        "Nothing to do, unless you want this branch back: pasted into an agent&#x27;s chat, the message puts it "
-        "back on this branch, at its latest step." in panel
+        "Nothing to do, unless you want this branch back. Pasted into an agent&#x27;s chat, this message resumes "
+        "it at its latest step." in panel
     )
     assert (
         'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Copy the message for the agent<'

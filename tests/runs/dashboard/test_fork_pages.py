@@ -217,8 +217,9 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
         re.sub(r"<[^>]+>", "", between(page, '<ul class="meta node-facts" id="node-facts">', "</ul>")).split()
     )
     # Where the step stands, the crumb says: not again under the head.
-    assert meta.startswith("started by hand from ") and "step 2" not in meta
-    assert "started by hand from Prepare · step 1 of 5 run" in meta and root[:8] not in meta  # no bare id
+    assert meta.startswith("Branch 2, started by hand from ") and "step 2" not in meta
+    # Both branches named: the step it came from, of the same title, does not read as this page (friction18a 7).
+    assert "started by hand from branch 1's Prepare (step 1 of 5) run" in meta and root[:8] not in meta  # no bare id
     assert meta.endswith("in the dashboard") and "risk" not in meta  # the server's default mode is not said
     recap = between(page, 'id="recap-title"', "</section>")
     assert "where the run started" not in recap
@@ -256,6 +257,7 @@ def test_a_branch_started_by_hand_later_in_the_run_counts_the_steps_before_it(cl
         re.sub(r"<[^>]+>", "", between(page, '<ul class="meta node-facts" id="node-facts">', "</ul>")).split()
     )
     assert "Deploy to staging · step 2 of 5" in between(page, '<p class="crumbs">', "</p>")
+    # Started at the branch's latest step, it goes on on that branch: no branches to tell apart.
     assert meta.startswith("started by hand from Deploy to staging · step 2 of 5")
     assert "Did prepare." in between(page, 'id="recap-title"', "</section>")  # the path's notes are its history
 

@@ -85,8 +85,8 @@ def test_the_node_page_says_resume_and_fork_in_plain_words_with_tokens_for_the_a
     assert "ackToken" not in said and "acknowledging" not in said and "node" not in text_of(said)
     assert "For developers</summary>" in api and "acknowledging it again starts a new branch" in api
     assert "Branch with edited context…" in api and "sets the agent going on it" in api
-    assert "with the context as it is; its answer starts the new branch" in api
-    assert "You change values in the step&#x27;s context first" in api
+    assert "with the context as it is: its answer starts the new branch" in api
+    assert "Opens a form: you change values in the step&#x27;s context and confirm" in api
     assert "Where the run went on from this step." in html
 
 

@@ -90,8 +90,9 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # one line of what it does differently (friction15).
     assert "Start a new branch from here" not in text and "Resume the agent" not in branch
     assert ">Branch (same context)</summary>" in branch and 'id="fork-details"' in branch
-    assert 'id="fork-message-what">The agent answers this step again with the context as it is;' in branch
-    assert 'id="fork-how">You change values in the step&#x27;s context first;' in branch
+    # Under each, whether it acts at once: neither records anything on the press (friction18a 14).
+    assert 'id="fork-message-what">Opens a message for an agent&#x27;s chat; nothing is recorded until' in branch
+    assert 'id="fork-how">Opens a form: you change values in the step&#x27;s context and confirm;' in branch
     assert text.count(">Branch with edited context…</summary>") == 1
     # The pending step of a branch: "Resume here" resumes the agent, by the run page's button in sight; the branch
     # from this step is by hand only.
@@ -110,7 +111,7 @@ def test_the_step_s_state_its_refusal_and_its_branches_follow_live_updates(clien
     # is the box of branches (and a refusal, shown above it).
     pill_region = text.split('data-live-region="step-state">')[1].split("</span></span>")[0]
     assert 'id="step-state"' in pill_region
-    branches = text.split('data-live-region="node-branches">')[1].split("\n</div>")[0]
+    branches = text.split('data-live-region="node-branches">')[1].split('data-live-region="node"')[0]
     assert 'id="node-branch"' in branches
 
 
@@ -143,7 +144,7 @@ def test_a_steps_head_has_the_live_dot_while_its_run_goes_on_and_no_default_mode
     text = page(client, f"/nodes/{node_id_of(start)}/")
     assert 'id="live-dot"' in head(text) and "This page updates by itself.</p>" not in text
     # The agent is on this step: the run page's working line, the same words and clock (friction13 item 14).
-    line = text.split('<p class="pending" id="node-pending">')[1].split("</p>")[0]
+    line = text.split('<div class="pending" id="node-pending"><p class="pending-line">')[1].split("</p>")[0]
     lead = (
         '<strong>Agent working on this step</strong> <span class="nowrap pending-for"><span class="sep">· </span><time '
     )
@@ -196,7 +197,7 @@ def test_a_canceled_run_s_step_says_when_and_that_nothing_resumes_or_branches(cl
         '<span class="muted small now-at" id="now-at">nothing can resume or branch from a canceled run</span>' in text
     )
     notes = text.split('id="recap-title"')[1].split("</section>")[0]
-    assert "as an agent resuming here reads them" not in notes and "resuming here" not in notes
+    assert "resumes here" not in notes and "Notes recorded on the way to this step, oldest first." in notes
 
 
 def test_a_steps_artifacts_read_as_the_run_page_says_them_their_json_in_one_closed_drawer(client, service_catalog):

@@ -370,10 +370,14 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     # Nothing left to resume or branch from: neither section.
     assert BUTTON not in done and 'id="resume-here"' not in done and 'id="branch-here"' not in done
     open_tip = page(client, f"/nodes/{review.open_tip}/")
-    # After the step's own content, "Resume here" (the agent is on the step: its message behind the closed "Agent
-    # stopped? …", friction16), then "Branch from here" with the other way folded.
+    # The agent is on the step: "Resume here" is its message behind the closed "Agent stopped? …" (friction16),
+    # inside the page's "Agent working" banner (friction18b 15); after the step's own content, "Branch from here"
+    # with the other way folded.
     assert (
-        open_tip.index('id="recorded-title"') < open_tip.index('id="resume-here"') < open_tip.index('id="branch-here"')
+        open_tip.index('id="node-pending"')
+        < open_tip.index('id="resume-here"')
+        < open_tip.index('id="recorded-title"')
+        < open_tip.index('id="branch-here"')
     )
     resume = open_tip.split('id="resume-here"')[1].split("</section>")[0]
     # The folded line alone, no card and heading around it (friction17b 11); the token inside that fold.

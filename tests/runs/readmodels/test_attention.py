@@ -110,17 +110,14 @@ def test_the_step_whose_notes_the_waiting_panel_quotes_is_named_by_its_node_not_
     run_id = start["session"]["runId"]
     detail = run_view.run_detail(run_id)
     [plan] = detail.steps
-    above = run_view.notes_above(detail)
-    assert above is not None and (above.node_id, above.anchor) == (plan.child_id, "to-approve-1")
+    [panel] = detail.panels
+    assert panel.to_approve_node == plan.child_id
     # A checkpoint saved since, in the very same words: the panel quotes the newest, and names it by its node.
     checkpoint_workflow(stateToken=waiting["stateToken"], output={"notesMarkdown": "Same words."})
     detail = run_view.run_detail(run_id)
     [panel] = detail.panels
     saved = next(step for step in detail.steps if step.kind == "checkpoint")
     assert panel.to_approve == "Same words." and panel.to_approve_node == saved.child_id != plan.child_id
-    assert run_view.notes_above(detail) == run_view.NotesAbove(saved.child_id, "to-approve-1")
-    # Without a panel that quotes notes, no step is linked to one.
-    assert run_view.notes_above(detail.model_copy(update={"panels": []})) is None
 
 
 def test_in_autopilot_a_confirmation_step_does_not_wait_for_the_user(confirm_workflow):

@@ -112,8 +112,10 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     assert left is not None
     taken_up = actions_at(str(left.public_id))
     # Subject first, short (friction17b 12).
+    # What happens to branch 2, where the agent works: nothing; both go on (friction18a 8).
     assert taken_up.resume == "resume" and taken_up.lead == (
-        "No agent works on this branch. To go on with it, paste this message into an agent's chat."
+        "No agent works on this branch. To go on with it, paste this message into an agent's chat. Branch 2 keeps "
+        "its agent; each branch then goes on separately, and the run page shows the one that moved last."
     )
     # Nobody's move: the quiet outline, as on the run page: nothing to do unless it is wanted back.
     assert taken_up.weight == "quiet" and not taken_up.leads_page
