@@ -156,7 +156,9 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     # The notes to review are in the panel, and the step that recorded them shows them too, as every answered
     # step does (friction18a 6: a step with only its prompt read as an answer lost); no line pointing up there.
     steps = html.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
-    assert "Planned it: two modules, one migration." in steps and html.count("Planned it: two modules") == 2
+    # Steps says it twice: its folded line's first line of the answer, then the answer itself.
+    assert steps.count("Planned it: two modules, one migration.") == 2
+    assert html.count("Planned it: two modules") == 3
     assert "Plan · step 1 of 3" in steps
     assert "to-approve-1" not in steps and "panel above" not in steps and "No notes." not in steps
 
