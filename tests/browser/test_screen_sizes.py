@@ -395,7 +395,8 @@ def test_a_node_page(sized_page, console_log, site, forked):
     # The crumbs are whole at both sizes: one cut short on a phone left a wide gap before its "/" (friction16b 8).
     phone = (sized_page.viewport_size or {})["width"] < 600
     middle = sized_page.locator(".crumbs a.crumb-mid")
-    expect(middle).to_have_count(2)
+    expect(middle).to_have_count(3)  # the session, the run, and on a forked run the step's branch
+    expect(sized_page.locator("#crumb-branch")).to_have_text(re.compile(r"^branch \d+$"))
     for crumb in middle.all():
         name = crumb.evaluate("a => a.textContent")
         assert (crumb.get_attribute("title") or "").startswith(f"{name} ("), name
@@ -426,14 +427,14 @@ def test_a_node_page(sized_page, console_log, site, forked):
         " [...ul.children].some(li => getComputedStyle(li, '::before').content.includes('·'))]"
     )
     assert sized_page.locator("#node-facts").evaluate(style) == ["wrap", False]
-    # A healthy node leads with its step, not with resuming it: after what was recorded, "Resume here" then
-    # "Branch from here"; while the agent works on the step, the message is folded, for when it stops (no
-    # second driver), and branching with other context is a folded way of its own section.
+    # A healthy node leads with its step, not with resuming it: while the agent works on the step, the message
+    # is one folded line inside the "Agent working" banner, for when it stops (no second driver; friction18b
+    # 15), and "Branch from here" follows what was recorded, branching with other context a fold of its own.
     recorded = sized_page.locator("#recorded-title").bounding_box()
-    resume = sized_page.locator("#resume-here").bounding_box()
     branch = sized_page.locator("#branch-here").bounding_box()
-    assert recorded is not None and resume is not None and branch is not None
-    assert recorded["y"] < resume["y"] < branch["y"]
+    expect(sized_page.locator("#node-pending #resume-here")).to_have_count(1)
+    assert recorded is not None and branch is not None
+    assert recorded["y"] < branch["y"]
     # "Resume here" is then only its folded line: no card nor heading around it (friction17b 11).
     expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
     # The agent's move: the message behind a closed "Agent stopped? …", not the page's loudest button (friction16).
