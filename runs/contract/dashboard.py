@@ -642,7 +642,7 @@ class BlockedStep(Shape):
     )
     verdict: str = Field(
         default="",
-        description="The panel's first line, in one sentence: whose move it is and what it takes ('Blocked: "
+        description="The panel's first line, in one sentence: whose move it is and what it takes ('Refused: "
         "the agent must resend Review the diff (step 2) with a ... artifact.').",
     )
     for_you: str = Field(

@@ -287,8 +287,8 @@ def _verdict_words(move: WhoseMove, step: str, needs: str) -> str:
     if move == "user":
         return f"Your move: {step} waits for something only you can give."
     if move == "delegations":
-        return f"Blocked: {step} waits for its delegated runs to finish."
-    return f"Blocked: the agent must resend {step} with {needs}."
+        return f"Refused for now: {step} waits for its delegated runs to finish."
+    return f"Refused: the agent must resend {step} with {needs}."
 
 
 def for_you(refusal: Refusal, move: WhoseMove, step_number: int | None) -> str:

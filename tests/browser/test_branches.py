@@ -146,7 +146,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     # The node page shows the same panel inline (what is wrong, for the agent), with no link back to itself.
     refusal = page.locator("#node-refusal .blocked-panel")
     expect(refusal.locator(".verdict")).to_have_text(
-        "Blocked: the agent must resend this step with the list of changed files."
+        "Refused: the agent must resend this step with the list of changed files."
     )
     expect(refusal.locator(".blocked-issues")).to_contain_text("ARTIFACT_MISSING")
     expect(refusal.get_by_role("link", name=re.compile("Open the refused step's page"))).to_have_count(0)

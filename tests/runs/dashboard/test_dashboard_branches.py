@@ -166,7 +166,10 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     # One status: the refusal, not also "Agent working on this step" above it (friction14 item 2).
     assert 'id="node-pending"' not in node and "Agent working on this step" not in node
     assert 'class="blocked-panel"' in refusal and "Why it was refused" in refusal
-    assert "Blocked: the agent must resend this step with the list of changed files." in refusal
+    # "Refused", not "Blocked", while the agent is to resend it (friction19a 1): its pill says "Retrying", and
+    # "Blocked" is the person's move's word.
+    assert "Refused: the agent must resend this step with the list of changed files." in refusal
+    assert "Agent&#x27;s move · Retrying" in node and "Blocked" not in refusal
     # On a step's page the panel keeps its own fold for developers: the page has no run facts to share it.
     assert refusal.count(">For developers</summary>") == 1 and 'class="wrap resend-call"' in refusal
     # Inside the panel, its last fold, as on the confirm step's page (friction17b 6).
