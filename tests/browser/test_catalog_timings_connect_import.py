@@ -169,6 +169,10 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
     expect(sized_page.locator("#p95-note")).to_contain_text("a p95 from 20")
     going_on = stats.locator("tbody tr").filter(has_text="continue_workflow")
     expect(going_on.locator(".risk-high")).to_have_count(0)
+    # An error count and its share are one piece: never "2" / "(100" / "%)" down a phone's cell (friction19a 2).
+    failing = stats.locator("tbody tr").filter(has_text="start_workflow").locator(".risk-high")
+    expect(failing).to_have_text("2 (100%)")
+    assert failing.evaluate("e => e.getClientRects().length") == 1
     for row in stats.locator("tbody tr").all():
         lines = row.evaluate(CELL_LINES)
         if viewport_name(sized_page) == DESKTOP.name:
