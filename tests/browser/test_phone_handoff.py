@@ -83,7 +83,7 @@ def test_where_the_browser_can_share_each_message_has_a_share_button(sized_page,
 
 
 def test_not_yet_carries_what_should_change_and_a_copy_says_to_paste(sized_page, console_log, site, service_catalog):
-    """Under "Not yet" a box takes what should change; the copied and shared reply carry it in place of the
+    """Over "Not yet" a box takes what should change; the copied and shared reply carry it in place of the
     blank (friction18b 12), and the status after a copy says the next step: paste (friction18a 10)."""
     waiting = made.waiting_for_user(service_catalog["extra"])
     sized_page.add_init_script(STUB_SHARE)
@@ -93,9 +93,9 @@ def test_not_yet_carries_what_should_change_and_a_copy_says_to_paste(sized_page,
     reason = panel.get_by_label("What should change?")
     expect(reason).to_be_visible()
     copy_changes = panel.get_by_role("button", name="Copy “Not yet: change…” reply")
-    # Under its reply's button, not beside the other reply.
+    # Over its reply's button, so it is filled before the copy (friction19a 7), not beside the other reply.
     box, button = reason.bounding_box(), copy_changes.bounding_box()
-    assert box and button and box["y"] >= button["y"] + button["height"]
+    assert box and button and box["y"] + box["height"] <= button["y"]
     # Left empty, the reply keeps its blank.
     copy_changes.click()
     expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
