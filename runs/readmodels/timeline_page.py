@@ -244,7 +244,8 @@ def merged(
                 dots.append(TimelineDot(at_, state, members[0].words))
                 continue
             within, said = cluster_words(members), cluster_state(state, members)
-            words = f"{within}, {said}: " + "; ".join(mark.words for mark in members)
+            # The state a label in brackets, not a capital mid-sentence (friction19a 5: "within a second, Answered").
+            words = f"{within} ({said}): " + "; ".join(mark.words for mark in members)
             steps = tuple(mark.what or mark.words for mark in members)
             dots.append(TimelineDot(at_, state, words, len(members), members[0].at, within, steps, said))
     return dots

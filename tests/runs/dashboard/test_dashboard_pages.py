@@ -237,7 +237,7 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
         for label in re.findall(r'(?:role="img"|<a class="tl-group" href="#[^"]+") aria-label="([^"]*)"', track):
             names += (
                 label.replace("&#x27;", "'").split(": ", 1)[1].split("; ")
-                if re.match(r"^[^:]* within (a second|a minute|[\d]+ (min|h))(, [^:]+)?: ", label)
+                if re.match(r"^[^:]* within (a second|a minute|[\d]+ (min|h))( \([^)]+\))?: ", label)
                 else [label.replace("&#x27;", "'")]
             )
     # Every node, and a dot for each step the review redid after a rewind (its graph's "↺ redone" boxes).

@@ -66,7 +66,7 @@ def test_the_node_page_speaks_to_people_not_in_the_recaps_policy_words(client, s
     run = traced_run()
     page = client.get(f"/nodes/{run.node_at('phase-1')}/").content.decode()
     text = html_text.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page)))
-    assert "Notes the agent reads if it resumes here, oldest first." in text  # one short line (friction18a 9)
+    assert "Notes an agent going on from this step reads, oldest first." in text  # resumed or branched (friction19a 5)
     assert "bytes" not in text and "path order" not in text
     assert "Chosen " not in text
     # The mode as people say it, and only when it is not the server's default (this run's is).

@@ -231,9 +231,8 @@ def test_dots_closer_than_a_dot_merge_into_one_per_state_that_says_how_many_and_
         assert [(dot.state, dot.count) for dot in dots] == [("done", 8), ("left_behind", 1), ("done", 1)]
         assert sum(dot.count for dot in dots) == row.nodes == 10
         # It says what its number is: that many steps, and within how long of each other.
-        assert (
-            dots[0].words.startswith("8 steps within a second, Answered: Step 1; Step 2;") and "Step 9" in dots[0].words
-        )
+        assert dots[0].words.startswith("8 steps within a second (Answered): Step 1; Step 2;")
+        assert "Step 9" in dots[0].words
         assert "Step 5" not in dots[0].words and dots[1].words == "Step 5"
         places = [float(dot.at.rstrip("%")) for dot in dots]
         assert all(b - a >= gap - 0.01 for a, b in itertools.pairwise(places))
