@@ -271,8 +271,8 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     expect(sized_page.locator("#node-refusal .verdict")).to_be_in_viewport()
     assert said(sized_page, "see above") == 0 and said(sized_page, "Open the refused step") == 0
     # As on the run page: the head's pill says Retrying (the agent's move, friction18b 2), the verdict what is
-    # wrong; whose move once, in the head's pill.
-    assert (said(sized_page, "Retrying"), said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (1, 1, 1)
+    # wrong, headed "Refused" (friction19a 1: "Blocked" is the person's move's word); whose move once, in the pill.
+    assert (said(sized_page, "Retrying"), said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (1, 0, 1)
     expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     # The message, then the developers' call: here the panel's last fold, inside the box it belongs to as on the
     # confirm step's page (friction17b 6).
