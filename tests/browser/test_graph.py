@@ -534,7 +534,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert len(dots) == 11 + 2 + 2  # every node, and the review's two steps redone after a rewind
     for state, label, title, fill, badge, times, stroke, shape in dots:
         assert label == title and re.match(
-            r"^([^:]* within (a second|a minute|[\d]+ (min|h))(, [^:]+)?: )?"
+            r"^([^:]* within (a second|a minute|[\d]+ (min|h))( \([^)]+\))?: )?"
             r"(Step \d+ of \d+(, round \d+ of \d+(, part \d+ of \d+)? in “[^”]+”)? · .+|Complete): [A-Z]",
             label,
         )
