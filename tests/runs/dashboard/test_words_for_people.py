@@ -170,7 +170,7 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
     stats = shown.split('id="stats-title"', 1)[1].split("</section>", 1)[0]
     assert stats.count("—</td>") == 1 and stats.count("a p95 from 20") == 1
     row = stats.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
-    assert row.startswith('<td class="num">4</td><td class="num"><span class="risk-high">1 (25%)</span></td>')
+    assert row.startswith('<td class="num">4</td><td class="num"><span class="risk-high nowrap">1 (25%)</span></td>')
     assert '<td class="num">1</td>' in row and "3 ms" in row and "1.8 s" in row  # refused: 1; median; slowest
     assert "Turned away (run ended)</th>" in stats and stats.count("not a failure") == 1  # what a refusal is, said once
 
