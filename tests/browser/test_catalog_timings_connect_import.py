@@ -131,6 +131,10 @@ def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, 
 
 # A table row's cells by the line they stand on (tops within a few pixels: cells of one line may sit on a
 # shared baseline in different fonts): each line's cells' text, their column name first on a phone.
+# Cells whose content is wider than the cell, so that it runs into the next one.
+OVERLAPS = """(row) => [...row.cells].filter((cell) => cell.checkVisibility() && cell.scrollWidth > cell.clientWidth + 1)
+  .map((cell) => cell.innerText)"""
+
 CELL_LINES = """(row) => {
   const cells = [...row.cells].filter((cell) => cell.checkVisibility()).map((cell) => {
     const label = getComputedStyle(cell, "::before").content;
@@ -178,11 +182,14 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
         if viewport_name(sized_page) == DESKTOP.name:
             assert len(lines) == 1, lines
         else:
-            assert len(lines) == 2 and len(lines[0]) == 1, lines  # the tool's name alone, then its figures
-            # Every column's figure, the slowest call's too: not dropped without a word (friction9 15).
-            # Two calls per tool: a "—" median, which would only be those calls again (friction16a 18).
-            names = ["Calls", "Errors", "Turned", "Median", "p95", "Slowest"]
-            assert [figure.split()[0] for figure in lines[1]] == names, lines
+            assert len(lines) == 3 and len(lines[0]) == 1, lines  # the tool's name alone, then its figures
+            # Every column's figure, the slowest call's too: not dropped without a word (friction9 15), three
+            # to a line, the counts then the times (friction20b 1: six to a line ran "2 (100%)" into its
+            # neighbour). Two calls per tool: a "—" median, which would only be those calls again (friction16a 18).
+            names = [["Calls", "Errors", "Turned"], ["Median", "p95", "Slowest"]]
+            assert [[figure.split()[0] for figure in line] for line in lines[1:]] == names, lines
+            # No figure runs into another: each cell's content stays inside its own cell.
+            assert row.evaluate(OVERLAPS) == [], row.inner_text()
     # Times in the unit that suits them, as on the run pages: "12 ms", "1.8 s", never bare milliseconds.
     figures = " | ".join(stats.locator("tbody td").all_text_contents())
     assert "1,834" not in figures and "1834" not in figures, figures
