@@ -803,7 +803,7 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
     # The moment the move turns to the person lies ahead: said as what will happen then, not as "your move
     # from" a time still to come, which the eighth reviewer read as a clock gone wrong.
     around = Timed(
-        "If the agent has stopped: the message to paste into its chat (yours ", " if it has not retried)", "in"
+        "Agent stopped? Get the message that resumes it. It becomes your move ", " if it does not retry.", "in"
     )
     return BlockedGuide(
         move, blocked.panel_verdict(entry), lead, f"{around.before}{turns}{around.after}", turns_at, around

@@ -96,22 +96,25 @@ def test_not_yet_carries_what_should_change_and_a_copy_says_to_paste(sized_page,
     # Over its reply's button, so it is filled before the copy (friction19a 7), not beside the other reply.
     box, button = reason.bounding_box(), copy_changes.bounding_box()
     assert box and button and box["y"] + box["height"] <= button["y"]
-    # Left empty, the reply keeps its blank.
-    copy_changes.click()
-    expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
-    assert sized_page.evaluate("navigator.clipboard.readText()") == (
-        "Not yet: change … before you go on with “Approve the plan”."
-    )
+    # Left empty, the reply keeps its blank, and its buttons are off until there is something to change
+    # (friction20b 9: a "Not yet" that says nothing could be copied); the confirmation's are on.
+    expect(panel.locator("[id$=-changes-blank]")).to_have_text("…")
+    expect(copy_changes).to_be_disabled()
+    expect(panel.get_by_role("button", name="Share “Not yet”…")).to_be_disabled()
+    expect(panel.get_by_role("button", name="Copy “Confirmed” reply")).to_be_enabled()
+    reason.fill("  ")
+    expect(copy_changes).to_be_disabled()
     reason.fill("split the migration in two")
+    expect(copy_changes).to_be_enabled()
     copy_changes.click()
     expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
     wanted = "Not yet: change split the migration in two before you go on with “Approve the plan”."
     assert sized_page.evaluate("navigator.clipboard.readText()") == wanted
     panel.get_by_role("button", name="Share “Not yet”…").click()
     assert sized_page.evaluate("window.__shared") == [wanted]
-    # Emptied again, the blank comes back.
+    # Emptied again, the blank comes back and the buttons are off again.
     reason.fill("")
-    copy_changes.click()
+    expect(copy_changes).to_be_disabled()
     expect(panel.locator("pre.agent-message").nth(1)).to_have_text(
         "Not yet: change … before you go on with “Approve the plan”."
     )

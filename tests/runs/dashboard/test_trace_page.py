@@ -66,7 +66,9 @@ def test_the_node_page_speaks_to_people_not_in_the_recaps_policy_words(client, s
     run = traced_run()
     page = client.get(f"/nodes/{run.node_at('phase-1')}/").content.decode()
     text = html_text.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page)))
-    assert "Notes an agent going on from this step reads, oldest first." in text  # resumed or branched (friction19a 5)
+    # One subtitle on every step's page, its last sentence only where an agent can still go on (resumed or
+    # branched; friction19a 5, friction20a 15: two different subtitles for the same list).
+    assert "Notes recorded on the way to this step, oldest first. An agent going on from here reads them." in text
     assert "bytes" not in text and "path order" not in text
     assert "Chosen " not in text
     # The mode as people say it, and only when it is not the server's default (this run's is).

@@ -216,11 +216,11 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert "The agent was told what to fix and normally resends the step by itself" in before_folds
     assert BUTTON not in before_folds and "If the agent has stopped, copy the message" not in text
     fold = panel.split('<details class="if-stopped-fold" id="if-stopped-1">')[1].split("</details>")[0]
-    assert "If the agent has stopped: the message to paste into its chat (yours <time" in fold
+    assert "Agent stopped? Get the message that resumes it. It becomes your move <time" in fold
     assert BUTTON in fold
     # That moment as a <time> the reader's browser puts on their clock, not "05:50 UTC" in the words.
     summary = fold.split("<summary", 1)[1].split("</summary>", 1)[0]
-    assert '(yours <time datetime="' in summary and "UTC)" not in summary
+    assert 'your move <time datetime="' in summary and "UTC)" not in summary
     listed = page(client, "/sessions/")
     assert "Your move 0" in listed  # nobody's row says "Your move"
     assert not any(old in text for old in OLD_BUTTONS)

@@ -10,7 +10,8 @@
  * After a message for an agent is copied, the status says the next step (PASTE_NEXT, friction18a 10): the copy
  * alone does nothing until it is pasted into the agent's chat.
  * An <input data-reason-for="ID"> fills the element ID (a reply's blank, data-blank holding its words) with what
- * is typed, so the copied or shared reply carries the reason (friction18b 12); left empty, the blank stays. */
+ * is typed, so the copied or shared reply carries the reason (friction18b 12); left empty, the blank stays and
+ * the reply's buttons are off. */
 (function () {
   "use strict";
 
@@ -62,19 +63,26 @@
     }
   }
 
-  /* What is typed into a reply's reason box goes into the reply's blank (the blank's own words when empty). */
+  /* What is typed into a reply's reason box goes into the reply's blank (the blank's own words when empty).
+   * Until something is typed, the reply's own buttons (copy and share, its pair) are off: a "Not yet" that
+   * says nothing to change only sends the agent back to ask (friction20b 9). Without script they stay on, and
+   * the reply keeps its blank. */
   function fillReason(input) {
     var blank = document.getElementById(input.getAttribute("data-reason-for"));
     if (!blank) return;
     var typed = input.value.trim();
     blank.textContent = typed || blank.getAttribute("data-blank") || "";
+    var pair = input.closest(".copy-pair");
+    if (pair) pair.querySelectorAll("button").forEach(function (button) { button.disabled = !typed; });
   }
   document.addEventListener("input", function (event) {
     if (event.target.matches && event.target.matches("[data-reason-for]")) fillReason(event.target);
   });
   /* After a live update replaced the reply (live.js keeps the box's text), its blank is filled again. */
   function fillReasons() { document.querySelectorAll("[data-reason-for]").forEach(fillReason); }
-  document.addEventListener("live:updated", fillReasons);
+  document.addEventListener("live:updated", fillReasons);  // after the share buttons are added (above)
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", fillReasons);
+  else fillReasons();
 
   function select(element) {
     var range = document.createRange();
