@@ -129,12 +129,13 @@ def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, 
     console_log.assert_clean()
 
 
-# A table row's cells by the line they stand on (tops within a few pixels: cells of one line may sit on a
-# shared baseline in different fonts): each line's cells' text, their column name first on a phone.
-# Cells whose content is wider than the cell, so that it runs into the next one.
-OVERLAPS = """(row) => [...row.cells].filter((cell) => cell.checkVisibility() && cell.scrollWidth > cell.clientWidth + 1)
+# A row's cells whose content is wider than the cell, so that it runs into the next one.
+OVERLAPS = """(row) => [...row.cells]
+  .filter((cell) => cell.checkVisibility() && cell.scrollWidth > cell.clientWidth + 1)
   .map((cell) => cell.innerText)"""
 
+# A table row's cells by the line they stand on (tops within a few pixels: cells of one line may sit on a
+# shared baseline in different fonts): each line's cells' text, their column name first on a phone.
 CELL_LINES = """(row) => {
   const cells = [...row.cells].filter((cell) => cell.checkVisibility()).map((cell) => {
     const label = getComputedStyle(cell, "::before").content;

@@ -216,8 +216,8 @@ SEPARATOR = "\u203a"  # the progress strip's mark between two steps
 def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, viewport):
     visit(sized_page, f"{site}/runs/{blocked.run_id}/", "blocked-run")
     assert_axis_reads(sized_page)
-    # "Refused at 5:20 AM" and "It becomes your move at 5:50 AM if it does not retry": local clock times, no "UTC" in what a
-    # person reads.
+    # "Refused at 5:20 AM" and "It becomes your move at 5:50 AM if it does not retry": local clock times, no
+    # "UTC" in what a person reads.
     assert_times_said_one_way(sized_page, visible_text(sized_page))
     expect(sized_page.locator(".blocked-panel").first).to_be_in_viewport()
     # The progress strip: its separator ends a step, so a wrapped line never starts with one (friction15b: a
