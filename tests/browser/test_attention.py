@@ -181,7 +181,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     )
     expect(panel.locator("h3, .step-line")).to_have_count(0)
     expect(panel.locator(".next-move")).to_contain_text("The agent is waiting for you to approve the plan.")
-    expect(panel.locator(".next-move")).to_contain_text("paste it into the agent's chat")
+    expect(panel.locator(".next-move")).to_contain_text("It hears only its chat: copy a reply below and paste it")
     # The two replies under it (friction15), the confirmation leading.
     expect(panel.locator(".replies .copy-button")).to_have_text(
         ["Copy “Confirmed” reply", "Copy “Not yet: change…” reply"]

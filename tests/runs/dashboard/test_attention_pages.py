@@ -133,7 +133,8 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     # buttons: friction15); then the plan to review, then the two replies (read, then decide, as on the step's
     # page: friction17); last, folded, the step's prompt as the agent was given it.
     move = panel.split('class="next-move"')[1].split("</p>")[0]
-    assert "The agent is waiting for you to approve the plan." in move and "paste it into the agent&#x27;s chat" in move
+    assert "The agent is waiting for you to approve the plan." in move
+    assert "It hears only its chat: copy a reply below and paste it there." in move
     replies = panel.split('class="copy-row replies"')[1].split("</details>")[0]
     assert (
         'class="copy-button" data-copy-target="reply-1-confirmed" data-share-label="Share “Confirmed”…">'

@@ -67,7 +67,7 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     waiting = made.waiting_for_user(service_catalog["extra"])
     confirm = actions_at(node_id_of(waiting.answer), at_work=True)
     assert confirm.resume == "confirm" and confirm.message
-    assert confirm.lead.endswith("Copy a reply below and paste it into the agent's chat.")
+    assert confirm.lead.endswith("It hears only its chat: copy a reply below and paste it there.")
     # The decision leads the page under "Your reply", with the notes the agent asks the person to approve
     # (friction16b 1): the run page's waiting panel's notes, not only "Notes so far" at the page's foot.
     assert confirm.title == "Your reply" and confirm.leads_page
