@@ -777,6 +777,11 @@ class BlockedGuide:
     turns_at: datetime | None = None
     fold_around: Timed | None = None
 
+    @property
+    def tone(self) -> states.Tone:
+        """The panel's colour family (states.tone): red once the move is yours, as its pill's."""
+        return states.tone("blocked", self.move)
+
 
 def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = None) -> BlockedGuide:
     move = move_of_blocked(entry, cutoff)

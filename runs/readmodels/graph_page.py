@@ -62,6 +62,11 @@ class StepRow:
     skipped: bool = False
 
     @property
+    def tone(self) -> states.Tone:
+        """Its dot's colour family (states.tone), as its pill's: amber for your move, red for a Blocked one."""
+        return states.tone(self.state, self.move)
+
+    @property
     def notes(self) -> str:
         """Its marks in one phrase, for the stepper's line: "round 3 · started by hand"."""
         return " · ".join(self.marks)

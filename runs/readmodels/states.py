@@ -22,13 +22,14 @@ and blocked, nobody's for done, canceled, left behind and notes only), kept as d
 One case reads more than the state (move): a blocked step quiet for WORKRAIL_STALL_MINUTES (the agent has
 stopped: restarting it is yours), or one that waits for something only the person gives.
 
-Every row, run card, branch and page head shows ONE pill (pill): its colour says whose move it is and nothing else
-(red only for yours, blue for the agent's, a grey outline for nobody's), and its words ALWAYS lead with whose move
-when it is someone's ("Your move · Confirm", "Your move · Stalled", "Agent's move · Working", "Agent's move ·
-Retrying"), the state alone when it is nobody's ("Done", "Left behind"): the red family reads as one thing, as the
-filters name it (friction16a 8: "Needs you" beside "Your move · …" read as two schemes). The move itself ("resume
-the agent") is said by the row's where-line and the state's panel, never inside the pill (friction14 1: four rounds
-of two-part chips read as two things).
+Every row, run card, branch and page head shows ONE pill (pill): its colour is its tone (tone: whose move it is, save
+that a Blocked step that is yours is red; amber for the rest of yours, blue for the agent's, a grey outline for
+nobody's; friction19a 6: a routine "approve the plan" in red read as alarming as a broken run), and its words
+ALWAYS lead with whose move when it is someone's ("Your move · Confirm", "Your move · Stalled", "Agent's move ·
+Working", "Agent's move · Retrying"), the state alone when it is nobody's ("Done", "Left behind"): the pills of
+one move read as one thing, as the filters name it (friction16a 8: "Needs you" beside "Your move · …" read as two
+schemes). The move itself ("resume the agent") is said by the row's where-line and the state's panel, never inside
+the pill (friction14 1: four rounds of two-part chips read as two things).
 """
 
 from __future__ import annotations
@@ -87,17 +88,38 @@ RETRYING_WORD = "Retrying"
 NEXT_MOVE_WORDS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's move"}
 YOUR_MOVE = NEXT_MOVE_WORDS["yours"]
 
+# The colour family a state is drawn in, the one table every pill, panel, dot and step banner reads (data-tone,
+# dashboard.css): whose move it is, except that a move of yours because something is wrong (a Blocked step whose
+# agent stopped, or that waits for what only you give) is "trouble", red, apart from the calm amber of routine
+# moves (Confirm, Paused, Stalled: friction19a 6, friction19b 11).
+Tone = Literal["yours", "trouble", "agents", "nobody"]
+TROUBLE: frozenset[StateName] = frozenset({"blocked"})
+
+
+def tone(state: str, move: Move) -> Tone:
+    """The colour family of a state whose move is `move`: "trouble" for a state in TROUBLE that is yours, else
+    whose move it is."""
+    if move == "yours" and state in TROUBLE:
+        return "trouble"
+    return move
+
 
 @dataclass(frozen=True)
 class Pill:
-    """A row's one status pill: its words, and whose move it is, which alone gives its colour (dashboard.css:
-    red for yours, blue for the agent's, a grey outline for nobody's). The move itself ("resume the agent") is
-    not in it: the row's where-line and the state's panel say it (friction14 1)."""
+    """A row's one status pill: its words, and whose move it is, which with its state gives its colour (tone,
+    dashboard.css: amber for yours, red for yours when Blocked, blue for the agent's, a grey outline for
+    nobody's). The move itself ("resume the agent") is not in it: the row's where-line and the state's panel say
+    it (friction14 1)."""
 
     state: StateName
     move: Move
     words: str
     means: str = ""  # its one-line meaning (MEANINGS): the pill's tooltip
+
+    @property
+    def tone(self) -> Tone:
+        """Its colour family (tone): amber for your routine move, red for a Blocked one."""
+        return tone(self.state, self.move)
 
 
 def pill(state: str, move: Move) -> Pill:

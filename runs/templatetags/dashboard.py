@@ -198,6 +198,26 @@ def move_filter(value: Any) -> states.Move:
 
 
 @register.filter
+def tone(value: Any) -> states.Tone:
+    """A panel's colour family (states.tone: its state and whose move, move_of), for its data-tone: the same as
+    its pill's, amber for your routine move, red for a Blocked one."""
+    state = "blocked" if isinstance(value, BlockedStep) else getattr(value, "state", value)
+    return states.tone(str(state), move_of(value))
+
+
+@register.simple_tag
+def chip_tone(state: Any, value: Any = None) -> states.Tone:
+    """The colour family of the pill state_chip draws for the same arguments: the step page's banner takes it,
+    so banner and pill always agree."""
+    return _chip(state, value).tone
+
+
+def _chip(state: Any, value: Any) -> states.Pill:
+    state = str(state)
+    return states.pill(state, move_of(state if value is None or value == "" else value))
+
+
+@register.filter
 def weight(value: Any) -> str:
     """How loud a panel's message is (states.weight): from whose move it is, as its colour (move_of)."""
     return states.weight(move_of(value))
@@ -226,24 +246,29 @@ def blocked_guide(entry: BlockedStep) -> attention.BlockedGuide:
 @register.simple_tag
 def state_chip(state: Any, value: Any = None, badge_id: str = "") -> str:
     """A state as its ONE pill (states.pill): whose move it is, then the state where its word does not say it,
-    in the one colour of whose move it is (data-move: dashboard.css). `state` is the pill's; `value` says the
+    in the colour of its tone (data-tone, states.tone: dashboard.css). `state` is the pill's; `value` says the
     move (move_of: a whereabouts, panel, branch or blocked step), the state's usual one by default; `badge_id`
     names the pill (a live region's)."""
-    state = str(state)
-    source = state if value is None or value == "" else value
-    shown = states.pill(state, move_of(source))
-    # Its one-line meaning as its tooltip (states.MEANINGS), first, so the rest reads as before.
+    shown = _chip(state, value)
+    # Its one-line meaning as its tooltip (states.MEANINGS), first, so the rest reads as before; its colour
+    # family (data-tone: states.tone) before its class.
     if badge_id:
         return format_html(
-            '<span title="{}" class="badge state-{}" data-move="{}" id="{}">{}</span>',
+            '<span title="{}" data-tone="{}" class="badge state-{}" data-move="{}" id="{}">{}</span>',
             shown.means,
+            shown.tone,
             state,
             shown.move,
             badge_id,
             shown.words,
         )
     return format_html(
-        '<span title="{}" class="badge state-{}" data-move="{}">{}</span>', shown.means, state, shown.move, shown.words
+        '<span title="{}" data-tone="{}" class="badge state-{}" data-move="{}">{}</span>',
+        shown.means,
+        shown.tone,
+        state,
+        shown.move,
+        shown.words,
     )
 
 

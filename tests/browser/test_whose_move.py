@@ -1,8 +1,8 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone (390x844)
 size: one pill for every row, run card and page head, whose move first when it is someone's ("Your move · Confirm",
-"Your move · Stalled", "Agent's move · Working", "Agent's move · Retrying"), its colour whose move alone (red only
-for yours, blue for the agent's, grey for nobody's); the filters by whose move; the blocked panel's line and button
-in sight, what the button copies; and a neutral 404 advice box."""
+"Your move · Stalled", "Agent's move · Working", "Agent's move · Retrying"), its colour its tone (amber for your
+routine move, red only for a Blocked one, blue for the agent's, grey for nobody's); the filters by whose move; the
+blocked panel's line and button in sight, what the button copies; and a neutral 404 advice box."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ from runs.models import Ack
 from runs.readmodels import attention
 from tests.browser.layout import PASTE_NEXT, assert_copy_buttons_whole, css_colour, keep_screenshot, on_one_line, visit
 from tests.support import attention_sessions as made
-from tests.support.branched_review import blocked_review
+from tests.support.branched_review import blocked_review, node_id_of
+from tests.support.mcp_calls import start_workflow
+from tests.support.sample_session import advance
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
@@ -73,9 +75,9 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(panel.locator(".badge")).to_have_count(0)
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
     # Friction15 3, 16: the agent's move is a neutral panel, the line's edge on the surface, no red bar; its words
-    # say there is nothing to do now. Only the person's move takes the warm edge (below).
+    # say there is nothing to do now. Only the person's move takes the red edge (below).
     line, surface = css_colour(sized_page, "--line"), css_colour(sized_page, "--surface")
-    your_move = css_colour(sized_page, "--your-move")
+    your_move = css_colour(sized_page, "--trouble")
     assert (colour(panel, "borderLeftColor"), retrying_fill) == (line, surface) != (your_move, surface)
     # The progress strip's step where it is blocked: the agent's blue, marked "!", not red (friction15 3).
     step = sized_page.locator(".stepper .st-step.current .st-box")
@@ -110,14 +112,15 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(head_pill).to_have_text("Your move · Blocked")
     # Said by the status line's pill alone.
     assert sized_page.locator("body").inner_text().lower().count("your move") == 1
-    # Now red, white words on it: the one colour that means "you must act".
-    red = css_colour(sized_page, "--your-move")
+    # Now red, white words on it: your move because something is wrong, not the amber of a routine one.
+    red = css_colour(sized_page, "--trouble")
     assert colour(head_pill, "backgroundColor") == red and colour(head_pill, "color") == "rgb(255, 255, 255)"
+    assert red != css_colour(sized_page, "--your-move")
     # The status line no longer says the agent must act: it has not resent the step; the panel says what is wrong.
     expect(sized_page.locator("#run-where")).to_contain_text(", the agent has not resent it")
     expect(panel.locator("h3")).to_have_count(0)
     assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
-    assert colour(panel, "borderLeftColor") == red  # the warm "your move" edge, as the pill's colour
+    assert colour(panel, "borderLeftColor") == red  # the red edge, as the pill's colour
     assert colour(step, "borderTopColor") == colour(dot, "backgroundColor") == red  # and its step's ring and dot
     expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
     expect(button).to_be_visible()
@@ -147,16 +150,18 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     assert sorted(words) == sorted(
         ["Your move · Confirm", "Your move · Blocked", "Agent's move · Retrying", "Your move · Stalled", "Canceled"]
     ), words
-    # Its colour says whose move and nothing else: exactly the pills of the person's move are red (solid, white
-    # words), the blocked one its agent still retries is not; the agent's are soft blue, nobody's a grey outline.
-    red, blue = css_colour(sized_page, "--your-move"), css_colour(sized_page, "--info-soft")
+    # Its colour is its tone (friction19 6, 11): the person's routine moves solid amber, only the Blocked one red
+    # (white words); the blocked one its agent still retries is neither; the agent's are soft blue, nobody's a grey
+    # outline.
+    amber, red = css_colour(sized_page, "--your-move"), css_colour(sized_page, "--trouble")
+    blue = css_colour(sized_page, "--info-soft")
     fills = {pill.inner_text(): colour(pill, "backgroundColor") for pill in pills.all()}
-    assert {w for w, fill in fills.items() if fill == red} == {
-        "Your move · Confirm",
-        "Your move · Blocked",
-        "Your move · Stalled",
-    }
-    assert fills["Agent's move · Retrying"] == blue != red
+    assert {w for w, fill in fills.items() if fill == amber} == {"Your move · Confirm", "Your move · Stalled"}
+    assert {w for w, fill in fills.items() if fill == red} == {"Your move · Blocked"}
+    assert fills["Agent's move · Retrying"] == blue not in (red, amber)
+    # The row's bold "waiting for your confirmation" is the amber's family, darker to read: never the red.
+    confirm_words = rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".where-line .needs-you")
+    assert colour(confirm_words, "color") == css_colour(sized_page, "--your-move-text") != red
     assert fills["Canceled"] == "rgba(0, 0, 0, 0)"
     surface = css_colour(sized_page, "--surface")
     for pill in pills.all():
@@ -254,14 +259,14 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     visit(sized_page, f"{site}/runs/{waiting.run_id}/", "needs-you-panel")
     amber = css_colour(sized_page, "--warn")
     link = colour(sized_page.locator(".crumbs a").first, "color")
-    red = css_colour(sized_page, "--your-move")
+    red = css_colour(sized_page, "--your-move")  # the person's move: amber (friction19 6), named as before
     # Friction15 12: a panel's colour is whose move, as its pill's, not a tint of its own per state: yours takes
     # the warm edge and a soft warm fill.
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     assert colour(panel, "borderLeftColor") == red != link
     surface = css_colour(sized_page, "--surface")
     assert colour(panel, "backgroundColor") not in (surface, css_colour(sized_page, "--warn-soft"))
-    # The pill says whose move, red, on the run card's status line, not
+    # The pill says whose move, in the amber, on the run card's status line, not
     # again in the page's head or the runs column (a session of one run).
     pill = sized_page.locator(".run-status .badge.state-needs_you")
     expect(pill).to_have_text("Your move · Confirm")
@@ -285,9 +290,9 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     ended = sized_page.locator(".state-panel.state-canceled")
     line = css_colour(sized_page, "--line")
     assert (colour(ended, "borderLeftColor"), colour(ended, "backgroundColor")) == (line, surface)
-    # No pill on the page is red: nothing is the person's move.
+    # No pill on the page is amber or red: nothing is the person's move.
     for pill in sized_page.locator(".badge[data-move]").all():
-        assert colour(pill, "backgroundColor") != red
+        assert colour(pill, "backgroundColor") not in (red, css_colour(sized_page, "--trouble"))
     console_log.assert_clean()
 
     visit(sized_page, f"{site}/sessions/ses_nope/", "not-found-neutral")  # its 404 is logged: not checked
@@ -297,3 +302,55 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
         amber,
         red,
     )
+
+
+def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_blocked_red(
+    sized_page, console_log, site, service_catalog, settings
+):
+    """friction19a 6, friction19b 11: "Approve the plan" was framed in Blocked's alarm red, and its step page's
+    "Waiting for you" banner in the agent's pale blue. One tone (states.tone) colours a step's pill, banner and
+    panel: amber for a routine move of the person's, red for a Blocked one, blue while the agent works."""
+    settings.WORKRAIL_STALL_MINUTES = 30
+    # Every session made before any page opens (a live poll reading while a test writes finds the table locked).
+    waiting = made.waiting_for_user(service_catalog["extra"])
+    stopped = blocked_review("MR-78")
+    made.quiet(stopped.run_id)
+    Ack.objects.filter(node__run__public_id=stopped.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
+    working = advance(start_workflow(made.PLAN, context={"sessionKey": "WORK-1"}), "Clarified the goal.")
+
+    def edge(locator) -> str:
+        return colour(locator, "borderLeftColor")
+
+    visit(sized_page, f"{site}/nodes/{node_id_of(waiting.answer)}/", "confirm-step-colours")
+    amber, red = css_colour(sized_page, "--your-move"), css_colour(sized_page, "--trouble")
+    assert hue_apart(sized_page, "--your-move", "--trouble") >= 20  # told apart at a glance, not two reds
+    pill, banner = sized_page.locator("#step-state"), sized_page.locator("#node-pending")
+    expect(pill).to_have_text("Your move · Confirm")
+    expect(banner).to_contain_text("Waiting for you at this step")
+    reply = sized_page.locator(".step-actions.your-reply")
+    assert colour(pill, "backgroundColor") == edge(banner) == edge(reply) == amber != red
+    assert colour(banner, "backgroundColor") == colour(reply, "backgroundColor")  # one soft amber fill
+    assert contrast(colour(pill, "color"), colour(pill, "backgroundColor")) >= 4.5  # WCAG AA
+    visit(sized_page, f"{site}/runs/{waiting.run_id}/", "confirm-run-colours")
+    panel = sized_page.locator(".state-panel.state-waiting_for_user")
+    assert colour(sized_page.locator(".run-status .badge"), "backgroundColor") == edge(panel) == amber
+    sized_page.emulate_media(color_scheme="dark")  # the dark scheme's amber keeps its words readable
+    dark_pill = sized_page.locator(".run-status .badge")
+    assert contrast(colour(dark_pill, "color"), colour(dark_pill, "backgroundColor")) >= 4.5
+    assert colour(dark_pill, "backgroundColor") == css_colour(sized_page, "--your-move") != amber
+    sized_page.emulate_media(color_scheme="light")
+
+    # A Blocked step whose agent stopped: the red, on its pill, its panel and its step's dot.
+    visit(sized_page, f"{site}/runs/{stopped.run_id}/", "blocked-run-colours")
+    blocked_pill = sized_page.locator(".run-status .badge.state-blocked")
+    expect(blocked_pill).to_have_text("Your move · Blocked")
+    dot = sized_page.locator(".stepper .st-step.current .gl-dot")
+    assert colour(blocked_pill, "backgroundColor") == edge(sized_page.locator(".blocked-panel")) == red != amber
+    assert colour(dot, "backgroundColor") == red
+
+    # The agent at work: its banner stays the agent's blue.
+    visit(sized_page, f"{site}/nodes/{node_id_of(working)}/", "working-step-colours")
+    banner = sized_page.locator("#node-pending")
+    expect(banner).to_contain_text("Agent working on this step")
+    assert edge(banner) == css_colour(sized_page, "--accent") not in (amber, red)
+    console_log.assert_clean()

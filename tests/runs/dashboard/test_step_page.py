@@ -144,7 +144,9 @@ def test_a_steps_head_has_the_live_dot_while_its_run_goes_on_and_no_default_mode
     text = page(client, f"/nodes/{node_id_of(start)}/")
     assert 'id="live-dot"' in head(text) and "This page updates by itself.</p>" not in text
     # The agent is on this step: the run page's working line, the same words and clock (friction13 item 14).
-    line = text.split('<div class="pending" id="node-pending"><p class="pending-line">')[1].split("</p>")[0]
+    # In the agent's colour, as its pill (chip_tone).
+    line = text.split('<div class="pending" id="node-pending" data-tone="agents"><p class="pending-line">')[1]
+    line = line.split("</p>")[0]
     lead = (
         '<strong>Agent working on this step</strong> <span class="nowrap pending-for"><span class="sep">· </span><time '
     )

@@ -127,7 +127,10 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     start_workflow(made.PLAN, context={"sessionKey": "RUN-1"})
     text = page(client, "/sessions/")
     # Each pill's one-line meaning is its tooltip (states.MEANINGS); the fold by the filters lists every state once.
-    assert f'<span title="{html.escape(states.meaning("stalled", "yours"))}" class="badge state-stalled"' in text
+    assert (
+        f'<span title="{html.escape(states.meaning("stalled", "yours"))}" data-tone="yours" class="badge state-stalled"'
+        in text
+    )
     fold = text.split('id="state-meanings"')[1].split("</details>")[0]
     assert "What the states mean" in fold and "Counted under “Your move”" in fold
     assert all(f"<strong>{html.escape(m.word)}</strong>" in fold for m in states.MEANINGS)

@@ -57,3 +57,18 @@ def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
     }
     # Each under the filter whose colour its pill has.
     assert all(states.pill(m.state, m.move).move == m.move for m in states.MEANINGS)
+
+
+def test_your_routine_move_is_calm_and_red_is_kept_for_a_blocked_step():
+    """friction19a 6, friction19b 11: Confirm, Paused and Stalled shared Blocked's alarm red. One table (tone)
+    gives every pill, panel, dot and step banner its colour family: amber ("yours") for the routine moves, red
+    ("trouble") only for a Blocked step that is the person's, blue for the agent's, grey for nobody's."""
+    tones = {state: states.tone(state, states.move(state)) for state in states.ORDER}
+    assert {state for state, tone in tones.items() if tone == "yours"} == {"needs_you", "paused", "stalled"}
+    assert states.tone("blocked", states.move("blocked", stopped=True)) == "trouble"
+    assert tones["blocked"] == tones["running"] == "agents"  # Retrying: the agent's blue, not red
+    assert {tones[s] for s in ("done", "canceled", "left_behind", "notes")} == {"nobody"}
+    # A pill carries its tone: "Your move · Confirm" and "Your move · Blocked" are no longer one colour.
+    assert states.pill("needs_you", "yours").tone == "yours"
+    assert states.pill("blocked", "yours").tone == "trouble"
+    assert states.pill("done", "yours").tone == "nobody"  # a settled state is nobody's, whatever its source said
