@@ -80,9 +80,9 @@ class BranchSection:
     # there ("7 steps answered") instead of listing them twice (listed_below); "" for every other branch,
     # whose rows are listed nowhere else, and for a shown branch with no answered step yet.
     listed_below: str = ""
-    # r49-phone: a branch no agent works on any more: its last step's page, at the resume action that brings it
-    # back ("" for every other branch). The drawing's card leads there on a desktop; the phone's list said no
-    # way back (friction19a 10).
+    # r49-phone: a branch left behind that the run card offers back: its last step's page, at the resume action
+    # that brings it back ("" for every other branch, and once the run is done or canceled). The phone's list
+    # had no way back (friction19a 10).
     resume_href: str = ""
 
     @property
@@ -289,6 +289,9 @@ def branch_sections(
         else set()
     )
     sections = []
+    # The branches left behind whose panel offers them back, as the run card's "Want it back?" (none once the
+    # run is done or canceled: they are history then, friction5 item 13).
+    offered = {panel.branch for panel in detail.panels if panel.state == "left_behind"}
     moves = {story.card(node): move for node, move in tip_moves(detail).items()}
     lanes = branches.lanes((node.node_id, node.parent_id, node.lane) for node in detail.graph.nodes)
     branch_of = {node_id: lane.number for lane in lanes for node_id in lane.nodes}
@@ -335,7 +338,7 @@ def branch_sections(
                 listed_below=answered_split(detail, lane.number, branch_of).words
                 if shown and detail.graph.lanes > 1
                 else "",
-                resume_href=resume(tip) if state == "left_behind" else "",
+                resume_href=resume(tip) if state == "left_behind" and lane.number in offered else "",
             )
         )
     return sections
