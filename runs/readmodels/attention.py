@@ -34,6 +34,7 @@ from runs.contract.dashboard import (
     BranchOutcomeEntry,
     PanelName,
     PlaceName,
+    RunSummary,
     StateName,
     StepPlace,
     Timed,
@@ -305,6 +306,14 @@ def chosen(found: Iterable[Place], cutoff: datetime) -> Whereabouts | None:
 def each(found: Iterable[Place], cutoff: datetime) -> list[Whereabouts]:
     """Where each run is, in the order given: a session's head says one short line per run."""
     return [_whereabouts(place, place.shown(cutoff), cutoff) for place in found]
+
+
+def yours_among(runs: Iterable[RunSummary], lines: list[Whereabouts]) -> int:
+    """How many of a session's runs wait on the person: each run's move as its card's pill says it (its
+    where-line's move, the clock applied, else its state's). Only the run shown has its panel open, so the runs
+    column's heading counts them (friction19b 14: both runs paused, one panel, nothing said "2 need you")."""
+    moves = {line.run_id: line.move or states.move(line.state) for line in lines}
+    return sum(1 for run in runs if moves.get(run.run_id, states.move(run.state)) == "yours")
 
 
 def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:

@@ -69,3 +69,30 @@ def line(told: list[BranchOutcomeEntry], run_state: StateName, back: ForkPoint |
     finished = sorted(o.number for o in told if o is not counts and not o.left_behind and o.state == "done")
     story = _story(back, counts.number, finished, run_state) if back is not None and finished else ""
     return BranchesLine(f"{states.label(run_state)} on branch {counts.number}", story)
+
+
+@dataclass(frozen=True, slots=True)
+class OthersLine:
+    """The run card's other branches in one line, where the card's list of them does not show: on a phone, whose
+    branch graph (the list of branches right below) says them (friction18a 17), but whose card then gave no way
+    back to the latest branch from another, nor said the others were there (friction19a 10, friction19b 6)."""
+
+    words: str  # "Latest branch: branch 2" while another is shown; "Other branches: 1 left behind" else
+    tip: str  # the branch it links (the run page's `?tip=`); "" for several: the branch graph below lists them
+
+
+def others_line(shown: BranchOutcomeEntry | None, others: list[BranchOutcomeEntry]) -> OthersLine | None:
+    """The one line for `others` beside the `shown` branch (None: no other branch). A branch shown that is not
+    the latest leads to the latest (where the run page goes by default); the latest shown counts the others by
+    their state's word, as their badges say it ("1 left behind", "2 done")."""
+    if not others:
+        return None
+    latest = next((o for o in others if o.is_newest), None)
+    if shown is not None and not shown.is_newest and latest is not None:
+        return OthersLine(f"Latest branch: branch {latest.number}", latest.tip_node_id)
+    counted: dict[str, int] = {}
+    for other in others:
+        word = states.label(other.state).lower()
+        counted[word] = counted.get(word, 0) + 1
+    words = ", ".join(f"{n} {word}" for word, n in counted.items())
+    return OthersLine(f"Other branches: {words}", others[0].tip_node_id if len(others) == 1 else "")

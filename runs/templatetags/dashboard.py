@@ -237,6 +237,12 @@ def line_of(lines: list[Whereabouts], run_id: str) -> Whereabouts | None:
     return next((line for line in lines if line.run_id == run_id), None)
 
 
+@register.filter
+def yours_among(detail: SessionDetail) -> int:
+    """How many of a session's runs wait on the person, as their cards' pills say (attention.yours_among)."""
+    return attention.yours_among(detail.runs, detail.run_lines)
+
+
 @register.simple_tag
 def blocked_guide(entry: BlockedStep) -> attention.BlockedGuide:
     """What the blocked panel tells a person to do, by whose move it is now (attention.blocked_guide)."""
@@ -558,6 +564,12 @@ def branches_line(detail: RunDetail) -> branch_summary.BranchesLine | None:
     counts = next((o for o in told if o.is_newest), told[-1] if told else None)
     back = fork_point.of_tip(detail.graph, counts.tip_node_id) if counts is not None else None
     return branch_summary.line(told, detail.run.state, back)
+
+
+@register.filter
+def others_line(detail: RunDetail) -> branch_summary.OthersLine | None:
+    """The run's other branches in one line, for the phone's run card (branch_summary.others_line)."""
+    return branch_summary.others_line(detail.branch, detail.other_branches)
 
 
 @register.filter

@@ -102,6 +102,23 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         # same two again (friction18a 17).
         expect(others).to_be_hidden()
         expect(sized_page.locator(".graph-list .gl-head a")).to_have_text(["Branch 2", "Branch 3"])
+        # ... but one line says the others are there, and each branch left behind leads to where it is resumed
+        # (friction19a 10).
+        expect(sized_page.locator("#others-line")).to_have_text("Other branches: 2 left behind →")
+        expect(sized_page.locator("#others-line a")).to_have_attribute("href", "#graph-title")
+        resumes = sized_page.locator(".graph-list .gl-resume a")
+        expect(resumes).to_have_text(["Want it back? Resume the agent…"] * 2)
+        resume_at = resumes.first.get_attribute("href") or ""
+        assert resume_at.endswith("#resume-here")
+        assert 'id="resume-here"' in sized_page.request.get(site + resume_at).text()
+        # Another branch shown leads back to the latest in one line.
+        branch_2 = sized_page.locator(".graph-list .gl-head a").first.get_attribute("href") or ""
+        shown_2 = sized_page.context.new_page()
+        shown_2.set_viewport_size(sized_page.viewport_size)
+        shown_2.goto(site + branch_2)
+        expect(shown_2.locator("#others-line")).to_have_text("Latest branch: branch 1 →")
+        expect(shown_2.locator("#others-line a")).to_have_attribute("href", re.compile(r"\?tip=\d+$"))
+        shown_2.close()
         # Each answered step, folded, says its answer's first line without a tap, cut to one line.
         gists = sized_page.locator("ol.steps details.step-fold:not([open]) > summary .step-gist")
         assert gists.count() >= 1
@@ -109,15 +126,18 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
             expect(gist).to_be_visible()
             assert gist.evaluate("el => el.getClientRects().length === 1 && el.scrollHeight <= el.clientHeight + 1")
         first = sized_page.locator("ol.steps details.step-fold").first
-        first.locator(":scope > summary").click()
+        first.locator(":scope > summary > h3").click()  # the title: the row's link goes to its page
         expect(first.locator(":scope > summary .step-gist")).to_be_hidden()  # opened, the notes say it whole
-        first.locator(":scope > summary").click()
+        first.locator(":scope > summary > h3").click()
         sized_page.evaluate("window.scrollTo(0, 0)")  # back to the first screen, which is checked next
     else:
         expect(sized_page.locator("ol.steps .step-gist").first).to_be_hidden()  # the notes show in full
         expect(others.locator(":scope > summary h3")).to_contain_text("Other branches of this run")
         expect(others.locator(":scope > summary .fold-count")).to_be_hidden()
         expect(others.locator(":scope > ul")).to_be_visible()
+        expect(sized_page.locator("#others-line")).to_be_hidden()  # the list says them
+        expect(sized_page.locator(".gl-resume")).to_have_count(2)  # in the phone's list, not shown here
+        expect(sized_page.locator(".gl-resume").first).to_be_hidden()
     # What the run produced is named on the first screen, under its header; a link jumps to the findings.
     produced = sized_page.locator("#run-produced")
     expect(produced).to_contain_text("findings · changed files")  # named: the folds below count them, once
@@ -176,9 +196,12 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     notes = first.locator(".markdown.notes").get_by_text("Step 1 of the review. Looked at the diff.")
     expect(head.locator("h3")).to_have_text("Triage the Change · step 1 of 8")
     expect(head.locator(".step-when time")).to_be_visible()
+    # Folded on a phone, the step's page is still a link on the time's line (friction19a 11).
+    expect(first.locator(".step-page")).to_be_visible()
+    page_link, when = (head.locator(i).bounding_box() for i in (".step-page", ".step-when"))
+    assert page_link and when and abs(page_link["y"] - when["y"]) < 4
     hidden = (
         notes,
-        first.locator(".step-page"),
         first.locator("summary", has_text="Prompt"),
     )
     for part in hidden:
@@ -187,10 +210,10 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         assert head.bounding_box()["height"] < 85  # the title's line, the time's and the answer's first line
         # The answer's first line says what the step did without a tap (friction18a 17).
         expect(head.locator(".step-gist")).to_have_text("Step 1 of the review. Looked at the diff.")
-        head.click()
+        head.locator("h3").click()
         for part in hidden:
             expect(part).to_be_visible()
-        head.click()
+        head.locator("h3").click()
         expect(notes).not_to_be_visible()
     # People's words on the page; the ids wait, still copyable, in the run's "For developers" fold.
     assert_plain_words(sized_page)
@@ -316,7 +339,66 @@ def test_a_looped_run(sized_page, console_log, site, looped):
         )
     else:
         expect(sized_page.locator(".tl-legend:visible")).to_have_count(0)
+    # The checkpoint saved while a step was pending shows under its step, folded or not (friction19b 6).
+    marks = sized_page.locator("ol.steps details.checkpoint-mark")
+    assert marks.count() >= 1
+    for mark in marks.all():
+        expect(mark.locator(":scope > summary")).to_be_visible()
+    if (sized_page.viewport_size or {})["width"] < 600:
+        # A folded step's title that wraps hangs under its own first letter, the marker on its first line
+        # (friction19a 3, friction19b 7): made long enough to wrap, whatever the title's words say.
+        head = sized_page.locator("ol.steps details.step-fold:not([open]) > summary").first
+        head.locator("h3").evaluate("h => { h.textContent += ' and a few more words so that it wraps'; }")
+        lines, marker = head.evaluate(HANGING)
+        assert len(lines) >= 2, lines
+        assert all(abs(left - lines[0][0]) <= 1 for left, _, _ in lines), lines
+        assert marker["right"] <= lines[0][0], (marker, lines)  # in the gutter, left of the text
+        first_top, first_bottom = lines[0][1], lines[0][2]
+        assert first_top - 1 <= marker["top"] and marker["bottom"] <= first_bottom + 1, (marker, lines)
+        # The Timeline and Mode folds: the heading's lines start at one x, right of the marker, which sits on
+        # the heading's first line (its baseline), not centred on the wrapped lines.
+        for fold in ("#timeline", "#mode"):
+            summary = sized_page.locator(f"{fold} > summary")
+            assert summary.evaluate("s => getComputedStyle(s, '::before').alignSelf") != "center"
+            starts = summary.locator("h2").evaluate(LINE_STARTS)
+            assert len(starts) >= 2 and max(starts) - min(starts) <= 1, (fold, starts)
+            assert min(starts) > summary.bounding_box()["x"] + 8, (fold, starts)
     console_log.assert_clean()
+
+
+# A folded step's heading: the left, top and bottom of each line of its title, and where its marker (the
+# summary's ::before, absolutely placed in the gutter) is drawn, from its computed box.
+HANGING = """(summary) => {
+  const h = summary.querySelector("h3");
+  const range = document.createRange();
+  range.selectNodeContents(h);
+  const rows = new Map();
+  for (const r of range.getClientRects()) {
+    if (r.width === 0) continue;
+    const key = Math.round(r.top);
+    const row = rows.get(key);
+    rows.set(key, row ? [Math.min(row[0], r.left), row[1], row[2]] : [r.left, r.top, r.bottom]);
+  }
+  const lines = [...rows.values()].sort((a, b) => a[1] - b[1]);
+  const box = summary.getBoundingClientRect();
+  const cs = getComputedStyle(summary, "::before");
+  const left = box.left + parseFloat(cs.left);
+  const top = box.top + parseFloat(cs.top);
+  return [lines, {left, top, right: left + parseFloat(cs.width || "0"), bottom: top + parseFloat(cs.lineHeight)}];
+}"""
+
+# The x at which each line of an element's text starts.
+LINE_STARTS = """(el) => {
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  const rows = new Map();
+  for (const r of range.getClientRects()) {
+    if (r.width === 0) continue;
+    const key = Math.round(r.top);
+    rows.set(key, Math.min(rows.get(key) ?? Infinity, r.left));
+  }
+  return [...rows.values()];
+}"""
 
 
 # Every card of the branch graph, as the window shows it: inside the window and inside the graph's box.

@@ -64,6 +64,8 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
         expect(page.locator("#resume-after-import")).to_have_count(0)
         expect(page.locator("a.run-link .badge.state-paused")).to_have_count(2)
         expect(page.locator('a.run-link .badge[data-move="yours"]')).to_have_count(2)
+        # One panel for the shown run: the runs column's heading says both need the person (friction19b 14).
+        expect(page.locator(".runs-nav h2")).to_have_text("Runs (2 · 2 need you)")
         panel = page.locator(".state-panel.state-paused")
         expect(panel).to_have_count(1)
         # Since when, the card's status line says; why (imported), the panel's fold.

@@ -385,3 +385,24 @@ def assert_timed(words, around, since):
     assert around is not None and since is not None, words
     before, after, form = around
     assert words == before + said_when(since, form) + after
+
+
+def test_the_runs_that_wait_on_the_person_are_counted_as_their_pills_say():
+    # friction19b 14: two paused runs, one panel (the shown run's): the runs column's heading counts both. Each
+    # run's move is its where-line's, the clock applied (a blocked run whose agent stopped is the person's), else
+    # its state's.
+    from runs.contract.dashboard import RunSummary, Whereabouts
+    from runs.readmodels.attention import yours_among
+
+    runs = [
+        RunSummary.model_construct(run_id=f"r{n}", state=state)
+        for n, state in enumerate(("paused", "paused", "running", "blocked", "blocked"))
+    ]
+    lines = [
+        Whereabouts.model_construct(run_id="r3", state="blocked"),
+        Whereabouts.model_construct(run_id="r4", state="blocked"),
+    ]
+    lines[0]._move = "yours"  # its agent stopped trying
+    lines[1]._move = "agents"  # its agent retries
+    assert yours_among(runs, lines) == 3
+    assert yours_among(runs[2:3], []) == 0

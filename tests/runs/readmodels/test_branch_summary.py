@@ -75,3 +75,24 @@ def test_a_blocked_branch_that_is_not_the_newest_is_not_counted_as_finished():
     assert str(branch_summary.line(told, "needs_you", back)) == (
         "Confirm on branch 3 (branch 2 finished; branch 3 redoes part of it and is the one that counts now)"
     )
+
+
+def tipped(number: int, state: str, *, newest: bool = False) -> BranchOutcomeEntry:
+    entry = branch(number, state, newest=newest, left_behind=state == "left_behind")
+    return entry.model_copy(update={"tip_node_id": f"tip{number}"})
+
+
+def test_the_phone_card_says_the_other_branches_in_one_line_that_leads_to_one():
+    # friction19a 10: on a phone the run card's list of the other branches is left out (the graph's list says
+    # them), so one line says they are there. Another branch shown leads back to the latest.
+    latest, behind, finished = tipped(3, "running", newest=True), tipped(1, "left_behind"), tipped(2, "done")
+    back = branch_summary.others_line(behind, [latest, finished])
+    assert back == branch_summary.OthersLine("Latest branch: branch 3", "tip3")
+    # The latest shown counts the others by their badges' words; one of them is linked, several are the
+    # graph's list below.
+    assert branch_summary.others_line(latest, [behind]) == branch_summary.OthersLine(
+        "Other branches: 1 left behind", "tip1"
+    )
+    several = branch_summary.others_line(latest, [behind, tipped(4, "left_behind"), finished])
+    assert several == branch_summary.OthersLine("Other branches: 2 left behind, 1 done", "")
+    assert branch_summary.others_line(latest, []) is None

@@ -114,6 +114,12 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
         "branched from branch 1 after Triage the Change (step 1 of 8) to redo Record the Changed Files (step 2 of 8)",
     ]
     assert sections[1].href.startswith("/r/?tip=")
+    # A branch left behind leads to where it is resumed, its last step's page at its resume action (friction19a
+    # 10: the phone's list had no way back); the branch the agent works on needs none.
+    assert sections[0].resume_href == ""
+    for section in sections[1:]:
+        last = section.rows[-1]
+        assert section.resume_href == f"/n/{last.href.split('tip=')[1]}/#resume-here", section.resume_href
     first = sections[0].rows
     # Each row says its step's place in the outline as the step list does: the 3rd entry skipped (its
     # condition did not hold), the loop (the 4th) in two rounds; the answered ones done, the last one running.
