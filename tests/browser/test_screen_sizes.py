@@ -93,6 +93,14 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     assert run_card and mode and steps and run_card["y"] < steps["y"] < mode["y"]
     expect(sized_page.locator("#session-mode")).to_be_in_viewport()
     visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
+    # The shown run's card in the runs column counts its branches as the others do (friction19a 14).
+    expect(sized_page.locator(".runs-nav a.run-link[aria-current=page] .run-meta")).to_contain_text("3 branches")
+    if (sized_page.viewport_size or {})["width"] > 800:
+        # On a wide screen the runs column stays in sight down the long run beside it (friction19a 12).
+        sized_page.locator("#steps-title").scroll_into_view_if_needed()
+        assert sized_page.evaluate("window.scrollY") > 300
+        expect(sized_page.locator(".runs-nav a.run-link[aria-current=page]")).to_be_in_viewport()
+        sized_page.evaluate("window.scrollTo(0, 0)")
     # No "·" starts or ends a line (friction16a 15, friction16b 8). On a phone the other branches fold to their
     # count, so the shown branch's steps come sooner (friction16a 13); on a desktop they show, under a heading.
     assert separator_orphans(sized_page) == []
