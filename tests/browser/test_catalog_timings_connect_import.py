@@ -367,7 +367,9 @@ def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, con
     # Its hint says both outcomes and stays with it: right of the box, under the option's words, at every size
     # (friction19a 14: on a phone it sat on a line of its own, under the box).
     hint = sized_page.locator("#copy-hint")
-    expect(hint).to_have_text("When its session is here already: ticked, a copy with new ids; unticked, nothing is imported.")
+    expect(hint).to_have_text(
+        "When its session is here already: ticked, a copy with new ids; unticked, nothing is imported."
+    )
     hint_box = hint.bounding_box()
     assert hint_box is not None and hint_box["x"] >= copy["x"] + copy["width"], (hint_box, copy)
     assert hint_box["y"] - (copy["y"] + copy["height"]) < 30
