@@ -42,6 +42,7 @@ def test_grouped_by_branch_the_sessions_list_names_the_branch_once(client, servi
     # A second group, so that each has its heading row (a list in one group says so in a line instead).
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-01B"})
     Session.objects.filter(session_key="KEY-01B").update(workspace_path="/src/shop", git_branch="dev")
+    Session.objects.filter(session_key="KEY-01").update(branch_count=2)  # a run branched: the column is there
     grouped = page(client, "/sessions/?group=branch")
     assert ' · git branch <span class="mono">main</span>' in grouped  # the group's heading names it
     assert ">Git branch</th>" not in grouped
@@ -55,6 +56,7 @@ def test_no_git_branch_column_when_no_row_recorded_one(client, service_catalog):
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-03"})
     Session.objects.filter(session_key="KEY-03").update(workspace_path="/src/shop")
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-04"})
+    Session.objects.filter(session_key="KEY-04").update(branch_count=2)  # a run branched: the column is there
     listed = page(client, "/sessions/?group=workspace")
     # A column of "—" on every row says nothing: it is gone, and the run branches are plain "Branches".
     head = listed.split("<thead>", 1)[1].split("</thead>", 1)[0]
