@@ -11,6 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from runs.models import Session, ToolCall
+from runs.readmodels.ran_elsewhere import RanElsewhere
 from runs.readmodels.timings import call_words, recent_calls
 from runs.templatetags.dashboard import hanging_lines, path_breaks
 from tests.support.mcp_calls import start_workflow
@@ -34,6 +35,25 @@ def test_the_catalog_shows_warnings_only_on_workflows_that_have_some(client, ser
     assert "outline steps" not in html  # the Steps cell is short: "7 steps, with a loop"
     placeholder = re.search(r'id="workflow-query"[^>]*placeholder="([^"]*)"', html)
     assert placeholder is not None and len(placeholder[1]) <= 32
+
+
+def test_the_catalog_names_the_workflows_sessions_ran_that_it_does_not_hold(client, service_catalog):
+    # friction19b 17: the catalog said "all bundled" while sessions ran workflows it does not list. A run keeps
+    # its workflow's pinned copy: a workflow removed since is still run here, and the catalog says so, once.
+    shipped = write_json(service_catalog["extra"] / "ship.json", workflow_doc("team.ship", name="Ship it"))
+    start_workflow("team.ship", context={"sessionKey": "SHIP-1"})
+    start_workflow("team.ship", context={"sessionKey": "SHIP-2"})
+    start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-05"})
+    assert 'id="ran-elsewhere"' not in page(client, "/workflows/")  # every workflow run is listed: nothing to say
+    shipped.unlink()
+    html = page(client, "/workflows/")
+    line = html.split('id="ran-elsewhere">', 1)[1].split("</p>", 1)[0]
+    assert line == "Sessions here also ran a workflow not in this catalog: “Ship it”."
+    assert 'id="ran-elsewhere"' not in page(client, "/workflows/?q=review")  # a search says what it found only
+    # Several, each named once, quoted (a name may hold its own "and").
+    assert RanElsewhere(["Plan and build", "Verify the slices"]).words == (
+        "Sessions here also ran 2 workflows not in this catalog: “Plan and build” and “Verify the slices”."
+    )
 
 
 def test_grouped_by_branch_the_sessions_list_names_the_branch_once(client, service_catalog):
