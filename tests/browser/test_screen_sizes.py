@@ -19,8 +19,10 @@ from tests.browser.timeline import assert_axis_reads, assert_times_said_one_way
 from tests.browser.words import assert_plain_words
 from tests.support.branched_review import BlockedReview, blocked_review
 from tests.support.looped_run import Looped, looped_and_forked
+from tests.support.mcp_calls import start_workflow
 from tests.support.sample_session import REVIEW, Built
 from tests.support.timed_calls import Timed
+from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
@@ -463,7 +465,15 @@ def test_a_node_page(sized_page, console_log, site, forked):
 
 
 def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, service_catalog):
+    # A session ran a workflow since removed from the catalog: the catalog says so under its count (friction19b
+    # 17), in one muted line that fits. Made before any page opens.
+    shipped = write_json(service_catalog["extra"] / "ship.json", workflow_doc("team.ship", name="Ship it"))
+    start_workflow("team.ship", context={"sessionKey": "SHIP-1"})
+    shipped.unlink()
     visit(sized_page, site + "/workflows/", "workflows")
+    expect(sized_page.locator("#ran-elsewhere")).to_have_text(
+        "Sessions here also ran a workflow not in this catalog: “Ship it”."
+    )
     # The search's label names its box: beside it on a wide screen, on its line (it sat lower than the box);
     # above it on a phone.
     label = sized_page.locator("label[for=workflow-query]").bounding_box() or {}
