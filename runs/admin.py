@@ -51,7 +51,7 @@ from runs.store import api_tokens
 
 admin.site.site_header = "WorkRail admin"
 admin.site.site_title = "WorkRail admin"
-admin.site.index_title = "Records (read only) and sign-ins"
+admin.site.index_title = "Records (read only), users and sign-ins"
 admin.site.site_url = None  # the header links "Back to Sessions" instead (templates/admin/base_site.html)
 
 

@@ -360,6 +360,12 @@ class SessionSummary(Shape):
         "running, then done, canceled), as its badge shows it.",
     )
 
+    @property
+    def branched(self) -> bool:
+        """Whether a run of it branched: each run starts as one branch, so only more branches than runs say
+        anything (the sessions list counts branches only then: friction19b 13, "1" on almost every row)."""
+        return self.branch_count > self.run_count
+
 
 class SessionGroupHeading(Shape):
     """Where a group of the current page starts, when the list is grouped by branch or workspace."""

@@ -21,6 +21,7 @@ from runs.readmodels import (
     attention,
     overview,
     preferences,
+    ran_elsewhere,
     run_view,
     states,
     step_actions,
@@ -161,6 +162,8 @@ def workflows(request: HttpRequest) -> HttpResponse:
         "tag_names": tag_names(tags),
         "chosen": chosen,
         "query": query,
+        # Workflows sessions here ran that the catalog does not hold: said under the unfiltered catalog's count.
+        "ran_elsewhere": None if chosen or query else ran_elsewhere.ran_elsewhere(wf["id"] for wf in everything),
     }
     return render(request, "dashboard/workflows.html", context)
 

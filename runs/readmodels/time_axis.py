@@ -95,7 +95,8 @@ def axis(start: datetime, end: datetime) -> Axis:
     """The axis for a span, always on the clock and never finer than a second: round moments as `ticks` picks
     them, from a step of a second up, never clock digits that differ only past the second. The span's start
     is said too ("14:05:30") when the first round moment lies well inside it, or none does (a burst within a
-    second: its one tick)."""
+    second: its one tick), and so is its end, the newest step's, when the last one lies well before it (a burst
+    within a second then reads "14:05:30" at both ends: both moments fall in that second)."""
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     span = (end - start).total_seconds()
     step = float(step_for(span, CLOCK_STEPS))
@@ -106,6 +107,11 @@ def axis(start: datetime, end: datetime) -> Axis:
     found = ticks(start, end, CLOCK_STEPS)  # a burst within one second: none but its start's (the fallback)
     if found[0].fraction > START_ROOM:
         found = [first, *found]
+    # The span's end too, the newest step's moment (friction19b 16: the working dot had no time), where no
+    # tick stands near it; not a second label with the same clock time as a round tick just before it.
+    last = Tick(end, 1.0, clock_label(end, precise), precise)
+    if found[-1].fraction < 1 - START_ROOM and (last.label != found[-1].label or found[-1].fraction == 0):
+        found = [*found, last]
     return Axis(found, step)
 
 

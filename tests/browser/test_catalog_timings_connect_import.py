@@ -269,13 +269,15 @@ def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site,
     expect(sign_in).to_have_attribute("href", "/admin/login/?next=/connect/")
     first, claude = sign_in.bounding_box(), sized_page.locator("#connect-claude").bounding_box()
     assert first and claude and first["y"] + first["height"] <= claude["y"]
-    # friction18b 21: the masked lines at full contrast (dimmed, they read as disabled), each under a label
-    # saying the password is hidden and how to copy it.
+    # friction19b 4: the masked lines do not work as shown, so they are muted (not the text colour) and cannot
+    # be selected and copied by hand, each under a label saying so and how to copy working ones.
+    text_colour = sized_page.locator("h1").evaluate("e => getComputedStyle(e).color")
     for box in ("#connect-claude", "#connect-json"):
-        assert float(sized_page.locator(box).evaluate("e => getComputedStyle(e).opacity")) == 1
+        style = sized_page.locator(box).evaluate("e => [getComputedStyle(e).color, getComputedStyle(e).userSelect]")
+        assert style[0] != text_colour and style[1] == "none", style
     labels = connect_card.locator(".masked-label")
     expect(labels).to_have_count(2)
-    expect(labels.first).to_have_text("Password hidden: sign in as an admin to copy it.")
+    expect(labels.first).to_have_text("Not usable as shown: the password is masked. Sign in as an admin to copy it.")
     expect(labels.first.get_by_role("link")).to_have_attribute("href", "/admin/login/?next=/connect/")
     connect = connection_instructions()
     for box in ("#connect-claude", "#connect-json"):
@@ -370,6 +372,15 @@ def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, con
     drop, copy = zone.bounding_box(), sized_page.get_by_label("Import as a copy").bounding_box()
     assert drop is not None and copy is not None
     assert 0 <= copy["y"] - (drop["y"] + drop["height"]) < 40 and copy["x"] - drop["x"] < 40
+    # Its hint says both outcomes and stays with it: right of the box, under the option's words, at every size
+    # (friction19a 14: on a phone it sat on a line of its own, under the box).
+    hint = sized_page.locator("#copy-hint")
+    expect(hint).to_have_text(
+        "When its session is here already: ticked, a copy with new ids; unticked, nothing is imported."
+    )
+    hint_box = hint.bounding_box()
+    assert hint_box is not None and hint_box["x"] >= copy["x"] + copy["width"], (hint_box, copy)
+    assert hint_box["y"] - (copy["y"] + copy["height"]) < 30
     keep_screenshot(sized_page, "import-chosen")
     assert_fits(sized_page)
     console_log.assert_clean()

@@ -19,8 +19,10 @@ from tests.browser.timeline import assert_axis_reads, assert_times_said_one_way
 from tests.browser.words import assert_plain_words
 from tests.support.branched_review import BlockedReview, blocked_review
 from tests.support.looped_run import Looped, looped_and_forked
+from tests.support.mcp_calls import start_workflow
 from tests.support.sample_session import REVIEW, Built
 from tests.support.timed_calls import Timed
+from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
@@ -93,6 +95,14 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     assert run_card and mode and steps and run_card["y"] < steps["y"] < mode["y"]
     expect(sized_page.locator("#session-mode")).to_be_in_viewport()
     visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
+    # The shown run's card in the runs column counts its branches as the others do (friction19a 14).
+    expect(sized_page.locator(".runs-nav a.run-link[aria-current=page] .run-meta")).to_contain_text("3 branches")
+    if (sized_page.viewport_size or {})["width"] > 800:
+        # On a wide screen the runs column stays in sight down the long run beside it (friction19a 12).
+        sized_page.locator("#steps-title").scroll_into_view_if_needed()
+        assert sized_page.evaluate("window.scrollY") > 300
+        expect(sized_page.locator(".runs-nav a.run-link[aria-current=page]")).to_be_in_viewport()
+        sized_page.evaluate("window.scrollTo(0, 0)")
     # No "·" starts or ends a line (friction16a 15, friction16b 8). On a phone the other branches fold to their
     # count, so the shown branch's steps come sooner (friction16a 13); on a desktop they show, under a heading.
     assert separator_orphans(sized_page) == []
@@ -537,7 +547,15 @@ def test_a_node_page(sized_page, console_log, site, forked):
 
 
 def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, service_catalog):
+    # A session ran a workflow since removed from the catalog: the catalog says so under its count (friction19b
+    # 17), in one muted line that fits. Made before any page opens.
+    shipped = write_json(service_catalog["extra"] / "ship.json", workflow_doc("team.ship", name="Ship it"))
+    start_workflow("team.ship", context={"sessionKey": "SHIP-1"})
+    shipped.unlink()
     visit(sized_page, site + "/workflows/", "workflows")
+    expect(sized_page.locator("#ran-elsewhere")).to_have_text(
+        "Sessions here also ran a workflow not in this catalog: “Ship it”."
+    )
     # The search's label names its box: beside it on a wide screen, on its line (it sat lower than the box);
     # above it on a phone.
     label = sized_page.locator("label[for=workflow-query]").bounding_box() or {}

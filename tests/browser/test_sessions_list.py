@@ -1,7 +1,7 @@
 """The sessions list as a first-time reader meets it, in a real browser at desktop (1440x900) and phone
 (390x844) size (issue 32's second friction review, S1-S4): the sessions that need someone first in each
 group and the settled ones dimmed; on a phone a headline card per session ("MR-77 · Blocked", where it is,
-"2 runs · 2 branches · just now") without ids; the state chips as the one state filter, links that work
+"2 runs · just now") without ids; the state chips as the one state filter, links that work
 without any script; sort and group folded on a phone and applied as soon as they change; group headings
 in plain words."""
 
@@ -108,7 +108,7 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
         assert on_one_line(badge)
         assert box(where)["y"] > box(name)["y"] + box(name)["height"] - 1
         meta = blocked.locator(".card-meta")
-        expect(meta).to_have_text("2 runs · 2 branches · just now")
+        expect(meta).to_have_text("2 runs · just now")  # no run branched: no branch count (friction19b 13)
         assert box(meta)["y"] > box(where)["y"]
         # The session's other run, as on a desktop: a second active run is what a phone is checked for. Its own
         # line under the head, before where it is.

@@ -60,7 +60,7 @@ def test_the_index_and_change_lists_show_the_right_names(superuser_client: Any, 
     # The sections and the title in plain words: django-axes' section says what it keeps, and the way back to
     # the dashboard names the page it opens.
     assert "Admin sign-in attempts" in index and ">Axes<" not in index
-    assert "Records (read only) and sign-ins" in index and "projections" not in index
+    assert "Records (read only), users and sign-ins" in index and "projections" not in index
     assert "View site" not in index and "Back to Sessions" not in index
     # The dashboard's top menu, whole, in the admin's header: the way back to any page, the admin's entry current;
     # on a phone the rest behind the dashboard's own "More", highlighted on the admin (its entry is inside).

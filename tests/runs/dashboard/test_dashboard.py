@@ -50,7 +50,7 @@ def test_home_gives_the_agent_the_same_store_and_hides_the_database_password(cli
     assert "postgres://workrail:********@db.local/workrail" in text
     assert "s3cret" not in html
     # Said where the commands are, with the ways to a working command: no "copy with the password" button.
-    assert "Password hidden: sign in as an admin to copy it." in text
+    assert "Not usable as shown: the password is masked. Sign in as an admin to copy it." in text
     assert "with-password" not in html
     assert "/admin/login/?next=/connect/" in html
 
@@ -114,7 +114,7 @@ def test_nobody_else_gets_the_password(client, django_user_model):
     assert signed_out.index(sign_in) < signed_out.index('id="connect-claude"')
     assert signed_out.count('class="masked"') == 2 and 'class="copy-row"' not in signed_out  # no empty rows
     # Each masked block says why it does not work and the way to one that does (friction18a 16), naming the account.
-    assert signed_out.count('Password hidden: <a href="/admin/login/?next=/connect/">') == 2
+    assert signed_out.count('Not usable as shown: the password is masked. <a href="/admin/login/?next=/connect/">') == 2
     assert "admin account (one made with <code>manage.py createsuperuser</code>)" in signed_out
     assert "masked-label" not in elsewhere  # a staff user elsewhere has the reason in place of each button
 

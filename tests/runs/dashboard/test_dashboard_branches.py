@@ -186,3 +186,23 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert node.count("Copy the message for the agent</button>") == 1
     assert 'data-copy-target="blocked-message-1">Copy the message for the agent</button>' in refusal
     assert 'id="fork-details"' in node
+
+
+def test_the_sessions_list_counts_branches_only_where_a_run_branched(client, service_catalog):
+    # friction19b 13: "1" in the Branches column on almost every row said nothing; each run starts as one
+    # branch, so a count shows only where a run branched, in the column and the phone card's line alike.
+    review = forked_review()
+    blocked = blocked_review()
+    html = html_of(client, "/sessions/")
+    rows = {
+        row.split('href="/sessions/', 1)[1].split("/", 1)[0]: row for row in html.split('<tr class="session-row')[1:]
+    }
+    forked, plain = rows[review.session_id], rows[blocked.session_id]
+    assert '<td class="num">2</td>' in forked and "1 run · 2 branches" in forked
+    assert '<td class="num"></td>' in plain and "branch" not in plain.split('class="card-meta', 1)[1].split("</div>")[0]
+    assert "ranches</th>" in html.split("<thead>", 1)[1].split("</thead>", 1)[0]
+    # With no run on the page branched, no column of blanks: its heading goes too.
+    blocked_only = html_of(client, "/sessions/?q=MR-77")
+    assert "MR-77" in blocked_only and "MR-42" not in blocked_only
+    head = blocked_only.split("<thead>", 1)[1].split("</thead>", 1)[0]
+    assert "Branches</th>" not in head and "Runs</th>" in head

@@ -11,6 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from runs.models import Session, ToolCall
+from runs.readmodels.ran_elsewhere import RanElsewhere
 from runs.readmodels.timings import call_words, recent_calls
 from runs.templatetags.dashboard import hanging_lines, path_breaks
 from tests.support.mcp_calls import start_workflow
@@ -36,12 +37,32 @@ def test_the_catalog_shows_warnings_only_on_workflows_that_have_some(client, ser
     assert placeholder is not None and len(placeholder[1]) <= 32
 
 
+def test_the_catalog_names_the_workflows_sessions_ran_that_it_does_not_hold(client, service_catalog):
+    # friction19b 17: the catalog said "all bundled" while sessions ran workflows it does not list. A run keeps
+    # its workflow's pinned copy: a workflow removed since is still run here, and the catalog says so, once.
+    shipped = write_json(service_catalog["extra"] / "ship.json", workflow_doc("team.ship", name="Ship it"))
+    start_workflow("team.ship", context={"sessionKey": "SHIP-1"})
+    start_workflow("team.ship", context={"sessionKey": "SHIP-2"})
+    start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-05"})
+    assert 'id="ran-elsewhere"' not in page(client, "/workflows/")  # every workflow run is listed: nothing to say
+    shipped.unlink()
+    html = page(client, "/workflows/")
+    line = html.split('id="ran-elsewhere">', 1)[1].split("</p>", 1)[0]
+    assert line == "Sessions here also ran a workflow not in this catalog: “Ship it”."
+    assert 'id="ran-elsewhere"' not in page(client, "/workflows/?q=review")  # a search says what it found only
+    # Several, each named once, quoted (a name may hold its own "and").
+    assert RanElsewhere(["Plan and build", "Verify the slices"]).words == (
+        "Sessions here also ran 2 workflows not in this catalog: “Plan and build” and “Verify the slices”."
+    )
+
+
 def test_grouped_by_branch_the_sessions_list_names_the_branch_once(client, service_catalog):
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-01"})
     Session.objects.filter(session_key="KEY-01").update(workspace_path="/src/shop", git_branch="main")
     # A second group, so that each has its heading row (a list in one group says so in a line instead).
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-01B"})
     Session.objects.filter(session_key="KEY-01B").update(workspace_path="/src/shop", git_branch="dev")
+    Session.objects.filter(session_key="KEY-01").update(branch_count=2)  # a run branched: the column is there
     grouped = page(client, "/sessions/?group=branch")
     assert ' · git branch <span class="mono">main</span>' in grouped  # the group's heading names it
     assert ">Git branch</th>" not in grouped
@@ -55,6 +76,7 @@ def test_no_git_branch_column_when_no_row_recorded_one(client, service_catalog):
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-03"})
     Session.objects.filter(session_key="KEY-03").update(workspace_path="/src/shop")
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-04"})
+    Session.objects.filter(session_key="KEY-04").update(branch_count=2)  # a run branched: the column is there
     listed = page(client, "/sessions/?group=workspace")
     # A column of "—" on every row says nothing: it is gone, and the run branches are plain "Branches".
     head = listed.split("<thead>", 1)[1].split("</thead>", 1)[0]

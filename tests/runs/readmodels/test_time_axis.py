@@ -56,8 +56,10 @@ def test_ticks_are_in_utc_whatever_the_time_zone_given():
 @pytest.mark.parametrize(
     ("span", "labels"),
     [
-        (timedelta(milliseconds=4), ["14:03:17"]),
-        (timedelta(seconds=0.2), ["14:03:17"]),  # a burst within a second: one tick, its start
+        # A burst within a second: its start and its end, the same second (friction19b 16: the end, the newest
+        # step, had no time).
+        (timedelta(milliseconds=4), ["14:03:17", "14:03:17"]),
+        (timedelta(seconds=0.2), ["14:03:17", "14:03:17"]),
         (timedelta(seconds=1.8), ["14:03:17", "14:03:18", "14:03:19"]),  # from a second on, clock ticks (friction12 1)
         (timedelta(seconds=8.2), ["14:03:18", "14:03:20", "14:03:22", "14:03:24"]),
         (timedelta(seconds=12), ["14:03:18", "14:03:20", "14:03:22", "14:03:24", "14:03:26", "14:03:28"]),
@@ -84,6 +86,25 @@ def test_a_burst_across_a_round_second_has_that_seconds_tick_too():
     start = START + timedelta(microseconds=700_000)
     found = axis(start, start + timedelta(milliseconds=500))
     assert [(tick.label, round(tick.fraction, 2)) for tick in found.ticks] == [("14:03:17", 0.0), ("14:03:18", 0.6)]
+
+
+def test_the_end_is_said_where_no_tick_stands_near_it():
+    # friction19b 16: the newest step (the working dot) had no time under it. A round tick well before the end
+    # leaves room for the end's own clock time; one near it stands for it (as at the start).
+    found = axis(START, START + timedelta(seconds=50)).ticks  # round ticks every 10 s up to 14:04:00
+    assert [tick.label for tick in found] == ["14:03:20", "14:03:30", "14:03:40", "14:03:50", "14:04:00"]
+    found = axis(START, START + timedelta(seconds=12.5)).ticks  # every 5 s, the last at 14:03:25
+    assert [(tick.label, round(tick.fraction, 2)) for tick in found] == [
+        ("14:03:20", 0.24),
+        ("14:03:25", 0.64),
+        ("14:03:29", 1.0),
+    ]
+    # The end said as precisely as the start would be: to the second on an axis of seconds, never finer.
+    found = axis(START, START + timedelta(seconds=3.5)).ticks
+    assert [tick.label for tick in found][-1] != "14:03:20.5" and all(len(t.label) == 8 for t in found)
+    # Across a round second, that second's tick stands near enough: not the same clock time twice side by side.
+    start = START + timedelta(microseconds=700_000)
+    assert [tick.label for tick in axis(start, start + timedelta(milliseconds=500)).ticks] == ["14:03:17", "14:03:18"]
 
 
 def test_a_single_moment_is_its_clock_time():
