@@ -6,6 +6,10 @@ them draw from the same seed as the header says), and printed again under each f
 with the command that replays it:
 
     .venv/bin/python -m pytest --hypothesis-seed=SEED tests/path/to/test_file.py::test_name
+
+No example has a time limit, and slow drawing is not a failure: a fuzz test asserts what comes out, not
+how fast, and on two busy cores (CI, or helpers sharing the machine) Hypothesis' default 200 ms deadline
+and its "too slow" health check failed tests whose outcome was right. Speed is measured in bench/.
 """
 
 from __future__ import annotations
@@ -14,6 +18,10 @@ import secrets
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("workrail", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("workrail")
 
 SEED_OPTION = "hypothesis_seed"  # --hypothesis-seed, Hypothesis' own pytest option
 WORKER_KEY = "workrail_hypothesis_seed"
