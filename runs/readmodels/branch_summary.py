@@ -77,19 +77,19 @@ class OthersLine:
     branch graph (the list of branches right below) says them (friction18a 17), but whose card then gave no way
     back to the latest branch from another, nor said the others were there (friction19a 10, friction19b 6)."""
 
-    words: str  # "Latest branch: branch 2" while another is shown; "Other branches: 1 left behind" else
+    words: str  # "Other branches: 1 left behind"
     tip: str  # the branch it links (the run page's `?tip=`); "" for several: the branch graph below lists them
 
 
 def others_line(shown: BranchOutcomeEntry | None, others: list[BranchOutcomeEntry]) -> OthersLine | None:
-    """The one line for `others` beside the `shown` branch (None: no other branch). A branch shown that is not
-    the latest leads to the latest (where the run page goes by default); the latest shown counts the others by
-    their state's word, as their badges say it ("1 left behind", "2 done")."""
-    if not others:
-        return None
+    """The one line for `others` beside the `shown` branch (None: no other branch to say): what they are, by
+    their state's word, as their badges say it ("1 left behind", "2 done"). While another branch than the latest
+    is shown, the card's status line leads to the latest ("Latest: … →"), so the line counts the rest."""
     latest = next((o for o in others if o.is_newest), None)
     if shown is not None and not shown.is_newest and latest is not None:
-        return OthersLine(f"Latest branch: branch {latest.number}", latest.tip_node_id)
+        others = [o for o in others if o is not latest]
+    if not others:
+        return None
     counted: dict[str, int] = {}
     for other in others:
         word = states.label(other.state).lower()

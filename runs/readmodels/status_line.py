@@ -9,8 +9,8 @@ Reviewers read the run page saying where the agent is in several places (the pag
 line, the branch line, the pending-step line, the panel's title and its step line): now this line says it, and
 what sits under it is history or detail (the panel keeps what to do and the message to copy, not a second
 "where"). For a run of several branches, the line is about the branch the agent works on (the newest open
-one, as the run's whereabouts are: attention.places); the branch shown, when it is another, is named once after
-it ("Showing branch 1 · Left behind").
+one, as the run's whereabouts are: attention.places); the branch shown, when it is another, is named once, and
+the page puts it first, this line then under it as the way to the latest ("Showing branch 1 · Left behind").
 
 Also here, from the same branches: what canceling the run stops (only the branches still open; a finished or
 canceled branch stops nothing), for the cancel button and its confirmation, and how a branch's steps add up to

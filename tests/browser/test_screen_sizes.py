@@ -121,13 +121,19 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         resume_at = resumes.first.get_attribute("href") or ""
         assert resume_at.endswith("#resume-here")
         assert 'id="resume-here"' in sized_page.request.get(site + resume_at).text()
-        # Another branch shown leads back to the latest in one line.
+        # Another branch shown: the card leads with it, and the run's line under it, small, leads back to the
+        # latest (friction20a 2); the others line counts the one branch left.
         branch_2 = sized_page.locator(".graph-list .gl-head a").first.get_attribute("href") or ""
         shown_2 = sized_page.context.new_page()
         shown_2.set_viewport_size(sized_page.viewport_size)
         shown_2.goto(site + branch_2)
-        expect(shown_2.locator("#others-line")).to_have_text("Latest branch: branch 1 →")
-        expect(shown_2.locator("#others-line a")).to_have_attribute("href", re.compile(r"\?tip=\d+$"))
+        expect(shown_2.locator("#shown-branch")).to_contain_text("Showing branch 2")
+        latest = shown_2.locator("#run-status")
+        expect(latest).to_contain_text("Latest:")
+        expect(latest.locator("a")).to_have_attribute("href", re.compile(r"/runs/[^?]+/$"))
+        head, line = shown_2.locator("#shown-branch").bounding_box(), latest.bounding_box()
+        assert head and line and head["y"] < line["y"]
+        expect(shown_2.locator("#others-line")).to_have_text("Other branches: 1 left behind →")
         shown_2.close()
         # Each answered step, folded, says its answer's first line without a tap, cut to one line.
         gists = sized_page.locator("ol.steps details.step-fold:not([open]) > summary .step-gist")

@@ -84,10 +84,12 @@ def tipped(number: int, state: str, *, newest: bool = False) -> BranchOutcomeEnt
 
 def test_the_phone_card_says_the_other_branches_in_one_line_that_leads_to_one():
     # friction19a 10: on a phone the run card's list of the other branches is left out (the graph's list says
-    # them), so one line says they are there. Another branch shown leads back to the latest.
+    # them), so one line says they are there. Another branch shown: the card's status line leads back to the
+    # latest (friction20a 2), so the line says the rest, or nothing when the latest is the only other.
     latest, behind, finished = tipped(3, "running", newest=True), tipped(1, "left_behind"), tipped(2, "done")
     back = branch_summary.others_line(behind, [latest, finished])
-    assert back == branch_summary.OthersLine("Latest branch: branch 3", "tip3")
+    assert back == branch_summary.OthersLine("Other branches: 1 done", "tip2")
+    assert branch_summary.others_line(behind, [latest]) is None
     # The latest shown counts the others by their badges' words; one of them is linked, several are the
     # graph's list below.
     assert branch_summary.others_line(latest, [behind]) == branch_summary.OthersLine(
