@@ -446,7 +446,14 @@ def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None, last_step: 
     line = f"Branch {outcome.number} · {_where(outcome, step)}"
     if outcome.blocked is not None:
         line += " · " + blocked_words(outcome.blocked)
+    if outcome.state == "superseded":
+        line += f" · {SUPERSEDED_WORDS}"
     return line
+
+
+# A superseded branch's line, after where it stands (its list prints how long ago it last moved): why its pill is
+# the agent's move (states.MEANINGS says it in full).
+SUPERSEDED_WORDS = "its agent may still be working"
 
 
 @dataclass(frozen=True)

@@ -201,6 +201,7 @@ STATE_NAMES: dict[str, StateName] = {
     "paused": "paused",
     "stalled": "stalled",
     "canceled": "canceled",
+    "superseded": "superseded",
     "left-behind": "left_behind",
     "done": "done",
     "running": "running",
@@ -214,6 +215,7 @@ STATE_LEGEND = {
     "canceled": "the run was canceled",
     # True of every left-behind branch, however it came about (a rewind, a branch started by hand): how a branch
     # began is said by its own marks ("by-hand", "again"), not here (friction15a 6, friction15b 10).
+    "superseded": "a newer branch replaced it, but its agent may still be working on it",
     "left-behind": "no agent works on this branch any more",
     "done": "the branch completed",
     "running": "the agent works on it",

@@ -1,10 +1,11 @@
 """What a person can do from a step's page, in two fixed sections, always in this order and with these titles
 (node.html): "Resume here" carries the step's branch on from this step (resume the agent, resend the step,
-confirm), "Branch from here" starts a new branch from it (the message whose answer branches, or the fork form
-with edited context). A reviewer met a card titled "Resume the agent" that held "Branch with edited context…"
-(friction14): the titles now name the two kinds of action, each action inside keeps its one phrase
-(actions.py). Where nothing carries the branch on from this step, "Resume here" says why in one line; a step
-with no possible action (the end of a finished branch, a canceled run) shows neither section.
+confirm), "Redo this step on a new branch" (BRANCH_FROM_HERE) starts a new branch from it (the message whose
+answer branches, or the fork form with edited context). A reviewer met a card titled "Resume the agent" that
+held "Branch with edited context…" (friction14): the titles now name the two kinds of action, each action
+inside keeps its one phrase (actions.py). Where nothing carries the branch on from this step, "Resume here"
+says why in one line; a step with no possible action (the end of a finished branch, a canceled run) shows
+neither section.
 
 friction15 (both reviewers' first item): every state whose move is the person's has a control, and a section
 is shown only where its action exists. A step waiting for the person's confirmation gives the two replies to
@@ -12,8 +13,8 @@ paste into the agent's chat (agent_message.replies: the dashboard cannot confirm
 is possible the message is the run page's button (how loud: friction16 below); a done step the run went on
 from shows no "Resume here" at all, only one line in the page's head saying where the run is now (`now_at`,
 linking its latest step); a canceled run's step says in one line that nothing can resume or branch from it.
-"Branch from here" names its two ways apart: "Branch (same context)" and "Branch with edited context…", each
-with one line saying what it does differently.
+The branch section names its two ways apart, in parallel words (actions.py: "Copy a message to redo it as it
+was…", "Change its context, then redo it…"), each with one line saying when the branch is recorded.
 
 friction16 (both reviewers): the message's button is as loud as the move is the person's (`weight`, from
 states.weight): solid where resuming is theirs (stalled, paused), the quiet outline on a branch left behind,
@@ -37,18 +38,16 @@ from runs.readmodels.step_state import StepState
 RESUME_HERE = "Resume here"
 # The section's title where the move is the person's reply in the agent's chat (a step waiting for confirmation).
 YOUR_REPLY = "Your reply"
-BRANCH_FROM_HERE = "Branch from here"
-# "Branch from here"'s two ways, each with its one line: what it does differently from the other.
-# What each button does when pressed, said under it (friction18a 14): neither records anything at once.
-SAME_CONTEXT = (
-    "Opens a message for an agent's chat; nothing is recorded until the agent answers this step again, with the "
-    "context as it is: its answer starts the new branch."
-)
-EDITED_CONTEXT = (
-    "Opens a form: you change values in the step's context and confirm; the agent then redoes the step with them."
-)
-# What branching does, in one sentence (what it does not do is `branch_warning`, on its own line).
-BRANCHING = "The new branch starts here and becomes the one this run follows; answered steps stay as they are."
+# friction19b 8, 19a 9: "Branch from here" did not say that the new branch redoes this step (before or after it?),
+# and its two look-alike buttons hid two models: the message records nothing until an agent answers, the form
+# records when you confirm. The title says what a branch from here is; the two buttons are parallel, each naming
+# what you do, and the line under each says when the branch is recorded.
+BRANCH_FROM_HERE = "Redo this step on a new branch"
+# Under each of the two ways (actions.ACTIONS' fork and branch): when the branch is recorded.
+SAME_CONTEXT = "Nothing is recorded until an agent given the message answers this step again: that starts the branch."
+EDITED_CONTEXT = "The branch is recorded when you confirm a preview of the change."
+# What branching keeps, in one sentence (what it does not do is `branch_warning`, on its own line).
+BRANCHING = "Steps before this one are kept, and so are the other branches; the new one is the one this run follows."
 # A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short).
 LEFT_BEHIND_LEAD = "No agent works on this branch. To go on with it, paste this message into an agent's chat."
 # A canceled run's step: its head's one line, where the sections would be.
