@@ -429,7 +429,8 @@ def test_a_node_page(sized_page, console_log, site, forked):
     assert sized_page.locator("#node-facts").evaluate(style) == ["wrap", False]
     # A healthy node leads with its step, not with resuming it: while the agent works on the step, the message
     # is one folded line inside the "Agent working" banner, for when it stops (no second driver; friction18b
-    # 15), and "Redo this step on a new branch" follows what was recorded, branching with other context a fold of its own.
+    # 15), and "Redo this step on a new branch" follows what was recorded, branching with other context a fold
+    # of its own.
     recorded = sized_page.locator("#recorded-title").bounding_box()
     branch = sized_page.locator("#branch-here").bounding_box()
     expect(sized_page.locator("#node-pending #resume-here")).to_have_count(1)

@@ -1,7 +1,7 @@
 """A step's page offers what a person can do from it in two sections, always in this order and with these
 titles: "Resume here" (carry the branch on from this step; "Your reply" on a step waiting for the person,
-where it leads the page) and "Redo this step on a new branch" (a new branch from this step). A reviewer met a card titled
-"Resume the agent" that held "Branch with edited context…" (friction14). At desktop (1440x900) and phone
+where it leads the page) and "Redo this step on a new branch" (a new branch from this step). A reviewer met a
+card titled "Resume the agent" that held "Branch with edited context…" (friction14). At desktop (1440x900) and phone
 (390x844) size, each page fitting its window; the screenshots are kept for a person to review
 (runs/readmodels/step_actions.py)."""
 

@@ -372,8 +372,8 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     assert BUTTON not in done and 'id="resume-here"' not in done and 'id="branch-here"' not in done
     open_tip = page(client, f"/nodes/{review.open_tip}/")
     # The agent is on the step: "Resume here" is its message behind the closed "Agent stopped? …" (friction16),
-    # inside the page's "Agent working" banner (friction18b 15); after the step's own content, "Redo this step on a new branch"
-    # with the other way folded.
+    # inside the page's "Agent working" banner (friction18b 15); after the step's own content, "Redo this step on a
+    # new branch" with the other way folded.
     assert (
         open_tip.index('id="node-pending"')
         < open_tip.index('id="resume-here"')

@@ -1,6 +1,6 @@
 """The step page's two sections of actions (runs/readmodels/step_actions.py): what "Resume here" holds for each
-state of the step, that "Redo this step on a new branch" is offered wherever a branch can start, and neither where nothing can
-be done."""
+state of the step, that "Redo this step on a new branch" is offered wherever a branch can start, and neither where
+nothing can be done."""
 
 from __future__ import annotations
 
