@@ -186,8 +186,14 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None  # branch 1's tip, set aside by the rewind
     resume = sections(page(client, f"/nodes/{left.public_id}/"))["resume-here"]
-    assert "No agent works on this branch. To go on with it, paste this message into an agent&#x27;s chat." in resume
-    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume
+    assert "No agent works on this branch. Nothing to do, unless you want it back." in resume
+    # The button waits behind "Want it back? Resume the agent…", as on the run card (friction19b 15), with what
+    # resuming does said plainly inside: branch 2 keeps its agent, both go on.
+    back = resume.split('<details class="want-back" id="node-message-back">')[1].split('class="raw-token"')[0]
+    assert back.startswith('<summary class="small">Want it back? Resume the agent…</summary>')
+    assert "Branch 2 keeps its agent: the two branches then go on at once" in back
+    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in back
+    assert resume.index('id="resume-what"') < resume.index('class="want-back"') < resume.index("copy-button")
 
 
 def test_a_canceled_run_s_step_says_when_and_that_nothing_resumes_or_branches(client, service_catalog):
