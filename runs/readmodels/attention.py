@@ -708,7 +708,11 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         else "when the agent branched from an earlier step: no agent works on it any more."
     )
     goes_on = f": the work goes on along branch {newest.number}" if newest is not None else ""
-    still_open = newest is not None and newest is not outcome and newest.status == "open"
+    both = (
+        BOTH_GO_ON.format(number=newest.number)
+        if newest is not None and newest is not outcome and newest.status == "open"
+        else ""
+    )
     return _panel(
         state,
         outcome,
@@ -717,9 +721,7 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         _Title(f"{states.label('left_behind')}{goes_on}"),
         # Nothing to do unless the person wants it back, which is resuming it at its latest step: the row's
         # "Want it back? Resume the agent…" (_attention.html) and this say the same (friction13 2).
-        next_move=" ".join(
-            filter(None, (LEFT_BEHIND_BACK, BOTH_GO_ON.format(number=newest.number) if still_open else ""))
-        ),
+        next_move=" ".join(filter(None, (LEFT_BEHIND_BACK, both))),
         for_you=(
             f"This branch was left behind {why} Given the message, an agent "
             "resumes here, and its next step grows this branch."

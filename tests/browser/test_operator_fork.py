@@ -89,7 +89,9 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator(".step-actions h2")).to_have_text(["Redo this step on a new branch"])
         expect(page.locator(".page-head #now-at")).to_be_visible()
         expect(page.locator("#fork-message > summary")).to_have_text("Copy a message to redo it as it was…")
-        expect(page.locator("#fork-what")).to_contain_text("this page then gives the message that sets the agent going")
+        expect(page.locator("#fork-what")).to_contain_text(
+            "Once you confirm, this page gives the message that sets the agent going"
+        )
         page.get_by_role("button", name="Preview the change").click()
         expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
         screenshot(page, "operator-fork-preview")

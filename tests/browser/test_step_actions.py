@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from runs.models import Node
-from tests.browser.layout import PASTE_NEXT, separator_orphans, visit
+from tests.browser.layout import PASTE_NEXT, keep_screenshot, separator_orphans, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
@@ -131,8 +131,8 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     )
     expect(sized_page.locator("#node-refusal details.if-stopped-fold")).not_to_have_attribute("open", "")
     expect(sized_page.locator("#branch-what")).to_have_text(
-        "Another way past the refusal. The new branch starts here and becomes the one this run follows; answered "
-        "steps stay as they are."
+        "Another way past the refusal. Steps before this one are kept, and so are the other branches; the new one "
+        "is the one this run follows."
     )
     # What branching does not do, on its own line in the warning style (friction17b 12).
     expect(sized_page.locator("#branch-warning.notice.warn")).to_have_text(
@@ -142,14 +142,22 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # The latest step of a branch left behind: taken up again from here, by the quiet outline (nobody's move).
     visit(sized_page, f"{site}/nodes/{left.public_id}/", "step-actions-left-behind")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    assert_sections(sized_page, "No agent works on this branch. To go on with it, paste this message")
+    assert_sections(sized_page, "No agent works on this branch. Nothing to do, unless you want it back.")
     # The agent works on the newest branch: its step named here, where branching would leave it unaware.
     expect(sized_page.locator("#branch-warning")).to_contain_text("An agent is working on “")
     expect(sized_page.locator("#branch-warning")).to_contain_text(
         "(branch 2). Branching does not stop it: tell it in its chat to stop first."
     )
+    # Its message waits behind "Want it back? …" (friction19b 15: in sight it invited reviving the branch by
+    # accident), which says plainly that branch 2 goes on too.
+    back = sized_page.locator("#resume-here details.want-back")
+    expect(sized_page.locator("#resume-message .copy-button")).to_be_hidden()
+    back.locator(":scope > summary").click()
+    expect(back.locator(":scope > summary")).to_have_text("Want it back? Resume the agent…")
+    expect(back).to_contain_text("Branch 2 keeps its agent: the two branches then go on at once")
     expect(resume_button(sized_page)).to_have_text("Copy the message for the agent")
     expect(resume_button(sized_page)).to_have_class("copy-button copy-quiet")
+    keep_screenshot(sized_page, "step-actions-left-behind-open")
     console_log.assert_clean()
 
 
