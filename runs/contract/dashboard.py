@@ -35,7 +35,9 @@ BranchStatusName = Literal["complete", "open", "blocked", "canceled"]
 SessionSort = Literal["activity", "-activity", "created", "-created", "title", "-title"]
 SessionGroup = Literal["none", "branch", "workspace"]
 # Where a run stands, as a person reads it (runs/readmodels/attention.py): whose move it is.
-StateName = Literal["needs_you", "blocked", "paused", "stalled", "running", "left_behind", "done", "canceled", "notes"]
+StateName = Literal[
+    "needs_you", "blocked", "paused", "stalled", "running", "superseded", "left_behind", "done", "canceled", "notes"
+]
 PlaceName = Literal["working", "waiting_for_user", "blocked", "paused", "stalled", "completed", "canceled", "notes"]
 PanelName = Literal["stalled", "paused", "waiting_for_user", "canceled", "left_behind"]
 HANDOFF_KIND = "wr.coding_handoff"  # a coding hand-off: the artifact a coding step ends with
@@ -684,12 +686,14 @@ class BranchOutcomeEntry(Shape):
     )
     left_behind: bool = Field(
         default=False,
-        description="Unfinished and not the newest: the agent rewound to an earlier step and works on another branch.",
+        description="Unfinished and not the newest, and no agent works on it any more: the agent rewound, or a "
+        "branch started by hand replaced it and nothing was recorded on it for WORKRAIL_STALL_MINUTES since (until "
+        "then its `state` is superseded: its agent may still be working).",
     )
     state: StateName = Field(
         default="running",
-        description="Its badge in the dashboard's vocabulary: done, canceled, left_behind, blocked; the newest "
-        "open branch takes the run's state (running, needs_you, paused, stalled).",
+        description="Its badge in the dashboard's vocabulary: done, canceled, superseded, left_behind, blocked; the "
+        "newest open branch takes the run's state (running, needs_you, paused, stalled).",
     )
     verdict: str | None = Field(
         description="A completed branch's verdict: from a standing artifact's verdict, else a 'Verdict:' line of "

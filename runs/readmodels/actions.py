@@ -8,8 +8,9 @@ chips read the words here (the `action` template filter), so that they cannot dr
   on there, on the same branch (a stalled or paused run, a blocked step whose agent stopped, a branch left
   behind taken up again). Only that: the thirteenth reviewer met "resume" for a fork too.
 - fork: the same message at a step the run already went on from: the agent's answer starts a new branch from
-  that step, beside the run's others, with the context as it was ("Branch (same context)", beside "Branch with
-  edited context…": friction15 asked what sets the two apart).
+  that step, beside the run's others, with the context as it was ("Copy a message to redo it as it was", beside
+  "Change its context, then redo it": friction15 asked what sets the two apart, friction19b 8 that the two
+  read alike: each names what you do).
 - branch: record a new branch that redoes a step with context a person edited (the fork form), then resume
   the agent on it.
 - resend, confirm, tell: the moves of a blocked step the agent fixes, a step that waits for the person's
@@ -38,8 +39,8 @@ class Action:
 
 ACTIONS: dict[ActionName, Action] = {
     "resume": Action("resume the agent"),
-    "fork": Action("branch (same context)"),
-    "branch": Action("branch with edited context"),
+    "fork": Action("copy a message to redo it as it was"),
+    "branch": Action("change its context, then redo it"),
     "resend": Action("resend the step"),
     "confirm": Action("confirm"),
     "tell": Action("tell the agent"),

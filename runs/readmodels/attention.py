@@ -455,7 +455,14 @@ def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None, last_step: 
     line = f"Branch {outcome.number} · {_where(outcome, step)}"
     if outcome.blocked is not None:
         line += " · " + blocked_words(outcome.blocked)
+    if outcome.state == "superseded":
+        line += f" · {SUPERSEDED_WORDS}"
     return line
+
+
+# A superseded branch's line, after where it stands (its list prints how long ago it last moved): why its pill is
+# the agent's move (states.MEANINGS says it in full).
+SUPERSEDED_WORDS = "its agent may still be working"
 
 
 @dataclass(frozen=True)
@@ -712,6 +719,11 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         else "when the agent branched from an earlier step: no agent works on it any more."
     )
     goes_on = f": the work goes on along branch {newest.number}" if newest is not None else ""
+    both = (
+        BOTH_GO_ON.format(number=newest.number)
+        if newest is not None and newest is not outcome and newest.status == "open"
+        else ""
+    )
     return _panel(
         state,
         outcome,
@@ -720,7 +732,7 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         _Title(f"{states.label('left_behind')}{goes_on}"),
         # Nothing to do unless the person wants it back, which is resuming it at its latest step: the row's
         # "Want it back? Resume the agent…" (_attention.html) and this say the same (friction13 2).
-        next_move=LEFT_BEHIND_BACK,
+        next_move=" ".join(filter(None, (LEFT_BEHIND_BACK, both))),
         for_you=(
             f"This branch was left behind {why} Given the message, an agent "
             "resumes here, and its next step grows this branch."
@@ -738,9 +750,12 @@ AGENT_NOT_TOLD = "An agent working here is not told: it may carry on in its chat
 # Beside a branch left behind's quiet copy of the message (actions.COPY), on the run page and the step page.
 # Two short sentences (friction18a 9): nothing is asked; how to have it back.
 LEFT_BEHIND_BACK = (
-    "Nothing to do, unless you want this branch back. Pasted into an agent's chat, this message resumes it at its "
+    "Nothing to do, unless you want this branch back. Pasted into an agent's chat, its message resumes it at its "
     "latest step."
 )
+# After it, where another branch is open: the two then go on at once (friction19b 15: said plainly, as the step
+# page's "Want it back?" says it).
+BOTH_GO_ON = "Branch {number} goes on too: both branches then run at once."
 
 
 def _started_by_hand(tree: branches.RunBranches, outcome: BranchOutcomeEntry) -> bool:

@@ -201,6 +201,7 @@ STATE_NAMES: dict[str, StateName] = {
     "paused": "paused",
     "stalled": "stalled",
     "canceled": "canceled",
+    "superseded": "superseded",
     "left-behind": "left_behind",
     "done": "done",
     "running": "running",
@@ -214,6 +215,7 @@ STATE_LEGEND = {
     "canceled": "the run was canceled",
     # True of every left-behind branch, however it came about (a rewind, a branch started by hand): how a branch
     # began is said by its own marks ("by-hand", "again"), not here (friction15a 6, friction15b 10).
+    "superseded": "a newer branch replaced it, but its agent may still be working on it",
     "left-behind": "no agent works on this branch any more",
     "done": "the branch completed",
     "running": "the agent works on it",
@@ -607,11 +609,18 @@ def _draw(
 
     edges: list[str] = []
     pills: list[str] = []  # over every line: a fork's line may cross the gap a placeholder stands in
+    # The cards whose line straight down from their parent holds a skipped-step placeholder (_out_of).
+    straight_on_skips = {
+        node.parent_id
+        for node in graph.nodes
+        if node.parent_id in by_id and by_id[node.parent_id].lane == node.lane and skipped(node.node_id)
+    }
     for node in graph.nodes:
         if node.parent_id is None or node.node_id not in corner or node.parent_id not in corner:
             continue
         both = node.node_id in on_path and node.parent_id in on_path
-        d = geo.elbow(geo.out_of(*corner[node.parent_id]), geo.into(*corner[node.node_id]))
+        out = _out_of(geo, by_id[node.parent_id], node, corner, straight_on_skips)
+        d = geo.elbow(out, geo.into(*corner[node.node_id]))
         edges.append(f'<path class="edge{" on-branch" if both else ""}" d="{d}"/>')
         passed = skipped(node.node_id)
         if passed:
@@ -671,6 +680,25 @@ def _draw(
             "</g></svg>",
         ]
     )
+
+
+def _out_of(
+    geo: _Geometry, parent: GraphNode, child: GraphNode, corner: dict[str, tuple[int, int]], skips_below: set[str]
+) -> tuple[int, int]:
+    """Where the line into `child` leaves `parent`: the middle of its far edge, but on screen, for a branch that
+    turns into another lane below a parent whose own line down holds a skipped-step placeholder, near the
+    bottom corner on the child's side, clear of the placeholder: from the middle, the line ran out of the
+    placeholder's side and read as a branch split off at the skipped step (friction19a 4)."""
+    out = geo.out_of(*corner[parent.node_id])
+    if geo.across or child.lane == parent.lane or parent.node_id not in skips_below:
+        return out
+    x, _ = corner[parent.node_id]
+    side = x + geo.card_w - FORK_INSET if child.lane > parent.lane else x + FORK_INSET
+    return side, out[1]
+
+
+# How far in from a card's side a branch's line leaves it beside a skipped-step placeholder (_out_of).
+FORK_INSET = 6
 
 
 @dataclass(frozen=True, slots=True)

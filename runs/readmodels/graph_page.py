@@ -229,6 +229,8 @@ PANEL_STATES = {
     "left_behind": "left-behind",
 }
 STATUS_STATES = {"blocked": "blocked", "complete": "done", "canceled": "canceled"}
+# An open branch's own state where it is not the run's working one (a branch superseded: friction19b 2).
+_OPEN_STATES = {"paused": "paused", "superseded": "superseded"}
 # A tip's state (graph_drawing.STATE_WORDS's keys, class names of the drawing) as a badge names it.
 BADGE_STATES: dict[str, StateName] = graph_drawing.STATE_NAMES
 
@@ -240,7 +242,7 @@ def tip_states(detail: RunDetail) -> dict[str, str]:
     for outcome in [*([detail.branch] if detail.branch is not None else []), *detail.other_branches]:
         state = STATUS_STATES.get(outcome.status)
         if state is None:
-            state = "left-behind" if outcome.left_behind else "paused" if outcome.state == "paused" else "running"
+            state = "left-behind" if outcome.left_behind else _OPEN_STATES.get(outcome.state, "running")
         states[outcome.tip_node_id] = state
     for panel in detail.panels:
         if panel.node_id is not None and states.get(panel.node_id) != "blocked":

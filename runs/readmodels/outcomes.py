@@ -40,6 +40,7 @@ from runs.models import Node
 from runs.readmodels import artifact_tables, blocked, states
 from runs.readmodels.agent_prose import noted_verdict, short_verdict, statement
 from runs.readmodels.branches import Branch, RunBranches
+from runs.readmodels.clock import NO_CUTOFF, stall_cutoff
 from runs.readmodels.shapes import Synthesis
 from runs.store.pinned import compiled_workflow, steps_by_id
 from workflows_app import engine
@@ -122,17 +123,19 @@ def stamp(moment: datetime) -> str:
 # --- a run's branches -----------------------------------------------------------------------------------
 
 
-def of_run(tree: RunBranches) -> list[BranchOutcomeEntry]:
+def of_run(tree: RunBranches, cutoff: datetime | None = None) -> list[BranchOutcomeEntry]:
     """Every branch's outcome, in branch order. At most two queries whatever the run's size: the engine
     state of the unfinished tips (their step titles as the agent saw them), and the refused answers of
-    the blocked branches (blocked.py)."""
-    return of_runs([tree])[tree.run.pk]
+    the blocked branches (blocked.py). `cutoff`: the stall rule's moment (clock.stall_cutoff, now's by default)
+    that tells a branch superseded from one left behind (_set_aside)."""
+    return of_runs([tree], cutoff)[tree.run.pk]
 
 
-def of_runs(trees: Iterable[RunBranches]) -> dict[int, list[BranchOutcomeEntry]]:
+def of_runs(trees: Iterable[RunBranches], cutoff: datetime | None = None) -> dict[int, list[BranchOutcomeEntry]]:
     """of_run for several runs (by run pk), in the same two queries for all of them (none when every
     branch completed)."""
     trees = list(trees)
+    cutoff = cutoff if cutoff is not None else stall_cutoff()
     refused = blocked.refusals_of(trees)
     unfinished = {
         (tree.run.pk, b.tip): tree
@@ -142,7 +145,7 @@ def of_runs(trees: Iterable[RunBranches]) -> dict[int, list[BranchOutcomeEntry]]
     }
     titles = _pending_titles(unfinished)
     return {
-        tree.run.pk: [_outcome(tree, b, refused.get((tree.run.pk, b.number)), titles) for b in tree.branches]
+        tree.run.pk: [_outcome(tree, b, refused.get((tree.run.pk, b.number)), titles, cutoff) for b in tree.branches]
         for tree in trees
     }
 
@@ -161,7 +164,7 @@ def _pending_titles(tips: dict[tuple[int, int], RunBranches]) -> dict[int, str]:
 
 
 def _outcome(
-    tree: RunBranches, branch: Branch, refusal: blocked.Refusal | None, titles: dict[int, str]
+    tree: RunBranches, branch: Branch, refusal: blocked.Refusal | None, titles: dict[int, str], cutoff: datetime
 ) -> BranchOutcomeEntry:
     tip = tree.nodes[branch.tip]
     number = branch.number
@@ -195,14 +198,15 @@ def _outcome(
             at = tip.created_at
         if _left_behind(tree, branch):
             headline += f" — {_why_left(tree)}"
+    aside = _set_aside(tree, branch, at, cutoff)
     return BranchOutcomeEntry(
         number=number,
         status=branch.status,
         tip_node_id=str(tip.public_id),
         is_newest=branch.is_newest,
         awaiting_agent=_awaiting_agent(tree, branch),
-        left_behind=_left_behind(tree, branch),
-        state=states.of_branch(branch.status, _left_behind(tree, branch), "running"),
+        left_behind=aside == "left_behind",
+        state=aside or states.of_branch(branch.status, False, "running"),
         verdict=found.text if found else None,
         verdict_source=found.source if found else None,
         findings=counts,
@@ -225,9 +229,12 @@ def _awaiting_agent(tree: RunBranches, branch: Branch) -> bool:
     )
 
 
-def branch_state(tree: RunBranches, branch: Branch, run_state: StateName) -> StateName:
-    """A branch's state as its badge says it; the run's newest open branch takes `run_state`."""
-    return states.of_branch(branch.status, _left_behind(tree, branch), run_state)
+def branch_state(tree: RunBranches, branch: Branch, run_state: StateName, cutoff: datetime | None = None) -> StateName:
+    """A branch's state as its badge says it; the run's newest open branch takes `run_state`. Superseded or left
+    behind by when its tip was reached (_set_aside; the outcome counts a blocked branch's refusal as well)."""
+    at = tree.nodes[branch.tip].created_at
+    aside = _set_aside(tree, branch, at, cutoff if cutoff is not None else stall_cutoff())
+    return aside or states.of_branch(branch.status, False, run_state)
 
 
 def _left_behind(tree: RunBranches, branch: Branch) -> bool:
@@ -235,13 +242,31 @@ def _left_behind(tree: RunBranches, branch: Branch) -> bool:
     return len(tree.branches) > 1 and not branch.is_newest and branch.status in ("open", "blocked")
 
 
+def _set_aside(tree: RunBranches, branch: Branch, at: datetime, cutoff: datetime) -> StateName | None:
+    """A branch not the newest and unfinished: "left_behind", but "superseded" while its agent may still be
+    working there (friction19b 2: right after a person started a branch by hand, the old one was said to have
+    no agent, while the form had just warned that one works there): the newest branch was started by hand (a
+    rewind is the agent itself going on elsewhere) and something was recorded on this one since `cutoff` (the
+    stall rule's moment). None for any other branch. Read as stored (clock.NO_CUTOFF), no clock applies."""
+    if not _left_behind(tree, branch):
+        return None
+    recent = cutoff != NO_CUTOFF and at >= cutoff
+    return "superseded" if recent and _set_aside_by_hand(tree) else "left_behind"
+
+
 def _why_left(tree: RunBranches) -> str:
     """Why an unfinished branch is not where the work goes on: a rewind, unless the newest branch was
     started by hand (an operator fork), which sets the others aside without any rewind."""
     newest = next((b for b in tree.branches if b.is_newest), None)
-    if newest is not None and newest.nodes and newest.nodes[0] in tree.started_by_hand:
+    if newest is not None and _set_aside_by_hand(tree):
         return f"set aside when branch {newest.number} was started by hand"
     return LEFT_BEHIND
+
+
+def _set_aside_by_hand(tree: RunBranches) -> bool:
+    """The newest branch was started by hand (an operator fork): it set the others aside without any rewind."""
+    newest = next((b for b in tree.branches if b.is_newest), None)
+    return newest is not None and bool(newest.nodes) and newest.nodes[0] in tree.started_by_hand
 
 
 def _step_title(tree: RunBranches, step_id: str) -> str:

@@ -9,17 +9,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter, OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
-from django.conf import settings
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
-from django.utils import timezone
 
 from runs.contract.dashboard import (
     BranchOutcomeEntry,
@@ -52,6 +47,7 @@ from runs.models import (
     SessionStatus,
 )
 from runs.readmodels import attention, branches, naming, outcomes, paused, people, states, step_text
+from runs.readmodels.clock import NO_CUTOFF, as_stored, stall_cutoff  # noqa: F401 (overview.as_stored: the reports)
 from runs.store import ownership
 from runs.store.pinned import compiled_workflow
 from runs.store.staged import visible_sessions
@@ -74,28 +70,6 @@ _SORTS: dict[str, tuple[str, ...]] = {
 }
 # A branch is a branch of one repository: grouping by branch groups by repository first.
 _GROUP_FIELDS = {"branch": ("workspace_path", "git_branch"), "workspace": ("workspace_path",)}
-
-
-# Set while a reader needs what is stored, not the clock's view of it (a report: exports/reports/data.py).
-_as_stored: ContextVar[bool] = ContextVar("workrail_as_stored", default=False)
-NO_CUTOFF = datetime.min.replace(tzinfo=UTC)  # nothing is older: nothing is stalled
-
-
-def stall_cutoff(now: datetime | None = None) -> datetime:
-    if _as_stored.get():
-        return NO_CUTOFF
-    return (now or timezone.now()) - timedelta(minutes=settings.WORKRAIL_STALL_MINUTES)
-
-
-@contextmanager
-def as_stored() -> Iterator[None]:
-    """Reads within show statuses and words as stored: no run is "stalled" (a judgement relative to the
-    clock), so what is read from an unchanged store does not depend on when it is read."""
-    token = _as_stored.set(True)
-    try:
-        yield
-    finally:
-        _as_stored.reset(token)
 
 
 def shown_status(status: str, last_activity: datetime, cutoff: datetime, waiting: bool = False) -> Any:

@@ -3,7 +3,7 @@ state with these words, and only these (docs/dashboard.md lists them).
 
 The stored statuses (in_progress, blocked, complete, canceled), the clock's "stalled", a step that waits
 for the user's confirmation, a run no agent holds and a branch set aside all map here, so a person learns
-eight words once:
+these words once:
 
 - Working: the agent's move, and it moved recently;
 - Confirm: the step waits for your confirmation;
@@ -13,7 +13,10 @@ eight words once:
 - Paused: no agent has touched the run since it came here (imported, or its branch started by hand:
   paused.py): resume the agent (actions.py);
 - Stalled: the agent was working, but nothing was recorded for WORKRAIL_STALL_MINUTES: resume it;
-- Left behind: a branch no agent works on any more (it can be resumed by hand);
+- Superseded: a branch set aside for a newer one while its agent may still be working on it (something was
+  recorded there within WORKRAIL_STALL_MINUTES: clock.py): the agent's move (friction19b 2: a branch called left
+  behind the moment a person branched, while the form had just warned an agent works there);
+- Left behind: a branch no agent works on any more, quiet for WORKRAIL_STALL_MINUTES (it can be resumed by hand);
 - Done: finished;
 - Canceled: stopped for good by a person.
 
@@ -46,6 +49,7 @@ LABELS: dict[StateName, str] = {
     "paused": "Paused",
     "stalled": "Stalled",
     "running": "Working",
+    "superseded": "Superseded",
     "left_behind": "Left behind",
     "done": "Done",
     "canceled": "Canceled",
@@ -76,6 +80,7 @@ MOVES: dict[StateName, Move] = {
     "paused": "yours",
     "stalled": "yours",
     "running": "agents",
+    "superseded": "agents",
     "left_behind": "nobody",
     "done": "nobody",
     "canceled": "nobody",
@@ -281,6 +286,11 @@ MEANINGS: tuple[Meaning, ...] = (
     Meaning("stalled", "yours", "The agent was working, but nothing was recorded for too long: it may have stopped."),
     Meaning("running", "agents", "The agent is on the step and recorded something recently."),
     Meaning("blocked", "agents", "The agent's answer was refused. It was told what to fix and should send it again."),
+    Meaning(
+        "superseded",
+        "agents",
+        "A newer branch replaced this one, but its agent recorded something recently: it may still be working there.",
+    ),
     Meaning("left_behind", "nobody", "A branch no agent works on any more. The run goes on along another."),
     Meaning("done", "nobody", "Finished."),
     Meaning("canceled", "nobody", "Stopped for good by a person."),

@@ -1,10 +1,11 @@
 """What a person can do from a step's page, in two fixed sections, always in this order and with these titles
 (node.html): "Resume here" carries the step's branch on from this step (resume the agent, resend the step,
-confirm), "Branch from here" starts a new branch from it (the message whose answer branches, or the fork form
-with edited context). A reviewer met a card titled "Resume the agent" that held "Branch with edited context…"
-(friction14): the titles now name the two kinds of action, each action inside keeps its one phrase
-(actions.py). Where nothing carries the branch on from this step, "Resume here" says why in one line; a step
-with no possible action (the end of a finished branch, a canceled run) shows neither section.
+confirm), "Redo this step on a new branch" (BRANCH_FROM_HERE) starts a new branch from it (the message whose
+answer branches, or the fork form with edited context). A reviewer met a card titled "Resume the agent" that
+held "Branch with edited context…" (friction14): the titles now name the two kinds of action, each action
+inside keeps its one phrase (actions.py). Where nothing carries the branch on from this step, "Resume here"
+says why in one line; a step with no possible action (the end of a finished branch, a canceled run) shows
+neither section.
 
 friction15 (both reviewers' first item): every state whose move is the person's has a control, and a section
 is shown only where its action exists. A step waiting for the person's confirmation gives the two replies to
@@ -12,8 +13,8 @@ paste into the agent's chat (agent_message.replies: the dashboard cannot confirm
 is possible the message is the run page's button (how loud: friction16 below); a done step the run went on
 from shows no "Resume here" at all, only one line in the page's head saying where the run is now (`now_at`,
 linking its latest step); a canceled run's step says in one line that nothing can resume or branch from it.
-"Branch from here" names its two ways apart: "Branch (same context)" and "Branch with edited context…", each
-with one line saying what it does differently.
+The branch section names its two ways apart, in parallel words (actions.py: "Copy a message to redo it as it
+was…", "Change its context, then redo it…"), each with one line saying when the branch is recorded.
 
 friction16 (both reviewers): the message's button is as loud as the move is the person's (`weight`, from
 states.weight): solid where resuming is theirs (stalled, paused), the quiet outline on a branch left behind,
@@ -37,20 +38,20 @@ from runs.readmodels.step_state import StepState
 RESUME_HERE = "Resume here"
 # The section's title where the move is the person's reply in the agent's chat (a step waiting for confirmation).
 YOUR_REPLY = "Your reply"
-BRANCH_FROM_HERE = "Branch from here"
-# "Branch from here"'s two ways, each with its one line: what it does differently from the other.
-# What each button does when pressed, said under it (friction18a 14): neither records anything at once.
-SAME_CONTEXT = (
-    "Opens a message for an agent's chat; nothing is recorded until the agent answers this step again, with the "
-    "context as it is: its answer starts the new branch."
-)
-EDITED_CONTEXT = (
-    "Opens a form: you change values in the step's context and confirm; the agent then redoes the step with them."
-)
-# What branching does, in one sentence (what it does not do is `branch_warning`, on its own line).
-BRANCHING = "The new branch starts here and becomes the one this run follows; answered steps stay as they are."
-# A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short).
-LEFT_BEHIND_LEAD = "No agent works on this branch. To go on with it, paste this message into an agent's chat."
+# friction19b 8, 19a 9: "Branch from here" did not say that the new branch redoes this step (before or after it?),
+# and its two look-alike buttons hid two models: the message records nothing until an agent answers, the form
+# records when you confirm. The title says what a branch from here is; the two buttons are parallel, each naming
+# what you do, and the line under each says when the branch is recorded.
+BRANCH_FROM_HERE = "Redo this step on a new branch"
+# Under each of the two ways (actions.ACTIONS' fork and branch): when the branch is recorded.
+SAME_CONTEXT = "Nothing is recorded until an agent given the message answers this step again: that starts the branch."
+EDITED_CONTEXT = "The branch is recorded when you confirm a preview of the change."
+# What branching keeps, in one sentence (what it does not do is `branch_warning`, on its own line).
+BRANCHING = "Steps before this one are kept, and so are the other branches; the new one is the one this run follows."
+# A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short). The message waits
+# behind "Want it back? Resume the agent…" (friction19b 15), with what resuming does (`back`) inside.
+LEFT_BEHIND_LEAD = "No agent works on this branch. Nothing to do, unless you want it back."
+LEFT_BEHIND_BACK = "Paste this message into an agent's chat: it goes on from this step."
 # A canceled run's step: its head's one line, where the sections would be.
 CANCELED = "nothing can resume or branch from a canceled run"
 
@@ -77,6 +78,8 @@ class StepActions:
     to_approve_from: str = ""
     # "Branch from here"'s warning line, in a warning style: where an agent at work on the run is not told.
     branch_warning: str = ""
+    # A branch left behind: the line inside "Want it back? …", above the message: what resuming it does.
+    back: str = ""
 
     @property
     def shown(self) -> bool:
@@ -126,13 +129,20 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
     # friction17: one short sentence of what branching does; the warning on its own line (`branch_warning`), on
     # every step's section while an agent works anywhere on the run, not only on the step it is at.
     branch_lead = f"Another way past the refusal. {BRANCHING}" if node.blocked is not None else BRANCHING
-    warning = branch_warning(node, step, at_work)
-    actions = _of_step(node, step, went_on, at_work, branch_lead)
+    # The run's other branches an agent works on, read once for the warning and a branch left behind's line.
+    elsewhere = _at_work_elsewhere(node, step)
+    warning = branch_warning(node, step, at_work, elsewhere)
+    actions = _of_step(node, step, went_on, at_work, branch_lead, elsewhere)
     return replace(actions, branch_warning=warning) if actions.shown else actions
 
 
 def _of_step(
-    node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry], at_work: bool, branch_lead: str
+    node: NodeDetail,
+    step: StepState,
+    went_on: list[BranchOutcomeEntry],
+    at_work: bool,
+    branch_lead: str,
+    elsewhere: list[BranchOutcomeEntry],
 ) -> StepActions:
     if node.blocked is not None:
         # The refusal's panel above holds the message, as loud as the move is the person's (attention.blocked_guide):
@@ -177,25 +187,28 @@ def _of_step(
         # The page's working line says the agent is on it; the message waits folded, for when it stops.
         return StepActions("resume", "", "", True, False, False, branch_lead, weight=states.weight("agents"))
     if step.state == "left_behind":
-        lead = " ".join(filter(None, (LEFT_BEHIND_LEAD, others_go_on(_at_work_elsewhere(node, step)))))
-        return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("nobody"))
+        back = " ".join(filter(None, (LEFT_BEHIND_BACK, others_go_on(elsewhere))))
+        return StepActions(
+            "resume", LEFT_BEHIND_LEAD, "", True, False, False, branch_lead, weight=states.weight("nobody"), back=back
+        )
     lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
     return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("yours"))
 
 
-def branch_warning(node: NodeDetail, step: StepState, at_work: bool) -> str:
+def branch_warning(node: NodeDetail, step: StepState, at_work: bool, elsewhere: list[BranchOutcomeEntry]) -> str:
     """What starting a branch does not do, where it matters: while an agent works anywhere on the run (its
     branch's move is the agent's) or waits in its chat for the person's reply, naming where, since the
     dashboard cannot tell it (friction17a 3: a done earlier step is where the person branches while the agent
     goes on). The words follow the same state as the page's pill (friction18a 1, 18b 1: a step waiting for the
     person's reply was said to have an agent working on it): an agent waiting is told not to go on, one working
-    to stop first. "" where no agent is at work (stalled, paused, left behind: nobody to tell)."""
+    to stop first. "" where no agent is at work (stalled, paused, left behind: nobody to tell). `elsewhere`: the
+    run's other branches an agent works on (_at_work_elsewhere)."""
     several = node.run.branch_count > 1
     working: list[str] = []
     waiting: list[str] = []
     if at_work:
         (waiting if step.state == "needs_you" else working).append("this step")
-    for o in _at_work_elsewhere(node, step):
+    for o in elsewhere:
         where = (
             f"“{o.step_title}”" + (f" (branch {o.number})" if several else "") if o.step_title else f"branch {o.number}"
         )
@@ -203,17 +216,27 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool) -> str:
     return " ".join(_warning_sentences(working, waiting))
 
 
+# Who the warning's sentence is about, by (several places, the one place is this step alone): the step's own
+# agent, one agent elsewhere, or several.
+_WHO: dict[tuple[bool, bool], str] = {
+    (False, True): "The agent is",
+    (False, False): "An agent is",
+    (True, False): "Agents are",
+}
+
+
+def _who(places: list[str], this_step_alone: bool) -> str:
+    return _WHO[(len(places) > 1, this_step_alone and len(places) == 1)]
+
+
 def _warning_sentences(working: list[str], waiting: list[str]) -> list[str]:
     """The warning's short sentences: where agents work and where they wait, then what to tell them."""
     said = []
     if waiting:
-        who = "The agent is" if waiting == ["this step"] and not working else "An agent is"
-        if len(waiting) > 1:
-            who = "Agents are"
+        who = _who(waiting, waiting == ["this step"] and not working)
         said.append(f"{who} waiting for your reply on {listing.joined(waiting)}.")
     if working:
-        who = "Agents are" if len(working) > 1 else "An agent is"
-        said.append(f"{who} working on {listing.joined(working)}.")
+        said.append(f"{_who(working, False)} working on {listing.joined(working)}.")
     if not said:
         return []
     many = len(working) + len(waiting) > 1
@@ -238,8 +261,9 @@ def _at_work_elsewhere(node: NodeDetail, step: StepState) -> list[BranchOutcomeE
 
 def others_go_on(at_work: list[BranchOutcomeEntry]) -> str:
     """What resuming a branch left behind does to the branches an agent works on (friction18a 8): nothing. Its
-    latest step's token adds the next step to it, a new node, and overwrites nothing; each branch then goes on
-    on its own, and the run shows first whichever branch moved last (branches.Branch.is_newest)."""
+    latest step's token adds the next step to it, a new node, and overwrites nothing; the branches then go on at
+    once, each with its agent, and the run shows first whichever branch moved last (branches.Branch.is_newest).
+    Said plainly (friction19b 15: two agents on one run, and the run page's branch changing, surprised)."""
     if not at_work:
         return ""
     numbers = [o.number for o in at_work]
@@ -248,7 +272,8 @@ def others_go_on(at_work: list[BranchOutcomeEntry]) -> str:
         if len(numbers) == 1
         else f"Branches {listing.joined([str(n) for n in numbers])} keep their agents"
     )
-    return f"{who}; each branch then goes on separately, and the run page shows the one that moved last."
+    together = "the two branches" if len(numbers) == 1 else "all of them"
+    return f"{who}: {together} then go on at once, and the run page shows the one that moved last."
 
 
 def recap_shown(entries: list[Any], actions: StepActions) -> list[Any]:

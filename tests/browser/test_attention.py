@@ -396,9 +396,14 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")
     panel = sized_page.locator(".state-panel.state-left_behind")
     expect(panel).to_be_visible()
-    # Its resume is the quiet button, not the page's biggest (friction15), under the message's one name.
+    # Its resume is the quiet button, not the page's biggest (friction15), under the message's one name, behind
+    # "Want it back? …" as on the run card (friction19b 15: in sight it invited reviving the branch by accident).
+    expect(panel.locator(".copy-button")).to_be_hidden()
+    expect(panel.locator(".next-move")).to_contain_text("Branch 2 goes on too: both branches then run at once.")
+    panel.get_by_text("Want it back? Resume the agent…").click()
     expect(panel.locator(".copy-button")).to_have_text("Copy the message for the agent")
     expect(panel.locator(".copy-button")).to_have_class("copy-button copy-quiet")
+    panel.get_by_text("Want it back? Resume the agent…").click()  # closed again, as the page first shows it
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     # Friction12 item 15: on a phone the list's "you are viewing" pill keeps well clear of its box's edge (it
     # wraps whole to the next line rather than come near it).

@@ -367,6 +367,25 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
             or pill["x"] >= c["x"] + c["width"]
             for c in cards
         ), "the placeholder sits between cards, over none"
+        # Friction19a 4: a branch's line leaves the card it branched after, never a placeholder on another branch's
+        # line (it read as "split at the skipped step"): no line turning into another lane runs through a
+        # placeholder but its own, on the straight stretch into its card.
+        pills = [
+            [float(r.get_attribute(a) or 0) for a in ("x", "y", "width", "height")]
+            for r in drawing.locator("rect.skipped-pill").all()
+        ]
+        turns = 0
+        for d in drawing.locator("path.edge").evaluate_all("paths => paths.map((p) => p.getAttribute('d'))"):
+            bent = re.fullmatch(r"M(-?\d+) (-?\d+)V(-?\d+)H(-?\d+)V(-?\d+)", d)
+            if bent is None:
+                continue
+            x1, _, turn, x2, _ = (float(v) for v in bent.groups())
+            turns += 1
+            for x, y, width, height in pills:
+                own = abs(x + width / 2 - x2) < 1
+                across = y <= turn <= y + height and min(x1, x2) < x + width and max(x1, x2) > x
+                assert own or not across, (d, (x, y, width, height))
+        assert turns >= 2  # branches 2 and 3 each turn out of branch 1's lane
     # Friction12 item 15: the key is one line of named swatches beside the drawing on a desktop (tenth review:
     # in sight), folded behind the "?" on a phone, where the list names each branch's state in words.
     key = sized_page.locator(".state-legend")

@@ -30,12 +30,13 @@ def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_se
     expect(page.locator("#session-people")).to_have_text("people: alice, bob")
     expect(page.locator(".fork-note .by")).to_have_text("Started by bob (dashboard).")
     expect(page.locator("ol.steps .by").first).to_have_text("by alice's agent (over HTTP)")
-    # Bob started branch 2 by hand: the graph's legend says so of the branch left behind, not that the agent
-    # went back, and explains the dotted border drawn (tenth review item 4).
+    # Bob started branch 2 by hand just now: the graph's legend says of the branch it replaced that its agent may
+    # still be working (friction19b 2), not that the agent went back, and explains the dotted border drawn (tenth
+    # review item 4).
     key = page.locator(".graph-help .legend")
     page.locator(".graph-help summary").click()
-    expect(key.locator("li", has=page.locator(".state-key.state-left-behind"))).to_contain_text(
-        "no agent works on this branch any more"
+    expect(key.locator("li", has=page.locator(".state-key.state-superseded"))).to_contain_text(
+        "a newer branch replaced it, but its agent may still be working on it"
     )
     expect(key).not_to_contain_text("no agent works on it now")
     expect(key.locator("li", has_text="dotted border: a branch a person started by hand")).to_be_visible()

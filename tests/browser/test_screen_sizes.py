@@ -527,14 +527,15 @@ def test_a_node_page(sized_page, console_log, site, forked):
     assert sized_page.locator("#node-facts").evaluate(style) == ["wrap", False]
     # A healthy node leads with its step, not with resuming it: while the agent works on the step, the message
     # is one folded line inside the "Agent working" banner, for when it stops (no second driver; friction18b
-    # 15), and "Branch from here" follows what was recorded, branching with other context a fold of its own.
+    # 15), and "Redo this step on a new branch" follows what was recorded, branching with other context a fold
+    # of its own.
     recorded = sized_page.locator("#recorded-title").bounding_box()
     branch = sized_page.locator("#branch-here").bounding_box()
     expect(sized_page.locator("#node-pending #resume-here")).to_have_count(1)
     assert recorded is not None and branch is not None
     assert recorded["y"] < branch["y"]
     # "Resume here" is then only its folded line: no card nor heading around it (friction17b 11).
-    expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
+    expect(sized_page.locator(".step-actions h2")).to_have_text(["Redo this step on a new branch"])
     # The agent's move: the message behind a closed "Agent stopped? …", not the page's loudest button (friction16).
     expect(sized_page.locator("#resume-message details.agent-stopped > summary")).to_be_visible()
     expect(sized_page.locator("#resume-message .copy-button")).to_be_hidden()

@@ -1,7 +1,7 @@
 """A step's page offers what a person can do from it in two sections, always in this order and with these
 titles: "Resume here" (carry the branch on from this step; "Your reply" on a step waiting for the person,
-where it leads the page) and "Branch from here" (a new branch from this step). A reviewer met a card titled
-"Resume the agent" that held "Branch with edited context…" (friction14). At desktop (1440x900) and phone
+where it leads the page) and "Redo this step on a new branch" (a new branch from this step). A reviewer met a
+card titled "Resume the agent" that held "Branch with edited context…" (friction14). At desktop (1440x900) and phone
 (390x844) size, each page fitting its window; the screenshots are kept for a person to review
 (runs/readmodels/step_actions.py)."""
 
@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from runs.models import Node
-from tests.browser.layout import PASTE_NEXT, separator_orphans, visit
+from tests.browser.layout import PASTE_NEXT, keep_screenshot, separator_orphans, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
@@ -21,7 +21,7 @@ from tests.support.sample_session import advance
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
-SECTIONS = ["Resume here", "Branch from here"]
+SECTIONS = ["Resume here", "Redo this step on a new branch"]
 
 
 def assert_sections(page, resume_line: str, one_line: bool = False) -> None:
@@ -37,7 +37,7 @@ def assert_sections(page, resume_line: str, one_line: bool = False) -> None:
     assert resume is not None and branch is not None and resume["y"] < branch["y"]
     expect(page.locator("#resume-here")).to_contain_text(resume_line)
     # Branching with edited context is always the second section's, never the first's.
-    expect(page.locator("#branch-here #fork-details > summary")).to_have_text("Branch with edited context…")
+    expect(page.locator("#branch-here #fork-details > summary")).to_have_text("Change its context, then redo it…")
     expect(page.locator("#resume-here #fork-details")).to_have_count(0)
 
 
@@ -103,12 +103,14 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # A done step the run went on from: no "Resume here", one line in the head to where the run is now.
     visit(sized_page, f"{site}/nodes/{node_id_of(start)}/", "step-actions-done")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
+    expect(sized_page.locator(".step-actions h2")).to_have_text(["Redo this step on a new branch"])
     # The agent works on further on: the warning is here too, naming where (friction17a 3).
     expect(sized_page.locator("#branch-warning")).to_contain_text("An agent is working on “")
     now_at = sized_page.locator(".page-head #now-at a")
     expect(now_at).to_contain_text("the run is now at step 2 of ")
-    expect(sized_page.locator("#branch-here #fork-message > summary")).to_have_text("Branch (same context)")
+    expect(sized_page.locator("#branch-here #fork-message > summary")).to_have_text(
+        "Copy a message to redo it as it was…"
+    )
     expect(sized_page.locator("#fork-message-what")).to_be_visible()
     expect(sized_page.locator("#fork-how")).to_be_visible()
     # Both ways are buttons of the page's own size, not chips that read as tags; a thumb's height on a phone
@@ -123,14 +125,14 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # it; the agent resends by itself, so the message waits in the panel's closed fold.
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
+    expect(sized_page.locator(".step-actions h2")).to_have_text(["Redo this step on a new branch"])
     expect(sized_page.get_by_role("button", name="Copy the message for the agent", include_hidden=True)).to_have_count(
         1
     )
     expect(sized_page.locator("#node-refusal details.if-stopped-fold")).not_to_have_attribute("open", "")
     expect(sized_page.locator("#branch-what")).to_have_text(
-        "Another way past the refusal. The new branch starts here and becomes the one this run follows; answered "
-        "steps stay as they are."
+        "Another way past the refusal. Steps before this one are kept, and so are the other branches; the new one "
+        "is the one this run follows."
     )
     # What branching does not do, on its own line in the warning style (friction17b 12).
     expect(sized_page.locator("#branch-warning.notice.warn")).to_have_text(
@@ -140,14 +142,22 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # The latest step of a branch left behind: taken up again from here, by the quiet outline (nobody's move).
     visit(sized_page, f"{site}/nodes/{left.public_id}/", "step-actions-left-behind")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    assert_sections(sized_page, "No agent works on this branch. To go on with it, paste this message")
+    assert_sections(sized_page, "No agent works on this branch. Nothing to do, unless you want it back.")
     # The agent works on the newest branch: its step named here, where branching would leave it unaware.
     expect(sized_page.locator("#branch-warning")).to_contain_text("An agent is working on “")
     expect(sized_page.locator("#branch-warning")).to_contain_text(
         "(branch 2). Branching does not stop it: tell it in its chat to stop first."
     )
+    # Its message waits behind "Want it back? …" (friction19b 15: in sight it invited reviving the branch by
+    # accident), which says plainly that branch 2 goes on too.
+    back = sized_page.locator("#resume-here details.want-back")
+    expect(sized_page.locator("#resume-message .copy-button")).to_be_hidden()
+    back.locator(":scope > summary").click()
+    expect(back.locator(":scope > summary")).to_have_text("Want it back? Resume the agent…")
+    expect(back).to_contain_text("Branch 2 keeps its agent: the two branches then go on at once")
     expect(resume_button(sized_page)).to_have_text("Copy the message for the agent")
     expect(resume_button(sized_page)).to_have_class("copy-button copy-quiet")
+    keep_screenshot(sized_page, "step-actions-left-behind-open")
     console_log.assert_clean()
 
 

@@ -226,6 +226,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
             "Stalled",
             "Working",
             "Retrying",
+            "Superseded",
             "Left behind",
             "Done",
             "Canceled",

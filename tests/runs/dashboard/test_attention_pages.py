@@ -208,14 +208,18 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
         and 'class="badge state-left_behind" data-move="nobody">Left behind</span>' in shown
     )
     assert "Self-Check the Plan · step 3 of 3" in panel and 'class="verdict-line"' not in panel
-    # Its resume is the quiet button, with one line saying what it does (friction15).
+    # Its resume is the quiet button, with one line saying what it does (friction15), and that branch 2 goes on as
+    # well; the button waits behind "Want it back? Resume the agent…" (friction19b 15: in sight, it invited reviving
+    # the branch by accident).
     assert (
-        "Nothing to do, unless you want this branch back. Pasted into an agent&#x27;s chat, this message resumes "
-        "it at its latest step." in panel
+        "Nothing to do, unless you want this branch back. Pasted into an agent&#x27;s chat, its message resumes "
+        "it at its latest step. Branch 2 goes on too: both branches then run at once." in panel
     )
+    back = panel.split('<details class="want-back" id="left_behind-sentence-1-back">')[1]
+    assert back.startswith('<summary class="small">Want it back? Resume the agent…</summary>')
     assert (
         'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Copy the message for the agent<'
-        in panel
+        in back
     )
     assert "Nothing to do." not in panel
     assert 'id="pending-step"' not in shown

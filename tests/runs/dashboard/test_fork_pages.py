@@ -7,10 +7,12 @@ from __future__ import annotations
 import html
 import json
 import re
+from datetime import timedelta
 
 import pytest
 from django.conf import settings
 from django.test import Client
+from django.utils import timezone
 
 from runs.models import Event, EventKind, Node
 from runs.store import tokens
@@ -75,7 +77,7 @@ def test_the_node_page_offers_the_form_prefilled_with_the_context(client, root):
     assert "<summary" in kept and '<dl class="fork-locked"' in kept
     locked = between(page, '<dl class="fork-locked"', "</dl>")
     assert '<dt class="mono">ticketId</dt><dd class="mono">&quot;REL-7&quot;</dd>' in locked
-    assert "Branch with edited context…" in page and "fork…" not in page
+    assert "Change its context, then redo it…" in page and "fork…" not in page
     assert 'name="csrfmiddlewaretoken"' in page
     assert '<details id="fork-details">' in page  # closed until used
 
@@ -90,7 +92,11 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     # The stateToken in the message to copy and in the raw call behind its disclosure, not again under "Resume".
     assert page.count(call_token(page)) == 2 and "Copy the message for the agent" in page
     # The hand-over is what "Resume here" holds on the new branch's step; branching again is the next section.
-    assert page.index(">Resume here</h2>") < page.index('class="fork-handover"') < page.index(">Branch from here</h2>")
+    assert (
+        page.index(">Resume here</h2>")
+        < page.index('class="fork-handover"')
+        < page.index(">Redo this step on a new branch</h2>")
+    )
     assert "To resume the agent, paste this message" in page and "Production, not staging." in page
     assert 'target set to "production"' in page
     # Where and by whom it was started, the step's line of facts says, once: not again in the hand-over.
@@ -267,6 +273,15 @@ def test_a_branch_set_aside_by_a_fork_started_by_hand_is_not_said_to_be_left_by_
     assert confirmed(client, root, edited(target="production"), "Ship it.").status_code == 302
     run_page = client.get(f"/runs/{staged.run.public_id}/").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(run_page)).split())
+    # Right after, the agent on branch 1 may still be working (friction19b 2): superseded, the agent's move, not
+    # "Left behind" (no agent works on it) until the branch has been quiet as long as a run takes to stall.
+    assert "Agent's move · Superseded Branch 1 · Deploy to staging · step 2 of 5 · its agent may still be" in words
+    assert "Left behind" not in words.split("Timeline of this run")[0], words
+    quiet = timezone.now() - timedelta(minutes=settings.WORKRAIL_STALL_MINUTES, seconds=1)
+    Node.objects.filter(pk=staged.pk).update(created_at=quiet)
+    run_page = client.get(f"/runs/{staged.run.public_id}/").content.decode()
+    words = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(run_page)).split())
+    assert "Superseded" not in words and "its agent may still be working" not in words, words
     assert "left behind when branch 2 was started by hand" in words and "set aside" not in words, words
     # Nobody told the agent that was on branch 1 (friction16a 10): the page says it may still be at work there.
     said = "started by hand. An agent working here is not told: it may carry on in its chat until you tell it there"

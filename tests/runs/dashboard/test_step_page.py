@@ -80,7 +80,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # Nothing resumes from a step the run went on from: no "Resume here" (friction15), one muted line in the head
     # says where the run is now, linking its latest step.
     assert ">Resume here</h2>" not in text and 'id="resume-here"' not in text
-    assert text.count(">Branch from here</h2>") == 1
+    assert text.count(">Redo this step on a new branch</h2>") == 1
     now_at = text.split('<span class="muted small now-at" id="now-at">')[1].split("</span>")[0]
     assert now_at == f'<a href="/nodes/{review.done_tip}/">branch 1 went on to its end →</a>'
     assert head(text).index('id="step-state"') < head(text).index('id="now-at"')
@@ -89,11 +89,14 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # (not "resume", which only ever carries a branch on, friction13 2), the fold with edited context; each with
     # one line of what it does differently (friction15).
     assert "Start a new branch from here" not in text and "Resume the agent" not in branch
-    assert ">Branch (same context)</summary>" in branch and 'id="fork-details"' in branch
-    # Under each, whether it acts at once: neither records anything on the press (friction18a 14).
-    assert 'id="fork-message-what">Opens a message for an agent&#x27;s chat; nothing is recorded until' in branch
-    assert 'id="fork-how">Opens a form: you change values in the step&#x27;s context and confirm;' in branch
-    assert text.count(">Branch with edited context…</summary>") == 1
+    assert ">Copy a message to redo it as it was…</summary>" in branch and 'id="fork-details"' in branch
+    # The section says it redoes this step and what it keeps (friction19b 8); under each of its two parallel
+    # buttons, when the branch is recorded: an agent's answer, or your confirming the preview (friction19a 9).
+    assert 'id="branch-what">Steps before this one are kept, and so are the other branches;' in branch
+    said = "Nothing is recorded until an agent given the message answers this step again: that starts the branch."
+    assert f'id="fork-message-what">{said}</p>' in branch
+    assert 'id="fork-how">The branch is recorded when you confirm a preview of the change.</p>' in branch
+    assert text.count(">Change its context, then redo it…</summary>") == 1
     # The pending step of a branch: "Resume here" resumes the agent, by the run page's button in sight; the branch
     # from this step is by hand only.
     resume, branch = sections(page(client, f"/nodes/{review.open_tip}/")).values()
@@ -101,7 +104,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # The agent is on it: the message waits behind a closed disclosure, not the page's loudest button (friction16).
     stopped = '<details class="agent-stopped" id="node-message-stopped"><summary class="small">Agent stopped?'
     assert stopped in resume
-    assert "Branch (same context)" not in branch and 'id="fork-details"' in branch
+    assert "Copy a message to redo it as it was…" not in branch and 'id="fork-details"' in branch
 
 
 def test_the_step_s_state_its_refusal_and_its_branches_follow_live_updates(client, service_catalog):
@@ -185,8 +188,14 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None  # branch 1's tip, set aside by the rewind
     resume = sections(page(client, f"/nodes/{left.public_id}/"))["resume-here"]
-    assert "No agent works on this branch. To go on with it, paste this message into an agent&#x27;s chat." in resume
-    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume
+    assert "No agent works on this branch. Nothing to do, unless you want it back." in resume
+    # The button waits behind "Want it back? Resume the agent…", as on the run card (friction19b 15), with what
+    # resuming does said plainly inside: branch 2 keeps its agent, both go on.
+    back = resume.split('<details class="want-back" id="node-message-back">')[1].split('class="raw-token"')[0]
+    assert back.startswith('<summary class="small">Want it back? Resume the agent…</summary>')
+    assert "Branch 2 keeps its agent: the two branches then go on at once" in back
+    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in back
+    assert resume.index('id="resume-what"') < resume.index('class="want-back"') < resume.index("copy-button")
 
 
 def test_a_canceled_run_s_step_says_when_and_that_nothing_resumes_or_branches(client, service_catalog):

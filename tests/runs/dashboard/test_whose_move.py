@@ -78,7 +78,7 @@ def page_head(text: str) -> str:
 def test_every_state_has_a_move_and_one_case_reads_the_clock():
     assert set(states.MOVES) == set(get_args(StateName))
     assert [states.move(s) for s in ("needs_you", "paused", "stalled")] == ["yours", "yours", "yours"]
-    assert [states.move(s) for s in ("running", "blocked")] == ["agents", "agents"]
+    assert [states.move(s) for s in ("running", "blocked", "superseded")] == ["agents", "agents", "agents"]
     assert {states.move(s) for s in ("done", "canceled", "left_behind", "notes")} == {"nobody"}
     assert states.move("blocked", stopped=True) == "yours"  # the agent has stopped: restarting it is yours
     assert states.move("running", stopped=True) == "agents"  # a quiet running run is called stalled instead
@@ -98,6 +98,7 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
         "stalled": ("Your move · Stalled", "yours"),
         "running": ("Agent's move · Working", "agents"),
         "blocked": ("Agent's move · Retrying", "agents"),
+        "superseded": ("Agent's move · Superseded", "agents"),
         "left_behind": ("Left behind", "nobody"),
         "done": ("Done", "nobody"),
         "canceled": ("Canceled", "nobody"),
@@ -374,8 +375,8 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     assert BUTTON not in done and 'id="resume-here"' not in done and 'id="branch-here"' not in done
     open_tip = page(client, f"/nodes/{review.open_tip}/")
     # The agent is on the step: "Resume here" is its message behind the closed "Agent stopped? …" (friction16),
-    # inside the page's "Agent working" banner (friction18b 15); after the step's own content, "Branch from here"
-    # with the other way folded.
+    # inside the page's "Agent working" banner (friction18b 15); after the step's own content, "Redo this step on a
+    # new branch" with the other way folded.
     assert (
         open_tip.index('id="node-pending"')
         < open_tip.index('id="resume-here"')
@@ -394,7 +395,7 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     )
     assert resume.index("Agent stopped?") < resume.index(BUTTON)
     branch = open_tip.split('id="branch-here"')[1].split("</section>")[0]
-    assert '<h2 id="branch-title">Branch from here</h2>' in branch and 'id="fork-details"' in branch
+    assert '<h2 id="branch-title">Redo this step on a new branch</h2>' in branch and 'id="fork-details"' in branch
 
 
 def test_a_rows_other_run_is_named_as_a_run_with_its_state_in_the_chips_words(client, service_catalog, settings):

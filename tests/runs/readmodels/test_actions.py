@@ -60,10 +60,12 @@ def test_every_action_has_one_phrase():
     verbs = [action.verb for action in actions.ACTIONS.values()]
     assert len(set(verbs)) == len(verbs)
     assert set(states.YOUR_ACTIONS.values()) <= set(actions.ACTIONS)  # a row's move is one of them
-    assert actions.title("resume") == "Resume the agent" and actions.title("branch") == "Branch with edited context"
+    assert (
+        actions.title("resume") == "Resume the agent" and actions.title("branch") == "Change its context, then redo it"
+    )
     # A new branch from an earlier step by the message is not "resume", which only carries a branch on at its
     # latest step (friction13 2); beside "Branch with edited context", it says what sets the two apart (friction15).
-    assert actions.title("fork") == "Branch (same context)"
+    assert actions.title("fork") == "Copy a message to redo it as it was"
 
 
 def test_templates_take_the_offered_actions_from_the_table_and_no_old_name_is_left():

@@ -4,13 +4,18 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from runs.models import Run
+from runs.execution.operator_fork import fork_node
+from runs.models import Node, Run
 from runs.readmodels import blocked, branches, outcomes
+from runs.readmodels.clock import NO_CUTOFF
+from tests.support import attention_sessions
+from tests.support.attention_sessions import PLAN
 from tests.support.branched_review import blocked_review, forked_review
-from tests.support.mcp_calls import continue_workflow
+from tests.support.mcp_calls import ack, continue_workflow, start_workflow
 
 pytestmark = pytest.mark.django_db
 
@@ -349,3 +354,43 @@ def test_whose_move_a_refusal_is_follows_its_issues(codes, move, start):
             "it must resend Deploy (step 3) with its notes and an answer that passes the step's checks."
         )
     assert entry.call is None and "give it this call" not in entry.for_you  # no call was recorded: none offered
+
+
+# --- a branch set aside: superseded, then left behind ------------------------------------------------------
+
+
+@pytest.mark.usefixtures("fresh_attention_places")
+def test_a_branch_set_aside_by_hand_is_superseded_until_it_has_been_quiet_as_long_as_a_stall():
+    """friction19b 2: right after a person started a branch by hand, the old branch was "Left behind" (no agent
+    works on it, nothing to do) while the form had just warned an agent works there. Until nothing was recorded on
+    it for WORKRAIL_STALL_MINUTES (the stall rule's cutoff, given here, not read off the wall clock) it is
+    superseded, the agent's move; then left behind. A rewind is the agent itself going on elsewhere: left behind."""
+    start = start_workflow(PLAN, context={"sessionKey": "HAND-2"})
+    ack(start)
+    root = Node.objects.get(parent__isnull=True)
+    run = Run.objects.get()
+    old_tip = Node.objects.filter(run=run).order_by("-created_at", "-pk").first()
+    assert old_tip is not None and old_tip != root
+    fork_node(root.public_id, {}, "Try again.", via="dashboard")
+    tree = branches.read(run, records=False)
+    reached = old_tip.created_at
+
+    def branch_1(cutoff: datetime) -> tuple[str, bool]:
+        [first] = [o for o in outcomes.of_run(tree, cutoff) if o.number == 1]
+        return first.state, first.left_behind
+
+    assert branch_1(reached - timedelta(seconds=1)) == ("superseded", False)
+    assert branch_1(reached) == ("superseded", False)  # quiet for less than the whole threshold
+    assert branch_1(reached + timedelta(seconds=1)) == ("left_behind", True)
+    assert branch_1(NO_CUTOFF) == ("left_behind", True)  # read as stored (a report): no clock applies
+    [old] = [b for b in tree.branches if b.number == 1]
+    assert outcomes.branch_state(tree, old, "paused", reached) == "superseded"  # the timeline's word, the same
+    assert outcomes.branch_state(tree, old, "paused", reached + timedelta(seconds=1)) == "left_behind"
+
+
+def test_a_branch_the_agent_rewound_away_from_is_left_behind_at_once():
+    made = attention_sessions.left_behind()
+    run = Run.objects.get(public_id=made.run_id)
+    tree = branches.read(run, records=False)
+    told = outcomes.of_run(tree, datetime.min.replace(tzinfo=UTC) + timedelta(days=1))  # everything is recent
+    assert [o.state for o in told if not o.is_newest] == ["left_behind"]

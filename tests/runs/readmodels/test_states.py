@@ -52,7 +52,7 @@ def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
     glossary = {filter_words: [m.word for m in listed] for filter_words, listed in states.glossary()}
     assert glossary == {
         "Your move": ["Confirm", "Blocked", "Paused", "Stalled"],
-        "Agent's move": ["Working", "Retrying"],
+        "Agent's move": ["Working", "Retrying", "Superseded"],
         "Nothing to do": ["Left behind", "Done", "Canceled", "Notes only"],
     }
     # Each under the filter whose colour its pill has.

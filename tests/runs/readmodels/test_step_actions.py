@@ -1,6 +1,6 @@
 """The step page's two sections of actions (runs/readmodels/step_actions.py): what "Resume here" holds for each
-state of the step, that "Branch from here" is offered wherever a branch can start, and neither where nothing can
-be done."""
+state of the step, that "Redo this step on a new branch" is offered wherever a branch can start, and neither where
+nothing can be done."""
 
 from __future__ import annotations
 
@@ -113,9 +113,13 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     taken_up = actions_at(str(left.public_id))
     # Subject first, short (friction17b 12).
     # What happens to branch 2, where the agent works: nothing; both go on (friction18a 8).
+    # The message waits behind "Want it back? …" (friction19b 15); inside, said plainly that both branches go on.
     assert taken_up.resume == "resume" and taken_up.lead == (
-        "No agent works on this branch. To go on with it, paste this message into an agent's chat. Branch 2 keeps "
-        "its agent; each branch then goes on separately, and the run page shows the one that moved last."
+        "No agent works on this branch. Nothing to do, unless you want it back."
+    )
+    assert taken_up.back == (
+        "Paste this message into an agent's chat: it goes on from this step. Branch 2 keeps its agent: the two "
+        "branches then go on at once, and the run page shows the one that moved last."
     )
     # Nobody's move: the quiet outline, as on the run page: nothing to do unless it is wanted back.
     assert taken_up.weight == "quiet" and not taken_up.leads_page
@@ -152,3 +156,20 @@ def test_no_section_where_nothing_can_be_done(service_catalog):
     on_canceled = actions_at(node_id_of(canceled.answer))
     assert not on_canceled.shown and not on_canceled.resume_shown
     assert on_canceled.now_at == "nothing can resume or branch from a canceled run"
+
+
+def test_the_warning_names_who_by_how_many_agents_and_where():
+    """The warning's subject from one small table (step_actions._WHO): this step's own agent, one elsewhere,
+    several."""
+    said = step_actions._warning_sentences
+    assert said([], ["this step"])[0] == "The agent is waiting for your reply on this step."
+    assert said(["“Review” (branch 2)"], [])[0] == "An agent is working on “Review” (branch 2)."
+    assert (
+        said(["this step"], ["“Review” (branch 2)"])[0] == "An agent is waiting for your reply on “Review” (branch 2)."
+    )
+    assert said(["branch 2", "branch 3"], [])[:2] == [
+        "Agents are working on branch 2 and branch 3.",
+        "Branching does not stop them: tell them in their chats to stop first.",
+    ]
+    assert said([], ["this step", "branch 2"])[0] == "Agents are waiting for your reply on this step and branch 2."
+    assert said([], []) == []
