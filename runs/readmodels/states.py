@@ -40,6 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from django.conf import settings
+
 from runs.contract.dashboard import PlaceName, StateName
 from runs.readmodels import actions
 
@@ -266,11 +268,17 @@ class Meaning:
 
     state: StateName
     move: Move
-    means: str
+    text: str  # "{stall}" stands for WORKRAIL_STALL_MINUTES, the one threshold the states turn on
 
     @property
     def word(self) -> str:
         return word(self.state, self.move)
+
+    @property
+    def means(self) -> str:
+        """The line as read: with the threshold's minutes, as the rows that count them say it ("stalled for 45
+        min"), not "too long" or "stopped trying" (friction20b 6: Blocked's line never said when)."""
+        return self.text.replace("{stall}", str(settings.WORKRAIL_STALL_MINUTES))
 
 
 # Every state's one line, the one table of them (friction18b 9, friction18a 11: nine words and no glossary): each
@@ -280,16 +288,25 @@ MEANINGS: tuple[Meaning, ...] = (
     Meaning(
         "blocked",
         "yours",
-        "The agent's answer was refused and it stopped trying, or it needs something only you can give.",
+        "The agent's answer was refused and it has not resent it for {stall} min, so it has probably stopped; or it"
+        " needs something only you can give.",
     ),
     Meaning("paused", "yours", "No agent has the run yet: it was imported, or a branch was started by hand."),
-    Meaning("stalled", "yours", "The agent was working, but nothing was recorded for too long: it may have stopped."),
-    Meaning("running", "agents", "The agent is on the step and recorded something recently."),
-    Meaning("blocked", "agents", "The agent's answer was refused. It was told what to fix and should send it again."),
+    Meaning(
+        "stalled", "yours", "The agent was working, but nothing was recorded for {stall} min: it may have stopped."
+    ),
+    Meaning("running", "agents", "The agent is on the step and recorded something in the last {stall} min."),
+    Meaning(
+        "blocked",
+        "agents",
+        "The agent's answer was refused. It was told what to fix and should resend it; if it has not after {stall}"
+        " min, it becomes your move.",
+    ),
     Meaning(
         "superseded",
         "agents",
-        "A newer branch replaced this one, but its agent recorded something recently: it may still be working there.",
+        "A newer branch replaced this one, but its agent recorded something in the last {stall} min: it may still"
+        " be working there.",
     ),
     Meaning("left_behind", "nobody", "A branch no agent works on any more. The run goes on along another."),
     Meaning("done", "nobody", "Finished."),

@@ -59,6 +59,19 @@ def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
     assert all(states.pill(m.state, m.move).move == m.move for m in states.MEANINGS)
 
 
+def test_the_lines_of_states_that_turn_on_time_say_the_threshold(settings):
+    """friction20b 6: Blocked's line said the agent "stopped trying" while its rows said "has not resent it for
+    45 min"; the lines of the states the threshold turns say its minutes, as configured."""
+    settings.WORKRAIL_STALL_MINUTES = 12
+    assert states.meaning("blocked", "yours").startswith(
+        "The agent's answer was refused and it has not resent it for 12 min, so it has probably stopped"
+    )
+    assert "if it has not after 12 min, it becomes your move." in states.meaning("blocked", "agents")
+    assert "nothing was recorded for 12 min" in states.meaning("stalled", "yours")
+    assert "in the last 12 min" in states.meaning("superseded", "agents")
+    assert not any("{" in m.means for m in states.MEANINGS)
+
+
 def test_your_routine_move_is_calm_and_red_is_kept_for_a_blocked_step():
     """friction19a 6, friction19b 11: Confirm, Paused and Stalled shared Blocked's alarm red. One table (tone)
     gives every pill, panel, dot and step banner its colour family: amber ("yours") for the routine moves, red
