@@ -111,10 +111,12 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
         expect(meta).to_have_text("2 runs · just now")  # no run branched: no branch count (friction19b 13)
         assert box(meta)["y"] > box(where)["y"]
         # The session's other run, as on a desktop: a second active run is what a phone is checked for. Its own
-        # line under the head, before where it is.
+        # line after where the session is and why, before the counts: over the where-line it read as the card's
+        # headline (friction20b 20).
         others = blocked.locator(".session-others")
         expect(others).to_have_text("+1 run: Focused Plan Routine (working)")
-        assert box(name)["y"] + box(name)["height"] - 1 < box(others)["y"] < box(where)["y"]
+        reason = blocked.locator(".where-reason")
+        assert box(where)["y"] < box(reason)["y"] < box(others)["y"] < box(meta)["y"]
         # A headline card, not eight labelled lines: its head with its one pill (inside the card), its where-line
         # (the step, then its place and when it becomes yours: three lines), its other run's line and its counts.
         assert box(blocked)["height"] < 240
