@@ -83,6 +83,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
             "branch": step_actions.BRANCH_FROM_HERE,
             "same_context": step_actions.SAME_CONTEXT,
             "edited_context": step_actions.EDITED_CONTEXT,
+            "only_edited": step_actions.ONLY_EDITED,
         },
     }
     return render(request, "dashboard/node.html", context)

@@ -46,8 +46,16 @@ BRANCH_FROM_HERE = "Redo this step on a new branch"
 # Under each of the two ways (actions.ACTIONS' fork and branch): when the branch is recorded.
 SAME_CONTEXT = "Nothing is recorded until an agent given the message answers this step again: that starts the branch."
 EDITED_CONTEXT = "The branch is recorded when you confirm a preview of the change."
-# What branching keeps, in one sentence (what it does not do is `branch_warning`, on its own line).
-BRANCHING = "Steps before this one are kept, and so are the other branches; the new one is the one this run follows."
+# Where the message way is not offered (the branch is still at this step: redoing it as it was is resuming it),
+# why only the one way is there (friction20a 3: the second button came and went without a word).
+ONLY_EDITED = "Its branch is still at this step, so only a changed context makes a new branch here."
+# What branching keeps, in one sentence (what it does not do is `branch_warning`, on its own line), and which
+# branch the run page then shows, in the rule that resuming a branch left behind follows too (friction20b 3:
+# "the one this run follows" here, "the one that moved last" there).
+BRANCHING = (
+    "Steps before this one and the other branches are kept; the run page then shows the new branch, as it"
+    " always shows the one that moved last."
+)
 # A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short). The message waits
 # behind "Want it back? Resume the agent…" (friction19b 15), with what resuming does (`back`) inside.
 LEFT_BEHIND_LEAD = "No agent works on this branch. Nothing to do, unless you want it back."

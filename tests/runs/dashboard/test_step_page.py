@@ -92,7 +92,11 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert ">Copy a message to redo it as it was…</summary>" in branch and 'id="fork-details"' in branch
     # The section says it redoes this step and what it keeps (friction19b 8); under each of its two parallel
     # buttons, when the branch is recorded: an agent's answer, or your confirming the preview (friction19a 9).
-    assert 'id="branch-what">Steps before this one are kept, and so are the other branches;' in branch
+    # Which branch the run page then shows, in the rule resuming a branch left behind follows too (friction20b 3).
+    assert (
+        'id="branch-what">Steps before this one and the other branches are kept; the run page then shows the new'
+        " branch, as it always shows the one that moved last.</p>" in branch
+    )
     said = "Nothing is recorded until an agent given the message answers this step again: that starts the branch."
     assert f'id="fork-message-what">{said}</p>' in branch
     assert 'id="fork-how">The branch is recorded when you confirm a preview of the change.</p>' in branch
@@ -105,6 +109,9 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     stopped = '<details class="agent-stopped" id="node-message-stopped"><summary class="small">Agent stopped?'
     assert stopped in resume
     assert "Copy a message to redo it as it was…" not in branch and 'id="fork-details"' in branch
+    # Why the one way only (friction20a 3: the second button came and went without a word).
+    only = "Its branch is still at this step, so only a changed context makes a new branch here."
+    assert f'id="fork-how">{only} The branch is recorded when you confirm a preview of the change.</p>' in branch
 
 
 def test_the_step_s_state_its_refusal_and_its_branches_follow_live_updates(client, service_catalog):
