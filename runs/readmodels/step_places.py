@@ -53,8 +53,8 @@ def place(
     outline whose entries' loops hold `outline[i]` steps (0: no loop), in round `round_` of its loop, at
     index `inner` of that loop's steps (1 for a loop of one step, as the outline numbers it); None at completion
     (the cursor stands one past the last entry) or for anything the cursor does not hold. `loops`: each entry's
-    loop title ("" for a step); `nouns`: each entry's loop item word (noun: "" for none); `frame`: the cursor's outermost loop frame, whose `count` or `items` say how
-    many rounds the loop runs."""
+    loop title ("" for a step); `nouns`: each entry's loop item word (noun: "" for none); `frame`: the cursor's
+    outermost loop frame, whose `count` or `items` say how many rounds the loop runs."""
     top = _number(entry)
     if top is None or not 0 <= top < len(outline):
         return None
@@ -95,8 +95,9 @@ def named(title: str, place: StepPlace | None) -> str:
 
 
 def full_words(place: StepPlace | None) -> str:
-    """The place in full (StepPlace.words: the loop's entry, the round, its part, the loop named) where its short form, the one
-    rows, headings and cards print, leaves something out: their tooltip; "" where the short form says it all."""
+    """The place in full (StepPlace.words: the loop's entry, the round, its part, the loop named) where its short
+    form, the one rows, headings and cards print, leaves something out: their tooltip; "" where the short form says
+    it all."""
     if place is None or place.words == place.brief:
         return ""
     return place.words

@@ -94,9 +94,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(graph.locator("text.cs", has_text="part")).to_have_count(0)
     expect(graph.locator("text.cs", has_text=re.compile(r"\d[a-z] of \d"))).to_have_count(0)
     expect(graph.locator("tspan.loop")).to_have_count(0)
-    listed = page.locator(
-        ".steps h3", has_text=re.compile(r"^Verify slice 2 · round 2 of 3$")
-    ).first
+    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · round 2 of 3$")).first
     expect(listed).to_be_visible()
     expect(listed).to_have_attribute(
         "title",

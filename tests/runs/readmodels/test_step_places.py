@@ -1,10 +1,10 @@
 """Where a step sits in its workflow's outline (runs/readmodels/step_places.py): "step 2 of 3", and in a loop,
-short, one locator after the step's name on rows, headings and cards, its round ("round 2 of 3", "slice 2 of 3" when
-the loop declares its item), in full "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”" in their tooltip and on the
-step's page (two steps of one round differ without the outline's "2.2", read as a fraction; the loop named as its
-workflow names it), never the count of steps taken, which runs past the outline's length as soon as a loop
-repeats. The run page's steps, its where-line, its panels, the graph and the node page all say it, the round in one
-format everywhere."""
+short, one locator after the step's name on rows, headings and cards, its round ("round 2 of 3", "slice 2 of 3"
+when the loop declares its item); in full "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”" in
+their tooltip and on the step's page (never the outline's "2.2", read as a fraction; the loop named as its
+workflow names it); never the count of steps taken, which runs past the outline's length as soon as a loop
+repeats. The run page's steps, its where-line, its panels, the graph and the node page all say it, the round in
+one format everywhere."""
 
 from __future__ import annotations
 
