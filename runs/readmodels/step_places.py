@@ -23,7 +23,6 @@ One query per run or per set of nodes, reading those two values of each state, n
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
@@ -159,9 +158,9 @@ def _outline(compiled: CompiledWorkflow) -> Outline:
 
 
 # A `forEach` loop's declared item variable read as one word: "slice" from "currentSlice", "area" from "area".
-# Only a name that is one word, after an optional "current" (the engine's own default, "currentItem", names
-# nothing); anything else ("serviceName", "slice_2") keeps "round": never a guess at what the name means.
-_ITEM_NAME = re.compile(r"(?:current|each)?([A-Za-z][a-z]{2,})")
+# Only a name that is one word, after an optional "current" or "each" (the engine's own default, "currentItem",
+# names nothing); anything else ("serviceName", "slice_2") keeps "round": never a guess at what the name means.
+_PREFIXES = ("current", "each")
 _GENERIC = frozenset({"item", "items", "element", "entry", "value", "thing", "round", "iteration", "index"})
 
 
@@ -171,11 +170,13 @@ def noun(step: Mapping[str, Any]) -> str:
     loop = step.get("loop")
     if not isinstance(loop, Mapping) or loop.get("type") != "forEach":
         return ""
-    found = _ITEM_NAME.fullmatch(str(loop.get("itemVar") or ""))
-    if found is None:
-        return ""
-    word = found.group(1).lower()
-    return "" if word in _GENERIC else word
+    name = str(loop.get("itemVar") or "")
+    for prefix in _PREFIXES:
+        if name.startswith(prefix) and name[len(prefix) : len(prefix) + 1].isupper():
+            name = name[len(prefix) :]
+    word = name.lower()
+    one_word = len(name) >= 3 and name.isascii() and name.isalpha() and name[1:].islower()
+    return word if one_word and word not in _GENERIC else ""
 
 
 def _number(value: object) -> int | None:
