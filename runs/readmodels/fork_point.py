@@ -38,8 +38,11 @@ class ForkPoint:
 
     def words(self, *, named: bool = False) -> str:
         """ "redoes Y"; `named`: with the branch it grew from, for a list of branches that shows no drawing
-        ("redoes Y, from branch 1"); a branch started by hand or by a checkpoint says how it began."""
+        ("redoes Y, from branch 1"); a branch that grew from no step "redoes Y, from the start"; a branch started by
+        hand or by a checkpoint says how it began."""
         source = f", from branch {self.from_branch}" if named and self.from_branch is not None else ""
+        if self.from_branch is None and self.kind == "again":
+            source = ", from the start"
         if self.kind == "by_hand":
             return f"started by hand at {self.redoes}{source}"
         if self.kind == "checkpoint":

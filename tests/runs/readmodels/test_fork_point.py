@@ -30,7 +30,7 @@ def looped_graph(via: str = "step") -> RunGraph:
     return RunGraph.model_construct(nodes=nodes, tip="5", depth=3, lanes=2)
 
 
-def test_a_branch_redoing_a_step_is_said_after_the_shared_step_and_redoing_its_own_first():
+def test_a_branch_redoing_a_step_says_the_step_it_redoes_in_one_locator_then_its_source():
     found = fork_point.of_tip(looped_graph(), "5")
     assert found is not None
     # One step, one locator (friction19a 8): not the step it branched after with a second set of counters.
@@ -61,3 +61,10 @@ def test_a_branch_started_by_hand_waits_at_its_parents_step():
     found = fork_point.of_tip(looped_graph(via="fork"), "5")
     assert found is not None and found.kind == "by_hand"
     assert found.words(named=True) == "started by hand at Verify slice 2 (round 2 of 3), from branch 1"
+
+
+def test_a_branch_that_grew_from_no_step_redoes_its_first_from_the_start():
+    assert (
+        fork_point.ForkPoint("again", "Scope (step 1 of 3)").words(named=True)
+        == "redoes Scope (step 1 of 3), from the start"
+    )
