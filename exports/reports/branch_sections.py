@@ -46,8 +46,8 @@ class BranchSection:
     tip_id: str  # its tip node (public id)
     forked_from: str | None  # the node (public id) it forked from; None for the run's first branch
     forked_from_branch: int | None  # the number of the branch that node is on
-    # Where it grew from, as the run page's list of branches says it ("forked from branch 1 after step 1 of 8
-    # (Triage)": branch_tree.fork_words); "" for the run's first branch.
+    # Where it grew from, as the run page's list of branches says it (branch_tree.fork_words: "redoes Triage
+    # (step 1 of 8), from branch 1"); "" for the run's first branch.
     forked: str
     path_steps: int  # how many steps and checkpoints are recorded on its path, from the start
     steps_taken: int  # how many of those are steps (checkpoints left out)

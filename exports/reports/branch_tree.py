@@ -5,9 +5,9 @@ the same branches in words, as runs.readmodels.branches reads them (numbered by 
 status), for the Markdown report and as the PDF's companion to the drawing:
 
     ● Branch 1: 6 steps, ends at "Complete" (complete)
-    ├─ Branch 2: forked from branch 1 after step 2 of 6 (Plan), 1 step, ends at "Review the area" (waiting
+    ├─ Branch 2: redoes Plan (step 2 of 6), from branch 1, 1 step, ends at "Review the area" (waiting
        at step 4 of 6)
-    └─ Branch 3: started by hand from branch 1 at step 4 of 6 (Review the area), 1 step, ends at "Record
+    └─ Branch 3: started by hand at Review the area (step 4 of 6), from branch 1, 1 step, ends at "Record
        findings" (waiting at step 5 of 6, newest)
 
 Where a branch grew from is said as the dashboard's list of branches says it (graph_page.fork_words over
@@ -53,7 +53,7 @@ class Branch:
 
 def fork_words(detail: RunDetail) -> dict[int, str]:
     """Where each branch but the first (by number) grew from, as the run page's list of branches says it:
-    "forked from branch 1 after step 2 of 6 (Plan)" (graph_page.fork_words, over graph_story.told)."""
+    "redoes Plan (step 2 of 6), from branch 1" (graph_page.fork_words, over graph_story.told)."""
     story = graph_story.told(detail.graph)
     placed = {node.node_id: node for node in story.graph.nodes}
     return {

@@ -53,13 +53,23 @@ def part_letter(part: int) -> str:
     return letters
 
 
+def plural(noun: str) -> str:
+    """A loop's item word counted several times: "slices", "classes", "entries"."""
+    if noun.endswith(("s", "x", "z", "ch", "sh")):
+        return noun + "es"
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
 class StepPlace(Shape):
     """Where a pending step sits in its workflow's outline (runs/readmodels/step_places.py): "step 3 of 7",
     and inside a loop "step 3.2 of 7, round 2" (the loop's second step). Never a count of the steps taken."""
 
     # The docstring above is the API's description (pinned by tests/snapshots/surface/openapi.json): it numbers
-    # the place as the wire holds it, the outline's 3.2 (position 3, inner 2). People read it as "step 3 of 7,
-    # round 2, part 2 of 2" (brief, words): the outline's 3.2 read as a fraction on the dashboard.
+    # the place as the wire holds it, the outline's 3.2 (position 3, inner 2). People read "round 2 of 4" after
+    # the step's name (brief), "step 3 of 7, round 2 of 4, part 2 of 2" in full (words): never the outline's 3.2,
+    # read as a fraction on the dashboard.
 
     position: int = Field(description="The outline entry it is (1 for the first; a loop's body steps are its loop's).")
     length: int = Field(description="The outline's length: its top-level entries, a loop counted once.")
@@ -77,6 +87,9 @@ class StepPlace(Shape):
     _loop: str = PrivateAttr(default="")
     _rounds: int | None = PrivateAttr(default=None)
     _parts: int | None = PrivateAttr(default=None)
+    # What one round is in the workflow's own word, when a `forEach` loop declares its item (step_places.noun:
+    # `itemVar` "currentSlice" names a round "slice"); "" says "round".
+    _noun: str = PrivateAttr(default="")
 
     @property
     def number(self) -> str:
@@ -89,10 +102,13 @@ class StepPlace(Shape):
 
     @property
     def round_words(self) -> str:
-        """The round in plain words: "round 2 of 3", "round 2" when the loop's length is open; "" off a loop."""
+        """The round in plain words, named by the loop's own item word when its workflow declares one (a
+        `forEach` loop's `itemVar`: "slice 2 of 3"), else "round 2 of 3"; "round 2" when the loop's length is
+        open; "" off a loop."""
         if self.round is None:
             return ""
-        return f"round {self.round} of {self._rounds}" if self._rounds else f"round {self.round}"
+        said = f"{self._noun or 'round'} {self.round}"
+        return f"{said} of {self._rounds}" if self._rounds else said
 
     @property
     def part_words(self) -> str:
@@ -107,41 +123,26 @@ class StepPlace(Shape):
     def label(self) -> str:
         """The step's label as the workflow page's outline prints it: "2", and in a loop whose body holds several
         steps a letter per part, "2a", "2b" (friction13 5: never the outline's "2.2", read as a fraction); a loop
-        of one step has no part to tell apart: "2". The outline's only: the run pages say the part in words
-        (`brief`), "2b of 3" read as a typo there (friction18a 12)."""
+        of one step has no part to tell apart: "2". The outline's only: the run pages say the round (`brief`),
+        "2b of 3" read as a typo there (friction18a 12)."""
         if not self.part_words or self.inner is None:
             return str(self.position)
         return f"{self.position}{part_letter(self.inner)}"
 
     @property
     def brief(self) -> str:
-        """The one short form, for list rows, headings, chips and graph cards: "step 2 of 3", in a loop "step 2
-        of 3 · round 2 of 3", and "· part 2 of 2" after it when the loop's body holds several steps (the outline
-        entry counted as the workflow page counts its top-level entries, then the round, then which of the round's
-        steps: two steps of one round never read the same, friction13 5); the loop's name waits in `words`, the
-        tooltip, and the step's own page."""
-        return " · ".join(w for w in (f"step {self.position} of {self.length}", self.round_words, self.part_words) if w)
-
-    def brief_in(self, chars: int) -> str:
-        """The short form within `chars` characters when it can be, for a graph card's fixed width (its title
-        names the step): without the outline's length when the whole is too long ("step 2 · round 2 of 3 · part
-        2 of 2"), then the round and its part ("round 2 of 3 · part 2 of 2"), then the round alone. Always pieces
-        of the short form, said the same way; the round and the part are said whole wherever they are said."""
-        said = self.brief
-        if len(said) <= chars or self.round is None:
-            return said
-        tail = " · ".join(w for w in (self.round_words, self.part_words) if w)
-        for shorter in (f"step {self.position} · {tail}", tail):
-            if len(shorter) <= chars:
-                return shorter
-        return self.round_words
+        """The one short locator, after the step's name on list rows, headings, chips, graph cards and branch
+        lines: the most specific place that matters, one counter only (friction19a 8, 19b 9): in a loop its round
+        ("round 2 of 3", "slice 2 of 3"), else the outline entry ("step 2 of 3"). The rest (the entry of a loop
+        step, its part of the round, the loop's name) waits in `words`, their tooltip and the step's own page."""
+        return self.round_words or f"step {self.position} of {self.length}"
 
     def rounds_words(self, last: int) -> str:
         """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149
         of 150", "rounds 5-149" when the loop's length is open; "" off a loop."""
         if self.round is None:
             return ""
-        span = f"rounds {self.round}-{last}"
+        span = f"{plural(self._noun) if self._noun else 'rounds'} {self.round}-{last}"
         return f"{span} of {self._rounds}" if self._rounds else span
 
     @property

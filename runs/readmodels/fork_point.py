@@ -2,11 +2,10 @@
 (branch_summary), the phone's and the report's list of branches (graph_page.fork_words).
 
 Two places used to anchor one fork differently (friction16a 3, friction16b 15): the header named the step the
-branch went back to ("branched from Verify slice 2 and is redoing it", read as "started after Verify slice 2"),
-the branch card the last step both branches share ("branched from branch 1 after step 2 of 3"). Both are true,
-so both are said, in one order: the step it branched after, then the step it redoes: "branched after Record what
-the slice showed (step 2 of 3 · round 1 of 3 · part 2 of 2) to redo Verify slice 2 (step 2 of 3 · round 2 of 3 ·
-part 1 of 2)".
+branch went back to, the branch card the last step both branches share. The list says the step the branch redoes,
+then the branch it grew from, the step in the one short locator (friction19a 8: the step it branched after, a
+second step with its own counters, made the phone's card four lines long): "redoes Verify slice 2 (round 2 of 3),
+from branch 1". The drawing shows the step it branched after; the step's page says it in full.
 
 Read from the graph as the page tells it (graph_story.told): a branch's first card is the step it answered again
 (its `again` card), the card it grew from is the last step both branches share; a branch started by hand waits at
@@ -25,8 +24,7 @@ Kind = Literal["again", "by_hand", "checkpoint"]
 
 
 def step_named(node: GraphNode) -> str:
-    """A card's step by its title, then its place in the outline: "Verify slice 2 (step 2 of 3 · round 2 of 3 ·
-    part 1 of 2)"."""
+    """A card's step by its title, then its place in the one short locator: "Verify slice 2 (round 2 of 3)"."""
     title = node.title or node.step_id or "Step"
     where = graph_drawing.step_words(node)
     return f"{title} ({where})" if where else title
@@ -35,21 +33,21 @@ def step_named(node: GraphNode) -> str:
 @dataclass(frozen=True, slots=True)
 class ForkPoint:
     kind: Kind
-    after: str  # the step the branch branched after (the last both share), "" at the run's start
     redoes: str  # the step it redoes (again), or waits at (by hand, checkpoint)
     from_branch: int | None = None  # the branch it grew from (branches.py's numbers), None at the run's start
 
     def words(self, *, named: bool = False) -> str:
-        """ "branched after X to redo Y"; `named`: with the branch it grew from, for a list of branches that
-        shows no drawing ("branched from branch 1 after X to redo Y")."""
-        source = f" from branch {self.from_branch}" if named and self.from_branch is not None else ""
+        """ "redoes Y"; `named`: with the branch it grew from, for a list of branches that shows no drawing
+        ("redoes Y, from branch 1"); a branch that grew from no step "redoes Y, from the start"; a branch started by
+        hand or by a checkpoint says how it began."""
+        source = f", from branch {self.from_branch}" if named and self.from_branch is not None else ""
+        if self.from_branch is None and self.kind == "again":
+            source = ", from the start"
         if self.kind == "by_hand":
-            return f"started by hand{source} at {self.redoes}"
+            return f"started by hand at {self.redoes}{source}"
         if self.kind == "checkpoint":
-            return f"branched{source} at {self.redoes}"
-        if not self.after:
-            return f"branched at the start to redo {self.redoes}"
-        return f"branched{source} after {self.after} to redo {self.redoes}"
+            return f"branched at {self.redoes}{source}"
+        return f"redoes {self.redoes}{source}"
 
 
 def of_first(story: graph_story.Told, first: GraphNode) -> ForkPoint:
@@ -57,10 +55,10 @@ def of_first(story: graph_story.Told, first: GraphNode) -> ForkPoint:
     fork = story.grew_from(first)
     source = fork.lane + 1 if fork is not None else None
     if first.via == "fork":
-        return ForkPoint("by_hand", "", step_named(fork if fork is not None else first), source)
+        return ForkPoint("by_hand", step_named(fork if fork is not None else first), source)
     if first.node_id in story.again:
-        return ForkPoint("again", step_named(fork) if fork is not None else "", step_named(first), source)
-    return ForkPoint("checkpoint", "", step_named(fork if fork is not None else first), source)
+        return ForkPoint("again", step_named(first), source)
+    return ForkPoint("checkpoint", step_named(fork if fork is not None else first), source)
 
 
 def of_tip(graph: RunGraph, tip_id: str) -> ForkPoint | None:

@@ -99,16 +99,11 @@ def title_lines(text: str, limit: int = TITLE_CHARS, lines: int = TITLE_LINES) -
     return out or [""]
 
 
-# The longest place a screen card's step line holds whole at 13 px: "step 2 of 3 · round 2 of 3"; longer places
-# read shorter there (StepPlace.brief_in: "round 2 of 3 · part 2 of 2", then the round alone).
-PLACE_CHARS = 27
-
-
-def step_words(node: GraphNode, *, counted: bool = False, narrow: bool = False) -> str:
-    """Where a node's pending step sits, in the short words of the run's step list (StepPlace.brief: "step 2
-    of 3 · round 2 of 3 · part 2 of 2"); a node whose state holds no outline place says its step as the step list
-    then does ("step 5"); a completed node waits at no step: "" (its title, "Complete", says it). `narrow`: for a
-    card's step line, shortened when the whole would cross its border (StepPlace.brief_in).
+def step_words(node: GraphNode, *, counted: bool = False) -> str:
+    """Where a node's pending step sits, in the short words of the run's step list and its headline
+    (StepPlace.brief: "step 2 of 3", "round 2 of 3" in a loop: friction19b 9, the card and the heading say the
+    same); a node whose state holds no outline place says its step as the step list then does ("step 5"); a
+    completed node waits at no step: "" (its title, "Complete", says it).
 
     `counted`: as the reports' step lists number steps, counted along the branch (branches.step_numbers,
     a checkpoint keeps its step's number): "step 5", "after step 9" for a completed node."""
@@ -116,7 +111,7 @@ def step_words(node: GraphNode, *, counted: bool = False, narrow: bool = False) 
         return f"after step {node.step_number - 1}" if node.is_complete else f"step {node.step_number}"
     if node.place is not None:
         # The loop's name is the steps list's to say; the round is said whole, as everywhere.
-        return node.place.brief_in(PLACE_CHARS) if narrow else node.place.brief
+        return node.place.brief
     return "" if node.is_complete else f"step {node.step_number}"
 
 
@@ -845,7 +840,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     # The step line: its place in the outline as the step list says it (always whole), then the marks
     # that fit. What made the card when not a step takes the title's second line: a checkpoint or a
     # branch started by hand redoes its parent's step, whose card names it in full.
-    where = step_words(node, counted=counted, narrow=True)
+    where = step_words(node, counted=counted)
     if not where and node.is_complete and geo.tags_beside:  # on screen the end card says what its title means
         where = COMPLETE_WORDS
     sub = [_sub_part(where)] if where else []

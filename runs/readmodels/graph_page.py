@@ -77,7 +77,7 @@ class BranchSection:
     number: int
     state: StateName
     state_label: str
-    forked: str  # where it grew from: "branched from branch 1 after step 1 of 8 (Triage the Change)"; "" for branch 1
+    forked: str  # where it grew from: "redoes Plan (step 2 of 8), from branch 1"; "" for branch 1
     shown: bool  # the branch the page shows
     href: str  # the run's page showing this branch
     rows: list[StepRow]
@@ -265,9 +265,9 @@ def tip_moves(detail: RunDetail) -> dict[str, states.Move]:
 
 
 def fork_words(story: graph_story.Told, first: GraphNode, *, named: bool = False) -> str:
-    """Where the branch whose first card is `first` grew from, in the one phrasing of fork_point.py ("branched
-    after Plan (step 2 of 6) to redo Review (step 3 of 6)"). `named`: with the branch it grew from, for a list
-    that shows no drawing ("branched from branch 1 after ...")."""
+    """Where the branch whose first card is `first` grew from, in the one phrasing of fork_point.py ("redoes
+    Review (step 3 of 6)"). `named`: with the branch it grew from, for a list that shows no drawing ("redoes
+    Review (step 3 of 6), from branch 1")."""
     return fork_point.of_first(story, first).words(named=named)
 
 

@@ -1,16 +1,16 @@
-"""Where each node's pending step sits in its workflow's outline, said one short way on list rows, headings
-and graph cards: "step 3 of 7", and inside a loop "step 3 of 7 · round 2 of 4", "step 3 of 7 · round 2 of 4 · part
-2 of 2" when the loop's body holds several steps (StepPlace.brief); in full in their tooltip and once on the step's
-own page: "step 3 of 7, round 2 of 4, part 2 of 2 in “Verify each slice”" (StepPlace.words: the loop named by its
-own title, the part said when its body holds several steps).
+"""Where each node's pending step sits in its workflow's outline, said one short way after the step's name on list
+rows, headings, graph cards and branch lines, one counter only (StepPlace.brief, friction19a 8): "step 3 of 7", and
+inside a loop its round, "round 2 of 4" ("slice 2 of 4" when a `forEach` loop declares its item, `noun`); in full in
+their tooltip and once on the step's own page: "step 3 of 7, round 2 of 4, part 2 of 2 in “Verify each slice”"
+(StepPlace.words: the loop's entry, the round, the part of the round when its body holds several steps, the loop
+named by its own title).
 
 One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, then its round, then its
-part of the round when the loop holds several steps ("part 2 of 2": two steps of one round never read the same;
-never the outline's "2.2", read as a fraction, nor "2b", read as a typo). A round has one format wherever it is
-named: "round 126 of 150", or "round 126" when the loop's length is open (a `while` or `until` loop); a graph card
-too narrow for the short form leaves the outline's length out, then the step ("round 2 of 3 · part 2 of 2"), then
-says the round alone (StepPlace.brief_in), never a new abbreviation. The workflow page's outline letters a loop's
-steps "2a", "2b" under the loop's entry 2 (dashboard/_outline.html: StepPlace.label), an outline's own numbering.
+part of the round when the loop holds several steps (never the outline's "2.2", read as a fraction, nor "2b", read as
+a typo); the step's name tells two steps of one round apart where the short form stands. A round has one format
+wherever it is named: "round 126 of 150", or "round 126" when the loop's length is open (a `while` or `until` loop).
+The workflow page's outline letters a loop's steps "2a", "2b" under the loop's entry 2 (dashboard/_outline.html:
+StepPlace.label), an outline's own numbering.
 
 A person reads a step's place against the outline the workflow page shows (its top-level entries, a
 loop counted once, as inspect_workflow numbers them), never against the count of steps taken, which
@@ -24,7 +24,7 @@ One query per run or per set of nodes, reading those two values of each state, n
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from django.db.models import QuerySet
 from django.db.models.fields.json import KT, KeyTransform
@@ -45,14 +45,15 @@ def place(
     inner: object = None,
     *,
     loops: tuple[str, ...] = (),
+    nouns: tuple[str, ...] = (),
     frame: object = None,
 ) -> StepPlace | None:
     """The place of a pending step at top-level index `entry` (0-based, as the cursor holds it) of an
     outline whose entries' loops hold `outline[i]` steps (0: no loop), in round `round_` of its loop, at
     index `inner` of that loop's steps (1 for a loop of one step, as the outline numbers it); None at completion
     (the cursor stands one past the last entry) or for anything the cursor does not hold. `loops`: each entry's
-    loop title ("" for a step); `frame`: the cursor's outermost loop frame, whose `count` or `items` say how
-    many rounds the loop runs."""
+    loop title ("" for a step); `nouns`: each entry's loop item word (noun: "" for none); `frame`: the cursor's
+    outermost loop frame, whose `count` or `items` say how many rounds the loop runs."""
     top = _number(entry)
     if top is None or not 0 <= top < len(outline):
         return None
@@ -65,6 +66,7 @@ def place(
     found._loop = loops[top] if top < len(loops) else ""
     found._rounds = _rounds_of(frame)
     found._parts = outline[top] if told is not None else None
+    found._noun = nouns[top] if top < len(nouns) else ""
     return found
 
 
@@ -82,8 +84,8 @@ def _rounds_of(frame: object) -> int | None:
 
 def named(title: str, place: StepPlace | None) -> str:
     """A step as the dashboard names it, its name first and its place after in the one short form: "Review
-    storage · step 4b of 8 · round 2 of 3", "Deploy · step 3 of 5" (StepPlace.brief; the loop's name and the
-    part of the round in full_words, the tooltip); the name alone when its place is not known, the place alone
+    storage · round 2 of 3", "Deploy · step 3 of 5" (StepPlace.brief; the loop's entry, name and the part of the
+    round in full_words, the tooltip); the name alone when its place is not known, the place alone
     when its name is not. The one builder of that phrase for the sessions list, the run cards, a run's pending
     line, its branches, its steps and a step's page."""
     if place is None:
@@ -92,8 +94,9 @@ def named(title: str, place: StepPlace | None) -> str:
 
 
 def full_words(place: StepPlace | None) -> str:
-    """The place in full (StepPlace.words: the loop named, the part of the round) where its short form, the one
-    rows, headings and cards print, leaves something out: their tooltip; "" where the short form says it all."""
+    """The place in full (StepPlace.words: the loop's entry, the round, its part, the loop named) where its short
+    form, the one rows, headings and cards print, leaves something out: their tooltip; "" where the short form says
+    it all."""
     if place is None or place.words == place.brief:
         return ""
     return place.words
@@ -124,7 +127,7 @@ def _read(nodes: QuerySet[Node], outlines: dict[str, Outline]) -> dict[int, Step
     values = rows.values_list("pk", "entry", "inner", "round", "frame", "run__pinned_id")
     for pk, entry, inner, round_, frame, pinned in values:
         outline = outlines.get(pinned, Outline((), ()))
-        where = place(entry, round_, outline.sizes, inner, loops=outline.loops, frame=frame)
+        where = place(entry, round_, outline.sizes, inner, loops=outline.loops, nouns=outline.nouns, frame=frame)
         if where is not None:
             found[pk] = where
     return found
@@ -132,10 +135,11 @@ def _read(nodes: QuerySet[Node], outlines: dict[str, Outline]) -> dict[int, Step
 
 class Outline(NamedTuple):
     """A pinned workflow's outline as places read it: per top-level entry the size of its loop's body (0: no
-    loop), and its loop's title ("" for a step)."""
+    loop), its loop's title ("" for a step) and the word for one of its rounds (noun: "" for "round")."""
 
     sizes: tuple[int, ...]
     loops: tuple[str, ...]
+    nouns: tuple[str, ...] = ()
 
 
 def lengths(hashes: Iterable[str]) -> dict[str, Outline]:
@@ -145,11 +149,34 @@ def lengths(hashes: Iterable[str]) -> dict[str, Outline]:
 
 def _outline(compiled: CompiledWorkflow) -> Outline:
     sizes = engine.loop_sizes(compiled)
+    steps = top_steps(compiled)
     titles = tuple(
         outline_words.title_words(str(step.get("title") or "")) if size else ""
-        for step, size in zip(top_steps(compiled), sizes, strict=True)
+        for step, size in zip(steps, sizes, strict=True)
     )
-    return Outline(sizes, titles)
+    return Outline(sizes, titles, tuple(noun(step) if size else "" for step, size in zip(steps, sizes, strict=True)))
+
+
+# A `forEach` loop's declared item variable read as one word: "slice" from "currentSlice", "area" from "area".
+# Only a name that is one word, after an optional "current" or "each" (the engine's own default, "currentItem",
+# names nothing); anything else ("serviceName", "slice_2") keeps "round": never a guess at what the name means.
+_PREFIXES = ("current", "each")
+_GENERIC = frozenset({"item", "items", "element", "entry", "value", "thing", "round", "iteration", "index"})
+
+
+def noun(step: Mapping[str, Any]) -> str:
+    """What one round of the loop `step` is in its workflow's words: the item of a `forEach` loop that declares
+    its `itemVar` ("currentSlice": "slice 2 of 3"); "" (say "round") for any other loop or name."""
+    loop = step.get("loop")
+    if not isinstance(loop, Mapping) or loop.get("type") != "forEach":
+        return ""
+    name = str(loop.get("itemVar") or "")
+    for prefix in _PREFIXES:
+        if name.startswith(prefix) and name[len(prefix) : len(prefix) + 1].isupper():
+            name = name[len(prefix) :]
+    word = name.lower()
+    one_word = len(name) >= 3 and name.isascii() and name.isalpha() and name[1:].islower()
+    return word if one_word and word not in _GENERIC else ""
 
 
 def _number(value: object) -> int | None:

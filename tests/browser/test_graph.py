@@ -29,9 +29,8 @@ STEP_LINES_OVERFLOW = """() => [...document.querySelectorAll("svg.run-graph .gra
 })"""
 
 
-# How many graph cards the steps list also shows, and those whose step line is not made of pieces of the list's
-# heading for the same node (the list names the loop and the outline's length, a narrow card may leave out the
-# outline's length, then the step, "round 2 of 3 · part 2 of 2", never say other numbers or another format).
+# How many graph cards the steps list also shows, and those whose step line is not what the list's heading for the
+# same node says after the step's name (the one short locator, "round 2 of 3": friction19b 9).
 CARD_AND_LIST_DIFFER = """() => {
   const pairs = [...document.querySelectorAll("svg.run-graph a.graph-node")].flatMap((card) => {
     const step = document.querySelector(`.steps li[data-step-node="${card.dataset.nodeId}"] .step-head`);
@@ -89,15 +88,13 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # its step's card, a link to its own node's page (it can be resumed from).
     # included) in the one short form of the list's headings (friction12 4); the whole place, the loop named and
     # the part of the round, is the heading's tooltip.
-    # Each part of the round said (friction13 5), in words, never "2b" (friction18a 12): round 2's "Verify slice 2"
-    # is part 1, its record part 2; the card's title names the step, so its line leaves out "step 2 of 3".
-    expect(graph.locator("text.cs", has_text="round 2 of 3 · part 1 of 2").first).to_be_visible()
-    expect(graph.locator("text.cs", has_text="round 2 of 3 · part 2 of 2").first).to_be_visible()
+    # One locator, the headline's and the heading's (friction19a 8, 19b 9), never "2b" (friction18a 12): round 2's
+    # "Verify slice 2" and its record both say the round, their titles telling them apart.
+    expect(graph.locator("text.cs", has_text=re.compile(r"^round 2 of 3$"))).to_have_count(4)
+    expect(graph.locator("text.cs", has_text="part")).to_have_count(0)
     expect(graph.locator("text.cs", has_text=re.compile(r"\d[a-z] of \d"))).to_have_count(0)
     expect(graph.locator("tspan.loop")).to_have_count(0)
-    listed = page.locator(
-        ".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2 of 3 · round 2 of 3 · part 1 of 2$")
-    ).first
+    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · round 2 of 3$")).first
     expect(listed).to_be_visible()
     expect(listed).to_have_attribute(
         "title",
@@ -285,17 +282,15 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-head .badge")).to_have_text(["Agent's move · Working", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(
             [
-                "Branched from branch 1 after Record the Changed Files (step 2 of 8) to redo Review api (step 4 of"
-                " 8 · round 1 of 2)",
-                "Branched from branch 1 after Triage the Change (step 1 of 8) to redo Record the Changed Files (step"
-                " 2 of 8)",
+                "Redoes Review api (area 1 of 2), from branch 1",
+                "Redoes Record the Changed Files (step 2 of 8), from branch 1",
             ]
         )
         # Each row says its step's place as the step list and the drawing's card say it.
         # Branch 2's rows: the step it answered again after the rewind (its own, ninth review item 3), then its last.
         # Friction16b 6: the step it passed over stands where it would, a row of its own with a dashed dot.
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(
-            ["Step 3 skipped", "Step 4 of 8 · round 1 of 2", "Step 4 of 8 · round 2 of 2"]
+            ["Step 3 skipped", "Area 1 of 2", "Area 2 of 2"]
         )
         skipped_row = listed.locator(".gl-branch").nth(1).locator(".gl-step.skipped")
         expect(skipped_row.locator(".gl-dot.dot-skipped")).to_have_count(1)
@@ -554,7 +549,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     for state, label, title, fill, badge, times, stroke, shape in dots:
         assert label == title and re.match(
             r"^([^:]* within (a second|a minute|[\d]+ (min|h))( \([^)]+\))?: )?"
-            r"(Step \d+ of \d+(, round \d+ of \d+(, part \d+ of \d+)? in “[^”]+”)? · .+|Complete): [A-Z]",
+            r"(Step \d+ of \d+(, (round|area) \d+ of \d+(, part \d+ of \d+)? in “[^”]+”)? · .+|Complete): [A-Z]",
             label,
         )
         # The state's own colour (its pill's is whose move); Left behind's dots are rings of it (friction9 item 7),

@@ -64,7 +64,7 @@ def test_the_markdown_report_summarizes_then_lists_both_branches_finished_first(
     own = second.split("### Timeline")[0]
     assert "The steps up to step 2 of 8 are the same as Branch 1's" in own
     assert (
-        "##### Step 4 of 8, round 1 of 2 in “Review Each Focus Area” · Review api" in own
+        "##### Step 4 of 8, area 1 of 2 in “Review Each Focus Area” · Review api" in own
     )  # placed in the outline, as the run page does
     assert "Branch 2: did review-area." in own
     # Branch 1's answer to the shared step shows only as the labelled note (issue 20's review, point 4), a
@@ -158,15 +158,11 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     graph = text.split("### Branch graph")[1].split("```", 2)[1]
     lines = [line.strip() for line in graph.strip().splitlines()[1:]]
     assert lines[0] == '● Branch 1: 8 steps, ends at "Complete" (complete)'
-    # Where branch 2 grew from, as the run page's list of branches says it (graph_story): it answered round 2's
-    # verify again, so it forked after the step both branches share, round 1's record.
+    # Where branch 2 grew from, as the run page's list of branches says it (fork_point): it answered round 2's
+    # verify again.
     assert lines[1] == (
-        "└─ Branch 2: branched from branch 1 after Record what the slice showed (step 2 of 3 · round 1 of 3 ·"
-        " part 2 of 2) to"
-        ' redo Verify slice 2 (step 2 of 3 · round 2 of 3 · part 1 of 2), 1 step, ends at "Record what the'
-        ' slice showed" (waiting'
-        " at step 2 of 3, round 2 of 3, part 2 of 2 "
-        "in “Verify each slice”, newest)"
+        '└─ Branch 2: redoes Verify slice 2 (round 2 of 3), from branch 1, 1 step, ends at "Record what the'
+        ' slice showed" (waiting at step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”, newest)'
     )
     summary = text.split("## Summary\n")[1].split("\n## ")[0]
     assert (
@@ -186,11 +182,7 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     assert "##### Step 2 of 3, round 3 of 3, part 1 of 2 in “Verify each slice” · Verify slice 3" in first
     assert "##### Step 3 of 3 · Summarize the verification" in first
     second = text.split("### Branch 2 (newest, open)")[1].split("### Timeline")[0]
-    assert (
-        "- Branched from branch 1 after Record what the slice showed (step 2 of 3 · round 1 of 3 · part 2 of"
-        " 2) to redo Verify"
-        " slice 2 (step 2 of 3 · round 2 of 3 · part 1 of 2)" in second
-    )
+    assert "- Redoes Verify slice 2 (round 2 of 3), from branch 1" in second
     # The step it answered again is its own first step, after the ones it shares with branch 1.
     own = second.split("this branch's own steps follow.")[1]
     assert own.lstrip().startswith(
@@ -205,8 +197,4 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     assert not any(entry.startswith("checkpoint") for entry in entries)
     [marked] = [entry for entry in entries if 'class="checkpoint-mark"' in entry]
     assert "Record what the slice showed" in marked.split("</h5>")[0] and "Halfway." in marked
-    assert (
-        "<li>branched from branch 1 after Record what the slice showed (step 2 of 3 · round 1 of 3 · part 2 of"
-        " 2) to redo Verify"
-        " slice 2 (step 2 of 3 · round 2 of 3 · part 1 of 2)</li>" in html
-    )
+    assert "<li>redoes Verify slice 2 (round 2 of 3), from branch 1</li>" in html

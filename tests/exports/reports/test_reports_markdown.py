@@ -108,12 +108,10 @@ def test_the_branch_graph_is_a_tree_of_branches(service_catalog):
     assert len(graph) == 3  # the run's three branches
     assert re.match(r"● Branch 1: \d+ steps, ", graph[0])
     assert "newest" in graph[0]
-    # Where each grew from, as the run page's list of branches says it: each answered a step again after a
-    # rewind, so it forked after the last step both share (graph_story).
-    assert graph[1].startswith("  ├─ Branch 2: branched from branch 1 after ") and graph[2].startswith(
-        "  └─ Branch 3: branched from branch 1 after "
-    )
-    assert " to redo " in graph[1] and " to redo " in graph[2]  # then the step each redoes (fork_point)
+    # Where each grew from, as the run page's list of branches says it: the step each redoes, then the branch
+    # (fork_point).
+    assert graph[1].startswith("  ├─ Branch 2: redoes Review api (area 1 of 2), from branch 1, ")
+    assert graph[2].startswith("  └─ Branch 3: redoes Record the Changed Files (step 2 of 8), from branch 1, ")
     assert not any(re.search(r"\bnode\b", line) for line in graph)  # places and branch numbers, never node ids
 
 

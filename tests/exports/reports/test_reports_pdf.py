@@ -160,7 +160,7 @@ def test_the_pdf_holds_the_session_notes_tables_and_branches(service_catalog, tm
         "Changed files",
         "SQL built from input",
         "● Branch 1: ",  # the branch tree in words
-        "└─ Branch 3: branched from branch 1 after ",
+        "└─ Branch 3: redoes ",
         "Page 1 of",
     ):
         assert expected in text, expected

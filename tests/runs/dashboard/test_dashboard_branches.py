@@ -13,11 +13,11 @@ pytestmark = pytest.mark.django_db
 # placed in the outline (the review loop is its 4th entry; the agent is in its 2nd round).
 # What a finished branch beside the one the agent works on means, once (friction18b 11).
 WENT_BACK = "branch 2 redoes part of it and is where the agent works now"
-WHERE = "Review storage · step 4 of 8 · round 2 of 2"  # its name first, the short place (step_places.named)
+WHERE = "Review storage · area 2 of 2"  # its name first, the short place (step_places.named)
 # The whole place, the loop named, in the line's tooltip (friction12 4).
 WHERE_TITLE = ' title="step 4 of 8, round 2 of 2 in “Review Each Focus Area”"'
 # The same place as the run card's status line opens its sentence (status_line.of_run): the place first.
-STATUS = "Review storage · step 4 of 8 · round 2 of 2 · branch 2 · agent working <time"
+STATUS = "Review storage · area 2 of 2 · branch 2 · agent working <time"
 
 
 # How long the agent has been at the step, after its words: one piece with its "·" (its own line on a phone).

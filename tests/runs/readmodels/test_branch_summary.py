@@ -28,7 +28,7 @@ def test_a_run_finished_once_and_going_on_says_in_one_sentence_what_the_finished
     # was left open): one sentence says what the branch that counts does with it and where the run stands; where
     # exactly it grew from, the list of branches says (fork_point).
     told = [branch(1, "done"), branch(2, "running", newest=True)]
-    back = ForkPoint("again", "Record (step 2 of 3)", "Verify slice 2 (step 2 of 3 · round 2 of 3)", 1)
+    back = ForkPoint("again", "Verify slice 2 (round 2 of 3)", 1)
     assert str(branch_summary.line(told, "running", back)) == (
         "Working on branch 2 (branch 1 finished; branch 2 redoes part of it and is where the agent works now)"
     )
@@ -38,7 +38,7 @@ def test_a_run_finished_once_and_going_on_says_in_one_sentence_what_the_finished
     )
     waiting = branch_summary.line([branch(1, "done"), branch(2, "needs_you", newest=True)], "needs_you", back)
     assert waiting.story.endswith("and is the one that counts now")
-    by_hand = ForkPoint("by_hand", "", "Verify slice 2 (step 2 of 3)", 1)
+    by_hand = ForkPoint("by_hand", "Verify slice 2 (step 2 of 3)", 1)
     assert str(branch_summary.line(told, "running", by_hand)).endswith(
         "someone started branch 2 by hand from it and is where the agent works now)"
     )
@@ -71,7 +71,7 @@ def test_a_done_run_says_which_branch_counts_and_not_again_that_the_others_are_l
 
 def test_a_blocked_branch_that_is_not_the_newest_is_not_counted_as_finished():
     told = [branch(1, "blocked", left_behind=True), branch(2, "done"), branch(3, "needs_you", newest=True)]
-    back = ForkPoint("again", "Scope (step 1 of 4)", "Plan (step 2 of 4)", 2)
+    back = ForkPoint("again", "Plan (step 2 of 4)", 2)
     assert str(branch_summary.line(told, "needs_you", back)) == (
         "Confirm on branch 3 (branch 2 finished; branch 3 redoes part of it and is the one that counts now)"
     )

@@ -1,5 +1,5 @@
-"""runs/readmodels/fork_point.py: one description of where a branch grew from, the step it branched after and the
-step it redoes, read once and said the same in the run header and the list of branches (friction16a 3)."""
+"""runs/readmodels/fork_point.py: one description of where a branch grew from, the step it redoes and the branch
+it grew from, read once and said the same in the run header and the list of branches (friction16a 3)."""
 
 from __future__ import annotations
 
@@ -30,14 +30,12 @@ def looped_graph(via: str = "step") -> RunGraph:
     return RunGraph.model_construct(nodes=nodes, tip="5", depth=3, lanes=2)
 
 
-def test_a_branch_redoing_a_step_is_said_after_the_shared_step_and_redoing_its_own_first():
+def test_a_branch_redoing_a_step_says_the_step_it_redoes_in_one_locator_then_its_source():
     found = fork_point.of_tip(looped_graph(), "5")
     assert found is not None
-    assert found.words() == (
-        "branched after Record (step 2 of 3 · round 1 of 3 · part 2 of 2) to redo Verify slice 2 (step 2 of 3"
-        " · round 2 of 3 · part 1 of 2)"
-    )
-    assert found.words(named=True).startswith("branched from branch 1 after Record (step 2 of 3")
+    # One step, one locator (friction19a 8): not the step it branched after with a second set of counters.
+    assert found.words() == "redoes Verify slice 2 (round 2 of 3)"
+    assert found.words(named=True) == "redoes Verify slice 2 (round 2 of 3), from branch 1"
     assert fork_point.of_tip(looped_graph(), "4") is None  # the run's first branch grew from nothing
 
 
@@ -52,17 +50,21 @@ def test_the_list_of_branches_anchors_the_fork_and_the_run_header_says_what_it_m
         branch_summary.BranchOutcomeEntry.model_construct(number=2, state="running", is_newest=True, left_behind=False),
     ]
     header = branch_summary.line(told, "running", back)
-    said = listed.removeprefix("branched from branch 1 ")
-    # The header says what the finished branch means (friction18b 11); where exactly branch 2 grew from, the list
-    # of branches says, once: never two anchors for one fork.
-    assert said.startswith("after Record") and header is not None and "Record" not in header.story
+    # The header says what the finished branch means (friction18b 11); which step branch 2 redoes, the list of
+    # branches says, once.
+    assert listed == "redoes Verify slice 2 (round 2 of 3), from branch 1"
+    assert header is not None and "Verify" not in header.story
     assert header.story == "branch 1 finished; branch 2 redoes part of it and is where the agent works now"
 
 
 def test_a_branch_started_by_hand_waits_at_its_parents_step():
     found = fork_point.of_tip(looped_graph(via="fork"), "5")
     assert found is not None and found.kind == "by_hand"
+    assert found.words(named=True) == "started by hand at Verify slice 2 (round 2 of 3), from branch 1"
+
+
+def test_a_branch_that_grew_from_no_step_redoes_its_first_from_the_start():
     assert (
-        found.words(named=True)
-        == "started by hand from branch 1 at Verify slice 2 (step 2 of 3 · round 2 of 3 · part 1 of 2)"
+        fork_point.ForkPoint("again", "Scope (step 1 of 3)").words(named=True)
+        == "redoes Scope (step 1 of 3), from the start"
     )

@@ -94,22 +94,12 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
             node.place._parts = 2
     svg = screen(run)
     lines = [step_line(svg, node) for node in "12345"]
-    # The one short form of the steps list's headings, shortened to a card's width where its title names the step:
-    # the round, then the part of it (friction13 5: never two steps of one round alike); the loop's name in the
+    # The one short locator of the steps list's headings and the headline (friction19b 9: the card and the heading
+    # say the same), the card's title naming the step: the round; the entry, the part and the loop's name in the
     # tooltip.
-    assert lines == [
-        "step 1 of 3",
-        "round 1 · part 1 of 2",
-        "round 1 · part 2 of 2",
-        "round 1 · part 2 of 2",
-        "step 3 of 3",
-    ]
-    # What the steps list's headings say, shortened to the card's width (StepPlace.brief_in).
-    assert all(
-        line == node.place.brief_in(graph_drawing.PLACE_CHARS)
-        for line, node in zip(lines, run.nodes, strict=True)
-        if node.place
-    )
+    assert lines == ["step 1 of 3", "round 1", "round 1", "round 1", "step 3 of 3"]
+    assert all(line == node.place.brief for line, node in zip(lines, run.nodes, strict=True) if node.place)
+    assert "step 2 of 3, round 1, part 2 of 2" in svg  # the tooltip says the place whole
     assert "↻" not in svg  # the round is in the words: no second mark for it, and none in the legend
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown="5")}
     # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
@@ -417,7 +407,7 @@ def test_the_paper_drawing_places_steps_as_the_reports_and_the_dashboard_do():
     paper = graph_drawing.for_paper(run, shown=None, title="Branch graph")
     assert paper is not None
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', paper)]
-    assert lines == ["step 1 of 3", "step 2 of 3 · round 1", "step 2 of 3 · round 2"]
+    assert lines == ["step 1 of 3", "round 1", "round 2"]
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown=None)}  # the words say it
 
 

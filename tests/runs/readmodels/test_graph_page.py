@@ -28,15 +28,11 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
         and laid_out.drawing.startswith("<svg")
         and 'aria-label="Branch graph of ' in laid_out.drawing
     )
-    # Each branch's section says where it forked in the words of the step list; the step answered again (Verify
-    # slice 2) is the new branch's own: it forked after the last step both share.
+    # Each branch's section says the step it redoes, in the step list's one short locator, then the branch it grew
+    # from (friction19a 8); the step answered again (Verify slice 2) is the new branch's own.
     first, newest = laid_out.sections
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
-    assert newest.forked == (
-        "branched from branch 1 after Record what the slice showed (step 2 of 3 · round 1 of 3 · part 2 of 2)"
-        " to redo Verify"
-        " slice 2 (step 2 of 3 · round 2 of 3 · part 1 of 2)"
-    )
+    assert newest.forked == "redoes Verify slice 2 (round 2 of 3), from branch 1"
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     # Friction14: no tag says "you are viewing" or "latest" on the drawing, so its legend explains neither.
     assert "lane" in {entry.key for entry in laid_out.legend}
@@ -108,10 +104,9 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     ]
     assert [s.forked for s in sections] == [
         "",
-        # Ninth review item 3: a branch grows from the last step it shares; the step it answered again is its own.
-        "branched from branch 1 after Record the Changed Files (step 2 of 8) to redo Review api (step 4 of 8 · round"
-        " 1 of 2)",
-        "branched from branch 1 after Triage the Change (step 1 of 8) to redo Record the Changed Files (step 2 of 8)",
+        # Ninth review item 3: the step it answered again is its own; a loop's round in its item word.
+        "redoes Review api (area 1 of 2), from branch 1",
+        "redoes Record the Changed Files (step 2 of 8), from branch 1",
     ]
     assert sections[1].href.startswith("/r/?tip=")
     # A branch left behind leads to where it is resumed, its last step's page at its resume action (friction19a
@@ -129,8 +124,8 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
         "step 1 of 8",
         "step 2 of 8",
         "step 3 skipped",
-        "step 4 of 8 · round 1 of 2",
-        "step 4 of 8 · round 2 of 2",
+        "area 1 of 2",
+        "area 2 of 2",
         "step 5 of 8",
         "step 6 of 8",
         "step 7 of 8",
@@ -160,7 +155,7 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert [(row.words, row.title, row.notes, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
         ("step 2 of 8", "Record the Changed Files", "↺ redone", False),
         ("step 3 skipped", "Trace the Impact Beyond the Diff", "", False),
-        ("step 4 of 8 · round 1 of 2", "Review api", "", True),
+        ("area 1 of 2", "Review api", "", True),
     ]
     rewound_to = sections[2].rows[0].href.split("/")[2]
     assert [step.node_id for step in detail.steps if step.title == "Record the Changed Files"] == [rewound_to]

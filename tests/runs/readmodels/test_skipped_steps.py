@@ -43,17 +43,19 @@ def test_outline_places_are_the_run_pages(service_catalog):
     run = traced_run(until="phase-1")
     steps = compiled_workflow(Run.objects.get(public_id=run.run_id).pinned_id)["steps"]
     places = skipped_steps.outline_places(steps)
-    # The workflow page's 5.1: the loop's entry; a loop of one step has no part to tell.
+    # The workflow page's 5.1: the loop's entry.
     assert [places[step] for step in ("intake", "phase-0b", "verify-slices", "verify", "polish-pass", "wrap-up")] == [
-        ("1", None),
-        ("2", None),
-        ("5", None),
-        ("5", None),
-        ("6", None),
-        ("7", None),
+        "1",
+        "2",
+        "5",
+        "5",
+        "6",
+        "7",
     ]
-    skipped = skipped_steps.SkippedStep(number="5", length=7, title="Verify", how="skipped", why="", part=(1, 2))
-    assert skipped.place == "step 5a of 7, skipped"  # never "5.1 of 7", read as a fraction (friction13 5)
+    skipped = skipped_steps.SkippedStep(number="5", length=7, title="Verify", how="skipped", why="")
+    # Never "5.1 of 7" (read as a fraction: friction13 5) nor the outline's letter "5a" (friction19a 8).
+    assert skipped.place == "step 5 of 7, skipped"
+    assert skipped.short == "step 5 skipped"
 
 
 def test_the_run_pages_list_says_a_skipped_step_where_it_would_stand(client: Client, service_catalog):

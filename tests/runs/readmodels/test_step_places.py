@@ -1,10 +1,10 @@
 """Where a step sits in its workflow's outline (runs/readmodels/step_places.py): "step 2 of 3", and in a loop,
-short, "step 2 of 3 · round 2 of 3 · part 2 of 2" on rows, headings and cards (the part said when the loop holds
-several steps), in full "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”" in their tooltip and on the
-step's page (two steps of one round differ without the outline's "2.2", read as a fraction; the loop named as its
-workflow names it), never the count of steps taken, which runs past the outline's length as soon as a loop
-repeats. The run page's steps, its where-line, its panels, the graph and the node page all say it, the round in one
-format everywhere."""
+short, one locator after the step's name on rows, headings and cards, its round ("round 2 of 3", "slice 2 of 3"
+when the loop declares its item); in full "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”" in
+their tooltip and on the step's page (never the outline's "2.2", read as a fraction; the loop named as its
+workflow names it); never the count of steps taken, which runs past the outline's length as soon as a loop
+repeats. The run page's steps, its where-line, its panels, the graph and the node page all say it, the round in
+one format everywhere."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def test_a_place_is_the_cursors_outline_entry_and_its_loops_round():
 def test_the_dashboard_names_a_step_before_its_number():
     looped = step_places.place(3, 2, (0, 0, 0, 1, 0, 0, 0, 0), 0, loops=("",) * 3 + ("Review each area",) + ("",) * 4)
     # One short form on rows and headings (friction12 4); the whole place, the loop named, is their tooltip.
-    assert step_places.named("Review storage", looped) == "Review storage · step 4 of 8 · round 2"
+    assert step_places.named("Review storage", looped) == "Review storage · round 2"
     assert step_places.full_words(looped) == "step 4 of 8, round 2 in “Review each area”"
     assert step_places.full_words(StepPlace(position=3, length=5)) == ""  # the short form says it all
     assert step_places.full_words(None) == ""
@@ -62,21 +62,12 @@ def test_a_loop_is_named_by_its_title_and_its_rounds_counted_when_fixed_on_entry
     assert each is not None and each.words == "step 2 of 3, round 2 of 3, part 1 of 2 in “Review each area”"
     counted = step_places.place(1, 1, OUTLINE, 0, loops=loops, frame={"iteration": 1, "count": 4})
     assert counted is not None and counted.words == "step 2 of 3, round 1 of 4, part 1 of 2 in “Review each area”"
-    # Rows, headings, chips: the loop unnamed, the part of the round in words (never "step 2a of 3": friction18a 12).
-    assert counted.brief == "step 2 of 3 · round 1 of 4 · part 1 of 2"
+    # Rows, headings, chips, cards: one locator, the round (friction19a 8); the step, the part and the loop's name in
+    # full, their tooltip.
+    assert counted.brief == "round 1 of 4"
     long = step_places.place(1, 149, OUTLINE, 1, loops=loops, frame={"iteration": 149, "count": 150})
-    # A card's width (its title names the step): the short form whole when it fits, else without the outline's
-    # length, else the round and its part (two steps of one round never read the same: friction13 5), else the
-    # round alone.
-    assert counted.brief_in(40) == counted.brief
-    assert counted.brief_in(36) == "step 2 · round 1 of 4 · part 1 of 2"
-    assert counted.brief_in(27) == "round 1 of 4 · part 1 of 2"
-    assert long is not None and long.brief_in(40) == "step 2 · round 149 of 150 · part 2 of 2"
-    assert long.brief_in(27) == "round 149 of 150"
-    one = step_places.place(1, 149, ONE_STEP_LOOP, 0, loops=loops, frame={"iteration": 149, "count": 150})
-    assert one is not None and one.brief_in(27) == "step 2 · round 149 of 150"  # no part to letter
-    short = step_places.place(1, 2, ONE_STEP_LOOP, 0, loops=loops, frame={"iteration": 2, "count": 3})
-    assert short is not None and short.brief_in(27) == short.brief == "step 2 of 3 · round 2 of 3"
+    assert long is not None and long.brief == "round 149 of 150"
+    assert step_places.full_words(long) == "step 2 of 3, round 149 of 150, part 2 of 2 in “Review each area”"
     open_ended = step_places.place(1, 5, OUTLINE, 0, loops=loops, frame={"iteration": 5})
     assert open_ended is not None and open_ended.words == "step 2 of 3, round 5, part 1 of 2 in “Review each area”"
     # The loop's title as the file writes it, a placeholder in brackets, never raw braces.
@@ -107,7 +98,7 @@ def test_a_looped_run_says_its_outline_position_and_round_not_the_steps_taken(se
     ]
     assert [step.place.inner for step in detail.steps[1:3] if step.place] == [1, 2]  # the outline's 2.1, 2.2
     assert detail.where is not None
-    assert detail.where.words == "Record what the slice showed · step 2 of 3 · round 2 of 3 · part 2 of 2"
+    assert detail.where.words == "Record what the slice showed · round 2 of 3"
 
 
 def test_a_delegated_runs_page_says_where_it_is_in_the_same_words(fanout):
@@ -127,17 +118,15 @@ def test_two_steps_of_one_round_are_told_apart_by_their_part_of_the_round_in_ful
     assert (verify.number, record.number) == ("2.1", "2.2")  # the wire's numbers, as the outline file has them
     assert verify.words != record.words
     assert record.words == "step 2 of 3, round 1 of 3, part 2 of 2 in “Verify each slice”"
-    # Short, the part of the round tells them apart too (friction13 5: never both plain "step 2"), in words, not
-    # the outline's letters ("step 2b of 3" read as a typo: friction18a 12); the loop's name in full.
+    # Short, after the step's name, which tells them apart: the round alone (friction19a 8), never the outline's
+    # letters ("step 2b of 3" read as a typo: friction18a 12); the part and the loop's name in full, the tooltip.
     assert (verify.label, record.label) == ("2a", "2b")  # the workflow page's outline letters them
     assert not any(p.label in p.brief or p.label in p.words for p in (verify, record))
-    assert (verify.brief, record.brief) == (
-        "step 2 of 3 · round 1 of 3 · part 1 of 2",
-        "step 2 of 3 · round 1 of 3 · part 2 of 2",
-    )
+    assert verify.brief == record.brief == "round 1 of 3"
+    assert step_places.named("Record what the slice showed", record) == "Record what the slice showed · round 1 of 3"
     assert step_places.full_words(record) == record.words
     # Nothing reads as a fraction of the outline ("2.2 of 3").
-    assert not any("2.1" in w or "2.2" in w for p in (verify, record) for w in (p.words, p.brief, p.brief_in(27)))
+    assert not any("2.1" in w or "2.2" in w for p in (verify, record) for w in (p.words, p.brief))
 
 
 @pytest.mark.parametrize(
@@ -155,10 +144,8 @@ def test_a_round_is_counted_from_one_in_one_format(round_, frame, said):
     where = step_places.place(1, round_, OUTLINE, 1, loops=("", "Verify each slice", ""), frame=frame)
     assert where is not None
     assert where.round_words == said
-    assert where.brief == f"step 2 of 3 · {said} · part 2 of 2"
+    assert where.brief == said
     assert where.words == f"step 2 of 3, {said}, part 2 of 2 in “Verify each slice”"
-    # A card too narrow for the whole leaves out the step, never the round's numbers.
-    assert where.brief_in(10) == said and said in where.brief_in(27)
 
 
 def test_a_stretch_of_rounds_says_its_rounds_in_the_same_format():
@@ -180,15 +167,45 @@ def test_one_node_reads_the_same_in_the_graph_and_the_steps_list(service_catalog
         assert node.place == step.place
         # The graph says the list heading's short form: same numbers, same format (friction12 4).
         assert graph_drawing.step_words(node) == step.place.brief
-        # A card's shorter words are a piece of it: never other numbers or another format.
-        assert graph_drawing.step_words(node, narrow=True) in step.place.brief
 
 
 def test_a_loops_parts_are_lettered_and_a_loop_of_one_step_is_not():
     # friction13 5: "2a", "2b" for the parts of a loop of several steps; a loop of one step keeps its number.
     assert StepPlace(position=2, length=3, round=1, inner=1).label == "2"  # no part count known: no letter
     assert step_places.place(1, 1, ONE_STEP_LOOP, 0).label == "2"
-    assert step_places.place(1, 1, ONE_STEP_LOOP, 0).brief == "step 2 of 3 · round 1"
+    assert step_places.place(1, 1, ONE_STEP_LOOP, 0).brief == "round 1"
     assert [step_places.place(1, 1, (0, 3, 0), i).label for i in range(3)] == ["2a", "2b", "2c"]
     assert StepPlace(position=1, length=2).label == "1"  # off a loop
     assert [part_letter(n) for n in (1, 2, 26, 27, 28)] == ["a", "b", "z", "aa", "ab"]
+
+
+def test_one_locator_off_a_loop_in_a_loop_nested_and_named_by_the_loops_item():
+    # Off a loop: the outline's entry; in a loop: its round, the entry and the part in full only (friction19a 8).
+    assert StepPlace(position=3, length=7).brief == "step 3 of 7"
+    frame = {"iteration": 2, "count": 3}
+    looped = step_places.place(1, 2, OUTLINE, 1, loops=("", "Verify each slice", ""), frame=frame)
+    assert looped is not None and looped.brief == "round 2 of 3"
+    assert looped.words == "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”"
+    # A step of a loop nested in the loop's second part: the outermost loop's round, the one the outline shows (the
+    # cursor's first loop frame), as for any of its steps.
+    nested = step_places.place(1, 2, OUTLINE, 1, frame={"iteration": 2, "count": 3})
+    assert nested is not None and nested.brief == "round 2 of 3"
+    # A forEach loop that declares its item names each round by it; no other loop, name or default does.
+    sliced = step_places.place(1, 2, OUTLINE, 0, nouns=("", "slice", ""), frame={"items": ["a", "b", "c"]})
+    assert sliced is not None and sliced.brief == "slice 2 of 3"
+    assert sliced.words == "step 2 of 3, slice 2 of 3, part 1 of 2"
+    assert sliced.rounds_words(3) == "slices 2-3 of 3"
+
+    def loop(kind: str, item: str) -> dict:
+        return {"id": "l", "type": "loop", "loop": {"type": kind, "itemVar": item}, "body": [{}]}
+
+    assert step_places.noun(loop("forEach", "currentSlice")) == "slice"
+    assert step_places.noun(loop("forEach", "area")) == "area"
+    assert [step_places.noun(loop("forEach", name)) for name in ("currentItem", "serviceName", "slice_2", "")] == [
+        "",
+        "",
+        "",
+        "",
+    ]
+    assert step_places.noun(loop("for", "currentSlice")) == ""  # a `for` loop holds no items
+    assert step_places.noun({"id": "s", "title": "A step"}) == ""

@@ -38,7 +38,7 @@ def test_a_branchs_last_node_carries_its_state_and_the_answered_nodes_before_it_
         m.words.startswith("Step 7 of 8 · Post the Approved Comments (checkpoint): Answered (branch 1)") for m in review
     )
     assert any(
-        m.words.startswith("Step 4 of 8, round 1 of 2 in “Review Each Focus Area” · Review api: Left behind (branch 3)")
+        m.words.startswith("Step 4 of 8, area 1 of 2 in “Review Each Focus Area” · Review api: Left behind (branch 3)")
         for m in review
     )
     # A run of one branch does not number it.
