@@ -18,7 +18,9 @@
   document.documentElement.classList.add("js");
 
   var canShare = typeof navigator.share === "function";
-  var PASTE_NEXT = "Copied — now paste it into the agent's chat.";
+  /* It stays until the page changes: a first-timer wondered whether the paste worked (friction20b 10), and
+   * the live page is the answer, the panel giving way once the agent takes the message up. */
+  var PASTE_NEXT = "Copied — now paste it into the agent's chat. This page changes when the agent takes it up.";
   var SHARE_ICON = '<svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="18" height="18" fill="none" ' +
     'stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">' +
     '<path d="M12 3v12M7 8l5-5 5 5M5 13v7h14v-7"/></svg>';
@@ -53,12 +55,14 @@
   window.workrailShare = addShareButtons;
   document.addEventListener("live:updated", function () { addShareButtons(document); });
 
+  var KEPT = -1;  // `lasting` for a status kept until the page changes
   function say(button, message, lasting) {
     var row = (button.closest && button.closest(".copy-row")) || button.parentNode;  // a reply's button sits in a pair
     var status = row && row.querySelector("[data-copy-status]");
     if (status) {
       status.textContent = message;
       window.clearTimeout(status.workrailClear);
+      if (lasting === KEPT) return;
       status.workrailClear = window.setTimeout(function () { status.textContent = ""; }, lasting || 2500);
     }
   }
@@ -159,7 +163,7 @@
     if (navigator.clipboard && window.isSecureContext) {
       var forAgent = target.classList.contains("agent-message");
       navigator.clipboard.writeText(text).then(function () {
-        if (forAgent) say(button, PASTE_NEXT, 8000); else say(button, "Copied.");
+        if (forAgent) say(button, PASTE_NEXT, KEPT); else say(button, "Copied.");
       }, fallback);
     } else {
       fallback();
