@@ -288,7 +288,7 @@ MEANINGS: tuple[Meaning, ...] = (
     Meaning(
         "blocked",
         "yours",
-        "The agent's answer was refused and it has not resent it for {stall} min, so it has probably stopped; or it"
+        "The agent's answer was refused and it has not resent it for {stall} min, so it has probably stopped. Or it"
         " needs something only you can give.",
     ),
     Meaning("paused", "yours", "No agent has the run yet: it was imported, or a branch was started by hand."),
@@ -299,7 +299,7 @@ MEANINGS: tuple[Meaning, ...] = (
     Meaning(
         "blocked",
         "agents",
-        "The agent's answer was refused. It was told what to fix and should resend it; if it has not after {stall}"
+        "The agent's answer was refused. It was told what to fix and should resend it. If it has not after {stall}"
         " min, it becomes your move.",
     ),
     Meaning(

@@ -66,7 +66,7 @@ def test_the_lines_of_states_that_turn_on_time_say_the_threshold(settings):
     assert states.meaning("blocked", "yours").startswith(
         "The agent's answer was refused and it has not resent it for 12 min, so it has probably stopped"
     )
-    assert "if it has not after 12 min, it becomes your move." in states.meaning("blocked", "agents")
+    assert "If it has not after 12 min, it becomes your move." in states.meaning("blocked", "agents")
     assert "nothing was recorded for 12 min" in states.meaning("stalled", "yours")
     assert "in the last 12 min" in states.meaning("superseded", "agents")
     assert not any("{" in m.means for m in states.MEANINGS)
