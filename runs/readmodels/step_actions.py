@@ -304,16 +304,16 @@ def _now_at(went_on: list[BranchOutcomeEntry], several: bool, latest: str) -> st
         return f"{who} went on to its end"
     if went.status == "canceled":
         return f"{who} went on, then was canceled"
-    return f"{who} is now at {_place_of(latest) or 'its latest step'}"
+    return f"{who} is now at {_place_of(latest, went.step_title or '') or 'its latest step'}"
 
 
-def _place_of(node_id: str) -> str:
-    """The short words of a node's place in the outline ("step 3 of 5"), "" where unknown."""
+def _place_of(node_id: str, title: str) -> str:
+    """A node's step as every row names it, `title` then its place ("Verify slice 3 · round 3 of 3"): the place
+    alone ("round 3 of 3") did not say which step it is in (step_places.named); "" where unknown."""
     node = Node.objects.select_related("run").filter(public_id=int(node_id)).first() if node_id else None
     if node is None:
-        return ""
-    place = step_places.of_nodes({node.pk: node.run}).get(node.pk)
-    return place.brief if place is not None else ""
+        return title
+    return step_places.named(title, step_places.of_nodes({node.pk: node.run}).get(node.pk))
 
 
 def _latest(went_on: list[BranchOutcomeEntry]) -> str:
