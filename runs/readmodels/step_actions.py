@@ -117,8 +117,10 @@ class StepActions:
 
     @property
     def leads_page(self) -> bool:
-        """The section comes first on the page, before the prompt: a step waiting for the person's decision."""
-        return self.replies is not None
+        """The section comes first on the page, before the prompt: a step waiting for the person's decision, or
+        a branch just started by hand, whose hand-over message is the one thing left to do (friction21a 2: under
+        the prompt, "Why this step" and an empty answer, it was a screen below "give it the message below")."""
+        return self.replies is not None or self.handed_over
 
 
 NONE = StepActions(None, "", "", False, False, False, "")

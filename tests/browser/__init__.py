@@ -20,8 +20,15 @@ SCREENSHOTS_DIR = ARTIFACTS_DIR / "screenshots"
 
 
 def screenshot(page: Any, name: str, *, full_page: bool = True) -> Path:
-    """Saves a PNG of `page` as test-artifacts/screenshots/<name>.png and returns its path."""
+    """Saves a PNG of `page` as test-artifacts/screenshots/<name>.png and returns its path. A full page is taken
+    from its top, as a reader first sees it: a page the test had scrolled drew the sticky runs column where the
+    scroll left it, half-way down the picture (friction21a D1); the test's scroll is put back after."""
     SCREENSHOTS_DIR.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS_DIR / (re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") + ".png")
-    page.screenshot(path=str(path), full_page=full_page)
+    if not full_page:
+        page.screenshot(path=str(path))
+        return path
+    scrolled = page.evaluate("() => { const at = [scrollX, scrollY]; scrollTo(0, 0); return at; }")
+    page.screenshot(path=str(path), full_page=True)
+    page.evaluate("([x, y]) => scrollTo(x, y)", scrolled)
     return path

@@ -16,12 +16,11 @@ scroll sideways (code blocks) are allowed; pass `scrolls=` to allow others.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.browser import SCREENSHOTS_DIR
+from tests.browser import screenshot
 
 
 @dataclass(frozen=True)
@@ -147,11 +146,7 @@ def current_test_name() -> str:
 
 def keep_screenshot(page: Any, name: str) -> Path:
     """Saves a full-page PNG named by the test, `name` and the window size; returns its path."""
-    SCREENSHOTS_DIR.mkdir(parents=True, exist_ok=True)
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{current_test_name()}-{name}-{viewport_name(page)}").strip("-")
-    path = SCREENSHOTS_DIR / f"{stem}.png"
-    page.screenshot(path=str(path), full_page=True)
-    return path
+    return screenshot(page, f"{current_test_name()}-{name}-{viewport_name(page)}")
 
 
 # What the status beside a copy button says once a message for an agent is copied: the next step (copy.js).

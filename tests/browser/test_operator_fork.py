@@ -100,6 +100,10 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         # The new branch's step: its hand-over is what "Resume here" holds, branching again the next section.
         expect(page.locator(".step-actions h2")).to_have_text(["Resume here", "Redo this step on a new branch"])
         expect(page.locator("#resume-here .fork-handover")).to_contain_text("To resume the agent, paste this message")
+        # It leads the page, before the prompt: the banner's "give it the message below" is right under it, not
+        # a screen away (friction21a 2).
+        hand_over, prompt = page.locator("#resume-here").bounding_box(), page.locator("#prompt-card").bounding_box()
+        assert hand_over and prompt and hand_over["y"] < prompt["y"]
         expect(page.locator(".messages")).to_contain_text("New branch started: the agent redoes Prepare")
         # Both branches named, so the step it came from (of the same title) does not read as this page; the
         # crumb names the branch (friction18a 7).

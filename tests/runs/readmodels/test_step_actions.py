@@ -4,6 +4,8 @@ nothing can be done."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from runs.models import Node
@@ -123,6 +125,9 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     )
     # Nobody's move: the quiet outline, as on the run page: nothing to do unless it is wanted back.
     assert taken_up.weight == "quiet" and not taken_up.leads_page
+    # A branch started by hand: its hand-over message, the one thing to do, leads the page (friction21a 2).
+    handed = replace(taken_up, handed_over=True)
+    assert handed.leads_page
 
 
 def test_the_agent_not_told_warning_is_on_every_step_while_an_agent_works_on_the_run(service_catalog):
