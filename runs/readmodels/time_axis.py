@@ -95,8 +95,8 @@ def axis(start: datetime, end: datetime) -> Axis:
     """The axis for a span, always on the clock and never finer than a second: round moments as `ticks` picks
     them, from a step of a second up, never clock digits that differ only past the second. The span's start
     is said too ("14:05:30") when the first round moment lies well inside it, or none does (a burst within a
-    second: its one tick), and so is its end, the newest step's, when the last one lies well before it (a burst
-    within a second then reads "14:05:30" at both ends: both moments fall in that second)."""
+    second: its one tick), and so is its end, the newest step's, when the last one lies well before it and
+    says another time than it."""
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     span = (end - start).total_seconds()
     step = float(step_for(span, CLOCK_STEPS))
@@ -110,7 +110,9 @@ def axis(start: datetime, end: datetime) -> Axis:
     # The span's end too, the newest step's moment (friction19b 16: the working dot had no time), where no
     # tick stands near it; not a second label with the same clock time as a round tick just before it.
     last = Tick(end, 1.0, clock_label(end, precise), precise)
-    if found[-1].fraction < 1 - START_ROOM and (last.label != found[-1].label or found[-1].fraction == 0):
+    # Never the same clock time twice: a burst within one second has its one tick (its length is the summary's
+    # to say); "14:05:30" at both ends of the bar read as no scale at all (friction21a 3, 21b 1).
+    if found[-1].fraction < 1 - START_ROOM and last.label != found[-1].label:
         found = [*found, last]
     return Axis(found, step)
 

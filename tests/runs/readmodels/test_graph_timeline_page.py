@@ -88,9 +88,9 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     # you": whose move it is, and since when, is the status line's (friction16b 4).
     assert page.summary.text == "2 steps reached (1 answered) · first step 22:00 UTC · last step 44 min ago"
     assert page.title == "Timeline of this run"
-    # The axis holds the recorded span, never past the gap: a burst within a second, its start's clock time and
-    # its end's, under the newest step's dot (friction19b 16), the same second.
-    assert [(tick.label, tick.at) for tick in page.ticks] == [("22:00:00", "1.50%"), ("22:00:00", recorded_end)]
+    # The axis holds the recorded span, never past the gap: a burst within a second, so one clock tick (not the
+    # same second again under the newest dot: friction21a 3).
+    assert [tick.label for tick in page.ticks] == ["22:00:00"]
     assert max(float(tick.at.rstrip("%")) for tick in page.ticks) <= float(recorded_end.rstrip("%"))
     # The summary says how long nothing was recorded, not the axis (no "45 min with no step" under "now"); the
     # row's tail, whose quiet stretch is that one, does not say it again.
@@ -278,13 +278,10 @@ def test_a_burst_is_one_clock_tick_and_its_length_is_said_once_in_the_summary():
         ]
     }
     page = timeline_page.timeline_page(detail(lane, state="canceled"), "/runs/RUN/", None, marks, NOW)
-    [tick, end] = page.ticks
+    [tick] = page.ticks  # not the same second again at the far end (friction21a 3, 21b 1)
     assert (tick.label, tick.moment) == (f"{T0:%H:%M:%S}", T0.isoformat())
     assert tick.step == 1 and not tick.minor and tick.anchor == "start"
     assert float(tick.at.rstrip("%")) == timeline_page.INSET
-    # Its end, the newest step, has its clock time under it too (friction19b 16), never "53 ms later".
-    assert (end.label, end.moment) == (f"{T0:%H:%M:%S}", (T0 + timedelta(milliseconds=53)).isoformat())
-    assert end.step == 1 and not end.minor and end.anchor == "end" and end.at == f"{100 - timeline_page.INSET:.2f}%"
     assert page.summary.text == (
         "2 steps reached (1 answered) · first step 22:00 UTC → last step 22:00 UTC, under a minute"
     )
