@@ -251,7 +251,14 @@ def _warning_sentences(working: list[str], waiting: list[str]) -> list[str]:
         return []
     many = len(working) + len(waiting) > 1
     it, its = ("them", "their chats") if many else ("it", "its chat")
-    if working:
+    if working and "this step" not in working and not waiting:
+        # Working on other branches only: they go on beside the new one, as resuming a branch left behind says
+        # (friction21a 4, 21b 2: "tell it to stop first" beside "both branches then run at once").
+        goes = "they go" if many else "it goes"
+        said.append(
+            f"Branching does not stop {it}: {goes} on beside the new branch unless you tell {it} in {its} to stop."
+        )
+    elif working:
         said.append(f"Branching does not stop {it}: tell {it} in {its} to stop first.")
     else:
         said.append(f"Branching does not tell {it}: if you branch, tell {it} in {its} not to go on.")

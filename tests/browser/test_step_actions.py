@@ -146,7 +146,8 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # The agent works on the newest branch: its step named here, where branching would leave it unaware.
     expect(sized_page.locator("#branch-warning")).to_contain_text("An agent is working on “")
     expect(sized_page.locator("#branch-warning")).to_contain_text(
-        "(branch 2). Branching does not stop it: tell it in its chat to stop first."
+        "(branch 2). Branching does not stop it: it goes on beside the new branch unless you tell it in its chat"
+        " to stop."
     )
     # Its message waits behind "Want it back? …" (friction19b 15: in sight it invited reviving the branch by
     # accident), which says plainly that branch 2 goes on too.

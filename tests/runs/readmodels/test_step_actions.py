@@ -136,9 +136,11 @@ def test_the_agent_not_told_warning_is_on_every_step_while_an_agent_works_on_the
     rewound = made.left_behind()
     nodes = list(Node.objects.filter(run__public_id=rewound.run_id).order_by("pk"))
     left = next(n for n in nodes if not n.children.exists())
+    # Working on another branch only, it goes on beside the new one, as resuming here says both go on
+    # (friction21a 4, 21b 2: "tell it to stop first" beside "both branches then run at once").
     elsewhere = (
-        "An agent is working on “Draft Plan with Risks” (branch 2)."
-        " Branching does not stop it: tell it in its chat to stop first."
+        "An agent is working on “Draft Plan with Risks” (branch 2). Branching does not stop it: it goes on beside"
+        " the new branch unless you tell it in its chat to stop."
     )
     assert actions_at(str(left.public_id)).branch_warning == elsewhere  # a step of the branch left behind
     assert actions_at(str(nodes[0].public_id)).branch_warning == elsewhere  # the done first step
@@ -174,7 +176,11 @@ def test_the_warning_names_who_by_how_many_agents_and_where():
     )
     assert said(["branch 2", "branch 3"], [])[:2] == [
         "Agents are working on branch 2 and branch 3.",
-        "Branching does not stop them: tell them in their chats to stop first.",
+        "Branching does not stop them: they go on beside the new branch unless you tell them in their chats to stop.",
     ]
+    assert (
+        said(["this step", "branch 2"], [])[1]
+        == "Branching does not stop them: tell them in their chats to stop first."
+    )
     assert said([], ["this step", "branch 2"])[0] == "Agents are waiting for your reply on this step and branch 2."
     assert said([], []) == []
