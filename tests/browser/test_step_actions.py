@@ -185,7 +185,9 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     visit(sized_page, f"{site}/nodes/{node_id_of(waiting.answer)}/", "needs-you-replies-step")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     reply = sized_page.locator("#resume-here")
-    expect(reply.locator("h2")).to_have_text("Your reply")
+    # Since when, said once, in its heading: no "Waiting for you" banner above it (friction21a 5, 21b 3).
+    expect(reply.locator("h2")).to_have_text(re.compile(r"^Your reply · waiting for "))
+    expect(sized_page.locator("#node-pending")).to_have_count(0)
     expect(reply.locator("#resume-what")).to_contain_text("The agent is waiting for you to approve the plan.")
     notes = reply.locator("#step-to-approve")
     expect(notes).to_be_visible()

@@ -325,12 +325,14 @@ def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_
     visit(sized_page, f"{site}/nodes/{node_id_of(waiting.answer)}/", "confirm-step-colours")
     amber, red = css_colour(sized_page, "--your-move"), css_colour(sized_page, "--trouble")
     assert hue_apart(sized_page, "--your-move", "--trouble") >= 20  # told apart at a glance, not two reds
-    pill, banner = sized_page.locator("#step-state"), sized_page.locator("#node-pending")
+    pill = sized_page.locator("#step-state")
     expect(pill).to_have_text("Your move · Confirm")
-    expect(banner).to_contain_text("Waiting for you at this step")
+    # One block says it waits for you, "Your reply", with since when: no banner above it saying it again
+    # (friction21a 5, 21b 3).
+    expect(sized_page.locator("#node-pending")).to_have_count(0)
     reply = sized_page.locator(".step-actions.your-reply")
-    assert colour(pill, "backgroundColor") == edge(banner) == edge(reply) == amber != red
-    assert colour(banner, "backgroundColor") == colour(reply, "backgroundColor")  # one soft amber fill
+    expect(reply.locator("#waiting-for")).to_contain_text("· waiting for ")
+    assert colour(pill, "backgroundColor") == edge(reply) == amber != red
     assert contrast(colour(pill, "color"), colour(pill, "backgroundColor")) >= 4.5  # WCAG AA
     visit(sized_page, f"{site}/runs/{waiting.run_id}/", "confirm-run-colours")
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
