@@ -52,10 +52,7 @@ ONLY_EDITED = "Its branch is still at this step, so only a changed context makes
 # What branching keeps, in one sentence (what it does not do is `branch_warning`, on its own line), and which
 # branch the run page then shows, in the rule that resuming a branch left behind follows too (friction20b 3:
 # "the one this run follows" here, "the one that moved last" there).
-BRANCHING = (
-    "Steps before this one and the other branches are kept; the run page then shows the new branch, as it"
-    " always shows the one that moved last."
-)
+BRANCHING = "Earlier steps and the other branches are kept. The run page shows whichever branch moved last."
 # A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short). The message waits
 # behind "Want it back? Resume the agent…" (friction19b 15), with what resuming does (`back`) inside.
 LEFT_BEHIND_LEAD = "No agent works on this branch. Nothing to do, unless you want it back."

@@ -376,7 +376,7 @@ def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, con
     # (friction19a 14: on a phone it sat on a line of its own, under the box).
     hint = sized_page.locator("#copy-hint")
     expect(hint).to_have_text(
-        "When its session is here already: ticked, a copy with new ids; unticked, nothing is imported."
+        "If its session is here already: ticked, it comes in as a copy with new ids; unticked, nothing is imported."
     )
     hint_box = hint.bounding_box()
     assert hint_box is not None and hint_box["x"] >= copy["x"] + copy["width"], (hint_box, copy)

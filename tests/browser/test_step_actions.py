@@ -131,8 +131,8 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     )
     expect(sized_page.locator("#node-refusal details.if-stopped-fold")).not_to_have_attribute("open", "")
     expect(sized_page.locator("#branch-what")).to_have_text(
-        "Another way past the refusal. Steps before this one and the other branches are kept; the run page then "
-        "shows the new branch, as it always shows the one that moved last."
+        "Another way past the refusal. Earlier steps and the other branches are kept. The run page shows "
+        "whichever branch moved last."
     )
     # What branching does not do, on its own line in the warning style (friction17b 12).
     expect(sized_page.locator("#branch-warning.notice.warn")).to_have_text(

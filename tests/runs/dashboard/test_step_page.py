@@ -94,8 +94,8 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # buttons, when the branch is recorded: an agent's answer, or your confirming the preview (friction19a 9).
     # Which branch the run page then shows, in the rule resuming a branch left behind follows too (friction20b 3).
     assert (
-        'id="branch-what">Steps before this one and the other branches are kept; the run page then shows the new'
-        " branch, as it always shows the one that moved last.</p>" in branch
+        'id="branch-what">Earlier steps and the other branches are kept. The run page shows whichever branch moved'
+        " last.</p>" in branch
     )
     said = "Nothing is recorded until an agent given the message answers this step again: that starts the branch."
     assert f'id="fork-message-what">{said}</p>' in branch
