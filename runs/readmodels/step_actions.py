@@ -43,12 +43,13 @@ YOUR_REPLY = "Your reply"
 # records when you confirm. The title says what a branch from here is; the two buttons are parallel, each naming
 # what you do, and the line under each says when the branch is recorded.
 BRANCH_FROM_HERE = "Redo this step on a new branch"
+# The same section on a step its branch is still at (running, waiting, refused, just started by hand): nothing was
+# answered to redo, so its one way restarts the step with other context (friction21b 3: "Redo" on a step never
+# answered, and the second way missing without a word, friction20a 3).
+RESTART_HERE = "Restart this step with a changed context"
 # Under each of the two ways (actions.ACTIONS' fork and branch): when the branch is recorded.
 SAME_CONTEXT = "Nothing is recorded until an agent given the message answers this step again: that starts the branch."
 EDITED_CONTEXT = "The branch is recorded when you confirm a preview of the change."
-# Where the message way is not offered (the branch is still at this step: redoing it as it was is resuming it),
-# why only the one way is there (friction20a 3: the second button came and went without a word).
-ONLY_EDITED = "Its branch is still at this step, so only a changed context makes a new branch here."
 # What branching keeps, in one sentence (what it does not do is `branch_warning`, on its own line), and which
 # branch the run page then shows, in the rule that resuming a branch left behind follows too (friction20b 3:
 # "the one this run follows" here, "the one that moved last" there).
@@ -111,6 +112,12 @@ class StepActions:
             and self.replies is None
             and not self.handed_over
         )
+
+    @property
+    def branch_title(self) -> str:
+        """The branching section's title: a redo where the run went on from the step (its message way is
+        offered), else a restart with a changed context, the one way there."""
+        return BRANCH_FROM_HERE if self.fork_message else RESTART_HERE
 
     @property
     def leads_page(self) -> bool:

@@ -21,7 +21,9 @@ from tests.support.sample_session import advance
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
-SECTIONS = ["Resume here", "Redo this step on a new branch"]
+# The pages assert_sections reads are steps their branch is still at: the branching section restarts the step
+# with a changed context (friction21b 3: "Redo" where nothing was answered).
+SECTIONS = ["Resume here", "Restart this step with a changed context"]
 
 
 def assert_sections(page, resume_line: str, one_line: bool = False) -> None:
@@ -125,7 +127,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # it; the agent resends by itself, so the message waits in the panel's closed fold.
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    expect(sized_page.locator(".step-actions h2")).to_have_text(["Redo this step on a new branch"])
+    expect(sized_page.locator(".step-actions h2")).to_have_text(["Restart this step with a changed context"])
     expect(sized_page.get_by_role("button", name="Copy the message for the agent", include_hidden=True)).to_have_count(
         1
     )
