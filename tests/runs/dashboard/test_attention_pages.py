@@ -169,6 +169,9 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     html = page(client, f"/runs/{canceled.run_id}/")
     panel = html.split('class="state-panel state-canceled"')[1].split("</section>")[0]
     assert "told the run was canceled" in panel and "step 2 of 3" not in panel
+    # Its way back in, a link away: the workflow's start message (friction21b 13: a dead end).
+    start = f'href="/workflows/{made.PLAN}/#start-it">The workflow\'s start message →</a>'
+    assert start in panel
     # Who canceled it and where it stopped: the card's status line, once.
     where = html.split('id="run-where"')[1].split("</span>")[0]
     assert ">Draft Plan with Risks · step 2 of 3 · canceled in the dashboard <time" in where
