@@ -385,12 +385,11 @@ def test_a_looped_run(sized_page, console_log, site, looped):
     console_log.assert_clean()
 
 
-# A folded step's heading: the left, top and bottom of each line of its title, and where its marker (the
-# summary's ::before, absolutely placed in the gutter) is drawn, from its computed box.
-HANGING = """(summary) => {
-  const h = summary.querySelector("h3");
+# The lines of an element's text, top to bottom: each line's left, top and bottom (a JavaScript function, put
+# before the snippets below that use it).
+TEXT_LINES = """function textLines(el) {
   const range = document.createRange();
-  range.selectNodeContents(h);
+  range.selectNodeContents(el);
   const rows = new Map();
   for (const r of range.getClientRects()) {
     if (r.width === 0) continue;
@@ -398,26 +397,26 @@ HANGING = """(summary) => {
     const row = rows.get(key);
     rows.set(key, row ? [Math.min(row[0], r.left), row[1], row[2]] : [r.left, r.top, r.bottom]);
   }
-  const lines = [...rows.values()].sort((a, b) => a[1] - b[1]);
+  return [...rows.values()].sort((a, b) => a[1] - b[1]);
+}"""
+
+# A folded step's heading: its title's lines (TEXT_LINES), and where its marker (the summary's ::before,
+# absolutely placed in the gutter) is drawn, from its computed box.
+HANGING = (
+    "(summary) => {\n"
+    + TEXT_LINES
+    + """
+  const lines = textLines(summary.querySelector("h3"));
   const box = summary.getBoundingClientRect();
   const cs = getComputedStyle(summary, "::before");
   const left = box.left + parseFloat(cs.left);
   const top = box.top + parseFloat(cs.top);
   return [lines, {left, top, right: left + parseFloat(cs.width || "0"), bottom: top + parseFloat(cs.lineHeight)}];
 }"""
+)
 
 # The x at which each line of an element's text starts.
-LINE_STARTS = """(el) => {
-  const range = document.createRange();
-  range.selectNodeContents(el);
-  const rows = new Map();
-  for (const r of range.getClientRects()) {
-    if (r.width === 0) continue;
-    const key = Math.round(r.top);
-    rows.set(key, Math.min(rows.get(key) ?? Infinity, r.left));
-  }
-  return [...rows.values()];
-}"""
+LINE_STARTS = "(el) => {\n" + TEXT_LINES + "\n  return textLines(el).map((line) => line[0]);\n}"
 
 
 # Every card of the branch graph, as the window shows it: inside the window and inside the graph's box.
