@@ -43,13 +43,12 @@ YOUR_REPLY = "Your reply"
 # records when you confirm. The title says what a branch from here is; the two buttons are parallel, each naming
 # what you do, and the line under each says when the branch is recorded.
 BRANCH_FROM_HERE = "Redo this step on a new branch"
-# The same section on a step its branch is still at (running, waiting, refused, just started by hand): nothing was
-# answered to redo, so its one way restarts the step with other context (friction21b 3: "Redo" on a step never
-# answered, and the second way missing without a word, friction20a 3).
-RESTART_HERE = "Restart this step with a changed context"
 # Under each of the two ways (actions.ACTIONS' fork and branch): when the branch is recorded.
 SAME_CONTEXT = "Nothing is recorded until an agent given the message answers this step again: that starts the branch."
 EDITED_CONTEXT = "The branch is recorded when you confirm a preview of the change."
+# Where the message way is not offered (the branch is still at this step: redoing it as it was is resuming it),
+# why only the one way is there (friction20a 3: the second button came and went without a word).
+ONLY_EDITED = "Its branch is still at this step, so only a changed context makes a new branch here."
 # What branching keeps, in one sentence (what it does not do is `branch_warning`, on its own line), and which
 # branch the run page then shows, in the rule that resuming a branch left behind follows too (friction20b 3:
 # "the one this run follows" here, "the one that moved last" there).
@@ -112,12 +111,6 @@ class StepActions:
             and self.replies is None
             and not self.handed_over
         )
-
-    @property
-    def branch_title(self) -> str:
-        """The branching section's title: a redo where the run went on from the step (its message way is
-        offered), else a restart with a changed context, the one way there."""
-        return BRANCH_FROM_HERE if self.fork_message else RESTART_HERE
 
     @property
     def leads_page(self) -> bool:
@@ -227,7 +220,10 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool, elsewhere: 
             f"“{o.step_title}”" + (f" (branch {o.number})" if several else "") if o.step_title else f"branch {o.number}"
         )
         (waiting if o.state == "needs_you" else working).append(where)
-    return " ".join(_warning_sentences(working, waiting))
+    # A refused step the agent is to resend is not one it "works on" (friction22a 5, 22b 1: beside "nothing for
+    # you to do now", that read as a second agent at it).
+    resending = at_work and step.state == "blocked" and working == ["this step"]
+    return " ".join(_warning_sentences(working, waiting, resending=resending))
 
 
 # Who the warning's sentence is about, by (several places, the one place is this step alone): the step's own
@@ -243,13 +239,16 @@ def _who(places: list[str], this_step_alone: bool) -> str:
     return _WHO[(len(places) > 1, this_step_alone and len(places) == 1)]
 
 
-def _warning_sentences(working: list[str], waiting: list[str]) -> list[str]:
-    """The warning's short sentences: where agents work and where they wait, then what to tell them."""
+def _warning_sentences(working: list[str], waiting: list[str], *, resending: bool = False) -> list[str]:
+    """The warning's short sentences: where agents work and where they wait, then what to tell them.
+    `resending`: the one place is this step, refused, which its agent is to send again."""
     said = []
     if waiting:
         who = _who(waiting, waiting == ["this step"] and not working)
         said.append(f"{who} waiting for your reply on {listing.joined(waiting)}.")
-    if working:
+    if resending:
+        said.append("The agent is to resend this step.")
+    elif working:
         said.append(f"{_who(working, False)} working on {listing.joined(working)}.")
     if not said:
         return []

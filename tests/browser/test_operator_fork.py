@@ -98,9 +98,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         page.get_by_role("button", name="Start the branch with this change").click()
 
         # The new branch's step: its hand-over is what "Resume here" holds, branching again the next section.
-        expect(page.locator(".step-actions h2")).to_have_text(
-            ["Resume here", "Restart this step with a changed context"]
-        )
+        expect(page.locator(".step-actions h2")).to_have_text(["Resume here", "Redo this step on a new branch"])
         expect(page.locator("#resume-here .fork-handover")).to_contain_text("To resume the agent, paste this message")
         # It leads the page, before the prompt: the banner's "give it the message below" is right under it, not
         # a screen away (friction21a 2).

@@ -536,9 +536,8 @@ def test_a_node_page(sized_page, console_log, site, forked):
     expect(sized_page.locator("#node-pending #resume-here")).to_have_count(1)
     assert recorded is not None and branch is not None
     assert recorded["y"] < branch["y"]
-    # "Resume here" is then only its folded line: no card nor heading around it (friction17b 11). Nothing answered
-    # to redo: the branching section restarts the step with a changed context (friction21b 3).
-    expect(sized_page.locator(".step-actions h2")).to_have_text(["Restart this step with a changed context"])
+    # "Resume here" is then only its folded line: no card nor heading around it (friction17b 11).
+    expect(sized_page.locator(".step-actions h2")).to_have_text(["Redo this step on a new branch"])
     # The agent's move: the message behind a closed "Agent stopped? …", not the page's loudest button (friction16).
     expect(sized_page.locator("#resume-message details.agent-stopped > summary")).to_be_visible()
     expect(sized_page.locator("#resume-message .copy-button")).to_be_hidden()

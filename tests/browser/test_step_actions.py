@@ -21,9 +21,7 @@ from tests.support.sample_session import advance
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
-# The pages assert_sections reads are steps their branch is still at: the branching section restarts the step
-# with a changed context (friction21b 3: "Redo" where nothing was answered).
-SECTIONS = ["Resume here", "Restart this step with a changed context"]
+SECTIONS = ["Resume here", "Redo this step on a new branch"]
 
 
 def assert_sections(page, resume_line: str, one_line: bool = False) -> None:
@@ -127,7 +125,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # it; the agent resends by itself, so the message waits in the panel's closed fold.
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    expect(sized_page.locator(".step-actions h2")).to_have_text(["Restart this step with a changed context"])
+    expect(sized_page.locator(".step-actions h2")).to_have_text(["Redo this step on a new branch"])
     expect(sized_page.get_by_role("button", name="Copy the message for the agent", include_hidden=True)).to_have_count(
         1
     )
@@ -136,9 +134,10 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
         "Another way past the refusal. Earlier steps and the other branches are kept. The run page shows "
         "whichever branch moved last."
     )
-    # What branching does not do, on its own line in the warning style (friction17b 12).
+    # What branching does not do, on its own line in the warning style (friction17b 12); the agent is to resend
+    # the step, not "working on" it beside "nothing for you to do now" (friction22a 5, 22b 1).
     expect(sized_page.locator("#branch-warning.notice.warn")).to_have_text(
-        "An agent is working on this step. Branching does not stop it: tell it in its chat to stop first."
+        "The agent is to resend this step. Branching does not stop it: tell it in its chat to stop first."
     )
     prompt_folds_on_a_phone(sized_page)
     # The latest step of a branch left behind: taken up again from here, by the quiet outline (nobody's move).

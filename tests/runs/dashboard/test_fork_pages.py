@@ -95,7 +95,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     assert (
         page.index(">Resume here</h2>")
         < page.index('class="fork-handover"')
-        < page.index(">Restart this step with a changed context</h2>")
+        < page.index(">Redo this step on a new branch</h2>")
     )
     assert "To resume the agent, paste this message" in page and "Production, not staging." in page
     assert 'target set to "production"' in page

@@ -109,10 +109,9 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     stopped = '<details class="agent-stopped" id="node-message-stopped"><summary class="small">Agent stopped?'
     assert stopped in resume
     assert "Copy a message to redo it as it was…" not in branch and 'id="fork-details"' in branch
-    # Nothing answered to redo: the section restarts the step, its one way (friction21b 3; friction20a 3: the
-    # second button came and went without a word).
-    assert '<h2 id="branch-title">Restart this step with a changed context</h2>' in branch
-    assert 'id="fork-how">The branch is recorded when you confirm a preview of the change.</p>' in branch
+    # Why the one way only (friction20a 3: the second button came and went without a word).
+    only = "Its branch is still at this step, so only a changed context makes a new branch here."
+    assert f'id="fork-how">{only} The branch is recorded when you confirm a preview of the change.</p>' in branch
 
 
 def test_the_step_s_state_its_refusal_and_its_branches_follow_live_updates(client, service_catalog):

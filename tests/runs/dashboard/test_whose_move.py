@@ -395,8 +395,7 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     )
     assert resume.index("Agent stopped?") < resume.index(BUTTON)
     branch = open_tip.split('id="branch-here"')[1].split("</section>")[0]
-    assert '<h2 id="branch-title">Restart this step with a changed context</h2>' in branch
-    assert 'id="fork-details"' in branch
+    assert '<h2 id="branch-title">Redo this step on a new branch</h2>' in branch and 'id="fork-details"' in branch
 
 
 def test_a_rows_other_run_is_named_as_a_run_with_its_state_in_the_chips_words(client, service_catalog, settings):

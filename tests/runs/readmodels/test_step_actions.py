@@ -183,4 +183,9 @@ def test_the_warning_names_who_by_how_many_agents_and_where():
         == "Branching does not stop them: tell them in their chats to stop first."
     )
     assert said([], ["this step", "branch 2"])[0] == "Agents are waiting for your reply on this step and branch 2."
+    # A refused step its agent is to resend: not "working on" it (friction22a 5, 22b 1).
+    assert said(["this step"], [], resending=True) == [
+        "The agent is to resend this step.",
+        "Branching does not stop it: tell it in its chat to stop first.",
+    ]
     assert said([], []) == []
