@@ -101,6 +101,7 @@ def test_not_yet_carries_what_should_change_and_a_copy_says_to_paste(sized_page,
     # (friction20b 9: a "Not yet" that says nothing could be copied); the confirmation's are on.
     expect(panel.locator("[id$=-changes-blank]")).to_have_text("…")
     expect(copy_changes).to_be_disabled()
+    expect(reason).to_have_attribute("placeholder", "Type it, then copy the reply")  # why it is off (friction22b 8)
     expect(panel.get_by_role("button", name="Share “Not yet”…")).to_be_disabled()
     expect(panel.get_by_role("button", name="Copy “Confirmed” reply")).to_be_enabled()
     reason.fill("  ")
