@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from runs.models import PinnedWorkflow
 from runs.readmodels.listing import joined
+from runs.store.staged import visible_sessions
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,10 +30,16 @@ class RanElsewhere:
 
 
 def ran_elsewhere(catalog_ids: Iterable[str]) -> RanElsewhere | None:
-    """The workflows that runs here pinned and the catalog (its ids) does not hold, in one query; None when none."""
+    """The workflows that runs of the listed sessions pinned and the catalog (its ids) does not hold, in one
+    query; None when none. Only the sessions the sessions list shows: a session still being imported (staged)
+    is not one yet."""
     listed = set(catalog_ids)
     names: dict[str, str] = {}
-    rows = PinnedWorkflow.objects.filter(runs__isnull=False).values_list("workflow_id", "compiled__name").distinct()
+    rows = (
+        PinnedWorkflow.objects.filter(runs__session__in=visible_sessions())
+        .values_list("workflow_id", "compiled__name")
+        .distinct()
+    )
     for workflow_id, name in rows:
         if workflow_id not in listed:
             names.setdefault(workflow_id, str(name or workflow_id))
