@@ -15,6 +15,7 @@ exactly it grew from (the step it branched after, the one it redoes) the list of
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from runs.contract.dashboard import BranchOutcomeEntry, StateName
@@ -90,9 +91,6 @@ def others_line(shown: BranchOutcomeEntry | None, others: list[BranchOutcomeEntr
         others = [o for o in others if o is not latest]
     if not others:
         return None
-    counted: dict[str, int] = {}
-    for other in others:
-        word = states.label(other.state).lower()
-        counted[word] = counted.get(word, 0) + 1
+    counted = Counter(states.label(other.state).lower() for other in others)  # in the order first met
     words = ", ".join(f"{n} {word}" for word, n in counted.items())
     return OthersLine(f"Other branches: {words}", others[0].tip_node_id if len(others) == 1 else "")
