@@ -27,7 +27,7 @@ the agent's latest notes it asks them to approve, then the two replies.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail
 from runs.models import Node
@@ -202,6 +202,13 @@ def _of_step(
     return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("yours"))
 
 
+# How the warning names the page's own step among the places it lists; whether that step's agent is there is
+# `Here`, not read back from these words.
+HERE = "this step"
+# The page's own step in the warning: its agent works there, waits there for the person's reply, or neither.
+Here = Literal["works", "waits", ""]
+
+
 def branch_warning(node: NodeDetail, step: StepState, at_work: bool, elsewhere: list[BranchOutcomeEntry]) -> str:
     """What starting a branch does not do, where it matters: while an agent works anywhere on the run (its
     branch's move is the agent's) or waits in its chat for the person's reply, naming where, since the
@@ -213,8 +220,10 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool, elsewhere: 
     several = node.run.branch_count > 1
     working: list[str] = []
     waiting: list[str] = []
+    here: Here = ""
     if at_work:
-        (waiting if step.state == "needs_you" else working).append("this step")
+        here = "waits" if step.state == "needs_you" else "works"
+        (waiting if here == "waits" else working).append(HERE)
     for o in elsewhere:
         where = (
             f"“{o.step_title}”" + (f" (branch {o.number})" if several else "") if o.step_title else f"branch {o.number}"
@@ -222,8 +231,8 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool, elsewhere: 
         (waiting if o.state == "needs_you" else working).append(where)
     # A refused step the agent is to resend is not one it "works on" (friction22a 5, 22b 1: beside "nothing for
     # you to do now", that read as a second agent at it).
-    resending = at_work and step.state == "blocked" and working == ["this step"]
-    return " ".join(_warning_sentences(working, waiting, resending=resending))
+    resending = here == "works" and step.state == "blocked" and len(working) == 1
+    return " ".join(_warning_sentences(working, waiting, here=here, resending=resending))
 
 
 # Who the warning's sentence is about, by (several places, the one place is this step alone): the step's own
@@ -239,12 +248,15 @@ def _who(places: list[str], this_step_alone: bool) -> str:
     return _WHO[(len(places) > 1, this_step_alone and len(places) == 1)]
 
 
-def _warning_sentences(working: list[str], waiting: list[str], *, resending: bool = False) -> list[str]:
-    """The warning's short sentences: where agents work and where they wait, then what to tell them.
-    `resending`: the one place is this step, refused, which its agent is to send again."""
+def _warning_sentences(
+    working: list[str], waiting: list[str], *, here: Here = "", resending: bool = False
+) -> list[str]:
+    """The warning's short sentences: where agents work and where they wait, then what to tell them. `here`:
+    what the agent of the page's own step (HERE, among the places) does; `resending`: that step alone, refused,
+    which its agent is to send again."""
     said = []
     if waiting:
-        who = _who(waiting, waiting == ["this step"] and not working)
+        who = _who(waiting, here == "waits" and not working)
         said.append(f"{who} waiting for your reply on {listing.joined(waiting)}.")
     if resending:
         said.append("The agent is to resend this step.")
@@ -254,7 +266,7 @@ def _warning_sentences(working: list[str], waiting: list[str], *, resending: boo
         return []
     many = len(working) + len(waiting) > 1
     it, its = ("them", "their chats") if many else ("it", "its chat")
-    if working and "this step" not in working and not waiting:
+    if working and here != "works" and not waiting:
         # Working on other branches only: they go on beside the new one, as resuming a branch left behind says
         # (friction21a 4, 21b 2: "tell it to stop first" beside "both branches then run at once").
         goes = "they go" if many else "it goes"

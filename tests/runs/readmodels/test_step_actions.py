@@ -169,22 +169,26 @@ def test_the_warning_names_who_by_how_many_agents_and_where():
     """The warning's subject from one small table (step_actions._WHO): this step's own agent, one elsewhere,
     several."""
     said = step_actions._warning_sentences
-    assert said([], ["this step"])[0] == "The agent is waiting for your reply on this step."
+    assert said([], ["this step"], here="waits")[0] == "The agent is waiting for your reply on this step."
     assert said(["“Review” (branch 2)"], [])[0] == "An agent is working on “Review” (branch 2)."
     assert (
-        said(["this step"], ["“Review” (branch 2)"])[0] == "An agent is waiting for your reply on “Review” (branch 2)."
+        said(["this step"], ["“Review” (branch 2)"], here="works")[0]
+        == "An agent is waiting for your reply on “Review” (branch 2)."
     )
     assert said(["branch 2", "branch 3"], [])[:2] == [
         "Agents are working on branch 2 and branch 3.",
         "Branching does not stop them: they go on beside the new branch unless you tell them in their chats to stop.",
     ]
     assert (
-        said(["this step", "branch 2"], [])[1]
+        said(["this step", "branch 2"], [], here="works")[1]
         == "Branching does not stop them: tell them in their chats to stop first."
     )
-    assert said([], ["this step", "branch 2"])[0] == "Agents are waiting for your reply on this step and branch 2."
+    assert (
+        said([], ["this step", "branch 2"], here="waits")[0]
+        == "Agents are waiting for your reply on this step and branch 2."
+    )
     # A refused step its agent is to resend: not "working on" it (friction22a 5, 22b 1).
-    assert said(["this step"], [], resending=True) == [
+    assert said(["this step"], [], here="works", resending=True) == [
         "The agent is to resend this step.",
         "Branching does not stop it: tell it in its chat to stop first.",
     ]
