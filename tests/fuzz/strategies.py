@@ -7,6 +7,7 @@ files. The tests decide the properties.
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -275,14 +276,14 @@ def mutated_document(draw: st.DrawFn, document: Any) -> Any:
         )
         if not path:
             if how in {"replace", "wrap"}:
-                document = draw(REPLACEMENTS) if how == "replace" else [document]
+                document = _fresh(draw(REPLACEMENTS)) if how == "replace" else [document]
             continue
         parent = _get(document, path[:-1])
         key = path[-1]
         if how == "delete":
             del parent[key]
         elif how == "replace":
-            parent[key] = draw(REPLACEMENTS)
+            parent[key] = _fresh(draw(REPLACEMENTS))
         elif how == "rename" and isinstance(parent, dict):
             parent[draw(edge_text(12))] = parent.pop(key)
         elif how == "duplicate":
@@ -309,6 +310,13 @@ def mutated_document(draw: st.DrawFn, document: Any) -> Any:
             if donors:
                 parent[key] = json.loads(json.dumps(draw(st.sampled_from(donors))))
     return document
+
+
+def _fresh(value: Any) -> Any:
+    """A drawn replacement of its own: REPLACEMENTS holds shared lists and dicts (st.just([]), sampled dicts),
+    which a later mutation of the same document would change in place, so that the next example drew from a
+    different constant and Hypothesis stopped on "Inconsistent data generation" (seed 4118631200)."""
+    return copy.deepcopy(value)
 
 
 def _dump(document: Any) -> bytes:
