@@ -460,9 +460,9 @@ def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None, last_step: 
     return line
 
 
-# A superseded branch's line, after where it stands (its list prints how long ago it last moved): why its pill is
-# the agent's move (states.MEANINGS says it in full).
-SUPERSEDED_WORDS = "its agent may still be working"
+# A replaced (superseded) branch's line, after where it stands (its list prints how long ago it last moved): what
+# its neutral pill leaves to the person (states.MEANINGS says it in full; friction22a B9).
+SUPERSEDED_WORDS = "its agent may still be working: tell it in its chat to stop"
 
 
 @dataclass(frozen=True)

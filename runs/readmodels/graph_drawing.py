@@ -170,6 +170,17 @@ def lane_starts(graph: RunGraph) -> set[str]:
     return {(starts.get(lane) or end).node_id for lane, end in ends.items()}
 
 
+def trunk_label(graph: RunGraph, starts: set[str]) -> tuple[str, str] | None:
+    """The run's first card and the words beside it where the branches share it (friction22b 15: with each branch
+    named where it splits off, half-way down, the shared steps above read as unlabelled): "Branches 1-3", faint,
+    heading the shared column as a branch's name heads its own. None for one branch, or where the branches share
+    no card (they forked at the start) or the run has more than one root (a damaged store)."""
+    roots = [node for node in graph.nodes if node.parent_id is None]
+    if graph.lanes < 2 or len(roots) != 1 or roots[0].node_id in starts:
+        return None
+    return roots[0].node_id, f"Branches 1-{graph.lanes}"
+
+
 # --- what the marks mean --------------------------------------------------------------------------------
 
 
@@ -185,6 +196,25 @@ class LegendEntry:
         """The mark in a few words, as the one-line key beside the drawing names it (its meaning in full is
         `words`, behind the "?"): a tag by its own word, a fill or a border by KEY_NAMES."""
         return self.tag or KEY_NAMES.get(self.key, "")
+
+    @property
+    def swatch(self) -> str:
+        """How the key draws the mark, as a small copy of what the drawing draws (friction22a B8, friction22b A5:
+        its entries drawn as pills read as filters, and two fills were missing): "card" (a card's fill and
+        outline, `card_classes`), "diamond" (a checkpoint), "badge" (a step redone), "line" (the branch viewed),
+        "lane" (a branch's name), "loop" (a loop's round)."""
+        return SWATCHES.get(self.key, "card")
+
+    @property
+    def card_classes(self) -> str:
+        """A "card" swatch's classes: the same as the drawing's cards of that mark (dashboard.css styles both)."""
+        return CARD_CLASSES.get(self.key, self.key)
+
+    @property
+    def drawing_only(self) -> bool:
+        """A mark only the drawing holds (a card's fill or border, a line, a lane's name): the phone's list, which
+        replaces the drawing, has none of them. A branch state's entry is not: the list names each branch's."""
+        return not self.tag and self.swatch in ("card", "line", "lane")
 
 
 # The state of a branch, drawn on its tip: the key (a class name), the dashboard's state it is, and the word its
@@ -210,11 +240,16 @@ STATE_LEGEND = {
     "canceled": "the run was canceled",
     # True of every left-behind branch, however it came about (a rewind, a branch started by hand): how a branch
     # began is said by its own marks ("by-hand", "again"), not here (friction15a 6, friction15b 10).
-    "superseded": "a newer branch replaced it, but its agent may still be working on it",
+    "superseded": "a newer branch replaced it; its agent may still be working: tell it in its chat to stop",
     "left-behind": "no agent works on this branch any more",
     "done": "the branch completed",
     "running": "the agent works on it",
 }
+
+# The legend's swatch of each mark that is not a card (LegendEntry.swatch), and the drawing's classes of the cards
+# whose swatch is one where its key alone is not them (an aside step is an answered one, dashed).
+SWATCHES = {"checkpoint-mark": "diamond", "again": "badge", "on-branch": "line", "lane": "lane", "loop": "loop"}
+CARD_CLASSES = {"aside": "answered aside"}
 
 LEGEND_WORDS = {
     "answered": "green: an answered step",
@@ -234,21 +269,25 @@ LEGEND_WORDS = {
 }
 # On screen a card's fill says its step's state, not the branch viewed (friction15b 15): the viewed branch is a
 # dark outline, the steps before a tip are answered (green), dashed where no agent works on them, never hollow.
-SCREEN_LEGEND_WORDS = {"on-branch": "dark outline: the branch you are viewing (its steps are listed below)"}
+# friction22a B8: no heavier outline either: a dashed card with a dark outline read as a third mark. The branch viewed
+# is its dark line and the word "viewing" under its name, which explains itself: behind the "?" only.
+SCREEN_LEGEND_WORDS = {
+    "on-branch": f"dark line, “{VIEWING_WORD}” under its name: the branch you are viewing (its steps are listed below)"
+}
 # The words of the two tags that say where, not a state, on paper (which shows no node in particular). The
 # screen tags neither (friction14): the phone's list names the shown branch "you are viewing" (SCREEN_TAGS).
 SCREEN_TAGS = {"current": "you are viewing"}
 PAPER_TAGS = {"newest": "newest", "current": "shown"}
 # The marks no word on their card says (a fill, a border, a tag that needs its why): their keys stand in sight
 # beside the drawing with the branch states; the rest, whose words explain themselves, wait behind the "?".
-IN_SIGHT = frozenset({"answered", "aside", "on-branch", "by-hand", "again", "checkpoint-mark"})
+IN_SIGHT = frozenset({"answered", "aside", "by-hand", "again", "checkpoint-mark"})
 # The short names of the in-sight marks that carry no word on their card (a fill, a border): the one-line key.
 KEY_NAMES = {
     "answered": "answered",
     "aside": "no agent on it",
     "on-branch": "the branch you view",
     "by-hand": "started by hand",
-    "again": AGAIN_TAG,
+    "again": AGAIN_WORDS,  # its swatch is the badge, "↺"
     "checkpoint-mark": CHECKPOINT_MARK,
 }
 
@@ -417,11 +456,17 @@ class _Geometry:
 # middle of its bottom and top). TAG_ROOM is the widest tag and the gap before it. The cards are wider than the
 # paper's, for 13px titles and step lines (PLACE_CHARS of them whole).
 TAG_H, TAG_GAP = 17, 2
-SCREEN_TAG_WORDS = (*STATE_WORDS.values(), AGAIN_TAG)
+SCREEN_TAG_WORDS = tuple(STATE_WORDS.values())
 TAG_ROOM = 10 + 10 + round(7.9 * max(len(word) for word in SCREEN_TAG_WORDS))
 # A checkpoint's diamond on its step's card's bottom edge, right of the edge leaving the card's middle: its half
 # diagonal, the room between two, and how many fit there (more are on the step's page and in the steps list).
 CHECKPOINT_R, CHECKPOINT_STEP, CHECKPOINT_MAX = 8, 20, 3
+# A step redone after branching (friction22b A5: "↺ redone" as a pill under "Branch 2" read as a branch state
+# beside "Left behind"): a small round badge inside its card's top right corner, "↺" in it, named for a screen
+# reader, the pill shape kept for branch states alone. Its radius, and its centre's inset from the corner; the
+# title's first line keeps clear of it (AGAIN_TITLE_CHARS).
+AGAIN_R, AGAIN_INSET = 9, 13
+AGAIN_TITLE_CHARS = TITLE_CHARS - 2
 # Every tag of the screen is as wide as the widest, in one column at the same offset right of every card, from
 # its top edge down (tenth review: pills of every width floated loose and stacked unevenly).
 # Its gap from the card's box: the thickest outline (the viewed branch's 3px, the focus ring's 4px) reaches 2px
@@ -632,6 +677,7 @@ def _draw(
         tip=graph.tip,
         href=href,
         starts=starts,
+        trunk=trunk_label(graph, starts) if geo.tags_beside else None,
         viewed=viewed,
         states=states,
         counted=counted,
@@ -792,6 +838,7 @@ class _CardStyle:
     tip: str | None
     href: Callable[[GraphNode], str] | None
     starts: set[str]
+    trunk: tuple[str, str] | None  # the shared first card and the words beside it, on screen (trunk_label)
     states: dict[str, str]
     counted: bool
     geo: _Geometry
@@ -825,7 +872,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         classes.append("checkpoint")
     if node.via == "fork":
         classes.append("by-hand")
-    if node.is_blocked:
+    if node.is_blocked and state is None:  # a tip's branch state says it (its fill and word), as its legend does
         classes.append("blocked")
     if state is not None:
         classes.append(f"state-{state}")
@@ -862,7 +909,8 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     where = (node.place.words if node.place is not None and not counted else step_words(node, counted=counted)) or (
         "the end of its branch"
     )
-    words = [full, branch_label(node.lane), where]
+    on_trunk = style.trunk is not None and style.trunk[0] == node.node_id
+    words = [full, style.trunk[1] if style.trunk is not None and on_trunk else branch_label(node.lane), where]
     if node.iteration is not None and (node.place is None or counted):
         words.append(f"round {node.iteration} in “{node.loop_title or 'a loop'}”")
     if node.via == "checkpoint":
@@ -892,9 +940,9 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     if beside:
         said = say_state and state is not None
         tag = (STATE_WORDS[state], f"state state-{state}") if said and state is not None else None
-        if tag is None and answered_again:  # a branch's first card: never a tip (graph_story.py)
-            tag = (AGAIN_TAG, "again")
         shown_marks = [(branch_label(node.lane), "lane")] if starts_lane else []
+        if style.trunk is not None and on_trunk:
+            shown_marks.append((style.trunk[1], "lane shared"))
         if starts_lane and node.lane == style.viewed:  # under its name: the tag column is narrower than both
             shown_marks.append((VIEWING_WORD, "lane viewing"))
         shown_marks += [tag] if tag is not None else []
@@ -930,6 +978,10 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             right -= 4
     if made_by:
         lines = title_lines(full, lines=TITLE_LINES - 1)
+    badge = ""
+    if beside and answered_again:  # in its top right corner, clear of the title (a branch's first card: no tip)
+        lines = title_lines(full, AGAIN_TITLE_CHARS, lines=TITLE_LINES - 1 if made_by else TITLE_LINES)
+        badge = again_badge(x + card_w - AGAIN_INSET, y + AGAIN_INSET)
     # On screen every card is as tall as two title lines and a step line: fewer lines sit centred in it, with
     # no blank band between a one-line title and its step line.
     title_y, sub_y = geo.title_y, card_h - geo.sub_y
@@ -945,7 +997,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         f"<title>{escape(tooltip)}</title>"
         f'<rect class="{" ".join(classes)}" x="{x}" y="{y}" width="{card_w}" height="{card_h}" rx="6"/>'
         f"{title_text}"
-        f'<text class="cs" x="{x + 8}" y="{y + sub_y}">{_sub_line(sub)}</text>' + "".join(tags)
+        f'<text class="cs" x="{x + 8}" y="{y + sub_y}">{_sub_line(sub)}</text>' + badge + "".join(tags)
     )
     if href is None:
         return f'<g class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}">{body}</g>'
@@ -953,6 +1005,16 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     return (
         f'<a href="{escape(href(node))}" class="graph-node" data-node-id="{node.node_id}" data-lane="{node.lane}"'
         f"{current}>{body}</a>{marks_after}"
+    )
+
+
+def again_badge(cx: int, cy: int) -> str:
+    """The mark of a step redone after branching: "↺" in a small circle centred on (cx, cy), named (role img) as
+    the legend says it; no pill (the branch states' shape)."""
+    return (
+        f'<g class="again-badge" role="img" aria-label="{escape(AGAIN_PHRASE)}"><title>{escape(AGAIN_PHRASE)}</title>'
+        f'<circle class="again-dot" cx="{cx}" cy="{cy}" r="{AGAIN_R}"/>'
+        f'<text class="again-glyph" x="{cx}" y="{cy + 4}" text-anchor="middle">{AGAIN_GLYPH}</text></g>'
     )
 
 

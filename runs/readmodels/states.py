@@ -13,15 +13,17 @@ these words once:
 - Paused: no agent has touched the run since it came here (imported, or its branch started by hand:
   paused.py): resume the agent (actions.py);
 - Stalled: the agent was working, but nothing was recorded for WORKRAIL_STALL_MINUTES: resume it;
-- Superseded: a branch set aside for a newer one while its agent may still be working on it (something was
-  recorded there within WORKRAIL_STALL_MINUTES: clock.py): the agent's move (friction19b 2: a branch called left
-  behind the moment a person branched, while the form had just warned an agent works there);
+- Replaced (state superseded): a branch set aside for a newer one while its agent may still be working on it
+  (something was recorded there within WORKRAIL_STALL_MINUTES: clock.py; friction19b 2: a branch called left
+  behind the moment a person branched, while the form had just warned an agent works there). Nobody's move, a
+  neutral pill (friction22a B9: "Agent's move · Superseded" right after the person took over read wrong): its
+  line tells the person to stop that agent in its chat; it becomes Left behind once quiet that long;
 - Left behind: a branch no agent works on any more, quiet for WORKRAIL_STALL_MINUTES (it can be resumed by hand);
 - Done: finished;
 - Canceled: stopped for good by a person.
 
 Each state also says whose move it is (MOVES: yours for confirm, paused and stalled, the agent's for working
-and blocked, nobody's for done, canceled, left behind and notes only), kept as data for the API and the pills.
+and blocked, nobody's for replaced, done, canceled, left behind and notes only), kept as data for the API and the pills.
 One case reads more than the state (move): a blocked step quiet for WORKRAIL_STALL_MINUTES (the agent has
 stopped: restarting it is yours), or one that waits for something only the person gives.
 
@@ -51,7 +53,7 @@ LABELS: dict[StateName, str] = {
     "paused": "Paused",
     "stalled": "Stalled",
     "running": "Working",
-    "superseded": "Superseded",
+    "superseded": "Replaced",
     "left_behind": "Left behind",
     "done": "Done",
     "canceled": "Canceled",
@@ -82,7 +84,7 @@ MOVES: dict[StateName, Move] = {
     "paused": "yours",
     "stalled": "yours",
     "running": "agents",
-    "superseded": "agents",
+    "superseded": "nobody",
     "left_behind": "nobody",
     "done": "nobody",
     "canceled": "nobody",
@@ -304,9 +306,9 @@ MEANINGS: tuple[Meaning, ...] = (
     ),
     Meaning(
         "superseded",
-        "agents",
+        "nobody",
         "A newer branch replaced this one, but its agent recorded something in the last {stall} min: it may still"
-        " be working there.",
+        " be working. Tell it in its chat to stop.",
     ),
     Meaning("left_behind", "nobody", "A branch no agent works on any more. The run goes on along another."),
     Meaning("done", "nobody", "Finished."),

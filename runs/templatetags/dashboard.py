@@ -256,24 +256,18 @@ def state_chip(state: Any, value: Any = None, badge_id: str = "") -> str:
     move (move_of: a whereabouts, panel, branch or blocked step), the state's usual one by default; `badge_id`
     names the pill (a live region's)."""
     shown = _chip(state, value)
-    # Its one-line meaning as its tooltip (states.MEANINGS), first, so the rest reads as before; its colour
-    # family (data-tone: states.tone) before its class.
-    if badge_id:
-        return format_html(
-            '<span title="{}" data-tone="{}" class="badge state-{}" data-move="{}" id="{}">{}</span>',
-            shown.means,
-            shown.tone,
-            state,
-            shown.move,
-            badge_id,
-            shown.words,
-        )
+    # Its one-line meaning as its tooltip and its accessible description (states.MEANINGS; friction22b B11: a hover
+    # explains it, a screen reader too), first, so the rest reads as before; its colour family (data-tone:
+    # states.tone) before its class.
+    named = format_html(' id="{}"', badge_id) if badge_id else ""
     return format_html(
-        '<span title="{}" data-tone="{}" class="badge state-{}" data-move="{}">{}</span>',
+        '<span title="{}" aria-description="{}" data-tone="{}" class="badge state-{}" data-move="{}"{}>{}</span>',
+        shown.means,
         shown.means,
         shown.tone,
         state,
         shown.move,
+        named,
         shown.words,
     )
 
@@ -651,7 +645,7 @@ class GraphContext(TypedDict):
     state_key: list[graph_drawing.LegendEntry]  # named in one line beside the drawing (a desktop's)
     legend: list[graph_drawing.LegendEntry]  # every mark with its meaning, behind the "?"
     tag_words: dict[str, str]  # the words of the phone list's "you are viewing"
-    glyphs: dict[str, str]  # the shape of a checkpoint's mark, as the drawing draws it
+    glyphs: dict[str, str]  # the shapes of a checkpoint's and a redone step's marks, as the drawing draws them
     sections: list[graph_page.BranchSection]
     stepper: bool  # one branch: its steps as a stepper, no drawing
     upcoming: list[graph_page.Upcoming]  # the stepper's steps still to come
@@ -682,7 +676,7 @@ def run_graph(detail: RunDetail) -> GraphContext:
         "state_key": laid_out.state_key,
         "legend": laid_out.legend,
         "tag_words": graph_drawing.SCREEN_TAGS,
-        "glyphs": {"checkpoint": graph_drawing.CHECKPOINT_GLYPH},
+        "glyphs": {"checkpoint": graph_drawing.CHECKPOINT_GLYPH, "again": graph_drawing.AGAIN_GLYPH},
         "sections": laid_out.sections,
         "stepper": laid_out.stepper,
         "upcoming": laid_out.upcoming or [],

@@ -65,6 +65,12 @@ UNTIDY = """() => {
     if (new Set(own).size > 1) wrong.push(`the tags of ${node.dataset.nodeId} are not one column: ${own}`);
   }
   if (new Set(cards.map(([, size]) => size.height)).size > 1) wrong.push("cards of several heights");
+  for (const [node] of cards) {  // a redone step's badge (friction22b A5) clear of its card's words
+    const badge = node.querySelector("g.again-badge");
+    if (!badge) continue;
+    [...node.querySelectorAll("text.ct, text.cv, text.cs")].filter((t) => t.textContent && meets(box(t), box(badge)))
+      .forEach((t) => wrong.push(`the badge of ${node.dataset.nodeId} covers ${t.textContent}`));
+  }
   for (const [node, size] of cards) {
     const texts = [...node.querySelectorAll("text.ct, text.cv, text.cs")].filter((t) => t.textContent).map(box);
     const above = Math.min(...texts.map((t) => t.y)) - size.y;
@@ -125,7 +131,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     assert page.evaluate(STEP_LINES_OVERFLOW) == []
     # Branches labelled as everywhere else; the newest node is also the one shown: its state and one marker of
     # where, not "latest" too.
-    names = graph.locator("text.tag-text.lane:not(.viewing)")
+    names = graph.locator("text.tag-text.lane:not(.viewing, .shared)")
     assert sorted(names.all_text_contents()) == ["Branch 1", "Branch 2"]
     # Friction18a 13, friction18b 3: each name where its branch splits off, never beside the shared first steps,
     # and the branch viewed (here the newest, branch 2) says so under its name.
@@ -138,7 +144,15 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # branch forked mid-run grows from its fork. Friction14: the graph starts from "Start" all the same, as every
     # graph does, one line down from it into the first card.
     assert graph.locator("rect.tag.lane").first.evaluate("e => getComputedStyle(e).stroke") == "none"
-    assert int(graph.locator("text.tag-text.lane").first.evaluate("e => getComputedStyle(e).fontWeight")) >= 700
+    assert (
+        int(graph.locator("text.tag-text.lane:not(.shared)").first.evaluate("e => getComputedStyle(e).fontWeight"))
+        >= 700
+    )
+    # Friction22b 15: the shared first steps are headed too, faint, beside the first card: not unlabelled.
+    shared = graph.locator("a.graph-node", has=page.locator("text.tag-text.lane.shared"))
+    expect(shared.locator("text.tag-text.lane.shared")).to_have_text("Branches 1-2")
+    expect(shared.locator("text.ct")).to_have_text(["Scope the change", "into slices"])
+    assert int(shared.locator("text.tag-text").evaluate("e => getComputedStyle(e).fontWeight")) < 700
     expect(graph.locator("g.start-root text")).to_have_text("Start")
     expect(graph.locator("path.start-edge")).to_have_count(1)
     newest = graph.locator("a.graph-node:has(rect.card.newest)")
@@ -148,11 +162,18 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     expect(newest.locator("text.tag-text")).to_have_text(["Working"])
     # Ninth review item 3: the step branch 2 answered again (Verify slice 2) is branch 2's first card, named
     # so, beside branch 1's (not above the fork as if shared), and opens the same page the step list links.
-    again = graph.locator('a.graph-node[data-lane="1"]', has=page.locator("text.tag-text.again"))
+    # Friction22b A5: its mark is a "↺" badge inside the card's box, at its top right, named for a screen reader;
+    # no pill beside it (the pills are the branch states').
+    again = graph.locator('a.graph-node[data-lane="1"]', has=page.locator("g.again-badge"))
     expect(again.locator("text.ct")).to_have_text(["Verify slice 2"])
-    expect(again.locator("text.tag-text")).to_have_text(["Branch 2", "viewing", "↺ redone"])
-    # A handful of tags on the whole graph, one at most per card: the two branches' states and the redone step.
-    expect(graph.locator("rect.tag:not(.lane)")).to_have_count(3)
+    expect(again.locator("text.tag-text")).to_have_text(["Branch 2", "viewing"])
+    expect(again.locator("g.again-badge")).to_have_attribute("aria-label", "redone after branching")
+    box, badge = again.locator("rect.card").bounding_box(), again.locator("g.again-badge").bounding_box()
+    assert box and badge
+    assert box["x"] + box["width"] / 2 < badge["x"] and badge["x"] + badge["width"] <= box["x"] + box["width"]
+    assert box["y"] <= badge["y"] and badge["y"] + badge["height"] <= box["y"] + box["height"] / 2
+    # A handful of tags on the whole graph, one at most per card: the two branches' states.
+    expect(graph.locator("rect.tag:not(.lane)")).to_have_count(2)
     per_card = graph.locator("a.graph-node").evaluate_all(
         "cards => cards.map((card) => card.querySelectorAll('rect.tag:not(.lane)').length)"
     )
@@ -384,15 +405,19 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     # Friction12 item 15: the key is one line of named swatches beside the drawing on a desktop (tenth review:
     # in sight), folded behind the "?" on a phone, where the list names each branch's state in words.
     key = sized_page.locator(".state-legend")
-    expect(key.locator(".state-key")).to_have_text(["Left behind", "Working"])
-    # With them, the marks drawn that no word on a card explains (tenth review item 4): the step answered again,
-    # the checkpoint, and (where the drawing is) the blue fill of the branch viewed; each meaning on hover.
-    # Friction14: each by its own shape, the checkpoint's diamond and the redone step's "↺" pill.
-    expect(key.locator(".checkpoint-key")).to_have_text("◆checkpoint")
-    expect(key.locator(".tag-key")).to_have_text(["↺ redone"])
+    # Friction22a B8, friction22b A5: swatches and words, no pills (they read as filters): each branch state by its
+    # word after a swatch of its card, so grey (left behind) and blue (the agent's step) are keyed; then the marks
+    # drawn that no word on a card explains: the fills, the redone step's "↺" badge, the checkpoint's diamond.
+    expect(key.locator("li")).to_have_text(
+        ["Left behind", "Working", "answered", "no agent on it", "checkpoint", "↺ redone"]
+    )
+    expect(key.locator(".badge, .state-key, .tag-key")).to_have_count(0)
+    expect(key.locator("li svg.swatch")).to_have_count(6)
+    expect(key.locator("li", has_text="redone").locator("svg.swatch circle.again-dot")).to_have_count(1)
+    expect(key.locator("li", has_text="checkpoint").locator("svg.swatch path.checkpoint-flag")).to_have_count(1)
     # Friction15a 6: one meaning of "left behind", true of every branch left behind (here branch 1 is the one
     # the agent works on, and 2 and 3, which it redid, are set aside).
-    expect(key.locator("li", has_text="left behind")).to_have_attribute(
+    expect(key.locator("li", has_text="Left behind")).to_have_attribute(
         "title", "no agent works on this branch any more"
     )
     expect(key).not_to_contain_text("no agent works")  # its meaning is said once: behind the "?"
@@ -400,40 +425,36 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(key).to_be_visible()
         tops = key.locator("li").evaluate_all("items => items.map((li) => Math.round(li.getBoundingClientRect().top))")
         assert max(tops) - min(tops) < 8, tops  # one line
-        # Friction15b 15: the cards' fills say their steps' states, the branch viewed an outline: their swatches
-        # in the key, drawn as the cards are. Friction16a 2: an answered step stays green where no agent works
-        # any more; "no agent on it" is a dashed outline, never a grey fill.
-        fills = key.locator("li.card-look")
-        expect(fills).to_have_text(["answered", "no agent on it", "the branch you view"])
-        expect(fills.last).to_have_attribute(
-            "title", "dark outline: the branch you are viewing (its steps are listed below)"
-        )
+        # Each swatch is drawn with the drawing's own classes: the same fill and outline as its cards'.
         graph = sized_page.locator("svg.run-graph")
-        for kind in ("answered", "aside"):
-            swatch = key.locator(f".card-key.{kind}")
+        for word, kind in (
+            ("Left behind", "state-left-behind"),
+            ("Working", "state-running"),
+            ("answered", "answered"),
+            ("no agent on it", "aside"),
+        ):
+            swatch = key.locator("li", has_text=word).locator("svg.swatch rect.card")
             card = graph.locator(f"rect.card.{kind}").first
-            assert swatch.evaluate("k => getComputedStyle(k).backgroundColor") == card.evaluate(
-                "c => getComputedStyle(c).fill"
-            )
-            assert swatch.evaluate("k => getComputedStyle(k).borderTopStyle") == (
-                "dashed" if kind == "aside" else "solid"
-            )
-        green, blue = css_colour(sized_page, "--ok-soft"), css_colour(sized_page, "--info-soft")
+            for prop in ("fill", "stroke", "strokeDasharray"):
+                js = f"e => getComputedStyle(e).{prop}"
+                assert swatch.evaluate(js) == card.evaluate(js), (word, prop)
+        grey, green = css_colour(sized_page, "--surface-2"), css_colour(sized_page, "--ok-soft")
+        blue = css_colour(sized_page, "--info-soft")
+        assert (
+            key.locator("li", has_text="Left behind").locator("rect").evaluate("c => getComputedStyle(c).fill") == grey
+        )
+        assert key.locator("li", has_text="Working").locator("rect").evaluate("c => getComputedStyle(c).fill") == blue
         assert graph.locator("rect.card.answered").first.evaluate("c => getComputedStyle(c).fill") == green
         aside = graph.locator("rect.card.aside").first
         assert aside.evaluate("c => getComputedStyle(c).fill") == green
         assert aside.evaluate("c => getComputedStyle(c).strokeDasharray") not in ("none", "")
-        left = graph.locator("rect.card.state-left-behind").first
-        assert left.evaluate("c => getComputedStyle(c).strokeDasharray") not in ("none", "")
-        assert graph.locator("rect.card.state-running").evaluate("c => getComputedStyle(c).fill") == blue
-        # The branch viewed (the running one) is outlined in the page's ink, never filled blue as running is.
-        ink = sized_page.evaluate("() => getComputedStyle(document.body).color")
+        # The branch viewed has no heavier outline of its own (friction22a B8: a dashed card with a dark outline
+        # read as a third mark): its cards are drawn as any card of their state; its line and "viewing" say it.
         viewed = graph.locator("rect.card.on-branch.answered").first
-        assert viewed.evaluate("c => getComputedStyle(c).stroke") == ink
-        assert viewed.evaluate("c => getComputedStyle(c).fill") == green
-        # Drawn as the drawing draws them: a solid-edged pill, and a diamond with no pill around it.
-        assert key.locator(".tag-key.again").evaluate("k => getComputedStyle(k).borderTopStyle") == "solid"
-        assert key.locator(".checkpoint-key").evaluate("k => getComputedStyle(k).borderTopStyle") == "none"
+        other = graph.locator("rect.card.answered:not(.on-branch)").first
+        for prop in ("stroke", "strokeWidth"):
+            js = f"c => getComputedStyle(c).{prop}"
+            assert viewed.evaluate(js) == other.evaluate(js), prop
     else:
         expect(key).to_be_hidden()
     # Every mark once with its meaning, folded behind a "?" beside the heading: the branch states first.
@@ -441,21 +462,19 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(help_box).to_have_count(1)
     expect(help_box.locator(".legend")).to_be_hidden()
     help_box.locator("summary").click()
-    expect(help_box.locator(".state-key")).to_have_text(["Left behind", "Working"])
+    expect(help_box.locator("li strong")).to_have_text(["Left behind", "Working"])
     expect(help_box.locator("li", has_text="no agent works on this branch any more")).to_be_visible()
     # Friction15a 7: one legend in sight at a time: the explained one replaces the one-line key while open.
     expect(key).to_be_hidden()
     expect(sized_page.locator(".legend:visible")).to_have_count(1)
     expect(help_box.locator("li", has_text="redone after branching")).to_be_visible()
-    expect(help_box.locator(".checkpoint-key")).to_have_text("◆checkpoint")
     expect(help_box.locator("li", has_text="a checkpoint the agent saved during that step")).to_be_visible()
-    assert help_box.locator(".tag-key.again").evaluate("k => getComputedStyle(k).borderTopStyle") == "solid"
+    expect(help_box.locator(".badge, .state-key, .tag-key")).to_have_count(0)
     if viewport.name == "desktop":
-        # No "latest" or "you are viewing" tag is drawn (friction14), so the legend explains neither.
-        expect(help_box.locator(".tag-key")).to_have_text(["Branch N", "↺ redone"])
-        expect(help_box.locator("li", has_text="dark outline: the branch you are viewing")).to_be_visible()
+        expect(help_box.locator("li", has_text="Branch N")).to_be_visible()
+        expect(help_box.locator("li", has_text="dark line, “viewing” under its name")).to_be_visible()
     else:
-        expect(help_box.locator("li", has_text="dark outline")).to_be_hidden()  # a mark of the drawing only
+        expect(help_box.locator("li", has_text="dark line")).to_be_hidden()  # a mark of the drawing only
     # No text of the graph reads smaller than 12 px, legend open, at either size.
     assert sized_page.evaluate(SMALL_TEXT) == []
     # Friction12 item 2: no row of branch links under the graph, saying again what the run card's "Other
@@ -474,15 +493,16 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     else:
         # Three branches, a checkpoint and a step answered again: the tags stay tidy (tenth review item 5).
         assert sized_page.evaluate(UNTIDY) == []
-        # Friction14: one tag per card at most, five on the graph (three branch states, two redone steps); the
-        # checkpoint a diamond, the redone steps pills: different elements, different shapes.
+        # Friction14: one tag per card at most, three on the graph (the three branch states); the checkpoint a
+        # diamond, the redone steps badges inside their cards (friction22b A5): different elements, different shapes.
         graph = sized_page.locator("svg.run-graph")
-        expect(graph.locator("rect.tag:not(.lane)")).to_have_count(5)
+        expect(graph.locator("rect.tag:not(.lane)")).to_have_count(3)
         per_card = graph.locator("a.graph-node").evaluate_all(
             "cards => cards.map((card) => card.querySelectorAll('rect.tag:not(.lane)').length)"
         )
         assert max(per_card) == 1, per_card
-        expect(graph.locator("text.tag-text.again")).to_have_text(["↺ redone", "↺ redone"])
+        expect(graph.locator("g.again-badge")).to_have_count(2)
+        expect(graph.locator("text.tag-text.again")).to_have_count(0)
         expect(graph.locator("a.checkpoint-mark path.checkpoint-flag")).to_have_count(1)
         expect(graph.locator("a.checkpoint-mark rect, a.checkpoint-mark text")).to_have_count(0)
         # Forked after steps 1 and 2, not at the start: the graph starts from "Start" still.

@@ -77,7 +77,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert first.count(STATUS) == 1
     assert (
-        '<strong>Showing branch 1</strong> <span title="Finished." data-tone="nobody" '
+        '<strong>Showing branch 1</strong> <span title="Finished." aria-description="Finished." data-tone="nobody" '
         'class="badge state-done" data-move="nobody">Done</span>' in first
     )
     assert f"Branch 2 · {WHERE}</a>" in first and "· the latest" in first

@@ -180,9 +180,10 @@ def test_a_run_page_draws_its_graph_with_a_link_per_node_and_a_lane_per_branch(c
     assert len(links) == 12 and len(marks) == 1
     assert len(re.findall(r"<a\b", svg)) == 13
     assert {lane for _, _, lane in links} == {"0", "1", "2"}  # forked twice: three branches, three lanes
-    # The graph's own title, the Start root's, one per card and per mark, and one per skipped step's placeholder.
-    assert svg.count('<g class="skipped-step">') == 3
-    assert len(re.findall(r"<title\b", svg)) == 15 + 3
+    # The graph's own title, the Start root's, one per card and per mark, one per skipped step's placeholder, and
+    # one per step redone after branching (its "↺" badge, friction22b A5).
+    assert svg.count('<g class="skipped-step">') == 3 and svg.count('<g class="again-badge"') == 2
+    assert len(re.findall(r"<title\b", svg)) == 15 + 3 + 2
     # No marker of where (friction14): the blue fill says the branch viewed, the branch states where each stands.
     assert svg.count('class="tag-text current"') == 0 and svg.count('class="tag-text newest"') == 0
     assert svg.count('class="card on-branch') == 8  # root to the newest node (the checkpoint a mark on the way)

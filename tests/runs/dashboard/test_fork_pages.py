@@ -273,15 +273,20 @@ def test_a_branch_set_aside_by_a_fork_started_by_hand_is_not_said_to_be_left_by_
     assert confirmed(client, root, edited(target="production"), "Ship it.").status_code == 302
     run_page = client.get(f"/runs/{staged.run.public_id}/").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(run_page)).split())
-    # Right after, the agent on branch 1 may still be working (friction19b 2): superseded, the agent's move, not
-    # "Left behind" (no agent works on it) until the branch has been quiet as long as a run takes to stall.
-    assert "Agent's move · Superseded Branch 1 · Deploy to staging · step 2 of 5 · its agent may still be" in words
+    # Right after, the agent on branch 1 may still be working (friction19b 2): replaced, not "Left behind" (no
+    # agent works on it) until the branch has been quiet as long as a run takes to stall. Nobody's move, a neutral
+    # pill (friction22a B9: the person just took over, so "Agent's move" read wrong); its line says what to do.
+    assert (
+        "Replaced Branch 1 · Deploy to staging · step 2 of 5 · its agent may still be working: tell it in its chat"
+        " to stop" in words
+    ), words
+    assert "Agent's move · Replaced" not in words and "Superseded" not in words
     assert "Left behind" not in words.split("Timeline of this run")[0], words
     quiet = timezone.now() - timedelta(minutes=settings.WORKRAIL_STALL_MINUTES, seconds=1)
     Node.objects.filter(pk=staged.pk).update(created_at=quiet)
     run_page = client.get(f"/runs/{staged.run.public_id}/").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(run_page)).split())
-    assert "Superseded" not in words and "its agent may still be working" not in words, words
+    assert "Replaced" not in words and "its agent may still be working" not in words, words
     assert "left behind when branch 2 was started by hand" in words and "set aside" not in words, words
     # Nobody told the agent that was on branch 1 (friction16a 10): the page says it may still be at work there.
     said = "started by hand. An agent working here is not told: it may carry on in its chat until you tell it there"

@@ -46,8 +46,11 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     assert re.findall(r'<text class="tag-text (\w+)"[^>]*>([^<]*)<', svg) == [
         ("lane", "Branch 1"),
         ("lane", "Branch 2"),
-        ("again", "↺ redone"),  # branch 2's first card: the step it answered again (ninth review item 3)
     ]
+    # Branch 2's first card, the step it answered again (ninth review item 3), carries the "↺" badge inside its
+    # card, no pill beside it (friction22b A5: pills are the branch states' shape).
+    redone = [card for card in svg.split('class="graph-node"')[1:] if 'class="again-badge"' in card]
+    assert len(redone) == 1 and 'data-lane="1"' in redone[0] and "tag-text again" not in svg
     # The checkpoint of round 1: a diamond on its step's card, no word and no tag (friction14).
     assert svg.count('<path class="checkpoint-flag"') == 1
     # One plain phrase for it, on the card, in its key and the steps list (friction13 6: "answered again" is jargon).

@@ -78,8 +78,9 @@ def page_head(text: str) -> str:
 def test_every_state_has_a_move_and_one_case_reads_the_clock():
     assert set(states.MOVES) == set(get_args(StateName))
     assert [states.move(s) for s in ("needs_you", "paused", "stalled")] == ["yours", "yours", "yours"]
-    assert [states.move(s) for s in ("running", "blocked", "superseded")] == ["agents", "agents", "agents"]
-    assert {states.move(s) for s in ("done", "canceled", "left_behind", "notes")} == {"nobody"}
+    assert [states.move(s) for s in ("running", "blocked")] == ["agents", "agents"]
+    # A branch replaced by hand is nobody's move (friction22a B9): the person just took over from its agent.
+    assert {states.move(s) for s in ("superseded", "done", "canceled", "left_behind", "notes")} == {"nobody"}
     assert states.move("blocked", stopped=True) == "yours"  # the agent has stopped: restarting it is yours
     assert states.move("running", stopped=True) == "agents"  # a quiet running run is called stalled instead
 
@@ -98,7 +99,7 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
         "stalled": ("Your move · Stalled", "yours"),
         "running": ("Agent's move · Working", "agents"),
         "blocked": ("Agent's move · Retrying", "agents"),
-        "superseded": ("Agent's move · Superseded", "agents"),
+        "superseded": ("Replaced", "nobody"),  # friction22a B9: a neutral pill, no move owner
         "left_behind": ("Left behind", "nobody"),
         "done": ("Done", "nobody"),
         "canceled": ("Canceled", "nobody"),
@@ -127,10 +128,12 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     made.canceled()
     start_workflow(made.PLAN, context={"sessionKey": "RUN-1"})
     text = page(client, "/sessions/")
-    # Each pill's one-line meaning is its tooltip (states.MEANINGS); the fold by the filters lists every state once.
+    # Each pill's one-line meaning is its tooltip and its accessible description (states.MEANINGS; friction22b
+    # B11), no visible word more; the fold by the filters lists every state once.
+    means = html.escape(states.meaning("stalled", "yours"))
     assert (
-        f'<span title="{html.escape(states.meaning("stalled", "yours"))}" data-tone="yours" class="badge state-stalled"'
-        in text
+        f'<span title="{means}" aria-description="{means}" data-tone="yours" class="badge state-stalled" '
+        'data-move="yours">Your move · Stalled</span>' in text
     )
     fold = text.split('id="state-meanings"')[1].split("</details>")[0]
     assert "What the states mean" in fold and "Counted under “Your move”" in fold

@@ -204,7 +204,19 @@ def test_branches_are_labelled_in_lane_order_where_each_diverges_never_beside_a_
     # Friction18a 13, friction18b 3: cards 1 and 2 are every branch's (branch 2 grew from 2, branch 3 from 1);
     # "Branch 1" beside them read as "these are branch 1's", and as "I'm on branch 1" while viewing branch 2.
     # Each name stands where its branch splits off, the viewed one's marked so.
-    assert labels(svg) == {"1": [], "2": [], "3": ["Branch 1"], "4": ["Branch 2", "viewing"], "5": ["Branch 3"]}
+    # Friction22b 15: the shared first steps are headed too, faint, by the branches that share them (named only at
+    # the split, they read as unlabelled); the first card's tooltip says so as well.
+    assert labels(svg) == {
+        "1": ["Branches 1-3"],
+        "2": [],
+        "3": ["Branch 1"],
+        "4": ["Branch 2", "viewing"],
+        "5": ["Branch 3"],
+    }
+    assert '<text class="tag-text lane shared"' in card(svg, "1") and "<title>Step at depth 0 · Branches 1-3 · " in svg
+    # No shared card, no such heading: branches forked at the start, or one branch alone.
+    assert "lane shared" not in screen(drawn([(1, None), (2, None)]))
+    assert "lane shared" not in screen(drawn([(1, None), (2, 1)]))
     assert labels(screen(run, shown="3"))["3"] == ["Branch 1", "viewing"]
     assert [p.lane for p in graph.lay_out([(1, None), (2, 1), (3, 2), (4, 2), (5, 1)]).nodes] == [0, 0, 0, 1, 2]
     assert graph_drawing.lane_starts(drawn([(1, None), (2, 1), (3, 2)])) == {"1"}  # one branch: its first card
@@ -358,7 +370,6 @@ def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_
         "state-running": "the agent works on it",
         "answered": "green: an answered step",
         "aside": "dashed outline: no agent works on this step's branch (left behind or canceled)",
-        "on-branch": "dark outline: the branch you are viewing (its steps are listed below)",
         "again": "the branch's first step, redone after branching (the steps above it are shared)",
     }
     # A person started branch 2 by hand: the same words for the left-behind branch; the dotted border says how
@@ -367,13 +378,17 @@ def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_
     told = in_sight(graph_drawing.legend(by_hand, shown="4", states=states, screen=True))
     assert told["state-left-behind"] == "no agent works on this branch any more"
     assert told["by-hand"] == "dotted border: a branch a person started by hand"
-    assert list(told) == ["state-left-behind", "state-running", "answered", "aside", "on-branch", "by-hand"]
+    assert list(told) == ["state-left-behind", "state-running", "answered", "aside", "by-hand"]
     svg = graph_drawing.for_screen(by_hand, shown="4", href=lambda node: "/", title="g", states=states)
     assert "Left behind (no agent works on this branch any more)" in card(svg, "3")  # its tooltip agrees
     # Checkpoints drawn as marks: their key in sight; the marks whose words explain themselves stay behind the "?".
     entries = graph_drawing.legend(rewound, shown="4", states=states, checkpoints=True, screen=True)
     assert "checkpoint-mark" in in_sight(entries)
-    assert {entry.key for entry in entries if not entry.in_sight} == {"lane"}
+    # friction22a B8: the branch viewed is its dark line and "viewing" under its name, which say themselves: its
+    # entry waits behind the "?" with the lanes' names.
+    assert {entry.key for entry in entries if not entry.in_sight} == {"lane", "on-branch"}
+    viewed = next(entry for entry in entries if entry.key == "on-branch")
+    assert viewed.swatch == "line" and viewed.words.startswith("dark line, “viewing” under its name")
     # Paper keeps its own fills (the blue of the branch shown, hollow others): its legend says those.
     paper = {entry.key: entry.words for entry in graph_drawing.legend(rewound, shown="4", states=states)}
     assert paper["on-branch"].startswith("blue fill") and "other" in paper and "answered" not in paper
@@ -479,11 +494,25 @@ def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_car
         "1": [],
         "2": [],
         "3": [("state state-left-behind", "Left behind")],
-        "4": [("again", "↺ redone")],
+        "4": [],
         "5": [("state state-running", "Working")],
     }
-    # The graph's tags: its branches' states and the one redone step, nothing else.
-    assert len(re.findall(r'<rect class="tag (?!lane)', svg)) == 3
+    # The graph's tags: its branches' states, nothing else (friction22b A5: "↺ redone" as a pill under "Branch 2"
+    # read as a branch state); the redone step is a badge inside its card's box, named for a screen reader.
+    assert len(re.findall(r'<rect class="tag (?!lane)', svg)) == 2
+    assert svg.count('class="again-badge"') == 1 and 'class="again-badge"' in card(svg, "4")
+    x4, y4, w4, h4 = (
+        int(v)
+        for v in re.search(
+            r'class="card[^"]*" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', card(svg, "4")
+        ).groups()  # type: ignore[union-attr]
+    )
+    cx, cy, r = (
+        int(v)
+        for v in re.search(r'class="again-dot" cx="(\d+)" cy="(\d+)" r="(\d+)"', card(svg, "4")).groups()  # type: ignore[union-attr]
+    )
+    assert x4 + w4 // 2 < cx - r and cx + r < x4 + w4 and y4 < cy - r and cy + r < y4 + h4 // 2  # top right, inside
+    assert 'role="img" aria-label="redone after branching"' in card(svg, "4") and ">↺</text>" in card(svg, "4")
     # Each checkpoint: a link of its own holding a diamond (a path, no rect, no word) centred on its card's bottom
     # edge, right of the middle where the edge to the next card leaves.
     marks = re.findall(r'<a href="([^"]+)" class="checkpoint-mark">(.*?)</a>', svg)
@@ -501,10 +530,53 @@ def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_car
     # The key names them by their shapes: "↺ redone" and the checkpoint's diamond, in sight beside the drawing.
     entries = graph_drawing.legend(run, shown="5", states=states, checkpoints=True, again={"4"}, screen=True)
     assert {entry.key: entry.name for entry in entries if entry.key in ("again", "checkpoint-mark")} == {
-        "again": "↺ redone",
+        "again": "redone",
         "checkpoint-mark": "checkpoint",
     }
+    assert {entry.key: entry.swatch for entry in entries if entry.key in ("again", "checkpoint-mark")} == {
+        "again": "badge",
+        "checkpoint-mark": "diamond",
+    }
     assert graph_drawing.CHECKPOINT_GLYPH == "◆" and graph_drawing.AGAIN_GLYPH not in graph_drawing.STATE_WORDS.values()
+
+
+# The classes of a card that say where, not what it is (the shown node, the newest, the branch viewed): no fill or
+# outline of their own on screen (the branch viewed is its dark line and "viewing" under its name, friction22a B8).
+WHERE_CLASSES = {"card", "on-branch", "current", "newest"}
+
+
+def test_the_legend_draws_every_fill_and_outline_the_cards_use_as_a_swatch_of_the_same_classes():
+    # friction22a B8, friction22b A5: grey (a branch no agent works on) and blue (the agent's step) had no key.
+    # Four branches: one done (complete), one left behind, one replaced by hand, one the agent works on, started
+    # from a checkpoint; a redone step and a branch started by hand.
+    run = drawn(
+        [(1, None), (2, 1), (3, 2), (4, 3), (5, 1), (6, 5), (7, 2), (8, 2), (9, 8)],
+        **{"4": {"is_complete": True}, "7": {"via": "fork"}, "8": {"via": "checkpoint"}},
+    )
+    states = {"4": "done", "6": "left-behind", "7": "superseded", "9": "running"}
+    svg = graph_drawing.for_screen(run, shown="9", href=lambda node: "/", title="g", states=states, again={"5"})
+    entries = graph_drawing.legend(run, shown="9", states=states, again={"5"}, screen=True)
+    keyed = {cls for entry in entries if entry.swatch == "card" for cls in entry.card_classes.split()}
+    used = {cls for classes in re.findall(r'<rect class="(card[^"]*)"', svg) for cls in classes.split()}
+    assert used - WHERE_CLASSES <= keyed, used - WHERE_CLASSES - keyed
+    assert {"state-left-behind", "state-running", "state-superseded", "answered", "aside"} <= used
+    # Each branch state by its word, a swatch of its card (never a pill: the pills read as filters).
+    said = {entry.key: entry.name for entry in entries if entry.tag}
+    assert said == {
+        "state-superseded": "Replaced",
+        "state-left-behind": "Left behind",
+        "state-done": "Done",
+        "state-running": "Working",
+    }
+    assert all(entry.swatch == "card" for entry in entries if entry.tag)
+    # The marks that are no card: the redone step's badge, the branch viewed's line, the lanes' names.
+    assert {entry.key: entry.swatch for entry in entries if entry.swatch != "card"} == {
+        "on-branch": "line",
+        "lane": "lane",
+        "again": "badge",
+    }
+    # A replaced branch says what is left to the person (friction22a B9).
+    assert graph_drawing.STATE_LEGEND["superseded"].endswith("tell it in its chat to stop")
 
 
 def test_a_step_passed_over_is_a_dashed_placeholder_between_the_two_cards_around_it():

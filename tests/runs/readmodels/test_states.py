@@ -52,8 +52,8 @@ def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
     glossary = {filter_words: [m.word for m in listed] for filter_words, listed in states.glossary()}
     assert glossary == {
         "Your move": ["Confirm", "Blocked", "Paused", "Stalled"],
-        "Agent's move": ["Working", "Retrying", "Superseded"],
-        "Nothing to do": ["Left behind", "Done", "Canceled", "Notes only"],
+        "Agent's move": ["Working", "Retrying"],
+        "Nothing to do": ["Replaced", "Left behind", "Done", "Canceled", "Notes only"],
     }
     # Each under the filter whose colour its pill has.
     assert all(states.pill(m.state, m.move).move == m.move for m in states.MEANINGS)
@@ -68,7 +68,11 @@ def test_the_lines_of_states_that_turn_on_time_say_the_threshold(settings):
     )
     assert "If it has not after 12 min, it becomes your move." in states.meaning("blocked", "agents")
     assert "nothing was recorded for 12 min" in states.meaning("stalled", "yours")
-    assert "in the last 12 min" in states.meaning("superseded", "agents")
+    assert "in the last 12 min" in states.meaning("superseded", "nobody")
+    # friction22a B9: what is left to the person, said where its line is read.
+    assert states.meaning("superseded", "nobody").endswith("Tell it in its chat to stop.")
+    assert states.pill("superseded", "agents").words == "Replaced"
+    assert states.pill("superseded", "agents").tone == "nobody"
     assert not any("{" in m.means for m in states.MEANINGS)
 
 
