@@ -316,7 +316,11 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         skipped_row = listed.locator(".gl-branch").nth(1).locator(".gl-step.skipped")
         expect(skipped_row.locator(".gl-dot.dot-skipped")).to_have_count(1)
         expect(skipped_row.locator(".gl-title")).to_have_text("Trace the Impact Beyond the Diff")
-        expect(listed.locator(".gl-branch").nth(1).locator(".gl-notes").first).to_have_text("↺ redone")
+        redone = listed.locator(".gl-branch").nth(1).locator(".gl-notes").first
+        expect(redone).to_have_text("↺ redone")
+        assert (
+            redone.evaluate("e => getComputedStyle(e).borderTopStyle") == "none"
+        )  # words, not a pill (friction22b A5)
         # The shown branch's steps are the Steps card's, right under the graph (friction12 item 2): its box counts
         # them and links there, and lists one row only: where it stands now, its pending step (friction17a 15); the
         # other branches' steps are listed nowhere else.

@@ -31,17 +31,18 @@ def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_se
     expect(page.locator(".fork-note .by")).to_have_text("Started by bob (dashboard).")
     expect(page.locator("ol.steps .by").first).to_have_text("by alice's agent (over HTTP)")
     # Bob started branch 2 by hand just now: the graph's legend says of the branch it replaced that its agent may
-    # still be working (friction19b 2), not that the agent went back, and explains the dotted border drawn (tenth
-    # review item 4).
+    # still be working (friction19b 2), not that the agent went back, and what to do (friction22a B9: "Replaced",
+    # nobody's move); it explains the dotted border drawn (tenth review item 4).
     key = page.locator(".graph-help .legend")
     page.locator(".graph-help summary").click()
-    expect(key.locator("li", has=page.locator(".state-key.state-superseded"))).to_contain_text(
-        "a newer branch replaced it, but its agent may still be working on it"
+    expect(key.locator("li", has=page.locator("rect.card.state-superseded"))).to_have_text(
+        "Replaced: a newer branch replaced it; its agent may still be working: tell it in its chat to stop"
     )
+    expect(page.locator(".badge", has_text="Superseded")).to_have_count(0)
     expect(key).not_to_contain_text("no agent works on it now")
     expect(key.locator("li", has_text="dotted border: a branch a person started by hand")).to_be_visible()
     page.locator(".graph-help summary").click()  # closed again: the one-line key is back, with its swatch
-    expect(page.locator(".state-legend li.card-look", has_text="started by hand")).to_be_visible()
+    expect(page.locator(".state-legend li", has_text="started by hand").locator("rect.card.by-hand")).to_be_visible()
     screenshot(page, "owners-session")
 
     page.goto(f"{site}/nodes/{team.answered_node}/")

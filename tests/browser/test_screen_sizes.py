@@ -474,7 +474,7 @@ def test_every_graph_node_shows_and_the_timeline_keeps_its_text_off_its_dots(
     states = sized_page.locator("svg.run-graph text.tag-text.state")
     expect(states).to_have_text(["Done", "Working"])
     # (the key behind the "?", there at both sizes; a desktop also draws it in one line in sight)
-    expect(sized_page.locator(".graph-help .legend .state-key")).to_have_text(["Done", "Working"])
+    expect(sized_page.locator(".graph-help .legend li strong")).to_have_text(["Done", "Working"])
     sized_page.goto(f"{site}/sessions/{forked.session_id}/#timeline")
     expect(sized_page.locator(".timeline .tl-dot >> visible=true").first).to_be_visible()
     assert sized_page.evaluate(TIMELINE_PROBLEMS) == []

@@ -226,7 +226,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
             "Stalled",
             "Working",
             "Retrying",
-            "Superseded",
+            "Replaced",
             "Left behind",
             "Done",
             "Canceled",
@@ -282,8 +282,8 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     tag = sized_page.locator("svg.run-graph rect.tag.state-left-behind")
     if tag.count():
         assert colour(tag.first, "stroke") == grey and colour(tag.first, "fill") != red
-    for key in sized_page.locator(".legend .state-key.state-left-behind").all():
-        assert colour(key, "color") == grey
+    for key in sized_page.locator(".legend li rect.card.state-left-behind").all():  # its swatch, as its card
+        assert colour(key, "stroke") == grey
     visit(sized_page, f"{site}/runs/{canceled.run_id}/", "canceled-colours")
     gone = sized_page.locator(".run-status .badge.state-canceled")
     assert (colour(gone, "color"), colour(gone, "backgroundColor")) == (grey, "rgba(0, 0, 0, 0)")
