@@ -641,10 +641,7 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         "needs_you",
         _Title(f"{waits} ", shown.at, "", "for") if shown.at else _Title(waits),
         next_move=waiting_words(shown.step_title or ""),
-        for_you=(
-            "The workflow asks you to confirm this step before the agent goes on. Nothing is stalled: the run "
-            "waits for you as long as it takes."
-        ),
+        for_you=WAITING_WHY,
         since=shown.at,
         asks=seen[pk].prompt if pk is not None and pk in seen else None,
         to_approve=latest_notes(pk) if pk is not None else None,
@@ -652,6 +649,13 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     replies = agent_message.replies(shown.step_title or "")
     panel._replies = (replies.confirmed, replies.changes_parts)
     return panel
+
+
+# The waiting panel's "Why", on the run page and the step page's "Resume here" alike (friction22b A9).
+WAITING_WHY = (
+    "The workflow asks you to confirm this step before the agent goes on. Nothing is stalled: the run waits for "
+    "you as long as it takes."
+)
 
 
 def waiting_words(step_title: str) -> str:
@@ -730,8 +734,8 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         "left_behind",
         "left_behind",
         _Title(f"{states.label('left_behind')}{goes_on}"),
-        # Nothing to do unless the person wants it back, which is resuming it at its latest step: the row's
-        # "Want it back? Resume the agent…" (_attention.html) and this say the same (friction13 2).
+        # Nothing to do unless the person wants it back, which is resuming it at its latest step: the quiet
+        # button under this line, or the row's "Resume here →" (_attention.html), say the same (friction13 2).
         next_move=" ".join(filter(None, (LEFT_BEHIND_BACK, both))),
         for_you=(
             f"This branch was left behind {why} Given the message, an agent "
@@ -754,7 +758,7 @@ LEFT_BEHIND_BACK = (
     "latest step."
 )
 # After it, where another branch is open: the two then go on at once (friction19b 15: said plainly, as the step
-# page's "Want it back?" says it).
+# page's "Resume here" says it).
 BOTH_GO_ON = "Branch {number} goes on too: both branches then run at once."
 
 
@@ -833,8 +837,9 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
         lead = "The agent was told what to fix and normally resends the step by itself: nothing for you to do now."
     # The moment the move turns to the person lies ahead: said as what will happen then, not as "your move
     # from" a time still to come, which the eighth reviewer read as a clock gone wrong.
+    # Not a question (friction22a B1: "Agent stopped? …" was one more name for resuming): when the message is for.
     around = Timed(
-        "Agent stopped? Get the message that resumes it. It becomes your move ", " if it does not retry.", "in"
+        "Only if the agent stopped: the message that resumes it. It becomes your move ", " if it does not retry.", "in"
     )
     return BlockedGuide(
         move, blocked.panel_verdict(entry), lead, f"{around.before}{turns}{around.after}", turns_at, around

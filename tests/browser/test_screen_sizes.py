@@ -117,7 +117,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         expect(sized_page.locator("#others-line")).to_have_text("Other branches: 2 left behind →")
         expect(sized_page.locator("#others-line a")).to_have_attribute("href", "#graph-title")
         resumes = sized_page.locator(".graph-list .gl-resume a")
-        expect(resumes).to_have_text(["Want it back? Resume the agent…"] * 2)
+        expect(resumes).to_have_text(["Resume here →"] * 2)  # its section's name (friction22a B1)
         resume_at = resumes.first.get_attribute("href") or ""
         assert resume_at.endswith("#resume-here")
         assert 'id="resume-here"' in sized_page.request.get(site + resume_at).text()
@@ -527,27 +527,22 @@ def test_a_node_page(sized_page, console_log, site, forked):
         " [...ul.children].some(li => getComputedStyle(li, '::before').content.includes('·'))]"
     )
     assert sized_page.locator("#node-facts").evaluate(style) == ["wrap", False]
-    # A healthy node leads with its step, not with resuming it: while the agent works on the step, the message
-    # is one folded line inside the "Agent working" banner, for when it stops (no second driver; friction18b
-    # 15), and "Redo this step on a new branch" follows what was recorded, branching with other context a fold
-    # of its own.
+    # A healthy node leads with its step, not with resuming it: while the agent works on the step, "Resume here"
+    # and "Branch from here" follow what was recorded (friction22a B1: the titles of every state), the message
+    # the quiet outline, for when the agent stops (no second driver, friction16), branching with other context a
+    # fold of its own.
     recorded = sized_page.locator("#recorded-title").bounding_box()
+    resume = sized_page.locator("#resume-here").bounding_box()
     branch = sized_page.locator("#branch-here").bounding_box()
-    expect(sized_page.locator("#node-pending #resume-here")).to_have_count(1)
-    assert recorded is not None and branch is not None
-    assert recorded["y"] < branch["y"]
-    # "Resume here" is then only its folded line: no card nor heading around it (friction17b 11).
-    expect(sized_page.locator(".step-actions h2")).to_have_text(["Redo this step on a new branch"])
-    # The agent's move: the message behind a closed "Agent stopped? …", not the page's loudest button (friction16).
-    expect(sized_page.locator("#resume-message details.agent-stopped > summary")).to_be_visible()
-    expect(sized_page.locator("#resume-message .copy-button")).to_be_hidden()
+    assert recorded is not None and resume is not None and branch is not None
+    assert recorded["y"] < resume["y"] < branch["y"]
+    expect(sized_page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
+    expect(sized_page.locator("#resume-message .copy-button")).to_have_class("copy-button copy-quiet")
     expect(sized_page.locator("#resume-here .agent-message")).not_to_be_visible()
     expect(sized_page.locator("#branch-here #fork-details > summary")).to_be_visible()
     # The card in people's words; the token, for the API, in a fold.
     assert_plain_words(sized_page)
     api = sized_page.locator("details.raw-token")
-    expect(api).to_be_hidden()  # inside that folded line
-    sized_page.locator("#resume-message details.agent-stopped > summary").click()
     expect(api.locator("summary")).to_have_text("For developers")
     api.locator("summary").click()
     expect(api).to_contain_text("stateToken")
