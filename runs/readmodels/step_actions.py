@@ -52,7 +52,7 @@ ONLY_EDITED = "Its branch is still at this step, so only a changed context makes
 # "the one this run follows" here, "the one that moved last" there).
 BRANCHING = "Earlier steps and the other branches are kept. The run page shows whichever branch moved last."
 # A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short), what resuming does
-# after it (`beside`).
+# after it (attention.resuming_left_behind).
 LEFT_BEHIND_LEAD = "No agent works on this branch: nothing to do, unless you want it back."
 # While the agent works on the step or waits in its chat: when the quiet button is for.
 IF_STOPPED = "Only if the agent stopped: paste this message into its chat, or a new one, and it goes on from this step."
@@ -191,7 +191,7 @@ def _of_step(
         # The page's working line says the agent is on it; the message is quiet, its line saying when it is for.
         return StepActions("resume", IF_STOPPED, "", True, False, False, branch_lead, weight=states.weight("agents"))
     if step.state == "left_behind":
-        lead = f"{LEFT_BEHIND_LEAD} {resuming_left_behind(elsewhere)}"
+        lead = f"{LEFT_BEHIND_LEAD} {attention.resuming_left_behind([o.number for o in elsewhere], 'this step')}"
         return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("nobody"))
     lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
     return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("yours"))
@@ -284,23 +284,6 @@ def _at_work_elsewhere(node: NodeDetail, step: StepState) -> list[BranchOutcomeE
         for o in (*node.on_branches, *node.other_branches)
         if o.number != here and (o.state == "needs_you" or attention.move_of_branch(o, cutoff) == "agents")
     ]
-
-
-def resuming_left_behind(at_work: list[BranchOutcomeEntry]) -> str:
-    """What resuming a branch left behind does (friction18a 8), to it and to the branches an agent works on:
-    nothing to those. Its latest step's token adds the next step to it, a new node, and overwrites nothing; the
-    branches then go on at once, each with its agent, and the run shows first whichever branch moved last
-    (branches.Branch.is_newest). Said plainly (friction19b 15: two agents on one run, and the run page's branch
-    changing, surprised)."""
-    if not at_work:
-        return "Resuming makes it go on from this step."
-    numbers = [o.number for o in at_work]
-    beside = (
-        f"branch {numbers[0]}, which keeps its agent"
-        if len(numbers) == 1
-        else f"branches {listing.joined([str(n) for n in numbers])}, which keep their agents"
-    )
-    return f"Resuming makes it go on from this step beside {beside}; the run page shows the one that moved last."
 
 
 def recap_shown(entries: list[Any], actions: StepActions) -> list[Any]:

@@ -395,7 +395,9 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     expect(panel).to_be_visible()
     # Its resume is the quiet button, not the page's biggest (friction15, friction19b 15: a solid one invited
     # reviving the branch by accident), under the message's one name, in sight with its line (friction22a B3).
-    expect(panel.locator(".next-move")).to_contain_text("Branch 2 goes on too: both branches then run at once.")
+    expect(panel.locator(".next-move")).to_contain_text(
+        "Resuming makes it go on from its latest step beside branch 2, which keeps its agent"
+    )
     expect(panel.locator(".copy-button")).to_have_text("Copy the message for the agent")
     expect(panel.locator(".copy-button")).to_have_class("copy-button copy-quiet")
     assert_copy_buttons_whole(sized_page)

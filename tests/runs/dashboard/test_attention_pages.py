@@ -213,8 +213,8 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     # well; the button is the quiet outline, in sight with that line (friction22a B3), not behind a fold: quiet, so
     # it does not invite reviving the branch by accident (friction19b 15).
     assert (
-        "Nothing to do, unless you want this branch back. Pasted into an agent&#x27;s chat, its message resumes "
-        "it at its latest step. Branch 2 goes on too: both branches then run at once." in panel
+        "Nothing to do, unless you want this branch back. Resuming makes it go on from its latest step beside "
+        "branch 2, which keeps its agent; the run page shows the one that moved last." in panel
     )
     assert "want-back" not in panel and "Want it back?" not in shown
     assert (

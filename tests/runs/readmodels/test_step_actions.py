@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from runs.models import Node
-from runs.readmodels import run_view, step_actions, step_state
+from runs.readmodels import attention, run_view, step_actions, step_state
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review, forked_review, node_id_of
 
@@ -128,7 +128,11 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
         "No agent works on this branch: nothing to do, unless you want it back. Resuming makes it go on from this "
         "step beside branch 2, which keeps its agent; the run page shows the one that moved last."
     )
-    assert step_actions.resuming_left_behind([]) == "Resuming makes it go on from this step."
+    assert attention.resuming_left_behind([], "this step") == "Resuming makes it go on from this step."
+    assert attention.resuming_left_behind([2, 3], "its latest step") == (
+        "Resuming makes it go on from its latest step beside branches 2 and 3, which keep their agents; the run page"
+        " shows the one that moved last."
+    )
     # Nobody's move: the quiet outline, as on the run page, so it is not revived by accident (friction19b 15).
     assert taken_up.weight == "quiet" and not taken_up.leads_page
     # A branch started by hand: its hand-over message, the one thing to do, leads the page (friction21a 2).
