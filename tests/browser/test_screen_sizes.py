@@ -316,8 +316,9 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     # wrong, headed "Refused" (friction19a 1: "Blocked" is the person's move's word); whose move once, in the pill.
     assert (said(sized_page, "Retrying"), said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (1, 0, 1)
     expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Retrying")
-    # The message, then the developers' call: here the panel's last fold, inside the box it belongs to as on the
-    # confirm step's page (friction17b 6).
+    # The message, "Resume here"'s right under the refusal (friction22a B1), then the developers' call: here the
+    # panel's last fold, inside the box it belongs to as on the confirm step's page (friction17b 6), the one such
+    # fold on the page.
     expect(sized_page.get_by_text("For developers", exact=True)).to_have_count(1)
     sized_page.locator("#blocked-more-1 > summary").click()
     assert_one_message_then_developers(sized_page, "#blocked-more-1", inside=True)
@@ -326,11 +327,13 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
 
 
 def assert_one_message_then_developers(page: Page, drawer: str, inside: bool = False) -> None:
-    """A blocked step's page or run page says what to give a stopped agent once: one message for the agent,
-    in the box; the one "For developers" drawer holds the raw call alone, without a second "give it this"
-    (friction12 item 8): under the box on the run page (the run's fold), `inside` it, last, on the step's."""
+    """A blocked step's page or run page says what to give a stopped agent once: one message for the agent, in
+    the box on the run page, in "Resume here" right under it on the step's; the one "For developers" drawer
+    holds the raw call alone, without a second "give it this" (friction12 item 8): under the box on the run page
+    (the run's fold), `inside` it, last, on the step's."""
     panel = page.locator(".blocked-panel").first
-    expect(panel.locator(".agent-message")).to_have_count(1)
+    expect(page.locator(".agent-message")).to_have_count(1)
+    expect((page.locator("#resume-here") if inside else panel).locator(".agent-message")).to_have_count(1)
     if inside:
         expect(panel.locator(f"{drawer}.blocked-more")).to_have_count(1)
         expect(panel.locator("> details").last).to_have_id(drawer.lstrip("#"))
