@@ -77,7 +77,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         ),
         # The two sections of what a person can do from this step, in their fixed order and titles.
         "step_actions": actions,
-        # "Notes so far", less the entry whose notes "Your reply" quotes (step_actions.recap_shown).
+        # "Notes so far", less the entry whose notes "Resume here" quotes (step_actions.recap_shown).
         "recap_entries": step_actions.recap_shown(node.recap.get("entries", []), actions),
         "step_actions_titles": {
             "branch": step_actions.BRANCH_FROM_HERE,

@@ -8,9 +8,10 @@ chips read the words here (the `action` template filter), so that they cannot dr
   on there, on the same branch (a stalled or paused run, a blocked step whose agent stopped, a branch left
   behind taken up again). Only that: the thirteenth reviewer met "resume" for a fork too.
 - fork: the same message at a step the run already went on from: the agent's answer starts a new branch from
-  that step, beside the run's others, with the context as it was ("Copy a message to redo it as it was", beside
-  "Change its context, then redo it": friction15 asked what sets the two apart, friction19b 8 that the two
-  read alike: each names what you do).
+  that step, beside the run's others, with the context as it was ("Copy a message to branch as it was", beside
+  "Change its context, then branch": friction15 asked what sets the two apart, friction19b 8 that the two
+  read alike: each names what you do; friction22a B1, 22b A1: "redo", "restart" and "branch" read as three
+  features, so both say "branch", as the section's title "Branch from here" and its warning do).
 - branch: record a new branch that redoes a step with context a person edited (the fork form), then resume
   the agent on it.
 - resend, confirm, tell: the moves of a blocked step the agent fixes, a step that waits for the person's
@@ -39,12 +40,24 @@ class Action:
 
 ACTIONS: dict[ActionName, Action] = {
     "resume": Action("resume the agent"),
-    "fork": Action("copy a message to redo it as it was"),
-    "branch": Action("change its context, then redo it"),
+    "fork": Action("copy a message to branch as it was"),
+    "branch": Action("change its context, then branch"),
     "resend": Action("resend the step"),
     "confirm": Action("confirm"),
     "tell": Action("tell the agent"),
 }
+
+
+# The step page's two sections, by the action each is for, and the name every page gives them (friction22a B1,
+# 22b A1): "Resume here" carries this step's branch on (resume, resend, confirm); "Branch from here" starts a
+# new branch that redoes this step (fork, branch). The same titles whatever the step's state; the run page's
+# links to a step's section say its name (_attention.html).
+SectionName = Literal["resume", "branch"]
+SECTIONS: dict[SectionName, str] = {"resume": "Resume here", "branch": "Branch from here"}
+
+
+def section(name: SectionName) -> str:
+    return SECTIONS[name]
 
 
 def verb(name: ActionName) -> str:
@@ -71,12 +84,11 @@ SHARE: dict[CopyName, str] = {"message": "Share…", "confirmed": "Share “Conf
 
 # How loud the message's button is, from whose move it is (friction16: a solid button that said "only if the
 # agent has stopped" drew the eye while the agent worked): "primary" where the move is the person's (stalled,
-# paused, blocked and the agent stopped), "quiet" (the outline) where it is nobody's (a branch left behind),
-# "folded" behind a closed disclosure where it is the agent's (at work on the step, or awaiting the person's
-# reply in its chat, whose two replies lead).
-Weight = Literal["primary", "quiet", "folded"]
-# The folded message's disclosure: the one case the message is for while the agent has the move.
-AGENT_STOPPED = "Agent stopped? Get the message that resumes it"
+# paused, blocked and the agent stopped), "quiet" (the outline) where it is not (a branch left behind, or the
+# agent at work), its one line beside it saying when it is for. Never behind a disclosure named after a question
+# ("Agent stopped? …", "Want it back? …": friction22a B3, 22b A1): the button is in sight, and its weight and
+# line keep it from being pressed by accident (friction19b 15).
+Weight = Literal["primary", "quiet"]
 
 
 def copy_label(name: CopyName) -> str:

@@ -46,6 +46,7 @@ from runs.readmodels import (
     agent_message,
     blocked,
     branches,
+    listing,
     outcomes,
     paused,
     people,
@@ -641,10 +642,7 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         "needs_you",
         _Title(f"{waits} ", shown.at, "", "for") if shown.at else _Title(waits),
         next_move=waiting_words(shown.step_title or ""),
-        for_you=(
-            "The workflow asks you to confirm this step before the agent goes on. Nothing is stalled: the run "
-            "waits for you as long as it takes."
-        ),
+        for_you=WAITING_WHY,
         since=shown.at,
         asks=seen[pk].prompt if pk is not None and pk in seen else None,
         to_approve=latest_notes(pk) if pk is not None else None,
@@ -652,6 +650,13 @@ def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     replies = agent_message.replies(shown.step_title or "")
     panel._replies = (replies.confirmed, replies.changes_parts)
     return panel
+
+
+# The waiting panel's "Why", on the run page and the step page's "Resume here" alike (friction22b A9).
+WAITING_WHY = (
+    "The workflow asks you to confirm this step before the agent goes on. Nothing is stalled: the run waits for "
+    "you as long as it takes."
+)
 
 
 def waiting_words(step_title: str) -> str:
@@ -719,20 +724,16 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         else "when the agent branched from an earlier step: no agent works on it any more."
     )
     goes_on = f": the work goes on along branch {newest.number}" if newest is not None else ""
-    both = (
-        BOTH_GO_ON.format(number=newest.number)
-        if newest is not None and newest is not outcome and newest.status == "open"
-        else ""
-    )
+    beside = [newest.number] if newest is not None and newest is not outcome and newest.status == "open" else []
     return _panel(
         state,
         outcome,
         "left_behind",
         "left_behind",
         _Title(f"{states.label('left_behind')}{goes_on}"),
-        # Nothing to do unless the person wants it back, which is resuming it at its latest step: the row's
-        # "Want it back? Resume the agent…" (_attention.html) and this say the same (friction13 2).
-        next_move=" ".join(filter(None, (LEFT_BEHIND_BACK, both))),
+        # Nothing to do unless the person wants it back, which is resuming it at its latest step: the quiet
+        # button under this line, or the row's "Resume here →" (_attention.html), say the same (friction13 2).
+        next_move=f"{LEFT_BEHIND_BACK} {resuming_left_behind(beside, 'its latest step')}",
         for_you=(
             f"This branch was left behind {why} Given the message, an agent "
             "resumes here, and its next step grows this branch."
@@ -747,15 +748,26 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
 AGENT_NOT_TOLD = "An agent working here is not told: it may carry on in its chat until you tell it there to stop."
 
 
-# Beside a branch left behind's quiet copy of the message (actions.COPY), on the run page and the step page.
-# Two short sentences (friction18a 9): nothing is asked; how to have it back.
-LEFT_BEHIND_BACK = (
-    "Nothing to do, unless you want this branch back. Pasted into an agent's chat, its message resumes it at its "
-    "latest step."
-)
-# After it, where another branch is open: the two then go on at once (friction19b 15: said plainly, as the step
-# page's "Want it back?" says it).
-BOTH_GO_ON = "Branch {number} goes on too: both branches then run at once."
+# Beside a branch left behind's quiet copy of the message (actions.COPY), on the run page: nothing is asked
+# (friction18a 9); then what resuming it does (resuming_left_behind), in the step page's words.
+LEFT_BEHIND_BACK = "Nothing to do, unless you want this branch back."
+
+
+def resuming_left_behind(beside: list[int], where: str) -> str:
+    """What resuming a branch left behind does (friction18a 8), on the run page and the step page alike: it goes
+    on from `where` ("its latest step", "this step"), and nothing happens to the branches an agent works on
+    (`beside`, their numbers). Its latest step's token adds the next step to it, a new node, and overwrites
+    nothing; the branches then go on at once, each with its agent, and the run shows first whichever moved last
+    (branches.Branch.is_newest). Said plainly (friction19b 15: two agents on one run, and the run page's branch
+    changing, surprised; friction22a B1: one verb, "resuming", the section's own)."""
+    if not beside:
+        return f"Resuming makes it go on from {where}."
+    them = (
+        f"branch {beside[0]}, which keeps its agent"
+        if len(beside) == 1
+        else f"branches {listing.joined([str(n) for n in beside])}, which keep their agents"
+    )
+    return f"Resuming makes it go on from {where} beside {them}; the run page shows the one that moved last."
 
 
 def _started_by_hand(tree: branches.RunBranches, outcome: BranchOutcomeEntry) -> bool:
@@ -833,8 +845,9 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
         lead = "The agent was told what to fix and normally resends the step by itself: nothing for you to do now."
     # The moment the move turns to the person lies ahead: said as what will happen then, not as "your move
     # from" a time still to come, which the eighth reviewer read as a clock gone wrong.
+    # Not a question (friction22a B1: "Agent stopped? …" was one more name for resuming): when the message is for.
     around = Timed(
-        "Agent stopped? Get the message that resumes it. It becomes your move ", " if it does not retry.", "in"
+        "Only if the agent stopped: the message that resumes it. It becomes your move ", " if it does not retry.", "in"
     )
     return BlockedGuide(
         move, blocked.panel_verdict(entry), lead, f"{around.before}{turns}{around.after}", turns_at, around

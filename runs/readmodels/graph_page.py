@@ -87,7 +87,8 @@ class BranchSection:
     listed_below: str = ""
     # r49-phone: a branch left behind that the run card offers back: its last step's page, at the resume action
     # that brings it back ("" for every other branch, and once the run is done or canceled). The phone's list
-    # had no way back (friction19a 10).
+    # had no way back (friction19a 10). Not for the branch shown: its panel right above offers it (friction22b 13:
+    # said twice, a screen apart).
     resume_href: str = ""
 
     @property
@@ -296,7 +297,7 @@ def branch_sections(
         else set()
     )
     sections = []
-    # The branches left behind whose panel offers them back, as the run card's "Want it back?" (none once the
+    # The branches left behind whose panel offers them back, as the run card's "Resume here →" (none once the
     # run is done or canceled: they are history then, friction5 item 13).
     offered = {panel.branch for panel in detail.panels if panel.state == "left_behind"}
     moves = {story.card(node): move for node, move in tip_moves(detail).items()}
@@ -345,7 +346,7 @@ def branch_sections(
                 listed_below=answered_split(detail, lane.number, branch_of).words
                 if shown and detail.graph.lanes > 1
                 else "",
-                resume_href=resume(tip) if state == "left_behind" and lane.number in offered else "",
+                resume_href=resume(tip) if state == "left_behind" and lane.number in offered and not shown else "",
             )
         )
     return sections

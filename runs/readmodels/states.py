@@ -229,9 +229,8 @@ def move(state: str, *, stopped: bool = False) -> Move:
 
 
 # How loud the message that resumes the agent is, by whose move it is (actions.Weight, friction16): solid where
-# resuming is the person's move, the quiet outline where it is nobody's (a branch left behind), folded behind
-# "Agent stopped? …" while the agent has the move.
-WEIGHTS: dict[Move, actions.Weight] = {"yours": "primary", "nobody": "quiet", "agents": "folded"}
+# resuming is the person's move, the quiet outline where it is not (a branch left behind, the agent at work).
+WEIGHTS: dict[Move, actions.Weight] = {"yours": "primary", "nobody": "quiet", "agents": "quiet"}
 
 
 def weight(move: Move) -> actions.Weight:

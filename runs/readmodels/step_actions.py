@@ -1,27 +1,28 @@
 """What a person can do from a step's page, in two fixed sections, always in this order and with these titles
-(node.html): "Resume here" carries the step's branch on from this step (resume the agent, resend the step,
-confirm), "Redo this step on a new branch" (BRANCH_FROM_HERE) starts a new branch from it (the message whose
-answer branches, or the fork form with edited context). A reviewer met a card titled "Resume the agent" that
-held "Branch with edited context…" (friction14): the titles now name the two kinds of action, each action
-inside keeps its one phrase (actions.py). Where nothing carries the branch on from this step, "Resume here"
-says why in one line; a step with no possible action (the end of a finished branch, a canceled run) shows
-neither section.
+whatever the step's state (node.html): "Resume here" (RESUME_HERE) carries the step's branch on from this step
+(resume the agent, resend a refused step, reply to a confirmation), "Branch from here" (BRANCH_FROM_HERE)
+starts a new branch that redoes it (the message whose answer branches, or the fork form with edited context).
+Only the one line under each title changes with the state (friction22a B1, 22b A1: "Redo this step on a new
+branch", "Restart this step…", "Your reply", "Want it back?" and "Agent stopped?" read as five features; the
+vocabulary is docs/dashboard.md's). A done step the run went on from shows no "Resume here", only one line in
+the page's head saying where the run is now (`now_at`, linking its latest step); a step with no possible
+action (the end of a finished branch, a canceled run) shows neither section, a canceled run's step saying why
+in one line.
 
-friction15 (both reviewers' first item): every state whose move is the person's has a control, and a section
-is shown only where its action exists. A step waiting for the person's confirmation gives the two replies to
-paste into the agent's chat (agent_message.replies: the dashboard cannot confirm by itself); wherever resuming
-is possible the message is the run page's button (how loud: friction16 below); a done step the run went on
-from shows no "Resume here" at all, only one line in the page's head saying where the run is now (`now_at`,
-linking its latest step); a canceled run's step says in one line that nothing can resume or branch from it.
-The branch section names its two ways apart, in parallel words (actions.py: "Copy a message to redo it as it
-was…", "Change its context, then redo it…"), each with one line saying when the branch is recorded.
+friction15: every state whose move is the person's has a control, and a section is shown only where its
+action exists. A step waiting for the person's confirmation gives the two replies to paste into the agent's
+chat (agent_message.replies: the dashboard cannot confirm by itself), under the same words and folds as the
+run page's waiting panel (friction22b A9). The branch section names its two ways apart, in parallel words
+(actions.py: "Copy a message to branch as it was…", "Change its context, then branch…"), each with one line
+saying when the branch is recorded.
 
-friction16 (both reviewers): the message's button is as loud as the move is the person's (`weight`, from
-states.weight): solid where resuming is theirs (stalled, paused), the quiet outline on a branch left behind,
-and behind a closed "Agent stopped? …" while the agent has the move (it works on the step, or waits in its
-chat for the person's reply). A refused step's message is its panel's, above (one entry per page: no "Resume
-here" there). A step waiting for the person's confirmation leads the page with "Your reply": what to decide,
-the agent's latest notes it asks them to approve, then the two replies.
+friction16: the message's button is as loud as the move is the person's (`weight`, from states.weight): solid
+where resuming is theirs (stalled, paused, a refusal whose agent stopped), the quiet outline where it is not (a
+branch left behind, an agent at work), always in sight in its section, its line saying when it is for ("only
+if the agent stopped", "resuming makes this branch go on beside branch 2"): friction19b 15's fold on a branch
+left behind is now that quiet button and line (friction22a B3). A refused step's message is "Resume here"'s,
+right under the refusal (one entry per page: the refusal's panel on this page holds none). A step waiting for
+the person's confirmation, a refused one and a branch just started by hand lead the page with "Resume here".
 """
 
 from __future__ import annotations
@@ -31,18 +32,15 @@ from typing import Any, Literal
 
 from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail
 from runs.models import Node
-from runs.readmodels import agent_message, attention, listing, overview, states, step_places
+from runs.readmodels import actions, agent_message, attention, listing, overview, states, step_places
 from runs.readmodels.actions import ActionName, Weight
 from runs.readmodels.step_state import StepState
 
-RESUME_HERE = "Resume here"
-# The section's title where the move is the person's reply in the agent's chat (a step waiting for confirmation).
-YOUR_REPLY = "Your reply"
-# friction19b 8, 19a 9: "Branch from here" did not say that the new branch redoes this step (before or after it?),
-# and its two look-alike buttons hid two models: the message records nothing until an agent answers, the form
-# records when you confirm. The title says what a branch from here is; the two buttons are parallel, each naming
-# what you do, and the line under each says when the branch is recorded.
-BRANCH_FROM_HERE = "Redo this step on a new branch"
+RESUME_HERE = actions.section("resume")
+# friction19b 8, 19a 9: the title says what a branch from here is, and its two parallel buttons each name what
+# you do, the line under each when the branch is recorded; friction22a B1, 22b A1: one verb, "branch", in the
+# title, the buttons and the warning.
+BRANCH_FROM_HERE = actions.section("branch")
 # Under each of the two ways (actions.ACTIONS' fork and branch): when the branch is recorded.
 SAME_CONTEXT = "Nothing is recorded until an agent given the message answers this step again: that starts the branch."
 EDITED_CONTEXT = "The branch is recorded when you confirm a preview of the change."
@@ -53,18 +51,22 @@ ONLY_EDITED = "Its branch is still at this step, so only a changed context makes
 # branch the run page then shows, in the rule that resuming a branch left behind follows too (friction20b 3:
 # "the one this run follows" here, "the one that moved last" there).
 BRANCHING = "Earlier steps and the other branches are kept. The run page shows whichever branch moved last."
-# A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short). The message waits
-# behind "Want it back? Resume the agent…" (friction19b 15), with what resuming does (`back`) inside.
-LEFT_BEHIND_LEAD = "No agent works on this branch. Nothing to do, unless you want it back."
-LEFT_BEHIND_BACK = "Paste this message into an agent's chat: it goes on from this step."
+# A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short), what resuming does
+# after it (attention.resuming_left_behind).
+LEFT_BEHIND_LEAD = "No agent works on this branch: nothing to do, unless you want it back."
+# While the agent works on the step or waits in its chat: when the quiet button is for.
+IF_STOPPED = "Only if the agent stopped: paste this message into its chat, or a new one, and it goes on from this step."
+# A refused step whose agent stopped: what its message does (the refusal above says why it is the person's move).
+RESEND = "Paste this message into the agent's chat, or a new one: it gets the step again and resends it."
+# A refused step waiting for something only the person can give (told in the refusal above): when the message is for.
+IF_STOPPED_RESEND = "Only if the agent stopped: paste this message into its chat, or a new one: it gets the step again."
 # A canceled run's step: its head's one line, where the sections would be.
 CANCELED = "nothing can resume or branch from a canceled run"
 
 
 @dataclass(frozen=True)
 class StepActions:
-    # "Resume here"'s action ("resume", "confirm"); None when nothing carries the branch on from here (or, at a
-    # refused step, its panel above does).
+    # "Resume here"'s action ("resume", "confirm"); None when nothing carries the branch on from here.
     resume: ActionName | None
     lead: str  # "Resume here"'s one line: how the action goes
     # Where the run is now (its latest step's node id and words), for a done step the run went on from: one muted
@@ -83,8 +85,8 @@ class StepActions:
     to_approve_from: str = ""
     # "Branch from here"'s warning line, in a warning style: where an agent at work on the run is not told.
     branch_warning: str = ""
-    # A branch left behind: the line inside "Want it back? …", above the message: what resuming it does.
-    back: str = ""
+    # A step waiting for the person's confirmation: the run page's waiting panel's "Why" (friction22b A9).
+    why: str = ""
 
     @property
     def shown(self) -> bool:
@@ -95,29 +97,21 @@ class StepActions:
         """Whether "Resume here" is shown: only where something resumes from this step."""
         return self.resume is not None
 
-    @property
-    def title(self) -> str:
-        """The section's title: "Your reply" where the move is the person's reply, else "Resume here"."""
-        return YOUR_REPLY if self.replies is not None else RESUME_HERE
+    # A refused step: "Resume here" holds the refusal's message, right under the refusal.
+    refused: bool = False
 
     @property
-    def one_line(self) -> bool:
-        """ "Resume here" would hold only the folded "Agent stopped? …" (the agent at work on the step): that one
-        line is shown alone, without the card and its heading around it (friction17b 11: a near-empty card)."""
-        return (
-            self.resume == "resume"
-            and self.weight == "folded"
-            and not self.lead
-            and self.replies is None
-            and not self.handed_over
-        )
+    def title(self) -> str:
+        """The section's title, the same in every state (friction22a B1: only the line under it changes)."""
+        return RESUME_HERE
 
     @property
     def leads_page(self) -> bool:
-        """The section comes first on the page, before the prompt: a step waiting for the person's decision, or
-        a branch just started by hand, whose hand-over message is the one thing left to do (friction21a 2: under
-        the prompt, "Why this step" and an empty answer, it was a screen below "give it the message below")."""
-        return self.replies is not None or self.handed_over
+        """The section comes first on the page, before the prompt: a step waiting for the person's decision, a
+        refused step (its message under the refusal that says why), or a branch just started by hand, whose
+        hand-over message is the one thing left to do (friction21a 2: under the prompt, "Why this step" and an
+        empty answer, it was a screen below "give it the message below")."""
+        return self.replies is not None or self.handed_over or self.refused
 
 
 NONE = StepActions(None, "", "", False, False, False, "")
@@ -152,9 +146,12 @@ def _of_step(
     elsewhere: list[BranchOutcomeEntry],
 ) -> StepActions:
     if node.blocked is not None:
-        # The refusal's panel above holds the message, as loud as the move is the person's (attention.blocked_guide):
-        # one entry per page, not a second button here (friction16).
-        return StepActions(None, "", "", False, False, False, branch_lead)
+        # The refusal's message, as loud as the move is the person's (attention.blocked_guide); the refusal's
+        # panel on this page holds none (friction16: one entry per page). While the agent is to resend, the line
+        # is the panel's clock ("only if the agent stopped … your move in 29 min"), printed by the template.
+        weight = states.weight(attention.move_of_blocked(node.blocked, overview.stall_cutoff()))
+        lead = RESEND if weight == "primary" else IF_STOPPED_RESEND if node.blocked.whose_move == "user" else ""
+        return StepActions("resume", lead, "", True, False, False, branch_lead, weight=weight, refused=True)
     if node.branches:
         # The run went on from this step: the branch carries on at its latest step, not here (no "Resume here");
         # acknowledging this step's token again starts a new branch (actions.py: fork).
@@ -171,33 +168,31 @@ def _of_step(
             now_at=_now_at(carrying, node.run.branch_count > 1, latest),
         )
     if step.state == "needs_you":
-        # The agent waits in its chat for the person's word: what to decide, the notes to approve, the two replies;
-        # the message folded, only if it stopped.
+        # The agent waits in its chat for the person's word: what to decide, the notes to approve, the two replies,
+        # and "Why", as the run page's waiting panel (friction22b A9: no message here that the run page lacks).
         pk = Node.objects.filter(public_id=int(node.node_id)).values_list("pk", flat=True).first()
         notes = attention.latest_notes(pk) if pk is not None else None
         return StepActions(
             "confirm",
             attention.waiting_words(node.title),
             "",
-            True,
+            False,
             False,
             False,
             branch_lead,
-            weight=states.weight("agents"),
             replies=agent_message.replies(node.title),
+            why=attention.WAITING_WHY,
             to_approve=notes.entry["notesMarkdown"] if notes else "",
             to_approve_from=notes.entry["title"] if notes else "",
         )
     if node.operator_fork is not None:
         return StepActions("resume", "", "", True, True, False, branch_lead)
     if at_work:
-        # The page's working line says the agent is on it; the message waits folded, for when it stops.
-        return StepActions("resume", "", "", True, False, False, branch_lead, weight=states.weight("agents"))
+        # The page's working line says the agent is on it; the message is quiet, its line saying when it is for.
+        return StepActions("resume", IF_STOPPED, "", True, False, False, branch_lead, weight=states.weight("agents"))
     if step.state == "left_behind":
-        back = " ".join(filter(None, (LEFT_BEHIND_BACK, others_go_on(elsewhere))))
-        return StepActions(
-            "resume", LEFT_BEHIND_LEAD, "", True, False, False, branch_lead, weight=states.weight("nobody"), back=back
-        )
+        lead = f"{LEFT_BEHIND_LEAD} {attention.resuming_left_behind([o.number for o in elsewhere], 'this step')}"
+        return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("nobody"))
     lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
     return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("yours"))
 
@@ -289,23 +284,6 @@ def _at_work_elsewhere(node: NodeDetail, step: StepState) -> list[BranchOutcomeE
         for o in (*node.on_branches, *node.other_branches)
         if o.number != here and (o.state == "needs_you" or attention.move_of_branch(o, cutoff) == "agents")
     ]
-
-
-def others_go_on(at_work: list[BranchOutcomeEntry]) -> str:
-    """What resuming a branch left behind does to the branches an agent works on (friction18a 8): nothing. Its
-    latest step's token adds the next step to it, a new node, and overwrites nothing; the branches then go on at
-    once, each with its agent, and the run shows first whichever branch moved last (branches.Branch.is_newest).
-    Said plainly (friction19b 15: two agents on one run, and the run page's branch changing, surprised)."""
-    if not at_work:
-        return ""
-    numbers = [o.number for o in at_work]
-    who = (
-        f"Branch {numbers[0]} keeps its agent"
-        if len(numbers) == 1
-        else f"Branches {listing.joined([str(n) for n in numbers])} keep their agents"
-    )
-    together = "the two branches" if len(numbers) == 1 else "all of them"
-    return f"{who}: {together} then go on at once, and the run page shows the one that moved last."
 
 
 def recap_shown(entries: list[Any], actions: StepActions) -> list[Any]:

@@ -148,6 +148,12 @@ def action(name: str) -> str:
 
 
 @register.filter
+def section(name: str) -> str:
+    """A step page section's name (actions.SECTIONS): {{ "resume"|section }} is "Resume here"."""
+    return actions.section(name)  # type: ignore[arg-type]
+
+
+@register.filter
 def action_verb(name: str) -> str:
     """The same phrase inside a sentence: {{ "resume"|action_verb }} is "resume the agent"."""
     return actions.verb(name)  # type: ignore[arg-type]
@@ -163,12 +169,6 @@ def copy_label(name: str) -> str:
 def share_label(name: str) -> str:
     """The words of the "Share…" copy.js adds after a copy button (actions.SHARE), given it as data-share-label."""
     return actions.share_label(name)  # type: ignore[arg-type]
-
-
-@register.simple_tag
-def agent_stopped() -> str:
-    """The closed disclosure's words for the message while the agent has the move (actions.AGENT_STOPPED)."""
-    return actions.AGENT_STOPPED
 
 
 @register.filter

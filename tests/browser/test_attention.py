@@ -378,33 +378,32 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     else:
         from_start = re.compile(r"^Redoes .+, from the start$")
         expect(sized_page.locator(".gl-branch .gl-fork", has_text=from_start)).to_have_count(1)
-    # One folded line beside the live branch, which leads; "Want it back? Resume the agent…" opens the sentence.
-    # On a phone the list of branches below names it instead (friction18a 17): its heading opens the branch.
+    # One line beside the live branch, which leads; "Resume here →" leads to its step page's section, named as
+    # there (friction22a B3: no "Want it back?" fold). On a phone the list of branches below names it instead
+    # (friction18a 17): its heading opens the branch.
     line = sized_page.locator(".left-behind-line#left_behind-1")
     if sized_page.viewport_size["width"] < 600:
         expect(sized_page.locator("#other-branches")).to_be_hidden()
         sized_page.locator(".graph-list .gl-head a", has_text="Branch 1").click()
     else:
         expect(line).to_contain_text(re.compile(r"Branch 1 · .+ · step 3 of 3"))
-        expect(line.locator(".agent-message")).not_to_be_visible()
-        line.get_by_text("Want it back? Resume the agent…").click()
-        expect(line.locator(".next-move")).to_contain_text("Nothing to do, unless you want this branch back")
-        expect(line.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow")
-        # Opened inside the list of other branches, its copy button keeps its words on one line in its row.
-        expect(line.locator(".copy-button")).to_be_visible()
-        assert_copy_buttons_whole(sized_page)
+        expect(line.locator(".agent-message")).to_have_count(0)
+        expect(line.get_by_role("link", name="Resume here →")).to_have_attribute("href", re.compile(r"#resume-here$"))
         line.get_by_role("link", name=re.compile(r"^Branch 1 · .+ · step 3 of 3$")).click()
     expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")
     panel = sized_page.locator(".state-panel.state-left_behind")
     expect(panel).to_be_visible()
-    # Its resume is the quiet button, not the page's biggest (friction15), under the message's one name, behind
-    # "Want it back? …" as on the run card (friction19b 15: in sight it invited reviving the branch by accident).
-    expect(panel.locator(".copy-button")).to_be_hidden()
-    expect(panel.locator(".next-move")).to_contain_text("Branch 2 goes on too: both branches then run at once.")
-    panel.get_by_text("Want it back? Resume the agent…").click()
+    # Its resume is the quiet button, not the page's biggest (friction15, friction19b 15: a solid one invited
+    # reviving the branch by accident), under the message's one name, in sight with its line (friction22a B3).
+    expect(panel.locator(".next-move")).to_contain_text(
+        "Resuming makes it go on from its latest step beside branch 2, which keeps its agent"
+    )
     expect(panel.locator(".copy-button")).to_have_text("Copy the message for the agent")
     expect(panel.locator(".copy-button")).to_have_class("copy-button copy-quiet")
-    panel.get_by_text("Want it back? Resume the agent…").click()  # closed again, as the page first shows it
+    assert_copy_buttons_whole(sized_page)
+    # Said once on the page (friction22b 13): the phone's list offers no second way back for the branch shown.
+    expect(sized_page.get_by_text(re.compile(r"Want it back\?"))).to_have_count(0)
+    expect(sized_page.locator(".gl-branch.shown .gl-resume")).to_have_count(0)
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     # Friction12 item 15: on a phone the list's "you are viewing" pill keeps well clear of its box's edge (it
     # wraps whole to the next line rather than come near it).

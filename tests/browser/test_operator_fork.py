@@ -67,7 +67,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
             "e => getComputedStyle(e).borderStyle"
         )
         expect(page.locator("#fork-how")).to_be_visible()
-        page.get_by_text("Change its context, then redo it…").click()
+        page.get_by_text("Change its context, then branch…").click()
         expect(page.locator("#fork-how")).to_be_hidden()
         expect(page.get_by_text("Context the agent will get (JSON)")).to_be_visible()
         editor = page.locator("#fork-context")
@@ -86,9 +86,9 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         assert_plain_words(page)
         # The run went on from this step: the message would start a new branch, so it is not "resume" (friction13 2).
         # Nothing resumes here: no "Resume here", the head's line says where the run is (friction15).
-        expect(page.locator(".step-actions h2")).to_have_text(["Redo this step on a new branch"])
+        expect(page.locator(".step-actions h2")).to_have_text(["Branch from here"])
         expect(page.locator(".page-head #now-at")).to_be_visible()
-        expect(page.locator("#fork-message > summary")).to_have_text("Copy a message to redo it as it was…")
+        expect(page.locator("#fork-message > summary")).to_have_text("Copy a message to branch as it was…")
         expect(page.locator("#fork-what")).to_contain_text(
             "Once you confirm, this page gives the message that sets the agent going"
         )
@@ -98,7 +98,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         page.get_by_role("button", name="Start the branch with this change").click()
 
         # The new branch's step: its hand-over is what "Resume here" holds, branching again the next section.
-        expect(page.locator(".step-actions h2")).to_have_text(["Resume here", "Redo this step on a new branch"])
+        expect(page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
         expect(page.locator("#resume-here .fork-handover")).to_contain_text("To resume the agent, paste this message")
         # It leads the page, before the prompt: the banner's "give it the message below" is right under it, not
         # a screen away (friction21a 2).
@@ -175,9 +175,9 @@ def test_a_mistake_in_the_form_shows_inline_in_the_browser(page, console_log, li
     start = start_workflow(RELEASE, context=START_CONTEXT)
     node = tokens.parse(settings.WORKRAIL_HOME, start["stateToken"], TokenKind.STATE).id
     page.goto(f"{live_server.url}/nodes/{node}/")
-    # The agent works on this step: branching from it is one folded way, under "Redo this step on a new branch".
+    # The agent works on this step: branching from it is one folded way, under "Branch from here".
     expect(page.locator("#branch-here #fork-details > summary")).to_be_visible()
-    page.get_by_text("Change its context, then redo it…").click()
+    page.get_by_text("Change its context, then branch…").click()
     page.locator("#fork-context").fill('{"target": "production",}')
     page.locator("#fork-reason").fill("Trailing comma on purpose.")
     page.get_by_role("button", name="Preview the change").click()

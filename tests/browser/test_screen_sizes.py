@@ -117,7 +117,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         expect(sized_page.locator("#others-line")).to_have_text("Other branches: 2 left behind →")
         expect(sized_page.locator("#others-line a")).to_have_attribute("href", "#graph-title")
         resumes = sized_page.locator(".graph-list .gl-resume a")
-        expect(resumes).to_have_text(["Want it back? Resume the agent…"] * 2)
+        expect(resumes).to_have_text(["Resume here →"] * 2)  # its section's name (friction22a B1)
         resume_at = resumes.first.get_attribute("href") or ""
         assert resume_at.endswith("#resume-here")
         assert 'id="resume-here"' in sized_page.request.get(site + resume_at).text()
@@ -316,8 +316,9 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     # wrong, headed "Refused" (friction19a 1: "Blocked" is the person's move's word); whose move once, in the pill.
     assert (said(sized_page, "Retrying"), said(sized_page, "Blocked"), said(sized_page, "Agent's move")) == (1, 0, 1)
     expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Retrying")
-    # The message, then the developers' call: here the panel's last fold, inside the box it belongs to as on the
-    # confirm step's page (friction17b 6).
+    # The message, "Resume here"'s right under the refusal (friction22a B1), then the developers' call: here the
+    # panel's last fold, inside the box it belongs to as on the confirm step's page (friction17b 6), the one such
+    # fold on the page.
     expect(sized_page.get_by_text("For developers", exact=True)).to_have_count(1)
     sized_page.locator("#blocked-more-1 > summary").click()
     assert_one_message_then_developers(sized_page, "#blocked-more-1", inside=True)
@@ -326,11 +327,13 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
 
 
 def assert_one_message_then_developers(page: Page, drawer: str, inside: bool = False) -> None:
-    """A blocked step's page or run page says what to give a stopped agent once: one message for the agent,
-    in the box; the one "For developers" drawer holds the raw call alone, without a second "give it this"
-    (friction12 item 8): under the box on the run page (the run's fold), `inside` it, last, on the step's."""
+    """A blocked step's page or run page says what to give a stopped agent once: one message for the agent, in
+    the box on the run page, in "Resume here" right under it on the step's; the one "For developers" drawer
+    holds the raw call alone, without a second "give it this" (friction12 item 8): under the box on the run page
+    (the run's fold), `inside` it, last, on the step's."""
     panel = page.locator(".blocked-panel").first
-    expect(panel.locator(".agent-message")).to_have_count(1)
+    expect(page.locator(".agent-message")).to_have_count(1)
+    expect((page.locator("#resume-here") if inside else panel).locator(".agent-message")).to_have_count(1)
     if inside:
         expect(panel.locator(f"{drawer}.blocked-more")).to_have_count(1)
         expect(panel.locator("> details").last).to_have_id(drawer.lstrip("#"))
@@ -527,27 +530,22 @@ def test_a_node_page(sized_page, console_log, site, forked):
         " [...ul.children].some(li => getComputedStyle(li, '::before').content.includes('·'))]"
     )
     assert sized_page.locator("#node-facts").evaluate(style) == ["wrap", False]
-    # A healthy node leads with its step, not with resuming it: while the agent works on the step, the message
-    # is one folded line inside the "Agent working" banner, for when it stops (no second driver; friction18b
-    # 15), and "Redo this step on a new branch" follows what was recorded, branching with other context a fold
-    # of its own.
+    # A healthy node leads with its step, not with resuming it: while the agent works on the step, "Resume here"
+    # and "Branch from here" follow what was recorded (friction22a B1: the titles of every state), the message
+    # the quiet outline, for when the agent stops (no second driver, friction16), branching with other context a
+    # fold of its own.
     recorded = sized_page.locator("#recorded-title").bounding_box()
+    resume = sized_page.locator("#resume-here").bounding_box()
     branch = sized_page.locator("#branch-here").bounding_box()
-    expect(sized_page.locator("#node-pending #resume-here")).to_have_count(1)
-    assert recorded is not None and branch is not None
-    assert recorded["y"] < branch["y"]
-    # "Resume here" is then only its folded line: no card nor heading around it (friction17b 11).
-    expect(sized_page.locator(".step-actions h2")).to_have_text(["Redo this step on a new branch"])
-    # The agent's move: the message behind a closed "Agent stopped? …", not the page's loudest button (friction16).
-    expect(sized_page.locator("#resume-message details.agent-stopped > summary")).to_be_visible()
-    expect(sized_page.locator("#resume-message .copy-button")).to_be_hidden()
+    assert recorded is not None and resume is not None and branch is not None
+    assert recorded["y"] < resume["y"] < branch["y"]
+    expect(sized_page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
+    expect(sized_page.locator("#resume-message .copy-button")).to_have_class("copy-button copy-quiet")
     expect(sized_page.locator("#resume-here .agent-message")).not_to_be_visible()
     expect(sized_page.locator("#branch-here #fork-details > summary")).to_be_visible()
     # The card in people's words; the token, for the API, in a fold.
     assert_plain_words(sized_page)
     api = sized_page.locator("details.raw-token")
-    expect(api).to_be_hidden()  # inside that folded line
-    sized_page.locator("#resume-message details.agent-stopped > summary").click()
     expect(api.locator("summary")).to_have_text("For developers")
     api.locator("summary").click()
     expect(api).to_contain_text("stateToken")

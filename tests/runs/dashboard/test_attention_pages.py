@@ -181,19 +181,17 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     assert 'class="badge state-canceled" data-move="nobody">Canceled</span>' in html
     rewound = made.left_behind()
     html = page(client, f"/runs/{rewound.run_id}/")
-    # Beside the live branch, the branch left behind is one line; its message is behind "Want it back? Resume
-    # the agent…", as its own panel says (friction13 2).
-    line = html.split('class="left-behind-line" id="left_behind-1"')[1].split("</details>")[0]
+    # Beside the live branch, the branch left behind is one line; its way back is one link to its step page's
+    # "Resume here", named as there (friction22a B3, 22b 13: no "Want it back?" fold, said once per page).
+    line = html.split('class="left-behind-line" id="left_behind-1"')[1].split("</div>")[0]
     assert (
         "Branch 1 · " in line
         and " · step 3 of 3</a>" in line
         and 'class="badge state-left_behind" data-move="nobody">Left behind</span>' in line
     )
-    assert (
-        "<summary" in line
-        and "Want it back? Resume the agent…</summary>" in line
-        and "Resume the WorkRail workflow" in line
-    )
+    assert "<summary" not in line and "Resume the WorkRail workflow" not in line
+    assert 'href="/nodes/' in line and '/#resume-here" id="left_behind-resume-1">Resume here →</a>' in line
+    assert "Want it back?" not in html
     assert 'class="state-panel state-left_behind"' not in html
     # The live branch leads: the status line says where its agent is, before the branches left behind.
     assert 'id="pending-step"' not in html
@@ -212,17 +210,16 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     )
     assert "Self-Check the Plan · step 3 of 3" in panel and 'class="verdict-line"' not in panel
     # Its resume is the quiet button, with one line saying what it does (friction15), and that branch 2 goes on as
-    # well; the button waits behind "Want it back? Resume the agent…" (friction19b 15: in sight, it invited reviving
-    # the branch by accident).
+    # well; the button is the quiet outline, in sight with that line (friction22a B3), not behind a fold: quiet, so
+    # it does not invite reviving the branch by accident (friction19b 15).
     assert (
-        "Nothing to do, unless you want this branch back. Pasted into an agent&#x27;s chat, its message resumes "
-        "it at its latest step. Branch 2 goes on too: both branches then run at once." in panel
+        "Nothing to do, unless you want this branch back. Resuming makes it go on from its latest step beside "
+        "branch 2, which keeps its agent; the run page shows the one that moved last." in panel
     )
-    back = panel.split('<details class="want-back" id="left_behind-sentence-1-back">')[1]
-    assert back.startswith('<summary class="small">Want it back? Resume the agent…</summary>')
+    assert "want-back" not in panel and "Want it back?" not in shown
     assert (
         'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Copy the message for the agent<'
-        in back
+        in panel
     )
     assert "Nothing to do." not in panel
     assert 'id="pending-step"' not in shown

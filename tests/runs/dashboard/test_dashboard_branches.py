@@ -162,7 +162,13 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     node = html_of(client, f"/nodes/{stuck.node_id}/")
     # The refused step's page shows the refusal itself, the run page's panel (not a link to it): the verdict,
     # what is wrong and what the agent is told, under the step's own Blocked pill.
-    refusal = node.split('id="node-refusal"')[1].split('data-live-region="node"')[0]  # to the step's answer
+    refusal = node.split('id="node-refusal"')[1].split('id="resume-here"')[0]  # to the "Resume here" under it
+    # Its message is "Resume here"'s, right under it, under the title every state has (friction22a B1): one copy
+    # button on the page, the quiet outline while the agent is to resend, with when it turns the person's move.
+    resume = node.split('id="resume-here"')[1].split("</section>")[0]
+    assert "copy-button" not in refusal and node.count('class="copy-button') == 1
+    assert 'class="copy-button copy-quiet" data-copy-target="node-message">' in resume
+    assert "Only if the agent stopped: the message that resumes it. It becomes your move <time" in resume
     # One status: the refusal, not also "Agent working on this step" above it (friction14 item 2).
     assert 'id="node-pending"' not in node and "Agent working on this step" not in node
     assert 'class="blocked-panel"' in refusal and "Why it was refused" in refusal
@@ -180,11 +186,9 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert 'id="step-state">Agent&#x27;s move · Retrying</span>' in node
     assert "Nothing accepted yet: the agent's answer was refused, for the reason shown above." in node
     assert "see above" not in node and "Nothing recorded on this node yet" not in node
-    # One entry for the message on the page (friction16): the refusal's panel holds it, folded while the agent is
-    # about to resend by itself; no "Resume here" repeating it.
-    assert 'id="resume-here"' not in node and 'data-copy-target="node-message"' not in node
+    # One entry for the message on the page (friction16): "Resume here"'s, not also the refusal panel's.
     assert node.count("Copy the message for the agent</button>") == 1
-    assert 'data-copy-target="blocked-message-1">Copy the message for the agent</button>' in refusal
+    assert 'data-copy-target="blocked-message-1"' not in node and "if-stopped-fold" not in node
     assert 'id="fork-details"' in node
 
 

@@ -596,10 +596,11 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     tip = re.findall(r"\?tip=(\d+)", others)[0]
     left = page(client, f"/nodes/{tip}/")
     assert ">Resume here</h2>" in left and 'id="step-state">Left behind</span>' in left
-    # The quiet outline behind "Want it back? …", under the one name of its message (friction16, friction19b 15).
+    # The quiet outline, in sight with its line (friction16, friction19b 15, friction22a B3), under the one name of
+    # its message.
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in left
-    assert "No agent works on this branch. Nothing to do, unless you want it back." in left
-    assert '<summary class="small">Want it back? Resume the agent…</summary>' in left
+    assert "No agent works on this branch: nothing to do, unless you want it back." in left
+    assert "Want it back?" not in left
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis
     assert "mr_review.findings" in synthesis

@@ -77,7 +77,7 @@ def test_the_node_page_offers_the_form_prefilled_with_the_context(client, root):
     assert "<summary" in kept and '<dl class="fork-locked"' in kept
     locked = between(page, '<dl class="fork-locked"', "</dl>")
     assert '<dt class="mono">ticketId</dt><dd class="mono">&quot;REL-7&quot;</dd>' in locked
-    assert "Change its context, then redo it…" in page and "fork…" not in page
+    assert "Change its context, then branch…" in page and "fork…" not in page
     assert 'name="csrfmiddlewaretoken"' in page
     assert '<details id="fork-details">' in page  # closed until used
 
@@ -92,11 +92,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     # The stateToken in the message to copy and in the raw call behind its disclosure, not again under "Resume".
     assert page.count(call_token(page)) == 2 and "Copy the message for the agent" in page
     # The hand-over is what "Resume here" holds on the new branch's step; branching again is the next section.
-    assert (
-        page.index(">Resume here</h2>")
-        < page.index('class="fork-handover"')
-        < page.index(">Redo this step on a new branch</h2>")
-    )
+    assert page.index(">Resume here</h2>") < page.index('class="fork-handover"') < page.index(">Branch from here</h2>")
     assert "To resume the agent, paste this message" in page and "Production, not staging." in page
     assert 'target set to "production"' in page
     # Where and by whom it was started, the step's line of facts says, once: not again in the hand-over.
@@ -289,6 +285,9 @@ def test_a_branch_set_aside_by_a_fork_started_by_hand_is_not_said_to_be_left_by_
     run_page = client.get(f"/runs/{staged.run.public_id}/").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(run_page)).split())
     assert "Replaced" not in words and "its agent may still be working" not in words, words
+    # Why it was left behind is its own panel's, shown with it (its line beside branch 2 links its "Resume here").
+    run_page = client.get(f"/runs/{staged.run.public_id}/?tip={staged.public_id}").content.decode()
+    words = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(run_page)).split())
     assert "left behind when branch 2 was started by hand" in words and "set aside" not in words, words
     # Nobody told the agent that was on branch 1 (friction16a 10): the page says it may still be at work there.
     said = "started by hand. An agent working here is not told: it may carry on in its chat until you tell it there"

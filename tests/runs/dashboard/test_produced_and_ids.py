@@ -76,16 +76,16 @@ def test_the_node_page_says_resume_and_fork_in_plain_words_with_tokens_for_the_a
     review = Node.objects.filter(run__public_id=built.review_run)
     forked = next(n for n in review.order_by("depth") if n.children.count() > 1)
     html = page(client, f"/nodes/{forked.public_id}/")
-    # A step the run went on from: "Redo this step on a new branch", its two ways each folded.
+    # A step the run went on from: "Branch from here", its two ways each folded.
     card = between(html, 'id="branch-title"', "</section>")
     said, api = card.split('<details class="raw-token">', 1)
     said = said.replace(between(said, 'id="node-message"', "</pre>"), "")  # the message itself names tokens
-    assert said.startswith('id="branch-title">Redo this step on a new branch</h2>')
+    assert said.startswith('id="branch-title">Branch from here</h2>')
     # The two ways told apart (friction15), each with one line of what it does differently.
-    assert ">Copy a message to redo it as it was…</summary>" in said
+    assert ">Copy a message to branch as it was…</summary>" in said
     assert "ackToken" not in said and "acknowledging" not in said and "node" not in text_of(said)
     assert "For developers</summary>" in api and "acknowledging it again starts a new branch" in api
-    assert "Change its context, then redo it…" in api and "sets the agent going on it" in api
+    assert "Change its context, then branch…" in api and "sets the agent going on it" in api
     assert "answers this step again: that starts the branch" in api
     assert "The branch is recorded when you confirm a preview of the change." in api
     assert "Where the run went on from this step." in html

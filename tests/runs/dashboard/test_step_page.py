@@ -10,7 +10,7 @@ from django.test import Client
 
 from runs.models import Node
 from tests.support import attention_sessions as made
-from tests.support.branched_review import REVIEW, forked_review, node_id_of
+from tests.support.branched_review import REVIEW, blocked_review, forked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
 from tests.support.sample_session import advance
 
@@ -80,7 +80,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # Nothing resumes from a step the run went on from: no "Resume here" (friction15), one muted line in the head
     # says where the run is now, linking its latest step.
     assert ">Resume here</h2>" not in text and 'id="resume-here"' not in text
-    assert text.count(">Redo this step on a new branch</h2>") == 1
+    assert text.count(">Branch from here</h2>") == 1
     now_at = text.split('<span class="muted small now-at" id="now-at">')[1].split("</span>")[0]
     assert now_at == f'<a href="/nodes/{review.done_tip}/">branch 1 went on to its end →</a>'
     assert head(text).index('id="step-state"') < head(text).index('id="now-at"')
@@ -89,7 +89,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # (not "resume", which only ever carries a branch on, friction13 2), the fold with edited context; each with
     # one line of what it does differently (friction15).
     assert "Start a new branch from here" not in text and "Resume the agent" not in branch
-    assert ">Copy a message to redo it as it was…</summary>" in branch and 'id="fork-details"' in branch
+    assert ">Copy a message to branch as it was…</summary>" in branch and 'id="fork-details"' in branch
     # The section says it redoes this step and what it keeps (friction19b 8); under each of its two parallel
     # buttons, when the branch is recorded: an agent's answer, or your confirming the preview (friction19a 9).
     # Which branch the run page then shows, in the rule resuming a branch left behind follows too (friction20b 3).
@@ -100,15 +100,15 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     said = "Nothing is recorded until an agent given the message answers this step again: that starts the branch."
     assert f'id="fork-message-what">{said}</p>' in branch
     assert 'id="fork-how">The branch is recorded when you confirm a preview of the change.</p>' in branch
-    assert text.count(">Change its context, then redo it…</summary>") == 1
+    assert text.count(">Change its context, then branch…</summary>") == 1
     # The pending step of a branch: "Resume here" resumes the agent, by the run page's button in sight; the branch
     # from this step is by hand only.
     resume, branch = sections(page(client, f"/nodes/{review.open_tip}/")).values()
     assert f'data-copy-target="node-message">{BUTTON}</button>' in resume
-    # The agent is on it: the message waits behind a closed disclosure, not the page's loudest button (friction16).
-    stopped = '<details class="agent-stopped" id="node-message-stopped"><summary class="small">Agent stopped?'
-    assert stopped in resume
-    assert "Copy a message to redo it as it was…" not in branch and 'id="fork-details"' in branch
+    # The agent is on it: the quiet outline, not the page's loudest button (friction16), in sight (friction22a B3).
+    assert 'class="copy-button copy-quiet" data-copy-target="node-message">' in resume
+    assert resume.index("copy-button") < resume.index("<summary")  # in sight, its text folded under it
+    assert "Copy a message to branch as it was…" not in branch and 'id="fork-details"' in branch
     # Why the one way only (friction20a 3: the second button came and went without a word).
     only = "Its branch is still at this step, so only a changed context makes a new branch here."
     assert f'id="fork-how">{only} The branch is recorded when you confirm a preview of the change.</p>' in branch
@@ -178,34 +178,35 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     start = start_workflow(made.PLAN, context={"sessionKey": "FOLD-1"})
     answer = advance(start, "Clarified the goal.")
     url = f"/nodes/{node_id_of(answer)}/"
-    # The agent works on this step now: the message waits folded, for when it stops (no second driver, friction16).
-    resume, branch = sections(page(client, url)).values()
+    # The agent works on this step now: the quiet outline (no second driver, friction16), its one line saying it
+    # is for when the agent stops; in sight, not behind "Agent stopped? …" (friction22a B1, B3).
+    text = page(client, url)
+    resume, branch = sections(text).values()
+    assert f'class="copy-button copy-quiet" data-copy-target="node-message">{BUTTON}</button>' in resume
     assert (
-        f">{BUTTON}</button>" in resume
-        and '<summary class="small">Agent stopped? Get the message that resumes it</summary>' in resume
+        'id="resume-what">Only if the agent stopped: paste this message into its chat, or a new one, and it goes on '
+        "from this step.</p>" in resume
     )
-    assert resume.index("agent-stopped") < resume.index(BUTTON) and "Check the message" not in resume
-    assert 'id="resume-what"' not in resume and '<summary class="small">Resume' not in resume
+    assert resume.index('id="resume-what"') < resume.index(BUTTON) and "Agent stopped?" not in text
+    assert ">Resume here</h2>" in resume
     assert '<details id="fork-details">' in branch  # the form, folded until used
     # Nothing recorded for the stall window: the person's move, said as such.
     made.quiet(start["session"]["runId"])
     resume = sections(page(client, url))["resume-here"]
     assert "Copy the message into the agent&#x27;s chat, or a new one: it carries on at this step" in resume
     assert f'class="copy-button" data-copy-target="node-message">{BUTTON}</button>' in resume
-    assert "Agent stopped?" not in resume  # the person's move: the solid button in sight
+    assert "copy-quiet" not in resume  # the person's move: the solid button
     # A branch left behind: taken up again from here.
     rewound = made.left_behind()
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None  # branch 1's tip, set aside by the rewind
     resume = sections(page(client, f"/nodes/{left.public_id}/"))["resume-here"]
-    assert "No agent works on this branch. Nothing to do, unless you want it back." in resume
-    # The button waits behind "Want it back? Resume the agent…", as on the run card (friction19b 15), with what
-    # resuming does said plainly inside: branch 2 keeps its agent, both go on.
-    back = resume.split('<details class="want-back" id="node-message-back">')[1].split('class="raw-token"')[0]
-    assert back.startswith('<summary class="small">Want it back? Resume the agent…</summary>')
-    assert "Branch 2 keeps its agent: the two branches then go on at once" in back
-    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in back
-    assert resume.index('id="resume-what"') < resume.index('class="want-back"') < resume.index("copy-button")
+    # The quiet button in sight, not behind "Want it back? …" (friction22a B3), its line saying what resuming does
+    # (friction19b 15): branch 2 keeps its agent, both go on.
+    assert "No agent works on this branch: nothing to do, unless you want it back. Resuming makes it go on" in resume
+    assert "beside branch 2, which keeps its agent" in resume and "want-back" not in resume
+    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume
+    assert resume.index('id="resume-what"') < resume.index("copy-button")
 
 
 def test_a_canceled_run_s_step_says_when_and_that_nothing_resumes_or_branches(client, service_catalog):
@@ -261,3 +262,34 @@ def test_a_steps_workflow_id_is_a_tooltip_not_a_tag_in_its_head_or_its_notes(cli
     notes = text.split('id="recap-title"')[1].split("</section>")[0]
     assert '<h3 title="step clarify-goal in the workflow">Clarify Goal and Constraints</h3>' in notes
     assert ">clarify-goal<" not in notes
+
+
+def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after_a_question(
+    client, service_catalog, settings
+):
+    # friction22a B1, 22b A1: "Resume here" and "Branch from here", in that order, whatever the state: only the
+    # line under each title changes. No "Want it back? …" nor "Agent stopped? …" (friction22a B3), on the step
+    # pages nor on the run pages that offer the same (friction22b 13).
+    settings.WORKRAIL_STALL_MINUTES = 30
+    working = advance(start_workflow(made.PLAN, context={"sessionKey": "TITLES-1"}), "Clarified the goal.")
+    stalled = made.stalled("TITLES-2")
+    waiting = made.waiting_for_user(service_catalog["extra"], "TITLES-3")
+    refused = blocked_review("TITLES-4")
+    rewound = made.left_behind("TITLES-5")
+    left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
+    assert left is not None
+    urls = {
+        "running": f"/nodes/{node_id_of(working)}/",
+        "stalled": f"/nodes/{node_id_of(stalled.answer)}/",
+        "confirm": f"/nodes/{node_id_of(waiting.answer)}/",
+        "refused": f"/nodes/{refused.node_id}/",
+        "left behind": f"/nodes/{left.public_id}/",
+    }
+    for state, url in urls.items():
+        text = page(client, url)
+        titles = re.findall(r'<h2 id="(?:resume-here|branch)-title">([^<]+)', text)
+        assert [t.strip() for t in titles] == ["Resume here", "Branch from here"], (state, titles)
+        assert "Want it back?" not in text and "Agent stopped?" not in text, state
+    for run_page in (f"/runs/{rewound.run_id}/", f"/runs/{rewound.run_id}/?tip={left.public_id}"):
+        text = page(client, run_page)
+        assert "Want it back?" not in text and "Agent stopped?" not in text, run_page

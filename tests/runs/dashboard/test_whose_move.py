@@ -223,7 +223,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert "The agent was told what to fix and normally resends the step by itself" in before_folds
     assert BUTTON not in before_folds and "If the agent has stopped, copy the message" not in text
     fold = panel.split('<details class="if-stopped-fold" id="if-stopped-1">')[1].split("</details>")[0]
-    assert "Agent stopped? Get the message that resumes it. It becomes your move <time" in fold
+    assert "Only if the agent stopped: the message that resumes it. It becomes your move <time" in fold
     assert BUTTON in fold
     # That moment as a <time> the reader's browser puts on their clock, not "05:50 UTC" in the words.
     summary = fold.split("<summary", 1)[1].split("</summary>", 1)[0]
@@ -292,14 +292,18 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
 
     rewound = made.left_behind()
     text = page(client, f"/runs/{rewound.run_id}/")
-    line = text.split('class="left-behind-line"')[1].split("</details>")[0]
-    # Nobody's move: the branch is set aside, its resume the quiet outline, under the message's one name (friction16).
-    assert f'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">{BUTTON}<' in line
-    assert not tags(line)
-    [message] = copied(line)
-    assert "step 3 of 3 (" in message
+    line = text.split('class="left-behind-line"')[1].split("</div>")[0]
+    # Beside the live branch, the branch left behind's line links its step page's "Resume here" (friction22b 13).
+    assert "#resume-here" in line and BUTTON not in line and not tags(line)
     # The live branch's pending step runs: the agent's move, said by the status line, not the page's head.
     assert 'id="pending-step"' not in text and tags(status(text)) == ["agents"] and tags(page_head(text)) == []
+    tip = line.split('href="?tip=')[1].split('"')[0]
+    panel = page(client, f"/runs/{rewound.run_id}/?tip={tip}").split('class="state-panel state-left_behind"')[1]
+    # Shown, nobody's move: the branch is set aside, its resume the quiet outline, under the message's one name
+    # (friction16), in sight (friction22a B3).
+    assert f'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">{BUTTON}<' in panel
+    [message] = copied(panel.split("</section>")[0])
+    assert "step 3 of 3 (" in message
 
 
 def test_a_needs_you_panel_leaves_whose_move_to_its_badge(client, service_catalog):
@@ -377,28 +381,25 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     # Nothing left to resume or branch from: neither section.
     assert BUTTON not in done and 'id="resume-here"' not in done and 'id="branch-here"' not in done
     open_tip = page(client, f"/nodes/{review.open_tip}/")
-    # The agent is on the step: "Resume here" is its message behind the closed "Agent stopped? …" (friction16),
-    # inside the page's "Agent working" banner (friction18b 15); after the step's own content, "Redo this step on a
-    # new branch" with the other way folded.
+    # The agent is on the step: after the step's own content, "Resume here", its message the quiet outline with its
+    # one line (friction16, friction22a B3: in sight, not behind "Agent stopped? …"), then "Branch from here" with
+    # the other way folded, in the order and under the titles of every state (friction22a B1).
     assert (
         open_tip.index('id="node-pending"')
-        < open_tip.index('id="resume-here"')
         < open_tip.index('id="recorded-title"')
+        < open_tip.index('id="resume-here"')
         < open_tip.index('id="branch-here"')
     )
     resume = open_tip.split('id="resume-here"')[1].split("</section>")[0]
-    # The folded line alone, no card and heading around it (friction17b 11); the token inside that fold.
-    assert 'class="step-actions resume-line" aria-label="Resume here"' in open_tip
-    assert "resume-here-title" not in resume and 'id="fork-details"' not in resume
-    fold = resume.split('<details class="agent-stopped"')[1]
-    assert fold.index('id="state-token"') < fold.rindex("</details>")
+    assert '<h2 id="resume-here-title">Resume here</h2>' in resume and 'id="fork-details"' not in resume
     assert (
-        f"{BUTTON}</button>" in resume
-        and '<summary class="small">Agent stopped? Get the message that resumes it</summary>' in resume
+        resume.index('id="resume-what">Only if the agent stopped')
+        < resume.index(BUTTON)
+        < resume.index('id="state-token"')
     )
-    assert resume.index("Agent stopped?") < resume.index(BUTTON)
+    assert "Agent stopped?" not in open_tip
     branch = open_tip.split('id="branch-here"')[1].split("</section>")[0]
-    assert '<h2 id="branch-title">Redo this step on a new branch</h2>' in branch and 'id="fork-details"' in branch
+    assert '<h2 id="branch-title">Branch from here</h2>' in branch and 'id="fork-details"' in branch
 
 
 def test_a_rows_other_run_is_named_as_a_run_with_its_state_in_the_chips_words(client, service_catalog, settings):

@@ -27,6 +27,14 @@ OLD_NAMES = (
     "sentence below",
     "Resume this branch…",  # a third name for the message's button (friction16b 12)
     "only if the agent has stopped",  # a note beside a solid button, now a closed disclosure (friction16)
+    # friction22a B1, 22b A1: the step page's sections under other names, and disclosures named after a question.
+    "Redo this step on a new branch",
+    "Restart this step",
+    "redo it as it was",
+    "then redo it",
+    "Your reply",
+    "Want it back?",
+    "Agent stopped?",
 )
 # The actions a person offers from a page: their phrases come from the table only (the `action` filters).
 OFFERED: tuple[actions.ActionName, ...] = ("resume", "fork", "branch")
@@ -61,11 +69,13 @@ def test_every_action_has_one_phrase():
     assert len(set(verbs)) == len(verbs)
     assert set(states.YOUR_ACTIONS.values()) <= set(actions.ACTIONS)  # a row's move is one of them
     assert (
-        actions.title("resume") == "Resume the agent" and actions.title("branch") == "Change its context, then redo it"
+        actions.title("resume") == "Resume the agent" and actions.title("branch") == "Change its context, then branch"
     )
     # A new branch from an earlier step by the message is not "resume", which only carries a branch on at its
-    # latest step (friction13 2); beside "Branch with edited context", it says what sets the two apart (friction15).
-    assert actions.title("fork") == "Copy a message to redo it as it was"
+    # latest step (friction13 2); beside the form, it says what sets the two apart (friction15), with the same
+    # verb as the form's and its section's title (friction22a B1, 22b A1).
+    assert actions.title("fork") == "Copy a message to branch as it was"
+    assert actions.SECTIONS == {"resume": "Resume here", "branch": "Branch from here"}
 
 
 def test_templates_take_the_offered_actions_from_the_table_and_no_old_name_is_left():
@@ -79,7 +89,7 @@ def test_templates_take_the_offered_actions_from_the_table_and_no_old_name_is_le
     # Each place that offers an action reads it from the table.
     assert '"fork"|action' in written["node.html"]
     assert '"branch"|action' in written["_fork.html"]
-    assert '"resume"|action' in written["_attention.html"]
+    assert '"resume"|section' in written["_attention.html"]
     assert '"branch"|action' in written["_fork.html"] and '"resume"|action' in written["_fork.html"]
 
 
@@ -113,11 +123,10 @@ def test_every_copy_button_says_its_words_from_the_table():
 
 
 def test_the_message_s_weight_follows_whose_move_it_is():
-    # friction16: solid only where resuming is the person's move; the outline where nobody's; folded behind the
-    # closed "Agent stopped? …" while the agent has it.
+    # friction16: solid only where resuming is the person's move; the outline elsewhere, in sight with its line
+    # (friction22a B3: no more "Agent stopped? …" fold while the agent has it).
     assert {move: states.weight(move) for move in get_args(states.Move)} == {
         "yours": "primary",
         "nobody": "quiet",
-        "agents": "folded",
+        "agents": "quiet",
     }
-    assert actions.AGENT_STOPPED == "Agent stopped? Get the message that resumes it"

@@ -115,6 +115,15 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     for section in sections[1:]:
         last = section.rows[-1]
         assert section.resume_href == f"/n/{last.href.split('tip=')[1]}/#resume-here", section.resume_href
+    # Shown, a branch left behind is offered back by its panel above the list: not a second time in it (friction22b
+    # 13: "Want it back?" twice, a screen apart on a phone).
+    tip = sections[1].href.split("tip=")[1]
+    shown = graph_page(run_detail(forked.review_run, tip=tip), "/r/", "/n/NODE/").sections
+    assert [(s.number, s.shown, bool(s.resume_href)) for s in shown] == [
+        (1, False, False),
+        (2, True, False),
+        (3, False, True),
+    ]
     first = sections[0].rows
     # Each row says its step's place in the outline as the step list does: the 3rd entry skipped (its
     # condition did not hold), the loop (the 4th) in two rounds; the answered ones done, the last one running.

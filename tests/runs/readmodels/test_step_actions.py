@@ -1,5 +1,5 @@
 """The step page's two sections of actions (runs/readmodels/step_actions.py): what "Resume here" holds for each
-state of the step, that "Redo this step on a new branch" is offered wherever a branch can start, and neither where
+state of the step, that "Branch from here" is offered wherever a branch can start, and neither where
 nothing can be done."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from runs.models import Node
-from runs.readmodels import run_view, step_actions, step_state
+from runs.readmodels import attention, run_view, step_actions, step_state
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review, forked_review, node_id_of
 
@@ -25,11 +25,13 @@ def actions_at(node_id: str, *, at_work: bool = False) -> step_actions.StepActio
 def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_it_works(service_catalog):
     review = forked_review()
     working = actions_at(review.open_tip, at_work=True)
-    assert (working.resume, working.message, working.lead, working.title) == ("resume", True, "", "Resume here")
-    # The agent's move: the message behind a closed "Agent stopped? …", not the page's loudest button (friction16).
-    assert working.weight == "folded"
-    # That folded line is all "Resume here" holds: shown alone, no card (friction17b 11).
-    assert working.one_line and not actions_at(review.open_tip, at_work=False).one_line
+    assert (working.resume, working.message, working.title) == ("resume", True, "Resume here")
+    # The agent's move: the quiet outline, not the page's loudest button (friction16), in sight with its one line
+    # saying when it is for, not behind a fold named after a question (friction22a B1, B3).
+    assert working.weight == "quiet"
+    assert working.lead == (
+        "Only if the agent stopped: paste this message into its chat, or a new one, and it goes on from this step."
+    )
     assert (
         working.shown
         and not working.fork_message
@@ -59,8 +61,12 @@ def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(se
 
 def test_a_blocked_step_s_one_message_is_its_refusal_s_and_it_branches_past_it(service_catalog):
     blocked = actions_at(blocked_review().node_id)
-    # One entry per page (friction16): the refusal's panel holds the message, so no "Resume here" repeats it.
-    assert blocked.resume is None and not blocked.resume_shown and not blocked.message and not blocked.fork_message
+    # One entry per page (friction16), under the title every state has (friction22a B1): "Resume here" holds the
+    # refusal's message, right under the refusal (whose panel on the step page holds none).
+    assert blocked.resume == "resume" and blocked.resume_shown and blocked.message and not blocked.fork_message
+    assert blocked.title == "Resume here" and blocked.refused and blocked.leads_page
+    # The agent is to resend it: the quiet outline, its line the panel's clock (printed by the template).
+    assert blocked.weight == "quiet" and blocked.lead == ""
     assert blocked.shown
     assert blocked.branch_lead == f"Another way past the refusal. {step_actions.BRANCHING}"
 
@@ -68,17 +74,18 @@ def test_a_blocked_step_s_one_message_is_its_refusal_s_and_it_branches_past_it(s
 def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(service_catalog):
     waiting = made.waiting_for_user(service_catalog["extra"])
     confirm = actions_at(node_id_of(waiting.answer), at_work=True)
-    assert confirm.resume == "confirm" and confirm.message
+    # The same help as the run page's waiting panel (friction22b A9): the replies and "Why", no message besides.
+    assert confirm.resume == "confirm" and not confirm.message
+    assert confirm.why.startswith("The workflow asks you to confirm this step before the agent goes on.")
     assert confirm.lead.endswith("It hears only its chat: copy a reply below and paste it there.")
-    # The decision leads the page under "Your reply", with the notes the agent asks the person to approve
-    # (friction16b 1): the run page's waiting panel's notes, not only "Notes so far" at the page's foot.
-    assert confirm.title == "Your reply" and confirm.leads_page
+    # The decision leads the page, under "Resume here" as in every state (friction22a B1), with the notes the
+    # agent asks the person to approve (friction16b 1): the run page's waiting panel's notes.
+    assert confirm.title == "Resume here" and confirm.leads_page
     assert confirm.to_approve.strip() and confirm.to_approve_from
-    # The two replies are the move; the message behind a closed "Agent stopped? …", only if it stopped.
+    # The two replies are the move.
     assert confirm.replies is not None and confirm.replies.confirmed.startswith("Confirmed: go on with “")
     assert confirm.replies.changes.startswith("Not yet: change … before you go on with “")
     assert confirm.replies.changes_parts[:2] == ("Not yet: change ", "…")  # the blank apart (friction18b 12)
-    assert confirm.weight == "folded"
     # The warning follows the pill's state (friction18a 1, 18b 1): the agent waits for the reply, it does not work.
     assert confirm.branch_warning == (
         "The agent is waiting for your reply on this step."
@@ -91,7 +98,7 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
         f"An agent is waiting for your reply on “{run_view.node_detail(node_id_of(waiting.answer)).title}”."
         " Branching does not tell it: if you branch, tell it in its chat not to go on."
     )
-    # "Notes so far" drops the entry whose notes "Your reply" quotes rather than pointing up to them (friction17b
+    # "Notes so far" drops the entry whose notes "Resume here" quotes rather than pointing up to them (friction17b
     # 11); one with artifacts keeps its head; elsewhere every entry stays.
     quoted = {
         "kind": "step",
@@ -115,15 +122,18 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     taken_up = actions_at(str(left.public_id))
     # Subject first, short (friction17b 12).
     # What happens to branch 2, where the agent works: nothing; both go on (friction18a 8).
-    # The message waits behind "Want it back? …" (friction19b 15); inside, said plainly that both branches go on.
+    # The message in sight, not behind "Want it back? …" (friction22a B3), its line saying plainly that both
+    # branches go on (friction19b 15).
     assert taken_up.resume == "resume" and taken_up.lead == (
-        "No agent works on this branch. Nothing to do, unless you want it back."
+        "No agent works on this branch: nothing to do, unless you want it back. Resuming makes it go on from this "
+        "step beside branch 2, which keeps its agent; the run page shows the one that moved last."
     )
-    assert taken_up.back == (
-        "Paste this message into an agent's chat: it goes on from this step. Branch 2 keeps its agent: the two "
-        "branches then go on at once, and the run page shows the one that moved last."
+    assert attention.resuming_left_behind([], "this step") == "Resuming makes it go on from this step."
+    assert attention.resuming_left_behind([2, 3], "its latest step") == (
+        "Resuming makes it go on from its latest step beside branches 2 and 3, which keep their agents; the run page"
+        " shows the one that moved last."
     )
-    # Nobody's move: the quiet outline, as on the run page: nothing to do unless it is wanted back.
+    # Nobody's move: the quiet outline, as on the run page, so it is not revived by accident (friction19b 15).
     assert taken_up.weight == "quiet" and not taken_up.leads_page
     # A branch started by hand: its hand-over message, the one thing to do, leads the page (friction21a 2).
     handed = replace(taken_up, handed_over=True)

@@ -93,9 +93,9 @@ def test_the_list_and_the_run_page_agree_on_a_blocked_runs_move(service_catalog,
     guide = attention.blocked_guide(detail.branch.blocked, cutoff)
     assert guide.lead.startswith("The agent was told what to fix and normally resends the step by itself")
     assert guide.fold.startswith(
-        "Agent stopped? Get the message that resumes it. It becomes your move in 29 min if it does not retry."
+        "Only if the agent stopped: the message that resumes it. It becomes your move in 29 min if it does not retry."
     ) or guide.fold.startswith(
-        "Agent stopped? Get the message that resumes it. It becomes your move in 30 min if it does not retry."
+        "Only if the agent stopped: the message that resumes it. It becomes your move in 30 min if it does not retry."
     )
 
     _stopped(stuck.run_id)
