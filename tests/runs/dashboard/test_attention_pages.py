@@ -8,7 +8,7 @@ from django.test import Client
 
 from runs.readmodels import run_view
 from tests.support import attention_sessions as made
-from tests.support.branched_review import blocked_review
+from tests.support.branched_review import blocked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
@@ -343,3 +343,19 @@ def test_right_after_an_import_the_message_to_resume_is_offered_once(client, ser
     html = page(client, f"/runs/{stalled.run_id}/?imported=1")
     assert 'id="resume-after-import"' not in html
     assert html.count("Resume the WorkRail workflow: call continue_workflow") == 1
+
+
+def test_each_message_to_copy_says_which_agent_chat_takes_it(client, service_catalog):
+    # friction22a B2: "paste it into its chat" named none of the person's agent windows. Under the copy button,
+    # the workspace the session recorded; where it recorded none, that any chat with WorkRail can take it.
+    from runs.models import Session
+
+    stalled = made.stalled()
+    html = page(client, f"/sessions/{stalled.session_id}/")
+    assert html.count('<p class="muted small which-chat">Any chat with WorkRail connected can take it.</p>') == 1
+    Session.objects.filter(public_id=stalled.session_id).update(workspace_path="/srv/shop", git_branch="main")
+    html = page(client, f"/sessions/{stalled.session_id}/")
+    line = '<p class="muted small which-chat">Its chat: the agent in /srv/shop (branch main).</p>'
+    assert html.count(line) == 1 and html.index('class="copy-button') < html.index(line)
+    step = page(client, f"/nodes/{node_id_of(stalled.answer)}/")  # the step's own "Resume here"
+    assert line in step
