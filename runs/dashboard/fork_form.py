@@ -7,6 +7,12 @@ values, adds keys, or deletes a key to remove it. The change is only what differ
 (`change_between`). Nothing is recorded on the first submit: the page shows the change in words
 ("target: "staging" → "production"; service: removed") and a second button records it, so a key deleted
 by mistake is seen before it is gone.
+
+The editor is the JSON textarea, which works without a script; with one (static/dashboard/fork_form.js) it is
+folded under "Edit as JSON" and the context is edited as rows, one per top-level key (`rows_of`): a string as it
+is, any other value as its JSON (friction22a B4, 22b B12: a person must not have to write JSON to change a
+value). The rows and the textarea stay in step, the textarea is what is sent; a list of what changes, against
+`original`, follows the typing. The preview the server shows stays what is recorded.
 """
 
 from __future__ import annotations
@@ -34,6 +40,23 @@ class Preview:
 
 
 @dataclass(frozen=True)
+class Row:
+    """One top-level key of the context, as the rows editor shows it."""
+
+    key: str
+    value: str  # what the row's field holds: a string as it is, any other value as its JSON, on one line
+    json: bool  # the value is JSON (a number, boolean, null, list or object), not text
+
+
+def rows_of(context: dict[str, Any]) -> list[Row]:
+    """The rows editor's rows, in the context's order."""
+    return [
+        Row(key, value, False) if isinstance(value, str) else Row(key, json.dumps(value, ensure_ascii=False), True)
+        for key, value in context.items()
+    ]
+
+
+@dataclass(frozen=True)
 class ForkForm:
     context_text: str  # the editor's JSON (the context without its locked keys)
     reason: str
@@ -41,6 +64,8 @@ class ForkForm:
     locked: list[tuple[str, str]] = field(default_factory=list)  # (key, its value as JSON): kept as they are
     loop_names: list[str] = field(default_factory=list)  # the workflow's loop variables, which the loops set
     preview: Preview | None = None
+    rows: list[Row] | None = None  # the rows editor's, from the textarea's JSON; None: it is not a JSON object
+    original: dict[str, Any] = field(default_factory=dict)  # the step's context, locked keys aside: "what changes"
 
 
 def locked_of(node: NodeDetail) -> set[str]:
@@ -63,6 +88,8 @@ def with_text(
     """The form with what the developer typed (and the mistake or the preview to show)."""
     keys = locked_of(node)
     return ForkForm(
+        rows=_rows_of_text(context_text),
+        original=editable(node.context, keys),
         context_text=context_text,
         reason=reason,
         error=error,
@@ -70,6 +97,15 @@ def with_text(
         loop_names=sorted(key for key in keys if key not in node.context and key not in ("sessionKey", "ticketId")),
         preview=preview,
     )
+
+
+def _rows_of_text(text: str) -> list[Row] | None:
+    try:
+        value = json.loads(text) if text.strip() else {}
+        json.dumps(value, ensure_ascii=False).encode()  # half a character ("\ud800") has no row: the page says why
+    except (ValueError, RecursionError):
+        return None
+    return rows_of(value) if isinstance(value, dict) else None
 
 
 def editable(context: dict[str, Any], locked: set[str]) -> dict[str, Any]:

@@ -122,7 +122,7 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     # (friction10 8).
     expect(handoff.locator("details")).to_have_count(0)
     above_steps = page.locator("main section:not([aria-labelledby=steps-title]) summary")
-    expect(above_steps.filter(has_text="For developers")).to_have_count(1)
+    expect(above_steps.filter(has_text="Details")).to_have_count(1)  # the run's one "Details" fold
     ids = page.locator("#run-details")
     expect(ids.get_by_text("wr.coding_handoff")).not_to_be_visible()
     ids.locator("summary").click()

@@ -194,7 +194,9 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     framed = "el => { const s = getComputedStyle(el); return [s.borderTopStyle, parseFloat(s.paddingLeft) > 0]; }"
     assert asks.evaluate(framed) == ["solid", True]
     panel.get_by_text("The agent's instructions for this step").click()
-    expect(panel.locator(".panel-more p").first).not_to_be_visible()  # the why is folded
+    # The why is folded, in the run's one "Details" fold under the panel, not a fold of the panel's own.
+    expect(panel.locator("details.panel-more")).to_have_count(0)
+    expect(sized_page.locator("#run-details .panel-more p").first).not_to_be_visible()
     expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
     # The state once, in the status line's pill, with whose move; the page's head, the runs
     # column's one card, the panel and the graph do not repeat it.
@@ -211,7 +213,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # When it started is a clock time ("started 4:32 AM"), said once: its one run started with the session
     # (not "started 4:32 AM" and "started 45 minutes ago"); how long ago is for the last activity.
     assert_times_said_one_way(sized_page, visible_text(sized_page))
-    expect(sized_page.locator("#run-facts time")).to_have_count(0)
+    expect(sized_page.locator("#run-facts > li > time")).to_have_count(0)  # the panel's "since", folded aside
     # The session's one line of facts stays under its title at every size (friction7 7), the run's after what
     # the person must do; on a phone the verdict is on the first screen, and the Mode card comes last, after
     # the timeline, not between the steps and it (friction7 6).

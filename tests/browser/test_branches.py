@@ -131,10 +131,13 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(developers.locator("pre.expected-example")).to_contain_text('"risk": "M"')
     expect(developers.locator("ul.resend")).to_contain_text("output.artifacts (mr_review.changed_files)")
     expect(developers.locator("ul.resend")).to_contain_text("context.reviewAreas — also asked for by this step")
-    refused = panel.locator("details.refused-answer")
+    # The refused answer too, under its subheading, before "For developers": one fold (friction22a B6).
+    refused = developers.locator(".refused-answer")
+    expect(panel.locator(".refused-answer")).to_have_count(0)
     expect(refused.locator(".markdown")).not_to_be_visible()
-    refused.locator("summary").click()
+    developers.locator("> summary").click()
     expect(refused).to_contain_text("Listed the files in my head.")
+    expect(developers.locator("h4.fold-sub")).to_have_text(["The refused answer", "For developers"])
     expect(page.locator("#session-run-lines")).to_have_count(0)  # one run: said in its card, not the head too
     # Badged once, in the status line: not in the session's head, nor on the runs column's one card.
     expect(page.locator(".badge.state-blocked")).to_have_count(1)

@@ -292,9 +292,9 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     assert (said(sized_page, "Retrying"), said(sized_page, "Agent's move")) == (1, 1)
     expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     expect(sized_page.locator(".run-status .badge.state-blocked")).to_be_in_viewport()
-    # One fold for developers on the run, after the panel: the resend call and the run's ids in it.
-    expect(sized_page.locator(".blocked-panel details.blocked-more")).to_have_count(0)
-    expect(sized_page.get_by_text("For developers", exact=True)).to_have_count(1)
+    # One "Details" fold on the run, after the panel: the refused answer, then the resend call and the run's ids.
+    expect(sized_page.locator(".blocked-panel .refused-answer, .blocked-panel .blocked-more")).to_have_count(0)
+    expect(sized_page.locator("summary").get_by_text("Details", exact=True)).to_have_count(1)
     expect(sized_page.locator("#run-details .resend-call")).not_to_be_visible()
     sized_page.locator("#run-details > summary").click()
     expect(sized_page.locator("#run-details .resend-call")).to_be_visible()
@@ -320,6 +320,10 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     # panel's last fold, inside the box it belongs to as on the confirm step's page (friction17b 6), the one such
     # fold on the page.
     expect(sized_page.get_by_text("For developers", exact=True)).to_have_count(1)
+    # One "Details" fold, its last: the refused answer, then "For developers" (friction22a B6, 22b B11).
+    expect(sized_page.locator("#node-refusal details.refused-answer")).to_have_count(0)
+    expect(sized_page.locator("#blocked-more-1 .refused-answer")).to_have_count(1)
+    expect(sized_page.locator("#blocked-more-1 > summary")).to_have_text("Details")
     sized_page.locator("#blocked-more-1 > summary").click()
     assert_one_message_then_developers(sized_page, "#blocked-more-1", inside=True)
     keep_screenshot(sized_page, "blocked-node-developers")

@@ -8,7 +8,7 @@ from django.test import Client
 
 from runs.readmodels import run_view
 from tests.support import attention_sessions as made
-from tests.support.branched_review import blocked_review
+from tests.support.branched_review import blocked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
@@ -103,15 +103,16 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     assert 'class="verdict-line"' not in panel and "step 2 of 3" not in panel.split("agent-message")[0]
     assert "Copy the message for the agent" in panel
-    # The why is folded under the verdict, the sentence to copy is not.
-    assert panel.index("agent-message") < panel.index('class="panel-more"') < panel.index("No step has been recorded")
     assert "Resume the WorkRail workflow: call continue_workflow with stateToken &quot;st" in panel
-    # The raw token is for developers: in the run's one drawer for them, beside its ids, not in a second fold of
-    # the panel (friction9 item 2); the panel's fold is the why alone.
-    assert ">Why</summary>" in panel and 'class="break state-token"' not in panel
+    # The why and the raw token wait in one "Details" fold right under the panel, the run's, beside its ids:
+    # "Why" then "For developers", not two folds side by side (friction22a B6, 22b B11; friction9 item 2).
+    assert "<details" not in panel.split("agent-message")[-1] and 'class="break state-token"' not in panel
     fold = html.split('id="run-details"')[1].split("</details>")[0]
-    assert 'class="break state-token"' in fold and f'id="run-id-{stalled.run_id}"' in fold
-    assert html.count(">For developers</summary>") == 1
+    assert fold.startswith("><summary>Details</summary>")
+    assert fold.index(">Why</h4>") < fold.index("No step has been recorded") < fold.index(">For developers</h4>")
+    assert fold.index(">For developers</h4>") < fold.index('class="break state-token"')
+    assert f'id="run-id-{stalled.run_id}"' in fold
+    assert ">For developers</summary>" not in html and html.count(">Details</summary>") == 1
 
 
 def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalog, settings):
@@ -168,7 +169,8 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     canceled = made.canceled()
     html = page(client, f"/runs/{canceled.run_id}/")
     panel = html.split('class="state-panel state-canceled"')[1].split("</section>")[0]
-    assert "told the run was canceled" in panel and "step 2 of 3" not in panel
+    why = html.split('id="run-details"')[1].split("</details>")[0]  # the panel's why, in the run's one fold
+    assert "told the run was canceled" in why and "step 2 of 3" not in panel
     # Its way back in, a link away: the workflow's start message (friction21b 13: a dead end).
     start = f'href="/workflows/{made.PLAN}/#start-it">The workflow\'s start message →</a>'
     assert start in panel
@@ -340,3 +342,19 @@ def test_right_after_an_import_the_message_to_resume_is_offered_once(client, ser
     html = page(client, f"/runs/{stalled.run_id}/?imported=1")
     assert 'id="resume-after-import"' not in html
     assert html.count("Resume the WorkRail workflow: call continue_workflow") == 1
+
+
+def test_each_message_to_copy_says_which_agent_chat_takes_it(client, service_catalog):
+    # friction22a B2: "paste it into its chat" named none of the person's agent windows. Under the copy button,
+    # the workspace the session recorded; where it recorded none, that any chat with WorkRail can take it.
+    from runs.models import Session
+
+    stalled = made.stalled()
+    html = page(client, f"/sessions/{stalled.session_id}/")
+    assert html.count('<p class="muted small which-chat">Any chat with WorkRail connected can take it.</p>') == 1
+    Session.objects.filter(public_id=stalled.session_id).update(workspace_path="/srv/shop", git_branch="main")
+    html = page(client, f"/sessions/{stalled.session_id}/")
+    line = '<p class="muted small which-chat">Its chat: the agent in /srv/shop (branch main).</p>'
+    assert html.count(line) == 1 and html.index('class="copy-button') < html.index(line)
+    step = page(client, f"/nodes/{node_id_of(stalled.answer)}/")  # the step's own "Resume here"
+    assert line in step

@@ -176,11 +176,13 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     # "Blocked" is the person's move's word.
     assert "Refused: the agent must resend this step with the list of changed files." in refusal
     assert "Agent&#x27;s move · Retrying" in node and "Blocked" not in refusal
-    # On a step's page the panel keeps its own fold for developers: the page has no run facts to share it.
-    assert refusal.count(">For developers</summary>") == 1 and 'class="wrap resend-call"' in refusal
-    # Inside the panel, its last fold, as on the confirm step's page (friction17b 6).
+    # On a step's page the panel keeps its own fold: the page has no run facts to share it. One "Details" fold,
+    # its last (friction17b 6), the refused answer then "For developers" (friction22a B6, 22b B11).
+    assert refusal.count(">Details</summary>") == 1 and 'class="wrap resend-call"' in refusal
     box = refusal.split("</section>")[0]
-    assert box.count(">For developers</summary>") == 1 and box.rindex("blocked-more") > box.rindex("refused-answer")
+    fold = box.split('<details class="blocked-more"')[1]
+    assert box.count("<summary") == box.count(">Details</summary>") + box.count('class="if-stopped-fold"')
+    assert fold.index(">The refused answer</h4>") < fold.index("refused-answer-") < fold.index(">For developers</h4>")
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
     assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node
     assert 'id="step-state">Agent&#x27;s move · Retrying</span>' in node

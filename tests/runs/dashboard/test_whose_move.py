@@ -239,8 +239,9 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     fold = text.split('id="run-details"')[1].split("</details>")[0]
     assert 'id="resend-call-1"' in fold and f'id="run-id-{stuck.run_id}"' in fold
     card = text.split('id="run-title"')[1].split('id="run-facts"')
-    assert card[0].count(">For developers</summary>") == 0  # the panel, before the run's facts
-    assert card[1].split("</ul>\n")[0].count(">For developers</summary>") == 1
+    assert card[0].count(">Details</summary>") == 0  # the panel, before the run's facts
+    assert card[1].split("</ul>\n")[0].count(">Details</summary>") == 1
+    assert fold.index(">The refused answer</h4>") < fold.index(">For developers</h4>") < fold.index("resend-call-1")
 
     # Nothing recorded for the stall window: the agent has stopped, and restarting it is the person's move.
     back = timedelta(minutes=45)
@@ -351,7 +352,8 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     run_page = page(client, f"/runs/{child.run.public_id}/")
     panel = run_page.split('class="state-panel state-paused"')[1].split("</section>")[0]
     assert tags(status(run_page)) == ["yours"] and tags(page_head(run_page)) == [] and BUTTON in panel
-    assert "started this branch by hand" in panel and "Agent working on" not in run_page
+    why = run_page.split('id="run-details"')[1].split("</details>")[0]  # the panel's why: the run's one fold
+    assert "started this branch by hand" in why and "Agent working on" not in run_page
     assert chip(status(run_page)) == "Your move · Paused"
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
     # The list's chip for people counts it, as its row's tag says.

@@ -1,0 +1,73 @@
+"""Changing a step's context without writing JSON (friction22a B4, 22b B12): the node page's "Change its context,
+then redo it…" form edits the context as rows, one per value, with the JSON folded under "Edit as JSON"; the
+two stay in step, the JSON is checked as it is typed, and "What changes" follows the typing. The preview the
+server gives is the same as the JSON way's (static/dashboard/fork_form.js, runs/dashboard/fork_form.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.conf import settings
+from playwright.sync_api import expect
+
+from runs.store import tokens
+from runs.store.tokens import TokenKind
+from tests.browser.layout import assert_fits, keep_screenshot
+from tests.support.mcp_calls import ack, start_workflow
+from tests.support.operator_fork import RELEASE, START_CONTEXT, install_release
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+
+def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_preview_is_the_json_ways(
+    sized_page, console_log, site, service_catalog
+):
+    install_release(service_catalog["extra"])
+    start = start_workflow(RELEASE, context=START_CONTEXT)
+    ack(start)
+    node = tokens.parse(settings.WORKRAIL_HOME, start["stateToken"], TokenKind.STATE).id
+    page = sized_page
+    page.goto(f"{site}/nodes/{node}/")
+    page.locator("#fork-details > summary").click()
+    rows = page.locator("#fork-row-list .fork-row")
+    expect(rows).to_have_count(2)  # service, target: ticketId is kept, read-only, aside
+    assert page.locator("#fork-row-list .fork-key").evaluate_all("es => es.map(e => e.value)") == ["service", "target"]
+    expect(page.locator("#fork-context")).to_be_hidden()  # folded under "Edit as JSON"
+    expect(page.locator("#fork-no-change")).to_be_visible()
+
+    page.get_by_label("Value of target").fill("production")
+    expect(page.locator("#fork-changes li")).to_have_text(['target: "staging" → "production"'])
+    expect(page.locator("#fork-no-change")).to_be_hidden()
+    assert json.loads(page.locator("#fork-context").input_value()) == {"service": "billing", "target": "production"}
+
+    # A value added, then removed: the list and the JSON follow.
+    page.get_by_role("button", name="Add a value").click()
+    page.locator(".fork-row").last.locator(".fork-key").fill("region")
+    page.get_by_label("Value of region").fill("eu")
+    expect(page.locator("#fork-changes li")).to_have_text(['target: "staging" → "production"', 'region: added, "eu"'])
+    keep_screenshot(page, "fork-rows")
+    assert_fits(page)
+    page.get_by_role("button", name="Remove region").click()
+    assert "region" not in json.loads(page.locator("#fork-context").input_value())
+
+    # The JSON way: checked as it is typed, where it fails said inline; the rows wait, then follow it.
+    page.locator("#fork-json > summary").click()
+    editor = page.locator("#fork-context")
+    editor.fill('{\n  "service": "billing",\n  "target": "production",\n}')
+    expect(page.locator("#fork-json-error")).to_contain_text("not valid JSON at line 4")
+    expect(page.get_by_label("Value of target")).to_be_disabled()
+    editor.fill('{"service": "payments", "target": "production"}')
+    expect(page.locator("#fork-json-error")).to_be_hidden()
+    expect(page.get_by_label("Value of service")).to_have_value("payments")
+    expect(page.locator("#fork-changes li")).to_have_text(
+        ['service: "billing" → "payments"', 'target: "staging" → "production"']
+    )
+    page.get_by_label("Value of service").fill("billing")  # back as it was: one change, as the JSON way's
+
+    page.locator("#fork-reason").fill("Straight to production.")
+    page.get_by_role("button", name="Preview the change").click()
+    expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
+    # The page after the preview shows the rows of what was typed.
+    expect(page.get_by_label("Value of target")).to_have_value("production")
+    console_log.assert_clean()
