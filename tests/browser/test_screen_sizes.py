@@ -609,6 +609,8 @@ def test_timings_connect_import_and_the_error_page(sized_page, console_log, site
     visit(sized_page, site + "/timings/", "timings")
     expect(sized_page.locator("table").first).to_contain_text("continue_workflow")
     expect(sized_page.locator("section[aria-labelledby=recent-title] .badge")).to_have_text(["Error", "OK"])
+    # A call from before reasons were kept: plain words, no pointer to logs in the row (friction22b A3).
+    expect(sized_page.locator(".recent-calls .outcome-words")).to_have_text(["Reason not recorded."])
     visit(sized_page, site + "/connect/", "connect")
     visit(sized_page, site + "/sessions/import", "import")
     console_log.assert_clean()
