@@ -592,9 +592,19 @@ def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, serv
     # The outline's lines hang from the step's name: a loop's words and its steps start under the loop's name
     # (within a space's width), not under its number; the numbers line up in their own column.
     loop = sized_page.locator("ol.outline > li").filter(has=sized_page.locator(".loop-words")).first
-    name_x = (loop.locator(":scope > strong").bounding_box() or {})["x"]
-    for inner in (loop.locator(":scope > .loop-words"), loop.locator(":scope > ol.outline")):
-        assert 0 <= name_x - (inner.bounding_box() or {})["x"] < 8, (name_x, inner.bounding_box())
+    name_x = (loop.locator(":scope > .step-body > strong").bounding_box() or {})["x"]
+    for inner in (loop.locator(".step-body > .loop-words").first, loop.locator(".step-body > ol.outline").first):
+        assert abs(name_x - (inner.bounding_box() or {})["x"]) < 8, (name_x, inner.bounding_box())
+    # friction22b A10: every line of a step, a wrapped note's second line too ("runs only if postComments / is
+    # true" on a phone), starts under its title, never left of it under the number.
+    left_of_title = sized_page.evaluate(
+        """() => [...document.querySelectorAll('main ol.outline > li > .step-body')].flatMap(body => {
+          const title = body.querySelector(':scope > strong').getBoundingClientRect().left;
+          return [...body.children].flatMap(part => [...part.getClientRects()].map(r => [part.textContent, r.left]))
+            .filter(([, left]) => left < title - 1).map(([text, left]) => [text.trim().slice(0, 40), left, title]);
+        })"""
+    )
+    assert not left_of_title, left_of_title
     numbers_x = sized_page.evaluate(
         "() => [...document.querySelector('main ol.outline').children]"
         ".map(li => Math.round(li.querySelector(':scope > .step-no').getBoundingClientRect().x))"
