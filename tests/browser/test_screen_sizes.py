@@ -14,7 +14,15 @@ from playwright.sync_api import Page, expect
 
 from runs.models import Node
 from runs.store import tool_calls
-from tests.browser.layout import assert_fits, keep_screenshot, on_one_line, separator_orphans, visible_text, visit
+from tests.browser.layout import (
+    assert_fits,
+    assert_fold_mark_fits,
+    keep_screenshot,
+    on_one_line,
+    separator_orphans,
+    visible_text,
+    visit,
+)
 from tests.browser.timeline import assert_axis_reads, assert_times_said_one_way
 from tests.browser.words import assert_plain_words
 from tests.support.branched_review import BlockedReview, blocked_review
@@ -198,8 +206,8 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     titles = ("#graph-title", "#steps-title", "#findings-title")
     sizes = [sized_page.locator(i).evaluate("e => getComputedStyle(e).fontSize") for i in titles]
     assert len(set(sizes)) == 1, sizes
-    marker = sized_page.locator("#files-fold > summary").evaluate("s => getComputedStyle(s, '::before').fontSize")
-    assert float(marker.removesuffix("px")) >= float(sizes[0].removesuffix("px")), (marker, sizes)
+    for fold in ("#files-fold > summary", "#timeline > summary", "#mode > summary"):  # friction22a A6
+        assert_fold_mark_fits(sized_page, fold, "#steps-title")
     assert said(sized_page, "high risk") == 1 + phone  # the summary's, then the card's
     if phone:
         label = "td => getComputedStyle(td, '::before').content"
