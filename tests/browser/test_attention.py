@@ -453,9 +453,11 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         expect(sized_page.locator("#run-where")).to_contain_text(" · branch 2 · ")
         expect(sized_page.locator("#shown-branch")).to_have_text("Showing branch 1 Left behind")
         assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
-        # Two open branches, both stopped by canceling: the button stays short, its confirmation names them as
-        # their cards say them (friction17b 18).
-        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel run…")
+        # Two open branches, both stopped by canceling: the button says it covers the whole run, shown branch 1
+        # or not (friction22a B5), its confirmation names them as their cards say them (friction17b 18) and
+        # says it cannot be undone.
+        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel the whole run (2 branches)…")
+        expect(sized_page.locator("#cancel-button + .confirm-body > p")).to_contain_text("This cannot be undone")
         expect(sized_page.locator("#cancel-button + .confirm-body > p")).to_contain_text(
             "with branch 2 in progress and branch 1 left behind"
         )
