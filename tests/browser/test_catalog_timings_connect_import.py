@@ -385,11 +385,17 @@ def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, con
     # (friction19a 14: on a phone it sat on a line of its own, under the box).
     hint = sized_page.locator("#copy-hint")
     expect(hint).to_have_text(
-        "If its session is here already: ticked, it comes in as a copy with new ids; unticked, nothing is imported."
+        "If its session is here already: ticked, it comes in as a copy with new ids; unticked, the page says so and"
+        " links to the one here."
     )
     hint_box = hint.bounding_box()
     assert hint_box is not None and hint_box["x"] >= copy["x"] + copy["width"], (hint_box, copy)
     assert hint_box["y"] - (copy["y"] + copy["height"]) < 30
+    # The Import button under the option, at the form's left edge (the drop zone's), not floating beside the
+    # option's hint (friction22a B14).
+    button_box = import_button.bounding_box()
+    assert button_box is not None and button_box["y"] >= hint_box["y"] + hint_box["height"], (button_box, hint_box)
+    assert abs(button_box["x"] - drop["x"]) < 2, (button_box, drop)
     keep_screenshot(sized_page, "import-chosen")
     assert_fits(sized_page)
     console_log.assert_clean()
