@@ -215,6 +215,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # The session's one line of facts stays under its title at every size (friction7 7), the run's after what
     # the person must do; on a phone the verdict is on the first screen, and the Mode card comes last, after
     # the timeline, not between the steps and it (friction7 6).
+    sized_page.evaluate("window.scrollTo(0, 0)")  # the first screen, as the page opens (a fold opened above scrolled)
     verdict = status.bounding_box()
     steps = sized_page.locator("#steps-title").bounding_box()
     assert verdict is not None and steps is not None
@@ -226,6 +227,9 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # with the state; what a mode is, the switch and the history fold in one card after the timeline.
     expect(sized_page.locator("#session-facts #session-mode")).to_contain_text("Mode: Guided, balanced risk")
     expect(sized_page.locator("#session-mode")).to_be_in_viewport()
+    # What the mode does for the agent, in sight at every size, a phone too: no hover (friction22a B10).
+    expect(sized_page.locator("#mode-gist")).to_be_visible()
+    expect(sized_page.locator("#mode-gist")).to_have_text("— the agent asks you at every confirmation")
     expect(sized_page.locator("#mode-what")).not_to_be_visible()
     expect(sized_page.locator("#mode > summary")).to_contain_text("what it makes the agent do, change it")
     mode, timeline = sized_page.locator(".mode-card").bounding_box(), sized_page.locator(".timeline").bounding_box()
