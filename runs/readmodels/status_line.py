@@ -135,6 +135,7 @@ class CancelStops:
 
     in_progress: list[int]
     left_behind: list[int] = field(default_factory=list)
+    branches: int = 1  # every branch of the run, open or not: what "Cancel" covers on a branched run
 
     @property
     def open_branches(self) -> list[int]:
@@ -142,9 +143,11 @@ class CancelStops:
 
     @property
     def button(self) -> str:
-        """Always "Cancel run…": the counts crowded the card's head and took two lines on a phone (friction17b
-        18); which branches it stops, the confirmation says."""
-        return "Cancel run…"
+        """ "Cancel run…"; on a branched run it says it covers the whole run, every branch, not only the one
+        shown (friction22a B5: on "Showing branch 1 · Left behind" it read as canceling branch 1). One short
+        count, not the open branches by kind (friction17b 18: those crowded the card's head on a phone):
+        which branches it stops, the confirmation says."""
+        return f"Cancel the whole run ({self.branches} branches)…" if self.branches > 1 else "Cancel run…"
 
     @property
     def confirm(self) -> str:
@@ -154,12 +157,18 @@ class CancelStops:
         if self.left_behind:
             said.append(f"{numbers_words(self.left_behind)} left behind")
         where = f", with {' and '.join(said)}" if len(self.open_branches) > 1 else ""
-        return f"Are you sure? The run stops for good{where}: an agent still on it is told the run was canceled."
+        run = "the whole run" if self.branches > 1 else "the run"
+        return (
+            f"Are you sure? This cannot be undone: {run} stops{where}, and an agent still on it is told the run"
+            " was canceled."
+        )
 
 
 def cancel_stops(detail: RunDetail) -> CancelStops:
     branches = [o for o in [detail.branch, *detail.other_branches] if o is not None]
     going = [o for o in branches if o.status in ("open", "blocked")]
     return CancelStops(
-        sorted(o.number for o in going if not o.left_behind), sorted(o.number for o in going if o.left_behind)
+        sorted(o.number for o in going if not o.left_behind),
+        sorted(o.number for o in going if o.left_behind),
+        branches=detail.run.branch_count,
     )

@@ -65,6 +65,10 @@ _CODES = {code.value: code for code in ErrorCode}
 # nobody can find).
 # friction18a 21: said plainly here; the timings page's "For developers" fold says what that output is.
 SERVER_ERRORS = "the server's error output"
+# What a call kept before this server recorded reasons (or sessions) says in their place (friction22b A3: "failed
+# before this server kept each call's reason" and "unknown (older call)" read as a broken page).
+NOT_RECORDED_REASON = "Reason not recorded."
+NOT_RECORDED_SESSION = "not recorded"
 HELD = "the step was held: the output lacked something"  # a blocked answer: the contract working
 # A call refused because its run had ended, in the page's words (friction15 8: "Refused" is also a refused
 # answer on the run pages, a different thing); the API's field names keep "refused".
@@ -82,8 +86,8 @@ def call_words(tool: str, outcome: str, exception: str = "", message: str = "") 
     """What happened to one call, in words: "" when it went well, why the step was held when it was
     blocked, and for a failure which tool failed and why: the error's own message as the agent was told
     it when it was recorded, else its code's meaning (or the code itself, for one this server does not
-    know), else the kind of the exception that broke it, else where to look for a reason not recorded
-    (rows kept before codes were)."""
+    know), else the kind of the exception that broke it, else that its reason was not recorded (rows kept
+    before codes were; friction22b A3: where to look for it is the page's "For developers" fold, not the row)."""
     if outcome == "ok":
         return ""
     if outcome == "blocked":
@@ -99,7 +103,7 @@ def call_words(tool: str, outcome: str, exception: str = "", message: str = "") 
         return f"{tool} failed: {message.strip()}"
     if code is None:
         if outcome.lower() == "error":
-            return f"{tool} failed before this server kept each call's reason; look in {SERVER_ERRORS} of that time"
+            return NOT_RECORDED_REASON
         return f"{tool} failed with the code {outcome}"
     return f"{tool} failed: {_ERROR_WORDS.get(code, code.value.lower().replace('_', ' '))}"
 
@@ -171,7 +175,7 @@ def unlinked_words(tool: str, badge: CallOutcome, *, noted: bool) -> str:
     if noted:
         return "session deleted"
     if badge is CallOutcome.OK and tool in RUN_TOOLS:
-        return "unknown (older call)"
+        return NOT_RECORDED_SESSION
     return "no session"
 
 

@@ -360,3 +360,23 @@ SEPARATOR_ORPHANS_SCRIPT = """
 def separator_orphans(page: Any) -> list[str]:
     """The texts around each "·" that starts or ends a line on the page (empty when none does)."""
     return list(page.evaluate(SEPARATOR_ORPHANS_SCRIPT))
+
+
+# A fold's marker (its summary's ::before) against its heading (friction22a A6): [the heading's font size,
+# its weight, the marker's drawn height], in px. The marker is as tall as the heading's capitals.
+FOLD_MARK = """(summary) => {
+  const heading = summary.querySelector("h2, h3"), mark = getComputedStyle(summary, "::before");
+  const s = getComputedStyle(heading);
+  return [parseFloat(s.fontSize), s.fontWeight, mark.content === "none" ? 0 : parseFloat(mark.height)];
+}"""
+
+
+def assert_fold_mark_fits(page: Any, summary: str, open_heading: str) -> None:
+    """The fold `summary` heads its section at the size and weight of the open card heading `open_heading`,
+    with a marker as tall as its capitals (not a small glyph beside a big heading, nor louder than it)."""
+    size, weight, mark = page.locator(summary).evaluate(FOLD_MARK)
+    other = page.locator(open_heading).first.evaluate(
+        "h => [parseFloat(getComputedStyle(h).fontSize), getComputedStyle(h).fontWeight]"
+    )
+    assert [size, weight] == other, (summary, [size, weight], open_heading, other)
+    assert 0.6 * size <= mark <= 0.8 * size, (summary, mark, size)

@@ -217,6 +217,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # The session's one line of facts stays under its title at every size (friction7 7), the run's after what
     # the person must do; on a phone the verdict is on the first screen, and the Mode card comes last, after
     # the timeline, not between the steps and it (friction7 6).
+    sized_page.evaluate("window.scrollTo(0, 0)")  # the first screen, as the page opens (a fold opened above scrolled)
     verdict = status.bounding_box()
     steps = sized_page.locator("#steps-title").bounding_box()
     assert verdict is not None and steps is not None
@@ -228,6 +229,9 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # with the state; what a mode is, the switch and the history fold in one card after the timeline.
     expect(sized_page.locator("#session-facts #session-mode")).to_contain_text("Mode: Guided, balanced risk")
     expect(sized_page.locator("#session-mode")).to_be_in_viewport()
+    # What the mode does for the agent, in sight at every size, a phone too: no hover (friction22a B10).
+    expect(sized_page.locator("#mode-gist")).to_be_visible()
+    expect(sized_page.locator("#mode-gist")).to_have_text("— the agent asks you at every confirmation")
     expect(sized_page.locator("#mode-what")).not_to_be_visible()
     expect(sized_page.locator("#mode > summary")).to_contain_text("what it makes the agent do, change it")
     mode, timeline = sized_page.locator(".mode-card").bounding_box(), sized_page.locator(".timeline").bounding_box()
@@ -454,9 +458,11 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         expect(sized_page.locator("#run-where")).to_contain_text(" · branch 2 · ")
         expect(sized_page.locator("#shown-branch")).to_have_text("Showing branch 1 Left behind")
         assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
-        # Two open branches, both stopped by canceling: the button stays short, its confirmation names them as
-        # their cards say them (friction17b 18).
-        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel run…")
+        # Two open branches, both stopped by canceling: the button says it covers the whole run, shown branch 1
+        # or not (friction22a B5), its confirmation names them as their cards say them (friction17b 18) and
+        # says it cannot be undone.
+        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel the whole run (2 branches)…")
+        expect(sized_page.locator("#cancel-button + .confirm-body > p")).to_contain_text("This cannot be undone")
         expect(sized_page.locator("#cancel-button + .confirm-body > p")).to_contain_text(
             "with branch 2 in progress and branch 1 left behind"
         )

@@ -259,26 +259,35 @@ def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site,
     visit(sized_page, site + "/connect/", "connect")
     # The password is hidden: one clear way to working lines comes first, signing in and back here (friction17b
     # 14); no button offers to copy what would not work (friction12 11), and the masked lines are dimmed.
+    # friction22a B12 / 22b A2: what to do leads, as numbered steps; the unusable masked lines do not.
     note = sized_page.locator("#password-note")
     expect(note).to_be_visible()
-    expect(note).to_contain_text("Sign in with an admin account (one made with manage.py createsuperuser)")
+    expect(note).to_contain_text("None yet? Make one with manage.py createsuperuser")
     connect_card = sized_page.locator("section.connect")
+    steps = connect_card.locator("#connect-steps > li")
+    expect(steps).to_have_count(3)
+    expect(steps.nth(1)).to_contain_text("Copy the command for your agent's client")
+    expect(steps.nth(2).locator(".step-lead")).to_have_text(
+        "Ask the agent to list the workflows (list_workflows) and start one."
+    )
     expect(connect_card.get_by_role("button")).to_have_count(0)
     sign_in = connect_card.get_by_role("link", name="Sign in to copy working commands")
     expect(sign_in).to_have_count(1)
     expect(sign_in).to_have_attribute("href", "/admin/login/?next=/connect/")
+    # The masked commands are folded under a preview, out of sight until asked for.
+    expect(sized_page.locator("#connect-claude")).to_be_hidden()
+    sized_page.locator("#connect-preview > summary").click()
+    expect(sized_page.locator("#connect-preview > summary")).to_have_text("Preview (password masked)")
+    expect(sized_page.locator("#connect-claude")).to_be_visible()
+    keep_screenshot(sized_page, "connect-preview")
     first, claude = sign_in.bounding_box(), sized_page.locator("#connect-claude").bounding_box()
     assert first and claude and first["y"] + first["height"] <= claude["y"]
     # friction19b 4: the masked lines do not work as shown, so they are muted (not the text colour) and cannot
-    # be selected and copied by hand, each under a label saying so and how to copy working ones.
+    # be selected and copied by hand.
     text_colour = sized_page.locator("h1").evaluate("e => getComputedStyle(e).color")
     for box in ("#connect-claude", "#connect-json"):
         style = sized_page.locator(box).evaluate("e => [getComputedStyle(e).color, getComputedStyle(e).userSelect]")
         assert style[0] != text_colour and style[1] == "none", style
-    labels = connect_card.locator(".masked-label")
-    expect(labels).to_have_count(2)
-    expect(labels.first).to_have_text("Not usable as shown: the password is masked. Sign in as an admin to copy it.")
-    expect(labels.first.get_by_role("link")).to_have_attribute("href", "/admin/login/?next=/connect/")
     connect = connection_instructions()
     for box in ("#connect-claude", "#connect-json"):
         pre = sized_page.locator(box)
@@ -376,11 +385,17 @@ def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, con
     # (friction19a 14: on a phone it sat on a line of its own, under the box).
     hint = sized_page.locator("#copy-hint")
     expect(hint).to_have_text(
-        "If its session is here already: ticked, it comes in as a copy with new ids; unticked, nothing is imported."
+        "If its session is here already: ticked, it comes in as a copy with new ids; unticked, the page says so and"
+        " links to the one here."
     )
     hint_box = hint.bounding_box()
     assert hint_box is not None and hint_box["x"] >= copy["x"] + copy["width"], (hint_box, copy)
     assert hint_box["y"] - (copy["y"] + copy["height"]) < 30
+    # The Import button under the option, at the form's left edge (the drop zone's), not floating beside the
+    # option's hint (friction22a B14).
+    button_box = import_button.bounding_box()
+    assert button_box is not None and button_box["y"] >= hint_box["y"] + hint_box["height"], (button_box, hint_box)
+    assert abs(button_box["x"] - drop["x"]) < 2, (button_box, drop)
     keep_screenshot(sized_page, "import-chosen")
     assert_fits(sized_page)
     console_log.assert_clean()

@@ -48,10 +48,25 @@ def test_where_the_browser_can_share_each_message_has_a_share_button(sized_page,
     panel = sized_page.locator(".state-panel.state-waiting_for_user")
     shares = panel.locator(".share-button")
     expect(shares).to_have_count(2)  # one beside each reply, right after the button copying it, naming that reply
-    # The Share is a compact icon whose accessible name says which reply it shares (friction18a 18).
+    # The Share is compact, an icon and its word (friction22b 16: an icon alone read as "upload"), its accessible
+    # name saying which reply it shares (friction18a 18).
     for name in ["Share “Confirmed”…", "Share “Not yet”…"]:
         expect(panel.get_by_role("button", name=name, exact=True)).to_have_count(1)
-    expect(shares.first).to_have_text("")
+    phone = sized_page.viewport_size["width"] < 640
+    if phone:  # no room for the word beside its button: the icon, named (aria-label) and titled
+        expect(shares.locator(".share-word").first).to_be_hidden()
+        expect(shares.first).to_have_attribute("title", "Share “Confirmed”…")
+    else:
+        expect(shares.locator(".share-word").first).to_be_visible()
+    expect(shares).to_have_text(["Share", "Share"])
+    # A reply not ready to copy is not ready to share: the Share beside the "Not yet" reply is off with it
+    # (friction22a A3), whenever the share buttons were added.
+    expect(panel.get_by_role("button", name="Share “Not yet”…")).to_be_disabled()
+    sized_page.evaluate(
+        "() => { document.querySelectorAll('.share-button').forEach(b => b.remove()); window.workrailShare(document); }"
+    )
+    expect(panel.get_by_role("button", name="Share “Not yet”…")).to_be_disabled()
+    expect(panel.get_by_role("button", name="Share “Confirmed”…")).to_be_enabled()
     # Each reply is one row, at every size: its copy button with its Share beside it, the next reply's row
     # further away (friction18a 18, 18b 16).
     pairs = [panel.locator(".copy-pair").nth(i) for i in range(2)]
@@ -101,13 +116,22 @@ def test_not_yet_carries_what_should_change_and_a_copy_says_to_paste(sized_page,
     # (friction20b 9: a "Not yet" that says nothing could be copied); the confirmation's are on.
     expect(panel.locator("[id$=-changes-blank]")).to_have_text("…")
     expect(copy_changes).to_be_disabled()
-    expect(reason).to_have_attribute("placeholder", "Type it, then copy the reply")  # why it is off (friction22b 8)
+    # Why it is off, said once under it while the box is empty; the box spans the panel (friction22b A8).
+    needs_text = panel.locator(".reply-needs-text")
+    expect(needs_text).to_have_text("Type what should change to enable this reply.")
+    expect(needs_text).to_be_visible()
+    assert (needs_text.bounding_box() or {})["y"] >= button["y"] + button["height"]
+    assert copy_changes.evaluate("b => getComputedStyle(b).borderTopStyle") == "dashed"  # off, not just faded
+    row = panel.locator(".copy-row.replies").bounding_box()
+    assert row and box["width"] >= row["width"] - 2, (box, row)
     expect(panel.get_by_role("button", name="Share “Not yet”…")).to_be_disabled()
     expect(panel.get_by_role("button", name="Copy “Confirmed” reply")).to_be_enabled()
     reason.fill("  ")
     expect(copy_changes).to_be_disabled()
     reason.fill("split the migration in two")
     expect(copy_changes).to_be_enabled()
+    expect(needs_text).to_be_hidden()
+    expect(panel.get_by_role("button", name="Share “Not yet”…")).to_be_enabled()
     copy_changes.click()
     expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
     # It stays until the page changes, not for a few seconds as other statuses do (friction20b 10: did it work?).

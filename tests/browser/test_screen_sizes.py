@@ -14,7 +14,15 @@ from playwright.sync_api import Page, expect
 
 from runs.models import Node
 from runs.store import tool_calls
-from tests.browser.layout import assert_fits, keep_screenshot, on_one_line, separator_orphans, visible_text, visit
+from tests.browser.layout import (
+    assert_fits,
+    assert_fold_mark_fits,
+    keep_screenshot,
+    on_one_line,
+    separator_orphans,
+    visible_text,
+    visit,
+)
 from tests.browser.timeline import assert_axis_reads, assert_times_said_one_way
 from tests.browser.words import assert_plain_words
 from tests.support.branched_review import BlockedReview, blocked_review
@@ -198,8 +206,8 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     titles = ("#graph-title", "#steps-title", "#findings-title")
     sizes = [sized_page.locator(i).evaluate("e => getComputedStyle(e).fontSize") for i in titles]
     assert len(set(sizes)) == 1, sizes
-    marker = sized_page.locator("#files-fold > summary").evaluate("s => getComputedStyle(s, '::before').fontSize")
-    assert float(marker.removesuffix("px")) >= float(sizes[0].removesuffix("px")), (marker, sizes)
+    for fold in ("#files-fold > summary", "#timeline > summary", "#mode > summary"):  # friction22a A6
+        assert_fold_mark_fits(sized_page, fold, "#steps-title")
     assert said(sized_page, "high risk") == 1 + phone  # the summary's, then the card's
     if phone:
         label = "td => getComputedStyle(td, '::before').content"
@@ -594,9 +602,19 @@ def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, serv
     # The outline's lines hang from the step's name: a loop's words and its steps start under the loop's name
     # (within a space's width), not under its number; the numbers line up in their own column.
     loop = sized_page.locator("ol.outline > li").filter(has=sized_page.locator(".loop-words")).first
-    name_x = (loop.locator(":scope > strong").bounding_box() or {})["x"]
-    for inner in (loop.locator(":scope > .loop-words"), loop.locator(":scope > ol.outline")):
-        assert 0 <= name_x - (inner.bounding_box() or {})["x"] < 8, (name_x, inner.bounding_box())
+    name_x = (loop.locator(":scope > .step-body > strong").bounding_box() or {})["x"]
+    for inner in (loop.locator(".step-body > .loop-words").first, loop.locator(".step-body > ol.outline").first):
+        assert abs(name_x - (inner.bounding_box() or {})["x"]) < 8, (name_x, inner.bounding_box())
+    # friction22b A10: every line of a step, a wrapped note's second line too ("runs only if postComments / is
+    # true" on a phone), starts under its title, never left of it under the number.
+    left_of_title = sized_page.evaluate(
+        """() => [...document.querySelectorAll('main ol.outline > li > .step-body')].flatMap(body => {
+          const title = body.querySelector(':scope > strong').getBoundingClientRect().left;
+          return [...body.children].flatMap(part => [...part.getClientRects()].map(r => [part.textContent, r.left]))
+            .filter(([, left]) => left < title - 1).map(([text, left]) => [text.trim().slice(0, 40), left, title]);
+        })"""
+    )
+    assert not left_of_title, left_of_title
     numbers_x = sized_page.evaluate(
         "() => [...document.querySelector('main ol.outline').children]"
         ".map(li => Math.round(li.querySelector(':scope > .step-no').getBoundingClientRect().x))"
@@ -611,6 +629,8 @@ def test_timings_connect_import_and_the_error_page(sized_page, console_log, site
     visit(sized_page, site + "/timings/", "timings")
     expect(sized_page.locator("table").first).to_contain_text("continue_workflow")
     expect(sized_page.locator("section[aria-labelledby=recent-title] .badge")).to_have_text(["Error", "OK"])
+    # A call from before reasons were kept: plain words, no pointer to logs in the row (friction22b A3).
+    expect(sized_page.locator(".recent-calls .outcome-words")).to_have_text(["Reason not recorded."])
     visit(sized_page, site + "/connect/", "connect")
     visit(sized_page, site + "/sessions/import", "import")
     console_log.assert_clean()

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from runs.models import Node
-from tests.browser.layout import PASTE_NEXT, separator_orphans, visit
+from tests.browser.layout import PASTE_NEXT, assert_fold_mark_fits, separator_orphans, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
@@ -61,7 +61,10 @@ def prompt_folds_on_a_phone(page) -> None:
         expect(prompt).to_be_hidden()
         # Its arrow before its title, as every fold's (friction17b 15), none after it.
         arrows = "s => [getComputedStyle(s, '::before').content, getComputedStyle(s, '::after').content]"
-        assert page.locator("#prompt-card > summary").evaluate(arrows) == ['"▸" / ""', "none"]
+        assert page.locator("#prompt-card > summary").evaluate(arrows) == ['"" / ""', "none"]
+        # The same drawn triangle as the folds', as tall as its heading's capitals (friction22a A6), and the
+        # heading at an open card heading's size.
+        assert_fold_mark_fits(page, "#prompt-card > summary", "main section.card > h2")
         page.locator("#prompt-card > summary").click()
         expect(prompt).to_be_visible()
         page.locator("#prompt-card > summary").click()

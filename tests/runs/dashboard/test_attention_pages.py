@@ -309,11 +309,16 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
 def test_the_mode_is_one_line_in_the_head_and_its_fold_ends_the_page(client, service_catalog):
     start = start_workflow(made.PLAN)
     html = page(client, f"/sessions/{start['session']['sessionId']}/")
-    # One line among the head's facts names the mode, what it makes the agent do on hover (friction11 item 2),
-    # and links to the fold at the page's end: what a mode is (said there once), the switch and the history.
+    # One line among the head's facts names the mode and what it makes the agent do, in a phrase in sight on a
+    # phone too, not a tooltip (friction22a B10), and links to the fold at the page's end: what a mode is (said
+    # there once), the whole sentence, the switch and the history.
     does = "The agent asks you at every confirmation, and weighs risk against speed."
     facts = html.split('id="session-facts"')[1].split("</ul>")[0]
-    assert f'<li id="session-mode" title="{does}">Mode: <strong id="mode-name">Guided, balanced risk</strong>' in facts
+    assert (
+        '<li id="session-mode">Mode: <strong id="mode-name">Guided, balanced risk</strong>'
+        ' <span id="mode-gist">— the agent asks you at every confirmation</span> · ' in facts
+    )
+    assert "title=" not in facts.split('id="session-mode"')[1]
     assert '<a href="#mode-title" id="mode-link">change</a>' in facts
     assert html.index('id="timeline-title"') < html.index('<details class="fold" id="mode">')
     fold = html.split('<details class="fold" id="mode">')[1].split("</details>\n</section>")[0]
@@ -323,7 +328,7 @@ def test_the_mode_is_one_line_in_the_head_and_its_fold_ends_the_page(client, ser
     # A canceled run's session says the mode it ran under, and keeps its history and explanation, no switch.
     canceled = made.canceled()
     html = page(client, f"/sessions/{canceled.session_id}/")
-    assert 'Mode was: <strong id="mode-name">Guided, balanced risk</strong>' in html
+    assert 'Mode was: <strong id="mode-name">Guided, balanced risk</strong> · ' in html  # no gist: nothing to change
     assert '<a href="#mode-title" id="mode-link">history</a>' in html
     assert 'id="mode-title"' in html and "A mode is the preferences" in html and "<h3>History</h3>" in html
     assert 'class="mode-choice"' not in html and 'id="fine-tune"' not in html

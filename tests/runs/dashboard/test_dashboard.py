@@ -49,10 +49,18 @@ def test_home_gives_the_agent_the_same_store_and_hides_the_database_password(cli
     assert f"&quot;WORKRAIL_HOME&quot;: &quot;{tmp_path / 'elsewhere'}&quot;" in text
     assert "postgres://workrail:********@db.local/workrail" in text
     assert "s3cret" not in html
-    # Said where the commands are, with the ways to a working command: no "copy with the password" button.
-    assert "Not usable as shown: the password is masked. Sign in as an admin to copy it." in text
+    # Signed out, the masked lines are a folded preview under step 2, after the way to working ones (step 1):
+    # no "copy with the password" button.
+    assert "Preview (password masked)" in text
+    assert text.index("Sign in to copy working commands") < text.index("Preview (password masked)")
     assert "with-password" not in html
     assert "/admin/login/?next=/connect/" in html
+
+
+def connect_steps(html: str) -> list[str]:
+    """The first three words of each numbered step of the connect instructions."""
+    steps = html.split('id="connect-steps">')[1].split("</ol>")[0].split("<li")[1:]
+    return [" ".join(strip_tags("<li" + step).split()[:3]) for step in steps]
 
 
 def _staff(django_user_model):
@@ -71,6 +79,8 @@ def test_a_staff_user_on_this_machine_copies_the_commands_with_the_password(clie
     html = client.get("/connect/").content.decode()
     assert "s3cret" not in html  # still never in the page itself
     assert 'data-copy-with-password="claude_code"' in html and "the copy buttons put it back" in html
+    # Signed in, asking the agent for the workflows is a numbered step too, not grey small print (friction22a B12).
+    assert connect_steps(html) == ["Copy the command", "Ask the agent"]
     for which in ("claude_code", "json_config"):
         response = client.post("/connect/with-password", {"text": which})
         assert response.status_code == 200
@@ -105,18 +115,19 @@ def test_nobody_else_gets_the_password(client, django_user_model):
     # another machine, so the reason stands in place of each button...
     assert "copy-button" not in elsewhere and "Sign in to copy" not in elsewhere
     assert elsewhere.count("Not copied here: the password is copied only on the machine that runs") == 2
-    # ...and signed out, one way to sign in and back, first, above the commands (friction17b 14).
+    # ...and signed out, numbered steps (friction22a B12): 1 sign in (the button first, how to get an account in
+    # one line), 2 copy the command, its masked lines folded under a preview, 3 ask the agent for the workflows.
     client.logout()
     signed_out = client.get("/connect/").content.decode()
     assert "copy-button" not in signed_out
     sign_in = '<a class="button primary sign-in-to-copy" href="/admin/login/?next=/connect/">Sign in to copy working'
     assert signed_out.count("sign-in-to-copy") == 1 and sign_in in signed_out
-    assert signed_out.index(sign_in) < signed_out.index('id="connect-claude"')
+    assert connect_steps(signed_out) == ["Sign in to", "Copy the command", "Ask the agent"]
+    assert "None yet? Make one with <code>manage.py createsuperuser</code>" in signed_out
+    preview = signed_out.index("<summary>Preview (password masked)</summary>")
+    assert signed_out.index(sign_in) < preview < signed_out.index('id="connect-claude"')
     assert signed_out.count('class="masked"') == 2 and 'class="copy-row"' not in signed_out  # no empty rows
-    # Each masked block says why it does not work and the way to one that does (friction18a 16), naming the account.
-    assert signed_out.count('Not usable as shown: the password is masked. <a href="/admin/login/?next=/connect/">') == 2
-    assert "admin account (one made with <code>manage.py createsuperuser</code>)" in signed_out
-    assert "masked-label" not in elsewhere  # a staff user elsewhere has the reason in place of each button
+    assert "Preview (password masked)" not in elsewhere  # a staff user elsewhere has the reason in place of each button
 
 
 @pytest.mark.usefixtures("postgres_url")

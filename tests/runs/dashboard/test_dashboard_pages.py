@@ -248,9 +248,9 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     assert sorted(review) == ["Agent's move · Working"] + ["Answered"] * 10 + ["Left behind"] * 2
     assert sum("↺ redone: Answered (branch" in name for name in names) == 2
     assert any("Step 8 of 8 · Summarize the Review: Agent's move · Working (branch 1) · " in name for name in names)
-    # Canceling stops every open branch, not only the one shown: the button stays short, its confirmation counts
-    # them as the cards say them (friction17b 18).
-    assert "Cancel run…" in html and "Cancel run (" not in html
+    # Canceling stops every open branch, not only the one shown: the button says it covers the whole run, one
+    # short count (friction22a B5); its confirmation names them as the cards say them (friction17b 18).
+    assert "Cancel the whole run (3 branches)…</summary>" in html and "Cancel run…" not in html
     assert "with branch 1 in progress and branches 2 and 3 left behind" in html
 
 
@@ -418,7 +418,7 @@ def test_cancel_sets_the_run_canceled(client, built):
     assert "RUN_CANCELED" not in html.split('class="messages"')[1].split("</ul>")[0]
     # Who canceled, as recorded (the dashboard, no one signed in), in the run card's status line.
     assert " · canceled in the dashboard " in between(html, 'id="run-where"', "</span>")
-    assert "Cancel run…" not in between(html, 'id="run-title"', "</section>")
+    assert 'id="cancel-button"' not in between(html, 'id="run-title"', "</section>")
     assert client.post("/runs/run_nope/cancel").status_code == 404
     assert client.get(f"{url}cancel").status_code == 405
 
@@ -604,7 +604,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis
     assert "mr_review.findings" in synthesis
-    assert "Cancel run…" not in between(html, 'id="run-title"', "</section>")
+    assert 'id="cancel-button"' not in between(html, 'id="run-title"', "</section>")
     response = client.post(f"{url}cancel")
     assert response.status_code == 400 and "INVALID_INPUT" in response.content.decode()
 

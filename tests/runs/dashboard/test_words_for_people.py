@@ -128,9 +128,9 @@ def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(cl
     assert '<code class="small">RUN_CANCELED</code>' in recent
     assert "continue_workflow was turned away, as it should be: the run was canceled" in recent
     assert f'href="/sessions/{built.session_id}/"' in recent and f'href="/runs/{built.review_run}/"' in recent
-    # No reason kept (a row from before codes were): where to look instead, not a dead end.
-    pointed = "start_workflow failed before this server kept each call&#x27;s reason; look in the server&#x27;s error"
-    assert pointed in recent
+    # No reason kept (a row from before codes were): said plainly under its Error tag (friction22b A3); where to
+    # look instead is in the page's "For developers" fold.
+    assert '>Error</span><div class="small outcome-words">Reason not recorded.</div>' in recent
     assert "start_workflow failed inside the server on an unexpected KeyError" in recent
     assert "failed without an error code" not in recent
     assert "continue_workflow was turned away, as it should be: that branch is already complete" in recent  # no link
@@ -159,11 +159,11 @@ def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_m
         "",  # linked to its session and run
         "no session",
         "session deleted",
-        "unknown (older call)",
+        "not recorded",  # friction22b A3: not "unknown (older call)", which read as a broken page
     ]
     shown = page(client, "/timings/")
     recent = shown.split('id="recent-title"', 1)[1].split("</table>", 1)[0]
-    assert "unknown (older call)" in recent and "session deleted" in recent and "—" not in recent
+    assert "not recorded" in recent and "session deleted" in recent and "—" not in recent and "older" not in recent
     # A number never wraps away from its unit (friction16b 8).
     assert "12\xa0ms" in recent
     # friction16a 18: a median over one call is that call; no tool has 3 calls, so its cells say "—", and one
@@ -172,7 +172,9 @@ def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_m
     assert "Median</th>" in stats and "p95</abbr></th>" in stats and stats.count('<td class="num">—</td>') == 6
     assert "A median shows from 3 calls, a p95 from 20; “—” until then." in stats
     # friction18a 21: the server's stderr is named only under "For developers"; the page's own lines are plain.
-    assert "stderr" not in shown.split('<details class="for-developers timings-dev">', 1)[0]
+    page_lines, fold = shown.split('<details class="for-developers timings-dev">', 1)
+    assert "stderr" not in page_lines
+    assert "“not recorded” belongs to a call from before this server kept them" in fold  # and where to look
     assert "Keeps the last 5,000 tool calls agents made over" in shown
 
 
@@ -222,10 +224,9 @@ def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     assert call_words("start_workflow", "ERROR", "OperationalError") == (
         f"start_workflow failed inside the server on an unexpected OperationalError; {where}"
     )
-    look = where.removeprefix("the details are in ")
-    assert call_words("start_workflow", "error") == (
-        f"start_workflow failed before this server kept each call's reason; look in {look} of that time"
-    )
+    # A call kept before reasons were: said plainly under its Error tag (friction22b A3); where to look for it is
+    # the page's "For developers" fold, not every such row.
+    assert call_words("start_workflow", "error") == "Reason not recorded."
     # A code this server does not know is given as it is; an error's own message, when kept, says why.
     assert call_words("start_workflow", "QUOTA_EXCEEDED") == "start_workflow failed with the code QUOTA_EXCEEDED"
     said = call_words("continue_workflow", "RUN_CANCELED", message="Run run_1 was canceled by ana at 14:02 UTC.")

@@ -82,14 +82,19 @@ def test_a_forked_run_says_the_branch_the_agent_works_on_and_names_the_shown_one
 def test_canceling_counts_only_the_branches_it_would_stop(service_catalog):
     one = run_view.run_detail(made.stalled().run_id)
     assert status_line.cancel_stops(one).button == "Cancel run…"
-    assert "on branches" not in status_line.cancel_stops(one).confirm
+    assert status_line.cancel_stops(one).confirm == (
+        "Are you sure? This cannot be undone: the run stops, and an agent still on it is told the run was canceled."
+    )
     both = run_view.run_detail(made.left_behind().run_id)
     stops = status_line.cancel_stops(both)
     assert stops.open_branches == [1, 2]
     # Told apart as the branch cards tell them: the one in progress, the one left behind (friction16b 7).
     assert (stops.in_progress, stops.left_behind) == ([2], [1])
-    assert stops.button == "Cancel run…"  # the branches it stops, the confirmation names (friction17b 18)
-    assert ", with branch 2 in progress and branch 1 left behind:" in stops.confirm
+    # On a branched run the button says it covers the whole run, one short count (friction22a B5); the branches
+    # it stops, the confirmation names (friction17b 18), and that it cannot be undone.
+    assert stops.button == "Cancel the whole run (2 branches)…"
+    assert stops.confirm.startswith("Are you sure? This cannot be undone: the whole run stops, with branch 2")
+    assert ", with branch 2 in progress and branch 1 left behind, and an agent" in stops.confirm
     # A branch that finished stops nothing: one open branch beside it is "Cancel run…".
     start = start_workflow(made.PLAN, context={"sessionKey": "DONE-THEN-AGAIN"})
     made.run_to_the_end(start)
@@ -98,7 +103,7 @@ def test_canceling_counts_only_the_branches_it_would_stop(service_catalog):
     assert detail.run.status != "complete"
     assert sorted(o.status for o in [detail.branch, *detail.other_branches] if o) == ["complete", "open"]
     stops = status_line.cancel_stops(detail)
-    assert len(stops.open_branches) == 1 and stops.button == "Cancel run…"
+    assert len(stops.open_branches) == 1 and stops.button == "Cancel the whole run (2 branches)…"
 
 
 def test_a_branch_rewound_at_step_2_counts_its_shared_step_apart_and_the_counts_add_up(service_catalog):
@@ -122,11 +127,12 @@ def test_a_branch_rewound_at_step_2_counts_its_shared_step_apart_and_the_counts_
 
 
 def test_cancel_names_each_kind_of_branch_it_stops_in_the_cards_words_in_its_confirmation_only():
-    assert status_line.CancelStops([3], [1, 2]).button == "Cancel run…"
-    assert status_line.CancelStops([3], [1, 2]).confirm.startswith(
-        "Are you sure? The run stops for good, with branch 3 in progress and branches 1 and 2 left behind: "
+    assert status_line.CancelStops([3], [1, 2], branches=3).button == "Cancel the whole run (3 branches)…"
+    assert status_line.CancelStops([3], [1, 2], branches=3).confirm.startswith(
+        "Are you sure? This cannot be undone: the whole run stops, with branch 3 in progress and branches 1 and 2"
+        " left behind, and "
     )
-    assert status_line.CancelStops([1, 2]).confirm.startswith(
-        "Are you sure? The run stops for good, with branches 1 and 2 in progress: "
+    assert status_line.CancelStops([1, 2], branches=2).confirm.startswith(
+        "Are you sure? This cannot be undone: the whole run stops, with branches 1 and 2 in progress, and "
     )
     assert status_line.CancelStops([], [1]).button == status_line.CancelStops([1]).button == "Cancel run…"

@@ -4,14 +4,15 @@
  * Where the browser can share (navigator.share: phones, mostly), each button that copies a message for an
  * agent (a pre.agent-message) gets a "Share…" beside it that hands the same text to the system's share sheet,
  * since a phone's clipboard rarely reaches the agent on the laptop (friction16a 12). The text stays where it
- * was, under "Check the message". Added after every live update too. The Share is compact, an icon on its copy
- * button's row (friction18a 18); its accessible name is the copy button's data-share-label (a reply's, naming
- * which reply it shares: friction17b 3), else "Share…".
+ * was, under "Check the message". Added after every live update too. The Share is compact, on its copy button's
+ * row (friction18a 18): an icon and the word "Share" where the row has room for it (friction22b 16: an icon
+ * alone read as "upload"), the icon alone on a phone, where the word would push it to a line of its own; its accessible
+ * name is the copy button's data-share-label (a reply's, naming which reply it shares: friction17b 3), else "Share…".
  * After a message for an agent is copied, the status says the next step (PASTE_NEXT, friction18a 10): the copy
  * alone does nothing until it is pasted into the agent's chat.
  * An <input data-reason-for="ID"> fills the element ID (a reply's blank, data-blank holding its words) with what
- * is typed, so the copied or shared reply carries the reason (friction18b 12); left empty, the blank stays and
- * the reply's buttons are off. */
+ * is typed, so the copied or shared reply carries the reason (friction18b 12); left empty, the blank stays, the
+ * reply's buttons are off and its .reply-needs-text line says so. */
 (function () {
   "use strict";
 
@@ -43,7 +44,8 @@
       var name = copy.getAttribute("data-share-label") || "Share…";
       share.setAttribute("aria-label", name);
       share.title = name;
-      share.innerHTML = SHARE_ICON;
+      share.innerHTML = SHARE_ICON + '<span class="share-word">Share</span>';
+      share.disabled = copy.disabled;  // a reply not ready to copy is not ready to share either (friction22a A3)
       copy.insertAdjacentElement("afterend", share);
     });
   }
@@ -77,7 +79,10 @@
     var typed = input.value.trim();
     blank.textContent = typed || blank.getAttribute("data-blank") || "";
     var pair = input.closest(".copy-pair");
-    if (pair) pair.querySelectorAll("button").forEach(function (button) { button.disabled = !typed; });
+    if (!pair) return;
+    pair.querySelectorAll("button").forEach(function (button) { button.disabled = !typed; });
+    var why = pair.querySelector(".reply-needs-text");  // why they are off, while they are (friction22b A8)
+    if (why) why.hidden = !!typed;
   }
   document.addEventListener("input", function (event) {
     if (event.target.matches && event.target.matches("[data-reason-for]")) fillReason(event.target);
