@@ -45,7 +45,9 @@ from workflows_app.engine.tree import top_steps
 class StepRow:
     """A step of a branch in the phone's list: a node, or a stretch of them the drawing collapses too."""
 
-    words: str  # as the card says it: "step 4 of 8, round 2"; "step 2 of 3, rounds 5-149" (a stretch); "" at the end
+    # The one locator (StepPlace.brief), whole: a row wraps where a card cannot: "step 4 of 8 · round 2 of 3";
+    # "step 2 of 3 · rounds 5-149" (a stretch); "" at the end.
+    words: str
     title: str  # the step's title in full; for a stretch, how many steps it stands for
     state: StateName  # its colour: the branch's state on the branch's last node, "done" (answered) before it
     state_label: str  # that state in the dashboard's words: "Working", "Done"
