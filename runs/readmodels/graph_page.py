@@ -318,7 +318,10 @@ def branch_sections(
                 rows.append(_stretch_row(stretch))
                 stretch = []
             at_tip = node.node_id == tip.node_id
-            if node.node_id != lane.nodes[0] or lane.number > 1:  # not those before the run's first step
+            # Not those before a branch's first step: before the run's, nothing ran; before a later branch's, they
+            # led its list and read as that branch's own (friction22a B13: "Step 3 skipped" above the step it
+            # redoes). Its fork line says which step it redoes; the drawing keeps their placeholder.
+            if node.node_id != lane.nodes[0]:
                 rows.extend(_skipped_row(step) for step in skipped(node.node_id))
             rows.append(
                 _step_row(

@@ -288,12 +288,17 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
             ]
         )
         # Each row says its step's place as the step list and the drawing's card say it.
-        # Branch 2's rows: the step it answered again after the rewind (its own, ninth review item 3), then its last.
-        # Friction16b 6: the step it passed over stands where it would, a row of its own with a dashed dot.
+        # Branch 2's rows: the step it answered again after the rewind (its own, ninth review item 3), then its last;
+        # never led by the step passed over on the way into it (friction22a B13: read as branch 2's own skip).
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(
-            ["Step 3 skipped", "Step 4 of 8 · area 1 of 2", "Step 4 of 8 · area 2 of 2"]
+            ["Step 4 of 8 · area 1 of 2", "Step 4 of 8 · area 2 of 2"]
         )
-        skipped_row = listed.locator(".gl-branch").nth(1).locator(".gl-step.skipped")
+        # Friction16b 6: a step passed over between two of a branch's steps stands where it would, a row of its own
+        # with a dashed dot (branch 3: after the step it redoes).
+        expect(listed.locator(".gl-branch").nth(2).locator(".gl-words")).to_have_text(
+            ["Step 2 of 8", "Step 3 skipped", "Step 4 of 8 · area 1 of 2"]
+        )
+        skipped_row = listed.locator(".gl-branch").nth(2).locator(".gl-step.skipped")
         expect(skipped_row.locator(".gl-dot.dot-skipped")).to_have_count(1)
         expect(skipped_row.locator(".gl-title")).to_have_text("Trace the Impact Beyond the Diff")
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-notes").first).to_have_text("↺ redone")
@@ -307,7 +312,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(shown.locator(".gl-step.tip .gl-words")).to_have_text("Step 8 of 8")
         expect(shown.locator(".gl-step.tip .gl-title")).to_have_text("Summarize the Review")
         expect(sized_page.locator("ol.steps > li.step")).to_have_count(7)  # the 7 it counts, listed below
-        expect(listed.locator(".gl-title")).to_have_count(1 + 3 + 3)  # branches 2 and 3: two steps and one skipped
+        expect(listed.locator(".gl-title")).to_have_count(
+            1 + 2 + 3
+        )  # branch 2: two steps; branch 3: two and one skipped
         # "you are viewing" once in the shown branch's box: in its heading.
         assert shown.inner_text().count("you are viewing") == 1
         assert sized_page.evaluate(LIST_PROBLEMS) == []
@@ -550,7 +557,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     for state, label, title, fill, badge, times, stroke, shape in dots:
         assert label == title and re.match(
             r"^([^:]* within (a second|a minute|[\d]+ (min|h))( \([^)]+\))?: )?"
-            r"(.+ · step \d+ of \d+( · (round|area) \d+ of \d+)?( \(checkpoint\))?|Complete): [A-Z]",
+            r"(.+ · step \d+ of \d+( · (round|area) \d+ of \d+)?( \(checkpoint\)| ↺ redone)?|Complete): [A-Z]",
             label,
         )
         # The state's own colour (its pill's is whose move); Left behind's dots are rings of it (friction9 item 7),

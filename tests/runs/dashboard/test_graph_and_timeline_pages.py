@@ -116,8 +116,9 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
     # span of server-quick steps reads as the agent's work time (friction16b 3).
     assert re.search(
         r'<details class="fold" id="timeline">\s*<summary><h2 id="timeline-title">Timeline of this run '
-        rf'<span class="fold-parts">{COUNTED}&nbsp;·&nbsp;first step <time [^>]+>[^<]+</time>&nbsp;·&nbsp;last step '
-        r'<time [^>]+ data-when="ago">[^<]+</time></span></h2>',
+        rf'<span class="fold-parts">{COUNTED}<span class="tl-pair"><span class="tl-sep"> · </span>first step '
+        r'<time [^>]+>[^<]+</time></span><span class="tl-pair"><span class="tl-sep"> · </span>last step '
+        r'<time [^>]+ data-when="ago">[^<]+</time></span></span></h2>',
         html,
     )
     assert "steps took" not in html

@@ -109,6 +109,9 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
         "redoes Record the Changed Files (step 2 of 8), from branch 1",
     ]
     assert sections[1].href.startswith("/r/?tip=")
+    # A branch's list starts at its own first step, never at a step passed over on the way into it (friction22a
+    # B13: branch 2's "step 3 skipped" read as branch 2's own); between its steps a skipped one stays (branch 3).
+    assert [row.words for row in sections[1].rows] == ["step 4 of 8 · area 1 of 2", "step 4 of 8 · area 2 of 2"]
     # A branch left behind leads to where it is resumed, its last step's page at its resume action (friction19a
     # 10: the phone's list had no way back); the branch the agent works on needs none.
     assert sections[0].resume_href == ""
