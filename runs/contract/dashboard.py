@@ -131,11 +131,11 @@ class StepPlace(Shape):
 
     @property
     def brief(self) -> str:
-        """The one short locator, after the step's name on list rows, headings, chips, graph cards and branch
-        lines: the most specific place that matters, one counter only (friction19a 8, 19b 9): in a loop its round
-        ("round 2 of 3", "slice 2 of 3"), else the outline entry ("step 2 of 3"). The rest (the entry of a loop
-        step, its part of the round, the loop's name) waits in `words`, their tooltip and the step's own page."""
-        return self.round_words or f"step {self.position} of {self.length}"
+        """The one locator, after the step's name on every view (list rows, headings, chips, graph cards, branch
+        lines, the timeline, the step's page): the outline entry, then in a loop its round, "step 4 of 8 · area 1
+        of 2" (friction22a A1, 22b A4: the round alone, "area 1 of 2", hid the step's number, so the steps read
+        2, 3, 5). The part of the round and the loop's name wait in `words`, its tooltip."""
+        return " · ".join(w for w in (f"step {self.position} of {self.length}", self.round_words) if w)
 
     def rounds_words(self, last: int) -> str:
         """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149
@@ -147,9 +147,10 @@ class StepPlace(Shape):
 
     @property
     def words(self) -> str:
-        """In full: "step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”": the step, its round and the
-        part of the round, then the loop named as its workflow names it (tooltips, the step's own page, reports)."""
-        said = ", ".join(w for w in (f"step {self.position} of {self.length}", self.round_words, self.part_words) if w)
+        """In full, the locator (`brief`) then the part of the round and the loop named as its workflow names it:
+        "step 2 of 3 · round 2 of 3 · part 2 of 2 in “Verify each slice”" (tooltips, reports, the agent's
+        message)."""
+        said = " · ".join(w for w in (self.brief, self.part_words) if w)
         return f"{said} in “{self._loop}”" if self.round is not None and self._loop else said
 
 

@@ -161,12 +161,6 @@ def git_branch_column(page: SessionPage) -> bool:
     return page.group != "branch" and git_in_view(page)
 
 
-def branches_column(page: SessionPage) -> bool:
-    """WorkRail's branches column: only when a run of a session on the page branched (friction19b 13: "1" on
-    almost every row said nothing until one knows what a branch is); its cell is blank on the other rows."""
-    return any(s.branched for s in page.items)
-
-
 def default_group() -> SessionGroup:
     """The grouping the list opens with: by repository and git branch, unless no session recorded a repository
     (then every one would sit in one "No repository recorded" group, and a note would say so: noise)."""
@@ -257,12 +251,11 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "sorts": SORTS,
             "settled": states.SETTLED,
             # The table's columns (a group's heading spans them): the owner's when the store has owners, the run
-            # branches' when a run branched, and the git branch's when a row has one and the group headings do not
-            # name it.
+            # branches' always (friction22a A7: a column that came and went between listings, blank for "1"), and
+            # the git branch's when a row has one and the group headings do not name it.
             "git_column": git_branch_column(page),
-            "branches_column": branches_column(page),
             "branches_words": "Run branches" if git_in_view(page) else "Branches",
-            "columns": 5 + page.has_owners + branches_column(page) + git_branch_column(page),
+            "columns": 6 + page.has_owners + git_branch_column(page),
             "groups": GROUPS,
             "default_group": usual_group,
             "live_version": version,

@@ -6,7 +6,7 @@ loaded. Every text put in it is escaped here (step titles come from workflow fil
 
 Each card shows the step's title (up to two lines, then shortened; in full in its tooltip), where its
 pending step sits in the workflow's outline in the step list's words (GraphNode.place, step_places.py:
-"step 4 of 8, round 2"; a checkpoint's card names its step's place too), and what made it when it was not
+"step 4 of 8 · round 2 of 3"; a checkpoint's card names its step's place too), and what made it when it was not
 a step (a checkpoint, an operator fork: "by hand") as far as the card's width holds; a blocked branch's
 tip is drawn in red. The shown branch's path is drawn in the accent colour, and the first card of each lane
 is headed "Branch N" (the numbering of branches.py). `legend` says which of these marks a drawing holds. Two
@@ -115,9 +115,21 @@ def step_words(node: GraphNode, *, counted: bool = False) -> str:
     return "" if node.is_complete else f"step {node.step_number}"
 
 
+def card_words(node: GraphNode, *, counted: bool = False) -> str:
+    """A card's step line: the one locator (step_words) when it fits the card's width (SUB_CHARS); a loop's step
+    on a narrow card keeps its step's number and its round, the outline's length left to the cards beside it
+    ("step 2 · round 149 of 150"), else its round alone; the tooltip says the place whole."""
+    said = step_words(node, counted=counted)
+    place = node.place
+    if len(said) <= SUB_CHARS or counted or place is None or place.round is None:
+        return said
+    shorter = f"step {place.position} · {place.round_words}"
+    return shorter if len(shorter) <= SUB_CHARS else place.round_words
+
+
 def stretch_words(first: GraphNode, last: GraphNode, *, short: bool = False, counted: bool = False) -> str:
     """The outline places a collapsed stretch of a branch spans, from its `first` node to its `last`:
-    "step 2 of 3, rounds 5-149 of 150" inside a loop (the loop's entry: the stretch holds each of its steps),
+    "step 2 of 3 · rounds 5-149 of 150" inside a loop (the loop's entry: the stretch holds each of its steps),
     "steps 2-3 of 8" across the outline; `short` leaves out the step the cards on either side already name
     ("rounds 5-149 of 150"). Without places, the steps counted."""
     a, b = first.place, last.place
@@ -128,7 +140,7 @@ def stretch_words(first: GraphNode, last: GraphNode, *, short: bool = False, cou
         if a.round is None or b.round is None or a.round == b.round:
             return a.words
         rounds = a.rounds_words(b.round)
-        return rounds if short else f"step {a.position} of {a.length}, {rounds}"
+        return rounds if short else f"step {a.position} of {a.length} · {rounds}"
     return f"steps {a.position}-{b.position} of {a.length}"
 
 
@@ -887,7 +899,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     # The step line: its place in the outline as the step list says it (always whole), then the marks
     # that fit. What made the card when not a step takes the title's second line: a checkpoint or a
     # branch started by hand redoes its parent's step, whose card names it in full.
-    where = step_words(node, counted=counted)
+    where = card_words(node, counted=counted)
     if not where and node.is_complete and geo.tags_beside:  # on screen the end card says what its title means
         where = COMPLETE_WORDS
     sub = [_sub_part(where)] if where else []

@@ -45,7 +45,9 @@ from workflows_app.engine.tree import top_steps
 class StepRow:
     """A step of a branch in the phone's list: a node, or a stretch of them the drawing collapses too."""
 
-    words: str  # as the card says it: "step 4 of 8, round 2"; "step 2 of 3, rounds 5-149" (a stretch); "" at the end
+    # The one locator (StepPlace.brief), whole: a row wraps where a card cannot: "step 4 of 8 · round 2 of 3";
+    # "step 2 of 3 · rounds 5-149" (a stretch); "" at the end.
+    words: str
     title: str  # the step's title in full; for a stretch, how many steps it stands for
     state: StateName  # its colour: the branch's state on the branch's last node, "done" (answered) before it
     state_label: str  # that state in the dashboard's words: "Working", "Done"
@@ -317,7 +319,10 @@ def branch_sections(
                 rows.append(_stretch_row(stretch))
                 stretch = []
             at_tip = node.node_id == tip.node_id
-            if node.node_id != lane.nodes[0] or lane.number > 1:  # not those before the run's first step
+            # Not those before a branch's first step: before the run's, nothing ran; before a later branch's, they
+            # led its list and read as that branch's own (friction22a B13: "Step 3 skipped" above the step it
+            # redoes). Its fork line says which step it redoes; the drawing keeps their placeholder.
+            if node.node_id != lane.nodes[0]:
                 rows.extend(_skipped_row(step) for step in skipped(node.node_id))
             rows.append(
                 _step_row(

@@ -1,9 +1,9 @@
-"""Where each node's pending step sits in its workflow's outline, said one short way after the step's name on list
-rows, headings, graph cards and branch lines, one counter only (StepPlace.brief, friction19a 8): "step 3 of 7", and
-inside a loop its round, "round 2 of 4" ("slice 2 of 4" when a `forEach` loop declares its item, `noun`); in full in
-their tooltip and once on the step's own page: "step 3 of 7, round 2 of 4, part 2 of 2 in “Verify each slice”"
-(StepPlace.words: the loop's entry, the round, the part of the round when its body holds several steps, the loop
-named by its own title).
+"""Where each node's pending step sits in its workflow's outline, said one way after the step's name on every view
+(list rows, headings, graph cards, branch lines, the timeline, the step's page: StepPlace.brief, friction22a A1):
+"step 3 of 7", and inside a loop the loop's entry then its round, "step 3 of 7 · round 2 of 4" ("slice 2 of 4" when
+a `forEach` loop declares its item, `noun`); the part of the round and the loop's name in their tooltip
+(StepPlace.words: "step 3 of 7 · round 2 of 4 · part 2 of 2 in “Verify each slice”"). The round alone (friction19a
+8) hid the step's number: a loop's steps read "step 2", "step 3 skipped", "area 1 of 2", "step 5", step 4 missing.
 
 One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, then its round, then its
 part of the round when the loop holds several steps (never the outline's "2.2", read as a fraction, nor "2b", read as
@@ -83,9 +83,9 @@ def _rounds_of(frame: object) -> int | None:
 
 
 def named(title: str, place: StepPlace | None) -> str:
-    """A step as the dashboard names it, its name first and its place after in the one short form: "Review
-    storage · round 2 of 3", "Deploy · step 3 of 5" (StepPlace.brief; the loop's entry, name and the part of the
-    round in full_words, the tooltip); the name alone when its place is not known, the place alone
+    """A step as the dashboard names it, its name first and its place after in the one locator: "Review
+    storage · step 4 of 8 · round 2 of 3", "Deploy · step 3 of 5" (StepPlace.brief; the loop's name and the part of
+    the round in full_words, the tooltip); the name alone when its place is not known, the place alone
     when its name is not. The one builder of that phrase for the sessions list, the run cards, a run's pending
     line, its branches, its steps and a step's page."""
     if place is None:
@@ -94,7 +94,7 @@ def named(title: str, place: StepPlace | None) -> str:
 
 
 def full_words(place: StepPlace | None) -> str:
-    """The place in full (StepPlace.words: the loop's entry, the round, its part, the loop named) where its short
+    """The place in full (StepPlace.words: the locator, the part of the round, the loop named) where its short
     form, the one rows, headings and cards print, leaves something out: their tooltip; "" where the short form says
     it all."""
     if place is None or place.words == place.brief:

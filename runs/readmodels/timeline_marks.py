@@ -4,8 +4,8 @@ dashboard's vocabulary (states.py) and a few words naming it (timeline_page.py p
 A branch's last node carries its branch's state: done, canceled, blocked, left behind, or, on the run's
 newest open branch, the run's own state (running, needs you, stalled). Every node before it was answered:
 its step is done. A node is named by its step's place in the workflow's outline, as the run page's list
-and graph say it (step_places.py: "Step 4 of 8, round 2"), never by the count of steps taken; a run's end
-is "Complete". Built from the branches the session page reads anyway (branches.read_many); the
+says it, its name first (step_places.named: "Review api · step 4 of 8 · area 1 of 2"), never by the count of
+steps taken; a run's end is "Complete". Built from the branches the session page reads anyway (branches.read_many); the
 steps' titles are the ones the agent was given, as the graph's cards say them: recorded with each
 answer (one query for the session), and for a branch's unanswered last node whose title depends on the
 context, rendered again from its state (one more query, for all of them).
@@ -43,8 +43,8 @@ def said_of(state: StateName, kind: NodeKind) -> str:
 class NodeMark:
     at: datetime
     state: StateName
-    words: str  # "Step 4 of 8, round 1 · Review api: Left behind (branch 2) · 22:02:04 UTC"
-    what: str = ""  # the same without its state and moment: "Step 4 of 8, round 1 · Review api (branch 2)"
+    words: str  # "Review api · step 4 of 8 · round 1 of 2: Left behind (branch 2) · 22:02:04 UTC"
+    what: str = ""  # the same without its state and moment: "Review api · step 4 of 8 · round 1 of 2 (branch 2)"
     # What the node is, for the counts said of it (timeline_page.StepCounts): a step answered, a step reached
     # and not answered (a branch's last node), a checkpoint (not a step), or the run's end ("Complete").
     kind: NodeKind = "answered"
@@ -77,8 +77,10 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
                 where = "Complete"
             else:
                 title = seen.get(pk) or step_text.as_written(steps.get(row.step_id), row.step_id).title
-                step = place.words if place is not None else f"step {tree.step_number(pk)}"
-                where = f"{step[:1].upper()}{step[1:]} · {title}"
+                # One locator on every view (friction22a A1): the name, then the place as the run page says it.
+                where = (
+                    step_places.named(title, place) if place is not None else f"{title} · step {tree.step_number(pk)}"
+                )
             if pk in tree.made_by_checkpoint:
                 where += " (checkpoint)"
             branch = f" (branch {tree.branch_of(pk).number})" if several else ""

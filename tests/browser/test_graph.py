@@ -94,17 +94,18 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # its step's card, a link to its own node's page (it can be resumed from).
     # included) in the one short form of the list's headings (friction12 4); the whole place, the loop named and
     # the part of the round, is the heading's tooltip.
-    # One locator, the headline's and the heading's (friction19a 8, 19b 9), never "2b" (friction18a 12): round 2's
-    # "Verify slice 2" and its record both say the round, their titles telling them apart.
-    expect(graph.locator("text.cs", has_text=re.compile(r"^round 2 of 3$"))).to_have_count(4)
+    # One locator, the headline's and the heading's (friction22a A1), never "2b" (friction18a 12): round 2's
+    # "Verify slice 2" and its record both say the step and the round, their titles telling them apart; a card,
+    # narrower than the heading, leaves out the outline's length ("step 2 · round 2 of 3").
+    expect(graph.locator("text.cs", has_text=re.compile(r"^step 2 · round 2 of 3$"))).to_have_count(4)
     expect(graph.locator("text.cs", has_text="part")).to_have_count(0)
     expect(graph.locator("text.cs", has_text=re.compile(r"\d[a-z] of \d"))).to_have_count(0)
     expect(graph.locator("tspan.loop")).to_have_count(0)
-    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · round 2 of 3$")).first
+    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2 of 3 · round 2 of 3$")).first
     expect(listed).to_be_visible()
     expect(listed).to_have_attribute(
         "title",
-        re.compile(r"^step 2 of 3, round 2 of 3, part 1 of 2 in “Verify each slice” · step verify in the workflow"),
+        re.compile(r"^step 2 of 3 · round 2 of 3 · part 1 of 2 in “Verify each slice” · step verify in the workflow"),
     )
     # One node, one place: each card's step line is its step-list heading's place, the loop unnamed.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
@@ -227,7 +228,7 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
     # cards on either side name) it stands for; the rest, the fork and both ends, are cards. Nothing scrolls
     # sideways: the drawing is as wide as its box at most.
     expect(page.locator("svg.run-graph .gap-text").first).to_have_text(re.compile(r"^⋯ rounds \d+-\d+ of 150$"))
-    expect(page.locator("svg.run-graph .gap title").first).to_contain_text(re.compile(r"\(step 2 of 3, rounds "))
+    expect(page.locator("svg.run-graph .gap title").first).to_contain_text(re.compile(r"\(step 2 of 3 · rounds "))
     drawn = page.locator("svg.run-graph a.graph-node").count()
     assert 10 < drawn < nodes / 4
     widths = page.locator(".graph-fit").evaluate(
@@ -303,17 +304,22 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-head .badge")).to_have_text(["Agent's move · Working", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(
             [
-                "Redoes Review api (area 1 of 2), from branch 1",
+                "Redoes Review api (step 4 of 8 · area 1 of 2), from branch 1",
                 "Redoes Record the Changed Files (step 2 of 8), from branch 1",
             ]
         )
         # Each row says its step's place as the step list and the drawing's card say it.
-        # Branch 2's rows: the step it answered again after the rewind (its own, ninth review item 3), then its last.
-        # Friction16b 6: the step it passed over stands where it would, a row of its own with a dashed dot.
+        # Branch 2's rows: the step it answered again after the rewind (its own, ninth review item 3), then its last;
+        # never led by the step passed over on the way into it (friction22a B13: read as branch 2's own skip).
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(
-            ["Step 3 skipped", "Area 1 of 2", "Area 2 of 2"]
+            ["Step 4 of 8 · area 1 of 2", "Step 4 of 8 · area 2 of 2"]
         )
-        skipped_row = listed.locator(".gl-branch").nth(1).locator(".gl-step.skipped")
+        # Friction16b 6: a step passed over between two of a branch's steps stands where it would, a row of its own
+        # with a dashed dot (branch 3: after the step it redoes).
+        expect(listed.locator(".gl-branch").nth(2).locator(".gl-words")).to_have_text(
+            ["Step 2 of 8", "Step 3 skipped", "Step 4 of 8 · area 1 of 2"]
+        )
+        skipped_row = listed.locator(".gl-branch").nth(2).locator(".gl-step.skipped")
         expect(skipped_row.locator(".gl-dot.dot-skipped")).to_have_count(1)
         expect(skipped_row.locator(".gl-title")).to_have_text("Trace the Impact Beyond the Diff")
         redone = listed.locator(".gl-branch").nth(1).locator(".gl-notes").first
@@ -331,7 +337,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(shown.locator(".gl-step.tip .gl-words")).to_have_text("Step 8 of 8")
         expect(shown.locator(".gl-step.tip .gl-title")).to_have_text("Summarize the Review")
         expect(sized_page.locator("ol.steps > li.step")).to_have_count(7)  # the 7 it counts, listed below
-        expect(listed.locator(".gl-title")).to_have_count(1 + 3 + 3)  # branches 2 and 3: two steps and one skipped
+        expect(listed.locator(".gl-title")).to_have_count(
+            1 + 2 + 3
+        )  # branch 2: two steps; branch 3: two and one skipped
         # "you are viewing" once in the shown branch's box: in its heading.
         assert shown.inner_text().count("you are viewing") == 1
         assert sized_page.evaluate(LIST_PROBLEMS) == []
@@ -573,7 +581,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     for state, label, title, fill, badge, times, stroke, shape in dots:
         assert label == title and re.match(
             r"^([^:]* within (a second|a minute|[\d]+ (min|h))( \([^)]+\))?: )?"
-            r"(Step \d+ of \d+(, (round|area) \d+ of \d+(, part \d+ of \d+)? in “[^”]+”)? · .+|Complete): [A-Z]",
+            r"(.+ · step \d+ of \d+( · (round|area) \d+ of \d+)?( \(checkpoint\)| ↺ redone)?|Complete): [A-Z]",
             label,
         )
         # The state's own colour (its pill's is whose move); Left behind's dots are rings of it (friction9 item 7),

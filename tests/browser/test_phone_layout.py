@@ -181,6 +181,16 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
             r".+\s·\slast step (.+ ago|just now)\s*$"
         )
     )
+    # Each label stays with its value (friction22b 14: "· first step" ended one line, its moment began the next):
+    # on a phone each pair is a line of its own, on a desktop none breaks inside.
+    pairs = fold.locator("> summary .tl-pair")
+    expect(pairs).to_have_count(2)
+    lines = (
+        "e => [new Set([...e.getClientRects()].map((r) => Math.round(r.bottom))).size, e.getBoundingClientRect().top]"
+    )
+    tops = [pairs.nth(i).evaluate(lines) for i in (0, 1)]
+    assert all(rows == 1 for rows, _ in tops), tops
+    assert (tops[0][1] < tops[1][1]) if viewport == PHONE else True, tops
     expect(sized_page.locator(".tl-row").first).to_be_hidden()
     # A link to a numbered dot's entry opens the fold (and the list's) around it (folds.js).
     shown = "narrow" if viewport == PHONE else "wide"  # the layout dashboard.css shows at this width
@@ -225,7 +235,7 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
     expect(entry).to_be_visible()
     expect(entry).to_contain_text(re.compile(r"\d+ steps?[^:]* within "))
     expect(entry.locator("ol > li")).to_have_count(count)
-    expect(entry.locator("ol > li").first).to_have_text(re.compile(r"^(Step \d+(\.\d+)? of \d+|Complete)"))
+    expect(entry.locator("ol > li").first).to_have_text(re.compile(r"^(.+ · step \d+ of \d+|Complete)"))
     keep_screenshot(sized_page, "timeline-dots-listed")
     assert_fits(sized_page)
     console_log.assert_clean()

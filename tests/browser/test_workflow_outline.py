@@ -1,6 +1,6 @@
 """The workflow page letters a loop's steps as an outline does: under the loop's entry 2, "2a", "2b" (never
 "2.1", read as a fraction); a run page says the round after the step's name, "Record · round 2 of 3", and in full
-with the part of the round and the loop's name ("step 2 of 3, round 2 of 3, part 2 of 2 in “Verify each slice”":
+with the part of the round and the loop's name ("step 2 of 3 · round 2 of 3 · part 2 of 2 in “Verify each slice”":
 tests/browser/test_graph.py)."""
 
 from __future__ import annotations

@@ -44,8 +44,11 @@ def test_the_run_header_names_what_the_branch_produced_with_links_to_its_section
     assert order == sorted(order) and order[-1] < html.index('id="steps-title"')
     # Of a session's several runs, the shown run's own card names the branch its agent works on, once, in its
     # status line, not its facts line (friction11 item 1); its card in the runs column counts its branches as the
-    # other runs' cards do, so the index keeps one shape whichever run is shown (friction19a 14).
-    assert re.findall(r"<span>(\d+) branches</span>", html) == ["3"]
+    # other runs' cards do, so the index keeps one shape whichever run is shown (friction19a 14), "1 branch" too,
+    # and the session's head counts the runs only: the cards' counts add up (friction22a A2).
+    assert re.findall(r'<span class="run-branches">([^<]+)</span>', html) == ["3 branches", "1 branch"]
+    head = between(html, 'class="page-head"', "</ul>")
+    assert "<li>2 runs</li>" in head and "branches" not in head
     assert re.findall(r"<li>(\d+) branches</li>", html) == []
     status = text_of(between(html, 'id="run-where"', "</span>"))
     assert " · branch 1 · agent working " in status, status

@@ -88,6 +88,19 @@ def test_no_git_branch_column_when_no_row_recorded_one(client, service_catalog):
     assert head.count("<th ") == row.count("<td")  # as many cells as headings
 
 
+def test_the_branches_column_is_on_every_listing_and_counts_a_run_that_never_branched(client, service_catalog):
+    # Friction22a A7, 22b A7: the column came and went between listings (only where a session branched) and its
+    # cell was blank for one branch; now every listing has it, and a run that never branched counts 1.
+    start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-05"})
+    for url in ("/sessions/", "/sessions/?group=workspace", "/sessions/?sort=urgency"):
+        listed = page(client, url)
+        head = listed.split("<thead>", 1)[1].split("</thead>", 1)[0]
+        assert ">Branches</th>" in head, url
+        row = listed.split('<tr class="session-row', 1)[1].split("</tr>", 1)[0]
+        assert head.count("<th ") == row.count("<td"), url
+        assert '<td class="num">1</td>\n          <td class="num">1</td>' in row, url  # 1 run, 1 branch
+
+
 def test_the_sessions_list_leads_each_row_with_its_state_and_folds_sort_and_group(client, service_catalog):
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-02"})
     html = page(client, "/sessions/")

@@ -9,8 +9,8 @@ import re
 from datetime import UTC, datetime
 from html import escape
 
-from runs.contract.dashboard import GraphNode, RunGraph
-from runs.readmodels import branches, graph, graph_drawing
+from runs.contract.dashboard import GraphNode, RunGraph, StepPlace
+from runs.readmodels import branches, graph, graph_drawing, step_places
 from runs.readmodels.graph_drawing import short_id
 
 AT = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
@@ -94,18 +94,24 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
             node.place._parts = 2
     svg = screen(run)
     lines = [step_line(svg, node) for node in "12345"]
-    # The one short locator of the steps list's headings and the headline (friction19b 9: the card and the heading
-    # say the same), the card's title naming the step: the round; the entry, the part and the loop's name in the
+    # The one locator of the steps list's headings and the headline (friction19b 9, 22a A1: the card and the heading
+    # say the same), the card's title naming the step: the step then its round; the part and the loop's name in the
     # tooltip.
-    assert lines == ["step 1 of 3", "round 1", "round 1", "round 1", "step 3 of 3"]
+    assert lines == [
+        "step 1 of 3",
+        "step 2 of 3 · round 1",
+        "step 2 of 3 · round 1",
+        "step 2 of 3 · round 1",
+        "step 3 of 3",
+    ]
     assert all(line == node.place.brief for line, node in zip(lines, run.nodes, strict=True) if node.place)
-    assert "step 2 of 3, round 1, part 2 of 2" in svg  # the tooltip says the place whole
+    assert "step 2 of 3 · round 1 · part 2 of 2" in svg  # the tooltip says the place whole
     assert "↻" not in svg  # the round is in the words: no second mark for it, and none in the legend
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown="5")}
     # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
     assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "4")) == ["checkpoint"]
     assert len(re.findall(r'<text class="ct"', card(svg, "4"))) == 1
-    assert "made by a checkpoint during step 2 of 3, round 1, part 2 of 2" in card(svg, "4")
+    assert "made by a checkpoint during step 2 of 3 · round 1 · part 2 of 2" in card(svg, "4")
     assert all(len(line) <= graph_drawing.SUB_CHARS for line in lines)
 
 
@@ -113,10 +119,10 @@ def test_a_long_stretch_in_a_loop_is_said_in_rounds_of_its_step():
     nodes = [(1, None)] + [(n, n - 1) for n in range(2, 301)]
     rounds = {str(n): place(2, 3, n - 1) for n in range(2, 300)}
     svg = screen(drawn(nodes, **{"1": place(1, 3), **rounds, "300": place(3, 3)}))
-    # The chip between "step 2 of 3, round 4" and "step 2 of 3, round 295": the rounds it leaves out; its
+    # The chip between "step 2 of 3 · round 4" and "step 2 of 3 · round 295": the rounds it leaves out; its
     # tooltip says the step too.
     assert "⋯ rounds 5-294" in svg
-    assert "not drawn (step 2 of 3, rounds 5-294)" in svg
+    assert "not drawn (step 2 of 3 · rounds 5-294)" in svg
 
 
 def test_checkpoint_and_complete_cards_are_told_apart():
@@ -422,7 +428,7 @@ def test_the_paper_drawing_places_steps_as_the_reports_and_the_dashboard_do():
     paper = graph_drawing.for_paper(run, shown=None, title="Branch graph")
     assert paper is not None
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', paper)]
-    assert lines == ["step 1 of 3", "round 1", "round 2"]
+    assert lines == ["step 1 of 3", "step 2 of 3 · round 1", "step 2 of 3 · round 2"]
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown=None)}  # the words say it
 
 
@@ -600,3 +606,19 @@ def test_a_step_passed_over_is_a_dashed_placeholder_between_the_two_cards_around
     svg = graph_drawing.for_screen(run, shown="3", href=lambda node: "/", title="g", skipped=lambda card: two)
     assert ">2 steps passed over</text>" in svg
     assert 'class="skipped-step"' not in screen(run)
+
+
+def test_a_cards_step_line_keeps_the_steps_number_and_its_round_within_the_cards_width():
+    # Friction22a A1: a loop's card said its round alone ("area 1 of 2"), so the cards read step 2, step 3
+    # skipped, area 1 of 2, step 5: step 4 missing. The card says the one locator when it fits, else the step's
+    # number and its round (the outline's length the cards beside it say), never the round alone when that fits.
+    fits = GraphNode.model_construct(place=StepPlace(position=4, length=8), step_number=4, is_complete=False)
+    assert graph_drawing.card_words(fits) == "step 4 of 8"
+    looped = step_places.place(3, 1, (0, 0, 0, 1, 0, 0, 0, 0), 0, nouns=("", "", "", "area"), frame={"count": 2})
+    short = GraphNode.model_construct(place=looped, step_number=4, is_complete=False)
+    assert looped is not None and looped.brief == "step 4 of 8 · area 1 of 2"
+    assert graph_drawing.card_words(short) == "step 4 · area 1 of 2"
+    # A loop too long for both: its round whole, the step's number in the tooltip.
+    long = step_places.place(1, 149, (0, 1, 0), 0, frame={"count": 150})
+    card = GraphNode.model_construct(place=long, step_number=2, is_complete=False)
+    assert graph_drawing.card_words(card) == "round 149 of 150"

@@ -32,17 +32,14 @@ def test_a_branchs_last_node_carries_its_state_and_the_answered_nodes_before_it_
     assert newest.state == "needs_you"
     # Each node is named by its step's place in the outline, as the run page says it: never the steps taken.
     assert re.fullmatch(
-        r"Step 8 of 8 · Summarize the Review: Your move · Confirm \(branch 1\) · \d\d:\d\d:\d\d UTC", newest.words
+        r"Summarize the Review · step 8 of 8: Your move · Confirm \(branch 1\) · \d\d:\d\d:\d\d UTC", newest.words
     )
     assert any(
-        m.words.startswith("Step 7 of 8 · Post the Approved Comments (checkpoint): Answered (branch 1)") for m in review
+        m.words.startswith("Post the Approved Comments · step 7 of 8 (checkpoint): Answered (branch 1)") for m in review
     )
-    assert any(
-        m.words.startswith("Step 4 of 8, area 1 of 2 in “Review Each Focus Area” · Review api: Left behind (branch 3)")
-        for m in review
-    )
+    assert any(m.words.startswith("Review api · step 4 of 8 · area 1 of 2: Left behind (branch 3)") for m in review)
     # A run of one branch does not number it.
     plan = found[forked.plan_run]
     assert [mark.state for mark in plan] == ["done", "stalled"]
-    assert plan[-1].words.startswith("Step 2 of 3 · ") and "(branch" not in plan[-1].words
+    assert plan[-1].words.startswith("Draft Plan with Risks · step 2 of 3: ") and "(branch" not in plan[-1].words
     assert Run.objects.count() == 2
