@@ -20,7 +20,7 @@ from exports.reports.branch_sections import BranchSection, Confirmation, confirm
 from exports.reports.short_ids import ShortIds
 from runs.contract.dashboard import CheckpointEntry, RunDetail, RunSummary, SessionDetail, SessionSummary
 from runs.models import Session
-from runs.readmodels import overview, run_view
+from runs.readmodels import clock, overview, run_view
 from runs.readmodels.branches import RunBranches
 from runs.readmodels.overview import STALLED, not_found
 
@@ -70,7 +70,7 @@ def _stable_run(detail: RunDetail) -> RunDetail:
 def build_report(session_id: str, run_id: str | None = None, on_run: Callable[[], None] | None = None) -> Report:
     """The report of a session, or of its run `run_id`. Unknown ids raise WorkRailError (NOT_FOUND);
     `on_run` is called after each run is read (a progress bar)."""
-    with overview.as_stored():  # the statuses and their words as stored, whatever the clock says
+    with clock.as_stored():  # the statuses and their words as stored, whatever the clock says
         return _report(session_id, run_id, on_run)
 
 

@@ -19,6 +19,7 @@ from runs.execution import catalog, catalog_places, operator_fork
 from runs.readmodels import (
     agent_message,
     attention,
+    clock,
     overview,
     preferences,
     ran_elsewhere,
@@ -96,7 +97,7 @@ def agent_at_work(step: step_state.StepState) -> bool:
     person's: resuming is what they came for), nor on a branch left behind or a step done."""
     if step.waiting_on is None:
         return False
-    return step.state == "needs_you" or attention.move_of_branch(step.waiting_on, overview.stall_cutoff()) == "agents"
+    return step.state == "needs_you" or attention.move_of_branch(step.waiting_on, clock.stall_cutoff()) == "agents"
 
 
 @require_POST

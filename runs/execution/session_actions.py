@@ -14,7 +14,8 @@ from runs.contract.errors import ErrorCode, WorkRailError
 from runs.contract.preferences import mode_of, resolve
 from runs.execution.recording import set_status
 from runs.models import Node, Run, RunStatus, Session
-from runs.readmodels.overview import not_found, shown_status, stall_cutoff
+from runs.readmodels.clock import stall_cutoff
+from runs.readmodels.overview import not_found, shown_status
 from runs.store import events, ownership, ratelimit
 from runs.store.journal import Journal, write
 

@@ -27,12 +27,12 @@ from runs.contract.dashboard import GraphNode, RunDetail, StateName
 from runs.readmodels import (
     attention,
     branches,
+    clock,
     fork_point,
     graph,
     graph_drawing,
     graph_story,
     outline_words,
-    overview,
     skipped_steps,
     states,
 )
@@ -257,7 +257,7 @@ def tip_moves(detail: RunDetail) -> dict[str, states.Move]:
     """Whose move each branch's tip is, by the one rule the pills read (attention.move_of_branch: a blocked step
     is yours once its agent has stopped, or when it waits for something only you give); a panel's state wins
     over an open branch's status, as in tip_states."""
-    cutoff = overview.stall_cutoff()
+    cutoff = clock.stall_cutoff()
     outcomes = [*([detail.branch] if detail.branch is not None else []), *detail.other_branches]
     moves = {outcome.tip_node_id: attention.move_of_branch(outcome, cutoff) for outcome in outcomes}
     blocked = {outcome.tip_node_id for outcome in outcomes if outcome.status == "blocked"}

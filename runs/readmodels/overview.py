@@ -47,7 +47,7 @@ from runs.models import (
     SessionStatus,
 )
 from runs.readmodels import attention, branches, naming, outcomes, paused, people, states, step_text
-from runs.readmodels.clock import NO_CUTOFF, as_stored, stall_cutoff  # noqa: F401 (overview.as_stored: the reports)
+from runs.readmodels.clock import stall_cutoff
 from runs.store import ownership
 from runs.store.pinned import compiled_workflow
 from runs.store.staged import visible_sessions

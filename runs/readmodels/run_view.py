@@ -50,8 +50,9 @@ from runs.readmodels import (
     step_places,
     step_text,
 )
+from runs.readmodels.clock import stall_cutoff
 from runs.readmodels.loop_marks import loop_marks
-from runs.readmodels.overview import STALLED, not_found, run_summary, run_words, stall_cutoff
+from runs.readmodels.overview import STALLED, not_found, run_summary, run_words
 from runs.store import ownership, tokens
 from runs.store.pinned import compiled_workflow, steps_by_id
 from runs.store.tokens import TokenKind

@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail
 from runs.models import Node
-from runs.readmodels import actions, agent_message, attention, listing, overview, states, step_places
+from runs.readmodels import actions, agent_message, attention, clock, listing, states, step_places
 from runs.readmodels.actions import ActionName, Weight
 from runs.readmodels.step_state import StepState
 
@@ -149,7 +149,7 @@ def _of_step(
         # The refusal's message, as loud as the move is the person's (attention.blocked_guide); the refusal's
         # panel on this page holds none (friction16: one entry per page). While the agent is to resend, the line
         # is the panel's clock ("only if the agent stopped … your move in 29 min"), printed by the template.
-        weight = states.weight(attention.move_of_blocked(node.blocked, overview.stall_cutoff()))
+        weight = states.weight(attention.move_of_blocked(node.blocked, clock.stall_cutoff()))
         lead = RESEND if weight == "primary" else IF_STOPPED_RESEND if node.blocked.whose_move == "user" else ""
         return StepActions("resume", lead, "", True, False, False, branch_lead, weight=weight, refused=True)
     if node.branches:
@@ -278,7 +278,7 @@ def _warning_sentences(
 def _at_work_elsewhere(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:
     """The run's other branches an agent works on: its move, or it waits in its chat for the person's reply."""
     here = step.waiting_on.number if step.waiting_on is not None else None
-    cutoff = overview.stall_cutoff()
+    cutoff = clock.stall_cutoff()
     return [
         o
         for o in (*node.on_branches, *node.other_branches)

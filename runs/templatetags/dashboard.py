@@ -35,6 +35,7 @@ from runs.readmodels import (
     artifact_tables,
     attention,
     branch_summary,
+    clock,
     fold_lines,
     fork_point,
     graph_drawing,
@@ -42,7 +43,6 @@ from runs.readmodels import (
     markdown,
     naming,
     outline_words,
-    overview,
     produced,
     states,
     step_places,
@@ -185,9 +185,9 @@ def move_of(value: Any) -> states.Move:
     if isinstance(value, AttentionPanel):
         return states.move(value.state)
     if isinstance(value, BlockedStep):
-        return attention.move_of_blocked(value, overview.stall_cutoff())
+        return attention.move_of_blocked(value, clock.stall_cutoff())
     if isinstance(value, BranchOutcomeEntry):
-        return attention.move_of_branch(value, overview.stall_cutoff())
+        return attention.move_of_branch(value, clock.stall_cutoff())
     return states.move(str(value))
 
 
@@ -246,7 +246,7 @@ def yours_among(detail: SessionDetail) -> int:
 @register.simple_tag
 def blocked_guide(entry: BlockedStep) -> attention.BlockedGuide:
     """What the blocked panel tells a person to do, by whose move it is now (attention.blocked_guide)."""
-    return attention.blocked_guide(entry, overview.stall_cutoff())
+    return attention.blocked_guide(entry, clock.stall_cutoff())
 
 
 @register.simple_tag

@@ -11,7 +11,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from runs.models import Ack, Run, Session, SessionKind, SessionStatus
-from runs.readmodels import attention, overview, run_view, states
+from runs.readmodels import attention, clock, overview, run_view, states
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review
 from tests.support.mcp_calls import start_workflow
@@ -84,7 +84,7 @@ def test_the_your_move_chip_counts_and_keeps_exactly_the_rows_tagged_your_move(s
 def test_the_list_and_the_run_page_agree_on_a_blocked_runs_move(service_catalog, settings):
     settings.WORKRAIL_STALL_MINUTES = 30
     stuck = blocked_review("MR-77")
-    cutoff = overview.stall_cutoff()
+    cutoff = clock.stall_cutoff()
     detail = run_view.run_detail(stuck.run_id)
     assert detail.branch is not None and detail.branch.blocked is not None
     page_move = attention.move_of_blocked(detail.branch.blocked, cutoff)
@@ -100,7 +100,7 @@ def test_the_list_and_the_run_page_agree_on_a_blocked_runs_move(service_catalog,
 
     _stopped(stuck.run_id)
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none
-    cutoff = overview.stall_cutoff()
+    cutoff = clock.stall_cutoff()
     detail = run_view.run_detail(stuck.run_id)
     assert detail.branch is not None and detail.branch.blocked is not None
     [row] = overview.list_sessions().items
