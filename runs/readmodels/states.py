@@ -15,15 +15,16 @@ these words once:
 - Stalled: the agent was working, but nothing was recorded for WORKRAIL_STALL_MINUTES: resume it;
 - Replaced (state superseded): a branch set aside for a newer one while its agent may still be working on it
   (something was recorded there within WORKRAIL_STALL_MINUTES: clock.py; friction19b 2: a branch called left
-  behind the moment a person branched, while the form had just warned an agent works there). Nobody's move, a
-  neutral pill (friction22a B9: "Agent's move · Superseded" right after the person took over read wrong): its
-  line tells the person to stop that agent in its chat; it becomes Left behind once quiet that long;
+  behind the moment a person branched, while the form had just warned an agent works there). The person's move
+  (friction22a B9: "Agent's move · Superseded" right after the person took over read wrong; friction23a A1,
+  23b 2: filed under "Nothing to do", its own line asked the person to act): its line tells the person to stop
+  that agent in its chat; it becomes Left behind, nobody's move, once quiet that long;
 - Left behind: a branch no agent works on any more, quiet for WORKRAIL_STALL_MINUTES (it can be resumed by hand);
 - Done: finished;
 - Canceled: stopped for good by a person.
 
-Each state also says whose move it is (MOVES: yours for confirm, paused and stalled, the agent's for working
-and blocked, nobody's for replaced, done, canceled, left behind and notes only), kept as data for the API and the pills.
+Each state also says whose move it is (MOVES: yours for confirm, paused, stalled and replaced, the agent's for working
+and blocked, nobody's for done, canceled, left behind and notes only), kept as data for the API and the pills.
 One case reads more than the state (move): a blocked step quiet for WORKRAIL_STALL_MINUTES (the agent has
 stopped: restarting it is yours), or one that waits for something only the person gives.
 
@@ -84,7 +85,7 @@ MOVES: dict[StateName, Move] = {
     "paused": "yours",
     "stalled": "yours",
     "running": "agents",
-    "superseded": "nobody",
+    "superseded": "yours",
     "left_behind": "nobody",
     "done": "nobody",
     "canceled": "nobody",
@@ -131,12 +132,19 @@ class Pill:
         return tone(self.state, self.move)
 
 
+# The states whose move is their own whatever the source said: the settled ones are nobody's, and a replaced
+# branch is the person's even while its agent still records there (that agent is what the person is to stop).
+FIXED_MOVE: frozenset[StateName] = frozenset(state for state, move in MOVES.items() if move == "nobody") | {
+    "superseded"
+}
+
+
 def pill(state: str, move: Move) -> Pill:
     """The pill of a state whose move is `move` (states.move, or a where-line's): whose move first, then the
     state ("Your move · Confirm", "Agent's move · Working"); the state alone where nobody has a move ("Done")."""
     name: StateName = state if state in LABELS else "running"
-    if MOVES[name] == "nobody":  # a settled state is nobody's move, whatever its source said
-        move = "nobody"
+    if name in FIXED_MOVE:  # a settled state is nobody's move, a replaced branch the person's, whatever its source said
+        move = MOVES[name]
     if move == "nobody":
         return Pill(name, move, label(name), meaning(name, move))
     return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {word(name, move)}", meaning(name, move))
@@ -296,18 +304,18 @@ MEANINGS: tuple[Meaning, ...] = (
     Meaning(
         "stalled", "yours", "The agent was working, but nothing was recorded for {stall} min: it may have stopped."
     ),
+    Meaning(
+        "superseded",
+        "yours",
+        "A newer branch replaced this one, but its agent recorded something in the last {stall} min: it may still"
+        " be working. Tell it in its chat to stop.",
+    ),
     Meaning("running", "agents", "The agent is on the step and recorded something in the last {stall} min."),
     Meaning(
         "blocked",
         "agents",
         "The agent's answer was refused. It was told what to fix and should resend it. If it has not after {stall}"
         " min, it becomes your move.",
-    ),
-    Meaning(
-        "superseded",
-        "nobody",
-        "A newer branch replaced this one, but its agent recorded something in the last {stall} min: it may still"
-        " be working. Tell it in its chat to stop.",
     ),
     Meaning("left_behind", "nobody", "A branch no agent works on any more. The run goes on along another."),
     Meaning("done", "nobody", "Finished."),

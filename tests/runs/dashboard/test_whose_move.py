@@ -80,7 +80,9 @@ def test_every_state_has_a_move_and_one_case_reads_the_clock():
     assert [states.move(s) for s in ("needs_you", "paused", "stalled")] == ["yours", "yours", "yours"]
     assert [states.move(s) for s in ("running", "blocked")] == ["agents", "agents"]
     # A branch replaced by hand is nobody's move (friction22a B9): the person just took over from its agent.
-    assert {states.move(s) for s in ("superseded", "done", "canceled", "left_behind", "notes")} == {"nobody"}
+    assert {states.move(s) for s in ("done", "canceled", "left_behind", "notes")} == {"nobody"}
+    # A replaced branch asks the person to stop its agent (friction23a A1, 23b 2): theirs, not "Nothing to do".
+    assert states.move("superseded") == "yours"
     assert states.move("blocked", stopped=True) == "yours"  # the agent has stopped: restarting it is yours
     assert states.move("running", stopped=True) == "agents"  # a quiet running run is called stalled instead
 
@@ -99,7 +101,8 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
         "stalled": ("Your move · Stalled", "yours"),
         "running": ("Agent's move · Working", "agents"),
         "blocked": ("Agent's move · Retrying", "agents"),
-        "superseded": ("Replaced", "nobody"),  # friction22a B9: a neutral pill, no move owner
+        # friction22a B9: not the agent's; friction23a A1, 23b 2: its line asks the person to stop that agent
+        "superseded": ("Your move · Replaced", "yours"),
         "left_behind": ("Left behind", "nobody"),
         "done": ("Done", "nobody"),
         "canceled": ("Canceled", "nobody"),

@@ -34,7 +34,7 @@ def test_stored_statuses_places_and_branches_map_to_the_vocabulary():
 def test_the_states_always_yours_are_the_your_move_chips_reasons():
     # Drawn inside the sessions list's "Your move" chip: exactly the states whose usual move is the person's,
     # most urgent first; Blocked is the agent's until it stops, so it is not among them.
-    assert states.YOURS_ALWAYS == ("needs_you", "paused", "stalled")
+    assert states.YOURS_ALWAYS == ("needs_you", "paused", "stalled", "superseded")
     assert all(states.move(state) == "yours" for state in states.YOURS_ALWAYS)
     assert states.move("blocked") == "agents" and states.move("blocked", stopped=True) == "yours"
 
@@ -51,9 +51,10 @@ def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
     assert states.pill("done", "nobody").means == "Finished."
     glossary = {filter_words: [m.word for m in listed] for filter_words, listed in states.glossary()}
     assert glossary == {
-        "Your move": ["Confirm", "Blocked", "Paused", "Stalled"],
+        # friction23a A1, 23b 2: Replaced asks the person to stop its agent, so it is counted with their moves.
+        "Your move": ["Confirm", "Blocked", "Paused", "Stalled", "Replaced"],
         "Agent's move": ["Working", "Retrying"],
-        "Nothing to do": ["Replaced", "Left behind", "Done", "Canceled", "Notes only"],
+        "Nothing to do": ["Left behind", "Done", "Canceled", "Notes only"],
     }
     # Each under the filter whose colour its pill has.
     assert all(states.pill(m.state, m.move).move == m.move for m in states.MEANINGS)
@@ -68,11 +69,12 @@ def test_the_lines_of_states_that_turn_on_time_say_the_threshold(settings):
     )
     assert "If it has not after 12 min, it becomes your move." in states.meaning("blocked", "agents")
     assert "nothing was recorded for 12 min" in states.meaning("stalled", "yours")
-    assert "in the last 12 min" in states.meaning("superseded", "nobody")
-    # friction22a B9: what is left to the person, said where its line is read.
-    assert states.meaning("superseded", "nobody").endswith("Tell it in its chat to stop.")
-    assert states.pill("superseded", "agents").words == "Replaced"
-    assert states.pill("superseded", "agents").tone == "nobody"
+    assert "in the last 12 min" in states.meaning("superseded", "yours")
+    # friction22a B9: what is left to the person, said where its line is read; friction23a A1: so it is theirs,
+    # whatever the source said (its agent may still record there).
+    assert states.meaning("superseded", "yours").endswith("Tell it in its chat to stop.")
+    assert states.pill("superseded", "agents").words == "Your move · Replaced"
+    assert states.pill("superseded", "nobody").tone == "yours"
     assert not any("{" in m.means for m in states.MEANINGS)
 
 
@@ -81,7 +83,12 @@ def test_your_routine_move_is_calm_and_red_is_kept_for_a_blocked_step():
     gives every pill, panel, dot and step banner its colour family: amber ("yours") for the routine moves, red
     ("trouble") only for a Blocked step that is the person's, blue for the agent's, grey for nobody's."""
     tones = {state: states.tone(state, states.move(state)) for state in states.ORDER}
-    assert {state for state, tone in tones.items() if tone == "yours"} == {"needs_you", "paused", "stalled"}
+    assert {state for state, tone in tones.items() if tone == "yours"} == {
+        "needs_you",
+        "paused",
+        "stalled",
+        "superseded",
+    }
     assert states.tone("blocked", states.move("blocked", stopped=True)) == "trouble"
     assert tones["blocked"] == tones["running"] == "agents"  # Retrying: the agent's blue, not red
     assert {tones[s] for s in ("done", "canceled", "left_behind", "notes")} == {"nobody"}
