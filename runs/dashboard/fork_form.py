@@ -67,6 +67,12 @@ class ForkForm:
     rows: list[Row] | None = None  # the rows editor's, from the textarea's JSON; None: it is not a JSON object
     original: dict[str, Any] = field(default_factory=dict)  # the step's context, locked keys aside: "what changes"
 
+    @property
+    def text_rows(self) -> int:
+        """The textarea's height in lines: its JSON's, and one to type in, within 4 and 20 (friction23a B6: ten
+        lines, most of them empty, for a context of two keys)."""
+        return min(max(self.context_text.count("\n") + 2, 4), 20)
+
 
 def locked_of(node: NodeDetail) -> set[str]:
     return locked_keys_of_run(node.run.run_id)

@@ -143,11 +143,11 @@ class CancelStops:
 
     @property
     def button(self) -> str:
-        """ "Cancel run…"; on a branched run it says it covers the whole run, every branch, not only the one
-        shown (friction22a B5: on "Showing branch 1 · Left behind" it read as canceling branch 1). One short
-        count, not the open branches by kind (friction17b 18: those crowded the card's head on a phone):
-        which branches it stops, the confirmation says."""
-        return f"Cancel the whole run ({self.branches} branches)…" if self.branches > 1 else "Cancel run…"
+        """ "Cancel run…"; on a branched run it says it covers the whole run, not only the branch shown
+        (friction22a B5: on "Showing branch 1 · Left behind" it read as canceling branch 1). No count: every
+        branch counted read as if finished work would be undone (friction23a A2, 23b 14), and the open ones by
+        kind crowded the card's head on a phone (friction17b 18): which branches it stops, the confirmation says."""
+        return "Cancel the whole run…" if self.branches > 1 else "Cancel run…"
 
     @property
     def confirm(self) -> str:
@@ -160,7 +160,7 @@ class CancelStops:
         run = "the whole run" if self.branches > 1 else "the run"
         return (
             f"Are you sure? This cannot be undone: {run} stops{where}, and an agent still on it is told the run"
-            " was canceled."
+            " was canceled. Steps already answered stay recorded."
         )
 
 

@@ -68,7 +68,30 @@ SERVER_ERRORS = "the server's error output"
 # What a call kept before this server recorded reasons (or sessions) says in their place (friction22b A3: "failed
 # before this server kept each call's reason" and "unknown (older call)" read as a broken page).
 NOT_RECORDED_REASON = "Reason not recorded."
-NOT_RECORDED_SESSION = "not recorded"
+
+
+class Unlinked(StrEnum):
+    """Why a call's Session cell links to no session. Two truths had two near-synonyms, "no session" and "not
+    recorded", side by side (friction23a A7): a call about no session is now a bare "—" (its meaning in its
+    tooltip), and "not recorded" is kept for the older call whose session was not kept; the page's note says
+    which is which, once (session_note)."""
+
+    LINKED = ""
+    NO_SESSION = "no session"  # list_workflows, a refused token: the call named none
+    NOT_RECORDED = "not recorded"  # an accepted call of a tool that always names a run, from before calls were noted
+    DELETED = "session deleted"
+
+
+UNLINKED_WORDS = {
+    Unlinked.LINKED: "",
+    Unlinked.NO_SESSION: "—",
+    Unlinked.NOT_RECORDED: "not recorded",
+    Unlinked.DELETED: "session deleted",
+}
+UNLINKED_TITLES = {
+    Unlinked.NO_SESSION: "This call was about no session (as list_workflows is).",
+    Unlinked.NOT_RECORDED: "Made before this server kept which session a call was about.",
+}
 HELD = "the step was held: the output lacked something"  # a blocked answer: the contract working
 # A call refused because its run had ended, in the page's words (friction15 8: "Refused" is also a refused
 # answer on the run pages, a different thing); the API's field names keep "refused".
@@ -123,7 +146,16 @@ class CallLine:
     session_name: str
     run_id: str
     run_title: str
-    unlinked: str = ""  # why the call links to no session, in words (unlinked_words); "" when it links to one
+    why_unlinked: Unlinked = Unlinked.LINKED  # why the call links to no session (unlinked_why)
+
+    @property
+    def unlinked(self) -> str:
+        """The Session cell's words when it links to none: UNLINKED_WORDS."""
+        return UNLINKED_WORDS[self.why_unlinked]
+
+    @property
+    def unlinked_title(self) -> str:
+        return UNLINKED_TITLES.get(self.why_unlinked, "")
 
 
 def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
@@ -156,7 +188,9 @@ def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
                 else "",
                 run_id=run.public_id if run else "",
                 run_title=_title(run, titles) if run else "",
-                unlinked="" if session else unlinked_words(tool, badge, noted=bool(run_id or session_id)),
+                why_unlinked=Unlinked.LINKED
+                if session
+                else unlinked_why(tool, badge, noted=bool(run_id or session_id)),
             )
         )
     return lines
@@ -167,16 +201,32 @@ def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
 RUN_TOOLS = frozenset({"continue_workflow", "checkpoint_workflow"})
 
 
-def unlinked_words(tool: str, badge: CallOutcome, *, noted: bool) -> str:
+def unlinked_why(tool: str, badge: CallOutcome, *, noted: bool) -> Unlinked:
     """Why a call's Session cell links to nothing (friction16b 10: an OK continue_workflow with a bare "—" read
-    as a data bug): the session it named was deleted since; an accepted call of a tool that always names a run
-    came before calls were noted; any other named none ("list_workflows", a refused token)."""
+    as a data bug, so that one says "not recorded"): the session it named was deleted since; an accepted call of
+    a tool that always names a run came before calls were noted; any other named none ("list_workflows", a
+    refused token)."""
     # friction17a 19: under "Session", "none named" and "not noted (an older call)" read as internal states.
     if noted:
-        return "session deleted"
+        return Unlinked.DELETED
     if badge is CallOutcome.OK and tool in RUN_TOOLS:
-        return NOT_RECORDED_SESSION
-    return "no session"
+        return Unlinked.NOT_RECORDED
+    return Unlinked.NO_SESSION
+
+
+def session_note(lines: list[CallLine]) -> str:
+    """The one line under the recent calls that says what the Session column's "—" and "not recorded" mean,
+    each only when a row shows it."""
+    shown = {line.why_unlinked for line in lines}
+    said = [
+        f"“{UNLINKED_WORDS[why]}” {meaning}"
+        for why, meaning in (
+            (Unlinked.NO_SESSION, "is a call about no session, as list_workflows is"),
+            (Unlinked.NOT_RECORDED, "is an older call, made before this server kept which session a call was about"),
+        )
+        if why in shown
+    ]
+    return f"Session: {'; '.join(said)}." if said else ""
 
 
 def _title(run: Run, titles: dict[str, str]) -> str:

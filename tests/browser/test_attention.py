@@ -461,7 +461,7 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         # Two open branches, both stopped by canceling: the button says it covers the whole run, shown branch 1
         # or not (friction22a B5), its confirmation names them as their cards say them (friction17b 18) and
         # says it cannot be undone.
-        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel the whole run (2 branches)…")
+        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel the whole run…")
         expect(sized_page.locator("#cancel-button + .confirm-body > p")).to_contain_text("This cannot be undone")
         expect(sized_page.locator("#cancel-button + .confirm-body > p")).to_contain_text(
             "with branch 2 in progress and branch 1 left behind"

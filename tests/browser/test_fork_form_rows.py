@@ -35,6 +35,11 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     assert page.locator("#fork-row-list .fork-key").evaluate_all("es => es.map(e => e.value)") == ["service", "target"]
     expect(page.locator("#fork-context")).to_be_hidden()  # folded under "Edit as JSON"
     expect(page.locator("#fork-no-change")).to_be_visible()
+    # The rows have column labels, the rule is said once, and whether "Why" is needed is said (friction23a B6).
+    expect(page.locator(".fork-row-head")).to_have_text("KeyValue")
+    expect(page.locator("#fork-details")).to_contain_text("Nothing is recorded until you confirm the preview")
+    assert page.locator("#fork-details").inner_text().count("Nothing is recorded") == 1
+    expect(page.locator("label[for=fork-reason]")).to_contain_text("Why (required;")
 
     page.get_by_label("Value of target").fill("production")
     expect(page.locator("#fork-changes li")).to_have_text(['target: "staging" → "production"'])
@@ -52,13 +57,21 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     assert "region" not in json.loads(page.locator("#fork-context").input_value())
 
     # The JSON way: checked as it is typed, where it fails said inline; the rows wait, then follow it.
+    # One editor in sight at a time (friction23b 11): the JSON open hides the rows; it is as tall as its JSON.
     page.locator("#fork-json > summary").click()
+    expect(page.locator("#fork-rows")).to_be_hidden()
+    expect(page.locator("#fork-json > summary")).to_have_text("Edit as rows")
     editor = page.locator("#fork-context")
+    assert editor.get_attribute("rows") == "5"  # four lines of JSON and one to type in
+    assert editor.bounding_box()["height"] < 150
     editor.fill('{\n  "service": "billing",\n  "target": "production",\n}')
     expect(page.locator("#fork-json-error")).to_contain_text("not valid JSON at line 4")
     expect(page.get_by_label("Value of target")).to_be_disabled()
     editor.fill('{"service": "payments", "target": "production"}')
     expect(page.locator("#fork-json-error")).to_be_hidden()
+    page.locator("#fork-json > summary").click()  # closed, the rows are back, in step with the JSON
+    expect(page.locator("#fork-context")).to_be_hidden()
+    expect(page.locator("#fork-rows")).to_be_visible()
     expect(page.get_by_label("Value of service")).to_have_value("payments")
     expect(page.locator("#fork-changes li")).to_have_text(
         ['service: "billing" → "payments"', 'target: "staging" → "production"']

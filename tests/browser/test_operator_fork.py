@@ -93,7 +93,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator(".page-head #now-at")).to_be_visible()
         expect(page.locator("#fork-message > summary")).to_have_text("Copy a message to branch as it was…")
         expect(page.locator("#fork-what")).to_contain_text(
-            "Once you confirm, this page gives the message that sets the agent going"
+            "Nothing is recorded until you confirm the preview; then this page gives the message that sets the agent"
         )
         page.get_by_role("button", name="Preview the change").click()
         expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])

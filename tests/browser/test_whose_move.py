@@ -16,7 +16,16 @@ from playwright.sync_api import expect
 
 from runs.models import Ack
 from runs.readmodels import attention
-from tests.browser.layout import PASTE_NEXT, assert_copy_buttons_whole, css_colour, keep_screenshot, on_one_line, visit
+from tests.browser.layout import (
+    PASTE_NEXT,
+    assert_copy_buttons_whole,
+    assert_fits,
+    css_colour,
+    keep_screenshot,
+    on_one_line,
+    viewport_name,
+    visit,
+)
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
@@ -212,6 +221,13 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     # On one line at both sizes: the strip never wraps a filter inside itself.
     for index in range(4):
         assert on_one_line(filters.nth(index))
+    # On a phone each filter is a thumb's height, all on one row (friction23b 12); the page stays in its window.
+    phone = viewport_name(sized_page) == "phone"
+    if phone:
+        boxes = [filters.nth(i).bounding_box() for i in range(4)]
+        assert all(b is not None and b["height"] >= 44 for b in boxes), boxes
+        assert len({round(b["y"]) for b in boxes if b is not None}) == 1
+        assert_fits(sized_page)
     # Each pill says its meaning on hover; the states are explained once, in a closed fold by the filters, each
     # under the filter that counts it (friction18b 9: "Paused" was in no filter).
     expect(retrying.locator(".badge")).to_have_attribute("title", re.compile(r"^The agent's answer was refused\. It"))
@@ -247,6 +263,11 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     # A row and its run's page say the same move, in the same pill.
     rows.locator(".where-line a").click()
     expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Retrying")
+    if phone:  # the run's small secondary controls too: Cancel run…, Export
+        for control in ("#cancel-button", ".export-menu > summary"):
+            tap = sized_page.locator(control).bounding_box()
+            assert tap is not None and tap["height"] >= 44, (control, tap)
+        assert_fits(sized_page)
     console_log.assert_clean()
 
 

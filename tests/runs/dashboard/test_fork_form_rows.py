@@ -57,6 +57,16 @@ def test_the_form_rows_leave_out_the_keys_a_branch_cannot_change_which_are_liste
 
 
 @pytest.mark.django_db
+def test_the_json_editor_is_as_tall_as_its_context_within_bounds(client, node):
+    # Four lines of JSON and one to type in, not ten lines for two keys (friction23a B6); capped both ways.
+    assert fork_form.blank(node).text_rows == 5
+    assert fork_form.with_text(node, "", "why").text_rows == 4
+    assert fork_form.with_text(node, json.dumps({str(n): n for n in range(40)}, indent=2), "why").text_rows == 20
+    page = client.get(f"/nodes/{node.node_id}/").content.decode()
+    assert 'class="mono" rows="5"' in page
+
+
+@pytest.mark.django_db
 def test_the_node_page_renders_the_rows_hidden_the_json_folded_as_the_way_without_a_script(client, node):
     page = client.get(f"/nodes/{node.node_id}/").content.decode()
     edit = page[page.index('id="fork-edit"') - 40 : page.index('id="fork-json"')]

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from runs.models import Session, ToolCall
 from runs.readmodels.ran_elsewhere import RanElsewhere
-from runs.readmodels.timings import call_words, recent_calls
+from runs.readmodels.timings import call_words, recent_calls, session_note
 from runs.templatetags.dashboard import hanging_lines, path_breaks
 from tests.support.mcp_calls import start_workflow
 from tests.support.workflow_files import workflow_doc, write_json
@@ -170,13 +170,25 @@ def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_m
     )
     assert [line.unlinked for line in recent_calls()] == [
         "",  # linked to its session and run
-        "no session",
+        "—",  # about no session: one term per truth, not "no session" beside "not recorded" (friction23a A7)
         "session deleted",
         "not recorded",  # friction22b A3: not "unknown (older call)", which read as a broken page
     ]
     shown = page(client, "/timings/")
     recent = shown.split('id="recent-title"', 1)[1].split("</table>", 1)[0]
-    assert "not recorded" in recent and "session deleted" in recent and "—" not in recent and "older" not in recent
+    assert "not recorded" in recent and "session deleted" in recent and "older" not in recent
+    assert ">no session<" not in recent
+    assert '<span class="muted small" title="This call was about no session (as list_workflows is).">—</span>' in recent
+    # Which is which, said once under the table.
+    note = shown.split('id="session-note">', 1)[1].split("</p>", 1)[0]
+    assert note == (
+        "Session: “—” is a call about no session, as list_workflows is; “not recorded” is an older call, made"
+        " before this server kept which session a call was about."
+    )
+    assert shown.count("which session a call was about") == 1 + 1  # the note, and the cell's tooltip
+    # Each meaning only where a row shows it; none without such a row.
+    assert session_note(recent_calls()[:2]) == "Session: “—” is a call about no session, as list_workflows is."
+    assert session_note(recent_calls()[:1]) == ""
     # A number never wraps away from its unit (friction16b 8).
     assert "12\xa0ms" in recent
     # friction16a 18: a median over one call is that call; no tool has 3 calls, so its cells say "—", and one
@@ -187,7 +199,7 @@ def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_m
     # friction18a 21: the server's stderr is named only under "For developers"; the page's own lines are plain.
     page_lines, fold = shown.split('<details class="for-developers timings-dev">', 1)
     assert "stderr" not in page_lines
-    assert "“not recorded” belongs to a call from before this server kept them" in fold  # and where to look
+    assert "A reason “not recorded” belongs to a call from before this server kept reasons" in fold  # where to look
     assert "Keeps the last 5,000 tool calls agents made over" in shown
 
 

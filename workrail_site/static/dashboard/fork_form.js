@@ -17,6 +17,7 @@
   var template = document.getElementById("fork-row-template");
   var error = document.getElementById("fork-json-error");
   var fold = document.getElementById("fork-json");
+  var foldLabel = fold.querySelector("summary");
   var changes = edit.querySelector("#fork-changes ul");
   var noChange = document.getElementById("fork-no-change");
   var original = JSON.parse(originalScript.textContent);
@@ -155,7 +156,24 @@
     list.appendChild(row);
     row.querySelector(".fork-key").focus();
   });
-  area.addEventListener("input", jsonChanged);
+  /* The textarea as tall as its JSON, one line to type in, within 4 and 20 lines (fork_form.ForkForm.text_rows). */
+  function fitArea() {
+    area.rows = Math.min(Math.max(area.value.split("\n").length + 1, 4), 20);
+  }
+
+  /* One editor in sight at a time (friction23b 11): the JSON open hides the rows, closed shows them; both hold the
+   * same context, kept in step as either is typed in. */
+  function oneEditor() {
+    rowsBox.hidden = fold.open;
+    foldLabel.textContent = fold.open ? "Edit as rows" : "Edit as JSON";
+    if (fold.open) fitArea();
+  }
+
+  area.addEventListener("input", function () {
+    fitArea();
+    jsonChanged();
+  });
+  fold.addEventListener("toggle", oneEditor);
   /* A textarea that does not parse is sent as it is: the server's answer says where it fails, as without this
    * script. Rows a JSON value of which does not parse are not: what would be sent is not what they show. */
   form.addEventListener("submit", function (event) {
@@ -174,4 +192,5 @@
     fold.open = false;  /* the rows, rendered from the same JSON (fork_form.rows_of), are the way in sight */
     showChanges(start.value);
   }
+  oneEditor();
 })();
