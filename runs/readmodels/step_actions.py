@@ -102,8 +102,9 @@ class StepActions:
 
     @property
     def title(self) -> str:
-        """The section's title, the same in every state (friction22a B1: only the line under it changes)."""
-        return RESUME_HERE
+        """The section's title: "Resume here" in every state (friction22a B1: only the line under it changes)
+        but a step waiting for the person's confirmation, "Your confirmation" (friction23a A3, 23b 1)."""
+        return actions.section("confirm") if self.resume == "confirm" else RESUME_HERE
 
     @property
     def leads_page(self) -> bool:

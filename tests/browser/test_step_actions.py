@@ -26,10 +26,11 @@ SECTIONS = ["Resume here", "Branch from here"]
 TITLES = "els => els.map(h => h.firstChild.textContent.trim())"
 
 
-def assert_sections(page, resume_line: str) -> None:
-    """The two sections in their order, each titled once, the same titles in every state (friction22a B1),
-    "Resume here" leading with `resume_line`; nowhere a disclosure named after a question (friction22a B3)."""
-    assert page.locator(".step-actions h2").evaluate_all(TITLES) == SECTIONS
+def assert_sections(page, resume_line: str, first: str = "Resume here") -> None:
+    """The two sections in their order, each titled once, the same titles in every state (friction22a B1) but
+    a confirmation's (`first`, friction23a A3), the first leading with `resume_line`; nowhere a disclosure named
+    after a question (friction22a B3)."""
+    assert page.locator(".step-actions h2").evaluate_all(TITLES) == [first, *SECTIONS[1:]]
     expect(page.get_by_text(re.compile(r"Want it back\?|Agent stopped\?"))).to_have_count(0)
     resume = page.locator("#resume-here").bounding_box()
     branch = page.locator("#branch-here").bounding_box()
@@ -175,14 +176,14 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     confirmed.click()
     expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
     assert sized_page.evaluate("navigator.clipboard.readText()") == "Confirmed: go on with “Approve the plan”."
-    # The step's own page leads with the decision (friction16b 1): "Resume here" before the prompt, what to decide,
+    # The step's own page leads with the decision (friction16b 1): "Your confirmation" before the prompt, what to decide,
     # the agent's latest notes to approve, then the two replies and "Why", the run page's panel's (friction22b A9).
     visit(sized_page, f"{site}/nodes/{node_id_of(waiting.answer)}/", "needs-you-replies-step")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     reply = sized_page.locator("#resume-here")
     # Since when, said once, in its heading: no "Waiting for you" banner above it (friction21a 5, 21b 3).
-    expect(reply.locator("h2")).to_have_text(re.compile(r"^Resume here · waiting for "))
-    assert_sections(sized_page, "The agent is waiting for you to approve the plan.")
+    expect(reply.locator("h2")).to_have_text(re.compile(r"^Your confirmation · waiting for "))
+    assert_sections(sized_page, "The agent is waiting for you to approve the plan.", first="Your confirmation")
     expect(sized_page.locator("#node-pending")).to_have_count(0)
     expect(reply.locator("#resume-what")).to_contain_text("The agent is waiting for you to approve the plan.")
     notes = reply.locator("#step-to-approve")

@@ -268,7 +268,8 @@ def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after
     client, service_catalog, settings
 ):
     # friction22a B1, 22b A1: "Resume here" and "Branch from here", in that order, whatever the state: only the
-    # line under each title changes. No "Want it back? …" nor "Agent stopped? …" (friction22a B3), on the step
+    # line under each title changes; a step waiting for the person's confirmation says "Your confirmation"
+    # (friction23a A3, 23b 1: nothing has stopped there). No "Want it back? …" nor "Agent stopped? …" (friction22a B3), on the step
     # pages nor on the run pages that offer the same (friction22b 13).
     settings.WORKRAIL_STALL_MINUTES = 30
     working = advance(start_workflow(made.PLAN, context={"sessionKey": "TITLES-1"}), "Clarified the goal.")
@@ -288,7 +289,8 @@ def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after
     for state, url in urls.items():
         text = page(client, url)
         titles = re.findall(r'<h2 id="(?:resume-here|branch)-title">([^<]+)', text)
-        assert [t.strip() for t in titles] == ["Resume here", "Branch from here"], (state, titles)
+        first = "Your confirmation" if state == "confirm" else "Resume here"
+        assert [t.strip() for t in titles] == [first, "Branch from here"], (state, titles)
         assert "Want it back?" not in text and "Agent stopped?" not in text, state
     for run_page in (f"/runs/{rewound.run_id}/", f"/runs/{rewound.run_id}/?tip={left.public_id}"):
         text = page(client, run_page)

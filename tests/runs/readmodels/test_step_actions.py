@@ -78,9 +78,9 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     assert confirm.resume == "confirm" and not confirm.message
     assert confirm.why.startswith("The workflow asks you to confirm this step before the agent goes on.")
     assert confirm.lead.endswith("It hears only its chat: copy a reply below and paste it there.")
-    # The decision leads the page, under "Resume here" as in every state (friction22a B1), with the notes the
-    # agent asks the person to approve (friction16b 1): the run page's waiting panel's notes.
-    assert confirm.title == "Resume here" and confirm.leads_page
+    # The decision leads the page, under "Your confirmation" (friction23a A3, 23b 1: nothing stopped, so not
+    # "Resume here"), with the notes the agent asks the person to approve (friction16b 1): the run page's.
+    assert confirm.title == "Your confirmation" and confirm.leads_page
     assert confirm.to_approve.strip() and confirm.to_approve_from
     # The two replies are the move.
     assert confirm.replies is not None and confirm.replies.confirmed.startswith("Confirmed: go on with “")
