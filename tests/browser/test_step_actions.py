@@ -55,6 +55,22 @@ def quiet_message(page) -> None:
     expect(resume_button(page)).to_have_class("copy-button copy-quiet")
 
 
+def folded_message(page, summary: str) -> None:
+    """The move is the agent's (it works on the step, or is to resend a refused one): the message waits behind a
+    closed fold whose summary is the run page's words (friction23a A6, 23b 6: an open copy button beside
+    "Agent working on this step" invited a second agent); opened, its button is the quiet outline."""
+    fold = page.locator("#resume-here details#resume-message")
+    expect(fold).not_to_have_attribute("open", re.compile(".*"))
+    expect(fold.locator("> summary")).to_contain_text(summary)
+    button = fold.locator(".copy-button")
+    expect(button).to_be_hidden()
+    fold.locator("> summary").click()
+    expect(button).to_be_visible()
+    expect(button).to_have_text("Copy the message for the agent")
+    expect(button).to_have_class("copy-button copy-quiet")
+    fold.locator("> summary").click()
+
+
 def prompt_folds_on_a_phone(page) -> None:
     """The step's prompt folds to its title on a phone (friction16b 18), and reads open on a desktop."""
     prompt = page.locator("#prompt-card .prompt")
@@ -84,11 +100,12 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     rewound = made.left_behind("STEPS-3")
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None  # branch 1's tip, set aside by the rewind
-    # A running step: the agent is on it (the page's working line says so); the quiet message, for when it stops.
+    # A running step: the agent is on it (the page's working line says so); the quiet message folded, for when it
+    # stops (friction23a A6, 23b 6).
     visit(sized_page, f"{site}/nodes/{node_id_of(answer)}/", "step-actions-running")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    assert_sections(sized_page, "Only if the agent stopped: paste this message into its chat, or a new one")
-    quiet_message(sized_page)
+    assert_sections(sized_page, "Only if the agent stopped: the message that resumes it.")
+    folded_message(sized_page, "Only if the agent stopped: the message that resumes it.")
     expect(sized_page.locator("#state-token")).to_be_hidden()
     expect(sized_page.locator("#resume-message .raw-token > summary")).to_have_text("For developers")
     prompt_folds_on_a_phone(sized_page)
@@ -114,15 +131,15 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
         size = sized_page.locator(f"#branch-here {way}").evaluate("el => parseFloat(getComputedStyle(el).fontSize)")
         assert size >= 15, (way, size)
     # A blocked step: one entry for the message (friction16a 6), "Resume here"'s, right under the refusal, under
-    # the title every state has (friction22a B1); the agent resends by itself, so the quiet outline, its line
-    # saying when it turns the person's move.
+    # the title every state has (friction22a B1); the agent resends by itself, so the quiet outline behind the
+    # run page's closed fold, its summary saying when it turns the person's move (friction23a A6).
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     assert_sections(sized_page, "Only if the agent stopped: the message that resumes it. It becomes your move in ")
     expect(sized_page.get_by_role("button", name="Copy the message for the agent", include_hidden=True)).to_have_count(
         1
     )
-    quiet_message(sized_page)
+    folded_message(sized_page, "It becomes your move in ")
     refusal, resume = (
         sized_page.locator("#node-refusal").bounding_box(),
         sized_page.locator("#resume-here").bounding_box(),

@@ -26,12 +26,10 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
     review = forked_review()
     working = actions_at(review.open_tip, at_work=True)
     assert (working.resume, working.message, working.title) == ("resume", True, "Resume here")
-    # The agent's move: the quiet outline, not the page's loudest button (friction16), in sight with its one line
-    # saying when it is for, not behind a fold named after a question (friction22a B1, B3).
-    assert working.weight == "quiet"
-    assert working.lead == (
-        "Only if the agent stopped: paste this message into its chat, or a new one, and it goes on from this step."
-    )
+    # The agent's move: the quiet outline, not the page's loudest button (friction16), behind a closed fold whose
+    # summary is the run page's words (friction23a A6, 23b 6), not a question (friction22a B1, B3).
+    assert working.weight == "quiet" and working.folded
+    assert working.lead == "Only if the agent stopped: the message that resumes it."
     assert (
         working.shown
         and not working.fork_message
