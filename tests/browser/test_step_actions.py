@@ -193,8 +193,8 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     confirmed.click()
     expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
     assert sized_page.evaluate("navigator.clipboard.readText()") == "Confirmed: go on with “Approve the plan”."
-    # The step's own page leads with the decision (friction16b 1): "Your confirmation" before the prompt, what to decide,
-    # the agent's latest notes to approve, then the two replies and "Why", the run page's panel's (friction22b A9).
+    # The step's own page leads with the decision (friction16b 1): "Your confirmation" before the prompt, what to
+    # decide, the agent's latest notes to approve, then the two replies and "Why", the run page's (friction22b A9).
     visit(sized_page, f"{site}/nodes/{node_id_of(waiting.answer)}/", "needs-you-replies-step")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     reply = sized_page.locator("#resume-here")

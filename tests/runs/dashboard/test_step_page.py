@@ -272,8 +272,8 @@ def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after
 ):
     # friction22a B1, 22b A1: "Resume here" and "Branch from here", in that order, whatever the state: only the
     # line under each title changes; a step waiting for the person's confirmation says "Your confirmation"
-    # (friction23a A3, 23b 1: nothing has stopped there). No "Want it back? …" nor "Agent stopped? …" (friction22a B3), on the step
-    # pages nor on the run pages that offer the same (friction22b 13).
+    # (friction23a A3, 23b 1: nothing has stopped there). No "Want it back? …" nor "Agent stopped? …" (friction22a
+    # B3), on the step pages nor on the run pages that offer the same (friction22b 13).
     settings.WORKRAIL_STALL_MINUTES = 30
     working = advance(start_workflow(made.PLAN, context={"sessionKey": "TITLES-1"}), "Clarified the goal.")
     stalled = made.stalled("TITLES-2")
