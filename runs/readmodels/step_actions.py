@@ -88,11 +88,17 @@ class StepActions:
     to_approve_from: str = ""
     # "Branch from here"'s warning line, in a warning style: where an agent at work on the run is not told.
     branch_warning: str = ""
+    # Instead of the warning, where the only agents at work are on other branches, working: one plain line that
+    # they go on beside the new branch (branch_beside).
+    branch_beside: str = ""
     # A step waiting for the person's confirmation: the run page's waiting panel's "Why" (friction22b A9).
     why: str = ""
     # The move is the agent's (it works on the step, or is to resend a refused one): the message waits behind a
     # closed fold, its summary the section's one line (friction23a A6, 23b 6).
     folded: bool = False
+    # A branch left behind: what resuming it does, in short lines, each on its own under `lead`
+    # (attention.resuming_left_behind; friction23b 7).
+    then: tuple[str, ...] = ()
 
     @property
     def shown(self) -> bool:
@@ -140,8 +146,11 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
     # The run's other branches an agent works on, read once for the warning and a branch left behind's line.
     elsewhere = _at_work_elsewhere(node, step)
     warning = branch_warning(node, step, at_work, elsewhere)
+    beside = branch_beside(node, at_work, elsewhere)
     actions = _of_step(node, step, went_on, at_work, branch_lead, elsewhere)
-    return replace(actions, branch_warning=warning) if actions.shown else actions
+    if not actions.shown:
+        return actions
+    return replace(actions, branch_beside=beside) if beside else replace(actions, branch_warning=warning)
 
 
 def _of_step(
@@ -202,8 +211,10 @@ def _of_step(
             "resume", IF_STOPPED, "", True, False, False, branch_lead, weight=states.weight("agents"), folded=True
         )
     if step.state == "left_behind":
-        lead = f"{LEFT_BEHIND_LEAD} {attention.resuming_left_behind([o.number for o in elsewhere], 'this step')}"
-        return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("nobody"))
+        then = attention.resuming_left_behind([o.number for o in elsewhere], "this step")
+        return StepActions(
+            "resume", LEFT_BEHIND_LEAD, "", True, False, False, branch_lead, weight=states.weight("nobody"), then=then
+        )
     lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
     return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("yours"))
 
@@ -284,6 +295,20 @@ def _warning_sentences(
     else:
         said.append(f"Branching does not tell {it}: if you branch, tell {it} in {its} not to go on.")
     return said
+
+
+def branch_beside(node: NodeDetail, at_work: bool, elsewhere: list[BranchOutcomeEntry]) -> str:
+    """Where the only agents at work are working on other branches than this step's (none on this step, none on
+    a branch through it, none waiting for the person), branching leaves them alone and nothing needs telling:
+    one plain line instead of the warning (friction23a A8: the warning's words and style read as "stop branch 2's
+    agent before branching here"). "" otherwise, where the warning (branch_warning) says what to tell whom."""
+    through = {o.number for o in node.on_branches}
+    if at_work or not elsewhere or any(o.state == "needs_you" or o.number in through for o in elsewhere):
+        return ""
+    numbers = sorted({o.number for o in elsewhere})
+    if len(numbers) == 1:
+        return f"Branch {numbers[0]}'s agent keeps going beside the new branch."
+    return f"The agents of branches {listing.joined([str(n) for n in numbers])} keep going beside the new branch."
 
 
 def _at_work_elsewhere(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:

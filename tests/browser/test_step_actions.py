@@ -160,17 +160,21 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     visit(sized_page, f"{site}/nodes/{left.public_id}/", "step-actions-left-behind")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     assert_sections(sized_page, "No agent works on this branch: nothing to do, unless you want it back.")
-    # The agent works on the newest branch: its step named here, where branching would leave it unaware.
-    expect(sized_page.locator("#branch-warning")).to_contain_text("An agent is working on “")
-    expect(sized_page.locator("#branch-warning")).to_contain_text(
-        "(branch 2). Branching does not stop it: it goes on beside the new branch unless you tell it in its chat"
-        " to stop."
-    )
+    # The agent works on another branch only: nothing to tell it, said plainly, not in the warning style
+    # (friction23a A8: it read as "stop branch 2's agent before branching here").
+    expect(sized_page.locator("#branch-warning")).to_have_count(0)
+    beside = sized_page.locator("#branch-beside")
+    expect(beside).to_have_text("Branch 2's agent keeps going beside the new branch.")
+    expect(beside).not_to_have_class(re.compile("warn"))
     # Its message is the quiet outline, in sight (friction22a B3; friction19b 15: a solid button invited reviving
-    # the branch by accident), its line saying plainly that branch 2 goes on too.
-    expect(sized_page.locator("#resume-what")).to_contain_text(
-        "Resuming makes it go on from this step beside branch 2, which keeps its agent"
-    )
+    # the branch by accident), its lines, each on its own, saying which chat takes it: a new one, not branch 2's
+    # (friction23b 7).
+    what = sized_page.locator("#resume-what")
+    assert what.inner_text().splitlines() == [
+        "No agent works on this branch: nothing to do, unless you want it back.",
+        "To resume it, paste the message into a new chat: branch 2's agent keeps working.",
+        "The run page then shows whichever branch moved last.",
+    ]
     quiet_message(sized_page)
     console_log.assert_clean()
 

@@ -206,8 +206,12 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     resume = sections(page(client, f"/nodes/{left.public_id}/"))["resume-here"]
     # The quiet button in sight, not behind "Want it back? …" (friction22a B3), its line saying what resuming does
     # (friction19b 15): branch 2 keeps its agent, both go on.
-    assert "No agent works on this branch: nothing to do, unless you want it back. Resuming makes it go on" in resume
-    assert "beside branch 2, which keeps its agent" in resume and "want-back" not in resume
+    assert (
+        'id="resume-what">No agent works on this branch: nothing to do, unless you want it back.<br>To resume it, '
+        "paste the message into a new chat: branch 2&#x27;s agent keeps working.<br>The run page then shows "
+        "whichever branch moved last.</p>" in resume
+    )
+    assert "want-back" not in resume
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume
     assert resume.index('id="resume-what"') < resume.index("copy-button") and "if-stopped-fold" not in resume
 

@@ -123,13 +123,18 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     # The message in sight, not behind "Want it back? …" (friction22a B3), its line saying plainly that both
     # branches go on (friction19b 15).
     assert taken_up.resume == "resume" and taken_up.lead == (
-        "No agent works on this branch: nothing to do, unless you want it back. Resuming makes it go on from this "
-        "step beside branch 2, which keeps its agent; the run page shows the one that moved last."
+        "No agent works on this branch: nothing to do, unless you want it back."
     )
-    assert attention.resuming_left_behind([], "this step") == "Resuming makes it go on from this step."
+    # Then two short lines, not one long sentence, saying which chat takes it: a new one, not branch 2's
+    # (friction23b 7).
+    assert taken_up.then == (
+        "To resume it, paste the message into a new chat: branch 2's agent keeps working.",
+        "The run page then shows whichever branch moved last.",
+    )
+    assert attention.resuming_left_behind([], "this step") == ("Resuming makes it go on from this step.",)
     assert attention.resuming_left_behind([2, 3], "its latest step") == (
-        "Resuming makes it go on from its latest step beside branches 2 and 3, which keep their agents; the run page"
-        " shows the one that moved last."
+        "To resume it, paste the message into a new chat: the agents of branches 2 and 3 keep working.",
+        "The run page then shows whichever branch moved last.",
     )
     # Nobody's move: the quiet outline, as on the run page, so it is not revived by accident (friction19b 15).
     assert taken_up.weight == "quiet" and not taken_up.leads_page
@@ -150,8 +155,14 @@ def test_the_agent_not_told_warning_is_on_every_step_while_an_agent_works_on_the
         "An agent is working on “Draft Plan with Risks” (branch 2). Branching does not stop it: it goes on beside"
         " the new branch unless you tell it in its chat to stop."
     )
-    assert actions_at(str(left.public_id)).branch_warning == elsewhere  # a step of the branch left behind
-    assert actions_at(str(nodes[0].public_id)).branch_warning == elsewhere  # the done first step
+    # The done first step is on branch 2 too: the agent works further along it, unaware of a branch from here.
+    assert actions_at(str(nodes[0].public_id)).branch_warning == elsewhere
+    # A step of the branch left behind: the agent works on another branch only, and nothing needs telling it:
+    # one plain line, not the warning (friction23a A8: it read as "stop branch 2's agent before branching here").
+    left_step = actions_at(str(left.public_id))
+    assert left_step.branch_warning == ""
+    assert left_step.branch_beside == "Branch 2's agent keeps going beside the new branch."
+    assert actions_at(str(nodes[0].public_id)).branch_beside == ""
     # The agent's own step says "this step", once.
     tip = str(nodes[-1].public_id)
     assert actions_at(tip, at_work=True).branch_warning == (
