@@ -772,7 +772,7 @@ def resuming_left_behind(beside: list[int], where: str) -> tuple[str, ...]:
         else f"the agents of branches {listing.joined([str(n) for n in beside])} keep"
     )
     return (
-        f"To resume it, paste the message into a new chat: {agents} working.",
+        f"Paste the message into a new chat: {agents} working.",
         "The run page then shows whichever branch moved last.",
     )
 

@@ -404,7 +404,7 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     expect(panel.locator(".next-move")).to_have_text("Nothing to do, unless you want this branch back.")
     # Then two short lines: which chat takes it, a new one, not branch 2's (friction23b 7).
     assert panel.locator("#left_behind-then-1").inner_text().splitlines() == [
-        "To resume it, paste the message into a new chat: branch 2's agent keeps working.",
+        "Paste the message into a new chat: branch 2's agent keeps working.",
         "The run page then shows whichever branch moved last.",
     ]
     expect(panel.locator(".copy-button")).to_have_text("Copy the message for the agent")

@@ -172,7 +172,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     what = sized_page.locator("#resume-what")
     assert what.inner_text().splitlines() == [
         "No agent works on this branch: nothing to do, unless you want it back.",
-        "To resume it, paste the message into a new chat: branch 2's agent keeps working.",
+        "Paste the message into a new chat: branch 2's agent keeps working.",
         "The run page then shows whichever branch moved last.",
     ]
     quiet_message(sized_page)

@@ -207,8 +207,8 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     # The quiet button in sight, not behind "Want it back? …" (friction22a B3), its line saying what resuming does
     # (friction19b 15): branch 2 keeps its agent, both go on.
     assert (
-        'id="resume-what">No agent works on this branch: nothing to do, unless you want it back.<br>To resume it, '
-        "paste the message into a new chat: branch 2&#x27;s agent keeps working.<br>The run page then shows "
+        'id="resume-what">No agent works on this branch: nothing to do, unless you want it back.<br>Paste the '
+        "message into a new chat: branch 2&#x27;s agent keeps working.<br>The run page then shows "
         "whichever branch moved last.</p>" in resume
     )
     assert "want-back" not in resume

@@ -128,12 +128,12 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     # Then two short lines, not one long sentence, saying which chat takes it: a new one, not branch 2's
     # (friction23b 7).
     assert taken_up.then == (
-        "To resume it, paste the message into a new chat: branch 2's agent keeps working.",
+        "Paste the message into a new chat: branch 2's agent keeps working.",
         "The run page then shows whichever branch moved last.",
     )
     assert attention.resuming_left_behind([], "this step") == ("Resuming makes it go on from this step.",)
     assert attention.resuming_left_behind([2, 3], "its latest step") == (
-        "To resume it, paste the message into a new chat: the agents of branches 2 and 3 keep working.",
+        "Paste the message into a new chat: the agents of branches 2 and 3 keep working.",
         "The run page then shows whichever branch moved last.",
     )
     # Nobody's move: the quiet outline, as on the run page, so it is not revived by accident (friction19b 15).
