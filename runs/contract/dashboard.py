@@ -290,10 +290,17 @@ class AttentionPanel(Shape):
     # for changes), the dashboard's copy buttons (agent_message.replies). Kept off the wire.
     # The latter in its three parts (before, blank, after): the page fills the blank with what the person types.
     _replies: tuple[str, tuple[str, str, str]] | None = PrivateAttr(default=None)
+    # A branch left behind: what resuming it does, in short lines under `next_move`, each on its own line on the
+    # page (attention.resuming_left_behind). Kept off the wire.
+    _then: tuple[str, ...] = PrivateAttr(default=())
 
     @property
     def timed(self) -> Timed | None:
         return self._timed
+
+    @property
+    def then(self) -> tuple[str, ...]:
+        return self._then
 
     @property
     def to_approve_node(self) -> str | None:

@@ -49,11 +49,16 @@ ACTIONS: dict[ActionName, Action] = {
 
 
 # The step page's two sections, by the action each is for, and the name every page gives them (friction22a B1,
-# 22b A1): "Resume here" carries this step's branch on (resume, resend, confirm); "Branch from here" starts a
-# new branch that redoes this step (fork, branch). The same titles whatever the step's state; the run page's
-# links to a step's section say its name (_attention.html).
-SectionName = Literal["resume", "branch"]
-SECTIONS: dict[SectionName, str] = {"resume": "Resume here", "branch": "Branch from here"}
+# 22b A1): "Resume here" carries this step's branch on (resume, resend); "Branch from here" starts a new branch
+# that redoes this step (fork, branch). A step waiting for the person's confirmation titles the first section
+# "Your confirmation" (friction23a A3, 23b 1: nothing stopped, "Resume here" read as the agent having died).
+# The run page's links to a step's section say its name (_attention.html).
+SectionName = Literal["resume", "confirm", "branch"]
+SECTIONS: dict[SectionName, str] = {
+    "resume": "Resume here",
+    "confirm": "Your confirmation",
+    "branch": "Branch from here",
+}
 
 
 def section(name: SectionName) -> str:

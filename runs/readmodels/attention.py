@@ -725,7 +725,7 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
     )
     goes_on = f": the work goes on along branch {newest.number}" if newest is not None else ""
     beside = [newest.number] if newest is not None and newest is not outcome and newest.status == "open" else []
-    return _panel(
+    panel = _panel(
         state,
         outcome,
         "left_behind",
@@ -733,7 +733,7 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         _Title(f"{states.label('left_behind')}{goes_on}"),
         # Nothing to do unless the person wants it back, which is resuming it at its latest step: the quiet
         # button under this line, or the row's "Resume here →" (_attention.html), say the same (friction13 2).
-        next_move=f"{LEFT_BEHIND_BACK} {resuming_left_behind(beside, 'its latest step')}",
+        next_move=LEFT_BEHIND_BACK,
         for_you=(
             f"This branch was left behind {why} Given the message, an agent "
             "resumes here, and its next step grows this branch."
@@ -741,6 +741,8 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         since=outcome.at,
         resumes=True,
     )
+    panel._then = resuming_left_behind(beside, "its latest step")
+    return panel
 
 
 # What starting a branch by hand does not do, said before it (step_actions: the branch form) and after it (the
@@ -753,21 +755,26 @@ AGENT_NOT_TOLD = "An agent working here is not told: it may carry on in its chat
 LEFT_BEHIND_BACK = "Nothing to do, unless you want this branch back."
 
 
-def resuming_left_behind(beside: list[int], where: str) -> str:
-    """What resuming a branch left behind does (friction18a 8), on the run page and the step page alike: it goes
-    on from `where` ("its latest step", "this step"), and nothing happens to the branches an agent works on
-    (`beside`, their numbers). Its latest step's token adds the next step to it, a new node, and overwrites
-    nothing; the branches then go on at once, each with its agent, and the run shows first whichever moved last
-    (branches.Branch.is_newest). Said plainly (friction19b 15: two agents on one run, and the run page's branch
-    changing, surprised; friction22a B1: one verb, "resuming", the section's own)."""
+def resuming_left_behind(beside: list[int], where: str) -> tuple[str, ...]:
+    """What resuming a branch left behind does (friction18a 8), on the run page and the step page alike, in short
+    lines, each shown on its own: it goes on from `where` ("its latest step", "this step"), and nothing happens to
+    the branches an agent works on (`beside`, their numbers). Its latest step's token adds the next step to it, a
+    new node, and overwrites nothing; the branches then go on at once, each with its agent, and the run shows
+    first whichever moved last (branches.Branch.is_newest). Said plainly (friction19b 15: two agents on one run,
+    and the run page's branch changing, surprised; friction22a B1: one verb, "resuming", the section's own);
+    with an agent at work elsewhere, which chat takes the message, a new one, not that agent's (friction23b 7:
+    one long sentence, and the chat the person most likely has open was never ruled out)."""
     if not beside:
-        return f"Resuming makes it go on from {where}."
-    them = (
-        f"branch {beside[0]}, which keeps its agent"
+        return (f"Resuming makes it go on from {where}.",)
+    agents = (
+        f"branch {beside[0]}'s agent keeps"
         if len(beside) == 1
-        else f"branches {listing.joined([str(n) for n in beside])}, which keep their agents"
+        else f"the agents of branches {listing.joined([str(n) for n in beside])} keep"
     )
-    return f"Resuming makes it go on from {where} beside {them}; the run page shows the one that moved last."
+    return (
+        f"Paste the message into a new chat: {agents} working.",
+        "The run page then shows whichever branch moved last.",
+    )
 
 
 def _started_by_hand(tree: branches.RunBranches, outcome: BranchOutcomeEntry) -> bool:

@@ -17,10 +17,12 @@ run page's waiting panel (friction22b A9). The branch section names its two ways
 saying when the branch is recorded.
 
 friction16: the message's button is as loud as the move is the person's (`weight`, from states.weight): solid
-where resuming is theirs (stalled, paused, a refusal whose agent stopped), the quiet outline where it is not (a
-branch left behind, an agent at work), always in sight in its section, its line saying when it is for ("only
-if the agent stopped", "resuming makes this branch go on beside branch 2"): friction19b 15's fold on a branch
-left behind is now that quiet button and line (friction22a B3). A refused step's message is "Resume here"'s,
+and in sight where resuming is theirs (stalled, paused, a refusal whose agent stopped), the quiet outline on a
+branch left behind, its line saying what resuming does: friction19b 15's fold there is now that quiet button
+and line (friction22a B3). While the move is the agent's (it works on the step, or is to resend a refused one),
+the message waits behind a closed fold (`folded`) whose summary is the run page's words, "Only if the agent
+stopped: …" (friction23a A6, 23b 6: an open copy button beside "Agent working on this step" invited a second
+agent, while the run page folded the same message). A refused step's message is "Resume here"'s,
 right under the refusal (one entry per page: the refusal's panel on this page holds none). A step waiting for
 the person's confirmation, a refused one and a branch just started by hand lead the page with "Resume here".
 """
@@ -54,8 +56,9 @@ BRANCHING = "Earlier steps and the other branches are kept. The run page shows w
 # A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short), what resuming does
 # after it (attention.resuming_left_behind).
 LEFT_BEHIND_LEAD = "No agent works on this branch: nothing to do, unless you want it back."
-# While the agent works on the step or waits in its chat: when the quiet button is for.
-IF_STOPPED = "Only if the agent stopped: paste this message into its chat, or a new one, and it goes on from this step."
+# While the agent works on the step: the summary of the fold the message waits behind, the run page's words for
+# a refused step's (attention.blocked_guide), so the two pages say it alike (friction23a A6).
+IF_STOPPED = "Only if the agent stopped: the message that resumes it."
 # A refused step whose agent stopped: what its message does (the refusal above says why it is the person's move).
 RESEND = "Paste this message into the agent's chat, or a new one: it gets the step again and resends it."
 # A refused step waiting for something only the person can give (told in the refusal above): when the message is for.
@@ -85,8 +88,17 @@ class StepActions:
     to_approve_from: str = ""
     # "Branch from here"'s warning line, in a warning style: where an agent at work on the run is not told.
     branch_warning: str = ""
+    # Instead of the warning, where the only agents at work are on other branches, working: one plain line that
+    # they go on beside the new branch (branch_beside).
+    branch_beside: str = ""
     # A step waiting for the person's confirmation: the run page's waiting panel's "Why" (friction22b A9).
     why: str = ""
+    # The move is the agent's (it works on the step, or is to resend a refused one): the message waits behind a
+    # closed fold, its summary the section's one line (friction23a A6, 23b 6).
+    folded: bool = False
+    # A branch left behind: what resuming it does, in short lines, each on its own under `lead`
+    # (attention.resuming_left_behind; friction23b 7).
+    then: tuple[str, ...] = ()
 
     @property
     def shown(self) -> bool:
@@ -102,8 +114,9 @@ class StepActions:
 
     @property
     def title(self) -> str:
-        """The section's title, the same in every state (friction22a B1: only the line under it changes)."""
-        return RESUME_HERE
+        """The section's title: "Resume here" in every state (friction22a B1: only the line under it changes)
+        but a step waiting for the person's confirmation, "Your confirmation" (friction23a A3, 23b 1)."""
+        return actions.section("confirm") if self.resume == "confirm" else RESUME_HERE
 
     @property
     def leads_page(self) -> bool:
@@ -133,8 +146,11 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
     # The run's other branches an agent works on, read once for the warning and a branch left behind's line.
     elsewhere = _at_work_elsewhere(node, step)
     warning = branch_warning(node, step, at_work, elsewhere)
+    beside = branch_beside(node, at_work, elsewhere)
     actions = _of_step(node, step, went_on, at_work, branch_lead, elsewhere)
-    return replace(actions, branch_warning=warning) if actions.shown else actions
+    if not actions.shown:
+        return actions
+    return replace(actions, branch_beside=beside) if beside else replace(actions, branch_warning=warning)
 
 
 def _of_step(
@@ -151,7 +167,9 @@ def _of_step(
         # is the panel's clock ("only if the agent stopped … your move in 29 min"), printed by the template.
         weight = states.weight(attention.move_of_blocked(node.blocked, clock.stall_cutoff()))
         lead = RESEND if weight == "primary" else IF_STOPPED_RESEND if node.blocked.whose_move == "user" else ""
-        return StepActions("resume", lead, "", True, False, False, branch_lead, weight=weight, refused=True)
+        return StepActions(
+            "resume", lead, "", True, False, False, branch_lead, weight=weight, refused=True, folded=not lead
+        )
     if node.branches:
         # The run went on from this step: the branch carries on at its latest step, not here (no "Resume here");
         # acknowledging this step's token again starts a new branch (actions.py: fork).
@@ -188,11 +206,15 @@ def _of_step(
     if node.operator_fork is not None:
         return StepActions("resume", "", "", True, True, False, branch_lead)
     if at_work:
-        # The page's working line says the agent is on it; the message is quiet, its line saying when it is for.
-        return StepActions("resume", IF_STOPPED, "", True, False, False, branch_lead, weight=states.weight("agents"))
+        # The page's working line says the agent is on it; the message waits folded, its summary when it is for.
+        return StepActions(
+            "resume", IF_STOPPED, "", True, False, False, branch_lead, weight=states.weight("agents"), folded=True
+        )
     if step.state == "left_behind":
-        lead = f"{LEFT_BEHIND_LEAD} {attention.resuming_left_behind([o.number for o in elsewhere], 'this step')}"
-        return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("nobody"))
+        then = attention.resuming_left_behind([o.number for o in elsewhere], "this step")
+        return StepActions(
+            "resume", LEFT_BEHIND_LEAD, "", True, False, False, branch_lead, weight=states.weight("nobody"), then=then
+        )
     lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
     return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("yours"))
 
@@ -273,6 +295,20 @@ def _warning_sentences(
     else:
         said.append(f"Branching does not tell {it}: if you branch, tell {it} in {its} not to go on.")
     return said
+
+
+def branch_beside(node: NodeDetail, at_work: bool, elsewhere: list[BranchOutcomeEntry]) -> str:
+    """Where the only agents at work are working on other branches than this step's (none on this step, none on
+    a branch through it, none waiting for the person), branching leaves them alone and nothing needs telling:
+    one plain line instead of the warning (friction23a A8: the warning's words and style read as "stop branch 2's
+    agent before branching here"). "" otherwise, where the warning (branch_warning) says what to tell whom."""
+    through = {o.number for o in node.on_branches}
+    if at_work or not elsewhere or any(o.state == "needs_you" or o.number in through for o in elsewhere):
+        return ""
+    numbers = sorted({o.number for o in elsewhere})
+    if len(numbers) == 1:
+        return f"Branch {numbers[0]}'s agent keeps going beside the new branch."
+    return f"The agents of branches {listing.joined([str(n) for n in numbers])} keep going beside the new branch."
 
 
 def _at_work_elsewhere(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:

@@ -544,8 +544,8 @@ def test_a_node_page(sized_page, console_log, site, forked):
     assert sized_page.locator("#node-facts").evaluate(style) == ["wrap", False]
     # A healthy node leads with its step, not with resuming it: while the agent works on the step, "Resume here"
     # and "Branch from here" follow what was recorded (friction22a B1: the titles of every state), the message
-    # the quiet outline, for when the agent stops (no second driver, friction16), branching with other context a
-    # fold of its own.
+    # the quiet outline behind a closed "Only if the agent stopped: …" (no second driver, friction16, 23a A6),
+    # branching with other context a fold of its own.
     recorded = sized_page.locator("#recorded-title").bounding_box()
     resume = sized_page.locator("#resume-here").bounding_box()
     branch = sized_page.locator("#branch-here").bounding_box()
@@ -553,10 +553,12 @@ def test_a_node_page(sized_page, console_log, site, forked):
     assert recorded["y"] < resume["y"] < branch["y"]
     expect(sized_page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
     expect(sized_page.locator("#resume-message .copy-button")).to_have_class("copy-button copy-quiet")
+    expect(sized_page.locator("#resume-message .copy-button")).to_be_hidden()
     expect(sized_page.locator("#resume-here .agent-message")).not_to_be_visible()
     expect(sized_page.locator("#branch-here #fork-details > summary")).to_be_visible()
-    # The card in people's words; the token, for the API, in a fold.
+    # The card in people's words; the token, for the API, in a fold inside the message's.
     assert_plain_words(sized_page)
+    sized_page.locator("#resume-message > summary").click()
     api = sized_page.locator("details.raw-token")
     expect(api.locator("summary")).to_have_text("For developers")
     api.locator("summary").click()

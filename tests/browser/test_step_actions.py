@@ -26,10 +26,11 @@ SECTIONS = ["Resume here", "Branch from here"]
 TITLES = "els => els.map(h => h.firstChild.textContent.trim())"
 
 
-def assert_sections(page, resume_line: str) -> None:
-    """The two sections in their order, each titled once, the same titles in every state (friction22a B1),
-    "Resume here" leading with `resume_line`; nowhere a disclosure named after a question (friction22a B3)."""
-    assert page.locator(".step-actions h2").evaluate_all(TITLES) == SECTIONS
+def assert_sections(page, resume_line: str, first: str = "Resume here") -> None:
+    """The two sections in their order, each titled once, the same titles in every state (friction22a B1) but
+    a confirmation's (`first`, friction23a A3), the first leading with `resume_line`; nowhere a disclosure named
+    after a question (friction22a B3)."""
+    assert page.locator(".step-actions h2").evaluate_all(TITLES) == [first, *SECTIONS[1:]]
     expect(page.get_by_text(re.compile(r"Want it back\?|Agent stopped\?"))).to_have_count(0)
     resume = page.locator("#resume-here").bounding_box()
     branch = page.locator("#branch-here").bounding_box()
@@ -52,6 +53,22 @@ def quiet_message(page) -> None:
     loudest element while the agent works; friction22a B3: not behind a fold named after a question)."""
     expect(resume_button(page)).to_have_text("Copy the message for the agent")
     expect(resume_button(page)).to_have_class("copy-button copy-quiet")
+
+
+def folded_message(page, summary: str) -> None:
+    """The move is the agent's (it works on the step, or is to resend a refused one): the message waits behind a
+    closed fold whose summary is the run page's words (friction23a A6, 23b 6: an open copy button beside
+    "Agent working on this step" invited a second agent); opened, its button is the quiet outline."""
+    fold = page.locator("#resume-here details#resume-message")
+    expect(fold).not_to_have_attribute("open", re.compile(".*"))
+    expect(fold.locator("> summary")).to_contain_text(summary)
+    button = fold.locator(".copy-button")
+    expect(button).to_be_hidden()
+    fold.locator("> summary").click()
+    expect(button).to_be_visible()
+    expect(button).to_have_text("Copy the message for the agent")
+    expect(button).to_have_class("copy-button copy-quiet")
+    fold.locator("> summary").click()
 
 
 def prompt_folds_on_a_phone(page) -> None:
@@ -83,11 +100,12 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     rewound = made.left_behind("STEPS-3")
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None  # branch 1's tip, set aside by the rewind
-    # A running step: the agent is on it (the page's working line says so); the quiet message, for when it stops.
+    # A running step: the agent is on it (the page's working line says so); the quiet message folded, for when it
+    # stops (friction23a A6, 23b 6).
     visit(sized_page, f"{site}/nodes/{node_id_of(answer)}/", "step-actions-running")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    assert_sections(sized_page, "Only if the agent stopped: paste this message into its chat, or a new one")
-    quiet_message(sized_page)
+    assert_sections(sized_page, "Only if the agent stopped: the message that resumes it.")
+    folded_message(sized_page, "Only if the agent stopped: the message that resumes it.")
     expect(sized_page.locator("#state-token")).to_be_hidden()
     expect(sized_page.locator("#resume-message .raw-token > summary")).to_have_text("For developers")
     prompt_folds_on_a_phone(sized_page)
@@ -113,15 +131,15 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
         size = sized_page.locator(f"#branch-here {way}").evaluate("el => parseFloat(getComputedStyle(el).fontSize)")
         assert size >= 15, (way, size)
     # A blocked step: one entry for the message (friction16a 6), "Resume here"'s, right under the refusal, under
-    # the title every state has (friction22a B1); the agent resends by itself, so the quiet outline, its line
-    # saying when it turns the person's move.
+    # the title every state has (friction22a B1); the agent resends by itself, so the quiet outline behind the
+    # run page's closed fold, its summary saying when it turns the person's move (friction23a A6).
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     assert_sections(sized_page, "Only if the agent stopped: the message that resumes it. It becomes your move in ")
     expect(sized_page.get_by_role("button", name="Copy the message for the agent", include_hidden=True)).to_have_count(
         1
     )
-    quiet_message(sized_page)
+    folded_message(sized_page, "It becomes your move in ")
     refusal, resume = (
         sized_page.locator("#node-refusal").bounding_box(),
         sized_page.locator("#resume-here").bounding_box(),
@@ -142,17 +160,21 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     visit(sized_page, f"{site}/nodes/{left.public_id}/", "step-actions-left-behind")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     assert_sections(sized_page, "No agent works on this branch: nothing to do, unless you want it back.")
-    # The agent works on the newest branch: its step named here, where branching would leave it unaware.
-    expect(sized_page.locator("#branch-warning")).to_contain_text("An agent is working on “")
-    expect(sized_page.locator("#branch-warning")).to_contain_text(
-        "(branch 2). Branching does not stop it: it goes on beside the new branch unless you tell it in its chat"
-        " to stop."
-    )
+    # The agent works on another branch only: nothing to tell it, said plainly, not in the warning style
+    # (friction23a A8: it read as "stop branch 2's agent before branching here").
+    expect(sized_page.locator("#branch-warning")).to_have_count(0)
+    beside = sized_page.locator("#branch-beside")
+    expect(beside).to_have_text("Branch 2's agent keeps going beside the new branch.")
+    expect(beside).not_to_have_class(re.compile("warn"))
     # Its message is the quiet outline, in sight (friction22a B3; friction19b 15: a solid button invited reviving
-    # the branch by accident), its line saying plainly that branch 2 goes on too.
-    expect(sized_page.locator("#resume-what")).to_contain_text(
-        "Resuming makes it go on from this step beside branch 2, which keeps its agent"
-    )
+    # the branch by accident), its lines, each on its own, saying which chat takes it: a new one, not branch 2's
+    # (friction23b 7).
+    what = sized_page.locator("#resume-what")
+    assert what.inner_text().splitlines() == [
+        "No agent works on this branch: nothing to do, unless you want it back.",
+        "Paste the message into a new chat: branch 2's agent keeps working.",
+        "The run page then shows whichever branch moved last.",
+    ]
     quiet_message(sized_page)
     console_log.assert_clean()
 
@@ -175,14 +197,14 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     confirmed.click()
     expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
     assert sized_page.evaluate("navigator.clipboard.readText()") == "Confirmed: go on with “Approve the plan”."
-    # The step's own page leads with the decision (friction16b 1): "Resume here" before the prompt, what to decide,
-    # the agent's latest notes to approve, then the two replies and "Why", the run page's panel's (friction22b A9).
+    # The step's own page leads with the decision (friction16b 1): "Your confirmation" before the prompt, what to
+    # decide, the agent's latest notes to approve, then the two replies and "Why", the run page's (friction22b A9).
     visit(sized_page, f"{site}/nodes/{node_id_of(waiting.answer)}/", "needs-you-replies-step")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     reply = sized_page.locator("#resume-here")
     # Since when, said once, in its heading: no "Waiting for you" banner above it (friction21a 5, 21b 3).
-    expect(reply.locator("h2")).to_have_text(re.compile(r"^Resume here · waiting for "))
-    assert_sections(sized_page, "The agent is waiting for you to approve the plan.")
+    expect(reply.locator("h2")).to_have_text(re.compile(r"^Your confirmation · waiting for "))
+    assert_sections(sized_page, "The agent is waiting for you to approve the plan.", first="Your confirmation")
     expect(sized_page.locator("#node-pending")).to_have_count(0)
     expect(reply.locator("#resume-what")).to_contain_text("The agent is waiting for you to approve the plan.")
     notes = reply.locator("#step-to-approve")

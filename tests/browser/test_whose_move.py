@@ -348,7 +348,7 @@ def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_
     assert hue_apart(sized_page, "--your-move", "--trouble") >= 20  # told apart at a glance, not two reds
     pill = sized_page.locator("#step-state")
     expect(pill).to_have_text("Your move · Confirm")
-    # One block says it waits for you, "Resume here", with since when: no banner above it saying it again
+    # One block says it waits for you, "Your confirmation", with since when: no banner above it saying it again
     # (friction21a 5, 21b 3).
     expect(sized_page.locator("#node-pending")).to_have_count(0)
     reply = sized_page.locator(".step-actions.your-reply")

@@ -221,9 +221,11 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     # Its resume is the quiet button, with one line saying what it does (friction15), and that branch 2 goes on as
     # well; the button is the quiet outline, in sight with that line (friction22a B3), not behind a fold: quiet, so
     # it does not invite reviving the branch by accident (friction19b 15).
+    # Two short lines under it, the first saying which chat takes it (friction23b 7).
+    assert "Nothing to do, unless you want this branch back.</p>" in panel
     assert (
-        "Nothing to do, unless you want this branch back. Resuming makes it go on from its latest step beside "
-        "branch 2, which keeps its agent; the run page shows the one that moved last." in panel
+        'id="left_behind-then-1">Paste the message into a new chat: branch 2&#x27;s agent keeps '
+        "working.<br>The run page then shows whichever branch moved last.</p>" in panel
     )
     assert "want-back" not in panel and "Want it back?" not in shown
     assert (

@@ -177,7 +177,10 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     resume = node.split('id="resume-here"')[1].split("</section>")[0]
     assert "copy-button" not in refusal and node.count('class="copy-button') == 1
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">' in resume
-    assert "Only if the agent stopped: the message that resumes it. It becomes your move <time" in resume
+    # Behind the run page's closed fold while the agent is to resend (friction23a A6, 23b 6).
+    fold = resume.split('<details class="resume-message if-stopped-fold" id="resume-message">')[1]
+    assert fold.lstrip().startswith('<summary class="small" id="resume-what">Only if the agent stopped: the message')
+    assert "It becomes your move <time" in fold and fold.index("</summary>") < fold.index("copy-button")
     # One status: the refusal, not also "Agent working on this step" above it (friction14 item 2).
     assert 'id="node-pending"' not in node and "Agent working on this step" not in node
     assert 'class="blocked-panel"' in refusal and "Why it was refused" in refusal
@@ -199,7 +202,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert "see above" not in node and "Nothing recorded on this node yet" not in node
     # One entry for the message on the page (friction16): "Resume here"'s, not also the refusal panel's.
     assert node.count("Copy the message for the agent</button>") == 1
-    assert 'data-copy-target="blocked-message-1"' not in node and "if-stopped-fold" not in node
+    assert 'data-copy-target="blocked-message-1"' not in node and 'id="if-stopped-1"' not in node
     assert 'id="fork-details"' in node
 
 

@@ -105,9 +105,10 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # from this step is by hand only.
     resume, branch = sections(page(client, f"/nodes/{review.open_tip}/")).values()
     assert f'data-copy-target="node-message">{BUTTON}</button>' in resume
-    # The agent is on it: the quiet outline, not the page's loudest button (friction16), in sight (friction22a B3).
+    # The agent is on it: the quiet outline, not the page's loudest button (friction16), behind the closed fold
+    # the run page's message waits behind too (friction23a A6, 23b 6).
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">' in resume
-    assert resume.index("copy-button") < resume.index("<summary")  # in sight, its text folded under it
+    assert resume.index('<details class="resume-message if-stopped-fold"') < resume.index("copy-button")
     assert "Copy a message to branch as it was…" not in branch and 'id="fork-details"' in branch
     # Why the one way only (friction20a 3: the second button came and went without a word).
     only = "Its branch is still at this step, so only a changed context makes a new branch here."
@@ -178,14 +179,15 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     start = start_workflow(made.PLAN, context={"sessionKey": "FOLD-1"})
     answer = advance(start, "Clarified the goal.")
     url = f"/nodes/{node_id_of(answer)}/"
-    # The agent works on this step now: the quiet outline (no second driver, friction16), its one line saying it
-    # is for when the agent stops; in sight, not behind "Agent stopped? …" (friction22a B1, B3).
+    # The agent works on this step now: the quiet outline (no second driver, friction16) behind a closed fold
+    # whose summary is the run page's words for when it is for (friction23a A6, 23b 6), not "Agent stopped? …"
+    # (friction22a B1, B3).
     text = page(client, url)
     resume, branch = sections(text).values()
     assert f'class="copy-button copy-quiet" data-copy-target="node-message">{BUTTON}</button>' in resume
     assert (
-        'id="resume-what">Only if the agent stopped: paste this message into its chat, or a new one, and it goes on '
-        "from this step.</p>" in resume
+        '<details class="resume-message if-stopped-fold" id="resume-message">\n    <summary class="small" '
+        'id="resume-what">Only if the agent stopped: the message that resumes it.</summary>' in resume
     )
     assert resume.index('id="resume-what"') < resume.index(BUTTON) and "Agent stopped?" not in text
     assert ">Resume here</h2>" in resume
@@ -196,6 +198,7 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     assert "Copy the message into the agent&#x27;s chat, or a new one: it carries on at this step" in resume
     assert f'class="copy-button" data-copy-target="node-message">{BUTTON}</button>' in resume
     assert "copy-quiet" not in resume  # the person's move: the solid button
+    assert "if-stopped-fold" not in resume  # and in sight, not folded (friction23a A6)
     # A branch left behind: taken up again from here.
     rewound = made.left_behind()
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
@@ -203,10 +206,14 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     resume = sections(page(client, f"/nodes/{left.public_id}/"))["resume-here"]
     # The quiet button in sight, not behind "Want it back? …" (friction22a B3), its line saying what resuming does
     # (friction19b 15): branch 2 keeps its agent, both go on.
-    assert "No agent works on this branch: nothing to do, unless you want it back. Resuming makes it go on" in resume
-    assert "beside branch 2, which keeps its agent" in resume and "want-back" not in resume
+    assert (
+        'id="resume-what">No agent works on this branch: nothing to do, unless you want it back.<br>Paste the '
+        "message into a new chat: branch 2&#x27;s agent keeps working.<br>The run page then shows "
+        "whichever branch moved last.</p>" in resume
+    )
+    assert "want-back" not in resume
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume
-    assert resume.index('id="resume-what"') < resume.index("copy-button")
+    assert resume.index('id="resume-what"') < resume.index("copy-button") and "if-stopped-fold" not in resume
 
 
 def test_a_canceled_run_s_step_says_when_and_that_nothing_resumes_or_branches(client, service_catalog):
@@ -268,8 +275,9 @@ def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after
     client, service_catalog, settings
 ):
     # friction22a B1, 22b A1: "Resume here" and "Branch from here", in that order, whatever the state: only the
-    # line under each title changes. No "Want it back? …" nor "Agent stopped? …" (friction22a B3), on the step
-    # pages nor on the run pages that offer the same (friction22b 13).
+    # line under each title changes; a step waiting for the person's confirmation says "Your confirmation"
+    # (friction23a A3, 23b 1: nothing has stopped there). No "Want it back? …" nor "Agent stopped? …" (friction22a
+    # B3), on the step pages nor on the run pages that offer the same (friction22b 13).
     settings.WORKRAIL_STALL_MINUTES = 30
     working = advance(start_workflow(made.PLAN, context={"sessionKey": "TITLES-1"}), "Clarified the goal.")
     stalled = made.stalled("TITLES-2")
@@ -288,7 +296,8 @@ def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after
     for state, url in urls.items():
         text = page(client, url)
         titles = re.findall(r'<h2 id="(?:resume-here|branch)-title">([^<]+)', text)
-        assert [t.strip() for t in titles] == ["Resume here", "Branch from here"], (state, titles)
+        first = "Your confirmation" if state == "confirm" else "Resume here"
+        assert [t.strip() for t in titles] == [first, "Branch from here"], (state, titles)
         assert "Want it back?" not in text and "Agent stopped?" not in text, state
     for run_page in (f"/runs/{rewound.run_id}/", f"/runs/{rewound.run_id}/?tip={left.public_id}"):
         text = page(client, run_page)

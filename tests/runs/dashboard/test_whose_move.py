@@ -386,8 +386,9 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     # Nothing left to resume or branch from: neither section.
     assert BUTTON not in done and 'id="resume-here"' not in done and 'id="branch-here"' not in done
     open_tip = page(client, f"/nodes/{review.open_tip}/")
-    # The agent is on the step: after the step's own content, "Resume here", its message the quiet outline with its
-    # one line (friction16, friction22a B3: in sight, not behind "Agent stopped? …"), then "Branch from here" with
+    # The agent is on the step: after the step's own content, "Resume here", its message the quiet outline behind
+    # the run page's closed "Only if the agent stopped: …" (friction16, 23a A6; not "Agent stopped? …", 22a B3),
+    # then "Branch from here" with
     # the other way folded, in the order and under the titles of every state (friction22a B1).
     assert (
         open_tip.index('id="node-pending"')

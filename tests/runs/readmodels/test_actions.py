@@ -75,7 +75,11 @@ def test_every_action_has_one_phrase():
     # latest step (friction13 2); beside the form, it says what sets the two apart (friction15), with the same
     # verb as the form's and its section's title (friction22a B1, 22b A1).
     assert actions.title("fork") == "Copy a message to branch as it was"
-    assert actions.SECTIONS == {"resume": "Resume here", "branch": "Branch from here"}
+    assert actions.SECTIONS == {
+        "resume": "Resume here",
+        "confirm": "Your confirmation",
+        "branch": "Branch from here",
+    }
 
 
 def test_templates_take_the_offered_actions_from_the_table_and_no_old_name_is_left():

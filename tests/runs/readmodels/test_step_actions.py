@@ -26,12 +26,10 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
     review = forked_review()
     working = actions_at(review.open_tip, at_work=True)
     assert (working.resume, working.message, working.title) == ("resume", True, "Resume here")
-    # The agent's move: the quiet outline, not the page's loudest button (friction16), in sight with its one line
-    # saying when it is for, not behind a fold named after a question (friction22a B1, B3).
-    assert working.weight == "quiet"
-    assert working.lead == (
-        "Only if the agent stopped: paste this message into its chat, or a new one, and it goes on from this step."
-    )
+    # The agent's move: the quiet outline, not the page's loudest button (friction16), behind a closed fold whose
+    # summary is the run page's words (friction23a A6, 23b 6), not a question (friction22a B1, B3).
+    assert working.weight == "quiet" and working.folded
+    assert working.lead == "Only if the agent stopped: the message that resumes it."
     assert (
         working.shown
         and not working.fork_message
@@ -78,9 +76,9 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     assert confirm.resume == "confirm" and not confirm.message
     assert confirm.why.startswith("The workflow asks you to confirm this step before the agent goes on.")
     assert confirm.lead.endswith("It hears only its chat: copy a reply below and paste it there.")
-    # The decision leads the page, under "Resume here" as in every state (friction22a B1), with the notes the
-    # agent asks the person to approve (friction16b 1): the run page's waiting panel's notes.
-    assert confirm.title == "Resume here" and confirm.leads_page
+    # The decision leads the page, under "Your confirmation" (friction23a A3, 23b 1: nothing stopped, so not
+    # "Resume here"), with the notes the agent asks the person to approve (friction16b 1): the run page's.
+    assert confirm.title == "Your confirmation" and confirm.leads_page
     assert confirm.to_approve.strip() and confirm.to_approve_from
     # The two replies are the move.
     assert confirm.replies is not None and confirm.replies.confirmed.startswith("Confirmed: go on with “")
@@ -125,13 +123,18 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     # The message in sight, not behind "Want it back? …" (friction22a B3), its line saying plainly that both
     # branches go on (friction19b 15).
     assert taken_up.resume == "resume" and taken_up.lead == (
-        "No agent works on this branch: nothing to do, unless you want it back. Resuming makes it go on from this "
-        "step beside branch 2, which keeps its agent; the run page shows the one that moved last."
+        "No agent works on this branch: nothing to do, unless you want it back."
     )
-    assert attention.resuming_left_behind([], "this step") == "Resuming makes it go on from this step."
+    # Then two short lines, not one long sentence, saying which chat takes it: a new one, not branch 2's
+    # (friction23b 7).
+    assert taken_up.then == (
+        "Paste the message into a new chat: branch 2's agent keeps working.",
+        "The run page then shows whichever branch moved last.",
+    )
+    assert attention.resuming_left_behind([], "this step") == ("Resuming makes it go on from this step.",)
     assert attention.resuming_left_behind([2, 3], "its latest step") == (
-        "Resuming makes it go on from its latest step beside branches 2 and 3, which keep their agents; the run page"
-        " shows the one that moved last."
+        "Paste the message into a new chat: the agents of branches 2 and 3 keep working.",
+        "The run page then shows whichever branch moved last.",
     )
     # Nobody's move: the quiet outline, as on the run page, so it is not revived by accident (friction19b 15).
     assert taken_up.weight == "quiet" and not taken_up.leads_page
@@ -152,8 +155,14 @@ def test_the_agent_not_told_warning_is_on_every_step_while_an_agent_works_on_the
         "An agent is working on “Draft Plan with Risks” (branch 2). Branching does not stop it: it goes on beside"
         " the new branch unless you tell it in its chat to stop."
     )
-    assert actions_at(str(left.public_id)).branch_warning == elsewhere  # a step of the branch left behind
-    assert actions_at(str(nodes[0].public_id)).branch_warning == elsewhere  # the done first step
+    # The done first step is on branch 2 too: the agent works further along it, unaware of a branch from here.
+    assert actions_at(str(nodes[0].public_id)).branch_warning == elsewhere
+    # A step of the branch left behind: the agent works on another branch only, and nothing needs telling it:
+    # one plain line, not the warning (friction23a A8: it read as "stop branch 2's agent before branching here").
+    left_step = actions_at(str(left.public_id))
+    assert left_step.branch_warning == ""
+    assert left_step.branch_beside == "Branch 2's agent keeps going beside the new branch."
+    assert actions_at(str(nodes[0].public_id)).branch_beside == ""
     # The agent's own step says "this step", once.
     tip = str(nodes[-1].public_id)
     assert actions_at(tip, at_work=True).branch_warning == (
