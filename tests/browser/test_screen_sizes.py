@@ -594,6 +594,12 @@ def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, serv
     )
     assert order[1:4] == ["Start it", "Outline", "About"], order
     expect(sized_page.locator("#start-it .copy-button")).to_be_in_viewport()
+    # The task is typed on the page and lands after "Task:" in the message copied (friction23a B1: copied as it
+    # was, the message ended in an empty "Task:").
+    message = sized_page.locator("#start-message")
+    assert message.text_content().endswith("Task: "), message.text_content()
+    sized_page.get_by_label("Your task").fill("add rate limiting to login")
+    assert message.text_content().endswith("Task: add rate limiting to login"), message.text_content()
     name = sized_page.locator("h1").inner_text()
     expect(sized_page.locator("section[aria-labelledby=about-title]")).not_to_contain_text(name)
     # The session head's mode words and features in plain words, not field names or ids (friction12 10).
