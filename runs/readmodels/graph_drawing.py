@@ -118,7 +118,8 @@ def step_words(node: GraphNode, *, counted: bool = False) -> str:
 def card_words(node: GraphNode, *, counted: bool = False) -> str:
     """A card's step line: the one locator (step_words) when it fits the card's width (SUB_CHARS); a loop's step
     on a narrow card keeps its step's number and its round, the outline's length left to the cards beside it
-    ("step 2 · round 149 of 150", "step 2.2 · round 2 of 3" for a loop's second step), else its round alone; the tooltip says the place whole."""
+    ("step 2 · round 149 of 150", "step 2.2 · round 2 of 3" for a loop's second step), else its round alone; the
+    tooltip says the place whole."""
     said = step_words(node, counted=counted)
     place = node.place
     if len(said) <= SUB_CHARS or counted or place is None or place.round is None:
