@@ -43,16 +43,6 @@ PanelName = Literal["stalled", "paused", "waiting_for_user", "canceled", "left_b
 HANDOFF_KIND = "wr.coding_handoff"  # a coding hand-off: the artifact a coding step ends with
 
 
-def part_letter(part: int) -> str:
-    """The letter of a loop's `part`-th step (1 for the first): "a", "b", ... "z", then "aa", "ab" as columns
-    are lettered; the outline's and the run pages' one way to tell a loop's steps apart (StepPlace.label)."""
-    letters = ""
-    while part > 0:
-        part, rest = divmod(part - 1, 26)
-        letters = chr(ord("a") + rest) + letters
-    return letters
-
-
 def plural(noun: str) -> str:
     """A loop's item word counted several times: "slices", "classes", "entries"."""
     if noun.endswith(("s", "x", "z", "ch", "sh")):
@@ -67,9 +57,8 @@ class StepPlace(Shape):
     and inside a loop "step 3.2 of 7, round 2" (the loop's second step). Never a count of the steps taken."""
 
     # The docstring above is the API's description (pinned by tests/snapshots/surface/openapi.json): it numbers
-    # the place as the wire holds it, the outline's 3.2 (position 3, inner 2). People read "round 2 of 4" after
-    # the step's name (brief), "step 3 of 7, round 2 of 4, part 2 of 2" in full (words): never the outline's 3.2,
-    # read as a fraction on the dashboard.
+    # the place as the wire holds it, the outline's 3.2 (position 3, inner 2). People read "step 3.2 of 7 · round 2
+    # of 4" after the step's name (brief, the outline's number when the loop's body holds several steps: label).
 
     position: int = Field(description="The outline entry it is (1 for the first; a loop's body steps are its loop's).")
     length: int = Field(description="The outline's length: its top-level entries, a loop counted once.")
@@ -121,21 +110,21 @@ class StepPlace(Shape):
 
     @property
     def label(self) -> str:
-        """The step's label as the workflow page's outline prints it: "2", and in a loop whose body holds several
-        steps a letter per part, "2a", "2b" (friction13 5: never the outline's "2.2", read as a fraction); a loop
-        of one step has no part to tell apart: "2". The outline's only: the run pages say the round (`brief`),
-        "2b of 3" read as a typo there (friction18a 12)."""
+        """The step's number as the workflow page's outline prints it and every run page says it: "2", and in a
+        loop whose body holds several steps the step inside the body, "2.1", "2.2" (friction23a A5, 23b 4: two
+        steps of one round both read "step 2"; "2b" read as a typo, friction18a 12); a loop of one step has no
+        part to tell apart: "2"."""
         if not self.part_words or self.inner is None:
             return str(self.position)
-        return f"{self.position}{part_letter(self.inner)}"
+        return f"{self.position}.{self.inner}"
 
     @property
     def brief(self) -> str:
         """The one locator, after the step's name on every view (list rows, headings, chips, graph cards, branch
-        lines, the timeline, the step's page): the outline entry, then in a loop its round, "step 4 of 8 · area 1
-        of 2" (friction22a A1, 22b A4: the round alone, "area 1 of 2", hid the step's number, so the steps read
-        2, 3, 5). The part of the round and the loop's name wait in `words`, its tooltip."""
-        return " · ".join(w for w in (f"step {self.position} of {self.length}", self.round_words) if w)
+        lines, the timeline, the step's page): the step's number (`label`), then in a loop its round, "step 4 of 8 ·
+        area 1 of 2", "step 2.2 of 3 · round 2 of 3" (friction22a A1, 22b A4: the round alone, "area 1 of 2", hid
+        the step's number, so the steps read 2, 3, 5). The loop's name waits in `words`, its tooltip."""
+        return " · ".join(w for w in (f"step {self.label} of {self.length}", self.round_words) if w)
 
     def rounds_words(self, last: int) -> str:
         """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149
@@ -147,10 +136,9 @@ class StepPlace(Shape):
 
     @property
     def words(self) -> str:
-        """In full, the locator (`brief`) then the part of the round and the loop named as its workflow names it:
-        "step 2 of 3 · round 2 of 3 · part 2 of 2 in “Verify each slice”" (tooltips, reports, the agent's
-        message)."""
-        said = " · ".join(w for w in (self.brief, self.part_words) if w)
+        """In full, the locator (`brief`) then the loop named as its workflow names it: "step 2.2 of 3 · round 2
+        of 3 in “Verify each slice”" (tooltips, reports, the agent's message); the step's number says its part."""
+        said = self.brief
         return f"{said} in “{self._loop}”" if self.round is not None and self._loop else said
 
 

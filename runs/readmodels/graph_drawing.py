@@ -118,12 +118,13 @@ def step_words(node: GraphNode, *, counted: bool = False) -> str:
 def card_words(node: GraphNode, *, counted: bool = False) -> str:
     """A card's step line: the one locator (step_words) when it fits the card's width (SUB_CHARS); a loop's step
     on a narrow card keeps its step's number and its round, the outline's length left to the cards beside it
-    ("step 2 · round 149 of 150"), else its round alone; the tooltip says the place whole."""
+    ("step 2 · round 149 of 150", "step 2.2 · round 2 of 3" for a loop's second step), else its round alone; the
+    tooltip says the place whole."""
     said = step_words(node, counted=counted)
     place = node.place
     if len(said) <= SUB_CHARS or counted or place is None or place.round is None:
         return said
-    shorter = f"step {place.position} · {place.round_words}"
+    shorter = f"step {place.label} · {place.round_words}"
     return shorter if len(shorter) <= SUB_CHARS else place.round_words
 
 
@@ -258,6 +259,11 @@ STATE_LEGEND = {
     "running": "the agent works on it",
 }
 
+# The branch states whose card dashboard.css fills as an answered step's (green): a done branch's last card. In the
+# one-line key its swatch would be the "answered" one again (friction23a A4, 23b 3: two entries, one look); its card's
+# "Done" pill says it, so the key leaves it out (the "?" still says what it means).
+DRAWN_AS_ANSWERED = frozenset({"done"})
+
 # The legend's swatch of each mark that is not a card (LegendEntry.swatch), and the drawing's classes of the cards
 # whose swatch is one where its key alone is not them (an aside step is an answered one, dashed).
 SWATCHES = {"checkpoint-mark": "diamond", "again": "badge", "on-branch": "line", "lane": "lane", "loop": "loop"}
@@ -349,7 +355,7 @@ def legend(
         present["blocked"] = False  # said by the "blocked" state
     drawn = set((states or {}).values())
     return [
-        LegendEntry(f"state-{key}", state_legend(graph, key), STATE_WORDS[key], in_sight=True)
+        LegendEntry(f"state-{key}", state_legend(graph, key), STATE_WORDS[key], in_sight=key not in DRAWN_AS_ANSWERED)
         for key in STATE_LEGEND
         if key in drawn
     ] + [

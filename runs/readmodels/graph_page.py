@@ -108,7 +108,8 @@ class GraphPage:
     @property
     def state_key(self) -> list[graph_drawing.LegendEntry]:
         """The branch states the drawing colours and the marks no word on a card explains (a fill, a border,
-        "redone", a checkpoint), always in sight beside it: its compact legend."""
+        "redone", a checkpoint), always in sight beside it: its compact legend; a state drawn as a step's fill is
+        not (graph_drawing.DRAWN_AS_ANSWERED: its card's pill says it)."""
         return [entry for entry in self.legend if entry.in_sight]
 
     @property

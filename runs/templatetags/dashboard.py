@@ -28,7 +28,6 @@ from runs.contract.dashboard import (
     SessionDetail,
     Timed,
     Whereabouts,
-    part_letter,
 )
 from runs.readmodels import (
     actions,
@@ -66,9 +65,9 @@ STATUS_LABELS = {
 
 @register.filter
 def part_label(part: int, entry: str) -> str:
-    """A loop's `part`-th step (1 for the first) numbered under its loop's outline `entry`: "2a", "2b", as a run
-    page labels the step (StepPlace.label)."""
-    return f"{entry}{part_letter(part)}"
+    """A loop's `part`-th step (1 for the first) numbered under its loop's outline `entry`: "2.1", "2.2", as a
+    run page numbers the step (StepPlace.label)."""
+    return f"{entry}.{part}"
 
 
 @register.filter

@@ -81,11 +81,32 @@ UNTIDY = """() => {
 }"""
 
 
+# Each card swatch of the one-line key as drawn: its fill, outline and dashes.
+KEY_SWATCH_LOOKS = """() => [...document.querySelectorAll('.state-legend li')].flatMap((li) => {
+    const rect = li.querySelector('svg.swatch rect.card');
+    if (!rect) return [];
+    const s = getComputedStyle(rect);
+    return [[li.textContent.trim(), [s.fill, s.stroke, s.strokeDasharray, s.strokeWidth].join(' ')]];
+})"""
+
+
+def assert_key_swatches_differ(page) -> None:
+    """No two entries of the graph's one-line key are drawn alike (friction23a A4, 23b 3: "Done" and "answered")."""
+    looks = page.evaluate(KEY_SWATCH_LOOKS)
+    alike = [(a, b) for i, (a, look) in enumerate(looks) for b, other in looks[i + 1 :] if look == other]
+    assert looks and alike == [], looks
+
+
 def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, service_catalog, settings):
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{site}/runs/{looped.run_id}/")
     graph = page.locator("svg.run-graph")
+    # The key: the run's finished branch is said by the "Done" pill on its last card; its green card is an answered
+    # step's, keyed once as "answered".
+    expect(page.locator(".state-legend li")).to_have_text(["Working", "answered", "checkpoint", "↺ redone"])
+    expect(graph.locator(".tag-text.state-done", has_text="Done")).to_have_count(1)
+    assert_key_swatches_differ(page)
     # Titles on the cards themselves, not only in tooltips.
     expect(graph.locator("text.ct", has_text="Scope the change")).to_be_visible()
     expect(graph.locator("text.ct", has_text="Verify slice 2").first).to_be_visible()
@@ -95,17 +116,18 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # included) in the one short form of the list's headings (friction12 4); the whole place, the loop named and
     # the part of the round, is the heading's tooltip.
     # One locator, the headline's and the heading's (friction22a A1), never "2b" (friction18a 12): round 2's
-    # "Verify slice 2" and its record both say the step and the round, their titles telling them apart; a card,
-    # narrower than the heading, leaves out the outline's length ("step 2 · round 2 of 3").
-    expect(graph.locator("text.cs", has_text=re.compile(r"^step 2 · round 2 of 3$"))).to_have_count(4)
+    # "Verify slice 2" and its record say their own step inside the loop (friction23a A5, 23b 4) and the round; a
+    # card, narrower than the heading, leaves out the outline's length ("step 2.1 · round 2 of 3").
+    expect(graph.locator("text.cs", has_text=re.compile(r"^step 2\.1 · round 2 of 3$"))).to_have_count(2)
+    expect(graph.locator("text.cs", has_text=re.compile(r"^step 2\.2 · round 2 of 3$"))).to_have_count(2)
     expect(graph.locator("text.cs", has_text="part")).to_have_count(0)
     expect(graph.locator("text.cs", has_text=re.compile(r"\d[a-z] of \d"))).to_have_count(0)
     expect(graph.locator("tspan.loop")).to_have_count(0)
-    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2 of 3 · round 2 of 3$")).first
+    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2\.1 of 3 · round 2 of 3$")).first
     expect(listed).to_be_visible()
     expect(listed).to_have_attribute(
         "title",
-        re.compile(r"^step 2 of 3 · round 2 of 3 · part 1 of 2 in “Verify each slice” · step verify in the workflow"),
+        re.compile(r"^step 2.1 of 3 · round 2 of 3 in “Verify each slice” · step verify in the workflow"),
     )
     # One node, one place: each card's step line is its step-list heading's place, the loop unnamed.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
@@ -437,6 +459,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(key).to_be_visible()
         tops = key.locator("li").evaluate_all("items => items.map((li) => Math.round(li.getBoundingClientRect().top))")
         assert max(tops) - min(tops) < 8, tops  # one line
+        assert_key_swatches_differ(sized_page)
         # Each swatch is drawn with the drawing's own classes: the same fill and outline as its cards'.
         graph = sized_page.locator("svg.run-graph")
         for word, kind in (

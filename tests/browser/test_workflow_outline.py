@@ -1,6 +1,6 @@
-"""The workflow page letters a loop's steps as an outline does: under the loop's entry 2, "2a", "2b" (never
-"2.1", read as a fraction); a run page says the round after the step's name, "Record · round 2 of 3", and in full
-with the part of the round and the loop's name ("step 2 of 3 · round 2 of 3 · part 2 of 2 in “Verify each slice”":
+"""The workflow page numbers a loop's steps as an outline does: under the loop's entry 2, "2.1", "2.2"; a run page
+says the same number and the round after the step's name, "Record · step 2.2 of 3 · round 2 of 3", and in full with
+the loop's name ("step 2.2 of 3 · round 2 of 3 in “Verify each slice”":
 tests/browser/test_graph.py)."""
 
 from __future__ import annotations
@@ -17,5 +17,5 @@ pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread s
 def test_a_loops_steps_are_numbered_inside_the_loops_number(sized_page, site, service_catalog):
     looped_and_forked(service_catalog["extra"], iterations=1)
     sized_page.goto(f"{site}/workflows/project.verify_slices/")
-    expect(sized_page.locator("ol.outline .step-no")).to_have_text(["1.", "2.", "2a.", "2b.", "3."])
+    expect(sized_page.locator("ol.outline .step-no")).to_have_text(["1.", "2.", "2.1", "2.2", "3."])
     assert_fits(sized_page)

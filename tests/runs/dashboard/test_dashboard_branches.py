@@ -68,7 +68,10 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     assert session.count(STATUS) == 1 and 'id="session-run-lines"' not in session
     assert 'id="pending-step"' not in session
     assert "1 run, 2 branches" not in session and "<li>1 run</li>" in session
-    assert "2 branches</span>" not in session and "<li>2 branches</li>" in session
+    # The run card lists its other branch: no "2 branches" line under the list to say it again (friction23a B5,
+    # 23b 9); the run's "Details" fold stays.
+    assert "2 branches</span>" not in session and "<li>2 branches</li>" not in session
+    assert 'id="other-branches"' in session and 'id="run-details"' in session
     assert "open at step 4, Review storage" not in session  # the branches' line does not repeat it
     # The status line says on which branch the agent works (friction6 item 9); showing the newest branch, nothing
     # says which is shown. A branch finished beside one that goes on: how the agent went back is told, never

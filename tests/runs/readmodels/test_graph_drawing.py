@@ -95,23 +95,23 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
     svg = screen(run)
     lines = [step_line(svg, node) for node in "12345"]
     # The one locator of the steps list's headings and the headline (friction19b 9, 22a A1: the card and the heading
-    # say the same), the card's title naming the step: the step then its round; the part and the loop's name in the
-    # tooltip.
+    # say the same), the card's title naming the step: the step numbered inside the loop (friction23a A5), then its
+    # round; the loop's name in the tooltip.
     assert lines == [
         "step 1 of 3",
-        "step 2 of 3 · round 1",
-        "step 2 of 3 · round 1",
-        "step 2 of 3 · round 1",
+        "step 2.1 of 3 · round 1",
+        "step 2.2 of 3 · round 1",
+        "step 2.2 of 3 · round 1",
         "step 3 of 3",
     ]
     assert all(line == node.place.brief for line, node in zip(lines, run.nodes, strict=True) if node.place)
-    assert "step 2 of 3 · round 1 · part 2 of 2" in svg  # the tooltip says the place whole
+    assert "step 2.2 of 3 · round 1" in svg
     assert "↻" not in svg  # the round is in the words: no second mark for it, and none in the legend
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown="5")}
     # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
     assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "4")) == ["checkpoint"]
     assert len(re.findall(r'<text class="ct"', card(svg, "4"))) == 1
-    assert "made by a checkpoint during step 2 of 3 · round 1 · part 2 of 2" in card(svg, "4")
+    assert "made by a checkpoint during step 2.2 of 3 · round 1" in card(svg, "4")
     assert all(len(line) <= graph_drawing.SUB_CHARS for line in lines)
 
 
