@@ -477,8 +477,10 @@ def test_the_workflow_pages_show_the_catalog_its_problems_and_an_outline(client,
         in start
     )
     assert 'data-copy-target="start-message"' in start and 'href="/sessions/?q=wr.risk_scaled_mr_review"' in start
-    # The catalog's row copies that same message (one builder: agent_message.to_start).
+    # The catalog's row copies that same message (one builder: agent_message.to_start); the workflow's own ends in
+    # the blank its task box fills (friction23a B1).
     message = between(start, 'id="start-message">', "</pre>").removeprefix('id="start-message">')
+    message = message.removesuffix('<span id="start-message-task" data-blank=""></span>')
     row = between(html, 'id="start-wr.risk_scaled_mr_review" hidden>', "</pre>")
     assert row.removeprefix('id="start-wr.risk_scaled_mr_review" hidden>') == message
     assert 'data-copy-target="start-wr.risk_scaled_mr_review">Copy start message</button>' in html
