@@ -49,13 +49,13 @@ ANY_CHAT = "Any chat with WorkRail connected can take it."
 def which_chat(workspace_path: str, git_branch: str) -> str:
     """Which of a person's agent chats the message goes to, said beside its copy button (friction22a B2: with
     several agent windows open, "its chat" named none): the workspace the session last recorded, its directory
-    (under the home directory as ~/…) and git branch, "Its chat: the agent in ~/src/shop (branch main)". The
+    (under the home directory as ~/…) and git branch, "Workspace: ~/src/shop (branch main)". The
     MCP client's name is not recorded, so it is not said. Nothing recorded: any chat can take it (ANY_CHAT)."""
     if not workspace_path:
         return ANY_CHAT
     path, home = PurePath(workspace_path), Path.home()
     shown = f"~/{path.relative_to(home)}" if path != home and path.is_relative_to(home) else workspace_path
-    return f"Its chat: the agent in {shown}" + (f" (branch {git_branch})." if git_branch else ".")
+    return f"Workspace: {shown}" + (f" (branch {git_branch})." if git_branch else ".")
 
 
 def at_node(node_id: str | int, place: StepPlace | None, title: str) -> str:

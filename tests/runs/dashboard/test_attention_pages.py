@@ -368,7 +368,7 @@ def test_each_message_to_copy_says_which_agent_chat_takes_it(client, service_cat
     assert html.count('<p class="muted small which-chat">Any chat with WorkRail connected can take it.</p>') == 1
     Session.objects.filter(public_id=stalled.session_id).update(workspace_path="/srv/shop", git_branch="main")
     html = page(client, f"/sessions/{stalled.session_id}/")
-    line = '<p class="muted small which-chat">Its chat: the agent in /srv/shop (branch main).</p>'
+    line = '<p class="muted small which-chat">Workspace: /srv/shop (branch main).</p>'
     assert html.count(line) == 1 and html.index('class="copy-button') < html.index(line)
     step = page(client, f"/nodes/{node_id_of(stalled.answer)}/")  # the step's own "Resume here"
     assert line in step
