@@ -60,7 +60,7 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     # One editor in sight at a time (friction23b 11): the JSON open hides the rows; it is as tall as its JSON.
     page.locator("#fork-json > summary").click()
     expect(page.locator("#fork-rows")).to_be_hidden()
-    expect(page.locator("#fork-json > summary")).to_have_text("Edit as rows")
+    expect(page.locator("#fork-json > summary")).to_have_text("Editing as JSON · close to edit as rows")
     editor = page.locator("#fork-context")
     assert editor.get_attribute("rows") == "5"  # four lines of JSON and one to type in
     assert editor.bounding_box()["height"] < 150

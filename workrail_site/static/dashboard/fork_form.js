@@ -165,7 +165,8 @@
    * same context, kept in step as either is typed in. */
   function oneEditor() {
     rowsBox.hidden = fold.open;
-    foldLabel.textContent = fold.open ? "Edit as rows" : "Edit as JSON";
+    // Open, it says what is in sight and how back (friction24a 5, 24b 1: "Edit as rows" over a JSON box read wrong).
+    foldLabel.textContent = fold.open ? "Editing as JSON · close to edit as rows" : "Edit as JSON";
     if (fold.open) fitArea();
   }
 
