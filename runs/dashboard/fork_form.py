@@ -115,7 +115,9 @@ def _rows_of_text(text: str) -> list[Row] | None:
 
 
 def editable(context: dict[str, Any], locked: set[str]) -> dict[str, Any]:
-    return {key: value for key, value in context.items() if key not in locked}
+    """The keys a branch may change, in key order: PostgreSQL's JSONB keeps no insertion order, so the editor
+    (its JSON and its rows) reads the same on every store, as the locked keys do."""
+    return {key: context[key] for key in sorted(context) if key not in locked}
 
 
 def pretty(value: Any) -> str:
