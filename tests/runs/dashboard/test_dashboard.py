@@ -123,7 +123,10 @@ def test_nobody_else_gets_the_password(client, django_user_model):
     sign_in = '<a class="button primary sign-in-to-copy" href="/admin/login/?next=/connect/">Sign in to copy working'
     assert signed_out.count("sign-in-to-copy") == 1 and sign_in in signed_out
     assert connect_steps(signed_out) == ["Sign in to", "Copy the command", "Ask the agent"]
-    assert "None yet? Make one with <code>manage.py createsuperuser</code>" in signed_out
+    # What the password protects is said where it is asked for (friction24a 21).
+    assert "The commands hold your database's password, so they are shown to admins." in signed_out
+    assert "No admin account yet? Make one with <code>manage.py createsuperuser</code>" in signed_out
+    assert "move the database address into <code>database_url</code>" in signed_out
     preview = signed_out.index("<summary>Preview (password masked)</summary>")
     assert signed_out.index(sign_in) < preview < signed_out.index('id="connect-claude"')
     assert signed_out.count('class="masked"') == 2 and 'class="copy-row"' not in signed_out  # no empty rows
