@@ -78,7 +78,9 @@ def cell(reading: Reading | None, before: Reading | None) -> str:
     return text
 
 
-def report(pages: dict[str, dict[str, Reading]], before: dict[str, dict[str, Reading]], budgets: dict[str, int]) -> None:
+def report(
+    pages: dict[str, dict[str, Reading]], before: dict[str, dict[str, Reading]], budgets: dict[str, int]
+) -> None:
     width = max((len(page) for page in pages), default=10)
     print(f"{'page':<{width}}  {'desktop chars screens':>26}  {'phone chars screens':>26}")
     for page, sizes in sorted(pages.items()):
@@ -92,7 +94,11 @@ def report(pages: dict[str, dict[str, Reading]], before: dict[str, dict[str, Rea
             continue
         chars = [r.chars for r in readings]
         screens = [r.screens for r in readings]
-        over = sorted((sizes[size].chars, page) for page, sizes in pages.items() if sizes.get(size, Reading(0, 0)).chars > budgets[size])
+        over = sorted(
+            (sizes[size].chars, page)
+            for page, sizes in pages.items()
+            if sizes.get(size, Reading(0, 0)).chars > budgets[size]
+        )
         line = (
             f"{size}: {len(readings)} pages, characters median {statistics.median(chars):.0f}, max {max(chars)}, "
             f"total {sum(chars)}; window heights median {statistics.median(screens):.1f}, max {max(screens):.1f}; "
@@ -102,7 +108,9 @@ def report(pages: dict[str, dict[str, Reading]], before: dict[str, dict[str, Rea
         if common:
             now = sum(pages[page][size].chars for page in common)
             then = sum(before[page][size].chars for page in common)
-            line += f"; on the {len(common)} pages measured both times: {then} -> {now} ({100 * (now - then) / then:+.1f}%)"
+            line += (
+                f"; on the {len(common)} pages measured both times: {then} -> {now} ({100 * (now - then) / then:+.1f}%)"
+            )
         print(line)
         for chars_over, page in reversed(over[-8:]):
             print(f"  over: {page} ({chars_over})")
