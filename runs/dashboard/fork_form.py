@@ -8,11 +8,11 @@ values, adds keys, or deletes a key to remove it. The change is only what differ
 ("target: "staging" → "production"; service: removed") and a second button records it, so a key deleted
 by mistake is seen before it is gone.
 
-The editor is the JSON textarea, which works without a script; with one (static/dashboard/fork_form.js) it is
-folded under "Edit as JSON" and the context is edited as rows, one per top-level key (`rows_of`): a string as it
-is, any other value as its JSON (friction22a B4, 22b B12: a person must not have to write JSON to change a
-value). The rows and the textarea stay in step, the textarea is what is sent; a list of what changes, against
-`original`, follows the typing. The preview the server shows stays what is recorded.
+The editor is the JSON textarea, which works without a script; with one (static/dashboard/fork_form.js) it is the other
+side of a switch "Edit as: Rows | JSON" and the context is edited as rows, one per top-level key (`rows_of`): a string
+as it is, any other value as its JSON (friction22a B4, 22b B12: a person must not have to write JSON to change a value).
+The rows and the textarea stay in step, the textarea is what is sent; a list of what changes, against `original`,
+follows the typing. The preview the server shows stays what is recorded.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
+from enum import Enum, StrEnum
 
 from django.conf import settings
 
@@ -70,28 +70,31 @@ SERVER_ERRORS = "the server's error output"
 NOT_RECORDED_REASON = "Reason not recorded."
 
 
-class Unlinked(StrEnum):
-    """Why a call's Session cell links to no session. Two truths had two near-synonyms, "no session" and "not
-    recorded", side by side (friction23a A7): a call about no session is now a bare "—" (its meaning in its
-    tooltip), and "not recorded" is kept for the older call whose session was not kept; the page's note says
-    which is which, once (session_note)."""
+class Unlinked(Enum):
+    """Why a call's Session cell links to no session, each case with what the cell says (`words`), its tooltip
+    (`title`) and what the note under the table calls it (`kind`): one table, not the reasons and a separate
+    table of their words (friction24b 6). Two truths had two near-synonyms, "no session" and "not recorded",
+    side by side (friction23a A7): a call without a session is a bare "—", its reason in its tooltip, and "not
+    recorded" is kept for the older call whose session was not kept; the page's note says which is which, once
+    (session_note). A "—" is a call that names none by nature (list_workflows) or one that failed before it had
+    one (a failed start_workflow, a refused token: friction24b 6, the note spoke only of the first)."""
 
-    LINKED = ""
-    NO_SESSION = "no session"  # list_workflows, a refused token: the call named none
-    NOT_RECORDED = "not recorded"  # an accepted call of a tool that always names a run, from before calls were noted
-    DELETED = "session deleted"
+    LINKED = ("", "", "")
+    NONE_NAMED = ("—", "A call about no session, as list_workflows is.", "a call such as list_workflows")
+    FAILED = ("—", "It failed before it named a session or made one.", "a call that failed")
+    NOT_RECORDED = (  # an accepted call of a tool that always names a run, from before calls were noted
+        "not recorded",
+        "Made before this server kept which session a call was about.",
+        "an older call, made before this server kept which session a call was about",
+    )
+    DELETED = ("session deleted", "", "")
+
+    def __init__(self, words: str, title: str, kind: str) -> None:
+        self.words = words
+        self.title = title
+        self.kind = kind
 
 
-UNLINKED_WORDS = {
-    Unlinked.LINKED: "",
-    Unlinked.NO_SESSION: "—",
-    Unlinked.NOT_RECORDED: "not recorded",
-    Unlinked.DELETED: "session deleted",
-}
-UNLINKED_TITLES = {
-    Unlinked.NO_SESSION: "This call was about no session (as list_workflows is).",
-    Unlinked.NOT_RECORDED: "Made before this server kept which session a call was about.",
-}
 HELD = "the step was held: the output lacked something"  # a blocked answer: the contract working
 # A call refused because its run had ended, in the page's words (friction15 8: "Refused" is also a refused
 # answer on the run pages, a different thing); the API's field names keep "refused".
@@ -150,12 +153,13 @@ class CallLine:
 
     @property
     def unlinked(self) -> str:
-        """The Session cell's words when it links to none: UNLINKED_WORDS."""
-        return UNLINKED_WORDS[self.why_unlinked]
+        """The Session cell's words when it links to none (Unlinked.words)."""
+        return self.why_unlinked.words
 
     @property
     def unlinked_title(self) -> str:
-        return UNLINKED_TITLES.get(self.why_unlinked, "")
+        """Why it links to none, for the cell's tooltip (Unlinked.title)."""
+        return self.why_unlinked.title
 
 
 def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
@@ -204,29 +208,28 @@ RUN_TOOLS = frozenset({"continue_workflow", "checkpoint_workflow"})
 def unlinked_why(tool: str, badge: CallOutcome, *, noted: bool) -> Unlinked:
     """Why a call's Session cell links to nothing (friction16b 10: an OK continue_workflow with a bare "—" read
     as a data bug, so that one says "not recorded"): the session it named was deleted since; an accepted call of
-    a tool that always names a run came before calls were noted; any other named none ("list_workflows", a
-    refused token)."""
+    a tool that always names a run came before calls were noted; any other accepted call named none
+    ("list_workflows"); one that did not go through failed before it had one (a failed start, a refused token)."""
     # friction17a 19: under "Session", "none named" and "not noted (an older call)" read as internal states.
     if noted:
         return Unlinked.DELETED
-    if badge is CallOutcome.OK and tool in RUN_TOOLS:
-        return Unlinked.NOT_RECORDED
-    return Unlinked.NO_SESSION
+    if badge is CallOutcome.OK:
+        return Unlinked.NOT_RECORDED if tool in RUN_TOOLS else Unlinked.NONE_NAMED
+    return Unlinked.FAILED
 
 
 def session_note(lines: list[CallLine]) -> str:
     """The one line under the recent calls that says what the Session column's "—" and "not recorded" mean,
-    each only when a row shows it."""
+    each only when a row shows it, a "—" by the kinds of call the rows show ("a call such as list_workflows, or
+    a call that failed"; each row's tooltip says which it is)."""
     shown = {line.why_unlinked for line in lines}
-    said = [
-        f"“{UNLINKED_WORDS[why]}” {meaning}"
-        for why, meaning in (
-            (Unlinked.NO_SESSION, "is a call about no session, as list_workflows is"),
-            (Unlinked.NOT_RECORDED, "is an older call, made before this server kept which session a call was about"),
-        )
-        if why in shown
-    ]
-    return f"Session: {'; '.join(said)}." if said else ""
+    said = []
+    no_session = [why.kind for why in (Unlinked.NONE_NAMED, Unlinked.FAILED) if why in shown]
+    if no_session:
+        said.append(f"“{Unlinked.NONE_NAMED.words}”: no session ({', or '.join(no_session)})")
+    if Unlinked.NOT_RECORDED in shown:
+        said.append(f"“{Unlinked.NOT_RECORDED.words}”: {Unlinked.NOT_RECORDED.kind}")
+    return f"Session {'; '.join(said)}." if said else ""
 
 
 def _title(run: Run, titles: dict[str, str]) -> str:

@@ -14,9 +14,10 @@ from datetime import UTC, datetime
 from typing import Any, TypedDict
 
 from django import template
+from django.template import Context
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import conditional_escape, format_html
+from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from runs.contract.dashboard import (
@@ -248,18 +249,38 @@ def blocked_guide(entry: BlockedStep) -> attention.BlockedGuide:
     return attention.blocked_guide(entry, clock.stall_cutoff())
 
 
-@register.simple_tag
-def state_chip(state: Any, value: Any = None, badge_id: str = "") -> str:
+# Where a page's state pills note the meanings they show, one entry per (state, move), so that base.html's
+# state_meanings draws one popover per meaning on the page, not one per pill (friction24b 9).
+_MEANINGS_SHOWN = "_workrail_state_meanings"
+
+
+def _meanings_shown(context: Context) -> dict[str, states.Pill] | None:
+    """The meanings the page's pills showed so far, by popover id; None when it renders without a request."""
+    request = context.get("request")
+    if request is None:
+        return None
+    shown: dict[str, states.Pill] | None = getattr(request, _MEANINGS_SHOWN, None)
+    if shown is None:
+        shown = {}
+        setattr(request, _MEANINGS_SHOWN, shown)
+    return shown
+
+
+@register.simple_tag(takes_context=True)
+def state_chip(context: Context, state: Any, value: Any = None, badge_id: str = "", tap: bool = True) -> str:
     """A state as its ONE pill (states.pill): whose move it is, then the state where its word does not say it,
     in the colour of its tone (data-tone, states.tone: dashboard.css). `state` is the pill's; `value` says the
     move (move_of: a whereabouts, panel, branch or blocked step), the state's usual one by default; `badge_id`
-    names the pill (a live region's)."""
+    names the pill (a live region's). On a page it is a button that opens its state's one-line meaning
+    (friction24b 9: a tooltip cannot be read on a phone): a popover, one per meaning on the page
+    (state_meanings), opened by tap, click or keyboard, with or without a script; `tap=False` for a pill inside a
+    link, which cannot hold a button (the session page's index of runs)."""
     shown = _chip(state, value)
     # Its one-line meaning as its tooltip and its accessible description (states.MEANINGS; friction22b B11: a hover
     # explains it, a screen reader too), first, so the rest reads as before; its colour family (data-tone:
     # states.tone) before its class.
     named = format_html(' id="{}"', badge_id) if badge_id else ""
-    return format_html(
+    pill = format_html(
         '<span title="{}" aria-description="{}" data-tone="{}" class="badge state-{}" data-move="{}"{}>{}</span>',
         shown.means,
         shown.means,
@@ -268,6 +289,29 @@ def state_chip(state: Any, value: Any = None, badge_id: str = "") -> str:
         shown.move,
         named,
         shown.words,
+    )
+    meanings = _meanings_shown(context) if tap else None
+    if meanings is None or not shown.means:
+        return pill
+    # The pill as it always was, inside a bare button that opens its meaning (dashboard.css .pill-tap).
+    popover = f"means-{shown.state}-{shown.move}"
+    meanings.setdefault(popover, shown)
+    return format_html('<button type="button" class="pill-tap" popovertarget="{}">{}</button>', popover, pill)
+
+
+@register.simple_tag(takes_context=True)
+def state_meanings(context: Context) -> str:
+    """The popovers of the meanings the page's pills showed (state_chip), one per meaning, each its pill's words
+    and its line from states.MEANINGS (the sessions list's glossary's table); in a live region of their own, so
+    a pill a live update brings has its meaning too. Called by base.html after the page's content."""
+    meanings = _meanings_shown(context) or {}
+    return format_html(
+        '<div class="state-meanings" data-live-region="state-meanings">{}</div>',
+        format_html_join(
+            "",
+            '<div id="{}" popover class="state-means"><strong>{}</strong> {}</div>',
+            ((popover, pill.words, pill.means) for popover, pill in meanings.items()),
+        ),
     )
 
 

@@ -1,7 +1,8 @@
-"""Changing a step's context without writing JSON (friction22a B4, 22b B12): the node page's "Change its context,
-then redo it…" form edits the context as rows, one per value, with the JSON folded under "Edit as JSON"; the
-two stay in step, the JSON is checked as it is typed, and "What changes" follows the typing. The preview the
-server gives is the same as the JSON way's (static/dashboard/fork_form.js, runs/dashboard/fork_form.py)."""
+"""Changing a step's context without writing JSON (friction22a B4, 22b B12): the node page's "Change its context, then
+redo it…" form edits the context as rows, one per value, or as JSON, a switch "Edit as: Rows | JSON" saying which is in
+sight (friction24a 2, 24b 2); the two stay in step, the JSON is checked as it is typed, and "What changes" follows the
+typing. The preview the server gives is the same as the JSON way's (static/dashboard/fork_form.js,
+runs/dashboard/fork_form.py)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,16 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     rows = page.locator("#fork-row-list .fork-row")
     expect(rows).to_have_count(2)  # service, target: ticketId is kept, read-only, aside
     assert page.locator("#fork-row-list .fork-key").evaluate_all("es => es.map(e => e.value)") == ["service", "target"]
-    expect(page.locator("#fork-context")).to_be_hidden()  # folded under "Edit as JSON"
+    expect(page.locator("#fork-context")).to_be_hidden()  # the other side of the switch
+    rows_mode, json_mode = page.locator("#fork-mode [data-mode=rows]"), page.locator("#fork-mode [data-mode=json]")
+    expect(page.locator("#fork-mode")).to_have_text("Edit as: RowsJSON")
+    expect(rows_mode).to_have_attribute("aria-pressed", "true")
+    expect(json_mode).to_have_attribute("aria-pressed", "false")
+    # The column labels start where their fields do (friction24a 3: "Value" sat ~30 px right of its fields).
+    for label, field in ((0, ".fork-key"), (1, ".fork-value")):
+        head = page.locator(".fork-row-head span").nth(label).bounding_box()
+        first = page.locator(f"#fork-row-list {field}").first.bounding_box()
+        assert abs(head["x"] - first["x"]) <= 2, (label, head, first)
     expect(page.locator("#fork-no-change")).to_be_visible()
     # The rows have column labels, the rule is said once, and whether "Why" is needed is said (friction23a B6).
     expect(page.locator(".fork-row-head")).to_have_text("KeyValue")
@@ -57,10 +67,11 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     assert "region" not in json.loads(page.locator("#fork-context").input_value())
 
     # The JSON way: checked as it is typed, where it fails said inline; the rows wait, then follow it.
-    # One editor in sight at a time (friction23b 11): the JSON open hides the rows; it is as tall as its JSON.
-    page.locator("#fork-json > summary").click()
+    # One editor in sight at a time (friction23b 11): "JSON" pressed hides the rows; it is as tall as its JSON.
+    json_mode.click()
     expect(page.locator("#fork-rows")).to_be_hidden()
-    expect(page.locator("#fork-json > summary")).to_have_text("Editing as JSON · close to edit as rows")
+    expect(json_mode).to_have_attribute("aria-pressed", "true")
+    expect(rows_mode).to_have_attribute("aria-pressed", "false")
     editor = page.locator("#fork-context")
     assert editor.get_attribute("rows") == "5"  # four lines of JSON and one to type in
     assert editor.bounding_box()["height"] < 150
@@ -69,7 +80,7 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     expect(page.get_by_label("Value of target")).to_be_disabled()
     editor.fill('{"service": "payments", "target": "production"}')
     expect(page.locator("#fork-json-error")).to_be_hidden()
-    page.locator("#fork-json > summary").click()  # closed, the rows are back, in step with the JSON
+    rows_mode.click()  # the rows are back, in step with the JSON
     expect(page.locator("#fork-context")).to_be_hidden()
     expect(page.locator("#fork-rows")).to_be_visible()
     expect(page.get_by_label("Value of service")).to_have_value("payments")

@@ -69,9 +69,9 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator("#fork-how")).to_be_visible()
         page.get_by_text("Change its context, then branch…").click()
         expect(page.locator("#fork-how")).to_be_hidden()
-        # One row per value; the JSON, which the form sends, folded under "Edit as JSON" (friction22a B4).
+        # One row per value; the JSON, which the form sends, the other side of "Edit as: Rows | JSON" (friction22a B4).
         expect(page.locator("#fork-rows legend")).to_have_text("Context the agent will get")
-        page.locator("#fork-json > summary").click()
+        page.locator("#fork-mode [data-mode=json]").click()
         expect(page.get_by_text("Context the agent will get (JSON)")).to_be_visible()
         editor = page.locator("#fork-context")
         editable = {key: value for key, value in START_CONTEXT.items() if key != "ticketId"}
@@ -181,7 +181,7 @@ def test_a_mistake_in_the_form_shows_inline_in_the_browser(page, console_log, li
     # The agent works on this step: branching from it is one folded way, under "Branch from here".
     expect(page.locator("#branch-here #fork-details > summary")).to_be_visible()
     page.get_by_text("Change its context, then branch…").click()
-    page.locator("#fork-json > summary").click()
+    page.locator("#fork-mode [data-mode=json]").click()
     page.locator("#fork-context").fill('{"target": "production",}')
     # Checked as it is typed, where it fails said; sent anyway, the server's answer is the one that counts.
     expect(page.locator("#fork-json-error")).to_contain_text("not valid JSON at line 1, column 25")

@@ -16,11 +16,13 @@ from playwright.sync_api import expect
 
 from runs.models import Ack
 from runs.readmodels import attention
+from tests.browser import screenshot
 from tests.browser.layout import (
     PASTE_NEXT,
     assert_copy_buttons_whole,
     assert_fits,
     css_colour,
+    current_test_name,
     keep_screenshot,
     on_one_line,
     viewport_name,
@@ -379,4 +381,41 @@ def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_
     banner = sized_page.locator("#node-pending")
     expect(banner).to_contain_text("Agent working on this step")
     assert edge(banner) == css_colour(sized_page, "--accent") not in (amber, red)
+    console_log.assert_clean()
+
+
+def test_a_tapped_pill_shows_what_its_state_means_inside_the_window(sized_page, console_log, site, settings):
+    # friction24b 9: a pill's meaning was only its tooltip, which a phone cannot show. Tapped, it opens in sight,
+    # one popover per meaning on a page, in the words of the states table; Escape closes it.
+    settings.WORKRAIL_STALL_MINUTES = 30
+    stalled = made.stalled()
+    made.canceled()
+    page = sized_page
+    for url, pill in (
+        (f"{site}/sessions/", "td.session-state .pill-tap:has(.state-stalled)"),
+        (f"{site}/runs/{stalled.run_id}/", "#run-status .pill-tap"),
+        (f"{site}/nodes/{node_id_of(stalled.answer)}/", ".step-state .pill-tap"),
+    ):
+        page.goto(url)
+        tap = page.locator(pill).first
+        means = tap.locator(".badge").get_attribute("aria-description")
+        assert means and "nothing was recorded for 30 min" in means  # the line the glossary gives Stalled
+        popover = page.locator(f"#{tap.get_attribute('popovertarget')}")
+        expect(popover).to_be_hidden()
+        tap.click()
+        expect(popover).to_be_visible()
+        expect(popover).to_contain_text(means)
+        box, width, height = popover.bounding_box(), page.viewport_size["width"], page.viewport_size["height"]
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width, (url, box)
+        assert box["y"] >= 0 and box["y"] + box["height"] <= height, (url, box)
+        pill_box = tap.bounding_box()
+        assert abs(box["y"] - (pill_box["y"] + pill_box["height"])) < 12, (url, box, pill_box)  # under its pill
+        # One popover per meaning on the page, not per pill.
+        ids = page.locator(".state-means").evaluate_all("ps => ps.map(p => p.id)")
+        assert len(ids) == len(set(ids)), ids
+        # The window as the person sees it with the meaning open (a full page would scroll it away from its pill).
+        shown = f"{current_test_name()}-pill-meaning-{url.rstrip('/').split('/')[3]}-{viewport_name(page)}"
+        screenshot(page, shown, full_page=False)
+        page.keyboard.press("Escape")
+        expect(popover).to_be_hidden()
     console_log.assert_clean()

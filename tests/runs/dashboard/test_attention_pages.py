@@ -213,7 +213,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     # The status line stays about branch 2, where the agent works; the branch shown is named once after it.
     assert "Draft Plan with Risks · step 2 of 3 · branch 2 · agent working <time" in shown
     assert (
-        "<strong>Showing branch 1</strong> <span title="  # no "·" before a pill (friction16a 15)
+        '<strong>Showing branch 1</strong> <button type="button" class="pill-tap"'  # no "·" before a pill (16a 15)
         in shown
         and 'class="badge state-left_behind" data-move="nobody">Left behind</span>' in shown
     )

@@ -87,8 +87,9 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     assert first.count(STATUS) == 1
     assert (
-        '<strong>Showing branch 1</strong> <span title="Finished." aria-description="Finished." data-tone="nobody" '
-        'class="badge state-done" data-move="nobody">Done</span>' in first
+        '<strong>Showing branch 1</strong> <button type="button" class="pill-tap" popovertarget="means-done-nobody">'
+        '<span title="Finished." aria-description="Finished." data-tone="nobody" class="badge state-done"'
+        ' data-move="nobody">Done</span></button>' in first
     )
     assert f"Branch 2 · {WHERE}</a>" in first and "· the latest" in first
     assert 'class="badge state-running" data-move="agents">Agent&#x27;s move · Working</span>' in first

@@ -1,6 +1,7 @@
 """The fork form's rows editor (runs/dashboard/fork_form.py, static/dashboard/fork_form.js): one row per top-level
 key of the step's context, a string as it is and any other value as its JSON, the keys a branch cannot change
-left out of the rows and listed read-only; the textarea, which the form sends, kept for "Edit as JSON"."""
+left out of the rows and listed read-only; the textarea, which the form sends, kept for the "JSON" side of the
+editor switch."""
 
 from __future__ import annotations
 
@@ -74,6 +75,8 @@ def test_the_node_page_renders_the_rows_hidden_the_json_folded_as_the_way_withou
     keys = re.findall(r'class="mono fork-key" aria-label="Key" value="([^"]*)"', edit)
     assert keys[:2] == ["service", "target"] and "ticketId" not in keys
     # Without a script, the textarea is in sight and sent as before.
-    assert '<details class="fork-json" id="fork-json" open>' in page and 'name="context"' in page
+    assert '<div class="fork-json" id="fork-json">' in page and 'name="context"' in page
+    # The switch between the two editors is a script's, hidden without one (friction24a 2).
+    assert '<div class="fork-mode" id="fork-mode" role="group" aria-labelledby="fork-mode-title" hidden>' in page
     original = re.search(r'<script id="fork-original" type="application/json">(.*?)</script>', page).group(1)
     assert json.loads(html.unescape(original)) == {"service": "billing", "target": "staging"}

@@ -158,6 +158,7 @@ def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_m
             ToolCall(tool="continue_workflow", outcome="ok", duration_ms=12.5, started_at=now),
             ToolCall(tool="continue_workflow", outcome="ok", duration_ms=3.0, started_at=now, run_id="run_gone"),
             ToolCall(tool="list_workflows", outcome="ok", duration_ms=1.0, started_at=now),
+            ToolCall(tool="start_workflow", outcome="WORKFLOW_NOT_FOUND", duration_ms=1.0, started_at=now),
             ToolCall(
                 tool="checkpoint_workflow",
                 outcome="ok",
@@ -170,6 +171,7 @@ def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_m
     )
     assert [line.unlinked for line in recent_calls()] == [
         "",  # linked to its session and run
+        "—",  # a start that failed: no session, as a call about none (friction24b 6)
         "—",  # about no session: one term per truth, not "no session" beside "not recorded" (friction23a A7)
         "session deleted",
         "not recorded",  # friction22b A3: not "unknown (older call)", which read as a broken page
@@ -178,23 +180,31 @@ def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_m
     recent = shown.split('id="recent-title"', 1)[1].split("</table>", 1)[0]
     assert "not recorded" in recent and "session deleted" in recent and "older" not in recent
     assert ">no session<" not in recent
-    assert '<span class="muted small" title="This call was about no session (as list_workflows is).">—</span>' in recent
-    # Which is which, said once under the table.
+    # Each "—" says in its tooltip why it has no session: the call named none, or it failed first (friction24b 6).
+    assert '<span class="muted small" title="A call about no session, as list_workflows is.">—</span>' in recent
+    assert '<span class="muted small" title="It failed before it named a session or made one.">—</span>' in recent
+    # Which is which, said once under the table, true of both kinds of "—".
     note = shown.split('id="session-note">', 1)[1].split("</p>", 1)[0]
     assert note == (
-        "Session: “—” is a call about no session, as list_workflows is; “not recorded” is an older call, made"
-        " before this server kept which session a call was about."
+        "Session “—”: no session (a call such as list_workflows, or a call that failed); “not recorded”: an older"
+        " call, made before this server kept which session a call was about."
     )
     assert shown.count("which session a call was about") == 1 + 1  # the note, and the cell's tooltip
     # Each meaning only where a row shows it; none without such a row.
-    assert session_note(recent_calls()[:2]) == "Session: “—” is a call about no session, as list_workflows is."
+    assert (
+        session_note(recent_calls()[:3])
+        == "Session “—”: no session (a call such as list_workflows, or a call that failed)."
+    )
+    assert session_note(recent_calls()[:2]) == "Session “—”: no session (a call that failed)."
     assert session_note(recent_calls()[:1]) == ""
     # A number never wraps away from its unit (friction16b 8).
     assert "12\xa0ms" in recent
     # friction16a 18: a median over one call is that call; no tool has 3 calls, so its cells say "—", and one
     # short line under the table says why. friction18a 2: the Median and p95 columns are there to show that "—".
     stats = shown.split('id="stats-title"', 1)[1].split("</section>", 1)[0]
-    assert "Median</th>" in stats and "p95</abbr></th>" in stats and stats.count('<td class="num">—</td>') == 6
+    assert (
+        "Median</th>" in stats and "p95</abbr></th>" in stats and stats.count('<td class="num">—</td>') == 8
+    )  # four tools
     assert "A median shows from 3 calls, a p95 from 20; “—” until then." in stats
     # friction18a 21: the server's stderr is named only under "For developers"; the page's own lines are plain.
     page_lines, fold = shown.split('<details class="for-developers timings-dev">', 1)

@@ -1,7 +1,7 @@
 /* The fork form's rows editor (templates/dashboard/_fork.html, runs/dashboard/fork_form.py). Without this script
  * the form is the JSON textarea, as it always was. With it, the context is edited as rows, one per top-level key
- * (a string as it is, any other value as its JSON), the textarea folds under "Edit as JSON", and the two stay in
- * step: the textarea is what the form sends. The JSON is checked as it is typed (where it fails, inline), and
+ * (a string as it is, any other value as its JSON), a switch "Edit as: Rows | JSON" shows one of the two editors,
+ * and the two stay in step: the textarea is what the form sends. The JSON is checked as it is typed (where it fails, inline), and
  * "What changes" lists what differs from the step's context in the words of the server's preview, which stays
  * what is recorded. */
 (function () {
@@ -16,8 +16,9 @@
   var list = document.getElementById("fork-row-list");
   var template = document.getElementById("fork-row-template");
   var error = document.getElementById("fork-json-error");
-  var fold = document.getElementById("fork-json");
-  var foldLabel = fold.querySelector("summary");
+  var jsonBox = document.getElementById("fork-json");
+  var modeBox = document.getElementById("fork-mode");
+  var modeButtons = modeBox.querySelectorAll("button[data-mode]");
   var changes = edit.querySelector("#fork-changes ul");
   var noChange = document.getElementById("fork-no-change");
   var original = JSON.parse(originalScript.textContent);
@@ -161,20 +162,25 @@
     area.rows = Math.min(Math.max(area.value.split("\n").length + 1, 4), 20);
   }
 
-  /* One editor in sight at a time (friction23b 11): the JSON open hides the rows, closed shows them; both hold the
+  /* One editor in sight at a time (friction23b 11), the switch saying which (friction24a 2, 24b 2): both hold the
    * same context, kept in step as either is typed in. */
-  function oneEditor() {
-    rowsBox.hidden = fold.open;
-    // Open, it says what is in sight and how back (friction24a 5, 24b 1: "Edit as rows" over a JSON box read wrong).
-    foldLabel.textContent = fold.open ? "Editing as JSON · close to edit as rows" : "Edit as JSON";
-    if (fold.open) fitArea();
+  function showMode(mode) {
+    rowsBox.hidden = mode !== "rows";
+    jsonBox.hidden = mode !== "json";
+    modeButtons.forEach(function (button) {
+      button.setAttribute("aria-pressed", String(button.dataset.mode === mode));
+    });
+    if (mode === "json") fitArea();
   }
 
   area.addEventListener("input", function () {
     fitArea();
     jsonChanged();
   });
-  fold.addEventListener("toggle", oneEditor);
+  modeBox.addEventListener("click", function (event) {
+    var button = event.target.closest("button[data-mode]");
+    if (button) showMode(button.dataset.mode);
+  });
   /* A textarea that does not parse is sent as it is: the server's answer says where it fails, as without this
    * script. Rows a JSON value of which does not parse are not: what would be sent is not what they show. */
   form.addEventListener("submit", function (event) {
@@ -185,13 +191,14 @@
   });
 
   edit.hidden = false;
+  modeBox.hidden = false;
   var start = parseContext(area.value);
   if (start.error) {
     rowsBox.disabled = true;  /* what was typed is kept, its JSON in sight to fix where it fails */
     if (!document.getElementById("fork-error")) showError(start.error);  /* else the server's notice says it */
+    showMode("json");
   } else {
-    fold.open = false;  /* the rows, rendered from the same JSON (fork_form.rows_of), are the way in sight */
     showChanges(start.value);
+    showMode("rows");  /* the rows, rendered from the same JSON (fork_form.rows_of), are the way in sight */
   }
-  oneEditor();
 })();
