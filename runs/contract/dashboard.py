@@ -546,6 +546,14 @@ class ArtifactField(Shape):
     items: list[str] = Field(default_factory=list, description="A list's entries, each in words.")
     json_text: str = Field(default="", description="A value nested too deep for words, as JSON.")
     empty: bool = Field(default=False, description="The agent recorded the field with nothing in it.")
+    # A field that points to a section of the run page (a hand-off's files: "2 files, listed under " then "2
+    # changed files", the changed-files section's own heading, friction24b 18): the words before the link and the
+    # link's words, `text` being the two together. Off the wire.
+    _link: tuple[str, str] = PrivateAttr(default=("", ""))
+
+    @property
+    def link(self) -> tuple[str, str]:
+        return self._link
 
 
 class ArtifactEntry(Shape):
