@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.layout import assert_fits, keep_screenshot
-from tests.browser.test_whose_move import contrast
+from tests.browser.layout import assert_fits, contrast, keep_screenshot
 from tests.browser.timeline import assert_axis_reads
 from tests.support.mcp_calls import ack_with_notes, start_workflow
 from tests.support.sample_session import Built, two_runs_one_forked_twice
