@@ -54,11 +54,12 @@ def plural(noun: str) -> str:
 
 class StepPlace(Shape):
     """Where a pending step sits in its workflow's outline (runs/readmodels/step_places.py): "step 3 of 7",
-    and inside a loop "step 3.2 of 7, round 2" (the loop's second step). Never a count of the steps taken."""
+    and inside a loop "step 3 of 7, round 2" (the loop at entry 3, its second round). Never a count of the steps
+    taken."""
 
-    # The docstring above is the API's description (pinned by tests/snapshots/surface/openapi.json): it numbers
-    # the place as the wire holds it, the outline's 3.2 (position 3, inner 2). People read "step 3.2 of 7 · round 2
-    # of 4" after the step's name (brief, the outline's number when the loop's body holds several steps: label).
+    # The docstring above is the API's description (pinned by tests/snapshots/surface/openapi.json). People read
+    # "step 3 of 7 · round 2 of 4 · part 2 of 2" after the step's name (brief): never the outline's "3.2 of 7",
+    # read as a version number or a bug (friction24a 10, 24b 3).
 
     position: int = Field(description="The outline entry it is (1 for the first; a loop's body steps are its loop's).")
     length: int = Field(description="The outline's length: its top-level entries, a loop counted once.")
@@ -103,28 +104,19 @@ class StepPlace(Shape):
     def part_words(self) -> str:
         """Which of the round's steps it is, when the loop's body holds several: "part 2 of 2"; "" for a loop of
         one step or off a loop. Tells two steps of one round apart without an outline number ("2.2 of 3" read
-        as a fraction)."""
+        as a fraction, friction24a 10)."""
         if self.round is None or self.inner is None or not self._parts or self._parts < 2:
             return ""
         return f"part {self.inner} of {self._parts}"
 
     @property
-    def label(self) -> str:
-        """The step's number as the workflow page's outline prints it and every run page says it: "2", and in a
-        loop whose body holds several steps the step inside the body, "2.1", "2.2" (friction23a A5, 23b 4: two
-        steps of one round both read "step 2"; "2b" read as a typo, friction18a 12); a loop of one step has no
-        part to tell apart: "2"."""
-        if not self.part_words or self.inner is None:
-            return str(self.position)
-        return f"{self.position}.{self.inner}"
-
-    @property
     def brief(self) -> str:
         """The one locator, after the step's name on every view (list rows, headings, chips, graph cards, branch
-        lines, the timeline, the step's page): the step's number (`label`), then in a loop its round, "step 4 of 8 ·
-        area 1 of 2", "step 2.2 of 3 · round 2 of 3" (friction22a A1, 22b A4: the round alone, "area 1 of 2", hid
-        the step's number, so the steps read 2, 3, 5). The loop's name waits in `words`, its tooltip."""
-        return " · ".join(w for w in (f"step {self.label} of {self.length}", self.round_words) if w)
+        lines, the timeline, the step's page): the loop's entry in the outline, then in a loop its round and, when
+        the loop's body holds several steps, its part: "step 4 of 8 · area 1 of 2", "step 2 of 3 · round 2 of 3 ·
+        part 2 of 2" (friction22a A1: the round alone hid the step's number; friction24a 10, 24b 3: "step 2.2 of
+        3" read as a version number). The loop's name waits in `words`, its tooltip."""
+        return " · ".join(w for w in (f"step {self.position} of {self.length}", self.round_words, self.part_words) if w)
 
     def rounds_words(self, last: int) -> str:
         """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149
@@ -136,8 +128,8 @@ class StepPlace(Shape):
 
     @property
     def words(self) -> str:
-        """In full, the locator (`brief`) then the loop named as its workflow names it: "step 2.2 of 3 · round 2
-        of 3 in “Verify each slice”" (tooltips, reports, the agent's message); the step's number says its part."""
+        """In full, the locator (`brief`) then the loop named as its workflow names it: "step 2 of 3 · round 2 of
+        3 · part 2 of 2 in “Verify each slice”" (tooltips, reports, the agent's message)."""
         said = self.brief
         return f"{said} in “{self._loop}”" if self.round is not None and self._loop else said
 
@@ -554,6 +546,14 @@ class ArtifactField(Shape):
     items: list[str] = Field(default_factory=list, description="A list's entries, each in words.")
     json_text: str = Field(default="", description="A value nested too deep for words, as JSON.")
     empty: bool = Field(default=False, description="The agent recorded the field with nothing in it.")
+    # A field that points to a section of the run page (a hand-off's files: "2 files, listed under " then "2
+    # changed files", the changed-files section's own heading, friction24b 18): the words before the link and the
+    # link's words, `text` being the two together. Off the wire.
+    _link: tuple[str, str] = PrivateAttr(default=("", ""))
+
+    @property
+    def link(self) -> tuple[str, str]:
+        return self._link
 
 
 class ArtifactEntry(Shape):

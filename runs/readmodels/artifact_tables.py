@@ -59,11 +59,18 @@ def tables(artifacts: Iterable[tuple[str | None, JsonObject]]) -> ArtifactTables
                     step_id=step_id,
                     data=artifact,
                     title=title_of(kind) if kind else "An artifact without a kind",
-                    fields=_handoff_fields(artifact) if kind == HANDOFF_KIND else fields_of(artifact),
+                    fields=[] if kind == HANDOFF_KIND else fields_of(artifact),  # below, once the files are read
                 )
             )
     findings.sort(key=lambda f: SEVERITIES.index(f.severity))  # stable: same severity keeps its order
     listed = [files[path] for path in sorted(files)]
+    heading = files_heading(len(listed))  # a hand-off points to the files by it: known once all are read
+    others = [
+        entry.model_copy(update={"fields": _handoff_fields(entry.data, heading)})
+        if entry.kind == HANDOFF_KIND
+        else entry
+        for entry in others
+    ]
     return ArtifactTables(
         changed_files=listed,
         findings=findings,
@@ -74,16 +81,22 @@ def tables(artifacts: Iterable[tuple[str | None, JsonObject]]) -> ArtifactTables
     )
 
 
-def _handoff_fields(artifact: JsonObject) -> list[ArtifactField]:
+def files_heading(count: int) -> str:
+    """The changed-files section's heading, "2 changed files": the one name a hand-off points to it by."""
+    return f"{count} changed file{'' if count == 1 else 's'}"
+
+
+def _handoff_fields(artifact: JsonObject, heading: str) -> list[ArtifactField]:
     """A hand-off's fields, its changed files said once: they are rows of the changed-files table, so the
-    hand-off counts them and points there instead of listing them a second time."""
+    hand-off counts them and points there by that section's own `heading` ("2 files, listed under 2 changed
+    files", friction24b 18: "Changed files" named no heading on the page), a link where the page has the section
+    (ArtifactField.link) instead of listing them a second time."""
     paths = [p for p in artifact.get(FILES_CHANGED) or [] if isinstance(p, str) and p]
     if not isinstance(artifact.get(FILES_CHANGED), list) or not paths:
         return fields_of(artifact)
-    counted = ArtifactField(
-        label=label_of(FILES_CHANGED),
-        text=f"{len(paths)} file{'s' if len(paths) != 1 else ''}, listed under Changed files",
-    )
+    before = f"{len(paths)} file{'s' if len(paths) != 1 else ''}, listed under "
+    counted = ArtifactField(label=label_of(FILES_CHANGED), text=before + heading)
+    counted._link = (before, heading)
     return [counted if f.label == counted.label else f for f in fields_of(artifact)]
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from runs.contract.dashboard import ArtifactTables
-from runs.readmodels.artifact_tables import RISK_WORDS, SEVERITIES
+from runs.readmodels.artifact_tables import RISK_WORDS, SEVERITIES, files_heading
 
 # Risk levels worst first; a level the agent spelled its own way follows them, in the order it first appears.
 RISK_ORDER = tuple(reversed(RISK_WORDS.values()))
@@ -57,7 +57,7 @@ def changed_files(tables: ArtifactTables, branch: int | None = None) -> FoldLine
     counts = Counter(f.risk for f in tables.changed_files if f.risk)
     levels = [r for r in RISK_ORDER if counts[r]] + [r for r in counts if r not in RISK_ORDER]
     parts = [f"{counts[r]} {r} risk" for r in levels] or _names([f.path for f in tables.changed_files])
-    return FoldLine(_count(len(tables.changed_files), "changed file"), ", ".join(parts), _where(branch))
+    return FoldLine(files_heading(len(tables.changed_files)), ", ".join(parts), _where(branch))
 
 
 def _names(paths: list[str]) -> list[str]:

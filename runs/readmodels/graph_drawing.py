@@ -117,14 +117,14 @@ def step_words(node: GraphNode, *, counted: bool = False) -> str:
 
 def card_words(node: GraphNode, *, counted: bool = False) -> str:
     """A card's step line: the one locator (step_words) when it fits the card's width (SUB_CHARS); a loop's step
-    on a narrow card keeps its step's number and its round, the outline's length left to the cards beside it
-    ("step 2 · round 149 of 150", "step 2.2 · round 2 of 3" for a loop's second step), else its round alone; the
-    tooltip says the place whole."""
+    on a narrow card keeps the loop's entry and its round, the outline's length and the part of the round left to
+    the cards beside it and the card's title ("step 2 · round 149 of 150"; never the outline's "2.2", read as a
+    version number: friction24a 10), else its round alone; the tooltip says the place whole."""
     said = step_words(node, counted=counted)
     place = node.place
     if len(said) <= SUB_CHARS or counted or place is None or place.round is None:
         return said
-    shorter = f"step {place.label} · {place.round_words}"
+    shorter = f"step {place.position} · {place.round_words}"
     return shorter if len(shorter) <= SUB_CHARS else place.round_words
 
 
@@ -203,12 +203,16 @@ class LegendEntry:
     words: str
     tag: str = ""  # a branch state's word, as its tag on the card reads
     in_sight: bool = False  # a mark no word on the card explains (IN_SIGHT): its key stands beside the drawing
+    # A branch state whose meaning the drawing's one rule already says (FILL_SAID: a fill and a dashed border):
+    # behind the "?" on a phone only, whose list draws no cards (friction24a 5).
+    phone_only: bool = False
 
     @property
     def name(self) -> str:
         """The mark in a few words, as the one-line key beside the drawing names it (its meaning in full is
-        `words`, behind the "?"): a tag by its own word, a fill or a border by KEY_NAMES."""
-        return self.tag or KEY_NAMES.get(self.key, "")
+        `words`, behind the "?"): a fill or a border by KEY_NAMES, a tag by its own word, lower-case as every
+        name of the key (friction24a 18: "Working" beside "answered")."""
+        return KEY_NAMES.get(self.key) or self.tag.lower()
 
     @property
     def swatch(self) -> str:
@@ -267,11 +271,21 @@ DRAWN_AS_ANSWERED = frozenset({"done"})
 # The legend's swatch of each mark that is not a card (LegendEntry.swatch), and the drawing's classes of the cards
 # whose swatch is one where its key alone is not them (an aside step is an answered one, dashed).
 SWATCHES = {"checkpoint-mark": "diamond", "again": "badge", "on-branch": "line", "lane": "lane", "loop": "loop"}
-CARD_CLASSES = {"aside": "answered aside"}
+CARD_CLASSES = {"aside": "aside key-dashed", "pending": "state-running", "unreached": "key-unreached"}
+
+# One rule for the screen's cards (friction24a 5, 24b 11: "Left behind" and "no agent on it" were two swatches of one
+# meaning): the border dashed where no agent works on the branch any more; the fill the step's state, answered
+# (green), current (blue), not reached (grey). The branch states the rule says are keyed by it, not by their pill's
+# word: the "?" says their word's meaning on a phone alone, whose list draws no card.
+FILL_SAID = frozenset({"running", "left-behind"})
+# The states whose branch no agent works on any more: their tip's card is dashed and grey (not reached).
+NOBODY_STATES = frozenset({"left-behind", "canceled"})
 
 LEGEND_WORDS = {
-    "answered": "green: an answered step",
-    "aside": "dashed outline: no agent works on this step's branch (left behind or canceled)",
+    "answered": "green fill: answered",
+    "pending": "blue fill: current, the step the agent works on",
+    "unreached": "grey fill: not reached",
+    "aside": "dashed border: no agent works on that branch any more",
     "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
     "other": "hollow: a step of another branch (open its last step to view that branch)",
     "lane": "marks where each branch splits off: its first step no other branch shares",
@@ -298,11 +312,13 @@ SCREEN_TAGS = {"current": "you are viewing"}
 PAPER_TAGS = {"newest": "newest", "current": "shown"}
 # The marks no word on their card says (a fill, a border, a tag that needs its why): their keys stand in sight
 # beside the drawing with the branch states; the rest, whose words explain themselves, wait behind the "?".
-IN_SIGHT = frozenset({"answered", "aside", "by-hand", "again", "checkpoint-mark"})
+IN_SIGHT = frozenset({"answered", "pending", "unreached", "aside", "by-hand", "again", "checkpoint-mark"})
 # The short names of the in-sight marks that carry no word on their card (a fill, a border): the one-line key.
 KEY_NAMES = {
     "answered": "answered",
-    "aside": "no agent on it",
+    "pending": "current",
+    "unreached": "not reached",
+    "aside": "no agent works on that branch any more",
     "on-branch": "the branch you view",
     "by-hand": "started by hand",
     "again": AGAIN_WORDS,  # its swatch is the badge, "↺"
@@ -334,12 +350,18 @@ def legend(
     on_path = _path({node.node_id: node for node in graph.nodes}, shown)
     worked = worked_nodes({node.node_id: node for node in graph.nodes}, states) if screen and states else None
     tips = set(states or {})
+    drawn = set((states or {}).values())
     present = {
         "on-branch": bool(on_path),
         # On screen with branch states, the cards before a tip are filled by state (answered, aside), none hollow.
         "other": worked is None and any(node.node_id not in on_path for node in graph.nodes),
         "answered": worked is not None and any(n.node_id not in tips for n in graph.nodes),
-        "aside": worked is not None and any(n.node_id not in worked and n.node_id not in tips for n in graph.nodes),
+        "pending": worked is not None and "running" in drawn,
+        "unreached": worked is not None and bool(drawn & NOBODY_STATES),
+        "aside": worked is not None
+        and (
+            bool(drawn & NOBODY_STATES) or any(n.node_id not in worked and n.node_id not in tips for n in graph.nodes)
+        ),
         "lane": bool(graph.nodes),
         "checkpoint": any(node.via == "checkpoint" for node in graph.nodes),
         "checkpoint-mark": checkpoints,
@@ -353,9 +375,15 @@ def legend(
     }
     if states:
         present["blocked"] = False  # said by the "blocked" state
-    drawn = set((states or {}).values())
+    ruled = screen and worked is not None  # the fill-and-border rule keys the states it says (FILL_SAID)
     return [
-        LegendEntry(f"state-{key}", state_legend(graph, key), STATE_WORDS[key], in_sight=key not in DRAWN_AS_ANSWERED)
+        LegendEntry(
+            f"state-{key}",
+            state_legend(graph, key),
+            STATE_WORDS[key],
+            in_sight=key not in DRAWN_AS_ANSWERED and not (ruled and key in FILL_SAID | NOBODY_STATES),
+            phone_only=ruled and key in FILL_SAID,
+        )
         for key in STATE_LEGEND
         if key in drawn
     ] + [

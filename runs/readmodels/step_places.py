@@ -1,15 +1,16 @@
 """Where each node's pending step sits in its workflow's outline, said one way after the step's name on every view
 (list rows, headings, graph cards, branch lines, the timeline, the step's page: StepPlace.brief, friction22a A1):
 "step 3 of 7", and inside a loop the loop's entry then its round, "step 3 of 7 · round 2 of 4" ("slice 2 of 4" when
-a `forEach` loop declares its item, `noun`); the loop's name in their tooltip (StepPlace.words: "step 3.2 of 7 ·
-round 2 of 4 in “Verify each slice”"). The round alone (friction19a
+a `forEach` loop declares its item, `noun`); the loop's name in their tooltip (StepPlace.words: "step 3 of 7 ·
+round 2 of 4 · part 2 of 2 in “Verify each slice”"). The round alone (friction19a
 8) hid the step's number: a loop's steps read "step 2", "step 3 skipped", "area 1 of 2", "step 5", step 4 missing.
 
-One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, numbered inside the
-loop's body when it holds several steps ("step 2.2 of 3": friction23a A5, 23b 4, two steps of one round both read
-"step 2"; never "2b", read as a typo), then its round. A round has one format wherever it is named: "round 126 of
+One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, then its round, then,
+when the loop's body holds several steps, its part of the round ("step 2 of 3 · round 2 of 3 · part 2 of 2":
+friction23a A5, 23b 4, two steps of one round both read "step 2"; never "2b", read as a typo, nor "step 2.2 of 3",
+read as a version number, friction24a 10). A round has one format wherever it is named: "round 126 of
 150", or "round 126" when the loop's length is open (a `while` or `until` loop). The workflow page's outline numbers
-a loop's steps the same, "2.1", "2.2" under the loop's entry 2 (dashboard/_outline.html: StepPlace.label).
+a loop's steps as an outline does, "2.1", "2.2" under the loop's entry 2 (dashboard/_outline.html), never "of 3".
 
 A person reads a step's place against the outline the workflow page shows (its top-level entries, a
 loop counted once, as inspect_workflow numbers them), never against the count of steps taken, which

@@ -34,6 +34,10 @@ CLOCK_STEPS = [step for step in STEPS if step >= 1]
 # Where the first round tick lies, at most, for it to stand for the span's start (a share of the span): any
 # nearer and the start's label would crowd it (a clock time is ~70 px, a phone's axis ~335 px).
 START_ROOM = 0.3
+# Room left for the "now" at the end of an axis that reaches now, and how near (a share of the axis) a tick
+# may stand to the newest step's for that step's own moment to go unlabelled: a clock time is ~70 px wide.
+END_ROOM = 0.15
+NEAR = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +95,17 @@ def clock_label(at: datetime, step: float) -> str:
     return at.astimezone(UTC).strftime("%H:%M:%S" if step < MINUTE else "%H:%M")
 
 
-def axis(start: datetime, end: datetime) -> Axis:
+def axis(start: datetime, end: datetime, *, newest: datetime | None = None) -> Axis:
     """The axis for a span, always on the clock and never finer than a second: round moments as `ticks` picks
     them, from a step of a second up, never clock digits that differ only past the second. The span's start
     is said too ("14:05:30") when the first round moment lies well inside it, or none does (a burst within a
     second: its one tick), and so is its end, the newest step's, when the last one lies well before it and
-    says another time than it."""
+    says another time than it.
+
+    `newest`: the newest step's moment when the axis runs past it, to now (the timeline's page says "now" at
+    the end: no tick crowds it); the start and that moment are labelled (friction24a 4: the current dot had no
+    time), the newest unless it stands near the start or says its clock time, and the round moments clear of
+    both."""
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     span = (end - start).total_seconds()
     step = float(step_for(span, CLOCK_STEPS))
@@ -112,6 +121,20 @@ def axis(start: datetime, end: datetime) -> Axis:
     last = Tick(end, 1.0, clock_label(end, precise), precise)
     # Never the same clock time twice: a burst within one second has its one tick (its length is the summary's
     # to say); "14:05:30" at both ends of the bar read as no scale at all (friction21a 3, 21b 1).
+    if newest is not None:
+        # The dots' own moments first, the first step's and the newest's (unless "now", at the end, says it, or
+        # the first's label already does), then the round moments that stand clear of them and of "now".
+        newest = newest.astimezone(UTC)
+        mark = Tick(newest, (newest - start).total_seconds() / span, clock_label(newest, precise), precise)
+        marks = [first]
+        if mark.fraction <= 1 - END_ROOM and mark.fraction - first.fraction >= NEAR and mark.label != first.label:
+            marks.append(mark)
+        rounds = [
+            tick
+            for tick in found
+            if tick.fraction <= 1 - END_ROOM and all(abs(tick.fraction - m.fraction) >= NEAR for m in marks)
+        ]
+        return Axis(sorted([*marks, *rounds], key=lambda tick: tick.fraction), step)
     if found[-1].fraction < 1 - START_ROOM and last.label != found[-1].label:
         found = [*found, last]
     return Axis(found, step)

@@ -25,12 +25,16 @@ run from the first recorded step to the newest one, never to the moment the page
 never says more than the axis holds. The
 gap rule depends on the runs' states only, never on how long ago the newest step was (so not on the speed of
 the machine that recorded them): when some run still stands (running, needs you, blocked, stalled) the
-session reaches on to now, so the axis always ends in a compact gap of GAP_SHARE after its newest step, a
-break and "now" at its end (how long the session went without a step is the summary line's to say, on the
-wall clock: "first step 9:08 PM · last step 45 min ago"; TimelineSummary); a
-standing row's track runs on, dashed, through the gap, and a row quiet for notably longer than the session says its
-own on its tail ("no step for 50 min"; on a phone's track only "50 min"). A session whose runs all ended
-has no gap and no "now": its axis ends at its newest step.
+session reaches on to now, "now" at the axis's end (how long the session went without a step is the summary
+line's to say, on the wall clock: "first step 9:08 PM · last step 45 min ago"; TimelineSummary). The break
+rule (friction24a 4: a "//" under a run that lasted under a minute read as "a long gap was cut out here"): only
+a stretch since the newest step both longer than BREAK_AFTER and longer than BREAK_SHARE of the span the dots
+take is cut out, the axis then ending in a compact gap of GAP_SHARE after the newest step, a break at its start;
+a shorter one is drawn to scale, the axis running on from the first step to now with no break, and the newest
+step's moment labelled where no tick says it (time_axis.axis, `newest`). A standing row's track runs on, dashed,
+to now, and a row quiet for notably longer than the session says its own on its tail ("no step for 50 min"; on a
+phone's track only "50 min"). A session whose runs all ended has no gap and no "now": its axis ends at its newest
+step.
 
 The door gives the run page's URL with RUN in place of the run id, and the marks of each run's nodes.
 """
@@ -54,6 +58,10 @@ MERGE_NARROW = 6.6
 # The stretch from the newest step to now, when some run still stands: a gap at the track's end (percent of
 # the track, room for "45 min" on a phone's), however long it lasted, so that the dots keep the width.
 GAP_SHARE = 24.0
+# The break rule: the stretch from the newest step to now is cut out (GAP_SHARE, a "//") only when it lasted longer
+# than this many seconds and than this share of the span the dots take; else the axis runs to now to scale.
+BREAK_AFTER = 10 * 60
+BREAK_SHARE = 0.5
 # A standing row says its own quiet stretch on its tail when it is longer than the session's (under the axis)
 # by at least this many seconds and this share of it: "no step for 6.1 s" over "last step 6.0 s ago" is noise.
 QUIET_MARGIN = 1.0
@@ -184,7 +192,8 @@ class TimelinePage:
     # Its title: "Session timeline" when it covers several runs (it sits in the shown run's column), else
     # "Timeline of this run" (friction15 17).
     title: str = "Timeline of this run"
-    # Where the gap before now starts (the axis breaks there and says "now" at its end); "" without one.
+    # Where the gap before now starts (the axis breaks there: the break rule); "" without one. A standing session's
+    # axis says "now" at its end either way (summary.standing).
     gap: str = ""
     now: str = f"{100 - INSET:.2f}%"
 
@@ -361,12 +370,15 @@ def timeline_page(
     newest = max(recorded).astimezone(UTC) if recorded else None
     scaled = (newest - start).total_seconds() if start is not None and newest is not None else 0.0
     quiet_for = max((now - newest).total_seconds(), 0.0) if gapped and newest is not None else 0.0
-    width = 100 - 2 * INSET - (GAP_SHARE if gapped else 0.0)
+    # The break rule: a long quiet stretch is cut out; a short one is drawn to scale, the axis reaching now.
+    broken = gapped and quiet_for > BREAK_AFTER and quiet_for > scaled * BREAK_SHARE
+    reach = scaled + quiet_for if gapped and not broken else scaled  # the seconds the track's width spans
+    width = 100 - 2 * INSET - (GAP_SHARE if broken else 0.0)
 
     def fraction(moment: datetime) -> float:
-        if start is None or scaled <= 0:
+        if start is None or reach <= 0:
             return 0.0
-        return (moment - start).total_seconds() / scaled
+        return (moment - start).total_seconds() / reach
 
     rows: list[TimelineRow] = []
     total: StepCounts | None = None
@@ -387,7 +399,9 @@ def timeline_page(
                 if idle_for - quiet_for >= max(QUIET_MARGIN, quiet_for * QUIET_MARGIN_SHARE):
                     idle = time_axis.lasted(idle_for)
                     quiet, narrow_quiet = f"no step for {idle}", idle
-                    quiet_at = f"{100 - INSET - GAP_SHARE / 2:.2f}%"
+                    # In the middle of its tail: the gap's, or to scale, between its newest dot and now.
+                    mid = (fraction(lane.last_at) + 1) / 2
+                    quiet_at = f"{100 - INSET - GAP_SHARE / 2:.2f}%" if broken else at(mid)
         own = marks.get(lane.run_id, [])
         counted = StepCounts.of(own)
         total = counted if total is None else total + counted
@@ -416,7 +430,7 @@ def timeline_page(
     title = "Session timeline" if sum(1 for lane in detail.timeline if lane.first_at) > 1 else "Timeline of this run"
     if start is None or newest is None:
         return TimelinePage(rows, [], "", TimelineSummary(counts.words), title)
-    axis = time_axis.axis(start, newest)
+    axis = time_axis.axis(start, now, newest=newest) if reach > scaled else time_axis.axis(start, newest)
     ticks = []
     for index, tick in enumerate(axis.ticks):
         anchor = "start" if tick.fraction < 0.1 else "end" if tick.fraction > 0.9 else "middle"
@@ -425,7 +439,7 @@ def timeline_page(
         ticks.append(TimelineTick(at(tick.fraction, width), tick.label, tick.at.isoformat(), step, anchor, minor))
     until_words = newest.strftime("%H:%M:%S" if newest.date() == start.date() else "%Y-%m-%d %H:%M:%S")
     caption = f"{start:%Y-%m-%d %H:%M:%S} to {until_words} UTC · {time_axis.duration(scaled)}"
-    gap = at(1.0, width) if gapped else ""
+    gap = at(1.0, width) if broken else ""
     summary = TimelineSummary(
         counts.words,
         start,

@@ -66,8 +66,8 @@ STATUS_LABELS = {
 
 @register.filter
 def part_label(part: int, entry: str) -> str:
-    """A loop's `part`-th step (1 for the first) numbered under its loop's outline `entry`: "2.1", "2.2", as a
-    run page numbers the step (StepPlace.label)."""
+    """A loop's `part`-th step (1 for the first) numbered under its loop's outline `entry`: "2.1", "2.2" (a run
+    page says the same step "step 2 of 3 · … · part 2 of 2", StepPlace.brief)."""
     return f"{entry}.{part}"
 
 

@@ -16,6 +16,7 @@ scroll sideways (code blocks) are allowed; pass `scrolls=` to allow others.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -380,3 +381,15 @@ def assert_fold_mark_fits(page: Any, summary: str, open_heading: str) -> None:
     )
     assert [size, weight] == other, (summary, [size, weight], open_heading, other)
     assert 0.6 * size <= mark <= 0.8 * size, (summary, mark, size)
+
+
+def contrast(first: str, second: str) -> float:
+    """The WCAG contrast ratio of two computed "rgb(r, g, b)" colours."""
+
+    def luminance(rgb: str) -> float:
+        channels = [int(c) / 255 for c in re.findall(r"\d+", rgb)[:3]]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.layout import assert_fits, keep_screenshot
+from tests.browser.layout import assert_fits, contrast, keep_screenshot
 from tests.browser.timeline import assert_axis_reads
 from tests.support.mcp_calls import ack_with_notes, start_workflow
 from tests.support.sample_session import Built, two_runs_one_forked_twice
@@ -85,11 +85,13 @@ def test_copy_comment_copies_the_agents_own_comment(sized_page, console_log, sit
     assert all(g["radius"] < 6 for g in graded), graded
     assert [by_grade[name]["marks"].count("■") for name in ("critical", "major", "minor")] == [3, 2, 1], graded
     assert by_grade["critical"]["weight"] > by_grade["major"]["weight"] > by_grade["minor"]["weight"], graded
-    assert [g["fill"] != "rgba(0, 0, 0, 0)" for g in (by_grade[n] for n in ("critical", "major", "minor"))] == [
-        True,
-        False,
-        False,
-    ]
+    # Friction24b 17: one badge shape for every grade, each filled in a colour of its own, its words readable on
+    # it (at least 4.5:1), so Major and Minor no longer read as plain text beside Critical's badge.
+    fills = [by_grade[n]["fill"] for n in ("critical", "major", "minor")]
+    assert "rgba(0, 0, 0, 0)" not in fills and len(set(fills)) == 3, graded
+    for pill in findings.locator(".sev").all():
+        ink, fill = pill.evaluate("p => [getComputedStyle(p).color, getComputedStyle(p).backgroundColor]")
+        assert contrast(ink, fill) >= 4.5, (pill.text_content(), ink, fill)
     findings.scroll_into_view_if_needed()
     keep_screenshot(page, "findings")
     assert_fits(page)
@@ -146,7 +148,11 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     # (Under its step, folded, the step's own artifacts are said again as the step recorded them.)
     outside_steps = page.locator("main section:not([aria-labelledby=steps-title])")
     expect(outside_steps.get_by_text("src/orders.py", exact=True)).to_have_count(1)
-    expect(fields.get_by_text("2 files, listed under Changed files")).to_be_visible()
+    # It points there by the section's own heading, a link that opens it (friction24b 18).
+    expect(fields.get_by_text("2 files, listed under 2 changed files")).to_be_visible()
+    expect(page.locator("#files-title")).to_contain_text("2 changed files")
+    expect(fields.get_by_role("link", name="2 changed files")).to_have_attribute("href", "#files-fold")
+    expect(page.locator("details#files-fold")).to_have_count(1)  # folds.js opens it on a link into it
     handoff.scroll_into_view_if_needed()
     keep_screenshot(page, "handoff")
     assert_fits(page)

@@ -104,7 +104,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     graph = page.locator("svg.run-graph")
     # The key: the run's finished branch is said by the "Done" pill on its last card; its green card is an answered
     # step's, keyed once as "answered".
-    expect(page.locator(".state-legend li")).to_have_text(["Working", "answered", "checkpoint", "↺ redone"])
+    expect(page.locator(".state-legend li")).to_have_text(["answered", "current", "checkpoint", "↺ redone"])
     expect(graph.locator(".tag-text.state-done", has_text="Done")).to_have_count(1)
     assert_key_swatches_differ(page)
     # Titles on the cards themselves, not only in tooltips.
@@ -116,18 +116,21 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # included) in the one short form of the list's headings (friction12 4); the whole place, the loop named and
     # the part of the round, is the heading's tooltip.
     # One locator, the headline's and the heading's (friction22a A1), never "2b" (friction18a 12): round 2's
-    # "Verify slice 2" and its record say their own step inside the loop (friction23a A5, 23b 4) and the round; a
-    # card, narrower than the heading, leaves out the outline's length ("step 2.1 · round 2 of 3").
-    expect(graph.locator("text.cs", has_text=re.compile(r"^step 2\.1 · round 2 of 3$"))).to_have_count(2)
-    expect(graph.locator("text.cs", has_text=re.compile(r"^step 2\.2 · round 2 of 3$"))).to_have_count(2)
+    # "Verify slice 2" and its record say the loop's entry and the round, their titles telling them apart; a card,
+    # narrower than the heading, leaves out the outline's length and the part ("step 2 · round 2 of 3"), and no
+    # card says the outline's "2.2", read as a version number (friction24a 10).
+    expect(graph.locator("text.cs", has_text=re.compile(r"^step 2 · round 2 of 3$"))).to_have_count(4)
+    expect(graph.locator("text.cs", has_text=re.compile(r"\d\.\d"))).to_have_count(0)
     expect(graph.locator("text.cs", has_text="part")).to_have_count(0)
     expect(graph.locator("text.cs", has_text=re.compile(r"\d[a-z] of \d"))).to_have_count(0)
     expect(graph.locator("tspan.loop")).to_have_count(0)
-    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2\.1 of 3 · round 2 of 3$")).first
+    listed = page.locator(
+        ".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2 of 3 · round 2 of 3 · part 1 of 2$")
+    ).first
     expect(listed).to_be_visible()
     expect(listed).to_have_attribute(
         "title",
-        re.compile(r"^step 2.1 of 3 · round 2 of 3 in “Verify each slice” · step verify in the workflow"),
+        re.compile(r"^step 2 of 3 · round 2 of 3 · part 1 of 2 in “Verify each slice” · step verify in the workflow"),
     )
     # One node, one place: each card's step line is its step-list heading's place, the loop unnamed.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
@@ -442,8 +445,10 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     # Friction22a B8, friction22b A5: swatches and words, no pills (they read as filters): each branch state by its
     # word after a swatch of its card, so grey (left behind) and blue (the agent's step) are keyed; then the marks
     # drawn that no word on a card explains: the fills, the redone step's "↺" badge, the checkpoint's diamond.
+    # Friction24a 5, 24b 11: one rule, each meaning once: the border dashed where no agent works on the branch any
+    # more, the fill the step's state; every name lower-case (friction24a 18).
     expect(key.locator("li")).to_have_text(
-        ["Left behind", "Working", "answered", "no agent on it", "checkpoint", "↺ redone"]
+        ["answered", "current", "not reached", "no agent works on that branch any more", "checkpoint", "↺ redone"]
     )
     expect(key.locator(".badge, .state-key, .tag-key")).to_have_count(0)
     expect(key.locator("li svg.swatch")).to_have_count(6)
@@ -451,10 +456,10 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(key.locator("li", has_text="checkpoint").locator("svg.swatch path.checkpoint-flag")).to_have_count(1)
     # Friction15a 6: one meaning of "left behind", true of every branch left behind (here branch 1 is the one
     # the agent works on, and 2 and 3, which it redid, are set aside).
-    expect(key.locator("li", has_text="Left behind")).to_have_attribute(
-        "title", "no agent works on this branch any more"
+    expect(key.locator("li", has_text="no agent works")).to_have_attribute(
+        "title", "dashed border: no agent works on that branch any more"
     )
-    expect(key).not_to_contain_text("no agent works")  # its meaning is said once: behind the "?"
+    expect(key).not_to_contain_text("Left behind")  # the dashed border says it, once
     if viewport.name == "desktop":
         expect(key).to_be_visible()
         tops = key.locator("li").evaluate_all("items => items.map((li) => Math.round(li.getBoundingClientRect().top))")
@@ -462,23 +467,22 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         assert_key_swatches_differ(sized_page)
         # Each swatch is drawn with the drawing's own classes: the same fill and outline as its cards'.
         graph = sized_page.locator("svg.run-graph")
-        for word, kind in (
-            ("Left behind", "state-left-behind"),
-            ("Working", "state-running"),
-            ("answered", "answered"),
-            ("no agent on it", "aside"),
+        for word, kind, props in (
+            ("not reached", "state-left-behind", ("fill", "stroke")),
+            ("current", "state-running", ("fill", "stroke")),
+            ("answered", "answered", ("fill", "stroke", "strokeDasharray")),
+            ("no agent works", "state-left-behind", ("strokeDasharray",)),
         ):
             swatch = key.locator("li", has_text=word).locator("svg.swatch rect.card")
             card = graph.locator(f"rect.card.{kind}").first
-            for prop in ("fill", "stroke", "strokeDasharray"):
+            for prop in props:
                 js = f"e => getComputedStyle(e).{prop}"
                 assert swatch.evaluate(js) == card.evaluate(js), (word, prop)
         grey, green = css_colour(sized_page, "--surface-2"), css_colour(sized_page, "--ok-soft")
         blue = css_colour(sized_page, "--info-soft")
-        assert (
-            key.locator("li", has_text="Left behind").locator("rect").evaluate("c => getComputedStyle(c).fill") == grey
-        )
-        assert key.locator("li", has_text="Working").locator("rect").evaluate("c => getComputedStyle(c).fill") == blue
+        fill = "c => getComputedStyle(c).fill"
+        assert key.locator("li", has_text="not reached").locator("rect").evaluate(fill) == grey
+        assert key.locator("li", has_text="current").locator("rect").evaluate(fill) == blue
         assert graph.locator("rect.card.answered").first.evaluate("c => getComputedStyle(c).fill") == green
         aside = graph.locator("rect.card.aside").first
         assert aside.evaluate("c => getComputedStyle(c).fill") == green
@@ -498,7 +502,15 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(help_box.locator(".legend")).to_be_hidden()
     help_box.locator("summary").click()
     expect(help_box.locator("li strong")).to_have_text(["Left behind", "Working"])
-    expect(help_box.locator("li", has_text="no agent works on this branch any more")).to_be_visible()
+    # Each meaning once: on a desktop the fill-and-border rule says what "Left behind" and "Working" mean; a phone,
+    # whose list draws no card, says their words instead.
+    said = help_box.locator("li:visible").all_inner_texts()
+    assert sum("no agent works" in line for line in said) == 1, said
+    if viewport.name == "desktop":
+        expect(help_box.locator("li", has_text="dashed border: no agent works on that branch any more")).to_be_visible()
+        assert not any(help_box.locator("li strong").nth(i).is_visible() for i in range(2))
+    else:
+        expect(help_box.locator("li", has_text="no agent works on this branch any more")).to_be_visible()
     # Friction15a 7: one legend in sight at a time: the explained one replaces the one-line key while open.
     expect(key).to_be_hidden()
     expect(sized_page.locator(".legend:visible")).to_have_count(1)

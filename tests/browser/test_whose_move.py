@@ -21,6 +21,7 @@ from tests.browser.layout import (
     PASTE_NEXT,
     assert_copy_buttons_whole,
     assert_fits,
+    contrast,
     css_colour,
     current_test_name,
     keep_screenshot,
@@ -53,18 +54,6 @@ def hue_apart(page, first: str, second: str) -> float:
     hues = [colorsys.rgb_to_hls(*(channel / 255 for channel in rgb))[0] * 360 for rgb in rgbs]
     apart = abs(hues[0] - hues[1]) % 360
     return min(apart, 360 - apart)
-
-
-def contrast(first: str, second: str) -> float:
-    """The WCAG contrast ratio of two computed "rgb(r, g, b)" colours."""
-
-    def luminance(rgb: str) -> float:
-        channels = [int(c) / 255 for c in re.findall(r"\d+", rgb)[:3]]
-        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
-    return (light + 0.05) / (dark + 0.05)
 
 
 def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(

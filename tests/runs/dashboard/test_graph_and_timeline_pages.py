@@ -36,12 +36,12 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     assert titles[:3] == ["Scope the change / into slices", "Verify slice 1", "Record what the / slice showed"]
     assert "Complete" in titles
     # The loop's round is in each card's place, in the headline's one short locator (friction19b 9): its second
-    # round's two steps, and on branch 2 the step it answered again and its last card, each numbered inside the
-    # loop (friction23a A5, 23b 4: both read "step 2"; friction18a 12: no "2b"); the loop's name in the tooltip.
-    assert svg.count(">step 2.1 · round 2 of 3</text>") == 2  # the card's width: the outline's length left out
-    assert svg.count(">step 2.2 · round 2 of 3</text>") == 2
-    assert ">step 2 · round" not in svg
-    assert "step 2.2 of 3 · round 2 of 3" in svg
+    # round's two steps, and on branch 2 the step it answered again and its last card, their titles telling them
+    # apart (friction18a 12: no "2b"; friction24a 10: no "2.2", read as a version number); the part of the round
+    # and the loop's name in the tooltip.
+    assert svg.count(">step 2 · round 2 of 3</text>") == 4  # the card's width: the outline's length left out
+    assert not re.search(r"step \d\.\d", svg)
+    assert "step 2 of 3 · round 2 of 3 · part 2 of 2" in svg
     assert "↻" not in svg
     # The fork's one-node branch, shown and newest, says its name, as when another branch is shown (friction8
     # item 11); no "you are viewing", no "latest" (friction14: the blue fill and the branch's state say it).
@@ -84,7 +84,7 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     assert "while this step was pending" in session.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     node = page(client, f"/nodes/{full}/")
     assert re.search(
-        r"<title>Record what the slice showed · step \d+\.2 of \d+ · round \d+ of \d+ "
+        r"<title>Record what the slice showed · step \d+ of \d+ · round \d+ of \d+ · part 2 of 2 "
         r"in “Verify each slice” · ",
         node,
     )
@@ -117,7 +117,7 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
     assert "so far" not in timeline and 'class="tl-time"' not in timeline
     assert re.search(r'<a class="tl-label" href="/runs/[^"]+/">[^<]+</a>', timeline)
     # The timeline is history, folded shut under one line that says what it holds; the run still stands, so
-    # its axis ends in a gap and "now" however fast the machine recorded the steps. No "steps took 36 ms": a
+    # its axis ends in "now" however fast the machine recorded the steps. No "steps took 36 ms": a
     # span of server-quick steps reads as the agent's work time (friction16b 3).
     assert re.search(
         r'<details class="fold" id="timeline">\s*<summary><h2 id="timeline-title">Timeline of this run '
@@ -127,7 +127,8 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
         html,
     )
     assert "steps took" not in html
-    assert "tl-break" in timeline and ">now</text>" in timeline
+    # Quiet for seconds, not minutes: drawn to scale, no break (friction24a 4), and "now" at the axis's end.
+    assert "tl-break" not in timeline and ">now</text>" in timeline
     # Each clock tick carries its moment for times.js to put on the reader's clock.
     assert len(re.findall(r'data-tick-at="[^"]+" data-tick-step="', timeline)) == len(ticks)
     assert "first node" not in timeline and "newest node" not in timeline
@@ -149,14 +150,14 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     # cards say the same place, in the same words (the card's status line names it once, its chip that the run
     # is running).
     assert (
-        "Record what the slice showed · step 2.2 of 3 · round 2 of 3 · branch 2 · agent working" in words
+        "Record what the slice showed · step 2 of 3 · round 2 of 3 · part 2 of 2 · branch 2 · agent working" in words
     )  # one locator
     assert "round 2, running" not in words
     # Finished and running at once, told as what happened (friction8 5); the finished branch's link names its
     # last step, as every other branch's does.
     # The phone's list of branches says the step branch 2 redoes in the one short locator, then the branch it grew
     # from (fork_point.py, friction19a 8).
-    forked = "Redoes Verify slice 2 (step 2.1 of 3 · round 2 of 3), from branch 1"
+    forked = "Redoes Verify slice 2 (step 2 of 3 · round 2 of 3 · part 1 of 2), from branch 1"
     # What the finished branch means, once (friction18b 11); where branch 2 grew from, its list says.
     assert "Branch 1 finished; branch 2 redoes part of it and is where the agent works now." in words, words
     assert forked in words and "Branched from" not in words
@@ -164,14 +165,14 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     assert "open at step 6" not in words and "open at step 4" not in words
     # The branch row under the graph is gone (its links were the run card's other-branches list again); the
     # phone's branch list says where branch 2 forked, in the same words (above).
-    assert card_step_line(html, str(newest.public_id)) == "step 2.2 · round 2 of 3"  # the card's width
+    assert card_step_line(html, str(newest.public_id)) == "step 2 · round 2 of 3"  # the card's width
     # The checkpoint (saved during round 1's "Record what the slice showed") is no card of its own: as a card it
     # read as that step twice (ninth review item 5). A mark beside its step's card, linking its own node's page
     # (it can be resumed from); the loop's two steps of round 1 are one card each. The complete one names no
     # step: its title and its branch's state say it.
     svg = html.split('<svg class="run-graph"', 1)[1].split("</svg>", 1)[0]
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', svg)]
-    assert lines.count("step 2.1 · round 1 of 3") == lines.count("step 2.2 · round 1 of 3") == 1  # one card each
+    assert lines.count("step 2 · round 1 of 3") == 2  # one card each
     saved = Checkpoint.objects.get(node__run__public_id=looped.run_id)
     assert saved.child is not None
     card = svg.split('<a href="/nodes/' + str(saved.child.public_id) + '/" class="checkpoint-mark">', 1)[0]
@@ -183,12 +184,12 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
 
     # Showing branch 1: its callout for branch 2 says the same step.
     first = page(client, f"/runs/{looped.run_id}/?tip={newest.parent.public_id if newest.parent else ''}")
-    assert "Branch 2 · Record what the slice showed · step 2.2 of 3 · round 2 of 3" in first
+    assert "Branch 2 · Record what the slice showed · step 2 of 3 · round 2 of 3 · part 2 of 2" in first
     # Short on the line, whole in its tooltip (friction12 4).
-    assert 'title="step 2.2 of 3 · round 2 of 3 in “Verify each slice”">Branch 2 · Record' in first
+    assert 'title="step 2 of 3 · round 2 of 3 · part 2 of 2 in “Verify each slice”">Branch 2 · Record' in first
     node = page(client, f"/nodes/{newest.public_id}/")
     crumb = node.split('<p class="crumbs">', 1)[1].split("</p>", 1)[0]  # said once, in full, by the crumb
-    assert "Record what the slice showed · step 2.2 of 3 · round 2 of 3 in “Verify each slice”" in crumb
+    assert "Record what the slice showed · step 2 of 3 · round 2 of 3 · part 2 of 2 in “Verify each slice”" in crumb
     assert "<li>step 2 of 3" not in node
 
 

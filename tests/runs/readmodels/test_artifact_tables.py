@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from runs.readmodels import fold_lines
 from runs.readmodels.artifact_tables import tables
 
 
@@ -132,10 +133,15 @@ def test_a_hand_off_is_said_as_fields_and_its_files_leave_summary_and_risk_out()
         "Key decisions": ("", ["Cache behind the repository."], False),
         "Known limitations": ("", [], True),
         "Tests added": ("", ["tests/test_cache.py"], False),
-        # Listed once: the changed-files table holds the paths, the hand-off counts them and points there.
-        "Files changed": ("1 file, listed under Changed files", [], False),
+        # Listed once: the changed-files table holds the paths, the hand-off counts them and points there, by
+        # that section's own heading (friction24b 18), a link on the run page.
+        "Files changed": ("1 file, listed under 1 changed file", [], False),
         "Corrected assumptions": ("", ["Assumed one reader → actually two readers"], False),
     }
+    assert next(f.link for f in entry.fields if f.label == "Files changed") == (
+        "1 file, listed under ",
+        fold_lines.changed_files(result).heading,
+    )
     assert [f.path for f in result.changed_files] == ["app/cache.py"]
     assert result.handoffs == [entry] and result.not_handoffs == []
     assert not result.files_have_summary and not result.files_have_risk

@@ -94,24 +94,20 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
             node.place._parts = 2
     svg = screen(run)
     lines = [step_line(svg, node) for node in "12345"]
-    # The one locator of the steps list's headings and the headline (friction19b 9, 22a A1: the card and the heading
-    # say the same), the card's title naming the step: the step numbered inside the loop (friction23a A5), then its
-    # round; the loop's name in the tooltip.
-    assert lines == [
-        "step 1 of 3",
-        "step 2.1 of 3 · round 1",
-        "step 2.2 of 3 · round 1",
-        "step 2.2 of 3 · round 1",
-        "step 3 of 3",
-    ]
-    assert all(line == node.place.brief for line, node in zip(lines, run.nodes, strict=True) if node.place)
-    assert "step 2.2 of 3 · round 1" in svg
+    # The one locator of the steps list's headings and the headline (friction19b 9, 22a A1), the card's title
+    # naming the step; a loop's card, narrower than a heading, keeps the loop's entry and its round, never the
+    # outline's "2.1" (friction24a 10); the part of the round and the loop's name in the tooltip.
+    assert lines == ["step 1 of 3", "step 2 · round 1", "step 2 · round 1", "step 2 · round 1", "step 3 of 3"]
+    assert all(
+        line == node.place.brief for line, node in zip(lines, run.nodes, strict=True) if node.place.round is None
+    )
+    assert "step 2 of 3 · round 1 · part 2 of 2" in svg
     assert "↻" not in svg  # the round is in the words: no second mark for it, and none in the legend
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown="5")}
     # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
     assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "4")) == ["checkpoint"]
     assert len(re.findall(r'<text class="ct"', card(svg, "4"))) == 1
-    assert "made by a checkpoint during step 2.2 of 3 · round 1" in card(svg, "4")
+    assert "made by a checkpoint during step 2 of 3 · round 1 · part 2 of 2" in card(svg, "4")
     assert all(len(line) <= graph_drawing.SUB_CHARS for line in lines)
 
 
@@ -369,22 +365,36 @@ def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_
         [(1, None), (2, 1), (3, 2), (4, 1)],
     )
     told = in_sight(graph_drawing.legend(rewound, shown="4", states=states, again={"4"}, screen=True))
-    # Friction15a 6: "left behind" means one thing on every drawing, whichever branch the agent is on and however
-    # the branch came about; the screen's cards are filled by state, the branch viewed an outline (friction15b 15).
+    # One rule for the screen's cards (friction24a 5, 24b 11): a dashed border where no agent works on the branch
+    # any more, the fill the step's state; the states it says ("Left behind", "Working") are not keyed again by their
+    # word, and no meaning is said twice.
     assert told == {
-        "state-left-behind": "no agent works on this branch any more",
-        "state-running": "the agent works on it",
-        "answered": "green: an answered step",
-        "aside": "dashed outline: no agent works on this step's branch (left behind or canceled)",
+        "answered": "green fill: answered",
+        "pending": "blue fill: current, the step the agent works on",
+        "unreached": "grey fill: not reached",
+        "aside": "dashed border: no agent works on that branch any more",
         "again": "the branch's first step, redone after branching (the steps above it are shared)",
     }
-    # A person started branch 2 by hand: the same words for the left-behind branch; the dotted border says how
-    # the new branch began.
+    every = graph_drawing.legend(rewound, shown="4", states=states, again={"4"}, screen=True)
+    assert [entry.key for entry in every if entry.phone_only] == ["state-left-behind", "state-running"]
+    shown = [entry.words for entry in every if not entry.phone_only]
+    assert len(shown) == len(set(shown)) and sum("no agent works" in words for words in shown) == 1
+    # Friction24a 18: the key's names in one case.
+    assert [entry.name for entry in every if entry.in_sight] == [
+        "answered",
+        "current",
+        "not reached",
+        "no agent works on that branch any more",
+        "redone",
+    ]
+    # Friction15a 6: "left behind" means one thing on every drawing, whichever branch the agent is on and however
+    # the branch came about (its pill's word, on a phone); the dotted border says how a branch began by hand.
     by_hand = drawn([(1, None), (2, 1), (3, 2), (4, 1)], **{"4": {"via": "fork"}})
-    told = in_sight(graph_drawing.legend(by_hand, shown="4", states=states, screen=True))
-    assert told["state-left-behind"] == "no agent works on this branch any more"
+    every = graph_drawing.legend(by_hand, shown="4", states=states, screen=True)
+    assert next(e.words for e in every if e.key == "state-left-behind") == "no agent works on this branch any more"
+    told = in_sight(every)
     assert told["by-hand"] == "dotted border: a branch a person started by hand"
-    assert list(told) == ["state-left-behind", "state-running", "answered", "aside", "by-hand"]
+    assert list(told) == ["answered", "pending", "unreached", "aside", "by-hand"]
     svg = graph_drawing.for_screen(by_hand, shown="4", href=lambda node: "/", title="g", states=states)
     assert "Left behind (no agent works on this branch any more)" in card(svg, "3")  # its tooltip agrees
     # Checkpoints drawn as marks: their key in sight; the marks whose words explain themselves stay behind the "?".
@@ -392,7 +402,7 @@ def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_
     assert "checkpoint-mark" in in_sight(entries)
     # friction22a B8: the branch viewed is its dark line and "viewing" under its name, which say themselves: its
     # entry waits behind the "?" with the lanes' names.
-    assert {entry.key for entry in entries if not entry.in_sight} == {"lane", "on-branch"}
+    assert {entry.key for entry in entries if not entry.in_sight and not entry.phone_only} == {"lane", "on-branch"}
     viewed = next(entry for entry in entries if entry.key == "on-branch")
     assert viewed.swatch == "line" and viewed.words.startswith("dark line, “viewing” under its name")
     # Paper keeps its own fills (the blue of the branch shown, hollow others): its legend says those.
@@ -567,12 +577,13 @@ def test_the_legend_draws_every_fill_and_outline_the_cards_use_as_a_swatch_of_th
     assert used - WHERE_CLASSES <= keyed, used - WHERE_CLASSES - keyed
     assert {"state-left-behind", "state-running", "state-superseded", "answered", "aside"} <= used
     # Each branch state by its word, a swatch of its card (never a pill: the pills read as filters).
-    said = {entry.key: entry.name for entry in entries if entry.tag}
+    # The key names each lower-case (friction24a 18); "?" says the pill's own word.
+    said = {entry.key: (entry.tag, entry.name) for entry in entries if entry.tag}
     assert said == {
-        "state-superseded": "Replaced",
-        "state-left-behind": "Left behind",
-        "state-done": "Done",
-        "state-running": "Working",
+        "state-superseded": ("Replaced", "replaced"),
+        "state-left-behind": ("Left behind", "left behind"),
+        "state-done": ("Done", "done"),
+        "state-running": ("Working", "working"),
     }
     assert all(entry.swatch == "card" for entry in entries if entry.tag)
     # The marks that are no card: the redone step's badge, the branch viewed's line, the lanes' names.

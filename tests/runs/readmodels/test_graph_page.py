@@ -32,7 +32,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # from (friction19a 8); the step answered again (Verify slice 2) is the new branch's own.
     first, newest = laid_out.sections
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
-    assert newest.forked == "redoes Verify slice 2 (step 2.1 of 3 · round 2 of 3), from branch 1"
+    assert newest.forked == "redoes Verify slice 2 (step 2 of 3 · round 2 of 3 · part 1 of 2), from branch 1"
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     # Friction14: no tag says "you are viewing" or "latest" on the drawing, so its legend explains neither.
     assert "lane" in {entry.key for entry in laid_out.legend}
@@ -41,12 +41,9 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # draws (a step answered again and a checkpoint; no branch started by hand); behind the "?", the rest.
     # A done branch's last card is filled as an answered step (friction23a A4, 23b 3): its "Done" pill says it, the
     # key does not repeat the answered swatch under a second name; the "?" still says what Done means.
-    assert [entry.key for entry in laid_out.state_key] == [
-        "state-running",
-        "answered",
-        "checkpoint-mark",
-        "again",
-    ]
+    # One rule for the cards (friction24a 5): the fill says the step's state, so the "Working" branch is keyed by its
+    # blue fill, "current", not by its pill's word a second time.
+    assert [entry.key for entry in laid_out.state_key] == ["answered", "pending", "checkpoint-mark", "again"]
     # The branch viewed is its dark line and "viewing" under its name (friction22a B8): behind the "?" alone.
     assert not {entry.key for entry in laid_out.other_marks} & {"again", "checkpoint-mark", "by-hand"}
     assert "on-branch" in {entry.key for entry in laid_out.other_marks}
@@ -54,12 +51,10 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # in full waits behind the "?".
     # The branch states in the pills' words (friction18a 3), the marks in a few words.
     assert "state-done" in {entry.key for entry in laid_out.other_marks}
-    assert [entry.name for entry in laid_out.state_key] == [
-        "Working",
-        "answered",
-        "checkpoint",
-        "redone",
-    ]
+    assert [entry.name for entry in laid_out.state_key] == ["answered", "current", "checkpoint", "redone"]
+    # Behind the "?", the pill's word "Working" is said on a phone only (its list draws no card to key).
+    running = next(entry for entry in laid_out.legend if entry.key == "state-running")
+    assert running.phone_only and not running.in_sight
 
 
 def test_each_branch_tip_gets_its_state_from_the_branch_outcomes_and_the_panels():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from runs.contract.dashboard import RunSummary, SessionDetail, TimelineLane
 from runs.readmodels import timeline_page
 from runs.readmodels.timeline_marks import NodeKind, NodeMark
@@ -111,23 +113,43 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     assert running.summary.text == ("2 steps reached (1 answered) · first step 22:00 UTC · last step 44 min ago")
 
 
-def test_whether_a_gap_is_drawn_follows_the_runs_states_never_how_long_ago_the_newest_step_was():
-    # Friction12 item 1: the same kind of run had a gap and "now" on a slow machine and none on a fast one.
+def test_a_standing_run_reaches_now_and_only_a_long_quiet_stretch_is_cut_out():
+    # Friction12 item 1: whether the axis reaches "now" follows the runs' states, never the machine's speed.
+    # Friction24a 4: a "//" under a run that lasted under a minute read as "a long gap was cut out here": the
+    # stretch since the newest step is cut out only when longer than BREAK_AFTER and than half the span shown.
     first, last = T0, T0 + timedelta(milliseconds=300)
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=first, last_at=last)
     marks = {"r1": [NodeMark(first, "done", "Step 1"), NodeMark(last, "running", "Step 2")]}
-    for state, gapped in (("running", True), ("stalled", True), ("done", False), ("canceled", False)):
+    quiets = (timedelta(milliseconds=5), timedelta(seconds=2), timedelta(minutes=9), timedelta(hours=3))
+    for state, standing, broken in (
+        ("running", True, [False, False, False, True]),
+        ("stalled", True, [False, False, False, True]),
+        ("done", False, [False] * 4),
+        ("canceled", False, [False] * 4),
+    ):
         layouts = [
             timeline_page.timeline_page(detail(lane, state=state), "/runs/RUN/", None, marks, last + quiet)
-            for quiet in (timedelta(milliseconds=5), timedelta(seconds=2), timedelta(hours=3))
+            for quiet in quiets
         ]
-        assert {bool(page.gap) for page in layouts} == {gapped}, state
-        # Nothing placed depends on now: the same dots, row and axis however long ago the newest step was.
-        placed = [
-            ([(row.took, row.dots, row.narrow_dots) for row in page.rows], page.ticks, page.summary.took)
-            for page in layouts
-        ]
-        assert all(layout == placed[0] for layout in placed), state
+        assert [bool(page.gap) for page in layouts] == broken, state
+        assert {page.summary.standing for page in layouts} == {standing}, state
+        if not standing:  # an ended session's layout never depends on now
+            placed = [([(row.dots, row.narrow_dots) for row in page.rows], page.ticks) for page in layouts]
+            assert all(layout == placed[0] for layout in placed), state
+    # Drawn to scale: two minutes of work, quiet for one since: the dots take two thirds of the track, the
+    # standing row's tail runs on to now, and the newest dot's moment is labelled (friction24a 4: it had none).
+    last = T0 + timedelta(minutes=2)
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=first, last_at=last)
+    marks = {"r1": [NodeMark(first, "done", "Step 1"), NodeMark(last, "running", "Step 2")]}
+    page = timeline_page.timeline_page(
+        detail(lane, state="running"), "/runs/RUN/", None, marks, last + timedelta(minutes=1)
+    )
+    assert not page.gap and page.summary.standing
+    (row,) = page.rows
+    assert float(row.dots[-1].at.rstrip("%")) == pytest.approx(1.5 + 97 * 2 / 3, abs=0.01)
+    assert row.until == f"{100 - 1.5:.2f}%"
+    assert page.ticks[0].at == row.dots[0].at and row.dots[-1].at in {tick.at for tick in page.ticks}
+    assert all(float(tick.at.rstrip("%")) <= 100 - 1.5 - 97 * 0.15 for tick in page.ticks)  # "now" has the end
 
 
 def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
