@@ -41,7 +41,7 @@ from runs.readmodels import (
     status_line,
     timeline_marks,
 )
-from runs.readmodels.checkpoints import not_among, of_shown_run, on_their_steps
+from runs.readmodels.checkpoints import latest_first_fold, not_among, of_shown_run, on_their_steps
 from runs.readmodels.preferences import in_effect
 
 # The list filters by state (runs/readmodels/states.py); the stored statuses' older names still work.
@@ -332,7 +332,8 @@ def _session_page(
             "selected_run": run.run.run_id if run else None,
             "timeline_marks": timeline_marks.marks(trees.values(), {r.run_id: r.state for r in detail.runs}),
             "steps": shown,
-            "listed": on_their_steps(shown),  # the same, each checkpoint a mark on its step's answer
+            # the same, each checkpoint a mark on its step's answer; the newest few shown, the rest in one fold
+            "listed": latest_first_fold(on_their_steps(shown)),
             "steps_hidden": len(steps) - len(shown),
             # The steps passed over on the way into each node (by id): said where they would stand in the list
             # (after the step whose answer made the node; before the first, for the run's start).

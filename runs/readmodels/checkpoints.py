@@ -56,3 +56,25 @@ def on_their_steps(steps: list[StepEntry]) -> list[ListedStep]:
         for index, entry in enumerate(steps)
         if index not in folded
     ]
+
+
+# The steps list's newest entries shown; the earlier ones wait in one fold (friction24a 15, 24b 12: the graph
+# above draws every step already, and the list made a long page longer). Folded only when that hides two or more.
+LATEST_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class StepsList:
+    """A branch's listed steps in two parts, in path order: `earlier` (folded, "Earlier steps (N)") and
+    `latest` (the current step and the ones just before it, always shown). `earlier` is empty when folding
+    would hide fewer than two."""
+
+    earlier: list[ListedStep]
+    latest: list[ListedStep]
+
+
+def latest_first_fold(listed: list[ListedStep], keep: int = LATEST_SHOWN) -> StepsList:
+    """`listed` split so that the last `keep` entries show and the rest fold (see StepsList)."""
+    if len(listed) - keep < 2:
+        return StepsList([], list(listed))
+    return StepsList(listed[:-keep], listed[-keep:])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.layout import assert_fits, contrast, keep_screenshot
+from tests.browser.layout import PHONE, assert_fits, contrast, keep_screenshot
 from tests.browser.timeline import assert_axis_reads
 from tests.support.mcp_calls import ack_with_notes, start_workflow
 from tests.support.sample_session import Built, two_runs_one_forked_twice
@@ -44,7 +44,11 @@ def test_copy_comment_copies_the_agents_own_comment(sized_page, console_log, sit
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
     page.goto(f"{site}/runs/{built.review_run}/")
     page.wait_for_load_state("networkidle")
-    # The branch's findings, open from the start: one is critical (friction18a 24).
+    # The branch's findings, open from the start: one is critical (friction18a 24); on a phone, with the graph
+    # and the steps below, their one line first, a tap away (friction24a 15).
+    if viewport == PHONE:
+        expect(page.locator("#findings-fold")).not_to_have_attribute("open", "")
+        page.locator("#findings-fold > summary").click()
     expect(page.locator("#findings-fold")).to_have_attribute("open", "")
     findings = page.locator("section[aria-labelledby=findings-title] table.findings")
     expect(findings.get_by_role("button", name="Copy comment")).to_have_count(2)  # two of three have one

@@ -110,7 +110,7 @@ def test_a_new_step_appears_without_a_reload(page, console_log, site, built):
 
     advance(built.answers[-1], "A **live** note from the agent.")
 
-    expect(page.locator("section[aria-labelledby=steps-title] ol.steps")).to_contain_text(
+    expect(page.locator("section[aria-labelledby=steps-title] > ol.steps")).to_contain_text(
         "A live note from the agent.", timeout=LIVE_WAIT_MS
     )
     # The status line follows: the run is done, where its card opens.
@@ -146,6 +146,7 @@ def test_hostile_agent_text_never_runs(page, console_log, site, built):
     )
     # The Markdown link to javascript: is no link at all (CommonMark refuses the target): its text shows
     # as written, and no link on the page goes to javascript:.
+    page.locator("#earlier-steps > summary").click()  # the step that wrote it is among the earlier ones
     note = page.locator(".markdown", has_text="click me").first
     expect(note).to_contain_text("[click me](javascript:window.__pwned=3)")
     hrefs = page.locator("a[href]").evaluate_all("links => links.map(link => link.getAttribute('href'))")

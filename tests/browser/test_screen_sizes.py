@@ -20,6 +20,7 @@ from tests.browser.layout import (
     keep_screenshot,
     on_one_line,
     separator_orphans,
+    viewport_name,
     visible_text,
     visit,
 )
@@ -73,6 +74,12 @@ def said(page, words: str) -> int:
     return visible_text(page, skip=(".timeline",)).count(words)
 
 
+# The forked review's run page, at most this tall (px): about 4251 on a phone and 3295 on a desktop before its
+# earlier steps and, on a phone, its findings folded.
+PHONE_HEIGHT_BOUND = 3500
+DESKTOP_HEIGHT_BOUND = 3000
+
+
 def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "forked-session")
     assert separator_orphans(sized_page) == []
@@ -101,8 +108,29 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         for i in ("section[aria-labelledby=run-title]", ".mode-card", "#steps-title")
     )
     assert run_card and mode and steps and run_card["y"] < steps["y"] < mode["y"]
-    expect(sized_page.locator("#session-mode")).to_be_in_viewport()
+    # On a desktop the head names the mode; on a phone the head is two lines, where and when (friction24b 20), and
+    # the mode is named once, in its fold's title.
+    if (sized_page.viewport_size or {})["width"] > 800:
+        expect(sized_page.locator("#session-mode")).to_be_in_viewport()
+        expect(sized_page.locator("#mode-now")).to_be_hidden()
+    else:
+        expect(sized_page.locator("#session-mode")).to_be_hidden()
+        expect(sized_page.locator("#mode-title")).to_contain_text("Mode: Guided")
     visit(sized_page, f"{site}/runs/{forked.review_run}/", "forked-review")
+    # The long run page, shortened (friction24a 15, 24b 12): the earlier steps folded, and on a phone the
+    # findings too. Before: 4251 px on a phone, 3295 on a desktop.
+    height = sized_page.evaluate("document.documentElement.scrollHeight")
+    print(f"forked-review page height at {viewport_name(sized_page)}: {height} px")
+    phone_size = (sized_page.viewport_size or {})["width"] < 600
+    assert height < (PHONE_HEIGHT_BOUND if phone_size else DESKTOP_HEIGHT_BOUND), height
+    # Export and Cancel run… are small buttons like the others: on a phone their box sits inside a thumb's
+    # height to tap (friction24a 16-17, 24b 8: a 44 px bordered box beside the title).
+    for control in ("#cancel-button", ".export-menu > summary"):
+        box = sized_page.locator(control).evaluate(
+            "e => { const b = e.getBoundingClientRect(); const s = getComputedStyle(e, '::after');"
+            " return {tap: b.height, box: s.content === 'none' ? b.height : parseFloat(s.height)}; }"
+        )
+        assert box["box"] <= 32 and box["tap"] >= (44 if phone_size else 0), (control, box)
     # The shown run's card in the runs column counts its branches as the others do (friction19a 14).
     expect(sized_page.locator(".runs-nav a.run-link[aria-current=page] .run-meta")).to_contain_text("3 branches")
     if (sized_page.viewport_size or {})["width"] > 800:
@@ -145,14 +173,16 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         shown_2.close()
         # Each answered step, folded, says its answer's first line without a tap, up to two lines of it (one
         # line cut most answers mid-word: friction21a 6), never wider than the card.
-        gists = sized_page.locator("ol.steps details.step-fold:not([open]) > summary .step-gist")
+        gists = sized_page.locator(
+            "section[aria-labelledby=steps-title] > ol.steps details.step-fold:not([open]) > summary .step-gist"
+        )
         assert gists.count() >= 1
         for gist in gists.all():
             expect(gist).to_be_visible()
             lines = gist.evaluate("el => el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).fontSize)")
             assert 0.9 < lines < 2 * 1.6, lines  # one or two lines of text, at most
             assert gist.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
-        first = sized_page.locator("ol.steps details.step-fold").first
+        first = sized_page.locator("section[aria-labelledby=steps-title] > ol.steps details.step-fold").first
         first.locator(":scope > summary > h3").click()  # the title: the row's link goes to its page
         expect(first.locator(":scope > summary .step-gist")).to_be_hidden()  # opened, the notes say it whole
         first.locator(":scope > summary > h3").click()
@@ -181,7 +211,12 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     expect(sized_page.locator("#files-title")).to_have_text("2 changed files on branch 1 1 high risk, 1 low risk")
     expect(sized_page.locator("#files-fold table")).not_to_be_visible()
     # A critical finding: the findings open from the start (friction18a 24, 18b 14); closed, the line names it.
+    # On a phone, with the graph and the steps below, they start closed: the line says it (friction24a 15).
     findings_fold = sized_page.locator("#findings-fold")
+    if (sized_page.viewport_size or {})["width"] < 600:
+        expect(findings_fold.locator("table")).not_to_be_visible()
+        expect(findings_fold.locator(".fold-critical")).to_have_text("Critical: SQL built from input")
+        findings_fold.locator("summary").click()
     expect(findings_fold.locator("table")).to_be_visible()
     expect(findings_fold.locator(".fold-critical")).to_be_hidden()
     findings_fold.locator("summary").click()
@@ -218,6 +253,14 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     expect(files).not_to_be_visible()
     # Each answered step: on a phone one line, its title with its place, then its time, that opens in place (a
     # native fold, no script) to its id, prompt and notes; on a desktop all of it in sight as before.
+    # The newest three steps show; the earlier ones wait in one fold that counts them, every one still listed
+    # (friction24a 15, 24b 12: the graph above draws them all).
+    earlier = sized_page.locator("#earlier-steps")
+    expect(earlier.locator(":scope > summary")).to_have_text("Earlier steps (4)")
+    expect(earlier.locator("li.step")).to_have_count(4)
+    expect(sized_page.locator("section[aria-labelledby=steps-title] > ol.steps > li.step")).to_have_count(3)
+    expect(earlier.locator("li.step").first).not_to_be_visible()
+    earlier.locator(":scope > summary").click()
     first = sized_page.locator("ol.steps > li.step").first
     head = first.locator("summary.step-head")
     notes = first.locator(".markdown.notes").get_by_text("Step 1 of the review. Looked at the diff.")
@@ -229,7 +272,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     assert page_link and when and abs(page_link["y"] - when["y"]) < 4
     hidden = (
         notes,
-        first.locator("summary", has_text="Prompt"),
+        first.locator("details.step-fold details > summary", has_text="Prompt"),
     )
     for part in hidden:
         expect(part).to_be_visible() if not phone else expect(part).not_to_be_visible()
@@ -242,6 +285,11 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
             expect(part).to_be_visible()
         head.locator("h3").click()
         expect(notes).not_to_be_visible()
+        # Folded, the step names what a tap opens, as the desktop's "Prompt" fold does (friction24b 16).
+        expect(head.locator(".step-open")).to_have_text("Prompt")
+    else:
+        expect(head.locator(".step-open")).to_be_hidden()
+    earlier.locator(":scope > summary").click()
     # People's words on the page; the ids wait, still copyable, in the run's "For developers" fold.
     assert_plain_words(sized_page)
     details = sized_page.locator("#run-details")
@@ -598,8 +646,19 @@ def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, serv
     # was, the message ended in an empty "Task:").
     message = sized_page.locator("#start-message")
     assert message.text_content().endswith("Task: "), message.text_content()
+    # The box keeps the form's gap above the button (friction24a 6: they touched); while it is empty, a line
+    # beside the button says the agent will ask (friction24b 7).
+    box, button = (sized_page.locator(i).bounding_box() for i in ("#start-task", "#start-it .copy-button"))
+    assert box and button and button["y"] - (box["y"] + box["height"]) >= 8, (box, button)
+    hint = sized_page.locator("#start-it .task-empty")
+    expect(hint).to_have_text("No task typed: the agent will ask you.")
+    expect(hint).to_be_visible()
     sized_page.get_by_label("Your task").fill("add rate limiting to login")
     assert message.text_content().endswith("Task: add rate limiting to login"), message.text_content()
+    expect(hint).to_be_hidden()
+    sized_page.get_by_label("Your task").fill("")
+    expect(hint).to_be_visible()
+    sized_page.get_by_label("Your task").fill("add rate limiting to login")
     name = sized_page.locator("h1").inner_text()
     expect(sized_page.locator("section[aria-labelledby=about-title]")).not_to_contain_text(name)
     # The session head's mode words and features in plain words, not field names or ids (friction12 10).

@@ -67,7 +67,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     # its branches counted once.
     assert session.count(STATUS) == 1 and 'id="session-run-lines"' not in session
     assert 'id="pending-step"' not in session
-    assert "1 run, 2 branches" not in session and "<li>1 run</li>" in session
+    assert "1 run, 2 branches" not in session and '<li class="fact-runs">1 run</li>' in session
     # The run card lists its other branch: no "2 branches" line under the list to say it again (friction23a B5,
     # 23b 9); the run's "Details" fold stays.
     assert "2 branches</span>" not in session and "<li>2 branches</li>" not in session

@@ -48,7 +48,7 @@ def test_the_run_header_names_what_the_branch_produced_with_links_to_its_section
     # and the session's head counts the runs only: the cards' counts add up (friction22a A2).
     assert re.findall(r'<span class="run-branches">([^<]+)</span>', html) == ["3 branches", "1 branch"]
     head = between(html, 'class="page-head"', "</ul>")
-    assert "<li>2 runs</li>" in head and "branches" not in head
+    assert '<li class="fact-runs">2 runs</li>' in head and "branches" not in head
     assert re.findall(r"<li>(\d+) branches</li>", html) == []
     status = text_of(between(html, 'id="run-where"', "</span>"))
     assert " · branch 1 · agent working " in status, status
@@ -112,3 +112,17 @@ def test_other_artifacts_share_one_closed_drawer_for_developers(client, service_
     assert card.count("For developers") == 1 and "<details open" not in card
     drawer = card.split('<details class="artifact-ids for-developers">', 1)[1]
     assert "</article>" not in drawer and "wr.gate_verdict" in drawer.replace("<wbr>", "")
+
+
+def test_a_long_branchs_earlier_steps_wait_in_one_fold_under_the_newest_three(client, built):
+    # The graph above draws every step: the list shows the newest three, the rest under "Earlier steps (N)",
+    # each still on the page with its anchor to jump to (friction24a 15, 24b 12).
+    html = page(client, f"/runs/{built.review_run}/")
+    steps = html[html.index('id="steps-title"') :]
+    fold = between(steps, 'id="earlier-steps"', "</ol>\n  </details>")
+    shown = steps[steps.index("</ol>\n  </details>") :]
+    shown = shown[: shown.index("</section>")]
+    count = re.search(r"<summary>Earlier steps \((\d+)\)</summary>", fold)
+    assert count is not None and fold.count('class="step step-kind-') == int(count.group(1)) >= 2
+    assert fold.count('id="step-fold-') == int(count.group(1))
+    assert shown.count('class="step step-kind-') == 3

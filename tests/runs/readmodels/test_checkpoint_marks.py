@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from runs.contract.dashboard import StepEntry
-from runs.readmodels.checkpoints import on_their_steps
+from runs.readmodels.checkpoints import latest_first_fold, on_their_steps
 
 AT = datetime(2026, 11, 29, 10, 41, tzinfo=UTC)
 
@@ -36,3 +36,13 @@ def test_a_checkpoint_whose_step_is_still_pending_keeps_its_place():
         ("step", []),
         ("checkpoint", []),
     ]
+
+
+def test_a_long_list_shows_its_newest_three_and_folds_the_earlier_ones():
+    steps = [entry("step", str(n), str(n + 1), f"Step {n}", n) for n in range(1, 8)]
+    split = latest_first_fold(on_their_steps(steps))
+    assert [item.step.title for item in split.latest] == ["Step 5", "Step 6", "Step 7"]
+    assert [item.step.title for item in split.earlier] == ["Step 1", "Step 2", "Step 3", "Step 4"]
+    # Folding one step alone saves nothing: four steps all show.
+    four = latest_first_fold(on_their_steps(steps[:4]))
+    assert four.earlier == [] and [item.step.title for item in four.latest] == ["Step 1", "Step 2", "Step 3", "Step 4"]

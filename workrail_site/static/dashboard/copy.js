@@ -78,6 +78,10 @@
     if (!blank) return;
     var typed = input.value.trim();
     blank.textContent = typed || blank.getAttribute("data-blank") || "";
+    /* A message whose blank is its task (a workflow's start) says beside its button, while nothing is typed,
+     * that the agent will ask for it (friction24b 7). */
+    var hint = document.querySelector("[data-empty-hint-for='" + input.getAttribute("data-reason-for") + "']");
+    if (hint) hint.hidden = !!typed;
     var pair = input.closest(".copy-pair");
     if (!pair) return;
     pair.querySelectorAll("button").forEach(function (button) { button.disabled = !typed; });
