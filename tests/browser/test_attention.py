@@ -396,7 +396,7 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
         expect(line.locator(".agent-message")).to_have_count(0)
         expect(line.get_by_role("link", name="Resume here →")).to_have_attribute("href", re.compile(r"#resume-here$"))
         line.get_by_role("link", name=re.compile(r"^Branch 1 · .+ · step 3 of 3$")).click()
-    expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")
+    expect(sized_page.locator("#shown-branch")).to_contain_text("Viewing branch 1 (left behind).")
     panel = sized_page.locator(".state-panel.state-left_behind")
     expect(panel).to_be_visible()
     # Its resume is the quiet button, not the page's biggest (friction15, friction19b 15: a solid one invited
@@ -458,9 +458,12 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         expect(sized_page.locator("#shown-branch")).to_have_count(0)
         tip = sized_page.locator(".left-behind-line a[href^='?tip=']").first.get_attribute("href")
         visit(sized_page, f"{site}/runs/{run.run_id}/{tip}", "where-forked-branch-1")
-        expect(sized_page.locator("#run-where")).to_contain_text(" · branch 2 · ")
-        expect(sized_page.locator("#shown-branch")).to_have_text("Showing branch 1 Left behind")
-        assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
+        # One banner (friction24a 9): the branch shown in its state's word, then where the agent works, once.
+        expect(sized_page.locator("#shown-branch")).to_have_text(
+            "Viewing branch 1 (left behind). The agent works on branch 2: Draft Plan with Risks · step 2 of 3\u00a0→"
+        )
+        assert where_said(sized_page, "branch 2: Draft Plan with Risks") == 1, visible_text(sized_page)
+        assert "the latest" not in visible_text(sized_page) and "Latest:" not in visible_text(sized_page)
         # Two open branches, both stopped by canceling: the button says it covers the whole run, shown branch 1
         # or not (friction22a B5), its confirmation names them as their cards say them (friction17b 18) and
         # says it cannot be undone.

@@ -210,13 +210,10 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     tip = line.split('href="?tip=')[1].split('"')[0]
     shown = page(client, f"/runs/{rewound.run_id}/?tip={tip}")
     panel = shown.split('class="state-panel state-left_behind"')[1].split("</section>")[0]
-    # The status line stays about branch 2, where the agent works; the branch shown is named once after it.
-    assert "Draft Plan with Risks · step 2 of 3 · branch 2 · agent working <time" in shown
-    assert (
-        "<strong>Showing branch 1</strong> <span title="  # no "·" before a pill (friction16a 15)
-        in shown
-        and 'class="badge state-left_behind" data-move="nobody">Left behind</span>' in shown
-    )
+    # One banner names the branch shown, in its state's word, then leads to branch 2, where the agent works
+    # (friction24a 9).
+    assert "Viewing branch 1 (left behind). " in shown
+    assert "The agent works on branch 2: Draft Plan with Risks · step 2 of 3&nbsp;→</a>" in shown
     assert "Self-Check the Plan · step 3 of 3" in panel and 'class="verdict-line"' not in panel
     # Its resume is the quiet button, with one line saying what it does (friction15), and that branch 2 goes on as
     # well; the button is the quiet outline, in sight with that line (friction22a B3), not behind a fold: quiet, so
@@ -372,3 +369,18 @@ def test_each_message_to_copy_says_which_agent_chat_takes_it(client, service_cat
     assert html.count(line) == 1 and html.index('class="copy-button') < html.index(line)
     step = page(client, f"/nodes/{node_id_of(stalled.answer)}/")  # the step's own "Resume here"
     assert line in step
+
+
+def test_viewing_another_branch_while_nobody_works_on_the_latest_names_its_state_once(client, service_catalog):
+    # Friction24a 9: one banner. Where no agent works on the latest branch (it stalled), the banner gives its pill
+    # and where it stands, after the branch shown in its state's word; no second line, no row for it below.
+    rewound = made.left_behind()
+    behind = next(o for o in run_view.run_detail(rewound.run_id).other_branches if o.number == 1)
+    made.quiet(rewound.run_id)
+    html = page(client, f"/runs/{rewound.run_id}/?tip={behind.tip_node_id}")
+    banner = html.split('id="shown-branch">')[1].split("</p>")[0]
+    assert banner.startswith("Viewing branch 1 (left behind). ")
+    assert 'Branch 2:</span> <span title="' in banner and "The agent works" not in banner
+    assert 'data-move="yours">Your move · Stalled</span>' in banner
+    assert ">Draft Plan with Risks · step 2 of 3 · stalled <time" in banner
+    assert 'id="run-status"' not in html and "Latest:" not in html and 'id="other-branches"' not in html
