@@ -158,8 +158,12 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     assert "What the step asks you to confirm" not in panel
     approve = panel.split('class="markdown to-approve"', 1)[1].split("</div>", 1)[0]
     assert "Planned it: two modules, one migration." in approve
-    fold = panel.split('<details class="asks-fold"', 1)[1].split("</details>", 1)[0]
-    assert "The agent's instructions for this step</summary>" in fold
+    fold = panel.split('<details class="asks-fold panel-why"', 1)[1].split("</details>", 1)[0]
+    # One name for one fold on both pages (friction24b 15): "Why", as the step page's "Resume here" names it, with
+    # the same sentence first, then the step's instructions; not said again in the run's "Details".
+    assert '<summary class="small">Why</summary>' in fold and "The agent's instructions" not in html
+    assert "The workflow asks you to confirm this step before the agent goes on." in fold
+    assert "The workflow asks you to confirm this step" not in html.split('id="run-details"')[1]
     assert "<strong>ask them to approve it</strong>" in fold
     assert panel.index('class="next-move"') < panel.index("to-approve") < panel.index("asks-fold")
     # The notes to review are in the panel, and the step that recorded them shows them too, as every answered
@@ -218,12 +222,13 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     # Its resume is the quiet button, with one line saying what it does (friction15), and that branch 2 goes on as
     # well; the button is the quiet outline, in sight with that line (friction22a B3), not behind a fold: quiet, so
     # it does not invite reviving the branch by accident (friction19b 15).
-    # Two short lines under it, the first saying which chat takes it (friction23b 7).
-    assert "Nothing to do, unless you want this branch back.</p>" in panel
+    # Its line says "optional" in words, why the button is the quiet one (friction24a 14); one short line under
+    # it says which chat takes it (friction23b 7), not which branch the run page then shows (a rule nobody needs).
+    assert "Optional: only if you want this branch back.</p>" in panel
     assert (
-        'id="left_behind-then-1">Paste the message into a new chat: branch 2&#x27;s agent keeps '
-        "working.<br>The run page then shows whichever branch moved last.</p>" in panel
+        'id="left_behind-then-1">Paste the message into a new chat: branch 2&#x27;s agent keeps working.</p>' in panel
     )
+    assert "whichever branch moved last" not in shown
     assert "want-back" not in panel and "Want it back?" not in shown
     assert (
         'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Copy the message for the agent<'
