@@ -9,8 +9,9 @@ Reviewers read the run page saying where the agent is in several places (the pag
 line, the branch line, the pending-step line, the panel's title and its step line): now this line says it, and
 what sits under it is history or detail (the panel keeps what to do and the message to copy, not a second
 "where"). For a run of several branches, the line is about the branch the agent works on (the newest open
-one, as the run's whereabouts are: attention.places); the branch shown, when it is another, is named once, and
-the page puts it first, this line then under it as the way to the latest ("Showing branch 1 · Left behind").
+one, as the run's whereabouts are: attention.places); the branch shown, when it is another, is named once, in
+one banner that leads with it, this line then the way to the latest ("Viewing branch 1 (done). The agent works
+on branch 2: …", friction24a 9).
 
 Also here, from the same branches: what canceling the run stops (only the branches still open; a finished or
 canceled branch stops nothing), for the cancel button and its confirmation, and how a branch's steps add up to
@@ -158,7 +159,7 @@ class CancelStops:
     @property
     def button(self) -> str:
         """ "Cancel run…"; on a branched run it says it covers the whole run, not only the branch shown
-        (friction22a B5: on "Showing branch 1 · Left behind" it read as canceling branch 1). No count: every
+        (friction22a B5: beside the branch shown, left behind, it read as canceling that branch). No count: every
         branch counted read as if finished work would be undone (friction23a A2, 23b 14), and the open ones by
         kind crowded the card's head on a phone (friction17b 18): which branches it stops, the confirmation says."""
         return "Cancel the whole run…" if self.branches > 1 else "Cancel run…"
