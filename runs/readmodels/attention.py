@@ -574,6 +574,11 @@ def _panel(
     return panel
 
 
+# What the stalled panel asks: a check the person can make, in the agent's chat, before the message (friction24a
+# 13: "If the agent has stopped, ..." asked them to judge what the dashboard cannot see).
+STALLED_NEXT = "Check the agent's chat first: if it is idle or gone, copy the message into it or a new chat."
+
+
 def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
     # The last thing recorded: never before the run started, nor before its newest step was given.
     since = max(state.run.updated_at, state.run.created_at, shown.at)
@@ -584,7 +589,7 @@ def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
         "stalled",
         "stalled",
         _Title(f"{states.label('stalled')} ", since, f": {actions.verb('resume')} if it stopped", "for"),
-        next_move=f"If the agent has stopped, {paste_words('its')}: it picks up at this step, nothing lost.",
+        next_move=STALLED_NEXT,
         for_you=(
             f"No step has been recorded for {quiet} minutes (a run is called stalled after "
             f"{settings.WORKRAIL_STALL_MINUTES}), and the step does not wait for you: the agent may have stopped, "
@@ -741,7 +746,8 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         since=outcome.at,
         resumes=True,
     )
-    panel._then = resuming_left_behind(beside, "its latest step")
+    # Not the rule of which branch the run page shows: nobody needs it to decide (friction24a 14, round 53).
+    panel._then = resuming_left_behind(beside, "its latest step", with_rule=False)
     return panel
 
 
@@ -751,11 +757,12 @@ AGENT_NOT_TOLD = "An agent working here is not told: it may carry on in its chat
 
 
 # Beside a branch left behind's quiet copy of the message (actions.COPY), on the run page: nothing is asked
-# (friction18a 9); then what resuming it does (resuming_left_behind), in the step page's words.
-LEFT_BEHIND_BACK = "Nothing to do, unless you want this branch back."
+# (friction18a 9), said in words: the button is the quiet outline because it is optional (friction24a 14); then
+# what resuming it does (resuming_left_behind), in the step page's words.
+LEFT_BEHIND_BACK = "Optional: only if you want this branch back."
 
 
-def resuming_left_behind(beside: list[int], where: str) -> tuple[str, ...]:
+def resuming_left_behind(beside: list[int], where: str, *, with_rule: bool = True) -> tuple[str, ...]:
     """What resuming a branch left behind does (friction18a 8), on the run page and the step page alike, in short
     lines, each shown on its own: it goes on from `where` ("its latest step", "this step"), and nothing happens to
     the branches an agent works on (`beside`, their numbers). Its latest step's token adds the next step to it, a
@@ -763,7 +770,8 @@ def resuming_left_behind(beside: list[int], where: str) -> tuple[str, ...]:
     first whichever moved last (branches.Branch.is_newest). Said plainly (friction19b 15: two agents on one run,
     and the run page's branch changing, surprised; friction22a B1: one verb, "resuming", the section's own);
     with an agent at work elsewhere, which chat takes the message, a new one, not that agent's (friction23b 7:
-    one long sentence, and the chat the person most likely has open was never ruled out)."""
+    one long sentence, and the chat the person most likely has open was never ruled out). `with_rule`: say which
+    branch the run page then shows (the step page does; the run page's panel leaves it out)."""
     if not beside:
         return (f"Resuming makes it go on from {where}.",)
     agents = (
@@ -771,10 +779,8 @@ def resuming_left_behind(beside: list[int], where: str) -> tuple[str, ...]:
         if len(beside) == 1
         else f"the agents of branches {listing.joined([str(n) for n in beside])} keep"
     )
-    return (
-        f"Paste the message into a new chat: {agents} working.",
-        "The run page then shows whichever branch moved last.",
-    )
+    pasted = f"Paste the message into a new chat: {agents} working."
+    return (pasted, "The run page then shows whichever branch moved last.") if with_rule else (pasted,)
 
 
 def _started_by_hand(tree: branches.RunBranches, outcome: BranchOutcomeEntry) -> bool:

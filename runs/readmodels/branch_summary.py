@@ -82,13 +82,20 @@ class OthersLine:
     tip: str  # the branch it links (the run page's `?tip=`); "" for several: the branch graph below lists them
 
 
+def listed_others(shown: BranchOutcomeEntry | None, others: list[BranchOutcomeEntry]) -> list[BranchOutcomeEntry]:
+    """The other branches the run card lists beside the `shown` one: all of them, but the latest while another is
+    shown, since the card's banner names it and leads to it ("Viewing branch 1 (done). The agent works on branch
+    2: … →"); a row for it too said the same a second time (friction24a 9)."""
+    if shown is None or shown.is_newest:
+        return others
+    return [o for o in others if not o.is_newest]
+
+
 def others_line(shown: BranchOutcomeEntry | None, others: list[BranchOutcomeEntry]) -> OthersLine | None:
     """The one line for `others` beside the `shown` branch (None: no other branch to say): what they are, by
-    their state's word, as their badges say it ("1 left behind", "2 done"). While another branch than the latest
-    is shown, the card's status line leads to the latest ("Latest: … →"), so the line counts the rest."""
-    latest = next((o for o in others if o.is_newest), None)
-    if shown is not None and not shown.is_newest and latest is not None:
-        others = [o for o in others if o is not latest]
+    their state's word, as their badges say it ("1 left behind", "2 done"); the ones the card lists
+    (listed_others): the latest, when another is shown, is the banner's."""
+    others = listed_others(shown, others)
     if not others:
         return None
     counted = Counter(states.label(other.state).lower() for other in others)  # in the order first met

@@ -9,8 +9,9 @@ Reviewers read the run page saying where the agent is in several places (the pag
 line, the branch line, the pending-step line, the panel's title and its step line): now this line says it, and
 what sits under it is history or detail (the panel keeps what to do and the message to copy, not a second
 "where"). For a run of several branches, the line is about the branch the agent works on (the newest open
-one, as the run's whereabouts are: attention.places); the branch shown, when it is another, is named once, and
-the page puts it first, this line then under it as the way to the latest ("Showing branch 1 · Left behind").
+one, as the run's whereabouts are: attention.places); the branch shown, when it is another, is named once, in
+one banner that leads with it, this line then the way to the latest ("Viewing branch 1 (done). The agent works
+on branch 2: …", friction24a 9).
 
 Also here, from the same branches: what canceling the run stops (only the branches still open; a finished or
 canceled branch stops nothing), for the cancel button and its confirmation, and how a branch's steps add up to
@@ -56,7 +57,10 @@ _BLOCKED: dict[str, Timed] = {
 class StatusLine:
     """The run card's first line. `chip`: what the state's chip reads its move from (the run's whereabouts);
     `words` around `since`: the where sentence (the page prints `since` as a <time> between `timed`'s two
-    parts); `showing`: the branch shown when it is not the one the line is about, and its state."""
+    parts); `showing`: the branch shown when it is not the one the line is about, and its state; `latest`: then
+    the number of the branch the line is about, which the card's one banner names before `words` ("Viewing
+    branch 1 (done). The agent works on branch 2: Record what the slice showed · round 2 of 3 →"), so `words`
+    leave the branch out, and, while the agent works there, how long it has (friction24a 9)."""
 
     state: StateName
     chip: Whereabouts | None
@@ -64,6 +68,12 @@ class StatusLine:
     since: datetime | None = None
     timed: Timed | None = None
     showing: BranchOutcomeEntry | None = None
+    latest: int | None = None
+
+    @property
+    def agent_works(self) -> bool:
+        """The line is about a branch the agent works on: the banner says so in words, without a pill."""
+        return self.state == "running"
 
 
 def _step(place: StepPlace | None, title: str) -> str:
@@ -95,12 +105,16 @@ def of_run(detail: RunDetail) -> StatusLine:
     counts = next((o for o in branches if o.is_newest), None)
     shown = detail.branch
     showing = shown if shown is not None and counts is not None and shown is not counts else None
-    on_branch = f" · branch {counts.number}" if counts is not None and len(branches) > 1 else ""
+    latest = counts.number if showing is not None and counts is not None else None
+    # The banner names the latest branch before the line when another is shown; the line names it otherwise.
+    on_branch = f" · branch {counts.number}" if counts is not None and len(branches) > 1 and latest is None else ""
     if run.status == "complete":
         tip = counts.tip_node_id if counts is not None else detail.graph.tip
         answered = StepCounts(answered=answered_on(detail, tip)).words
         around = Timed("Finished ", f"{on_branch} · {answered}", "ago")
-        return StatusLine(run.state, where, f"Finished{on_branch} · {answered}", run.updated_at, around, showing)
+        return StatusLine(
+            run.state, where, f"Finished{on_branch} · {answered}", run.updated_at, around, showing, latest
+        )
     node = _node(detail, counts.tip_node_id if counts is not None else detail.graph.tip)
     title = (counts.step_title if counts is not None else None) or (node.title if node is not None else "")
     step = _step(node.place if node is not None else None, title or "") + on_branch
@@ -108,7 +122,7 @@ def of_run(detail: RunDetail) -> StatusLine:
         # Who, always said (people.py): by the recorded door and owner, or that nobody recorded who.
         by, after = (f" {detail.canceled_by}", "") if detail.canceled_by else ("", people.NOT_RECORDED_WHO)
         around = Timed(f"{step} · canceled{by} ", after, "ago")
-        return StatusLine(run.state, where, f"{step} · canceled{by}{after}", run.updated_at, around, showing)
+        return StatusLine(run.state, where, f"{step} · canceled{by}{after}", run.updated_at, around, showing, latest)
     place = where.place if where is not None else "working"
     since = where.since if where is not None else None
     if place == "blocked" and counts is not None and counts.blocked is not None:
@@ -120,10 +134,11 @@ def of_run(detail: RunDetail) -> StatusLine:
         said = where.came  # "imported under a minute ago · no agent has it yet" (friction18a 4)
     else:
         said = _DOING.get(place, _DOING["working"])
-    if since is None:
-        return StatusLine(run.state, where, step, None, None, showing)
+    if since is None or (latest is not None and run.state == "running"):
+        # Seen from another branch, "The agent works on branch 2: <step>" says all a working line would.
+        return StatusLine(run.state, where, step, None, None, showing, latest)
     around = Timed(f"{step} · {said.before}", said.after, said.form)
-    return StatusLine(run.state, where, f"{step} · {said.before}{said.after}", since, around, showing)
+    return StatusLine(run.state, where, f"{step} · {said.before}{said.after}", since, around, showing, latest)
 
 
 @dataclass(frozen=True)
@@ -144,7 +159,7 @@ class CancelStops:
     @property
     def button(self) -> str:
         """ "Cancel run…"; on a branched run it says it covers the whole run, not only the branch shown
-        (friction22a B5: on "Showing branch 1 · Left behind" it read as canceling branch 1). No count: every
+        (friction22a B5: beside the branch shown, left behind, it read as canceling that branch). No count: every
         branch counted read as if finished work would be undone (friction23a A2, 23b 14), and the open ones by
         kind crowded the card's head on a phone (friction17b 18): which branches it stops, the confirmation says."""
         return "Cancel the whole run…" if self.branches > 1 else "Cancel run…"

@@ -191,6 +191,13 @@ def move_of(value: Any) -> states.Move:
     return states.move(str(value))
 
 
+@register.filter
+def state_word(value: Any) -> str:
+    """A branch's (or panel's) state as its one word in a sentence, lower-case ("done", "left behind",
+    "retrying"): the word its pill would say (states.word, by move_of), for a line that names it in words."""
+    return states.word(str(getattr(value, "state", value)), move_of(value)).lower()
+
+
 @register.filter(name="move")
 def move_filter(value: Any) -> states.Move:
     """Whose move it is (move_of), for a panel's data-move: its colour follows it as its pill's does."""
@@ -607,6 +614,12 @@ def branches_line(detail: RunDetail) -> branch_summary.BranchesLine | None:
 def others_line(detail: RunDetail) -> branch_summary.OthersLine | None:
     """The run's other branches in one line, for the phone's run card (branch_summary.others_line)."""
     return branch_summary.others_line(detail.branch, detail.other_branches)
+
+
+@register.filter
+def others_listed(detail: RunDetail) -> list[BranchOutcomeEntry]:
+    """The other branches the run card lists (branch_summary.listed_others): the latest is the banner's."""
+    return branch_summary.listed_others(detail.branch, detail.other_branches)
 
 
 @register.filter

@@ -151,7 +151,7 @@ def keep_screenshot(page: Any, name: str) -> Path:
 
 
 # What the status beside a copy button says once a message for an agent is copied: the next step (copy.js).
-PASTE_NEXT = "Copied — now paste it into the agent's chat. This page changes when the agent takes it up."
+PASTE_NEXT = "Copied. Paste it into the agent's chat; this page changes when the agent takes it up."
 
 
 def visit(page: Any, url: str, name: str) -> None:

@@ -133,9 +133,12 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     assert on_one_line(copy)
     message = panel.locator(".agent-message")
     expect(message).not_to_be_visible()
-    # The words say what the screen shows (friction12 item 7): copy it with the button and paste it; the fold
-    # is only for reading it first, not a "sentence below" to find.
-    expect(panel.locator(".next-move")).to_contain_text("copy the message and paste it into its chat")
+    # The words say what the screen shows (friction12 item 7): copy it with the button; the fold is only for
+    # reading it first, not a "sentence below" to find. What to check first is the agent's chat, which the
+    # person can see, not whether it "has stopped", which they cannot judge from here (friction24a 13).
+    expect(panel.locator(".next-move")).to_have_text(
+        "Check the agent's chat first: if it is idle or gone, copy the message into it or a new chat."
+    )
     expect(panel).not_to_contain_text("sentence below")
     panel.get_by_text("Check the message (optional)").focus()
     sized_page.keyboard.press("Enter")
@@ -189,14 +192,18 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # The step's prompt is written to the agent: folded; opened, a framed box, not a white strip across the amber.
     asks = panel.locator(".asks")
     expect(asks).not_to_be_visible()
-    panel.get_by_text("The agent's instructions for this step").click()
+    # Under "Why", the fold's name on the step page too (friction24b 15), with why it waits first.
+    why = panel.locator("details.asks-fold > summary")
+    expect(why).to_have_text("Why")
+    why.click()
+    expect(panel.locator(".asks-fold")).to_contain_text("The workflow asks you to confirm this step")
     expect(asks.locator("strong")).to_have_text("ask them to approve it")
     framed = "el => { const s = getComputedStyle(el); return [s.borderTopStyle, parseFloat(s.paddingLeft) > 0]; }"
     assert asks.evaluate(framed) == ["solid", True]
-    panel.get_by_text("The agent's instructions for this step").click()
-    # The why is folded, in the run's one "Details" fold under the panel, not a fold of the panel's own.
+    why.click()
+    # Said once: the run's one "Details" fold under the panel does not say why again.
     expect(panel.locator("details.panel-more")).to_have_count(0)
-    expect(sized_page.locator("#run-details .panel-more p").first).not_to_be_visible()
+    expect(sized_page.locator("#run-details .panel-more")).to_have_count(0)
     expect(sized_page.locator(".badge.state-stalled")).to_have_count(0)
     # The state once, in the status line's pill, with whose move; the page's head, the runs
     # column's one card, the panel and the graph do not repeat it.
@@ -404,16 +411,15 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
         expect(line.locator(".agent-message")).to_have_count(0)
         expect(line.get_by_role("link", name="Resume here →")).to_have_attribute("href", re.compile(r"#resume-here$"))
         line.get_by_role("link", name=re.compile(r"^Branch 1 · .+ · step 3 of 3$")).click()
-    expect(sized_page.locator("#shown-branch")).to_contain_text("Showing branch 1")
+    expect(sized_page.locator("#shown-branch")).to_contain_text("Viewing branch 1 (left behind).")
     panel = sized_page.locator(".state-panel.state-left_behind")
     expect(panel).to_be_visible()
     # Its resume is the quiet button, not the page's biggest (friction15, friction19b 15: a solid one invited
     # reviving the branch by accident), under the message's one name, in sight with its line (friction22a B3).
-    expect(panel.locator(".next-move")).to_have_text("Nothing to do, unless you want this branch back.")
-    # Then two short lines: which chat takes it, a new one, not branch 2's (friction23b 7).
+    expect(panel.locator(".next-move")).to_have_text("Optional: only if you want this branch back.")
+    # Then one short line: which chat takes it, a new one, not branch 2's (friction23b 7).
     assert panel.locator("#left_behind-then-1").inner_text().splitlines() == [
         "Paste the message into a new chat: branch 2's agent keeps working.",
-        "The run page then shows whichever branch moved last.",
     ]
     expect(panel.locator(".copy-button")).to_have_text("Copy the message for the agent")
     expect(panel.locator(".copy-button")).to_have_class("copy-button copy-quiet")
@@ -466,9 +472,12 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         expect(sized_page.locator("#shown-branch")).to_have_count(0)
         tip = sized_page.locator(".left-behind-line a[href^='?tip=']").first.get_attribute("href")
         visit(sized_page, f"{site}/runs/{run.run_id}/{tip}", "where-forked-branch-1")
-        expect(sized_page.locator("#run-where")).to_contain_text(" · branch 2 · ")
-        expect(sized_page.locator("#shown-branch")).to_have_text("Showing branch 1 Left behind")
-        assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
+        # One banner (friction24a 9): the branch shown in its state's word, then where the agent works, once.
+        expect(sized_page.locator("#shown-branch")).to_have_text(
+            "Viewing branch 1 (left behind). The agent works on branch 2: Draft Plan with Risks · step 2 of 3\u00a0→"
+        )
+        assert where_said(sized_page, "branch 2: Draft Plan with Risks") == 1, visible_text(sized_page)
+        assert "the latest" not in visible_text(sized_page) and "Latest:" not in visible_text(sized_page)
         # Two open branches, both stopped by canceling: the button says it covers the whole run, shown branch 1
         # or not (friction22a B5), its confirmation names them as their cards say them (friction17b 18) and
         # says it cannot be undone.

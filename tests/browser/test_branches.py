@@ -70,8 +70,10 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     # Following the callout shows branch 1: its own synthesis, verdict and findings table; branch 2 named.
     callout.get_by_role("link").click()
     expect(page).to_have_url(re.compile(rf"\?tip={review.done_tip}$"))
-    expect(page.locator("#run-where")).to_contain_text(STATUS)
-    expect(page.locator("#shown-branch")).to_have_text("Showing branch 1 Done")  # no "·" before a pill
+    # One banner: the branch shown, in its state's word, then the way to branch 2, where the agent works
+    # (friction24a 9); no second line, no row for branch 2, no story of how it came after branch 1.
+    expect(page.locator("#shown-branch")).to_contain_text("Viewing branch 1 (done). The agent works on branch 2: ")
+    expect(page.locator("#run-status, #branch-story, #other-branches")).to_have_count(0)
     expect(page.locator("#synthesis-title")).to_have_text("Synthesis of branch 1")
     expect(page.locator("#synthesis-verdict")).to_contain_text("Verdict: Request changes")
     # The verdict leads the line of what the branch produced, on the first screen.
@@ -81,8 +83,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
         "SQL built from user input"
     )
     expect(page.locator("section[aria-labelledby=findings-title] table.findings .sev-critical")).to_have_count(1)
-    expect(page.locator(".branch-callouts li")).to_contain_text(f"Branch 2 · {SUMMARY}")
-    expect(page.locator(".branch-callouts li .badge")).to_have_text("Agent's move · Working")
+    expect(page.locator("#shown-branch")).to_contain_text(f"branch 2: {SUMMARY}")  # not a second row for it
     expect(page.locator(".answers-note")).to_contain_text("↺ redone on branch 2")
     expect(page.locator(".answers-note a")).to_have_attribute("href", re.compile(rf"\?tip={review.open_tip}$"))
     screenshot(page, "issue20-run-branch-1")
@@ -123,11 +124,13 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     assert call["arguments"]["ackToken"] == stuck.refused["ackToken"]
     assert call["arguments"]["stateToken"] == stuck.refused["stateToken"]
     expect(page.locator("#run-where")).to_contain_text("refused ")
-    issue = panel.locator("table.blocked-issues tbody tr")
+    issue = panel.locator("ul.blocked-issues li")
     expect(issue).to_have_count(1)
-    expect(issue.locator("td").first).to_have_text("The agent did not attach the list of changed files.")
+    expect(issue).to_have_text("The agent did not attach the list of changed files.")
     expect(issue).not_to_contain_text("pending.outputContract")
-    expect(issue.locator(".issue-code")).to_have_text("ARTIFACT_MISSING/output/artifacts")  # kept, muted
+    # The code and the place in the answer are the developer's, in its fold (friction24a 11).
+    expect(panel).not_to_contain_text("ARTIFACT_MISSING")
+    expect(developers.locator("ul.issue-codes li")).to_have_text("ARTIFACT_MISSING at /output/artifacts")
     expect(developers.locator(".expected-artifact")).to_contain_text("changedFiles (a list; each: path, summary, risk)")
     expect(developers.locator("pre.expected-example")).to_contain_text('"risk": "M"')
     expect(developers.locator("ul.resend")).to_contain_text("output.artifacts (mr_review.changed_files)")
@@ -152,7 +155,8 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(refusal.locator(".verdict")).to_have_text(
         "Refused: the agent must resend this step with the list of changed files."
     )
-    expect(refusal.locator(".blocked-issues")).to_contain_text("ARTIFACT_MISSING")
+    expect(refusal.locator(".blocked-issues")).to_contain_text("the list of changed files")
+    expect(refusal.locator(".blocked-more .issue-codes")).to_contain_text("ARTIFACT_MISSING")  # folded
     expect(refusal.get_by_role("link", name=re.compile("Open the refused step's page"))).to_have_count(0)
     expect(page.locator("#recorded-title + ol")).to_contain_text(
         "Nothing accepted yet: the agent's answer was refused, for the reason shown above."

@@ -125,18 +125,19 @@ ONE_LINE_WHY = """(el) => ({height: el.getBoundingClientRect().height, line: get
 def test_ids_wrap_at_their_dots_and_underscores_not_mid_word(sized_page, console_log, site, live_server, viewport):
     stuck = blocked_review("MR-77")
     visit(sized_page, f"{site}/runs/{stuck.run_id}/", "ids-blocked-run")
-    cell = sized_page.locator(".blocked-issues td.break").first
+    cell = sized_page.locator(".blocked-issues li.break").first
     expect(cell).to_contain_text("the list of changed files")  # named as people say it; its kind is for the API
     breaks = cell.evaluate(BREAKS)
     if viewport == PHONE:
         assert breaks, "the message should take several lines at phone width"
     assert all(char in " ._/-(),'" for char in breaks), breaks  # never inside a word
-    # For the agent: the code on one line of its own, never split; the place in the answer breaks only
-    # at its joints.
-    code = sized_page.locator(".blocked-issues .issue-code .code-word").first
+    # For developers (in the run's fold): the code never split; the place in the answer breaks only at its
+    # joints.
+    sized_page.locator("#run-details > summary").click()
+    code = sized_page.locator(".issue-codes .code-word").first
     expect(code).to_have_text("ARTIFACT_MISSING")
     assert code.evaluate(ONE_LINE), code.evaluate(ONE_LINE_WHY)
-    pointer = sized_page.locator(".blocked-issues .issue-code .pointer").first
+    pointer = sized_page.locator(".issue-codes .pointer").first
     expect(pointer).to_have_text("/output/artifacts")
     assert all(char in "._/" for char in pointer.evaluate(BREAKS)), pointer.evaluate(BREAKS)
     console_log.assert_clean()

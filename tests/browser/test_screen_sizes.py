@@ -163,12 +163,11 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         shown_2 = sized_page.context.new_page()
         shown_2.set_viewport_size(sized_page.viewport_size)
         shown_2.goto(site + branch_2)
-        expect(shown_2.locator("#shown-branch")).to_contain_text("Showing branch 2")
-        latest = shown_2.locator("#run-status")
-        expect(latest).to_contain_text("Latest:")
-        expect(latest.locator("a")).to_have_attribute("href", re.compile(r"/runs/[^?]+/$"))
-        head, line = shown_2.locator("#shown-branch").bounding_box(), latest.bounding_box()
-        assert head and line and head["y"] < line["y"]
+        # One banner: the branch shown, then the way to the latest (friction24a 9).
+        banner = shown_2.locator("#shown-branch")
+        expect(banner).to_contain_text(re.compile(r"^Viewing branch 2 \(\w[\w ]*\)\. "))
+        expect(banner.locator("a#run-where")).to_have_attribute("href", re.compile(r"/runs/[^?]+/$"))
+        expect(shown_2.locator("#run-status")).to_have_count(0)
         expect(shown_2.locator("#others-line")).to_have_text("Other branches: 1 left behind →")
         shown_2.close()
         # Each answered step, folded, says its answer's first line without a tap, up to two lines of it (one
@@ -364,8 +363,8 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     # for the agent; no link away to a panel elsewhere.
     expect(sized_page.locator("#step-state")).to_have_text("Agent's move · Retrying")
     expect(sized_page.locator("#node-refusal .verdict")).to_contain_text("Refused: the agent must resend this step")
-    expect(sized_page.locator("#node-refusal .blocked-issues td").first).to_be_visible()
-    expect(sized_page.locator("#node-refusal .blocked-issues")).to_contain_text("ARTIFACT_MISSING")
+    expect(sized_page.locator("#node-refusal .blocked-issues li").first).to_be_visible()
+    expect(sized_page.locator("#node-refusal .issue-codes")).to_contain_text("ARTIFACT_MISSING")  # folded
     expect(sized_page.locator("#node-refusal .verdict")).to_be_in_viewport()
     assert said(sized_page, "see above") == 0 and said(sized_page, "Open the refused step") == 0
     # As on the run page: the head's pill says Retrying (the agent's move, friction18b 2), the verdict what is

@@ -158,8 +158,12 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     assert "What the step asks you to confirm" not in panel
     approve = panel.split('class="markdown to-approve"', 1)[1].split("</div>", 1)[0]
     assert "Planned it: two modules, one migration." in approve
-    fold = panel.split('<details class="asks-fold"', 1)[1].split("</details>", 1)[0]
-    assert "The agent's instructions for this step</summary>" in fold
+    fold = panel.split('<details class="asks-fold panel-why"', 1)[1].split("</details>", 1)[0]
+    # One name for one fold on both pages (friction24b 15): "Why", as the step page's "Resume here" names it, with
+    # the same sentence first, then the step's instructions; not said again in the run's "Details".
+    assert '<summary class="small">Why</summary>' in fold and "The agent's instructions" not in html
+    assert "The workflow asks you to confirm this step before the agent goes on." in fold
+    assert "The workflow asks you to confirm this step" not in html.split('id="run-details"')[1]
     assert "<strong>ask them to approve it</strong>" in fold
     assert panel.index('class="next-move"') < panel.index("to-approve") < panel.index("asks-fold")
     # The notes to review are in the panel, and the step that recorded them shows them too, as every answered
@@ -210,23 +214,21 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     tip = line.split('href="?tip=')[1].split('"')[0]
     shown = page(client, f"/runs/{rewound.run_id}/?tip={tip}")
     panel = shown.split('class="state-panel state-left_behind"')[1].split("</section>")[0]
-    # The status line stays about branch 2, where the agent works; the branch shown is named once after it.
-    assert "Draft Plan with Risks · step 2 of 3 · branch 2 · agent working <time" in shown
-    assert (
-        '<strong>Showing branch 1</strong> <button type="button" class="pill-tap"'  # no "·" before a pill (16a 15)
-        in shown
-        and 'class="badge state-left_behind" data-move="nobody">Left behind</span>' in shown
-    )
+    # One banner names the branch shown, in its state's word, then leads to branch 2, where the agent works
+    # (friction24a 9).
+    assert "Viewing branch 1 (left behind). " in shown
+    assert "The agent works on branch 2: Draft Plan with Risks · step 2 of 3&nbsp;→</a>" in shown
     assert "Self-Check the Plan · step 3 of 3" in panel and 'class="verdict-line"' not in panel
     # Its resume is the quiet button, with one line saying what it does (friction15), and that branch 2 goes on as
     # well; the button is the quiet outline, in sight with that line (friction22a B3), not behind a fold: quiet, so
     # it does not invite reviving the branch by accident (friction19b 15).
-    # Two short lines under it, the first saying which chat takes it (friction23b 7).
-    assert "Nothing to do, unless you want this branch back.</p>" in panel
+    # Its line says "optional" in words, why the button is the quiet one (friction24a 14); one short line under
+    # it says which chat takes it (friction23b 7), not which branch the run page then shows (a rule nobody needs).
+    assert "Optional: only if you want this branch back.</p>" in panel
     assert (
-        'id="left_behind-then-1">Paste the message into a new chat: branch 2&#x27;s agent keeps '
-        "working.<br>The run page then shows whichever branch moved last.</p>" in panel
+        'id="left_behind-then-1">Paste the message into a new chat: branch 2&#x27;s agent keeps working.</p>' in panel
     )
+    assert "whichever branch moved last" not in shown
     assert "want-back" not in panel and "Want it back?" not in shown
     assert (
         'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Copy the message for the agent<'
@@ -372,3 +374,18 @@ def test_each_message_to_copy_says_which_agent_chat_takes_it(client, service_cat
     assert html.count(line) == 1 and html.index('class="copy-button') < html.index(line)
     step = page(client, f"/nodes/{node_id_of(stalled.answer)}/")  # the step's own "Resume here"
     assert line in step
+
+
+def test_viewing_another_branch_while_nobody_works_on_the_latest_names_its_state_once(client, service_catalog):
+    # Friction24a 9: one banner. Where no agent works on the latest branch (it stalled), the banner gives its pill
+    # and where it stands, after the branch shown in its state's word; no second line, no row for it below.
+    rewound = made.left_behind()
+    behind = next(o for o in run_view.run_detail(rewound.run_id).other_branches if o.number == 1)
+    made.quiet(rewound.run_id)
+    html = page(client, f"/runs/{rewound.run_id}/?tip={behind.tip_node_id}")
+    banner = html.split('id="shown-branch">')[1].split("</p>")[0]
+    assert banner.startswith("Viewing branch 1 (left behind). ")
+    assert 'Branch 2:</span> <span title="' in banner and "The agent works" not in banner
+    assert 'data-move="yours">Your move · Stalled</span>' in banner
+    assert ">Draft Plan with Risks · step 2 of 3 · stalled <time" in banner
+    assert 'id="run-status"' not in html and "Latest:" not in html and 'id="other-branches"' not in html

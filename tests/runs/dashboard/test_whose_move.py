@@ -288,7 +288,13 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     assert tags(status(text)) == ["yours"] and chip(status(text)) == "Your move · Stalled"
     assert tags(page_head(text)) == [] and text.count('class="badge state-') == 1
     # What to do, the panel says in plain words (the pill says whose move only).
-    assert "If the agent has stopped" in text.split('class="state-panel state-stalled"')[1].split("</section>")[0]
+    # A check the person can make first, not a judgment of what the page cannot see (friction24a 13).
+    stalled_panel = text.split('class="state-panel state-stalled"')[1].split("</section>")[0]
+    assert (
+        "Check the agent&#x27;s chat first: if it is idle or gone, copy the message into it or a new chat."
+        in stalled_panel
+    )
+    assert "If the agent has stopped" not in stalled_panel
     [message] = copied(text)
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken")
     assert "step 2 of 3 (" in message

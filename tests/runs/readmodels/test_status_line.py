@@ -75,7 +75,10 @@ def test_a_forked_run_says_the_branch_the_agent_works_on_and_names_the_shown_one
     detail = run_view.run_detail(rewound.run_id)
     behind = next(o for o in detail.other_branches if o.number == 1)
     shown = line_of(rewound.run_id, tip=behind.tip_node_id)
-    assert shown.words == newest.words  # the line stays about where the agent works
+    # The line stays about where the agent works; the banner names its branch before it ("The agent works on
+    # branch 2: …"), so the line leaves out the branch and how long the agent has worked (friction24a 9).
+    assert shown.words == "Draft Plan with Risks · step 2 of 3" and shown.timed is None
+    assert shown.latest == 2 and shown.agent_works and newest.latest is None
     assert shown.showing is not None and shown.showing.number == 1 and shown.showing.state == "left_behind"
 
 

@@ -21,7 +21,7 @@
   var canShare = typeof navigator.share === "function";
   /* It stays until the page changes: a first-timer wondered whether the paste worked (friction20b 10), and
    * the live page is the answer, the panel giving way once the agent takes the message up. */
-  var PASTE_NEXT = "Copied — now paste it into the agent's chat. This page changes when the agent takes it up.";
+  var PASTE_NEXT = "Copied. Paste it into the agent's chat; this page changes when the agent takes it up.";
   var SHARE_ICON = '<svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="18" height="18" fill="none" ' +
     'stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">' +
     '<path d="M12 3v12M7 8l5-5 5 5M5 13v7h14v-7"/></svg>';
