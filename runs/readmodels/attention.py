@@ -759,8 +759,9 @@ def resuming_left_behind(beside: list[int], where: str) -> tuple[str, ...]:
     """What resuming a branch left behind does (friction18a 8), on the run page and the step page alike, in short
     lines, each shown on its own: it goes on from `where` ("its latest step", "this step"), and nothing happens to
     the branches an agent works on (`beside`, their numbers). Its latest step's token adds the next step to it, a
-    new node, and overwrites nothing; the branches then go on at once, each with its agent, and the run shows
-    first whichever moved last (branches.Branch.is_newest). Said plainly (friction19b 15: two agents on one run,
+    new node, and overwrites nothing; the branches then go on at once, each with its agent. Which branch the run
+    page then shows is a rule nobody needs to act (friction24a 8: it read as the page jumping away), so unsaid.
+    Said plainly (friction19b 15: two agents on one run,
     and the run page's branch changing, surprised; friction22a B1: one verb, "resuming", the section's own);
     with an agent at work elsewhere, which chat takes the message, a new one, not that agent's (friction23b 7:
     one long sentence, and the chat the person most likely has open was never ruled out)."""
@@ -771,10 +772,7 @@ def resuming_left_behind(beside: list[int], where: str) -> tuple[str, ...]:
         if len(beside) == 1
         else f"the agents of branches {listing.joined([str(n) for n in beside])} keep"
     )
-    return (
-        f"Paste the message into a new chat: {agents} working.",
-        "The run page then shows whichever branch moved last.",
-    )
+    return (f"Paste the message into a new chat: {agents} working.",)
 
 
 def _started_by_hand(tree: branches.RunBranches, outcome: BranchOutcomeEntry) -> bool:

@@ -224,8 +224,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     # Two short lines under it, the first saying which chat takes it (friction23b 7).
     assert "Nothing to do, unless you want this branch back.</p>" in panel
     assert (
-        'id="left_behind-then-1">Paste the message into a new chat: branch 2&#x27;s agent keeps '
-        "working.<br>The run page then shows whichever branch moved last.</p>" in panel
+        'id="left_behind-then-1">Paste the message into a new chat: branch 2&#x27;s agent keeps working.</p>' in panel
     )
     assert "want-back" not in panel and "Want it back?" not in shown
     assert (
