@@ -12,9 +12,9 @@ in one line.
 friction15: every state whose move is the person's has a control, and a section is shown only where its
 action exists. A step waiting for the person's confirmation gives the two replies to paste into the agent's
 chat (agent_message.replies: the dashboard cannot confirm by itself), under the same words and folds as the
-run page's waiting panel (friction22b A9). The branch section names its two ways apart, in parallel words
-(actions.py: "Copy a message to branch as it was…", "Change its context, then branch…"), each with one line
-saying when the branch is recorded.
+run page's waiting panel (friction22b A9). The branch section names its two ways apart by their outcome
+(actions.py: "Redo with the same inputs", "Redo with changed inputs…"), under one lead line and the step's
+inputs, when each records the branch said once under "How branching works" (friction24a 7, 24b 13/15).
 
 friction16: the message's button is as loud as the move is the person's (`weight`, from states.weight): solid
 and in sight where resuming is theirs (stalled, paused, a refusal whose agent stopped), the quiet outline on a
@@ -22,7 +22,8 @@ branch left behind, its line saying what resuming does: friction19b 15's fold th
 and line (friction22a B3). While the move is the agent's (it works on the step, or is to resend a refused one),
 the message waits behind a closed fold (`folded`) whose summary is the run page's words, "Only if the agent
 stopped: …" (friction23a A6, 23b 6: an open copy button beside "Agent working on this step" invited a second
-agent, while the run page folded the same message). A refused step's message is "Resume here"'s,
+agent, while the run page folded the same message); then "Resume here" is that fold alone, one muted line
+under the page's status, with no card or heading (friction24a 12). A refused step's message is "Resume here"'s,
 right under the refusal (one entry per page: the refusal's panel on this page holds none). A step waiting for
 the person's confirmation, a refused one and a branch just started by hand lead the page with "Resume here".
 """
@@ -83,15 +84,15 @@ CANCELED = "nothing can resume or branch from a canceled run"
 @dataclass(frozen=True)
 class StepActions:
     # "Resume here"'s action ("resume", "confirm"); None when nothing carries the branch on from here.
-    resume: ActionName | None
-    lead: str  # "Resume here"'s one line: how the action goes
+    resume: ActionName | None = None
+    lead: str = ""  # "Resume here"'s one line: how the action goes
     # Where the run is now (its latest step's node id and words), for a done step the run went on from: one muted
     # line in the page's head instead of a "Resume here" section ("the run is now at step 3 of 5 →").
-    latest: str
-    message: bool  # "Resume here" holds the message for the agent, behind its copy button
-    handed_over: bool  # the branch was started by hand here: the message is the hand-over of its call
-    fork_message: bool  # "Branch from here" holds the message whose answer starts a new branch from this step
-    branch_lead: str  # "Branch from here"'s one line
+    latest: str = ""
+    message: bool = False  # "Resume here" holds the message for the agent, behind its copy button
+    handed_over: bool = False  # the branch was started by hand here: the message is the hand-over of its call
+    fork_message: bool = False  # "Branch from here" holds the message whose answer starts a new branch from this step
+    branch_lead: str = ""  # "Branch from here"'s one line
     weight: Weight = "primary"  # how loud the message's button is: whose move it is (states.weight)
     replies: agent_message.Replies | None = None  # the step waits for the person's confirmation: the two replies
     now_at: str = ""  # the head's line (a done step the run went on from, a canceled run's step)
@@ -140,14 +141,14 @@ class StepActions:
         return self.replies is not None or self.handed_over or self.refused
 
 
-NONE = StepActions(None, "", "", False, False, False, "")
+NONE = StepActions()
 
 
 def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry], at_work: bool) -> StepActions:
     """The two sections' content for this step: `went_on` the branches that went on past it (step_state),
     `at_work` whether the agent works on it now (its move, or it waits in its chat for the person)."""
     if node.run.status == "canceled":
-        return StepActions(None, "", "", False, False, False, "", now_at=CANCELED)
+        return StepActions(now_at=CANCELED)
     if node.is_complete:
         return NONE
     # friction24a 7, 24b 14: one lead line, its outcome, the same on every page; at a refusal, why it is offered.
@@ -178,7 +179,13 @@ def _of_step(
         weight = states.weight(attention.move_of_blocked(node.blocked, clock.stall_cutoff()))
         lead = RESEND if weight == "primary" else IF_STOPPED_RESEND if node.blocked.whose_move == "user" else ""
         return StepActions(
-            "resume", lead, "", True, False, False, branch_lead, weight=weight, refused=True, folded=not lead
+            resume="resume",
+            lead=lead,
+            message=True,
+            branch_lead=branch_lead,
+            weight=weight,
+            refused=True,
+            folded=not lead,
         )
     if node.branches:
         # The run went on from this step: the branch carries on at its latest step, not here (no "Resume here");
@@ -186,13 +193,9 @@ def _of_step(
         carrying = went_on or ([step.waiting_on] if step.waiting_on is not None else [])
         latest = _latest(carrying)
         return StepActions(
-            None,
-            "",
-            latest,
-            False,
-            False,
-            True,
-            branch_lead,
+            latest=latest,
+            fork_message=True,
+            branch_lead=branch_lead,
             now_at=_now_at(carrying, node.run.branch_count > 1, latest),
         )
     if step.state == "needs_you":
@@ -201,42 +204,40 @@ def _of_step(
         pk = Node.objects.filter(public_id=int(node.node_id)).values_list("pk", flat=True).first()
         notes = attention.latest_notes(pk) if pk is not None else None
         return StepActions(
-            "confirm",
-            attention.waiting_words(node.title),
-            "",
-            False,
-            False,
-            False,
-            branch_lead,
+            resume="confirm",
+            lead=attention.waiting_words(node.title),
+            branch_lead=branch_lead,
             replies=agent_message.replies(node.title),
             why=attention.WAITING_WHY,
             to_approve=notes.entry["notesMarkdown"] if notes else "",
             to_approve_from=notes.entry["title"] if notes else "",
         )
     if node.operator_fork is not None:
-        return StepActions("resume", "", "", True, True, False, branch_lead)
+        return StepActions(resume="resume", message=True, handed_over=True, branch_lead=branch_lead)
     if at_work:
         # The page's working line says the agent is on it; the message waits folded, its summary when it is for.
         return StepActions(
-            "resume", IF_STOPPED, "", True, False, False, branch_lead, weight=states.weight("agents"), folded=True
+            resume="resume",
+            lead=IF_STOPPED,
+            message=True,
+            branch_lead=branch_lead,
+            weight=states.weight("agents"),
+            folded=True,
         )
     if step.state == "left_behind":
         # The lead says what resuming does; with an agent at work elsewhere, which chat takes the message.
         then = attention.resuming_left_behind([o.number for o in elsewhere], "this step") if elsewhere else ()
         number = step.waiting_on.number if step.waiting_on is not None else 1
         return StepActions(
-            "resume",
-            LEFT_BEHIND_LEAD.format(number=number),
-            "",
-            True,
-            False,
-            False,
-            branch_lead,
+            resume="resume",
+            lead=LEFT_BEHIND_LEAD.format(number=number),
+            message=True,
+            branch_lead=branch_lead,
             weight=states.weight("nobody"),
             then=then,
         )
     lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
-    return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("yours"))
+    return StepActions(resume="resume", lead=lead, message=True, branch_lead=branch_lead, weight=states.weight("yours"))
 
 
 def branch_warning(node: NodeDetail, step: StepState, at_work: bool, elsewhere: list[BranchOutcomeEntry]) -> str:
@@ -245,8 +246,9 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool, elsewhere: 
     other unfinished branch that moved lately), and the dashboard cannot tell their agents, so the person does.
     Said once, before branching, in the words the run page uses after it (friction24b 1: "it goes on beside the
     new branch" before, "the earlier branches stay as they were" after, and then "Replaced: tell it to stop").
-    This step's own branch is "this branch" (the lead says it is kept), as is a run's only branch. "" where no agent is at work (stalled,
-    paused, left behind: nobody to tell). `elsewhere`: the run's other branches an agent is at work on."""
+    This step's own branch is "this branch" (the lead says it is kept), as is a run's only branch. "" where no
+    agent is at work (stalled, paused, left behind: nobody to tell). `elsewhere`: the run's other branches an
+    agent is at work on."""
     own = step.waiting_on.number if at_work and step.waiting_on is not None else None
     others = sorted({o.number for o in elsewhere} - {own})
     if node.run.branch_count == 1 and others:  # a run of one branch names none: it is this one
