@@ -68,10 +68,24 @@ class ForkForm:
     original: dict[str, Any] = field(default_factory=dict)  # the step's context, locked keys aside: "what changes"
 
     @property
+    def inputs(self) -> str:
+        """The step's inputs in one short line beside "Branch from here" ("service=billing · target=staging"), so a
+        newcomer sees what "inputs" are before opening the form (friction24a 7): the step's context, locked keys
+        aside, each value as its row shows it; "" for an empty context."""
+        return _truncated(
+            " · ".join(f"{row.key}={_truncated(' '.join(row.value.split()), 24)}" for row in rows_of(self.original)),
+            100,
+        )
+
+    @property
     def text_rows(self) -> int:
         """The textarea's height in lines: its JSON's, and one to type in, within 4 and 20 (friction23a B6: ten
         lines, most of them empty, for a context of two keys)."""
         return min(max(self.context_text.count("\n") + 2, 4), 20)
+
+
+def _truncated(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def locked_of(node: NodeDetail) -> set[str]:

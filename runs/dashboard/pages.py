@@ -83,9 +83,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "recap_entries": step_actions.recap_shown(node.recap.get("entries", []), actions),
         "step_actions_titles": {
             "branch": step_actions.BRANCH_FROM_HERE,
-            "same_context": step_actions.SAME_CONTEXT,
-            "edited_context": step_actions.EDITED_CONTEXT,
-            "only_edited": step_actions.ONLY_EDITED,
+            "how": step_actions.HOW_BRANCHING,
         },
     }
     return render(request, "dashboard/node.html", context)

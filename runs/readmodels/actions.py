@@ -8,10 +8,10 @@ chips read the words here (the `action` template filter), so that they cannot dr
   on there, on the same branch (a stalled or paused run, a blocked step whose agent stopped, a branch left
   behind taken up again). Only that: the thirteenth reviewer met "resume" for a fork too.
 - fork: the same message at a step the run already went on from: the agent's answer starts a new branch from
-  that step, beside the run's others, with the context as it was ("Copy a message to branch as it was", beside
-  "Change its context, then branch": friction15 asked what sets the two apart, friction19b 8 that the two
-  read alike: each names what you do; friction22a B1, 22b A1: "redo", "restart" and "branch" read as three
-  features, so both say "branch", as the section's title "Branch from here" and its warning do).
+  that step, beside the run's others, with the context as it was. friction15 asked what sets the two ways
+  apart; friction24a 7, 24b 13: named by what you do ("Copy a message to branch as it was", "Change its
+  context, then branch") a newcomer could not tell them apart, so each is named by its outcome, "Redo with the
+  same inputs" and "Redo with changed inputs", under the section's title "Branch from here" and its lead line.
 - branch: record a new branch that redoes a step with context a person edited (the fork form), then resume
   the agent on it.
 - resend, confirm, tell: the moves of a blocked step the agent fixes, a step that waits for the person's
@@ -40,8 +40,8 @@ class Action:
 
 ACTIONS: dict[ActionName, Action] = {
     "resume": Action("resume the agent"),
-    "fork": Action("copy a message to branch as it was"),
-    "branch": Action("change its context, then branch"),
+    "fork": Action("redo with the same inputs"),
+    "branch": Action("redo with changed inputs"),
     "resend": Action("resend the step"),
     "confirm": Action("confirm"),
     "tell": Action("tell the agent"),

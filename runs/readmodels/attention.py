@@ -747,7 +747,7 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
         resumes=True,
     )
     # Not the rule of which branch the run page shows: nobody needs it to decide (friction24a 14, round 53).
-    panel._then = resuming_left_behind(beside, "its latest step", with_rule=False)
+    panel._then = resuming_left_behind(beside, "its latest step")
     return panel
 
 
@@ -762,16 +762,16 @@ AGENT_NOT_TOLD = "An agent working here is not told: it may carry on in its chat
 LEFT_BEHIND_BACK = "Optional: only if you want this branch back."
 
 
-def resuming_left_behind(beside: list[int], where: str, *, with_rule: bool = True) -> tuple[str, ...]:
+def resuming_left_behind(beside: list[int], where: str) -> tuple[str, ...]:
     """What resuming a branch left behind does (friction18a 8), on the run page and the step page alike, in short
     lines, each shown on its own: it goes on from `where` ("its latest step", "this step"), and nothing happens to
     the branches an agent works on (`beside`, their numbers). Its latest step's token adds the next step to it, a
-    new node, and overwrites nothing; the branches then go on at once, each with its agent, and the run shows
-    first whichever moved last (branches.Branch.is_newest). Said plainly (friction19b 15: two agents on one run,
+    new node, and overwrites nothing; the branches then go on at once, each with its agent. Which branch the run
+    page then shows is a rule nobody needs to act (friction24a 8: it read as the page jumping away), so unsaid.
+    Said plainly (friction19b 15: two agents on one run,
     and the run page's branch changing, surprised; friction22a B1: one verb, "resuming", the section's own);
     with an agent at work elsewhere, which chat takes the message, a new one, not that agent's (friction23b 7:
-    one long sentence, and the chat the person most likely has open was never ruled out). `with_rule`: say which
-    branch the run page then shows (the step page does; the run page's panel leaves it out)."""
+    one long sentence, and the chat the person most likely has open was never ruled out)."""
     if not beside:
         return (f"Resuming makes it go on from {where}.",)
     agents = (
@@ -779,8 +779,7 @@ def resuming_left_behind(beside: list[int], where: str, *, with_rule: bool = Tru
         if len(beside) == 1
         else f"the agents of branches {listing.joined([str(n) for n in beside])} keep"
     )
-    pasted = f"Paste the message into a new chat: {agents} working."
-    return (pasted, "The run page then shows whichever branch moved last.") if with_rule else (pasted,)
+    return (f"Paste the message into a new chat: {agents} working.",)
 
 
 def _started_by_hand(tree: branches.RunBranches, outcome: BranchOutcomeEntry) -> bool:

@@ -12,9 +12,9 @@ in one line.
 friction15: every state whose move is the person's has a control, and a section is shown only where its
 action exists. A step waiting for the person's confirmation gives the two replies to paste into the agent's
 chat (agent_message.replies: the dashboard cannot confirm by itself), under the same words and folds as the
-run page's waiting panel (friction22b A9). The branch section names its two ways apart, in parallel words
-(actions.py: "Copy a message to branch as it was…", "Change its context, then branch…"), each with one line
-saying when the branch is recorded.
+run page's waiting panel (friction22b A9). The branch section names its two ways apart by their outcome
+(actions.py: "Redo with the same inputs", "Redo with changed inputs…"), under one lead line and the step's
+inputs, when each records the branch said once under "How branching works" (friction24a 7, 24b 13/15).
 
 friction16: the message's button is as loud as the move is the person's (`weight`, from states.weight): solid
 and in sight where resuming is theirs (stalled, paused, a refusal whose agent stopped), the quiet outline on a
@@ -22,7 +22,8 @@ branch left behind, its line saying what resuming does: friction19b 15's fold th
 and line (friction22a B3). While the move is the agent's (it works on the step, or is to resend a refused one),
 the message waits behind a closed fold (`folded`) whose summary is the run page's words, "Only if the agent
 stopped: …" (friction23a A6, 23b 6: an open copy button beside "Agent working on this step" invited a second
-agent, while the run page folded the same message). A refused step's message is "Resume here"'s,
+agent, while the run page folded the same message); then "Resume here" is that fold alone, one muted line
+under the page's status, with no card or heading (friction24a 12). A refused step's message is "Resume here"'s,
 right under the refusal (one entry per page: the refusal's panel on this page holds none). A step waiting for
 the person's confirmation, a refused one and a branch just started by hand lead the page with "Resume here".
 """
@@ -30,7 +31,7 @@ the person's confirmation, a refused one and a branch just started by hand lead 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail
 from runs.models import Node
@@ -43,19 +44,32 @@ RESUME_HERE = actions.section("resume")
 # you do, the line under each when the branch is recorded; friction22a B1, 22b A1: one verb, "branch", in the
 # title, the buttons and the warning.
 BRANCH_FROM_HERE = actions.section("branch")
-# Under each of the two ways (actions.ACTIONS' fork and branch): when the branch is recorded.
-SAME_CONTEXT = "Nothing is recorded until an agent given the message answers this step again: that starts the branch."
-EDITED_CONTEXT = "The branch is recorded when you confirm a preview of the change."
-# Where the message way is not offered (the branch is still at this step: redoing it as it was is resuming it),
-# why only the one way is there (friction20a 3: the second button came and went without a word).
-ONLY_EDITED = "Its branch is still at this step, so only a changed context makes a new branch here."
-# What branching keeps, in one sentence (what it does not do is `branch_warning`, on its own line), and which
-# branch the run page then shows, in the rule that resuming a branch left behind follows too (friction20b 3:
-# "the one this run follows" here, "the one that moved last" there).
-BRANCHING = "Earlier steps and the other branches are kept. The run page shows whichever branch moved last."
-# A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short), what resuming does
-# after it (attention.resuming_left_behind).
-LEFT_BEHIND_LEAD = "No agent works on this branch: nothing to do, unless you want it back."
+# friction24a 7, 24b 13/15: the section was the densest block on the site, repeated on every step page. Now one
+# lead line naming the outcome, in the same words on every page (`branch_lead`), the step's inputs in one line
+# beside it (fork_form.ForkForm.inputs), the two buttons named by outcome (actions.py: fork, branch), and the
+# mechanics under one closed fold, "How branching works" (`branch_how`). friction24a 8: no rule of which branch
+# the run page shows; the person needs none of it to act.
+BRANCH_LEAD = "Redo this step on a new branch, with the same or changed inputs; this branch is kept."
+# Where the message way is not offered (the branch is still at this step: redoing it as it was is resuming it).
+BRANCH_LEAD_CHANGED = "Redo this step on a new branch, with changed inputs; this branch is kept."
+# At a refusal, what branching is for there, before the same words.
+PAST_REFUSAL = "Another way past the refusal:"
+HOW_BRANCHING = "How branching works"
+# The fold's lines: what inputs are, then when each way records the branch.
+INPUTS_ARE = "The inputs are the step's context: the values the workflow gave the agent for it."
+SAME_CONTEXT = (
+    "Redo with the same inputs: copy the message into an agent's chat; nothing is recorded until it answers this "
+    "step again, and its answer starts the branch."
+)
+EDITED_CONTEXT = (
+    "Redo with changed inputs: nothing is recorded until you confirm a preview of the change; then this page "
+    "gives the message that sets an agent going on the new branch."
+)
+ONLY_EDITED = "This branch is still at this step: going on with the same inputs is resuming it, not branching."
+# A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short), its outcome set apart
+# from branching's (friction24b 14: both sections showed without saying how they differ); where an agent works
+# elsewhere, which chat takes the message after it (attention.resuming_left_behind).
+LEFT_BEHIND_LEAD = "No agent works on this branch. Resuming continues branch {number} from this step, as it was."
 # While the agent works on the step: the summary of the fold the message waits behind, the run page's words for
 # a refused step's (attention.blocked_guide), so the two pages say it alike (friction23a A6).
 IF_STOPPED = "Only if the agent stopped: the message that resumes it."
@@ -70,15 +84,15 @@ CANCELED = "nothing can resume or branch from a canceled run"
 @dataclass(frozen=True)
 class StepActions:
     # "Resume here"'s action ("resume", "confirm"); None when nothing carries the branch on from here.
-    resume: ActionName | None
-    lead: str  # "Resume here"'s one line: how the action goes
+    resume: ActionName | None = None
+    lead: str = ""  # "Resume here"'s one line: how the action goes
     # Where the run is now (its latest step's node id and words), for a done step the run went on from: one muted
     # line in the page's head instead of a "Resume here" section ("the run is now at step 3 of 5 →").
-    latest: str
-    message: bool  # "Resume here" holds the message for the agent, behind its copy button
-    handed_over: bool  # the branch was started by hand here: the message is the hand-over of its call
-    fork_message: bool  # "Branch from here" holds the message whose answer starts a new branch from this step
-    branch_lead: str  # "Branch from here"'s one line
+    latest: str = ""
+    message: bool = False  # "Resume here" holds the message for the agent, behind its copy button
+    handed_over: bool = False  # the branch was started by hand here: the message is the hand-over of its call
+    fork_message: bool = False  # "Branch from here" holds the message whose answer starts a new branch from this step
+    branch_lead: str = ""  # "Branch from here"'s one line
     weight: Weight = "primary"  # how loud the message's button is: whose move it is (states.weight)
     replies: agent_message.Replies | None = None  # the step waits for the person's confirmation: the two replies
     now_at: str = ""  # the head's line (a done step the run went on from, a canceled run's step)
@@ -86,11 +100,11 @@ class StepActions:
     # (markdown), and the step (or "Checkpoint") they were recorded at; "" when it recorded none.
     to_approve: str = ""
     to_approve_from: str = ""
-    # "Branch from here"'s warning line, in a warning style: where an agent at work on the run is not told.
+    # "Branch from here"'s warning line, in a warning style: the branches whose agents are at work, which the new
+    # branch replaces (branch_warning).
     branch_warning: str = ""
-    # Instead of the warning, where the only agents at work are on other branches, working: one plain line that
-    # they go on beside the new branch (branch_beside).
-    branch_beside: str = ""
+    # "How branching works"'s lines, under one closed fold: what inputs are, when each way records the branch.
+    branch_how: tuple[str, ...] = ()
     # A step waiting for the person's confirmation: the run page's waiting panel's "Why" (friction22b A9).
     why: str = ""
     # The move is the agent's (it works on the step, or is to resend a refused one): the message waits behind a
@@ -127,30 +141,27 @@ class StepActions:
         return self.replies is not None or self.handed_over or self.refused
 
 
-NONE = StepActions(None, "", "", False, False, False, "")
+NONE = StepActions()
 
 
 def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry], at_work: bool) -> StepActions:
     """The two sections' content for this step: `went_on` the branches that went on past it (step_state),
     `at_work` whether the agent works on it now (its move, or it waits in its chat for the person)."""
     if node.run.status == "canceled":
-        return StepActions(None, "", "", False, False, False, "", now_at=CANCELED)
+        return StepActions(now_at=CANCELED)
     if node.is_complete:
         return NONE
-    # The title says what a branch is; the line, what it leaves alone (and, at a refusal, why it is here).
-    # Before confirming, what happens (friction16a 10: "nothing changes" was untrue of the branch the agent is on,
-    # marked left behind right after): the new branch is the one followed, and an agent at work is not told of it.
-    # friction17: one short sentence of what branching does; the warning on its own line (`branch_warning`), on
-    # every step's section while an agent works anywhere on the run, not only on the step it is at.
-    branch_lead = f"Another way past the refusal. {BRANCHING}" if node.blocked is not None else BRANCHING
+    # friction24a 7, 24b 14: one lead line, its outcome, the same on every page; at a refusal, why it is offered.
+    same = node.blocked is None and bool(node.branches)  # the message way is offered (_of_step: fork_message)
+    lead = BRANCH_LEAD if same else BRANCH_LEAD_CHANGED
+    branch_lead = f"{PAST_REFUSAL} {lead[:1].lower()}{lead[1:]}" if node.blocked is not None else lead
     # The run's other branches an agent works on, read once for the warning and a branch left behind's line.
     elsewhere = _at_work_elsewhere(node, step)
-    warning = branch_warning(node, step, at_work, elsewhere)
-    beside = branch_beside(node, at_work, elsewhere)
     actions = _of_step(node, step, went_on, at_work, branch_lead, elsewhere)
     if not actions.shown:
         return actions
-    return replace(actions, branch_beside=beside) if beside else replace(actions, branch_warning=warning)
+    how = (INPUTS_ARE, SAME_CONTEXT if same else ONLY_EDITED, EDITED_CONTEXT)
+    return replace(actions, branch_warning=branch_warning(node, step, at_work, elsewhere), branch_how=how)
 
 
 def _of_step(
@@ -168,7 +179,13 @@ def _of_step(
         weight = states.weight(attention.move_of_blocked(node.blocked, clock.stall_cutoff()))
         lead = RESEND if weight == "primary" else IF_STOPPED_RESEND if node.blocked.whose_move == "user" else ""
         return StepActions(
-            "resume", lead, "", True, False, False, branch_lead, weight=weight, refused=True, folded=not lead
+            resume="resume",
+            lead=lead,
+            message=True,
+            branch_lead=branch_lead,
+            weight=weight,
+            refused=True,
+            folded=not lead,
         )
     if node.branches:
         # The run went on from this step: the branch carries on at its latest step, not here (no "Resume here");
@@ -176,13 +193,9 @@ def _of_step(
         carrying = went_on or ([step.waiting_on] if step.waiting_on is not None else [])
         latest = _latest(carrying)
         return StepActions(
-            None,
-            "",
-            latest,
-            False,
-            False,
-            True,
-            branch_lead,
+            latest=latest,
+            fork_message=True,
+            branch_lead=branch_lead,
             now_at=_now_at(carrying, node.run.branch_count > 1, latest),
         )
     if step.state == "needs_you":
@@ -191,124 +204,62 @@ def _of_step(
         pk = Node.objects.filter(public_id=int(node.node_id)).values_list("pk", flat=True).first()
         notes = attention.latest_notes(pk) if pk is not None else None
         return StepActions(
-            "confirm",
-            attention.waiting_words(node.title),
-            "",
-            False,
-            False,
-            False,
-            branch_lead,
+            resume="confirm",
+            lead=attention.waiting_words(node.title),
+            branch_lead=branch_lead,
             replies=agent_message.replies(node.title),
             why=attention.WAITING_WHY,
             to_approve=notes.entry["notesMarkdown"] if notes else "",
             to_approve_from=notes.entry["title"] if notes else "",
         )
     if node.operator_fork is not None:
-        return StepActions("resume", "", "", True, True, False, branch_lead)
+        return StepActions(resume="resume", message=True, handed_over=True, branch_lead=branch_lead)
     if at_work:
         # The page's working line says the agent is on it; the message waits folded, its summary when it is for.
         return StepActions(
-            "resume", IF_STOPPED, "", True, False, False, branch_lead, weight=states.weight("agents"), folded=True
+            resume="resume",
+            lead=IF_STOPPED,
+            message=True,
+            branch_lead=branch_lead,
+            weight=states.weight("agents"),
+            folded=True,
         )
     if step.state == "left_behind":
-        then = attention.resuming_left_behind([o.number for o in elsewhere], "this step")
+        # The lead says what resuming does; with an agent at work elsewhere, which chat takes the message.
+        then = attention.resuming_left_behind([o.number for o in elsewhere], "this step") if elsewhere else ()
+        number = step.waiting_on.number if step.waiting_on is not None else 1
         return StepActions(
-            "resume", LEFT_BEHIND_LEAD, "", True, False, False, branch_lead, weight=states.weight("nobody"), then=then
+            resume="resume",
+            lead=LEFT_BEHIND_LEAD.format(number=number),
+            message=True,
+            branch_lead=branch_lead,
+            weight=states.weight("nobody"),
+            then=then,
         )
     lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
-    return StepActions("resume", lead, "", True, False, False, branch_lead, weight=states.weight("yours"))
-
-
-# How the warning names the page's own step among the places it lists; whether that step's agent is there is
-# `Here`, not read back from these words.
-HERE = "this step"
-# The page's own step in the warning: its agent works there, waits there for the person's reply, or neither.
-Here = Literal["works", "waits", ""]
+    return StepActions(resume="resume", lead=lead, message=True, branch_lead=branch_lead, weight=states.weight("yours"))
 
 
 def branch_warning(node: NodeDetail, step: StepState, at_work: bool, elsewhere: list[BranchOutcomeEntry]) -> str:
-    """What starting a branch does not do, where it matters: while an agent works anywhere on the run (its
-    branch's move is the agent's) or waits in its chat for the person's reply, naming where, since the
-    dashboard cannot tell it (friction17a 3: a done earlier step is where the person branches while the agent
-    goes on). The words follow the same state as the page's pill (friction18a 1, 18b 1: a step waiting for the
-    person's reply was said to have an agent working on it): an agent waiting is told not to go on, one working
-    to stop first. "" where no agent is at work (stalled, paused, left behind: nobody to tell). `elsewhere`: the
-    run's other branches an agent works on (_at_work_elsewhere)."""
-    several = node.run.branch_count > 1
-    working: list[str] = []
-    waiting: list[str] = []
-    here: Here = ""
-    if at_work:
-        here = "waits" if step.state == "needs_you" else "works"
-        (waiting if here == "waits" else working).append(HERE)
-    for o in elsewhere:
-        where = (
-            f"“{o.step_title}”" + (f" (branch {o.number})" if several else "") if o.step_title else f"branch {o.number}"
-        )
-        (waiting if o.state == "needs_you" else working).append(where)
-    # A refused step the agent is to resend is not one it "works on" (friction22a 5, 22b 1: beside "nothing for
-    # you to do now", that read as a second agent at it).
-    resending = here == "works" and step.state == "blocked" and len(working) == 1
-    return " ".join(_warning_sentences(working, waiting, here=here, resending=resending))
-
-
-# Who the warning's sentence is about, by (several places, the one place is this step alone): the step's own
-# agent, one agent elsewhere, or several.
-_WHO: dict[tuple[bool, bool], str] = {
-    (False, True): "The agent is",
-    (False, False): "An agent is",
-    (True, False): "Agents are",
-}
-
-
-def _who(places: list[str], this_step_alone: bool) -> str:
-    return _WHO[(len(places) > 1, this_step_alone and len(places) == 1)]
-
-
-def _warning_sentences(
-    working: list[str], waiting: list[str], *, here: Here = "", resending: bool = False
-) -> list[str]:
-    """The warning's short sentences: where agents work and where they wait, then what to tell them. `here`:
-    what the agent of the page's own step (HERE, among the places) does; `resending`: that step alone, refused,
-    which its agent is to send again."""
-    said = []
-    if waiting:
-        who = _who(waiting, here == "waits" and not working)
-        said.append(f"{who} waiting for your reply on {listing.joined(waiting)}.")
-    if resending:
-        said.append("The agent is to resend this step.")
-    elif working:
-        said.append(f"{_who(working, False)} working on {listing.joined(working)}.")
-    if not said:
-        return []
-    many = len(working) + len(waiting) > 1
-    it, its = ("them", "their chats") if many else ("it", "its chat")
-    if working and here != "works" and not waiting:
-        # Working on other branches only: they go on beside the new one, as resuming a branch left behind says
-        # (friction21a 4, 21b 2: "tell it to stop first" beside "both branches then run at once").
-        goes = "they go" if many else "it goes"
-        said.append(
-            f"Branching does not stop {it}: {goes} on beside the new branch unless you tell {it} in {its} to stop."
-        )
-    elif working:
-        said.append(f"Branching does not stop {it}: tell {it} in {its} to stop first.")
-    else:
-        said.append(f"Branching does not tell {it}: if you branch, tell {it} in {its} not to go on.")
-    return said
-
-
-def branch_beside(node: NodeDetail, at_work: bool, elsewhere: list[BranchOutcomeEntry]) -> str:
-    """Where the only agents at work are working on other branches than this step's (none on this step, none on
-    a branch through it, none waiting for the person), branching leaves them alone and nothing needs telling:
-    one plain line instead of the warning (friction23a A8: the warning's words and style read as "stop branch 2's
-    agent before branching here"). "" otherwise, where the warning (branch_warning) says what to tell whom."""
-    through = {o.number for o in node.on_branches}
-    if at_work or not elsewhere or any(o.state == "needs_you" or o.number in through for o in elsewhere):
+    """What a new branch does to the branches an agent is at work on (working, or waiting in its chat for the
+    person's reply): each then reads Replaced (outcomes._set_aside: a branch started by hand sets aside every
+    other unfinished branch that moved lately), and the dashboard cannot tell their agents, so the person does.
+    Said once, before branching, in the words the run page uses after it (friction24b 1: "it goes on beside the
+    new branch" before, "the earlier branches stay as they were" after, and then "Replaced: tell it to stop").
+    This step's own branch is "this branch" (the lead says it is kept), as is a run's only branch. "" where no
+    agent is at work (stalled, paused, left behind: nobody to tell). `elsewhere`: the run's other branches an
+    agent is at work on."""
+    own = step.waiting_on.number if at_work and step.waiting_on is not None else None
+    others = sorted({o.number for o in elsewhere} - {own})
+    if node.run.branch_count == 1 and others:  # a run of one branch names none: it is this one
+        own, others = others[0], []
+    names = (["this branch"] if own is not None else []) + [f"branch {n}" for n in others]
+    if not names:
         return ""
-    numbers = sorted({o.number for o in elsewhere})
-    if len(numbers) == 1:
-        return f"Branch {numbers[0]}'s agent keeps going beside the new branch."
-    return f"The agents of branches {listing.joined([str(n) for n in numbers])} keep going beside the new branch."
+    many = len(names) > 1
+    subject = listing.joined(names)
+    their = ("their agents", "their chats") if many else ("its agent", "its chat")
+    return f"{subject[:1].upper()}{subject[1:]} will read Replaced: tell {their[0]}, in {their[1]}, to stop."
 
 
 def _at_work_elsewhere(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:

@@ -417,7 +417,8 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     # Its resume is the quiet button, not the page's biggest (friction15, friction19b 15: a solid one invited
     # reviving the branch by accident), under the message's one name, in sight with its line (friction22a B3).
     expect(panel.locator(".next-move")).to_have_text("Optional: only if you want this branch back.")
-    # Then one short line: which chat takes it, a new one, not branch 2's (friction23b 7).
+    # Then one short line: which chat takes it, a new one, not branch 2's (friction23b 7); no rule of which branch
+    # the run page shows (friction24a 8).
     assert panel.locator("#left_behind-then-1").inner_text().splitlines() == [
         "Paste the message into a new chat: branch 2's agent keeps working.",
     ]

@@ -1,7 +1,7 @@
-"""Changing a step's context without writing JSON (friction22a B4, 22b B12): the node page's "Change its context, then
-redo it…" form edits the context as rows, one per value, or as JSON, a switch "Edit as: Rows | JSON" saying which is in
-sight (friction24a 2, 24b 2); the two stay in step, the JSON is checked as it is typed, and "What changes" follows the
-typing. The preview the server gives is the same as the JSON way's (static/dashboard/fork_form.js,
+"""Changing a step's context without writing JSON (friction22a B4, 22b B12): the node page's "Redo with changed
+inputs…" form edits the context as rows, one per value, or as JSON, a switch "Edit as: Rows | JSON" saying which is
+in sight (friction24a 2, 24b 2); the two stay in step, the JSON is checked as it is typed, and "What changes" follows
+the typing. The preview the server gives is the same as the JSON way's (static/dashboard/fork_form.js,
 runs/dashboard/fork_form.py)."""
 
 from __future__ import annotations
@@ -47,8 +47,10 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     expect(page.locator("#fork-no-change")).to_be_visible()
     # The rows have column labels, the rule is said once, and whether "Why" is needed is said (friction23a B6).
     expect(page.locator(".fork-row-head")).to_have_text("KeyValue")
-    expect(page.locator("#fork-details")).to_contain_text("Nothing is recorded until you confirm the preview")
-    assert page.locator("#fork-details").inner_text().count("Nothing is recorded") == 1
+    # When the branch is recorded is said once, in the section's "How branching works", not again in the form
+    # (friction24b 15: two wordings of it).
+    expect(page.locator("#branch-how")).to_contain_text("nothing is recorded until you confirm a preview")
+    assert "nothing is recorded" not in page.locator("#fork-details").inner_text().lower()
     expect(page.locator("label[for=fork-reason]")).to_contain_text("Why (required;")
 
     page.get_by_label("Value of target").fill("production")

@@ -61,14 +61,21 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         site = f"http://127.0.0.1:{port}"
         page.goto(f"{site}/nodes/{root_node}/")
         expect(page.locator("h1")).to_have_text("Prepare")
-        # The two ways of branching are one control style (friction16a 11); open, the form's line under it folds away.
+        # The two ways of branching are one control style (friction16a 11), named by their outcome, each showing
+        # whether it is open (friction24a 7, 24b 13).
         same, edited = page.locator("#fork-message > summary"), page.locator("#fork-details > summary")
         assert same.evaluate("e => getComputedStyle(e).borderStyle") == edited.evaluate(
             "e => getComputedStyle(e).borderStyle"
         )
-        expect(page.locator("#fork-how")).to_be_visible()
-        page.get_by_text("Change its context, then branch…").click()
-        expect(page.locator("#fork-how")).to_be_hidden()
+        # Before branching, what it does to the branch whose agent is at work, in the words the run page uses
+        # after it (friction24b 1): one story.
+        expect(page.locator("#branch-warning")).to_have_text(
+            "This branch will read Replaced: tell its agent, in its chat, to stop."
+        )
+        expect(page.locator("#branch-inputs")).to_contain_text("service=billing")
+        expect(edited).to_have_attribute("aria-expanded", "false")
+        page.get_by_text("Redo with changed inputs…").click()
+        expect(edited).to_have_attribute("aria-expanded", "true")
         # One row per value; the JSON, which the form sends, the other side of "Edit as: Rows | JSON" (friction22a B4).
         expect(page.locator("#fork-rows legend")).to_have_text("Context the agent will get")
         page.locator("#fork-mode [data-mode=json]").click()
@@ -91,10 +98,12 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         # Nothing resumes here: no "Resume here", the head's line says where the run is (friction15).
         expect(page.locator(".step-actions h2")).to_have_text(["Branch from here"])
         expect(page.locator(".page-head #now-at")).to_be_visible()
-        expect(page.locator("#fork-message > summary")).to_have_text("Copy a message to branch as it was…")
-        expect(page.locator("#fork-what")).to_contain_text(
-            "Nothing is recorded until you confirm the preview; then this page gives the message that sets the agent"
+        expect(page.locator("#fork-message > summary")).to_have_text("Redo with the same inputs")
+        # When each way records the branch, said once, in the one fold (friction24b 15: two wordings of it).
+        expect(page.locator("#branch-how")).to_contain_text(
+            "nothing is recorded until you confirm a preview of the change; then this page gives the message"
         )
+        expect(page.get_by_text(re.compile("Nothing is recorded until"))).to_have_count(0)
         page.get_by_role("button", name="Preview the change").click()
         expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
         screenshot(page, "operator-fork-preview")
@@ -117,6 +126,8 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator(".fork-handover")).not_to_contain_text("started by hand")  # said once, in the facts
         expect(page.locator(".fork-handover")).to_contain_text(REASON)
         expect(page.locator(".fork-handover")).to_contain_text('target set to "production"')
+        # Not "the earlier branches stay as they were": branch 1 now reads Replaced, as the warning said.
+        expect(page.locator(".fork-handover")).not_to_contain_text("stay as they were")
         page.get_by_role("button", name="Copy the message for the agent").click()
         expect(page.locator(".fork-handover [data-copy-status]")).not_to_have_text("")
         call = json.loads(page.locator("#agent-call").text_content() or "")  # folded: for the API
@@ -180,7 +191,7 @@ def test_a_mistake_in_the_form_shows_inline_in_the_browser(page, console_log, li
     page.goto(f"{live_server.url}/nodes/{node}/")
     # The agent works on this step: branching from it is one folded way, under "Branch from here".
     expect(page.locator("#branch-here #fork-details > summary")).to_be_visible()
-    page.get_by_text("Change its context, then branch…").click()
+    page.get_by_text("Redo with changed inputs…").click()
     page.locator("#fork-mode [data-mode=json]").click()
     page.locator("#fork-context").fill('{"target": "production",}')
     # Checked as it is typed, where it fails said; sent anyway, the server's answer is the one that counts.

@@ -26,19 +26,24 @@ SECTIONS = ["Resume here", "Branch from here"]
 TITLES = "els => els.map(h => h.firstChild.textContent.trim())"
 
 
-def assert_sections(page, resume_line: str, first: str = "Resume here") -> None:
+def assert_sections(page, resume_line: str, first: str = "Resume here", *, folded: bool = False) -> None:
     """The two sections in their order, each titled once, the same titles in every state (friction22a B1) but
     a confirmation's (`first`, friction23a A3), the first leading with `resume_line`; nowhere a disclosure named
-    after a question (friction22a B3)."""
-    assert page.locator(".step-actions h2").evaluate_all(TITLES) == [first, *SECTIONS[1:]]
+    after a question (friction22a B3). `folded`: the agent has the move, and "Resume here" is one closed fold
+    under the page's status, with no card or heading (friction24a 12)."""
+    titles = SECTIONS[1:] if folded else [first, *SECTIONS[1:]]
+    assert page.locator(".step-actions h2").evaluate_all(TITLES) == titles
+    expect(page.locator("#resume-here.step-actions-line")).to_have_count(1 if folded else 0)
     expect(page.get_by_text(re.compile(r"Want it back\?|Agent stopped\?"))).to_have_count(0)
     resume = page.locator("#resume-here").bounding_box()
     branch = page.locator("#branch-here").bounding_box()
     assert resume is not None and branch is not None and resume["y"] < branch["y"]
     expect(page.locator("#resume-here")).to_contain_text(resume_line)
-    # Branching with edited context is always the second section's, never the first's.
-    expect(page.locator("#branch-here #fork-details > summary")).to_have_text("Change its context, then branch…")
+    # Branching with edited context is always the second section's, never the first's, named by its outcome.
+    expect(page.locator("#branch-here #fork-details > summary")).to_have_text("Redo with changed inputs…")
     expect(page.locator("#resume-here #fork-details")).to_have_count(0)
+    # No rule of which branch the run page shows, anywhere on a step page (friction24a 8).
+    expect(page.get_by_text(re.compile("moved last"))).to_have_count(0)
 
 
 def resume_button(page):
@@ -94,7 +99,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
 ):
     settings.WORKRAIL_STALL_MINUTES = 30
     # Every session made before the first page opens: the live server reads while the test would write.
-    start = start_workflow(made.PLAN, context={"sessionKey": "STEPS-1"})
+    start = start_workflow(made.PLAN, context={"sessionKey": "STEPS-1", "target": "staging"})
     answer = advance(start, "Clarified the goal.")
     blocked = blocked_review("STEPS-2")
     rewound = made.left_behind("STEPS-3")
@@ -104,8 +109,13 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # stops (friction23a A6, 23b 6).
     visit(sized_page, f"{site}/nodes/{node_id_of(answer)}/", "step-actions-running")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    assert_sections(sized_page, "Only if the agent stopped: the message that resumes it.")
+    assert_sections(sized_page, "Only if the agent stopped: the message that resumes it.", folded=True)
     folded_message(sized_page, "Only if the agent stopped: the message that resumes it.")
+    # One muted line right under the page's status line, before the prompt (friction24a 12).
+    pending, fold, prompt = (
+        sized_page.locator(sel).bounding_box() for sel in ("#node-pending", "#resume-here", "#prompt-card")
+    )
+    assert pending and fold and prompt and pending["y"] < fold["y"] < prompt["y"] and fold["height"] < 48
     expect(sized_page.locator("#state-token")).to_be_hidden()
     expect(sized_page.locator("#resume-message .raw-token > summary")).to_have_text("For developers")
     prompt_folds_on_a_phone(sized_page)
@@ -113,15 +123,39 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     visit(sized_page, f"{site}/nodes/{node_id_of(start)}/", "step-actions-done")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
-    # The agent works on further on: the warning is here too, naming where (friction17a 3).
-    expect(sized_page.locator("#branch-warning")).to_contain_text("An agent is working on “")
+    # The agent works on further on: the warning is here too, saying what the new branch does to it (friction17a
+    # 3, 24b 1): a run of one branch names none.
+    expect(sized_page.locator("#branch-warning")).to_have_text(
+        "This branch will read Replaced: tell its agent, in its chat, to stop."
+    )
+    branch = sized_page.locator("#branch-here")
+    # One lead line, the step's inputs beside it, the mechanics folded (friction24a 7).
+    expect(branch.locator("#branch-what")).to_have_text(
+        "Redo this step on a new branch, with the same or changed inputs; this branch is kept."
+    )
+    expect(branch.locator("#branch-inputs")).to_have_text("Inputs now: target=staging")
+    expect(branch.locator("#branch-how > summary")).to_have_text("How branching works")
+    expect(branch.locator("#branch-how p").first).to_be_hidden()
+    # The section is short: its visible words, closed, under a third of what they were (friction24a 7).
+    words = len(branch.inner_text().split())
+    assert words <= 60, (words, branch.inner_text())
     now_at = sized_page.locator(".page-head #now-at a")
     expect(now_at).to_contain_text(re.compile(r"the run is now at \w[^·]* · step 2 of "))
-    expect(sized_page.locator("#branch-here #fork-message > summary")).to_have_text(
-        "Copy a message to branch as it was…"
-    )
-    expect(sized_page.locator("#fork-message-what")).to_be_visible()
-    expect(sized_page.locator("#fork-how")).to_be_visible()
+    expect(sized_page.locator("#branch-here #fork-message > summary")).to_have_text("Redo with the same inputs")
+    # Each way is a button that opens: its chevron turns and aria-expanded follows, and nothing sits between the
+    # button and what it opened (friction24b 13).
+    for way in ("#fork-message", "#fork-details"):
+        summary = branch.locator(f"{way} > summary")
+        chevron = "s => getComputedStyle(s, '::after').content"
+        expect(summary).to_have_attribute("aria-expanded", "false")
+        assert "▾" in summary.evaluate(chevron)
+        summary.click()
+        expect(summary).to_have_attribute("aria-expanded", "true")
+        assert "▴" in summary.evaluate(chevron)
+        gap = summary.evaluate("s => s.nextElementSibling.tagName")
+        assert gap not in ("P",), (way, gap)
+        summary.click()
+        expect(summary).to_have_attribute("aria-expanded", "false")
     # Both ways are buttons of the page's own size, not chips that read as tags; a thumb's height on a phone
     # (friction18a 14, friction18b 13).
     phone = (sized_page.viewport_size or {})["width"] < 600
@@ -135,7 +169,9 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # run page's closed fold, its summary saying when it turns the person's move (friction23a A6).
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    assert_sections(sized_page, "Only if the agent stopped: the message that resumes it. It becomes your move in ")
+    assert_sections(
+        sized_page, "Only if the agent stopped: the message that resumes it. It becomes your move in ", folded=True
+    )
     expect(sized_page.get_by_role("button", name="Copy the message for the agent", include_hidden=True)).to_have_count(
         1
     )
@@ -147,33 +183,34 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     prompt = sized_page.locator("#prompt-card").bounding_box()
     assert refusal and resume and prompt and refusal["y"] < resume["y"] < prompt["y"]
     expect(sized_page.locator("#branch-what")).to_have_text(
-        "Another way past the refusal. Earlier steps and the other branches are kept. The run page shows "
-        "whichever branch moved last."
+        "Another way past the refusal: redo this step on a new branch, with changed inputs; this branch is kept."
     )
-    # What branching does not do, on its own line in the warning style (friction17b 12); the agent is to resend
-    # the step, not "working on" it beside "nothing for you to do now" (friction22a 5, 22b 1).
+    # What the new branch does to the branch whose agent is to resend, on its own line in the warning style
+    # (friction17b 12, 24b 1).
     expect(sized_page.locator("#branch-warning.notice.warn")).to_have_text(
-        "The agent is to resend this step. Branching does not stop it: tell it in its chat to stop first."
+        "This branch will read Replaced: tell its agent, in its chat, to stop."
     )
     prompt_folds_on_a_phone(sized_page)
     # The latest step of a branch left behind: taken up again from here, by the quiet outline (nobody's move).
     visit(sized_page, f"{site}/nodes/{left.public_id}/", "step-actions-left-behind")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    assert_sections(sized_page, "No agent works on this branch: nothing to do, unless you want it back.")
-    # The agent works on another branch only: nothing to tell it, said plainly, not in the warning style
-    # (friction23a A8: it read as "stop branch 2's agent before branching here").
-    expect(sized_page.locator("#branch-warning")).to_have_count(0)
-    beside = sized_page.locator("#branch-beside")
-    expect(beside).to_have_text("Branch 2's agent keeps going beside the new branch.")
-    expect(beside).not_to_have_class(re.compile("warn"))
+    # Each section's line says its outcome, so the two are told apart (friction24b 14).
+    assert_sections(sized_page, "No agent works on this branch. Resuming continues branch 1 from this step, as it was.")
+    # Going on as it was is resuming here: branching is with changed inputs.
+    expect(sized_page.locator("#branch-what")).to_have_text(
+        "Redo this step on a new branch, with changed inputs; this branch is kept."
+    )
+    # The agent works on another branch, which a branch started here replaces: said before (friction24b 1).
+    expect(sized_page.locator("#branch-warning")).to_have_text(
+        "Branch 2 will read Replaced: tell its agent, in its chat, to stop."
+    )
     # Its message is the quiet outline, in sight (friction22a B3; friction19b 15: a solid button invited reviving
     # the branch by accident), its lines, each on its own, saying which chat takes it: a new one, not branch 2's
     # (friction23b 7).
     what = sized_page.locator("#resume-what")
     assert what.inner_text().splitlines() == [
-        "No agent works on this branch: nothing to do, unless you want it back.",
+        "No agent works on this branch. Resuming continues branch 1 from this step, as it was.",
         "Paste the message into a new chat: branch 2's agent keeps working.",
-        "The run page then shows whichever branch moved last.",
     ]
     quiet_message(sized_page)
     console_log.assert_clean()
@@ -233,8 +270,7 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     assert sized_page.evaluate("navigator.clipboard.readText()") == "Confirmed: go on with “Approve the plan”."
     # The branch warning follows the page's state (friction18a 1): the agent waits for the reply, it does not work.
     expect(sized_page.locator("#branch-warning")).to_have_text(
-        "The agent is waiting for your reply on this step."
-        " Branching does not tell it: if you branch, tell it in its chat not to go on."
+        "This branch will read Replaced: tell its agent, in its chat, to stop."
     )
     # The notes are said once, under "Resume here": "Notes so far", which held only them, is gone rather than left
     # pointing up to them (friction17b 11).

@@ -602,7 +602,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     # The quiet outline, in sight with its line (friction16, friction19b 15, friction22a B3), under the one name of
     # its message.
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in left
-    assert "No agent works on this branch: nothing to do, unless you want it back." in left
+    assert "No agent works on this branch. Resuming continues branch 2 from this step, as it was." in left
     assert "Want it back?" not in left
     synthesis = between(html, 'id="synthesis-title"', "</section>")
     assert "Summed up: <strong>ship it</strong>." in synthesis

@@ -77,7 +77,9 @@ def test_the_node_page_offers_the_form_prefilled_with_the_context(client, root):
     assert "<summary" in kept and '<dl class="fork-locked"' in kept
     locked = between(page, '<dl class="fork-locked"', "</dl>")
     assert '<dt class="mono">ticketId</dt><dd class="mono">&quot;REL-7&quot;</dd>' in locked
-    assert "Change its context, then branch…" in page and "fork…" not in page
+    assert "Redo with changed inputs…" in page and "fork…" not in page
+    # The step's inputs in one line beside the section's lead, locked keys aside (friction24a 7).
+    assert 'id="branch-inputs">Inputs now: <code>service=billing · target=staging</code></p>' in page
     assert 'name="csrfmiddlewaretoken"' in page
     assert '<details id="fork-details">' in page  # closed until used
 

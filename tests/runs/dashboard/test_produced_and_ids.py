@@ -84,13 +84,13 @@ def test_the_node_page_says_resume_and_fork_in_plain_words_with_tokens_for_the_a
     said, api = card.split('<details class="raw-token">', 1)
     said = said.replace(between(said, 'id="node-message"', "</pre>"), "")  # the message itself names tokens
     assert said.startswith('id="branch-title">Branch from here</h2>')
-    # The two ways told apart (friction15), each with one line of what it does differently.
-    assert ">Copy a message to branch as it was…</summary>" in said
+    # The two ways told apart by their outcome (friction15, friction24a 7), what each does in the one fold.
+    assert ">Redo with the same inputs</summary>" in said
     assert "ackToken" not in said and "acknowledging" not in said and "node" not in text_of(said)
     assert "For developers</summary>" in api and "acknowledging it again starts a new branch" in api
-    assert "Change its context, then branch…" in api and "sets the agent going on it" in api
-    assert "answers this step again: that starts the branch" in api
-    assert "The branch is recorded when you confirm a preview of the change." in api
+    assert "Redo with changed inputs…" in api and "sets an agent going on the new branch" in api
+    assert "answers this step again, and its answer starts the branch" in api
+    assert "nothing is recorded until you confirm a preview of the change" in api
     assert "Where the run went on from this step." in html
 
 

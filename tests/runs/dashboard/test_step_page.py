@@ -89,18 +89,23 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # (not "resume", which only ever carries a branch on, friction13 2), the fold with edited context; each with
     # one line of what it does differently (friction15).
     assert "Start a new branch from here" not in text and "Resume the agent" not in branch
-    assert ">Copy a message to branch as it was…</summary>" in branch and 'id="fork-details"' in branch
-    # The section says it redoes this step and what it keeps (friction19b 8); under each of its two parallel
-    # buttons, when the branch is recorded: an agent's answer, or your confirming the preview (friction19a 9).
-    # Which branch the run page then shows, in the rule resuming a branch left behind follows too (friction20b 3).
+    # friction24a 7, 24b 13: two buttons named by their outcome, each showing whether it is open.
+    assert '<summary class="button" aria-expanded="false">Redo with the same inputs</summary>' in branch
+    assert 'id="fork-details"' in branch
+    # One lead line, its outcome; the step's inputs in one line, so "inputs" means something before the form.
     assert (
-        'id="branch-what">Earlier steps and the other branches are kept. The run page shows whichever branch moved'
-        " last.</p>" in branch
+        'id="branch-what">Redo this step on a new branch, with the same or changed inputs; this branch is kept.</p>'
+        in branch
     )
-    said = "Nothing is recorded until an agent given the message answers this step again: that starts the branch."
-    assert f'id="fork-message-what">{said}</p>' in branch
-    assert 'id="fork-how">The branch is recorded when you confirm a preview of the change.</p>' in branch
-    assert text.count(">Change its context, then branch…</summary>") == 1
+    assert 'id="branch-inputs">Inputs now: <code>' in branch
+    # The mechanics under one closed fold, after the buttons: when each way records the branch (friction19a 9),
+    # said once; no line sits between a button and what it opens, and no rule of which branch the run page shows.
+    how = branch.split('id="branch-how">')[1].split("</details>")[0]
+    assert "How branching works</summary>" in how and "nothing is recorded until it answers this step again" in how
+    assert "nothing is recorded until you confirm a preview of the change" in how
+    assert 'id="fork-how"' not in branch and 'id="fork-message-what"' not in branch and 'id="fork-what"' not in text
+    assert "moved last" not in text
+    assert text.count(">Redo with changed inputs…</summary>") == 1
     # The pending step of a branch: "Resume here" resumes the agent, by the run page's button in sight; the branch
     # from this step is by hand only.
     resume, branch = sections(page(client, f"/nodes/{review.open_tip}/")).values()
@@ -109,10 +114,11 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # the run page's message waits behind too (friction23a A6, 23b 6).
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">' in resume
     assert resume.index('<details class="resume-message if-stopped-fold"') < resume.index("copy-button")
-    assert "Copy a message to branch as it was…" not in branch and 'id="fork-details"' in branch
-    # Why the one way only (friction20a 3: the second button came and went without a word).
-    only = "Its branch is still at this step, so only a changed context makes a new branch here."
-    assert f'id="fork-how">{only} The branch is recorded when you confirm a preview of the change.</p>' in branch
+    assert "Redo with the same inputs" not in branch and 'id="fork-details"' in branch
+    # Why the one way only (friction20a 3: the second button came and went without a word): the lead says
+    # "with changed inputs", the fold why.
+    assert 'id="branch-what">Redo this step on a new branch, with changed inputs; this branch is kept.</p>' in branch
+    assert "This branch is still at this step: going on with the same inputs is resuming it" in branch
 
 
 def test_the_step_s_state_its_refusal_and_its_branches_follow_live_updates(client, service_catalog):
@@ -190,7 +196,10 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
         'id="resume-what">Only if the agent stopped: the message that resumes it.</summary>' in resume
     )
     assert resume.index('id="resume-what"') < resume.index(BUTTON) and "Agent stopped?" not in text
-    assert ">Resume here</h2>" in resume
+    # friction24a 12: while the agent has the move, no card and no heading: the fold alone, one line under the
+    # page's status, before the prompt.
+    assert ">Resume here</h2>" not in text and '<div class="step-actions-line" id="resume-here">' in text
+    assert text.index('id="resume-here"') < text.index('id="prompt-card"')
     assert '<details id="fork-details">' in branch  # the form, folded until used
     # Nothing recorded for the stall window: the person's move, said as such.
     made.quiet(start["session"]["runId"])
@@ -206,10 +215,10 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     resume = sections(page(client, f"/nodes/{left.public_id}/"))["resume-here"]
     # The quiet button in sight, not behind "Want it back? …" (friction22a B3), its line saying what resuming does
     # (friction19b 15): branch 2 keeps its agent, both go on.
+    # Its outcome first, set apart from branching's (friction24b 14); no rule of which branch the run page shows.
     assert (
-        'id="resume-what">No agent works on this branch: nothing to do, unless you want it back.<br>Paste the '
-        "message into a new chat: branch 2&#x27;s agent keeps working.<br>The run page then shows "
-        "whichever branch moved last.</p>" in resume
+        'id="resume-what">No agent works on this branch. Resuming continues branch 1 from this step, as it was.'
+        "<br>Paste the message into a new chat: branch 2&#x27;s agent keeps working.</p>" in resume
     )
     assert "want-back" not in resume
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume
@@ -297,7 +306,11 @@ def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after
         text = page(client, url)
         titles = re.findall(r'<h2 id="(?:resume-here|branch)-title">([^<]+)', text)
         first = "Your confirmation" if state == "confirm" else "Resume here"
-        assert [t.strip() for t in titles] == [first, "Branch from here"], (state, titles)
+        # While the agent has the move (working, or to resend a refused step), "Resume here" is one closed fold,
+        # with no heading (friction24a 12).
+        expected = ["Branch from here"] if state in ("running", "refused") else [first, "Branch from here"]
+        assert [t.strip() for t in titles] == expected, (state, titles)
+        assert ('class="step-actions-line"' in text) == (state in ("running", "refused")), state
         assert "Want it back?" not in text and "Agent stopped?" not in text, state
     for run_page in (f"/runs/{rewound.run_id}/", f"/runs/{rewound.run_id}/?tip={left.public_id}"):
         text = page(client, run_page)

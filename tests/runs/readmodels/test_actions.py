@@ -28,13 +28,21 @@ OLD_NAMES = (
     "Resume this branch…",  # a third name for the message's button (friction16b 12)
     "only if the agent has stopped",  # a note beside a solid button, now a closed disclosure (friction16)
     # friction22a B1, 22b A1: the step page's sections under other names, and disclosures named after a question.
-    "Redo this step on a new branch",
+    # ("Redo this step on a new branch" came back as "Branch from here"'s lead line, friction24a 7.)
     "Restart this step",
     "redo it as it was",
     "then redo it",
     "Your reply",
     "Want it back?",
     "Agent stopped?",
+    # friction24a 7, 24b 13: the two ways of branching named by what you do, not by their outcome.
+    "Copy a message to branch as it was",
+    "Change its context, then branch",
+    # friction24a 8: a rule of which branch the run page shows, which nobody needs to act.
+    "whichever branch moved last",
+    # friction24b 1: false after a branch started by hand, whose source reads Replaced.
+    "stay as they were",
+    "goes on beside the new branch",
 )
 # The actions a person offers from a page: their phrases come from the table only (the `action` filters).
 OFFERED: tuple[actions.ActionName, ...] = ("resume", "fork", "branch")
@@ -68,13 +76,11 @@ def test_every_action_has_one_phrase():
     verbs = [action.verb for action in actions.ACTIONS.values()]
     assert len(set(verbs)) == len(verbs)
     assert set(states.YOUR_ACTIONS.values()) <= set(actions.ACTIONS)  # a row's move is one of them
-    assert (
-        actions.title("resume") == "Resume the agent" and actions.title("branch") == "Change its context, then branch"
-    )
+    assert actions.title("resume") == "Resume the agent" and actions.title("branch") == "Redo with changed inputs"
     # A new branch from an earlier step by the message is not "resume", which only carries a branch on at its
-    # latest step (friction13 2); beside the form, it says what sets the two apart (friction15), with the same
-    # verb as the form's and its section's title (friction22a B1, 22b A1).
-    assert actions.title("fork") == "Copy a message to branch as it was"
+    # latest step (friction13 2); beside the form, it says what sets the two apart (friction15), by its outcome,
+    # in parallel words with the form's (friction24a 7, 24b 13).
+    assert actions.title("fork") == "Redo with the same inputs"
     assert actions.SECTIONS == {
         "resume": "Resume here",
         "confirm": "Your confirmation",

@@ -33,15 +33,18 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
     assert (
         working.shown
         and not working.fork_message
-        # What branching does, in one sentence; what it does not do, on its own line (friction16a 10, friction17).
-        and working.branch_lead == step_actions.BRANCHING
-        and working.branch_warning
-        == "An agent is working on this step. Branching does not stop it: tell it in its chat to stop first."
+        # One lead line, its outcome (friction24a 7); what the new branch does to the one at work, in the words
+        # the run page uses after it (friction24b 1: not "it goes on beside the new branch").
+        and working.branch_lead == step_actions.BRANCH_LEAD_CHANGED
+        and working.branch_warning == "This branch will read Replaced: tell its agent, in its chat, to stop."
     )
+    # The mechanics under one fold: what inputs are, and why only changed inputs make a branch here.
+    assert working.branch_how == (step_actions.INPUTS_ARE, step_actions.ONLY_EDITED, step_actions.EDITED_CONTEXT)
+    assert not any("moved last" in line for line in (working.branch_lead, *working.branch_how, *working.then))
     stopped = actions_at(review.open_tip)
     # Stalled: the person's move, the solid button in sight; no agent at work, no warning.
     assert stopped.weight == "primary" and stopped.lead.startswith("Copy the message into the agent's chat")
-    assert stopped.branch_lead == step_actions.BRANCHING and stopped.branch_warning == ""
+    assert stopped.branch_lead == step_actions.BRANCH_LEAD_CHANGED and stopped.branch_warning == ""
 
 
 def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(service_catalog):
@@ -52,6 +55,9 @@ def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(se
     assert first.resume is None and not first.resume_shown and not first.message and first.fork_message
     assert first.now_at == "the run went on from this step along several branches (listed above)"
     assert first.latest == ""
+    # The message way is offered here: the lead names both, the fold says when each records the branch.
+    assert first.branch_lead == "Redo this step on a new branch, with the same or changed inputs; this branch is kept."
+    assert first.branch_how == (step_actions.INPUTS_ARE, step_actions.SAME_CONTEXT, step_actions.EDITED_CONTEXT)
     later = actions_at(node_id_of(review.answers[3]))
     assert not later.resume_shown and later.now_at == "branch 1 went on to its end"
     assert later.latest == review.done_tip
@@ -66,7 +72,9 @@ def test_a_blocked_step_s_one_message_is_its_refusal_s_and_it_branches_past_it(s
     # The agent is to resend it: the quiet outline, its line the panel's clock (printed by the template).
     assert blocked.weight == "quiet" and blocked.lead == ""
     assert blocked.shown
-    assert blocked.branch_lead == f"Another way past the refusal. {step_actions.BRANCHING}"
+    assert blocked.branch_lead == (
+        "Another way past the refusal: redo this step on a new branch, with changed inputs; this branch is kept."
+    )
 
 
 def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(service_catalog):
@@ -85,17 +93,12 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     assert confirm.replies.changes.startswith("Not yet: change … before you go on with “")
     assert confirm.replies.changes_parts[:2] == ("Not yet: change ", "…")  # the blank apart (friction18b 12)
     # The warning follows the pill's state (friction18a 1, 18b 1): the agent waits for the reply, it does not work.
-    assert confirm.branch_warning == (
-        "The agent is waiting for your reply on this step."
-        " Branching does not tell it: if you branch, tell it in its chat not to go on."
-    )
-    # From the done step before it, the same fact, the waiting step named.
+    # A branch started by hand replaces it (friction24b 1): said before, as the run page says it after.
+    assert confirm.branch_warning == "This branch will read Replaced: tell its agent, in its chat, to stop."
+    # From the done step before it, the same fact: a run of one branch names none.
     first = Node.objects.filter(run__public_id=waiting.run_id).order_by("pk").first()
     assert first is not None
-    assert actions_at(str(first.public_id)).branch_warning == (
-        f"An agent is waiting for your reply on “{run_view.node_detail(node_id_of(waiting.answer)).title}”."
-        " Branching does not tell it: if you branch, tell it in its chat not to go on."
-    )
+    assert actions_at(str(first.public_id)).branch_warning == confirm.branch_warning
     # "Notes so far" drops the entry whose notes "Resume here" quotes rather than pointing up to them (friction17b
     # 11); one with artifacts keeps its head; elsewhere every entry stays.
     quoted = {
@@ -118,23 +121,17 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None
     taken_up = actions_at(str(left.public_id))
-    # Subject first, short (friction17b 12).
-    # What happens to branch 2, where the agent works: nothing; both go on (friction18a 8).
-    # The message in sight, not behind "Want it back? …" (friction22a B3), its line saying plainly that both
-    # branches go on (friction19b 15).
+    # Subject first, short (friction17b 12), then its outcome, set apart from branching's (friction24b 14).
     assert taken_up.resume == "resume" and taken_up.lead == (
-        "No agent works on this branch: nothing to do, unless you want it back."
+        "No agent works on this branch. Resuming continues branch 1 from this step, as it was."
     )
-    # Then two short lines, not one long sentence, saying which chat takes it: a new one, not branch 2's
-    # (friction23b 7).
-    assert taken_up.then == (
-        "Paste the message into a new chat: branch 2's agent keeps working.",
-        "The run page then shows whichever branch moved last.",
-    )
+    assert taken_up.branch_lead.startswith("Redo this step on a new branch, with")
+    # Then one short line saying which chat takes it: a new one, not branch 2's (friction23b 7); no rule of
+    # which branch the run page shows (friction24a 8).
+    assert taken_up.then == ("Paste the message into a new chat: branch 2's agent keeps working.",)
     assert attention.resuming_left_behind([], "this step") == ("Resuming makes it go on from this step.",)
     assert attention.resuming_left_behind([2, 3], "its latest step") == (
         "Paste the message into a new chat: the agents of branches 2 and 3 keep working.",
-        "The run page then shows whichever branch moved last.",
     )
     # Nobody's move: the quiet outline, as on the run page, so it is not revived by accident (friction19b 15).
     assert taken_up.weight == "quiet" and not taken_up.leads_page
@@ -149,24 +146,16 @@ def test_the_agent_not_told_warning_is_on_every_step_while_an_agent_works_on_the
     rewound = made.left_behind()
     nodes = list(Node.objects.filter(run__public_id=rewound.run_id).order_by("pk"))
     left = next(n for n in nodes if not n.children.exists())
-    # Working on another branch only, it goes on beside the new one, as resuming here says both go on
-    # (friction21a 4, 21b 2: "tell it to stop first" beside "both branches then run at once").
-    elsewhere = (
-        "An agent is working on “Draft Plan with Risks” (branch 2). Branching does not stop it: it goes on beside"
-        " the new branch unless you tell it in its chat to stop."
-    )
-    # The done first step is on branch 2 too: the agent works further along it, unaware of a branch from here.
+    # A branch started by hand sets aside every other branch that moved lately: branch 2, where the agent works,
+    # then reads Replaced (outcomes._set_aside), so the warning says so wherever the branch starts, not that it
+    # goes on beside the new one (friction24b 1).
+    elsewhere = "Branch 2 will read Replaced: tell its agent, in its chat, to stop."
     assert actions_at(str(nodes[0].public_id)).branch_warning == elsewhere
-    # A step of the branch left behind: the agent works on another branch only, and nothing needs telling it:
-    # one plain line, not the warning (friction23a A8: it read as "stop branch 2's agent before branching here").
-    left_step = actions_at(str(left.public_id))
-    assert left_step.branch_warning == ""
-    assert left_step.branch_beside == "Branch 2's agent keeps going beside the new branch."
-    assert actions_at(str(nodes[0].public_id)).branch_beside == ""
-    # The agent's own step says "this step", once.
+    assert actions_at(str(left.public_id)).branch_warning == elsewhere
+    # The agent's own step: "this branch", once.
     tip = str(nodes[-1].public_id)
     assert actions_at(tip, at_work=True).branch_warning == (
-        "An agent is working on this step. Branching does not stop it: tell it in its chat to stop first."
+        "This branch will read Replaced: tell its agent, in its chat, to stop."
     )
     # Stalled: no agent at work anywhere, no warning on any step.
     quiet = made.stalled()
@@ -184,31 +173,17 @@ def test_no_section_where_nothing_can_be_done(service_catalog):
     assert on_canceled.now_at == "nothing can resume or branch from a canceled run"
 
 
-def test_the_warning_names_who_by_how_many_agents_and_where():
-    """The warning's subject from one small table (step_actions._WHO): this step's own agent, one elsewhere,
-    several."""
-    said = step_actions._warning_sentences
-    assert said([], ["this step"], here="waits")[0] == "The agent is waiting for your reply on this step."
-    assert said(["“Review” (branch 2)"], [])[0] == "An agent is working on “Review” (branch 2)."
-    assert (
-        said(["this step"], ["“Review” (branch 2)"], here="works")[0]
-        == "An agent is waiting for your reply on “Review” (branch 2)."
+def test_the_warning_names_the_branches_it_replaces_in_one_sentence():
+    """Several branches at work: one sentence names them all, "this branch" first (step_actions.branch_warning)."""
+    from types import SimpleNamespace
+
+    node = SimpleNamespace(run=SimpleNamespace(branch_count=3))
+    step = SimpleNamespace(waiting_on=SimpleNamespace(number=1))
+    others = [SimpleNamespace(number=2), SimpleNamespace(number=3)]
+    assert step_actions.branch_warning(node, step, True, others) == (  # type: ignore[arg-type]
+        "This branch, branch 2 and branch 3 will read Replaced: tell their agents, in their chats, to stop."
     )
-    assert said(["branch 2", "branch 3"], [])[:2] == [
-        "Agents are working on branch 2 and branch 3.",
-        "Branching does not stop them: they go on beside the new branch unless you tell them in their chats to stop.",
-    ]
-    assert (
-        said(["this step", "branch 2"], [], here="works")[1]
-        == "Branching does not stop them: tell them in their chats to stop first."
+    assert step_actions.branch_warning(node, step, False, others[:1]) == (  # type: ignore[arg-type]
+        "Branch 2 will read Replaced: tell its agent, in its chat, to stop."
     )
-    assert (
-        said([], ["this step", "branch 2"], here="waits")[0]
-        == "Agents are waiting for your reply on this step and branch 2."
-    )
-    # A refused step its agent is to resend: not "working on" it (friction22a 5, 22b 1).
-    assert said(["this step"], [], here="works", resending=True) == [
-        "The agent is to resend this step.",
-        "Branching does not stop it: tell it in its chat to stop first.",
-    ]
-    assert said([], []) == []
+    assert step_actions.branch_warning(node, step, False, []) == ""  # type: ignore[arg-type]

@@ -25,6 +25,12 @@
     var link = event.target.closest && event.target.closest("a[href^='#']");
     if (link) openFoldOf(idOf(link.getAttribute("href")));
   });
+  // A button that opens a fold (a summary styled as a button, with aria-expanded: the step page's two ways of
+  // branching) says whether it is open, as its chevron shows (friction24b 13).
+  document.addEventListener("toggle", function (event) {
+    var summary = event.target.querySelector && event.target.querySelector(":scope > summary[aria-expanded]");
+    if (summary) summary.setAttribute("aria-expanded", event.target.open ? "true" : "false");
+  }, true);
   window.addEventListener("hashchange", function () { openFoldOf(idOf(location.hash)); });
   /* On a phone a fold marked data-phone-closed starts closed though the page opened it (the run page's
    * findings, when the graph and steps follow): its summary line says what it holds. Without script it stays
