@@ -160,4 +160,8 @@ def test_a_step_pages_answer_says_its_time_as_a_person_counts_it_never_in_ms(cli
     html = html_of(client, f"/nodes/{node_id_of(review.answers[1])}/")
     answers = html.split('id="recorded-title"', 1)[1].split("</section>", 1)[0]
     assert "took under\xa0a\xa0minute" in answers
+    # One answer of the step itself is not headed by the step's name again: the page's title is (friction24a 20).
+    single = html_of(client, f"/nodes/{node_id_of(review.answers[0])}/")
+    alone = single.split('id="recorded-title"', 1)[1].split("</section>", 1)[0]
+    assert alone.startswith(">Answer</h2>") and "took under\xa0a\xa0minute" in alone and "<h3>" not in alone
     assert not re.search(r"\d\s?ms\b", re.sub(r"<[^>]+>", "", answers))
