@@ -385,7 +385,9 @@ def test_viewing_another_branch_while_nobody_works_on_the_latest_names_its_state
     html = page(client, f"/runs/{rewound.run_id}/?tip={behind.tip_node_id}")
     banner = html.split('id="shown-branch">')[1].split("</p>")[0]
     assert banner.startswith("Viewing branch 1 (left behind). ")
-    assert 'Branch 2:</span> <span title="' in banner and "The agent works" not in banner
+    pill = r'Branch 2:</span> <button type="button" class="pill-tap" popovertarget="[^"]+"><span title="'
+    assert re.search(pill, banner)
+    assert "The agent works" not in banner
     assert 'data-move="yours">Your move · Stalled</span>' in banner
     assert ">Draft Plan with Risks · step 2 of 3 · stalled <time" in banner
     assert 'id="run-status"' not in html and "Latest:" not in html and 'id="other-branches"' not in html
