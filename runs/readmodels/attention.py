@@ -774,12 +774,15 @@ def resuming_left_behind(beside: list[int], where: str) -> tuple[str, ...]:
     one long sentence, and the chat the person most likely has open was never ruled out)."""
     if not beside:
         return (f"Resuming makes it go on from {where}.",)
-    agents = (
-        f"branch {beside[0]}'s agent keeps"
-        if len(beside) == 1
-        else f"the agents of branches {listing.joined([str(n) for n in beside])} keep"
-    )
-    return (f"Paste the message into a new chat: {agents} working.",)
+    # friction25a 2: its effect on the live branches said in the words branching's warning uses for its own
+    # ("The new branch replaces branch 2"), so the two sections read as the two outcomes they are.
+    goes = f"Branch {beside[0]} goes" if len(beside) == 1 else f"Branches {listing.joined([str(n) for n in beside])} go"
+    count = len(beside) + 1
+    agents = _COUNTS.get(count, str(count))
+    return (f"{goes} on too: {agents} agents at work. Paste the message into a new chat.",)
+
+
+_COUNTS = {2: "two", 3: "three", 4: "four", 5: "five"}
 
 
 def _started_by_hand(tree: branches.RunBranches, outcome: BranchOutcomeEntry) -> bool:

@@ -49,9 +49,11 @@ BRANCH_FROM_HERE = actions.section("branch")
 # beside it (fork_form.ForkForm.inputs), the two buttons named by outcome (actions.py: fork, branch), and the
 # mechanics under one closed fold, "How branching works" (`branch_how`). friction24a 8: no rule of which branch
 # the run page shows; the person needs none of it to act.
-BRANCH_LEAD = "Redo this step on a new branch, with the same or changed inputs; this branch is kept."
+# friction25a 1, 25b 1: the new branch named by its number, and no "this branch is kept" beside a warning that it
+# is marked Replaced: what happens to the existing branches is the warning's (branch_warning), said once.
+BRANCH_LEAD = "Redo this step as a new branch{new}, with the same or changed inputs."
 # Where the message way is not offered (the branch is still at this step: redoing it as it was is resuming it).
-BRANCH_LEAD_CHANGED = "Redo this step on a new branch, with changed inputs; this branch is kept."
+BRANCH_LEAD_CHANGED = "Redo this step as a new branch{new}, with changed inputs."
 # At a refusal, what branching is for there, before the same words.
 PAST_REFUSAL = "Another way past the refusal:"
 HOW_BRANCHING = "How branching works"
@@ -153,7 +155,8 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
         return NONE
     # friction24a 7, 24b 14: one lead line, its outcome, the same on every page; at a refusal, why it is offered.
     same = node.blocked is None and bool(node.branches)  # the message way is offered (_of_step: fork_message)
-    lead = BRANCH_LEAD if same else BRANCH_LEAD_CHANGED
+    # The new branch's number: the next after the run's branches (branches are numbered in the order they start).
+    lead = (BRANCH_LEAD if same else BRANCH_LEAD_CHANGED).format(new=f" (branch {node.run.branch_count + 1})")
     branch_lead = f"{PAST_REFUSAL} {lead[:1].lower()}{lead[1:]}" if node.blocked is not None else lead
     # The run's other branches an agent works on, read once for the warning and a branch left behind's line.
     elsewhere = _at_work_elsewhere(node, step)
@@ -246,20 +249,23 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool, elsewhere: 
     other unfinished branch that moved lately), and the dashboard cannot tell their agents, so the person does.
     Said once, before branching, in the words the run page uses after it (friction24b 1: "it goes on beside the
     new branch" before, "the earlier branches stay as they were" after, and then "Replaced: tell it to stop").
-    This step's own branch is "this branch" (the lead says it is kept), as is a run's only branch. "" where no
-    agent is at work (stalled, paused, left behind: nobody to tell). `elsewhere`: the run's other branches an
-    agent is at work on."""
+    Every branch is named by its number (friction25a 1, 25b 1: "this branch" read as either the old or the new
+    one, and "will read Replaced" as jargon): "Branch 1 stays in the history, marked Replaced: tell its agent, in
+    its chat, to stop." On a step of a branch left behind, whose own branch has no agent, the effect on the live
+    branch is said beside resuming's "goes on too" (friction25a 2): "The new branch replaces branch 2: tell its
+    agent to stop." "" where no agent is at work (stalled, paused, left behind: nobody to tell). `elsewhere`: the
+    run's other branches an agent is at work on."""
     own = step.waiting_on.number if at_work and step.waiting_on is not None else None
-    others = sorted({o.number for o in elsewhere} - {own})
-    if node.run.branch_count == 1 and others:  # a run of one branch names none: it is this one
-        own, others = others[0], []
-    names = (["this branch"] if own is not None else []) + [f"branch {n}" for n in others]
-    if not names:
+    numbers = sorted({o.number for o in elsewhere} | ({own} if own is not None else set()))
+    if not numbers:
         return ""
-    many = len(names) > 1
-    subject = listing.joined(names)
+    many = len(numbers) > 1
+    names = listing.joined([str(n) for n in numbers])
     their = ("their agents", "their chats") if many else ("its agent", "its chat")
-    return f"{subject[:1].upper()}{subject[1:]} will read Replaced: tell {their[0]}, in {their[1]}, to stop."
+    if step.state == "left_behind":
+        return f"The new branch replaces {'branches' if many else 'branch'} {names}: tell {their[0]} to stop."
+    subject = f"Branches {names} stay" if many else f"Branch {names} stays"
+    return f"{subject} in the history, marked Replaced: tell {their[0]}, in {their[1]}, to stop."
 
 
 def _at_work_elsewhere(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:

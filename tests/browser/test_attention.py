@@ -420,7 +420,7 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     # Then one short line: which chat takes it, a new one, not branch 2's (friction23b 7); no rule of which branch
     # the run page shows (friction24a 8).
     assert panel.locator("#left_behind-then-1").inner_text().splitlines() == [
-        "Paste the message into a new chat: branch 2's agent keeps working.",
+        "Branch 2 goes on too: two agents at work. Paste the message into a new chat.",
     ]
     expect(panel.locator(".copy-button")).to_have_text("Copy the message for the agent")
     expect(panel.locator(".copy-button")).to_have_class("copy-button copy-quiet")

@@ -70,7 +70,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         # Before branching, what it does to the branch whose agent is at work, in the words the run page uses
         # after it (friction24b 1): one story.
         expect(page.locator("#branch-warning")).to_have_text(
-            "This branch will read Replaced: tell its agent, in its chat, to stop."
+            "Branch 1 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
         )
         expect(page.locator("#branch-inputs")).to_contain_text("service=billing")
         expect(edited).to_have_attribute("aria-expanded", "false")

@@ -126,12 +126,12 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # The agent works on further on: the warning is here too, saying what the new branch does to it (friction17a
     # 3, 24b 1): a run of one branch names none.
     expect(sized_page.locator("#branch-warning")).to_have_text(
-        "This branch will read Replaced: tell its agent, in its chat, to stop."
+        "Branch 1 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
     )
     branch = sized_page.locator("#branch-here")
     # One lead line, the step's inputs beside it, the mechanics folded (friction24a 7).
     expect(branch.locator("#branch-what")).to_have_text(
-        "Redo this step on a new branch, with the same or changed inputs; this branch is kept."
+        "Redo this step as a new branch (branch 2), with the same or changed inputs."
     )
     expect(branch.locator("#branch-inputs")).to_have_text("Inputs now: target=staging")
     expect(branch.locator("#branch-how > summary")).to_have_text("How branching works")
@@ -183,12 +183,12 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     prompt = sized_page.locator("#prompt-card").bounding_box()
     assert refusal and resume and prompt and refusal["y"] < resume["y"] < prompt["y"]
     expect(sized_page.locator("#branch-what")).to_have_text(
-        "Another way past the refusal: redo this step on a new branch, with changed inputs; this branch is kept."
+        "Another way past the refusal: redo this step as a new branch (branch 2), with changed inputs."
     )
     # What the new branch does to the branch whose agent is to resend, on its own line in the warning style
     # (friction17b 12, 24b 1).
     expect(sized_page.locator("#branch-warning.notice.warn")).to_have_text(
-        "This branch will read Replaced: tell its agent, in its chat, to stop."
+        "Branch 1 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
     )
     prompt_folds_on_a_phone(sized_page)
     # The latest step of a branch left behind: taken up again from here, by the quiet outline (nobody's move).
@@ -198,11 +198,12 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     assert_sections(sized_page, "No agent works on this branch. Resuming continues branch 1 from this step, as it was.")
     # Going on as it was is resuming here: branching is with changed inputs.
     expect(sized_page.locator("#branch-what")).to_have_text(
-        "Redo this step on a new branch, with changed inputs; this branch is kept."
+        "Redo this step as a new branch (branch 3), with changed inputs."
     )
-    # The agent works on another branch, which a branch started here replaces: said before (friction24b 1).
+    # The agent works on another branch, which a branch started here replaces: said before (friction24b 1),
+    # beside resuming's "goes on too", so the two outcomes are told apart (friction25a 2).
     expect(sized_page.locator("#branch-warning")).to_have_text(
-        "Branch 2 will read Replaced: tell its agent, in its chat, to stop."
+        "The new branch replaces branch 2: tell its agent to stop."
     )
     # Its message is the quiet outline, in sight (friction22a B3; friction19b 15: a solid button invited reviving
     # the branch by accident), its lines, each on its own, saying which chat takes it: a new one, not branch 2's
@@ -210,7 +211,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     what = sized_page.locator("#resume-what")
     assert what.inner_text().splitlines() == [
         "No agent works on this branch. Resuming continues branch 1 from this step, as it was.",
-        "Paste the message into a new chat: branch 2's agent keeps working.",
+        "Branch 2 goes on too: two agents at work. Paste the message into a new chat.",
     ]
     quiet_message(sized_page)
     console_log.assert_clean()
@@ -270,7 +271,7 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     assert sized_page.evaluate("navigator.clipboard.readText()") == "Confirmed: go on with “Approve the plan”."
     # The branch warning follows the page's state (friction18a 1): the agent waits for the reply, it does not work.
     expect(sized_page.locator("#branch-warning")).to_have_text(
-        "This branch will read Replaced: tell its agent, in its chat, to stop."
+        "Branch 1 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
     )
     # The notes are said once, under "Resume here": "Notes so far", which held only them, is gone rather than left
     # pointing up to them (friction17b 11).

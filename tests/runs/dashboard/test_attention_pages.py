@@ -226,7 +226,8 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     # it says which chat takes it (friction23b 7), not which branch the run page then shows (a rule nobody needs).
     assert "Optional: only if you want this branch back.</p>" in panel
     assert (
-        'id="left_behind-then-1">Paste the message into a new chat: branch 2&#x27;s agent keeps working.</p>' in panel
+        'id="left_behind-then-1">Branch 2 goes on too: two agents at work. Paste the message into a new chat.</p>'
+        in panel
     )
     assert "whichever branch moved last" not in shown
     assert "want-back" not in panel and "Want it back?" not in shown

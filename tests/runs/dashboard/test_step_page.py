@@ -93,10 +93,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert '<summary class="button" aria-expanded="false">Redo with the same inputs</summary>' in branch
     assert 'id="fork-details"' in branch
     # One lead line, its outcome; the step's inputs in one line, so "inputs" means something before the form.
-    assert (
-        'id="branch-what">Redo this step on a new branch, with the same or changed inputs; this branch is kept.</p>'
-        in branch
-    )
+    assert 'id="branch-what">Redo this step as a new branch (branch 3), with the same or changed inputs.</p>' in branch
     assert 'id="branch-inputs">Inputs now: <code>' in branch
     # The mechanics under one closed fold, after the buttons: when each way records the branch (friction19a 9),
     # said once; no line sits between a button and what it opens, and no rule of which branch the run page shows.
@@ -117,7 +114,8 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert "Redo with the same inputs" not in branch and 'id="fork-details"' in branch
     # Why the one way only (friction20a 3: the second button came and went without a word): the lead says
     # "with changed inputs", the fold why.
-    assert 'id="branch-what">Redo this step on a new branch, with changed inputs; this branch is kept.</p>' in branch
+    assert 'id="branch-what">Redo this step as a new branch (branch 3), with changed inputs.</p>' in branch
+    assert "this branch is kept" not in branch and "will read Replaced" not in branch  # friction25a 1, 25b 1
     assert "This branch is still at this step: going on with the same inputs is resuming it" in branch
 
 
@@ -218,7 +216,7 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     # Its outcome first, set apart from branching's (friction24b 14); no rule of which branch the run page shows.
     assert (
         'id="resume-what">No agent works on this branch. Resuming continues branch 1 from this step, as it was.'
-        "<br>Paste the message into a new chat: branch 2&#x27;s agent keeps working.</p>" in resume
+        "<br>Branch 2 goes on too: two agents at work. Paste the message into a new chat.</p>" in resume
     )
     assert "want-back" not in resume
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume

@@ -43,6 +43,9 @@ OLD_NAMES = (
     # friction24b 1: false after a branch started by hand, whose source reads Replaced.
     "stay as they were",
     "goes on beside the new branch",
+    # friction25a 1, 25b 1: "kept" beside a warning that the branch is marked Replaced; "will read" as jargon.
+    "this branch is kept",
+    "will read Replaced",
 )
 # The actions a person offers from a page: their phrases come from the table only (the `action` filters).
 OFFERED: tuple[actions.ActionName, ...] = ("resume", "fork", "branch")

@@ -35,8 +35,10 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
         and not working.fork_message
         # One lead line, its outcome (friction24a 7); what the new branch does to the one at work, in the words
         # the run page uses after it (friction24b 1: not "it goes on beside the new branch").
-        and working.branch_lead == step_actions.BRANCH_LEAD_CHANGED
-        and working.branch_warning == "This branch will read Replaced: tell its agent, in its chat, to stop."
+        and working.branch_lead == "Redo this step as a new branch (branch 3), with changed inputs."
+        # friction25a 1, 25b 1: the branch named, no "this branch is kept" beside it, no "will read".
+        and working.branch_warning
+        == "Branch 2 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
     )
     # The mechanics under one fold: what inputs are, and why only changed inputs make a branch here.
     assert working.branch_how == (step_actions.INPUTS_ARE, step_actions.ONLY_EDITED, step_actions.EDITED_CONTEXT)
@@ -44,7 +46,7 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
     stopped = actions_at(review.open_tip)
     # Stalled: the person's move, the solid button in sight; no agent at work, no warning.
     assert stopped.weight == "primary" and stopped.lead.startswith("Copy the message into the agent's chat")
-    assert stopped.branch_lead == step_actions.BRANCH_LEAD_CHANGED and stopped.branch_warning == ""
+    assert stopped.branch_lead == working.branch_lead and stopped.branch_warning == ""
 
 
 def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(service_catalog):
@@ -56,7 +58,8 @@ def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(se
     assert first.now_at == "the run went on from this step along several branches (listed above)"
     assert first.latest == ""
     # The message way is offered here: the lead names both, the fold says when each records the branch.
-    assert first.branch_lead == "Redo this step on a new branch, with the same or changed inputs; this branch is kept."
+    # The new branch named by its number, the next after the run's two (friction25a 1, 25b 1).
+    assert first.branch_lead == "Redo this step as a new branch (branch 3), with the same or changed inputs."
     assert first.branch_how == (step_actions.INPUTS_ARE, step_actions.SAME_CONTEXT, step_actions.EDITED_CONTEXT)
     later = actions_at(node_id_of(review.answers[3]))
     assert not later.resume_shown and later.now_at == "branch 1 went on to its end"
@@ -73,7 +76,7 @@ def test_a_blocked_step_s_one_message_is_its_refusal_s_and_it_branches_past_it(s
     assert blocked.weight == "quiet" and blocked.lead == ""
     assert blocked.shown
     assert blocked.branch_lead == (
-        "Another way past the refusal: redo this step on a new branch, with changed inputs; this branch is kept."
+        "Another way past the refusal: redo this step as a new branch (branch 2), with changed inputs."
     )
 
 
@@ -94,7 +97,10 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     assert confirm.replies.changes_parts[:2] == ("Not yet: change ", "…")  # the blank apart (friction18b 12)
     # The warning follows the pill's state (friction18a 1, 18b 1): the agent waits for the reply, it does not work.
     # A branch started by hand replaces it (friction24b 1): said before, as the run page says it after.
-    assert confirm.branch_warning == "This branch will read Replaced: tell its agent, in its chat, to stop."
+    assert (
+        confirm.branch_warning
+        == "Branch 1 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
+    )
     # From the done step before it, the same fact: a run of one branch names none.
     first = Node.objects.filter(run__public_id=waiting.run_id).order_by("pk").first()
     assert first is not None
@@ -125,13 +131,15 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     assert taken_up.resume == "resume" and taken_up.lead == (
         "No agent works on this branch. Resuming continues branch 1 from this step, as it was."
     )
-    assert taken_up.branch_lead.startswith("Redo this step on a new branch, with")
+    assert taken_up.branch_lead.startswith("Redo this step as a new branch (branch 3), with")
     # Then one short line saying which chat takes it: a new one, not branch 2's (friction23b 7); no rule of
     # which branch the run page shows (friction24a 8).
-    assert taken_up.then == ("Paste the message into a new chat: branch 2's agent keeps working.",)
+    # friction25a 2: its effect on the live branch, beside branching's ("The new branch replaces branch 2").
+    assert taken_up.then == ("Branch 2 goes on too: two agents at work. Paste the message into a new chat.",)
+    assert taken_up.branch_warning == "The new branch replaces branch 2: tell its agent to stop."
     assert attention.resuming_left_behind([], "this step") == ("Resuming makes it go on from this step.",)
     assert attention.resuming_left_behind([2, 3], "its latest step") == (
-        "Paste the message into a new chat: the agents of branches 2 and 3 keep working.",
+        "Branches 2 and 3 go on too: three agents at work. Paste the message into a new chat.",
     )
     # Nobody's move: the quiet outline, as on the run page, so it is not revived by accident (friction19b 15).
     assert taken_up.weight == "quiet" and not taken_up.leads_page
@@ -149,14 +157,13 @@ def test_the_agent_not_told_warning_is_on_every_step_while_an_agent_works_on_the
     # A branch started by hand sets aside every other branch that moved lately: branch 2, where the agent works,
     # then reads Replaced (outcomes._set_aside), so the warning says so wherever the branch starts, not that it
     # goes on beside the new one (friction24b 1).
-    elsewhere = "Branch 2 will read Replaced: tell its agent, in its chat, to stop."
+    elsewhere = "Branch 2 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
     assert actions_at(str(nodes[0].public_id)).branch_warning == elsewhere
-    assert actions_at(str(left.public_id)).branch_warning == elsewhere
-    # The agent's own step: "this branch", once.
+    # On the branch left behind, beside resuming's "Branch 2 goes on too" (friction25a 2).
+    assert actions_at(str(left.public_id)).branch_warning == "The new branch replaces branch 2: tell its agent to stop."
+    # The agent's own step: named by its number like any other (friction25a 1, 25b 1), once.
     tip = str(nodes[-1].public_id)
-    assert actions_at(tip, at_work=True).branch_warning == (
-        "This branch will read Replaced: tell its agent, in its chat, to stop."
-    )
+    assert actions_at(tip, at_work=True).branch_warning == elsewhere
     # Stalled: no agent at work anywhere, no warning on any step.
     quiet = made.stalled()
     for node in Node.objects.filter(run__public_id=quiet.run_id):
@@ -174,16 +181,20 @@ def test_no_section_where_nothing_can_be_done(service_catalog):
 
 
 def test_the_warning_names_the_branches_it_replaces_in_one_sentence():
-    """Several branches at work: one sentence names them all, "this branch" first (step_actions.branch_warning)."""
+    """Several branches at work: one sentence names them all by number (step_actions.branch_warning)."""
     from types import SimpleNamespace
 
     node = SimpleNamespace(run=SimpleNamespace(branch_count=3))
-    step = SimpleNamespace(waiting_on=SimpleNamespace(number=1))
+    step = SimpleNamespace(waiting_on=SimpleNamespace(number=1), state="open")
     others = [SimpleNamespace(number=2), SimpleNamespace(number=3)]
     assert step_actions.branch_warning(node, step, True, others) == (  # type: ignore[arg-type]
-        "This branch, branch 2 and branch 3 will read Replaced: tell their agents, in their chats, to stop."
+        "Branches 1, 2 and 3 stay in the history, marked Replaced: tell their agents, in their chats, to stop."
     )
     assert step_actions.branch_warning(node, step, False, others[:1]) == (  # type: ignore[arg-type]
-        "Branch 2 will read Replaced: tell its agent, in its chat, to stop."
+        "Branch 2 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
+    )
+    behind = SimpleNamespace(waiting_on=SimpleNamespace(number=1), state="left_behind")
+    assert step_actions.branch_warning(node, behind, False, others) == (  # type: ignore[arg-type]
+        "The new branch replaces branches 2 and 3: tell their agents to stop."
     )
     assert step_actions.branch_warning(node, step, False, []) == ""  # type: ignore[arg-type]
