@@ -833,6 +833,16 @@ class BlockedGuide:
         """The panel's colour family (states.tone): red once the move is yours, as its pill's."""
         return states.tone("blocked", self.move)
 
+    @property
+    def turns_around(self) -> Timed | None:
+        """The step page's line inside its folded "Resume here" card, whose summary already says "only if the agent
+        stopped" (friction25a 4, 25b 2): only when the move turns the person's, around that moment."""
+        return TURNS if self.turns_at is not None else None
+
+
+# When the move turns the person's, the words around the moment (the `words_when` tag prints it).
+TURNS = Timed("It becomes your move ", " if it does not retry.", "in")
+
 
 def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = None) -> BlockedGuide:
     move = move_of_blocked(entry, cutoff)
@@ -861,9 +871,7 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
     # The moment the move turns to the person lies ahead: said as what will happen then, not as "your move
     # from" a time still to come, which the eighth reviewer read as a clock gone wrong.
     # Not a question (friction22a B1: "Agent stopped? …" was one more name for resuming): when the message is for.
-    around = Timed(
-        "Only if the agent stopped: the message that resumes it. It becomes your move ", " if it does not retry.", "in"
-    )
+    around = Timed(f"Only if the agent stopped: the message that resumes it. {TURNS.before}", TURNS.after, TURNS.form)
     return BlockedGuide(
         move, blocked.panel_verdict(entry), lead, f"{around.before}{turns}{around.after}", turns_at, around
     )

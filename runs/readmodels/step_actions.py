@@ -20,10 +20,10 @@ friction16: the message's button is as loud as the move is the person's (`weight
 and in sight where resuming is theirs (stalled, paused, a refusal whose agent stopped), the quiet outline on a
 branch left behind, its line saying what resuming does: friction19b 15's fold there is now that quiet button
 and line (friction22a B3). While the move is the agent's (it works on the step, or is to resend a refused one),
-the message waits behind a closed fold (`folded`) whose summary is the run page's words, "Only if the agent
-stopped: …" (friction23a A6, 23b 6: an open copy button beside "Agent working on this step" invited a second
-agent, while the run page folded the same message); then "Resume here" is that fold alone, one muted line
-under the page's status, with no card or heading (friction24a 12). A refused step's message is "Resume here"'s,
+the message waits behind a closed fold (`folded`): "Resume here" is then a card of its own, in the same place and
+under the same title as in every state, collapsed to that fold, whose summary reads "Resume here · only if the
+agent stopped" (friction25a 4, 25b 2: the bare muted line of friction24a 12 floated between cards as a footnote;
+friction23a A6, 23b 6: an open copy button beside "Agent working on this step" invited a second agent). A refused step's message is "Resume here"'s,
 right under the refusal (one entry per page: the refusal's panel on this page holds none). A step waiting for
 the person's confirmation, a refused one and a branch just started by hand lead the page with "Resume here".
 """
@@ -74,7 +74,9 @@ ONLY_EDITED = "This branch is still at this step: going on with the same inputs 
 LEFT_BEHIND_LEAD = "No agent works on this branch. Resuming continues branch {number} from this step, as it was."
 # While the agent works on the step: the summary of the fold the message waits behind, the run page's words for
 # a refused step's (attention.blocked_guide), so the two pages say it alike (friction23a A6).
-IF_STOPPED = "Only if the agent stopped: the message that resumes it."
+# friction25a 4, 25b 2: a card of its own, titled as in every state, collapsed to one line: "Resume here · only if
+# the agent stopped", the summary of the fold holding the message (and, at a refusal, when the move turns yours).
+IF_STOPPED = "only if the agent stopped"
 # A refused step whose agent stopped: what its message does (the refusal above says why it is the person's move).
 RESEND = "Paste this message into the agent's chat, or a new one: it gets the step again and resends it."
 # A refused step waiting for something only the person can give (told in the refusal above): when the message is for.
@@ -180,7 +182,8 @@ def _of_step(
         # panel on this page holds none (friction16: one entry per page). While the agent is to resend, the line
         # is the panel's clock ("only if the agent stopped … your move in 29 min"), printed by the template.
         weight = states.weight(attention.move_of_blocked(node.blocked, clock.stall_cutoff()))
-        lead = RESEND if weight == "primary" else IF_STOPPED_RESEND if node.blocked.whose_move == "user" else ""
+        folded = weight != "primary" and node.blocked.whose_move != "user"
+        lead = RESEND if weight == "primary" else IF_STOPPED if folded else IF_STOPPED_RESEND
         return StepActions(
             resume="resume",
             lead=lead,
@@ -188,7 +191,7 @@ def _of_step(
             branch_lead=branch_lead,
             weight=weight,
             refused=True,
-            folded=not lead,
+            folded=folded,
         )
     if node.branches:
         # The run went on from this step: the branch carries on at its latest step, not here (no "Resume here");

@@ -30,10 +30,9 @@ def assert_sections(page, resume_line: str, first: str = "Resume here", *, folde
     """The two sections in their order, each titled once, the same titles in every state (friction22a B1) but
     a confirmation's (`first`, friction23a A3), the first leading with `resume_line`; nowhere a disclosure named
     after a question (friction22a B3). `folded`: the agent has the move, and "Resume here" is one closed fold
-    under the page's status, with no card or heading (friction24a 12)."""
-    titles = SECTIONS[1:] if folded else [first, *SECTIONS[1:]]
-    assert page.locator(".step-actions h2").evaluate_all(TITLES) == titles
-    expect(page.locator("#resume-here.step-actions-line")).to_have_count(1 if folded else 0)
+    under the page's status, its card collapsed to that one line under the same title (friction25a 4, 25b 2)."""
+    assert page.locator(".step-actions h2").evaluate_all(TITLES) == [first, *SECTIONS[1:]]
+    expect(page.locator("#resume-here.card.step-actions-folded")).to_have_count(1 if folded else 0)
     expect(page.get_by_text(re.compile(r"Want it back\?|Agent stopped\?"))).to_have_count(0)
     resume = page.locator("#resume-here").bounding_box()
     branch = page.locator("#branch-here").bounding_box()
@@ -60,7 +59,7 @@ def quiet_message(page) -> None:
     expect(resume_button(page)).to_have_class("copy-button copy-quiet")
 
 
-def folded_message(page, summary: str) -> None:
+def folded_message(page, summary: str, inside: str = "") -> None:
     """The move is the agent's (it works on the step, or is to resend a refused one): the message waits behind a
     closed fold whose summary is the run page's words (friction23a A6, 23b 6: an open copy button beside
     "Agent working on this step" invited a second agent); opened, its button is the quiet outline."""
@@ -73,6 +72,9 @@ def folded_message(page, summary: str) -> None:
     expect(button).to_be_visible()
     expect(button).to_have_text("Copy the message for the agent")
     expect(button).to_have_class("copy-button copy-quiet")
+    if inside:  # at a refusal, when the move turns the person's: inside the fold, above the message
+        expect(fold.locator("#resume-turns")).to_be_visible()
+        expect(fold.locator("#resume-turns")).to_contain_text(inside)
     fold.locator("> summary").click()
 
 
@@ -109,13 +111,13 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # stops (friction23a A6, 23b 6).
     visit(sized_page, f"{site}/nodes/{node_id_of(answer)}/", "step-actions-running")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    assert_sections(sized_page, "Only if the agent stopped: the message that resumes it.", folded=True)
-    folded_message(sized_page, "Only if the agent stopped: the message that resumes it.")
-    # One muted line right under the page's status line, before the prompt (friction24a 12).
+    assert_sections(sized_page, "Resume here · only if the agent stopped", folded=True)
+    folded_message(sized_page, "Resume here · only if the agent stopped")
+    # A card collapsed to one line, right under the page's status line, before the prompt (friction25a 4, 25b 2).
     pending, fold, prompt = (
         sized_page.locator(sel).bounding_box() for sel in ("#node-pending", "#resume-here", "#prompt-card")
     )
-    assert pending and fold and prompt and pending["y"] < fold["y"] < prompt["y"] and fold["height"] < 48
+    assert pending and fold and prompt and pending["y"] < fold["y"] < prompt["y"] and fold["height"] < 90
     expect(sized_page.locator("#state-token")).to_be_hidden()
     expect(sized_page.locator("#resume-message .raw-token > summary")).to_have_text("For developers")
     prompt_folds_on_a_phone(sized_page)
@@ -169,13 +171,11 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     # run page's closed fold, its summary saying when it turns the person's move (friction23a A6).
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    assert_sections(
-        sized_page, "Only if the agent stopped: the message that resumes it. It becomes your move in ", folded=True
-    )
+    assert_sections(sized_page, "Resume here · only if the agent stopped", folded=True)
     expect(sized_page.get_by_role("button", name="Copy the message for the agent", include_hidden=True)).to_have_count(
         1
     )
-    folded_message(sized_page, "It becomes your move in ")
+    folded_message(sized_page, "Resume here · only if the agent stopped", "It becomes your move in ")
     refusal, resume = (
         sized_page.locator("#node-refusal").bounding_box(),
         sized_page.locator("#resume-here").bounding_box(),

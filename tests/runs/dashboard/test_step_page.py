@@ -190,13 +190,14 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     resume, branch = sections(text).values()
     assert f'class="copy-button copy-quiet" data-copy-target="node-message">{BUTTON}</button>' in resume
     assert (
-        '<details class="resume-message if-stopped-fold" id="resume-message">\n    <summary class="small" '
-        'id="resume-what">Only if the agent stopped: the message that resumes it.</summary>' in resume
+        '<details class="resume-message if-stopped-fold" id="resume-message">\n    <summary id="resume-what">'
+        '<h2 id="resume-here-title">Resume here</h2> <span class="muted small">· only if the agent stopped</span>'
+        "</summary>" in resume
     )
     assert resume.index('id="resume-what"') < resume.index(BUTTON) and "Agent stopped?" not in text
-    # friction24a 12: while the agent has the move, no card and no heading: the fold alone, one line under the
-    # page's status, before the prompt.
-    assert ">Resume here</h2>" not in text and '<div class="step-actions-line" id="resume-here">' in text
+    # friction25a 4, 25b 2: while the agent has the move, a card of its own under the title every state has,
+    # collapsed to that one fold, under the page's status, before the prompt; no floating line between cards.
+    assert '<section class="card step-actions step-actions-folded"' in text and "step-actions-line" not in text
     assert text.index('id="resume-here"') < text.index('id="prompt-card"')
     assert '<details id="fork-details">' in branch  # the form, folded until used
     # Nothing recorded for the stall window: the person's move, said as such.
@@ -304,11 +305,10 @@ def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after
         text = page(client, url)
         titles = re.findall(r'<h2 id="(?:resume-here|branch)-title">([^<]+)', text)
         first = "Your confirmation" if state == "confirm" else "Resume here"
-        # While the agent has the move (working, or to resend a refused step), "Resume here" is one closed fold,
-        # with no heading (friction24a 12).
-        expected = ["Branch from here"] if state in ("running", "refused") else [first, "Branch from here"]
-        assert [t.strip() for t in titles] == expected, (state, titles)
-        assert ('class="step-actions-line"' in text) == (state in ("running", "refused")), state
+        # While the agent has the move (working, or to resend a refused step), "Resume here" is its card collapsed
+        # to one closed fold, under the same title (friction25a 4, 25b 2).
+        assert [t.strip() for t in titles] == [first, "Branch from here"], (state, titles)
+        assert ("step-actions-folded" in text) == (state in ("running", "refused")), state
         assert "Want it back?" not in text and "Agent stopped?" not in text, state
     for run_page in (f"/runs/{rewound.run_id}/", f"/runs/{rewound.run_id}/?tip={left.public_id}"):
         text = page(client, run_page)

@@ -392,10 +392,9 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     # Nothing left to resume or branch from: neither section.
     assert BUTTON not in done and 'id="resume-here"' not in done and 'id="branch-here"' not in done
     open_tip = page(client, f"/nodes/{review.open_tip}/")
-    # The agent is on the step: "Resume here" is one line under the page's status, its message the quiet outline
-    # behind the run page's closed "Only if the agent stopped: …" (friction16, 23a A6; not "Agent stopped? …", 22a
-    # B3), no card or heading of its own (friction24a 12); "Branch from here" after the step's own content, the
-    # other way folded.
+    # The agent is on the step: "Resume here" is its card collapsed to one line under the page's status, its
+    # message the quiet outline behind the closed "Resume here · only if the agent stopped" (friction16, 23a A6,
+    # 25a 4, 25b 2; not "Agent stopped? …", 22a B3); "Branch from here" after the step's own content.
     assert (
         open_tip.index('id="node-pending"')
         < open_tip.index('id="resume-here"')
@@ -403,9 +402,9 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
         < open_tip.index('id="branch-here"')
     )
     resume = open_tip.split('id="resume-here"')[1].split('id="recorded-title"')[0]
-    assert 'id="resume-here-title"' not in open_tip and 'id="fork-details"' not in resume
+    assert 'id="fork-details"' not in resume
     assert (
-        resume.index('id="resume-what">Only if the agent stopped')
+        resume.index('id="resume-what"><h2 id="resume-here-title">Resume here</h2>')
         < resume.index(BUTTON)
         < resume.index('id="state-token"')
     )

@@ -29,7 +29,7 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
     # The agent's move: the quiet outline, not the page's loudest button (friction16), behind a closed fold whose
     # summary is the run page's words (friction23a A6, 23b 6), not a question (friction22a B1, B3).
     assert working.weight == "quiet" and working.folded
-    assert working.lead == "Only if the agent stopped: the message that resumes it."
+    assert working.lead == "only if the agent stopped"  # the folded card's summary, after its title
     assert (
         working.shown
         and not working.fork_message
@@ -73,7 +73,7 @@ def test_a_blocked_step_s_one_message_is_its_refusal_s_and_it_branches_past_it(s
     assert blocked.resume == "resume" and blocked.resume_shown and blocked.message and not blocked.fork_message
     assert blocked.title == "Resume here" and blocked.refused and blocked.leads_page
     # The agent is to resend it: the quiet outline, its line the panel's clock (printed by the template).
-    assert blocked.weight == "quiet" and blocked.lead == ""
+    assert blocked.weight == "quiet" and blocked.folded and blocked.lead == "only if the agent stopped"
     assert blocked.shown
     assert blocked.branch_lead == (
         "Another way past the refusal: redo this step as a new branch (branch 2), with changed inputs."
