@@ -129,6 +129,8 @@ class StepActions:
 
     # A refused step: "Resume here" holds the refusal's message, right under the refusal.
     refused: bool = False
+    # A branch started by hand: its hand-over's to-dos, in order (handover_steps; friction25a 5).
+    handover: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:
@@ -219,7 +221,13 @@ def _of_step(
             to_approve_from=notes.entry["title"] if notes else "",
         )
     if node.operator_fork is not None:
-        return StepActions(resume="resume", message=True, handed_over=True, branch_lead=branch_lead)
+        return StepActions(
+            resume="resume",
+            message=True,
+            handed_over=True,
+            branch_lead=branch_lead,
+            handover=handover_steps(node, step),
+        )
     if at_work:
         # The page's working line says the agent is on it; the message waits folded, its summary when it is for.
         return StepActions(
@@ -269,6 +277,26 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool, elsewhere: 
         return f"The new branch replaces {'branches' if many else 'branch'} {names}: tell {their[0]} to stop."
     subject = f"Branches {names} stay" if many else f"Branch {names} stays"
     return f"{subject} in the history, marked Replaced: tell {their[0]}, in {their[1]}, to stop."
+
+
+def handover_steps(node: NodeDetail, step: StepState) -> tuple[str, ...]:
+    """A branch started by hand's to-dos, in order (friction25a 5: two "Your move" items at once, and "its chat"
+    did not say whose): first, where the branches it replaced may still have an agent at work (outcomes._set_aside:
+    "superseded"), telling them to stop; then the message, which redoes the step on this branch."""
+    replaced = sorted(
+        {o.number for o in (*node.on_branches, *node.other_branches) if o.state == "superseded"}
+        - ({step.waiting_on.number} if step.waiting_on is not None else set())
+    )
+    this = f" on branch {step.waiting_on.number}" if step.waiting_on is not None else ""
+    if not replaced:
+        return (f"Paste this message into an agent's chat: it redoes the step{this}.",)
+    names = listing.joined([str(n) for n in replaced])
+    stop = (
+        f"In branch {names}'s chat, tell its agent to stop."
+        if len(replaced) == 1
+        else f"In the chats of branches {names}, tell their agents to stop."
+    )
+    return (stop, f"Paste this message into a chat (that one or a new one): it redoes the step{this}.")
 
 
 def _at_work_elsewhere(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:

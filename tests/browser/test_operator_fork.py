@@ -111,7 +111,13 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
 
         # The new branch's step: its hand-over is what "Resume here" holds, branching again the next section.
         expect(page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
-        expect(page.locator("#resume-here .fork-handover")).to_contain_text("To resume the agent, paste this message")
+        # Its to-dos numbered, in order: stop branch 1's agent, then paste the message (friction25a 5).
+        expect(page.locator("#handover-steps li")).to_have_text(
+            [
+                "In branch 1's chat, tell its agent to stop.",
+                "Paste this message into a chat (that one or a new one): it redoes the step on branch 2.",
+            ]
+        )
         # It leads the page, before the prompt: the banner's "give it the message below" is right under it, not
         # a screen away (friction21a 2).
         hand_over, prompt = page.locator("#resume-here").bounding_box(), page.locator("#prompt-card").bounding_box()

@@ -95,7 +95,12 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     assert page.count(call_token(page)) == 2 and "Copy the message for the agent" in page
     # The hand-over is what "Resume here" holds on the new branch's step; branching again is the next section.
     assert page.index(">Resume here</h2>") < page.index('class="fork-handover"') < page.index(">Branch from here</h2>")
-    assert "To resume the agent, paste this message" in page and "Production, not staging." in page
+    # The to-dos in order, numbered: stop the replaced branch's agent, then the message (friction25a 5).
+    assert (
+        '<ol class="handover-steps" id="handover-steps"><li>In branch 1\'s chat, tell its agent to stop.</li>'
+        "<li>Paste this message into a chat (that one or a new one): it redoes the step on branch 2.</li></ol>"
+    ) in page
+    assert "Production, not staging." in page
     assert 'target set to "production"' in page
     # Where and by whom it was started, the step's line of facts says, once: not again in the hand-over.
     handover = page.split('class="fork-handover"')[1].split("</div>")[0]

@@ -198,3 +198,24 @@ def test_the_warning_names_the_branches_it_replaces_in_one_sentence():
         "The new branch replaces branches 2 and 3: tell their agents to stop."
     )
     assert step_actions.branch_warning(node, step, False, []) == ""  # type: ignore[arg-type]
+
+
+def test_the_hand_over_numbers_its_to_dos_stopping_the_replaced_agents_first():
+    """A branch started by hand: telling the replaced branches' agents to stop, then the message (friction25a 5)."""
+    from types import SimpleNamespace
+
+    step = SimpleNamespace(waiting_on=SimpleNamespace(number=3))
+    replaced, left = SimpleNamespace(number=1, state="superseded"), SimpleNamespace(number=2, state="left_behind")
+    node = SimpleNamespace(on_branches=[], other_branches=[replaced, left])
+    assert step_actions.handover_steps(node, step) == (  # type: ignore[arg-type]
+        "In branch 1's chat, tell its agent to stop.",
+        "Paste this message into a chat (that one or a new one): it redoes the step on branch 3.",
+    )
+    both = SimpleNamespace(on_branches=[], other_branches=[replaced, SimpleNamespace(number=2, state="superseded")])
+    assert step_actions.handover_steps(both, step)[0] == (  # type: ignore[arg-type]
+        "In the chats of branches 1 and 2, tell their agents to stop."
+    )
+    alone = SimpleNamespace(on_branches=[], other_branches=[left])
+    assert step_actions.handover_steps(alone, step) == (  # type: ignore[arg-type]
+        "Paste this message into an agent's chat: it redoes the step on branch 3.",
+    )
