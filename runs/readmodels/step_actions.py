@@ -23,9 +23,10 @@ and line (friction22a B3). While the move is the agent's (it works on the step, 
 the message waits behind a closed fold (`folded`): "Resume here" is then a card of its own, in the same place and
 under the same title as in every state, collapsed to that fold, whose summary reads "Resume here · only if the
 agent stopped" (friction25a 4, 25b 2: the bare muted line of friction24a 12 floated between cards as a footnote;
-friction23a A6, 23b 6: an open copy button beside "Agent working on this step" invited a second agent). A refused step's message is "Resume here"'s,
-right under the refusal (one entry per page: the refusal's panel on this page holds none). A step waiting for
-the person's confirmation, a refused one and a branch just started by hand lead the page with "Resume here".
+friction23a A6, 23b 6: an open copy button beside "Agent working on this step" invited a second agent). A
+refused step's message is "Resume here"'s, right under the refusal (one entry per page: the refusal's panel on
+this page holds none). A step waiting for the person's confirmation, a refused one and a branch just started by
+hand lead the page with "Resume here".
 """
 
 from __future__ import annotations
