@@ -27,10 +27,8 @@ def blocked_parts(b: BlockedStep) -> list[str]:
     parts = []
     if b.issues:
         parts.append("codes")
-    if b.call:
+    if b.call:  # the artifact's shape and what the call carries are said with it, under its name
         parts.append("the call")
-    if b.expected_artifact:
-        parts.append("the artifact's shape")
     return parts
 
 

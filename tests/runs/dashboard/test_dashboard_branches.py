@@ -139,7 +139,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert '<details class="blocked-more"' not in html, url
         more = html.split('id="run-details"')[1].split("</details>")[0]
         # The fold is named by what it holds (friction25b 9), not a bare "Details".
-        title = "Details: the refused answer, codes, the call, the artifact&#x27;s shape, the run&#x27;s ids"
+        title = "Details: the refused answer, codes, the call, the run&#x27;s ids"
         assert more.split("<summary>")[1].startswith(title + "</summary>"), url
         assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url
         assert 'id="pending-step"' not in html, url
@@ -197,7 +197,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     # On a step's page the panel keeps its own fold: the page has no run facts to share it. One "Details" fold,
     # its last (friction17b 6), the refused answer then "For developers" (friction22a B6, 22b B11).
     # The fold is named by what it holds (friction25b 9).
-    named = ">Details: the refused answer, codes, the call, the artifact&#x27;s shape</summary>"
+    named = ">Details: the refused answer, codes, the call</summary>"
     assert refusal.count(named) == 1 and 'class="wrap resend-call"' in refusal
     box = refusal.split("</section>")[0]
     fold = box.split('<details class="blocked-more"')[1]
