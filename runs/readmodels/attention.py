@@ -827,6 +827,9 @@ class BlockedGuide:
     # moment itself, in the reader's time zone (the `words_when` tag).
     turns_at: datetime | None = None
     fold_around: Timed | None = None
+    # Where the lead starts with a verdict of its own, that verdict, said in bold before the lead's regular
+    # words (friction25b 18: two lines of bold); "" where the lead is one plain line.
+    lead_verdict: str = ""
 
     @property
     def tone(self) -> states.Tone:
@@ -850,17 +853,19 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
         return BlockedGuide(
             move,
             blocked.panel_verdict(entry),
-            f"Tell the agent what it needs. If it has stopped, {paste_words('its')}: it gets the step again.",
+            f"If it has stopped, {paste_words('its')}: it gets the step again.",
             "",
+            lead_verdict="Tell the agent what it needs.",
         )
     if move == "yours":
         quiet = quiet_minutes(entry.last_refused_at, now)
         return BlockedGuide(
             move,
             f"Blocked: {blocked_words(entry)}.",  # what is wrong; the lead says the agent has stopped
-            f"The agent has not tried again for {quiet} minutes: it has probably stopped. "
+            f"The agent has not tried again for {quiet} minutes. "
             f"{paste_words('its', lead=True)}: it gets the step again and resends it.",
             "",
+            lead_verdict="It has probably stopped.",
         )
     turns_at = hand_over_at(entry.last_refused_at)
     turns = said_when(turns_at, "in", now)

@@ -37,6 +37,7 @@ from runs.readmodels import (
     branch_summary,
     clock,
     fold_lines,
+    folds,
     fork_point,
     graph_drawing,
     graph_page,
@@ -769,3 +770,21 @@ def session_timeline(
         "gap": laid_out.gap,
         "now": laid_out.now,
     }
+
+
+@register.simple_tag
+def run_fold(detail: RunDetail, panel: AttentionPanel | None) -> folds.FoldName:
+    """The run card's one fold's name and whether it heads its developers' part (readmodels/folds.py)."""
+    return folds.run_fold(detail, panel)
+
+
+@register.filter
+def blocked_fold(b: BlockedStep) -> folds.FoldName:
+    """A blocked panel's own fold's name, on its step's page (readmodels/folds.py)."""
+    return folds.blocked_fold(b)
+
+
+@register.filter
+def state_as_words(value: Any) -> str:
+    """A branch's (or whereabouts') state as a plain clause, no pill (states.as_words): "the agent is working"."""
+    return states.as_words(str(getattr(value, "state", value)), move_of(value))

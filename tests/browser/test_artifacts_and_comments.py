@@ -128,7 +128,8 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     # (friction10 8).
     expect(handoff.locator("details")).to_have_count(0)
     above_steps = page.locator("main section:not([aria-labelledby=steps-title]) summary")
-    expect(above_steps.filter(has_text="Details")).to_have_count(1)  # the run's one "Details" fold
+    # the run's one fold, named by what it holds (friction25b 9)
+    expect(above_steps.filter(has_text="For developers: the run's ids, the hand-off's kinds")).to_have_count(1)
     ids = page.locator("#run-details")
     expect(ids.get_by_text("wr.coding_handoff")).not_to_be_visible()
     ids.locator("summary").click()

@@ -21,6 +21,17 @@ from tests.support.operator_fork import RELEASE, START_CONTEXT, install_release
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
 
+def changes_place(page, editor: str) -> str:
+    """Where "What changes" sits by the editor in sight: "beside" it (its top level with the editor's) on a
+    desktop, "under" it on a phone, in either mode."""
+    changes, shown = page.locator("#fork-changes").bounding_box(), page.locator(editor).bounding_box()
+    top = page.locator("#fork-editors").bounding_box()["y"]
+    if changes["x"] >= shown["x"] + shown["width"] and abs(changes["y"] - top) <= 2:
+        return "beside"
+    assert changes["y"] >= shown["y"] + shown["height"] - 1, (changes, shown)
+    return "under"
+
+
 def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_preview_is_the_json_ways(
     sized_page, console_log, site, service_catalog
 ):
@@ -65,6 +76,8 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     expect(page.locator("#fork-changes li")).to_have_text(['target: "staging" → "production"', 'region: added, "eu"'])
     keep_screenshot(page, "fork-rows")
     assert_fits(page)
+    rows_place = changes_place(page, "#fork-rows")
+    assert rows_place == ("beside" if page.viewport_size["width"] > 640 else "under")
     page.get_by_role("button", name="Remove region").click()
     assert "region" not in json.loads(page.locator("#fork-context").input_value())
 
@@ -77,6 +90,8 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     editor = page.locator("#fork-context")
     assert editor.get_attribute("rows") == "5"  # four lines of JSON and one to type in
     assert editor.bounding_box()["height"] < 150
+    # "What changes" keeps its one place in both modes (friction25b 6: above the JSON, beside the rows).
+    assert changes_place(page, "#fork-json") == rows_place
     editor.fill('{\n  "service": "billing",\n  "target": "production",\n}')
     expect(page.locator("#fork-json-error")).to_contain_text("not valid JSON at line 4")
     expect(page.get_by_label("Value of target")).to_be_disabled()

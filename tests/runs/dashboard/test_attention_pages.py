@@ -115,11 +115,11 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     # "Why" then "For developers", not two folds side by side (friction22a B6, 22b B11; friction9 item 2).
     assert "<details" not in panel.split("agent-message")[-1] and 'class="break state-token"' not in panel
     fold = html.split('id="run-details"')[1].split("</details>")[0]
-    assert fold.startswith("><summary>Details</summary>")
+    assert fold.startswith("><summary>Details: why, the step&#x27;s token, the run&#x27;s ids</summary>")  # 25b 9
     assert fold.index(">Why</h4>") < fold.index("No step has been recorded") < fold.index(">For developers</h4>")
     assert fold.index(">For developers</h4>") < fold.index('class="break state-token"')
     assert f'id="run-id-{stalled.run_id}"' in fold
-    assert ">For developers</summary>" not in html and html.count(">Details</summary>") == 1
+    assert "<summary>For developers" not in html and html.count("<summary>Details") == 1
 
 
 def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalog, settings):

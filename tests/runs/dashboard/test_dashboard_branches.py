@@ -138,6 +138,9 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert 'class="badge ' not in html.split('class="blocked-panel"')[1].split("</section>")[0], url
         assert '<details class="blocked-more"' not in html, url
         more = html.split('id="run-details"')[1].split("</details>")[0]
+        # The fold is named by what it holds (friction25b 9), not a bare "Details".
+        title = "Details: the refused answer, codes, the call, the run&#x27;s ids"
+        assert more.split("<summary>")[1].startswith(title + "</summary>"), url
         assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url
         assert 'id="pending-step"' not in html, url
         # What is wrong in plain words, in the panel; the code and the place in the agent's answer under "For
@@ -195,10 +198,12 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert "Agent&#x27;s move · Retrying" in node and "Blocked" not in refusal
     # On a step's page the panel keeps its own fold: the page has no run facts to share it. One "Details" fold,
     # its last (friction17b 6), the refused answer then "For developers" (friction22a B6, 22b B11).
-    assert refusal.count(">Details</summary>") == 1 and 'class="wrap resend-call"' in refusal
+    # The fold is named by what it holds (friction25b 9).
+    named = ">Details: the refused answer, codes, the call</summary>"
+    assert refusal.count(named) == 1 and 'class="wrap resend-call"' in refusal
     box = refusal.split("</section>")[0]
     fold = box.split('<details class="blocked-more"')[1]
-    assert box.count("<summary") == box.count(">Details</summary>") + box.count('class="if-stopped-fold"')
+    assert box.count("<summary") == box.count(named) + box.count('class="if-stopped-fold"')
     assert fold.index(">The refused answer</h4>") < fold.index("refused-answer-") < fold.index(">For developers</h4>")
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
     assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node

@@ -65,6 +65,9 @@ def test_the_runs_ids_wait_in_a_fold_and_the_facts_say_branches_not_nodes(client
     assert built.review_run not in shown and REVIEW not in shown and "node" not in shown
     assert "branches" not in text_of(shown)  # counted once, by the run's card in the runs column (friction11 1)
     fold = between(html, 'id="run-details"', "</details>")
+    # Named by what it holds (friction25b 9); holding only a developer's things, it says so once, in its name.
+    assert "<summary>For developers: the run&#x27;s ids</summary>" in fold, fold[:300]
+    assert ">For developers</h4>" not in fold
     assert f'id="run-id-{built.review_run}">{built.review_run}</code>' in fold
     assert f'data-copy-target="run-id-{built.review_run}"' in fold  # copyable
     assert f'href="/workflows/{REVIEW}/"' in fold and "Nodes" in fold

@@ -136,8 +136,9 @@ def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(cli
     text = page(client, f"/nodes/{node_id_of(start)}/")
     assert pill(text) == "done:Done"
     now = text.split('data-live-region="run-now">')[1].split("</li>")[0]
-    assert '&nbsp;·&nbsp;<span class="muted">run now:</span> <button type="button" class="pill-tap"' in now
-    assert 'class="badge state-running" data-move="agents">Agent&#x27;s move · Working</span>' in now
+    # The run's state in plain words after its name, not a second pill beside the step's (friction25a 13).
+    assert now.startswith(": the agent is working</span>"), now
+    assert "pill-tap" not in now and 'class="badge' not in now
     assert 'id="node-branch"' not in text  # no card for one branch: the head said it
     # Nothing resumes here: no "Resume here", the head's one line says where the run is now (friction15).
     [latest] = Node.objects.filter(parent__public_id=int(node_id_of(start)))

@@ -242,8 +242,8 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     fold = text.split('id="run-details"')[1].split("</details>")[0]
     assert 'id="resend-call-1"' in fold and f'id="run-id-{stuck.run_id}"' in fold
     card = text.split('id="run-title"')[1].split('id="run-facts"')
-    assert card[0].count(">Details</summary>") == 0  # the panel, before the run's facts
-    assert card[1].split("</ul>\n")[0].count(">Details</summary>") == 1
+    assert card[0].count("<summary>Details") == 0  # the panel, before the run's facts
+    assert card[1].split("</ul>\n")[0].count("<summary>Details: the refused answer,") == 1
     assert fold.index(">The refused answer</h4>") < fold.index(">For developers</h4>") < fold.index("resend-call-1")
 
     # Nothing recorded for the stall window: the agent has stopped, and restarting it is the person's move.
@@ -264,6 +264,10 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert 'id="if-stopped-1"' in before_folds and BUTTON in before_folds
     assert before_folds.index(BUTTON) < before_folds.index("Why it was refused")
     assert "has not tried again for 45 minutes" in before_folds
+    # Only the verdict in bold, the rest of the line regular (friction25b 18).
+    lead = before_folds.split('id="if-stopped-1">')[1].split("</p>")[0]
+    assert lead.startswith('<strong class="lead-verdict">It has probably stopped.</strong> The agent has not tried')
+    assert lead.count("<strong") == 1
     # One run: its card in the runs column names it only; its chip is the status line's, once.
     card = text.split('class="runs-nav"')[1].split("</nav>")[0]
     assert tags(card) == [] and chip(card) == ""

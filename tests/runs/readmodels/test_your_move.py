@@ -107,4 +107,5 @@ def test_the_list_and_the_run_page_agree_on_a_blocked_runs_move(service_catalog,
     assert attention.move_of_blocked(detail.branch.blocked, cutoff) == _row_move(row) == "yours"
     guide = attention.blocked_guide(detail.branch.blocked, cutoff)
     assert guide.fold == "" and "has not tried again for 45 minutes" in guide.lead
+    assert guide.lead_verdict == "It has probably stopped." and "probably" not in guide.lead
     assert Run.objects.get(public_id=stuck.run_id).status == "blocked"

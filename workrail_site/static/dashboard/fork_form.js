@@ -19,7 +19,8 @@
   var jsonBox = document.getElementById("fork-json");
   var modeBox = document.getElementById("fork-mode");
   var modeButtons = modeBox.querySelectorAll("button[data-mode]");
-  var changes = edit.querySelector("#fork-changes ul");
+  var changesBox = document.getElementById("fork-changes");
+  var changes = changesBox.querySelector("ul");
   var noChange = document.getElementById("fork-no-change");
   var original = JSON.parse(originalScript.textContent);
   var rowsBroken = false;  /* a JSON row does not parse: the textarea, which is sent, is behind the rows */
@@ -191,6 +192,7 @@
   });
 
   edit.hidden = false;
+  changesBox.hidden = false;
   modeBox.hidden = false;
   var start = parseContext(area.value);
   if (start.error) {
