@@ -150,8 +150,8 @@ def _all_in_one_group(page: SessionPage) -> bool:
 
 def git_in_view(page: SessionPage) -> bool:
     """Whether some session on this page recorded a git branch, so that one is in view (its column, or its group's
-    heading): then the list says "git branch" for git's and "run branches" for WorkRail's, never a bare "branch"
-    beside the other (friction16a 1: "4 branches" beside "Git branch" read as four git branches)."""
+    heading). WorkRail's own column says "Run branches" on every listing (friction16a 1: "4 branches" beside "Git
+    branch" read as four git branches; friction25a 7: so did a bare "Branches" under a git branch's heading)."""
     return any(s.git_branch for s in page.items)
 
 
@@ -254,7 +254,6 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             # branches' always (friction22a A7: a column that came and went between listings, blank for "1"), and
             # the git branch's when a row has one and the group headings do not name it.
             "git_column": git_branch_column(page),
-            "branches_words": "Run branches" if git_in_view(page) else "Branches",
             "columns": 6 + page.has_owners + git_branch_column(page),
             "groups": GROUPS,
             "default_group": usual_group,

@@ -159,9 +159,15 @@ def word(state: str, move: Move) -> str:
 
 
 # What the person does when the move is theirs and the row's where-line does not already say it ("waiting for
-# your confirmation", "waiting for something only you can give" do): the sessions list ends the line with it, the
-# one place a row tells the move, now that the pill says only whose it is (friction14 1).
-YOUR_ACTIONS: dict[StateName, actions.ActionName] = {"paused": "resume", "stalled": "resume", "blocked": "resume"}
+# something only you can give" does): the sessions list ends the line with it, a link to the run's panel, the
+# one place a row tells the move, now that the pill says only whose it is (friction14 1). A confirmation's row
+# links its panel too (friction25a 10: the commonest "your move" had the least direct path).
+YOUR_ACTIONS: dict[StateName, actions.ActionName] = {
+    "paused": "resume",
+    "stalled": "resume",
+    "blocked": "resume",
+    "needs_you": "reply",
+}
 
 
 def your_action(state: str, move: str, *, held_by_you: bool = False) -> str:
