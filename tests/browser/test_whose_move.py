@@ -181,7 +181,9 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(stopped_row.locator(".where-line a.your-action")).to_have_attribute(
         "href", f"/runs/{stopped.run_id}/#blocked-1"
     )
-    expect(stopped_row.locator(".where-then")).to_have_text(re.compile(r"^the agent has not resent the refused step for 4\d\smin$"))
+    expect(stopped_row.locator(".where-then")).to_have_text(
+        re.compile(r"^the agent has not resent the refused step for 4\d\smin$")
+    )
     retrying = rows.filter(has=sized_page.locator(".badge.state-blocked[data-move=agents]"))
     expect(retrying.locator(".where-then")).to_have_text(
         re.compile(r"^becomes your move in \d+\smin if the agent does not retry$")
