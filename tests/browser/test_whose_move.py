@@ -175,7 +175,11 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(needs.locator(".where-line")).to_contain_text("waiting for your confirmation")
     stopped_row = rows.filter(has=sized_page.locator(".badge.state-blocked[data-move=yours]"))
     expect(stopped_row.locator(".where-line .your-action")).to_have_text("resume the agent")
-    expect(sized_page.locator(".where-line .your-action")).to_have_count(2)  # and the stalled row's
+    expect(sized_page.locator(".where-line .your-action")).to_have_count(3)  # and the stalled row's
+    # The confirmation's row links its panel too, as the others do (friction25a 10); the link lands on it.
+    reply = needs.locator(".where-line a.your-action")
+    expect(reply).to_have_text("review and reply")
+    expect(reply).to_have_attribute("href", re.compile(r"^/runs/[^/]+/#waiting_for_user-1$"))
     # A link to the panel that holds the message (friction15a 19); the row says why the move is yours, and the
     # block the agent still resends says when it becomes yours (friction15b 5).
     expect(stopped_row.locator(".where-line a.your-action")).to_have_attribute(
@@ -222,6 +226,17 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
         assert all(b is not None and b["height"] >= 44 for b in boxes), boxes
         width = sized_page.viewport_size["width"]
         assert all(b is not None and b["x"] >= 0 and b["x"] + b["width"] <= width for b in boxes), boxes
+        # In one row at 390 px, each in a word ("Yours 3"), its full words kept for screen readers (friction25a 15,
+        # 25b 15: two rows of tall pills pushed the list down).
+        assert len({round(b["y"]) for b in boxes if b is not None}) == 1, boxes
+        short = sized_page.locator(".move-filters .filter-short")
+        assert [s.get_attribute("data-short") for s in short.all()] == ["Yours", "Agent's", "Nothing"]
+    words = sized_page.locator(".move-filters .filter-words")
+    expect(words).to_have_text(["Your move", "Agent's move", "Nothing to do"])  # what a screen reader says
+    for index in range(3):
+        shown = words.nth(index).bounding_box()
+        assert shown is not None and (shown["width"] <= 1 if phone else shown["width"] > 20), shown
+    if phone:
         assert_fits(sized_page)
     # Each pill says its meaning on hover; the states are explained once, in a closed fold by the filters, each
     # under the filter that counts it (friction18b 9: "Paused" was in no filter).
